@@ -1,0 +1,33 @@
+// Package apply reads a declarative definitions file (YAML: one project with
+// its tasks and triggers) and converges a store to it through
+// catalog.Service. It is profile-neutral: the same file applies to SQLite
+// and PostgreSQL.
+//
+// Everything is parsed and validated before anything is written, so invalid
+// input (with file:line and field in the message) writes nothing. Objects
+// already matching the file are reported unchanged; objects missing from the
+// file are left as they are.
+//
+// Format:
+//
+//	project: demo                # required; status: active|archived (default active)
+//	tasks:
+//	  - name: hello
+//	    shell: /bin/sh           # shell mode: shell + script
+//	    script: echo hello
+//	    # argv mode instead: command: ["/usr/bin/env", "date"]
+//	    env:
+//	      GREETING: hi           # public value
+//	      API_TOKEN: {secret: api-token}   # resolved at run time, never stored
+//	    workingDir: /tmp         # optional, absolute
+//	    timeout: 30s             # default 1h, 1ms … 8760h
+//	    enabled: true            # default true
+//	    labels: {team: ops}
+//	triggers:
+//	  - name: every-10s
+//	    task: hello
+//	    cron: "*/10 * * * * *"   # 5 fields, or 6 with leading seconds
+//	    timezone: UTC            # required IANA zone
+//	    misfire: fire_once       # fire_once (default) | skip
+//	    enabled: true            # default true
+package apply

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// DefaultDBFile is the embedded database's file name inside the data
+// directory.
+const DefaultDBFile = "qinglong.db"
+
+// DataDir is $QL_DATA_DIR, or the working directory.
+func DataDir() string {
+	if d := os.Getenv("QL_DATA_DIR"); d != "" {
+		return d
+	}
+	return "."
+}
+
+// addDBFlag registers --db on a command that reads or writes definitions.
+func addDBFlag(c *cobra.Command, dsn *string) {
+	c.Flags().StringVar(dsn, "db", "", "database: a SQLite file path (default $QL_DATA_DIR/qinglong.db, else ./qinglong.db) or a postgres:// URL (env QL_DATABASE_URL)")
+}
+
+// IsPostgresURL reports whether dsn names a PostgreSQL database.
+func IsPostgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+func openBackend(ctx context.Context, opts Options, dsn string) (*Backend, error) {
+	if dsn == "" {
+		dsn = os.Getenv("QL_DATABASE_URL")
+	}
+	if dsn == "" {
+		dsn = filepath.Join(DataDir(), DefaultDBFile)
+	}
+	if IsPostgresURL(dsn) {
+		if opts.OpenPostgres == nil {
+			return nil, Usagef("this %s build has no PostgreSQL support; use the full ql binary for postgres:// databases", opts.Binary)
+		}
+		return opts.OpenPostgres(ctx, dsn)
+	}
+	return opts.OpenSQLite(ctx, dsn)
+}

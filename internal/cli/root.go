@@ -1,0 +1,132 @@
+// Package cli is the `ql` command tree shared by the full and the edge
+// binaries. Profile-specific pieces (PostgreSQL, the cluster replica) are
+// injected through Options by the composition roots under cmd/, so the
+// edge binary never links them.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/catalog"
+	"github.com/qinglong/qinglong/internal/run"
+	"github.com/qinglong/qinglong/internal/schedule"
+)
+
+// Backend is an opened store as the read/apply commands need it.
+type Backend struct {
+	Catalog  catalog.Service
+	Runs     run.Reader
+	Triggers schedule.StatusReader
+	// ReadLog returns an attempt's captured output (single-node profiles);
+	// nil when the profile does not keep logs locally.
+	ReadLog func(ctx context.Context, attemptID string, w io.Writer) error
+	Close   func()
+}
+
+// Opener opens a backend from a --db value.
+type Opener func(ctx context.Context, dsn string) (*Backend, error)
+
+// Options wires a binary.
+type Options struct {
+	// Binary names the program in help ("ql" or "ql-edge").
+	Binary string
+	// OpenPostgres is nil in builds without PostgreSQL support.
+	OpenPostgres Opener
+	// OpenSQLite opens the embedded database.
+	OpenSQLite Opener
+	// Serve runs `serve` for a profile; profiles absent from the map are
+	// not part of this build.
+	Serve map[string]ServeFunc
+	// Extra commands (e.g. `db` in the full build).
+	Extra []*cobra.Command
+}
+
+// ServeFunc runs a server profile until ctx ends.
+type ServeFunc func(ctx context.Context, cmd *cobra.Command, flags *ServeFlags) error
+
+// UsageError marks an error the user fixes by changing the command line;
+// it exits 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef builds a UsageError.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// NewRoot builds the command tree.
+func NewRoot(opts Options) *cobra.Command {
+	root := &cobra.Command{
+		Use:   opts.Binary,
+		Short: "QingLong turns every due cron occurrence into exactly one durable Run",
+		Long: `QingLong turns every due cron occurrence into exactly one durable Run and gets it executed.
+
+It runs as one binary on an embedded SQLite database (profiles standalone and edge),
+or as many replicas on PostgreSQL (profile cluster, full build only).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &UsageError{Err: err}
+	})
+	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
+	root.AddCommand(opts.Extra...)
+	return root
+}
+
+// Main executes the tree and returns the process exit code: 0 ok, 1 runtime
+// error, 2 usage error.
+func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
+	root := NewRoot(opts)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", opts.Binary, err, commandPath(root, args))
+		return 2
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", opts.Binary, err)
+	return 1
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command,
+// wrong arg count), which it does not type.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func commandPath(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil {
+		return root.Name()
+	}
+	return c.CommandPath()
+}
+
+// Run is the whole main of a binary.
+func Run(opts Options) {
+	ctx, stop := signalContext()
+	code := Main(ctx, opts, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+)
+
+// ServeFlags are the settings of `ql serve`. Zero values mean "the
+// profile's default"; each profile validates the ones it uses and names the
+// setting and its allowed range when one is out of bounds.
+type ServeFlags struct {
+	Profile     string
+	DataDir     string
+	Example     bool
+	HTTPAddr    string
+	DatabaseURL string
+	ReplicaID   string
+	PageSize    int
+	Cadence     time.Duration
+	Grace       time.Duration
+	Lease       time.Duration
+	StopTimeout time.Duration
+	Concurrency int
+	LogMaxBytes int64
+}
+
+// Profiles.
+const (
+	ProfileStandalone = "standalone"
+	ProfileEdge       = "edge"
+	ProfileCluster    = "cluster"
+)
+
+func serveCommand(opts Options) *cobra.Command {
+	f := &ServeFlags{}
+	var configFile string
+	profiles := make([]string, 0, len(opts.Serve))
+	for p := range opts.Serve {
+		profiles = append(profiles, p)
+	}
+	sort.Strings(profiles)
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the scheduler (and executor or HTTP API) until SIGINT/SIGTERM",
+		Long: `Run QingLong until SIGINT or SIGTERM, then drain and exit 0.
+
+Profiles in this build: ` + strings.Join(profiles, ", ") + `
+  standalone (default)  embedded SQLite at $QL_DATA_DIR/qinglong.db (else ./qinglong.db),
+                        local executor; page 16, cadence 1s, misfire grace 5m
+  edge                  the same on small devices: page 4, cadence 5s, grace 30s, concurrency 1
+  cluster               PostgreSQL, row leases, no leader; runs are executed by remote workers
+
+Every flag can also come from the environment as QL_<FLAG> (e.g. QL_DATABASE_URL,
+QL_HTTP_ADDR) or from --config FILE (YAML, flag: value); flags win over the
+environment, which wins over the file.`,
+		Example: `  ql serve --example                 # standalone with the sample triggers
+  ql serve --profile edge --data-dir /var/lib/qinglong
+  QL_DATABASE_URL=postgres://ql_runtime@db/ql ql serve --profile cluster`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := fillFromEnvAndFile(cmd.Flags(), configFile); err != nil {
+				return err
+			}
+			serve, ok := opts.Serve[f.Profile]
+			if !ok {
+				return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
+			}
+			return serve(cmd.Context(), cmd, f)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&configFile, "config", "", "optional YAML file of flag: value settings")
+	fs.StringVar(&f.Profile, "profile", ProfileStandalone, "standalone, edge or cluster")
+	fs.StringVar(&f.DataDir, "data-dir", "", "data directory for the embedded database, logs and secrets (default $QL_DATA_DIR or .)")
+	fs.BoolVar(&f.Example, "example", false, "apply examples/sample.yaml's triggers before serving (standalone, edge)")
+	fs.StringVar(&f.HTTPAddr, "http-addr", "", "HTTP listen address for /livez, /readyz and the API (cluster default 127.0.0.1:8080; single-node default: off)")
+	fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role (sslmode and sslrootcert honoured)")
+	fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
+	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; default 16, edge 4)")
+	fs.DurationVar(&f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; default 1s, edge 5s)")
+	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (default 5m, edge 30s, cluster 30s)")
+	fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default 30s)")
+	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; default 10s, edge 5s)")
+	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once (default CPU count, edge 1)")
+	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "single-node: cap of one attempt's captured output (default 1 MiB)")
+	return c
+}
+
+// fillFromEnvAndFile applies QL_<FLAG> variables and then the config file to
+// flags the command line did not set.
+func fillFromEnvAndFile(fs *pflag.FlagSet, configFile string) error {
+	var fileVals map[string]any
+	if configFile != "" {
+		data, err := os.ReadFile(configFile)
+		if err != nil {
+			return Usagef("--config: %v", err)
+		}
+		if err := yaml.Unmarshal(data, &fileVals); err != nil {
+			return Usagef("--config %s: %v", configFile, strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		for k := range fileVals {
+			if fs.Lookup(k) == nil || k == "config" {
+				return Usagef("--config %s: unknown setting %q (settings are the serve flags, e.g. page-size)", configFile, k)
+			}
+		}
+	}
+	var err error
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if err != nil || fl.Changed || fl.Name == "config" {
+			return
+		}
+		env := "QL_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
+		if v, ok := os.LookupEnv(env); ok {
+			if e := fs.Set(fl.Name, v); e != nil {
+				err = Usagef("%s=%q: %v", env, v, e)
+			}
+			return
+		}
+		if v, ok := fileVals[fl.Name]; ok {
+			if e := fs.Set(fl.Name, fmt.Sprint(v)); e != nil {
+				err = Usagef("--config %s: %s: %v", configFile, fl.Name, e)
+			}
+		}
+	})
+	return err
+}

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/schedule"
+)
+
+func triggersCommand(opts Options) *cobra.Command {
+	c := &cobra.Command{Use: "triggers", Short: "Inspect triggers and their schedule state"}
+	var dsn, out, projectID, after string
+	var limit int
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List triggers with next fire time, last scheduled time and claim",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			if limit < 1 || limit > 500 {
+				return Usagef("--limit %d is outside 1–500", limit)
+			}
+			b, err := openBackend(cmd.Context(), opts, dsn)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			list, next, err := b.Triggers.TriggerList(cmd.Context(), schedule.TriggerListParams{ProjectID: projectID, Limit: limit, After: after})
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if out == "json" {
+				return writeJSON(w, map[string]any{"triggers": list, "next": next})
+			}
+			tw := newTable(w)
+			fmt.Fprintln(tw, "PROJECT\tTRIGGER\tREV\tENABLED\tCRON\tZONE\tNEXT FIRE\tLAST SCHEDULED\tCLAIM")
+			for _, t := range list {
+				claim := "-"
+				if t.ClaimOwner != nil {
+					claim = *t.ClaimOwner + " until " + fmtMs(t.ClaimExpiresAtMs)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%t\t%s\t%s\t%s\t%s\t%s\n", t.ProjectName, t.Name, t.Revision, t.Enabled, t.Cron.Expression, t.Cron.Timezone, fmtMs(t.NextFireAtMs), fmtMs(t.LastScheduledAtMs), claim)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if next != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "more: --after %s\n", next)
+			}
+			return nil
+		},
+	}
+	addDBFlag(list, &dsn)
+	addOutputFlag(list, &out)
+	list.Flags().StringVar(&projectID, "project", "", "only triggers of this project id")
+	list.Flags().IntVar(&limit, "limit", 100, "page size (1–500)")
+	list.Flags().StringVar(&after, "after", "", "continue after this trigger id")
+	c.AddCommand(list)
+	return c
+}

@@ -1,0 +1,36 @@
+// Package cron parses QingLong cron expressions and computes their next
+// occurrence in an explicit IANA time zone. It does no I/O and never reads the
+// clock: every instant is an input, in UTC epoch milliseconds.
+//
+// # Grammar
+//
+// Five fields (minute hour day-of-month month day-of-week) or six with a
+// leading seconds field, in the grammar of github.com/robfig/cron/v3, whose
+// parser we use to turn fields into bitmasks. Macros (@daily, @every …),
+// TZ=/CRON_TZ= prefixes and the Quartz extensions L, W and # are rejected with
+// an error that says what to write instead; see [Features].
+//
+// # Daylight saving rule
+//
+// A wall time can be missing (spring-forward gap) or happen twice (fall-back
+// overlap). The rule, from SPEC §3:
+//
+//   - fixed-hour expressions (hour field not "*"): a matching wall time that
+//     falls in a gap fires once, at the first instant after the gap; a matching
+//     wall time that happens twice fires once, at its first occurrence;
+//   - hour-"*" expressions follow real elapsed time: wall times in a gap never
+//     happen, repeated wall times fire once per real occurrence.
+//
+// "Hour field is *" means robfig's star bit is set on the hour mask: "*", "?"
+// and "*/1" count; "0-23" and "*/2" are fixed-hour.
+//
+// # How Next works
+//
+// Between two offset changes of the zone (a segment), wall time is the instant
+// plus a constant offset, so a plain civil-calendar search (wall.go) over wall
+// time answers the question inside one segment. Next (next.go) walks the
+// zone's segments with time.Time.ZoneBounds and applies the DST rule only at
+// segment boundaries. Both the civil search and the walk are bounded by a
+// horizon of about five years, so an expression that never matches
+// ("0 0 30 2 *") returns quickly with false.
+package cron

@@ -1,0 +1,145 @@
+package cron
+
+import (
+	"fmt"
+	"strings"
+
+	robfig "github.com/robfig/cron/v3"
+)
+
+// field describes one position of the expression for error messages.
+type field struct {
+	name string
+	// hint lists what the field accepts.
+	hint string
+	// parser parses this field alone, so a robfig error can be pinned to the
+	// field that caused it; robfig's own message does not say which one.
+	parser robfig.Parser
+}
+
+const anyStepList = "* ? , - /"
+
+var (
+	secondField = field{"second", "second takes 0-59 and " + anyStepList, robfig.NewParser(robfig.Second)}
+	minuteField = field{"minute", "minute takes 0-59 and " + anyStepList, robfig.NewParser(robfig.Minute)}
+	hourField   = field{"hour", "hour takes 0-23 and " + anyStepList, robfig.NewParser(robfig.Hour)}
+	domField    = field{"day-of-month", "day-of-month takes 1-31 and " + anyStepList, robfig.NewParser(robfig.Dom)}
+	monthField  = field{"month", "month takes 1-12 or JAN-DEC and " + anyStepList, robfig.NewParser(robfig.Month)}
+	dowField    = field{"day-of-week", "day-of-week takes 0-6 or SUN-SAT (0 = Sunday; write 0 or SUN, not 7) and " +
+		anyStepList, robfig.NewParser(robfig.Dow)}
+
+	fiveFields = []field{minuteField, hourField, domField, monthField, dowField}
+	sixFields  = []field{secondField, minuteField, hourField, domField, monthField, dowField}
+)
+
+// splitFields rejects what robfig would misread or explain badly (empty
+// input, macros, timezone prefixes, wrong field counts, L/W/#, stray
+// characters) and returns the fields with their layout.
+func splitFields(expr string) ([]string, []field, error) {
+	trimmed := strings.TrimSpace(expr)
+	if trimmed == "" {
+		return nil, nil, &ParseError{Input: expr, Part: "expression", Problem: "the expression is empty",
+			Hint: `write 5 fields such as "*/5 * * * *"`}
+	}
+	if err := rejectMacro(expr, trimmed); err != nil {
+		return nil, nil, err
+	}
+	if err := rejectTimezonePrefix(expr, trimmed); err != nil {
+		return nil, nil, err
+	}
+	fields := strings.Fields(trimmed)
+	layout, err := fieldLayout(expr, len(fields))
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, text := range fields {
+		if err := checkField(expr, layout[i], text); err != nil {
+			return nil, nil, err
+		}
+	}
+	return fields, layout, nil
+}
+
+func fieldLayout(expr string, count int) ([]field, error) {
+	switch count {
+	case 5:
+		return fiveFields, nil
+	case 6:
+		return sixFields, nil
+	}
+	hint := `e.g. "30 2 * * *" runs daily at 02:30, "15 30 2 * * *" at 02:30:15`
+	if count == 7 {
+		hint = "a trailing year field is not supported; " + hint
+	}
+	return nil, &ParseError{Input: expr, Part: "expression",
+		Problem: fmt.Sprintf("expected 5 fields (minute hour day-of-month month day-of-week) "+
+			"or 6 with leading seconds, got %d", count),
+		Hint: hint}
+}
+
+// checkField catches the mistakes robfig accepts silently ("1,,2", "," which
+// selects nothing, "*-5" read as "*") or reports poorly (L, W, #).
+func checkField(expr string, f field, text string) error {
+	fail := func(problem, hint string) error {
+		return &ParseError{Input: expr, Part: f.name, Problem: fmt.Sprintf("%s field %q: %s", f.name, text, problem),
+			Hint: hint}
+	}
+	for _, r := range text {
+		switch {
+		case r == '#':
+			return fail(`"#" (nth weekday of the month) is not supported`, unsupportedHint)
+		case r >= '0' && r <= '9', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', strings.ContainsRune("*?,-/", r):
+		default:
+			return fail(fmt.Sprintf("unexpected character %q", r), f.hint)
+		}
+	}
+	for item := range strings.SplitSeq(text, ",") {
+		if item == "" {
+			return fail("empty list item", f.hint)
+		}
+		base, _, _ := strings.Cut(item, "/")
+		if strings.ContainsAny(base, "*?") && base != "*" && base != "?" {
+			return fail(fmt.Sprintf("%q cannot be part of a range", base), `write "*", "*/step" or "a-b/step"`)
+		}
+		if problem := quartzToken(item); problem != "" {
+			return fail(problem, unsupportedHint)
+		}
+	}
+	return nil
+}
+
+const unsupportedHint = `L, W and # are not in this grammar; write explicit values instead, ` +
+	`e.g. day-of-month "1,15" or day-of-week "MON-FRI"`
+
+// quartzToken recognises Quartz's L and W day modifiers ("L", "LW", "5L",
+// "15W", "L-3"), which would otherwise fail as "failed to parse int". Names
+// such as JUL or WED are not tokens of this form, so they pass.
+func quartzToken(item string) string {
+	for _, tok := range strings.FieldsFunc(strings.ToUpper(item), func(r rune) bool { return r == '-' || r == '/' }) {
+		digits := strings.TrimLeft(tok, "0123456789")
+		switch {
+		case tok == "L" || tok == "LW":
+			return fmt.Sprintf("%q (last day) is not supported", tok)
+		case digits == "L" && len(tok) > 1:
+			return fmt.Sprintf("%q (last given weekday) is not supported", tok)
+		case digits == "W" && len(tok) > 1:
+			return fmt.Sprintf("%q (nearest weekday) is not supported", tok)
+		}
+	}
+	return ""
+}
+
+// locateFieldError turns robfig's message for the whole expression into one
+// that names the field at fault and says what the field accepts. The
+// whole-expression and single-field parsers share robfig's field grammar, so
+// a field fails here; robfig's own message remains the answer should a
+// future version of it disagree.
+func locateFieldError(expr string, fields []string, layout []field, cause error) error {
+	for i, text := range fields {
+		if _, err := layout[i].parser.Parse(text); err != nil {
+			return &ParseError{Input: expr, Part: layout[i].name,
+				Problem: fmt.Sprintf("%s field %q: %v", layout[i].name, text, err), Hint: layout[i].hint}
+		}
+	}
+	return &ParseError{Input: expr, Part: "expression", Problem: cause.Error(), Hint: Features}
+}

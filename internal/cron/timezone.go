@@ -1,0 +1,32 @@
+package cron
+
+import (
+	"fmt"
+	"time"
+)
+
+const timezoneHint = `give an IANA zone name such as "Europe/Berlin", "America/New_York" or "UTC"`
+
+// loadLocation resolves the mandatory timezone. The host zone is never
+// implied (SPEC §3): a trigger must mean the same thing on every replica, so
+// both the empty name (which time.LoadLocation maps to UTC) and "Local" are
+// refused rather than silently resolved.
+func loadLocation(name string) (*time.Location, error) {
+	switch name {
+	case "":
+		return nil, &ParseError{Input: name, Part: "timezone",
+			Problem: "the IANA timezone is required (the host zone is never implied)",
+			Hint:    timezoneHint}
+	case "Local":
+		return nil, &ParseError{Input: name, Part: "timezone",
+			Problem: `"Local" would mean the host's zone, which is never implied`,
+			Hint:    timezoneHint}
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, &ParseError{Input: name, Part: "timezone",
+			Problem: fmt.Sprintf("unknown IANA timezone %q", name),
+			Hint:    timezoneHint + " (names are case-sensitive)"}
+	}
+	return loc, nil
+}

@@ -1,0 +1,187 @@
+// Package loop runs a round function on a cadence with explicit, bounded
+// start and stop. It is the lifecycle every scheduler profile embeds.
+//
+// Guarantees:
+//   - rounds never overlap: one goroutine runs them in sequence;
+//   - a round that reports more work (a full page) is followed at once by
+//     the next round, so a backlog drains at storage speed, while an idle
+//     loop wakes once per cadence;
+//   - a round's error goes to the error sink and never stops the loop;
+//   - Stop is idempotent, cancels the running round's context and waits at
+//     most its timeout, then returns ErrDrainTimeout naming what still ran.
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Limits of the loop's settings.
+const (
+	MinCadence     = 250 * time.Millisecond
+	MaxCadence     = time.Hour
+	MinStopTimeout = 100 * time.Millisecond
+	MaxStopTimeout = 30 * time.Second
+)
+
+// ErrDrainTimeout is returned by Stop when the running round did not finish
+// within the stop timeout.
+var ErrDrainTimeout = errors.New("drain timeout")
+
+// Round runs once. more=true asks for the next round without waiting.
+type Round func(ctx context.Context) (more bool, err error)
+
+// Config of a loop.
+type Config struct {
+	// Name appears in drain-timeout errors.
+	Name string
+	// Cadence is the wait between rounds that found no more work.
+	Cadence time.Duration
+	// StopTimeout bounds Stop.
+	StopTimeout time.Duration
+	// OnError receives round errors; it must not block for long.
+	OnError func(error)
+}
+
+// Validate names the setting and its allowed range.
+func (c Config) Validate() error {
+	if c.Cadence < MinCadence || c.Cadence > MaxCadence {
+		return fmt.Errorf("%s cadence %s is outside %s–%s", c.Name, c.Cadence, MinCadence, MaxCadence)
+	}
+	if c.StopTimeout < MinStopTimeout || c.StopTimeout > MaxStopTimeout {
+		return fmt.Errorf("%s stop timeout %s is outside %s–%s", c.Name, c.StopTimeout, MinStopTimeout, MaxStopTimeout)
+	}
+	return nil
+}
+
+// Loop is a started-or-stopped round runner.
+type Loop struct {
+	cfg   Config
+	round Round
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}
+	wake    chan struct{}
+	inRound bool
+	stopped bool
+}
+
+// New validates cfg; the loop does nothing until Start.
+func New(cfg Config, round Round) (*Loop, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if round == nil {
+		return nil, errors.New("loop: nil round")
+	}
+	return &Loop{cfg: cfg, round: round, wake: make(chan struct{}, 1)}, nil
+}
+
+// Start launches the loop; the first round begins immediately. Starting a
+// running loop is a no-op; a stopped loop cannot be restarted.
+func (l *Loop) Start(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		return fmt.Errorf("%s: cannot start a stopped loop; create a new one", l.cfg.Name)
+	}
+	if l.done != nil {
+		return nil
+	}
+	ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	l.done = make(chan struct{})
+	go l.run(ctx, l.done)
+	return nil
+}
+
+// Wake asks for a round as soon as the current one (if any) ends.
+func (l *Loop) Wake() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (l *Loop) run(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-l.wake:
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+		}
+		l.setInRound(true)
+		more, err := l.safeRound(ctx)
+		l.setInRound(false)
+		if err != nil && ctx.Err() == nil && l.cfg.OnError != nil {
+			l.cfg.OnError(err)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if more && err == nil {
+			timer.Reset(0)
+		} else {
+			timer.Reset(l.cfg.Cadence)
+		}
+	}
+}
+
+// safeRound turns a panicking round into an error so one bad round never
+// kills the scheduler.
+func (l *Loop) safeRound(ctx context.Context) (more bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: round panicked: %v", l.cfg.Name, r)
+		}
+	}()
+	return l.round(ctx)
+}
+
+func (l *Loop) setInRound(v bool) {
+	l.mu.Lock()
+	l.inRound = v
+	l.mu.Unlock()
+}
+
+// Stop cancels the loop and waits for the running round, at most the stop
+// timeout (or ctx, whichever ends first). Idempotent.
+func (l *Loop) Stop(ctx context.Context) error {
+	l.mu.Lock()
+	l.stopped = true
+	cancel, done := l.cancel, l.done
+	l.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	cancel()
+	timer := time.NewTimer(l.cfg.StopTimeout)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	l.mu.Lock()
+	busy := l.inRound
+	l.mu.Unlock()
+	what := "loop goroutine"
+	if busy {
+		what = "a round"
+	}
+	return fmt.Errorf("%s: %w after %s: %s was still running", l.cfg.Name, ErrDrainTimeout, l.cfg.StopTimeout, what)
+}

@@ -1,0 +1,74 @@
+// Package qlerror is QingLong's error vocabulary: every error a user can
+// cause carries a stable Code and a message that says what was wrong and what
+// to do. Adapters map driver errors to these codes; exactly one function (in
+// the HTTP API) maps codes to statuses.
+package qlerror
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, machine-readable error class.
+type Code string
+
+const (
+	// Invalid: the input violates a documented limit or shape.
+	Invalid Code = "invalid"
+	// NotFound: the named object does not exist.
+	NotFound Code = "not_found"
+	// Conflict: an expected-revision or uniqueness fence failed.
+	Conflict Code = "conflict"
+	// MutationDrift: a mutation id was replayed with different content.
+	MutationDrift Code = "mutation_drift"
+	// FailedPrecondition: the write is valid but the current state forbids it
+	// (archived project, disabled task pinned by an enabled trigger...).
+	FailedPrecondition Code = "failed_precondition"
+	// Unavailable: the database could not be reached; the outcome of an
+	// in-flight write may be unknown.
+	Unavailable Code = "unavailable"
+	// Internal: a broken invariant (corrupt digest, impossible state).
+	Internal Code = "internal"
+)
+
+// Error is a coded error.
+type Error struct {
+	Code Code
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns a coded error with a formatted message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns a coded error wrapping err.
+func Wrap(code Code, err error, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// CodeOf returns the code of the first coded error in err's chain, or
+// Internal for uncoded errors (so unknown failures never look like user
+// mistakes).
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// Is reports whether err carries code.
+func Is(err error, code Code) bool {
+	return err != nil && CodeOf(err) == code
+}

@@ -1,0 +1,67 @@
+package run
+
+// Event names. Payloads are small JSON objects without secrets or logs.
+const (
+	EventCreated        = "run.created"
+	EventQueued         = "run.queued"
+	EventRunning        = "run.running"
+	EventSucceeded      = "run.succeeded"
+	EventFailed         = "run.failed"
+	EventTimedOut       = "run.timed_out"
+	EventCancelled      = "run.cancelled"
+	EventLost           = "run.lost"
+	EventAttemptStarted = "attempt.started"
+)
+
+// Run is one admitted occurrence of a trigger.
+type Run struct {
+	ID                  string
+	ProjectID           string
+	TaskID              string
+	TaskRevision        int64
+	TriggerID           string
+	TriggerRevision     int64
+	ExecutionRevisionID string
+	IdempotencyKey      string
+	ScheduledForMs      int64
+	State               State
+	Version             int64
+	LastEventSeq        int64
+	CreatedAtMs         int64
+	QueuedAtMs          int64
+	UpdatedAtMs         int64
+	FinishedAtMs        *int64
+}
+
+// Attempt is one try at executing a Run.
+type Attempt struct {
+	ID           string
+	RunID        string
+	Number       int64
+	Executor     string
+	State        AttemptState
+	ExitCode     *int64
+	ErrorCode    string
+	CreatedAtMs  int64
+	StartedAtMs  *int64
+	FinishedAtMs *int64
+	LogPath      string
+	LogBytes     int64
+	LogTruncated bool
+}
+
+// Event is one entry of a Run's append-only history.
+type Event struct {
+	RunID       string
+	Seq         int64
+	Name        string
+	Payload     string
+	CreatedAtMs int64
+}
+
+// Detail is a Run with its attempts and events.
+type Detail struct {
+	Run      Run
+	Attempts []Attempt
+	Events   []Event
+}
