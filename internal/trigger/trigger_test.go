@@ -1,0 +1,68 @@
+package trigger
+
+import (
+	"strings"
+	"testing"
+)
+
+const (
+	projectID = "0193a8a0-0000-7000-8000-000000000001"
+	triggerID = "0193a8a0-0000-7000-8000-000000000003"
+	taskID    = "0193a8a0-0000-7000-8000-000000000002"
+	taskDig   = "sha256:3aec053ffb3fe33a0644af6005d9116c85a1ec8cbf25d0062833010c9d7e9acb"
+	nowMs     = 1_790_000_000_000
+)
+
+func spec() Spec {
+	return Spec{Name: "nightly", Enabled: true, Cron: Cron{Expression: "0 3 * * *", Timezone: "Europe/Berlin", MisfirePolicy: FireOnce}}
+}
+
+func TestTriggerDigestGoldenVector(t *testing.T) {
+	t.Parallel()
+	const want = "sha256:8f873caf7cef6321cd4812d70acd7fb3d79298a9891f58986e433c5ff07b7588"
+	if got := ContentDigest(projectID, triggerID, taskID, 1, taskDig, spec()); got != want {
+		t.Fatalf("trigger digest drifted: %s", got)
+	}
+}
+
+func TestRepinningToAnotherTaskRevisionChangesTheDigest(t *testing.T) {
+	t.Parallel()
+	a := ContentDigest(projectID, triggerID, taskID, 1, taskDig, spec())
+	b := ContentDigest(projectID, triggerID, taskID, 2, taskDig, spec())
+	if a == b {
+		t.Fatal("task revision is not part of the trigger digest")
+	}
+}
+
+func TestNewRevisionValidatesSpec(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		mutate func(*Spec)
+		want   string
+	}{
+		"bad policy":   {func(s *Spec) { s.Cron.MisfirePolicy = "replay" }, "misfirePolicy"},
+		"no timezone":  {func(s *Spec) { s.Cron.Timezone = "" }, "trigger.cron"},
+		"bad cron":     {func(s *Spec) { s.Cron.Expression = "* * *" }, "trigger.cron"},
+		"never fires":  {func(s *Spec) { s.Cron.Expression = "0 0 30 2 *" }, "no occurrence"},
+		"bad name":     {func(s *Spec) { s.Name = "" }, "trigger.name"},
+		"every macro":  {func(s *Spec) { s.Cron.Expression = "@every 5m" }, "*/5"},
+		"daily macro":  {func(s *Spec) { s.Cron.Expression = "@daily" }, "0 0 * * *"},
+		"local zone":   {func(s *Spec) { s.Cron.Timezone = "Local" }, "Local"},
+		"unknown zone": {func(s *Spec) { s.Cron.Timezone = "Mars/Base" }, "Mars/Base"},
+	}
+	for name, c := range cases {
+		s := spec()
+		c.mutate(&s)
+		_, err := NewRevision(projectID, triggerID, taskID, 1, taskDig, 0, "m", s, nowMs)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want error containing %q", name, err, c.want)
+		}
+	}
+	rev, err := NewRevision(projectID, triggerID, taskID, 1, taskDig, 2, "m", spec(), nowMs)
+	if err != nil || rev.Revision != 3 || rev.VerifyDigest() != nil {
+		t.Fatalf("valid revision: %+v %v", rev, err)
+	}
+	if _, err := NewRevision(projectID, triggerID, taskID, 0, taskDig, 0, "m", spec(), nowMs); err == nil {
+		t.Fatal("pin to task revision 0 accepted")
+	}
+}
