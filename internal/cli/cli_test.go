@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func ql(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), Options{Binary: "ql"}, args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageErrorsExitTwoWithAHint(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"bogus"},
+		{"cron", "next"},
+		{"cron", "next", "* * * * *"},
+		{"cron", "next", "* * * * *", "--tz", "UTC", "-n", "0"},
+		{"cron", "next", "@daily", "--tz", "UTC"},
+		{"cron", "next", "* * * * *", "--tz", "UTC", "--after", "yesterday"},
+		{"cron", "next", "--nope"},
+		{"serve", "--profile", "cluster"},
+	} {
+		code, _, stderr := ql(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, stderr)
+		}
+		if !strings.Contains(stderr, "--help") {
+			t.Errorf("%v: stderr %q has no hint", args, stderr)
+		}
+	}
+}
+
+func TestCronNextPrintsLocalAndUTC(t *testing.T) {
+	t.Parallel()
+	code, out, stderr := ql(t, "cron", "next", "30 2 * * *", "--tz", "America/New_York", "--after", "2026-03-07T12:00:00Z", "-n", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "2026-03-08 03:00:00 EDT -04:00  2026-03-08T07:00:00Z\n2026-03-09 02:30:00 EDT -04:00  2026-03-09T06:30:00Z\n"
+	if out != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestCronNextNeverFiringIsARuntimeError(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := ql(t, "cron", "next", "0 0 30 2 *", "--tz", "UTC")
+	if code != 1 || !strings.Contains(stderr, "never fires") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+}
+
+func TestVersionPrintsGoVersion(t *testing.T) {
+	t.Parallel()
+	code, out, _ := ql(t, "version")
+	if code != 0 || !strings.Contains(out, runtime.Version()) || !strings.Contains(out, "commit") {
+		t.Fatalf("exit %d out %q", code, out)
+	}
+}
+
+func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
+	root := NewRoot(Options{Binary: "ql"})
+	for _, c := range allCommands(root) {
+		if c.Short == "" {
+			t.Errorf("%s has no help text", c.CommandPath())
+		}
+	}
+}
