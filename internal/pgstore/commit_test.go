@@ -1,0 +1,335 @@
+package pgstore
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/ids"
+	"github.com/qinglong/qinglong/internal/schedule"
+)
+
+func TestAdmissionWritesTheQueuedRunShape(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	res, err := s.runtime.ScheduleCommit(t.Context(), p)
+	if err != nil || res.Outcome != schedule.Admitted {
+		t.Fatalf("commit: %+v, %v", res, err)
+	}
+	var state, key, execID string
+	var version, lastSeq, scheduled int64
+	err = s.super.QueryRow(t.Context(), `SELECT state, version, last_event_seq, idempotency_key, scheduled_for_ms, execution_revision_id
+		FROM qinglong.runs WHERE id = $1`, p.RunID).Scan(&state, &version, &lastSeq, &key, &scheduled, &execID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKey := "ql3:cron:v1:" + d.trigger.TriggerID + ":1:" + jsonInt(p.Decision.ScheduledForMs)
+	if state != "queued" || version != 2 || lastSeq != 2 || key != wantKey || scheduled != p.Decision.ScheduledForMs {
+		t.Fatalf("run: state %s version %d last event %d key %s scheduled %d; want queued 2 2 %s %d",
+			state, version, lastSeq, key, scheduled, wantKey, p.Decision.ScheduledForMs)
+	}
+	var number int
+	var executor, attemptState string
+	var pristine bool
+	err = s.super.QueryRow(t.Context(), `SELECT number, executor, state,
+		num_nulls(worker_id, session_id, lease_token, lease_version, lease_expires_at_ms, offer_id, offered_at_ms, offer_acked_at_ms,
+		          callback_token_sha256, last_callback_seq, last_callback_at_ms, started_at_ms, finished_at_ms, exit_code,
+		          result_code, error_code, error_message, log_path) = 18
+		FROM qinglong.attempts WHERE id = $1 AND run_id = $2`, p.AttemptID, p.RunID).Scan(&number, &executor, &attemptState, &pristine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if number != 1 || executor != "remote_worker" || attemptState != "claimed" || !pristine {
+		t.Fatalf("attempt: #%d %s %s pristine=%v; want #1 remote_worker claimed with every dispatch field NULL", number, executor, attemptState, pristine)
+	}
+	rows, err := s.super.Query(t.Context(), `SELECT seq, name, payload FROM qinglong.run_events WHERE run_id = $1 ORDER BY seq`, p.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	var created map[string]any
+	for rows.Next() {
+		var seq int64
+		var name string
+		var payload []byte
+		if err := rows.Scan(&seq, &name, &payload); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+		if seq == 1 {
+			if err := json.Unmarshal(payload, &created); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if strings.Join(names, ",") != "run.created,run.queued" {
+		t.Fatalf("events %v, want run.created, run.queued", names)
+	}
+	for field, want := range map[string]any{
+		"executionRevisionId": execID, "triggerRevision": float64(1), "triggerContentDigest": d.trigger.ContentDigest,
+		"scheduledForMs": float64(p.Decision.ScheduledForMs),
+	} {
+		if created[field] != want {
+			t.Fatalf("run.created payload %s = %v, want %v", field, created[field], want)
+		}
+	}
+	if dg, _ := created["executionDigest"].(string); !strings.HasPrefix(dg, "sha256:") {
+		t.Fatalf("run.created payload has no execution digest: %v", created)
+	}
+}
+
+func jsonInt(v int64) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestFenceRacesWriteNothing(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		tamper func(*schedule.CommitParams)
+		reason string
+	}{
+		"stale owner":    {func(p *schedule.CommitParams) { p.Ticket.Lease.Owner = "replica-z" }, "claim_lost"},
+		"stale token":    {func(p *schedule.CommitParams) { p.Ticket.Lease.Token = ids.New() }, "claim_lost"},
+		"stale version":  {func(p *schedule.CommitParams) { p.Ticket.Lease.ClaimVersion-- }, "claim_lost"},
+		"stale state":    {func(p *schedule.CommitParams) { p.Ticket.StateVersion-- }, "state_version_changed"},
+		"other cursor":   {func(p *schedule.CommitParams) { v := *p.Ticket.NextFireAtMs - 60_000; p.Ticket.NextFireAtMs = &v }, "cursor_changed"},
+		"other revision": {func(p *schedule.CommitParams) { p.Ticket.TriggerRevision = 2 }, "trigger_revision_changed"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newStore(t)
+			d, p := s.dueTicket(t, s.runtime)
+			lease := *p.Ticket.Lease
+			p.Ticket.Lease = &lease
+			c.tamper(&p)
+			before, _ := s.row(t.Context(), d.trigger.TriggerID)
+			res, _ := s.runtime.ScheduleCommit(t.Context(), p)
+			if res.Outcome != schedule.Raced || res.Reason != c.reason {
+				t.Fatalf("commit with a %s: %s (%s), want raced (%s)", name, res.Outcome, res.Reason, c.reason)
+			}
+			s.requireNothingWritten(t, d.trigger.TriggerID, before)
+		})
+	}
+}
+
+func TestExpiredClaimIsRacedByDatabaseTime(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	short := s.openRuntime(t, "replica-short", MinLease)
+	d, p := s.dueTicket(t, short)
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	s.sleepUntilDBTime(t, p.Ticket.Lease.ExpiresAtMs)
+	res, _ := short.ScheduleCommit(t.Context(), p)
+	if res.Outcome != schedule.Raced || res.Reason != "claim_expired" {
+		t.Fatalf("commit after expiry: %s (%s), want raced (claim_expired)", res.Outcome, res.Reason)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+func TestClockGoingBackFailsClosed(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	// Pretend the claim was acquired ten minutes from now: the database
+	// clock is then behind the acquired time, as after a clock step back.
+	const aheadMs = 600_000
+	s.exec(t, `UPDATE qinglong.trigger_schedules SET updated_at_ms = updated_at_ms + $2, claim_expires_at_ms = claim_expires_at_ms + $2
+		WHERE trigger_id = $1`, d.trigger.TriggerID, aheadMs)
+	lease := *p.Ticket.Lease
+	lease.AcquiredAtMs += aheadMs
+	lease.ExpiresAtMs += aheadMs
+	p.Ticket.Lease, p.Ticket.ObservedAtMs = &lease, lease.AcquiredAtMs
+	p = params(t, p.Ticket)
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	res, _ := s.runtime.ScheduleCommit(t.Context(), p)
+	if res.Outcome != schedule.Failed || res.Reason != "clock_went_back" {
+		t.Fatalf("commit with the clock behind the claim: %s (%s), want failed (clock_went_back)", res.Outcome, res.Reason)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+func TestDecisionNotFromTheClaimTimeFailsClosed(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	p.Decision.NextFireAtMs += 60_000
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	res, _ := s.runtime.ScheduleCommit(t.Context(), p)
+	if res.Outcome != schedule.Failed || res.Reason != "decision_mismatch" {
+		t.Fatalf("commit of a decision from another time: %s (%s), want failed (decision_mismatch)", res.Outcome, res.Reason)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+func TestWriteFaultRollsBackTheWholeAdmission(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	s.exec(t, `CREATE FUNCTION qinglong.test_fail_second_event() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.seq = 2 THEN RAISE EXCEPTION 'injected fault: second event insert'; END IF; RETURN NEW; END $$`)
+	s.exec(t, `CREATE TRIGGER test_fail_second_event BEFORE INSERT ON qinglong.run_events
+		FOR EACH ROW EXECUTE FUNCTION qinglong.test_fail_second_event()`)
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	res, err := s.runtime.ScheduleCommit(t.Context(), p)
+	if res.Outcome != schedule.Failed || res.Reason != "write_failed" {
+		t.Fatalf("commit with a failing event insert: %s (%s), want failed (write_failed)", res.Outcome, res.Reason)
+	}
+	if err == nil || !strings.Contains(err.Error(), "injected fault") {
+		t.Fatalf("the injected fault did not happen: %v", err)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+func TestCorruptExecutionRevisionFailsClosed(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	s.exec(t, `UPDATE qinglong.execution_revisions SET digest = 'sha256:' || repeat('0', 64) WHERE task_id = $1`, d.task.TaskID)
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	res, _ := s.runtime.ScheduleCommit(t.Context(), p)
+	if res.Outcome != schedule.Failed || res.Reason != "execution_corrupt" {
+		t.Fatalf("commit with a tampered execution digest: %s (%s), want failed (execution_corrupt)", res.Outcome, res.Reason)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+func TestTamperedTaskRevisionFailsClosed(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	s.exec(t, `UPDATE qinglong.task_revisions SET command = jsonb_set(command, '{args}', '["rm", "-rf", "/"]') WHERE task_id = $1`, d.task.TaskID)
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	res, _ := s.runtime.ScheduleCommit(t.Context(), p)
+	if res.Outcome != schedule.Failed || res.Reason != "task_digest_corrupt" {
+		t.Fatalf("commit with a tampered task revision: %s (%s), want failed (task_digest_corrupt)", res.Outcome, res.Reason)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+func TestArchivedAfterTheClaimIsRaced(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	d.project.Status = "archived"
+	if _, err := s.admin.ProjectSave(t.Context(), d.project); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	res, _ := s.runtime.ScheduleCommit(t.Context(), p)
+	if res.Outcome != schedule.Raced || res.Reason != "project_inactive" {
+		t.Fatalf("commit after archiving: %s (%s), want raced (project_inactive)", res.Outcome, res.Reason)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+func TestConnectionLostBeforeCommitIsUnavailableAndWritesNothing(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	tx, err := s.super.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(t.Context(), `SELECT 1 FROM qinglong.trigger_schedules WHERE trigger_id = $1 FOR UPDATE`, d.trigger.TriggerID); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		res schedule.CommitResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := s.runtime.ScheduleCommit(t.Context(), p)
+		done <- result{res, err}
+	}()
+	s.terminate(t, s.blockedBackend(t, s.roles.Runtime))
+	got := <-done
+	if err := tx.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got.res.Outcome != schedule.Unavailable || got.res.Reason != "connection_lost" || !errors.Is(got.err, schedule.ErrUnavailable) {
+		t.Fatalf("commit on a terminated backend: %+v, %v; want unavailable (connection_lost) wrapping ErrUnavailable", got.res, got.err)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+func TestConnectionLostDuringCommitIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	// A deferred constraint trigger runs inside COMMIT; it waits for an
+	// advisory lock this test holds, so the backend is killed mid-COMMIT.
+	const lockKey = 4242
+	s.exec(t, `CREATE FUNCTION qinglong.test_block_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN PERFORM pg_advisory_lock(4242); RETURN NULL; END $$`)
+	s.exec(t, `CREATE CONSTRAINT TRIGGER test_block_commit AFTER UPDATE ON qinglong.trigger_schedules
+		DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION qinglong.test_block_commit()`)
+	holder, err := s.super.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Release()
+	if _, err := holder.Exec(t.Context(), `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		res schedule.CommitResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := s.runtime.ScheduleCommit(t.Context(), p)
+		done <- result{res, err}
+	}()
+	pid := s.blockedBackend(t, s.roles.Runtime)
+	var query string
+	if err := s.super.QueryRow(t.Context(), `SELECT query FROM pg_stat_activity WHERE pid = $1`, pid).Scan(&query); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.EqualFold(strings.TrimSpace(query), "commit") {
+		t.Fatalf("the blocked statement is %q, want COMMIT", query)
+	}
+	s.terminate(t, pid)
+	got := <-done
+	if _, err := holder.Exec(t.Context(), `SELECT pg_advisory_unlock($1)`, lockKey); err != nil {
+		t.Fatal(err)
+	}
+	if got.res.Outcome != schedule.Unavailable || got.res.Reason != "outcome_unknown" || !errors.Is(got.err, schedule.ErrUnavailable) {
+		t.Fatalf("commit whose COMMIT reply was lost: %+v, %v; want unavailable (outcome_unknown) wrapping ErrUnavailable", got.res, got.err)
+	}
+	// The backend died before COMMIT finished, so the durable facts show
+	// no admission and a claim still held — resolvable, never duplicated.
+	c, _ := s.counts(t.Context(), d.trigger.TriggerID)
+	if c.Runs != 0 {
+		t.Fatalf("%d runs after a COMMIT that never finished", c.Runs)
+	}
+}
+
+// TestParallelCommitsOfOneRoundDoNotAbortEachOther: commits of different
+// rows must not conflict under SERIALIZABLE (see handles.go), so a round
+// at full parallelism admits every due row without exhausting retries.
+func TestParallelCommitsOfOneRoundDoNotAbortEachOther(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	const triggers = 96
+	var all []published
+	for i := range triggers {
+		all = append(all, s.publish(t, "p"+jsonInt(int64(i))))
+	}
+	cfg := schedule.RoundConfig{PageSize: triggers, GraceMs: testGraceMs, Parallel: schedule.MaxParallel, NewID: ids.New}
+	if sum, err := schedule.Round(t.Context(), s.runtime, cfg); err != nil || sum.Counts[schedule.Initialized] != triggers {
+		t.Fatalf("initialising round: %v %v %v", sum.Counts, sum.Errors, err)
+	}
+	for _, d := range all {
+		if err := s.makeDue(t.Context(), d.trigger.TriggerID, 1_000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := schedule.Round(t.Context(), s.runtime, cfg)
+	if err != nil || sum.Counts[schedule.Admitted] != triggers {
+		t.Fatalf("admitting round at parallelism %d: %v, errors %v, %v; want %d admitted", cfg.Parallel, sum.Counts, sum.Errors, err, triggers)
+	}
+}

@@ -1,0 +1,58 @@
+package pgstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/qlerror"
+)
+
+// querier is what both a connection and a transaction offer.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// connectTimeout bounds establishing one connection.
+const connectTimeout = 10 * time.Second
+
+// connect opens a single connection (migrations, roles: one session).
+func connect(ctx context.Context, url string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, qlerror.New(qlerror.Invalid, "database URL: cannot be parsed; use postgres://user@host:port/db (the password belongs in PGPASSWORD or a password file)")
+	}
+	cfg.ConnectTimeout = connectTimeout
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, mapErr(err, "connecting to PostgreSQL")
+	}
+	return conn, nil
+}
+
+// openPool opens and pings a pool of at most maxConns connections.
+func openPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, qlerror.New(qlerror.Invalid, "database URL: cannot be parsed; use postgres://user@host:port/db (the password belongs in PGPASSWORD or a password file)")
+	}
+	cfg.ConnConfig.ConnectTimeout = connectTimeout
+	cfg.MaxConns = maxConns
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, mapErr(err, "opening the connection pool")
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, mapErr(err, "connecting to PostgreSQL")
+	}
+	return pool, nil
+}
+
+// sqlNowMs reads the database clock, the only time authority of the cluster.
+const sqlNowMs = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`

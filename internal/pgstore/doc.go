@@ -1,0 +1,60 @@
+// Package pgstore is the PostgreSQL adapter of the cluster profile: the
+// control schema and its migrations, the four least-privilege roles,
+// fail-closed readiness, publishing (catalog.Store, admin role) and the
+// row-lease claim and atomic Run admission (schedule.Store, runtime role).
+// Nothing above this package imports pgx.
+//
+// # Schedule row and its fence
+//
+// One row per trigger head in qinglong.trigger_schedules:
+//
+//	publish (admin) ──► unclaimed ──claim──► claimed ──commit──► unclaimed
+//	                        ▲                   │
+//	                        └── takeover ◄──────┘ database time ≥ expiry
+//
+//	publish:  revision := new, cursor := NULL, claim cleared,
+//	          state_version+1, claim_version+1
+//	claim:    one autocommit statement, database clock sampled once:
+//	          owner, token := fresh, claim_version+1, expiry := now+lease,
+//	          state_version+1, updated_at_ms := now (the acquired time)
+//	commit:   SERIALIZABLE, everything re-verified; cursor := next,
+//	          claim cleared, state_version+1
+//	takeover: a claim by another replica of an expired row (claim_version+1)
+//
+// The fence a commit carries is the whole lease — owner, token,
+// claim_version, expiry and acquired time (updated_at_ms) — plus the trigger
+// revision, state_version and cursor of the ticket. A stale owner can never
+// commit: the takeover or the publish that displaced it bumped
+// claim_version and state_version and replaced the token, and the final
+// schedule UPDATE names all of them, requires database time < expiry and
+// must touch exactly one row. claim_version is monotonic and survives a
+// cleared claim, so a version can never be issued twice (no ABA).
+//
+// # Time
+//
+// Only PostgreSQL's clock decides: the claim samples clock_timestamp() once
+// and that instant is the ticket's ObservedAtMs, the lease's acquired time
+// and the base of its expiry; the commit samples it again under the row
+// lock (time ≥ expiry → raced, time < acquired → fail closed) and once more
+// in the final UPDATE. No API here takes a time from the caller.
+//
+// # Admission
+//
+// One SERIALIZABLE transaction: lock the row and read every fact (project,
+// trigger head and revision, task head and pinned revision, execution
+// revision) with the database time; verify item by item; write queued Run
+// (version 2, last event 2, idempotency key ql3:cron:v1:<trigger>:<rev>:<ms>),
+// Attempt 1 claimed for remote_worker, events run.created and run.queued,
+// and the fenced schedule update. Serialization failures and deadlocks are
+// retried from scratch a bounded number of times; a connection lost during
+// COMMIT is "outcome unknown" and never retried blindly. handles.go explains
+// why the row is addressed by ctid.
+//
+// # Roles
+//
+// migration owns the schema (only DDL authority); admin publishes; runtime
+// reads definitions, reads and updates (never inserts) schedule rows,
+// reads/inserts/updates runs and attempts and appends events, and never
+// deletes; worker_ingress reads only the migration history. grants.go is
+// the exact matrix EnsureRoles installs and readiness verifies.
+package pgstore

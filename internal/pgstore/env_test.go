@@ -1,0 +1,79 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/pgtest"
+)
+
+// env is one migrated database with its own four roles.
+type env struct {
+	db    *pgtest.Database
+	roles Roles
+	super *pgxpool.Pool
+}
+
+// newEnv creates a database, migrates it as the superuser (first install)
+// and installs roles with a prefix unique to the test, since roles are
+// server-wide and tests run in parallel.
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	db := pgtest.NewDatabase(t)
+	prefix := uniquePrefix(t)
+	if _, err := Migrate(t.Context(), db.URL, nil); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	cfg := RolesConfig{Prefix: prefix, Passwords: map[RoleKind]string{}}
+	for _, k := range RoleKinds {
+		cfg.Passwords[k] = "test-password-" + string(k)
+	}
+	if err := EnsureRoles(t.Context(), db.URL, cfg); err != nil {
+		t.Fatalf("roles: %v", err)
+	}
+	return &env{db: db, roles: RoleNames(prefix), super: db.Pool(t)}
+}
+
+func uniquePrefix(t testing.TB) string {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return "t" + hex.EncodeToString(b) + "_"
+}
+
+// url connects to the env's database as one of its roles.
+func (e *env) url(k RoleKind) string {
+	u, err := url.Parse(e.db.URL)
+	if err != nil {
+		panic(err)
+	}
+	u.User = url.UserPassword(e.roles.Name(k), "test-password-"+string(k))
+	return u.String()
+}
+
+// conn opens a single connection as a role, closed on cleanup.
+func (e *env) conn(t testing.TB, k RoleKind) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(t.Context(), e.url(k))
+	if err != nil {
+		t.Fatalf("connect as %s: %v", k, err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+func (e *env) exec(t testing.TB, sql string, args ...any) {
+	t.Helper()
+	if _, err := e.super.Exec(t.Context(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func quoteIdent(s string) string { return pgx.Identifier{s}.Sanitize() }

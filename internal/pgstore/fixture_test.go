@@ -1,0 +1,104 @@
+package pgstore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/catalog"
+	"github.com/qinglong/qinglong/internal/storetest"
+	"github.com/qinglong/qinglong/internal/task"
+)
+
+// testLease is long enough never to expire inside a test that does not
+// wait for expiry on purpose.
+const testLease = 30 * time.Second
+
+// store is the env with the two roles' stores open.
+type store struct {
+	*env
+	admin   *Admin
+	runtime *Runtime
+}
+
+func newStore(t testing.TB) *store {
+	t.Helper()
+	e := newEnv(t)
+	return &store{env: e, admin: e.openAdmin(t), runtime: e.openRuntime(t, "replica-a", testLease)}
+}
+
+func (e *env) openAdmin(t testing.TB) *Admin {
+	t.Helper()
+	a, err := OpenAdmin(t.Context(), e.url(RoleAdmin))
+	if err != nil {
+		t.Fatalf("open admin: %v", err)
+	}
+	t.Cleanup(a.Close)
+	return a
+}
+
+func (e *env) openRuntime(t testing.TB, owner string, lease time.Duration) *Runtime {
+	t.Helper()
+	prefix := e.roles.Runtime[:len(e.roles.Runtime)-len(RoleRuntime)]
+	r, err := OpenRuntime(t.Context(), e.url(RoleRuntime), RuntimeConfig{Owner: owner, Lease: lease, RolePrefix: prefix})
+	if err != nil {
+		t.Fatalf("open runtime: %v", err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// fixture adapts a store to the conformance suite. Publishing goes through
+// the admin role and scheduling through the runtime role; the observation
+// helpers read as the superuser, outside both contracts.
+func (s *store) fixture() storetest.Fixture {
+	return storetest.Fixture{
+		Catalog:  s.admin,
+		Schedule: s.runtime,
+		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
+			NowMs: func() int64 { return time.Now().UnixMilli() }},
+		Row:     s.row,
+		Counts:  s.counts,
+		MakeDue: s.makeDue,
+		NowMs:   s.runtime.NowMs,
+	}
+}
+
+func newFixture(t *testing.T) storetest.Fixture { return newStore(t).fixture() }
+
+func (s *store) row(ctx context.Context, triggerID string) (storetest.Row, error) {
+	var r storetest.Row
+	err := s.super.QueryRow(ctx, `SELECT trigger_revision, next_fire_at_ms, last_scheduled_at_ms, state_version, claim_owner, claim_version
+		FROM qinglong.trigger_schedules WHERE trigger_id = $1`, triggerID).
+		Scan(&r.TriggerRevision, &r.NextFireAtMs, &r.LastScheduledAtMs, &r.StateVersion, &r.ClaimOwner, &r.ClaimVersion)
+	return r, err
+}
+
+func (s *store) counts(ctx context.Context, triggerID string) (storetest.Counts, error) {
+	var c storetest.Counts
+	err := s.super.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM qinglong.runs WHERE trigger_id = $1),
+		(SELECT count(*) FROM qinglong.attempts a JOIN qinglong.runs r ON r.id = a.run_id WHERE r.trigger_id = $1),
+		(SELECT count(*) FROM qinglong.run_events e JOIN qinglong.runs r ON r.id = e.run_id WHERE r.trigger_id = $1)`, triggerID).
+		Scan(&c.Runs, &c.Attempts, &c.Events)
+	return c, err
+}
+
+// makeDue moves an unclaimed row's cursor into the past by the database
+// clock.
+func (s *store) makeDue(ctx context.Context, triggerID string, lateMs int64) error {
+	_, err := s.super.Exec(ctx, `UPDATE qinglong.trigger_schedules
+		SET next_fire_at_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $2, state_version = state_version + 1
+		WHERE trigger_id = $1`, triggerID, lateMs)
+	return err
+}
+
+func TestCatalogConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunCatalog(t, newFixture)
+}
+
+func TestScheduleConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunSchedule(t, newFixture)
+}

@@ -1,0 +1,83 @@
+package pgstore
+
+import "sort"
+
+// RoleKind is one of the four least-privilege roles.
+type RoleKind string
+
+const (
+	RoleMigration     RoleKind = "migration"
+	RoleAdmin         RoleKind = "admin"
+	RoleRuntime       RoleKind = "runtime"
+	RoleWorkerIngress RoleKind = "worker_ingress"
+)
+
+// RoleKinds lists the four roles in a fixed order.
+var RoleKinds = []RoleKind{RoleMigration, RoleAdmin, RoleRuntime, RoleWorkerIngress}
+
+// DefaultRolePrefix prefixes the four role names (ql_migration, ...).
+const DefaultRolePrefix = "ql_"
+
+// Roles are the concrete role names of one installation.
+type Roles struct {
+	Migration, Admin, Runtime, WorkerIngress string
+}
+
+// RoleNames derives the four names from a prefix ("" means the default).
+func RoleNames(prefix string) Roles {
+	if prefix == "" {
+		prefix = DefaultRolePrefix
+	}
+	return Roles{
+		Migration:     prefix + string(RoleMigration),
+		Admin:         prefix + string(RoleAdmin),
+		Runtime:       prefix + string(RoleRuntime),
+		WorkerIngress: prefix + string(RoleWorkerIngress),
+	}
+}
+
+// Name returns the role name of a kind.
+func (r Roles) Name(k RoleKind) string {
+	switch k {
+	case RoleMigration:
+		return r.Migration
+	case RoleAdmin:
+		return r.Admin
+	case RoleRuntime:
+		return r.Runtime
+	default:
+		return r.WorkerIngress
+	}
+}
+
+// tableGrants is the exact privilege matrix (SPEC §4): what each non-owner
+// role holds on each table. The migration role owns everything and is
+// absent; a table or role missing here holds nothing. EnsureRoles installs
+// exactly this and readiness fails on any difference, extra or missing.
+var tableGrants = map[string]map[RoleKind][]string{
+	"schema_migrations":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleWorkerIngress: {"SELECT"}},
+	"schema_capability":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleWorkerIngress: {"SELECT"}},
+	"projects":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
+	"tasks":               {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
+	"task_revisions":      {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}},
+	"execution_revisions": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}},
+	"triggers":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
+	"trigger_revisions":   {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}},
+	// The runtime claims and advances rows but never creates or removes
+	// them: only a publish (admin) may create or reset a schedule.
+	"trigger_schedules": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "UPDATE"}},
+	"runs":              {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	"attempts":          {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// History is append-only for the runtime.
+	"run_events": {RoleRuntime: {"SELECT", "INSERT"}},
+}
+
+// grantedTables lists the matrix's tables in a fixed order.
+func grantedTables() []string {
+	out := make([]string, 0, len(tableGrants))
+	for t := range tableGrants {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,158 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Readiness codes: stable strings, one per check, in the order checked.
+const (
+	CodeUnavailable        = "unavailable"
+	CodeNotPrimary         = "not_primary"
+	CodeReadOnly           = "read_only"
+	CodeVersionUnsupported = "version_unsupported"
+	CodeHistoryMismatch    = "history_mismatch"
+	CodeHistoryAhead       = "history_ahead"
+	CodeHistoryBehind      = "history_behind"
+	CodeCapabilityMismatch = "capability_mismatch"
+	CodeSchemaDrift        = "schema_drift"
+	CodePrivilegeDrift     = "privilege_drift"
+)
+
+// readinessMessages are the one-line human summaries of the codes.
+var readinessMessages = map[string]string{
+	CodeUnavailable:        "PostgreSQL cannot be reached or answered with an error",
+	CodeNotPrimary:         "PostgreSQL is a standby (in recovery); point QingLong at the writable primary",
+	CodeReadOnly:           "PostgreSQL is read-only (default_transaction_read_only is on); make it writable",
+	CodeVersionUnsupported: "PostgreSQL version is not supported; use PostgreSQL 15 to 18",
+	CodeHistoryMismatch:    "migration history differs from this binary's migrations; restore the database or use the matching binary",
+	CodeHistoryAhead:       "the database was migrated by a newer QingLong; upgrade this binary",
+	CodeHistoryBehind:      "the database is missing migrations; run `ql db migrate`",
+	CodeCapabilityMismatch: "the capability row does not match the migration history; the schema was changed outside `ql db migrate`",
+	CodeSchemaDrift:        "tables, columns, indexes or constraints differ from what the migrations create; the schema was changed by hand",
+	CodePrivilegeDrift:     "role attributes or grants differ from the exact QingLong matrix; run `ql db roles`",
+}
+
+// Supported server versions (server_version_num), both inclusive of the
+// majors 15 to 18.
+const (
+	minServerVersion = 150000
+	maxServerVersion = 189999
+)
+
+// ReadinessError is a failed readiness check: Code is stable, Detail says
+// exactly what differs.
+type ReadinessError struct {
+	Code   string
+	Detail string
+	Err    error
+}
+
+func (e *ReadinessError) Error() string {
+	msg := "database not ready (" + e.Code + "): " + readinessMessages[e.Code]
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *ReadinessError) Unwrap() error { return e.Err }
+
+// Message is the one-line human summary of the code.
+func (e *ReadinessError) Message() string { return readinessMessages[e.Code] }
+
+// Check runs the readiness checks over a fresh connection to url (any of
+// the four roles may run it; the runtime will). It returns nil or a
+// *ReadinessError.
+func Check(ctx context.Context, url string, roles Roles) error {
+	conn, err := connect(ctx, url)
+	if err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: err}
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return checkReadiness(ctx, conn, roles)
+}
+
+type txBeginner interface {
+	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
+}
+
+// checkReadiness runs every check, in order, inside one read-only
+// transaction with search_path pinned to pg_catalog so every name the
+// catalog functions print is schema-qualified the same way on every server.
+func checkReadiness(ctx context.Context, db txBeginner, roles Roles) error {
+	tx, err := db.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "starting the readiness transaction")}
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	if _, err := tx.Exec(ctx, sqlPinSearchPath); err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "pinning search_path")}
+	}
+	for _, check := range []func(context.Context, pgx.Tx, Roles) error{
+		checkServer, checkHistory, checkCapability, checkSchema, checkPrivileges,
+	} {
+		if err := check(ctx, tx, roles); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkServer(ctx context.Context, tx pgx.Tx, _ Roles) error {
+	var inRecovery bool
+	var readOnly, version string
+	if err := tx.QueryRow(ctx, sqlServerState).Scan(&inRecovery, &readOnly, &version); err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "reading the server state")}
+	}
+	if inRecovery {
+		return &ReadinessError{Code: CodeNotPrimary}
+	}
+	if readOnly == "on" {
+		return &ReadinessError{Code: CodeReadOnly}
+	}
+	n, err := strconv.Atoi(version)
+	if err != nil || n < minServerVersion || n > maxServerVersion {
+		return &ReadinessError{Code: CodeVersionUnsupported, Detail: "server_version_num is " + version}
+	}
+	return nil
+}
+
+func checkHistory(ctx context.Context, tx pgx.Tx, _ Roles) error {
+	history, err := readHistory(ctx, tx)
+	if err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: err}
+	}
+	return compareHistory(history, stream, true)
+}
+
+func checkCapability(ctx context.Context, tx pgx.Tx, _ Roles) error {
+	rows, err := tx.Query(ctx, sqlCapabilityAll)
+	if err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "reading the capability row")}
+	}
+	type capRow struct {
+		Component, Name string
+		Version         int
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (capRow, error) {
+		var c capRow
+		err := r.Scan(&c.Component, &c.Version, &c.Name)
+		return c, err
+	})
+	if err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "reading the capability row")}
+	}
+	last := stream[len(stream)-1]
+	want := capRow{Component: capabilityComponent, Version: last.Seq, Name: last.Name}
+	if len(got) != 1 || got[0] != want {
+		return &ReadinessError{Code: CodeCapabilityMismatch, Detail: fmt.Sprintf("want exactly %s v%d %q, found %v", want.Component, want.Version, want.Name, got)}
+	}
+	return nil
+}

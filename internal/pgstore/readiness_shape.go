@@ -1,0 +1,126 @@
+package pgstore
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// schemaFingerprint is what the migration stream creates, as
+// sqlSchemaFingerprint prints it. TestSchemaFingerprintMatchesMigrations
+// rebuilds it from a freshly migrated database (go test -run
+// TestSchemaFingerprint -update-fingerprint) and fails when it is stale.
+//
+//go:embed schema_fingerprint.txt
+var schemaFingerprint string
+
+func expectedSchemaLines() []string {
+	return strings.Split(strings.TrimSpace(schemaFingerprint), "\n")
+}
+
+func checkSchema(ctx context.Context, tx pgx.Tx, _ Roles) error {
+	got, err := fingerprint(ctx, tx, sqlSchemaFingerprint)
+	if err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: err}
+	}
+	if d := diffLines(expectedSchemaLines(), got); d != "" {
+		return &ReadinessError{Code: CodeSchemaDrift, Detail: d}
+	}
+	return nil
+}
+
+func checkPrivileges(ctx context.Context, tx pgx.Tx, roles Roles) error {
+	got, err := fingerprint(ctx, tx, sqlPrivilegeFingerprint, roleList(roles))
+	if err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: err}
+	}
+	if d := diffLines(expectedPrivilegeLines(roles), got); d != "" {
+		return &ReadinessError{Code: CodePrivilegeDrift, Detail: d}
+	}
+	return nil
+}
+
+func roleList(r Roles) []string {
+	out := make([]string, 0, len(RoleKinds))
+	for _, k := range RoleKinds {
+		out = append(out, r.Name(k))
+	}
+	return out
+}
+
+func fingerprint(ctx context.Context, q querier, sql string, args ...any) ([]string, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, mapErr(err, "reading the catalog")
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return out, mapErr(err, "reading the catalog")
+}
+
+// expectedPrivilegeLines renders the exact matrix the way
+// sqlPrivilegeFingerprint prints the live state.
+func expectedPrivilegeLines(r Roles) []string {
+	var out []string
+	for _, k := range RoleKinds {
+		name := r.Name(k)
+		out = append(out,
+			fmt.Sprintf("role %s login=true superuser=false createdb=false createrole=false replication=false bypassrls=false", name),
+			fmt.Sprintf("database grants CONNECT to %s", name))
+		if k != RoleMigration {
+			out = append(out, fmt.Sprintf("schema grants USAGE to %s", name))
+		}
+	}
+	out = append(out, "schema owned by "+r.Migration)
+	for _, t := range grantedTables() {
+		out = append(out, fmt.Sprintf("table %s owned by %s", t, r.Migration))
+		for k, privs := range tableGrants[t] {
+			for _, p := range privs {
+				out = append(out, fmt.Sprintf("table %s grants %s to %s", t, p, r.Name(k)))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// diffLines names the first line missing from got and the first one got
+// has in excess; "" when equal.
+func diffLines(want, got []string) string {
+	wantSet := make(map[string]bool, len(want))
+	for _, w := range want {
+		wantSet[w] = true
+	}
+	gotSet := make(map[string]bool, len(got))
+	for _, g := range got {
+		gotSet[g] = true
+	}
+	var missing, extra []string
+	for _, w := range want {
+		if !gotSet[w] {
+			missing = append(missing, w)
+		}
+	}
+	for _, g := range got {
+		if !wantSet[g] {
+			extra = append(extra, g)
+		}
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, fmt.Sprintf("missing %q", missing[0]))
+		if len(missing) > 1 {
+			parts[len(parts)-1] += fmt.Sprintf(" and %d more", len(missing)-1)
+		}
+	}
+	if len(extra) > 0 {
+		parts = append(parts, fmt.Sprintf("unexpected %q", extra[0]))
+		if len(extra) > 1 {
+			parts[len(parts)-1] += fmt.Sprintf(" and %d more", len(extra)-1)
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,193 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/qlerror"
+)
+
+// RolesConfig configures EnsureRoles.
+type RolesConfig struct {
+	// Prefix of the four role names; "" means DefaultRolePrefix.
+	Prefix string
+	// Passwords by role kind. Required for a role that does not exist yet;
+	// for an existing role a password, when given, replaces its current one.
+	// They reach the server only as SCRAM-SHA-256 verifiers, so no
+	// statement log can ever show them.
+	Passwords map[RoleKind]string
+}
+
+var rolePrefixPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,40}$`)
+
+// Validate names the field and its allowed shape.
+func (c RolesConfig) Validate() error {
+	if c.Prefix != "" && !rolePrefixPattern.MatchString(c.Prefix) {
+		return qlerror.New(qlerror.Invalid, "role prefix %q must be 1–41 lower-case letters, digits or '_', starting with a letter", c.Prefix)
+	}
+	for k, p := range c.Passwords {
+		if len(p) < 12 {
+			return qlerror.New(qlerror.Invalid, "password for the %s role is shorter than 12 characters; use a long random one", k)
+		}
+	}
+	return nil
+}
+
+// EnsureRoles creates or verifies the four LOGIN roles and installs the
+// exact grant matrix on the database the URL names. It needs a superuser
+// (or a role with CREATEROLE that owns the database). It is idempotent:
+// run it after every `ql db migrate` so new tables get their grants and
+// everything in the schema is owned by the migration role.
+func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	roles := RoleNames(cfg.Prefix)
+	conn, err := connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, k := range RoleKinds {
+		if err := ensureRole(ctx, conn, roles.Name(k), k, cfg.Passwords[k]); err != nil {
+			return err
+		}
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return mapErr(err, "starting the grant transaction")
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+	for _, stmt := range grantStatements(roles) {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return mapErr(err, "installing grants")
+		}
+	}
+	tables, err := schemaTables(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		for _, stmt := range tableGrantStatements(roles, t) {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return mapErr(err, "installing grants on "+t)
+			}
+		}
+	}
+	return mapErr(tx.Commit(ctx), "committing grants")
+}
+
+// unprivileged are the attributes every QingLong role has.
+const unprivileged = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT"
+
+func ensureRole(ctx context.Context, conn *pgx.Conn, name string, kind RoleKind, password string) error {
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = $1)`, name).Scan(&exists); err != nil {
+		return mapErr(err, "looking up role "+name)
+	}
+	ident := pgx.Identifier{name}.Sanitize()
+	stmt := "ALTER ROLE " + ident + " " + unprivileged
+	if !exists {
+		if password == "" {
+			return qlerror.New(qlerror.Invalid, "role %s does not exist and no password was given for the %s role; set QL_PG_%s_PASSWORD or put it in the password file directory",
+				name, kind, strings.ToUpper(string(kind)))
+		}
+		stmt = "CREATE ROLE " + ident + " " + unprivileged
+	}
+	if password != "" {
+		verifier, err := scramVerifier(password)
+		if err != nil {
+			return err
+		}
+		stmt += " PASSWORD " + quoteLiteral(verifier)
+	}
+	if _, err := conn.Exec(ctx, stmt); err != nil {
+		return mapErr(err, "creating or altering role "+name)
+	}
+	return nil
+}
+
+// grantStatements set database- and schema-level privileges: PUBLIC
+// revoked, CONNECT for the four, the schema owned by the migration role and
+// usable by the other three.
+func grantStatements(r Roles) []string {
+	all := pgx.Identifier{r.Migration}.Sanitize() + ", " + pgx.Identifier{r.Admin}.Sanitize() + ", " +
+		pgx.Identifier{r.Runtime}.Sanitize() + ", " + pgx.Identifier{r.WorkerIngress}.Sanitize()
+	users := pgx.Identifier{r.Admin}.Sanitize() + ", " + pgx.Identifier{r.Runtime}.Sanitize() + ", " + pgx.Identifier{r.WorkerIngress}.Sanitize()
+	schema := pgx.Identifier{SchemaName}.Sanitize()
+	return []string{
+		`DO $$ BEGIN EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC', current_database()); END $$`,
+		fmt.Sprintf(`DO $$ BEGIN EXECUTE format('REVOKE ALL ON DATABASE %%I FROM %s', current_database()); END $$`, all),
+		fmt.Sprintf(`DO $$ BEGIN EXECUTE format('GRANT CONNECT ON DATABASE %%I TO %s', current_database()); END $$`, all),
+		"CREATE SCHEMA IF NOT EXISTS " + schema + " AUTHORIZATION " + pgx.Identifier{r.Migration}.Sanitize(),
+		"ALTER SCHEMA " + schema + " OWNER TO " + pgx.Identifier{r.Migration}.Sanitize(),
+		"REVOKE ALL ON SCHEMA " + schema + " FROM PUBLIC, " + users,
+		"GRANT USAGE ON SCHEMA " + schema + " TO " + users,
+		"REVOKE ALL ON ALL TABLES IN SCHEMA " + schema + " FROM PUBLIC, " + users,
+	}
+}
+
+// tableGrantStatements hand a table to the migration role and grant the
+// matrix's privileges on it.
+func tableGrantStatements(r Roles, table string) []string {
+	qualified := pgx.Identifier{SchemaName, table}.Sanitize()
+	out := []string{"ALTER TABLE " + qualified + " OWNER TO " + pgx.Identifier{r.Migration}.Sanitize()}
+	for _, k := range RoleKinds {
+		privs := tableGrants[table][k]
+		if len(privs) == 0 {
+			continue
+		}
+		out = append(out, "GRANT "+strings.Join(privs, ", ")+" ON "+qualified+" TO "+pgx.Identifier{r.Name(k)}.Sanitize())
+	}
+	return out
+}
+
+func schemaTables(ctx context.Context, q querier) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY c.relname`, SchemaName)
+	if err != nil {
+		return nil, mapErr(err, "listing tables")
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return out, mapErr(err, "listing tables")
+}
+
+// scramVerifier computes the SCRAM-SHA-256 verifier PostgreSQL stores
+// (RFC 5802/7677), so the clear password never leaves this process.
+func scramVerifier(password string) (string, error) {
+	const iterations = 4096
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", qlerror.Wrap(qlerror.Internal, err, "drawing a password salt")
+	}
+	salted, err := pbkdf2.Key(sha256.New, password, salt, iterations, sha256.Size)
+	if err != nil {
+		return "", qlerror.Wrap(qlerror.Internal, err, "deriving the password verifier")
+	}
+	clientKey := hmacSHA256(salted, "Client Key")
+	storedKey := sha256.Sum256(clientKey)
+	serverKey := hmacSHA256(salted, "Server Key")
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Sprintf("SCRAM-SHA-256$%d:%s$%s:%s", iterations, b64(salt), b64(storedKey[:]), b64(serverKey)), nil
+}
+
+func hmacSHA256(key []byte, msg string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(msg))
+	return m.Sum(nil)
+}
+
+// quoteLiteral quotes a string literal for a utility statement, which
+// cannot take parameters (standard_conforming_strings is on since 9.1).
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}

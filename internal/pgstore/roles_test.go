@@ -1,0 +1,113 @@
+package pgstore
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEachRoleHoldsExactlyItsGrants runs one statement per (role, table,
+// privilege) on each role's own connection: permitted ones pass the
+// privilege check, all others are denied.
+func TestEachRoleHoldsExactlyItsGrants(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, k := range []RoleKind{RoleAdmin, RoleRuntime, RoleWorkerIngress} {
+		conn := e.conn(t, k)
+		for _, table := range grantedTables() {
+			col := firstColumn(t, e, table)
+			for _, priv := range []string{"SELECT", "INSERT", "UPDATE", "DELETE"} {
+				allowed := false
+				for _, p := range tableGrants[table][k] {
+					allowed = allowed || p == priv
+				}
+				_, err := conn.Exec(t.Context(), privilegeProbe(priv, table, col))
+				denied := err != nil && sqlState(err) == stateInsufficientPriv
+				if allowed && err != nil {
+					t.Errorf("%s %s on %s: want allowed, got %v", k, priv, table, err)
+				}
+				if !allowed && !denied {
+					t.Errorf("%s %s on %s: want permission denied, got %v", k, priv, table, err)
+				}
+			}
+		}
+	}
+}
+
+func firstColumn(t *testing.T, e *env, table string) string {
+	t.Helper()
+	var col string
+	err := e.super.QueryRow(t.Context(), `SELECT attname FROM pg_attribute WHERE attrelid = ('qinglong.' || $1)::regclass AND attnum = 1`, table).Scan(&col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return col
+}
+
+func TestRolesAreUnprivilegedLoginRoles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, k := range RoleKinds {
+		var login, super, createdb, createrole, repl, bypass bool
+		err := e.super.QueryRow(t.Context(), `SELECT rolcanlogin, rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls FROM pg_roles WHERE rolname = $1`,
+			e.roles.Name(k)).Scan(&login, &super, &createdb, &createrole, &repl, &bypass)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !login || super || createdb || createrole || repl || bypass {
+			t.Fatalf("%s: login=%v super=%v createdb=%v createrole=%v replication=%v bypassrls=%v", k, login, super, createdb, createrole, repl, bypass)
+		}
+	}
+}
+
+func TestOnlyTheMigrationRoleCanChangeTheSchema(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, k := range []RoleKind{RoleAdmin, RoleRuntime, RoleWorkerIngress} {
+		_, err := e.conn(t, k).Exec(t.Context(), "CREATE TABLE qinglong.intruder (id int)")
+		if sqlState(err) != stateInsufficientPriv {
+			t.Errorf("%s CREATE TABLE in the schema: want permission denied, got %v", k, err)
+		}
+	}
+	if _, err := e.conn(t, RoleMigration).Exec(t.Context(), "CREATE TABLE qinglong.allowed (id int)"); err != nil {
+		t.Fatalf("migration role CREATE TABLE: %v", err)
+	}
+}
+
+func TestPasswordsReachTheServerOnlyAsVerifiers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var stored string
+	if err := e.super.QueryRow(t.Context(), "SELECT rolpassword FROM pg_authid WHERE rolname = $1", e.roles.Runtime).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stored, "SCRAM-SHA-256$4096:") || strings.Contains(stored, "test-password") {
+		t.Fatalf("stored password is not a SCRAM verifier: %q", stored)
+	}
+}
+
+func TestEnsureRolesIsIdempotentAndRepairsDrift(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.exec(t, "GRANT DELETE ON qinglong.runs TO "+quoteIdent(e.roles.Runtime))
+	requireReadiness(t, e, RoleRuntime, CodePrivilegeDrift)
+	prefix := strings.TrimSuffix(e.roles.Runtime, string(RoleRuntime))
+	if err := EnsureRoles(t.Context(), e.db.URL, RolesConfig{Prefix: prefix}); err != nil {
+		t.Fatalf("re-running roles without passwords: %v", err)
+	}
+	requireReadiness(t, e, RoleRuntime, "")
+}
+
+// privilegeProbe needs exactly one privilege and touches no row (WHERE
+// false): the privilege check happens before any row is read.
+func privilegeProbe(priv, table, col string) string {
+	switch priv {
+	case "SELECT":
+		return "SELECT * FROM qinglong." + table + " LIMIT 0"
+	case "INSERT":
+		return "INSERT INTO qinglong." + table + " (" + col + ") SELECT NULL WHERE false"
+	case "UPDATE":
+		return "UPDATE qinglong." + table + " SET " + col + " = " + col + " WHERE false"
+	default:
+		return "DELETE FROM qinglong." + table + " WHERE false"
+	}
+}

@@ -1,0 +1,86 @@
+-- Row-lease claim (SPEC §5): one autocommit statement.
+-- Fences and invariants:
+--   * the database clock is sampled exactly once (MATERIALIZED CTE `now`)
+--     and is the claim's acquired time, its expiry base and updated_at_ms;
+--   * only rows of active projects whose current trigger revision is an
+--     enabled cron trigger pinned to its task's current revision;
+--   * only rows without a live claim: unclaimed, or claimed and expired;
+--   * FOR UPDATE OF s SKIP LOCKED in every branch: two claimers never take
+--     the same row (EvalPlanQual re-checks the claim and due conditions on a
+--     row that changed under us), and concurrent claimers skip each other's
+--     candidates instead of all competing for the same first rows;
+--   * O(claimed) reads: each branch walks its own index in its own order
+--     and stops after $2 eligible, lockable rows:
+--       A  uninitialised (NULL cursor), unclaimed  -> trigger_schedules_unclaimed_order_idx
+--       B  due, unclaimed                          -> trigger_schedules_unclaimed_order_idx
+--       C  expired claims                          -> trigger_schedules_claim_expiry_idx
+--     (`next_fire_at_ms <= now` never matches NULL, hence A; live claims
+--     are in neither index A/B reads, hence C reads only expired ones);
+--   * the union (at most 3 x $2 locked rows) is re-sorted into claim order
+--     and cut to $2; rows locked but not chosen are released at the end of
+--     this autocommit statement, untouched.
+-- $1 owner, $2 limit, $3 lease in milliseconds.
+WITH now AS MATERIALIZED (
+    SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms
+),
+uninitialised AS (
+     SELECT s.trigger_id, s.next_fire_at_ms, s.project_id
+       FROM qinglong.trigger_schedules s
+       JOIN qinglong.projects p ON p.id = s.project_id AND p.status = 'active'
+       JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
+       JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+                                         AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
+       JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
+      WHERE s.claim_owner IS NULL AND s.next_fire_at_ms IS NULL
+      ORDER BY s.next_fire_at_ms NULLS FIRST, s.project_id, s.trigger_id
+      LIMIT $2
+        FOR UPDATE OF s SKIP LOCKED
+),
+due AS (
+     SELECT s.trigger_id, s.next_fire_at_ms, s.project_id
+       FROM qinglong.trigger_schedules s
+       JOIN qinglong.projects p ON p.id = s.project_id AND p.status = 'active'
+       JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
+       JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+                                         AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
+       JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
+      WHERE s.claim_owner IS NULL AND s.next_fire_at_ms <= (SELECT ms FROM now)
+      ORDER BY s.next_fire_at_ms NULLS FIRST, s.project_id, s.trigger_id
+      LIMIT $2
+        FOR UPDATE OF s SKIP LOCKED
+),
+expired AS (
+     SELECT s.trigger_id, s.next_fire_at_ms, s.project_id
+       FROM qinglong.trigger_schedules s
+       JOIN qinglong.projects p ON p.id = s.project_id AND p.status = 'active'
+       JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
+       JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+                                         AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
+       JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
+      WHERE s.claim_owner IS NOT NULL AND s.claim_expires_at_ms <= (SELECT ms FROM now)
+        AND (s.next_fire_at_ms IS NULL OR s.next_fire_at_ms <= (SELECT ms FROM now))
+      ORDER BY s.claim_expires_at_ms, s.trigger_id
+      LIMIT $2
+        FOR UPDATE OF s SKIP LOCKED
+),
+chosen AS (
+     SELECT c.trigger_id
+       FROM (SELECT * FROM uninitialised UNION ALL SELECT * FROM due UNION ALL SELECT * FROM expired) c
+      ORDER BY c.next_fire_at_ms NULLS FIRST, c.project_id, c.trigger_id
+      LIMIT $2
+)
+UPDATE qinglong.trigger_schedules s
+   SET claim_owner = $1,
+       claim_token = gen_random_uuid(),
+       claim_version = s.claim_version + 1,
+       claim_expires_at_ms = now.ms + $3,
+       state_version = s.state_version + 1,
+       updated_at_ms = now.ms
+  FROM chosen, now, qinglong.trigger_revisions tr
+ WHERE s.trigger_id = chosen.trigger_id
+   AND tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+RETURNING s.project_id, s.trigger_id, s.trigger_revision, tr.content_digest, tr.created_at_ms,
+          tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
+          tr.task_id, tr.task_revision, tr.task_content_digest,
+          s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
+          s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms, s.ctid

@@ -1,0 +1,34 @@
+-- Admission step 1 (SPEC §6): lock the schedule row and sample the database
+-- clock in the same statement, reading every fact the verification needs:
+-- project status, trigger head and revision, task head and pinned revision,
+-- the schedule's revision/state/cursor/claim and the pinned remote_worker
+-- execution revision (NULL columns when missing: admission fails closed).
+-- Under SERIALIZABLE these reads conflict with any concurrent publish.
+-- The row is addressed by ctid (see handles.go: a TID scan predicate-locks
+-- only this tuple, not a shared index page) and must still carry the
+-- trigger id; no row means the row version moved since the take.
+-- $1 trigger id, $2 ctid of the claimed row version.
+WITH now AS MATERIALIZED (
+    SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms
+)
+SELECT now.ms, s.ctid,
+       s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
+       s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
+       p.status,
+       tg.current_revision, tg.task_id,
+       tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
+       tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
+       tk.current_revision,
+       tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
+       er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest
+  FROM now
+ CROSS JOIN qinglong.trigger_schedules s
+  JOIN qinglong.projects p ON p.id = s.project_id
+  JOIN qinglong.triggers tg ON tg.id = s.trigger_id
+  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+  JOIN qinglong.tasks tk ON tk.id = tr.task_id
+  JOIN qinglong.task_revisions tkr ON tkr.task_id = tr.task_id AND tkr.revision = tr.task_revision
+  LEFT JOIN qinglong.execution_revisions er
+         ON er.task_id = tr.task_id AND er.task_revision = tr.task_revision AND er.executor = 'remote_worker'
+ WHERE s.ctid = $2::tid AND s.trigger_id = $1
+   FOR UPDATE OF s

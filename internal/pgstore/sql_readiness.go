@@ -1,0 +1,98 @@
+package pgstore
+
+// Statements of the readiness checks. All are read-only and use only
+// pg_catalog and tables every QingLong role may SELECT.
+
+const (
+	// Catalog functions print names unqualified when their schema is on the
+	// search_path; pinning it makes the schema fingerprint identical for
+	// every role and session.
+	sqlPinSearchPath = `SET LOCAL search_path TO pg_catalog`
+
+	// Writable primary, read-only default and version, in one round trip.
+	// default_transaction_read_only, not transaction_read_only: the check
+	// itself runs in a read-only transaction.
+	sqlServerState = `SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only'), current_setting('server_version_num')`
+
+	// Capability must be exactly one row.
+	sqlCapabilityAll = `SELECT component, version, name FROM qinglong.schema_capability ORDER BY component`
+
+	// The schema fingerprint: every relation, column, constraint, index,
+	// user trigger and function in schema qinglong, one line each. NOT NULL
+	// constraints appear as column attributes only (PostgreSQL 18 also lists
+	// them in pg_constraint).
+	sqlSchemaFingerprint = `
+WITH ns AS (SELECT oid FROM pg_namespace WHERE nspname = 'qinglong')
+SELECT line FROM (
+    SELECT format('relation %s kind=%s', c.relname, c.relkind) AS line
+      FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
+    UNION ALL
+    SELECT format('column %s.%s %s%s%s', c.relname, a.attname, format_type(a.atttypid, a.atttypmod),
+                  CASE WHEN a.attnotnull THEN ' not null' ELSE '' END,
+                  coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), ''))
+      FROM pg_attribute a
+      JOIN pg_class c ON c.oid = a.attrelid
+      JOIN ns ON ns.oid = c.relnamespace
+      LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+     WHERE c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+    UNION ALL
+    SELECT format('constraint %s.%s %s', c.relname, con.conname, pg_get_constraintdef(con.oid))
+      FROM pg_constraint con
+      JOIN pg_class c ON c.oid = con.conrelid
+      JOIN ns ON ns.oid = c.relnamespace
+     WHERE con.contype IN ('p', 'u', 'f', 'c', 'x')
+    UNION ALL
+    SELECT format('index %s', pg_get_indexdef(i.indexrelid))
+      FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN ns ON ns.oid = c.relnamespace
+    UNION ALL
+    SELECT format('trigger %s.%s', c.relname, t.tgname)
+      FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN ns ON ns.oid = c.relnamespace
+     WHERE NOT t.tgisinternal
+    UNION ALL
+    SELECT format('function %s', p.oid::regprocedure)
+      FROM pg_proc p JOIN ns ON ns.oid = p.pronamespace
+) lines
+ORDER BY line`
+
+	// The privilege fingerprint of the four roles ($1): attributes,
+	// memberships, database/schema/table/column grants and owners. Owners'
+	// own ACL entries are left out (ownership is checked instead); every
+	// other grantee of a schema object is listed, PUBLIC included.
+	sqlPrivilegeFingerprint = `
+WITH ours AS (SELECT oid, rolname FROM pg_roles WHERE rolname = ANY ($1::text[])),
+     ns AS (SELECT oid, nspowner, nspacl FROM pg_namespace WHERE nspname = 'qinglong'),
+     rels AS (SELECT c.* FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f'))
+SELECT line FROM (
+    SELECT format('role %s login=%s superuser=%s createdb=%s createrole=%s replication=%s bypassrls=%s',
+                  r.rolname, r.rolcanlogin::text, r.rolsuper::text, r.rolcreatedb::text, r.rolcreaterole::text, r.rolreplication::text, r.rolbypassrls::text) AS line
+      FROM pg_roles r JOIN ours ON ours.oid = r.oid
+    UNION ALL
+    SELECT format('role %s is a member of %s', ours.rolname, g.rolname)
+      FROM pg_auth_members m JOIN ours ON ours.oid = m.member JOIN pg_roles g ON g.oid = m.roleid
+    UNION ALL
+    SELECT format('database owned by %s', ours.rolname)
+      FROM pg_database d JOIN ours ON ours.oid = d.datdba WHERE d.datname = current_database()
+    UNION ALL
+    SELECT format('database grants %s to %s', a.privilege_type, coalesce(ours.rolname, 'PUBLIC'))
+      FROM pg_database d, aclexplode(coalesce(d.datacl, acldefault('d', d.datdba))) a
+      LEFT JOIN ours ON ours.oid = a.grantee
+     WHERE d.datname = current_database() AND a.grantee <> d.datdba AND (a.grantee = 0 OR ours.oid IS NOT NULL)
+    UNION ALL
+    SELECT format('schema owned by %s', pg_get_userbyid(ns.nspowner)) FROM ns
+    UNION ALL
+    SELECT format('schema grants %s to %s', a.privilege_type, coalesce(pg_get_userbyid(nullif(a.grantee, 0)), 'PUBLIC'))
+      FROM ns, aclexplode(coalesce(ns.nspacl, acldefault('n', ns.nspowner))) a
+     WHERE a.grantee <> ns.nspowner
+    UNION ALL
+    SELECT format('table %s owned by %s', rels.relname, pg_get_userbyid(rels.relowner)) FROM rels
+    UNION ALL
+    SELECT format('table %s grants %s to %s', rels.relname, a.privilege_type, coalesce(pg_get_userbyid(nullif(a.grantee, 0)), 'PUBLIC'))
+      FROM rels, aclexplode(coalesce(rels.relacl, acldefault('r', rels.relowner))) a
+     WHERE a.grantee <> rels.relowner
+    UNION ALL
+    SELECT format('column %s.%s grants %s to %s', rels.relname, att.attname, a.privilege_type, coalesce(pg_get_userbyid(nullif(a.grantee, 0)), 'PUBLIC'))
+      FROM rels JOIN pg_attribute att ON att.attrelid = rels.oid, aclexplode(att.attacl) a
+     WHERE att.attacl IS NOT NULL
+) lines
+ORDER BY line`
+)
