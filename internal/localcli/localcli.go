@@ -1,0 +1,91 @@
+// Package localcli wires the single-node profiles (standalone, edge) into
+// the shared `ql` command tree: the SQLite opener the read and apply
+// commands use, and the serve functions. Both the full and the edge binary
+// use it; it imports nothing of the cluster profile.
+package localcli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/examples"
+	"github.com/qinglong/qinglong/internal/apply"
+	"github.com/qinglong/qinglong/internal/cli"
+	"github.com/qinglong/qinglong/internal/ids"
+	"github.com/qinglong/qinglong/internal/localserve"
+)
+
+// Options are the cli.Options of a binary with only the single-node
+// profiles (the edge binary). The full binary adds PostgreSQL and cluster.
+func Options(binary string) cli.Options {
+	return cli.Options{
+		Binary:     binary,
+		OpenSQLite: OpenSQLite,
+		Serve: map[string]cli.ServeFunc{
+			cli.ProfileStandalone: Serve(localserve.Standalone),
+			cli.ProfileEdge:       Serve(localserve.Edge),
+		},
+	}
+}
+
+// OpenSQLite is the cli.Opener of the embedded database file.
+func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
+	b, err := localserve.OpenBackend(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, Close: b.Close}, nil
+}
+
+// Serve is the cli.ServeFunc of a single-node profile.
+func Serve(p localserve.Profile) cli.ServeFunc {
+	return func(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
+		if f.DatabaseURL != "" || f.ReplicaID != "" || f.RolePrefix != "" || f.Lease != 0 {
+			return cli.Usagef("--database-url, --replica-id, --role-prefix and --lease are cluster settings; the %s profile keeps its database in --data-dir", p)
+		}
+		cfg := localserve.Config{
+			Profile:     p,
+			DataDir:     cmp.Or(f.DataDir, cli.DataDir()),
+			PageSize:    f.PageSize,
+			Cadence:     f.Cadence,
+			Grace:       f.Grace,
+			StopTimeout: f.StopTimeout,
+			Concurrency: f.Concurrency,
+			LogCapBytes: f.LogMaxBytes,
+			HTTPAddr:    f.HTTPAddr,
+			Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+		}
+		if err := cfg.WithDefaults().Validate(); err != nil {
+			return &cli.UsageError{Err: err}
+		}
+		if f.Example {
+			if err := applyExample(ctx, cmd, localserve.LayoutOf(cfg.WithDefaults().DataDir).DB); err != nil {
+				return err
+			}
+		}
+		return localserve.Serve(ctx, cfg)
+	}
+}
+
+// applyExample converges the database to the embedded sample; a second
+// run reports everything unchanged.
+func applyExample(ctx context.Context, cmd *cobra.Command, dbPath string) error {
+	doc, err := apply.Parse(examples.SampleFile, examples.Sample)
+	if err != nil {
+		return err
+	}
+	b, err := localserve.OpenBackend(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	results, err := apply.Apply(ctx, b.Catalog, doc, ids.New)
+	for _, r := range results {
+		fmt.Fprintln(cmd.OutOrStdout(), r)
+	}
+	return err
+}

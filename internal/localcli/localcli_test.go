@@ -1,0 +1,115 @@
+package localcli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/cli"
+	"github.com/qinglong/qinglong/internal/localserve"
+	"github.com/qinglong/qinglong/internal/qlerror"
+)
+
+func ql(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := cli.Main(context.Background(), Options("ql-edge"), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const goodFile = `project: demo
+tasks:
+  - name: hello
+    script: echo hello
+triggers:
+  - name: tick
+    task: hello
+    cron: "*/10 * * * * *"
+    timezone: UTC
+`
+
+// Invalid definitions are reported with file:line and the field, and
+// nothing reaches the database.
+func TestInvalidDefinitionsAreExplainedAndWriteNothing(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		file string
+		want []string
+	}{
+		"bad yaml":      {"project: demo\ntasks: [\n", []string{"defs.yaml:"}},
+		"unknown field": {strings.Replace(goodFile, "    script: echo hello", "    script: echo hello\n    retries: 3", 1), []string{"defs.yaml:", "retries"}},
+		"bad cron":      {strings.Replace(goodFile, `"*/10 * * * * *"`, `"61 * * * *"`, 1), []string{"defs.yaml:", "cron"}},
+		"bad timezone":  {strings.Replace(goodFile, "timezone: UTC", "timezone: Mars/Olympus", 1), []string{"defs.yaml:", "Mars/Olympus"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			db := filepath.Join(dir, "qinglong.db")
+			code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", c.file), "--db", db)
+			if code == 0 {
+				t.Fatalf("apply succeeded: %s", out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errOut, w) {
+					t.Fatalf("error %q does not mention %q", errOut, w)
+				}
+			}
+			b, err := localserve.OpenBackend(t.Context(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			if _, err := b.Store.ProjectByName(t.Context(), "demo"); !qlerror.Is(err, qlerror.NotFound) {
+				t.Fatalf("an invalid file wrote project demo (%v)", err)
+			}
+		})
+	}
+}
+
+func TestApplyIsDeclarativeAndTheReadCommandsSeeIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "qinglong.db")
+	file := writeFile(t, dir, "defs.yaml", goodFile)
+	code, out, errOut := ql(t, "apply", "-f", file, "--db", db)
+	if code != 0 || strings.Count(out, "created") != 3 {
+		t.Fatalf("first apply: %d %q %q; want project, task and trigger created", code, out, errOut)
+	}
+	code, out, _ = ql(t, "apply", "-f", file, "--db", db)
+	if code != 0 || strings.Count(out, "unchanged") != 3 {
+		t.Fatalf("second apply: %d %q; want everything unchanged", code, out)
+	}
+	code, out, errOut = ql(t, "triggers", "list", "--db", db, "--output", "json")
+	if code != 0 || !strings.Contains(out, `"*/10 * * * * *"`) {
+		t.Fatalf("triggers list: %d %q %q", code, out, errOut)
+	}
+	code, out, errOut = ql(t, "runs", "list", "--db", db)
+	if code != 0 || !strings.HasPrefix(out, "ID") {
+		t.Fatalf("runs list: %d %q %q", code, out, errOut)
+	}
+}
+
+func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := ql(t, "serve", "--profile", "edge", "--data-dir", t.TempDir(), "--lease", "10s")
+	if code != 2 || !strings.Contains(errOut, "cluster settings") {
+		t.Fatalf("serve --lease on edge: %d %q; want a usage error", code, errOut)
+	}
+	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--page-size", "999")
+	if code != 2 || !strings.Contains(errOut, "page size") {
+		t.Fatalf("serve --page-size 999: %d %q; want a usage error naming the setting", code, errOut)
+	}
+}

@@ -1,0 +1,30 @@
+// Package localexec is the single-node profiles' executor: a bounded
+// dispatcher that runs admitted Runs as local processes and records their
+// attempts, and the recovery that runs when a server starts.
+//
+// Attempt lifecycle (each arrow is one transaction in the store):
+//
+//	claimed ──AttemptStart──► starting ──AttemptRunning──► running ──AttemptFinish──► succeeded | failed | timed_out | cancelled
+//	   │  (run queued → running,           (attempt.started,           (run.<result>)
+//	   │   run.running; one owner wins)     pid recorded)
+//	   └─ never started: stays claimed, picked up by the next dispatcher round (also after a restart)
+//	starting | running ──(owner process died)──► lost   (run.lost, on the next server start; never re-run)
+//
+// Invariants:
+//   - The dispatcher is woken only after an admission commits (and polls on
+//     a cadence for work another process admitted); it starts at most
+//     Concurrency processes at once.
+//   - Exactly one dispatcher starts an attempt: claimed → starting is a
+//     compare-and-swap in the store, safe across processes sharing a file.
+//   - Every executor instance holds an exclusive lock on its owner file for
+//     its whole life. Recovery marks an owner's starting/running attempts
+//     lost only when it can take that lock itself — that is, only when the
+//     owner process is gone — so a second live server is never mistaken for
+//     a crashed one.
+//   - A command runs in its own process group; a timeout, a stop, or the end
+//     of its main process kills the whole group, grandchildren included.
+//   - Output goes to one log file per attempt, capped; what is cut is marked.
+//     Secret values are resolved from the local secret file only at start,
+//     passed only in the child's environment and masked in its output; they
+//     are never logged, stored in the database or put in events.
+package localexec

@@ -1,0 +1,136 @@
+package localexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/qinglong/qinglong/internal/ids"
+	"github.com/qinglong/qinglong/internal/qlerror"
+)
+
+// Owner is one executor instance's identity. It holds an exclusive flock
+// on <dir>/<id>.lock until Release or process exit — the kernel drops the
+// lock when the process dies, however it dies, which is what lets recovery
+// tell a crashed owner from a live one.
+type Owner struct {
+	ID   string
+	dir  string
+	file *os.File
+}
+
+// AcquireOwner creates a fresh owner in dir.
+func AcquireOwner(dir string) (*Owner, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the executor owner directory %s; check permissions of the data directory", dir)
+	}
+	id := ids.New()
+	f, err := os.OpenFile(filepath.Join(dir, id+".lock"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the executor owner file in %s", dir)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "lock the executor owner file in %s; the filesystem must support flock", dir)
+	}
+	return &Owner{ID: id, dir: dir, file: f}, nil
+}
+
+// Release drops the lock and removes the owner file. Call it only after
+// every attempt of this owner has been recorded.
+func (o *Owner) Release() error {
+	path := o.file.Name()
+	if err := o.file.Close(); err != nil {
+		return err
+	}
+	return os.Remove(path)
+}
+
+// ownerGone reports whether the owner process is gone: its lock file is
+// missing, or its lock can be taken.
+func ownerGone(dir, id string) (bool, error) {
+	if ids.Validate("owner", id) != nil {
+		// Not an id this executor writes; nobody can hold a lock for it.
+		return true, nil
+	}
+	path := filepath.Join(dir, id+".lock")
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, os.Remove(path)
+}
+
+// Recover marks lost every starting or running attempt whose owner process
+// is gone, with event run.lost, then removes the lock files of owners that
+// are gone. Nothing is re-run: a lost run waits to be reconciled. Claimed
+// attempts that never started are left for the dispatcher. It returns how
+// many attempts it marked lost.
+func Recover(ctx context.Context, st Store, self *Owner) (int, error) {
+	lost, err := loseDeadOwners(ctx, st, self)
+	if err != nil {
+		return lost, err
+	}
+	return lost, sweepOwners(self)
+}
+
+// sweepOwners removes the lock files of every owner that is gone (a crash
+// leaves its file behind). A missing file already means "gone", so removing
+// one before its attempts are marked lost changes nothing.
+func sweepOwners(self *Owner) error {
+	entries, err := os.ReadDir(self.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".lock")
+		if !ok || id == self.ID || ids.Validate("owner", id) != nil {
+			continue
+		}
+		if _, err := ownerGone(self.dir, id); err != nil {
+			return fmt.Errorf("check executor owner %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func loseDeadOwners(ctx context.Context, st Store, self *Owner) (int, error) {
+	owners, err := st.AttemptOwners(ctx)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, owner := range owners {
+		if owner == self.ID {
+			continue
+		}
+		gone, err := ownerGone(self.dir, owner)
+		if err != nil {
+			return total, fmt.Errorf("check executor owner %s: %w", owner, err)
+		}
+		if !gone {
+			continue
+		}
+		n, err := st.AttemptsLose(ctx, owner)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}

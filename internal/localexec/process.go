@@ -1,0 +1,138 @@
+package localexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/run"
+	"github.com/qinglong/qinglong/internal/task"
+)
+
+// Error codes recorded on attempts.
+const (
+	ErrorCodeExitNonZero   = "exit_nonzero"
+	ErrorCodeSignaled      = "killed_by_signal"
+	ErrorCodeSpawnFailed   = "spawn_failed"
+	ErrorCodeTimeout       = "timeout"
+	ErrorCodeStopped       = "server_stopped"
+	ErrorCodeSecret        = "secret_unavailable"
+	ErrorCodePlanInvalid   = "execution_revision_invalid"
+	ErrorCodeLogUnwritable = "log_unwritable"
+)
+
+// pipeDrainLimit bounds the wait for output after the process group is
+// gone: a process that left the group (setsid) may still hold the pipe, and
+// the attempt must not wait for it.
+const pipeDrainLimit = 2 * time.Second
+
+// result is how one process ended.
+type result struct {
+	state    run.AttemptState
+	exitCode *int64
+	code     string
+}
+
+// runProcess runs c in its own process group with env, writing stdout and
+// stderr to out, until it exits, its timeout passes or ctx ends. started
+// is called once the process exists. Whatever ends the attempt, the whole
+// group is killed afterwards, so no grandchild outlives it.
+func runProcess(ctx context.Context, c task.Command, env []string, out io.Writer, started func(pid int)) result {
+	cmd := command(c)
+	cmd.Env = env
+	cmd.Dir = c.WorkingDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(out, "qinglong: could not create the output pipe: %v\n", err)
+		return result{state: run.AttemptFailed, code: ErrorCodeSpawnFailed}
+	}
+	defer pr.Close()
+	// An *os.File as stdout/stderr is handed to the child directly: no
+	// copying goroutine inside exec, so Wait returns when the process
+	// exits even if a grandchild keeps the pipe open.
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		// exec's error names the program and the OS error; it never
+		// contains the environment.
+		fmt.Fprintf(out, "qinglong: could not start the command: %v\n", err)
+		return result{state: run.AttemptFailed, code: ErrorCodeSpawnFailed}
+	}
+	pgid := cmd.Process.Pid
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, pr)
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	started(pgid)
+
+	timeout := time.NewTimer(time.Duration(c.TimeoutMs) * time.Millisecond)
+	defer timeout.Stop()
+	var cause string
+	select {
+	case err = <-waited:
+	case <-timeout.C:
+		cause = ErrorCodeTimeout
+		killGroup(pgid)
+		err = <-waited
+	case <-ctx.Done():
+		cause = ErrorCodeStopped
+		killGroup(pgid)
+		err = <-waited
+	}
+	// The job ends with its main process: whatever it left running in its
+	// group goes too.
+	killGroup(pgid)
+	drain := time.NewTimer(pipeDrainLimit)
+	defer drain.Stop()
+	select {
+	case <-copied:
+	case <-drain.C:
+		pr.Close()
+		<-copied
+	}
+	return classify(cmd, err, cause)
+}
+
+func command(c task.Command) *exec.Cmd {
+	if c.Mode == task.ModeShell {
+		return exec.Command(c.Shell, "-c", c.Script)
+	}
+	return exec.Command(c.Path, c.Args...)
+}
+
+func killGroup(pgid int) {
+	// ESRCH (the group is already empty) is the normal case after exit.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+func classify(cmd *exec.Cmd, err error, cause string) result {
+	switch cause {
+	case ErrorCodeTimeout:
+		return result{state: run.AttemptTimedOut, code: ErrorCodeTimeout}
+	case ErrorCodeStopped:
+		return result{state: run.AttemptCancelled, code: ErrorCodeStopped}
+	}
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return result{state: run.AttemptFailed, code: ErrorCodeSpawnFailed}
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return result{state: run.AttemptFailed, code: ErrorCodeSignaled}
+	}
+	code := int64(cmd.ProcessState.ExitCode())
+	if code != 0 {
+		return result{state: run.AttemptFailed, exitCode: &code, code: ErrorCodeExitNonZero}
+	}
+	return result{state: run.AttemptSucceeded, exitCode: &code}
+}

@@ -1,0 +1,236 @@
+package localserve
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/qinglong/qinglong/internal/ids"
+	"github.com/qinglong/qinglong/internal/localexec"
+	"github.com/qinglong/qinglong/internal/loop"
+	"github.com/qinglong/qinglong/internal/qlerror"
+	"github.com/qinglong/qinglong/internal/run"
+	"github.com/qinglong/qinglong/internal/schedule"
+	"github.com/qinglong/qinglong/internal/sqlitestore"
+)
+
+// Server is a started single-node server.
+type Server struct {
+	cfg    Config
+	layout Layout
+	store  *sqlitestore.Store
+	owner  *localexec.Owner
+	disp   *localexec.Dispatcher
+	sched  *loop.Loop
+	http   *http.Server
+	addr   string
+	ready  atomic.Bool
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Serve starts a server and runs it until ctx ends, then stops it.
+func Serve(ctx context.Context, cfg Config) error {
+	s, err := Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return s.Stop(context.WithoutCancel(ctx))
+}
+
+// Start validates cfg and brings the server up in order; on any failure it
+// undoes what it started and returns the error.
+func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	// Attempts record their log paths; an absolute data directory keeps
+	// those valid whatever directory a later `ql runs logs` runs in.
+	if cfg.DataDir, err = filepath.Abs(cfg.DataDir); err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "data directory %s", cfg.DataDir)
+	}
+	s := &Server{cfg: cfg, layout: LayoutOf(cfg.DataDir)}
+	defer func() {
+		if err != nil {
+			s.teardown(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the data directory %s", cfg.DataDir)
+	}
+	if s.store, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
+		return nil, err
+	}
+	if s.owner, err = localexec.AcquireOwner(s.layout.Owners); err != nil {
+		return nil, err
+	}
+	lost, err := localexec.Recover(ctx, s.store, s.owner)
+	if err != nil {
+		return nil, err
+	}
+	if lost > 0 {
+		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; they were not re-run", "lost", lost)
+	}
+	if s.disp, err = s.newDispatcher(); err != nil {
+		return nil, err
+	}
+	if err := s.disp.Start(ctx); err != nil {
+		return nil, err
+	}
+	if s.sched, err = loop.New(loop.Config{Name: "scheduler", Cadence: cfg.Cadence, StopTimeout: cfg.StopTimeout, OnError: s.roundError}, s.round); err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "scheduler")
+	}
+	if err := s.sched.Start(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.HTTPAddr != "" {
+		if err := s.listen(); err != nil {
+			return nil, err
+		}
+	}
+	s.ready.Store(true)
+	cfg.Logger.Info("serving", "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "concurrency", cfg.Concurrency)
+	return s, nil
+}
+
+// openStore opens, migrates and checks the file with the profile's
+// connection settings.
+func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) (*sqlitestore.Store, error) {
+	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
+	if p == Edge {
+		scfg.CacheKiB, scfg.ReadConns = edgeCacheKiB, edgeReadConns
+	}
+	st, err := sqlitestore.Open(ctx, scfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := st.Ready(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+func (s *Server) newDispatcher() (*localexec.Dispatcher, error) {
+	return localexec.New(s.store, localexec.Config{
+		Concurrency:  s.cfg.Concurrency,
+		LogDir:       s.layout.Logs,
+		LogCapBytes:  s.cfg.LogCapBytes,
+		Secrets:      localexec.Secrets{Path: s.layout.Secrets},
+		Owner:        s.owner,
+		BaseEnv:      s.cfg.BaseEnv,
+		PollInterval: s.cfg.Cadence,
+		StopTimeout:  s.cfg.StopTimeout,
+		OnError:      func(err error) { s.cfg.Logger.Warn("executor", "error", err) },
+		OnFinish:     s.finished,
+	})
+}
+
+func (s *Server) finished(a run.Attempt) {
+	args := []any{"run", a.RunID, "state", a.State}
+	if a.ExitCode != nil {
+		args = append(args, "exit", *a.ExitCode)
+	}
+	if a.ErrorCode != "" {
+		args = append(args, "error", a.ErrorCode)
+	}
+	s.cfg.Logger.Info("run finished; read its output with `ql runs logs "+a.RunID+"`", args...)
+}
+
+// round is one scheduler round; after it, the dispatcher is woken for
+// whatever it admitted — and only then, since the admissions are
+// committed.
+func (s *Server) round(ctx context.Context) (bool, error) {
+	sum, err := schedule.Round(ctx, s.store, schedule.RoundConfig{
+		PageSize: s.cfg.PageSize,
+		GraceMs:  s.cfg.Grace.Milliseconds(),
+		// One writer connection: commits queue on it anyway, so more
+		// parallelism would only add goroutines.
+		Parallel: 1,
+		NewID:    ids.New,
+	})
+	if n := len(sum.Admitted); n > 0 {
+		s.disp.Wake()
+		s.cfg.Logger.Info("admitted", "runs", n)
+	}
+	// A round cut short by Stop fails its remaining commits with the
+	// cancelled context; nothing was written and nothing is wrong.
+	if ctx.Err() == nil {
+		for _, e := range sum.Errors {
+			s.cfg.Logger.Warn("schedule decision not committed", "error", e)
+		}
+	}
+	if s.cfg.OnRound != nil {
+		s.cfg.OnRound(sum)
+	}
+	// A full page means more is due — unless nothing on it could be
+	// decided (e.g. every row fails closed), which must not spin.
+	progress := sum.Counts[schedule.Admitted] + sum.Counts[schedule.Initialized] + sum.Counts[schedule.Skipped]
+	return sum.Full(s.cfg.PageSize) && progress > 0, err
+}
+
+func (s *Server) roundError(err error) {
+	s.cfg.Logger.Warn("scheduler round failed", "error", err)
+}
+
+func (s *Server) listen() error {
+	ln, err := net.Listen("tcp", s.cfg.HTTPAddr)
+	if err != nil {
+		return qlerror.Wrap(qlerror.Unavailable, err, "listen on %s; choose a free address with --http-addr", s.cfg.HTTPAddr)
+	}
+	s.addr = ln.Addr().String()
+	s.http = &http.Server{Handler: s.health()}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.cfg.Logger.Error("http server stopped", "error", err)
+		}
+	}()
+	return nil
+}
+
+// Addr is the HTTP address, or "" when HTTP is off.
+func (s *Server) Addr() string { return s.addr }
+
+// Stop stops the server in reverse start order within the stop timeout.
+// Idempotent.
+func (s *Server) Stop(ctx context.Context) error {
+	s.stopOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.StopTimeout)
+		defer cancel()
+		s.stopErr = s.teardown(ctx)
+	})
+	return s.stopErr
+}
+
+func (s *Server) teardown(ctx context.Context) error {
+	s.ready.Store(false)
+	var errs []error
+	if s.sched != nil {
+		errs = append(errs, s.sched.Stop(ctx))
+	}
+	if s.disp != nil {
+		errs = append(errs, s.disp.Stop(ctx))
+	}
+	if s.http != nil {
+		errs = append(errs, s.http.Shutdown(ctx))
+	}
+	if s.owner != nil {
+		errs = append(errs, s.owner.Release())
+	}
+	if s.store != nil {
+		errs = append(errs, s.store.Close())
+	}
+	return errors.Join(errs...)
+}

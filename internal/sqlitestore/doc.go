@@ -1,0 +1,42 @@
+// Package sqlitestore is the single-node profiles' storage adapter on an
+// embedded SQLite file (modernc.org/sqlite: pure Go, so edge builds
+// cross-compile without cgo). It implements catalog.Store, schedule.Store,
+// schedule.StatusReader, run.Reader and the local executor's run-state
+// writes (localexec.Store). Nothing above it imports the driver; driver
+// errors become qlerror codes in mapErr.
+//
+// Connections: one writer connection (WAL, busy_timeout, foreign keys on,
+// every transaction BEGIN IMMEDIATE) and a query_only read pool. Statements
+// live in queries/*.sql, each commenting the invariant it enforces, and are
+// prepared once the store is ready.
+//
+// The schedule fence. A schedule row is (trigger_revision, next_fire_at_ms
+// or NULL, last_scheduled_at_ms, state_version). There are no leases:
+//
+//	ScheduleTake (read pool, no lock)            ScheduleCommit (BEGIN IMMEDIATE)
+//	  page of NULL, then due cursors,      ──►     re-read project, trigger head and revision,
+//	  claim order, observed at NowMs()             task head and revision, schedule row;
+//	                                               drift ⇒ raced, altered content ⇒ failed;
+//	                                               admit: verify the local_process plan,
+//	                                               insert run + attempt + 2 events;
+//	                                               UPDATE … WHERE trigger_revision = ?
+//	                                                 AND state_version = ? AND cursor IS ?
+//	                                               0 rows ⇒ raced, everything rolls back
+//
+// Two processes on one file may take the same row; the write lock orders
+// their commits and the first one bumps state_version, so the second is
+// raced and writes nothing. The unique idempotency key
+// ql3:cron:v1:<trigger>:<revision>:<scheduledFor> backs this up: an
+// occurrence can be admitted once, whatever happens to the cursor.
+// Publishing a trigger revision resets its row (cursor NULL, state_version
+// + 1) in the same transaction, so no ticket taken before can commit.
+//
+// Durability: schedule decisions and attempt progress commit at
+// synchronous=NORMAL; definitions, migrations and an attempt's start commit
+// at FULL (see durability). A power loss can therefore undo only
+// admissions no command has started for.
+//
+// Revisions and run events are append-only, enforced by triggers in the
+// schema; readiness (Ready) demands the file's schema equal, object for
+// object, what the embedded migration stream produces.
+package sqlitestore

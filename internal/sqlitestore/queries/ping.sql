@@ -1,0 +1,2 @@
+-- Liveness of the file: a read answers.
+SELECT 1

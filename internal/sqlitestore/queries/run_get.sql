@@ -1,0 +1,4 @@
+-- One run by id.
+SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
+       scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms
+FROM runs WHERE id = ?

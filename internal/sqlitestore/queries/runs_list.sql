@@ -1,0 +1,9 @@
+-- One page of runs, newest first (ids are UUIDv7, so id order is admission
+-- order); an empty filter matches everything; ?4 is the previous page's last
+-- id.
+SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
+       scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms
+FROM runs
+WHERE (?1 = '' OR project_id = ?1) AND (?2 = '' OR trigger_id = ?2) AND (?3 = '' OR state = ?3) AND (?4 = '' OR id < ?4)
+ORDER BY id DESC
+LIMIT ?5

@@ -1,0 +1,12 @@
+-- Publishing a trigger revision creates or resets its schedule row in the
+-- same transaction: the cursor is cleared (re-initialised from the new
+-- revision) and state_version is bumped, so no ticket taken before can ever
+-- commit against the new revision.
+INSERT INTO trigger_schedules (trigger_id, project_id, trigger_revision, enabled, next_fire_at_ms, last_scheduled_at_ms, state_version, updated_at_ms)
+VALUES (?1, ?2, ?3, ?4, NULL, NULL, 1, ?5)
+ON CONFLICT (trigger_id) DO UPDATE SET
+  trigger_revision = excluded.trigger_revision,
+  enabled = excluded.enabled,
+  next_fire_at_ms = NULL,
+  state_version = trigger_schedules.state_version + 1,
+  updated_at_ms = excluded.updated_at_ms

@@ -1,0 +1,12 @@
+-- One page of triggers (current revision, pinned task name, schedule state)
+-- ordered by id; ?2 is the previous page's last id.
+SELECT p.id, p.name, t.id, r.name, r.revision, r.enabled, r.expression, r.timezone, r.misfire_policy,
+       r.task_id, kr.name, r.task_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, coalesce(s.state_version, 0)
+FROM triggers t
+JOIN projects p ON p.id = t.project_id
+JOIN trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
+JOIN task_revisions kr ON kr.task_id = r.task_id AND kr.revision = r.task_revision
+LEFT JOIN trigger_schedules s ON s.trigger_id = t.id
+WHERE (?1 = '' OR t.project_id = ?1) AND (?2 = '' OR t.id > ?2)
+ORDER BY t.id
+LIMIT ?3

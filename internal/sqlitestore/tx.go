@@ -1,0 +1,196 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"sync/atomic"
+)
+
+// Durability of a write. Every commit is atomic and survives a crash of
+// the process; what differs is a power loss, which may roll back the last
+// commits made at synchronous=NORMAL (WAL frames not yet fsynced) but never
+// one made at FULL — and a FULL commit's fsync makes every earlier commit in
+// the WAL durable with it.
+type durability bool
+
+const (
+	// routine commits (schedule decisions, attempt progress) may be rolled
+	// back by a power loss: the decision is simply taken again, the same
+	// occurrence gets the same idempotency key, and an attempt whose start
+	// is durable but whose result is not becomes lost on restart.
+	routine durability = false
+	// durable commits (definitions, migrations, an attempt's start) are on
+	// disk when the call returns. No command starts before its admission
+	// and its start are durable, so a power loss can undo an admission only
+	// if nothing ran for it.
+	durable durability = true
+)
+
+// Pragmas switching the writer between the two durabilities.
+const (
+	syncNormal = "PRAGMA synchronous = NORMAL"
+	syncFull   = "PRAGMA synchronous = FULL"
+)
+
+// write runs fn in one BEGIN IMMEDIATE transaction on the single writer
+// connection: the file's write lock is taken up front, so nothing fn reads
+// can change before it commits. fn's error rolls everything back.
+func (s *Store) write(ctx context.Context, what string, d durability, fn func(tx *txn) error) error {
+	return s.withWriter(ctx, d, func() error {
+		tx, err := s.begin(ctx)
+		if err != nil {
+			return mapErr(err, what)
+		}
+		if err := fn(tx); err != nil {
+			_ = tx.Rollback()
+			return mapErr(err, what)
+		}
+		if err := tx.Commit(); err != nil {
+			return mapErr(err, what+": commit")
+		}
+		return nil
+	})
+}
+
+// withWriter gives fn the writer connection exclusively, at durability d:
+// the switch to FULL and back must not interleave with another goroutine's
+// transaction.
+func (s *Store) withWriter(ctx context.Context, d durability, fn func() error) error {
+	select {
+	case s.writerTurn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.writerTurn }()
+	if d == routine {
+		return fn()
+	}
+	if _, err := s.writer.ExecContext(ctx, syncFull); err != nil {
+		return mapErr(err, "switch to synchronous commits")
+	}
+	err := fn()
+	// Restoring NORMAL only affects speed: a connection left at FULL is
+	// slower, never less safe.
+	_, _ = s.writer.ExecContext(context.WithoutCancel(ctx), syncNormal)
+	return err
+}
+
+func (s *Store) begin(ctx context.Context) (*txn, error) {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &txn{Tx: tx, stmts: s.prepared.Load().writer}, nil
+}
+
+// read runs fn in one read-only transaction, so the rows it reads come
+// from one snapshot.
+func (s *Store) read(ctx context.Context, what string, fn func(tx *txn) error) error {
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return mapErr(err, what)
+	}
+	defer func() { _ = tx.Rollback() }()
+	return mapErr(fn(&txn{Tx: tx, stmts: s.prepared.Load().reader}), what)
+}
+
+// statements are the domain statements prepared once per pool. Parsing SQL
+// is a third of an admission's CPU time with modernc's driver, and
+// database/sql re-prepares a plain query string on every call.
+type statements struct {
+	writer, reader map[string]*sql.Stmt
+}
+
+// prepareAll prepares every domain statement on its pool. It runs once
+// the schema is known to be exact (after a successful Ready); before that,
+// queries run unprepared.
+func (s *Store) prepareAll(ctx context.Context) error {
+	if s.prepared.Load().writer != nil {
+		return nil
+	}
+	p := &statements{}
+	var err error
+	if p.writer, err = prepare(ctx, s.writer, writeQueries); err != nil {
+		return err
+	}
+	if p.reader, err = prepare(ctx, s.reader, readQueries); err != nil {
+		return err
+	}
+	s.prepared.Store(p)
+	return nil
+}
+
+func prepare(ctx context.Context, db *sql.DB, queries []string) (map[string]*sql.Stmt, error) {
+	out := make(map[string]*sql.Stmt, len(queries))
+	for _, q := range queries {
+		st, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		out[q] = st
+	}
+	return out, nil
+}
+
+// closeStatements releases the prepared statements before the pools close.
+func (s *Store) closeStatements() {
+	p := s.prepared.Load()
+	for _, m := range []map[string]*sql.Stmt{p.writer, p.reader} {
+		for _, st := range m {
+			_ = st.Close()
+		}
+	}
+}
+
+// preparedPtr holds the prepared statements; empty until prepareAll.
+type preparedPtr = atomic.Pointer[statements]
+
+// txn is a transaction that runs a known statement through its prepared
+// form and anything else (migrations) as plain SQL.
+type txn struct {
+	*sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (t *txn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if st, ok := t.stmts[q]; ok {
+		return t.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return t.Tx.ExecContext(ctx, q, args...)
+}
+
+func (t *txn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st, ok := t.stmts[q]; ok {
+		return t.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return t.Tx.QueryContext(ctx, q, args...)
+}
+
+func (t *txn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	if st, ok := t.stmts[q]; ok {
+		return t.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return t.Tx.QueryRowContext(ctx, q, args...)
+}
+
+// pool runs a known statement through its prepared form on the read pool.
+type pool struct {
+	db    *sql.DB
+	stmts map[string]*sql.Stmt
+}
+
+func (s *Store) readPool() pool { return pool{db: s.reader, stmts: s.prepared.Load().reader} }
+
+func (p pool) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st, ok := p.stmts[q]; ok {
+		return st.QueryContext(ctx, args...)
+	}
+	return p.db.QueryContext(ctx, q, args...)
+}
+
+func (p pool) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	if st, ok := p.stmts[q]; ok {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return p.db.QueryRowContext(ctx, q, args...)
+}
