@@ -71,14 +71,12 @@ func verifyTicket(p schedule.CommitParams, f commitFacts) verdict {
 	return verdict{}
 }
 
-// verifyDecision checks the decision was computed from exactly the claim's
-// acquired time and the stored cursor: the due occurrence, the action's
-// side of "now" and the next cursor are recomputed from the stored cron
-// spec. (The misfire grace is the coordinator's setting and is not
-// re-derived here; both skip and admit of a late occurrence are
-// consistent with some grace.)
+// verifyDecision recomputes the decision with the shared decider from the
+// locked row's own facts (stored cron spec, cursor, revision creation time),
+// the claim's acquired time and the round's grace: a decision computed from
+// any other time or input does not match and fails closed.
 func verifyDecision(p schedule.CommitParams, f commitFacts) verdict {
-	tk, d, acquired := p.Ticket, p.Decision, p.Ticket.Lease.AcquiredAtMs
+	tk, acquired := p.Ticket, p.Ticket.Lease.AcquiredAtMs
 	if tk.ObservedAtMs != acquired {
 		return failed("decision_not_from_claim_time")
 	}
@@ -86,35 +84,19 @@ func verifyDecision(p schedule.CommitParams, f commitFacts) verdict {
 	if err != nil {
 		return failed("cron_invalid")
 	}
-	due, ok := int64(0), true
-	if f.NextFireAtMs == nil {
-		due, ok = sched.Next(f.Trigger.CreatedAtMs - 1)
-	} else {
-		due = *f.NextFireAtMs
-	}
-	if !ok || d.DueMs != due {
+	want, err := schedule.Decide(schedule.Input{
+		Schedule:            sched,
+		CursorMs:            f.NextFireAtMs,
+		RevisionCreatedAtMs: f.Trigger.CreatedAtMs,
+		NowMs:               acquired,
+		Policy:              f.Trigger.Spec.Cron.MisfirePolicy,
+		GraceMs:             p.GraceMs,
+	})
+	if err != nil || want != p.Decision {
 		return failed("decision_mismatch")
 	}
-	if d.Action == schedule.Initialize {
-		if due <= acquired || d.NextFireAtMs != due {
-			return failed("decision_mismatch")
-		}
-		return verdict{}
-	}
-	next, ok := sched.Next(acquired)
-	if !ok || due > acquired || d.NextFireAtMs != next {
-		return failed("decision_mismatch")
-	}
-	switch d.Action {
-	case schedule.SkipLate:
-		if f.Trigger.Spec.Cron.MisfirePolicy != trigger.Skip {
-			return failed("decision_mismatch")
-		}
-	case schedule.Admit:
-		if d.ScheduledForMs != due || ids.Validate("runId", p.RunID) != nil || ids.Validate("attemptId", p.AttemptID) != nil || p.RunID == p.AttemptID {
-			return failed("decision_mismatch")
-		}
-	default:
+	if want.Action == schedule.Admit &&
+		(ids.Validate("runId", p.RunID) != nil || ids.Validate("attemptId", p.AttemptID) != nil || p.RunID == p.AttemptID) {
 		return failed("decision_mismatch")
 	}
 	return verdict{}

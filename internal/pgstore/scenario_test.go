@@ -96,7 +96,7 @@ func params(t testing.TB, tk schedule.Ticket) schedule.CommitParams {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := schedule.CommitParams{Ticket: tk, Decision: d}
+	p := schedule.CommitParams{Ticket: tk, Decision: d, GraceMs: testGraceMs}
 	if d.Action == schedule.Admit {
 		p.RunID, p.AttemptID = ids.New(), ids.New()
 	}

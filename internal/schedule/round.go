@@ -151,7 +151,7 @@ func decideAndCommit(ctx context.Context, st Store, cfg RoundConfig, tk Ticket) 
 	if err != nil {
 		return CommitResult{Outcome: Failed, Reason: "decision_failed"}, &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: "decision_failed", Err: err}
 	}
-	p := CommitParams{Ticket: tk, Decision: d}
+	p := CommitParams{Ticket: tk, Decision: d, GraceMs: cfg.GraceMs}
 	if d.Action == Admit {
 		p.RunID, p.AttemptID = cfg.NewID(), cfg.NewID()
 	}

@@ -77,8 +77,12 @@ type TakeParams struct {
 // CommitParams is a decision to commit for a ticket. RunID and AttemptID are
 // set only for Admit.
 type CommitParams struct {
-	Ticket    Ticket
-	Decision  Decision
+	Ticket   Ticket
+	Decision Decision
+	// GraceMs is the misfire grace the decision used, so the commit can
+	// recompute the whole decision from its own facts and refuse one that
+	// was not derived from exactly the ticket's observation time.
+	GraceMs   int64
 	RunID     string
 	AttemptID string
 }

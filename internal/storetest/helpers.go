@@ -87,7 +87,7 @@ func decide(t *testing.T, tk schedule.Ticket) schedule.Decision {
 
 func commitParams(t *testing.T, tk schedule.Ticket) schedule.CommitParams {
 	t.Helper()
-	p := schedule.CommitParams{Ticket: tk, Decision: decide(t, tk)}
+	p := schedule.CommitParams{Ticket: tk, Decision: decide(t, tk), GraceMs: graceMs}
 	if p.Decision.Action == schedule.Admit {
 		p.RunID, p.AttemptID = ids.New(), ids.New()
 	}
