@@ -2,10 +2,19 @@
 // the cluster profile on PostgreSQL.
 package main
 
-import "github.com/qinglong/qinglong/internal/cli"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/cli"
+	"github.com/qinglong/qinglong/internal/clustercli"
+	"github.com/qinglong/qinglong/internal/clusterserve"
+	"github.com/qinglong/qinglong/internal/localcli"
+)
 
 func main() {
-	cli.Run(cli.Options{
-		Binary: "ql",
-	})
+	opts := localcli.Options("ql")
+	opts.OpenPostgres = clusterserve.Open
+	opts.Serve[cli.ProfileCluster] = clusterserve.Serve
+	opts.Extra = []*cobra.Command{clustercli.DBCommand()}
+	cli.Run(opts)
 }

@@ -22,6 +22,7 @@ type ServeFlags struct {
 	HTTPAddr    string
 	DatabaseURL string
 	ReplicaID   string
+	RolePrefix  string
 	PageSize    int
 	Cadence     time.Duration
 	Grace       time.Duration
@@ -83,6 +84,7 @@ environment, which wins over the file.`,
 	fs.StringVar(&f.HTTPAddr, "http-addr", "", "HTTP listen address for /livez, /readyz and the API (cluster default 127.0.0.1:8080; single-node default: off)")
 	fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role (sslmode and sslrootcert honoured)")
 	fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
+	fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the four database role names readiness checks (default ql_, as `ql db roles` creates them)")
 	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; default 16, edge 4)")
 	fs.DurationVar(&f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; default 1s, edge 5s)")
 	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (default 5m, edge 30s, cluster 30s)")

@@ -1,0 +1,59 @@
+package clusterserve
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/clustertest"
+	"github.com/qinglong/qinglong/internal/ids"
+	"github.com/qinglong/qinglong/internal/pgstore"
+	"github.com/qinglong/qinglong/internal/schedule"
+)
+
+func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
+	file := filepath.Join(t.TempDir(), "defs.yaml")
+	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 2, "* * * * *")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out := runQL(t, bin, nil, "apply", "-f", file, "--db", runtime)
+	if code != 1 || !strings.Contains(out, "needs the admin role's URL") {
+		t.Fatalf("apply as runtime: exit %d %q; want a message naming the admin role", code, out)
+	}
+	if code, out := runQL(t, bin, nil, "apply", "-f", file, "--db", admin); code != 0 || !strings.Contains(out, "trigger t00001: created") {
+		t.Fatalf("apply as admin: exit %d %q", code, out)
+	}
+
+	env.MakeDue(t, 1000)
+	rt := env.Runtime(t, "cli-seeder", 30*time.Second)
+	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 2 {
+		t.Fatalf("round %v %v", sum.Counts, err)
+	}
+
+	code, out = runQL(t, bin, nil, "runs", "list", "--db", runtime, "-o", "json")
+	var list struct{ Runs []struct{ ID, State string } }
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Runs) != 2 || list.Runs[0].State != "queued" {
+		t.Fatalf("runs list: exit %d %q", code, out)
+	}
+	code, out = runQL(t, bin, nil, "runs", "show", list.Runs[0].ID, "--db", runtime)
+	if code != 0 || !strings.Contains(out, "run.created") || !strings.Contains(out, "run.queued") || !strings.Contains(out, "remote_worker") {
+		t.Fatalf("runs show: exit %d %q", code, out)
+	}
+	code, out = runQL(t, bin, nil, "triggers", "list", "--db", runtime)
+	if code != 0 || !strings.Contains(out, "t00000") || !strings.Contains(out, "NEXT FIRE") {
+		t.Fatalf("triggers list: exit %d %q", code, out)
+	}
+	code, out = runQL(t, bin, nil, "runs", "list", "--db", admin)
+	if code != 1 || !strings.Contains(out, "needs the runtime role's URL") {
+		t.Fatalf("runs list as admin: exit %d %q; want a message naming the runtime role", code, out)
+	}
+}

@@ -1,0 +1,117 @@
+package coordinator
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/availability"
+	"github.com/qinglong/qinglong/internal/ids"
+	"github.com/qinglong/qinglong/internal/loop"
+	"github.com/qinglong/qinglong/internal/schedule"
+)
+
+// Coordinator runs rounds for one replica.
+type Coordinator struct {
+	cfg   Config
+	store schedule.Store
+	log   *slog.Logger
+	latch *availability.Latch
+	loop  *loop.Loop
+}
+
+// New validates cfg (after WithDefaults) and builds a stopped coordinator.
+// The store must claim with cfg.Owner and cfg.Lease.
+func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability.Latch) (*Coordinator, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Coordinator{cfg: cfg, store: store, log: log, latch: latch}
+	l, err := loop.New(loop.Config{
+		Name:        "scheduler",
+		Cadence:     cfg.Cadence,
+		StopTimeout: cfg.StopTimeout,
+		OnError:     c.roundFailed,
+	}, c.round)
+	if err != nil {
+		return nil, err
+	}
+	c.loop = l
+	return c, nil
+}
+
+// Start begins rounds; the first starts at once. Idempotent while running.
+func (c *Coordinator) Start(ctx context.Context) error {
+	if err := c.loop.Start(ctx); err != nil {
+		return err
+	}
+	c.log.Info("scheduler started", slog.String("code", CodeStarted), slog.String("owner", c.cfg.Owner),
+		slog.Int("page_size", c.cfg.PageSize), slog.Int64("lease_ms", c.cfg.Lease.Milliseconds()),
+		slog.Int64("cadence_ms", c.cfg.Cadence.Milliseconds()))
+	return nil
+}
+
+// Stop cancels the running round and waits at most StopTimeout for it; on
+// timeout it returns an error wrapping loop.ErrDrainTimeout that names what
+// was still running. Idempotent.
+func (c *Coordinator) Stop(ctx context.Context) error {
+	start := time.Now()
+	err := c.loop.Stop(ctx)
+	if err != nil {
+		c.log.Error("scheduler did not drain in time", slog.String("code", CodeDrainTimedOut), slog.String("owner", c.cfg.Owner), slog.String("error", err.Error()))
+		return err
+	}
+	c.log.Info("scheduler stopped", slog.String("code", CodeStopped), slog.String("owner", c.cfg.Owner), slog.Int64("drain_ms", time.Since(start).Milliseconds()))
+	return nil
+}
+
+// Round runs one claim → decide → admit round. The loop calls it; tests and
+// benchmarks may too, but never concurrently with a started loop.
+func (c *Coordinator) Round(ctx context.Context) (schedule.Summary, error) {
+	sum, err := schedule.Round(ctx, c.store, schedule.RoundConfig{
+		PageSize: c.cfg.PageSize,
+		GraceMs:  c.cfg.Grace.Milliseconds(),
+		Parallel: c.cfg.Parallel,
+		NewID:    ids.New,
+	})
+	if err != nil {
+		return sum, err
+	}
+	level := slog.LevelDebug
+	if sum.Taken > 0 {
+		level = slog.LevelInfo
+	}
+	c.log.Log(ctx, level, "scheduler round", append([]any{slog.String("code", CodeRound)}, summaryAttrs(c.cfg.Owner, sum)...)...)
+	// A stop cancels the round on purpose: its abandoned tickets are
+	// expected, and the summary above already counts them.
+	ticketLevel := slog.LevelWarn
+	if ctx.Err() != nil {
+		ticketLevel = slog.LevelDebug
+	}
+	for _, e := range sum.Errors {
+		c.log.Log(ctx, ticketLevel, "scheduler ticket failed", append([]any{slog.String("code", CodeTicketFailed)}, errorAttrs(e)...)...)
+		c.observe(e)
+	}
+	return sum, nil
+}
+
+func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
+	sum, err := c.Round(ctx)
+	if err != nil {
+		c.observe(err)
+		return false, err
+	}
+	return sum.Full(c.cfg.PageSize), nil
+}
+
+func (c *Coordinator) roundFailed(err error) {
+	c.log.Warn("scheduler round failed", append([]any{slog.String("code", CodeRoundFailed)}, errorAttrs(err)...)...)
+}
+
+func (c *Coordinator) observe(err error) {
+	if c.latch.Observe(err) {
+		c.log.Error("database connection lost; this replica stays unavailable until it is restarted",
+			append([]any{slog.String("code", CodeUnavailable), slog.String("owner", c.cfg.Owner)}, errorAttrs(err)...)...)
+	}
+}

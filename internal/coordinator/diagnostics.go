@@ -1,0 +1,66 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/qinglong/qinglong/internal/qlerror"
+	"github.com/qinglong/qinglong/internal/schedule"
+)
+
+// Stable diagnostic codes. Operators and tests match on these, never on the
+// message text.
+const (
+	CodeStarted       = "scheduler.started"
+	CodeStopped       = "scheduler.stopped"
+	CodeRound         = "scheduler.round"
+	CodeRoundFailed   = "scheduler.round_failed"
+	CodeTicketFailed  = "scheduler.ticket_failed"
+	CodeUnavailable   = "scheduler.database_unavailable"
+	CodeDrainTimedOut = "scheduler.drain_timeout"
+)
+
+// errorAttrs describes err for the low-sensitivity sink: the stable error
+// code and the adapter's own message, but never the wrapped driver error,
+// whose text can carry SQL parameters or server detail.
+func errorAttrs(err error) []any {
+	attrs := []any{slog.String("error_code", string(qlerror.CodeOf(err)))}
+	var te *schedule.TicketError
+	if errors.As(err, &te) {
+		attrs = append(attrs, slog.String("trigger_id", te.TriggerID), slog.String("outcome", string(te.Outcome)))
+		if te.Reason != "" {
+			attrs = append(attrs, slog.String("reason", te.Reason))
+		}
+	}
+	return append(attrs, slog.String("error", safeMessage(err)))
+}
+
+func safeMessage(err error) string {
+	var qe *qlerror.Error
+	switch {
+	case errors.As(err, &qe):
+		return qe.Msg
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "interrupted"
+	case errors.Is(err, schedule.ErrUnavailable):
+		return schedule.ErrUnavailable.Error()
+	}
+	return fmt.Sprintf("uncoded %T", err)
+}
+
+func summaryAttrs(owner string, s schedule.Summary) []any {
+	attrs := []any{
+		slog.String("owner", owner),
+		slog.Int("taken", s.Taken),
+		slog.Int64("duration_ms", s.Duration.Milliseconds()),
+	}
+	for _, o := range schedule.Outcomes {
+		attrs = append(attrs, slog.Int(string(o), s.Counts[o]))
+	}
+	if s.FirstAcquiredMs != nil {
+		attrs = append(attrs, slog.Int64("first_acquired_ms", *s.FirstAcquiredMs), slog.Int64("last_acquired_ms", *s.LastAcquiredMs))
+	}
+	return attrs
+}

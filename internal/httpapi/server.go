@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/qlerror"
+)
+
+// DefaultAddr binds to loopback only: exposing the API is a deliberate
+// choice (--http-addr), never an accident.
+const DefaultAddr = "127.0.0.1:8080"
+
+// Server is a bound HTTP server.
+type Server struct {
+	srv  *http.Server
+	ln   net.Listener
+	done chan error
+}
+
+// Listen binds addr at once, so /livez answers from the first moments of
+// startup, and serves h in the background.
+func Listen(addr string, h http.Handler) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s; choose a free address with --http-addr", addr)
+	}
+	s := &Server{
+		srv: &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: 5 * time.Second,
+			ReadTimeout:       10 * time.Second,
+			WriteTimeout:      requestTimeout + 5*time.Second,
+			IdleTimeout:       time.Minute,
+		},
+		ln:   ln,
+		done: make(chan error, 1),
+	}
+	go func() { s.done <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Addr is the bound address (useful with port 0).
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Shutdown stops accepting, waits for in-flight requests until ctx ends,
+// then closes what is left.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		_ = s.srv.Close() // the deadline passed; cut the stragglers
+	}
+	if serveErr := <-s.done; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return err
+}
