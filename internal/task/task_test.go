@@ -131,8 +131,10 @@ func TestValidationNamesFieldAndLimit(t *testing.T) {
 		mutate func(*Spec)
 		want   string
 	}{
-		"relative path":   {func(s *Spec) { *s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "bin/x", TimeoutMs: 1}} }, "task.command.path"},
-		"too many args":   {func(s *Spec) { *s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "/bin/x", Args: many, TimeoutMs: 1}} }, "limit is 256"},
+		"relative path": {func(s *Spec) { *s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "bin/x", TimeoutMs: 1}} }, "task.command.path"},
+		"too many args": {func(s *Spec) {
+			*s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "/bin/x", Args: many, TimeoutMs: 1}}
+		}, "limit is 256"},
 		"bad shell":       {func(s *Spec) { s.Command.Shell = "/bin/zsh" }, "task.command.shell"},
 		"empty script":    {func(s *Spec) { s.Command.Script = "  " }, "task.command.script"},
 		"zero timeout":    {func(s *Spec) { s.Command.TimeoutMs = -1 }, "1ms … 365 days"},
