@@ -80,3 +80,27 @@ func TestTerminatedBackendsMakeAReplicaUnavailableForGoodWhileTheOtherKeepsAdmit
 		t.Fatalf("occurrences %+v", o)
 	}
 }
+
+func TestTerminatedBackendsOfAnIdleReplicaAtTheDefaultCadenceMakeItUnavailable(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	// No trigger at all: the replica only polls, once a second.
+	a := startReplica(t, bin, env, "replica-idle")
+	a.await(t, CodeReady, 30*time.Second)
+	eventually(t, 10*time.Second, "replica-idle to hold a backend", func() bool {
+		return len(backends(t, env, "replica-idle")) > 0
+	})
+	var terminated int64
+	err := env.Super.QueryRow(context.Background(), `WITH victims AS MATERIALIZED (
+			SELECT pid FROM pg_stat_activity WHERE application_name = 'qinglong:replica-idle')
+		SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM victims`).Scan(&terminated)
+	if err != nil || terminated == 0 {
+		t.Fatalf("terminated %d backends: %v", terminated, err)
+	}
+	eventually(t, 10*time.Second, "the idle replica to report the lost database", func() bool {
+		code, reason := a.readyz(t)
+		return code == http.StatusServiceUnavailable && reason == ReasonDatabaseUnavailable
+	})
+	a.signal(t, syscall.SIGTERM, 15*time.Second)
+}

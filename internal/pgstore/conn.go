@@ -43,6 +43,12 @@ func openPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, e
 	}
 	cfg.ConnConfig.ConnectTimeout = connectTimeout
 	cfg.MaxConns = maxConns
+	// No liveness ping on acquire: pgxpool would silently replace a
+	// connection whose backend was terminated, and the replica would never
+	// learn that it lost the database. Without the ping the next statement
+	// fails with a connection-class error, which latches the replica
+	// unavailable until it is restarted (SPEC §7).
+	cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, mapErr(err, "opening the connection pool")
