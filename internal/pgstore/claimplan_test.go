@@ -78,7 +78,9 @@ type claimCost struct {
 
 // explainClaim runs the claim (limit rows) under EXPLAIN ANALYZE as the
 // runtime role inside a transaction it rolls back, so every measurement
-// sees the same table.
+// sees the same table. It measures the generic plan, the one ScheduleTake
+// runs: a prepared statement under the same plan_cache_mode (EXPLAIN of
+// the statement itself would plan it for these parameter values).
 func (s *store) explainClaim(t testing.TB, limit int) claimCost {
 	t.Helper()
 	ctx := context.Background()
@@ -92,8 +94,14 @@ func (s *store) explainClaim(t testing.TB, limit int) claimCost {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // measurement only
+	for _, stmt := range []string{sqlGenericPlans, "PREPARE claim AS " + sqlClaim} {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			t.Fatalf("explain claim: %v", err)
+		}
+	}
 	var out []byte
-	if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlClaim, "bench", limit, int64(30_000)).Scan(&out); err != nil {
+	explain := fmt.Sprintf("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim('bench', %d, 30000)", limit)
+	if err := tx.QueryRow(ctx, explain).Scan(&out); err != nil {
 		t.Fatalf("explain claim: %v", err)
 	}
 	var plans []struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/qinglong/qinglong/internal/run"
@@ -35,11 +36,12 @@ const (
 // ScheduleCommit verifies a ticket and writes its decision in one
 // SERIALIZABLE transaction (SPEC §6). Serialization failures and deadlocks
 // are retried a bounded number of times, each re-verifying from scratch. A
-// connection lost before COMMIT is Unavailable/"connection_lost" (nothing
-// was written); lost during COMMIT it is Unavailable/"outcome_unknown" and
-// is never retried blindly — the idempotency key and the cleared claim
-// make a later resolution from durable facts safe. Both wrap
-// schedule.ErrUnavailable.
+// connection lost before COMMIT can have run (COMMIT is pipelined behind
+// the write, see writeAndCommit) is Unavailable/"connection_lost" (nothing
+// was written); lost once it may have run it is Unavailable/
+// "outcome_unknown" and is never retried blindly — the idempotency key and
+// the cleared claim make a later resolution from durable facts safe. Both
+// wrap schedule.ErrUnavailable.
 func (r *Runtime) ScheduleCommit(ctx context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
 	if reason := checkCommitParams(p); reason != "" {
 		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonInvalidParams}, fmt.Errorf("commit of trigger %s: %s", p.Ticket.TriggerID, reason)
@@ -81,9 +83,9 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (sche
 	// A connection released mid-transaction (after an error) is closed by
 	// the pool, never reused.
 	defer conn.Release()
-	committed := false
+	ended := false
 	defer func() {
-		if !committed && !conn.Conn().PgConn().IsClosed() {
+		if !ended && !conn.Conn().PgConn().IsClosed() {
 			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // a failed rollback closes the connection
 		}
 	}()
@@ -98,26 +100,33 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (sche
 	if v := verifyTicket(p, facts); v.Outcome != "" {
 		return schedule.CommitResult{Outcome: v.Outcome, Reason: v.Reason}, nil
 	}
-	outcome, touched, err := r.writeDecision(ctx, conn, p, facts)
+	args, outcome, err := decisionArgs(p, facts)
 	if err != nil {
 		return failure(ctx, err, false)
 	}
-	if !touched {
-		// The lock was held, so only the clock can have moved past expiry
-		// between verification and the final update.
-		return schedule.CommitResult{Outcome: schedule.Raced, Reason: reasonFenceLost}, nil
+	// The write and COMMIT go out together, and a caller already gone must
+	// not start them.
+	if err := ctx.Err(); err != nil {
+		return failure(ctx, err, false)
 	}
-	commitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitReplyTimeout)
-	defer cancel()
-	tag, err := conn.Exec(commitCtx, sqlCommit)
+	w, err := writeAndCommit(ctx, conn, args)
 	if err != nil {
-		return failure(ctx, err, true)
+		return failure(ctx, err, w.commitMaybeRan)
 	}
-	committed = true
-	if tag.String() != "COMMIT" {
-		// PostgreSQL answers COMMIT of an aborted transaction with
-		// ROLLBACK; every error is handled above, so this is a bug.
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonWriteFailed}, fmt.Errorf("commit of trigger %s was rolled back (%s)", p.Ticket.TriggerID, tag)
+	ended = true
+	switch {
+	case w == written{}:
+		// The lock was held, so only the clock can have moved past expiry
+		// between verification and the fenced update, and then the write
+		// touched nothing: the COMMIT that followed committed nothing.
+		return schedule.CommitResult{Outcome: schedule.Raced, Reason: reasonFenceLost}, nil
+	case w != expectedWrite(outcome):
+		// Impossible by construction of sqlCommitWrite (each insert selects
+		// from the step before it); a changed statement that breaks this
+		// must not be reported as a clean outcome.
+		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonWriteFailed},
+			fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt and %d event rows for %s", p.Ticket.TriggerID,
+				w.schedules, w.runs, w.attempts, w.events, outcome)
 	}
 	res := schedule.CommitResult{Outcome: outcome}
 	if outcome == schedule.Admitted {
@@ -170,49 +179,34 @@ func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk sched
 	return scanCommitFacts(conn.QueryRow(ctx, sqlCommitLock, tk.TriggerID, tid), tk.TriggerID)
 }
 
-// writeDecision writes the decision in one round trip and reports whether
-// the fenced schedule update touched exactly one row.
-func (r *Runtime) writeDecision(ctx context.Context, conn *pgxpool.Conn, p schedule.CommitParams, f commitFacts) (schedule.Outcome, bool, error) {
+// decisionArgs are sqlCommitWrite's parameters for the verified decision,
+// with the outcome a successful write means.
+func decisionArgs(p schedule.CommitParams, f commitFacts) ([]any, schedule.Outcome, error) {
 	tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
 	var lastScheduled *int64
-	b := &pgx.Batch{}
 	outcome := schedule.Initialized
+	admission := make([]any, admissionArgs)
 	switch d.Action {
 	case schedule.SkipLate:
 		outcome = schedule.Skipped
 	case schedule.Admit:
-		outcome = schedule.Admitted
-		lastScheduled = &d.ScheduledForMs
-		if err := queueAdmission(b, p, f); err != nil {
-			return "", false, err
+		outcome, lastScheduled = schedule.Admitted, &d.ScheduledForMs
+		var err error
+		if admission, err = admissionArgsOf(p, f); err != nil {
+			return nil, "", err
 		}
 	}
-	b.Queue(sqlCommitSchedule, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, tk.NextFireAtMs,
-		l.Owner, l.Token, l.ClaimVersion, l.ExpiresAtMs, l.AcquiredAtMs, d.NextFireAtMs, lastScheduled, f.TID)
-	br := conn.SendBatch(ctx, b)
-	var tag int64
-	for i := range b.Len() {
-		ct, err := br.Exec()
-		if err != nil {
-			br.Close()
-			if sqlState(err) == stateUniqueViolation && i == 0 {
-				return "", false, errIdempotency
-			}
-			return "", false, err
-		}
-		tag = ct.RowsAffected()
-	}
-	if err := br.Close(); err != nil {
-		return "", false, err
-	}
-	return outcome, tag == 1, nil
+	return append([]any{tk.TriggerID, tk.TriggerRevision, tk.StateVersion, tk.NextFireAtMs,
+		l.Owner, l.Token, l.ClaimVersion, l.ExpiresAtMs, l.AcquiredAtMs, d.NextFireAtMs, lastScheduled, f.TID}, admission...), outcome, nil
 }
 
-var errIdempotency = errors.New("an admission with this idempotency key already exists")
+// admissionArgs is how many of sqlCommitWrite's parameters describe the
+// admission; all NULL, they write no Run.
+const admissionArgs = 14
 
-// queueAdmission queues the queued Run, Attempt 1 and events 1 and 2.
-func queueAdmission(b *pgx.Batch, p schedule.CommitParams, f commitFacts) error {
-	tk, d, now := p.Ticket, p.Decision, f.NowMs
+// admissionArgsOf describes the queued Run, Attempt 1 and events 1 and 2.
+func admissionArgsOf(p schedule.CommitParams, f commitFacts) ([]any, error) {
+	tk, d := p.Ticket, p.Decision
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
 	created, err := json.Marshal(map[string]any{
 		"executionRevisionId":  f.Execution.ID,
@@ -225,18 +219,134 @@ func queueAdmission(b *pgx.Batch, p schedule.CommitParams, f commitFacts) error 
 		"idempotencyKey":       key,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	queued, err := json.Marshal(map[string]any{"attemptId": p.AttemptID, "attempt": 1, "executor": string(task.RemoteWorker)})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b.Queue(sqlRunInsert, p.RunID, tk.ProjectID, tk.TaskID, tk.TaskRevision, tk.TriggerID, tk.TriggerRevision,
-		f.Execution.ID, key, d.ScheduledForMs, now)
-	b.Queue(sqlAttemptInsert, p.AttemptID, p.RunID, string(task.RemoteWorker), now)
-	b.Queue(sqlEventInsert, p.RunID, int64(1), run.EventCreated, created, now)
-	b.Queue(sqlEventInsert, p.RunID, int64(2), run.EventQueued, queued, now)
-	return nil
+	return []any{p.RunID, tk.ProjectID, tk.TaskID, tk.TaskRevision, f.Execution.ID, key, d.ScheduledForMs, f.NowMs,
+		p.AttemptID, string(task.RemoteWorker), run.EventCreated, created, run.EventQueued, queued}, nil
+}
+
+// written is what sqlCommitWrite reported touching.
+type written struct {
+	schedules, runs, attempts, events int64
+	// commitMaybeRan is set with an error when the pipelined COMMIT may
+	// have been executed: the outcome is then unknown.
+	commitMaybeRan bool
+}
+
+// expectedWrite is what a write whose fence held touches for outcome.
+func expectedWrite(outcome schedule.Outcome) written {
+	if outcome == schedule.Admitted {
+		return written{schedules: 1, runs: 1, attempts: 1, events: 2}
+	}
+	return written{schedules: 1}
+}
+
+// writeAndCommit sends the write and COMMIT in one round trip: a pipeline
+// with a single Sync at its end. After an error the server skips every
+// message up to the Sync, so COMMIT runs only if the write succeeded; and
+// sqlCommitWrite writes nothing at all when its fence no longer holds, so
+// no row count has to be checked between the two.
+//
+// Whether COMMIT may have run when an error comes back: not when the batch
+// failed before anything was executed (pgx.ErrPreprocessingBatch: at most
+// statements were parsed), nor when the server answered the write with an
+// error (it then skipped COMMIT, or died before reaching it). Any other
+// failure — the link lost while the write's or COMMIT's reply was awaited,
+// or COMMIT itself failing with a connection-class error — leaves it open.
+//
+// The batch never rides on the caller's context: pgx gives up on a
+// cancelled context by cutting the connection, which would turn a clean
+// outcome into an unknown one. It is bounded by commitReplyTimeout, and a
+// cancelled caller interrupts it through the server instead (see
+// interruptOnCancel), so a write blocked on a lock is still abandoned
+// promptly and its reply still says exactly what happened.
+func writeAndCommit(ctx context.Context, conn *pgxpool.Conn, args []any) (written, error) {
+	batchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitReplyTimeout)
+	defer cancel()
+	stop := interruptOnCancel(ctx, conn.Conn())
+	defer stop()
+	b := &pgx.Batch{}
+	b.Queue(sqlCommitWrite, args...)
+	b.Queue(sqlCommit)
+	br := conn.SendBatch(batchCtx, b)
+	defer br.Close() //nolint:errcheck // every outcome is decided by the two replies read below
+	var w written
+	if err := br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events); err != nil {
+		var pre pgx.ErrPreprocessingBatch
+		w.commitMaybeRan = sqlState(err) == "" && !errors.As(err, &pre)
+		return w, annotate(ctx, err)
+	}
+	tag, err := br.Exec()
+	if err != nil {
+		w.commitMaybeRan = true
+		return w, annotate(ctx, err)
+	}
+	if tag.String() != "COMMIT" {
+		// PostgreSQL answers COMMIT of an aborted transaction with
+		// ROLLBACK; the write succeeded, so this is a bug.
+		return w, fmt.Errorf("the admission transaction was rolled back (%s)", tag)
+	}
+	return w, nil
+}
+
+// interruptOnCancel sends PostgreSQL a cancel request for conn's backend
+// when ctx is cancelled: it interrupts only the statement running there (a
+// write waiting for a lock, or COMMIT before its commit record), whose
+// reply then reports the failure over the intact connection. The returned
+// func ends the watch. A cancel request is asynchronous and could still
+// interrupt whatever that backend runs next, so once one was sent the
+// connection is closed rather than reused.
+func interruptOnCancel(ctx context.Context, conn *pgx.Conn) (stop func()) {
+	sent := make(chan struct{})
+	stopWatch := context.AfterFunc(ctx, func() {
+		defer close(sent)
+		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelRequestTimeout)
+		defer cancel()
+		conn.PgConn().CancelRequest(reqCtx) //nolint:errcheck // best effort: without it the batch runs until commitReplyTimeout
+	})
+	return func() {
+		if stopWatch() {
+			return
+		}
+		<-sent
+		conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the connection is discarded either way
+	}
+}
+
+// cancelRequestTimeout bounds sending one cancel request.
+const cancelRequestTimeout = 5 * time.Second
+
+// annotate marks an error of the write or COMMIT: the statement our own
+// cancel request interrupted reports the caller's cancellation, and a unique
+// violation of the idempotency key the conflict it means.
+func annotate(ctx context.Context, err error) error {
+	switch {
+	case sqlState(err) == stateQueryCanceled && ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", ctx.Err(), err)
+	case violates(err, constraintRunIdempotency):
+		return fmt.Errorf("%w: %w", errIdempotency, err)
+	}
+	return err
+}
+
+// stateQueryCanceled is what a statement interrupted by a cancel request
+// fails with.
+const stateQueryCanceled = "57014"
+
+// constraintRunIdempotency is the unique (project_id, idempotency_key) of
+// runs: violating it means this occurrence was already admitted.
+const constraintRunIdempotency = "runs_idempotency_key"
+
+var errIdempotency = errors.New("an admission with this idempotency key already exists")
+
+// violates reports a unique violation of the named constraint.
+func violates(err error, constraint string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == stateUniqueViolation && pe.ConstraintName == constraint
 }
 
 // failure classifies an error of one attempt. Retryable errors pass

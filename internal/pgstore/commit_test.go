@@ -1,10 +1,12 @@
 package pgstore
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/schedule"
@@ -332,4 +334,127 @@ func TestParallelCommitsOfOneRoundDoNotAbortEachOther(t *testing.T) {
 	if err != nil || sum.Counts[schedule.Admitted] != triggers {
 		t.Fatalf("admitting round at parallelism %d: %v, errors %v, %v; want %d admitted", cfg.Parallel, sum.Counts, sum.Errors, err, triggers)
 	}
+}
+
+// TestFenceLostAtTheWriteWritesNothing: the write and COMMIT are pipelined,
+// so a fenced update that touches no row (here a trigger skips it, as the
+// clock passing expiry after verification would) must write nothing at
+// all, and the outcome is raced.
+func TestFenceLostAtTheWriteWritesNothing(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	s.exec(t, `CREATE FUNCTION qinglong.test_skip_update() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`)
+	s.exec(t, `CREATE TRIGGER test_skip_update BEFORE UPDATE ON qinglong.trigger_schedules
+		FOR EACH ROW EXECUTE FUNCTION qinglong.test_skip_update()`)
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	res, err := s.runtime.ScheduleCommit(t.Context(), p)
+	if res.Outcome != schedule.Raced || res.Reason != "claim_expired" || err != nil {
+		t.Fatalf("commit whose fenced update touched nothing: %+v, %v; want raced (claim_expired)", res, err)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+func TestReplayedOccurrenceIsAnIdempotencyConflict(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	key := schedule.IdempotencyKey(d.trigger.TriggerID, d.trigger.Revision, p.Decision.ScheduledForMs)
+	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, execution_revision_id, idempotency_key,
+			scheduled_for_ms, state, version, last_event_seq, created_at_ms, updated_at_ms)
+		SELECT $1, $2, er.task_id, er.task_revision, er.id, $3, $4, 'queued', 1, 1, 0, 0
+		  FROM qinglong.execution_revisions er WHERE er.task_id = $5`,
+		ids.New(), d.project.ID, key, p.Decision.ScheduledForMs, d.task.TaskID)
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	res, err := s.runtime.ScheduleCommit(t.Context(), p)
+	if res.Outcome != schedule.Failed || res.Reason != "idempotency_conflict" || err == nil {
+		t.Fatalf("commit of an occurrence admitted before: %+v, %v; want failed (idempotency_conflict)", res, err)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+// TestConnectionLostDuringTheWriteIsConnectionLost: the backend dies while
+// executing the write pipelined before COMMIT, so COMMIT never ran and the
+// outcome is known (nothing written), not unknown.
+func TestConnectionLostDuringTheWriteIsConnectionLost(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	const lockKey = 4343
+	s.exec(t, `CREATE FUNCTION qinglong.test_block_event() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN PERFORM pg_advisory_lock(4343); RETURN NEW; END $$`)
+	s.exec(t, `CREATE TRIGGER test_block_event BEFORE INSERT ON qinglong.run_events
+		FOR EACH ROW EXECUTE FUNCTION qinglong.test_block_event()`)
+	holder, err := s.super.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Release()
+	if _, err := holder.Exec(t.Context(), `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	type result struct {
+		res schedule.CommitResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := s.runtime.ScheduleCommit(t.Context(), p)
+		done <- result{res, err}
+	}()
+	s.terminate(t, s.blockedBackend(t, s.roles.Runtime))
+	got := <-done
+	if _, err := holder.Exec(t.Context(), `SELECT pg_advisory_unlock($1)`, lockKey); err != nil {
+		t.Fatal(err)
+	}
+	if got.res.Outcome != schedule.Unavailable || got.res.Reason != "connection_lost" || !errors.Is(got.err, schedule.ErrUnavailable) {
+		t.Fatalf("commit whose backend died in the write: %+v, %v; want unavailable (connection_lost) wrapping ErrUnavailable", got.res, got.err)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+// TestCancelDuringTheWriteAbandonsItPromptly: the write and COMMIT do not
+// ride on the caller's context (cutting the connection would make the
+// outcome unknown), yet a caller that gives up must not wait behind a
+// write blocked on a lock: the cancel request interrupts it, the server
+// skips COMMIT and the outcome is known.
+func TestCancelDuringTheWriteAbandonsItPromptly(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	d, p := s.dueTicket(t, s.runtime)
+	lock, err := s.super.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(context.Background()) //nolint:errcheck // released below; no-op then
+	if _, err := lock.Exec(t.Context(), `LOCK TABLE qinglong.runs IN EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	ctx, cancel := context.WithCancel(t.Context())
+	type result struct {
+		res schedule.CommitResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := s.runtime.ScheduleCommit(ctx, p)
+		done <- result{res, err}
+	}()
+	s.blockedBackend(t, s.roles.Runtime)
+	cancel()
+	var got result
+	select {
+	case got = <-done:
+	case <-time.After(commitReplyTimeout / 2):
+		t.Fatal("a cancelled commit is still waiting for its blocked write")
+	}
+	if err := lock.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got.res.Outcome != schedule.Failed || got.res.Reason != "cancelled" || !errors.Is(got.err, context.Canceled) {
+		t.Fatalf("commit cancelled in its write: %+v, %v; want failed (cancelled) wrapping context.Canceled", got.res, got.err)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
 }

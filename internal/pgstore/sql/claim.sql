@@ -1,4 +1,5 @@
--- Row-lease claim (SPEC §5): one autocommit statement.
+-- Row-lease claim (SPEC §5): one autocommit statement (pipelined behind the
+-- setting that selects its generic plan, see claim.go).
 -- Fences and invariants:
 --   * the database clock is sampled exactly once (MATERIALIZED CTE `now`)
 --     and is the claim's acquired time, its expiry base and updated_at_ms;
