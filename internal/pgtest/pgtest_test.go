@@ -249,37 +249,6 @@ func TestRestartOnCallerDataDir(t *testing.T) {
 	}
 }
 
-// TestStandbyFromBaseBackup exercises the path fault tests take: a streaming
-// standby cloned with pg_basebackup (run through Command, so as root it runs
-// as postgres) and started with SkipInitdb.
-func TestStandbyFromBaseBackup(t *testing.T) {
-	t.Parallel()
-	// Minimal server builds (the PostgreSQL 18 one from embedded-postgres)
-	// ship only initdb, pg_ctl and postgres.
-	if _, err := os.Stat(filepath.Join(pgtest.Server(t).BinDir(), "pg_basebackup")); err != nil {
-		t.Skipf("this build has no pg_basebackup: %v", err)
-	}
-	primary := startExtra(t, pgtest.Options{})
-	standbyDir := filepath.Join(pgtest.TempDir(t), "standby")
-	out, err := primary.Command(t.Context(), "pg_basebackup",
-		"--pgdata", standbyDir, "--dbname", primary.SuperuserURL("postgres"),
-		"--write-recovery-conf", "--wal-method", "stream").CombinedOutput()
-	if err != nil {
-		t.Fatalf("pg_basebackup: %v\n%s", err, out)
-	}
-	standby := startExtra(t, pgtest.Options{DataDir: standbyDir, SkipInitdb: true})
-	if standby.Port() == primary.Port() {
-		t.Fatalf("standby reuses the primary's port %d", primary.Port())
-	}
-	var inRecovery bool
-	if err := connect(t, standby.SuperuserURL("postgres")).QueryRow(t.Context(), "SELECT pg_is_in_recovery()").Scan(&inRecovery); err != nil {
-		t.Fatal(err)
-	}
-	if !inRecovery {
-		t.Error("server started on the base backup is not a standby")
-	}
-}
-
 func TestStartFailureReportsServerLog(t *testing.T) {
 	t.Parallel()
 	_, err := pgtest.StartServer(t.Context(), pgtest.Options{
