@@ -38,5 +38,3 @@ func fmtMs(ms *int64) string {
 	}
 	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -235,9 +235,4 @@ func admittedTotal(l *logLines) int64 {
 	return n
 }
 
-func dbNow(t *testing.T, env *clustertest.Env) int64 {
-	t.Helper()
-	return env.Int(t, `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`)
-}
-
 func fmtPids(p []int32) string { return strings.Trim(fmt.Sprint(p), "[]") }

@@ -22,8 +22,7 @@
 //   - Every server is a direct child of the test process. StartServer runs
 //     postgres itself rather than through "pg_ctl start", because pg_ctl
 //     detaches the postmaster and nothing would then tie its life to ours.
-//     initdb still creates the cluster; pg_ctl stays available to fault tests
-//     through Srv.Command (e.g. "pg_ctl promote").
+//     initdb still creates the cluster.
 //   - No server outlives the process that started it (see Lifecycle).
 //   - A temp dir is "orphaned" exactly when nobody holds the flock on its
 //     pgtest.lock: the owning process takes it before the dir becomes visible

@@ -405,15 +405,6 @@ func (s *Srv) SocketDir() string { return s.sockDir }
 // PID is the postmaster's process id, for fault tests that signal it.
 func (s *Srv) PID() int { return s.proc.pid }
 
-// Command prepares a program from BinDir (pg_basebackup, pg_ctl, psql, ...)
-// to run as the server's user: as root that is postgres, which the
-// root-refusing tools need and which must own any files the server will use.
-// Its working directory is the server's temp dir and PG* variables are
-// removed from its environment, so pass connection details explicitly.
-func (s *Srv) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	return command(ctx, s.binDir, s.owner, s.base.path, name, args...)
-}
-
 // process is a postmaster started by startPinned.
 type process struct {
 	cmd  *exec.Cmd

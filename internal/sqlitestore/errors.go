@@ -21,13 +21,6 @@ func sqliteCode(err error) int {
 
 func primaryCode(err error) int { return sqliteCode(err) & 0xff }
 
-// isBusy reports a lock another connection or process held past the busy
-// timeout.
-func isBusy(err error) bool {
-	c := primaryCode(err)
-	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
-}
-
 // isUnique reports a UNIQUE or PRIMARY KEY violation.
 func isUnique(err error) bool {
 	c := sqliteCode(err)
