@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +34,19 @@ func IsPostgresURL(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
+// openBackend opens the --db database for writing definitions (the
+// embedded file is created and migrated on first use).
 func openBackend(ctx context.Context, opts Options, dsn string) (*Backend, error) {
+	return open(ctx, opts, dsn, false)
+}
+
+// openExisting opens the --db database for reading: a missing embedded file
+// is an error, not a silently created empty database.
+func openExisting(ctx context.Context, opts Options, dsn string) (*Backend, error) {
+	return open(ctx, opts, dsn, true)
+}
+
+func open(ctx context.Context, opts Options, dsn string, mustExist bool) (*Backend, error) {
 	if dsn == "" {
 		dsn = os.Getenv("QL_DATABASE_URL")
 	}
@@ -43,6 +58,11 @@ func openBackend(ctx context.Context, opts Options, dsn string) (*Backend, error
 			return nil, Usagef("this %s build has no PostgreSQL support; use the full ql binary for postgres:// databases", opts.Binary)
 		}
 		return opts.OpenPostgres(ctx, dsn)
+	}
+	if mustExist {
+		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --db (or $QL_DATA_DIR) at an existing one", dsn)
+		}
 	}
 	return opts.OpenSQLite(ctx, dsn)
 }

@@ -3,6 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -72,5 +75,29 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		if c.Short == "" {
 			t.Errorf("%s has no help text", c.CommandPath())
 		}
+	}
+}
+
+func TestReadingAMissingDatabaseFailsInsteadOfCreatingOne(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "qinglong.db")
+	opened := false
+	opts := Options{Binary: "ql", OpenSQLite: func(context.Context, string) (*Backend, error) {
+		opened = true
+		return nil, errors.New("must not be called")
+	}}
+	for _, args := range [][]string{{"runs", "list", "--db", db}, {"runs", "show", "x", "--db", db}, {"triggers", "list", "--db", db}} {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), opts, args, &out, &errb)
+		if code != 1 || !strings.Contains(errb.String(), "no QingLong database at "+db) {
+			t.Errorf("%v: exit %d stderr %q", args, code, errb.String())
+		}
+	}
+	if opened {
+		t.Fatal("a read command opened (and would have created) the missing database")
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("database file appeared: %v", err)
 	}
 }

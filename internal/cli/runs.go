@@ -32,7 +32,7 @@ func runsListCommand(opts Options) *cobra.Command {
 			if state != "" && !knownState(run.State(state)) {
 				return Usagef("--state %q is not a run state (%v)", state, run.States)
 			}
-			b, err := openBackend(cmd.Context(), opts, dsn)
+			b, err := openExisting(cmd.Context(), opts, dsn)
 			if err != nil {
 				return err
 			}
@@ -93,7 +93,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 			if err := checkOutput(out); err != nil {
 				return err
 			}
-			b, err := openBackend(cmd.Context(), opts, dsn)
+			b, err := openExisting(cmd.Context(), opts, dsn)
 			if err != nil {
 				return err
 			}
@@ -142,7 +142,7 @@ func runsLogsCommand(opts Options) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := openBackend(cmd.Context(), opts, dsn)
+			b, err := openExisting(cmd.Context(), opts, dsn)
 			if err != nil {
 				return err
 			}

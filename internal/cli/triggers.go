@@ -23,7 +23,7 @@ func triggersCommand(opts Options) *cobra.Command {
 			if limit < 1 || limit > 500 {
 				return Usagef("--limit %d is outside 1–500", limit)
 			}
-			b, err := openBackend(cmd.Context(), opts, dsn)
+			b, err := openExisting(cmd.Context(), opts, dsn)
 			if err != nil {
 				return err
 			}
