@@ -79,8 +79,10 @@ func soakDuration(t *testing.T) time.Duration {
 }
 
 func TestSoakReplicaKillsAndBackendTerminationsNeverDuplicateOrStallAnOccurrence(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the soak runs for minutes; it is skipped with -short")
+	// -short lets a developer leave the minutes-long soak out locally; CI
+	// always runs it, whatever flags it is given.
+	if testing.Short() && os.Getenv("CI") == "" {
+		t.Skip("the soak runs for minutes; it is skipped with -short (never when $CI is set)")
 	}
 	t.Parallel()
 	duration := soakDuration(t)

@@ -13,27 +13,6 @@ import (
 	"time"
 )
 
-// orphanHelperEnv turns TestOrphanHelper on in a child test process.
-const orphanHelperEnv = "PGTEST_ORPHAN_HELPER"
-
-// TestOrphanHelper is the child side of TestOrphanedServerDies: it starts the
-// shared server, reports it, then dies without m.Run returning, so Main's
-// stop never runs.
-func TestOrphanHelper(t *testing.T) {
-	mode := os.Getenv(orphanHelperEnv)
-	if mode == "" {
-		t.Skip("helper process for TestOrphanedServerDies")
-	}
-	s := Server(t)
-	fmt.Printf("orphan-helper pid=%d port=%d dir=%s\n", s.PID(), s.Port(), s.base.path)
-	if mode == "panic" {
-		// A panic in a test goroutine exits the process from that
-		// goroutine; nothing unwinds through m.Run.
-		panic("pgtest orphan helper: dying without returning from m.Run")
-	}
-	<-t.Context().Done() // until the parent kills us
-}
-
 // TestOrphanedServerDies proves the guarantee Main cannot give on its own:
 // when the test process dies abruptly, the postmaster goes too (parent-death
 // signal) and the next sweep removes the temp dir.
@@ -43,8 +22,8 @@ func TestOrphanedServerDies(t *testing.T) {
 	for _, mode := range []string{"kill", "panic"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestOrphanHelper$", "-test.count=1")
-			cmd.Env = append(os.Environ(), orphanHelperEnv+"="+mode)
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$", "-test.count=1")
+			cmd.Env = append(os.Environ(), OrphanHelperEnv+"="+mode)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			stdout, err := cmd.StdoutPipe()

@@ -20,7 +20,12 @@ import (
 	"github.com/qinglong/qinglong/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(pgtest.OrphanHelperEnv); mode != "" {
+		pgtest.OrphanHelperMain(mode)
+	}
+	pgtest.Main(m)
+}
 
 // startExtra starts an independent server with the shared server's binaries
 // (so it skips or fails exactly like Server) and stops it on cleanup.
