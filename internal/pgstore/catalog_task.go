@@ -64,7 +64,7 @@ func (a *Admin) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (c
 		if err != nil {
 			return err
 		}
-		if replayed, err := taskReplay(ctx, tx, rev, &res); replayed || err != nil {
+		if replayed, err := mutationReplay(ctx, tx, sqlTaskRevisionByMutation, "task", rev.TaskID, rev.MutationID, rev.Revision, rev.ContentDigest, &res); replayed || err != nil {
 			return err
 		}
 		if err := advanceTaskHead(ctx, tx, rev, now); err != nil {
@@ -119,24 +119,25 @@ func checkTaskParams(p catalog.TaskPublishParams) error {
 	return nil
 }
 
-// taskReplay reports whether the mutation id was already applied: with
-// identical content (same revision and digest) the replay is accepted and
-// res describes the original write; any drift is rejected.
-func taskReplay(ctx context.Context, tx pgx.Tx, rev task.Revision, res *catalog.PublishResult) (bool, error) {
-	var revision, createdAt int64
-	var contentDigest string
-	err := tx.QueryRow(ctx, sqlTaskRevisionByMutation, rev.TaskID, rev.MutationID).Scan(&revision, &contentDigest, &createdAt)
+// mutationReplay reports whether the mutation id was already applied to
+// this task or trigger: with identical content (same revision and digest)
+// the replay is accepted and res describes the original write; any drift is
+// rejected. byMutation selects the revision row of (object id, mutation id).
+func mutationReplay(ctx context.Context, tx pgx.Tx, byMutation, kind, id, mutationID string, revision int64, contentDigest string, res *catalog.PublishResult) (bool, error) {
+	var storedRevision, createdAt int64
+	var storedDigest string
+	err := tx.QueryRow(ctx, byMutation, id, mutationID).Scan(&storedRevision, &storedDigest, &createdAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	if revision != rev.Revision || contentDigest != rev.ContentDigest {
-		return false, qlerror.New(qlerror.MutationDrift, "task %s: mutation id %q already published revision %d with other content; use a new mutation id for a new change",
-			rev.TaskID, rev.MutationID, revision)
+	if storedRevision != revision || storedDigest != contentDigest {
+		return false, qlerror.New(qlerror.MutationDrift, "%s %s: mutation id %q already published revision %d with other content; use a new mutation id for a new change",
+			kind, id, mutationID, storedRevision)
 	}
-	*res = catalog.PublishResult{Revision: revision, CreatedAtMs: createdAt, Replayed: true}
+	*res = catalog.PublishResult{Revision: storedRevision, CreatedAtMs: createdAt, Replayed: true}
 	return true, nil
 }
 

@@ -47,7 +47,7 @@ func (a *Admin) TriggerPublish(ctx context.Context, p catalog.TriggerPublishPara
 		if err != nil {
 			return err
 		}
-		if replayed, err := triggerReplay(ctx, tx, rev, &res); replayed || err != nil {
+		if replayed, err := mutationReplay(ctx, tx, sqlTriggerRevisionByMutation, "trigger", rev.TriggerID, rev.MutationID, rev.Revision, rev.ContentDigest, &res); replayed || err != nil {
 			return err
 		}
 		if err := checkPinnedTask(ctx, tx, rev); err != nil {
@@ -72,24 +72,6 @@ func (a *Admin) TriggerPublish(ctx context.Context, p catalog.TriggerPublishPara
 		return catalog.PublishResult{}, mapErr(err, "publishing trigger "+rev.Spec.Name)
 	}
 	return res, nil
-}
-
-func triggerReplay(ctx context.Context, tx pgx.Tx, rev trigger.Revision, res *catalog.PublishResult) (bool, error) {
-	var revision, createdAt int64
-	var contentDigest string
-	err := tx.QueryRow(ctx, sqlTriggerRevisionByMutation, rev.TriggerID, rev.MutationID).Scan(&revision, &contentDigest, &createdAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if revision != rev.Revision || contentDigest != rev.ContentDigest {
-		return false, qlerror.New(qlerror.MutationDrift, "trigger %s: mutation id %q already published revision %d with other content; use a new mutation id for a new change",
-			rev.TriggerID, rev.MutationID, revision)
-	}
-	*res = catalog.PublishResult{Revision: revision, CreatedAtMs: createdAt, Replayed: true}
-	return true, nil
 }
 
 // checkPinnedTask: the pinned task revision exists in this project with the

@@ -41,20 +41,7 @@ func (s *Store) TriggerPublish(ctx context.Context, p catalog.TriggerPublishPara
 		if err := activeProject(ctx, tx, r.ProjectID); err != nil {
 			return err
 		}
-		var replay struct {
-			rev     int64
-			digest  string
-			created int64
-		}
-		err := tx.QueryRowContext(ctx, qTriggerRevisionByMutation, r.TriggerID, r.MutationID).Scan(&replay.rev, &replay.digest, &replay.created)
-		switch {
-		case err == nil:
-			if replay.digest != r.ContentDigest {
-				return qlerror.New(qlerror.MutationDrift, "mutation id %q was already applied to trigger %q as revision %d with other content; use a new mutation id", r.MutationID, r.Spec.Name, replay.rev)
-			}
-			res = catalog.PublishResult{Revision: replay.rev, CreatedAtMs: replay.created, Replayed: true}
-			return nil
-		case !errors.Is(err, sql.ErrNoRows):
+		if replayed, err := mutationReplay(ctx, tx, qTriggerRevisionByMutation, "trigger", r.TriggerID, r.Spec.Name, r.MutationID, r.ContentDigest, &res); replayed || err != nil {
 			return err
 		}
 		if err := checkPin(ctx, tx, r); err != nil {
