@@ -113,7 +113,7 @@ func loseAdmissionCommitReply(t testing.TB, g gateDB, srv *pgtest.Srv, direct *p
 	if err != nil {
 		t.Fatal(err)
 	}
-	triggerID := g.publish(t, srv, "gate", cronAtSecondAhead(t, direct, 3*time.Second)).Triggers[0].TriggerID
+	triggerID := g.publish(t, srv, "gate", cronAtSecondAhead(t, direct, 6*time.Second)).Triggers[0].TriggerID
 	r := openReplica(t, g, proxied, "replica-lossy", gateLease)
 	if sum := r.round(t); sum.Counts[schedule.Initialized] != 1 {
 		t.Fatalf("first round: %v, want 1 initialized", sum.Counts)

@@ -31,7 +31,7 @@ func TestPromotionTakeoverWaitsForTheClaimsDatabaseExpiryAndAdmitsOnce(t *testin
 	primary := g.superuser(t, pair.Primary)
 	// Once a minute, a few seconds from now: nothing else of this trigger
 	// falls due while the gate runs, so every count below is exact.
-	defs := g.publish(t, pair.Primary, "gate", cronAtSecondAhead(t, primary, 3*time.Second))
+	defs := g.publish(t, pair.Primary, "gate", cronAtSecondAhead(t, primary, 6*time.Second))
 	triggerID := defs.Triggers[0].TriggerID
 
 	// The old replica initialises the schedule row, claims the occurrence

@@ -16,8 +16,6 @@ import (
 
 const testGraceMs int64 = 30_000
 
-var everyMinute = trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
-
 // published is one project with an enabled task and trigger.
 type published struct {
 	project project.Project
@@ -25,9 +23,15 @@ type published struct {
 	trigger trigger.Revision
 }
 
+// publish publishes a trigger that is not due before its first decision
+// (storetest.QuietCron at the database clock).
 func (s *store) publish(t testing.TB, name string) published {
 	t.Helper()
-	return s.publishCron(t, name, everyMinute)
+	now, err := s.runtime.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.publishCron(t, name, storetest.QuietCron(now))
 }
 
 func (s *store) publishCron(t testing.TB, name string, c trigger.Cron) published {

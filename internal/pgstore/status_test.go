@@ -31,7 +31,7 @@ func TestTriggerListPagesWithScheduleState(t *testing.T) {
 		t.Fatalf("project filter: %v %v", only, err)
 	}
 	st := only[0]
-	if st.ProjectName != "alpha" || st.TaskName != "job" || st.Revision != 1 || !st.Enabled || st.Cron != everyMinute ||
+	if st.ProjectName != "alpha" || st.TaskName != "job" || st.Revision != 1 || !st.Enabled || st.Cron != a.trigger.Spec.Cron ||
 		st.ClaimOwner == nil || *st.ClaimOwner != "replica-a" || st.ClaimExpiresAtMs == nil {
 		t.Fatalf("status %+v; want alpha/job revision 1, enabled, claimed by replica-a", st)
 	}

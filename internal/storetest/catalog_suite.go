@@ -108,7 +108,7 @@ func testIdenticalReplay(t *testing.T, f Fixture) {
 		t.Fatalf("replay moved the task to revision %d", cur.Revision)
 	}
 	tg := ids.New()
-	spec := trigger.Spec{Name: "tick", Enabled: true, Cron: everyMinute}
+	spec := trigger.Spec{Name: "tick", Enabled: true, Cron: quietCron(t, f)}
 	tmut := ids.New()
 	if _, _, err := f.Service.PublishTrigger(t.Context(), p.ID, tg, first, 0, tmut, spec); err != nil {
 		t.Fatal(err)
@@ -135,10 +135,10 @@ func testDriftedReplay(t *testing.T, f Fixture) {
 	_, _, err = f.Service.PublishTask(t.Context(), p.ID, taskID, 0, mutation, drifted)
 	requireCode(t, err, qlerror.MutationDrift, "same mutation id, other content")
 	tg, tmut := ids.New(), ids.New()
-	if _, _, err := f.Service.PublishTrigger(t.Context(), p.ID, tg, first, 0, tmut, trigger.Spec{Name: "tick", Enabled: true, Cron: everyMinute}); err != nil {
+	if _, _, err := f.Service.PublishTrigger(t.Context(), p.ID, tg, first, 0, tmut, trigger.Spec{Name: "tick", Enabled: true, Cron: quietCron(t, f)}); err != nil {
 		t.Fatal(err)
 	}
-	other := everyMinute
+	other := quietCron(t, f)
 	other.Expression = "*/5 * * * *"
 	_, _, err = f.Service.PublishTrigger(t.Context(), p.ID, tg, first, 0, tmut, trigger.Spec{Name: "tick", Enabled: true, Cron: other})
 	requireCode(t, err, qlerror.MutationDrift, "same trigger mutation id, other content")
@@ -153,14 +153,14 @@ func testArchivedProjectRejects(t *testing.T, f Fixture) {
 	}
 	_, _, err := f.Service.PublishTask(t.Context(), p.ID, tk.TaskID, 1, ids.New(), commandSpec("job", false))
 	requireCode(t, err, qlerror.FailedPrecondition, "task publish into an archived project")
-	_, _, err = f.Service.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: "tick", Enabled: true, Cron: everyMinute})
+	_, _, err = f.Service.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: "tick", Enabled: true, Cron: quietCron(t, f)})
 	requireCode(t, err, qlerror.FailedPrecondition, "trigger publish into an archived project")
 }
 
 func testEnabledTriggerDisabledTask(t *testing.T, f Fixture) {
 	p := newProject(t, f, "alpha")
 	disabled := publishTask(t, f, p.ID, ids.New(), 0, commandSpec("job", false))
-	spec := trigger.Spec{Name: "tick", Enabled: true, Cron: everyMinute}
+	spec := trigger.Spec{Name: "tick", Enabled: true, Cron: quietCron(t, f)}
 	_, _, err := f.Service.PublishTrigger(t.Context(), p.ID, ids.New(), disabled, 0, ids.New(), spec)
 	requireCode(t, err, qlerror.FailedPrecondition, "enabled trigger pinning a disabled task (service)")
 	// The store enforces it too, whoever calls it.
@@ -175,14 +175,14 @@ func testEnabledTriggerDisabledTask(t *testing.T, f Fixture) {
 }
 
 func testTriggerNeverMoves(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	other := publishTask(t, f, d.Project.ID, ids.New(), 0, commandSpec("other", true))
 	_, _, err := f.Service.PublishTrigger(t.Context(), d.Project.ID, d.Trigger.TriggerID, other, 1, ids.New(), d.Trigger.Spec)
 	requireCode(t, err, qlerror.FailedPrecondition, "re-pinning a trigger to another task")
 }
 
 func testNewTriggerScheduleRow(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	r := row(t, f, d.Trigger.TriggerID)
 	if r.TriggerRevision != 1 || r.NextFireAtMs != nil || r.LastScheduledAtMs != nil || r.StateVersion != 1 || r.ClaimOwner != nil {
 		t.Fatalf("new schedule row %+v; want revision 1, no cursor, state version 1, no claim", r)
@@ -190,7 +190,7 @@ func testNewTriggerScheduleRow(t *testing.T, f Fixture) {
 }
 
 func testRepublishResetsRow(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
 	before := row(t, f, d.Trigger.TriggerID)
 	if before.NextFireAtMs == nil {
@@ -223,7 +223,7 @@ func testReadBack(t *testing.T, f Fixture) {
 	if got.ContentDigest != tk.ContentDigest || got.VerifyDigest() != nil {
 		t.Fatalf("task read back with digest %s (verify: %v), want %s", got.ContentDigest, got.VerifyDigest(), tk.ContentDigest)
 	}
-	tg := publishTrigger(t, f, p.ID, ids.New(), tk, 0, trigger.Spec{Name: "tick", Enabled: true, Cron: everyMinute})
+	tg := publishTrigger(t, f, p.ID, ids.New(), tk, 0, trigger.Spec{Name: "tick", Enabled: true, Cron: quietCron(t, f)})
 	gotTg, err := f.Catalog.TriggerByName(t.Context(), p.ID, "tick")
 	if err != nil || gotTg.ContentDigest != tg.ContentDigest || gotTg.TaskRevision != tk.Revision {
 		t.Fatalf("trigger read back %+v, %v", gotTg, err)

@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/cron"
 	"github.com/qinglong/qinglong/internal/ids"
@@ -12,9 +14,24 @@ import (
 	"github.com/qinglong/qinglong/internal/trigger"
 )
 
-// everyMinute fires at every minute boundary: a fresh trigger's first
-// occurrence is always in the future, so its first decision initialises.
-var everyMinute = trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
+// QuietCron fires hourly at the minute half an hour away from nowMs, so a
+// trigger published at nowMs is never due before its first decision: an
+// every-minute trigger published at hh:mm:59.9 on a real clock is due
+// 100 ms later and would be admitted, not initialised.
+func QuietCron(nowMs int64) trigger.Cron {
+	minute := (time.UnixMilli(nowMs).UTC().Minute() + 30) % 60
+	return trigger.Cron{Expression: fmt.Sprintf("%d * * * *", minute), Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
+}
+
+// quietCron is QuietCron at the fixture's clock.
+func quietCron(t *testing.T, f Fixture) trigger.Cron {
+	t.Helper()
+	now, err := f.NowMs(t.Context())
+	if err != nil {
+		t.Fatalf("read the adapter's clock: %v", err)
+	}
+	return QuietCron(now)
+}
 
 // graceMs is the misfire grace the suite decides with.
 const graceMs int64 = 30_000

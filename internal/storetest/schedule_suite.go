@@ -42,7 +42,7 @@ func testTakeOrder(t *testing.T, f Fixture) {
 	// left uninitialised; plus a second due trigger sharing a cursor.
 	var all []defs
 	for i := range 4 {
-		all = append(all, newDefs(t, f, fmt.Sprintf("p%d", i), everyMinute))
+		all = append(all, newDefs(t, f, fmt.Sprintf("p%d", i), quietCron(t, f)))
 	}
 	initialise(t, f)
 	publishTrigger(t, f, all[3].Project.ID, all[3].Trigger.TriggerID, all[3].Task, 1, all[3].Trigger.Spec) // back to NULL
@@ -71,7 +71,7 @@ func testTakeOrder(t *testing.T, f Fixture) {
 }
 
 func testNotDueUntouched(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
 	before := row(t, f, d.Trigger.TriggerID)
 	if tks := take(t, f, schedule.MaxPageSize); len(tks) != 0 {
@@ -83,7 +83,7 @@ func testNotDueUntouched(t *testing.T, f Fixture) {
 }
 
 func testInitialize(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	tk := takeOne(t, f)
 	p := commitParams(t, tk)
 	if p.Decision.Action != schedule.Initialize {
@@ -102,7 +102,7 @@ func testInitialize(t *testing.T, f Fixture) {
 }
 
 func testAdmitCounts(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
 	makeDue(t, f, d.Trigger.TriggerID, 1_000)
 	tk := takeOne(t, f)
@@ -125,7 +125,7 @@ func testAdmitCounts(t *testing.T, f Fixture) {
 }
 
 func testSkip(t *testing.T, f Fixture) {
-	c := everyMinute
+	c := quietCron(t, f)
 	c.MisfirePolicy = trigger.Skip
 	d := newDefs(t, f, "alpha", c)
 	initialise(t, f)
@@ -148,9 +148,9 @@ func testSkip(t *testing.T, f Fixture) {
 }
 
 func testFireOnce(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
-	const backlogMs = 60 * 60_000 // an hour of missed minutes
+	const backlogMs = 24 * 60 * 60_000 // a day of missed hours
 	makeDue(t, f, d.Trigger.TriggerID, backlogMs)
 	tk := takeOne(t, f)
 	p := commitParams(t, tk)
@@ -164,12 +164,12 @@ func testFireOnce(t *testing.T, f Fixture) {
 		t.Fatalf("the backlog was replayed: %d more tickets", len(tks))
 	}
 	if c := counts(t, f, d.Trigger.TriggerID); c.Runs != 1 {
-		t.Fatalf("%d runs after an hour's backlog with fire_once, want 1", c.Runs)
+		t.Fatalf("%d runs after a day's backlog with fire_once, want 1", c.Runs)
 	}
 }
 
 func testStaleTicketRaced(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
 	makeDue(t, f, d.Trigger.TriggerID, 1_000)
 	tk := takeOne(t, f)
@@ -192,7 +192,7 @@ func testStaleTicketRaced(t *testing.T, f Fixture) {
 }
 
 func testRepublishRacesTicket(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
 	makeDue(t, f, d.Trigger.TriggerID, 1_000)
 	tk := takeOne(t, f)
@@ -213,7 +213,7 @@ func testRepublishRacesTicket(t *testing.T, f Fixture) {
 }
 
 func testArchivedNotTaken(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	p := d.Project
 	p.Status = project.Archived
 	if _, err := f.Catalog.ProjectSave(t.Context(), p); err != nil {
@@ -225,7 +225,7 @@ func testArchivedNotTaken(t *testing.T, f Fixture) {
 }
 
 func testDisabledNotTaken(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	spec := d.Trigger.Spec
 	spec.Enabled = false
 	publishTrigger(t, f, d.Project.ID, d.Trigger.TriggerID, d.Task, 1, spec)
@@ -235,7 +235,7 @@ func testDisabledNotTaken(t *testing.T, f Fixture) {
 }
 
 func testUnpinnedNotTaken(t *testing.T, f Fixture) {
-	d := newDefs(t, f, "alpha", everyMinute)
+	d := newDefs(t, f, "alpha", quietCron(t, f))
 	spec := commandSpec("job", true)
 	spec.Command.Args = []string{"changed"}
 	publishTask(t, f, d.Project.ID, d.Task.TaskID, 1, spec)
@@ -250,7 +250,7 @@ func testUnpinnedNotTaken(t *testing.T, f Fixture) {
 func testTakersExclusive(t *testing.T, f Fixture) {
 	const triggers, takers = 24, 4
 	for i := range triggers {
-		newDefs(t, f, fmt.Sprintf("p%02d", i), everyMinute)
+		newDefs(t, f, fmt.Sprintf("p%02d", i), quietCron(t, f))
 	}
 	results := make([][]schedule.Ticket, takers)
 	var wg sync.WaitGroup
@@ -328,7 +328,7 @@ func testConcurrentRoundsOnce(t *testing.T, f Fixture) {
 	const triggers, rounds = 12, 4
 	var all []defs
 	for i := range triggers {
-		all = append(all, newDefs(t, f, fmt.Sprintf("p%02d", i), everyMinute))
+		all = append(all, newDefs(t, f, fmt.Sprintf("p%02d", i), quietCron(t, f)))
 	}
 	initialise(t, f)
 	for _, d := range all {
@@ -368,7 +368,7 @@ func testConcurrentRoundsOnce(t *testing.T, f Fixture) {
 
 func testTakeLimit(t *testing.T, f Fixture) {
 	for i := range 3 {
-		newDefs(t, f, fmt.Sprintf("p%d", i), everyMinute)
+		newDefs(t, f, fmt.Sprintf("p%d", i), quietCron(t, f))
 	}
 	if tks := take(t, f, 2); len(tks) != 2 {
 		t.Fatalf("take with limit 2 returned %d", len(tks))
