@@ -134,7 +134,7 @@ func mutationReplay(ctx context.Context, tx pgx.Tx, byMutation, kind, id, mutati
 		return false, err
 	}
 	if storedRevision != revision || storedDigest != contentDigest {
-		return false, qlerror.New(qlerror.MutationDrift, "%s %s: mutation id %q already published revision %d with other content; use a new mutation id for a new change",
+		return false, qlerror.New(qlerror.MutationDrift, "%s %s: mutation id %q already published revision %d, with other content or over another revision; use a new mutation id for a new change",
 			kind, id, mutationID, storedRevision)
 	}
 	*res = catalog.PublishResult{Revision: storedRevision, CreatedAtMs: createdAt, Replayed: true}

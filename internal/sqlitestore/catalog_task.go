@@ -45,7 +45,7 @@ func (s *Store) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (c
 		if err := activeProject(ctx, tx, r.ProjectID); err != nil {
 			return err
 		}
-		if replayed, err := mutationReplay(ctx, tx, qTaskRevisionByMutation, "task", r.TaskID, r.Spec.Name, r.MutationID, r.ContentDigest, &res); replayed || err != nil {
+		if replayed, err := mutationReplay(ctx, tx, qTaskRevisionByMutation, "task", r.TaskID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest, &res); replayed || err != nil {
 			return err
 		}
 		now := s.nowMs()

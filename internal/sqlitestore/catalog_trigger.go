@@ -41,7 +41,7 @@ func (s *Store) TriggerPublish(ctx context.Context, p catalog.TriggerPublishPara
 		if err := activeProject(ctx, tx, r.ProjectID); err != nil {
 			return err
 		}
-		if replayed, err := mutationReplay(ctx, tx, qTriggerRevisionByMutation, "trigger", r.TriggerID, r.Spec.Name, r.MutationID, r.ContentDigest, &res); replayed || err != nil {
+		if replayed, err := mutationReplay(ctx, tx, qTriggerRevisionByMutation, "trigger", r.TriggerID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest, &res); replayed || err != nil {
 			return err
 		}
 		if err := checkPin(ctx, tx, r); err != nil {

@@ -20,6 +20,7 @@ func RunCatalog(t *testing.T, newFixture Factory) {
 		"StaleExpectedRevisionIsAConflict":                  testStaleExpectedRevision,
 		"IdenticalMutationReplayIsAcceptedAndWritesNothing": testIdenticalReplay,
 		"DriftedMutationReplayIsRejected":                   testDriftedReplay,
+		"MutationReplayOverAnotherRevisionIsRejected":       testReplayOverAnotherRevision,
 		"ArchivedProjectRejectsPublishing":                  testArchivedProjectRejects,
 		"EnabledTriggerCannotPinADisabledTask":              testEnabledTriggerDisabledTask,
 		"TriggerNeverMovesToAnotherTask":                    testTriggerNeverMoves,
@@ -142,6 +143,39 @@ func testDriftedReplay(t *testing.T, f Fixture) {
 	other.Expression = "*/5 * * * *"
 	_, _, err = f.Service.PublishTrigger(t.Context(), p.ID, tg, first, 0, tmut, trigger.Spec{Name: "tick", Enabled: true, Cron: other})
 	requireCode(t, err, qlerror.MutationDrift, "same trigger mutation id, other content")
+}
+
+// testReplayOverAnotherRevision: a mutation id names one request, so
+// replaying it with identical content over another expected revision is a
+// different request, not a retry of the first.
+func testReplayOverAnotherRevision(t *testing.T, f Fixture) {
+	p := newProject(t, f, "alpha")
+	taskID, first, second := ids.New(), ids.New(), ids.New()
+	rev1, _, err := f.Service.PublishTask(t.Context(), p.ID, taskID, 0, first, commandSpec("job", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := commandSpec("job", true)
+	changed.Command.Args = []string{"changed"}
+	if _, _, err := f.Service.PublishTask(t.Context(), p.ID, taskID, 1, second, changed); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = f.Service.PublishTask(t.Context(), p.ID, taskID, 1, first, commandSpec("job", true))
+	requireCode(t, err, qlerror.MutationDrift, "task mutation replayed over revision 1")
+
+	tg, tmut := ids.New(), ids.New()
+	spec := trigger.Spec{Name: "tick", Enabled: true, Cron: quietCron(t, f)}
+	if _, _, err := f.Service.PublishTrigger(t.Context(), p.ID, tg, rev1, 0, tmut, spec); err != nil {
+		t.Fatal(err)
+	}
+	later := spec
+	later.Enabled = false
+	publishTrigger(t, f, p.ID, tg, rev1, 1, later)
+	_, _, err = f.Service.PublishTrigger(t.Context(), p.ID, tg, rev1, 1, tmut, spec)
+	requireCode(t, err, qlerror.MutationDrift, "trigger mutation replayed over revision 1")
+	if cur, _ := f.Catalog.TaskByName(t.Context(), p.ID, "job"); cur.Revision != 2 {
+		t.Fatalf("a rejected replay moved the task to revision %d, want 2", cur.Revision)
+	}
 }
 
 func testArchivedProjectRejects(t *testing.T, f Fixture) {
