@@ -24,12 +24,15 @@ type ServeFlags struct {
 	ReplicaID   string
 	RolePrefix  string
 	PageSize    int
-	Cadence     time.Duration
-	Grace       time.Duration
-	Lease       time.Duration
-	StopTimeout time.Duration
-	Concurrency int
-	LogMaxBytes int64
+	// CommitParallel is how many admissions of one cluster round commit at
+	// once.
+	CommitParallel int
+	Cadence        time.Duration
+	Grace          time.Duration
+	Lease          time.Duration
+	StopTimeout    time.Duration
+	Concurrency    int
+	LogMaxBytes    int64
 }
 
 // Profiles.
@@ -86,6 +89,7 @@ environment, which wins over the file.`,
 	fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
 	fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the four database role names readiness checks (default ql_, as `ql db roles` creates them)")
 	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; default 16, edge 4)")
+	fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: admissions of one round committed at once (1–16; default 4)")
 	fs.DurationVar(&f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; default 1s, edge 5s)")
 	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (default 5m, edge 30s, cluster 30s)")
 	fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default 30s)")

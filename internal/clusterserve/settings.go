@@ -31,6 +31,7 @@ type settings struct {
 var flagOf = map[string]string{
 	"Owner":       "--replica-id",
 	"PageSize":    "--page-size",
+	"Parallel":    "--commit-parallel",
 	"Lease":       "--lease",
 	"Cadence":     "--cadence",
 	"StopTimeout": "--stop-timeout",
@@ -48,7 +49,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 		owner = defaultReplicaID(os.Hostname, os.Getpid())
 	}
 	cfg := coordinator.Config{
-		Owner: owner, PageSize: f.PageSize, Lease: f.Lease, Cadence: f.Cadence, StopTimeout: f.StopTimeout, Grace: f.Grace,
+		Owner: owner, PageSize: f.PageSize, Parallel: f.CommitParallel, Lease: f.Lease, Cadence: f.Cadence, StopTimeout: f.StopTimeout, Grace: f.Grace,
 	}.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		var fe *coordinator.FieldError

@@ -26,7 +26,7 @@ func TestSettingsDefaultsAreTheClusterProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := s.Coordinator
-	if c.PageSize != 16 || c.Lease != 30*time.Second || c.Cadence != time.Second || c.StopTimeout != 10*time.Second || c.Grace != 30*time.Second || s.HTTPAddr != "127.0.0.1:8080" {
+	if c.PageSize != 16 || c.Parallel != 4 || c.Lease != 30*time.Second || c.Cadence != time.Second || c.StopTimeout != 10*time.Second || c.Grace != 30*time.Second || s.HTTPAddr != "127.0.0.1:8080" {
 		t.Fatalf("settings %+v", s)
 	}
 }
@@ -40,6 +40,7 @@ func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
 	}{
 		{"page size above cap", func(f *cli.ServeFlags) { f.PageSize = 257 }, []string{"--page-size", "1–256"}},
 		{"negative page size", func(f *cli.ServeFlags) { f.PageSize = -1 }, []string{"--page-size", "1–256"}},
+		{"commit parallelism above cap", func(f *cli.ServeFlags) { f.CommitParallel = 17 }, []string{"--commit-parallel", "1–16"}},
 		{"cadence too short", func(f *cli.ServeFlags) { f.Cadence = 100 * time.Millisecond }, []string{"--cadence", "250ms–1h"}},
 		{"lease too long", func(f *cli.ServeFlags) { f.Lease = 2 * time.Minute }, []string{"--lease", "1s–1m"}},
 		{"lease sub-millisecond", func(f *cli.ServeFlags) { f.Lease = 1500*time.Millisecond + 1 }, []string{"--lease", "milliseconds"}},
@@ -158,5 +159,15 @@ func TestAdmissionOnlyMovesForwardAndTheLatchWins(t *testing.T) {
 	b.latch.Observe(schedule.ErrUnavailable)
 	if ok, reason := b.ready(); ok || reason != ReasonDatabaseUnavailable {
 		t.Fatalf("open but latched: %v %q", ok, reason)
+	}
+}
+
+func TestCommitParallelReachesTheCoordinator(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	f.CommitParallel = 8
+	s, err := settingsFrom(&f)
+	if err != nil || s.Coordinator.Parallel != 8 {
+		t.Fatalf("--commit-parallel 8 gave parallel %d, %v", s.Coordinator.Parallel, err)
 	}
 }

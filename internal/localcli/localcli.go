@@ -44,8 +44,8 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 // Serve is the cli.ServeFunc of a single-node profile.
 func Serve(p localserve.Profile) cli.ServeFunc {
 	return func(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
-		if f.DatabaseURL != "" || f.ReplicaID != "" || f.RolePrefix != "" || f.Lease != 0 {
-			return cli.Usagef("--database-url, --replica-id, --role-prefix and --lease are cluster settings; the %s profile keeps its database in --data-dir", p)
+		if f.DatabaseURL != "" || f.ReplicaID != "" || f.RolePrefix != "" || f.Lease != 0 || f.CommitParallel != 0 {
+			return cli.Usagef("--database-url, --replica-id, --role-prefix, --lease and --commit-parallel are cluster settings; the %s profile keeps its database in --data-dir and commits one decision at a time", p)
 		}
 		cfg := localserve.Config{
 			Profile:     p,

@@ -108,6 +108,10 @@ func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "cluster settings") {
 		t.Fatalf("serve --lease on edge: %d %q; want a usage error", code, errOut)
 	}
+	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--commit-parallel", "8")
+	if code != 2 || !strings.Contains(errOut, "--commit-parallel") {
+		t.Fatalf("serve --commit-parallel on standalone: %d %q; want a usage error naming it", code, errOut)
+	}
 	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--page-size", "999")
 	if code != 2 || !strings.Contains(errOut, "page size") {
 		t.Fatalf("serve --page-size 999: %d %q; want a usage error naming the setting", code, errOut)
