@@ -32,6 +32,7 @@ type Proxy struct {
 	upstream string
 
 	armed atomic.Pointer[chan Drop]
+	cutOn atomic.Pointer[cutArm]
 
 	mu     sync.Mutex
 	conns  map[*proxyConn]struct{}
@@ -88,6 +89,24 @@ func (p *Proxy) ArmCommitLoss() <-chan Drop {
 	ch := make(chan Drop, 1)
 	p.armed.Store(&ch)
 	return ch
+}
+
+// cutArm is one armed ArmCut.
+type cutArm struct {
+	statement string
+	cut       chan string
+}
+
+// ArmCut arms the proxy to break the next connection that sends statement
+// as a simple-protocol Query (compared like isCommit: trimmed, any case, no
+// trailing semicolon): the statement is never forwarded and both sides are
+// closed, so the client's statement fails exactly as on a broken link. The
+// channel receives the statement once the connection is cut. Arming again
+// replaces an unfired arm.
+func (p *Proxy) ArmCut(statement string) <-chan string {
+	a := &cutArm{statement: normalStatement(statement), cut: make(chan string, 1)}
+	p.cutOn.Store(a)
+	return a.cut
 }
 
 // Close stops accepting, cuts every connection and waits for the proxy's
@@ -177,7 +196,12 @@ func (c *proxyConn) frontend() {
 		var statement, protocol string
 		switch typ {
 		case 'Q':
-			if q := cstring(body); isCommit(q) {
+			q := cstring(body)
+			if a := c.proxy.cutOn.Load(); a != nil && normalStatement(q) == a.statement && c.proxy.cutOn.CompareAndSwap(a, nil) {
+				a.cut <- q
+				return // the deferred cut closes both sides
+			}
+			if isCommit(q) {
 				statement, protocol = q, "simple"
 			}
 		case 'P':
@@ -301,11 +325,17 @@ func readTyped(r *bufio.Reader) (byte, []byte, error) {
 // isCommit recognises the statements that end a transaction by committing
 // it, as a driver sends them: one statement, any case, optional semicolon.
 func isCommit(sql string) bool {
-	words := strings.Fields(strings.ToLower(strings.TrimSuffix(strings.TrimSpace(sql), ";")))
+	words := strings.Fields(normalStatement(sql))
 	if len(words) == 0 || len(words) > 2 || (words[0] != "commit" && words[0] != "end") {
 		return false
 	}
 	return len(words) == 1 || words[1] == "work" || words[1] == "transaction"
+}
+
+// normalStatement is sql trimmed, lower-cased, without a trailing
+// semicolon and with single spaces between words.
+func normalStatement(sql string) string {
+	return strings.Join(strings.Fields(strings.ToLower(strings.TrimSuffix(strings.TrimSpace(sql), ";"))), " ")
 }
 
 func cstring(b []byte) string {

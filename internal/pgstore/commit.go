@@ -40,8 +40,9 @@ const (
 // the write, see writeAndCommit) is Unavailable/"connection_lost" (nothing
 // was written); lost once it may have run it is Unavailable/
 // "outcome_unknown" and is never retried blindly — the idempotency key and
-// the cleared claim make a later resolution from durable facts safe. Both
-// wrap schedule.ErrUnavailable.
+// the cleared claim make a later resolution from durable facts safe. Lost
+// once COMMIT has answered, the outcome is the known one, returned with an
+// error. All three wrap schedule.ErrUnavailable.
 func (r *Runtime) ScheduleCommit(ctx context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
 	if reason := checkCommitParams(p); reason != "" {
 		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonInvalidParams}, fmt.Errorf("commit of trigger %s: %s", p.Ticket.TriggerID, reason)
@@ -75,7 +76,7 @@ func checkCommitParams(p schedule.CommitParams) string {
 
 // commitOnce is one transaction attempt. A retryable error is returned
 // as-is for the caller to retry; every other outcome is final.
-func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
+func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res schedule.CommitResult, err error) {
 	conn, err := r.pool.Acquire(ctx)
 	if err != nil {
 		return failure(ctx, err, false)
@@ -86,7 +87,7 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (sche
 	ended := false
 	defer func() {
 		if !ended && !conn.Conn().PgConn().IsClosed() {
-			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // a failed rollback closes the connection
+			res, err = rolledBack(ctx, conn, res, err)
 		}
 	}()
 
@@ -110,7 +111,8 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (sche
 		return failure(ctx, err, false)
 	}
 	w, err := writeAndCommit(ctx, conn, args)
-	if err != nil {
+	var lost *lostAfterCommit
+	if err != nil && !errors.As(err, &lost) {
 		return failure(ctx, err, w.commitMaybeRan)
 	}
 	ended = true
@@ -119,7 +121,7 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (sche
 		// The lock was held, so only the clock can have moved past expiry
 		// between verification and the fenced update, and then the write
 		// touched nothing: the COMMIT that followed committed nothing.
-		return schedule.CommitResult{Outcome: schedule.Raced, Reason: reasonFenceLost}, nil
+		res = schedule.CommitResult{Outcome: schedule.Raced, Reason: reasonFenceLost}
 	case w != expectedWrite(outcome):
 		// Impossible by construction of sqlCommitWrite (each insert selects
 		// from the step before it); a changed statement that breaks this
@@ -127,12 +129,41 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (sche
 		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonWriteFailed},
 			fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt and %d event rows for %s", p.Ticket.TriggerID,
 				w.schedules, w.runs, w.attempts, w.events, outcome)
+	default:
+		res = schedule.CommitResult{Outcome: outcome}
+		if outcome == schedule.Admitted {
+			res.RunID = p.RunID
+		}
 	}
-	res := schedule.CommitResult{Outcome: outcome}
-	if outcome == schedule.Admitted {
-		res.RunID = p.RunID
+	if lost != nil {
+		// COMMIT answered, so res is what happened; the connection is gone
+		// all the same, and the replica must learn it (SPEC §7).
+		return res, fmt.Errorf("%w (%s after COMMIT): %w", schedule.ErrUnavailable, reasonConnectionLost, lost.err)
 	}
 	return res, nil
+}
+
+// rolledBack ends an attempt that did not commit (a verification outcome or
+// an error). Nothing was written, so the attempt's result stands — unless
+// the session ends right here: only this ROLLBACK sees it, and the pool
+// would discard the closed connection silently on release, so the loss is
+// added to the result (the replica must learn it, SPEC §7). A retryable
+// error cannot be retried on a lost connection and becomes the loss.
+func rolledBack(ctx context.Context, conn *pgxpool.Conn, res schedule.CommitResult, err error) (schedule.CommitResult, error) {
+	_, rbErr := conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	if !connectionLost(rbErr) || errors.Is(err, schedule.ErrUnavailable) {
+		// Any other ROLLBACK failure closes the connection; nothing was
+		// written either way.
+		return res, err
+	}
+	lost := fmt.Errorf("%w (%s at ROLLBACK): %w", schedule.ErrUnavailable, reasonConnectionLost, rbErr)
+	switch {
+	case err == nil:
+		return res, lost
+	case retryable(err) || res.Outcome == "":
+		return schedule.CommitResult{Outcome: schedule.Unavailable, Reason: reasonConnectionLost}, lost
+	}
+	return res, errors.Join(err, lost)
 }
 
 // beginAndLock starts the SERIALIZABLE transaction and locks the ticket's
@@ -273,7 +304,7 @@ func writeAndCommit(ctx context.Context, conn *pgxpool.Conn, args []any) (writte
 	b.Queue(sqlCommitWrite, args...)
 	b.Queue(sqlCommit)
 	br := conn.SendBatch(batchCtx, b)
-	defer br.Close() //nolint:errcheck // every outcome is decided by the two replies read below
+	defer br.Close() //nolint:errcheck // on the error paths; a clean COMMIT checks the Sync's reply below
 	var w written
 	if err := br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events); err != nil {
 		var pre pgx.ErrPreprocessingBatch
@@ -290,8 +321,27 @@ func writeAndCommit(ctx context.Context, conn *pgxpool.Conn, args []any) (writte
 		// ROLLBACK; the write succeeded, so this is a bug.
 		return w, fmt.Errorf("the admission transaction was rolled back (%s)", tag)
 	}
+	// The Sync's reply. The outcome is already known, but the session can
+	// still end here: a backend terminated while its COMMIT ran (the commit
+	// holds interrupts off until it is durable) answers COMMIT and then dies
+	// instead of answering the Sync. Nothing else ever sees that error: the
+	// pool quietly discards the closed connection on release and opens a
+	// new one, so a busy replica would keep admitting as if nothing
+	// happened.
+	if err := br.Close(); err != nil {
+		return w, &lostAfterCommit{err: err}
+	}
 	return w, nil
 }
+
+// lostAfterCommit is writeAndCommit's error when COMMIT succeeded but the
+// Sync after it was never answered: the session ended (the server
+// terminated it, the link broke, or commitReplyTimeout cut it) and pgx has
+// closed the connection.
+type lostAfterCommit struct{ err error }
+
+func (e *lostAfterCommit) Error() string { return "connection lost after COMMIT: " + e.err.Error() }
+func (e *lostAfterCommit) Unwrap() error { return e.err }
 
 // interruptOnCancel sends PostgreSQL a cancel request for conn's backend
 // when ctx is cancelled: it interrupts only the statement running there (a

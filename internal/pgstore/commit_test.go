@@ -310,6 +310,98 @@ func TestConnectionLostDuringCommitIsOutcomeUnknown(t *testing.T) {
 	}
 }
 
+// TestConnectionLostAfterCommitReportsTheOutcomeAndUnavailable: a backend
+// terminated while its COMMIT runs finishes the commit (interrupts are held
+// until it is durable), answers COMMIT and dies instead of answering the
+// Sync. The admission happened and must be reported, and so must the lost
+// connection: the pool would otherwise discard it silently on release, and
+// a busy replica would keep admitting on new connections without ever
+// turning unavailable (SPEC §7).
+func TestConnectionLostAfterCommitReportsTheOutcomeAndUnavailable(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	// commit_delay sleeps inside the commit's WAL flush, after the commit
+	// record is written: a wide window in which the backend is past the
+	// point of no return. Sessions pick it up at login, hence a second
+	// runtime opened after it.
+	s.exec(t, `ALTER ROLE `+quoteIdent(s.roles.Runtime)+` SET commit_delay = 100000`)
+	s.exec(t, `ALTER ROLE `+quoteIdent(s.roles.Runtime)+` SET commit_siblings = 0`)
+	rt := s.openRuntime(t, "replica-a", testLease)
+	type result struct {
+		res schedule.CommitResult
+		err error
+	}
+	// Another backend's WAL flush can cover this commit's and skip the
+	// delay; the termination then lands once the Sync was answered and
+	// only the next statement can report it. That attempt missed the
+	// window (the probe below tells), and the next one tries again.
+	const attempts = 5
+	for attempt := 1; ; attempt++ {
+		// The runtime's one connection prepares the commit's statements
+		// while initialising the trigger, so the admission's COMMIT is
+		// active only while it executes (a first use would show it while
+		// being prepared).
+		d, p := s.dueTicketNamed(t, rt, "alpha"+jsonInt(int64(attempt)))
+		done := make(chan result, 1)
+		go func() {
+			res, err := rt.ScheduleCommit(t.Context(), p)
+			done <- result{res, err}
+		}()
+		// Observing and terminating in one statement leaves the backend no
+		// time to leave COMMIT in between.
+		var pid int32
+		deadline := time.Now().Add(20 * time.Second)
+		for pid == 0 {
+			err := s.super.QueryRow(t.Context(), `SELECT coalesce(max(pid) FILTER (WHERE pg_terminate_backend(pid)), 0) FROM (
+					SELECT pid FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND query = 'COMMIT' LIMIT 1) AS committing`,
+				s.roles.Runtime).Scan(&pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the commit never reached COMMIT")
+			}
+		}
+		got := <-done
+		if got.res.Outcome != schedule.Admitted || got.res.RunID != p.RunID {
+			t.Fatalf("commit whose backend %d was terminated during a durable COMMIT: %+v, %v; want the admission", pid, got.res, got.err)
+		}
+		if c, _ := s.counts(t.Context(), d.trigger.TriggerID); c.Runs != 1 {
+			t.Fatalf("%d runs after a COMMIT that answered, want 1", c.Runs)
+		}
+		if got.err == nil {
+			// Either the termination came after the Sync's reply, and the
+			// dead connection is still pooled for the next statement to
+			// report, or the loss went unnoticed.
+			if _, err := rt.NowMs(t.Context()); !errors.Is(err, schedule.ErrUnavailable) {
+				t.Fatalf("backend %d was terminated during COMMIT, yet neither the commit nor the next statement (%v) reported the lost connection", pid, err)
+			}
+			if attempt == attempts {
+				t.Fatalf("the termination missed COMMIT in all %d attempts", attempts)
+			}
+			t.Logf("attempt %d: backend %d was terminated once COMMIT was answered; retrying", attempt, pid)
+			continue
+		}
+		if !errors.Is(got.err, schedule.ErrUnavailable) {
+			t.Fatalf("commit whose backend %d was terminated after COMMIT answered: %v; want an error wrapping ErrUnavailable", pid, got.err)
+		}
+		// The fault really happened: that backend is gone.
+		for {
+			var alive bool
+			if err := s.super.QueryRow(t.Context(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1)`, pid).Scan(&alive); err != nil {
+				t.Fatal(err)
+			}
+			if !alive {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("terminated backend %d is still alive", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
 // TestParallelCommitsOfOneRoundDoNotAbortEachOther: commits of different
 // rows must not conflict under SERIALIZABLE (see handles.go), so a round
 // at full parallelism admits every due row without exhausting retries.

@@ -58,7 +58,13 @@ func (s *store) publishCron(t testing.TB, name string, c trigger.Cron) published
 // takes it with rt: the ticket's decision is an admit.
 func (s *store) dueTicket(t testing.TB, rt *Runtime) (published, schedule.CommitParams) {
 	t.Helper()
-	d := s.publish(t, "alpha")
+	return s.dueTicketNamed(t, rt, "alpha")
+}
+
+// dueTicketNamed is dueTicket for a project of the given name.
+func (s *store) dueTicketNamed(t testing.TB, rt *Runtime, name string) (published, schedule.CommitParams) {
+	t.Helper()
+	d := s.publish(t, name)
 	tks := s.takeAll(t, rt)
 	if len(tks) != 1 {
 		t.Fatalf("took %d, want 1", len(tks))
