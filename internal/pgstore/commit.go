@@ -49,13 +49,13 @@ func (r *Runtime) ScheduleCommit(ctx context.Context, p schedule.CommitParams) (
 	}
 	defer r.handles.forget(p.Ticket.Lease.Token)
 	var lastErr error
-	for attempt := 1; attempt <= maxSerializableAttempts; attempt++ {
+	for attempt := 1; attempt <= commitRetry.attempts; attempt++ {
 		res, err := r.commitOnce(ctx, p)
 		if err == nil || !retryable(err) {
 			return res, err
 		}
 		lastErr = err
-		if backoff(ctx, attempt) != nil {
+		if commitRetry.wait(ctx, attempt) != nil {
 			break
 		}
 	}
