@@ -46,9 +46,10 @@ func runsListCommand(opts Options) *cobra.Command {
 				return writeJSON(w, map[string]any{"runs": runs, "next": next})
 			}
 			tw := newTable(w)
-			fmt.Fprintln(tw, "ID\tSTATE\tSCHEDULED FOR\tTRIGGER\tTASK REV")
+			fmt.Fprintln(tw, "ID\tSTATE\tSCHEDULED FOR\tPROJECT\tTRIGGER\tTASK REV")
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", r.ID, r.State, fmtMs(&r.ScheduledForMs), r.TriggerID, r.TaskRevision)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, r.State, fmtMs(&r.ScheduledForMs),
+					nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), r.TaskRevision)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -67,6 +68,14 @@ func runsListCommand(opts Options) *cobra.Command {
 	c.Flags().IntVar(&limit, "limit", run.DefaultPageSize, "page size (1–500)")
 	c.Flags().StringVar(&after, "after", "", "continue after this run id (printed as 'more:')")
 	return c
+}
+
+// nameOr is name, or fallback when the reader had none.
+func nameOr(name, fallback string) string {
+	if name == "" {
+		return fallback
+	}
+	return name
 }
 
 func knownState(s run.State) bool {
@@ -107,8 +116,9 @@ func runsShowCommand(opts Options) *cobra.Command {
 				return writeJSON(w, d)
 			}
 			r := d.Run
-			fmt.Fprintf(w, "run        %s\nstate      %s (version %d)\nscheduled  %s\ntrigger    %s revision %d\ntask       %s revision %d\nkey        %s\n",
-				r.ID, r.State, r.Version, fmtMs(&r.ScheduledForMs), r.TriggerID, r.TriggerRevision, r.TaskID, r.TaskRevision, r.IdempotencyKey)
+			fmt.Fprintf(w, "run        %s\nstate      %s (version %d)\nscheduled  %s\nproject    %s (%s)\ntrigger    %s (%s) revision %d\ntask       %s revision %d\nkey        %s\n",
+				r.ID, r.State, r.Version, fmtMs(&r.ScheduledForMs), nameOr(r.ProjectName, "-"), r.ProjectID,
+				nameOr(r.TriggerName, "-"), r.TriggerID, r.TriggerRevision, r.TaskID, r.TaskRevision, r.IdempotencyKey)
 			tw := newTable(w)
 			fmt.Fprintln(tw, "\nATTEMPT\tSTATE\tEXECUTOR\tEXIT\tSTARTED\tFINISHED")
 			for _, a := range d.Attempts {

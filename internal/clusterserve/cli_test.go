@@ -44,8 +44,13 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Runs) != 2 || list.Runs[0].State != "queued" {
 		t.Fatalf("runs list: exit %d %q", code, out)
 	}
+	code, out = runQL(t, bin, nil, "runs", "list", "--db", runtime)
+	if code != 0 || !strings.Contains(out, "PROJECT") || !strings.Contains(out, " cli ") || !strings.Contains(out, " t0000") {
+		t.Fatalf("runs list table: exit %d %q; want project and trigger names", code, out)
+	}
 	code, out = runQL(t, bin, nil, "runs", "show", list.Runs[0].ID, "--db", runtime)
-	if code != 0 || !strings.Contains(out, "run.created") || !strings.Contains(out, "run.queued") || !strings.Contains(out, "remote_worker") {
+	if code != 0 || !strings.Contains(out, "run.created") || !strings.Contains(out, "run.queued") || !strings.Contains(out, "remote_worker") ||
+		!strings.Contains(out, "trigger    t0000") {
 		t.Fatalf("runs show: exit %d %q", code, out)
 	}
 	code, out = runQL(t, bin, nil, "triggers", "list", "--db", runtime)

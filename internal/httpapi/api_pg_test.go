@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +45,7 @@ func TestAPIOverPostgres(t *testing.T) {
 	type runPage struct {
 		Runs []struct {
 			ID, ProjectID, TriggerID, State string
+			ProjectName, TriggerName        string
 			Version                         int64
 		}
 		Next string
@@ -53,7 +55,8 @@ func TestAPIOverPostgres(t *testing.T) {
 		t.Fatalf("first page %d %+v", st, page)
 	}
 	first := page.Runs[0]
-	if first.State != "queued" || first.Version != 2 || first.ProjectID == "" || first.TriggerID == "" {
+	if first.State != "queued" || first.Version != 2 || first.ProjectID == "" || first.TriggerID == "" ||
+		first.ProjectName != "api" || !strings.HasPrefix(first.TriggerName, "t0000") {
 		t.Fatalf("run %+v", first)
 	}
 	next := page.Next

@@ -12,10 +12,12 @@ import (
 type runJSON struct {
 	ID                  string    `json:"id"`
 	ProjectID           string    `json:"projectId"`
+	ProjectName         string    `json:"projectName,omitempty"`
 	TaskID              string    `json:"taskId"`
 	TaskRevision        int64     `json:"taskRevision"`
 	TriggerID           string    `json:"triggerId,omitempty"`
 	TriggerRevision     int64     `json:"triggerRevision,omitempty"`
+	TriggerName         string    `json:"triggerName,omitempty"`
 	ExecutionRevisionID string    `json:"executionRevisionId"`
 	IdempotencyKey      string    `json:"idempotencyKey"`
 	ScheduledForMs      int64     `json:"scheduledForMs"`
@@ -62,8 +64,8 @@ type runDetailJSON struct {
 
 func toRunJSON(r run.Run) runJSON {
 	return runJSON{
-		ID: r.ID, ProjectID: r.ProjectID, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
-		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, ExecutionRevisionID: r.ExecutionRevisionID,
+		ID: r.ID, ProjectID: r.ProjectID, ProjectName: r.ProjectName, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
+		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
 		FinishedAtMs: r.FinishedAtMs,

@@ -17,8 +17,12 @@ var _ run.Reader = (*Runtime)(nil)
 
 // Run reads for the runtime role (SELECT on runs, attempts, run_events).
 const (
+	// The names are scalar subqueries by primary key rather than joins, so
+	// the listing filters below stay unqualified and keep their indexes.
 	sqlRunColumns = `SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-       idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms
+       idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
+       (SELECT p.name FROM qinglong.projects p WHERE p.id = runs.project_id),
+       (SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision)
   FROM qinglong.runs`
 	// Listing filters, each served by its runs_*_listing_idx; composed per
 	// request so every combination gets a plan using its own index rather
@@ -153,12 +157,14 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 
 func scanRun(row pgx.Row) (run.Run, error) {
 	var x run.Run
-	var triggerID *string
+	var triggerID, projectName, triggerName *string
 	var triggerRev, queuedAt *int64
 	var state string
 	err := row.Scan(&x.ID, &x.ProjectID, &x.TaskID, &x.TaskRevision, &triggerID, &triggerRev, &x.ExecutionRevisionID,
-		&x.IdempotencyKey, &x.ScheduledForMs, &state, &x.Version, &x.LastEventSeq, &x.CreatedAtMs, &queuedAt, &x.UpdatedAtMs, &x.FinishedAtMs)
+		&x.IdempotencyKey, &x.ScheduledForMs, &state, &x.Version, &x.LastEventSeq, &x.CreatedAtMs, &queuedAt, &x.UpdatedAtMs, &x.FinishedAtMs,
+		&projectName, &triggerName)
 	x.TriggerID, x.TriggerRevision, x.QueuedAtMs = deref(triggerID), derefInt(triggerRev), derefInt(queuedAt)
+	x.ProjectName, x.TriggerName = deref(projectName), deref(triggerName)
 	x.State = run.State(state)
 	return x, err
 }

@@ -18,7 +18,8 @@ func TestRunGetReturnsTheAdmittedRunWithItsAttemptAndEvents(t *testing.T) {
 	}
 	r := d.Run
 	if r.ID != runs["t000"] || r.ProjectID != projectID || r.State != run.Queued || r.Version != 2 || r.LastEventSeq != 2 ||
-		r.TriggerID == "" || r.QueuedAtMs != r.CreatedAtMs || r.IdempotencyKey == "" || r.FinishedAtMs != nil {
+		r.TriggerID == "" || r.QueuedAtMs != r.CreatedAtMs || r.IdempotencyKey == "" || r.FinishedAtMs != nil ||
+		r.ProjectName != "detail" || r.TriggerName != "t000" {
 		t.Fatalf("run %+v", r)
 	}
 	if len(d.Attempts) != 1 || d.Attempts[0].Number != 1 || d.Attempts[0].State != run.AttemptClaimed || d.Attempts[0].Executor != "remote_worker" {
@@ -55,6 +56,12 @@ func TestRunListPagesNewestFirstWithEveryFilter(t *testing.T) {
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(all)))
 
+	names := map[string]string{}
+	for proj, m := range map[string]map[string]string{"list-a": runsA, "list-b": runsB} {
+		for trig, id := range m {
+			names[id] = proj + "/" + trig
+		}
+	}
 	var paged []string
 	p := run.ListParams{Limit: 3}
 	for pages := 0; ; pages++ {
@@ -67,6 +74,9 @@ func TestRunListPagesNewestFirstWithEveryFilter(t *testing.T) {
 		}
 		for _, r := range list {
 			paged = append(paged, r.ID)
+			if got := r.ProjectName + "/" + r.TriggerName; got != names[r.ID] {
+				t.Fatalf("run %s listed as %s, want %s", r.ID, got, names[r.ID])
+			}
 		}
 		if next == "" {
 			break

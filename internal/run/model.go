@@ -15,12 +15,17 @@ const (
 
 // Run is one admitted occurrence of a trigger.
 type Run struct {
-	ID                  string
-	ProjectID           string
-	TaskID              string
-	TaskRevision        int64
-	TriggerID           string
-	TriggerRevision     int64
+	ID              string
+	ProjectID       string
+	TaskID          string
+	TaskRevision    int64
+	TriggerID       string
+	TriggerRevision int64
+	// ProjectName is the project's current name; TriggerName the trigger's
+	// name at TriggerRevision (what it was called when it fired). Readers
+	// fill them for people; nothing decides on them.
+	ProjectName         string
+	TriggerName         string
 	ExecutionRevisionID string
 	IdempotencyKey      string
 	ScheduledForMs      int64

@@ -81,3 +81,25 @@ func TestTriggerListShowsRevisionTaskAndScheduleState(t *testing.T) {
 		t.Fatalf("project filter: %+v, %v", onlyB, err)
 	}
 }
+
+func TestRunsCarryTheTriggerNameTheyFiredUnder(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	d := e.defs(t, "alpha", everyMinute)
+	e.clock.Advance(61_000)
+	id := e.admit(t, d.Trigger.TriggerID)
+	e.trigger(t, d.Project, d.Task, "renamed", d.Trigger.TriggerID, d.Trigger.Revision, everyMinute, true)
+	list, _, err := e.store.RunList(t.Context(), run.ListParams{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	got, err := e.store.RunGet(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []run.Run{list[0], got.Run} {
+		if r.ProjectName != "alpha" || r.TriggerName != d.Trigger.Spec.Name {
+			t.Fatalf("run %s named %q/%q, want alpha/%s (the trigger's name at revision %d, not its current one)", r.ID, r.ProjectName, r.TriggerName, d.Trigger.Spec.Name, r.TriggerRevision)
+		}
+	}
+}
