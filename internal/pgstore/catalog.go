@@ -70,7 +70,10 @@ func (a *Admin) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 			return nil
 		default:
 			change = catalog.Updated
-			_, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status))
+			if _, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status)); err == nil && status != string(p.Status) {
+				// Archiving or reactivating flips every row's eligibility.
+				_, err = tx.Exec(ctx, sqlEligibilityOfProject, p.ID)
+			}
 		}
 		if sqlState(err) == stateUniqueViolation {
 			return qlerror.New(qlerror.Conflict, "project name %q is taken by another project; choose another name", p.Name)

@@ -83,6 +83,10 @@ func (a *Admin) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (c
 				return err
 			}
 		}
+		// The new head unpins every trigger still on an older revision.
+		if _, err := tx.Exec(ctx, sqlEligibilityOfTask, rev.ProjectID, rev.TaskID); err != nil {
+			return err
+		}
 		res = catalog.PublishResult{Revision: rev.Revision, CreatedAtMs: now}
 		return nil
 	})

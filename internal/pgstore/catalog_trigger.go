@@ -65,6 +65,9 @@ func (a *Admin) TriggerPublish(ctx context.Context, p catalog.TriggerPublishPara
 		if _, err := tx.Exec(ctx, sqlScheduleUpsert, rev.TriggerID, rev.ProjectID, rev.Revision, now); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, sqlEligibilityOfTrigger, rev.TriggerID); err != nil {
+			return err
+		}
 		res = catalog.PublishResult{Revision: rev.Revision, CreatedAtMs: now}
 		return nil
 	})

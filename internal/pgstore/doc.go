@@ -13,7 +13,8 @@
 //	                        └── takeover ◄──────┘ database time ≥ expiry
 //
 //	publish:  revision := new, cursor := NULL, claim cleared,
-//	          state_version+1, claim_version+1
+//	          state_version+1, claim_version+1; schedulable := whether a
+//	          claim may take the row (an index filter only, never a fence)
 //	claim:    one autocommit statement, database clock sampled once:
 //	          owner, token := fresh, claim_version+1, expiry := now+lease,
 //	          state_version+1, updated_at_ms := now (the acquired time)

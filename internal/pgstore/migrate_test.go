@@ -61,8 +61,8 @@ func TestMigrateRefusesAnEditedOrFutureHistory(t *testing.T) {
 		name, tamper, code string
 	}{
 		{"edited checksum", "UPDATE qinglong.schema_migrations SET checksum = 'sha256:' || repeat('a', 64)", CodeHistoryMismatch},
-		{"renamed migration", "UPDATE qinglong.schema_migrations SET id = 'pg-0001-something-else'", CodeHistoryMismatch},
-		{"database ahead", "INSERT INTO qinglong.schema_migrations VALUES (2, 'pg-0002-newer', 'sha256:' || repeat('b', 64), 0)", CodeHistoryAhead},
+		{"renamed migration", "UPDATE qinglong.schema_migrations SET id = 'pg-0001-something-else' WHERE seq = 1", CodeHistoryMismatch},
+		{"database ahead", "INSERT INTO qinglong.schema_migrations VALUES (9998, 'pg-9998-newer', 'sha256:' || repeat('b', 64), 0)", CodeHistoryAhead},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -62,3 +62,34 @@ const (
 		FROM qinglong.triggers t JOIN qinglong.trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
 		WHERE t.project_id = $1 AND t.name = $2`
 )
+
+// Eligibility refresh (pg-0002): sets trigger_schedules.schedulable of the
+// rows in scope to exactly the claim's eligibility test, writing only rows
+// whose flag changes. One runs last in every publishing transaction that
+// can change eligibility, scoped to the rows that change could affect, so
+// the flag is never false for a row a claim may take.
+const (
+	sqlEligibilityHead = `UPDATE qinglong.trigger_schedules s
+		SET schedulable = e.eligible
+		FROM (SELECT s2.trigger_id,
+		             coalesce(p.status = 'active' AND tg.current_revision = s2.trigger_revision AND tr.enabled
+		                      AND tr.kind = 'qinglong/cron@v1' AND tk.current_revision = tr.task_revision, false) AS eligible
+		        FROM qinglong.trigger_schedules s2
+		        LEFT JOIN qinglong.projects p ON p.id = s2.project_id
+		        LEFT JOIN qinglong.triggers tg ON tg.id = s2.trigger_id
+		        LEFT JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s2.trigger_id AND tr.revision = s2.trigger_revision
+		        LEFT JOIN qinglong.tasks tk ON tk.id = tr.task_id
+		       WHERE `
+	sqlEligibilityTail = `) e
+		WHERE s.trigger_id = e.trigger_id AND s.schedulable IS DISTINCT FROM e.eligible`
+
+	// A trigger publish: its own row ($1 trigger id).
+	sqlEligibilityOfTrigger = sqlEligibilityHead + `s2.trigger_id = $1` + sqlEligibilityTail
+	// A task publish moves the task head: the rows of the triggers on that
+	// task ($1 project id, $2 task id; triggers never move to another task).
+	sqlEligibilityOfTask = sqlEligibilityHead +
+		`s2.trigger_id IN (SELECT id FROM qinglong.triggers WHERE project_id = $1 AND task_id = $2)` + sqlEligibilityTail
+	// A project archived or reactivated: all its rows ($1 project id).
+	sqlEligibilityOfProject = sqlEligibilityHead +
+		`s2.trigger_id IN (SELECT id FROM qinglong.triggers WHERE project_id = $1)` + sqlEligibilityTail
+)

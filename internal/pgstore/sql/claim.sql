@@ -4,7 +4,9 @@
 --   * the database clock is sampled exactly once (MATERIALIZED CTE `now`)
 --     and is the claim's acquired time, its expiry base and updated_at_ms;
 --   * only rows of active projects whose current trigger revision is an
---     enabled cron trigger pinned to its task's current revision;
+--     enabled cron trigger pinned to its task's current revision (verified
+--     by the joins; `schedulable`, kept by publishing, only keeps the rows
+--     that fail it out of branches A and B's index, pg-0002);
 --   * only rows without a live claim: unclaimed, or claimed and expired;
 --   * FOR UPDATE OF s SKIP LOCKED in every branch: two claimers never take
 --     the same row (EvalPlanQual re-checks the claim and due conditions on a
@@ -32,7 +34,7 @@ uninitialised AS (
        JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
                                          AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
        JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-      WHERE s.claim_owner IS NULL AND s.next_fire_at_ms IS NULL
+      WHERE s.claim_owner IS NULL AND s.schedulable AND s.next_fire_at_ms IS NULL
       ORDER BY s.next_fire_at_ms NULLS FIRST, s.project_id, s.trigger_id
       LIMIT $2
         FOR UPDATE OF s SKIP LOCKED
@@ -45,7 +47,7 @@ due AS (
        JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
                                          AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
        JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-      WHERE s.claim_owner IS NULL AND s.next_fire_at_ms <= (SELECT ms FROM now)
+      WHERE s.claim_owner IS NULL AND s.schedulable AND s.next_fire_at_ms <= (SELECT ms FROM now)
       ORDER BY s.next_fire_at_ms NULLS FIRST, s.project_id, s.trigger_id
       LIMIT $2
         FOR UPDATE OF s SKIP LOCKED
