@@ -41,7 +41,7 @@ func TestSIGTERMDrainsWithinTheStopTimeoutAndStartsNoRoundAfterAdmissionCloses(t
 		t.Fatal(err)
 	}
 	eventually(t, 20*time.Second, "a round blocked mid-admission", func() bool {
-		return env.Int(t, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'qinglong:replica-d' AND wait_event_type = 'Lock'`) > 0
+		return env.Int(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'qinglong:replica-d' AND wait_event_type = 'Lock'`) > 0
 	})
 	took := r.signal(t, syscall.SIGTERM, stopTimeout+5*time.Second)
 	if err := lock.Rollback(context.Background()); err != nil {

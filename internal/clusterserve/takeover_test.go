@@ -34,7 +34,7 @@ func TestKilledReplicasClaimsAreTakenOverOnlyAfterDatabaseExpiry(t *testing.T) {
 	a := startReplica(t, bin, env, "replica-a", "--lease", "5s", "--page-size", "32")
 	eventually(t, 30*time.Second, "replica-a to claim every row and block in admission", func() bool {
 		return env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE claim_owner = 'replica-a'`) == triggers &&
-			env.Int(t, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'qinglong:replica-a' AND wait_event_type = 'Lock'`) > 0
+			env.Int(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'qinglong:replica-a' AND wait_event_type = 'Lock'`) > 0
 	})
 	held := map[string]claim{}
 	rows, err := env.Super.Query(context.Background(), `SELECT trigger_id, claim_version, claim_expires_at_ms FROM qinglong.trigger_schedules`)

@@ -32,7 +32,7 @@ func TestTerminatedBackendsMakeAReplicaUnavailableForGoodWhileTheOtherKeepsAdmit
 	// Materialised first: the planner must not run pg_terminate_backend on
 	// rows the application_name filter has not yet excluded.
 	err := env.Super.QueryRow(context.Background(), `WITH victims AS MATERIALIZED (
-			SELECT pid FROM pg_stat_activity WHERE application_name = 'qinglong:replica-a')
+			SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'qinglong:replica-a')
 		SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM victims`).Scan(&terminated)
 	if err != nil || terminated == 0 {
 		t.Fatalf("terminated %d of replica-a's backends [%s]: %v", terminated, fmtPids(before), err)
@@ -95,7 +95,7 @@ func TestTerminatedBackendsOfAnIdleReplicaAtTheDefaultCadenceMakeItUnavailable(t
 	})
 	var terminated int64
 	err := env.Super.QueryRow(context.Background(), `WITH victims AS MATERIALIZED (
-			SELECT pid FROM pg_stat_activity WHERE application_name = 'qinglong:replica-idle')
+			SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'qinglong:replica-idle')
 		SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM victims`).Scan(&terminated)
 	if err != nil || terminated == 0 {
 		t.Fatalf("terminated %d backends: %v", terminated, err)

@@ -353,7 +353,7 @@ func TestConnectionLostAfterCommitReportsTheOutcomeAndUnavailable(t *testing.T) 
 		deadline := time.Now().Add(20 * time.Second)
 		for pid == 0 {
 			err := s.super.QueryRow(t.Context(), `SELECT coalesce(max(pid) FILTER (WHERE pg_terminate_backend(pid)), 0) FROM (
-					SELECT pid FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND query = 'COMMIT' LIMIT 1) AS committing`,
+					SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND usename = $1 AND state = 'active' AND query = 'COMMIT' LIMIT 1) AS committing`,
 				s.roles.Runtime).Scan(&pid)
 			if err != nil {
 				t.Fatal(err)
