@@ -233,9 +233,9 @@ func TestRecoveryLosesOnlyAttemptsOfDeadOwnersAndNeverReRunsThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer self.Release()
-	n, err := Recover(t.Context(), h.store, self)
-	if err != nil || n != 1 {
-		t.Fatalf("recover: %d, %v; want exactly the dead owner's attempt", n, err)
+	rec, err := Recover(t.Context(), h.store, self)
+	if err != nil || rec != (Recovery{Lost: 1}) {
+		t.Fatalf("recover: %+v, %v; want exactly the dead owner's attempt (it never started a process)", rec, err)
 	}
 	for runID, want := range map[string]run.State{aliveRun: run.Running, deadRun: run.Lost, pristineRun: run.Queued} {
 		if got := h.detail(t, runID).Run.State; got != want {
@@ -246,8 +246,8 @@ func TestRecoveryLosesOnlyAttemptsOfDeadOwnersAndNeverReRunsThem(t *testing.T) {
 	if names(lost)[len(lost.Events)-1] != run.EventLost || lost.Attempts[0].State != run.AttemptLost || len(lost.Attempts) != 1 {
 		t.Fatalf("lost run events %v attempts %+v; want run.lost and no new attempt", names(lost), lost.Attempts)
 	}
-	if again, err := Recover(t.Context(), h.store, self); err != nil || again != 0 {
-		t.Fatalf("second recovery: %d, %v; want nothing left to lose", again, err)
+	if again, err := Recover(t.Context(), h.store, self); err != nil || again.Lost != 0 {
+		t.Fatalf("second recovery: %+v, %v; want nothing left to lose", again, err)
 	}
 }
 

@@ -23,6 +23,10 @@
 //     a crashed one.
 //   - A command runs in its own process group; a timeout, a stop, or the end
 //     of its main process kills the whole group, grandchildren included.
+//   - A command whose server died keeps running; recovery ends it after
+//     marking its attempt lost, on Linux only and only when the process
+//     group is provably the command's (see endOrphan: a reused pid is left
+//     alone); elsewhere it is reported as left.
 //   - Output goes to one log file per attempt, capped; what is cut is marked.
 //     Secret values are resolved from the local secret file only at start,
 //     passed only in the child's environment and masked in its output; they

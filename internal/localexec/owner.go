@@ -11,6 +11,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/qlerror"
+	"github.com/qinglong/qinglong/internal/run"
 )
 
 // Owner is one executor instance's identity. It holds an exclusive flock
@@ -76,17 +77,52 @@ func ownerGone(dir, id string) (bool, error) {
 	return true, os.Remove(path)
 }
 
+// Recovery is what Recover did.
+type Recovery struct {
+	// Lost counts attempts marked lost.
+	Lost int
+	// OrphansEnded counts lost attempts whose command was still running
+	// (its server died, it did not) and was ended.
+	OrphansEnded int
+	// OrphansLeft counts lost attempts under whose process group id
+	// something still runs that could not be proven to be the command, or
+	// could not be ended; they were left alone.
+	OrphansLeft int
+	// OrphanErr is the first failure to check or end one (for the log; it
+	// does not stop the server from starting).
+	OrphanErr error
+}
+
 // Recover marks lost every starting or running attempt whose owner process
-// is gone, with event run.lost, then removes the lock files of owners that
-// are gone. Nothing is re-run: a lost run waits to be reconciled. Claimed
-// attempts that never started are left for the dispatcher. It returns how
-// many attempts it marked lost.
-func Recover(ctx context.Context, st Store, self *Owner) (int, error) {
+// is gone, with event run.lost, ends the commands such an owner left
+// running (see endOrphan), then removes the lock files of owners that are
+// gone. Nothing is re-run: a lost run waits to be reconciled. Claimed
+// attempts that never started are left for the dispatcher.
+func Recover(ctx context.Context, st Store, self *Owner) (Recovery, error) {
 	lost, err := loseDeadOwners(ctx, st, self)
+	rec := Recovery{Lost: len(lost)}
 	if err != nil {
-		return lost, err
+		return rec, err
 	}
-	return lost, sweepOwners(self)
+	// Only after the attempts are recorded lost: a command ended here can
+	// never report a result that would be mistaken for the attempt's.
+	for _, a := range lost {
+		if a.PID <= 0 || a.StartedAtMs == nil {
+			continue // it never started a process
+		}
+		switch outcome, err := endOrphan(a.PID, *a.StartedAtMs); {
+		case err != nil:
+			rec.OrphansLeft++
+			if rec.OrphanErr == nil {
+				rec.OrphanErr = fmt.Errorf("end the orphaned command of attempt %s (process group %d): %w", a.ID, a.PID, err)
+			}
+		case outcome == orphanEnded:
+			rec.OrphansEnded++
+		case outcome == orphanLeft:
+			rec.OrphansLeft++
+		}
+	}
+	return rec, sweepOwners(self)
 }
 
 // sweepOwners removes the lock files of every owner that is gone (a crash
@@ -109,12 +145,12 @@ func sweepOwners(self *Owner) error {
 	return nil
 }
 
-func loseDeadOwners(ctx context.Context, st Store, self *Owner) (int, error) {
+func loseDeadOwners(ctx context.Context, st Store, self *Owner) ([]run.Attempt, error) {
 	owners, err := st.AttemptOwners(ctx)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	total := 0
+	var total []run.Attempt
 	for _, owner := range owners {
 		if owner == self.ID {
 			continue
@@ -126,8 +162,8 @@ func loseDeadOwners(ctx context.Context, st Store, self *Owner) (int, error) {
 		if !gone {
 			continue
 		}
-		n, err := st.AttemptsLose(ctx, owner)
-		total += n
+		lost, err := st.AttemptsLose(ctx, owner)
+		total = append(total, lost...)
 		if err != nil {
 			return total, err
 		}

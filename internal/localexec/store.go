@@ -26,6 +26,7 @@ type Store interface {
 	AttemptFinish(ctx context.Context, a run.Attempt) error
 	// AttemptOwners lists owners holding starting or running attempts.
 	AttemptOwners(ctx context.Context) ([]string, error)
-	// AttemptsLose marks an owner's starting or running attempts lost.
-	AttemptsLose(ctx context.Context, owner string) (int, error)
+	// AttemptsLose marks an owner's starting or running attempts lost and
+	// returns them as they were (ID, PID, StartedAtMs).
+	AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, error)
 }

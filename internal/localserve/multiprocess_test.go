@@ -4,7 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os/exec"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -60,8 +64,9 @@ func TestTwoServersOnOneFileNeverDuplicateAnOccurrence(t *testing.T) {
 }
 
 // A server killed with SIGKILL while commands run leaves starting/running
-// attempts behind; the next start marks them lost with run.lost and runs
-// nothing again.
+// attempts behind; the next start marks them lost with run.lost, runs
+// nothing again, and (on Linux, where a reused pid can be told apart) ends
+// the commands the dead server left running.
 func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
@@ -82,6 +87,7 @@ func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var killed []string
+	var groups []int
 	for rows.Next() {
 		var runID string
 		var pid int
@@ -89,13 +95,18 @@ func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		killed = append(killed, runID)
-		// The orphaned commands keep running after their server died;
-		// their process groups are cleaned up with the test.
+		groups = append(groups, pid)
+		// Whatever the restart leaves is cleaned up with the test.
 		t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
 	}
 	rows.Close()
 	if len(killed) != 2 {
 		t.Fatalf("%d attempts were running when the server died, want 2", len(killed))
+	}
+	for _, pid := range groups {
+		if err := syscall.Kill(-pid, 0); err != nil {
+			t.Fatalf("the command of process group %d did not outlive its server (%v); the orphan this test is about never existed", pid, err)
+		}
 	}
 	disable(t, dataDir, trigs[0])
 
@@ -122,6 +133,29 @@ func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
 			t.Fatalf("run %s was started again: %v", runID, names)
 		}
 	}
+	if runtime.GOOS == "linux" {
+		for _, pid := range groups {
+			if running := groupRunning(pid); running {
+				t.Fatalf("the orphaned command (process group %d) still runs after the restart", pid)
+			}
+		}
+	}
+}
+
+// groupRunning reports whether a process of group pgid runs (zombies,
+// which an orphan's new parent may never reap, run nothing).
+func groupRunning(pgid int) bool {
+	out, err := exec.Command("ps", "-e", "-o", "pgid=,stat=").Output()
+	if err != nil {
+		return syscall.Kill(-pgid, 0) == nil
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == strconv.Itoa(pgid) && !strings.HasPrefix(f[1], "Z") {
+			return true
+		}
+	}
+	return false
 }
 
 func eventNames(d run.Detail) []string {

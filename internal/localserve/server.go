@@ -72,12 +72,16 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.owner, err = localexec.AcquireOwner(s.layout.Owners); err != nil {
 		return nil, err
 	}
-	lost, err := localexec.Recover(ctx, s.store, s.owner)
+	rec, err := localexec.Recover(ctx, s.store, s.owner)
 	if err != nil {
 		return nil, err
 	}
-	if lost > 0 {
-		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; they were not re-run", "lost", lost)
+	if rec.Lost > 0 {
+		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; they were not re-run", "lost", rec.Lost,
+			"orphans_ended", rec.OrphansEnded, "orphans_left", rec.OrphansLeft)
+	}
+	if rec.OrphanErr != nil {
+		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "error", rec.OrphanErr.Error())
 	}
 	if s.disp, err = s.newDispatcher(); err != nil {
 		return nil, err

@@ -40,8 +40,11 @@ type Run struct {
 
 // Attempt is one try at executing a Run.
 type Attempt struct {
-	ID           string
-	RunID        string
+	ID    string
+	RunID string
+	// PID is a local_process attempt's command process, also its process
+	// group id, once running; 0 otherwise. Only recovery reads it.
+	PID          int
 	Number       int64
 	Executor     string
 	State        AttemptState

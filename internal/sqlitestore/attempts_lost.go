@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"database/sql"
 
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/run"
@@ -27,30 +28,34 @@ func (s *Store) AttemptOwners(ctx context.Context) ([]string, error) {
 }
 
 // AttemptsLose marks every starting or running attempt of a dead owner
-// lost, and its run lost with event run.lost, in one transaction. Nothing
-// is re-queued: a lost run waits to be reconciled.
-func (s *Store) AttemptsLose(ctx context.Context, owner string) (int, error) {
-	var n int
+// lost, and its run lost with event run.lost, in one transaction, and
+// returns them (ID, PID, StartedAtMs) as they were. Nothing is re-queued: a
+// lost run waits to be reconciled.
+func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, error) {
+	var lost []run.Attempt
 	err := s.write(ctx, "mark attempts lost", durable, func(tx *txn) error {
+		lost = nil
 		rows, err := tx.QueryContext(ctx, qAttemptsLiveOfOwner, owner)
 		if err != nil {
 			return err
 		}
-		var idList []string
 		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+			var a run.Attempt
+			var started sql.NullInt64
+			if err := rows.Scan(&a.ID, &a.PID, &started); err != nil {
 				rows.Close()
 				return err
 			}
-			idList = append(idList, id)
+			a.StartedAtMs = ptr(started)
+			lost = append(lost, a)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
 		now := s.nowMs()
-		for _, id := range idList {
+		for _, a := range lost {
+			id := a.ID
 			cur, err := readAttempt(ctx, tx, id)
 			if err != nil {
 				return err
@@ -69,8 +74,7 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) (int, error) {
 				return err
 			}
 		}
-		n = len(idList)
 		return nil
 	})
-	return n, err
+	return lost, err
 }

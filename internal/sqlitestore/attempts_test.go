@@ -126,7 +126,7 @@ func TestLostAttemptsBelongToTheDeadOwnerOnly(t *testing.T) {
 	if _, _, err := e.store.AttemptStart(t.Context(), da.ID, "owner-dead", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.AttemptRunning(t.Context(), da.ID, 1); err != nil {
+	if err := e.store.AttemptRunning(t.Context(), da.ID, 4242); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := e.store.AttemptStart(t.Context(), e.pending(t, aliveRun).ID, "owner-alive", ""); err != nil {
@@ -136,9 +136,9 @@ func TestLostAttemptsBelongToTheDeadOwnerOnly(t *testing.T) {
 	if err != nil || !equal(owners, []string{"owner-alive", "owner-dead"}) {
 		t.Fatalf("owners %v, %v", owners, err)
 	}
-	n, err := e.store.AttemptsLose(t.Context(), "owner-dead")
-	if err != nil || n != 1 {
-		t.Fatalf("lose: %d, %v; want 1", n, err)
+	lost, err := e.store.AttemptsLose(t.Context(), "owner-dead")
+	if err != nil || len(lost) != 1 || lost[0].ID != da.ID || lost[0].PID != 4242 || lost[0].StartedAtMs == nil {
+		t.Fatalf("lose: %+v, %v; want attempt %s with its pid 4242 and start time", lost, err, da.ID)
 	}
 	states := map[string]run.State{deadRun: run.Lost, aliveRun: run.Running, idleRun: run.Queued}
 	for id, want := range states {
@@ -150,16 +150,16 @@ func TestLostAttemptsBelongToTheDeadOwnerOnly(t *testing.T) {
 			t.Fatalf("run %s is %s, want %s", id, got.Run.State, want)
 		}
 	}
-	lost, _ := e.store.RunGet(t.Context(), deadRun)
-	last := lost.Events[len(lost.Events)-1]
-	if last.Name != run.EventLost || lost.Attempts[0].State != run.AttemptLost || lost.Attempts[0].ErrorCode != ErrorCodeExecutorLost {
-		t.Fatalf("lost run: last event %s, attempt %+v", last.Name, lost.Attempts[0])
+	lostRun, _ := e.store.RunGet(t.Context(), deadRun)
+	last := lostRun.Events[len(lostRun.Events)-1]
+	if last.Name != run.EventLost || lostRun.Attempts[0].State != run.AttemptLost || lostRun.Attempts[0].ErrorCode != ErrorCodeExecutorLost {
+		t.Fatalf("lost run: last event %s, attempt %+v", last.Name, lostRun.Attempts[0])
 	}
 	// A result arriving after the attempt was declared lost is refused.
 	zero := int64(0)
 	err = e.store.AttemptFinish(t.Context(), run.Attempt{ID: da.ID, State: run.AttemptSucceeded, ExitCode: &zero})
 	requireCode(t, err, qlerror.FailedPrecondition, "late result for a lost attempt")
-	if again, _ := e.store.RunGet(t.Context(), deadRun); again.Run.State != run.Lost || again.Run.Version != lost.Run.Version {
+	if again, _ := e.store.RunGet(t.Context(), deadRun); again.Run.State != run.Lost || again.Run.Version != lostRun.Run.Version {
 		t.Fatalf("late result changed the run: %+v", again.Run)
 	}
 }
