@@ -163,7 +163,7 @@ func freshReplicas(t testing.TB, g gateDB, runtimeURL string) []*replica {
 	var out []*replica
 	for _, owner := range []string{"replica-a", "replica-b"} {
 		r := openReplica(t, g, runtimeURL, owner, gateLease)
-		if r.Recovery.Examined < 1 || len(r.Recovery.Held) != 0 {
+		if r.Recovery.Examined < 1 || r.Recovery.HeldCount != 0 {
 			t.Fatalf("replica %s startup recovery examined %d and held %v; want the pristine admission examined and not held",
 				owner, r.Recovery.Examined, r.Recovery.Held)
 		}

@@ -200,7 +200,7 @@ func TestRecoveryGateConvergesAndChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Examined != 6 || len(rep.Held) != 2 || rep.Pages != 4 {
+	if rep.Examined != 6 || rep.HeldCount != 2 || len(rep.Held) != 2 || rep.Pages != 4 {
 		t.Fatalf("report %+v", rep)
 	}
 	held := map[string]string{rep.Held[0].RunID: rep.Held[0].Reason, rep.Held[1].RunID: rep.Held[1].Reason}

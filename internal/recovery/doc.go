@@ -15,7 +15,9 @@
 //
 // Until the dispatcher exists a candidate is reported and held: never
 // executed, never deleted, never changed. The gate must converge (finish a
-// complete pass) before the scheduler starts.
+// complete pass) before the scheduler starts. The first MaxHeldListed
+// candidates are logged and kept one by one, the rest only counted, and a
+// long scan logs its progress every 100 pages.
 //
-//	Run ─► page(horizon = database now) ─► page(after) … ─► next == "" ─► Report{Held}
+//	Run ─► page(horizon = database now) ─► page(after) … ─► next == "" ─► Report{HeldCount, Held}
 package recovery

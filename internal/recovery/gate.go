@@ -10,17 +10,30 @@ import (
 // Diagnostic codes of the gate.
 const (
 	CodeCandidateHeld = "recovery.candidate_held"
+	CodeMoreHeld      = "recovery.more_held"
+	CodeProgress      = "recovery.progress"
 	CodeConverged     = "recovery.converged"
 )
+
+// MaxHeldListed bounds how many held candidates a start logs one by one
+// and keeps in its Report; the rest are counted. Until dispatch recovery
+// exists held Runs accumulate, and a start must not log or hold a line per
+// Run for ever more of them.
+const MaxHeldListed = 100
+
+// progressEvery is how many pages pass between progress records of a long
+// scan (128 × 100 = 12,800 Runs examined).
+const progressEvery = 100
 
 // Report is the outcome of a converged gate.
 type Report struct {
 	HorizonMs int64
 	Pages     int
 	Examined  int
-	// Held are the candidates, in Run id order: reported, not executed,
-	// not deleted.
-	Held []Candidate
+	// HeldCount counts the candidates: reported, not executed, not
+	// deleted. Held lists the first MaxHeldListed of them in Run id order.
+	HeldCount int
+	Held      []Candidate
 }
 
 // Gate runs startup recovery to convergence.
@@ -52,6 +65,10 @@ func (g Gate) Run(ctx context.Context) (Report, error) {
 		rep.Examined += page.Examined
 		rep.HorizonMs = page.HorizonMs
 		for _, c := range page.Candidates {
+			rep.HeldCount++
+			if rep.HeldCount > MaxHeldListed {
+				continue
+			}
 			g.Log.Warn("recovery candidate held: not pristine scheduler output; left untouched until dispatch recovery exists",
 				slog.String("code", CodeCandidateHeld), slog.String("run_id", c.RunID), slog.String("state", string(c.State)),
 				slog.String("reason", c.Reason), slog.Int64("attempt", c.AttemptNumber))
@@ -60,10 +77,18 @@ func (g Gate) Run(ctx context.Context) (Report, error) {
 		if page.Next == "" {
 			break
 		}
+		if rep.Pages%progressEvery == 0 {
+			g.Log.Info("startup recovery still scanning", slog.String("code", CodeProgress), slog.Int("pages", rep.Pages),
+				slog.Int("examined", rep.Examined), slog.Int("held", rep.HeldCount))
+		}
 		p = PageParams{HorizonMs: page.HorizonMs, After: page.Next, Limit: g.PageSize}
 	}
+	if more := rep.HeldCount - len(rep.Held); more > 0 {
+		g.Log.Warn("more recovery candidates held than listed; list them with the runs API or `ql runs list --state`",
+			slog.String("code", CodeMoreHeld), slog.Int("listed", len(rep.Held)), slog.Int("more", more))
+	}
 	g.Log.Info("startup recovery converged", slog.String("code", CodeConverged), slog.Int64("horizon_ms", rep.HorizonMs),
-		slog.Int("pages", rep.Pages), slog.Int("examined", rep.Examined), slog.Int("held", len(rep.Held)))
+		slog.Int("pages", rep.Pages), slog.Int("examined", rep.Examined), slog.Int("held", rep.HeldCount))
 	return rep, nil
 }
 

@@ -31,7 +31,7 @@ func (s *pagedSource) RecoveryPage(_ context.Context, p PageParams) (Page, error
 	}
 	start := 0
 	if p.After != "" {
-		fmt.Sscanf(p.After, "r%03d", &start)
+		fmt.Sscanf(p.After, "r%06d", &start)
 		start++
 	}
 	page := Page{HorizonMs: horizon}
@@ -39,11 +39,11 @@ func (s *pagedSource) RecoveryPage(_ context.Context, p PageParams) (Page, error
 	for i := start; i < end; i++ {
 		page.Examined++
 		if i%3 == 0 {
-			page.Candidates = append(page.Candidates, Candidate{RunID: fmt.Sprintf("r%03d", i), State: run.Dispatching, Reason: "run_dispatching", AttemptNumber: 1})
+			page.Candidates = append(page.Candidates, Candidate{RunID: fmt.Sprintf("r%06d", i), State: run.Dispatching, Reason: "run_dispatching", AttemptNumber: 1})
 		}
 	}
 	if end-start == p.Limit {
-		page.Next = fmt.Sprintf("r%03d", end-1)
+		page.Next = fmt.Sprintf("r%06d", end-1)
 	}
 	return page, nil
 }
@@ -61,8 +61,8 @@ func TestGatePagesToConvergenceUnderOneDatabaseHorizon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Pages != 3 || rep.Examined != 300 || len(rep.Held) != 100 || rep.HorizonMs != horizon {
-		t.Fatalf("report pages=%d examined=%d held=%d horizon=%d", rep.Pages, rep.Examined, len(rep.Held), rep.HorizonMs)
+	if rep.Pages != 3 || rep.Examined != 300 || rep.HeldCount != 100 || len(rep.Held) != 100 || rep.HorizonMs != horizon {
+		t.Fatalf("report pages=%d examined=%d held=%d (listed %d) horizon=%d", rep.Pages, rep.Examined, rep.HeldCount, len(rep.Held), rep.HorizonMs)
 	}
 	if src.asked[0].HorizonMs != 0 {
 		t.Fatal("the first page must let the source sample the database clock")
@@ -143,5 +143,32 @@ func TestGateRejectsPageSizesOutsideTheBound(t *testing.T) {
 		if _, err := g.Run(context.Background()); !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "1–128") {
 			t.Errorf("page size %d: %v", n, err)
 		}
+	}
+}
+
+// A start with many held Runs lists the first MaxHeldListed, counts the
+// rest in one record, and reports progress while it scans.
+func TestGateListsBoundedHeldCandidatesAndReportsProgress(t *testing.T) {
+	t.Parallel()
+	const runs = MaxPageSize*progressEvery + 1 // one page past the first progress record
+	src := &pagedSource{runs: runs}
+	g, logs := gate(src, MaxPageSize)
+	rep, err := g.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHeld := (runs + 2) / 3
+	if rep.HeldCount != wantHeld || len(rep.Held) != MaxHeldListed || rep.Examined != runs {
+		t.Fatalf("report held=%d listed=%d examined=%d; want %d held, %d listed, %d examined", rep.HeldCount, len(rep.Held), rep.Examined, wantHeld, MaxHeldListed, runs)
+	}
+	out := logs.String()
+	if n := strings.Count(out, CodeCandidateHeld); n != MaxHeldListed {
+		t.Fatalf("%d candidates logged one by one, want %d", n, MaxHeldListed)
+	}
+	if n := strings.Count(out, CodeMoreHeld); n != 1 || !strings.Contains(out, fmt.Sprintf(`"more":%d`, wantHeld-MaxHeldListed)) {
+		t.Fatalf("want one %s record counting %d more: %d records", CodeMoreHeld, wantHeld-MaxHeldListed, n)
+	}
+	if n := strings.Count(out, CodeProgress); n != 1 {
+		t.Fatalf("%d progress records over %d pages, want 1", n, rep.Pages)
 	}
 }
