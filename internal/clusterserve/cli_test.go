@@ -21,7 +21,7 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 	env := clustertest.New(t)
 	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
 	file := filepath.Join(t.TempDir(), "defs.yaml")
-	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 2, "* * * * *")), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 2, clustertest.QuietCron())), 0o600); err != nil {
 		t.Fatal(err)
 	}
 

@@ -26,7 +26,7 @@ func TestSIGTERMDrainsWithinTheStopTimeoutAndStartsNoRoundAfterAdmissionCloses(t
 	const stopTimeout = 2 * time.Second
 	bin := buildQL(t)
 	env := clustertest.New(t)
-	env.Apply(t, clustertest.Triggers("drain", 1000, "* * * * *"))
+	env.Apply(t, clustertest.Triggers("drain", 1000, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	r := startReplica(t, bin, env, "replica-d", "--page-size", "256", "--stop-timeout", stopTimeout.String())
 	// Let one full round through, then hold the runs table so the next

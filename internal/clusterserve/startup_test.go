@@ -105,7 +105,7 @@ func TestStartupHoldsRecoveryCandidatesBeforeTheSchedulerStarts(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
 	env := clustertest.New(t)
-	env.Apply(t, clustertest.Triggers("recover", 3, "* * * * *"))
+	env.Apply(t, clustertest.Triggers("recover", 3, clustertest.QuietCron()))
 	env.MakeDue(t, 1000)
 	rt := env.Runtime(t, "seeder", 30*time.Second)
 	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 3 {

@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/pgstore"
 	"github.com/qinglong/qinglong/internal/pgtest"
+	"github.com/qinglong/qinglong/internal/storetest"
 	"github.com/qinglong/qinglong/internal/task"
 )
 
@@ -105,6 +106,13 @@ func (e *Env) Apply(t testing.TB, docs ...string) {
 			t.Fatalf("apply: %v", err)
 		}
 	}
+}
+
+// QuietCron is an expression that cannot fire by itself during a test
+// (storetest.QuietCron at the current time): its triggers run only when the
+// test makes them due, so a minute boundary passing mid-test adds nothing.
+func QuietCron() string {
+	return storetest.QuietCron(time.Now().UnixMilli()).Expression
 }
 
 // Triggers returns a definitions document of one project with n triggers
