@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/qinglong/qinglong/internal/ids"
@@ -104,25 +105,39 @@ func Recover(ctx context.Context, st Store, self *Owner) (Recovery, error) {
 	if err != nil {
 		return rec, err
 	}
-	// Only after the attempts are recorded lost: a command ended here can
-	// never report a result that would be mistaken for the attempt's.
+	endOrphans(lost, &rec)
+	return rec, sweepOwners(self)
+}
+
+// endOrphans ends the commands of lost attempts that still run, all at
+// once, so start-up waits one grace period rather than one per command. It
+// runs only after the attempts are recorded lost: a command ended here can
+// never report a result that would be mistaken for the attempt's.
+func endOrphans(lost []run.Attempt, rec *Recovery) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for _, a := range lost {
 		if a.PID <= 0 || a.StartedAtMs == nil {
 			continue // it never started a process
 		}
-		switch outcome, err := endOrphan(a.PID, *a.StartedAtMs); {
-		case err != nil:
-			rec.OrphansLeft++
-			if rec.OrphanErr == nil {
-				rec.OrphanErr = fmt.Errorf("end the orphaned command of attempt %s (process group %d): %w", a.ID, a.PID, err)
+		wg.Go(func() {
+			outcome, err := endOrphan(a.PID, *a.StartedAtMs)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				rec.OrphansLeft++
+				if rec.OrphanErr == nil {
+					rec.OrphanErr = fmt.Errorf("end the orphaned command of attempt %s (process group %d): %w", a.ID, a.PID, err)
+				}
+			case outcome == orphanEnded:
+				rec.OrphansEnded++
+			case outcome == orphanLeft:
+				rec.OrphansLeft++
 			}
-		case outcome == orphanEnded:
-			rec.OrphansEnded++
-		case outcome == orphanLeft:
-			rec.OrphansLeft++
-		}
+		})
 	}
-	return rec, sweepOwners(self)
+	wg.Wait()
 }
 
 // sweepOwners removes the lock files of every owner that is gone (a crash

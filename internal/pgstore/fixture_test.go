@@ -39,8 +39,15 @@ func (e *env) openAdmin(t testing.TB) *Admin {
 
 func (e *env) openRuntime(t testing.TB, owner string, lease time.Duration) *Runtime {
 	t.Helper()
+	return e.openRuntimeAt(t, e.url(RoleRuntime), owner, lease)
+}
+
+// openRuntimeAt opens a runtime store on url (the runtime role's URL, or a
+// proxy in front of it).
+func (e *env) openRuntimeAt(t testing.TB, url, owner string, lease time.Duration) *Runtime {
+	t.Helper()
 	prefix := e.roles.Runtime[:len(e.roles.Runtime)-len(RoleRuntime)]
-	r, err := OpenRuntime(t.Context(), e.url(RoleRuntime), RuntimeConfig{Owner: owner, Lease: lease, RolePrefix: prefix})
+	r, err := OpenRuntime(t.Context(), url, RuntimeConfig{Owner: owner, Lease: lease, RolePrefix: prefix})
 	if err != nil {
 		t.Fatalf("open runtime: %v", err)
 	}

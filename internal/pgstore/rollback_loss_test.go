@@ -31,12 +31,7 @@ func TestConnectionLostAtRollbackIsReportedWithTheRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := s.roles.Runtime[:len(s.roles.Runtime)-len(RoleRuntime)]
-	rt, err := OpenRuntime(t.Context(), proxied, RuntimeConfig{Owner: "replica-a", Lease: testLease, RolePrefix: prefix})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Close)
+	rt := s.openRuntimeAt(t, proxied, "replica-a", testLease)
 
 	d, p := s.dueTicket(t, rt)
 	d.project.Status = "archived"

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/cron"
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/project"
 	"github.com/qinglong/qinglong/internal/schedule"
@@ -97,12 +96,7 @@ func (s *store) takeAll(t testing.TB, rt *Runtime) []schedule.Ticket {
 
 func params(t testing.TB, tk schedule.Ticket) schedule.CommitParams {
 	t.Helper()
-	sched, err := cron.Parse(tk.Cron.Expression, tk.Cron.Timezone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := schedule.Decide(schedule.Input{Schedule: sched, CursorMs: tk.NextFireAtMs, RevisionCreatedAtMs: tk.TriggerCreatedAtMs,
-		NowMs: tk.ObservedAtMs, Policy: tk.Cron.MisfirePolicy, GraceMs: testGraceMs})
+	d, err := schedule.DecideTicket(tk, testGraceMs)
 	if err != nil {
 		t.Fatal(err)
 	}

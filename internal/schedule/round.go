@@ -140,14 +140,7 @@ func decideAndCommit(ctx context.Context, st Store, cfg RoundConfig, tk Ticket) 
 	if err != nil {
 		return CommitResult{Outcome: Failed, Reason: "cron_invalid"}, &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: "cron_invalid", Err: err}
 	}
-	d, err := Decide(Input{
-		Schedule:            sched,
-		CursorMs:            tk.NextFireAtMs,
-		RevisionCreatedAtMs: tk.TriggerCreatedAtMs,
-		NowMs:               tk.ObservedAtMs,
-		Policy:              tk.Cron.MisfirePolicy,
-		GraceMs:             cfg.GraceMs,
-	})
+	d, err := Decide(ticketInput(sched, tk, cfg.GraceMs))
 	if err != nil {
 		return CommitResult{Outcome: Failed, Reason: "decision_failed"}, &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: "decision_failed", Err: err}
 	}

@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"testing"
 
-	"github.com/qinglong/qinglong/internal/cron"
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/project"
 	"github.com/qinglong/qinglong/internal/qlerror"
@@ -83,12 +82,7 @@ func (e *env) takeOne(t *testing.T) schedule.Ticket {
 
 func decide(t *testing.T, tk schedule.Ticket) schedule.Decision {
 	t.Helper()
-	s, err := cron.Parse(tk.Cron.Expression, tk.Cron.Timezone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := schedule.Decide(schedule.Input{Schedule: s, CursorMs: tk.NextFireAtMs, RevisionCreatedAtMs: tk.TriggerCreatedAtMs,
-		NowMs: tk.ObservedAtMs, Policy: tk.Cron.MisfirePolicy, GraceMs: testGraceMs})
+	d, err := schedule.DecideTicket(tk, testGraceMs)
 	if err != nil {
 		t.Fatal(err)
 	}

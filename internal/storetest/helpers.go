@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/cron"
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/project"
 	"github.com/qinglong/qinglong/internal/qlerror"
@@ -90,12 +89,7 @@ func newDefs(t *testing.T, f Fixture, name string, c trigger.Cron) defs {
 // decide is the coordinator's decision for a ticket.
 func decide(t *testing.T, tk schedule.Ticket) schedule.Decision {
 	t.Helper()
-	s, err := cron.Parse(tk.Cron.Expression, tk.Cron.Timezone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := schedule.Decide(schedule.Input{Schedule: s, CursorMs: tk.NextFireAtMs, RevisionCreatedAtMs: tk.TriggerCreatedAtMs,
-		NowMs: tk.ObservedAtMs, Policy: tk.Cron.MisfirePolicy, GraceMs: graceMs})
+	d, err := schedule.DecideTicket(tk, graceMs)
 	if err != nil {
 		t.Fatal(err)
 	}
