@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/qinglong/qinglong/internal/project"
 	"github.com/qinglong/qinglong/internal/qlerror"
