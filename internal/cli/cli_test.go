@@ -101,3 +101,11 @@ func TestReadingAMissingDatabaseFailsInsteadOfCreatingOne(t *testing.T) {
 		t.Fatalf("database file appeared: %v", err)
 	}
 }
+
+func TestCronNextFindsTheLeapDayAfterACenturyYear(t *testing.T) {
+	t.Parallel()
+	code, out, stderr := ql(t, "cron", "next", "0 0 29 2 *", "--tz", "UTC", "--after", "2096-03-01T00:00:00Z", "-n", "1")
+	if code != 0 || !strings.Contains(out, "2104-02-29T00:00:00Z") {
+		t.Fatalf("exit %d out %q stderr %q; want 2104-02-29", code, out, stderr)
+	}
+}
