@@ -13,8 +13,13 @@ import (
 
 func ql(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return qlWith(t, Options{Binary: "ql"}, args...)
+}
+
+func qlWith(t *testing.T, opts Options, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), Options{Binary: "ql"}, args, &out, &errb)
+	code := Main(context.Background(), opts, args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -80,7 +80,37 @@ or as many replicas on PostgreSQL (profile cluster, full build only).`,
 	})
 	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
 	root.AddCommand(opts.Extra...)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command group below root fail with a
+// usage error on an unknown subcommand; cobra would print the group's help
+// and exit 0, so a typo in a script would pass unnoticed. A group given no
+// subcommand still prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		if sub.HasSubCommands() && !sub.Runnable() {
+			sub.SuggestionsMinimumDistance = 2
+			sub.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return cmd.Help()
+				}
+				var names []string
+				for _, x := range cmd.Commands() {
+					if x.IsAvailableCommand() {
+						names = append(names, x.Name())
+					}
+				}
+				hint := "choose one of " + strings.Join(names, ", ")
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					hint = "did you mean " + strings.Join(s, " or ") + "?"
+				}
+				return Usagef("unknown command %q for %q; %s", args[0], cmd.CommandPath(), hint)
+			}
+		}
+		refuseUnknownSubcommands(sub)
+	}
 }
 
 // Main executes the tree and returns the process exit code: 0 ok, 1 runtime
