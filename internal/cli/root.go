@@ -46,6 +46,16 @@ type Options struct {
 	Serve map[string]ServeFunc
 	// Extra commands (e.g. `db` in the full build).
 	Extra []*cobra.Command
+	// DefaultProfile is what `serve` runs without --profile (default
+	// standalone).
+	DefaultProfile string
+}
+
+func (o Options) defaultProfile() string {
+	if o.DefaultProfile != "" {
+		return o.DefaultProfile
+	}
+	return ProfileStandalone
 }
 
 // ServeFunc runs a server profile until ctx ends.
@@ -65,13 +75,19 @@ func Usagef(format string, args ...any) error {
 
 // NewRoot builds the command tree.
 func NewRoot(opts Options) *cobra.Command {
-	root := &cobra.Command{
-		Use:   opts.Binary,
-		Short: "QingLong turns every due cron occurrence into exactly one durable Run",
-		Long: `QingLong turns every due cron occurrence into exactly one durable Run and gets it executed.
+	long := `QingLong turns every due cron occurrence into exactly one durable Run and gets it executed.
 
-It runs as one binary on an embedded SQLite database (profiles standalone and edge),
-or as many replicas on PostgreSQL (profile cluster, full build only).`,
+It runs as one binary on an embedded SQLite database (profiles standalone and edge)`
+	if _, ok := opts.Serve[ProfileCluster]; ok {
+		long += `,
+or as many replicas on PostgreSQL (profile cluster).`
+	} else {
+		long += "."
+	}
+	root := &cobra.Command{
+		Use:           opts.Binary,
+		Short:         "QingLong turns every due cron occurrence into exactly one durable Run",
+		Long:          long,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -81,6 +97,7 @@ or as many replicas on PostgreSQL (profile cluster, full build only).`,
 	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
 	root.AddCommand(opts.Extra...)
 	refuseUnknownSubcommands(root)
+	describeDBFlags(root, opts.OpenPostgres != nil)
 	return root
 }
 
@@ -120,7 +137,7 @@ func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Wr
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err := root.ExecuteContext(context.WithValue(ctx, stderrKey{}, stderr))
 	if err == nil {
 		return 0
 	}
