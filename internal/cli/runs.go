@@ -1,8 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -168,15 +169,29 @@ func runsLogsCommand(opts Options) *cobra.Command {
 				return fmt.Errorf("run %s has no attempt yet", args[0])
 			}
 			last := d.Attempts[len(d.Attempts)-1]
-			if err := b.ReadLog(cmd.Context(), last.ID, cmd.OutOrStdout()); err != nil {
+			if err := copyLog(cmd.Context(), b, last.ID, cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			if last.LogTruncated {
-				fmt.Fprintf(os.Stderr, "(output was truncated at the log size cap)\n")
+				fmt.Fprintf(cmd.ErrOrStderr(), "(output was truncated at the log size cap)\n")
 			}
 			return nil
 		},
 	}
 	addDBFlag(c, &dsn)
 	return c
+}
+
+// copyLog writes an attempt's output to out: byte for byte into a file or
+// pipe, with control characters made visible on a terminal, so a task's
+// output cannot drive the operator's terminal.
+func copyLog(ctx context.Context, b *Backend, attemptID string, out io.Writer) error {
+	if !isTerminal(out) {
+		return b.ReadLog(ctx, attemptID, out)
+	}
+	e := &escaper{w: out}
+	if err := b.ReadLog(ctx, attemptID, e); err != nil {
+		return err
+	}
+	return e.Flush()
 }
