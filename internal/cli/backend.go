@@ -60,7 +60,8 @@ func openBackend(ctx context.Context, opts Options, dsn string) (*Backend, error
 }
 
 // openExisting opens the --db database for reading: a missing embedded file
-// is an error, not a silently created empty database.
+// is an error, not a silently created empty database, and an existing one
+// is opened read-only.
 func openExisting(ctx context.Context, opts Options, dsn string) (*Backend, error) {
 	return open(ctx, opts, dsn, true)
 }
@@ -86,6 +87,7 @@ func open(ctx context.Context, opts Options, dsn string, mustExist bool) (*Backe
 		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --db (or $QL_DATA_DIR) at an existing one", dsn)
 		}
+		return opts.OpenSQLiteReadOnly(ctx, dsn)
 	}
 	return opts.OpenSQLite(ctx, dsn)
 }

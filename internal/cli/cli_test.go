@@ -88,10 +88,11 @@ func TestReadingAMissingDatabaseFailsInsteadOfCreatingOne(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "qinglong.db")
 	opened := false
-	opts := Options{Binary: "ql", OpenSQLite: func(context.Context, string) (*Backend, error) {
+	opener := func(context.Context, string) (*Backend, error) {
 		opened = true
 		return nil, errors.New("must not be called")
-	}}
+	}
+	opts := Options{Binary: "ql", OpenSQLite: opener, OpenSQLiteReadOnly: opener}
 	for _, args := range [][]string{{"runs", "list", "--db", db}, {"runs", "show", "x", "--db", db}, {"triggers", "list", "--db", db}} {
 		var out, errb bytes.Buffer
 		code := Main(context.Background(), opts, args, &out, &errb)

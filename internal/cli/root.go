@@ -39,8 +39,12 @@ type Options struct {
 	Binary string
 	// OpenPostgres is nil in builds without PostgreSQL support.
 	OpenPostgres Opener
-	// OpenSQLite opens the embedded database.
+	// OpenSQLite opens the embedded database for writing, creating and
+	// migrating it if needed.
 	OpenSQLite Opener
+	// OpenSQLiteReadOnly opens an existing embedded database for the read
+	// commands, without writing to it.
+	OpenSQLiteReadOnly Opener
 	// Serve runs `serve` for a profile; profiles absent from the map are
 	// not part of this build.
 	Serve map[string]ServeFunc
