@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/run"
+	"github.com/qinglong/qinglong/internal/view"
 )
 
 func runsCommand(opts Options) *cobra.Command {
@@ -17,7 +18,7 @@ func runsCommand(opts Options) *cobra.Command {
 }
 
 func runsListCommand(opts Options) *cobra.Command {
-	var dsn, out, projectID, triggerID, state, after string
+	var dsn, out, project, trigger, state, after string
 	var limit int
 	c := &cobra.Command{
 		Use:   "list",
@@ -38,13 +39,17 @@ func runsListCommand(opts Options) *cobra.Command {
 				return err
 			}
 			defer b.Close()
+			projectID, triggerID, err := resolveFilters(cmd.Context(), b.Triggers, project, trigger)
+			if err != nil {
+				return err
+			}
 			runs, next, err := b.Runs.RunList(cmd.Context(), run.ListParams{ProjectID: projectID, TriggerID: triggerID, State: run.State(state), Limit: limit, After: after})
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
-				return writeJSON(w, map[string]any{"runs": runs, "next": next})
+				return writeJSON(w, view.NewRunList(runs, next))
 			}
 			tw := newTable(w)
 			fmt.Fprintln(tw, "ID\tSTATE\tSCHEDULED FOR\tPROJECT\tTRIGGER\tTASK REV")
@@ -63,8 +68,8 @@ func runsListCommand(opts Options) *cobra.Command {
 	}
 	addDBFlag(c, &dsn)
 	addOutputFlag(c, &out)
-	c.Flags().StringVar(&projectID, "project", "", "only runs of this project id")
-	c.Flags().StringVar(&triggerID, "trigger", "", "only runs of this trigger id")
+	c.Flags().StringVar(&project, "project", "", "only runs of this project (name or id)")
+	c.Flags().StringVar(&trigger, "trigger", "", "only runs of this trigger (id, name, or project/name)")
 	c.Flags().StringVar(&state, "state", "", "only runs in this state")
 	c.Flags().IntVar(&limit, "limit", run.DefaultPageSize, "page size (1–500)")
 	c.Flags().StringVar(&after, "after", "", "continue after this run id (printed as 'more:')")
@@ -114,7 +119,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
-				return writeJSON(w, d)
+				return writeJSON(w, view.NewRunDetail(d))
 			}
 			r := d.Run
 			fmt.Fprintf(w, "run        %s\nstate      %s (version %d)\nscheduled  %s\nproject    %s (%s)\ntrigger    %s (%s) revision %d\ntask       %s revision %d\nkey        %s\n",
