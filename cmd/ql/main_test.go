@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/qinglong/qinglong/internal/cli"
+	"github.com/qinglong/qinglong/internal/localserve"
 )
 
 func walk(c *cobra.Command, visit func(*cobra.Command)) {
@@ -34,5 +37,31 @@ func TestNoFlagUsageHoldsBackquotes(t *testing.T) {
 	})
 	if flags < 30 {
 		t.Fatalf("visited %d flags; the walk missed commands", flags)
+	}
+}
+
+// The quick start (`go run ./cmd/ql serve --example` in the checkout) and
+// `go build` leave nothing git would offer to commit: the database with its
+// WAL files, the logs, the secrets and owner files, and the binaries.
+func TestGitIgnoresWhatTheQuickStartCreates(t *testing.T) {
+	t.Parallel()
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Skipf("not a git checkout (%v): nothing to ignore", err)
+	}
+	l := localserve.LayoutOf(".")
+	paths := []string{l.DB, l.DB + "-wal", l.DB + "-shm", filepath.Join(l.Logs, "attempt.log"), l.Secrets,
+		filepath.Join(l.Owners, "owner"), "ql", "ql-edge"}
+	cmd := exec.Command("git", append([]string{"check-ignore", "--no-index", "--"}, paths...)...)
+	cmd.Dir = strings.TrimSpace(string(top))
+	out, _ := cmd.Output()
+	ignored := map[string]bool{}
+	for _, line := range strings.Fields(string(out)) {
+		ignored[line] = true
+	}
+	for _, p := range paths {
+		if !ignored[p] {
+			t.Errorf("%s is not ignored by .gitignore", p)
+		}
 	}
 }
