@@ -81,18 +81,26 @@ func TestRunLogsEscapesOnlyForATerminal(t *testing.T) {
 	if err := copyLog(t.Context(), b, "a1", tty); err != nil {
 		t.Fatal(err)
 	}
+	const want = `done\x1b]0;owned\x07\x1b[2J`
 	got := make(chan string, 1)
 	go func() {
+		var all []byte
 		buf := make([]byte, 256)
-		n, _ := master.Read(buf)
-		got <- string(buf[:n])
+		for !bytes.Contains(all, []byte("\n")) {
+			n, err := master.Read(buf)
+			all = append(all, buf[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		got <- string(all)
 	}()
 	select {
 	case s := <-got:
-		if !strings.HasPrefix(s, `done\x1b]0;owned\x07\x1b[2J`) || strings.Contains(s, "\x1b") {
-			t.Fatalf("the terminal received %q; want the escapes as visible text", s)
+		if !strings.HasPrefix(s, want) || strings.Contains(s, "\x1b") {
+			t.Fatalf("the terminal received %q; want %s as visible text", s, want)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("nothing reached the terminal")
+		t.Fatal("the line did not reach the terminal within 10s")
 	}
 }
