@@ -100,9 +100,28 @@ or as many replicas on PostgreSQL (profile cluster).`
 	})
 	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
 	root.AddCommand(opts.Extra...)
+	root.SetHelpCommand(helpCommand(root))
+	// Added now rather than when the tree runs, so the walk below covers it.
+	root.InitDefaultCompletionCmd()
 	refuseUnknownSubcommands(root)
 	describeDBFlags(root, opts.OpenPostgres != nil)
 	return root
+}
+
+// helpCommand is `help [command]`, which fails as a usage error for a
+// command that does not exist (cobra's prints the usage and exits 0).
+func helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(_ *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return Usagef("no help topic %q; '%s --help' lists the commands", strings.Join(args, " "), root.Name())
+			}
+			return target.Help()
+		},
+	}
 }
 
 // refuseUnknownSubcommands makes every command group below root fail with a

@@ -44,8 +44,16 @@ func TestEveryGroupRefusesAnUnknownSubcommand(t *testing.T) {
 			t.Errorf("%s: exit %d out %q; want its help", c.CommandPath(), code, out)
 		}
 	}
-	if groups < 5 {
-		t.Fatalf("walked %d groups; want root, cron, runs, triggers and the injected db", groups)
+	if groups < 6 {
+		t.Fatalf("walked %d groups; want root, cron, runs, triggers, completion and the injected db", groups)
+	}
+	for _, args := range [][]string{{"help", "lst"}, {"help", "runs", "lst"}} {
+		if code, _, stderr := qlWith(t, opts, args...); code != 2 || !strings.Contains(stderr, "no help topic") {
+			t.Errorf("%v: exit %d stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+	if code, out, _ := qlWith(t, opts, "help", "runs", "list"); code != 0 || !strings.Contains(out, "List runs") {
+		t.Errorf("help runs list: exit %d out %q", code, out)
 	}
 }
 
