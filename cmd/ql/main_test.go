@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -63,5 +65,26 @@ func TestGitIgnoresWhatTheQuickStartCreates(t *testing.T) {
 		if !ignored[p] {
 			t.Errorf("%s is not ignored by .gitignore", p)
 		}
+	}
+}
+
+// Every group of the full binary, `db` included, refuses an unknown
+// subcommand as a usage error.
+func TestEveryGroupOfTheFullBinaryRefusesAnUnknownSubcommand(t *testing.T) {
+	t.Parallel()
+	groups := 0
+	walk(cli.NewRoot(options()), func(c *cobra.Command) {
+		if !c.HasSubCommands() {
+			return
+		}
+		groups++
+		args := append(strings.Fields(c.CommandPath())[1:], "lst")
+		var out, errOut bytes.Buffer
+		if code := cli.Main(context.Background(), options(), args, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "--help") {
+			t.Errorf("ql %s: exit %d %q; want 2 with a hint", strings.Join(args, " "), code, errOut.String())
+		}
+	})
+	if groups < 6 {
+		t.Fatalf("walked %d groups", groups)
 	}
 }
