@@ -1,6 +1,7 @@
 // Command ql-edge is the edge binary: the single-node profiles on embedded
 // SQLite, without PostgreSQL, row leases or the cluster lifecycle (its
-// dependency closure is audited by internal/localserve's tests).
+// dependency closure is audited by internal/localserve's tests). It serves
+// the edge profile unless told otherwise.
 package main
 
 import (
@@ -8,6 +9,10 @@ import (
 	"github.com/qinglong/qinglong/internal/localcli"
 )
 
-func main() {
-	cli.Run(localcli.Options("ql-edge"))
+func main() { cli.Run(options()) }
+
+func options() cli.Options {
+	opts := localcli.Options("ql-edge")
+	opts.DefaultProfile = cli.ProfileEdge
+	return opts
 }

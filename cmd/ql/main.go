@@ -11,10 +11,12 @@ import (
 	"github.com/qinglong/qinglong/internal/localcli"
 )
 
-func main() {
+func main() { cli.Run(options()) }
+
+func options() cli.Options {
 	opts := localcli.Options("ql")
 	opts.OpenPostgres = clusterserve.Open
 	opts.Serve[cli.ProfileCluster] = clusterserve.Serve
 	opts.Extra = []*cobra.Command{clustercli.DBCommand()}
-	cli.Run(opts)
+	return opts
 }

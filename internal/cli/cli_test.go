@@ -13,8 +13,13 @@ import (
 
 func ql(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return qlWith(t, Options{Binary: "ql"}, args...)
+}
+
+func qlWith(t *testing.T, opts Options, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), Options{Binary: "ql"}, args, &out, &errb)
+	code := Main(context.Background(), opts, args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -83,10 +88,11 @@ func TestReadingAMissingDatabaseFailsInsteadOfCreatingOne(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "qinglong.db")
 	opened := false
-	opts := Options{Binary: "ql", OpenSQLite: func(context.Context, string) (*Backend, error) {
+	opener := func(context.Context, string) (*Backend, error) {
 		opened = true
 		return nil, errors.New("must not be called")
-	}}
+	}
+	opts := Options{Binary: "ql", OpenSQLite: opener, OpenSQLiteReadOnly: opener}
 	for _, args := range [][]string{{"runs", "list", "--db", db}, {"runs", "show", "x", "--db", db}, {"triggers", "list", "--db", db}} {
 		var out, errb bytes.Buffer
 		code := Main(context.Background(), opts, args, &out, &errb)
@@ -99,5 +105,13 @@ func TestReadingAMissingDatabaseFailsInsteadOfCreatingOne(t *testing.T) {
 	}
 	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("database file appeared: %v", err)
+	}
+}
+
+func TestCronNextFindsTheLeapDayAfterACenturyYear(t *testing.T) {
+	t.Parallel()
+	code, out, stderr := ql(t, "cron", "next", "0 0 29 2 *", "--tz", "UTC", "--after", "2096-03-01T00:00:00Z", "-n", "1")
+	if code != 0 || !strings.Contains(out, "2104-02-29T00:00:00Z") {
+		t.Fatalf("exit %d out %q stderr %q; want 2104-02-29", code, out, stderr)
 	}
 }

@@ -39,13 +39,27 @@ type Options struct {
 	Binary string
 	// OpenPostgres is nil in builds without PostgreSQL support.
 	OpenPostgres Opener
-	// OpenSQLite opens the embedded database.
+	// OpenSQLite opens the embedded database for writing, creating and
+	// migrating it if needed.
 	OpenSQLite Opener
+	// OpenSQLiteReadOnly opens an existing embedded database for the read
+	// commands, without writing to it.
+	OpenSQLiteReadOnly Opener
 	// Serve runs `serve` for a profile; profiles absent from the map are
 	// not part of this build.
 	Serve map[string]ServeFunc
 	// Extra commands (e.g. `db` in the full build).
 	Extra []*cobra.Command
+	// DefaultProfile is what `serve` runs without --profile (default
+	// standalone).
+	DefaultProfile string
+}
+
+func (o Options) defaultProfile() string {
+	if o.DefaultProfile != "" {
+		return o.DefaultProfile
+	}
+	return ProfileStandalone
 }
 
 // ServeFunc runs a server profile until ctx ends.
@@ -65,13 +79,19 @@ func Usagef(format string, args ...any) error {
 
 // NewRoot builds the command tree.
 func NewRoot(opts Options) *cobra.Command {
-	root := &cobra.Command{
-		Use:   opts.Binary,
-		Short: "QingLong turns every due cron occurrence into exactly one durable Run",
-		Long: `QingLong turns every due cron occurrence into exactly one durable Run and gets it executed.
+	long := `QingLong turns every due cron occurrence into exactly one durable Run and gets it executed.
 
-It runs as one binary on an embedded SQLite database (profiles standalone and edge),
-or as many replicas on PostgreSQL (profile cluster, full build only).`,
+It runs as one binary on an embedded SQLite database (profiles standalone and edge)`
+	if _, ok := opts.Serve[ProfileCluster]; ok {
+		long += `,
+or as many replicas on PostgreSQL (profile cluster).`
+	} else {
+		long += "."
+	}
+	root := &cobra.Command{
+		Use:           opts.Binary,
+		Short:         "QingLong turns every due cron occurrence into exactly one durable Run",
+		Long:          long,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -80,7 +100,57 @@ or as many replicas on PostgreSQL (profile cluster, full build only).`,
 	})
 	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
 	root.AddCommand(opts.Extra...)
+	root.SetHelpCommand(helpCommand(root))
+	// Added now rather than when the tree runs, so the walk below covers it.
+	root.InitDefaultCompletionCmd()
+	refuseUnknownSubcommands(root)
+	describeDBFlags(root, opts.OpenPostgres != nil)
 	return root
+}
+
+// helpCommand is `help [command]`, which fails as a usage error for a
+// command that does not exist (cobra's prints the usage and exits 0).
+func helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(_ *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return Usagef("no help topic %q; '%s --help' lists the commands", strings.Join(args, " "), root.Name())
+			}
+			return target.Help()
+		},
+	}
+}
+
+// refuseUnknownSubcommands makes every command group below root fail with a
+// usage error on an unknown subcommand; cobra would print the group's help
+// and exit 0, so a typo in a script would pass unnoticed. A group given no
+// subcommand still prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		if sub.HasSubCommands() && !sub.Runnable() {
+			sub.SuggestionsMinimumDistance = 2
+			sub.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return cmd.Help()
+				}
+				var names []string
+				for _, x := range cmd.Commands() {
+					if x.IsAvailableCommand() {
+						names = append(names, x.Name())
+					}
+				}
+				hint := "choose one of " + strings.Join(names, ", ")
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					hint = "did you mean " + strings.Join(s, " or ") + "?"
+				}
+				return Usagef("unknown command %q for %q; %s", args[0], cmd.CommandPath(), hint)
+			}
+		}
+		refuseUnknownSubcommands(sub)
+	}
 }
 
 // Main executes the tree and returns the process exit code: 0 ok, 1 runtime
@@ -90,7 +160,7 @@ func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Wr
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err := root.ExecuteContext(context.WithValue(ctx, stderrKey{}, stderr))
 	if err == nil {
 		return 0
 	}

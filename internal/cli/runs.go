@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/run"
+	"github.com/qinglong/qinglong/internal/view"
 )
 
 func runsCommand(opts Options) *cobra.Command {
@@ -16,7 +18,7 @@ func runsCommand(opts Options) *cobra.Command {
 }
 
 func runsListCommand(opts Options) *cobra.Command {
-	var dsn, out, projectID, triggerID, state, after string
+	var dsn, out, project, trigger, state, after string
 	var limit int
 	c := &cobra.Command{
 		Use:   "list",
@@ -37,13 +39,17 @@ func runsListCommand(opts Options) *cobra.Command {
 				return err
 			}
 			defer b.Close()
+			projectID, triggerID, err := resolveFilters(cmd.Context(), b.Triggers, project, trigger)
+			if err != nil {
+				return err
+			}
 			runs, next, err := b.Runs.RunList(cmd.Context(), run.ListParams{ProjectID: projectID, TriggerID: triggerID, State: run.State(state), Limit: limit, After: after})
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
-				return writeJSON(w, map[string]any{"runs": runs, "next": next})
+				return writeJSON(w, view.NewRunList(runs, next))
 			}
 			tw := newTable(w)
 			fmt.Fprintln(tw, "ID\tSTATE\tSCHEDULED FOR\tPROJECT\tTRIGGER\tTASK REV")
@@ -62,8 +68,8 @@ func runsListCommand(opts Options) *cobra.Command {
 	}
 	addDBFlag(c, &dsn)
 	addOutputFlag(c, &out)
-	c.Flags().StringVar(&projectID, "project", "", "only runs of this project id")
-	c.Flags().StringVar(&triggerID, "trigger", "", "only runs of this trigger id")
+	c.Flags().StringVar(&project, "project", "", "only runs of this project (name or id)")
+	c.Flags().StringVar(&trigger, "trigger", "", "only runs of this trigger (id, name, or project/name)")
 	c.Flags().StringVar(&state, "state", "", "only runs in this state")
 	c.Flags().IntVar(&limit, "limit", run.DefaultPageSize, "page size (1–500)")
 	c.Flags().StringVar(&after, "after", "", "continue after this run id (printed as 'more:')")
@@ -113,7 +119,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
-				return writeJSON(w, d)
+				return writeJSON(w, view.NewRunDetail(d))
 			}
 			r := d.Run
 			fmt.Fprintf(w, "run        %s\nstate      %s (version %d)\nscheduled  %s\nproject    %s (%s)\ntrigger    %s (%s) revision %d\ntask       %s revision %d\nkey        %s\n",
@@ -168,15 +174,29 @@ func runsLogsCommand(opts Options) *cobra.Command {
 				return fmt.Errorf("run %s has no attempt yet", args[0])
 			}
 			last := d.Attempts[len(d.Attempts)-1]
-			if err := b.ReadLog(cmd.Context(), last.ID, cmd.OutOrStdout()); err != nil {
+			if err := copyLog(cmd.Context(), b, last.ID, cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			if last.LogTruncated {
-				fmt.Fprintf(os.Stderr, "(output was truncated at the log size cap)\n")
+				fmt.Fprintf(cmd.ErrOrStderr(), "(output was truncated at the log size cap)\n")
 			}
 			return nil
 		},
 	}
 	addDBFlag(c, &dsn)
 	return c
+}
+
+// copyLog writes an attempt's output to out: byte for byte into a file or
+// pipe, with control characters made visible on a terminal, so a task's
+// output cannot drive the operator's terminal.
+func copyLog(ctx context.Context, b *Backend, attemptID string, out io.Writer) error {
+	if !isTerminal(out) {
+		return b.ReadLog(ctx, attemptID, out)
+	}
+	e := &escaper{w: out}
+	if err := b.ReadLog(ctx, attemptID, e); err != nil {
+		return err
+	}
+	return e.Flush()
 }

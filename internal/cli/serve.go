@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -42,33 +41,65 @@ const (
 	ProfileCluster    = "cluster"
 )
 
+// profileOrder lists the profiles as help presents them.
+var profileOrder = []string{ProfileStandalone, ProfileEdge, ProfileCluster}
+
+// profileHelp describes each profile in `serve --help`.
+var profileHelp = map[string]string{
+	ProfileStandalone: "embedded SQLite at $QL_DATA_DIR/qinglong.db (else ./qinglong.db), local executor;\n" +
+		"                        page 16, cadence 1s, misfire grace 5m",
+	ProfileEdge:    "the same on small devices: page 4, cadence 5s, grace 30s, concurrency 1",
+	ProfileCluster: "PostgreSQL, row leases, no leader; runs are executed by remote workers",
+}
+
+// profileExample is one `serve` example per profile: %[1]s is the binary,
+// %[2]s the --profile flag (empty for the build's default profile).
+var profileExample = map[string]string{
+	ProfileStandalone: "%[1]s serve%[2]s --example   # with the sample triggers",
+	ProfileEdge:       "%[1]s serve%[2]s --data-dir /var/lib/qinglong",
+	ProfileCluster:    "QL_DATABASE_URL=postgres://ql_runtime@db/ql?sslmode=verify-full %[1]s serve%[2]s",
+}
+
 func serveCommand(opts Options) *cobra.Command {
 	f := &ServeFlags{}
 	var configFile string
-	profiles := make([]string, 0, len(opts.Serve))
-	for p := range opts.Serve {
-		profiles = append(profiles, p)
+	def := opts.defaultProfile()
+	var profiles, descriptions, examples []string
+	for _, p := range profileOrder {
+		if _, ok := opts.Serve[p]; ok {
+			profiles = append(profiles, p)
+			descriptions = append(descriptions, fmt.Sprintf("  %-20s  %s", p, profileHelp[p]))
+			flag := " --profile " + p
+			if p == def {
+				flag = ""
+			}
+			examples = append(examples, "  "+fmt.Sprintf(profileExample[p], opts.Binary, flag))
+		}
 	}
-	sort.Strings(profiles)
+	_, cluster := opts.Serve[ProfileCluster]
+	envExample := "QL_DATA_DIR, QL_HTTP_ADDR"
+	if cluster {
+		envExample = "QL_DATABASE_URL, QL_HTTP_ADDR"
+	}
 	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the scheduler (and executor or HTTP API) until SIGINT/SIGTERM",
-		Long: `Run QingLong until SIGINT or SIGTERM, then drain and exit 0.
+		Short: "Run the scheduler and executor until SIGINT/SIGTERM (Ctrl-C)",
+		Long: `Run QingLong until SIGINT or SIGTERM (Ctrl-C), then drain and exit 0.
 
-Profiles in this build: ` + strings.Join(profiles, ", ") + `
-  standalone (default)  embedded SQLite at $QL_DATA_DIR/qinglong.db (else ./qinglong.db),
-                        local executor; page 16, cadence 1s, misfire grace 5m
-  edge                  the same on small devices: page 4, cadence 5s, grace 30s, concurrency 1
-  cluster               PostgreSQL, row leases, no leader; runs are executed by remote workers
+Profiles in this build (default ` + def + `):
+` + strings.Join(descriptions, "\n") + `
 
-Every flag can also come from the environment as QL_<FLAG> (e.g. QL_DATABASE_URL,
-QL_HTTP_ADDR) or from --config FILE (YAML, flag: value); flags win over the
-environment, which wins over the file.`,
-		Example: `  ql serve --example                 # standalone with the sample triggers
-  ql serve --profile edge --data-dir /var/lib/qinglong
-  QL_DATABASE_URL=postgres://ql_runtime@db/ql ql serve --profile cluster`,
-		Args: cobra.NoArgs,
+Every flag can also come from the environment as QL_<FLAG> (e.g. ` + envExample + `)
+or from --config FILE (YAML, flag: value); flags win over the environment, which
+wins over the file.`,
+		Example: strings.Join(examples, "\n"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if fl := cmd.Flags().Lookup("database-url"); fl != nil && fl.Changed {
+				if err := refuseArgvPassword("--database-url", f.DatabaseURL); err != nil {
+					return err
+				}
+			}
 			if err := fillFromEnvAndFile(cmd.Flags(), configFile); err != nil {
 				return err
 			}
@@ -76,25 +107,51 @@ environment, which wins over the file.`,
 			if !ok {
 				return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
 			}
+			if f.Profile == ProfileCluster {
+				warn(cmd.Context(), opts.Binary, weakTLS(f.DatabaseURL, os.Getenv))
+			}
 			return serve(cmd.Context(), cmd, f)
 		},
 	}
+	byProfile := func(values map[string]string) string {
+		var parts []string
+		for _, p := range profiles {
+			if v, ok := values[p]; ok {
+				parts = append(parts, p+" "+v)
+			}
+		}
+		return "default: " + strings.Join(parts, ", ")
+	}
+	httpHelp := "HTTP listen address of the health probes /livez and /readyz, e.g. 127.0.0.1:8081; port 0 picks a free port, the bound address is logged ("
+	if cluster {
+		httpHelp += "the cluster profile also serves the read API under /api/v1; " +
+			byProfile(map[string]string{ProfileStandalone: "off", ProfileEdge: "off", ProfileCluster: "127.0.0.1:8080"}) + ")"
+	} else {
+		httpHelp += "default: off)"
+	}
 	fs := c.Flags()
 	fs.StringVar(&configFile, "config", "", "optional YAML file of flag: value settings")
-	fs.StringVar(&f.Profile, "profile", ProfileStandalone, "standalone, edge or cluster")
+	fs.StringVar(&f.Profile, "profile", def, strings.Join(profiles, ", "))
 	fs.StringVar(&f.DataDir, "data-dir", "", "data directory for the embedded database, logs and secrets (default $QL_DATA_DIR or .)")
 	fs.BoolVar(&f.Example, "example", false, "apply examples/sample.yaml's triggers before serving (standalone, edge)")
-	fs.StringVar(&f.HTTPAddr, "http-addr", "", "HTTP listen address for /livez, /readyz and the API (cluster default 127.0.0.1:8080; single-node default: off)")
-	fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role (sslmode and sslrootcert honoured)")
-	fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
-	fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the four database role names readiness checks (default ql_, as `ql db roles` creates them)")
-	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; default 16, edge 4)")
-	fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: admissions of one round committed at once (1–16; default 4)")
-	fs.DurationVar(&f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; default 1s, edge 5s)")
-	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (default 5m, edge 30s, cluster 30s)")
-	fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default 30s)")
-	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; default 10s, edge 5s)")
-	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once (default CPU count, edge 1)")
+	fs.StringVar(&f.HTTPAddr, "http-addr", "", httpHelp)
+	if cluster {
+		fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role, without a password (sslmode and sslrootcert honoured; prefer $QL_DATABASE_URL)")
+		fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
+		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the four database role names readiness checks (default ql_, as 'ql db roles' creates them)")
+		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: admissions of one round committed at once (1–16; default 4)")
+		fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default 30s)")
+	}
+	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; "+
+		byProfile(map[string]string{ProfileStandalone: "16", ProfileEdge: "4", ProfileCluster: "16"})+")")
+	fs.DurationVar(&f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; "+
+		byProfile(map[string]string{ProfileStandalone: "1s", ProfileEdge: "5s", ProfileCluster: "1s"})+")")
+	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it ("+
+		byProfile(map[string]string{ProfileStandalone: "5m", ProfileEdge: "30s", ProfileCluster: "30s"})+")")
+	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; "+
+		byProfile(map[string]string{ProfileStandalone: "10s", ProfileEdge: "5s", ProfileCluster: "10s"})+")")
+	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once ("+
+		byProfile(map[string]string{ProfileStandalone: "CPU count", ProfileEdge: "1"})+")")
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "single-node: cap of one attempt's captured output (default 1 MiB)")
 	return c
 }

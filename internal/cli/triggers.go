@@ -6,11 +6,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/schedule"
+	"github.com/qinglong/qinglong/internal/view"
 )
 
 func triggersCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{Use: "triggers", Short: "Inspect triggers and their schedule state"}
-	var dsn, out, projectID, after string
+	var dsn, out, project, after string
 	var limit int
 	list := &cobra.Command{
 		Use:   "list",
@@ -28,13 +29,17 @@ func triggersCommand(opts Options) *cobra.Command {
 				return err
 			}
 			defer b.Close()
+			projectID, err := resolveProject(cmd.Context(), b.Triggers, project)
+			if err != nil {
+				return err
+			}
 			list, next, err := b.Triggers.TriggerList(cmd.Context(), schedule.TriggerListParams{ProjectID: projectID, Limit: limit, After: after})
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
-				return writeJSON(w, map[string]any{"triggers": list, "next": next})
+				return writeJSON(w, view.NewTriggerList(list, next))
 			}
 			tw := newTable(w)
 			fmt.Fprintln(tw, "PROJECT\tTRIGGER\tREV\tENABLED\tCRON\tZONE\tNEXT FIRE\tLAST SCHEDULED\tCLAIM")
@@ -56,7 +61,7 @@ func triggersCommand(opts Options) *cobra.Command {
 	}
 	addDBFlag(list, &dsn)
 	addOutputFlag(list, &out)
-	list.Flags().StringVar(&projectID, "project", "", "only triggers of this project id")
+	list.Flags().StringVar(&project, "project", "", "only triggers of this project (name or id)")
 	list.Flags().IntVar(&limit, "limit", 100, "page size (1–500)")
 	list.Flags().StringVar(&after, "after", "", "continue after this trigger id")
 	c.AddCommand(list)

@@ -1,6 +1,11 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
 
 func allCommands(c *cobra.Command) []*cobra.Command {
 	out := []*cobra.Command{c}
@@ -8,4 +13,54 @@ func allCommands(c *cobra.Command) []*cobra.Command {
 		out = append(out, allCommands(sub)...)
 	}
 	return out
+}
+
+// Every command group, the injected ones included, refuses an unknown
+// subcommand with exit 2 and a one-line hint, and still shows its help when
+// given none.
+func TestEveryGroupRefusesAnUnknownSubcommand(t *testing.T) {
+	t.Parallel()
+	extra := &cobra.Command{Use: "db", Short: "an injected group"}
+	extra.AddCommand(&cobra.Command{Use: "migrate", Short: "a subcommand", RunE: func(*cobra.Command, []string) error { return nil }})
+	opts := Options{Binary: "ql", Extra: []*cobra.Command{extra}}
+	groups := 0
+	for _, c := range allCommands(NewRoot(opts)) {
+		if !c.HasSubCommands() {
+			continue
+		}
+		groups++
+		path := strings.Fields(c.CommandPath())[1:]
+		code, out, stderr := qlWith(t, opts, append(path, "lst")...)
+		if code != 2 {
+			t.Errorf("%s lst: exit %d, want 2 (stdout %q)", c.CommandPath(), code, out)
+		}
+		if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 2 || !strings.Contains(lines[0], `"lst"`) || !strings.Contains(lines[1], "--help") {
+			t.Errorf("%s lst: stderr %q; want the unknown name and a --help hint", c.CommandPath(), stderr)
+		}
+		if len(path) == 0 {
+			continue
+		}
+		if code, out, _ := qlWith(t, opts, path...); code != 0 || !strings.Contains(out, "Available Commands") {
+			t.Errorf("%s: exit %d out %q; want its help", c.CommandPath(), code, out)
+		}
+	}
+	if groups < 6 {
+		t.Fatalf("walked %d groups; want root, cron, runs, triggers, completion and the injected db", groups)
+	}
+	for _, args := range [][]string{{"help", "lst"}, {"help", "runs", "lst"}} {
+		if code, _, stderr := qlWith(t, opts, args...); code != 2 || !strings.Contains(stderr, "no help topic") {
+			t.Errorf("%v: exit %d stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+	if code, out, _ := qlWith(t, opts, "help", "runs", "list"); code != 0 || !strings.Contains(out, "List runs") {
+		t.Errorf("help runs list: exit %d out %q", code, out)
+	}
+}
+
+func TestUnknownSubcommandSuggestsTheNearestOne(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := ql(t, "runs", "lst")
+	if code != 2 || !strings.Contains(stderr, "did you mean list?") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
 }

@@ -25,11 +25,11 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out := runQL(t, bin, nil, "apply", "-f", file, "--db", runtime)
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "apply", "-f", file)
 	if code != 1 || !strings.Contains(out, "needs the admin role's URL") {
 		t.Fatalf("apply as runtime: exit %d %q; want a message naming the admin role", code, out)
 	}
-	if code, out := runQL(t, bin, nil, "apply", "-f", file, "--db", admin); code != 0 || !strings.Contains(out, "trigger t00001: created") {
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "apply", "-f", file); code != 0 || !strings.Contains(out, "trigger t00001: created") {
 		t.Fatalf("apply as admin: exit %d %q", code, out)
 	}
 
@@ -39,25 +39,25 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
 
-	code, out = runQL(t, bin, nil, "runs", "list", "--db", runtime, "-o", "json")
+	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "runs", "list", "-o", "json")
 	var list struct{ Runs []struct{ ID, State string } }
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Runs) != 2 || list.Runs[0].State != "queued" {
 		t.Fatalf("runs list: exit %d %q", code, out)
 	}
-	code, out = runQL(t, bin, nil, "runs", "list", "--db", runtime)
+	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "runs", "list")
 	if code != 0 || !strings.Contains(out, "PROJECT") || !strings.Contains(out, " cli ") || !strings.Contains(out, " t0000") {
 		t.Fatalf("runs list table: exit %d %q; want project and trigger names", code, out)
 	}
-	code, out = runQL(t, bin, nil, "runs", "show", list.Runs[0].ID, "--db", runtime)
+	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "runs", "show", list.Runs[0].ID)
 	if code != 0 || !strings.Contains(out, "run.created") || !strings.Contains(out, "run.queued") || !strings.Contains(out, "remote_worker") ||
 		!strings.Contains(out, "trigger    t0000") {
 		t.Fatalf("runs show: exit %d %q", code, out)
 	}
-	code, out = runQL(t, bin, nil, "triggers", "list", "--db", runtime)
+	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "list")
 	if code != 0 || !strings.Contains(out, "t00000") || !strings.Contains(out, "NEXT FIRE") {
 		t.Fatalf("triggers list: exit %d %q", code, out)
 	}
-	code, out = runQL(t, bin, nil, "runs", "list", "--db", admin)
+	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "runs", "list")
 	if code != 1 || !strings.Contains(out, "needs the runtime role's URL") {
 		t.Fatalf("runs list as admin: exit %d %q; want a message naming the runtime role", code, out)
 	}

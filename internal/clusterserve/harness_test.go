@@ -108,9 +108,9 @@ type child struct {
 func startReplica(t *testing.T, bin string, env *clustertest.Env, owner string, extra ...string) *child {
 	t.Helper()
 	args := append([]string{"serve", "--profile", "cluster", "--replica-id", owner, "--http-addr", "127.0.0.1:0",
-		"--database-url", env.URL(pgstore.RoleRuntime), "--role-prefix", env.Prefix}, extra...)
+		"--role-prefix", env.Prefix}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "QL_DATABASE_URL=", "QL_HTTP_ADDR=")
+	cmd.Env = append(os.Environ(), "QL_DATABASE_URL="+env.URL(pgstore.RoleRuntime), "QL_HTTP_ADDR=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

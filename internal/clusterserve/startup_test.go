@@ -91,7 +91,7 @@ func TestReadinessFailureStopsStartupNamingTheCode(t *testing.T) {
 	env := clustertest.New(t)
 	// The URL's roles are fine, but readiness checks the privileges of
 	// roles named with another prefix, which do not exist.
-	code, out := runQL(t, bin, nil, "serve", "--profile", "cluster", "--database-url", env.URL(pgstore.RoleRuntime),
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleRuntime)}, "serve", "--profile", "cluster",
 		"--role-prefix", "other_", "--http-addr", "127.0.0.1:0", "--replica-id", "r-ready")
 	if code != 1 || !strings.Contains(out, pgstore.CodePrivilegeDrift) || !strings.Contains(out, CodeNotReady) {
 		t.Fatalf("exit %d:\n%s\nwant exit 1 naming %s", code, out, pgstore.CodePrivilegeDrift)
@@ -156,7 +156,7 @@ func TestTheDatabaseURLsTLSSettingsAreHonoured(t *testing.T) {
 	q := u.Query()
 	q.Set("sslmode", "require")
 	u.RawQuery = q.Encode()
-	code, out := runQL(t, bin, nil, "serve", "--profile", "cluster", "--database-url", u.String(), "--role-prefix", env.Prefix,
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + u.String()}, "serve", "--profile", "cluster", "--role-prefix", env.Prefix,
 		"--http-addr", "127.0.0.1:0", "--replica-id", "r-tls")
 	if code != 1 || !strings.Contains(strings.ToLower(out), "tls") {
 		t.Fatalf("exit %d:\n%s\nwant exit 1 because the server refused TLS", code, out)

@@ -31,6 +31,8 @@
 // time answers the question inside one segment. Next (next.go) walks the
 // zone's segments with time.Time.ZoneBounds and applies the DST rule only at
 // segment boundaries. Both the civil search and the walk are bounded by a
-// horizon of about five years, so an expression that never matches
-// ("0 0 30 2 *") returns quickly with false.
+// horizon derived from the day fields (a year for most expressions, eight
+// years when only February 29th matches), so every expression that matches
+// some calendar date finds it, and one that matches none ("0 0 30 2 *") is
+// answered false without searching.
 package cron

@@ -6,12 +6,9 @@ import (
 )
 
 const (
-	// horizonSeconds bounds every search (about five years, as robfig does):
-	// an expression with no occurrence inside it is treated as never firing.
-	horizonSeconds = 5 * 366 * secondsPerDay
 	// maxSegments bounds the zone walk independently of the horizon. Real zones
 	// change offset a few times a year; even Morocco's four changes a year stay
-	// far below it over the horizon.
+	// far below it over the longest horizon (about sixteen years).
 	maxSegments = 256
 	// Occurrences are only searched within years 1..9999: nothing outside is
 	// a meaningful trigger time, and the bound keeps all arithmetic far from
@@ -22,7 +19,9 @@ const (
 
 // Next returns the first occurrence strictly after afterMs (UTC epoch
 // milliseconds), in whole seconds expressed as milliseconds, and false when
-// there is none within the search horizon of about five years.
+// there is none: the day fields match no calendar date, or the next one lies
+// after year 9999. The search horizon (horizon.go) is long enough for every
+// expression that matches some date to find it.
 //
 // It does not use robfig's Next, which steps the zone's wall clock with
 // time.Time arithmetic: a fixed-hour time in a spring-forward gap ("30 2 * * *"
@@ -33,10 +32,10 @@ const (
 // rule is applied where segments meet.
 func (s *Schedule) Next(afterMs int64) (int64, bool) {
 	from := max(floorDiv(afterMs, 1000)+1, minSeconds)
-	if from > maxSeconds {
+	if from > maxSeconds || s.horizon == 0 {
 		return 0, false
 	}
-	horizon := min(from+horizonSeconds, maxSeconds+1)
+	horizon := min(from+s.horizon, maxSeconds+1)
 	seg := segmentAt(s.location, from)
 	for range maxSegments {
 		if at, ok := s.gapFiring(seg, from); ok {
@@ -101,6 +100,18 @@ func segmentAt(loc *time.Location, at int64) segment {
 	}
 	if !end.IsZero() {
 		seg.end = end.Unix()
+	}
+	// Past its transition table the time package extends a zone by its
+	// yearly rule and ends a leap year's last span a day early (2040-12-31
+	// instead of 2041-01-01, 00:00 UTC), so the span can end at or before
+	// the instant asked about. Nothing changes offset there: the span runs
+	// on to the end of the next year's first span.
+	if seg.end <= at {
+		_, next := time.Unix(seg.end+secondsPerDay, 0).In(loc).ZoneBounds()
+		seg.end = math.MaxInt64
+		if !next.IsZero() {
+			seg.end = next.Unix()
+		}
 	}
 	return seg
 }

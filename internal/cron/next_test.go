@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -89,5 +90,79 @@ func BenchmarkNext(b *testing.B) {
 				s.Next(after + int64(i%100_000)*60_000)
 			}
 		})
+	}
+}
+
+// February 29th skips 2100 (a century year that is not a leap year), so
+// its next occurrence after 2096 is in 2104, eight years on.
+func TestNextFindsTheLeapDayAcrossACenturyYear(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ expr, zone, after, want string }{
+		{"0 0 29 2 *", "UTC", "2096-03-01T00:00:00Z", "2104-02-29T00:00:00Z"},
+		{"0 0 29 2 *", "UTC", "1896-03-01T00:00:00Z", "1904-02-29T00:00:00Z"},
+		{"30 2 29 2 *", "America/New_York", "2096-02-29T12:00:00Z", "2104-02-29T07:30:00Z"},
+		{"0 0 0 29,30 2 ?", "Europe/Berlin", "2096-03-01T00:00:00Z", "2104-02-28T23:00:00Z"},
+		{"0 0 29 2 *", "UTC", "2400-03-01T00:00:00Z", "2404-02-29T00:00:00Z"},
+	}
+	for _, tt := range tests {
+		s := mustParse(t, tt.expr, tt.zone)
+		if got := nextN(s, utcMs(t, tt.after), 1)[0]; got != tt.want {
+			t.Errorf("%q in %s after %s: %s, want %s", tt.expr, tt.zone, tt.after, got, tt.want)
+		}
+	}
+}
+
+// Every month/day pair is found exactly when the calendar has it, at the
+// date the time package computes, from starting points around century
+// years; impossible pairs (February 30th, April 31st) are known without a
+// search.
+func TestNextFindsEveryExistingMonthDay(t *testing.T) {
+	t.Parallel()
+	starts := []time.Time{
+		time.Date(2096, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2099, 12, 31, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 6, 15, 0, 0, 0, 0, time.UTC),
+	}
+	for m := time.January; m <= time.December; m++ {
+		for d := 1; d <= 31; d++ {
+			s := mustParse(t, fmt.Sprintf("0 0 %d %d *", d, m), "UTC")
+			exists := time.Date(2000, m, d, 0, 0, 0, 0, time.UTC).Day() == d
+			if !exists {
+				if s.horizon != 0 {
+					t.Errorf("%d-%02d never exists but Next would search %d s", m, d, s.horizon)
+				}
+				if _, ok := s.Next(starts[0].UnixMilli()); ok {
+					t.Errorf("%d-%02d never exists but Next found it", m, d)
+				}
+				continue
+			}
+			for _, from := range starts {
+				want := from
+				for want.Month() != m || want.Day() != d || !want.After(from) {
+					want = want.AddDate(0, 0, 1)
+				}
+				if got := nextN(s, from.UnixMilli(), 1)[0]; got != want.Format(time.RFC3339) {
+					t.Errorf("%d-%02d after %s: %s, want %s", m, d, from.Format(time.DateOnly), got, want.Format(time.RFC3339))
+				}
+			}
+		}
+	}
+}
+
+// Beyond 2037 zones are extended by their yearly rule, where the time
+// package ends a leap year's last span a day early; the walk must still
+// cross into the next year.
+func TestNextCrossesLeapYearEndsOfRuleExtendedZones(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ expr, zone, after, want string }{
+		{"0 0 1 1 *", "America/New_York", "2040-06-01T00:00:00Z", "2041-01-01T05:00:00Z"},
+		{"0 12 * * *", "America/New_York", "2040-12-30T18:00:00Z", "2040-12-31T17:00:00Z"},
+		{"0 0 1 1 *", "Australia/Sydney", "2096-06-01T00:00:00Z", "2096-12-31T13:00:00Z"},
+	}
+	for _, tt := range tests {
+		s := mustParse(t, tt.expr, tt.zone)
+		if got := nextN(s, utcMs(t, tt.after), 1)[0]; got != tt.want {
+			t.Errorf("%q in %s after %s: %s, want %s", tt.expr, tt.zone, tt.after, got, tt.want)
+		}
 	}
 }

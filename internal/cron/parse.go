@@ -32,6 +32,9 @@ type Schedule struct {
 	// Field bitmasks as produced by robfig: bit n set means value n matches;
 	// starBit as described above.
 	second, minute, hour, dom, month, dow uint64
+	// horizon is how far Next searches (seconds), 0 when the day fields
+	// match no calendar date.
+	horizon int64
 }
 
 // Parse validates expr and timezone and returns a Schedule. Every error is a
@@ -61,6 +64,7 @@ func Parse(expr, timezone string) (*Schedule, error) {
 		dom:        spec.Dom,
 		month:      spec.Month,
 		dow:        spec.Dow,
+		horizon:    horizonSeconds(spec.Dom, spec.Month, spec.Dow),
 	}, nil
 }
 

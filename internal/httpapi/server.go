@@ -21,8 +21,19 @@ type Server struct {
 	done chan error
 }
 
+// Connection limits of every QingLong HTTP server: a client that sends its
+// headers slowly (slowloris) or idles is cut off instead of holding a
+// connection and a goroutine for good.
+const (
+	ReadHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = requestTimeout + 5*time.Second
+	idleTimeout       = time.Minute
+)
+
 // Listen binds addr at once, so /livez answers from the first moments of
-// startup, and serves h in the background.
+// startup, and serves h in the background. Every server of every profile
+// starts here, so all share the connection limits and the response headers.
 func Listen(addr string, h http.Handler) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -30,11 +41,11 @@ func Listen(addr string, h http.Handler) (*Server, error) {
 	}
 	s := &Server{
 		srv: &http.Server{
-			Handler:           h,
-			ReadHeaderTimeout: 5 * time.Second,
-			ReadTimeout:       10 * time.Second,
-			WriteTimeout:      requestTimeout + 5*time.Second,
-			IdleTimeout:       time.Minute,
+			Handler:           noSniff(h),
+			ReadHeaderTimeout: ReadHeaderTimeout,
+			ReadTimeout:       readTimeout,
+			WriteTimeout:      writeTimeout,
+			IdleTimeout:       idleTimeout,
 		},
 		ln:   ln,
 		done: make(chan error, 1),
@@ -57,4 +68,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return serveErr
 	}
 	return err
+}
+
+// noSniff stops browsers from guessing a response's type from its body, so
+// text a task or a client put in a response is never run as a script.
+func noSniff(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
 }

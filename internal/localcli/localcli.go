@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,14 +18,16 @@ import (
 	"github.com/qinglong/qinglong/internal/cli"
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/localserve"
+	"github.com/qinglong/qinglong/internal/sqlitestore"
 )
 
 // Options are the cli.Options of a binary with only the single-node
 // profiles (the edge binary). The full binary adds PostgreSQL and cluster.
 func Options(binary string) cli.Options {
 	return cli.Options{
-		Binary:     binary,
-		OpenSQLite: OpenSQLite,
+		Binary:             binary,
+		OpenSQLite:         OpenSQLite,
+		OpenSQLiteReadOnly: OpenSQLiteReadOnly,
 		Serve: map[string]cli.ServeFunc{
 			cli.ProfileStandalone: Serve(localserve.Standalone),
 			cli.ProfileEdge:       Serve(localserve.Edge),
@@ -39,6 +42,22 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 		return nil, err
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, Close: b.Close}, nil
+}
+
+// OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
+// opened read-only and not migrated, so listing works for an operator who
+// may read the database but not write it, and never changes it.
+func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
+	st, err := sqlitestore.OpenReadOnly(ctx, sqlitestore.Config{Path: dsn, NowMs: func() int64 { return time.Now().UnixMilli() }})
+	if err != nil {
+		return nil, err
+	}
+	if err := st.ReadyToRead(ctx); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	b := &localserve.Backend{Store: st, Layout: localserve.LayoutOfDB(dsn)}
+	return &cli.Backend{Runs: st, Triggers: st, ReadLog: b.ReadLog, Close: b.Close}, nil
 }
 
 // Serve is the cli.ServeFunc of a single-node profile.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/qinglong/qinglong/internal/cli"
 	"github.com/qinglong/qinglong/internal/localserve"
 	"github.com/qinglong/qinglong/internal/qlerror"
@@ -102,15 +104,27 @@ func TestApplyIsDeclarativeAndTheReadCommandsSeeIt(t *testing.T) {
 	}
 }
 
+// In a build with the cluster profile the single-node profiles refuse its
+// settings; a build without it does not even have them.
 func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
 	t.Parallel()
-	code, _, errOut := ql(t, "serve", "--profile", "edge", "--data-dir", t.TempDir(), "--lease", "10s")
+	full := Options("ql")
+	full.Serve[cli.ProfileCluster] = func(context.Context, *cobra.Command, *cli.ServeFlags) error { return nil }
+	run := func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		return cli.Main(context.Background(), full, args, &out, &errOut), errOut.String()
+	}
+	code, errOut := run("serve", "--profile", "edge", "--data-dir", t.TempDir(), "--lease", "10s")
 	if code != 2 || !strings.Contains(errOut, "cluster settings") {
 		t.Fatalf("serve --lease on edge: %d %q; want a usage error", code, errOut)
 	}
-	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--commit-parallel", "8")
+	code, errOut = run("serve", "--data-dir", t.TempDir(), "--commit-parallel", "8")
 	if code != 2 || !strings.Contains(errOut, "--commit-parallel") {
 		t.Fatalf("serve --commit-parallel on standalone: %d %q; want a usage error naming it", code, errOut)
+	}
+	code, _, errOut = ql(t, "serve", "--profile", "edge", "--data-dir", t.TempDir(), "--lease", "10s")
+	if code != 2 || !strings.Contains(errOut, "unknown flag: --lease") {
+		t.Fatalf("serve --lease in the edge build: %d %q; want a usage error", code, errOut)
 	}
 	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--page-size", "999")
 	if code != 2 || !strings.Contains(errOut, "page size") {

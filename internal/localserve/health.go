@@ -2,7 +2,30 @@ package localserve
 
 import (
 	"net/http"
+
+	"github.com/qinglong/qinglong/internal/httpapi"
 )
+
+// listen starts the health server on the configured address, with the
+// connection limits every QingLong HTTP server has, and logs the address it
+// bound: with port 0 the log is the only place to learn it.
+func (s *Server) listen() error {
+	srv, err := httpapi.Listen(s.cfg.HTTPAddr, s.health())
+	if err != nil {
+		return err
+	}
+	s.http = srv
+	s.cfg.Logger.Info("http listening; serving /livez and /readyz", "addr", srv.Addr())
+	return nil
+}
+
+// Addr is the HTTP address, or "" when HTTP is off.
+func (s *Server) Addr() string {
+	if s.http == nil {
+		return ""
+	}
+	return s.http.Addr()
+}
 
 // health serves /livez (the process answers) and /readyz (started, not
 // stopping, and the database file still answers).

@@ -3,13 +3,12 @@ package localserve
 import (
 	"context"
 	"errors"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 
+	"github.com/qinglong/qinglong/internal/httpapi"
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/localexec"
 	"github.com/qinglong/qinglong/internal/loop"
@@ -27,8 +26,7 @@ type Server struct {
 	owner  *localexec.Owner
 	disp   *localexec.Dispatcher
 	sched  *loop.Loop
-	http   *http.Server
-	addr   string
+	http   *httpapi.Server
 	ready  atomic.Bool
 
 	stopOnce sync.Once
@@ -188,24 +186,6 @@ func (s *Server) round(ctx context.Context) (bool, error) {
 func (s *Server) roundError(err error) {
 	s.cfg.Logger.Warn("scheduler round failed", "error", err)
 }
-
-func (s *Server) listen() error {
-	ln, err := net.Listen("tcp", s.cfg.HTTPAddr)
-	if err != nil {
-		return qlerror.Wrap(qlerror.Unavailable, err, "listen on %s; choose a free address with --http-addr", s.cfg.HTTPAddr)
-	}
-	s.addr = ln.Addr().String()
-	s.http = &http.Server{Handler: s.health()}
-	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.cfg.Logger.Error("http server stopped", "error", err)
-		}
-	}()
-	return nil
-}
-
-// Addr is the HTTP address, or "" when HTTP is off.
-func (s *Server) Addr() string { return s.addr }
 
 // Stop stops the server in reverse start order within the stop timeout.
 // Idempotent.

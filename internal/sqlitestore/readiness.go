@@ -71,6 +71,12 @@ func (s *Store) Ready(ctx context.Context) error {
 	if err := s.checkWritable(ctx); err != nil {
 		return err
 	}
+	return s.schemaReady(ctx)
+}
+
+// schemaReady checks the history, the capability row and the schema, then
+// prepares the store's statements.
+func (s *Store) schemaReady(ctx context.Context) error {
 	history, err := readHistory(ctx, s.reader)
 	if err != nil {
 		return mapErr(err, "readiness")

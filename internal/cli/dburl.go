@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// refuseArgvPassword refuses a PostgreSQL URL given on the command line that
+// holds a password: every user of the host can read a process's arguments
+// (ps, /proc). The message never repeats the URL.
+func refuseArgvPassword(flag, raw string) error {
+	if !IsPostgresURL(raw) {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Usagef("%s cannot be parsed as postgres://user@host:port/database (the URL is not shown, it may hold a password)", flag)
+	}
+	pw, hasPW := u.User.Password()
+	if (hasPW && pw != "") || u.Query().Get("password") != "" {
+		return Usagef("%s holds a password, which every user of this host can read in the process list; "+
+			"give the URL in $QL_DATABASE_URL instead, or leave the password out and keep it in $PGPASSWORD or a pgpass file ($PGPASSFILE)", flag)
+	}
+	return nil
+}
+
+// weakTLS returns a warning when the URL reaches a host other than this
+// one with an sslmode that does not verify the server (pgx's default,
+// prefer, does not): anyone on the path could read or change the traffic,
+// credentials included. It returns "" when there is nothing to say.
+func weakTLS(raw string, getenv func(string) string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	mode := q.Get("sslmode")
+	if mode == "" {
+		mode = getenv("PGSSLMODE")
+	}
+	if mode == "verify-full" {
+		return ""
+	}
+	hosts := q.Get("host")
+	if hosts == "" {
+		hosts = u.Host
+	}
+	for _, h := range strings.Split(hosts, ",") {
+		if host, _, err := net.SplitHostPort(h); err == nil {
+			h = host
+		}
+		h = strings.Trim(h, "[]")
+		if isLocalHost(h) {
+			continue
+		}
+		if mode == "" {
+			mode = "prefer (the default)"
+		}
+		return fmt.Sprintf("warning: the database URL reaches %s with sslmode=%s, which does not verify the server; "+
+			"use sslmode=verify-full (with sslrootcert) for a database on another host", h, mode)
+	}
+	return ""
+}
+
+// isLocalHost reports whether h is this host: empty (the default socket),
+// a Unix socket directory, localhost or a loopback address.
+func isLocalHost(h string) bool {
+	if h == "" || strings.HasPrefix(h, "/") || h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// stderrKey carries the command's error stream to code that has only the
+// context, so warnings reach the stream Main was given.
+type stderrKey struct{}
+
+func warn(ctx context.Context, binary, msg string) {
+	if msg == "" {
+		return
+	}
+	w, ok := ctx.Value(stderrKey{}).(io.Writer)
+	if !ok {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "%s: %s\n", binary, msg)
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// clusterBuild is a build with PostgreSQL whose cluster profile and
+// opener only record that they were reached.
+func clusterBuild(reached *[]string) Options {
+	return Options{
+		Binary: "ql",
+		Serve: map[string]ServeFunc{
+			ProfileStandalone: func(context.Context, *cobra.Command, *ServeFlags) error { return nil },
+			ProfileCluster: func(_ context.Context, _ *cobra.Command, f *ServeFlags) error {
+				*reached = append(*reached, "serve "+f.DatabaseURL)
+				return nil
+			},
+		},
+		OpenPostgres: func(_ context.Context, dsn string) (*Backend, error) {
+			*reached = append(*reached, "open "+dsn)
+			return nil, errors.New("not connecting in this test")
+		},
+	}
+}
+
+// A password inside a database URL on the command line is visible to every
+// user in the process list: it is refused, without being printed, and the
+// same URL from the environment is accepted.
+func TestDatabaseURLWithAPasswordIsRefusedOnTheCommandLine(t *testing.T) {
+	const secret = "s3cret-pw-4711"
+	for _, args := range [][]string{
+		{"serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime:" + secret + "@db/ql?sslmode=verify-full"},
+		{"serve", "--profile", "cluster", "--database-url", "postgresql://ql_runtime@db/ql?password=" + secret},
+		{"runs", "list", "--db", "postgres://ql_runtime:" + secret + "@db/ql"},
+		{"triggers", "list", "--db", "postgres://ql_runtime:" + secret + "@db/ql"},
+		{"runs", "show", "0190a4f2-0000-7000-8000-000000000000", "--db", "postgres://ql_runtime:" + secret + "@db/ql"},
+	} {
+		var reached []string
+		code, out, stderr := qlWith(t, clusterBuild(&reached), args...)
+		if code != 2 || !strings.Contains(stderr, "holds a password") || !strings.Contains(stderr, "QL_DATABASE_URL") || !strings.Contains(stderr, "PGPASSFILE") {
+			t.Errorf("%v: exit %d stderr %q; want a usage error with the hint", args[:2], code, stderr)
+		}
+		if strings.Contains(out+stderr, secret) {
+			t.Errorf("%v: the password was printed: %q", args[:2], out+stderr)
+		}
+		if len(reached) != 0 {
+			t.Errorf("%v: reached %v before refusing", args[:2], reached)
+		}
+	}
+	t.Setenv("QL_DATABASE_URL", "postgres://ql_runtime:"+secret+"@localhost/ql")
+	var reached []string
+	if code, _, stderr := qlWith(t, clusterBuild(&reached), "serve", "--profile", "cluster"); code != 0 || len(reached) != 1 || stderr != "" {
+		t.Fatalf("URL from the environment: exit %d reached %v stderr %q; want it served without a warning", code, reached, stderr)
+	}
+	if code, _, _ := qlWith(t, clusterBuild(&reached), "runs", "list"); code != 1 || len(reached) != 2 {
+		t.Fatalf("--db from the environment: exit %d reached %v; want it opened", code, reached)
+	}
+}
+
+// A database on another host reached without verifying its certificate
+// draws a warning; loopback hosts and verify-full do not.
+func TestWeakTLSToARemoteDatabaseIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	noEnv := func(string) string { return "" }
+	tests := []struct {
+		url, env string
+		warn     bool
+	}{
+		{"postgres://ql@db.example:5432/ql", "", true},
+		{"postgres://ql@db.example/ql?sslmode=require", "", true},
+		{"postgres://ql@db.example/ql?sslmode=verify-ca", "", true},
+		{"postgres://ql@db.example/ql?sslmode=verify-full", "", false},
+		{"postgres://ql@db.example/ql", "verify-full", false},
+		{"postgres://ql@localhost:5432/ql", "", false},
+		{"postgres://ql@127.0.0.1/ql?sslmode=disable", "", false},
+		{"postgres://ql@[::1]:5432/ql", "", false},
+		{"postgres://ql@/ql?host=/var/run/postgresql", "", false},
+		{"postgres://ql@localhost,db2.example/ql", "", true},
+	}
+	for _, tt := range tests {
+		getenv := noEnv
+		if tt.env != "" {
+			getenv = func(k string) string {
+				if k == "PGSSLMODE" {
+					return tt.env
+				}
+				return ""
+			}
+		}
+		msg := weakTLS(tt.url, getenv)
+		if (msg != "") != tt.warn || (tt.warn && !strings.Contains(msg, "verify-full")) {
+			t.Errorf("%s (PGSSLMODE=%q): warning %q, want warning=%v", tt.url, tt.env, msg, tt.warn)
+		}
+	}
+	var reached []string
+	code, _, stderr := qlWith(t, clusterBuild(&reached), "serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime@db.example/ql?sslmode=require")
+	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "db.example") || len(reached) != 1 {
+		t.Fatalf("serve with sslmode=require: exit %d stderr %q reached %v; want a warning, then serving", code, stderr, reached)
+	}
+}

@@ -1,0 +1,4 @@
+// Package view holds the JSON shapes of runs and triggers. The HTTP API and
+// the CLI's -o json both print these, so a script reads one shape (camelCase
+// field names) whichever it asks.
+package view
