@@ -61,10 +61,12 @@ func TestProxyHoldsAClientMidTransactionUntilReleased(t *testing.T) {
 	// A connection held when the proxy closes does not keep Close waiting.
 	again := connect(t, url)
 	hold = p.ArmHold("SELECT 1")
+	ended := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
 		defer cancel()
-		_, _ = again.Exec(ctx, "SELECT 1")
+		_, err := again.Exec(ctx, "SELECT 1")
+		ended <- err
 	}()
 	<-hold.Held()
 	closed := make(chan error, 1)
@@ -73,5 +75,8 @@ func TestProxyHoldsAClientMidTransactionUntilReleased(t *testing.T) {
 	case <-closed:
 	case <-time.After(stepTimeout):
 		t.Fatal("Close waited for a held connection")
+	}
+	if err := <-ended; err == nil {
+		t.Fatal("the statement held when the proxy closed succeeded; want its connection cut")
 	}
 }
