@@ -10,11 +10,12 @@
 -- facts read (project status, trigger head revision, task head revision)
 -- are exactly the inputs of the row's eligibility. A publish can turn an
 -- admit into anything else only by making an eligible row ineligible, and
--- every publish that can do so rewrites that row's schedulable flag in its
--- own transaction (sqlEligibility*, sqlScheduleUpsert): it either committed
--- before this snapshot (the facts show it), or after it (FOR UPDATE fails
--- with 40001 and the admission is retried from scratch), or it waits on
--- this row lock and commits after the admission.
+-- every publish that can do so writes that row in its own transaction (a
+-- new trigger revision resets it, sqlScheduleUpsert; an archived project or
+-- a new task revision flips its schedulable flag, sqlEligibility*): it
+-- either committed before this snapshot (the facts show it), or after it
+-- (FOR UPDATE fails with 40001 and the admission is retried from scratch),
+-- or it waits on this row lock and commits after the admission.
 -- The row is addressed by ctid (see handles.go) and must still carry the
 -- trigger id; no row means the row version moved since the take.
 -- $1 trigger id, $2 ctid of the claimed row version.
