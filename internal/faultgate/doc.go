@@ -14,7 +14,9 @@
 //
 //   - Proxy: a PostgreSQL wire-protocol TCP proxy that, armed, forwards one
 //     COMMIT, waits for the server's answer, swallows it and cuts both
-//     sides, and reports what the server answered.
+//     sides, and reports what the server answered; or freezes a client
+//     right before a chosen statement (its session stays idle, in its open
+//     transaction) until released, as a stopped or partitioned process.
 //   - SyncPair: a primary with a synchronous (remote_apply) streaming
 //     standby built with the low-level backup API, so it works with server
 //     builds that lack pg_basebackup; FenceAndPromote stops the primary and

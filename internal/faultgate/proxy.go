@@ -31,8 +31,11 @@ type Proxy struct {
 	listener net.Listener
 	upstream string
 
-	armed atomic.Pointer[chan Drop]
-	cutOn atomic.Pointer[cutArm]
+	armed  atomic.Pointer[chan Drop]
+	cutOn  atomic.Pointer[cutArm]
+	holdOn atomic.Pointer[Hold]
+	// stop is closed by Close; a held connection waits on it too.
+	stop chan struct{}
 
 	mu     sync.Mutex
 	conns  map[*proxyConn]struct{}
@@ -73,7 +76,7 @@ func StartProxy(upstream string) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faultgate: proxy listen: %w", err)
 	}
-	p := &Proxy{listener: l, upstream: upstream, conns: map[*proxyConn]struct{}{}}
+	p := &Proxy{listener: l, upstream: upstream, conns: map[*proxyConn]struct{}{}, stop: make(chan struct{})}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -109,11 +112,60 @@ func (p *Proxy) ArmCut(statement string) <-chan string {
 	return a.cut
 }
 
+// Hold is one armed ArmHold.
+type Hold struct {
+	statement string
+	held      chan string
+	release   chan struct{}
+	once      sync.Once
+}
+
+// ArmHold arms the proxy to freeze the next connection whose client sends
+// statement, as a simple-protocol Query or as the text of a Parse (compared
+// like ArmCut): that message and everything the client sends after it are
+// held back, as if the client process had stopped right before sending
+// them. The server sees the session idle — idle in transaction when one is
+// open — and the client waits for replies that cannot come. Held receives
+// the statement once it is held; Release forwards it and resumes. Arming
+// again replaces an unfired arm.
+func (p *Proxy) ArmHold(statement string) *Hold {
+	h := &Hold{statement: normalStatement(statement), held: make(chan string, 1), release: make(chan struct{})}
+	p.holdOn.Store(h)
+	return h
+}
+
+// Held receives the held statement once a connection is frozen on it.
+func (h *Hold) Held() <-chan string { return h.held }
+
+// Release lets the held connection go on; calling it again does nothing.
+func (h *Hold) Release() { h.once.Do(func() { close(h.release) }) }
+
+// holdIfArmed freezes this connection when sql is the armed statement,
+// until the hold is released (true) or the proxy is closed (false).
+func (c *proxyConn) holdIfArmed(sql string) bool {
+	h := c.proxy.holdOn.Load()
+	if h == nil || normalStatement(sql) != h.statement || !c.proxy.holdOn.CompareAndSwap(h, nil) {
+		return true
+	}
+	h.held <- sql
+	select {
+	case <-h.release:
+		return true
+	case <-c.proxy.stop:
+		return false
+	}
+}
+
 // Close stops accepting, cuts every connection and waits for the proxy's
-// goroutines to end.
+// goroutines to end. Closing again does nothing.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
 	p.closed = true
+	close(p.stop)
 	conns := slices.Collect(maps.Keys(p.conns))
 	p.mu.Unlock()
 	for _, c := range conns {
@@ -201,12 +253,19 @@ func (c *proxyConn) frontend() {
 				a.cut <- q
 				return // the deferred cut closes both sides
 			}
+			if !c.holdIfArmed(q) {
+				return
+			}
 			if isCommit(q) {
 				statement, protocol = q, "simple"
 			}
 		case 'P':
 			name, rest := splitCString(body)
-			if q := cstring(rest); isCommit(q) {
+			q := cstring(rest)
+			if !c.holdIfArmed(q) {
+				return
+			}
+			if isCommit(q) {
 				commitStatements[name] = q
 			} else {
 				delete(commitStatements, name)

@@ -34,8 +34,9 @@ const (
 )
 
 // ScheduleCommit verifies a ticket and writes its decision in one
-// SERIALIZABLE transaction (SPEC §6). Serialization failures and deadlocks
-// are retried a bounded number of times, each re-verifying from scratch. A
+// transaction holding the schedule row's lock (SPEC §6, sql_commit.go).
+// Serialization failures and deadlocks are retried a bounded number of
+// times, each re-verifying from scratch. A
 // connection lost before COMMIT can have run (COMMIT is pipelined behind
 // the write, see writeAndCommit) is Unavailable/"connection_lost" (nothing
 // was written); lost once it may have run it is Unavailable/
@@ -166,14 +167,14 @@ func rolledBack(ctx context.Context, conn *pgxpool.Conn, res schedule.CommitResu
 	return res, errors.Join(err, lost)
 }
 
-// beginAndLock starts the SERIALIZABLE transaction and locks the ticket's
+// beginAndLock starts the admission transaction and locks the ticket's
 // row in one round trip, addressing the row by the handle the take
 // remembered; without one, or when the row version moved since (then
 // verification reports why), it locates the row by primary key.
 func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk schedule.Ticket) (commitFacts, error) {
 	tid, known := r.handles.lookup(tk.Lease.Token)
 	b := &pgx.Batch{}
-	b.Queue(sqlBeginSerializable)
+	b.Queue(sqlBeginAdmission)
 	b.Queue(sqlGenericPlans)
 	if known {
 		b.Queue(sqlCommitLock, tk.TriggerID, tid)

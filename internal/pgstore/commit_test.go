@@ -403,8 +403,8 @@ func TestConnectionLostAfterCommitReportsTheOutcomeAndUnavailable(t *testing.T) 
 }
 
 // TestParallelCommitsOfOneRoundDoNotAbortEachOther: commits of different
-// rows must not conflict under SERIALIZABLE (see handles.go), so a round
-// at full parallelism admits every due row without exhausting retries.
+// rows must not conflict (each locks only its own row), so a round at full
+// parallelism admits every due row without exhausting retries.
 func TestParallelCommitsOfOneRoundDoNotAbortEachOther(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)

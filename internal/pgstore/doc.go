@@ -14,11 +14,13 @@
 //
 //	publish:  revision := new, cursor := NULL, claim cleared,
 //	          state_version+1, claim_version+1; schedulable := whether a
-//	          claim may take the row (an index filter only, never a fence)
+//	          claim may take the row (the claim's index filter, never its
+//	          fence; a publish that ends a row's eligibility thereby writes
+//	          the row, which is what meets a concurrent commit's row lock)
 //	claim:    one autocommit statement, database clock sampled once:
 //	          owner, token := fresh, claim_version+1, expiry := now+lease,
 //	          state_version+1, updated_at_ms := now (the acquired time)
-//	commit:   SERIALIZABLE, everything re-verified; cursor := next,
+//	commit:   row locked, everything re-verified; cursor := next,
 //	          claim cleared, state_version+1
 //	takeover: a claim by another replica of an expired row (claim_version+1)
 //
@@ -41,15 +43,18 @@
 //
 // # Admission
 //
-// One SERIALIZABLE transaction: lock the row and read every fact (project,
-// trigger head and revision, task head and pinned revision, execution
-// revision) with the database time; verify item by item; write queued Run
-// (version 2, last event 2, idempotency key ql3:cron:v1:<trigger>:<rev>:<ms>),
+// One REPEATABLE READ transaction: lock the row and read every fact
+// (project, trigger head and revision, task head and pinned revision,
+// execution revision) with the database time; verify item by item; write
+// queued Run (version 2, last event 2, idempotency key ql3:cron:v1:<trigger>:<rev>:<ms>),
 // Attempt 1 claimed for remote_worker, events run.created and run.queued,
 // and the fenced schedule update. Serialization failures and deadlocks are
 // retried from scratch a bounded number of times; a connection lost during
-// COMMIT is "outcome unknown" and never retried blindly. handles.go explains
-// why the row is addressed by ctid.
+// COMMIT is "outcome unknown" and never retried blindly. The transaction
+// takes no predicate locks, so a replica frozen mid-admission holds one row
+// lock and nothing every other admission needs (sql_commit.go says why that
+// rules out SERIALIZABLE; commit_lock.sql why the row lock is enough).
+// handles.go explains why the row is addressed by ctid.
 //
 // # Roles
 //

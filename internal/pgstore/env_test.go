@@ -25,7 +25,13 @@ type env struct {
 // server-wide and tests run in parallel.
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	db := pgtest.NewDatabase(t)
+	return newEnvIn(t, pgtest.NewDatabase(t))
+}
+
+// newEnvIn is newEnv in a given database (e.g. on a server of the test's
+// own, started with settings the shared server does not have).
+func newEnvIn(t testing.TB, db *pgtest.Database) *env {
+	t.Helper()
 	prefix := uniquePrefix(t)
 	if _, err := Migrate(t.Context(), db.URL, nil); err != nil {
 		t.Fatalf("migrate: %v", err)

@@ -9,13 +9,9 @@ import (
 // handles remembers where each claimed row version lives (its ctid), by
 // claim token, from the take to the commit.
 //
-// Why: under SERIALIZABLE, reading a schedule row through its primary-key
-// index predicate-locks the whole btree leaf page, and every admission's
-// (non-HOT) update inserts into that same page — UUIDv7 trigger ids created
-// together share leaf pages. Parallel commits of one round then form
-// read/write cycles and abort each other until the retries run out. A TID
-// scan predicate-locks only the tuple, so commits of different rows never
-// conflict while every real conflict (the same row, a publish) still does.
+// Why: the commit then reaches its row with a TID scan, without descending
+// the primary-key index, and the lock statement's plan stays a fixed
+// TID-scan-then-primary-key-lookups shape whatever the table's size.
 //
 // A handle is only a hint: the commit re-checks trigger id and the full
 // fence on the row it finds, and without a handle (or when the row moved)

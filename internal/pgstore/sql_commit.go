@@ -2,7 +2,24 @@ package pgstore
 
 import _ "embed"
 
-// Admission statements (SPEC §6), all inside one SERIALIZABLE transaction.
+// Admission statements (SPEC §6), all inside one REPEATABLE READ
+// transaction that locks the schedule row (commit_lock.sql says why that
+// lock keeps every verified fact true until COMMIT).
+//
+// Why not SERIALIZABLE: its predicate (SIREAD) locks outlive the commit for
+// as long as any serializable read-write transaction that overlapped it is
+// still open, and they live in one fixed-size shared table sized by
+// max_pred_locks_per_transaction. An admission took 14 of them (a tuple
+// of each of the six definition tables it joins, eight btree leaf pages of
+// their indexes), each an entry of its own, so one replica frozen with its
+// admission open (or any serializable read-write transaction held open)
+// kept every later admission's entries alive: after about nine admissions
+// per server connection slot the table was full, and every admission in
+// the cluster failed with "out of shared memory" (53200) until the frozen
+// transaction ended. A row lock takes no
+// shared predicate-lock memory, ends with its transaction and conflicts
+// only with writers of the same row, and the schedule row's lock is all the
+// admission needs to meet a concurrent publish (commit_lock.sql).
 
 //go:embed sql/commit_lock.sql
 var sqlCommitLock string
@@ -13,8 +30,10 @@ var sqlCommitWrite string
 const (
 	// The admission transaction is started in the same round trip as the
 	// lock statement, and committed in the same round trip as the write.
-	sqlBeginSerializable = `BEGIN ISOLATION LEVEL SERIALIZABLE`
-	sqlCommit            = `COMMIT`
+	// One snapshot for the whole transaction: a locked row that changed
+	// after it fails with 40001 instead of being silently re-read.
+	sqlBeginAdmission = `BEGIN ISOLATION LEVEL REPEATABLE READ`
+	sqlCommit         = `COMMIT`
 	// Planning the lock statement's eight-way join costs about ten times
 	// executing it, planning the claim more than executing it; their best
 	// plans do not depend on the parameters (the lock: TID scan, then

@@ -3,9 +3,20 @@
 -- project status, trigger head and revision, task head and pinned revision,
 -- the schedule's revision/state/cursor/claim and the pinned remote_worker
 -- execution revision (NULL columns when missing: admission fails closed).
--- Under SERIALIZABLE these reads conflict with any concurrent publish.
--- The row is addressed by ctid (see handles.go: a TID scan predicate-locks
--- only this tuple, not a shared index page) and must still carry the
+-- Runs in the REPEATABLE READ transaction the caller began (sql_commit.go
+-- says why not SERIALIZABLE), with one snapshot for the whole admission.
+-- Only the schedule row is locked, and that is enough to keep the verdict
+-- true until COMMIT: the revision rows are immutable, and the only mutable
+-- facts read (project status, trigger head revision, task head revision)
+-- are exactly the inputs of the row's eligibility. A publish can turn an
+-- admit into anything else only by making an eligible row ineligible, and
+-- every publish that can do so writes that row in its own transaction (a
+-- new trigger revision resets it, sqlScheduleUpsert; an archived project or
+-- a new task revision flips its schedulable flag, sqlEligibility*): it
+-- either committed before this snapshot (the facts show it), or after it
+-- (FOR UPDATE fails with 40001 and the admission is retried from scratch),
+-- or it waits on this row lock and commits after the admission.
+-- The row is addressed by ctid (see handles.go) and must still carry the
 -- trigger id; no row means the row version moved since the take.
 -- $1 trigger id, $2 ctid of the claimed row version.
 WITH now AS MATERIALIZED (
