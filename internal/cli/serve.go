@@ -33,6 +33,9 @@ type ServeFlags struct {
 	StopTimeout    time.Duration
 	Concurrency    int
 	LogMaxBytes    int64
+	// RunAs is the single-node profiles' default account of commands,
+	// user[:group].
+	RunAs string
 }
 
 // Profiles.
@@ -96,6 +99,7 @@ environment, which wins over the file.`,
 	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; default 10s, edge 5s)")
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once (default CPU count, edge 1)")
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "single-node: cap of one attempt's captured output (default 1 MiB)")
+	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	return c
 }
 
