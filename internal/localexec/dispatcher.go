@@ -210,16 +210,16 @@ func (d *Dispatcher) execute(a run.Attempt, plan task.Execution, planErr error, 
 // launch prepares the attempt's account and working directory and runs
 // its command. What cannot be prepared is explained in the attempt's log.
 func (d *Dispatcher) launch(a run.Attempt, c task.Command, secrets map[string]string, out io.Writer) result {
-	account := c.RunAs
-	if account.IsZero() {
-		account = d.cfg.RunAs
+	runAs := c.RunAs
+	if runAs.IsZero() {
+		runAs = d.cfg.RunAs
 	}
-	cred, err := credential(account)
+	acct, err := resolveAccount(runAs)
 	if err != nil {
 		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
 		return result{state: run.AttemptFailed, code: ErrorCodeRunAs}
 	}
-	dir, cleanup, err := attemptDir(c, a.ID, cred)
+	dir, cleanup, err := attemptDir(c, a.ID, acct.cred)
 	if err != nil {
 		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
 		return result{state: run.AttemptFailed, code: ErrorCodeWorkDir}
@@ -229,7 +229,8 @@ func (d *Dispatcher) launch(a run.Attempt, c task.Command, secrets map[string]st
 			d.cfg.OnError(fmt.Errorf("attempt %s: remove its working directory %s: %w", a.ID, dir, err))
 		}
 	}()
-	l := launch{attemptID: a.ID, command: c, env: environment(d.cfg.BaseEnv, a, c, secrets), dir: dir, cred: cred}
+	base := append(append([]string(nil), d.cfg.BaseEnv...), acct.env...)
+	l := launch{attemptID: a.ID, command: c, env: environment(base, a, c, secrets), dir: dir, cred: acct.cred}
 	return runProcess(d.runCtx, d.killRuns, l, out, func(pid int) {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()
@@ -260,8 +261,10 @@ func values(m map[string]string) []string {
 	return out
 }
 
-// environment is the child's whole environment: the base, the attempt's
-// identity, then the task's variables (later entries win in os/exec).
+// environment is the child's whole environment: the base (with the
+// account's HOME, USER and LOGNAME when it runs as another account), the
+// attempt's identity, then the task's variables (later entries win in
+// os/exec).
 func environment(base []string, a run.Attempt, c task.Command, secrets map[string]string) []string {
 	env := append([]string(nil), base...)
 	env = append(env, "QL_RUN_ID="+a.RunID, "QL_ATTEMPT_ID="+a.ID)

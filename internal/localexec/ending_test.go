@@ -141,3 +141,31 @@ func TestStopCutsALongKillGraceShort(t *testing.T) {
 		t.Fatalf("attempt %s; want cancelled", res.State)
 	}
 }
+
+// A daemon adopted by this server (its subreaper) that exits on its own
+// while the attempt runs is reaped, not left a zombie for the server's
+// lifetime.
+func TestAnAdoptedDaemonThatExitedIsReaped(t *testing.T) {
+	t.Parallel()
+	requireLinux(t)
+	dir := t.TempDir()
+	script := fmt.Sprintf(`(setsid sh -c 'echo $$ > %s/grandchild.pid' &); sleep 0.5; echo done`, dir)
+	var out syncBuffer
+	res := runCommand(t.Context(), shell(script, time.Minute), []string{"PATH=/usr/bin:/bin"}, &out, func(int) {})
+	if res.state != run.AttemptSucceeded {
+		t.Fatalf("result %+v; want succeeded", res)
+	}
+	pid := grandchildPID(t, dir)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+		if os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			t.Fatalf("the adopted daemon %d is still in the process table: %s", pid, stat)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -18,32 +18,48 @@ func CheckRunAs(r task.RunAs) error {
 	if err := r.Validate("--run-as"); err != nil {
 		return err
 	}
-	_, err := credential(r)
+	_, err := resolveAccount(r)
 	return err
 }
 
-// credential resolves r (names or numeric ids, as /etc/passwd and
-// /etc/group or NSS know them here) to the identity a command starts
-// with. It is nil when r is zero or is this server's own identity: nothing
-// to switch, and no privilege needed.
-func credential(r task.RunAs) (*syscall.Credential, error) {
+// account is who a command runs as. cred is nil when it runs as this
+// server: nothing to switch, and no privilege needed.
+type account struct {
+	cred *syscall.Credential
+	// env names the account to the command (HOME, USER, LOGNAME) when it
+	// is not the server's own.
+	env []string
+}
+
+// resolveAccount resolves r (names or numeric ids, as /etc/passwd and
+// /etc/group or NSS know them here). A zero r, or one naming this
+// server's own identity, is the server's account.
+func resolveAccount(r task.RunAs) (account, error) {
 	if r.IsZero() {
-		return nil, nil
+		return account{}, nil
 	}
+	cred, u, err := credential(r)
+	if err != nil || cred == nil {
+		return account{}, err
+	}
+	return account{cred: cred, env: []string{"HOME=" + u.HomeDir, "USER=" + u.Username, "LOGNAME=" + u.Username}}, nil
+}
+
+func credential(r task.RunAs) (*syscall.Credential, *user.User, error) {
 	u, err := lookupUser(r.User)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	uid, err := strconv.ParseUint(u.Uid, 10, 32)
 	if err != nil {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "runAs user %q: uid %q is not numeric; only POSIX accounts are supported", r.User, u.Uid)
+		return nil, nil, qlerror.New(qlerror.FailedPrecondition, "runAs user %q: uid %q is not numeric; only POSIX accounts are supported", r.User, u.Uid)
 	}
 	gidText := u.Gid
 	var groups []string
 	if r.Group != "" {
 		g, err := lookupGroup(r.Group)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		gidText, groups = g.Gid, []string{g.Gid}
 	} else if groups, err = u.GroupIds(); err != nil {
@@ -53,7 +69,7 @@ func credential(r task.RunAs) (*syscall.Credential, error) {
 	}
 	gid, err := strconv.ParseUint(gidText, 10, 32)
 	if err != nil {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "runAs %s: gid %q is not numeric; only POSIX groups are supported", r, gidText)
+		return nil, nil, qlerror.New(qlerror.FailedPrecondition, "runAs %s: gid %q is not numeric; only POSIX groups are supported", r, gidText)
 	}
 	cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	for _, g := range groups {
@@ -62,14 +78,14 @@ func credential(r task.RunAs) (*syscall.Credential, error) {
 		}
 	}
 	if int(cred.Uid) == os.Geteuid() && int(cred.Gid) == os.Getegid() {
-		return nil, nil
+		return nil, u, nil
 	}
 	if err := canSwitchUser(); err != nil {
-		return nil, qlerror.Wrap(qlerror.FailedPrecondition, err,
+		return nil, nil, qlerror.Wrap(qlerror.FailedPrecondition, err,
 			"running commands as %s needs a server started as root (or with CAP_SETUID and CAP_SETGID); this server runs as uid %d. Start it as root with --run-as, or remove runAs and run the server itself as the dedicated service account",
 			r, os.Geteuid())
 	}
-	return cred, nil
+	return cred, u, nil
 }
 
 func lookupUser(name string) (*user.User, error) {

@@ -30,11 +30,12 @@ func TestATaskRunsAsItsRunAsAccount(t *testing.T) {
 	t.Parallel()
 	uid, gid := nobody(t)
 	h := newHarness(t)
-	c := shell(`id -u; id -g; touch own-file && echo wrote`, time.Minute)
+	c := shell(`id -u; id -g; touch own-file && echo wrote; echo "$HOME $USER"`, time.Minute)
 	c.RunAs = task.RunAs{User: "nobody"}
 	a, log := h.runOne(t, c, dispatcherOpts{})
-	if want := uid + "\n" + gid + "\nwrote\n"; a.State != run.AttemptSucceeded || log != want {
-		t.Fatalf("attempt %s, log %q; want %q (the ids of nobody, and a writable working directory)", a.State, log, want)
+	u, _ := user.Lookup("nobody")
+	if want := uid + "\n" + gid + "\nwrote\n" + u.HomeDir + " nobody\n"; a.State != run.AttemptSucceeded || log != want {
+		t.Fatalf("attempt %s, log %q; want %q (the ids and home of nobody, and a writable working directory)", a.State, log, want)
 	}
 }
 

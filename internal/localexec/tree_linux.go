@@ -41,17 +41,23 @@ func (t *tree) seed() {
 
 // proc is one line of the process table.
 type proc struct {
-	pid, ppid, pgrp int
-	zombie          bool
-	start           uint64
+	pid, ppid, pgrp, session int
+	zombie                   bool
+	start                    uint64
 }
 
 // live lists the attempt's running members. Members that died while
 // adopted by this process are reaped here — nothing else waits for them —
-// except the main process, which its exec.Cmd reaps.
+// except the main process, which its exec.Cmd reaps. So is any dead
+// adopted process from another session, of whatever attempt: once dead
+// its environment is gone and it cannot be attributed, yet it must not
+// stay a zombie for the server's lifetime. The session tells it from this
+// server's own exec children, which never leave the server's session and
+// must be reaped by their exec.Cmd.
 func (t *tree) live() []int {
 	procs := processTable()
 	self := os.Getpid()
+	session, _ := unix.Getsid(0)
 	adopter := 1
 	if subreaper.Load() {
 		adopter = self
@@ -63,6 +69,9 @@ func (t *tree) live() []int {
 	for _, p := range procs {
 		byPID[p.pid] = p
 		children[p.ppid] = append(children[p.ppid], p.pid)
+		if p.zombie && p.ppid == self && p.session != session {
+			reap(p.pid)
+		}
 	}
 	for _, p := range procs {
 		if p.pid == self {
@@ -100,11 +109,16 @@ func (t *tree) live() []int {
 		}
 		delete(t.known, pid)
 		if p.ppid == self && pid != t.main {
-			var ws unix.WaitStatus
-			_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+			reap(pid)
 		}
 	}
 	return out
+}
+
+// reap collects a dead child without blocking.
+func reap(pid int) {
+	var ws unix.WaitStatus
+	_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 }
 
 // marked reports whether pid's initial environment carries this attempt's
@@ -143,11 +157,12 @@ func processTable() []proc {
 		}
 		ppid, err1 := strconv.Atoi(fields[1])
 		pgrp, err2 := strconv.Atoi(fields[2])
-		start, err3 := strconv.ParseUint(fields[19], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil {
+		session, err3 := strconv.Atoi(fields[3])
+		start, err4 := strconv.ParseUint(fields[19], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 			continue
 		}
-		out = append(out, proc{pid: pid, ppid: ppid, pgrp: pgrp, start: start, zombie: fields[0] == "Z" || fields[0] == "X"})
+		out = append(out, proc{pid: pid, ppid: ppid, pgrp: pgrp, session: session, start: start, zombie: fields[0] == "Z" || fields[0] == "X"})
 	}
 	return out
 }
