@@ -5,10 +5,13 @@ import (
 	"time"
 )
 
-// Bounds of ending an attempt's processes after the grace: SIGKILL, then
-// poll for them to vanish, at most treeKillWait.
+// Polling while an attempt's processes end: the first look comes soon
+// (most commands exit on SIGTERM at once), later ones back off to
+// treePollMax, since each may read the whole process table. After
+// SIGKILL the wait is bounded by treeKillWait.
 const (
-	treePoll     = 50 * time.Millisecond
+	treePollMin  = 10 * time.Millisecond
+	treePollMax  = 500 * time.Millisecond
 	treeKillWait = 2 * time.Second
 )
 
@@ -45,15 +48,18 @@ func (t *tree) end(grace time.Duration, hard <-chan struct{}) {
 	t.signal(live, syscall.SIGTERM)
 	limit := time.NewTimer(grace)
 	defer limit.Stop()
-	tick := time.NewTicker(treePoll)
-	defer tick.Stop()
+	poll := treePollMin
+	look := time.NewTimer(poll)
+	defer look.Stop()
 wait:
 	for {
 		select {
-		case <-tick.C:
+		case <-look.C:
 			if live = t.live(); len(live) == 0 {
 				return
 			}
+			poll = min(2*poll, treePollMax)
+			look.Reset(poll)
 		case <-limit.C:
 			break wait
 		case <-hard:
@@ -63,7 +69,7 @@ wait:
 	t.signal(t.live(), syscall.SIGKILL)
 	deadline := time.Now().Add(treeKillWait)
 	for len(t.live()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(treePoll / 5)
+		time.Sleep(treePollMin)
 	}
 }
 

@@ -4,10 +4,14 @@ package localexec
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,6 +59,9 @@ type proc struct {
 // server's own exec children, which never leave the server's session and
 // must be reaped by their exec.Cmd.
 func (t *tree) live() []int {
+	if t.quickGone() {
+		return nil
+	}
 	procs := processTable()
 	self := os.Getpid()
 	session, _ := unix.Getsid(0)
@@ -113,6 +120,69 @@ func (t *tree) live() []int {
 		}
 	}
 	return out
+}
+
+// quickGone reports, without reading the whole process table, that
+// nothing of the attempt runs — the usual case when a command ends: its
+// group is empty, nothing it was seen to start still runs, and none of
+// the processes this server adopted carries its marker. Any doubt (no
+// subreaper, no /proc children lists) answers false, for the full scan.
+func (t *tree) quickGone() bool {
+	if !subreaper.Load() || !errors.Is(syscall.Kill(-t.main, 0), syscall.ESRCH) {
+		return false
+	}
+	for pid, start := range t.known {
+		fields, err := procStat(pid)
+		if err == nil && fields[0] != "Z" && fields[0] != "X" && fields[19] == strconv.FormatUint(start, 10) {
+			return false
+		}
+	}
+	kids, ok := ownChildren()
+	if !ok {
+		return false
+	}
+	session, _ := unix.Getsid(0)
+	for _, pid := range kids {
+		fields, err := procStat(pid)
+		if err != nil {
+			continue
+		}
+		if fields[0] == "Z" || fields[0] == "X" {
+			if fields[3] != strconv.Itoa(session) {
+				reap(pid)
+			}
+			continue
+		}
+		if t.marked(pid) {
+			return false
+		}
+	}
+	return true
+}
+
+// ownChildren lists this process's children from the per-thread
+// /proc children lists (a child belongs to the thread that forked it).
+func ownChildren() ([]int, bool) {
+	threads, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, false
+	}
+	var out []int
+	for _, th := range threads {
+		data, err := os.ReadFile("/proc/self/task/" + th.Name() + "/children")
+		if errors.Is(err, fs.ErrNotExist) && th.Name() != strconv.Itoa(os.Getpid()) {
+			continue // the thread exited meanwhile
+		}
+		if err != nil {
+			return nil, false
+		}
+		for f := range strings.FieldsSeq(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out, true
 }
 
 // reap collects a dead child without blocking.
