@@ -19,8 +19,10 @@
 //	    env:
 //	      GREETING: hi           # public value
 //	      API_TOKEN: {secret: api-token}   # resolved at run time, never stored
-//	    workingDir: /tmp         # optional, absolute
+//	    workingDir: /tmp         # optional, absolute; default: an empty directory per attempt
 //	    timeout: 30s             # default 1h, 1ms … 8760h
+//	    killGrace: 10s           # SIGTERM → SIGKILL when ended; default 5s, at most 10m
+//	    runAs: {user: svc, group: svc}   # optional; group defaults to the user's
 //	    enabled: true            # default true
 //	    labels: {team: ops}
 //	triggers:

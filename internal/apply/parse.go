@@ -169,7 +169,7 @@ func (p parser) document(n *yaml.Node) (*Document, error) {
 }
 
 func (p parser) task(n *yaml.Node) (TaskDoc, error) {
-	f, err := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout")
+	f, err := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout", "runAs", "killGrace")
 	if err != nil {
 		return TaskDoc{}, err
 	}
@@ -246,10 +246,58 @@ func (p parser) task(n *yaml.Node) (TaskDoc, error) {
 			return td, p.errf(v, "task.timeout: must be at least 1ms")
 		}
 	}
+	if v, ok := f["runAs"]; ok {
+		if c.RunAs, err = p.runAs(v); err != nil {
+			return td, err
+		}
+	}
+	if v, ok := f["killGrace"]; ok {
+		if c.KillGraceMs, err = p.millis(v, "task.killGrace"); err != nil {
+			return td, err
+		}
+	}
 	if err := td.Spec.Normalize().Validate(); err != nil {
 		return td, p.errf(n, "task %q: %s", td.Spec.Name, qlMsg(err))
 	}
 	return td, nil
+}
+
+// runAs reads {user: name-or-uid, group: name-or-gid}; group is optional.
+func (p parser) runAs(n *yaml.Node) (task.RunAs, error) {
+	f, err := p.fields(n, "task.runAs", "user", "group")
+	if err != nil {
+		return task.RunAs{}, err
+	}
+	var r task.RunAs
+	u, ok := f["user"]
+	if !ok {
+		return r, p.errf(n, "task.runAs.user: is required (a user name or numeric uid)")
+	}
+	if r.User, err = p.str(u, "task.runAs.user"); err != nil {
+		return r, err
+	}
+	if g, ok := f["group"]; ok {
+		if r.Group, err = p.str(g, "task.runAs.group"); err != nil {
+			return r, err
+		}
+	}
+	if err := r.Validate("task.runAs"); err != nil {
+		return r, p.errf(n, "%s", qlMsg(err))
+	}
+	return r, nil
+}
+
+// millis reads a positive duration in whole milliseconds, like 10s.
+func (p parser) millis(n *yaml.Node, field string) (int64, error) {
+	s, err := p.str(n, field)
+	if err != nil {
+		return 0, err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d%time.Millisecond != 0 || d <= 0 {
+		return 0, p.errf(n, "%s: %q is not a positive duration in whole milliseconds like 500ms, 10s or 1m", field, s)
+	}
+	return d.Milliseconds(), nil
 }
 
 func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {

@@ -32,6 +32,9 @@ type ServeFlags struct {
 	StopTimeout    time.Duration
 	Concurrency    int
 	LogMaxBytes    int64
+	// RunAs is the single-node profiles' default account of commands,
+	// user[:group].
+	RunAs string
 }
 
 // Profiles.
@@ -153,6 +156,7 @@ wins over the file.`,
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once ("+
 		byProfile(map[string]string{ProfileStandalone: "CPU count", ProfileEdge: "1"})+")")
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "single-node: cap of one attempt's captured output (default 1 MiB)")
+	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	return c
 }
 

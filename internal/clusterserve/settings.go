@@ -89,6 +89,7 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 		{"--example", f.Example},
 		{"--concurrency", f.Concurrency != 0},
 		{"--log-max-bytes", f.LogMaxBytes != 0},
+		{"--run-as", f.RunAs != ""},
 	} {
 		if s.set {
 			return cli.Usagef("%s is a single-node setting; the cluster profile runs no local executor and keeps its state in PostgreSQL (--database-url)", s.name)

@@ -59,6 +59,7 @@ func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
 		{"single-node data dir", func(f *cli.ServeFlags) { f.DataDir = "/var/lib/ql" }, []string{"--data-dir", "single-node"}},
 		{"single-node example", func(f *cli.ServeFlags) { f.Example = true }, []string{"--example"}},
 		{"single-node concurrency", func(f *cli.ServeFlags) { f.Concurrency = 4 }, []string{"--concurrency"}},
+		{"single-node run-as", func(f *cli.ServeFlags) { f.RunAs = "nobody" }, []string{"--run-as", "single-node"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/localserve"
 	"github.com/qinglong/qinglong/internal/sqlitestore"
+	"github.com/qinglong/qinglong/internal/task"
 )
 
 // Options are the cli.Options of a binary with only the single-node
@@ -76,6 +77,7 @@ func Serve(p localserve.Profile) cli.ServeFunc {
 			Concurrency: f.Concurrency,
 			LogCapBytes: f.LogMaxBytes,
 			HTTPAddr:    f.HTTPAddr,
+			RunAs:       task.ParseRunAs(f.RunAs),
 			Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 		}
 		if err := cfg.WithDefaults().Validate(); err != nil {

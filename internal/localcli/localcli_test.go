@@ -131,3 +131,15 @@ func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
 		t.Fatalf("serve --page-size 999: %d %q; want a usage error naming the setting", code, errOut)
 	}
 }
+
+func TestServeRunAsIsCheckedBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := ql(t, "serve", "--data-dir", t.TempDir(), "--run-as", "bad name:x")
+	if code != 2 || !strings.Contains(errOut, "--run-as.user") {
+		t.Fatalf("serve --run-as 'bad name:x': %d %q; want a usage error naming --run-as", code, errOut)
+	}
+	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--run-as", "no-such-user-ql")
+	if code != 1 || !strings.Contains(errOut, `runAs user "no-such-user-ql" does not exist`) {
+		t.Fatalf("serve --run-as no-such-user-ql: %d %q; want a start error naming the account", code, errOut)
+	}
+}

@@ -19,7 +19,7 @@ func TestOutputBeyondTheCapIsCutAndMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := runProcess(t.Context(), shell(`head -c 100000 /dev/zero | tr '\0' a`, time.Minute), []string{"PATH=/usr/bin:/bin"}, log, func(int) {})
+	res := runCommand(t.Context(), shell(`head -c 100000 /dev/zero | tr '\0' a`, time.Minute), []string{"PATH=/usr/bin:/bin"}, log, func(int) {})
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/run"
+	"github.com/qinglong/qinglong/internal/task"
 )
 
 // Limits of Config.
@@ -34,6 +35,9 @@ type Config struct {
 	// BaseEnv starts every command's environment (e.g. PATH, HOME); the
 	// task's own variables override it.
 	BaseEnv []string
+	// RunAs is the account of commands whose task names none; zero runs
+	// them as this server.
+	RunAs task.RunAs
 	// PollInterval is how often the dispatcher looks for work it was not
 	// woken for (runs admitted by another process on the same file).
 	PollInterval time.Duration

@@ -3,6 +3,7 @@ package localexec
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -25,6 +26,10 @@ type Dispatcher struct {
 	workers    sync.WaitGroup
 	runCtx     context.Context
 	cancelRuns context.CancelFunc
+	// killRuns closes when stopping can wait no longer for commands that
+	// were sent SIGTERM: the rest of their kill grace is cut short.
+	killRuns     chan struct{}
+	killRunsOnce sync.Once
 }
 
 // New validates cfg; nothing runs until Start.
@@ -32,7 +37,7 @@ func New(st Store, cfg Config) (*Dispatcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Dispatcher{store: st, cfg: cfg, slots: make(chan struct{}, cfg.Concurrency)}
+	d := &Dispatcher{store: st, cfg: cfg, slots: make(chan struct{}, cfg.Concurrency), killRuns: make(chan struct{})}
 	d.runCtx, d.cancelRuns = context.WithCancel(context.Background())
 	l, err := loop.New(loop.Config{Name: "executor", Cadence: cfg.PollInterval, StopTimeout: cfg.StopTimeout, OnError: cfg.OnError}, d.round)
 	if err != nil {
@@ -56,35 +61,51 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 func (d *Dispatcher) Wake() { d.loop.Wake() }
 
 // Stop starts nothing more, gives running commands half the stop timeout
-// to finish, then kills their process groups and waits for their results
-// to be recorded (cancelled), at most the stop timeout in all.
+// to finish, then sends their processes SIGTERM; whatever still runs at
+// three quarters of the stop timeout gets SIGKILL, whatever the tasks'
+// kill grace, so results are recorded (cancelled) within the stop timeout.
 func (d *Dispatcher) Stop(ctx context.Context) error {
-	deadline := time.Now().Add(d.cfg.StopTimeout)
+	begun := time.Now()
+	defer d.hardKill()
 	loopErr := d.loop.Stop(ctx)
 	done := make(chan struct{})
 	go func() {
 		d.workers.Wait()
 		close(done)
 	}()
-	grace := time.NewTimer(d.cfg.StopTimeout / 2)
-	defer grace.Stop()
-	select {
-	case <-done:
-		d.cancelRuns()
-		return loopErr
-	case <-grace.C:
-	case <-ctx.Done():
-	}
-	d.cancelRuns()
-	limit := time.NewTimer(time.Until(deadline))
-	defer limit.Stop()
-	select {
-	case <-done:
-		return loopErr
-	case <-limit.C:
-	case <-ctx.Done():
+	for _, phase := range []struct {
+		at   time.Duration
+		then func()
+	}{
+		{d.cfg.StopTimeout / 2, d.cancelRuns},
+		{d.cfg.StopTimeout * 3 / 4, d.hardKill},
+		{d.cfg.StopTimeout, func() {}},
+	} {
+		limit := time.NewTimer(time.Until(begun.Add(phase.at)))
+		select {
+		case <-done:
+			limit.Stop()
+			d.cancelRuns()
+			return loopErr
+		case <-limit.C:
+		case <-ctx.Done():
+			limit.Stop()
+			d.cancelRuns()
+			d.hardKill()
+			select {
+			case <-done:
+				return loopErr
+			default:
+			}
+			return fmt.Errorf("executor: %w: %v: commands were still being recorded", loop.ErrDrainTimeout, ctx.Err())
+		}
+		phase.then()
 	}
 	return fmt.Errorf("executor: %w after %s: commands were still being recorded", loop.ErrDrainTimeout, d.cfg.StopTimeout)
+}
+
+func (d *Dispatcher) hardKill() {
+	d.killRunsOnce.Do(func() { close(d.killRuns) })
 }
 
 // round starts as many pending attempts as there are free slots. It asks
@@ -175,14 +196,7 @@ func (d *Dispatcher) execute(a run.Attempt, plan task.Execution, planErr error, 
 		fmt.Fprintf(mask, "qinglong: the command was not started: %v\n", secretErr)
 		res = result{state: run.AttemptFailed, code: ErrorCodeSecret}
 	default:
-		env := environment(d.cfg.BaseEnv, a, plan.Command, secrets)
-		res = runProcess(d.runCtx, plan.Command, env, mask, func(pid int) {
-			ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-			defer cancel()
-			if err := d.store.AttemptRunning(ctx, a.ID, pid); err != nil {
-				d.cfg.OnError(fmt.Errorf("record start of attempt %s: %w", a.ID, err))
-			}
-		})
+		res = d.launch(a, plan.Command, secrets, mask)
 	}
 	flushErr := mask.Flush()
 	if err := log.Close(); err != nil || flushErr != nil {
@@ -191,6 +205,39 @@ func (d *Dispatcher) execute(a run.Attempt, plan task.Execution, planErr error, 
 	out.State, out.ExitCode, out.ErrorCode = res.state, res.exitCode, res.code
 	out.LogBytes, out.LogTruncated = log.total, log.truncated
 	return out
+}
+
+// launch prepares the attempt's account and working directory and runs
+// its command. What cannot be prepared is explained in the attempt's log.
+func (d *Dispatcher) launch(a run.Attempt, c task.Command, secrets map[string]string, out io.Writer) result {
+	runAs := c.RunAs
+	if runAs.IsZero() {
+		runAs = d.cfg.RunAs
+	}
+	acct, err := resolveAccount(runAs)
+	if err != nil {
+		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
+		return result{state: run.AttemptFailed, code: ErrorCodeRunAs}
+	}
+	dir, cleanup, err := attemptDir(c, a.ID, acct.cred)
+	if err != nil {
+		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
+		return result{state: run.AttemptFailed, code: ErrorCodeWorkDir}
+	}
+	defer func() {
+		if err := cleanup(); err != nil {
+			d.cfg.OnError(fmt.Errorf("attempt %s: remove its working directory %s: %w", a.ID, dir, err))
+		}
+	}()
+	base := append(append([]string(nil), d.cfg.BaseEnv...), acct.env...)
+	l := launch{attemptID: a.ID, command: c, env: environment(base, a, c, secrets), dir: dir, cred: acct.cred}
+	return runProcess(d.runCtx, d.killRuns, l, out, func(pid int) {
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		defer cancel()
+		if err := d.store.AttemptRunning(ctx, a.ID, pid); err != nil {
+			d.cfg.OnError(fmt.Errorf("record start of attempt %s: %w", a.ID, err))
+		}
+	})
 }
 
 func (d *Dispatcher) resolve(plan task.Execution, planErr error) (map[string]string, error) {
@@ -214,8 +261,10 @@ func values(m map[string]string) []string {
 	return out
 }
 
-// environment is the child's whole environment: the base, the attempt's
-// identity, then the task's variables (later entries win in os/exec).
+// environment is the child's whole environment: the base (with the
+// account's HOME, USER and LOGNAME when it runs as another account), the
+// attempt's identity, then the task's variables (later entries win in
+// os/exec).
 func environment(base []string, a run.Attempt, c task.Command, secrets map[string]string) []string {
 	env := append([]string(nil), base...)
 	env = append(env, "QL_RUN_ID="+a.RunID, "QL_ATTEMPT_ID="+a.ID)

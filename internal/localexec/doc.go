@@ -21,8 +21,12 @@
 //     lost only when it can take that lock itself — that is, only when the
 //     owner process is gone — so a second live server is never mistaken for
 //     a crashed one.
-//   - A command runs in its own process group; a timeout, a stop, or the end
-//     of its main process kills the whole group, grandchildren included.
+//   - A command runs in its own process group, in its task's workingDir or
+//     else a fresh empty 0700 directory removed afterwards, as its task's
+//     runAs account or the server's default. A timeout, a stop, or the end
+//     of its main process ends the whole group and, on Linux, descendants
+//     that left it: SIGTERM, then SIGKILL after the task's kill grace (a
+//     stop cuts the grace short so results are recorded in time).
 //   - A command whose server died keeps running; recovery ends it after
 //     marking its attempt lost, on Linux only and only when the process
 //     group is provably the command's (see endOrphan: a reused pid is left

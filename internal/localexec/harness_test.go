@@ -122,6 +122,7 @@ type dispatcherOpts struct {
 	concurrency int
 	logCap      int64
 	stopTimeout time.Duration
+	runAs       task.RunAs
 }
 
 // dispatcher starts a dispatcher on the harness; errors fail the test.
@@ -146,6 +147,7 @@ func (h *harness) dispatcherOn(t *testing.T, st Store, o dispatcherOpts) (*Dispa
 		Secrets:      Secrets{Path: filepath.Join(h.dir, "secrets.json")},
 		Owner:        owner,
 		BaseEnv:      []string{"PATH=/usr/bin:/bin"},
+		RunAs:        o.runAs,
 		PollInterval: time.Hour,
 		StopTimeout:  max(o.stopTimeout, 5*time.Second),
 		OnError:      func(err error) { t.Errorf("executor error: %v", err) },

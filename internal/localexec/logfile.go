@@ -3,6 +3,7 @@ package localexec
 import (
 	"fmt"
 	"os"
+	"syscall"
 )
 
 // cappedLog writes a command's output to its log file up to a byte cap and
@@ -17,8 +18,12 @@ type cappedLog struct {
 	err       error
 }
 
+// createLog creates an attempt's log. The file must not exist yet (each
+// attempt starts once) and must not be a symlink: a link planted in the log
+// directory would otherwise make the server write, as its own user, to
+// wherever the link points.
 func createLog(path string, limit int64) (*cappedLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}

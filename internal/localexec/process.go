@@ -24,6 +24,8 @@ const (
 	ErrorCodeSecret        = "secret_unavailable"
 	ErrorCodePlanInvalid   = "execution_revision_invalid"
 	ErrorCodeLogUnwritable = "log_unwritable"
+	ErrorCodeRunAs         = "run_as_unavailable"
+	ErrorCodeWorkDir       = "working_dir_unavailable"
 )
 
 // pipeDrainLimit bounds the wait for output after the process group is
@@ -38,15 +40,29 @@ type result struct {
 	code     string
 }
 
-// runProcess runs c in its own process group with env, writing stdout and
+// launch is everything one attempt's process starts with.
+type launch struct {
+	attemptID string
+	command   task.Command
+	env       []string
+	// dir is the working directory (see attemptDir).
+	dir string
+	// cred switches the account; nil runs as this server.
+	cred *syscall.Credential
+}
+
+// runProcess runs l.command in its own process group, writing stdout and
 // stderr to out, until it exits, its timeout passes or ctx ends. started
-// is called once the process exists. Whatever ends the attempt, the whole
-// group is killed afterwards, so no grandchild outlives it.
-func runProcess(ctx context.Context, c task.Command, env []string, out io.Writer, started func(pid int)) result {
+// is called once the process exists. Whatever ends the attempt, everything
+// it started is ended afterwards (see tree.end): SIGTERM, then SIGKILL
+// after the task's kill grace, or at once when hard closes.
+func runProcess(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, started func(pid int)) result {
+	becomeSubreaper()
+	c := l.command
 	cmd := command(c)
-	cmd.Env = env
-	cmd.Dir = c.WorkingDir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = l.env
+	cmd.Dir = l.dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		fmt.Fprintf(out, "qinglong: could not create the output pipe: %v\n", err)
@@ -60,12 +76,13 @@ func runProcess(ctx context.Context, c task.Command, env []string, out io.Writer
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
-		// exec's error names the program and the OS error; it never
-		// contains the environment.
-		fmt.Fprintf(out, "qinglong: could not start the command: %v\n", err)
+		// The explanation names the program, directory or interpreter;
+		// it never contains the environment.
+		fmt.Fprintf(out, "qinglong: could not start the command: %s\n", startFailure(err, c, l.dir))
 		return result{state: run.AttemptFailed, code: ErrorCodeSpawnFailed}
 	}
 	pgid := cmd.Process.Pid
+	procs := newTree(pgid, l.attemptID)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -82,16 +99,15 @@ func runProcess(ctx context.Context, c task.Command, env []string, out io.Writer
 	case err = <-waited:
 	case <-timeout.C:
 		cause = ErrorCodeTimeout
-		killGroup(pgid)
-		err = <-waited
 	case <-ctx.Done():
 		cause = ErrorCodeStopped
-		killGroup(pgid)
+	}
+	// The job ends with its main process: whatever it left running, in
+	// its group or escaped from it, goes too.
+	procs.end(c.KillGrace(), hard)
+	if cause != "" {
 		err = <-waited
 	}
-	// The job ends with its main process: whatever it left running in its
-	// group goes too.
-	killGroup(pgid)
 	drain := time.NewTimer(pipeDrainLimit)
 	defer drain.Stop()
 	select {
@@ -108,11 +124,6 @@ func command(c task.Command) *exec.Cmd {
 		return exec.Command(c.Shell, "-c", c.Script)
 	}
 	return exec.Command(c.Path, c.Args...)
-}
-
-func killGroup(pgid int) {
-	// ESRCH (the group is already empty) is the normal case after exit.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
 func classify(cmd *exec.Cmd, err error, cause string) result {

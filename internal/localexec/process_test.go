@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,11 +39,21 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// runCommand runs c as the dispatcher would with no task account, in
+// c's working directory or in the test's temporary directory.
+func runCommand(ctx context.Context, c task.Command, env []string, out io.Writer, started func(int)) result {
+	dir := c.WorkingDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return runProcess(ctx, nil, launch{attemptID: "test", command: c, env: env, dir: dir}, out, started)
+}
+
 func runShell(t *testing.T, ctx context.Context, script string, timeout time.Duration) (result, string, int) {
 	t.Helper()
 	var out syncBuffer
 	pid := 0
-	res := runProcess(ctx, shell(script, timeout), []string{"PATH=/usr/bin:/bin"}, &out, func(p int) { pid = p })
+	res := runCommand(ctx, shell(script, timeout), []string{"PATH=/usr/bin:/bin"}, &out, func(p int) { pid = p })
 	return res, out.String(), pid
 }
 
@@ -147,7 +158,7 @@ func TestArgvModeRunsWithoutAShellInItsWorkingDirectory(t *testing.T) {
 	dir := t.TempDir()
 	var out syncBuffer
 	c := task.Command{Mode: task.ModeArgv, Path: "/bin/sh", Args: []string{"-c", `pwd; printf '%s\n' "$1"`, "sh", "a b; $(not expanded)"}, WorkingDir: dir, TimeoutMs: 60_000}
-	res := runProcess(t.Context(), c, nil, &out, func(int) {})
+	res := runCommand(t.Context(), c, nil, &out, func(int) {})
 	want := dir + "\na b; $(not expanded)\n"
 	if res.state != run.AttemptSucceeded || out.String() != want {
 		t.Fatalf("result %+v output %q; want %q", res, out.String(), want)
@@ -159,7 +170,7 @@ func TestAProgramThatCannotStartFailsWithTheReasonInItsLog(t *testing.T) {
 	var out syncBuffer
 	c := task.Command{Mode: task.ModeArgv, Path: "/nonexistent/program", TimeoutMs: 60_000}
 	called := false
-	res := runProcess(t.Context(), c, nil, &out, func(int) { called = true })
+	res := runCommand(t.Context(), c, nil, &out, func(int) { called = true })
 	if res.state != run.AttemptFailed || res.code != ErrorCodeSpawnFailed || called {
 		t.Fatalf("result %+v (started callback: %v); want spawn_failed without a start", res, called)
 	}
@@ -175,7 +186,7 @@ func TestStoppingTheExecutorCancelsARunningCommand(t *testing.T) {
 	started := make(chan int, 1)
 	done := make(chan result, 1)
 	go func() {
-		done <- runProcess(ctx, shell("sleep 300", time.Hour), nil, &out, func(pid int) { started <- pid })
+		done <- runCommand(ctx, shell("sleep 300", time.Hour), nil, &out, func(pid int) { started <- pid })
 	}()
 	pid := <-started
 	cancel()

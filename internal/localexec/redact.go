@@ -2,15 +2,21 @@ package localexec
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"io"
+	"net/url"
 	"sort"
+	"strings"
 )
 
 // mask replaces a secret value in captured output.
 var mask = []byte("***")
 
 // redactor masks secret values in a byte stream, also when a value is split
-// across writes. At each position it masks the longest secret that starts
+// across writes. Masking is best effort: it catches each value, each line
+// of a multi-line value, and the common encodings of a value (see forms);
+// a command that transforms a secret any other way can still print it. At each position it masks the longest secret that starts
 // there; it decides a position only once the longest secret could fit in
 // what it has seen, holding back the last len(longest)-1 bytes until more
 // output (or Flush) arrives.
@@ -24,10 +30,8 @@ type redactor struct {
 
 func newRedactor(next io.Writer, values []string) *redactor {
 	r := &redactor{next: next}
-	for _, v := range values {
-		if v != "" {
-			r.secrets = append(r.secrets, []byte(v))
-		}
+	for _, v := range forms(values) {
+		r.secrets = append(r.secrets, []byte(v))
 	}
 	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
 	if len(r.secrets) > 0 {
@@ -80,4 +84,52 @@ func (r *redactor) secretAt(b []byte) int {
 		}
 	}
 	return 0
+}
+
+// minMaskLen is the shortest form masked: a shorter line of a multi-line
+// secret (or a short encoding) would mask noise all over the output.
+const minMaskLen = 4
+
+// forms lists what to mask for values: each value; each line of a
+// multi-line value (a PEM key printed line by line, or with CRLF); and each
+// value's base64 (standard and URL alphabets, padded and not), URL-encoded
+// (query and path escaping) and JSON-string-escaped forms.
+func forms(values []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(s string) {
+		if len(s) >= minMaskLen && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, v := range values {
+		add(v)
+		if strings.ContainsAny(v, "\r\n") {
+			for line := range strings.Lines(v) {
+				add(strings.TrimRight(line, "\r\n"))
+			}
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			add(enc.EncodeToString([]byte(v)))
+		}
+		add(url.QueryEscape(v))
+		add(url.PathEscape(v))
+		add(jsonEscaped(v, true))
+		add(jsonEscaped(v, false))
+	}
+	return out
+}
+
+// jsonEscaped is v as it appears inside a JSON string, with or without
+// the HTML-safe escapes of <, > and & (encoders differ).
+func jsonEscaped(v string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	if err := enc.Encode(v); err != nil {
+		return ""
+	}
+	quoted := bytes.TrimSpace(b.Bytes())
+	return string(quoted[1 : len(quoted)-1])
 }

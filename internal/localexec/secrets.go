@@ -3,7 +3,9 @@ package localexec
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
+	"syscall"
 
 	"github.com/qinglong/qinglong/internal/qlerror"
 )
@@ -16,22 +18,41 @@ type Secrets struct {
 	Path string
 }
 
+// MinSecretLen is the shortest value accepted as a secret: masking a
+// shorter one would hide unrelated output and tell a reader where the
+// value occurs.
+const MinSecretLen = 4
+
 // Resolve returns the values of refs. A missing file is an empty store.
+// The file is checked on the descriptor it is read from — owner (this
+// server's user) and mode (no group or other access) — so it cannot be
+// swapped between the check and the read.
 func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	info, err := os.Stat(s.Path)
+	f, err := os.Open(s.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined: %s does not exist; create it as a JSON object {\"%s\": \"...\"} with mode 0600", refs[0], s.Path, refs[0])
 	}
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path)
 	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path)
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return nil, qlerror.New(qlerror.FailedPrecondition, "secrets file %s is owned by uid %d, not by the server's user (uid %d); run chown %d %s", s.Path, st.Uid, os.Geteuid(), os.Geteuid(), s.Path)
+	}
 	if info.Mode().Perm()&0o077 != 0 {
 		return nil, qlerror.New(qlerror.FailedPrecondition, "secrets file %s is accessible by group or others (mode %04o); run chmod 600 %s", s.Path, info.Mode().Perm(), s.Path)
 	}
-	data, err := os.ReadFile(s.Path)
+	if !info.Mode().IsRegular() {
+		return nil, qlerror.New(qlerror.FailedPrecondition, "secrets file %s is not a regular file", s.Path)
+	}
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path)
 	}
@@ -45,6 +66,9 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 		v, ok := all[ref]
 		if !ok {
 			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined in %s; add it", ref, s.Path)
+		}
+		if len(v) < MinSecretLen {
+			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q in %s is shorter than %d bytes: it cannot be masked in output without hiding unrelated text; use a longer value, or a plain env value if it is not secret", ref, s.Path, MinSecretLen)
 		}
 		out[ref] = v
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/loop"
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/schedule"
+	"github.com/qinglong/qinglong/internal/task"
 )
 
 // Profile selects a set of defaults.
@@ -80,6 +81,10 @@ type Config struct {
 	// BaseEnv starts every command's environment (default: PATH, HOME,
 	// LANG and TZ of this process, when set).
 	BaseEnv []string
+	// RunAs is the account of commands whose task names none (default:
+	// this server's own). Switching accounts needs root or CAP_SETUID and
+	// CAP_SETGID, which Start checks.
+	RunAs task.RunAs
 }
 
 // WithDefaults fills unset fields from the profile's defaults.
@@ -152,6 +157,8 @@ func (c Config) Validate() error {
 		return invalid("concurrency: %d is outside 1–%d", c.Concurrency, localexec.MaxConcurrency)
 	case c.LogCapBytes < localexec.MinLogCapBytes || c.LogCapBytes > localexec.MaxLogCapBytes:
 		return invalid("log cap: %d bytes is outside %d–%d", c.LogCapBytes, localexec.MinLogCapBytes, localexec.MaxLogCapBytes)
+	case !c.RunAs.IsZero():
+		return c.RunAs.Validate("--run-as")
 	}
 	return nil
 }

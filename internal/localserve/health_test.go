@@ -1,36 +1,17 @@
 package localserve
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/httpapi"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // The health server logs the address it bound (port 0 picks one), marks
 // every response nosniff, and cuts a client that sends its headers a byte

@@ -3,6 +3,8 @@ package localserve
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -64,6 +66,12 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the data directory %s", cfg.DataDir)
 	}
+	warnIfShared(cfg.Logger, cfg.DataDir)
+	if !cfg.RunAs.IsZero() {
+		if err := localexec.CheckRunAs(cfg.RunAs); err != nil {
+			return nil, err
+		}
+	}
 	if s.store, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
 		return nil, err
 	}
@@ -103,6 +111,23 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	return s, nil
 }
 
+// CodeDataDirShared is the diagnostic code of the warning about a data
+// directory open to its group or others.
+const CodeDataDirShared = "data_dir_shared"
+
+// warnIfShared warns once when the data directory lets its group or
+// others in: it holds the database (every task's script and environment),
+// the logs and the secrets file. An existing directory is the operator's
+// to tighten; the files QingLong creates in it are owner-only anyway.
+func warnIfShared(log *slog.Logger, dir string) {
+	info, err := os.Stat(dir)
+	if err != nil || info.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	log.Warn("the data directory is accessible by group or others; it holds the database, logs and secrets: run chmod 700 on it",
+		"code", CodeDataDirShared, "dir", dir, "mode", fmt.Sprintf("%04o", info.Mode().Perm()))
+}
+
 // openStore opens, migrates and checks the file with the profile's
 // connection settings.
 func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) (*sqlitestore.Store, error) {
@@ -133,6 +158,7 @@ func (s *Server) newDispatcher() (*localexec.Dispatcher, error) {
 		Secrets:      localexec.Secrets{Path: s.layout.Secrets},
 		Owner:        s.owner,
 		BaseEnv:      s.cfg.BaseEnv,
+		RunAs:        s.cfg.RunAs,
 		PollInterval: s.cfg.Cadence,
 		StopTimeout:  s.cfg.StopTimeout,
 		OnError:      func(err error) { s.cfg.Logger.Warn("executor", "error", err) },

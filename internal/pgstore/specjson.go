@@ -19,6 +19,15 @@ type commandJSON struct {
 	Env        []envJSON `json:"env"`
 	WorkingDir string    `json:"workingDir"`
 	TimeoutMs  int64     `json:"timeoutMs"`
+	// Added later: omitted when unset, so commands stored before them
+	// read back unchanged.
+	RunAs       *runAsJSON `json:"runAs,omitempty"`
+	KillGraceMs int64      `json:"killGraceMs,omitempty"`
+}
+
+type runAsJSON struct {
+	User  string `json:"user"`
+	Group string `json:"group"`
 }
 
 type envJSON struct {
@@ -29,7 +38,10 @@ type envJSON struct {
 
 func encodeCommand(c task.Command) ([]byte, error) {
 	j := commandJSON{Mode: string(c.Mode), Path: c.Path, Args: c.Args, Shell: c.Shell, Script: c.Script,
-		Env: make([]envJSON, 0, len(c.Env)), WorkingDir: c.WorkingDir, TimeoutMs: c.TimeoutMs}
+		Env: make([]envJSON, 0, len(c.Env)), WorkingDir: c.WorkingDir, TimeoutMs: c.TimeoutMs, KillGraceMs: c.KillGraceMs}
+	if !c.RunAs.IsZero() {
+		j.RunAs = &runAsJSON{User: c.RunAs.User, Group: c.RunAs.Group}
+	}
 	if j.Args == nil {
 		j.Args = []string{}
 	}
@@ -44,7 +56,10 @@ func decodeCommand(b []byte) (task.Command, error) {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return task.Command{}, err
 	}
-	c := task.Command{Mode: task.Mode(j.Mode), Path: j.Path, Shell: j.Shell, Script: j.Script, WorkingDir: j.WorkingDir, TimeoutMs: j.TimeoutMs}
+	c := task.Command{Mode: task.Mode(j.Mode), Path: j.Path, Shell: j.Shell, Script: j.Script, WorkingDir: j.WorkingDir, TimeoutMs: j.TimeoutMs, KillGraceMs: j.KillGraceMs}
+	if j.RunAs != nil {
+		c.RunAs = task.RunAs{User: j.RunAs.User, Group: j.RunAs.Group}
+	}
 	if len(j.Args) > 0 {
 		c.Args = j.Args
 	}

@@ -18,14 +18,21 @@ type specDoc struct {
 }
 
 type commandDoc struct {
-	Mode       string   `json:"mode"`
-	Path       string   `json:"path,omitempty"`
-	Args       []string `json:"args,omitempty"`
-	Shell      string   `json:"shell,omitempty"`
-	Script     string   `json:"script,omitempty"`
-	Env        []envDoc `json:"env,omitempty"`
-	WorkingDir string   `json:"workingDir,omitempty"`
-	TimeoutMs  int64    `json:"timeoutMs"`
+	Mode        string    `json:"mode"`
+	Path        string    `json:"path,omitempty"`
+	Args        []string  `json:"args,omitempty"`
+	Shell       string    `json:"shell,omitempty"`
+	Script      string    `json:"script,omitempty"`
+	Env         []envDoc  `json:"env,omitempty"`
+	WorkingDir  string    `json:"workingDir,omitempty"`
+	TimeoutMs   int64     `json:"timeoutMs"`
+	RunAs       *runAsDoc `json:"runAs,omitempty"`
+	KillGraceMs int64     `json:"killGraceMs,omitempty"`
+}
+
+type runAsDoc struct {
+	User  string `json:"user"`
+	Group string `json:"group,omitempty"`
 }
 
 // envDoc stores a public value or a secret reference — never a secret's
@@ -37,7 +44,10 @@ type envDoc struct {
 }
 
 func encodeCommand(c task.Command) commandDoc {
-	d := commandDoc{Mode: string(c.Mode), Path: c.Path, Args: c.Args, Shell: c.Shell, Script: c.Script, WorkingDir: c.WorkingDir, TimeoutMs: c.TimeoutMs}
+	d := commandDoc{Mode: string(c.Mode), Path: c.Path, Args: c.Args, Shell: c.Shell, Script: c.Script, WorkingDir: c.WorkingDir, TimeoutMs: c.TimeoutMs, KillGraceMs: c.KillGraceMs}
+	if !c.RunAs.IsZero() {
+		d.RunAs = &runAsDoc{User: c.RunAs.User, Group: c.RunAs.Group}
+	}
 	for _, e := range c.Env {
 		d.Env = append(d.Env, envDoc(e))
 	}
@@ -45,7 +55,10 @@ func encodeCommand(c task.Command) commandDoc {
 }
 
 func (d commandDoc) command() task.Command {
-	c := task.Command{Mode: task.Mode(d.Mode), Path: d.Path, Args: d.Args, Shell: d.Shell, Script: d.Script, WorkingDir: d.WorkingDir, TimeoutMs: d.TimeoutMs}
+	c := task.Command{Mode: task.Mode(d.Mode), Path: d.Path, Args: d.Args, Shell: d.Shell, Script: d.Script, WorkingDir: d.WorkingDir, TimeoutMs: d.TimeoutMs, KillGraceMs: d.KillGraceMs}
+	if d.RunAs != nil {
+		c.RunAs = task.RunAs{User: d.RunAs.User, Group: d.RunAs.Group}
+	}
 	for _, e := range d.Env {
 		c.Env = append(c.Env, task.EnvVar(e))
 	}

@@ -108,6 +108,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := createPrivate(cfg.Path); err != nil {
+		return nil, err
+	}
 	// Pragmas the writer sets on every connection: WAL so readers never
 	// block the writer, NORMAL sync (durable writes switch to FULL, see
 	// durability), foreign keys on (SQLite defaults them off), and BEGIN

@@ -249,10 +249,15 @@ func testReadBack(t *testing.T, f Fixture) {
 	spec.Labels = map[string]string{"team": "ops"}
 	spec.Command.Env = []task.EnvVar{{Name: "B", Value: "2"}, {Name: "A", SecretRef: "db.password"}}
 	spec.Command.WorkingDir = "/srv"
+	spec.Command.RunAs = task.RunAs{User: "svc", Group: "svc-data"}
+	spec.Command.KillGraceMs = 1500
 	tk := publishTask(t, f, p.ID, ids.New(), 0, spec)
 	got, err := f.Catalog.TaskByName(t.Context(), p.ID, "job")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got.Spec.Command.RunAs != spec.Command.RunAs || got.Spec.Command.KillGraceMs != 1500 {
+		t.Fatalf("runAs and killGrace read back as %+v, %d", got.Spec.Command.RunAs, got.Spec.Command.KillGraceMs)
 	}
 	if got.ContentDigest != tk.ContentDigest || got.VerifyDigest() != nil {
 		t.Fatalf("task read back with digest %s (verify: %v), want %s", got.ContentDigest, got.VerifyDigest(), tk.ContentDigest)

@@ -79,6 +79,14 @@ func writeCommand(b *digest.Builder, c Command) {
 	b.Strings("env.names", names).Strings("env.values", values).Strings("env.secretRefs", refs).
 		String("workingDir", c.WorkingDir).
 		Int("timeoutMs", c.TimeoutMs)
+	// Fields added after the first stored revisions are written only when
+	// set, so the digests of revisions without them stay what they were.
+	if !c.RunAs.IsZero() {
+		b.String("runAs.user", c.RunAs.User).String("runAs.group", c.RunAs.Group)
+	}
+	if c.KillGraceMs != 0 {
+		b.Int("killGraceMs", c.KillGraceMs)
+	}
 }
 
 // VerifyDigest recomputes the content digest; a mismatch means the stored

@@ -33,6 +33,16 @@ const (
 	maxSecretRefLen = 128
 )
 
+// Limits of the ending of a command and of account names.
+const (
+	MinKillGrace = time.Millisecond
+	MaxKillGrace = 10 * time.Minute
+	// DefaultKillGrace is how long a command has between SIGTERM and
+	// SIGKILL when its task sets no killGrace.
+	DefaultKillGrace = 5 * time.Second
+	maxAccountLen    = 64
+)
+
 // Mode says how the command is started.
 type Mode string
 
@@ -54,6 +64,46 @@ type EnvVar struct {
 	SecretRef string
 }
 
+// RunAs names the account a command runs as: a user name or numeric uid,
+// and optionally a group name or numeric gid (default: the user's primary
+// group). The zero value means the executor's default.
+type RunAs struct {
+	User  string
+	Group string
+}
+
+// IsZero reports whether no account is named.
+func (r RunAs) IsZero() bool { return r == RunAs{} }
+
+// String is user or user:group, the form of the server-wide setting.
+func (r RunAs) String() string {
+	if r.Group == "" {
+		return r.User
+	}
+	return r.User + ":" + r.Group
+}
+
+// Validate checks the shape of the names; whether they exist is only
+// known on the machine that runs the command.
+func (r RunAs) Validate(field string) error {
+	if r.User == "" {
+		return invalid("%s.user: is required (a user name or numeric uid)", field)
+	}
+	if !accountPattern.MatchString(r.User) || len(r.User) > maxAccountLen {
+		return invalid("%s.user: %q must be a user name or numeric uid of 1–%d letters, digits, '_', '.', '-'", field, r.User, maxAccountLen)
+	}
+	if r.Group != "" && (!accountPattern.MatchString(r.Group) || len(r.Group) > maxAccountLen) {
+		return invalid("%s.group: %q must be a group name or numeric gid of 1–%d letters, digits, '_', '.', '-'", field, r.Group, maxAccountLen)
+	}
+	return nil
+}
+
+// ParseRunAs reads user[:group].
+func ParseRunAs(s string) RunAs {
+	user, group, _ := strings.Cut(s, ":")
+	return RunAs{User: user, Group: group}
+}
+
 // Command is the `qinglong/command@v1` spec.
 type Command struct {
 	Mode       Mode
@@ -62,8 +112,21 @@ type Command struct {
 	Shell      string   // shell mode: one of AllowedShells
 	Script     string   // shell mode
 	Env        []EnvVar // kept sorted by Name
-	WorkingDir string   // optional, absolute
+	WorkingDir string   // optional, absolute; default: an empty directory per attempt
 	TimeoutMs  int64
+	// RunAs is optional; zero runs as the executor's default account.
+	RunAs RunAs
+	// KillGraceMs is the time between SIGTERM and SIGKILL when the
+	// command is ended; 0 means DefaultKillGrace.
+	KillGraceMs int64
+}
+
+// KillGrace is the effective grace between SIGTERM and SIGKILL.
+func (c Command) KillGrace() time.Duration {
+	if c.KillGraceMs == 0 {
+		return DefaultKillGrace
+	}
+	return time.Duration(c.KillGraceMs) * time.Millisecond
 }
 
 // Spec is everything a task revision says, apart from identity.
@@ -78,6 +141,7 @@ var (
 	envNamePattern   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	secretRefPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 	labelKeyPattern  = regexp.MustCompile(`^[a-z0-9]([a-z0-9_./-]*[a-z0-9])?$`)
+	accountPattern   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 )
 
 // Normalize returns the spec in canonical order (environment sorted by
@@ -157,6 +221,14 @@ func (c Command) validate() error {
 	}
 	if c.TimeoutMs < MinTimeout.Milliseconds() || c.TimeoutMs > MaxTimeout.Milliseconds() {
 		return invalid("task.command.timeout: %dms is outside 1ms … 365 days", c.TimeoutMs)
+	}
+	if c.KillGraceMs != 0 && (c.KillGraceMs < MinKillGrace.Milliseconds() || c.KillGraceMs > MaxKillGrace.Milliseconds()) {
+		return invalid("task.command.killGrace: %dms is outside 1ms … %s", c.KillGraceMs, MaxKillGrace)
+	}
+	if !c.RunAs.IsZero() {
+		if err := c.RunAs.Validate("task.command.runAs"); err != nil {
+			return err
+		}
 	}
 	return validateEnv(c.Env)
 }

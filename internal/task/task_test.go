@@ -69,6 +69,9 @@ func TestContentDigestIgnoresEnvOrderButNotContent(t *testing.T) {
 		"label":   func(s *Spec) { s.Labels = map[string]string{"team": "dev"} },
 		"secret":  func(s *Spec) { s.Command.Env[1].SecretRef = "other" },
 		"workdir": func(s *Spec) { s.Command.WorkingDir = "/var" },
+		"runAs":   func(s *Spec) { s.Command.RunAs = RunAs{User: "svc"} },
+		"group":   func(s *Spec) { s.Command.RunAs = RunAs{User: "root", Group: "svc"} },
+		"grace":   func(s *Spec) { s.Command.KillGraceMs = 5000 },
 	} {
 		c := shellSpec()
 		mutate(&c)
@@ -147,6 +150,11 @@ func TestValidationNamesFieldAndLimit(t *testing.T) {
 		"bad mode":        {func(s *Spec) { s.Command.Mode = "docker" }, "task.command.mode"},
 		"bad name":        {func(s *Spec) { s.Name = "Bad Name" }, "task.name"},
 		"argv and script": {func(s *Spec) { s.Command.Path = "/bin/x" }, "shell mode takes shell and script"},
+		"runAs no user":   {func(s *Spec) { s.Command.RunAs = RunAs{Group: "svc"} }, "task.command.runAs.user: is required"},
+		"runAs bad user":  {func(s *Spec) { s.Command.RunAs = RunAs{User: "a b"} }, "task.command.runAs.user"},
+		"runAs bad group": {func(s *Spec) { s.Command.RunAs = RunAs{User: "svc", Group: "x:y"} }, "task.command.runAs.group"},
+		"grace too long":  {func(s *Spec) { s.Command.KillGraceMs = MaxKillGrace.Milliseconds() + 1 }, "task.command.killGrace"},
+		"grace negative":  {func(s *Spec) { s.Command.KillGraceMs = -1 }, "task.command.killGrace"},
 	}
 	for name, c := range cases {
 		s := shellSpec()
