@@ -29,29 +29,31 @@ func (s *Store) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 	}
 	var change catalog.Change
 	err := s.write(ctx, "save project "+p.Name, durable, func(tx *txn) error {
-		now := s.nowMs()
-		cur, err := projectByID(ctx, tx, p.ID)
-		if errors.Is(err, sql.ErrNoRows) {
-			if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, now, now); err != nil {
-				return nameTaken(err, "project", p.Name, "")
-			}
-			change = catalog.Created
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if cur == p {
-			change = catalog.Unchanged
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, now, p.ID); err != nil {
-			return nameTaken(err, "project", p.Name, "")
-		}
-		change = catalog.Updated
-		return nil
+		var err error
+		change, err = projectSave(ctx, tx, p, s.nowMs())
+		return err
 	})
 	return change, err
+}
+
+func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (catalog.Change, error) {
+	cur, err := projectByID(ctx, tx, p.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, now, now); err != nil {
+			return "", nameTaken(err, "project", p.Name, "")
+		}
+		return catalog.Created, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if cur == p {
+		return catalog.Unchanged, nil
+	}
+	if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, now, p.ID); err != nil {
+		return "", nameTaken(err, "project", p.Name, "")
+	}
+	return catalog.Updated, nil
 }
 
 func projectByID(ctx context.Context, tx *txn, id string) (project.Project, error) {

@@ -13,57 +13,70 @@ import (
 // TaskByName returns the current revision of the named task, its digest
 // verified.
 func (s *Store) TaskByName(ctx context.Context, projectID, name string) (task.Revision, error) {
-	var r task.Revision
-	var specJSON string
-	err := s.readPool().QueryRowContext(ctx, qTaskByName, projectID, name).
-		Scan(&r.TaskID, &r.ProjectID, &r.Revision, &specJSON, &r.ContentDigest, &r.MutationID, &r.CreatedAtMs)
+	r, err := scanTask(s.readPool().QueryRowContext(ctx, qTaskByName, projectID, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, qlerror.New(qlerror.NotFound, "task %q does not exist in project %s", name, projectID)
 	}
-	if err != nil {
-		return r, mapErr(err, "read task "+name)
+	return r, mapErr(err, "read task "+name)
+}
+
+// scanTask reads a current task revision and verifies its digest.
+func scanTask(row interface{ Scan(...any) error }) (task.Revision, error) {
+	var r task.Revision
+	var specJSON string
+	if err := row.Scan(&r.TaskID, &r.ProjectID, &r.Revision, &specJSON, &r.ContentDigest, &r.MutationID, &r.CreatedAtMs); err != nil {
+		return r, err
 	}
-	if r.Spec, err = decodeSpec(specJSON); err != nil {
+	spec, err := decodeSpec(specJSON)
+	if err != nil {
 		return r, qlerror.Wrap(qlerror.Internal, err, "task %s revision %d: stored spec does not decode", r.TaskID, r.Revision)
 	}
+	r.Spec = spec
 	return r, r.VerifyDigest()
 }
 
 // TaskPublish appends a task revision and, for an enabled one, its
 // execution revision, in one transaction fenced on the expected revision.
 func (s *Store) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (catalog.PublishResult, error) {
+	var res catalog.PublishResult
+	err := s.write(ctx, "publish task "+p.Revision.Spec.Name, durable, func(tx *txn) error {
+		var err error
+		res, err = (&catalogTx{s: s, tx: tx, now: s.nowMs()}).publishTask(ctx, p)
+		return err
+	})
+	return res, err
+}
+
+// publishTask is one task revision of a publishing transaction.
+func (c *catalogTx) publishTask(ctx context.Context, p catalog.TaskPublishParams) (catalog.PublishResult, error) {
 	r := p.Revision
-	if err := s.checkPlan(r, p.Execution); err != nil {
+	if err := c.s.checkPlan(r, p.Execution); err != nil {
 		return catalog.PublishResult{}, err
 	}
 	specJSON, err := encodeSpec(r.Spec)
 	if err != nil {
 		return catalog.PublishResult{}, qlerror.Wrap(qlerror.Internal, err, "encode task %s", r.TaskID)
 	}
+	tx := c.tx
+	if err := activeProject(ctx, tx, r.ProjectID); err != nil {
+		return catalog.PublishResult{}, err
+	}
 	var res catalog.PublishResult
-	err = s.write(ctx, "publish task "+r.Spec.Name, durable, func(tx *txn) error {
-		if err := activeProject(ctx, tx, r.ProjectID); err != nil {
-			return err
+	if replayed, err := mutationReplay(ctx, tx, qTaskRevisionByMutation, "task", r.TaskID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest, &res); replayed || err != nil {
+		return res, err
+	}
+	if err := advanceTaskHead(ctx, tx, r, c.now); err != nil {
+		return res, err
+	}
+	if _, err := tx.ExecContext(ctx, qTaskRevisionInsert, r.TaskID, r.Revision, r.ProjectID, r.Spec.Name, boolInt(r.Spec.Enabled), specJSON, r.ContentDigest, r.MutationID, c.now); err != nil {
+		return res, err
+	}
+	if p.Execution != nil {
+		if err := insertExecution(ctx, tx, *p.Execution, c.now); err != nil {
+			return res, err
 		}
-		if replayed, err := mutationReplay(ctx, tx, qTaskRevisionByMutation, "task", r.TaskID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest, &res); replayed || err != nil {
-			return err
-		}
-		now := s.nowMs()
-		if err := advanceTaskHead(ctx, tx, r, now); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, qTaskRevisionInsert, r.TaskID, r.Revision, r.ProjectID, r.Spec.Name, boolInt(r.Spec.Enabled), specJSON, r.ContentDigest, r.MutationID, now); err != nil {
-			return err
-		}
-		if p.Execution != nil {
-			if err := insertExecution(ctx, tx, *p.Execution, now); err != nil {
-				return err
-			}
-		}
-		res = catalog.PublishResult{Revision: r.Revision, CreatedAtMs: now}
-		return nil
-	})
-	return res, err
+	}
+	return catalog.PublishResult{Revision: r.Revision, CreatedAtMs: c.now}, nil
 }
 
 // checkPlan rejects a publish whose execution plan does not match the

@@ -13,17 +13,22 @@ import (
 // TriggerByName returns the current revision of the named trigger, its
 // digest verified.
 func (s *Store) TriggerByName(ctx context.Context, projectID, name string) (trigger.Revision, error) {
-	var r trigger.Revision
-	var enabled int
-	err := s.readPool().QueryRowContext(ctx, qTriggerByName, projectID, name).Scan(
-		&r.TriggerID, &r.ProjectID, &r.TaskID, &r.Revision, &r.TaskRevision, &r.TaskContentDigest,
-		&r.Spec.Name, &enabled, &r.Spec.Cron.Expression, &r.Spec.Cron.Timezone, &r.Spec.Cron.MisfirePolicy,
-		&r.ContentDigest, &r.MutationID, &r.CreatedAtMs)
+	r, err := scanTrigger(s.readPool().QueryRowContext(ctx, qTriggerByName, projectID, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, qlerror.New(qlerror.NotFound, "trigger %q does not exist in project %s", name, projectID)
 	}
+	return r, mapErr(err, "read trigger "+name)
+}
+
+// scanTrigger reads a current trigger revision and verifies its digest.
+func scanTrigger(row interface{ Scan(...any) error }) (trigger.Revision, error) {
+	var r trigger.Revision
+	var enabled int
+	err := row.Scan(&r.TriggerID, &r.ProjectID, &r.TaskID, &r.Revision, &r.TaskRevision, &r.TaskContentDigest,
+		&r.Spec.Name, &enabled, &r.Spec.Cron.Expression, &r.Spec.Cron.Timezone, &r.Spec.Cron.MisfirePolicy,
+		&r.ContentDigest, &r.MutationID, &r.CreatedAtMs)
 	if err != nil {
-		return r, mapErr(err, "read trigger "+name)
+		return r, err
 	}
 	r.Spec.Enabled = enabled == 1
 	return r, r.VerifyDigest()
@@ -32,37 +37,44 @@ func (s *Store) TriggerByName(ctx context.Context, projectID, name string) (trig
 // TriggerPublish appends a trigger revision and resets its schedule row in
 // the same transaction.
 func (s *Store) TriggerPublish(ctx context.Context, p catalog.TriggerPublishParams) (catalog.PublishResult, error) {
+	var res catalog.PublishResult
+	err := s.write(ctx, "publish trigger "+p.Revision.Spec.Name, durable, func(tx *txn) error {
+		var err error
+		res, err = (&catalogTx{s: s, tx: tx, now: s.nowMs()}).publishTrigger(ctx, p)
+		return err
+	})
+	return res, err
+}
+
+// publishTrigger is one trigger revision of a publishing transaction.
+func (c *catalogTx) publishTrigger(ctx context.Context, p catalog.TriggerPublishParams) (catalog.PublishResult, error) {
 	r := p.Revision
 	if err := r.VerifyDigest(); err != nil {
 		return catalog.PublishResult{}, err
 	}
+	tx := c.tx
+	if err := activeProject(ctx, tx, r.ProjectID); err != nil {
+		return catalog.PublishResult{}, err
+	}
 	var res catalog.PublishResult
-	err := s.write(ctx, "publish trigger "+r.Spec.Name, durable, func(tx *txn) error {
-		if err := activeProject(ctx, tx, r.ProjectID); err != nil {
-			return err
-		}
-		if replayed, err := mutationReplay(ctx, tx, qTriggerRevisionByMutation, "trigger", r.TriggerID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest, &res); replayed || err != nil {
-			return err
-		}
-		if err := checkPin(ctx, tx, r); err != nil {
-			return err
-		}
-		now := s.nowMs()
-		if err := advanceTriggerHead(ctx, tx, r, now); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, qTriggerRevisionInsert, r.TriggerID, r.Revision, r.ProjectID, r.TaskID, r.TaskRevision, r.TaskContentDigest,
-			r.Spec.Name, boolInt(r.Spec.Enabled), r.Spec.Cron.Expression, r.Spec.Cron.Timezone, string(r.Spec.Cron.MisfirePolicy),
-			r.ContentDigest, r.MutationID, now); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), now); err != nil {
-			return err
-		}
-		res = catalog.PublishResult{Revision: r.Revision, CreatedAtMs: now}
-		return nil
-	})
-	return res, err
+	if replayed, err := mutationReplay(ctx, tx, qTriggerRevisionByMutation, "trigger", r.TriggerID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest, &res); replayed || err != nil {
+		return res, err
+	}
+	if err := checkPin(ctx, tx, r); err != nil {
+		return res, err
+	}
+	if err := advanceTriggerHead(ctx, tx, r, c.now); err != nil {
+		return res, err
+	}
+	if _, err := tx.ExecContext(ctx, qTriggerRevisionInsert, r.TriggerID, r.Revision, r.ProjectID, r.TaskID, r.TaskRevision, r.TaskContentDigest,
+		r.Spec.Name, boolInt(r.Spec.Enabled), r.Spec.Cron.Expression, r.Spec.Cron.Timezone, string(r.Spec.Cron.MisfirePolicy),
+		r.ContentDigest, r.MutationID, c.now); err != nil {
+		return res, err
+	}
+	if _, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), c.now); err != nil {
+		return res, err
+	}
+	return catalog.PublishResult{Revision: r.Revision, CreatedAtMs: c.now}, nil
 }
 
 // checkPin enforces what a trigger revision may pin: an existing revision
