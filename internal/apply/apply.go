@@ -158,16 +158,16 @@ func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, proj
 	for i, td := range doc.Tasks {
 		out[i] = Result{Kind: "task", Name: td.Spec.Name}
 		cur, ok := current[td.Spec.Name]
-		if ok && cur.ContentDigest == task.ContentDigest(projectID, cur.TaskID, td.Spec) {
-			out[i].Change, out[i].Revision = catalog.Unchanged, cur.Revision
-			pinned[td.Spec.Name] = cur
-			continue
-		}
 		taskID, expected := cur.TaskID, cur.Revision
 		if !ok {
 			taskID, expected = newID(), 0
 		}
 		digest := task.ContentDigest(projectID, taskID, td.Spec)
+		if ok && cur.ContentDigest == digest {
+			out[i].Change, out[i].Revision = catalog.Unchanged, cur.Revision
+			pinned[td.Spec.Name] = cur
+			continue
+		}
 		p, err := svc.TaskParams(projectID, taskID, expected, mutationID("task", expected, digest), td.Spec)
 		if err != nil {
 			return nil, nil, taskErr(doc, i, err)
@@ -207,18 +207,17 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 		pin := pinned[tr.TaskName]
 		cur, ok := current[tr.Spec.Name]
 		triggerID, expected := cur.TriggerID, cur.Revision
-		if ok {
-			if cur.TaskID != pin.TaskID {
-				return nil, triggerErr(doc, i, qlerror.New(qlerror.FailedPrecondition, "is bound to another task; a trigger never moves to another task — give the new binding a new trigger name"))
-			}
-			if cur.ContentDigest == trigger.ContentDigest(projectID, cur.TriggerID, pin.TaskID, pin.Revision, pin.ContentDigest, tr.Spec) {
-				out[i].Change, out[i].Revision = catalog.Unchanged, cur.Revision
-				continue
-			}
-		} else {
+		if !ok {
 			triggerID, expected = newID(), 0
 		}
+		if ok && cur.TaskID != pin.TaskID {
+			return nil, triggerErr(doc, i, qlerror.New(qlerror.FailedPrecondition, "is bound to another task; a trigger never moves to another task — give the new binding a new trigger name"))
+		}
 		digest := trigger.ContentDigest(projectID, triggerID, pin.TaskID, pin.Revision, pin.ContentDigest, tr.Spec)
+		if ok && cur.ContentDigest == digest {
+			out[i].Change, out[i].Revision = catalog.Unchanged, cur.Revision
+			continue
+		}
 		p, err := svc.TriggerParams(projectID, triggerID, pin, expected, mutationID("trigger", expected, digest), tr.Spec)
 		if err != nil {
 			return nil, triggerErr(doc, i, err)

@@ -62,9 +62,13 @@ func projectByID(ctx context.Context, tx *txn, id string) (project.Project, erro
 	return p, err
 }
 
-// activeProject is the precondition of every publish.
-func activeProject(ctx context.Context, tx *txn, id string) error {
-	p, err := projectByID(ctx, tx, id)
+// activeProject is the precondition of every publish, checked once per
+// project and transaction.
+func (c *catalogTx) activeProject(ctx context.Context, id string) error {
+	if c.active[id] {
+		return nil
+	}
+	p, err := projectByID(ctx, c.tx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return qlerror.New(qlerror.NotFound, "project %s does not exist; create the project first", id)
 	}
@@ -74,6 +78,7 @@ func activeProject(ctx context.Context, tx *txn, id string) error {
 	if p.Status != project.Active {
 		return qlerror.New(qlerror.FailedPrecondition, "project %q is archived; set its status to active before publishing to it", p.Name)
 	}
+	c.active[id] = true
 	return nil
 }
 

@@ -39,44 +39,129 @@ func scanTask(row interface{ Scan(...any) error }) (task.Revision, error) {
 // execution revision, in one transaction fenced on the expected revision.
 func (s *Store) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (catalog.PublishResult, error) {
 	var res catalog.PublishResult
-	err := s.write(ctx, "publish task "+p.Revision.Spec.Name, durable, func(tx *txn) error {
-		var err error
-		res, err = (&catalogTx{s: s, tx: tx, now: s.nowMs()}).publishTask(ctx, p)
-		return err
+	err := s.Publish(ctx, func(tx catalog.Tx) error {
+		out, err := tx.TasksPublish(ctx, []catalog.TaskPublishParams{p})
+		if err != nil {
+			return unwrapItem(err)
+		}
+		res = out[0]
+		return nil
 	})
 	return res, err
 }
 
-// publishTask is one task revision of a publishing transaction.
-func (c *catalogTx) publishTask(ctx context.Context, p catalog.TaskPublishParams) (catalog.PublishResult, error) {
-	r := p.Revision
-	if err := c.s.checkPlan(r, p.Execution); err != nil {
-		return catalog.PublishResult{}, err
+// TasksPublish appends the task revisions of ps with their execution
+// revisions: per item, an active project, mutation-id replay and the
+// expected-revision fence, read for the whole batch at once.
+func (c *catalogTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
+	specs := make([]string, len(ps))
+	ids, pairs := make([]string, len(ps)), make([][2]string, len(ps))
+	seen := make(map[string]bool, len(ps))
+	for i, p := range ps {
+		r := p.Revision
+		if seen[r.TaskID] {
+			return nil, &catalog.ItemError{Index: i, Err: qlerror.New(qlerror.Invalid, "task %s is published twice in one transaction", r.TaskID)}
+		}
+		seen[r.TaskID] = true
+		if err := c.s.checkPlan(r, p.Execution); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		js, err := encodeSpec(r.Spec)
+		if err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: qlerror.Wrap(qlerror.Internal, err, "encode task %s", r.TaskID)}
+		}
+		if err := c.activeProject(ctx, r.ProjectID); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		specs[i], ids[i], pairs[i] = js, r.TaskID, [2]string{r.TaskID, r.MutationID}
 	}
-	specJSON, err := encodeSpec(r.Spec)
+	done, err := replays(ctx, c.tx, qTaskReplays, pairs)
 	if err != nil {
-		return catalog.PublishResult{}, qlerror.Wrap(qlerror.Internal, err, "encode task %s", r.TaskID)
+		return nil, err
 	}
-	tx := c.tx
-	if err := activeProject(ctx, tx, r.ProjectID); err != nil {
-		return catalog.PublishResult{}, err
+	heads, err := c.taskHeads(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
-	var res catalog.PublishResult
-	if replayed, err := mutationReplay(ctx, tx, qTaskRevisionByMutation, "task", r.TaskID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest, &res); replayed || err != nil {
-		return res, err
+	out := make([]catalog.PublishResult, len(ps))
+	for i, p := range ps {
+		r := p.Revision
+		if s, ok := done[r.TaskID]; ok {
+			if out[i], err = replayed(s, "task", r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest); err != nil {
+				return nil, &catalog.ItemError{Index: i, Err: err}
+			}
+			continue
+		}
+		if err := c.writeTask(ctx, p, heads[r.TaskID], specs[i]); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		out[i] = catalog.PublishResult{Revision: r.Revision, CreatedAtMs: c.now}
 	}
-	if err := advanceTaskHead(ctx, tx, r, c.now); err != nil {
-		return res, err
+	return out, nil
+}
+
+// taskHead is a task head as the fence reads it; exists is false for a
+// task not created yet.
+type taskHead struct {
+	exists    bool
+	projectID string
+	current   int64
+}
+
+func (c *catalogTx) taskHeads(ctx context.Context, ids []string) (map[string]taskHead, error) {
+	js, err := idsJSON(ids)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, qTaskRevisionInsert, r.TaskID, r.Revision, r.ProjectID, r.Spec.Name, boolInt(r.Spec.Enabled), specJSON, r.ContentDigest, r.MutationID, c.now); err != nil {
-		return res, err
+	rows, err := c.tx.QueryContext(ctx, qTaskHeads, js)
+	if err != nil {
+		return nil, err
 	}
-	if p.Execution != nil {
-		if err := insertExecution(ctx, tx, *p.Execution, c.now); err != nil {
-			return res, err
+	defer rows.Close()
+	out := make(map[string]taskHead, len(ids))
+	for rows.Next() {
+		var id string
+		h := taskHead{exists: true}
+		if err := rows.Scan(&id, &h.projectID, &h.current); err != nil {
+			return nil, err
+		}
+		out[id] = h
+	}
+	return out, rows.Err()
+}
+
+// writeTask fences one revision on its head, moves the head and writes the
+// revision and its execution plan.
+func (c *catalogTx) writeTask(ctx context.Context, p catalog.TaskPublishParams, h taskHead, specJSON string) error {
+	r, tx := p.Revision, c.tx
+	expected := r.Revision - 1
+	switch {
+	case h.exists && h.projectID != r.ProjectID:
+		return qlerror.New(qlerror.FailedPrecondition, "task %s belongs to project %s, not %s", r.TaskID, h.projectID, r.ProjectID)
+	case h.exists && h.current != expected:
+		return qlerror.New(qlerror.Conflict, "task %q is at revision %d, not the expected %d; re-read it and publish again", r.Spec.Name, h.current, expected)
+	case !h.exists && expected != 0:
+		return qlerror.New(qlerror.NotFound, "task %q (%s) does not exist; publish it with expected revision 0 to create it", r.Spec.Name, r.TaskID)
+	case !h.exists:
+		if _, err := tx.ExecContext(ctx, qTaskInsert, r.TaskID, r.ProjectID, r.Spec.Name, c.now, c.now); err != nil {
+			return nameTaken(err, "task", r.Spec.Name, r.ProjectID)
+		}
+	default:
+		res, err := tx.ExecContext(ctx, qTaskAdvance, r.Spec.Name, r.Revision, c.now, r.TaskID, expected)
+		if err != nil {
+			return nameTaken(err, "task", r.Spec.Name, r.ProjectID)
+		}
+		if err := exactlyOne(res, qlerror.Conflict, "task %q moved past revision %d during the publish; re-read it and publish again", r.Spec.Name, expected); err != nil {
+			return err
 		}
 	}
-	return catalog.PublishResult{Revision: r.Revision, CreatedAtMs: c.now}, nil
+	if _, err := tx.ExecContext(ctx, qTaskRevisionInsert, r.TaskID, r.Revision, r.ProjectID, r.Spec.Name, boolInt(r.Spec.Enabled), specJSON, r.ContentDigest, r.MutationID, c.now); err != nil {
+		return err
+	}
+	if p.Execution != nil {
+		return insertExecution(ctx, tx, *p.Execution, c.now)
+	}
+	return nil
 }
 
 // checkPlan rejects a publish whose execution plan does not match the
@@ -96,33 +181,6 @@ func (s *Store) checkPlan(r task.Revision, plan *task.Execution) error {
 		return qlerror.New(qlerror.Internal, "execution plan %s belongs to another task", plan.ID)
 	}
 	return plan.Verify(r.Revision, r.ContentDigest, s.Executor())
-}
-
-func advanceTaskHead(ctx context.Context, tx *txn, r task.Revision, now int64) error {
-	var headProject string
-	var current int64
-	err := tx.QueryRowContext(ctx, qTaskHead, r.TaskID).Scan(&headProject, &current)
-	exists := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	expected := r.Revision - 1
-	switch {
-	case exists && headProject != r.ProjectID:
-		return qlerror.New(qlerror.FailedPrecondition, "task %s belongs to project %s, not %s", r.TaskID, headProject, r.ProjectID)
-	case exists && current != expected:
-		return qlerror.New(qlerror.Conflict, "task %q is at revision %d, not the expected %d; re-read it and publish again", r.Spec.Name, current, expected)
-	case !exists && expected != 0:
-		return qlerror.New(qlerror.NotFound, "task %q (%s) does not exist; publish it with expected revision 0 to create it", r.Spec.Name, r.TaskID)
-	case !exists:
-		_, err := tx.ExecContext(ctx, qTaskInsert, r.TaskID, r.ProjectID, r.Spec.Name, now, now)
-		return nameTaken(err, "task", r.Spec.Name, r.ProjectID)
-	}
-	res, err := tx.ExecContext(ctx, qTaskAdvance, r.Spec.Name, r.Revision, now, r.TaskID, expected)
-	if err != nil {
-		return nameTaken(err, "task", r.Spec.Name, r.ProjectID)
-	}
-	return exactlyOne(res, qlerror.Conflict, "task %q moved past revision %d during the publish; re-read it and publish again", r.Spec.Name, expected)
 }
 
 func insertExecution(ctx context.Context, tx *txn, e task.Execution, now int64) error {

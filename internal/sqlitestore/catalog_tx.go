@@ -35,16 +35,17 @@ type querier interface {
 // one writer, so nothing can interleave and nothing needs re-running.
 func (s *Store) Publish(ctx context.Context, fn func(tx catalog.Tx) error) error {
 	return s.write(ctx, "publish definitions", durable, func(tx *txn) error {
-		return fn(&catalogTx{s: s, tx: tx, now: s.nowMs()})
+		return fn(&catalogTx{s: s, tx: tx, now: s.nowMs(), active: map[string]bool{}})
 	})
 }
 
 // catalogTx is one publishing transaction; every row it writes carries
 // now, so the objects of one file share one publish time.
 type catalogTx struct {
-	s   *Store
-	tx  *txn
-	now int64
+	s      *Store
+	tx     *txn
+	now    int64
+	active map[string]bool
 }
 
 func (c *catalogTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {
@@ -60,6 +61,7 @@ func (c *catalogTx) ProjectSave(ctx context.Context, p project.Project) (catalog
 	if err := p.Validate(); err != nil {
 		return "", err
 	}
+	delete(c.active, p.ID)
 	return projectSave(ctx, c.tx, p, c.now)
 }
 
@@ -69,40 +71,6 @@ func (c *catalogTx) TasksByName(ctx context.Context, projectID string, names []s
 
 func (c *catalogTx) TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error) {
 	return triggersByName(ctx, c.tx, projectID, names)
-}
-
-func (c *catalogTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
-	out := make([]catalog.PublishResult, len(ps))
-	seen := make(map[string]bool, len(ps))
-	for i, p := range ps {
-		if seen[p.Revision.TaskID] {
-			return nil, &catalog.ItemError{Index: i, Err: qlerror.New(qlerror.Invalid, "task %s is published twice in one transaction", p.Revision.TaskID)}
-		}
-		seen[p.Revision.TaskID] = true
-		res, err := c.publishTask(ctx, p)
-		if err != nil {
-			return nil, &catalog.ItemError{Index: i, Err: err}
-		}
-		out[i] = res
-	}
-	return out, nil
-}
-
-func (c *catalogTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPublishParams) ([]catalog.PublishResult, error) {
-	out := make([]catalog.PublishResult, len(ps))
-	seen := make(map[string]bool, len(ps))
-	for i, p := range ps {
-		if seen[p.Revision.TriggerID] {
-			return nil, &catalog.ItemError{Index: i, Err: qlerror.New(qlerror.Invalid, "trigger %s is published twice in one transaction", p.Revision.TriggerID)}
-		}
-		seen[p.Revision.TriggerID] = true
-		res, err := c.publishTrigger(ctx, p)
-		if err != nil {
-			return nil, &catalog.ItemError{Index: i, Err: err}
-		}
-		out[i] = res
-	}
-	return out, nil
 }
 
 // TasksByName returns the current revisions of the named tasks that exist.
@@ -158,4 +126,14 @@ func triggersByName(ctx context.Context, q querier, projectID string, names []st
 		out[r.Spec.Name] = r
 	}
 	return out, rows.Err()
+}
+
+// unwrapItem is the error of a batch of one as a single publish reports
+// it.
+func unwrapItem(err error) error {
+	var item *catalog.ItemError
+	if errors.As(err, &item) {
+		return item.Err
+	}
+	return err
 }
