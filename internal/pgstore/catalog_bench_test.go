@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/storetest"
 )
@@ -10,5 +11,10 @@ import (
 // transaction, against one transaction per object in the same run.
 // Target: at most 5 s per file.
 func BenchmarkApply10kTriggers(b *testing.B) {
-	storetest.BenchApply(b, newStore(b).fixture())
+	s := newStore(b)
+	meter := s.cpuMeter(b)
+	storetest.BenchApply(b, s.fixture(), func(b *testing.B) time.Duration {
+		u := meter.used(b)
+		return u.client + u.server
+	})
 }
