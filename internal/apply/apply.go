@@ -88,7 +88,7 @@ func Plan(ctx context.Context, svc catalog.Service, r catalog.Reader, doc *Docum
 	if err := Check(doc, svc.NowMs()); err != nil {
 		return nil, err
 	}
-	return converge(ctx, svc, dryTx{r: r}, doc, newID)
+	return converge(ctx, svc, &dryTx{r: r, status: map[string]project.Status{}}, doc, newID)
 }
 
 // converge reads what the store holds under the file's names and publishes

@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/catalog"
+	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/qlerror"
+	"github.com/qinglong/qinglong/internal/task"
 )
 
 // endless is a source that never ends (a pipe, /dev/zero); n counts the
@@ -112,5 +115,31 @@ func TestReservedEnvironmentNamesAreRefusedWithTheirLine(t *testing.T) {
 		if !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "x.yaml:7:") || !strings.Contains(err.Error(), "reserved") {
 			t.Errorf("env %s: %v; want x.yaml:7 and reserved", name, err)
 		}
+	}
+}
+
+func TestPlanWithoutADatabaseCreatesEverything(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("demo.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := catalog.Service{Executor: task.LocalProcess, NowMs: func() int64 { return nowMs }}
+	res, err := Plan(t.Context(), svc, nil, doc, ids.New)
+	if err != nil || len(res) != 5 {
+		t.Fatalf("plan: %v, %v", res, err)
+	}
+	for _, r := range res {
+		if r.Change != catalog.Created || !strings.Contains(r.Planned(), "would create") {
+			t.Errorf("%s; want would create", r.Planned())
+		}
+	}
+	archived := strings.Replace(good, "project: demo", "project: demo\nstatus: archived", 1)
+	if doc, err = Parse("demo.yaml", []byte(archived)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Plan(t.Context(), svc, nil, doc, ids.New)
+	if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), "demo.yaml:4: task \"hello\"") {
+		t.Fatalf("plan of tasks in an archived project: %v; want the store's refusal, at the first task", err)
 	}
 }

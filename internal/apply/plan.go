@@ -24,48 +24,70 @@ func (r Result) Planned() string {
 }
 
 // dryTx reads through r (nothing exists when r is nil) and writes
-// nothing: each publish answers as if it had been written.
-type dryTx struct{ r catalog.Reader }
+// nothing: each publish answers as if it had been written, after the check
+// a store makes first, that the project is active.
+type dryTx struct {
+	r      catalog.Reader
+	status map[string]project.Status
+}
 
-var _ catalog.Tx = dryTx{}
+var _ catalog.Tx = (*dryTx)(nil)
 
-func (d dryTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {
+func (d *dryTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {
 	if d.r == nil {
 		return project.Project{}, qlerror.New(qlerror.NotFound, "project %q does not exist", name)
 	}
-	return d.r.ProjectByName(ctx, name)
+	p, err := d.r.ProjectByName(ctx, name)
+	if err == nil {
+		d.status[p.ID] = p.Status
+	}
+	return p, err
 }
 
-func (d dryTx) TasksByName(ctx context.Context, projectID string, names []string) (map[string]task.Revision, error) {
+func (d *dryTx) TasksByName(ctx context.Context, projectID string, names []string) (map[string]task.Revision, error) {
 	if d.r == nil {
 		return map[string]task.Revision{}, nil
 	}
 	return d.r.TasksByName(ctx, projectID, names)
 }
 
-func (d dryTx) TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error) {
+func (d *dryTx) TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error) {
 	if d.r == nil {
 		return map[string]trigger.Revision{}, nil
 	}
 	return d.r.TriggersByName(ctx, projectID, names)
 }
 
-func (dryTx) ProjectSave(context.Context, project.Project) (catalog.Change, error) {
+func (d *dryTx) ProjectSave(_ context.Context, p project.Project) (catalog.Change, error) {
+	d.status[p.ID] = p.Status
 	return "", nil
 }
 
-func (dryTx) TasksPublish(_ context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
+func (d *dryTx) TasksPublish(_ context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
 	out := make([]catalog.PublishResult, len(ps))
 	for i, p := range ps {
+		if err := d.active(p.Revision.ProjectID); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
 		out[i].Revision = p.Revision.Revision
 	}
 	return out, nil
 }
 
-func (dryTx) TriggersPublish(_ context.Context, ps []catalog.TriggerPublishParams) ([]catalog.PublishResult, error) {
+func (d *dryTx) TriggersPublish(_ context.Context, ps []catalog.TriggerPublishParams) ([]catalog.PublishResult, error) {
 	out := make([]catalog.PublishResult, len(ps))
 	for i, p := range ps {
+		if err := d.active(p.Revision.ProjectID); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
 		out[i].Revision = p.Revision.Revision
 	}
 	return out, nil
+}
+
+func (d *dryTx) active(projectID string) error {
+	if s := d.status[projectID]; s != project.Active {
+		return qlerror.New(qlerror.FailedPrecondition, "the project is %s; set its status to active before publishing to it", s)
+	}
+	return nil
 }
