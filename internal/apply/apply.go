@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/qinglong/qinglong/internal/catalog"
@@ -58,44 +59,82 @@ func Check(doc *Document, nowMs int64) error {
 	return nil
 }
 
-// Apply converges the store to doc. newID allocates ids for new objects.
-// It validates everything first; a failure after that (a concurrent writer,
-// a lost database) stops at the first failing object and reports what was
-// already applied.
+// Apply converges the store to doc in one transaction: every object of
+// the file is published, with one publish time, or none is. It validates
+// everything first; a failure after that (a concurrent writer, a lost
+// database) leaves the store as it was, and the error says so.
 func Apply(ctx context.Context, svc catalog.Service, doc *Document, newID func() string) ([]Result, error) {
 	if err := Check(doc, svc.NowMs()); err != nil {
 		return nil, err
 	}
 	var out []Result
-	proj, change, err := applyProject(ctx, svc.Store, doc, newID)
-	if err != nil {
-		return out, err
-	}
-	out = append(out, Result{Kind: "project", Name: proj.Name, Change: change})
-	current := map[string]task.Revision{}
-	for _, td := range doc.Tasks {
-		rev, res, err := applyTask(ctx, svc, proj.ID, td, newID)
-		if err != nil {
-			return out, qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d: task %q", doc.File, td.Line, td.Spec.Name)
-		}
-		current[td.Spec.Name] = rev
-		out = append(out, res)
-	}
-	for _, tr := range doc.Triggers {
-		res, err := applyTrigger(ctx, svc, proj.ID, current[tr.TaskName], tr, newID)
-		if err != nil {
-			return out, qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d: trigger %q", doc.File, tr.Line, tr.Spec.Name)
-		}
-		out = append(out, res)
+	err := svc.Store.Publish(ctx, func(tx catalog.Tx) error {
+		var err error
+		out, err = converge(ctx, svc, tx, doc, newID)
+		return err
+	})
+	switch {
+	case qlerror.Is(err, qlerror.Unavailable):
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "%s: the outcome is unknown; apply the file again (it converges)", doc.File)
+	case err != nil:
+		return nil, qlerror.Wrap(qlerror.CodeOf(err), err, "%s: nothing was applied", doc.File)
 	}
 	return out, nil
 }
 
-func applyProject(ctx context.Context, st catalog.Store, doc *Document, newID func() string) (project.Project, catalog.Change, error) {
-	p, err := st.ProjectByName(ctx, doc.Project)
+// Plan is what Apply would do, read through r and writing nothing. A nil
+// r is a database that does not exist yet: everything would be created.
+func Plan(ctx context.Context, svc catalog.Service, r catalog.Reader, doc *Document, newID func() string) ([]Result, error) {
+	if err := Check(doc, svc.NowMs()); err != nil {
+		return nil, err
+	}
+	return converge(ctx, svc, &dryTx{r: r, status: map[string]project.Status{}}, doc, newID)
+}
+
+// converge reads what the store holds under the file's names and publishes
+// the difference through tx, tasks before the triggers pinning them.
+func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Document, newID func() string) ([]Result, error) {
+	proj, change, err := convergeProject(ctx, tx, doc, newID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, 1+len(doc.Tasks)+len(doc.Triggers))
+	out = append(out, Result{Kind: "project", Name: proj.Name, Change: change})
+	tasks, triggers := map[string]task.Revision{}, map[string]trigger.Revision{}
+	if change != catalog.Created {
+		names := make([]string, len(doc.Tasks))
+		for i, td := range doc.Tasks {
+			names[i] = td.Spec.Name
+		}
+		if tasks, err = tx.TasksByName(ctx, proj.ID, names); err != nil {
+			return nil, err
+		}
+		names = make([]string, len(doc.Triggers))
+		for i, tr := range doc.Triggers {
+			names[i] = tr.Spec.Name
+		}
+		if triggers, err = tx.TriggersByName(ctx, proj.ID, names); err != nil {
+			return nil, err
+		}
+	}
+	pinned, res, err := convergeTasks(ctx, svc, tx, proj.ID, doc, tasks, newID)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, res...)
+	res, err = convergeTriggers(ctx, svc, tx, proj.ID, doc, pinned, triggers, newID)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, res...), nil
+}
+
+func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID func() string) (project.Project, catalog.Change, error) {
+	p, err := tx.ProjectByName(ctx, doc.Project)
+	change := catalog.Updated
 	switch {
 	case qlerror.Is(err, qlerror.NotFound):
-		p = project.Project{ID: newID(), Name: doc.Project, Status: doc.Status}
+		p, change = project.Project{ID: newID(), Name: doc.Project, Status: doc.Status}, catalog.Created
 	case err != nil:
 		return p, "", err
 	case p.Status == doc.Status:
@@ -103,62 +142,114 @@ func applyProject(ctx context.Context, st catalog.Store, doc *Document, newID fu
 	default:
 		p.Status = doc.Status
 	}
-	change, err := st.ProjectSave(ctx, p)
-	return p, change, err
+	if _, err := tx.ProjectSave(ctx, p); err != nil {
+		return p, "", err
+	}
+	return p, change, nil
 }
 
-func applyTask(ctx context.Context, svc catalog.Service, projectID string, td TaskDoc, newID func() string) (task.Revision, Result, error) {
-	res := Result{Kind: "task", Name: td.Spec.Name}
-	cur, err := svc.Store.TaskByName(ctx, projectID, td.Spec.Name)
-	taskID, expected := "", int64(0)
-	switch {
-	case qlerror.Is(err, qlerror.NotFound):
-		taskID = newID()
-	case err != nil:
-		return cur, res, err
-	default:
-		if cur.ContentDigest == task.ContentDigest(projectID, cur.TaskID, td.Spec) {
-			res.Change, res.Revision = catalog.Unchanged, cur.Revision
-			return cur, res, nil
+// convergeTasks publishes every task whose content differs from its
+// current revision and returns the revision each trigger pins, by name.
+func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, projectID string, doc *Document, current map[string]task.Revision, newID func() string) (map[string]task.Revision, []Result, error) {
+	pinned := make(map[string]task.Revision, len(doc.Tasks))
+	out := make([]Result, len(doc.Tasks))
+	var params []catalog.TaskPublishParams
+	var at []int
+	for i, td := range doc.Tasks {
+		out[i] = Result{Kind: "task", Name: td.Spec.Name}
+		cur, ok := current[td.Spec.Name]
+		taskID, expected := cur.TaskID, cur.Revision
+		if !ok {
+			taskID, expected = newID(), 0
 		}
-		taskID, expected = cur.TaskID, cur.Revision
+		digest := task.ContentDigest(projectID, taskID, td.Spec)
+		if ok && cur.ContentDigest == digest {
+			out[i].Change, out[i].Revision = catalog.Unchanged, cur.Revision
+			pinned[td.Spec.Name] = cur
+			continue
+		}
+		p, err := svc.TaskParams(projectID, taskID, expected, mutationID("task", expected, digest), td.Spec)
+		if err != nil {
+			return nil, nil, taskErr(doc, i, err)
+		}
+		params, at = append(params, p), append(at, i)
+		pinned[td.Spec.Name] = p.Revision
+		out[i].Change, out[i].Revision = changeOf(expected), p.Revision.Revision
 	}
-	digest := task.ContentDigest(projectID, taskID, td.Spec)
-	rev, _, err := svc.PublishTask(ctx, projectID, taskID, expected, mutationID("task", expected, digest), td.Spec)
+	if len(params) == 0 {
+		return pinned, out, nil
+	}
+	res, err := tx.TasksPublish(ctx, params)
+	var item *catalog.ItemError
+	if errors.As(err, &item) && item.Index >= 0 && item.Index < len(at) {
+		return nil, nil, taskErr(doc, at[item.Index], item.Err)
+	}
 	if err != nil {
-		return rev, res, err
+		return nil, nil, err
 	}
-	res.Change, res.Revision = changeOf(expected), rev.Revision
-	return rev, res, nil
+	for j, r := range res {
+		rev := params[j].Revision
+		rev.Revision, rev.CreatedAtMs = r.Revision, r.CreatedAtMs
+		pinned[rev.Spec.Name] = rev
+		out[at[j]].Revision = r.Revision
+	}
+	return pinned, out, nil
 }
 
-func applyTrigger(ctx context.Context, svc catalog.Service, projectID string, pinned task.Revision, tr TriggerDoc, newID func() string) (Result, error) {
-	res := Result{Kind: "trigger", Name: tr.Spec.Name}
-	cur, err := svc.Store.TriggerByName(ctx, projectID, tr.Spec.Name)
-	triggerID, expected := "", int64(0)
-	switch {
-	case qlerror.Is(err, qlerror.NotFound):
-		triggerID = newID()
-	case err != nil:
-		return res, err
-	default:
-		if cur.TaskID != pinned.TaskID {
-			return res, qlerror.New(qlerror.FailedPrecondition, "is bound to another task; a trigger never moves to another task — give the new binding a new trigger name")
+// convergeTriggers publishes every trigger whose content (or pinned task
+// revision) differs from its current revision.
+func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, projectID string, doc *Document, pinned map[string]task.Revision, current map[string]trigger.Revision, newID func() string) ([]Result, error) {
+	out := make([]Result, len(doc.Triggers))
+	var params []catalog.TriggerPublishParams
+	var at []int
+	for i, tr := range doc.Triggers {
+		out[i] = Result{Kind: "trigger", Name: tr.Spec.Name}
+		pin := pinned[tr.TaskName]
+		cur, ok := current[tr.Spec.Name]
+		triggerID, expected := cur.TriggerID, cur.Revision
+		if !ok {
+			triggerID, expected = newID(), 0
 		}
-		want := trigger.ContentDigest(projectID, cur.TriggerID, pinned.TaskID, pinned.Revision, pinned.ContentDigest, tr.Spec)
-		if cur.ContentDigest == want {
-			res.Change, res.Revision = catalog.Unchanged, cur.Revision
-			return res, nil
+		if ok && cur.TaskID != pin.TaskID {
+			return nil, triggerErr(doc, i, qlerror.New(qlerror.FailedPrecondition, "is bound to another task; a trigger never moves to another task — give the new binding a new trigger name"))
 		}
-		triggerID, expected = cur.TriggerID, cur.Revision
+		digest := trigger.ContentDigest(projectID, triggerID, pin.TaskID, pin.Revision, pin.ContentDigest, tr.Spec)
+		if ok && cur.ContentDigest == digest {
+			out[i].Change, out[i].Revision = catalog.Unchanged, cur.Revision
+			continue
+		}
+		p, err := svc.TriggerParams(projectID, triggerID, pin, expected, mutationID("trigger", expected, digest), tr.Spec)
+		if err != nil {
+			return nil, triggerErr(doc, i, err)
+		}
+		params, at = append(params, p), append(at, i)
+		out[i].Change, out[i].Revision = changeOf(expected), p.Revision.Revision
 	}
-	digest := trigger.ContentDigest(projectID, triggerID, pinned.TaskID, pinned.Revision, pinned.ContentDigest, tr.Spec)
-	rev, _, err := svc.PublishTrigger(ctx, projectID, triggerID, pinned, expected, mutationID("trigger", expected, digest), tr.Spec)
+	if len(params) == 0 {
+		return out, nil
+	}
+	res, err := tx.TriggersPublish(ctx, params)
+	var item *catalog.ItemError
+	if errors.As(err, &item) && item.Index >= 0 && item.Index < len(at) {
+		return nil, triggerErr(doc, at[item.Index], item.Err)
+	}
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	res.Change, res.Revision = changeOf(expected), rev.Revision
-	return res, nil
+	for j, r := range res {
+		out[at[j]].Revision = r.Revision
+	}
+	return out, nil
+}
+
+func taskErr(doc *Document, i int, err error) error {
+	td := doc.Tasks[i]
+	return qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d: task %q", doc.File, td.Line, td.Spec.Name)
+}
+
+func triggerErr(doc *Document, i int, err error) error {
+	tr := doc.Triggers[i]
+	return qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d: trigger %q", doc.File, tr.Line, tr.Spec.Name)
 }
 
 // mutationID is unique per (object, transition): re-applying the same file

@@ -4,9 +4,15 @@
 // and PostgreSQL.
 //
 // Everything is parsed and validated before anything is written, so invalid
-// input (with file:line and field in the message) writes nothing. Objects
-// already matching the file are reported unchanged; objects missing from the
-// file are left as they are.
+// input (with file:line and field in the message) writes nothing. A valid
+// file is then applied in one transaction: every object it changes is
+// published with one publish time, or — when anything fails — none is.
+// Objects already matching the file are reported unchanged; objects missing
+// from the file are left as they are, so a project may span several files.
+//
+// A file holds at most MaxFileSize bytes, MaxTasks tasks and MaxTriggers
+// triggers. YAML anchors, aliases, merge keys and non-string keys are
+// refused: other YAML tools would read such a file differently.
 //
 // Format:
 //

@@ -3,6 +3,7 @@ package apply
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -17,8 +18,14 @@ import (
 	"github.com/qinglong/qinglong/internal/trigger"
 )
 
-// MaxFileSize bounds a definitions file.
-const MaxFileSize = 4 << 20
+// Limits of one definitions file. A project larger than this is split
+// over several files naming the same project: objects missing from a file
+// are left as they are.
+const (
+	MaxFileSize = 4 << 20
+	MaxTasks    = 10_000
+	MaxTriggers = 10_000
+)
 
 // Document is a parsed definitions file.
 type Document struct {
@@ -42,20 +49,31 @@ type TriggerDoc struct {
 	Spec     trigger.Spec
 }
 
-// ParseFile reads and parses path.
-func ParseFile(path string) (*Document, error) {
-	st, err := os.Stat(path)
+// ParseFile reads and parses path; "-" is standard input.
+func ParseFile(path string, stdin io.Reader) (*Document, error) {
+	if path == "-" {
+		return Read("stdin", stdin)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "cannot read definitions file")
 	}
-	if st.Size() > MaxFileSize {
-		return nil, qlerror.New(qlerror.Invalid, "%s: %d bytes, the limit is %d; split the project into smaller files", path, st.Size(), MaxFileSize)
-	}
-	data, err := os.ReadFile(path)
+	defer f.Close()
+	return Read(path, f)
+}
+
+// Read reads at most MaxFileSize bytes from r and parses them; file names
+// the source in error messages. It never holds more than the limit, however
+// much r would give (a pipe, a device).
+func Read(file string, r io.Reader) (*Document, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
 	if err != nil {
-		return nil, qlerror.Wrap(qlerror.Invalid, err, "cannot read definitions file")
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "%s: cannot read definitions file", file)
 	}
-	return Parse(path, data)
+	if len(data) > MaxFileSize {
+		return nil, qlerror.New(qlerror.Invalid, "%s: larger than the limit of %d bytes (4 MiB); split the project over several files", file, MaxFileSize)
+	}
+	return Parse(file, data)
 }
 
 // Parse parses data; file names the source in error messages.
@@ -68,11 +86,48 @@ func Parse(file string, data []byte) (*Document, error) {
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
 		return nil, p.errf(&root, "the file is empty; it must be a mapping with project, tasks and triggers")
 	}
+	if err := p.plain(root.Content[0]); err != nil {
+		return nil, err
+	}
 	doc, err := p.document(root.Content[0])
 	if err != nil {
 		return nil, err
 	}
 	return doc, nil
+}
+
+// plain rejects what YAML tools disagree on or what expands in memory:
+// anchors, aliases, merge keys and keys that are not plain strings. Such a
+// file would not mean the same thing to every reader of it.
+func (p parser) plain(n *yaml.Node) error {
+	// An alias always follows its anchor, so refusing anchors refuses both.
+	if n.Anchor != "" {
+		return p.errf(n, "YAML anchors and aliases (&%s) are not allowed; write the value out where it is used", n.Anchor)
+	}
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 {
+			if c.Kind != yaml.ScalarNode || c.Tag != "!!str" {
+				return p.errf(c, "mapping keys must be plain strings, not %s; quote the key", describe(c))
+			}
+		}
+		if err := p.plain(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// describe names a node's kind for an error message.
+func describe(n *yaml.Node) string {
+	switch {
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Tag == "!!merge":
+		return "a merge key (<<)"
+	}
+	return fmt.Sprintf("%q (%s)", n.Value, strings.TrimPrefix(n.Tag, "!!"))
 }
 
 type parser struct {
@@ -145,6 +200,9 @@ func (p parser) document(n *yaml.Node) (*Document, error) {
 		if tn.Kind != yaml.SequenceNode {
 			return nil, p.errf(tn, "tasks must be a list")
 		}
+		if len(tn.Content) > MaxTasks {
+			return nil, p.errf(tn, "tasks: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTasks)
+		}
 		for _, item := range tn.Content {
 			td, err := p.task(item)
 			if err != nil {
@@ -156,6 +214,9 @@ func (p parser) document(n *yaml.Node) (*Document, error) {
 	if tn, ok := f["triggers"]; ok {
 		if tn.Kind != yaml.SequenceNode {
 			return nil, p.errf(tn, "triggers must be a list")
+		}
+		if len(tn.Content) > MaxTriggers {
+			return nil, p.errf(tn, "triggers: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTriggers)
 		}
 		for _, item := range tn.Content {
 			td, err := p.trigger(item)
@@ -369,6 +430,9 @@ func (p parser) env(n *yaml.Node) ([]task.EnvVar, error) {
 	var out []task.EnvVar
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if err := task.CheckEnvName(k.Value); err != nil {
+			return nil, p.errf(k, "%s", qlMsg(err))
+		}
 		e := task.EnvVar{Name: k.Value}
 		if v.Kind == yaml.MappingNode {
 			f, err := p.fields(v, "task.env."+k.Value, "secret")

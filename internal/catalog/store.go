@@ -46,6 +46,43 @@ type PublishResult struct {
 	Replayed    bool
 }
 
+// ItemError is the failure of one item of a batch publish: Index is its
+// position in the slice given to TasksPublish or TriggersPublish.
+type ItemError struct {
+	Index int
+	Err   error
+}
+
+func (e *ItemError) Error() string { return e.Err.Error() }
+func (e *ItemError) Unwrap() error { return e.Err }
+
+// Reader reads current definitions by name. A dry run plans through it.
+type Reader interface {
+	// ProjectByName returns the project or a NotFound error.
+	ProjectByName(ctx context.Context, name string) (project.Project, error)
+	// TasksByName returns the current revisions of those of the named
+	// tasks that exist, keyed by name, their digests verified.
+	TasksByName(ctx context.Context, projectID string, names []string) (map[string]task.Revision, error)
+	// TriggersByName is TasksByName for triggers.
+	TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error)
+}
+
+// Tx is one publishing transaction: its reads see its own writes, every
+// revision it writes carries one publish time, and nothing it writes is
+// visible to anyone before it commits. Each batch method enforces, per
+// item, the fences TaskPublish and TriggerPublish enforce.
+type Tx interface {
+	Reader
+	// ProjectSave inserts the project or updates its name and status.
+	ProjectSave(ctx context.Context, p project.Project) (Change, error)
+	// TasksPublish appends task revisions (each with its execution
+	// revision when enabled); results are in the order of ps.
+	TasksPublish(ctx context.Context, ps []TaskPublishParams) ([]PublishResult, error)
+	// TriggersPublish appends trigger revisions and resets their schedule
+	// rows; results are in the order of ps.
+	TriggersPublish(ctx context.Context, ps []TriggerPublishParams) ([]PublishResult, error)
+}
+
 // Store is what a storage adapter implements. Every method is one
 // transaction (SERIALIZABLE on PostgreSQL, BEGIN IMMEDIATE on SQLite).
 //
@@ -55,8 +92,7 @@ type PublishResult struct {
 // archived project, an enabled trigger pinning a disabled task, a pinned
 // task revision that is not the task's, or a trigger moving to another task.
 type Store interface {
-	// ProjectByName returns the project or a NotFound error.
-	ProjectByName(ctx context.Context, name string) (project.Project, error)
+	Reader
 	// ProjectSave inserts the project or updates its name and status.
 	ProjectSave(ctx context.Context, p project.Project) (Change, error)
 	// TaskByName returns the current revision of the named task.
@@ -71,4 +107,9 @@ type Store interface {
 	// state_version and claim_version incremented, so no claim or ticket
 	// taken before can ever commit.
 	TriggerPublish(ctx context.Context, p TriggerPublishParams) (PublishResult, error)
+	// Publish runs fn in one transaction and commits what it wrote only if
+	// fn returns nil: all or nothing. Where the database can fail a
+	// transaction for serialization, fn is re-run from the start, so it
+	// must derive everything it writes from what it reads through tx.
+	Publish(ctx context.Context, fn func(tx Tx) error) error
 }

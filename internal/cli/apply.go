@@ -1,12 +1,18 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/apply"
+	"github.com/qinglong/qinglong/internal/catalog"
 	"github.com/qinglong/qinglong/internal/ids"
+	"github.com/qinglong/qinglong/internal/task"
 )
 
 func applyCommand(opts Options) *cobra.Command {
@@ -18,7 +24,18 @@ func applyCommand(opts Options) *cobra.Command {
 		Long: `Converge the database to a definitions file: one project with its tasks and triggers.
 Prints created / updated / unchanged per object. The whole file is validated before
 anything is written: invalid input is reported with file:line and the field, and
-nothing is written. Objects missing from the file are left as they are.
+nothing is written. The file is applied in one transaction: every object of it is
+published, or none is. Objects missing from the file are left as they are, so a large
+project can be split over several files.
+
+-f - reads the file from standard input. A file holds at most 4 MiB, 10,000 tasks and
+10,000 triggers. YAML anchors, aliases and non-string keys are refused: other YAML
+tools would read such a file differently. Task environment names starting with QL_
+are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID).
+
+--dry-run validates the file and prints what applying it would do, writing nothing:
+it never creates the database; a database that does not exist yet would get everything
+created.
 
 File format (see examples/sample.yaml):
 
@@ -38,24 +55,20 @@ File format (see examples/sample.yaml):
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
-				return Usagef("-f FILE is required")
+				return Usagef("-f FILE is required (-f - reads standard input)")
 			}
-			doc, err := apply.ParseFile(file)
+			doc, err := apply.ParseFile(file, cmd.InOrStdin())
 			if err != nil {
 				return err
+			}
+			if dryRun {
+				return planApply(cmd, opts, dsn, doc)
 			}
 			b, err := openBackend(cmd.Context(), opts, dsn)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			if dryRun {
-				if err := apply.Check(doc, b.Catalog.NowMs()); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d tasks, %d triggers); nothing written\n", file, len(doc.Tasks), len(doc.Triggers))
-				return nil
-			}
 			results, err := apply.Apply(cmd.Context(), b.Catalog, doc, ids.New)
 			for _, r := range results {
 				fmt.Fprintln(cmd.OutOrStdout(), r)
@@ -63,8 +76,35 @@ File format (see examples/sample.yaml):
 			return err
 		},
 	}
-	c.Flags().StringVarP(&file, "file", "f", "", "definitions file (YAML)")
-	c.Flags().BoolVar(&dryRun, "dry-run", false, "validate the file only; write nothing")
+	c.Flags().StringVarP(&file, "file", "f", "", "definitions file (YAML); - for standard input")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "validate the file and show what would change; write nothing")
 	addDBFlag(c, &dsn)
 	return c
+}
+
+// planApply prints what applying doc would do. An embedded database that
+// does not exist is not created: everything in the file would be.
+func planApply(cmd *cobra.Command, opts Options, dsn string, doc *apply.Document) error {
+	var results []apply.Result
+	var err error
+	path := resolveDSN(dsn)
+	if _, serr := os.Stat(path); !IsPostgresURL(path) && errors.Is(serr, fs.ErrNotExist) {
+		svc := catalog.Service{Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
+		results, err = apply.Plan(cmd.Context(), svc, nil, doc, ids.New)
+	} else {
+		b, oerr := openExisting(cmd.Context(), opts, dsn)
+		if oerr != nil {
+			return oerr
+		}
+		defer b.Close()
+		results, err = apply.Plan(cmd.Context(), b.Catalog, b.Catalog.Store, doc, ids.New)
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range results {
+		fmt.Fprintln(cmd.OutOrStdout(), r.Planned())
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d tasks, %d triggers); dry run, nothing written\n", doc.File, len(doc.Tasks), len(doc.Triggers))
+	return nil
 }

@@ -66,16 +66,23 @@ func openExisting(ctx context.Context, opts Options, dsn string) (*Backend, erro
 	return open(ctx, opts, dsn, true)
 }
 
-func open(ctx context.Context, opts Options, dsn string, mustExist bool) (*Backend, error) {
-	if err := refuseArgvPassword("--db", dsn); err != nil {
-		return nil, err
-	}
+// resolveDSN is the database a --db value names: the flag, else
+// $QL_DATABASE_URL, else the embedded file in the data directory.
+func resolveDSN(dsn string) string {
 	if dsn == "" {
 		dsn = os.Getenv("QL_DATABASE_URL")
 	}
 	if dsn == "" {
 		dsn = filepath.Join(DataDir(), DefaultDBFile)
 	}
+	return dsn
+}
+
+func open(ctx context.Context, opts Options, dsn string, mustExist bool) (*Backend, error) {
+	if err := refuseArgvPassword("--db", dsn); err != nil {
+		return nil, err
+	}
+	dsn = resolveDSN(dsn)
 	if IsPostgresURL(dsn) {
 		if opts.OpenPostgres == nil {
 			return nil, Usagef("this %s build has no PostgreSQL support; use the full ql binary for postgres:// databases", opts.Binary)

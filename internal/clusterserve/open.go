@@ -97,6 +97,20 @@ func (s adminOnly) TriggerPublish(ctx context.Context, p catalog.TriggerPublishP
 	return r, explainRole(err, "publishing definitions", "admin")
 }
 
+func (s adminOnly) TasksByName(ctx context.Context, projectID string, names []string) (map[string]task.Revision, error) {
+	r, err := s.a.TasksByName(ctx, projectID, names)
+	return r, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error) {
+	r, err := s.a.TriggersByName(ctx, projectID, names)
+	return r, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) Publish(ctx context.Context, fn func(tx catalog.Tx) error) error {
+	return explainRole(s.a.Publish(ctx, fn), "publishing definitions", "admin")
+}
+
 // runtimeOnly is the run reader with permission errors explained.
 type runtimeOnly struct{ r run.Reader }
 

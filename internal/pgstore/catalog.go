@@ -37,14 +37,19 @@ func (a *Admin) Close() { a.pool.Close() }
 
 // ProjectByName returns the named project or a NotFound error.
 func (a *Admin) ProjectByName(ctx context.Context, name string) (project.Project, error) {
+	p, err := projectByName(ctx, a.pool, name)
+	return p, mapErr(err, "reading project "+name)
+}
+
+func projectByName(ctx context.Context, q querier, name string) (project.Project, error) {
 	var p project.Project
 	var status string
-	err := a.pool.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status)
+	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return project.Project{}, qlerror.New(qlerror.NotFound, "project %q does not exist; create it first", name)
 	}
 	if err != nil {
-		return project.Project{}, mapErr(err, "reading project "+name)
+		return project.Project{}, err
 	}
 	p.Status = project.Status(status)
 	return p, nil
@@ -57,33 +62,39 @@ func (a *Admin) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 	}
 	var change catalog.Change
 	err := serializable(ctx, a.pool, func(tx pgx.Tx) error {
-		var name, status string
-		err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			change = catalog.Created
-			_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status))
-		case err != nil:
-			return err
-		case name == p.Name && status == string(p.Status):
-			change = catalog.Unchanged
-			return nil
-		default:
-			change = catalog.Updated
-			if _, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status)); err == nil && status != string(p.Status) {
-				// Archiving or reactivating flips every row's eligibility.
-				_, err = tx.Exec(ctx, sqlEligibilityOfProject, p.ID)
-			}
-		}
-		if sqlState(err) == stateUniqueViolation {
-			return qlerror.New(qlerror.Conflict, "project name %q is taken by another project; choose another name", p.Name)
-		}
+		var err error
+		change, err = projectSave(ctx, tx, p)
 		return err
 	})
 	if err != nil {
 		return "", mapErr(err, "saving project "+p.Name)
 	}
 	return change, nil
+}
+
+func projectSave(ctx context.Context, tx pgx.Tx, p project.Project) (catalog.Change, error) {
+	var change catalog.Change
+	var name, status string
+	err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		change = catalog.Created
+		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status))
+	case err != nil:
+		return "", err
+	case name == p.Name && status == string(p.Status):
+		return catalog.Unchanged, nil
+	default:
+		change = catalog.Updated
+		if _, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status)); err == nil && status != string(p.Status) {
+			// Archiving or reactivating flips every row's eligibility.
+			_, err = tx.Exec(ctx, sqlEligibilityOfProject, p.ID)
+		}
+	}
+	if sqlState(err) == stateUniqueViolation {
+		return "", qlerror.New(qlerror.Conflict, "project name %q is taken by another project; choose another name", p.Name)
+	}
+	return change, err
 }
 
 // publishNow checks that the project may publish and returns the database

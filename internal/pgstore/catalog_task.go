@@ -45,55 +45,185 @@ func scanTaskRevision(row pgx.Row) (task.Revision, error) {
 // replay) and, for an enabled revision, its execution revision, in one
 // SERIALIZABLE transaction.
 func (a *Admin) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (catalog.PublishResult, error) {
-	rev := p.Revision
-	if err := checkTaskParams(p); err != nil {
-		return catalog.PublishResult{}, err
-	}
-	labels, err := encodeLabels(rev.Spec.Labels)
-	if err != nil {
-		return catalog.PublishResult{}, qlerror.Wrap(qlerror.Invalid, err, "task.labels")
-	}
-	command, err := encodeCommand(rev.Spec.Command)
-	if err != nil {
-		return catalog.PublishResult{}, qlerror.Wrap(qlerror.Invalid, err, "task.command")
-	}
 	var res catalog.PublishResult
-	err = serializable(ctx, a.pool, func(tx pgx.Tx) error {
-		res = catalog.PublishResult{}
-		now, err := publishNow(ctx, tx, rev.ProjectID)
+	err := a.Publish(ctx, func(tx catalog.Tx) error {
+		out, err := tx.TasksPublish(ctx, []catalog.TaskPublishParams{p})
 		if err != nil {
 			return err
 		}
-		if replayed, err := mutationReplay(ctx, tx, sqlTaskRevisionByMutation, "task", rev.TaskID, rev.MutationID, rev.Revision, rev.ContentDigest, &res); replayed || err != nil {
-			return err
-		}
-		if err := advanceTaskHead(ctx, tx, rev, now); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, sqlTaskRevisionInsert, rev.TaskID, rev.Revision, rev.ProjectID, rev.Spec.Name, rev.Spec.Enabled,
-			labels, command, rev.ContentDigest, rev.MutationID, now)
-		if err != nil {
-			return err
-		}
-		if p.Execution != nil {
-			e := p.Execution
-			_, err = tx.Exec(ctx, sqlExecutionInsert, rev.TaskID, rev.Revision, string(e.Executor), e.ID, e.ProjectID,
-				e.TaskContentDigest, command, e.Digest, now)
-			if err != nil {
-				return err
-			}
-		}
-		// The new head unpins every trigger still on an older revision.
-		if _, err := tx.Exec(ctx, sqlEligibilityOfTask, rev.ProjectID, rev.TaskID); err != nil {
-			return err
-		}
-		res = catalog.PublishResult{Revision: rev.Revision, CreatedAtMs: now}
+		res = out[0]
 		return nil
 	})
 	if err != nil {
-		return catalog.PublishResult{}, mapErr(err, "publishing task "+rev.Spec.Name)
+		return catalog.PublishResult{}, mapErr(unwrapItem(err), "publishing task "+p.Revision.Spec.Name)
 	}
 	return res, nil
+}
+
+// taskWrites are the column arrays of a batch's task writes.
+type taskWrites struct {
+	newIDs, newProjects, newNames           []string
+	advIDs, advNames                        []string
+	advRevisions                            []int64
+	revTasks, revProjects, revNames         []string
+	revLabels, revCommands, revDigests      []string
+	revMutations                            []string
+	revRevisions                            []int64
+	revEnabled                              []bool
+	exTasks, exExecutors, exIDs, exProjects []string
+	exTaskDigests, exCommands, exDigests    []string
+	exRevisions                             []int64
+	byProject                               map[string][]string
+}
+
+// TasksPublish appends the task revisions of ps with their execution
+// revisions: per item the same fences as a single publish (active project,
+// mutation-id replay, expected revision), checked and written in a few
+// set-based statements.
+func (t *adminTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
+	out := make([]catalog.PublishResult, len(ps))
+	labels, commands := make([]string, len(ps)), make([]string, len(ps))
+	ids, mutations := make([]string, len(ps)), make([]string, len(ps))
+	seen := make(map[string]bool, len(ps))
+	var now int64
+	for i, p := range ps {
+		rev := p.Revision
+		if seen[rev.TaskID] {
+			return nil, itemErr(i, qlerror.New(qlerror.Invalid, "task %s is published twice in one transaction", rev.TaskID))
+		}
+		seen[rev.TaskID] = true
+		if err := checkTaskParams(p); err != nil {
+			return nil, itemErr(i, err)
+		}
+		l, err := encodeLabels(rev.Spec.Labels)
+		if err != nil {
+			return nil, itemErr(i, qlerror.Wrap(qlerror.Invalid, err, "task.labels"))
+		}
+		c, err := encodeCommand(rev.Spec.Command)
+		if err != nil {
+			return nil, itemErr(i, qlerror.Wrap(qlerror.Invalid, err, "task.command"))
+		}
+		labels[i], commands[i], ids[i], mutations[i] = string(l), string(c), rev.TaskID, rev.MutationID
+		if now, err = t.publishTime(ctx, rev.ProjectID); err != nil {
+			return nil, itemErr(i, err)
+		}
+	}
+	done, err := replays(ctx, t.tx, sqlTaskReplays, ids, mutations)
+	if err != nil {
+		return nil, err
+	}
+	heads, err := t.taskHeads(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	w := taskWrites{byProject: map[string][]string{}}
+	for i, p := range ps {
+		rev := p.Revision
+		if s, ok := done[rev.TaskID]; ok {
+			if out[i], err = replayed(s, "task", rev.TaskID, rev.MutationID, rev.Revision, rev.ContentDigest); err != nil {
+				return nil, itemErr(i, err)
+			}
+			continue
+		}
+		if err := w.add(p, heads, labels[i], commands[i]); err != nil {
+			return nil, itemErr(i, err)
+		}
+		out[i] = catalog.PublishResult{Revision: rev.Revision, CreatedAtMs: now}
+	}
+	return out, t.writeTasks(ctx, &w, now)
+}
+
+// taskHead is a task head as the fence reads it.
+type taskHead struct {
+	projectID string
+	current   int64
+}
+
+func (t *adminTx) taskHeads(ctx context.Context, ids []string) (map[string]taskHead, error) {
+	rows, err := t.tx.Query(ctx, sqlTaskHeadsLock, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]taskHead, len(ids))
+	for rows.Next() {
+		var id string
+		var h taskHead
+		if err := rows.Scan(&id, &h.projectID, &h.current); err != nil {
+			return nil, err
+		}
+		out[id] = h
+	}
+	return out, rows.Err()
+}
+
+// add fences one revision on its head and queues its writes.
+func (w *taskWrites) add(p catalog.TaskPublishParams, heads map[string]taskHead, labels, command string) error {
+	rev := p.Revision
+	h, exists := heads[rev.TaskID]
+	switch {
+	case !exists && rev.Revision == 1:
+		w.newIDs, w.newProjects, w.newNames = append(w.newIDs, rev.TaskID), append(w.newProjects, rev.ProjectID), append(w.newNames, rev.Spec.Name)
+	case !exists:
+		return qlerror.New(qlerror.NotFound, "task %s does not exist; create it with expected revision 0", rev.TaskID)
+	case h.projectID != rev.ProjectID:
+		return qlerror.New(qlerror.FailedPrecondition, "task %s belongs to project %s, not %s; a task never moves between projects", rev.TaskID, h.projectID, rev.ProjectID)
+	case h.current != rev.Revision-1:
+		return qlerror.New(qlerror.Conflict, "task %s is at revision %d but the write expected %d; re-read it and retry", rev.TaskID, h.current, rev.Revision-1)
+	default:
+		w.advIDs, w.advNames, w.advRevisions = append(w.advIDs, rev.TaskID), append(w.advNames, rev.Spec.Name), append(w.advRevisions, rev.Revision)
+	}
+	w.revTasks, w.revProjects, w.revNames = append(w.revTasks, rev.TaskID), append(w.revProjects, rev.ProjectID), append(w.revNames, rev.Spec.Name)
+	w.revLabels, w.revCommands, w.revDigests = append(w.revLabels, labels), append(w.revCommands, command), append(w.revDigests, rev.ContentDigest)
+	w.revMutations, w.revRevisions, w.revEnabled = append(w.revMutations, rev.MutationID), append(w.revRevisions, rev.Revision), append(w.revEnabled, rev.Spec.Enabled)
+	if e := p.Execution; e != nil {
+		w.exTasks, w.exExecutors, w.exIDs = append(w.exTasks, e.TaskID), append(w.exExecutors, string(e.Executor)), append(w.exIDs, e.ID)
+		w.exProjects, w.exTaskDigests, w.exCommands = append(w.exProjects, e.ProjectID), append(w.exTaskDigests, e.TaskContentDigest), append(w.exCommands, command)
+		w.exDigests, w.exRevisions = append(w.exDigests, e.Digest), append(w.exRevisions, e.TaskRevision)
+	}
+	w.byProject[rev.ProjectID] = append(w.byProject[rev.ProjectID], rev.TaskID)
+	return nil
+}
+
+// writeTasks writes a batch: heads, revisions, execution plans, then the
+// eligibility of every trigger on a task whose head moved.
+func (t *adminTx) writeTasks(ctx context.Context, w *taskWrites, now int64) error {
+	if len(w.newIDs) > 0 {
+		if _, err := t.tx.Exec(ctx, sqlTaskHeadsInsert, w.newIDs, w.newProjects, w.newNames, now); err != nil {
+			return namesTaken(err, "task", w.newNames)
+		}
+	}
+	if len(w.advIDs) > 0 {
+		tag, err := t.tx.Exec(ctx, sqlTaskHeadsAdvance, w.advIDs, w.advNames, w.advRevisions, now)
+		if err != nil {
+			return namesTaken(err, "task", w.advNames)
+		}
+		if err := advanced("task", len(w.advIDs), tag.RowsAffected()); err != nil {
+			return err
+		}
+	}
+	if len(w.revTasks) == 0 {
+		return nil
+	}
+	_, err := t.tx.Exec(ctx, sqlTaskRevisionsInsert, w.revTasks, w.revRevisions, w.revProjects, w.revNames, w.revEnabled,
+		w.revLabels, w.revCommands, w.revDigests, w.revMutations, now)
+	if err != nil {
+		return err
+	}
+	if len(w.exTasks) > 0 {
+		_, err = t.tx.Exec(ctx, sqlExecutionsInsert, w.exTasks, w.exRevisions, w.exExecutors, w.exIDs, w.exProjects,
+			w.exTaskDigests, w.exCommands, w.exDigests, now)
+		if err != nil {
+			return err
+		}
+	}
+	// The new heads unpin every trigger still on an older revision.
+	for projectID, tasks := range w.byProject {
+		if _, err := t.tx.Exec(ctx, sqlEligibilityOfTasks, projectID, tasks); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkTaskParams rejects params the Service would never build: a digest
@@ -121,50 +251,6 @@ func checkTaskParams(p catalog.TaskPublishParams) error {
 		}
 	}
 	return nil
-}
-
-// mutationReplay reports whether the mutation id was already applied to
-// this task or trigger: with identical content (same revision and digest)
-// the replay is accepted and res describes the original write; any drift is
-// rejected. byMutation selects the revision row of (object id, mutation id).
-func mutationReplay(ctx context.Context, tx pgx.Tx, byMutation, kind, id, mutationID string, revision int64, contentDigest string, res *catalog.PublishResult) (bool, error) {
-	var storedRevision, createdAt int64
-	var storedDigest string
-	err := tx.QueryRow(ctx, byMutation, id, mutationID).Scan(&storedRevision, &storedDigest, &createdAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if storedRevision != revision || storedDigest != contentDigest {
-		return false, qlerror.New(qlerror.MutationDrift, "%s %s: mutation id %q already published revision %d, with other content or over another revision; use a new mutation id for a new change",
-			kind, id, mutationID, storedRevision)
-	}
-	*res = catalog.PublishResult{Revision: storedRevision, CreatedAtMs: createdAt, Replayed: true}
-	return true, nil
-}
-
-// advanceTaskHead enforces the expected-revision fence and moves the head.
-func advanceTaskHead(ctx context.Context, tx pgx.Tx, rev task.Revision, now int64) error {
-	var projectID string
-	var current int64
-	err := tx.QueryRow(ctx, sqlTaskHeadLock, rev.TaskID).Scan(&projectID, &current)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows) && rev.Revision == 1:
-		_, err = tx.Exec(ctx, sqlTaskHeadInsert, rev.TaskID, rev.ProjectID, rev.Spec.Name, rev.Revision, now)
-		return nameTaken(err, "task", rev.Spec.Name)
-	case errors.Is(err, pgx.ErrNoRows):
-		return qlerror.New(qlerror.NotFound, "task %s does not exist; create it with expected revision 0", rev.TaskID)
-	case err != nil:
-		return err
-	case projectID != rev.ProjectID:
-		return qlerror.New(qlerror.FailedPrecondition, "task %s belongs to project %s, not %s; a task never moves between projects", rev.TaskID, projectID, rev.ProjectID)
-	case current != rev.Revision-1:
-		return qlerror.New(qlerror.Conflict, "task %s is at revision %d but the write expected %d; re-read it and retry", rev.TaskID, current, rev.Revision-1)
-	}
-	_, err = tx.Exec(ctx, sqlTaskHeadUpdate, rev.TaskID, rev.Spec.Name, rev.Revision, now)
-	return nameTaken(err, "task", rev.Spec.Name)
 }
 
 func nameTaken(err error, kind, name string) error {

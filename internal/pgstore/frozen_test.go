@@ -266,7 +266,7 @@ func TestFrozenPublishDoesNotStallAdmissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hold, done := c.freeze(t, sqlScheduleUpsert, func() error {
+	hold, done := c.freeze(t, sqlSchedulesUpsert, func() error {
 		_, _, err := svc.PublishTrigger(t.Context(), d.project.ID, ids.New(), d.task, 0, ids.New(),
 			trigger.Spec{Name: "late", Enabled: true, Cron: storetest.QuietCron(now)})
 		return err

@@ -29,29 +29,31 @@ func (s *Store) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 	}
 	var change catalog.Change
 	err := s.write(ctx, "save project "+p.Name, durable, func(tx *txn) error {
-		now := s.nowMs()
-		cur, err := projectByID(ctx, tx, p.ID)
-		if errors.Is(err, sql.ErrNoRows) {
-			if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, now, now); err != nil {
-				return nameTaken(err, "project", p.Name, "")
-			}
-			change = catalog.Created
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if cur == p {
-			change = catalog.Unchanged
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, now, p.ID); err != nil {
-			return nameTaken(err, "project", p.Name, "")
-		}
-		change = catalog.Updated
-		return nil
+		var err error
+		change, err = projectSave(ctx, tx, p, s.nowMs())
+		return err
 	})
 	return change, err
+}
+
+func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (catalog.Change, error) {
+	cur, err := projectByID(ctx, tx, p.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, now, now); err != nil {
+			return "", nameTaken(err, "project", p.Name, "")
+		}
+		return catalog.Created, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if cur == p {
+		return catalog.Unchanged, nil
+	}
+	if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, now, p.ID); err != nil {
+		return "", nameTaken(err, "project", p.Name, "")
+	}
+	return catalog.Updated, nil
 }
 
 func projectByID(ctx context.Context, tx *txn, id string) (project.Project, error) {
@@ -60,9 +62,13 @@ func projectByID(ctx context.Context, tx *txn, id string) (project.Project, erro
 	return p, err
 }
 
-// activeProject is the precondition of every publish.
-func activeProject(ctx context.Context, tx *txn, id string) error {
-	p, err := projectByID(ctx, tx, id)
+// activeProject is the precondition of every publish, checked once per
+// project and transaction.
+func (c *catalogTx) activeProject(ctx context.Context, id string) error {
+	if c.active[id] {
+		return nil
+	}
+	p, err := projectByID(ctx, c.tx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return qlerror.New(qlerror.NotFound, "project %s does not exist; create the project first", id)
 	}
@@ -72,6 +78,7 @@ func activeProject(ctx context.Context, tx *txn, id string) error {
 	if p.Status != project.Active {
 		return qlerror.New(qlerror.FailedPrecondition, "project %q is archived; set its status to active before publishing to it", p.Name)
 	}
+	c.active[id] = true
 	return nil
 }
 

@@ -13,57 +13,155 @@ import (
 // TaskByName returns the current revision of the named task, its digest
 // verified.
 func (s *Store) TaskByName(ctx context.Context, projectID, name string) (task.Revision, error) {
-	var r task.Revision
-	var specJSON string
-	err := s.readPool().QueryRowContext(ctx, qTaskByName, projectID, name).
-		Scan(&r.TaskID, &r.ProjectID, &r.Revision, &specJSON, &r.ContentDigest, &r.MutationID, &r.CreatedAtMs)
+	r, err := scanTask(s.readPool().QueryRowContext(ctx, qTaskByName, projectID, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, qlerror.New(qlerror.NotFound, "task %q does not exist in project %s", name, projectID)
 	}
-	if err != nil {
-		return r, mapErr(err, "read task "+name)
+	return r, mapErr(err, "read task "+name)
+}
+
+// scanTask reads a current task revision and verifies its digest.
+func scanTask(row interface{ Scan(...any) error }) (task.Revision, error) {
+	var r task.Revision
+	var specJSON string
+	if err := row.Scan(&r.TaskID, &r.ProjectID, &r.Revision, &specJSON, &r.ContentDigest, &r.MutationID, &r.CreatedAtMs); err != nil {
+		return r, err
 	}
-	if r.Spec, err = decodeSpec(specJSON); err != nil {
+	spec, err := decodeSpec(specJSON)
+	if err != nil {
 		return r, qlerror.Wrap(qlerror.Internal, err, "task %s revision %d: stored spec does not decode", r.TaskID, r.Revision)
 	}
+	r.Spec = spec
 	return r, r.VerifyDigest()
 }
 
 // TaskPublish appends a task revision and, for an enabled one, its
 // execution revision, in one transaction fenced on the expected revision.
 func (s *Store) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (catalog.PublishResult, error) {
-	r := p.Revision
-	if err := s.checkPlan(r, p.Execution); err != nil {
-		return catalog.PublishResult{}, err
-	}
-	specJSON, err := encodeSpec(r.Spec)
-	if err != nil {
-		return catalog.PublishResult{}, qlerror.Wrap(qlerror.Internal, err, "encode task %s", r.TaskID)
-	}
 	var res catalog.PublishResult
-	err = s.write(ctx, "publish task "+r.Spec.Name, durable, func(tx *txn) error {
-		if err := activeProject(ctx, tx, r.ProjectID); err != nil {
-			return err
+	err := s.Publish(ctx, func(tx catalog.Tx) error {
+		out, err := tx.TasksPublish(ctx, []catalog.TaskPublishParams{p})
+		if err != nil {
+			return unwrapItem(err)
 		}
-		if replayed, err := mutationReplay(ctx, tx, qTaskRevisionByMutation, "task", r.TaskID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest, &res); replayed || err != nil {
-			return err
-		}
-		now := s.nowMs()
-		if err := advanceTaskHead(ctx, tx, r, now); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, qTaskRevisionInsert, r.TaskID, r.Revision, r.ProjectID, r.Spec.Name, boolInt(r.Spec.Enabled), specJSON, r.ContentDigest, r.MutationID, now); err != nil {
-			return err
-		}
-		if p.Execution != nil {
-			if err := insertExecution(ctx, tx, *p.Execution, now); err != nil {
-				return err
-			}
-		}
-		res = catalog.PublishResult{Revision: r.Revision, CreatedAtMs: now}
+		res = out[0]
 		return nil
 	})
 	return res, err
+}
+
+// TasksPublish appends the task revisions of ps with their execution
+// revisions: per item, an active project, mutation-id replay and the
+// expected-revision fence, read for the whole batch at once.
+func (c *catalogTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
+	specs := make([]string, len(ps))
+	ids, pairs := make([]string, len(ps)), make([][2]string, len(ps))
+	seen := make(map[string]bool, len(ps))
+	for i, p := range ps {
+		r := p.Revision
+		if seen[r.TaskID] {
+			return nil, &catalog.ItemError{Index: i, Err: qlerror.New(qlerror.Invalid, "task %s is published twice in one transaction", r.TaskID)}
+		}
+		seen[r.TaskID] = true
+		if err := c.s.checkPlan(r, p.Execution); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		js, err := encodeSpec(r.Spec)
+		if err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: qlerror.Wrap(qlerror.Internal, err, "encode task %s", r.TaskID)}
+		}
+		if err := c.activeProject(ctx, r.ProjectID); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		specs[i], ids[i], pairs[i] = js, r.TaskID, [2]string{r.TaskID, r.MutationID}
+	}
+	done, err := replays(ctx, c.tx, qTaskReplays, pairs)
+	if err != nil {
+		return nil, err
+	}
+	heads, err := c.taskHeads(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]catalog.PublishResult, len(ps))
+	for i, p := range ps {
+		r := p.Revision
+		if s, ok := done[r.TaskID]; ok {
+			if out[i], err = replayed(s, "task", r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest); err != nil {
+				return nil, &catalog.ItemError{Index: i, Err: err}
+			}
+			continue
+		}
+		if err := c.writeTask(ctx, p, heads[r.TaskID], specs[i]); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		out[i] = catalog.PublishResult{Revision: r.Revision, CreatedAtMs: c.now}
+	}
+	return out, nil
+}
+
+// taskHead is a task head as the fence reads it; exists is false for a
+// task not created yet.
+type taskHead struct {
+	exists    bool
+	projectID string
+	current   int64
+}
+
+func (c *catalogTx) taskHeads(ctx context.Context, ids []string) (map[string]taskHead, error) {
+	js, err := idsJSON(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.tx.QueryContext(ctx, qTaskHeads, js)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]taskHead, len(ids))
+	for rows.Next() {
+		var id string
+		h := taskHead{exists: true}
+		if err := rows.Scan(&id, &h.projectID, &h.current); err != nil {
+			return nil, err
+		}
+		out[id] = h
+	}
+	return out, rows.Err()
+}
+
+// writeTask fences one revision on its head, moves the head and writes the
+// revision and its execution plan.
+func (c *catalogTx) writeTask(ctx context.Context, p catalog.TaskPublishParams, h taskHead, specJSON string) error {
+	r, tx := p.Revision, c.tx
+	expected := r.Revision - 1
+	switch {
+	case h.exists && h.projectID != r.ProjectID:
+		return qlerror.New(qlerror.FailedPrecondition, "task %s belongs to project %s, not %s", r.TaskID, h.projectID, r.ProjectID)
+	case h.exists && h.current != expected:
+		return qlerror.New(qlerror.Conflict, "task %q is at revision %d, not the expected %d; re-read it and publish again", r.Spec.Name, h.current, expected)
+	case !h.exists && expected != 0:
+		return qlerror.New(qlerror.NotFound, "task %q (%s) does not exist; publish it with expected revision 0 to create it", r.Spec.Name, r.TaskID)
+	case !h.exists:
+		if _, err := tx.ExecContext(ctx, qTaskInsert, r.TaskID, r.ProjectID, r.Spec.Name, c.now, c.now); err != nil {
+			return nameTaken(err, "task", r.Spec.Name, r.ProjectID)
+		}
+	default:
+		res, err := tx.ExecContext(ctx, qTaskAdvance, r.Spec.Name, r.Revision, c.now, r.TaskID, expected)
+		if err != nil {
+			return nameTaken(err, "task", r.Spec.Name, r.ProjectID)
+		}
+		if err := exactlyOne(res, qlerror.Conflict, "task %q moved past revision %d during the publish; re-read it and publish again", r.Spec.Name, expected); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, qTaskRevisionInsert, r.TaskID, r.Revision, r.ProjectID, r.Spec.Name, boolInt(r.Spec.Enabled), specJSON, r.ContentDigest, r.MutationID, c.now); err != nil {
+		return err
+	}
+	if p.Execution != nil {
+		return insertExecution(ctx, tx, *p.Execution, c.now)
+	}
+	return nil
 }
 
 // checkPlan rejects a publish whose execution plan does not match the
@@ -83,33 +181,6 @@ func (s *Store) checkPlan(r task.Revision, plan *task.Execution) error {
 		return qlerror.New(qlerror.Internal, "execution plan %s belongs to another task", plan.ID)
 	}
 	return plan.Verify(r.Revision, r.ContentDigest, s.Executor())
-}
-
-func advanceTaskHead(ctx context.Context, tx *txn, r task.Revision, now int64) error {
-	var headProject string
-	var current int64
-	err := tx.QueryRowContext(ctx, qTaskHead, r.TaskID).Scan(&headProject, &current)
-	exists := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	expected := r.Revision - 1
-	switch {
-	case exists && headProject != r.ProjectID:
-		return qlerror.New(qlerror.FailedPrecondition, "task %s belongs to project %s, not %s", r.TaskID, headProject, r.ProjectID)
-	case exists && current != expected:
-		return qlerror.New(qlerror.Conflict, "task %q is at revision %d, not the expected %d; re-read it and publish again", r.Spec.Name, current, expected)
-	case !exists && expected != 0:
-		return qlerror.New(qlerror.NotFound, "task %q (%s) does not exist; publish it with expected revision 0 to create it", r.Spec.Name, r.TaskID)
-	case !exists:
-		_, err := tx.ExecContext(ctx, qTaskInsert, r.TaskID, r.ProjectID, r.Spec.Name, now, now)
-		return nameTaken(err, "task", r.Spec.Name, r.ProjectID)
-	}
-	res, err := tx.ExecContext(ctx, qTaskAdvance, r.Spec.Name, r.Revision, now, r.TaskID, expected)
-	if err != nil {
-		return nameTaken(err, "task", r.Spec.Name, r.ProjectID)
-	}
-	return exactlyOne(res, qlerror.Conflict, "task %q moved past revision %d during the publish; re-read it and publish again", r.Spec.Name, expected)
 }
 
 func insertExecution(ctx context.Context, tx *txn, e task.Execution, now int64) error {

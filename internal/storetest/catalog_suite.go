@@ -27,6 +27,10 @@ func RunCatalog(t *testing.T, newFixture Factory) {
 		"NewTriggerGetsAnUninitialisedScheduleRow":          testNewTriggerScheduleRow,
 		"RepublishedTriggerResetsItsScheduleRow":            testRepublishResetsRow,
 		"StoredRevisionsReadBackWithTheirDigests":           testReadBack,
+		"FileWhoseLastObjectFailsPublishesNothing":          testFileIsAllOrNothing,
+		"TransactionWhoseLastItemFailsWritesNothing":        testTxIsAllOrNothing,
+		"EveryObjectOfAFileHasOnePublishTime":               testOnePublishTimePerFile,
+		"ReaderNeverSeesHalfAFile":                          testReaderNeverSeesHalfAFile,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -53,6 +53,11 @@ const (
 	ModeShell Mode = "shell"
 )
 
+// ReservedEnvPrefix starts the names of the variables the executor sets
+// for every attempt (QL_RUN_ID, QL_ATTEMPT_ID); a task's environment may not
+// use it, or a task could pass itself off as another run.
+const ReservedEnvPrefix = "QL_"
+
 // AllowedShells are the interpreters shell mode may name.
 var AllowedShells = []string{"/bin/sh", "/bin/bash"}
 
@@ -239,8 +244,8 @@ func validateEnv(env []EnvVar) error {
 	}
 	seen := make(map[string]bool, len(env))
 	for _, e := range env {
-		if !envNamePattern.MatchString(e.Name) {
-			return invalid("task.command.env: name %q must match [A-Za-z_][A-Za-z0-9_]*", e.Name)
+		if err := CheckEnvName(e.Name); err != nil {
+			return err
 		}
 		if seen[e.Name] {
 			return invalid("task.command.env.%s: defined twice", e.Name)
@@ -261,6 +266,17 @@ func validateEnv(env []EnvVar) error {
 		if strings.ContainsRune(e.Value, 0) {
 			return invalid("task.command.env.%s: value contains a NUL byte", e.Name)
 		}
+	}
+	return nil
+}
+
+// CheckEnvName checks the name of one environment variable of a task.
+func CheckEnvName(name string) error {
+	if !envNamePattern.MatchString(name) {
+		return invalid("task.command.env: name %q must match [A-Za-z_][A-Za-z0-9_]*", name)
+	}
+	if strings.HasPrefix(name, ReservedEnvPrefix) {
+		return invalid("task.command.env: name %q is reserved: QingLong sets the %s* variables (QL_RUN_ID, QL_ATTEMPT_ID) of every run; choose another name", name, ReservedEnvPrefix)
 	}
 	return nil
 }
