@@ -33,7 +33,7 @@ func Listen(addr string, h http.Handler) (*Server, error) {
 			Handler:           h,
 			ReadHeaderTimeout: 5 * time.Second,
 			ReadTimeout:       10 * time.Second,
-			WriteTimeout:      requestTimeout + 5*time.Second,
+			WriteTimeout:      DefaultRequestTimeout + 5*time.Second,
 			IdleTimeout:       time.Minute,
 		},
 		ln:   ln,
