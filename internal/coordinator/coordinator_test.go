@@ -3,13 +3,17 @@ package coordinator
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"go.uber.org/goleak"
 
+	"github.com/qinglong/qinglong/internal/availability"
 	"github.com/qinglong/qinglong/internal/loop"
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/schedule"
@@ -188,7 +192,7 @@ func TestRoundErrorsGoToTheSinkAndNeverStopTheLoop(t *testing.T) {
 	}
 }
 
-func TestUnavailableErrorLatchesTheReplicaForGood(t *testing.T) {
+func TestAfterALostConnectionTheCoordinatorTakesNoClaim(t *testing.T) {
 	t.Parallel()
 	lost := qlerror.Wrap(qlerror.Unavailable, errors.Join(schedule.ErrUnavailable, errors.New("read tcp: connection reset by peer")), "claiming schedule rows: the database is unavailable")
 	st := &fakeStore{backlog: 2, observed: t0 + 1, takeErr: func(call int) error {
@@ -204,12 +208,15 @@ func TestUnavailableErrorLatchesTheReplicaForGood(t *testing.T) {
 	if b.latch.Available() {
 		t.Fatal("replica still available after a lost connection")
 	}
-	// The database is back: rounds succeed again, readiness does not.
-	if _, err := b.coord.round(context.Background()); err != nil {
-		t.Fatal(err)
+	// The database answers again, but this activation is done: its rounds
+	// claim nothing until a fresh activation replaces it.
+	for range 3 {
+		if _, err := b.coord.round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if b.latch.Available() {
-		t.Fatal("replica flapped back to available")
+	if n := st.takeCount(); n != 1 || b.latch.Available() {
+		t.Fatalf("%d takes (want only the failed one), available %v", n, b.latch.Available())
 	}
 	if n := len(b.logs.records(t, CodeUnavailable)); n != 1 {
 		t.Fatalf("%d unavailable records, want exactly 1", n)
@@ -298,5 +305,43 @@ func TestTicketsAbandonedByAStopAreNotWarnings(t *testing.T) {
 	}
 	if !b.latch.Available() {
 		t.Fatal("a stop made the replica unavailable")
+	}
+}
+
+// failingCommits commits every ticket to one fixed failure.
+type failingCommits struct {
+	*fakeStore
+	res schedule.CommitResult
+	err error
+}
+
+func (s failingCommits) ScheduleCommit(context.Context, schedule.CommitParams) (schedule.CommitResult, error) {
+	return s.res, s.err
+}
+
+func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
+	t.Parallel()
+	pgErr := &pgconn.PgError{Code: "53200", Message: "out of shared memory", Hint: "You might need to increase max_pred_locks_per_transaction."}
+	st := failingCommits{fakeStore: &fakeStore{backlog: 1, observed: t0 + 1},
+		res: schedule.CommitResult{Outcome: schedule.Failed, Reason: "out_of_shared_memory"}, err: fmt.Errorf("commit of trigger x: %w", pgErr)}
+	logs := &logBuffer{}
+	c, err := New(Config{Owner: "replica-a"}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	recs := logs.records(t, CodeTicketFailed)
+	if len(recs) != 1 {
+		t.Fatalf("ticket records %v", recs)
+	}
+	r := recs[0]
+	if r["reason"] != "out_of_shared_memory" || r["sqlstate"] != "53200" || r["outcome"] != "failed" ||
+		r["error"] != "commit of the ticket ended failed (out_of_shared_memory)" {
+		t.Fatalf("ticket record %v; want the reason, the SQLSTATE and a coded message", r)
+	}
+	if strings.Contains(logs.String(), "uncoded") || strings.Contains(logs.String(), "max_pred_locks") {
+		t.Fatalf("the sink got uncoded or driver text: %s", logs)
 	}
 }
