@@ -16,9 +16,11 @@ import (
 	"github.com/qinglong/qinglong/internal/schedule"
 )
 
-// Backoff between failed activations: doubling from backoffFirst, never
-// longer than the scheduler's cadence nor backoffMax, so admissions resume
-// within about one cadence of the database answering again.
+// Backoff between failed activations: doubling from backoffFirst up to a
+// quarter of the scheduler's cadence (never above backoffMax), so that once
+// the database answers again the next attempt comes soon enough for
+// admissions to resume within one cadence, activation included. A failed
+// attempt costs one refused connection, so the short cap is cheap.
 const (
 	backoffFirst = 100 * time.Millisecond
 	backoffMax   = 5 * time.Second
@@ -131,7 +133,7 @@ func (r *replica) supervise(ctx context.Context) error {
 
 // backoff is the wait after the attempt-th failed activation in a row.
 func (r *replica) backoff(attempt int) time.Duration {
-	limit := min(r.s.Coordinator.Cadence, backoffMax)
+	limit := min(max(r.s.Coordinator.Cadence/4, backoffFirst), backoffMax)
 	d := backoffFirst
 	for i := 1; i < attempt && d < limit; i++ {
 		d *= 2

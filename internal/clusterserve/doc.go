@@ -15,8 +15,9 @@
 //
 // An activation that fails for a reason a retry may cure (the server
 // unreachable, restarting or short of resources, a backend terminated, a
-// lock or statement timeout) is retried with a doubling backoff capped at
-// the cadence (at most 5 s); /readyz says "starting" meanwhile. One no
+// lock or statement timeout) is retried with a doubling backoff from 100 ms
+// capped at a quarter of the cadence (at most 5 s); /readyz says "starting"
+// meanwhile. One no
 // retry can cure (the URL, TLS or password, a missing or drifted schema,
 // privileges) stops the process with exit 1, naming the readiness code.
 //
