@@ -72,7 +72,8 @@ func (a *api) get(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // admitted refuses API requests while the replica is not ready: before
-// admission opens, while draining, and for good once the database is lost.
+// admission opens, while draining, and from a lost database until a fresh
+// activation has completed.
 func (a *api) admitted(h func(context.Context, *http.Request) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if ok, reason := a.Ready(); !ok {
