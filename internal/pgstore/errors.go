@@ -162,14 +162,18 @@ func StateCode(err error) string {
 	case strings.HasPrefix(s, "42"):
 		return "schema_error"
 	}
-	return "database_error"
+	return codeDatabaseError
 }
+
+// codeDatabaseError is StateCode's code for a SQLSTATE of no class it names.
+const codeDatabaseError = "database_error"
 
 // writeReason is the commit outcome's reason for a failure that is neither
 // a lost connection, a cancellation nor an idempotency conflict: the
-// SQLSTATE's stable code when the server reported one.
+// SQLSTATE's stable code when it names a class an operator acts on
+// (resources, timeouts, operator intervention...), write_failed otherwise.
 func writeReason(err error) string {
-	if code := StateCode(err); code != "" {
+	if code := StateCode(err); code != "" && code != codeDatabaseError {
 		return code
 	}
 	return reasonWriteFailed

@@ -162,7 +162,7 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 		{"25P03", "idle_in_transaction_timeout", schedule.Failed},
 		{"40001", "serialization_retries_exhausted", schedule.Failed},
 		{"40P01", "serialization_retries_exhausted", schedule.Failed},
-		{"XX000", "database_error", schedule.Failed},
+		{"XX000", "write_failed", schedule.Failed},
 		{"08006", "connection_lost", schedule.Unavailable},
 		{"57P01", "connection_lost", schedule.Unavailable},
 	} {
@@ -173,6 +173,9 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 		}
 		if lost := errors.Is(err, schedule.ErrUnavailable); lost != (c.outcome == schedule.Unavailable) {
 			t.Errorf("SQLSTATE %s: wraps ErrUnavailable %v", c.state, lost)
+		}
+		if c.state == "XX000" && StateCode(err) != codeDatabaseError {
+			t.Errorf("SQLSTATE XX000: state code %q, want %q", StateCode(err), codeDatabaseError)
 		}
 		if !Transient(err) != (c.state == "XX000") {
 			t.Errorf("SQLSTATE %s: transient %v", c.state, Transient(err))
