@@ -321,27 +321,37 @@ func (s failingCommits) ScheduleCommit(context.Context, schedule.CommitParams) (
 
 func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
 	t.Parallel()
-	pgErr := &pgconn.PgError{Code: "53200", Message: "out of shared memory", Hint: "You might need to increase max_pred_locks_per_transaction."}
-	st := failingCommits{fakeStore: &fakeStore{backlog: 1, observed: t0 + 1},
-		res: schedule.CommitResult{Outcome: schedule.Failed, Reason: "out_of_shared_memory"}, err: fmt.Errorf("commit of trigger x: %w", pgErr)}
-	logs := &logBuffer{}
-	c, err := New(Config{Owner: "replica-a"}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Round(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	recs := logs.records(t, CodeTicketFailed)
-	if len(recs) != 1 {
-		t.Fatalf("ticket records %v", recs)
-	}
-	r := recs[0]
-	if r["reason"] != "out_of_shared_memory" || r["sqlstate"] != "53200" || r["outcome"] != "failed" ||
-		r["error"] != "commit of the ticket ended failed (out_of_shared_memory)" {
-		t.Fatalf("ticket record %v; want the reason, the SQLSTATE and a coded message", r)
-	}
-	if strings.Contains(logs.String(), "uncoded") || strings.Contains(logs.String(), "max_pred_locks") {
-		t.Fatalf("the sink got uncoded or driver text: %s", logs)
+	for _, c := range []struct {
+		state, reason, errorCode string
+		outcome                  schedule.Outcome
+		wrap                     func(error) error
+	}{
+		{"53200", "out_of_shared_memory", "internal", schedule.Failed, func(err error) error { return fmt.Errorf("commit of trigger x: %w", err) }},
+		{"57P01", "connection_lost", "unavailable", schedule.Unavailable, func(err error) error {
+			return fmt.Errorf("%w (connection_lost): %w", schedule.ErrUnavailable, err)
+		}},
+	} {
+		pgErr := &pgconn.PgError{Code: c.state, Message: "server text", Hint: "You might need to increase max_pred_locks_per_transaction."}
+		st := failingCommits{fakeStore: &fakeStore{backlog: 1, observed: t0 + 1},
+			res: schedule.CommitResult{Outcome: c.outcome, Reason: c.reason}, err: c.wrap(pgErr)}
+		logs := &logBuffer{}
+		co, err := New(Config{Owner: "replica-a"}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := co.Round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		recs := logs.records(t, CodeTicketFailed)
+		if len(recs) != 1 {
+			t.Fatalf("%s: ticket records %v", c.state, recs)
+		}
+		r := recs[0]
+		if r["reason"] != c.reason || r["sqlstate"] != c.state || r["outcome"] != string(c.outcome) || r["error_code"] != c.errorCode {
+			t.Fatalf("%s: ticket record %v; want reason %s, the SQLSTATE and error code %s", c.state, r, c.reason, c.errorCode)
+		}
+		if strings.Contains(logs.String(), "uncoded") || strings.Contains(logs.String(), "max_pred_locks") || strings.Contains(logs.String(), "server text") {
+			t.Fatalf("%s: the sink got uncoded or driver text: %s", c.state, logs)
+		}
 	}
 }

@@ -26,7 +26,13 @@ const (
 // code and the adapter's own message, but never the wrapped driver error,
 // whose text can carry SQL parameters or server detail.
 func errorAttrs(err error) []any {
-	attrs := []any{slog.String("error_code", string(qlerror.CodeOf(err)))}
+	code := qlerror.CodeOf(err)
+	var qe *qlerror.Error
+	if !errors.As(err, &qe) && errors.Is(err, schedule.ErrUnavailable) {
+		// The commit path reports a lost connection without a coded error.
+		code = qlerror.Unavailable
+	}
+	attrs := []any{slog.String("error_code", string(code))}
 	var te *schedule.TicketError
 	if errors.As(err, &te) {
 		attrs = append(attrs, slog.String("trigger_id", te.TriggerID), slog.String("outcome", string(te.Outcome)))
