@@ -1,10 +1,14 @@
-// Package availability holds the replica's database-availability latch.
+// Package availability holds the database-availability latch of one
+// activation of a cluster replica.
 //
-// A cluster replica that has seen its database connection fail must not
-// report itself ready again on its own: a pool that quietly reconnects could
-// make /readyz flap while the operator is still looking at the outage. So the
-// latch only ever moves one way, available → unavailable, and a restart is
-// the only way back.
+// An activation is one pass of pool → readiness → startup recovery →
+// scheduler over a fresh connection pool. Once it has seen its database
+// connection fail, nothing it holds can be trusted to say what the
+// database saw last (an admission's outcome may be unknown, a pool may
+// quietly reconnect), so its latch only ever moves one way, available →
+// unavailable. The replica's owner waits on Lost, stops that activation
+// and builds a fresh one with a latch of its own; readiness reports the
+// replica ready only through a live activation whose latch still holds.
 package availability
 
 import (
@@ -14,13 +18,15 @@ import (
 	"github.com/qinglong/qinglong/internal/schedule"
 )
 
-// Latch records the first database-unavailable error a replica observes.
+// Latch records the first database-unavailable error an activation
+// observes.
 type Latch struct {
-	lost atomic.Bool
+	lost     atomic.Bool
+	lostChan chan struct{}
 }
 
 // New returns an available latch.
-func New() *Latch { return &Latch{} }
+func New() *Latch { return &Latch{lostChan: make(chan struct{})} }
 
 // Observe trips the latch when err wraps schedule.ErrUnavailable. It reports
 // whether this call tripped it, so the caller logs the transition once.
@@ -28,8 +34,15 @@ func (l *Latch) Observe(err error) (tripped bool) {
 	if err == nil || !errors.Is(err, schedule.ErrUnavailable) {
 		return false
 	}
-	return l.lost.CompareAndSwap(false, true)
+	if !l.lost.CompareAndSwap(false, true) {
+		return false
+	}
+	close(l.lostChan)
+	return true
 }
 
 // Available reports whether no unavailable error has been observed.
 func (l *Latch) Available() bool { return !l.lost.Load() }
+
+// Lost is closed when the latch trips.
+func (l *Latch) Lost() <-chan struct{} { return l.lostChan }

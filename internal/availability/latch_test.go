@@ -28,6 +28,11 @@ func TestLatchTripsOnlyOnUnavailableErrors(t *testing.T) {
 		t.Fatal("latch unavailable without an unavailable error")
 	}
 	wrapped := qlerror.Wrap(qlerror.Unavailable, fmt.Errorf("claim: %w", schedule.ErrUnavailable), "claiming")
+	select {
+	case <-l.Lost():
+		t.Fatal("Lost closed without an unavailable error")
+	default:
+	}
 	if !l.Observe(wrapped) {
 		t.Fatal("first unavailable error did not report the trip")
 	}
@@ -58,6 +63,11 @@ func TestLatchNeverFlapsBack(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d observers reported the trip, want exactly 1", n)
+	}
+	select {
+	case <-l.Lost():
+	default:
+		t.Fatal("Lost not closed after the trip")
 	}
 	l.Observe(nil)
 	l.Observe(errors.New("later success path"))

@@ -2,6 +2,9 @@ package clusterserve
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/url"
 	"slices"
 	"syscall"
 	"testing"
@@ -9,6 +12,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/clustertest"
 	"github.com/qinglong/qinglong/internal/coordinator"
+	"github.com/qinglong/qinglong/internal/pgstore"
 )
 
 func logTime(t *testing.T, rec map[string]any) time.Time {
@@ -93,5 +97,37 @@ func TestSIGTERMDrainsWithinTheStopTimeoutAndStartsNoRoundAfterAdmissionCloses(t
 	// for another replica to take over; nothing of that round was written.
 	if n := env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE claim_owner = 'replica-d'`); n == 0 {
 		t.Fatal("no claim of the abandoned round is left: the round was not in flight")
+	}
+}
+
+func TestSIGTERMMidBackoffStopsPromptlyAndCleanly(t *testing.T) {
+	t.Parallel()
+	const stopTimeout = time.Second
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	// Nothing listens where this URL points: every activation fails on
+	// the network, which a retry may cure, so the replica keeps backing off.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(env.URL(pgstore.RoleRuntime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = ln.Addr().String()
+	ln.Close()
+	r := startReplica(t, bin, env, "replica-b", "--database-url", u.String(), "--stop-timeout", stopTimeout.String())
+	eventually(t, 10*time.Second, "a few failed activations", func() bool { return len(r.logs.withCode(CodeActivationFailed)) >= 3 })
+	if code, reason := r.readyz(t); code != http.StatusServiceUnavailable || reason != ReasonStarting {
+		t.Fatalf("readyz %d %q while the first activation is retried", code, reason)
+	}
+	took := r.signal(t, syscall.SIGTERM, stopTimeout+5*time.Second)
+	if code := r.cmd.ProcessState.ExitCode(); code != 0 || took > stopTimeout+time.Second {
+		t.Fatalf("exit %d after %s; want 0 within the stop timeout %s:\n%s", code, took, stopTimeout, r.logs)
+	}
+	codes := r.logs.codes()
+	if closed, stopped := slices.Index(codes, CodeAdmissionClosed), slices.Index(codes, CodeStopped); closed < 0 || stopped < closed {
+		t.Fatalf("stop order admission_closed=%d serve.stopped=%d:\n%s", closed, stopped, r.logs)
 	}
 }

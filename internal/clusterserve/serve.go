@@ -3,28 +3,29 @@ package clusterserve
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/qinglong/qinglong/internal/availability"
 	"github.com/qinglong/qinglong/internal/cli"
-	"github.com/qinglong/qinglong/internal/coordinator"
 	"github.com/qinglong/qinglong/internal/httpapi"
 	"github.com/qinglong/qinglong/internal/pgstore"
-	"github.com/qinglong/qinglong/internal/recovery"
 )
 
 // Diagnostic codes of the composition root.
 const (
-	CodeListening       = "serve.http_listening"
-	CodeReady           = "serve.ready"
-	CodeNotReady        = "serve.database_not_ready"
-	CodeAdmissionClosed = "serve.admission_closed"
-	CodeStopped         = "serve.stopped"
-	CodeUnavailable     = "serve.database_unavailable"
+	CodeListening        = "serve.http_listening"
+	CodeActivating       = "serve.activating"
+	CodeDatabaseReady    = "serve.database_ready"
+	CodeReady            = "serve.ready"
+	CodeNotReady         = "serve.database_not_ready"
+	CodeActivationFailed = "serve.activation_failed"
+	CodeActivationFatal  = "serve.activation_fatal"
+	CodeUnavailable      = "serve.database_unavailable"
+	CodeDeactivated      = "serve.deactivated"
+	CodeAdmissionClosed  = "serve.admission_closed"
+	CodeStopped          = "serve.stopped"
 )
 
 // Serve is the cli.ServeFunc of the cluster profile. It returns nil after a
@@ -40,87 +41,73 @@ func Serve(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
 
 // replica is what a started replica holds, for the ordered stop.
 type replica struct {
-	log   *slog.Logger
-	rt    *pgstore.Runtime
-	http  *httpapi.Server
-	coord *coordinator.Coordinator
-	adm   *admission
+	s    settings
+	log  *slog.Logger
+	http *httpapi.Server
+	adm  *admission
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
-	latch := availability.New()
-	r := &replica{log: log, adm: &admission{latch: latch}}
-	if err := r.start(ctx, s, latch); err != nil && ctx.Err() == nil {
-		// Startup failed: release what started; the startup error is the
-		// one worth reporting.
-		_ = r.stop(s.Coordinator.StopTimeout)
+	r := &replica{s: s, log: log, adm: &admission{}}
+	// The stop is bounded from the signal, whatever phase it lands in
+	// (a lost activation being stopped, a backoff, an activation step).
+	signalled := make(chan time.Time, 1)
+	stopWatch := context.AfterFunc(ctx, func() { signalled <- time.Now() })
+	defer stopWatch()
+	err := r.listen()
+	if err == nil {
+		err = r.supervise(ctx)
+	}
+	if err != nil && ctx.Err() == nil {
+		// Startup failed for good: release what started; the startup
+		// error is the one worth reporting.
+		_ = r.stop(time.Now().Add(s.Coordinator.StopTimeout))
 		return err
 	}
-	// Running, or a signal interrupted startup: either way a clean stop.
-	<-ctx.Done()
-	return r.stop(s.Coordinator.StopTimeout)
+	return r.stop((<-signalled).Add(s.Coordinator.StopTimeout))
 }
 
-func (r *replica) start(ctx context.Context, s settings, latch *availability.Latch) error {
-	rt, err := pgstore.OpenRuntime(ctx, s.DatabaseURL, pgstore.RuntimeConfig{Owner: s.Coordinator.Owner, Lease: s.Coordinator.Lease, RolePrefix: s.RolePrefix})
-	if err != nil {
-		return err
-	}
-	r.rt = rt
-	r.http, err = httpapi.Listen(s.HTTPAddr, httpapi.NewHandler(httpapi.Config{
-		Runs: rt, Triggers: rt, Ready: r.adm.ready, Log: r.log, Observe: r.observe(latch),
+// listen binds HTTP before any database work, so /livez answers and
+// /readyz says "starting" while the first activation is retried.
+func (r *replica) listen() error {
+	live := liveReaders{adm: r.adm}
+	var err error
+	r.http, err = httpapi.Listen(r.s.HTTPAddr, httpapi.NewHandler(httpapi.Config{
+		Runs: live, Triggers: live, Ready: r.adm.ready, Log: r.log, Observe: r.observe,
 	}))
 	if err != nil {
 		return err
 	}
 	r.log.Info("HTTP listening; not ready until startup completes", slog.String("code", CodeListening), slog.String("addr", r.http.Addr()))
-	if err := rt.Ready(ctx); err != nil {
-		r.log.Error("database not ready", slog.String("code", CodeNotReady), slog.String("error", readinessMessage(err)))
-		return err
-	}
-	if _, err := (recovery.Gate{Source: rt, PageSize: recovery.MaxPageSize, Log: r.log}).Run(ctx); err != nil {
-		return fmt.Errorf("startup recovery did not converge: %w", err)
-	}
-	r.coord, err = coordinator.New(s.Coordinator, rt, r.log, latch)
-	if err != nil {
-		return err
-	}
-	if err := r.coord.Start(ctx); err != nil {
-		return err
-	}
-	r.adm.open()
-	r.log.Info("replica ready: admission open", slog.String("code", CodeReady))
 	return nil
 }
 
-// observe latches the replica unavailable when an API request finds the
-// database gone.
-func (r *replica) observe(latch *availability.Latch) func(error) {
-	return func(err error) {
-		if latch.Observe(err) {
-			r.log.Error("database connection lost; this replica stays unavailable until it is restarted", slog.String("code", CodeUnavailable))
-		}
+// observe trips the live activation's latch when an API request finds the
+// database gone; the supervisor then replaces that activation.
+func (r *replica) observe(err error) {
+	if act := r.adm.current(); act != nil && act.latch.Observe(err) {
+		r.log.Error("database connection lost; this replica stops scheduling until a fresh activation succeeds", slog.String("code", CodeUnavailable))
 	}
 }
 
 // stop closes admission, drains the scheduler, shuts HTTP down and closes
-// the pool, all within timeout. It returns the scheduler's drain-timeout
+// the pool, all by deadline. It returns the scheduler's drain-timeout
 // error, if any.
-func (r *replica) stop(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+func (r *replica) stop(deadline time.Time) error {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	r.adm.close()
 	r.log.Info("admission closed; draining", slog.String("code", CodeAdmissionClosed))
 	var errs []error
-	if r.coord != nil {
-		errs = append(errs, r.coord.Stop(ctx))
+	act := r.adm.current()
+	if act != nil {
+		errs = append(errs, act.coord.Stop(ctx))
 	}
 	if r.http != nil {
 		errs = append(errs, r.http.Shutdown(ctx))
 	}
-	if r.rt != nil {
-		errs = append(errs, closeWithin(ctx, r.rt.Close))
+	if act != nil {
+		errs = append(errs, closeWithin(ctx, act.rt.Close))
 	}
 	err := errors.Join(errs...)
 	if err != nil {

@@ -134,32 +134,30 @@ func TestDefaultReplicaIDIsHostAndPidInTheOwnerShape(t *testing.T) {
 	}
 }
 
-func TestAdmissionOnlyMovesForwardAndTheLatchWins(t *testing.T) {
+func TestAdmissionFollowsTheLiveActivationAndDrainingWins(t *testing.T) {
 	t.Parallel()
-	latch := availability.New()
-	a := &admission{latch: latch}
+	a := &admission{}
+	first := &activation{latch: availability.New()}
+	second := &activation{latch: availability.New()}
 	steps := []struct {
 		do     func()
 		ready  bool
 		reason string
 	}{
 		{func() {}, false, ReasonStarting},
-		{a.open, true, ""},
+		{func() { a.open(first) }, true, ""},
+		// The loss shows at once, before the supervisor reacts.
+		{func() { first.latch.Observe(schedule.ErrUnavailable) }, false, ReasonDatabaseUnavailable},
+		{a.withdraw, false, ReasonDatabaseUnavailable},
+		{func() { a.open(second) }, true, ""},
 		{a.close, false, ReasonDraining},
-		{a.open, false, ReasonDraining},
-		{func() { latch.Observe(schedule.ErrUnavailable) }, false, ReasonDatabaseUnavailable},
+		{func() { a.open(first) }, false, ReasonDraining},
 	}
 	for i, s := range steps {
 		s.do()
 		if ok, reason := a.ready(); ok != s.ready || reason != s.reason {
 			t.Fatalf("step %d: ready %v %q, want %v %q", i, ok, reason, s.ready, s.reason)
 		}
-	}
-	b := &admission{latch: availability.New()}
-	b.open()
-	b.latch.Observe(schedule.ErrUnavailable)
-	if ok, reason := b.ready(); ok || reason != ReasonDatabaseUnavailable {
-		t.Fatalf("open but latched: %v %q", ok, reason)
 	}
 }
 

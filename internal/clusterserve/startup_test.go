@@ -3,6 +3,7 @@ package clusterserve
 import (
 	"context"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -163,5 +164,61 @@ func TestTheDatabaseURLsTLSSettingsAreHonoured(t *testing.T) {
 	}
 	if strings.Contains(out, "test-password-") {
 		t.Fatalf("the connection password was printed:\n%s", out)
+	}
+}
+
+func TestATransientFailureDuringStartupRecoveryIsRetried(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("retry", 1, clustertest.QuietCron()))
+	env.MakeDue(t, 1000)
+	rt := env.Runtime(t, "seeder", 30*time.Second)
+	if sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 1 {
+		t.Fatalf("seeding round %v %v", sum.Counts, err)
+	}
+	// Enough unfinished Runs (held candidates: they have no Attempt) that
+	// startup recovery is still scanning when its backend is terminated.
+	env.Exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			idempotency_key || '-' || g, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms
+		FROM qinglong.runs, generate_series(1, 10000) g`)
+
+	r := startReplica(t, bin, env, "replica-t")
+	r.await(t, CodeDatabaseReady, 30*time.Second)
+	terminateBackends(t, env, "replica-t")
+	failed := r.await(t, CodeActivationFailed, 30*time.Second)
+	if failed["step"] != "recovery" || failed["db_code"] != "connection_lost" {
+		t.Fatalf("activation failure %v; want step recovery, db_code connection_lost:\n%s", failed, r.logs)
+	}
+	if code, reason := r.readyz(t); code != http.StatusServiceUnavailable || reason != ReasonStarting {
+		t.Fatalf("readyz %d %q while startup is retried", code, reason)
+	}
+	r.await(t, CodeReady, 60*time.Second)
+	if code, _ := r.readyz(t); code != http.StatusOK {
+		t.Fatalf("readyz %d after the retried startup", code)
+	}
+	if n := len(r.logs.withCode(recovery.CodeConverged)); n != 1 {
+		t.Fatalf("recovery converged %d times, want once (after the retry):\n%s", n, r.logs)
+	}
+	r.signal(t, syscall.SIGTERM, 15*time.Second)
+	if code := r.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d after SIGTERM:\n%s", code, r.logs)
+	}
+}
+
+func TestAWrongSchemaStillStopsStartup(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	env.Exec(t, `ALTER TABLE qinglong.runs ADD COLUMN added_by_hand int`)
+	code, out := runQL(t, bin, nil, "serve", "--profile", "cluster", "--database-url", env.URL(pgstore.RoleRuntime),
+		"--role-prefix", env.Prefix, "--http-addr", "127.0.0.1:0", "--replica-id", "r-schema")
+	if code != 1 || !strings.Contains(out, pgstore.CodeSchemaDrift) || !strings.Contains(out, CodeNotReady) {
+		t.Fatalf("exit %d:\n%s\nwant exit 1 naming %s", code, out, pgstore.CodeSchemaDrift)
+	}
+	if strings.Contains(out, CodeActivationFailed) {
+		t.Fatalf("a wrong schema was retried as if transient:\n%s", out)
 	}
 }

@@ -37,10 +37,22 @@ type Env struct {
 	once  sync.Once
 }
 
-// New migrates a fresh database and installs the four roles.
+// New migrates a fresh database on the shared server and installs the
+// four roles.
 func New(t testing.TB) *Env {
 	t.Helper()
-	db := pgtest.NewDatabase(t)
+	return newOn(t, pgtest.NewDatabase(t))
+}
+
+// NewOn is New on a server of the test's own, for tests that stop or
+// restart it.
+func NewOn(t testing.TB, srv *pgtest.Srv) *Env {
+	t.Helper()
+	return newOn(t, srv.NewDatabase(t))
+}
+
+func newOn(t testing.TB, db *pgtest.Database) *Env {
+	t.Helper()
 	b := make([]byte, 4)
 	if _, err := rand.Read(b); err != nil {
 		t.Fatal(err)

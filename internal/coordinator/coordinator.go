@@ -97,6 +97,12 @@ func (c *Coordinator) Round(ctx context.Context) (schedule.Summary, error) {
 }
 
 func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
+	// A replica that lost its database takes no claim from then on: its
+	// owner stops this coordinator and activates a fresh one, and until it
+	// has, readiness says the replica is not working.
+	if !c.latch.Available() {
+		return false, nil
+	}
 	sum, err := c.Round(ctx)
 	if err != nil {
 		c.observe(err)
@@ -111,7 +117,7 @@ func (c *Coordinator) roundFailed(err error) {
 
 func (c *Coordinator) observe(err error) {
 	if c.latch.Observe(err) {
-		c.log.Error("database connection lost; this replica stays unavailable until it is restarted",
+		c.log.Error("database connection lost; this replica stops scheduling until a fresh activation succeeds",
 			append([]any{slog.String("code", CodeUnavailable), slog.String("owner", c.cfg.Owner)}, errorAttrs(err)...)...)
 	}
 }

@@ -3,13 +3,17 @@ package coordinator
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"go.uber.org/goleak"
 
+	"github.com/qinglong/qinglong/internal/availability"
 	"github.com/qinglong/qinglong/internal/loop"
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/schedule"
@@ -188,7 +192,7 @@ func TestRoundErrorsGoToTheSinkAndNeverStopTheLoop(t *testing.T) {
 	}
 }
 
-func TestUnavailableErrorLatchesTheReplicaForGood(t *testing.T) {
+func TestAfterALostConnectionTheCoordinatorTakesNoClaim(t *testing.T) {
 	t.Parallel()
 	lost := qlerror.Wrap(qlerror.Unavailable, errors.Join(schedule.ErrUnavailable, errors.New("read tcp: connection reset by peer")), "claiming schedule rows: the database is unavailable")
 	st := &fakeStore{backlog: 2, observed: t0 + 1, takeErr: func(call int) error {
@@ -204,12 +208,15 @@ func TestUnavailableErrorLatchesTheReplicaForGood(t *testing.T) {
 	if b.latch.Available() {
 		t.Fatal("replica still available after a lost connection")
 	}
-	// The database is back: rounds succeed again, readiness does not.
-	if _, err := b.coord.round(context.Background()); err != nil {
-		t.Fatal(err)
+	// The database answers again, but this activation is done: its rounds
+	// claim nothing until a fresh activation replaces it.
+	for range 3 {
+		if _, err := b.coord.round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if b.latch.Available() {
-		t.Fatal("replica flapped back to available")
+	if n := st.takeCount(); n != 1 || b.latch.Available() {
+		t.Fatalf("%d takes (want only the failed one), available %v", n, b.latch.Available())
 	}
 	if n := len(b.logs.records(t, CodeUnavailable)); n != 1 {
 		t.Fatalf("%d unavailable records, want exactly 1", n)
@@ -298,5 +305,53 @@ func TestTicketsAbandonedByAStopAreNotWarnings(t *testing.T) {
 	}
 	if !b.latch.Available() {
 		t.Fatal("a stop made the replica unavailable")
+	}
+}
+
+// failingCommits commits every ticket to one fixed failure.
+type failingCommits struct {
+	*fakeStore
+	res schedule.CommitResult
+	err error
+}
+
+func (s failingCommits) ScheduleCommit(context.Context, schedule.CommitParams) (schedule.CommitResult, error) {
+	return s.res, s.err
+}
+
+func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		state, reason, errorCode string
+		outcome                  schedule.Outcome
+		wrap                     func(error) error
+	}{
+		{"53200", "out_of_shared_memory", "internal", schedule.Failed, func(err error) error { return fmt.Errorf("commit of trigger x: %w", err) }},
+		{"57P01", "connection_lost", "unavailable", schedule.Unavailable, func(err error) error {
+			return fmt.Errorf("%w (connection_lost): %w", schedule.ErrUnavailable, err)
+		}},
+	} {
+		pgErr := &pgconn.PgError{Code: c.state, Message: "server text", Hint: "You might need to increase max_pred_locks_per_transaction."}
+		st := failingCommits{fakeStore: &fakeStore{backlog: 1, observed: t0 + 1},
+			res: schedule.CommitResult{Outcome: c.outcome, Reason: c.reason}, err: c.wrap(pgErr)}
+		logs := &logBuffer{}
+		co, err := New(Config{Owner: "replica-a"}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := co.Round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		recs := logs.records(t, CodeTicketFailed)
+		if len(recs) != 1 {
+			t.Fatalf("%s: ticket records %v", c.state, recs)
+		}
+		r := recs[0]
+		if r["reason"] != c.reason || r["sqlstate"] != c.state || r["outcome"] != string(c.outcome) || r["error_code"] != c.errorCode {
+			t.Fatalf("%s: ticket record %v; want reason %s, the SQLSTATE and error code %s", c.state, r, c.reason, c.errorCode)
+		}
+		if strings.Contains(logs.String(), "uncoded") || strings.Contains(logs.String(), "max_pred_locks") || strings.Contains(logs.String(), "server text") {
+			t.Fatalf("%s: the sink got uncoded or driver text: %s", c.state, logs)
+		}
 	}
 }

@@ -26,7 +26,13 @@ const (
 // code and the adapter's own message, but never the wrapped driver error,
 // whose text can carry SQL parameters or server detail.
 func errorAttrs(err error) []any {
-	attrs := []any{slog.String("error_code", string(qlerror.CodeOf(err)))}
+	code := qlerror.CodeOf(err)
+	var qe *qlerror.Error
+	if !errors.As(err, &qe) && errors.Is(err, schedule.ErrUnavailable) {
+		// The commit path reports a lost connection without a coded error.
+		code = qlerror.Unavailable
+	}
+	attrs := []any{slog.String("error_code", string(code))}
 	var te *schedule.TicketError
 	if errors.As(err, &te) {
 		attrs = append(attrs, slog.String("trigger_id", te.TriggerID), slog.String("outcome", string(te.Outcome)))
@@ -34,11 +40,20 @@ func errorAttrs(err error) []any {
 			attrs = append(attrs, slog.String("reason", te.Reason))
 		}
 	}
+	var st sqlStater
+	if errors.As(err, &st) {
+		attrs = append(attrs, slog.String("sqlstate", st.SQLState()))
+	}
 	return append(attrs, slog.String("error", safeMessage(err)))
 }
 
+// sqlStater is what a database error reports: its SQLSTATE, a stable code
+// PostgreSQL documents, safe to log where the server's message is not.
+type sqlStater interface{ SQLState() string }
+
 func safeMessage(err error) string {
 	var qe *qlerror.Error
+	var te *schedule.TicketError
 	switch {
 	case errors.As(err, &qe):
 		return qe.Msg
@@ -46,6 +61,14 @@ func safeMessage(err error) string {
 		return "interrupted"
 	case errors.Is(err, schedule.ErrUnavailable):
 		return schedule.ErrUnavailable.Error()
+	case errors.As(err, &te):
+		// The store's own error is uncoded driver text; the ticket's outcome
+		// and reason (logged beside this) say what happened.
+		msg := "commit of the ticket ended " + string(te.Outcome)
+		if te.Reason != "" {
+			msg += " (" + te.Reason + ")"
+		}
+		return msg
 	}
 	return fmt.Sprintf("uncoded %T", err)
 }

@@ -20,5 +20,7 @@
 //     codes, no SQL parameters, command text or secrets) without stopping
 //     the loop;
 //   - the first error that wraps schedule.ErrUnavailable trips the
-//     replica's availability latch, for good.
+//     availability latch of this activation, and from then on no round
+//     claims anything: the replica's owner stops this coordinator and
+//     starts a fresh one on a fresh pool once the database answers again.
 package coordinator

@@ -125,8 +125,8 @@ func TestSoakReplicaKillsAndBackendTerminationsNeverDuplicateOrStallAnOccurrence
 	f := readSoakFacts(t, super, fromMs, toMs)
 	t.Logf("gate figures: PostgreSQL %s; %d replicas, %d triggers (%q), lease %v, cadence %v; faults for %v (%s → %s)",
 		srv.Version(), soakReplicas, soakTriggers, soakCron, soakLease, soakCadence, duration, fmtMs(fromMs), fmtMs(toMs))
-	t.Logf("gate figures: %d SIGKILLs (each confirmed by wait status), %d pg_terminate_backend (each confirmed gone; %d of a busy backend), %d restarts of replicas that turned unavailable, longest time with no ready replica %v",
-		s.kills, s.terminations, s.busyTerminations, s.unavailableRestarts, s.longestNoneReady)
+	t.Logf("gate figures: %d SIGKILLs (each confirmed by wait status), %d pg_terminate_backend (each confirmed gone; %d of a busy backend), %d re-activations of replicas that turned unavailable (in-process, no restart), longest time with no ready replica %v",
+		s.kills, s.terminations, s.busyTerminations, s.reactivations, s.longestNoneReady)
 	f.report(t)
 	if s.kills == 0 || s.terminations == 0 {
 		t.Errorf("faults injected: %d kills, %d terminations; want both", s.kills, s.terminations)
@@ -151,18 +151,20 @@ type soak struct {
 	logDir string
 	slots  []*slot
 
-	kills, terminations, busyTerminations, unavailableRestarts int
-	longestNoneReady                                           time.Duration
+	kills, terminations, busyTerminations, reactivations int
+	longestNoneReady                                     time.Duration
 }
 
 // slot is one replica position; its process is replaced on restart, its
 // id (claim owner) and HTTP address are kept.
 type slot struct {
-	id, addr    string
-	proc        *qlProcess
-	startedAt   time.Time
-	ready       bool // this process has answered /readyz 200
-	incarnation int
+	id, addr string
+	proc     *qlProcess
+	// waitingSince is when the replica last started or lost its
+	// database: it must be ready within readyWithin of it.
+	waitingSince time.Time
+	ready        bool // this process has answered /readyz 200 since then
+	incarnation  int
 }
 
 func (s *soak) start(sl *slot) {
@@ -186,7 +188,7 @@ func (s *soak) start(sl *slot) {
 	if err != nil {
 		s.t.Fatalf("starting replica %s: %v", sl.id, err)
 	}
-	sl.proc, sl.startedAt, sl.ready = p, time.Now(), false
+	sl.proc, sl.waitingSince, sl.ready = p, time.Now(), false
 }
 
 // inheritedEnv is our environment without QL_* and PG* variables, so a
@@ -226,8 +228,9 @@ func (s *soak) run(d time.Duration) {
 
 // supervise probes every replica and reports whether any is ready. A
 // process that exited by itself fails the gate; one that turned
-// unavailable after being ready is restarted (it stays unavailable until
-// restarted, by design); one that is not ready in time fails the gate.
+// unavailable after being ready lost its database and must re-activate by
+// itself, in the same process; one that is not ready in time, after
+// starting or after such a loss, fails the gate.
 func (s *soak) supervise() (anyReady bool) {
 	s.t.Helper()
 	for _, sl := range s.slots {
@@ -239,13 +242,10 @@ func (s *soak) supervise() (anyReady bool) {
 			sl.ready = true
 			anyReady = true
 		case code == http.StatusServiceUnavailable && sl.ready:
-			if err := sl.proc.terminate(); err != nil {
-				s.t.Fatalf("restarting unavailable replica %s: %v\n%s", sl.id, err, logTail(sl.proc.logPath, 20))
-			}
-			s.unavailableRestarts++
-			s.start(sl)
-		case !sl.ready && time.Since(sl.startedAt) > readyWithin:
-			s.t.Fatalf("replica %s not ready %v after starting (last /readyz %d)\n%s", sl.id, readyWithin, code, logTail(sl.proc.logPath, 20))
+			sl.ready, sl.waitingSince = false, time.Now()
+			s.reactivations++
+		case !sl.ready && time.Since(sl.waitingSince) > readyWithin:
+			s.t.Fatalf("replica %s not ready %v after starting or losing its database (last /readyz %d)\n%s", sl.id, readyWithin, code, logTail(sl.proc.logPath, 20))
 		}
 	}
 	return anyReady

@@ -23,6 +23,8 @@ func statusOf(code qlerror.Code) int {
 		return http.StatusConflict
 	case qlerror.Unavailable:
 		return http.StatusServiceUnavailable
+	case qlerror.Timeout:
+		return http.StatusGatewayTimeout
 	case codeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
 	}

@@ -17,8 +17,8 @@ const (
 	CodeInternalError = "http.internal_error"
 )
 
-// requestTimeout bounds one API request's database reads.
-const requestTimeout = 10 * time.Second
+// DefaultRequestTimeout bounds one API request's database reads.
+const DefaultRequestTimeout = 10 * time.Second
 
 // Readiness says whether the replica admits requests and, when it does not,
 // a stable reason ("starting", "draining", "database_unavailable").
@@ -33,12 +33,20 @@ type Config struct {
 	// Observe sees every store error, so a lost connection a request finds
 	// trips the replica's availability latch like one the scheduler finds.
 	Observe func(error)
+	// RequestTimeout bounds one request's database reads (zero or above
+	// DefaultRequestTimeout, which the server's write timeout is sized
+	// for: DefaultRequestTimeout). Running out of it is the request's own
+	// failure (504, code "timeout"), never a sign the database is gone.
+	RequestTimeout time.Duration
 }
 
 type api struct{ Config }
 
 // NewHandler returns the replica's HTTP handler.
 func NewHandler(cfg Config) http.Handler {
+	if cfg.RequestTimeout <= 0 || cfg.RequestTimeout > DefaultRequestTimeout {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
 	a := &api{cfg}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/livez", a.get(a.livez))
@@ -64,14 +72,15 @@ func (a *api) get(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // admitted refuses API requests while the replica is not ready: before
-// admission opens, while draining, and for good once the database is lost.
+// admission opens, while draining, and from a lost database until a fresh
+// activation has completed.
 func (a *api) admitted(h func(context.Context, *http.Request) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if ok, reason := a.Ready(); !ok {
 			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this replica is not admitting requests (%s); use another replica or retry later", reason))
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		ctx, cancel := context.WithTimeout(r.Context(), a.RequestTimeout)
 		defer cancel()
 		body, err := h(ctx, r)
 		if err != nil {

@@ -27,7 +27,7 @@ type Server struct {
 const (
 	ReadHeaderTimeout = 5 * time.Second
 	readTimeout       = 10 * time.Second
-	writeTimeout      = requestTimeout + 5*time.Second
+	writeTimeout      = DefaultRequestTimeout + 5*time.Second
 	idleTimeout       = time.Minute
 )
 

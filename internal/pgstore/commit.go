@@ -417,5 +417,5 @@ func failure(ctx context.Context, err error, commitSent bool) (schedule.CommitRe
 	case ctx.Err() != nil:
 		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonCancelled}, err
 	}
-	return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonWriteFailed}, err
+	return schedule.CommitResult{Outcome: schedule.Failed, Reason: writeReason(err)}, err
 }

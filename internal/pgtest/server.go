@@ -123,6 +123,7 @@ type Srv struct {
 	logPath    string
 	shared     bool // the per-binary server from Server, not a test's own
 	port       int
+	extraConf  map[string]string
 	version    string
 	versionNum int
 	proc       *process
@@ -217,8 +218,13 @@ func (s *Srv) start(ctx context.Context, opts Options) error {
 	if err := s.includeHarnessConf(); err != nil {
 		return err
 	}
+	s.extraConf = opts.ExtraConf
 	for attempt := 1; ; attempt++ {
-		err := s.launch(ctx, opts.ExtraConf)
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		err = s.launch(ctx, port)
 		if err == nil {
 			break
 		}
@@ -302,13 +308,9 @@ func quoteConf(v string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(v) + "'"
 }
 
-// launch starts postgres on a fresh port and waits until it is ready.
-func (s *Srv) launch(ctx context.Context, extra map[string]string) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	if err := s.writeConf(port, extra); err != nil {
+// launch starts postgres on port and waits until it is ready.
+func (s *Srv) launch(ctx context.Context, port int) error {
+	if err := s.writeConf(port, s.extraConf); err != nil {
 		return err
 	}
 	logFile, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
@@ -377,6 +379,31 @@ func (s *Srv) Stop(ctx context.Context) error {
 	s.stopped = true
 	untrack(s)
 	return errors.Join(s.proc.shutdown(ctx), s.base.remove())
+}
+
+// Restart shuts the server down (fast shutdown: every session ends), keeps
+// it down for down, and starts it again on the same data directory, port
+// and socket directory, returning once it accepts connections: clients
+// holding its URL see a real server restart. Not for the shared server,
+// which other tests are using.
+func (s *Srv) Restart(ctx context.Context, down time.Duration) error {
+	s.stopMu.Lock()
+	defer s.stopMu.Unlock()
+	switch {
+	case s.shared:
+		return errors.New("pgtest: Restart of the shared server would break every other test; start a server of your own")
+	case s.stopped:
+		return errors.New("pgtest: Restart of a stopped server")
+	}
+	if err := s.proc.shutdown(ctx); err != nil {
+		return err
+	}
+	select {
+	case <-time.After(down):
+	case <-ctx.Done():
+		return fmt.Errorf("pgtest: restart: %w", context.Cause(ctx))
+	}
+	return s.launch(ctx, s.port)
 }
 
 // Version is the server version without packaging suffix, e.g. "15.18".

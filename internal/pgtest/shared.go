@@ -143,11 +143,17 @@ type Database struct {
 // registers a cleanup that drops it, terminating any sessions still in it.
 func NewDatabase(t testing.TB) *Database {
 	t.Helper()
-	srv := Server(t)
+	return Server(t).NewDatabase(t)
+}
+
+// NewDatabase creates a uniquely named database on s and registers a
+// cleanup that drops it, terminating any sessions still in it.
+func (s *Srv) NewDatabase(t testing.TB) *Database {
+	t.Helper()
 	name := databaseName(t.Name(), dbSeq.Add(1))
 	ctx, cancel := context.WithTimeout(t.Context(), adminTimeout)
 	defer cancel()
-	if err := srv.adminExec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	if err := s.adminExec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		t.Fatalf("pgtest: creating database %s: %v", name, err)
 	}
 	t.Cleanup(func() {
@@ -157,11 +163,11 @@ func NewDatabase(t testing.TB) *Database {
 		// WITH (FORCE) (PostgreSQL 13+) terminates the sessions and drops
 		// in one statement, so a straggling connection cannot slip in
 		// between the two.
-		if err := srv.adminExec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		if err := s.adminExec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
 			t.Errorf("pgtest: dropping database %s: %v", name, err)
 		}
 	})
-	return &Database{Name: name, URL: srv.SuperuserURL(name)}
+	return &Database{Name: name, URL: s.SuperuserURL(name)}
 }
 
 // databaseName derives a name from the test's, so a database left behind by

@@ -27,6 +27,10 @@ const (
 	// Unavailable: the database could not be reached; the outcome of an
 	// in-flight write may be unknown.
 	Unavailable Code = "unavailable"
+	// Timeout: the database did not answer within the request's time limit
+	// (a lock held elsewhere, a slow statement); the database itself may be
+	// fine, so a retry can succeed.
+	Timeout Code = "timeout"
 	// Internal: a broken invariant (corrupt digest, impossible state).
 	Internal Code = "internal"
 )

@@ -158,6 +158,7 @@ func decideAndCommit(ctx context.Context, st Store, cfg RoundConfig, tk Ticket) 
 	return res, nil
 }
 
-// ErrUnavailable marks a store error that means the database is gone; the
-// cluster replica turns unavailable for good when it sees one.
+// ErrUnavailable marks a store error that means the database connection
+// is gone (never a caller's own deadline or cancellation); a cluster
+// replica that sees one stops scheduling and re-activates on a fresh pool.
 var ErrUnavailable = errors.New("database unavailable")
