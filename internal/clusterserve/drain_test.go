@@ -117,7 +117,7 @@ func TestSIGTERMMidBackoffStopsPromptlyAndCleanly(t *testing.T) {
 	}
 	u.Host = ln.Addr().String()
 	ln.Close()
-	r := startReplica(t, bin, env, "replica-b", "--database-url", u.String(), "--stop-timeout", stopTimeout.String())
+	r := startReplicaOn(t, bin, env, u.String(), "replica-b", "--stop-timeout", stopTimeout.String())
 	eventually(t, 10*time.Second, "a few failed activations", func() bool { return len(r.logs.withCode(CodeActivationFailed)) >= 3 })
 	if code, reason := r.readyz(t); code != http.StatusServiceUnavailable || reason != ReasonStarting {
 		t.Fatalf("readyz %d %q while the first activation is retried", code, reason)

@@ -107,10 +107,17 @@ type child struct {
 // HTTP listener is bound.
 func startReplica(t *testing.T, bin string, env *clustertest.Env, owner string, extra ...string) *child {
 	t.Helper()
+	return startReplicaOn(t, bin, env, env.URL(pgstore.RoleRuntime), owner, extra...)
+}
+
+// startReplicaOn is startReplica with the database URL given (through the
+// environment, as an operator must give a URL holding a password).
+func startReplicaOn(t *testing.T, bin string, env *clustertest.Env, dbURL, owner string, extra ...string) *child {
+	t.Helper()
 	args := append([]string{"serve", "--profile", "cluster", "--replica-id", owner, "--http-addr", "127.0.0.1:0",
 		"--role-prefix", env.Prefix}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "QL_DATABASE_URL="+env.URL(pgstore.RoleRuntime), "QL_HTTP_ADDR=")
+	cmd.Env = append(os.Environ(), "QL_DATABASE_URL="+dbURL, "QL_HTTP_ADDR=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

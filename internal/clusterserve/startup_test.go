@@ -213,7 +213,7 @@ func TestAWrongSchemaStillStopsStartup(t *testing.T) {
 	bin := buildQL(t)
 	env := clustertest.New(t)
 	env.Exec(t, `ALTER TABLE qinglong.runs ADD COLUMN added_by_hand int`)
-	code, out := runQL(t, bin, nil, "serve", "--profile", "cluster", "--database-url", env.URL(pgstore.RoleRuntime),
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleRuntime)}, "serve", "--profile", "cluster",
 		"--role-prefix", env.Prefix, "--http-addr", "127.0.0.1:0", "--replica-id", "r-schema")
 	if code != 1 || !strings.Contains(out, pgstore.CodeSchemaDrift) || !strings.Contains(out, CodeNotReady) {
 		t.Fatalf("exit %d:\n%s\nwant exit 1 naming %s", code, out, pgstore.CodeSchemaDrift)
