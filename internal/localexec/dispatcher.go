@@ -263,11 +263,12 @@ func values(m map[string]string) []string {
 
 // environment is the child's whole environment: the base (with the
 // account's HOME, USER and LOGNAME when it runs as another account), the
-// attempt's identity, then the task's variables (later entries win in
-// os/exec).
+// task's variables, then the attempt's identity. Later entries win in
+// os/exec, and the identity must win: publishing refuses QL_* names today,
+// but a revision published before that rule could still carry one, and
+// QL_ATTEMPT_ID is how escaped descendants are traced to their attempt.
 func environment(base []string, a run.Attempt, c task.Command, secrets map[string]string) []string {
 	env := append([]string(nil), base...)
-	env = append(env, "QL_RUN_ID="+a.RunID, "QL_ATTEMPT_ID="+a.ID)
 	for _, e := range c.Env {
 		v := e.Value
 		if e.SecretRef != "" {
@@ -275,5 +276,5 @@ func environment(base []string, a run.Attempt, c task.Command, secrets map[strin
 		}
 		env = append(env, e.Name+"="+v)
 	}
-	return env
+	return append(env, "QL_RUN_ID="+a.RunID, "QL_ATTEMPT_ID="+a.ID)
 }

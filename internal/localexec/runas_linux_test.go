@@ -22,7 +22,7 @@ func TestRunAsWithoutThePrivilegeIsAClearError(t *testing.T) {
 	nobody(t)
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
-		t.Skip("setpriv (util-linux) is not installed")
+		skipOutsideCI(t, "setpriv (util-linux) is not installed")
 	}
 	cmd := exec.Command(setpriv, "--bounding-set=-setuid,-setgid", os.Args[0], "-test.run=^TestRunAsHelper$", "-test.count=1")
 	cmd.Env = append(os.Environ(), helperEnv+"=1")
