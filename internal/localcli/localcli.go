@@ -15,6 +15,7 @@ import (
 
 	"github.com/qinglong/qinglong/examples"
 	"github.com/qinglong/qinglong/internal/apply"
+	"github.com/qinglong/qinglong/internal/catalog"
 	"github.com/qinglong/qinglong/internal/cli"
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/localserve"
@@ -49,7 +50,8 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 // opened read-only and not migrated, so listing works for an operator who
 // may read the database but not write it, and never changes it.
 func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
-	st, err := sqlitestore.OpenReadOnly(ctx, sqlitestore.Config{Path: dsn, NowMs: func() int64 { return time.Now().UnixMilli() }})
+	nowMs := func() int64 { return time.Now().UnixMilli() }
+	st, err := sqlitestore.OpenReadOnly(ctx, sqlitestore.Config{Path: dsn, NowMs: nowMs})
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +60,10 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 		return nil, err
 	}
 	b := &localserve.Backend{Store: st, Layout: localserve.LayoutOfDB(dsn)}
-	return &cli.Backend{Runs: st, Triggers: st, ReadLog: b.ReadLog, Close: b.Close}, nil
+	// The catalog serves `ql apply --dry-run`'s reads; a write through it
+	// fails on the read-only connection.
+	cat := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs}
+	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Close: b.Close}, nil
 }
 
 // Serve is the cli.ServeFunc of a single-node profile.
