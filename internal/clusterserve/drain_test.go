@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/clustertest"
 	"github.com/qinglong/qinglong/internal/coordinator"
 	"github.com/qinglong/qinglong/internal/pgstore"
+	"github.com/qinglong/qinglong/internal/schedule"
 )
 
 func logTime(t *testing.T, rec map[string]any) time.Time {
@@ -35,7 +36,7 @@ func TestSIGTERMDrainsWithinTheStopTimeoutAndStartsNoRoundAfterAdmissionCloses(t
 	r := startReplica(t, bin, env, "replica-d", "--page-size", "256", "--stop-timeout", stopTimeout.String())
 	// Let one full round through, then hold the runs table so the next
 	// round is caught with its admissions in flight when SIGTERM lands.
-	r.await(t, coordinator.CodeRound, 30*time.Second)
+	r.await(t, schedule.CodeRound, 30*time.Second)
 	lock, err := env.Super.Begin(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +69,7 @@ func TestSIGTERMDrainsWithinTheStopTimeoutAndStartsNoRoundAfterAdmissionCloses(t
 	}
 	closedAt := logTime(t, r.logs.withCode(CodeAdmissionClosed)[0])
 	late := 0
-	for _, rec := range r.logs.withCode(coordinator.CodeRound) {
+	for _, rec := range r.logs.withCode(schedule.CodeRound) {
 		end := logTime(t, rec)
 		if end.Before(closedAt) {
 			continue

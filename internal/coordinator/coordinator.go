@@ -16,6 +16,7 @@ type Coordinator struct {
 	cfg   Config
 	store schedule.Store
 	log   *slog.Logger
+	diag  schedule.Diagnostics
 	latch *availability.Latch
 	loop  *loop.Loop
 }
@@ -27,12 +28,12 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Coordinator{cfg: cfg, store: store, log: log, latch: latch}
+	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner}, latch: latch}
 	l, err := loop.New(loop.Config{
 		Name:        "scheduler",
 		Cadence:     cfg.Cadence,
 		StopTimeout: cfg.StopTimeout,
-		OnError:     c.roundFailed,
+		OnError:     c.diag.RoundFailed,
 	}, c.round)
 	if err != nil {
 		return nil, err
@@ -78,19 +79,8 @@ func (c *Coordinator) Round(ctx context.Context) (schedule.Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	level := slog.LevelDebug
-	if sum.Taken > 0 {
-		level = slog.LevelInfo
-	}
-	c.log.Log(ctx, level, "scheduler round", append([]any{slog.String("code", CodeRound)}, summaryAttrs(c.cfg.Owner, sum)...)...)
-	// A stop cancels the round on purpose: its abandoned tickets are
-	// expected, and the summary above already counts them.
-	ticketLevel := slog.LevelWarn
-	if ctx.Err() != nil {
-		ticketLevel = slog.LevelDebug
-	}
+	c.diag.Round(ctx, sum)
 	for _, e := range sum.Errors {
-		c.log.Log(ctx, ticketLevel, "scheduler ticket failed", append([]any{slog.String("code", CodeTicketFailed)}, errorAttrs(e)...)...)
 		c.observe(e)
 	}
 	return sum, nil
@@ -108,16 +98,12 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 		c.observe(err)
 		return false, err
 	}
-	return sum.Full(c.cfg.PageSize), nil
-}
-
-func (c *Coordinator) roundFailed(err error) {
-	c.log.Warn("scheduler round failed", append([]any{slog.String("code", CodeRoundFailed)}, errorAttrs(err)...)...)
+	return sum.StartNextAtOnce(c.cfg.PageSize), nil
 }
 
 func (c *Coordinator) observe(err error) {
 	if c.latch.Observe(err) {
 		c.log.Error("database connection lost; this replica stops scheduling until a fresh activation succeeds",
-			append([]any{slog.String("code", CodeUnavailable), slog.String("owner", c.cfg.Owner)}, errorAttrs(err)...)...)
+			append([]any{slog.String("code", CodeUnavailable), slog.String("owner", c.cfg.Owner)}, schedule.ErrorAttrs(err)...)...)
 	}
 }

@@ -93,7 +93,7 @@ func TestRoundSummaryIsLoggedWithCountsAndAcquiredRange(t *testing.T) {
 	if _, err := b.coord.Round(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	recs := b.logs.records(t, CodeRound)
+	recs := b.logs.records(t, schedule.CodeRound)
 	if len(recs) != 1 {
 		t.Fatalf("%d round records, want 1: %s", len(recs), b.logs)
 	}
@@ -104,7 +104,7 @@ func TestRoundSummaryIsLoggedWithCountsAndAcquiredRange(t *testing.T) {
 	if _, err := b.coord.Round(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	empty := b.logs.records(t, CodeRound)[1]
+	empty := b.logs.records(t, schedule.CodeRound)[1]
 	if _, ok := empty["first_acquired_ms"]; ok || empty["taken"] != 0.0 {
 		t.Fatalf("an empty round reports an acquired time: %v", empty)
 	}
@@ -152,6 +152,50 @@ func TestShortPageWaitsForTheCadence(t *testing.T) {
 	}
 }
 
+// A full page of rows that all fail closed (here a tampered task revision)
+// keeps failing on every claim: starting the next round at once would spin
+// on them as fast as the database answers. It waits for the cadence.
+func TestAFullPageThatMadeNoProgressWaitsForTheCadence(t *testing.T) {
+	t.Parallel()
+	st := failingCommits{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1},
+		res: schedule.CommitResult{Outcome: schedule.Failed, Reason: "task_digest_corrupt"},
+		err: qlerror.New(qlerror.Internal, "task x revision 1: content digest mismatch")}
+	logs := &logBuffer{}
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if more, err := co.round(context.Background()); err != nil || more {
+		t.Fatalf("a full page that all failed asks for the next round at once (more=%v, %v)", more, err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitForRecords(t, logs, schedule.CodeRound, 2)
+	if err := co.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.takeCount(); n != 2 {
+		t.Fatalf("%d claims: after its first round the loop must wait a cadence (1h), not claim again at once", n)
+	}
+	recs := logs.records(t, schedule.CodeTicketFailed)
+	if len(recs) != 8 || recs[0]["reason"] != "task_digest_corrupt" || recs[0]["outcome"] != "failed" {
+		t.Fatalf("ticket records %v", recs)
+	}
+}
+
+// waitForRecords waits, bounded, until the log holds n records with code.
+func waitForRecords(t *testing.T, logs *logBuffer, code string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(logs.records(t, code)) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %d %s records: %s", n, code, logs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestRoundErrorsGoToTheSinkAndNeverStopTheLoop(t *testing.T) {
 	t.Parallel()
 	second := make(chan struct{})
@@ -180,7 +224,7 @@ func TestRoundErrorsGoToTheSinkAndNeverStopTheLoop(t *testing.T) {
 	if err := b.coord.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	recs := b.logs.records(t, CodeRoundFailed)
+	recs := b.logs.records(t, schedule.CodeRoundFailed)
 	if len(recs) != 1 || recs[0]["error_code"] != "internal" || recs[0]["error"] != "claiming schedule rows" {
 		t.Fatalf("round_failed records %v", recs)
 	}
@@ -234,7 +278,7 @@ func TestCommitLosingTheConnectionLatchesTheReplica(t *testing.T) {
 	if sum.Counts[schedule.Unavailable] != 2 || b.latch.Available() {
 		t.Fatalf("counts %v available %v", sum.Counts, b.latch.Available())
 	}
-	recs := b.logs.records(t, CodeTicketFailed)
+	recs := b.logs.records(t, schedule.CodeTicketFailed)
 	if len(recs) != 2 || recs[0]["reason"] != "outcome_unknown" || recs[0]["outcome"] != "unavailable" {
 		t.Fatalf("ticket records %v", recs)
 	}
@@ -294,7 +338,7 @@ func TestTicketsAbandonedByAStopAreNotWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := b.logs.records(t, CodeTicketFailed)
+	recs := b.logs.records(t, schedule.CodeTicketFailed)
 	if sum.Counts[schedule.Unavailable] != 3 || len(recs) != 3 {
 		t.Fatalf("counts %v, %d ticket records", sum.Counts, len(recs))
 	}
@@ -342,7 +386,7 @@ func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
 		if _, err := co.Round(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		recs := logs.records(t, CodeTicketFailed)
+		recs := logs.records(t, schedule.CodeTicketFailed)
 		if len(recs) != 1 {
 			t.Fatalf("%s: ticket records %v", c.state, recs)
 		}

@@ -6,9 +6,9 @@
 // may commit which schedule row, so two replicas never admit the same
 // occurrence and a dead replica's rows are taken over once its claims expire.
 //
-//	Start ─► round ─► full page? ──yes──► round (at once)
-//	           ▲           │no
-//	           └─ cadence ◄┘
+//	Start ─► round ─► full page and progress? ──yes──► round (at once)
+//	           ▲                 │no
+//	           └─── cadence ◄────┘
 //	Stop ─► cancel the running round ─► wait ≤ StopTimeout ─► ErrDrainTimeout naming what still ran
 //
 // Guarantees:
@@ -16,9 +16,9 @@
 //     from its claim's database acquisition time only: the config has no
 //     clock;
 //   - Run and Attempt identities are allocated only for admits;
-//   - rounds never overlap, and errors go to the diagnostic sink (stable
-//     codes, no SQL parameters, command text or secrets) without stopping
-//     the loop;
+//   - rounds never overlap, and errors go to the diagnostic sink (the
+//     stable codes every profile shares, no SQL parameters, command text or
+//     secrets) without stopping the loop;
 //   - the first error that wraps schedule.ErrUnavailable trips the
 //     availability latch of this activation, and from then on no round
 //     claims anything: the replica's owner stops this coordinator and

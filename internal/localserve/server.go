@@ -28,6 +28,7 @@ type Server struct {
 	owner  *localexec.Owner
 	disp   *localexec.Dispatcher
 	sched  *loop.Loop
+	diag   schedule.Diagnostics
 	http   *httpapi.Server
 	ready  atomic.Bool
 
@@ -95,7 +96,8 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.disp.Start(ctx); err != nil {
 		return nil, err
 	}
-	if s.sched, err = loop.New(loop.Config{Name: "scheduler", Cadence: cfg.Cadence, StopTimeout: cfg.StopTimeout, OnError: s.roundError}, s.round); err != nil {
+	s.diag = schedule.Diagnostics{Log: cfg.Logger}
+	if s.sched, err = loop.New(loop.Config{Name: "scheduler", Cadence: cfg.Cadence, StopTimeout: cfg.StopTimeout, OnError: s.diag.RoundFailed}, s.round); err != nil {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "scheduler")
 	}
 	if err := s.sched.Start(ctx); err != nil {
@@ -189,28 +191,17 @@ func (s *Server) round(ctx context.Context) (bool, error) {
 		Parallel: 1,
 		NewID:    ids.New,
 	})
-	if n := len(sum.Admitted); n > 0 {
+	if err != nil {
+		return false, err
+	}
+	if len(sum.Admitted) > 0 {
 		s.disp.Wake()
-		s.cfg.Logger.Info("admitted", "runs", n)
 	}
-	// A round cut short by Stop fails its remaining commits with the
-	// cancelled context; nothing was written and nothing is wrong.
-	if ctx.Err() == nil {
-		for _, e := range sum.Errors {
-			s.cfg.Logger.Warn("schedule decision not committed", "error", e)
-		}
-	}
+	s.diag.Round(ctx, sum)
 	if s.cfg.OnRound != nil {
 		s.cfg.OnRound(sum)
 	}
-	// A full page means more is due — unless nothing on it could be
-	// decided (e.g. every row fails closed), which must not spin.
-	progress := sum.Counts[schedule.Admitted] + sum.Counts[schedule.Initialized] + sum.Counts[schedule.Skipped]
-	return sum.Full(s.cfg.PageSize) && progress > 0, err
-}
-
-func (s *Server) roundError(err error) {
-	s.cfg.Logger.Warn("scheduler round failed", "error", err)
+	return sum.StartNextAtOnce(s.cfg.PageSize), nil
 }
 
 // Stop stops the server in reverse start order within the stop timeout.

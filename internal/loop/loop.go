@@ -3,9 +3,10 @@
 //
 // Guarantees:
 //   - rounds never overlap: one goroutine runs them in sequence;
-//   - a round that reports more work (a full page) is followed at once by
-//     the next round, so a backlog drains at storage speed, while an idle
-//     loop wakes once per cadence;
+//   - a round that reports more work (a full page that made progress:
+//     schedule.Summary.StartNextAtOnce) is followed at once by the next
+//     round, so a backlog drains at storage speed, while an idle loop wakes
+//     once per cadence;
 //   - a round's error goes to the error sink and never stops the loop;
 //   - Stop is idempotent, cancels the running round's context and waits at
 //     most its timeout, then returns ErrDrainTimeout naming what still ran.

@@ -99,7 +99,7 @@ func (t *adminTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishPara
 		if err != nil {
 			return nil, itemErr(i, qlerror.Wrap(qlerror.Invalid, err, "task.labels"))
 		}
-		c, err := encodeCommand(rev.Spec.Command)
+		c, err := task.EncodeCommand(rev.Spec.Command)
 		if err != nil {
 			return nil, itemErr(i, qlerror.Wrap(qlerror.Invalid, err, "task.command"))
 		}

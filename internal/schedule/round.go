@@ -62,8 +62,25 @@ type Summary struct {
 }
 
 // Full reports whether the round took a whole page: more work is likely
-// due, so the next round should start at once.
+// due.
 func (s Summary) Full(pageSize int) bool { return s.Taken >= pageSize }
+
+// Progress counts the tickets whose decision this round committed:
+// admitted, initialized or skipped. Raced, failed and unavailable tickets
+// moved nothing.
+func (s Summary) Progress() int {
+	return s.Counts[Admitted] + s.Counts[Initialized] + s.Counts[Skipped]
+}
+
+// StartNextAtOnce reports whether the next round should start without
+// waiting for the cadence: the round took a full page, so more is likely
+// due, and it made progress. A full page on which nothing could be
+// committed — rows that keep failing closed, or a database that refuses
+// every commit — waits for the cadence, or the scheduler would spin on the
+// same rows as fast as the store answers.
+func (s Summary) StartNextAtOnce(pageSize int) bool {
+	return s.Full(pageSize) && s.Progress() > 0
+}
 
 // Round takes one page, decides each ticket from its own observation time
 // and commits each decision, at most cfg.Parallel at a time.

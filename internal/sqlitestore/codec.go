@@ -1,95 +1,56 @@
 package sqlitestore
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/qinglong/qinglong/internal/task"
 )
 
-// The stored JSON shape of a task spec and command. It is the adapter's own
-// format, decoupled from the domain structs, and every read recomputes the
-// content digest from the decoded value, so a drifting encoding can never
-// go unnoticed.
+// specDoc is the stored JSON shape of a task spec. Its command is in the
+// stored form every adapter shares (task.EncodeCommand), and every read
+// recomputes the content digest from the decoded value, so a drifting
+// encoding can never go unnoticed.
 type specDoc struct {
 	Name    string            `json:"name"`
 	Enabled bool              `json:"enabled"`
 	Labels  map[string]string `json:"labels,omitempty"`
-	Command commandDoc        `json:"command"`
-}
-
-type commandDoc struct {
-	Mode        string    `json:"mode"`
-	Path        string    `json:"path,omitempty"`
-	Args        []string  `json:"args,omitempty"`
-	Shell       string    `json:"shell,omitempty"`
-	Script      string    `json:"script,omitempty"`
-	Env         []envDoc  `json:"env,omitempty"`
-	WorkingDir  string    `json:"workingDir,omitempty"`
-	TimeoutMs   int64     `json:"timeoutMs"`
-	RunAs       *runAsDoc `json:"runAs,omitempty"`
-	KillGraceMs int64     `json:"killGraceMs,omitempty"`
-}
-
-type runAsDoc struct {
-	User  string `json:"user"`
-	Group string `json:"group,omitempty"`
-}
-
-// envDoc stores a public value or a secret reference — never a secret's
-// value, which only the executor resolves at start.
-type envDoc struct {
-	Name      string `json:"name"`
-	Value     string `json:"value,omitempty"`
-	SecretRef string `json:"secretRef,omitempty"`
-}
-
-func encodeCommand(c task.Command) commandDoc {
-	d := commandDoc{Mode: string(c.Mode), Path: c.Path, Args: c.Args, Shell: c.Shell, Script: c.Script, WorkingDir: c.WorkingDir, TimeoutMs: c.TimeoutMs, KillGraceMs: c.KillGraceMs}
-	if !c.RunAs.IsZero() {
-		d.RunAs = &runAsDoc{User: c.RunAs.User, Group: c.RunAs.Group}
-	}
-	for _, e := range c.Env {
-		d.Env = append(d.Env, envDoc(e))
-	}
-	return d
-}
-
-func (d commandDoc) command() task.Command {
-	c := task.Command{Mode: task.Mode(d.Mode), Path: d.Path, Args: d.Args, Shell: d.Shell, Script: d.Script, WorkingDir: d.WorkingDir, TimeoutMs: d.TimeoutMs, KillGraceMs: d.KillGraceMs}
-	if d.RunAs != nil {
-		c.RunAs = task.RunAs{User: d.RunAs.User, Group: d.RunAs.Group}
-	}
-	for _, e := range d.Env {
-		c.Env = append(c.Env, task.EnvVar(e))
-	}
-	return c
+	Command json.RawMessage   `json:"command"`
 }
 
 func encodeSpec(s task.Spec) (string, error) {
-	b, err := json.Marshal(specDoc{Name: s.Name, Enabled: s.Enabled, Labels: s.Labels, Command: encodeCommand(s.Command)})
+	cmd, err := task.EncodeCommand(s.Command)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(specDoc{Name: s.Name, Enabled: s.Enabled, Labels: s.Labels, Command: cmd})
 	return string(b), err
 }
 
 func decodeSpec(js string) (task.Spec, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(js)))
+	dec.DisallowUnknownFields()
 	var d specDoc
-	if err := json.Unmarshal([]byte(js), &d); err != nil {
+	if err := dec.Decode(&d); err != nil {
 		return task.Spec{}, err
 	}
-	return task.Spec{Name: d.Name, Enabled: d.Enabled, Labels: d.Labels, Command: d.Command.command()}, nil
+	if d.Command == nil {
+		return task.Spec{}, errors.New("stored spec has no command")
+	}
+	cmd, err := task.DecodeCommand(d.Command)
+	if err != nil {
+		return task.Spec{}, err
+	}
+	return task.Spec{Name: d.Name, Enabled: d.Enabled, Labels: d.Labels, Command: cmd}, nil
 }
 
 func encodeCommandJSON(c task.Command) (string, error) {
-	b, err := json.Marshal(encodeCommand(c))
+	b, err := task.EncodeCommand(c)
 	return string(b), err
 }
 
-func decodeCommandJSON(js string) (task.Command, error) {
-	var d commandDoc
-	if err := json.Unmarshal([]byte(js), &d); err != nil {
-		return task.Command{}, err
-	}
-	return d.command(), nil
-}
+func decodeCommandJSON(js string) (task.Command, error) { return task.DecodeCommand([]byte(js)) }
 
 func boolInt(b bool) int {
 	if b {

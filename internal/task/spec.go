@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/validate"
@@ -176,11 +177,19 @@ func (s Spec) Validate() error {
 		if len(v) > MaxLabelLen {
 			return invalid("task.labels.%s: value has %d characters, the limit is %d", k, len(v), MaxLabelLen)
 		}
+		if !utf8.ValidString(v) {
+			return invalid("task.labels.%s: value is not valid UTF-8", k)
+		}
 	}
 	return s.Command.validate()
 }
 
 func (c Command) validate() error {
+	// JSON, the stored form, would replace a byte that is not UTF-8, and
+	// the stored revision would then no longer match its digest.
+	if field, bad := invalidUTF8(c); bad {
+		return invalid("task.command.%s: is not valid UTF-8", field)
+	}
 	switch c.Mode {
 	case ModeArgv:
 		if err := absPath("task.command.path", c.Path); err != nil {
