@@ -8,7 +8,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Readiness codes: stable strings, one per check, in the order checked.
+// Readiness codes: stable strings, in the order checked (the search_path
+// is checked for the session and the schemas before the privileges, for
+// the roles after them).
 const (
 	CodeUnavailable           = "unavailable"
 	CodeNotPrimary            = "not_primary"
@@ -108,7 +110,7 @@ func checkReadiness(ctx context.Context, db txBeginner, roles Roles) error {
 	}
 	for _, check := range []func(context.Context, pgx.Tx, Roles) error{
 		checkServer, checkHistory, checkCapability, checkSchema, checkSearchPath(sessionPath),
-		checkPrivileges, checkSessionBounds, checkServerSettings,
+		checkPrivileges, checkRolePaths, checkSessionBounds, checkServerSettings,
 	} {
 		if err := check(ctx, tx, roles); err != nil {
 			return err

@@ -11,28 +11,14 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// checkSearchPath fails closed (CodeUnsafeSearchPath) unless the session
-// and every QingLong role resolve names through exactly safeSearchPath, and
-// nobody but our roles and superusers may create objects in a schema on
-// that path or in the qinglong schema.
+// checkSearchPath fails closed (CodeUnsafeSearchPath) unless this session
+// resolves names through exactly safeSearchPath and nobody but our roles
+// and superusers may create objects in a schema on that path or in the
+// qinglong schema.
 func checkSearchPath(session string) func(context.Context, pgx.Tx, Roles) error {
 	return func(ctx context.Context, tx pgx.Tx, roles Roles) error {
 		if !isSafePath(session) {
 			return &ReadinessError{Code: CodeUnsafeSearchPath, Detail: fmt.Sprintf("this session's search_path is %q, want %q", session, safeSearchPath)}
-		}
-		settings, err := readRoleSettings(ctx, tx, roles)
-		if err != nil {
-			return err
-		}
-		for _, k := range RoleKinds {
-			name := roles.Name(k)
-			path, ok := settings[name]["search_path"]
-			if !ok {
-				return &ReadinessError{Code: CodeUnsafeSearchPath, Detail: fmt.Sprintf("role %s has no search_path setting, want %q", name, safeSearchPath)}
-			}
-			if !isSafePath(path) {
-				return &ReadinessError{Code: CodeUnsafeSearchPath, Detail: fmt.Sprintf("role %s has search_path %q, want %q", name, path, safeSearchPath)}
-			}
 		}
 		schemas := append(pathSchemas(safeSearchPath), SchemaName)
 		unsafe, err := fingerprint(ctx, tx, sqlUnsafeSchemas, roleList(roles), schemas)
@@ -44,6 +30,28 @@ func checkSearchPath(session string) func(context.Context, pgx.Tx, Roles) error 
 		}
 		return nil
 	}
+}
+
+// checkRolePaths fails closed (CodeUnsafeSearchPath) unless every QingLong
+// role carries exactly safeSearchPath, so a session that sets nothing (a
+// tool, a future client) is as safe as ours. It runs after the privilege
+// check, which reports roles that do not exist.
+func checkRolePaths(ctx context.Context, tx pgx.Tx, roles Roles) error {
+	settings, err := readRoleSettings(ctx, tx, roles)
+	if err != nil {
+		return err
+	}
+	for _, k := range RoleKinds {
+		name := roles.Name(k)
+		path, ok := settings[name]["search_path"]
+		if !ok {
+			return &ReadinessError{Code: CodeUnsafeSearchPath, Detail: fmt.Sprintf("role %s has no search_path setting, want %q", name, safeSearchPath)}
+		}
+		if !isSafePath(path) {
+			return &ReadinessError{Code: CodeUnsafeSearchPath, Detail: fmt.Sprintf("role %s has search_path %q, want %q", name, path, safeSearchPath)}
+		}
+	}
+	return nil
 }
 
 // checkSessionBounds fails (CodeUnboundedSession) when a role's statement

@@ -113,7 +113,7 @@ func TestEnsureRolesRevokesMembershipsAndRestoresSettings(t *testing.T) {
 	e.exec(t, "GRANT pg_read_all_data TO "+quoteIdent(e.roles.Runtime))
 	e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Runtime)+" IN DATABASE "+quoteIdent(e.db.Name)+" SET search_path = public")
 	e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Admin)+" SET idle_in_transaction_session_timeout = 0")
-	requireReadiness(t, e, RoleRuntime, CodeUnsafeSearchPath)
+	requireReadiness(t, e, RoleRuntime, CodePrivilegeDrift)
 	var lines []string
 	prefix := e.roles.Runtime[:len(e.roles.Runtime)-len(RoleRuntime)]
 	if err := EnsureRoles(t.Context(), e.db.URL, RolesConfig{Prefix: prefix, Log: func(l string) { lines = append(lines, l) }}); err != nil {

@@ -153,13 +153,15 @@ SELECT r.rolname, s.setdatabase <> 0, s.setconfig
 	// Who, besides the roles $1 and superusers, may create objects in the
 	// schemas $2 — by owning one or by a CREATE grant (PUBLIC included).
 	// Such an object could shadow what our unqualified names resolve to.
+	// The qinglong schema's owner is left to the privilege check, which
+	// requires exactly the migration role.
 	sqlUnsafeSchemas = `
 WITH ours AS (SELECT oid FROM pg_roles WHERE rolname = ANY ($1::text[])),
      ns AS (SELECT oid, nspname, nspowner, nspacl FROM pg_namespace WHERE nspname = ANY ($2::text[]))
 SELECT line FROM (
     SELECT format('schema %s is owned by %s', ns.nspname, r.rolname) AS line
       FROM ns JOIN pg_roles r ON r.oid = ns.nspowner
-     WHERE NOT r.rolsuper AND r.oid NOT IN (SELECT oid FROM ours)
+     WHERE ns.nspname <> 'qinglong' AND NOT r.rolsuper AND r.oid NOT IN (SELECT oid FROM ours)
     UNION ALL
     SELECT format('schema %s grants CREATE to %s', ns.nspname, coalesce(r.rolname, 'PUBLIC'))
       FROM ns, aclexplode(coalesce(ns.nspacl, acldefault('n', ns.nspowner))) a
