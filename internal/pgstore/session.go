@@ -33,6 +33,10 @@ const (
 	adminIdleTimeout      = 10 * time.Second
 )
 
+// There is no separate lock_timeout: statement_timeout already bounds a
+// lock wait, and a shorter lock bound would fail admissions queued behind a
+// large publish that would have completed within the statement bound.
+
 // Names of the bounded settings.
 const (
 	settingStatementTimeout = "statement_timeout"
