@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,8 @@ type RolesConfig struct {
 	// They reach the server only as SCRAM-SHA-256 verifiers, so no
 	// statement log can ever show them.
 	Passwords map[RoleKind]string
-	// Log, when set, receives one line per membership revoked.
+	// Log, when set, receives one line per membership revoked, once the
+	// change is committed.
 	Log func(line string)
 }
 
@@ -78,7 +80,8 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 			return mapErr(err, "installing role settings and grants")
 		}
 	}
-	if err := revokeMemberships(ctx, tx, roles, cfg.Log); err != nil {
+	revoked, err := revokeMemberships(ctx, tx, roles)
+	if err != nil {
 		return err
 	}
 	tables, err := schemaTables(ctx, tx)
@@ -92,7 +95,15 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 			}
 		}
 	}
-	return mapErr(tx.Commit(ctx), "committing grants")
+	if err := tx.Commit(ctx); err != nil {
+		return mapErr(err, "committing grants")
+	}
+	if cfg.Log != nil {
+		for _, line := range revoked {
+			cfg.Log(line)
+		}
+	}
+	return nil
 }
 
 // unprivileged are the attributes every QingLong role has.
@@ -146,48 +157,62 @@ func roleSettingStatements(r Roles) []string {
 }
 
 // revokeMemberships removes every membership of another role in one of
-// ours and of ours in another role: membership in a QingLong role confers
-// its privileges (an intruder granted the admin role could publish), and
-// membership of ours in another role widens the exact matrix.
-func revokeMemberships(ctx context.Context, tx pgx.Tx, r Roles, log func(string)) error {
+// ours and of ours in another role, and says which: membership in a
+// QingLong role confers its privileges (an intruder granted the admin role
+// could publish), and membership of ours in another role widens the exact
+// matrix.
+func revokeMemberships(ctx context.Context, tx pgx.Tx, r Roles) ([]string, error) {
 	rows, err := tx.Query(ctx, sqlRoleMemberships, roleList(r))
 	if err != nil {
-		return mapErr(err, "listing role memberships")
+		return nil, mapErr(err, "listing role memberships")
 	}
-	type membership struct{ group, member string }
+	type membership struct {
+		group, member string
+		grantor       *string
+	}
 	found, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (membership, error) {
 		var m membership
-		return m, row.Scan(&m.group, &m.member)
+		err := row.Scan(&m.group, &m.member, &m.grantor)
+		return m, err
 	})
 	if err != nil {
-		return mapErr(err, "listing role memberships")
+		return nil, mapErr(err, "listing role memberships")
 	}
+	var revoked []string
 	for _, m := range found {
-		if _, err := tx.Exec(ctx, "REVOKE "+pgx.Identifier{m.group}.Sanitize()+" FROM "+pgx.Identifier{m.member}.Sanitize()); err != nil {
-			return mapErr(err, "revoking membership of "+m.member+" in "+m.group)
+		stmt := "REVOKE " + pgx.Identifier{m.group}.Sanitize() + " FROM " + pgx.Identifier{m.member}.Sanitize()
+		// From PostgreSQL 16 on, a membership is one grant per grantor and
+		// a REVOKE without GRANTED BY removes only the revoker's own.
+		// CASCADE: grants the member made with its ADMIN OPTION go too.
+		if m.grantor != nil {
+			stmt += " GRANTED BY " + pgx.Identifier{*m.grantor}.Sanitize()
 		}
-		if log != nil {
-			log(fmt.Sprintf("revoked membership: %s was a member of %s", m.member, m.group))
+		stmt += " CASCADE"
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return nil, mapErr(err, "revoking membership of "+m.member+" in "+m.group)
 		}
+		revoked = append(revoked, fmt.Sprintf("revoked membership: %s was a member of %s", m.member, m.group))
 	}
+	// A grant this role may not revoke survives with only a warning.
 	var left []string
-	if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(member || ' in ' || grp), '{}') FROM (`+sqlRoleMemberships+`) m(grp, member)`, roleList(r)).Scan(&left); err != nil {
-		return mapErr(err, "listing role memberships")
+	if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(DISTINCT member || ' in ' || grp), '{}') FROM (`+sqlRoleMemberships+`) m(grp, member, grantor)`, roleList(r)).Scan(&left); err != nil {
+		return nil, mapErr(err, "listing role memberships")
 	}
 	if len(left) > 0 {
-		return qlerror.New(qlerror.FailedPrecondition, "role memberships remain after revoking them: %s; they were granted by another role, which must revoke them (or run this as a superuser)", strings.Join(left, ", "))
+		return nil, qlerror.New(qlerror.FailedPrecondition, "role memberships remain after revoking them: %s; run `ql db roles` as a superuser, or revoke them as the roles that granted them", strings.Join(left, ", "))
 	}
-	return nil
+	return slices.Compact(revoked), nil
 }
 
-// sqlRoleMemberships lists (group, member) pairs with one of the roles $1
-// on either side.
-const sqlRoleMemberships = `SELECT DISTINCT g.rolname, m.rolname
+// sqlRoleMemberships lists (group, member, grantor) with one of the roles
+// $1 on either side; the grantor is NULL when it no longer exists.
+const sqlRoleMemberships = `SELECT DISTINCT g.rolname, m.rolname, gr.rolname
   FROM pg_catalog.pg_auth_members am
   JOIN pg_catalog.pg_roles g ON g.oid = am.roleid
   JOIN pg_catalog.pg_roles m ON m.oid = am.member
+  LEFT JOIN pg_catalog.pg_roles gr ON gr.oid = am.grantor
  WHERE g.rolname = ANY ($1::text[]) OR m.rolname = ANY ($1::text[])
- ORDER BY 1, 2`
+ ORDER BY 1, 2, 3`
 
 // pgDuration renders a timeout the way PostgreSQL reads it.
 func pgDuration(d time.Duration) string {

@@ -109,7 +109,12 @@ func TestEnsureRolesRevokesMembershipsAndRestoresSettings(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	intruder := e.intruder(t)
-	e.exec(t, "GRANT "+quoteIdent(e.roles.Admin)+" TO "+quoteIdent(intruder))
+	// The intruder's membership is granted by a third role, which holds
+	// its own with ADMIN OPTION (from PostgreSQL 16 on, two grantors).
+	helper := e.roles.Runtime[:len(e.roles.Runtime)-len(RoleRuntime)] + "helper"
+	e.exec(t, "CREATE ROLE "+quoteIdent(helper))
+	e.exec(t, "GRANT "+quoteIdent(e.roles.Admin)+" TO "+quoteIdent(helper)+" WITH ADMIN OPTION")
+	e.exec(t, "SET ROLE "+quoteIdent(helper)+"; GRANT "+quoteIdent(e.roles.Admin)+" TO "+quoteIdent(intruder)+"; RESET ROLE")
 	e.exec(t, "GRANT pg_read_all_data TO "+quoteIdent(e.roles.Runtime))
 	e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Runtime)+" IN DATABASE "+quoteIdent(e.db.Name)+" SET search_path = public")
 	e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Admin)+" SET idle_in_transaction_session_timeout = 0")
@@ -121,6 +126,7 @@ func TestEnsureRolesRevokesMembershipsAndRestoresSettings(t *testing.T) {
 	}
 	requireReadiness(t, e, RoleRuntime, "")
 	wantLines := []string{
+		"revoked membership: " + helper + " was a member of " + e.roles.Admin,
 		"revoked membership: " + intruder + " was a member of " + e.roles.Admin,
 		"revoked membership: " + e.roles.Runtime + " was a member of pg_read_all_data",
 	}
