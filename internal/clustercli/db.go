@@ -122,7 +122,9 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 		Use:   "check",
 		Short: "Run the read-only readiness checks",
 		Long: "Checks, in order and read-only: writable primary, supported version, migration history, capability row,\n" +
-			"exact schema and exact privileges. Connects with $" + EnvRuntimeURL + " (else $" + EnvURL + ").\n" +
+			"exact schema, a safe search_path, exact privileges and memberships, the roles' session timeouts and the\n" +
+			"server settings the cluster needs (docs/operations.md).\n" +
+			"Connects with $" + EnvRuntimeURL + " (else $" + EnvURL + ").\n" +
 			"Prints `ready`, or the failing check's stable code and what to do, and exits non-zero.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,

@@ -214,3 +214,20 @@ func TestReadinessRejectsTooFewPredicateLocks(t *testing.T) {
 		t.Fatalf("readiness with max_pred_locks_per_transaction = 64: %v; want %s", err, CodeServerSettingTooSmall)
 	}
 }
+
+func TestParsePGDuration(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Duration{
+		"0": 0, "5000": 5 * time.Second, "10s": 10 * time.Second, "1.5min": 90 * time.Second,
+		"250ms": 250 * time.Millisecond, "1h": time.Hour, "2 d": 48 * time.Hour, "500us": 500 * time.Microsecond,
+	} {
+		if got, err := parsePGDuration(in); err != nil || got != want {
+			t.Errorf("parsePGDuration(%q) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "s", "10 fortnights", "ten"} {
+		if _, err := parsePGDuration(in); err == nil {
+			t.Errorf("parsePGDuration(%q): want an error", in)
+		}
+	}
+}
