@@ -82,7 +82,10 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 		Use:   "roles",
 		Short: "Create or verify the four least-privilege roles and install their grants",
 		Long: "Creates or verifies the LOGIN roles migration, admin, runtime and worker_ingress (with --role-prefix)\n" +
-			"and installs the exact grant matrix. Connects with $" + EnvSuperuserURL + " (else $" + EnvURL + ").\n" +
+			"and installs the exact grant matrix; pins every role's search_path to pg_catalog, pg_temp and sets the\n" +
+			"statement and idle-in-transaction timeouts of admin, runtime and worker_ingress; revokes every role\n" +
+			"membership from or to them. worker_ingress may only connect: it has no work yet.\n" +
+			"Connects with $" + EnvSuperuserURL + " (else $" + EnvURL + ").\n" +
 			"Passwords are read from $" + EnvPasswordPrefix + "<ROLE>_PASSWORD (e.g. QL_PG_RUNTIME_PASSWORD) or from\n" +
 			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, worker_ingress)\n" +
 			"readable only by its owner. A password is required only to create a role; given for an existing role it\n" +
@@ -98,12 +101,14 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := pgstore.EnsureRoles(cmd.Context(), url, pgstore.RolesConfig{Prefix: *prefix, Passwords: passwords}); err != nil {
+			out := cmd.OutOrStdout()
+			cfg := pgstore.RolesConfig{Prefix: *prefix, Passwords: passwords, Log: func(line string) { fmt.Fprintln(out, line) }}
+			if err := pgstore.EnsureRoles(cmd.Context(), url, cfg); err != nil {
 				return err
 			}
 			names := pgstore.RoleNames(*prefix)
 			for _, k := range pgstore.RoleKinds {
-				fmt.Fprintf(cmd.OutOrStdout(), "role %s (%s): ok\n", names.Name(k), k)
+				fmt.Fprintf(out, "role %s (%s): ok; %s\n", names.Name(k), k, pgstore.RoleSummary(k))
 			}
 			return nil
 		},
@@ -117,7 +122,9 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 		Use:   "check",
 		Short: "Run the read-only readiness checks",
 		Long: "Checks, in order and read-only: writable primary, supported version, migration history, capability row,\n" +
-			"exact schema and exact privileges. Connects with $" + EnvRuntimeURL + " (else $" + EnvURL + ").\n" +
+			"exact schema, a safe search_path, exact privileges and memberships, the roles' session timeouts and the\n" +
+			"server settings the cluster needs (docs/operations.md).\n" +
+			"Connects with $" + EnvRuntimeURL + " (else $" + EnvURL + ").\n" +
 			"Prints `ready`, or the failing check's stable code and what to do, and exits non-zero.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,

@@ -380,3 +380,15 @@ func plainAdmission(ctx context.Context, pool *pgxpool.Pool, triggerID, project,
 		return tx.SendBatch(ctx, b).Close()
 	})
 }
+
+// BenchmarkReadiness is one readiness check on a runtime connection, as a
+// replica runs it at start.
+func BenchmarkReadiness(b *testing.B) {
+	e := newEnv(b)
+	r := e.openRuntime(b, "replica-a", testLease)
+	for b.Loop() {
+		if err := r.Ready(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

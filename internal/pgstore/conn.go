@@ -21,13 +21,16 @@ type querier interface {
 // connectTimeout bounds establishing one connection.
 const connectTimeout = 10 * time.Second
 
-// connect opens a single connection (migrations, roles: one session).
+// connect opens a single connection (migrations, roles, readiness: one
+// session). It carries the safe search_path but no timeouts: migrations may
+// legitimately run long, and the other two run short statements anyway.
 func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, qlerror.New(qlerror.Invalid, "database URL: cannot be parsed; use postgres://user@host:port/db (the password belongs in PGPASSWORD or a password file)")
 	}
 	cfg.ConnectTimeout = connectTimeout
+	applySession(&cfg.Config, 0, 0)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, mapErr(err, "connecting to PostgreSQL")
@@ -35,13 +38,15 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// openPool opens and pings a pool of at most maxConns connections.
-func openPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+// openPool opens and pings a pool of at most maxConns connections, each
+// bounded by the statement and idle-in-transaction timeouts given.
+func openPool(ctx context.Context, url string, maxConns int32, statement, idle time.Duration) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, qlerror.New(qlerror.Invalid, "database URL: cannot be parsed; use postgres://user@host:port/db (the password belongs in PGPASSWORD or a password file)")
 	}
 	cfg.ConnConfig.ConnectTimeout = connectTimeout
+	applySession(&cfg.ConnConfig.Config, statement, idle)
 	cfg.MaxConns = maxConns
 	// No liveness ping on acquire: pgxpool would silently replace a
 	// connection whose backend was terminated, and the replica would never

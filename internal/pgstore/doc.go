@@ -61,6 +61,8 @@
 // migration owns the schema (only DDL authority); admin publishes; runtime
 // reads definitions, reads and updates (never inserts) schedule rows,
 // reads/inserts/updates runs and attempts and appends events, and never
-// deletes; worker_ingress reads only the migration history. grants.go is
-// the exact matrix EnsureRoles installs and readiness verifies.
+// deletes; worker_ingress may only connect and has no table privilege until
+// workers get work. grants.go is the exact matrix EnsureRoles installs and
+// readiness verifies; session.go the search_path and timeouts every role
+// and connection carries.
 package pgstore

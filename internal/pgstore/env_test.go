@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -83,3 +84,30 @@ func (e *env) exec(t testing.TB, sql string, args ...any) {
 }
 
 func quoteIdent(s string) string { return pgx.Identifier{s}.Sanitize() }
+
+// intruder creates a LOGIN role that is not one of the env's, allowed to
+// connect to its database, and returns its name (password "intruder-pw").
+// Roles are server-wide, so its name carries the env's prefix.
+func (e *env) intruder(t testing.TB) string {
+	t.Helper()
+	name := strings.TrimSuffix(e.roles.Runtime, string(RoleRuntime)) + "intruder"
+	e.exec(t, "CREATE ROLE "+quoteIdent(name)+" LOGIN PASSWORD 'intruder-pw'")
+	e.exec(t, "GRANT CONNECT ON DATABASE "+quoteIdent(e.db.Name)+" TO "+quoteIdent(name))
+	return name
+}
+
+// connAs opens a single connection as any role, closed on cleanup.
+func (e *env) connAs(t testing.TB, role, password string) *pgx.Conn {
+	t.Helper()
+	u, err := url.Parse(e.db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(role, password)
+	c, err := pgx.Connect(t.Context(), u.String())
+	if err != nil {
+		t.Fatalf("connect as %s: %v", role, err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}

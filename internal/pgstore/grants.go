@@ -55,8 +55,10 @@ func (r Roles) Name(k RoleKind) string {
 // absent; a table or role missing here holds nothing. EnsureRoles installs
 // exactly this and readiness fails on any difference, extra or missing.
 var tableGrants = map[string]map[RoleKind][]string{
-	"schema_migrations":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleWorkerIngress: {"SELECT"}},
-	"schema_capability":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleWorkerIngress: {"SELECT"}},
+	// worker_ingress holds no table privilege at all: it has no work yet,
+	// only CONNECT and USAGE on the schema (grantStatements).
+	"schema_migrations":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}},
+	"schema_capability":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}},
 	"projects":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
 	"tasks":               {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
 	"task_revisions":      {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}},

@@ -8,32 +8,40 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Readiness codes: stable strings, one per check, in the order checked.
+// Readiness codes: stable strings, in the order checked (the search_path
+// is checked for the session and the schemas before the privileges, for
+// the roles after them).
 const (
-	CodeUnavailable        = "unavailable"
-	CodeNotPrimary         = "not_primary"
-	CodeReadOnly           = "read_only"
-	CodeVersionUnsupported = "version_unsupported"
-	CodeHistoryMismatch    = "history_mismatch"
-	CodeHistoryAhead       = "history_ahead"
-	CodeHistoryBehind      = "history_behind"
-	CodeCapabilityMismatch = "capability_mismatch"
-	CodeSchemaDrift        = "schema_drift"
-	CodePrivilegeDrift     = "privilege_drift"
+	CodeUnavailable           = "unavailable"
+	CodeNotPrimary            = "not_primary"
+	CodeReadOnly              = "read_only"
+	CodeVersionUnsupported    = "version_unsupported"
+	CodeHistoryMismatch       = "history_mismatch"
+	CodeHistoryAhead          = "history_ahead"
+	CodeHistoryBehind         = "history_behind"
+	CodeCapabilityMismatch    = "capability_mismatch"
+	CodeSchemaDrift           = "schema_drift"
+	CodeUnsafeSearchPath      = "unsafe_search_path"
+	CodePrivilegeDrift        = "privilege_drift"
+	CodeUnboundedSession      = "unbounded_session"
+	CodeServerSettingTooSmall = "server_setting_too_small"
 )
 
 // readinessMessages are the one-line human summaries of the codes.
 var readinessMessages = map[string]string{
-	CodeUnavailable:        "PostgreSQL cannot be reached or answered with an error",
-	CodeNotPrimary:         "PostgreSQL is a standby (in recovery); point QingLong at the writable primary",
-	CodeReadOnly:           "PostgreSQL is read-only (default_transaction_read_only is on); make it writable",
-	CodeVersionUnsupported: "PostgreSQL version is not supported; use PostgreSQL 15 to 18",
-	CodeHistoryMismatch:    "migration history differs from this binary's migrations; restore the database or use the matching binary",
-	CodeHistoryAhead:       "the database was migrated by a newer QingLong; upgrade this binary",
-	CodeHistoryBehind:      "the database is missing migrations; run `ql db migrate`",
-	CodeCapabilityMismatch: "the capability row does not match the migration history; the schema was changed outside `ql db migrate`",
-	CodeSchemaDrift:        "tables, columns, indexes or constraints differ from what the migrations create; the schema was changed by hand",
-	CodePrivilegeDrift:     "role attributes or grants differ from the exact QingLong matrix; run `ql db roles`",
+	CodeUnavailable:           "PostgreSQL cannot be reached or answered with an error",
+	CodeNotPrimary:            "PostgreSQL is a standby (in recovery); point QingLong at the writable primary",
+	CodeReadOnly:              "PostgreSQL is read-only (default_transaction_read_only is on); make it writable",
+	CodeVersionUnsupported:    "PostgreSQL version is not supported; use PostgreSQL 15 to 18",
+	CodeHistoryMismatch:       "migration history differs from this binary's migrations; restore the database or use the matching binary",
+	CodeHistoryAhead:          "the database was migrated by a newer QingLong; upgrade this binary",
+	CodeHistoryBehind:         "the database is missing migrations; run `ql db migrate`",
+	CodeCapabilityMismatch:    "the capability row does not match the migration history; the schema was changed outside `ql db migrate`",
+	CodeSchemaDrift:           "tables, columns, indexes or constraints differ from what the migrations create; the schema was changed by hand",
+	CodeUnsafeSearchPath:      "a QingLong role or this session can resolve names through a schema others may create objects in; run `ql db roles`, and revoke CREATE on the named schema from PUBLIC and every role that is not QingLong's",
+	CodePrivilegeDrift:        "role attributes, memberships or grants differ from the exact QingLong matrix; run `ql db roles`",
+	CodeUnboundedSession:      "a QingLong role's statement or idle-in-transaction timeout is missing, disabled or too large; run `ql db roles`",
+	CodeServerSettingTooSmall: "a PostgreSQL server setting is below what the cluster needs; raise it in postgresql.conf and restart PostgreSQL (docs/operations.md lists the settings)",
 }
 
 // Supported server versions (server_version_num), both inclusive of the
@@ -67,8 +75,9 @@ func (e *ReadinessError) Unwrap() error { return e.Err }
 // Message is the one-line human summary of the code.
 func (e *ReadinessError) Message() string { return readinessMessages[e.Code] }
 
-// Check runs the readiness checks over a fresh connection to url (any of
-// the four roles may run it; the runtime will). It returns nil or a
+// Check runs the readiness checks over a fresh connection to url (the
+// migration, admin or runtime role may run it; the runtime will;
+// worker_ingress cannot read the migration history). It returns nil or a
 // *ReadinessError.
 func Check(ctx context.Context, url string, roles Roles) error {
 	conn, err := connect(ctx, url)
@@ -92,11 +101,16 @@ func checkReadiness(ctx context.Context, db txBeginner, roles Roles) error {
 		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "starting the readiness transaction")}
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	var sessionPath string
+	if err := tx.QueryRow(ctx, sqlSessionSearchPath).Scan(&sessionPath); err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "reading search_path")}
+	}
 	if _, err := tx.Exec(ctx, sqlPinSearchPath); err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "pinning search_path")}
 	}
 	for _, check := range []func(context.Context, pgx.Tx, Roles) error{
-		checkServer, checkHistory, checkCapability, checkSchema, checkPrivileges,
+		checkServer, checkHistory, checkCapability, checkSchema, checkSearchPath(sessionPath),
+		checkPrivileges, checkRolePaths, checkSessionBounds, checkServerSettings,
 	} {
 		if err := check(ctx, tx, roles); err != nil {
 			return err

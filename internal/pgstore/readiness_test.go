@@ -26,12 +26,27 @@ func requireReadiness(t *testing.T, e *env, role RoleKind, code string) {
 	}
 }
 
+// readinessCode is the code of a *ReadinessError, "" for nil and
+// "(not a readiness error)" for anything else.
+func readinessCode(err error) string {
+	var re *ReadinessError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &re):
+		return re.Code
+	}
+	return "(not a readiness error)"
+}
+
 func TestReadinessPassesOnAFreshInstallForEveryRole(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	for _, k := range RoleKinds {
+	for _, k := range []RoleKind{RoleMigration, RoleAdmin, RoleRuntime} {
 		requireReadiness(t, e, k, "")
 	}
+	// worker_ingress may not even read the migration history.
+	requireReadiness(t, e, RoleWorkerIngress, CodeUnavailable)
 }
 
 func TestReadinessFailsClosedOnEachTamperedItem(t *testing.T) {
@@ -83,6 +98,52 @@ func TestReadinessFailsClosedOnEachTamperedItem(t *testing.T) {
 		{"table owned by another role", func(t *testing.T, e *env) {
 			e.exec(t, "ALTER TABLE qinglong.runs OWNER TO "+quoteIdent(e.roles.Admin))
 		}, CodePrivilegeDrift},
+		{"another role made a member of the admin role", func(t *testing.T, e *env) {
+			e.exec(t, "GRANT "+quoteIdent(e.roles.Admin)+" TO "+quoteIdent(e.intruder(t)))
+		}, CodePrivilegeDrift},
+		{"one QingLong role made a member of another", func(t *testing.T, e *env) {
+			e.exec(t, "GRANT "+quoteIdent(e.roles.Admin)+" TO "+quoteIdent(e.roles.WorkerIngress))
+		}, CodePrivilegeDrift},
+		{"runtime role made a member of a predefined role", func(t *testing.T, e *env) {
+			e.exec(t, "GRANT pg_read_all_data TO "+quoteIdent(e.roles.Runtime))
+		}, CodePrivilegeDrift},
+		{"table grant outside the schema", func(t *testing.T, e *env) {
+			e.exec(t, "CREATE TABLE public.elsewhere (id int)")
+			e.exec(t, "GRANT SELECT ON public.elsewhere TO "+quoteIdent(e.roles.WorkerIngress))
+		}, CodePrivilegeDrift},
+		{"function grant", func(t *testing.T, e *env) {
+			e.exec(t, "GRANT EXECUTE ON FUNCTION pg_catalog.pg_read_file(text) TO "+quoteIdent(e.roles.Runtime))
+		}, CodePrivilegeDrift},
+		{"role search_path removed", func(t *testing.T, e *env) {
+			e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Runtime)+" RESET search_path")
+		}, CodeUnsafeSearchPath},
+		{"role search_path puts public first", func(t *testing.T, e *env) {
+			e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Admin)+" SET search_path = public, pg_catalog")
+		}, CodeUnsafeSearchPath},
+		{"role search_path overridden for this database", func(t *testing.T, e *env) {
+			e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Migration)+" IN DATABASE "+quoteIdent(e.db.Name)+` SET search_path = "$user", public`)
+		}, CodeUnsafeSearchPath},
+		{"PUBLIC may create in the schema", func(t *testing.T, e *env) {
+			e.exec(t, "GRANT CREATE ON SCHEMA qinglong TO PUBLIC")
+		}, CodeUnsafeSearchPath},
+		{"another role may create in the schema", func(t *testing.T, e *env) {
+			e.exec(t, "GRANT CREATE ON SCHEMA qinglong TO "+quoteIdent(e.intruder(t)))
+		}, CodeUnsafeSearchPath},
+		{"another role may create in pg_catalog", func(t *testing.T, e *env) {
+			e.exec(t, "GRANT CREATE ON SCHEMA pg_catalog TO "+quoteIdent(e.intruder(t)))
+		}, CodeUnsafeSearchPath},
+		{"runtime statement timeout removed", func(t *testing.T, e *env) {
+			e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Runtime)+" RESET statement_timeout")
+		}, CodeUnboundedSession},
+		{"runtime idle-in-transaction timeout disabled", func(t *testing.T, e *env) {
+			e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Runtime)+" SET idle_in_transaction_session_timeout = 0")
+		}, CodeUnboundedSession},
+		{"admin idle-in-transaction timeout too large", func(t *testing.T, e *env) {
+			e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Admin)+" SET idle_in_transaction_session_timeout = '1h'")
+		}, CodeUnboundedSession},
+		{"runtime statement timeout too large for this database", func(t *testing.T, e *env) {
+			e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Runtime)+" IN DATABASE "+quoteIdent(e.db.Name)+" SET statement_timeout = 60000")
+		}, CodeUnboundedSession},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,7 +9,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,6 +28,9 @@ type RolesConfig struct {
 	// They reach the server only as SCRAM-SHA-256 verifiers, so no
 	// statement log can ever show them.
 	Passwords map[RoleKind]string
+	// Log, when set, receives one line per membership revoked, once the
+	// change is committed.
+	Log func(line string)
 }
 
 var rolePrefixPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,40}$`)
@@ -42,11 +48,13 @@ func (c RolesConfig) Validate() error {
 	return nil
 }
 
-// EnsureRoles creates or verifies the four LOGIN roles and installs the
-// exact grant matrix on the database the URL names. It needs a superuser
-// (or a role with CREATEROLE that owns the database). It is idempotent:
-// run it after every `ql db migrate` so new tables get their grants and
-// everything in the schema is owned by the migration role.
+// EnsureRoles creates or verifies the four LOGIN roles, pins their
+// search_path and session timeouts, revokes every role membership from or
+// to them, and installs the exact grant matrix on the database the URL
+// names. It needs a superuser (or a role with CREATEROLE that owns the
+// database, on PostgreSQL 15). It is idempotent: run it after every
+// `ql db migrate` so new tables get their grants and everything in the
+// schema is owned by the migration role.
 func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -67,10 +75,14 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 		return mapErr(err, "starting the grant transaction")
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
-	for _, stmt := range grantStatements(roles) {
+	for _, stmt := range append(roleSettingStatements(roles), grantStatements(roles)...) {
 		if _, err := tx.Exec(ctx, stmt); err != nil {
-			return mapErr(err, "installing grants")
+			return mapErr(err, "installing role settings and grants")
 		}
+	}
+	revoked, err := revokeMemberships(ctx, tx, roles)
+	if err != nil {
+		return err
 	}
 	tables, err := schemaTables(ctx, tx)
 	if err != nil {
@@ -83,7 +95,15 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 			}
 		}
 	}
-	return mapErr(tx.Commit(ctx), "committing grants")
+	if err := tx.Commit(ctx); err != nil {
+		return mapErr(err, "committing grants")
+	}
+	if cfg.Log != nil {
+		for _, line := range revoked {
+			cfg.Log(line)
+		}
+	}
+	return nil
 }
 
 // unprivileged are the attributes every QingLong role has.
@@ -114,6 +134,92 @@ func ensureRole(ctx context.Context, conn *pgx.Conn, name string, kind RoleKind,
 		return mapErr(err, "creating or altering role "+name)
 	}
 	return nil
+}
+
+// roleSettingStatements pin each role's search_path and timeouts (for
+// every database) and drop overrides of them made for this database only,
+// which would take precedence.
+func roleSettingStatements(r Roles) []string {
+	var out []string
+	for _, k := range RoleKinds {
+		ident := pgx.Identifier{r.Name(k)}.Sanitize()
+		settings := []string{"search_path"}
+		out = append(out, "ALTER ROLE "+ident+" SET search_path = "+safeSearchPath)
+		for _, b := range roleBounds[k] {
+			settings = append(settings, b.setting)
+			out = append(out, "ALTER ROLE "+ident+" SET "+b.setting+" = "+quoteLiteral(pgDuration(b.max)))
+		}
+		for _, name := range settings {
+			out = append(out, fmt.Sprintf(`DO $$ BEGIN EXECUTE format('ALTER ROLE %s IN DATABASE %%I RESET %s', current_database()); END $$`, ident, name))
+		}
+	}
+	return out
+}
+
+// revokeMemberships removes every membership of another role in one of
+// ours and of ours in another role, and says which: membership in a
+// QingLong role confers its privileges (an intruder granted the admin role
+// could publish), and membership of ours in another role widens the exact
+// matrix.
+func revokeMemberships(ctx context.Context, tx pgx.Tx, r Roles) ([]string, error) {
+	rows, err := tx.Query(ctx, sqlRoleMemberships, roleList(r))
+	if err != nil {
+		return nil, mapErr(err, "listing role memberships")
+	}
+	type membership struct {
+		group, member string
+		grantor       *string
+	}
+	found, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (membership, error) {
+		var m membership
+		err := row.Scan(&m.group, &m.member, &m.grantor)
+		return m, err
+	})
+	if err != nil {
+		return nil, mapErr(err, "listing role memberships")
+	}
+	var revoked []string
+	for _, m := range found {
+		stmt := "REVOKE " + pgx.Identifier{m.group}.Sanitize() + " FROM " + pgx.Identifier{m.member}.Sanitize()
+		// From PostgreSQL 16 on, a membership is one grant per grantor and
+		// a REVOKE without GRANTED BY removes only the revoker's own.
+		// CASCADE: grants the member made with its ADMIN OPTION go too.
+		if m.grantor != nil {
+			stmt += " GRANTED BY " + pgx.Identifier{*m.grantor}.Sanitize()
+		}
+		stmt += " CASCADE"
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return nil, mapErr(err, "revoking membership of "+m.member+" in "+m.group)
+		}
+		revoked = append(revoked, fmt.Sprintf("revoked membership: %s was a member of %s", m.member, m.group))
+	}
+	// A grant this role may not revoke survives with only a warning.
+	var left []string
+	if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(DISTINCT member || ' in ' || grp), '{}') FROM (`+sqlRoleMemberships+`) m(grp, member, grantor)`, roleList(r)).Scan(&left); err != nil {
+		return nil, mapErr(err, "listing role memberships")
+	}
+	if len(left) > 0 {
+		return nil, qlerror.New(qlerror.FailedPrecondition, "role memberships remain after revoking them: %s; run `ql db roles` as a superuser, or revoke them as the roles that granted them", strings.Join(left, ", "))
+	}
+	return slices.Compact(revoked), nil
+}
+
+// sqlRoleMemberships lists (group, member, grantor) with one of the roles
+// $1 on either side; the grantor is NULL when it no longer exists.
+const sqlRoleMemberships = `SELECT DISTINCT g.rolname, m.rolname, gr.rolname
+  FROM pg_catalog.pg_auth_members am
+  JOIN pg_catalog.pg_roles g ON g.oid = am.roleid
+  JOIN pg_catalog.pg_roles m ON m.oid = am.member
+  LEFT JOIN pg_catalog.pg_roles gr ON gr.oid = am.grantor
+ WHERE g.rolname = ANY ($1::text[]) OR m.rolname = ANY ($1::text[])
+ ORDER BY 1, 2, 3`
+
+// pgDuration renders a timeout the way PostgreSQL reads it.
+func pgDuration(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
 }
 
 // grantStatements set database- and schema-level privileges: PUBLIC

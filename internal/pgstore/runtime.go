@@ -85,7 +85,8 @@ func OpenRuntime(ctx context.Context, url string, cfg RuntimeConfig) (*Runtime, 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	pool, err := openPool(ctx, url, cfg.MaxConns)
+	statement, idle := runtimeBounds(cfg.Lease)
+	pool, err := openPool(ctx, url, cfg.MaxConns, statement, idle)
 	if err != nil {
 		return nil, err
 	}

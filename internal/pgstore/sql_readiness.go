@@ -55,9 +55,13 @@ SELECT line FROM (
 ORDER BY line`
 
 	// The privilege fingerprint of the four roles ($1): attributes,
-	// memberships, database/schema/table/column grants and owners. Owners'
-	// own ACL entries are left out (ownership is checked instead); every
-	// other grantee of a schema object is listed, PUBLIC included.
+	// memberships in both directions, database/schema/table/column grants
+	// and owners. Owners' own ACL entries are left out (ownership is checked
+	// instead); every other grantee of a schema object is listed, PUBLIC
+	// included. Outside the schema, every object our roles own (but the
+	// TOAST tables of the schema's own tables) and every
+	// privilege granted to one of them by name is listed (none is expected):
+	// a grant there widens the exact matrix just the same.
 	sqlPrivilegeFingerprint = `
 WITH ours AS (SELECT oid, rolname FROM pg_roles WHERE rolname = ANY ($1::text[])),
      ns AS (SELECT oid, nspowner, nspacl FROM pg_namespace WHERE nspname = 'qinglong'),
@@ -69,6 +73,9 @@ SELECT line FROM (
     UNION ALL
     SELECT format('role %s is a member of %s', ours.rolname, g.rolname)
       FROM pg_auth_members m JOIN ours ON ours.oid = m.member JOIN pg_roles g ON g.oid = m.roleid
+    UNION ALL
+    SELECT format('role %s has member %s', ours.rolname, mem.rolname)
+      FROM pg_auth_members m JOIN ours ON ours.oid = m.roleid JOIN pg_roles mem ON mem.oid = m.member
     UNION ALL
     SELECT format('database owned by %s', ours.rolname)
       FROM pg_database d JOIN ours ON ours.oid = d.datdba WHERE d.datname = current_database()
@@ -93,6 +100,77 @@ SELECT line FROM (
     SELECT format('column %s.%s grants %s to %s', rels.relname, att.attname, a.privilege_type, coalesce(pg_get_userbyid(nullif(a.grantee, 0)), 'PUBLIC'))
       FROM rels JOIN pg_attribute att ON att.attrelid = rels.oid, aclexplode(att.attacl) a
      WHERE att.attacl IS NOT NULL
+    UNION ALL
+    SELECT format('outside the schema: schema %s owned by %s', n.nspname, ours.rolname)
+      FROM pg_namespace n JOIN ours ON ours.oid = n.nspowner WHERE n.nspname <> 'qinglong'
+    UNION ALL
+    SELECT format('outside the schema: schema %s grants %s to %s', n.nspname, a.privilege_type, ours.rolname)
+      FROM pg_namespace n, aclexplode(n.nspacl) a JOIN ours ON ours.oid = a.grantee
+     WHERE n.nspname <> 'qinglong'
+    UNION ALL
+    SELECT format('outside the schema: relation %s.%s owned by %s', n.nspname, c.relname, ours.rolname)
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN ours ON ours.oid = c.relowner
+     WHERE n.nspname NOT IN ('qinglong', 'pg_toast')
+    UNION ALL
+    SELECT format('outside the schema: relation %s.%s grants %s to %s', n.nspname, c.relname, a.privilege_type, ours.rolname)
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace, aclexplode(c.relacl) a JOIN ours ON ours.oid = a.grantee
+     WHERE n.nspname <> 'qinglong' AND c.relacl IS NOT NULL
+    UNION ALL
+    SELECT format('outside the schema: column %s.%s.%s grants %s to %s', n.nspname, c.relname, att.attname, a.privilege_type, ours.rolname)
+      FROM pg_attribute att JOIN pg_class c ON c.oid = att.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace,
+           aclexplode(att.attacl) a JOIN ours ON ours.oid = a.grantee
+     WHERE n.nspname <> 'qinglong' AND att.attacl IS NOT NULL
+    UNION ALL
+    SELECT format('function %s owned by %s', p.oid::regprocedure, ours.rolname)
+      FROM pg_proc p JOIN ours ON ours.oid = p.proowner
+    UNION ALL
+    SELECT format('function %s grants %s to %s', p.oid::regprocedure, a.privilege_type, ours.rolname)
+      FROM pg_proc p, aclexplode(p.proacl) a JOIN ours ON ours.oid = a.grantee
+     WHERE p.proacl IS NOT NULL
+    UNION ALL
+    SELECT format('parameter %s grants %s to %s', pa.parname, a.privilege_type, ours.rolname)
+      FROM pg_parameter_acl pa, aclexplode(pa.paracl) a JOIN ours ON ours.oid = a.grantee
 ) lines
 ORDER BY line`
+)
+
+// Statements of the safety checks (readiness_safety.go).
+const (
+	// The session's own search_path, read before the transaction pins it.
+	// Qualified: until it is verified, the session's path may resolve an
+	// unqualified name anywhere.
+	sqlSessionSearchPath = `SELECT pg_catalog.current_setting('search_path')`
+
+	// Per-role settings of the roles $1, for every database (false) and
+	// for this one only (true), which takes precedence.
+	sqlRoleSettings = `
+SELECT r.rolname, s.setdatabase <> 0, s.setconfig
+  FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
+ WHERE r.rolname = ANY ($1::text[])
+   AND s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+ ORDER BY 1, 2`
+
+	// Who, besides the roles $1 and superusers, may create objects in the
+	// schemas $2 — by owning one or by a CREATE grant (PUBLIC included).
+	// Such an object could shadow what our unqualified names resolve to.
+	// The qinglong schema's owner is left to the privilege check, which
+	// requires exactly the migration role.
+	sqlUnsafeSchemas = `
+WITH ours AS (SELECT oid FROM pg_roles WHERE rolname = ANY ($1::text[])),
+     ns AS (SELECT oid, nspname, nspowner, nspacl FROM pg_namespace WHERE nspname = ANY ($2::text[]))
+SELECT line FROM (
+    SELECT format('schema %s is owned by %s', ns.nspname, r.rolname) AS line
+      FROM ns JOIN pg_roles r ON r.oid = ns.nspowner
+     WHERE ns.nspname <> 'qinglong' AND NOT r.rolsuper AND r.oid NOT IN (SELECT oid FROM ours)
+    UNION ALL
+    SELECT format('schema %s grants CREATE to %s', ns.nspname, coalesce(r.rolname, 'PUBLIC'))
+      FROM ns, aclexplode(coalesce(ns.nspacl, acldefault('n', ns.nspowner))) a
+      LEFT JOIN pg_roles r ON r.oid = a.grantee
+     WHERE a.privilege_type = 'CREATE' AND a.grantee <> ns.nspowner
+       AND (a.grantee = 0 OR NOT (r.rolsuper OR r.oid IN (SELECT oid FROM ours)))
+) lines
+ORDER BY line`
+
+	// Server settings the cluster needs a minimum of.
+	sqlServerSettings = `SELECT current_setting('max_pred_locks_per_transaction')::int`
 )
