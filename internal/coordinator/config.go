@@ -10,7 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/schedule"
 )
 
-// Defaults and limits of the cluster coordinator (SPEC §1, §5, §7).
+// Defaults and limits of the cluster coordinator (docs/architecture.md, "Profiles").
 const (
 	DefaultPageSize    = schedule.DefaultPageSize
 	MaxPageSize        = schedule.MaxPageSize

@@ -13,7 +13,7 @@
 // # Daylight saving rule
 //
 // A wall time can be missing (spring-forward gap) or happen twice (fall-back
-// overlap). The rule, from SPEC §3:
+// overlap). The rule, from docs/architecture.md, "Cron time and daylight saving":
 //
 //   - fixed-hour expressions (hour field not "*"): a matching wall time that
 //     falls in a gap fires once, at the first instant after the gap; a matching

@@ -27,7 +27,7 @@ const (
 // time.Time arithmetic: a fixed-hour time in a spring-forward gap ("30 2 * * *"
 // on a New York spring-forward day, even "0 0 * * *" on a Santiago one) is
 // skipped for that day, and a fixed-hour time in a fall-back overlap fires
-// twice. SPEC §3 wants the opposite in both cases (see doc.go). Here each
+// twice. docs/architecture.md, "Cron time and daylight saving" wants the opposite in both cases (see doc.go). Here each
 // segment of constant UTC offset is searched with the civil calendar, and the
 // rule is applied where segments meet.
 func (s *Schedule) Next(afterMs int64) (int64, bool) {

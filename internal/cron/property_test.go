@@ -55,7 +55,7 @@ func anyWallMatches(s *Schedule, from, to int64) bool {
 }
 
 // bruteForce lists the firing instants in [start, end) by stepping every
-// second and applying SPEC §3 literally: remember the latest wall time shown
+// second and applying docs/architecture.md, "Cron time and daylight saving" literally: remember the latest wall time shown
 // so far; a wall time at or below it is a repeat, a jump past it is a gap.
 func bruteForce(s *Schedule, loc *time.Location, start, end int64) []int64 {
 	const warmUp = 3 * 3600 // longer than any overlap in propertyZones

@@ -8,7 +8,7 @@ import (
 const timezoneHint = `give an IANA zone name such as "Europe/Berlin", "America/New_York" or "UTC"`
 
 // loadLocation resolves the mandatory timezone. The host zone is never
-// implied (SPEC §3): a trigger must mean the same thing on every replica, so
+// implied (docs/architecture.md, "Cron time and daylight saving"): a trigger must mean the same thing on every replica, so
 // both the empty name (which time.LoadLocation maps to UTC) and "Local" are
 // refused rather than silently resolved.
 func loadLocation(name string) (*time.Location, error) {

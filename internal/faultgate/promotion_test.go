@@ -12,8 +12,8 @@ import (
 	"github.com/qinglong/qinglong/internal/schedule"
 )
 
-// Promotion gate timing (the seed's acceptance evidence: a 15 s claim, more
-// than 10 s of it left when the old primary is fenced).
+// Promotion gate timing: a 15 s claim, more than 10 s of it left when the
+// old primary is fenced, so the takeover must wait for database expiry.
 const (
 	heldLease           = 15 * time.Second
 	minRemainingAtFence = 10 * time.Second

@@ -18,7 +18,7 @@ import (
 	"github.com/qinglong/qinglong/internal/trigger"
 )
 
-// Edge budgets (issue 6).
+// Edge budgets: what a small device can afford.
 const (
 	edgeMaxBinaryMiB = 15
 	edgeMaxIdleMiB   = 24

@@ -25,7 +25,7 @@ const (
 	Edge Profile = "edge"
 )
 
-// Defaults per profile (SPEC §1).
+// Defaults per profile (docs/architecture.md, "Profiles").
 const (
 	StandalonePageSize    = 16
 	StandaloneCadence     = time.Second

@@ -9,7 +9,7 @@ import (
 )
 
 // The edge binary must not link PostgreSQL code, row leases or the cluster
-// lifecycle (SPEC §1): its whole dependency closure is audited.
+// lifecycle (docs/architecture.md, "Profiles"): its whole dependency closure is audited.
 func TestEdgeBinaryLinksNoPostgresOrClusterCode(t *testing.T) {
 	t.Parallel()
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// claimLayout is the adversarial schedule table of SPEC §5: total rows, of
+// claimLayout is the adversarial schedule table of docs/architecture.md, "Claim": total rows, of
 // which dueRows share one fire time and liveClaims are held claims whose
 // cursors sort in front of the due rows.
 type claimLayout struct {
@@ -168,15 +168,15 @@ func TestClaimCostStaysFlatOnTheAdversarialLayouts(t *testing.T) {
 		}
 		t.Logf("limit %d: %d schedule rows read, %d buffers", limit, c.ScheduleReads, c.Buffers)
 	}
-	// Negative control: with the seed's single index instead, the same
+	// Negative control: with a single naive index instead, the same
 	// measurement must see the cost the budget exists to catch.
 	s.exec(t, "DROP INDEX qinglong.trigger_schedules_unclaimed_order_idx")
 	s.exec(t, "DROP INDEX qinglong.trigger_schedules_claim_expiry_idx")
-	s.exec(t, `CREATE INDEX seed_due_idx ON qinglong.trigger_schedules (next_fire_at_ms NULLS FIRST, claim_expires_at_ms, project_id, trigger_id)`)
+	s.exec(t, `CREATE INDEX naive_due_idx ON qinglong.trigger_schedules (next_fire_at_ms NULLS FIRST, claim_expires_at_ms, project_id, trigger_id)`)
 	s.exec(t, "ANALYZE qinglong.trigger_schedules")
 	if c := s.explainClaim(t, 16); c.ScheduleReads <= claimReadBudget(16) {
-		t.Fatalf("with the seed's index the claim read only %d schedule rows; the measurement cannot tell a flat plan from a bad one", c.ScheduleReads)
+		t.Fatalf("with the naive index the claim read only %d schedule rows; the measurement cannot tell a flat plan from a bad one", c.ScheduleReads)
 	} else {
-		t.Logf("seed index, limit 16: %d schedule rows read, %d buffers", c.ScheduleReads, c.Buffers)
+		t.Logf("naive index, limit 16: %d schedule rows read, %d buffers", c.ScheduleReads, c.Buffers)
 	}
 }

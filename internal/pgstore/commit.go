@@ -34,7 +34,7 @@ const (
 )
 
 // ScheduleCommit verifies a ticket and writes its decision in one
-// transaction holding the schedule row's lock (SPEC §6, sql_commit.go).
+// transaction holding the schedule row's lock (docs/architecture.md, "Admission", sql_commit.go).
 // Serialization failures and deadlocks are retried a bounded number of
 // times, each re-verifying from scratch. A
 // connection lost before COMMIT can have run (COMMIT is pipelined behind
@@ -138,7 +138,7 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	}
 	if lost != nil {
 		// COMMIT answered, so res is what happened; the connection is gone
-		// all the same, and the replica must learn it (SPEC §7).
+		// all the same, and the replica must learn it (docs/architecture.md, "Rounds and the lifecycle").
 		return res, fmt.Errorf("%w (%s after COMMIT): %w", schedule.ErrUnavailable, reasonConnectionLost, lost.err)
 	}
 	return res, nil
@@ -148,7 +148,7 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 // an error). Nothing was written, so the attempt's result stands — unless
 // the session ends right here: only this ROLLBACK sees it, and the pool
 // would discard the closed connection silently on release, so the loss is
-// added to the result (the replica must learn it, SPEC §7). A retryable
+// added to the result (the replica must learn it, docs/architecture.md, "Rounds and the lifecycle"). A retryable
 // error cannot be retried on a lost connection and becomes the loss.
 func rolledBack(ctx context.Context, conn *pgxpool.Conn, res schedule.CommitResult, err error) (schedule.CommitResult, error) {
 	_, rbErr := conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")

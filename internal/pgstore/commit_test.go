@@ -316,7 +316,7 @@ func TestConnectionLostDuringCommitIsOutcomeUnknown(t *testing.T) {
 // Sync. The admission happened and must be reported, and so must the lost
 // connection: the pool would otherwise discard it silently on release, and
 // a busy replica would keep admitting on new connections without ever
-// turning unavailable (SPEC §7).
+// turning unavailable (docs/architecture.md, "Rounds and the lifecycle").
 func TestConnectionLostAfterCommitReportsTheOutcomeAndUnavailable(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)

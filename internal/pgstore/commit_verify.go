@@ -18,7 +18,7 @@ type verdict struct {
 func raced(reason string) verdict  { return verdict{Outcome: schedule.Raced, Reason: reason} }
 func failed(reason string) verdict { return verdict{Outcome: schedule.Failed, Reason: reason} }
 
-// verifyTicket checks, item by item in SPEC §6 order, that the ticket's
+// verifyTicket checks, item by item in docs/architecture.md, "Admission" order, that the ticket's
 // snapshot and claim still hold against the locked row. A changed
 // definition or a lost/expired claim is a race (someone else's write won);
 // anything that can only mean corruption or a clock going back fails

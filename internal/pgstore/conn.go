@@ -51,8 +51,9 @@ func openPool(ctx context.Context, url string, maxConns int32, statement, idle t
 	// No liveness ping on acquire: pgxpool would silently replace a
 	// connection whose backend was terminated, and the replica would never
 	// learn that it lost the database. Without the ping the next statement
-	// fails with a connection-class error, which latches the replica
-	// unavailable until it is restarted (SPEC §7).
+	// fails with a connection-class error, which takes the replica out of
+	// service until a fresh activation (new pool, readiness, recovery)
+	// succeeds (docs/architecture.md, "Rounds and the lifecycle").
 	cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -50,7 +50,7 @@ func (r Roles) Name(k RoleKind) string {
 	}
 }
 
-// tableGrants is the exact privilege matrix (SPEC §4): what each non-owner
+// tableGrants is the exact privilege matrix (docs/architecture.md, "Schema, roles and publishing"): what each non-owner
 // role holds on each table. The migration role owns everything and is
 // absent; a table or role missing here holds nothing. EnsureRoles installs
 // exactly this and readiness fails on any difference, extra or missing.

@@ -14,7 +14,7 @@ import (
 // verification turns away ends with ROLLBACK, and a connection that breaks
 // right there is seen by that ROLLBACK alone — the pool would discard it
 // silently on release. The race stands (nothing was written) and the loss
-// is reported with it, so the replica turns unavailable (SPEC §7).
+// is reported with it, so the replica turns unavailable (docs/architecture.md, "Rounds and the lifecycle").
 func TestConnectionLostAtRollbackIsReportedWithTheRace(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)

@@ -12,7 +12,7 @@ import (
 	"github.com/qinglong/qinglong/internal/task"
 )
 
-// Lease bounds and the default (SPEC §5).
+// Lease bounds and the default (docs/architecture.md, "Claim").
 const (
 	MinLease     = time.Second
 	MaxLease     = 60 * time.Second

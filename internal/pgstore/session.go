@@ -82,15 +82,14 @@ const (
 )
 
 // minPredLocksPerTransaction is the smallest max_pred_locks_per_transaction
-// readiness accepts. The shared predicate-lock table holds this many
-// entries per connection slot; while one SERIALIZABLE transaction stays
-// open, every overlapping transaction that commits keeps its locks in it,
-// so a table too small for the admissions of one idle bound makes every
-// replica's admissions fail with "out of shared memory". 256 is four times
-// the default and equals the largest claim page, so a transaction reading a
-// page of rows also stays below the per-relation escalation threshold (half
-// of it by default) and keeps its fine-grained locks.
-const minPredLocksPerTransaction = 256
+// readiness accepts: PostgreSQL's default. The shared predicate-lock table
+// holds this many entries per connection slot; while one SERIALIZABLE
+// transaction stays open, every overlapping one that commits keeps its
+// locks there. Admissions take no predicate locks (sql_commit.go says why),
+// so only publishes fill it, and they are few and bounded by the admin
+// role's timeouts. A server tuned below the default is refused because a
+// frozen publish would then exhaust the table within a handful of others.
+const minPredLocksPerTransaction = 64
 
 // applySession makes every connection QingLong opens safe and bounded: the
 // fixed search_path, short keepalives at both ends, and the given timeouts

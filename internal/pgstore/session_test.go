@@ -181,12 +181,12 @@ SELECT line FROM (
 }
 
 // TestReadinessRejectsTooFewPredicateLocks starts a server of its own with
-// PostgreSQL's default max_pred_locks_per_transaction (a setting that needs
-// a restart): everything else is right, and readiness still refuses.
+// max_pred_locks_per_transaction below PostgreSQL's default (a setting that
+// needs a restart): everything else is right, and readiness still refuses.
 func TestReadinessRejectsTooFewPredicateLocks(t *testing.T) {
 	t.Parallel()
 	pgtest.Server(t) // skips or fails, as every database test, without PostgreSQL
-	srv, err := pgtest.StartServer(t.Context(), pgtest.Options{ExtraConf: map[string]string{"max_pred_locks_per_transaction": "64"}})
+	srv, err := pgtest.StartServer(t.Context(), pgtest.Options{ExtraConf: map[string]string{"max_pred_locks_per_transaction": "32"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestReadinessRejectsTooFewPredicateLocks(t *testing.T) {
 	u.User = url.UserPassword(RoleNames("").Runtime, "test-password-r")
 	err = Check(t.Context(), u.String(), RoleNames(""))
 	if code := readinessCode(err); code != CodeServerSettingTooSmall {
-		t.Fatalf("readiness with max_pred_locks_per_transaction = 64: %v; want %s", err, CodeServerSettingTooSmall)
+		t.Fatalf("readiness with max_pred_locks_per_transaction = 32: %v; want %s", err, CodeServerSettingTooSmall)
 	}
 }
 

@@ -2,7 +2,7 @@ package pgstore
 
 import _ "embed"
 
-// Admission statements (SPEC §6), all inside one REPEATABLE READ
+// Admission statements (docs/architecture.md, "Admission"), all inside one REPEATABLE READ
 // transaction that locks the schedule row (commit_lock.sql says why that
 // lock keeps every verified fact true until COMMIT).
 //

@@ -1,6 +1,6 @@
 package pgstore
 
-// Statements of the migration runner. Each guards one step of SPEC §4.
+// Statements of the migration runner. Each guards one step of docs/architecture.md, "Schema, roles and publishing".
 
 const (
 	// One migrator at a time per database.

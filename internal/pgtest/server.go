@@ -82,9 +82,6 @@ var harnessConf = map[string]string{
 	"log_timezone": "UTC",
 	// The log is the file handed to postgres as stderr.
 	"logging_collector": "off",
-	// The cluster's readiness check requires at least this (a restart-only
-	// setting), as a production server must have.
-	"max_pred_locks_per_transaction": "256",
 }
 
 // harnessOwned settings are written last on every start and cannot be

@@ -5,7 +5,7 @@
 // recovery candidate: a Run whose durable state is not exactly what the
 // scheduler's admission writes.
 //
-// Pristine scheduler output is excluded (SPEC §7): a queued, uncancelled,
+// Pristine scheduler output is excluded (docs/architecture.md, "Rounds and the lifecycle"): a queued, uncancelled,
 // scheduled Run with its queued time set, whose latest and only Attempt is
 // the claimed remote_worker Attempt 1 with every worker, session, lease,
 // offer, callback, start, result and error field still at its initial

@@ -40,7 +40,7 @@ type Decision struct {
 	NextFireAtMs   int64 // the new cursor; always > DueMs
 }
 
-// Decide is the profile-neutral cron/misfire decision (SPEC §3). It is pure:
+// Decide is the profile-neutral cron/misfire decision (docs/architecture.md, "Cron time and daylight saving"). It is pure:
 // the same input always yields the same decision.
 func Decide(in Input) (Decision, error) {
 	if in.Schedule == nil {

@@ -118,7 +118,7 @@ ALTER TABLE qinglong.triggers
     ADD CONSTRAINT triggers_current_revision_fkey FOREIGN KEY (id, current_revision)
     REFERENCES qinglong.trigger_revisions (trigger_id, revision) DEFERRABLE INITIALLY DEFERRED;
 
--- One schedule row per trigger head (SPEC §2). claim_version is a monotonic
+-- One schedule row per trigger head (docs/architecture.md, "Domain"). claim_version is a monotonic
 -- counter that survives a cleared claim, so a claim can never be re-issued
 -- under a version an older holder remembers (no ABA).
 CREATE TABLE qinglong.trigger_schedules (
@@ -141,7 +141,7 @@ CREATE TABLE qinglong.trigger_schedules (
     CONSTRAINT trigger_schedules_revision_fkey FOREIGN KEY (trigger_id, trigger_revision) REFERENCES qinglong.trigger_revisions (trigger_id, revision)
 );
 
--- Claim index 1 (SPEC §5): unclaimed rows in exactly the claim's ORDER BY,
+-- Claim index 1 (docs/architecture.md, "Claim"): unclaimed rows in exactly the claim's ORDER BY,
 -- so the NULL branch and the due branch each read only the rows they take,
 -- however many rows share one fire time; live claims are not in it at all.
 CREATE INDEX trigger_schedules_unclaimed_order_idx

@@ -1,4 +1,4 @@
--- Row-lease claim (SPEC §5): one autocommit statement (pipelined behind the
+-- Row-lease claim (docs/architecture.md, "Claim"): one autocommit statement (pipelined behind the
 -- setting that selects its generic plan, see claim.go).
 -- Fences and invariants:
 --   * the database clock is sampled exactly once (MATERIALIZED CTE `now`)

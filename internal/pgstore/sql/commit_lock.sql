@@ -1,4 +1,4 @@
--- Admission step 1 (SPEC §6): lock the schedule row and sample the database
+-- Admission step 1 (docs/architecture.md, "Admission"): lock the schedule row and sample the database
 -- clock in the same statement, reading every fact the verification needs:
 -- project status, trigger head and revision, task head and pinned revision,
 -- the schedule's revision/state/cursor/claim and the pinned remote_worker

@@ -1,4 +1,4 @@
--- Admission final step (SPEC §6), one statement: advance the cursor and
+-- Admission final step (docs/architecture.md, "Admission"), one statement: advance the cursor and
 -- clear the claim, guarded by the full fence — revision, state version,
 -- cursor, owner, token, claim version, expiry and acquired time — and by the
 -- database clock still being before the expiry at this last statement; and,

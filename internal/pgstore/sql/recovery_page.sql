@@ -1,4 +1,4 @@
--- Startup recovery page (SPEC §7). Read-only; runs as the runtime role.
+-- Startup recovery page (docs/architecture.md, "Rounds and the lifecycle"). Read-only; runs as the runtime role.
 -- Invariants:
 --   * the horizon is database time: the first page samples clock_timestamp()
 --     once (MATERIALIZED CTE) and later pages pass it back ($1), so the scan
