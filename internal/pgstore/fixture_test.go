@@ -42,12 +42,14 @@ func (e *env) openRuntime(t testing.TB, owner string, lease time.Duration) *Runt
 	return e.openRuntimeAt(t, e.url(RoleRuntime), owner, lease)
 }
 
+// prefix is the role prefix of this environment's roles.
+func (e *env) prefix() string { return e.roles.Runtime[:len(e.roles.Runtime)-len(RoleRuntime)] }
+
 // openRuntimeAt opens a runtime store on url (the runtime role's URL, or a
 // proxy in front of it).
 func (e *env) openRuntimeAt(t testing.TB, url, owner string, lease time.Duration) *Runtime {
 	t.Helper()
-	prefix := e.roles.Runtime[:len(e.roles.Runtime)-len(RoleRuntime)]
-	r, err := OpenRuntime(t.Context(), url, RuntimeConfig{Owner: owner, Lease: lease, RolePrefix: prefix})
+	r, err := OpenRuntime(t.Context(), url, RuntimeConfig{Owner: owner, Lease: lease, RolePrefix: e.prefix()})
 	if err != nil {
 		t.Fatalf("open runtime: %v", err)
 	}

@@ -215,7 +215,16 @@ func (s *store) count(t *testing.T, sql string, args ...any) int {
 func TestFrozenAdmissionDoesNotStallTheOtherReplicas(t *testing.T) {
 	t.Parallel()
 	c := newFrozenCluster(t)
-	frozen := c.openRuntimeAt(t, c.proxied(t, RoleRuntime), "replica-frozen", testLease)
+	// The frozen session must outlive the runtime role's idle bound, which
+	// would otherwise end it within seconds (TestIdleInTransactionRuntime-
+	// SessionIsEnded): the point here is what the others do while it is open.
+	frozen, err := OpenRuntime(t.Context(), c.proxied(t, RoleRuntime), RuntimeConfig{
+		Owner: "replica-frozen", Lease: testLease, RolePrefix: c.prefix(), unboundedIdle: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(frozen.Close)
 	victim := c.publish(t, "frozen").trigger.TriggerID
 	if sum, err := schedule.Round(t.Context(), c.runtime, c.cfg); err != nil || sum.Counts[schedule.Initialized] != frozenTriggers+1 {
 		t.Fatalf("initialising round: %v %v %v", sum.Counts, sum.Errors, err)
@@ -255,10 +264,14 @@ func TestFrozenPublishDoesNotStallAdmissions(t *testing.T) {
 	if sum, err := schedule.Round(t.Context(), c.runtime, c.cfg); err != nil || sum.Counts[schedule.Initialized] != frozenTriggers {
 		t.Fatalf("initialising round: %v %v %v", sum.Counts, sum.Errors, err)
 	}
-	admin, err := OpenAdmin(t.Context(), c.proxied(t, RoleAdmin))
+	// As OpenAdmin, but without the admin role's idle-in-transaction bound,
+	// which would end the frozen publish within seconds: the point here is
+	// what admissions do while it is open.
+	pool, err := openPool(t.Context(), c.proxied(t, RoleAdmin), adminPoolSize, adminStatementTimeout, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	admin := &Admin{pool: pool}
 	t.Cleanup(admin.Close)
 	svc := catalog.Service{Store: admin, Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}
 	d := c.publish(t, "frozen")

@@ -35,6 +35,11 @@ type RuntimeConfig struct {
 	RolePrefix string
 	// MaxConns bounds the pool (default DefaultRuntimeConns).
 	MaxConns int32
+
+	// unboundedIdle lifts the idle-in-transaction bound of this pool's
+	// sessions. Only tests set it: to hold a transaction frozen for longer
+	// than the bound, and show what the rest of the cluster does meanwhile.
+	unboundedIdle bool
 }
 
 // WithDefaults fills zero fields with their defaults.
@@ -86,6 +91,9 @@ func OpenRuntime(ctx context.Context, url string, cfg RuntimeConfig) (*Runtime, 
 		return nil, err
 	}
 	statement, idle := runtimeBounds(cfg.Lease)
+	if cfg.unboundedIdle {
+		idle = 0
+	}
 	pool, err := openPool(ctx, url, cfg.MaxConns, statement, idle)
 	if err != nil {
 		return nil, err
