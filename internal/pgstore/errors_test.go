@@ -163,6 +163,9 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 		{"25P03", schedule.ReasonIdleInTransactionTimeout, schedule.Failed},
 		{"40001", schedule.ReasonRetriesExhausted, schedule.Failed},
 		{"40P01", schedule.ReasonRetriesExhausted, schedule.Failed},
+		{"42501", schedule.ReasonInsufficientPrivilege, schedule.Failed},
+		{"23514", schedule.ReasonConstraintViolation, schedule.Failed},
+		{"42P01", schedule.ReasonSchemaError, schedule.Failed},
 		{"XX000", schedule.ReasonWriteFailed, schedule.Failed},
 		{"08006", schedule.ReasonConnectionLost, schedule.Unavailable},
 		{"57P01", schedule.ReasonConnectionLost, schedule.Unavailable},
@@ -178,7 +181,11 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 		if c.state == "XX000" && StateCode(err) != codeDatabaseError {
 			t.Errorf("SQLSTATE XX000: state code %q, want %q", StateCode(err), codeDatabaseError)
 		}
-		if !Transient(err) != (c.state == "XX000") {
+		// Only a missing privilege, a refusing or drifted schema and an
+		// unclassified error are beyond what waiting cures.
+		permanent := c.state == "XX000" || c.reason == schedule.ReasonInsufficientPrivilege ||
+			c.reason == schedule.ReasonConstraintViolation || c.reason == schedule.ReasonSchemaError
+		if Transient(err) == permanent {
 			t.Errorf("SQLSTATE %s: transient %v", c.state, Transient(err))
 		}
 		s.requireNothingWritten(t, d.trigger.TriggerID, before)

@@ -88,6 +88,9 @@ func (s *store) fixture() storetest.Fixture {
 			CorruptExecutions: func(ctx context.Context, taskID string) error {
 				return s.tamper(ctx, `UPDATE qinglong.execution_revisions SET command = jsonb_set(command, '{args}', '["rm", "-rf", "/"]') WHERE task_id = $1`, taskID)
 			},
+			DeleteSchedule: func(ctx context.Context, triggerID string) error {
+				return s.tamper(ctx, `DELETE FROM qinglong.trigger_schedules WHERE trigger_id = $1`, triggerID)
+			},
 			FailQueuedEvents: func(ctx context.Context) error {
 				if err := s.tamper(ctx, `CREATE FUNCTION qinglong.test_fail_queued_event() RETURNS trigger LANGUAGE plpgsql AS $$
 						BEGIN IF NEW.name = 'run.queued' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`); err != nil {

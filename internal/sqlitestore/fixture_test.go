@@ -137,6 +137,9 @@ func (e *env) fixture() storetest.Fixture {
 				return e.tamper(ctx, `DROP TRIGGER IF EXISTS execution_revisions_immutable;
 					UPDATE execution_revisions SET command_json = json_set(command_json, '$.args', json_array('rm', '-rf', '/')) WHERE task_id = ?`, taskID)
 			},
+			DeleteSchedule: func(ctx context.Context, triggerID string) error {
+				return e.tamper(ctx, `DELETE FROM trigger_schedules WHERE trigger_id = ?`, triggerID)
+			},
 			FailQueuedEvents: func(ctx context.Context) error {
 				return e.tamper(ctx, `CREATE TRIGGER injected_fault BEFORE INSERT ON run_events WHEN NEW.name = 'run.queued'
 					BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)

@@ -71,6 +71,8 @@ type Tamper struct {
 	// CorruptExecutions changes the stored command arguments of every
 	// execution revision of a task, leaving their digests.
 	CorruptExecutions func(ctx context.Context, taskID string) error
+	// DeleteSchedule deletes a trigger's schedule row.
+	DeleteSchedule func(ctx context.Context, triggerID string) error
 	// FailQueuedEvents makes every later insert of a run.queued event
 	// fail, as a write fault in the middle of an admission would.
 	FailQueuedEvents func(ctx context.Context) error

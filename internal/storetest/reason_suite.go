@@ -150,6 +150,20 @@ func requireRefused(t *testing.T, f Fixture, ctx context.Context, p schedule.Com
 	}
 }
 
+// testScheduleMissing: schedule rows are never deleted, so a ticket whose
+// row is gone fails closed (and there is no row left to compare).
+func testScheduleMissing(t *testing.T, f Fixture) {
+	d, tk := dueTicket(t, f)
+	tamper(t, f.Tamper.DeleteSchedule(t.Context(), d.Trigger.TriggerID))
+	res, err := f.Schedule.ScheduleCommit(t.Context(), commitParams(t, tk))
+	if want := schedule.ReasonScheduleMissing; res.Outcome != want.Outcome() || res.Reason != want {
+		t.Fatalf("commit of a ticket whose row is gone: %s (%s), %v; want %s (%s)", res.Outcome, res.Reason, err, want.Outcome(), want)
+	}
+	if c := counts(t, f, d.Trigger.TriggerID); c != (Counts{}) {
+		t.Fatalf("a commit without a schedule row wrote %+v", c)
+	}
+}
+
 // testReplayedOccurrence: a schedule row put back on an occurrence that
 // already has a Run (a restored backup, a hand edit) holds its fence, so
 // only the idempotency key stops the second admission — and that is a

@@ -29,6 +29,7 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 		"ConcurrentRoundsAdmitEachOccurrenceOnce":              testConcurrentRoundsOnce,
 		"TakeLimitIsBounded":                                   testTakeLimit,
 		"ReplayedOccurrenceFailsOnItsIdempotencyKey":           testReplayedOccurrence,
+		"CommitRefused/schedule_missing":                       testScheduleMissing,
 	}
 	for name, fn := range reasonCases() {
 		tests[name] = fn
