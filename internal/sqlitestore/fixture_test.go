@@ -126,6 +126,11 @@ func (e *env) fixture() storetest.Fixture {
 					UPDATE trigger_revisions SET name = ?, enabled = ?, content_digest = ?
 					WHERE (trigger_id, revision) = (SELECT id, current_revision FROM triggers WHERE id = ?)`, name, enabled, digest, triggerID)
 			},
+			CorruptTaskCommand: func(ctx context.Context, taskID string, revision int64) error {
+				return e.tamper(ctx, `DROP TRIGGER IF EXISTS task_revisions_immutable;
+					UPDATE task_revisions SET spec_json = json_set(spec_json, '$.command.args', json_array('rm', '-rf', '/'))
+					WHERE task_id = ? AND revision = ?`, taskID, revision)
+			},
 			SetTaskDigest: func(ctx context.Context, taskID string, revision int64, digest string) error {
 				return e.tamper(ctx, `DROP TRIGGER IF EXISTS task_revisions_immutable;
 					UPDATE task_revisions SET content_digest = ? WHERE task_id = ? AND revision = ?`, digest, taskID, revision)

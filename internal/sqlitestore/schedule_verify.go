@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/qinglong/qinglong/internal/project"
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/schedule"
 	"github.com/qinglong/qinglong/internal/task"
@@ -13,57 +12,42 @@ import (
 )
 
 // verifyTicket re-reads the ticket's snapshot under the write lock and
-// checks it item by item in the order every adapter follows
-// (docs/architecture.md, "Admission"). A changed definition or schedule
-// row is a race (someone else's write won); altered content, or a cursor
-// moved without the version bump every writer makes, fails closed.
+// checks it with the shared schedule.VerifySnapshot, in the order every
+// adapter follows.
 func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 	var (
-		status                  project.Status
-		headRevision            int64
-		rev                     trigger.Revision
-		enabled                 int
-		taskCurrent             int64
-		taskCurrentDigest       string
-		rowRevision, rowVersion int64
-		rowCursor               sql.NullInt64
+		st          schedule.Stored
+		enabled     int
+		taskSpec    string
+		cursor      sql.NullInt64
+		rev, pinned = &st.Trigger, &st.Task
 	)
-	rev.TriggerID, rev.Revision = tk.TriggerID, tk.TriggerRevision
-	err := tx.QueryRowContext(ctx, qScheduleCommitRead, tk.TriggerID).Scan(&status, &headRevision,
+	err := tx.QueryRowContext(ctx, qScheduleCommitRead, tk.TriggerID).Scan(&st.ProjectStatus, &st.TriggerHeadRevision, &st.TriggerHeadTaskID,
 		&rev.ProjectID, &rev.TaskID, &rev.TaskRevision, &rev.TaskContentDigest, &rev.Spec.Name, &enabled,
 		&rev.Spec.Cron.Expression, &rev.Spec.Cron.Timezone, &rev.Spec.Cron.MisfirePolicy, &rev.ContentDigest, &rev.CreatedAtMs,
-		&taskCurrent, &taskCurrentDigest, &rowRevision, &rowVersion, &rowCursor)
+		&st.TaskHeadRevision, &pinned.ProjectID, &taskSpec, &pinned.ContentDigest,
+		&st.RowRevision, &st.StateVersion, &cursor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return refuse(schedule.ReasonScheduleMissing, qlerror.New(qlerror.Internal, "trigger %s has no schedule row with its definitions", tk.TriggerID))
 	}
 	if err != nil {
 		return err
 	}
-	rev.Spec.Enabled = enabled == 1
-	switch {
-	case status != project.Active:
-		return refuse(schedule.ReasonProjectInactive, nil)
-	case headRevision != tk.TriggerRevision || rowRevision != tk.TriggerRevision:
-		return refuse(schedule.ReasonTriggerRevisionChanged, nil)
-	case taskCurrent != rev.TaskRevision:
-		return refuse(schedule.ReasonTaskRevisionChanged, nil)
-	case rev.ContentDigest != tk.TriggerContentDigest || rev.CreatedAtMs != tk.TriggerCreatedAtMs || rev.Spec.Cron != tk.Cron || rev.ProjectID != tk.ProjectID:
-		return refuse(schedule.ReasonTriggerSnapshotMismatch, qlerror.New(qlerror.Internal, "trigger %s revision %d no longer matches the ticket taken for it", tk.TriggerID, tk.TriggerRevision))
-	case rev.TaskID != tk.TaskID || rev.TaskRevision != tk.TaskRevision || rev.TaskContentDigest != tk.TaskContentDigest:
-		return refuse(schedule.ReasonTaskSnapshotMismatch, qlerror.New(qlerror.Internal, "trigger %s revision %d pins another task revision than the ticket taken for it", tk.TriggerID, tk.TriggerRevision))
-	}
-	if err := rev.VerifyDigest(); err != nil {
-		return refuse(schedule.ReasonTriggerDigestCorrupt, err)
-	}
-	switch cur := ptr(rowCursor); {
-	case taskCurrentDigest != rev.TaskContentDigest:
-		return refuse(schedule.ReasonTaskDigestCorrupt, qlerror.New(qlerror.Internal, "task %s revision %d has digest %s, the trigger pins %s", rev.TaskID, rev.TaskRevision, taskCurrentDigest, rev.TaskContentDigest))
-	case !rev.Spec.Enabled:
-		return refuse(schedule.ReasonTriggerNotSchedulable, qlerror.New(qlerror.Internal, "trigger %s revision %d is disabled, yet a ticket was taken for it", tk.TriggerID, tk.TriggerRevision))
-	case rowVersion != tk.StateVersion:
-		return refuse(schedule.ReasonStateVersionChanged, nil)
-	case (cur == nil) != (tk.NextFireAtMs == nil) || (cur != nil && *cur != *tk.NextFireAtMs):
-		return refuse(schedule.ReasonCursorDrift, qlerror.New(qlerror.Internal, "trigger %s: the cursor changed without a state version bump", tk.TriggerID))
+	rev.TriggerID, rev.Revision, rev.Spec.Enabled = tk.TriggerID, st.RowRevision, enabled == 1
+	// The single-node schema stores cron triggers only.
+	st.TriggerKind = trigger.SpecKind
+	pinned.TaskID, pinned.Revision = rev.TaskID, rev.TaskRevision
+	// An undecodable stored spec stays empty, so its digest check fails
+	// closed.
+	pinned.Spec, _ = decodeSpec(taskSpec)
+	st.NextFireAtMs = ptr(cursor)
+	if reason := schedule.VerifySnapshot(tk, st); reason != "" {
+		var detail error
+		if reason.Outcome() == schedule.Failed {
+			detail = qlerror.New(qlerror.Internal, "trigger %s revision %d fails closed (%s): the stored definitions contradict themselves or the ticket; restore them from a backup or republish the trigger",
+				tk.TriggerID, tk.TriggerRevision, reason)
+		}
+		return refuse(reason, detail)
 	}
 	return nil
 }

@@ -64,6 +64,9 @@ type Tamper struct {
 	// RewriteTrigger overwrites the name, enabled flag and content digest of
 	// the trigger's current revision in place.
 	RewriteTrigger func(ctx context.Context, triggerID, name string, enabled bool, digest string) error
+	// CorruptTaskCommand changes the stored command arguments of a task
+	// revision, leaving its digest.
+	CorruptTaskCommand func(ctx context.Context, taskID string, revision int64) error
 	// SetTaskDigest overwrites the stored content digest of a task revision.
 	SetTaskDigest func(ctx context.Context, taskID string, revision int64, digest string) error
 	// DeleteExecutions deletes every execution revision of a task.

@@ -99,15 +99,23 @@ func reasonCases() map[string]func(*testing.T, Fixture) {
 			return t.Context()
 		},
 	}
-	tests := make(map[string]func(*testing.T, Fixture), len(cases))
-	for reason, change := range cases {
-		tests["CommitRefused/"+string(reason)] = func(t *testing.T, f Fixture) {
+	tests := make(map[string]func(*testing.T, Fixture), len(cases)+1)
+	add := func(name string, reason schedule.Reason, change func(*testing.T, Fixture, defs, *schedule.CommitParams) context.Context) {
+		tests["CommitRefused/"+name] = func(t *testing.T, f Fixture) {
 			d, tk := dueTicket(t, f)
 			p := commitParams(t, tk)
 			ctx := change(t, f, d, &p)
 			requireRefused(t, f, ctx, p, reason)
 		}
 	}
+	for reason, change := range cases {
+		add(string(reason), reason, change)
+	}
+	// The task's content re-hashed, not only its stored digest compared.
+	add("task_digest_corrupt_content", schedule.ReasonTaskDigestCorrupt, func(t *testing.T, f Fixture, d defs, _ *schedule.CommitParams) context.Context {
+		tamper(t, f.Tamper.CorruptTaskCommand(t.Context(), d.Task.TaskID, d.Task.Revision))
+		return t.Context()
+	})
 	return tests
 }
 
