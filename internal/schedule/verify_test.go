@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/ids"
+	"github.com/qinglong/qinglong/internal/project"
+	"github.com/qinglong/qinglong/internal/task"
 	"github.com/qinglong/qinglong/internal/trigger"
 )
 
@@ -43,6 +45,57 @@ func TestCheckDecisionAcceptsOnlyTheDecidersOwnDecision(t *testing.T) {
 	}
 	for name, c := range cases {
 		if got := CheckDecision(c.p); got != c.want {
+			t.Errorf("%s: %q, want %q", name, got, c.want)
+		}
+	}
+}
+
+// consistent is a ticket and the stored facts it was taken against.
+func consistent(t *testing.T) (Ticket, Stored) {
+	t.Helper()
+	projectID, taskID, triggerID := ids.New(), ids.New(), ids.New()
+	tk := task.Revision{TaskID: taskID, ProjectID: projectID, Revision: 1, Spec: task.Spec{Name: "job", Enabled: true,
+		Command: task.Command{Mode: task.ModeArgv, Path: "/usr/bin/env", Args: []string{"true"}, TimeoutMs: 60_000}}}
+	tk.ContentDigest = task.ContentDigest(projectID, taskID, tk.Spec)
+	tg := trigger.Revision{TriggerID: triggerID, ProjectID: projectID, Revision: 2, TaskID: taskID, TaskRevision: 1,
+		TaskContentDigest: tk.ContentDigest, CreatedAtMs: t0 - minute,
+		Spec: trigger.Spec{Name: "tick", Enabled: true, Cron: trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}}}
+	tg.ContentDigest = trigger.ContentDigest(projectID, triggerID, taskID, 1, tk.ContentDigest, tg.Spec)
+	cursor := t0
+	ticket := Ticket{Snapshot: Snapshot{ProjectID: projectID, TriggerID: triggerID, TriggerRevision: 2, TriggerContentDigest: tg.ContentDigest,
+		TriggerCreatedAtMs: tg.CreatedAtMs, Cron: tg.Spec.Cron, TaskID: taskID, TaskRevision: 1, TaskContentDigest: tk.ContentDigest,
+		NextFireAtMs: &cursor, StateVersion: 7}, ObservedAtMs: t0 + 1}
+	stored := Stored{ProjectStatus: project.Active, TriggerHeadRevision: 2, TriggerHeadTaskID: taskID, Trigger: tg, TriggerKind: trigger.SpecKind,
+		TaskHeadRevision: 1, Task: tk, RowRevision: 2, StateVersion: 7, NextFireAtMs: &cursor}
+	return ticket, stored
+}
+
+func TestVerifySnapshotNamesTheFirstItemThatNoLongerHolds(t *testing.T) {
+	t.Parallel()
+	moved := t0 - minute
+	cases := map[string]struct {
+		change func(*Ticket, *Stored)
+		want   Reason
+	}{
+		"nothing":                {func(*Ticket, *Stored) {}, ""},
+		"archived":               {func(_ *Ticket, s *Stored) { s.ProjectStatus = project.Archived }, ReasonProjectInactive},
+		"republished trigger":    {func(_ *Ticket, s *Stored) { s.TriggerHeadRevision = 3 }, ReasonTriggerRevisionChanged},
+		"republished task":       {func(_ *Ticket, s *Stored) { s.TaskHeadRevision = 2 }, ReasonTaskRevisionChanged},
+		"another trigger digest": {func(tk *Ticket, _ *Stored) { tk.TriggerContentDigest = "sha256:x" }, ReasonTriggerSnapshotMismatch},
+		"another task pin":       {func(tk *Ticket, _ *Stored) { tk.TaskContentDigest = "sha256:x" }, ReasonTaskSnapshotMismatch},
+		"renamed in place":       {func(_ *Ticket, s *Stored) { s.Trigger.Spec.Name = "renamed" }, ReasonTriggerDigestCorrupt},
+		"task altered in place":  {func(_ *Ticket, s *Stored) { s.Task.Spec.Command.Args = []string{"rm"} }, ReasonTaskDigestCorrupt},
+		"not a cron trigger":     {func(_ *Ticket, s *Stored) { s.TriggerKind = "other" }, ReasonTriggerNotSchedulable},
+		"moved row":              {func(_ *Ticket, s *Stored) { s.StateVersion++ }, ReasonStateVersionChanged},
+		"cursor without a bump":  {func(_ *Ticket, s *Stored) { s.NextFireAtMs = &moved }, ReasonCursorDrift},
+		// Corruption outranks a race: a stale ticket over altered content
+		// still reports the content.
+		"moved row over altered content": {func(_ *Ticket, s *Stored) { s.StateVersion++; s.Trigger.Spec.Name = "renamed" }, ReasonTriggerDigestCorrupt},
+	}
+	for name, c := range cases {
+		tk, s := consistent(t)
+		c.change(&tk, &s)
+		if got := VerifySnapshot(tk, s); got != c.want {
 			t.Errorf("%s: %q, want %q", name, got, c.want)
 		}
 	}
