@@ -366,12 +366,14 @@ func (s failingCommits) ScheduleCommit(context.Context, schedule.CommitParams) (
 func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		state, reason, errorCode string
-		outcome                  schedule.Outcome
-		wrap                     func(error) error
+		state     string
+		reason    schedule.Reason
+		errorCode string
+		outcome   schedule.Outcome
+		wrap      func(error) error
 	}{
-		{"53200", "out_of_shared_memory", "internal", schedule.Failed, func(err error) error { return fmt.Errorf("commit of trigger x: %w", err) }},
-		{"57P01", "connection_lost", "unavailable", schedule.Unavailable, func(err error) error {
+		{"53200", schedule.ReasonOutOfSharedMemory, "internal", schedule.Failed, func(err error) error { return fmt.Errorf("commit of trigger x: %w", err) }},
+		{"57P01", schedule.ReasonConnectionLost, "unavailable", schedule.Unavailable, func(err error) error {
 			return fmt.Errorf("%w (connection_lost): %w", schedule.ErrUnavailable, err)
 		}},
 	} {
@@ -391,7 +393,7 @@ func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
 			t.Fatalf("%s: ticket records %v", c.state, recs)
 		}
 		r := recs[0]
-		if r["reason"] != c.reason || r["sqlstate"] != c.state || r["outcome"] != string(c.outcome) || r["error_code"] != c.errorCode {
+		if r["reason"] != string(c.reason) || r["sqlstate"] != c.state || r["outcome"] != string(c.outcome) || r["error_code"] != c.errorCode {
 			t.Fatalf("%s: ticket record %v; want reason %s, the SQLSTATE and error code %s", c.state, r, c.reason, c.errorCode)
 		}
 		if strings.Contains(logs.String(), "uncoded") || strings.Contains(logs.String(), "max_pred_locks") || strings.Contains(logs.String(), "server text") {

@@ -72,7 +72,7 @@ func (s *fakeStore) ScheduleCommit(_ context.Context, p schedule.CommitParams) (
 	defer s.mu.Unlock()
 	s.commits = append(s.commits, p)
 	if s.commitErr != nil {
-		return schedule.CommitResult{Outcome: schedule.Unavailable, Reason: "outcome_unknown"}, s.commitErr
+		return schedule.ReasonOutcomeUnknown.Result(), s.commitErr
 	}
 	switch p.Decision.Action {
 	case schedule.Admit:

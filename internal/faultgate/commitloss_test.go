@@ -133,7 +133,7 @@ func loseAdmissionCommitReply(t testing.TB, g gateDB, srv *pgtest.Srv, direct *p
 		t.Fatalf("round with the lost reply: taken %d, %v; want the one ticket unavailable, not admitted, not failed", sum.Taken, sum.Counts)
 	}
 	var te *schedule.TicketError
-	if len(sum.Errors) != 1 || !errors.As(sum.Errors[0], &te) || te.Reason != "outcome_unknown" || !errors.Is(te, schedule.ErrUnavailable) {
+	if len(sum.Errors) != 1 || !errors.As(sum.Errors[0], &te) || te.Reason != schedule.ReasonOutcomeUnknown || !errors.Is(te, schedule.ErrUnavailable) {
 		t.Fatalf("round errors %v, want one unavailable ticket with reason outcome_unknown", sum.Errors)
 	}
 	if len(sum.Admitted) != 0 {

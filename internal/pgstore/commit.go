@@ -21,18 +21,6 @@ import (
 // turn a clean outcome into an unknown one.
 const commitReplyTimeout = 30 * time.Second
 
-// Stable reasons of the commit path (the verification adds its own).
-const (
-	reasonOutcomeUnknown   = "outcome_unknown"
-	reasonConnectionLost   = "connection_lost"
-	reasonRetriesExhausted = "serialization_retries_exhausted"
-	reasonIdempotency      = "idempotency_conflict"
-	reasonWriteFailed      = "write_failed"
-	reasonCancelled        = "cancelled"
-	reasonInvalidParams    = "invalid_params"
-	reasonFenceLost        = "claim_expired"
-)
-
 // ScheduleCommit verifies a ticket and writes its decision in one
 // transaction holding the schedule row's lock (docs/architecture.md, "Admission", sql_commit.go).
 // Serialization failures and deadlocks are retried a bounded number of
@@ -45,8 +33,9 @@ const (
 // once COMMIT has answered, the outcome is the known one, returned with an
 // error. All three wrap schedule.ErrUnavailable.
 func (r *Runtime) ScheduleCommit(ctx context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
-	if reason := checkCommitParams(p); reason != "" {
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonInvalidParams}, fmt.Errorf("commit of trigger %s: %s", p.Ticket.TriggerID, reason)
+	if p.Ticket.Lease == nil {
+		return schedule.ReasonInvalidParams.Result(),
+			fmt.Errorf("commit of trigger %s: the ticket has no claim; the cluster store commits only claimed tickets", p.Ticket.TriggerID)
 	}
 	defer r.handles.forget(p.Ticket.Lease.Token)
 	var lastErr error
@@ -60,19 +49,8 @@ func (r *Runtime) ScheduleCommit(ctx context.Context, p schedule.CommitParams) (
 			break
 		}
 	}
-	return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonRetriesExhausted},
+	return schedule.ReasonRetriesExhausted.Result(),
 		fmt.Errorf("commit of trigger %s: %w", p.Ticket.TriggerID, lastErr)
-}
-
-// checkCommitParams rejects what no round would build.
-func checkCommitParams(p schedule.CommitParams) string {
-	switch {
-	case p.Ticket.Lease == nil:
-		return "the ticket has no claim; the cluster store commits only claimed tickets"
-	case p.Decision.Action != schedule.Admit && (p.RunID != "" || p.AttemptID != ""):
-		return "run and attempt ids are given for a " + string(p.Decision.Action) + " decision"
-	}
-	return ""
 }
 
 // commitOnce is one transaction attempt. A retryable error is returned
@@ -94,13 +72,13 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 
 	facts, err := r.beginAndLock(ctx, conn, p.Ticket)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: "schedule_missing"}, nil
+		return schedule.ReasonScheduleMissing.Result(), nil
 	}
 	if err != nil {
 		return failure(ctx, err, false)
 	}
-	if v := verifyTicket(p, facts); v.Outcome != "" {
-		return schedule.CommitResult{Outcome: v.Outcome, Reason: v.Reason}, nil
+	if reason := verifyTicket(p, facts); reason != "" {
+		return reason.Result(), nil
 	}
 	args, outcome, err := decisionArgs(p, facts)
 	if err != nil {
@@ -122,12 +100,12 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 		// The lock was held, so only the clock can have moved past expiry
 		// between verification and the fenced update, and then the write
 		// touched nothing: the COMMIT that followed committed nothing.
-		res = schedule.CommitResult{Outcome: schedule.Raced, Reason: reasonFenceLost}
+		res = schedule.ReasonClaimExpired.Result()
 	case w != expectedWrite(outcome):
 		// Impossible by construction of sqlCommitWrite (each insert selects
 		// from the step before it); a changed statement that breaks this
 		// must not be reported as a clean outcome.
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonWriteFailed},
+		return schedule.ReasonWriteFailed.Result(),
 			fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt and %d event rows for %s", p.Ticket.TriggerID,
 				w.schedules, w.runs, w.attempts, w.events, outcome)
 	default:
@@ -139,7 +117,7 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	if lost != nil {
 		// COMMIT answered, so res is what happened; the connection is gone
 		// all the same, and the replica must learn it (docs/architecture.md, "Rounds and the lifecycle").
-		return res, fmt.Errorf("%w (%s after COMMIT): %w", schedule.ErrUnavailable, reasonConnectionLost, lost.err)
+		return res, fmt.Errorf("%w (%s after COMMIT): %w", schedule.ErrUnavailable, schedule.ReasonConnectionLost, lost.err)
 	}
 	return res, nil
 }
@@ -157,12 +135,12 @@ func rolledBack(ctx context.Context, conn *pgxpool.Conn, res schedule.CommitResu
 		// written either way.
 		return res, err
 	}
-	lost := fmt.Errorf("%w (%s at ROLLBACK): %w", schedule.ErrUnavailable, reasonConnectionLost, rbErr)
+	lost := fmt.Errorf("%w (%s at ROLLBACK): %w", schedule.ErrUnavailable, schedule.ReasonConnectionLost, rbErr)
 	switch {
 	case err == nil:
 		return res, lost
 	case retryable(err) || res.Outcome == "":
-		return schedule.CommitResult{Outcome: schedule.Unavailable, Reason: reasonConnectionLost}, lost
+		return schedule.ReasonConnectionLost.Result(), lost
 	}
 	return res, errors.Join(err, lost)
 }
@@ -407,15 +385,15 @@ func failure(ctx context.Context, err error, commitSent bool) (schedule.CommitRe
 	case retryable(err):
 		return schedule.CommitResult{}, err
 	case connectionLost(err) || (commitSent && sqlState(err) == ""):
-		reason := reasonConnectionLost
+		reason := schedule.ReasonConnectionLost
 		if commitSent {
-			reason = reasonOutcomeUnknown
+			reason = schedule.ReasonOutcomeUnknown
 		}
-		return schedule.CommitResult{Outcome: schedule.Unavailable, Reason: reason}, fmt.Errorf("%w (%s): %w", schedule.ErrUnavailable, reason, err)
+		return reason.Result(), fmt.Errorf("%w (%s): %w", schedule.ErrUnavailable, reason, err)
 	case errors.Is(err, errIdempotency):
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonIdempotency}, err
+		return schedule.ReasonOccurrenceExists.Result(), err
 	case ctx.Err() != nil:
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: reasonCancelled}, err
+		return schedule.ReasonCancelled.Result(), err
 	}
-	return schedule.CommitResult{Outcome: schedule.Failed, Reason: writeReason(err)}, err
+	return writeReason(err).Result(), err
 }

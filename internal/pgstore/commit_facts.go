@@ -4,6 +4,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/qinglong/qinglong/internal/project"
+	"github.com/qinglong/qinglong/internal/schedule"
 	"github.com/qinglong/qinglong/internal/task"
 	"github.com/qinglong/qinglong/internal/trigger"
 )
@@ -37,6 +39,22 @@ type commitFacts struct {
 
 	// Execution is nil when the pinned remote_worker plan is missing.
 	Execution *task.Execution
+}
+
+// stored is what the shared snapshot verification compares the ticket with.
+func (f commitFacts) stored() schedule.Stored {
+	return schedule.Stored{
+		ProjectStatus:       project.Status(f.ProjectStatus),
+		TriggerHeadRevision: f.HeadRevision,
+		TriggerHeadTaskID:   f.HeadTaskID,
+		Trigger:             f.Trigger,
+		TriggerKind:         f.TriggerKind,
+		TaskHeadRevision:    f.TaskHeadRevision,
+		Task:                f.Task,
+		RowRevision:         f.Revision,
+		StateVersion:        f.StateVersion,
+		NextFireAtMs:        f.NextFireAtMs,
+	}
 }
 
 func scanCommitFacts(row pgx.Row, triggerID string) (commitFacts, error) {

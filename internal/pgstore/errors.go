@@ -136,7 +136,7 @@ func StateCode(err error) string {
 	case s == "":
 		return ""
 	case lostState(s):
-		return reasonConnectionLost
+		return string(schedule.ReasonConnectionLost)
 	case s == stateOutOfSharedMemory:
 		return "out_of_shared_memory"
 	case s == stateTooManyConnections:
@@ -169,14 +169,14 @@ func StateCode(err error) string {
 const codeDatabaseError = "database_error"
 
 // writeReason is the commit outcome's reason for a failure that is neither
-// a lost connection, a cancellation nor an idempotency conflict: the
-// SQLSTATE's stable code when it names a class an operator acts on
-// (resources, timeouts, operator intervention...), write_failed otherwise.
-func writeReason(err error) string {
-	if code := StateCode(err); code != "" && code != codeDatabaseError {
-		return code
+// a lost connection, a cancellation nor an existing occurrence: the
+// SQLSTATE's stable code when it is a failure reason of its own (resources,
+// timeouts, operator intervention...), write_failed otherwise.
+func writeReason(err error) schedule.Reason {
+	if r, ok := schedule.ReasonOf(StateCode(err)); ok && r.Outcome() == schedule.Failed {
+		return r
 	}
-	return reasonWriteFailed
+	return schedule.ReasonWriteFailed
 }
 
 // mapErr turns a driver error into a coded error; what names the step.

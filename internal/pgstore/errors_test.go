@@ -150,21 +150,25 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 	before, _ := s.row(t.Context(), d.trigger.TriggerID)
 
 	for _, c := range []struct {
-		state, reason string
-		outcome       schedule.Outcome
+		state   string
+		reason  schedule.Reason
+		outcome schedule.Outcome
 	}{
-		{"53200", "out_of_shared_memory", schedule.Failed},
-		{"53300", "too_many_connections", schedule.Failed},
-		{"53100", "insufficient_resources", schedule.Failed},
-		{"57014", "statement_cancelled", schedule.Failed},
-		{"57000", "operator_intervention", schedule.Failed},
-		{"55P03", "lock_not_available", schedule.Failed},
-		{"25P03", "idle_in_transaction_timeout", schedule.Failed},
-		{"40001", "serialization_retries_exhausted", schedule.Failed},
-		{"40P01", "serialization_retries_exhausted", schedule.Failed},
-		{"XX000", "write_failed", schedule.Failed},
-		{"08006", "connection_lost", schedule.Unavailable},
-		{"57P01", "connection_lost", schedule.Unavailable},
+		{"53200", schedule.ReasonOutOfSharedMemory, schedule.Failed},
+		{"53300", schedule.ReasonTooManyConnections, schedule.Failed},
+		{"53100", schedule.ReasonInsufficientResources, schedule.Failed},
+		{"57014", schedule.ReasonStatementCancelled, schedule.Failed},
+		{"57000", schedule.ReasonOperatorIntervention, schedule.Failed},
+		{"55P03", schedule.ReasonLockNotAvailable, schedule.Failed},
+		{"25P03", schedule.ReasonIdleInTransactionTimeout, schedule.Failed},
+		{"40001", schedule.ReasonRetriesExhausted, schedule.Failed},
+		{"40P01", schedule.ReasonRetriesExhausted, schedule.Failed},
+		{"42501", schedule.ReasonInsufficientPrivilege, schedule.Failed},
+		{"23514", schedule.ReasonConstraintViolation, schedule.Failed},
+		{"42P01", schedule.ReasonSchemaError, schedule.Failed},
+		{"XX000", schedule.ReasonWriteFailed, schedule.Failed},
+		{"08006", schedule.ReasonConnectionLost, schedule.Unavailable},
+		{"57P01", schedule.ReasonConnectionLost, schedule.Unavailable},
 	} {
 		s.exec(t, `UPDATE public.injected_fault SET state = $1`, c.state)
 		res, err := s.runtime.ScheduleCommit(t.Context(), p)
@@ -177,7 +181,11 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 		if c.state == "XX000" && StateCode(err) != codeDatabaseError {
 			t.Errorf("SQLSTATE XX000: state code %q, want %q", StateCode(err), codeDatabaseError)
 		}
-		if !Transient(err) != (c.state == "XX000") {
+		// Only a missing privilege, a refusing or drifted schema and an
+		// unclassified error are beyond what waiting cures.
+		permanent := c.state == "XX000" || c.reason == schedule.ReasonInsufficientPrivilege ||
+			c.reason == schedule.ReasonConstraintViolation || c.reason == schedule.ReasonSchemaError
+		if Transient(err) == permanent {
 			t.Errorf("SQLSTATE %s: transient %v", c.state, Transient(err))
 		}
 		s.requireNothingWritten(t, d.trigger.TriggerID, before)

@@ -64,13 +64,55 @@ func (s *store) fixture() storetest.Fixture {
 	return storetest.Fixture{
 		Catalog:  s.admin,
 		Schedule: s.runtime,
+		Runs:     s.runtime,
+		Status:   s.runtime,
 		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
 			NowMs: func() int64 { return time.Now().UnixMilli() }},
 		Row:     s.row,
 		Counts:  s.counts,
 		MakeDue: s.makeDue,
 		NowMs:   s.runtime.NowMs,
+		Tamper: storetest.Tamper{
+			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
+				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules
+					SET next_fire_at_ms = $2, state_version = state_version + CASE WHEN $3 THEN 1 ELSE 0 END WHERE trigger_id = $1`, triggerID, cursorMs, bump)
+			},
+			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
+				return s.tamper(ctx, `UPDATE qinglong.trigger_revisions tr SET name = $2, enabled = $3, content_digest = $4
+					FROM qinglong.triggers tg WHERE tg.id = $1 AND tr.trigger_id = tg.id AND tr.revision = tg.current_revision`, triggerID, name, enabled, digest)
+			},
+			CorruptTaskCommand: func(ctx context.Context, taskID string, revision int64) error {
+				return s.tamper(ctx, `UPDATE qinglong.task_revisions SET command = jsonb_set(command, '{args}', '["rm", "-rf", "/"]')
+					WHERE task_id = $1 AND revision = $2`, taskID, revision)
+			},
+			SetTaskDigest: func(ctx context.Context, taskID string, revision int64, digest string) error {
+				return s.tamper(ctx, `UPDATE qinglong.task_revisions SET content_digest = $3 WHERE task_id = $1 AND revision = $2`, taskID, revision, digest)
+			},
+			DeleteExecutions: func(ctx context.Context, taskID string) error {
+				return s.tamper(ctx, `DELETE FROM qinglong.execution_revisions WHERE task_id = $1`, taskID)
+			},
+			CorruptExecutions: func(ctx context.Context, taskID string) error {
+				return s.tamper(ctx, `UPDATE qinglong.execution_revisions SET command = jsonb_set(command, '{args}', '["rm", "-rf", "/"]') WHERE task_id = $1`, taskID)
+			},
+			DeleteSchedule: func(ctx context.Context, triggerID string) error {
+				return s.tamper(ctx, `DELETE FROM qinglong.trigger_schedules WHERE trigger_id = $1`, triggerID)
+			},
+			FailQueuedEvents: func(ctx context.Context) error {
+				if err := s.tamper(ctx, `CREATE FUNCTION qinglong.test_fail_queued_event() RETURNS trigger LANGUAGE plpgsql AS $$
+						BEGIN IF NEW.name = 'run.queued' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`); err != nil {
+					return err
+				}
+				return s.tamper(ctx, `CREATE TRIGGER test_fail_queued_event BEFORE INSERT ON qinglong.run_events
+					FOR EACH ROW EXECUTE FUNCTION qinglong.test_fail_queued_event()`)
+			},
+		},
 	}
+}
+
+// tamper edits rows as the superuser, outside both roles' contracts.
+func (s *store) tamper(ctx context.Context, sql string, args ...any) error {
+	_, err := s.super.Exec(ctx, sql, args...)
+	return err
 }
 
 func newFixture(t *testing.T) storetest.Fixture { return newStore(t).fixture() }
@@ -110,4 +152,14 @@ func TestCatalogConformance(t *testing.T) {
 func TestScheduleConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunSchedule(t, newFixture)
+}
+
+func TestRunReaderConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunRunReader(t, newFixture)
+}
+
+func TestStatusReaderConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunStatusReader(t, newFixture)
 }

@@ -20,7 +20,7 @@ import (
 // and the reason a commit that verifies after it reports.
 type endingPublish struct {
 	name   string
-	reason string
+	reason schedule.Reason
 	run    func(ctx context.Context, admin *Admin, d published) error
 }
 
@@ -28,17 +28,17 @@ type endingPublish struct {
 // archiving its project, a new task revision (the trigger stays pinned to
 // the old one) and a new trigger revision (here disabling it).
 var endingPublishes = []endingPublish{
-	{"archive project", "project_inactive", func(ctx context.Context, admin *Admin, d published) error {
+	{"archive project", schedule.ReasonProjectInactive, func(ctx context.Context, admin *Admin, d published) error {
 		_, err := admin.ProjectSave(ctx, project.Project{ID: d.project.ID, Name: d.project.Name, Status: project.Archived})
 		return err
 	}},
-	{"new task revision", "task_revision_changed", func(ctx context.Context, admin *Admin, d published) error {
+	{"new task revision", schedule.ReasonTaskRevisionChanged, func(ctx context.Context, admin *Admin, d published) error {
 		spec := d.task.Spec
 		spec.Command.Args = []string{"false"}
 		_, _, err := service(admin).PublishTask(ctx, d.project.ID, d.task.TaskID, d.task.Revision, ids.New(), spec)
 		return err
 	}},
-	{"disable trigger", "trigger_revision_changed", func(ctx context.Context, admin *Admin, d published) error {
+	{"disable trigger", schedule.ReasonTriggerRevisionChanged, func(ctx context.Context, admin *Admin, d published) error {
 		spec := d.trigger.Spec
 		spec.Enabled = false
 		_, _, err := service(admin).PublishTrigger(ctx, d.project.ID, d.trigger.TriggerID, d.task, d.trigger.Revision, ids.New(), spec)

@@ -46,7 +46,7 @@ func TestConnectionLostAtRollbackIsReportedWithTheRace(t *testing.T) {
 	default:
 		t.Fatalf("the proxy never cut a ROLLBACK (commit: %+v, %v): the fault did not happen", res, err)
 	}
-	if res.Outcome != schedule.Raced || res.Reason != "project_inactive" {
+	if res.Outcome != schedule.Raced || res.Reason != schedule.ReasonProjectInactive {
 		t.Fatalf("commit after archiving, connection cut at ROLLBACK: %s (%s), want raced (project_inactive)", res.Outcome, res.Reason)
 	}
 	if !errors.Is(err, schedule.ErrUnavailable) {

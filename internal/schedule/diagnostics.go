@@ -89,7 +89,7 @@ func ErrorAttrs(err error) []any {
 	if errors.As(err, &te) {
 		attrs = append(attrs, slog.String("trigger_id", te.TriggerID), slog.String("outcome", string(te.Outcome)))
 		if te.Reason != "" {
-			attrs = append(attrs, slog.String("reason", te.Reason))
+			attrs = append(attrs, slog.String("reason", string(te.Reason)))
 		}
 	}
 	var st sqlStater
@@ -118,7 +118,7 @@ func safeMessage(err error) string {
 		// and reason (logged beside this) say what happened.
 		msg := "commit of the ticket ended " + string(te.Outcome)
 		if te.Reason != "" {
-			msg += " (" + te.Reason + ")"
+			msg += " (" + string(te.Reason) + ")"
 		}
 		return msg
 	}

@@ -22,6 +22,11 @@
 //     and advances the cursor in one transaction, and the final schedule
 //     update carries the whole fence and must touch exactly one row.
 //
+// A commit that writes nothing says why with one Reason of a closed set
+// (reasons.go), each tied to one outcome; every adapter verifies in the same
+// order (docs/architecture.md, "Outcomes and reasons"), so the same
+// situation reads the same on every profile.
+//
 // Because the take bumps state_version and a republished trigger bumps it
 // again, a stale ticket can never commit: its fence names a version that no
 // longer exists. The idempotency key ql3:cron:v1:<trigger>:<rev>:<ms> is

@@ -135,14 +135,14 @@ func Round(ctx context.Context, st Store, cfg RoundConfig) (Summary, error) {
 type TicketError struct {
 	TriggerID string
 	Outcome   Outcome
-	Reason    string
+	Reason    Reason
 	Err       error
 }
 
 func (e *TicketError) Error() string {
 	msg := "trigger " + e.TriggerID + ": " + string(e.Outcome)
 	if e.Reason != "" {
-		msg += " (" + e.Reason + ")"
+		msg += " (" + string(e.Reason) + ")"
 	}
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
@@ -155,11 +155,11 @@ func (e *TicketError) Unwrap() error { return e.Err }
 func decideAndCommit(ctx context.Context, st Store, cfg RoundConfig, tk Ticket) (CommitResult, error) {
 	sched, err := parseTicket(tk)
 	if err != nil {
-		return CommitResult{Outcome: Failed, Reason: "cron_invalid"}, &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: "cron_invalid", Err: err}
+		return ReasonCronInvalid.Result(), &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: ReasonCronInvalid, Err: err}
 	}
 	d, err := Decide(ticketInput(sched, tk, cfg.GraceMs))
 	if err != nil {
-		return CommitResult{Outcome: Failed, Reason: "decision_failed"}, &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: "decision_failed", Err: err}
+		return ReasonDecisionFailed.Result(), &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: ReasonDecisionFailed, Err: err}
 	}
 	p := CommitParams{Ticket: tk, Decision: d, GraceMs: cfg.GraceMs}
 	if d.Action == Admit {

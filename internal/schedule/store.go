@@ -90,9 +90,9 @@ type CommitParams struct {
 // CommitResult reports one commit.
 type CommitResult struct {
 	Outcome Outcome
-	// Reason is a stable code for raced/failed/unavailable (e.g.
-	// "claim_expired", "trigger_revision_changed", "outcome_unknown").
-	Reason string
+	// Reason says why, for raced, failed and unavailable; its outcome
+	// (Reason.Outcome) is always Outcome.
+	Reason Reason
 	RunID  string
 }
 

@@ -93,15 +93,63 @@ func (e *env) makeDue(ctx context.Context, triggerID string, lateMs int64) error
 	return err
 }
 
+// tamper edits rows outside the store; the statements drop the
+// immutability trigger of the table they rewrite (the file is the test's
+// own).
+func (e *env) tamper(ctx context.Context, sql string, args ...any) error {
+	_, err := e.raw.ExecContext(ctx, sql, args...)
+	return err
+}
+
 func (e *env) fixture() storetest.Fixture {
 	return storetest.Fixture{
 		Catalog:  e.store,
 		Schedule: e.store,
+		Runs:     e.store,
+		Status:   e.store,
 		Service:  e.service(),
 		Row:      e.row,
 		Counts:   e.counts,
 		MakeDue:  e.makeDue,
 		NowMs:    func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
+		Tamper: storetest.Tamper{
+			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
+				by := 0
+				if bump {
+					by = 1
+				}
+				return e.tamper(ctx, `UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + ? WHERE trigger_id = ?`,
+					cursorMs, by, triggerID)
+			},
+			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
+				return e.tamper(ctx, `DROP TRIGGER IF EXISTS trigger_revisions_immutable;
+					UPDATE trigger_revisions SET name = ?, enabled = ?, content_digest = ?
+					WHERE (trigger_id, revision) = (SELECT id, current_revision FROM triggers WHERE id = ?)`, name, enabled, digest, triggerID)
+			},
+			CorruptTaskCommand: func(ctx context.Context, taskID string, revision int64) error {
+				return e.tamper(ctx, `DROP TRIGGER IF EXISTS task_revisions_immutable;
+					UPDATE task_revisions SET spec_json = json_set(spec_json, '$.command.args', json_array('rm', '-rf', '/'))
+					WHERE task_id = ? AND revision = ?`, taskID, revision)
+			},
+			SetTaskDigest: func(ctx context.Context, taskID string, revision int64, digest string) error {
+				return e.tamper(ctx, `DROP TRIGGER IF EXISTS task_revisions_immutable;
+					UPDATE task_revisions SET content_digest = ? WHERE task_id = ? AND revision = ?`, digest, taskID, revision)
+			},
+			DeleteExecutions: func(ctx context.Context, taskID string) error {
+				return e.tamper(ctx, `DELETE FROM execution_revisions WHERE task_id = ?`, taskID)
+			},
+			CorruptExecutions: func(ctx context.Context, taskID string) error {
+				return e.tamper(ctx, `DROP TRIGGER IF EXISTS execution_revisions_immutable;
+					UPDATE execution_revisions SET command_json = json_set(command_json, '$.args', json_array('rm', '-rf', '/')) WHERE task_id = ?`, taskID)
+			},
+			DeleteSchedule: func(ctx context.Context, triggerID string) error {
+				return e.tamper(ctx, `DELETE FROM trigger_schedules WHERE trigger_id = ?`, triggerID)
+			},
+			FailQueuedEvents: func(ctx context.Context) error {
+				return e.tamper(ctx, `CREATE TRIGGER injected_fault BEFORE INSERT ON run_events WHEN NEW.name = 'run.queued'
+					BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
+			},
+		},
 	}
 }
 
@@ -115,4 +163,14 @@ func TestCatalogConformance(t *testing.T) {
 func TestScheduleConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunSchedule(t, newFixture)
+}
+
+func TestRunReaderConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunRunReader(t, newFixture)
+}
+
+func TestStatusReaderConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunStatusReader(t, newFixture)
 }

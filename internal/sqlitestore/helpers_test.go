@@ -91,7 +91,7 @@ func decide(t *testing.T, tk schedule.Ticket) schedule.Decision {
 
 func commitParams(t *testing.T, tk schedule.Ticket) schedule.CommitParams {
 	t.Helper()
-	p := schedule.CommitParams{Ticket: tk, Decision: decide(t, tk)}
+	p := schedule.CommitParams{Ticket: tk, Decision: decide(t, tk), GraceMs: testGraceMs}
 	if p.Decision.Action == schedule.Admit {
 		p.RunID, p.AttemptID = ids.New(), ids.New()
 	}
@@ -101,15 +101,6 @@ func commitParams(t *testing.T, tk schedule.Ticket) schedule.CommitParams {
 func (e *env) commit(t *testing.T, p schedule.CommitParams) (schedule.CommitResult, error) {
 	t.Helper()
 	return e.store.ScheduleCommit(t.Context(), p)
-}
-
-func (e *env) rowOf(t *testing.T, triggerID string) storetest.Row {
-	t.Helper()
-	r, err := e.row(t.Context(), triggerID)
-	if err != nil {
-		t.Fatalf("row of %s: %v", triggerID, err)
-	}
-	return r
 }
 
 func (e *env) countsOf(t *testing.T, triggerID string) storetest.Counts {
@@ -153,7 +144,7 @@ func requireCode(t *testing.T, err error, code qlerror.Code, what string) {
 	}
 }
 
-func requireOutcome(t *testing.T, res schedule.CommitResult, outcome schedule.Outcome, reason string) {
+func requireOutcome(t *testing.T, res schedule.CommitResult, outcome schedule.Outcome, reason schedule.Reason) {
 	t.Helper()
 	if res.Outcome != outcome || (reason != "" && res.Reason != reason) {
 		t.Fatalf("commit: %s (%s), want %s (%s)", res.Outcome, res.Reason, outcome, reason)

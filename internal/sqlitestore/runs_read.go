@@ -20,6 +20,14 @@ func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, strin
 	if err != nil {
 		return nil, "", err
 	}
+	for _, f := range []struct{ field, value string }{{"project", p.ProjectID}, {"trigger", p.TriggerID}, {"after", p.After}} {
+		if f.value == "" {
+			continue
+		}
+		if err := ids.Validate(f.field, f.value); err != nil {
+			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as the id printed by `ql runs list` or `ql triggers list`", f.field)
+		}
+	}
 	if p.State != "" && !slices.Contains(run.States, p.State) {
 		return nil, "", qlerror.New(qlerror.Invalid, "state: %q is not a run state; use one of created, queued, running, succeeded, failed, timed_out, cancelled, lost", p.State)
 	}

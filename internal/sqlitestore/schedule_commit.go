@@ -6,33 +6,32 @@ import (
 	"encoding/json"
 	"errors"
 
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/run"
 	"github.com/qinglong/qinglong/internal/schedule"
 	"github.com/qinglong/qinglong/internal/task"
 )
 
 // verdict ends a commit without writing: the transaction rolls back and
-// the caller reports the outcome.
+// the caller reports the reason, with err when there is more to say.
 type verdict struct {
-	res schedule.CommitResult
-	err error
+	reason schedule.Reason
+	err    error
 }
 
 func (v *verdict) Error() string {
-	msg := string(v.res.Outcome) + " (" + v.res.Reason + ")"
+	msg := string(v.reason.Outcome()) + " (" + string(v.reason) + ")"
 	if v.err != nil {
 		msg += ": " + v.err.Error()
 	}
 	return msg
 }
 
-func raced(reason string) error {
-	return &verdict{res: schedule.CommitResult{Outcome: schedule.Raced, Reason: reason}}
-}
-
-func failed(reason string, err error) error {
-	return &verdict{res: schedule.CommitResult{Outcome: schedule.Failed, Reason: reason}, err: err}
-}
+// refuse ends a commit with reason; err, when not nil, is returned beside
+// the outcome.
+func refuse(reason schedule.Reason, err error) error { return &verdict{reason: reason, err: err} }
 
 // ScheduleCommit writes one decision in one BEGIN IMMEDIATE transaction
 // after re-verifying the ticket: any drift of definitions or schedule state
@@ -40,8 +39,9 @@ func failed(reason string, err error) error {
 // carries the whole fence. For Admit it writes the queued Run, the claimed
 // local_process Attempt and run.created/run.queued in the same transaction.
 func (s *Store) ScheduleCommit(ctx context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
-	if err := checkDecision(p); err != nil {
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: "decision_invalid"}, err
+	if p.Ticket.Lease != nil {
+		return schedule.ReasonInvalidParams.Result(), qlerror.New(qlerror.Internal,
+			"trigger %s: a single-node store was handed a ticket with a cluster claim", p.Ticket.TriggerID)
 	}
 	var res schedule.CommitResult
 	var resErr error
@@ -49,7 +49,7 @@ func (s *Store) ScheduleCommit(ctx context.Context, p schedule.CommitParams) (sc
 		res, resErr = s.commitOnce(ctx, p)
 		return nil
 	}); err != nil {
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: "begin_failed"}, mapErr(err, "commit schedule decision")
+		return failure(ctx, err)
 	}
 	return res, resErr
 }
@@ -57,33 +57,44 @@ func (s *Store) ScheduleCommit(ctx context.Context, p schedule.CommitParams) (sc
 func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: "begin_failed"}, mapErr(err, "commit schedule decision")
+		return failure(ctx, err)
 	}
 	if err := s.commitDecision(ctx, tx, p); err != nil {
 		_ = tx.Rollback()
 		var v *verdict
 		if errors.As(err, &v) {
-			return v.res, v.err
+			return v.reason.Result(), v.err
 		}
-		if isUnique(err) {
-			// The occurrence's idempotency key exists: someone admitted
-			// it already, so this decision is stale, not broken.
-			return schedule.CommitResult{Outcome: schedule.Raced, Reason: "occurrence_exists"}, nil
-		}
-		return schedule.CommitResult{Outcome: schedule.Failed, Reason: "write_failed"}, mapErr(err, "commit schedule decision")
+		return failure(ctx, err)
 	}
 	if err := tx.Commit(); err != nil {
 		// The reply of COMMIT is lost: the write may or may not be
 		// durable. Never retried blindly — the next take re-reads the
 		// row, and the bumped state_version or the idempotency key
 		// resolves it from durable facts.
-		return schedule.CommitResult{Outcome: schedule.Unavailable, Reason: "outcome_unknown"}, mapErr(err, "commit schedule decision")
+		return schedule.ReasonOutcomeUnknown.Result(), mapErr(err, "commit schedule decision")
 	}
 	res := schedule.CommitResult{Outcome: outcomeOf(p.Decision.Action)}
 	if p.Decision.Action == schedule.Admit {
 		res.RunID = p.RunID
 	}
 	return res, nil
+}
+
+// failure is the outcome of a begin or write error: the caller's own
+// cancellation, a lock wait or a full disk each have a reason of their own,
+// anything else is write_failed.
+func failure(ctx context.Context, err error) (schedule.CommitResult, error) {
+	reason := schedule.ReasonWriteFailed
+	switch c := primaryCode(err); {
+	case ctx.Err() != nil:
+		return schedule.ReasonCancelled.Result(), err
+	case c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED:
+		reason = schedule.ReasonLockNotAvailable
+	case c == sqlite3.SQLITE_FULL:
+		reason = schedule.ReasonInsufficientResources
+	}
+	return reason.Result(), mapErr(err, "commit schedule decision")
 }
 
 func outcomeOf(a schedule.Action) schedule.Outcome {
@@ -101,6 +112,9 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	if err := verifyTicket(ctx, tx, tk); err != nil {
 		return err
 	}
+	if reason := schedule.CheckDecision(p); reason != "" {
+		return refuse(reason, qlerror.New(qlerror.Internal, "trigger %s: the %s decision is not the one its ticket yields", tk.TriggerID, d.Action))
+	}
 	now := s.nowMs()
 	if d.Action != schedule.Admit {
 		res, err := tx.ExecContext(ctx, qScheduleAdvanceCursor, d.NextFireAtMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs))
@@ -114,9 +128,20 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 		return err
 	}
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
-	if _, err := tx.ExecContext(ctx, qRunAdmitInsert, p.RunID, tk.ProjectID, tk.TaskID, tk.TaskRevision, tk.TriggerID, tk.TriggerRevision,
-		plan.ID, key, d.ScheduledForMs, now, now, now); err != nil {
+	res, err := tx.ExecContext(ctx, qRunAdmitInsert, p.RunID, tk.ProjectID, tk.TaskID, tk.TaskRevision, tk.TriggerID, tk.TriggerRevision,
+		plan.ID, key, d.ScheduledForMs, now, now, now)
+	if err != nil {
 		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		// The fence held, so no committer of this occurrence can have
+		// won a race: the row contradicts the Runs (see the reason).
+		return refuse(schedule.ReasonOccurrenceExists, qlerror.New(qlerror.Internal,
+			"trigger %s: the occurrence at %d already has a Run (idempotency key %s) although its schedule row was not advanced past it", tk.TriggerID, d.ScheduledForMs, key))
 	}
 	if _, err := tx.ExecContext(ctx, qAttemptAdmitInsert, p.AttemptID, p.RunID, string(task.LocalProcess), now); err != nil {
 		return err
@@ -131,7 +156,7 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	}, now); err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs))
+	res, err = tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs))
 	if err != nil {
 		return err
 	}
@@ -144,7 +169,7 @@ func fenceHeld(res sql.Result) error {
 		return err
 	}
 	if n != 1 {
-		return raced("state_version_changed")
+		return refuse(schedule.ReasonStateVersionChanged, nil)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/qinglong/qinglong/internal/ids"
+	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/schedule"
 )
 
@@ -15,6 +17,14 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return nil, "", err
+	}
+	for _, f := range []struct{ field, value string }{{"projectId", p.ProjectID}, {"after", p.After}} {
+		if f.value == "" {
+			continue
+		}
+		if err := ids.Validate(f.field, f.value); err != nil {
+			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "trigger listing: give the %s as the id printed by `ql triggers list`", f.field)
+		}
 	}
 	var out []schedule.TriggerStatus
 	err = s.read(ctx, "list triggers", func(tx *txn) error {

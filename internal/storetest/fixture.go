@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/catalog"
+	"github.com/qinglong/qinglong/internal/run"
 	"github.com/qinglong/qinglong/internal/schedule"
 )
 
@@ -31,6 +32,11 @@ type Counts struct {
 type Fixture struct {
 	Catalog  catalog.Store
 	Schedule schedule.Store
+	// Runs reads Runs as `runs list` and `runs show` do.
+	Runs run.Reader
+	// Status lists triggers with their schedule state as `triggers list`
+	// does.
+	Status schedule.StatusReader
 	// Executor the adapter admits for (remote_worker or local_process).
 	Service catalog.Service
 	// Row reads the schedule row of a trigger.
@@ -43,6 +49,36 @@ type Fixture struct {
 	// NowMs is the adapter's time authority (database clock or injected
 	// clock), for assertions.
 	NowMs func(ctx context.Context) (int64, error)
+	// Tamper edits stored rows behind the store's back.
+	Tamper Tamper
+}
+
+// Tamper edits stored rows the way corruption, a hand edit or a restored
+// backup would, bypassing every rule the store keeps (immutable revisions,
+// the version bump of every cursor write), so the suite can reach the
+// reasons a commit fails closed with.
+type Tamper struct {
+	// SetCursor writes a trigger's cursor, bumping its state version only
+	// when bump is set.
+	SetCursor func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error
+	// RewriteTrigger overwrites the name, enabled flag and content digest of
+	// the trigger's current revision in place.
+	RewriteTrigger func(ctx context.Context, triggerID, name string, enabled bool, digest string) error
+	// CorruptTaskCommand changes the stored command arguments of a task
+	// revision, leaving its digest.
+	CorruptTaskCommand func(ctx context.Context, taskID string, revision int64) error
+	// SetTaskDigest overwrites the stored content digest of a task revision.
+	SetTaskDigest func(ctx context.Context, taskID string, revision int64, digest string) error
+	// DeleteExecutions deletes every execution revision of a task.
+	DeleteExecutions func(ctx context.Context, taskID string) error
+	// CorruptExecutions changes the stored command arguments of every
+	// execution revision of a task, leaving their digests.
+	CorruptExecutions func(ctx context.Context, taskID string) error
+	// DeleteSchedule deletes a trigger's schedule row.
+	DeleteSchedule func(ctx context.Context, triggerID string) error
+	// FailQueuedEvents makes every later insert of a run.queued event
+	// fail, as a write fault in the middle of an admission would.
+	FailQueuedEvents func(ctx context.Context) error
 }
 
 // Factory builds a fresh Fixture for a test.

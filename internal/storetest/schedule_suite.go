@@ -28,6 +28,11 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 		"TwoTakersNeverBothHoldTheSameRow":                     testTakersExclusive,
 		"ConcurrentRoundsAdmitEachOccurrenceOnce":              testConcurrentRoundsOnce,
 		"TakeLimitIsBounded":                                   testTakeLimit,
+		"ReplayedOccurrenceFailsOnItsIdempotencyKey":           testReplayedOccurrence,
+		"CommitRefused/schedule_missing":                       testScheduleMissing,
+	}
+	for name, fn := range reasonCases() {
+		tests[name] = fn
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -180,8 +185,8 @@ func testStaleTicketRaced(t *testing.T, f Fixture) {
 	before := row(t, f, d.Trigger.TriggerID)
 	replay := p
 	replay.RunID, replay.AttemptID = ids.New(), ids.New()
-	if res := commit(t, f, replay); res.Outcome != schedule.Raced {
-		t.Fatalf("second commit of the same ticket: %s (%s), want raced", res.Outcome, res.Reason)
+	if res := commit(t, f, replay); res.Outcome != schedule.Raced || res.Reason != schedule.ReasonStateVersionChanged {
+		t.Fatalf("second commit of the same ticket: %s (%s), want raced (%s)", res.Outcome, res.Reason, schedule.ReasonStateVersionChanged)
 	}
 	if c := counts(t, f, d.Trigger.TriggerID); c != (Counts{Runs: 1, Attempts: 1, Events: 2}) {
 		t.Fatalf("a raced commit wrote: %+v", c)
@@ -201,8 +206,8 @@ func testRepublishRacesTicket(t *testing.T, f Fixture) {
 	spec.Cron.Expression = "*/2 * * * *"
 	publishTrigger(t, f, d.Project.ID, d.Trigger.TriggerID, d.Task, 1, spec)
 	republished := row(t, f, d.Trigger.TriggerID)
-	if res := commit(t, f, p); res.Outcome != schedule.Raced {
-		t.Fatalf("commit of a ticket taken before the republish: %s (%s), want raced", res.Outcome, res.Reason)
+	if res := commit(t, f, p); res.Outcome != schedule.Raced || res.Reason != schedule.ReasonTriggerRevisionChanged {
+		t.Fatalf("commit of a ticket taken before the republish: %s (%s), want raced (%s)", res.Outcome, res.Reason, schedule.ReasonTriggerRevisionChanged)
 	}
 	if c := counts(t, f, d.Trigger.TriggerID); c != (Counts{}) {
 		t.Fatalf("raced commit wrote %+v", c)
