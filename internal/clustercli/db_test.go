@@ -110,7 +110,7 @@ func TestRolesNeedsAPasswordOnlyToCreate(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
 	_, err := run(t, map[string]string{EnvURL: db.URL}, "roles", "--role-prefix", randomPrefix(t))
-	if err == nil || !strings.Contains(err.Error(), "QL_PG_MIGRATION_PASSWORD") {
+	if err == nil || !strings.Contains(err.Error(), "QL_DATABASE_MIGRATION_PASSWORD") {
 		t.Fatalf("roles without passwords for new roles: %v; want the variable to set", err)
 	}
 }
@@ -128,7 +128,7 @@ func TestPasswordFilesMustBePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := readPasswords(func(k string) string {
-		if k == "QL_PG_ADMIN_PASSWORD" {
+		if k == "QL_DATABASE_ADMIN_PASSWORD" {
 			return "secret-from-env-123"
 		}
 		return ""
