@@ -33,7 +33,7 @@ type dbFlags struct {
 func addDBFlags(c *cobra.Command, f *dbFlags, postgres bool) {
 	f.cmd = c
 	fs := c.Flags()
-	fs.StringVar(&f.dataDir, "data-dir", "", "directory of the embedded database, qinglong.db (default .)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "directory of the embedded database, qinglong.db (default $QL_DATA_DIR, else .)")
 	BindEnv(fs, "data-dir")
 	if postgres {
 		fs.StringVar(&f.url, "database-url", "", "PostgreSQL database: a postgres:// URL without a password (prefer $QL_DATABASE_URL, which may hold one); wins over $QL_DATA_DIR")

@@ -130,7 +130,7 @@ wins over the file.`,
 	fs := c.Flags()
 	fs.StringVar(&configFile, "config", "", "optional YAML file of flag: value settings")
 	fs.StringVar(&f.Profile, "profile", def, strings.Join(profiles, ", "))
-	fs.StringVar(&f.DataDir, "data-dir", "", "data directory for the embedded database (qinglong.db), logs and secrets (default .)")
+	fs.StringVar(&f.DataDir, "data-dir", "", "data directory for the embedded database (qinglong.db), logs and secrets (default $QL_DATA_DIR, else .)")
 	fs.BoolVar(&f.Example, "example", false, "apply examples/sample.yaml's triggers before serving (standalone, edge)")
 	fs.StringVar(&f.HTTPAddr, "http-addr", "", httpHelp)
 	if cluster {

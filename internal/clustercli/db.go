@@ -50,6 +50,9 @@ func newDBCommand(getenv func(string) string) *cobra.Command {
 	db := &cobra.Command{
 		Use:   "db",
 		Short: "Manage the cluster's PostgreSQL control database",
+		Long: "Manage the cluster's PostgreSQL control database. The URLs and passwords come from the environment only\n" +
+			"($" + EnvURL + " and the variables each command names); every flag can also come from the environment\n" +
+			"as QL_<FLAG> (e.g. QL_ROLE_PREFIX).",
 	}
 	var prefix string
 	db.PersistentFlags().StringVar(&prefix, "role-prefix", pgstore.DefaultRolePrefix, "prefix of the four role names")
