@@ -16,7 +16,8 @@ import (
 )
 
 func applyCommand(opts Options) *cobra.Command {
-	var file, dsn string
+	var db dbFlags
+	var file string
 	var dryRun bool
 	c := &cobra.Command{
 		Use:   "apply -f FILE",
@@ -62,9 +63,9 @@ File format (see examples/sample.yaml):
 				return err
 			}
 			if dryRun {
-				return planApply(cmd, opts, dsn, doc)
+				return planApply(cmd, opts, &db, doc)
 			}
-			b, err := openBackend(cmd.Context(), opts, dsn)
+			b, err := openBackend(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
@@ -78,21 +79,23 @@ File format (see examples/sample.yaml):
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "definitions file (YAML); - for standard input")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "validate the file and show what would change; write nothing")
-	addDBFlag(c, &dsn)
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	return c
 }
 
 // planApply prints what applying doc would do. An embedded database that
 // does not exist is not created: everything in the file would be.
-func planApply(cmd *cobra.Command, opts Options, dsn string, doc *apply.Document) error {
+func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Document) error {
+	path, err := db.resolve(opts)
+	if err != nil {
+		return err
+	}
 	var results []apply.Result
-	var err error
-	path := resolveDSN(dsn)
 	if _, serr := os.Stat(path); !IsPostgresURL(path) && errors.Is(serr, fs.ErrNotExist) {
 		svc := catalog.Service{Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
 		results, err = apply.Plan(cmd.Context(), svc, nil, doc, ids.New)
 	} else {
-		b, oerr := openExisting(cmd.Context(), opts, dsn)
+		b, oerr := openExisting(cmd.Context(), opts, db)
 		if oerr != nil {
 			return oerr
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,36 +17,45 @@ import (
 // directory.
 const DefaultDBFile = "qinglong.db"
 
-// DataDir is $QL_DATA_DIR, or the working directory.
-func DataDir() string {
-	if d := os.Getenv("QL_DATA_DIR"); d != "" {
-		return d
-	}
-	return "."
+// dbFlags say where a command finds its database: --data-dir names the
+// directory of the embedded one (the file is qinglong.db in it, beside the
+// logs `runs logs` reads), --database-url a PostgreSQL database. serve
+// takes the same two flags.
+type dbFlags struct {
+	cmd     *cobra.Command
+	dataDir string
+	url     string
+	retired string
 }
 
-// addDBFlag registers --db on a command that reads or writes definitions.
-func addDBFlag(c *cobra.Command, dsn *string) {
-	c.Flags().StringVar(dsn, "db", "", dbFlagUsage(true))
+// addDBFlags registers the database flags on a command that reads or
+// writes definitions; --database-url only in a build with PostgreSQL.
+func addDBFlags(c *cobra.Command, f *dbFlags, postgres bool) {
+	f.cmd = c
+	fs := c.Flags()
+	fs.StringVar(&f.dataDir, "data-dir", "", "directory of the embedded database, qinglong.db (default $QL_DATA_DIR, else .)")
+	BindEnv(fs, "data-dir")
+	if postgres {
+		fs.StringVar(&f.url, "database-url", "", "PostgreSQL database: a postgres:// URL without a password (prefer $QL_DATABASE_URL, which may hold one); wins over $QL_DATA_DIR")
+		BindEnv(fs, "database-url")
+	}
+	fs.StringVar(&f.retired, "db", "", "replaced by --data-dir and --database-url")
+	_ = fs.MarkHidden("db")
 }
 
-// dbFlagUsage describes --db in a build with or without PostgreSQL.
-func dbFlagUsage(postgres bool) string {
-	const file = "database: a SQLite file path (default $QL_DATA_DIR/qinglong.db, else ./qinglong.db)"
-	if !postgres {
-		return file
+// refuseRetiredDB explains what replaced --db VALUE: the value decides
+// which flag, so the hint can be copied as it is. A URL is never repeated
+// (it may hold a password).
+func refuseRetiredDB(v string) error {
+	if IsPostgresURL(v) {
+		return Usagef("--db was replaced: give the PostgreSQL URL as --database-url, or in $QL_DATABASE_URL when it holds a password")
 	}
-	return file + " or a postgres:// URL without a password (else $QL_DATABASE_URL, which may hold one)"
-}
-
-// describeDBFlags fits every --db flag's help to the build.
-func describeDBFlags(root *cobra.Command, postgres bool) {
-	for _, c := range root.Commands() {
-		if fl := c.Flags().Lookup("db"); fl != nil {
-			fl.Usage = dbFlagUsage(postgres)
-		}
-		describeDBFlags(c, postgres)
+	dir, file := filepath.Dir(v), filepath.Base(v)
+	if file == DefaultDBFile {
+		return Usagef("--db was replaced by --data-dir, the directory holding %s; write --data-dir %s", DefaultDBFile, dir)
 	}
+	return Usagef("--db was replaced by --data-dir, the directory holding the database, which is always named %s there; "+
+		"rename %s to %s (with its -wal and -shm files, if any) and write --data-dir %s", DefaultDBFile, v, filepath.Join(dir, DefaultDBFile), dir)
 }
 
 // IsPostgresURL reports whether dsn names a PostgreSQL database.
@@ -53,46 +63,67 @@ func IsPostgresURL(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
-// openBackend opens the --db database for writing definitions (the
-// embedded file is created and migrated on first use).
-func openBackend(ctx context.Context, opts Options, dsn string) (*Backend, error) {
-	return open(ctx, opts, dsn, false)
-}
-
-// openExisting opens the --db database for reading: a missing embedded file
-// is an error, not a silently created empty database, and an existing one
-// is opened read-only.
-func openExisting(ctx context.Context, opts Options, dsn string) (*Backend, error) {
-	return open(ctx, opts, dsn, true)
-}
-
-// resolveDSN is the database a --db value names: the flag, else
-// $QL_DATABASE_URL, else the embedded file in the data directory.
-func resolveDSN(dsn string) string {
-	if dsn == "" {
-		dsn = os.Getenv("QL_DATABASE_URL")
+// resolve is the database the flags name: a postgres:// URL or the
+// embedded file's path. The command line wins over the environment; in the
+// environment, $QL_DATABASE_URL wins over $QL_DATA_DIR.
+func (f *dbFlags) resolve(opts Options) (string, error) {
+	fs := f.cmd.Flags()
+	dirArg := onCommandLine(fs.Lookup("data-dir"))
+	urlFlag := fs.Lookup("database-url")
+	urlArg := urlFlag != nil && onCommandLine(urlFlag)
+	switch {
+	case dirArg && urlArg:
+		return "", Usagef("give --data-dir (the embedded database) or --database-url (PostgreSQL), not both")
+	case urlArg || (!dirArg && f.url != ""):
+		if !IsPostgresURL(f.url) {
+			return "", Usagef("--database-url (or $QL_DATABASE_URL) must start with postgres:// or postgresql://; the embedded database is chosen with --data-dir DIR")
+		}
+		return f.url, nil
 	}
-	if dsn == "" {
-		dsn = filepath.Join(DataDir(), DefaultDBFile)
+	if opts.OpenPostgres == nil && !dirArg {
+		u, err := Getenv(os.Getenv, "QL_DATABASE_URL")
+		if err != nil {
+			return "", err
+		}
+		if u != "" {
+			return "", Usagef("$QL_DATABASE_URL is set, but this %s build has no PostgreSQL support; use the full ql binary, or unset it to use --data-dir", opts.Binary)
+		}
 	}
-	return dsn
+	dir := cmp.Or(f.dataDir, ".")
+	if IsPostgresURL(dir) {
+		return "", Usagef("--data-dir (or $QL_DATA_DIR) is a directory; give a PostgreSQL URL as --database-url or in $QL_DATABASE_URL")
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return "", Usagef("--data-dir %s is a file; give the directory holding %s: --data-dir %s", dir, DefaultDBFile, filepath.Dir(dir))
+	}
+	return filepath.Join(dir, DefaultDBFile), nil
 }
 
-func open(ctx context.Context, opts Options, dsn string, mustExist bool) (*Backend, error) {
-	if err := refuseArgvPassword("--db", dsn); err != nil {
+// openBackend opens the database for writing definitions (the embedded
+// file is created and migrated on first use).
+func openBackend(ctx context.Context, opts Options, f *dbFlags) (*Backend, error) {
+	return open(ctx, opts, f, false)
+}
+
+// openExisting opens the database for reading: a missing embedded file is
+// an error, not a silently created empty database, and an existing one is
+// opened read-only.
+func openExisting(ctx context.Context, opts Options, f *dbFlags) (*Backend, error) {
+	return open(ctx, opts, f, true)
+}
+
+func open(ctx context.Context, opts Options, f *dbFlags, mustExist bool) (*Backend, error) {
+	dsn, err := f.resolve(opts)
+	if err != nil {
 		return nil, err
 	}
-	dsn = resolveDSN(dsn)
 	if IsPostgresURL(dsn) {
-		if opts.OpenPostgres == nil {
-			return nil, Usagef("this %s build has no PostgreSQL support; use the full ql binary for postgres:// databases", opts.Binary)
-		}
 		warn(ctx, opts.Binary, weakTLS(dsn, os.Getenv))
 		return opts.OpenPostgres(ctx, dsn)
 	}
 	if mustExist {
 		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --db (or $QL_DATA_DIR) at an existing one", dsn)
+			return nil, fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --data-dir (or $QL_DATA_DIR) at the directory of an existing one", dsn)
 		}
 		return opts.OpenSQLiteReadOnly(ctx, dsn)
 	}

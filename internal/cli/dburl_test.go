@@ -36,9 +36,9 @@ func TestDatabaseURLWithAPasswordIsRefusedOnTheCommandLine(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime:" + secret + "@db/ql?sslmode=verify-full"},
 		{"serve", "--profile", "cluster", "--database-url", "postgresql://ql_runtime@db/ql?password=" + secret},
-		{"runs", "list", "--db", "postgres://ql_runtime:" + secret + "@db/ql"},
-		{"triggers", "list", "--db", "postgres://ql_runtime:" + secret + "@db/ql"},
-		{"runs", "show", "0190a4f2-0000-7000-8000-000000000000", "--db", "postgres://ql_runtime:" + secret + "@db/ql"},
+		{"runs", "list", "--database-url", "postgres://ql_runtime:" + secret + "@db/ql"},
+		{"triggers", "list", "--database-url", "postgres://ql_runtime:" + secret + "@db/ql"},
+		{"runs", "show", "0190a4f2-0000-7000-8000-000000000000", "--database-url", "postgres://ql_runtime:" + secret + "@db/ql"},
 	} {
 		var reached []string
 		code, out, stderr := qlWith(t, clusterBuild(&reached), args...)
@@ -58,7 +58,7 @@ func TestDatabaseURLWithAPasswordIsRefusedOnTheCommandLine(t *testing.T) {
 		t.Fatalf("URL from the environment: exit %d reached %v stderr %q; want it served without a warning", code, reached, stderr)
 	}
 	if code, _, _ := qlWith(t, clusterBuild(&reached), "runs", "list"); code != 1 || len(reached) != 2 {
-		t.Fatalf("--db from the environment: exit %d reached %v; want it opened", code, reached)
+		t.Fatalf("QL_DATABASE_URL for runs list: exit %d reached %v; want it opened", code, reached)
 	}
 }
 

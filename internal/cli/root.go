@@ -30,7 +30,8 @@ type Backend struct {
 	Close   func()
 }
 
-// Opener opens a backend from a --db value.
+// Opener opens a backend: dsn is a postgres:// URL or the embedded
+// database file's path.
 type Opener func(ctx context.Context, dsn string) (*Backend, error)
 
 // Options wires a binary.
@@ -98,13 +99,19 @@ or as many replicas on PostgreSQL (profile cluster).`
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	})
+	// The only pre-run hook of the tree: a subcommand's own would replace it.
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if fl := c.Flags().Lookup("db"); fl != nil && fl.Changed {
+			return refuseRetiredDB(fl.Value.String())
+		}
+		return fillFromEnv(c)
+	}
 	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.
 	root.InitDefaultCompletionCmd()
 	refuseUnknownSubcommands(root)
-	describeDBFlags(root, opts.OpenPostgres != nil)
 	return root
 }
 

@@ -18,7 +18,8 @@ func runsCommand(opts Options) *cobra.Command {
 }
 
 func runsListCommand(opts Options) *cobra.Command {
-	var dsn, out, project, trigger, state, after string
+	var db dbFlags
+	var out, project, trigger, state, after string
 	var limit int
 	c := &cobra.Command{
 		Use:   "list",
@@ -34,7 +35,7 @@ func runsListCommand(opts Options) *cobra.Command {
 			if state != "" && !knownState(run.State(state)) {
 				return Usagef("--state %q is not a run state (%v)", state, run.States)
 			}
-			b, err := openExisting(cmd.Context(), opts, dsn)
+			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
@@ -66,7 +67,7 @@ func runsListCommand(opts Options) *cobra.Command {
 			return nil
 		},
 	}
-	addDBFlag(c, &dsn)
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "only runs of this project (name or id)")
 	c.Flags().StringVar(&trigger, "trigger", "", "only runs of this trigger (id, name, or project/name)")
@@ -94,7 +95,8 @@ func knownState(s run.State) bool {
 }
 
 func runsShowCommand(opts Options) *cobra.Command {
-	var dsn, out string
+	var db dbFlags
+	var out string
 	c := &cobra.Command{
 		Use:   "show RUN_ID",
 		Short: "Show a run with its attempts and events",
@@ -108,7 +110,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 			if err := checkOutput(out); err != nil {
 				return err
 			}
-			b, err := openExisting(cmd.Context(), opts, dsn)
+			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
@@ -141,13 +143,13 @@ func runsShowCommand(opts Options) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	addDBFlag(c, &dsn)
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addOutputFlag(c, &out)
 	return c
 }
 
 func runsLogsCommand(opts Options) *cobra.Command {
-	var dsn string
+	var db dbFlags
 	c := &cobra.Command{
 		Use:   "logs RUN_ID",
 		Short: "Print the captured output of a run's latest attempt (single-node profiles)",
@@ -158,7 +160,7 @@ func runsLogsCommand(opts Options) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := openExisting(cmd.Context(), opts, dsn)
+			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
@@ -183,7 +185,7 @@ func runsLogsCommand(opts Options) *cobra.Command {
 			return nil
 		},
 	}
-	addDBFlag(c, &dsn)
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	return c
 }
 

@@ -98,12 +98,7 @@ wins over the file.`,
 		Example: strings.Join(examples, "\n"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if fl := cmd.Flags().Lookup("database-url"); fl != nil && fl.Changed {
-				if err := refuseArgvPassword("--database-url", f.DatabaseURL); err != nil {
-					return err
-				}
-			}
-			if err := fillFromEnvAndFile(cmd.Flags(), configFile); err != nil {
+			if err := fillFromFile(cmd.Flags(), configFile); err != nil {
 				return err
 			}
 			serve, ok := opts.Serve[f.Profile]
@@ -135,7 +130,7 @@ wins over the file.`,
 	fs := c.Flags()
 	fs.StringVar(&configFile, "config", "", "optional YAML file of flag: value settings")
 	fs.StringVar(&f.Profile, "profile", def, strings.Join(profiles, ", "))
-	fs.StringVar(&f.DataDir, "data-dir", "", "data directory for the embedded database, logs and secrets (default $QL_DATA_DIR or .)")
+	fs.StringVar(&f.DataDir, "data-dir", "", "data directory for the embedded database (qinglong.db), logs and secrets (default $QL_DATA_DIR, else .)")
 	fs.BoolVar(&f.Example, "example", false, "apply examples/sample.yaml's triggers before serving (standalone, edge)")
 	fs.StringVar(&f.HTTPAddr, "http-addr", "", httpHelp)
 	if cluster {
@@ -157,12 +152,13 @@ wins over the file.`,
 		byProfile(map[string]string{ProfileStandalone: "CPU count", ProfileEdge: "1"})+")")
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "single-node: cap of one attempt's captured output (default 1 MiB)")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
+	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	return c
 }
 
-// fillFromEnvAndFile applies QL_<FLAG> variables and then the config file to
-// flags the command line did not set.
-func fillFromEnvAndFile(fs *pflag.FlagSet, configFile string) error {
+// fillFromFile applies the config file to flags neither the command line
+// nor the environment set.
+func fillFromFile(fs *pflag.FlagSet, configFile string) error {
 	var fileVals map[string]any
 	if configFile != "" {
 		data, err := os.ReadFile(configFile)
@@ -181,13 +177,6 @@ func fillFromEnvAndFile(fs *pflag.FlagSet, configFile string) error {
 	var err error
 	fs.VisitAll(func(fl *pflag.Flag) {
 		if err != nil || fl.Changed || fl.Name == "config" {
-			return
-		}
-		env := "QL_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
-		if v, ok := os.LookupEnv(env); ok {
-			if e := fs.Set(fl.Name, v); e != nil {
-				err = Usagef("%s=%q: %v", env, v, e)
-			}
 			return
 		}
 		if v, ok := fileVals[fl.Name]; ok {

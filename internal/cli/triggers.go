@@ -11,7 +11,8 @@ import (
 
 func triggersCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{Use: "triggers", Short: "Inspect triggers and their schedule state"}
-	var dsn, out, project, after string
+	var db dbFlags
+	var out, project, after string
 	var limit int
 	list := &cobra.Command{
 		Use:   "list",
@@ -24,7 +25,7 @@ func triggersCommand(opts Options) *cobra.Command {
 			if limit < 1 || limit > 500 {
 				return Usagef("--limit %d is outside 1–500", limit)
 			}
-			b, err := openExisting(cmd.Context(), opts, dsn)
+			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
@@ -59,7 +60,7 @@ func triggersCommand(opts Options) *cobra.Command {
 			return nil
 		},
 	}
-	addDBFlag(list, &dsn)
+	addDBFlags(list, &db, opts.OpenPostgres != nil)
 	addOutputFlag(list, &out)
 	list.Flags().StringVar(&project, "project", "", "only triggers of this project (name or id)")
 	list.Flags().IntVar(&limit, "limit", 100, "page size (1–500)")

@@ -16,19 +16,32 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/cli"
 	"github.com/qinglong/qinglong/internal/pgstore"
 )
 
-// Environment variables the commands read.
+// Environment variables the commands read besides their flags'. The URL
+// is QL_DATABASE_URL, as for serve and the read commands; a command's own
+// variable names the role it connects as.
 const (
-	EnvURL          = "QL_PG_URL"
-	EnvMigrationURL = "QL_PG_MIGRATION_URL"
-	EnvSuperuserURL = "QL_PG_SUPERUSER_URL"
-	EnvRuntimeURL   = "QL_PG_RUNTIME_URL"
+	EnvURL          = "QL_DATABASE_URL"
+	EnvMigrationURL = "QL_DATABASE_MIGRATION_URL"
+	EnvSuperuserURL = "QL_DATABASE_SUPERUSER_URL"
+	EnvRuntimeURL   = "QL_DATABASE_RUNTIME_URL"
 	// EnvPasswordPrefix + upper-case role kind + "_PASSWORD", e.g.
-	// QL_PG_RUNTIME_PASSWORD.
-	EnvPasswordPrefix = "QL_PG_"
+	// QL_DATABASE_RUNTIME_PASSWORD.
+	EnvPasswordPrefix = "QL_DATABASE_"
 )
+
+// EnvVars lists every variable of Env* above and the passwords, for the
+// documentation check.
+func EnvVars() []string {
+	vars := []string{EnvURL, EnvMigrationURL, EnvSuperuserURL, EnvRuntimeURL}
+	for _, k := range pgstore.RoleKinds {
+		vars = append(vars, passwordEnv(k))
+	}
+	return vars
+}
 
 // DBCommand is `ql db` with its subcommands.
 func DBCommand() *cobra.Command { return newDBCommand(os.Getenv) }
@@ -37,9 +50,13 @@ func newDBCommand(getenv func(string) string) *cobra.Command {
 	db := &cobra.Command{
 		Use:   "db",
 		Short: "Manage the cluster's PostgreSQL control database",
+		Long: "Manage the cluster's PostgreSQL control database. The URLs and passwords come from the environment only\n" +
+			"($" + EnvURL + " and the variables each command names); every flag can also come from the environment\n" +
+			"as QL_<FLAG> (e.g. QL_ROLE_PREFIX).",
 	}
 	var prefix string
 	db.PersistentFlags().StringVar(&prefix, "role-prefix", pgstore.DefaultRolePrefix, "prefix of the four role names")
+	cli.BindEnv(db.PersistentFlags(), "role-prefix")
 	db.AddCommand(migrateCommand(getenv), rolesCommand(getenv, &prefix), checkCommand(getenv, &prefix))
 	return db
 }
@@ -86,7 +103,7 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 			"statement and idle-in-transaction timeouts of admin, runtime and worker_ingress; revokes every role\n" +
 			"membership from or to them. worker_ingress may only connect: it has no work yet.\n" +
 			"Connects with $" + EnvSuperuserURL + " (else $" + EnvURL + ").\n" +
-			"Passwords are read from $" + EnvPasswordPrefix + "<ROLE>_PASSWORD (e.g. QL_PG_RUNTIME_PASSWORD) or from\n" +
+			"Passwords are read from $" + EnvPasswordPrefix + "<ROLE>_PASSWORD (e.g. " + passwordEnv(pgstore.RoleRuntime) + ") or from\n" +
 			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, worker_ingress)\n" +
 			"readable only by its owner. A password is required only to create a role; given for an existing role it\n" +
 			"replaces the old one. Passwords are sent only as SCRAM verifiers and never printed.",
@@ -114,6 +131,7 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&passwordDir, "password-file-dir", "", "directory holding one password file per role kind")
+	cli.BindEnv(cmd.Flags(), "password-file-dir")
 	return cmd
 }
 
@@ -142,12 +160,14 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 	}
 }
 
+// urlFrom is the command's own variable, else $QL_DATABASE_URL. A renamed
+// variable still set is refused with its new name (a usage error).
 func urlFrom(getenv func(string) string, specific string) (string, error) {
-	if u := getenv(specific); u != "" {
-		return u, nil
-	}
-	if u := getenv(EnvURL); u != "" {
-		return u, nil
+	for _, name := range []string{specific, EnvURL} {
+		u, err := cli.Getenv(getenv, name)
+		if err != nil || u != "" {
+			return u, err
+		}
 	}
 	return "", fmt.Errorf("no database URL: set $%s (or $%s) to postgres://user@host:port/database; put the password in PGPASSWORD or a pgpass file, not on the command line", specific, EnvURL)
 }
@@ -166,7 +186,11 @@ func readPasswords(getenv func(string) string, dir string) (map[pgstore.RoleKind
 				out[k] = p
 			}
 		}
-		if p := getenv(passwordEnv(k)); p != "" {
+		p, err := cli.Getenv(getenv, passwordEnv(k))
+		if err != nil {
+			return nil, err
+		}
+		if p != "" {
 			out[k] = p
 		}
 	}

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/cli"
 	"github.com/qinglong/qinglong/internal/pgstore"
 	"github.com/qinglong/qinglong/internal/pgtest"
 )
@@ -110,7 +113,7 @@ func TestRolesNeedsAPasswordOnlyToCreate(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
 	_, err := run(t, map[string]string{EnvURL: db.URL}, "roles", "--role-prefix", randomPrefix(t))
-	if err == nil || !strings.Contains(err.Error(), "QL_PG_MIGRATION_PASSWORD") {
+	if err == nil || !strings.Contains(err.Error(), "QL_DATABASE_MIGRATION_PASSWORD") {
 		t.Fatalf("roles without passwords for new roles: %v; want the variable to set", err)
 	}
 }
@@ -128,12 +131,60 @@ func TestPasswordFilesMustBePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := readPasswords(func(k string) string {
-		if k == "QL_PG_ADMIN_PASSWORD" {
+		if k == "QL_DATABASE_ADMIN_PASSWORD" {
 			return "secret-from-env-123"
 		}
 		return ""
 	}, dir)
 	if err != nil || got[pgstore.RoleRuntime] != "secret-from-file-123" || got[pgstore.RoleAdmin] != "secret-from-env-123" || len(got) != 2 {
 		t.Fatalf("passwords %v, %v; want runtime from the file (newline trimmed) and admin from the environment", got, err)
+	}
+}
+
+// Each variable an earlier release read is refused with its new name (a
+// usage error, exit 2) before any connection, never silently ignored.
+func TestRenamedVariablesAreRefusedWithTheirNewNames(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		old, now string
+		args     []string
+	}{
+		{"QL_PG_URL", EnvURL, []string{"check"}},
+		{"QL_PG_MIGRATION_URL", EnvMigrationURL, []string{"migrate"}},
+		{"QL_PG_SUPERUSER_URL", EnvSuperuserURL, []string{"roles"}},
+		{"QL_PG_RUNTIME_URL", EnvRuntimeURL, []string{"check"}},
+		{"QL_PG_RUNTIME_PASSWORD", "QL_DATABASE_RUNTIME_PASSWORD", []string{"roles"}},
+	} {
+		env := map[string]string{c.old: "postgres://nobody@127.0.0.1:1/none"}
+		if strings.HasSuffix(c.old, "_PASSWORD") {
+			env = map[string]string{EnvURL: "postgres://nobody@127.0.0.1:1/none", c.old: "pw-0123456789"}
+		}
+		_, err := run(t, env, c.args...)
+		var ue *cli.UsageError
+		if !errors.As(err, &ue) || err.Error() != c.old+" was renamed "+c.now+"; set that instead" {
+			t.Errorf("ql db %s with %s: %v; want a usage error naming %s", c.args[0], c.old, err, c.now)
+		}
+	}
+}
+
+// Not parallel: sets the process environment. Through the whole command
+// tree, ql db reads QL_DATABASE_URL, the QL_DATABASE_<ROLE>_PASSWORD
+// variables and QL_ROLE_PREFIX, the variable of its --role-prefix flag as
+// of serve's.
+func TestDBCommandsReadTheSharedVariables(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	prefix := randomPrefix(t)
+	t.Setenv(EnvURL, db.URL)
+	t.Setenv("QL_ROLE_PREFIX", prefix)
+	for _, k := range pgstore.RoleKinds {
+		t.Setenv(passwordEnv(k), "secret-"+string(k)+"-0123456789")
+	}
+	opts := cli.Options{Binary: "ql", Extra: []*cobra.Command{DBCommand()}}
+	var out, errOut bytes.Buffer
+	if code := cli.Main(t.Context(), opts, []string{"db", "roles"}, &out, &errOut); code != 0 {
+		t.Fatalf("ql db roles: exit %d %s %s", code, out.String(), errOut.String())
+	}
+	if want := "role " + pgstore.RoleNames(prefix).Runtime + " (runtime): ok"; !strings.Contains(out.String(), want) {
+		t.Fatalf("ql db roles with QL_ROLE_PREFIX=%s: %q lacks %q", prefix, out.String(), want)
 	}
 }

@@ -3,6 +3,7 @@ package clusterserve
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,22 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "list")
 	if code != 0 || !strings.Contains(out, "t00000") || !strings.Contains(out, "NEXT FIRE") {
 		t.Fatalf("triggers list: exit %d %q", code, out)
+	}
+	// The same URL without its password on the command line, the password
+	// in PGPASSWORD; the old variable is refused with the new name.
+	u, err := url.Parse(runtime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	password, _ := u.User.Password()
+	u.User = url.User(u.User.Username())
+	code, out = runQL(t, bin, []string{"PGPASSWORD=" + password}, "triggers", "list", "--database-url", u.String())
+	if code != 0 || !strings.Contains(out, "t00000") {
+		t.Fatalf("triggers list --database-url: exit %d %q", code, out)
+	}
+	code, out = runQL(t, bin, []string{"QL_PG_URL=" + runtime}, "runs", "list")
+	if code != 2 || !strings.Contains(out, "QL_PG_URL was renamed QL_DATABASE_URL; set that instead") {
+		t.Fatalf("runs list with QL_PG_URL: exit %d %q; want exit 2 naming QL_DATABASE_URL", code, out)
 	}
 	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "runs", "list")
 	if code != 1 || !strings.Contains(out, "needs the runtime role's URL") {

@@ -59,7 +59,7 @@ const insufficientPrivilege = "42501"
 func explainRole(err error, what, role string) error {
 	var st sqlStater
 	if err != nil && errors.As(err, &st) && st.SQLState() == insufficientPrivilege {
-		return qlerror.New(qlerror.FailedPrecondition, "%s needs the %s role's URL (e.g. --db postgres://ql_%s@host/db); the role in this URL may not do it", what, role, role)
+		return qlerror.New(qlerror.FailedPrecondition, "%s needs the %s role's URL (e.g. QL_DATABASE_URL=postgres://ql_%s@host/db); the role in this URL may not do it", what, role, role)
 	}
 	return err
 }

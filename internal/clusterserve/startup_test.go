@@ -70,6 +70,7 @@ func TestServeRejectsBadSettingsBeforeAnyDatabaseConnection(t *testing.T) {
 		{"flag", nil, []string{"--page-size", "1000"}, "--page-size 1000 is not allowed (allowed: 1–256)"},
 		{"environment", []string{"QL_CADENCE=10ms"}, nil, "--cadence 10ms is not allowed (allowed: 250ms–1h)"},
 		{"config file", nil, []string{"--config", config}, "--lease 2m is not allowed (allowed: 1s–1m)"},
+		{"config file from the environment", []string{"QL_CONFIG=" + config}, nil, "--lease 2m is not allowed (allowed: 1s–1m)"},
 		{"replica id", nil, []string{"--replica-id", "bad id"}, "--replica-id"},
 	}
 	for _, c := range cases {

@@ -18,13 +18,12 @@ import (
 func TestDryRunCreatesNoDatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "qinglong.db")
-	code, out, errOut := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--db", db)
+	code, out, errOut := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--data-dir", dir)
 	if code != 0 || strings.Count(out, "would create") != 3 || !strings.Contains(out, "nothing written") {
 		t.Errorf("dry run: %d %q %q; want project, task and trigger reported as would create", code, out, errOut)
 	}
 	bad := strings.Replace(goodFile, "timezone: UTC", "timezone: Mars/Olympus", 1)
-	if code, _, _ := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "bad.yaml", bad), "--db", db); code != 1 {
+	if code, _, _ := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "bad.yaml", bad), "--data-dir", dir); code != 1 {
 		t.Fatalf("dry run of an invalid file: exit %d, want 1", code)
 	}
 	entries, err := os.ReadDir(dir)
@@ -44,12 +43,12 @@ func TestDryRunOnAnExistingDatabaseChangesNothing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "qinglong.db")
-	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--db", db); code != 0 {
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}
 	before := fileSum(t, db)
 	changed := strings.Replace(goodFile, "echo hello", "echo bye", 1)
-	code, out, errOut := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "changed.yaml", changed), "--db", db)
+	code, out, errOut := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "changed.yaml", changed), "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "project demo: unchanged") || !strings.Contains(out, "task hello: would update (revision 2)") ||
 		!strings.Contains(out, "trigger tick: would update (revision 2)") {
 		t.Fatalf("dry run: %d %q %q; want the task and its trigger reported as would update", code, out, errOut)
@@ -57,7 +56,7 @@ func TestDryRunOnAnExistingDatabaseChangesNothing(t *testing.T) {
 	if fileSum(t, db) != before {
 		t.Fatal("a dry run changed the database file")
 	}
-	code, out, _ = ql(t, "apply", "-f", filepath.Join(dir, "defs.yaml"), "--db", db)
+	code, out, _ = ql(t, "apply", "-f", filepath.Join(dir, "defs.yaml"), "--data-dir", dir)
 	if code != 0 || strings.Count(out, "unchanged") != 3 {
 		t.Fatalf("after the dry run the database moved: %d %q", code, out)
 	}
@@ -86,9 +85,10 @@ func TestApplyReadsStandardInput(t *testing.T) {
 		_, _ = w.WriteString(goodFile)
 		w.Close()
 	}()
-	db := filepath.Join(t.TempDir(), "qinglong.db")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "qinglong.db")
 	var out, errOut bytes.Buffer
-	code := cli.Main(context.Background(), Options("ql"), []string{"apply", "-f", "-", "--db", db}, &out, &errOut)
+	code := cli.Main(context.Background(), Options("ql"), []string{"apply", "-f", "-", "--data-dir", dir}, &out, &errOut)
 	if code != 0 || strings.Count(out.String(), "created") != 3 {
 		t.Fatalf("apply -f -: %d %q %q", code, out.String(), errOut.String())
 	}

@@ -52,7 +52,7 @@ func TestServeExampleRunsTheSampleWithinSeconds(t *testing.T) {
 	if !strings.Contains(out.String(), "trigger hello-every-10s: created") {
 		t.Fatalf("serve --example did not report the applied sample: %q", out.String())
 	}
-	code, logOut, logErr := ql(t, "runs", "logs", runID, "--db", db)
+	code, logOut, logErr := ql(t, "runs", "logs", runID, "--data-dir", dir)
 	if code != 0 || !strings.Contains(logOut, "hello from QingLong, run "+runID) {
 		t.Fatalf("runs logs: %d %q %q", code, logOut, logErr)
 	}

@@ -30,7 +30,7 @@ func TestRunFiltersTakeNames(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "qinglong.db")
 	for name, doc := range map[string]string{"alpha": projectFile("alpha", "tick"), "beta": projectFile("beta", "tick", "tock")} {
-		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, name+".yaml", doc), "--db", db); code != 0 {
+		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, name+".yaml", doc), "--data-dir", dir); code != 0 {
 			t.Fatalf("apply %s: %d %q %q", name, code, out, errOut)
 		}
 	}
@@ -53,7 +53,7 @@ func TestRunFiltersTakeNames(t *testing.T) {
 
 	list := func(args ...string) []listedRun {
 		t.Helper()
-		code, out, errOut := ql(t, append([]string{"runs", "list", "--db", db, "-o", "json"}, args...)...)
+		code, out, errOut := ql(t, append([]string{"runs", "list", "--data-dir", dir, "-o", "json"}, args...)...)
 		var page struct{ Runs []listedRun }
 		if code != 0 || json.Unmarshal([]byte(out), &page) != nil || len(page.Runs) == 0 {
 			t.Fatalf("runs list %v: exit %d %q %q", args, code, out, errOut)
@@ -91,12 +91,12 @@ func TestRunFiltersTakeNames(t *testing.T) {
 		{[]string{"--trigger", "tick"}, 2, "alpha, beta; write project/trigger"},
 		{[]string{"--project", "alpha", "--trigger", "beta/tick"}, 2, "give the project once"},
 	} {
-		code, _, errOut := ql(t, append([]string{"runs", "list", "--db", db}, c.args...)...)
+		code, _, errOut := ql(t, append([]string{"runs", "list", "--data-dir", dir}, c.args...)...)
 		if code != c.code || !strings.Contains(errOut, c.mention) {
 			t.Errorf("runs list %v: exit %d %q; want exit %d mentioning %q", c.args, code, errOut, c.code, c.mention)
 		}
 	}
-	code, out, errOut := ql(t, "triggers", "list", "--db", db, "--project", "beta")
+	code, out, errOut := ql(t, "triggers", "list", "--data-dir", dir, "--project", "beta")
 	if code != 0 || !strings.Contains(out, "tock") || strings.Contains(out, "alpha") {
 		t.Fatalf("triggers list --project beta: exit %d %q %q", code, out, errOut)
 	}

@@ -5,7 +5,6 @@
 package localcli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -74,7 +73,7 @@ func Serve(p localserve.Profile) cli.ServeFunc {
 		}
 		cfg := localserve.Config{
 			Profile:     p,
-			DataDir:     cmp.Or(f.DataDir, cli.DataDir()),
+			DataDir:     f.DataDir,
 			PageSize:    f.PageSize,
 			Cadence:     f.Cadence,
 			Grace:       f.Grace,

@@ -60,7 +60,7 @@ func TestInvalidDefinitionsAreExplainedAndWriteNothing(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			db := filepath.Join(dir, "qinglong.db")
-			code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", c.file), "--db", db)
+			code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", c.file), "--data-dir", dir)
 			if code == 0 {
 				t.Fatalf("apply succeeded: %s", out)
 			}
@@ -84,21 +84,20 @@ func TestInvalidDefinitionsAreExplainedAndWriteNothing(t *testing.T) {
 func TestApplyIsDeclarativeAndTheReadCommandsSeeIt(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "qinglong.db")
 	file := writeFile(t, dir, "defs.yaml", goodFile)
-	code, out, errOut := ql(t, "apply", "-f", file, "--db", db)
+	code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir)
 	if code != 0 || strings.Count(out, "created") != 3 {
 		t.Fatalf("first apply: %d %q %q; want project, task and trigger created", code, out, errOut)
 	}
-	code, out, _ = ql(t, "apply", "-f", file, "--db", db)
+	code, out, _ = ql(t, "apply", "-f", file, "--data-dir", dir)
 	if code != 0 || strings.Count(out, "unchanged") != 3 {
 		t.Fatalf("second apply: %d %q; want everything unchanged", code, out)
 	}
-	code, out, errOut = ql(t, "triggers", "list", "--db", db, "--output", "json")
+	code, out, errOut = ql(t, "triggers", "list", "--data-dir", dir, "--output", "json")
 	if code != 0 || !strings.Contains(out, `"*/10 * * * * *"`) {
 		t.Fatalf("triggers list: %d %q %q", code, out, errOut)
 	}
-	code, out, errOut = ql(t, "runs", "list", "--db", db)
+	code, out, errOut = ql(t, "runs", "list", "--data-dir", dir)
 	if code != 0 || !strings.HasPrefix(out, "ID") {
 		t.Fatalf("runs list: %d %q %q", code, out, errOut)
 	}

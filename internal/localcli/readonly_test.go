@@ -83,7 +83,7 @@ func TestReadCommandsWorkOnADatabaseTheOperatorCannotWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		db := filepath.Join(data, "qinglong.db")
-		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--db", db); code != 0 {
+		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--data-dir", data); code != 0 {
 			t.Fatalf("apply: %d %q %q", code, out, errOut)
 		}
 		if err := os.Chmod(db, 0o644); err != nil {
@@ -114,7 +114,7 @@ func TestReadCommandsWorkOnADatabaseTheOperatorCannotWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, args := range [][]string{{"runs", "list"}, {"triggers", "list"}, {"triggers", "list", "-o", "json"}} {
-			out, errOut, err := asOperator(t, bin, append(args, "--db", db)...)
+			out, errOut, err := asOperator(t, bin, append(args, "--data-dir", data)...)
 			if err != nil || errOut != "" {
 				t.Errorf("server running %v: %v on an unwritable database: %v %q", running, args, err, errOut)
 			}

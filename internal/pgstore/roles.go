@@ -118,7 +118,7 @@ func ensureRole(ctx context.Context, conn *pgx.Conn, name string, kind RoleKind,
 	stmt := "ALTER ROLE " + ident + " " + unprivileged
 	if !exists {
 		if password == "" {
-			return qlerror.New(qlerror.Invalid, "role %s does not exist and no password was given for the %s role; set QL_PG_%s_PASSWORD or put it in the password file directory",
+			return qlerror.New(qlerror.Invalid, "role %s does not exist and no password was given for the %s role; set QL_DATABASE_%s_PASSWORD or put it in the password file directory",
 				name, kind, strings.ToUpper(string(kind)))
 		}
 		stmt = "CREATE ROLE " + ident + " " + unprivileged
