@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/qinglong/qinglong/internal/httpapi"
+	"github.com/qinglong/qinglong/internal/httpserve"
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/localexec"
 	"github.com/qinglong/qinglong/internal/loop"
@@ -28,7 +28,7 @@ type Server struct {
 	owner  *localexec.Owner
 	disp   *localexec.Dispatcher
 	sched  *loop.Loop
-	http   *httpapi.Server
+	http   *httpserve.Server
 	ready  atomic.Bool
 
 	stopOnce sync.Once

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -97,16 +96,6 @@ func TestServerVersionAndSettings(t *testing.T) {
 	}
 	if !viaSocket {
 		t.Error("connection through SocketDir reports a TCP client address")
-	}
-}
-
-func TestServerGoroutineName(t *testing.T) {
-	t.Parallel()
-	pgtest.Server(t)
-	buf := make([]byte, 1<<20)
-	stacks := string(buf[:runtime.Stack(buf, true)])
-	if !strings.Contains(stacks, pgtest.ServerGoroutine+"(") {
-		t.Errorf("no goroutine runs %s; update the constant so goleak users ignore the right one", pgtest.ServerGoroutine)
 	}
 }
 

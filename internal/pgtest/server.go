@@ -440,12 +440,6 @@ type process struct {
 	err  error         // cmd.Wait's result; read only after done is closed
 }
 
-// ServerGoroutine is the function of the one goroutine each running server
-// keeps (it waits for the postmaster). Packages checking for leaked
-// goroutines while the shared server runs should ignore it, e.g.
-// goleak.IgnoreAnyFunction(pgtest.ServerGoroutine).
-const ServerGoroutine = "github.com/qinglong/qinglong/internal/pgtest.waitPinned"
-
 // startPinned starts cmd from a goroutine locked to its OS thread. The
 // parent-death signal fires when the thread that forked the child exits,
 // not the process (go.dev/issue/27505); keeping that goroutine locked and
