@@ -60,7 +60,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	s := &Server{cfg: cfg, layout: LayoutOf(cfg.DataDir)}
 	defer func() {
 		if err != nil {
-			s.teardown(context.WithoutCancel(ctx))
+			s.teardown(context.WithoutCancel(ctx)) //nolint:errcheck // the startup error is the one to report
 		}
 	}()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -140,11 +140,11 @@ func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) 
 		return nil, err
 	}
 	if _, err := st.Migrate(ctx); err != nil {
-		st.Close()
+		st.Close() //nolint:errcheck // the migration error is the one returned
 		return nil, err
 	}
 	if err := st.Ready(ctx); err != nil {
-		st.Close()
+		st.Close() //nolint:errcheck // the readiness error is the one returned
 		return nil, err
 	}
 	return st, nil

@@ -317,7 +317,7 @@ func (s *Srv) launch(ctx context.Context, port int) error {
 	if err != nil {
 		return fmt.Errorf("pgtest: server log: %w", err)
 	}
-	defer logFile.Close() // postgres keeps its own descriptor once started
+	defer logFile.Close() //nolint:errcheck // postgres keeps its own descriptor once started
 	fi, err := logFile.Stat()
 	if err != nil {
 		return fmt.Errorf("pgtest: server log: %w", err)
@@ -545,7 +545,7 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("pgtest: finding a free port: %w", err)
 	}
-	defer l.Close()
+	defer l.Close() //nolint:errcheck // only reserved a port number
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
