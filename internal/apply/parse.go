@@ -58,7 +58,7 @@ func ParseFile(path string, stdin io.Reader) (*Document, error) {
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "cannot read definitions file")
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read only
 	return Read(path, f)
 }
 

@@ -18,6 +18,7 @@ import (
 // Change says what a publish did.
 type Change string
 
+// The changes a publish reports.
 const (
 	Created   Change = "created"
 	Updated   Change = "updated"

@@ -49,7 +49,7 @@ func onCommandLine(fl *pflag.Flag) bool {
 // RenamedEnv maps each environment variable an earlier release read to the
 // one that replaced it. PostgreSQL is the "database" in every name, as in
 // QL_DATABASE_URL.
-var RenamedEnv = map[string]string{
+var RenamedEnv = map[string]string{ //nolint:gosec // G101: environment variable names, not credentials
 	"QL_PG_URL":                     "QL_DATABASE_URL",
 	"QL_PG_MIGRATION_URL":           "QL_DATABASE_MIGRATION_URL",
 	"QL_PG_SUPERUSER_URL":           "QL_DATABASE_SUPERUSER_URL",

@@ -211,7 +211,7 @@ func readPasswordFile(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("password file %s: %w", path, err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read only
 	info, err := f.Stat()
 	if err != nil {
 		return "", fmt.Errorf("password file %s: %w", path, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cli"
 	"github.com/qinglong/qinglong/internal/httpapi"
+	"github.com/qinglong/qinglong/internal/httpserve"
 	"github.com/qinglong/qinglong/internal/pgstore"
 )
 
@@ -43,7 +44,7 @@ func Serve(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
 type replica struct {
 	s    settings
 	log  *slog.Logger
-	http *httpapi.Server
+	http *httpserve.Server
 	adm  *admission
 }
 
@@ -72,7 +73,7 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 func (r *replica) listen() error {
 	live := liveReaders{adm: r.adm}
 	var err error
-	r.http, err = httpapi.Listen(r.s.HTTPAddr, httpapi.NewHandler(httpapi.Config{
+	r.http, err = httpserve.Listen(r.s.HTTPAddr, httpapi.NewHandler(httpapi.Config{
 		Runs: live, Triggers: live, Ready: r.adm.ready, Log: r.log, Observe: r.observe,
 	}))
 	if err != nil {

@@ -27,7 +27,7 @@ func TestKilledReplicasClaimsAreTakenOverOnlyAfterDatabaseExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.Rollback(context.Background()) //nolint:errcheck // released below; no-op then
+	defer lock.Rollback(context.Background()) // released below; no-op then
 	if _, err := lock.Exec(context.Background(), `LOCK TABLE qinglong.runs IN EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}

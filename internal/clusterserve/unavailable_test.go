@@ -56,7 +56,7 @@ func TestAReplicaThatLostItsDatabaseAdmitsNothingUntilAFreshActivationCompletes(
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer hold.Rollback(context.Background()) //nolint:errcheck // released below; no-op then
+	defer hold.Rollback(context.Background()) // released below; no-op then
 	if _, err := hold.Exec(context.Background(), `LOCK TABLE qinglong.schema_migrations IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}

@@ -11,15 +11,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"go.uber.org/goleak"
-
 	"github.com/qinglong/qinglong/internal/availability"
+	"github.com/qinglong/qinglong/internal/leakcheck"
 	"github.com/qinglong/qinglong/internal/loop"
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/schedule"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.Main(m) }
 
 func TestRoundClaimsAtMostOnePageAndNeverMoreThanTheHardCap(t *testing.T) {
 	t.Parallel()

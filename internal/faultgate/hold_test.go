@@ -72,7 +72,10 @@ func TestProxyHoldsAClientMidTransactionUntilReleased(t *testing.T) {
 	closed := make(chan error, 1)
 	go func() { closed <- p.Close() }()
 	select {
-	case <-closed:
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close: %v", err)
+		}
 	case <-time.After(stepTimeout):
 		t.Fatal("Close waited for a held connection")
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/httpserve"
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/run"
 	"github.com/qinglong/qinglong/internal/schedule"
@@ -17,8 +18,13 @@ const (
 	CodeInternalError = "http.internal_error"
 )
 
-// DefaultRequestTimeout bounds one API request's database reads.
-const DefaultRequestTimeout = 10 * time.Second
+// DefaultRequestTimeout bounds one API request's database reads: the longest
+// a handler may take under the server's write timeout.
+const DefaultRequestTimeout = httpserve.MaxHandlerTime
+
+// DefaultAddr binds to loopback only: exposing the API is a deliberate
+// choice (--http-addr), never an accident.
+const DefaultAddr = "127.0.0.1:8080"
 
 // Readiness says whether the replica admits requests and, when it does not,
 // a stable reason ("starting", "draining", "database_unavailable").

@@ -4,13 +4,15 @@ import (
 	"log/slog"
 	"net/http"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/httpserve"
 )
 
 // Every response of the API server, errors and probes included, tells
-// browsers not to sniff its type.
+// browsers not to sniff its type when served the way the replica serves it.
 func TestEveryResponseIsNoSniff(t *testing.T) {
 	t.Parallel()
-	srv, err := Listen("127.0.0.1:0", NewHandler(Config{Ready: func() (bool, string) { return false, "starting" }, Log: slog.New(slog.DiscardHandler)}))
+	srv, err := httpserve.Listen("127.0.0.1:0", NewHandler(Config{Ready: func() (bool, string) { return false, "starting" }, Log: slog.New(slog.DiscardHandler)}))
 	if err != nil {
 		t.Fatal(err)
 	}

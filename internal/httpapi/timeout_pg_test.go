@@ -41,7 +41,7 @@ func TestARequestTimingOutBehindALockLeavesTheReplicaAvailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.Rollback(context.Background()) //nolint:errcheck // released below; no-op then
+	defer lock.Rollback(context.Background()) // released below; no-op then
 	if _, err := lock.Exec(context.Background(), `LOCK TABLE qinglong.run_events IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}

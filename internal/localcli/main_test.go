@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/cli"
+	"github.com/qinglong/qinglong/internal/leakcheck"
 )
 
 // envRunCLI makes the test binary act as ql, so a test can run a command
@@ -16,5 +17,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envRunCLI) == "1" {
 		os.Exit(cli.Main(context.Background(), Options("ql"), os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	leakcheck.Main(m)
 }

@@ -36,7 +36,7 @@ func AcquireOwner(dir string) (*Owner, error) {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the executor owner file in %s", dir)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
+		f.Close() //nolint:errcheck // the lock error is the one returned
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "lock the executor owner file in %s; the filesystem must support flock", dir)
 	}
 	return &Owner{ID: id, dir: dir, file: f}, nil
@@ -67,7 +67,7 @@ func ownerGone(dir, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // only probed for its lock
 	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
 		return false, nil

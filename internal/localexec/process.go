@@ -68,13 +68,13 @@ func runProcess(ctx context.Context, hard <-chan struct{}, l launch, out io.Writ
 		fmt.Fprintf(out, "qinglong: could not create the output pipe: %v\n", err)
 		return result{state: run.AttemptFailed, code: ErrorCodeSpawnFailed}
 	}
-	defer pr.Close()
+	defer pr.Close() //nolint:errcheck // the read end; the copy has ended or was cut off
 	// An *os.File as stdout/stderr is handed to the child directly: no
 	// copying goroutine inside exec, so Wait returns when the process
 	// exits even if a grandchild keeps the pipe open.
 	cmd.Stdout, cmd.Stderr = pw, pw
 	err = cmd.Start()
-	pw.Close()
+	pw.Close() //nolint:errcheck // the parent's copy of the write end; the child holds its own
 	if err != nil {
 		// The explanation names the program, directory or interpreter;
 		// it never contains the environment.
@@ -113,7 +113,7 @@ func runProcess(ctx context.Context, hard <-chan struct{}, l launch, out io.Writ
 	select {
 	case <-copied:
 	case <-drain.C:
-		pr.Close()
+		pr.Close() //nolint:errcheck // cuts off a copy a grandchild keeps open
 		<-copied
 	}
 	return classify(cmd, err, cause)

@@ -22,7 +22,7 @@ func ReadLog(logDir, attemptID string, w io.Writer) error {
 	if err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, err, "open the log of attempt %s", attemptID)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read only
 	_, err = io.Copy(w, f)
 	return err
 }

@@ -24,7 +24,7 @@ func canSwitchUser() error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read only
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		v, ok := strings.CutPrefix(sc.Text(), "CapEff:")

@@ -38,7 +38,7 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read only
 	info, err := f.Stat()
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path)

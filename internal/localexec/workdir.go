@@ -74,7 +74,7 @@ func interpreter(path string) string {
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read only
 	line, err := bufio.NewReader(f).ReadSlice('\n')
 	if err != nil && len(line) == 0 {
 		return ""

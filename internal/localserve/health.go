@@ -3,14 +3,14 @@ package localserve
 import (
 	"net/http"
 
-	"github.com/qinglong/qinglong/internal/httpapi"
+	"github.com/qinglong/qinglong/internal/httpserve"
 )
 
 // listen starts the health server on the configured address, with the
 // connection limits every QingLong HTTP server has, and logs the address it
 // bound: with port 0 the log is the only place to learn it.
 func (s *Server) listen() error {
-	srv, err := httpapi.Listen(s.cfg.HTTPAddr, s.health())
+	srv, err := httpserve.Listen(s.cfg.HTTPAddr, s.health())
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/httpapi"
+	"github.com/qinglong/qinglong/internal/httpserve"
 )
 
 // The health server logs the address it bound (port 0 picks one), marks
@@ -37,8 +37,8 @@ func TestHealthServerLogsItsAddressAndCutsSlowClients(t *testing.T) {
 			t.Errorf("%s: X-Content-Type-Options %q, want nosniff", path, got)
 		}
 	}
-	if !cutWithin(t, srv.Addr(), httpapi.ReadHeaderTimeout+3*time.Second) {
-		t.Fatalf("a client dribbling its headers still held the connection after %s", httpapi.ReadHeaderTimeout+3*time.Second)
+	if !cutWithin(t, srv.Addr(), httpserve.ReadHeaderTimeout+3*time.Second) {
+		t.Fatalf("a client dribbling its headers still held the connection after %s", httpserve.ReadHeaderTimeout+3*time.Second)
 	}
 }
 

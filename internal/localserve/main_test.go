@@ -13,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
+	"github.com/qinglong/qinglong/internal/leakcheck"
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/schedule"
 )
@@ -28,7 +27,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(serveHelper())
 	}
-	goleak.VerifyTestMain(m)
+	leakcheck.Main(m)
 }
 
 // helperTotals is what a helper process reports on stdout when it stops.

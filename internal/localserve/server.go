@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/qinglong/qinglong/internal/httpapi"
+	"github.com/qinglong/qinglong/internal/httpserve"
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/localexec"
 	"github.com/qinglong/qinglong/internal/loop"
@@ -29,7 +29,7 @@ type Server struct {
 	disp   *localexec.Dispatcher
 	sched  *loop.Loop
 	diag   schedule.Diagnostics
-	http   *httpapi.Server
+	http   *httpserve.Server
 	ready  atomic.Bool
 
 	stopOnce sync.Once
@@ -61,7 +61,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	s := &Server{cfg: cfg, layout: LayoutOf(cfg.DataDir)}
 	defer func() {
 		if err != nil {
-			s.teardown(context.WithoutCancel(ctx))
+			s.teardown(context.WithoutCancel(ctx)) //nolint:errcheck // the startup error is the one to report
 		}
 	}()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -142,11 +142,11 @@ func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) 
 		return nil, err
 	}
 	if _, err := st.Migrate(ctx); err != nil {
-		st.Close()
+		st.Close() //nolint:errcheck // the migration error is the one returned
 		return nil, err
 	}
 	if err := st.Ready(ctx); err != nil {
-		st.Close()
+		st.Close() //nolint:errcheck // the readiness error is the one returned
 		return nil, err
 	}
 	return st, nil

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/qinglong/qinglong/internal/leakcheck"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.Main(m) }
 
 func cfg() Config {
 	return Config{Name: "test", Cadence: MinCadence, StopTimeout: time.Second}

@@ -71,7 +71,7 @@ func TestTakeReportsUnavailableWhenTheConnectionIsLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback(t.Context()) //nolint:errcheck // test cleanup
+	defer tx.Rollback(t.Context())
 	if _, err := tx.Exec(t.Context(), "LOCK TABLE qinglong.trigger_schedules IN ACCESS EXCLUSIVE MODE"); err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func (s *store) explainClaim(t testing.TB, limit int) claimCost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback(ctx) //nolint:errcheck // measurement only
+	defer tx.Rollback(ctx) // measurement only
 	for _, stmt := range []string{sqlGenericPlans, "PREPARE claim AS " + sqlClaim} {
 		if _, err := tx.Exec(ctx, stmt); err != nil {
 			t.Fatalf("explain claim: %v", err)

@@ -283,7 +283,7 @@ func writeAndCommit(ctx context.Context, conn *pgxpool.Conn, args []any) (writte
 	b.Queue(sqlCommitWrite, args...)
 	b.Queue(sqlCommit)
 	br := conn.SendBatch(batchCtx, b)
-	defer br.Close() //nolint:errcheck // on the error paths; a clean COMMIT checks the Sync's reply below
+	defer br.Close() // on the error paths; a clean COMMIT checks the Sync's reply below
 	var w written
 	if err := br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events); err != nil {
 		var pre pgx.ErrPreprocessingBatch
@@ -342,7 +342,7 @@ func interruptOnCancel(ctx context.Context, conn *pgx.Conn) (stop func()) {
 			return
 		}
 		<-sent
-		conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the connection is discarded either way
+		conn.Close(context.WithoutCancel(ctx)) // the connection is discarded either way
 	}
 }
 

@@ -441,7 +441,7 @@ func TestCancelDuringTheWriteAbandonsItPromptly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.Rollback(context.Background()) //nolint:errcheck // released below; no-op then
+	defer lock.Rollback(context.Background()) // released below; no-op then
 	if _, err := lock.Exec(t.Context(), `LOCK TABLE qinglong.runs IN EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import "sort"
 // RoleKind is one of the four least-privilege roles.
 type RoleKind string
 
+// The four roles, each holding only the privileges its work needs.
 const (
 	RoleMigration     RoleKind = "migration"
 	RoleAdmin         RoleKind = "admin"

@@ -104,7 +104,7 @@ func OpenRuntime(ctx context.Context, url string, cfg RuntimeConfig) (*Runtime, 
 // Close releases the pool.
 func (r *Runtime) Close() { r.pool.Close() }
 
-// Executor: cluster admissions are always for remote workers.
+// Executor says who runs cluster admissions: always remote workers.
 func (r *Runtime) Executor() task.Executor { return task.RemoteWorker }
 
 // Ready runs the readiness checks on one of the runtime's connections.

@@ -48,7 +48,8 @@
 // directory, which PostgreSQL notices within a minute and shuts down.
 //
 // While a server runs, one goroutine per server waits for its postmaster;
-// packages using goleak should ignore ServerGoroutine.
+// Main checks for leaked goroutines only after stopping every server, so
+// those are never reported.
 //
 // # Running as root
 //

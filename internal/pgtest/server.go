@@ -317,7 +317,7 @@ func (s *Srv) launch(ctx context.Context, port int) error {
 	if err != nil {
 		return fmt.Errorf("pgtest: server log: %w", err)
 	}
-	defer logFile.Close() // postgres keeps its own descriptor once started
+	defer logFile.Close() //nolint:errcheck // postgres keeps its own descriptor once started
 	fi, err := logFile.Stat()
 	if err != nil {
 		return fmt.Errorf("pgtest: server log: %w", err)
@@ -440,12 +440,6 @@ type process struct {
 	err  error         // cmd.Wait's result; read only after done is closed
 }
 
-// ServerGoroutine is the function of the one goroutine each running server
-// keeps (it waits for the postmaster). Packages checking for leaked
-// goroutines while the shared server runs should ignore it, e.g.
-// goleak.IgnoreAnyFunction(pgtest.ServerGoroutine).
-const ServerGoroutine = "github.com/qinglong/qinglong/internal/pgtest.waitPinned"
-
 // startPinned starts cmd from a goroutine locked to its OS thread. The
 // parent-death signal fires when the thread that forked the child exits,
 // not the process (go.dev/issue/27505); keeping that goroutine locked and
@@ -551,7 +545,7 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("pgtest: finding a free port: %w", err)
 	}
-	defer l.Close()
+	defer l.Close() //nolint:errcheck // only reserved a port number
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/leakcheck"
 )
 
 const (
@@ -60,7 +62,9 @@ func untrack(s *Srv) {
 // Main wraps testing.M: it starts nothing eagerly, runs m.Run, stops every
 // server this process started (the shared one, plus any StartServer server a
 // test failed to stop, which makes the run fail), removes their temp dirs,
-// and exits with m's code. Use it as
+// and exits with m's code; when the tests passed, it then fails the binary
+// if a goroutine they started is still running (leakcheck.Check, run after
+// the servers stop so their own goroutines are gone). Use it as
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
 //
@@ -71,7 +75,18 @@ func Main(m *testing.M) {
 	os.Exit(runMain(m))
 }
 
-func runMain(m *testing.M) (code int) {
+func runMain(m *testing.M) int {
+	code := runAndStop(m)
+	if code == 0 {
+		if err := leakcheck.Check(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	return code
+}
+
+func runAndStop(m *testing.M) (code int) {
 	// Deferred so the servers are stopped even when a panic unwinds through
 	// m.Run.
 	defer func() {

@@ -11,6 +11,7 @@ import (
 // Status of a project.
 type Status string
 
+// The states of a project.
 const (
 	Active   Status = "active"
 	Archived Status = "archived"

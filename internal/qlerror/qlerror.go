@@ -13,25 +13,25 @@ import (
 type Code string
 
 const (
-	// Invalid: the input violates a documented limit or shape.
+	// Invalid means the input violates a documented limit or shape.
 	Invalid Code = "invalid"
-	// NotFound: the named object does not exist.
+	// NotFound means the named object does not exist.
 	NotFound Code = "not_found"
-	// Conflict: an expected-revision or uniqueness fence failed.
+	// Conflict means an expected-revision or uniqueness fence failed.
 	Conflict Code = "conflict"
-	// MutationDrift: a mutation id was replayed with different content.
+	// MutationDrift means a mutation id was replayed with different content.
 	MutationDrift Code = "mutation_drift"
-	// FailedPrecondition: the write is valid but the current state forbids it
+	// FailedPrecondition means the write is valid but the current state forbids it
 	// (archived project, disabled task pinned by an enabled trigger...).
 	FailedPrecondition Code = "failed_precondition"
-	// Unavailable: the database could not be reached; the outcome of an
+	// Unavailable means the database could not be reached; the outcome of an
 	// in-flight write may be unknown.
 	Unavailable Code = "unavailable"
-	// Timeout: the database did not answer within the request's time limit
+	// Timeout means the database did not answer within the request's time limit
 	// (a lock held elsewhere, a slow statement); the database itself may be
 	// fine, so a retry can succeed.
 	Timeout Code = "timeout"
-	// Internal: a broken invariant (corrupt digest, impossible state).
+	// Internal means a broken invariant (corrupt digest, impossible state).
 	Internal Code = "internal"
 )
 

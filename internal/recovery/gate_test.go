@@ -31,7 +31,9 @@ func (s *pagedSource) RecoveryPage(_ context.Context, p PageParams) (Page, error
 	}
 	start := 0
 	if p.After != "" {
-		fmt.Sscanf(p.After, "r%06d", &start)
+		if _, err := fmt.Sscanf(p.After, "r%06d", &start); err != nil {
+			return Page{}, fmt.Errorf("cursor %q is not one this fake handed out: %w", p.After, err)
+		}
 		start++
 	}
 	page := Page{HorizonMs: horizon}

@@ -21,6 +21,7 @@ import (
 // State of a Run.
 type State string
 
+// The states of a Run; CheckTransition says which moves between them are allowed.
 const (
 	Created         State = "created"
 	Queued          State = "queued"
@@ -65,6 +66,7 @@ func CheckTransition(from, to State) error {
 // AttemptState of an Attempt.
 type AttemptState string
 
+// The states of an Attempt; CheckAttemptTransition says which moves between them are allowed.
 const (
 	AttemptClaimed   AttemptState = "claimed"
 	AttemptStarting  AttemptState = "starting"

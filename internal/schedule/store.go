@@ -10,18 +10,19 @@ import (
 // Outcome of committing one decision.
 type Outcome string
 
+// The outcomes of a commit.
 const (
 	Admitted    Outcome = "admitted"
 	Initialized Outcome = "initialized"
 	Skipped     Outcome = "skipped"
-	// Raced: the fence no longer holds (another owner, a republished
+	// Raced means the fence no longer holds (another owner, a republished
 	// trigger, an expired claim, a CAS miss); nothing was written.
 	Raced Outcome = "raced"
-	// Unavailable: the database went away; for a lost COMMIT reply the
+	// Unavailable means the database went away; for a lost COMMIT reply the
 	// outcome is unknown and is resolved from durable facts, never by a
 	// blind retry.
 	Unavailable Outcome = "unavailable"
-	// Failed: verification failed closed or a write failed; nothing was
+	// Failed means verification failed closed or a write failed; nothing was
 	// written. Reason says why.
 	Failed Outcome = "failed"
 )

@@ -14,9 +14,9 @@ const ExecutionKind = "qinglong/command-execution@v1"
 type Executor string
 
 const (
-	// RemoteWorker: a cluster worker, never the control replica.
+	// RemoteWorker means a cluster worker, never the control replica.
 	RemoteWorker Executor = "remote_worker"
-	// LocalProcess: the single-node profiles' in-process executor.
+	// LocalProcess means the single-node profiles' in-process executor.
 	LocalProcess Executor = "local_process"
 )
 

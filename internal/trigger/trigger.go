@@ -18,10 +18,10 @@ const SpecKind = "qinglong/cron@v1"
 type MisfirePolicy string
 
 const (
-	// Skip: an occurrence later than the grace period is dropped and the
+	// Skip means an occurrence later than the grace period is dropped and the
 	// cursor jumps past now.
 	Skip MisfirePolicy = "skip"
-	// FireOnce: the oldest missed occurrence is admitted once; the backlog is
+	// FireOnce means the oldest missed occurrence is admitted once; the backlog is
 	// never replayed.
 	FireOnce MisfirePolicy = "fire_once"
 )

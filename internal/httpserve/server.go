@@ -1,4 +1,4 @@
-package httpapi
+package httpserve
 
 import (
 	"context"
@@ -9,10 +9,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/qlerror"
 )
-
-// DefaultAddr binds to loopback only: exposing the API is a deliberate
-// choice (--http-addr), never an accident.
-const DefaultAddr = "127.0.0.1:8080"
 
 // Server is a bound HTTP server.
 type Server struct {
@@ -27,9 +23,14 @@ type Server struct {
 const (
 	ReadHeaderTimeout = 5 * time.Second
 	readTimeout       = 10 * time.Second
-	writeTimeout      = DefaultRequestTimeout + 5*time.Second
+	writeTimeout      = MaxHandlerTime + 5*time.Second
 	idleTimeout       = time.Minute
 )
+
+// MaxHandlerTime is the longest a handler may take to produce its response;
+// the write timeout leaves room for it, so a handler bounding its own work
+// by this answers instead of being cut off mid-response.
+const MaxHandlerTime = 10 * time.Second
 
 // Listen binds addr at once, so /livez answers from the first moments of
 // startup, and serves h in the background. Every server of every profile

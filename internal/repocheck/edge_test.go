@@ -1,0 +1,87 @@
+package repocheck
+
+import (
+	"slices"
+	"testing"
+)
+
+// edgePackages is every package of this module the edge binary may link:
+// the profile-neutral core, the shared HTTP server and the single-node
+// profile. It is an allow-list, not a deny-list, so a new import that pulls
+// a cluster package (PostgreSQL, row leases, recovery, the replica's API or
+// its availability latch) into the edge fails here instead of growing the
+// binary unnoticed. A new profile-neutral or single-node package the edge
+// needs is added here by hand, which is the review the rule asks for.
+var edgePackages = []string{
+	"cmd/ql-edge",
+	"examples",
+	"internal/apply",
+	"internal/catalog",
+	"internal/cli",
+	"internal/cron",
+	"internal/digest",
+	"internal/httpserve",
+	"internal/ids",
+	"internal/localcli",
+	"internal/localexec",
+	"internal/localserve",
+	"internal/loop",
+	"internal/project",
+	"internal/qlerror",
+	"internal/run",
+	"internal/schedule",
+	"internal/sqlitestore",
+	"internal/task",
+	"internal/trigger",
+	"internal/validate",
+	"internal/view",
+}
+
+// edgeModules are the third-party modules the edge binary may link: the
+// pure-Go SQLite driver and what it needs, the CLI, YAML and cron parsing.
+// No PostgreSQL driver (github.com/jackc/...) belongs here.
+var edgeModules = []string{
+	"github.com/dustin/go-humanize",
+	"github.com/google/uuid",
+	"github.com/mattn/go-isatty",
+	"github.com/remyoudompheng/bigfft",
+	"github.com/robfig/cron/v3",
+	"github.com/spf13/cobra",
+	"github.com/spf13/pflag",
+	"go.yaml.in/yaml/v3",
+	"golang.org/x/sys",
+	"modernc.org/libc",
+	"modernc.org/mathutil",
+	"modernc.org/memory",
+	"modernc.org/sqlite",
+}
+
+// The edge binary links exactly the allowed packages of this module and
+// only the allowed third-party modules: its whole dependency closure is
+// audited, so no PostgreSQL or cluster code can reach a device.
+func TestEdgeBinaryLinksOnlyAllowedPackages(t *testing.T) {
+	t.Parallel()
+	linked := map[string]bool{}
+	for _, p := range goList(t, "-deps", "./cmd/ql-edge") {
+		switch rel, ours := local(p.ImportPath); {
+		case p.Standard:
+		case ours:
+			linked[rel] = true
+			if !slices.Contains(edgePackages, rel) {
+				t.Errorf("the edge binary links %s, which is not on the edge allow-list: if it is profile-neutral or single-node, add it to edgePackages; if it is cluster code, remove the import that pulls it in", rel)
+			}
+		case p.Module == nil:
+			t.Errorf("the edge binary links %s, which belongs to no module", p.ImportPath)
+		case !slices.Contains(edgeModules, p.Module.Path):
+			t.Errorf("the edge binary links %s from module %s, which is not on the edge allow-list (edgeModules); PostgreSQL drivers never are", p.ImportPath, p.Module.Path)
+		}
+	}
+	if !linked["internal/localserve"] {
+		t.Fatal("go list did not report internal/localserve in the edge binary; the audit would prove nothing")
+	}
+	for _, rel := range edgePackages {
+		if !linked[rel] {
+			t.Errorf("edgePackages lists %s but the edge binary no longer links it; remove it from the list", rel)
+		}
+	}
+}
