@@ -29,14 +29,14 @@ import (
 //go:embed sql/*.sql
 var sqlFiles embed.FS
 
-// clockMsSQL is the database clock in UTC milliseconds, the only time
+// ClockMsSQL is the database clock in UTC milliseconds, the only time
 // authority of the cluster. Blocks write it as {{now_ms}}. It uses only
 // pg_catalog built-ins, which the fixed search_path (session.go) resolves
 // before anything else, so no object planted in another schema can move it.
-const clockMsSQL = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`
+const ClockMsSQL = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`
 
 // sqlTemplates are the only substitutions a block may use.
-var sqlTemplates = map[string]string{"{{now_ms}}": clockMsSQL}
+var sqlTemplates = map[string]string{"{{now_ms}}": ClockMsSQL}
 
 var (
 	blockName = regexp.MustCompile(`^-- name: ([A-Z][A-Za-z0-9]*)$`)
