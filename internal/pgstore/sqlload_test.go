@@ -95,7 +95,7 @@ func TestClockExpressionWrittenOnce(t *testing.T) {
 		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".sql")) {
+		if d.IsDir() || (!strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".sql")) {
 			return nil
 		}
 		b, err := os.ReadFile(path)
