@@ -22,7 +22,7 @@ func resetBacklog(b *testing.B, env *clustertest.Env) {
 	b.Helper()
 	env.Exec(b, `TRUNCATE qinglong.run_events, qinglong.attempts, qinglong.runs`)
 	env.Exec(b, `UPDATE qinglong.trigger_schedules
-		SET next_fire_at_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1000,
+		SET next_fire_at_ms = `+pgstore.ClockMsSQL+` - 1000,
 		    last_scheduled_at_ms = NULL, claim_owner = NULL, claim_token = NULL, claim_expires_at_ms = NULL,
 		    state_version = state_version + 1`)
 	env.Exec(b, `VACUUM ANALYZE qinglong.trigger_schedules`)

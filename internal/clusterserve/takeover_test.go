@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/clustertest"
+	"github.com/qinglong/qinglong/internal/pgstore"
 )
 
 type claim struct {
@@ -74,7 +75,7 @@ func TestKilledReplicasClaimsAreTakenOverOnlyAfterDatabaseExpiry(t *testing.T) {
 	defer probe.Stop()
 	for ; ; <-probe.C {
 		var now, stillA, runs int64
-		err := env.Super.QueryRow(context.Background(), `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
+		err := env.Super.QueryRow(context.Background(), `SELECT `+pgstore.ClockMsSQL+`,
 			(SELECT count(*) FROM qinglong.trigger_schedules WHERE claim_owner = 'replica-a'),
 			(SELECT count(*) FROM qinglong.runs)`).Scan(&now, &stillA, &runs)
 		if err != nil {

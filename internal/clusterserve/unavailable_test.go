@@ -10,10 +10,11 @@ import (
 
 	"github.com/qinglong/qinglong/internal/clustertest"
 	"github.com/qinglong/qinglong/internal/coordinator"
+	"github.com/qinglong/qinglong/internal/pgstore"
 )
 
 // sqlNowMs reads the database clock, which stamps every Run's created_at_ms.
-const sqlNowMs = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`
+const sqlNowMs = `SELECT ` + pgstore.ClockMsSQL
 
 // terminateBackends ends every backend of a replica and returns how many.
 func terminateBackends(t *testing.T, env *clustertest.Env, owner string) int64 {

@@ -143,7 +143,7 @@ func Triggers(project string, n int, expr string) string {
 func (e *Env) MakeDue(t testing.TB, lateMs int64) {
 	t.Helper()
 	e.Exec(t, `UPDATE qinglong.trigger_schedules
-		SET next_fire_at_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $1, state_version = state_version + 1`, lateMs)
+		SET next_fire_at_ms = `+pgstore.ClockMsSQL+` - $1, state_version = state_version + 1`, lateMs)
 }
 
 // Exec runs one statement as the superuser.

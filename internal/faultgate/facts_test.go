@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/pgstore"
 )
 
 // The gates judge by durable facts read as the superuser, never by what a
@@ -13,8 +15,6 @@ import (
 
 // factTimeout bounds one fact query.
 const factTimeout = 30 * time.Second
-
-const sqlClockMs = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`
 
 // scheduleRow is a trigger's schedule row.
 type scheduleRow struct {
@@ -47,7 +47,7 @@ func dbNowMs(t testing.TB, c *pgx.Conn) int64 {
 	ctx, cancel := context.WithTimeout(t.Context(), factTimeout)
 	defer cancel()
 	var now int64
-	if err := c.QueryRow(ctx, "SELECT "+sqlClockMs).Scan(&now); err != nil {
+	if err := c.QueryRow(ctx, "SELECT "+pgstore.ClockMsSQL).Scan(&now); err != nil {
 		t.Fatalf("database clock: %v", err)
 	}
 	return now

@@ -135,7 +135,7 @@ func takeoverWatch(t testing.TB, c *pgx.Conn, triggerID string, due int64, lease
 	var now int64
 	var runs int
 	var owner, token *string
-	err := c.QueryRow(ctx, `SELECT `+sqlClockMs+`,
+	err := c.QueryRow(ctx, `SELECT `+pgstore.ClockMsSQL+`,
 			(SELECT count(*) FROM qinglong.runs WHERE trigger_id = $1 AND scheduled_for_ms = $2),
 			s.claim_owner, s.claim_token::text
 		FROM qinglong.trigger_schedules s WHERE s.trigger_id = $1`, triggerID, due).Scan(&now, &runs, &owner, &token)

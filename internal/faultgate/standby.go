@@ -278,6 +278,8 @@ func (p *SyncPair) FenceAndPromote(ctx context.Context) (Promotion, error) {
 	if !promoted {
 		return pr, fmt.Errorf("faultgate: pg_promote did not finish within %v", replicationTimeout)
 	}
+	// The cluster's clock expression (pgstore.ClockMsSQL), written out:
+	// pgstore's tests import this package, so it cannot import pgstore.
 	if err := conn.QueryRow(ctx, "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint").Scan(&pr.PromotedAtMs); err != nil {
 		return pr, fmt.Errorf("faultgate: promotion time: %w", err)
 	}

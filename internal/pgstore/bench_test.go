@@ -253,7 +253,7 @@ func (s *store) resetDue(b *testing.B) {
 	b.Helper()
 	for _, stmt := range []string{
 		`TRUNCATE qinglong.run_events, qinglong.attempts, qinglong.runs`,
-		`UPDATE qinglong.trigger_schedules SET next_fire_at_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1000,
+		`UPDATE qinglong.trigger_schedules SET next_fire_at_ms = ` + ClockMsSQL + ` - 1000,
 			last_scheduled_at_ms = NULL, claim_owner = NULL, claim_token = NULL, claim_expires_at_ms = NULL,
 			state_version = state_version + 1, updated_at_ms = 0`,
 		`VACUUM ANALYZE`,

@@ -205,15 +205,27 @@ func (t *adminTx) writeTasks(ctx context.Context, w *taskWrites, now int64) erro
 	if len(w.revTasks) == 0 {
 		return nil
 	}
-	_, err := t.tx.Exec(ctx, sqlTaskRevisionsInsert, w.revTasks, w.revRevisions, w.revProjects, w.revNames, w.revEnabled,
-		w.revLabels, w.revCommands, w.revDigests, w.revMutations, now)
+	args, err := taskRevisionsInsertParams.args(pgx.StrictNamedArgs{
+		"task_ids": w.revTasks, "revisions": w.revRevisions, "project_ids": w.revProjects, "names": w.revNames,
+		"enabled": w.revEnabled, "labels": w.revLabels, "commands": w.revCommands, "content_digests": w.revDigests,
+		"mutation_ids": w.revMutations, "created_at_ms": now,
+	})
 	if err != nil {
 		return err
 	}
+	if _, err := t.tx.Exec(ctx, sqlTaskRevisionsInsert, args...); err != nil {
+		return err
+	}
 	if len(w.exTasks) > 0 {
-		_, err = t.tx.Exec(ctx, sqlExecutionsInsert, w.exTasks, w.exRevisions, w.exExecutors, w.exIDs, w.exProjects,
-			w.exTaskDigests, w.exCommands, w.exDigests, now)
+		args, err := executionsInsertParams.args(pgx.StrictNamedArgs{
+			"task_ids": w.exTasks, "task_revisions": w.exRevisions, "executors": w.exExecutors, "ids": w.exIDs,
+			"project_ids": w.exProjects, "task_content_digests": w.exTaskDigests, "commands": w.exCommands,
+			"digests": w.exDigests, "created_at_ms": now,
+		})
 		if err != nil {
+			return err
+		}
+		if _, err := t.tx.Exec(ctx, sqlExecutionsInsert, args...); err != nil {
 			return err
 		}
 	}

@@ -251,9 +251,16 @@ func (t *adminTx) writeTriggers(ctx context.Context, w *triggerWrites, now int64
 	if len(w.ids) == 0 {
 		return nil
 	}
-	_, err := t.tx.Exec(ctx, sqlTriggerRevisionsInsert, w.ids, w.revisions, w.projects, w.tasks, w.taskRevisions, w.taskDigests,
-		w.names, w.enabled, w.crons, w.zones, w.policies, w.digests, w.mutations, now)
+	args, err := triggerRevisionsInsertParams.args(pgx.StrictNamedArgs{
+		"trigger_ids": w.ids, "revisions": w.revisions, "project_ids": w.projects, "task_ids": w.tasks,
+		"task_revisions": w.taskRevisions, "task_content_digests": w.taskDigests, "names": w.names, "enabled": w.enabled,
+		"cron_expressions": w.crons, "cron_timezones": w.zones, "misfire_policies": w.policies,
+		"content_digests": w.digests, "mutation_ids": w.mutations, "created_at_ms": now,
+	})
 	if err != nil {
+		return err
+	}
+	if _, err := t.tx.Exec(ctx, sqlTriggerRevisionsInsert, args...); err != nil {
 		return err
 	}
 	if _, err := t.tx.Exec(ctx, sqlSchedulesUpsert, w.ids, w.projects, w.revisions, now); err != nil {

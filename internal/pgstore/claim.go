@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	_ "embed"
 	"sort"
 
 	"github.com/jackc/pgx/v5"
@@ -12,9 +11,6 @@ import (
 	"github.com/qinglong/qinglong/internal/schedule"
 	"github.com/qinglong/qinglong/internal/trigger"
 )
-
-//go:embed sql/claim.sql
-var sqlClaim string
 
 // ScheduleTake claims up to p.Limit (1–256) due or uninitialised schedule
 // rows in one autocommit statement and returns them as tickets whose

@@ -43,7 +43,7 @@ func (s *store) buildClaimLayout(t testing.TB, l claimLayout) {
 		// Row number decides the role of each row: the first liveClaims
 		// are held claims in front, the next dueRows are due at one
 		// instant, the rest fire in the future.
-		fmt.Sprintf(`WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms),
+		fmt.Sprintf(`WITH now AS (SELECT `+ClockMsSQL+` AS ms),
 			numbered AS (SELECT id, project_id, row_number() OVER (ORDER BY id) AS n FROM qinglong.triggers)
 			INSERT INTO qinglong.trigger_schedules
 			SELECT id, project_id, 1,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,7 +23,7 @@ import (
 const commitReplyTimeout = 30 * time.Second
 
 // ScheduleCommit verifies a ticket and writes its decision in one
-// transaction holding the schedule row's lock (docs/architecture.md, "Admission", sql_commit.go).
+// transaction holding the schedule row's lock (docs/architecture.md, "Admission", sql/admission.sql).
 // Serialization failures and deadlocks are retried a bounded number of
 // times, each re-verifying from scratch. A
 // connection lost before COMMIT can have run (COMMIT is pipelined behind
@@ -129,7 +130,7 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 // added to the result (the replica must learn it, docs/architecture.md, "Rounds and the lifecycle"). A retryable
 // error cannot be retried on a lost connection and becomes the loss.
 func rolledBack(ctx context.Context, conn *pgxpool.Conn, res schedule.CommitResult, err error) (schedule.CommitResult, error) {
-	_, rbErr := conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	_, rbErr := conn.Exec(context.WithoutCancel(ctx), sqlRollback)
 	if !connectionLost(rbErr) || errors.Is(err, schedule.ErrUnavailable) {
 		// Any other ROLLBACK failure closes the connection; nothing was
 		// written either way.
@@ -189,13 +190,13 @@ func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk sched
 	return scanCommitFacts(conn.QueryRow(ctx, sqlCommitLock, tk.TriggerID, tid), tk.TriggerID)
 }
 
-// decisionArgs are sqlCommitWrite's parameters for the verified decision,
+// decisionArgs are sqlCommitWrite's arguments for the verified decision,
 // with the outcome a successful write means.
 func decisionArgs(p schedule.CommitParams, f commitFacts) ([]any, schedule.Outcome, error) {
 	tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
 	var lastScheduled *int64
 	outcome := schedule.Initialized
-	admission := make([]any, admissionArgs)
+	admission := noAdmission()
 	switch d.Action {
 	case schedule.SkipLate:
 		outcome = schedule.Skipped
@@ -206,16 +207,37 @@ func decisionArgs(p schedule.CommitParams, f commitFacts) ([]any, schedule.Outco
 			return nil, "", err
 		}
 	}
-	return append([]any{tk.TriggerID, tk.TriggerRevision, tk.StateVersion, tk.NextFireAtMs,
-		l.Owner, l.Token, l.ClaimVersion, l.ExpiresAtMs, l.AcquiredAtMs, d.NextFireAtMs, lastScheduled, f.TID}, admission...), outcome, nil
+	args := pgx.StrictNamedArgs{
+		"trigger_id":           tk.TriggerID,
+		"trigger_revision":     tk.TriggerRevision,
+		"state_version":        tk.StateVersion,
+		"cursor":               tk.NextFireAtMs,
+		"owner":                l.Owner,
+		"token":                l.Token,
+		"claim_version":        l.ClaimVersion,
+		"expires_at_ms":        l.ExpiresAtMs,
+		"acquired_at_ms":       l.AcquiredAtMs,
+		"next_cursor":          d.NextFireAtMs,
+		"last_scheduled_at_ms": lastScheduled,
+		"tid":                  f.TID,
+	}
+	maps.Copy(args, admission)
+	positional, err := commitWriteParams.args(args)
+	return positional, outcome, err
 }
 
-// admissionArgs is how many of sqlCommitWrite's parameters describe the
-// admission; all NULL, they write no Run.
-const admissionArgs = 14
+// noAdmission sets every one of sqlCommitWrite's parameters that describe
+// the admission to NULL: the write then creates no Run.
+func noAdmission() pgx.StrictNamedArgs {
+	return pgx.StrictNamedArgs{
+		"run_id": nil, "project_id": nil, "task_id": nil, "task_revision": nil, "execution_revision_id": nil,
+		"idempotency_key": nil, "scheduled_for_ms": nil, "admitted_at_ms": nil, "attempt_id": nil, "executor": nil,
+		"created_event": nil, "created_payload": nil, "queued_event": nil, "queued_payload": nil,
+	}
+}
 
 // admissionArgsOf describes the queued Run, Attempt 1 and events 1 and 2.
-func admissionArgsOf(p schedule.CommitParams, f commitFacts) ([]any, error) {
+func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArgs, error) {
 	tk, d := p.Ticket, p.Decision
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
 	created, err := json.Marshal(map[string]any{
@@ -235,8 +257,22 @@ func admissionArgsOf(p schedule.CommitParams, f commitFacts) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []any{p.RunID, tk.ProjectID, tk.TaskID, tk.TaskRevision, f.Execution.ID, key, d.ScheduledForMs, f.NowMs,
-		p.AttemptID, string(task.RemoteWorker), run.EventCreated, created, run.EventQueued, queued}, nil
+	return pgx.StrictNamedArgs{
+		"run_id":                p.RunID,
+		"project_id":            tk.ProjectID,
+		"task_id":               tk.TaskID,
+		"task_revision":         tk.TaskRevision,
+		"execution_revision_id": f.Execution.ID,
+		"idempotency_key":       key,
+		"scheduled_for_ms":      d.ScheduledForMs,
+		"admitted_at_ms":        f.NowMs,
+		"attempt_id":            p.AttemptID,
+		"executor":              string(task.RemoteWorker),
+		"created_event":         run.EventCreated,
+		"created_payload":       created,
+		"queued_event":          run.EventQueued,
+		"queued_payload":        queued,
+	}, nil
 }
 
 // written is what sqlCommitWrite reported touching.

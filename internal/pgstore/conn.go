@@ -65,6 +65,3 @@ func openPool(ctx context.Context, url string, maxConns int32, statement, idle t
 	}
 	return pool, nil
 }
-
-// sqlNowMs reads the database clock, the only time authority of the cluster.
-const sqlNowMs = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`

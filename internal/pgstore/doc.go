@@ -52,7 +52,7 @@
 // retried from scratch a bounded number of times; a connection lost during
 // COMMIT is "outcome unknown" and never retried blindly. The transaction
 // takes no predicate locks, so a replica frozen mid-admission holds one row
-// lock and nothing every other admission needs (sql_commit.go says why that
+// lock and nothing every other admission needs (sql/admission.sql says why that
 // rules out SERIALIZABLE; commit_lock.sql why the row lock is enough).
 // handles.go explains why the row is addressed by ctid.
 //

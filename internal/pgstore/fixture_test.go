@@ -139,7 +139,7 @@ func (s *store) counts(ctx context.Context, triggerID string) (storetest.Counts,
 // clock.
 func (s *store) makeDue(ctx context.Context, triggerID string, lateMs int64) error {
 	_, err := s.super.Exec(ctx, `UPDATE qinglong.trigger_schedules
-		SET next_fire_at_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $2, state_version = state_version + 1
+		SET next_fire_at_ms = `+ClockMsSQL+` - $2, state_version = state_version + 1
 		WHERE trigger_id = $1`, triggerID, lateMs)
 	return err
 }

@@ -124,7 +124,7 @@ func (c *frozenCluster) admitAroundFrozen(t *testing.T, role string) {
 	admitted := 0
 	for round := range frozenRounds {
 		c.exec(t, `UPDATE qinglong.trigger_schedules
-			SET next_fire_at_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1000, state_version = state_version + 1
+			SET next_fire_at_ms = `+ClockMsSQL+` - 1000, state_version = state_version + 1
 			WHERE trigger_id = ANY($1)`, c.live)
 		sums := make([]schedule.Summary, 2)
 		errs := make([]error, 2)

@@ -2,16 +2,12 @@ package pgstore
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/qinglong/qinglong/internal/ids"
 	"github.com/qinglong/qinglong/internal/qlerror"
 	"github.com/qinglong/qinglong/internal/recovery"
 	"github.com/qinglong/qinglong/internal/run"
 )
-
-//go:embed sql/recovery_page.sql
-var sqlRecoveryPage string
 
 var _ recovery.Source = (*Runtime)(nil)
 

@@ -111,7 +111,7 @@ const unprivileged = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NO
 
 func ensureRole(ctx context.Context, conn *pgx.Conn, name string, kind RoleKind, password string) error {
 	var exists bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = $1)`, name).Scan(&exists); err != nil {
+	if err := conn.QueryRow(ctx, sqlRoleExists, name).Scan(&exists); err != nil {
 		return mapErr(err, "looking up role "+name)
 	}
 	ident := pgx.Identifier{name}.Sanitize()
@@ -195,7 +195,7 @@ func revokeMemberships(ctx context.Context, tx pgx.Tx, r Roles) ([]string, error
 	}
 	// A grant this role may not revoke survives with only a warning.
 	var left []string
-	if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(DISTINCT member || ' in ' || grp), '{}') FROM (`+sqlRoleMemberships+`) m(grp, member, grantor)`, roleList(r)).Scan(&left); err != nil {
+	if err := tx.QueryRow(ctx, sqlRoleMembershipsLeft, roleList(r)).Scan(&left); err != nil {
 		return nil, mapErr(err, "listing role memberships")
 	}
 	if len(left) > 0 {
@@ -203,16 +203,6 @@ func revokeMemberships(ctx context.Context, tx pgx.Tx, r Roles) ([]string, error
 	}
 	return slices.Compact(revoked), nil
 }
-
-// sqlRoleMemberships lists (group, member, grantor) with one of the roles
-// $1 on either side; the grantor is NULL when it no longer exists.
-const sqlRoleMemberships = `SELECT DISTINCT g.rolname, m.rolname, gr.rolname
-  FROM pg_catalog.pg_auth_members am
-  JOIN pg_catalog.pg_roles g ON g.oid = am.roleid
-  JOIN pg_catalog.pg_roles m ON m.oid = am.member
-  LEFT JOIN pg_catalog.pg_roles gr ON gr.oid = am.grantor
- WHERE g.rolname = ANY ($1::text[]) OR m.rolname = ANY ($1::text[])
- ORDER BY 1, 2, 3`
 
 // pgDuration renders a timeout the way PostgreSQL reads it.
 func pgDuration(d time.Duration) string {
@@ -258,8 +248,7 @@ func tableGrantStatements(r Roles, table string) []string {
 }
 
 func schemaTables(ctx context.Context, q querier) ([]string, error) {
-	rows, err := q.Query(ctx, `SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY c.relname`, SchemaName)
+	rows, err := q.Query(ctx, sqlSchemaTables, SchemaName)
 	if err != nil {
 		return nil, mapErr(err, "listing tables")
 	}
@@ -297,3 +286,10 @@ func hmacSHA256(key []byte, msg string) []byte {
 func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
+
+// sqlRoleMembershipsLeft is every membership sqlRoleMemberships still
+// finds, one "member in group" each. Composed from that statement rather
+// than written out again, so the check after revoking can never look at
+// fewer memberships than the revoking did.
+var sqlRoleMembershipsLeft = `SELECT coalesce(array_agg(DISTINCT member || ' in ' || grp), '{}') FROM (` +
+	sqlRoleMemberships + `) m(grp, member, grantor)`

@@ -15,32 +15,22 @@ import (
 
 var _ run.Reader = (*Runtime)(nil)
 
-// Run reads for the runtime role (SELECT on runs, attempts, run_events).
+// Run listing filters, each served by its runs_*_listing_idx, composed per
+// request after sqlRunColumns (sql/runs.sql) so every combination gets a
+// plan using its own index rather than one catch-all "$n IS NULL OR …"
+// plan that scans the primary key. They stay here because they are
+// fragments of one dynamic statement, numbered as they are added.
 const (
-	// The names are scalar subqueries by primary key rather than joins, so
-	// the listing filters below stay unqualified and keep their indexes.
-	sqlRunColumns = `SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-       idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
-       (SELECT p.name FROM qinglong.projects p WHERE p.id = runs.project_id),
-       (SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision)
-  FROM qinglong.runs`
-	// Listing filters, each served by its runs_*_listing_idx; composed per
-	// request so every combination gets a plan using its own index rather
-	// than one catch-all "$n IS NULL OR …" plan that scans the primary key.
 	sqlRunFilterProject = ` project_id = $%d`
 	sqlRunFilterTrigger = ` trigger_id = $%d`
 	sqlRunFilterState   = ` state = $%d`
 	sqlRunFilterAfter   = ` id < $%d`
 	// Newest first: ids are UUIDv7, so id order is admission order.
 	sqlRunListOrder = ` ORDER BY id DESC LIMIT $%d`
-
-	sqlRunGet = sqlRunColumns + ` WHERE id = $1`
-	// Attempts by number, events by their gap-free sequence.
-	sqlRunAttempts = `SELECT id, run_id, number, executor, state, exit_code, error_code, created_at_ms, started_at_ms, finished_at_ms,
-       log_path, log_bytes, log_truncated
-  FROM qinglong.attempts WHERE run_id = $1 ORDER BY number`
-	sqlRunEvents = `SELECT run_id, seq, name, payload::text, created_at_ms FROM qinglong.run_events WHERE run_id = $1 ORDER BY seq`
 )
+
+// sqlRunGet is one run by id.
+var sqlRunGet = sqlRunColumns + ` WHERE id = $1`
 
 // RunList returns one page of runs, newest first, and the cursor of the
 // next page ("" when this is the last).

@@ -38,7 +38,7 @@ func (s *store) admitRuns(t *testing.T, projectName string, n int) (string, map[
 		t.Fatal(err)
 	}
 	s.exec(t, `UPDATE qinglong.trigger_schedules
-		SET next_fire_at_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1000, state_version = state_version + 1
+		SET next_fire_at_ms = `+ClockMsSQL+` - 1000, state_version = state_version + 1
 		WHERE project_id = $1`, projectID)
 	sum, err := schedule.Round(t.Context(), s.runtime, schedule.RoundConfig{PageSize: schedule.MaxPageSize, Parallel: 4, GraceMs: 30_000, NewID: ids.New})
 	if err != nil || sum.Counts[schedule.Admitted] != n {

@@ -136,7 +136,7 @@ func equalPtr[T comparable](a, b *T) bool {
 // time passes ms. No node clock is involved.
 func (s *store) sleepUntilDBTime(t testing.TB, ms int64) {
 	t.Helper()
-	if _, err := s.super.Exec(t.Context(), `SELECT pg_sleep(greatest(0, $1 - (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 1) / 1000.0)`, ms); err != nil {
+	if _, err := s.super.Exec(t.Context(), `SELECT pg_sleep(greatest(0, $1 - `+ClockMsSQL+` + 1) / 1000.0)`, ms); err != nil {
 		t.Fatal(err)
 	}
 }

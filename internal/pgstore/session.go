@@ -85,7 +85,7 @@ const (
 // readiness accepts: PostgreSQL's default. The shared predicate-lock table
 // holds this many entries per connection slot; while one SERIALIZABLE
 // transaction stays open, every overlapping one that commits keeps its
-// locks there. Admissions take no predicate locks (sql_commit.go says why),
+// locks there. Admissions take no predicate locks (sql/admission.sql says why),
 // so only publishes fill it, and they are few and bounded by the admin
 // role's timeouts. A server tuned below the default is refused because a
 // frozen publish would then exhaust the table within a handful of others.

@@ -17,19 +17,6 @@ const (
 	maxTriggerPage     = 500
 )
 
-// Keyset page over the trigger heads of one project (or all), by id.
-const sqlTriggerList = `SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
-       tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms
-  FROM qinglong.triggers tg
-  JOIN qinglong.projects p ON p.id = tg.project_id
-  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision
-  JOIN qinglong.tasks tk ON tk.id = tr.task_id
-  JOIN qinglong.trigger_schedules s ON s.trigger_id = tg.id
- WHERE ($1::uuid IS NULL OR tg.project_id = $1::uuid)
-   AND ($2::uuid IS NULL OR tg.id > $2::uuid)
- ORDER BY tg.id
- LIMIT $3`
-
 // TriggerList lists triggers with their schedule state, by trigger id.
 func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
 	if p.Limit == 0 {

@@ -13,19 +13,6 @@ import (
 	"github.com/qinglong/qinglong/internal/trigger"
 )
 
-// The by-names reads run on the read pool (a dry run) and inside a
-// publishing transaction on the writer, so they are prepared on both.
-var (
-	qTasksByNames    = readWriteQuery("tasks_by_names")
-	qTriggersByNames = readWriteQuery("triggers_by_names")
-)
-
-func readWriteQuery(name string) string {
-	q := readQuery(name)
-	writeQueries = append(writeQueries, q)
-	return q
-}
-
 // querier is the read pool or a transaction.
 type querier interface {
 	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)

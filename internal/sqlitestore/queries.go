@@ -7,7 +7,10 @@ import (
 
 // Every statement lives in queries/<name>.sql with a comment naming the
 // invariant it enforces; Go code refers to them only through the variables
-// below, so a missing file fails the package's first test, not production.
+// below, so a missing file stops the package from initialising, and
+// TestEveryQueryIsListed fails when a file is loaded by nothing or a
+// statement over the schema is on neither pool's list. Loading only reads
+// the embedded files; nothing registers itself anywhere.
 //
 //go:embed queries/*.sql
 var queryFS embed.FS
@@ -20,23 +23,8 @@ func query(name string) string {
 	return string(b)
 }
 
-// readQuery and writeQuery name statements over the migrated schema that
-// run on the read pool or the writer; each is prepared on its pool once the
-// store is ready.
-func readQuery(name string) string {
-	q := query(name)
-	readQueries = append(readQueries, q)
-	return q
-}
-
-func writeQuery(name string) string {
-	q := query(name)
-	writeQueries = append(writeQueries, q)
-	return q
-}
-
-var readQueries, writeQueries []string
-
+// Statements that run before the schema is known to be exact (opening,
+// migrating, readiness): never prepared.
 var (
 	qPing                  = query("ping")
 	qSchemaObjects         = query("schema_objects")
@@ -51,54 +39,85 @@ var (
 	qPragmaForeignKeys     = query("pragma_foreign_keys")
 )
 
+// Statements over the migrated schema; readQueries and writeQueries say
+// on which pool each is prepared.
 var (
-	qProjectByName           = readQuery("project_by_name")
-	qProjectByID             = writeQuery("project_by_id")
-	qProjectInsert           = writeQuery("project_insert")
-	qProjectUpdate           = writeQuery("project_update")
-	qTaskByName              = readQuery("task_by_name")
-	qTaskHeads               = writeQuery("task_heads")
-	qTaskReplays             = writeQuery("task_revisions_by_mutations")
-	qTaskInsert              = writeQuery("task_insert")
-	qTaskAdvance             = writeQuery("task_advance")
-	qTaskRevisionInsert      = writeQuery("task_revision_insert")
-	qExecutionRevisionInsert = writeQuery("execution_revision_insert")
-	qTaskRevisionPins        = writeQuery("task_revision_pins")
-	qTriggerByName           = readQuery("trigger_by_name")
-	qTriggerHeads            = writeQuery("trigger_heads")
-	qTriggerReplays          = writeQuery("trigger_revisions_by_mutations")
-	qTriggerInsert           = writeQuery("trigger_insert")
-	qTriggerAdvance          = writeQuery("trigger_advance")
-	qTriggerRevisionInsert   = writeQuery("trigger_revision_insert")
-	qScheduleReset           = writeQuery("schedule_reset")
+	qProjectByName           = query("project_by_name")
+	qProjectByID             = query("project_by_id")
+	qProjectInsert           = query("project_insert")
+	qProjectUpdate           = query("project_update")
+	qTaskByName              = query("task_by_name")
+	qTaskHeads               = query("task_heads")
+	qTaskReplays             = query("task_revisions_by_mutations")
+	qTaskInsert              = query("task_insert")
+	qTaskAdvance             = query("task_advance")
+	qTaskRevisionInsert      = query("task_revision_insert")
+	qExecutionRevisionInsert = query("execution_revision_insert")
+	qTaskRevisionPins        = query("task_revision_pins")
+	qTriggerByName           = query("trigger_by_name")
+	qTriggerHeads            = query("trigger_heads")
+	qTriggerReplays          = query("trigger_revisions_by_mutations")
+	qTriggerInsert           = query("trigger_insert")
+	qTriggerAdvance          = query("trigger_advance")
+	qTriggerRevisionInsert   = query("trigger_revision_insert")
+	qScheduleReset           = query("schedule_reset")
 )
 
 var (
-	qScheduleTakeUninitialised = readQuery("schedule_take_uninitialised")
-	qScheduleTakeDue           = readQuery("schedule_take_due")
-	qScheduleCommitRead        = writeQuery("schedule_commit_read")
-	qExecutionByTaskRevision   = writeQuery("execution_by_task_revision")
-	qRunAdmitInsert            = writeQuery("run_admit_insert")
-	qAttemptAdmitInsert        = writeQuery("attempt_admit_insert")
-	qEventInsert               = writeQuery("event_insert")
-	qScheduleAdvanceAdmitted   = writeQuery("schedule_advance_admitted")
-	qScheduleAdvanceCursor     = writeQuery("schedule_advance_cursor")
+	qScheduleTakeUninitialised = query("schedule_take_uninitialised")
+	qScheduleTakeDue           = query("schedule_take_due")
+	qScheduleCommitRead        = query("schedule_commit_read")
+	qExecutionByTaskRevision   = query("execution_by_task_revision")
+	qRunAdmitInsert            = query("run_admit_insert")
+	qAttemptAdmitInsert        = query("attempt_admit_insert")
+	qEventInsert               = query("event_insert")
+	qScheduleAdvanceAdmitted   = query("schedule_advance_admitted")
+	qScheduleAdvanceCursor     = query("schedule_advance_cursor")
 )
 
 var (
-	qRunsList            = readQuery("runs_list")
-	qRunGet              = readQuery("run_get")
-	qAttemptsOfRun       = readQuery("attempts_of_run")
-	qEventsOfRun         = readQuery("events_of_run")
-	qTriggersList        = readQuery("triggers_list")
-	qAttemptsPending     = readQuery("attempts_pending")
-	qAttemptWithRun      = writeQuery("attempt_with_run")
-	qExecutionByID       = writeQuery("execution_by_id")
-	qAttemptMarkStarting = writeQuery("attempt_mark_starting")
-	qAttemptMarkRunning  = writeQuery("attempt_mark_running")
-	qAttemptMarkFinished = writeQuery("attempt_mark_finished")
-	qRunTransition       = writeQuery("run_transition")
-	qRunNoteEvent        = writeQuery("run_note_event")
-	qAttemptLiveOwners   = readQuery("attempt_live_owners")
-	qAttemptsLiveOfOwner = writeQuery("attempts_live_of_owner")
+	qRunsList            = query("runs_list")
+	qRunGet              = query("run_get")
+	qAttemptsOfRun       = query("attempts_of_run")
+	qEventsOfRun         = query("events_of_run")
+	qTriggersList        = query("triggers_list")
+	qAttemptsPending     = query("attempts_pending")
+	qAttemptWithRun      = query("attempt_with_run")
+	qExecutionByID       = query("execution_by_id")
+	qAttemptMarkStarting = query("attempt_mark_starting")
+	qAttemptMarkRunning  = query("attempt_mark_running")
+	qAttemptMarkFinished = query("attempt_mark_finished")
+	qRunTransition       = query("run_transition")
+	qRunNoteEvent        = query("run_note_event")
+	qAttemptLiveOwners   = query("attempt_live_owners")
+	qAttemptsLiveOfOwner = query("attempts_live_of_owner")
 )
+
+// The by-names reads run on the read pool (a dry run) and inside a
+// publishing transaction on the writer, so they are prepared on both.
+var (
+	qTasksByNames    = query("tasks_by_names")
+	qTriggersByNames = query("triggers_by_names")
+)
+
+// readQueries are prepared on the read pool once the store is ready
+// (prepareAll): the reads of listings, the scheduler's candidate page and
+// the dispatcher's queue.
+var readQueries = []string{
+	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
+	qScheduleTakeUninitialised, qScheduleTakeDue,
+	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
+}
+
+// writeQueries are prepared on the writer: everything that runs inside a
+// BEGIN IMMEDIATE transaction.
+var writeQueries = []string{
+	qProjectByID, qProjectInsert, qProjectUpdate,
+	qTaskHeads, qTaskReplays, qTaskInsert, qTaskAdvance, qTaskRevisionInsert, qExecutionRevisionInsert, qTaskRevisionPins,
+	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset,
+	qTasksByNames, qTriggersByNames,
+	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qAttemptAdmitInsert, qEventInsert,
+	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor,
+	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
+	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner,
+}

@@ -1,3 +1,4 @@
+-- name: Claim
 -- Row-lease claim (docs/architecture.md, "Claim"): one autocommit statement (pipelined behind the
 -- setting that selects its generic plan, see claim.go).
 -- Fences and invariants:
@@ -24,7 +25,7 @@
 --     this autocommit statement, untouched.
 -- $1 owner, $2 limit, $3 lease in milliseconds.
 WITH now AS MATERIALIZED (
-    SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms
+    SELECT {{now_ms}} AS ms
 ),
 uninitialised AS (
      SELECT s.trigger_id, s.next_fire_at_ms, s.project_id

@@ -1,9 +1,10 @@
+-- name: CommitLock
 -- Admission step 1 (docs/architecture.md, "Admission"): lock the schedule row and sample the database
 -- clock in the same statement, reading every fact the verification needs:
 -- project status, trigger head and revision, task head and pinned revision,
 -- the schedule's revision/state/cursor/claim and the pinned remote_worker
 -- execution revision (NULL columns when missing: admission fails closed).
--- Runs in the REPEATABLE READ transaction the caller began (sql_commit.go
+-- Runs in the REPEATABLE READ transaction the caller began (admission.sql
 -- says why not SERIALIZABLE), with one snapshot for the whole admission.
 -- Only the schedule row is locked, and that is enough to keep the verdict
 -- true until COMMIT: the revision rows are immutable, and the only mutable
@@ -11,8 +12,8 @@
 -- are exactly the inputs of the row's eligibility. A publish can turn an
 -- admit into anything else only by making an eligible row ineligible, and
 -- every publish that can do so writes that row in its own transaction (a
--- new trigger revision resets it, sqlScheduleUpsert; an archived project or
--- a new task revision flips its schedulable flag, sqlEligibility*): it
+-- new trigger revision resets it, SchedulesUpsert; an archived project or
+-- a new task revision flips its schedulable flag, eligibility.go): it
 -- either committed before this snapshot (the facts show it), or after it
 -- (FOR UPDATE fails with 40001 and the admission is retried from scratch),
 -- or it waits on this row lock and commits after the admission.
@@ -20,7 +21,7 @@
 -- trigger id; no row means the row version moved since the take.
 -- $1 trigger id, $2 ctid of the claimed row version.
 WITH now AS MATERIALIZED (
-    SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms
+    SELECT {{now_ms}} AS ms
 )
 SELECT now.ms, s.ctid,
        s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,

@@ -1,3 +1,4 @@
+-- name: RecoveryPage
 -- Startup recovery page (docs/architecture.md, "Rounds and the lifecycle"). Read-only; runs as the runtime role.
 -- Invariants:
 --   * the horizon is database time: the first page samples clock_timestamp()
@@ -18,7 +19,7 @@
 -- relation); candidate columns are NULL then.
 -- $1 horizon ms (NULL: sample now), $2 after run id (NULL: from the start), $3 limit.
 WITH horizon AS MATERIALIZED (
-    SELECT coalesce($1::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) AS ms
+    SELECT coalesce($1::bigint, {{now_ms}}) AS ms
 ),
 examined AS MATERIALIZED (
     SELECT r.*

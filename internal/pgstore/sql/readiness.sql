@@ -1,27 +1,27 @@
-package pgstore
+-- Statements of the readiness checks (readiness*.go). All are read-only and
+-- use only pg_catalog and tables every QingLong role may SELECT.
 
-// Statements of the readiness checks. All are read-only and use only
-// pg_catalog and tables every QingLong role may SELECT.
+-- name: PinSearchPath
+-- Catalog functions print names unqualified when their schema is on the
+-- search_path; pinning it makes the schema fingerprint identical for
+-- every role and session.
+SET LOCAL search_path TO pg_catalog
 
-const (
-	// Catalog functions print names unqualified when their schema is on the
-	// search_path; pinning it makes the schema fingerprint identical for
-	// every role and session.
-	sqlPinSearchPath = `SET LOCAL search_path TO pg_catalog`
+-- name: ServerState
+-- Writable primary, read-only default and version, in one round trip.
+-- default_transaction_read_only, not transaction_read_only: the check
+-- itself runs in a read-only transaction.
+SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only'), current_setting('server_version_num')
 
-	// Writable primary, read-only default and version, in one round trip.
-	// default_transaction_read_only, not transaction_read_only: the check
-	// itself runs in a read-only transaction.
-	sqlServerState = `SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only'), current_setting('server_version_num')`
+-- name: CapabilityAll
+-- Capability must be exactly one row.
+SELECT component, version, name FROM qinglong.schema_capability ORDER BY component
 
-	// Capability must be exactly one row.
-	sqlCapabilityAll = `SELECT component, version, name FROM qinglong.schema_capability ORDER BY component`
-
-	// The schema fingerprint: every relation, column, constraint, index,
-	// user trigger and function in schema qinglong, one line each. NOT NULL
-	// constraints appear as column attributes only (PostgreSQL 18 also lists
-	// them in pg_constraint).
-	sqlSchemaFingerprint = `
+-- name: SchemaFingerprint
+-- The schema fingerprint: every relation, column, constraint, index,
+-- user trigger and function in schema qinglong, one line each. NOT NULL
+-- constraints appear as column attributes only (PostgreSQL 18 also lists
+-- them in pg_constraint).
 WITH ns AS (SELECT oid FROM pg_namespace WHERE nspname = 'qinglong')
 SELECT line FROM (
     SELECT format('relation %s kind=%s', c.relname, c.relkind) AS line
@@ -52,17 +52,17 @@ SELECT line FROM (
     SELECT format('function %s', p.oid::regprocedure)
       FROM pg_proc p JOIN ns ON ns.oid = p.pronamespace
 ) lines
-ORDER BY line`
+ORDER BY line
 
-	// The privilege fingerprint of the four roles ($1): attributes,
-	// memberships in both directions, database/schema/table/column grants
-	// and owners. Owners' own ACL entries are left out (ownership is checked
-	// instead); every other grantee of a schema object is listed, PUBLIC
-	// included. Outside the schema, every object our roles own (but the
-	// TOAST tables of the schema's own tables) and every
-	// privilege granted to one of them by name is listed (none is expected):
-	// a grant there widens the exact matrix just the same.
-	sqlPrivilegeFingerprint = `
+-- name: PrivilegeFingerprint
+-- The privilege fingerprint of the four roles ($1): attributes,
+-- memberships in both directions, database/schema/table/column grants
+-- and owners. Owners' own ACL entries are left out (ownership is checked
+-- instead); every other grantee of a schema object is listed, PUBLIC
+-- included. Outside the schema, every object our roles own (but the
+-- TOAST tables of the schema's own tables) and every
+-- privilege granted to one of them by name is listed (none is expected):
+-- a grant there widens the exact matrix just the same.
 WITH ours AS (SELECT oid, rolname FROM pg_roles WHERE rolname = ANY ($1::text[])),
      ns AS (SELECT oid, nspowner, nspacl FROM pg_namespace WHERE nspname = 'qinglong'),
      rels AS (SELECT c.* FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f'))
@@ -131,31 +131,29 @@ SELECT line FROM (
     SELECT format('parameter %s grants %s to %s', pa.parname, a.privilege_type, ours.rolname)
       FROM pg_parameter_acl pa, aclexplode(pa.paracl) a JOIN ours ON ours.oid = a.grantee
 ) lines
-ORDER BY line`
-)
+ORDER BY line
 
-// Statements of the safety checks (readiness_safety.go).
-const (
-	// The session's own search_path, read before the transaction pins it.
-	// Qualified: until it is verified, the session's path may resolve an
-	// unqualified name anywhere.
-	sqlSessionSearchPath = `SELECT pg_catalog.current_setting('search_path')`
+-- name: SessionSearchPath
+-- The session's own search_path, read before the transaction pins it.
+-- Qualified: until it is verified, the session's path may resolve an
+-- unqualified name anywhere.
+SELECT pg_catalog.current_setting('search_path')
 
-	// Per-role settings of the roles $1, for every database (false) and
-	// for this one only (true), which takes precedence.
-	sqlRoleSettings = `
+-- name: RoleSettings
+-- Per-role settings of the roles $1, for every database (false) and
+-- for this one only (true), which takes precedence.
 SELECT r.rolname, s.setdatabase <> 0, s.setconfig
   FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
  WHERE r.rolname = ANY ($1::text[])
    AND s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
- ORDER BY 1, 2`
+ ORDER BY 1, 2
 
-	// Who, besides the roles $1 and superusers, may create objects in the
-	// schemas $2 — by owning one or by a CREATE grant (PUBLIC included).
-	// Such an object could shadow what our unqualified names resolve to.
-	// The qinglong schema's owner is left to the privilege check, which
-	// requires exactly the migration role.
-	sqlUnsafeSchemas = `
+-- name: UnsafeSchemas
+-- Who, besides the roles $1 and superusers, may create objects in the
+-- schemas $2 — by owning one or by a CREATE grant (PUBLIC included).
+-- Such an object could shadow what our unqualified names resolve to.
+-- The qinglong schema's owner is left to the privilege check, which
+-- requires exactly the migration role.
 WITH ours AS (SELECT oid FROM pg_roles WHERE rolname = ANY ($1::text[])),
      ns AS (SELECT oid, nspname, nspowner, nspacl FROM pg_namespace WHERE nspname = ANY ($2::text[]))
 SELECT line FROM (
@@ -169,8 +167,8 @@ SELECT line FROM (
      WHERE a.privilege_type = 'CREATE' AND a.grantee <> ns.nspowner
        AND (a.grantee = 0 OR NOT (r.rolsuper OR r.oid IN (SELECT oid FROM ours)))
 ) lines
-ORDER BY line`
+ORDER BY line
 
-	// Server settings the cluster needs a minimum of.
-	sqlServerSettings = `SELECT current_setting('max_pred_locks_per_transaction')::int`
-)
+-- name: ServerSettings
+-- Server settings the cluster needs a minimum of.
+SELECT current_setting('max_pred_locks_per_transaction')::int

@@ -1,0 +1,96 @@
+package pgstore
+
+// The statements of the adapter, bound by name to their blocks in
+// sql/*.sql (sqlload.go describes the format). Grouped by file.
+
+// sql/claim.sql, sql/commit_lock.sql, sql/commit_write.sql,
+// sql/admission.sql: claiming and admitting.
+var (
+	sqlClaim          = stmt("Claim")
+	sqlCommitLock     = stmt("CommitLock")
+	sqlBeginAdmission = stmt("BeginAdmission")
+	sqlCommit         = stmt("Commit")
+	sqlRollback       = stmt("Rollback")
+	sqlGenericPlans   = stmt("GenericPlans")
+	sqlScheduleLocate = stmt("ScheduleLocate")
+	sqlNowMs          = stmt("NowMs")
+
+	// sqlCommitWrite is the text PostgreSQL receives; bind its arguments
+	// by name with commitWriteParams.args.
+	sqlCommitWrite, commitWriteParams = namedStmt("CommitWrite")
+)
+
+// sql/recovery_page.sql: startup recovery.
+var sqlRecoveryPage = stmt("RecoveryPage")
+
+// sql/publish.sql: one project, and reads by name.
+var (
+	sqlProjectStatusForPublish = stmt("ProjectStatusForPublish")
+	sqlProjectByName           = stmt("ProjectByName")
+	sqlProjectLock             = stmt("ProjectLock")
+	sqlProjectInsert           = stmt("ProjectInsert")
+	sqlProjectUpdate           = stmt("ProjectUpdate")
+	sqlTaskCurrentByName       = stmt("TaskCurrentByName")
+	sqlTriggerCurrentByName    = stmt("TriggerCurrentByName")
+)
+
+// sql/publish_batch.sql: the set-based statements of a publishing batch.
+var (
+	sqlTasksByNames        = stmt("TasksByNames")
+	sqlTriggersByNames     = stmt("TriggersByNames")
+	sqlTaskReplays         = stmt("TaskReplays")
+	sqlTriggerReplays      = stmt("TriggerReplays")
+	sqlTaskHeadsLock       = stmt("TaskHeadsLock")
+	sqlTriggerHeadsLock    = stmt("TriggerHeadsLock")
+	sqlTaskHeadsInsert     = stmt("TaskHeadsInsert")
+	sqlTaskHeadsAdvance    = stmt("TaskHeadsAdvance")
+	sqlPinnedTaskRevisions = stmt("PinnedTaskRevisions")
+	sqlTriggerHeadsInsert  = stmt("TriggerHeadsInsert")
+	sqlTriggerHeadsAdvance = stmt("TriggerHeadsAdvance")
+	sqlSchedulesUpsert     = stmt("SchedulesUpsert")
+
+	sqlTaskRevisionsInsert, taskRevisionsInsertParams       = namedStmt("TaskRevisionsInsert")
+	sqlExecutionsInsert, executionsInsertParams             = namedStmt("ExecutionsInsert")
+	sqlTriggerRevisionsInsert, triggerRevisionsInsertParams = namedStmt("TriggerRevisionsInsert")
+)
+
+// sql/migrate.sql: the migration runner.
+var (
+	sqlMigrateLock       = stmt("MigrateLock")
+	sqlMigrateUnlock     = stmt("MigrateUnlock")
+	sqlSchemaExists      = stmt("SchemaExists")
+	sqlHistoryPresent    = stmt("HistoryPresent")
+	sqlHistoryRead       = stmt("HistoryRead")
+	sqlHistoryInsert     = stmt("HistoryInsert")
+	sqlCapabilityPresent = stmt("CapabilityPresent")
+	sqlCapabilityRead    = stmt("CapabilityRead")
+	sqlCapabilityAdvance = stmt("CapabilityAdvance")
+)
+
+// sql/readiness.sql: the readiness checks.
+var (
+	sqlPinSearchPath        = stmt("PinSearchPath")
+	sqlServerState          = stmt("ServerState")
+	sqlCapabilityAll        = stmt("CapabilityAll")
+	sqlSchemaFingerprint    = stmt("SchemaFingerprint")
+	sqlPrivilegeFingerprint = stmt("PrivilegeFingerprint")
+	sqlSessionSearchPath    = stmt("SessionSearchPath")
+	sqlRoleSettings         = stmt("RoleSettings")
+	sqlUnsafeSchemas        = stmt("UnsafeSchemas")
+	sqlServerSettings       = stmt("ServerSettings")
+)
+
+// sql/runs.sql: run and trigger reads.
+var (
+	sqlRunColumns  = stmt("RunColumns")
+	sqlRunAttempts = stmt("RunAttempts")
+	sqlRunEvents   = stmt("RunEvents")
+	sqlTriggerList = stmt("TriggerList")
+)
+
+// sql/roles.sql: the reads of role setup.
+var (
+	sqlRoleExists      = stmt("RoleExists")
+	sqlRoleMemberships = stmt("RoleMemberships")
+	sqlSchemaTables    = stmt("SchemaTables")
+)

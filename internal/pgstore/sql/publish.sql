@@ -1,0 +1,41 @@
+-- Statements of the admin role's publishing transactions (SERIALIZABLE),
+-- one project at a time, and the by-name reads outside them.
+
+-- name: ProjectStatusForPublish
+-- Publishing needs an active project; SSI makes a concurrent archive and
+-- publish conflict instead of both committing. Also samples the database
+-- clock every timestamp of the transaction uses.
+SELECT status, {{now_ms}} FROM qinglong.projects WHERE id = $1
+
+-- name: ProjectByName
+-- A project by its unique name.
+SELECT id, name, status FROM qinglong.projects WHERE name = $1
+
+-- name: ProjectLock
+-- The row lock serialises saves of one project.
+SELECT name, status FROM qinglong.projects WHERE id = $1 FOR UPDATE
+
+-- name: ProjectInsert
+-- A new project; created and updated at the database clock.
+INSERT INTO qinglong.projects (id, name, status, created_at_ms, updated_at_ms)
+VALUES ($1, $2, $3, {{now_ms}}, {{now_ms}})
+
+-- name: ProjectUpdate
+-- Renames or (re)activates a locked project; updated_at_ms never goes
+-- below created_at_ms even if the database clock went back.
+UPDATE qinglong.projects SET name = $2, status = $3, updated_at_ms = greatest(created_at_ms, {{now_ms}}) WHERE id = $1
+
+-- name: TaskCurrentByName
+-- A task's current revision by project and name: the head names the
+-- revision, so an older revision is never read as current.
+SELECT r.task_id, r.project_id, r.revision, r.name, r.enabled, r.labels, r.command, r.content_digest, r.mutation_id, r.created_at_ms
+  FROM qinglong.tasks t JOIN qinglong.task_revisions r ON r.task_id = t.id AND r.revision = t.current_revision
+ WHERE t.project_id = $1 AND t.name = $2
+
+-- name: TriggerCurrentByName
+-- A trigger's current revision by project and name, read through its head
+-- like TaskCurrentByName.
+SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.task_content_digest, r.name, r.enabled,
+       r.cron_expression, r.cron_timezone, r.misfire_policy, r.content_digest, r.mutation_id, r.created_at_ms
+  FROM qinglong.triggers t JOIN qinglong.trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
+ WHERE t.project_id = $1 AND t.name = $2

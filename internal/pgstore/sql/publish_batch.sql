@@ -1,0 +1,126 @@
+-- Set-based statements of a publishing transaction: each takes one array
+-- per column (ids as text, cast here) and handles every item of a batch in
+-- one round trip. Those with many arrays take named parameters.
+
+-- name: TasksByNames
+-- The current revisions of a batch's tasks, read through their heads.
+SELECT r.task_id, r.project_id, r.revision, r.name, r.enabled, r.labels, r.command, r.content_digest, r.mutation_id, r.created_at_ms
+  FROM qinglong.tasks t JOIN qinglong.task_revisions r ON r.task_id = t.id AND r.revision = t.current_revision
+ WHERE t.project_id = $1 AND t.name = ANY($2::text[])
+
+-- name: TriggersByNames
+-- The current revisions of a batch's triggers, read through their heads.
+SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.task_content_digest, r.name, r.enabled,
+       r.cron_expression, r.cron_timezone, r.misfire_policy, r.content_digest, r.mutation_id, r.created_at_ms
+  FROM qinglong.triggers t JOIN qinglong.trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
+ WHERE t.project_id = $1 AND t.name = ANY($2::text[])
+
+-- name: TaskReplays
+-- Mutation-id replay: the task revisions the (task id, mutation id) pairs
+-- already wrote.
+SELECT r.task_id, r.revision, r.content_digest, r.created_at_ms
+  FROM qinglong.task_revisions r
+  JOIN unnest($1::text[], $2::text[]) AS m(task_id, mutation_id) ON r.task_id = m.task_id::uuid AND r.mutation_id = m.mutation_id
+
+-- name: TriggerReplays
+-- Mutation-id replay: the trigger revisions the (trigger id, mutation id)
+-- pairs already wrote.
+SELECT r.trigger_id, r.revision, r.content_digest, r.created_at_ms
+  FROM qinglong.trigger_revisions r
+  JOIN unnest($1::text[], $2::text[]) AS m(trigger_id, mutation_id) ON r.trigger_id = m.trigger_id::uuid AND r.mutation_id = m.mutation_id
+
+-- name: TaskHeadsLock
+-- Expected-revision fence: the task heads are locked for the transaction.
+SELECT id, project_id, current_revision FROM qinglong.tasks WHERE id = ANY($1::text[]::uuid[]) FOR UPDATE
+
+-- name: TriggerHeadsLock
+-- Expected-revision fence: the trigger heads are locked for the transaction.
+SELECT id, project_id, task_id, current_revision FROM qinglong.triggers WHERE id = ANY($1::text[]::uuid[]) FOR UPDATE
+
+-- name: TaskHeadsInsert
+-- New task heads at revision 1; the unique (project, name) refuses a name
+-- already taken.
+INSERT INTO qinglong.tasks (id, project_id, name, current_revision, created_at_ms, updated_at_ms)
+SELECT u.id::uuid, u.project_id::uuid, u.name, 1, $4, $4
+  FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, project_id, name)
+
+-- name: TaskHeadsAdvance
+-- Expected-revision fence: a head moves only from the revision before the
+-- new one, so the caller checks that every head advanced.
+UPDATE qinglong.tasks t SET name = u.name, current_revision = u.revision, updated_at_ms = greatest(t.created_at_ms, $4)
+  FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, name, revision)
+ WHERE t.id = u.id::uuid AND t.current_revision = u.revision - 1
+
+-- name: TaskRevisionsInsert
+-- Immutable task revisions; the primary key (task, revision) refuses a
+-- revision written twice.
+INSERT INTO qinglong.task_revisions
+       (task_id, revision, project_id, kind, name, enabled, labels, command, content_digest, mutation_id, created_at_ms)
+SELECT u.task_id::uuid, u.revision, u.project_id::uuid, 'qinglong/command@v1', u.name, u.enabled, u.labels::jsonb, u.command::jsonb,
+       u.content_digest, u.mutation_id, @created_at_ms
+  FROM unnest(@task_ids::text[], @revisions::bigint[], @project_ids::text[], @names::text[], @enabled::boolean[],
+              @labels::text[], @commands::text[], @content_digests::text[], @mutation_ids::text[])
+       AS u(task_id, revision, project_id, name, enabled, labels, command, content_digest, mutation_id)
+
+-- name: ExecutionsInsert
+-- The immutable execution revisions of enabled task revisions, each with
+-- its own digest, written in the task revision's transaction.
+INSERT INTO qinglong.execution_revisions
+       (task_id, task_revision, executor, id, project_id, task_content_digest, command, digest, created_at_ms)
+SELECT u.task_id::uuid, u.task_revision, u.executor, u.id, u.project_id::uuid, u.task_content_digest, u.command::jsonb, u.digest, @created_at_ms
+  FROM unnest(@task_ids::text[], @task_revisions::bigint[], @executors::text[], @ids::text[], @project_ids::text[],
+              @task_content_digests::text[], @commands::text[], @digests::text[])
+       AS u(task_id, task_revision, executor, id, project_id, task_content_digest, command, digest)
+
+-- name: PinnedTaskRevisions
+-- The pinned task revisions: each must exist, belong to the trigger's
+-- project and carry the pinned digest; its enabled flag gates an enabled
+-- trigger.
+SELECT r.task_id, r.revision, r.project_id, r.content_digest, r.enabled
+  FROM qinglong.task_revisions r
+  JOIN unnest($1::text[], $2::bigint[]) AS u(task_id, revision) ON r.task_id = u.task_id::uuid AND r.revision = u.revision
+
+-- name: TriggerHeadsInsert
+-- New trigger heads at revision 1; the unique (project, name) refuses a
+-- name already taken.
+INSERT INTO qinglong.triggers (id, project_id, task_id, name, current_revision, created_at_ms, updated_at_ms)
+SELECT u.id::uuid, u.project_id::uuid, u.task_id::uuid, u.name, 1, $5, $5
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(id, project_id, task_id, name)
+
+-- name: TriggerHeadsAdvance
+-- Expected-revision fence: a head moves only from the revision before the
+-- new one, so the caller checks that every head advanced.
+UPDATE qinglong.triggers t SET name = u.name, current_revision = u.revision, updated_at_ms = greatest(t.created_at_ms, $4)
+  FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, name, revision)
+ WHERE t.id = u.id::uuid AND t.current_revision = u.revision - 1
+
+-- name: TriggerRevisionsInsert
+-- Immutable trigger revisions, each pinning a task revision and its
+-- digest; the primary key (trigger, revision) refuses one written twice.
+INSERT INTO qinglong.trigger_revisions
+       (trigger_id, revision, project_id, task_id, task_revision, task_content_digest, kind, name, enabled,
+        cron_expression, cron_timezone, misfire_policy, content_digest, mutation_id, created_at_ms)
+SELECT u.trigger_id::uuid, u.revision, u.project_id::uuid, u.task_id::uuid, u.task_revision, u.task_content_digest, 'qinglong/cron@v1',
+       u.name, u.enabled, u.cron_expression, u.cron_timezone, u.misfire_policy, u.content_digest, u.mutation_id, @created_at_ms
+  FROM unnest(@trigger_ids::text[], @revisions::bigint[], @project_ids::text[], @task_ids::text[], @task_revisions::bigint[],
+              @task_content_digests::text[], @names::text[], @enabled::boolean[], @cron_expressions::text[], @cron_timezones::text[],
+              @misfire_policies::text[], @content_digests::text[], @mutation_ids::text[])
+       AS u(trigger_id, revision, project_id, task_id, task_revision, task_content_digest, name, enabled,
+            cron_expression, cron_timezone, misfire_policy, content_digest, mutation_id)
+
+-- name: SchedulesUpsert
+-- Schedule reset fence, for every trigger of the batch: a new revision
+-- clears cursor and claim and bumps state_version and claim_version, so no
+-- ticket or claim taken before this transaction can ever commit.
+INSERT INTO qinglong.trigger_schedules AS s
+       (trigger_id, project_id, trigger_revision, next_fire_at_ms, last_scheduled_at_ms, state_version,
+        claim_owner, claim_token, claim_version, claim_expires_at_ms, updated_at_ms)
+SELECT u.trigger_id::uuid, u.project_id::uuid, u.revision, NULL, NULL, 1, NULL, NULL, 0, NULL, $4
+  FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(trigger_id, project_id, revision)
+    ON CONFLICT (trigger_id) DO UPDATE SET
+       trigger_revision = EXCLUDED.trigger_revision,
+       next_fire_at_ms = NULL,
+       claim_owner = NULL, claim_token = NULL, claim_expires_at_ms = NULL,
+       state_version = s.state_version + 1,
+       claim_version = s.claim_version + 1,
+       updated_at_ms = EXCLUDED.updated_at_ms

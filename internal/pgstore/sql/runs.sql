@@ -1,0 +1,37 @@
+-- Run and trigger reads for the runtime role (SELECT on runs, attempts,
+-- run_events and the definitions).
+
+-- name: RunColumns
+-- The columns of a run, ending at FROM: the listing composes its filters
+-- after it (runs.go). The names are scalar subqueries by primary key rather
+-- than joins, so the listing filters stay unqualified and keep their indexes.
+SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+       idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
+       (SELECT p.name FROM qinglong.projects p WHERE p.id = runs.project_id),
+       (SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision)
+  FROM qinglong.runs
+
+-- name: RunAttempts
+-- A run's attempts by number, read in the run's snapshot.
+SELECT id, run_id, number, executor, state, exit_code, error_code, created_at_ms, started_at_ms, finished_at_ms,
+       log_path, log_bytes, log_truncated
+  FROM qinglong.attempts WHERE run_id = $1 ORDER BY number
+
+-- name: RunEvents
+-- A run's events by their gap-free sequence, read in the run's snapshot.
+SELECT run_id, seq, name, payload::text, created_at_ms FROM qinglong.run_events WHERE run_id = $1 ORDER BY seq
+
+-- name: TriggerList
+-- Keyset page over the trigger heads of one project (or all), by id, with
+-- each trigger's current revision and schedule state.
+SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
+       tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms
+  FROM qinglong.triggers tg
+  JOIN qinglong.projects p ON p.id = tg.project_id
+  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision
+  JOIN qinglong.tasks tk ON tk.id = tr.task_id
+  JOIN qinglong.trigger_schedules s ON s.trigger_id = tg.id
+ WHERE ($1::uuid IS NULL OR tg.project_id = $1::uuid)
+   AND ($2::uuid IS NULL OR tg.id > $2::uuid)
+ ORDER BY tg.id
+ LIMIT $3
