@@ -4,7 +4,7 @@
 # and prints their bin directory on stdout (everything else goes to stderr),
 # so a caller can run
 #
-#	QL_TEST_PG_BIN=$(bash .ci/pgfetch.sh 18) go test ./internal/pgstore/ ...
+#	QL_TEST_PG_BIN=$(bash .ci/pgfetch.sh 18) go test ./internal/cluster/pgstore/ ...
 #
 # No global npm install: `npm pack` downloads the tarball (npm checks its
 # integrity against the registry) and tar unpacks it. The package ships its

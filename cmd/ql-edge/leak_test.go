@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/qinglong/qinglong/internal/leakcheck"
+	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
 )
 
 func TestMain(m *testing.M) { leakcheck.Main(m) }

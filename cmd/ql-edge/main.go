@@ -5,14 +5,14 @@
 package main
 
 import (
-	"github.com/qinglong/qinglong/internal/cli"
-	"github.com/qinglong/qinglong/internal/localcli"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/single/singlecli"
 )
 
 func main() { cli.Run(options()) }
 
 func options() cli.Options {
-	opts := localcli.Options("ql-edge")
+	opts := singlecli.Options("ql-edge")
 	opts.DefaultProfile = cli.ProfileEdge
 	return opts
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/cli"
+	"github.com/qinglong/qinglong/internal/core/cli"
 )
 
 func qlEdge(t *testing.T, args ...string) (int, string, string) {

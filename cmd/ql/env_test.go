@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/qinglong/qinglong/internal/cli"
-	"github.com/qinglong/qinglong/internal/clustercli"
-	"github.com/qinglong/qinglong/internal/localcli"
+	"github.com/qinglong/qinglong/internal/cluster/dbcli"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/single/singlecli"
 )
 
 // commandLineOnly are the flags that describe one invocation, not an
@@ -57,7 +57,7 @@ func envFlags(t *testing.T, root *cobra.Command) map[string][]*pflag.Flag {
 // binaries either reads QL_ and its name in upper snake case, and setting
 // that variable really sets the flag, or is listed as command-line only.
 func TestEveryFlagReadsItsVariableByOneRule(t *testing.T) {
-	for _, build := range []cli.Options{options(), localcli.Options("ql-edge")} {
+	for _, build := range []cli.Options{options(), singlecli.Options("ql-edge")} {
 		byCommand := envFlags(t, cli.NewRoot(build))
 		if len(byCommand) < 6 {
 			t.Fatalf("%s: %d commands have environment-bound flags; the walk missed some", build.Binary, len(byCommand))
@@ -137,7 +137,7 @@ func TestEveryVariableIsDocumentedAndEveryDocumentedOneExists(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range clustercli.EnvVars() {
+	for _, v := range dbcli.EnvVars() {
 		read[v] = true
 		if rows[v] == "" {
 			t.Errorf("%s (ql db) is not in docs/operations.md's settings", v)

@@ -5,18 +5,18 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/qinglong/qinglong/internal/cli"
-	"github.com/qinglong/qinglong/internal/clustercli"
-	"github.com/qinglong/qinglong/internal/clusterserve"
-	"github.com/qinglong/qinglong/internal/localcli"
+	"github.com/qinglong/qinglong/internal/cluster/dbcli"
+	"github.com/qinglong/qinglong/internal/cluster/replica"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/single/singlecli"
 )
 
 func main() { cli.Run(options()) }
 
 func options() cli.Options {
-	opts := localcli.Options("ql")
-	opts.OpenPostgres = clusterserve.Open
-	opts.Serve[cli.ProfileCluster] = clusterserve.Serve
-	opts.Extra = []*cobra.Command{clustercli.DBCommand()}
+	opts := singlecli.Options("ql")
+	opts.OpenPostgres = replica.Open
+	opts.Serve[cli.ProfileCluster] = replica.Serve
+	opts.Extra = []*cobra.Command{dbcli.DBCommand()}
 	return opts
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/qinglong/qinglong/internal/cli"
-	"github.com/qinglong/qinglong/internal/localserve"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/single/server"
 )
 
 func walk(c *cobra.Command, visit func(*cobra.Command)) {
@@ -51,7 +51,7 @@ func TestGitIgnoresWhatTheQuickStartCreates(t *testing.T) {
 	if err != nil {
 		t.Skipf("not a git checkout (%v): nothing to ignore", err)
 	}
-	l := localserve.LayoutOf(".")
+	l := server.LayoutOf(".")
 	paths := []string{l.DB, l.DB + "-wal", l.DB + "-shm", filepath.Join(l.Logs, "attempt.log"), l.Secrets,
 		filepath.Join(l.Owners, "owner"), "ql", "ql-edge"}
 	cmd := exec.Command("git", append([]string{"check-ignore", "--no-index", "--"}, paths...)...)

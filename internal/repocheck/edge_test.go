@@ -15,26 +15,26 @@ import (
 var edgePackages = []string{
 	"cmd/ql-edge",
 	"examples",
-	"internal/apply",
-	"internal/catalog",
-	"internal/cli",
-	"internal/cron",
-	"internal/digest",
-	"internal/httpserve",
-	"internal/ids",
-	"internal/localcli",
-	"internal/localexec",
-	"internal/localserve",
-	"internal/loop",
-	"internal/project",
-	"internal/qlerror",
-	"internal/run",
-	"internal/schedule",
-	"internal/sqlitestore",
-	"internal/task",
-	"internal/trigger",
-	"internal/validate",
-	"internal/view",
+	"internal/core/apply",
+	"internal/core/catalog",
+	"internal/core/cli",
+	"internal/core/cron",
+	"internal/core/digest",
+	"internal/core/httpserve",
+	"internal/core/ids",
+	"internal/single/singlecli",
+	"internal/single/executor",
+	"internal/single/server",
+	"internal/core/loop",
+	"internal/core/project",
+	"internal/core/qlerror",
+	"internal/core/run",
+	"internal/core/schedule",
+	"internal/single/sqlitestore",
+	"internal/core/task",
+	"internal/core/trigger",
+	"internal/core/validate",
+	"internal/core/view",
 }
 
 // edgeModules are the third-party modules the edge binary may link: the
@@ -76,8 +76,8 @@ func TestEdgeBinaryLinksOnlyAllowedPackages(t *testing.T) {
 			t.Errorf("the edge binary links %s from module %s, which is not on the edge allow-list (edgeModules); PostgreSQL drivers never are", p.ImportPath, p.Module.Path)
 		}
 	}
-	if !linked["internal/localserve"] {
-		t.Fatal("go list did not report internal/localserve in the edge binary; the audit would prove nothing")
+	if !linked["internal/single/server"] {
+		t.Fatal("go list did not report internal/single/server in the edge binary; the audit would prove nothing")
 	}
 	for _, rel := range edgePackages {
 		if !linked[rel] {

@@ -54,7 +54,7 @@ func goList(t *testing.T, args ...string) []listed {
 }
 
 // local returns the path of a package of this module relative to the
-// module root ("internal/loop", "cmd/ql-edge"), and whether it is one.
+// module root ("internal/core/loop", "cmd/ql-edge"), and whether it is one.
 func local(importPath string) (string, bool) {
 	return strings.CutPrefix(importPath, module+"/")
 }

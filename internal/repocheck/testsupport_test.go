@@ -10,11 +10,11 @@ import (
 // gates and the goroutine leak check. Their non-test files are still
 // ordinary Go code a binary could import by mistake.
 var testSupport = []string{
-	"internal/clustertest",
-	"internal/faultgate",
-	"internal/leakcheck",
-	"internal/pgtest",
-	"internal/storetest",
+	"internal/testkit/clustertest",
+	"internal/testkit/faults",
+	"internal/testkit/leakcheck",
+	"internal/testkit/pgtest",
+	"internal/testkit/storetest",
 }
 
 // No package outside test support imports one, directly or through

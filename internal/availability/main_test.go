@@ -1,9 +1,0 @@
-package availability
-
-import (
-	"testing"
-
-	"github.com/qinglong/qinglong/internal/leakcheck"
-)
-
-func TestMain(m *testing.M) { leakcheck.Main(m) }

@@ -1,9 +1,0 @@
-package cli
-
-import (
-	"testing"
-
-	"github.com/qinglong/qinglong/internal/leakcheck"
-)
-
-func TestMain(m *testing.M) { leakcheck.Main(m) }

@@ -1,0 +1,227 @@
+// Package clustercli holds the cluster profile's database commands:
+// `ql db migrate`, `ql db roles` and `ql db check`.
+//
+// Connection URLs and passwords come only from the environment or files,
+// never from argv (which other users can read in the process table) and are
+// never printed.
+package dbcli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/cli"
+)
+
+// Environment variables the commands read besides their flags'. The URL
+// is QL_DATABASE_URL, as for serve and the read commands; a command's own
+// variable names the role it connects as.
+const (
+	EnvURL          = "QL_DATABASE_URL"
+	EnvMigrationURL = "QL_DATABASE_MIGRATION_URL"
+	EnvSuperuserURL = "QL_DATABASE_SUPERUSER_URL"
+	EnvRuntimeURL   = "QL_DATABASE_RUNTIME_URL"
+	// EnvPasswordPrefix + upper-case role kind + "_PASSWORD", e.g.
+	// QL_DATABASE_RUNTIME_PASSWORD.
+	EnvPasswordPrefix = "QL_DATABASE_"
+)
+
+// EnvVars lists every variable of Env* above and the passwords, for the
+// documentation check.
+func EnvVars() []string {
+	vars := []string{EnvURL, EnvMigrationURL, EnvSuperuserURL, EnvRuntimeURL}
+	for _, k := range pgstore.RoleKinds {
+		vars = append(vars, passwordEnv(k))
+	}
+	return vars
+}
+
+// DBCommand is `ql db` with its subcommands.
+func DBCommand() *cobra.Command { return newDBCommand(os.Getenv) }
+
+func newDBCommand(getenv func(string) string) *cobra.Command {
+	db := &cobra.Command{
+		Use:   "db",
+		Short: "Manage the cluster's PostgreSQL control database",
+		Long: "Manage the cluster's PostgreSQL control database. The URLs and passwords come from the environment only\n" +
+			"($" + EnvURL + " and the variables each command names); every flag can also come from the environment\n" +
+			"as QL_<FLAG> (e.g. QL_ROLE_PREFIX).",
+	}
+	var prefix string
+	db.PersistentFlags().StringVar(&prefix, "role-prefix", pgstore.DefaultRolePrefix, "prefix of the four role names")
+	cli.BindEnv(db.PersistentFlags(), "role-prefix")
+	db.AddCommand(migrateCommand(getenv), rolesCommand(getenv, &prefix), checkCommand(getenv, &prefix))
+	return db
+}
+
+func migrateCommand(getenv func(string) string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply the pending schema migrations",
+		Long: "Applies the migrations embedded in this binary, each in its own transaction under an advisory lock.\n" +
+			"Connects with $" + EnvMigrationURL + " (else $" + EnvURL + ") as the migration role, or a superuser for the first install.\n" +
+			"Run `ql db roles` afterwards so new tables get their grants.",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			url, err := urlFrom(getenv, EnvMigrationURL)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			applied, err := pgstore.Migrate(cmd.Context(), url, func(line string) { fmt.Fprintln(out, line) })
+			if err != nil {
+				return err
+			}
+			if len(applied) == 0 {
+				fmt.Fprintf(out, "up to date: %d migrations applied, none pending\n", len(pgstore.Stream()))
+				return nil
+			}
+			for _, a := range applied {
+				fmt.Fprintf(out, "applied %s %s\n", a.ID, a.Checksum)
+			}
+			fmt.Fprintln(out, "next: run `ql db roles` so every role gets exactly its grants on the new tables")
+			return nil
+		},
+	}
+}
+
+func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
+	var passwordDir string
+	cmd := &cobra.Command{
+		Use:   "roles",
+		Short: "Create or verify the four least-privilege roles and install their grants",
+		Long: "Creates or verifies the LOGIN roles migration, admin, runtime and worker_ingress (with --role-prefix)\n" +
+			"and installs the exact grant matrix; pins every role's search_path to pg_catalog, pg_temp and sets the\n" +
+			"statement and idle-in-transaction timeouts of admin, runtime and worker_ingress; revokes every role\n" +
+			"membership from or to them. worker_ingress may only connect: it has no work yet.\n" +
+			"Connects with $" + EnvSuperuserURL + " (else $" + EnvURL + ").\n" +
+			"Passwords are read from $" + EnvPasswordPrefix + "<ROLE>_PASSWORD (e.g. " + passwordEnv(pgstore.RoleRuntime) + ") or from\n" +
+			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, worker_ingress)\n" +
+			"readable only by its owner. A password is required only to create a role; given for an existing role it\n" +
+			"replaces the old one. Passwords are sent only as SCRAM verifiers and never printed.",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			url, err := urlFrom(getenv, EnvSuperuserURL)
+			if err != nil {
+				return err
+			}
+			passwords, err := readPasswords(getenv, passwordDir)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			cfg := pgstore.RolesConfig{Prefix: *prefix, Passwords: passwords, Log: func(line string) { fmt.Fprintln(out, line) }}
+			if err := pgstore.EnsureRoles(cmd.Context(), url, cfg); err != nil {
+				return err
+			}
+			names := pgstore.RoleNames(*prefix)
+			for _, k := range pgstore.RoleKinds {
+				fmt.Fprintf(out, "role %s (%s): ok; %s\n", names.Name(k), k, pgstore.RoleSummary(k))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&passwordDir, "password-file-dir", "", "directory holding one password file per role kind")
+	cli.BindEnv(cmd.Flags(), "password-file-dir")
+	return cmd
+}
+
+func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Run the read-only readiness checks",
+		Long: "Checks, in order and read-only: writable primary, supported version, migration history, capability row,\n" +
+			"exact schema, a safe search_path, exact privileges and memberships, the roles' session timeouts and the\n" +
+			"server settings the cluster needs (docs/operations.md).\n" +
+			"Connects with $" + EnvRuntimeURL + " (else $" + EnvURL + ").\n" +
+			"Prints `ready`, or the failing check's stable code and what to do, and exits non-zero.",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			url, err := urlFrom(getenv, EnvRuntimeURL)
+			if err != nil {
+				return err
+			}
+			if err := pgstore.Check(cmd.Context(), url, pgstore.RoleNames(*prefix)); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "ready")
+			return nil
+		},
+	}
+}
+
+// urlFrom is the command's own variable, else $QL_DATABASE_URL. A renamed
+// variable still set is refused with its new name (a usage error).
+func urlFrom(getenv func(string) string, specific string) (string, error) {
+	for _, name := range []string{specific, EnvURL} {
+		u, err := cli.Getenv(getenv, name)
+		if err != nil || u != "" {
+			return u, err
+		}
+	}
+	return "", fmt.Errorf("no database URL: set $%s (or $%s) to postgres://user@host:port/database; put the password in PGPASSWORD or a pgpass file, not on the command line", specific, EnvURL)
+}
+
+// readPasswords collects passwords from the directory (when given) and the
+// environment; the environment wins for a role present in both.
+func readPasswords(getenv func(string) string, dir string) (map[pgstore.RoleKind]string, error) {
+	out := make(map[pgstore.RoleKind]string)
+	for _, k := range pgstore.RoleKinds {
+		if dir != "" {
+			p, err := readPasswordFile(filepath.Join(dir, string(k)))
+			if err != nil {
+				return nil, err
+			}
+			if p != "" {
+				out[k] = p
+			}
+		}
+		p, err := cli.Getenv(getenv, passwordEnv(k))
+		if err != nil {
+			return nil, err
+		}
+		if p != "" {
+			out[k] = p
+		}
+	}
+	return out, nil
+}
+
+func passwordEnv(k pgstore.RoleKind) string {
+	return EnvPasswordPrefix + strings.ToUpper(string(k)) + "_PASSWORD"
+}
+
+// readPasswordFile returns "" for a missing file and refuses one that
+// other users can read.
+func readPasswordFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("password file %s: %w", path, err)
+	}
+	defer f.Close() //nolint:errcheck // read only
+	info, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("password file %s: %w", path, err)
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("password file %s is readable by other users (mode %o); run chmod 600 on it", path, info.Mode().Perm())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", fmt.Errorf("password file %s: %w", path, err)
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}

@@ -1,0 +1,190 @@
+package dbcli
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
+)
+
+// run executes `ql db <args>` with env as its whole environment.
+func run(t *testing.T, env map[string]string, args ...string) (string, error) {
+	t.Helper()
+	cmd := newDBCommand(func(k string) string { return env[k] })
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(t.Context())
+	return out.String(), err
+}
+
+func asRole(t *testing.T, superURL, role string) string {
+	t.Helper()
+	u, err := url.Parse(superURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	return u.String()
+}
+
+func randomPrefix(t *testing.T) string {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return "c" + hex.EncodeToString(b) + "_"
+}
+
+// TestInstallFlowEndsReady is the documented install: roles (superuser),
+// migrate (migration role), roles again (grants on the new tables), check
+// (runtime role).
+func TestInstallFlowEndsReady(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	prefix := randomPrefix(t)
+	names := pgstore.RoleNames(prefix)
+	env := map[string]string{
+		EnvSuperuserURL: db.URL,
+		EnvMigrationURL: asRole(t, db.URL, names.Migration),
+		EnvRuntimeURL:   asRole(t, db.URL, names.Runtime),
+	}
+	secrets := map[string]string{}
+	for _, k := range pgstore.RoleKinds {
+		secrets[passwordEnv(k)] = "secret-" + string(k) + "-0123456789"
+		env[passwordEnv(k)] = secrets[passwordEnv(k)]
+	}
+	var transcript strings.Builder
+	for _, step := range [][]string{{"roles"}, {"migrate"}, {"roles"}, {"check"}, {"migrate"}} {
+		out, err := run(t, env, append(step, "--role-prefix", prefix)...)
+		transcript.WriteString(out)
+		if err != nil {
+			t.Fatalf("ql db %s: %v\n%s", step[0], err, out)
+		}
+	}
+	got := transcript.String()
+	for _, want := range []string{
+		"applied pg-0001-control-schema sha256:", "role " + names.Runtime + " (runtime): ok", "ready", "up to date",
+		"role " + names.WorkerIngress + " (worker_ingress): ok; CONNECT and USAGE on the schema only: it has no work yet",
+		"search_path pg_catalog, pg_temp; statement_timeout 10s; idle_in_transaction_session_timeout 5s",
+	} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("output lacks %q:\n%s", want, got)
+		}
+	}
+	for _, secret := range secrets {
+		if strings.Contains(got, secret) {
+			t.Fatalf("output shows a password:\n%s", got)
+		}
+	}
+}
+
+func TestCheckPrintsTheStableCode(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	_, err := run(t, map[string]string{EnvURL: db.URL}, "check")
+	var re *pgstore.ReadinessError
+	if !errors.As(err, &re) || re.Code != pgstore.CodeHistoryBehind || !strings.Contains(err.Error(), "ql db migrate") {
+		t.Fatalf("check of an empty database: %v; want %s telling to run ql db migrate", err, pgstore.CodeHistoryBehind)
+	}
+}
+
+func TestMissingURLSaysWhichVariable(t *testing.T) {
+	t.Parallel()
+	_, err := run(t, map[string]string{}, "migrate")
+	if err == nil || !strings.Contains(err.Error(), EnvMigrationURL) || !strings.Contains(err.Error(), EnvURL) {
+		t.Fatalf("migrate without a URL: %v", err)
+	}
+}
+
+func TestRolesNeedsAPasswordOnlyToCreate(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	_, err := run(t, map[string]string{EnvURL: db.URL}, "roles", "--role-prefix", randomPrefix(t))
+	if err == nil || !strings.Contains(err.Error(), "QL_DATABASE_MIGRATION_PASSWORD") {
+		t.Fatalf("roles without passwords for new roles: %v; want the variable to set", err)
+	}
+}
+
+func TestPasswordFilesMustBePrivate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "runtime"), []byte("secret-from-file-123\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readPasswords(func(string) string { return "" }, dir); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("group-readable password file: %v; want a refusal naming chmod 600", err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "runtime"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readPasswords(func(k string) string {
+		if k == "QL_DATABASE_ADMIN_PASSWORD" {
+			return "secret-from-env-123"
+		}
+		return ""
+	}, dir)
+	if err != nil || got[pgstore.RoleRuntime] != "secret-from-file-123" || got[pgstore.RoleAdmin] != "secret-from-env-123" || len(got) != 2 {
+		t.Fatalf("passwords %v, %v; want runtime from the file (newline trimmed) and admin from the environment", got, err)
+	}
+}
+
+// Each variable an earlier release read is refused with its new name (a
+// usage error, exit 2) before any connection, never silently ignored.
+func TestRenamedVariablesAreRefusedWithTheirNewNames(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		old, now string
+		args     []string
+	}{
+		{"QL_PG_URL", EnvURL, []string{"check"}},
+		{"QL_PG_MIGRATION_URL", EnvMigrationURL, []string{"migrate"}},
+		{"QL_PG_SUPERUSER_URL", EnvSuperuserURL, []string{"roles"}},
+		{"QL_PG_RUNTIME_URL", EnvRuntimeURL, []string{"check"}},
+		{"QL_PG_RUNTIME_PASSWORD", "QL_DATABASE_RUNTIME_PASSWORD", []string{"roles"}},
+	} {
+		env := map[string]string{c.old: "postgres://nobody@127.0.0.1:1/none"}
+		if strings.HasSuffix(c.old, "_PASSWORD") {
+			env = map[string]string{EnvURL: "postgres://nobody@127.0.0.1:1/none", c.old: "pw-0123456789"}
+		}
+		_, err := run(t, env, c.args...)
+		var ue *cli.UsageError
+		if !errors.As(err, &ue) || err.Error() != c.old+" was renamed "+c.now+"; set that instead" {
+			t.Errorf("ql db %s with %s: %v; want a usage error naming %s", c.args[0], c.old, err, c.now)
+		}
+	}
+}
+
+// Not parallel: sets the process environment. Through the whole command
+// tree, ql db reads QL_DATABASE_URL, the QL_DATABASE_<ROLE>_PASSWORD
+// variables and QL_ROLE_PREFIX, the variable of its --role-prefix flag as
+// of serve's.
+func TestDBCommandsReadTheSharedVariables(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	prefix := randomPrefix(t)
+	t.Setenv(EnvURL, db.URL)
+	t.Setenv("QL_ROLE_PREFIX", prefix)
+	for _, k := range pgstore.RoleKinds {
+		t.Setenv(passwordEnv(k), "secret-"+string(k)+"-0123456789")
+	}
+	opts := cli.Options{Binary: "ql", Extra: []*cobra.Command{DBCommand()}}
+	var out, errOut bytes.Buffer
+	if code := cli.Main(t.Context(), opts, []string{"db", "roles"}, &out, &errOut); code != 0 {
+		t.Fatalf("ql db roles: exit %d %s %s", code, out.String(), errOut.String())
+	}
+	if want := "role " + pgstore.RoleNames(prefix).Runtime + " (runtime): ok"; !strings.Contains(out.String(), want) {
+		t.Fatalf("ql db roles with QL_ROLE_PREFIX=%s: %q lacks %q", prefix, out.String(), want)
+	}
+}

@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// codeMethodNotAllowed extends the qlerror vocabulary for the one HTTP-only
+// failure: a known path asked with the wrong method.
+const codeMethodNotAllowed qlerror.Code = "method_not_allowed"
+
+// statusOf is the only mapping from error codes to HTTP statuses.
+func statusOf(code qlerror.Code) int {
+	switch code {
+	case qlerror.Invalid:
+		return http.StatusBadRequest
+	case qlerror.NotFound:
+		return http.StatusNotFound
+	case qlerror.Conflict, qlerror.MutationDrift, qlerror.FailedPrecondition:
+		return http.StatusConflict
+	case qlerror.Unavailable:
+		return http.StatusServiceUnavailable
+	case qlerror.Timeout:
+		return http.StatusGatewayTimeout
+	case codeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	}
+	return http.StatusInternalServerError
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    qlerror.Code `json:"code"`
+	Message string       `json:"message"`
+}
+
+// writeError answers with err's code and message. Internal errors are
+// logged with their adapter message and answered with a fixed text, so
+// neither SQL nor server detail reaches a client.
+func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := qlerror.CodeOf(err)
+	msg := err.Error()
+	var qe *qlerror.Error
+	if errors.As(err, &qe) {
+		// The adapter's own sentence; the wrapped driver error stays out.
+		msg = qe.Msg
+	}
+	if code == qlerror.Internal {
+		a.Log.Error("request failed", slog.String("code", CodeInternalError), slog.String("path", r.URL.Path), slog.String("error", msg))
+		msg = "internal error; the replica's log has the details under code " + CodeInternalError
+	}
+	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg}})
+}

@@ -1,0 +1,36 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/view"
+)
+
+func (a *api) runList(ctx context.Context, r *http.Request) (any, error) {
+	q, err := params(r.URL.Query(), "after", "limit", "project", "state", "trigger")
+	if err != nil {
+		return nil, err
+	}
+	n, err := limit(q["limit"], run.DefaultPageSize, run.MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := a.Runs.RunList(ctx, run.ListParams{ProjectID: q["project"], TriggerID: q["trigger"], State: run.State(q["state"]), Limit: n, After: q["after"]})
+	if err != nil {
+		return nil, err
+	}
+	return view.NewRunList(list, next), nil
+}
+
+func (a *api) runGet(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	d, err := a.Runs.RunGet(ctx, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return view.NewRunDetail(d), nil
+}

@@ -1,0 +1,116 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// adminPoolSize is small: publishing is rare and serialised per object.
+const adminPoolSize = 4
+
+// Admin is the catalog.Store of the admin role: it publishes projects,
+// tasks and triggers and creates or resets schedule rows.
+type Admin struct {
+	pool *pgxpool.Pool
+}
+
+var _ catalog.Store = (*Admin)(nil)
+
+// OpenAdmin connects as the admin role.
+func OpenAdmin(ctx context.Context, url string) (*Admin, error) {
+	pool, err := openPool(ctx, url, adminPoolSize, adminStatementTimeout, adminIdleTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return &Admin{pool: pool}, nil
+}
+
+// Close releases the pool.
+func (a *Admin) Close() { a.pool.Close() }
+
+// ProjectByName returns the named project or a NotFound error.
+func (a *Admin) ProjectByName(ctx context.Context, name string) (project.Project, error) {
+	p, err := projectByName(ctx, a.pool, name)
+	return p, mapErr(err, "reading project "+name)
+}
+
+func projectByName(ctx context.Context, q querier, name string) (project.Project, error) {
+	var p project.Project
+	var status string
+	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return project.Project{}, qlerror.New(qlerror.NotFound, "project %q does not exist; create it first", name)
+	}
+	if err != nil {
+		return project.Project{}, err
+	}
+	p.Status = project.Status(status)
+	return p, nil
+}
+
+// ProjectSave inserts the project or updates its name and status.
+func (a *Admin) ProjectSave(ctx context.Context, p project.Project) (catalog.Change, error) {
+	if err := p.Validate(); err != nil {
+		return "", err
+	}
+	var change catalog.Change
+	err := serializable(ctx, a.pool, func(tx pgx.Tx) error {
+		var err error
+		change, err = projectSave(ctx, tx, p)
+		return err
+	})
+	if err != nil {
+		return "", mapErr(err, "saving project "+p.Name)
+	}
+	return change, nil
+}
+
+func projectSave(ctx context.Context, tx pgx.Tx, p project.Project) (catalog.Change, error) {
+	var change catalog.Change
+	var name, status string
+	err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		change = catalog.Created
+		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status))
+	case err != nil:
+		return "", err
+	case name == p.Name && status == string(p.Status):
+		return catalog.Unchanged, nil
+	default:
+		change = catalog.Updated
+		if _, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status)); err == nil && status != string(p.Status) {
+			// Archiving or reactivating flips every row's eligibility.
+			_, err = tx.Exec(ctx, sqlEligibilityOfProject, p.ID)
+		}
+	}
+	if sqlState(err) == stateUniqueViolation {
+		return "", qlerror.New(qlerror.Conflict, "project name %q is taken by another project; choose another name", p.Name)
+	}
+	return change, err
+}
+
+// publishNow checks that the project may publish and returns the database
+// time the transaction stamps its rows with.
+func publishNow(ctx context.Context, tx pgx.Tx, projectID string) (int64, error) {
+	var status string
+	var now int64
+	err := tx.QueryRow(ctx, sqlProjectStatusForPublish, projectID).Scan(&status, &now)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, qlerror.New(qlerror.NotFound, "project %s does not exist; create it first", projectID)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if project.Status(status) != project.Active {
+		return 0, qlerror.New(qlerror.FailedPrecondition, "project %s is %s; set it active before publishing to it", projectID, status)
+	}
+	return now, nil
+}

@@ -1,0 +1,271 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/digest"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// TriggerByName returns the current revision of the named trigger, its
+// digest verified.
+func (a *Admin) TriggerByName(ctx context.Context, projectID, name string) (trigger.Revision, error) {
+	r, err := scanTriggerRevision(a.pool.QueryRow(ctx, sqlTriggerCurrentByName, projectID, name))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return trigger.Revision{}, qlerror.New(qlerror.NotFound, "trigger %q does not exist in project %s", name, projectID)
+	}
+	if err != nil {
+		return trigger.Revision{}, mapErr(err, "reading trigger "+name)
+	}
+	return r, r.VerifyDigest()
+}
+
+func scanTriggerRevision(row pgx.Row) (trigger.Revision, error) {
+	var r trigger.Revision
+	var policy string
+	err := row.Scan(&r.TriggerID, &r.ProjectID, &r.TaskID, &r.Revision, &r.TaskRevision, &r.TaskContentDigest, &r.Spec.Name, &r.Spec.Enabled,
+		&r.Spec.Cron.Expression, &r.Spec.Cron.Timezone, &policy, &r.ContentDigest, &r.MutationID, &r.CreatedAtMs)
+	r.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+	return r, err
+}
+
+// TriggerPublish appends a trigger revision pinned to a task revision and
+// upserts its schedule row in the same SERIALIZABLE transaction.
+func (a *Admin) TriggerPublish(ctx context.Context, p catalog.TriggerPublishParams) (catalog.PublishResult, error) {
+	var res catalog.PublishResult
+	err := a.Publish(ctx, func(tx catalog.Tx) error {
+		out, err := tx.TriggersPublish(ctx, []catalog.TriggerPublishParams{p})
+		if err != nil {
+			return err
+		}
+		res = out[0]
+		return nil
+	})
+	if err != nil {
+		return catalog.PublishResult{}, mapErr(unwrapItem(err), "publishing trigger "+p.Revision.Spec.Name)
+	}
+	return res, nil
+}
+
+// triggerWrites are the column arrays of a batch's trigger writes.
+type triggerWrites struct {
+	newIDs, newProjects, newTasks, newNames []string
+	advIDs, advNames                        []string
+	advRevisions                            []int64
+	ids, projects, tasks, taskDigests       []string
+	names, crons, zones, policies           []string
+	digests, mutations                      []string
+	revisions, taskRevisions                []int64
+	enabled                                 []bool
+}
+
+// TriggersPublish appends the trigger revisions of ps and resets their
+// schedule rows: per item the same fences as a single publish (active
+// project, mutation-id replay, pinned task revision, expected revision, a
+// trigger never moving to another task), in a few set-based statements.
+func (t *adminTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPublishParams) ([]catalog.PublishResult, error) {
+	out := make([]catalog.PublishResult, len(ps))
+	ids, mutations := make([]string, len(ps)), make([]string, len(ps))
+	seen := make(map[string]bool, len(ps))
+	var now int64
+	for i, p := range ps {
+		rev := p.Revision
+		if seen[rev.TriggerID] {
+			return nil, itemErr(i, qlerror.New(qlerror.Invalid, "trigger %s is published twice in one transaction", rev.TriggerID))
+		}
+		seen[rev.TriggerID] = true
+		if rev.Revision < 1 || !digest.Valid(rev.ContentDigest) {
+			return nil, itemErr(i, qlerror.New(qlerror.Invalid, "trigger %s: revision %d with digest %q is not publishable", rev.TriggerID, rev.Revision, rev.ContentDigest))
+		}
+		if err := rev.VerifyDigest(); err != nil {
+			return nil, itemErr(i, qlerror.Wrap(qlerror.Invalid, err, "trigger %s", rev.TriggerID))
+		}
+		ids[i], mutations[i] = rev.TriggerID, rev.MutationID
+		var err error
+		if now, err = t.publishTime(ctx, rev.ProjectID); err != nil {
+			return nil, itemErr(i, err)
+		}
+	}
+	done, err := replays(ctx, t.tx, sqlTriggerReplays, ids, mutations)
+	if err != nil {
+		return nil, err
+	}
+	pins, err := t.pinnedTasks(ctx, ps)
+	if err != nil {
+		return nil, err
+	}
+	heads, err := t.triggerHeads(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var w triggerWrites
+	for i, p := range ps {
+		rev := p.Revision
+		if s, ok := done[rev.TriggerID]; ok {
+			if out[i], err = replayed(s, "trigger", rev.TriggerID, rev.MutationID, rev.Revision, rev.ContentDigest); err != nil {
+				return nil, itemErr(i, err)
+			}
+			continue
+		}
+		if err := checkPin(rev, pins); err != nil {
+			return nil, itemErr(i, err)
+		}
+		if err := w.add(rev, heads); err != nil {
+			return nil, itemErr(i, err)
+		}
+		out[i] = catalog.PublishResult{Revision: rev.Revision, CreatedAtMs: now}
+	}
+	return out, t.writeTriggers(ctx, &w, now)
+}
+
+// pin is a task revision as a trigger pins it.
+type pin struct {
+	taskID   string
+	revision int64
+}
+
+type pinned struct {
+	projectID, digest string
+	enabled           bool
+}
+
+// pinnedTasks reads every task revision the batch pins, each once.
+func (t *adminTx) pinnedTasks(ctx context.Context, ps []catalog.TriggerPublishParams) (map[pin]pinned, error) {
+	var tasks []string
+	var revisions []int64
+	want := map[pin]bool{}
+	for _, p := range ps {
+		k := pin{p.Revision.TaskID, p.Revision.TaskRevision}
+		if !want[k] {
+			want[k] = true
+			tasks, revisions = append(tasks, k.taskID), append(revisions, k.revision)
+		}
+	}
+	rows, err := t.tx.Query(ctx, sqlPinnedTaskRevisions, tasks, revisions)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[pin]pinned, len(tasks))
+	for rows.Next() {
+		var k pin
+		var v pinned
+		if err := rows.Scan(&k.taskID, &k.revision, &v.projectID, &v.digest, &v.enabled); err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, rows.Err()
+}
+
+// checkPin: the pinned task revision exists in this project with the
+// pinned digest, and an enabled trigger pins only an enabled task revision.
+func checkPin(rev trigger.Revision, pins map[pin]pinned) error {
+	v, ok := pins[pin{rev.TaskID, rev.TaskRevision}]
+	switch {
+	case !ok:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s pins task %s revision %d, which does not exist; publish the task first", rev.Spec.Name, rev.TaskID, rev.TaskRevision)
+	case v.projectID != rev.ProjectID:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s pins task %s of another project", rev.Spec.Name, rev.TaskID)
+	case v.digest != rev.TaskContentDigest:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s pins task %s revision %d with digest %s, but that revision's digest is %s",
+			rev.Spec.Name, rev.TaskID, rev.TaskRevision, rev.TaskContentDigest, v.digest)
+	case rev.Spec.Enabled && !v.enabled:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s is enabled but pins disabled task revision %d; enable the task or disable the trigger", rev.Spec.Name, rev.TaskRevision)
+	}
+	return nil
+}
+
+// triggerHead is a trigger head as the fence reads it.
+type triggerHead struct {
+	projectID, taskID string
+	current           int64
+}
+
+func (t *adminTx) triggerHeads(ctx context.Context, ids []string) (map[string]triggerHead, error) {
+	rows, err := t.tx.Query(ctx, sqlTriggerHeadsLock, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]triggerHead, len(ids))
+	for rows.Next() {
+		var id string
+		var h triggerHead
+		if err := rows.Scan(&id, &h.projectID, &h.taskID, &h.current); err != nil {
+			return nil, err
+		}
+		out[id] = h
+	}
+	return out, rows.Err()
+}
+
+// add fences one revision on its head and queues its writes.
+func (w *triggerWrites) add(rev trigger.Revision, heads map[string]triggerHead) error {
+	h, exists := heads[rev.TriggerID]
+	switch {
+	case !exists && rev.Revision == 1:
+		w.newIDs, w.newProjects, w.newTasks, w.newNames = append(w.newIDs, rev.TriggerID), append(w.newProjects, rev.ProjectID), append(w.newTasks, rev.TaskID), append(w.newNames, rev.Spec.Name)
+	case !exists:
+		return qlerror.New(qlerror.NotFound, "trigger %s does not exist; create it with expected revision 0", rev.TriggerID)
+	case h.projectID != rev.ProjectID:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to project %s, not %s", rev.TriggerID, h.projectID, rev.ProjectID)
+	case h.taskID != rev.TaskID:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s is bound to task %s and can never move to task %s; create a new trigger instead",
+			rev.TriggerID, h.taskID, rev.TaskID)
+	case h.current != rev.Revision-1:
+		return qlerror.New(qlerror.Conflict, "trigger %s is at revision %d but the write expected %d; re-read it and retry", rev.TriggerID, h.current, rev.Revision-1)
+	default:
+		w.advIDs, w.advNames, w.advRevisions = append(w.advIDs, rev.TriggerID), append(w.advNames, rev.Spec.Name), append(w.advRevisions, rev.Revision)
+	}
+	c := rev.Spec.Cron
+	w.ids, w.projects, w.tasks, w.taskDigests = append(w.ids, rev.TriggerID), append(w.projects, rev.ProjectID), append(w.tasks, rev.TaskID), append(w.taskDigests, rev.TaskContentDigest)
+	w.names, w.crons, w.zones, w.policies = append(w.names, rev.Spec.Name), append(w.crons, c.Expression), append(w.zones, c.Timezone), append(w.policies, string(c.MisfirePolicy))
+	w.digests, w.mutations = append(w.digests, rev.ContentDigest), append(w.mutations, rev.MutationID)
+	w.revisions, w.taskRevisions, w.enabled = append(w.revisions, rev.Revision), append(w.taskRevisions, rev.TaskRevision), append(w.enabled, rev.Spec.Enabled)
+	return nil
+}
+
+// writeTriggers writes a batch: heads, revisions, the schedule rows' reset
+// and then their eligibility.
+func (t *adminTx) writeTriggers(ctx context.Context, w *triggerWrites, now int64) error {
+	if len(w.newIDs) > 0 {
+		if _, err := t.tx.Exec(ctx, sqlTriggerHeadsInsert, w.newIDs, w.newProjects, w.newTasks, w.newNames, now); err != nil {
+			return namesTaken(err, "trigger", w.newNames)
+		}
+	}
+	if len(w.advIDs) > 0 {
+		tag, err := t.tx.Exec(ctx, sqlTriggerHeadsAdvance, w.advIDs, w.advNames, w.advRevisions, now)
+		if err != nil {
+			return namesTaken(err, "trigger", w.advNames)
+		}
+		if err := advanced("trigger", len(w.advIDs), tag.RowsAffected()); err != nil {
+			return err
+		}
+	}
+	if len(w.ids) == 0 {
+		return nil
+	}
+	args, err := triggerRevisionsInsertParams.args(pgx.StrictNamedArgs{
+		"trigger_ids": w.ids, "revisions": w.revisions, "project_ids": w.projects, "task_ids": w.tasks,
+		"task_revisions": w.taskRevisions, "task_content_digests": w.taskDigests, "names": w.names, "enabled": w.enabled,
+		"cron_expressions": w.crons, "cron_timezones": w.zones, "misfire_policies": w.policies,
+		"content_digests": w.digests, "mutation_ids": w.mutations, "created_at_ms": now,
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := t.tx.Exec(ctx, sqlTriggerRevisionsInsert, args...); err != nil {
+		return err
+	}
+	if _, err := t.tx.Exec(ctx, sqlSchedulesUpsert, w.ids, w.projects, w.revisions, now); err != nil {
+		return err
+	}
+	_, err = t.tx.Exec(ctx, sqlEligibilityOfTriggers, w.ids)
+	return err
+}

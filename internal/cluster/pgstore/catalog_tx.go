@@ -1,0 +1,193 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// Publish runs fn in one SERIALIZABLE transaction. A serialization failure
+// or deadlock re-runs fn from the start under publishRetry (jittered
+// backoff), so a whole file is retried, never part of one.
+func (a *Admin) Publish(ctx context.Context, fn func(tx catalog.Tx) error) error {
+	err := serializable(ctx, a.pool, func(tx pgx.Tx) error {
+		return fn(&adminTx{tx: tx, active: map[string]bool{}})
+	})
+	return mapErr(err, "publishing definitions")
+}
+
+// adminTx is one publishing transaction. now is sampled once, by the first
+// publish, so every revision of the transaction carries the same time.
+type adminTx struct {
+	tx     pgx.Tx
+	now    int64
+	active map[string]bool
+}
+
+func (t *adminTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {
+	return projectByName(ctx, t.tx, name)
+}
+
+func (t *adminTx) ProjectSave(ctx context.Context, p project.Project) (catalog.Change, error) {
+	if err := p.Validate(); err != nil {
+		return "", err
+	}
+	return projectSave(ctx, t.tx, p)
+}
+
+func (t *adminTx) TasksByName(ctx context.Context, projectID string, names []string) (map[string]task.Revision, error) {
+	return tasksByName(ctx, t.tx, projectID, names)
+}
+
+func (t *adminTx) TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error) {
+	return triggersByName(ctx, t.tx, projectID, names)
+}
+
+// publishTime checks that the project may publish and returns the
+// transaction's publish time.
+func (t *adminTx) publishTime(ctx context.Context, projectID string) (int64, error) {
+	if t.active[projectID] {
+		return t.now, nil
+	}
+	now, err := publishNow(ctx, t.tx, projectID)
+	if err != nil {
+		return 0, err
+	}
+	if t.now == 0 {
+		t.now = now
+	}
+	t.active[projectID] = true
+	return t.now, nil
+}
+
+// TasksByName returns the current revisions of the named tasks that exist.
+func (a *Admin) TasksByName(ctx context.Context, projectID string, names []string) (map[string]task.Revision, error) {
+	out, err := tasksByName(ctx, a.pool, projectID, names)
+	return out, mapErr(err, "reading tasks")
+}
+
+// TriggersByName returns the current revisions of the named triggers that
+// exist.
+func (a *Admin) TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error) {
+	out, err := triggersByName(ctx, a.pool, projectID, names)
+	return out, mapErr(err, "reading triggers")
+}
+
+func tasksByName(ctx context.Context, q querier, projectID string, names []string) (map[string]task.Revision, error) {
+	rows, err := q.Query(ctx, sqlTasksByNames, projectID, names)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]task.Revision, len(names))
+	for rows.Next() {
+		r, err := scanTaskRevision(rows)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.VerifyDigest(); err != nil {
+			return nil, err
+		}
+		out[r.Spec.Name] = r
+	}
+	return out, rows.Err()
+}
+
+func triggersByName(ctx context.Context, q querier, projectID string, names []string) (map[string]trigger.Revision, error) {
+	rows, err := q.Query(ctx, sqlTriggersByNames, projectID, names)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]trigger.Revision, len(names))
+	for rows.Next() {
+		r, err := scanTriggerRevision(rows)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.VerifyDigest(); err != nil {
+			return nil, err
+		}
+		out[r.Spec.Name] = r
+	}
+	return out, rows.Err()
+}
+
+// stored is a revision a mutation id already wrote.
+type stored struct {
+	revision  int64
+	digest    string
+	createdAt int64
+}
+
+// replays returns, by object id, the revisions the (id, mutation id) pairs
+// already wrote.
+func replays(ctx context.Context, tx pgx.Tx, query string, ids, mutations []string) (map[string]stored, error) {
+	rows, err := tx.Query(ctx, query, ids, mutations)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]stored{}
+	for rows.Next() {
+		var id string
+		var s stored
+		if err := rows.Scan(&id, &s.revision, &s.digest, &s.createdAt); err != nil {
+			return nil, err
+		}
+		out[id] = s
+	}
+	return out, rows.Err()
+}
+
+// replayed checks an item against what its mutation id already wrote:
+// identical content is the original write replayed, anything else drift.
+func replayed(s stored, kind, id, mutationID string, revision int64, contentDigest string) (catalog.PublishResult, error) {
+	if s.revision != revision || s.digest != contentDigest {
+		return catalog.PublishResult{}, qlerror.New(qlerror.MutationDrift, "%s %s: mutation id %q already published revision %d, with other content or over another revision; use a new mutation id for a new change",
+			kind, id, mutationID, s.revision)
+	}
+	return catalog.PublishResult{Revision: s.revision, CreatedAtMs: s.createdAt, Replayed: true}, nil
+}
+
+// namesTaken turns a unique violation of a batch's head insert or rename
+// into a Conflict naming the key.
+func namesTaken(err error, kind string, names []string) error {
+	if sqlState(err) != stateUniqueViolation {
+		return err
+	}
+	if len(names) == 1 {
+		return nameTaken(err, kind, names[0])
+	}
+	return qlerror.Wrap(qlerror.Conflict, err, "a %s name of this publish is taken by another %s in the project; choose another name", kind, kind)
+}
+
+// advanced checks that a set-based head update moved every head it was
+// given; the heads are locked, so anything else is a broken fence.
+func advanced(kind string, want int, n int64) error {
+	if n != int64(want) {
+		return qlerror.New(qlerror.Conflict, "%d of %d %s heads moved during the publish; re-read them and retry", int64(want)-n, want, kind)
+	}
+	return nil
+}
+
+func itemErr(i int, err error) error {
+	return &catalog.ItemError{Index: i, Err: err}
+}
+
+// unwrapItem is the error of a batch of one as a single publish reports
+// it.
+func unwrapItem(err error) error {
+	var item *catalog.ItemError
+	if errors.As(err, &item) {
+		return item.Err
+	}
+	return err
+}

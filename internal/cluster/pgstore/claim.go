@@ -1,0 +1,103 @@
+package pgstore
+
+import (
+	"context"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// ScheduleTake claims up to p.Limit (1–256) due or uninitialised schedule
+// rows in one autocommit statement and returns them as tickets whose
+// ObservedAtMs is the claim's database acquisition time. There is no time
+// input: only PostgreSQL's clock decides. An error wrapping
+// schedule.ErrUnavailable means the database is gone.
+//
+// The claim is pipelined behind sqlGenericPlans, in the same round trip:
+// planning its three five-way-join branches costs more than executing them,
+// and left to itself PostgreSQL re-plans it on every call. The two share
+// only the implicit transaction a pipeline runs in until its Sync, which
+// commits the claim (no BEGIN, no COMMIT statement); the setting ends with
+// it. The generic plan is as flat as the custom one (claimplan_test.go
+// measures the generic plan).
+func (r *Runtime) ScheduleTake(ctx context.Context, p schedule.TakeParams) ([]schedule.Ticket, error) {
+	if p.Limit < 1 || p.Limit > schedule.MaxPageSize {
+		return nil, qlerror.New(qlerror.Invalid, "take limit %d is outside 1–%d", p.Limit, schedule.MaxPageSize)
+	}
+	b := &pgx.Batch{}
+	b.Queue(sqlGenericPlans)
+	b.Queue(sqlClaim, r.cfg.Owner, p.Limit, r.cfg.Lease.Milliseconds())
+	br := r.pool.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, mapErr(err, "claiming schedule rows")
+	}
+	tickets, tids, err := scanTickets(br)
+	if err != nil {
+		return nil, mapErr(err, "claiming schedule rows")
+	}
+	// The Sync's reply: the claim is committed once it has arrived.
+	if err := br.Close(); err != nil {
+		return nil, mapErr(err, "claiming schedule rows")
+	}
+	for i, tk := range tickets {
+		r.handles.remember(tk.Lease.Token, tids[i], tk.Lease.ExpiresAtMs, tk.Lease.AcquiredAtMs)
+	}
+	sort.Slice(tickets, func(i, j int) bool { return ticketBefore(tickets[i], tickets[j]) })
+	return tickets, nil
+}
+
+// scanTickets reads the claim's rows and the row version (ctid) of each.
+func scanTickets(br pgx.BatchResults) ([]schedule.Ticket, []pgtype.TID, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var tickets []schedule.Ticket
+	var tids []pgtype.TID
+	for rows.Next() {
+		tk, tid, err := scanTicket(rows)
+		if err != nil {
+			return nil, nil, err
+		}
+		tickets = append(tickets, tk)
+		tids = append(tids, tid)
+	}
+	return tickets, tids, rows.Err()
+}
+
+func scanTicket(row pgx.Row) (schedule.Ticket, pgtype.TID, error) {
+	var tk schedule.Ticket
+	var tid pgtype.TID
+	var l schedule.Lease
+	var policy string
+	err := row.Scan(&tk.ProjectID, &tk.TriggerID, &tk.TriggerRevision, &tk.TriggerContentDigest, &tk.TriggerCreatedAtMs,
+		&tk.Cron.Expression, &tk.Cron.Timezone, &policy,
+		&tk.TaskID, &tk.TaskRevision, &tk.TaskContentDigest,
+		&tk.NextFireAtMs, &tk.LastScheduledAtMs, &tk.StateVersion,
+		&l.Owner, &l.Token, &l.ClaimVersion, &l.ExpiresAtMs, &l.AcquiredAtMs, &tid)
+	tk.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+	tk.Lease = &l
+	tk.ObservedAtMs = l.AcquiredAtMs
+	return tk, tid, err
+}
+
+// ticketBefore is the claim order: next_fire_at NULLS FIRST, project id,
+// trigger id (UUID text order equals UUID byte order).
+func ticketBefore(a, b schedule.Ticket) bool {
+	switch {
+	case (a.NextFireAtMs == nil) != (b.NextFireAtMs == nil):
+		return a.NextFireAtMs == nil
+	case a.NextFireAtMs != nil && *a.NextFireAtMs != *b.NextFireAtMs:
+		return *a.NextFireAtMs < *b.NextFireAtMs
+	case a.ProjectID != b.ProjectID:
+		return a.ProjectID < b.ProjectID
+	}
+	return a.TriggerID < b.TriggerID
+}

@@ -1,0 +1,435 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// commitReplyTimeout bounds waiting for COMMIT's reply. COMMIT runs
+// detached from the caller's cancellation: abandoning it half-way would
+// turn a clean outcome into an unknown one.
+const commitReplyTimeout = 30 * time.Second
+
+// ScheduleCommit verifies a ticket and writes its decision in one
+// transaction holding the schedule row's lock (docs/architecture.md, "Admission", sql/admission.sql).
+// Serialization failures and deadlocks are retried a bounded number of
+// times, each re-verifying from scratch. A
+// connection lost before COMMIT can have run (COMMIT is pipelined behind
+// the write, see writeAndCommit) is Unavailable/"connection_lost" (nothing
+// was written); lost once it may have run it is Unavailable/
+// "outcome_unknown" and is never retried blindly — the idempotency key and
+// the cleared claim make a later resolution from durable facts safe. Lost
+// once COMMIT has answered, the outcome is the known one, returned with an
+// error. All three wrap schedule.ErrUnavailable.
+func (r *Runtime) ScheduleCommit(ctx context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
+	if p.Ticket.Lease == nil {
+		return schedule.ReasonInvalidParams.Result(),
+			fmt.Errorf("commit of trigger %s: the ticket has no claim; the cluster store commits only claimed tickets", p.Ticket.TriggerID)
+	}
+	defer r.handles.forget(p.Ticket.Lease.Token)
+	var lastErr error
+	for attempt := 1; attempt <= commitRetry.attempts; attempt++ {
+		res, err := r.commitOnce(ctx, p)
+		if err == nil || !retryable(err) {
+			return res, err
+		}
+		lastErr = err
+		if commitRetry.wait(ctx, attempt) != nil {
+			break
+		}
+	}
+	return schedule.ReasonRetriesExhausted.Result(),
+		fmt.Errorf("commit of trigger %s: %w", p.Ticket.TriggerID, lastErr)
+}
+
+// commitOnce is one transaction attempt. A retryable error is returned
+// as-is for the caller to retry; every other outcome is final.
+func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res schedule.CommitResult, err error) {
+	conn, err := r.pool.Acquire(ctx)
+	if err != nil {
+		return failure(ctx, err, false)
+	}
+	// A connection released mid-transaction (after an error) is closed by
+	// the pool, never reused.
+	defer conn.Release()
+	ended := false
+	defer func() {
+		if !ended && !conn.Conn().PgConn().IsClosed() {
+			res, err = rolledBack(ctx, conn, res, err)
+		}
+	}()
+
+	facts, err := r.beginAndLock(ctx, conn, p.Ticket)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return schedule.ReasonScheduleMissing.Result(), nil
+	}
+	if err != nil {
+		return failure(ctx, err, false)
+	}
+	if reason := verifyTicket(p, facts); reason != "" {
+		return reason.Result(), nil
+	}
+	args, outcome, err := decisionArgs(p, facts)
+	if err != nil {
+		return failure(ctx, err, false)
+	}
+	// The write and COMMIT go out together, and a caller already gone must
+	// not start them.
+	if err := ctx.Err(); err != nil {
+		return failure(ctx, err, false)
+	}
+	w, err := writeAndCommit(ctx, conn, args)
+	var lost *lostAfterCommit
+	if err != nil && !errors.As(err, &lost) {
+		return failure(ctx, err, w.commitMaybeRan)
+	}
+	ended = true
+	switch {
+	case w == written{}:
+		// The lock was held, so only the clock can have moved past expiry
+		// between verification and the fenced update, and then the write
+		// touched nothing: the COMMIT that followed committed nothing.
+		res = schedule.ReasonClaimExpired.Result()
+	case w != expectedWrite(outcome):
+		// Impossible by construction of sqlCommitWrite (each insert selects
+		// from the step before it); a changed statement that breaks this
+		// must not be reported as a clean outcome.
+		return schedule.ReasonWriteFailed.Result(),
+			fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt and %d event rows for %s", p.Ticket.TriggerID,
+				w.schedules, w.runs, w.attempts, w.events, outcome)
+	default:
+		res = schedule.CommitResult{Outcome: outcome}
+		if outcome == schedule.Admitted {
+			res.RunID = p.RunID
+		}
+	}
+	if lost != nil {
+		// COMMIT answered, so res is what happened; the connection is gone
+		// all the same, and the replica must learn it (docs/architecture.md, "Rounds and the lifecycle").
+		return res, fmt.Errorf("%w (%s after COMMIT): %w", schedule.ErrUnavailable, schedule.ReasonConnectionLost, lost.err)
+	}
+	return res, nil
+}
+
+// rolledBack ends an attempt that did not commit (a verification outcome or
+// an error). Nothing was written, so the attempt's result stands — unless
+// the session ends right here: only this ROLLBACK sees it, and the pool
+// would discard the closed connection silently on release, so the loss is
+// added to the result (the replica must learn it, docs/architecture.md, "Rounds and the lifecycle"). A retryable
+// error cannot be retried on a lost connection and becomes the loss.
+func rolledBack(ctx context.Context, conn *pgxpool.Conn, res schedule.CommitResult, err error) (schedule.CommitResult, error) {
+	_, rbErr := conn.Exec(context.WithoutCancel(ctx), sqlRollback)
+	if !connectionLost(rbErr) || errors.Is(err, schedule.ErrUnavailable) {
+		// Any other ROLLBACK failure closes the connection; nothing was
+		// written either way.
+		return res, err
+	}
+	lost := fmt.Errorf("%w (%s at ROLLBACK): %w", schedule.ErrUnavailable, schedule.ReasonConnectionLost, rbErr)
+	switch {
+	case err == nil:
+		return res, lost
+	case retryable(err) || res.Outcome == "":
+		return schedule.ReasonConnectionLost.Result(), lost
+	}
+	return res, errors.Join(err, lost)
+}
+
+// beginAndLock starts the admission transaction and locks the ticket's
+// row in one round trip, addressing the row by the handle the take
+// remembered; without one, or when the row version moved since (then
+// verification reports why), it locates the row by primary key.
+func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk schedule.Ticket) (commitFacts, error) {
+	tid, known := r.handles.lookup(tk.Lease.Token)
+	b := &pgx.Batch{}
+	b.Queue(sqlBeginAdmission)
+	b.Queue(sqlGenericPlans)
+	if known {
+		b.Queue(sqlCommitLock, tk.TriggerID, tid)
+	} else {
+		b.Queue(sqlScheduleLocate, tk.TriggerID)
+	}
+	br := conn.SendBatch(ctx, b)
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return commitFacts{}, err
+		}
+	}
+	var f commitFacts
+	var err error
+	if known {
+		f, err = scanCommitFacts(br.QueryRow(), tk.TriggerID)
+	} else {
+		err = br.QueryRow().Scan(&tid)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if known && !errors.Is(err, pgx.ErrNoRows) {
+		return f, err
+	}
+	if known {
+		if err := conn.QueryRow(ctx, sqlScheduleLocate, tk.TriggerID).Scan(&tid); err != nil {
+			return commitFacts{}, err
+		}
+	} else if err != nil {
+		return commitFacts{}, err
+	}
+	return scanCommitFacts(conn.QueryRow(ctx, sqlCommitLock, tk.TriggerID, tid), tk.TriggerID)
+}
+
+// decisionArgs are sqlCommitWrite's arguments for the verified decision,
+// with the outcome a successful write means.
+func decisionArgs(p schedule.CommitParams, f commitFacts) ([]any, schedule.Outcome, error) {
+	tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
+	var lastScheduled *int64
+	outcome := schedule.Initialized
+	admission := noAdmission()
+	switch d.Action {
+	case schedule.SkipLate:
+		outcome = schedule.Skipped
+	case schedule.Admit:
+		outcome, lastScheduled = schedule.Admitted, &d.ScheduledForMs
+		var err error
+		if admission, err = admissionArgsOf(p, f); err != nil {
+			return nil, "", err
+		}
+	}
+	args := pgx.StrictNamedArgs{
+		"trigger_id":           tk.TriggerID,
+		"trigger_revision":     tk.TriggerRevision,
+		"state_version":        tk.StateVersion,
+		"cursor":               tk.NextFireAtMs,
+		"owner":                l.Owner,
+		"token":                l.Token,
+		"claim_version":        l.ClaimVersion,
+		"expires_at_ms":        l.ExpiresAtMs,
+		"acquired_at_ms":       l.AcquiredAtMs,
+		"next_cursor":          d.NextFireAtMs,
+		"last_scheduled_at_ms": lastScheduled,
+		"tid":                  f.TID,
+	}
+	maps.Copy(args, admission)
+	positional, err := commitWriteParams.args(args)
+	return positional, outcome, err
+}
+
+// noAdmission sets every one of sqlCommitWrite's parameters that describe
+// the admission to NULL: the write then creates no Run.
+func noAdmission() pgx.StrictNamedArgs {
+	return pgx.StrictNamedArgs{
+		"run_id": nil, "project_id": nil, "task_id": nil, "task_revision": nil, "execution_revision_id": nil,
+		"idempotency_key": nil, "scheduled_for_ms": nil, "admitted_at_ms": nil, "attempt_id": nil, "executor": nil,
+		"created_event": nil, "created_payload": nil, "queued_event": nil, "queued_payload": nil,
+	}
+}
+
+// admissionArgsOf describes the queued Run, Attempt 1 and events 1 and 2.
+func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArgs, error) {
+	tk, d := p.Ticket, p.Decision
+	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
+	created, err := json.Marshal(map[string]any{
+		"executionRevisionId":  f.Execution.ID,
+		"executionDigest":      f.Execution.Digest,
+		"triggerId":            tk.TriggerID,
+		"triggerRevision":      tk.TriggerRevision,
+		"triggerContentDigest": tk.TriggerContentDigest,
+		"taskRevision":         tk.TaskRevision,
+		"scheduledForMs":       d.ScheduledForMs,
+		"idempotencyKey":       key,
+	})
+	if err != nil {
+		return nil, err
+	}
+	queued, err := json.Marshal(map[string]any{"attemptId": p.AttemptID, "attempt": 1, "executor": string(task.RemoteWorker)})
+	if err != nil {
+		return nil, err
+	}
+	return pgx.StrictNamedArgs{
+		"run_id":                p.RunID,
+		"project_id":            tk.ProjectID,
+		"task_id":               tk.TaskID,
+		"task_revision":         tk.TaskRevision,
+		"execution_revision_id": f.Execution.ID,
+		"idempotency_key":       key,
+		"scheduled_for_ms":      d.ScheduledForMs,
+		"admitted_at_ms":        f.NowMs,
+		"attempt_id":            p.AttemptID,
+		"executor":              string(task.RemoteWorker),
+		"created_event":         run.EventCreated,
+		"created_payload":       created,
+		"queued_event":          run.EventQueued,
+		"queued_payload":        queued,
+	}, nil
+}
+
+// written is what sqlCommitWrite reported touching.
+type written struct {
+	schedules, runs, attempts, events int64
+	// commitMaybeRan is set with an error when the pipelined COMMIT may
+	// have been executed: the outcome is then unknown.
+	commitMaybeRan bool
+}
+
+// expectedWrite is what a write whose fence held touches for outcome.
+func expectedWrite(outcome schedule.Outcome) written {
+	if outcome == schedule.Admitted {
+		return written{schedules: 1, runs: 1, attempts: 1, events: 2}
+	}
+	return written{schedules: 1}
+}
+
+// writeAndCommit sends the write and COMMIT in one round trip: a pipeline
+// with a single Sync at its end. After an error the server skips every
+// message up to the Sync, so COMMIT runs only if the write succeeded; and
+// sqlCommitWrite writes nothing at all when its fence no longer holds, so
+// no row count has to be checked between the two.
+//
+// Whether COMMIT may have run when an error comes back: not when the batch
+// failed before anything was executed (pgx.ErrPreprocessingBatch: at most
+// statements were parsed), nor when the server answered the write with an
+// error (it then skipped COMMIT, or died before reaching it). Any other
+// failure — the link lost while the write's or COMMIT's reply was awaited,
+// or COMMIT itself failing with a connection-class error — leaves it open.
+//
+// The batch never rides on the caller's context: pgx gives up on a
+// cancelled context by cutting the connection, which would turn a clean
+// outcome into an unknown one. It is bounded by commitReplyTimeout, and a
+// cancelled caller interrupts it through the server instead (see
+// interruptOnCancel), so a write blocked on a lock is still abandoned
+// promptly and its reply still says exactly what happened.
+func writeAndCommit(ctx context.Context, conn *pgxpool.Conn, args []any) (written, error) {
+	batchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitReplyTimeout)
+	defer cancel()
+	stop := interruptOnCancel(ctx, conn.Conn())
+	defer stop()
+	b := &pgx.Batch{}
+	b.Queue(sqlCommitWrite, args...)
+	b.Queue(sqlCommit)
+	br := conn.SendBatch(batchCtx, b)
+	defer br.Close() // on the error paths; a clean COMMIT checks the Sync's reply below
+	var w written
+	if err := br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events); err != nil {
+		var pre pgx.ErrPreprocessingBatch
+		w.commitMaybeRan = sqlState(err) == "" && !errors.As(err, &pre)
+		return w, annotate(ctx, err)
+	}
+	tag, err := br.Exec()
+	if err != nil {
+		w.commitMaybeRan = true
+		return w, annotate(ctx, err)
+	}
+	if tag.String() != "COMMIT" {
+		// PostgreSQL answers COMMIT of an aborted transaction with
+		// ROLLBACK; the write succeeded, so this is a bug.
+		return w, fmt.Errorf("the admission transaction was rolled back (%s)", tag)
+	}
+	// The Sync's reply. The outcome is already known, but the session can
+	// still end here: a backend terminated while its COMMIT ran (the commit
+	// holds interrupts off until it is durable) answers COMMIT and then dies
+	// instead of answering the Sync. Nothing else ever sees that error: the
+	// pool quietly discards the closed connection on release and opens a
+	// new one, so a busy replica would keep admitting as if nothing
+	// happened.
+	if err := br.Close(); err != nil {
+		return w, &lostAfterCommit{err: err}
+	}
+	return w, nil
+}
+
+// lostAfterCommit is writeAndCommit's error when COMMIT succeeded but the
+// Sync after it was never answered: the session ended (the server
+// terminated it, the link broke, or commitReplyTimeout cut it) and pgx has
+// closed the connection.
+type lostAfterCommit struct{ err error }
+
+func (e *lostAfterCommit) Error() string { return "connection lost after COMMIT: " + e.err.Error() }
+func (e *lostAfterCommit) Unwrap() error { return e.err }
+
+// interruptOnCancel sends PostgreSQL a cancel request for conn's backend
+// when ctx is cancelled: it interrupts only the statement running there (a
+// write waiting for a lock, or COMMIT before its commit record), whose
+// reply then reports the failure over the intact connection. The returned
+// func ends the watch. A cancel request is asynchronous and could still
+// interrupt whatever that backend runs next, so once one was sent the
+// connection is closed rather than reused.
+func interruptOnCancel(ctx context.Context, conn *pgx.Conn) (stop func()) {
+	sent := make(chan struct{})
+	stopWatch := context.AfterFunc(ctx, func() {
+		defer close(sent)
+		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelRequestTimeout)
+		defer cancel()
+		conn.PgConn().CancelRequest(reqCtx) //nolint:errcheck // best effort: without it the batch runs until commitReplyTimeout
+	})
+	return func() {
+		if stopWatch() {
+			return
+		}
+		<-sent
+		conn.Close(context.WithoutCancel(ctx)) // the connection is discarded either way
+	}
+}
+
+// cancelRequestTimeout bounds sending one cancel request.
+const cancelRequestTimeout = 5 * time.Second
+
+// annotate marks an error of the write or COMMIT: the statement our own
+// cancel request interrupted reports the caller's cancellation, and a unique
+// violation of the idempotency key the conflict it means.
+func annotate(ctx context.Context, err error) error {
+	switch {
+	case sqlState(err) == stateQueryCanceled && ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", ctx.Err(), err)
+	case violates(err, constraintRunIdempotency):
+		return fmt.Errorf("%w: %w", errIdempotency, err)
+	}
+	return err
+}
+
+// stateQueryCanceled is what a statement interrupted by a cancel request
+// fails with.
+const stateQueryCanceled = "57014"
+
+// constraintRunIdempotency is the unique (project_id, idempotency_key) of
+// runs: violating it means this occurrence was already admitted.
+const constraintRunIdempotency = "runs_idempotency_key"
+
+var errIdempotency = errors.New("an admission with this idempotency key already exists")
+
+// violates reports a unique violation of the named constraint.
+func violates(err error, constraint string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == stateUniqueViolation && pe.ConstraintName == constraint
+}
+
+// failure classifies an error of one attempt. Retryable errors pass
+// through untouched for the retry loop.
+func failure(ctx context.Context, err error, commitSent bool) (schedule.CommitResult, error) {
+	switch {
+	case retryable(err):
+		return schedule.CommitResult{}, err
+	case connectionLost(err) || (commitSent && sqlState(err) == ""):
+		reason := schedule.ReasonConnectionLost
+		if commitSent {
+			reason = schedule.ReasonOutcomeUnknown
+		}
+		return reason.Result(), fmt.Errorf("%w (%s): %w", schedule.ErrUnavailable, reason, err)
+	case errors.Is(err, errIdempotency):
+		return schedule.ReasonOccurrenceExists.Result(), err
+	case ctx.Err() != nil:
+		return schedule.ReasonCancelled.Result(), err
+	}
+	return writeReason(err).Result(), err
+}

@@ -1,0 +1,93 @@
+package pgstore
+
+import (
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// commitFacts is what sqlCommitLock read under the row lock: the database
+// time and every stored fact a ticket is verified against.
+type commitFacts struct {
+	NowMs int64
+	TID   pgtype.TID
+
+	ProjectID         string
+	Revision          int64
+	NextFireAtMs      *int64
+	LastScheduledAtMs *int64
+	StateVersion      int64
+	ClaimOwner        *string
+	ClaimToken        *string
+	ClaimVersion      int64
+	ClaimExpiresAtMs  *int64
+	UpdatedAtMs       int64
+
+	ProjectStatus string
+
+	HeadRevision int64
+	HeadTaskID   string
+	Trigger      trigger.Revision
+	TriggerKind  string
+
+	TaskHeadRevision int64
+	Task             task.Revision
+
+	// Execution is nil when the pinned remote_worker plan is missing.
+	Execution *task.Execution
+}
+
+// stored is what the shared snapshot verification compares the ticket with.
+func (f commitFacts) stored() schedule.Stored {
+	return schedule.Stored{
+		ProjectStatus:       project.Status(f.ProjectStatus),
+		TriggerHeadRevision: f.HeadRevision,
+		TriggerHeadTaskID:   f.HeadTaskID,
+		Trigger:             f.Trigger,
+		TriggerKind:         f.TriggerKind,
+		TaskHeadRevision:    f.TaskHeadRevision,
+		Task:                f.Task,
+		RowRevision:         f.Revision,
+		StateVersion:        f.StateVersion,
+		NextFireAtMs:        f.NextFireAtMs,
+	}
+}
+
+func scanCommitFacts(row pgx.Row, triggerID string) (commitFacts, error) {
+	var f commitFacts
+	var policy string
+	var labels, command []byte
+	var erID, erProject, erTaskDigest, erExecutor, erDigest *string
+	var erCommand []byte
+	err := row.Scan(&f.NowMs, &f.TID,
+		&f.ProjectID, &f.Revision, &f.NextFireAtMs, &f.LastScheduledAtMs, &f.StateVersion,
+		&f.ClaimOwner, &f.ClaimToken, &f.ClaimVersion, &f.ClaimExpiresAtMs, &f.UpdatedAtMs,
+		&f.ProjectStatus,
+		&f.HeadRevision, &f.HeadTaskID,
+		&f.Trigger.TaskID, &f.Trigger.TaskRevision, &f.Trigger.TaskContentDigest, &f.Trigger.Spec.Name, &f.Trigger.Spec.Enabled, &f.TriggerKind,
+		&f.Trigger.Spec.Cron.Expression, &f.Trigger.Spec.Cron.Timezone, &policy, &f.Trigger.ContentDigest, &f.Trigger.CreatedAtMs,
+		&f.TaskHeadRevision,
+		&f.Task.ProjectID, &f.Task.Spec.Name, &f.Task.Spec.Enabled, &labels, &command, &f.Task.ContentDigest,
+		&erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest)
+	if err != nil {
+		return commitFacts{}, err
+	}
+	f.Trigger.TriggerID, f.Trigger.ProjectID, f.Trigger.Revision = triggerID, f.ProjectID, f.Revision
+	f.Trigger.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+	f.Task.TaskID, f.Task.Revision = f.Trigger.TaskID, f.Trigger.TaskRevision
+	// Undecodable stored content leaves the spec empty, so the digest check
+	// that follows fails closed.
+	f.Task.Spec.Labels, _ = decodeLabels(labels)
+	f.Task.Spec.Command, _ = decodeCommand(command)
+	if erID != nil {
+		e := &task.Execution{ID: *erID, ProjectID: *erProject, TaskID: f.Task.TaskID, TaskRevision: f.Task.Revision,
+			TaskContentDigest: *erTaskDigest, Executor: task.Executor(*erExecutor), Digest: *erDigest}
+		e.Command, _ = decodeCommand(erCommand)
+		f.Execution = e
+	}
+	return f, nil
+}

@@ -1,0 +1,218 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// SQLSTATEs the adapter reacts to.
+const (
+	stateSerializationFailure = "40001"
+	stateDeadlockDetected     = "40P01"
+	stateUniqueViolation      = "23505"
+	stateForeignKeyViolation  = "23503"
+	stateCheckViolation       = "23514"
+	stateInsufficientPriv     = "42501"
+	stateReadOnlyTransaction  = "25006"
+	stateIdleInTxTimeout      = "25P03"
+	stateLockNotAvailable     = "55P03"
+	stateOutOfSharedMemory    = "53200"
+	stateTooManyConnections   = "53300"
+	stateAdminShutdown        = "57P01"
+	stateCrashShutdown        = "57P02"
+	stateCannotConnectNow     = "57P03"
+)
+
+func sqlState(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// retryable reports a transaction that lost a serialization race and may be
+// re-run from scratch.
+func retryable(err error) bool {
+	s := sqlState(err)
+	return s == stateSerializationFailure || s == stateDeadlockDetected
+}
+
+// connectionLost reports an error meaning the database went away: SQLSTATE
+// class 08, an administrator/crash shutdown or a server still starting,
+// failing to reach the server at all, or the socket breaking underneath us.
+//
+// The caller's own deadline or cancellation is never a lost connection,
+// although pgx reports it by cutting the socket and context.DeadlineExceeded
+// is itself a net.Error: a slow request (a statement waiting for a lock)
+// says nothing about the database, and treating it as a loss would let
+// anyone able to slow one request take the replica out of service.
+func connectionLost(err error) bool {
+	if err == nil {
+		return false
+	}
+	if s := sqlState(err); s != "" {
+		return lostState(s)
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		// A connection attempt that failed on the network (refused, reset,
+		// timed out by the connect timeout) finds the server gone; one the
+		// server or TLS refused (no TLS offered, bad certificate) is a
+		// configuration error that no retry can cure.
+		cause := ce.Unwrap()
+		return errors.Is(cause, context.DeadlineExceeded) || brokenLink(cause)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if brokenLink(err) {
+		return true
+	}
+	// pgconn reports use of a connection it already closed after a
+	// network failure only by this message.
+	return strings.Contains(err.Error(), "conn closed")
+}
+
+// lostState reports the SQLSTATEs of a session the server ended or would
+// not start.
+func lostState(s string) bool {
+	return strings.HasPrefix(s, "08") || s == stateAdminShutdown || s == stateCrashShutdown || s == stateCannotConnectNow
+}
+
+// brokenLink reports a network-level failure of the socket.
+func brokenLink(err error) bool {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne):
+		return true
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNREFUSED):
+		return true
+	}
+	return false
+}
+
+// Transient reports an error a later attempt may not meet: a lost
+// connection, the server short of resources or shutting down, a lock or
+// statement timeout, a lost serialization race, or a time limit of our
+// own. Everything else (a wrong URL, TLS or password, a missing or
+// drifted schema, missing privileges, a broken invariant) is a
+// configuration or schema error that waiting does not fix.
+func Transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, schedule.ErrUnavailable) || connectionLost(err) || qlerror.Is(err, qlerror.Timeout) {
+		return true
+	}
+	switch s := sqlState(err); {
+	case s == "":
+		return errors.Is(err, context.DeadlineExceeded)
+	case strings.HasPrefix(s, "53"), strings.HasPrefix(s, "57"), s == stateSerializationFailure, s == stateDeadlockDetected,
+		s == stateLockNotAvailable, s == stateIdleInTxTimeout:
+		return true
+	}
+	return false
+}
+
+// StateCode is the stable diagnostic code of err's SQLSTATE, by class where
+// the exact state adds nothing an operator acts on, or "" when err carries
+// none. Logs use it instead of the server's message, whose text can carry
+// SQL parameters.
+func StateCode(err error) string {
+	s := sqlState(err)
+	switch {
+	case s == "":
+		return ""
+	case lostState(s):
+		return string(schedule.ReasonConnectionLost)
+	case s == stateOutOfSharedMemory:
+		return "out_of_shared_memory"
+	case s == stateTooManyConnections:
+		return "too_many_connections"
+	case strings.HasPrefix(s, "53"):
+		return "insufficient_resources"
+	case s == stateQueryCanceled:
+		return "statement_cancelled"
+	case strings.HasPrefix(s, "57"):
+		return "operator_intervention"
+	case s == stateSerializationFailure:
+		return "serialization_failure"
+	case s == stateDeadlockDetected:
+		return "deadlock_detected"
+	case s == stateLockNotAvailable:
+		return "lock_not_available"
+	case s == stateIdleInTxTimeout:
+		return "idle_in_transaction_timeout"
+	case s == stateInsufficientPriv:
+		return "insufficient_privilege"
+	case strings.HasPrefix(s, "23"):
+		return "constraint_violation"
+	case strings.HasPrefix(s, "42"):
+		return "schema_error"
+	}
+	return codeDatabaseError
+}
+
+// codeDatabaseError is StateCode's code for a SQLSTATE of no class it names.
+const codeDatabaseError = "database_error"
+
+// writeReason is the commit outcome's reason for a failure that is neither
+// a lost connection, a cancellation nor an existing occurrence: the
+// SQLSTATE's stable code when it is a failure reason of its own (resources,
+// timeouts, operator intervention...), write_failed otherwise.
+func writeReason(err error) schedule.Reason {
+	if r, ok := schedule.ReasonOf(StateCode(err)); ok && r.Outcome() == schedule.Failed {
+		return r
+	}
+	return schedule.ReasonWriteFailed
+}
+
+// mapErr turns a driver error into a coded error; what names the step.
+func mapErr(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var qe *qlerror.Error
+	if errors.As(err, &qe) {
+		return err
+	}
+	switch {
+	case connectionLost(err):
+		return qlerror.Wrap(qlerror.Unavailable, errors.Join(schedule.ErrUnavailable, err), "%s: the database is unavailable", what)
+	case errors.Is(err, context.DeadlineExceeded):
+		return qlerror.Wrap(qlerror.Timeout, err, "%s: the database did not answer in time (a lock held elsewhere or a slow statement); retry later", what)
+	case errors.Is(err, context.Canceled):
+		return qlerror.Wrap(qlerror.Unavailable, err, "%s: interrupted", what)
+	case errors.Is(err, pgx.ErrNoRows):
+		return qlerror.Wrap(qlerror.NotFound, err, "%s: not found", what)
+	}
+	switch s := sqlState(err); {
+	case s == stateUniqueViolation:
+		return qlerror.Wrap(qlerror.Conflict, err, "%s: already exists", what)
+	case s == stateForeignKeyViolation, s == stateCheckViolation:
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: rejected by the schema", what)
+	case s == stateInsufficientPriv:
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: permission denied; connect as the role meant for this (see `ql db roles`)", what)
+	case s == stateReadOnlyTransaction:
+		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database is read-only", what)
+	case s == stateSerializationFailure, s == stateDeadlockDetected:
+		return qlerror.Wrap(qlerror.Conflict, err, "%s: kept losing serialization races; retry later", what)
+	case s == stateQueryCanceled, s == stateLockNotAvailable, s == stateIdleInTxTimeout:
+		return qlerror.Wrap(qlerror.Timeout, err, "%s: the database ended the statement (%s: a time limit or an operator); retry later", what, StateCode(err))
+	case strings.HasPrefix(s, "53"), strings.HasPrefix(s, "57"):
+		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database cannot serve it now (%s); retry later", what, StateCode(err))
+	}
+	return qlerror.Wrap(qlerror.Internal, err, "%s", what)
+}

@@ -1,0 +1,165 @@
+package pgstore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/testkit/storetest"
+)
+
+// testLease is long enough never to expire inside a test that does not
+// wait for expiry on purpose.
+const testLease = 30 * time.Second
+
+// store is the env with the two roles' stores open.
+type store struct {
+	*env
+	admin   *Admin
+	runtime *Runtime
+}
+
+func newStore(t testing.TB) *store {
+	t.Helper()
+	e := newEnv(t)
+	return &store{env: e, admin: e.openAdmin(t), runtime: e.openRuntime(t, "replica-a", testLease)}
+}
+
+func (e *env) openAdmin(t testing.TB) *Admin {
+	t.Helper()
+	a, err := OpenAdmin(t.Context(), e.url(RoleAdmin))
+	if err != nil {
+		t.Fatalf("open admin: %v", err)
+	}
+	t.Cleanup(a.Close)
+	return a
+}
+
+func (e *env) openRuntime(t testing.TB, owner string, lease time.Duration) *Runtime {
+	t.Helper()
+	return e.openRuntimeAt(t, e.url(RoleRuntime), owner, lease)
+}
+
+// prefix is the role prefix of this environment's roles.
+func (e *env) prefix() string { return e.roles.Runtime[:len(e.roles.Runtime)-len(RoleRuntime)] }
+
+// openRuntimeAt opens a runtime store on url (the runtime role's URL, or a
+// proxy in front of it).
+func (e *env) openRuntimeAt(t testing.TB, url, owner string, lease time.Duration) *Runtime {
+	t.Helper()
+	r, err := OpenRuntime(t.Context(), url, RuntimeConfig{Owner: owner, Lease: lease, RolePrefix: e.prefix()})
+	if err != nil {
+		t.Fatalf("open runtime: %v", err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// fixture adapts a store to the conformance suite. Publishing goes through
+// the admin role and scheduling through the runtime role; the observation
+// helpers read as the superuser, outside both contracts.
+func (s *store) fixture() storetest.Fixture {
+	return storetest.Fixture{
+		Catalog:  s.admin,
+		Schedule: s.runtime,
+		Runs:     s.runtime,
+		Status:   s.runtime,
+		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
+			NowMs: func() int64 { return time.Now().UnixMilli() }},
+		Row:     s.row,
+		Counts:  s.counts,
+		MakeDue: s.makeDue,
+		NowMs:   s.runtime.NowMs,
+		Tamper: storetest.Tamper{
+			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
+				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules
+					SET next_fire_at_ms = $2, state_version = state_version + CASE WHEN $3 THEN 1 ELSE 0 END WHERE trigger_id = $1`, triggerID, cursorMs, bump)
+			},
+			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
+				return s.tamper(ctx, `UPDATE qinglong.trigger_revisions tr SET name = $2, enabled = $3, content_digest = $4
+					FROM qinglong.triggers tg WHERE tg.id = $1 AND tr.trigger_id = tg.id AND tr.revision = tg.current_revision`, triggerID, name, enabled, digest)
+			},
+			CorruptTaskCommand: func(ctx context.Context, taskID string, revision int64) error {
+				return s.tamper(ctx, `UPDATE qinglong.task_revisions SET command = jsonb_set(command, '{args}', '["rm", "-rf", "/"]')
+					WHERE task_id = $1 AND revision = $2`, taskID, revision)
+			},
+			SetTaskDigest: func(ctx context.Context, taskID string, revision int64, digest string) error {
+				return s.tamper(ctx, `UPDATE qinglong.task_revisions SET content_digest = $3 WHERE task_id = $1 AND revision = $2`, taskID, revision, digest)
+			},
+			DeleteExecutions: func(ctx context.Context, taskID string) error {
+				return s.tamper(ctx, `DELETE FROM qinglong.execution_revisions WHERE task_id = $1`, taskID)
+			},
+			CorruptExecutions: func(ctx context.Context, taskID string) error {
+				return s.tamper(ctx, `UPDATE qinglong.execution_revisions SET command = jsonb_set(command, '{args}', '["rm", "-rf", "/"]') WHERE task_id = $1`, taskID)
+			},
+			DeleteSchedule: func(ctx context.Context, triggerID string) error {
+				return s.tamper(ctx, `DELETE FROM qinglong.trigger_schedules WHERE trigger_id = $1`, triggerID)
+			},
+			FailQueuedEvents: func(ctx context.Context) error {
+				if err := s.tamper(ctx, `CREATE FUNCTION qinglong.test_fail_queued_event() RETURNS trigger LANGUAGE plpgsql AS $$
+						BEGIN IF NEW.name = 'run.queued' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`); err != nil {
+					return err
+				}
+				return s.tamper(ctx, `CREATE TRIGGER test_fail_queued_event BEFORE INSERT ON qinglong.run_events
+					FOR EACH ROW EXECUTE FUNCTION qinglong.test_fail_queued_event()`)
+			},
+		},
+	}
+}
+
+// tamper edits rows as the superuser, outside both roles' contracts.
+func (s *store) tamper(ctx context.Context, sql string, args ...any) error {
+	_, err := s.super.Exec(ctx, sql, args...)
+	return err
+}
+
+func newFixture(t *testing.T) storetest.Fixture { return newStore(t).fixture() }
+
+func (s *store) row(ctx context.Context, triggerID string) (storetest.Row, error) {
+	var r storetest.Row
+	err := s.super.QueryRow(ctx, `SELECT trigger_revision, next_fire_at_ms, last_scheduled_at_ms, state_version, claim_owner, claim_version
+		FROM qinglong.trigger_schedules WHERE trigger_id = $1`, triggerID).
+		Scan(&r.TriggerRevision, &r.NextFireAtMs, &r.LastScheduledAtMs, &r.StateVersion, &r.ClaimOwner, &r.ClaimVersion)
+	return r, err
+}
+
+func (s *store) counts(ctx context.Context, triggerID string) (storetest.Counts, error) {
+	var c storetest.Counts
+	err := s.super.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM qinglong.runs WHERE trigger_id = $1),
+		(SELECT count(*) FROM qinglong.attempts a JOIN qinglong.runs r ON r.id = a.run_id WHERE r.trigger_id = $1),
+		(SELECT count(*) FROM qinglong.run_events e JOIN qinglong.runs r ON r.id = e.run_id WHERE r.trigger_id = $1)`, triggerID).
+		Scan(&c.Runs, &c.Attempts, &c.Events)
+	return c, err
+}
+
+// makeDue moves an unclaimed row's cursor into the past by the database
+// clock.
+func (s *store) makeDue(ctx context.Context, triggerID string, lateMs int64) error {
+	_, err := s.super.Exec(ctx, `UPDATE qinglong.trigger_schedules
+		SET next_fire_at_ms = `+ClockMsSQL+` - $2, state_version = state_version + 1
+		WHERE trigger_id = $1`, triggerID, lateMs)
+	return err
+}
+
+func TestCatalogConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunCatalog(t, newFixture)
+}
+
+func TestScheduleConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunSchedule(t, newFixture)
+}
+
+func TestRunReaderConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunRunReader(t, newFixture)
+}
+
+func TestStatusReaderConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunStatusReader(t, newFixture)
+}

@@ -1,0 +1,170 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+var _ run.Reader = (*Runtime)(nil)
+
+// Run listing filters, each served by its runs_*_listing_idx, composed per
+// request after sqlRunColumns (sql/runs.sql) so every combination gets a
+// plan using its own index rather than one catch-all "$n IS NULL OR …"
+// plan that scans the primary key. They stay here because they are
+// fragments of one dynamic statement, numbered as they are added.
+const (
+	sqlRunFilterProject = ` project_id = $%d`
+	sqlRunFilterTrigger = ` trigger_id = $%d`
+	sqlRunFilterState   = ` state = $%d`
+	sqlRunFilterAfter   = ` id < $%d`
+	// Newest first: ids are UUIDv7, so id order is admission order.
+	sqlRunListOrder = ` ORDER BY id DESC LIMIT $%d`
+)
+
+// sqlRunGet is one run by id.
+var sqlRunGet = sqlRunColumns + ` WHERE id = $1`
+
+// RunList returns one page of runs, newest first, and the cursor of the
+// next page ("" when this is the last).
+func (r *Runtime) RunList(ctx context.Context, p run.ListParams) ([]run.Run, string, error) {
+	if p.Limit == 0 {
+		p.Limit = run.DefaultPageSize
+	}
+	if p.Limit < 1 || p.Limit > run.MaxPageSize {
+		return nil, "", qlerror.New(qlerror.Invalid, "run page size %d is outside 1–%d", p.Limit, run.MaxPageSize)
+	}
+	query, args, err := runListQuery(p)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := r.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, "", mapErr(err, "listing runs")
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (run.Run, error) { return scanRun(row) })
+	if err != nil {
+		return nil, "", mapErr(err, "listing runs")
+	}
+	next := ""
+	if len(list) > p.Limit {
+		list = list[:p.Limit]
+		next = list[len(list)-1].ID
+	}
+	return list, next, nil
+}
+
+func runListQuery(p run.ListParams) (string, []any, error) {
+	var where []string
+	var args []any
+	add := func(fragment string, v any) {
+		args = append(args, v)
+		where = append(where, strings.Replace(fragment, "%d", strconv.Itoa(len(args)), 1))
+	}
+	for _, f := range []struct{ field, value, fragment string }{
+		{"project", p.ProjectID, sqlRunFilterProject},
+		{"trigger", p.TriggerID, sqlRunFilterTrigger},
+		{"after", p.After, sqlRunFilterAfter},
+	} {
+		if f.value == "" {
+			continue
+		}
+		if err := ids.Validate(f.field, f.value); err != nil {
+			return "", nil, qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as the id printed by `ql runs list` or `ql triggers list`", f.field)
+		}
+		add(f.fragment, f.value)
+	}
+	if p.State != "" {
+		if !knownRunState(p.State) {
+			return "", nil, qlerror.New(qlerror.Invalid, "run listing: state %q is not one of %v", p.State, run.States)
+		}
+		add(sqlRunFilterState, string(p.State))
+	}
+	q := sqlRunColumns
+	if len(where) > 0 {
+		q += " WHERE" + strings.Join(where, " AND")
+	}
+	args = append(args, p.Limit+1)
+	return q + strings.Replace(sqlRunListOrder, "%d", strconv.Itoa(len(args)), 1), args, nil
+}
+
+func knownRunState(s run.State) bool {
+	for _, x := range run.States {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// RunGet returns a run with its attempts and events, read in one
+// repeatable-read snapshot so the three agree.
+func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
+	if err := ids.Validate("run id", id); err != nil {
+		return run.Detail{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
+	}
+	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return run.Detail{}, mapErr(err, "reading run "+id)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	var d run.Detail
+	d.Run, err = scanRun(tx.QueryRow(ctx, sqlRunGet, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return run.Detail{}, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id)
+	}
+	if err != nil {
+		return run.Detail{}, mapErr(err, "reading run "+id)
+	}
+	rows, err := tx.Query(ctx, sqlRunAttempts, id)
+	if err != nil {
+		return run.Detail{}, mapErr(err, "reading the attempts of run "+id)
+	}
+	if d.Attempts, err = pgx.CollectRows(rows, scanAttempt); err != nil {
+		return run.Detail{}, mapErr(err, "reading the attempts of run "+id)
+	}
+	rows, err = tx.Query(ctx, sqlRunEvents, id)
+	if err != nil {
+		return run.Detail{}, mapErr(err, "reading the events of run "+id)
+	}
+	d.Events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (run.Event, error) {
+		var e run.Event
+		err := row.Scan(&e.RunID, &e.Seq, &e.Name, &e.Payload, &e.CreatedAtMs)
+		return e, err
+	})
+	if err != nil {
+		return run.Detail{}, mapErr(err, "reading the events of run "+id)
+	}
+	return d, nil
+}
+
+func scanRun(row pgx.Row) (run.Run, error) {
+	var x run.Run
+	var triggerID, projectName, triggerName *string
+	var triggerRev, queuedAt *int64
+	var state string
+	err := row.Scan(&x.ID, &x.ProjectID, &x.TaskID, &x.TaskRevision, &triggerID, &triggerRev, &x.ExecutionRevisionID,
+		&x.IdempotencyKey, &x.ScheduledForMs, &state, &x.Version, &x.LastEventSeq, &x.CreatedAtMs, &queuedAt, &x.UpdatedAtMs, &x.FinishedAtMs,
+		&projectName, &triggerName)
+	x.TriggerID, x.TriggerRevision, x.QueuedAtMs = deref(triggerID), derefInt(triggerRev), derefInt(queuedAt)
+	x.ProjectName, x.TriggerName = deref(projectName), deref(triggerName)
+	x.State = run.State(state)
+	return x, err
+}
+
+func scanAttempt(row pgx.CollectableRow) (run.Attempt, error) {
+	var a run.Attempt
+	var state string
+	var errorCode, logPath *string
+	err := row.Scan(&a.ID, &a.RunID, &a.Number, &a.Executor, &state, &a.ExitCode, &errorCode, &a.CreatedAtMs, &a.StartedAtMs, &a.FinishedAtMs,
+		&logPath, &a.LogBytes, &a.LogTruncated)
+	a.State, a.ErrorCode, a.LogPath = run.AttemptState(state), deref(errorCode), deref(logPath)
+	return a, err
+}

@@ -1,0 +1,67 @@
+package pgstore
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// admitRuns publishes n every-minute triggers in a fresh project through
+// the admin role, moves their cursors into the past by the database clock
+// and admits them with one real round over the runtime role: the Runs are
+// exactly what the scheduler writes. It returns the project id and the run
+// ids keyed by trigger name (t000, t001, …).
+func (s *store) admitRuns(t *testing.T, projectName string, n int) (string, map[string]string) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "project: %s\ntasks:\n  - name: job\n    script: echo hi\ntriggers:\n", projectName)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  - {name: t%03d, task: job, cron: \"* * * * *\", timezone: UTC}\n", i)
+	}
+	doc, err := apply.Parse(projectName+".yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := catalog.Service{Store: s.admin, Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}
+	if _, err := apply.Apply(t.Context(), svc, doc, ids.New); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	var projectID string
+	if err := s.super.QueryRow(t.Context(), `SELECT id FROM qinglong.projects WHERE name = $1`, projectName).Scan(&projectID); err != nil {
+		t.Fatal(err)
+	}
+	s.exec(t, `UPDATE qinglong.trigger_schedules
+		SET next_fire_at_ms = `+ClockMsSQL+` - 1000, state_version = state_version + 1
+		WHERE project_id = $1`, projectID)
+	sum, err := schedule.Round(t.Context(), s.runtime, schedule.RoundConfig{PageSize: schedule.MaxPageSize, Parallel: 4, GraceMs: 30_000, NewID: ids.New})
+	if err != nil || sum.Counts[schedule.Admitted] != n {
+		t.Fatalf("round admitted %v (errors %v, err %v), want %d", sum.Counts, sum.Errors, err, n)
+	}
+	rows, err := s.super.Query(t.Context(), `SELECT tr.name, r.id FROM qinglong.runs r
+		JOIN qinglong.triggers tg ON tg.id = r.trigger_id
+		JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision
+		WHERE r.project_id = $1`, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, id string
+		if err := rows.Scan(&name, &id); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = id
+	}
+	if len(out) != n {
+		t.Fatalf("%d runs for %d triggers", len(out), n)
+	}
+	return projectID, out
+}

@@ -1,0 +1,62 @@
+package pgstore
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// Trigger listing page bounds.
+const (
+	defaultTriggerPage = 50
+	maxTriggerPage     = 500
+)
+
+// TriggerList lists triggers with their schedule state, by trigger id.
+func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
+	if p.Limit == 0 {
+		p.Limit = defaultTriggerPage
+	}
+	if p.Limit < 1 || p.Limit > maxTriggerPage {
+		return nil, "", qlerror.New(qlerror.Invalid, "trigger page size %d is outside 1–%d", p.Limit, maxTriggerPage)
+	}
+	var projectID, after *string
+	if p.ProjectID != "" {
+		if err := ids.Validate("projectId", p.ProjectID); err != nil {
+			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "trigger listing")
+		}
+		projectID = &p.ProjectID
+	}
+	if p.After != "" {
+		if err := ids.Validate("after", p.After); err != nil {
+			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "trigger listing cursor")
+		}
+		after = &p.After
+	}
+	rows, err := r.pool.Query(ctx, sqlTriggerList, projectID, after, p.Limit+1)
+	if err != nil {
+		return nil, "", mapErr(err, "listing triggers")
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (schedule.TriggerStatus, error) {
+		var s schedule.TriggerStatus
+		var policy string
+		err := row.Scan(&s.ProjectID, &s.ProjectName, &s.TriggerID, &s.Name, &s.Revision, &s.Enabled, &s.Cron.Expression, &s.Cron.Timezone,
+			&policy, &s.TaskID, &s.TaskName, &s.TaskRevision, &s.NextFireAtMs, &s.LastScheduledAtMs, &s.StateVersion, &s.ClaimOwner, &s.ClaimExpiresAtMs)
+		s.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+		return s, err
+	})
+	if err != nil {
+		return nil, "", mapErr(err, "listing triggers")
+	}
+	next := ""
+	if len(list) > p.Limit {
+		list = list[:p.Limit]
+		next = list[len(list)-1].TriggerID
+	}
+	return list, next, nil
+}

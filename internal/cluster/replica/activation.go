@@ -1,0 +1,216 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/availability"
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/cluster/recovery"
+	"github.com/qinglong/qinglong/internal/cluster/scheduler"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// Backoff between failed activations: doubling from backoffFirst up to a
+// quarter of the scheduler's cadence (never above backoffMax), so that once
+// the database answers again the next attempt comes soon enough for
+// admissions to resume within one cadence, activation included. A failed
+// attempt costs one refused connection, so the short cap is cheap.
+const (
+	backoffFirst = 100 * time.Millisecond
+	backoffMax   = 5 * time.Second
+)
+
+// activation is one pass of pool → readiness → startup recovery →
+// scheduler. It owns its pool and its availability latch; a lost database
+// ends it, and the supervisor builds a fresh one.
+type activation struct {
+	rt    *pgstore.Runtime
+	latch *availability.Latch
+	coord *scheduler.Coordinator
+}
+
+// activationError is a failed activation with the step it failed in.
+type activationError struct {
+	step string
+	err  error
+}
+
+func (e *activationError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *activationError) Unwrap() error { return e.err }
+
+// activate builds a fresh activation, logging each step. On failure it
+// releases what it opened and returns an *activationError.
+func (r *replica) activate(ctx context.Context, attempt int) (*activation, error) {
+	r.log.Info("activating: opening a fresh connection pool", slog.String("code", CodeActivating), slog.Int("attempt", attempt))
+	act := &activation{latch: availability.New()}
+	rt, err := pgstore.OpenRuntime(ctx, r.s.DatabaseURL, pgstore.RuntimeConfig{Owner: r.s.Coordinator.Owner, Lease: r.s.Coordinator.Lease, RolePrefix: r.s.RolePrefix})
+	if err != nil {
+		return nil, &activationError{step: "pool", err: err}
+	}
+	act.rt = rt
+	fail := func(step string, err error) (*activation, error) {
+		rt.Close()
+		return nil, &activationError{step: step, err: err}
+	}
+	if err := rt.Ready(ctx); err != nil {
+		return fail("readiness", err)
+	}
+	r.log.Info("database ready", slog.String("code", CodeDatabaseReady))
+	if _, err := (recovery.Gate{Source: rt, PageSize: recovery.MaxPageSize, Log: r.log}).Run(ctx); err != nil {
+		return fail("recovery", fmt.Errorf("startup recovery did not converge: %w", err))
+	}
+	coord, err := scheduler.New(r.s.Coordinator, rt, r.log, act.latch)
+	if err != nil {
+		return fail("scheduler", err)
+	}
+	if err := coord.Start(ctx); err != nil {
+		return fail("scheduler", err)
+	}
+	act.coord = coord
+	return act, nil
+}
+
+// deactivate stops the scheduler and closes the pool, within timeout.
+func (act *activation) deactivate(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return errors.Join(act.coord.Stop(ctx), closeWithin(ctx, act.rt.Close))
+}
+
+// supervise keeps the replica activated until ctx ends: it activates, opens
+// admission, and when the activation loses its database it closes
+// admission, stops that activation at once (no claim is taken after the
+// loss) and activates afresh, backing off between failed attempts. A
+// failure no retry can cure (configuration, schema, privileges) ends it
+// with that error. Whatever activation is live when ctx ends is left in
+// r.adm for the ordered stop.
+func (r *replica) supervise(ctx context.Context) error {
+	for attempt := 1; ; attempt++ {
+		act, err := r.activate(ctx, attempt)
+		if ctx.Err() != nil {
+			if act != nil {
+				r.adm.open(act)
+			}
+			return nil
+		}
+		if err != nil {
+			if !pgstore.Transient(err) {
+				r.logFatal(err)
+				return err
+			}
+			delay := r.backoff(attempt)
+			r.log.Warn("activation failed; retrying", append([]any{slog.String("code", CodeActivationFailed), slog.Int("attempt", attempt),
+				slog.Int64("retry_in_ms", delay.Milliseconds())}, failureAttrs(err)...)...)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(delay):
+			}
+			continue
+		}
+		r.adm.open(act)
+		r.log.Info("replica ready: admission open", slog.String("code", CodeReady))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-act.latch.Lost():
+		}
+		r.adm.withdraw()
+		if err := act.deactivate(r.s.Coordinator.StopTimeout); err != nil {
+			r.log.Warn("lost activation stopped with errors", slog.String("code", CodeDeactivated), slog.String("error", err.Error()))
+		} else {
+			r.log.Info("lost activation stopped; activating afresh", slog.String("code", CodeDeactivated))
+		}
+		attempt = 0
+	}
+}
+
+// backoff is the wait after the attempt-th failed activation in a row.
+func (r *replica) backoff(attempt int) time.Duration {
+	limit := min(max(r.s.Coordinator.Cadence/4, backoffFirst), backoffMax)
+	d := backoffFirst
+	for i := 1; i < attempt && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+// logFatal reports an activation failure no retry can cure.
+func (r *replica) logFatal(err error) {
+	var re *pgstore.ReadinessError
+	if errors.As(err, &re) {
+		r.log.Error("database not ready", slog.String("code", CodeNotReady), slog.String("error", readinessMessage(err)))
+		return
+	}
+	r.log.Error("activation failed; not retrying: the configuration or the schema is wrong", append([]any{slog.String("code", CodeActivationFatal)}, failureAttrs(err)...)...)
+}
+
+// failureAttrs describe an activation failure for the low-sensitivity
+// sink: the step, the stable codes, and the adapter's own sentence, never
+// the driver's text.
+func failureAttrs(err error) []any {
+	var attrs []any
+	var ae *activationError
+	if errors.As(err, &ae) {
+		attrs = append(attrs, slog.String("step", ae.step))
+	}
+	attrs = append(attrs, slog.String("error_code", string(qlerror.CodeOf(err))))
+	if code := pgstore.StateCode(err); code != "" {
+		attrs = append(attrs, slog.String("db_code", code))
+	}
+	var re *pgstore.ReadinessError
+	var qe *qlerror.Error
+	switch {
+	case errors.As(err, &re):
+		attrs = append(attrs, slog.String("readiness_code", re.Code), slog.String("error", readinessMessage(err)))
+	case errors.As(err, &qe):
+		attrs = append(attrs, slog.String("error", qe.Msg))
+	}
+	return attrs
+}
+
+// liveReaders serve the API through the live activation's runtime.
+type liveReaders struct{ adm *admission }
+
+var (
+	_               run.Reader            = liveReaders{}
+	_               schedule.StatusReader = liveReaders{}
+	errNoActivation                       = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
+)
+
+func (l liveReaders) runtime() (*pgstore.Runtime, error) {
+	if act := l.adm.current(); act != nil {
+		return act.rt, nil
+	}
+	return nil, errNoActivation
+}
+
+func (l liveReaders) RunList(ctx context.Context, p run.ListParams) ([]run.Run, string, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return nil, "", err
+	}
+	return rt.RunList(ctx, p)
+}
+
+func (l liveReaders) RunGet(ctx context.Context, id string) (run.Detail, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return run.Detail{}, err
+	}
+	return rt.RunGet(ctx, id)
+}
+
+func (l liveReaders) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return nil, "", err
+	}
+	return rt.TriggerList(ctx, p)
+}

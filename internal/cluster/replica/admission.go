@@ -1,0 +1,60 @@
+package replica
+
+import (
+	"sync/atomic"
+)
+
+// Readiness reasons, as /readyz reports them.
+const (
+	ReasonStarting            = "starting"
+	ReasonDraining            = "draining"
+	ReasonDatabaseUnavailable = "database_unavailable"
+)
+
+type phase int32
+
+const (
+	phaseStarting phase = iota
+	phaseRunning
+	phaseDraining
+)
+
+// admission is the replica's request admission: closed while starting,
+// open while a live activation holds the database, closed while a lost
+// database is re-activated, and closed for good once draining. The phase
+// only moves forward; the activation comes and goes.
+type admission struct {
+	phase atomic.Int32
+	live  atomic.Pointer[activation]
+}
+
+// open admits requests through act, unless the replica is draining; act is
+// recorded either way, for the ordered stop to release.
+func (a *admission) open(act *activation) {
+	a.live.Store(act)
+	a.phase.CompareAndSwap(int32(phaseStarting), int32(phaseRunning))
+}
+
+// withdraw stops admitting through the current activation.
+func (a *admission) withdraw() { a.live.Store(nil) }
+
+func (a *admission) close() { a.phase.Store(int32(phaseDraining)) }
+
+// current is the live activation, or nil between activations.
+func (a *admission) current() *activation { return a.live.Load() }
+
+// ready is the replica's readiness: admission open through an activation
+// that has not lost its database. The latch is read here, not only by the
+// supervisor, so /readyz turns 503 the instant the loss is seen.
+func (a *admission) ready() (bool, string) {
+	switch phase(a.phase.Load()) {
+	case phaseStarting:
+		return false, ReasonStarting
+	case phaseDraining:
+		return false, ReasonDraining
+	}
+	if act := a.live.Load(); act == nil || !act.latch.Available() {
+		return false, ReasonDatabaseUnavailable
+	}
+	return true, ""
+}

@@ -1,0 +1,78 @@
+package replica
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+)
+
+// The supervisor in this test's own process, so -race sees the activation
+// swap against concurrent API requests, readiness probes and the stop.
+func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) {
+	t.Parallel()
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("inproc", 20, "* * * * * *"))
+	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-in",
+		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second}
+	s, err := settingsFrom(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	logs := &logLines{added: make(chan struct{}, 1)}
+	go logs.consume(pr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil))) }()
+	eventually(t, 30*time.Second, "the first activation", func() bool { return len(logs.withCode(CodeReady)) == 1 })
+	addr, _ := logs.withCode(CodeListening)[0]["addr"].(string)
+
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for _, path := range []string{"/readyz", "/api/v1/runs", "/api/v1/triggers"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if resp, err := http.Get("http://" + addr + path); err == nil {
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	eventually(t, 10*time.Second, "a backend to terminate", func() bool { return len(backends(t, env, "replica-in")) > 0 })
+	before := backends(t, env, "replica-in")
+	terminateBackends(t, env, "replica-in")
+	eventually(t, 30*time.Second, "a fresh activation", func() bool {
+		return len(logs.withCode(CodeReady)) == 2 && newBackend(t, env, "replica-in", before)
+	})
+	close(stop)
+	wg.Wait()
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("serve returned %v after the stop", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not return within 10s of the stop")
+	}
+	pw.Close()
+	if len(logs.withCode(CodeDeactivated)) != 1 || len(logs.withCode(CodeStopped)) != 1 {
+		t.Fatalf("want one deactivation and one stop:\n%s", logs)
+	}
+}

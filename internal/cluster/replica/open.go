@@ -1,0 +1,133 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+)
+
+// cliOwner is the claim owner of a read-only CLI session; it never claims.
+const cliOwner = "ql-cli"
+
+// Open is the cli.Opener for postgres:// databases. One URL serves both
+// halves, but PostgreSQL's roles decide what works: `ql apply` needs the
+// admin role's URL (the runtime role cannot publish), `ql runs` needs the
+// runtime role's (the admin role cannot read runs), and `ql triggers list`
+// works with either. A permission error says which role to use.
+func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
+	admin, err := pgstore.OpenAdmin(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := pgstore.OpenRuntime(ctx, dsn, pgstore.RuntimeConfig{Owner: cliOwner})
+	if err != nil {
+		admin.Close()
+		return nil, err
+	}
+	return &cli.Backend{
+		Catalog: catalog.Service{
+			Store:    adminOnly{admin},
+			Executor: task.RemoteWorker,
+			NowMs:    func() int64 { return time.Now().UnixMilli() },
+		},
+		Runs:     runtimeOnly{rt},
+		Triggers: roleHint{rt},
+		Close: func() {
+			rt.Close()
+			admin.Close()
+		},
+	}, nil
+}
+
+// sqlStater is what PostgreSQL errors offer, without importing the driver.
+type sqlStater interface{ SQLState() string }
+
+const insufficientPrivilege = "42501"
+
+// explainRole rewrites a permission error into what to do about it.
+func explainRole(err error, what, role string) error {
+	var st sqlStater
+	if err != nil && errors.As(err, &st) && st.SQLState() == insufficientPrivilege {
+		return qlerror.New(qlerror.FailedPrecondition, "%s needs the %s role's URL (e.g. QL_DATABASE_URL=postgres://ql_%s@host/db); the role in this URL may not do it", what, role, role)
+	}
+	return err
+}
+
+// adminOnly is the catalog store with permission errors explained.
+type adminOnly struct{ a *pgstore.Admin }
+
+func (s adminOnly) ProjectByName(ctx context.Context, name string) (project.Project, error) {
+	p, err := s.a.ProjectByName(ctx, name)
+	return p, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) ProjectSave(ctx context.Context, p project.Project) (catalog.Change, error) {
+	c, err := s.a.ProjectSave(ctx, p)
+	return c, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) TaskByName(ctx context.Context, projectID, name string) (task.Revision, error) {
+	r, err := s.a.TaskByName(ctx, projectID, name)
+	return r, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (catalog.PublishResult, error) {
+	r, err := s.a.TaskPublish(ctx, p)
+	return r, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) TriggerByName(ctx context.Context, projectID, name string) (trigger.Revision, error) {
+	r, err := s.a.TriggerByName(ctx, projectID, name)
+	return r, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) TriggerPublish(ctx context.Context, p catalog.TriggerPublishParams) (catalog.PublishResult, error) {
+	r, err := s.a.TriggerPublish(ctx, p)
+	return r, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) TasksByName(ctx context.Context, projectID string, names []string) (map[string]task.Revision, error) {
+	r, err := s.a.TasksByName(ctx, projectID, names)
+	return r, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error) {
+	r, err := s.a.TriggersByName(ctx, projectID, names)
+	return r, explainRole(err, "publishing definitions", "admin")
+}
+
+func (s adminOnly) Publish(ctx context.Context, fn func(tx catalog.Tx) error) error {
+	return explainRole(s.a.Publish(ctx, fn), "publishing definitions", "admin")
+}
+
+// runtimeOnly is the run reader with permission errors explained.
+type runtimeOnly struct{ r run.Reader }
+
+func (s runtimeOnly) RunList(ctx context.Context, p run.ListParams) ([]run.Run, string, error) {
+	l, next, err := s.r.RunList(ctx, p)
+	return l, next, explainRole(err, "reading runs", "runtime")
+}
+
+func (s runtimeOnly) RunGet(ctx context.Context, id string) (run.Detail, error) {
+	d, err := s.r.RunGet(ctx, id)
+	return d, explainRole(err, "reading runs", "runtime")
+}
+
+// roleHint is the trigger status reader with permission errors explained.
+type roleHint struct{ r schedule.StatusReader }
+
+func (s roleHint) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
+	l, next, err := s.r.TriggerList(ctx, p)
+	return l, next, explainRole(err, "listing triggers", "runtime")
+}

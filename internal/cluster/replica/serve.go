@@ -1,0 +1,148 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/cluster/httpapi"
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/httpserve"
+)
+
+// Diagnostic codes of the composition root.
+const (
+	CodeListening        = "serve.http_listening"
+	CodeActivating       = "serve.activating"
+	CodeDatabaseReady    = "serve.database_ready"
+	CodeReady            = "serve.ready"
+	CodeNotReady         = "serve.database_not_ready"
+	CodeActivationFailed = "serve.activation_failed"
+	CodeActivationFatal  = "serve.activation_fatal"
+	CodeUnavailable      = "serve.database_unavailable"
+	CodeDeactivated      = "serve.deactivated"
+	CodeAdmissionClosed  = "serve.admission_closed"
+	CodeStopped          = "serve.stopped"
+)
+
+// Serve is the cli.ServeFunc of the cluster profile. It returns nil after a
+// clean drain on SIGTERM/SIGINT (ctx ending).
+func Serve(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
+	s, err := settingsFrom(f)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)).With(slog.String("replica", s.Coordinator.Owner))
+	return serveReplica(ctx, s, log)
+}
+
+// replica is what a started replica holds, for the ordered stop.
+type replica struct {
+	s    settings
+	log  *slog.Logger
+	http *httpserve.Server
+	adm  *admission
+}
+
+func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
+	r := &replica{s: s, log: log, adm: &admission{}}
+	// The stop is bounded from the signal, whatever phase it lands in
+	// (a lost activation being stopped, a backoff, an activation step).
+	signalled := make(chan time.Time, 1)
+	stopWatch := context.AfterFunc(ctx, func() { signalled <- time.Now() })
+	defer stopWatch()
+	err := r.listen()
+	if err == nil {
+		err = r.supervise(ctx)
+	}
+	if err != nil && ctx.Err() == nil {
+		// Startup failed for good: release what started; the startup
+		// error is the one worth reporting.
+		_ = r.stop(time.Now().Add(s.Coordinator.StopTimeout))
+		return err
+	}
+	return r.stop((<-signalled).Add(s.Coordinator.StopTimeout))
+}
+
+// listen binds HTTP before any database work, so /livez answers and
+// /readyz says "starting" while the first activation is retried.
+func (r *replica) listen() error {
+	live := liveReaders{adm: r.adm}
+	var err error
+	r.http, err = httpserve.Listen(r.s.HTTPAddr, httpapi.NewHandler(httpapi.Config{
+		Runs: live, Triggers: live, Ready: r.adm.ready, Log: r.log, Observe: r.observe,
+	}))
+	if err != nil {
+		return err
+	}
+	r.log.Info("HTTP listening; not ready until startup completes", slog.String("code", CodeListening), slog.String("addr", r.http.Addr()))
+	return nil
+}
+
+// observe trips the live activation's latch when an API request finds the
+// database gone; the supervisor then replaces that activation.
+func (r *replica) observe(err error) {
+	if act := r.adm.current(); act != nil && act.latch.Observe(err) {
+		r.log.Error("database connection lost; this replica stops scheduling until a fresh activation succeeds", slog.String("code", CodeUnavailable))
+	}
+}
+
+// stop closes admission, drains the scheduler, shuts HTTP down and closes
+// the pool, all by deadline. It returns the scheduler's drain-timeout
+// error, if any.
+func (r *replica) stop(deadline time.Time) error {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	r.adm.close()
+	r.log.Info("admission closed; draining", slog.String("code", CodeAdmissionClosed))
+	var errs []error
+	act := r.adm.current()
+	if act != nil {
+		errs = append(errs, act.coord.Stop(ctx))
+	}
+	if r.http != nil {
+		errs = append(errs, r.http.Shutdown(ctx))
+	}
+	if act != nil {
+		errs = append(errs, closeWithin(ctx, act.rt.Close))
+	}
+	err := errors.Join(errs...)
+	if err != nil {
+		r.log.Error("replica stopped with errors", slog.String("code", CodeStopped), slog.String("error", err.Error()))
+		return err
+	}
+	r.log.Info("replica stopped", slog.String("code", CodeStopped))
+	return nil
+}
+
+// closeWithin closes the pool but waits no longer than ctx allows: a
+// connection still held by an abandoned commit would otherwise hold the
+// process past its stop timeout. The process is about to exit; the server
+// ends that session itself.
+func closeWithin(ctx context.Context, closeFn func()) error {
+	done := make(chan struct{})
+	go func() {
+		closeFn()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return errors.New("database pool: a connection was still in use at the stop timeout")
+	}
+}
+
+// readinessMessage is the low-sensitivity form of a readiness failure: its
+// stable code and detail, without the wrapped driver error.
+func readinessMessage(err error) string {
+	var re *pgstore.ReadinessError
+	if errors.As(err, &re) {
+		return re.Code + ": " + re.Message() + " " + re.Detail
+	}
+	return "readiness check failed"
+}

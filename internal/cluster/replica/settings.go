@@ -1,0 +1,178 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/httpapi"
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/cluster/scheduler"
+	"github.com/qinglong/qinglong/internal/core/cli"
+)
+
+// settings are a replica's validated settings.
+type settings struct {
+	Coordinator scheduler.Config
+	HTTPAddr    string
+	// DatabaseURL is the runtime role's URL with application_name set to
+	// the replica id (unless the URL sets one), so pg_stat_activity names
+	// the replica behind every backend.
+	DatabaseURL string
+	RolePrefix  string
+}
+
+// flagOf names the command-line setting behind each coordinator field.
+var flagOf = map[string]string{
+	"Owner":       "--replica-id",
+	"PageSize":    "--page-size",
+	"Parallel":    "--commit-parallel",
+	"Lease":       "--lease",
+	"Cadence":     "--cadence",
+	"StopTimeout": "--stop-timeout",
+	"Grace":       "--misfire-grace",
+}
+
+// settingsFrom validates every setting without touching the network. Any
+// error is a *cli.UsageError (exit 2) naming the setting and what it allows.
+func settingsFrom(f *cli.ServeFlags) (settings, error) {
+	if err := rejectSingleNodeFlags(f); err != nil {
+		return settings{}, err
+	}
+	owner := f.ReplicaID
+	if owner == "" {
+		owner = defaultReplicaID(os.Hostname, os.Getpid())
+	}
+	cfg := scheduler.Config{
+		Owner: owner, PageSize: f.PageSize, Parallel: f.CommitParallel, Lease: f.Lease, Cadence: f.Cadence, StopTimeout: f.StopTimeout, Grace: f.Grace,
+	}.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		var fe *scheduler.FieldError
+		if errors.As(err, &fe) {
+			return settings{}, cli.Usagef("%s %s is not allowed (allowed: %s)", flagOf[fe.Field], fe.Value, fe.Allowed)
+		}
+		return settings{}, &cli.UsageError{Err: err}
+	}
+	if cfg.Lease%time.Millisecond != 0 {
+		return settings{}, cli.Usagef("--lease %s must be a whole number of milliseconds", cfg.Lease)
+	}
+	if err := (pgstore.RolesConfig{Prefix: f.RolePrefix}).Validate(); err != nil {
+		return settings{}, cli.Usagef("--role-prefix: %v", err)
+	}
+	addr := f.HTTPAddr
+	if addr == "" {
+		addr = httpapi.DefaultAddr
+	}
+	if err := checkListenAddr(addr); err != nil {
+		return settings{}, err
+	}
+	dbURL, err := runtimeURL(f.DatabaseURL, owner)
+	if err != nil {
+		return settings{}, err
+	}
+	return settings{Coordinator: cfg, HTTPAddr: addr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix}, nil
+}
+
+// rejectSingleNodeFlags refuses settings that only single-node profiles
+// use, rather than silently ignoring them.
+func rejectSingleNodeFlags(f *cli.ServeFlags) error {
+	for _, s := range []struct {
+		name string
+		set  bool
+	}{
+		{"--data-dir", f.DataDir != ""},
+		{"--example", f.Example},
+		{"--concurrency", f.Concurrency != 0},
+		{"--log-max-bytes", f.LogMaxBytes != 0},
+		{"--run-as", f.RunAs != ""},
+	} {
+		if s.set {
+			return cli.Usagef("%s is a single-node setting; the cluster profile runs no local executor and keeps its state in PostgreSQL (--database-url)", s.name)
+		}
+	}
+	return nil
+}
+
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		var n int
+		n, err = strconv.Atoi(port)
+		if err == nil && (n < 0 || n > 65535) {
+			err = fmt.Errorf("port %d is outside 0–65535", n)
+		}
+	}
+	if err != nil {
+		return cli.Usagef("--http-addr %q must be host:port, e.g. %s (loopback only) or 0.0.0.0:8080: %v", addr, httpapi.DefaultAddr, err)
+	}
+	return nil
+}
+
+var hostUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.:-]+`)
+
+// defaultReplicaID is the host name and process id, shaped to the owner
+// pattern: host names may carry characters claim owners may not.
+func defaultReplicaID(hostname func() (string, error), pid int) string {
+	host, err := hostname()
+	if err != nil || host == "" {
+		host = "replica"
+	}
+	host = hostUnsafe.ReplaceAllString(host, "-")
+	if host[0] == '-' || host[0] == '_' || host[0] == '.' || host[0] == ':' {
+		host = "r" + host
+	}
+	suffix := "-" + strconv.Itoa(pid)
+	if len(host) > 128-len(suffix) {
+		host = host[:128-len(suffix)]
+	}
+	return host + suffix
+}
+
+var sslModes = []string{"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}
+
+// runtimeURL checks the database URL's shape and TLS settings and names
+// the replica in application_name. The password, if any, is never echoed.
+func runtimeURL(raw, owner string) (string, error) {
+	if raw == "" {
+		return "", cli.Usagef("--database-url is required for the cluster profile: the runtime role's URL, e.g. postgres://ql_runtime@db:5432/qinglong?sslmode=verify-full (or QL_DATABASE_URL)")
+	}
+	if !cli.IsPostgresURL(raw) {
+		return "", cli.Usagef("--database-url must start with postgres:// or postgresql://")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", cli.Usagef("--database-url cannot be parsed; use postgres://user@host:port/db?sslmode=verify-full (put the password in PGPASSWORD or a password file)")
+	}
+	q := u.Query()
+	if mode := q.Get("sslmode"); mode != "" && !contains(sslModes, mode) {
+		return "", cli.Usagef("--database-url: sslmode %q is not one of %v", mode, sslModes)
+	}
+	for _, file := range []string{"sslrootcert", "sslcert", "sslkey"} {
+		path := q.Get(file)
+		if path == "" || path == "system" {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			return "", cli.Usagef("--database-url: %s %s cannot be read: %v", file, path, errors.Unwrap(err))
+		}
+	}
+	if q.Get("application_name") == "" {
+		q.Set("application_name", "qinglong:"+owner)
+		u.RawQuery = q.Encode()
+	}
+	return u.String(), nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

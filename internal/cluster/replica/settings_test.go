@@ -1,0 +1,172 @@
+package replica
+
+import (
+	"errors"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/availability"
+	"github.com/qinglong/qinglong/internal/cluster/scheduler"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+func validFlags() cli.ServeFlags {
+	return cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: "postgres://ql_runtime@db:5432/qinglong?sslmode=require", ReplicaID: "r1"}
+}
+
+func TestSettingsDefaultsAreTheClusterProfiles(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	s, err := settingsFrom(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Coordinator
+	if c.PageSize != 16 || c.Parallel != 4 || c.Lease != 30*time.Second || c.Cadence != time.Second || c.StopTimeout != 10*time.Second || c.Grace != 30*time.Second || s.HTTPAddr != "127.0.0.1:8080" {
+		t.Fatalf("settings %+v", s)
+	}
+}
+
+func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		mutate  func(*cli.ServeFlags)
+		mention []string
+	}{
+		{"page size above cap", func(f *cli.ServeFlags) { f.PageSize = 257 }, []string{"--page-size", "1–256"}},
+		{"negative page size", func(f *cli.ServeFlags) { f.PageSize = -1 }, []string{"--page-size", "1–256"}},
+		{"commit parallelism above cap", func(f *cli.ServeFlags) { f.CommitParallel = 17 }, []string{"--commit-parallel", "1–16"}},
+		{"cadence too short", func(f *cli.ServeFlags) { f.Cadence = 100 * time.Millisecond }, []string{"--cadence", "250ms–1h"}},
+		{"lease too long", func(f *cli.ServeFlags) { f.Lease = 2 * time.Minute }, []string{"--lease", "1s–1m"}},
+		{"lease sub-millisecond", func(f *cli.ServeFlags) { f.Lease = 1500*time.Millisecond + 1 }, []string{"--lease", "milliseconds"}},
+		{"stop timeout too long", func(f *cli.ServeFlags) { f.StopTimeout = time.Minute }, []string{"--stop-timeout", "100ms–30s"}},
+		{"grace negative", func(f *cli.ServeFlags) { f.Grace = -time.Second }, []string{"--misfire-grace", "0s–24h"}},
+		{"replica id shape", func(f *cli.ServeFlags) { f.ReplicaID = "no spaces" }, []string{"--replica-id", "1–128 characters"}},
+		{"role prefix shape", func(f *cli.ServeFlags) { f.RolePrefix = "Bad-Prefix" }, []string{"--role-prefix"}},
+		{"http addr", func(f *cli.ServeFlags) { f.HTTPAddr = "8080" }, []string{"--http-addr", "host:port"}},
+		{"http port", func(f *cli.ServeFlags) { f.HTTPAddr = "127.0.0.1:70000" }, []string{"--http-addr", "0–65535"}},
+		{"no database", func(f *cli.ServeFlags) { f.DatabaseURL = "" }, []string{"--database-url is required", "QL_DATABASE_URL"}},
+		{"sqlite path", func(f *cli.ServeFlags) { f.DatabaseURL = "/var/lib/ql.db" }, []string{"--database-url", "postgres://"}},
+		{"bad sslmode", func(f *cli.ServeFlags) { f.DatabaseURL = "postgres://u@h/d?sslmode=maybe" }, []string{"sslmode", "verify-full"}},
+		{"missing root cert", func(f *cli.ServeFlags) {
+			f.DatabaseURL = "postgres://u@h/d?sslmode=verify-full&sslrootcert=" + url.QueryEscape(filepath.Join(t.TempDir(), "none.pem"))
+		}, []string{"sslrootcert", "none.pem"}},
+		{"single-node data dir", func(f *cli.ServeFlags) { f.DataDir = "/var/lib/ql" }, []string{"--data-dir", "single-node"}},
+		{"single-node example", func(f *cli.ServeFlags) { f.Example = true }, []string{"--example"}},
+		{"single-node concurrency", func(f *cli.ServeFlags) { f.Concurrency = 4 }, []string{"--concurrency"}},
+		{"single-node run-as", func(f *cli.ServeFlags) { f.RunAs = "nobody" }, []string{"--run-as", "single-node"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := validFlags()
+			c.mutate(&f)
+			_, err := settingsFrom(&f)
+			var ue *cli.UsageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("got %v, want a usage error (exit 2)", err)
+			}
+			for _, m := range c.mention {
+				if !strings.Contains(err.Error(), m) {
+					t.Fatalf("%q does not mention %q", err, m)
+				}
+			}
+		})
+	}
+}
+
+func TestSettingsNeverEchoTheDatabasePassword(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	f.DatabaseURL = "postgres://ql_runtime:s3cret-pw@db/ql?sslmode=nope"
+	_, err := settingsFrom(&f)
+	if err == nil || strings.Contains(err.Error(), "s3cret-pw") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestRuntimeURLNamesTheReplicaAndKeepsTLSSettings(t *testing.T) {
+	t.Parallel()
+	got, err := runtimeURL("postgres://ql_runtime@db/ql?sslmode=verify-full&sslrootcert=system", "r-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mustQuery(t, got)
+	if q.Get("application_name") != "qinglong:r-7" || q.Get("sslmode") != "verify-full" || q.Get("sslrootcert") != "system" {
+		t.Fatalf("url %s", got)
+	}
+	kept, err := runtimeURL("postgres://u@h/d?application_name=mine", "r-7")
+	if err != nil || mustQuery(t, kept).Get("application_name") != "mine" {
+		t.Fatalf("an explicit application_name was overridden: %s %v", kept, err)
+	}
+}
+
+func mustQuery(t *testing.T, raw string) url.Values {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query()
+}
+
+func TestDefaultReplicaIDIsHostAndPidInTheOwnerShape(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]string{
+		"node-1.example.com":     "node-1.example.com-42",
+		"weird host/name":        "weird-host-name-42",
+		"-leading":               "r-leading-42",
+		"":                       "replica-42",
+		strings.Repeat("h", 200): strings.Repeat("h", 125) + "-42",
+	} {
+		got := defaultReplicaID(func() (string, error) { return host, nil }, 42)
+		if got != want || !scheduler.OwnerPattern.MatchString(got) {
+			t.Errorf("host %q → %q, want %q matching the owner pattern", host, got, want)
+		}
+	}
+	if got := defaultReplicaID(func() (string, error) { return "", errors.New("no uts") }, 7); got != "replica-7" {
+		t.Errorf("without a host name: %q", got)
+	}
+}
+
+func TestAdmissionFollowsTheLiveActivationAndDrainingWins(t *testing.T) {
+	t.Parallel()
+	a := &admission{}
+	first := &activation{latch: availability.New()}
+	second := &activation{latch: availability.New()}
+	steps := []struct {
+		do     func()
+		ready  bool
+		reason string
+	}{
+		{func() {}, false, ReasonStarting},
+		{func() { a.open(first) }, true, ""},
+		// The loss shows at once, before the supervisor reacts.
+		{func() { first.latch.Observe(schedule.ErrUnavailable) }, false, ReasonDatabaseUnavailable},
+		{a.withdraw, false, ReasonDatabaseUnavailable},
+		{func() { a.open(second) }, true, ""},
+		{a.close, false, ReasonDraining},
+		{func() { a.open(first) }, false, ReasonDraining},
+	}
+	for i, s := range steps {
+		s.do()
+		if ok, reason := a.ready(); ok != s.ready || reason != s.reason {
+			t.Fatalf("step %d: ready %v %q, want %v %q", i, ok, reason, s.ready, s.reason)
+		}
+	}
+}
+
+func TestCommitParallelReachesTheCoordinator(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	f.CommitParallel = 8
+	s, err := settingsFrom(&f)
+	if err != nil || s.Coordinator.Parallel != 8 {
+		t.Fatalf("--commit-parallel 8 gave parallel %d, %v", s.Coordinator.Parallel, err)
+	}
+}

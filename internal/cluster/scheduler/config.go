@@ -1,0 +1,122 @@
+package scheduler
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// Defaults and limits of the cluster coordinator (docs/architecture.md, "Profiles").
+const (
+	DefaultPageSize    = schedule.DefaultPageSize
+	MaxPageSize        = schedule.MaxPageSize
+	DefaultLease       = 30 * time.Second
+	MinLease           = time.Second
+	MaxLease           = 60 * time.Second
+	DefaultCadence     = time.Second
+	DefaultStopTimeout = 10 * time.Second
+	DefaultParallel    = 4
+	MaxParallel        = schedule.MaxParallel
+	DefaultGrace       = 30 * time.Second
+	MaxGrace           = 24 * time.Hour
+)
+
+// OwnerPattern is the shape of a claim owner; the schema's check constraint
+// on trigger_schedules.claim_owner enforces the same pattern.
+var OwnerPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
+
+// Config of one replica's coordinator. There is deliberately no clock or
+// time-source field: every decision uses the database time its claim was
+// acquired at.
+type Config struct {
+	// Owner is the replica id written into every claim it takes.
+	Owner string
+	// PageSize is how many schedule rows one round claims (1–256).
+	PageSize int
+	// Lease is how long a claim stays valid in database time (1 s–60 s).
+	Lease time.Duration
+	// Cadence is the wait after a round that claimed less than a page
+	// (250 ms–1 h).
+	Cadence time.Duration
+	// StopTimeout bounds the drain on Stop (100 ms–30 s).
+	StopTimeout time.Duration
+	// Parallel is how many admissions of one round commit at once (1–16).
+	Parallel int
+	// Grace is how late an occurrence may be before a skip policy drops it
+	// (0–24 h).
+	Grace time.Duration
+}
+
+// WithDefaults fills every zero field with its default.
+func (c Config) WithDefaults() Config {
+	if c.PageSize == 0 {
+		c.PageSize = DefaultPageSize
+	}
+	if c.Lease == 0 {
+		c.Lease = DefaultLease
+	}
+	if c.Cadence == 0 {
+		c.Cadence = DefaultCadence
+	}
+	if c.StopTimeout == 0 {
+		c.StopTimeout = DefaultStopTimeout
+	}
+	if c.Parallel == 0 {
+		c.Parallel = DefaultParallel
+	}
+	if c.Grace == 0 {
+		c.Grace = DefaultGrace
+	}
+	return c
+}
+
+// FieldError names a setting that is out of its allowed range.
+type FieldError struct {
+	Field   string // the Config field, e.g. "PageSize"
+	Value   string
+	Allowed string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s %s is not allowed (allowed: %s)", e.Field, e.Value, e.Allowed)
+}
+
+// Validate checks every field and returns a *FieldError for the first one
+// out of range.
+func (c Config) Validate() error {
+	switch {
+	case !OwnerPattern.MatchString(c.Owner):
+		return &FieldError{Field: "Owner", Value: fmt.Sprintf("%q", c.Owner), Allowed: "1–128 characters of A-Z a-z 0-9 _ . : -, starting with a letter or digit"}
+	case c.PageSize < 1 || c.PageSize > MaxPageSize:
+		return &FieldError{Field: "PageSize", Value: fmt.Sprint(c.PageSize), Allowed: fmt.Sprintf("1–%d", MaxPageSize)}
+	case c.Lease < MinLease || c.Lease > MaxLease:
+		return &FieldError{Field: "Lease", Value: short(c.Lease), Allowed: span(MinLease, MaxLease)}
+	case c.Cadence < loop.MinCadence || c.Cadence > loop.MaxCadence:
+		return &FieldError{Field: "Cadence", Value: short(c.Cadence), Allowed: span(loop.MinCadence, loop.MaxCadence)}
+	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:
+		return &FieldError{Field: "StopTimeout", Value: short(c.StopTimeout), Allowed: span(loop.MinStopTimeout, loop.MaxStopTimeout)}
+	case c.Parallel < 1 || c.Parallel > MaxParallel:
+		return &FieldError{Field: "Parallel", Value: fmt.Sprint(c.Parallel), Allowed: fmt.Sprintf("1–%d", MaxParallel)}
+	case c.Grace < 0 || c.Grace > MaxGrace:
+		return &FieldError{Field: "Grace", Value: short(c.Grace), Allowed: span(0, MaxGrace)}
+	}
+	return nil
+}
+
+func span(lo, hi time.Duration) string { return short(lo) + "–" + short(hi) }
+
+// short prints 1h rather than Go's 1h0m0s.
+func short(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+package scheduler
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/availability"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// Coordinator runs rounds for one replica.
+type Coordinator struct {
+	cfg   Config
+	store schedule.Store
+	log   *slog.Logger
+	diag  schedule.Diagnostics
+	latch *availability.Latch
+	loop  *loop.Loop
+}
+
+// New validates cfg (after WithDefaults) and builds a stopped coordinator.
+// The store must claim with cfg.Owner and cfg.Lease.
+func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability.Latch) (*Coordinator, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner}, latch: latch}
+	l, err := loop.New(loop.Config{
+		Name:        "scheduler",
+		Cadence:     cfg.Cadence,
+		StopTimeout: cfg.StopTimeout,
+		OnError:     c.diag.RoundFailed,
+	}, c.round)
+	if err != nil {
+		return nil, err
+	}
+	c.loop = l
+	return c, nil
+}
+
+// Start begins rounds; the first starts at once. Idempotent while running.
+func (c *Coordinator) Start(ctx context.Context) error {
+	if err := c.loop.Start(ctx); err != nil {
+		return err
+	}
+	c.log.Info("scheduler started", slog.String("code", CodeStarted), slog.String("owner", c.cfg.Owner),
+		slog.Int("page_size", c.cfg.PageSize), slog.Int64("lease_ms", c.cfg.Lease.Milliseconds()),
+		slog.Int64("cadence_ms", c.cfg.Cadence.Milliseconds()))
+	return nil
+}
+
+// Stop cancels the running round and waits at most StopTimeout for it; on
+// timeout it returns an error wrapping loop.ErrDrainTimeout that names what
+// was still running. Idempotent.
+func (c *Coordinator) Stop(ctx context.Context) error {
+	start := time.Now()
+	err := c.loop.Stop(ctx)
+	if err != nil {
+		c.log.Error("scheduler did not drain in time", slog.String("code", CodeDrainTimedOut), slog.String("owner", c.cfg.Owner), slog.String("error", err.Error()))
+		return err
+	}
+	c.log.Info("scheduler stopped", slog.String("code", CodeStopped), slog.String("owner", c.cfg.Owner), slog.Int64("drain_ms", time.Since(start).Milliseconds()))
+	return nil
+}
+
+// Round runs one claim → decide → admit round. The loop calls it; tests and
+// benchmarks may too, but never concurrently with a started loop.
+func (c *Coordinator) Round(ctx context.Context) (schedule.Summary, error) {
+	sum, err := schedule.Round(ctx, c.store, schedule.RoundConfig{
+		PageSize: c.cfg.PageSize,
+		GraceMs:  c.cfg.Grace.Milliseconds(),
+		Parallel: c.cfg.Parallel,
+		NewID:    ids.New,
+	})
+	if err != nil {
+		return sum, err
+	}
+	c.diag.Round(ctx, sum)
+	for _, e := range sum.Errors {
+		c.observe(e)
+	}
+	return sum, nil
+}
+
+func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
+	// A replica that lost its database takes no claim from then on: its
+	// owner stops this coordinator and activates a fresh one, and until it
+	// has, readiness says the replica is not working.
+	if !c.latch.Available() {
+		return false, nil
+	}
+	sum, err := c.Round(ctx)
+	if err != nil {
+		c.observe(err)
+		return false, err
+	}
+	return sum.StartNextAtOnce(c.cfg.PageSize), nil
+}
+
+func (c *Coordinator) observe(err error) {
+	if c.latch.Observe(err) {
+		c.log.Error("database connection lost; this replica stops scheduling until a fresh activation succeeds",
+			append([]any{slog.String("code", CodeUnavailable), slog.String("owner", c.cfg.Owner)}, schedule.ErrorAttrs(err)...)...)
+	}
+}

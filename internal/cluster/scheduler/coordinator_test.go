@@ -1,0 +1,402 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/qinglong/qinglong/internal/cluster/availability"
+	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
+)
+
+func TestMain(m *testing.M) { leakcheck.Main(m) }
+
+func TestRoundClaimsAtMostOnePageAndNeverMoreThanTheHardCap(t *testing.T) {
+	t.Parallel()
+	for _, page := range []int{1, 16, MaxPageSize} {
+		b := setup(t, Config{PageSize: page}, &fakeStore{backlog: 1000, observed: t0 + 1})
+		sum, err := b.coord.Round(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Taken != page || b.store.takes[0] != page {
+			t.Fatalf("page %d: took %d with limit %d", page, sum.Taken, b.store.takes[0])
+		}
+	}
+	if _, err := New(Config{Owner: "r", PageSize: MaxPageSize + 1}, &fakeStore{}, nil, nil); err == nil {
+		t.Fatal("a page above the hard cap was accepted")
+	}
+}
+
+func TestRunIdentitiesAreAllocatedOnlyForAdmits(t *testing.T) {
+	t.Parallel()
+	st := &fakeStore{backlog: 3, observed: t0 - 1} // cursor t0 not yet due: initialize only
+	b := setup(t, Config{PageSize: 8}, st)
+	sum, err := b.coord.Round(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Counts[schedule.Initialized] != 3 || sum.Counts[schedule.Admitted] != 0 {
+		t.Fatalf("counts %v, want 3 initialized", sum.Counts)
+	}
+	st.mu.Lock()
+	st.backlog, st.observed = 2, t0+5
+	st.mu.Unlock()
+	sum, err = b.coord.Round(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Counts[schedule.Admitted] != 2 || len(sum.Admitted) != 2 {
+		t.Fatalf("counts %v admitted %v, want 2 admits", sum.Counts, sum.Admitted)
+	}
+	seen := map[string]bool{}
+	for _, c := range st.commits {
+		admit := c.Decision.Action == schedule.Admit
+		if admit != (c.RunID != "") || admit != (c.AttemptID != "") {
+			t.Fatalf("commit %s (%s): run %q attempt %q — identities must exist exactly for admits", c.Ticket.TriggerID, c.Decision.Action, c.RunID, c.AttemptID)
+		}
+		if admit && (seen[c.RunID] || seen[c.AttemptID] || c.RunID == c.AttemptID) {
+			t.Fatalf("identity reused: %+v", c)
+		}
+		seen[c.RunID], seen[c.AttemptID] = true, true
+	}
+}
+
+func TestRoundDecidesWithTheClaimsAcquiredTimeOnly(t *testing.T) {
+	t.Parallel()
+	st := &fakeStore{backlog: 1, observed: t0 + 2*minute + 7}
+	b := setup(t, Config{PageSize: 1}, st)
+	if _, err := b.coord.Round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d := st.commits[0].Decision
+	// fire_once from cursor t0, observed at t0+2m+7ms: admit t0 once and
+	// jump to the first occurrence after the observation time.
+	if d.Action != schedule.Admit || d.ScheduledForMs != t0 || d.NextFireAtMs != t0+3*minute {
+		t.Fatalf("decision %+v, want admit %d with next %d (from the acquired time)", d, t0, t0+3*minute)
+	}
+}
+
+func TestRoundSummaryIsLoggedWithCountsAndAcquiredRange(t *testing.T) {
+	t.Parallel()
+	b := setup(t, Config{PageSize: 4}, &fakeStore{backlog: 4, observed: t0 + 9})
+	if _, err := b.coord.Round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	recs := b.logs.records(t, schedule.CodeRound)
+	if len(recs) != 1 {
+		t.Fatalf("%d round records, want 1: %s", len(recs), b.logs)
+	}
+	r := recs[0]
+	if r["taken"] != 4.0 || r["admitted"] != 4.0 || r["raced"] != 0.0 || r["first_acquired_ms"] != float64(t0+9) || r["last_acquired_ms"] != float64(t0+9) || r["owner"] != "replica-a" {
+		t.Fatalf("round record %v", r)
+	}
+	if _, err := b.coord.Round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	empty := b.logs.records(t, schedule.CodeRound)[1]
+	if _, ok := empty["first_acquired_ms"]; ok || empty["taken"] != 0.0 {
+		t.Fatalf("an empty round reports an acquired time: %v", empty)
+	}
+}
+
+func TestFullPageStartsTheNextRoundAtOnce(t *testing.T) {
+	t.Parallel()
+	drained := make(chan struct{})
+	var once sync.Once
+	st := &fakeStore{backlog: 40 * 16, observed: t0 + 1, onTake: func(_, remaining int) {
+		if remaining == 0 {
+			once.Do(func() { close(drained) })
+		}
+	}}
+	// An hour's cadence: only back-to-back rounds can drain 40 pages in time.
+	b := setup(t, Config{PageSize: 16, Cadence: time.Hour}, st)
+	if err := b.coord.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-drained:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("backlog not drained back to back: %d takes", st.takeCount())
+	}
+	if err := b.coord.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestShortPageWaitsForTheCadence(t *testing.T) {
+	t.Parallel()
+	first := make(chan struct{})
+	var once sync.Once
+	st := &fakeStore{backlog: 3, observed: t0 + 1, onTake: func(int, int) { once.Do(func() { close(first) }) }}
+	b := setup(t, Config{PageSize: 16, Cadence: time.Hour}, st)
+	if err := b.coord.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-first
+	if err := b.coord.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.takeCount(); n != 1 {
+		t.Fatalf("%d takes; a short page must wait a cadence (1h) before the next", n)
+	}
+}
+
+// A full page of rows that all fail closed (here a tampered task revision)
+// keeps failing on every claim: starting the next round at once would spin
+// on them as fast as the database answers. It waits for the cadence.
+func TestAFullPageThatMadeNoProgressWaitsForTheCadence(t *testing.T) {
+	t.Parallel()
+	st := failingCommits{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1},
+		res: schedule.CommitResult{Outcome: schedule.Failed, Reason: "task_digest_corrupt"},
+		err: qlerror.New(qlerror.Internal, "task x revision 1: content digest mismatch")}
+	logs := &logBuffer{}
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if more, err := co.round(context.Background()); err != nil || more {
+		t.Fatalf("a full page that all failed asks for the next round at once (more=%v, %v)", more, err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitForRecords(t, logs, schedule.CodeRound, 2)
+	if err := co.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.takeCount(); n != 2 {
+		t.Fatalf("%d claims: after its first round the loop must wait a cadence (1h), not claim again at once", n)
+	}
+	recs := logs.records(t, schedule.CodeTicketFailed)
+	if len(recs) != 8 || recs[0]["reason"] != "task_digest_corrupt" || recs[0]["outcome"] != "failed" {
+		t.Fatalf("ticket records %v", recs)
+	}
+}
+
+// waitForRecords waits, bounded, until the log holds n records with code.
+func waitForRecords(t *testing.T, logs *logBuffer, code string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(logs.records(t, code)) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %d %s records: %s", n, code, logs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestRoundErrorsGoToTheSinkAndNeverStopTheLoop(t *testing.T) {
+	t.Parallel()
+	second := make(chan struct{})
+	st := &fakeStore{observed: t0 + 1,
+		takeErr: func(call int) error {
+			if call == 1 {
+				return qlerror.Wrap(qlerror.Internal, errors.New(`ERROR: bad value "hunter2" for $1 in SELECT secret FROM x (password=hunter2)`), "claiming schedule rows")
+			}
+			return nil
+		},
+		onTake: func(call, _ int) {
+			if call == 2 {
+				close(second)
+			}
+		},
+	}
+	b := setup(t, Config{Cadence: 250 * time.Millisecond}, st)
+	if err := b.coord.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-second:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loop stopped after a failed round")
+	}
+	if err := b.coord.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	recs := b.logs.records(t, schedule.CodeRoundFailed)
+	if len(recs) != 1 || recs[0]["error_code"] != "internal" || recs[0]["error"] != "claiming schedule rows" {
+		t.Fatalf("round_failed records %v", recs)
+	}
+	if strings.Contains(b.logs.String(), "hunter2") || strings.Contains(b.logs.String(), "SELECT") {
+		t.Fatalf("the diagnostic sink leaked driver text: %s", b.logs)
+	}
+	if !b.latch.Available() {
+		t.Fatal("a non-connection error made the replica unavailable")
+	}
+}
+
+func TestAfterALostConnectionTheCoordinatorTakesNoClaim(t *testing.T) {
+	t.Parallel()
+	lost := qlerror.Wrap(qlerror.Unavailable, errors.Join(schedule.ErrUnavailable, errors.New("read tcp: connection reset by peer")), "claiming schedule rows: the database is unavailable")
+	st := &fakeStore{backlog: 2, observed: t0 + 1, takeErr: func(call int) error {
+		if call == 1 {
+			return lost
+		}
+		return nil
+	}}
+	b := setup(t, Config{PageSize: 2}, st)
+	if _, err := b.coord.round(context.Background()); !errors.Is(err, schedule.ErrUnavailable) {
+		t.Fatalf("round error %v", err)
+	}
+	if b.latch.Available() {
+		t.Fatal("replica still available after a lost connection")
+	}
+	// The database answers again, but this activation is done: its rounds
+	// claim nothing until a fresh activation replaces it.
+	for range 3 {
+		if _, err := b.coord.round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := st.takeCount(); n != 1 || b.latch.Available() {
+		t.Fatalf("%d takes (want only the failed one), available %v", n, b.latch.Available())
+	}
+	if n := len(b.logs.records(t, CodeUnavailable)); n != 1 {
+		t.Fatalf("%d unavailable records, want exactly 1", n)
+	}
+}
+
+func TestCommitLosingTheConnectionLatchesTheReplica(t *testing.T) {
+	t.Parallel()
+	st := &fakeStore{backlog: 2, observed: t0 + 1, commitErr: qlerror.Wrap(qlerror.Unavailable, schedule.ErrUnavailable, "committing: outcome unknown")}
+	b := setup(t, Config{PageSize: 2}, st)
+	sum, err := b.coord.Round(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Counts[schedule.Unavailable] != 2 || b.latch.Available() {
+		t.Fatalf("counts %v available %v", sum.Counts, b.latch.Available())
+	}
+	recs := b.logs.records(t, schedule.CodeTicketFailed)
+	if len(recs) != 2 || recs[0]["reason"] != "outcome_unknown" || recs[0]["outcome"] != "unavailable" {
+		t.Fatalf("ticket records %v", recs)
+	}
+}
+
+func TestStopReturnsDrainTimeoutNamingTheRunningRound(t *testing.T) {
+	t.Parallel()
+	gate := make(chan struct{})
+	inCommit := make(chan struct{})
+	var once sync.Once
+	st := &fakeStore{backlog: 1, observed: t0 + 1, onTake: func(int, int) { once.Do(func() { close(inCommit) }) }, commitGate: gate}
+	b := setup(t, Config{StopTimeout: 100 * time.Millisecond}, st)
+	if err := b.coord.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-inCommit
+	err := b.coord.Stop(context.Background())
+	close(gate) // let the stuck commit return so no goroutine outlives the test
+	if !errors.Is(err, loop.ErrDrainTimeout) || !strings.Contains(err.Error(), "a round was still running") {
+		t.Fatalf("stop error %v, want a drain timeout naming the round", err)
+	}
+	if len(b.logs.records(t, CodeDrainTimedOut)) != 1 {
+		t.Fatalf("drain timeout not reported: %s", b.logs)
+	}
+}
+
+func TestStartStopCyclesUnderRace(t *testing.T) {
+	t.Parallel()
+	for i := 0; i < 300; i++ {
+		st := &fakeStore{backlog: 40, observed: t0 + 1}
+		b := setup(t, Config{PageSize: 4, Cadence: 250 * time.Millisecond, StopTimeout: time.Second}, st)
+		if err := b.coord.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.coord.Start(context.Background()); err != nil {
+			t.Fatalf("cycle %d: second Start: %v", i, err)
+		}
+		if err := b.coord.Stop(context.Background()); err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
+		}
+		if err := b.coord.Stop(context.Background()); err != nil {
+			t.Fatalf("cycle %d: second Stop: %v", i, err)
+		}
+		if err := b.coord.Start(context.Background()); err == nil {
+			t.Fatalf("cycle %d: a stopped coordinator restarted", i)
+		}
+	}
+}
+
+func TestTicketsAbandonedByAStopAreNotWarnings(t *testing.T) {
+	t.Parallel()
+	st := &fakeStore{backlog: 3, observed: t0 + 1, commitErr: qlerror.Wrap(qlerror.Internal, context.Canceled, "commit interrupted")}
+	b := setup(t, Config{PageSize: 3}, st)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sum, err := b.coord.Round(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := b.logs.records(t, schedule.CodeTicketFailed)
+	if sum.Counts[schedule.Unavailable] != 3 || len(recs) != 3 {
+		t.Fatalf("counts %v, %d ticket records", sum.Counts, len(recs))
+	}
+	for _, r := range recs {
+		if r["level"] != "DEBUG" {
+			t.Fatalf("abandoned ticket logged at %v: %v", r["level"], r)
+		}
+	}
+	if !b.latch.Available() {
+		t.Fatal("a stop made the replica unavailable")
+	}
+}
+
+// failingCommits commits every ticket to one fixed failure.
+type failingCommits struct {
+	*fakeStore
+	res schedule.CommitResult
+	err error
+}
+
+func (s failingCommits) ScheduleCommit(context.Context, schedule.CommitParams) (schedule.CommitResult, error) {
+	return s.res, s.err
+}
+
+func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		state     string
+		reason    schedule.Reason
+		errorCode string
+		outcome   schedule.Outcome
+		wrap      func(error) error
+	}{
+		{"53200", schedule.ReasonOutOfSharedMemory, "internal", schedule.Failed, func(err error) error { return fmt.Errorf("commit of trigger x: %w", err) }},
+		{"57P01", schedule.ReasonConnectionLost, "unavailable", schedule.Unavailable, func(err error) error {
+			return fmt.Errorf("%w (connection_lost): %w", schedule.ErrUnavailable, err)
+		}},
+	} {
+		pgErr := &pgconn.PgError{Code: c.state, Message: "server text", Hint: "You might need to increase max_pred_locks_per_transaction."}
+		st := failingCommits{fakeStore: &fakeStore{backlog: 1, observed: t0 + 1},
+			res: schedule.CommitResult{Outcome: c.outcome, Reason: c.reason}, err: c.wrap(pgErr)}
+		logs := &logBuffer{}
+		co, err := New(Config{Owner: "replica-a"}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := co.Round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		recs := logs.records(t, schedule.CodeTicketFailed)
+		if len(recs) != 1 {
+			t.Fatalf("%s: ticket records %v", c.state, recs)
+		}
+		r := recs[0]
+		if r["reason"] != string(c.reason) || r["sqlstate"] != c.state || r["outcome"] != string(c.outcome) || r["error_code"] != c.errorCode {
+			t.Fatalf("%s: ticket record %v; want reason %s, the SQLSTATE and error code %s", c.state, r, c.reason, c.errorCode)
+		}
+		if strings.Contains(logs.String(), "uncoded") || strings.Contains(logs.String(), "max_pred_locks") || strings.Contains(logs.String(), "server text") {
+			t.Fatalf("%s: the sink got uncoded or driver text: %s", c.state, logs)
+		}
+	}
+}

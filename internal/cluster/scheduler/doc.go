@@ -1,0 +1,26 @@
+// Package coordinator is the cluster profile's scheduler: one replica's
+// bounded loop of claim → decide → admit rounds over the PostgreSQL runtime.
+//
+// There is no leader. Every replica runs the same coordinator; the row
+// claims (owner, token, claim version, expiry in database time) decide who
+// may commit which schedule row, so two replicas never admit the same
+// occurrence and a dead replica's rows are taken over once its claims expire.
+//
+//	Start ─► round ─► full page and progress? ──yes──► round (at once)
+//	           ▲                 │no
+//	           └─── cadence ◄────┘
+//	Stop ─► cancel the running round ─► wait ≤ StopTimeout ─► ErrDrainTimeout naming what still ran
+//
+// Guarantees:
+//   - a round claims at most PageSize rows (hard cap 256) and decides each
+//     from its claim's database acquisition time only: the config has no
+//     clock;
+//   - Run and Attempt identities are allocated only for admits;
+//   - rounds never overlap, and errors go to the diagnostic sink (the
+//     stable codes every profile shares, no SQL parameters, command text or
+//     secrets) without stopping the loop;
+//   - the first error that wraps schedule.ErrUnavailable trips the
+//     availability latch of this activation, and from then on no round
+//     claims anything: the replica's owner stops this coordinator and
+//     starts a fresh one on a fresh pool once the database answers again.
+package scheduler

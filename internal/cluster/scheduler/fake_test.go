@@ -1,0 +1,164 @@
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/cluster/availability"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// t0 is a minute boundary: a "* * * * *" trigger with cursor t0 is due at t0.
+const (
+	t0     int64 = 1_767_225_600_000 // 2026-01-01T00:00:00Z
+	minute int64 = 60_000
+)
+
+// fakeStore is a backlog of due rows for the coordinator's own logic (page
+// budget, identities, loop behaviour). The storage guarantees themselves are
+// tested against PostgreSQL in internal/cluster/pgstore and in this package's
+// integration tests.
+type fakeStore struct {
+	mu        sync.Mutex
+	backlog   int // rows still due
+	observed  int64
+	takes     []int // Limit of every take
+	commits   []schedule.CommitParams
+	takeErr   func(call int) error
+	commitErr error
+	// commitGate, when set, blocks every commit until it receives (or is
+	// closed), ignoring ctx: a commit stuck in the database.
+	commitGate chan struct{}
+	// onTake, when set, is called after every take with its call number.
+	onTake func(call int, remaining int)
+}
+
+func (s *fakeStore) ScheduleTake(_ context.Context, p schedule.TakeParams) ([]schedule.Ticket, error) {
+	s.mu.Lock()
+	s.takes = append(s.takes, p.Limit)
+	call := len(s.takes)
+	var err error
+	if s.takeErr != nil {
+		err = s.takeErr(call)
+	}
+	var out []schedule.Ticket
+	if err == nil {
+		n := min(p.Limit, s.backlog)
+		s.backlog -= n
+		for i := 0; i < n; i++ {
+			out = append(out, dueTicket(fmt.Sprintf("trigger-%d-%d", call, i), t0, s.observed))
+		}
+	}
+	remaining, onTake := s.backlog, s.onTake
+	s.mu.Unlock()
+	if onTake != nil {
+		onTake(call, remaining)
+	}
+	return out, err
+}
+
+func (s *fakeStore) ScheduleCommit(_ context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
+	if s.commitGate != nil {
+		<-s.commitGate
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commits = append(s.commits, p)
+	if s.commitErr != nil {
+		return schedule.ReasonOutcomeUnknown.Result(), s.commitErr
+	}
+	switch p.Decision.Action {
+	case schedule.Admit:
+		return schedule.CommitResult{Outcome: schedule.Admitted, RunID: p.RunID}, nil
+	case schedule.SkipLate:
+		return schedule.CommitResult{Outcome: schedule.Skipped}, nil
+	}
+	return schedule.CommitResult{Outcome: schedule.Initialized}, nil
+}
+
+func (s *fakeStore) Executor() task.Executor { return task.RemoteWorker }
+
+func (s *fakeStore) takeCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.takes)
+}
+
+func dueTicket(id string, cursor, observed int64) schedule.Ticket {
+	return schedule.Ticket{
+		Snapshot: schedule.Snapshot{
+			TriggerID:          id,
+			TriggerCreatedAtMs: t0 - 10*minute,
+			Cron:               trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
+			NextFireAtMs:       &cursor,
+		},
+		Lease:        &schedule.Lease{Owner: "replica-a", Token: "tok", ClaimVersion: 1, AcquiredAtMs: observed, ExpiresAtMs: observed + 30_000},
+		ObservedAtMs: observed,
+	}
+}
+
+// logBuffer is a concurrency-safe JSON log sink for assertions.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// records returns the decoded log lines carrying code.
+func (b *logBuffer) records(t *testing.T, code string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range bytes.Split([]byte(b.String()), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal(line, &rec); err != nil {
+			t.Fatalf("log line %q is not JSON: %v", line, err)
+		}
+		if rec["code"] == code {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+type bundle struct {
+	store *fakeStore
+	logs  *logBuffer
+	latch *availability.Latch
+	coord *Coordinator
+}
+
+func setup(t *testing.T, cfg Config, st *fakeStore) bundle {
+	t.Helper()
+	logs := &logBuffer{}
+	latch := availability.New()
+	if cfg.Owner == "" {
+		cfg.Owner = "replica-a"
+	}
+	c, err := New(cfg, st, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), latch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop(context.Background()) })
+	return bundle{store: st, logs: logs, latch: latch, coord: c}
+}

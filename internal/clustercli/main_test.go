@@ -1,9 +1,0 @@
-package clustercli
-
-import (
-	"testing"
-
-	"github.com/qinglong/qinglong/internal/pgtest"
-)
-
-func TestMain(m *testing.M) { pgtest.Main(m) }

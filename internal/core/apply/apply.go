@@ -1,0 +1,267 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// Result is what applying did to one object.
+type Result struct {
+	Kind     string // project, task, trigger
+	Name     string
+	Change   catalog.Change
+	Revision int64
+}
+
+func (r Result) String() string {
+	if r.Revision > 0 {
+		return fmt.Sprintf("%s %s: %s (revision %d)", r.Kind, r.Name, r.Change, r.Revision)
+	}
+	return fmt.Sprintf("%s %s: %s", r.Kind, r.Name, r.Change)
+}
+
+// Check validates cross-references and cron expressions without a store:
+// every trigger names a task of the file, names are unique, an enabled
+// trigger does not point at a disabled task, and each expression fires.
+func Check(doc *Document, nowMs int64) error {
+	p := parser{file: doc.File}
+	tasks := map[string]TaskDoc{}
+	for _, t := range doc.Tasks {
+		if _, dup := tasks[t.Spec.Name]; dup {
+			return qlerror.New(qlerror.Invalid, "%s:%d: task %q is defined twice", doc.File, t.Line, t.Spec.Name)
+		}
+		tasks[t.Spec.Name] = t
+	}
+	seen := map[string]bool{}
+	for _, tr := range doc.Triggers {
+		if seen[tr.Spec.Name] {
+			return qlerror.New(qlerror.Invalid, "%s:%d: trigger %q is defined twice", doc.File, tr.Line, tr.Spec.Name)
+		}
+		seen[tr.Spec.Name] = true
+		t, ok := tasks[tr.TaskName]
+		if !ok {
+			return qlerror.New(qlerror.Invalid, "%s:%d: trigger %q: trigger.task %q is not a task of this file", doc.File, tr.Line, tr.Spec.Name, tr.TaskName)
+		}
+		if tr.Spec.Enabled && !t.Spec.Enabled {
+			return qlerror.New(qlerror.Invalid, "%s:%d: trigger %q is enabled but task %q is disabled; enable the task or set enabled: false on the trigger", doc.File, tr.Line, tr.Spec.Name, tr.TaskName)
+		}
+		if err := tr.Spec.Validate(nowMs); err != nil {
+			return qlerror.New(qlerror.Invalid, "%s:%d: trigger %q: %s", p.file, tr.Line, tr.Spec.Name, qlMsg(err))
+		}
+	}
+	return nil
+}
+
+// Apply converges the store to doc in one transaction: every object of
+// the file is published, with one publish time, or none is. It validates
+// everything first; a failure after that (a concurrent writer, a lost
+// database) leaves the store as it was, and the error says so.
+func Apply(ctx context.Context, svc catalog.Service, doc *Document, newID func() string) ([]Result, error) {
+	if err := Check(doc, svc.NowMs()); err != nil {
+		return nil, err
+	}
+	var out []Result
+	err := svc.Store.Publish(ctx, func(tx catalog.Tx) error {
+		var err error
+		out, err = converge(ctx, svc, tx, doc, newID)
+		return err
+	})
+	switch {
+	case qlerror.Is(err, qlerror.Unavailable):
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "%s: the outcome is unknown; apply the file again (it converges)", doc.File)
+	case err != nil:
+		return nil, qlerror.Wrap(qlerror.CodeOf(err), err, "%s: nothing was applied", doc.File)
+	}
+	return out, nil
+}
+
+// Plan is what Apply would do, read through r and writing nothing. A nil
+// r is a database that does not exist yet: everything would be created.
+func Plan(ctx context.Context, svc catalog.Service, r catalog.Reader, doc *Document, newID func() string) ([]Result, error) {
+	if err := Check(doc, svc.NowMs()); err != nil {
+		return nil, err
+	}
+	return converge(ctx, svc, &dryTx{r: r, status: map[string]project.Status{}}, doc, newID)
+}
+
+// converge reads what the store holds under the file's names and publishes
+// the difference through tx, tasks before the triggers pinning them.
+func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Document, newID func() string) ([]Result, error) {
+	proj, change, err := convergeProject(ctx, tx, doc, newID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, 1+len(doc.Tasks)+len(doc.Triggers))
+	out = append(out, Result{Kind: "project", Name: proj.Name, Change: change})
+	tasks, triggers := map[string]task.Revision{}, map[string]trigger.Revision{}
+	if change != catalog.Created {
+		names := make([]string, len(doc.Tasks))
+		for i, td := range doc.Tasks {
+			names[i] = td.Spec.Name
+		}
+		if tasks, err = tx.TasksByName(ctx, proj.ID, names); err != nil {
+			return nil, err
+		}
+		names = make([]string, len(doc.Triggers))
+		for i, tr := range doc.Triggers {
+			names[i] = tr.Spec.Name
+		}
+		if triggers, err = tx.TriggersByName(ctx, proj.ID, names); err != nil {
+			return nil, err
+		}
+	}
+	pinned, res, err := convergeTasks(ctx, svc, tx, proj.ID, doc, tasks, newID)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, res...)
+	res, err = convergeTriggers(ctx, svc, tx, proj.ID, doc, pinned, triggers, newID)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, res...), nil
+}
+
+func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID func() string) (project.Project, catalog.Change, error) {
+	p, err := tx.ProjectByName(ctx, doc.Project)
+	change := catalog.Updated
+	switch {
+	case qlerror.Is(err, qlerror.NotFound):
+		p, change = project.Project{ID: newID(), Name: doc.Project, Status: doc.Status}, catalog.Created
+	case err != nil:
+		return p, "", err
+	case p.Status == doc.Status:
+		return p, catalog.Unchanged, nil
+	default:
+		p.Status = doc.Status
+	}
+	if _, err := tx.ProjectSave(ctx, p); err != nil {
+		return p, "", err
+	}
+	return p, change, nil
+}
+
+// convergeTasks publishes every task whose content differs from its
+// current revision and returns the revision each trigger pins, by name.
+func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, projectID string, doc *Document, current map[string]task.Revision, newID func() string) (map[string]task.Revision, []Result, error) {
+	pinned := make(map[string]task.Revision, len(doc.Tasks))
+	out := make([]Result, len(doc.Tasks))
+	var params []catalog.TaskPublishParams
+	var at []int
+	for i, td := range doc.Tasks {
+		out[i] = Result{Kind: "task", Name: td.Spec.Name}
+		cur, ok := current[td.Spec.Name]
+		taskID, expected := cur.TaskID, cur.Revision
+		if !ok {
+			taskID, expected = newID(), 0
+		}
+		digest := task.ContentDigest(projectID, taskID, td.Spec)
+		if ok && cur.ContentDigest == digest {
+			out[i].Change, out[i].Revision = catalog.Unchanged, cur.Revision
+			pinned[td.Spec.Name] = cur
+			continue
+		}
+		p, err := svc.TaskParams(projectID, taskID, expected, mutationID("task", expected, digest), td.Spec)
+		if err != nil {
+			return nil, nil, taskErr(doc, i, err)
+		}
+		params, at = append(params, p), append(at, i)
+		pinned[td.Spec.Name] = p.Revision
+		out[i].Change, out[i].Revision = changeOf(expected), p.Revision.Revision
+	}
+	if len(params) == 0 {
+		return pinned, out, nil
+	}
+	res, err := tx.TasksPublish(ctx, params)
+	var item *catalog.ItemError
+	if errors.As(err, &item) && item.Index >= 0 && item.Index < len(at) {
+		return nil, nil, taskErr(doc, at[item.Index], item.Err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for j, r := range res {
+		rev := params[j].Revision
+		rev.Revision, rev.CreatedAtMs = r.Revision, r.CreatedAtMs
+		pinned[rev.Spec.Name] = rev
+		out[at[j]].Revision = r.Revision
+	}
+	return pinned, out, nil
+}
+
+// convergeTriggers publishes every trigger whose content (or pinned task
+// revision) differs from its current revision.
+func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, projectID string, doc *Document, pinned map[string]task.Revision, current map[string]trigger.Revision, newID func() string) ([]Result, error) {
+	out := make([]Result, len(doc.Triggers))
+	var params []catalog.TriggerPublishParams
+	var at []int
+	for i, tr := range doc.Triggers {
+		out[i] = Result{Kind: "trigger", Name: tr.Spec.Name}
+		pin := pinned[tr.TaskName]
+		cur, ok := current[tr.Spec.Name]
+		triggerID, expected := cur.TriggerID, cur.Revision
+		if !ok {
+			triggerID, expected = newID(), 0
+		}
+		if ok && cur.TaskID != pin.TaskID {
+			return nil, triggerErr(doc, i, qlerror.New(qlerror.FailedPrecondition, "is bound to another task; a trigger never moves to another task — give the new binding a new trigger name"))
+		}
+		digest := trigger.ContentDigest(projectID, triggerID, pin.TaskID, pin.Revision, pin.ContentDigest, tr.Spec)
+		if ok && cur.ContentDigest == digest {
+			out[i].Change, out[i].Revision = catalog.Unchanged, cur.Revision
+			continue
+		}
+		p, err := svc.TriggerParams(projectID, triggerID, pin, expected, mutationID("trigger", expected, digest), tr.Spec)
+		if err != nil {
+			return nil, triggerErr(doc, i, err)
+		}
+		params, at = append(params, p), append(at, i)
+		out[i].Change, out[i].Revision = changeOf(expected), p.Revision.Revision
+	}
+	if len(params) == 0 {
+		return out, nil
+	}
+	res, err := tx.TriggersPublish(ctx, params)
+	var item *catalog.ItemError
+	if errors.As(err, &item) && item.Index >= 0 && item.Index < len(at) {
+		return nil, triggerErr(doc, at[item.Index], item.Err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for j, r := range res {
+		out[at[j]].Revision = r.Revision
+	}
+	return out, nil
+}
+
+func taskErr(doc *Document, i int, err error) error {
+	td := doc.Tasks[i]
+	return qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d: task %q", doc.File, td.Line, td.Spec.Name)
+}
+
+func triggerErr(doc *Document, i int, err error) error {
+	tr := doc.Triggers[i]
+	return qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d: trigger %q", doc.File, tr.Line, tr.Spec.Name)
+}
+
+// mutationID is unique per (object, transition): re-applying the same file
+// after a lost reply replays the same id with identical content, which the
+// store accepts; a different file state yields a different id.
+func mutationID(kind string, expected int64, digest string) string {
+	return fmt.Sprintf("apply:%s:%d:%s", kind, expected, digest)
+}
+
+func changeOf(expected int64) catalog.Change {
+	if expected == 0 {
+		return catalog.Created
+	}
+	return catalog.Updated
+}

@@ -1,0 +1,478 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// Limits of one definitions file. A project larger than this is split
+// over several files naming the same project: objects missing from a file
+// are left as they are.
+const (
+	MaxFileSize = 4 << 20
+	MaxTasks    = 10_000
+	MaxTriggers = 10_000
+)
+
+// Document is a parsed definitions file.
+type Document struct {
+	File     string
+	Project  string
+	Status   project.Status
+	Tasks    []TaskDoc
+	Triggers []TriggerDoc
+}
+
+// TaskDoc is one task entry with its position.
+type TaskDoc struct {
+	Line int
+	Spec task.Spec
+}
+
+// TriggerDoc is one trigger entry with its position.
+type TriggerDoc struct {
+	Line     int
+	TaskName string
+	Spec     trigger.Spec
+}
+
+// ParseFile reads and parses path; "-" is standard input.
+func ParseFile(path string, stdin io.Reader) (*Document, error) {
+	if path == "-" {
+		return Read("stdin", stdin)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "cannot read definitions file")
+	}
+	defer f.Close() //nolint:errcheck // read only
+	return Read(path, f)
+}
+
+// Read reads at most MaxFileSize bytes from r and parses them; file names
+// the source in error messages. It never holds more than the limit, however
+// much r would give (a pipe, a device).
+func Read(file string, r io.Reader) (*Document, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "%s: cannot read definitions file", file)
+	}
+	if len(data) > MaxFileSize {
+		return nil, qlerror.New(qlerror.Invalid, "%s: larger than the limit of %d bytes (4 MiB); split the project over several files", file, MaxFileSize)
+	}
+	return Parse(file, data)
+}
+
+// Parse parses data; file names the source in error messages.
+func Parse(file string, data []byte) (*Document, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, qlerror.New(qlerror.Invalid, "%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	p := parser{file: file}
+	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		return nil, p.errf(&root, "the file is empty; it must be a mapping with project, tasks and triggers")
+	}
+	if err := p.plain(root.Content[0]); err != nil {
+		return nil, err
+	}
+	doc, err := p.document(root.Content[0])
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// plain rejects what YAML tools disagree on or what expands in memory:
+// anchors, aliases, merge keys and keys that are not plain strings. Such a
+// file would not mean the same thing to every reader of it.
+func (p parser) plain(n *yaml.Node) error {
+	// An alias always follows its anchor, so refusing anchors refuses both.
+	if n.Anchor != "" {
+		return p.errf(n, "YAML anchors and aliases (&%s) are not allowed; write the value out where it is used", n.Anchor)
+	}
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 {
+			if c.Kind != yaml.ScalarNode || c.Tag != "!!str" {
+				return p.errf(c, "mapping keys must be plain strings, not %s; quote the key", describe(c))
+			}
+		}
+		if err := p.plain(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// describe names a node's kind for an error message.
+func describe(n *yaml.Node) string {
+	switch {
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Tag == "!!merge":
+		return "a merge key (<<)"
+	}
+	return fmt.Sprintf("%q (%s)", n.Value, strings.TrimPrefix(n.Tag, "!!"))
+}
+
+type parser struct {
+	file string
+}
+
+func (p parser) errf(n *yaml.Node, format string, args ...any) error {
+	return qlerror.New(qlerror.Invalid, "%s:%d: %s", p.file, n.Line, fmt.Sprintf(format, args...))
+}
+
+// fields returns the mapping's keys → value nodes, rejecting unknown and
+// duplicate keys with their line.
+func (p parser) fields(n *yaml.Node, what string, allowed ...string) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, "%s must be a mapping (key: value)", what)
+	}
+	out := make(map[string]*yaml.Node, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !contains(allowed, k.Value) {
+			return nil, p.errf(k, "%s: unknown field %q (allowed: %s)", what, k.Value, strings.Join(allowed, ", "))
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, p.errf(k, "%s: field %q given twice", what, k.Value)
+		}
+		out[k.Value] = v
+	}
+	return out, nil
+}
+
+func (p parser) str(n *yaml.Node, field string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", p.errf(n, "%s must be a string", field)
+	}
+	return n.Value, nil
+}
+
+func (p parser) boolean(n *yaml.Node, field string) (bool, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		return false, p.errf(n, "%s must be true or false", field)
+	}
+	v, _ := strconv.ParseBool(n.Value)
+	return v, nil
+}
+
+func (p parser) document(n *yaml.Node) (*Document, error) {
+	f, err := p.fields(n, "file", "project", "status", "tasks", "triggers")
+	if err != nil {
+		return nil, err
+	}
+	doc := &Document{File: p.file, Status: project.Active}
+	pn, ok := f["project"]
+	if !ok {
+		return nil, p.errf(n, "project: is required (the project's name)")
+	}
+	if doc.Project, err = p.str(pn, "project"); err != nil {
+		return nil, err
+	}
+	if s, ok := f["status"]; ok {
+		v, err := p.str(s, "status")
+		if err != nil {
+			return nil, err
+		}
+		doc.Status = project.Status(v)
+	}
+	if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: doc.Status}).Validate(); err != nil {
+		return nil, p.errf(pn, "%s", qlMsg(err))
+	}
+	if tn, ok := f["tasks"]; ok {
+		if tn.Kind != yaml.SequenceNode {
+			return nil, p.errf(tn, "tasks must be a list")
+		}
+		if len(tn.Content) > MaxTasks {
+			return nil, p.errf(tn, "tasks: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTasks)
+		}
+		for _, item := range tn.Content {
+			td, err := p.task(item)
+			if err != nil {
+				return nil, err
+			}
+			doc.Tasks = append(doc.Tasks, td)
+		}
+	}
+	if tn, ok := f["triggers"]; ok {
+		if tn.Kind != yaml.SequenceNode {
+			return nil, p.errf(tn, "triggers must be a list")
+		}
+		if len(tn.Content) > MaxTriggers {
+			return nil, p.errf(tn, "triggers: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTriggers)
+		}
+		for _, item := range tn.Content {
+			td, err := p.trigger(item)
+			if err != nil {
+				return nil, err
+			}
+			doc.Triggers = append(doc.Triggers, td)
+		}
+	}
+	return doc, nil
+}
+
+func (p parser) task(n *yaml.Node) (TaskDoc, error) {
+	f, err := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout", "runAs", "killGrace")
+	if err != nil {
+		return TaskDoc{}, err
+	}
+	td := TaskDoc{Line: n.Line, Spec: task.Spec{Enabled: true}}
+	if v, ok := f["name"]; ok {
+		if td.Spec.Name, err = p.str(v, "task.name"); err != nil {
+			return td, err
+		}
+	}
+	if v, ok := f["enabled"]; ok {
+		if td.Spec.Enabled, err = p.boolean(v, "task.enabled"); err != nil {
+			return td, err
+		}
+	}
+	if v, ok := f["labels"]; ok {
+		if td.Spec.Labels, err = p.stringMap(v, "task.labels"); err != nil {
+			return td, err
+		}
+	}
+	c := &td.Spec.Command
+	_, hasShell := f["shell"]
+	_, hasScript := f["script"]
+	cmd, hasCmd := f["command"]
+	switch {
+	case hasCmd && (hasShell || hasScript):
+		return td, p.errf(cmd, "task %q: give either command (argv mode) or shell + script (shell mode), not both", td.Spec.Name)
+	case hasCmd:
+		c.Mode = task.ModeArgv
+		argv, err := p.stringList(cmd, "task.command")
+		if err != nil {
+			return td, err
+		}
+		if len(argv) == 0 {
+			return td, p.errf(cmd, "task.command: needs at least the absolute path of the program, e.g. [\"/usr/bin/env\", \"date\"]")
+		}
+		c.Path, c.Args = argv[0], argv[1:]
+	case hasShell || hasScript:
+		c.Mode = task.ModeShell
+		c.Shell = "/bin/sh"
+		if v, ok := f["shell"]; ok {
+			if c.Shell, err = p.str(v, "task.shell"); err != nil {
+				return td, err
+			}
+		}
+		if v, ok := f["script"]; ok {
+			if c.Script, err = p.str(v, "task.script"); err != nil {
+				return td, err
+			}
+		}
+	default:
+		return td, p.errf(n, "task %q: needs command (argv mode) or script (shell mode)", td.Spec.Name)
+	}
+	if v, ok := f["env"]; ok {
+		if c.Env, err = p.env(v); err != nil {
+			return td, err
+		}
+	}
+	if v, ok := f["workingDir"]; ok {
+		if c.WorkingDir, err = p.str(v, "task.workingDir"); err != nil {
+			return td, err
+		}
+	}
+	if v, ok := f["timeout"]; ok {
+		s, err := p.str(v, "task.timeout")
+		if err != nil {
+			return td, err
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d%time.Millisecond != 0 {
+			return td, p.errf(v, "task.timeout: %q is not a duration in whole milliseconds like 30s, 5m or 2h", s)
+		}
+		c.TimeoutMs = d.Milliseconds()
+		if c.TimeoutMs == 0 {
+			return td, p.errf(v, "task.timeout: must be at least 1ms")
+		}
+	}
+	if v, ok := f["runAs"]; ok {
+		if c.RunAs, err = p.runAs(v); err != nil {
+			return td, err
+		}
+	}
+	if v, ok := f["killGrace"]; ok {
+		if c.KillGraceMs, err = p.millis(v, "task.killGrace"); err != nil {
+			return td, err
+		}
+	}
+	if err := td.Spec.Normalize().Validate(); err != nil {
+		return td, p.errf(n, "task %q: %s", td.Spec.Name, qlMsg(err))
+	}
+	return td, nil
+}
+
+// runAs reads {user: name-or-uid, group: name-or-gid}; group is optional.
+func (p parser) runAs(n *yaml.Node) (task.RunAs, error) {
+	f, err := p.fields(n, "task.runAs", "user", "group")
+	if err != nil {
+		return task.RunAs{}, err
+	}
+	var r task.RunAs
+	u, ok := f["user"]
+	if !ok {
+		return r, p.errf(n, "task.runAs.user: is required (a user name or numeric uid)")
+	}
+	if r.User, err = p.str(u, "task.runAs.user"); err != nil {
+		return r, err
+	}
+	if g, ok := f["group"]; ok {
+		if r.Group, err = p.str(g, "task.runAs.group"); err != nil {
+			return r, err
+		}
+	}
+	if err := r.Validate("task.runAs"); err != nil {
+		return r, p.errf(n, "%s", qlMsg(err))
+	}
+	return r, nil
+}
+
+// millis reads a positive duration in whole milliseconds, like 10s.
+func (p parser) millis(n *yaml.Node, field string) (int64, error) {
+	s, err := p.str(n, field)
+	if err != nil {
+		return 0, err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d%time.Millisecond != 0 || d <= 0 {
+		return 0, p.errf(n, "%s: %q is not a positive duration in whole milliseconds like 500ms, 10s or 1m", field, s)
+	}
+	return d.Milliseconds(), nil
+}
+
+func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
+	f, err := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled")
+	if err != nil {
+		return TriggerDoc{}, err
+	}
+	td := TriggerDoc{Line: n.Line, Spec: trigger.Spec{Enabled: true, Cron: trigger.Cron{MisfirePolicy: trigger.FireOnce}}}
+	for key, dst := range map[string]*string{"name": &td.Spec.Name, "task": &td.TaskName, "cron": &td.Spec.Cron.Expression, "timezone": &td.Spec.Cron.Timezone} {
+		v, ok := f[key]
+		if !ok {
+			return td, p.errf(n, "trigger.%s: is required", key)
+		}
+		if *dst, err = p.str(v, "trigger."+key); err != nil {
+			return td, err
+		}
+	}
+	if v, ok := f["misfire"]; ok {
+		s, err := p.str(v, "trigger.misfire")
+		if err != nil {
+			return td, err
+		}
+		td.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(s)
+	}
+	if v, ok := f["enabled"]; ok {
+		if td.Spec.Enabled, err = p.boolean(v, "trigger.enabled"); err != nil {
+			return td, err
+		}
+	}
+	return td, nil
+}
+
+func (p parser) stringMap(n *yaml.Node, field string) (map[string]string, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, "%s must be a mapping", field)
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		s, err := p.str(v, field+"."+k.Value)
+		if err != nil {
+			return nil, err
+		}
+		out[k.Value] = s
+	}
+	return out, nil
+}
+
+func (p parser) stringList(n *yaml.Node, field string) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n, "%s must be a list of strings", field)
+	}
+	out := make([]string, 0, len(n.Content))
+	for i, item := range n.Content {
+		s, err := p.str(item, fmt.Sprintf("%s[%d]", field, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// env reads NAME: value or NAME: {secret: ref}.
+func (p parser) env(n *yaml.Node) ([]task.EnvVar, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, "task.env must be a mapping of NAME: value or NAME: {secret: ref}")
+	}
+	var out []task.EnvVar
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if err := task.CheckEnvName(k.Value); err != nil {
+			return nil, p.errf(k, "%s", qlMsg(err))
+		}
+		e := task.EnvVar{Name: k.Value}
+		if v.Kind == yaml.MappingNode {
+			f, err := p.fields(v, "task.env."+k.Value, "secret")
+			if err != nil {
+				return nil, err
+			}
+			ref, ok := f["secret"]
+			if !ok {
+				return nil, p.errf(v, "task.env.%s: a mapping must be {secret: ref}", k.Value)
+			}
+			if e.SecretRef, err = p.str(ref, "task.env."+k.Value+".secret"); err != nil {
+				return nil, err
+			}
+		} else {
+			s, err := p.str(v, "task.env."+k.Value)
+			if err != nil {
+				return nil, err
+			}
+			e.Value = s
+		}
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// qlMsg returns the message of a coded error without re-wrapping noise.
+func qlMsg(err error) string {
+	var e *qlerror.Error
+	if errors.As(err, &e) {
+		return e.Error()
+	}
+	return err.Error()
+}

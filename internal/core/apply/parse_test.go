@@ -1,0 +1,136 @@
+package apply
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+const good = `project: demo
+tasks:
+  - name: hello
+    script: echo hello
+    env:
+      GREETING: hi
+      TOKEN: {secret: api-token}
+    timeout: 30s
+  - name: date
+    command: ["/bin/date", "-u"]
+    enabled: false
+triggers:
+  - name: every-10s
+    task: hello
+    cron: "*/10 * * * * *"
+    timezone: UTC
+  - name: nightly
+    task: hello
+    cron: "0 3 * * *"
+    timezone: Europe/Berlin
+    misfire: skip
+`
+
+const nowMs = 1_790_000_000_000
+
+func TestParseReadsEveryField(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("demo.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Project != "demo" || len(doc.Tasks) != 2 || len(doc.Triggers) != 2 {
+		t.Fatalf("unexpected document %+v", doc)
+	}
+	hello := doc.Tasks[0].Spec
+	if hello.Command.Mode != task.ModeShell || hello.Command.Shell != "/bin/sh" || hello.Command.TimeoutMs != 30000 {
+		t.Fatalf("shell task parsed wrong: %+v", hello.Command)
+	}
+	if len(hello.Command.Env) != 2 || hello.Command.Env[1].SecretRef != "api-token" || hello.Command.Env[1].Value != "" {
+		t.Fatalf("env parsed wrong: %+v", hello.Command.Env)
+	}
+	date := doc.Tasks[1].Spec
+	if date.Command.Mode != task.ModeArgv || date.Command.Path != "/bin/date" || date.Command.Args[0] != "-u" || date.Enabled {
+		t.Fatalf("argv task parsed wrong: %+v", date)
+	}
+	if doc.Triggers[0].Spec.Cron.MisfirePolicy != trigger.FireOnce || doc.Triggers[1].Spec.Cron.MisfirePolicy != trigger.Skip {
+		t.Fatal("misfire default or explicit value lost")
+	}
+	if doc.Tasks[1].Line != 9 || doc.Triggers[1].Line != 17 {
+		t.Fatalf("lines: task %d trigger %d", doc.Tasks[1].Line, doc.Triggers[1].Line)
+	}
+	if err := Check(doc, nowMs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestInvalidInputNamesFileLineAndField(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"bad yaml", "project: [demo\n", []string{"x.yaml", "line"}},
+		{"unknown top field", "project: demo\nowner: me\n", []string{"x.yaml:2:", `unknown field "owner"`}},
+		{"unknown task field", "project: demo\ntasks:\n  - name: a\n    script: echo\n    retries: 3\n", []string{"x.yaml:5:", `unknown field "retries"`}},
+		{"missing project", "tasks: []\n", []string{"x.yaml:1:", "project: is required"}},
+		{"bad timeout", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: soon\n", []string{"x.yaml:5:", "task.timeout"}},
+		{"relative path", "project: demo\ntasks:\n  - name: a\n    command: [date]\n", []string{"x.yaml:3:", "task.command.path", "absolute"}},
+		{"both modes", "project: demo\ntasks:\n  - name: a\n    script: echo\n    command: [/bin/date]\n", []string{"x.yaml:5:", "not both"}},
+		{"bad shell", "project: demo\ntasks:\n  - name: a\n    shell: /bin/zsh\n    script: echo\n", []string{"x.yaml:3:", "task.command.shell", "/bin/sh"}},
+		{"enabled not bool", "project: demo\ntasks:\n  - name: a\n    script: echo\n    enabled: yes please\n", []string{"x.yaml:5:", "true or false"}},
+		{"missing timezone", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n", []string{"x.yaml:3:", "trigger.timezone: is required"}},
+		{"bad project name", "project: Demo Project\n", []string{"x.yaml:1:", "project.name"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse("x.yaml", []byte(c.yaml))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !qlerror.Is(err, qlerror.Invalid) {
+				t.Errorf("code %s, want invalid", qlerror.CodeOf(err))
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckRejectsBadReferencesAndCron(t *testing.T) {
+	t.Parallel()
+	base := "project: demo\ntasks:\n  - name: a\n    script: echo\n  - name: off\n    script: echo\n    enabled: false\ntriggers:\n  - name: t\n"
+	cases := []struct {
+		name, trig string
+		want       []string
+	}{
+		{"unknown task", "    task: nope\n    cron: '* * * * *'\n    timezone: UTC\n", []string{"x.yaml:9:", `"nope" is not a task`}},
+		{"disabled task", "    task: off\n    cron: '* * * * *'\n    timezone: UTC\n", []string{"x.yaml:9:", "disabled"}},
+		{"bad cron", "    task: a\n    cron: '61 * * * *'\n    timezone: UTC\n", []string{"x.yaml:9:", "trigger.cron"}},
+		{"bad timezone", "    task: a\n    cron: '* * * * *'\n    timezone: Mars/Olympus\n", []string{"x.yaml:9:", "Mars/Olympus"}},
+		{"macro", "    task: a\n    cron: '@daily'\n    timezone: UTC\n", []string{"x.yaml:9:", "0 0 * * *"}},
+		{"bad misfire", "    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    misfire: replay\n", []string{"x.yaml:9:", "misfirePolicy"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			doc, err := Parse("x.yaml", []byte(base+c.trig))
+			if err == nil {
+				err = Check(doc, nowMs)
+			}
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/cron"
+)
+
+const maxCronNext = 1000
+
+func cronCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "cron",
+		Short: "Check cron expressions",
+	}
+	c.AddCommand(cronNextCommand())
+	return c
+}
+
+func cronNextCommand() *cobra.Command {
+	var (
+		tz    string
+		n     int
+		after string
+	)
+	c := &cobra.Command{
+		Use:   "next EXPR --tz ZONE [-n N] [--after TIME]",
+		Short: "Print the next occurrences of a cron expression",
+		Long: "Print the next N occurrences of EXPR in ZONE, in local time and UTC, exactly as the scheduler\n" +
+			"computes them (daylight-saving gaps and repeats included).\n\n" + cron.Features,
+		Example: `  ql cron next '*/10 * * * * *' --tz UTC -n 3
+  ql cron next '30 2 * * *' --tz America/New_York --after 2026-03-07T12:00:00Z`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return Usagef("cron next takes exactly one expression (quote it: '*/5 * * * *'), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if tz == "" {
+				return Usagef("--tz is required: give an IANA zone such as UTC or Europe/Berlin (the host zone is never implied)")
+			}
+			if n < 1 || n > maxCronNext {
+				return Usagef("-n %d is outside 1–%d", n, maxCronNext)
+			}
+			from := time.Now()
+			if after != "" {
+				t, err := time.Parse(time.RFC3339, after)
+				if err != nil {
+					return Usagef("--after %q is not an RFC 3339 time like 2026-03-08T06:00:00Z", after)
+				}
+				from = t
+			}
+			s, err := cron.Parse(args[0], tz)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			out := cmd.OutOrStdout()
+			at := from.UnixMilli()
+			for i := 0; i < n; i++ {
+				next, ok := s.Next(at)
+				if !ok {
+					if i == 0 {
+						return fmt.Errorf("%q never fires in %s after %s (e.g. day 30 of February); fix the day or month", args[0], tz, from.UTC().Format(time.RFC3339))
+					}
+					fmt.Fprintln(out, "(no further occurrence)")
+					return nil
+				}
+				t := time.UnixMilli(next)
+				fmt.Fprintf(out, "%s  %s\n", t.In(s.Location()).Format("2006-01-02 15:04:05 MST -07:00"), t.UTC().Format(time.RFC3339))
+				at = next
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&tz, "tz", "", "IANA time zone (required), e.g. UTC, Europe/Berlin")
+	c.Flags().IntVarP(&n, "count", "n", 5, "how many occurrences to print (1–1000)")
+	c.Flags().StringVar(&after, "after", "", "start after this RFC 3339 time instead of now")
+	return c
+}

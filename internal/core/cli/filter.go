@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// filterPage is the page size of the name lookups.
+const filterPage = 500
+
+// resolveFilters turns --project and --trigger values into ids. Each may be
+// an id or a name; a trigger name may be qualified as project/trigger, and
+// is looked up within --project when that is given. Names are resolved
+// here, above the stores, through the trigger listing every profile and
+// database role can read, so both stores keep filtering by id only. A name
+// that matches nothing is an error naming it, never a silently empty list.
+func resolveFilters(ctx context.Context, r schedule.StatusReader, project, trigger string) (projectID, triggerID string, err error) {
+	if projectID, err = resolveProject(ctx, r, project); err != nil || trigger == "" {
+		return projectID, "", err
+	}
+	if isID(trigger) {
+		return projectID, trigger, nil
+	}
+	name, projectLabel := trigger, project
+	if p, t, ok := strings.Cut(trigger, "/"); ok {
+		qualified, err := resolveProject(ctx, r, p)
+		if err != nil {
+			return "", "", err
+		}
+		if projectID != "" && qualified != projectID {
+			return "", "", Usagef("--trigger %q names project %s, but --project %q is another; give the project once", trigger, p, project)
+		}
+		projectID, name, projectLabel = qualified, t, p
+	}
+	var found []schedule.TriggerStatus
+	err = eachTrigger(ctx, r, projectID, func(t schedule.TriggerStatus) bool {
+		if t.Name == name {
+			found = append(found, t)
+		}
+		return false
+	})
+	switch {
+	case err != nil:
+		return "", "", err
+	case len(found) == 0 && projectID != "":
+		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q in project %s; `triggers list` shows the triggers and their ids", name, projectLabel)
+	case len(found) == 0:
+		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q; `triggers list` shows the triggers and their ids", name)
+	case len(found) > 1:
+		var projects []string
+		for _, t := range found {
+			projects = append(projects, t.ProjectName)
+		}
+		slices.Sort(projects)
+		return "", "", Usagef("a trigger named %q exists in projects %s; write project/trigger, e.g. %s/%s", name, strings.Join(projects, ", "), projects[0], name)
+	}
+	return projectID, found[0].TriggerID, nil
+}
+
+// resolveProject returns the id of the project named or identified by s
+// ("" for none).
+func resolveProject(ctx context.Context, r schedule.StatusReader, s string) (string, error) {
+	if s == "" || isID(s) {
+		return s, nil
+	}
+	var id string
+	err := eachTrigger(ctx, r, "", func(t schedule.TriggerStatus) bool {
+		if t.ProjectName == s {
+			id = t.ProjectID
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		return "", qlerror.New(qlerror.NotFound, "no project named %q has triggers; `triggers list` shows the projects, and --project takes a name or an id", s)
+	}
+	return id, nil
+}
+
+// eachTrigger calls visit for every trigger (of projectID, when given)
+// until visit returns true.
+func eachTrigger(ctx context.Context, r schedule.StatusReader, projectID string, visit func(schedule.TriggerStatus) bool) error {
+	after := ""
+	for {
+		page, next, err := r.TriggerList(ctx, schedule.TriggerListParams{ProjectID: projectID, Limit: filterPage, After: after})
+		if err != nil {
+			return err
+		}
+		for _, t := range page {
+			if visit(t) {
+				return nil
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		after = next
+	}
+}
+
+func isID(s string) bool { return ids.Validate("id", s) == nil }

@@ -1,0 +1,209 @@
+// Package cli is the `ql` command tree shared by the full and the edge
+// binaries. Profile-specific pieces (PostgreSQL, the cluster replica) are
+// injected through Options by the composition roots under cmd/, so the
+// edge binary never links them.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// Backend is an opened store as the read/apply commands need it.
+type Backend struct {
+	Catalog  catalog.Service
+	Runs     run.Reader
+	Triggers schedule.StatusReader
+	// ReadLog returns an attempt's captured output (single-node profiles);
+	// nil when the profile does not keep logs locally.
+	ReadLog func(ctx context.Context, attemptID string, w io.Writer) error
+	Close   func()
+}
+
+// Opener opens a backend: dsn is a postgres:// URL or the embedded
+// database file's path.
+type Opener func(ctx context.Context, dsn string) (*Backend, error)
+
+// Options wires a binary.
+type Options struct {
+	// Binary names the program in help ("ql" or "ql-edge").
+	Binary string
+	// OpenPostgres is nil in builds without PostgreSQL support.
+	OpenPostgres Opener
+	// OpenSQLite opens the embedded database for writing, creating and
+	// migrating it if needed.
+	OpenSQLite Opener
+	// OpenSQLiteReadOnly opens an existing embedded database for the read
+	// commands, without writing to it.
+	OpenSQLiteReadOnly Opener
+	// Serve runs `serve` for a profile; profiles absent from the map are
+	// not part of this build.
+	Serve map[string]ServeFunc
+	// Extra commands (e.g. `db` in the full build).
+	Extra []*cobra.Command
+	// DefaultProfile is what `serve` runs without --profile (default
+	// standalone).
+	DefaultProfile string
+}
+
+func (o Options) defaultProfile() string {
+	if o.DefaultProfile != "" {
+		return o.DefaultProfile
+	}
+	return ProfileStandalone
+}
+
+// ServeFunc runs a server profile until ctx ends.
+type ServeFunc func(ctx context.Context, cmd *cobra.Command, flags *ServeFlags) error
+
+// UsageError marks an error the user fixes by changing the command line;
+// it exits 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef builds a UsageError.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// NewRoot builds the command tree.
+func NewRoot(opts Options) *cobra.Command {
+	long := `QingLong turns every due cron occurrence into exactly one durable Run and gets it executed.
+
+It runs as one binary on an embedded SQLite database (profiles standalone and edge)`
+	if _, ok := opts.Serve[ProfileCluster]; ok {
+		long += `,
+or as many replicas on PostgreSQL (profile cluster).`
+	} else {
+		long += "."
+	}
+	root := &cobra.Command{
+		Use:           opts.Binary,
+		Short:         "QingLong turns every due cron occurrence into exactly one durable Run",
+		Long:          long,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &UsageError{Err: err}
+	})
+	// The only pre-run hook of the tree: a subcommand's own would replace it.
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if fl := c.Flags().Lookup("db"); fl != nil && fl.Changed {
+			return refuseRetiredDB(fl.Value.String())
+		}
+		return fillFromEnv(c)
+	}
+	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
+	root.AddCommand(opts.Extra...)
+	root.SetHelpCommand(helpCommand(root))
+	// Added now rather than when the tree runs, so the walk below covers it.
+	root.InitDefaultCompletionCmd()
+	refuseUnknownSubcommands(root)
+	return root
+}
+
+// helpCommand is `help [command]`, which fails as a usage error for a
+// command that does not exist (cobra's prints the usage and exits 0).
+func helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(_ *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return Usagef("no help topic %q; '%s --help' lists the commands", strings.Join(args, " "), root.Name())
+			}
+			return target.Help()
+		},
+	}
+}
+
+// refuseUnknownSubcommands makes every command group below root fail with a
+// usage error on an unknown subcommand; cobra would print the group's help
+// and exit 0, so a typo in a script would pass unnoticed. A group given no
+// subcommand still prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		if sub.HasSubCommands() && !sub.Runnable() {
+			sub.SuggestionsMinimumDistance = 2
+			sub.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return cmd.Help()
+				}
+				var names []string
+				for _, x := range cmd.Commands() {
+					if x.IsAvailableCommand() {
+						names = append(names, x.Name())
+					}
+				}
+				hint := "choose one of " + strings.Join(names, ", ")
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					hint = "did you mean " + strings.Join(s, " or ") + "?"
+				}
+				return Usagef("unknown command %q for %q; %s", args[0], cmd.CommandPath(), hint)
+			}
+		}
+		refuseUnknownSubcommands(sub)
+	}
+}
+
+// Main executes the tree and returns the process exit code: 0 ok, 1 runtime
+// error, 2 usage error.
+func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
+	root := NewRoot(opts)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(context.WithValue(ctx, stderrKey{}, stderr))
+	if err == nil {
+		return 0
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", opts.Binary, err, commandPath(root, args))
+		return 2
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", opts.Binary, err)
+	return 1
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command,
+// wrong arg count), which it does not type.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func commandPath(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil {
+		return root.Name()
+	}
+	return c.CommandPath()
+}
+
+// Run is the whole main of a binary.
+func Run(opts Options) {
+	ctx, stop := signalContext()
+	code := Main(ctx, opts, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

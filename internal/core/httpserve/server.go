@@ -1,0 +1,81 @@
+package httpserve
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// Server is a bound HTTP server.
+type Server struct {
+	srv  *http.Server
+	ln   net.Listener
+	done chan error
+}
+
+// Connection limits of every QingLong HTTP server: a client that sends its
+// headers slowly (slowloris) or idles is cut off instead of holding a
+// connection and a goroutine for good.
+const (
+	ReadHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = MaxHandlerTime + 5*time.Second
+	idleTimeout       = time.Minute
+)
+
+// MaxHandlerTime is the longest a handler may take to produce its response;
+// the write timeout leaves room for it, so a handler bounding its own work
+// by this answers instead of being cut off mid-response.
+const MaxHandlerTime = 10 * time.Second
+
+// Listen binds addr at once, so /livez answers from the first moments of
+// startup, and serves h in the background. Every server of every profile
+// starts here, so all share the connection limits and the response headers.
+func Listen(addr string, h http.Handler) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s; choose a free address with --http-addr", addr)
+	}
+	s := &Server{
+		srv: &http.Server{
+			Handler:           noSniff(h),
+			ReadHeaderTimeout: ReadHeaderTimeout,
+			ReadTimeout:       readTimeout,
+			WriteTimeout:      writeTimeout,
+			IdleTimeout:       idleTimeout,
+		},
+		ln:   ln,
+		done: make(chan error, 1),
+	}
+	go func() { s.done <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Addr is the bound address (useful with port 0).
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Shutdown stops accepting, waits for in-flight requests until ctx ends,
+// then closes what is left.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		_ = s.srv.Close() // the deadline passed; cut the stragglers
+	}
+	if serveErr := <-s.done; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return err
+}
+
+// noSniff stops browsers from guessing a response's type from its body, so
+// text a task or a client put in a response is never run as a script.
+func noSniff(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
+}

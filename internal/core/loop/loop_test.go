@@ -1,0 +1,167 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
+)
+
+func TestMain(m *testing.M) { leakcheck.Main(m) }
+
+func cfg() Config {
+	return Config{Name: "test", Cadence: MinCadence, StopTimeout: time.Second}
+}
+
+func TestRoundsNeverOverlap(t *testing.T) {
+	t.Parallel()
+	var running, overlaps, rounds atomic.Int32
+	l, err := New(cfg(), func(ctx context.Context) (bool, error) {
+		if running.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		defer running.Add(-1)
+		rounds.Add(1)
+		return rounds.Load() < 50, nil // full pages: next round at once
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Start(context.Background())
+	for i := 0; i < 20; i++ {
+		l.Wake()
+	}
+	deadline := time.After(5 * time.Second)
+	for rounds.Load() < 50 {
+		select {
+		case <-deadline:
+			t.Fatalf("only %d rounds ran", rounds.Load())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if err := l.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if overlaps.Load() != 0 {
+		t.Fatalf("%d overlapping rounds", overlaps.Load())
+	}
+}
+
+func TestFullPageRunsNextRoundWithoutWaitingACadence(t *testing.T) {
+	t.Parallel()
+	c := cfg()
+	c.Cadence = MaxCadence // an idle wait would never end within the test
+	done := make(chan struct{})
+	var rounds atomic.Int32
+	l, _ := New(c, func(ctx context.Context) (bool, error) {
+		if rounds.Add(1) == 5 {
+			close(done)
+		}
+		return rounds.Load() < 5, nil
+	})
+	_ = l.Start(context.Background())
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("backlog did not drain back to back: %d rounds", rounds.Load())
+	}
+	if err := l.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestErrorsAndPanicsGoToSinkAndNeverStopTheLoop(t *testing.T) {
+	t.Parallel()
+	var sunk atomic.Int32
+	c := cfg()
+	c.OnError = func(error) { sunk.Add(1) }
+	var rounds atomic.Int32
+	l, _ := New(c, func(ctx context.Context) (bool, error) {
+		n := rounds.Add(1)
+		if n == 1 {
+			panic("boom")
+		}
+		return true, errors.New("round failed")
+	})
+	_ = l.Start(context.Background())
+	deadline := time.After(5 * time.Second)
+	for sunk.Load() < 3 {
+		select {
+		case <-deadline:
+			t.Fatalf("loop stopped after errors: %d sunk", sunk.Load())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err := l.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStopIsBoundedAndReportsDrainTimeout(t *testing.T) {
+	t.Parallel()
+	c := cfg()
+	c.StopTimeout = MinStopTimeout
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	l, _ := New(c, func(ctx context.Context) (bool, error) {
+		close(entered)
+		<-release // ignores cancellation on purpose
+		return false, nil
+	})
+	_ = l.Start(context.Background())
+	<-entered
+	start := time.Now()
+	err := l.Stop(context.Background())
+	if !errors.Is(err, ErrDrainTimeout) {
+		t.Fatalf("got %v, want drain timeout", err)
+	}
+	if waited := time.Since(start); waited > 5*c.StopTimeout {
+		t.Fatalf("Stop waited %s with a %s timeout", waited, c.StopTimeout)
+	}
+	close(release)
+	if err := l.Stop(context.Background()); err != nil && !errors.Is(err, ErrDrainTimeout) {
+		t.Fatal(err)
+	}
+	// Let the goroutine exit before goleak looks.
+	for i := 0; i < 100; i++ {
+		if l.Stop(context.Background()) == nil {
+			return
+		}
+	}
+	t.Fatal("loop goroutine never exited after release")
+}
+
+func TestStartStopCyclesUnderRace(t *testing.T) {
+	t.Parallel()
+	for i := 0; i < 300; i++ {
+		l, _ := New(cfg(), func(ctx context.Context) (bool, error) { return false, nil })
+		_ = l.Start(context.Background())
+		_ = l.Start(context.Background())
+		if err := l.Stop(context.Background()); err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
+		}
+		if err := l.Stop(context.Background()); err != nil {
+			t.Fatalf("second stop, cycle %d: %v", i, err)
+		}
+		if err := l.Start(context.Background()); err == nil {
+			t.Fatal("restarting a stopped loop must fail")
+		}
+	}
+}
+
+func TestConfigValidationNamesTheRange(t *testing.T) {
+	t.Parallel()
+	c := cfg()
+	c.Cadence = time.Millisecond
+	if _, err := New(c, func(context.Context) (bool, error) { return false, nil }); err == nil {
+		t.Fatal("1ms cadence accepted")
+	}
+	c = cfg()
+	c.StopTimeout = time.Minute
+	if _, err := New(c, func(context.Context) (bool, error) { return false, nil }); err == nil {
+		t.Fatal("1m stop timeout accepted")
+	}
+}

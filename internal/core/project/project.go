@@ -1,0 +1,39 @@
+// Package project is the Project aggregate: the unit that owns tasks and
+// triggers and whose status gates scheduling (only active projects schedule).
+package project
+
+import (
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// Status of a project.
+type Status string
+
+// The states of a project.
+const (
+	Active   Status = "active"
+	Archived Status = "archived"
+)
+
+// Project is a named container of tasks and triggers.
+type Project struct {
+	ID     string
+	Name   string
+	Status Status
+}
+
+// Validate checks every field against its limit.
+func (p Project) Validate() error {
+	if err := ids.Validate("project.id", p.ID); err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "invalid project")
+	}
+	if err := validate.Name("project.name", p.Name); err != nil {
+		return err
+	}
+	if p.Status != Active && p.Status != Archived {
+		return qlerror.New(qlerror.Invalid, "project.status: %q is not one of active, archived", p.Status)
+	}
+	return nil
+}

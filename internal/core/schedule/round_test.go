@@ -1,0 +1,154 @@
+package schedule
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// recordingStore hands out fixed tickets and records commits. It exercises
+// the round's own logic; the storage guarantees are tested against the real
+// adapters in internal/testkit/storetest.
+type recordingStore struct {
+	tickets  []Ticket
+	mu       sync.Mutex
+	commits  []CommitParams
+	inFlight atomic.Int32
+	maxSeen  atomic.Int32
+	release  chan struct{}
+}
+
+func (s *recordingStore) ScheduleTake(_ context.Context, p TakeParams) ([]Ticket, error) {
+	if len(s.tickets) > p.Limit {
+		return s.tickets[:p.Limit], nil
+	}
+	return s.tickets, nil
+}
+
+func (s *recordingStore) ScheduleCommit(_ context.Context, p CommitParams) (CommitResult, error) {
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	for {
+		m := s.maxSeen.Load()
+		if n <= m || s.maxSeen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if s.release != nil {
+		<-s.release
+	}
+	s.mu.Lock()
+	s.commits = append(s.commits, p)
+	s.mu.Unlock()
+	switch p.Decision.Action {
+	case Admit:
+		return CommitResult{Outcome: Admitted, RunID: p.RunID}, nil
+	case SkipLate:
+		return CommitResult{Outcome: Skipped}, nil
+	}
+	return CommitResult{Outcome: Initialized}, nil
+}
+
+func (s *recordingStore) Executor() task.Executor { return task.LocalProcess }
+
+func ticket(id string, cursorMs *int64, observed int64, pol trigger.MisfirePolicy) Ticket {
+	return Ticket{
+		Snapshot: Snapshot{
+			TriggerID:          id,
+			TriggerCreatedAtMs: t0 - 10*minute,
+			Cron:               trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: pol},
+			NextFireAtMs:       cursorMs,
+		},
+		ObservedAtMs: observed,
+	}
+}
+
+func TestRoundAllocatesRunIdentitiesOnlyForAdmits(t *testing.T) {
+	t.Parallel()
+	st := &recordingStore{tickets: []Ticket{
+		ticket("admit", cursor(t0), t0+5, trigger.FireOnce),
+		ticket("init", cursor(t0+minute), t0+7, trigger.FireOnce),
+		ticket("skip", cursor(t0), t0+30*minute, trigger.Skip),
+	}}
+	var allocated atomic.Int32
+	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 2, GraceMs: minute, NewID: func() string {
+		allocated.Add(1)
+		return "id"
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocated.Load() != 2 {
+		t.Fatalf("allocated %d ids, want 2 (one Run + one Attempt for the single admit)", allocated.Load())
+	}
+	if sum.Counts[Admitted] != 1 || sum.Counts[Initialized] != 1 || sum.Counts[Skipped] != 1 || sum.Taken != 3 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if *sum.FirstAcquiredMs != t0+5 || *sum.LastAcquiredMs != t0+30*minute {
+		t.Fatalf("acquired range %d..%d", *sum.FirstAcquiredMs, *sum.LastAcquiredMs)
+	}
+	for _, c := range st.commits {
+		if (c.RunID != "") != (c.Decision.Action == Admit) {
+			t.Fatalf("commit %+v: run id present iff admit violated", c)
+		}
+	}
+}
+
+func TestRoundDecidesFromEachTicketsOwnObservationTime(t *testing.T) {
+	t.Parallel()
+	// Same cursor, different observation times: one is on time, one is
+	// past the grace period with skip.
+	st := &recordingStore{tickets: []Ticket{
+		ticket("on-time", cursor(t0), t0+1, trigger.Skip),
+		ticket("late", cursor(t0), t0+5*minute, trigger.Skip),
+	}}
+	if _, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Action{}
+	for _, c := range st.commits {
+		got[c.Ticket.TriggerID] = c.Decision.Action
+	}
+	if got["on-time"] != Admit || got["late"] != SkipLate {
+		t.Fatalf("decisions %v", got)
+	}
+}
+
+func TestRoundCommitParallelismIsBounded(t *testing.T) {
+	t.Parallel()
+	var tickets []Ticket
+	for i := 0; i < 12; i++ {
+		tickets = append(tickets, ticket("t", cursor(t0+minute), t0, trigger.Skip))
+	}
+	st := &recordingStore{tickets: tickets, release: make(chan struct{})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = Round(context.Background(), st, RoundConfig{PageSize: 12, Parallel: 3, NewID: func() string { return "x" }})
+	}()
+	for i := 0; i < 12; i++ {
+		st.release <- struct{}{}
+	}
+	<-done
+	if st.maxSeen.Load() > 3 || st.maxSeen.Load() < 1 {
+		t.Fatalf("max concurrent commits %d, want 1..3", st.maxSeen.Load())
+	}
+}
+
+func TestRoundConfigRejectsOutOfRange(t *testing.T) {
+	t.Parallel()
+	for _, c := range []RoundConfig{
+		{PageSize: 0, Parallel: 1, NewID: func() string { return "" }},
+		{PageSize: 257, Parallel: 1, NewID: func() string { return "" }},
+		{PageSize: 1, Parallel: 0, NewID: func() string { return "" }},
+		{PageSize: 1, Parallel: 1},
+	} {
+		if _, err := Round(context.Background(), &recordingStore{}, c); err == nil {
+			t.Fatalf("config %+v accepted", c)
+		}
+	}
+}

@@ -1,0 +1,317 @@
+// Package task is the Task aggregate: a head plus append-only immutable
+// revisions of the `qinglong/command@v1` spec, and the execution revision (the
+// immutable plan a worker runs) derived from each enabled revision.
+package task
+
+import (
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// SpecKind names the only task kind so far.
+const SpecKind = "qinglong/command@v1"
+
+// Limits of a command spec.
+const (
+	MaxArgs         = 256
+	MaxArgLen       = 32 << 10
+	MaxEnv          = 256
+	MaxEnvValueLen  = 32 << 10
+	MaxScriptLen    = 256 << 10
+	MaxLabels       = 64
+	MaxLabelLen     = 256
+	MinTimeout      = time.Millisecond
+	MaxTimeout      = 365 * 24 * time.Hour
+	DefaultTimeout  = time.Hour
+	maxPathLen      = 4096
+	maxSecretRefLen = 128
+)
+
+// Limits of the ending of a command and of account names.
+const (
+	MinKillGrace = time.Millisecond
+	MaxKillGrace = 10 * time.Minute
+	// DefaultKillGrace is how long a command has between SIGTERM and
+	// SIGKILL when its task sets no killGrace.
+	DefaultKillGrace = 5 * time.Second
+	maxAccountLen    = 64
+)
+
+// Mode says how the command is started.
+type Mode string
+
+const (
+	// ModeArgv executes an absolute file with arguments, no shell.
+	ModeArgv Mode = "argv"
+	// ModeShell runs a script through /bin/sh or /bin/bash.
+	ModeShell Mode = "shell"
+)
+
+// ReservedEnvPrefix starts the names of the variables the executor sets
+// for every attempt (QL_RUN_ID, QL_ATTEMPT_ID); a task's environment may not
+// use it, or a task could pass itself off as another run.
+const ReservedEnvPrefix = "QL_"
+
+// AllowedShells are the interpreters shell mode may name.
+var AllowedShells = []string{"/bin/sh", "/bin/bash"}
+
+// EnvVar is one environment entry: a public value, or a reference to a
+// secret that is resolved only at execution time and never stored in clear.
+type EnvVar struct {
+	Name      string
+	Value     string
+	SecretRef string
+}
+
+// RunAs names the account a command runs as: a user name or numeric uid,
+// and optionally a group name or numeric gid (default: the user's primary
+// group). The zero value means the executor's default.
+type RunAs struct {
+	User  string
+	Group string
+}
+
+// IsZero reports whether no account is named.
+func (r RunAs) IsZero() bool { return r == RunAs{} }
+
+// String is user or user:group, the form of the server-wide setting.
+func (r RunAs) String() string {
+	if r.Group == "" {
+		return r.User
+	}
+	return r.User + ":" + r.Group
+}
+
+// Validate checks the shape of the names; whether they exist is only
+// known on the machine that runs the command.
+func (r RunAs) Validate(field string) error {
+	if r.User == "" {
+		return invalid("%s.user: is required (a user name or numeric uid)", field)
+	}
+	if !accountPattern.MatchString(r.User) || len(r.User) > maxAccountLen {
+		return invalid("%s.user: %q must be a user name or numeric uid of 1–%d letters, digits, '_', '.', '-'", field, r.User, maxAccountLen)
+	}
+	if r.Group != "" && (!accountPattern.MatchString(r.Group) || len(r.Group) > maxAccountLen) {
+		return invalid("%s.group: %q must be a group name or numeric gid of 1–%d letters, digits, '_', '.', '-'", field, r.Group, maxAccountLen)
+	}
+	return nil
+}
+
+// ParseRunAs reads user[:group].
+func ParseRunAs(s string) RunAs {
+	user, group, _ := strings.Cut(s, ":")
+	return RunAs{User: user, Group: group}
+}
+
+// Command is the `qinglong/command@v1` spec.
+type Command struct {
+	Mode       Mode
+	Path       string   // argv mode: absolute file
+	Args       []string // argv mode
+	Shell      string   // shell mode: one of AllowedShells
+	Script     string   // shell mode
+	Env        []EnvVar // kept sorted by Name
+	WorkingDir string   // optional, absolute; default: an empty directory per attempt
+	TimeoutMs  int64
+	// RunAs is optional; zero runs as the executor's default account.
+	RunAs RunAs
+	// KillGraceMs is the time between SIGTERM and SIGKILL when the
+	// command is ended; 0 means DefaultKillGrace.
+	KillGraceMs int64
+}
+
+// KillGrace is the effective grace between SIGTERM and SIGKILL.
+func (c Command) KillGrace() time.Duration {
+	if c.KillGraceMs == 0 {
+		return DefaultKillGrace
+	}
+	return time.Duration(c.KillGraceMs) * time.Millisecond
+}
+
+// Spec is everything a task revision says, apart from identity.
+type Spec struct {
+	Name    string
+	Enabled bool
+	Labels  map[string]string
+	Command Command
+}
+
+var (
+	envNamePattern   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	secretRefPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+	labelKeyPattern  = regexp.MustCompile(`^[a-z0-9]([a-z0-9_./-]*[a-z0-9])?$`)
+	accountPattern   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+)
+
+// Normalize returns the spec in canonical order (environment sorted by
+// name) so equal content always hashes alike.
+func (s Spec) Normalize() Spec {
+	env := append([]EnvVar(nil), s.Command.Env...)
+	sort.Slice(env, func(i, j int) bool { return env[i].Name < env[j].Name })
+	s.Command.Env = env
+	if s.Command.TimeoutMs == 0 {
+		s.Command.TimeoutMs = DefaultTimeout.Milliseconds()
+	}
+	return s
+}
+
+// Validate checks every field; errors name the field and the limit.
+func (s Spec) Validate() error {
+	if err := validate.Name("task.name", s.Name); err != nil {
+		return err
+	}
+	if len(s.Labels) > MaxLabels {
+		return invalid("task.labels: %d labels, the limit is %d", len(s.Labels), MaxLabels)
+	}
+	for k, v := range s.Labels {
+		if len(k) > MaxLabelLen || !labelKeyPattern.MatchString(k) {
+			return invalid("task.labels: key %q must be 1–%d lower-case letters, digits, '-', '_', '.', '/'", k, MaxLabelLen)
+		}
+		if len(v) > MaxLabelLen {
+			return invalid("task.labels.%s: value has %d characters, the limit is %d", k, len(v), MaxLabelLen)
+		}
+		if !utf8.ValidString(v) {
+			return invalid("task.labels.%s: value is not valid UTF-8", k)
+		}
+	}
+	return s.Command.validate()
+}
+
+func (c Command) validate() error {
+	// JSON, the stored form, would replace a byte that is not UTF-8, and
+	// the stored revision would then no longer match its digest.
+	if field, bad := invalidUTF8(c); bad {
+		return invalid("task.command.%s: is not valid UTF-8", field)
+	}
+	switch c.Mode {
+	case ModeArgv:
+		if err := absPath("task.command.path", c.Path); err != nil {
+			return err
+		}
+		if c.Shell != "" || c.Script != "" {
+			return invalid("task.command: argv mode takes path and args, not shell or script")
+		}
+		if len(c.Args) > MaxArgs {
+			return invalid("task.command.args: %d arguments, the limit is %d", len(c.Args), MaxArgs)
+		}
+		for i, a := range c.Args {
+			if len(a) > MaxArgLen {
+				return invalid("task.command.args[%d]: %d bytes, the limit is %d", i, len(a), MaxArgLen)
+			}
+			if strings.ContainsRune(a, 0) {
+				return invalid("task.command.args[%d]: contains a NUL byte", i)
+			}
+		}
+	case ModeShell:
+		if !allowedShell(c.Shell) {
+			return invalid("task.command.shell: %q is not allowed; use one of %s", c.Shell, strings.Join(AllowedShells, ", "))
+		}
+		if c.Path != "" || len(c.Args) > 0 {
+			return invalid("task.command: shell mode takes shell and script, not path or args")
+		}
+		if strings.TrimSpace(c.Script) == "" {
+			return invalid("task.command.script: is required in shell mode")
+		}
+		if len(c.Script) > MaxScriptLen {
+			return invalid("task.command.script: %d bytes, the limit is %d", len(c.Script), MaxScriptLen)
+		}
+		if strings.ContainsRune(c.Script, 0) {
+			return invalid("task.command.script: contains a NUL byte")
+		}
+	default:
+		return invalid("task.command.mode: %q is not one of argv, shell", c.Mode)
+	}
+	if c.WorkingDir != "" {
+		if err := absPath("task.command.workingDir", c.WorkingDir); err != nil {
+			return err
+		}
+	}
+	if c.TimeoutMs < MinTimeout.Milliseconds() || c.TimeoutMs > MaxTimeout.Milliseconds() {
+		return invalid("task.command.timeout: %dms is outside 1ms … 365 days", c.TimeoutMs)
+	}
+	if c.KillGraceMs != 0 && (c.KillGraceMs < MinKillGrace.Milliseconds() || c.KillGraceMs > MaxKillGrace.Milliseconds()) {
+		return invalid("task.command.killGrace: %dms is outside 1ms … %s", c.KillGraceMs, MaxKillGrace)
+	}
+	if !c.RunAs.IsZero() {
+		if err := c.RunAs.Validate("task.command.runAs"); err != nil {
+			return err
+		}
+	}
+	return validateEnv(c.Env)
+}
+
+func validateEnv(env []EnvVar) error {
+	if len(env) > MaxEnv {
+		return invalid("task.command.env: %d entries, the limit is %d", len(env), MaxEnv)
+	}
+	seen := make(map[string]bool, len(env))
+	for _, e := range env {
+		if err := CheckEnvName(e.Name); err != nil {
+			return err
+		}
+		if seen[e.Name] {
+			return invalid("task.command.env.%s: defined twice", e.Name)
+		}
+		seen[e.Name] = true
+		if e.SecretRef != "" {
+			if e.Value != "" {
+				return invalid("task.command.env.%s: give a value or a secret reference, not both", e.Name)
+			}
+			if len(e.SecretRef) > maxSecretRefLen || !secretRefPattern.MatchString(e.SecretRef) {
+				return invalid("task.command.env.%s: secret reference %q must be 1–%d lower-case letters, digits, '-', '_', '.'", e.Name, e.SecretRef, maxSecretRefLen)
+			}
+			continue
+		}
+		if len(e.Value) > MaxEnvValueLen {
+			return invalid("task.command.env.%s: value has %d bytes, the limit is %d", e.Name, len(e.Value), MaxEnvValueLen)
+		}
+		if strings.ContainsRune(e.Value, 0) {
+			return invalid("task.command.env.%s: value contains a NUL byte", e.Name)
+		}
+	}
+	return nil
+}
+
+// CheckEnvName checks the name of one environment variable of a task.
+func CheckEnvName(name string) error {
+	if !envNamePattern.MatchString(name) {
+		return invalid("task.command.env: name %q must match [A-Za-z_][A-Za-z0-9_]*", name)
+	}
+	if strings.HasPrefix(name, ReservedEnvPrefix) {
+		return invalid("task.command.env: name %q is reserved: QingLong sets the %s* variables (QL_RUN_ID, QL_ATTEMPT_ID) of every run; choose another name", name, ReservedEnvPrefix)
+	}
+	return nil
+}
+
+func absPath(field, p string) error {
+	if p == "" {
+		return invalid("%s: is required", field)
+	}
+	if len(p) > maxPathLen {
+		return invalid("%s: %d bytes, the limit is %d", field, len(p), maxPathLen)
+	}
+	if !path.IsAbs(p) || path.Clean(p) != p {
+		return invalid("%s: %q must be an absolute, clean path (like /usr/bin/env)", field, p)
+	}
+	return nil
+}
+
+func allowedShell(s string) bool {
+	for _, a := range AllowedShells {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}
+
+func invalid(format string, args ...any) error {
+	return qlerror.New(qlerror.Invalid, format, args...)
+}

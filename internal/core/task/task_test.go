@@ -1,0 +1,193 @@
+package task
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+const (
+	projectID = "0193a8a0-0000-7000-8000-000000000001"
+	taskID    = "0193a8a0-0000-7000-8000-000000000002"
+)
+
+func shellSpec() Spec {
+	return Spec{
+		Name:    "backup",
+		Enabled: true,
+		Labels:  map[string]string{"team": "ops"},
+		Command: Command{
+			Mode: ModeShell, Shell: "/bin/sh", Script: "echo hi",
+			Env:        []EnvVar{{Name: "Z", Value: "1"}, {Name: "A", SecretRef: "db-password"}},
+			WorkingDir: "/tmp", TimeoutMs: 30_000,
+		},
+	}
+}
+
+func TestContentDigestGoldenVector(t *testing.T) {
+	t.Parallel()
+	// A change here means every stored revision would stop verifying:
+	// only change it together with a new SpecKind version.
+	const want = "sha256:3aec053ffb3fe33a0644af6005d9116c85a1ec8cbf25d0062833010c9d7e9acb"
+	if got := ContentDigest(projectID, taskID, shellSpec()); got != want {
+		t.Fatalf("task content digest drifted: %s", got)
+	}
+}
+
+func TestExecutionDigestGoldenVector(t *testing.T) {
+	t.Parallel()
+	rev, err := NewRevision(projectID, taskID, 0, "m1", shellSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanExecution(rev, RemoteWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "sha256:63a86670a23f5524dbb58a6545e091f4fff0f4e64a50f77044cf20009933e514"
+	if plan.Digest != want {
+		t.Fatalf("execution digest drifted: %s", plan.Digest)
+	}
+	if plan.ID != "qltd:v1:1:"+rev.ContentDigest {
+		t.Fatalf("execution id %s", plan.ID)
+	}
+}
+
+func TestContentDigestIgnoresEnvOrderButNotContent(t *testing.T) {
+	t.Parallel()
+	a := shellSpec()
+	b := shellSpec()
+	b.Command.Env = []EnvVar{b.Command.Env[1], b.Command.Env[0]}
+	if ContentDigest(projectID, taskID, a) != ContentDigest(projectID, taskID, b) {
+		t.Fatal("env order changed the digest")
+	}
+	for name, mutate := range map[string]func(*Spec){
+		"script":  func(s *Spec) { s.Command.Script = "echo bye" },
+		"timeout": func(s *Spec) { s.Command.TimeoutMs++ },
+		"enabled": func(s *Spec) { s.Enabled = false },
+		"label":   func(s *Spec) { s.Labels = map[string]string{"team": "dev"} },
+		"secret":  func(s *Spec) { s.Command.Env[1].SecretRef = "other" },
+		"workdir": func(s *Spec) { s.Command.WorkingDir = "/var" },
+		"runAs":   func(s *Spec) { s.Command.RunAs = RunAs{User: "svc"} },
+		"group":   func(s *Spec) { s.Command.RunAs = RunAs{User: "root", Group: "svc"} },
+		"grace":   func(s *Spec) { s.Command.KillGraceMs = 5000 },
+	} {
+		c := shellSpec()
+		mutate(&c)
+		if ContentDigest(projectID, taskID, c) == ContentDigest(projectID, taskID, a) {
+			t.Errorf("changing %s did not change the digest", name)
+		}
+	}
+}
+
+func TestTamperedRevisionFailsVerification(t *testing.T) {
+	t.Parallel()
+	rev, _ := NewRevision(projectID, taskID, 0, "m1", shellSpec())
+	if err := rev.VerifyDigest(); err != nil {
+		t.Fatal(err)
+	}
+	rev.Spec.Command.Script = "rm -rf /"
+	if err := rev.VerifyDigest(); !qlerror.Is(err, qlerror.Internal) {
+		t.Fatalf("tampered revision verified: %v", err)
+	}
+	plan, _ := PlanExecution(rev, RemoteWorker)
+	plan.Command.TimeoutMs = 1
+	if err := plan.Verify(rev.Revision, rev.ContentDigest, RemoteWorker); err == nil {
+		t.Fatal("tampered execution plan verified")
+	}
+}
+
+func TestExecutionPlanVerifiesItsSourceFenceAndExecutor(t *testing.T) {
+	t.Parallel()
+	rev, _ := NewRevision(projectID, taskID, 0, "m1", shellSpec())
+	plan, _ := PlanExecution(rev, LocalProcess)
+	if err := plan.Verify(rev.Revision, rev.ContentDigest, LocalProcess); err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Verify(rev.Revision+1, rev.ContentDigest, LocalProcess); err == nil {
+		t.Fatal("plan verified against another revision")
+	}
+	if err := plan.Verify(rev.Revision, rev.ContentDigest, RemoteWorker); err == nil {
+		t.Fatal("plan verified for another executor")
+	}
+}
+
+func TestDisabledRevisionHasNoExecutionPlan(t *testing.T) {
+	t.Parallel()
+	s := shellSpec()
+	s.Enabled = false
+	rev, _ := NewRevision(projectID, taskID, 0, "m1", s)
+	if _, err := PlanExecution(rev, RemoteWorker); !qlerror.Is(err, qlerror.FailedPrecondition) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestValidationNamesFieldAndLimit(t *testing.T) {
+	t.Parallel()
+	many := make([]string, MaxArgs+1)
+	manyEnv := make([]EnvVar, MaxEnv+1)
+	for i := range manyEnv {
+		manyEnv[i] = EnvVar{Name: "V" + strings.Repeat("X", i%5) + string(rune('A'+i%26)) + strings.Repeat("Y", i/26)}
+	}
+	cases := map[string]struct {
+		mutate func(*Spec)
+		want   string
+	}{
+		"relative path": {func(s *Spec) { *s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "bin/x", TimeoutMs: 1}} }, "task.command.path"},
+		"too many args": {func(s *Spec) {
+			*s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "/bin/x", Args: many, TimeoutMs: 1}}
+		}, "limit is 256"},
+		"bad shell":        {func(s *Spec) { s.Command.Shell = "/bin/zsh" }, "task.command.shell"},
+		"empty script":     {func(s *Spec) { s.Command.Script = "  " }, "task.command.script"},
+		"zero timeout":     {func(s *Spec) { s.Command.TimeoutMs = -1 }, "1ms … 365 days"},
+		"year+ timeout":    {func(s *Spec) { s.Command.TimeoutMs = MaxTimeout.Milliseconds() + 1 }, "1ms … 365 days"},
+		"env name":         {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "1BAD", Value: "x"}} }, "task.command.env"},
+		"env both":         {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "A", Value: "x", SecretRef: "y"}} }, "not both"},
+		"env duplicate":    {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "A"}, {Name: "A"}} }, "defined twice"},
+		"run id override":  {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "QL_RUN_ID", Value: "forged"}} }, "reserved"},
+		"reserved secret":  {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "QL_ATTEMPT_ID", SecretRef: "x"}} }, "reserved"},
+		"reserved prefix":  {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "QL_ANYTHING", Value: "x"}} }, "reserved"},
+		"too many env":     {func(s *Spec) { s.Command.Env = manyEnv }, "limit is 256"},
+		"relative wd":      {func(s *Spec) { s.Command.WorkingDir = "tmp" }, "task.command.workingDir"},
+		"bad mode":         {func(s *Spec) { s.Command.Mode = "docker" }, "task.command.mode"},
+		"bad name":         {func(s *Spec) { s.Name = "Bad Name" }, "task.name"},
+		"argv and script":  {func(s *Spec) { s.Command.Path = "/bin/x" }, "shell mode takes shell and script"},
+		"runAs no user":    {func(s *Spec) { s.Command.RunAs = RunAs{Group: "svc"} }, "task.command.runAs.user: is required"},
+		"runAs bad user":   {func(s *Spec) { s.Command.RunAs = RunAs{User: "a b"} }, "task.command.runAs.user"},
+		"runAs bad group":  {func(s *Spec) { s.Command.RunAs = RunAs{User: "svc", Group: "x:y"} }, "task.command.runAs.group"},
+		"grace too long":   {func(s *Spec) { s.Command.KillGraceMs = MaxKillGrace.Milliseconds() + 1 }, "task.command.killGrace"},
+		"grace negative":   {func(s *Spec) { s.Command.KillGraceMs = -1 }, "task.command.killGrace"},
+		"script not UTF-8": {func(s *Spec) { s.Command.Script = "echo \xff" }, "task.command.script: is not valid UTF-8"},
+		"arg not UTF-8": {func(s *Spec) {
+			*s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "/bin/x", Args: []string{"ok", "\xc3"}, TimeoutMs: 1}}
+		}, "task.command.args[1]: is not valid UTF-8"},
+		"env not UTF-8":   {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "A", Value: "\xff"}} }, "task.command.env.A: is not valid UTF-8"},
+		"label not UTF-8": {func(s *Spec) { s.Labels = map[string]string{"team": "\xff"} }, "task.labels.team: value is not valid UTF-8"},
+	}
+	for name, c := range cases {
+		s := shellSpec()
+		c.mutate(&s)
+		err := s.Normalize().Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", name, err, c.want)
+		}
+	}
+}
+
+func TestNewRevisionRejectsBadIdentity(t *testing.T) {
+	t.Parallel()
+	if _, err := NewRevision("not-a-uuid", taskID, 0, "m", shellSpec()); err == nil {
+		t.Fatal("bad project id accepted")
+	}
+	if _, err := NewRevision(projectID, taskID, -1, "m", shellSpec()); err == nil {
+		t.Fatal("negative expected revision accepted")
+	}
+	if _, err := NewRevision(projectID, taskID, 0, "", shellSpec()); err == nil {
+		t.Fatal("empty mutation id accepted")
+	}
+	rev, err := NewRevision(projectID, taskID, 4, "m", shellSpec())
+	if err != nil || rev.Revision != 5 {
+		t.Fatalf("revision %d err %v, want 5", rev.Revision, err)
+	}
+}

@@ -1,0 +1,141 @@
+// Package trigger is the Trigger aggregate: a head bound forever to one task,
+// plus immutable revisions that pin an exact task revision and carry the
+// `qinglong/cron@v1` spec.
+package trigger
+
+import (
+	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/digest"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// SpecKind names the only trigger kind so far.
+const SpecKind = "qinglong/cron@v1"
+
+// MisfirePolicy says what a late occurrence does.
+type MisfirePolicy string
+
+const (
+	// Skip means an occurrence later than the grace period is dropped and the
+	// cursor jumps past now.
+	Skip MisfirePolicy = "skip"
+	// FireOnce means the oldest missed occurrence is admitted once; the backlog is
+	// never replayed.
+	FireOnce MisfirePolicy = "fire_once"
+)
+
+// Cron is the `qinglong/cron@v1` spec.
+type Cron struct {
+	Expression    string
+	Timezone      string
+	MisfirePolicy MisfirePolicy
+}
+
+// Spec is everything a trigger revision says, apart from identity.
+type Spec struct {
+	Name    string
+	Enabled bool
+	Cron    Cron
+}
+
+// Revision is one immutable published version of a trigger.
+type Revision struct {
+	TriggerID         string
+	ProjectID         string
+	TaskID            string
+	Revision          int64
+	TaskRevision      int64
+	TaskContentDigest string
+	Spec              Spec
+	ContentDigest     string
+	MutationID        string
+	CreatedAtMs       int64
+}
+
+// Validate checks the spec, including that the expression parses and has at
+// least one future occurrence from nowMs.
+func (s Spec) Validate(nowMs int64) error {
+	if err := validate.Name("trigger.name", s.Name); err != nil {
+		return err
+	}
+	switch s.Cron.MisfirePolicy {
+	case Skip, FireOnce:
+	default:
+		return qlerror.New(qlerror.Invalid, "trigger.cron.misfirePolicy: %q is not one of skip, fire_once", s.Cron.MisfirePolicy)
+	}
+	sched, err := cron.Parse(s.Cron.Expression, s.Cron.Timezone)
+	if err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "trigger.cron")
+	}
+	if _, ok := sched.Next(nowMs); !ok {
+		return qlerror.New(qlerror.Invalid, "trigger.cron.expression: %q has no occurrence in the next years (e.g. 30 February); fix the day or month", s.Cron.Expression)
+	}
+	return nil
+}
+
+// NewRevision validates spec and returns the revision `expected+1` pinned to
+// the given task revision. nowMs is only used to check that the expression
+// can fire at all; the store stamps the creation time.
+func NewRevision(projectID, triggerID, taskID string, taskRevision int64, taskDigest string, expected int64, mutationID string, spec Spec, nowMs int64) (Revision, error) {
+	for field, id := range map[string]string{"trigger.projectId": projectID, "trigger.id": triggerID, "trigger.taskId": taskID} {
+		if err := ids.Validate(field, id); err != nil {
+			return Revision{}, qlerror.Wrap(qlerror.Invalid, err, "invalid trigger")
+		}
+	}
+	if taskRevision < 1 || !digest.Valid(taskDigest) {
+		return Revision{}, qlerror.New(qlerror.Invalid, "trigger: must pin a published task revision and its content digest")
+	}
+	if expected < 0 {
+		return Revision{}, qlerror.New(qlerror.Invalid, "trigger.expectedRevision: %d must be 0 (create) or the current revision", expected)
+	}
+	if err := validate.MutationID("trigger.mutationId", mutationID); err != nil {
+		return Revision{}, err
+	}
+	if err := spec.Validate(nowMs); err != nil {
+		return Revision{}, err
+	}
+	return Revision{
+		TriggerID:         triggerID,
+		ProjectID:         projectID,
+		TaskID:            taskID,
+		Revision:          expected + 1,
+		TaskRevision:      taskRevision,
+		TaskContentDigest: taskDigest,
+		Spec:              spec,
+		ContentDigest:     ContentDigest(projectID, triggerID, taskID, taskRevision, taskDigest, spec),
+		MutationID:        mutationID,
+	}, nil
+}
+
+// ContentDigest hashes every semantic field, including the pinned task
+// fence, so re-pinning a trigger to a new task revision is a new revision.
+func ContentDigest(projectID, triggerID, taskID string, taskRevision int64, taskDigest string, s Spec) string {
+	return digest.New(SpecKind).
+		String("projectId", projectID).
+		String("triggerId", triggerID).
+		String("taskId", taskID).
+		Int("taskRevision", taskRevision).
+		String("taskContentDigest", taskDigest).
+		String("name", s.Name).
+		Bool("enabled", s.Enabled).
+		String("expression", s.Cron.Expression).
+		String("timezone", s.Cron.Timezone).
+		String("misfirePolicy", string(s.Cron.MisfirePolicy)).
+		Sum()
+}
+
+// VerifyDigest recomputes the content digest.
+func (r Revision) VerifyDigest() error {
+	got := ContentDigest(r.ProjectID, r.TriggerID, r.TaskID, r.TaskRevision, r.TaskContentDigest, r.Spec)
+	if got != r.ContentDigest {
+		return qlerror.New(qlerror.Internal, "trigger %s revision %d: content digest mismatch (stored %s, computed %s)", r.TriggerID, r.Revision, r.ContentDigest, got)
+	}
+	return nil
+}
+
+// Schedule parses the revision's cron spec.
+func (r Revision) Schedule() (*cron.Schedule, error) {
+	return cron.Parse(r.Spec.Cron.Expression, r.Spec.Cron.Timezone)
+}

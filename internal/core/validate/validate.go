@@ -1,0 +1,40 @@
+// Package validate holds the field checks shared by every domain package, so
+// one limit has one spelling in every error message.
+package validate
+
+import (
+	"regexp"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// MaxNameLen bounds object names (project, task, trigger).
+const MaxNameLen = 128
+
+var namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9_.-]*[a-z0-9])?$`)
+
+// Name checks an object name: 1–128 characters of lower-case letters,
+// digits, '-', '_' and '.', starting and ending with a letter or digit.
+func Name(field, s string) error {
+	if s == "" {
+		return qlerror.New(qlerror.Invalid, "%s: is required", field)
+	}
+	if len(s) > MaxNameLen {
+		return qlerror.New(qlerror.Invalid, "%s: %d characters, the limit is %d", field, len(s), MaxNameLen)
+	}
+	if !namePattern.MatchString(s) {
+		return qlerror.New(qlerror.Invalid, "%s: %q must use lower-case letters, digits, '-', '_' or '.', and start and end with a letter or digit", field, s)
+	}
+	return nil
+}
+
+// MutationID checks a client-chosen idempotency token for a write.
+func MutationID(field, s string) error {
+	if s == "" {
+		return qlerror.New(qlerror.Invalid, "%s: is required (any unique string up to 128 characters)", field)
+	}
+	if len(s) > 128 {
+		return qlerror.New(qlerror.Invalid, "%s: %d characters, the limit is 128", field, len(s))
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package view
+
+import (
+	"encoding/json"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// Run is the stable shape of a Run.
+type Run struct {
+	ID                  string    `json:"id"`
+	ProjectID           string    `json:"projectId"`
+	ProjectName         string    `json:"projectName,omitempty"`
+	TaskID              string    `json:"taskId"`
+	TaskRevision        int64     `json:"taskRevision"`
+	TriggerID           string    `json:"triggerId,omitempty"`
+	TriggerRevision     int64     `json:"triggerRevision,omitempty"`
+	TriggerName         string    `json:"triggerName,omitempty"`
+	ExecutionRevisionID string    `json:"executionRevisionId"`
+	IdempotencyKey      string    `json:"idempotencyKey"`
+	ScheduledForMs      int64     `json:"scheduledForMs"`
+	State               run.State `json:"state"`
+	Version             int64     `json:"version"`
+	LastEventSeq        int64     `json:"lastEventSeq"`
+	CreatedAtMs         int64     `json:"createdAtMs"`
+	QueuedAtMs          int64     `json:"queuedAtMs,omitempty"`
+	UpdatedAtMs         int64     `json:"updatedAtMs"`
+	FinishedAtMs        *int64    `json:"finishedAtMs"`
+}
+
+// Attempt is the stable shape of an Attempt (without its log path and
+// process id, which only the server uses).
+type Attempt struct {
+	ID           string           `json:"id"`
+	Number       int64            `json:"number"`
+	Executor     string           `json:"executor"`
+	State        run.AttemptState `json:"state"`
+	ExitCode     *int64           `json:"exitCode"`
+	ErrorCode    string           `json:"errorCode,omitempty"`
+	CreatedAtMs  int64            `json:"createdAtMs"`
+	StartedAtMs  *int64           `json:"startedAtMs"`
+	FinishedAtMs *int64           `json:"finishedAtMs"`
+	LogBytes     int64            `json:"logBytes"`
+	LogTruncated bool             `json:"logTruncated"`
+}
+
+// Event is the stable shape of an Event; its payload is embedded as JSON.
+type Event struct {
+	Seq         int64           `json:"seq"`
+	Name        string          `json:"name"`
+	Payload     json.RawMessage `json:"payload"`
+	CreatedAtMs int64           `json:"createdAtMs"`
+}
+
+// RunList is one page of runs and the cursor of the next.
+type RunList struct {
+	Runs []Run  `json:"runs"`
+	Next string `json:"next,omitempty"`
+}
+
+// RunDetail is a run with its attempts and events.
+type RunDetail struct {
+	Run      Run       `json:"run"`
+	Attempts []Attempt `json:"attempts"`
+	Events   []Event   `json:"events"`
+}
+
+// NewRun shapes r.
+func NewRun(r run.Run) Run {
+	return Run{
+		ID: r.ID, ProjectID: r.ProjectID, ProjectName: r.ProjectName, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
+		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, ExecutionRevisionID: r.ExecutionRevisionID,
+		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, State: r.State, Version: r.Version,
+		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
+		FinishedAtMs: r.FinishedAtMs,
+	}
+}
+
+// NewRunList shapes a page of runs.
+func NewRunList(list []run.Run, next string) RunList {
+	out := RunList{Runs: make([]Run, 0, len(list)), Next: next}
+	for _, x := range list {
+		out.Runs = append(out.Runs, NewRun(x))
+	}
+	return out
+}
+
+// NewRunDetail shapes d. A payload that is not valid JSON is shown as {}
+// rather than breaking the document.
+func NewRunDetail(d run.Detail) RunDetail {
+	out := RunDetail{Run: NewRun(d.Run), Attempts: make([]Attempt, 0, len(d.Attempts)), Events: make([]Event, 0, len(d.Events))}
+	for _, x := range d.Attempts {
+		out.Attempts = append(out.Attempts, Attempt{
+			ID: x.ID, Number: x.Number, Executor: x.Executor, State: x.State, ExitCode: x.ExitCode, ErrorCode: x.ErrorCode,
+			CreatedAtMs: x.CreatedAtMs, StartedAtMs: x.StartedAtMs, FinishedAtMs: x.FinishedAtMs, LogBytes: x.LogBytes, LogTruncated: x.LogTruncated,
+		})
+	}
+	for _, e := range d.Events {
+		payload := json.RawMessage(e.Payload)
+		if !json.Valid(payload) {
+			payload = json.RawMessage("{}")
+		}
+		out.Events = append(out.Events, Event{Seq: e.Seq, Name: e.Name, Payload: payload, CreatedAtMs: e.CreatedAtMs})
+	}
+	return out
+}

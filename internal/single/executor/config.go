@@ -1,0 +1,69 @@
+package executor
+
+import (
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// Limits of Config.
+const (
+	MaxConcurrency = 256
+	MinLogCapBytes = 1 << 10
+	MaxLogCapBytes = 1 << 30
+	// recordTimeout bounds writing an attempt's result; it is independent
+	// of the stop deadline so a killed attempt is still recorded.
+	recordTimeout = 30 * time.Second
+	recordRetry   = 100 * time.Millisecond
+)
+
+// Config of a dispatcher. Every field is required; the composition root
+// applies the profile's defaults.
+type Config struct {
+	// Concurrency is how many commands run at once (1–256).
+	Concurrency int
+	// LogDir holds one <attemptId>.log per attempt.
+	LogDir string
+	// LogCapBytes caps one attempt's captured output (1 KiB–1 GiB).
+	LogCapBytes int64
+	// Secrets resolves secret references at start.
+	Secrets Secrets
+	// Owner is this executor instance; it must outlive the dispatcher.
+	Owner *Owner
+	// BaseEnv starts every command's environment (e.g. PATH, HOME); the
+	// task's own variables override it.
+	BaseEnv []string
+	// RunAs is the account of commands whose task names none; zero runs
+	// them as this server.
+	RunAs task.RunAs
+	// PollInterval is how often the dispatcher looks for work it was not
+	// woken for (runs admitted by another process on the same file).
+	PollInterval time.Duration
+	// StopTimeout bounds Stop: running commands get half of it to finish,
+	// then their groups are killed and recorded cancelled.
+	StopTimeout time.Duration
+	// OnError receives store failures; it must not block for long.
+	OnError func(error)
+	// OnFinish, if set, observes every recorded result (the operator's
+	// "run finished" line); it must not block for long.
+	OnFinish func(run.Attempt)
+}
+
+// Validate names the field and its allowed range.
+func (c Config) Validate() error {
+	switch {
+	case c.Concurrency < 1 || c.Concurrency > MaxConcurrency:
+		return qlerror.New(qlerror.Invalid, "executor concurrency: %d is outside 1–%d", c.Concurrency, MaxConcurrency)
+	case c.LogCapBytes < MinLogCapBytes || c.LogCapBytes > MaxLogCapBytes:
+		return qlerror.New(qlerror.Invalid, "log cap: %d bytes is outside %d–%d", c.LogCapBytes, MinLogCapBytes, MaxLogCapBytes)
+	case c.LogDir == "":
+		return qlerror.New(qlerror.Invalid, "executor log directory: is required")
+	case c.Owner == nil:
+		return qlerror.New(qlerror.Internal, "executor started without an owner")
+	case c.OnError == nil:
+		return qlerror.New(qlerror.Internal, "executor started without an error sink")
+	}
+	return nil
+}

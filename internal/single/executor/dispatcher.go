@@ -1,0 +1,280 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// Dispatcher starts claimed attempts as local processes, at most
+// Concurrency at a time.
+type Dispatcher struct {
+	store Store
+	cfg   Config
+	loop  *loop.Loop
+	slots chan struct{}
+
+	workers    sync.WaitGroup
+	runCtx     context.Context
+	cancelRuns context.CancelFunc
+	// killRuns closes when stopping can wait no longer for commands that
+	// were sent SIGTERM: the rest of their kill grace is cut short.
+	killRuns     chan struct{}
+	killRunsOnce sync.Once
+}
+
+// New validates cfg; nothing runs until Start.
+func New(st Store, cfg Config) (*Dispatcher, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	d := &Dispatcher{store: st, cfg: cfg, slots: make(chan struct{}, cfg.Concurrency), killRuns: make(chan struct{})}
+	d.runCtx, d.cancelRuns = context.WithCancel(context.Background())
+	l, err := loop.New(loop.Config{Name: "executor", Cadence: cfg.PollInterval, StopTimeout: cfg.StopTimeout, OnError: cfg.OnError}, d.round)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "executor")
+	}
+	d.loop = l
+	return d, nil
+}
+
+// Start creates the log directory and begins dispatching; the first round
+// picks up attempts admitted before this start.
+func (d *Dispatcher) Start(ctx context.Context) error {
+	if err := os.MkdirAll(d.cfg.LogDir, 0o700); err != nil {
+		return qlerror.Wrap(qlerror.Unavailable, err, "create the log directory %s; check permissions of the data directory", d.cfg.LogDir)
+	}
+	return d.loop.Start(ctx)
+}
+
+// Wake asks for a dispatch round now; the scheduler calls it after an
+// admission commits.
+func (d *Dispatcher) Wake() { d.loop.Wake() }
+
+// Stop starts nothing more, gives running commands half the stop timeout
+// to finish, then sends their processes SIGTERM; whatever still runs at
+// three quarters of the stop timeout gets SIGKILL, whatever the tasks'
+// kill grace, so results are recorded (cancelled) within the stop timeout.
+func (d *Dispatcher) Stop(ctx context.Context) error {
+	begun := time.Now()
+	defer d.hardKill()
+	loopErr := d.loop.Stop(ctx)
+	done := make(chan struct{})
+	go func() {
+		d.workers.Wait()
+		close(done)
+	}()
+	for _, phase := range []struct {
+		at   time.Duration
+		then func()
+	}{
+		{d.cfg.StopTimeout / 2, d.cancelRuns},
+		{d.cfg.StopTimeout * 3 / 4, d.hardKill},
+		{d.cfg.StopTimeout, func() {}},
+	} {
+		limit := time.NewTimer(time.Until(begun.Add(phase.at)))
+		select {
+		case <-done:
+			limit.Stop()
+			d.cancelRuns()
+			return loopErr
+		case <-limit.C:
+		case <-ctx.Done():
+			limit.Stop()
+			d.cancelRuns()
+			d.hardKill()
+			select {
+			case <-done:
+				return loopErr
+			default:
+			}
+			return fmt.Errorf("executor: %w: %v: commands were still being recorded", loop.ErrDrainTimeout, ctx.Err())
+		}
+		phase.then()
+	}
+	return fmt.Errorf("executor: %w after %s: commands were still being recorded", loop.ErrDrainTimeout, d.cfg.StopTimeout)
+}
+
+func (d *Dispatcher) hardKill() {
+	d.killRunsOnce.Do(func() { close(d.killRuns) })
+}
+
+// round starts as many pending attempts as there are free slots. It asks
+// for another round at once when it filled them all from a full page.
+func (d *Dispatcher) round(ctx context.Context) (bool, error) {
+	free := cap(d.slots) - len(d.slots)
+	if free == 0 {
+		return false, nil
+	}
+	pending, err := d.store.AttemptsPending(ctx, free)
+	if err != nil {
+		return false, err
+	}
+	started := 0
+	for _, a := range pending {
+		logPath := filepath.Join(d.cfg.LogDir, a.ID+".log")
+		plan, planErr, err := d.store.AttemptStart(ctx, a.ID, d.cfg.Owner.ID, logPath)
+		if qlerror.Is(err, qlerror.Conflict) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		d.slots <- struct{}{}
+		d.workers.Add(1)
+		started++
+		go d.work(a, plan, planErr, logPath)
+	}
+	return len(pending) == free && started > 0, nil
+}
+
+func (d *Dispatcher) work(a run.Attempt, plan task.Execution, planErr error, logPath string) {
+	defer func() {
+		<-d.slots
+		d.workers.Done()
+		d.Wake()
+	}()
+	res := d.execute(a, plan, planErr, logPath)
+	if err := d.record(res); err != nil {
+		d.cfg.OnError(fmt.Errorf("record result of attempt %s: %w", a.ID, err))
+		return
+	}
+	if d.cfg.OnFinish != nil {
+		res.RunID = a.RunID
+		d.cfg.OnFinish(res)
+	}
+}
+
+// record stores a result, retrying while the database is only unavailable
+// (another process holding the write lock past the busy timeout): a result
+// that is never recorded leaves its run running until the next restart
+// declares it lost.
+func (d *Dispatcher) record(res run.Attempt) error {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	for {
+		err := d.store.AttemptFinish(ctx, res)
+		if err == nil || !qlerror.Is(err, qlerror.Unavailable) {
+			return err
+		}
+		retry := time.NewTimer(recordRetry)
+		select {
+		case <-ctx.Done():
+			retry.Stop()
+			return err
+		case <-retry.C:
+		}
+	}
+}
+
+// execute runs one attempt and returns its result for the store.
+func (d *Dispatcher) execute(a run.Attempt, plan task.Execution, planErr error, logPath string) run.Attempt {
+	out := run.Attempt{ID: a.ID, State: run.AttemptFailed}
+	log, err := createLog(logPath, d.cfg.LogCapBytes)
+	if err != nil {
+		d.cfg.OnError(fmt.Errorf("attempt %s: create log %s: %w", a.ID, logPath, err))
+		out.ErrorCode = ErrorCodeLogUnwritable
+		return out
+	}
+	secrets, secretErr := d.resolve(plan, planErr)
+	mask := newRedactor(log, values(secrets))
+	var res result
+	switch {
+	case planErr != nil:
+		fmt.Fprintf(mask, "qinglong: the execution plan failed verification and was not run: %v\n", planErr)
+		res = result{state: run.AttemptFailed, code: ErrorCodePlanInvalid}
+	case secretErr != nil:
+		fmt.Fprintf(mask, "qinglong: the command was not started: %v\n", secretErr)
+		res = result{state: run.AttemptFailed, code: ErrorCodeSecret}
+	default:
+		res = d.launch(a, plan.Command, secrets, mask)
+	}
+	flushErr := mask.Flush()
+	if err := log.Close(); err != nil || flushErr != nil {
+		d.cfg.OnError(fmt.Errorf("attempt %s: write log %s: %v %v", a.ID, logPath, flushErr, err))
+	}
+	out.State, out.ExitCode, out.ErrorCode = res.state, res.exitCode, res.code
+	out.LogBytes, out.LogTruncated = log.total, log.truncated
+	return out
+}
+
+// launch prepares the attempt's account and working directory and runs
+// its command. What cannot be prepared is explained in the attempt's log.
+func (d *Dispatcher) launch(a run.Attempt, c task.Command, secrets map[string]string, out io.Writer) result {
+	runAs := c.RunAs
+	if runAs.IsZero() {
+		runAs = d.cfg.RunAs
+	}
+	acct, err := resolveAccount(runAs)
+	if err != nil {
+		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
+		return result{state: run.AttemptFailed, code: ErrorCodeRunAs}
+	}
+	dir, cleanup, err := attemptDir(c, a.ID, acct.cred)
+	if err != nil {
+		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
+		return result{state: run.AttemptFailed, code: ErrorCodeWorkDir}
+	}
+	defer func() {
+		if err := cleanup(); err != nil {
+			d.cfg.OnError(fmt.Errorf("attempt %s: remove its working directory %s: %w", a.ID, dir, err))
+		}
+	}()
+	base := append(append([]string(nil), d.cfg.BaseEnv...), acct.env...)
+	l := launch{attemptID: a.ID, command: c, env: environment(base, a, c, secrets), dir: dir, cred: acct.cred}
+	return runProcess(d.runCtx, d.killRuns, l, out, func(pid int) {
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		defer cancel()
+		if err := d.store.AttemptRunning(ctx, a.ID, pid); err != nil {
+			d.cfg.OnError(fmt.Errorf("record start of attempt %s: %w", a.ID, err))
+		}
+	})
+}
+
+func (d *Dispatcher) resolve(plan task.Execution, planErr error) (map[string]string, error) {
+	if planErr != nil {
+		return nil, nil
+	}
+	var refs []string
+	for _, e := range plan.Command.Env {
+		if e.SecretRef != "" {
+			refs = append(refs, e.SecretRef)
+		}
+	}
+	return d.cfg.Secrets.Resolve(refs)
+}
+
+func values(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// environment is the child's whole environment: the base (with the
+// account's HOME, USER and LOGNAME when it runs as another account), the
+// task's variables, then the attempt's identity. Later entries win in
+// os/exec, and the identity must win: publishing refuses QL_* names today,
+// but a revision published before that rule could still carry one, and
+// QL_ATTEMPT_ID is how escaped descendants are traced to their attempt.
+func environment(base []string, a run.Attempt, c task.Command, secrets map[string]string) []string {
+	env := append([]string(nil), base...)
+	for _, e := range c.Env {
+		v := e.Value
+		if e.SecretRef != "" {
+			v = secrets[e.SecretRef]
+		}
+		env = append(env, e.Name+"="+v)
+	}
+	return append(env, "QL_RUN_ID="+a.RunID, "QL_ATTEMPT_ID="+a.ID)
+}

@@ -1,0 +1,282 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+func TestAdmittedRunIsExecutedWithItsEnvironmentAndRecorded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	writeSecrets(t, h.dir, 0o600)
+	c := shell(`echo "greeting=$GREETING"; echo "token=$TOKEN"; echo "run=$QL_RUN_ID"; echo oops >&2`, time.Minute)
+	c.Env = []task.EnvVar{{Name: "GREETING", Value: "hi"}, {Name: "TOKEN", SecretRef: "api-token"}}
+	runID := h.admit(t, c)
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	sig.wait(t, 1)
+	got := h.detail(t, runID)
+	want := []string{run.EventCreated, run.EventQueued, run.EventRunning, run.EventAttemptStarted, run.EventSucceeded}
+	if !slices.Equal(names(got), want) || got.Run.State != run.Succeeded {
+		t.Fatalf("run %s with events %v; want succeeded with %v", got.Run.State, names(got), want)
+	}
+	var log bytes.Buffer
+	if err := ReadLog(filepath.Join(h.dir, "logs"), got.Attempts[0].ID, &log); err != nil {
+		t.Fatal(err)
+	}
+	wantLog := "greeting=hi\ntoken=***\nrun=" + runID + "\noops\n"
+	if log.String() != wantLog {
+		t.Fatalf("log %q, want %q", log.String(), wantLog)
+	}
+	if a := got.Attempts[0]; a.LogBytes != int64(len(wantLog)) || a.LogTruncated || a.ExitCode == nil || *a.ExitCode != 0 {
+		t.Fatalf("attempt %+v", a)
+	}
+}
+
+// The secret value may reach the child's environment and nowhere else: not
+// the log file, not an event, not any byte of the database file or its WAL.
+func TestSecretValuesNeverReachLogsEventsOrTheDatabase(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	writeSecrets(t, h.dir, 0o600)
+	c := shell(`echo "$TOKEN"; printf '%s' "$TOKEN" | cat; echo; printf '%s' "$TOKEN" | sha256sum`, time.Minute)
+	c.Env = []task.EnvVar{{Name: "TOKEN", SecretRef: "api-token"}}
+	runID := h.admit(t, c)
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	sig.wait(t, 1)
+	got := h.detail(t, runID)
+	var log bytes.Buffer
+	if err := ReadLog(filepath.Join(h.dir, "logs"), got.Attempts[0].ID, &log); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(secretValue))
+	if got.Run.State != run.Succeeded || log.String() != "***\n***\n"+hex.EncodeToString(sum[:])+"  -\n" {
+		t.Fatalf("run %s, log %q: the child did not receive the secret value, or its output was not masked", got.Run.State, log.String())
+	}
+	for _, e := range got.Events {
+		if strings.Contains(e.Payload, secretValue) {
+			t.Fatalf("event %s carries the secret", e.Name)
+		}
+	}
+	var files []string
+	err := filepath.WalkDir(h.dir, func(path string, de os.DirEntry, err error) error {
+		if err == nil && !de.IsDir() && filepath.Base(path) != "secrets.json" {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 3 {
+		t.Fatalf("expected the database, its WAL and the log under %s, found %v", h.dir, files)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte(secretValue)) {
+			t.Fatalf("%s contains the secret value", f)
+		}
+	}
+}
+
+func TestTimedOutRunIsRecordedWithItsEvent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell("sleep 300", 200*time.Millisecond))
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	res := sig.wait(t, 1)[0]
+	got := h.detail(t, runID)
+	if res.State != run.AttemptTimedOut || got.Run.State != run.TimedOut || names(got)[len(got.Events)-1] != run.EventTimedOut {
+		t.Fatalf("attempt %s, run %s, events %v; want timed_out", res.State, got.Run.State, names(got))
+	}
+}
+
+func TestLargeOutputIsCappedInTheRecordedAttempt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell(`head -c 50000 /dev/zero | tr '\0' x`, time.Minute))
+	d, sig := h.dispatcher(t, dispatcherOpts{logCap: 4096})
+	d.Wake()
+	sig.wait(t, 1)
+	a := h.detail(t, runID).Attempts[0]
+	if !a.LogTruncated || a.LogBytes != 50000 || a.State != run.AttemptSucceeded {
+		t.Fatalf("attempt %+v; want succeeded with 50000 bytes, truncated", a)
+	}
+	info, err := os.Stat(a.LogPath)
+	if err != nil || info.Size() < 4096 || info.Size() > 4096+200 {
+		t.Fatalf("log file %s: %v, %v; want the 4096-byte cap plus the marker", a.LogPath, info, err)
+	}
+}
+
+func TestMissingSecretFailsTheRunWithoutStartingIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := shell("echo should-not-run", time.Minute)
+	c.Env = []task.EnvVar{{Name: "TOKEN", SecretRef: "nowhere"}}
+	runID := h.admit(t, c)
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	res := sig.wait(t, 1)[0]
+	got := h.detail(t, runID)
+	if res.ErrorCode != ErrorCodeSecret || got.Run.State != run.Failed || slices.Contains(names(got), run.EventAttemptStarted) {
+		t.Fatalf("attempt %+v, events %v; want failed before start", res, names(got))
+	}
+	var log bytes.Buffer
+	if err := ReadLog(filepath.Join(h.dir, "logs"), res.ID, &log); err != nil || !strings.Contains(log.String(), `secret "nowhere"`) || strings.Contains(log.String(), "should-not-run") {
+		t.Fatalf("log %q, %v; want the reason and no output", log.String(), err)
+	}
+}
+
+func TestConcurrencyBoundsHowManyCommandsRunAtOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const runs = 6
+	for range runs {
+		h.admit(t, shell("sleep 0.2", time.Minute))
+	}
+	d, sig := h.dispatcher(t, dispatcherOpts{concurrency: 2})
+	d.Wake()
+	sig.wait(t, runs)
+	sig.mu.Lock()
+	defer sig.mu.Unlock()
+	if sig.maxSeen != 2 {
+		t.Fatalf("at most %d commands ran at once; want exactly the bound 2", sig.maxSeen)
+	}
+}
+
+func TestStopKillsRunningCommandsAndRecordsThemCancelled(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell("sleep 300", time.Hour))
+	d, sig := h.dispatcher(t, dispatcherOpts{stopTimeout: 2 * time.Second})
+	d.Wake()
+	waitState(t, h, runID, run.Running)
+	start := time.Now()
+	if err := d.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed > 3*time.Second {
+		t.Fatalf("stop took %s with a 2s stop timeout", elapsed)
+	}
+	res := sig.wait(t, 1)[0]
+	got := h.detail(t, runID)
+	if res.State != run.AttemptCancelled || got.Run.State != run.Cancelled || names(got)[len(got.Events)-1] != run.EventCancelled {
+		t.Fatalf("attempt %s, run %s, events %v; want cancelled", res.State, got.Run.State, names(got))
+	}
+}
+
+// waitState waits, bounded, for the run to reach state — the attempt's
+// process start is recorded asynchronously.
+func waitState(t *testing.T, h *harness, runID string, state run.State) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		d := h.detail(t, runID)
+		if d.Run.State == state && slices.Contains(names(d), run.EventAttemptStarted) {
+			return
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("run %s stayed %s", runID, d.Run.State)
+		case <-tick.C:
+		}
+	}
+}
+
+func TestRecoveryLosesOnlyAttemptsOfDeadOwnersAndNeverReRunsThem(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ownersDir := filepath.Join(h.dir, "owners")
+	alive, err := AcquireOwner(ownersDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alive.Release()
+	dead, err := AcquireOwner(ownersDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliveRun, deadRun, pristineRun := h.admit(t, shell("true", time.Minute)), h.admit(t, shell("true", time.Minute)), h.admit(t, shell("true", time.Minute))
+	start := func(runID string, o *Owner) {
+		a := h.detail(t, runID).Attempts[0]
+		if _, _, err := h.store.AttemptStart(t.Context(), a.ID, o.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start(aliveRun, alive)
+	start(deadRun, dead)
+	if err := dead.Release(); err != nil {
+		t.Fatal(err)
+	}
+	self, err := AcquireOwner(ownersDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer self.Release()
+	rec, err := Recover(t.Context(), h.store, self)
+	if err != nil || rec != (Recovery{Lost: 1}) {
+		t.Fatalf("recover: %+v, %v; want exactly the dead owner's attempt (it never started a process)", rec, err)
+	}
+	for runID, want := range map[string]run.State{aliveRun: run.Running, deadRun: run.Lost, pristineRun: run.Queued} {
+		if got := h.detail(t, runID).Run.State; got != want {
+			t.Fatalf("run %s is %s after recovery, want %s", runID, got, want)
+		}
+	}
+	lost := h.detail(t, deadRun)
+	if names(lost)[len(lost.Events)-1] != run.EventLost || lost.Attempts[0].State != run.AttemptLost || len(lost.Attempts) != 1 {
+		t.Fatalf("lost run events %v attempts %+v; want run.lost and no new attempt", names(lost), lost.Attempts)
+	}
+	if again, err := Recover(t.Context(), h.store, self); err != nil || again.Lost != 0 {
+		t.Fatalf("second recovery: %+v, %v; want nothing left to lose", again, err)
+	}
+}
+
+// flakyFinish fails the first AttemptFinish the way a write lock held past
+// the busy timeout does.
+type flakyFinish struct {
+	Store
+	failures atomic.Int32
+}
+
+func (f *flakyFinish) AttemptFinish(ctx context.Context, a run.Attempt) error {
+	if f.failures.Add(1) == 1 {
+		return qlerror.New(qlerror.Unavailable, "injected: the database is locked by another writer")
+	}
+	return f.Store.AttemptFinish(ctx, a)
+}
+
+func TestAResultIsRecordedAfterTheDatabaseWasBrieflyUnavailable(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell("true", time.Minute))
+	flaky := &flakyFinish{Store: h.store}
+	d, sig := h.dispatcherOn(t, flaky, dispatcherOpts{})
+	d.Wake()
+	sig.wait(t, 1)
+	if n := flaky.failures.Load(); n < 2 {
+		t.Fatalf("AttemptFinish was called %d times; the injected failure did not happen or was not retried", n)
+	}
+	if got := h.detail(t, runID); got.Run.State != run.Succeeded {
+		t.Fatalf("run %s after a retried result, want succeeded", got.Run.State)
+	}
+}

@@ -1,0 +1,38 @@
+// Package localexec is the single-node profiles' executor: a bounded
+// dispatcher that runs admitted Runs as local processes and records their
+// attempts, and the recovery that runs when a server starts.
+//
+// Attempt lifecycle (each arrow is one transaction in the store):
+//
+//	claimed ──AttemptStart──► starting ──AttemptRunning──► running ──AttemptFinish──► succeeded | failed | timed_out | cancelled
+//	   │  (run queued → running,           (attempt.started,           (run.<result>)
+//	   │   run.running; one owner wins)     pid recorded)
+//	   └─ never started: stays claimed, picked up by the next dispatcher round (also after a restart)
+//	starting | running ──(owner process died)──► lost   (run.lost, on the next server start; never re-run)
+//
+// Invariants:
+//   - The dispatcher is woken only after an admission commits (and polls on
+//     a cadence for work another process admitted); it starts at most
+//     Concurrency processes at once.
+//   - Exactly one dispatcher starts an attempt: claimed → starting is a
+//     compare-and-swap in the store, safe across processes sharing a file.
+//   - Every executor instance holds an exclusive lock on its owner file for
+//     its whole life. Recovery marks an owner's starting/running attempts
+//     lost only when it can take that lock itself — that is, only when the
+//     owner process is gone — so a second live server is never mistaken for
+//     a crashed one.
+//   - A command runs in its own process group, in its task's workingDir or
+//     else a fresh empty 0700 directory removed afterwards, as its task's
+//     runAs account or the server's default. A timeout, a stop, or the end
+//     of its main process ends the whole group and, on Linux, descendants
+//     that left it: SIGTERM, then SIGKILL after the task's kill grace (a
+//     stop cuts the grace short so results are recorded in time).
+//   - A command whose server died keeps running; recovery ends it after
+//     marking its attempt lost, on Linux only and only when the process
+//     group is provably the command's (see endOrphan: a reused pid is left
+//     alone); elsewhere it is reported as left.
+//   - Output goes to one log file per attempt, capped; what is cut is marked.
+//     Secret values are resolved from the local secret file only at start,
+//     passed only in the child's environment and masked in its output; they
+//     are never logged, stored in the database or put in events.
+package executor

@@ -1,0 +1,58 @@
+package executor
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// cappedLog writes a command's output to its log file up to a byte cap and
+// counts the rest. It never refuses a write: the command must never block
+// on a full pipe because its log is full.
+type cappedLog struct {
+	file      *os.File
+	cap       int64
+	kept      int64
+	total     int64
+	truncated bool
+	err       error
+}
+
+// createLog creates an attempt's log. The file must not exist yet (each
+// attempt starts once) and must not be a symlink: a link planted in the log
+// directory would otherwise make the server write, as its own user, to
+// wherever the link points.
+func createLog(path string, limit int64) (*cappedLog, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &cappedLog{file: f, cap: limit}, nil
+}
+
+func (l *cappedLog) Write(p []byte) (int, error) {
+	l.total += int64(len(p))
+	room := l.cap - l.kept
+	keep := min(room, int64(len(p)))
+	if keep < int64(len(p)) {
+		l.truncated = true
+	}
+	if keep > 0 && l.err == nil {
+		n, err := l.file.Write(p[:keep])
+		l.kept += int64(n)
+		l.err = err
+	}
+	return len(p), nil
+}
+
+// Close marks a truncated log and closes the file; it returns the first
+// write error, if any.
+func (l *cappedLog) Close() error {
+	if l.truncated && l.err == nil {
+		_, l.err = fmt.Fprintf(l.file, "\n[qinglong: output truncated: kept the first %d of %d bytes]\n", l.kept, l.total)
+	}
+	if err := l.file.Close(); l.err == nil {
+		l.err = err
+	}
+	return l.err
+}

@@ -1,0 +1,187 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// Owner is one executor instance's identity. It holds an exclusive flock
+// on <dir>/<id>.lock until Release or process exit — the kernel drops the
+// lock when the process dies, however it dies, which is what lets recovery
+// tell a crashed owner from a live one.
+type Owner struct {
+	ID   string
+	dir  string
+	file *os.File
+}
+
+// AcquireOwner creates a fresh owner in dir.
+func AcquireOwner(dir string) (*Owner, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the executor owner directory %s; check permissions of the data directory", dir)
+	}
+	id := ids.New()
+	f, err := os.OpenFile(filepath.Join(dir, id+".lock"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the executor owner file in %s", dir)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close() //nolint:errcheck // the lock error is the one returned
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "lock the executor owner file in %s; the filesystem must support flock", dir)
+	}
+	return &Owner{ID: id, dir: dir, file: f}, nil
+}
+
+// Release drops the lock and removes the owner file. Call it only after
+// every attempt of this owner has been recorded.
+func (o *Owner) Release() error {
+	path := o.file.Name()
+	if err := o.file.Close(); err != nil {
+		return err
+	}
+	return os.Remove(path)
+}
+
+// ownerGone reports whether the owner process is gone: its lock file is
+// missing, or its lock can be taken.
+func ownerGone(dir, id string) (bool, error) {
+	if ids.Validate("owner", id) != nil {
+		// Not an id this executor writes; nobody can hold a lock for it.
+		return true, nil
+	}
+	path := filepath.Join(dir, id+".lock")
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close() //nolint:errcheck // only probed for its lock
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, os.Remove(path)
+}
+
+// Recovery is what Recover did.
+type Recovery struct {
+	// Lost counts attempts marked lost.
+	Lost int
+	// OrphansEnded counts lost attempts whose command was still running
+	// (its server died, it did not) and was ended.
+	OrphansEnded int
+	// OrphansLeft counts lost attempts under whose process group id
+	// something still runs that could not be proven to be the command, or
+	// could not be ended; they were left alone.
+	OrphansLeft int
+	// OrphanErr is the first failure to check or end one (for the log; it
+	// does not stop the server from starting).
+	OrphanErr error
+}
+
+// Recover marks lost every starting or running attempt whose owner process
+// is gone, with event run.lost, ends the commands such an owner left
+// running (see endOrphan), then removes the lock files of owners that are
+// gone. Nothing is re-run: a lost run waits to be reconciled. Claimed
+// attempts that never started are left for the dispatcher.
+func Recover(ctx context.Context, st Store, self *Owner) (Recovery, error) {
+	lost, err := loseDeadOwners(ctx, st, self)
+	rec := Recovery{Lost: len(lost)}
+	if err != nil {
+		return rec, err
+	}
+	endOrphans(lost, &rec)
+	return rec, sweepOwners(self)
+}
+
+// endOrphans ends the commands of lost attempts that still run, all at
+// once, so start-up waits one grace period rather than one per command. It
+// runs only after the attempts are recorded lost: a command ended here can
+// never report a result that would be mistaken for the attempt's.
+func endOrphans(lost []run.Attempt, rec *Recovery) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, a := range lost {
+		if a.PID <= 0 || a.StartedAtMs == nil {
+			continue // it never started a process
+		}
+		wg.Go(func() {
+			outcome, err := endOrphan(a.PID, *a.StartedAtMs)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				rec.OrphansLeft++
+				if rec.OrphanErr == nil {
+					rec.OrphanErr = fmt.Errorf("end the orphaned command of attempt %s (process group %d): %w", a.ID, a.PID, err)
+				}
+			case outcome == orphanEnded:
+				rec.OrphansEnded++
+			case outcome == orphanLeft:
+				rec.OrphansLeft++
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// sweepOwners removes the lock files of every owner that is gone (a crash
+// leaves its file behind). A missing file already means "gone", so removing
+// one before its attempts are marked lost changes nothing.
+func sweepOwners(self *Owner) error {
+	entries, err := os.ReadDir(self.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".lock")
+		if !ok || id == self.ID || ids.Validate("owner", id) != nil {
+			continue
+		}
+		if _, err := ownerGone(self.dir, id); err != nil {
+			return fmt.Errorf("check executor owner %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func loseDeadOwners(ctx context.Context, st Store, self *Owner) ([]run.Attempt, error) {
+	owners, err := st.AttemptOwners(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var total []run.Attempt
+	for _, owner := range owners {
+		if owner == self.ID {
+			continue
+		}
+		gone, err := ownerGone(self.dir, owner)
+		if err != nil {
+			return total, fmt.Errorf("check executor owner %s: %w", owner, err)
+		}
+		if !gone {
+			continue
+		}
+		lost, err := st.AttemptsLose(ctx, owner)
+		total = append(total, lost...)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}

@@ -1,0 +1,32 @@
+package executor
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// Store is the run-state contract the executor needs. Each method is one
+// transaction that checks its transitions (run.CheckTransition,
+// run.CheckAttemptTransition) and appends the matching event.
+type Store interface {
+	// AttemptsPending lists claimed local attempts of queued runs, oldest
+	// first.
+	AttemptsPending(ctx context.Context, limit int) ([]run.Attempt, error)
+	// AttemptStart moves a claimed attempt to starting for owner and its
+	// run to running, and returns the run's execution plan. err is a
+	// qlerror Conflict when another dispatcher won the attempt; planErr
+	// reports a plan that failed verification (the start is committed).
+	AttemptStart(ctx context.Context, attemptID, owner, logPath string) (plan task.Execution, planErr, err error)
+	// AttemptRunning records the started process.
+	AttemptRunning(ctx context.Context, attemptID string, pid int) error
+	// AttemptFinish records a result: State, ExitCode, ErrorCode,
+	// LogBytes and LogTruncated of a.
+	AttemptFinish(ctx context.Context, a run.Attempt) error
+	// AttemptOwners lists owners holding starting or running attempts.
+	AttemptOwners(ctx context.Context) ([]string, error)
+	// AttemptsLose marks an owner's starting or running attempts lost and
+	// returns them as they were (ID, PID, StartedAtMs).
+	AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, error)
+}

@@ -1,0 +1,192 @@
+package server
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/single/executor"
+)
+
+// Profile selects a set of defaults.
+type Profile string
+
+const (
+	// Standalone is the default single-node profile.
+	Standalone Profile = "standalone"
+	// Edge is the small-device profile: smaller pages, slower cadence,
+	// one command at a time, a smaller database cache.
+	Edge Profile = "edge"
+)
+
+// Defaults per profile (docs/architecture.md, "Profiles").
+const (
+	StandalonePageSize    = 16
+	StandaloneCadence     = time.Second
+	StandaloneGrace       = 5 * time.Minute
+	StandaloneStopTimeout = 10 * time.Second
+	EdgePageSize          = 4
+	EdgeCadence           = 5 * time.Second
+	EdgeGrace             = 30 * time.Second
+	EdgeStopTimeout       = 5 * time.Second
+	EdgeConcurrency       = 1
+	DefaultLogCapBytes    = 1 << 20
+	// edgeCacheKiB keeps the edge profile's page caches within its memory
+	// budget; standalone uses the store's default.
+	edgeCacheKiB   = 256
+	edgeReadConns  = 1
+	maxGrace       = 24 * time.Hour
+	defaultDataDir = "."
+)
+
+// Config of a single-node server. Zero values mean "the profile's default".
+type Config struct {
+	// Profile is standalone (default) or edge.
+	Profile Profile
+	// DataDir holds the database, logs, secrets and owner locks
+	// (default: the working directory).
+	DataDir string
+	// PageSize is how many schedule rows one round takes (1–256).
+	PageSize int
+	// Cadence is the wait between rounds that found no more work
+	// (250ms–1h).
+	Cadence time.Duration
+	// Grace is how late an occurrence may be before a skip policy drops
+	// it (0–24h).
+	Grace time.Duration
+	// StopTimeout bounds Stop (100ms–30s).
+	StopTimeout time.Duration
+	// Concurrency is how many commands run at once (1–256; default the
+	// CPU count, edge 1).
+	Concurrency int
+	// LogCapBytes caps one attempt's captured output (1 KiB–1 GiB,
+	// default 1 MiB).
+	LogCapBytes int64
+	// HTTPAddr, when set, serves /livez and /readyz (":0" picks a port).
+	HTTPAddr string
+	// NowMs is the scheduler's clock (default: the wall clock).
+	NowMs func() int64
+	// Logger is the low-sensitivity diagnostic sink (default: text on
+	// stderr). It receives ids, states and error codes — never command
+	// environments, secret values or output.
+	Logger *slog.Logger
+	// OnRound, if set, observes every scheduler round.
+	OnRound func(schedule.Summary)
+	// BaseEnv starts every command's environment (default: PATH, HOME,
+	// LANG and TZ of this process, when set).
+	BaseEnv []string
+	// RunAs is the account of commands whose task names none (default:
+	// this server's own). Switching accounts needs root or CAP_SETUID and
+	// CAP_SETGID, which Start checks.
+	RunAs task.RunAs
+}
+
+// WithDefaults fills unset fields from the profile's defaults.
+func (c Config) WithDefaults() Config {
+	if c.Profile == "" {
+		c.Profile = Standalone
+	}
+	edge := c.Profile == Edge
+	pick := func(v, standalone, edgeV time.Duration) time.Duration {
+		switch {
+		case v != 0:
+			return v
+		case edge:
+			return edgeV
+		}
+		return standalone
+	}
+	if c.DataDir == "" {
+		c.DataDir = defaultDataDir
+	}
+	if c.PageSize == 0 {
+		c.PageSize = StandalonePageSize
+		if edge {
+			c.PageSize = EdgePageSize
+		}
+	}
+	c.Cadence = pick(c.Cadence, StandaloneCadence, EdgeCadence)
+	c.Grace = pick(c.Grace, StandaloneGrace, EdgeGrace)
+	c.StopTimeout = pick(c.StopTimeout, StandaloneStopTimeout, EdgeStopTimeout)
+	if c.Concurrency == 0 {
+		c.Concurrency = runtime.NumCPU()
+		if edge {
+			c.Concurrency = EdgeConcurrency
+		}
+	}
+	if c.LogCapBytes == 0 {
+		c.LogCapBytes = DefaultLogCapBytes
+	}
+	if c.NowMs == nil {
+		c.NowMs = func() int64 { return time.Now().UnixMilli() }
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if c.BaseEnv == nil {
+		for _, k := range []string{"PATH", "HOME", "LANG", "TZ"} {
+			if v, ok := os.LookupEnv(k); ok {
+				c.BaseEnv = append(c.BaseEnv, k+"="+v)
+			}
+		}
+	}
+	return c
+}
+
+// Validate names the setting and its allowed range.
+func (c Config) Validate() error {
+	invalid := func(format string, args ...any) error { return qlerror.New(qlerror.Invalid, format, args...) }
+	switch {
+	case c.Profile != Standalone && c.Profile != Edge:
+		return invalid("profile: %q is not one of standalone, edge", c.Profile)
+	case c.PageSize < 1 || c.PageSize > schedule.MaxPageSize:
+		return invalid("page size: %d is outside 1–%d", c.PageSize, schedule.MaxPageSize)
+	case c.Cadence < loop.MinCadence || c.Cadence > loop.MaxCadence:
+		return invalid("cadence: %s is outside %s–%s", c.Cadence, loop.MinCadence, loop.MaxCadence)
+	case c.Grace < 0 || c.Grace > maxGrace:
+		return invalid("misfire grace: %s is outside 0s–%s", c.Grace, maxGrace)
+	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:
+		return invalid("stop timeout: %s is outside %s–%s", c.StopTimeout, loop.MinStopTimeout, loop.MaxStopTimeout)
+	case c.Concurrency < 1 || c.Concurrency > executor.MaxConcurrency:
+		return invalid("concurrency: %d is outside 1–%d", c.Concurrency, executor.MaxConcurrency)
+	case c.LogCapBytes < executor.MinLogCapBytes || c.LogCapBytes > executor.MaxLogCapBytes:
+		return invalid("log cap: %d bytes is outside %d–%d", c.LogCapBytes, executor.MinLogCapBytes, executor.MaxLogCapBytes)
+	case !c.RunAs.IsZero():
+		return c.RunAs.Validate("--run-as")
+	}
+	return nil
+}
+
+// Layout is where a data directory keeps its files. Names carry a
+// "qinglong" prefix so the default data directory (the working directory)
+// stays recognisable.
+type Layout struct {
+	DB      string // the SQLite file
+	Logs    string // <attemptId>.log per attempt
+	Secrets string // JSON object name → value, mode 0600
+	Owners  string // one lock file per live executor
+}
+
+// LayoutOf is the layout of dataDir.
+func LayoutOf(dataDir string) Layout {
+	return Layout{
+		DB:      filepath.Join(dataDir, "qinglong.db"),
+		Logs:    filepath.Join(dataDir, "qinglong-logs"),
+		Secrets: filepath.Join(dataDir, "qinglong-secrets.json"),
+		Owners:  filepath.Join(dataDir, "qinglong-owners"),
+	}
+}
+
+// LayoutOfDB is the layout of the data directory holding the database
+// file dbPath.
+func LayoutOfDB(dbPath string) Layout {
+	l := LayoutOf(filepath.Dir(dbPath))
+	l.DB = dbPath
+	return l
+}

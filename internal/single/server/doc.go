@@ -1,0 +1,21 @@
+// Package localserve is the composition root of the single-node profiles
+// (standalone and edge): one process on one embedded SQLite file that
+// schedules with the durable cursor + state_version CAS and runs commands
+// with the local executor. It links no PostgreSQL code, row leases or
+// cluster lifecycle; a test audits the edge binary's dependency closure.
+//
+// Start order (each step only after the previous one succeeded):
+//
+//	validate config → open file → migrate → readiness → owner lock
+//	  → recovery (dead owners' attempts become lost) → dispatcher
+//	  → scheduler loop → HTTP /livez, /readyz (optional)
+//
+// Stop runs in reverse and is bounded by the profile's stop timeout:
+// /readyz turns 503, the scheduler stops and drains, the dispatcher kills
+// what still runs after its grace and records it, then the owner lock and
+// the file are released.
+//
+// Two servers on one file never duplicate an occurrence: every decision
+// commits in BEGIN IMMEDIATE against the row's state_version, and the
+// occurrence's idempotency key is unique.
+package server

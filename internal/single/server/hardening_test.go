@@ -1,0 +1,86 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// lockedBuffer is a log sink the server's goroutines may write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func startQuiet(t *testing.T, cfg Config) (*Server, error) {
+	t.Helper()
+	cfg.Cadence, cfg.StopTimeout, cfg.Concurrency = time.Hour, time.Second, 1
+	srv, err := Start(t.Context(), cfg)
+	if err == nil {
+		t.Cleanup(func() {
+			if err := srv.Stop(context.Background()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	return srv, err
+}
+
+// A data directory others may enter holds the database, logs and secrets
+// in reach of other accounts: the server says so once, at start.
+func TestADataDirectoryOpenToOthersIsWarnedAboutOnce(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		mode os.FileMode
+		warn int
+	}{{0o755, 1}, {0o700, 0}} {
+		dir := t.TempDir()
+		if err := os.Chmod(dir, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		var log lockedBuffer
+		if _, err := startQuiet(t, Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(&log, nil))}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(log.String(), "code="+CodeDataDirShared); got != c.warn {
+			t.Fatalf("data directory mode %04o: %d warnings, want %d; log:\n%s", c.mode, got, c.warn, log.String())
+		}
+		if c.warn == 1 && !strings.Contains(log.String(), "chmod 700") {
+			t.Fatalf("the warning does not say what to do:\n%s", log.String())
+		}
+	}
+}
+
+// A server-wide account that does not exist stops the server at start,
+// before it runs anything.
+func TestAnUnknownServerRunAsAccountFailsTheStart(t *testing.T) {
+	t.Parallel()
+	_, err := startQuiet(t, Config{DataDir: t.TempDir(), RunAs: task.RunAs{User: "no-such-user-ql"},
+		Logger: slog.New(slog.NewTextHandler(&lockedBuffer{}, nil))})
+	if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), `runAs user "no-such-user-ql" does not exist`) {
+		t.Fatalf("start with --run-as no-such-user-ql: %v; want a failed precondition naming the account", err)
+	}
+	if err := (Config{RunAs: task.RunAs{User: "a b"}}).WithDefaults().Validate(); !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "--run-as") {
+		t.Fatalf("a malformed --run-as: %v; want an invalid setting naming --run-as", err)
+	}
+}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/httpserve"
+)
+
+// The health server logs the address it bound (port 0 picks one), marks
+// every response nosniff, and cuts a client that sends its headers a byte
+// at a time within the shared header timeout.
+func TestHealthServerLogsItsAddressAndCutsSlowClients(t *testing.T) {
+	t.Parallel()
+	var logs lockedBuffer
+	srv, err := Start(t.Context(), Config{DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	if m := regexp.MustCompile(`http listening.* addr=(\S+)`).FindStringSubmatch(logs.String()); m == nil || m[1] != srv.Addr() {
+		t.Fatalf("log %q does not name the bound address %s", logs.String(), srv.Addr())
+	}
+	for _, path := range []string{"/livez", "/readyz", "/nope"} {
+		resp, err := http.Get("http://" + srv.Addr() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options %q, want nosniff", path, got)
+		}
+	}
+	if !cutWithin(t, srv.Addr(), httpserve.ReadHeaderTimeout+3*time.Second) {
+		t.Fatalf("a client dribbling its headers still held the connection after %s", httpserve.ReadHeaderTimeout+3*time.Second)
+	}
+}
+
+// cutWithin sends a request's headers one byte every 250ms and reports
+// whether the server ended the connection (closed it or answered) before
+// limit.
+func cutWithin(t *testing.T, addr string, limit time.Duration) bool {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "GET /livez HTTP/1.1\r\nHost: qinglong\r\nX-Slow: "); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	for end := time.Now().Add(limit); time.Now().Before(end); {
+		if _, err := conn.Write([]byte("a")); err != nil {
+			return true
+		}
+		if err := conn.SetReadDeadline(time.Now().Add(250 * time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		n, err := conn.Read(buf)
+		var ne net.Error
+		if n > 0 || (err != nil && !(errors.As(err, &ne) && ne.Timeout())) {
+			return true
+		}
+	}
+	return false
+}

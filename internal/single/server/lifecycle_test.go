@@ -1,0 +1,72 @@
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+func get(url string) (int, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// A started server answers /livez and /readyz, runs what it admits, and
+// stops within its stop timeout even with a command still running — which
+// it kills and records cancelled.
+func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	publish(t, dataDir, 1, "sleep 300")
+	srv, err := Start(t.Context(), Config{DataDir: dataDir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond,
+		StopTimeout: time.Second, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + srv.Addr()
+	for _, path := range []string{"/livez", "/readyz"} {
+		if code, err := get(base + path); err != nil || code != http.StatusOK {
+			t.Fatalf("%s: %d, %v", path, code, err)
+		}
+	}
+	db := observer(t, dataDir)
+	waitFor(t, "the command to run", time.Minute, func() bool { return count(t, db, runningSQL) == 1 })
+	var runID string
+	if err := db.QueryRow(`SELECT run_id FROM attempts WHERE state = 'running'`).Scan(&runID); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("stop took %s with a 1s stop timeout", took)
+	}
+	if _, err := get(base + "/livez"); err == nil {
+		t.Fatal("the HTTP server still answers after stop")
+	}
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	d, err := b.Store.RunGet(t.Context(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Run.State != run.Cancelled {
+		t.Fatalf("the command running at stop left its run %s, want cancelled", d.Run.State)
+	}
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatalf("second stop: %v", err)
+	}
+}

@@ -1,0 +1,187 @@
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+const (
+	runsSQL       = `SELECT count(*) FROM runs`
+	duplicatesSQL = `SELECT count(*) FROM (SELECT 1 FROM runs GROUP BY trigger_id, scheduled_for_ms HAVING count(*) > 1)`
+	attemptsSQL   = `SELECT count(*) FROM attempts`
+	lostSQL       = `SELECT count(*) FROM runs WHERE state = 'lost'`
+	succeededSQL  = `SELECT count(*) FROM runs WHERE state = 'succeeded'`
+	runningSQL    = `SELECT count(*) FROM attempts WHERE state = 'running'`
+	liveSQL       = `SELECT run_id, pid FROM attempts WHERE state = 'running'`
+)
+
+// Two servers on one file schedule the same triggers at the same time. The
+// state_version CAS and the unique idempotency key must let exactly one of
+// them admit each occurrence, and the second server's recovery must not
+// mistake the first, live one for a crashed one.
+func TestTwoServersOnOneFileNeverDuplicateAnOccurrence(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	publish(t, dataDir, 30, "true")
+	db := observer(t, dataDir)
+	a := startHelper(t, dataDir, 4)
+	waitFor(t, "the first server to execute runs", time.Minute, func() bool { return count(t, db, succeededSQL) >= 30 })
+	b := startHelper(t, dataDir, 4)
+	start := count(t, db, runsSQL)
+	waitFor(t, "both servers to admit 150 more runs", 2*time.Minute, func() bool { return count(t, db, runsSQL) >= start+150 })
+	ta, tb := a.stop(t), b.stop(t)
+
+	total := count(t, db, runsSQL)
+	if dups := count(t, db, duplicatesSQL); dups != 0 {
+		t.Fatalf("%d occurrences were admitted more than once", dups)
+	}
+	if ta.Admitted+tb.Admitted != total || ta.Failed+tb.Failed != 0 {
+		t.Fatalf("servers report %+v and %+v for %d runs; want the admissions to add up and nothing failed\nstderr A:\n%s\nstderr B:\n%s", ta, tb, total, a.stderr.String(), b.stderr.String())
+	}
+	// Both really scheduled, and really contended for the same rows.
+	if ta.Admitted == 0 || tb.Admitted == 0 || ta.Raced+tb.Raced == 0 {
+		t.Fatalf("servers report %+v and %+v; the test needs both admitting and racing", ta, tb)
+	}
+	if n := count(t, db, attemptsSQL); n != total {
+		t.Fatalf("%d attempts for %d runs", n, total)
+	}
+	if n := count(t, db, lostSQL); n != 0 {
+		t.Fatalf("%d runs were declared lost although no server crashed", n)
+	}
+}
+
+// A server killed with SIGKILL while commands run leaves starting/running
+// attempts behind; the next start marks them lost with run.lost, runs
+// nothing again, and (on Linux, where a reused pid can be told apart) ends
+// the commands the dead server left running.
+func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	trigs := publish(t, dataDir, 1, "sleep 300")
+	db := observer(t, dataDir)
+	h := startHelper(t, dataDir, 2)
+	waitFor(t, "two commands running", time.Minute, func() bool { return count(t, db, runningSQL) == 2 })
+	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = h.cmd.Wait()
+	if ws, ok := h.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the server was not killed by SIGKILL: %v", h.cmd.ProcessState)
+	}
+	// Rows left exactly as the killed server wrote them.
+	rows, err := db.Query(liveSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var killed []string
+	var groups []int
+	for rows.Next() {
+		var runID string
+		var pid int
+		if err := rows.Scan(&runID, &pid); err != nil {
+			t.Fatal(err)
+		}
+		killed = append(killed, runID)
+		groups = append(groups, pid)
+		// Whatever the restart leaves is cleaned up with the test.
+		t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	}
+	rows.Close()
+	if len(killed) != 2 {
+		t.Fatalf("%d attempts were running when the server died, want 2", len(killed))
+	}
+	for _, pid := range groups {
+		if err := syscall.Kill(-pid, 0); err != nil {
+			t.Fatalf("the command of process group %d did not outlive its server (%v); the orphan this test is about never existed", pid, err)
+		}
+	}
+	disable(t, dataDir, trigs[0])
+
+	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: time.Second, Concurrency: 1,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := srv.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, runID := range killed {
+		d, err := srv.store.RunGet(t.Context(), runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := eventNames(d)
+		if d.Run.State != run.Lost || len(d.Attempts) != 1 || d.Attempts[0].State != run.AttemptLost || names[len(names)-1] != run.EventLost {
+			t.Fatalf("run %s after restart: %s, attempts %+v, events %v; want lost with run.lost and its single attempt", runID, d.Run.State, d.Attempts, names)
+		}
+		if started := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n != run.EventAttemptStarted }); len(started) != 1 {
+			t.Fatalf("run %s was started again: %v", runID, names)
+		}
+	}
+	if runtime.GOOS == "linux" {
+		for _, pid := range groups {
+			if running := groupRunning(pid); running {
+				t.Fatalf("the orphaned command (process group %d) still runs after the restart", pid)
+			}
+		}
+	}
+}
+
+// groupRunning reports whether a process of group pgid runs (zombies,
+// which an orphan's new parent may never reap, run nothing).
+func groupRunning(pgid int) bool {
+	out, err := exec.Command("ps", "-e", "-o", "pgid=,stat=").Output()
+	if err != nil {
+		return syscall.Kill(-pgid, 0) == nil
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == strconv.Itoa(pgid) && !strings.HasPrefix(f[1], "Z") {
+			return true
+		}
+	}
+	return false
+}
+
+func eventNames(d run.Detail) []string {
+	var out []string
+	for _, e := range d.Events {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// disable publishes a disabled revision of tg, so a restarted server has
+// nothing new to schedule.
+func disable(t *testing.T, dataDir string, tg trigger.Revision) {
+	t.Helper()
+	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	spec := tg.Spec
+	spec.Enabled = false
+	tk, err := b.Store.TaskByName(t.Context(), tg.ProjectID, "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Catalog.PublishTrigger(t.Context(), tg.ProjectID, tg.TriggerID, tk, tg.Revision, ids.New(), spec); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,237 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/single/executor"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+)
+
+// Server is a started single-node server.
+type Server struct {
+	cfg    Config
+	layout Layout
+	store  *sqlitestore.Store
+	owner  *executor.Owner
+	disp   *executor.Dispatcher
+	sched  *loop.Loop
+	diag   schedule.Diagnostics
+	http   *httpserve.Server
+	ready  atomic.Bool
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Serve starts a server and runs it until ctx ends, then stops it.
+func Serve(ctx context.Context, cfg Config) error {
+	s, err := Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return s.Stop(context.WithoutCancel(ctx))
+}
+
+// Start validates cfg and brings the server up in order; on any failure it
+// undoes what it started and returns the error.
+func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	// Attempts record their log paths; an absolute data directory keeps
+	// those valid whatever directory a later `ql runs logs` runs in.
+	if cfg.DataDir, err = filepath.Abs(cfg.DataDir); err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "data directory %s", cfg.DataDir)
+	}
+	s := &Server{cfg: cfg, layout: LayoutOf(cfg.DataDir)}
+	defer func() {
+		if err != nil {
+			s.teardown(context.WithoutCancel(ctx)) //nolint:errcheck // the startup error is the one to report
+		}
+	}()
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the data directory %s", cfg.DataDir)
+	}
+	warnIfShared(cfg.Logger, cfg.DataDir)
+	if !cfg.RunAs.IsZero() {
+		if err := executor.CheckRunAs(cfg.RunAs); err != nil {
+			return nil, err
+		}
+	}
+	if s.store, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
+		return nil, err
+	}
+	if s.owner, err = executor.AcquireOwner(s.layout.Owners); err != nil {
+		return nil, err
+	}
+	rec, err := executor.Recover(ctx, s.store, s.owner)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Lost > 0 {
+		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; they were not re-run", "lost", rec.Lost,
+			"orphans_ended", rec.OrphansEnded, "orphans_left", rec.OrphansLeft)
+	}
+	if rec.OrphanErr != nil {
+		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "error", rec.OrphanErr.Error())
+	}
+	if s.disp, err = s.newDispatcher(); err != nil {
+		return nil, err
+	}
+	if err := s.disp.Start(ctx); err != nil {
+		return nil, err
+	}
+	s.diag = schedule.Diagnostics{Log: cfg.Logger}
+	if s.sched, err = loop.New(loop.Config{Name: "scheduler", Cadence: cfg.Cadence, StopTimeout: cfg.StopTimeout, OnError: s.diag.RoundFailed}, s.round); err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "scheduler")
+	}
+	if err := s.sched.Start(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.HTTPAddr != "" {
+		if err := s.listen(); err != nil {
+			return nil, err
+		}
+	}
+	s.ready.Store(true)
+	cfg.Logger.Info("serving", "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "concurrency", cfg.Concurrency)
+	return s, nil
+}
+
+// CodeDataDirShared is the diagnostic code of the warning about a data
+// directory open to its group or others.
+const CodeDataDirShared = "data_dir_shared"
+
+// warnIfShared warns once when the data directory lets its group or
+// others in: it holds the database (every task's script and environment),
+// the logs and the secrets file. An existing directory is the operator's
+// to tighten; the files QingLong creates in it are owner-only anyway.
+func warnIfShared(log *slog.Logger, dir string) {
+	info, err := os.Stat(dir)
+	if err != nil || info.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	log.Warn("the data directory is accessible by group or others; it holds the database, logs and secrets: run chmod 700 on it",
+		"code", CodeDataDirShared, "dir", dir, "mode", fmt.Sprintf("%04o", info.Mode().Perm()))
+}
+
+// openStore opens, migrates and checks the file with the profile's
+// connection settings.
+func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) (*sqlitestore.Store, error) {
+	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
+	if p == Edge {
+		scfg.CacheKiB, scfg.ReadConns = edgeCacheKiB, edgeReadConns
+	}
+	st, err := sqlitestore.Open(ctx, scfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Migrate(ctx); err != nil {
+		st.Close() //nolint:errcheck // the migration error is the one returned
+		return nil, err
+	}
+	if err := st.Ready(ctx); err != nil {
+		st.Close() //nolint:errcheck // the readiness error is the one returned
+		return nil, err
+	}
+	return st, nil
+}
+
+func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
+	return executor.New(s.store, executor.Config{
+		Concurrency:  s.cfg.Concurrency,
+		LogDir:       s.layout.Logs,
+		LogCapBytes:  s.cfg.LogCapBytes,
+		Secrets:      executor.Secrets{Path: s.layout.Secrets},
+		Owner:        s.owner,
+		BaseEnv:      s.cfg.BaseEnv,
+		RunAs:        s.cfg.RunAs,
+		PollInterval: s.cfg.Cadence,
+		StopTimeout:  s.cfg.StopTimeout,
+		OnError:      func(err error) { s.cfg.Logger.Warn("executor", "error", err) },
+		OnFinish:     s.finished,
+	})
+}
+
+func (s *Server) finished(a run.Attempt) {
+	args := []any{"run", a.RunID, "state", a.State}
+	if a.ExitCode != nil {
+		args = append(args, "exit", *a.ExitCode)
+	}
+	if a.ErrorCode != "" {
+		args = append(args, "error", a.ErrorCode)
+	}
+	s.cfg.Logger.Info("run finished; read its output with `ql runs logs "+a.RunID+"`", args...)
+}
+
+// round is one scheduler round; after it, the dispatcher is woken for
+// whatever it admitted — and only then, since the admissions are
+// committed.
+func (s *Server) round(ctx context.Context) (bool, error) {
+	sum, err := schedule.Round(ctx, s.store, schedule.RoundConfig{
+		PageSize: s.cfg.PageSize,
+		GraceMs:  s.cfg.Grace.Milliseconds(),
+		// One writer connection: commits queue on it anyway, so more
+		// parallelism would only add goroutines.
+		Parallel: 1,
+		NewID:    ids.New,
+	})
+	if err != nil {
+		return false, err
+	}
+	if len(sum.Admitted) > 0 {
+		s.disp.Wake()
+	}
+	s.diag.Round(ctx, sum)
+	if s.cfg.OnRound != nil {
+		s.cfg.OnRound(sum)
+	}
+	return sum.StartNextAtOnce(s.cfg.PageSize), nil
+}
+
+// Stop stops the server in reverse start order within the stop timeout.
+// Idempotent.
+func (s *Server) Stop(ctx context.Context) error {
+	s.stopOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.StopTimeout)
+		defer cancel()
+		s.stopErr = s.teardown(ctx)
+	})
+	return s.stopErr
+}
+
+func (s *Server) teardown(ctx context.Context) error {
+	s.ready.Store(false)
+	var errs []error
+	if s.sched != nil {
+		errs = append(errs, s.sched.Stop(ctx))
+	}
+	if s.disp != nil {
+		errs = append(errs, s.disp.Stop(ctx))
+	}
+	if s.http != nil {
+		errs = append(errs, s.http.Shutdown(ctx))
+	}
+	if s.owner != nil {
+		errs = append(errs, s.owner.Release())
+	}
+	if s.store != nil {
+		errs = append(errs, s.store.Close())
+	}
+	return errors.Join(errs...)
+}

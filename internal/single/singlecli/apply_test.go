@@ -1,0 +1,98 @@
+package singlecli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+)
+
+// A dry run never creates the database, also not for an invalid file,
+// and reports what applying would create.
+func TestDryRunCreatesNoDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	code, out, errOut := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--data-dir", dir)
+	if code != 0 || strings.Count(out, "would create") != 3 || !strings.Contains(out, "nothing written") {
+		t.Errorf("dry run: %d %q %q; want project, task and trigger reported as would create", code, out, errOut)
+	}
+	bad := strings.Replace(goodFile, "timezone: UTC", "timezone: Mars/Olympus", 1)
+	if code, _, _ := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "bad.yaml", bad), "--data-dir", dir); code != 1 {
+		t.Fatalf("dry run of an invalid file: exit %d, want 1", code)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "qinglong.db") {
+			t.Fatalf("a dry run created %s", e.Name())
+		}
+	}
+}
+
+// On an existing database a dry run reports updates against it and
+// leaves the file as it was.
+func TestDryRunOnAnExistingDatabaseChangesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "qinglong.db")
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	before := fileSum(t, db)
+	changed := strings.Replace(goodFile, "echo hello", "echo bye", 1)
+	code, out, errOut := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "changed.yaml", changed), "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "project demo: unchanged") || !strings.Contains(out, "task hello: would update (revision 2)") ||
+		!strings.Contains(out, "trigger tick: would update (revision 2)") {
+		t.Fatalf("dry run: %d %q %q; want the task and its trigger reported as would update", code, out, errOut)
+	}
+	if fileSum(t, db) != before {
+		t.Fatal("a dry run changed the database file")
+	}
+	code, out, _ = ql(t, "apply", "-f", filepath.Join(dir, "defs.yaml"), "--data-dir", dir)
+	if code != 0 || strings.Count(out, "unchanged") != 3 {
+		t.Fatalf("after the dry run the database moved: %d %q", code, out)
+	}
+}
+
+func fileSum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+// `-f -` reads the file from standard input. Not parallel: it replaces
+// the process's standard input.
+func TestApplyReadsStandardInput(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdin
+	os.Stdin = r
+	t.Cleanup(func() { os.Stdin = saved; r.Close() })
+	go func() {
+		_, _ = w.WriteString(goodFile)
+		w.Close()
+	}()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "qinglong.db")
+	var out, errOut bytes.Buffer
+	code := cli.Main(context.Background(), Options("ql"), []string{"apply", "-f", "-", "--data-dir", dir}, &out, &errOut)
+	if code != 0 || strings.Count(out.String(), "created") != 3 {
+		t.Fatalf("apply -f -: %d %q %q", code, out.String(), errOut.String())
+	}
+	if _, err := os.Stat(db); errors.Is(err, os.ErrNotExist) {
+		t.Fatal("apply -f - wrote no database")
+	}
+}

@@ -1,0 +1,103 @@
+package singlecli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/single/server"
+)
+
+func projectFile(project string, triggers ...string) string {
+	var b strings.Builder
+	b.WriteString("project: " + project + "\ntasks:\n  - name: job\n    script: echo hi\ntriggers:\n")
+	for _, t := range triggers {
+		b.WriteString("  - {name: " + t + `, task: job, cron: "* * * * * *", timezone: UTC}` + "\n")
+	}
+	return b.String()
+}
+
+type listedRun struct{ ID, ProjectID, ProjectName, TriggerID, TriggerName string }
+
+// --project and --trigger take names as well as ids, and an unknown or
+// ambiguous name is an error naming it rather than an empty list.
+func TestRunFiltersTakeNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "qinglong.db")
+	for name, doc := range map[string]string{"alpha": projectFile("alpha", "tick"), "beta": projectFile("beta", "tick", "tock")} {
+		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, name+".yaml", doc), "--data-dir", dir); code != 0 {
+			t.Fatalf("apply %s: %d %q %q", name, code, out, errOut)
+		}
+	}
+	b, err := server.OpenBackend(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for admitted, deadline := 0, time.Now().Add(30*time.Second); admitted < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d runs admitted in 30s; want one per trigger", admitted)
+		}
+		sum, err := schedule.Round(t.Context(), b.Store, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New})
+		if err != nil {
+			t.Fatal(err)
+		}
+		admitted += sum.Counts[schedule.Admitted]
+		time.Sleep(200 * time.Millisecond)
+	}
+	b.Close()
+
+	list := func(args ...string) []listedRun {
+		t.Helper()
+		code, out, errOut := ql(t, append([]string{"runs", "list", "--data-dir", dir, "-o", "json"}, args...)...)
+		var page struct{ Runs []listedRun }
+		if code != 0 || json.Unmarshal([]byte(out), &page) != nil || len(page.Runs) == 0 {
+			t.Fatalf("runs list %v: exit %d %q %q", args, code, out, errOut)
+		}
+		return page.Runs
+	}
+	only := func(runs []listedRun, project, trigger string) {
+		t.Helper()
+		for _, r := range runs {
+			if r.ProjectName != project || (trigger != "" && r.TriggerName != trigger) {
+				t.Fatalf("run %+v listed; want only %s/%s", r, project, trigger)
+			}
+		}
+	}
+	alpha := list("--project", "alpha")
+	only(alpha, "alpha", "")
+	if byID := list("--project", alpha[0].ProjectID); len(byID) != len(alpha) {
+		t.Fatalf("--project by id lists %d runs, by name %d", len(byID), len(alpha))
+	}
+	only(list("--trigger", "beta/tock"), "beta", "tock")
+	only(list("--project", "beta", "--trigger", "tick"), "beta", "tick")
+	only(list("--trigger", "tock"), "beta", "tock")
+	tick := list("--trigger", "alpha/tick")
+	only(tick, "alpha", "tick")
+	only(list("--trigger", tick[0].TriggerID), "alpha", "tick")
+
+	for _, c := range []struct {
+		args    []string
+		code    int
+		mention string
+	}{
+		{[]string{"--project", "gamma"}, 1, `no project named "gamma"`},
+		{[]string{"--trigger", "alpha/tock"}, 1, `no trigger named "tock" in project alpha`},
+		{[]string{"--trigger", "nope"}, 1, `no trigger named "nope"`},
+		{[]string{"--trigger", "tick"}, 2, "alpha, beta; write project/trigger"},
+		{[]string{"--project", "alpha", "--trigger", "beta/tick"}, 2, "give the project once"},
+	} {
+		code, _, errOut := ql(t, append([]string{"runs", "list", "--data-dir", dir}, c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.mention) {
+			t.Errorf("runs list %v: exit %d %q; want exit %d mentioning %q", c.args, code, errOut, c.code, c.mention)
+		}
+	}
+	code, out, errOut := ql(t, "triggers", "list", "--data-dir", dir, "--project", "beta")
+	if code != 0 || !strings.Contains(out, "tock") || strings.Contains(out, "alpha") {
+		t.Fatalf("triggers list --project beta: exit %d %q %q", code, out, errOut)
+	}
+}

@@ -1,0 +1,116 @@
+// Package localcli wires the single-node profiles (standalone, edge) into
+// the shared `ql` command tree: the SQLite opener the read and apply
+// commands use, and the serve functions. Both the full and the edge binary
+// use it; it imports nothing of the cluster profile.
+package singlecli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/examples"
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/single/server"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+)
+
+// Options are the cli.Options of a binary with only the single-node
+// profiles (the edge binary). The full binary adds PostgreSQL and cluster.
+func Options(binary string) cli.Options {
+	return cli.Options{
+		Binary:             binary,
+		OpenSQLite:         OpenSQLite,
+		OpenSQLiteReadOnly: OpenSQLiteReadOnly,
+		Serve: map[string]cli.ServeFunc{
+			cli.ProfileStandalone: Serve(server.Standalone),
+			cli.ProfileEdge:       Serve(server.Edge),
+		},
+	}
+}
+
+// OpenSQLite is the cli.Opener of the embedded database file.
+func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
+	b, err := server.OpenBackend(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, Close: b.Close}, nil
+}
+
+// OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
+// opened read-only and not migrated, so listing works for an operator who
+// may read the database but not write it, and never changes it.
+func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
+	nowMs := func() int64 { return time.Now().UnixMilli() }
+	st, err := sqlitestore.OpenReadOnly(ctx, sqlitestore.Config{Path: dsn, NowMs: nowMs})
+	if err != nil {
+		return nil, err
+	}
+	if err := st.ReadyToRead(ctx); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	b := &server.Backend{Store: st, Layout: server.LayoutOfDB(dsn)}
+	// The catalog serves `ql apply --dry-run`'s reads; a write through it
+	// fails on the read-only connection.
+	cat := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs}
+	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Close: b.Close}, nil
+}
+
+// Serve is the cli.ServeFunc of a single-node profile.
+func Serve(p server.Profile) cli.ServeFunc {
+	return func(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
+		if f.DatabaseURL != "" || f.ReplicaID != "" || f.RolePrefix != "" || f.Lease != 0 || f.CommitParallel != 0 {
+			return cli.Usagef("--database-url, --replica-id, --role-prefix, --lease and --commit-parallel are cluster settings; the %s profile keeps its database in --data-dir and commits one decision at a time", p)
+		}
+		cfg := server.Config{
+			Profile:     p,
+			DataDir:     f.DataDir,
+			PageSize:    f.PageSize,
+			Cadence:     f.Cadence,
+			Grace:       f.Grace,
+			StopTimeout: f.StopTimeout,
+			Concurrency: f.Concurrency,
+			LogCapBytes: f.LogMaxBytes,
+			HTTPAddr:    f.HTTPAddr,
+			RunAs:       task.ParseRunAs(f.RunAs),
+			Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+		}
+		if err := cfg.WithDefaults().Validate(); err != nil {
+			return &cli.UsageError{Err: err}
+		}
+		if f.Example {
+			if err := applyExample(ctx, cmd, server.LayoutOf(cfg.WithDefaults().DataDir).DB); err != nil {
+				return err
+			}
+		}
+		return server.Serve(ctx, cfg)
+	}
+}
+
+// applyExample converges the database to the embedded sample; a second
+// run reports everything unchanged.
+func applyExample(ctx context.Context, cmd *cobra.Command, dbPath string) error {
+	doc, err := apply.Parse(examples.SampleFile, examples.Sample)
+	if err != nil {
+		return err
+	}
+	b, err := server.OpenBackend(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	results, err := apply.Apply(ctx, b.Catalog, doc, ids.New)
+	for _, r := range results {
+		fmt.Fprintln(cmd.OutOrStdout(), r)
+	}
+	return err
+}

@@ -1,0 +1,144 @@
+package singlecli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/single/server"
+)
+
+func ql(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := cli.Main(context.Background(), Options("ql-edge"), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const goodFile = `project: demo
+tasks:
+  - name: hello
+    script: echo hello
+triggers:
+  - name: tick
+    task: hello
+    cron: "*/10 * * * * *"
+    timezone: UTC
+`
+
+// Invalid definitions are reported with file:line and the field, and
+// nothing reaches the database.
+func TestInvalidDefinitionsAreExplainedAndWriteNothing(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		file string
+		want []string
+	}{
+		"bad yaml":      {"project: demo\ntasks: [\n", []string{"defs.yaml:"}},
+		"unknown field": {strings.Replace(goodFile, "    script: echo hello", "    script: echo hello\n    retries: 3", 1), []string{"defs.yaml:", "retries"}},
+		"bad cron":      {strings.Replace(goodFile, `"*/10 * * * * *"`, `"61 * * * *"`, 1), []string{"defs.yaml:", "cron"}},
+		"bad timezone":  {strings.Replace(goodFile, "timezone: UTC", "timezone: Mars/Olympus", 1), []string{"defs.yaml:", "Mars/Olympus"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			db := filepath.Join(dir, "qinglong.db")
+			code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", c.file), "--data-dir", dir)
+			if code == 0 {
+				t.Fatalf("apply succeeded: %s", out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errOut, w) {
+					t.Fatalf("error %q does not mention %q", errOut, w)
+				}
+			}
+			b, err := server.OpenBackend(t.Context(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			if _, err := b.Store.ProjectByName(t.Context(), "demo"); !qlerror.Is(err, qlerror.NotFound) {
+				t.Fatalf("an invalid file wrote project demo (%v)", err)
+			}
+		})
+	}
+}
+
+func TestApplyIsDeclarativeAndTheReadCommandsSeeIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := writeFile(t, dir, "defs.yaml", goodFile)
+	code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir)
+	if code != 0 || strings.Count(out, "created") != 3 {
+		t.Fatalf("first apply: %d %q %q; want project, task and trigger created", code, out, errOut)
+	}
+	code, out, _ = ql(t, "apply", "-f", file, "--data-dir", dir)
+	if code != 0 || strings.Count(out, "unchanged") != 3 {
+		t.Fatalf("second apply: %d %q; want everything unchanged", code, out)
+	}
+	code, out, errOut = ql(t, "triggers", "list", "--data-dir", dir, "--output", "json")
+	if code != 0 || !strings.Contains(out, `"*/10 * * * * *"`) {
+		t.Fatalf("triggers list: %d %q %q", code, out, errOut)
+	}
+	code, out, errOut = ql(t, "runs", "list", "--data-dir", dir)
+	if code != 0 || !strings.HasPrefix(out, "ID") {
+		t.Fatalf("runs list: %d %q %q", code, out, errOut)
+	}
+}
+
+// In a build with the cluster profile the single-node profiles refuse its
+// settings; a build without it does not even have them.
+func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
+	t.Parallel()
+	full := Options("ql")
+	full.Serve[cli.ProfileCluster] = func(context.Context, *cobra.Command, *cli.ServeFlags) error { return nil }
+	run := func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		return cli.Main(context.Background(), full, args, &out, &errOut), errOut.String()
+	}
+	code, errOut := run("serve", "--profile", "edge", "--data-dir", t.TempDir(), "--lease", "10s")
+	if code != 2 || !strings.Contains(errOut, "cluster settings") {
+		t.Fatalf("serve --lease on edge: %d %q; want a usage error", code, errOut)
+	}
+	code, errOut = run("serve", "--data-dir", t.TempDir(), "--commit-parallel", "8")
+	if code != 2 || !strings.Contains(errOut, "--commit-parallel") {
+		t.Fatalf("serve --commit-parallel on standalone: %d %q; want a usage error naming it", code, errOut)
+	}
+	code, _, errOut = ql(t, "serve", "--profile", "edge", "--data-dir", t.TempDir(), "--lease", "10s")
+	if code != 2 || !strings.Contains(errOut, "unknown flag: --lease") {
+		t.Fatalf("serve --lease in the edge build: %d %q; want a usage error", code, errOut)
+	}
+	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--page-size", "999")
+	if code != 2 || !strings.Contains(errOut, "page size") {
+		t.Fatalf("serve --page-size 999: %d %q; want a usage error naming the setting", code, errOut)
+	}
+}
+
+func TestServeRunAsIsCheckedBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := ql(t, "serve", "--data-dir", t.TempDir(), "--run-as", "bad name:x")
+	if code != 2 || !strings.Contains(errOut, "--run-as.user") {
+		t.Fatalf("serve --run-as 'bad name:x': %d %q; want a usage error naming --run-as", code, errOut)
+	}
+	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--run-as", "no-such-user-ql")
+	if code != 1 || !strings.Contains(errOut, `runAs user "no-such-user-ql" does not exist`) {
+		t.Fatalf("serve --run-as no-such-user-ql: %d %q; want a start error naming the account", code, errOut)
+	}
+}

@@ -1,0 +1,140 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// Error codes the store records on attempts it moves itself.
+const (
+	ErrorCodeExecutorLost = "executor_lost"
+)
+
+// AttemptsPending lists up to limit claimed local attempts of queued runs,
+// oldest admission first.
+func (s *Store) AttemptsPending(ctx context.Context, limit int) ([]run.Attempt, error) {
+	if limit < 1 || limit > run.MaxPageSize {
+		return nil, qlerror.New(qlerror.Invalid, "pending attempts: limit %d is outside 1–%d", limit, run.MaxPageSize)
+	}
+	rows, err := s.readPool().QueryContext(ctx, qAttemptsPending, limit)
+	if err != nil {
+		return nil, mapErr(err, "list pending attempts")
+	}
+	defer rows.Close()
+	var out []run.Attempt
+	for rows.Next() {
+		var a run.Attempt
+		if err := rows.Scan(&a.ID, &a.RunID, &a.Number, &a.Executor, &a.State, &a.CreatedAtMs); err != nil {
+			return nil, mapErr(err, "list pending attempts")
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err(), "list pending attempts")
+}
+
+// attemptRow is an attempt's state with its run's, read under the write
+// lock.
+type attemptRow struct {
+	runID       string
+	state       run.AttemptState
+	runState    run.State
+	runVersion  int64
+	lastSeq     int64
+	executionID string
+}
+
+func readAttempt(ctx context.Context, tx *txn, id string) (attemptRow, error) {
+	var a attemptRow
+	err := tx.QueryRowContext(ctx, qAttemptWithRun, id).Scan(&a.runID, &a.state, &a.runState, &a.runVersion, &a.lastSeq, &a.executionID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, qlerror.New(qlerror.NotFound, "attempt %s does not exist", id)
+	}
+	return a, err
+}
+
+// AttemptStart takes a claimed attempt for one executor owner (claimed →
+// starting), moves its run queued → running with event run.running, and
+// returns the run's execution plan. err is a Conflict when another
+// dispatcher took the attempt first. The start commits even when the plan
+// fails verification (planErr), so the caller records the attempt as
+// failed instead of leaving it claimed forever.
+func (s *Store) AttemptStart(ctx context.Context, attemptID, owner, logPath string) (plan task.Execution, planErr, err error) {
+	err = s.write(ctx, "start attempt "+attemptID, durable, func(tx *txn) error {
+		a, err := readAttempt(ctx, tx, attemptID)
+		if err != nil {
+			return err
+		}
+		if a.state != run.AttemptClaimed {
+			return qlerror.New(qlerror.Conflict, "attempt %s is already %s; another dispatcher took it", attemptID, a.state)
+		}
+		if err := run.CheckTransition(a.runState, run.Running); err != nil {
+			return err
+		}
+		now := s.nowMs()
+		res, err := tx.ExecContext(ctx, qAttemptMarkStarting, owner, logPath, now, attemptID)
+		if err != nil {
+			return err
+		}
+		if err := exactlyOne(res, qlerror.Conflict, "attempt %s was taken by another dispatcher", attemptID); err != nil {
+			return err
+		}
+		if err := transitionRun(ctx, tx, a, run.Running, run.EventRunning, map[string]any{"attemptId": attemptID}, now); err != nil {
+			return err
+		}
+		plan, planErr = verifiedPlan(ctx, tx, a.executionID)
+		return nil
+	})
+	if err != nil {
+		return task.Execution{}, nil, err
+	}
+	return plan, planErr, nil
+}
+
+func verifiedPlan(ctx context.Context, tx *txn, id string) (task.Execution, error) {
+	var e task.Execution
+	var cmdJSON string
+	err := tx.QueryRowContext(ctx, qExecutionByID, id).
+		Scan(&e.ID, &e.ProjectID, &e.TaskID, &e.TaskRevision, &e.TaskContentDigest, &e.Executor, &cmdJSON, &e.Digest)
+	if err != nil {
+		return e, qlerror.Wrap(qlerror.Internal, err, "execution revision %s cannot be read", id)
+	}
+	if e.Command, err = decodeCommandJSON(cmdJSON); err != nil {
+		return e, qlerror.Wrap(qlerror.Internal, err, "execution revision %s does not decode", id)
+	}
+	return e, e.Verify(e.TaskRevision, e.TaskContentDigest, task.LocalProcess)
+}
+
+// AttemptRunning records that the attempt's process exists (starting →
+// running) with event attempt.started.
+func (s *Store) AttemptRunning(ctx context.Context, attemptID string, pid int) error {
+	return s.write(ctx, "mark attempt running "+attemptID, routine, func(tx *txn) error {
+		a, err := readAttempt(ctx, tx, attemptID)
+		if err != nil {
+			return err
+		}
+		if err := run.CheckAttemptTransition(a.state, run.AttemptRunning); err != nil {
+			return err
+		}
+		now := s.nowMs()
+		res, err := tx.ExecContext(ctx, qAttemptMarkRunning, pid, attemptID)
+		if err != nil {
+			return err
+		}
+		if err := exactlyOne(res, qlerror.FailedPrecondition, "attempt %s left the starting state", attemptID); err != nil {
+			return err
+		}
+		res, err = tx.ExecContext(ctx, qRunNoteEvent, now, a.runID, a.runVersion)
+		if err != nil {
+			return err
+		}
+		if err := exactlyOne(res, qlerror.Conflict, "run %s changed concurrently", a.runID); err != nil {
+			return err
+		}
+		return insertEvent(ctx, tx, a.runID, a.lastSeq+1, run.EventAttemptStarted, map[string]any{"attemptId": attemptID, "pid": pid}, now)
+	})
+}

@@ -1,0 +1,76 @@
+package sqlitestore
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// finishedRun maps an attempt's terminal state to its run's state and event.
+var finishedRun = map[run.AttemptState]struct {
+	state run.State
+	event string
+}{
+	run.AttemptSucceeded: {run.Succeeded, run.EventSucceeded},
+	run.AttemptFailed:    {run.Failed, run.EventFailed},
+	run.AttemptTimedOut:  {run.TimedOut, run.EventTimedOut},
+	run.AttemptCancelled: {run.Cancelled, run.EventCancelled},
+}
+
+// AttemptFinish records an attempt's result: a.State (succeeded, failed,
+// timed_out or cancelled), a.ExitCode, a.ErrorCode, a.LogBytes and
+// a.LogTruncated; the run moves to the matching terminal state with its
+// event. A result for an attempt that is already terminal or lost is
+// rejected, never applied.
+func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) error {
+	to, ok := finishedRun[a.State]
+	if !ok {
+		return qlerror.New(qlerror.Invalid, "attempt %s: %q is not a result state", a.ID, a.State)
+	}
+	return s.write(ctx, "finish attempt "+a.ID, routine, func(tx *txn) error {
+		cur, err := readAttempt(ctx, tx, a.ID)
+		if err != nil {
+			return err
+		}
+		if err := run.CheckAttemptTransition(cur.state, a.State); err != nil {
+			return err
+		}
+		now := s.nowMs()
+		res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(a.State), nullable(a.ExitCode), a.ErrorCode, now, a.LogBytes, boolInt(a.LogTruncated), a.ID, string(cur.state))
+		if err != nil {
+			return err
+		}
+		if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", a.ID); err != nil {
+			return err
+		}
+		payload := map[string]any{"attemptId": a.ID}
+		if a.ExitCode != nil {
+			payload["exitCode"] = *a.ExitCode
+		}
+		if a.ErrorCode != "" {
+			payload["errorCode"] = a.ErrorCode
+		}
+		return transitionRun(ctx, tx, cur, to.state, to.event, payload, now)
+	})
+}
+
+// transitionRun applies one checked run state change under the version
+// fence and appends its event.
+func transitionRun(ctx context.Context, tx *txn, a attemptRow, to run.State, event string, payload map[string]any, now int64) error {
+	if err := run.CheckTransition(a.runState, to); err != nil {
+		return err
+	}
+	var finished any
+	if to.Terminal() {
+		finished = now
+	}
+	res, err := tx.ExecContext(ctx, qRunTransition, string(to), now, finished, a.runID, a.runVersion)
+	if err != nil {
+		return err
+	}
+	if err := exactlyOne(res, qlerror.Conflict, "run %s changed concurrently", a.runID); err != nil {
+		return err
+	}
+	return insertEvent(ctx, tx, a.runID, a.lastSeq+1, event, payload, now)
+}

@@ -1,0 +1,80 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// AttemptOwners lists the executor owners holding starting or running
+// attempts.
+func (s *Store) AttemptOwners(ctx context.Context) ([]string, error) {
+	rows, err := s.readPool().QueryContext(ctx, qAttemptLiveOwners)
+	if err != nil {
+		return nil, mapErr(err, "list attempt owners")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, mapErr(err, "list attempt owners")
+		}
+		out = append(out, o)
+	}
+	return out, mapErr(rows.Err(), "list attempt owners")
+}
+
+// AttemptsLose marks every starting or running attempt of a dead owner
+// lost, and its run lost with event run.lost, in one transaction, and
+// returns them (ID, PID, StartedAtMs) as they were. Nothing is re-queued: a
+// lost run waits to be reconciled.
+func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, error) {
+	var lost []run.Attempt
+	err := s.write(ctx, "mark attempts lost", durable, func(tx *txn) error {
+		lost = nil
+		rows, err := tx.QueryContext(ctx, qAttemptsLiveOfOwner, owner)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var a run.Attempt
+			var started sql.NullInt64
+			if err := rows.Scan(&a.ID, &a.PID, &started); err != nil {
+				rows.Close()
+				return err
+			}
+			a.StartedAtMs = ptr(started)
+			lost = append(lost, a)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		now := s.nowMs()
+		for _, a := range lost {
+			id := a.ID
+			cur, err := readAttempt(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if err := run.CheckAttemptTransition(cur.state, run.AttemptLost); err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptLost), nil, ErrorCodeExecutorLost, now, 0, 0, id, string(cur.state))
+			if err != nil {
+				return err
+			}
+			if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", id); err != nil {
+				return err
+			}
+			if err := transitionRun(ctx, tx, cur, run.Lost, run.EventLost, map[string]any{"attemptId": id, "errorCode": ErrorCodeExecutorLost}, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return lost, err
+}

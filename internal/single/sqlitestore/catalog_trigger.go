@@ -1,0 +1,234 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// TriggerByName returns the current revision of the named trigger, its
+// digest verified.
+func (s *Store) TriggerByName(ctx context.Context, projectID, name string) (trigger.Revision, error) {
+	r, err := scanTrigger(s.readPool().QueryRowContext(ctx, qTriggerByName, projectID, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, qlerror.New(qlerror.NotFound, "trigger %q does not exist in project %s", name, projectID)
+	}
+	return r, mapErr(err, "read trigger "+name)
+}
+
+// scanTrigger reads a current trigger revision and verifies its digest.
+func scanTrigger(row interface{ Scan(...any) error }) (trigger.Revision, error) {
+	var r trigger.Revision
+	var enabled int
+	err := row.Scan(&r.TriggerID, &r.ProjectID, &r.TaskID, &r.Revision, &r.TaskRevision, &r.TaskContentDigest,
+		&r.Spec.Name, &enabled, &r.Spec.Cron.Expression, &r.Spec.Cron.Timezone, &r.Spec.Cron.MisfirePolicy,
+		&r.ContentDigest, &r.MutationID, &r.CreatedAtMs)
+	if err != nil {
+		return r, err
+	}
+	r.Spec.Enabled = enabled == 1
+	return r, r.VerifyDigest()
+}
+
+// TriggerPublish appends a trigger revision and resets its schedule row in
+// the same transaction.
+func (s *Store) TriggerPublish(ctx context.Context, p catalog.TriggerPublishParams) (catalog.PublishResult, error) {
+	var res catalog.PublishResult
+	err := s.Publish(ctx, func(tx catalog.Tx) error {
+		out, err := tx.TriggersPublish(ctx, []catalog.TriggerPublishParams{p})
+		if err != nil {
+			return unwrapItem(err)
+		}
+		res = out[0]
+		return nil
+	})
+	return res, err
+}
+
+// TriggersPublish appends the trigger revisions of ps and resets their
+// schedule rows: per item, an active project, mutation-id replay, the
+// pinned task revision and the head's fences, read for the whole batch at
+// once.
+func (c *catalogTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPublishParams) ([]catalog.PublishResult, error) {
+	ids, pairs := make([]string, len(ps)), make([][2]string, len(ps))
+	seen := make(map[string]bool, len(ps))
+	for i, p := range ps {
+		r := p.Revision
+		if seen[r.TriggerID] {
+			return nil, &catalog.ItemError{Index: i, Err: qlerror.New(qlerror.Invalid, "trigger %s is published twice in one transaction", r.TriggerID)}
+		}
+		seen[r.TriggerID] = true
+		if err := r.VerifyDigest(); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		if err := c.activeProject(ctx, r.ProjectID); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		ids[i], pairs[i] = r.TriggerID, [2]string{r.TriggerID, r.MutationID}
+	}
+	done, err := replays(ctx, c.tx, qTriggerReplays, pairs)
+	if err != nil {
+		return nil, err
+	}
+	pins, err := c.pins(ctx, ps)
+	if err != nil {
+		return nil, err
+	}
+	heads, err := c.triggerHeads(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]catalog.PublishResult, len(ps))
+	for i, p := range ps {
+		r := p.Revision
+		if s, ok := done[r.TriggerID]; ok {
+			if out[i], err = replayed(s, "trigger", r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest); err != nil {
+				return nil, &catalog.ItemError{Index: i, Err: err}
+			}
+			continue
+		}
+		if err := checkPin(r, pins); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		if err := c.writeTrigger(ctx, r, heads[r.TriggerID]); err != nil {
+			return nil, &catalog.ItemError{Index: i, Err: err}
+		}
+		out[i] = catalog.PublishResult{Revision: r.Revision, CreatedAtMs: c.now}
+	}
+	return out, nil
+}
+
+// pinKey names a task revision a trigger pins.
+type pinKey struct {
+	taskID   string
+	revision int64
+}
+
+// pinned is a pinned task revision as the fence reads it.
+type pinned struct {
+	projectID, digest string
+	enabled           bool
+}
+
+// pins reads every task revision the batch pins.
+func (c *catalogTx) pins(ctx context.Context, ps []catalog.TriggerPublishParams) (map[pinKey]pinned, error) {
+	var keys [][2]any
+	want := map[pinKey]bool{}
+	for _, p := range ps {
+		k := pinKey{p.Revision.TaskID, p.Revision.TaskRevision}
+		if !want[k] {
+			want[k] = true
+			keys = append(keys, [2]any{k.taskID, k.revision})
+		}
+	}
+	js, err := json.Marshal(keys)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.tx.QueryContext(ctx, qTaskRevisionPins, string(js))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[pinKey]pinned, len(keys))
+	for rows.Next() {
+		var k pinKey
+		var v pinned
+		var enabled int
+		if err := rows.Scan(&k.taskID, &k.revision, &v.projectID, &v.digest, &enabled); err != nil {
+			return nil, err
+		}
+		v.enabled = enabled == 1
+		out[k] = v
+	}
+	return out, rows.Err()
+}
+
+// checkPin enforces what a trigger revision may pin: an existing revision
+// of its task, in its project, with the pinned digest, enabled if the
+// trigger is.
+func checkPin(r trigger.Revision, pins map[pinKey]pinned) error {
+	v, ok := pins[pinKey{r.TaskID, r.TaskRevision}]
+	switch {
+	case !ok:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %q pins task %s revision %d, which does not exist; publish the task first", r.Spec.Name, r.TaskID, r.TaskRevision)
+	case v.projectID != r.ProjectID:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %q pins task %s of another project", r.Spec.Name, r.TaskID)
+	case v.digest != r.TaskContentDigest:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %q pins task %s revision %d with digest %s, but that revision's digest is %s", r.Spec.Name, r.TaskID, r.TaskRevision, r.TaskContentDigest, v.digest)
+	case r.Spec.Enabled && !v.enabled:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %q is enabled but pins disabled task revision %d; enable the task or disable the trigger", r.Spec.Name, r.TaskRevision)
+	}
+	return nil
+}
+
+// triggerHead is a trigger head as the fence reads it; exists is false for
+// a trigger not created yet.
+type triggerHead struct {
+	exists            bool
+	projectID, taskID string
+	current           int64
+}
+
+func (c *catalogTx) triggerHeads(ctx context.Context, ids []string) (map[string]triggerHead, error) {
+	js, err := idsJSON(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.tx.QueryContext(ctx, qTriggerHeads, js)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]triggerHead, len(ids))
+	for rows.Next() {
+		var id string
+		h := triggerHead{exists: true}
+		if err := rows.Scan(&id, &h.projectID, &h.taskID, &h.current); err != nil {
+			return nil, err
+		}
+		out[id] = h
+	}
+	return out, rows.Err()
+}
+
+// writeTrigger fences one revision on its head, moves the head, writes the
+// revision and resets the schedule row.
+func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h triggerHead) error {
+	tx := c.tx
+	expected := r.Revision - 1
+	switch {
+	case h.exists && h.projectID != r.ProjectID:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to project %s, not %s", r.TriggerID, h.projectID, r.ProjectID)
+	case h.exists && h.taskID != r.TaskID:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %q is bound to task %s and cannot move to task %s; create a new trigger instead", r.Spec.Name, h.taskID, r.TaskID)
+	case h.exists && h.current != expected:
+		return qlerror.New(qlerror.Conflict, "trigger %q is at revision %d, not the expected %d; re-read it and publish again", r.Spec.Name, h.current, expected)
+	case !h.exists && expected != 0:
+		return qlerror.New(qlerror.NotFound, "trigger %q (%s) does not exist; publish it with expected revision 0 to create it", r.Spec.Name, r.TriggerID)
+	case !h.exists:
+		if _, err := tx.ExecContext(ctx, qTriggerInsert, r.TriggerID, r.ProjectID, r.TaskID, r.Spec.Name, c.now, c.now); err != nil {
+			return nameTaken(err, "trigger", r.Spec.Name, r.ProjectID)
+		}
+	default:
+		res, err := tx.ExecContext(ctx, qTriggerAdvance, r.Spec.Name, r.Revision, c.now, r.TriggerID, expected)
+		if err != nil {
+			return nameTaken(err, "trigger", r.Spec.Name, r.ProjectID)
+		}
+		if err := exactlyOne(res, qlerror.Conflict, "trigger %q moved past revision %d during the publish; re-read it and publish again", r.Spec.Name, expected); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, qTriggerRevisionInsert, r.TriggerID, r.Revision, r.ProjectID, r.TaskID, r.TaskRevision, r.TaskContentDigest,
+		r.Spec.Name, boolInt(r.Spec.Enabled), r.Spec.Cron.Expression, r.Spec.Cron.Timezone, string(r.Spec.Cron.MisfirePolicy),
+		r.ContentDigest, r.MutationID, c.now); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), c.now)
+	return err
+}

@@ -1,0 +1,176 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/testkit/storetest"
+)
+
+// clock is the tests' injected time: it starts half a minute past a minute
+// boundary (so "* * * * *" is never due at creation) and ticks 1 ms per
+// reading, so successive stamps are strictly ordered.
+type clock struct{ ms atomic.Int64 }
+
+func newClock() *clock {
+	c := &clock{}
+	c.ms.Store(time.Date(2030, 1, 2, 3, 4, 30, 0, time.UTC).UnixMilli())
+	return c
+}
+
+func (c *clock) NowMs() int64            { return c.ms.Add(1) }
+func (c *clock) Advance(d time.Duration) { c.ms.Add(d.Milliseconds()) }
+
+// env is one migrated, ready database file with its store, clock and a
+// separate raw connection for observations outside the contracts.
+type env struct {
+	store *Store
+	clock *clock
+	raw   *sql.DB
+	path  string
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ql.db")
+	c := newClock()
+	s, err := Open(t.Context(), Config{Path: path, NowMs: c.NowMs})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Migrate(t.Context()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	if err := s.Ready(t.Context()); err != nil {
+		t.Fatalf("ready: %v", err)
+	}
+	raw, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return &env{store: s, clock: c, raw: raw, path: path}
+}
+
+func (e *env) service() catalog.Service {
+	return catalog.Service{Store: e.store, Executor: task.LocalProcess, NowMs: e.clock.NowMs}
+}
+
+// Observation statements, outside the adapter's contracts.
+const (
+	rowSQL = `SELECT trigger_revision, next_fire_at_ms, last_scheduled_at_ms, state_version
+		FROM trigger_schedules WHERE trigger_id = ?`
+	countsSQL = `SELECT
+		(SELECT count(*) FROM runs WHERE trigger_id = ?1),
+		(SELECT count(*) FROM attempts a JOIN runs r ON r.id = a.run_id WHERE r.trigger_id = ?1),
+		(SELECT count(*) FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.trigger_id = ?1)`
+	makeDueSQL = `UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + 1 WHERE trigger_id = ?`
+)
+
+func (e *env) row(ctx context.Context, triggerID string) (storetest.Row, error) {
+	var r storetest.Row
+	var next, last sql.NullInt64
+	err := e.raw.QueryRowContext(ctx, rowSQL, triggerID).Scan(&r.TriggerRevision, &next, &last, &r.StateVersion)
+	r.NextFireAtMs, r.LastScheduledAtMs = ptr(next), ptr(last)
+	return r, err
+}
+
+func (e *env) counts(ctx context.Context, triggerID string) (storetest.Counts, error) {
+	var c storetest.Counts
+	err := e.raw.QueryRowContext(ctx, countsSQL, triggerID).Scan(&c.Runs, &c.Attempts, &c.Events)
+	return c, err
+}
+
+func (e *env) makeDue(ctx context.Context, triggerID string, lateMs int64) error {
+	_, err := e.raw.ExecContext(ctx, makeDueSQL, e.clock.NowMs()-lateMs, triggerID)
+	return err
+}
+
+// tamper edits rows outside the store; the statements drop the
+// immutability trigger of the table they rewrite (the file is the test's
+// own).
+func (e *env) tamper(ctx context.Context, sql string, args ...any) error {
+	_, err := e.raw.ExecContext(ctx, sql, args...)
+	return err
+}
+
+func (e *env) fixture() storetest.Fixture {
+	return storetest.Fixture{
+		Catalog:  e.store,
+		Schedule: e.store,
+		Runs:     e.store,
+		Status:   e.store,
+		Service:  e.service(),
+		Row:      e.row,
+		Counts:   e.counts,
+		MakeDue:  e.makeDue,
+		NowMs:    func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
+		Tamper: storetest.Tamper{
+			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
+				by := 0
+				if bump {
+					by = 1
+				}
+				return e.tamper(ctx, `UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + ? WHERE trigger_id = ?`,
+					cursorMs, by, triggerID)
+			},
+			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
+				return e.tamper(ctx, `DROP TRIGGER IF EXISTS trigger_revisions_immutable;
+					UPDATE trigger_revisions SET name = ?, enabled = ?, content_digest = ?
+					WHERE (trigger_id, revision) = (SELECT id, current_revision FROM triggers WHERE id = ?)`, name, enabled, digest, triggerID)
+			},
+			CorruptTaskCommand: func(ctx context.Context, taskID string, revision int64) error {
+				return e.tamper(ctx, `DROP TRIGGER IF EXISTS task_revisions_immutable;
+					UPDATE task_revisions SET spec_json = json_set(spec_json, '$.command.args', json_array('rm', '-rf', '/'))
+					WHERE task_id = ? AND revision = ?`, taskID, revision)
+			},
+			SetTaskDigest: func(ctx context.Context, taskID string, revision int64, digest string) error {
+				return e.tamper(ctx, `DROP TRIGGER IF EXISTS task_revisions_immutable;
+					UPDATE task_revisions SET content_digest = ? WHERE task_id = ? AND revision = ?`, digest, taskID, revision)
+			},
+			DeleteExecutions: func(ctx context.Context, taskID string) error {
+				return e.tamper(ctx, `DELETE FROM execution_revisions WHERE task_id = ?`, taskID)
+			},
+			CorruptExecutions: func(ctx context.Context, taskID string) error {
+				return e.tamper(ctx, `DROP TRIGGER IF EXISTS execution_revisions_immutable;
+					UPDATE execution_revisions SET command_json = json_set(command_json, '$.args', json_array('rm', '-rf', '/')) WHERE task_id = ?`, taskID)
+			},
+			DeleteSchedule: func(ctx context.Context, triggerID string) error {
+				return e.tamper(ctx, `DELETE FROM trigger_schedules WHERE trigger_id = ?`, triggerID)
+			},
+			FailQueuedEvents: func(ctx context.Context) error {
+				return e.tamper(ctx, `CREATE TRIGGER injected_fault BEFORE INSERT ON run_events WHEN NEW.name = 'run.queued'
+					BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
+			},
+		},
+	}
+}
+
+func newFixture(t *testing.T) storetest.Fixture { return newEnv(t).fixture() }
+
+func TestCatalogConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunCatalog(t, newFixture)
+}
+
+func TestScheduleConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunSchedule(t, newFixture)
+}
+
+func TestRunReaderConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunRunReader(t, newFixture)
+}
+
+func TestStatusReaderConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunStatusReader(t, newFixture)
+}

@@ -1,0 +1,165 @@
+package sqlitestore
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// CapabilityName names the schema contract the capability row asserts.
+const CapabilityName = "local-core"
+
+// Migration is one step of the embedded stream.
+type Migration struct {
+	// ID is "sqlite-NNNN-name", from the file name NNNN_name.sql.
+	ID string
+	// Checksum is "sha256:<hex>" over the file's statements.
+	Checksum string
+	sql      string
+}
+
+// Stream returns the code's migration stream in order. Applied migrations
+// are never edited: readiness compares ids and checksums exactly.
+func Stream() []Migration {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		panic(fmt.Sprintf("sqlitestore: migrations: %v", err))
+	}
+	sort.Strings(names)
+	out := make([]Migration, 0, len(names))
+	for _, name := range names {
+		b, err := migrationFS.ReadFile(name)
+		if err != nil {
+			panic(fmt.Sprintf("sqlitestore: migration %s: %v", name, err))
+		}
+		sum := sha256.Sum256(b)
+		base := strings.TrimSuffix(path.Base(name), ".sql")
+		out = append(out, Migration{
+			ID:       "sqlite-" + strings.ReplaceAll(base, "_", "-"),
+			Checksum: "sha256:" + hex.EncodeToString(sum[:]),
+			sql:      string(b),
+		})
+	}
+	return out
+}
+
+// Migrate applies every migration of the stream the file has not seen yet,
+// each in its own BEGIN IMMEDIATE transaction that re-reads the history,
+// asserts the previous capability row and advances it. Two processes
+// migrating at once serialise on the write lock; the second finds the work
+// done. It returns the ids it applied.
+func (s *Store) Migrate(ctx context.Context) ([]string, error) {
+	var applied []string
+	stream := Stream()
+	for i, m := range stream {
+		var did bool
+		err := s.write(ctx, "migrate "+m.ID, durable, func(tx *txn) error {
+			history, err := readHistory(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if err := historyIsPrefix(history, stream); err != nil {
+				return err
+			}
+			if len(history) > i {
+				return nil
+			}
+			if i == 0 {
+				if err := requireEmpty(ctx, tx); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("apply %s: %w", m.ID, err)
+			}
+			if _, err := tx.ExecContext(ctx, qMigrationRecord, m.ID, m.Checksum, s.nowMs()); err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, qCapabilityAdvance, CapabilityName, i+1)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n != 1 {
+				return qlerror.New(qlerror.FailedPrecondition, "migrate %s: capability row is not %s v%d; the file was changed outside QingLong", m.ID, CapabilityName, i)
+			}
+			did = true
+			return nil
+		})
+		if err != nil {
+			return applied, err
+		}
+		if did {
+			applied = append(applied, m.ID)
+		}
+	}
+	return applied, nil
+}
+
+type historyRow struct{ id, checksum string }
+
+func readHistory(ctx context.Context, q queryer) ([]historyRow, error) {
+	var exists int
+	if err := q.QueryRowContext(ctx, qMigrationsTableExists).Scan(&exists); err != nil {
+		return nil, err
+	}
+	if exists == 0 {
+		return nil, nil
+	}
+	rows, err := q.QueryContext(ctx, qMigrationsHistory)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []historyRow
+	for rows.Next() {
+		var h historyRow
+		if err := rows.Scan(&h.id, &h.checksum); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// historyIsPrefix fails when the applied history is not a prefix of the
+// code's stream: a newer binary migrated the file, or a migration changed.
+func historyIsPrefix(history []historyRow, stream []Migration) error {
+	if len(history) > len(stream) {
+		return qlerror.New(qlerror.FailedPrecondition, "the database has %d migrations applied but this binary knows %d (last applied %s); run a QingLong build at least as new as the one that migrated it", len(history), len(stream), history[len(history)-1].id)
+	}
+	for i, h := range history {
+		if h.id != stream[i].ID || h.checksum != stream[i].Checksum {
+			return qlerror.New(qlerror.FailedPrecondition, "migration %d is %s (%s) in the database but %s (%s) in this binary; the file belongs to an incompatible build", i+1, h.id, h.checksum, stream[i].ID, stream[i].Checksum)
+		}
+	}
+	return nil
+}
+
+func requireEmpty(ctx context.Context, tx *txn) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, qSchemaObjectCount).Scan(&n); err != nil {
+		return err
+	}
+	if n != 0 {
+		return qlerror.New(qlerror.FailedPrecondition, "the database file holds %d objects but no QingLong migration history; point QingLong at a new file", n)
+	}
+	return nil
+}
+
+// queryer is what both *sql.Tx and *sql.DB offer for reads.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}

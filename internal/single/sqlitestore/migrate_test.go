@@ -1,0 +1,169 @@
+package sqlitestore
+
+import (
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+func openUnmigrated(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(t.Context(), Config{Path: path, NowMs: newClock().NowMs})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func requireNotReady(t *testing.T, err error, check string) {
+	t.Helper()
+	var nr *NotReadyError
+	if !errors.As(err, &nr) || nr.Check != check {
+		t.Fatalf("readiness: want failed check %q, got %v", check, err)
+	}
+	if !qlerror.Is(err, qlerror.FailedPrecondition) {
+		t.Fatalf("readiness error %v is not coded failed_precondition", err)
+	}
+}
+
+func TestStreamIDsAndChecksumsAreStable(t *testing.T) {
+	t.Parallel()
+	stream := Stream()
+	if len(stream) == 0 || stream[0].ID != "sqlite-0001-local-core" {
+		t.Fatalf("stream %+v does not start with sqlite-0001-local-core", stream)
+	}
+	for i, m := range stream {
+		if !strings.HasPrefix(m.Checksum, "sha256:") || len(m.Checksum) != 71 {
+			t.Fatalf("migration %d checksum %q is not sha256:<64 hex>", i, m.Checksum)
+		}
+	}
+}
+
+func TestMigrateAppliesOnceAndTheResultIsReady(t *testing.T) {
+	t.Parallel()
+	s := openUnmigrated(t, filepath.Join(t.TempDir(), "ql.db"))
+	requireNotReady(t, s.Ready(t.Context()), CheckHistory)
+	applied, err := s.Migrate(t.Context())
+	if err != nil || len(applied) != len(Stream()) {
+		t.Fatalf("first migrate applied %v, %v; want the whole stream", applied, err)
+	}
+	again, err := s.Migrate(t.Context())
+	if err != nil || len(again) != 0 {
+		t.Fatalf("second migrate applied %v, %v; want nothing", again, err)
+	}
+	if err := s.Ready(t.Context()); err != nil {
+		t.Fatalf("ready after migrate: %v", err)
+	}
+}
+
+func TestConcurrentMigrationsApplyEachStepOnce(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ql.db")
+	stores := []*Store{openUnmigrated(t, path), openUnmigrated(t, path), openUnmigrated(t, path)}
+	var wg sync.WaitGroup
+	applied := make([][]string, len(stores))
+	errs := make([]error, len(stores))
+	for i, s := range stores {
+		wg.Go(func() { applied[i], errs[i] = s.Migrate(t.Context()) })
+	}
+	wg.Wait()
+	total := 0
+	for i := range stores {
+		if errs[i] != nil {
+			t.Fatalf("migrator %d: %v", i, errs[i])
+		}
+		total += len(applied[i])
+	}
+	if total != len(Stream()) {
+		t.Fatalf("%d migrations applied in total by three migrators, want %d", total, len(Stream()))
+	}
+	if err := stores[0].Ready(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMigrateRefusesAFileWithForeignTables(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "foreign.db")
+	e := openRaw(t, path)
+	if _, err := e.Exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	s := openUnmigrated(t, path)
+	_, err := s.Migrate(t.Context())
+	if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), "no QingLong migration history") {
+		t.Fatalf("migrate over a foreign file: %v", err)
+	}
+	var n int
+	if err := e.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = 'runs'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("migrate wrote into a foreign file (runs tables: %d, %v)", n, err)
+	}
+}
+
+func openRaw(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Each case tampers with a ready file the way an outside tool could, and
+// readiness must name the check that catches it.
+func TestReadinessFailsClosedOnEveryDrift(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, check, tamper string
+	}{
+		{"extra index", CheckSchema, `CREATE INDEX runs_extra ON runs (state)`},
+		{"dropped index", CheckSchema, `DROP INDEX trigger_schedules_due`},
+		{"extra table", CheckSchema, `CREATE TABLE scratch (x INTEGER)`},
+		{"dropped append-only trigger", CheckSchema, `DROP TRIGGER run_events_append_only_delete`},
+		{"edited checksum", CheckHistory, `UPDATE ql_schema_migrations SET checksum = 'sha256:' || substr('0000000000000000000000000000000000000000000000000000000000000000', 1, 64)`},
+		{"migration from a newer build", CheckHistory, `INSERT INTO ql_schema_migrations VALUES ('sqlite-9999-future', 'sha256:' || substr('1111111111111111111111111111111111111111111111111111111111111111', 1, 64), 0)`},
+		{"capability moved", CheckCapability, `UPDATE ql_schema_capability SET version = version + 1`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "ql.db")
+			s := openUnmigrated(t, path)
+			if _, err := s.Migrate(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			if _, err := openRaw(t, path).Exec(c.tamper); err != nil {
+				t.Fatalf("tamper: %v", err)
+			}
+			requireNotReady(t, openUnmigrated(t, path).Ready(t.Context()), c.check)
+		})
+	}
+}
+
+// Open always switches the file to WAL, so a writer that is not in WAL
+// mode (a filesystem that refuses it, a tool that swapped the connection)
+// is built by hand here: readiness must refuse it.
+func TestReadinessRefusesAWriterOutsideWAL(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ql.db")
+	s := openUnmigrated(t, path)
+	if _, err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	w := openRaw(t, path)
+	w.SetMaxOpenConns(1)
+	if _, err := w.Exec(`PRAGMA journal_mode = DELETE`); err != nil {
+		t.Fatal(err)
+	}
+	s2 := &Store{writer: w, reader: openRaw(t, path), nowMs: newClock().NowMs}
+	requireNotReady(t, s2.Ready(t.Context()), CheckJournalMode)
+}

@@ -1,0 +1,163 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+
+	// The pure-Go driver keeps edge builds free of cgo, so they
+	// cross-compile for linux/arm and linux/arm64 with a plain go build.
+	_ "modernc.org/sqlite"
+)
+
+// Defaults and limits of Config.
+const (
+	DefaultBusyTimeout = 5 * time.Second
+	MaxBusyTimeout     = time.Minute
+	DefaultReadConns   = 4
+	MaxReadConns       = 64
+	DefaultCacheKiB    = 2048
+	MinCacheKiB        = 64
+	MaxCacheKiB        = 1 << 20
+)
+
+// Config opens one database file.
+type Config struct {
+	// Path of the database file; created (with its WAL) if missing.
+	Path string
+	// NowMs is the store's only clock: the observation time of a take and
+	// every time the store stamps. Injected so tests control time and no
+	// decision ever reads the wall clock itself.
+	NowMs func() int64
+	// BusyTimeout is how long a write waits for another process holding
+	// the file's write lock (default 5 s, at most 1 min).
+	BusyTimeout time.Duration
+	// ReadConns sizes the read-only pool (default 4, 1–64).
+	ReadConns int
+	// CacheKiB is each connection's page cache (default 2048 KiB,
+	// 64 KiB–1 GiB); the edge profile lowers it to stay within its memory
+	// budget.
+	CacheKiB int
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	if c.BusyTimeout == 0 {
+		c.BusyTimeout = DefaultBusyTimeout
+	}
+	if c.ReadConns == 0 {
+		c.ReadConns = DefaultReadConns
+	}
+	if c.CacheKiB == 0 {
+		c.CacheKiB = DefaultCacheKiB
+	}
+	return c
+}
+
+// Validate names the field and its allowed range.
+func (c Config) Validate() error {
+	if c.Path == "" {
+		return qlerror.New(qlerror.Invalid, "sqlite path: is required (e.g. ./qinglong.db)")
+	}
+	if strings.ContainsAny(c.Path, "?#") || strings.HasPrefix(c.Path, "file:") || c.Path == ":memory:" {
+		return qlerror.New(qlerror.Invalid, "sqlite path: %q must be a plain file path without '?', '#', a file: prefix or :memory:", c.Path)
+	}
+	if c.NowMs == nil {
+		return qlerror.New(qlerror.Internal, "sqlite store opened without a clock")
+	}
+	if c.BusyTimeout < time.Millisecond || c.BusyTimeout > MaxBusyTimeout {
+		return qlerror.New(qlerror.Invalid, "sqlite busy timeout: %s is outside 1ms–%s", c.BusyTimeout, MaxBusyTimeout)
+	}
+	if c.ReadConns < 1 || c.ReadConns > MaxReadConns {
+		return qlerror.New(qlerror.Invalid, "sqlite read connections: %d is outside 1–%d", c.ReadConns, MaxReadConns)
+	}
+	if c.CacheKiB < MinCacheKiB || c.CacheKiB > MaxCacheKiB {
+		return qlerror.New(qlerror.Invalid, "sqlite cache: %d KiB is outside %d–%d KiB", c.CacheKiB, MinCacheKiB, MaxCacheKiB)
+	}
+	return nil
+}
+
+// Store is the SQLite adapter: catalog.Store, schedule.Store,
+// schedule.StatusReader, run.Reader and the local executor's run-state
+// writes, over one database file.
+type Store struct {
+	cfg Config
+	// writer has exactly one connection: SQLite admits one writer at a
+	// time anyway, and queueing in-process writers in database/sql is
+	// cheaper and fairer than having them spin on SQLITE_BUSY.
+	writer *sql.DB
+	// reader is a query_only pool; WAL lets it read while the writer
+	// writes.
+	reader   *sql.DB
+	nowMs    func() int64
+	prepared preparedPtr
+	// writerTurn (capacity 1) serialises use of the writer connection,
+	// so a durable write's synchronous switch never spans another
+	// goroutine's transaction.
+	writerTurn chan struct{}
+}
+
+// Open opens (creating if needed) the database file. It does not migrate:
+// call Migrate, then Ready, before serving.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := createPrivate(cfg.Path); err != nil {
+		return nil, err
+	}
+	// Pragmas the writer sets on every connection: WAL so readers never
+	// block the writer, NORMAL sync (durable writes switch to FULL, see
+	// durability), foreign keys on (SQLite defaults them off), and BEGIN
+	// IMMEDIATE for every transaction so a read-then-write never fails to
+	// upgrade.
+	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=cache_size(-%d)",
+		cfg.BusyTimeout.Milliseconds(), cfg.CacheKiB)
+	writer, err := sql.Open("sqlite", cfg.Path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	if err != nil {
+		return nil, mapErr(err, "open "+cfg.Path)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	if err := writer.PingContext(ctx); err != nil {
+		writer.Close()
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s; check that the directory exists and is writable", cfg.Path)
+	}
+	reader, err := sql.Open("sqlite", cfg.Path+"?"+common+"&_pragma=query_only(1)")
+	if err != nil {
+		writer.Close()
+		return nil, mapErr(err, "open "+cfg.Path)
+	}
+	reader.SetMaxOpenConns(cfg.ReadConns)
+	reader.SetMaxIdleConns(cfg.ReadConns)
+	s := &Store{cfg: cfg, writer: writer, reader: reader, nowMs: cfg.NowMs, writerTurn: make(chan struct{}, 1)}
+	s.prepared.Store(&statements{})
+	return s, nil
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	s.closeStatements()
+	rerr := s.reader.Close()
+	werr := s.writer.Close()
+	if werr != nil {
+		return werr
+	}
+	return rerr
+}
+
+// Ping checks that the file still answers a read.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.readPool().QueryRowContext(ctx, qPing).Scan(&one); err != nil {
+		return mapErr(err, "ping "+s.cfg.Path)
+	}
+	return nil
+}

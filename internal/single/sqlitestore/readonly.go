@@ -1,0 +1,93 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// OpenReadOnly opens an existing database file for reading only, for
+// commands that list and show. Every connection opens the file with
+// mode=ro, where SQLite refuses any write whatever a statement or pragma
+// asks, and with query_only: reading works on a file the process may read
+// but not write, and cannot change it. Call ReadyToRead before reading;
+// writes through the store fail.
+func OpenReadOnly(ctx context.Context, cfg Config) (*Store, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(cfg.Path)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "sqlite path %s", cfg.Path)
+	}
+	dsn := fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=cache_size(-%d)&_pragma=query_only(1)",
+		(&url.URL{Path: abs}).EscapedPath(), cfg.BusyTimeout.Milliseconds(), cfg.CacheKiB)
+	reader, err := openReadPool(ctx, dsn, cfg.ReadConns)
+	if err != nil && canReadImmutable(err, abs) {
+		// A WAL database needs its -shm file even to be read; with the
+		// server stopped there is none, and an unwritable directory means
+		// none can be made. No -wal file means no process has the file
+		// open, so its main file holds every committed write: read it as
+		// it stands, without locks. A server starting meanwhile writes to
+		// a new -wal first, which such a reader does not see.
+		dsn += "&immutable=1"
+		reader, err = openReadPool(ctx, dsn, cfg.ReadConns)
+	}
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s read-only; check that it exists and is readable", cfg.Path)
+	}
+	// A one-connection pool in the writer's place keeps the store's
+	// invariants; anything that tries to write through it fails.
+	writer, err := openReadPool(ctx, dsn, 1)
+	if err != nil {
+		reader.Close()
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s read-only", cfg.Path)
+	}
+	s := &Store{cfg: cfg, writer: writer, reader: reader, nowMs: cfg.NowMs, writerTurn: make(chan struct{}, 1)}
+	s.prepared.Store(&statements{})
+	return s, nil
+}
+
+func openReadPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// canReadImmutable reports whether a read-only open failed only for want
+// of the -shm file (which SQLite cannot create next to the database) while
+// no -wal file shows a process using the database.
+func canReadImmutable(err error, path string) bool {
+	if c := primaryCode(err); c != sqlite3.SQLITE_READONLY && c != sqlite3.SQLITE_CANTOPEN {
+		return false
+	}
+	if _, err := os.Stat(path); err != nil {
+		return false
+	}
+	_, err = os.Stat(path + "-wal")
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// ReadyToRead is the readiness check of a read-only store: the schema
+// history, capability and schema exactly as Ready checks them. The journal
+// mode and the write lock are the writer's concern, and a file read as it
+// stands reports no WAL.
+func (s *Store) ReadyToRead(ctx context.Context) error { return s.schemaReady(ctx) }

@@ -1,0 +1,145 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+var _ run.Reader = (*Store)(nil)
+
+// RunList returns one page of runs, newest first, and the cursor of the
+// next page ("" when done).
+func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, string, error) {
+	limit, err := pageLimit(p.Limit)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, f := range []struct{ field, value string }{{"project", p.ProjectID}, {"trigger", p.TriggerID}, {"after", p.After}} {
+		if f.value == "" {
+			continue
+		}
+		if err := ids.Validate(f.field, f.value); err != nil {
+			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as the id printed by `ql runs list` or `ql triggers list`", f.field)
+		}
+	}
+	if p.State != "" && !slices.Contains(run.States, p.State) {
+		return nil, "", qlerror.New(qlerror.Invalid, "state: %q is not a run state; use one of created, queued, running, succeeded, failed, timed_out, cancelled, lost", p.State)
+	}
+	var out []run.Run
+	err = s.read(ctx, "list runs", func(tx *txn) error {
+		rows, err := tx.QueryContext(ctx, qRunsList, p.ProjectID, p.TriggerID, string(p.State), p.After, limit+1)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanRun(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1].ID
+	}
+	return out, next, nil
+}
+
+func pageLimit(n int) (int, error) {
+	switch {
+	case n == 0:
+		return run.DefaultPageSize, nil
+	case n < 0 || n > run.MaxPageSize:
+		return 0, qlerror.New(qlerror.Invalid, "limit: %d is outside 1–%d", n, run.MaxPageSize)
+	}
+	return n, nil
+}
+
+// RunGet returns a run with its attempts and events, or NotFound.
+func (s *Store) RunGet(ctx context.Context, id string) (run.Detail, error) {
+	if err := ids.Validate("run id", id); err != nil {
+		return run.Detail{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
+	}
+	var d run.Detail
+	err := s.read(ctx, "read run "+id, func(tx *txn) error {
+		var err error
+		d.Run, err = scanRun(tx.QueryRowContext(ctx, qRunGet, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id)
+		}
+		if err != nil {
+			return err
+		}
+		if d.Attempts, err = attemptsOf(ctx, tx, id); err != nil {
+			return err
+		}
+		d.Events, err = eventsOf(ctx, tx, id)
+		return err
+	})
+	return d, err
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRun(sc scanner) (run.Run, error) {
+	var r run.Run
+	var finished sql.NullInt64
+	var projectName, triggerName sql.NullString
+	err := sc.Scan(&r.ID, &r.ProjectID, &r.TaskID, &r.TaskRevision, &r.TriggerID, &r.TriggerRevision, &r.ExecutionRevisionID,
+		&r.IdempotencyKey, &r.ScheduledForMs, &r.State, &r.Version, &r.LastEventSeq, &r.CreatedAtMs, &r.QueuedAtMs, &r.UpdatedAtMs, &finished,
+		&projectName, &triggerName)
+	r.FinishedAtMs = ptr(finished)
+	r.ProjectName, r.TriggerName = projectName.String, triggerName.String
+	return r, err
+}
+
+func attemptsOf(ctx context.Context, tx *txn, runID string) ([]run.Attempt, error) {
+	rows, err := tx.QueryContext(ctx, qAttemptsOfRun, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []run.Attempt
+	for rows.Next() {
+		var a run.Attempt
+		var exit, started, finished sql.NullInt64
+		var truncated int
+		if err := rows.Scan(&a.ID, &a.RunID, &a.Number, &a.Executor, &a.State, &exit, &a.ErrorCode, &a.CreatedAtMs, &started, &finished,
+			&a.LogPath, &a.LogBytes, &truncated); err != nil {
+			return nil, err
+		}
+		a.ExitCode, a.StartedAtMs, a.FinishedAtMs, a.LogTruncated = ptr(exit), ptr(started), ptr(finished), truncated == 1
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func eventsOf(ctx context.Context, tx *txn, runID string) ([]run.Event, error) {
+	rows, err := tx.QueryContext(ctx, qEventsOfRun, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []run.Event
+	for rows.Next() {
+		var e run.Event
+		if err := rows.Scan(&e.RunID, &e.Seq, &e.Name, &e.Payload, &e.CreatedAtMs); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,76 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+var _ schedule.Store = (*Store)(nil)
+
+// Executor is the executor admitted Attempts are created for.
+func (s *Store) Executor() task.Executor { return task.LocalProcess }
+
+// ScheduleTake reads one page of uninitialised, then due, schedule rows in
+// the claim order, observed at one reading of the injected clock. It takes
+// no lock and writes nothing: the state_version CAS in ScheduleCommit is the
+// single-node fence, so two processes may take the same row and exactly one
+// commit wins.
+func (s *Store) ScheduleTake(ctx context.Context, p schedule.TakeParams) ([]schedule.Ticket, error) {
+	if p.Limit < 1 || p.Limit > schedule.MaxPageSize {
+		return nil, qlerror.New(qlerror.Invalid, "schedule take: limit %d is outside 1–%d", p.Limit, schedule.MaxPageSize)
+	}
+	now := s.nowMs()
+	var out []schedule.Ticket
+	err := s.read(ctx, "take schedule page", func(tx *txn) error {
+		var err error
+		if out, err = scanTickets(ctx, tx, now, out, qScheduleTakeUninitialised, p.Limit); err != nil {
+			return err
+		}
+		if len(out) == p.Limit {
+			return nil
+		}
+		out, err = scanTickets(ctx, tx, now, out, qScheduleTakeDue, now, p.Limit-len(out))
+		return err
+	})
+	return out, err
+}
+
+func scanTickets(ctx context.Context, tx *txn, now int64, out []schedule.Ticket, q string, args ...any) ([]schedule.Ticket, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return out, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		tk := schedule.Ticket{ObservedAtMs: now}
+		sn := &tk.Snapshot
+		var next, last sql.NullInt64
+		if err := rows.Scan(&sn.ProjectID, &sn.TriggerID, &sn.TriggerRevision, &sn.TriggerContentDigest, &sn.TriggerCreatedAtMs,
+			&sn.Cron.Expression, &sn.Cron.Timezone, &sn.Cron.MisfirePolicy, &sn.TaskID, &sn.TaskRevision, &sn.TaskContentDigest,
+			&next, &last, &sn.StateVersion); err != nil {
+			return out, err
+		}
+		sn.NextFireAtMs, sn.LastScheduledAtMs = ptr(next), ptr(last)
+		out = append(out, tk)
+	}
+	return out, rows.Err()
+}
+
+func ptr(n sql.NullInt64) *int64 {
+	if !n.Valid {
+		return nil
+	}
+	v := n.Int64
+	return &v
+}
+
+func nullable(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

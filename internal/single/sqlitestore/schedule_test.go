@@ -1,0 +1,148 @@
+package sqlitestore
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/storetest"
+)
+
+// The take must touch O(page) rows: both branches read the partial due
+// index in claim order, so neither scans the table nor sorts.
+func TestTakeReadsTheDueIndexInClaimOrder(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, q := range []string{qScheduleTakeUninitialised, qScheduleTakeDue} {
+		rows, err := e.raw.Query("EXPLAIN QUERY PLAN "+q, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		joined := strings.Join(plan, "\n")
+		if !strings.HasPrefix(plan[0], "SEARCH s USING INDEX trigger_schedules_due") || strings.Contains(joined, "TEMP B-TREE") || strings.Contains(joined, "SCAN") {
+			t.Fatalf("take plan reads more than one page:\n%s", joined)
+		}
+	}
+}
+
+// Two schedulers (two processes, or two goroutines) holding the same ticket
+// race to commit it: the state_version CAS lets exactly one win.
+func TestTwoCommittersOfOneOccurrenceAdmitExactlyOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	other, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	d := e.defs(t, "alpha", everyMinute)
+	e.due(t, d.Trigger.TriggerID, 1_000)
+	tk := e.takeOne(t)
+	stores := []*Store{e.store, other}
+	results := make([]schedule.CommitResult, 2)
+	var wg sync.WaitGroup
+	for i, s := range stores {
+		p := commitParams(t, tk)
+		wg.Go(func() {
+			var err error
+			results[i], err = s.ScheduleCommit(t.Context(), p)
+			if err != nil {
+				t.Errorf("committer %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	admitted, racedN := 0, 0
+	for _, r := range results {
+		switch {
+		case r.Outcome == schedule.Admitted:
+			admitted++
+		case r.Outcome == schedule.Raced && r.Reason == schedule.ReasonStateVersionChanged:
+			racedN++
+		}
+	}
+	if admitted != 1 || racedN != 1 {
+		t.Fatalf("outcomes %+v; want one admitted and one raced on the state version", results)
+	}
+	if c := e.countsOf(t, d.Trigger.TriggerID); c != (storetest.Counts{Runs: 1, Attempts: 1, Events: 2}) {
+		t.Fatalf("durable facts %+v; want exactly one run, one attempt, two events", c)
+	}
+}
+
+// Another process holding the write lock past the busy timeout makes the
+// commit fail as unavailable with nothing written — it is not a race.
+func TestCommitBehindAHeldWriteLockFailsAsUnavailable(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	impatient, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs, BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { impatient.Close() })
+	d := e.defs(t, "alpha", everyMinute)
+	e.due(t, d.Trigger.TriggerID, 1_000)
+	tk := e.takeOne(t)
+	conn, err := e.raw.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatalf("hold the write lock: %v", err)
+	}
+	res, err := impatient.ScheduleCommit(t.Context(), commitParams(t, tk))
+	if _, rerr := conn.ExecContext(t.Context(), "ROLLBACK"); rerr != nil {
+		t.Fatal(rerr)
+	}
+	requireOutcome(t, res, schedule.Failed, schedule.ReasonLockNotAvailable)
+	requireCode(t, err, qlerror.Unavailable, "commit behind a held write lock")
+	if n := e.countsOf(t, d.Trigger.TriggerID); n != (storetest.Counts{}) {
+		t.Fatalf("blocked commit wrote %+v", n)
+	}
+}
+
+func TestRoundAdmitsEveryDueTriggerOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var triggers []string
+	for i := range 20 {
+		triggers = append(triggers, e.defs(t, "p"+string(rune('a'+i)), everyMinute).Trigger.TriggerID)
+	}
+	for _, id := range triggers {
+		e.due(t, id, 1_000)
+	}
+	cfg := schedule.RoundConfig{PageSize: 8, GraceMs: testGraceMs, Parallel: 4, NewID: ids.New}
+	admitted := 0
+	for {
+		sum, err := schedule.Round(t.Context(), e.store, cfg)
+		if err != nil || len(sum.Errors) > 0 {
+			t.Fatalf("round: %v %v", err, sum.Errors)
+		}
+		admitted += sum.Counts[schedule.Admitted]
+		if !sum.Full(cfg.PageSize) {
+			break
+		}
+	}
+	if admitted != len(triggers) {
+		t.Fatalf("admitted %d, want %d", admitted, len(triggers))
+	}
+	for _, id := range triggers {
+		if c := e.countsOf(t, id); c != (storetest.Counts{Runs: 1, Attempts: 1, Events: 2}) {
+			t.Fatalf("trigger %s: %+v", id, c)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// verifyTicket re-reads the ticket's snapshot under the write lock and
+// checks it with the shared schedule.VerifySnapshot, in the order every
+// adapter follows.
+func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
+	var (
+		st          schedule.Stored
+		enabled     int
+		taskSpec    string
+		cursor      sql.NullInt64
+		rev, pinned = &st.Trigger, &st.Task
+	)
+	err := tx.QueryRowContext(ctx, qScheduleCommitRead, tk.TriggerID).Scan(&st.ProjectStatus, &st.TriggerHeadRevision, &st.TriggerHeadTaskID,
+		&rev.ProjectID, &rev.TaskID, &rev.TaskRevision, &rev.TaskContentDigest, &rev.Spec.Name, &enabled,
+		&rev.Spec.Cron.Expression, &rev.Spec.Cron.Timezone, &rev.Spec.Cron.MisfirePolicy, &rev.ContentDigest, &rev.CreatedAtMs,
+		&st.TaskHeadRevision, &pinned.ProjectID, &taskSpec, &pinned.ContentDigest,
+		&st.RowRevision, &st.StateVersion, &cursor)
+	if errors.Is(err, sql.ErrNoRows) {
+		return refuse(schedule.ReasonScheduleMissing, qlerror.New(qlerror.Internal, "trigger %s has no schedule row with its definitions", tk.TriggerID))
+	}
+	if err != nil {
+		return err
+	}
+	rev.TriggerID, rev.Revision, rev.Spec.Enabled = tk.TriggerID, st.RowRevision, enabled == 1
+	// The single-node schema stores cron triggers only.
+	st.TriggerKind = trigger.SpecKind
+	pinned.TaskID, pinned.Revision = rev.TaskID, rev.TaskRevision
+	// An undecodable stored spec stays empty, so its digest check fails
+	// closed.
+	pinned.Spec, _ = decodeSpec(taskSpec)
+	st.NextFireAtMs = ptr(cursor)
+	if reason := schedule.VerifySnapshot(tk, st); reason != "" {
+		var detail error
+		if reason.Outcome() == schedule.Failed {
+			detail = qlerror.New(qlerror.Internal, "trigger %s revision %d fails closed (%s): the stored definitions contradict themselves or the ticket; restore them from a backup or republish the trigger",
+				tk.TriggerID, tk.TriggerRevision, reason)
+		}
+		return refuse(reason, detail)
+	}
+	return nil
+}
+
+// verifiedExecution loads the pinned local_process plan and verifies its
+// identity and digest; a missing or corrupt plan is never repaired.
+func verifiedExecution(ctx context.Context, tx *txn, tk schedule.Ticket) (task.Execution, error) {
+	var e task.Execution
+	var cmdJSON string
+	err := tx.QueryRowContext(ctx, qExecutionByTaskRevision, tk.TaskID, tk.TaskRevision).
+		Scan(&e.ID, &e.ProjectID, &e.TaskID, &e.TaskRevision, &e.TaskContentDigest, &e.Executor, &cmdJSON, &e.Digest)
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, refuse(schedule.ReasonExecutionMissing, qlerror.New(qlerror.Internal, "task %s revision %d has no execution revision; republish the task", tk.TaskID, tk.TaskRevision))
+	}
+	if err != nil {
+		return e, err
+	}
+	if e.Command, err = decodeCommandJSON(cmdJSON); err != nil {
+		return e, refuse(schedule.ReasonExecutionCorrupt, qlerror.Wrap(qlerror.Internal, err, "execution revision %s does not decode", e.ID))
+	}
+	if err := e.Verify(tk.TaskRevision, tk.TaskContentDigest, task.LocalProcess); err != nil {
+		return e, refuse(schedule.ReasonExecutionCorrupt, err)
+	}
+	if e.ProjectID != tk.ProjectID {
+		return e, refuse(schedule.ReasonExecutionCorrupt, qlerror.New(qlerror.Internal, "execution revision %s belongs to project %s", e.ID, e.ProjectID))
+	}
+	return e, nil
+}

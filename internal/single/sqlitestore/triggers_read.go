@@ -1,0 +1,59 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+var _ schedule.StatusReader = (*Store)(nil)
+
+// TriggerList returns one page of triggers with their schedule state,
+// ordered by id, and the cursor of the next page ("" when done).
+func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
+	limit, err := pageLimit(p.Limit)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, f := range []struct{ field, value string }{{"projectId", p.ProjectID}, {"after", p.After}} {
+		if f.value == "" {
+			continue
+		}
+		if err := ids.Validate(f.field, f.value); err != nil {
+			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "trigger listing: give the %s as the id printed by `ql triggers list`", f.field)
+		}
+	}
+	var out []schedule.TriggerStatus
+	err = s.read(ctx, "list triggers", func(tx *txn) error {
+		rows, err := tx.QueryContext(ctx, qTriggersList, p.ProjectID, p.After, limit+1)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t schedule.TriggerStatus
+			var enabled int
+			var next, last sql.NullInt64
+			if err := rows.Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
+				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &t.TaskID, &t.TaskName, &t.TaskRevision,
+				&next, &last, &t.StateVersion); err != nil {
+				return err
+			}
+			t.Enabled, t.NextFireAtMs, t.LastScheduledAtMs = enabled == 1, ptr(next), ptr(last)
+			out = append(out, t)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1].TriggerID
+	}
+	return out, next, nil
+}

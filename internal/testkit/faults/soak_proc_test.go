@@ -1,0 +1,169 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A soak replica is a real `ql serve --profile cluster` process.
+
+const (
+	// buildTimeout bounds `go build ./cmd/ql`.
+	buildTimeout = 5 * time.Minute
+	// killExitWithin bounds waiting for a process to die after SIGKILL.
+	killExitWithin = 10 * time.Second
+	// termExitWithin bounds a clean exit after SIGTERM; the replica's own
+	// drain is bounded by its stop timeout, 10 s by default.
+	termExitWithin = 30 * time.Second
+	// probeTimeout bounds one /readyz request.
+	probeTimeout = time.Second
+)
+
+// buildQL compiles cmd/ql into a temp dir and returns the binary's path.
+func buildQL(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ql")
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/qinglong/qinglong/cmd/ql")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/ql: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// qlProcess is one run of `ql serve`.
+type qlProcess struct {
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{} // closed once the process has exited and been reaped
+	state   *os.ProcessState
+}
+
+// startQL starts bin with args and env, its output appended to logPath.
+// The process gets SIGKILL if the test process dies, so no replica
+// outlives the gate.
+func startQL(bin string, args, env []string, logPath string) (*qlProcess, error) {
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the child keeps its own descriptor
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p := &qlProcess{cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	started := make(chan error, 1)
+	// The parent-death signal fires when the forking thread exits, not the
+	// process (go.dev/issue/27505): keep that thread locked and waiting for
+	// the child, so only the test process's death sets it off.
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait()
+		p.state = cmd.ProcessState
+		close(p.done)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *qlProcess) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// kill sends SIGKILL and returns once the kernel reports the process dead
+// by that signal, which proves the kill really happened.
+func (p *qlProcess) kill() error {
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		return fmt.Errorf("SIGKILL pid %d: %w", p.cmd.Process.Pid, err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(killExitWithin):
+		return fmt.Errorf("pid %d still running %v after SIGKILL", p.cmd.Process.Pid, killExitWithin)
+	}
+	ws, ok := p.state.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		return fmt.Errorf("pid %d ended with %v, not by SIGKILL", p.cmd.Process.Pid, p.state)
+	}
+	return nil
+}
+
+// terminate sends SIGTERM and waits for a clean exit (status 0).
+func (p *qlProcess) terminate() error {
+	if !p.exited() {
+		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			return fmt.Errorf("SIGTERM pid %d: %w", p.cmd.Process.Pid, err)
+		}
+	}
+	select {
+	case <-p.done:
+	case <-time.After(termExitWithin):
+		_ = p.kill()
+		return fmt.Errorf("pid %d did not exit within %v of SIGTERM; killed", p.cmd.Process.Pid, termExitWithin)
+	}
+	if !p.state.Success() {
+		return fmt.Errorf("pid %d exited with %v after SIGTERM, want status 0", p.cmd.Process.Pid, p.state)
+	}
+	return nil
+}
+
+// probeReady reports the replica's /readyz status code (0 when the request
+// failed, e.g. while the process is still binding its port).
+func probeReady(client *http.Client, addr string) int {
+	resp, err := client.Get("http://" + addr + "/readyz")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode
+}
+
+// freeAddr reserves nothing: it asks the kernel for a port that is free now.
+// A replica slot keeps its port across restarts.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// logTail is the end of a replica's output, for failure messages.
+func logTail(path string, lines int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}

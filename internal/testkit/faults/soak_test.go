@@ -1,0 +1,341 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
+)
+
+// soakEnv sets the soak's fault-injection duration (a Go duration, e.g.
+// "10m"); CI uses the default.
+const soakEnv = "QL_SOAK"
+
+// Soak shape (issue: 3 replicas, 200 every-second triggers, ≥ 2 minutes,
+// faults every few seconds).
+const (
+	defaultSoak  = 2 * time.Minute
+	minSoak      = 10 * time.Second
+	soakReplicas = 3
+	soakTriggers = 200
+	soakCron     = "* * * * * *"
+	soakPeriod   = time.Second // soakCron's
+	soakLease    = 3 * time.Second
+	soakCadence  = time.Second
+	// soakLoadSlack covers the rounds and commits themselves on a saturated
+	// two-core machine: the soak admits as fast as the machine allows
+	// while go test runs other packages beside it.
+	soakLoadSlack = 3 * time.Second
+	// warmUpWithin bounds the first admission of every trigger.
+	warmUpWithin = 2 * time.Minute
+	// readyWithin bounds a replica's start: readiness and a startup
+	// recovery pass over every queued Run.
+	readyWithin = time.Minute
+	// superviseEvery paces readiness probes and fault scheduling.
+	superviseEvery = 200 * time.Millisecond
+	// busyBackendSearch bounds looking for a busy backend to terminate.
+	busyBackendSearch = time.Second
+)
+
+// A fault strands the claims its victim held; they expire within a lease
+// and are taken over within a cadence after that. Faults come one step
+// apart, each step a backend termination and a replica kill, so the next
+// step finds the previous one's claims taken over: a gap then holds the
+// consequences of one step at most, which maxSoakGap bounds. (Faults
+// closer together can legitimately cost one row a lease each, and then no
+// bound would tell a chain of them from a stall.)
+const soakFaultStep = soakLease + 2*soakCadence + soakLoadSlack
+
+// maxSoakGap is the longest a trigger may go without an admission: the
+// row fell due one trigger period after its previous admission, was
+// claimed up to one cadence later by a replica that then lost it to a
+// fault, waited out the lease, and the takeover round started up to one
+// cadence after expiry; plus the load slack. A claim that is never taken
+// over, or a takeover slower than the protocol allows, exceeds it.
+const maxSoakGap = soakPeriod + soakCadence + soakLease + soakCadence + soakLoadSlack
+
+func soakDuration(t *testing.T) time.Duration {
+	v := os.Getenv(soakEnv)
+	if v == "" {
+		return defaultSoak
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < minSoak {
+		t.Fatalf("$%s=%q: want a duration of at least %v, e.g. 10m", soakEnv, v, minSoak)
+	}
+	return d
+}
+
+func TestSoakReplicaKillsAndBackendTerminationsNeverDuplicateOrStallAnOccurrence(t *testing.T) {
+	// -short lets a developer leave the minutes-long soak out locally; CI
+	// always runs it, whatever flags it is given.
+	if testing.Short() && os.Getenv("CI") == "" {
+		t.Skip("the soak runs for minutes; it is skipped with -short (never when $CI is set)")
+	}
+	t.Parallel()
+	duration := soakDuration(t)
+	bin := buildQL(t)
+
+	// A server of its own: the soak's load must not slow the other gates.
+	ctx, cancel := context.WithTimeout(t.Context(), setupTimeout)
+	defer cancel()
+	srv, err := pgtest.StartServer(ctx, pgtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopServer(t, srv) })
+	g := installGateDB(t, srv, "qinglong", true, "")
+	super := g.superuser(t, srv)
+	expressions := make([]string, soakTriggers)
+	for i := range expressions {
+		expressions[i] = soakCron
+	}
+	g.publish(t, srv, "soak", expressions...)
+
+	s := &soak{t: t, bin: bin, g: g, srv: srv, super: super, client: &http.Client{Timeout: probeTimeout}, logDir: t.TempDir()}
+	for i := range soakReplicas {
+		s.slots = append(s.slots, &slot{id: fmt.Sprintf("soak-%d", i), addr: freeAddr(t)})
+	}
+	for _, sl := range s.slots {
+		s.start(sl)
+	}
+	t.Cleanup(s.stopAll)
+	waitFor(t, warmUpWithin, "every trigger's first admission", func() bool {
+		s.supervise()
+		return count(t, super, "SELECT count(DISTINCT trigger_id) FROM qinglong.runs") == soakTriggers
+	})
+
+	fromMs := dbNowMs(t, super)
+	s.run(duration)
+	toMs := dbNowMs(t, super)
+	s.stopAll()
+
+	f := readSoakFacts(t, super, fromMs, toMs)
+	t.Logf("gate figures: PostgreSQL %s; %d replicas, %d triggers (%q), lease %v, cadence %v; faults for %v (%s → %s)",
+		srv.Version(), soakReplicas, soakTriggers, soakCron, soakLease, soakCadence, duration, fmtMs(fromMs), fmtMs(toMs))
+	t.Logf("gate figures: %d SIGKILLs (each confirmed by wait status), %d pg_terminate_backend (each confirmed gone; %d of a busy backend), %d re-activations of replicas that turned unavailable (in-process, no restart), longest time with no ready replica %v",
+		s.kills, s.terminations, s.busyTerminations, s.reactivations, s.longestNoneReady)
+	f.report(t)
+	if s.kills == 0 || s.terminations == 0 {
+		t.Errorf("faults injected: %d kills, %d terminations; want both", s.kills, s.terminations)
+	}
+	if gapExceeded := f.check(t); gapExceeded {
+		t.Errorf("replica log lines about trigger %s:\n%s", f.Worst.TriggerID, strings.Join(s.logLines(f.Worst.TriggerID, 20), "\n"))
+	}
+	if lines := s.logLines(g.password, 1); len(lines) != 0 {
+		t.Errorf("a replica logged the database password")
+	}
+}
+
+// soak drives the replicas: it restarts them, injects faults and watches
+// readiness. Everything runs on the test goroutine.
+type soak struct {
+	t      *testing.T
+	bin    string
+	g      gateDB
+	srv    *pgtest.Srv
+	super  *pgx.Conn
+	client *http.Client
+	logDir string
+	slots  []*slot
+
+	kills, terminations, busyTerminations, reactivations int
+	longestNoneReady                                     time.Duration
+}
+
+// slot is one replica position; its process is replaced on restart, its
+// id (claim owner) and HTTP address are kept.
+type slot struct {
+	id, addr string
+	proc     *qlProcess
+	// waitingSince is when the replica last started or lost its
+	// database: it must be ready within readyWithin of it.
+	waitingSince time.Time
+	ready        bool // this process has answered /readyz 200 since then
+	incarnation  int
+}
+
+func (s *soak) start(sl *slot) {
+	s.t.Helper()
+	sl.incarnation++
+	args := []string{"serve", "--profile", "cluster",
+		"--replica-id", sl.id,
+		"--role-prefix", s.g.prefix,
+		"--http-addr", sl.addr,
+		"--lease", soakLease.String(),
+		"--cadence", soakCadence.String(),
+	}
+	// Credentials travel in the environment, never on the command line
+	// (visible to every local user) and never in a log.
+	env := append(inheritedEnv(),
+		"QL_DATABASE_URL="+s.g.userURL(s.srv, pgstore.RoleRuntime),
+		"PGPASSWORD="+s.g.password,
+	)
+	logPath := filepath.Join(s.logDir, fmt.Sprintf("%s.%d.log", sl.id, sl.incarnation))
+	p, err := startQL(s.bin, args, env, logPath)
+	if err != nil {
+		s.t.Fatalf("starting replica %s: %v", sl.id, err)
+	}
+	sl.proc, sl.waitingSince, sl.ready = p, time.Now(), false
+}
+
+// inheritedEnv is our environment without QL_* and PG* variables, so a
+// developer's own settings cannot change the replicas under test.
+func inheritedEnv() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "QL_") || strings.HasPrefix(kv, "PG")
+	})
+}
+
+// run injects faults every soakFaultStep, pg_terminate_backend of a busy
+// runtime backend and then a SIGKILL of a random replica (restarted at
+// once), and supervises in between.
+func (s *soak) run(d time.Duration) {
+	end := time.Now().Add(d)
+	nextFault := time.Now().Add(soakFaultStep)
+	var noneReadySince time.Time
+	tick := time.NewTicker(superviseEvery)
+	defer tick.Stop()
+	for now := time.Now(); now.Before(end); now = <-tick.C {
+		switch anyReady := s.supervise(); {
+		case anyReady:
+			noneReadySince = time.Time{}
+		case noneReadySince.IsZero():
+			noneReadySince = now
+		default:
+			s.longestNoneReady = max(s.longestNoneReady, now.Sub(noneReadySince))
+		}
+		if now.Before(nextFault) {
+			continue
+		}
+		s.terminateOne()
+		s.killOne()
+		nextFault = time.Now().Add(soakFaultStep)
+	}
+}
+
+// supervise probes every replica and reports whether any is ready. A
+// process that exited by itself fails the gate; one that turned
+// unavailable after being ready lost its database and must re-activate by
+// itself, in the same process; one that is not ready in time, after
+// starting or after such a loss, fails the gate.
+func (s *soak) supervise() (anyReady bool) {
+	s.t.Helper()
+	for _, sl := range s.slots {
+		if sl.proc.exited() {
+			s.t.Fatalf("replica %s exited by itself: %v\n%s", sl.id, sl.proc.state, logTail(sl.proc.logPath, 20))
+		}
+		switch code := probeReady(s.client, sl.addr); {
+		case code == http.StatusOK:
+			sl.ready = true
+			anyReady = true
+		case code == http.StatusServiceUnavailable && sl.ready:
+			sl.ready, sl.waitingSince = false, time.Now()
+			s.reactivations++
+		case !sl.ready && time.Since(sl.waitingSince) > readyWithin:
+			s.t.Fatalf("replica %s not ready %v after starting or losing its database (last /readyz %d)\n%s", sl.id, readyWithin, code, logTail(sl.proc.logPath, 20))
+		}
+	}
+	return anyReady
+}
+
+func (s *soak) killOne() {
+	s.t.Helper()
+	sl := s.slots[rand.IntN(len(s.slots))]
+	if err := sl.proc.kill(); err != nil {
+		s.t.Fatalf("killing replica %s: %v", sl.id, err)
+	}
+	s.kills++
+	s.start(sl)
+}
+
+// terminateOne ends a random backend of the runtime role and waits until
+// it is gone from pg_stat_activity, proving the termination happened. It
+// looks for a backend busy with a statement or transaction for up to
+// busyBackendSearch, since a claim or an admission in flight is the moment
+// that matters most, and falls back to an idle one.
+func (s *soak) terminateOne() {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.t.Context(), factTimeout)
+	defer cancel()
+	runtimeRole := pgstore.RoleNames(s.g.prefix).Runtime
+	var pid int64
+	var state string
+	for deadline := time.Now().Add(busyBackendSearch); ; {
+		err := s.super.QueryRow(ctx, `SELECT pid, coalesce(state, '') FROM pg_stat_activity
+			WHERE datname = current_database() AND usename = $1
+			ORDER BY state = 'idle', random() LIMIT 1`, runtimeRole).Scan(&pid, &state)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return // every replica is between connections; try again next step
+		}
+		if err != nil {
+			s.t.Fatalf("choosing a runtime backend: %v", err)
+		}
+		if state != "idle" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(pollInterval)
+	}
+	var terminated bool
+	if err := s.super.QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&terminated); err != nil {
+		s.t.Fatalf("pg_terminate_backend(%d): %v", pid, err)
+	}
+	if !terminated {
+		return // it ended by itself in between
+	}
+	waitFor(s.t, factTimeout, fmt.Sprintf("backend %d to end", pid), func() bool {
+		return count(s.t, s.super, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid) == 0
+	})
+	s.terminations++
+	if state != "idle" {
+		s.busyTerminations++
+	}
+}
+
+// logLines returns up to limit lines of any replica's output (every
+// incarnation) containing substr.
+func (s *soak) logLines(substr string, limit int) []string {
+	s.t.Helper()
+	files, err := filepath.Glob(filepath.Join(s.logDir, "*.log"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		for line := range strings.Lines(string(b)) {
+			if strings.Contains(line, substr) && len(out) < limit {
+				out = append(out, filepath.Base(f)+": "+strings.TrimSpace(line))
+			}
+		}
+	}
+	return out
+}
+
+// stopAll stops every replica with SIGTERM and expects clean exits; it is
+// idempotent.
+func (s *soak) stopAll() {
+	for _, sl := range s.slots {
+		if sl.proc == nil || sl.proc.exited() {
+			continue
+		}
+		if err := sl.proc.terminate(); err != nil {
+			s.t.Errorf("stopping replica %s: %v\n%s", sl.id, err, logTail(sl.proc.logPath, 20))
+		}
+	}
+}

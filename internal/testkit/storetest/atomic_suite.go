@@ -1,0 +1,220 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// fileOf is a definitions file of project alpha: the given tasks (name →
+// argument of /usr/bin/env), then triggers (name → task) firing hourly at
+// minute.
+func fileOf(t *testing.T, tasks []string, arg string, triggers [][2]string, minute int) *apply.Document {
+	t.Helper()
+	var s strings.Builder
+	s.WriteString("project: alpha\ntasks:\n")
+	for _, name := range tasks {
+		fmt.Fprintf(&s, "  - {name: %s, command: [/usr/bin/env, %q]}\n", name, arg)
+	}
+	s.WriteString("triggers:\n")
+	for _, tr := range triggers {
+		fmt.Fprintf(&s, "  - {name: %s, task: %s, cron: \"%d * * * *\", timezone: UTC}\n", tr[0], tr[1], minute)
+	}
+	doc, err := apply.Parse("alpha.yaml", []byte(s.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func applyFile(t *testing.T, f Fixture, doc *apply.Document) []apply.Result {
+	t.Helper()
+	res, err := apply.Apply(t.Context(), f.Service, doc, ids.New)
+	if err != nil {
+		t.Fatalf("apply %s: %v", doc.File, err)
+	}
+	return res
+}
+
+// testFileIsAllOrNothing: a file whose last object fails publishes none of
+// its objects, not the task update and new triggers before it.
+func testFileIsAllOrNothing(t *testing.T, f Fixture) {
+	applyFile(t, f, fileOf(t, []string{"job", "other"}, "true", [][2]string{{"tick", "job"}}, 1))
+	p, err := f.Catalog.ProjectByName(t.Context(), "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick, err := f.Catalog.TriggerByName(t.Context(), p.ID, "tick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := row(t, f, tick.TriggerID)
+	// job changes, t1 and t2 are new, and the last object moves tick to
+	// another task, which a trigger never does.
+	bad := fileOf(t, []string{"job", "other"}, "false", [][2]string{{"t1", "job"}, {"t2", "job"}, {"tick", "other"}}, 2)
+	_, err = apply.Apply(t.Context(), f.Service, bad, ids.New)
+	requireCode(t, err, qlerror.FailedPrecondition, "file whose last trigger moves to another task")
+	if !strings.Contains(err.Error(), "nothing was applied") {
+		t.Errorf("error %q does not say that nothing was applied", err)
+	}
+	if job, err := f.Catalog.TaskByName(t.Context(), p.ID, "job"); err != nil || job.Revision != 1 {
+		t.Fatalf("task job after the failed file: revision %d, %v; want still 1", job.Revision, err)
+	}
+	got, err := f.Catalog.TriggersByName(t.Context(), p.ID, []string{"t1", "t2", "tick"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got["tick"].Revision != 1 {
+		t.Fatalf("triggers after the failed file: %v; want only tick, at revision 1", names(got))
+	}
+	if after := row(t, f, tick.TriggerID); !sameRow(before, after) {
+		t.Fatalf("the failed file reset tick's schedule row: %+v -> %+v", before, after)
+	}
+}
+
+// testTxIsAllOrNothing: the store's own fence failing on the last item
+// of a transaction rolls back everything the transaction wrote before it.
+func testTxIsAllOrNothing(t *testing.T, f Fixture) {
+	p := newProject(t, f, "alpha")
+	off, err := f.Service.TaskParams(p.ID, ids.New(), 0, ids.New(), commandSpec("off", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := f.Service.TaskParams(p.ID, ids.New(), 0, ids.New(), commandSpec("job", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := triggerParams(t, f, p.ID, "good", job.Revision, true)
+	// Enabled and pinned to a disabled task: the Service refuses to build
+	// it, the store must refuse to write it.
+	bad := triggerParams(t, f, p.ID, "bad", off.Revision, false)
+	bad.Revision.Spec.Enabled = true
+	bad.Revision.ContentDigest = trigger.ContentDigest(p.ID, bad.Revision.TriggerID, bad.Revision.TaskID, bad.Revision.TaskRevision, bad.Revision.TaskContentDigest, bad.Revision.Spec)
+	err = f.Catalog.Publish(t.Context(), func(tx catalog.Tx) error {
+		if _, err := tx.TasksPublish(t.Context(), []catalog.TaskPublishParams{off, job}); err != nil {
+			return err
+		}
+		_, err := tx.TriggersPublish(t.Context(), []catalog.TriggerPublishParams{good, bad})
+		var item *catalog.ItemError
+		if !errors.As(err, &item) || item.Index != 1 {
+			t.Errorf("the failing item: %v; want item 1 named", err)
+		}
+		return err
+	})
+	requireCode(t, err, qlerror.FailedPrecondition, "transaction whose last trigger pins a disabled task while enabled")
+	tasks, err := f.Catalog.TasksByName(t.Context(), p.ID, []string{"off", "job"})
+	if err != nil || len(tasks) != 0 {
+		t.Fatalf("tasks after the failed transaction: %d, %v; want none", len(tasks), err)
+	}
+	if _, err := f.Catalog.TriggerByName(t.Context(), p.ID, "good"); !qlerror.Is(err, qlerror.NotFound) {
+		t.Fatalf("trigger good after the failed transaction: %v; want not found", err)
+	}
+}
+
+func triggerParams(t *testing.T, f Fixture, projectID, name string, pinned task.Revision, enabled bool) catalog.TriggerPublishParams {
+	t.Helper()
+	p, err := f.Service.TriggerParams(projectID, ids.New(), pinned, 0, ids.New(), trigger.Spec{Name: name, Enabled: enabled, Cron: quietCron(t, f)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// testOnePublishTimePerFile: every revision a file publishes carries the
+// same time, on creation and on a republish.
+func testOnePublishTimePerFile(t *testing.T, f Fixture) {
+	tasks := []string{"a", "b", "c"}
+	triggers := [][2]string{{"t1", "a"}, {"t2", "b"}, {"t3", "c"}, {"t4", "a"}, {"t5", "b"}}
+	for i, arg := range []string{"true", "false"} {
+		applyFile(t, f, fileOf(t, tasks, arg, triggers, i))
+		p, err := f.Catalog.ProjectByName(t.Context(), "alpha")
+		if err != nil {
+			t.Fatal(err)
+		}
+		times := map[int64][]string{}
+		ts, err := f.Catalog.TasksByName(t.Context(), p.ID, tasks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, r := range ts {
+			times[r.CreatedAtMs] = append(times[r.CreatedAtMs], name)
+		}
+		tgs, err := f.Catalog.TriggersByName(t.Context(), p.ID, []string{"t1", "t2", "t3", "t4", "t5"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, r := range tgs {
+			if r.Revision != int64(i+1) {
+				t.Fatalf("apply #%d: trigger %s at revision %d", i+1, name, r.Revision)
+			}
+			times[r.CreatedAtMs] = append(times[r.CreatedAtMs], name)
+		}
+		if len(ts) != len(tasks) || len(tgs) != len(triggers) || len(times) != 1 {
+			t.Fatalf("apply #%d: %d tasks, %d triggers, publish times %v; want every object at one time", i+1, len(ts), len(tgs), times)
+		}
+	}
+}
+
+// testReaderNeverSeesHalfAFile republishes every trigger of a file while
+// a reader polls the first and the last: once the first shows the new
+// revision, the last must too.
+func testReaderNeverSeesHalfAFile(t *testing.T, f Fixture) {
+	const n = 200
+	var triggers [][2]string
+	for i := range n {
+		triggers = append(triggers, [2]string{fmt.Sprintf("t%03d", i), "job"})
+	}
+	first, last := triggers[0][0], triggers[n-1][0]
+	applyFile(t, f, fileOf(t, []string{"job"}, "true", triggers, 1))
+	p, err := f.Catalog.ProjectByName(t.Context(), "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := fileOf(t, []string{"job"}, "true", triggers, 2)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		defer cancel()
+		_, err := apply.Apply(t.Context(), f.Service, next, ids.New)
+		done <- err
+	}()
+	reads := 0
+	for ctx.Err() == nil {
+		a, err := f.Catalog.TriggerByName(t.Context(), p.ID, first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Revision < 2 {
+			reads++
+			continue
+		}
+		z, err := f.Catalog.TriggerByName(t.Context(), p.ID, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z.Revision < 2 {
+			t.Fatalf("after %d reads: %s is at revision %d while %s is still at %d; a reader saw half a file", reads, first, a.Revision, last, z.Revision)
+		}
+		break
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func names[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,234 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// RunRunReader runs the run reader's contract (the data of `runs list` and
+// `runs show`) against an adapter.
+func RunRunReader(t *testing.T, newFixture Factory) {
+	tests := map[string]func(*testing.T, Fixture){
+		"GetReturnsTheAdmittedRunWithItsAttemptAndEvents": testRunGet,
+		"GetNamesAMissingOrMalformedID":                   testRunGetErrors,
+		"ListPagesNewestFirstWithEveryFilter":             testRunList,
+		"ListRejectsBadFiltersNamingThem":                 testRunListErrors,
+		"RunsCarryTheNamesTheyFiredUnder":                 testRunNames,
+	}
+	for name, fn := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newFixture(t))
+		})
+	}
+}
+
+// RunStatusReader runs the status reader's contract (the data of
+// `triggers list`) against an adapter.
+func RunStatusReader(t *testing.T, newFixture Factory) {
+	tests := map[string]func(*testing.T, Fixture){
+		"TriggerListPagesByIDWithScheduleState":  testTriggerList,
+		"TriggerListRejectsBadFiltersNamingThem": testTriggerListErrors,
+	}
+	for name, fn := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newFixture(t))
+		})
+	}
+}
+
+// admitNow makes a trigger due lateMs ago and admits it, returning the
+// Run's id. Every other trigger must be initialised already.
+func admitNow(t *testing.T, f Fixture, triggerID string, lateMs int64) string {
+	t.Helper()
+	makeDue(t, f, triggerID, lateMs)
+	tk := takeOne(t, f)
+	res := commit(t, f, commitParams(t, tk))
+	if tk.TriggerID != triggerID || res.Outcome != schedule.Admitted {
+		t.Fatalf("admission of %s: ticket of %s, %s (%s)", triggerID, tk.TriggerID, res.Outcome, res.Reason)
+	}
+	return res.RunID
+}
+
+func testRunGet(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+	got, err := f.Runs.RunGet(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := got.Run
+	if r.ID != id || r.ProjectID != d.Project.ID || r.TaskID != d.Task.TaskID || r.TaskRevision != 1 || r.TriggerID != d.Trigger.TriggerID ||
+		r.TriggerRevision != 1 || r.State != run.Queued || r.Version != 2 || r.LastEventSeq != 2 || r.FinishedAtMs != nil ||
+		r.IdempotencyKey != schedule.IdempotencyKey(d.Trigger.TriggerID, 1, r.ScheduledForMs) || r.ExecutionRevisionID == "" ||
+		r.QueuedAtMs != r.CreatedAtMs {
+		t.Fatalf("run %+v; want the queued run of trigger %s at version 2", r, d.Trigger.TriggerID)
+	}
+	if len(got.Attempts) != 1 || got.Attempts[0].Number != 1 || got.Attempts[0].RunID != id || got.Attempts[0].State != run.AttemptClaimed ||
+		got.Attempts[0].Executor != string(f.Schedule.Executor()) || got.Attempts[0].StartedAtMs != nil {
+		t.Fatalf("attempts %+v; want attempt 1 claimed for %s", got.Attempts, f.Schedule.Executor())
+	}
+	if len(got.Events) != 2 || got.Events[0].Seq != 1 || got.Events[0].Name != run.EventCreated ||
+		got.Events[1].Seq != 2 || got.Events[1].Name != run.EventQueued {
+		t.Fatalf("events %+v; want run.created, run.queued", got.Events)
+	}
+}
+
+func testRunGetErrors(t *testing.T, f Fixture) {
+	_, err := f.Runs.RunGet(t.Context(), ids.New())
+	requireCode(t, err, qlerror.NotFound, "unknown run")
+	_, err = f.Runs.RunGet(t.Context(), "42; DROP TABLE runs")
+	requireCode(t, err, qlerror.Invalid, "malformed run id")
+}
+
+func testRunList(t *testing.T, f Fixture) {
+	a, b := newDefs(t, f, "alpha", quietCron(t, f)), newDefs(t, f, "beta", quietCron(t, f))
+	initialise(t, f)
+	var all []string
+	for i, tg := range []string{a.Trigger.TriggerID, b.Trigger.TriggerID, a.Trigger.TriggerID, a.Trigger.TriggerID, b.Trigger.TriggerID} {
+		// Older lateness each time, so no two admissions share an
+		// occurrence.
+		all = append(all, admitNow(t, f, tg, int64(10_000-i*1_000)))
+	}
+	slices.Sort(all)
+	slices.Reverse(all)
+	var paged []string
+	p := run.ListParams{Limit: 2}
+	for pages := 1; ; pages++ {
+		list, next, err := f.Runs.RunList(t.Context(), p)
+		if err != nil || len(list) > 2 || pages > 3 {
+			t.Fatalf("page %d: %d runs, %v", pages, len(list), err)
+		}
+		for _, r := range list {
+			paged = append(paged, r.ID)
+		}
+		if next == "" {
+			break
+		}
+		if next != list[len(list)-1].ID {
+			t.Fatalf("page %d ends at %s but the next cursor is %s", pages, list[len(list)-1].ID, next)
+		}
+		p.After = next
+	}
+	if !slices.Equal(paged, all) {
+		t.Fatalf("paged %v, want every run newest first by id %v", paged, all)
+	}
+	for _, c := range []struct {
+		name string
+		p    run.ListParams
+		want int
+	}{
+		{"project", run.ListParams{ProjectID: a.Project.ID}, 3},
+		{"trigger", run.ListParams{TriggerID: b.Trigger.TriggerID}, 2},
+		{"state", run.ListParams{State: run.Queued}, 5},
+		{"no run in the state", run.ListParams{State: run.Succeeded}, 0},
+		{"project and state", run.ListParams{ProjectID: b.Project.ID, State: run.Queued}, 2},
+		{"project of another trigger", run.ListParams{ProjectID: a.Project.ID, TriggerID: b.Trigger.TriggerID}, 0},
+	} {
+		list, next, err := f.Runs.RunList(t.Context(), c.p)
+		if err != nil || len(list) != c.want || next != "" {
+			t.Errorf("%s: %d runs (next %q, err %v), want %d", c.name, len(list), next, err, c.want)
+		}
+	}
+}
+
+func testRunListErrors(t *testing.T, f Fixture) {
+	for _, p := range []run.ListParams{
+		{Limit: run.MaxPageSize + 1},
+		{Limit: -1},
+		{ProjectID: "demo"},
+		{TriggerID: "x"},
+		{After: "1"},
+		{State: "sleeping"},
+	} {
+		_, _, err := f.Runs.RunList(t.Context(), p)
+		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("run listing %+v", p))
+	}
+}
+
+// testRunNames: a Run shows its project's current name and the trigger's
+// name at the revision that fired it, not the trigger's name today.
+func testRunNames(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+	renamed := d.Trigger.Spec
+	renamed.Name = "renamed"
+	publishTrigger(t, f, d.Project.ID, d.Trigger.TriggerID, d.Task, d.Trigger.Revision, renamed)
+	list, _, err := f.Runs.RunList(t.Context(), run.ListParams{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	got, err := f.Runs.RunGet(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []run.Run{list[0], got.Run} {
+		if r.ProjectName != "alpha" || r.TriggerName != d.Trigger.Spec.Name {
+			t.Fatalf("run %s named %q/%q, want alpha/%s (the trigger's name at revision %d)", r.ID, r.ProjectName, r.TriggerName, d.Trigger.Spec.Name, r.TriggerRevision)
+		}
+	}
+}
+
+func testTriggerList(t *testing.T, f Fixture) {
+	a, b := newDefs(t, f, "alpha", quietCron(t, f)), newDefs(t, f, "beta", quietCron(t, f))
+	fresh := map[string]schedule.TriggerStatus{}
+	all, next, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{})
+	if err != nil || len(all) != 2 || next != "" {
+		t.Fatalf("all triggers: %d, next %q, %v", len(all), next, err)
+	}
+	for _, s := range all {
+		fresh[s.TriggerID] = s
+	}
+	if s := fresh[b.Trigger.TriggerID]; s.NextFireAtMs != nil || s.LastScheduledAtMs != nil || s.ClaimOwner != nil {
+		t.Fatalf("fresh trigger %+v; want no cursor, nothing scheduled, no claim", s)
+	}
+	initialise(t, f)
+	admitNow(t, f, a.Trigger.TriggerID, 1_000)
+	makeDue(t, f, b.Trigger.TriggerID, 1_000)
+	held := takeOne(t, f)
+
+	first, next, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{Limit: 1})
+	if err != nil || len(first) != 1 || next != first[0].TriggerID {
+		t.Fatalf("page of 1: %+v, next %q, %v", first, next, err)
+	}
+	second, last, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{Limit: 1, After: next})
+	if err != nil || len(second) != 1 || last != "" || second[0].TriggerID <= first[0].TriggerID {
+		t.Fatalf("page after %s: %+v, next %q, %v; want the other trigger and no next page", next, second, last, err)
+	}
+	byID := map[string]schedule.TriggerStatus{first[0].TriggerID: first[0], second[0].TriggerID: second[0]}
+	sa, sb := byID[a.Trigger.TriggerID], byID[b.Trigger.TriggerID]
+	if sa.ProjectID != a.Project.ID || sa.ProjectName != "alpha" || sa.Name != a.Trigger.Spec.Name || sa.Revision != 1 || !sa.Enabled ||
+		sa.Cron != a.Trigger.Spec.Cron || sa.TaskID != a.Task.TaskID || sa.TaskName != "job" || sa.TaskRevision != 1 ||
+		sa.NextFireAtMs == nil || sa.LastScheduledAtMs == nil || sa.ClaimOwner != nil {
+		t.Fatalf("admitted trigger %+v; want alpha/job revision 1, enabled, a cursor, a last scheduled time and no claim", sa)
+	}
+	if held.TriggerID != b.Trigger.TriggerID || (sb.ClaimOwner != nil) != (held.Lease != nil) ||
+		(held.Lease != nil && (*sb.ClaimOwner != held.Lease.Owner || sb.ClaimExpiresAtMs == nil)) || sb.StateVersion != held.StateVersion {
+		t.Fatalf("taken trigger %+v; want its claim exactly when the take holds one (%+v) and state version %d", sb, held.Lease, held.StateVersion)
+	}
+	only, _, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{ProjectID: b.Project.ID})
+	if err != nil || len(only) != 1 || only[0].TriggerID != b.Trigger.TriggerID {
+		t.Fatalf("project filter: %+v, %v", only, err)
+	}
+}
+
+func testTriggerListErrors(t *testing.T, f Fixture) {
+	for _, p := range []schedule.TriggerListParams{
+		{Limit: -1},
+		{Limit: run.MaxPageSize + 1},
+		{ProjectID: "demo"},
+		{After: "1"},
+	} {
+		_, _, err := f.Status.TriggerList(t.Context(), p)
+		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("trigger listing %+v", p))
+	}
+}
