@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -129,8 +130,19 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 // would discard the closed connection silently on release, so the loss is
 // added to the result (the replica must learn it, docs/architecture.md, "Rounds and the lifecycle"). A retryable
 // error cannot be retried on a lost connection and becomes the loss.
+//
+// The ROLLBACK has a time limit of its own: a link that died with the
+// statement unacknowledged is not caught by TCP keepalives (they only probe
+// an idle connection), so without one a round could wait for the kernel's
+// retransmission timeout, many minutes. A ROLLBACK that does not answer
+// within the limit has lost its connection.
 func rolledBack(ctx context.Context, conn *pgxpool.Conn, res schedule.CommitResult, err error) (schedule.CommitResult, error) {
-	_, rbErr := conn.Exec(context.WithoutCancel(ctx), sqlRollback)
+	rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	_, rbErr := conn.Exec(rbCtx, sqlRollback)
+	if rbErr != nil && rbCtx.Err() != nil {
+		rbErr = fmt.Errorf("no answer to ROLLBACK within %s: %w", rollbackTimeout, net.ErrClosed)
+	}
 	if !connectionLost(rbErr) || errors.Is(err, schedule.ErrUnavailable) {
 		// Any other ROLLBACK failure closes the connection; nothing was
 		// written either way.
@@ -381,6 +393,9 @@ func interruptOnCancel(ctx context.Context, conn *pgx.Conn) (stop func()) {
 		conn.Close(context.WithoutCancel(ctx)) // the connection is discarded either way
 	}
 }
+
+// rollbackTimeout bounds the ROLLBACK of an admission that did not commit.
+const rollbackTimeout = 5 * time.Second
 
 // cancelRequestTimeout bounds sending one cancel request.
 const cancelRequestTimeout = 5 * time.Second

@@ -61,11 +61,16 @@ func connectionLost(err error) bool {
 	if err == nil {
 		return false
 	}
-	if s := sqlState(err); s != "" {
-		return lostState(s)
-	}
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) {
+	connecting := errors.As(err, &ce)
+	if s := sqlState(err); s != "" {
+		// A FATAL error ends the session whatever its SQLSTATE: an idle-in-
+		// transaction or idle-session timeout, a terminated backend. While
+		// connecting, FATAL is also how the server refuses (a wrong password,
+		// a missing database), which is configuration, not a loss.
+		return lostState(s) || (!connecting && sessionEnded(err))
+	}
+	if connecting {
 		// A connection attempt that failed on the network (refused, reset,
 		// timed out by the connect timeout) finds the server gone; one the
 		// server or TLS refused (no TLS offered, bad certificate) is a
@@ -88,6 +93,12 @@ func connectionLost(err error) bool {
 // not start.
 func lostState(s string) bool {
 	return strings.HasPrefix(s, "08") || s == stateAdminShutdown || s == stateCrashShutdown || s == stateCannotConnectNow
+}
+
+// sessionEnded reports an error the server sent as it ended the session.
+func sessionEnded(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Severity == "FATAL" || pe.Severity == "PANIC")
 }
 
 // brokenLink reports a network-level failure of the socket.

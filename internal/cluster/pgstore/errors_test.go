@@ -195,3 +195,40 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 		t.Fatalf("the same ticket without the fault: %+v, %v; want admitted", res, err)
 	}
 }
+
+// A session the server ends (here by the idle-in-transaction bound) is a
+// lost connection: the server reports it with a FATAL error whose SQLSTATE
+// (25P03) is not of the connection class, and the connection is closed.
+// The same SQLSTATE raised as a plain ERROR leaves the session alive and is
+// no loss; a FATAL refusal while connecting (a missing database) is
+// configuration, never a loss.
+func TestASessionTheServerEndedIsALostConnection(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	conn := s.rawConn(t)
+	if _, err := conn.Exec(t.Context(), "SET idle_in_transaction_session_timeout = 200"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond) // idle in the transaction past its bound
+	_, err := conn.Exec(t.Context(), "SELECT 1")
+	if sqlState(err) != stateIdleInTxTimeout || !conn.IsClosed() {
+		t.Fatalf("after the idle bound: %v (closed %v); want 25P03 on a closed connection", err, conn.IsClosed())
+	}
+	if !connectionLost(err) {
+		t.Fatalf("a session the server ended (%v) is not counted as a lost connection", err)
+	}
+
+	alive := s.rawConn(t)
+	_, err = alive.Exec(t.Context(), `DO $$ BEGIN RAISE EXCEPTION 'raised' USING ERRCODE = '25P03'; END $$`)
+	if sqlState(err) != stateIdleInTxTimeout || alive.IsClosed() || connectionLost(err) {
+		t.Fatalf("25P03 raised as an ERROR: %v (closed %v, lost %v); want a live session and no loss", err, alive.IsClosed(), connectionLost(err))
+	}
+
+	_, err = pgx.Connect(t.Context(), s.withURL(t, func(u *url.URL) { u.Path = "/no_such_database" }))
+	if !sessionEnded(err) || connectionLost(err) {
+		t.Fatalf("connecting to a missing database: %v; want a FATAL refusal that is not a lost connection", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/faults"
@@ -51,6 +52,57 @@ func TestConnectionLostAtRollbackIsReportedWithTheRace(t *testing.T) {
 	}
 	if !errors.Is(err, schedule.ErrUnavailable) {
 		t.Fatalf("connection cut at ROLLBACK went unreported: %v", err)
+	}
+	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+// TestARollbackThatNeverAnswersIsBoundedAndReportedLost: the link dies with
+// the ROLLBACK unacknowledged (the proxy holds it and never forwards it), a
+// case TCP keepalives do not cover. The commit returns within the ROLLBACK's
+// own limit, its race stands, and the loss is reported so the replica takes
+// itself out of service instead of waiting for the kernel.
+func TestARollbackThatNeverAnswersIsBoundedAndReportedLost(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	proxy, err := faults.StartProxy(fmt.Sprintf("127.0.0.1:%d", pgtest.Server(t).Port()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := proxy.Close(); err != nil {
+			t.Errorf("closing the proxy: %v", err)
+		}
+	})
+	proxied, err := proxy.URL(s.url(RoleRuntime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := s.openRuntimeAt(t, proxied, "replica-a", testLease)
+
+	d, p := s.dueTicket(t, rt)
+	d.project.Status = "archived"
+	if _, err := s.admin.ProjectSave(t.Context(), d.project); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.row(t.Context(), d.trigger.TriggerID)
+	hold := proxy.ArmHold("ROLLBACK")
+	t.Cleanup(hold.Release)
+	start := time.Now()
+	res, err := rt.ScheduleCommit(t.Context(), p)
+	took := time.Since(start)
+	select {
+	case <-hold.Held():
+	default:
+		t.Fatalf("the proxy never held a ROLLBACK (commit: %+v, %v): the fault did not happen", res, err)
+	}
+	if took < rollbackTimeout {
+		t.Fatalf("the commit returned after %s, before the ROLLBACK limit of %s: the ROLLBACK was not the one held", took, rollbackTimeout)
+	}
+	if res.Outcome != schedule.Raced || res.Reason != schedule.ReasonProjectInactive {
+		t.Fatalf("commit after archiving, ROLLBACK held: %s (%s), want raced (project_inactive)", res.Outcome, res.Reason)
+	}
+	if !errors.Is(err, schedule.ErrUnavailable) {
+		t.Fatalf("a ROLLBACK that never answered went unreported: %v", err)
 	}
 	s.requireNothingWritten(t, d.trigger.TriggerID, before)
 }
