@@ -84,3 +84,20 @@ func TestConnectionsPinSearchPathWhateverTheRoleSays(t *testing.T) {
 		t.Fatalf("readiness with the runtime role's search_path reset: %v; want %s", err, CodeUnsafeSearchPath)
 	}
 }
+
+// A server or role default of SERIALIZABLE would give the autocommit claim
+// predicate locks that outlive it; connections pin READ COMMITTED, and the
+// transactions that need more ask for it when they begin.
+func TestConnectionsPinReadCommittedWhateverTheRoleSays(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.exec(t, "ALTER ROLE "+quoteIdent(e.roles.Runtime)+" SET default_transaction_isolation = 'serializable'")
+	r := e.openRuntime(t, "replica-a", testLease)
+	var level string
+	if err := r.pool.QueryRow(t.Context(), "SHOW default_transaction_isolation").Scan(&level); err != nil {
+		t.Fatal(err)
+	}
+	if level != "read committed" {
+		t.Fatalf("runtime connection default_transaction_isolation %q with the role set to serializable, want read committed", level)
+	}
+}

@@ -100,6 +100,12 @@ func applySession(cfg *pgconn.Config, statement, idle time.Duration) {
 	}
 	p := cfg.RuntimeParams
 	p["search_path"] = safeSearchPath
+	// Every transaction that needs more says so when it begins (publishing
+	// SERIALIZABLE, admission REPEATABLE READ); the autocommit claim and the
+	// reads must not inherit a serializable default from the server or the
+	// role, whose predicate locks would outlive them (docs/architecture.md,
+	// "Admission").
+	p["default_transaction_isolation"] = "read committed"
 	p["tcp_keepalives_idle"] = seconds(keepaliveIdle)
 	p["tcp_keepalives_interval"] = seconds(keepaliveInterval)
 	p["tcp_keepalives_count"] = strconv.Itoa(keepaliveCount)
