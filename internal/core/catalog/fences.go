@@ -101,3 +101,35 @@ func checkHead(kind, id, name, projectID string, revision int64, h Head) error {
 	}
 	return nil
 }
+
+// CheckTasksDistinct enforces that a batch publishes each task at most
+// once: two revisions of one task in one transaction would both fence on
+// the same head. The error is an *ItemError at the first repeat.
+func CheckTasksDistinct(ps []TaskPublishParams) error {
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.Revision.TaskID
+	}
+	return checkDistinct("task", ids)
+}
+
+// CheckTriggersDistinct is CheckTasksDistinct for triggers.
+func CheckTriggersDistinct(ps []TriggerPublishParams) error {
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.Revision.TriggerID
+	}
+	return checkDistinct("trigger", ids)
+}
+
+func checkDistinct(kind string, ids []string) error {
+	first := make(map[string]int, len(ids))
+	for i, id := range ids {
+		if j, seen := first[id]; seen {
+			return &ItemError{Index: i, Err: qlerror.New(qlerror.Invalid,
+				"%s %s is published twice in one transaction (items %d and %d); publish each %s once per transaction", kind, id, j, i, kind)}
+		}
+		first[id] = i
+	}
+	return nil
+}

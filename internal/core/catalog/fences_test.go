@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func checkErr(t *testing.T, err error, code qlerror.Code, want ...string) {
 	}
 }
 
-func TestCheckReplay(t *testing.T) {
+func TestPublishReplay(t *testing.T) {
 	orig := catalog.Stored{Revision: 2, Digest: "sha256:a", CreatedAtMs: 1700}
 	for _, tc := range []struct {
 		name     string
@@ -56,7 +57,7 @@ func TestCheckReplay(t *testing.T) {
 	}
 }
 
-func TestCheckPin(t *testing.T) {
+func TestPublishPin(t *testing.T) {
 	rev := func(enabled bool) trigger.Revision {
 		return trigger.Revision{TriggerID: "g1", ProjectID: "p1", TaskID: "t1", TaskRevision: 3, TaskContentDigest: "sha256:a",
 			Spec: trigger.Spec{Name: "nightly", Enabled: enabled}}
@@ -87,7 +88,7 @@ func TestCheckPin(t *testing.T) {
 	}
 }
 
-func TestCheckTaskHead(t *testing.T) {
+func TestPublishTaskHead(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		revision int64
@@ -113,7 +114,7 @@ func TestCheckTaskHead(t *testing.T) {
 	}
 }
 
-func TestCheckTriggerHead(t *testing.T) {
+func TestPublishTriggerHead(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		revision int64
@@ -135,6 +136,38 @@ func TestCheckTriggerHead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := trigger.Revision{TriggerID: "g1", ProjectID: "p1", TaskID: "t1", Revision: tc.revision, Spec: trigger.Spec{Name: "nightly"}}
 			checkErr(t, catalog.CheckTriggerHead(r, tc.head), tc.code, tc.want...)
+		})
+	}
+}
+
+func TestPublishDistinct(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ids   []string
+		index int // of the repeat; -1: none
+	}{
+		{"an empty batch", nil, -1},
+		{"distinct objects", []string{"a", "b", "c"}, -1},
+		{"a repeat is reported where it occurs", []string{"a", "b", "a", "b"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tasks := make([]catalog.TaskPublishParams, len(tc.ids))
+			triggers := make([]catalog.TriggerPublishParams, len(tc.ids))
+			for i, id := range tc.ids {
+				tasks[i].Revision.TaskID = id
+				triggers[i].Revision.TriggerID = id
+			}
+			for kind, err := range map[string]error{"task": catalog.CheckTasksDistinct(tasks), "trigger": catalog.CheckTriggersDistinct(triggers)} {
+				if tc.index < 0 {
+					checkErr(t, err, "")
+					continue
+				}
+				checkErr(t, err, qlerror.Invalid, kind+" a is published twice", "items 0 and 2", "publish each "+kind+" once per transaction")
+				var item *catalog.ItemError
+				if !errors.As(err, &item) || item.Index != tc.index {
+					t.Errorf("%s: err = %#v, want an item error at index %d", kind, err, tc.index)
+				}
+			}
 		})
 	}
 }
