@@ -81,17 +81,15 @@ type taskWrites struct {
 // mutation-id replay, expected revision), checked and written in a few
 // set-based statements.
 func (t *adminTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
+	if err := catalog.CheckTasksDistinct(ps); err != nil {
+		return nil, err
+	}
 	out := make([]catalog.PublishResult, len(ps))
 	labels, commands := make([]string, len(ps)), make([]string, len(ps))
 	ids, mutations := make([]string, len(ps)), make([]string, len(ps))
-	seen := make(map[string]bool, len(ps))
 	var now int64
 	for i, p := range ps {
 		rev := p.Revision
-		if seen[rev.TaskID] {
-			return nil, itemErr(i, qlerror.New(qlerror.Invalid, "task %s is published twice in one transaction", rev.TaskID))
-		}
-		seen[rev.TaskID] = true
 		if err := checkTaskParams(p); err != nil {
 			return nil, itemErr(i, err)
 		}

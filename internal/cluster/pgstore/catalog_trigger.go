@@ -69,16 +69,14 @@ type triggerWrites struct {
 // project, mutation-id replay, pinned task revision, expected revision, a
 // trigger never moving to another task), in a few set-based statements.
 func (t *adminTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPublishParams) ([]catalog.PublishResult, error) {
+	if err := catalog.CheckTriggersDistinct(ps); err != nil {
+		return nil, err
+	}
 	out := make([]catalog.PublishResult, len(ps))
 	ids, mutations := make([]string, len(ps)), make([]string, len(ps))
-	seen := make(map[string]bool, len(ps))
 	var now int64
 	for i, p := range ps {
 		rev := p.Revision
-		if seen[rev.TriggerID] {
-			return nil, itemErr(i, qlerror.New(qlerror.Invalid, "trigger %s is published twice in one transaction", rev.TriggerID))
-		}
-		seen[rev.TriggerID] = true
 		if rev.Revision < 1 || !digest.Valid(rev.ContentDigest) {
 			return nil, itemErr(i, qlerror.New(qlerror.Invalid, "trigger %s: revision %d with digest %q is not publishable", rev.TriggerID, rev.Revision, rev.ContentDigest))
 		}

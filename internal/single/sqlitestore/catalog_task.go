@@ -54,15 +54,13 @@ func (s *Store) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (c
 // revisions: per item, an active project, mutation-id replay and the
 // expected-revision fence, read for the whole batch at once.
 func (c *catalogTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
+	if err := catalog.CheckTasksDistinct(ps); err != nil {
+		return nil, err
+	}
 	specs := make([]string, len(ps))
 	ids, pairs := make([]string, len(ps)), make([][2]string, len(ps))
-	seen := make(map[string]bool, len(ps))
 	for i, p := range ps {
 		r := p.Revision
-		if seen[r.TaskID] {
-			return nil, &catalog.ItemError{Index: i, Err: qlerror.New(qlerror.Invalid, "task %s is published twice in one transaction", r.TaskID)}
-		}
-		seen[r.TaskID] = true
 		if err := c.s.checkPlan(r, p.Execution); err != nil {
 			return nil, &catalog.ItemError{Index: i, Err: err}
 		}

@@ -55,14 +55,12 @@ func (s *Store) TriggerPublish(ctx context.Context, p catalog.TriggerPublishPara
 // pinned task revision and the head's fences, read for the whole batch at
 // once.
 func (c *catalogTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPublishParams) ([]catalog.PublishResult, error) {
+	if err := catalog.CheckTriggersDistinct(ps); err != nil {
+		return nil, err
+	}
 	ids, pairs := make([]string, len(ps)), make([][2]string, len(ps))
-	seen := make(map[string]bool, len(ps))
 	for i, p := range ps {
 		r := p.Revision
-		if seen[r.TriggerID] {
-			return nil, &catalog.ItemError{Index: i, Err: qlerror.New(qlerror.Invalid, "trigger %s is published twice in one transaction", r.TriggerID)}
-		}
-		seen[r.TriggerID] = true
 		if err := r.VerifyDigest(); err != nil {
 			return nil, &catalog.ItemError{Index: i, Err: err}
 		}
