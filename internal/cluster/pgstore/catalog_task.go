@@ -81,17 +81,15 @@ type taskWrites struct {
 // mutation-id replay, expected revision), checked and written in a few
 // set-based statements.
 func (t *adminTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
+	if err := catalog.CheckTasksDistinct(ps); err != nil {
+		return nil, err
+	}
 	out := make([]catalog.PublishResult, len(ps))
 	labels, commands := make([]string, len(ps)), make([]string, len(ps))
 	ids, mutations := make([]string, len(ps)), make([]string, len(ps))
-	seen := make(map[string]bool, len(ps))
 	var now int64
 	for i, p := range ps {
 		rev := p.Revision
-		if seen[rev.TaskID] {
-			return nil, itemErr(i, qlerror.New(qlerror.Invalid, "task %s is published twice in one transaction", rev.TaskID))
-		}
-		seen[rev.TaskID] = true
 		if err := checkTaskParams(p); err != nil {
 			return nil, itemErr(i, err)
 		}
@@ -120,7 +118,7 @@ func (t *adminTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishPara
 	for i, p := range ps {
 		rev := p.Revision
 		if s, ok := done[rev.TaskID]; ok {
-			if out[i], err = replayed(s, "task", rev.TaskID, rev.MutationID, rev.Revision, rev.ContentDigest); err != nil {
+			if out[i], err = catalog.CheckReplay(s, "task", rev.TaskID, rev.Spec.Name, rev.MutationID, rev.Revision, rev.ContentDigest); err != nil {
 				return nil, itemErr(i, err)
 			}
 			continue
@@ -133,23 +131,17 @@ func (t *adminTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishPara
 	return out, t.writeTasks(ctx, &w, now)
 }
 
-// taskHead is a task head as the fence reads it.
-type taskHead struct {
-	projectID string
-	current   int64
-}
-
-func (t *adminTx) taskHeads(ctx context.Context, ids []string) (map[string]taskHead, error) {
+func (t *adminTx) taskHeads(ctx context.Context, ids []string) (map[string]catalog.Head, error) {
 	rows, err := t.tx.Query(ctx, sqlTaskHeadsLock, ids)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := make(map[string]taskHead, len(ids))
+	out := make(map[string]catalog.Head, len(ids))
 	for rows.Next() {
 		var id string
-		var h taskHead
-		if err := rows.Scan(&id, &h.projectID, &h.current); err != nil {
+		h := catalog.Head{Exists: true}
+		if err := rows.Scan(&id, &h.ProjectID, &h.Current); err != nil {
 			return nil, err
 		}
 		out[id] = h
@@ -158,19 +150,15 @@ func (t *adminTx) taskHeads(ctx context.Context, ids []string) (map[string]taskH
 }
 
 // add fences one revision on its head and queues its writes.
-func (w *taskWrites) add(p catalog.TaskPublishParams, heads map[string]taskHead, labels, command string) error {
+func (w *taskWrites) add(p catalog.TaskPublishParams, heads map[string]catalog.Head, labels, command string) error {
 	rev := p.Revision
-	h, exists := heads[rev.TaskID]
-	switch {
-	case !exists && rev.Revision == 1:
+	h := heads[rev.TaskID]
+	if err := catalog.CheckTaskHead(rev, h); err != nil {
+		return err
+	}
+	if !h.Exists {
 		w.newIDs, w.newProjects, w.newNames = append(w.newIDs, rev.TaskID), append(w.newProjects, rev.ProjectID), append(w.newNames, rev.Spec.Name)
-	case !exists:
-		return qlerror.New(qlerror.NotFound, "task %s does not exist; create it with expected revision 0", rev.TaskID)
-	case h.projectID != rev.ProjectID:
-		return qlerror.New(qlerror.FailedPrecondition, "task %s belongs to project %s, not %s; a task never moves between projects", rev.TaskID, h.projectID, rev.ProjectID)
-	case h.current != rev.Revision-1:
-		return qlerror.New(qlerror.Conflict, "task %s is at revision %d but the write expected %d; re-read it and retry", rev.TaskID, h.current, rev.Revision-1)
-	default:
+	} else {
 		w.advIDs, w.advNames, w.advRevisions = append(w.advIDs, rev.TaskID), append(w.advNames, rev.Spec.Name), append(w.advRevisions, rev.Revision)
 	}
 	w.revTasks, w.revProjects, w.revNames = append(w.revTasks, rev.TaskID), append(w.revProjects, rev.ProjectID), append(w.revNames, rev.Spec.Name)

@@ -69,16 +69,14 @@ type triggerWrites struct {
 // project, mutation-id replay, pinned task revision, expected revision, a
 // trigger never moving to another task), in a few set-based statements.
 func (t *adminTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPublishParams) ([]catalog.PublishResult, error) {
+	if err := catalog.CheckTriggersDistinct(ps); err != nil {
+		return nil, err
+	}
 	out := make([]catalog.PublishResult, len(ps))
 	ids, mutations := make([]string, len(ps)), make([]string, len(ps))
-	seen := make(map[string]bool, len(ps))
 	var now int64
 	for i, p := range ps {
 		rev := p.Revision
-		if seen[rev.TriggerID] {
-			return nil, itemErr(i, qlerror.New(qlerror.Invalid, "trigger %s is published twice in one transaction", rev.TriggerID))
-		}
-		seen[rev.TriggerID] = true
 		if rev.Revision < 1 || !digest.Valid(rev.ContentDigest) {
 			return nil, itemErr(i, qlerror.New(qlerror.Invalid, "trigger %s: revision %d with digest %q is not publishable", rev.TriggerID, rev.Revision, rev.ContentDigest))
 		}
@@ -107,12 +105,13 @@ func (t *adminTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPubli
 	for i, p := range ps {
 		rev := p.Revision
 		if s, ok := done[rev.TriggerID]; ok {
-			if out[i], err = replayed(s, "trigger", rev.TriggerID, rev.MutationID, rev.Revision, rev.ContentDigest); err != nil {
+			if out[i], err = catalog.CheckReplay(s, "trigger", rev.TriggerID, rev.Spec.Name, rev.MutationID, rev.Revision, rev.ContentDigest); err != nil {
 				return nil, itemErr(i, err)
 			}
 			continue
 		}
-		if err := checkPin(rev, pins); err != nil {
+		v, found := pins[pin{rev.TaskID, rev.TaskRevision}]
+		if err := catalog.CheckPin(rev, v, found); err != nil {
 			return nil, itemErr(i, err)
 		}
 		if err := w.add(rev, heads); err != nil {
@@ -129,13 +128,8 @@ type pin struct {
 	revision int64
 }
 
-type pinned struct {
-	projectID, digest string
-	enabled           bool
-}
-
 // pinnedTasks reads every task revision the batch pins, each once.
-func (t *adminTx) pinnedTasks(ctx context.Context, ps []catalog.TriggerPublishParams) (map[pin]pinned, error) {
+func (t *adminTx) pinnedTasks(ctx context.Context, ps []catalog.TriggerPublishParams) (map[pin]catalog.PinnedTask, error) {
 	var tasks []string
 	var revisions []int64
 	want := map[pin]bool{}
@@ -151,11 +145,11 @@ func (t *adminTx) pinnedTasks(ctx context.Context, ps []catalog.TriggerPublishPa
 		return nil, err
 	}
 	defer rows.Close()
-	out := make(map[pin]pinned, len(tasks))
+	out := make(map[pin]catalog.PinnedTask, len(tasks))
 	for rows.Next() {
 		var k pin
-		var v pinned
-		if err := rows.Scan(&k.taskID, &k.revision, &v.projectID, &v.digest, &v.enabled); err != nil {
+		var v catalog.PinnedTask
+		if err := rows.Scan(&k.taskID, &k.revision, &v.ProjectID, &v.Digest, &v.Enabled); err != nil {
 			return nil, err
 		}
 		out[k] = v
@@ -163,41 +157,17 @@ func (t *adminTx) pinnedTasks(ctx context.Context, ps []catalog.TriggerPublishPa
 	return out, rows.Err()
 }
 
-// checkPin: the pinned task revision exists in this project with the
-// pinned digest, and an enabled trigger pins only an enabled task revision.
-func checkPin(rev trigger.Revision, pins map[pin]pinned) error {
-	v, ok := pins[pin{rev.TaskID, rev.TaskRevision}]
-	switch {
-	case !ok:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s pins task %s revision %d, which does not exist; publish the task first", rev.Spec.Name, rev.TaskID, rev.TaskRevision)
-	case v.projectID != rev.ProjectID:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s pins task %s of another project", rev.Spec.Name, rev.TaskID)
-	case v.digest != rev.TaskContentDigest:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s pins task %s revision %d with digest %s, but that revision's digest is %s",
-			rev.Spec.Name, rev.TaskID, rev.TaskRevision, rev.TaskContentDigest, v.digest)
-	case rev.Spec.Enabled && !v.enabled:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s is enabled but pins disabled task revision %d; enable the task or disable the trigger", rev.Spec.Name, rev.TaskRevision)
-	}
-	return nil
-}
-
-// triggerHead is a trigger head as the fence reads it.
-type triggerHead struct {
-	projectID, taskID string
-	current           int64
-}
-
-func (t *adminTx) triggerHeads(ctx context.Context, ids []string) (map[string]triggerHead, error) {
+func (t *adminTx) triggerHeads(ctx context.Context, ids []string) (map[string]catalog.Head, error) {
 	rows, err := t.tx.Query(ctx, sqlTriggerHeadsLock, ids)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := make(map[string]triggerHead, len(ids))
+	out := make(map[string]catalog.Head, len(ids))
 	for rows.Next() {
 		var id string
-		var h triggerHead
-		if err := rows.Scan(&id, &h.projectID, &h.taskID, &h.current); err != nil {
+		h := catalog.Head{Exists: true}
+		if err := rows.Scan(&id, &h.ProjectID, &h.TaskID, &h.Current); err != nil {
 			return nil, err
 		}
 		out[id] = h
@@ -206,21 +176,14 @@ func (t *adminTx) triggerHeads(ctx context.Context, ids []string) (map[string]tr
 }
 
 // add fences one revision on its head and queues its writes.
-func (w *triggerWrites) add(rev trigger.Revision, heads map[string]triggerHead) error {
-	h, exists := heads[rev.TriggerID]
-	switch {
-	case !exists && rev.Revision == 1:
+func (w *triggerWrites) add(rev trigger.Revision, heads map[string]catalog.Head) error {
+	h := heads[rev.TriggerID]
+	if err := catalog.CheckTriggerHead(rev, h); err != nil {
+		return err
+	}
+	if !h.Exists {
 		w.newIDs, w.newProjects, w.newTasks, w.newNames = append(w.newIDs, rev.TriggerID), append(w.newProjects, rev.ProjectID), append(w.newTasks, rev.TaskID), append(w.newNames, rev.Spec.Name)
-	case !exists:
-		return qlerror.New(qlerror.NotFound, "trigger %s does not exist; create it with expected revision 0", rev.TriggerID)
-	case h.projectID != rev.ProjectID:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to project %s, not %s", rev.TriggerID, h.projectID, rev.ProjectID)
-	case h.taskID != rev.TaskID:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s is bound to task %s and can never move to task %s; create a new trigger instead",
-			rev.TriggerID, h.taskID, rev.TaskID)
-	case h.current != rev.Revision-1:
-		return qlerror.New(qlerror.Conflict, "trigger %s is at revision %d but the write expected %d; re-read it and retry", rev.TriggerID, h.current, rev.Revision-1)
-	default:
+	} else {
 		w.advIDs, w.advNames, w.advRevisions = append(w.advIDs, rev.TriggerID), append(w.advNames, rev.Spec.Name), append(w.advRevisions, rev.Revision)
 	}
 	c := rev.Spec.Cron

@@ -120,41 +120,24 @@ func triggersByName(ctx context.Context, q querier, projectID string, names []st
 	return out, rows.Err()
 }
 
-// stored is a revision a mutation id already wrote.
-type stored struct {
-	revision  int64
-	digest    string
-	createdAt int64
-}
-
 // replays returns, by object id, the revisions the (id, mutation id) pairs
 // already wrote.
-func replays(ctx context.Context, tx pgx.Tx, query string, ids, mutations []string) (map[string]stored, error) {
+func replays(ctx context.Context, tx pgx.Tx, query string, ids, mutations []string) (map[string]catalog.Stored, error) {
 	rows, err := tx.Query(ctx, query, ids, mutations)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]stored{}
+	out := map[string]catalog.Stored{}
 	for rows.Next() {
 		var id string
-		var s stored
-		if err := rows.Scan(&id, &s.revision, &s.digest, &s.createdAt); err != nil {
+		var s catalog.Stored
+		if err := rows.Scan(&id, &s.Revision, &s.Digest, &s.CreatedAtMs); err != nil {
 			return nil, err
 		}
 		out[id] = s
 	}
 	return out, rows.Err()
-}
-
-// replayed checks an item against what its mutation id already wrote:
-// identical content is the original write replayed, anything else drift.
-func replayed(s stored, kind, id, mutationID string, revision int64, contentDigest string) (catalog.PublishResult, error) {
-	if s.revision != revision || s.digest != contentDigest {
-		return catalog.PublishResult{}, qlerror.New(qlerror.MutationDrift, "%s %s: mutation id %q already published revision %d, with other content or over another revision; use a new mutation id for a new change",
-			kind, id, mutationID, s.revision)
-	}
-	return catalog.PublishResult{Revision: s.revision, CreatedAtMs: s.createdAt, Replayed: true}, nil
 }
 
 // namesTaken turns a unique violation of a batch's head insert or rename

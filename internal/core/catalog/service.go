@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -39,14 +38,13 @@ func (s Service) TaskParams(projectID, taskID string, expected int64, mutationID
 // TriggerParams builds the publish of spec as revision expected+1 of the
 // trigger, pinned to the given task revision.
 func (s Service) TriggerParams(projectID, triggerID string, pinned task.Revision, expected int64, mutationID string, spec trigger.Spec) (TriggerPublishParams, error) {
-	if pinned.ProjectID != projectID {
-		return TriggerPublishParams{}, qlerror.New(qlerror.FailedPrecondition, "trigger %s: task %s belongs to another project", spec.Name, pinned.TaskID)
-	}
-	if spec.Enabled && !pinned.Spec.Enabled {
-		return TriggerPublishParams{}, qlerror.New(qlerror.FailedPrecondition, "trigger %s: an enabled trigger cannot pin disabled task %s revision %d; enable the task or disable the trigger", spec.Name, pinned.Spec.Name, pinned.Revision)
-	}
 	rev, err := trigger.NewRevision(projectID, triggerID, pinned.TaskID, pinned.Revision, pinned.ContentDigest, expected, mutationID, spec, s.NowMs())
 	if err != nil {
+		return TriggerPublishParams{}, err
+	}
+	// The store checks the pin again against what it reads in its
+	// transaction; checking here too fails a plan before anything is sent.
+	if err := CheckPin(rev, PinnedTask{ProjectID: pinned.ProjectID, Digest: pinned.ContentDigest, Enabled: pinned.Spec.Enabled}, true); err != nil {
 		return TriggerPublishParams{}, err
 	}
 	return TriggerPublishParams{Revision: rev}, nil

@@ -2,9 +2,11 @@
 // their execution revisions) and trigger revisions (with their schedule
 // rows) — through a storage contract both profiles' adapters implement.
 //
-// Rules live here (validation, digests, execution plans); fences live in the
-// adapters' transactions (expected revision, mutation-id replay, pinned task
-// revision, schedule reset), because only a transaction can make them hold.
+// Rules live here: validation, digests, execution plans, and the rules of
+// the fences (expected revision, mutation-id replay, pinned task revision;
+// fences.go), so both profiles reject the same items with the same words.
+// The adapters' transactions read what a fence needs and write what it
+// allows, because only a transaction can make a fence hold.
 package catalog
 
 import (

@@ -54,15 +54,13 @@ func (s *Store) TaskPublish(ctx context.Context, p catalog.TaskPublishParams) (c
 // revisions: per item, an active project, mutation-id replay and the
 // expected-revision fence, read for the whole batch at once.
 func (c *catalogTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishParams) ([]catalog.PublishResult, error) {
+	if err := catalog.CheckTasksDistinct(ps); err != nil {
+		return nil, err
+	}
 	specs := make([]string, len(ps))
 	ids, pairs := make([]string, len(ps)), make([][2]string, len(ps))
-	seen := make(map[string]bool, len(ps))
 	for i, p := range ps {
 		r := p.Revision
-		if seen[r.TaskID] {
-			return nil, &catalog.ItemError{Index: i, Err: qlerror.New(qlerror.Invalid, "task %s is published twice in one transaction", r.TaskID)}
-		}
-		seen[r.TaskID] = true
 		if err := c.s.checkPlan(r, p.Execution); err != nil {
 			return nil, &catalog.ItemError{Index: i, Err: err}
 		}
@@ -87,7 +85,7 @@ func (c *catalogTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishPa
 	for i, p := range ps {
 		r := p.Revision
 		if s, ok := done[r.TaskID]; ok {
-			if out[i], err = replayed(s, "task", r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest); err != nil {
+			if out[i], err = catalog.CheckReplay(s, "task", r.TaskID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest); err != nil {
 				return nil, &catalog.ItemError{Index: i, Err: err}
 			}
 			continue
@@ -100,15 +98,7 @@ func (c *catalogTx) TasksPublish(ctx context.Context, ps []catalog.TaskPublishPa
 	return out, nil
 }
 
-// taskHead is a task head as the fence reads it; exists is false for a
-// task not created yet.
-type taskHead struct {
-	exists    bool
-	projectID string
-	current   int64
-}
-
-func (c *catalogTx) taskHeads(ctx context.Context, ids []string) (map[string]taskHead, error) {
+func (c *catalogTx) taskHeads(ctx context.Context, ids []string) (map[string]catalog.Head, error) {
 	js, err := idsJSON(ids)
 	if err != nil {
 		return nil, err
@@ -118,11 +108,11 @@ func (c *catalogTx) taskHeads(ctx context.Context, ids []string) (map[string]tas
 		return nil, err
 	}
 	defer rows.Close()
-	out := make(map[string]taskHead, len(ids))
+	out := make(map[string]catalog.Head, len(ids))
 	for rows.Next() {
 		var id string
-		h := taskHead{exists: true}
-		if err := rows.Scan(&id, &h.projectID, &h.current); err != nil {
+		h := catalog.Head{Exists: true}
+		if err := rows.Scan(&id, &h.ProjectID, &h.Current); err != nil {
 			return nil, err
 		}
 		out[id] = h
@@ -132,21 +122,17 @@ func (c *catalogTx) taskHeads(ctx context.Context, ids []string) (map[string]tas
 
 // writeTask fences one revision on its head, moves the head and writes the
 // revision and its execution plan.
-func (c *catalogTx) writeTask(ctx context.Context, p catalog.TaskPublishParams, h taskHead, specJSON string) error {
+func (c *catalogTx) writeTask(ctx context.Context, p catalog.TaskPublishParams, h catalog.Head, specJSON string) error {
 	r, tx := p.Revision, c.tx
 	expected := r.Revision - 1
-	switch {
-	case h.exists && h.projectID != r.ProjectID:
-		return qlerror.New(qlerror.FailedPrecondition, "task %s belongs to project %s, not %s", r.TaskID, h.projectID, r.ProjectID)
-	case h.exists && h.current != expected:
-		return qlerror.New(qlerror.Conflict, "task %q is at revision %d, not the expected %d; re-read it and publish again", r.Spec.Name, h.current, expected)
-	case !h.exists && expected != 0:
-		return qlerror.New(qlerror.NotFound, "task %q (%s) does not exist; publish it with expected revision 0 to create it", r.Spec.Name, r.TaskID)
-	case !h.exists:
+	if err := catalog.CheckTaskHead(r, h); err != nil {
+		return err
+	}
+	if !h.Exists {
 		if _, err := tx.ExecContext(ctx, qTaskInsert, r.TaskID, r.ProjectID, r.Spec.Name, c.now, c.now); err != nil {
 			return nameTaken(err, "task", r.Spec.Name, r.ProjectID)
 		}
-	default:
+	} else {
 		res, err := tx.ExecContext(ctx, qTaskAdvance, r.Spec.Name, r.Revision, c.now, r.TaskID, expected)
 		if err != nil {
 			return nameTaken(err, "task", r.Spec.Name, r.ProjectID)

@@ -55,14 +55,12 @@ func (s *Store) TriggerPublish(ctx context.Context, p catalog.TriggerPublishPara
 // pinned task revision and the head's fences, read for the whole batch at
 // once.
 func (c *catalogTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPublishParams) ([]catalog.PublishResult, error) {
+	if err := catalog.CheckTriggersDistinct(ps); err != nil {
+		return nil, err
+	}
 	ids, pairs := make([]string, len(ps)), make([][2]string, len(ps))
-	seen := make(map[string]bool, len(ps))
 	for i, p := range ps {
 		r := p.Revision
-		if seen[r.TriggerID] {
-			return nil, &catalog.ItemError{Index: i, Err: qlerror.New(qlerror.Invalid, "trigger %s is published twice in one transaction", r.TriggerID)}
-		}
-		seen[r.TriggerID] = true
 		if err := r.VerifyDigest(); err != nil {
 			return nil, &catalog.ItemError{Index: i, Err: err}
 		}
@@ -87,12 +85,13 @@ func (c *catalogTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPub
 	for i, p := range ps {
 		r := p.Revision
 		if s, ok := done[r.TriggerID]; ok {
-			if out[i], err = replayed(s, "trigger", r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest); err != nil {
+			if out[i], err = catalog.CheckReplay(s, "trigger", r.TriggerID, r.Spec.Name, r.MutationID, r.Revision, r.ContentDigest); err != nil {
 				return nil, &catalog.ItemError{Index: i, Err: err}
 			}
 			continue
 		}
-		if err := checkPin(r, pins); err != nil {
+		v, found := pins[pinKey{r.TaskID, r.TaskRevision}]
+		if err := catalog.CheckPin(r, v, found); err != nil {
 			return nil, &catalog.ItemError{Index: i, Err: err}
 		}
 		if err := c.writeTrigger(ctx, r, heads[r.TriggerID]); err != nil {
@@ -109,14 +108,8 @@ type pinKey struct {
 	revision int64
 }
 
-// pinned is a pinned task revision as the fence reads it.
-type pinned struct {
-	projectID, digest string
-	enabled           bool
-}
-
 // pins reads every task revision the batch pins.
-func (c *catalogTx) pins(ctx context.Context, ps []catalog.TriggerPublishParams) (map[pinKey]pinned, error) {
+func (c *catalogTx) pins(ctx context.Context, ps []catalog.TriggerPublishParams) (map[pinKey]catalog.PinnedTask, error) {
 	var keys [][2]any
 	want := map[pinKey]bool{}
 	for _, p := range ps {
@@ -135,47 +128,21 @@ func (c *catalogTx) pins(ctx context.Context, ps []catalog.TriggerPublishParams)
 		return nil, err
 	}
 	defer rows.Close()
-	out := make(map[pinKey]pinned, len(keys))
+	out := make(map[pinKey]catalog.PinnedTask, len(keys))
 	for rows.Next() {
 		var k pinKey
-		var v pinned
+		var v catalog.PinnedTask
 		var enabled int
-		if err := rows.Scan(&k.taskID, &k.revision, &v.projectID, &v.digest, &enabled); err != nil {
+		if err := rows.Scan(&k.taskID, &k.revision, &v.ProjectID, &v.Digest, &enabled); err != nil {
 			return nil, err
 		}
-		v.enabled = enabled == 1
+		v.Enabled = enabled == 1
 		out[k] = v
 	}
 	return out, rows.Err()
 }
 
-// checkPin enforces what a trigger revision may pin: an existing revision
-// of its task, in its project, with the pinned digest, enabled if the
-// trigger is.
-func checkPin(r trigger.Revision, pins map[pinKey]pinned) error {
-	v, ok := pins[pinKey{r.TaskID, r.TaskRevision}]
-	switch {
-	case !ok:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %q pins task %s revision %d, which does not exist; publish the task first", r.Spec.Name, r.TaskID, r.TaskRevision)
-	case v.projectID != r.ProjectID:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %q pins task %s of another project", r.Spec.Name, r.TaskID)
-	case v.digest != r.TaskContentDigest:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %q pins task %s revision %d with digest %s, but that revision's digest is %s", r.Spec.Name, r.TaskID, r.TaskRevision, r.TaskContentDigest, v.digest)
-	case r.Spec.Enabled && !v.enabled:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %q is enabled but pins disabled task revision %d; enable the task or disable the trigger", r.Spec.Name, r.TaskRevision)
-	}
-	return nil
-}
-
-// triggerHead is a trigger head as the fence reads it; exists is false for
-// a trigger not created yet.
-type triggerHead struct {
-	exists            bool
-	projectID, taskID string
-	current           int64
-}
-
-func (c *catalogTx) triggerHeads(ctx context.Context, ids []string) (map[string]triggerHead, error) {
+func (c *catalogTx) triggerHeads(ctx context.Context, ids []string) (map[string]catalog.Head, error) {
 	js, err := idsJSON(ids)
 	if err != nil {
 		return nil, err
@@ -185,11 +152,11 @@ func (c *catalogTx) triggerHeads(ctx context.Context, ids []string) (map[string]
 		return nil, err
 	}
 	defer rows.Close()
-	out := make(map[string]triggerHead, len(ids))
+	out := make(map[string]catalog.Head, len(ids))
 	for rows.Next() {
 		var id string
-		h := triggerHead{exists: true}
-		if err := rows.Scan(&id, &h.projectID, &h.taskID, &h.current); err != nil {
+		h := catalog.Head{Exists: true}
+		if err := rows.Scan(&id, &h.ProjectID, &h.TaskID, &h.Current); err != nil {
 			return nil, err
 		}
 		out[id] = h
@@ -199,23 +166,17 @@ func (c *catalogTx) triggerHeads(ctx context.Context, ids []string) (map[string]
 
 // writeTrigger fences one revision on its head, moves the head, writes the
 // revision and resets the schedule row.
-func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h triggerHead) error {
+func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h catalog.Head) error {
 	tx := c.tx
 	expected := r.Revision - 1
-	switch {
-	case h.exists && h.projectID != r.ProjectID:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to project %s, not %s", r.TriggerID, h.projectID, r.ProjectID)
-	case h.exists && h.taskID != r.TaskID:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %q is bound to task %s and cannot move to task %s; create a new trigger instead", r.Spec.Name, h.taskID, r.TaskID)
-	case h.exists && h.current != expected:
-		return qlerror.New(qlerror.Conflict, "trigger %q is at revision %d, not the expected %d; re-read it and publish again", r.Spec.Name, h.current, expected)
-	case !h.exists && expected != 0:
-		return qlerror.New(qlerror.NotFound, "trigger %q (%s) does not exist; publish it with expected revision 0 to create it", r.Spec.Name, r.TriggerID)
-	case !h.exists:
+	if err := catalog.CheckTriggerHead(r, h); err != nil {
+		return err
+	}
+	if !h.Exists {
 		if _, err := tx.ExecContext(ctx, qTriggerInsert, r.TriggerID, r.ProjectID, r.TaskID, r.Spec.Name, c.now, c.now); err != nil {
 			return nameTaken(err, "trigger", r.Spec.Name, r.ProjectID)
 		}
-	default:
+	} else {
 		res, err := tx.ExecContext(ctx, qTriggerAdvance, r.Spec.Name, r.Revision, c.now, r.TriggerID, expected)
 		if err != nil {
 			return nameTaken(err, "trigger", r.Spec.Name, r.ProjectID)
