@@ -1,6 +1,6 @@
 // Command ql-edge is the edge binary: the single-node profiles on embedded
 // SQLite, without PostgreSQL, row leases or the cluster lifecycle (its
-// dependency closure is audited by internal/localserve's tests). It serves
+// dependency closure is audited by internal/repocheck's tests). It serves
 // the edge profile unless told otherwise.
 package main
 

@@ -1,4 +1,4 @@
-// Package clustercli holds the cluster profile's database commands:
+// Package dbcli holds the cluster profile's database commands:
 // `ql db migrate`, `ql db roles` and `ql db check`.
 //
 // Connection URLs and passwords come only from the environment or files,

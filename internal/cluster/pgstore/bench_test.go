@@ -30,7 +30,7 @@ import (
 const (
 	benchDueSchedules = 10_000
 	// benchParallel is each claimer's commit parallelism within a round:
-	// the coordinator's default, so the figures are what a replica does.
+	// the scheduler's default, so the figures are what a replica does.
 	benchParallel = 4
 )
 
@@ -57,7 +57,7 @@ func BenchmarkClaimPlan(b *testing.B) {
 // schedule update) as a plain READ COMMITTED transaction without claim or
 // verification, at the same number of connections. Each reports admits/s
 // and the client's and the server's CPU time per admission (cpuMeter).
-// Commit parallelism 4 is the coordinator's default; a round is a barrier
+// Commit parallelism 4 is the scheduler's default; a round is a barrier
 // (it claims again only when all its commits are done), so at one claimer
 // a larger parallelism admits faster.
 func BenchmarkAdmit(b *testing.B) {

@@ -79,7 +79,7 @@ func TestEverySQLBlockIsBound(t *testing.T) {
 }
 
 // TestClockExpressionWrittenOnce: the database clock expression appears in
-// the repository's code only as ClockMsSQL (and once in faultgate, which
+// the repository's code only as ClockMsSQL (and once in faults, which
 // pgstore's own tests import, so it cannot import pgstore); every block
 // writes it as {{now_ms}}. The clock every fence compares against is
 // defined in one place.

@@ -1,4 +1,4 @@
-// Package clusterserve is the composition root of the cluster profile:
+// Package replica is the composition root of the cluster profile:
 // `ql serve --profile cluster` and the PostgreSQL backend of the read and
 // apply commands.
 //

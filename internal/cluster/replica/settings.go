@@ -27,7 +27,7 @@ type settings struct {
 	RolePrefix  string
 }
 
-// flagOf names the command-line setting behind each coordinator field.
+// flagOf names the command-line setting behind each scheduler field.
 var flagOf = map[string]string{
 	"Owner":       "--replica-id",
 	"PageSize":    "--page-size",

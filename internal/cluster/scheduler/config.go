@@ -10,7 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
-// Defaults and limits of the cluster coordinator (docs/architecture.md, "Profiles").
+// Defaults and limits of the cluster scheduler (docs/architecture.md, "Profiles").
 const (
 	DefaultPageSize    = schedule.DefaultPageSize
 	MaxPageSize        = schedule.MaxPageSize
@@ -29,7 +29,7 @@ const (
 // on trigger_schedules.claim_owner enforces the same pattern.
 var OwnerPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
 
-// Config of one replica's coordinator. There is deliberately no clock or
+// Config of one replica's scheduler. There is deliberately no clock or
 // time-source field: every decision uses the database time its claim was
 // acquired at.
 type Config struct {

@@ -1,7 +1,7 @@
-// Package coordinator is the cluster profile's scheduler: one replica's
+// Package scheduler is the cluster profile's scheduler: one replica's
 // bounded loop of claim → decide → admit rounds over the PostgreSQL runtime.
 //
-// There is no leader. Every replica runs the same coordinator; the row
+// There is no leader. Every replica runs the same scheduler; the row
 // claims (owner, token, claim version, expiry in database time) decide who
 // may commit which schedule row, so two replicas never admit the same
 // occurrence and a dead replica's rows are taken over once its claims expire.
@@ -21,6 +21,6 @@
 //     secrets) without stopping the loop;
 //   - the first error that wraps schedule.ErrUnavailable trips the
 //     availability latch of this activation, and from then on no round
-//     claims anything: the replica's owner stops this coordinator and
+//     claims anything: the replica's owner stops this scheduler and
 //     starts a fresh one on a fresh pool once the database answers again.
 package scheduler

@@ -21,7 +21,7 @@ const (
 	minute int64 = 60_000
 )
 
-// fakeStore is a backlog of due rows for the coordinator's own logic (page
+// fakeStore is a backlog of due rows for the scheduler's own logic (page
 // budget, identities, loop behaviour). The storage guarantees themselves are
 // tested against PostgreSQL in internal/cluster/pgstore and in this package's
 // integration tests.

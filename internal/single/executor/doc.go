@@ -1,4 +1,4 @@
-// Package localexec is the single-node profiles' executor: a bounded
+// Package executor is the single-node profiles' executor: a bounded
 // dispatcher that runs admitted Runs as local processes and records their
 // attempts, and the recovery that runs when a server starts.
 //

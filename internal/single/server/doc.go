@@ -1,4 +1,4 @@
-// Package localserve is the composition root of the single-node profiles
+// Package server is the composition root of the single-node profiles
 // (standalone and edge): one process on one embedded SQLite file that
 // schedules with the durable cursor + state_version CAS and runs commands
 // with the local executor. It links no PostgreSQL code, row leases or

@@ -2,7 +2,7 @@
 // embedded SQLite file (modernc.org/sqlite: pure Go, so edge builds
 // cross-compile without cgo). It implements catalog.Store, schedule.Store,
 // schedule.StatusReader, run.Reader and the local executor's run-state
-// writes (localexec.Store). Nothing above it imports the driver; driver
+// writes (executor.Store). Nothing above it imports the driver; driver
 // errors become qlerror codes in mapErr.
 //
 // Connections: one writer connection (WAL, busy_timeout, foreign keys on,

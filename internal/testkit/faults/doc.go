@@ -1,4 +1,4 @@
-// Package faultgate holds the cluster profile's fault gates: integration
+// Package faults holds the cluster profile's fault gates: integration
 // tests that inject real faults into real PostgreSQL servers and real
 // replicas and then judge, from durable database facts alone, that every
 // cron occurrence was admitted exactly once.

@@ -74,7 +74,7 @@ const (
 func StartProxy(upstream string) (*Proxy, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("faultgate: proxy listen: %w", err)
+		return nil, fmt.Errorf("faults: proxy listen: %w", err)
 	}
 	p := &Proxy{listener: l, upstream: upstream, conns: map[*proxyConn]struct{}{}, stop: make(chan struct{})}
 	p.wg.Add(1)
@@ -311,7 +311,7 @@ func (c *proxyConn) startup(r *bufio.Reader) error {
 		}
 		n := binary.BigEndian.Uint32(hdr[:4])
 		if n < 8 || n > maxMessage {
-			return fmt.Errorf("faultgate: startup message length %d", n)
+			return fmt.Errorf("faults: startup message length %d", n)
 		}
 		switch binary.BigEndian.Uint32(hdr[4:]) {
 		case sslRequestCode, gssencRequestCode:
@@ -371,7 +371,7 @@ func readTyped(r *bufio.Reader) (byte, []byte, error) {
 	}
 	n := binary.BigEndian.Uint32(hdr[1:])
 	if n < 4 || n > maxMessage {
-		return 0, nil, fmt.Errorf("faultgate: message %q length %d", hdr[0], n)
+		return 0, nil, fmt.Errorf("faults: message %q length %d", hdr[0], n)
 	}
 	msg := make([]byte, 1+n)
 	copy(msg, hdr[:])
@@ -428,7 +428,7 @@ func errorMessage(body []byte) string {
 func (p *Proxy) URL(direct string) (string, error) {
 	u, err := url.Parse(direct)
 	if err != nil {
-		return "", fmt.Errorf("faultgate: proxy URL: %w", err)
+		return "", fmt.Errorf("faults: proxy URL: %w", err)
 	}
 	u.Host = p.Addr()
 	return u.String(), nil

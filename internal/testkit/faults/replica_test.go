@@ -18,7 +18,7 @@ import (
 
 // replica is an in-process cluster control replica built from the real
 // parts, in the order the cluster composition root uses: runtime pool →
-// readiness → startup recovery → coordinator. Each has its own pool, so
+// readiness → startup recovery → scheduler. Each has its own pool, so
 // two replicas never share a backend.
 type replica struct {
 	Owner    string
@@ -56,7 +56,7 @@ func openReplica(t testing.TB, g gateDB, runtimeURL, owner string, lease time.Du
 	}
 	r.Coord, err = scheduler.New(scheduler.Config{Owner: owner, Lease: lease}, store, log, r.Latch)
 	if err != nil {
-		t.Fatalf("replica %s: coordinator: %v", owner, err)
+		t.Fatalf("replica %s: scheduler: %v", owner, err)
 	}
 	// The password must never reach the diagnostic sink.
 	t.Cleanup(func() {

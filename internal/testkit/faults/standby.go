@@ -118,21 +118,21 @@ func stopServer(t testing.TB, s *pgtest.Srv) {
 func baseBackup(ctx context.Context, primary *pgtest.Srv, dataDir string) error {
 	conn, err := pgx.Connect(ctx, primary.SuperuserURL("postgres"))
 	if err != nil {
-		return fmt.Errorf("faultgate: base backup: %w", err)
+		return fmt.Errorf("faults: base backup: %w", err)
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "SELECT pg_create_physical_replication_slot($1, true)", standbyName); err != nil {
-		return fmt.Errorf("faultgate: replication slot: %w", err)
+		return fmt.Errorf("faults: replication slot: %w", err)
 	}
 	// The backup belongs to this session: pg_backup_stop must run on the
 	// same connection.
-	if _, err := conn.Exec(ctx, "SELECT pg_backup_start($1, true)", "faultgate standby"); err != nil {
-		return fmt.Errorf("faultgate: pg_backup_start: %w", err)
+	if _, err := conn.Exec(ctx, "SELECT pg_backup_start($1, true)", "faults standby"); err != nil {
+		return fmt.Errorf("faults: pg_backup_start: %w", err)
 	}
 	copyErr := copyDataDir(primary.DataDir(), dataDir)
 	var label, spcmap string
 	if err := conn.QueryRow(ctx, "SELECT labelfile, spcmapfile FROM pg_backup_stop(false)").Scan(&label, &spcmap); err != nil {
-		return errors.Join(copyErr, fmt.Errorf("faultgate: pg_backup_stop: %w", err))
+		return errors.Join(copyErr, fmt.Errorf("faults: pg_backup_stop: %w", err))
 	}
 	if copyErr != nil {
 		return copyErr
@@ -143,7 +143,7 @@ func baseBackup(ctx context.Context, primary *pgtest.Srv, dataDir string) error 
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dataDir, name), []byte(content), 0o600); err != nil {
-			return fmt.Errorf("faultgate: base backup: %w", err)
+			return fmt.Errorf("faults: base backup: %w", err)
 		}
 	}
 	return nil
@@ -184,7 +184,7 @@ func copyDataDir(src, dst string) error {
 		case top && excludedFromBackup[rel], d.Name() == "pg_internal.init":
 			return nil
 		case !d.Type().IsRegular():
-			return fmt.Errorf("faultgate: %s: not a regular file (tablespaces are not supported)", path)
+			return fmt.Errorf("faults: %s: not a regular file (tablespaces are not supported)", path)
 		}
 		err = copyFile(path, target)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -214,7 +214,7 @@ func copyFile(src, dst string) error {
 func makeSynchronous(ctx context.Context, primary *pgtest.Srv) error {
 	conn, err := pgx.Connect(ctx, primary.SuperuserURL("postgres"))
 	if err != nil {
-		return fmt.Errorf("faultgate: synchronous standby: %w", err)
+		return fmt.Errorf("faults: synchronous standby: %w", err)
 	}
 	defer conn.Close(context.Background())
 	for _, sql := range []string{
@@ -223,7 +223,7 @@ func makeSynchronous(ctx context.Context, primary *pgtest.Srv) error {
 		"SELECT pg_reload_conf()",
 	} {
 		if _, err := conn.Exec(ctx, sql); err != nil {
-			return fmt.Errorf("faultgate: %s: %w", sql, err)
+			return fmt.Errorf("faults: %s: %w", sql, err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, replicationTimeout)
@@ -237,11 +237,11 @@ func makeSynchronous(ctx context.Context, primary *pgtest.Srv) error {
 			return nil
 		}
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("faultgate: waiting for the standby: %w", err)
+			return fmt.Errorf("faults: waiting for the standby: %w", err)
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("faultgate: the standby never became a streaming synchronous standby (state %q, sync_state %q): %w",
+			return fmt.Errorf("faults: the standby never became a streaming synchronous standby (state %q, sync_state %q): %w",
 				state, syncState, context.Cause(ctx))
 		case <-time.After(pollInterval):
 		}
@@ -264,24 +264,24 @@ func (p *SyncPair) FenceAndPromote(ctx context.Context) (Promotion, error) {
 		return pr, err
 	}
 	if err := p.Primary.Stop(ctx); err != nil {
-		return pr, fmt.Errorf("faultgate: fencing the primary: %w", err)
+		return pr, fmt.Errorf("faults: fencing the primary: %w", err)
 	}
 	conn, err := pgx.Connect(ctx, p.Standby.SuperuserURL("postgres"))
 	if err != nil {
-		return pr, fmt.Errorf("faultgate: promotion: %w", err)
+		return pr, fmt.Errorf("faults: promotion: %w", err)
 	}
 	defer conn.Close(context.Background())
 	var promoted bool
 	if err := conn.QueryRow(ctx, "SELECT pg_promote(true, $1)", int(replicationTimeout.Seconds())).Scan(&promoted); err != nil {
-		return pr, fmt.Errorf("faultgate: pg_promote: %w", err)
+		return pr, fmt.Errorf("faults: pg_promote: %w", err)
 	}
 	if !promoted {
-		return pr, fmt.Errorf("faultgate: pg_promote did not finish within %v", replicationTimeout)
+		return pr, fmt.Errorf("faults: pg_promote did not finish within %v", replicationTimeout)
 	}
 	// The cluster's clock expression (pgstore.ClockMsSQL), written out:
 	// pgstore's tests import this package, so it cannot import pgstore.
 	if err := conn.QueryRow(ctx, "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint").Scan(&pr.PromotedAtMs); err != nil {
-		return pr, fmt.Errorf("faultgate: promotion time: %w", err)
+		return pr, fmt.Errorf("faults: promotion time: %w", err)
 	}
 	if pr.TimelineAfter, err = currentTimeline(ctx, p.Standby); err != nil {
 		return pr, err
@@ -294,16 +294,16 @@ func (p *SyncPair) FenceAndPromote(ctx context.Context) (Promotion, error) {
 func currentTimeline(ctx context.Context, s *pgtest.Srv) (int64, error) {
 	conn, err := pgx.Connect(ctx, s.SuperuserURL("postgres"))
 	if err != nil {
-		return 0, fmt.Errorf("faultgate: timeline: %w", err)
+		return 0, fmt.Errorf("faults: timeline: %w", err)
 	}
 	defer conn.Close(context.Background())
 	var walFile string
 	if err := conn.QueryRow(ctx, "SELECT pg_walfile_name(pg_current_wal_lsn())").Scan(&walFile); err != nil {
-		return 0, fmt.Errorf("faultgate: timeline: %w", err)
+		return 0, fmt.Errorf("faults: timeline: %w", err)
 	}
 	tli, err := strconv.ParseInt(walFile[:8], 16, 64)
 	if err != nil {
-		return 0, fmt.Errorf("faultgate: timeline of WAL file %q: %w", walFile, err)
+		return 0, fmt.Errorf("faults: timeline of WAL file %q: %w", walFile, err)
 	}
 	return tli, nil
 }

@@ -86,7 +86,7 @@ func newDefs(t *testing.T, f Fixture, name string, c trigger.Cron) defs {
 	return defs{Project: p, Task: tk, Trigger: tg}
 }
 
-// decide is the coordinator's decision for a ticket.
+// decide is the scheduler's decision for a ticket.
 func decide(t *testing.T, tk schedule.Ticket) schedule.Decision {
 	t.Helper()
 	d, err := schedule.DecideTicket(tk, graceMs)

@@ -21,7 +21,7 @@ type Coordinator struct {
 	loop  *loop.Loop
 }
 
-// New validates cfg (after WithDefaults) and builds a stopped coordinator.
+// New validates cfg (after WithDefaults) and builds a stopped scheduler.
 // The store must claim with cfg.Owner and cfg.Lease.
 func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability.Latch) (*Coordinator, error) {
 	cfg = cfg.WithDefaults()
@@ -88,7 +88,7 @@ func (c *Coordinator) Round(ctx context.Context) (schedule.Summary, error) {
 
 func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 	// A replica that lost its database takes no claim from then on: its
-	// owner stops this coordinator and activates a fresh one, and until it
+	// owner stops this scheduler and activates a fresh one, and until it
 	// has, readiness says the replica is not working.
 	if !c.latch.Available() {
 		return false, nil

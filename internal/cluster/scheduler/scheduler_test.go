@@ -322,7 +322,7 @@ func TestStartStopCyclesUnderRace(t *testing.T) {
 			t.Fatalf("cycle %d: second Stop: %v", i, err)
 		}
 		if err := b.coord.Start(context.Background()); err == nil {
-			t.Fatalf("cycle %d: a stopped coordinator restarted", i)
+			t.Fatalf("cycle %d: a stopped scheduler restarted", i)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-// Package localcli wires the single-node profiles (standalone, edge) into
+// Package singlecli wires the single-node profiles (standalone, edge) into
 // the shared `ql` command tree: the SQLite opener the read and apply
 // commands use, and the serve functions. Both the full and the edge binary
 // use it; it imports nothing of the cluster profile.
