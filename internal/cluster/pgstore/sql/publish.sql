@@ -12,8 +12,12 @@ SELECT status, {{now_ms}} FROM qinglong.projects WHERE id = $1
 SELECT id, name, status FROM qinglong.projects WHERE name = $1
 
 -- name: ProjectLock
--- The row lock serialises saves of one project.
-SELECT name, status FROM qinglong.projects WHERE id = $1 FOR UPDATE
+-- The row lock serialises saves of one project. NO KEY UPDATE, not
+-- UPDATE: an admission inserting a Run takes KEY SHARE on its project (the
+-- foreign key) after locking its schedule row, while this publish locks the
+-- project first and then that schedule row; FOR UPDATE would conflict with
+-- KEY SHARE and deadlock the two, NO KEY UPDATE does not.
+SELECT name, status FROM qinglong.projects WHERE id = $1 FOR NO KEY UPDATE
 
 -- name: ProjectInsert
 -- A new project; created and updated at the database clock.

@@ -30,12 +30,16 @@ SELECT r.trigger_id, r.revision, r.content_digest, r.created_at_ms
   JOIN unnest($1::text[], $2::text[]) AS m(trigger_id, mutation_id) ON r.trigger_id = m.trigger_id::uuid AND r.mutation_id = m.mutation_id
 
 -- name: TaskHeadsLock
--- Expected-revision fence: the task heads are locked for the transaction.
-SELECT id, project_id, current_revision FROM qinglong.tasks WHERE id = ANY($1::text[]::uuid[]) FOR UPDATE
+-- Expected-revision fence: the task heads are locked for the transaction
+-- (NO KEY UPDATE, so a foreign-key check's KEY SHARE never waits on it;
+-- see ProjectLock).
+SELECT id, project_id, current_revision FROM qinglong.tasks WHERE id = ANY($1::text[]::uuid[]) FOR NO KEY UPDATE
 
 -- name: TriggerHeadsLock
--- Expected-revision fence: the trigger heads are locked for the transaction.
-SELECT id, project_id, task_id, current_revision FROM qinglong.triggers WHERE id = ANY($1::text[]::uuid[]) FOR UPDATE
+-- Expected-revision fence: the trigger heads are locked for the transaction
+-- (NO KEY UPDATE, so a foreign-key check's KEY SHARE never waits on it;
+-- see ProjectLock).
+SELECT id, project_id, task_id, current_revision FROM qinglong.triggers WHERE id = ANY($1::text[]::uuid[]) FOR NO KEY UPDATE
 
 -- name: TaskHeadsInsert
 -- New task heads at revision 1; the unique (project, name) refuses a name
