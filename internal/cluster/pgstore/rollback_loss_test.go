@@ -2,13 +2,11 @@ package pgstore
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/faults"
-	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
 // TestConnectionLostAtRollbackIsReportedWithTheRace: a commit that
@@ -18,27 +16,7 @@ import (
 // is reported with it, so the replica turns unavailable (docs/architecture.md, "Rounds and the lifecycle").
 func TestConnectionLostAtRollbackIsReportedWithTheRace(t *testing.T) {
 	t.Parallel()
-	s := newStore(t)
-	proxy, err := faults.StartProxy(fmt.Sprintf("127.0.0.1:%d", pgtest.Server(t).Port()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := proxy.Close(); err != nil {
-			t.Errorf("closing the proxy: %v", err)
-		}
-	})
-	proxied, err := proxy.URL(s.url(RoleRuntime))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := s.openRuntimeAt(t, proxied, "replica-a", testLease)
-
-	d, p := s.dueTicket(t, rt)
-	d.project.Status = "archived"
-	if _, err := s.admin.ProjectSave(t.Context(), d.project); err != nil {
-		t.Fatal(err)
-	}
+	s, proxy, rt, d, p := raceThroughProxy(t)
 	before, _ := s.row(t.Context(), d.trigger.TriggerID)
 	cut := proxy.ArmCut("ROLLBACK")
 	res, err := rt.ScheduleCommit(t.Context(), p)
@@ -63,27 +41,7 @@ func TestConnectionLostAtRollbackIsReportedWithTheRace(t *testing.T) {
 // itself out of service instead of waiting for the kernel.
 func TestARollbackThatNeverAnswersIsBoundedAndReportedLost(t *testing.T) {
 	t.Parallel()
-	s := newStore(t)
-	proxy, err := faults.StartProxy(fmt.Sprintf("127.0.0.1:%d", pgtest.Server(t).Port()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := proxy.Close(); err != nil {
-			t.Errorf("closing the proxy: %v", err)
-		}
-	})
-	proxied, err := proxy.URL(s.url(RoleRuntime))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := s.openRuntimeAt(t, proxied, "replica-a", testLease)
-
-	d, p := s.dueTicket(t, rt)
-	d.project.Status = "archived"
-	if _, err := s.admin.ProjectSave(t.Context(), d.project); err != nil {
-		t.Fatal(err)
-	}
+	s, proxy, rt, d, p := raceThroughProxy(t)
 	before, _ := s.row(t.Context(), d.trigger.TriggerID)
 	hold := proxy.ArmHold("ROLLBACK")
 	t.Cleanup(hold.Release)
@@ -105,4 +63,24 @@ func TestARollbackThatNeverAnswersIsBoundedAndReportedLost(t *testing.T) {
 		t.Fatalf("a ROLLBACK that never answered went unreported: %v", err)
 	}
 	s.requireNothingWritten(t, d.trigger.TriggerID, before)
+}
+
+// raceThroughProxy is a runtime store connected through a fault proxy,
+// holding a due ticket whose project was archived after the claim: its
+// commit verifies to raced (project_inactive) and ends with ROLLBACK.
+func raceThroughProxy(t *testing.T) (*store, *faults.Proxy, *Runtime, published, schedule.CommitParams) {
+	t.Helper()
+	s := newStore(t)
+	proxy := sharedProxy(t)
+	proxied, err := proxy.URL(s.url(RoleRuntime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := s.openRuntimeAt(t, proxied, "replica-a", testLease)
+	d, p := s.dueTicket(t, rt)
+	d.project.Status = "archived"
+	if _, err := s.admin.ProjectSave(t.Context(), d.project); err != nil {
+		t.Fatal(err)
+	}
+	return s, proxy, rt, d, p
 }
