@@ -31,6 +31,12 @@ const (
 	// (a lock held elsewhere, a slow statement); the database itself may be
 	// fine, so a retry can succeed.
 	Timeout Code = "timeout"
+	// Unauthenticated means the caller presented no credential, or one
+	// that is unknown, expired or revoked.
+	Unauthenticated Code = "unauthenticated"
+	// PermissionDenied means the credential is valid but may not act on
+	// the object (another worker's session or lease).
+	PermissionDenied Code = "permission_denied"
 	// Internal means a broken invariant (corrupt digest, impossible state).
 	Internal Code = "internal"
 )

@@ -125,6 +125,10 @@ type Command struct {
 	// KillGraceMs is the time between SIGTERM and SIGKILL when the
 	// command is ended; 0 means DefaultKillGrace.
 	KillGraceMs int64
+	// Retry and Placement apply on the cluster profile, where workers run
+	// commands; single-node profiles store them and ignore them.
+	Retry     RetryPolicy
+	Placement Placement
 }
 
 // KillGrace is the effective grace between SIGTERM and SIGKILL.

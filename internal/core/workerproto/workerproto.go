@@ -1,0 +1,244 @@
+// Package workerproto is the wire contract between a worker (`ql worker`)
+// and the worker ingress of a cluster replica: paths, JSON bodies, reply
+// kinds, error codes and limits. Both sides import it, so neither can drift;
+// it holds no behaviour.
+//
+// Every step after a grant names its lease by (attempt id, raw lease token,
+// lease version). The replica stores only the token's SHA-256, so a
+// database reader can never act as the worker. Durations in replies are
+// relative ("…Ms from when the replica answered"): worker and replica
+// clocks are never compared, the worker counts from when it sent the
+// request, which can only make its copy of a lease end early.
+package workerproto
+
+import "time"
+
+// The ingress paths, all POST with a JSON body and a JSON reply.
+const (
+	PathRegister  = "/worker/v1/register"
+	PathHeartbeat = "/worker/v1/heartbeat"
+	PathPull      = "/worker/v1/pull"
+	PathStart     = "/worker/v1/start"
+	PathRenew     = "/worker/v1/renew"
+	PathLog       = "/worker/v1/log"
+	PathComplete  = "/worker/v1/complete"
+)
+
+// Protocol limits shared by both sides.
+const (
+	// HeartbeatEvery is how often a worker heartbeats its session.
+	HeartbeatEvery = 10 * time.Second
+	// SessionLease is how long a session lives without a heartbeat; it
+	// covers at least two heartbeats.
+	SessionLease = 45 * time.Second
+	// MaxPullWait bounds a long-poll.
+	MaxPullWait = 20 * time.Second
+	// MaxLogChunk is the largest log chunk a worker sends in one request.
+	MaxLogChunk = 256 << 10
+	// MaxBody caps every request body except a log chunk's.
+	MaxBody = 64 << 10
+	// MaxLogBody caps a log request (a base64-encoded MaxLogChunk plus the
+	// lease fields).
+	MaxLogBody = MaxLogChunk*4/3 + 4<<10
+	// DefaultLogCap is the default per-attempt log cap; beyond it the
+	// replica stores a truncation marker and drops the rest.
+	DefaultLogCap = 16 << 20
+	// MaxCapacity bounds a worker's concurrency.
+	MaxCapacity = 256
+)
+
+// CredentialPrefix starts every worker credential, so a leaked one is
+// recognisable in a secret scanner's output.
+const CredentialPrefix = "qlw_"
+
+// RegisterRequest opens a session; the worker's identity comes from its
+// bearer credential, never from the body. A new session of the same worker
+// replaces its previous one (generation + 1).
+type RegisterRequest struct {
+	// Labels the worker adds to the ones its credential was created with;
+	// a key that contradicts the credential's is refused.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Capacity is the number of commands the worker runs at once; the
+	// replica caps it at the credential's max concurrency.
+	Capacity int    `json:"capacity"`
+	Version  string `json:"version"`
+}
+
+// RegisterReply describes the session the replica opened.
+type RegisterReply struct {
+	SessionID  string            `json:"sessionId"`
+	Generation int64             `json:"generation"`
+	WorkerName string            `json:"workerName"`
+	Labels     map[string]string `json:"labels"`
+	Capacity   int               `json:"capacity"`
+	// HeartbeatMs and SessionLeaseMs restate HeartbeatEvery/SessionLease
+	// as the replica applies them; RunLeaseMs is the run lease length.
+	HeartbeatMs    int64 `json:"heartbeatMs"`
+	SessionLeaseMs int64 `json:"sessionLeaseMs"`
+	RunLeaseMs     int64 `json:"runLeaseMs"`
+	// LogCapBytes is the per-attempt log cap.
+	LogCapBytes int64 `json:"logCapBytes"`
+}
+
+// Session states a heartbeat or pull reply can carry.
+const (
+	SessionActive   = "active"   // pull as usual
+	SessionDraining = "draining" // no new work: finish what runs, then exit
+	SessionReplaced = "replaced" // a newer session of this worker exists: stop
+)
+
+// HeartbeatRequest keeps a session alive.
+type HeartbeatRequest struct {
+	SessionID string `json:"sessionId"`
+	// Running is how many commands the worker runs now.
+	Running int `json:"running"`
+}
+
+// HeartbeatReply says what the session may do.
+type HeartbeatReply struct {
+	State          string `json:"state"`
+	SessionLeaseMs int64  `json:"sessionLeaseMs"`
+}
+
+// PullRequest asks for at most Max grants. The worker journals OfferID and
+// Token before it sends the request; replaying the same (OfferID, Token)
+// returns the grants made for it the first time, never new ones.
+type PullRequest struct {
+	SessionID string `json:"sessionId"`
+	OfferID   string `json:"offerId"` // a UUID
+	Token     string `json:"token"`   // 32 random bytes, base64url without padding
+	Max       int    `json:"max"`
+	// WaitMs is how long the replica may hold the request open when no
+	// Run is ready (0–MaxPullWait).
+	WaitMs int64 `json:"waitMs"`
+}
+
+// PullReply carries the grants (possibly none) and the session's state.
+type PullReply struct {
+	State  string  `json:"state"`
+	Grants []Grant `json:"grants"`
+}
+
+// Grant is one leased, not yet started Attempt: the lease (its version 1
+// under the pull's token) and the execution revision to run. Secrets are
+// never sent: the command names secret references, which the worker
+// resolves from its own secrets file.
+type Grant struct {
+	AttemptID     string `json:"attemptId"`
+	RunID         string `json:"runId"`
+	AttemptNumber int    `json:"attemptNumber"`
+	Project       string `json:"project"`
+	Task          string `json:"task"`
+	LeaseVersion  int64  `json:"leaseVersion"`
+	LeaseMs       int64  `json:"leaseMs"`
+	// ExecutionID is the execution revision's id (qltd:v1:…); Command is
+	// its stored command (task.EncodeCommand's form), Digest its digest.
+	ExecutionID string `json:"executionId"`
+	Command     []byte `json:"command"`
+	Digest      string `json:"digest"`
+}
+
+// Lease names one grant in every later step.
+type Lease struct {
+	AttemptID    string `json:"attemptId"`
+	Token        string `json:"token"`
+	LeaseVersion int64  `json:"leaseVersion"`
+}
+
+// Lease reply kinds.
+const (
+	ReplyRenewed  = "renewed"  // go on; the lease now has LeaseVersion
+	ReplyStop     = "stop"     // end the command (StopReason says why), then complete
+	ReplyTerminal = "terminal" // the attempt is over here: kill, report nothing more
+)
+
+// Stop reasons.
+const (
+	StopCancelled = "cancelled"
+	StopTimedOut  = "timed_out"
+)
+
+// StartRequest acknowledges a grant just before the worker spawns it.
+type StartRequest struct {
+	Lease
+}
+
+// RenewRequest extends a lease; the worker renews every RunLease/3.
+type RenewRequest struct {
+	Lease
+}
+
+// LeaseReply answers start and renew. On renewed (and on stop, so the
+// worker can still log and complete) LeaseVersion is the version every
+// later step must carry and LeaseMs how long the lease lives from now.
+// DeadlineMs is the time left before the command's timeout, after start.
+type LeaseReply struct {
+	Reply        string `json:"reply"`
+	StopReason   string `json:"stopReason,omitempty"`
+	LeaseVersion int64  `json:"leaseVersion"`
+	LeaseMs      int64  `json:"leaseMs"`
+	DeadlineMs   int64  `json:"deadlineMs"`
+}
+
+// LogRequest appends Data at Offset of the attempt's log. Offset must be
+// the number of bytes the replica holds: a replay of an accepted chunk
+// (same offset, same bytes) is accepted again without storing it twice; any
+// other offset is refused with the held length.
+type LogRequest struct {
+	Lease
+	Offset int64  `json:"offset"`
+	Data   []byte `json:"data"`
+}
+
+// LogReply says how many bytes the replica holds and whether the cap was
+// reached (the worker then stops sending output).
+type LogReply struct {
+	LogBytes  int64 `json:"logBytes"`
+	Truncated bool  `json:"truncated"`
+}
+
+// How a command ended, as the worker saw it.
+const (
+	OutcomeExited      = "exited"       // ExitCode is set
+	OutcomeSignaled    = "signaled"     // killed by a signal it did not get from us
+	OutcomeSpawnFailed = "spawn_failed" // never started; ErrorCode/Message say why
+	OutcomeStopped     = "stopped"      // ended by us after a stop reply or timeout
+)
+
+// CompleteRequest reports the end of an attempt.
+type CompleteRequest struct {
+	Lease
+	Outcome      string `json:"outcome"`
+	ExitCode     *int64 `json:"exitCode,omitempty"`
+	ErrorCode    string `json:"errorCode,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+	LogBytes     int64  `json:"logBytes"`
+}
+
+// CompleteReply is the recorded end: the attempt's terminal state and the
+// Run's state after it (retry_wait when the retry policy made Attempt N+1).
+// A replay of an accepted completion gets the same reply.
+type CompleteReply struct {
+	AttemptState string `json:"attemptState"`
+	RunState     string `json:"runState"`
+}
+
+// Error is the body of every non-2xx reply.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Error codes of the ingress (HTTP status in brackets).
+const (
+	CodeInvalid         = "invalid"          // 400: malformed body or field
+	CodeUnauthenticated = "unauthenticated"  // 401: missing, unknown or revoked credential
+	CodeForbidden       = "forbidden"        // 403: session or attempt of another worker
+	CodeNotFound        = "not_found"        // 404: no such session or attempt
+	CodeFenced          = "fenced"           // 409: stale lease (token, version, expiry) or offset
+	CodeTooLarge        = "too_large"        // 413: body over its cap
+	CodeRateLimited     = "rate_limited"     // 429: too many requests from this worker
+	CodeUnavailable     = "unavailable"      // 503: database unreachable; retry the same request
+	CodeInternal        = "internal"         // 500
+	CodeSessionReplaced = "session_replaced" // 409: a newer session of this worker exists
+)
