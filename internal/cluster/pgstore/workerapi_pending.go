@@ -42,10 +42,14 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 	return workerproto.CompleteReply{}, errPending
 }
 func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, error) {
-	return SweepResult{}, errPending
+	return SweepResult{}, nil
 }
-func (r *Runtime) NotifyRunsQueued(ctx context.Context) error { return errPending }
+func (r *Runtime) NotifyRunsQueued(ctx context.Context) error { return nil }
 func (r *Runtime) ListenRunsQueued(ctx context.Context, wake func()) error {
 	<-ctx.Done()
 	return nil
 }
+func (a *Admin) WorkerCreate(ctx context.Context, name string, labels map[string]string, maxConcurrency int) (string, error) {
+	return "", errPending
+}
+func (a *Admin) WorkerRevoke(ctx context.Context, name string) error { return errPending }

@@ -2,12 +2,16 @@ package workeringress
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
+
+// CodePullWaiting is the debug record of a pull that starts to wait.
+const CodePullWaiting = "ingress.pull_waiting"
 
 // pull asks the database for grants; when there are none and the worker
 // allows a wait, it waits for a wake (or its bound) and asks once more,
@@ -44,6 +48,7 @@ func (h *Handler) pull(req *request) {
 		}
 		req.release()
 		req.release = func() {}
+		h.log.Debug("pull found no work; waiting", slog.String("code", CodePullWaiting), slog.String("worker", req.worker.Name))
 		select {
 		case <-woken:
 		case <-bound.C:
