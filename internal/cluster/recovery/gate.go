@@ -21,9 +21,9 @@ const (
 const MaxSweepPages = 1000
 
 // MaxHeldListed bounds how many held candidates a start logs one by one
-// and keeps in its Report; the rest are counted. Until dispatch recovery
-// exists held Runs accumulate, and a start must not log or hold a line per
-// Run for ever more of them.
+// and keeps in its Report; the rest are counted. Held Runs stay until an
+// operator acts, and a start must not log or hold a line per Run for ever
+// more of them.
 const MaxHeldListed = 100
 
 // progressEvery is how many pages pass between progress records of a long
@@ -93,7 +93,7 @@ func (g Gate) Run(ctx context.Context) (Report, error) {
 			if rep.HeldCount > MaxHeldListed {
 				continue
 			}
-			g.Log.Warn("recovery candidate held: not pristine scheduler output; left untouched until dispatch recovery exists",
+			g.Log.Warn("recovery candidate held: a shape no rule moves on; left untouched for an operator (ql runs show, ql runs cancel)",
 				slog.String("code", CodeCandidateHeld), slog.String("run_id", c.RunID), slog.String("state", string(c.State)),
 				slog.String("reason", c.Reason), slog.Int64("attempt", c.AttemptNumber))
 			rep.Held = append(rep.Held, c)

@@ -17,7 +17,7 @@ const horizon int64 = 1_767_225_600_000
 
 // pagedSource serves runs r000…rNNN in id order; every third is a
 // candidate. It stands in for the adapter to test the gate's own paging;
-// the pristine rule itself is tested against PostgreSQL in internal/cluster/pgstore.
+// the rule of normal shapes itself is tested against PostgreSQL in internal/cluster/pgstore.
 type pagedSource struct {
 	runs   int
 	asked  []PageParams
@@ -41,7 +41,7 @@ func (s *pagedSource) RecoveryPage(_ context.Context, p PageParams) (Page, error
 	for i := start; i < end; i++ {
 		page.Examined++
 		if i%3 == 0 {
-			page.Candidates = append(page.Candidates, Candidate{RunID: fmt.Sprintf("r%06d", i), State: run.Dispatching, Reason: "run_dispatching", AttemptNumber: 1})
+			page.Candidates = append(page.Candidates, Candidate{RunID: fmt.Sprintf("r%06d", i), State: run.Dispatching, Reason: "run_unleased", AttemptNumber: 1})
 		}
 	}
 	if end-start == p.Limit {

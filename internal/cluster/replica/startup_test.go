@@ -126,8 +126,8 @@ func TestStartupHoldsRecoveryCandidatesBeforeTheSchedulerStarts(t *testing.T) {
 	r := startReplica(t, bin, env, "replica-r")
 	r.await(t, CodeReady, 30*time.Second)
 	held := r.logs.withCode(recovery.CodeCandidateHeld)
-	if len(held) != 1 || held[0]["run_id"] != drifted || held[0]["reason"] != "run_dispatching" {
-		t.Fatalf("held %v, want exactly run %s (run_dispatching)", held, drifted)
+	if len(held) != 1 || held[0]["run_id"] != drifted || held[0]["reason"] != "run_unleased" {
+		t.Fatalf("held %v, want exactly run %s (run_unleased)", held, drifted)
 	}
 	codes := r.logs.codes()
 	order := []int{
