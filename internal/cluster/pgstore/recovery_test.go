@@ -51,8 +51,8 @@ type drift struct {
 	reason string
 }
 
-// lease puts the latest Attempt of Run $1 under a lease.
-const lease = `UPDATE qinglong.attempts SET worker_id = 'w1', session_id = gen_random_uuid(), lease_token = gen_random_uuid(),
+// leased puts the latest Attempt of Run $1 under a lease.
+const leased = `UPDATE qinglong.attempts SET worker_id = gen_random_uuid(), session_id = gen_random_uuid(), lease_token_sha256 = repeat('b', 64),
 	lease_version = 1, lease_expires_at_ms = created_at_ms + 600000 WHERE run_id = $1`
 
 var drifts = []drift{
@@ -61,28 +61,28 @@ var drifts = []drift{
 	{"attempt missing", `DELETE FROM qinglong.attempts WHERE run_id = $1`, "attempt_missing"},
 	{"attempt local executor", `UPDATE qinglong.attempts SET executor = 'local_process' WHERE run_id = $1`, "attempt_executor"},
 	{"queued run cancel requested", `UPDATE qinglong.runs SET cancel_requested_at_ms = created_at_ms WHERE id = $1`, "run_cancel_requested"},
-	{"queued run leased", lease, "attempt_leased_while_waiting"},
+	{"queued run leased", leased, "attempt_leased_while_waiting"},
 	{"dispatching without lease", `UPDATE qinglong.runs SET state = 'dispatching' WHERE id = $1`, "run_unleased"},
 	{"running without lease", `UPDATE qinglong.runs SET state = 'running' WHERE id = $1;
 		UPDATE qinglong.attempts SET state = 'running', started_at_ms = created_at_ms WHERE run_id = $1`, "run_unleased"},
 	{"queued with a running attempt", `UPDATE qinglong.attempts SET state = 'running' WHERE run_id = $1`, "attempt_state"},
-	{"running with a claimed attempt", lease + `; UPDATE qinglong.runs SET state = 'running' WHERE id = $1`, "attempt_state"},
+	{"running with a claimed attempt", leased + `; UPDATE qinglong.runs SET state = 'running' WHERE id = $1`, "attempt_state"},
 	{"queued attempt started", `UPDATE qinglong.attempts SET started_at_ms = created_at_ms WHERE run_id = $1`, "attempt_started_at"},
-	{"running attempt finished", lease + `; UPDATE qinglong.runs SET state = 'running' WHERE id = $1;
+	{"running attempt finished", leased + `; UPDATE qinglong.runs SET state = 'running' WHERE id = $1;
 		UPDATE qinglong.attempts SET state = 'running', started_at_ms = created_at_ms, finished_at_ms = created_at_ms WHERE run_id = $1`, "attempt_finished_at"},
 }
 
 // normal are shapes some rule moves on: never candidates.
 var normal = []drift{
-	{"dispatching under a lease", lease + `; UPDATE qinglong.runs SET state = 'dispatching', version = 3 WHERE id = $1`, ""},
-	{"running under a lease", lease + `; UPDATE qinglong.runs SET state = 'running', version = 4 WHERE id = $1;
+	{"dispatching under a lease", leased + `; UPDATE qinglong.runs SET state = 'dispatching', version = 3 WHERE id = $1`, ""},
+	{"running under a lease", leased + `; UPDATE qinglong.runs SET state = 'running', version = 4 WHERE id = $1;
 		UPDATE qinglong.attempts SET state = 'running', started_at_ms = created_at_ms WHERE run_id = $1`, ""},
-	{"running with a cancel intent", lease + `; UPDATE qinglong.runs SET state = 'running', cancel_requested_at_ms = created_at_ms WHERE id = $1;
+	{"running with a cancel intent", leased + `; UPDATE qinglong.runs SET state = 'running', cancel_requested_at_ms = created_at_ms WHERE id = $1;
 		UPDATE qinglong.attempts SET state = 'starting' WHERE run_id = $1`, ""},
 	{"retry waiting for its backoff", `UPDATE qinglong.runs SET state = 'retry_wait', version = 6 WHERE id = $1;
 		UPDATE qinglong.attempts SET state = 'lost', finished_at_ms = created_at_ms WHERE run_id = $1;
-		INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms)
-		SELECT gen_random_uuid(), run_id, 2, executor, 'claimed', created_at_ms, created_at_ms FROM qinglong.attempts WHERE run_id = $1`, ""},
+		INSERT INTO qinglong.attempts (id, run_id, number, executor, state, available_at_ms, created_at_ms, updated_at_ms)
+		SELECT gen_random_uuid(), run_id, 2, executor, 'claimed', created_at_ms + 10000, created_at_ms, created_at_ms FROM qinglong.attempts WHERE run_id = $1`, ""},
 	{"queued again after a release", `UPDATE qinglong.runs SET version = 5, updated_at_ms = updated_at_ms + 1 WHERE id = $1;
 		UPDATE qinglong.attempts SET updated_at_ms = updated_at_ms + 1 WHERE run_id = $1`, ""},
 }
