@@ -185,6 +185,9 @@ func (h *Handler) fail(req *request, err error, secrets ...string) {
 	h.writeError(req.w, req.r, err, append(secrets, req.credential)...)
 }
 
+// errTrailing is a body with more after its JSON object.
+var errTrailing = errors.New("data after the JSON object")
+
 // decode reads the body under its cap into v, refusing unknown fields and
 // trailing data; it answers the failure itself and reports false.
 func (h *Handler) decode(req *request, limit int64, v any) bool {
@@ -194,7 +197,7 @@ func (h *Handler) decode(req *request, limit int64, v any) bool {
 	err := dec.Decode(v)
 	if err == nil {
 		if _, extra := dec.Token(); extra != io.EOF {
-			err = errors.New("data after the JSON object")
+			err = errTrailing
 		}
 	}
 	if err == nil {
@@ -217,6 +220,8 @@ func decodeProblem(err error) string {
 	switch {
 	case errors.Is(err, io.EOF):
 		return "the body is empty"
+	case errors.Is(err, errTrailing):
+		return err.Error()
 	case errors.As(err, &syntax):
 		return "malformed JSON at byte " + strconv.FormatInt(syntax.Offset, 10)
 	case errors.As(err, &typ):
