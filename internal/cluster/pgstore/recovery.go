@@ -13,8 +13,8 @@ var _ recovery.Source = (*Runtime)(nil)
 
 // RecoveryPage examines up to p.Limit unfinished Runs after p.After that
 // were created at or before the database-time horizon, and returns those
-// that are not pristine scheduler output (see sql/recovery_page.sql). It
-// only reads.
+// no rule moves on: neither waiting for a worker or a backoff nor held
+// under a lease (see sql/recovery_page.sql). It only reads.
 func (r *Runtime) RecoveryPage(ctx context.Context, p recovery.PageParams) (recovery.Page, error) {
 	if p.Limit < 1 || p.Limit > recovery.MaxPageSize {
 		return recovery.Page{}, qlerror.New(qlerror.Invalid, "recovery page size %d is outside 1–%d", p.Limit, recovery.MaxPageSize)

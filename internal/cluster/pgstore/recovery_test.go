@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/cluster/recovery"
@@ -42,71 +43,70 @@ func TestRecoveryExcludesPristineSchedulerOutput(t *testing.T) {
 	}
 }
 
-// drift is one departure from the admission shape and the reason the
-// recovery source must name for it.
+// drift is one shape no rule moves on and the reason the recovery source
+// must name for it.
 type drift struct {
 	name   string
 	sql    string // $1 is the run id
 	reason string
 }
 
+// leased puts the latest Attempt of Run $1 under a lease.
+const leased = `UPDATE qinglong.attempts SET worker_id = gen_random_uuid(), session_id = gen_random_uuid(), lease_token_sha256 = repeat('b', 64),
+	lease_version = 1, lease_expires_at_ms = created_at_ms + 600000 WHERE run_id = $1`
+
 var drifts = []drift{
-	{"run dispatching", `UPDATE qinglong.runs SET state = 'dispatching', version = 3, last_event_seq = 3 WHERE id = $1`, "run_dispatching"},
-	{"run running", `UPDATE qinglong.runs SET state = 'running' WHERE id = $1`, "run_state"},
-	{"run lost", `UPDATE qinglong.runs SET state = 'lost' WHERE id = $1`, "run_state"},
-	{"run without trigger", `UPDATE qinglong.runs SET trigger_id = NULL, trigger_revision = NULL WHERE id = $1`, "run_not_scheduled"},
-	{"run cancel requested", `UPDATE qinglong.runs SET cancel_requested_at_ms = created_at_ms WHERE id = $1`, "run_cancel_requested"},
-	{"run queued time missing", `UPDATE qinglong.runs SET queued_at_ms = NULL WHERE id = $1`, "run_queued_at_missing"},
-	{"run finished time", `UPDATE qinglong.runs SET finished_at_ms = created_at_ms WHERE id = $1`, "run_finished_at"},
-	{"run version", `UPDATE qinglong.runs SET version = 3 WHERE id = $1`, "run_version"},
-	{"run last event", `UPDATE qinglong.runs SET last_event_seq = 3 WHERE id = $1`, "run_last_event_seq"},
-	{"run updated", `UPDATE qinglong.runs SET updated_at_ms = updated_at_ms + 1 WHERE id = $1`, "run_updated"},
+	{"run created", `UPDATE qinglong.runs SET state = 'created' WHERE id = $1`, "run_state"},
+	{"run waiting approval", `UPDATE qinglong.runs SET state = 'waiting_approval' WHERE id = $1`, "run_state"},
 	{"attempt missing", `DELETE FROM qinglong.attempts WHERE run_id = $1`, "attempt_missing"},
-	{"newer attempt", `INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms)
-		SELECT gen_random_uuid(), run_id, 2, executor, 'claimed', created_at_ms, created_at_ms FROM qinglong.attempts WHERE run_id = $1`, "attempt_newer"},
-	{"attempt starting", `UPDATE qinglong.attempts SET state = 'starting' WHERE run_id = $1`, "attempt_state"},
 	{"attempt local executor", `UPDATE qinglong.attempts SET executor = 'local_process' WHERE run_id = $1`, "attempt_executor"},
-	{"worker", `UPDATE qinglong.attempts SET worker_id = gen_random_uuid() WHERE run_id = $1`, "attempt_worker_id"},
-	{"session", `UPDATE qinglong.attempts SET session_id = gen_random_uuid() WHERE run_id = $1`, "attempt_session_id"},
-	{"lease token", `UPDATE qinglong.attempts SET lease_token_sha256 = repeat('b', 64), lease_expires_at_ms = created_at_ms + 1 WHERE run_id = $1`, "attempt_lease_token"},
-	{"lease version", `UPDATE qinglong.attempts SET lease_version = 1 WHERE run_id = $1`, "attempt_lease_version"},
-	{"offer", `UPDATE qinglong.attempts SET offer_id = gen_random_uuid() WHERE run_id = $1`, "attempt_offer_id"},
-	{"offered at", `UPDATE qinglong.attempts SET offered_at_ms = created_at_ms WHERE run_id = $1`, "attempt_offered_at"},
-	{"offer acked", `UPDATE qinglong.attempts SET offer_acked_at_ms = created_at_ms WHERE run_id = $1`, "attempt_offer_acked_at"},
-	{"callback token", `UPDATE qinglong.attempts SET callback_token_sha256 = repeat('a', 64) WHERE run_id = $1`, "attempt_callback_token"},
-	{"callback seq", `UPDATE qinglong.attempts SET last_callback_seq = 0 WHERE run_id = $1`, "attempt_last_callback_seq"},
-	{"callback at", `UPDATE qinglong.attempts SET last_callback_at_ms = created_at_ms WHERE run_id = $1`, "attempt_last_callback_at"},
-	{"deadline", `UPDATE qinglong.attempts SET deadline_at_ms = created_at_ms WHERE run_id = $1`, "attempt_deadline_at"},
-	{"backoff", `UPDATE qinglong.attempts SET available_at_ms = created_at_ms WHERE run_id = $1`, "attempt_available_at"},
-	{"started", `UPDATE qinglong.attempts SET started_at_ms = created_at_ms WHERE run_id = $1`, "attempt_started_at"},
-	{"finished", `UPDATE qinglong.attempts SET finished_at_ms = created_at_ms WHERE run_id = $1`, "attempt_finished_at"},
-	{"exit code", `UPDATE qinglong.attempts SET exit_code = 0 WHERE run_id = $1`, "attempt_exit_code"},
-	{"result code", `UPDATE qinglong.attempts SET result_code = 'ok' WHERE run_id = $1`, "attempt_result_code"},
-	{"error code", `UPDATE qinglong.attempts SET error_code = 'spawn_failed' WHERE run_id = $1`, "attempt_error_code"},
-	{"error message", `UPDATE qinglong.attempts SET error_message = 'x' WHERE run_id = $1`, "attempt_error_message"},
-	{"log path", `UPDATE qinglong.attempts SET log_path = '/tmp/x' WHERE run_id = $1`, "attempt_log_path"},
-	{"log bytes", `UPDATE qinglong.attempts SET log_bytes = 1 WHERE run_id = $1`, "attempt_log_bytes"},
-	{"log truncated", `UPDATE qinglong.attempts SET log_truncated = true WHERE run_id = $1`, "attempt_log_truncated"},
-	{"attempt updated", `UPDATE qinglong.attempts SET updated_at_ms = updated_at_ms + 1 WHERE run_id = $1`, "attempt_updated"},
+	{"queued run cancel requested", `UPDATE qinglong.runs SET cancel_requested_at_ms = created_at_ms WHERE id = $1`, "run_cancel_requested"},
+	{"queued run leased", leased, "attempt_leased_while_waiting"},
+	{"dispatching without lease", `UPDATE qinglong.runs SET state = 'dispatching' WHERE id = $1`, "run_unleased"},
+	{"running without lease", `UPDATE qinglong.runs SET state = 'running' WHERE id = $1;
+		UPDATE qinglong.attempts SET state = 'running', started_at_ms = created_at_ms WHERE run_id = $1`, "run_unleased"},
+	{"queued with a running attempt", `UPDATE qinglong.attempts SET state = 'running' WHERE run_id = $1`, "attempt_state"},
+	{"running with a claimed attempt", leased + `; UPDATE qinglong.runs SET state = 'running' WHERE id = $1`, "attempt_state"},
+	{"queued attempt started", `UPDATE qinglong.attempts SET started_at_ms = created_at_ms WHERE run_id = $1`, "attempt_started_at"},
+	{"running attempt finished", leased + `; UPDATE qinglong.runs SET state = 'running' WHERE id = $1;
+		UPDATE qinglong.attempts SET state = 'running', started_at_ms = created_at_ms, finished_at_ms = created_at_ms WHERE run_id = $1`, "attempt_finished_at"},
 }
 
-func TestRecoveryHoldsEveryDriftFromTheAdmissionShape(t *testing.T) {
+// normal are shapes some rule moves on: never candidates.
+var normal = []drift{
+	{"dispatching under a lease", leased + `; UPDATE qinglong.runs SET state = 'dispatching', version = 3 WHERE id = $1`, ""},
+	{"running under a lease", leased + `; UPDATE qinglong.runs SET state = 'running', version = 4 WHERE id = $1;
+		UPDATE qinglong.attempts SET state = 'running', started_at_ms = created_at_ms WHERE run_id = $1`, ""},
+	{"running with a cancel intent", leased + `; UPDATE qinglong.runs SET state = 'running', cancel_requested_at_ms = created_at_ms WHERE id = $1;
+		UPDATE qinglong.attempts SET state = 'starting' WHERE run_id = $1`, ""},
+	{"retry waiting for its backoff", `UPDATE qinglong.runs SET state = 'retry_wait', version = 6 WHERE id = $1;
+		UPDATE qinglong.attempts SET state = 'lost', finished_at_ms = created_at_ms WHERE run_id = $1;
+		INSERT INTO qinglong.attempts (id, run_id, number, executor, state, available_at_ms, created_at_ms, updated_at_ms)
+		SELECT gen_random_uuid(), run_id, 2, executor, 'claimed', created_at_ms + 10000, created_at_ms, created_at_ms FROM qinglong.attempts WHERE run_id = $1`, ""},
+	{"queued again after a release", `UPDATE qinglong.runs SET version = 5, updated_at_ms = updated_at_ms + 1 WHERE id = $1;
+		UPDATE qinglong.attempts SET updated_at_ms = updated_at_ms + 1 WHERE run_id = $1`, ""},
+}
+
+func TestRecoveryHoldsEveryShapeNoRuleMovesOn(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	// One pristine control Run beside one Run per drift, all admitted by
-	// the real scheduler; each drift is applied to its own Run only.
-	_, runs := s.admitRuns(t, "drifts", len(drifts)+1)
+	// One pristine control Run beside one Run per shape, all admitted by
+	// the real scheduler; each shape is given to its own Run only.
+	shapes := append(append([]drift{}, drifts...), normal...)
+	_, runs := s.admitRuns(t, "drifts", len(shapes)+1)
 	control := runs["t000"]
 	byRun := map[string]drift{}
-	for i, d := range drifts {
+	for i, d := range shapes {
 		id := runs[triggerName(i+1)]
-		s.exec(t, d.sql, id)
+		for _, stmt := range strings.Split(d.sql, ";") {
+			s.exec(t, stmt, id)
+		}
 		byRun[id] = d
 	}
-	// A small page, so candidates and pristine Runs share pages.
+	// A small page, so candidates and normal Runs share pages.
 	got, examined := allCandidates(t, s.runtime, 7)
-	if examined != len(drifts)+1 {
-		t.Fatalf("examined %d runs, want %d", examined, len(drifts)+1)
+	if examined != len(shapes)+1 {
+		t.Fatalf("examined %d runs, want %d", examined, len(shapes)+1)
 	}
 	if _, held := got[control]; held {
 		t.Fatal("the untouched control run became a candidate")
@@ -114,10 +114,12 @@ func TestRecoveryHoldsEveryDriftFromTheAdmissionShape(t *testing.T) {
 	for id, d := range byRun {
 		t.Run(d.name, func(t *testing.T) {
 			c, ok := got[id]
-			if !ok {
-				t.Fatalf("drift %q is not a recovery candidate", d.name)
-			}
-			if c.Reason != d.reason {
+			switch {
+			case d.reason == "" && ok:
+				t.Fatalf("normal shape %q held as %q", d.name, c.Reason)
+			case d.reason != "" && !ok:
+				t.Fatalf("shape %q is not a recovery candidate", d.name)
+			case ok && c.Reason != d.reason:
 				t.Fatalf("reason %q, want %q", c.Reason, d.reason)
 			}
 		})
@@ -129,13 +131,13 @@ func triggerName(i int) string { return fmt.Sprintf("t%03d", i) }
 func TestRecoveryNeverExaminesFinishedRuns(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	_, runs := s.admitRuns(t, "finished", 5)
-	for i, state := range []string{"succeeded", "failed", "cancelled", "timed_out"} {
+	_, runs := s.admitRuns(t, "finished", 6)
+	for i, state := range []string{"succeeded", "failed", "cancelled", "timed_out", "lost"} {
 		s.exec(t, `UPDATE qinglong.runs SET state = $2, finished_at_ms = created_at_ms, version = 9 WHERE id = $1`, runs[triggerName(i)], state)
 	}
-	s.exec(t, `UPDATE qinglong.runs SET state = 'running' WHERE id = $1`, runs["t004"])
+	s.exec(t, `UPDATE qinglong.runs SET state = 'dispatching' WHERE id = $1`, runs["t005"])
 	got, examined := allCandidates(t, s.runtime, 2)
-	if examined != 1 || len(got) != 1 || got[runs["t004"]].Reason != "run_state" {
+	if examined != 1 || len(got) != 1 || got[runs["t005"]].Reason != "run_unleased" {
 		t.Fatalf("examined %d, candidates %v; only the unfinished run may be examined", examined, got)
 	}
 }
@@ -145,7 +147,7 @@ func TestRecoveryHorizonIsDatabaseTimeAndBoundsTheScan(t *testing.T) {
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "horizon", 3)
 	for _, id := range runs {
-		s.exec(t, `UPDATE qinglong.runs SET state = 'running' WHERE id = $1`, id)
+		s.exec(t, `UPDATE qinglong.runs SET state = 'dispatching' WHERE id = $1`, id)
 	}
 	before, err := s.runtime.NowMs(t.Context())
 	if err != nil {
@@ -191,14 +193,16 @@ func TestRecoveryPageRejectsOutOfRangePages(t *testing.T) {
 	}
 }
 
-func TestRecoveryGateConvergesAndChangesNothing(t *testing.T) {
+// The scan only reads: what it holds stays exactly as it was.
+func TestRecoveryScanHoldsCandidatesUntouched(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "gate", 6)
 	s.exec(t, `UPDATE qinglong.runs SET state = 'dispatching' WHERE id = $1`, runs["t002"])
-	s.exec(t, `UPDATE qinglong.attempts SET worker_id = gen_random_uuid() WHERE run_id = $1`, runs["t004"])
+	s.exec(t, `UPDATE qinglong.attempts SET executor = 'local_process' WHERE run_id = $1`, runs["t004"])
 	before := s.fingerprintRuns(t)
-	rep, err := recovery.Gate{Source: s.runtime, PageSize: 2, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}.Run(t.Context())
+	settled := func(context.Context) (bool, error) { return false, nil }
+	rep, err := recovery.Gate{Source: s.runtime, Sweep: settled, PageSize: 2, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}.Run(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,11 +210,11 @@ func TestRecoveryGateConvergesAndChangesNothing(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 	held := map[string]string{rep.Held[0].RunID: rep.Held[0].Reason, rep.Held[1].RunID: rep.Held[1].Reason}
-	if held[runs["t002"]] != "run_dispatching" || held[runs["t004"]] != "attempt_worker_id" {
+	if held[runs["t002"]] != "run_unleased" || held[runs["t004"]] != "attempt_executor" {
 		t.Fatalf("held %v", held)
 	}
 	if after := s.fingerprintRuns(t); after != before {
-		t.Fatal("the recovery gate changed runs, attempts or events; candidates must be held untouched")
+		t.Fatal("the recovery scan changed runs, attempts or events; candidates must be held untouched")
 	}
 }
 

@@ -13,12 +13,17 @@ const (
 	CodeMoreHeld      = "recovery.more_held"
 	CodeProgress      = "recovery.progress"
 	CodeConverged     = "recovery.converged"
+	CodeSweepBounded  = "recovery.sweep_bounded"
 )
 
+// MaxSweepPages bounds the startup sweep, so a start never waits on an
+// expiry backlog: past it, the replica's running sweep finishes the work.
+const MaxSweepPages = 1000
+
 // MaxHeldListed bounds how many held candidates a start logs one by one
-// and keeps in its Report; the rest are counted. Until dispatch recovery
-// exists held Runs accumulate, and a start must not log or hold a line per
-// Run for ever more of them.
+// and keeps in its Report; the rest are counted. Held Runs stay until an
+// operator acts, and a start must not log or hold a line per Run for ever
+// more of them.
 const MaxHeldListed = 100
 
 // progressEvery is how many pages pass between progress records of a long
@@ -27,9 +32,11 @@ const progressEvery = 100
 
 // Report is the outcome of a converged gate.
 type Report struct {
-	HorizonMs int64
-	Pages     int
-	Examined  int
+	// SweepPages counts the sweep's pages before the scan.
+	SweepPages int
+	HorizonMs  int64
+	Pages      int
+	Examined   int
 	// HeldCount counts the candidates: reported, not executed, not
 	// deleted. Held lists the first MaxHeldListed of them in Run id order.
 	HeldCount int
@@ -39,6 +46,11 @@ type Report struct {
 // Gate runs startup recovery to convergence.
 type Gate struct {
 	Source Source
+	// Sweep settles one bounded page of expired leases (released, lost,
+	// retried, requeued) and reports whether the page was full, so more
+	// may wait. The gate sweeps to convergence before it scans, so the
+	// scan sees what the rules left.
+	Sweep func(ctx context.Context) (more bool, err error)
 	// PageSize is how many Runs a page examines (1–128).
 	PageSize int
 	Log      *slog.Logger
@@ -52,6 +64,18 @@ func (g Gate) Run(ctx context.Context) (Report, error) {
 		return Report{}, qlerror.New(qlerror.Invalid, "recovery page size %d is outside 1–%d", g.PageSize, MaxPageSize)
 	}
 	var rep Report
+	for more := true; more; {
+		if rep.SweepPages == MaxSweepPages {
+			g.Log.Warn("startup sweep stopped at its page bound; the lease sweep goes on once the replica is up",
+				slog.String("code", CodeSweepBounded), slog.Int("pages", rep.SweepPages))
+			break
+		}
+		var err error
+		if more, err = g.Sweep(ctx); err != nil {
+			return rep, err
+		}
+		rep.SweepPages++
+	}
 	p := PageParams{Limit: g.PageSize}
 	for {
 		page, err := g.Source.RecoveryPage(ctx, p)
@@ -69,7 +93,7 @@ func (g Gate) Run(ctx context.Context) (Report, error) {
 			if rep.HeldCount > MaxHeldListed {
 				continue
 			}
-			g.Log.Warn("recovery candidate held: not pristine scheduler output; left untouched until dispatch recovery exists",
+			g.Log.Warn("recovery candidate held: a shape no rule moves on; left untouched for an operator (ql runs show, ql runs cancel)",
 				slog.String("code", CodeCandidateHeld), slog.String("run_id", c.RunID), slog.String("state", string(c.State)),
 				slog.String("reason", c.Reason), slog.Int64("attempt", c.AttemptNumber))
 			rep.Held = append(rep.Held, c)

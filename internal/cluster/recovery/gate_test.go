@@ -17,7 +17,7 @@ const horizon int64 = 1_767_225_600_000
 
 // pagedSource serves runs r000…rNNN in id order; every third is a
 // candidate. It stands in for the adapter to test the gate's own paging;
-// the pristine rule itself is tested against PostgreSQL in internal/cluster/pgstore.
+// the rule of normal shapes itself is tested against PostgreSQL in internal/cluster/pgstore.
 type pagedSource struct {
 	runs   int
 	asked  []PageParams
@@ -41,7 +41,7 @@ func (s *pagedSource) RecoveryPage(_ context.Context, p PageParams) (Page, error
 	for i := start; i < end; i++ {
 		page.Examined++
 		if i%3 == 0 {
-			page.Candidates = append(page.Candidates, Candidate{RunID: fmt.Sprintf("r%06d", i), State: run.Dispatching, Reason: "run_dispatching", AttemptNumber: 1})
+			page.Candidates = append(page.Candidates, Candidate{RunID: fmt.Sprintf("r%06d", i), State: run.Dispatching, Reason: "run_unleased", AttemptNumber: 1})
 		}
 	}
 	if end-start == p.Limit {
@@ -52,7 +52,64 @@ func (s *pagedSource) RecoveryPage(_ context.Context, p PageParams) (Page, error
 
 func gate(src Source, pageSize int) (Gate, *bytes.Buffer) {
 	var buf bytes.Buffer
-	return Gate{Source: src, PageSize: pageSize, Log: slog.New(slog.NewJSONHandler(&buf, nil))}, &buf
+	return Gate{Source: src, Sweep: settled, PageSize: pageSize, Log: slog.New(slog.NewJSONHandler(&buf, nil))}, &buf
+}
+
+// settled is a sweep that finds nothing expired.
+func settled(context.Context) (bool, error) { return false, nil }
+
+// The gate acts on expired leases before it scans: it sweeps page after
+// page while pages come back full, then scans what the rules left.
+func TestGateSweepsExpiredLeasesToConvergenceBeforeItScans(t *testing.T) {
+	t.Parallel()
+	src := &pagedSource{runs: 10}
+	g, _ := gate(src, MaxPageSize)
+	var sweeps []int // how many scan pages had been asked at each sweep
+	g.Sweep = func(context.Context) (bool, error) {
+		sweeps = append(sweeps, len(src.asked))
+		return len(sweeps) < 3, nil
+	}
+	rep, err := g.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sweeps) != 3 || rep.SweepPages != 3 {
+		t.Fatalf("%d sweep pages (report %d), want 3: two full pages and the one that was not", len(sweeps), rep.SweepPages)
+	}
+	for i, asked := range sweeps {
+		if asked != 0 {
+			t.Fatalf("sweep page %d ran after %d scan pages; the sweep must converge before the scan", i+1, asked)
+		}
+	}
+	if rep.Examined != 10 {
+		t.Fatalf("examined %d after the sweep, want 10", rep.Examined)
+	}
+
+	g.Sweep = func(context.Context) (bool, error) {
+		return false, qlerror.New(qlerror.Unavailable, "sweeping leases: the database is unavailable")
+	}
+	if _, err := g.Run(context.Background()); !qlerror.Is(err, qlerror.Unavailable) {
+		t.Fatalf("a failed sweep gave %v; the gate must fail closed", err)
+	}
+}
+
+// A start never waits on an endless expiry backlog: the startup sweep
+// stops at its page bound and says so; the running sweep goes on.
+func TestGateBoundsItsStartupSweep(t *testing.T) {
+	t.Parallel()
+	g, logs := gate(&pagedSource{runs: 1}, MaxPageSize)
+	calls := 0
+	g.Sweep = func(context.Context) (bool, error) { calls++; return true, nil }
+	rep, err := g.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != MaxSweepPages || rep.SweepPages != MaxSweepPages || rep.Examined != 1 {
+		t.Fatalf("%d sweep pages, report %d, examined %d; want the bound %d, then the scan", calls, rep.SweepPages, rep.Examined, MaxSweepPages)
+	}
+	if !strings.Contains(logs.String(), CodeSweepBounded) {
+		t.Fatalf("no %s record:\n%s", CodeSweepBounded, logs)
+	}
 }
 
 func TestGatePagesToConvergenceUnderOneDatabaseHorizon(t *testing.T) {

@@ -9,14 +9,14 @@ import (
 // MaxPageSize bounds how many Runs one page may examine.
 const MaxPageSize = 128
 
-// Candidate is an unfinished Run that is not pristine scheduler output.
+// Candidate is an unfinished Run in a shape no rule moves on.
 type Candidate struct {
 	RunID     string
 	ProjectID string
 	TriggerID string // "" for a Run no trigger admitted
 	State     run.State
 	// Reason is a stable code naming the first drift found, e.g.
-	// "run_dispatching", "attempt_newer", "attempt_worker_id".
+	// "run_unleased", "attempt_missing", "attempt_executor".
 	Reason string
 	// AttemptNumber is the latest Attempt's number, 0 when there is none.
 	AttemptNumber int64
@@ -39,16 +39,16 @@ type PageParams struct {
 type Page struct {
 	Candidates []Candidate
 	HorizonMs  int64
-	// Examined is how many unfinished Runs the page looked at, pristine
+	// Examined is how many unfinished Runs the page looked at, normal
 	// ones included.
 	Examined int
 	// Next is the id to continue after; "" when the scan is complete.
 	Next string
 }
 
-// Source pages through unfinished Runs and judges each one. The pristine
-// rule lives in the source (the adapter's SQL), where the full Run and
-// Attempt shape is visible.
+// Source pages through unfinished Runs and judges each one. The rule of
+// normal shapes lives in the source (the adapter's SQL), where the full
+// Run and Attempt shape is visible.
 type Source interface {
 	RecoveryPage(ctx context.Context, p PageParams) (Page, error)
 }

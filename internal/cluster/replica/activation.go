@@ -33,6 +33,9 @@ type activation struct {
 	rt    *pgstore.Runtime
 	latch *availability.Latch
 	coord *scheduler.Coordinator
+	loops *workerLoops
+	// use counts the worker requests in the pool, which closes after them.
+	use *useGate
 }
 
 // activationError is a failed activation with the step it failed in.
@@ -48,7 +51,7 @@ func (e *activationError) Unwrap() error { return e.err }
 // releases what it opened and returns an *activationError.
 func (r *replica) activate(ctx context.Context, attempt int) (*activation, error) {
 	r.log.Info("activating: opening a fresh connection pool", slog.String("code", CodeActivating), slog.Int("attempt", attempt))
-	act := &activation{latch: availability.New()}
+	act := &activation{latch: availability.New(), use: newUseGate()}
 	rt, err := pgstore.OpenRuntime(ctx, r.s.DatabaseURL, pgstore.RuntimeConfig{Owner: r.s.Coordinator.Owner, Lease: r.s.Coordinator.Lease, RolePrefix: r.s.RolePrefix})
 	if err != nil {
 		return nil, &activationError{step: "pool", err: err}
@@ -62,25 +65,40 @@ func (r *replica) activate(ctx context.Context, attempt int) (*activation, error
 		return fail("readiness", err)
 	}
 	r.log.Info("database ready", slog.String("code", CodeDatabaseReady))
-	if _, err := (recovery.Gate{Source: rt, PageSize: recovery.MaxPageSize, Log: r.log}).Run(ctx); err != nil {
+	gate := recovery.Gate{Source: rt, Sweep: r.sweepRound(act), PageSize: recovery.MaxPageSize, Log: r.log}
+	if _, err := gate.Run(ctx); err != nil {
 		return fail("recovery", fmt.Errorf("startup recovery did not converge: %w", err))
 	}
 	coord, err := scheduler.New(r.s.Coordinator, rt, r.log, act.latch)
 	if err != nil {
 		return fail("scheduler", err)
 	}
+	coord.OnAdmitted(func(ctx context.Context, _ int) { r.runsQueued(ctx, act) })
+	if act.loops, err = r.startWorkerLoops(ctx, act); err != nil {
+		return fail("worker loops", err)
+	}
 	if err := coord.Start(ctx); err != nil {
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.s.Coordinator.StopTimeout)
+		defer cancel()
+		_ = act.loops.stop(stopCtx)
 		return fail("scheduler", err)
 	}
 	act.coord = coord
 	return act, nil
 }
 
-// deactivate stops the scheduler and closes the pool, within timeout.
+// deactivate stops the scheduler and the worker loops, waits for the
+// worker requests still using the pool, and closes it, within timeout.
 func (act *activation) deactivate(timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	return errors.Join(act.coord.Stop(ctx), closeWithin(ctx, act.rt.Close))
+	return errors.Join(act.coord.Stop(ctx), act.release(ctx))
+}
+
+// release stops the worker loops, waits for the worker requests still
+// using the pool and closes it, under ctx; the scheduler is stopped first.
+func (act *activation) release(ctx context.Context) error {
+	return errors.Join(act.loops.stop(ctx), act.use.close(ctx), closeWithin(ctx, act.rt.Close))
 }
 
 // supervise keeps the replica activated until ctx ends: it activates, opens

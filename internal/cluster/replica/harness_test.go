@@ -115,9 +115,9 @@ func startReplica(t *testing.T, bin string, env *clustertest.Env, owner string, 
 func startReplicaOn(t *testing.T, bin string, env *clustertest.Env, dbURL, owner string, extra ...string) *child {
 	t.Helper()
 	args := append([]string{"serve", "--profile", "cluster", "--replica-id", owner, "--http-addr", "127.0.0.1:0",
-		"--role-prefix", env.Prefix}, extra...)
+		"--worker-addr", "127.0.0.1:0", "--role-prefix", env.Prefix}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "QL_DATABASE_URL="+dbURL, "QL_HTTP_ADDR=")
+	cmd.Env = append(os.Environ(), "QL_DATABASE_URL="+dbURL, "QL_HTTP_ADDR=", "QL_WORKER_ADDR=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

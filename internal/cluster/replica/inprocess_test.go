@@ -21,7 +21,7 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("inproc", 20, "* * * * * *"))
 	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-in",
-		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second}
+		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second}
 	s, err := settingsFrom(&f)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/httpapi"
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/cluster/workeringress"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 )
@@ -42,10 +43,12 @@ func Serve(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
 
 // replica is what a started replica holds, for the ordered stop.
 type replica struct {
-	s    settings
-	log  *slog.Logger
-	http *httpserve.Server
-	adm  *admission
+	s          settings
+	log        *slog.Logger
+	http       *httpserve.Server
+	ingress    *workeringress.Handler
+	workerHTTP *httpserve.Server
+	adm        *admission
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
@@ -56,6 +59,9 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 	stopWatch := context.AfterFunc(ctx, func() { signalled <- time.Now() })
 	defer stopWatch()
 	err := r.listen()
+	if err == nil {
+		err = r.listenWorkers()
+	}
 	if err == nil {
 		err = r.supervise(ctx)
 	}
@@ -98,17 +104,22 @@ func (r *replica) stop(deadline time.Time) error {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	r.adm.close()
+	if r.ingress != nil {
+		r.ingress.Stop()
+	}
 	r.log.Info("admission closed; draining", slog.String("code", CodeAdmissionClosed))
 	var errs []error
 	act := r.adm.current()
 	if act != nil {
 		errs = append(errs, act.coord.Stop(ctx))
 	}
-	if r.http != nil {
-		errs = append(errs, r.http.Shutdown(ctx))
+	for _, srv := range []*httpserve.Server{r.http, r.workerHTTP} {
+		if srv != nil {
+			errs = append(errs, srv.Shutdown(ctx))
+		}
 	}
 	if act != nil {
-		errs = append(errs, closeWithin(ctx, act.rt.Close))
+		errs = append(errs, act.release(ctx))
 	}
 	err := errors.Join(errs...)
 	if err != nil {

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/cluster/scheduler"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
 // settings are a replica's validated settings.
@@ -25,7 +27,28 @@ type settings struct {
 	// the replica behind every backend.
 	DatabaseURL string
 	RolePrefix  string
+	Worker      workerSettings
 }
+
+// workerSettings are the worker ingress's.
+type workerSettings struct {
+	Addr string
+	// TLS is nil on a loopback address without a certificate.
+	TLS      *tls.Config
+	Settings pgstore.WorkerSettings
+}
+
+// Worker ingress defaults and bounds. A run lease is renewed every third
+// of it, so the shortest keeps a renewal a second apart and the longest
+// bounds how late a dead worker's Run is noticed.
+const (
+	DefaultWorkerAddr = "127.0.0.1:8081"
+	DefaultRunLease   = 30 * time.Second
+	MinRunLease       = 3 * time.Second
+	MaxRunLease       = 10 * time.Minute
+	MinLogCap         = 4 << 10
+	MaxLogCap         = 1 << 30
+)
 
 // flagOf names the command-line setting behind each scheduler field.
 var flagOf = map[string]string{
@@ -75,7 +98,61 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err != nil {
 		return settings{}, err
 	}
-	return settings{Coordinator: cfg, HTTPAddr: addr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix}, nil
+	worker, err := workerSettingsFrom(f)
+	if err != nil {
+		return settings{}, err
+	}
+	return settings{Coordinator: cfg, HTTPAddr: addr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker}, nil
+}
+
+// workerSettingsFrom validates the worker ingress's settings and loads its
+// certificate: workers send their credential on every request, so an
+// address other hosts can reach is served over TLS only.
+func workerSettingsFrom(f *cli.ServeFlags) (workerSettings, error) {
+	w := workerSettings{Addr: f.WorkerAddr, Settings: pgstore.WorkerSettings{RunLease: f.RunLease, LogCap: f.LogMaxBytes}}
+	if w.Addr == "" {
+		w.Addr = DefaultWorkerAddr
+	}
+	if w.Settings.RunLease == 0 {
+		w.Settings.RunLease = DefaultRunLease
+	}
+	if w.Settings.LogCap == 0 {
+		w.Settings.LogCap = workerproto.DefaultLogCap
+	}
+	if l := w.Settings.RunLease; l < MinRunLease || l > MaxRunLease || l%time.Millisecond != 0 {
+		return w, cli.Usagef("--run-lease %s is not allowed (allowed: 3s–10m, whole milliseconds)", l)
+	}
+	if c := w.Settings.LogCap; c < MinLogCap || c > MaxLogCap {
+		return w, cli.Usagef("--log-max-bytes %d is not allowed on the cluster (allowed: %d–%d)", c, MinLogCap, MaxLogCap)
+	}
+	host, err := checkAddr("--worker-addr", w.Addr, DefaultWorkerAddr)
+	if err != nil {
+		return w, err
+	}
+	switch {
+	case (f.WorkerTLSCert == "") != (f.WorkerTLSKey == ""):
+		return w, cli.Usagef("--worker-tls-cert and --worker-tls-key go together: give both PEM files, or neither on a loopback --worker-addr")
+	case f.WorkerTLSCert != "":
+		cert, err := tls.LoadX509KeyPair(f.WorkerTLSCert, f.WorkerTLSKey)
+		if err != nil {
+			return w, cli.Usagef("--worker-tls-cert %s / --worker-tls-key %s cannot be loaded as a PEM certificate and its key: %v", f.WorkerTLSCert, f.WorkerTLSKey, errors.Unwrap(err))
+		}
+		w.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	case !isLoopback(host):
+		return w, cli.Usagef("--worker-addr %s is not a loopback address, and workers send their credential on every request: "+
+			"give --worker-tls-cert and --worker-tls-key (PEM files) to serve it over TLS, or bind a loopback address (e.g. %s) behind a TLS-terminating proxy", w.Addr, DefaultWorkerAddr)
+	}
+	return w, nil
+}
+
+// isLoopback reports whether host names only this machine: a loopback IP
+// or "localhost". An empty host binds every interface.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // rejectSingleNodeFlags refuses settings that only single-node profiles
@@ -88,7 +165,6 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 		{"--data-dir", f.DataDir != ""},
 		{"--example", f.Example},
 		{"--concurrency", f.Concurrency != 0},
-		{"--log-max-bytes", f.LogMaxBytes != 0},
 		{"--run-as", f.RunAs != ""},
 	} {
 		if s.set {
@@ -99,7 +175,13 @@ func rejectSingleNodeFlags(f *cli.ServeFlags) error {
 }
 
 func checkListenAddr(addr string) error {
-	_, port, err := net.SplitHostPort(addr)
+	_, err := checkAddr("--http-addr", addr, httpapi.DefaultAddr+" (loopback only) or 0.0.0.0:8080")
+	return err
+}
+
+// checkAddr checks a listen address's shape and returns its host.
+func checkAddr(flag, addr, example string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
 	if err == nil {
 		var n int
 		n, err = strconv.Atoi(port)
@@ -108,9 +190,9 @@ func checkListenAddr(addr string) error {
 		}
 	}
 	if err != nil {
-		return cli.Usagef("--http-addr %q must be host:port, e.g. %s (loopback only) or 0.0.0.0:8080: %v", addr, httpapi.DefaultAddr, err)
+		return "", cli.Usagef("%s %q must be host:port, e.g. %s: %v", flag, addr, example, err)
 	}
-	return nil
+	return host, nil
 }
 
 var hostUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.:-]+`)

@@ -31,6 +31,33 @@ func TestSettingsDefaultsAreTheClusterProfiles(t *testing.T) {
 	}
 }
 
+func TestWorkerIngressSettingsDefaultToLoopbackWithoutTLS(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	s, err := settingsFrom(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Worker
+	if w.Addr != "127.0.0.1:8081" || w.TLS != nil || w.Settings.RunLease != 30*time.Second || w.Settings.LogCap != 16<<20 {
+		t.Fatalf("worker settings %+v", w)
+	}
+}
+
+func TestWorkerIngressOffLoopbackStartsWithTLS(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	f.WorkerAddr = "0.0.0.0:8443"
+	f.WorkerTLSCert, f.WorkerTLSKey = writeCert(t)
+	s, err := settingsFrom(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Worker.TLS == nil || len(s.Worker.TLS.Certificates) != 1 {
+		t.Fatalf("no TLS configuration from the certificate files: %+v", s.Worker)
+	}
+}
+
 func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -60,6 +87,16 @@ func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
 		{"single-node example", func(f *cli.ServeFlags) { f.Example = true }, []string{"--example"}},
 		{"single-node concurrency", func(f *cli.ServeFlags) { f.Concurrency = 4 }, []string{"--concurrency"}},
 		{"single-node run-as", func(f *cli.ServeFlags) { f.RunAs = "nobody" }, []string{"--run-as", "single-node"}},
+		{"worker addr shape", func(f *cli.ServeFlags) { f.WorkerAddr = "8081" }, []string{"--worker-addr", "host:port"}},
+		{"worker addr off loopback without TLS", func(f *cli.ServeFlags) { f.WorkerAddr = "0.0.0.0:8081" },
+			[]string{"--worker-addr 0.0.0.0:8081 is not a loopback address", "--worker-tls-cert", "--worker-tls-key"}},
+		{"worker addr on every interface without TLS", func(f *cli.ServeFlags) { f.WorkerAddr = ":8081" }, []string{"not a loopback address"}},
+		{"worker cert without key", func(f *cli.ServeFlags) { f.WorkerTLSCert = "cert.pem" }, []string{"--worker-tls-cert and --worker-tls-key go together"}},
+		{"worker cert unreadable", func(f *cli.ServeFlags) { f.WorkerTLSCert, f.WorkerTLSKey = "/nonexistent/c.pem", "/nonexistent/k.pem" },
+			[]string{"--worker-tls-cert /nonexistent/c.pem", "cannot be loaded"}},
+		{"run lease too short", func(f *cli.ServeFlags) { f.RunLease = 2 * time.Second }, []string{"--run-lease", "3s–10m"}},
+		{"run lease too long", func(f *cli.ServeFlags) { f.RunLease = 11 * time.Minute }, []string{"--run-lease", "3s–10m"}},
+		{"cluster log cap too small", func(f *cli.ServeFlags) { f.LogMaxBytes = 100 }, []string{"--log-max-bytes", "4096"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

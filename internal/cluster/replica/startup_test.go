@@ -72,9 +72,12 @@ func TestServeRejectsBadSettingsBeforeAnyDatabaseConnection(t *testing.T) {
 		{"config file", nil, []string{"--config", config}, "--lease 2m is not allowed (allowed: 1s–1m)"},
 		{"config file from the environment", []string{"QL_CONFIG=" + config}, nil, "--lease 2m is not allowed (allowed: 1s–1m)"},
 		{"replica id", nil, []string{"--replica-id", "bad id"}, "--replica-id"},
+		{"worker ingress off loopback without TLS", []string{"QL_WORKER_ADDR=0.0.0.0:8081"}, []string{"--worker-addr", "0.0.0.0:0"},
+			"--worker-addr 0.0.0.0:0 is not a loopback address"},
+		{"run lease", nil, []string{"--run-lease", "1s"}, "--run-lease 1s is not allowed (allowed: 3s–10m"},
 	}
 	for _, c := range cases {
-		args := append([]string{"serve", "--profile", "cluster", "--database-url", dbURL, "--http-addr", "127.0.0.1:0"}, c.args...)
+		args := append([]string{"serve", "--profile", "cluster", "--database-url", dbURL, "--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0"}, c.args...)
 		code, out := runQL(t, bin, c.env, args...)
 		if code != 2 || !strings.Contains(out, c.mention) {
 			t.Errorf("%s: exit %d, output %q; want exit 2 mentioning %q", c.name, code, out, c.mention)
@@ -94,7 +97,7 @@ func TestReadinessFailureStopsStartupNamingTheCode(t *testing.T) {
 	// The URL's roles are fine, but readiness checks the privileges of
 	// roles named with another prefix, which do not exist.
 	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleRuntime)}, "serve", "--profile", "cluster",
-		"--role-prefix", "other_", "--http-addr", "127.0.0.1:0", "--replica-id", "r-ready")
+		"--role-prefix", "other_", "--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0", "--replica-id", "r-ready")
 	if code != 1 || !strings.Contains(out, pgstore.CodePrivilegeDrift) || !strings.Contains(out, CodeNotReady) {
 		t.Fatalf("exit %d:\n%s\nwant exit 1 naming %s", code, out, pgstore.CodePrivilegeDrift)
 	}
@@ -123,8 +126,8 @@ func TestStartupHoldsRecoveryCandidatesBeforeTheSchedulerStarts(t *testing.T) {
 	r := startReplica(t, bin, env, "replica-r")
 	r.await(t, CodeReady, 30*time.Second)
 	held := r.logs.withCode(recovery.CodeCandidateHeld)
-	if len(held) != 1 || held[0]["run_id"] != drifted || held[0]["reason"] != "run_dispatching" {
-		t.Fatalf("held %v, want exactly run %s (run_dispatching)", held, drifted)
+	if len(held) != 1 || held[0]["run_id"] != drifted || held[0]["reason"] != "run_unleased" {
+		t.Fatalf("held %v, want exactly run %s (run_unleased)", held, drifted)
 	}
 	codes := r.logs.codes()
 	order := []int{
@@ -159,7 +162,7 @@ func TestTheDatabaseURLsTLSSettingsAreHonoured(t *testing.T) {
 	q.Set("sslmode", "require")
 	u.RawQuery = q.Encode()
 	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + u.String()}, "serve", "--profile", "cluster", "--role-prefix", env.Prefix,
-		"--http-addr", "127.0.0.1:0", "--replica-id", "r-tls")
+		"--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0", "--replica-id", "r-tls")
 	if code != 1 || !strings.Contains(strings.ToLower(out), "tls") {
 		t.Fatalf("exit %d:\n%s\nwant exit 1 because the server refused TLS", code, out)
 	}
@@ -215,7 +218,7 @@ func TestAWrongSchemaStillStopsStartup(t *testing.T) {
 	env := clustertest.New(t)
 	env.Exec(t, `ALTER TABLE qinglong.runs ADD COLUMN added_by_hand int`)
 	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleRuntime)}, "serve", "--profile", "cluster",
-		"--role-prefix", env.Prefix, "--http-addr", "127.0.0.1:0", "--replica-id", "r-schema")
+		"--role-prefix", env.Prefix, "--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0", "--replica-id", "r-schema")
 	if code != 1 || !strings.Contains(out, pgstore.CodeSchemaDrift) || !strings.Contains(out, CodeNotReady) {
 		t.Fatalf("exit %d:\n%s\nwant exit 1 naming %s", code, out, pgstore.CodeSchemaDrift)
 	}

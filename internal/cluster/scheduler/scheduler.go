@@ -19,6 +19,9 @@ type Coordinator struct {
 	diag  schedule.Diagnostics
 	latch *availability.Latch
 	loop  *loop.Loop
+	// admitted is told after a round that admitted Runs, once its
+	// transactions are over (OnAdmitted).
+	admitted func(ctx context.Context, runs int)
 }
 
 // New validates cfg (after WithDefaults) and builds a stopped scheduler.
@@ -41,6 +44,12 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 	c.loop = l
 	return c, nil
 }
+
+// OnAdmitted sets fn to be called after every round that admitted at
+// least one Run, outside every admission transaction: it may tell workers
+// that work is ready without lengthening a transaction that holds a
+// schedule row's lock. Call it before Start.
+func (c *Coordinator) OnAdmitted(fn func(ctx context.Context, runs int)) { c.admitted = fn }
 
 // Start begins rounds; the first starts at once. Idempotent while running.
 func (c *Coordinator) Start(ctx context.Context) error {
@@ -82,6 +91,9 @@ func (c *Coordinator) Round(ctx context.Context) (schedule.Summary, error) {
 	c.diag.Round(ctx, sum)
 	for _, e := range sum.Errors {
 		c.observe(e)
+	}
+	if len(sum.Admitted) > 0 && c.admitted != nil {
+		c.admitted(ctx, len(sum.Admitted))
 	}
 	return sum, nil
 }

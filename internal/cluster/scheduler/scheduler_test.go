@@ -400,3 +400,35 @@ func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
 		}
 	}
 }
+
+// The admitted hook hears of a round's admissions after every one of its
+// commits returned (outside their transactions), and only of rounds that
+// admitted something.
+func TestAdmittedHookRunsAfterTheCommitsOfARoundThatAdmitted(t *testing.T) {
+	t.Parallel()
+	st := &fakeStore{backlog: 3, observed: t0 - 1} // initialize only
+	b := setup(t, Config{PageSize: 8}, st)
+	var heard []int
+	var commitsAtHook []int
+	b.coord.OnAdmitted(func(_ context.Context, runs int) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		heard = append(heard, runs)
+		commitsAtHook = append(commitsAtHook, len(st.commits))
+	})
+	if _, err := b.coord.Round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(heard) != 0 {
+		t.Fatalf("a round that admitted nothing called the hook: %v", heard)
+	}
+	st.mu.Lock()
+	st.backlog, st.observed = 2, t0+5
+	st.mu.Unlock()
+	if _, err := b.coord.Round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(heard) != 1 || heard[0] != 2 || commitsAtHook[0] != 5 {
+		t.Fatalf("hook heard %v with %v commits done; want 2 admitted Runs once, after all 5 commits", heard, commitsAtHook)
+	}
+}

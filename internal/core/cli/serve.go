@@ -31,7 +31,17 @@ type ServeFlags struct {
 	Lease          time.Duration
 	StopTimeout    time.Duration
 	Concurrency    int
-	LogMaxBytes    int64
+	// LogMaxBytes caps one attempt's captured output: the local
+	// executor's, or on the cluster what workers may append.
+	LogMaxBytes int64
+	// WorkerAddr is the cluster's worker ingress listener; WorkerTLSCert
+	// and WorkerTLSKey its certificate and key files.
+	WorkerAddr    string
+	WorkerTLSCert string
+	WorkerTLSKey  string
+	// RunLease is how long a worker's grant of a Run lives without a
+	// renewal, in database time.
+	RunLease time.Duration
 	// RunAs is the single-node profiles' default account of commands,
 	// user[:group].
 	RunAs string
@@ -139,6 +149,10 @@ wins over the file.`,
 		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the four database role names readiness checks (default ql_, as 'ql db roles' creates them)")
 		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: admissions of one round committed at once (1–16; default 4)")
 		fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default 30s)")
+		fs.StringVar(&f.WorkerAddr, "worker-addr", "", "cluster: listen address of the worker ingress (default 127.0.0.1:8081; any other than loopback needs --worker-tls-cert and --worker-tls-key)")
+		fs.StringVar(&f.WorkerTLSCert, "worker-tls-cert", "", "cluster: PEM certificate (chain) file of the worker ingress; serves HTTPS")
+		fs.StringVar(&f.WorkerTLSKey, "worker-tls-key", "", "cluster: PEM private key file of --worker-tls-cert")
+		fs.DurationVar(&f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time (3s–10m; default 30s); workers renew every third of it")
 	}
 	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; "+
 		byProfile(map[string]string{ProfileStandalone: "16", ProfileEdge: "4", ProfileCluster: "16"})+")")
@@ -150,7 +164,8 @@ wins over the file.`,
 		byProfile(map[string]string{ProfileStandalone: "10s", ProfileEdge: "5s", ProfileCluster: "10s"})+")")
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once ("+
 		byProfile(map[string]string{ProfileStandalone: "CPU count", ProfileEdge: "1"})+")")
-	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "single-node: cap of one attempt's captured output (default 1 MiB)")
+	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output, in bytes ("+
+		byProfile(map[string]string{ProfileStandalone: "1 MiB", ProfileEdge: "1 MiB", ProfileCluster: "16 MiB, 4 KiB–1 GiB"})+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	return c

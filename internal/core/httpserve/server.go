@@ -2,6 +2,7 @@ package httpserve
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -36,17 +37,45 @@ const MaxHandlerTime = 10 * time.Second
 // startup, and serves h in the background. Every server of every profile
 // starts here, so all share the connection limits and the response headers.
 func Listen(addr string, h http.Handler) (*Server, error) {
+	return ListenWith(addr, h, Options{})
+}
+
+// Options adapt a server to a listener of its own.
+type Options struct {
+	// Flag names the setting of the address in the error when it cannot
+	// be bound (default --http-addr).
+	Flag string
+	// TLS, when set, serves HTTPS only.
+	TLS *tls.Config
+	// WriteTimeout replaces the default for handlers that may hold a
+	// request open longer than MaxHandlerTime (a long-poll); it must cover
+	// the longest of them.
+	WriteTimeout time.Duration
+}
+
+// ListenWith is Listen with options.
+func ListenWith(addr string, h http.Handler, o Options) (*Server, error) {
+	if o.Flag == "" {
+		o.Flag = "--http-addr"
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = writeTimeout
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s; choose a free address with --http-addr", addr)
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s; choose a free address with %s", addr, o.Flag)
+	}
+	if o.TLS != nil {
+		ln = tls.NewListener(ln, o.TLS)
 	}
 	s := &Server{
 		srv: &http.Server{
 			Handler:           noSniff(h),
 			ReadHeaderTimeout: ReadHeaderTimeout,
 			ReadTimeout:       readTimeout,
-			WriteTimeout:      writeTimeout,
+			WriteTimeout:      o.WriteTimeout,
 			IdleTimeout:       idleTimeout,
+			TLSConfig:         o.TLS,
 		},
 		ln:   ln,
 		done: make(chan error, 1),

@@ -71,6 +71,9 @@ func Serve(p server.Profile) cli.ServeFunc {
 		if f.DatabaseURL != "" || f.ReplicaID != "" || f.RolePrefix != "" || f.Lease != 0 || f.CommitParallel != 0 {
 			return cli.Usagef("--database-url, --replica-id, --role-prefix, --lease and --commit-parallel are cluster settings; the %s profile keeps its database in --data-dir and commits one decision at a time", p)
 		}
+		if f.WorkerAddr != "" || f.WorkerTLSCert != "" || f.WorkerTLSKey != "" || f.RunLease != 0 {
+			return cli.Usagef("--worker-addr, --worker-tls-cert, --worker-tls-key and --run-lease are cluster settings; the %s profile runs commands itself and has no worker ingress", p)
+		}
 		cfg := server.Config{
 			Profile:     p,
 			DataDir:     f.DataDir,

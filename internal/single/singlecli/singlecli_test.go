@@ -121,6 +121,12 @@ func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "--commit-parallel") {
 		t.Fatalf("serve --commit-parallel on standalone: %d %q; want a usage error naming it", code, errOut)
 	}
+	for _, flag := range [][]string{{"--worker-addr", "127.0.0.1:9000"}, {"--worker-tls-cert", "c.pem"}, {"--worker-tls-key", "k.pem"}, {"--run-lease", "10s"}} {
+		code, errOut = run("serve", "--data-dir", t.TempDir(), flag[0], flag[1])
+		if code != 2 || !strings.Contains(errOut, flag[0]) || !strings.Contains(errOut, "cluster settings") {
+			t.Fatalf("serve %s on standalone: %d %q; want a usage error naming it", flag[0], code, errOut)
+		}
+	}
 	code, _, errOut = ql(t, "serve", "--profile", "edge", "--data-dir", t.TempDir(), "--lease", "10s")
 	if code != 2 || !strings.Contains(errOut, "unknown flag: --lease") {
 		t.Fatalf("serve --lease in the edge build: %d %q; want a usage error", code, errOut)

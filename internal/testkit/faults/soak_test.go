@@ -174,6 +174,7 @@ func (s *soak) start(sl *slot) {
 		"--replica-id", sl.id,
 		"--role-prefix", s.g.prefix,
 		"--http-addr", sl.addr,
+		"--worker-addr", "127.0.0.1:0",
 		"--lease", soakLease.String(),
 		"--cadence", soakCadence.String(),
 	}

@@ -1,19 +1,22 @@
 -- name: RecoveryPage
--- Startup recovery page (docs/architecture.md, "Rounds and the lifecycle"). Read-only; runs as the runtime role.
+-- Startup recovery page (docs/architecture.md, "Worker ingress"). Read-only; runs as the runtime role,
+-- after the lease sweep has settled every expired lease.
 -- Invariants:
 --   * the horizon is database time: the first page samples clock_timestamp()
 --     once (MATERIALIZED CTE) and later pages pass it back ($1), so the scan
 --     is bounded by Runs created at or before one database instant and
 --     converges even while other replicas keep admitting;
 --   * a page examines at most $3 unfinished Runs, in id order after $2,
---     through runs_unfinished_idx, however many of them are pristine;
---   * pristine scheduler output is excluded exactly: a queued, uncancelled,
---     scheduled Run in its admission shape (queued time set, version 2,
---     events 1–2, never updated) whose latest Attempt is number 1, claimed,
---     remote_worker, with every worker/session/lease/offer/callback/
---     deadline/backoff/start/result/error/log field at its initial value and never updated. Any
---     other shape is a candidate; reason names the first drift, in the
---     order below.
+--     through runs_unfinished_idx, however many of them are normal; a lost
+--     Run is finished;
+--   * a Run is normal when some rule moves it on: queued or retry_wait with
+--     its latest Attempt claimed, unleased and never started (a worker or
+--     the backoff takes it); dispatching with its latest Attempt claimed
+--     under a lease, or running with it starting or running under a lease
+--     (the worker, or the sweep once the lease expires, ends it). A cancel
+--     intent is normal only while running. Any other shape is a candidate,
+--     held for an operator; reason names the first drift, in the order
+--     below.
 -- The first row always carries the horizon, the examined count and the
 -- last examined id, even when no candidate exists (LEFT JOIN on a one-row
 -- relation); candidate columns are NULL then.
@@ -24,7 +27,7 @@ WITH horizon AS MATERIALIZED (
 examined AS MATERIALIZED (
     SELECT r.*
       FROM qinglong.runs r
-     WHERE r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+     WHERE r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
        AND ($2::uuid IS NULL OR r.id > $2::uuid)
        AND r.created_at_ms <= (SELECT ms FROM horizon)
      ORDER BY r.id
@@ -33,42 +36,23 @@ examined AS MATERIALIZED (
 judged AS (
     SELECT r.id, r.project_id, r.trigger_id, r.state, r.updated_at_ms, a.number,
            CASE
-               WHEN r.state = 'dispatching'               THEN 'run_dispatching'
-               WHEN r.state <> 'queued'                   THEN 'run_state'
-               WHEN r.trigger_id IS NULL                  THEN 'run_not_scheduled'
-               WHEN r.cancel_requested_at_ms IS NOT NULL  THEN 'run_cancel_requested'
-               WHEN r.queued_at_ms IS NULL                THEN 'run_queued_at_missing'
-               WHEN r.finished_at_ms IS NOT NULL          THEN 'run_finished_at'
-               WHEN r.version <> 2                        THEN 'run_version'
-               WHEN r.last_event_seq <> 2                 THEN 'run_last_event_seq'
-               WHEN r.updated_at_ms <> r.created_at_ms    THEN 'run_updated'
+               WHEN r.state NOT IN ('queued', 'retry_wait', 'dispatching', 'running')
+                                                          THEN 'run_state'
                WHEN a.id IS NULL                          THEN 'attempt_missing'
-               WHEN a.number <> 1                         THEN 'attempt_newer'
-               WHEN a.state <> 'claimed'                  THEN 'attempt_state'
                WHEN a.executor <> 'remote_worker'         THEN 'attempt_executor'
-               WHEN a.worker_id IS NOT NULL               THEN 'attempt_worker_id'
-               WHEN a.session_id IS NOT NULL              THEN 'attempt_session_id'
-               WHEN a.lease_token_sha256 IS NOT NULL      THEN 'attempt_lease_token'
-               WHEN a.lease_version IS NOT NULL           THEN 'attempt_lease_version'
-               WHEN a.lease_expires_at_ms IS NOT NULL     THEN 'attempt_lease_expires_at'
-               WHEN a.offer_id IS NOT NULL                THEN 'attempt_offer_id'
-               WHEN a.offered_at_ms IS NOT NULL           THEN 'attempt_offered_at'
-               WHEN a.offer_acked_at_ms IS NOT NULL       THEN 'attempt_offer_acked_at'
-               WHEN a.callback_token_sha256 IS NOT NULL   THEN 'attempt_callback_token'
-               WHEN a.last_callback_seq IS NOT NULL       THEN 'attempt_last_callback_seq'
-               WHEN a.last_callback_at_ms IS NOT NULL     THEN 'attempt_last_callback_at'
-               WHEN a.deadline_at_ms IS NOT NULL          THEN 'attempt_deadline_at'
-               WHEN a.available_at_ms IS NOT NULL         THEN 'attempt_available_at'
-               WHEN a.started_at_ms IS NOT NULL           THEN 'attempt_started_at'
+               WHEN r.cancel_requested_at_ms IS NOT NULL AND r.state <> 'running'
+                                                          THEN 'run_cancel_requested'
+               WHEN r.state IN ('queued', 'retry_wait') AND a.lease_expires_at_ms IS NOT NULL
+                                                          THEN 'attempt_leased_while_waiting'
+               WHEN r.state IN ('dispatching', 'running') AND a.lease_expires_at_ms IS NULL
+                                                          THEN 'run_unleased'
+               WHEN r.state IN ('queued', 'retry_wait', 'dispatching') AND a.state <> 'claimed'
+                                                          THEN 'attempt_state'
+               WHEN r.state = 'running' AND a.state NOT IN ('starting', 'running')
+                                                          THEN 'attempt_state'
+               WHEN r.state <> 'running' AND a.started_at_ms IS NOT NULL
+                                                          THEN 'attempt_started_at'
                WHEN a.finished_at_ms IS NOT NULL          THEN 'attempt_finished_at'
-               WHEN a.exit_code IS NOT NULL               THEN 'attempt_exit_code'
-               WHEN a.result_code IS NOT NULL             THEN 'attempt_result_code'
-               WHEN a.error_code IS NOT NULL              THEN 'attempt_error_code'
-               WHEN a.error_message IS NOT NULL           THEN 'attempt_error_message'
-               WHEN a.log_path IS NOT NULL                THEN 'attempt_log_path'
-               WHEN a.log_bytes <> 0                      THEN 'attempt_log_bytes'
-               WHEN a.log_truncated                       THEN 'attempt_log_truncated'
-               WHEN a.updated_at_ms <> a.created_at_ms    THEN 'attempt_updated'
            END AS reason
       FROM examined r
       LEFT JOIN LATERAL (

@@ -1,0 +1,177 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/cluster/workeringress"
+	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/loop"
+)
+
+// Diagnostic codes of the worker side of a replica.
+const (
+	CodeWorkerListening = "serve.worker_ingress_listening"
+	CodeSwept           = "serve.leases_swept"
+	CodeNotifyFailed    = "serve.notify_failed"
+)
+
+// sweepPage bounds one SweepLeases call, per kind of expiry: one short
+// transaction each, however much has expired.
+const sweepPage = 128
+
+// Bounds of the sweep's cadence, a quarter of the run lease: an expired
+// lease is acted on within a quarter lease of its expiry; never hotter
+// than 4 per second for short leases, never later than 5 s for long ones,
+// as retry backoffs and session expiry ride the same sweep.
+const (
+	minSweepEvery = 250 * time.Millisecond
+	maxSweepEvery = 5 * time.Second
+)
+
+// sweepEvery is the sweep's cadence for a run lease.
+func sweepEvery(runLease time.Duration) time.Duration {
+	return min(max(runLease/4, minSweepEvery), maxSweepEvery)
+}
+
+// sweepFull reports whether a sweep page was full of some kind, so that
+// more of it may be waiting.
+func sweepFull(r pgstore.SweepResult, limit int) bool {
+	return max(r.Released, r.Lost, r.Retried, r.RunsLost, r.Requeued, r.SessionsExpired) >= limit
+}
+
+// listenWorkers binds the worker ingress's listener, before any database
+// work: until the first activation completes it answers 503.
+func (r *replica) listenWorkers() error {
+	r.ingress = workeringress.New(workeringress.Config{
+		Acquire:  r.acquireStore,
+		Settings: r.s.Worker.Settings,
+		Log:      r.log,
+		Observe:  r.observe,
+	})
+	var err error
+	r.workerHTTP, err = httpserve.ListenWith(r.s.Worker.Addr, r.ingress, httpserve.Options{
+		Flag: "--worker-addr", TLS: r.s.Worker.TLS, WriteTimeout: workeringress.WriteTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	r.log.Info("worker ingress listening; answering 503 until startup completes", slog.String("code", CodeWorkerListening),
+		slog.String("addr", r.workerHTTP.Addr()), slog.Bool("tls", r.s.Worker.TLS != nil))
+	return nil
+}
+
+// acquireStore is the ingress's way to the live activation's store.
+func (r *replica) acquireStore() (workeringress.Store, func(), bool) {
+	if ok, _ := r.adm.ready(); !ok {
+		return nil, nil, false
+	}
+	act := r.adm.current()
+	if act == nil || !act.use.acquire() {
+		return nil, nil, false
+	}
+	return act.rt, act.use.release, true
+}
+
+// runsQueued tells every waiting pull that Runs may be ready: the local
+// ones at once, the other replicas' through a notification. It runs after
+// the transactions that queued them, never inside one.
+func (r *replica) runsQueued(ctx context.Context, act *activation) {
+	r.ingress.Wake()
+	if err := act.rt.NotifyRunsQueued(ctx); err != nil && ctx.Err() == nil {
+		r.observeOn(act, err)
+		r.log.Warn("could not notify the other replicas that Runs are queued; their workers find them at their next pull",
+			slog.String("code", CodeNotifyFailed), slog.String("error", errorText(err)))
+	}
+}
+
+// workerLoops are an activation's background work for workers: the lease
+// sweep and the runs-queued listener. Both use the activation's pool and
+// are stopped before it closes.
+type workerLoops struct {
+	sweep      *loop.Loop
+	cancel     context.CancelFunc
+	listenDone chan struct{}
+}
+
+// startWorkerLoops starts the sweep (first round at once) and the
+// listener of act.
+func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*workerLoops, error) {
+	sweep, err := loop.New(loop.Config{
+		Name:        "lease sweep",
+		Cadence:     sweepEvery(r.s.Worker.Settings.RunLease),
+		StopTimeout: r.s.Coordinator.StopTimeout,
+	}, r.sweepRound(act))
+	if err != nil {
+		return nil, err
+	}
+	if err := sweep.Start(ctx); err != nil {
+		return nil, err
+	}
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w := &workerLoops{sweep: sweep, cancel: cancel, listenDone: make(chan struct{})}
+	go func() {
+		defer close(w.listenDone)
+		workeringress.Listen(lctx, act.rt.ListenRunsQueued, r.ingress.Wake, r.log)
+	}()
+	return w, nil
+}
+
+// stop ends both loops within ctx.
+func (w *workerLoops) stop(ctx context.Context) error {
+	w.cancel()
+	err := w.sweep.Stop(ctx)
+	select {
+	case <-w.listenDone:
+	case <-ctx.Done():
+		err = errors.Join(err, errors.New("runs-queued listener: still running at the stop timeout"))
+	}
+	return err
+}
+
+// sweepRound is one page of the lease sweep; a full page runs the next at
+// once. Sweep errors go to the log and the latch, never stop the loop.
+func (r *replica) sweepRound(act *activation) loop.Round {
+	return func(ctx context.Context) (bool, error) {
+		if !act.latch.Available() {
+			return false, nil
+		}
+		res, err := act.rt.SweepLeases(ctx, sweepPage)
+		if err != nil {
+			r.observeOn(act, err)
+			r.log.Warn("lease sweep failed; retrying at its next round", slog.String("code", CodeSwept), slog.String("error", errorText(err)))
+			return false, err
+		}
+		if res != (pgstore.SweepResult{}) {
+			r.log.Info("expired leases swept", slog.String("code", CodeSwept), slog.Int("released", res.Released), slog.Int("lost", res.Lost),
+				slog.Int("retried", res.Retried), slog.Int("runs_lost", res.RunsLost), slog.Int("requeued", res.Requeued),
+				slog.Int("sessions_expired", res.SessionsExpired))
+		}
+		if res.Released+res.Requeued > 0 {
+			r.runsQueued(ctx, act)
+		}
+		return sweepFull(res, sweepPage), nil
+	}
+}
+
+// observeOn trips act's latch when err says its database is gone.
+func (r *replica) observeOn(act *activation, err error) {
+	if act.latch.Observe(err) {
+		r.log.Error("database connection lost; this replica stops scheduling until a fresh activation succeeds", slog.String("code", CodeUnavailable))
+	}
+}
+
+// errorText is err for the log: the adapter's own sentence, never the
+// driver's text.
+func errorText(err error) string {
+	var qe *qlerror.Error
+	if errors.As(err, &qe) {
+		return string(qe.Code) + ": " + qe.Msg
+	}
+	return string(qlerror.CodeOf(err))
+}

@@ -1,0 +1,25 @@
+// Package workeringress is the worker ingress of a cluster replica: the
+// HTTP handler of every workerproto path, served on a listener of its own.
+// It keeps no dispatch state: every step is one call of the database's
+// worker API, so any replica can answer any worker and a retried request
+// may land on another replica.
+//
+//	request ─► route (POST, known path) ─► bearer credential present
+//	  ─► live store? (503 unavailable while the replica is not ready)
+//	  ─► authenticate (401) ─► per-worker token bucket (429)
+//	  ─► body under its cap (413), strict JSON (400)
+//	  ─► one worker-API call ─► JSON reply, or workerproto.Error
+//
+// Guarantees:
+//   - the worker's identity comes only from its credential; a credential
+//     is cached (by its SHA-256, never in the clear) for at most
+//     AuthCacheTTL, so a revocation is effective within that bound;
+//   - replies never carry the credential or a lease token, whatever a
+//     store message says;
+//   - a pull that found nothing waits at most min(waitMs, MaxPullWait) and
+//     never beyond its request, holding neither a database connection nor
+//     the activation while it waits: Wake (an admission here, a
+//     notification from another replica, a sweep that released work) sends
+//     it back to the database once more;
+//   - Stop ends every waiting pull at once, for a bounded drain.
+package workeringress

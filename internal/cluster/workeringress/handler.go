@@ -1,0 +1,293 @@
+package workeringress
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// DefaultStepTimeout bounds one worker-API call; a long-poll waits on top
+// of it, so the ingress server's write timeout is WriteTimeout.
+const DefaultStepTimeout = httpserve.MaxHandlerTime
+
+// WriteTimeout is the write timeout the ingress server needs: the longest
+// long-poll plus the database steps around it.
+const WriteTimeout = workerproto.MaxPullWait + 2*DefaultStepTimeout + 5*time.Second
+
+// maxCredential bounds the Authorization header's credential: far above
+// any credential the database hands out, far below a header that costs.
+const maxCredential = 512
+
+// Config wires the handler.
+type Config struct {
+	// Acquire hands out the live activation's store.
+	Acquire Acquire
+	// Settings are passed to every worker-API call that takes them.
+	Settings pgstore.WorkerSettings
+	Log      *slog.Logger
+	// Observe sees every store error, so a lost connection a worker
+	// request finds trips the replica's availability latch.
+	Observe func(error)
+	// Rate and Burst are the per-worker token bucket (defaults
+	// DefaultRate, DefaultBurst).
+	Rate  float64
+	Burst int
+}
+
+// Handler serves the worker ingress.
+type Handler struct {
+	acquire  Acquire
+	settings pgstore.WorkerSettings
+	log      *slog.Logger
+	observe  func(error)
+	limits   *limiter
+	auth     *authCache
+	wakeup   *broadcast
+	routes   map[string]func(*request)
+
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+// New returns the ingress handler.
+func New(cfg Config) *Handler {
+	if cfg.Rate <= 0 {
+		cfg.Rate = DefaultRate
+	}
+	if cfg.Burst <= 0 {
+		cfg.Burst = DefaultBurst
+	}
+	if cfg.Observe == nil {
+		cfg.Observe = func(error) {}
+	}
+	h := &Handler{
+		acquire: cfg.Acquire, settings: cfg.Settings, log: cfg.Log, observe: cfg.Observe,
+		limits: newLimiter(cfg.Rate, cfg.Burst), auth: newAuthCache(), wakeup: newBroadcast(),
+		stopped: make(chan struct{}),
+	}
+	h.routes = map[string]func(*request){
+		workerproto.PathRegister:  h.register,
+		workerproto.PathHeartbeat: h.heartbeat,
+		workerproto.PathPull:      h.pull,
+		workerproto.PathStart:     h.start,
+		workerproto.PathRenew:     h.renew,
+		workerproto.PathLog:       h.appendLog,
+		workerproto.PathComplete:  h.complete,
+	}
+	return h
+}
+
+// Wake sends every waiting pull back to the database: work may be ready
+// (an admission, a notification from another replica, a released lease).
+func (h *Handler) Wake() { h.wakeup.wake() }
+
+// Stop ends every waiting pull now, answering what it has, so the server's
+// shutdown is not held by long-polls. Idempotent.
+func (h *Handler) Stop() { h.stopOnce.Do(func() { close(h.stopped) }) }
+
+// request is one authenticated request on its way through.
+type request struct {
+	w          http.ResponseWriter
+	r          *http.Request
+	st         Store
+	release    func()
+	worker     pgstore.WorkerIdentity
+	credential string
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	route, ok := h.routes[r.URL.Path]
+	if !ok {
+		h.writeError(w, r, qlerror.New(qlerror.NotFound, "no worker ingress path %s; the paths are under /worker/v1/", r.URL.Path))
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.writeError(w, r, qlerror.New(codeMethodNotAllowed, "%s takes POST, not %s", r.URL.Path, r.Method))
+		return
+	}
+	credential, ok := bearer(r)
+	if !ok {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		h.writeError(w, r, qlerror.New(qlerror.Unauthenticated, "send the worker credential as Authorization: Bearer %s…", workerproto.CredentialPrefix))
+		return
+	}
+	st, release, ok := h.acquire()
+	if !ok {
+		h.writeError(w, r, qlerror.New(qlerror.Unavailable, "this replica is not ready (starting, re-activating its database or draining); retry the same request, here or at another replica"))
+		return
+	}
+	req := &request{w: w, r: r, st: st, release: release, credential: credential}
+	defer func() { req.release() }()
+	worker, err := h.authenticate(r.Context(), st, credential)
+	if err != nil {
+		if qlerror.Is(err, qlerror.Unauthenticated) {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+		}
+		h.fail(req, err)
+		return
+	}
+	req.worker = worker
+	if ok, wait := h.limits.allow(worker.ID, time.Now()); !ok {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64(wait/time.Second)+1, 10))
+		h.writeError(w, r, qlerror.New(codeRateLimited, "worker %s sends more than %g requests per second; slow down and retry after the Retry-After header's seconds", worker.Name, h.limits.rate))
+		return
+	}
+	route(req)
+}
+
+// bearer is the request's credential, if it carries one of the right shape.
+func bearer(r *http.Request) (string, bool) {
+	v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	v = strings.TrimSpace(v)
+	if !ok || len(v) > maxCredential || !strings.HasPrefix(v, workerproto.CredentialPrefix) {
+		return "", false
+	}
+	return v, true
+}
+
+// authenticate asks the database who the credential belongs to, unless it
+// did so less than AuthCacheTTL ago. The time is taken before the query,
+// so the cached answer is never older than the bound.
+func (h *Handler) authenticate(ctx context.Context, st Store, credential string) (pgstore.WorkerIdentity, error) {
+	key := sha256.Sum256([]byte(credential))
+	now := time.Now()
+	if id, ok := h.auth.get(key, now); ok {
+		return id, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, DefaultStepTimeout)
+	defer cancel()
+	id, err := st.AuthenticateWorker(ctx, credential)
+	if err != nil {
+		return pgstore.WorkerIdentity{}, err
+	}
+	h.auth.put(key, id, now)
+	return id, nil
+}
+
+// fail answers a store error, letting the replica see it first.
+func (h *Handler) fail(req *request, err error, secrets ...string) {
+	h.observe(err)
+	h.writeError(req.w, req.r, err, append(secrets, req.credential)...)
+}
+
+// errTrailing is a body with more after its JSON object.
+var errTrailing = errors.New("data after the JSON object")
+
+// decode reads the body under its cap into v, refusing unknown fields and
+// trailing data; it answers the failure itself and reports false.
+func (h *Handler) decode(req *request, limit int64, v any) bool {
+	body := http.MaxBytesReader(req.w, req.r.Body, limit)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			err = errTrailing
+		}
+	}
+	if err == nil {
+		return true
+	}
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		h.writeError(req.w, req.r, qlerror.New(codeTooLarge, "the body of %s is over its cap of %d bytes", req.r.URL.Path, limit), req.credential)
+		return false
+	}
+	h.writeError(req.w, req.r, qlerror.New(qlerror.Invalid, "the body of %s is not the JSON it takes: %s", req.r.URL.Path, decodeProblem(err)), req.credential)
+	return false
+}
+
+// decodeProblem says what was wrong with a body without quoting its
+// values (a token or log text could be among them).
+func decodeProblem(err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "the body is empty"
+	case errors.Is(err, errTrailing):
+		return err.Error()
+	case errors.As(err, &syntax):
+		return "malformed JSON at byte " + strconv.FormatInt(syntax.Offset, 10)
+	case errors.As(err, &typ):
+		return "field " + typ.Field + " must be a " + typ.Type.String()
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	}
+	return "malformed JSON"
+}
+
+// step runs one worker-API call under the step timeout.
+func step[Req, Reply any](h *Handler, req *request, limit int64, call func(context.Context, Req) (Reply, error), secrets func(Req) []string) {
+	var in Req
+	if !h.decode(req, limit, &in) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(req.r.Context(), DefaultStepTimeout)
+	defer cancel()
+	out, err := call(ctx, in)
+	if err != nil {
+		h.fail(req, err, secrets(in)...)
+		return
+	}
+	writeJSON(req.w, http.StatusOK, out)
+}
+
+func noSecrets[T any](T) []string { return nil }
+
+func (h *Handler) register(req *request) {
+	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.RegisterRequest) (workerproto.RegisterReply, error) {
+		return req.st.RegisterWorker(ctx, req.worker, in, h.settings)
+	}, noSecrets)
+}
+
+func (h *Handler) heartbeat(req *request) {
+	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.HeartbeatRequest) (workerproto.HeartbeatReply, error) {
+		return req.st.HeartbeatWorker(ctx, req.worker, in)
+	}, noSecrets)
+}
+
+func (h *Handler) start(req *request) {
+	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.StartRequest) (workerproto.LeaseReply, error) {
+		return req.st.StartAttempt(ctx, req.worker, in, h.settings)
+	}, func(in workerproto.StartRequest) []string { return []string{in.Token} })
+}
+
+func (h *Handler) renew(req *request) {
+	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.RenewRequest) (workerproto.LeaseReply, error) {
+		return req.st.RenewAttempt(ctx, req.worker, in, h.settings)
+	}, func(in workerproto.RenewRequest) []string { return []string{in.Token} })
+}
+
+func (h *Handler) appendLog(req *request) {
+	step(h, req, workerproto.MaxLogBody, func(ctx context.Context, in workerproto.LogRequest) (workerproto.LogReply, error) {
+		return req.st.AppendAttemptLog(ctx, req.worker, in, h.settings)
+	}, func(in workerproto.LogRequest) []string { return []string{in.Token} })
+}
+
+func (h *Handler) complete(req *request) {
+	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.CompleteRequest) (workerproto.CompleteReply, error) {
+		return req.st.CompleteAttempt(ctx, req.worker, in)
+	}, func(in workerproto.CompleteRequest) []string { return []string{in.Token} })
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,70 @@
+package workeringress
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// CodePullWaiting is the debug record of a pull that starts to wait.
+const CodePullWaiting = "ingress.pull_waiting"
+
+// pull asks the database for grants; when there are none and the worker
+// allows a wait, it waits for a wake (or its bound) and asks once more,
+// as often as it is woken. While it waits it holds no database
+// connection and no claim on the activation: the store is released and
+// acquired afresh, so a re-activated replica answers through its new pool
+// and a draining one answers what it has.
+func (h *Handler) pull(req *request) {
+	var in workerproto.PullRequest
+	if !h.decode(req, workerproto.MaxBody, &in) {
+		return
+	}
+	if in.WaitMs < 0 {
+		h.writeError(req.w, req.r, qlerror.New(qlerror.Invalid, "waitMs %d is negative; send 0–%d", in.WaitMs, workerproto.MaxPullWait.Milliseconds()), req.credential, in.Token)
+		return
+	}
+	wait := min(time.Duration(in.WaitMs)*time.Millisecond, workerproto.MaxPullWait)
+	bound := time.NewTimer(wait)
+	defer bound.Stop()
+	for {
+		// Taken before the query: a wake between the query and the wait
+		// sends this pull back at once.
+		woken := h.wakeup.c()
+		ctx, cancel := context.WithTimeout(req.r.Context(), DefaultStepTimeout)
+		reply, err := req.st.PullGrants(ctx, req.worker, in, h.settings)
+		cancel()
+		if err != nil {
+			h.fail(req, err, in.Token)
+			return
+		}
+		if len(reply.Grants) > 0 || reply.State != workerproto.SessionActive || wait == 0 {
+			writeJSON(req.w, http.StatusOK, reply)
+			return
+		}
+		req.release()
+		req.release = func() {}
+		h.log.Debug("pull found no work; waiting", slog.String("code", CodePullWaiting), slog.String("worker", req.worker.Name))
+		select {
+		case <-woken:
+		case <-bound.C:
+			writeJSON(req.w, http.StatusOK, reply)
+			return
+		case <-h.stopped:
+			writeJSON(req.w, http.StatusOK, reply)
+			return
+		case <-req.r.Context().Done():
+			return
+		}
+		st, release, ok := h.acquire()
+		if !ok {
+			writeJSON(req.w, http.StatusOK, reply)
+			return
+		}
+		req.st, req.release = st, release
+	}
+}

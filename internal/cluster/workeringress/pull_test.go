@@ -1,0 +1,174 @@
+package workeringress
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// pullAsync posts a pull and delivers its reply.
+func (f *fixture) pullAsync(t *testing.T, cred string, req workerproto.PullRequest) <-chan workerproto.PullReply {
+	t.Helper()
+	out := make(chan workerproto.PullReply, 1)
+	go func() {
+		status, raw, _ := f.post(t, cred, workerproto.PathPull, req)
+		var reply workerproto.PullReply
+		if status != http.StatusOK || json.Unmarshal(raw, &reply) != nil {
+			t.Errorf("pull: %d %s", status, raw)
+		}
+		out <- reply
+	}()
+	return out
+}
+
+// waitingPulls waits until n pulls in all have started to wait.
+func (f *fixture) waitingPulls(t *testing.T, n int) {
+	t.Helper()
+	eventually(t, 10*time.Second, "a pull to wait", func() bool { return f.logs.count(CodePullWaiting) >= n })
+}
+
+func awaitReply(t *testing.T, ch <-chan workerproto.PullReply, within time.Duration) workerproto.PullReply {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(within):
+		t.Fatalf("the pull did not answer within %s", within)
+		return workerproto.PullReply{}
+	}
+}
+
+// A waiting pull only asks the database again when woken or at its bound,
+// and at its bound it answers what it has: so a grant in its reply before
+// the bound proves the admission's wake reached it.
+func TestALongPollIsWokenByALocalAdmission(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "idle")
+	session := f.register(t, cred).SessionID
+	reply := f.pullAsync(t, cred, pullRequest(t, session, workerproto.MaxPullWait.Milliseconds()))
+	f.waitingPulls(t, 1)
+	f.admit(t, f.rt, "wake-local", 1, f.h.Wake)
+	got := awaitReply(t, reply, workerproto.MaxPullWait/2)
+	if len(got.Grants) != 1 {
+		t.Fatalf("woken pull answered %+v, want the admitted Run's grant", got)
+	}
+}
+
+func TestALongPollIsWokenByANotificationFromAnotherReplica(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Listen(ctx, f.rt.ListenRunsQueued, f.h.Wake, slog.New(slog.DiscardHandler))
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	listeners(t, f, 1)
+	cred := f.worker(t, "remote")
+	session := f.register(t, cred).SessionID
+	reply := f.pullAsync(t, cred, pullRequest(t, session, workerproto.MaxPullWait.Milliseconds()))
+	f.waitingPulls(t, 1)
+	other := f.env.Runtime(t, "other-replica", 30*time.Second)
+	f.admit(t, other, "wake-remote", 1, func() {
+		if err := other.NotifyRunsQueued(context.Background()); err != nil {
+			t.Errorf("notify: %v", err)
+		}
+	})
+	got := awaitReply(t, reply, workerproto.MaxPullWait/2)
+	if len(got.Grants) != 1 {
+		t.Fatalf("pull after another replica's admission answered %+v, want its grant", got)
+	}
+}
+
+// The listener's connection is lost (its backend terminated): it is
+// restarted, and notifications wake pulls again.
+func TestTheListenerIsRestartedAfterItsConnectionIsLost(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Listen(ctx, f.rt.ListenRunsQueued, f.h.Wake, slog.New(slog.NewJSONHandler(logs, nil)))
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	first := listeners(t, f, 1)[0]
+	f.env.Exec(t, `SELECT pg_terminate_backend($1)`, first)
+	eventually(t, 10*time.Second, "the listener to restart on a new connection", func() bool {
+		pids := listenerPids(t, f)
+		return len(pids) == 1 && pids[0] != first
+	})
+	if logs.count(CodeListenerLost) != 1 {
+		t.Fatalf("want one %s record:\n%s", CodeListenerLost, logs)
+	}
+	cred := f.worker(t, "after-restart")
+	session := f.register(t, cred).SessionID
+	reply := f.pullAsync(t, cred, pullRequest(t, session, workerproto.MaxPullWait.Milliseconds()))
+	f.waitingPulls(t, 1)
+	other := f.env.Runtime(t, "other-replica", 30*time.Second)
+	f.admit(t, other, "wake-restarted", 1, func() {
+		if err := other.NotifyRunsQueued(context.Background()); err != nil {
+			t.Errorf("notify: %v", err)
+		}
+	})
+	if got := awaitReply(t, reply, workerproto.MaxPullWait/2); len(got.Grants) != 1 {
+		t.Fatalf("pull after the listener's restart answered %+v, want the grant", got)
+	}
+}
+
+// listenerPids are the backends listening on this database.
+func listenerPids(t *testing.T, f *fixture) []int32 {
+	t.Helper()
+	rows, err := f.env.Super.Query(context.Background(), `SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() AND query ILIKE 'listen%' AND pid <> pg_backend_pid() ORDER BY pid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var pids []int32
+	for rows.Next() {
+		var pid int32
+		if err := rows.Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// listeners waits until n backends listen, and returns them.
+func listeners(t *testing.T, f *fixture, n int) []int32 {
+	t.Helper()
+	var pids []int32
+	eventually(t, 10*time.Second, "the listener's LISTEN", func() bool {
+		pids = listenerPids(t, f)
+		return len(pids) == n
+	})
+	return pids
+}
+
+func TestALongPollAnswersAtItsBoundAndAtStop(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "bounded")
+	session := f.register(t, cred).SessionID
+	start := time.Now()
+	short := awaitReply(t, f.pullAsync(t, cred, pullRequest(t, session, 300)), 10*time.Second)
+	if len(short.Grants) != 0 || short.State != workerproto.SessionActive || time.Since(start) < 300*time.Millisecond {
+		t.Fatalf("a 300 ms pull with nothing to do answered %+v after %s; want no grant, after its bound", short, time.Since(start))
+	}
+	long := f.pullAsync(t, cred, pullRequest(t, session, workerproto.MaxPullWait.Milliseconds()))
+	f.waitingPulls(t, 2)
+	f.h.Stop()
+	if got := awaitReply(t, long, workerproto.MaxPullWait/2); len(got.Grants) != 0 {
+		t.Fatalf("a stopped pull answered %+v", got)
+	}
+}
