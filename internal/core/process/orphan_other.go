@@ -1,20 +1,20 @@
 //go:build !linux
 
-package executor
+package process
 
 import (
 	"errors"
 	"syscall"
 )
 
-// endOrphan leaves an orphaned command alone where the process table gives
+// EndOrphan leaves an orphaned command alone where the process table gives
 // no portable way to tell it from a process that reused its pid; it only
 // reports whether anything of that group still runs.
-func endOrphan(pgid int, _ int64) (orphanOutcome, error) {
+func EndOrphan(pgid int, _ int64) (OrphanOutcome, error) {
 	if !groupRunning(pgid) {
-		return orphanGone, nil
+		return OrphanGone, nil
 	}
-	return orphanLeft, nil
+	return OrphanLeft, nil
 }
 
 // groupRunning reports whether any process of group pgid exists.

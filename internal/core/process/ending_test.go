@@ -1,4 +1,4 @@
-package executor
+package process
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func TestTimeoutSendsSIGTERMFirstAndSIGKILLAfterTheGrace(t *testing.T) {
 	var out syncBuffer
 	res := runCommand(t.Context(), c, []string{"PATH=/usr/bin:/bin"}, &out, func(int) {})
 	elapsed := time.Since(start)
-	if res.state != run.AttemptTimedOut {
+	if res.State != run.AttemptTimedOut {
 		t.Fatalf("result %+v; want timed_out", res)
 	}
 	if _, err := os.Stat(marker); err != nil {
@@ -61,7 +61,7 @@ func TestTimeoutEndsASetsidGrandchild(t *testing.T) {
 	res, _, _ := runShell(t, t.Context(), script, 300*time.Millisecond)
 	pid := grandchildPID(t, dir)
 	killOnCleanup(t, pid)
-	if res.state != run.AttemptTimedOut {
+	if res.State != run.AttemptTimedOut {
 		t.Fatalf("result %+v; want timed_out", res)
 	}
 	requireGone(t, pid, "the setsid grandchild")
@@ -74,7 +74,7 @@ func TestStopEndsASetsidGrandchild(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	started := make(chan struct{})
-	done := make(chan result, 1)
+	done := make(chan Result, 1)
 	go func() {
 		var out syncBuffer
 		script := fmt.Sprintf(`setsid sleep 300 & echo $! > %s/grandchild.pid; wait`, dir)
@@ -85,7 +85,7 @@ func TestStopEndsASetsidGrandchild(t *testing.T) {
 	pid := grandchildPID(t, dir)
 	killOnCleanup(t, pid)
 	cancel()
-	if res := <-done; res.state != run.AttemptCancelled {
+	if res := <-done; res.State != run.AttemptCancelled {
 		t.Fatalf("result %+v; want cancelled", res)
 	}
 	requireGone(t, pid, "the setsid grandchild")
@@ -103,7 +103,7 @@ func TestADaemonLeftBehindByAFinishedCommandIsEnded(t *testing.T) {
 	res := runCommand(t.Context(), shell(script, time.Minute), []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=test"}, &out, func(int) {})
 	pid := grandchildPID(t, dir)
 	killOnCleanup(t, pid)
-	if res.state != run.AttemptSucceeded || out.String() != "done\n" {
+	if res.State != run.AttemptSucceeded || out.String() != "done\n" {
 		t.Fatalf("result %+v, output %q; want succeeded", res, out.String())
 	}
 	requireGone(t, pid, "the daemon the command left behind")
@@ -123,25 +123,6 @@ func waitFile(t *testing.T, path string) {
 	}
 }
 
-// A stop does not wait out a long kill grace: what ignores SIGTERM is
-// killed at three quarters of the stop timeout and recorded cancelled.
-func TestStopCutsALongKillGraceShort(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	c := shell(`trap '' TERM; while :; do sleep 0.05; done`, time.Hour)
-	c.KillGraceMs = (10 * time.Minute).Milliseconds()
-	runID := h.admit(t, c)
-	d, sig := h.dispatcher(t, dispatcherOpts{stopTimeout: 2 * time.Second})
-	d.Wake()
-	waitState(t, h, runID, run.Running)
-	if err := d.Stop(context.Background()); err != nil {
-		t.Fatalf("stop with a 10-minute kill grace: %v", err)
-	}
-	if res := sig.wait(t, 1)[0]; res.State != run.AttemptCancelled {
-		t.Fatalf("attempt %s; want cancelled", res.State)
-	}
-}
-
 // A daemon adopted by this server (its subreaper) that exits on its own
 // while the attempt runs is reaped, not left a zombie for the server's
 // lifetime.
@@ -152,7 +133,7 @@ func TestAnAdoptedDaemonThatExitedIsReaped(t *testing.T) {
 	script := fmt.Sprintf(`(setsid sh -c 'echo $$ > %s/grandchild.pid' &); sleep 0.5; echo done`, dir)
 	var out syncBuffer
 	res := runCommand(t.Context(), shell(script, time.Minute), []string{"PATH=/usr/bin:/bin"}, &out, func(int) {})
-	if res.state != run.AttemptSucceeded {
+	if res.State != run.AttemptSucceeded {
 		t.Fatalf("result %+v; want succeeded", res)
 	}
 	pid := grandchildPID(t, dir)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package executor
+package process
 
 import (
 	"os/exec"
@@ -43,8 +43,8 @@ func waitRunning(t *testing.T, pgid int) {
 func TestOrphanWhosePidMayBeReusedIsLeftAlone(t *testing.T) {
 	t.Parallel()
 	pid, startedAt := startGroup(t, "sleep 300")
-	got, err := endOrphan(pid, startedAt-10*time.Minute.Milliseconds())
-	if err != nil || got != orphanLeft {
+	got, err := EndOrphan(pid, startedAt-10*time.Minute.Milliseconds())
+	if err != nil || got != OrphanLeft {
 		t.Fatalf("end orphan with a start time 10 min off: %v, %v; want it left alone", got, err)
 	}
 	if !groupRunning(pid) {
@@ -56,8 +56,8 @@ func TestOrphanWhosePidMayBeReusedIsLeftAlone(t *testing.T) {
 func TestOrphanOfALostAttemptIsEndedWithItsGrandchildren(t *testing.T) {
 	t.Parallel()
 	pid, startedAt := startGroup(t, "sleep 300 & sleep 300; wait")
-	got, err := endOrphan(pid, startedAt)
-	if err != nil || got != orphanEnded {
+	got, err := EndOrphan(pid, startedAt)
+	if err != nil || got != OrphanEnded {
 		t.Fatalf("end orphan: %v, %v; want ended", got, err)
 	}
 	if groupRunning(pid) {
@@ -84,8 +84,8 @@ func TestOrphanWhoseLeaderIsGoneIsStillEnded(t *testing.T) {
 	if !groupRunning(pid) {
 		t.Fatal("the background sleep is not running; the fault did not happen")
 	}
-	got, err := endOrphan(pid, startedAt)
-	if err != nil || got != orphanEnded || groupRunning(pid) {
+	got, err := EndOrphan(pid, startedAt)
+	if err != nil || got != OrphanEnded || groupRunning(pid) {
 		t.Fatalf("end orphan without its leader: %v, %v (group running: %v); want ended", got, err, groupRunning(pid))
 	}
 }
@@ -101,7 +101,7 @@ func TestOrphanThatFinishedIsGone(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got, err := endOrphan(pid, startedAt); err != nil || got != orphanGone {
+	if got, err := EndOrphan(pid, startedAt); err != nil || got != OrphanGone {
 		t.Fatalf("end a finished command: %v, %v; want gone", got, err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package executor
+package process
 
 import (
 	"bufio"
@@ -27,7 +27,7 @@ const (
 // Linux ABI whatever the kernel's internal tick rate.
 const userHZ = 100
 
-// endOrphan ends the process group a crashed server's command left behind.
+// EndOrphan ends the process group a crashed server's command left behind.
 // The group id is the command's pid (it runs with Setpgid). The hazard is
 // pid reuse: the number may now belong to an unrelated process. So:
 //   - a live process with that pid is the command only if it still leads
@@ -35,15 +35,15 @@ const userHZ = 100
 //   - no process with that pid: the kernel never reuses a pid while a
 //     process group of that id exists, so any member of group pid is the
 //     command's own descendant and is ended.
-func endOrphan(pgid int, startedAtMs int64) (orphanOutcome, error) {
+func EndOrphan(pgid int, startedAtMs int64) (OrphanOutcome, error) {
 	startMs, pgrp, err := procStart(pgid)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return endGroup(pgid)
 	case err != nil:
-		return orphanLeft, err
+		return OrphanLeft, err
 	case pgrp != pgid || startMs < startedAtMs-startSlackMs || startMs > startedAtMs+spawnWindowMs:
-		return orphanLeft, nil
+		return OrphanLeft, nil
 	}
 	return endGroup(pgid)
 }

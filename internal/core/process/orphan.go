@@ -1,4 +1,4 @@
-package executor
+package process
 
 import (
 	"errors"
@@ -6,17 +6,17 @@ import (
 	"time"
 )
 
-// orphanOutcome is what recovery did about the command of a lost attempt.
-type orphanOutcome int
+// OrphanOutcome is what recovery did about the command of a lost attempt.
+type OrphanOutcome int
 
 const (
-	// orphanGone: nothing of the command was still running.
-	orphanGone orphanOutcome = iota
-	// orphanEnded: its process group was still running and was ended.
-	orphanEnded
-	// orphanLeft: something runs under that id that cannot be proven to
+	// OrphanGone: nothing of the command was still running.
+	OrphanGone OrphanOutcome = iota
+	// OrphanEnded: its process group was still running and was ended.
+	OrphanEnded
+	// OrphanLeft: something runs under that id that cannot be proven to
 	// be the command (the pid may have been reused); it was left alone.
-	orphanLeft
+	OrphanLeft
 )
 
 // Bounds of ending an orphaned process group: SIGTERM, then SIGKILL after
@@ -30,26 +30,26 @@ const (
 // endGroup ends process group pgid: SIGTERM so the command may clean up,
 // SIGKILL for whatever is left after orphanTermGrace. Its caller has
 // established that the group is the command's.
-func endGroup(pgid int) (orphanOutcome, error) {
+func endGroup(pgid int) (OrphanOutcome, error) {
 	if !groupRunning(pgid) {
-		return orphanGone, nil
+		return OrphanGone, nil
 	}
 	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil {
 		if errors.Is(err, syscall.ESRCH) {
-			return orphanGone, nil
+			return OrphanGone, nil
 		}
-		return orphanLeft, err
+		return OrphanLeft, err
 	}
 	if groupGoneWithin(pgid, orphanTermGrace) {
-		return orphanEnded, nil
+		return OrphanEnded, nil
 	}
 	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return orphanLeft, err
+		return OrphanLeft, err
 	}
 	if !groupGoneWithin(pgid, orphanKillWait) {
-		return orphanLeft, errors.New("the process group survived SIGKILL")
+		return OrphanLeft, errors.New("the process group survived SIGKILL")
 	}
-	return orphanEnded, nil
+	return OrphanEnded, nil
 }
 
 // groupGoneWithin polls until no process of group pgid runs, or limit.

@@ -1,9 +1,10 @@
-package executor
+package process
 
 import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 func masked(t *testing.T, secrets []string, output string) string {
 	t.Helper()
 	var sink bytes.Buffer
-	r := newRedactor(&sink, secrets)
+	r := NewRedactor(&sink, secrets)
 	if _, err := r.Write([]byte(output)); err != nil {
 		t.Fatal(err)
 	}
@@ -101,5 +102,36 @@ func TestASecretsFileOwnedBySomeoneElseIsRefused(t *testing.T) {
 	_, err := s.Resolve([]string{"api-token"})
 	if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), "owned by uid 65534, not by the server's user (uid 0)") {
 		t.Fatalf("resolve from a file owned by uid 65534: %v; want a failed precondition naming the owner", err)
+	}
+}
+
+// Whatever way the output is split into writes, a secret value never
+// reaches the sink and everything else does, byte for byte.
+func TestSecretValuesAreMaskedAcrossAnySplitOfWrites(t *testing.T) {
+	t.Parallel()
+	secrets := []string{"s3cr3t-token", "hunter2", "s3cr3t"}
+	input := "user=alice password=hunter2 token=s3cr3t-token short=s3cr3t end hunter"
+	want := "user=alice password=*** token=*** short=*** end hunter"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 500 {
+		var sink bytes.Buffer
+		r := NewRedactor(&sink, secrets)
+		rest := []byte(input)
+		for len(rest) > 0 {
+			n := 1 + rng.IntN(len(rest))
+			if trial%7 == 0 {
+				n = 1
+			}
+			if _, err := r.Write(rest[:n]); err != nil {
+				t.Fatal(err)
+			}
+			rest = rest[n:]
+		}
+		if err := r.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if sink.String() != want {
+			t.Fatalf("trial %d: %q, want %q", trial, sink.String(), want)
+		}
 	}
 }

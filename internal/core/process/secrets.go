@@ -1,4 +1,4 @@
-package executor
+package process
 
 import (
 	"encoding/json"

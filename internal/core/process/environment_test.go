@@ -1,4 +1,4 @@
-package executor
+package process
 
 import (
 	"strings"
@@ -16,7 +16,7 @@ func TestTheAttemptsIdentityWinsOverATasksOwnQLVariables(t *testing.T) {
 	a := run.Attempt{ID: "attempt-1", RunID: "run-1"}
 	cmd := task.Command{Env: []task.EnvVar{{Name: "QL_ATTEMPT_ID", Value: "forged"}, {Name: "QL_RUN_ID", Value: "forged"}, {Name: "X", Value: "y"}}}
 	last := map[string]string{}
-	for _, kv := range environment([]string{"PATH=/bin"}, a, cmd, nil) {
+	for _, kv := range environment([]string{"PATH=/bin"}, a.RunID, a.ID, cmd, nil) {
 		name, value, _ := strings.Cut(kv, "=")
 		last[name] = value
 	}

@@ -1,4 +1,4 @@
-package executor
+package process
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 // mask replaces a secret value in captured output.
 var mask = []byte("***")
 
-// redactor masks secret values in a byte stream, also when a value is split
+// Redactor masks secret values in a byte stream, also when a value is split
 // across writes. Masking is best effort: it catches each value, each line
 // of a multi-line value, and the common encodings of a value (see forms);
 // a command that transforms a secret any other way can still print it. At each position it masks the longest secret that starts
 // there; it decides a position only once the longest secret could fit in
 // what it has seen, holding back the last len(longest)-1 bytes until more
 // output (or Flush) arrives.
-type redactor struct {
+type Redactor struct {
 	next    io.Writer
 	secrets [][]byte // longest first
 	hold    int
@@ -28,8 +28,8 @@ type redactor struct {
 	out     []byte
 }
 
-func newRedactor(next io.Writer, values []string) *redactor {
-	r := &redactor{next: next}
+func NewRedactor(next io.Writer, values []string) *Redactor {
+	r := &Redactor{next: next}
 	for _, v := range forms(values) {
 		r.secrets = append(r.secrets, []byte(v))
 	}
@@ -40,7 +40,7 @@ func newRedactor(next io.Writer, values []string) *redactor {
 	return r
 }
 
-func (r *redactor) Write(p []byte) (int, error) {
+func (r *Redactor) Write(p []byte) (int, error) {
 	if len(r.secrets) == 0 {
 		return r.next.Write(p)
 	}
@@ -52,12 +52,12 @@ func (r *redactor) Write(p []byte) (int, error) {
 }
 
 // Flush writes what was held back; the stream has ended.
-func (r *redactor) Flush() error {
+func (r *Redactor) Flush() error {
 	return r.emit(len(r.pending))
 }
 
 // emit decides every pending position before cut and writes the result.
-func (r *redactor) emit(cut int) error {
+func (r *Redactor) emit(cut int) error {
 	r.out = r.out[:0]
 	i := 0
 	for i < cut {
@@ -77,7 +77,7 @@ func (r *redactor) emit(cut int) error {
 	return err
 }
 
-func (r *redactor) secretAt(b []byte) int {
+func (r *Redactor) secretAt(b []byte) int {
 	for _, s := range r.secrets {
 		if bytes.HasPrefix(b, s) {
 			return len(s)

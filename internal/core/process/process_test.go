@@ -1,4 +1,4 @@
-package executor
+package process
 
 import (
 	"bytes"
@@ -41,15 +41,15 @@ func (s *syncBuffer) String() string {
 
 // runCommand runs c as the dispatcher would with no task account, in
 // c's working directory or in the test's temporary directory.
-func runCommand(ctx context.Context, c task.Command, env []string, out io.Writer, started func(int)) result {
+func runCommand(ctx context.Context, c task.Command, env []string, out io.Writer, started func(int)) Result {
 	dir := c.WorkingDir
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	return runProcess(ctx, nil, launch{attemptID: "test", command: c, env: env, dir: dir}, out, started)
+	return runIn(ctx, nil, launch{attemptID: "test", command: c, env: env, dir: dir}, out, started)
 }
 
-func runShell(t *testing.T, ctx context.Context, script string, timeout time.Duration) (result, string, int) {
+func runShell(t *testing.T, ctx context.Context, script string, timeout time.Duration) (Result, string, int) {
 	t.Helper()
 	var out syncBuffer
 	pid := 0
@@ -103,7 +103,7 @@ func TestTimeoutKillsTheWholeProcessGroupGrandchildrenIncluded(t *testing.T) {
 	script := fmt.Sprintf(`sleep 300 & echo $! > %s/grandchild.pid; wait`, dir)
 	start := time.Now()
 	res, _, pid := runShell(t, t.Context(), script, 300*time.Millisecond)
-	if res.state != run.AttemptTimedOut || res.code != ErrorCodeTimeout || res.exitCode != nil {
+	if res.State != run.AttemptTimedOut || res.Code != ErrorCodeTimeout || res.ExitCode != nil {
 		t.Fatalf("result %+v; want timed_out", res)
 	}
 	if elapsed := time.Since(start); elapsed > 30*time.Second {
@@ -118,7 +118,7 @@ func TestLeftoverBackgroundProcessesDieWithTheMainProcess(t *testing.T) {
 	dir := t.TempDir()
 	script := fmt.Sprintf(`sleep 300 & echo $! > %s/grandchild.pid; echo done`, dir)
 	res, out, _ := runShell(t, t.Context(), script, time.Hour)
-	if res.state != run.AttemptSucceeded || out != "done\n" {
+	if res.State != run.AttemptSucceeded || out != "done\n" {
 		t.Fatalf("result %+v, output %q; want succeeded with its output", res, out)
 	}
 	requireGone(t, grandchildPID(t, dir), "the background sleep")
@@ -140,14 +140,14 @@ func TestExitStatusDecidesTheResult(t *testing.T) {
 		t.Run(c.script, func(t *testing.T) {
 			t.Parallel()
 			res, _, _ := runShell(t, t.Context(), c.script, time.Minute)
-			if res.state != c.state || res.code != c.code {
+			if res.State != c.state || res.Code != c.code {
 				t.Fatalf("result %+v; want %s (%s)", res, c.state, c.code)
 			}
-			if c.exit >= 0 && (res.exitCode == nil || *res.exitCode != c.exit) {
-				t.Fatalf("exit code %v; want %d", res.exitCode, c.exit)
+			if c.exit >= 0 && (res.ExitCode == nil || *res.ExitCode != c.exit) {
+				t.Fatalf("exit code %v; want %d", res.ExitCode, c.exit)
 			}
-			if c.exit < 0 && res.exitCode != nil {
-				t.Fatalf("a signalled process reported exit code %d", *res.exitCode)
+			if c.exit < 0 && res.ExitCode != nil {
+				t.Fatalf("a signalled process reported exit code %d", *res.ExitCode)
 			}
 		})
 	}
@@ -160,7 +160,7 @@ func TestArgvModeRunsWithoutAShellInItsWorkingDirectory(t *testing.T) {
 	c := task.Command{Mode: task.ModeArgv, Path: "/bin/sh", Args: []string{"-c", `pwd; printf '%s\n' "$1"`, "sh", "a b; $(not expanded)"}, WorkingDir: dir, TimeoutMs: 60_000}
 	res := runCommand(t.Context(), c, nil, &out, func(int) {})
 	want := dir + "\na b; $(not expanded)\n"
-	if res.state != run.AttemptSucceeded || out.String() != want {
+	if res.State != run.AttemptSucceeded || out.String() != want {
 		t.Fatalf("result %+v output %q; want %q", res, out.String(), want)
 	}
 }
@@ -171,7 +171,7 @@ func TestAProgramThatCannotStartFailsWithTheReasonInItsLog(t *testing.T) {
 	c := task.Command{Mode: task.ModeArgv, Path: "/nonexistent/program", TimeoutMs: 60_000}
 	called := false
 	res := runCommand(t.Context(), c, nil, &out, func(int) { called = true })
-	if res.state != run.AttemptFailed || res.code != ErrorCodeSpawnFailed || called {
+	if res.State != run.AttemptFailed || res.Code != ErrorCodeSpawnFailed || called {
 		t.Fatalf("result %+v (started callback: %v); want spawn_failed without a start", res, called)
 	}
 	if !strings.Contains(out.String(), "/nonexistent/program") {
@@ -184,14 +184,14 @@ func TestStoppingTheExecutorCancelsARunningCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var out syncBuffer
 	started := make(chan int, 1)
-	done := make(chan result, 1)
+	done := make(chan Result, 1)
 	go func() {
 		done <- runCommand(ctx, shell("sleep 300", time.Hour), nil, &out, func(pid int) { started <- pid })
 	}()
 	pid := <-started
 	cancel()
 	res := <-done
-	if res.state != run.AttemptCancelled || res.code != ErrorCodeStopped {
+	if res.State != run.AttemptCancelled || res.Code != ErrorCodeStopped {
 		t.Fatalf("result %+v; want cancelled by the stop", res)
 	}
 	requireGone(t, pid, "the cancelled command")

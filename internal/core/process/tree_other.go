@@ -1,6 +1,6 @@
 //go:build !linux
 
-package executor
+package process
 
 // becomeSubreaper has no portable equivalent: descendants that leave the
 // process group are not followed.
