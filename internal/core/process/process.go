@@ -240,3 +240,17 @@ func classify(cmd *exec.Cmd, err error, cause string) Result {
 	}
 	return Result{State: run.AttemptSucceeded, ExitCode: &code}
 }
+
+// DefaultBaseEnv is the base environment of commands when none is
+// configured: PATH, HOME, LANG and TZ of this process, when set. Nothing
+// else of the runner's own environment (its credentials, its settings)
+// reaches a command.
+func DefaultBaseEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "LANG", "TZ"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
