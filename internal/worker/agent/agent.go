@@ -139,9 +139,9 @@ type worker struct {
 	slots    chan struct{}
 	attempts sync.WaitGroup
 
-	mu       sync.Mutex
-	session  string
-	running  map[string]*attempt
+	mu      sync.Mutex
+	session string
+	running map[string]*attempt
 	summary Summary
 	// granted is the capacity the replica granted; logCap its per-attempt
 	// log cap.

@@ -434,4 +434,3 @@ func readJournal(t *testing.T, dataDir, attemptID string) journal.Attempt {
 	}
 	return a
 }
-

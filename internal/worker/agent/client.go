@@ -25,7 +25,7 @@ const (
 	// requestTimeout bounds one request other than a pull.
 	requestTimeout = 10 * time.Second
 	// pullSlack is how much longer than its long-poll a pull may take.
-	pullSlack = 10 * time.Second
+	pullSlack  = 10 * time.Second
 	backoffMin = 100 * time.Millisecond
 	backoffMax = 2 * time.Second
 	// maxReply caps a reply body: a grant carries at most a stored command.
