@@ -10,11 +10,11 @@ import (
 type OrphanOutcome int
 
 const (
-	// OrphanGone: nothing of the command was still running.
+	// OrphanGone means nothing of the command was still running.
 	OrphanGone OrphanOutcome = iota
-	// OrphanEnded: its process group was still running and was ended.
+	// OrphanEnded means its process group was still running and was ended.
 	OrphanEnded
-	// OrphanLeft: something runs under that id that cannot be proven to
+	// OrphanLeft means something runs under that id that cannot be proven to
 	// be the command (the pid may have been reused); it was left alone.
 	OrphanLeft
 )

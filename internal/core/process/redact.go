@@ -28,6 +28,8 @@ type Redactor struct {
 	out     []byte
 }
 
+// NewRedactor masks values (and their common forms, see forms) in what
+// is written to next.
 func NewRedactor(next io.Writer, values []string) *Redactor {
 	r := &Redactor{next: next}
 	for _, v := range forms(values) {

@@ -76,7 +76,7 @@ func runAgent(t *testing.T, in *ingress, mod func(*Config)) running {
 		})
 		return res.s, res.err
 	}
-	t.Cleanup(func() { stop() })
+	t.Cleanup(func() { _, _ = stop() })
 	return running{logs: logs, stop: stop}
 }
 
@@ -372,7 +372,9 @@ func TestLogChunksAreOffsetOrderedAndRedacted(t *testing.T) {
 			t.Fatalf("chunk %d: offsets %v; want ascending chunks of at most %d bytes", i, a.offsets, workerproto.MaxLogChunk)
 		}
 	}
-	w.stop()
+	if _, err := w.stop(); err != nil {
+		t.Fatal(err)
+	}
 	logs := w.logs.String()
 	for _, leak := range []string{secret, testCredential} {
 		if strings.Contains(logs, leak) {

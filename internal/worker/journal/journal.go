@@ -205,20 +205,15 @@ func (j *Journal) Answered(ctx context.Context, o Offer, grants []Granted) error
 	return nil
 }
 
-// transition moves attempt id from one of from to to.
-func (j *Journal) transition(ctx context.Context, id, to string, set string, args []any, from ...string) error {
-	q := `UPDATE attempts SET state = ?, updated_at_ms = ?` + set + ` WHERE attempt_id = ? AND state IN (` + strings.TrimSuffix(strings.Repeat("?,", len(from)), ",") + `)`
-	all := append([]any{to, nowMs()}, args...)
-	all = append(all, id)
-	for _, f := range from {
-		all = append(all, f)
-	}
-	res, err := j.db.ExecContext(ctx, q, all...)
+// transition runs one state change of attempt id and checks that it
+// applied: the record was in the state the change starts from.
+func (j *Journal) transition(ctx context.Context, id, to, query string, args ...any) error {
+	res, err := j.db.ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("journal attempt %s as %s: %w", id, to, err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("journal attempt %s as %s: it is not %s here (%v)", id, to, strings.Join(from, " or "), err)
+		return fmt.Errorf("journal attempt %s as %s: its record is missing or past that state (%v)", id, to, err)
 	}
 	return nil
 }
@@ -227,20 +222,25 @@ func (j *Journal) transition(ctx context.Context, id, to string, set string, arg
 // return before the spawn: a crash after it never spawns the attempt
 // again.
 func (j *Journal) Launching(ctx context.Context, id string) error {
-	return j.transition(ctx, id, StateLaunching, "", nil, StateGranted)
+	return j.transition(ctx, id, StateLaunching,
+		`UPDATE attempts SET state = 'launching', updated_at_ms = ? WHERE attempt_id = ? AND state = 'granted'`, nowMs(), id)
 }
 
 // Running records the spawned process: its pid (its process group) and the
 // instant taken just before the spawn, which recovery uses to tell the
 // command's process from one that reused its pid.
 func (j *Journal) Running(ctx context.Context, id string, pid int, startedAtMs int64) error {
-	return j.transition(ctx, id, StateRunning, ", pid = ?, started_at_ms = ?", []any{pid, startedAtMs}, StateLaunching)
+	return j.transition(ctx, id, StateRunning,
+		`UPDATE attempts SET state = 'running', pid = ?, started_at_ms = ?, updated_at_ms = ? WHERE attempt_id = ? AND state = 'launching'`,
+		pid, startedAtMs, nowMs(), id)
 }
 
 // Done records that this worker is finished with attempt id; outcome says
 // how (for the operator reading the file).
 func (j *Journal) Done(ctx context.Context, id, outcome string) error {
-	return j.transition(ctx, id, StateDone, ", outcome = ?", []any{outcome}, StateGranted, StateLaunching, StateRunning)
+	return j.transition(ctx, id, StateDone,
+		`UPDATE attempts SET state = 'done', outcome = ?, updated_at_ms = ? WHERE attempt_id = ? AND state IN ('granted', 'launching', 'running')`,
+		outcome, nowMs(), id)
 }
 
 // Recover marks every unfinished attempt of an earlier worker process
