@@ -46,6 +46,8 @@ func (s *syncBuffer) String() string {
 type running struct {
 	logs *syncBuffer
 	stop func() (Summary, error)
+	// exited closes when Run returned by itself or after stop.
+	exited <-chan struct{}
 }
 
 // runAgent starts a worker against in; mod adjusts its configuration.
@@ -63,9 +65,11 @@ func runAgent(t *testing.T, in *ingress, mod func(*Config)) running {
 		err error
 	}
 	done := make(chan result, 1)
+	exited := make(chan struct{})
 	go func() {
 		s, err := Run(ctx, cfg)
 		done <- result{s, err}
+		close(exited)
 	}()
 	var once sync.Once
 	var res result
@@ -77,7 +81,7 @@ func runAgent(t *testing.T, in *ingress, mod func(*Config)) running {
 		return res.s, res.err
 	}
 	t.Cleanup(func() { _, _ = stop() })
-	return running{logs: logs, stop: stop}
+	return running{logs: logs, stop: stop, exited: exited}
 }
 
 // processGone reports whether pid no longer runs (absent, or a zombie).
@@ -435,4 +439,34 @@ func readJournal(t *testing.T, dataDir, attemptID string) journal.Attempt {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// An operator's drain reaches the worker on a reply: it stops pulling, lets
+// its command finish and exits by itself, without error.
+func TestADrainingSessionStopsPullingAndExitsWhenIdle(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 0.5; echo finished`, dir)))
+	w := runAgent(t, in, nil)
+	readPid(t, filepath.Join(dir, "pid"))
+	in.mu.Lock()
+	in.state = workerproto.SessionDraining
+	in.mu.Unlock()
+	later := in.enqueue(t, shell(`echo must not run`))
+	select {
+	case <-w.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the drained worker did not exit once idle")
+	}
+	s, err := w.stop()
+	if err != nil || s.Completed != 1 {
+		t.Fatalf("summary %+v, %v; want one completed attempt and no error", s, err)
+	}
+	if a := in.attempt(g.AttemptID); a.complete == nil || a.complete.Outcome != workerproto.OutcomeExited || string(a.log) != "finished\n" {
+		t.Fatalf("the running command did not finish normally: %+v, log %q", a.complete, a.log)
+	}
+	if a := in.attempt(later.AttemptID); a.starts != 0 {
+		t.Fatal("the draining worker started a Run queued after the drain")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/process"
@@ -65,6 +66,8 @@ type attempt struct {
 	cancel   context.CancelCauseFunc
 	hard     chan struct{}
 	hardOnce sync.Once
+	// over: the attempt reports nothing more (terminate was called).
+	over atomic.Bool
 
 	out    *output
 	offset int64
@@ -95,6 +98,7 @@ func (a *attempt) stop(cause error) { a.cancel(cause) }
 // terminate kills the command at once (SIGTERM then SIGKILL without
 // grace) and makes the attempt report nothing more.
 func (a *attempt) terminate() {
+	a.over.Store(true)
 	a.cancel(errTerminal)
 	a.hardOnce.Do(func() { close(a.hard) })
 }
@@ -196,6 +200,10 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 	for {
 		now := time.Now()
 		switch {
+		case a.over.Load():
+			a.wait(done, res)
+			a.journalDone("terminal")
+			return
 		case !now.Before(a.killAt):
 			a.leaseLost(done, res)
 			return
@@ -346,6 +354,10 @@ func (a *attempt) complete(res process.Result) {
 		req.ErrorMessage = "the command was not started; the attempt's log says why"
 	}
 	for {
+		if a.over.Load() {
+			a.journalDone("terminal")
+			return
+		}
 		if !time.Now().Before(a.killAt) {
 			a.leaseLost(nil, &res)
 			return

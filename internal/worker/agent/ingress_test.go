@@ -186,7 +186,14 @@ func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
 			reply(w, workerproto.PullReply{State: in.state, Grants: o.grants})
 			return
 		}
-		if len(in.queue) > 0 || in.state != workerproto.SessionActive {
+		if in.state != workerproto.SessionActive {
+			// Draining and replaced sessions get no new work.
+			state := in.state
+			in.mu.Unlock()
+			reply(w, workerproto.PullReply{State: state})
+			return
+		}
+		if len(in.queue) > 0 {
 			n := min(req.Max, len(in.queue))
 			grants := append([]workerproto.Grant{}, in.queue[:n]...)
 			in.queue = in.queue[n:]
