@@ -45,6 +45,8 @@ const (
 	// registerRetry paces registering after a refusal that may pass (a
 	// session another replica still holds, a rate limit).
 	registerRetry = 2 * time.Second
+	// registerTimeout bounds one registration, retries included.
+	registerTimeout = 15 * time.Second
 	// pullRetry paces pulling after a refused or failed pull.
 	pullRetry = time.Second
 )
@@ -198,6 +200,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := w.recoverLocal(); err != nil {
 		return w.summary, err
 	}
+	w.log.Info("worker starting", "code", "worker_starting", "server", client.base.Redacted(), "dataDir", cfg.DataDir,
+		"concurrency", cfg.Concurrency, "labels", cfg.Labels, "secretsFile", cfg.SecretsFile)
 	if err := w.register(ctx); err != nil {
 		if ctx.Err() != nil {
 			return w.summary, nil
@@ -276,7 +280,11 @@ func orphanName(o process.OrphanOutcome) string {
 // the refusal may pass.
 func (w *worker) register(ctx context.Context) error {
 	for {
-		rep, err := w.client.Register(ctx, workerproto.RegisterRequest{Labels: w.cfg.Labels, Capacity: w.cfg.Concurrency, Version: w.cfg.Version})
+		// Bounded, so an unreachable ingress is logged instead of retried
+		// in silence.
+		rctx, cancel := context.WithTimeout(ctx, registerTimeout)
+		rep, err := w.client.Register(rctx, workerproto.RegisterRequest{Labels: w.cfg.Labels, Capacity: w.cfg.Concurrency, Version: w.cfg.Version})
+		cancel()
 		if err == nil {
 			w.mu.Lock()
 			w.session = rep.SessionID

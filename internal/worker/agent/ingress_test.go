@@ -23,7 +23,7 @@ import (
 // token: refused), lease token and version, lease expiry on its own clock,
 // log offsets, completion replay — so a client that breaks one fails here.
 type ingress struct {
-	t          *testing.T
+	t          testing.TB
 	srv        *httptest.Server
 	credential string
 	leaseMs    int64
@@ -67,7 +67,7 @@ type attemptRec struct {
 
 const testCredential = workerproto.CredentialPrefix + "test-credential-0123456789"
 
-func newIngress(t *testing.T, leaseMs int64) *ingress {
+func newIngress(t testing.TB, leaseMs int64) *ingress {
 	t.Helper()
 	in := &ingress{t: t, credential: testCredential, leaseMs: leaseMs, logCap: workerproto.DefaultLogCap,
 		wake: make(chan struct{}, 1), offers: map[string]*offerRec{}, attempts: map[string]*attemptRec{}, state: workerproto.SessionActive}
@@ -85,7 +85,7 @@ func newIngress(t *testing.T, leaseMs int64) *ingress {
 }
 
 // enqueue offers a Run running c.
-func (in *ingress) enqueue(t *testing.T, c task.Command) workerproto.Grant {
+func (in *ingress) enqueue(t testing.TB, c task.Command) workerproto.Grant {
 	t.Helper()
 	raw, err := task.EncodeCommand(c)
 	if err != nil {
@@ -361,7 +361,7 @@ func outcomeState(req workerproto.CompleteRequest) string {
 }
 
 // waitFor polls cond until it holds or 15 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for !cond() {
