@@ -123,7 +123,12 @@ func (a *attempt) run() {
 	var secrets map[string]string
 	var secretErr error
 	if decodeErr == nil {
-		secrets, secretErr = a.w.secrets.Resolve(process.SecretRefs(cmd))
+		refs := process.SecretRefs(cmd)
+		if len(refs) > 0 && a.w.secrets.Path == "" {
+			secretErr = fmt.Errorf("the task needs secret %q, but this worker was started without --secrets-file; give it one holding {\"%s\": \"...\"} with mode 0600", refs[0], refs[0])
+		} else {
+			secrets, secretErr = a.w.secrets.Resolve(refs)
+		}
 	}
 	a.out = newOutput(a.w.logLimit())
 	mask := process.NewRedactor(a.out, process.Values(secrets))
