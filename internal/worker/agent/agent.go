@@ -480,7 +480,7 @@ func (w *worker) pulls() {
 			}
 		}
 		used := w.pullOnce(free)
-		for range free - used {
+		for range free - max(used, 0) {
 			<-w.slots
 		}
 		if used < 0 {

@@ -470,3 +470,32 @@ func TestADrainingSessionStopsPullingAndExitsWhenIdle(t *testing.T) {
 		t.Fatal("the draining worker started a Run queued after the drain")
 	}
 }
+
+// A newer session of the same credential replaces this worker: it kills
+// its commands, reports nothing more for them and stops with an error
+// saying to run one worker per credential.
+func TestAReplacedWorkerKillsItsCommandsAndStops(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
+	w := runAgent(t, in, nil)
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	in.mu.Lock()
+	in.state = workerproto.SessionReplaced
+	in.mu.Unlock()
+	select {
+	case <-w.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the replaced worker did not stop")
+	}
+	if _, err := w.stop(); !errors.Is(err, ErrReplaced) {
+		t.Fatalf("the replaced worker stopped with %v; want ErrReplaced", err)
+	}
+	if !processGone(pid) {
+		t.Fatal("the replaced worker left its command running")
+	}
+	if a := in.attempt(g.AttemptID); a.complete != nil {
+		t.Fatalf("the replaced worker still completed its attempt: %+v", a.complete)
+	}
+}

@@ -142,6 +142,10 @@ func (a *attempt) run() {
 	case secretErr != nil:
 		fmt.Fprintf(a.out, "qinglong: the command was not started: %v\n", secretErr)
 		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeSecret}
+	case a.ctx.Err() != nil:
+		// Stopped (a drain ran out of time, or the worker was replaced)
+		// before anything was spawned: nothing is.
+		done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: context.Cause(a.ctx)}
 	default:
 		if err := a.w.journal.Launching(context.Background(), a.grant.AttemptID); err != nil {
 			a.w.log.Error("could not journal the launch: the command is not started", a.logAttrs("code", "journal_failed", "error", err.Error())...)
