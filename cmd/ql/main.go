@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/replica"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/single/singlecli"
+	"github.com/qinglong/qinglong/internal/worker/workercli"
 )
 
 func main() { cli.Run(options()) }
@@ -17,6 +18,6 @@ func options() cli.Options {
 	opts := singlecli.Options("ql")
 	opts.OpenPostgres = replica.Open
 	opts.Serve[cli.ProfileCluster] = replica.Serve
-	opts.Extra = []*cobra.Command{dbcli.DBCommand()}
+	opts.Extra = []*cobra.Command{dbcli.DBCommand(), workercli.Command()}
 	return opts
 }

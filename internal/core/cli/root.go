@@ -163,7 +163,11 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 // Main executes the tree and returns the process exit code: 0 ok, 1 runtime
 // error, 2 usage error.
 func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
-	root := NewRoot(opts)
+	return execute(ctx, NewRoot(opts), opts.Binary, args, stdout, stderr)
+}
+
+// execute runs root with args and maps its error to an exit code.
+func execute(ctx context.Context, root *cobra.Command, binary string, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -173,10 +177,10 @@ func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Wr
 	}
 	var ue *UsageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", opts.Binary, err, commandPath(root, args))
+		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", binary, err, commandPath(root, args))
 		return 2
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", opts.Binary, err)
+	fmt.Fprintf(stderr, "%s: %v\n", binary, err)
 	return 1
 }
 

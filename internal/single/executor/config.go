@@ -3,9 +3,18 @@ package executor
 import (
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// Error codes the executor records besides process's: the attempt could
+// not get as far as starting its command.
+const (
+	ErrorCodeSecret        = "secret_unavailable"
+	ErrorCodePlanInvalid   = "execution_revision_invalid"
+	ErrorCodeLogUnwritable = "log_unwritable"
 )
 
 // Limits of Config.
@@ -29,7 +38,7 @@ type Config struct {
 	// LogCapBytes caps one attempt's captured output (1 KiB–1 GiB).
 	LogCapBytes int64
 	// Secrets resolves secret references at start.
-	Secrets Secrets
+	Secrets process.Secrets
 	// Owner is this executor instance; it must outlive the dispatcher.
 	Owner *Owner
 	// BaseEnv starts every command's environment (e.g. PATH, HOME); the

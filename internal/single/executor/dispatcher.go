@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -185,16 +186,20 @@ func (d *Dispatcher) execute(a run.Attempt, plan task.Execution, planErr error, 
 		out.ErrorCode = ErrorCodeLogUnwritable
 		return out
 	}
-	secrets, secretErr := d.resolve(plan, planErr)
-	mask := newRedactor(log, values(secrets))
-	var res result
+	var secrets map[string]string
+	var secretErr error
+	if planErr == nil {
+		secrets, secretErr = d.cfg.Secrets.Resolve(process.SecretRefs(plan.Command))
+	}
+	mask := process.NewRedactor(log, process.Values(secrets))
+	var res process.Result
 	switch {
 	case planErr != nil:
 		fmt.Fprintf(mask, "qinglong: the execution plan failed verification and was not run: %v\n", planErr)
-		res = result{state: run.AttemptFailed, code: ErrorCodePlanInvalid}
+		res = process.Result{State: run.AttemptFailed, Code: ErrorCodePlanInvalid}
 	case secretErr != nil:
 		fmt.Fprintf(mask, "qinglong: the command was not started: %v\n", secretErr)
-		res = result{state: run.AttemptFailed, code: ErrorCodeSecret}
+		res = process.Result{State: run.AttemptFailed, Code: ErrorCodeSecret}
 	default:
 		res = d.launch(a, plan.Command, secrets, mask)
 	}
@@ -202,79 +207,24 @@ func (d *Dispatcher) execute(a run.Attempt, plan task.Execution, planErr error, 
 	if err := log.Close(); err != nil || flushErr != nil {
 		d.cfg.OnError(fmt.Errorf("attempt %s: write log %s: %v %v", a.ID, logPath, flushErr, err))
 	}
-	out.State, out.ExitCode, out.ErrorCode = res.state, res.exitCode, res.code
+	out.State, out.ExitCode, out.ErrorCode = res.State, res.ExitCode, res.Code
 	out.LogBytes, out.LogTruncated = log.total, log.truncated
 	return out
 }
 
-// launch prepares the attempt's account and working directory and runs
-// its command. What cannot be prepared is explained in the attempt's log.
-func (d *Dispatcher) launch(a run.Attempt, c task.Command, secrets map[string]string, out io.Writer) result {
-	runAs := c.RunAs
-	if runAs.IsZero() {
-		runAs = d.cfg.RunAs
-	}
-	acct, err := resolveAccount(runAs)
-	if err != nil {
-		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
-		return result{state: run.AttemptFailed, code: ErrorCodeRunAs}
-	}
-	dir, cleanup, err := attemptDir(c, a.ID, acct.cred)
-	if err != nil {
-		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
-		return result{state: run.AttemptFailed, code: ErrorCodeWorkDir}
-	}
-	defer func() {
-		if err := cleanup(); err != nil {
-			d.cfg.OnError(fmt.Errorf("attempt %s: remove its working directory %s: %w", a.ID, dir, err))
-		}
-	}()
-	base := append(append([]string(nil), d.cfg.BaseEnv...), acct.env...)
-	l := launch{attemptID: a.ID, command: c, env: environment(base, a, c, secrets), dir: dir, cred: acct.cred}
-	return runProcess(d.runCtx, d.killRuns, l, out, func(pid int) {
+// launch runs the attempt's command as a local process and records its
+// pid once it exists.
+func (d *Dispatcher) launch(a run.Attempt, c task.Command, secrets map[string]string, out io.Writer) process.Result {
+	spec := process.Spec{RunID: a.RunID, AttemptID: a.ID, Command: c, BaseEnv: d.cfg.BaseEnv, Secrets: secrets, DefaultRunAs: d.cfg.RunAs}
+	res := process.Run(d.runCtx, d.killRuns, spec, out, func(pid int) {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()
 		if err := d.store.AttemptRunning(ctx, a.ID, pid); err != nil {
 			d.cfg.OnError(fmt.Errorf("record start of attempt %s: %w", a.ID, err))
 		}
 	})
-}
-
-func (d *Dispatcher) resolve(plan task.Execution, planErr error) (map[string]string, error) {
-	if planErr != nil {
-		return nil, nil
+	if res.CleanupErr != nil {
+		d.cfg.OnError(res.CleanupErr)
 	}
-	var refs []string
-	for _, e := range plan.Command.Env {
-		if e.SecretRef != "" {
-			refs = append(refs, e.SecretRef)
-		}
-	}
-	return d.cfg.Secrets.Resolve(refs)
-}
-
-func values(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
-}
-
-// environment is the child's whole environment: the base (with the
-// account's HOME, USER and LOGNAME when it runs as another account), the
-// task's variables, then the attempt's identity. Later entries win in
-// os/exec, and the identity must win: publishing refuses QL_* names today,
-// but a revision published before that rule could still carry one, and
-// QL_ATTEMPT_ID is how escaped descendants are traced to their attempt.
-func environment(base []string, a run.Attempt, c task.Command, secrets map[string]string) []string {
-	env := append([]string(nil), base...)
-	for _, e := range c.Env {
-		v := e.Value
-		if e.SecretRef != "" {
-			v = secrets[e.SecretRef]
-		}
-		env = append(env, e.Name+"="+v)
-	}
-	return append(env, "QL_RUN_ID="+a.RunID, "QL_ATTEMPT_ID="+a.ID)
+	return res
 }

@@ -280,3 +280,22 @@ func TestAResultIsRecordedAfterTheDatabaseWasBrieflyUnavailable(t *testing.T) {
 		t.Fatalf("run %s after a retried result, want succeeded", got.Run.State)
 	}
 }
+
+// A stop does not wait out a long kill grace: what ignores SIGTERM is
+// killed at three quarters of the stop timeout and recorded cancelled.
+func TestStopCutsALongKillGraceShort(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := shell(`trap '' TERM; while :; do sleep 0.05; done`, time.Hour)
+	c.KillGraceMs = (10 * time.Minute).Milliseconds()
+	runID := h.admit(t, c)
+	d, sig := h.dispatcher(t, dispatcherOpts{stopTimeout: 2 * time.Second})
+	d.Wake()
+	waitState(t, h, runID, run.Running)
+	if err := d.Stop(context.Background()); err != nil {
+		t.Fatalf("stop with a 10-minute kill grace: %v", err)
+	}
+	if res := sig.wait(t, 1)[0]; res.State != run.AttemptCancelled {
+		t.Fatalf("attempt %s; want cancelled", res.State)
+	}
+}

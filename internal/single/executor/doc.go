@@ -21,7 +21,7 @@
 //     lost only when it can take that lock itself — that is, only when the
 //     owner process is gone — so a second live server is never mistaken for
 //     a crashed one.
-//   - A command runs in its own process group, in its task's workingDir or
+//   - Commands run through internal/core/process: a command runs in its own process group, in its task's workingDir or
 //     else a fresh empty 0700 directory removed afterwards, as its task's
 //     runAs account or the server's default. A timeout, a stop, or the end
 //     of its main process ends the whole group and, on Linux, descendants
@@ -29,8 +29,8 @@
 //     stop cuts the grace short so results are recorded in time).
 //   - A command whose server died keeps running; recovery ends it after
 //     marking its attempt lost, on Linux only and only when the process
-//     group is provably the command's (see endOrphan: a reused pid is left
-//     alone); elsewhere it is reported as left.
+//     group is provably the command's (see process.EndOrphan: a reused
+//     pid is left alone); elsewhere it is reported as left.
 //   - Output goes to one log file per attempt, capped; what is cut is marked.
 //     Secret values are resolved from the local secret file only at start,
 //     passed only in the child's environment and masked in its output; they

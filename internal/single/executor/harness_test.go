@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -144,7 +146,7 @@ func (h *harness) dispatcherOn(t *testing.T, st Store, o dispatcherOpts) (*Dispa
 		Concurrency:  max(o.concurrency, 1),
 		LogDir:       filepath.Join(h.dir, "logs"),
 		LogCapBytes:  cmp.Or(o.logCap, 1<<20),
-		Secrets:      Secrets{Path: filepath.Join(h.dir, "secrets.json")},
+		Secrets:      process.Secrets{Path: filepath.Join(h.dir, "secrets.json")},
 		Owner:        owner,
 		BaseEnv:      []string{"PATH=/usr/bin:/bin"},
 		RunAs:        o.runAs,
@@ -200,4 +202,19 @@ func names(d run.Detail) []string {
 		out = append(out, e.Name)
 	}
 	return out
+}
+
+func shell(script string, timeout time.Duration) task.Command {
+	return task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: script, TimeoutMs: timeout.Milliseconds()}
+}
+
+const secretValue = "v3ry-s3cret-value"
+
+// writeSecrets writes the secrets file of the harness's dispatchers.
+func writeSecrets(t *testing.T, dir string, mode os.FileMode) {
+	t.Helper()
+	path := filepath.Join(dir, "secrets.json")
+	if err := os.WriteFile(path, []byte(`{"api-token": "`+secretValue+`"}`), mode); err != nil {
+		t.Fatal(err)
+	}
 }

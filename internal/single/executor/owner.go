@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
@@ -96,7 +97,7 @@ type Recovery struct {
 
 // Recover marks lost every starting or running attempt whose owner process
 // is gone, with event run.lost, ends the commands such an owner left
-// running (see endOrphan), then removes the lock files of owners that are
+// running (see process.EndOrphan), then removes the lock files of owners that are
 // gone. Nothing is re-run: a lost run waits to be reconciled. Claimed
 // attempts that never started are left for the dispatcher.
 func Recover(ctx context.Context, st Store, self *Owner) (Recovery, error) {
@@ -121,7 +122,7 @@ func endOrphans(lost []run.Attempt, rec *Recovery) {
 			continue // it never started a process
 		}
 		wg.Go(func() {
-			outcome, err := endOrphan(a.PID, *a.StartedAtMs)
+			outcome, err := process.EndOrphan(a.PID, *a.StartedAtMs)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -130,9 +131,9 @@ func endOrphans(lost []run.Attempt, rec *Recovery) {
 				if rec.OrphanErr == nil {
 					rec.OrphanErr = fmt.Errorf("end the orphaned command of attempt %s (process group %d): %w", a.ID, a.PID, err)
 				}
-			case outcome == orphanEnded:
+			case outcome == process.OrphanEnded:
 				rec.OrphansEnded++
-			case outcome == orphanLeft:
+			case outcome == process.OrphanLeft:
 				rec.OrphansLeft++
 			}
 		})

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -55,24 +55,11 @@ func TestAnUnknownRunAsUserFailsTheAttemptWithAClearError(t *testing.T) {
 	c := shell(`echo should not run`, time.Minute)
 	c.RunAs = task.RunAs{User: "no-such-user-ql"}
 	a, log := h.runOne(t, c, dispatcherOpts{})
-	if a.State != run.AttemptFailed || a.ErrorCode != ErrorCodeRunAs {
-		t.Fatalf("attempt %s (%s); want failed with %s", a.State, a.ErrorCode, ErrorCodeRunAs)
+	if a.State != run.AttemptFailed || a.ErrorCode != process.ErrorCodeRunAs {
+		t.Fatalf("attempt %s (%s); want failed with %s", a.State, a.ErrorCode, process.ErrorCodeRunAs)
 	}
 	if !strings.Contains(log, `runAs user "no-such-user-ql" does not exist`) || strings.Contains(log, "should not run") {
 		t.Fatalf("log %q does not explain the missing account, or the command ran", log)
-	}
-}
-
-func TestCheckRunAsRejectsUnknownAccounts(t *testing.T) {
-	t.Parallel()
-	for _, r := range []task.RunAs{{User: "no-such-user-ql"}, {User: "root", Group: "no-such-group-ql"}} {
-		err := CheckRunAs(r)
-		if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), "does not exist") {
-			t.Errorf("CheckRunAs(%s): %v; want a failed precondition naming the missing account", r, err)
-		}
-	}
-	if err := CheckRunAs(task.RunAs{User: "0"}); err != nil && os.Geteuid() == 0 {
-		t.Errorf("CheckRunAs(0) as root: %v", err)
 	}
 }
 

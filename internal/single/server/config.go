@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -130,11 +131,7 @@ func (c Config) WithDefaults() Config {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	if c.BaseEnv == nil {
-		for _, k := range []string{"PATH", "HOME", "LANG", "TZ"} {
-			if v, ok := os.LookupEnv(k); ok {
-				c.BaseEnv = append(c.BaseEnv, k+"="+v)
-			}
-		}
+		c.BaseEnv = process.DefaultBaseEnv()
 	}
 	return c
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -69,7 +70,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	warnIfShared(cfg.Logger, cfg.DataDir)
 	if !cfg.RunAs.IsZero() {
-		if err := executor.CheckRunAs(cfg.RunAs); err != nil {
+		if err := process.CheckRunAs(cfg.RunAs); err != nil {
 			return nil, err
 		}
 	}
@@ -157,7 +158,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		Concurrency:  s.cfg.Concurrency,
 		LogDir:       s.layout.Logs,
 		LogCapBytes:  s.cfg.LogCapBytes,
-		Secrets:      executor.Secrets{Path: s.layout.Secrets},
+		Secrets:      process.Secrets{Path: s.layout.Secrets},
 		Owner:        s.owner,
 		BaseEnv:      s.cfg.BaseEnv,
 		RunAs:        s.cfg.RunAs,

@@ -1,0 +1,107 @@
+//go:build linux
+
+package process
+
+import (
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startGroup starts a shell script in its own process group, as the
+// executor runs commands, reaping it in the background (a dead leader must
+// not linger as our zombie), and returns its pid and the start instant.
+func startGroup(t *testing.T, script string) (int, int64) {
+	t.Helper()
+	startedAt := time.Now().UnixMilli()
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	go cmd.Wait() //nolint:errcheck // only reaps
+	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	waitRunning(t, pid)
+	return pid, startedAt
+}
+
+func waitRunning(t *testing.T, pgid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !groupRunning(pgid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process group %d never ran", pgid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A process under the attempt's pid that did not start when the attempt
+// did may be an unrelated process that reused the pid: it is left alone.
+func TestOrphanWhosePidMayBeReusedIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	pid, startedAt := startGroup(t, "sleep 300")
+	got, err := EndOrphan(pid, startedAt-10*time.Minute.Milliseconds())
+	if err != nil || got != OrphanLeft {
+		t.Fatalf("end orphan with a start time 10 min off: %v, %v; want it left alone", got, err)
+	}
+	if !groupRunning(pid) {
+		t.Fatal("the process group was ended although it could not be proven to be the command")
+	}
+}
+
+// The command a crashed server left running is ended, grandchildren too.
+func TestOrphanOfALostAttemptIsEndedWithItsGrandchildren(t *testing.T) {
+	t.Parallel()
+	pid, startedAt := startGroup(t, "sleep 300 & sleep 300; wait")
+	got, err := EndOrphan(pid, startedAt)
+	if err != nil || got != OrphanEnded {
+		t.Fatalf("end orphan: %v, %v; want ended", got, err)
+	}
+	if groupRunning(pid) {
+		t.Fatal("something of the process group still runs")
+	}
+}
+
+// The shell is gone but the command it started in the background still
+// runs in its group: the kernel does not reuse a pid in use as a process
+// group id, so the group is the command's and is ended.
+func TestOrphanWhoseLeaderIsGoneIsStillEnded(t *testing.T) {
+	t.Parallel()
+	pid, startedAt := startGroup(t, "sleep 300 & exit 0")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, _, err := procStart(pid); err != nil {
+			break // the leader is gone (reaped)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the shell never exited")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !groupRunning(pid) {
+		t.Fatal("the background sleep is not running; the fault did not happen")
+	}
+	got, err := EndOrphan(pid, startedAt)
+	if err != nil || got != OrphanEnded || groupRunning(pid) {
+		t.Fatalf("end orphan without its leader: %v, %v (group running: %v); want ended", got, err, groupRunning(pid))
+	}
+}
+
+// Nothing left of the command: nothing to end.
+func TestOrphanThatFinishedIsGone(t *testing.T) {
+	t.Parallel()
+	pid, startedAt := startGroup(t, "sleep 0.2")
+	deadline := time.Now().Add(10 * time.Second)
+	for groupRunning(pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never finished")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got, err := EndOrphan(pid, startedAt); err != nil || got != OrphanGone {
+		t.Fatalf("end a finished command: %v, %v; want gone", got, err)
+	}
+}

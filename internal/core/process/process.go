@@ -1,0 +1,256 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// Error codes of a Result, recorded on attempts.
+const (
+	ErrorCodeExitNonZero = "exit_nonzero"
+	ErrorCodeSignaled    = "killed_by_signal"
+	ErrorCodeSpawnFailed = "spawn_failed"
+	ErrorCodeTimeout     = "timeout"
+	ErrorCodeStopped     = "server_stopped"
+	ErrorCodeRunAs       = "run_as_unavailable"
+	ErrorCodeWorkDir     = "working_dir_unavailable"
+)
+
+// pipeDrainLimit bounds the wait for output after the process group is
+// gone: a process that left the group (setsid) may still hold the pipe, and
+// the attempt must not wait for it.
+const pipeDrainLimit = 2 * time.Second
+
+// Result is how one command ended.
+type Result struct {
+	// State is succeeded, failed, timed_out (its own timeout passed) or
+	// cancelled (ctx of Run ended: Cause says why).
+	State run.AttemptState
+	// ExitCode is set when the process exited on its own.
+	ExitCode *int64
+	// Code is one of the ErrorCode constants; empty on success.
+	Code string
+	// Cause is context.Cause of Run's ctx when that ended the command.
+	Cause error
+	// CleanupErr reports a working directory that could not be removed
+	// after the command ended (for the operator's log).
+	CleanupErr error
+}
+
+// Spec is one attempt's command and what it starts with.
+type Spec struct {
+	RunID     string
+	AttemptID string
+	Command   task.Command
+	// BaseEnv starts the environment (e.g. PATH, HOME); the task's own
+	// variables override it, the attempt's identity overrides both.
+	BaseEnv []string
+	// Secrets holds the resolved values of the command's secret
+	// references (see Secrets.Resolve); they reach only the environment.
+	Secrets map[string]string
+	// DefaultRunAs is the account of a command whose task names none;
+	// zero runs it as this process.
+	DefaultRunAs task.RunAs
+}
+
+// Run prepares s's account and working directory and runs its command
+// (see runIn) until it ends, its timeout passes or ctx ends; what cannot be
+// prepared is explained in out and the command does not start. Closing
+// hard cuts the kill grace short: SIGKILL follows SIGTERM at once.
+func Run(ctx context.Context, hard <-chan struct{}, s Spec, out io.Writer, started func(pid int)) Result {
+	c := s.Command
+	runAs := c.RunAs
+	if runAs.IsZero() {
+		runAs = s.DefaultRunAs
+	}
+	acct, err := resolveAccount(runAs)
+	if err != nil {
+		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
+		return Result{State: run.AttemptFailed, Code: ErrorCodeRunAs}
+	}
+	dir, cleanup, err := attemptDir(c, s.AttemptID, acct.cred)
+	if err != nil {
+		fmt.Fprintf(out, "qinglong: the command was not started: %v\n", err)
+		return Result{State: run.AttemptFailed, Code: ErrorCodeWorkDir}
+	}
+	base := append(append([]string(nil), s.BaseEnv...), acct.env...)
+	l := launch{attemptID: s.AttemptID, command: c, env: environment(base, s.RunID, s.AttemptID, c, s.Secrets), dir: dir, cred: acct.cred}
+	res := runIn(ctx, hard, l, out, started)
+	if err := cleanup(); err != nil {
+		res.CleanupErr = fmt.Errorf("remove the working directory %s of attempt %s: %w", dir, s.AttemptID, err)
+	}
+	return res
+}
+
+// SecretRefs lists the secret references of c's environment.
+func SecretRefs(c task.Command) []string {
+	var refs []string
+	for _, e := range c.Env {
+		if e.SecretRef != "" {
+			refs = append(refs, e.SecretRef)
+		}
+	}
+	return refs
+}
+
+// Values lists the values of m (the secrets to mask).
+func Values(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// environment is the child's whole environment: the base (with the
+// account's HOME, USER and LOGNAME when it runs as another account), the
+// task's variables, then the attempt's identity. Later entries win in
+// os/exec, and the identity must win: publishing refuses QL_* names today,
+// but a revision published before that rule could still carry one, and
+// QL_ATTEMPT_ID is how escaped descendants are traced to their attempt.
+func environment(base []string, runID, attemptID string, c task.Command, secrets map[string]string) []string {
+	env := append([]string(nil), base...)
+	for _, e := range c.Env {
+		v := e.Value
+		if e.SecretRef != "" {
+			v = secrets[e.SecretRef]
+		}
+		env = append(env, e.Name+"="+v)
+	}
+	return append(env, "QL_RUN_ID="+runID, "QL_ATTEMPT_ID="+attemptID)
+}
+
+// launch is everything one attempt's process starts with.
+type launch struct {
+	attemptID string
+	command   task.Command
+	env       []string
+	// dir is the working directory (see attemptDir).
+	dir string
+	// cred switches the account; nil runs as this server.
+	cred *syscall.Credential
+}
+
+// runIn runs l.command in its own process group, writing stdout and
+// stderr to out, until it exits, its timeout passes or ctx ends. started
+// is called once the process exists. Whatever ends the attempt, everything
+// it started is ended afterwards (see tree.end): SIGTERM, then SIGKILL
+// after the task's kill grace, or at once when hard closes.
+func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, started func(pid int)) Result {
+	becomeSubreaper()
+	c := l.command
+	cmd := command(c)
+	cmd.Env = l.env
+	cmd.Dir = l.dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(out, "qinglong: could not create the output pipe: %v\n", err)
+		return Result{State: run.AttemptFailed, Code: ErrorCodeSpawnFailed}
+	}
+	defer pr.Close() //nolint:errcheck // the read end; the copy has ended or was cut off
+	// An *os.File as stdout/stderr is handed to the child directly: no
+	// copying goroutine inside exec, so Wait returns when the process
+	// exits even if a grandchild keeps the pipe open.
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = cmd.Start()
+	pw.Close() //nolint:errcheck // the parent's copy of the write end; the child holds its own
+	if err != nil {
+		// The explanation names the program, directory or interpreter;
+		// it never contains the environment.
+		fmt.Fprintf(out, "qinglong: could not start the command: %s\n", startFailure(err, c, l.dir))
+		return Result{State: run.AttemptFailed, Code: ErrorCodeSpawnFailed}
+	}
+	pgid := cmd.Process.Pid
+	procs := newTree(pgid, l.attemptID)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, pr)
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	started(pgid)
+
+	timeout := time.NewTimer(time.Duration(c.TimeoutMs) * time.Millisecond)
+	defer timeout.Stop()
+	var cause string
+	select {
+	case err = <-waited:
+	case <-timeout.C:
+		cause = ErrorCodeTimeout
+	case <-ctx.Done():
+		cause = ErrorCodeStopped
+	}
+	// The job ends with its main process: whatever it left running, in
+	// its group or escaped from it, goes too.
+	procs.end(c.KillGrace(), hard)
+	if cause != "" {
+		err = <-waited
+	}
+	drain := time.NewTimer(pipeDrainLimit)
+	defer drain.Stop()
+	select {
+	case <-copied:
+	case <-drain.C:
+		pr.Close() //nolint:errcheck // cuts off a copy a grandchild keeps open
+		<-copied
+	}
+	res := classify(cmd, err, cause)
+	if cause == ErrorCodeStopped {
+		res.Cause = context.Cause(ctx)
+	}
+	return res
+}
+
+func command(c task.Command) *exec.Cmd {
+	if c.Mode == task.ModeShell {
+		return exec.Command(c.Shell, "-c", c.Script)
+	}
+	return exec.Command(c.Path, c.Args...)
+}
+
+func classify(cmd *exec.Cmd, err error, cause string) Result {
+	switch cause {
+	case ErrorCodeTimeout:
+		return Result{State: run.AttemptTimedOut, Code: ErrorCodeTimeout}
+	case ErrorCodeStopped:
+		return Result{State: run.AttemptCancelled, Code: ErrorCodeStopped}
+	}
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return Result{State: run.AttemptFailed, Code: ErrorCodeSpawnFailed}
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return Result{State: run.AttemptFailed, Code: ErrorCodeSignaled}
+	}
+	code := int64(cmd.ProcessState.ExitCode())
+	if code != 0 {
+		return Result{State: run.AttemptFailed, ExitCode: &code, Code: ErrorCodeExitNonZero}
+	}
+	return Result{State: run.AttemptSucceeded, ExitCode: &code}
+}
+
+// DefaultBaseEnv is the base environment of commands when none is
+// configured: PATH, HOME, LANG and TZ of this process, when set. Nothing
+// else of the runner's own environment (its credentials, its settings)
+// reaches a command.
+func DefaultBaseEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "LANG", "TZ"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}

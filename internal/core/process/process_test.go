@@ -1,0 +1,198 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+func shell(script string, timeout time.Duration) task.Command {
+	return task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: script, TimeoutMs: timeout.Milliseconds()}
+}
+
+// syncBuffer collects output written from the copy goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// runCommand runs c as the dispatcher would with no task account, in
+// c's working directory or in the test's temporary directory.
+func runCommand(ctx context.Context, c task.Command, env []string, out io.Writer, started func(int)) Result {
+	dir := c.WorkingDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return runIn(ctx, nil, launch{attemptID: "test", command: c, env: env, dir: dir}, out, started)
+}
+
+func runShell(t *testing.T, ctx context.Context, script string, timeout time.Duration) (Result, string, int) {
+	t.Helper()
+	var out syncBuffer
+	pid := 0
+	res := runCommand(ctx, shell(script, timeout), []string{"PATH=/usr/bin:/bin"}, &out, func(p int) { pid = p })
+	return res, out.String(), pid
+}
+
+// processGone reports whether pid no longer runs: it does not exist, or it
+// is a zombie waiting for a reaper (dead, just not yet collected).
+func processGone(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}
+
+// requireGone waits (bounded) for SIGKILL to take effect; death after a
+// SIGKILL is asynchronous but immediate in practice.
+func requireGone(t *testing.T, pid int, what string) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !processGone(pid) {
+		select {
+		case <-deadline:
+			t.Fatalf("%s (pid %d) is still running", what, pid)
+		case <-tick.C:
+		}
+	}
+}
+
+func grandchildPID(t *testing.T, dir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "grandchild.pid"))
+	if err != nil {
+		t.Fatalf("the script did not record its grandchild: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+func TestTimeoutKillsTheWholeProcessGroupGrandchildrenIncluded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := fmt.Sprintf(`sleep 300 & echo $! > %s/grandchild.pid; wait`, dir)
+	start := time.Now()
+	res, _, pid := runShell(t, t.Context(), script, 300*time.Millisecond)
+	if res.State != run.AttemptTimedOut || res.Code != ErrorCodeTimeout || res.ExitCode != nil {
+		t.Fatalf("result %+v; want timed_out", res)
+	}
+	if elapsed := time.Since(start); elapsed > 30*time.Second {
+		t.Fatalf("a 300ms timeout took %s", elapsed)
+	}
+	requireGone(t, pid, "the shell")
+	requireGone(t, grandchildPID(t, dir), "the grandchild sleep")
+}
+
+func TestLeftoverBackgroundProcessesDieWithTheMainProcess(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := fmt.Sprintf(`sleep 300 & echo $! > %s/grandchild.pid; echo done`, dir)
+	res, out, _ := runShell(t, t.Context(), script, time.Hour)
+	if res.State != run.AttemptSucceeded || out != "done\n" {
+		t.Fatalf("result %+v, output %q; want succeeded with its output", res, out)
+	}
+	requireGone(t, grandchildPID(t, dir), "the background sleep")
+}
+
+func TestExitStatusDecidesTheResult(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		script string
+		state  run.AttemptState
+		code   string
+		exit   int64
+	}{
+		{"echo ok", run.AttemptSucceeded, "", 0},
+		{"exit 3", run.AttemptFailed, ErrorCodeExitNonZero, 3},
+		{"kill -9 $$", run.AttemptFailed, ErrorCodeSignaled, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.script, func(t *testing.T) {
+			t.Parallel()
+			res, _, _ := runShell(t, t.Context(), c.script, time.Minute)
+			if res.State != c.state || res.Code != c.code {
+				t.Fatalf("result %+v; want %s (%s)", res, c.state, c.code)
+			}
+			if c.exit >= 0 && (res.ExitCode == nil || *res.ExitCode != c.exit) {
+				t.Fatalf("exit code %v; want %d", res.ExitCode, c.exit)
+			}
+			if c.exit < 0 && res.ExitCode != nil {
+				t.Fatalf("a signalled process reported exit code %d", *res.ExitCode)
+			}
+		})
+	}
+}
+
+func TestArgvModeRunsWithoutAShellInItsWorkingDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out syncBuffer
+	c := task.Command{Mode: task.ModeArgv, Path: "/bin/sh", Args: []string{"-c", `pwd; printf '%s\n' "$1"`, "sh", "a b; $(not expanded)"}, WorkingDir: dir, TimeoutMs: 60_000}
+	res := runCommand(t.Context(), c, nil, &out, func(int) {})
+	want := dir + "\na b; $(not expanded)\n"
+	if res.State != run.AttemptSucceeded || out.String() != want {
+		t.Fatalf("result %+v output %q; want %q", res, out.String(), want)
+	}
+}
+
+func TestAProgramThatCannotStartFailsWithTheReasonInItsLog(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	c := task.Command{Mode: task.ModeArgv, Path: "/nonexistent/program", TimeoutMs: 60_000}
+	called := false
+	res := runCommand(t.Context(), c, nil, &out, func(int) { called = true })
+	if res.State != run.AttemptFailed || res.Code != ErrorCodeSpawnFailed || called {
+		t.Fatalf("result %+v (started callback: %v); want spawn_failed without a start", res, called)
+	}
+	if !strings.Contains(out.String(), "/nonexistent/program") {
+		t.Fatalf("log %q does not say what could not start", out.String())
+	}
+}
+
+func TestStoppingTheExecutorCancelsARunningCommand(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	var out syncBuffer
+	started := make(chan int, 1)
+	done := make(chan Result, 1)
+	go func() {
+		done <- runCommand(ctx, shell("sleep 300", time.Hour), nil, &out, func(pid int) { started <- pid })
+	}()
+	pid := <-started
+	cancel()
+	res := <-done
+	if res.State != run.AttemptCancelled || res.Code != ErrorCodeStopped {
+		t.Fatalf("result %+v; want cancelled by the stop", res)
+	}
+	requireGone(t, pid, "the cancelled command")
+}

@@ -1,0 +1,83 @@
+package process
+
+import (
+	"syscall"
+	"time"
+)
+
+// Polling while an attempt's processes end: the first look comes soon
+// (most commands exit on SIGTERM at once), later ones back off to
+// treePollMax, since each may read the whole process table. After
+// SIGKILL the wait is bounded by treeKillWait.
+const (
+	treePollMin  = 10 * time.Millisecond
+	treePollMax  = 500 * time.Millisecond
+	treeKillWait = 2 * time.Second
+)
+
+// tree is everything one attempt started: its main process, the process
+// group that process leads, and — on Linux — the descendants that left the
+// group (setsid, setpgid) wherever they moved, found by ancestry, by the
+// QL_ATTEMPT_ID marker in their environment, and by being re-parented to
+// this server (a child subreaper). Finding them is best effort: a process
+// that leaves the group, clears its environment and loses its parent is
+// not found.
+type tree struct {
+	main      int
+	attemptID string
+	// known remembers members by pid and start time, so one found while
+	// its parent lived is still recognised after it was re-parented.
+	known map[int]uint64
+}
+
+func newTree(main int, attemptID string) *tree {
+	t := &tree{main: main, attemptID: attemptID, known: map[int]uint64{}}
+	t.seed()
+	return t
+}
+
+// end ends every live member: SIGTERM first so the command may clean up,
+// SIGKILL for what is left after grace or as soon as hard closes. It
+// returns once nothing of the attempt runs, or after treeKillWait past the
+// SIGKILL (a process in uninterruptible sleep dies only when it wakes).
+func (t *tree) end(grace time.Duration, hard <-chan struct{}) {
+	live := t.live()
+	if len(live) == 0 {
+		return
+	}
+	t.signal(live, syscall.SIGTERM)
+	limit := time.NewTimer(grace)
+	defer limit.Stop()
+	poll := treePollMin
+	look := time.NewTimer(poll)
+	defer look.Stop()
+wait:
+	for {
+		select {
+		case <-look.C:
+			if live = t.live(); len(live) == 0 {
+				return
+			}
+			poll = min(2*poll, treePollMax)
+			look.Reset(poll)
+		case <-limit.C:
+			break wait
+		case <-hard:
+			break wait
+		}
+	}
+	t.signal(t.live(), syscall.SIGKILL)
+	deadline := time.Now().Add(treeKillWait)
+	for len(t.live()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(treePollMin)
+	}
+}
+
+// signal sends sig to the group and to every member outside it. ESRCH
+// (gone meanwhile) is the normal case.
+func (t *tree) signal(pids []int, sig syscall.Signal) {
+	_ = syscall.Kill(-t.main, sig)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, sig)
+	}
+}

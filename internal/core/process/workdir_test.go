@@ -1,0 +1,54 @@
+package process
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// exec reports a missing working directory as "fork/exec /bin/sh: no such
+// file or directory"; the log must name the directory instead.
+func TestAMissingWorkingDirIsNamed(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "gone")
+	c := shell("echo hi", time.Minute)
+	c.WorkingDir = missing
+	var out syncBuffer
+	res := runCommand(t.Context(), c, nil, &out, func(int) {})
+	if res.Code != ErrorCodeSpawnFailed || !strings.Contains(out.String(), "the working directory "+missing+" does not exist") {
+		t.Fatalf("result %+v, log %q; want spawn_failed naming %s", res, out.String(), missing)
+	}
+}
+
+// A script whose #! interpreter is missing is reported by exec as the
+// script itself missing; the log must name the interpreter.
+func TestAMissingInterpreterIsNamed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "job")
+	if err := os.WriteFile(script, []byte("#!/nonexistent/python9 -u\nprint(1)\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	res := runCommand(t.Context(), task.Command{Mode: task.ModeArgv, Path: script, TimeoutMs: 60_000}, nil, &out, func(int) {})
+	if res.Code != ErrorCodeSpawnFailed || !strings.Contains(out.String(), "the interpreter /nonexistent/python9") {
+		t.Fatalf("result %+v, log %q; want spawn_failed naming the interpreter", res, out.String())
+	}
+	if !strings.Contains(out.String(), script) {
+		t.Fatalf("log %q does not name the script", out.String())
+	}
+}
+
+func TestAMissingShellIsNamed(t *testing.T) {
+	t.Parallel()
+	c := task.Command{Mode: task.ModeShell, Shell: "/nonexistent/sh", Script: "echo", TimeoutMs: 60_000}
+	var out syncBuffer
+	res := runCommand(t.Context(), c, nil, &out, func(int) {})
+	if res.Code != ErrorCodeSpawnFailed || !strings.Contains(out.String(), "the shell /nonexistent/sh does not exist") {
+		t.Fatalf("result %+v, log %q; want spawn_failed naming the shell", res, out.String())
+	}
+}

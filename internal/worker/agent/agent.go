@@ -1,0 +1,592 @@
+// Package agent is the cluster worker: it registers with any replica's
+// worker ingress, heartbeats its session, pulls grants when it has free
+// slots, and runs each granted attempt as a local process (through
+// internal/core/process, so a command sees what it would see under the
+// local executor), reporting start, renewals, output and completion.
+//
+// Invariants:
+//   - Local recovery runs before registering: what the journal holds as
+//     launching or running is never spawned again (see journal.Recover); a
+//     recorded process group is ended only when it is provably the
+//     command's (process.EndOrphan checks its start time).
+//   - Each pull is journaled (offer id, token) before it is sent, and each
+//     grant before its start ACK; `launching` is journaled before the spawn.
+//   - One goroutine per attempt sends every lease request of that attempt
+//     (start, renew, log, complete), so each carries the current lease
+//     version and log chunks go out in offset order.
+//   - The worker keeps its own copy of each lease, counted from when the
+//     request that granted or renewed it was sent (never from the reply,
+//     so it can only end early). Before that copy ends it kills the
+//     command's process group and reports nothing more for the attempt:
+//     the replica's sweep declares it lost, and a late report would be
+//     refused anyway.
+//   - Secrets come only from the worker's own secrets file; values reach
+//     only the command's environment and are masked in the output sent.
+//     Logs never hold the credential, tokens, environments or secrets.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/worker/journal"
+)
+
+// Defaults and bounds of Config.
+const (
+	DefaultConcurrency = 4
+	DefaultStopTimeout = 30 * time.Second
+	// registerRetry paces registering after a refusal that may pass (a
+	// session another replica still holds, a rate limit).
+	registerRetry = 2 * time.Second
+	// registerTimeout bounds one registration, retries included.
+	registerTimeout = 15 * time.Second
+	// pullRetry paces pulling after a refused or failed pull.
+	pullRetry = time.Second
+)
+
+// Config of a worker.
+type Config struct {
+	// Server is the worker ingress URL of any replica.
+	Server string
+	// Credential is the bearer credential (never logged).
+	Credential string
+	// DataDir holds the journal and its lock.
+	DataDir string
+	// Concurrency is how many commands run at once (1–MaxCapacity).
+	Concurrency int
+	// Labels are added to the credential's own.
+	Labels map[string]string
+	// SecretsFile is the worker's own secrets file; empty: none, and a
+	// command naming a secret fails to start.
+	SecretsFile string
+	// StopTimeout bounds a drain: running commands get this long to
+	// finish after SIGINT/SIGTERM, then are stopped.
+	StopTimeout time.Duration
+	// Version is reported when registering.
+	Version string
+	// BaseEnv starts every command's environment (default:
+	// process.DefaultBaseEnv).
+	BaseEnv []string
+	// Logger receives structured logs (default: slog.Default()).
+	Logger *slog.Logger
+	// PullWait is how long a pull may wait on the replica (default and
+	// maximum workerproto.MaxPullWait).
+	PullWait time.Duration
+}
+
+// Validate names the setting and its allowed range.
+func (c Config) Validate() error {
+	switch {
+	case c.Server == "":
+		return errors.New("--server is required: the worker ingress URL of a replica, e.g. https://replica.example:8081")
+	case c.Credential == "":
+		return errors.New("--credential-file is required: the file holding the credential `ql workers create` printed")
+	case c.DataDir == "":
+		return errors.New("--data-dir is required")
+	case c.Concurrency < 1 || c.Concurrency > workerproto.MaxCapacity:
+		return fmt.Errorf("--concurrency %d is outside 1–%d", c.Concurrency, workerproto.MaxCapacity)
+	case c.StopTimeout <= 0:
+		return fmt.Errorf("--stop-timeout %s must be positive", c.StopTimeout)
+	case c.PullWait < 0 || c.PullWait > workerproto.MaxPullWait:
+		return fmt.Errorf("pull wait %s is outside 0–%s", c.PullWait, workerproto.MaxPullWait)
+	}
+	return nil
+}
+
+// Summary is what a worker did, printed when it stops.
+type Summary struct {
+	// Abandoned counts attempts an earlier process of this worker left
+	// launching or running; OrphansEnded those whose process group was
+	// still running and was ended.
+	Abandoned, OrphansEnded int
+	// Completed counts attempts reported complete; Stopped those ended by
+	// a stop reply, a timeout or the drain.
+	Completed, Stopped int
+	// LeaseLost counts attempts killed because their lease could not be
+	// renewed in time; Terminal those the replica declared over.
+	LeaseLost, Terminal int
+}
+
+// Errors that end a worker.
+var (
+	// ErrReplaced: a newer session of this worker's credential exists.
+	ErrReplaced = errors.New("a newer worker session with the same credential replaced this one; run one worker per credential")
+	// ErrUnauthenticated: the credential was refused.
+	ErrUnauthenticated = errors.New("the replica refused the credential (unknown or revoked); create a new one with `ql workers create` and put it in --credential-file")
+)
+
+// errDrainTimeout ends commands still running when a drain ran out of time.
+var errDrainTimeout = errors.New("the worker was stopped")
+
+// worker is one running worker process.
+type worker struct {
+	cfg     Config
+	log     *slog.Logger
+	journal *journal.Journal
+	client  *Client
+	secrets process.Secrets
+
+	// reqCtx bounds every request; it ends only when the worker gives up
+	// reporting altogether (replaced, credential refused).
+	reqCtx    context.Context
+	reqCancel context.CancelFunc
+
+	slots    chan struct{}
+	attempts sync.WaitGroup
+
+	mu      sync.Mutex
+	session string
+	running map[string]*attempt
+	summary Summary
+	// granted is the capacity the replica granted; logCap its per-attempt
+	// log cap.
+	granted int
+	logCap  int64
+	// draining closes when the worker stops pulling: a signal, a
+	// draining session, or a fatal error (fatal then says which).
+	draining     chan struct{}
+	drainingOnce sync.Once
+	fatal        error
+	// idle is signalled whenever an attempt ends.
+	idle chan struct{}
+}
+
+// Run runs a worker until ctx ends (SIGINT/SIGTERM: drain, then return
+// nil), its session is drained by an operator (return nil once idle), or
+// it cannot go on (ErrReplaced, ErrUnauthenticated, a journal failure).
+func Run(ctx context.Context, cfg Config) (Summary, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.BaseEnv == nil {
+		cfg.BaseEnv = process.DefaultBaseEnv()
+	}
+	if cfg.PullWait == 0 {
+		cfg.PullWait = workerproto.MaxPullWait
+	}
+	if err := cfg.Validate(); err != nil {
+		return Summary{}, err
+	}
+	client, err := NewClient(cfg.Server, cfg.Credential, cfg.Concurrency)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer client.Close()
+	j, err := journal.Open(context.Background(), cfg.DataDir)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer func() {
+		if err := j.Close(); err != nil {
+			cfg.Logger.Error("could not close the worker journal", "code", "journal_close_failed", "error", err.Error())
+		}
+	}()
+	w := &worker{
+		cfg: cfg, log: cfg.Logger, journal: j, client: client,
+		secrets:  process.Secrets{Path: cfg.SecretsFile},
+		running:  map[string]*attempt{},
+		draining: make(chan struct{}),
+		idle:     make(chan struct{}, 1),
+	}
+	w.reqCtx, w.reqCancel = context.WithCancel(context.Background())
+	defer w.reqCancel()
+	if err := w.recoverLocal(); err != nil {
+		return w.summary, err
+	}
+	w.log.Info("worker starting", "code", "worker_starting", "server", client.base.Redacted(), "dataDir", cfg.DataDir,
+		"concurrency", cfg.Concurrency, "labels", cfg.Labels, "secretsFile", cfg.SecretsFile)
+	if err := w.register(ctx); err != nil {
+		if ctx.Err() != nil {
+			return w.summary, nil
+		}
+		return w.summary, err
+	}
+	w.slots = make(chan struct{}, w.capacity())
+	hbDone := make(chan struct{})
+	hbCtx, hbStop := context.WithCancel(context.Background())
+	go func() {
+		defer close(hbDone)
+		w.heartbeats(hbCtx)
+	}()
+	pullDone := make(chan struct{})
+	go func() {
+		defer close(pullDone)
+		w.pulls()
+	}()
+	select {
+	case <-ctx.Done():
+		w.stopPulling(nil)
+		w.log.Info("stopping: no more pulls; running commands may finish", "code", "worker_draining", "reason", "signal", "running", w.count(), "stopTimeout", cfg.StopTimeout.String())
+	case <-w.draining:
+	}
+	<-pullDone
+	w.drain(ctx)
+	w.attempts.Wait()
+	hbStop()
+	<-hbDone
+	w.mu.Lock()
+	s, fatal := w.summary, w.fatal
+	w.mu.Unlock()
+	w.log.Info("worker stopped", "code", "worker_stopped", "completed", s.Completed, "stopped", s.Stopped,
+		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "abandoned", s.Abandoned)
+	return s, fatal
+}
+
+// recoverLocal abandons what an earlier process of this worker left
+// launching or running, ending a recorded process group only when it is
+// provably the command's.
+func (w *worker) recoverLocal() error {
+	left, err := w.journal.Recover(context.Background())
+	if err != nil {
+		return err
+	}
+	for _, a := range left {
+		w.summary.Abandoned++
+		outcome := process.OrphanGone
+		var endErr error
+		if a.Pid > 0 && a.StartedAtMs > 0 {
+			outcome, endErr = process.EndOrphan(a.Pid, a.StartedAtMs)
+		}
+		if outcome == process.OrphanEnded {
+			w.summary.OrphansEnded++
+		}
+		attrs := []any{"code", "attempt_abandoned", "attemptId", a.ID, "runId", a.RunID, "state", a.State, "pid", a.Pid, "orphan", orphanName(outcome)}
+		if endErr != nil {
+			attrs = append(attrs, "error", endErr.Error())
+		}
+		w.log.Warn("an earlier worker process left this attempt unfinished: it is not run again; the replica settles it when its lease expires", attrs...)
+	}
+	return nil
+}
+
+func orphanName(o process.OrphanOutcome) string {
+	switch o {
+	case process.OrphanEnded:
+		return "ended"
+	case process.OrphanLeft:
+		return "left"
+	}
+	return "gone"
+}
+
+// register opens a session, retrying while the ingress is unreachable or
+// the refusal may pass.
+func (w *worker) register(ctx context.Context) error {
+	for {
+		// Bounded, so an unreachable ingress is logged instead of retried
+		// in silence.
+		rctx, cancel := context.WithTimeout(ctx, registerTimeout)
+		rep, err := w.client.Register(rctx, workerproto.RegisterRequest{Labels: w.cfg.Labels, Capacity: w.cfg.Concurrency, Version: w.cfg.Version})
+		cancel()
+		if err == nil {
+			w.mu.Lock()
+			w.session = rep.SessionID
+			w.granted = rep.Capacity
+			w.logCap = rep.LogCapBytes
+			w.mu.Unlock()
+			w.log.Info("registered", "code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
+				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", rep.Labels)
+			return nil
+		}
+		switch Code(err) {
+		case workerproto.CodeUnauthenticated:
+			return ErrUnauthenticated
+		case workerproto.CodeInvalid, workerproto.CodeForbidden:
+			return fmt.Errorf("register: %w", err)
+		case "":
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+		w.log.Warn("could not register; retrying", "code", "register_failed", "error", err.Error())
+		t := time.NewTimer(registerRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// capacity is how many commands run at once: the configured concurrency,
+// or less when the credential allows less.
+func (w *worker) capacity() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.granted > 0 {
+		return min(w.cfg.Concurrency, w.granted)
+	}
+	return w.cfg.Concurrency
+}
+
+func (w *worker) sessionID() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.session
+}
+
+func (w *worker) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.running)
+}
+
+// stopPulling begins the drain; a non-nil fatal is what Run returns.
+func (w *worker) stopPulling(fatal error) {
+	w.drainingOnce.Do(func() {
+		w.mu.Lock()
+		w.fatal = fatal
+		w.mu.Unlock()
+		close(w.draining)
+	})
+}
+
+// heartbeats keeps the session alive until ctx ends.
+func (w *worker) heartbeats(ctx context.Context) {
+	t := time.NewTicker(workerproto.HeartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		hctx, cancel := context.WithTimeout(ctx, workerproto.HeartbeatEvery)
+		sid := w.sessionID()
+		rep, err := w.client.Heartbeat(hctx, workerproto.HeartbeatRequest{SessionID: sid, Running: w.count()})
+		cancel()
+		if err != nil {
+			w.onSessionError(ctx, sid, "heartbeat", err)
+			continue
+		}
+		w.onSessionState(rep.State)
+	}
+}
+
+// onSessionState acts on the state a heartbeat or pull reply carries.
+func (w *worker) onSessionState(state string) {
+	switch state {
+	case workerproto.SessionDraining:
+		select {
+		case <-w.draining:
+		default:
+			w.log.Info("the session is draining: no more pulls; exiting once running commands end", "code", "worker_draining", "reason", "session", "running", w.count())
+		}
+		w.stopPulling(nil)
+	case workerproto.SessionReplaced:
+		w.replaced()
+	}
+}
+
+// onSessionError acts on a refused heartbeat or pull sent for session sid.
+// Only the heartbeat registers again (a pull's not_found waits for it), so
+// two goroutines never open two sessions that would replace each other.
+func (w *worker) onSessionError(ctx context.Context, sid, what string, err error) {
+	switch Code(err) {
+	case workerproto.CodeSessionReplaced:
+		if sid == w.sessionID() {
+			w.replaced()
+		}
+	case workerproto.CodeUnauthenticated:
+		w.log.Error("the credential was refused: stopping", "code", "credential_refused")
+		w.stopPulling(ErrUnauthenticated)
+		w.killAll()
+	case workerproto.CodeNotFound:
+		// The session expired (a partition longer than its lease): a new
+		// one replaces it; running attempts keep their own leases.
+		w.log.Warn("the session expired; registering again", "code", "session_expired")
+		if rerr := w.register(ctx); rerr != nil && ctx.Err() == nil {
+			w.log.Error("could not register again", "code", "register_failed", "error", rerr.Error())
+		}
+	default:
+		w.log.Warn(what+" failed", "code", what+"_failed", "error", err.Error())
+	}
+}
+
+func (w *worker) replaced() {
+	w.log.Error("a newer session of this credential replaced this worker: stopping", "code", "session_replaced")
+	w.stopPulling(ErrReplaced)
+	w.killAll()
+}
+
+// killAll ends every running command at once and stops reporting.
+func (w *worker) killAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, a := range w.running {
+		a.terminate()
+	}
+	w.reqCancel()
+}
+
+// drain waits for running attempts up to the stop timeout (without limit
+// when an operator drained the session and no signal came), then stops
+// what still runs.
+func (w *worker) drain(ctx context.Context) {
+	var limit <-chan time.Time
+	armed := false
+	arm := func() {
+		if !armed {
+			armed = true
+			limit = time.After(w.cfg.StopTimeout)
+		}
+	}
+	if ctx.Err() != nil {
+		arm()
+	}
+	for w.count() > 0 {
+		select {
+		case <-w.idle:
+		case <-ctx.Done():
+			arm()
+			ctx = context.Background()
+		case <-limit:
+			w.mu.Lock()
+			n := len(w.running)
+			for _, a := range w.running {
+				a.stop(errDrainTimeout)
+			}
+			w.mu.Unlock()
+			w.log.Warn("stop timeout reached: stopping running commands", "code", "worker_stop_timeout", "running", n)
+			limit = nil
+		}
+	}
+}
+
+// pulls asks for work while there are free slots, until the drain.
+func (w *worker) pulls() {
+	for {
+		select {
+		case w.slots <- struct{}{}:
+		case <-w.draining:
+			return
+		}
+		free := 1
+	fill:
+		for {
+			select {
+			case w.slots <- struct{}{}:
+				free++
+			default:
+				break fill
+			}
+		}
+		used := w.pullOnce(free)
+		for range free - max(used, 0) {
+			<-w.slots
+		}
+		if used < 0 {
+			t := time.NewTimer(pullRetry)
+			select {
+			case <-w.draining:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+	}
+}
+
+// pullOnce sends one pull for up to free grants and starts each; it
+// returns how many slots the grants took (negative after a failure).
+func (w *worker) pullOnce(free int) int {
+	ctx, cancel := context.WithCancel(w.reqCtx)
+	defer cancel()
+	go func() {
+		select {
+		case <-w.draining:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	offer, err := w.journal.NewOffer(ctx)
+	if err != nil {
+		w.log.Error("could not journal an offer: stopping", "code", "journal_failed", "error", err.Error())
+		w.stopPulling(err)
+		return 0
+	}
+	sent := time.Now()
+	sid := w.sessionID()
+	rep, err := w.client.Pull(ctx, workerproto.PullRequest{SessionID: sid, OfferID: offer.ID, Token: offer.Token,
+		Max: free, WaitMs: w.cfg.PullWait.Milliseconds()})
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0
+		}
+		if Code(err) == workerproto.CodeNotFound {
+			// The session expired; the heartbeat registers a new one.
+			return -1
+		}
+		w.onSessionError(ctx, sid, "pull", err)
+		return -1
+	}
+	grants := rep.Grants
+	if len(grants) > free {
+		w.log.Error("the replica granted more than asked; the extra grants are left to expire", "code", "grant_overflow", "asked", free, "granted", len(grants))
+		grants = grants[:free]
+	}
+	recs := make([]journal.Granted, len(grants))
+	for i, g := range grants {
+		recs[i] = journal.Granted{AttemptID: g.AttemptID, RunID: g.RunID}
+	}
+	if err := w.journal.Answered(context.Background(), offer, recs); err != nil {
+		// Unjournaled grants are never started: their leases expire
+		// unstarted and the replica offers them again.
+		w.log.Error("could not journal grants: stopping", "code", "journal_failed", "error", err.Error())
+		w.stopPulling(err)
+		return 0
+	}
+	for _, g := range grants {
+		w.start(g, offer.Token, sent)
+	}
+	w.onSessionState(rep.State)
+	return len(grants)
+}
+
+// start runs one grant in its own goroutine; it holds one slot until done.
+func (w *worker) start(g workerproto.Grant, token string, sent time.Time) {
+	a := newAttempt(w, g, token, sent)
+	w.mu.Lock()
+	w.running[g.AttemptID] = a
+	w.mu.Unlock()
+	w.attempts.Add(1)
+	go func() {
+		defer func() {
+			w.mu.Lock()
+			delete(w.running, g.AttemptID)
+			w.mu.Unlock()
+			<-w.slots
+			w.attempts.Done()
+			select {
+			case w.idle <- struct{}{}:
+			default:
+			}
+		}()
+		a.run()
+	}()
+}
+
+func (w *worker) count1(f func(*Summary)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f(&w.summary)
+}
+
+// logLimit is how much unsent output an attempt holds: the replica's log
+// cap, which it never stores more than.
+func (w *worker) logLimit() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.logCap > 0 {
+		return int(min(w.logCap, workerproto.DefaultLogCap*4))
+	}
+	return workerproto.DefaultLogCap
+}

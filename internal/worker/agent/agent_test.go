@@ -1,0 +1,501 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite" // reads the journal a killed worker left
+
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/worker/journal"
+)
+
+// syncBuffer collects a worker's logs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// running is an in-process worker.
+type running struct {
+	logs *syncBuffer
+	stop func() (Summary, error)
+	// exited closes when Run returned by itself or after stop.
+	exited <-chan struct{}
+}
+
+// runAgent starts a worker against in; mod adjusts its configuration.
+func runAgent(t *testing.T, in *ingress, mod func(*Config)) running {
+	t.Helper()
+	logs := &syncBuffer{}
+	cfg := Config{Server: in.srv.URL, Credential: in.credential, DataDir: t.TempDir(), Concurrency: 2, StopTimeout: 5 * time.Second,
+		PullWait: 200 * time.Millisecond, BaseEnv: []string{"PATH=/usr/bin:/bin"}, Logger: slog.New(slog.NewJSONHandler(logs, nil))}
+	if mod != nil {
+		mod(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	type result struct {
+		s   Summary
+		err error
+	}
+	done := make(chan result, 1)
+	exited := make(chan struct{})
+	go func() {
+		s, err := Run(ctx, cfg)
+		done <- result{s, err}
+		close(exited)
+	}()
+	var once sync.Once
+	var res result
+	stop := func() (Summary, error) {
+		once.Do(func() {
+			cancel()
+			res = <-done
+		})
+		return res.s, res.err
+	}
+	t.Cleanup(func() { _, _ = stop() })
+	return running{logs: logs, stop: stop, exited: exited}
+}
+
+// processGone reports whether pid no longer runs (absent, or a zombie).
+func processGone(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}
+
+// readPid waits for a command to write its pid to path.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	var pid int
+	waitFor(t, "the command to write "+path, func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	})
+	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	return pid
+}
+
+// A command on a worker sees what it would see under the local executor:
+// its run and attempt ids, its task's variables, a fresh private working
+// directory of its own.
+func TestACommandSeesTheSameEnvironmentAsUnderTheLocalExecutor(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	c := shell(`echo "$QL_RUN_ID $QL_ATTEMPT_ID $GREETING"; pwd; stat -c %a .; ls -A | wc -l`)
+	c.Env = []task.EnvVar{{Name: "GREETING", Value: "hello"}}
+	g := in.enqueue(t, c)
+	runAgent(t, in, nil)
+	done := in.completed(g.AttemptID)
+	log := string(in.attempt(g.AttemptID).log)
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	if done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 || len(lines) != 4 {
+		t.Fatalf("completion %+v, log %q", done, log)
+	}
+	if lines[0] != g.RunID+" "+g.AttemptID+" hello" || !strings.Contains(filepath.Base(lines[1]), g.AttemptID) || lines[2] != "700" || strings.TrimSpace(lines[3]) != "0" {
+		t.Fatalf("log %q; want the attempt's identity and variables, in an empty 0700 directory of its own", log)
+	}
+}
+
+// A worker killed for real while its command runs leaves a journal whose
+// record was written `launching` before the spawn (the command, reading
+// the journal as it starts, finds its record launching or already
+// running, which only a launching one can become) and `running` with the
+// pid after; the restarted worker never spawns it again, and ends the
+// process group it provably left behind.
+func TestLaunchingIsJournaledBeforeSpawnAndNeverReSpawnedAfterACrash(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 60_000)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	probe := task.Command{Mode: task.ModeArgv, Path: os.Args[0], Args: []string{"-test.run=^$"}, TimeoutMs: time.Hour.Milliseconds(),
+		Env: []task.EnvVar{{Name: probeEnv, Value: dir}}}
+	g := in.enqueue(t, probe)
+	first := startHelper(t, in, data, time.Second)
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	spawns, _ := os.ReadFile(filepath.Join(dir, "spawns"))
+	if s := string(spawns); s != "spawned launching\n" && s != "spawned running\n" {
+		t.Fatalf("the command found its journal record as %q; want it written (launching) before the spawn", s)
+	}
+	waitFor(t, "the running record", func() bool { return readJournal(t, data, g.AttemptID).State == journal.StateRunning })
+	if rec := readJournal(t, data, g.AttemptID); rec.Pid != pid || rec.StartedAtMs == 0 {
+		t.Fatalf("journal record %+v; want running with pid %d and its start", rec, pid)
+	}
+
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.cmd.Wait()
+	if processGone(pid) {
+		t.Fatal("the command died with the worker; the crash did not leave it running")
+	}
+
+	second := startHelper(t, in, data, time.Second)
+	waitFor(t, "the restarted worker to end the orphaned command", func() bool { return processGone(pid) })
+	waitFor(t, "the restarted worker to register", func() bool { return strings.Contains(second.stderr.String(), `"code":"worker_registered"`) })
+	if err := second.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.cmd.Wait(); err != nil {
+		t.Fatalf("restarted worker: %v\n%s", err, second.stderr.String())
+	}
+	if spawns, _ := os.ReadFile(filepath.Join(dir, "spawns")); strings.Count(string(spawns), "spawned") != 1 {
+		t.Fatalf("the command was spawned %d times; want once", strings.Count(string(spawns), "spawned"))
+	}
+	if a := in.attempt(g.AttemptID); a.starts != 1 || a.complete != nil {
+		t.Fatalf("the replica saw %d starts and completion %v; want one start and no report from the restarted worker", a.starts, a.complete)
+	}
+	if rec := readJournal(t, data, g.AttemptID); rec.State != journal.StateAbandoned {
+		t.Fatalf("journal record after restart %+v; want abandoned", rec)
+	}
+	if !containsAll(second.stderr.String(), `"code":"attempt_abandoned"`, `"orphan":"ended"`, g.AttemptID) {
+		t.Fatalf("the restarted worker did not report the abandoned attempt:\n%s", second.stderr.String())
+	}
+}
+
+// When renewals fail, the worker kills the command's process group before
+// the lease ends on the replica's clock, and reports nothing after.
+func TestTheLeaseClockKillsTheProcessGroupBeforeTheLeaseEnds(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 1500)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`sleep 300 & echo $! > %[1]s/child; echo $$ > %[1]s/pid; wait`, dir)))
+	w := runAgent(t, in, nil)
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	child := readPid(t, filepath.Join(dir, "child"))
+	waitFor(t, "a renewal", func() bool { return in.attempt(g.AttemptID).version >= 3 })
+	in.mu.Lock()
+	in.renewDown = true
+	in.mu.Unlock()
+	leaseEnd := in.attempt(g.AttemptID).leaseEnd
+	waitFor(t, "the command to be killed", func() bool { return processGone(pid) && processGone(child) })
+	if killed := time.Now(); !killed.Before(leaseEnd) {
+		t.Fatalf("the command was killed %s after its lease ended", killed.Sub(leaseEnd))
+	}
+	time.Sleep(time.Until(leaseEnd) + 500*time.Millisecond)
+	if a := in.attempt(g.AttemptID); a.complete != nil || a.late != 0 {
+		t.Fatalf("after its lease the worker still reported (completion %v, %d refused requests)", a.complete, a.late)
+	}
+	s, err := w.stop()
+	if err != nil || s.LeaseLost != 1 || s.Completed != 0 {
+		t.Fatalf("summary %+v, %v; want one lost lease, nothing completed", s, err)
+	}
+	if !strings.Contains(w.logs.String(), `"code":"attempt_lease_lost"`) {
+		t.Fatalf("no attempt_lease_lost log:\n%s", w.logs.String())
+	}
+}
+
+// A stop reply ends a command that ignores SIGTERM: SIGTERM first, SIGKILL
+// after its kill grace, then the attempt is completed as stopped.
+func TestAStopReplySendsSIGTERMThenSIGKILLAfterTheGrace(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 1500)
+	dir := t.TempDir()
+	c := shell(fmt.Sprintf(`trap 'echo term >> %[1]s/signals' TERM; echo $$ > %[1]s/pid; while :; do sleep 0.05; done`, dir))
+	c.KillGraceMs = 700
+	g := in.enqueue(t, c)
+	runAgent(t, in, nil)
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	asked := time.Now()
+	in.setStop(g.AttemptID, workerproto.StopCancelled)
+	done := in.completed(g.AttemptID)
+	if done.Outcome != workerproto.OutcomeStopped || done.ErrorCode != workerproto.StopCancelled {
+		t.Fatalf("completion %+v; want stopped (cancelled)", done)
+	}
+	if took := time.Since(asked); took < 700*time.Millisecond {
+		t.Fatalf("the command that ignores SIGTERM ended %s after the stop, before its 700ms grace", took)
+	}
+	if signals, err := os.ReadFile(filepath.Join(dir, "signals")); err != nil || !strings.Contains(string(signals), "term") {
+		t.Fatalf("the command never got SIGTERM: %q, %v", signals, err)
+	}
+	if !processGone(pid) {
+		t.Fatal("the command still runs after SIGKILL")
+	}
+}
+
+// SIGTERM drains a worker: no more pulls, a command that ends within the
+// stop timeout completes normally, one that does not is stopped and
+// completed, and the worker exits 0.
+func TestSIGTERMDrainsRunningCommandsThenExitsZero(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	short := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/short; sleep 1; echo finished`, dir)))
+	long := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/long; sleep 300`, dir)))
+	h := startHelper(t, in, filepath.Join(dir, "data"), 2*time.Second)
+	readPid(t, filepath.Join(dir, "short"))
+	longPid := readPid(t, filepath.Join(dir, "long"))
+	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	in.mu.Lock()
+	pulls := len(in.pulls)
+	in.mu.Unlock()
+	if err := h.cmd.Wait(); err != nil {
+		t.Fatalf("the worker exited with %v after SIGTERM; want 0\n%s", err, h.stderr.String())
+	}
+	s := in.attempt(short.AttemptID)
+	if s.complete == nil || s.complete.Outcome != workerproto.OutcomeExited || string(s.log) != "finished\n" {
+		t.Fatalf("short command: completion %+v, log %q; want it finished normally", s.complete, s.log)
+	}
+	l := in.attempt(long.AttemptID)
+	if l.complete == nil || l.complete.Outcome != workerproto.OutcomeStopped || l.complete.ErrorCode != ErrorCodeStopped || !processGone(longPid) {
+		t.Fatalf("long command: completion %+v; want stopped after the stop timeout, its process gone", l.complete)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.pulls) > pulls {
+		t.Fatalf("the worker pulled %d more times after SIGTERM", len(in.pulls)-pulls)
+	}
+	if !strings.Contains(h.stderr.String(), `"code":"worker_stopped"`) {
+		t.Fatalf("no summary in the worker's log:\n%s", h.stderr.String())
+	}
+}
+
+// A pull whose reply is lost is sent again with the same offer id and
+// token, and gets the grant made the first time — never a second one.
+func TestARetriedPullAfterALostReplyReusesItsOfferAndGetsTheSameGrant(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	in.dropPulls = 1
+	g := in.enqueue(t, shell(`echo once`))
+	in.enqueue(t, shell(`echo other`)) // would be a second grant if the retry were a new pull
+	runAgent(t, in, func(c *Config) { c.Concurrency = 1 })
+	done := in.completed(g.AttemptID)
+	if done.Outcome != workerproto.OutcomeExited {
+		t.Fatalf("completion %+v", done)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var offer string
+	sends := 0
+	for id, o := range in.offers {
+		if len(o.grants) == 1 && o.grants[0].AttemptID == g.AttemptID {
+			offer = id
+		}
+	}
+	for _, p := range in.pulls {
+		if p.OfferID == offer {
+			sends++
+			if p.Token != in.offers[offer].token {
+				t.Fatalf("the retried pull carried another token")
+			}
+		}
+	}
+	if dropped := in.dropPulls; dropped != 0 || sends < 2 {
+		t.Fatalf("offer %s was sent %d times (lost replies left: %d); the fault did not happen or the pull was not retried", offer, sends, dropped)
+	}
+	if a := in.attempts[g.AttemptID]; a.starts != 1 {
+		t.Fatalf("the grant was started %d times; want once", a.starts)
+	}
+}
+
+// A credential file other accounts can read is refused with what to do.
+func TestACredentialFileReadableByOthersIsRefused(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "credential")
+	if err := os.WriteFile(path, []byte(testCredential+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cred, err := ReadCredential(path); err != nil || cred != testCredential {
+		t.Fatalf("an owner-only file: %q, %v", cred, err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadCredential(path)
+	if err == nil || !strings.Contains(err.Error(), "chmod 600 "+path) {
+		t.Fatalf("a group-readable credential file: %v; want a refusal saying chmod 600", err)
+	}
+	if strings.Contains(err.Error(), testCredential) {
+		t.Fatalf("the refusal shows the credential: %v", err)
+	}
+}
+
+// Output goes out in chunks no larger than the limit, each at the offset
+// the replica holds, in order, with secret values masked; neither the
+// secret nor the credential nor the lease token reaches the worker's log.
+func TestLogChunksAreOffsetOrderedAndRedacted(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	const secret = "v3ry-s3cret-value"
+	secrets := filepath.Join(dir, "secrets.json")
+	if err := os.WriteFile(secrets, []byte(`{"api-token": "`+secret+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := shell(`head -c 400000 /dev/zero | tr '\0' a; echo "token=$API_TOKEN"; head -c 400000 /dev/zero | tr '\0' b; echo "end $API_TOKEN"`)
+	c.Env = []task.EnvVar{{Name: "API_TOKEN", SecretRef: "api-token"}}
+	g := in.enqueue(t, c)
+	w := runAgent(t, in, func(c *Config) { c.SecretsFile = secrets })
+	done := in.completed(g.AttemptID)
+	a := in.attempt(g.AttemptID)
+	want := strings.Repeat("a", 400000) + "token=***\n" + strings.Repeat("b", 400000) + "end ***\n"
+	if done.Outcome != workerproto.OutcomeExited || string(a.log) != want || done.LogBytes != int64(len(want)) {
+		t.Fatalf("completion %+v; log of %d bytes (want %d), masked: %v", done, len(a.log), len(want), strings.Contains(string(a.log), "token=***"))
+	}
+	if len(a.offsets) < 4 || a.offsets[0] != 0 {
+		t.Fatalf("offsets %v; want at least four chunks from 0", a.offsets)
+	}
+	for i := 1; i < len(a.offsets); i++ {
+		if size := a.offsets[i] - a.offsets[i-1]; size <= 0 || size > workerproto.MaxLogChunk {
+			t.Fatalf("chunk %d: offsets %v; want ascending chunks of at most %d bytes", i, a.offsets, workerproto.MaxLogChunk)
+		}
+	}
+	if _, err := w.stop(); err != nil {
+		t.Fatal(err)
+	}
+	logs := w.logs.String()
+	for _, leak := range []string{secret, testCredential} {
+		if strings.Contains(logs, leak) {
+			t.Fatalf("the worker's log holds %q", leak)
+		}
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, o := range in.offers {
+		if strings.Contains(logs, o.token) {
+			t.Fatal("the worker's log holds a lease token")
+		}
+	}
+}
+
+// helper is a worker process started from this test binary.
+type helper struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+}
+
+func startHelper(t *testing.T, in *ingress, dataDir string, stopTimeout time.Duration) *helper {
+	t.Helper()
+	cred := filepath.Join(t.TempDir(), "credential")
+	if err := os.WriteFile(cred, []byte(in.credential), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := &helper{cmd: exec.Command(os.Args[0], "-test.run=^$"), stderr: &syncBuffer{}}
+	h.cmd.Env = append(os.Environ(), helperEnv+"=1", "QL_AGENT_TEST_SERVER="+in.srv.URL, "QL_AGENT_TEST_CREDENTIAL_FILE="+cred,
+		"QL_AGENT_TEST_DATA_DIR="+dataDir, "QL_AGENT_TEST_STOP_TIMEOUT="+stopTimeout.String())
+	h.cmd.Stderr = h.stderr
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if h.cmd.ProcessState == nil {
+			_ = h.cmd.Process.Kill()
+			_ = h.cmd.Wait()
+		}
+	})
+	return h
+}
+
+// readJournal reads one attempt's record from a journal file directly.
+func readJournal(t *testing.T, dataDir, attemptID string) journal.Attempt {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dataDir, journal.FileName)+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var a journal.Attempt
+	err = db.QueryRow(`SELECT attempt_id, state, pid, started_at_ms FROM attempts WHERE attempt_id = ?`, attemptID).Scan(&a.ID, &a.State, &a.Pid, &a.StartedAtMs)
+	if errors.Is(err, sql.ErrNoRows) {
+		t.Fatalf("the journal holds no record of attempt %s", attemptID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// An operator's drain reaches the worker on a reply: it stops pulling, lets
+// its command finish and exits by itself, without error.
+func TestADrainingSessionStopsPullingAndExitsWhenIdle(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 0.5; echo finished`, dir)))
+	w := runAgent(t, in, nil)
+	readPid(t, filepath.Join(dir, "pid"))
+	in.mu.Lock()
+	in.state = workerproto.SessionDraining
+	in.mu.Unlock()
+	later := in.enqueue(t, shell(`echo must not run`))
+	select {
+	case <-w.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the drained worker did not exit once idle")
+	}
+	s, err := w.stop()
+	if err != nil || s.Completed != 1 {
+		t.Fatalf("summary %+v, %v; want one completed attempt and no error", s, err)
+	}
+	if a := in.attempt(g.AttemptID); a.complete == nil || a.complete.Outcome != workerproto.OutcomeExited || string(a.log) != "finished\n" {
+		t.Fatalf("the running command did not finish normally: %+v, log %q", a.complete, a.log)
+	}
+	if a := in.attempt(later.AttemptID); a.starts != 0 {
+		t.Fatal("the draining worker started a Run queued after the drain")
+	}
+}
+
+// A newer session of the same credential replaces this worker: it kills
+// its commands, reports nothing more for them and stops with an error
+// saying to run one worker per credential.
+func TestAReplacedWorkerKillsItsCommandsAndStops(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
+	w := runAgent(t, in, nil)
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	in.mu.Lock()
+	in.state = workerproto.SessionReplaced
+	in.mu.Unlock()
+	select {
+	case <-w.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the replaced worker did not stop")
+	}
+	if _, err := w.stop(); !errors.Is(err, ErrReplaced) {
+		t.Fatalf("the replaced worker stopped with %v; want ErrReplaced", err)
+	}
+	if !processGone(pid) {
+		t.Fatal("the replaced worker left its command running")
+	}
+	if a := in.attempt(g.AttemptID); a.complete != nil {
+		t.Fatalf("the replaced worker still completed its attempt: %+v", a.complete)
+	}
+}

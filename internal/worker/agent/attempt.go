@@ -1,0 +1,423 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// Pacing of one attempt.
+const (
+	// chunkSize is the largest log chunk sent.
+	chunkSize = workerproto.MaxLogChunk
+	// logFlushEvery is how often output waiting to be sent is sent, when
+	// it does not fill a chunk first.
+	logFlushEvery = 250 * time.Millisecond
+	// minKillMargin is the least time before its local lease ends at which
+	// a command is killed: SIGKILL and the wait for the group to vanish
+	// must fit before the replica may declare the attempt lost.
+	minKillMargin = 100 * time.Millisecond
+)
+
+// Error codes a worker reports on a completion (besides process's).
+const (
+	ErrorCodeSecret      = "secret_unavailable"
+	ErrorCodePlanInvalid = "execution_revision_invalid"
+	ErrorCodeJournal     = "journal_unwritable"
+	ErrorCodeStopped     = "worker_stopped"
+)
+
+// Why an attempt's command was ended by the worker.
+var (
+	errLeaseLost = errors.New("the lease could not be renewed in time")
+	errTerminal  = errors.New("the replica declared the attempt over")
+)
+
+// stopCause is a stop reply's reason as the cause of the command's end.
+type stopCause struct{ reason string }
+
+func (s stopCause) Error() string { return "stop requested: " + s.reason }
+
+// attempt is one grant being run. Only its own goroutine (run) sends its
+// requests and reads or writes its lease fields; stop and terminate may be
+// called from any goroutine.
+type attempt struct {
+	w     *worker
+	grant workerproto.Grant
+	lease workerproto.Lease
+	// leaseLen is the run lease's length; killAt is when this worker's
+	// copy of the lease is about to end (counted from the send of the
+	// request that granted or renewed it, less the kill margin).
+	leaseLen  time.Duration
+	killAt    time.Time
+	nextRenew time.Time
+	// stopReason is the reason of the stop reply heard, if any.
+	stopReason string
+
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	hard     chan struct{}
+	hardOnce sync.Once
+	// over: the attempt reports nothing more (terminate was called).
+	over atomic.Bool
+
+	out    *output
+	offset int64
+	// logClosed: the replica reached its cap; nothing more is sent.
+	logClosed bool
+}
+
+func newAttempt(w *worker, g workerproto.Grant, token string, sent time.Time) *attempt {
+	a := &attempt{w: w, grant: g, lease: workerproto.Lease{AttemptID: g.AttemptID, Token: token, LeaseVersion: g.LeaseVersion},
+		hard: make(chan struct{})}
+	a.ctx, a.cancel = context.WithCancelCause(context.Background())
+	a.extend(sent, g.LeaseMs)
+	return a
+}
+
+// extend sets the local lease after a grant or renewal sent at sent.
+func (a *attempt) extend(sent time.Time, leaseMs int64) {
+	a.leaseLen = time.Duration(leaseMs) * time.Millisecond
+	margin := max(a.leaseLen/6, minKillMargin)
+	a.killAt = sent.Add(a.leaseLen - margin)
+	a.nextRenew = sent.Add(a.leaseLen / 3)
+}
+
+// stop ends the command gracefully: SIGTERM, the task's kill grace, then
+// SIGKILL.
+func (a *attempt) stop(cause error) { a.cancel(cause) }
+
+// terminate kills the command at once (SIGTERM then SIGKILL without
+// grace) and makes the attempt report nothing more.
+func (a *attempt) terminate() {
+	a.over.Store(true)
+	a.cancel(errTerminal)
+	a.hardOnce.Do(func() { close(a.hard) })
+}
+
+func (a *attempt) logAttrs(attrs ...any) []any {
+	return append([]any{"attemptId", a.grant.AttemptID, "runId", a.grant.RunID, "attempt", a.grant.AttemptNumber, "project", a.grant.Project, "task", a.grant.Task}, attrs...)
+}
+
+func (a *attempt) journalDone(outcome string) {
+	if err := a.w.journal.Done(context.Background(), a.grant.AttemptID, outcome); err != nil {
+		a.w.log.Error("could not journal the end of an attempt", a.logAttrs("code", "journal_failed", "error", err.Error())...)
+	}
+}
+
+// run takes the grant through start, spawn, renewals, output and
+// completion.
+func (a *attempt) run() {
+	if !a.startACK() {
+		return
+	}
+	cmd, decodeErr := task.DecodeCommand(a.grant.Command)
+	var secrets map[string]string
+	var secretErr error
+	if decodeErr == nil {
+		refs := process.SecretRefs(cmd)
+		if len(refs) > 0 && a.w.secrets.Path == "" {
+			secretErr = fmt.Errorf("the task needs secret %q, but this worker was started without --secrets-file; give it one holding {\"%s\": \"...\"} with mode 0600", refs[0], refs[0])
+		} else {
+			secrets, secretErr = a.w.secrets.Resolve(refs)
+		}
+	}
+	a.out = newOutput(a.w.logLimit())
+	mask := process.NewRedactor(a.out, process.Values(secrets))
+	done := make(chan process.Result, 1)
+	switch {
+	case a.stopReason != "":
+		done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: stopCause{a.stopReason}}
+	case decodeErr != nil:
+		fmt.Fprintf(a.out, "qinglong: the worker could not read the execution revision and did not run it: %v\n", decodeErr)
+		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodePlanInvalid}
+	case secretErr != nil:
+		fmt.Fprintf(a.out, "qinglong: the command was not started: %v\n", secretErr)
+		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeSecret}
+	case a.ctx.Err() != nil:
+		// Stopped (a drain ran out of time, or the worker was replaced)
+		// before anything was spawned: nothing is.
+		done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: context.Cause(a.ctx)}
+	default:
+		if err := a.w.journal.Launching(context.Background(), a.grant.AttemptID); err != nil {
+			a.w.log.Error("could not journal the launch: the command is not started", a.logAttrs("code", "journal_failed", "error", err.Error())...)
+			fmt.Fprintf(a.out, "qinglong: the worker could not write its journal and did not start the command\n")
+			done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeJournal}
+			break
+		}
+		go a.spawn(cmd, secrets, mask, done)
+	}
+	a.loop(done, mask)
+}
+
+// spawn runs the command; the journal gets `running` once its process
+// exists. The start instant is taken before the spawn, as recovery's
+// start-time check of the process group expects.
+func (a *attempt) spawn(cmd task.Command, secrets map[string]string, mask *process.Redactor, done chan<- process.Result) {
+	spec := process.Spec{RunID: a.grant.RunID, AttemptID: a.grant.AttemptID, Command: cmd, BaseEnv: a.w.cfg.BaseEnv, Secrets: secrets}
+	startedAt := time.Now().UnixMilli()
+	res := process.Run(a.ctx, a.hard, spec, mask, func(pid int) {
+		if err := a.w.journal.Running(context.Background(), a.grant.AttemptID, pid, startedAt); err != nil {
+			a.w.log.Error("could not journal the started process", a.logAttrs("code", "journal_failed", "pid", pid, "error", err.Error())...)
+		}
+		a.w.log.Info("command started", a.logAttrs("code", "attempt_started", "pid", pid)...)
+	})
+	if res.CleanupErr != nil {
+		a.w.log.Warn("could not remove the attempt's working directory", a.logAttrs("code", "workdir_cleanup_failed", "error", res.CleanupErr.Error())...)
+	}
+	done <- res
+}
+
+// startACK acknowledges the grant; false when the attempt is over here.
+func (a *attempt) startACK() bool {
+	sent := time.Now()
+	ctx, cancel := context.WithDeadline(a.w.reqCtx, a.killAt)
+	rep, err := a.w.client.Start(ctx, workerproto.StartRequest{Lease: a.lease})
+	cancel()
+	if err != nil {
+		a.w.log.Warn("the start was not acknowledged; the grant is left to expire", a.logAttrs("code", "start_failed", "error", err.Error())...)
+		a.journalDone("start_failed")
+		return false
+	}
+	switch rep.Reply {
+	case workerproto.ReplyTerminal:
+		a.w.count1(func(s *Summary) { s.Terminal++ })
+		a.journalDone("terminal")
+		return false
+	case workerproto.ReplyStop:
+		a.stopReason = rep.StopReason
+	}
+	a.lease.LeaseVersion = rep.LeaseVersion
+	a.extend(sent, rep.LeaseMs)
+	return true
+}
+
+// loop serialises the attempt's renewals, output and completion until it
+// is complete, over, or its lease is lost.
+func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
+	var res *process.Result
+	flush := time.NewTicker(logFlushEvery)
+	defer flush.Stop()
+	for {
+		now := time.Now()
+		switch {
+		case a.over.Load():
+			a.wait(done, res)
+			a.journalDone("terminal")
+			return
+		case !now.Before(a.killAt):
+			a.leaseLost(done, res)
+			return
+		case !now.Before(a.nextRenew):
+			if !a.renew() {
+				a.wait(done, res)
+				a.journalDone("terminal")
+				return
+			}
+			continue
+		case a.pending() >= chunkSize || (a.pending() > 0 && res != nil):
+			if !a.sendLog() {
+				a.wait(done, res)
+				a.journalDone("log_refused")
+				return
+			}
+			continue
+		case res != nil:
+			a.complete(*res)
+			return
+		}
+		wake := time.NewTimer(time.Until(earliest(a.killAt, a.nextRenew)))
+		select {
+		case r := <-done:
+			if err := mask.Flush(); err != nil {
+				a.w.log.Error("could not flush the output", a.logAttrs("code", "output_failed", "error", err.Error())...)
+			}
+			res = &r
+		case <-a.out.full:
+		case <-flush.C:
+			if a.pending() > 0 && !a.sendLog() {
+				wake.Stop()
+				a.wait(done, res)
+				a.journalDone("log_refused")
+				return
+			}
+		case <-wake.C:
+		}
+		wake.Stop()
+	}
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func (a *attempt) pending() int {
+	if a.logClosed {
+		return 0
+	}
+	return a.out.pending()
+}
+
+// wait kills the command at once if it still runs and waits for it.
+func (a *attempt) wait(done <-chan process.Result, res *process.Result) {
+	if res != nil {
+		return
+	}
+	a.terminate()
+	<-done
+}
+
+// leaseLost kills the command: this worker's copy of the lease is about
+// to end, and after it the replica may give the Run to another worker.
+func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result) {
+	a.w.log.Warn("the lease could not be renewed in time: the command is killed and the attempt not reported again", a.logAttrs("code", "attempt_lease_lost")...)
+	if res == nil {
+		a.cancel(errLeaseLost)
+		a.hardOnce.Do(func() { close(a.hard) })
+		<-done
+	}
+	a.w.count1(func(s *Summary) { s.LeaseLost++ })
+	a.journalDone("lease_lost")
+}
+
+// deadline bounds a request other than a renewal: it must not delay the
+// next renewal, nor outlive the lease.
+func (a *attempt) deadline() time.Time {
+	if time.Now().Before(a.nextRenew) {
+		return earliest(a.nextRenew, a.killAt)
+	}
+	return a.killAt
+}
+
+// renew extends the lease; false when the attempt is over here.
+func (a *attempt) renew() bool {
+	sent := time.Now()
+	ctx, cancel := context.WithDeadline(a.w.reqCtx, a.killAt)
+	rep, err := a.w.client.Renew(ctx, workerproto.RenewRequest{Lease: a.lease})
+	cancel()
+	if err != nil {
+		if Code(err) == "" {
+			// Unreachable until the lease clock: the loop kills at killAt.
+			return true
+		}
+		a.w.log.Warn("the renewal was refused: the command is killed", a.logAttrs("code", "attempt_renew_refused", "error", err.Error())...)
+		a.w.count1(func(s *Summary) { s.Terminal++ })
+		return false
+	}
+	switch rep.Reply {
+	case workerproto.ReplyTerminal:
+		a.w.log.Info("the replica declared the attempt over: the command is killed", a.logAttrs("code", "attempt_terminal")...)
+		a.w.count1(func(s *Summary) { s.Terminal++ })
+		return false
+	case workerproto.ReplyStop:
+		if a.stopReason == "" {
+			a.stopReason = rep.StopReason
+			a.w.log.Info("stop requested: ending the command", a.logAttrs("code", "attempt_stop", "reason", rep.StopReason)...)
+			a.stop(stopCause{rep.StopReason})
+		}
+	}
+	a.lease.LeaseVersion = rep.LeaseVersion
+	a.extend(sent, rep.LeaseMs)
+	return true
+}
+
+// sendLog sends the next chunk at the offset the replica holds; false when
+// the replica refused it for good.
+func (a *attempt) sendLog() bool {
+	data := a.out.peek(chunkSize)
+	ctx, cancel := context.WithDeadline(a.w.reqCtx, a.deadline())
+	rep, err := a.w.client.Log(ctx, workerproto.LogRequest{Lease: a.lease, Offset: a.offset, Data: data})
+	cancel()
+	if err != nil {
+		if Code(err) == "" {
+			return true // sent again after the renewal
+		}
+		a.w.log.Warn("a log chunk was refused: the command is killed", a.logAttrs("code", "attempt_log_refused", "offset", a.offset, "error", err.Error())...)
+		return false
+	}
+	a.out.drop(len(data))
+	a.offset = rep.LogBytes
+	if rep.Truncated {
+		a.logClosed = true
+		a.out.close()
+	}
+	return true
+}
+
+// complete reports res until the replica records it or the lease is lost.
+func (a *attempt) complete(res process.Result) {
+	req := workerproto.CompleteRequest{Lease: a.lease, LogBytes: a.offset}
+	req.Outcome, req.ExitCode, req.ErrorCode = completion(res, a.stopReason)
+	if res.State == run.AttemptFailed && req.Outcome == workerproto.OutcomeSpawnFailed {
+		req.ErrorMessage = "the command was not started; the attempt's log says why"
+	}
+	for {
+		if a.over.Load() {
+			a.journalDone("terminal")
+			return
+		}
+		if !time.Now().Before(a.killAt) {
+			a.leaseLost(nil, &res)
+			return
+		}
+		if !time.Now().Before(a.nextRenew) {
+			if !a.renew() {
+				a.journalDone("terminal")
+				return
+			}
+			req.Lease = a.lease
+			continue
+		}
+		ctx, cancel := context.WithDeadline(a.w.reqCtx, a.deadline())
+		rep, err := a.w.client.Complete(ctx, req)
+		cancel()
+		if err == nil {
+			a.w.log.Info("attempt complete", a.logAttrs("code", "attempt_completed", "outcome", req.Outcome, "exitCode", req.ExitCode,
+				"errorCode", req.ErrorCode, "attemptState", rep.AttemptState, "runState", rep.RunState, "logBytes", req.LogBytes)...)
+			a.w.count1(func(s *Summary) {
+				s.Completed++
+				if req.Outcome == workerproto.OutcomeStopped {
+					s.Stopped++
+				}
+			})
+			a.journalDone(req.Outcome)
+			return
+		}
+		if Code(err) != "" {
+			a.w.log.Warn("the completion was refused", a.logAttrs("code", "attempt_complete_refused", "error", err.Error())...)
+			a.journalDone("complete_refused")
+			return
+		}
+	}
+}
+
+// completion maps how the command ended to the reported outcome.
+func completion(res process.Result, stopReason string) (outcome string, exit *int64, code string) {
+	switch {
+	case res.Code == process.ErrorCodeSpawnFailed || res.Code == process.ErrorCodeRunAs || res.Code == process.ErrorCodeWorkDir ||
+		res.Code == ErrorCodeSecret || res.Code == ErrorCodePlanInvalid || res.Code == ErrorCodeJournal:
+		return workerproto.OutcomeSpawnFailed, nil, res.Code
+	case res.State == run.AttemptCancelled:
+		var sc stopCause
+		if errors.As(res.Cause, &sc) || stopReason != "" {
+			return workerproto.OutcomeStopped, nil, stopReason
+		}
+		return workerproto.OutcomeStopped, nil, ErrorCodeStopped
+	case res.State == run.AttemptTimedOut:
+		return workerproto.OutcomeStopped, nil, workerproto.StopTimedOut
+	case res.Code == process.ErrorCodeSignaled:
+		return workerproto.OutcomeSignaled, nil, res.Code
+	}
+	return workerproto.OutcomeExited, res.ExitCode, res.Code
+}

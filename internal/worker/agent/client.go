@@ -1,0 +1,239 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// Client timeouts and retry pacing.
+const (
+	// requestTimeout bounds one request other than a pull.
+	requestTimeout = 10 * time.Second
+	// pullSlack is how much longer than its long-poll a pull may take.
+	pullSlack  = 10 * time.Second
+	backoffMin = 100 * time.Millisecond
+	backoffMax = 2 * time.Second
+	// maxReply caps a reply body: a grant carries at most a stored command.
+	maxReply = 4 << 20
+)
+
+// Error is a reply the ingress refused with: retrying the same request
+// cannot change it.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("the replica refused the request (%d %s): %s", e.Status, e.Code, e.Message)
+}
+
+// Code returns err's ingress error code, or "" when err is no refusal.
+func Code(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Client talks to the worker ingress of any replica. Every request carries
+// the bearer credential; a request that failed on the network, timed out,
+// or got 503/429 is sent again, the same bytes, with backoff, until its
+// context ends — so a retried pull repeats its offer id and token and gets
+// the grants of the first one.
+type Client struct {
+	base       *url.URL
+	credential string
+	http       *http.Client
+}
+
+// NewClient checks server (https://, or http:// to a loopback address only)
+// and builds a client with TLS verification on.
+func NewClient(server, credential string, maxConns int) (*Client, error) {
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return nil, fmt.Errorf("--server %q: want the worker ingress URL of a replica, e.g. https://replica.example:8081", server)
+	}
+	if u.Scheme == "http" && !loopback(u.Hostname()) {
+		return nil, fmt.Errorf("--server %q: plain http is accepted only to a loopback address; use https:// (the credential must not cross a network in clear)", server)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("--server: the URL must not hold a user or password; the credential comes from --credential-file")
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	tr.MaxIdleConnsPerHost = maxConns + 4
+	tr.ResponseHeaderTimeout = 0 // each request has its own deadline
+	return &Client{base: u, credential: credential, http: &http.Client{Transport: tr}}, nil
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Close drops idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// ReadCredential reads a credential file, which must be readable by its
+// owner only.
+func ReadCredential(path string) (string, error) {
+	f, err := os.Open(path) //nolint:gosec // G703: the operator's own --credential-file, read with the operator's rights
+	if err != nil {
+		return "", fmt.Errorf("--credential-file: %w; create it with the credential `ql workers create` printed, mode 0600", err)
+	}
+	defer f.Close() //nolint:errcheck // read only
+	info, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("--credential-file %s: %w", path, err)
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("credential file %s is readable by group or others (mode %04o); run chmod 600 %s", path, info.Mode().Perm(), path)
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return "", fmt.Errorf("credential file %s is owned by uid %d, not by this worker's user (uid %d); run chown %d %s", path, st.Uid, os.Geteuid(), os.Geteuid(), path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 4<<10))
+	if err != nil {
+		return "", fmt.Errorf("--credential-file %s: %w", path, err)
+	}
+	cred := strings.TrimSpace(string(data))
+	if !strings.HasPrefix(cred, workerproto.CredentialPrefix) || strings.ContainsAny(cred, " \t\r\n") {
+		return "", fmt.Errorf("credential file %s does not hold a worker credential (one line starting %s, as `ql workers create` prints it)", path, workerproto.CredentialPrefix)
+	}
+	return cred, nil
+}
+
+// Register opens a session.
+func (c *Client) Register(ctx context.Context, req workerproto.RegisterRequest) (workerproto.RegisterReply, error) {
+	var out workerproto.RegisterReply
+	return out, c.call(ctx, workerproto.PathRegister, requestTimeout, req, &out)
+}
+
+// Heartbeat keeps the session alive.
+func (c *Client) Heartbeat(ctx context.Context, req workerproto.HeartbeatRequest) (workerproto.HeartbeatReply, error) {
+	var out workerproto.HeartbeatReply
+	return out, c.call(ctx, workerproto.PathHeartbeat, requestTimeout, req, &out)
+}
+
+// Pull asks for grants, long-polling up to req.WaitMs.
+func (c *Client) Pull(ctx context.Context, req workerproto.PullRequest) (workerproto.PullReply, error) {
+	var out workerproto.PullReply
+	return out, c.call(ctx, workerproto.PathPull, time.Duration(req.WaitMs)*time.Millisecond+pullSlack, req, &out)
+}
+
+// Start acknowledges a grant just before its spawn.
+func (c *Client) Start(ctx context.Context, req workerproto.StartRequest) (workerproto.LeaseReply, error) {
+	var out workerproto.LeaseReply
+	return out, c.call(ctx, workerproto.PathStart, requestTimeout, req, &out)
+}
+
+// Renew extends a lease.
+func (c *Client) Renew(ctx context.Context, req workerproto.RenewRequest) (workerproto.LeaseReply, error) {
+	var out workerproto.LeaseReply
+	return out, c.call(ctx, workerproto.PathRenew, requestTimeout, req, &out)
+}
+
+// Log appends a chunk of output.
+func (c *Client) Log(ctx context.Context, req workerproto.LogRequest) (workerproto.LogReply, error) {
+	var out workerproto.LogReply
+	return out, c.call(ctx, workerproto.PathLog, requestTimeout, req, &out)
+}
+
+// Complete reports an attempt's end.
+func (c *Client) Complete(ctx context.Context, req workerproto.CompleteRequest) (workerproto.CompleteReply, error) {
+	var out workerproto.CompleteReply
+	return out, c.call(ctx, workerproto.PathComplete, requestTimeout, req, &out)
+}
+
+// call POSTs req to path and decodes the reply into out, sending the same
+// body again after a transient failure until ctx ends.
+func (c *Client) call(ctx context.Context, path string, timeout time.Duration, req, out any) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	wait := backoffMin
+	for {
+		err := c.once(ctx, path, timeout, body, out)
+		if err == nil || !transient(err) {
+			return err
+		}
+		// Jitter spreads the retries of many workers after a replica
+		// restart; it guards nothing.
+		pause := wait/2 + rand.N(wait/2+1) //nolint:gosec // G404: pacing, not security
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			// The last failure is named, not wrapped: it was transient, and
+			// the caller must not take it for a refusal.
+			return fmt.Errorf("%s: %w (last failure: %v)", path, context.Cause(ctx), err)
+		case <-t.C:
+		}
+		wait = min(2*wait, backoffMax)
+	}
+}
+
+func transient(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status == http.StatusServiceUnavailable || e.Status == http.StatusTooManyRequests
+	}
+	return true
+}
+
+func (c *Client) once(ctx context.Context, path string, timeout time.Duration, body []byte, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	u := *c.base
+	u.Path += path
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.credential)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		// *url.Error names the URL and the cause, never the headers.
+		return err
+	}
+	defer resp.Body.Close() //nolint:errcheck // read to the end or abandoned
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		var e workerproto.Error
+		if json.Unmarshal(data, &e) != nil || e.Code == "" {
+			e = workerproto.Error{Code: workerproto.CodeInternal, Message: http.StatusText(resp.StatusCode)}
+		}
+		return &Error{Status: resp.StatusCode, Code: e.Code, Message: e.Message}
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s: the replica's reply is not the expected JSON: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,400 @@
+package agent
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// ingress is an in-test worker ingress: the remote peer of the agent,
+// implementing the wire protocol with the fences the real one enforces —
+// bearer credential, offer replay (same id and token: same grants; another
+// token: refused), lease token and version, lease expiry on its own clock,
+// log offsets, completion replay — so a client that breaks one fails here.
+type ingress struct {
+	t          testing.TB
+	srv        *httptest.Server
+	credential string
+	leaseMs    int64
+	logCap     int64
+
+	mu       sync.Mutex
+	queue    []workerproto.Grant
+	wake     chan struct{}
+	offers   map[string]*offerRec
+	attempts map[string]*attemptRec
+	pulls    []workerproto.PullRequest
+	requests int
+	// dropPulls cuts the connection after answering that many pulls that
+	// granted something: the reply is lost, the grant made.
+	dropPulls int
+	// renewDown answers every renewal 503 from then on.
+	renewDown bool
+	// state is the session state replies carry.
+	state string
+}
+
+type offerRec struct {
+	token  string
+	grants []workerproto.Grant
+}
+
+type attemptRec struct {
+	grant     workerproto.Grant
+	tokenHash [32]byte
+	version   int64
+	leaseEnd  time.Time
+	starts    int
+	stop      string
+	log       []byte
+	offsets   []int64
+	complete  *workerproto.CompleteRequest
+	reply     workerproto.CompleteReply
+	// reports counts requests after the lease was gone (refused).
+	late int
+}
+
+const testCredential = workerproto.CredentialPrefix + "test-credential-0123456789"
+
+func newIngress(t testing.TB, leaseMs int64) *ingress {
+	t.Helper()
+	in := &ingress{t: t, credential: testCredential, leaseMs: leaseMs, logCap: workerproto.DefaultLogCap,
+		wake: make(chan struct{}, 1), offers: map[string]*offerRec{}, attempts: map[string]*attemptRec{}, state: workerproto.SessionActive}
+	mux := http.NewServeMux()
+	mux.HandleFunc(workerproto.PathRegister, in.register)
+	mux.HandleFunc(workerproto.PathHeartbeat, in.heartbeat)
+	mux.HandleFunc(workerproto.PathPull, in.pull)
+	mux.HandleFunc(workerproto.PathStart, in.start)
+	mux.HandleFunc(workerproto.PathRenew, in.renew)
+	mux.HandleFunc(workerproto.PathLog, in.appendLog)
+	mux.HandleFunc(workerproto.PathComplete, in.complete)
+	in.srv = httptest.NewServer(mux)
+	t.Cleanup(in.srv.Close)
+	return in
+}
+
+// enqueue offers a Run running c.
+func (in *ingress) enqueue(t testing.TB, c task.Command) workerproto.Grant {
+	t.Helper()
+	raw, err := task.EncodeCommand(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := workerproto.Grant{AttemptID: ids.New(), RunID: ids.New(), AttemptNumber: 1, Project: "demo", Task: "job",
+		LeaseVersion: 1, LeaseMs: in.leaseMs, ExecutionID: "qltd:v1:1:test", Command: raw, Digest: "test"}
+	in.mu.Lock()
+	in.queue = append(in.queue, g)
+	in.mu.Unlock()
+	select {
+	case in.wake <- struct{}{}:
+	default:
+	}
+	return g
+}
+
+func (in *ingress) attempt(id string) attemptRec {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	a := in.attempts[id]
+	if a == nil {
+		return attemptRec{}
+	}
+	return *a
+}
+
+func (in *ingress) setStop(id, reason string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.attempts[id].stop = reason
+}
+
+func fail(w http.ResponseWriter, status int, code, format string, args ...any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(workerproto.Error{Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+func reply(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// decode authenticates the request and reads its body.
+func (in *ingress) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	in.mu.Lock()
+	in.requests++
+	in.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer "+in.credential {
+		fail(w, http.StatusUnauthorized, workerproto.CodeUnauthenticated, "unknown credential")
+		return false
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		fail(w, http.StatusBadRequest, workerproto.CodeInvalid, "%v", err)
+		return false
+	}
+	return true
+}
+
+func (in *ingress) register(w http.ResponseWriter, r *http.Request) {
+	var req workerproto.RegisterRequest
+	if !in.decode(w, r, &req) {
+		return
+	}
+	reply(w, workerproto.RegisterReply{SessionID: ids.New(), Generation: 1, WorkerName: "w1", Labels: req.Labels, Capacity: req.Capacity,
+		HeartbeatMs: workerproto.HeartbeatEvery.Milliseconds(), SessionLeaseMs: workerproto.SessionLease.Milliseconds(), RunLeaseMs: in.leaseMs, LogCapBytes: in.logCap})
+}
+
+func (in *ingress) heartbeat(w http.ResponseWriter, r *http.Request) {
+	var req workerproto.HeartbeatRequest
+	if !in.decode(w, r, &req) {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	reply(w, workerproto.HeartbeatReply{State: in.state, SessionLeaseMs: workerproto.SessionLease.Milliseconds()})
+}
+
+func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
+	var req workerproto.PullRequest
+	if !in.decode(w, r, &req) {
+		return
+	}
+	deadline := time.NewTimer(time.Duration(req.WaitMs) * time.Millisecond)
+	defer deadline.Stop()
+	for {
+		in.mu.Lock()
+		in.pulls = append(in.pulls, req)
+		if o, ok := in.offers[req.OfferID]; ok {
+			in.mu.Unlock()
+			if o.token != req.Token {
+				fail(w, http.StatusConflict, workerproto.CodeFenced, "offer %s was made with another token", req.OfferID)
+				return
+			}
+			reply(w, workerproto.PullReply{State: in.state, Grants: o.grants})
+			return
+		}
+		if in.state != workerproto.SessionActive {
+			// Draining and replaced sessions get no new work.
+			state := in.state
+			in.mu.Unlock()
+			reply(w, workerproto.PullReply{State: state})
+			return
+		}
+		if len(in.queue) > 0 {
+			n := min(req.Max, len(in.queue))
+			grants := append([]workerproto.Grant{}, in.queue[:n]...)
+			in.queue = in.queue[n:]
+			in.offers[req.OfferID] = &offerRec{token: req.Token, grants: grants}
+			for _, g := range grants {
+				in.attempts[g.AttemptID] = &attemptRec{grant: g, tokenHash: sha256.Sum256([]byte(req.Token)), version: 1,
+					leaseEnd: time.Now().Add(time.Duration(in.leaseMs) * time.Millisecond)}
+			}
+			drop := in.dropPulls > 0 && len(grants) > 0
+			if drop {
+				in.dropPulls--
+			}
+			state := in.state
+			in.mu.Unlock()
+			if drop {
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+				return
+			}
+			reply(w, workerproto.PullReply{State: state, Grants: grants})
+			return
+		}
+		in.pulls = in.pulls[:len(in.pulls)-1]
+		in.mu.Unlock()
+		select {
+		case <-in.wake:
+		case <-deadline.C:
+			reply(w, workerproto.PullReply{State: workerproto.SessionActive})
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// fenced checks a lease the way the real ingress does; in.mu is held.
+func (in *ingress) fenced(w http.ResponseWriter, l workerproto.Lease) *attemptRec {
+	a := in.attempts[l.AttemptID]
+	switch {
+	case a == nil:
+		fail(w, http.StatusNotFound, workerproto.CodeNotFound, "no attempt %s", l.AttemptID)
+	case sha256.Sum256([]byte(l.Token)) != a.tokenHash:
+		fail(w, http.StatusConflict, workerproto.CodeFenced, "stale lease token")
+	case l.LeaseVersion != a.version:
+		fail(w, http.StatusConflict, workerproto.CodeFenced, "stale lease version %d (current %d)", l.LeaseVersion, a.version)
+	case time.Now().After(a.leaseEnd) && a.complete == nil:
+		a.late++
+		fail(w, http.StatusConflict, workerproto.CodeFenced, "the lease expired")
+	default:
+		return a
+	}
+	return nil
+}
+
+func (in *ingress) leaseReply(a *attemptRec) workerproto.LeaseReply {
+	a.version++
+	a.leaseEnd = time.Now().Add(time.Duration(in.leaseMs) * time.Millisecond)
+	rep := workerproto.LeaseReply{Reply: workerproto.ReplyRenewed, LeaseVersion: a.version, LeaseMs: in.leaseMs, DeadlineMs: 3600_000}
+	if a.stop != "" {
+		rep.Reply, rep.StopReason = workerproto.ReplyStop, a.stop
+	}
+	return rep
+}
+
+func (in *ingress) start(w http.ResponseWriter, r *http.Request) {
+	var req workerproto.StartRequest
+	if !in.decode(w, r, &req) {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if a := in.fenced(w, req.Lease); a != nil {
+		a.starts++
+		reply(w, in.leaseReply(a))
+	}
+}
+
+func (in *ingress) renew(w http.ResponseWriter, r *http.Request) {
+	var req workerproto.RenewRequest
+	if !in.decode(w, r, &req) {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.renewDown {
+		fail(w, http.StatusServiceUnavailable, workerproto.CodeUnavailable, "database unreachable")
+		return
+	}
+	if a := in.fenced(w, req.Lease); a != nil {
+		reply(w, in.leaseReply(a))
+	}
+}
+
+func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
+	var req workerproto.LogRequest
+	if !in.decode(w, r, &req) {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	a := in.fenced(w, req.Lease)
+	if a == nil {
+		return
+	}
+	if len(req.Data) > workerproto.MaxLogChunk {
+		fail(w, http.StatusRequestEntityTooLarge, workerproto.CodeTooLarge, "chunk of %d bytes", len(req.Data))
+		return
+	}
+	held := int64(len(a.log))
+	switch {
+	case req.Offset == held:
+		a.log = append(a.log, req.Data...)
+		a.offsets = append(a.offsets, req.Offset)
+	case req.Offset < held && req.Offset+int64(len(req.Data)) <= held && bytes.Equal(a.log[req.Offset:req.Offset+int64(len(req.Data))], req.Data):
+		// a replay of an accepted chunk
+	default:
+		fail(w, http.StatusConflict, workerproto.CodeFenced, "offset %d, the log holds %d bytes", req.Offset, held)
+		return
+	}
+	reply(w, workerproto.LogReply{LogBytes: int64(len(a.log)), Truncated: int64(len(a.log)) >= in.logCap})
+}
+
+func (in *ingress) complete(w http.ResponseWriter, r *http.Request) {
+	var req workerproto.CompleteRequest
+	if !in.decode(w, r, &req) {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	a := in.fenced(w, req.Lease)
+	if a == nil {
+		return
+	}
+	if a.complete != nil {
+		same, _ := json.Marshal(req)
+		first, _ := json.Marshal(a.complete)
+		if !bytes.Equal(same, first) {
+			fail(w, http.StatusConflict, workerproto.CodeFenced, "the attempt was completed otherwise")
+			return
+		}
+		reply(w, a.reply)
+		return
+	}
+	if req.LogBytes != int64(len(a.log)) {
+		fail(w, http.StatusConflict, workerproto.CodeFenced, "log bytes %d, the log holds %d", req.LogBytes, len(a.log))
+		return
+	}
+	a.complete = &req
+	a.reply = workerproto.CompleteReply{AttemptState: outcomeState(req), RunState: "terminal"}
+	reply(w, a.reply)
+}
+
+func outcomeState(req workerproto.CompleteRequest) string {
+	switch {
+	case req.Outcome == workerproto.OutcomeExited && req.ExitCode != nil && *req.ExitCode == 0:
+		return "succeeded"
+	case req.Outcome == workerproto.OutcomeStopped && req.ErrorCode == workerproto.StopTimedOut:
+		return "timed_out"
+	case req.Outcome == workerproto.OutcomeStopped:
+		return "cancelled"
+	}
+	return "failed"
+}
+
+// waitFor polls cond until it holds or 15 s pass.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (in *ingress) completed(id string) workerproto.CompleteRequest {
+	in.t.Helper()
+	var out workerproto.CompleteRequest
+	waitFor(in.t, "attempt "+id+" to complete", func() bool {
+		a := in.attempt(id)
+		if a.complete != nil {
+			out = *a.complete
+			return true
+		}
+		return false
+	})
+	return out
+}
+
+func shell(script string) task.Command {
+	return task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: script, TimeoutMs: time.Hour.Milliseconds()}
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}

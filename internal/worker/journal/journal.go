@@ -1,0 +1,305 @@
+// Package journal is a worker's local record of what it was granted and
+// what it started: one small SQLite file in the worker's data directory,
+// held under an exclusive lock for the worker's whole life.
+//
+// Invariants:
+//   - An offer (id, token) is recorded before its pull is sent, so a retry
+//     of that pull can repeat it exactly and get the same grants.
+//   - An attempt is recorded `launching` before its process is spawned, and
+//     `running` with the process's pid and start after. A `launching` or
+//     `running` record found when the worker starts is never spawned again:
+//     Recover marks it `abandoned` (its process may have run, perhaps still
+//     runs) and the replica's lease sweep settles the attempt.
+//   - Only one worker uses a data directory at a time: the lock is a flock
+//     the kernel drops when the process dies, however it dies.
+package journal
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	_ "modernc.org/sqlite" // the journal's driver: pure Go, no cgo
+)
+
+// Attempt states.
+const (
+	StateGranted   = "granted"   // leased to this worker, nothing spawned
+	StateLaunching = "launching" // about to be spawned (or spawned, pid not yet recorded)
+	StateRunning   = "running"   // spawned: Pid and StartedAtMs are set
+	StateDone      = "done"      // completed, stopped or given up by this worker
+	StateAbandoned = "abandoned" // found launching or running at start: never spawned again
+)
+
+// File names inside the data directory.
+const (
+	FileName = "journal.db"
+	lockName = "worker.lock"
+)
+
+// keepDone bounds how long finished offers and attempts stay in the file.
+const keepDone = 7 * 24 * time.Hour
+
+// Offer is one pull's identity: the replica answers a repeated (ID, Token)
+// with the grants it made the first time.
+type Offer struct {
+	ID    string
+	Token string
+}
+
+// Attempt is one journaled attempt.
+type Attempt struct {
+	ID          string
+	RunID       string
+	OfferID     string
+	State       string
+	Pid         int
+	StartedAtMs int64
+}
+
+// Journal is an open, locked journal.
+type Journal struct {
+	db   *sql.DB
+	lock *os.File
+	dir  string
+}
+
+// Open locks dir's journal and opens it, creating both when missing. A
+// directory another live worker holds is refused.
+func Open(ctx context.Context, dir string) (*Journal, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the worker data directory %s: %w; choose another --data-dir or fix its permissions", dir, err)
+	}
+	lockPath := filepath.Join(dir, lockName)
+	lock, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the worker lock %s: %w", lockPath, err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(lockPath)
+		lock.Close() //nolint:errcheck // the lock error is the one returned
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			who := "another worker"
+			if pid := strings.TrimSpace(string(holder)); pid != "" {
+				who += " (pid " + pid + ")"
+			}
+			return nil, fmt.Errorf("%s already uses the data directory %s; stop it, or give this worker its own --data-dir", who, dir)
+		}
+		return nil, fmt.Errorf("lock %s: %w; the filesystem must support flock", lockPath, err)
+	}
+	if err := writePid(lock); err != nil {
+		lock.Close() //nolint:errcheck // the write error is the one returned
+		return nil, err
+	}
+	j := &Journal{lock: lock, dir: dir}
+	if j.db, err = openDB(ctx, filepath.Join(dir, FileName)); err != nil {
+		lock.Close() //nolint:errcheck // the open error is the one returned
+		return nil, err
+	}
+	return j, nil
+}
+
+func writePid(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return err
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS offers (
+	offer_id      TEXT PRIMARY KEY,
+	token         TEXT NOT NULL,
+	answered      INTEGER NOT NULL DEFAULT 0,
+	created_at_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS attempts (
+	attempt_id    TEXT PRIMARY KEY,
+	run_id        TEXT NOT NULL,
+	offer_id      TEXT NOT NULL,
+	state         TEXT NOT NULL CHECK (state IN ('granted','launching','running','done','abandoned')),
+	pid           INTEGER NOT NULL DEFAULT 0,
+	started_at_ms INTEGER NOT NULL DEFAULT 0,
+	outcome       TEXT NOT NULL DEFAULT '',
+	updated_at_ms INTEGER NOT NULL
+);`
+
+func openDB(ctx context.Context, path string) (*sql.DB, error) {
+	// synchronous(FULL): a launching record must be on disk before the
+	// spawn it announces, whatever crashes next.
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open the worker journal %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open the worker journal %s: %w; if the file is damaged, move it away (the replicas settle what it held)", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("restrict the worker journal %s to its owner: %w", path, err)
+	}
+	return db, nil
+}
+
+// Close closes the file and releases the lock.
+func (j *Journal) Close() error {
+	return errors.Join(j.db.Close(), j.lock.Close())
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+// NewOffer records a fresh offer: a random UUID and 32 random bytes.
+func (j *Journal) NewOffer(ctx context.Context) (Offer, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return Offer{}, err
+	}
+	o := Offer{ID: uuid.NewString(), Token: base64.RawURLEncoding.EncodeToString(raw)}
+	_, err := j.db.ExecContext(ctx, `INSERT INTO offers (offer_id, token, created_at_ms) VALUES (?, ?, ?)`, o.ID, o.Token, nowMs())
+	if err != nil {
+		return Offer{}, fmt.Errorf("journal an offer: %w", err)
+	}
+	return o, nil
+}
+
+// Granted is one grant of an answered offer.
+type Granted struct {
+	AttemptID string
+	RunID     string
+}
+
+// Answered records the grants the replica made for offer o, each as a
+// `granted` attempt, in one transaction. A replayed answer changes nothing.
+func (j *Journal) Answered(ctx context.Context, o Offer, grants []Granted) error {
+	tx, err := j.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("journal the grants of offer %s: %w", o.ID, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	now := nowMs()
+	if _, err := tx.ExecContext(ctx, `UPDATE offers SET answered = 1 WHERE offer_id = ?`, o.ID); err != nil {
+		return fmt.Errorf("journal the grants of offer %s: %w", o.ID, err)
+	}
+	for _, g := range grants {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO attempts (attempt_id, run_id, offer_id, state, updated_at_ms) VALUES (?, ?, ?, 'granted', ?)
+			ON CONFLICT (attempt_id) DO NOTHING`, g.AttemptID, g.RunID, o.ID, now); err != nil {
+			return fmt.Errorf("journal grant %s: %w", g.AttemptID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("journal the grants of offer %s: %w", o.ID, err)
+	}
+	return nil
+}
+
+// transition runs one state change of attempt id and checks that it
+// applied: the record was in the state the change starts from.
+func (j *Journal) transition(ctx context.Context, id, to, query string, args ...any) error {
+	res, err := j.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("journal attempt %s as %s: %w", id, to, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("journal attempt %s as %s: its record is missing or past that state (%v)", id, to, err)
+	}
+	return nil
+}
+
+// Launching records that attempt id is about to be spawned. It must
+// return before the spawn: a crash after it never spawns the attempt
+// again.
+func (j *Journal) Launching(ctx context.Context, id string) error {
+	return j.transition(ctx, id, StateLaunching,
+		`UPDATE attempts SET state = 'launching', updated_at_ms = ? WHERE attempt_id = ? AND state = 'granted'`, nowMs(), id)
+}
+
+// Running records the spawned process: its pid (its process group) and the
+// instant taken just before the spawn, which recovery uses to tell the
+// command's process from one that reused its pid.
+func (j *Journal) Running(ctx context.Context, id string, pid int, startedAtMs int64) error {
+	return j.transition(ctx, id, StateRunning,
+		`UPDATE attempts SET state = 'running', pid = ?, started_at_ms = ?, updated_at_ms = ? WHERE attempt_id = ? AND state = 'launching'`,
+		pid, startedAtMs, nowMs(), id)
+}
+
+// Done records that this worker is finished with attempt id; outcome says
+// how (for the operator reading the file).
+func (j *Journal) Done(ctx context.Context, id, outcome string) error {
+	return j.transition(ctx, id, StateDone,
+		`UPDATE attempts SET state = 'done', outcome = ?, updated_at_ms = ? WHERE attempt_id = ? AND state IN ('granted', 'launching', 'running')`,
+		outcome, nowMs(), id)
+}
+
+// Recover marks every unfinished attempt of an earlier worker process
+// abandoned and returns those that were launching or running, with the pid
+// and start a running one recorded. Nothing is spawned again: whether such
+// a process ran, and how it ended, only the replica's lease sweep decides.
+// Granted ones never started and are left to the sweep as well. Finished
+// records older than a week are removed.
+func (j *Journal) Recover(ctx context.Context) ([]Attempt, error) {
+	tx, err := j.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("recover the worker journal: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	rows, err := tx.QueryContext(ctx, `SELECT attempt_id, run_id, offer_id, state, pid, started_at_ms FROM attempts
+		WHERE state IN ('launching', 'running') ORDER BY attempt_id`)
+	if err != nil {
+		return nil, fmt.Errorf("recover the worker journal: %w", err)
+	}
+	var out []Attempt
+	for rows.Next() {
+		var a Attempt
+		if err := rows.Scan(&a.ID, &a.RunID, &a.OfferID, &a.State, &a.Pid, &a.StartedAtMs); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	now := nowMs()
+	old := now - keepDone.Milliseconds()
+	// An offer of the earlier process whose answer never arrived belonged
+	// to its session: its grants, if any, expire unstarted.
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE attempts SET state = 'abandoned', updated_at_ms = ? WHERE state IN ('granted', 'launching', 'running')`, []any{now}},
+		{`UPDATE offers SET answered = 1 WHERE answered = 0`, nil},
+		{`DELETE FROM attempts WHERE state IN ('done', 'abandoned') AND updated_at_ms < ?`, []any{old}},
+		{`DELETE FROM offers WHERE answered = 1 AND created_at_ms < ?`, []any{old}},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return nil, fmt.Errorf("recover the worker journal: %w", err)
+		}
+	}
+	return out, tx.Commit()
+}
+
+// Get reads attempt id.
+func (j *Journal) Get(ctx context.Context, id string) (Attempt, error) {
+	var a Attempt
+	err := j.db.QueryRowContext(ctx, `SELECT attempt_id, run_id, offer_id, state, pid, started_at_ms FROM attempts WHERE attempt_id = ?`, id).
+		Scan(&a.ID, &a.RunID, &a.OfferID, &a.State, &a.Pid, &a.StartedAtMs)
+	if err != nil {
+		return Attempt{}, fmt.Errorf("read attempt %s from the journal: %w", id, err)
+	}
+	return a, nil
+}

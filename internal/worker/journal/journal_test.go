@@ -1,0 +1,108 @@
+package journal
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// A second worker on the same data directory refuses to start, naming the
+// holder and what to do; once the first is gone, the directory is free.
+func TestASecondWorkerOnTheSameDataDirIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Open(t.Context(), dir)
+	if err == nil {
+		second.Close()
+		t.Fatal("a second journal opened a held data directory")
+	}
+	if !strings.Contains(err.Error(), "already uses the data directory") || !strings.Contains(err.Error(), "--data-dir") {
+		t.Fatalf("refusal %q does not say what is wrong and what to do", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("the data directory stayed locked after its worker closed it: %v", err)
+	}
+	again.Close()
+}
+
+// A launching or running record left by a crashed worker is abandoned,
+// never handed back to be spawned, and cannot move on to running or done
+// afterwards.
+func TestALaunchingRecordIsAbandonedAfterACrashNeverResumed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := j.NewOffer(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Answered(t.Context(), o, []Granted{{AttemptID: "a-launching", RunID: "r1"}, {AttemptID: "a-running", RunID: "r2"}, {AttemptID: "a-granted", RunID: "r3"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a-launching", "a-running"} {
+		if err := j.Launching(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Running(t.Context(), "a-running", 4242, 1234); err != nil {
+		t.Fatal(err)
+	}
+	// What a crash leaves: the file and no lock (the kernel drops it).
+	j.Close()
+	j, err = Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	left, err := j.Recover(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 2 || left[0].ID != "a-launching" || left[0].State != StateLaunching || left[1].ID != "a-running" || left[1].Pid != 4242 || left[1].StartedAtMs != 1234 {
+		t.Fatalf("recovery reported %+v; want the launching record and the running one with its pid and start", left)
+	}
+	for _, id := range []string{"a-launching", "a-running", "a-granted"} {
+		a, err := j.Get(t.Context(), id)
+		if err != nil || a.State != StateAbandoned {
+			t.Fatalf("%s after recovery: %+v, %v; want abandoned", id, a, err)
+		}
+		if err := j.Launching(t.Context(), id); err == nil {
+			t.Fatalf("%s could be launched again after recovery", id)
+		}
+	}
+	if again, err := j.Recover(t.Context()); err != nil || len(again) != 0 {
+		t.Fatalf("a second recovery found %+v, %v; want nothing", again, err)
+	}
+}
+
+// The journal and its lock are the worker's own: no other account on the
+// machine may read the offer tokens.
+func TestTheJournalIsOwnerOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir() + "/data"
+	j, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	out, err := exec.Command("stat", "-c", "%a %n", dir, dir+"/"+FileName, dir+"/"+lockName).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if mode, _, _ := strings.Cut(line, " "); mode != "700" && mode != "600" {
+			t.Errorf("%s; want owner-only", line)
+		}
+	}
+}

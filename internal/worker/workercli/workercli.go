@@ -1,0 +1,109 @@
+// Package workercli is the `worker` command: `ql worker` in the full binary
+// and the whole of cmd/ql-worker. It links no PostgreSQL and no
+// single-node code (internal/repocheck audits cmd/ql-worker's closure).
+package workercli
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/worker/agent"
+)
+
+// Command builds the `worker` command.
+func Command() *cobra.Command {
+	var (
+		server, credFile, dataDir, labels, secretsFile string
+		concurrency                                    int
+		stopTimeout                                    time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "worker",
+		Short: "Run a cluster worker: pull Runs from the replicas and execute their commands",
+		Long: `Run a cluster worker until SIGINT or SIGTERM.
+
+The worker registers with the worker ingress of any replica (--server), pulls Runs when it has free
+slots and runs their commands as local processes, reporting their output and their end. It never
+holds database credentials: only the worker credential an admin created with 'ql workers create'.
+
+On SIGINT/SIGTERM it drains: it stops pulling, lets running commands finish for up to --stop-timeout,
+then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exits 0. Its journal in
+--data-dir records what it started; after a crash nothing recorded as started is run again.`,
+		Example: `  ql worker --server https://replica.example:8081 --credential-file /etc/qinglong/worker.cred
+  QL_SERVER=https://replica.example:8081 QL_CREDENTIAL_FILE=worker.cred ql worker --concurrency 8 --labels zone=eu`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if server == "" {
+				return cli.Usagef("--server is required: the worker ingress URL of a replica (or set %s)", cli.EnvName("server"))
+			}
+			if credFile == "" {
+				return cli.Usagef("--credential-file is required: the file holding the credential 'ql workers create' printed (or set %s)", cli.EnvName("credential-file"))
+			}
+			lbl, err := parseLabels(labels)
+			if err != nil {
+				return err
+			}
+			cred, err := agent.ReadCredential(credFile)
+			if err != nil {
+				return err
+			}
+			cfg := agent.Config{
+				Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl,
+				SecretsFile: secretsFile, StopTimeout: stopTimeout, Version: cli.Version,
+				Logger: slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)),
+			}
+			if err := cfg.Validate(); err != nil {
+				return cli.Usagef("%v", err)
+			}
+			_, err = agent.Run(cmd.Context(), cfg)
+			return err
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&server, "server", "", "worker ingress URL of any replica (https://; http:// only to loopback)")
+	fs.StringVar(&credFile, "credential-file", "", "file holding the worker credential (mode 0600)")
+	fs.StringVar(&dataDir, "data-dir", defaultDataDir(), "directory of the worker's journal and lock (one worker per directory)")
+	fs.IntVar(&concurrency, "concurrency", agent.DefaultConcurrency, "commands run at once (capped by the credential's max concurrency)")
+	fs.StringVar(&labels, "labels", "", "labels added to the credential's own, k=v,k2=v2 (placement matches them)")
+	fs.StringVar(&secretsFile, "secrets-file", "", "this worker's secrets: a JSON object {\"name\": \"value\"} with mode 0600")
+	fs.DurationVar(&stopTimeout, "stop-timeout", agent.DefaultStopTimeout, "how long running commands may finish after SIGINT/SIGTERM")
+	cli.BindEnv(fs, "server", "credential-file", "data-dir", "concurrency", "labels", "secrets-file", "stop-timeout")
+	return c
+}
+
+// defaultDataDir is a per-user state directory, or ./qinglong-worker when
+// the user has no home.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "qinglong-worker")
+	}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		return filepath.Join(home, ".local", "state", "qinglong-worker")
+	}
+	return "qinglong-worker"
+}
+
+// parseLabels reads k=v,k2=v2.
+func parseLabels(s string) (map[string]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || k == "" {
+			return nil, cli.Usagef("--labels %q: each label is key=value, separated by commas", s)
+		}
+		if _, dup := out[k]; dup {
+			return nil, cli.Usagef("--labels: %q is given twice", k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
