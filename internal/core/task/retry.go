@@ -93,11 +93,12 @@ type Placement struct {
 // IsZero reports whether the placement is the default: any worker.
 func (p Placement) IsZero() bool { return len(p.Labels) == 0 }
 
-// Worker label limits. Values are restricted to characters that need no
-// quoting in `k=v,k=v` lists, so every placement can be matched by a
-// worker started with such a list.
+// MaxWorkerLabels bounds the labels of a worker or a placement.
 const MaxWorkerLabels = 64
 
+// labelValuePattern restricts worker label values to characters that need
+// no quoting in `k=v,k=v` lists, so every placement can be matched by a
+// worker started with such a list.
 var labelValuePattern = regexp.MustCompile(`^[A-Za-z0-9_.:/+-]*$`)
 
 // CheckWorkerLabels validates labels that place commands on workers: at
