@@ -56,8 +56,10 @@ func (r Roles) Name(k RoleKind) string {
 // absent; a table or role missing here holds nothing. EnsureRoles installs
 // exactly this and readiness fails on any difference, extra or missing.
 var tableGrants = map[string]map[RoleKind][]string{
-	// worker_ingress holds no table privilege at all: it has no work yet,
-	// only CONNECT and USAGE on the schema (grantStatements).
+	// worker_ingress holds no table privilege at all, only CONNECT and
+	// USAGE on the schema (grantStatements): the worker ingress runs inside
+	// a replica and acts over the runtime role's pool, so a worker's
+	// request can never reach the database with rights of its own.
 	"schema_migrations":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}},
 	"schema_capability":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}},
 	"projects":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
@@ -73,6 +75,16 @@ var tableGrants = map[string]map[RoleKind][]string{
 	"attempts":          {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 	// History is append-only for the runtime.
 	"run_events": {RoleRuntime: {"SELECT", "INSERT"}},
+	// An admin creates, drains and revokes worker credentials; the
+	// runtime (the worker ingress runs inside the replica, on its pool)
+	// only authenticates them. Nobody deletes one: a revoked credential
+	// stays, so its name cannot be reused by mistake.
+	"workers": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
+	// Sessions are the runtime's (register, heartbeat, sweep); an admin
+	// only reads them for `ql workers list`.
+	"worker_sessions": {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// Log chunks are append-only: a chunk, once accepted, never changes.
+	"run_log_chunks": {RoleRuntime: {"SELECT", "INSERT"}},
 }
 
 // grantedTables lists the matrix's tables in a fixed order.

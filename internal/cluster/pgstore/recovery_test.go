@@ -66,9 +66,9 @@ var drifts = []drift{
 		SELECT gen_random_uuid(), run_id, 2, executor, 'claimed', created_at_ms, created_at_ms FROM qinglong.attempts WHERE run_id = $1`, "attempt_newer"},
 	{"attempt starting", `UPDATE qinglong.attempts SET state = 'starting' WHERE run_id = $1`, "attempt_state"},
 	{"attempt local executor", `UPDATE qinglong.attempts SET executor = 'local_process' WHERE run_id = $1`, "attempt_executor"},
-	{"worker", `UPDATE qinglong.attempts SET worker_id = 'w1' WHERE run_id = $1`, "attempt_worker_id"},
+	{"worker", `UPDATE qinglong.attempts SET worker_id = gen_random_uuid() WHERE run_id = $1`, "attempt_worker_id"},
 	{"session", `UPDATE qinglong.attempts SET session_id = gen_random_uuid() WHERE run_id = $1`, "attempt_session_id"},
-	{"lease token", `UPDATE qinglong.attempts SET lease_token = gen_random_uuid(), lease_expires_at_ms = created_at_ms + 1 WHERE run_id = $1`, "attempt_lease_token"},
+	{"lease token", `UPDATE qinglong.attempts SET lease_token_sha256 = repeat('b', 64), lease_expires_at_ms = created_at_ms + 1 WHERE run_id = $1`, "attempt_lease_token"},
 	{"lease version", `UPDATE qinglong.attempts SET lease_version = 1 WHERE run_id = $1`, "attempt_lease_version"},
 	{"offer", `UPDATE qinglong.attempts SET offer_id = gen_random_uuid() WHERE run_id = $1`, "attempt_offer_id"},
 	{"offered at", `UPDATE qinglong.attempts SET offered_at_ms = created_at_ms WHERE run_id = $1`, "attempt_offered_at"},
@@ -76,6 +76,8 @@ var drifts = []drift{
 	{"callback token", `UPDATE qinglong.attempts SET callback_token_sha256 = repeat('a', 64) WHERE run_id = $1`, "attempt_callback_token"},
 	{"callback seq", `UPDATE qinglong.attempts SET last_callback_seq = 0 WHERE run_id = $1`, "attempt_last_callback_seq"},
 	{"callback at", `UPDATE qinglong.attempts SET last_callback_at_ms = created_at_ms WHERE run_id = $1`, "attempt_last_callback_at"},
+	{"deadline", `UPDATE qinglong.attempts SET deadline_at_ms = created_at_ms WHERE run_id = $1`, "attempt_deadline_at"},
+	{"backoff", `UPDATE qinglong.attempts SET available_at_ms = created_at_ms WHERE run_id = $1`, "attempt_available_at"},
 	{"started", `UPDATE qinglong.attempts SET started_at_ms = created_at_ms WHERE run_id = $1`, "attempt_started_at"},
 	{"finished", `UPDATE qinglong.attempts SET finished_at_ms = created_at_ms WHERE run_id = $1`, "attempt_finished_at"},
 	{"exit code", `UPDATE qinglong.attempts SET exit_code = 0 WHERE run_id = $1`, "attempt_exit_code"},
@@ -194,7 +196,7 @@ func TestRecoveryGateConvergesAndChangesNothing(t *testing.T) {
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "gate", 6)
 	s.exec(t, `UPDATE qinglong.runs SET state = 'dispatching' WHERE id = $1`, runs["t002"])
-	s.exec(t, `UPDATE qinglong.attempts SET worker_id = 'w9' WHERE run_id = $1`, runs["t004"])
+	s.exec(t, `UPDATE qinglong.attempts SET worker_id = gen_random_uuid() WHERE run_id = $1`, runs["t004"])
 	before := s.fingerprintRuns(t)
 	rep, err := recovery.Gate{Source: s.runtime, PageSize: 2, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}.Run(t.Context())
 	if err != nil {

@@ -94,3 +94,56 @@ var (
 	sqlRoleMemberships = stmt("RoleMemberships")
 	sqlSchemaTables    = stmt("SchemaTables")
 )
+
+// sql/workers_admin.sql: worker credentials (admin role).
+var (
+	sqlWorkerList   = stmt("WorkerList")
+	sqlWorkerRevoke = stmt("WorkerRevoke")
+	sqlWorkerDrain  = stmt("WorkerDrain")
+
+	sqlWorkerInsert, workerInsertParams = namedStmt("WorkerInsert")
+)
+
+// sql/workers_session.sql: authentication and sessions.
+var (
+	sqlWorkerAuthenticate = stmt("WorkerAuthenticate")
+	sqlWorkerForRegister  = stmt("WorkerForRegister")
+	sqlSessionState       = stmt("SessionState")
+
+	sqlSessionOpen, sessionOpenParams           = namedStmt("SessionOpen")
+	sqlSessionHeartbeat, sessionHeartbeatParams = namedStmt("SessionHeartbeat")
+)
+
+// sql/workers_dispatch.sql: pulls.
+var (
+	sqlGrantsOfOffer, grantsOfOfferParams = namedStmt("GrantsOfOffer")
+	sqlDispatch, dispatchParams           = namedStmt("Dispatch")
+)
+
+// sql/workers_lease.sql: start, renew, log, complete, cancel.
+var (
+	sqlLeaseFacts    = stmt("LeaseFacts")
+	sqlLatestAttempt = stmt("LatestAttempt")
+	sqlLogFacts      = stmt("LogFacts")
+	sqlLogChunkAt    = stmt("LogChunkAt")
+	sqlLogLength     = stmt("LogLength")
+	sqlLogChunksFrom = stmt("LogChunksFrom")
+
+	sqlAttemptStart, attemptStartParams             = namedStmt("AttemptStart")
+	sqlAttemptRenew, attemptRenewParams             = namedStmt("AttemptRenew")
+	sqlAttemptEnd, attemptEndParams                 = namedStmt("AttemptEnd")
+	sqlAttemptRetryInsert, attemptRetryInsertParams = namedStmt("AttemptRetryInsert")
+	sqlRunAdvance, runAdvanceParams                 = namedStmt("RunAdvance")
+	sqlLogAppend, logAppendParams                   = namedStmt("LogAppend")
+)
+
+// sql/workers_sweep.sql: the lease sweep and the wake-ups.
+var (
+	sqlSweepStartedPage = stmt("SweepStartedPage")
+	sqlSweepSessions    = stmt("SweepSessions")
+	sqlNotifyRunsQueued = stmt("NotifyRunsQueued")
+	sqlListenRunsQueued = stmt("ListenRunsQueued")
+
+	sqlSweepRelease, sweepReleaseParams = namedStmt("SweepRelease")
+	sqlSweepRequeue, sweepRequeueParams = namedStmt("SweepRequeue")
+)

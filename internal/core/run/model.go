@@ -11,6 +11,11 @@ const (
 	EventCancelled      = "run.cancelled"
 	EventLost           = "run.lost"
 	EventAttemptStarted = "attempt.started"
+	// Cluster execution: a worker was granted the Run's attempt; the Run
+	// waits out its retry backoff; a cancel was asked of a running Run.
+	EventDispatching     = "run.dispatching"
+	EventRetryWait       = "run.retry_wait"
+	EventCancelRequested = "run.cancel_requested"
 )
 
 // Run is one admitted occurrence of a trigger.

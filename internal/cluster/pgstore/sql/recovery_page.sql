@@ -10,8 +10,8 @@
 --   * pristine scheduler output is excluded exactly: a queued, uncancelled,
 --     scheduled Run in its admission shape (queued time set, version 2,
 --     events 1–2, never updated) whose latest Attempt is number 1, claimed,
---     remote_worker, with every worker/session/lease/offer/callback/start/
---     result/error/log field at its initial value and never updated. Any
+--     remote_worker, with every worker/session/lease/offer/callback/
+--     deadline/backoff/start/result/error/log field at its initial value and never updated. Any
 --     other shape is a candidate; reason names the first drift, in the
 --     order below.
 -- The first row always carries the horizon, the examined count and the
@@ -48,7 +48,7 @@ judged AS (
                WHEN a.executor <> 'remote_worker'         THEN 'attempt_executor'
                WHEN a.worker_id IS NOT NULL               THEN 'attempt_worker_id'
                WHEN a.session_id IS NOT NULL              THEN 'attempt_session_id'
-               WHEN a.lease_token IS NOT NULL             THEN 'attempt_lease_token'
+               WHEN a.lease_token_sha256 IS NOT NULL      THEN 'attempt_lease_token'
                WHEN a.lease_version IS NOT NULL           THEN 'attempt_lease_version'
                WHEN a.lease_expires_at_ms IS NOT NULL     THEN 'attempt_lease_expires_at'
                WHEN a.offer_id IS NOT NULL                THEN 'attempt_offer_id'
@@ -57,6 +57,8 @@ judged AS (
                WHEN a.callback_token_sha256 IS NOT NULL   THEN 'attempt_callback_token'
                WHEN a.last_callback_seq IS NOT NULL       THEN 'attempt_last_callback_seq'
                WHEN a.last_callback_at_ms IS NOT NULL     THEN 'attempt_last_callback_at'
+               WHEN a.deadline_at_ms IS NOT NULL          THEN 'attempt_deadline_at'
+               WHEN a.available_at_ms IS NOT NULL         THEN 'attempt_available_at'
                WHEN a.started_at_ms IS NOT NULL           THEN 'attempt_started_at'
                WHEN a.finished_at_ms IS NOT NULL          THEN 'attempt_finished_at'
                WHEN a.exit_code IS NOT NULL               THEN 'attempt_exit_code'

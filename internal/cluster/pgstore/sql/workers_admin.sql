@@ -1,0 +1,45 @@
+-- Worker credentials, managed by the admin role (workers_admin.go). Only a
+-- credential's SHA-256 is ever written.
+
+-- name: WorkerInsert
+-- Creates a worker credential, active. The unique name and the unique
+-- digest make a second worker of the same name a Conflict.
+INSERT INTO qinglong.workers (id, name, labels, max_concurrency, credential_sha256, state, created_at_ms, updated_at_ms)
+SELECT @id, @name, @labels, @max_concurrency, @credential_sha256, 'active', n.ms, n.ms
+  FROM (SELECT {{now_ms}} AS ms) n
+
+-- name: WorkerList
+-- Every worker by name, with its live sessions (active or draining whose
+-- lease has not passed in database time): how many, their capacity, the
+-- free slots they last reported, and the last heartbeat of any session.
+SELECT w.name, w.labels, w.max_concurrency, w.state, w.created_at_ms,
+       count(s.id), coalesce(sum(s.capacity), 0), coalesce(sum(greatest(s.capacity - s.running, 0)), 0),
+       (SELECT max(h.heartbeat_at_ms) FROM qinglong.worker_sessions h WHERE h.worker_id = w.id)
+  FROM qinglong.workers w
+  LEFT JOIN qinglong.worker_sessions s
+         ON s.worker_id = w.id AND s.state IN ('active', 'draining') AND s.lease_expires_at_ms > {{now_ms}}
+ GROUP BY w.id
+ ORDER BY w.name
+
+-- name: WorkerRevoke
+-- Revokes a credential. Authentication refuses it from the next request
+-- on, and a revoked worker's sessions get no work; revoking twice keeps the
+-- first revocation time. Returns nothing when no worker has the name.
+UPDATE qinglong.workers w
+   SET state = 'revoked',
+       revoked_at_ms = coalesce(w.revoked_at_ms, n.ms),
+       updated_at_ms = greatest(w.updated_at_ms, n.ms)
+  FROM (SELECT {{now_ms}} AS ms) n
+ WHERE w.name = $1
+RETURNING w.state
+
+-- name: WorkerDrain
+-- Drains an active worker: its sessions get no new work, and a session it
+-- opens later starts draining. A draining one stays so; a revoked one is
+-- left as it is (the caller says so). Returns the state before.
+UPDATE qinglong.workers w
+   SET state = CASE WHEN w.state = 'active' THEN 'draining' ELSE w.state END,
+       updated_at_ms = greatest(w.updated_at_ms, n.ms)
+  FROM (SELECT {{now_ms}} AS ms) n, (SELECT state FROM qinglong.workers WHERE name = $1) before
+ WHERE w.name = $1
+RETURNING before.state

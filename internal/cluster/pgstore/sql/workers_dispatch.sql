@@ -1,0 +1,96 @@
+-- Dispatch: a worker's pull turns queued Runs into leased grants
+-- (workers_dispatch.go). Each pull is one short transaction: SessionState
+-- locks the session, then one of the two statements below answers.
+
+-- name: GrantsOfOffer
+-- A replayed pull: every attempt this worker was ever granted under the
+-- offer id, with whether it was granted under the same token digest and
+-- whether it is still a live, unstarted grant of this session. Any grant
+-- at all means the offer was answered before: the reply is rebuilt from
+-- these rows and no new Run is granted.
+WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms)
+SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expires_at_ms - n.ms, e.id, e.command::text, e.digest,
+       a.lease_token_sha256 = @token_sha256,
+       a.state = 'claimed' AND a.session_id = @session_id AND a.lease_expires_at_ms > n.ms
+  FROM qinglong.attempts a
+  JOIN qinglong.runs r ON r.id = a.run_id
+  JOIN qinglong.projects p ON p.id = r.project_id
+  JOIN qinglong.task_revisions tr ON tr.task_id = r.task_id AND tr.revision = r.task_revision
+  JOIN qinglong.execution_revisions e ON e.task_id = r.task_id AND e.task_revision = r.task_revision AND e.executor = a.executor
+  CROSS JOIN n
+ WHERE a.offer_id = @offer_id AND a.worker_id = @worker_id
+ ORDER BY a.run_id
+
+-- name: Dispatch
+-- The grant, one statement. Picks, oldest Run first, at most
+-- min(@max, the session's free slots) queued Runs whose latest Attempt is
+-- claimed, unleased and past its backoff, and whose execution revision's
+-- placement labels are all among the session's labels; FOR UPDATE SKIP
+-- LOCKED, so concurrent pulls (of any replica) never pick the same Run
+-- and never wait for each other. The walk follows attempts_dispatch_idx,
+-- which holds only unleased claimed attempts: a Run whose placement no
+-- worker of this pull matches is read and skipped, nothing older than the
+-- oldest dispatchable Run is read at all.
+-- In the same statement: the Attempt gets the lease (worker, session,
+-- offer, token digest, version 1, expiry = now + @lease_ms in database
+-- time) and the Run goes queued → dispatching (version + 1, one event).
+-- The session must be this worker's, active, its lease not passed, and
+-- its worker active: otherwise the free slots are 0 and nothing is picked.
+-- Free slots count the session's live grants, read after SessionState
+-- locked the session, so the pulls of one session see each other's.
+WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+sess AS MATERIALIZED (
+    SELECT s.id, s.labels,
+           greatest(s.capacity - (SELECT count(*) FROM qinglong.attempts x
+                                   WHERE x.session_id = s.id AND x.state IN ('claimed', 'starting', 'running')), 0) AS free
+      FROM qinglong.worker_sessions s
+      JOIN qinglong.workers w ON w.id = s.worker_id AND w.state = 'active'
+     WHERE s.id = @session_id AND s.worker_id = @worker_id AND s.state = 'active'
+       AND s.lease_expires_at_ms > (SELECT ms FROM n)
+),
+picked AS (
+    SELECT a.id, a.run_id
+      FROM qinglong.attempts a
+      JOIN qinglong.runs r ON r.id = a.run_id
+      JOIN qinglong.execution_revisions e ON e.task_id = r.task_id AND e.task_revision = r.task_revision
+                                         AND e.executor = a.executor AND e.id = r.execution_revision_id
+     WHERE a.state = 'claimed' AND a.lease_token_sha256 IS NULL AND a.executor = 'remote_worker'
+       AND (a.available_at_ms IS NULL OR a.available_at_ms <= (SELECT ms FROM n))
+       AND r.state = 'queued' AND r.cancel_requested_at_ms IS NULL
+       AND coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ (SELECT labels FROM sess)
+     ORDER BY a.run_id
+     LIMIT coalesce((SELECT least(@max::int, free) FROM sess), 0)
+       FOR NO KEY UPDATE OF a, r SKIP LOCKED
+),
+leased AS (
+    UPDATE qinglong.attempts a
+       SET worker_id = @worker_id, session_id = @session_id, offer_id = @offer_id, lease_token_sha256 = @token_sha256,
+           lease_version = 1, lease_expires_at_ms = n.ms + @lease_ms, offered_at_ms = n.ms,
+           updated_at_ms = greatest(a.updated_at_ms, n.ms)
+      FROM picked p, n
+     WHERE a.id = p.id
+    RETURNING a.id, a.run_id, a.number, a.lease_version, a.lease_expires_at_ms
+),
+moved AS (
+    UPDATE qinglong.runs r
+       SET state = 'dispatching', version = r.version + 1, last_event_seq = r.last_event_seq + 1,
+           updated_at_ms = greatest(r.updated_at_ms, n.ms)
+      FROM picked p, n
+     WHERE r.id = p.run_id
+    RETURNING r.id, r.project_id, r.task_id, r.task_revision, r.last_event_seq
+),
+events AS (
+    INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
+    SELECT m.id, m.last_event_seq, @event,
+           jsonb_build_object('attemptId', l.id, 'attempt', l.number, 'worker', @worker_name::text), n.ms
+      FROM moved m JOIN leased l ON l.run_id = m.id, n
+    RETURNING 1
+)
+SELECT l.id, l.run_id, l.number, p.name, tr.name, l.lease_version, l.lease_expires_at_ms - n.ms, e.id, e.command::text, e.digest
+  FROM leased l
+  JOIN moved m ON m.id = l.run_id
+  JOIN qinglong.projects p ON p.id = m.project_id
+  JOIN qinglong.task_revisions tr ON tr.task_id = m.task_id AND tr.revision = m.task_revision
+  JOIN qinglong.execution_revisions e ON e.task_id = m.task_id AND e.task_revision = m.task_revision AND e.executor = 'remote_worker'
+  CROSS JOIN n
+ ORDER BY l.run_id

@@ -1,0 +1,76 @@
+-- Worker authentication and sessions, over the runtime role (the worker
+-- ingress runs inside the replica; workers_session.go).
+
+-- name: WorkerAuthenticate
+-- The worker a credential digest belongs to. The ingress runs it on every
+-- request, so a revocation takes effect on the very next one.
+SELECT id, name, state FROM qinglong.workers WHERE credential_sha256 = $1
+
+-- name: WorkerForRegister
+-- The credential's labels, concurrency bound and state, read when a
+-- session opens (effective labels and capacity are derived from them).
+SELECT name, labels, max_concurrency, state FROM qinglong.workers WHERE id = $1
+
+-- name: SessionOpen
+-- Opens a session as generation max + 1 of its worker and marks every
+-- older live session of the worker replaced, in one statement. Two
+-- concurrent registrations that compute the same generation collide on
+-- worker_sessions_generation_key (the loser retries and replaces the
+-- winner); one that computes a later generation replaces it: at most one
+-- session of a worker stays live. A draining worker's session starts
+-- draining; a revoked worker opens nothing (no row returned).
+WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+w AS (
+    SELECT id, state FROM qinglong.workers WHERE id = @worker_id AND state <> 'revoked'
+),
+opened AS (
+    INSERT INTO qinglong.worker_sessions (id, worker_id, generation, labels, capacity, running, version, state,
+                                          created_at_ms, heartbeat_at_ms, lease_expires_at_ms, updated_at_ms)
+    SELECT @id, w.id,
+           coalesce((SELECT max(g.generation) FROM qinglong.worker_sessions g WHERE g.worker_id = w.id), 0) + 1,
+           @labels, @capacity, 0, @version, CASE WHEN w.state = 'draining' THEN 'draining' ELSE 'active' END,
+           n.ms, n.ms, n.ms + @session_lease_ms, n.ms
+      FROM w, n
+    RETURNING id, generation, state
+),
+replaced AS (
+    UPDATE qinglong.worker_sessions s
+       SET state = 'replaced', updated_at_ms = greatest(s.updated_at_ms, n.ms)
+      FROM opened o, n
+     WHERE s.worker_id = @worker_id AND s.state IN ('active', 'draining') AND s.generation < o.generation
+    RETURNING 1
+)
+SELECT o.id, o.generation, o.state FROM opened o
+
+-- name: SessionHeartbeat
+-- Extends a live session of this worker (fenced by session id, worker id,
+-- a live state and a lease not yet passed in database time) and records
+-- how many commands it runs. A worker drained since the session opened
+-- turns the session draining here. Returns nothing when any fence fails
+-- (the caller then says which).
+UPDATE qinglong.worker_sessions s
+   SET heartbeat_at_ms = n.ms,
+       lease_expires_at_ms = n.ms + @session_lease_ms,
+       running = @running,
+       state = CASE WHEN w.state = 'draining' THEN 'draining' ELSE s.state END,
+       updated_at_ms = greatest(s.updated_at_ms, n.ms)
+  FROM qinglong.workers w, (SELECT {{now_ms}} AS ms) n
+ WHERE s.id = @session_id AND s.worker_id = @worker_id AND w.id = s.worker_id
+   AND s.state IN ('active', 'draining') AND s.lease_expires_at_ms > n.ms AND w.state <> 'revoked'
+RETURNING s.state
+
+-- name: SessionState
+-- A session's owner and its state as of now in database time: a live
+-- session whose lease passed is expired even before the sweep marks it;
+-- a drained or revoked worker's session says so. Pulls lock the row (the
+-- NO KEY UPDATE lock serialises the pulls of one session, so two of them
+-- never both fill the same free slots); heartbeats only read it.
+SELECT s.worker_id,
+       CASE WHEN w.state = 'revoked' THEN 'revoked'
+            WHEN s.state IN ('replaced', 'expired') THEN s.state
+            WHEN s.lease_expires_at_ms <= {{now_ms}} THEN 'expired'
+            WHEN w.state = 'draining' OR s.state = 'draining' THEN 'draining'
+            ELSE 'active' END
+  FROM qinglong.worker_sessions s JOIN qinglong.workers w ON w.id = s.worker_id
+ WHERE s.id = $1
+   FOR NO KEY UPDATE OF s

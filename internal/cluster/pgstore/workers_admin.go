@@ -1,0 +1,110 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// WorkerInfo is one worker as `ql workers list` shows it.
+type WorkerInfo struct {
+	Name           string
+	Labels         map[string]string
+	MaxConcurrency int
+	State          string // active | draining | revoked
+	// Sessions counts the live sessions (active or draining, lease not
+	// passed); Capacity and FreeSlots add up theirs (free slots as the
+	// worker last reported them).
+	Sessions        int
+	Capacity        int
+	FreeSlots       int
+	LastHeartbeatMs *int64
+	CreatedAtMs     int64
+}
+
+// WorkerCreate creates an active worker credential and returns it; only
+// its SHA-256 is stored, so it can never be shown again.
+func (a *Admin) WorkerCreate(ctx context.Context, name string, labels map[string]string, maxConcurrency int) (string, error) {
+	if err := validate.Name("worker name", name); err != nil {
+		return "", err
+	}
+	if err := validateWorkerLabels("labels", labels); err != nil {
+		return "", err
+	}
+	if maxConcurrency < 1 || maxConcurrency > workerproto.MaxCapacity {
+		return "", qlerror.New(qlerror.Invalid, "max concurrency %d is outside 1–%d", maxConcurrency, workerproto.MaxCapacity)
+	}
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	secret := make([]byte, tokenBytes)
+	if _, err := rand.Read(secret); err != nil {
+		return "", qlerror.Wrap(qlerror.Internal, err, "drawing a worker credential")
+	}
+	credential := workerproto.CredentialPrefix + base64.RawURLEncoding.EncodeToString(secret)
+	_, err := execNamed(ctx, a.pool, sqlWorkerInsert, workerInsertParams, pgx.StrictNamedArgs{
+		"id": ids.New(), "name": name, "labels": labels, "max_concurrency": maxConcurrency,
+		"credential_sha256": secretDigest(credential),
+	})
+	if sqlState(err) == stateUniqueViolation {
+		return "", qlerror.New(qlerror.Conflict, "a worker named %q already exists; choose another name (a revoked worker keeps its name)", name)
+	}
+	if err != nil {
+		return "", mapErr(err, "creating worker "+name)
+	}
+	return credential, nil
+}
+
+// WorkerList returns every worker by name.
+func (a *Admin) WorkerList(ctx context.Context) ([]WorkerInfo, error) {
+	rows, err := a.pool.Query(ctx, sqlWorkerList)
+	if err != nil {
+		return nil, mapErr(err, "listing workers")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (WorkerInfo, error) {
+		var w WorkerInfo
+		err := row.Scan(&w.Name, &w.Labels, &w.MaxConcurrency, &w.State, &w.CreatedAtMs, &w.Sessions, &w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs)
+		return w, err
+	})
+	return out, mapErr(err, "listing workers")
+}
+
+// WorkerRevoke revokes a worker's credential: its next request is refused
+// and its sessions get no more work. Revoking a revoked worker is a no-op.
+func (a *Admin) WorkerRevoke(ctx context.Context, name string) error {
+	var state string
+	err := a.pool.QueryRow(ctx, sqlWorkerRevoke, name).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return noSuchWorker(name)
+	}
+	return mapErr(err, "revoking worker "+name)
+}
+
+// WorkerDrain drains a worker: its sessions get no new work and are told
+// to finish what runs, then exit. Draining a draining worker is a no-op; a
+// revoked one cannot be drained.
+func (a *Admin) WorkerDrain(ctx context.Context, name string) error {
+	var before string
+	err := a.pool.QueryRow(ctx, sqlWorkerDrain, name).Scan(&before)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return noSuchWorker(name)
+	case err != nil:
+		return mapErr(err, "draining worker "+name)
+	case before == workerRevoked:
+		return qlerror.New(qlerror.FailedPrecondition, "worker %q is revoked: it gets no work already, there is nothing to drain", name)
+	}
+	return nil
+}
+
+func noSuchWorker(name string) error {
+	return qlerror.New(qlerror.NotFound, "worker %q does not exist; list workers with `ql workers list`", name)
+}

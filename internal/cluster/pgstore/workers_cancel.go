@@ -1,0 +1,93 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// cancelAttempts bounds re-reading the latest attempt when a retry
+// created a newer one between the read and the lock.
+const cancelAttempts = 3
+
+// CancelRun cancels a Run. One that nothing runs yet (created, queued,
+// retry_wait, waiting_approval, lost, or dispatching with its grant not
+// started) is cancelled at once, its open attempt too: a late start of
+// that grant is answered terminal. A running one records the intent
+// (cancel_requested_at_ms); its worker hears stop on its next renewal and
+// completes it cancelled. A Run already ended is FailedPrecondition.
+// Cancelling twice changes nothing the second time.
+func (r *Runtime) CancelRun(ctx context.Context, runID string) (run.Run, error) {
+	if err := ids.Validate("run id", runID); err != nil {
+		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
+	}
+	var out run.Run
+	err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		f, err := lockLatestAttempt(ctx, tx, runID)
+		if err != nil {
+			return err
+		}
+		if err := cancelLocked(ctx, tx, f); err != nil {
+			return err
+		}
+		out, err = scanRun(tx.QueryRow(ctx, sqlRunGet, runID))
+		return err
+	})
+	if err != nil {
+		return run.Run{}, mapErr(err, "cancelling run "+runID)
+	}
+	return out, nil
+}
+
+// lockLatestAttempt locks a Run's latest attempt and the Run (in the order
+// every step locks them) and checks, after the lock, that no newer attempt
+// was committed meanwhile.
+func lockLatestAttempt(ctx context.Context, tx pgx.Tx, runID string) (leaseFacts, error) {
+	for range cancelAttempts {
+		var attemptID string
+		err := tx.QueryRow(ctx, sqlLatestAttempt, runID).Scan(&attemptID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return leaseFacts{}, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID)
+		}
+		if err != nil {
+			return leaseFacts{}, err
+		}
+		f, err := lockLease(ctx, tx, attemptID)
+		if err != nil {
+			return leaseFacts{}, err
+		}
+		var latest string
+		if err := tx.QueryRow(ctx, sqlLatestAttempt, runID).Scan(&latest); err != nil {
+			return leaseFacts{}, err
+		}
+		if latest == attemptID {
+			return f, nil
+		}
+	}
+	return leaseFacts{}, qlerror.New(qlerror.Conflict, "run %s kept getting new attempts while it was being cancelled; retry", runID)
+}
+
+func cancelLocked(ctx context.Context, tx pgx.Tx, f leaseFacts) error {
+	switch {
+	case f.RunState.Terminal():
+		return qlerror.New(qlerror.FailedPrecondition, "run %s already ended %s; there is nothing to cancel", f.RunID, f.RunState)
+	case f.RunState == run.Running || (f.RunState == run.Dispatching && f.started()):
+		if f.CancelAtMs != nil {
+			return nil
+		}
+		return advanceRun(ctx, tx, f, f.RunState, runChange{event: run.EventCancelRequested, cancel: true,
+			payload: map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}})
+	}
+	if !f.State.Terminal() {
+		if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: "cancelled"}); err != nil {
+			return err
+		}
+	}
+	return advanceRun(ctx, tx, f, run.Cancelled, runChange{event: run.EventCancelled, cancel: true, finished: true,
+		payload: map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}})
+}

@@ -1,0 +1,112 @@
+package pgstore
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// PullGrants leases at most min(req.Max, the session's free slots) queued
+// Runs whose placement the session's labels satisfy, oldest first, in one
+// short transaction, and never waits for work (the ingress long-polls).
+// A replay of the same offer id and token returns the grants made for it
+// that are still unstarted and leased, never new ones; an offer id
+// replayed with another token is a Conflict. A session that is not active
+// (draining, replaced, expired, revoked) gets no grants and its state.
+func (r *Runtime) PullGrants(ctx context.Context, w WorkerIdentity, req workerproto.PullRequest, s WorkerSettings) (workerproto.PullReply, error) {
+	s, err := s.withDefaults()
+	if err != nil {
+		return workerproto.PullReply{}, err
+	}
+	if err := ids.Validate("session id", req.SessionID); err != nil {
+		return workerproto.PullReply{}, qlerror.Wrap(qlerror.Invalid, err, "pull")
+	}
+	if err := ids.Validate("offer id", req.OfferID); err != nil {
+		return workerproto.PullReply{}, qlerror.Wrap(qlerror.Invalid, err, "pull")
+	}
+	if req.Max < 1 || req.Max > workerproto.MaxCapacity {
+		return workerproto.PullReply{}, qlerror.New(qlerror.Invalid, "max %d is outside 1–%d", req.Max, workerproto.MaxCapacity)
+	}
+	digest, err := leaseTokenDigest(req.Token)
+	if err != nil {
+		return workerproto.PullReply{}, err
+	}
+	var reply workerproto.PullReply
+	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		reply = workerproto.PullReply{Grants: []workerproto.Grant{}}
+		var err error
+		if reply.State, err = sessionState(ctx, tx, w, req.SessionID); err != nil || reply.State != workerproto.SessionActive {
+			return err
+		}
+		replayed, err := r.offerGrants(ctx, tx, w, req, digest)
+		if err != nil || replayed != nil {
+			reply.Grants = append(reply.Grants, replayed...)
+			return err
+		}
+		rows, err := queryNamed(ctx, tx, sqlDispatch, dispatchParams, pgx.StrictNamedArgs{
+			"session_id": req.SessionID, "worker_id": w.ID, "worker_name": w.Name, "offer_id": req.OfferID,
+			"token_sha256": digest, "max": req.Max, "lease_ms": s.RunLease.Milliseconds(), "event": run.EventDispatching,
+		})
+		if err != nil {
+			return err
+		}
+		grants, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (workerproto.Grant, error) {
+			var g workerproto.Grant
+			err := row.Scan(grantColumns(&g)...)
+			return g, err
+		})
+		reply.Grants = append(reply.Grants, grants...)
+		return err
+	})
+	if err != nil {
+		return workerproto.PullReply{}, mapErr(err, "pulling work")
+	}
+	return reply, nil
+}
+
+// grantColumns are the scan targets of a grant row, in the column order
+// both GrantsOfOffer and Dispatch return.
+func grantColumns(g *workerproto.Grant) []any {
+	return []any{&g.AttemptID, &g.RunID, &g.AttemptNumber, &g.Project, &g.Task, &g.LeaseVersion, &g.LeaseMs,
+		&g.ExecutionID, &g.Command, &g.Digest}
+}
+
+// offerGrants answers a replayed offer: nil when the offer id was never
+// granted anything (a fresh pull), else its grants still live (possibly
+// none, as a non-nil empty slice).
+func (r *Runtime) offerGrants(ctx context.Context, tx pgx.Tx, w WorkerIdentity, req workerproto.PullRequest, digest string) ([]workerproto.Grant, error) {
+	rows, err := queryNamed(ctx, tx, sqlGrantsOfOffer, grantsOfOfferParams, pgx.StrictNamedArgs{
+		"offer_id": req.OfferID, "worker_id": w.ID, "session_id": req.SessionID, "token_sha256": digest,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []workerproto.Grant
+	seen, sameToken := false, true
+	var g workerproto.Grant
+	var same, live bool
+	_, err = pgx.ForEachRow(rows, append(grantColumns(&g), &same, &live), func() error {
+		seen = true
+		sameToken = sameToken && same
+		if live {
+			out = append(out, g)
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case !seen:
+		return nil, nil
+	case !sameToken:
+		return nil, fenced("offer %s was already answered under another token; journal a fresh offer id and token for every pull", req.OfferID)
+	case out == nil:
+		return []workerproto.Grant{}, nil
+	}
+	return out, nil
+}

@@ -1,0 +1,431 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// leaseFacts is what LeaseFacts read, under the lock of the attempt and
+// its Run, in one database instant (NowMs).
+type leaseFacts struct {
+	AttemptID, RunID string
+	Number           int
+	State            run.AttemptState
+	WorkerID         *string
+	TokenSHA256      *string
+	LeaseVersion     *int64
+	ExpiresAtMs      *int64
+	DeadlineAtMs     *int64
+	ResultCode       *string
+	RunState         run.State
+	RunVersion       int64
+	CancelAtMs       *int64
+	LaterAttempt     bool
+	TimeoutMs        int64
+	Retry            task.RetryPolicy
+	NowMs            int64
+}
+
+// lockLease locks an attempt and its Run and reads its facts; an unknown
+// attempt is NotFound.
+func lockLease(ctx context.Context, tx pgx.Tx, attemptID string) (leaseFacts, error) {
+	f := leaseFacts{AttemptID: attemptID}
+	var state, runState string
+	err := tx.QueryRow(ctx, sqlLeaseFacts, attemptID).Scan(&f.RunID, &f.Number, &state, &f.WorkerID, &f.TokenSHA256, &f.LeaseVersion,
+		&f.ExpiresAtMs, &f.DeadlineAtMs, &f.ResultCode, &runState, &f.RunVersion, &f.CancelAtMs, &f.LaterAttempt, &f.TimeoutMs,
+		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return f, notFoundAttempt(attemptID)
+	}
+	f.State, f.RunState = run.AttemptState(state), run.State(runState)
+	return f, err
+}
+
+// ownedBy refuses the lease of another worker. A released grant has no
+// worker any more and falls through to the token check.
+func (f leaseFacts) ownedBy(w WorkerIdentity) error {
+	if f.WorkerID != nil && *f.WorkerID != w.ID {
+		return otherWorker("attempt", f.AttemptID)
+	}
+	return nil
+}
+
+func (f leaseFacts) sameToken(digest string) bool {
+	return f.TokenSHA256 != nil && *f.TokenSHA256 == digest
+}
+
+// live reports a lease that has not passed in database time.
+func (f leaseFacts) live() bool { return f.ExpiresAtMs != nil && *f.ExpiresAtMs > f.NowMs }
+
+func (f leaseFacts) started() bool {
+	return f.State == run.AttemptStarting || f.State == run.AttemptRunning
+}
+
+// leaseReply is the answer for a started lease as the facts stand at
+// version, expiring at expiresAtMs: stop when a cancel was asked (it wins)
+// or the deadline passed in database time, renewed otherwise.
+func (f leaseFacts) leaseReply(version, expiresAtMs int64, deadlineAtMs *int64) workerproto.LeaseReply {
+	reply := workerproto.LeaseReply{Reply: workerproto.ReplyRenewed, LeaseVersion: version, LeaseMs: msLeft(expiresAtMs, f.NowMs)}
+	if deadlineAtMs != nil {
+		reply.DeadlineMs = msLeft(*deadlineAtMs, f.NowMs)
+	}
+	switch {
+	case f.CancelAtMs != nil:
+		reply.Reply, reply.StopReason = workerproto.ReplyStop, workerproto.StopCancelled
+	case deadlineAtMs != nil && *deadlineAtMs <= f.NowMs:
+		reply.Reply, reply.StopReason = workerproto.ReplyStop, workerproto.StopTimedOut
+	}
+	return reply
+}
+
+var terminalReply = workerproto.LeaseReply{Reply: workerproto.ReplyTerminal}
+
+// StartAttempt acknowledges a grant just before the worker spawns it: the
+// attempt goes claimed → running (through starting, in this transaction),
+// its deadline is fixed at now + the command's timeout in database time,
+// the lease extended, and the Run goes dispatching → running. A Run whose
+// cancel was asked is cancelled here instead (reply terminal). A replay
+// of an acknowledged start answers as a renewal would, changing nothing;
+// a grant that expired, was released or ended is answered terminal: the
+// worker must not spawn it.
+func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req workerproto.StartRequest, s WorkerSettings) (workerproto.LeaseReply, error) {
+	s, err := s.withDefaults()
+	if err != nil {
+		return workerproto.LeaseReply{}, err
+	}
+	digest, err := validateLease(req.Lease)
+	if err != nil {
+		return workerproto.LeaseReply{}, err
+	}
+	var reply workerproto.LeaseReply
+	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		reply = terminalReply
+		f, err := lockLease(ctx, tx, req.AttemptID)
+		if err != nil {
+			return err
+		}
+		if err := f.ownedBy(w); err != nil {
+			return err
+		}
+		switch {
+		case !f.sameToken(digest) || !f.live():
+			return nil
+		case *f.LeaseVersion != req.LeaseVersion:
+			return fenced("lease version %d of attempt %s is stale: the lease is at version %d", req.LeaseVersion, req.AttemptID, *f.LeaseVersion)
+		case f.started():
+			reply = f.leaseReply(*f.LeaseVersion, *f.ExpiresAtMs, f.DeadlineAtMs)
+			return nil
+		case f.State != run.AttemptClaimed:
+			return nil
+		case f.CancelAtMs != nil || f.RunState.Terminal():
+			return cancelUnstarted(ctx, tx, f, w)
+		}
+		var deadline *int64
+		if f.TimeoutMs > 0 {
+			at := f.NowMs + f.TimeoutMs
+			deadline = &at
+		}
+		if err := expectOne(execNamed(ctx, tx, sqlAttemptStart, attemptStartParams, pgx.StrictNamedArgs{
+			"attempt_id": f.AttemptID, "lease_version": *f.LeaseVersion, "now_ms": f.NowMs,
+			"deadline_at_ms": deadline, "lease_ms": s.RunLease.Milliseconds(),
+		})); err != nil {
+			return err
+		}
+		if err := advanceRun(ctx, tx, f, run.Running, runChange{event: run.EventRunning, payload: attemptPayload(f, w)}); err != nil {
+			return err
+		}
+		reply = f.leaseReply(*f.LeaseVersion, f.NowMs+s.RunLease.Milliseconds(), deadline)
+		return nil
+	})
+	if err != nil {
+		return workerproto.LeaseReply{}, mapErr(err, "starting attempt "+req.AttemptID)
+	}
+	return reply, nil
+}
+
+// cancelUnstarted ends a granted, unstarted attempt cancelled, and its Run
+// too unless it already ended.
+func cancelUnstarted(ctx context.Context, tx pgx.Tx, f leaseFacts, w WorkerIdentity) error {
+	if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: "cancelled"}); err != nil {
+		return err
+	}
+	if f.RunState.Terminal() {
+		return nil
+	}
+	return advanceRun(ctx, tx, f, run.Cancelled, runChange{event: run.EventCancelled, cancel: true, finished: true, payload: attemptPayload(f, w)})
+}
+
+// RenewAttempt extends a started lease: version v → v + 1 and the expiry
+// to now + RunLease in database time. A replay of v once the lease is at
+// v + 1 gets the same answer. The reply is stop when a cancel was asked
+// (cancelled) or the deadline passed (timed_out), the lease extended all
+// the same so the worker can still log and complete; terminal when the
+// attempt is no longer running under this lease, or the lease passed in
+// database time (even before any sweep saw it).
+func (r *Runtime) RenewAttempt(ctx context.Context, w WorkerIdentity, req workerproto.RenewRequest, s WorkerSettings) (workerproto.LeaseReply, error) {
+	s, err := s.withDefaults()
+	if err != nil {
+		return workerproto.LeaseReply{}, err
+	}
+	digest, err := validateLease(req.Lease)
+	if err != nil {
+		return workerproto.LeaseReply{}, err
+	}
+	var reply workerproto.LeaseReply
+	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		reply = terminalReply
+		f, err := lockLease(ctx, tx, req.AttemptID)
+		if err != nil {
+			return err
+		}
+		if err := f.ownedBy(w); err != nil {
+			return err
+		}
+		switch {
+		case !f.sameToken(digest) || !f.started() || !f.live():
+			return nil
+		case *f.LeaseVersion == req.LeaseVersion+1:
+			reply = f.leaseReply(*f.LeaseVersion, *f.ExpiresAtMs, f.DeadlineAtMs)
+			return nil
+		case *f.LeaseVersion != req.LeaseVersion:
+			return fenced("lease version %d of attempt %s is stale: the lease is at version %d", req.LeaseVersion, req.AttemptID, *f.LeaseVersion)
+		}
+		if err := expectOne(execNamed(ctx, tx, sqlAttemptRenew, attemptRenewParams, pgx.StrictNamedArgs{
+			"attempt_id": f.AttemptID, "lease_version": *f.LeaseVersion, "now_ms": f.NowMs, "lease_ms": s.RunLease.Milliseconds(),
+		})); err != nil {
+			return err
+		}
+		reply = f.leaseReply(*f.LeaseVersion+1, f.NowMs+s.RunLease.Milliseconds(), f.DeadlineAtMs)
+		return nil
+	})
+	if err != nil {
+		return workerproto.LeaseReply{}, mapErr(err, "renewing attempt "+req.AttemptID)
+	}
+	return reply, nil
+}
+
+// Completion field limits (the attempts table's).
+const (
+	maxErrorCodeLen    = 64
+	maxErrorMessageLen = 1024
+)
+
+// attemptResult is what an ended attempt records besides its state.
+type attemptResult struct {
+	exitCode     *int64
+	resultCode   string
+	errorCode    string
+	errorMessage string
+}
+
+func validateCompletion(req workerproto.CompleteRequest) (attemptResult, error) {
+	res := attemptResult{resultCode: req.Outcome, errorCode: req.ErrorCode, exitCode: req.ExitCode}
+	switch req.Outcome {
+	case workerproto.OutcomeExited:
+		if req.ExitCode == nil || *req.ExitCode < -(1<<31) || *req.ExitCode >= 1<<31 {
+			return res, qlerror.New(qlerror.Invalid, "an exited command needs its exit code (a 32-bit integer)")
+		}
+	case workerproto.OutcomeSignaled, workerproto.OutcomeSpawnFailed, workerproto.OutcomeStopped:
+		res.exitCode = nil
+	default:
+		return res, qlerror.New(qlerror.Invalid, "outcome %q is not one of %s, %s, %s, %s", req.Outcome,
+			workerproto.OutcomeExited, workerproto.OutcomeSignaled, workerproto.OutcomeSpawnFailed, workerproto.OutcomeStopped)
+	}
+	if len(req.ErrorCode) > maxErrorCodeLen {
+		return res, qlerror.New(qlerror.Invalid, "error code has %d characters, the limit is %d", len(req.ErrorCode), maxErrorCodeLen)
+	}
+	if req.LogBytes < 0 {
+		return res, qlerror.New(qlerror.Invalid, "log bytes %d is negative", req.LogBytes)
+	}
+	msg := strings.ToValidUTF8(req.ErrorMessage, "\uFFFD")
+	if runes := []rune(msg); len(runes) > maxErrorMessageLen {
+		msg = string(runes[:maxErrorMessageLen])
+	}
+	res.errorMessage = msg
+	return res, nil
+}
+
+// attemptEnd decides how a completed attempt ended: a cancel intent wins,
+// then a deadline passed in database time, then the exit code.
+func (f leaseFacts) attemptEnd(req workerproto.CompleteRequest) run.AttemptState {
+	switch {
+	case f.CancelAtMs != nil:
+		return run.AttemptCancelled
+	case f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs:
+		return run.AttemptTimedOut
+	case req.Outcome == workerproto.OutcomeExited && *req.ExitCode == 0:
+		return run.AttemptSucceeded
+	}
+	return run.AttemptFailed
+}
+
+// CompleteAttempt records the end of a started attempt, fenced by
+// (attempt, token digest, lease version), a running state and a lease not
+// passed in database time: a completion after the lease passed is refused
+// (Conflict) and changes nothing. The attempt's end is decided by
+// attemptEnd; then the retry policy either creates Attempt N + 1 after the
+// backoff (Run retry_wait) or the Run takes the attempt's end. A replay of
+// an accepted completion gets the same reply.
+func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req workerproto.CompleteRequest) (workerproto.CompleteReply, error) {
+	digest, err := validateLease(req.Lease)
+	if err != nil {
+		return workerproto.CompleteReply{}, err
+	}
+	result, err := validateCompletion(req)
+	if err != nil {
+		return workerproto.CompleteReply{}, err
+	}
+	var reply workerproto.CompleteReply
+	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		f, err := lockLease(ctx, tx, req.AttemptID)
+		if err != nil {
+			return err
+		}
+		if err := f.ownedBy(w); err != nil {
+			return err
+		}
+		if err := f.completionFence(req, digest); err != nil {
+			return err
+		}
+		if f.State.Terminal() {
+			reply = workerproto.CompleteReply{AttemptState: string(f.State), RunState: string(f.RunState)}
+			if f.LaterAttempt {
+				reply.RunState = string(run.RetryWait)
+			}
+			return nil
+		}
+		end := f.attemptEnd(req)
+		if err := endAttempt(ctx, tx, f, end, result); err != nil {
+			return err
+		}
+		runState, err := settleRun(ctx, tx, f, end, w)
+		reply = workerproto.CompleteReply{AttemptState: string(end), RunState: string(runState)}
+		return err
+	})
+	if err != nil {
+		return workerproto.CompleteReply{}, mapErr(err, "completing attempt "+req.AttemptID)
+	}
+	return reply, nil
+}
+
+// completionFence refuses a completion that does not name the current,
+// live, started lease, unless it replays the accepted one (same token and
+// version, the attempt ended by a completion).
+func (f leaseFacts) completionFence(req workerproto.CompleteRequest, digest string) error {
+	switch {
+	case !f.sameToken(digest):
+		return fenced("attempt %s is not leased under this token (released, or granted again); report nothing more for it", f.AttemptID)
+	case *f.LeaseVersion != req.LeaseVersion:
+		return fenced("lease version %d of attempt %s is stale: the lease is at version %d", req.LeaseVersion, f.AttemptID, *f.LeaseVersion)
+	case f.State.Terminal() && f.ResultCode != nil:
+		return nil
+	case f.State.Terminal():
+		return fenced("attempt %s already ended %s without this completion (its lease expired or it was cancelled); the completion is refused", f.AttemptID, f.State)
+	case !f.started():
+		return fenced("attempt %s was never started; acknowledge the start before completing it", f.AttemptID)
+	case !f.live():
+		return fenced("the lease of attempt %s expired %d ms ago in database time; the completion is refused and the attempt is treated as lost", f.AttemptID, f.NowMs-*f.ExpiresAtMs)
+	}
+	return nil
+}
+
+// endAttempt writes an attempt's end, fenced by the state read under the
+// lock.
+func endAttempt(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, res attemptResult) error {
+	if err := run.CheckAttemptTransition(f.State, end); err != nil {
+		return err
+	}
+	return expectOne(execNamed(ctx, tx, sqlAttemptEnd, attemptEndParams, pgx.StrictNamedArgs{
+		"attempt_id": f.AttemptID, "from_state": string(f.State), "state": string(end), "now_ms": f.NowMs,
+		"exit_code": res.exitCode, "result_code": nullable(res.resultCode), "error_code": nullable(res.errorCode),
+		"error_message": nullable(res.errorMessage),
+	}))
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// runEnds maps an attempt's end to the end of its Run when no retry
+// follows, with the Run's event.
+var runEnds = map[run.AttemptState]struct {
+	state run.State
+	event string
+}{
+	run.AttemptSucceeded: {run.Succeeded, run.EventSucceeded},
+	run.AttemptFailed:    {run.Failed, run.EventFailed},
+	run.AttemptTimedOut:  {run.TimedOut, run.EventTimedOut},
+	run.AttemptCancelled: {run.Cancelled, run.EventCancelled},
+	run.AttemptLost:      {run.Lost, run.EventLost},
+}
+
+// settleRun moves the Run after its attempt ended with end: to retry_wait
+// with Attempt N + 1 available after the backoff when the retry policy
+// allows it (never after a cancel: the intent wins), else to the
+// attempt's end. It returns the Run's new state.
+func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, w WorkerIdentity) (run.State, error) {
+	payload := attemptPayload(f, w)
+	payload["outcome"] = string(end)
+	if f.CancelAtMs == nil && end != run.AttemptCancelled && f.Retry.Allows(string(end), f.Number) {
+		next := ids.New()
+		if _, err := execNamed(ctx, tx, sqlAttemptRetryInsert, attemptRetryInsertParams, pgx.StrictNamedArgs{
+			"id": next, "run_id": f.RunID, "number": f.Number + 1, "available_at_ms": f.NowMs + f.Retry.BackoffMs, "now_ms": f.NowMs,
+		}); err != nil {
+			return "", err
+		}
+		payload["nextAttemptId"], payload["nextAttempt"], payload["availableAtMs"] = next, f.Number+1, f.NowMs+f.Retry.BackoffMs
+		return run.RetryWait, advanceRun(ctx, tx, f, run.RetryWait, runChange{event: run.EventRetryWait, payload: payload})
+	}
+	e := runEnds[end]
+	return e.state, advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload})
+}
+
+// runChange is one Run state change's event and stamps.
+type runChange struct {
+	event            string
+	payload          map[string]any
+	cancel, finished bool
+}
+
+// advanceRun writes one Run state change (state, version + 1, the next
+// event), checked against the Run's transitions and fenced by the version
+// read under the lock. Staying in the same state is allowed only for a
+// recorded intent (a cancel asked of a running Run).
+func advanceRun(ctx context.Context, tx pgx.Tx, f leaseFacts, to run.State, c runChange) error {
+	if to != f.RunState {
+		if err := run.CheckTransition(f.RunState, to); err != nil {
+			return err
+		}
+	}
+	payload, err := json.Marshal(c.payload)
+	if err != nil {
+		return err
+	}
+	return expectOne(execNamed(ctx, tx, sqlRunAdvance, runAdvanceParams, pgx.StrictNamedArgs{
+		"run_id": f.RunID, "version": f.RunVersion, "state": string(to), "now_ms": f.NowMs,
+		"cancel": c.cancel, "finished": c.finished, "event": c.event, "payload": payload,
+	}))
+}
+
+// attemptPayload is the event payload naming the attempt (and the
+// worker, when one acts).
+func attemptPayload(f leaseFacts, w WorkerIdentity) map[string]any {
+	p := map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}
+	if w.Name != "" {
+		p["worker"] = w.Name
+	}
+	return p
+}

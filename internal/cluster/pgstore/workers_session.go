@@ -1,0 +1,175 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// maxCredentialLen bounds what is hashed for a lookup; a real credential
+// is the prefix and 43 base64url characters.
+const maxCredentialLen = 256
+
+// errUnauthenticated is the one answer for a missing, unknown or revoked
+// credential: it never says which, so a guesser learns nothing.
+func errUnauthenticated() error {
+	return qlerror.New(qlerror.Unauthenticated, "the worker credential is unknown or revoked; ask an admin for a new one (`ql workers create`)")
+}
+
+// AuthenticateWorker returns the worker a credential belongs to, looked up
+// by the credential's SHA-256. A revoked credential is refused on the very
+// next request: the ingress authenticates every request.
+func (r *Runtime) AuthenticateWorker(ctx context.Context, credential string) (WorkerIdentity, error) {
+	if !strings.HasPrefix(credential, workerproto.CredentialPrefix) || len(credential) > maxCredentialLen {
+		return WorkerIdentity{}, errUnauthenticated()
+	}
+	var w WorkerIdentity
+	var state string
+	err := r.pool.QueryRow(ctx, sqlWorkerAuthenticate, secretDigest(credential)).Scan(&w.ID, &w.Name, &state)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return WorkerIdentity{}, errUnauthenticated()
+	case err != nil:
+		return WorkerIdentity{}, mapErr(err, "authenticating a worker")
+	case state == workerRevoked:
+		return WorkerIdentity{}, errUnauthenticated()
+	}
+	return w, nil
+}
+
+// Worker credential states.
+const (
+	workerActive   = "active"
+	workerDraining = "draining"
+	workerRevoked  = "revoked"
+)
+
+// sessionOpenAttempts bounds re-running a registration that lost the race
+// for its generation number to a concurrent registration of the same
+// worker.
+const sessionOpenAttempts = 3
+
+// RegisterWorker opens a session for w: effective labels are the
+// credential's plus the request's (a key the request contradicts is
+// Invalid), capacity is the request's capped at the credential's max
+// concurrency. The new session replaces the worker's previous one in the
+// same statement (generation + 1, the old one replaced); a draining
+// worker's session starts draining.
+func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req workerproto.RegisterRequest, s WorkerSettings) (workerproto.RegisterReply, error) {
+	s, err := s.withDefaults()
+	if err != nil {
+		return workerproto.RegisterReply{}, err
+	}
+	if req.Capacity < 1 || req.Capacity > workerproto.MaxCapacity {
+		return workerproto.RegisterReply{}, qlerror.New(qlerror.Invalid, "capacity %d is outside 1–%d", req.Capacity, workerproto.MaxCapacity)
+	}
+	if len(req.Version) > maxVersionLen {
+		return workerproto.RegisterReply{}, qlerror.New(qlerror.Invalid, "version has %d characters, the limit is %d", len(req.Version), maxVersionLen)
+	}
+	if err := validateWorkerLabels("labels", req.Labels); err != nil {
+		return workerproto.RegisterReply{}, err
+	}
+	var name, state string
+	var labels map[string]string
+	var maxConcurrency int
+	err = r.pool.QueryRow(ctx, sqlWorkerForRegister, w.ID).Scan(&name, &labels, &maxConcurrency, &state)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return workerproto.RegisterReply{}, errUnauthenticated()
+	case err != nil:
+		return workerproto.RegisterReply{}, mapErr(err, "reading worker "+w.Name)
+	case state == workerRevoked:
+		return workerproto.RegisterReply{}, errUnauthenticated()
+	}
+	effective := maps.Clone(labels)
+	if effective == nil {
+		effective = map[string]string{}
+	}
+	for k, v := range req.Labels {
+		if have, ok := effective[k]; ok && have != v {
+			return workerproto.RegisterReply{}, qlerror.New(qlerror.Invalid,
+				"label %s=%s contradicts the credential's %s=%s; drop it from the worker's labels, or create a worker credential with the labels it should have", k, v, k, have)
+		}
+		effective[k] = v
+	}
+	capacity := min(req.Capacity, maxConcurrency)
+	reply := workerproto.RegisterReply{
+		WorkerName: name, Labels: effective, Capacity: capacity,
+		HeartbeatMs: workerproto.HeartbeatEvery.Milliseconds(), SessionLeaseMs: workerproto.SessionLease.Milliseconds(),
+		RunLeaseMs: s.RunLease.Milliseconds(), LogCapBytes: s.LogCap,
+	}
+	for attempt := 1; ; attempt++ {
+		rows, err := queryNamed(ctx, r.pool, sqlSessionOpen, sessionOpenParams, pgx.StrictNamedArgs{
+			"worker_id": w.ID, "id": ids.New(), "labels": effective, "capacity": capacity, "version": req.Version,
+			"session_lease_ms": workerproto.SessionLease.Milliseconds(),
+		})
+		if err == nil {
+			var sessionState string
+			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &sessionState}, func() error { return nil })
+		}
+		if sqlState(err) == stateUniqueViolation && attempt < sessionOpenAttempts {
+			continue
+		}
+		if err != nil {
+			return workerproto.RegisterReply{}, mapErr(err, "opening a session for worker "+name)
+		}
+		break
+	}
+	if reply.SessionID == "" {
+		// Revoked between the read and the insert.
+		return workerproto.RegisterReply{}, errUnauthenticated()
+	}
+	return reply, nil
+}
+
+// HeartbeatWorker extends a live session of w and returns its state:
+// active, draining (the worker was drained: finish, then exit), or, with
+// the lease not extended, replaced, expired (register again) or revoked.
+// A session of another worker is PermissionDenied.
+func (r *Runtime) HeartbeatWorker(ctx context.Context, w WorkerIdentity, req workerproto.HeartbeatRequest) (workerproto.HeartbeatReply, error) {
+	if err := ids.Validate("session id", req.SessionID); err != nil {
+		return workerproto.HeartbeatReply{}, qlerror.Wrap(qlerror.Invalid, err, "heartbeat")
+	}
+	if req.Running < 0 || req.Running > workerproto.MaxCapacity {
+		return workerproto.HeartbeatReply{}, qlerror.New(qlerror.Invalid, "running %d is outside 0–%d", req.Running, workerproto.MaxCapacity)
+	}
+	var state string
+	err := queryRowNamed(ctx, r.pool, sqlSessionHeartbeat, sessionHeartbeatParams, pgx.StrictNamedArgs{
+		"session_id": req.SessionID, "worker_id": w.ID, "running": req.Running,
+		"session_lease_ms": workerproto.SessionLease.Milliseconds(),
+	}).Scan(&state)
+	if err == nil {
+		return workerproto.HeartbeatReply{State: state, SessionLeaseMs: workerproto.SessionLease.Milliseconds()}, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return workerproto.HeartbeatReply{}, mapErr(err, "recording a heartbeat")
+	}
+	state, err = sessionState(ctx, r.pool, w, req.SessionID)
+	if err != nil {
+		return workerproto.HeartbeatReply{}, err
+	}
+	return workerproto.HeartbeatReply{State: state}, nil
+}
+
+// sessionState reads (and, inside a transaction, locks) a session of w
+// and returns its state as of now in database time.
+func sessionState(ctx context.Context, q querier, w WorkerIdentity, sessionID string) (string, error) {
+	var owner, state string
+	err := q.QueryRow(ctx, sqlSessionState, sessionID).Scan(&owner, &state)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return "", qlerror.New(qlerror.NotFound, "session %s does not exist; register again", sessionID)
+	case err != nil:
+		return "", mapErr(err, "reading session "+sessionID)
+	case owner != w.ID:
+		return "", otherWorker("session", sessionID)
+	}
+	return state, nil
+}

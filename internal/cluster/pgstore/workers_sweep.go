@@ -1,0 +1,149 @@
+package pgstore
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// MaxSweepPage bounds one page of each kind of SweepLeases.
+const MaxSweepPage = 1000
+
+// SweepResult counts what one SweepLeases call changed.
+type SweepResult struct {
+	// Released: unstarted grants whose lease passed, offered again.
+	Released int
+	// Lost: started attempts whose lease passed; of those, Retried got
+	// Attempt N + 1 and RunsLost ended their Run lost.
+	Lost, Retried, RunsLost int
+	// Requeued: retry_wait Runs whose backoff passed, queued again.
+	Requeued int
+	// SessionsExpired: live sessions whose lease passed.
+	SessionsExpired int
+}
+
+// SweepLeases runs one bounded page (at most limit rows, SKIP LOCKED) of
+// each kind of expiry, each in its own short transaction, all in database
+// time: unstarted grants released; started attempts lost, then retried or
+// their Run lost; retry_wait Runs whose backoff passed queued; expired
+// sessions marked. Replicas may sweep at once: they split the rows.
+func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, error) {
+	var res SweepResult
+	if limit < 1 || limit > MaxSweepPage {
+		return res, qlerror.New(qlerror.Invalid, "sweep page size %d is outside 1–%d", limit, MaxSweepPage)
+	}
+	err := queryNamed1(ctx, r, sqlSweepRelease, sweepReleaseParams, pgx.StrictNamedArgs{"limit": limit, "event": run.EventQueued}, &res.Released)
+	if err != nil {
+		return res, mapErr(err, "releasing expired grants")
+	}
+	if err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		var err error
+		res.Lost, res.Retried, res.RunsLost, err = sweepStarted(ctx, tx, limit)
+		return err
+	}); err != nil {
+		return res, mapErr(err, "ending expired attempts")
+	}
+	err = queryNamed1(ctx, r, sqlSweepRequeue, sweepRequeueParams, pgx.StrictNamedArgs{"limit": limit, "event": run.EventQueued}, &res.Requeued)
+	if err != nil {
+		return res, mapErr(err, "requeueing runs after their backoff")
+	}
+	tag, err := r.pool.Exec(ctx, sqlSweepSessions, limit)
+	if err != nil {
+		return res, mapErr(err, "expiring worker sessions")
+	}
+	res.SessionsExpired = int(tag.RowsAffected())
+	return res, nil
+}
+
+func queryNamed1(ctx context.Context, r *Runtime, sql string, p sqlParams, named pgx.StrictNamedArgs, into *int) error {
+	return queryRowNamed(ctx, r.pool, sql, p, named).Scan(into)
+}
+
+// sweepStarted ends one page of started attempts whose lease passed:
+// each becomes lost, then its Run is cancelled (a cancel intent wins),
+// retried (lost in the policy and attempts left) or lost.
+func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, runsLost int, err error) {
+	rows, err := tx.Query(ctx, sqlSweepStartedPage, limit)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	var page []leaseFacts
+	var f leaseFacts
+	var state, runState string
+	_, err = pgx.ForEachRow(rows, []any{&f.AttemptID, &f.RunID, &f.Number, &state, &runState, &f.RunVersion, &f.CancelAtMs,
+		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs}, func() error {
+		f.State, f.RunState = run.AttemptState(state), run.State(runState)
+		page = append(page, f)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for _, f := range page {
+		if err := endAttempt(ctx, tx, f, run.AttemptLost, attemptResult{errorCode: "lease_expired",
+			errorMessage: "the worker stopped renewing the lease (crashed, stopped or cut off)"}); err != nil {
+			return 0, 0, 0, err
+		}
+		lost++
+		if f.RunState != run.Running {
+			continue
+		}
+		end := run.AttemptLost
+		if f.CancelAtMs != nil {
+			end = run.AttemptCancelled
+		}
+		state, err := settleRun(ctx, tx, f, end, WorkerIdentity{})
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		switch state {
+		case run.RetryWait:
+			retried++
+		case run.Lost:
+			runsLost++
+		}
+	}
+	return lost, retried, runsLost, nil
+}
+
+// NotifyRunsQueued wakes the pulls waiting on every replica. Call it after
+// an admission round that admitted something, once its transactions have
+// committed: never inside one (a NOTIFY serialises commits).
+func (r *Runtime) NotifyRunsQueued(ctx context.Context) error {
+	_, err := r.pool.Exec(ctx, sqlNotifyRunsQueued, RunsQueuedChannel)
+	return mapErr(err, "notifying queued runs")
+}
+
+// ListenRunsQueued calls wake for every notification on RunsQueuedChannel,
+// on a dedicated connection of its own (a listening session must not go
+// back to the pool). It returns nil when ctx ends, and an error when the
+// connection is lost: the caller then listens again, and its pulls fall
+// back to their bounded wait meanwhile.
+func (r *Runtime) ListenRunsQueued(ctx context.Context, wake func()) error {
+	conn, err := pgx.ConnectConfig(ctx, r.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return mapErr(err, "opening the queued-runs listener")
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, sqlListenRunsQueued); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return mapErr(err, "listening for queued runs")
+	}
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return mapErr(err, "waiting for queued runs")
+		}
+		wake()
+	}
+}
