@@ -17,6 +17,6 @@ func options() cli.Options {
 	opts := singlecli.Options("ql")
 	opts.OpenPostgres = replica.Open
 	opts.Serve[cli.ProfileCluster] = replica.Serve
-	opts.Extra = []*cobra.Command{dbcli.DBCommand()}
+	opts.Extra = []*cobra.Command{dbcli.DBCommand(), dbcli.WorkersCommand()}
 	return opts
 }
