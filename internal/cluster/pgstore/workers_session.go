@@ -53,8 +53,8 @@ const (
 
 // sessionOpenAttempts bounds re-running a registration that lost the race
 // for its generation number to a concurrent registration of the same
-// worker.
-const sessionOpenAttempts = 3
+// worker (each round, one of the racing registrations wins).
+const sessionOpenAttempts = 10
 
 // RegisterWorker opens a session for w: effective labels are the
 // credential's plus the request's (a key the request contradicts is
@@ -114,8 +114,11 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 			var sessionState string
 			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &sessionState}, func() error { return nil })
 		}
-		if sqlState(err) == stateUniqueViolation && attempt < sessionOpenAttempts {
-			continue
+		if sqlState(err) == stateUniqueViolation {
+			if attempt < sessionOpenAttempts && commitRetry.wait(ctx, attempt) == nil {
+				continue
+			}
+			return workerproto.RegisterReply{}, qlerror.New(qlerror.Conflict, "other registrations of worker %s kept racing this one; register again", name)
 		}
 		if err != nil {
 			return workerproto.RegisterReply{}, mapErr(err, "opening a session for worker "+name)

@@ -38,7 +38,7 @@ SELECT id FROM qinglong.attempts WHERE run_id = $1 ORDER BY number DESC LIMIT 1
 -- lease version the facts statement read under the lock.
 UPDATE qinglong.attempts
    SET state = 'running', started_at_ms = @now_ms, offer_acked_at_ms = @now_ms,
-       deadline_at_ms = @deadline_at_ms, lease_expires_at_ms = @now_ms + @lease_ms,
+       deadline_at_ms = @deadline_at_ms, lease_expires_at_ms = @now_ms::bigint + @lease_ms::bigint,
        updated_at_ms = greatest(updated_at_ms, @now_ms)
  WHERE id = @attempt_id AND state = 'claimed' AND lease_version = @lease_version
 
@@ -47,7 +47,7 @@ UPDATE qinglong.attempts
 -- database time. Fenced by the version read under the lock, so one
 -- renewal of v happens once; its replay is answered from the stored v + 1.
 UPDATE qinglong.attempts
-   SET lease_version = lease_version + 1, lease_expires_at_ms = @now_ms + @lease_ms,
+   SET lease_version = lease_version + 1, lease_expires_at_ms = @now_ms::bigint + @lease_ms::bigint,
        updated_at_ms = greatest(updated_at_ms, @now_ms)
  WHERE id = @attempt_id AND state IN ('starting', 'running') AND lease_version = @lease_version
 

@@ -1,0 +1,289 @@
+package pgstore
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+func exited(l workerproto.Lease, code int64) workerproto.CompleteRequest {
+	return workerproto.CompleteRequest{Lease: l, Outcome: workerproto.OutcomeExited, ExitCode: &code}
+}
+
+func TestStartRunsTheAttemptWithADeadlineInDatabaseTime(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "start", 1)
+	s.setCommand(t, projectID, map[string]any{"timeoutMs": 60_000})
+	w := s.newWorker(t, "w1", nil, 1)
+	req, grants := s.pull(t, w, 1)
+	l := lease(req, grants[0])
+	before, err := s.runtime.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyRenewed || reply.LeaseVersion != 1 || reply.DeadlineMs <= 59_000 || reply.DeadlineMs > 60_000 {
+		t.Fatalf("start: %+v, %v", reply, err)
+	}
+	a := s.attempt(t, l.AttemptID)
+	if a.State != "running" || a.DeadlineAtMs == nil || *a.DeadlineAtMs < before+60_000 {
+		t.Fatalf("attempt after start: %+v", a)
+	}
+	if state, _ := s.runState(t, grants[0].RunID); state != "running" {
+		t.Fatalf("run is %s after start, want running", state)
+	}
+	// A replayed start changes nothing and answers alike.
+	again, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: l}, shortLease)
+	if err != nil || again.Reply != workerproto.ReplyRenewed || again.LeaseVersion != 1 {
+		t.Fatalf("replayed start: %+v, %v", again, err)
+	}
+	if b := s.attempt(t, l.AttemptID); *b.DeadlineAtMs != *a.DeadlineAtMs {
+		t.Fatal("a replayed start moved the deadline")
+	}
+	s.checkRunHistories(t)
+}
+
+func TestRenewReplyStopOnCancelAndTimeout(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "renew", 2)
+	w := s.newWorker(t, "w1", nil, 2)
+	l, g := s.started(t, w)
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyRenewed || reply.LeaseVersion != 2 {
+		t.Fatalf("renew: %+v, %v", reply, err)
+	}
+	// The reply was lost: renewing version 1 again answers the same.
+	replay, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || replay.Reply != workerproto.ReplyRenewed || replay.LeaseVersion != 2 {
+		t.Fatalf("replayed renew: %+v, %v", replay, err)
+	}
+	if v := *s.attempt(t, l.AttemptID).LeaseVersion; v != 2 {
+		t.Fatalf("lease at version %d after a renewal and its replay, want 2", v)
+	}
+	// Cancel intent travels on the next renewal.
+	if _, err := s.runtime.CancelRun(t.Context(), g.RunID); err != nil {
+		t.Fatal(err)
+	}
+	l.LeaseVersion = 2
+	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopCancelled || reply.LeaseVersion != 3 {
+		t.Fatalf("renew after cancel: %+v, %v; want stop (cancelled) with the lease extended", reply, err)
+	}
+	// A deadline passed in database time says timed_out.
+	s.setCommand(t, projectID, map[string]any{"timeoutMs": 1})
+	l2, _ := s.started(t, w)
+	s.waitPast(t, *s.attempt(t, l2.AttemptID).DeadlineAtMs)
+	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l2}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopTimedOut || reply.DeadlineMs != 0 {
+		t.Fatalf("renew past the deadline: %+v, %v; want stop (timed_out)", reply, err)
+	}
+	// The worker stops the command and completes: the intent wins over
+	// the exit code.
+	l2.LeaseVersion = reply.LeaseVersion
+	done, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, workerproto.CompleteRequest{Lease: l2, Outcome: workerproto.OutcomeStopped})
+	if err != nil || done.AttemptState != "timed_out" || done.RunState != "timed_out" {
+		t.Fatalf("complete after timeout: %+v, %v", done, err)
+	}
+	l.LeaseVersion = 3
+	done, err = s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 0))
+	if err != nil || done.AttemptState != "cancelled" || done.RunState != "cancelled" {
+		t.Fatalf("complete after cancel with exit 0: %+v, %v; want cancelled", done, err)
+	}
+	s.checkRunHistories(t)
+}
+
+func TestRenewAfterLeaseExpiryIsTerminal(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "expired", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, _ := s.started(t, w)
+	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	// No sweep ran: database time alone ends the lease.
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyTerminal {
+		t.Fatalf("renew after expiry: %+v, %v; want terminal", reply, err)
+	}
+	if a := s.attempt(t, l.AttemptID); *a.LeaseVersion != 1 || a.State != "running" {
+		t.Fatalf("a refused renewal changed the attempt: %+v", a)
+	}
+}
+
+func TestLogAppendOffsetFencedAndIdempotent(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "logs", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, _ := s.started(t, w)
+	appendLog := func(offset int64, data string) (workerproto.LogReply, error) {
+		return s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: offset, Data: []byte(data)}, shortLease)
+	}
+	if r, err := appendLog(0, "hello "); err != nil || r.LogBytes != 6 {
+		t.Fatalf("first chunk: %+v, %v", r, err)
+	}
+	if r, err := appendLog(6, "world\n"); err != nil || r.LogBytes != 12 {
+		t.Fatalf("second chunk: %+v, %v", r, err)
+	}
+	// A replay of an accepted chunk is accepted and stored once.
+	if r, err := appendLog(6, "world\n"); err != nil || r.LogBytes != 12 {
+		t.Fatalf("replayed chunk: %+v, %v", r, err)
+	}
+	// Other bytes at an accepted offset, a gap, or a stale lease version
+	// are refused.
+	for _, c := range []struct {
+		offset int64
+		data   string
+	}{{6, "WORLD\n"}, {20, "gap"}, {3, "lo "}} {
+		if _, err := appendLog(c.offset, c.data); !qlerror.Is(err, qlerror.Conflict) {
+			t.Errorf("chunk %q at %d: %v, want conflict", c.data, c.offset, err)
+		}
+	}
+	stale := l
+	stale.LeaseVersion = 7
+	if _, err := s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: stale, Offset: 12, Data: []byte("x")}, shortLease); !qlerror.Is(err, qlerror.Conflict) {
+		t.Fatalf("stale lease version: %v, want conflict", err)
+	}
+	var out bytes.Buffer
+	next, truncated, err := s.runtime.ReadAttemptLog(t.Context(), l.AttemptID, 0, &out)
+	if err != nil || next != 12 || truncated || out.String() != "hello world\n" {
+		t.Fatalf("read %q next %d truncated %v err %v", out.String(), next, truncated, err)
+	}
+	out.Reset()
+	if next, _, err := s.runtime.ReadAttemptLog(t.Context(), l.AttemptID, 8, &out); err != nil || next != 12 || out.String() != "rld\n" {
+		t.Fatalf("read from 8: %q next %d err %v", out.String(), next, err)
+	}
+	var chunks int
+	if err := s.super.QueryRow(t.Context(), `SELECT count(*) FROM qinglong.run_log_chunks WHERE attempt_id = $1`, l.AttemptID).Scan(&chunks); err != nil || chunks != 2 {
+		t.Fatalf("%d chunks stored (%v), want 2", chunks, err)
+	}
+}
+
+func TestLogCapTruncates(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "cap", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, _ := s.started(t, w)
+	capped := WorkerSettings{RunLease: shortLease.RunLease, LogCap: 10}
+	r, err := s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: 0, Data: []byte("0123456")}, capped)
+	if err != nil || r.Truncated {
+		t.Fatalf("under the cap: %+v, %v", r, err)
+	}
+	r, err = s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: 7, Data: []byte("789abcdef")}, capped)
+	if err != nil || !r.Truncated {
+		t.Fatalf("over the cap: %+v, %v; want truncated", r, err)
+	}
+	held := r.LogBytes
+	r, err = s.runtime.AppendAttemptLog(t.Context(), w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: held, Data: []byte("more")}, capped)
+	if err != nil || !r.Truncated || r.LogBytes != held {
+		t.Fatalf("after truncation: %+v, %v; want nothing stored", r, err)
+	}
+	var out bytes.Buffer
+	_, truncated, err := s.runtime.ReadAttemptLog(t.Context(), l.AttemptID, 0, &out)
+	if err != nil || !truncated || !strings.HasPrefix(out.String(), "0123456789\n[qinglong: log truncated at 10 bytes") {
+		t.Fatalf("log %q truncated %v err %v", out.String(), truncated, err)
+	}
+	if a := s.attempt(t, l.AttemptID); !a.LogTruncated || a.LogBytes != int64(out.Len()) {
+		t.Fatalf("attempt %+v after truncation, log of %d bytes", a, out.Len())
+	}
+}
+
+func TestCompleteAfterLeaseExpiryIsRefusedAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "late", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	before := s.fingerprintRuns(t)
+	if _, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 0)); !qlerror.Is(err, qlerror.Conflict) || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("completion after expiry: %v, want conflict naming the expiry", err)
+	}
+	if after := s.fingerprintRuns(t); after != before {
+		t.Fatal("a refused completion changed runs, attempts or events")
+	}
+	// Once the sweep made it lost, the late completion is still refused.
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 {
+		t.Fatalf("sweep %+v, %v", res, err)
+	}
+	before = s.fingerprintRuns(t)
+	if _, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 0)); !qlerror.Is(err, qlerror.Conflict) {
+		t.Fatalf("completion of a lost attempt: %v, want conflict", err)
+	}
+	if after := s.fingerprintRuns(t); after != before {
+		t.Fatal("a refused completion changed a lost attempt")
+	}
+	if state, _ := s.runState(t, g.RunID); state != "lost" {
+		t.Fatalf("run is %s, want lost (no retry policy)", state)
+	}
+}
+
+func TestCompleteReplayReturnsTheSameAnswer(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "done", 2)
+	w := s.newWorker(t, "w1", nil, 2)
+	l, g := s.started(t, w)
+	first, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 0))
+	if err != nil || first.AttemptState != "succeeded" || first.RunState != "succeeded" {
+		t.Fatalf("complete: %+v, %v", first, err)
+	}
+	_, version := s.runState(t, g.RunID)
+	again, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 0))
+	if err != nil || again != first {
+		t.Fatalf("replayed completion: %+v, %v; want %+v", again, err, first)
+	}
+	if _, v := s.runState(t, g.RunID); v != version {
+		t.Fatal("a replayed completion changed the run")
+	}
+	l2, g2 := s.started(t, w)
+	failed, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l2, 3))
+	if err != nil || failed.AttemptState != "failed" || failed.RunState != "failed" {
+		t.Fatalf("exit 3: %+v, %v", failed, err)
+	}
+	var exit int64
+	if err := s.super.QueryRow(t.Context(), `SELECT exit_code FROM qinglong.attempts WHERE run_id = $1`, g2.RunID).Scan(&exit); err != nil || exit != 3 {
+		t.Fatalf("exit code %d (%v), want 3", exit, err)
+	}
+	s.checkRunHistories(t)
+}
+
+func TestOtherWorkersLeaseIsForbidden(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "mine", 1)
+	owner := s.newWorker(t, "owner", nil, 1)
+	thief := s.newWorker(t, "thief", nil, 1)
+	l, _ := s.started(t, owner)
+	before := s.fingerprintRuns(t)
+	if _, err := s.runtime.RenewAttempt(t.Context(), thief.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease); !qlerror.Is(err, qlerror.PermissionDenied) {
+		t.Errorf("renew by another worker: %v", err)
+	}
+	if _, err := s.runtime.AppendAttemptLog(t.Context(), thief.WorkerIdentity, workerproto.LogRequest{Lease: l, Data: []byte("x")}, shortLease); !qlerror.Is(err, qlerror.PermissionDenied) {
+		t.Errorf("log by another worker: %v", err)
+	}
+	if _, err := s.runtime.CompleteAttempt(t.Context(), thief.WorkerIdentity, exited(l, 0)); !qlerror.Is(err, qlerror.PermissionDenied) {
+		t.Errorf("complete by another worker: %v", err)
+	}
+	if _, err := s.runtime.HeartbeatWorker(t.Context(), thief.WorkerIdentity, workerproto.HeartbeatRequest{SessionID: owner.session}); !qlerror.Is(err, qlerror.PermissionDenied) {
+		t.Errorf("heartbeat of another worker's session: %v", err)
+	}
+	if _, err := s.runtime.PullGrants(t.Context(), thief.WorkerIdentity, owner.offer(t, 1), shortLease); !qlerror.Is(err, qlerror.PermissionDenied) {
+		t.Errorf("pull on another worker's session: %v", err)
+	}
+	// The owner's own steps still work under a wrong token: refused, not
+	// forbidden.
+	wrong := thief.offer(t, 1)
+	forged := workerproto.Lease{AttemptID: l.AttemptID, Token: wrong.Token, LeaseVersion: 1}
+	if _, err := s.runtime.CompleteAttempt(t.Context(), owner.WorkerIdentity, exited(forged, 0)); !qlerror.Is(err, qlerror.Conflict) {
+		t.Errorf("complete under a wrong token: %v", err)
+	}
+	if after := s.fingerprintRuns(t); after != before {
+		t.Fatal("a refused step changed runs, attempts or events")
+	}
+}

@@ -1,0 +1,377 @@
+package pgstore
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+func TestSweepReleasesUnstartedAndLosesStarted(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "sweep", 2)
+	w := s.newWorker(t, "w1", nil, 2)
+	startedLease, startedGrant := s.started(t, w)
+	req, grants := s.pull(t, w, 1)
+	unstarted := grants[0]
+	// Before expiry the sweep touches nothing.
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res != (SweepResult{}) {
+		t.Fatalf("sweep before expiry: %+v, %v", res, err)
+	}
+	s.waitPast(t, max(*s.attempt(t, startedLease.AttemptID).ExpiresAtMs, *s.attempt(t, unstarted.AttemptID).ExpiresAtMs))
+	res, err := s.runtime.SweepLeases(t.Context(), 10)
+	if err != nil || res.Released != 1 || res.Lost != 1 || res.RunsLost != 1 || res.Retried != 0 {
+		t.Fatalf("sweep: %+v, %v", res, err)
+	}
+	if a := s.attempt(t, unstarted.AttemptID); a.State != "claimed" || a.LeaseVersion != nil || a.WorkerID != nil {
+		t.Fatalf("released grant: %+v, want claimed and unleased", a)
+	}
+	if state, _ := s.runState(t, unstarted.RunID); state != "queued" {
+		t.Fatalf("released run is %s, want queued", state)
+	}
+	if a := s.attempt(t, startedLease.AttemptID); a.State != "lost" || a.ExpiresAtMs != nil {
+		t.Fatalf("expired started attempt: %+v, want lost", a)
+	}
+	if state, _ := s.runState(t, startedGrant.RunID); state != "lost" {
+		t.Fatalf("run of the lost attempt is %s, want lost", state)
+	}
+	// The late start of the released grant is answered terminal: nothing
+	// may be spawned for it.
+	reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: lease(req, unstarted)}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyTerminal {
+		t.Fatalf("late start: %+v, %v; want terminal", reply, err)
+	}
+	// The released Run is offered again.
+	if _, again := s.pull(t, w, 2); len(again) != 1 || again[0].AttemptID != unstarted.AttemptID {
+		t.Fatalf("re-offer: %+v", again)
+	}
+	s.checkRunHistories(t)
+}
+
+// storedRetry is the stored command's retry member, as the codec writes it.
+func storedRetry(maxAttempts int, backoffMs int64, on ...string) map[string]any {
+	return map[string]any{"retry": map[string]any{"maxAttempts": maxAttempts, "backoffMs": backoffMs, "on": on}}
+}
+
+func TestRetryCreatesNextAttemptAfterBackoff(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "retry", 1)
+	s.setCommand(t, projectID, storedRetry(3, 1000, "lost", "failed"))
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	reply, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 1))
+	if err != nil || reply.AttemptState != "failed" || reply.RunState != "retry_wait" {
+		t.Fatalf("failed completion: %+v, %v; want failed and retry_wait", reply, err)
+	}
+	var next string
+	if err := s.super.QueryRow(t.Context(), `SELECT id FROM qinglong.attempts WHERE run_id = $1 AND number = 2`, g.RunID).Scan(&next); err != nil {
+		t.Fatal(err)
+	}
+	a := s.attempt(t, next)
+	if a.State != "claimed" || a.AvailableAtMs == nil {
+		t.Fatalf("attempt 2: %+v", a)
+	}
+	// Not before the backoff: neither the sweep nor a pull takes it.
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Requeued != 0 {
+		t.Fatalf("sweep inside the backoff: %+v, %v", res, err)
+	}
+	if _, grants := s.pull(t, w, 1); len(grants) != 0 {
+		t.Fatalf("pulled %+v inside the backoff", grants)
+	}
+	s.waitPast(t, *a.AvailableAtMs)
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Requeued != 1 {
+		t.Fatalf("sweep after the backoff: %+v, %v", res, err)
+	}
+	// Attempt 2 is lost this time (the worker vanished): retried again.
+	l2, g2 := s.started(t, w)
+	if g2.AttemptID != next || g2.AttemptNumber != 2 {
+		t.Fatalf("granted %+v, want attempt 2 (%s)", g2, next)
+	}
+	s.waitPast(t, *s.attempt(t, l2.AttemptID).ExpiresAtMs)
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 || res.Retried != 1 {
+		t.Fatalf("sweep of the lost attempt 2: %+v, %v", res, err)
+	}
+	if state, _ := s.runState(t, g.RunID); state != "retry_wait" {
+		t.Fatalf("run is %s, want retry_wait", state)
+	}
+	s.checkRunHistories(t)
+}
+
+func TestRetryStopsAtMaxAttempts(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "bounded", 1)
+	s.setCommand(t, projectID, storedRetry(2, 0, "failed"))
+	w := s.newWorker(t, "w1", nil, 1)
+	var runID string
+	for n := 1; n <= 2; n++ {
+		l, g := s.started(t, w)
+		if runID == "" {
+			runID = g.RunID
+		}
+		if g.RunID != runID || g.AttemptNumber != n {
+			t.Fatalf("granted %+v, want attempt %d of run %s", g, n, runID)
+		}
+		reply, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 1))
+		want := "retry_wait"
+		if n == 2 {
+			want = "failed"
+		}
+		if err != nil || reply.RunState != want {
+			t.Fatalf("attempt %d failed: %+v, %v; want run %s", n, reply, err, want)
+		}
+		if _, err := s.runtime.SweepLeases(t.Context(), 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var attempts int
+	if err := s.super.QueryRow(t.Context(), `SELECT count(*) FROM qinglong.attempts WHERE run_id = $1`, runID).Scan(&attempts); err != nil || attempts != 2 {
+		t.Fatalf("%d attempts (%v), want exactly maxAttempts = 2", attempts, err)
+	}
+	// An outcome not in the policy never retries: a lost attempt here.
+	lostProject, _ := s.admitRuns(t, "bounded-lost", 1)
+	s.setCommand(t, lostProject, storedRetry(2, 0, "failed"))
+	l, g := s.started(t, w)
+	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.RunsLost != 1 || res.Retried != 0 {
+		t.Fatalf("sweep: %+v, %v; want the run lost, not retried", res, err)
+	}
+	if state, _ := s.runState(t, g.RunID); state != "lost" {
+		t.Fatalf("run is %s, want lost", state)
+	}
+	s.checkRunHistories(t)
+}
+
+func TestCancelQueuedAtOnceRunningOnRenew(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	_, runs := s.admitRuns(t, "cancel", 3)
+	queued := runs["t000"]
+	got, err := s.runtime.CancelRun(t.Context(), queued)
+	if err != nil || got.State != "cancelled" {
+		t.Fatalf("cancel queued: %+v, %v", got, err)
+	}
+	var attemptState string
+	if err := s.super.QueryRow(t.Context(), `SELECT state FROM qinglong.attempts WHERE run_id = $1`, queued).Scan(&attemptState); err != nil || attemptState != "cancelled" {
+		t.Fatalf("attempt of the cancelled queued run is %s (%v)", attemptState, err)
+	}
+	if _, err := s.runtime.CancelRun(t.Context(), queued); !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), "already ended") {
+		t.Fatalf("cancel of a cancelled run: %v", err)
+	}
+	w := s.newWorker(t, "w1", nil, 2)
+	// Granted, not started: cancelled at once, and the late start is
+	// answered terminal.
+	req, grants := s.pull(t, w, 1)
+	if got, err := s.runtime.CancelRun(t.Context(), grants[0].RunID); err != nil || got.State != "cancelled" {
+		t.Fatalf("cancel dispatching: %+v, %v", got, err)
+	}
+	if reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: lease(req, grants[0])}, shortLease); err != nil || reply.Reply != workerproto.ReplyTerminal {
+		t.Fatalf("start of a cancelled grant: %+v, %v", reply, err)
+	}
+	// Running: only the intent; the worker hears stop on renew.
+	l, g := s.started(t, w)
+	got, err = s.runtime.CancelRun(t.Context(), g.RunID)
+	if err != nil || got.State != "running" {
+		t.Fatalf("cancel running: %+v, %v; want still running with the intent", got, err)
+	}
+	if again, err := s.runtime.CancelRun(t.Context(), g.RunID); err != nil || again.Version != got.Version {
+		t.Fatalf("second cancel of a running run changed it: %+v, %v", again, err)
+	}
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopCancelled {
+		t.Fatalf("renew: %+v, %v", reply, err)
+	}
+	if _, err := s.runtime.CancelRun(t.Context(), "01a22c0e-66df-7d16-810d-c6d839545928"); !qlerror.Is(err, qlerror.NotFound) {
+		t.Fatalf("cancel of an unknown run: %v", err)
+	}
+	s.checkRunHistories(t)
+}
+
+func TestRevokedCredentialIsRefused(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	w := s.newWorker(t, "w1", nil, 1)
+	for _, bad := range []string{"", "qlw_wrong", w.credential + "x", strings.TrimPrefix(w.credential, workerproto.CredentialPrefix)} {
+		if _, err := s.runtime.AuthenticateWorker(t.Context(), bad); !qlerror.Is(err, qlerror.Unauthenticated) {
+			t.Errorf("credential %q: %v, want unauthenticated", bad, err)
+		}
+	}
+	if err := s.admin.WorkerRevoke(t.Context(), "w1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.runtime.AuthenticateWorker(t.Context(), w.credential); !qlerror.Is(err, qlerror.Unauthenticated) {
+		t.Fatalf("revoked credential: %v, want unauthenticated on the next request", err)
+	}
+	if _, err := s.runtime.RegisterWorker(t.Context(), w.WorkerIdentity, workerproto.RegisterRequest{Capacity: 1}, shortLease); !qlerror.Is(err, qlerror.Unauthenticated) {
+		t.Fatalf("register after revocation: %v", err)
+	}
+	if reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 1), shortLease); err != nil || reply.State != workerproto.SessionRevoked {
+		t.Fatalf("pull of a session opened before revocation: %+v, %v", reply, err)
+	}
+	if err := s.admin.WorkerRevoke(t.Context(), "nobody"); !qlerror.Is(err, qlerror.NotFound) || !strings.Contains(err.Error(), "nobody") {
+		t.Fatalf("revoke of an unknown worker: %v", err)
+	}
+}
+
+func TestWorkerCredentialIsShownOnceAndStoredAsDigest(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	cred, err := s.admin.WorkerCreate(t.Context(), "builder", map[string]string{"arch": "arm64"}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(cred, workerproto.CredentialPrefix) || len(cred) != len(workerproto.CredentialPrefix)+43 {
+		t.Fatalf("credential %q: want the prefix and 32 random bytes in base64url", cred)
+	}
+	var found int
+	if err := s.super.QueryRow(t.Context(), `SELECT count(*) FROM qinglong.workers w WHERE position($1 in w::text) > 0`,
+		strings.TrimPrefix(cred, workerproto.CredentialPrefix)).Scan(&found); err != nil || found != 0 {
+		t.Fatalf("the credential is stored in clear (%d rows, %v)", found, err)
+	}
+	if _, err := s.admin.WorkerCreate(t.Context(), "builder", nil, 1); !qlerror.Is(err, qlerror.Conflict) || !strings.Contains(err.Error(), "builder") {
+		t.Fatalf("duplicate name: %v", err)
+	}
+	if _, err := s.admin.WorkerCreate(t.Context(), "Bad Name", nil, 1); !qlerror.Is(err, qlerror.Invalid) {
+		t.Fatalf("bad name: %v", err)
+	}
+	if _, err := s.admin.WorkerCreate(t.Context(), "big", nil, workerproto.MaxCapacity+1); !qlerror.Is(err, qlerror.Invalid) {
+		t.Fatalf("max concurrency over the limit: %v", err)
+	}
+	if err := s.admin.WorkerDrain(t.Context(), "ghost"); !qlerror.Is(err, qlerror.NotFound) || !strings.Contains(err.Error(), "ghost") {
+		t.Fatalf("drain of an unknown worker: %v", err)
+	}
+}
+
+func TestRegisterReplacesThePreviousSessionAndMergesLabels(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	cred, err := s.admin.WorkerCreate(t.Context(), "w1", map[string]string{"zone": "eu"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.runtime.AuthenticateWorker(t.Context(), cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := worker{WorkerIdentity: id}
+	first := s.register(t, w, 8, map[string]string{"gpu": "yes"})
+	if first.Generation != 1 || first.Capacity != 2 || first.Labels["zone"] != "eu" || first.Labels["gpu"] != "yes" || first.RunLeaseMs != 1000 {
+		t.Fatalf("first session: %+v", first)
+	}
+	second := s.register(t, w, 1, nil)
+	if second.Generation != 2 || second.Capacity != 1 {
+		t.Fatalf("second session: %+v", second)
+	}
+	hb, err := s.runtime.HeartbeatWorker(t.Context(), id, workerproto.HeartbeatRequest{SessionID: first.SessionID})
+	if err != nil || hb.State != workerproto.SessionReplaced {
+		t.Fatalf("heartbeat of the replaced session: %+v, %v", hb, err)
+	}
+	hb, err = s.runtime.HeartbeatWorker(t.Context(), id, workerproto.HeartbeatRequest{SessionID: second.SessionID, Running: 1})
+	if err != nil || hb.State != workerproto.SessionActive || hb.SessionLeaseMs != workerproto.SessionLease.Milliseconds() {
+		t.Fatalf("heartbeat: %+v, %v", hb, err)
+	}
+	if _, err := s.runtime.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 1, Labels: map[string]string{"zone": "us"}}, shortLease); !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "zone") {
+		t.Fatalf("contradicting label: %v", err)
+	}
+	list, err := s.admin.WorkerList(t.Context())
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	if got := list[0]; got.Name != "w1" || got.Sessions != 1 || got.Capacity != 1 || got.FreeSlots != 0 || got.State != "active" || got.LastHeartbeatMs == nil || got.Labels["zone"] != "eu" {
+		t.Fatalf("listed %+v", got)
+	}
+}
+
+func TestConcurrentRegistrationsLeaveOneLiveSession(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	w := s.newWorker(t, "w1", nil, 1)
+	done := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := s.runtime.RegisterWorker(t.Context(), w.WorkerIdentity, workerproto.RegisterRequest{Capacity: 1}, shortLease)
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var live, total int
+	if err := s.super.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE state = 'active'), count(*) FROM qinglong.worker_sessions`).Scan(&live, &total); err != nil {
+		t.Fatal(err)
+	}
+	if live != 1 || total != 9 {
+		t.Fatalf("%d live of %d sessions, want exactly 1 of 9", live, total)
+	}
+}
+
+func TestNotifyRunsQueuedWakesTheListener(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	var wakes atomic.Int32
+	woken := make(chan struct{}, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.runtime.ListenRunsQueued(ctx, func() { wakes.Add(1); woken <- struct{}{} })
+	}()
+	// The listener may not be subscribed yet: notify until it hears one.
+	deadline := time.After(10 * time.Second)
+	for heard := false; !heard; {
+		if err := s.runtime.NotifyRunsQueued(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-woken:
+			heard = true
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("no wake-up within 10 s of notifying")
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("listener ended with %v when its context ended, want nil", err)
+	}
+	if wakes.Load() < 1 {
+		t.Fatal("no wake-up counted")
+	}
+}
+
+func TestRuntimeRoleCannotDeleteAndAdminCannotTouchAttempts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	runtime := e.conn(t, RoleRuntime)
+	for _, table := range []string{"workers", "worker_sessions", "attempts", "runs", "run_log_chunks", "run_events"} {
+		if _, err := runtime.Exec(t.Context(), "DELETE FROM qinglong."+table); sqlState(err) != stateInsufficientPriv {
+			t.Errorf("runtime DELETE FROM %s: %v, want permission denied", table, err)
+		}
+	}
+	for _, q := range []string{"UPDATE qinglong.workers SET state = 'active'", "INSERT INTO qinglong.workers (id) VALUES (gen_random_uuid())",
+		"UPDATE qinglong.run_log_chunks SET bytes = 'x'"} {
+		if _, err := runtime.Exec(t.Context(), q); sqlState(err) != stateInsufficientPriv {
+			t.Errorf("runtime %q: %v, want permission denied", q, err)
+		}
+	}
+	admin := e.conn(t, RoleAdmin)
+	for _, q := range []string{"SELECT 1 FROM qinglong.attempts", "UPDATE qinglong.attempts SET state = 'lost'",
+		"SELECT 1 FROM qinglong.run_log_chunks", "UPDATE qinglong.worker_sessions SET state = 'expired'", "DELETE FROM qinglong.workers"} {
+		if _, err := admin.Exec(t.Context(), q); sqlState(err) != stateInsufficientPriv {
+			t.Errorf("admin %q: %v, want permission denied", q, err)
+		}
+	}
+	ingress := e.conn(t, RoleWorkerIngress)
+	for _, table := range []string{"workers", "worker_sessions", "attempts", "run_log_chunks"} {
+		if _, err := ingress.Exec(t.Context(), "SELECT 1 FROM qinglong."+table); sqlState(err) != stateInsufficientPriv {
+			t.Errorf("worker_ingress SELECT on %s: %v, want permission denied", table, err)
+		}
+	}
+}
