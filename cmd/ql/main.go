@@ -18,6 +18,6 @@ func options() cli.Options {
 	opts := singlecli.Options("ql")
 	opts.OpenPostgres = replica.Open
 	opts.Serve[cli.ProfileCluster] = replica.Serve
-	opts.Extra = []*cobra.Command{dbcli.DBCommand(), workercli.Command()}
+	opts.Extra = []*cobra.Command{dbcli.DBCommand(), dbcli.WorkersCommand(), workercli.Command()}
 	return opts
 }

@@ -1,5 +1,6 @@
 // Package dbcli holds the cluster profile's database commands:
-// `ql db migrate`, `ql db roles` and `ql db check`.
+// `ql db migrate`, `ql db roles` and `ql db check`, and `ql workers`, which
+// manages worker credentials through the admin role.
 //
 // Connection URLs and passwords come only from the environment or files,
 // never from argv (which other users can read in the process table) and are
@@ -36,7 +37,7 @@ const (
 // EnvVars lists every variable of Env* above and the passwords, for the
 // documentation check.
 func EnvVars() []string {
-	vars := []string{EnvURL, EnvMigrationURL, EnvSuperuserURL, EnvRuntimeURL}
+	vars := []string{EnvURL, EnvMigrationURL, EnvSuperuserURL, EnvRuntimeURL, EnvAdminURL}
 	for _, k := range pgstore.RoleKinds {
 		vars = append(vars, passwordEnv(k))
 	}

@@ -162,9 +162,10 @@ func scanRun(row pgx.Row) (run.Run, error) {
 func scanAttempt(row pgx.CollectableRow) (run.Attempt, error) {
 	var a run.Attempt
 	var state string
-	var errorCode, logPath *string
-	err := row.Scan(&a.ID, &a.RunID, &a.Number, &a.Executor, &state, &a.ExitCode, &errorCode, &a.CreatedAtMs, &a.StartedAtMs, &a.FinishedAtMs,
-		&logPath, &a.LogBytes, &a.LogTruncated)
+	var errorCode, errorMessage, workerName, logPath *string
+	err := row.Scan(&a.ID, &a.RunID, &a.Number, &a.Executor, &state, &a.ExitCode, &errorCode, &errorMessage, &workerName,
+		&a.CreatedAtMs, &a.StartedAtMs, &a.FinishedAtMs, &logPath, &a.LogBytes, &a.LogTruncated)
 	a.State, a.ErrorCode, a.LogPath = run.AttemptState(state), deref(errorCode), deref(logPath)
+	a.ErrorMessage, a.WorkerName = deref(errorMessage), deref(workerName)
 	return a, err
 }

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -43,6 +44,14 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		},
 		Runs:     runtimeOnly{rt},
 		Triggers: roleHint{rt},
+		ReadLog: func(ctx context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
+			next, truncated, err := rt.ReadAttemptLog(ctx, attemptID, offset, w)
+			return next, truncated, explainRole(err, "reading logs", "runtime")
+		},
+		CancelRun: func(ctx context.Context, runID string) (run.Run, error) {
+			r, err := rt.CancelRun(ctx, runID)
+			return r, explainRole(err, "cancelling runs", "runtime")
+		},
 		Close: func() {
 			rt.Close()
 			admin.Close()

@@ -230,7 +230,7 @@ func (p parser) document(n *yaml.Node) (*Document, error) {
 }
 
 func (p parser) task(n *yaml.Node) (TaskDoc, error) {
-	f, err := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout", "runAs", "killGrace")
+	f, err := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout", "runAs", "killGrace", "retry", "placement")
 	if err != nil {
 		return TaskDoc{}, err
 	}
@@ -317,10 +317,95 @@ func (p parser) task(n *yaml.Node) (TaskDoc, error) {
 			return td, err
 		}
 	}
+	if v, ok := f["retry"]; ok {
+		if c.Retry, err = p.retry(v); err != nil {
+			return td, err
+		}
+	}
+	if v, ok := f["placement"]; ok {
+		if c.Placement, err = p.placement(v); err != nil {
+			return td, err
+		}
+	}
 	if err := td.Spec.Normalize().Validate(); err != nil {
 		return td, p.errf(n, "task %q: %s", td.Spec.Name, qlMsg(err))
 	}
 	return td, nil
+}
+
+// retry reads {maxAttempts: N, backoff: 10s, on: [lost, failed, timed_out]};
+// on defaults to [lost], backoff to 0s. maxAttempts 1 is no retry and reads
+// as the default policy, so it stores and digests like no retry field.
+func (p parser) retry(n *yaml.Node) (task.RetryPolicy, error) {
+	f, err := p.fields(n, "task.retry", "maxAttempts", "backoff", "on")
+	if err != nil {
+		return task.RetryPolicy{}, err
+	}
+	r := task.RetryPolicy{On: []string{task.RetryOnLost}}
+	m, ok := f["maxAttempts"]
+	if !ok {
+		return r, p.errf(n, "task.retry.maxAttempts: is required (attempts in all, 1 … %d; 1 means no retry)", task.MaxRetryAttempts)
+	}
+	if m.Kind != yaml.ScalarNode || m.Tag != "!!int" {
+		return r, p.errf(m, "task.retry.maxAttempts: must be a whole number of attempts in all, 1 … %d", task.MaxRetryAttempts)
+	}
+	if r.MaxAttempts, err = strconv.Atoi(m.Value); err != nil || r.MaxAttempts < 1 || r.MaxAttempts > task.MaxRetryAttempts {
+		return r, p.errf(m, "task.retry.maxAttempts: %s is outside 1 … %d (1 means no retry)", m.Value, task.MaxRetryAttempts)
+	}
+	if v, ok := f["backoff"]; ok {
+		s, err := p.str(v, "task.retry.backoff")
+		if err != nil {
+			return r, err
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d%time.Millisecond != 0 || d < 0 || d.Milliseconds() > task.MaxRetryBackoffMs {
+			return r, p.errf(v, "task.retry.backoff: %q is not a duration in whole milliseconds from 0s to 24h, like 10s or 5m", s)
+		}
+		r.BackoffMs = d.Milliseconds()
+	}
+	if v, ok := f["on"]; ok {
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			return r, p.errf(v, "task.retry.on: must be a list of some of %s, e.g. [lost, timed_out]", strings.Join(task.RetryOutcomes, ", "))
+		}
+		r.On = nil
+		for i, item := range v.Content {
+			o, err := p.str(item, fmt.Sprintf("task.retry.on[%d]", i))
+			if err != nil {
+				return r, err
+			}
+			if !contains(task.RetryOutcomes, o) {
+				return r, p.errf(item, "task.retry.on: %q is not an outcome that can be retried; use %s", o, strings.Join(task.RetryOutcomes, ", "))
+			}
+			if contains(r.On, o) {
+				return r, p.errf(item, "task.retry.on: %q is given twice", o)
+			}
+			r.On = append(r.On, o)
+		}
+	}
+	if r.MaxAttempts == 1 {
+		return task.RetryPolicy{}, nil
+	}
+	return r, nil
+}
+
+// placement reads {labels: {k: v}}: the labels a worker must have.
+func (p parser) placement(n *yaml.Node) (task.Placement, error) {
+	f, err := p.fields(n, "task.placement", "labels")
+	if err != nil {
+		return task.Placement{}, err
+	}
+	v, ok := f["labels"]
+	if !ok {
+		return task.Placement{}, p.errf(n, "task.placement.labels: is required, e.g. placement: {labels: {region: eu}}")
+	}
+	labels, err := p.stringMap(v, "task.placement.labels")
+	if err != nil {
+		return task.Placement{}, err
+	}
+	if err := task.CheckWorkerLabels("task.placement.labels", labels); err != nil {
+		return task.Placement{}, p.errf(v, "%s", qlMsg(err))
+	}
+	return task.Placement{Labels: labels}, nil
 }
 
 // runAs reads {user: name-or-uid, group: name-or-gid}; group is optional.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,6 +35,10 @@ project can be split over several files.
 tools would read such a file differently. Task environment names starting with QL_
 are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID).
 
+retry and placement act on the cluster profile only, where workers run commands:
+single-node profiles store them with the task and print a note, but run every Run
+once on this machine.
+
 --dry-run validates the file and prints what applying it would do, writing nothing:
 it never creates the database; a database that does not exist yet would get everything
 created.
@@ -47,6 +52,8 @@ File format (see examples/sample.yaml):
       # command: ["/bin/date"]    # argv mode instead
       env: {GREETING: hi, TOKEN: {secret: api-token}}
       timeout: 30s
+      retry: {maxAttempts: 3, backoff: 10s, on: [lost]}   # cluster only
+      placement: {labels: {region: eu}}                   # cluster only
   triggers:
     - name: every-10s
       task: hello
@@ -70,6 +77,9 @@ File format (see examples/sample.yaml):
 				return err
 			}
 			defer b.Close()
+			if b.Catalog.Executor == task.LocalProcess {
+				noteClusterOnly(cmd, doc)
+			}
 			results, err := apply.Apply(cmd.Context(), b.Catalog, doc, ids.New)
 			for _, r := range results {
 				fmt.Fprintln(cmd.OutOrStdout(), r)
@@ -89,6 +99,9 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	path, err := db.resolve(opts)
 	if err != nil {
 		return err
+	}
+	if !IsPostgresURL(path) {
+		noteClusterOnly(cmd, doc)
 	}
 	var results []apply.Result
 	if _, serr := os.Stat(path); !IsPostgresURL(path) && errors.Is(serr, fs.ErrNotExist) {
@@ -110,4 +123,24 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d tasks, %d triggers); dry run, nothing written\n", doc.File, len(doc.Tasks), len(doc.Triggers))
 	return nil
+}
+
+// noteClusterOnly prints one line when tasks of doc set retry or placement,
+// which single-node profiles store but do not act on: the operator should
+// not believe a Run will be retried or placed when it will not.
+func noteClusterOnly(cmd *cobra.Command, doc *apply.Document) {
+	var names []string
+	for _, t := range doc.Tasks {
+		if !t.Spec.Command.Retry.IsZero() || !t.Spec.Command.Placement.IsZero() {
+			names = append(names, t.Spec.Name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: retry and placement apply on the cluster profile only; this single-node database stores them but runs every Run once, here (tasks: %s)\n",
+		strings.Join(names, ", "))
 }

@@ -112,7 +112,29 @@ func openExisting(ctx context.Context, opts Options, f *dbFlags) (*Backend, erro
 	return open(ctx, opts, f, true)
 }
 
-func open(ctx context.Context, opts Options, f *dbFlags, mustExist bool) (*Backend, error) {
+// openExistingForWrite opens an existing database for writing: a missing
+// embedded file is an error, never created empty.
+func openExistingForWrite(ctx context.Context, opts Options, f *dbFlags) (*Backend, error) {
+	dsn, err := f.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if !IsPostgresURL(dsn) {
+		if err := mustExist(dsn); err != nil {
+			return nil, err
+		}
+	}
+	return open(ctx, opts, f, false)
+}
+
+func mustExist(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --data-dir (or $QL_DATA_DIR) at the directory of an existing one", path)
+	}
+	return nil
+}
+
+func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Backend, error) {
 	dsn, err := f.resolve(opts)
 	if err != nil {
 		return nil, err
@@ -121,9 +143,9 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExist bool) (*Backe
 		warn(ctx, opts.Binary, weakTLS(dsn, os.Getenv))
 		return opts.OpenPostgres(ctx, dsn)
 	}
-	if mustExist {
-		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --data-dir (or $QL_DATA_DIR) at the directory of an existing one", dsn)
+	if mustExistRO {
+		if err := mustExist(dsn); err != nil {
+			return nil, err
 		}
 		return opts.OpenSQLiteReadOnly(ctx, dsn)
 	}

@@ -69,16 +69,21 @@ func TestOnlyATerminalIsEscapedFor(t *testing.T) {
 func TestRunLogsEscapesOnlyForATerminal(t *testing.T) {
 	t.Parallel()
 	const log = "done\x1b]0;owned\x07\x1b[2J\n"
-	b := &Backend{ReadLog: func(_ context.Context, _ string, w io.Writer) error {
-		_, err := io.WriteString(w, log)
-		return err
+	b := &Backend{ReadLog: func(_ context.Context, _ string, offset int64, w io.Writer) (int64, bool, error) {
+		n, err := io.WriteString(w, log)
+		return offset + int64(n), false, err
 	}}
+	read := func(w io.Writer) error {
+		l := logFollower{b: b, attemptID: "a1", out: w}
+		_, err := l.read(t.Context(), false)
+		return err
+	}
 	var raw bytes.Buffer
-	if err := copyLog(t.Context(), b, "a1", &raw); err != nil || raw.String() != log {
+	if err := copyLog(&raw, read); err != nil || raw.String() != log {
 		t.Fatalf("into a buffer: %q, %v; want the bytes unchanged", raw.String(), err)
 	}
 	tty, master := openPTY(t)
-	if err := copyLog(t.Context(), b, "a1", tty); err != nil {
+	if err := copyLog(tty, read); err != nil {
 		t.Fatal(err)
 	}
 	const want = `done\x1b]0;owned\x07\x1b[2J`

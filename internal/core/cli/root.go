@@ -24,10 +24,14 @@ type Backend struct {
 	Catalog  catalog.Service
 	Runs     run.Reader
 	Triggers schedule.StatusReader
-	// ReadLog returns an attempt's captured output (single-node profiles);
-	// nil when the profile does not keep logs locally.
-	ReadLog func(ctx context.Context, attemptID string, w io.Writer) error
-	Close   func()
+	// ReadLog copies an attempt's captured output from offset to w and
+	// returns the offset after it and whether the log was cut at its size
+	// cap; NotFound when the attempt has no log yet.
+	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
+	// CancelRun cancels a run (see `ql runs cancel`) and returns it as it
+	// is after the request; nil when the profile cannot.
+	CancelRun func(ctx context.Context, runID string) (run.Run, error)
+	Close     func()
 }
 
 // Opener opens a backend: dsn is a postgres:// URL or the embedded

@@ -4,16 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 func runsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{Use: "runs", Short: "List and inspect runs"}
-	c.AddCommand(runsListCommand(opts), runsShowCommand(opts), runsLogsCommand(opts))
+	c.AddCommand(runsListCommand(opts), runsShowCommand(opts), runsLogsCommand(opts), runsCancelCommand(opts))
 	return c
 }
 
@@ -128,13 +131,14 @@ func runsShowCommand(opts Options) *cobra.Command {
 				r.ID, r.State, r.Version, fmtMs(&r.ScheduledForMs), nameOr(r.ProjectName, "-"), r.ProjectID,
 				nameOr(r.TriggerName, "-"), r.TriggerID, r.TriggerRevision, r.TaskID, r.TaskRevision, r.IdempotencyKey)
 			tw := newTable(w)
-			fmt.Fprintln(tw, "\nATTEMPT\tSTATE\tEXECUTOR\tEXIT\tSTARTED\tFINISHED")
+			fmt.Fprintln(tw, "\nATTEMPT\tSTATE\tEXECUTOR\tWORKER\tEXIT\tSTARTED\tFINISHED\tERROR")
 			for _, a := range d.Attempts {
 				exit := "-"
 				if a.ExitCode != nil {
 					exit = fmt.Sprint(*a.ExitCode)
 				}
-				fmt.Fprintf(tw, "%d %s\t%s\t%s\t%s\t%s\t%s\n", a.Number, a.ID, a.State, a.Executor, exit, fmtMs(a.StartedAtMs), fmtMs(a.FinishedAtMs))
+				fmt.Fprintf(tw, "%d %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Number, a.ID, a.State, a.Executor, nameOr(oneLine(a.WorkerName), "-"), exit,
+					fmtMs(a.StartedAtMs), fmtMs(a.FinishedAtMs), attemptError(a))
 			}
 			fmt.Fprintln(tw, "\nSEQ\tEVENT\tAT\tPAYLOAD")
 			for _, e := range d.Events {
@@ -148,11 +152,36 @@ func runsShowCommand(opts Options) *cobra.Command {
 	return c
 }
 
+// attemptError is an attempt's error code and message on one line, "-"
+// when it has neither.
+func attemptError(a run.Attempt) string {
+	switch {
+	case a.ErrorCode != "" && a.ErrorMessage != "":
+		return oneLine(a.ErrorCode + ": " + a.ErrorMessage)
+	case a.ErrorCode != "" || a.ErrorMessage != "":
+		return oneLine(a.ErrorCode + a.ErrorMessage)
+	}
+	return "-"
+}
+
+// oneLine makes text from a worker safe for one table cell: control
+// characters, newlines and tabs included, are shown as escapes, so a
+// message can neither drive the terminal nor break the table.
+func oneLine(s string) string {
+	out := appendEscaped(nil, []byte(s))
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(string(out))
+}
+
 func runsLogsCommand(opts Options) *cobra.Command {
 	var db dbFlags
+	var follow bool
 	c := &cobra.Command{
 		Use:   "logs RUN_ID",
-		Short: "Print the captured output of a run's latest attempt (single-node profiles)",
+		Short: "Print the captured output of a run's latest attempt; -f follows it until the run ends",
+		Long: `Print the captured output of a run's latest attempt. With -f, keep printing new output until the
+run ends, across the attempts a retry creates (each new attempt is announced on standard error).
+On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
+copied byte for byte.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return Usagef("runs logs takes one run id")
@@ -166,39 +195,186 @@ func runsLogsCommand(opts Options) *cobra.Command {
 			}
 			defer b.Close()
 			if b.ReadLog == nil {
-				return fmt.Errorf("this database keeps no local logs (cluster runs are executed by remote workers)")
+				return fmt.Errorf("this build cannot read the logs of this database")
 			}
-			d, err := b.Runs.RunGet(cmd.Context(), args[0])
+			return copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
+				l := logFollower{b: b, runID: args[0], out: out, errOut: cmd.ErrOrStderr()}
+				if follow {
+					return l.follow(cmd.Context())
+				}
+				return l.once(cmd.Context())
+			})
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
+	return c
+}
+
+// copyLog runs write with out as it should receive a task's output: byte
+// for byte into a file or pipe, with control characters made visible on a
+// terminal, so a task's output cannot drive the operator's terminal.
+func copyLog(out io.Writer, write func(io.Writer) error) error {
+	if !isTerminal(out) {
+		return write(out)
+	}
+	e := &escaper{w: out}
+	if err := write(e); err != nil {
+		return err
+	}
+	return e.Flush()
+}
+
+// Polling bounds of `runs logs -f`: quick while output flows, backing off
+// to at most followMaxWait while the run is quiet, so a follower costs the
+// database a few small reads a second at most.
+const (
+	followMinWait = 100 * time.Millisecond
+	followMaxWait = time.Second
+)
+
+// logFollower copies a run's output to out.
+type logFollower struct {
+	b      *Backend
+	runID  string
+	out    io.Writer
+	errOut io.Writer
+	// attemptID is the attempt being copied and offset how much of its
+	// log out has received.
+	attemptID string
+	offset    int64
+	truncated bool
+}
+
+// once prints the latest attempt's log as it is now.
+func (l *logFollower) once(ctx context.Context) error {
+	d, err := l.b.Runs.RunGet(ctx, l.runID)
+	if err != nil {
+		return err
+	}
+	if len(d.Attempts) == 0 {
+		return fmt.Errorf("run %s has no attempt yet", l.runID)
+	}
+	last := d.Attempts[len(d.Attempts)-1]
+	l.attemptID = last.ID
+	if _, err := l.read(ctx, false); err != nil {
+		return err
+	}
+	l.noteTruncated(last)
+	return nil
+}
+
+// follow prints output as it arrives until the run ends. The run's state
+// is read before its log in each round, so the round that sees the run
+// ended also reads every byte written before it ended.
+func (l *logFollower) follow(ctx context.Context) error {
+	wait := followMinWait
+	for {
+		d, err := l.b.Runs.RunGet(ctx, l.runID)
+		if err != nil {
+			return err
+		}
+		ended := d.Run.State.Terminal() || d.Run.State == run.Lost
+		if n := len(d.Attempts); n > 0 && d.Attempts[n-1].ID != l.attemptID {
+			// Output of the previous attempt written after the last round
+			// is read from the offset reached before moving on.
+			if l.attemptID != "" {
+				if _, err := l.read(ctx, true); err != nil {
+					return err
+				}
+				fmt.Fprintf(l.errOut, "(attempt %d started: %s)\n", d.Attempts[n-1].Number, d.Attempts[n-1].ID)
+			}
+			l.attemptID, l.offset, l.truncated = d.Attempts[n-1].ID, 0, false
+		}
+		got := int64(0)
+		if l.attemptID != "" {
+			if got, err = l.read(ctx, true); err != nil {
+				return err
+			}
+		}
+		if ended {
+			if n := len(d.Attempts); n > 0 {
+				l.noteTruncated(d.Attempts[n-1])
+			}
+			fmt.Fprintf(l.errOut, "(run %s is %s)\n", l.runID, d.Run.State)
+			return nil
+		}
+		if got > 0 {
+			wait = followMinWait
+		} else {
+			wait = min(2*wait, followMaxWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// read copies the current attempt's log from the offset reached and
+// returns how many bytes it copied. While following, a log that does not
+// exist yet (the attempt has not started) is empty.
+func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
+	next, truncated, err := l.b.ReadLog(ctx, l.attemptID, l.offset, l.out)
+	if following && qlerror.Is(err, qlerror.NotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	got := next - l.offset
+	l.offset, l.truncated = next, l.truncated || truncated
+	return got, nil
+}
+
+func (l *logFollower) noteTruncated(a run.Attempt) {
+	if l.truncated || a.LogTruncated {
+		fmt.Fprintf(l.errOut, "(output was truncated at the log size cap)\n")
+	}
+}
+
+func runsCancelCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	c := &cobra.Command{
+		Use:   "cancel RUN_ID",
+		Short: "Cancel a run: at once when it has not started, else its command is stopped",
+		Long: `Cancel a run. A run that has not started (queued, waiting to retry, or granted to a worker that has
+not started it) is cancelled at once. On the cluster a running run's worker hears the cancellation on
+its next lease renewal, stops the command (SIGTERM, then SIGKILL after the task's killGrace) and
+reports the run cancelled. Single-node profiles cannot cancel a running run yet: it ends at its timeout.
+A run that has already ended is left as it is.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return Usagef("runs cancel takes one run id")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
-			if len(d.Attempts) == 0 {
-				return fmt.Errorf("run %s has no attempt yet", args[0])
+			defer b.Close()
+			if b.CancelRun == nil {
+				return fmt.Errorf("this build cannot cancel runs of this database")
 			}
-			last := d.Attempts[len(d.Attempts)-1]
-			if err := copyLog(cmd.Context(), b, last.ID, cmd.OutOrStdout()); err != nil {
+			r, err := b.CancelRun(cmd.Context(), args[0])
+			if err != nil {
 				return err
 			}
-			if last.LogTruncated {
-				fmt.Fprintf(cmd.ErrOrStderr(), "(output was truncated at the log size cap)\n")
+			switch {
+			case r.State == run.Cancelled:
+				fmt.Fprintf(cmd.OutOrStdout(), "run %s: cancelled\n", r.ID)
+				return nil
+			case r.State.Terminal():
+				fmt.Fprintf(cmd.OutOrStdout(), "run %s: already %s; nothing to cancel\n", r.ID, r.State)
+				return nil
 			}
+			fmt.Fprintf(cmd.OutOrStdout(), "run %s: cancellation requested; it is %s until its worker stops the command (follow with `ql runs logs -f %s`)\n", r.ID, r.State, r.ID)
 			return nil
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	return c
-}
-
-// copyLog writes an attempt's output to out: byte for byte into a file or
-// pipe, with control characters made visible on a terminal, so a task's
-// output cannot drive the operator's terminal.
-func copyLog(ctx context.Context, b *Backend, attemptID string, out io.Writer) error {
-	if !isTerminal(out) {
-		return b.ReadLog(ctx, attemptID, out)
-	}
-	e := &escaper{w: out}
-	if err := b.ReadLog(ctx, attemptID, e); err != nil {
-		return err
-	}
-	return e.Flush()
 }

@@ -49,12 +49,18 @@ type Attempt struct {
 	RunID string
 	// PID is a local_process attempt's command process, also its process
 	// group id, once running; 0 otherwise. Only recovery reads it.
-	PID          int
-	Number       int64
-	Executor     string
-	State        AttemptState
-	ExitCode     *int64
-	ErrorCode    string
+	PID       int
+	Number    int64
+	Executor  string
+	State     AttemptState
+	ExitCode  *int64
+	ErrorCode string
+	// ErrorMessage says in words why the attempt ended as it did, when
+	// the executor gave a reason (a worker's spawn failure, a lost lease).
+	ErrorMessage string
+	// WorkerName is the cluster worker that held the attempt, "" for a
+	// local_process attempt or one no worker has taken yet.
+	WorkerName   string
 	CreatedAtMs  int64
 	StartedAtMs  *int64
 	FinishedAtMs *int64

@@ -18,8 +18,9 @@ const CommandFormat = 1
 
 // commandDoc is the stored form of a Command, shared by every adapter.
 // Field names are explicit so the stored form stays stable whatever the Go
-// names become. Empty optional fields are omitted: a revision without runAs
-// or killGrace stores what it stored before those fields existed.
+// names become. Empty optional fields are omitted: a revision without runAs,
+// killGrace, retry or placement stores what it stored before those fields
+// existed.
 type commandDoc struct {
 	Format      int       `json:"format"`
 	Mode        string    `json:"mode"`
@@ -32,6 +33,20 @@ type commandDoc struct {
 	TimeoutMs   int64     `json:"timeoutMs"`
 	RunAs       *runAsDoc `json:"runAs,omitempty"`
 	KillGraceMs int64     `json:"killGraceMs,omitempty"`
+	Retry       *retryDoc `json:"retry,omitempty"`
+	Placement   *placeDoc `json:"placement,omitempty"`
+}
+
+type retryDoc struct {
+	MaxAttempts int      `json:"maxAttempts"`
+	BackoffMs   int64    `json:"backoffMs"`
+	On          []string `json:"on"`
+}
+
+// placeDoc's labels encode in sorted key order (encoding/json sorts map
+// keys), so equal placements store alike.
+type placeDoc struct {
+	Labels map[string]string `json:"labels"`
 }
 
 type runAsDoc struct {
@@ -59,6 +74,12 @@ func EncodeCommand(c Command) ([]byte, error) {
 		WorkingDir: c.WorkingDir, TimeoutMs: c.TimeoutMs, KillGraceMs: c.KillGraceMs}
 	if !c.RunAs.IsZero() {
 		d.RunAs = &runAsDoc{User: c.RunAs.User, Group: c.RunAs.Group}
+	}
+	if !c.Retry.IsZero() {
+		d.Retry = &retryDoc{MaxAttempts: c.Retry.MaxAttempts, BackoffMs: c.Retry.BackoffMs, On: c.Retry.On}
+	}
+	if !c.Placement.IsZero() {
+		d.Placement = &placeDoc{Labels: c.Placement.Labels}
 	}
 	for _, e := range c.Env {
 		d.Env = append(d.Env, envDoc(e))
@@ -102,6 +123,15 @@ func DecodeCommand(b []byte) (Command, error) {
 	if d.RunAs != nil {
 		c.RunAs = RunAs{User: d.RunAs.User, Group: d.RunAs.Group}
 	}
+	if d.Retry != nil {
+		c.Retry = RetryPolicy{MaxAttempts: d.Retry.MaxAttempts, BackoffMs: d.Retry.BackoffMs}
+		if len(d.Retry.On) > 0 {
+			c.Retry.On = d.Retry.On
+		}
+	}
+	if d.Placement != nil && len(d.Placement.Labels) > 0 {
+		c.Placement = Placement{Labels: d.Placement.Labels}
+	}
 	for _, e := range d.Env {
 		c.Env = append(c.Env, EnvVar(e))
 	}
@@ -120,6 +150,12 @@ func invalidUTF8(c Command) (string, bool) {
 	}
 	for _, e := range c.Env {
 		fields = append(fields, struct{ name, value string }{"env." + e.Name, e.Name + e.Value + e.SecretRef})
+	}
+	for _, o := range c.Retry.On {
+		fields = append(fields, struct{ name, value string }{"retry.on", o})
+	}
+	for k, v := range c.Placement.Labels {
+		fields = append(fields, struct{ name, value string }{"placement.labels", k + v})
 	}
 	for _, f := range fields {
 		if !utf8.ValidString(f.value) {

@@ -2,6 +2,7 @@ package task
 
 import (
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,6 +31,20 @@ var goldenCommands = map[string]Command{
 	"killgrace-only":  {Mode: ModeArgv, Path: "/bin/true", TimeoutMs: 1000, KillGraceMs: 600_000},
 }
 
+// newerGoldenCommands use fields added after the stored form was shared,
+// so no former encoder ever wrote them: they have no legacy files.
+var newerGoldenCommands = map[string]Command{
+	"retry-lost": {Mode: ModeArgv, Path: "/bin/true", TimeoutMs: 1000,
+		Retry: RetryPolicy{MaxAttempts: 3, On: []string{RetryOnLost}}},
+	"retry-all-backoff": {Mode: ModeShell, Shell: "/bin/sh", Script: "exit 1", TimeoutMs: 60_000,
+		Retry: RetryPolicy{MaxAttempts: MaxRetryAttempts, BackoffMs: 10_000, On: []string{RetryOnFailed, RetryOnLost, RetryOnTimedOut}}},
+	"placement-only": {Mode: ModeArgv, Path: "/bin/true", TimeoutMs: 1000,
+		Placement: Placement{Labels: map[string]string{"region": "eu-west", "gpu": "true"}}},
+	"retry-placement-killgrace": {Mode: ModeArgv, Path: "/usr/bin/env", Args: []string{"date"}, TimeoutMs: 5000, KillGraceMs: 250,
+		Retry:     RetryPolicy{MaxAttempts: 2, BackoffMs: 0, On: []string{RetryOnLost, RetryOnTimedOut}},
+		Placement: Placement{Labels: map[string]string{"pool": "batch"}}},
+}
+
 func readGolden(t *testing.T, dir, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", dir, name+".json"))
@@ -41,7 +56,9 @@ func readGolden(t *testing.T, dir, name string) []byte {
 
 func TestStoredCommandsMatchTheirGoldenFiles(t *testing.T) {
 	t.Parallel()
-	for name, c := range goldenCommands {
+	all := maps.Clone(goldenCommands)
+	maps.Copy(all, newerGoldenCommands)
+	for name, c := range all {
 		if err := (Spec{Name: "job", Command: c}).Validate(); err != nil {
 			t.Fatalf("%s is not a valid command: %v", name, err)
 		}
@@ -136,5 +153,33 @@ func TestEmptyAndAbsentListsStoreAndDigestAlike(t *testing.T) {
 	}
 	if ContentDigest(projectID, taskID, Spec{Command: absent}) != ContentDigest(projectID, taskID, Spec{Command: empty}) {
 		t.Fatal("empty and absent lists digest differently, so a stored command could not verify after a round trip")
+	}
+}
+
+// A revision without retry or placement must store exactly what it stored
+// before the fields existed: no "retry" or "placement" key, not even empty.
+func TestCommandsWithoutRetryOrPlacementStoreNeitherField(t *testing.T) {
+	t.Parallel()
+	for name, c := range goldenCommands {
+		c.Placement = Placement{Labels: map[string]string{}}
+		got, err := EncodeCommand(Spec{Command: c}.Normalize().Command)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(got), `"retry"`) || strings.Contains(string(got), `"placement"`) {
+			t.Fatalf("%s stores %s; a command without retry or placement must not name them", name, got)
+		}
+	}
+}
+
+func TestDecodingRejectsUnknownRetryAndPlacementFields(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ doc, want string }{
+		{`{"format":1,"mode":"argv","path":"/bin/true","timeoutMs":1,"retry":{"maxAttempts":2,"backoffMs":0,"on":["lost"],"jitter":1}}`, `unknown field "jitter"`},
+		{`{"format":1,"mode":"argv","path":"/bin/true","timeoutMs":1,"placement":{"labels":{},"zone":"a"}}`, `unknown field "zone"`},
+	} {
+		if _, err := DecodeCommand([]byte(c.doc)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("decode %s: %v; want an error saying %q", c.doc, err, c.want)
+		}
 	}
 }

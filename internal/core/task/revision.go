@@ -87,6 +87,14 @@ func writeCommand(b *digest.Builder, c Command) {
 	if c.KillGraceMs != 0 {
 		b.Int("killGraceMs", c.KillGraceMs)
 	}
+	if !c.Retry.IsZero() {
+		b.Int("retry.maxAttempts", int64(c.Retry.MaxAttempts)).
+			Int("retry.backoffMs", c.Retry.BackoffMs).
+			Strings("retry.on", c.Retry.On)
+	}
+	if !c.Placement.IsZero() {
+		b.Map("placement.labels", c.Placement.Labels)
+	}
 }
 
 // VerifyDigest recomputes the content digest; a mismatch means the stored

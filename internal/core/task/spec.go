@@ -160,6 +160,10 @@ func (s Spec) Normalize() Spec {
 	env := append([]EnvVar(nil), s.Command.Env...)
 	sort.Slice(env, func(i, j int) bool { return env[i].Name < env[j].Name })
 	s.Command.Env = env
+	s.Command.Retry = s.Command.Retry.normalize()
+	if len(s.Command.Placement.Labels) == 0 {
+		s.Command.Placement.Labels = nil
+	}
 	if s.Command.TimeoutMs == 0 {
 		s.Command.TimeoutMs = DefaultTimeout.Milliseconds()
 	}
@@ -247,6 +251,14 @@ func (c Command) validate() error {
 		if err := c.RunAs.Validate("task.command.runAs"); err != nil {
 			return err
 		}
+	}
+	if !c.Retry.IsZero() {
+		if err := c.Retry.validate("task.command.retry"); err != nil {
+			return err
+		}
+	}
+	if err := CheckWorkerLabels("task.command.placement.labels", c.Placement.Labels); err != nil {
+		return err
 	}
 	return validateEnv(c.Env)
 }

@@ -72,12 +72,57 @@ func TestContentDigestIgnoresEnvOrderButNotContent(t *testing.T) {
 		"runAs":   func(s *Spec) { s.Command.RunAs = RunAs{User: "svc"} },
 		"group":   func(s *Spec) { s.Command.RunAs = RunAs{User: "root", Group: "svc"} },
 		"grace":   func(s *Spec) { s.Command.KillGraceMs = 5000 },
+		"retry":   func(s *Spec) { s.Command.Retry = RetryPolicy{MaxAttempts: 2, On: []string{RetryOnLost}} },
+		"placement": func(s *Spec) {
+			s.Command.Placement = Placement{Labels: map[string]string{"region": "eu"}}
+		},
 	} {
 		c := shellSpec()
 		mutate(&c)
 		if ContentDigest(projectID, taskID, c) == ContentDigest(projectID, taskID, a) {
 			t.Errorf("changing %s did not change the digest", name)
 		}
+	}
+}
+
+// A revision without retry and placement keeps the digest it had before
+// the fields existed (the golden vectors above); one with them has its own
+// golden vectors, so their encoding cannot drift either.
+func TestRetryAndPlacementDigestGoldenVectors(t *testing.T) {
+	t.Parallel()
+	s := shellSpec()
+	s.Command.Retry = RetryPolicy{MaxAttempts: 3, BackoffMs: 10_000, On: []string{RetryOnTimedOut, RetryOnLost}}
+	s.Command.Placement = Placement{Labels: map[string]string{"region": "eu", "gpu": "true"}}
+	rev, err := NewRevision(projectID, taskID, 0, "m1", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantContent = "sha256:9c1526d5278175a0a3bffaff4236be67adc35768ab8249378b4aa2b17454c2bc"
+	const wantExec = "sha256:99da917381449bcfc13b84a0ee68588aad2134f96fc6cf530e1f2fbd0912baab"
+	plan, err := PlanExecution(rev, RemoteWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rev.ContentDigest != wantContent || plan.Digest != wantExec {
+		t.Fatalf("digests drifted: content %s, execution %s", rev.ContentDigest, plan.Digest)
+	}
+	empty := shellSpec()
+	empty.Command.Placement = Placement{Labels: map[string]string{}}
+	if ContentDigest(projectID, taskID, empty) != ContentDigest(projectID, taskID, shellSpec()) {
+		t.Fatal("an empty placement changed the digest of a revision that has none")
+	}
+}
+
+func TestRetryOutcomeOrderDoesNotChangeTheDigest(t *testing.T) {
+	t.Parallel()
+	a, b := shellSpec(), shellSpec()
+	a.Command.Retry = RetryPolicy{MaxAttempts: 2, On: []string{RetryOnLost, RetryOnFailed}}
+	b.Command.Retry = RetryPolicy{MaxAttempts: 2, On: []string{RetryOnFailed, RetryOnLost}}
+	if ContentDigest(projectID, taskID, a) != ContentDigest(projectID, taskID, b) {
+		t.Fatal("the same outcomes in another order digest differently")
+	}
+	if a.Command.Retry.On[0] != RetryOnLost {
+		t.Fatal("normalising for the digest reordered the caller's slice")
 	}
 }
 
@@ -162,8 +207,23 @@ func TestValidationNamesFieldAndLimit(t *testing.T) {
 		"arg not UTF-8": {func(s *Spec) {
 			*s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "/bin/x", Args: []string{"ok", "\xc3"}, TimeoutMs: 1}}
 		}, "task.command.args[1]: is not valid UTF-8"},
-		"env not UTF-8":   {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "A", Value: "\xff"}} }, "task.command.env.A: is not valid UTF-8"},
-		"label not UTF-8": {func(s *Spec) { s.Labels = map[string]string{"team": "\xff"} }, "task.labels.team: value is not valid UTF-8"},
+		"env not UTF-8":       {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "A", Value: "\xff"}} }, "task.command.env.A: is not valid UTF-8"},
+		"label not UTF-8":     {func(s *Spec) { s.Labels = map[string]string{"team": "\xff"} }, "task.labels.team: value is not valid UTF-8"},
+		"retry zero attempts": {func(s *Spec) { s.Command.Retry = RetryPolicy{On: []string{RetryOnLost}} }, "task.command.retry.maxAttempts: 0 is outside 1 … 100"},
+		"retry too many": {func(s *Spec) {
+			s.Command.Retry = RetryPolicy{MaxAttempts: MaxRetryAttempts + 1, On: []string{RetryOnLost}}
+		}, "outside 1 … 100"},
+		"retry backoff": {func(s *Spec) {
+			s.Command.Retry = RetryPolicy{MaxAttempts: 2, BackoffMs: MaxRetryBackoffMs + 1, On: []string{RetryOnLost}}
+		}, "task.command.retry.backoff"},
+		"retry negative backoff": {func(s *Spec) { s.Command.Retry = RetryPolicy{MaxAttempts: 2, BackoffMs: -1, On: []string{RetryOnLost}} }, "task.command.retry.backoff"},
+		"retry no outcome":       {func(s *Spec) { s.Command.Retry = RetryPolicy{MaxAttempts: 2} }, "task.command.retry.on: names no outcome"},
+		"retry bad outcome":      {func(s *Spec) { s.Command.Retry = RetryPolicy{MaxAttempts: 2, On: []string{"succeeded"}} }, `"succeeded" is not one of failed, lost, timed_out`},
+		"retry twice": {func(s *Spec) {
+			s.Command.Retry = RetryPolicy{MaxAttempts: 2, On: []string{RetryOnLost, RetryOnLost}}
+		}, `"lost" is named twice`},
+		"placement key":   {func(s *Spec) { s.Command.Placement = Placement{Labels: map[string]string{"Region": "eu"}} }, "task.command.placement.labels: key \"Region\""},
+		"placement value": {func(s *Spec) { s.Command.Placement = Placement{Labels: map[string]string{"region": "eu,us"}} }, "task.command.placement.labels.region"},
 	}
 	for name, c := range cases {
 		s := shellSpec()

@@ -37,6 +37,8 @@ type Attempt struct {
 	State        run.AttemptState `json:"state"`
 	ExitCode     *int64           `json:"exitCode"`
 	ErrorCode    string           `json:"errorCode,omitempty"`
+	ErrorMessage string           `json:"errorMessage,omitempty"`
+	Worker       string           `json:"worker,omitempty"`
 	CreatedAtMs  int64            `json:"createdAtMs"`
 	StartedAtMs  *int64           `json:"startedAtMs"`
 	FinishedAtMs *int64           `json:"finishedAtMs"`
@@ -92,6 +94,7 @@ func NewRunDetail(d run.Detail) RunDetail {
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{
 			ID: x.ID, Number: x.Number, Executor: x.Executor, State: x.State, ExitCode: x.ExitCode, ErrorCode: x.ErrorCode,
+			ErrorMessage: x.ErrorMessage, Worker: x.WorkerName,
 			CreatedAtMs: x.CreatedAtMs, StartedAtMs: x.StartedAtMs, FinishedAtMs: x.FinishedAtMs, LogBytes: x.LogBytes, LogTruncated: x.LogTruncated,
 		})
 	}

@@ -12,17 +12,31 @@ import (
 
 // ReadLog copies an attempt's captured output from logDir to w.
 func ReadLog(logDir, attemptID string, w io.Writer) error {
+	_, err := ReadLogFrom(logDir, attemptID, 0, w)
+	return err
+}
+
+// ReadLogFrom copies an attempt's captured output from offset on to w and
+// returns the offset after what it copied; a follower calls it again with
+// that offset while the command still writes.
+func ReadLogFrom(logDir, attemptID string, offset int64, w io.Writer) (int64, error) {
 	if err := ids.Validate("attempt id", attemptID); err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "read log")
+		return offset, qlerror.Wrap(qlerror.Invalid, err, "read log")
+	}
+	if offset < 0 {
+		return offset, qlerror.New(qlerror.Invalid, "read log: offset %d is negative", offset)
 	}
 	f, err := os.Open(filepath.Join(logDir, attemptID+".log"))
 	if errors.Is(err, os.ErrNotExist) {
-		return qlerror.New(qlerror.NotFound, "attempt %s has no log in %s: it has not started yet, or the log was removed", attemptID, logDir)
+		return offset, qlerror.New(qlerror.NotFound, "attempt %s has no log in %s: it has not started yet, or the log was removed", attemptID, logDir)
 	}
 	if err != nil {
-		return qlerror.Wrap(qlerror.Unavailable, err, "open the log of attempt %s", attemptID)
+		return offset, qlerror.Wrap(qlerror.Unavailable, err, "open the log of attempt %s", attemptID)
 	}
 	defer f.Close() //nolint:errcheck // read only
-	_, err = io.Copy(w, f)
-	return err
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return offset, qlerror.Wrap(qlerror.Unavailable, err, "read the log of attempt %s", attemptID)
+	}
+	n, err := io.Copy(w, f)
+	return offset + n, err
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/executor"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
@@ -34,9 +35,17 @@ func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
 	}, nil
 }
 
-// ReadLog copies an attempt's captured output to w.
-func (b *Backend) ReadLog(_ context.Context, attemptID string, w io.Writer) error {
-	return executor.ReadLog(b.Layout.Logs, attemptID, w)
+// ReadLog copies an attempt's captured output from offset on to w. The
+// executor marks a log cut at its cap on the attempt, not in the file, so
+// truncated is always false here: readers take it from the attempt.
+func (b *Backend) ReadLog(_ context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error) {
+	next, err = executor.ReadLogFrom(b.Layout.Logs, attemptID, offset, w)
+	return next, false, err
+}
+
+// CancelRun cancels a run that has not started (see sqlitestore.CancelRun).
+func (b *Backend) CancelRun(ctx context.Context, runID string) (run.Run, error) {
+	return b.Store.CancelRun(ctx, runID)
 }
 
 // Close closes the database.

@@ -96,3 +96,28 @@ func TestApplyReadsStandardInput(t *testing.T) {
 		t.Fatal("apply -f - wrote no database")
 	}
 }
+
+// Single-node profiles store retry and placement but do not act on them:
+// apply says so in one line, still succeeds, and a file without them gets
+// no note.
+func TestApplyNotesThatSingleNodeIgnoresRetryAndPlacement(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	withRetry := strings.Replace(goodFile, "    script: echo hello\n",
+		"    script: echo hello\n    retry: {maxAttempts: 3, on: [lost, failed]}\n    placement: {labels: {region: eu}}\n", 1)
+	code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "retry.yaml", withRetry), "--data-dir", dir)
+	if code != 0 || strings.Count(out, "created") != 3 {
+		t.Fatalf("apply with retry and placement: %d %q %q; want it applied", code, out, errOut)
+	}
+	if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "note: retry and placement apply on the cluster profile only") || !strings.Contains(errOut, "(tasks: hello)") {
+		t.Fatalf("stderr %q; want one note naming the task", errOut)
+	}
+	code, out, errOut = ql(t, "apply", "--dry-run", "-f", filepath.Join(dir, "retry.yaml"), "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "task hello: unchanged") || !strings.Contains(errOut, "note: retry and placement") {
+		t.Fatalf("dry run: %d %q %q; want unchanged and the note", code, out, errOut)
+	}
+	plain := t.TempDir()
+	if code, _, errOut := ql(t, "apply", "-f", writeFile(t, plain, "defs.yaml", goodFile), "--data-dir", plain); code != 0 || errOut != "" {
+		t.Fatalf("apply without retry: %d, stderr %q; want no note", code, errOut)
+	}
+}

@@ -91,6 +91,7 @@ var (
 	qRunNoteEvent        = query("run_note_event")
 	qAttemptLiveOwners   = query("attempt_live_owners")
 	qAttemptsLiveOfOwner = query("attempts_live_of_owner")
+	qRunCancelRead       = query("run_cancel_read")
 )
 
 // The by-names reads run on the read pool (a dry run) and inside a
@@ -119,5 +120,5 @@ var writeQueries = []string{
 	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qAttemptAdmitInsert, qEventInsert,
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor,
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
-	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner,
+	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead,
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -255,6 +256,8 @@ func testReadBack(t *testing.T, f Fixture) {
 	spec.Command.WorkingDir = "/srv"
 	spec.Command.RunAs = task.RunAs{User: "svc", Group: "svc-data"}
 	spec.Command.KillGraceMs = 1500
+	spec.Command.Retry = task.RetryPolicy{MaxAttempts: 3, BackoffMs: 10_000, On: []string{task.RetryOnLost, task.RetryOnTimedOut}}
+	spec.Command.Placement = task.Placement{Labels: map[string]string{"region": "eu", "gpu": "true"}}
 	tk := publishTask(t, f, p.ID, ids.New(), 0, spec)
 	got, err := f.Catalog.TaskByName(t.Context(), p.ID, "job")
 	if err != nil {
@@ -262,6 +265,9 @@ func testReadBack(t *testing.T, f Fixture) {
 	}
 	if got.Spec.Command.RunAs != spec.Command.RunAs || got.Spec.Command.KillGraceMs != 1500 {
 		t.Fatalf("runAs and killGrace read back as %+v, %d", got.Spec.Command.RunAs, got.Spec.Command.KillGraceMs)
+	}
+	if !reflect.DeepEqual(got.Spec.Command.Retry, spec.Command.Retry) || !reflect.DeepEqual(got.Spec.Command.Placement, spec.Command.Placement) {
+		t.Fatalf("retry and placement read back as %+v, %+v; want %+v, %+v", got.Spec.Command.Retry, got.Spec.Command.Placement, spec.Command.Retry, spec.Command.Placement)
 	}
 	if got.ContentDigest != tk.ContentDigest || got.VerifyDigest() != nil {
 		t.Fatalf("task read back with digest %s (verify: %v), want %s", got.ContentDigest, got.VerifyDigest(), tk.ContentDigest)

@@ -12,10 +12,12 @@ SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, exe
   FROM qinglong.runs
 
 -- name: RunAttempts
--- A run's attempts by number, read in the run's snapshot.
-SELECT id, run_id, number, executor, state, exit_code, error_code, created_at_ms, started_at_ms, finished_at_ms,
-       log_path, log_bytes, log_truncated
-  FROM qinglong.attempts WHERE run_id = $1 ORDER BY number
+-- A run's attempts by number, read in the run's snapshot, with the name of
+-- the worker that held each (a worker keeps its name for ever, revoked too).
+SELECT a.id, a.run_id, a.number, a.executor, a.state, a.exit_code, a.error_code, a.error_message, w.name,
+       a.created_at_ms, a.started_at_ms, a.finished_at_ms, a.log_path, a.log_bytes, a.log_truncated
+  FROM qinglong.attempts a LEFT JOIN qinglong.workers w ON w.id = a.worker_id
+ WHERE a.run_id = $1 ORDER BY a.number
 
 -- name: RunEvents
 -- A run's events by their gap-free sequence, read in the run's snapshot.

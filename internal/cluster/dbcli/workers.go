@@ -1,0 +1,253 @@
+package dbcli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/validate"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// EnvAdminURL names the admin role's URL for `ql workers`.
+const EnvAdminURL = "QL_DATABASE_ADMIN_URL"
+
+// WorkersCommand is `ql workers` with its subcommands.
+func WorkersCommand() *cobra.Command { return newWorkersCommand(os.Getenv) }
+
+func newWorkersCommand(getenv func(string) string) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "workers",
+		Short: "Manage the cluster's worker credentials: create, list, drain, revoke",
+		Long: "Manage the workers allowed to run the cluster's commands. Connects as the admin role with\n" +
+			"$" + EnvAdminURL + " (else $" + EnvURL + "); URLs come from the environment only.",
+	}
+	c.AddCommand(workersCreateCommand(getenv), workersListCommand(getenv), workersRevokeCommand(getenv), workersDrainCommand(getenv))
+	return c
+}
+
+// openWorkerAdmin connects as the admin role.
+func openWorkerAdmin(ctx context.Context, getenv func(string) string) (*pgstore.Admin, error) {
+	url, err := urlFrom(getenv, EnvAdminURL)
+	if err != nil {
+		return nil, err
+	}
+	return pgstore.OpenAdmin(ctx, url)
+}
+
+// explainWorkerErr adds what to do to the store's errors.
+func explainWorkerErr(err error, name string) error {
+	switch {
+	case err == nil:
+		return nil
+	case qlerror.Is(err, qlerror.NotFound):
+		return fmt.Errorf("%w\nno worker is named %q: `ql workers list` shows the names", err, name)
+	case qlerror.Is(err, qlerror.Conflict):
+		return fmt.Errorf("%w\na worker named %q exists already: choose another name, or revoke it first (`ql workers revoke %s`) to replace its credential", err, name, name)
+	case qlerror.Is(err, qlerror.PermissionDenied):
+		return fmt.Errorf("%w\n`ql workers` needs the admin role's URL in $%s (or $%s)", err, EnvAdminURL, EnvURL)
+	}
+	return err
+}
+
+// checkWorkerName refuses a name no worker can have before connecting.
+func checkWorkerName(name string) error {
+	if err := validate.Name("worker name", name); err != nil {
+		return cli.Usagef("%v (e.g. build-01)", err)
+	}
+	return nil
+}
+
+func oneName(verb string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return cli.Usagef("workers %s takes one worker name", verb)
+		}
+		return checkWorkerName(args[0])
+	}
+}
+
+func workersCreateCommand(getenv func(string) string) *cobra.Command {
+	var labels string
+	var maxConcurrency int
+	c := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create a worker and print its credential, once",
+		Long: "Creates a worker and prints its credential on standard output, once: QingLong keeps only its digest\n" +
+			"and cannot show it again. Store it where the worker reads it, readable only by the worker's user:\n\n" +
+			"  (umask 077; ql workers create build-01 > /etc/qinglong/worker.credential)\n" +
+			"  ql worker --server https://replica:8081 --credential-file /etc/qinglong/worker.credential\n\n" +
+			"--labels are the worker's labels (k=v,k=v): a task's placement labels must all be among them.\n" +
+			"--max-concurrency caps how many commands the worker runs at once, whatever it asks for.",
+		Args:         oneName("create"),
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			parsed, err := task.ParseWorkerLabels("--labels", labels)
+			if err != nil {
+				return &cli.UsageError{Err: err}
+			}
+			if maxConcurrency < 1 || maxConcurrency > workerproto.MaxCapacity {
+				return cli.Usagef("--max-concurrency %d is outside 1–%d", maxConcurrency, workerproto.MaxCapacity)
+			}
+			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			cred, err := a.WorkerCreate(cmd.Context(), args[0], parsed, maxConcurrency)
+			if err != nil {
+				return explainWorkerErr(err, args[0])
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), cred)
+			fmt.Fprintf(cmd.ErrOrStderr(), "worker %s created. The credential above is shown only this once and cannot be shown again: "+
+				"store it in a file readable only by the worker's user (chmod 600) and start the worker with --credential-file FILE; "+
+				"if it is lost, revoke the worker and create it again.\n", args[0])
+			return nil
+		},
+	}
+	c.Flags().StringVar(&labels, "labels", "", "the worker's labels, k=v,k=v (e.g. region=eu,gpu=true)")
+	cli.BindEnv(c.Flags(), "labels")
+	c.Flags().IntVar(&maxConcurrency, "max-concurrency", 4, fmt.Sprintf("most commands the worker runs at once (1–%d)", workerproto.MaxCapacity))
+	return c
+}
+
+func workersListCommand(getenv func(string) string) *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:          "list",
+		Short:        "List the workers: labels, sessions, capacity and free slots, last heartbeat, state",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out != "table" && out != "json" {
+				return cli.Usagef("--output %q is not one of table, json", out)
+			}
+			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			list, err := a.WorkerList(cmd.Context())
+			if err != nil {
+				return explainWorkerErr(err, "")
+			}
+			w := cmd.OutOrStdout()
+			if out == "json" {
+				return writeWorkersJSON(w, list)
+			}
+			tw := newTable(w)
+			fmt.Fprintln(tw, "NAME\tSTATE\tLABELS\tSESSIONS\tCAPACITY\tFREE\tMAX\tLAST HEARTBEAT")
+			for _, x := range list {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, x.State, orDash(task.FormatWorkerLabels(x.Labels)),
+					x.Sessions, x.Capacity, x.FreeSlots, x.MaxConcurrency, fmtMs(x.LastHeartbeatMs))
+			}
+			return tw.Flush()
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "table", "output format: table or json")
+	return c
+}
+
+func workersRevokeCommand(getenv func(string) string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke NAME",
+		Short: "Revoke a worker's credential: it is refused from now on",
+		Long: "Revokes the worker's credential: every request with it is refused from now on, and its running\n" +
+			"attempts end lost when their leases expire (then retried where the task allows). To let the\n" +
+			"worker finish its commands first, drain it and revoke it once `ql workers list` shows no sessions.",
+		Args:         oneName("revoke"),
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if err := a.WorkerRevoke(cmd.Context(), args[0]); err != nil {
+				return explainWorkerErr(err, args[0])
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "worker %s: revoked\n", args[0])
+			return nil
+		},
+	}
+}
+
+func workersDrainCommand(getenv func(string) string) *cobra.Command {
+	return &cobra.Command{
+		Use:          "drain NAME",
+		Short:        "Drain a worker: it gets no new work and finishes what it runs",
+		Args:         oneName("drain"),
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if err := a.WorkerDrain(cmd.Context(), args[0]); err != nil {
+				return explainWorkerErr(err, args[0])
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "worker %s: draining; it gets no new work and finishes what it runs\n", args[0])
+			return nil
+		},
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// fmtMs renders epoch milliseconds as UTC RFC 3339, "-" for none.
+func fmtMs(ms *int64) string {
+	if ms == nil {
+		return "-"
+	}
+	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// workerJSON is the stable shape of a worker in `ql workers list -o json`.
+type workerJSON struct {
+	Name            string            `json:"name"`
+	State           string            `json:"state"`
+	Labels          map[string]string `json:"labels"`
+	MaxConcurrency  int               `json:"maxConcurrency"`
+	Sessions        int               `json:"sessions"`
+	Capacity        int               `json:"capacity"`
+	FreeSlots       int               `json:"freeSlots"`
+	LastHeartbeatMs *int64            `json:"lastHeartbeatMs"`
+	CreatedAtMs     int64             `json:"createdAtMs"`
+}
+
+func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
+	out := struct {
+		Workers []workerJSON `json:"workers"`
+	}{Workers: make([]workerJSON, 0, len(list))}
+	for _, x := range list {
+		labels := x.Labels
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, Labels: labels, MaxConcurrency: x.MaxConcurrency,
+			Sessions: x.Sessions, Capacity: x.Capacity, FreeSlots: x.FreeSlots, LastHeartbeatMs: x.LastHeartbeatMs, CreatedAtMs: x.CreatedAtMs})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+}

@@ -1,0 +1,150 @@
+package dbcli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+)
+
+// workers executes `ql workers <args>` with env as its whole environment
+// and returns its two streams apart: the credential must be alone on
+// standard output.
+func workers(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := newWorkersCommand(func(k string) string { return env[k] })
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err = cmd.ExecuteContext(t.Context())
+	return out.String(), errOut.String(), err
+}
+
+type listed struct {
+	Workers []struct {
+		Name           string
+		State          string
+		Labels         map[string]string
+		MaxConcurrency int
+		Sessions       int
+		Capacity       int
+		FreeSlots      int
+	}
+}
+
+func listWorkers(t *testing.T, env map[string]string) listed {
+	t.Helper()
+	out, errOut, err := workers(t, env, "list", "-o", "json")
+	var l listed
+	if err != nil || json.Unmarshal([]byte(out), &l) != nil {
+		t.Fatalf("workers list -o json: %v %q %q", err, out, errOut)
+	}
+	return l
+}
+
+// The credential create prints once authenticates as that worker; list
+// shows the worker with its labels, sessions and slots; drain shows it
+// draining; revoke makes its credential fail to authenticate.
+func TestWorkersCreateListDrainRevoke(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	rt := c.Runtime(t, "workers-test", 30*time.Second)
+
+	cred, note, err := workers(t, env, "create", "build-01", "--labels", "region=eu,gpu=true", "--max-concurrency", "2")
+	if err != nil {
+		t.Fatalf("create: %v %q", err, note)
+	}
+	cred = strings.TrimSuffix(cred, "\n")
+	if !strings.HasPrefix(cred, workerproto.CredentialPrefix) || strings.ContainsAny(cred, " \n") {
+		t.Fatalf("create printed %q on standard output; want the credential alone", cred)
+	}
+	if !strings.Contains(note, "cannot be shown again") || !strings.Contains(note, "chmod 600") || strings.Contains(note, cred) {
+		t.Fatalf("create said %q on standard error; want how to store the credential, without repeating it", note)
+	}
+	id, err := rt.AuthenticateWorker(t.Context(), cred)
+	if err != nil || id.Name != "build-01" {
+		t.Fatalf("authenticate with the printed credential: %+v, %v", id, err)
+	}
+	if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 8, Version: "test"}, pgstore.WorkerSettings{}); err != nil {
+		t.Fatalf("register: %v", err)
+	}
+
+	l := listWorkers(t, env)
+	if len(l.Workers) != 1 {
+		t.Fatalf("list shows %+v; want one worker", l)
+	}
+	w := l.Workers[0]
+	if w.Name != "build-01" || w.State != "active" || w.Labels["region"] != "eu" || w.Labels["gpu"] != "true" ||
+		w.MaxConcurrency != 2 || w.Sessions != 1 || w.Capacity != 2 || w.FreeSlots != 2 {
+		t.Fatalf("list shows %+v; want build-01 active with its labels, one session and 2 of 2 slots free (capacity capped at max concurrency)", w)
+	}
+	table, _, err := workers(t, env, "list")
+	if err != nil || !strings.Contains(table, "LAST HEARTBEAT") || !strings.Contains(table, "gpu=true,region=eu") || strings.Contains(table, cred) {
+		t.Fatalf("list table: %v %q", err, table)
+	}
+
+	if out, _, err := workers(t, env, "drain", "build-01"); err != nil || !strings.Contains(out, "draining") {
+		t.Fatalf("drain: %v %q", err, out)
+	}
+	if l := listWorkers(t, env); l.Workers[0].State != "draining" {
+		t.Fatalf("after drain the list shows %+v", l.Workers[0])
+	}
+
+	if out, _, err := workers(t, env, "revoke", "build-01"); err != nil || out != "worker build-01: revoked\n" {
+		t.Fatalf("revoke: %v %q", err, out)
+	}
+	if _, err := rt.AuthenticateWorker(t.Context(), cred); !qlerror.Is(err, qlerror.Unauthenticated) {
+		t.Fatalf("authenticate after revoke: %v; want unauthenticated", err)
+	}
+	if l := listWorkers(t, env); l.Workers[0].State != "revoked" {
+		t.Fatalf("after revoke the list shows %+v", l.Workers[0])
+	}
+}
+
+// Each mistake names what was wrong and what to do.
+func TestWorkersCommandErrorsSayWhatToDo(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	if _, _, err := workers(t, env, "create", "dup"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args  []string
+		usage bool
+		want  string
+	}{
+		{[]string{"create", "Bad_Name"}, true, `worker name: "Bad_Name" must use lower-case letters`},
+		{[]string{"create", "w2", "--labels", "region"}, true, `"region" is not key=value; write labels as k=v,k=v`},
+		{[]string{"create", "w2", "--labels", "Region=eu"}, true, `key "Region" must be`},
+		{[]string{"create", "w2", "--labels", "a=1,a=2"}, true, `key "a" is given twice`},
+		{[]string{"create", "w2", "--max-concurrency", "0"}, true, "--max-concurrency 0 is outside 1–256"},
+		{[]string{"create", "dup"}, false, "revoke it first"},
+		{[]string{"revoke", "nobody"}, false, "`ql workers list` shows the names"},
+		{[]string{"drain", "nobody"}, false, "`ql workers list` shows the names"},
+		{[]string{"revoke"}, true, "takes one worker name"},
+	}
+	for _, tc := range cases {
+		_, _, err := workers(t, env, tc.args...)
+		var ue *cli.UsageError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.As(err, &ue) != tc.usage {
+			t.Errorf("workers %v: %v; want an error (usage %v) containing %q", tc.args, err, tc.usage, tc.want)
+		}
+	}
+	if _, _, err := workers(t, map[string]string{}, "list"); err == nil || !strings.Contains(err.Error(), "$"+EnvAdminURL) {
+		t.Errorf("list without a URL: %v; want the variable to set", err)
+	}
+	if l := listWorkers(t, env); len(l.Workers) != 1 {
+		t.Fatalf("after the refused commands the list shows %+v; want only dup", l)
+	}
+}

@@ -1,0 +1,119 @@
+package singlecli
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+)
+
+// Commands that take two seconds, one at a time, admitted every second:
+// while one runs, later ones wait queued.
+const slowFile = `project: demo
+tasks:
+  - name: slow
+    script: echo "start $QL_RUN_ID"; sleep 2; echo end
+triggers:
+  - name: every-second
+    task: slow
+    cron: "* * * * * *"
+    timezone: UTC
+`
+
+// serveSlow serves slowFile with one command at a time and returns the
+// data directory and a query on its database.
+func serveSlow(t *testing.T) (string, *sql.DB) {
+	t.Helper()
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "slow.yaml", slowFile), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dir, "--concurrency", "1", "--stop-timeout", "1s"}, &syncBuffer{}, &errOut)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-exit; code != 0 {
+			t.Errorf("serve exited %d: %s", code, errOut.String())
+		}
+	})
+	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return dir, db
+}
+
+// runIn waits up to 20s for a run in state and returns the newest.
+func runIn(t *testing.T, db *sql.DB, state string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		var id string
+		if err := db.QueryRow(`SELECT id FROM runs WHERE state = ? ORDER BY id DESC LIMIT 1`, state).Scan(&id); err == nil {
+			return id
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no run was %s within 20s", state)
+	return ""
+}
+
+// A queued local run is cancelled at once and never starts; a running one
+// is refused with what happens instead, and keeps running.
+func TestRunsCancelEndsAQueuedLocalRunAndRefusesARunningOne(t *testing.T) {
+	t.Parallel()
+	dir, db := serveSlow(t)
+	running := runIn(t, db, "running")
+	queued := runIn(t, db, "queued")
+	code, out, errOut := ql(t, "runs", "cancel", queued, "--data-dir", dir)
+	if code != 0 || out != "run "+queued+": cancelled\n" {
+		t.Fatalf("cancel a queued run: %d %q %q", code, out, errOut)
+	}
+	code, out, _ = ql(t, "runs", "show", queued, "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "state      cancelled") || !strings.Contains(out, "run.cancelled") {
+		t.Fatalf("show the cancelled run: %d %q", code, out)
+	}
+	code, _, errOut = ql(t, "runs", "cancel", running, "--data-dir", dir)
+	if code != 1 || !strings.Contains(errOut, "single-node profiles cancel only runs that have not started yet") {
+		t.Fatalf("cancel a running run: %d %q; want exit 1 saying it is not supported", code, errOut)
+	}
+	var state string
+	time.Sleep(200 * time.Millisecond)
+	if err := db.QueryRow(`SELECT state FROM runs WHERE id = ?`, queued).Scan(&state); err != nil || state != "cancelled" {
+		t.Fatalf("the cancelled run is %q (%v) later; a dispatcher must never start it", state, err)
+	}
+	if code, _, errOut := ql(t, "runs", "cancel", "0193a8a0-0000-7000-8000-00000000abcd", "--data-dir", dir); code != 1 || !strings.Contains(errOut, "does not exist") {
+		t.Fatalf("cancel an unknown run: %d %q", code, errOut)
+	}
+	if code, _, errOut := ql(t, "runs", "cancel", queued, "--data-dir", t.TempDir()); code != 1 || !strings.Contains(errOut, "no QingLong database") {
+		t.Fatalf("cancel in an empty directory: %d %q; want no database created", code, errOut)
+	}
+}
+
+// logs -f prints a running command's output as it comes and returns when
+// the run ends.
+func TestRunsLogsFollowReturnsWhenALocalRunEnds(t *testing.T) {
+	t.Parallel()
+	dir, db := serveSlow(t)
+	running := runIn(t, db, "running")
+	start := time.Now()
+	code, out, errOut := ql(t, "runs", "logs", "-f", running, "--data-dir", dir)
+	if code != 0 || out != "start "+running+"\nend\n" {
+		t.Fatalf("logs -f: %d %q %q; want the whole output", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "(run "+running+" is succeeded)") {
+		t.Fatalf("logs -f said %q; want the run's end", errOut)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("logs -f returned %s after the two-second command started", took)
+	}
+}
