@@ -71,8 +71,15 @@ func untrack(s *Srv) {
 // If the process dies without m.Run returning, the parent-death signal stops
 // the servers instead (see the package doc).
 func Main(m *testing.M) {
+	os.Exit(Run(m))
+}
+
+// Run is Main without the exit: it returns the exit code, so a TestMain can
+// remove what it set up for every test (built binaries, say) before exiting
+// with it.
+func Run(m *testing.M) int {
 	mainRunning.Store(true)
-	os.Exit(runMain(m))
+	return runMain(m)
 }
 
 func runMain(m *testing.M) int {

@@ -53,7 +53,8 @@ const (
 
 // Config of a worker.
 type Config struct {
-	// Server is the worker ingress URL of any replica.
+	// Server is the worker ingress URL of any replica, or several
+	// separated by commas (tried in turn when one fails).
 	Server string
 	// Credential is the bearer credential (never logged).
 	Credential string
@@ -200,7 +201,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := w.recoverLocal(); err != nil {
 		return w.summary, err
 	}
-	w.log.Info("worker starting", "code", "worker_starting", "server", client.base.Redacted(), "dataDir", cfg.DataDir,
+	w.log.Info("worker starting", "code", "worker_starting", "server", client.Servers(), "dataDir", cfg.DataDir,
 		"concurrency", cfg.Concurrency, "labels", cfg.Labels, "secretsFile", cfg.SecretsFile)
 	if err := w.register(ctx); err != nil {
 		if ctx.Err() != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -497,5 +498,40 @@ func TestAReplacedWorkerKillsItsCommandsAndStops(t *testing.T) {
 	}
 	if a := in.attempt(g.AttemptID); a.complete != nil {
 		t.Fatalf("the replaced worker still completed its attempt: %+v", a.complete)
+	}
+}
+
+// A worker given several servers goes on through the next one when a
+// server fails on the network: here the first address refuses every
+// connection, and the worker registers, runs and completes through the
+// second.
+func TestAWorkerWithSeveralServersFailsOverToTheNextOne(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := newIngress(t, 30_000)
+	g := in.enqueue(t, shell(`echo hi`))
+	w := runAgent(t, in, func(c *Config) { c.Server = dead + " , " + in.srv.URL })
+	done := in.completed(g.AttemptID)
+	if done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 {
+		t.Fatalf("completion %+v through the second server", done)
+	}
+	if !strings.Contains(w.logs.String(), dead) {
+		t.Fatalf("the worker's start log does not name both servers:\n%s", w.logs)
+	}
+}
+
+// A server list with one bad URL is refused as a whole, naming it.
+func TestAServerListWithABadURLIsRefused(t *testing.T) {
+	t.Parallel()
+	_, err := NewClient("http://127.0.0.1:1,http://replica.example:8081", testCredential, 1)
+	if err == nil || !strings.Contains(err.Error(), "replica.example") {
+		t.Fatalf("NewClient with a plain-http non-loopback second server: %v", err)
 	}
 }

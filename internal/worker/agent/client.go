@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,19 +58,39 @@ func Code(err error) string {
 // the bearer credential; a request that failed on the network, timed out,
 // or got 503/429 is sent again, the same bytes, with backoff, until its
 // context ends — so a retried pull repeats its offer id and token and gets
-// the grants of the first one.
+// the grants of the first one. With several servers, a transient failure
+// moves every later request to the next one: any replica answers any
+// worker, and a replay on another replica gets the same answer.
 type Client struct {
-	base       *url.URL
+	bases      []*url.URL
+	current    atomic.Uint64
 	credential string
 	http       *http.Client
 }
 
-// NewClient checks server (https://, or http:// to a loopback address only)
-// and builds a client with TLS verification on.
-func NewClient(server, credential string, maxConns int) (*Client, error) {
+// NewClient checks servers, one URL or several separated by commas (each
+// https://, or http:// to a loopback address only), and builds a client
+// with TLS verification on.
+func NewClient(servers, credential string, maxConns int) (*Client, error) {
+	var bases []*url.URL
+	for _, server := range strings.Split(servers, ",") {
+		u, err := parseServer(strings.TrimSpace(server))
+		if err != nil {
+			return nil, err
+		}
+		bases = append(bases, u)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	tr.MaxIdleConnsPerHost = maxConns + 4
+	tr.ResponseHeaderTimeout = 0 // each request has its own deadline
+	return &Client{bases: bases, credential: credential, http: &http.Client{Transport: tr}}, nil
+}
+
+func parseServer(server string) (*url.URL, error) {
 	u, err := url.Parse(server)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("--server %q: want the worker ingress URL of a replica, e.g. https://replica.example:8081", server)
+		return nil, fmt.Errorf("--server %q: want the worker ingress URL of a replica, e.g. https://replica.example:8081 (several: separated by commas)", server)
 	}
 	if u.Scheme == "http" && !loopback(u.Hostname()) {
 		return nil, fmt.Errorf("--server %q: plain http is accepted only to a loopback address; use https:// (the credential must not cross a network in clear)", server)
@@ -78,11 +99,30 @@ func NewClient(server, credential string, maxConns int) (*Client, error) {
 		return nil, fmt.Errorf("--server: the URL must not hold a user or password; the credential comes from --credential-file")
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-	tr.MaxIdleConnsPerHost = maxConns + 4
-	tr.ResponseHeaderTimeout = 0 // each request has its own deadline
-	return &Client{base: u, credential: credential, http: &http.Client{Transport: tr}}, nil
+	return u, nil
+}
+
+// Servers are the ingress URLs, for logs.
+func (c *Client) Servers() []string {
+	out := make([]string, len(c.bases))
+	for i, u := range c.bases {
+		out[i] = u.Redacted()
+	}
+	return out
+}
+
+// server is the URL requests go to now.
+func (c *Client) server() (uint64, *url.URL) {
+	i := c.current.Load()
+	return i, c.bases[i%uint64(len(c.bases))]
+}
+
+// failover moves later requests to the next server, unless a concurrent
+// request already moved them away from the failed one.
+func (c *Client) failover(failed uint64) {
+	if len(c.bases) > 1 {
+		c.current.CompareAndSwap(failed, failed+1)
+	}
 }
 
 func loopback(host string) bool {
@@ -176,10 +216,12 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 	}
 	wait := backoffMin
 	for {
-		err := c.once(ctx, path, timeout, body, out)
+		i, base := c.server()
+		err := c.once(ctx, base, path, timeout, body, out)
 		if err == nil || !transient(err) {
 			return err
 		}
+		c.failover(i)
 		// Jitter spreads the retries of many workers after a replica
 		// restart; it guards nothing.
 		pause := wait/2 + rand.N(wait/2+1) //nolint:gosec // G404: pacing, not security
@@ -204,10 +246,10 @@ func transient(err error) bool {
 	return true
 }
 
-func (c *Client) once(ctx context.Context, path string, timeout time.Duration, body []byte, out any) error {
+func (c *Client) once(ctx context.Context, base *url.URL, path string, timeout time.Duration, body []byte, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	u := *c.base
+	u := *base
 	u.Path += path
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {

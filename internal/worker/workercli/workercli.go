@@ -66,7 +66,7 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 		},
 	}
 	fs := c.Flags()
-	fs.StringVar(&server, "server", "", "worker ingress URL of any replica (https://; http:// only to loopback)")
+	fs.StringVar(&server, "server", "", "worker ingress URL of any replica (https://; http:// only to loopback); several, comma-separated, are tried in turn")
 	fs.StringVar(&credFile, "credential-file", "", "file holding the worker credential (mode 0600)")
 	fs.StringVar(&dataDir, "data-dir", defaultDataDir(), "directory of the worker's journal and lock (one worker per directory)")
 	fs.IntVar(&concurrency, "concurrency", agent.DefaultConcurrency, "commands run at once (capped by the credential's max concurrency)")
