@@ -17,6 +17,9 @@
 //     sides, and reports what the server answered; or freezes a client
 //     right before a chosen statement (its session stays idle, in its open
 //     transaction) until released, as a stopped or partitioned process.
+//   - HTTPProxy: an HTTP proxy between workers and a worker ingress that
+//     partitions (holds every request, loses the replies in flight) until
+//     healed, or loses the reply to one request after the server answered.
 //   - SyncPair: a primary with a synchronous (remote_apply) streaming
 //     standby built with the low-level backup API, so it works with server
 //     builds that lack pg_basebackup; FenceAndPromote stops the primary and

@@ -1,0 +1,193 @@
+package faults
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// HTTPProxy stands between HTTP clients (workers) and one HTTP server (a
+// replica's worker ingress) and breaks the link on demand:
+//
+//   - Partition: every new request is held and never forwarded, and the
+//     replies of those in flight are lost; when the partition heals (or the
+//     client gives up) a held connection is closed without a reply, as
+//     after lost packets.
+//   - ArmReplyLoss: the next request on a path is forwarded, the server's
+//     whole reply is read (so the server really answered), and the client's
+//     connection is closed without it.
+//
+// It counts the requests it forwarded per path, so a test can tell a
+// replayed request from one that was never sent.
+type HTTPProxy struct {
+	listener net.Listener
+	server   *http.Server
+	upstream *url.URL
+	client   *http.Client
+
+	mu        sync.Mutex
+	healed    chan struct{} // nil while connected; closed by Heal
+	armed     map[string]chan LostReply
+	forwarded map[string]int
+}
+
+// LostReply is one reply the client never saw.
+type LostReply struct {
+	Path   string
+	Status int
+	// Body is the server's reply body.
+	Body []byte
+}
+
+// httpProxyTimeout bounds one forwarded request; a worker's long-poll pull
+// lasts at most 20 s.
+const httpProxyTimeout = time.Minute
+
+// StartHTTPProxy listens on a free loopback port and forwards to upstream
+// (http://host:port).
+func StartHTTPProxy(upstream string) (*HTTPProxy, error) {
+	u, err := url.Parse(upstream)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("faults: upstream %q is not an http URL", upstream)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("faults: http proxy listen: %w", err)
+	}
+	p := &HTTPProxy{listener: l, upstream: u, armed: map[string]chan LostReply{}, forwarded: map[string]int{},
+		client: &http.Client{Timeout: httpProxyTimeout, Transport: &http.Transport{}}}
+	p.server = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.server.Serve(l) }()
+	return p, nil
+}
+
+// URL is the proxy's base URL.
+func (p *HTTPProxy) URL() string { return "http://" + p.listener.Addr().String() }
+
+// Partition holds every request from now on until Heal.
+func (p *HTTPProxy) Partition() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.healed == nil {
+		p.healed = make(chan struct{})
+	}
+}
+
+// Heal ends a partition: held requests are dropped unanswered, new ones
+// are forwarded again.
+func (p *HTTPProxy) Heal() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.healed != nil {
+		close(p.healed)
+		p.healed = nil
+	}
+}
+
+// ArmReplyLoss arms the proxy for the next request on path; the channel
+// receives the reply that was swallowed. Arming again replaces an unfired
+// arm.
+func (p *HTTPProxy) ArmReplyLoss(path string) <-chan LostReply {
+	ch := make(chan LostReply, 1)
+	p.mu.Lock()
+	p.armed[path] = ch
+	p.mu.Unlock()
+	return ch
+}
+
+// Forwarded is how many requests on path reached the server.
+func (p *HTTPProxy) Forwarded(path string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.forwarded[path]
+}
+
+// Close stops the proxy and cuts every connection.
+func (p *HTTPProxy) Close() error {
+	p.Heal()
+	err := p.server.Close()
+	p.client.CloseIdleConnections()
+	return err
+}
+
+func (p *HTTPProxy) serve(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	healed := p.healed
+	lose := p.armed[r.URL.Path]
+	if healed == nil {
+		delete(p.armed, r.URL.Path)
+	}
+	p.mu.Unlock()
+	if healed != nil {
+		select {
+		case <-healed:
+		case <-r.Context().Done():
+		}
+		drop(w)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		drop(w)
+		return
+	}
+	u := *p.upstream
+	u.Path, u.RawQuery = r.URL.Path, r.URL.RawQuery
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		drop(w)
+		return
+	}
+	out.Header = r.Header.Clone()
+	p.mu.Lock()
+	p.forwarded[r.URL.Path]++
+	p.mu.Unlock()
+	resp, err := p.client.Do(out)
+	if err != nil {
+		drop(w)
+		return
+	}
+	defer resp.Body.Close()
+	reply, err := io.ReadAll(resp.Body)
+	if err != nil {
+		drop(w)
+		return
+	}
+	p.mu.Lock()
+	partitioned := p.healed != nil
+	p.mu.Unlock()
+	if partitioned {
+		// The link broke while the server answered: the reply is lost.
+		drop(w)
+		return
+	}
+	if lose != nil {
+		drop(w)
+		lose <- LostReply{Path: r.URL.Path, Status: resp.StatusCode, Body: reply}
+		return
+	}
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(reply)
+}
+
+// drop closes the client's connection without a reply.
+func drop(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("faults: the proxy's connections must support hijacking")
+	}
+	conn, _, err := hj.Hijack()
+	if err == nil {
+		_ = conn.Close()
+	}
+}
