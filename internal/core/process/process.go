@@ -162,6 +162,14 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 	// copying goroutine inside exec, so Wait returns when the process
 	// exits even if a grandchild keeps the pipe open.
 	cmd.Stdout, cmd.Stderr = pw, pw
+	// A stop that came while the attempt was being prepared wins over the
+	// spawn: on a worker it is the lease clock, and a command started after
+	// the worker gave its lease up could run beside the retry the replica
+	// may already have granted elsewhere.
+	if ctx.Err() != nil {
+		pw.Close() //nolint:errcheck // nothing was started
+		return Result{State: run.AttemptCancelled, Code: ErrorCodeStopped, Cause: context.Cause(ctx)}
+	}
 	err = cmd.Start()
 	pw.Close() //nolint:errcheck // the parent's copy of the write end; the child holds its own
 	if err != nil {

@@ -196,3 +196,21 @@ func TestStoppingTheExecutorCancelsARunningCommand(t *testing.T) {
 	}
 	requireGone(t, pid, "the cancelled command")
 }
+
+// A stop that came before the spawn wins: nothing is started, and the
+// result is cancelled with the stop's cause.
+func TestAStopBeforeTheSpawnStartsNothing(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "ran")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cause := fmt.Errorf("the lease could not be renewed")
+	cancel(cause)
+	called := false
+	res := runCommand(ctx, shell("touch "+marker, time.Minute), []string{"PATH=/usr/bin:/bin"}, io.Discard, func(int) { called = true })
+	if res.State != run.AttemptCancelled || res.Code != ErrorCodeStopped || res.Cause != cause || called {
+		t.Fatalf("result %+v (started called: %v); want cancelled with the stop's cause and nothing started", res, called)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("the command ran after its stop: %v", err)
+	}
+}
