@@ -18,9 +18,12 @@ import (
 //     replies of those in flight are lost; when the partition heals (or the
 //     client gives up) a held connection is closed without a reply, as
 //     after lost packets.
-//   - ArmReplyLoss: the next request on a path is forwarded, the server's
-//     whole reply is read (so the server really answered), and the client's
-//     connection is closed without it.
+//   - ArmReplyLoss: the next reply on a path (that a filter accepts) is
+//     read whole from the server (so the server really answered) and the
+//     client's connection is closed without it.
+//   - ArmHold: the next request on a path is held, not forwarded, until
+//     released; a request whose client gave up meanwhile is never
+//     forwarded, as a packet to a dead host.
 //
 // It counts the requests it forwarded per path, so a test can tell a
 // replayed request from one that was never sent.
@@ -32,7 +35,8 @@ type HTTPProxy struct {
 
 	mu        sync.Mutex
 	healed    chan struct{} // nil while connected; closed by Heal
-	armed     map[string]chan LostReply
+	armed     map[string]*lossArm
+	holds     map[string]*RequestHold
 	forwarded map[string]int
 }
 
@@ -59,7 +63,7 @@ func StartHTTPProxy(upstream string) (*HTTPProxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faults: http proxy listen: %w", err)
 	}
-	p := &HTTPProxy{listener: l, upstream: u, armed: map[string]chan LostReply{}, forwarded: map[string]int{},
+	p := &HTTPProxy{listener: l, upstream: u, armed: map[string]*lossArm{}, holds: map[string]*RequestHold{}, forwarded: map[string]int{},
 		client: &http.Client{Timeout: httpProxyTimeout, Transport: &http.Transport{}}}
 	p.server = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = p.server.Serve(l) }()
@@ -89,16 +93,44 @@ func (p *HTTPProxy) Heal() {
 	}
 }
 
-// ArmReplyLoss arms the proxy for the next request on path; the channel
-// receives the reply that was swallowed. Arming again replaces an unfired
-// arm.
-func (p *HTTPProxy) ArmReplyLoss(path string) <-chan LostReply {
-	ch := make(chan LostReply, 1)
-	p.mu.Lock()
-	p.armed[path] = ch
-	p.mu.Unlock()
-	return ch
+// lossArm is one armed ArmReplyLoss.
+type lossArm struct {
+	match func(body []byte) bool
+	lost  chan LostReply
 }
+
+// ArmReplyLoss arms the proxy for the next reply on path whose body match
+// accepts (nil: any); the channel receives the reply that was swallowed.
+// Arming again replaces an unfired arm.
+func (p *HTTPProxy) ArmReplyLoss(path string, match func(body []byte) bool) <-chan LostReply {
+	a := &lossArm{match: match, lost: make(chan LostReply, 1)}
+	p.mu.Lock()
+	p.armed[path] = a
+	p.mu.Unlock()
+	return a.lost
+}
+
+// RequestHold is one armed ArmHold.
+type RequestHold struct {
+	held    chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+// ArmHold arms the proxy to hold the next request on path.
+func (p *HTTPProxy) ArmHold(path string) *RequestHold {
+	h := &RequestHold{held: make(chan struct{}), release: make(chan struct{})}
+	p.mu.Lock()
+	p.holds[path] = h
+	p.mu.Unlock()
+	return h
+}
+
+// Held closes once a request is held.
+func (h *RequestHold) Held() <-chan struct{} { return h.held }
+
+// Release forwards the held request, if its client still waits.
+func (h *RequestHold) Release() { h.once.Do(func() { close(h.release) }) }
 
 // Forwarded is how many requests on path reached the server.
 func (p *HTTPProxy) Forwarded(path string) int {
@@ -118,9 +150,9 @@ func (p *HTTPProxy) Close() error {
 func (p *HTTPProxy) serve(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	healed := p.healed
-	lose := p.armed[r.URL.Path]
+	hold := p.holds[r.URL.Path]
 	if healed == nil {
-		delete(p.armed, r.URL.Path)
+		delete(p.holds, r.URL.Path)
 	}
 	p.mu.Unlock()
 	if healed != nil {
@@ -131,10 +163,23 @@ func (p *HTTPProxy) serve(w http.ResponseWriter, r *http.Request) {
 		drop(w)
 		return
 	}
+	// Read first: the server notices a client that went away only once
+	// the body was read.
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		drop(w)
 		return
+	}
+	if hold != nil {
+		close(hold.held)
+		select {
+		case <-hold.release:
+		case <-r.Context().Done():
+		}
+		if r.Context().Err() != nil {
+			drop(w)
+			return
+		}
 	}
 	u := *p.upstream
 	u.Path, u.RawQuery = r.URL.Path, r.URL.RawQuery
@@ -160,6 +205,12 @@ func (p *HTTPProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Lock()
 	partitioned := p.healed != nil
+	lose := p.armed[r.URL.Path]
+	if lose != nil && (lose.match == nil || lose.match(reply)) {
+		delete(p.armed, r.URL.Path)
+	} else {
+		lose = nil
+	}
 	p.mu.Unlock()
 	if partitioned {
 		// The link broke while the server answered: the reply is lost.
@@ -168,7 +219,7 @@ func (p *HTTPProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if lose != nil {
 		drop(w)
-		lose <- LostReply{Path: r.URL.Path, Status: resp.StatusCode, Body: reply}
+		lose.lost <- LostReply{Path: r.URL.Path, Status: resp.StatusCode, Body: reply}
 		return
 	}
 	for k, vs := range resp.Header {

@@ -45,7 +45,7 @@ func TestHTTPProxyLosesTheArmedReplyAfterTheServerAnswered(t *testing.T) {
 	p, served := startEchoBehindProxy(t)
 	client := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(client.CloseIdleConnections)
-	lost := p.ArmReplyLoss("/a")
+	lost := p.ArmReplyLoss("/a", nil)
 	if _, err := postVia(client, p.URL()+"/a", "one"); err == nil {
 		t.Fatal("the armed request got a reply")
 	}
@@ -86,5 +86,61 @@ func TestHTTPProxyPartitionForwardsNothingUntilHealed(t *testing.T) {
 	}
 	if got, err := postVia(client, p.URL()+"/b", "after"); err != nil || got != "echo:after" {
 		t.Fatalf("after healing: %q %v", got, err)
+	}
+}
+
+// A filtered reply loss lets the replies it does not match through.
+func TestHTTPProxyLosesOnlyAMatchingReply(t *testing.T) {
+	t.Parallel()
+	p, _ := startEchoBehindProxy(t)
+	client := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(client.CloseIdleConnections)
+	lost := p.ArmReplyLoss("/c", func(b []byte) bool { return strings.Contains(string(b), "grant") })
+	if got, err := postVia(client, p.URL()+"/c", "empty"); err != nil || got != "echo:empty" {
+		t.Fatalf("an unmatched reply: %q %v", got, err)
+	}
+	if _, err := postVia(client, p.URL()+"/c", "grant"); err == nil {
+		t.Fatal("the matching reply arrived")
+	}
+	if l := <-lost; string(l.Body) != "echo:grant" {
+		t.Fatalf("lost %q", l.Body)
+	}
+}
+
+// A held request reaches the server only when released, and not at all
+// when its client gave up meanwhile.
+func TestHTTPProxyHoldsARequestUntilReleased(t *testing.T) {
+	t.Parallel()
+	p, served := startEchoBehindProxy(t)
+	client := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(client.CloseIdleConnections)
+	h := p.ArmHold("/d")
+	got := make(chan string, 1)
+	go func() {
+		b, _ := postVia(client, p.URL()+"/d", "held")
+		got <- b
+	}()
+	<-h.Held()
+	if served.Load() != 0 {
+		t.Fatal("the held request was served")
+	}
+	h.Release()
+	if b := <-got; b != "echo:held" {
+		t.Fatalf("released request: %q", b)
+	}
+	quick := &http.Client{Transport: &http.Transport{}, Timeout: 100 * time.Millisecond}
+	t.Cleanup(quick.CloseIdleConnections)
+	h = p.ArmHold("/d")
+	if _, err := postVia(quick, p.URL()+"/d", "gave up"); err == nil {
+		t.Fatal("a held request returned")
+	}
+	<-h.Held()
+	// The server notices the closed connection asynchronously; a dead
+	// worker's requests are released long after it died.
+	time.Sleep(100 * time.Millisecond)
+	h.Release()
+	time.Sleep(50 * time.Millisecond) // nothing may arrive; there is no event to wait for
+	if served.Load() != 1 || p.Forwarded("/d") != 1 {
+		t.Fatalf("%d served, %d forwarded; a request whose client gave up was forwarded", served.Load(), p.Forwarded("/d"))
 	}
 }
