@@ -1,0 +1,124 @@
+package execution
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// onceDoc is 100 triggers firing every second on one task whose command
+// appends its attempt id to $OUT/ids and sleeps 0–2 s (the last hex digit
+// of its attempt id decides how long). enabled false stops admission.
+func onceDoc(out string, enabled bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `project: once
+tasks:
+  - name: append
+    env:
+      OUT: %s
+    script: |
+      echo "$QL_ATTEMPT_ID" >> "$OUT/ids"
+      h=${QL_ATTEMPT_ID#"${QL_ATTEMPT_ID%%?}"}
+      sleep $(( $(printf %%d "0x$h") * 2 / 15 ))
+    timeout: 1m
+    retry: {maxAttempts: 2, on: [lost]}
+triggers:
+`, out)
+	for i := range 100 {
+		fmt.Fprintf(&b, "  - {name: every-second-%03d, task: append, cron: \"* * * * * *\", timezone: UTC, enabled: %t}\n", i, enabled)
+	}
+	return b.String()
+}
+
+// Two replicas admit 100 one-second triggers (six-field cron, seconds
+// first) and three workers execute them for about 15 s. Then admission
+// stops, and from durable facts alone: every Run admitted more than (run
+// lease + 5 s) before the stop is terminal; no attempt id was executed
+// twice; every executed attempt id is an Attempt the database records as
+// started; no Run has more Attempts than its retry policy (2, on lost)
+// allows, and every Attempt past the first follows a lost one.
+func TestEveryAdmittedRunIsExecutedOnceAcrossReplicasAndWorkers(t *testing.T) {
+	c := newCluster(t, 3*time.Second)
+	c.apply(t, onceDoc(c.out(), true))
+	r1 := c.startReplica(t, "replica-1", "", "")
+	r2 := c.startReplica(t, "replica-2", "", "")
+	servers := r1.workerURL() + "," + r2.workerURL()
+	for i := range 3 {
+		w := c.newWorker(t, fmt.Sprintf("worker-%d", i), 64)
+		// Each worker prefers another replica first, so both serve.
+		if i%2 == 1 {
+			c.startWorker(t, w, r2.workerURL()+","+r1.workerURL(), 48)
+		} else {
+			c.startWorker(t, w, servers, 48)
+		}
+	}
+	time.Sleep(15 * time.Second) // the load, not an assertion
+	c.apply(t, onceDoc(c.out(), false))
+	stopMs := c.nowMs(t)
+	horizon := stopMs - (c.lease + 5*time.Second).Milliseconds()
+
+	unfinished := c.env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE created_at_ms < $1
+		AND state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')`, horizon)
+	old := c.env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE created_at_ms < $1`, horizon)
+	if old < 500 {
+		t.Fatalf("only %d Runs admitted before the horizon; the load did not happen", old)
+	}
+	if unfinished != 0 {
+		t.Fatalf("%d of the %d Runs admitted more than %v before the stop are not terminal", unfinished, old, c.lease+5*time.Second)
+	}
+	// Let the Runs admitted just before the stop finish too, so the file
+	// holds every execution there will be.
+	eventually(t, time.Minute, "every Run to end", func() bool {
+		return c.env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')`) == 0
+	})
+
+	ids := readLines(t, filepath.Join(c.out(), "ids"))
+	seen := map[string]int{}
+	for _, id := range ids {
+		seen[id]++
+		if seen[id] == 2 {
+			t.Errorf("attempt %s was executed twice", id)
+		}
+	}
+	started := map[string]string{}
+	rows, err := c.env.Super.Query(context.Background(), `SELECT id::text, state FROM qinglong.attempts WHERE started_at_ms IS NOT NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type attempt struct{ ID, State string }
+	all, err := pgx.CollectRows(rows, pgx.RowToStructByPos[attempt])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range all {
+		started[a.ID] = a.State
+	}
+	for id := range seen {
+		if _, ok := started[id]; !ok {
+			t.Errorf("attempt %s ran but the database has no started Attempt with that id", id)
+		}
+	}
+	for id, state := range started {
+		if state == "succeeded" && seen[id] == 0 {
+			t.Errorf("attempt %s succeeded without its command running", id)
+		}
+	}
+	over := c.env.Int(t, `SELECT count(*) FROM (SELECT run_id FROM qinglong.attempts GROUP BY run_id HAVING count(*) > 2) o`)
+	unexplained := c.env.Int(t, `SELECT count(*) FROM qinglong.attempts a JOIN qinglong.attempts p ON p.run_id = a.run_id AND p.number = a.number - 1
+		WHERE p.state <> 'lost'`)
+	succeeded := c.env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE state = 'succeeded'`)
+	runs := c.env.Int(t, `SELECT count(*) FROM qinglong.runs`)
+	if over != 0 || unexplained != 0 {
+		t.Errorf("%d Runs with more than 2 Attempts, %d Attempts retried after a non-lost end", over, unexplained)
+	}
+	if succeeded != runs {
+		t.Errorf("%d of %d Runs succeeded; without faults every one must", succeeded, runs)
+	}
+	t.Logf("%d Runs (%d before the horizon), %d executions, %d started Attempts, on 2 replicas and 3 workers",
+		runs, old, len(ids), len(started))
+}
