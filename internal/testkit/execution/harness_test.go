@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -484,4 +486,60 @@ func (c *cluster) journalState(t testing.TB, w *workerDef, attemptID string) str
 		t.Fatalf("journal of %s, attempt %s: %v", w.name, attemptID, err)
 	}
 	return state
+}
+
+// journalToken reads the lease token a worker's journal holds for an
+// attempt: the token of the offer that granted it.
+func (c *cluster) journalToken(t testing.TB, w *workerDef, attemptID string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(w.dataDir, journal.FileName)+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var token string
+	if err := db.QueryRow(`SELECT o.token FROM offers o JOIN attempts a ON a.offer_id = o.offer_id WHERE a.attempt_id = ?`, attemptID).Scan(&token); err != nil {
+		t.Fatalf("journal of %s, token of attempt %s: %v", w.name, attemptID, err)
+	}
+	return token
+}
+
+// runFacts is everything a write to a Run or its Attempts would change.
+func (c *cluster) runFacts(t testing.TB, runID string) string {
+	t.Helper()
+	var facts string
+	if err := c.env.Super.QueryRow(context.Background(), `SELECT concat_ws(' ', r.state, r.version, r.last_event_seq, r.updated_at_ms,
+			(SELECT string_agg(concat_ws(':', a.id, a.state, a.updated_at_ms, a.result_code, a.exit_code, a.lease_version), ',' ORDER BY a.number)
+			   FROM qinglong.attempts a WHERE a.run_id = r.id),
+			(SELECT count(*) FROM qinglong.run_events e WHERE e.run_id = r.id))
+		FROM qinglong.runs r WHERE r.id = $1`, runID).Scan(&facts); err != nil {
+		t.Fatal(err)
+	}
+	return facts
+}
+
+// postWorker sends one worker request as a worker would.
+func postWorker(t testing.TB, url, credential string, body any) (int, []byte) {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+credential)
+	client := &http.Client{Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
 }
