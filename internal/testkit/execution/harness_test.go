@@ -316,7 +316,7 @@ func (c *cluster) fire(t testing.TB, triggerName string) string {
 	c.env.Exec(t, `UPDATE qinglong.trigger_schedules s SET next_fire_at_ms = `+pgstore.ClockMsSQL+` - 1, state_version = state_version + 1
 		FROM qinglong.triggers g WHERE g.id = s.trigger_id AND g.name = $1`, triggerName)
 	var id string
-	eventually(t, 10*time.Second, "a Run of "+triggerName, func() bool {
+	eventually(t, 20*time.Second, "a Run of "+triggerName, func() bool {
 		err := c.env.Super.QueryRow(context.Background(), `SELECT r.id::text FROM qinglong.runs r JOIN qinglong.triggers g ON g.id = r.trigger_id
 			WHERE g.name = $1 ORDER BY r.created_at_ms, r.id OFFSET $2 LIMIT 1`, triggerName, before).Scan(&id)
 		return err == nil
@@ -542,4 +542,19 @@ func postWorker(t testing.TB, url, credential string, body any) (int, []byte) {
 		t.Fatal(err)
 	}
 	return resp.StatusCode, out
+}
+
+// runQL runs the ql binary to its end with env added to the base.
+func (c *cluster) runQL(t testing.TB, env []string, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.ql, args...)
+	cmd.Env = append(baseEnv(), env...)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("ql %v: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), string(out)
 }

@@ -38,6 +38,7 @@ type HTTPProxy struct {
 	armed     map[string]*lossArm
 	holds     map[string]*RequestHold
 	forwarded map[string]int
+	inFlight  map[string]int
 }
 
 // LostReply is one reply the client never saw.
@@ -63,7 +64,7 @@ func StartHTTPProxy(upstream string) (*HTTPProxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faults: http proxy listen: %w", err)
 	}
-	p := &HTTPProxy{listener: l, upstream: u, armed: map[string]*lossArm{}, holds: map[string]*RequestHold{}, forwarded: map[string]int{},
+	p := &HTTPProxy{listener: l, upstream: u, armed: map[string]*lossArm{}, holds: map[string]*RequestHold{}, forwarded: map[string]int{}, inFlight: map[string]int{},
 		client: &http.Client{Timeout: httpProxyTimeout, Transport: &http.Transport{}}}
 	p.server = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = p.server.Serve(l) }()
@@ -139,6 +140,14 @@ func (p *HTTPProxy) Forwarded(path string) int {
 	return p.forwarded[path]
 }
 
+// InFlight is how many requests on path were forwarded and are not
+// answered yet (a long-poll waiting on the server, say).
+func (p *HTTPProxy) InFlight(path string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inFlight[path]
+}
+
 // Close stops the proxy and cuts every connection.
 func (p *HTTPProxy) Close() error {
 	p.Heal()
@@ -191,8 +200,12 @@ func (p *HTTPProxy) serve(w http.ResponseWriter, r *http.Request) {
 	out.Header = r.Header.Clone()
 	p.mu.Lock()
 	p.forwarded[r.URL.Path]++
+	p.inFlight[r.URL.Path]++
 	p.mu.Unlock()
 	resp, err := p.client.Do(out)
+	p.mu.Lock()
+	p.inFlight[r.URL.Path]--
+	p.mu.Unlock()
 	if err != nil {
 		drop(w)
 		return

@@ -124,6 +124,9 @@ func TestHTTPProxyHoldsARequestUntilReleased(t *testing.T) {
 	if served.Load() != 0 {
 		t.Fatal("the held request was served")
 	}
+	if p.InFlight("/d") != 0 {
+		t.Fatal("a held request counts as in flight")
+	}
 	h.Release()
 	if b := <-got; b != "echo:held" {
 		t.Fatalf("released request: %q", b)
