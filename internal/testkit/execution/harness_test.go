@@ -303,6 +303,16 @@ func (c *cluster) startWorker(t testing.TB, w *workerDef, servers string, concur
 // apply publishes definitions documents.
 func (c *cluster) apply(t testing.TB, docs ...string) { c.env.Apply(t, docs...) }
 
+// awaitSchedulesIdle waits until the scheduler initialised every schedule
+// row and holds no claim, so a test can make rows due without racing a
+// round (a raced row waits for its claim's expiry).
+func (c *cluster) awaitSchedulesIdle(t testing.TB) {
+	t.Helper()
+	eventually(t, time.Minute, "every schedule row to be initialised and unclaimed", func() bool {
+		return c.env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE next_fire_at_ms IS NULL OR claim_owner IS NOT NULL`) == 0
+	})
+}
+
 // nowMs is the database clock.
 func (c *cluster) nowMs(t testing.TB) int64 {
 	return c.env.Int(t, `SELECT `+pgstore.ClockMsSQL)
@@ -313,8 +323,17 @@ func (c *cluster) nowMs(t testing.TB) int64 {
 func (c *cluster) fire(t testing.TB, triggerName string) string {
 	t.Helper()
 	before := c.env.Int(t, `SELECT count(*) FROM qinglong.runs r JOIN qinglong.triggers g ON g.id = r.trigger_id WHERE g.name = $1`, triggerName)
-	c.env.Exec(t, `UPDATE qinglong.trigger_schedules s SET next_fire_at_ms = `+pgstore.ClockMsSQL+` - 1, state_version = state_version + 1
-		FROM qinglong.triggers g WHERE g.id = s.trigger_id AND g.name = $1`, triggerName)
+	// Only a row the scheduler initialised and holds no claim on: moving a
+	// claimed row makes that round's commit race, and the row then waits
+	// for the claim's expiry.
+	eventually(t, 20*time.Second, "the schedule of "+triggerName+" to be initialised and unclaimed", func() bool {
+		tag, err := c.env.Super.Exec(context.Background(), `UPDATE qinglong.trigger_schedules s SET next_fire_at_ms = `+pgstore.ClockMsSQL+` - 1, state_version = state_version + 1
+			FROM qinglong.triggers g WHERE g.id = s.trigger_id AND g.name = $1 AND s.next_fire_at_ms IS NOT NULL AND s.claim_owner IS NULL`, triggerName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tag.RowsAffected() == 1
+	})
 	var id string
 	eventually(t, 20*time.Second, "a Run of "+triggerName, func() bool {
 		err := c.env.Super.QueryRow(context.Background(), `SELECT r.id::text FROM qinglong.runs r JOIN qinglong.triggers g ON g.id = r.trigger_id
