@@ -24,6 +24,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/worker/journal"
 )
@@ -311,6 +315,27 @@ func (c *cluster) awaitSchedulesIdle(t testing.TB) {
 	eventually(t, time.Minute, "every schedule row to be initialised and unclaimed", func() bool {
 		return c.env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE next_fire_at_ms IS NULL OR claim_owner IS NOT NULL`) == 0
 	})
+}
+
+// applyRetrying publishes a document as the admin role, trying again
+// after a refusal up to tries times, and returns how many it took.
+func (c *cluster) applyRetrying(t testing.TB, yaml string, tries int) int {
+	t.Helper()
+	doc, err := apply.Parse("doc.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := catalog.Service{Store: c.admin, Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}
+	for i := 1; ; i++ {
+		_, err := apply.Apply(context.Background(), svc, doc, ids.New)
+		if err == nil {
+			return i
+		}
+		if i == tries {
+			t.Fatalf("apply, %d tries: %v", i, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
 
 // nowMs is the database clock.

@@ -188,6 +188,10 @@ type Granted struct {
 
 // Answered records the grants the replica made for offer o, each as a
 // `granted` attempt, in one transaction. A replayed answer changes nothing.
+// A grant of an attempt this worker already gave up before spawning it (its
+// start was never acknowledged, so the replica released the grant and
+// offered it again, here under a new offer) is granted afresh; a record
+// that was launched (it has a pid or a start) is never reset.
 func (j *Journal) Answered(ctx context.Context, o Offer, grants []Granted) error {
 	tx, err := j.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -200,7 +204,9 @@ func (j *Journal) Answered(ctx context.Context, o Offer, grants []Granted) error
 	}
 	for _, g := range grants {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO attempts (attempt_id, run_id, offer_id, state, updated_at_ms) VALUES (?, ?, ?, 'granted', ?)
-			ON CONFLICT (attempt_id) DO NOTHING`, g.AttemptID, g.RunID, o.ID, now); err != nil {
+			ON CONFLICT (attempt_id) DO UPDATE SET offer_id = excluded.offer_id, state = 'granted', outcome = '', updated_at_ms = excluded.updated_at_ms
+			WHERE attempts.offer_id <> excluded.offer_id AND attempts.state IN ('granted', 'done') AND attempts.pid = 0 AND attempts.started_at_ms = 0`,
+			g.AttemptID, g.RunID, o.ID, now); err != nil {
 			return fmt.Errorf("journal grant %s: %w", g.AttemptID, err)
 		}
 	}

@@ -106,3 +106,55 @@ func TestTheJournalIsOwnerOnly(t *testing.T) {
 		}
 	}
 }
+
+// A grant the worker gave up before spawning it (its start was never
+// acknowledged) that the replica released and offers again under a new
+// offer can be launched; a replay of the same offer changes nothing, and a
+// record that was launched is never granted again.
+func TestAReleasedGrantOfferedAgainIsGrantedAfreshButALaunchedOneNever(t *testing.T) {
+	t.Parallel()
+	j, err := Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = j.Close() })
+	offer := func() Offer {
+		o, err := j.NewOffer(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	first := offer()
+	if err := j.Answered(t.Context(), first, []Granted{{AttemptID: "gave-up", RunID: "r1"}, {AttemptID: "launched", RunID: "r2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Done(t.Context(), "gave-up", "start_failed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Launching(t.Context(), "launched"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Running(t.Context(), "launched", 4242, 1_700_000_000_000); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Done(t.Context(), "launched", "exited"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Answered(t.Context(), first, []Granted{{AttemptID: "gave-up", RunID: "r1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := j.Get(t.Context(), "gave-up"); err != nil || a.State != StateDone {
+		t.Fatalf("after a replay of the same offer: %+v %v, want it still done", a, err)
+	}
+	second := offer()
+	if err := j.Answered(t.Context(), second, []Granted{{AttemptID: "gave-up", RunID: "r1"}, {AttemptID: "launched", RunID: "r2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Launching(t.Context(), "gave-up"); err != nil {
+		t.Fatalf("the grant offered again cannot be launched: %v", err)
+	}
+	if err := j.Launching(t.Context(), "launched"); err == nil {
+		t.Fatal("a launched record was granted again and launched a second time")
+	}
+}
