@@ -12,8 +12,8 @@ import (
 
 // Every package whose test binary can start goroutines — its own code or
 // tests start them, or its tests run a package of this module that does —
-// runs its tests through leakcheck.Main (or pgtest.Main, which ends with the
-// same check), so a goroutine that outlives its owner's Stop fails the run.
+// runs its tests through leakcheck.Main (or pgtest.Main or pgtest.Run, which
+// end with the same check), so a goroutine that outlives its owner's Stop fails the run.
 func TestEveryPackageStartingGoroutinesChecksForLeaks(t *testing.T) {
 	t.Parallel()
 	pkgs := goList(t, "-test", "./...")
@@ -58,7 +58,7 @@ func TestEveryPackageStartingGoroutinesChecksForLeaks(t *testing.T) {
 		checked++
 		if !runsLeakCheck(t, p.Dir, testFiles) {
 			rel, _ := local(under)
-			t.Errorf("%s: %s, but no TestMain runs leakcheck.Main or pgtest.Main; add func TestMain(m *testing.M) { leakcheck.Main(m) }", rel, why)
+			t.Errorf("%s: %s, but no TestMain runs leakcheck.Main, pgtest.Main or pgtest.Run; add func TestMain(m *testing.M) { leakcheck.Main(m) }", rel, why)
 		}
 	}
 	if checked < 5 {
@@ -93,8 +93,9 @@ func runsLeakCheck(t *testing.T, dir string, files []string) bool {
 			}
 			found := false
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Main" {
-					if x, ok := sel.X.(*ast.Ident); ok && (x.Name == "leakcheck" || x.Name == "pgtest") {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && ((x.Name == "leakcheck" && sel.Sel.Name == "Main") ||
+						(x.Name == "pgtest" && (sel.Sel.Name == "Main" || sel.Sel.Name == "Run"))) {
 						found = true
 					}
 				}
