@@ -210,7 +210,7 @@ func (p *HTTPProxy) serve(w http.ResponseWriter, r *http.Request) {
 		drop(w)
 		return
 	}
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // read to the end below
 	reply, err := io.ReadAll(resp.Body)
 	if err != nil {
 		drop(w)
