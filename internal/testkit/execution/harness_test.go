@@ -24,10 +24,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/core/apply"
-	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/ids"
-	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/worker/journal"
 )
@@ -317,25 +313,15 @@ func (c *cluster) awaitSchedulesIdle(t testing.TB) {
 	})
 }
 
-// applyRetrying publishes a document as the admin role, trying again
-// after a refusal up to tries times, and returns how many it took.
-func (c *cluster) applyRetrying(t testing.TB, yaml string, tries int) int {
+// runStates counts the Runs by state, for messages.
+func (c *cluster) runStates(t testing.TB) string {
 	t.Helper()
-	doc, err := apply.Parse("doc.yaml", []byte(yaml))
-	if err != nil {
+	var states string
+	if err := c.env.Super.QueryRow(context.Background(), `SELECT coalesce(string_agg(state || ' ' || n, ', '), 'none')
+		FROM (SELECT state, count(*) n FROM qinglong.runs GROUP BY state ORDER BY state) s`).Scan(&states); err != nil {
 		t.Fatal(err)
 	}
-	svc := catalog.Service{Store: c.admin, Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	for i := 1; ; i++ {
-		_, err := apply.Apply(context.Background(), svc, doc, ids.New)
-		if err == nil {
-			return i
-		}
-		if i == tries {
-			t.Fatalf("apply, %d tries: %v", i, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	return states
 }
 
 // nowMs is the database clock.
