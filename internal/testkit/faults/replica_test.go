@@ -50,7 +50,13 @@ func openReplica(t testing.TB, g gateDB, runtimeURL, owner string, lease time.Du
 		t.Fatalf("replica %s: readiness: %v", owner, err)
 	}
 	log := slog.New(r.Log)
-	r.Recovery, err = recovery.Gate{Source: store, PageSize: recovery.MaxPageSize, Log: log}.Run(ctx)
+	// The gate sweeps expired run leases to convergence before it scans,
+	// one bounded page at a time, as a replica does.
+	sweep := func(ctx context.Context) (bool, error) {
+		res, err := store.SweepLeases(ctx, recovery.MaxPageSize)
+		return max(res.Released, res.Lost, res.Retried, res.RunsLost, res.Requeued, res.SessionsExpired) >= recovery.MaxPageSize, err
+	}
+	r.Recovery, err = recovery.Gate{Source: store, Sweep: sweep, PageSize: recovery.MaxPageSize, Log: log}.Run(ctx)
 	if err != nil {
 		t.Fatalf("replica %s: startup recovery: %v", owner, err)
 	}
