@@ -35,7 +35,7 @@ project can be split over several files.
 tools would read such a file differently. Task environment names starting with QL_
 are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID).
 
-retry and placement act on the cluster profile only, where workers run commands:
+retry and placement act only where remote workers run commands (ql serve with workers):
 single-node profiles store them with the task and print a note, but run every Run
 once on this machine.
 
@@ -52,8 +52,8 @@ File format (see examples/sample.yaml):
       # command: ["/bin/date"]    # argv mode instead
       env: {GREETING: hi, TOKEN: {secret: api-token}}
       timeout: 30s
-      retry: {maxAttempts: 3, backoff: 10s, on: [lost]}   # cluster only
-      placement: {labels: {region: eu}}                   # cluster only
+      retry: {maxAttempts: 3, backoff: 10s, on: [lost]}   # workers only
+      placement: {labels: {region: eu}}                   # workers only
   triggers:
     - name: every-10s
       task: hello
