@@ -20,6 +20,7 @@ const CodePullWaiting = "ingress.pull_waiting"
 // acquired afresh, so a re-activated replica answers through its new pool
 // and a draining one answers what it has.
 func (h *Handler) pull(req *request) {
+	arrived := time.Now()
 	var in workerproto.PullRequest
 	if !h.decode(req, workerproto.MaxBody, &in) {
 		return
@@ -35,6 +36,7 @@ func (h *Handler) pull(req *request) {
 		// Taken before the query: a wake between the query and the wait
 		// sends this pull back at once.
 		woken := h.wakeup.c()
+		asked := time.Now()
 		ctx, cancel := context.WithTimeout(req.r.Context(), DefaultStepTimeout)
 		reply, err := req.st.PullGrants(ctx, req.worker, in, h.settings)
 		cancel()
@@ -42,6 +44,7 @@ func (h *Handler) pull(req *request) {
 			h.fail(req, err, in.Token)
 			return
 		}
+		shortenByWait(reply.Grants, asked.Sub(arrived))
 		if len(reply.Grants) > 0 || reply.State != workerproto.SessionActive || wait == 0 {
 			writeJSON(req.w, http.StatusOK, reply)
 			return
@@ -66,5 +69,20 @@ func (h *Handler) pull(req *request) {
 			return
 		}
 		req.st, req.release = st, release
+	}
+}
+
+// shortenByWait makes each grant's lease count from when the pull
+// arrived, not from when it was granted. The worker counts a lease from
+// when it sent the request; after a long-poll the grant may be made up to
+// MaxPullWait later, so the unadjusted length would end the worker's copy
+// of the lease after the replica's — or, counted the other way, before
+// the command could even start. The lease began no earlier than asked,
+// and the worker sent the request no later than it arrived, so the
+// shortened length still ends no later than the lease does.
+func shortenByWait(grants []workerproto.Grant, waited time.Duration) {
+	cut := waited.Milliseconds() + 1
+	for i := range grants {
+		grants[i].LeaseMs = max(grants[i].LeaseMs-cut, 0)
 	}
 }

@@ -172,3 +172,29 @@ func TestALongPollAnswersAtItsBoundAndAtStop(t *testing.T) {
 		t.Fatalf("a stopped pull answered %+v", got)
 	}
 }
+
+// A grant made after a long-poll wait must not outlive the replica's lease
+// on the worker's clock, which counts from when the pull was sent: its
+// length is shortened by the time the pull waited. Without it, a worker
+// counting from the send would think the lease ends up to the wait later
+// than it does — or, with a safety margin, already over before the start.
+func TestAGrantAfterALongPollWaitCountsItsLeaseFromTheRequest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "waited")
+	session := f.register(t, cred).SessionID
+	sent := time.Now()
+	reply := f.pullAsync(t, cred, pullRequest(t, session, workerproto.MaxPullWait.Milliseconds()))
+	f.waitingPulls(t, 1)
+	const wait = 1500 * time.Millisecond
+	time.Sleep(wait)
+	f.admit(t, f.rt, "wait-lease", 1, f.h.Wake)
+	got := awaitReply(t, reply, workerproto.MaxPullWait/2)
+	if len(got.Grants) != 1 {
+		t.Fatalf("woken pull answered %+v, want one grant", got)
+	}
+	lease := f.h.settings.RunLease
+	if g := time.Duration(got.Grants[0].LeaseMs) * time.Millisecond; g > lease-wait {
+		t.Fatalf("grant lease %s after a pull that waited ≥ %s (round trip %s); want at most %s", g, wait, time.Since(sent), lease-wait)
+	}
+}
