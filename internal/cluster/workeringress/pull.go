@@ -44,7 +44,7 @@ func (h *Handler) pull(req *request) {
 			h.fail(req, err, in.Token)
 			return
 		}
-		shortenByWait(reply.Grants, asked.Sub(arrived))
+		countFromArrival(reply.Grants, asked.Sub(arrived))
 		if len(reply.Grants) > 0 || reply.State != workerproto.SessionActive || wait == 0 {
 			writeJSON(req.w, http.StatusOK, reply)
 			return
@@ -72,17 +72,16 @@ func (h *Handler) pull(req *request) {
 	}
 }
 
-// shortenByWait makes each grant's lease count from when the pull
-// arrived, not from when it was granted. The worker counts a lease from
-// when it sent the request; after a long-poll the grant may be made up to
-// MaxPullWait later, so the unadjusted length would end the worker's copy
-// of the lease after the replica's — or, counted the other way, before
-// the command could even start. The lease began no earlier than asked,
-// and the worker sent the request no later than it arrived, so the
-// shortened length still ends no later than the lease does.
-func shortenByWait(grants []workerproto.Grant, waited time.Duration) {
-	cut := waited.Milliseconds() + 1
+// countFromArrival makes each grant's lease count from when the pull
+// arrived, not from when it was granted: the worker counts a lease from
+// when it sent the request, and after a long-poll the grant may be made up
+// to MaxPullWait later — a length counted from the grant would end the
+// worker's copy early by the whole wait, possibly before the command could
+// even start. The lease began no earlier than asked, and the worker sent
+// the request no later than it arrived, so the worker's copy still ends no
+// later than the lease does.
+func countFromArrival(grants []workerproto.Grant, waited time.Duration) {
 	for i := range grants {
-		grants[i].LeaseMs = max(grants[i].LeaseMs-cut, 0)
+		grants[i].LeaseMs += waited.Milliseconds()
 	}
 }
