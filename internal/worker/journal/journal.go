@@ -132,6 +132,7 @@ CREATE TABLE IF NOT EXISTS attempts (
 	pid           INTEGER NOT NULL DEFAULT 0,
 	started_at_ms INTEGER NOT NULL DEFAULT 0,
 	outcome       TEXT NOT NULL DEFAULT '',
+	launched      INTEGER NOT NULL DEFAULT 0,
 	updated_at_ms INTEGER NOT NULL
 );`
 
@@ -194,8 +195,13 @@ func (j *Journal) Answered(ctx context.Context, o Offer, grants []Granted) error
 		return fmt.Errorf("journal the grants of offer %s: %w", o.ID, err)
 	}
 	for _, g := range grants {
+		// The replica offers an attempt again when its grant expired
+		// unstarted, so a finished record that never launched is granted
+		// afresh; one that launched stays as it is, and Launching then
+		// refuses it: it is never spawned twice.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO attempts (attempt_id, run_id, offer_id, state, updated_at_ms) VALUES (?, ?, ?, 'granted', ?)
-			ON CONFLICT (attempt_id) DO NOTHING`, g.AttemptID, g.RunID, o.ID, now); err != nil {
+			ON CONFLICT (attempt_id) DO UPDATE SET offer_id = excluded.offer_id, state = 'granted', outcome = '', updated_at_ms = excluded.updated_at_ms
+			WHERE attempts.launched = 0 AND attempts.state IN ('done', 'abandoned')`, g.AttemptID, g.RunID, o.ID, now); err != nil {
 			return fmt.Errorf("journal grant %s: %w", g.AttemptID, err)
 		}
 	}
@@ -223,7 +229,7 @@ func (j *Journal) transition(ctx context.Context, id, to, query string, args ...
 // again.
 func (j *Journal) Launching(ctx context.Context, id string) error {
 	return j.transition(ctx, id, StateLaunching,
-		`UPDATE attempts SET state = 'launching', updated_at_ms = ? WHERE attempt_id = ? AND state = 'granted'`, nowMs(), id)
+		`UPDATE attempts SET state = 'launching', launched = 1, updated_at_ms = ? WHERE attempt_id = ? AND state = 'granted'`, nowMs(), id)
 }
 
 // Running records the spawned process: its pid (its process group) and the

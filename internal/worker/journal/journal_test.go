@@ -9,7 +9,9 @@ import (
 // A second worker on the same data directory refuses to start, naming the
 // holder and what to do; once the first is gone, the directory is free.
 func TestASecondWorkerOnTheSameDataDirIsRefused(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a process forked by a parallel test holds a copy of
+	// the lock's descriptor until it execs, and a reopen would find the
+	// directory locked.
 	dir := t.TempDir()
 	first, err := Open(t.Context(), dir)
 	if err != nil {
@@ -37,7 +39,9 @@ func TestASecondWorkerOnTheSameDataDirIsRefused(t *testing.T) {
 // never handed back to be spawned, and cannot move on to running or done
 // afterwards.
 func TestALaunchingRecordIsAbandonedAfterACrashNeverResumed(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a process forked by a parallel test holds a copy of
+	// the lock's descriptor until it execs, and a reopen would find the
+	// directory locked.
 	dir := t.TempDir()
 	j, err := Open(t.Context(), dir)
 	if err != nil {
@@ -104,5 +108,49 @@ func TestTheJournalIsOwnerOnly(t *testing.T) {
 		if mode, _, _ := strings.Cut(line, " "); mode != "700" && mode != "600" {
 			t.Errorf("%s; want owner-only", line)
 		}
+	}
+}
+
+// The replica offers an attempt again when its grant expired before the
+// start was acknowledged. The journal takes the new grant of a record that
+// never launched, so the attempt can run; a record that launched is never
+// made launchable again, so it is never spawned twice.
+func TestAnAttemptOfferedAgainLaunchesOnlyIfItNeverLaunched(t *testing.T) {
+	t.Parallel()
+	j, err := Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	grant := func(ids ...string) {
+		t.Helper()
+		o, err := j.NewOffer(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gs []Granted
+		for _, id := range ids {
+			gs = append(gs, Granted{AttemptID: id, RunID: "r-" + id})
+		}
+		if err := j.Answered(t.Context(), o, gs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grant("unstarted", "launched")
+	if err := j.Done(t.Context(), "unstarted", "start_failed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Launching(t.Context(), "launched"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Done(t.Context(), "launched", "succeeded"); err != nil {
+		t.Fatal(err)
+	}
+	grant("unstarted", "launched")
+	if err := j.Launching(t.Context(), "unstarted"); err != nil {
+		t.Fatalf("an attempt offered again after an unacknowledged start cannot launch: %v", err)
+	}
+	if err := j.Launching(t.Context(), "launched"); err == nil {
+		t.Fatal("an attempt that launched before was made launchable again")
 	}
 }
