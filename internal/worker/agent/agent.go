@@ -254,12 +254,18 @@ func (w *worker) recoverLocal() error {
 		if a.Pid > 0 && a.StartedAtMs > 0 {
 			outcome, endErr = process.EndOrphan(a.Pid, a.StartedAtMs)
 		}
+		// What left the group, or a command spawned before its pid was
+		// journaled, still carries the attempt's marker.
+		marked, markErr := process.EndMarked(a.ID)
+		if marked > 0 && outcome == process.OrphanGone {
+			outcome = process.OrphanEnded
+		}
 		if outcome == process.OrphanEnded {
 			w.summary.OrphansEnded++
 		}
 		attrs := []any{"code", "attempt_abandoned", "attemptId", a.ID, "runId", a.RunID, "state", a.State, "pid", a.Pid, "orphan", orphanName(outcome)}
-		if endErr != nil {
-			attrs = append(attrs, "error", endErr.Error())
+		if err := errors.Join(endErr, markErr); err != nil {
+			attrs = append(attrs, "error", err.Error())
 		}
 		w.log.Warn("an earlier worker process left this attempt unfinished: it is not run again; the replica settles it when its lease expires", attrs...)
 	}

@@ -191,7 +191,7 @@ func TestLaunchingIsJournaledBeforeSpawnAndNeverReSpawnedAfterACrash(t *testing.
 // the lease ends on the replica's clock, and reports nothing after.
 func TestTheLeaseClockKillsTheProcessGroupBeforeTheLeaseEnds(t *testing.T) {
 	t.Parallel()
-	in := newIngress(t, 1500)
+	in := newIngress(t, 3000)
 	dir := t.TempDir()
 	g := in.enqueue(t, shell(fmt.Sprintf(`sleep 300 & echo $! > %[1]s/child; echo $$ > %[1]s/pid; wait`, dir)))
 	w := runAgent(t, in, nil)
