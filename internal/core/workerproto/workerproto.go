@@ -85,6 +85,8 @@ const (
 	SessionActive   = "active"   // pull as usual
 	SessionDraining = "draining" // no new work: finish what runs, then exit
 	SessionReplaced = "replaced" // a newer session of this worker exists: stop
+	SessionExpired  = "expired"  // the session lease passed: register again
+	SessionRevoked  = "revoked"  // the credential was revoked: stop
 )
 
 // HeartbeatRequest keeps a session alive.

@@ -499,3 +499,30 @@ func TestAReplacedWorkerKillsItsCommandsAndStops(t *testing.T) {
 		t.Fatalf("the replaced worker still completed its attempt: %+v", a.complete)
 	}
 }
+
+// A session that expired (a partition longer than its lease) is replaced
+// by registering again, without touching running commands: their leases
+// belong to the worker, not to the session.
+func TestAnExpiredSessionRegistersAgainAndKeepsItsCommands(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 1; echo finished`, dir)))
+	runAgent(t, in, nil)
+	readPid(t, filepath.Join(dir, "pid"))
+	in.mu.Lock()
+	in.state = workerproto.SessionExpired
+	in.mu.Unlock()
+	waitFor(t, "a new registration", func() bool {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return in.registers == 2 && in.state == workerproto.SessionActive
+	})
+	if done := in.completed(g.AttemptID); done.Outcome != workerproto.OutcomeExited || string(in.attempt(g.AttemptID).log) != "finished\n" {
+		t.Fatalf("the running command was disturbed by the new session: %+v", done)
+	}
+	later := in.enqueue(t, shell(`echo after`))
+	if done := in.completed(later.AttemptID); done.Outcome != workerproto.OutcomeExited {
+		t.Fatalf("the new session runs nothing: %+v", done)
+	}
+}
