@@ -47,6 +47,8 @@ const (
 	registerRetry = 2 * time.Second
 	// registerTimeout bounds one registration, retries included.
 	registerTimeout = 15 * time.Second
+	// journalTrimEvery is how often old journal records are removed.
+	journalTrimEvery = time.Hour
 	// pullRetry paces pulling after a refused or failed pull.
 	pullRetry = time.Second
 )
@@ -364,6 +366,8 @@ func (w *worker) stopPulling(fatal error) {
 func (w *worker) heartbeats(ctx context.Context) {
 	t := time.NewTicker(workerproto.HeartbeatEvery)
 	defer t.Stop()
+	trim := time.NewTicker(journalTrimEvery)
+	defer trim.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -372,6 +376,11 @@ func (w *worker) heartbeats(ctx context.Context) {
 			w.log.Warn("the session expired; registering again", "code", "session_expired")
 			if err := w.register(ctx); err != nil && ctx.Err() == nil {
 				w.log.Error("could not register again", "code", "register_failed", "error", err.Error())
+			}
+			continue
+		case <-trim.C:
+			if err := w.journal.Trim(ctx); err != nil {
+				w.log.Warn("could not trim the journal", "code", "journal_failed", "error", err.Error())
 			}
 			continue
 		case <-t.C:
