@@ -191,7 +191,13 @@ func (j *Journal) Answered(ctx context.Context, o Offer, grants []Granted) error
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
 	now := nowMs()
-	if _, err := tx.ExecContext(ctx, `UPDATE offers SET answered = 1 WHERE offer_id = ?`, o.ID); err != nil {
+	// An idle worker's long-polls end empty every few seconds; an offer
+	// that granted nothing has nothing left to prove.
+	q := `UPDATE offers SET answered = 1 WHERE offer_id = ?`
+	if len(grants) == 0 {
+		q = `DELETE FROM offers WHERE offer_id = ?`
+	}
+	if _, err := tx.ExecContext(ctx, q, o.ID); err != nil {
 		return fmt.Errorf("journal the grants of offer %s: %w", o.ID, err)
 	}
 	for _, g := range grants {
@@ -289,14 +295,38 @@ func (j *Journal) Recover(ctx context.Context) ([]Attempt, error) {
 	}{
 		{`UPDATE attempts SET state = 'abandoned', updated_at_ms = ? WHERE state IN ('granted', 'launching', 'running')`, []any{now}},
 		{`UPDATE offers SET answered = 1 WHERE answered = 0`, nil},
-		{`DELETE FROM attempts WHERE state IN ('done', 'abandoned') AND updated_at_ms < ?`, []any{old}},
-		{`DELETE FROM offers WHERE answered = 1 AND created_at_ms < ?`, []any{old}},
 	} {
 		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
 			return nil, fmt.Errorf("recover the worker journal: %w", err)
 		}
 	}
+	if err := trim(ctx, tx, old); err != nil {
+		return nil, err
+	}
 	return out, tx.Commit()
+}
+
+// Trim removes finished attempts and answered offers older than a week,
+// so a long-lived worker's journal stays small.
+func (j *Journal) Trim(ctx context.Context) error {
+	return trim(ctx, j.db, nowMs()-keepDone.Milliseconds())
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func trim(ctx context.Context, db execer, beforeMs int64) error {
+	for _, q := range []string{
+		`DELETE FROM attempts WHERE state IN ('done', 'abandoned') AND updated_at_ms < ?`,
+		`DELETE FROM offers WHERE answered = 1 AND created_at_ms < ?
+			AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.offer_id = offers.offer_id)`,
+	} {
+		if _, err := db.ExecContext(ctx, q, beforeMs); err != nil {
+			return fmt.Errorf("trim the worker journal: %w", err)
+		}
+	}
+	return nil
 }
 
 // Get reads attempt id.
