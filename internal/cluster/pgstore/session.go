@@ -137,9 +137,9 @@ func RoleSummary(k RoleKind) string {
 	case RoleMigration:
 		what = "owns the schema (the only role that may change it)"
 	case RoleAdmin:
-		what = "publishes projects, tasks and triggers"
+		what = "publishes projects, tasks and triggers; creates, drains and revokes worker credentials"
 	case RoleRuntime:
-		what = "claims schedules and admits runs"
+		what = "claims schedules and admits runs; serves the worker ingress (sessions, grants, leases, logs) and sweeps expired leases"
 	default:
 		what = "CONNECT and USAGE on the schema only: it has no work yet, a later release widens its grants"
 	}

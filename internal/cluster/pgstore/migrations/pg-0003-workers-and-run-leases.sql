@@ -67,11 +67,13 @@ ALTER TABLE qinglong.attempts ADD CONSTRAINT attempts_lease_shape CHECK (
     lease_token IS NULL AND (lease_expires_at_ms IS NULL OR lease_token_sha256 IS NOT NULL)
 );
 
--- Dispatch walks the unleased claimed attempts in Run order (run ids are
--- UUIDv7, so admission order): the index holds only them, whatever the
--- number of Runs ever admitted.
-CREATE INDEX attempts_dispatch_idx ON qinglong.attempts (run_id)
-    WHERE state = 'claimed' AND lease_token_sha256 IS NULL;
+-- Dispatch finds the task revisions that have queued Runs by a skip scan
+-- (one probe per revision, however many Runs each holds), keeps those
+-- whose placement the pulling session satisfies, and reads only their
+-- oldest queued Runs (run ids are UUIDv7, so admission order): a backlog
+-- of Runs placed elsewhere is never walked.
+CREATE INDEX runs_queued_revision_idx ON qinglong.runs (task_id, task_revision, id)
+    WHERE state = 'queued';
 
 -- The sweep requeues retry_wait Runs whose backoff passed.
 CREATE INDEX attempts_backoff_idx ON qinglong.attempts (available_at_ms)

@@ -25,41 +25,72 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- The grant, one statement. Picks, oldest Run first, at most
 -- min(@max, the session's free slots) queued Runs whose latest Attempt is
 -- claimed, unleased and past its backoff, and whose execution revision's
--- placement labels are all among the session's labels; FOR UPDATE SKIP
--- LOCKED, so concurrent pulls (of any replica) never pick the same Run
--- and never wait for each other. The walk follows attempts_dispatch_idx,
--- which holds only unleased claimed attempts: a Run whose placement no
--- worker of this pull matches is read and skipped, nothing older than the
--- oldest dispatchable Run is read at all.
+-- placement labels are all among the session's labels; FOR NO KEY UPDATE
+-- SKIP LOCKED, so concurrent pulls (of any replica) never pick the same
+-- Run and never wait for each other.
+-- Cost: revs lists the task revisions having queued Runs by a skip scan
+-- of runs_queued_revision_idx (one probe each); only the revisions whose
+-- placement matches contribute candidates, their oldest few queued Runs
+-- each, so Runs placed elsewhere are never read. The candidates are twice
+-- the slots and more, since concurrent pulls skip each other's locked rows;
+-- the locking step re-checks every condition on the rows it locks.
 -- In the same statement: the Attempt gets the lease (worker, session,
 -- offer, token digest, version 1, expiry = now + @lease_ms in database
 -- time) and the Run goes queued → dispatching (version + 1, one event).
 -- The session must be this worker's, active, its lease not passed, and
--- its worker active: otherwise the free slots are 0 and nothing is picked.
--- Free slots count the session's live grants, read after SessionState
--- locked the session, so the pulls of one session see each other's.
-WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+-- its worker active: otherwise nothing is taken. Free slots count the
+-- session's live grants, read after SessionState locked the session, so
+-- the pulls of one session see each other's.
+WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 sess AS MATERIALIZED (
-    SELECT s.id, s.labels,
-           greatest(s.capacity - (SELECT count(*) FROM qinglong.attempts x
-                                   WHERE x.session_id = s.id AND x.state IN ('claimed', 'starting', 'running')), 0) AS free
-      FROM qinglong.worker_sessions s
-      JOIN qinglong.workers w ON w.id = s.worker_id AND w.state = 'active'
-     WHERE s.id = @session_id AND s.worker_id = @worker_id AND s.state = 'active'
-       AND s.lease_expires_at_ms > (SELECT ms FROM n)
+    SELECT f.labels, least(@max::int, f.free) AS take, least(@max::int, f.free) * 2 + 8 AS candidates
+      FROM (SELECT s.labels,
+                   greatest(s.capacity - (SELECT count(*) FROM qinglong.attempts x
+                                           WHERE x.session_id = s.id AND x.state IN ('claimed', 'starting', 'running')), 0) AS free
+              FROM qinglong.worker_sessions s
+              JOIN qinglong.workers w ON w.id = s.worker_id AND w.state = 'active'
+             WHERE s.id = @session_id AND s.worker_id = @worker_id AND s.state = 'active'
+               AND s.lease_expires_at_ms > (SELECT ms FROM n)) f
+     WHERE f.free > 0
+),
+revs AS (
+    (SELECT r.task_id, r.task_revision
+       FROM qinglong.runs r
+      WHERE r.state = 'queued' AND EXISTS (SELECT 1 FROM sess)
+      ORDER BY r.task_id, r.task_revision
+      LIMIT 1)
+    UNION ALL
+    SELECT x.task_id, x.task_revision
+      FROM revs v
+     CROSS JOIN LATERAL (SELECT r.task_id, r.task_revision
+                           FROM qinglong.runs r
+                          WHERE r.state = 'queued' AND (r.task_id, r.task_revision) > (v.task_id, v.task_revision)
+                          ORDER BY r.task_id, r.task_revision
+                          LIMIT 1) x
+),
+candidates AS (
+    SELECT c.id
+      FROM revs v
+      JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
+     CROSS JOIN LATERAL (SELECT r.id
+                           FROM qinglong.runs r
+                          WHERE r.task_id = v.task_id AND r.task_revision = v.task_revision AND r.state = 'queued'
+                          ORDER BY r.id
+                          LIMIT (SELECT candidates FROM sess)) c
+     WHERE coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ (SELECT labels FROM sess)
+     ORDER BY c.id
+     LIMIT (SELECT candidates FROM sess)
 ),
 picked AS (
     SELECT a.id, a.run_id
       FROM qinglong.attempts a
       JOIN qinglong.runs r ON r.id = a.run_id
-      JOIN qinglong.execution_revisions e ON e.task_id = r.task_id AND e.task_revision = r.task_revision
-                                         AND e.executor = a.executor AND e.id = r.execution_revision_id
-     WHERE a.state = 'claimed' AND a.lease_token_sha256 IS NULL AND a.executor = 'remote_worker'
+     WHERE a.run_id IN (SELECT id FROM candidates)
+       AND a.state = 'claimed' AND a.lease_token_sha256 IS NULL AND a.executor = 'remote_worker'
        AND (a.available_at_ms IS NULL OR a.available_at_ms <= (SELECT ms FROM n))
        AND r.state = 'queued' AND r.cancel_requested_at_ms IS NULL
-       AND coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ (SELECT labels FROM sess)
      ORDER BY a.run_id
-     LIMIT coalesce((SELECT least(@max::int, free) FROM sess), 0)
+     LIMIT coalesce((SELECT take FROM sess), 0)
        FOR NO KEY UPDATE OF a, r SKIP LOCKED
 ),
 leased AS (
