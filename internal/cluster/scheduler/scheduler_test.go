@@ -362,6 +362,10 @@ func (s failingCommits) ScheduleCommit(context.Context, schedule.CommitParams) (
 	return s.res, s.err
 }
 
+func (s failingCommits) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
+	return commitEach(ctx, s.ScheduleCommit, ps), nil
+}
+
 func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
