@@ -135,7 +135,13 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 		}
 		lost := rollback(ctx, conn)
 		if lost != nil && retry != nil {
-			out, retry = settle(ctx, out, nil, lost, false)
+			// The group cannot be retried on a lost connection: the loss is
+			// every decision's outcome, nothing was written.
+			out = make([]schedule.CommitResult, len(group))
+			for i := range out {
+				out[i], out[i].Err = withRollbackLoss(schedule.CommitResult{}, retry, lost)
+			}
+			retry = nil
 			return
 		}
 		for i := range out {
@@ -149,7 +155,7 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	}
 	var write []int
 	for i, p := range group {
-		f, ok := facts[p.Ticket.TriggerID]
+		f, ok := facts[i]
 		var reason schedule.Reason
 		if ok {
 			reason = verifyTicket(p, f.commitFacts)
@@ -178,7 +184,7 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	if err := ctx.Err(); err != nil {
 		return settle(ctx, out, write, err, false)
 	}
-	touched := make(map[string]written, len(write))
+	touched := make([]written, len(write))
 	commitMaybeRan, err := writeAndCommit(ctx, conn, sqlCommitPageWrite, args, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err != nil {
@@ -186,12 +192,15 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var id string
+			var ord int
 			var w written
-			if err := rows.Scan(&id, &w.schedules, &w.runs, &w.attempts, &w.events); err != nil {
+			if err := rows.Scan(&ord, &w.schedules, &w.runs, &w.attempts, &w.events); err != nil {
 				return err
 			}
-			touched[id] = w
+			if ord < 1 || ord > len(touched) {
+				return fmt.Errorf("the page's write answered for position %d of %d", ord, len(touched))
+			}
+			touched[ord-1] = w
 		}
 		return rows.Err()
 	})
@@ -205,8 +214,8 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 		return settle(ctx, out, write, err, commitMaybeRan)
 	}
 	ended = true
-	for _, i := range write {
-		out[i] = writtenResult(group[i], touched[group[i].Ticket.TriggerID])
+	for k, i := range write {
+		out[i] = writtenResult(group[i], touched[k])
 		if lost != nil {
 			// COMMIT answered, so the outcome is known; the connection is
 			// gone all the same, and the replica must learn it.
@@ -275,8 +284,9 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 }
 
 // lockPage starts the group's transaction and locks its rows in one round
-// trip, returning each found row's facts by trigger id.
-func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams) (map[string]pageFacts, error) {
+// trip, returning each found row's facts by its decision's position in the
+// group.
+func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams) (map[int]pageFacts, error) {
 	ids := make([]string, len(group))
 	keys := make([]*string, len(group))
 	for i, p := range group {
@@ -302,16 +312,19 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 		return nil, err
 	}
 	defer rows.Close()
-	facts := make(map[string]pageFacts, len(group))
+	facts := make(map[int]pageFacts, len(group))
 	for rows.Next() {
-		var id string
+		var ord int
 		var pf pageFacts
-		pf.commitFacts, err = scanCommitFacts(rows, "", &id, &pf.occurred)
+		pf.commitFacts, err = scanCommitFacts(rows, "", &ord, &pf.occurred)
 		if err != nil {
 			return nil, err
 		}
-		pf.Trigger.TriggerID = id
-		facts[id] = pf
+		if ord < 1 || ord > len(group) {
+			return nil, fmt.Errorf("the page's lock answered for position %d of %d", ord, len(group))
+		}
+		pf.Trigger.TriggerID = group[ord-1].Ticket.TriggerID
+		facts[ord-1] = pf
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -321,7 +334,7 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 
 // pageWriteArgs are sqlCommitPageWrite's arguments for the verified
 // decisions group[write...]: one array element per decision.
-func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[string]pageFacts) ([]any, error) {
+func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pageFacts) ([]any, error) {
 	n := len(write)
 	var (
 		triggerIDs, owners, tokens                                     = make([]string, n), make([]string, n), make([]string, n)
@@ -334,7 +347,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[string]
 	for k, i := range write {
 		p := group[i]
 		tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
-		f := facts[tk.TriggerID]
+		f := facts[i]
 		nowMs = f.NowMs
 		triggerIDs[k], revisions[k], versions[k], cursors[k] = tk.TriggerID, tk.TriggerRevision, tk.StateVersion, tk.NextFireAtMs
 		owners[k], tokens[k], claimVersions[k], expires[k], acquired[k] = l.Owner, l.Token, l.ClaimVersion, l.ExpiresAtMs, l.AcquiredAtMs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -277,38 +278,45 @@ func TestAHotRowSplitsItsPageRatherThanStarvingIt(t *testing.T) {
 	page := paramsOf(t, s.takeAll(t, s.runtime))
 	hot := page[triggers/2].Ticket.TriggerID
 
-	// Two sessions take turns holding the hot row's lock, each committing
+	// Three sessions take turns holding the hot row's lock, each committing
 	// a new version of it (every fence column unchanged): a transaction
-	// that locks it always meets a version committed after its snapshot.
+	// that locks it meets a version committed after its snapshot, and fails
+	// with a serialization error, unless it slips into a gap between them.
 	ctx, stop := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
-	var versions [2]int
-	for i := range 2 {
+	var versions atomic.Int64
+	for range 3 {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				err := pgx.BeginFunc(ctx, s.super, func(tx pgx.Tx) error {
 					_, err := tx.Exec(ctx, `UPDATE qinglong.trigger_schedules SET updated_at_ms = updated_at_ms WHERE trigger_id = $1`, hot)
 					if err == nil {
-						time.Sleep(20 * time.Millisecond)
+						time.Sleep(30 * time.Millisecond)
 					}
 					return err
 				})
 				if err == nil {
-					versions[i]++
+					versions.Add(1)
 				}
 			}
 		})
 	}
 	time.Sleep(100 * time.Millisecond)
+	before := versions.Load()
 	results := commitPage(t, s.runtime, page)
+	during := versions.Load() - before
 	stop()
 	wg.Wait()
 
+	if during < 2 {
+		t.Fatalf("the hot row got %d new versions while the page committed: it was not hot", during)
+	}
 	for i, res := range results {
 		id := page[i].Ticket.TriggerID
 		if id == hot {
-			if res.Outcome != schedule.Failed || res.Reason != schedule.ReasonRetriesExhausted {
-				t.Fatalf("the hot row: %s (%s), want its own retries exhausted", res.Outcome, res.Reason)
+			// Its own fate: exhausted, or through a gap between the sessions.
+			if res.Outcome != schedule.Admitted && res.Reason != schedule.ReasonRetriesExhausted {
+				t.Fatalf("the hot row: %s (%s) %v, want its own retries exhausted (or admitted)", res.Outcome, res.Reason, res.Err)
 			}
 			continue
 		}
@@ -316,8 +324,8 @@ func TestAHotRowSplitsItsPageRatherThanStarvingIt(t *testing.T) {
 			t.Fatalf("trigger %s beside the hot row: %s (%s) %v, want admitted", id, res.Outcome, res.Reason, res.Err)
 		}
 	}
-	if versions[0]+versions[1] < 2 {
-		t.Fatalf("the hot row got %v new versions: it was never hot", versions)
+	if results[triggers/2].Outcome == schedule.Admitted {
+		return
 	}
 	// The hot row itself was committable all along once left alone.
 	if res, err := s.runtime.ScheduleCommit(t.Context(), page[triggers/2]); err != nil || res.Outcome != schedule.Admitted {

@@ -15,13 +15,14 @@
 -- locking clause), so two pages that share rows take their locks in one
 -- order and cannot deadlock on each other. A row missing from the answer is
 -- gone (or its definitions are).
--- $1 the page's trigger ids, $2 their idempotency keys, index-aligned.
+-- $1 the page's trigger ids, $2 their idempotency keys, index-aligned;
+-- each row answers with its position in them (from 1).
 WITH now AS MATERIALIZED (
     SELECT {{now_ms}} AS ms
 ),
 want AS (
-    SELECT w.trigger_id, w.idempotency_key
-      FROM unnest($1::uuid[], $2::text[]) AS w (trigger_id, idempotency_key)
+    SELECT w.trigger_id, w.idempotency_key, w.ord
+      FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)
 )
 SELECT now.ms, s.ctid,
        s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
@@ -33,7 +34,7 @@ SELECT now.ms, s.ctid,
        tk.current_revision,
        tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
        er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest,
-       s.trigger_id,
+       w.ord,
        EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id = s.project_id AND r.idempotency_key = w.idempotency_key)
   FROM now
  CROSS JOIN want w
@@ -60,8 +61,9 @@ SELECT now.ms, s.ctid,
 -- An occurrence that already has its Run was left out by the caller (the
 -- lock statement reads it); one that gained it since would fail the unique
 -- key and with it the whole statement, after which the server skips the
--- pipelined COMMIT and the caller retries. Returns, per input row, the rows
--- touched: schedule (0 or 1), runs, attempts, events.
+-- pipelined COMMIT and the caller retries. Returns, per input row, its
+-- position in the arrays (from 1) and the rows touched for it: schedule (0
+-- or 1), runs, attempts, events.
 -- Parameters: the fences (@trigger_id, @trigger_revision, @state_version,
 -- @fence_cursor (NULL elements allowed), @claim_owner, @claim_token,
 -- @claim_version, @expires_at_ms, @acquired_at_ms), @next_cursor,
@@ -79,12 +81,12 @@ WITH input AS (
                   @run_id::uuid[], @project_id::uuid[], @task_id::uuid[], @task_revision::bigint[],
                   @execution_revision_id::text[], @idempotency_key::text[], @scheduled_for_ms::bigint[],
                   @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[])
-           AS i (trigger_id, trigger_revision, state_version, fence_cursor,
+           WITH ORDINALITY AS i (trigger_id, trigger_revision, state_version, fence_cursor,
                  claim_owner, claim_token, claim_version, expires_at_ms,
                  acquired_at_ms, next_cursor, last_scheduled_at_ms,
                  run_id, project_id, task_id, task_revision,
                  execution_revision_id, idempotency_key, scheduled_for_ms,
-                 attempt_id, created_payload, queued_payload)
+                 attempt_id, created_payload, queued_payload, ord)
 ),
 fenced AS (
     UPDATE qinglong.trigger_schedules s
@@ -135,7 +137,7 @@ events AS (
            AS e (seq, name, payload)
     RETURNING run_id
 )
-SELECT i.trigger_id, coalesce(f.n, 0), coalesce(r.n, 0), coalesce(a.n, 0), coalesce(e.n, 0)
+SELECT i.ord, coalesce(f.n, 0), coalesce(r.n, 0), coalesce(a.n, 0), coalesce(e.n, 0)
   FROM input i
   LEFT JOIN (SELECT trigger_id, count(*) AS n FROM fenced GROUP BY trigger_id) f ON f.trigger_id = i.trigger_id
   LEFT JOIN (SELECT trigger_id, count(*) AS n FROM run GROUP BY trigger_id) r ON r.trigger_id = i.trigger_id
