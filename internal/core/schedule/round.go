@@ -85,8 +85,9 @@ func (s Summary) StartNextAtOnce(pageSize int) bool {
 }
 
 // MinCommitGroup is the fewest decisions a page is split into a commit
-// group for: below it a group's fixed cost (its round trips and its
-// durable flush) outweighs what committing groups side by side gains.
+// group for. Each group pays a transaction's fixed cost (its round trips,
+// its durable flush); groups at least this large keep that small per
+// decision while a large page still commits on several connections.
 const MinCommitGroup = 64
 
 // Page is one taken page whose tickets are decided and ready to commit.
@@ -100,9 +101,6 @@ type Page struct {
 	commits []CommitParams
 	start   time.Time
 }
-
-// Taken is how many rows the page's take returned.
-func (p *Page) Taken() int { return p.sum.Taken }
 
 // Full reports whether the take returned a whole page.
 func (p *Page) Full() bool { return p.sum.Full(p.cfg.PageSize) }
