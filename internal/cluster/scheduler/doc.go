@@ -13,6 +13,7 @@
 // While a burst drains, a round overlaps its pages: once a full page made
 // progress, the next page is claimed and decided while it commits (at most
 // one page in flight), and the round waits for it before it ends.
+//
 //	Stop ─► cancel the running round ─► wait ≤ StopTimeout ─► ErrDrainTimeout naming what still ran
 //
 // Guarantees:
