@@ -9,12 +9,11 @@
 //	Start ─► round ─► full page and progress? ──yes──► round (at once)
 //	           ▲                 │no
 //	           └─── cadence ◄────┘
+//	Stop ─► cancel the running round ─► wait ≤ StopTimeout ─► ErrDrainTimeout naming what still ran
 //
 // While a burst drains, a round overlaps its pages: once a full page made
 // progress, the next page is claimed and decided while it commits (at most
 // one page in flight), and the round waits for it before it ends.
-//
-//	Stop ─► cancel the running round ─► wait ≤ StopTimeout ─► ErrDrainTimeout naming what still ran
 //
 // Guarantees:
 //   - a round claims at most PageSize rows (hard cap 256) and decides each
