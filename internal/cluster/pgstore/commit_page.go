@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -336,6 +337,7 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 // decisions group[write...]: one array element per decision.
 func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pageFacts) ([]any, error) {
 	n := len(write)
+	tids := make([]pgtype.TID, n)
 	var (
 		triggerIDs, owners, tokens                                     = make([]string, n), make([]string, n), make([]string, n)
 		revisions, versions, claimVersions, expires, acquired, nextCur = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
@@ -348,7 +350,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		p := group[i]
 		tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
 		f := facts[i]
-		nowMs = f.NowMs
+		nowMs, tids[k] = f.NowMs, f.TID
 		triggerIDs[k], revisions[k], versions[k], cursors[k] = tk.TriggerID, tk.TriggerRevision, tk.StateVersion, tk.NextFireAtMs
 		owners[k], tokens[k], claimVersions[k], expires[k], acquired[k] = l.Owner, l.Token, l.ClaimVersion, l.ExpiresAtMs, l.AcquiredAtMs
 		nextCur[k] = d.NextFireAtMs
@@ -365,7 +367,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		execIDs[k], keys[k], attemptIDs[k], created[k], queued[k] = &a.executionRevID, &a.key, &p.AttemptID, &c, &q
 	}
 	return commitPageWriteParams.args(pgx.StrictNamedArgs{
-		"trigger_id": triggerIDs, "trigger_revision": revisions, "state_version": versions, "fence_cursor": cursors,
+		"tid": tids, "trigger_id": triggerIDs, "trigger_revision": revisions, "state_version": versions, "fence_cursor": cursors,
 		"claim_owner": owners, "claim_token": tokens, "claim_version": claimVersions, "expires_at_ms": expires,
 		"acquired_at_ms": acquired, "next_cursor": nextCur, "last_scheduled_at_ms": lastScheduled,
 		"run_id": runIDs, "project_id": projectIDs, "task_id": taskIDs, "task_revision": taskRevisions,

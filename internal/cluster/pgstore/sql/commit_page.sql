@@ -64,6 +64,10 @@ SELECT now.ms, s.ctid,
 -- pipelined COMMIT and the caller retries. Returns, per input row, its
 -- position in the arrays (from 1) and the rows touched for it: schedule (0
 -- or 1), runs, attempts, events.
+-- Each row is reached by the ctid the lock statement locked (@tid: a TID
+-- scan per row, whatever the table's size or how many claims are live; the
+-- lock held since keeps it the row's current version) and must still carry
+-- its trigger id.
 -- Parameters: the fences (@trigger_id, @trigger_revision, @state_version,
 -- @fence_cursor (NULL elements allowed), @claim_owner, @claim_token,
 -- @claim_version, @expires_at_ms, @acquired_at_ms), @next_cursor,
@@ -75,13 +79,13 @@ SELECT now.ms, s.ctid,
 -- @executor and the event names @created_event and @queued_event.
 WITH input AS (
     SELECT *
-      FROM unnest(@trigger_id::uuid[], @trigger_revision::bigint[], @state_version::bigint[], @fence_cursor::bigint[],
+      FROM unnest(@tid::tid[], @trigger_id::uuid[], @trigger_revision::bigint[], @state_version::bigint[], @fence_cursor::bigint[],
                   @claim_owner::text[], @claim_token::uuid[], @claim_version::bigint[], @expires_at_ms::bigint[],
                   @acquired_at_ms::bigint[], @next_cursor::bigint[], @last_scheduled_at_ms::bigint[],
                   @run_id::uuid[], @project_id::uuid[], @task_id::uuid[], @task_revision::bigint[],
                   @execution_revision_id::text[], @idempotency_key::text[], @scheduled_for_ms::bigint[],
                   @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[])
-           WITH ORDINALITY AS i (trigger_id, trigger_revision, state_version, fence_cursor,
+           WITH ORDINALITY AS i (tid, trigger_id, trigger_revision, state_version, fence_cursor,
                  claim_owner, claim_token, claim_version, expires_at_ms,
                  acquired_at_ms, next_cursor, last_scheduled_at_ms,
                  run_id, project_id, task_id, task_revision,
@@ -98,7 +102,8 @@ fenced AS (
            claim_expires_at_ms = NULL,
            updated_at_ms = greatest(s.updated_at_ms, {{now_ms}})
       FROM input i
-     WHERE s.trigger_id = i.trigger_id
+     WHERE s.ctid = i.tid
+       AND s.trigger_id = i.trigger_id
        AND s.trigger_revision = i.trigger_revision
        AND s.state_version = i.state_version
        AND s.next_fire_at_ms IS NOT DISTINCT FROM i.fence_cursor
