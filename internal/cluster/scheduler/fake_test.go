@@ -64,6 +64,14 @@ func (s *fakeStore) ScheduleTake(_ context.Context, p schedule.TakeParams) ([]sc
 	return out, err
 }
 
+func (s *fakeStore) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
+	out := make([]schedule.CommitResult, len(ps))
+	for i, p := range ps {
+		out[i], _ = s.ScheduleCommit(ctx, p)
+	}
+	return out, nil
+}
+
 func (s *fakeStore) ScheduleCommit(_ context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
 	if s.commitGate != nil {
 		<-s.commitGate

@@ -29,6 +29,14 @@ func (s *recordingStore) ScheduleTake(_ context.Context, p TakeParams) ([]Ticket
 	return s.tickets, nil
 }
 
+func (s *recordingStore) ScheduleCommitPage(ctx context.Context, ps []CommitParams) ([]CommitResult, error) {
+	out := make([]CommitResult, len(ps))
+	for i, p := range ps {
+		out[i], _ = s.ScheduleCommit(ctx, p)
+	}
+	return out, nil
+}
+
 func (s *recordingStore) ScheduleCommit(_ context.Context, p CommitParams) (CommitResult, error) {
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)

@@ -107,6 +107,7 @@ type CommitResult struct {
 type Store interface {
 	ScheduleTake(ctx context.Context, p TakeParams) ([]Ticket, error)
 	ScheduleCommit(ctx context.Context, p CommitParams) (CommitResult, error)
+	ScheduleCommitPage(ctx context.Context, ps []CommitParams) ([]CommitResult, error)
 	// Executor is the executor admitted Attempts are created for.
 	Executor() task.Executor
 }
