@@ -130,13 +130,18 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 // longer be trusted to hold only the decisions before this one — SQLite
 // ended it, or the savepoint could not be opened, undone or closed.
 func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams) (res schedule.CommitResult, wrote, intact bool) {
-	if _, err := tx.ExecContext(ctx, qScheduleRowSavepoint); err != nil {
+	// The statements run detached from the caller's cancellation: watching
+	// it costs every statement a goroutine, and it is checked between
+	// decisions and before COMMIT instead (a cancellation also rolls the
+	// transaction back by itself, failing the statements after it).
+	sctx := context.WithoutCancel(ctx)
+	if _, err := tx.ExecContext(sctx, qScheduleRowSavepoint); err != nil {
 		res, _ = failure(ctx, err)
 		return res, false, false
 	}
-	err := s.commitDecision(ctx, tx, p)
+	err := s.commitDecision(sctx, tx, p)
 	if err == nil {
-		if _, err := tx.ExecContext(ctx, qScheduleRowRelease); err != nil {
+		if _, err := tx.ExecContext(sctx, qScheduleRowRelease); err != nil {
 			res, _ = failure(ctx, err)
 			return res, false, false
 		}
@@ -150,10 +155,10 @@ func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams)
 	}
 	// Undoing to the savepoint fails when SQLite already rolled the whole
 	// transaction back (the savepoint is gone with it).
-	if _, rerr := tx.ExecContext(ctx, qScheduleRowRollback); rerr != nil {
+	if _, rerr := tx.ExecContext(sctx, qScheduleRowRollback); rerr != nil {
 		return res, false, false
 	}
-	if _, rerr := tx.ExecContext(ctx, qScheduleRowRelease); rerr != nil {
+	if _, rerr := tx.ExecContext(sctx, qScheduleRowRelease); rerr != nil {
 		return res, false, false
 	}
 	return res, false, true
