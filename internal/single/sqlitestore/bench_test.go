@@ -13,7 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
-const benchTriggers = 2_000
+const benchTriggers = 10_000
 
 // benchGraceMs keeps every made-due occurrence within its misfire grace.
 var benchGraceMs = (5 * time.Minute).Milliseconds()
