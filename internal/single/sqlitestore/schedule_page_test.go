@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -19,7 +20,7 @@ import (
 func (e *env) duePage(t *testing.T, n int) []schedule.CommitParams {
 	t.Helper()
 	for i := range n {
-		d := e.defs(t, "p"+string(rune('a'+i)), everyMinute)
+		d := e.defs(t, fmt.Sprintf("p%03d", i), everyMinute)
 		e.due(t, d.Trigger.TriggerID, 1_000)
 	}
 	tks := e.take(t, schedule.MaxPageSize)
@@ -244,5 +245,42 @@ func TestTwoStoresCommittingOverlappingPagesOnOneFileAdmitEachOccurrenceOnce(t *
 		if c := e.countsOf(t, id); c != (storetest.Counts{Runs: 1, Attempts: 1, Events: 2}) {
 			t.Fatalf("trigger %s: %+v", id, c)
 		}
+	}
+}
+
+// A page that fills the file's page limit part-way (as a full disk would)
+// commits the decisions that fit; each decision whose write no longer fits
+// fails alone with insufficient_resources and leaves nothing of itself.
+func TestAPageThatFillsTheDiskCommitsWhatFitsAndFailsTheRestWithNothingWritten(t *testing.T) {
+	t.Parallel()
+	const n = 60
+	e := newEnv(t)
+	ps := e.duePage(t, n)
+	var pages int64
+	if err := e.store.writer.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	// Room for a few admissions' new pages, far fewer than the page needs.
+	if _, err := e.store.writer.Exec(fmt.Sprintf("PRAGMA max_page_count = %d", pages+4)); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := e.store.ScheduleCommitPage(t.Context(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admitted, full := 0, 0
+	for i, res := range rs {
+		c := e.countsOf(t, ps[i].Ticket.TriggerID)
+		switch {
+		case res.Outcome == schedule.Admitted && c == (storetest.Counts{Runs: 1, Attempts: 1, Events: 2}):
+			admitted++
+		case res.Reason == schedule.ReasonInsufficientResources && c == (storetest.Counts{}):
+			full++
+		default:
+			t.Fatalf("decision %d: %s (%s) with %+v written", i, res.Outcome, res.Reason, c)
+		}
+	}
+	if admitted == 0 || full == 0 {
+		t.Fatalf("%d admitted and %d failed on the full file; the fault never landed mid-page", admitted, full)
 	}
 }
