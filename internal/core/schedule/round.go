@@ -59,6 +59,10 @@ type Summary struct {
 	Admitted []string
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
 	Errors []error
+	// Next is when a row known to this round falls due, for the loop to
+	// wake at (horizon.go); nil when the store does not report it, or the
+	// page was full.
+	Next *NextDue
 }
 
 // Full reports whether the round took a whole page: more work is likely
@@ -90,7 +94,7 @@ func Round(ctx context.Context, st Store, cfg RoundConfig) (Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return sum, err
 	}
-	tickets, err := st.ScheduleTake(ctx, TakeParams{Limit: cfg.PageSize})
+	tickets, next, err := takeWithHorizon(ctx, st, TakeParams{Limit: cfg.PageSize})
 	if err != nil {
 		sum.Duration = time.Since(start)
 		return sum, err
@@ -127,6 +131,9 @@ func Round(ctx context.Context, st Store, cfg RoundConfig) (Summary, error) {
 		}(tk)
 	}
 	wg.Wait()
+	if !sum.Full(cfg.PageSize) {
+		sum.Next = pageNextDue(next, tickets, cfg.GraceMs)
+	}
 	sum.Duration = time.Since(start)
 	return sum, nil
 }

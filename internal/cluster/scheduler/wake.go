@@ -1,0 +1,48 @@
+package scheduler
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// The spread added to every wake at a due instant: replicas that learned
+// the same instant wake a few milliseconds apart instead of all claiming
+// the same first row at once (SKIP LOCKED makes that safe but wasteful),
+// and the first of them still claims within tens of milliseconds.
+const (
+	minWakeSpread = 2 * time.Millisecond
+	maxWakeSpread = 20 * time.Millisecond
+)
+
+// wakeSpread draws one wake's spread from [minWakeSpread, maxWakeSpread).
+func wakeSpread() time.Duration {
+	return minWakeSpread + rand.N(maxWakeSpread-minWakeSpread)
+}
+
+// wakeWait is how long the loop waits after a round that did not ask for
+// the next round at once: until the local instant at which the database
+// clock reaches next.AtMs (by the offset measured at the claim), plus the
+// spread, bounded by [0, cadence]. now is the local wall clock. A wrong or
+// stepped local clock moves only this wait, and the cadence bounds how
+// late it can be; which occurrence is due and whether it is admitted are
+// decided by the database clock at the next claim alone.
+func wakeWait(next *schedule.NextDue, now time.Time, cadence, spread time.Duration) time.Duration {
+	if next == nil {
+		return cadence
+	}
+	wait := next.LocalAt().Sub(now) + spread
+	return min(max(wait, 0), cadence)
+}
+
+// planWake tells the loop when to start the next round after sum. A full
+// page that made progress starts the next round at once anyway; a full page
+// that made none keeps the cadence, so rows that keep failing are not
+// retried as fast as the database answers.
+func (c *Coordinator) planWake(sum schedule.Summary) {
+	if sum.Full(c.cfg.PageSize) || sum.Next == nil {
+		return
+	}
+	c.loop.WakeWithin(wakeWait(sum.Next, c.now(), c.cfg.Cadence, wakeSpread()))
+}
