@@ -24,16 +24,19 @@ func wakeSpread() time.Duration {
 // wakeWait is how long the loop waits after a round that did not ask for
 // the next round at once: until the local instant at which the database
 // clock reaches next.AtMs (by the offset measured at the claim), plus the
-// spread, bounded by [0, cadence]. now is the local wall clock. A wrong or
-// stepped local clock moves only this wait, and the cadence bounds how
-// late it can be; which occurrence is due and whether it is admitted are
-// decided by the database clock at the next claim alone.
+// spread, and never more than the cadence. now is the local wall clock.
+// The offset is measured afresh at every claim, so a local clock that is
+// merely wrong cancels out; one stepped between the claim and the wake-up
+// moves only this wait — never below the spread, so a clock stepped ahead
+// makes a replica poll every few milliseconds until the row is due, not
+// spin, and never beyond the cadence. Which occurrence is due and whether
+// it is admitted are decided by the database clock at the next claim
+// alone.
 func wakeWait(next *schedule.NextDue, now time.Time, cadence, spread time.Duration) time.Duration {
 	if next == nil {
 		return cadence
 	}
-	wait := next.LocalAt().Sub(now) + spread
-	return min(max(wait, 0), cadence)
+	return min(max(next.LocalAt().Sub(now), 0)+spread, cadence)
 }
 
 // planWake tells the loop when to start the next round after sum. A full
