@@ -18,7 +18,7 @@ const (
 
 // wakeSpread draws one wake's spread from [minWakeSpread, maxWakeSpread).
 func wakeSpread() time.Duration {
-	return minWakeSpread + rand.N(maxWakeSpread-minWakeSpread)
+	return minWakeSpread + rand.N(maxWakeSpread-minWakeSpread) //nolint:gosec // G404: spreading wake-ups, not security
 }
 
 // wakeWait is how long the loop waits after a round that did not ask for
