@@ -164,11 +164,11 @@ func TestTheWakeUpFollowsTheDatabaseInstantBoundedByTheCadence(t *testing.T) {
 		{-time.Hour, cadence},
 	}
 	for _, c := range cases {
-		if got := wakeWait(next, local.Add(c.step), cadence, spread); got != c.want {
+		if got := next.Wait(local.Add(c.step), cadence, spread); got != c.want {
 			t.Errorf("clock stepped %s: wait %s, want %s", c.step, got, c.want)
 		}
 	}
-	if got := wakeWait(nil, local, cadence, spread); got != cadence {
+	if got := (*schedule.NextDue)(nil).Wait(local, cadence, spread); got != cadence {
 		t.Errorf("nothing known: wait %s, want the cadence", got)
 	}
 	for range 1000 {

@@ -41,6 +41,21 @@ type NextDue struct {
 // AtMs, by the offset measured at the take.
 func (n NextDue) LocalAt() time.Time { return time.UnixMilli(n.AtMs - n.ClockOffsetMs) }
 
+// Wait is how long to wait, from the local wall-clock reading now, before
+// the next round: until LocalAt plus spread, never less than spread and
+// never more than cadence; the cadence when n is nil (nothing known). The
+// offset is measured afresh at every take, so a local clock that is merely
+// wrong cancels out; one stepped between the take and the wake-up moves
+// only this wait — never below the spread, so a clock stepped ahead makes
+// a scheduler poll every few milliseconds until the row is due rather than
+// spin, and never beyond the cadence.
+func (n *NextDue) Wait(now time.Time, cadence, spread time.Duration) time.Duration {
+	if n == nil {
+		return cadence
+	}
+	return min(max(n.LocalAt().Sub(now), 0)+spread, cadence)
+}
+
 // takeWithHorizon takes a page and, when the store reports it, the
 // horizon with the store-minus-local clock offset measured around the
 // take.
