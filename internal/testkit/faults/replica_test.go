@@ -50,7 +50,12 @@ func openReplica(t testing.TB, g gateDB, runtimeURL, owner string, lease time.Du
 		t.Fatalf("replica %s: readiness: %v", owner, err)
 	}
 	log := slog.New(r.Log)
-	r.Recovery, err = recovery.Gate{Source: store, PageSize: recovery.MaxPageSize, Log: log}.Run(ctx)
+	// No worker ever runs here: one sweep page settles everything.
+	sweep := func(ctx context.Context) (bool, error) {
+		_, err := store.SweepLeases(ctx, recovery.MaxPageSize)
+		return false, err
+	}
+	r.Recovery, err = recovery.Gate{Source: store, Sweep: sweep, PageSize: recovery.MaxPageSize, Log: log}.Run(ctx)
 	if err != nil {
 		t.Fatalf("replica %s: startup recovery: %v", owner, err)
 	}
