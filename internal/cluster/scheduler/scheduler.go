@@ -22,6 +22,9 @@ type Coordinator struct {
 	// admitted is told after a round that admitted Runs, once its
 	// transactions are over (OnAdmitted).
 	admitted func(ctx context.Context, runs int)
+	// now is the local wall clock, read only to turn the database instant
+	// of the next due row into a local wake-up (wake.go).
+	now func() time.Time
 }
 
 // New validates cfg (after WithDefaults) and builds a stopped scheduler.
@@ -31,7 +34,7 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner}, latch: latch}
+	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner}, latch: latch, now: time.Now}
 	l, err := loop.New(loop.Config{
 		Name:        "scheduler",
 		Cadence:     cfg.Cadence,
@@ -157,6 +160,7 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 			sum := page.Commit(ctx, c.store)
 			c.report(ctx, sum)
 			if !sum.StartNextAtOnce(c.cfg.PageSize) {
+				c.planWake(sum)
 				return false, nil
 			}
 			overlap = true

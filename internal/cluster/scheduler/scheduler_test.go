@@ -16,10 +16,10 @@ import (
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
-func TestMain(m *testing.M) { leakcheck.Main(m) }
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestRoundClaimsAtMostOnePageAndNeverMoreThanTheHardCap(t *testing.T) {
 	t.Parallel()

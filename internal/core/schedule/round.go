@@ -61,6 +61,10 @@ type Summary struct {
 	Admitted []string
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
 	Errors []error
+	// Next is when a row known to this round falls due, for the loop to
+	// wake at (horizon.go); nil when the store does not report it, or the
+	// page was full.
+	Next *NextDue
 }
 
 // Full reports whether the round took a whole page: more work is likely
@@ -112,7 +116,7 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 	if err := cfg.Validate(); err != nil {
 		return p, err
 	}
-	tickets, err := st.ScheduleTake(ctx, TakeParams{Limit: cfg.PageSize})
+	tickets, next, err := takeWithHorizon(ctx, st, TakeParams{Limit: cfg.PageSize})
 	if err != nil {
 		p.sum.Duration = time.Since(p.start)
 		return p, err
@@ -133,6 +137,9 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 			continue
 		}
 		p.commits = append(p.commits, c)
+	}
+	if !p.sum.Full(cfg.PageSize) {
+		p.sum.Next = pageNextDue(next, tickets, cfg.GraceMs)
 	}
 	return p, nil
 }

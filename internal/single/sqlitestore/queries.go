@@ -109,7 +109,7 @@ var (
 // the dispatcher's queue.
 var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
-	qScheduleTakeUninitialised, qScheduleTakeDue,
+	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 }
 
