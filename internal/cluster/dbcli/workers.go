@@ -3,6 +3,7 @@ package dbcli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -45,16 +45,14 @@ func openWorkerAdmin(ctx context.Context, getenv func(string) string) (*pgstore.
 	return pgstore.OpenAdmin(ctx, url)
 }
 
-// explainWorkerErr adds what to do to the store's errors.
-func explainWorkerErr(err error, name string) error {
-	switch {
-	case err == nil:
-		return nil
-	case qlerror.Is(err, qlerror.NotFound):
-		return fmt.Errorf("%w\nno worker is named %q: `ql workers list` shows the names", err, name)
-	case qlerror.Is(err, qlerror.Conflict):
-		return fmt.Errorf("%w\na worker named %q exists already: choose another name, or revoke it first (`ql workers revoke %s`) to replace its credential", err, name, name)
-	case qlerror.Is(err, qlerror.PermissionDenied):
+// sqlStater is what PostgreSQL errors offer, without importing the driver.
+type sqlStater interface{ SQLState() string }
+
+// explainWorkerErr names the role to use when the URL's role may not
+// manage workers; the store's own messages already say what else to do.
+func explainWorkerErr(err error) error {
+	var st sqlStater
+	if errors.As(err, &st) && st.SQLState() == "42501" {
 		return fmt.Errorf("%w\n`ql workers` needs the admin role's URL in $%s (or $%s)", err, EnvAdminURL, EnvURL)
 	}
 	return err
@@ -106,7 +104,7 @@ func workersCreateCommand(getenv func(string) string) *cobra.Command {
 			defer a.Close()
 			cred, err := a.WorkerCreate(cmd.Context(), args[0], parsed, maxConcurrency)
 			if err != nil {
-				return explainWorkerErr(err, args[0])
+				return explainWorkerErr(err)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), cred)
 			fmt.Fprintf(cmd.ErrOrStderr(), "worker %s created. The credential above is shown only this once and cannot be shown again: "+
@@ -139,7 +137,7 @@ func workersListCommand(getenv func(string) string) *cobra.Command {
 			defer a.Close()
 			list, err := a.WorkerList(cmd.Context())
 			if err != nil {
-				return explainWorkerErr(err, "")
+				return explainWorkerErr(err)
 			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
@@ -174,7 +172,7 @@ func workersRevokeCommand(getenv func(string) string) *cobra.Command {
 			}
 			defer a.Close()
 			if err := a.WorkerRevoke(cmd.Context(), args[0]); err != nil {
-				return explainWorkerErr(err, args[0])
+				return explainWorkerErr(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "worker %s: revoked\n", args[0])
 			return nil
@@ -195,7 +193,7 @@ func workersDrainCommand(getenv func(string) string) *cobra.Command {
 			}
 			defer a.Close()
 			if err := a.WorkerDrain(cmd.Context(), args[0]); err != nil {
-				return explainWorkerErr(err, args[0])
+				return explainWorkerErr(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "worker %s: draining; it gets no new work and finishes what it runs\n", args[0])
 			return nil

@@ -129,9 +129,9 @@ func TestWorkersCommandErrorsSayWhatToDo(t *testing.T) {
 		{[]string{"create", "w2", "--labels", "Region=eu"}, true, `key "Region" must be`},
 		{[]string{"create", "w2", "--labels", "a=1,a=2"}, true, `key "a" is given twice`},
 		{[]string{"create", "w2", "--max-concurrency", "0"}, true, "--max-concurrency 0 is outside 1–256"},
-		{[]string{"create", "dup"}, false, "revoke it first"},
-		{[]string{"revoke", "nobody"}, false, "`ql workers list` shows the names"},
-		{[]string{"drain", "nobody"}, false, "`ql workers list` shows the names"},
+		{[]string{"create", "dup"}, false, `a worker named "dup" already exists; choose another name`},
+		{[]string{"revoke", "nobody"}, false, "list workers with `ql workers list`"},
+		{[]string{"drain", "nobody"}, false, "list workers with `ql workers list`"},
 		{[]string{"revoke"}, true, "takes one worker name"},
 	}
 	for _, tc := range cases {
@@ -143,6 +143,10 @@ func TestWorkersCommandErrorsSayWhatToDo(t *testing.T) {
 	}
 	if _, _, err := workers(t, map[string]string{}, "list"); err == nil || !strings.Contains(err.Error(), "$"+EnvAdminURL) {
 		t.Errorf("list without a URL: %v; want the variable to set", err)
+	}
+	runtime := map[string]string{EnvURL: c.URL(pgstore.RoleRuntime)}
+	if _, _, err := workers(t, runtime, "create", "w3"); err == nil || !strings.Contains(err.Error(), "needs the admin role's URL in $"+EnvAdminURL) {
+		t.Errorf("create as the runtime role: %v; want the admin role named", err)
 	}
 	if l := listWorkers(t, env); len(l.Workers) != 1 {
 		t.Fatalf("after the refused commands the list shows %+v; want only dup", l)

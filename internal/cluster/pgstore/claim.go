@@ -2,12 +2,10 @@ package pgstore
 
 import (
 	"context"
-	"sort"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -20,36 +18,14 @@ import (
 //
 // The claim is pipelined behind sqlGenericPlans, in the same round trip:
 // planning its three five-way-join branches costs more than executing them,
-// and left to itself PostgreSQL re-plans it on every call. The two share
-// only the implicit transaction a pipeline runs in until its Sync, which
-// commits the claim (no BEGIN, no COMMIT statement); the setting ends with
-// it. The generic plan is as flat as the custom one (claimplan_test.go
+// and left to itself PostgreSQL re-plans it on every call. The horizon
+// read follows it (claim_horizon.go). They share only the implicit
+// transaction a pipeline runs in until its Sync, which commits the claim
+// (no BEGIN, no COMMIT statement); the setting ends with it. The generic plan is as flat as the custom one (claimplan_test.go
 // measures the generic plan).
 func (r *Runtime) ScheduleTake(ctx context.Context, p schedule.TakeParams) ([]schedule.Ticket, error) {
-	if p.Limit < 1 || p.Limit > schedule.MaxPageSize {
-		return nil, qlerror.New(qlerror.Invalid, "take limit %d is outside 1–%d", p.Limit, schedule.MaxPageSize)
-	}
-	b := &pgx.Batch{}
-	b.Queue(sqlGenericPlans)
-	b.Queue(sqlClaim, r.cfg.Owner, p.Limit, r.cfg.Lease.Milliseconds())
-	br := r.pool.SendBatch(ctx, b)
-	defer br.Close()
-	if _, err := br.Exec(); err != nil {
-		return nil, mapErr(err, "claiming schedule rows")
-	}
-	tickets, tids, err := scanTickets(br)
-	if err != nil {
-		return nil, mapErr(err, "claiming schedule rows")
-	}
-	// The Sync's reply: the claim is committed once it has arrived.
-	if err := br.Close(); err != nil {
-		return nil, mapErr(err, "claiming schedule rows")
-	}
-	for i, tk := range tickets {
-		r.handles.remember(tk.Lease.Token, tids[i], tk.Lease.ExpiresAtMs, tk.Lease.AcquiredAtMs)
-	}
-	sort.Slice(tickets, func(i, j int) bool { return ticketBefore(tickets[i], tickets[j]) })
-	return tickets, nil
+	tickets, _, err := r.ScheduleTakeHorizon(ctx, p)
+	return tickets, err
 }
 
 // scanTickets reads the claim's rows and the row version (ctid) of each.

@@ -91,10 +91,13 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	if err := ctx.Err(); err != nil {
 		return failure(ctx, err, false)
 	}
-	w, err := writeAndCommit(ctx, conn, args)
+	var w written
+	commitMaybeRan, err := writeAndCommit(ctx, conn, sqlCommitWrite, args, func(br pgx.BatchResults) error {
+		return br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events)
+	})
 	var lost *lostAfterCommit
 	if err != nil && !errors.As(err, &lost) {
-		return failure(ctx, err, w.commitMaybeRan)
+		return failure(ctx, err, commitMaybeRan)
 	}
 	ended = true
 	switch {
@@ -137,18 +140,31 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 // retransmission timeout, many minutes. A ROLLBACK that does not answer
 // within the limit has lost its connection.
 func rolledBack(ctx context.Context, conn *pgxpool.Conn, res schedule.CommitResult, err error) (schedule.CommitResult, error) {
+	return withRollbackLoss(res, err, rollback(ctx, conn))
+}
+
+// rollback sends ROLLBACK and returns the loss of the connection it saw,
+// wrapping schedule.ErrUnavailable, or nil. Any other ROLLBACK failure
+// closes the connection; nothing was written either way.
+func rollback(ctx context.Context, conn *pgxpool.Conn) error {
 	rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
 	_, rbErr := conn.Exec(rbCtx, sqlRollback)
 	if rbErr != nil && rbCtx.Err() != nil {
 		rbErr = fmt.Errorf("no answer to ROLLBACK within %s: %w", rollbackTimeout, net.ErrClosed)
 	}
-	if !connectionLost(rbErr) || errors.Is(err, schedule.ErrUnavailable) {
-		// Any other ROLLBACK failure closes the connection; nothing was
-		// written either way.
+	if !connectionLost(rbErr) {
+		return nil
+	}
+	return fmt.Errorf("%w (%s at ROLLBACK): %w", schedule.ErrUnavailable, schedule.ReasonConnectionLost, rbErr)
+}
+
+// withRollbackLoss adds a connection lost at ROLLBACK (nil: none) to the
+// result of an attempt that did not commit.
+func withRollbackLoss(res schedule.CommitResult, err, lost error) (schedule.CommitResult, error) {
+	if lost == nil || errors.Is(err, schedule.ErrUnavailable) {
 		return res, err
 	}
-	lost := fmt.Errorf("%w (%s at ROLLBACK): %w", schedule.ErrUnavailable, schedule.ReasonConnectionLost, rbErr)
 	switch {
 	case err == nil:
 		return res, lost
@@ -248,8 +264,17 @@ func noAdmission() pgx.StrictNamedArgs {
 	}
 }
 
-// admissionArgsOf describes the queued Run, Attempt 1 and events 1 and 2.
-func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArgs, error) {
+// admission is what an admit writes beside the schedule row: the queued
+// Run, Attempt 1 and the payloads of events 1 and 2.
+type admission struct {
+	key            string
+	created        []byte
+	queued         []byte
+	executionRevID string
+}
+
+// admissionOf describes the queued Run, Attempt 1 and events 1 and 2.
+func admissionOf(p schedule.CommitParams, f commitFacts) (admission, error) {
 	tk, d := p.Ticket, p.Decision
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
 	created, err := json.Marshal(map[string]any{
@@ -263,9 +288,19 @@ func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArg
 		"idempotencyKey":       key,
 	})
 	if err != nil {
-		return nil, err
+		return admission{}, err
 	}
 	queued, err := json.Marshal(map[string]any{"attemptId": p.AttemptID, "attempt": 1, "executor": string(task.RemoteWorker)})
+	if err != nil {
+		return admission{}, err
+	}
+	return admission{key: key, created: created, queued: queued, executionRevID: f.Execution.ID}, nil
+}
+
+// admissionArgsOf is admissionOf as sqlCommitWrite's arguments.
+func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArgs, error) {
+	tk, d := p.Ticket, p.Decision
+	a, err := admissionOf(p, f)
 	if err != nil {
 		return nil, err
 	}
@@ -274,25 +309,22 @@ func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArg
 		"project_id":            tk.ProjectID,
 		"task_id":               tk.TaskID,
 		"task_revision":         tk.TaskRevision,
-		"execution_revision_id": f.Execution.ID,
-		"idempotency_key":       key,
+		"execution_revision_id": a.executionRevID,
+		"idempotency_key":       a.key,
 		"scheduled_for_ms":      d.ScheduledForMs,
 		"admitted_at_ms":        f.NowMs,
 		"attempt_id":            p.AttemptID,
 		"executor":              string(task.RemoteWorker),
 		"created_event":         run.EventCreated,
-		"created_payload":       created,
+		"created_payload":       a.created,
 		"queued_event":          run.EventQueued,
-		"queued_payload":        queued,
+		"queued_payload":        a.queued,
 	}, nil
 }
 
 // written is what sqlCommitWrite reported touching.
 type written struct {
 	schedules, runs, attempts, events int64
-	// commitMaybeRan is set with an error when the pipelined COMMIT may
-	// have been executed: the outcome is then unknown.
-	commitMaybeRan bool
 }
 
 // expectedWrite is what a write whose fence held touches for outcome.
@@ -303,18 +335,19 @@ func expectedWrite(outcome schedule.Outcome) written {
 	return written{schedules: 1}
 }
 
-// writeAndCommit sends the write and COMMIT in one round trip: a pipeline
-// with a single Sync at its end. After an error the server skips every
+// writeAndCommit sends the write (query, whose reply read consumes) and
+// COMMIT in one round trip: a pipeline with a single Sync at its end. After an error the server skips every
 // message up to the Sync, so COMMIT runs only if the write succeeded; and
-// sqlCommitWrite writes nothing at all when its fence no longer holds, so
-// no row count has to be checked between the two.
+// the write statements write nothing at all for a row whose fence no longer
+// holds, so no row count has to be checked between the two.
 //
 // Whether COMMIT may have run when an error comes back: not when the batch
 // failed before anything was executed (pgx.ErrPreprocessingBatch: at most
 // statements were parsed), nor when the server answered the write with an
 // error (it then skipped COMMIT, or died before reaching it). Any other
 // failure — the link lost while the write's or COMMIT's reply was awaited,
-// or COMMIT itself failing with a connection-class error — leaves it open.
+// or COMMIT itself failing with a connection-class error — leaves it open,
+// and commitMaybeRan reports it: the outcome is then unknown.
 //
 // The batch never rides on the caller's context: pgx gives up on a
 // cancelled context by cutting the connection, which would turn a clean
@@ -322,31 +355,28 @@ func expectedWrite(outcome schedule.Outcome) written {
 // cancelled caller interrupts it through the server instead (see
 // interruptOnCancel), so a write blocked on a lock is still abandoned
 // promptly and its reply still says exactly what happened.
-func writeAndCommit(ctx context.Context, conn *pgxpool.Conn, args []any) (written, error) {
+func writeAndCommit(ctx context.Context, conn *pgxpool.Conn, query string, args []any, read func(pgx.BatchResults) error) (commitMaybeRan bool, err error) {
 	batchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitReplyTimeout)
 	defer cancel()
 	stop := interruptOnCancel(ctx, conn.Conn())
 	defer stop()
 	b := &pgx.Batch{}
-	b.Queue(sqlCommitWrite, args...)
+	b.Queue(query, args...)
 	b.Queue(sqlCommit)
 	br := conn.SendBatch(batchCtx, b)
 	defer br.Close() // on the error paths; a clean COMMIT checks the Sync's reply below
-	var w written
-	if err := br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events); err != nil {
+	if err := read(br); err != nil {
 		var pre pgx.ErrPreprocessingBatch
-		w.commitMaybeRan = sqlState(err) == "" && !errors.As(err, &pre)
-		return w, annotate(ctx, err)
+		return sqlState(err) == "" && !errors.As(err, &pre), annotate(ctx, err)
 	}
 	tag, err := br.Exec()
 	if err != nil {
-		w.commitMaybeRan = true
-		return w, annotate(ctx, err)
+		return true, annotate(ctx, err)
 	}
 	if tag.String() != "COMMIT" {
 		// PostgreSQL answers COMMIT of an aborted transaction with
 		// ROLLBACK; the write succeeded, so this is a bug.
-		return w, fmt.Errorf("the admission transaction was rolled back (%s)", tag)
+		return false, fmt.Errorf("the admission transaction was rolled back (%s)", tag)
 	}
 	// The Sync's reply. The outcome is already known, but the session can
 	// still end here: a backend terminated while its COMMIT ran (the commit
@@ -356,9 +386,9 @@ func writeAndCommit(ctx context.Context, conn *pgxpool.Conn, args []any) (writte
 	// new one, so a busy replica would keep admitting as if nothing
 	// happened.
 	if err := br.Close(); err != nil {
-		return w, &lostAfterCommit{err: err}
+		return false, &lostAfterCommit{err: err}
 	}
-	return w, nil
+	return false, nil
 }
 
 // lostAfterCommit is writeAndCommit's error when COMMIT succeeded but the

@@ -57,13 +57,15 @@ func (f commitFacts) stored() schedule.Stored {
 	}
 }
 
-func scanCommitFacts(row pgx.Row, triggerID string) (commitFacts, error) {
+// scanCommitFacts reads one row of a lock statement: its facts, then any
+// columns that follow them into extra.
+func scanCommitFacts(row pgx.Row, triggerID string, extra ...any) (commitFacts, error) {
 	var f commitFacts
 	var policy string
 	var labels, command []byte
 	var erID, erProject, erTaskDigest, erExecutor, erDigest *string
 	var erCommand []byte
-	err := row.Scan(&f.NowMs, &f.TID,
+	dest := []any{&f.NowMs, &f.TID,
 		&f.ProjectID, &f.Revision, &f.NextFireAtMs, &f.LastScheduledAtMs, &f.StateVersion,
 		&f.ClaimOwner, &f.ClaimToken, &f.ClaimVersion, &f.ClaimExpiresAtMs, &f.UpdatedAtMs,
 		&f.ProjectStatus,
@@ -72,7 +74,8 @@ func scanCommitFacts(row pgx.Row, triggerID string) (commitFacts, error) {
 		&f.Trigger.Spec.Cron.Expression, &f.Trigger.Spec.Cron.Timezone, &policy, &f.Trigger.ContentDigest, &f.Trigger.CreatedAtMs,
 		&f.TaskHeadRevision,
 		&f.Task.ProjectID, &f.Task.Spec.Name, &f.Task.Spec.Enabled, &labels, &command, &f.Task.ContentDigest,
-		&erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest)
+		&erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest}
+	err := row.Scan(append(dest, extra...)...)
 	if err != nil {
 		return commitFacts{}, err
 	}

@@ -20,6 +20,12 @@ var (
 	sqlCommitWrite, commitWriteParams = namedStmt("CommitWrite")
 )
 
+// sql/commit_page.sql: admitting a page at once.
+var (
+	sqlCommitPageLock                         = stmt("CommitPageLock")
+	sqlCommitPageWrite, commitPageWriteParams = namedStmt("CommitPageWrite")
+)
+
 // sql/recovery_page.sql: startup recovery.
 var sqlRecoveryPage = stmt("RecoveryPage")
 

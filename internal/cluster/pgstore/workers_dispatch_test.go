@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -28,6 +29,11 @@ func TestPullGrantsOldestQueuedRunsUpToTheFreeSlots(t *testing.T) {
 		}
 		if g.LeaseVersion != 1 || g.LeaseMs <= 0 || g.Project != "slots" || g.Task != "job" || len(g.Command) == 0 || g.Digest == "" {
 			t.Errorf("grant %+v", g)
+		}
+		// The worker decodes the command it is granted as the codec
+		// stored it.
+		if c, err := task.DecodeCommand(g.Command); err != nil || c.Mode != task.ModeShell || c.Script != "echo hi" {
+			t.Errorf("granted command %s decodes to %+v, %v", g.Command, c, err)
 		}
 		if state, _ := s.runState(t, g.RunID); state != "dispatching" {
 			t.Errorf("granted run is %s, want dispatching", state)

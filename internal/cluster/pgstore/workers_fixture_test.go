@@ -23,7 +23,7 @@ type worker struct {
 
 // newWorker creates a credential through the admin role, authenticates
 // it and opens a session through the runtime role, as the ingress does.
-func (s *store) newWorker(t *testing.T, name string, labels map[string]string, capacity int) worker {
+func (s *store) newWorker(t testing.TB, name string, labels map[string]string, capacity int) worker {
 	t.Helper()
 	cred, err := s.admin.WorkerCreate(t.Context(), name, labels, workerproto.MaxCapacity)
 	if err != nil {
@@ -38,7 +38,7 @@ func (s *store) newWorker(t *testing.T, name string, labels map[string]string, c
 	return w
 }
 
-func (s *store) register(t *testing.T, w worker, capacity int, labels map[string]string) workerproto.RegisterReply {
+func (s *store) register(t testing.TB, w worker, capacity int, labels map[string]string) workerproto.RegisterReply {
 	t.Helper()
 	reply, err := s.runtime.RegisterWorker(t.Context(), w.WorkerIdentity,
 		workerproto.RegisterRequest{Labels: labels, Capacity: capacity, Version: "test"}, shortLease)
@@ -50,7 +50,7 @@ func (s *store) register(t *testing.T, w worker, capacity int, labels map[string
 
 // offer is a fresh pull request of w: a new offer id and token, as a
 // worker journals them before asking.
-func (w worker) offer(t *testing.T, maxGrants int) workerproto.PullRequest {
+func (w worker) offer(t testing.TB, maxGrants int) workerproto.PullRequest {
 	t.Helper()
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {

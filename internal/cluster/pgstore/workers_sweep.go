@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -117,6 +118,9 @@ func (r *Runtime) NotifyRunsQueued(ctx context.Context) error {
 	return mapErr(err, "notifying queued runs")
 }
 
+// listenerCloseTimeout bounds the close of the listener's connection.
+const listenerCloseTimeout = time.Second
+
 // ListenRunsQueued calls wake for every notification on RunsQueuedChannel,
 // on a dedicated connection of its own (a listening session must not go
 // back to the pool). It returns nil when ctx ends, and an error when the
@@ -130,7 +134,13 @@ func (r *Runtime) ListenRunsQueued(ctx context.Context, wake func()) error {
 		}
 		return mapErr(err, "opening the queued-runs listener")
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer func() {
+		// Bounded: on a partitioned network the goodbye to the server
+		// would otherwise hold a deactivation up to its stop timeout.
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listenerCloseTimeout)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
 	if _, err := conn.Exec(ctx, sqlListenRunsQueued); err != nil {
 		if ctx.Err() != nil {
 			return nil

@@ -375,3 +375,25 @@ func TestRuntimeRoleCannotDeleteAndAdminCannotTouchAttempts(t *testing.T) {
 		}
 	}
 }
+
+func TestLostAttemptOfACancelledRunEndsItCancelledNotRetried(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "gone", 1)
+	s.setCommand(t, projectID, storedRetry(3, 0, "lost"))
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	if _, err := s.runtime.CancelRun(t.Context(), g.RunID); err != nil {
+		t.Fatal(err)
+	}
+	// The worker vanished before it heard the stop.
+	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	res, err := s.runtime.SweepLeases(t.Context(), 10)
+	if err != nil || res.Lost != 1 || res.Retried != 0 || res.RunsLost != 0 {
+		t.Fatalf("sweep %+v, %v; want the attempt lost and the run neither retried nor lost", res, err)
+	}
+	if state, _ := s.runState(t, g.RunID); state != "cancelled" {
+		t.Fatalf("run is %s, want cancelled: the cancel intent wins over the retry policy", state)
+	}
+	s.checkRunHistories(t)
+}

@@ -17,7 +17,8 @@ const (
 )
 
 // MaxSweepPages bounds the startup sweep, so a start never waits on an
-// expiry backlog: past it, the replica's running sweep finishes the work.
+// expiry backlog: past it (or past a sweep that timed out), the replica's
+// running sweep finishes the work.
 const MaxSweepPages = 1000
 
 // MaxHeldListed bounds how many held candidates a start logs one by one
@@ -49,7 +50,9 @@ type Gate struct {
 	// Sweep settles one bounded page of expired leases (released, lost,
 	// retried, requeued) and reports whether the page was full, so more
 	// may wait. The gate sweeps to convergence before it scans, so the
-	// scan sees what the rules left.
+	// scan sees what the rules left. A sweep that times out (a lock held
+	// elsewhere) ends the startup sweep, not the gate: the replica's
+	// running sweep does the same work; any other error fails the gate.
 	Sweep func(ctx context.Context) (more bool, err error)
 	// PageSize is how many Runs a page examines (1–128).
 	PageSize int
@@ -71,7 +74,16 @@ func (g Gate) Run(ctx context.Context) (Report, error) {
 			break
 		}
 		var err error
-		if more, err = g.Sweep(ctx); err != nil {
+		more, err = g.Sweep(ctx)
+		if qlerror.Is(err, qlerror.Timeout) {
+			// A lock held elsewhere or a slow statement: the database is
+			// there, and the replica's running sweep retries the same
+			// pages; the scan does not depend on them.
+			g.Log.Warn("startup sweep timed out; the lease sweep retries once the replica is up",
+				slog.String("code", CodeSweepBounded), slog.Int("pages", rep.SweepPages))
+			break
+		}
+		if err != nil {
 			return rep, err
 		}
 		rep.SweepPages++

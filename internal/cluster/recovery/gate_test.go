@@ -89,7 +89,24 @@ func TestGateSweepsExpiredLeasesToConvergenceBeforeItScans(t *testing.T) {
 		return false, qlerror.New(qlerror.Unavailable, "sweeping leases: the database is unavailable")
 	}
 	if _, err := g.Run(context.Background()); !qlerror.Is(err, qlerror.Unavailable) {
-		t.Fatalf("a failed sweep gave %v; the gate must fail closed", err)
+		t.Fatalf("a sweep that lost the database gave %v; the gate must fail closed", err)
+	}
+}
+
+// A sweep that times out (rows or a table locked elsewhere) does not keep
+// the replica from starting: the scan runs, and the running sweep retries.
+func TestGateScansAfterASweepThatTimedOut(t *testing.T) {
+	t.Parallel()
+	g, logs := gate(&pagedSource{runs: 5}, MaxPageSize)
+	g.Sweep = func(context.Context) (bool, error) {
+		return false, qlerror.New(qlerror.Timeout, "releasing expired grants: the database ended the statement")
+	}
+	rep, err := g.Run(context.Background())
+	if err != nil || rep.Examined != 5 {
+		t.Fatalf("gate after a timed-out sweep: %v, examined %d; want the scan to run", err, rep.Examined)
+	}
+	if !strings.Contains(logs.String(), CodeSweepBounded) {
+		t.Fatalf("no %s record:\n%s", CodeSweepBounded, logs)
 	}
 }
 

@@ -6,12 +6,14 @@
 //
 //	settings (flags, QL_* environment, --config) validated ─ exit 2 naming the setting
 //	  → bind HTTP: /livez 200, /readyz 503 "starting"
+//	  → bind the worker ingress (TLS off loopback): 503 "unavailable"
 //	  → activation:
 //	      open a fresh runtime pool (TLS as the URL says)
 //	      → readiness (schema, history, privileges)
-//	      → startup recovery to convergence (candidates held)
-//	      → scheduler started
-//	  → admission open: /readyz 200, the API answers
+//	      → startup recovery: lease sweep to convergence, then the scan (candidates held)
+//	      → lease sweep loop and runs-queued listener started
+//	      → scheduler started (each round that admitted wakes the workers' pulls)
+//	  → admission open: /readyz 200, the API and the worker ingress answer
 //
 // An activation that fails for a reason a retry may cure (the server
 // unreachable, restarting or short of resources, a backend terminated, a
@@ -35,6 +37,11 @@
 // a backoff, a lost activation being stopped), all within --stop-timeout of
 // the signal:
 //
-//	admission closed (/readyz 503 "draining") → scheduler stopped and drained
-//	  → HTTP shut down → pool closed → exit 0
+//	admission closed (/readyz 503 "draining", the ingress 503, waiting pulls answered)
+//	  → scheduler stopped and drained → HTTP and the worker ingress shut down
+//	  → sweep and listener stopped → worker requests still inside awaited → pool closed → exit 0
+//
+// A lost activation stops the same way, the listeners aside: worker
+// requests already inside it finish before its pool closes, new ones get
+// 503 until the fresh activation is open.
 package replica

@@ -5,12 +5,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
 
@@ -54,6 +56,34 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 			}
 		}()
 	}
+	// Worker requests through the swap: each takes the live activation's
+	// store or answers 503, and none may find a pool closed under it (an
+	// internal error, 500).
+	workerAddr, _ := logs.withCode(CodeWorkerListening)[0]["addr"].(string)
+	var statusMu sync.Mutex
+	statuses := map[int]int{}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			req, err := http.NewRequest(http.MethodPost, "http://"+workerAddr+workerproto.PathHeartbeat, strings.NewReader(`{"sessionId":"x"}`))
+			if err != nil {
+				panic(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+workerproto.CredentialPrefix+"unknown")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+				statusMu.Lock()
+				statuses[resp.StatusCode]++
+				statusMu.Unlock()
+			}
+		}
+	}()
 	eventually(t, 10*time.Second, "a backend to terminate", func() bool { return len(backends(t, env, "replica-in")) > 0 })
 	before := backends(t, env, "replica-in")
 	terminateBackends(t, env, "replica-in")
@@ -62,6 +92,16 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 	})
 	close(stop)
 	wg.Wait()
+	statusMu.Lock()
+	for status, n := range statuses {
+		if status != http.StatusUnauthorized && status != http.StatusServiceUnavailable {
+			t.Errorf("%d worker requests answered %d; want only 401 (the credential is unknown) or 503 (between activations)", n, status)
+		}
+	}
+	if statuses[http.StatusUnauthorized] == 0 {
+		t.Errorf("no worker request reached the database (statuses %v)", statuses)
+	}
+	statusMu.Unlock()
 	cancel()
 	select {
 	case err := <-served:

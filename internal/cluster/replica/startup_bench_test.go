@@ -21,7 +21,9 @@ import (
 //
 //   - runs=0: one Run, the baseline of this run;
 //   - finished=1000000/unfinished=10000: a long-lived cluster, which must
-//     still become ready in seconds.
+//     still become ready in seconds; a tenth of the unfinished Runs are
+//     granted to a worker that vanished (their leases expired), so each
+//     start releases them before it scans.
 func BenchmarkReplicaStartup(b *testing.B) {
 	for _, c := range []struct{ finished, unfinished int }{{0, 0}, {1_000_000, 10_000}} {
 		name := "runs=0"
@@ -44,6 +46,7 @@ func BenchmarkReplicaStartup(b *testing.B) {
 			defer func() { _ = r.workerHTTP.Shutdown(context.Background()) }()
 			var elapsed time.Duration
 			for b.Loop() {
+				expireLeases(b, env, c.unfinished/10)
 				start := time.Now()
 				act, err := r.activate(context.Background(), 1)
 				if err != nil {
@@ -52,6 +55,9 @@ func BenchmarkReplicaStartup(b *testing.B) {
 				elapsed += time.Since(start)
 				if err := act.deactivate(10 * time.Second); err != nil {
 					b.Fatal(err)
+				}
+				if n := env.Int(b, `SELECT count(*) FROM qinglong.runs WHERE state = 'dispatching'`); n != 0 {
+					b.Fatalf("%d Runs still dispatching under an expired lease after startup recovery", n)
 				}
 			}
 			b.ReportMetric(float64(elapsed.Milliseconds())/float64(b.N), "ms/startup")
@@ -102,4 +108,20 @@ func seedRuns(b *testing.B, env *clustertest.Env, finished, unfinished int) {
 	if got := env.Int(b, `SELECT count(*) FROM qinglong.runs`); got != want {
 		b.Fatalf("seeded %d runs, want %d", got, want)
 	}
+}
+
+// expireLeases grants n queued Runs to a vanished worker whose leases have
+// expired, as the superuser, outside the measured time.
+func expireLeases(b *testing.B, env *clustertest.Env, n int) {
+	b.Helper()
+	if n == 0 {
+		return
+	}
+	env.Exec(b, `WITH picked AS (
+			SELECT id FROM qinglong.runs WHERE state = 'queued' ORDER BY id LIMIT $1),
+		runs AS (
+			UPDATE qinglong.runs r SET state = 'dispatching', version = r.version + 1 FROM picked p WHERE r.id = p.id RETURNING r.id)
+		UPDATE qinglong.attempts a SET worker_id = gen_random_uuid(), session_id = gen_random_uuid(), offer_id = gen_random_uuid(),
+			lease_token_sha256 = repeat('c', 64), lease_version = 1, lease_expires_at_ms = a.created_at_ms + 1
+		FROM runs WHERE a.run_id = runs.id`, n)
 }

@@ -18,7 +18,9 @@ import (
 const (
 	CodeWorkerListening = "serve.worker_ingress_listening"
 	CodeSwept           = "serve.leases_swept"
+	CodeSweepFailed     = "serve.sweep_failed"
 	CodeNotifyFailed    = "serve.notify_failed"
+	CodeWorkerConnError = "serve.worker_connection_error"
 )
 
 // sweepPage bounds one SweepLeases call, per kind of expiry: one short
@@ -57,6 +59,9 @@ func (r *replica) listenWorkers() error {
 	var err error
 	r.workerHTTP, err = httpserve.ListenWith(r.s.Worker.Addr, r.ingress, httpserve.Options{
 		Flag: "--worker-addr", TLS: r.s.Worker.TLS, WriteTimeout: workeringress.WriteTimeout,
+		// Connection-level errors (a failed TLS handshake) go to the
+		// replica's log, as records like every other.
+		ErrorLog: slog.NewLogLogger(r.log.With(slog.String("code", CodeWorkerConnError)).Handler(), slog.LevelWarn),
 	})
 	if err != nil {
 		return err
@@ -144,7 +149,7 @@ func (r *replica) sweepRound(act *activation) loop.Round {
 		res, err := act.rt.SweepLeases(ctx, sweepPage)
 		if err != nil {
 			r.observeOn(act, err)
-			r.log.Warn("lease sweep failed; retrying at its next round", slog.String("code", CodeSwept), slog.String("error", errorText(err)))
+			r.log.Warn("lease sweep failed; retrying at its next round", slog.String("code", CodeSweepFailed), slog.String("error", errorText(err)))
 			return false, err
 		}
 		if res != (pgstore.SweepResult{}) {

@@ -11,12 +11,17 @@
 //	           └─── cadence ◄────┘
 //	Stop ─► cancel the running round ─► wait ≤ StopTimeout ─► ErrDrainTimeout naming what still ran
 //
+// While a burst drains, a round overlaps its pages: once a full page made
+// progress, the next page is claimed and decided while it commits (at most
+// one page in flight), and the round waits for it before it ends.
+//
 // Guarantees:
 //   - a round claims at most PageSize rows (hard cap 256) and decides each
 //     from its claim's database acquisition time only: the config has no
 //     clock;
 //   - Run and Attempt identities are allocated only for admits;
-//   - rounds never overlap, and errors go to the diagnostic sink (the
+//   - rounds never overlap (within one, at most one page commits while the
+//     next is claimed), and errors go to the diagnostic sink (the
 //     stable codes every profile shares, no SQL parameters, command text or
 //     secrets) without stopping the loop;
 //   - the first error that wraps schedule.ErrUnavailable trips the

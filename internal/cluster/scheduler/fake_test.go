@@ -83,6 +83,19 @@ func (s *fakeStore) ScheduleCommit(_ context.Context, p schedule.CommitParams) (
 	return schedule.CommitResult{Outcome: schedule.Initialized}, nil
 }
 
+func (s *fakeStore) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
+	return commitEach(ctx, s.ScheduleCommit, ps), nil
+}
+
+// commitEach commits a page one decision at a time through commit.
+func commitEach(ctx context.Context, commit func(context.Context, schedule.CommitParams) (schedule.CommitResult, error), ps []schedule.CommitParams) []schedule.CommitResult {
+	out := make([]schedule.CommitResult, len(ps))
+	for i, p := range ps {
+		out[i], out[i].Err = commit(ctx, p)
+	}
+	return out
+}
+
 func (s *fakeStore) Executor() task.Executor { return task.RemoteWorker }
 
 func (s *fakeStore) takeCount() int {

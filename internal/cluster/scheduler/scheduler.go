@@ -22,6 +22,9 @@ type Coordinator struct {
 	// admitted is told after a round that admitted Runs, once its
 	// transactions are over (OnAdmitted).
 	admitted func(ctx context.Context, runs int)
+	// now is the local wall clock, read only to turn the database instant
+	// of the next due row into a local wake-up (wake.go).
+	now func() time.Time
 }
 
 // New validates cfg (after WithDefaults) and builds a stopped scheduler.
@@ -31,7 +34,7 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner}, latch: latch}
+	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner}, latch: latch, now: time.Now}
 	l, err := loop.New(loop.Config{
 		Name:        "scheduler",
 		Cadence:     cfg.Cadence,
@@ -76,18 +79,31 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	return nil
 }
 
-// Round runs one claim → decide → admit round. The loop calls it; tests and
-// benchmarks may too, but never concurrently with a started loop.
+// Round runs one claim → decide → admit round. The loop runs rounds
+// overlapped instead (see round); tests and benchmarks may call it, but
+// never concurrently with a started loop.
 func (c *Coordinator) Round(ctx context.Context) (schedule.Summary, error) {
-	sum, err := schedule.Round(ctx, c.store, schedule.RoundConfig{
+	page, err := schedule.TakePage(ctx, c.store, c.roundConfig())
+	if err != nil {
+		return schedule.Summary{}, err
+	}
+	sum := page.Commit(ctx, c.store)
+	c.report(ctx, sum)
+	return sum, nil
+}
+
+func (c *Coordinator) roundConfig() schedule.RoundConfig {
+	return schedule.RoundConfig{
 		PageSize: c.cfg.PageSize,
 		GraceMs:  c.cfg.Grace.Milliseconds(),
 		Parallel: c.cfg.Parallel,
 		NewID:    ids.New,
-	})
-	if err != nil {
-		return sum, err
 	}
+}
+
+// report logs a committed page, learns a lost database from its errors
+// and tells OnAdmitted's function.
+func (c *Coordinator) report(ctx context.Context, sum schedule.Summary) {
 	c.diag.Round(ctx, sum)
 	for _, e := range sum.Errors {
 		c.observe(e)
@@ -95,22 +111,64 @@ func (c *Coordinator) Round(ctx context.Context) (schedule.Summary, error) {
 	if len(sum.Admitted) > 0 && c.admitted != nil {
 		c.admitted(ctx, len(sum.Admitted))
 	}
-	return sum, nil
 }
 
+// round drains what is due, overlapping the stages: once a full page has
+// made progress, each next page is claimed and decided while the one
+// before it commits, so a burst drains at commit speed rather than claim +
+// commit speed. At most one page is in flight, and the round waits for it
+// before it returns, so a stop still waits for (and cancels) everything the
+// round started. The first page, and the page after one on which nothing
+// could be committed, commit on their own; the round ends as soon as such
+// a page says (Summary.StartNextAtOnce) that the next should wait for the
+// cadence.
 func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
-	// A replica that lost its database takes no claim from then on: its
-	// owner stops this scheduler and activates a fresh one, and until it
-	// has, readiness says the replica is not working.
-	if !c.latch.Available() {
-		return false, nil
+	var inflight chan schedule.Summary
+	// collect waits for the page in flight, if any, and reports it.
+	collect := func() (prev schedule.Summary, had bool) {
+		if inflight == nil {
+			return prev, false
+		}
+		prev = <-inflight
+		inflight = nil
+		c.report(ctx, prev)
+		return prev, true
 	}
-	sum, err := c.Round(ctx)
-	if err != nil {
-		c.observe(err)
-		return false, err
+	defer collect()
+	overlap := false
+	for {
+		// A replica that lost its database takes no claim from then on: its
+		// owner stops this scheduler and activates a fresh one, and until it
+		// has, readiness says the replica is not working.
+		if !c.latch.Available() {
+			return false, nil
+		}
+		page, err := schedule.TakePage(ctx, c.store, c.roundConfig())
+		if prev, had := collect(); had {
+			overlap = prev.Progress() > 0
+		}
+		if err != nil {
+			c.observe(err)
+			return false, err
+		}
+		if !c.latch.Available() {
+			// The page in flight lost the database: this page's claims are
+			// left to expire, as a replica that died would leave them.
+			return false, nil
+		}
+		if !page.Full() || !overlap {
+			sum := page.Commit(ctx, c.store)
+			c.report(ctx, sum)
+			if !sum.StartNextAtOnce(c.cfg.PageSize) {
+				c.planWake(sum)
+				return false, nil
+			}
+			overlap = true
+			continue
+		}
+		inflight = make(chan schedule.Summary, 1)
+		go func(done chan<- schedule.Summary) { done <- page.Commit(ctx, c.store) }(inflight)
 	}
-	return sum.StartNextAtOnce(c.cfg.PageSize), nil
 }
 
 func (c *Coordinator) observe(err error) {

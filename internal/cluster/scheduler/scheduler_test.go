@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,10 +16,10 @@ import (
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
-func TestMain(m *testing.M) { leakcheck.Main(m) }
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestRoundClaimsAtMostOnePageAndNeverMoreThanTheHardCap(t *testing.T) {
 	t.Parallel()
@@ -362,6 +363,10 @@ func (s failingCommits) ScheduleCommit(context.Context, schedule.CommitParams) (
 	return s.res, s.err
 }
 
+func (s failingCommits) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
+	return commitEach(ctx, s.ScheduleCommit, ps), nil
+}
+
 func TestATicketFailingOnADatabaseErrorIsLoggedByItsStableCodes(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -430,5 +435,101 @@ func TestAdmittedHookRunsAfterTheCommitsOfARoundThatAdmitted(t *testing.T) {
 	}
 	if len(heard) != 1 || heard[0] != 2 || commitsAtHook[0] != 5 {
 		t.Fatalf("hook heard %v with %v commits done; want 2 admitted Runs once, after all 5 commits", heard, commitsAtHook)
+	}
+}
+
+// heldPages holds every page commit from the second on until released,
+// and can fail them as a lost database does.
+type heldPages struct {
+	*fakeStore
+	pages   atomic.Int32
+	started chan int32
+	release chan struct{}
+	lose    bool
+}
+
+func (s *heldPages) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
+	n := s.pages.Add(1)
+	if n >= 2 {
+		s.started <- n
+		<-s.release
+	}
+	if s.lose && n >= 2 {
+		out := make([]schedule.CommitResult, len(ps))
+		for i := range out {
+			out[i] = schedule.ReasonConnectionLost.Result()
+			out[i].Err = fmt.Errorf("%w (connection_lost): gone", schedule.ErrUnavailable)
+		}
+		return out, nil
+	}
+	return s.fakeStore.ScheduleCommitPage(ctx, ps)
+}
+
+// waitTakes waits, bounded, until st has taken n pages.
+func waitTakes(t *testing.T, st *fakeStore, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for st.takeCount() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d takes, want %d", st.takeCount(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestTheNextPageIsClaimedWhileAPageCommitsWithAtMostOneInFlight(t *testing.T) {
+	t.Parallel()
+	st := &heldPages{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{})}
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := <-st.started; n != 2 {
+		t.Fatalf("page %d held first, want 2", n)
+	}
+	// Page 2 is still committing: page 3 is claimed meanwhile, page 4 not.
+	waitTakes(t, st.fakeStore, 3)
+	time.Sleep(50 * time.Millisecond)
+	if n := st.takeCount(); n != 3 {
+		t.Fatalf("%d takes while page 2 commits, want 3 (one page in flight, one claimed)", n)
+	}
+	close(st.release)
+	waitTakes(t, st.fakeStore, 11)
+	if err := co.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.commits) != 40 {
+		t.Fatalf("%d decisions committed, want all 40", len(st.commits))
+	}
+}
+
+func TestALostDatabaseStopsClaimingAtOnceWithAPageInFlight(t *testing.T) {
+	t.Parallel()
+	st := &heldPages{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{}), lose: true}
+	latch := availability.New()
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: 250 * time.Millisecond}, st, slog.New(slog.DiscardHandler), latch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-st.started
+	waitTakes(t, st.fakeStore, 3)
+	close(st.release)
+	select {
+	case <-latch.Lost():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lost database was never learnt")
+	}
+	time.Sleep(600 * time.Millisecond) // two cadences
+	if err := co.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n, pages := st.takeCount(), st.pages.Load(); n != 3 || pages != 2 {
+		t.Fatalf("%d takes and %d page commits after the loss, want 3 and 2: the claimed page is left to expire", n, pages)
 	}
 }

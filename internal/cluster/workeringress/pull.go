@@ -20,6 +20,7 @@ const CodePullWaiting = "ingress.pull_waiting"
 // acquired afresh, so a re-activated replica answers through its new pool
 // and a draining one answers what it has.
 func (h *Handler) pull(req *request) {
+	arrived := time.Now()
 	var in workerproto.PullRequest
 	if !h.decode(req, workerproto.MaxBody, &in) {
 		return
@@ -35,6 +36,7 @@ func (h *Handler) pull(req *request) {
 		// Taken before the query: a wake between the query and the wait
 		// sends this pull back at once.
 		woken := h.wakeup.c()
+		asked := time.Now()
 		ctx, cancel := context.WithTimeout(req.r.Context(), DefaultStepTimeout)
 		reply, err := req.st.PullGrants(ctx, req.worker, in, h.settings)
 		cancel()
@@ -42,6 +44,7 @@ func (h *Handler) pull(req *request) {
 			h.fail(req, err, in.Token)
 			return
 		}
+		countFromArrival(reply.Grants, asked.Sub(arrived))
 		if len(reply.Grants) > 0 || reply.State != workerproto.SessionActive || wait == 0 {
 			writeJSON(req.w, http.StatusOK, reply)
 			return
@@ -66,5 +69,19 @@ func (h *Handler) pull(req *request) {
 			return
 		}
 		req.st, req.release = st, release
+	}
+}
+
+// countFromArrival makes each grant's lease count from when the pull
+// arrived, not from when it was granted: the worker counts a lease from
+// when it sent the request, and after a long-poll the grant may be made up
+// to MaxPullWait later — a length counted from the grant would end the
+// worker's copy early by the whole wait, possibly before the command could
+// even start. The lease began no earlier than asked, and the worker sent
+// the request no later than it arrived, so the worker's copy still ends no
+// later than the lease does.
+func countFromArrival(grants []workerproto.Grant, waited time.Duration) {
+	for i := range grants {
+		grants[i].LeaseMs += waited.Milliseconds()
 	}
 }

@@ -172,3 +172,34 @@ func TestALongPollAnswersAtItsBoundAndAtStop(t *testing.T) {
 		t.Fatalf("a stopped pull answered %+v", got)
 	}
 }
+
+// A grant made after a long-poll wait counts its lease from when the pull
+// arrived: the worker counts from when it sent the pull, so a length
+// counted from the grant would end the worker's copy of the lease early by
+// the whole wait — past already, if the wait was longer than the lease.
+// It must still never end after the replica's lease.
+func TestAGrantAfterALongPollWaitCountsItsLeaseFromTheRequest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "waited")
+	session := f.register(t, cred).SessionID
+	sent := time.Now()
+	reply := f.pullAsync(t, cred, pullRequest(t, session, workerproto.MaxPullWait.Milliseconds()))
+	f.waitingPulls(t, 1)
+	const wait = 1500 * time.Millisecond
+	time.Sleep(wait)
+	f.admit(t, f.rt, "wait-lease", 1, f.h.Wake)
+	got := awaitReply(t, reply, workerproto.MaxPullWait/2)
+	answered := time.Now()
+	if len(got.Grants) != 1 {
+		t.Fatalf("woken pull answered %+v, want one grant", got)
+	}
+	lease := f.h.settings.RunLease
+	g := time.Duration(got.Grants[0].LeaseMs) * time.Millisecond
+	if g < lease+wait {
+		t.Fatalf("grant lease %s after a pull that waited ≥ %s: the worker's copy would end at least %s early", g, wait, wait)
+	}
+	if sent.Add(g).After(answered.Add(lease)) {
+		t.Fatalf("grant lease %s counted from the send ends after the replica's lease (granted before %s, length %s)", g, answered.Sub(sent), lease)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"log"
 	"net"
 	"net/http"
 	"time"
@@ -51,6 +52,9 @@ type Options struct {
 	// request open longer than MaxHandlerTime (a long-poll); it must cover
 	// the longest of them.
 	WriteTimeout time.Duration
+	// ErrorLog receives the server's connection-level errors (default:
+	// the standard logger).
+	ErrorLog *log.Logger
 }
 
 // ListenWith is Listen with options.
@@ -76,6 +80,7 @@ func ListenWith(addr string, h http.Handler, o Options) (*Server, error) {
 			WriteTimeout:      o.WriteTimeout,
 			IdleTimeout:       idleTimeout,
 			TLSConfig:         o.TLS,
+			ErrorLog:          o.ErrorLog,
 		},
 		ln:   ln,
 		done: make(chan error, 1),

@@ -6,7 +6,8 @@
 //   - a round that reports more work (a full page that made progress:
 //     schedule.Summary.StartNextAtOnce) is followed at once by the next
 //     round, so a backlog drains at storage speed, while an idle loop wakes
-//     once per cadence;
+//     once per cadence — or sooner, when the round named an earlier instant
+//     with WakeWithin (the cadence is the ceiling of every wait);
 //   - a round's error goes to the error sink and never stops the loop;
 //   - Stop is idempotent, cancels the running round's context and waits at
 //     most its timeout, then returns ErrDrainTimeout naming what still ran.
@@ -69,6 +70,9 @@ type Loop struct {
 	wake    chan struct{}
 	inRound bool
 	stopped bool
+	// within is the wait the running round asked for with WakeWithin; a
+	// negative value means none.
+	within time.Duration
 }
 
 // New validates cfg; the loop does nothing until Start.
@@ -79,7 +83,7 @@ func New(cfg Config, round Round) (*Loop, error) {
 	if round == nil {
 		return nil, errors.New("loop: nil round")
 	}
-	return &Loop{cfg: cfg, round: round, wake: make(chan struct{}, 1)}, nil
+	return &Loop{cfg: cfg, round: round, wake: make(chan struct{}, 1), within: -1}, nil
 }
 
 // Start launches the loop; the first round begins immediately. Starting a
@@ -126,16 +130,19 @@ func (l *Loop) run(ctx context.Context, done chan struct{}) {
 		}
 		l.setInRound(true)
 		more, err := l.safeRound(ctx)
-		l.setInRound(false)
+		within := l.setInRound(false)
 		if err != nil && ctx.Err() == nil && l.cfg.OnError != nil {
 			l.cfg.OnError(err)
 		}
 		if ctx.Err() != nil {
 			return
 		}
-		if more && err == nil {
+		switch {
+		case more && err == nil:
 			timer.Reset(0)
-		} else {
+		case err == nil && within >= 0 && within < l.cfg.Cadence:
+			timer.Reset(within)
+		default:
 			timer.Reset(l.cfg.Cadence)
 		}
 	}
@@ -152,10 +159,30 @@ func (l *Loop) safeRound(ctx context.Context) (more bool, err error) {
 	return l.round(ctx)
 }
 
-func (l *Loop) setInRound(v bool) {
+// setInRound marks a round running or ended; it clears and returns the
+// wait the round asked for.
+func (l *Loop) setInRound(v bool) (within time.Duration) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.inRound = v
-	l.mu.Unlock()
+	within, l.within = l.within, -1
+	return within
+}
+
+// WakeWithin is called by a round to ask that the wait after it be at most
+// d (never less than zero, never more than the cadence) instead of the
+// cadence: the round knows when its next work falls due. It applies only
+// to the wait after the round that called it; a round that fails waits
+// the cadence regardless.
+func (l *Loop) WakeWithin(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if d < 0 {
+		d = 0
+	}
+	if l.within < 0 || d < l.within {
+		l.within = d
+	}
 }
 
 // Stop cancels the loop and waits for the running round, at most the stop

@@ -165,3 +165,50 @@ func TestConfigValidationNamesTheRange(t *testing.T) {
 		t.Fatal("1m stop timeout accepted")
 	}
 }
+
+// TestARoundMayAskForAnEarlierWakeNeverALaterOne: a round that calls
+// WakeWithin is followed after that wait instead of the cadence; a round
+// that asks for more than the cadence, or fails, waits the cadence; the
+// request lasts for one wait only.
+func TestARoundMayAskForAnEarlierWakeNeverALaterOne(t *testing.T) {
+	t.Parallel()
+	c := cfg()
+	c.Cadence = 2 * time.Second
+	starts := make(chan time.Time, 8)
+	var l *Loop
+	var rounds atomic.Int32
+	l, _ = New(c, func(ctx context.Context) (bool, error) {
+		starts <- time.Now()
+		switch rounds.Add(1) {
+		case 1:
+			l.WakeWithin(50 * time.Millisecond)
+		case 2:
+			l.WakeWithin(time.Hour)
+		case 3:
+			l.WakeWithin(time.Millisecond)
+			return false, errors.New("round failed")
+		}
+		return false, nil
+	})
+	if err := l.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Stop(context.Background()) }()
+	var at [4]time.Time
+	for i := range at {
+		select {
+		case at[i] = <-starts:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d never started", i+1)
+		}
+	}
+	if d := at[1].Sub(at[0]); d >= c.Cadence/2 {
+		t.Fatalf("a round that asked for 50ms was followed after %s", d)
+	}
+	if d := at[2].Sub(at[1]); d < c.Cadence*9/10 {
+		t.Fatalf("a round that asked for an hour was followed after %s, before the cadence %s", d, c.Cadence)
+	}
+	if d := at[3].Sub(at[2]); d < c.Cadence*9/10 {
+		t.Fatalf("a failed round was followed after %s, before the cadence %s", d, c.Cadence)
+	}
+}

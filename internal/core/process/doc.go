@@ -15,5 +15,6 @@
 // only in the child's environment and masked in its output (Redactor);
 // nothing here puts a value into an error message. EndOrphan ends the
 // process group a crashed owner left behind, only when it is provably the
-// command's (pid reuse is checked by start time).
+// command's (pid reuse is checked by start time); EndMarked ends what
+// still carries an attempt's QL_ATTEMPT_ID.
 package process

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Window in which the command's process must have started, relative to the
@@ -138,4 +139,46 @@ func bootTime() (int64, error) {
 		return 0, err
 	}
 	return 0, errors.New("/proc/stat has no btime line")
+}
+
+// EndMarked ends every process whose initial environment carries
+// attemptID's QL_ATTEMPT_ID marker: what a crashed owner's command left
+// running when its process group is unknown (the owner died between the
+// spawn and recording the pid) or that left the group. Attempt ids are
+// unique, so the marker never names an unrelated process; one that cleared
+// its environment is not found. SIGTERM, then SIGKILL after
+// orphanTermGrace; it returns how many were found.
+func EndMarked(attemptID string) (int, error) {
+	t := &tree{attemptID: attemptID}
+	marked := func() []int {
+		var out []int
+		for _, p := range processTable() {
+			if p.pid != os.Getpid() && !p.zombie && t.marked(p.pid) {
+				out = append(out, p.pid)
+			}
+		}
+		return out
+	}
+	found := marked()
+	if len(found) == 0 {
+		return 0, nil
+	}
+	for _, pid := range found {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(orphanTermGrace)
+	for len(marked()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(orphanPoll)
+	}
+	for _, pid := range marked() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	deadline = time.Now().Add(orphanKillWait)
+	for len(marked()) > 0 {
+		if time.Now().After(deadline) {
+			return len(found), errors.New("processes of the attempt survived SIGKILL")
+		}
+		time.Sleep(orphanPoll)
+	}
+	return len(found), nil
 }

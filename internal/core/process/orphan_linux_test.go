@@ -105,3 +105,34 @@ func TestOrphanThatFinishedIsGone(t *testing.T) {
 		t.Fatalf("end a finished command: %v, %v; want gone", got, err)
 	}
 }
+
+// A process carrying an attempt's marker is ended even without its group
+// id (it left the group, or its pid was never recorded); a process of
+// another attempt is not touched.
+func TestEndMarkedEndsOnlyTheAttemptsMarkedProcesses(t *testing.T) {
+	t.Parallel()
+	start := func(id string) int {
+		cmd := exec.Command("/bin/sh", "-c", "sleep 300")
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=" + id}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pid := cmd.Process.Pid
+		go cmd.Wait() //nolint:errcheck // only reaps
+		t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+		waitRunning(t, pid)
+		return pid
+	}
+	mine, other := start("attempt-marked-1"), start("attempt-marked-2")
+	n, err := EndMarked("attempt-marked-1")
+	if err != nil || n == 0 {
+		t.Fatalf("EndMarked: %d, %v; want the marked processes ended", n, err)
+	}
+	if groupRunning(mine) {
+		t.Fatal("the marked process still runs")
+	}
+	if !groupRunning(other) {
+		t.Fatal("a process of another attempt was ended")
+	}
+}

@@ -21,3 +21,7 @@ func EndOrphan(pgid int, _ int64) (OrphanOutcome, error) {
 func groupRunning(pgid int) bool {
 	return !errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
 }
+
+// EndMarked finds nothing where the process table gives no portable way
+// to read another process's environment.
+func EndMarked(string) (int, error) { return 0, nil }

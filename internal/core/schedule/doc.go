@@ -10,9 +10,11 @@
 //	Decide(ticket) ──► initialize | skip | admit      (pure, no I/O, no clock)
 //	     │
 //	     ▼
-//	ScheduleCommit ──► admitted | initialized | skipped | raced | unavailable | failed
+//	ScheduleCommitPage ──► per decision: admitted | initialized | skipped | raced | unavailable | failed
 //
-// Invariants the adapters enforce inside ScheduleCommit:
+// The page's decisions are committed together (ScheduleCommitPage), each
+// with exactly the outcome a lone ScheduleCommit would give it. Invariants
+// the adapters enforce for every decision:
 //   - the snapshot still holds (project active, trigger/task revisions and
 //     digests, schedule revision, state version and cursor);
 //   - the fence still holds: the cluster's claim (owner, token, version,

@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -23,7 +24,8 @@ type RoundConfig struct {
 	PageSize int
 	// GraceMs is the misfire grace period.
 	GraceMs int64
-	// Parallel is how many commits run at once within a round (1–16).
+	// Parallel is how many commit groups of one page run at once (1–16);
+	// see MinCommitGroup.
 	Parallel int
 	// NewID allocates Run and Attempt identities; called only for admits.
 	NewID func() string
@@ -59,6 +61,10 @@ type Summary struct {
 	Admitted []string
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
 	Errors []error
+	// Next is when a row known to this round falls due, for the loop to
+	// wake at (horizon.go); nil when the store does not report it, or the
+	// page was full.
+	Next *NextDue
 }
 
 // Full reports whether the round took a whole page: more work is likely
@@ -82,53 +88,122 @@ func (s Summary) StartNextAtOnce(pageSize int) bool {
 	return s.Full(pageSize) && s.Progress() > 0
 }
 
-// Round takes one page, decides each ticket from its own observation time
-// and commits each decision, at most cfg.Parallel at a time.
-func Round(ctx context.Context, st Store, cfg RoundConfig) (Summary, error) {
-	start := time.Now()
-	sum := Summary{Counts: make(map[Outcome]int, len(Outcomes))}
+// MinCommitGroup is the fewest decisions a page is split into a commit
+// group for. Each group pays a transaction's fixed cost (its round trips,
+// its durable flush); groups at least this large keep that small per
+// decision while a large page still commits on several connections.
+const MinCommitGroup = 64
+
+// Page is one taken page whose tickets are decided and ready to commit.
+// Taking the next page may overlap committing this one.
+type Page struct {
+	cfg RoundConfig
+	sum Summary
+	// commits are the decided tickets; decisions that failed before the
+	// commit (cron invalid, decision failed) are already counted in sum and
+	// never reach the store.
+	commits []CommitParams
+	start   time.Time
+}
+
+// Full reports whether the take returned a whole page.
+func (p *Page) Full() bool { return p.sum.Full(p.cfg.PageSize) }
+
+// TakePage takes one page and decides each ticket from its own observation
+// time.
+func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
+	p := &Page{cfg: cfg, start: time.Now(), sum: Summary{Counts: make(map[Outcome]int, len(Outcomes))}}
 	if err := cfg.Validate(); err != nil {
-		return sum, err
+		return p, err
 	}
-	tickets, err := st.ScheduleTake(ctx, TakeParams{Limit: cfg.PageSize})
+	tickets, next, err := takeWithHorizon(ctx, st, TakeParams{Limit: cfg.PageSize})
 	if err != nil {
-		sum.Duration = time.Since(start)
-		return sum, err
+		p.sum.Duration = time.Since(p.start)
+		return p, err
 	}
-	sum.Taken = len(tickets)
-	for i := range tickets {
-		at := tickets[i].ObservedAtMs
-		if sum.FirstAcquiredMs == nil || at < *sum.FirstAcquiredMs {
-			sum.FirstAcquiredMs = &at
+	p.sum.Taken = len(tickets)
+	for _, tk := range tickets {
+		at := tk.ObservedAtMs
+		if p.sum.FirstAcquiredMs == nil || at < *p.sum.FirstAcquiredMs {
+			p.sum.FirstAcquiredMs = &at
 		}
-		if sum.LastAcquiredMs == nil || at > *sum.LastAcquiredMs {
-			sum.LastAcquiredMs = &at
+		if p.sum.LastAcquiredMs == nil || at > *p.sum.LastAcquiredMs {
+			p.sum.LastAcquiredMs = &at
 		}
+		c, err := decide(cfg, tk)
+		if err != nil {
+			p.sum.Counts[Failed]++
+			p.sum.Errors = append(p.sum.Errors, err)
+			continue
+		}
+		p.commits = append(p.commits, c)
+	}
+	if !p.sum.Full(cfg.PageSize) {
+		p.sum.Next = pageNextDue(next, tickets, cfg.GraceMs)
+	}
+	return p, nil
+}
+
+// Commit commits the page's decisions through ScheduleCommitPage: in one
+// group, or in up to cfg.Parallel groups of at least MinCommitGroup
+// committed side by side, and reports the whole round.
+func (p *Page) Commit(ctx context.Context, st Store) Summary {
+	groups := min(p.cfg.Parallel, (len(p.commits)+MinCommitGroup-1)/MinCommitGroup)
+	size := 0
+	if groups > 0 {
+		size = (len(p.commits) + groups - 1) / groups
 	}
 	var mu sync.Mutex
-	sem := make(chan struct{}, cfg.Parallel)
 	var wg sync.WaitGroup
-	for _, tk := range tickets {
-		sem <- struct{}{}
+	for lo := 0; lo < len(p.commits); lo += size {
+		group := p.commits[lo:min(lo+size, len(p.commits))]
 		wg.Add(1)
-		go func(tk Ticket) {
+		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			res, err := decideAndCommit(ctx, st, cfg, tk)
+			results, err := st.ScheduleCommitPage(ctx, group)
 			mu.Lock()
 			defer mu.Unlock()
-			sum.Counts[res.Outcome]++
-			if res.Outcome == Admitted {
-				sum.Admitted = append(sum.Admitted, res.RunID)
-			}
-			if err != nil {
-				sum.Errors = append(sum.Errors, err)
-			}
-		}(tk)
+			p.record(group, results, err)
+		}()
 	}
 	wg.Wait()
-	sum.Duration = time.Since(start)
-	return sum, nil
+	p.sum.Duration = time.Since(p.start)
+	return p.sum
+}
+
+// record counts one group's results. A store that could judge none of
+// them, or answered for another number of decisions, failed every one.
+func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
+	if err == nil && len(results) != len(group) {
+		err = fmt.Errorf("the store answered %d results for %d decisions", len(results), len(group))
+	}
+	if err != nil {
+		p.sum.Counts[Failed] += len(group)
+		p.sum.Errors = append(p.sum.Errors, fmt.Errorf("committing %d decisions: %w", len(group), err))
+		return
+	}
+	for i, res := range results {
+		if res.Outcome == "" {
+			res.Outcome = Failed
+		}
+		p.sum.Counts[res.Outcome]++
+		if res.Outcome == Admitted {
+			p.sum.Admitted = append(p.sum.Admitted, res.RunID)
+		}
+		if res.Err != nil || res.Outcome == Failed || res.Outcome == Unavailable {
+			p.sum.Errors = append(p.sum.Errors, &TicketError{TriggerID: group[i].Ticket.TriggerID, Outcome: res.Outcome, Reason: res.Reason, Err: res.Err})
+		}
+	}
+}
+
+// Round takes one page, decides each ticket from its own observation time
+// and commits the page's decisions.
+func Round(ctx context.Context, st Store, cfg RoundConfig) (Summary, error) {
+	p, err := TakePage(ctx, st, cfg)
+	if err != nil {
+		return p.sum, err
+	}
+	return p.Commit(ctx, st), nil
 }
 
 // TicketError ties a per-ticket failure to its trigger for diagnostics.
@@ -152,27 +227,22 @@ func (e *TicketError) Error() string {
 
 func (e *TicketError) Unwrap() error { return e.Err }
 
-func decideAndCommit(ctx context.Context, st Store, cfg RoundConfig, tk Ticket) (CommitResult, error) {
+// decide derives a ticket's decision; a failure here never reaches the
+// store.
+func decide(cfg RoundConfig, tk Ticket) (CommitParams, error) {
 	sched, err := parseTicket(tk)
 	if err != nil {
-		return ReasonCronInvalid.Result(), &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: ReasonCronInvalid, Err: err}
+		return CommitParams{}, &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: ReasonCronInvalid, Err: err}
 	}
 	d, err := Decide(ticketInput(sched, tk, cfg.GraceMs))
 	if err != nil {
-		return ReasonDecisionFailed.Result(), &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: ReasonDecisionFailed, Err: err}
+		return CommitParams{}, &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: ReasonDecisionFailed, Err: err}
 	}
 	p := CommitParams{Ticket: tk, Decision: d, GraceMs: cfg.GraceMs}
 	if d.Action == Admit {
 		p.RunID, p.AttemptID = cfg.NewID(), cfg.NewID()
 	}
-	res, err := st.ScheduleCommit(ctx, p)
-	if err != nil || res.Outcome == Failed || res.Outcome == Unavailable {
-		if res.Outcome == "" {
-			res.Outcome = Failed
-		}
-		return res, &TicketError{TriggerID: tk.TriggerID, Outcome: res.Outcome, Reason: res.Reason, Err: err}
-	}
-	return res, nil
+	return p, nil
 }
 
 // ErrUnavailable marks a store error that means the database connection

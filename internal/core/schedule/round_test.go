@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ type recordingStore struct {
 	tickets  []Ticket
 	mu       sync.Mutex
 	commits  []CommitParams
+	pages    []int
 	inFlight atomic.Int32
 	maxSeen  atomic.Int32
 	release  chan struct{}
@@ -30,6 +32,19 @@ func (s *recordingStore) ScheduleTake(_ context.Context, p TakeParams) ([]Ticket
 }
 
 func (s *recordingStore) ScheduleCommit(_ context.Context, p CommitParams) (CommitResult, error) {
+	s.mu.Lock()
+	s.commits = append(s.commits, p)
+	s.mu.Unlock()
+	switch p.Decision.Action {
+	case Admit:
+		return CommitResult{Outcome: Admitted, RunID: p.RunID}, nil
+	case SkipLate:
+		return CommitResult{Outcome: Skipped}, nil
+	}
+	return CommitResult{Outcome: Initialized}, nil
+}
+
+func (s *recordingStore) ScheduleCommitPage(ctx context.Context, ps []CommitParams) ([]CommitResult, error) {
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 	for {
@@ -42,15 +57,13 @@ func (s *recordingStore) ScheduleCommit(_ context.Context, p CommitParams) (Comm
 		<-s.release
 	}
 	s.mu.Lock()
-	s.commits = append(s.commits, p)
+	s.pages = append(s.pages, len(ps))
 	s.mu.Unlock()
-	switch p.Decision.Action {
-	case Admit:
-		return CommitResult{Outcome: Admitted, RunID: p.RunID}, nil
-	case SkipLate:
-		return CommitResult{Outcome: Skipped}, nil
+	out := make([]CommitResult, len(ps))
+	for i, p := range ps {
+		out[i], _ = s.ScheduleCommit(ctx, p)
 	}
-	return CommitResult{Outcome: Initialized}, nil
+	return out, nil
 }
 
 func (s *recordingStore) Executor() task.Executor { return task.LocalProcess }
@@ -118,24 +131,52 @@ func TestRoundDecidesFromEachTicketsOwnObservationTime(t *testing.T) {
 	}
 }
 
-func TestRoundCommitParallelismIsBounded(t *testing.T) {
+func TestRoundCommitsAPageInBoundedGroups(t *testing.T) {
 	t.Parallel()
 	var tickets []Ticket
-	for i := 0; i < 12; i++ {
+	for i := 0; i < MaxPageSize; i++ {
 		tickets = append(tickets, ticket("t", cursor(t0+minute), t0, trigger.Skip))
 	}
 	st := &recordingStore{tickets: tickets, release: make(chan struct{})}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = Round(context.Background(), st, RoundConfig{PageSize: 12, Parallel: 3, NewID: func() string { return "x" }})
+		_, _ = Round(context.Background(), st, RoundConfig{PageSize: MaxPageSize, Parallel: 3, NewID: func() string { return "x" }})
 	}()
-	for i := 0; i < 12; i++ {
+	for i := 0; i < 3; i++ {
 		st.release <- struct{}{}
 	}
 	<-done
 	if st.maxSeen.Load() > 3 || st.maxSeen.Load() < 1 {
-		t.Fatalf("max concurrent commits %d, want 1..3", st.maxSeen.Load())
+		t.Fatalf("max concurrent commit groups %d, want 1..3", st.maxSeen.Load())
+	}
+	if len(st.pages) != 3 || len(st.commits) != MaxPageSize {
+		t.Fatalf("committed %d decisions in groups %v, want %d in 3", len(st.commits), st.pages, MaxPageSize)
+	}
+	small := &recordingStore{tickets: tickets[:MinCommitGroup]}
+	if _, err := Round(context.Background(), small, RoundConfig{PageSize: MaxPageSize, Parallel: 16, NewID: func() string { return "x" }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(small.pages) != 1 {
+		t.Fatalf("a page of %d committed in groups %v, want one", MinCommitGroup, small.pages)
+	}
+}
+
+func TestRoundNeverCommitsADecisionThatFailedBeforeTheCommit(t *testing.T) {
+	t.Parallel()
+	bad := ticket("bad-cron", cursor(t0), t0+5, trigger.FireOnce)
+	bad.Cron.Expression = "not a cron"
+	st := &recordingStore{tickets: []Ticket{bad, ticket("good", cursor(t0), t0+5, trigger.FireOnce)}}
+	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.commits) != 1 || st.commits[0].Ticket.TriggerID != "good" {
+		t.Fatalf("the store saw %d decisions, want only the good one", len(st.commits))
+	}
+	var te *TicketError
+	if sum.Counts[Failed] != 1 || sum.Counts[Admitted] != 1 || len(sum.Errors) != 1 || !errors.As(sum.Errors[0], &te) || te.Reason != ReasonCronInvalid {
+		t.Fatalf("summary %+v", sum)
 	}
 }
 

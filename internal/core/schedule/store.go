@@ -95,6 +95,10 @@ type CommitResult struct {
 	// (Reason.Outcome) is always Outcome.
 	Reason Reason
 	RunID  string
+	// Err is the detail ScheduleCommit returns beside this result: why it
+	// failed, or for a known outcome whose connection was lost after COMMIT,
+	// that loss (wrapping ErrUnavailable). Set only by ScheduleCommitPage.
+	Err error
 }
 
 // Store is the contract every scheduling profile's storage adapter keeps.
@@ -104,9 +108,16 @@ type CommitResult struct {
 // the ticket's snapshot and fence and writes the decision atomically: for
 // Admit the queued Run, its first Attempt, events run.created and run.queued
 // and the cursor advance, all or nothing.
+//
+// ScheduleCommitPage commits a page of decisions at once. Its results are
+// index-aligned with ps, each exactly what ScheduleCommit would give that
+// decision alone (with ScheduleCommit's error in Err); one decision's
+// failure never changes another's outcome. It returns an error only when
+// no decision could be judged.
 type Store interface {
 	ScheduleTake(ctx context.Context, p TakeParams) ([]Ticket, error)
 	ScheduleCommit(ctx context.Context, p CommitParams) (CommitResult, error)
+	ScheduleCommitPage(ctx context.Context, ps []CommitParams) ([]CommitResult, error)
 	// Executor is the executor admitted Attempts are created for.
 	Executor() task.Executor
 }

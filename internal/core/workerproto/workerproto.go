@@ -6,7 +6,8 @@
 // Every step after a grant names its lease by (attempt id, raw lease token,
 // lease version). The replica stores only the token's SHA-256, so a
 // database reader can never act as the worker. Durations in replies are
-// relative ("…Ms from when the replica answered"): worker and replica
+// relative, counted from when the replica received the request (a grant
+// made after a long-poll wait is shortened by the wait): worker and replica
 // clocks are never compared, the worker counts from when it sent the
 // request, which can only make its copy of a lease end early.
 package workerproto

@@ -202,6 +202,7 @@ func (s *Server) round(ctx context.Context) (bool, error) {
 	if s.cfg.OnRound != nil {
 		s.cfg.OnRound(sum)
 	}
+	s.planWake(sum)
 	return sum.StartNextAtOnce(s.cfg.PageSize), nil
 }
 

@@ -11,12 +11,12 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 )
 
-// Commands that take two seconds, one at a time, admitted every second:
-// while one runs, later ones wait queued.
+// Commands that take SECONDS seconds, one at a time, admitted every
+// second: while one runs, later ones wait queued.
 const slowFile = `project: demo
 tasks:
   - name: slow
-    script: echo "start $QL_RUN_ID"; sleep 2; echo end
+    script: echo "start $QL_RUN_ID"; sleep SECONDS; echo end
 triggers:
   - name: every-second
     task: slow
@@ -24,12 +24,13 @@ triggers:
     timezone: UTC
 `
 
-// serveSlow serves slowFile with one command at a time and returns the
-// data directory and a query on its database.
-func serveSlow(t *testing.T) (string, *sql.DB) {
+// serveSlow serves slowFile with one command of the given seconds at a
+// time and returns the data directory and a query on its database.
+func serveSlow(t *testing.T, seconds string) (string, *sql.DB) {
 	t.Helper()
 	dir := t.TempDir()
-	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "slow.yaml", slowFile), "--data-dir", dir); code != 0 {
+	defs := strings.Replace(slowFile, "SECONDS", seconds, 1)
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "slow.yaml", defs), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -71,7 +72,9 @@ func runIn(t *testing.T, db *sql.DB, state string) string {
 // is refused with what happens instead, and keeps running.
 func TestRunsCancelEndsAQueuedLocalRunAndRefusesARunningOne(t *testing.T) {
 	t.Parallel()
-	dir, db := serveSlow(t)
+	// Long enough that the running run is still running when it is
+	// cancelled, however slow the machine.
+	dir, db := serveSlow(t, "30")
 	running := runIn(t, db, "running")
 	queued := runIn(t, db, "queued")
 	code, out, errOut := ql(t, "runs", "cancel", queued, "--data-dir", dir)
@@ -103,7 +106,7 @@ func TestRunsCancelEndsAQueuedLocalRunAndRefusesARunningOne(t *testing.T) {
 // the run ends.
 func TestRunsLogsFollowReturnsWhenALocalRunEnds(t *testing.T) {
 	t.Parallel()
-	dir, db := serveSlow(t)
+	dir, db := serveSlow(t, "2")
 	running := runIn(t, db, "running")
 	start := time.Now()
 	code, out, errOut := ql(t, "runs", "logs", "-f", running, "--data-dir", dir)

@@ -6,7 +6,7 @@
 // errors become qlerror codes in mapErr.
 //
 // Connections: one writer connection (WAL, busy_timeout, foreign keys on,
-// every transaction BEGIN IMMEDIATE) and a query_only read pool. Statements
+// temporary storage in memory, every transaction BEGIN IMMEDIATE) and a query_only read pool. Statements
 // live in queries/*.sql, each commenting the invariant it enforces, and are
 // prepared once the store is ready.
 //
@@ -22,6 +22,11 @@
 //	                                               UPDATE … WHERE trigger_revision = ?
 //	                                                 AND state_version = ? AND cursor IS ?
 //	                                               0 rows ⇒ raced, everything rolls back
+//
+// ScheduleCommitPage runs the same commit for each decision of a page in
+// one BEGIN IMMEDIATE transaction, each inside its own savepoint: a
+// decision that is raced or fails is undone to its savepoint alone, and
+// the page pays one lock acquisition and one WAL commit.
 //
 // Two processes on one file may take the same row; the write lock orders
 // their commits and the first one bumps state_version, so the second is

@@ -73,6 +73,9 @@ var (
 	qEventInsert               = query("event_insert")
 	qScheduleAdvanceAdmitted   = query("schedule_advance_admitted")
 	qScheduleAdvanceCursor     = query("schedule_advance_cursor")
+	qScheduleRowSavepoint      = query("schedule_row_savepoint")
+	qScheduleRowRollback       = query("schedule_row_rollback")
+	qScheduleRowRelease        = query("schedule_row_release")
 )
 
 var (
@@ -106,7 +109,7 @@ var (
 // the dispatcher's queue.
 var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
-	qScheduleTakeUninitialised, qScheduleTakeDue,
+	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 }
 
@@ -118,7 +121,7 @@ var writeQueries = []string{
 	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset,
 	qTasksByNames, qTriggersByNames,
 	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qAttemptAdmitInsert, qEventInsert,
-	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor,
+	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease,
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead,
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -20,23 +19,8 @@ func (s *Store) Executor() task.Executor { return task.LocalProcess }
 // single-node fence, so two processes may take the same row and exactly one
 // commit wins.
 func (s *Store) ScheduleTake(ctx context.Context, p schedule.TakeParams) ([]schedule.Ticket, error) {
-	if p.Limit < 1 || p.Limit > schedule.MaxPageSize {
-		return nil, qlerror.New(qlerror.Invalid, "schedule take: limit %d is outside 1–%d", p.Limit, schedule.MaxPageSize)
-	}
-	now := s.nowMs()
-	var out []schedule.Ticket
-	err := s.read(ctx, "take schedule page", func(tx *txn) error {
-		var err error
-		if out, err = scanTickets(ctx, tx, now, out, qScheduleTakeUninitialised, p.Limit); err != nil {
-			return err
-		}
-		if len(out) == p.Limit {
-			return nil
-		}
-		out, err = scanTickets(ctx, tx, now, out, qScheduleTakeDue, now, p.Limit-len(out))
-		return err
-	})
-	return out, err
+	tickets, _, err := s.ScheduleTakeHorizon(ctx, p)
+	return tickets, err
 }
 
 func scanTickets(ctx context.Context, tx *txn, now int64, out []schedule.Ticket, q string, args ...any) ([]schedule.Ticket, error) {

@@ -146,29 +146,50 @@ func (s *Store) closeStatements() {
 type preparedPtr = atomic.Pointer[statements]
 
 // txn is a transaction that runs a known statement through its prepared
-// form and anything else (migrations) as plain SQL.
+// form and anything else (migrations) as plain SQL. A page of decisions
+// runs the same few statements hundreds of times in one transaction, so
+// each is bound to the transaction once (bound) rather than per call.
 type txn struct {
 	*sql.Tx
 	stmts map[string]*sql.Stmt
+	bound map[string]*sql.Stmt
+}
+
+// stmt is q's prepared statement bound to this transaction, or nil when q
+// is not a known statement.
+func (t *txn) stmt(ctx context.Context, q string) *sql.Stmt {
+	if st, ok := t.bound[q]; ok {
+		return st
+	}
+	st, ok := t.stmts[q]
+	if !ok {
+		return nil
+	}
+	if t.bound == nil {
+		t.bound = make(map[string]*sql.Stmt)
+	}
+	st = t.StmtContext(ctx, st)
+	t.bound[q] = st
+	return st
 }
 
 func (t *txn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if st, ok := t.stmts[q]; ok {
-		return t.StmtContext(ctx, st).ExecContext(ctx, args...)
+	if st := t.stmt(ctx, q); st != nil {
+		return st.ExecContext(ctx, args...)
 	}
 	return t.Tx.ExecContext(ctx, q, args...)
 }
 
 func (t *txn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if st, ok := t.stmts[q]; ok {
-		return t.StmtContext(ctx, st).QueryContext(ctx, args...)
+	if st := t.stmt(ctx, q); st != nil {
+		return st.QueryContext(ctx, args...)
 	}
 	return t.Tx.QueryContext(ctx, q, args...)
 }
 
 func (t *txn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	if st, ok := t.stmts[q]; ok {
-		return t.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	if st := t.stmt(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
 	}
 	return t.Tx.QueryRowContext(ctx, q, args...)
 }

@@ -51,6 +51,10 @@ type Fixture struct {
 	NowMs func(ctx context.Context) (int64, error)
 	// Tamper edits stored rows behind the store's back.
 	Tamper Tamper
+
+	// page routes every commit of a case through ScheduleCommitPage (as a
+	// page of its own) instead of ScheduleCommit; RunSchedule sets it.
+	page bool
 }
 
 // Tamper edits stored rows the way corruption, a hand edit or a restored

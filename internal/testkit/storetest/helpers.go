@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -125,11 +126,37 @@ func takeOne(t *testing.T, f Fixture) schedule.Ticket {
 
 func commit(t *testing.T, f Fixture, p schedule.CommitParams) schedule.CommitResult {
 	t.Helper()
-	res, err := f.Schedule.ScheduleCommit(t.Context(), p)
+	res, err := commitVia(t.Context(), f, p)
 	if err != nil && res.Outcome != schedule.Failed && res.Outcome != schedule.Unavailable {
 		t.Fatalf("commit: outcome %s with error %v", res.Outcome, err)
 	}
 	return res
+}
+
+// commitVia commits one decision the way the case runs: alone through
+// ScheduleCommit, or as a page of one through ScheduleCommitPage.
+func commitVia(ctx context.Context, f Fixture, p schedule.CommitParams) (schedule.CommitResult, error) {
+	if !f.page {
+		return f.Schedule.ScheduleCommit(ctx, p)
+	}
+	rs, err := f.Schedule.ScheduleCommitPage(ctx, []schedule.CommitParams{p})
+	if len(rs) != 1 {
+		return schedule.CommitResult{}, fmt.Errorf("a page of one decision returned %d results (error %v)", len(rs), err)
+	}
+	return rs[0], err
+}
+
+// commitPage commits ps as one page and requires one result per decision.
+func commitPage(t *testing.T, f Fixture, ps []schedule.CommitParams) []schedule.CommitResult {
+	t.Helper()
+	rs, err := f.Schedule.ScheduleCommitPage(t.Context(), ps)
+	if err != nil {
+		t.Fatalf("commit page of %d: %v", len(ps), err)
+	}
+	if len(rs) != len(ps) {
+		t.Fatalf("a page of %d decisions returned %d results", len(ps), len(rs))
+	}
+	return rs
 }
 
 func row(t *testing.T, f Fixture, triggerID string) Row {

@@ -146,7 +146,7 @@ func requireRefused(t *testing.T, f Fixture, ctx context.Context, p schedule.Com
 	t.Helper()
 	id := p.Ticket.TriggerID
 	before, beforeCounts := row(t, f, id), counts(t, f, id)
-	res, err := f.Schedule.ScheduleCommit(ctx, p)
+	res, err := commitVia(ctx, f, p)
 	if res.Outcome != reason.Outcome() || res.Reason != reason || res.RunID != "" {
 		t.Fatalf("commit: %s (%s) run %q, %v; want %s (%s)", res.Outcome, res.Reason, res.RunID, err, reason.Outcome(), reason)
 	}
@@ -163,7 +163,7 @@ func requireRefused(t *testing.T, f Fixture, ctx context.Context, p schedule.Com
 func testScheduleMissing(t *testing.T, f Fixture) {
 	d, tk := dueTicket(t, f)
 	tamper(t, f.Tamper.DeleteSchedule(t.Context(), d.Trigger.TriggerID))
-	res, err := f.Schedule.ScheduleCommit(t.Context(), commitParams(t, tk))
+	res, err := commitVia(t.Context(), f, commitParams(t, tk))
 	if want := schedule.ReasonScheduleMissing; res.Outcome != want.Outcome() || res.Reason != want {
 		t.Fatalf("commit of a ticket whose row is gone: %s (%s), %v; want %s (%s)", res.Outcome, res.Reason, err, want.Outcome(), want)
 	}

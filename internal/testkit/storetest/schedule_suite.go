@@ -12,8 +12,17 @@ import (
 )
 
 // RunSchedule runs the schedule contract's guarantees against an adapter.
+// Every case that commits runs twice: as named, each decision through
+// ScheduleCommit, and as Page/<name>, each through ScheduleCommitPage; the
+// cases about pages themselves run only as Page/<name>.
 func RunSchedule(t *testing.T, newFixture Factory) {
-	tests := map[string]func(*testing.T, Fixture){
+	takes := map[string]func(*testing.T, Fixture){
+		"ArchivedProjectIsNotTaken":             testArchivedNotTaken,
+		"DisabledTriggerIsNotTaken":             testDisabledNotTaken,
+		"TaskRepublishedWithoutRepinIsNotTaken": testUnpinnedNotTaken,
+		"TakeLimitIsBounded":                    testTakeLimit,
+	}
+	commits := map[string]func(*testing.T, Fixture){
 		"TakeOrdersUninitialisedFirstThenCursorProjectTrigger": testTakeOrder,
 		"NotYetDueRowsAreNotTaken":                             testNotDueUntouched,
 		"InitializeStoresTheCursorAndWritesNoRun":              testInitialize,
@@ -22,23 +31,31 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 		"FireOnceAdmitsOnlyTheOldestOccurrence":                testFireOnce,
 		"AStaleTicketIsRacedAndWritesNothing":                  testStaleTicketRaced,
 		"RepublishedTriggerRacesTheOldTicket":                  testRepublishRacesTicket,
-		"ArchivedProjectIsNotTaken":                            testArchivedNotTaken,
-		"DisabledTriggerIsNotTaken":                            testDisabledNotTaken,
-		"TaskRepublishedWithoutRepinIsNotTaken":                testUnpinnedNotTaken,
 		"TwoTakersNeverBothHoldTheSameRow":                     testTakersExclusive,
 		"ConcurrentRoundsAdmitEachOccurrenceOnce":              testConcurrentRoundsOnce,
-		"TakeLimitIsBounded":                                   testTakeLimit,
 		"ReplayedOccurrenceFailsOnItsIdempotencyKey":           testReplayedOccurrence,
 		"CommitRefused/schedule_missing":                       testScheduleMissing,
 	}
 	for name, fn := range reasonCases() {
-		tests[name] = fn
+		commits[name] = fn
 	}
-	for name, fn := range tests {
+	run := func(name string, page bool, fn func(*testing.T, Fixture)) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			fn(t, newFixture(t))
+			f := newFixture(t)
+			f.page = page
+			fn(t, f)
 		})
+	}
+	for name, fn := range takes {
+		run(name, false, fn)
+	}
+	for name, fn := range commits {
+		run(name, false, fn)
+		run("Page/"+name, true, fn)
+	}
+	for name, fn := range pageCases() {
+		run("Page/"+name, true, fn)
 	}
 }
 
@@ -297,7 +314,8 @@ func requireOneCommitPerRow(t *testing.T, f Fixture, results [][]schedule.Ticket
 	wins := map[string]int{}
 	overlapping := 0
 	for _, tks := range results {
-		for _, tk := range tks {
+		ps := make([]schedule.CommitParams, len(tks))
+		for i, tk := range tks {
 			if tk.Lease != nil {
 				t.Fatalf("store mixes leased and lease-less tickets (trigger %s)", tk.TriggerID)
 			}
@@ -306,16 +324,27 @@ func requireOneCommitPerRow(t *testing.T, f Fixture, results [][]schedule.Ticket
 			} else {
 				wins[tk.TriggerID] = 0
 			}
-			res, err := f.Schedule.ScheduleCommit(t.Context(), commitParams(t, tk))
-			if err != nil {
-				t.Fatalf("commit of trigger %s: %v", tk.TriggerID, err)
+			ps[i] = commitParams(t, tk)
+		}
+		// On the page path each taker commits its whole page at once.
+		rs := make([]schedule.CommitResult, len(ps))
+		if f.page {
+			rs = commitPage(t, f, ps)
+		} else {
+			for i, p := range ps {
+				var err error
+				if rs[i], err = f.Schedule.ScheduleCommit(t.Context(), p); err != nil {
+					t.Fatalf("commit of trigger %s: %v", p.Ticket.TriggerID, err)
+				}
 			}
+		}
+		for i, res := range rs {
 			switch res.Outcome {
 			case schedule.Raced:
 			case schedule.Initialized, schedule.Admitted:
-				wins[tk.TriggerID]++
+				wins[ps[i].Ticket.TriggerID]++
 			default:
-				t.Fatalf("commit of trigger %s: %s (%s)", tk.TriggerID, res.Outcome, res.Reason)
+				t.Fatalf("commit of trigger %s: %s (%s)", ps[i].Ticket.TriggerID, res.Outcome, res.Reason)
 			}
 		}
 	}

@@ -47,6 +47,8 @@ const (
 	registerRetry = 2 * time.Second
 	// registerTimeout bounds one registration, retries included.
 	registerTimeout = 15 * time.Second
+	// journalTrimEvery is how often old journal records are removed.
+	journalTrimEvery = time.Hour
 	// pullRetry paces pulling after a refused or failed pull.
 	pullRetry = time.Second
 )
@@ -157,6 +159,9 @@ type worker struct {
 	fatal        error
 	// idle is signalled whenever an attempt ends.
 	idle chan struct{}
+	// reregister asks the heartbeat goroutine, the only one that
+	// registers after the start, for a new session.
+	reregister chan struct{}
 }
 
 // Run runs a worker until ctx ends (SIGINT/SIGTERM: drain, then return
@@ -195,6 +200,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		running:  map[string]*attempt{},
 		draining: make(chan struct{}),
 		idle:     make(chan struct{}, 1),
+
+		reregister: make(chan struct{}, 1),
 	}
 	w.reqCtx, w.reqCancel = context.WithCancel(context.Background())
 	defer w.reqCancel()
@@ -255,12 +262,18 @@ func (w *worker) recoverLocal() error {
 		if a.Pid > 0 && a.StartedAtMs > 0 {
 			outcome, endErr = process.EndOrphan(a.Pid, a.StartedAtMs)
 		}
+		// What left the group, or a command spawned before its pid was
+		// journaled, still carries the attempt's marker.
+		marked, markErr := process.EndMarked(a.ID)
+		if marked > 0 && outcome == process.OrphanGone {
+			outcome = process.OrphanEnded
+		}
 		if outcome == process.OrphanEnded {
 			w.summary.OrphansEnded++
 		}
 		attrs := []any{"code", "attempt_abandoned", "attemptId", a.ID, "runId", a.RunID, "state", a.State, "pid", a.Pid, "orphan", orphanName(outcome)}
-		if endErr != nil {
-			attrs = append(attrs, "error", endErr.Error())
+		if err := errors.Join(endErr, markErr); err != nil {
+			attrs = append(attrs, "error", err.Error())
 		}
 		w.log.Warn("an earlier worker process left this attempt unfinished: it is not run again; the replica settles it when its lease expires", attrs...)
 	}
@@ -354,10 +367,23 @@ func (w *worker) stopPulling(fatal error) {
 func (w *worker) heartbeats(ctx context.Context) {
 	t := time.NewTicker(workerproto.HeartbeatEvery)
 	defer t.Stop()
+	trim := time.NewTicker(journalTrimEvery)
+	defer trim.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-w.reregister:
+			w.log.Warn("the session expired; registering again", "code", "session_expired")
+			if err := w.register(ctx); err != nil && ctx.Err() == nil {
+				w.log.Error("could not register again", "code", "register_failed", "error", err.Error())
+			}
+			continue
+		case <-trim.C:
+			if err := w.journal.Trim(ctx); err != nil {
+				w.log.Warn("could not trim the journal", "code", "journal_failed", "error", err.Error())
+			}
+			continue
 		case <-t.C:
 		}
 		hctx, cancel := context.WithTimeout(ctx, workerproto.HeartbeatEvery)
@@ -365,15 +391,20 @@ func (w *worker) heartbeats(ctx context.Context) {
 		rep, err := w.client.Heartbeat(hctx, workerproto.HeartbeatRequest{SessionID: sid, Running: w.count()})
 		cancel()
 		if err != nil {
-			w.onSessionError(ctx, sid, "heartbeat", err)
+			w.onSessionError(sid, "heartbeat", err)
 			continue
 		}
-		w.onSessionState(rep.State)
+		w.onSessionState(sid, rep.State)
 	}
 }
 
-// onSessionState acts on the state a heartbeat or pull reply carries.
-func (w *worker) onSessionState(state string) {
+// onSessionState acts on the state a heartbeat or pull reply for session
+// sid carries. A reply about a session this worker already replaced by
+// registering again says nothing about the current one.
+func (w *worker) onSessionState(sid, state string) {
+	if sid != w.sessionID() && (state == workerproto.SessionReplaced || state == workerproto.SessionExpired) {
+		return
+	}
 	switch state {
 	case workerproto.SessionDraining:
 		select {
@@ -384,29 +415,41 @@ func (w *worker) onSessionState(state string) {
 		w.stopPulling(nil)
 	case workerproto.SessionReplaced:
 		w.replaced()
+	case workerproto.SessionExpired:
+		w.requestRegister()
+	case workerproto.SessionRevoked:
+		w.revoked()
 	}
 }
 
+// requestRegister asks for a new session; running attempts keep their
+// leases, which belong to the worker, not to a session.
+func (w *worker) requestRegister() {
+	select {
+	case w.reregister <- struct{}{}:
+	default:
+	}
+}
+
+// revoked stops the worker: its credential is refused from now on.
+func (w *worker) revoked() {
+	w.log.Error("the credential was refused (revoked or unknown): stopping", "code", "credential_refused")
+	w.stopPulling(ErrUnauthenticated)
+	w.killAll()
+}
+
 // onSessionError acts on a refused heartbeat or pull sent for session sid.
-// Only the heartbeat registers again (a pull's not_found waits for it), so
-// two goroutines never open two sessions that would replace each other.
-func (w *worker) onSessionError(ctx context.Context, sid, what string, err error) {
+func (w *worker) onSessionError(sid, what string, err error) {
 	switch Code(err) {
 	case workerproto.CodeSessionReplaced:
 		if sid == w.sessionID() {
 			w.replaced()
 		}
 	case workerproto.CodeUnauthenticated:
-		w.log.Error("the credential was refused: stopping", "code", "credential_refused")
-		w.stopPulling(ErrUnauthenticated)
-		w.killAll()
+		w.revoked()
 	case workerproto.CodeNotFound:
-		// The session expired (a partition longer than its lease): a new
-		// one replaces it; running attempts keep their own leases.
-		w.log.Warn("the session expired; registering again", "code", "session_expired")
-		if rerr := w.register(ctx); rerr != nil && ctx.Err() == nil {
-			w.log.Error("could not register again", "code", "register_failed", "error", rerr.Error())
-		}
+		// The session is gone (a partition longer than its lease).
+		w.requestRegister()
 	default:
 		w.log.Warn(what+" failed", "code", what+"_failed", "error", err.Error())
 	}
@@ -522,11 +565,7 @@ func (w *worker) pullOnce(free int) int {
 		if ctx.Err() != nil {
 			return 0
 		}
-		if Code(err) == workerproto.CodeNotFound {
-			// The session expired; the heartbeat registers a new one.
-			return -1
-		}
-		w.onSessionError(ctx, sid, "pull", err)
+		w.onSessionError(sid, "pull", err)
 		return -1
 	}
 	grants := rep.Grants
@@ -548,7 +587,10 @@ func (w *worker) pullOnce(free int) int {
 	for _, g := range grants {
 		w.start(g, offer.Token, sent)
 	}
-	w.onSessionState(rep.State)
+	w.onSessionState(sid, rep.State)
+	if rep.State == workerproto.SessionExpired && len(grants) == 0 {
+		return -1 // wait for the new session instead of pulling at once
+	}
 	return len(grants)
 }
 

@@ -192,7 +192,7 @@ func TestLaunchingIsJournaledBeforeSpawnAndNeverReSpawnedAfterACrash(t *testing.
 // the lease ends on the replica's clock, and reports nothing after.
 func TestTheLeaseClockKillsTheProcessGroupBeforeTheLeaseEnds(t *testing.T) {
 	t.Parallel()
-	in := newIngress(t, 1500)
+	in := newIngress(t, 3000)
 	dir := t.TempDir()
 	g := in.enqueue(t, shell(fmt.Sprintf(`sleep 300 & echo $! > %[1]s/child; echo $$ > %[1]s/pid; wait`, dir)))
 	w := runAgent(t, in, nil)
@@ -533,5 +533,81 @@ func TestAServerListWithABadURLIsRefused(t *testing.T) {
 	_, err := NewClient("http://127.0.0.1:1,http://replica.example:8081", testCredential, 1)
 	if err == nil || !strings.Contains(err.Error(), "replica.example") {
 		t.Fatalf("NewClient with a plain-http non-loopback second server: %v", err)
+	}
+}
+
+// A session that expired (a partition longer than its lease) is replaced
+// by registering again, without touching running commands: their leases
+// belong to the worker, not to the session.
+func TestAnExpiredSessionRegistersAgainAndKeepsItsCommands(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 1; echo finished`, dir)))
+	runAgent(t, in, nil)
+	readPid(t, filepath.Join(dir, "pid"))
+	in.mu.Lock()
+	in.state = workerproto.SessionExpired
+	in.mu.Unlock()
+	waitFor(t, "a new registration", func() bool {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return in.registers == 2 && in.state == workerproto.SessionActive
+	})
+	if done := in.completed(g.AttemptID); done.Outcome != workerproto.OutcomeExited || string(in.attempt(g.AttemptID).log) != "finished\n" {
+		t.Fatalf("the running command was disturbed by the new session: %+v", done)
+	}
+	later := in.enqueue(t, shell(`echo after`))
+	if done := in.completed(later.AttemptID); done.Outcome != workerproto.OutcomeExited {
+		t.Fatalf("the new session runs nothing: %+v", done)
+	}
+}
+
+// The command's own timeout runs on the worker too, as a backstop for the
+// replica's: the command is ended and the attempt completed as timed out.
+func TestTheCommandsOwnTimeoutIsABackstopOnTheWorker(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	c := shell(`sleep 300`)
+	c.TimeoutMs = 300
+	g := in.enqueue(t, c)
+	runAgent(t, in, nil)
+	if done := in.completed(g.AttemptID); done.Outcome != workerproto.OutcomeStopped || done.ErrorCode != workerproto.StopTimedOut {
+		t.Fatalf("completion %+v; want stopped (timed_out)", done)
+	}
+}
+
+// A secret the worker cannot resolve fails the attempt before anything is
+// spawned, with the reason in the attempt's log and never a value.
+func TestAnUnresolvableSecretFailsTheAttemptWithoutSpawning(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	c := shell(fmt.Sprintf(`touch %s/spawned`, dir))
+	c.Env = []task.EnvVar{{Name: "API_TOKEN", SecretRef: "api-token"}}
+	g := in.enqueue(t, c)
+	runAgent(t, in, nil)
+	done := in.completed(g.AttemptID)
+	log := string(in.attempt(g.AttemptID).log)
+	if done.Outcome != workerproto.OutcomeSpawnFailed || done.ErrorCode != ErrorCodeSecret || !strings.Contains(log, `secret "api-token"`) || !strings.Contains(log, "--secrets-file") {
+		t.Fatalf("completion %+v, log %q; want spawn_failed naming the secret and the flag", done, log)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "spawned")); err == nil {
+		t.Fatal("the command ran without its secret")
+	}
+}
+
+// A refused credential stops the worker at once with what to do.
+func TestARefusedCredentialStopsTheWorker(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	w := runAgent(t, in, func(c *Config) { c.Credential = workerproto.CredentialPrefix + "revoked" })
+	select {
+	case <-w.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the worker kept going with a refused credential")
+	}
+	if _, err := w.stop(); !errors.Is(err, ErrUnauthenticated) || !strings.Contains(err.Error(), "ql workers create") {
+		t.Fatalf("stopped with %v; want ErrUnauthenticated saying what to do", err)
 	}
 }

@@ -41,8 +41,10 @@ type ingress struct {
 	dropPulls int
 	// renewDown answers every renewal 503 from then on.
 	renewDown bool
-	// state is the session state replies carry.
-	state string
+	// state is the session state replies carry; registering again ends
+	// an expired one.
+	state     string
+	registers int
 }
 
 type offerRec struct {
@@ -153,6 +155,12 @@ func (in *ingress) register(w http.ResponseWriter, r *http.Request) {
 	if !in.decode(w, r, &req) {
 		return
 	}
+	in.mu.Lock()
+	in.registers++
+	if in.state == workerproto.SessionExpired {
+		in.state = workerproto.SessionActive
+	}
+	in.mu.Unlock()
 	reply(w, workerproto.RegisterReply{SessionID: ids.New(), Generation: 1, WorkerName: "w1", Labels: req.Labels, Capacity: req.Capacity,
 		HeartbeatMs: workerproto.HeartbeatEvery.Milliseconds(), SessionLeaseMs: workerproto.SessionLease.Milliseconds(), RunLeaseMs: in.leaseMs, LogCapBytes: in.logCap})
 }

@@ -132,6 +132,7 @@ CREATE TABLE IF NOT EXISTS attempts (
 	pid           INTEGER NOT NULL DEFAULT 0,
 	started_at_ms INTEGER NOT NULL DEFAULT 0,
 	outcome       TEXT NOT NULL DEFAULT '',
+	launched      INTEGER NOT NULL DEFAULT 0,
 	updated_at_ms INTEGER NOT NULL
 );`
 
@@ -199,13 +200,23 @@ func (j *Journal) Answered(ctx context.Context, o Offer, grants []Granted) error
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
 	now := nowMs()
-	if _, err := tx.ExecContext(ctx, `UPDATE offers SET answered = 1 WHERE offer_id = ?`, o.ID); err != nil {
+	// An idle worker's long-polls end empty every few seconds; an offer
+	// that granted nothing has nothing left to prove.
+	q := `UPDATE offers SET answered = 1 WHERE offer_id = ?`
+	if len(grants) == 0 {
+		q = `DELETE FROM offers WHERE offer_id = ?`
+	}
+	if _, err := tx.ExecContext(ctx, q, o.ID); err != nil {
 		return fmt.Errorf("journal the grants of offer %s: %w", o.ID, err)
 	}
 	for _, g := range grants {
+		// The replica offers an attempt again when its grant expired
+		// unstarted, so a finished record that never launched is granted
+		// afresh; one that launched stays as it is, and Launching then
+		// refuses it: it is never spawned twice.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO attempts (attempt_id, run_id, offer_id, state, updated_at_ms) VALUES (?, ?, ?, 'granted', ?)
 			ON CONFLICT (attempt_id) DO UPDATE SET offer_id = excluded.offer_id, state = 'granted', outcome = '', updated_at_ms = excluded.updated_at_ms
-			WHERE attempts.offer_id <> excluded.offer_id AND attempts.state IN ('granted', 'done') AND attempts.pid = 0 AND attempts.started_at_ms = 0`,
+			WHERE attempts.launched = 0 AND attempts.state IN ('granted', 'done', 'abandoned') AND attempts.offer_id <> excluded.offer_id`,
 			g.AttemptID, g.RunID, o.ID, now); err != nil {
 			return fmt.Errorf("journal grant %s: %w", g.AttemptID, err)
 		}
@@ -234,7 +245,7 @@ func (j *Journal) transition(ctx context.Context, id, to, query string, args ...
 // again.
 func (j *Journal) Launching(ctx context.Context, id string) error {
 	return j.transition(ctx, id, StateLaunching,
-		`UPDATE attempts SET state = 'launching', updated_at_ms = ? WHERE attempt_id = ? AND state = 'granted'`, nowMs(), id)
+		`UPDATE attempts SET state = 'launching', launched = 1, updated_at_ms = ? WHERE attempt_id = ? AND state = 'granted'`, nowMs(), id)
 }
 
 // Running records the spawned process: its pid (its process group) and the
@@ -294,14 +305,38 @@ func (j *Journal) Recover(ctx context.Context) ([]Attempt, error) {
 	}{
 		{`UPDATE attempts SET state = 'abandoned', updated_at_ms = ? WHERE state IN ('granted', 'launching', 'running')`, []any{now}},
 		{`UPDATE offers SET answered = 1 WHERE answered = 0`, nil},
-		{`DELETE FROM attempts WHERE state IN ('done', 'abandoned') AND updated_at_ms < ?`, []any{old}},
-		{`DELETE FROM offers WHERE answered = 1 AND created_at_ms < ?`, []any{old}},
 	} {
 		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
 			return nil, fmt.Errorf("recover the worker journal: %w", err)
 		}
 	}
+	if err := trim(ctx, tx, old); err != nil {
+		return nil, err
+	}
 	return out, tx.Commit()
+}
+
+// Trim removes finished attempts and answered offers older than a week,
+// so a long-lived worker's journal stays small.
+func (j *Journal) Trim(ctx context.Context) error {
+	return trim(ctx, j.db, nowMs()-keepDone.Milliseconds())
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func trim(ctx context.Context, db execer, beforeMs int64) error {
+	for _, q := range []string{
+		`DELETE FROM attempts WHERE state IN ('done', 'abandoned') AND updated_at_ms < ?`,
+		`DELETE FROM offers WHERE answered = 1 AND created_at_ms < ?
+			AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.offer_id = offers.offer_id)`,
+	} {
+		if _, err := db.ExecContext(ctx, q, beforeMs); err != nil {
+			return fmt.Errorf("trim the worker journal: %w", err)
+		}
+	}
+	return nil
 }
 
 // Get reads attempt id.

@@ -9,7 +9,9 @@ import (
 // A second worker on the same data directory refuses to start, naming the
 // holder and what to do; once the first is gone, the directory is free.
 func TestASecondWorkerOnTheSameDataDirIsRefused(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a process forked by a parallel test holds a copy of
+	// the lock's descriptor until it execs, and a reopen would find the
+	// directory locked.
 	dir := t.TempDir()
 	first, err := Open(t.Context(), dir)
 	if err != nil {
@@ -37,7 +39,9 @@ func TestASecondWorkerOnTheSameDataDirIsRefused(t *testing.T) {
 // never handed back to be spawned, and cannot move on to running or done
 // afterwards.
 func TestALaunchingRecordIsAbandonedAfterACrashNeverResumed(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a process forked by a parallel test holds a copy of
+	// the lock's descriptor until it execs, and a reopen would find the
+	// directory locked.
 	dir := t.TempDir()
 	j, err := Open(t.Context(), dir)
 	if err != nil {
@@ -156,5 +160,109 @@ func TestAReleasedGrantOfferedAgainIsGrantedAfreshButALaunchedOneNever(t *testin
 	}
 	if err := j.Launching(t.Context(), "launched"); err == nil {
 		t.Fatal("a launched record was granted again and launched a second time")
+	}
+}
+
+// A long-lived worker's journal stays small: an offer that granted nothing
+// is not kept, finished records go after a week, the rest stays.
+func TestTheJournalKeepsOnlyWhatCanStillMatter(t *testing.T) {
+	t.Parallel()
+	j, err := Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	empty, _ := j.NewOffer(t.Context())
+	if err := j.Answered(t.Context(), empty, nil); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := j.NewOffer(t.Context())
+	recent, _ := j.NewOffer(t.Context())
+	if err := j.Answered(t.Context(), old, []Granted{{AttemptID: "a-old", RunID: "r"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Answered(t.Context(), recent, []Granted{{AttemptID: "a-recent", RunID: "r"}, {AttemptID: "a-granted", RunID: "r"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a-old", "a-recent"} {
+		if err := j.Done(t.Context(), id, "exited"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	weekAgo := nowMs() - keepDone.Milliseconds() - 1
+	if _, err := j.db.Exec(`UPDATE attempts SET updated_at_ms = ? WHERE attempt_id = 'a-old'`, weekAgo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.db.Exec(`UPDATE offers SET created_at_ms = ? WHERE offer_id = ?`, weekAgo, old.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Trim(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var offers []string
+	rows, err := j.db.Query(`SELECT offer_id FROM offers ORDER BY offer_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		_ = rows.Scan(&id)
+		offers = append(offers, id)
+	}
+	rows.Close()
+	if len(offers) != 1 || offers[0] != recent.ID {
+		t.Fatalf("offers kept %v; want only the recent one (%s)", offers, recent.ID)
+	}
+	if _, err := j.Get(t.Context(), "a-old"); err == nil {
+		t.Fatal("a week-old finished attempt was kept")
+	}
+	for _, id := range []string{"a-recent", "a-granted"} {
+		if _, err := j.Get(t.Context(), id); err != nil {
+			t.Fatalf("%s was removed: %v", id, err)
+		}
+	}
+}
+
+// The replica offers an attempt again when its grant expired before the
+// start was acknowledged. The journal takes the new grant of a record that
+// never launched, so the attempt can run; a record that launched is never
+// made launchable again, so it is never spawned twice.
+func TestAnAttemptOfferedAgainLaunchesOnlyIfItNeverLaunched(t *testing.T) {
+	t.Parallel()
+	j, err := Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	grant := func(ids ...string) {
+		t.Helper()
+		o, err := j.NewOffer(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gs []Granted
+		for _, id := range ids {
+			gs = append(gs, Granted{AttemptID: id, RunID: "r-" + id})
+		}
+		if err := j.Answered(t.Context(), o, gs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grant("unstarted", "launched")
+	if err := j.Done(t.Context(), "unstarted", "start_failed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Launching(t.Context(), "launched"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Done(t.Context(), "launched", "succeeded"); err != nil {
+		t.Fatal(err)
+	}
+	grant("unstarted", "launched")
+	if err := j.Launching(t.Context(), "unstarted"); err != nil {
+		t.Fatalf("an attempt offered again after an unacknowledged start cannot launch: %v", err)
+	}
+	if err := j.Launching(t.Context(), "launched"); err == nil {
+		t.Fatal("an attempt that launched before was made launchable again")
 	}
 }

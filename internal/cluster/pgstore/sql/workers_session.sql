@@ -62,9 +62,9 @@ RETURNING s.state
 -- name: SessionState
 -- A session's owner and its state as of now in database time: a live
 -- session whose lease passed is expired even before the sweep marks it;
--- a drained or revoked worker's session says so. Pulls lock the row (the
--- NO KEY UPDATE lock serialises the pulls of one session, so two of them
--- never both fill the same free slots); heartbeats only read it.
+-- a drained or revoked worker's session says so. The row is locked (NO KEY
+-- UPDATE): inside a pull's transaction this serialises the pulls of one
+-- session, so two of them never both fill the same free slots.
 SELECT s.worker_id,
        CASE WHEN w.state = 'revoked' THEN 'revoked'
             WHEN s.state IN ('replaced', 'expired') THEN s.state

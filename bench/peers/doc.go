@@ -1,0 +1,9 @@
+// Package peers measures QingLong's cluster admission side by side with
+// other PostgreSQL-backed schedulers on the same private server, in one
+// run. It is a module of its own so the product never depends on a peer:
+// `go test ./...` at the repository root does not enter it.
+//
+// Run it from this directory (BENCHMARKS.md, "Side by side with River"):
+//
+//	go test -run '^$' -bench . -benchtime 1x
+package peers

@@ -1,0 +1,65 @@
+package peers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/availability"
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/cluster/scheduler"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
+)
+
+// qinglongAligned: QingLong's cluster scheduler (one replica in process:
+// the coordinator over the runtime store, page 256), n triggers whose
+// cursors are all the same boundary, started before it so it wakes at the
+// boundary.
+func qinglongAligned(b *testing.B, srv *pgtest.Srv, n int) {
+	env := clustertest.NewOn(b, srv)
+	// Yearly: once admitted at the boundary, a trigger is not due again
+	// within a run, however long its drain takes.
+	docs := make([]string, max(1, n/1000))
+	for i := range docs {
+		docs[i] = clustertest.Triggers(fmt.Sprintf("aligned-%d", i), n/len(docs), "0 0 1 1 *")
+	}
+	env.Apply(b, docs...)
+	var last result
+	for b.Loop() {
+		last = qinglongRun(b, env, n)
+	}
+	last.report(b)
+}
+
+func qinglongRun(b *testing.B, env *clustertest.Env, n int) result {
+	b.Helper()
+	env.Exec(b, `TRUNCATE qinglong.run_events, qinglong.attempts, qinglong.runs`)
+	boundary := nextBoundary(5 * time.Second)
+	env.Exec(b, `UPDATE qinglong.trigger_schedules
+		SET next_fire_at_ms = $1, last_scheduled_at_ms = NULL, claim_owner = NULL, claim_token = NULL,
+		    claim_expires_at_ms = NULL, state_version = state_version + 1`, boundary.UnixMilli())
+	env.Exec(b, `VACUUM ANALYZE qinglong.trigger_schedules`)
+	env.Exec(b, `CHECKPOINT`)
+	rt := env.Runtime(b, "peer", pgstore.DefaultLease)
+	c, err := scheduler.New(scheduler.Config{Owner: "peer", PageSize: scheduler.MaxPageSize},
+		rt, slog.New(slog.NewTextHandler(io.Discard, nil)), availability.New())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := c.Stop(context.Background()); err != nil {
+			b.Error(err)
+		}
+	}()
+	waitCount(b, env.Super, `SELECT count(*) FROM qinglong.runs`, n, 5*time.Minute)
+	return measure(b, env.Super, `SELECT trigger_id::text || ':' || scheduled_for_ms AS key,
+		extract(epoch FROM pg_xact_commit_timestamp(xmin)) * 1000 AS commit_ms
+		FROM qinglong.runs`, boundary.UnixMilli())
+}

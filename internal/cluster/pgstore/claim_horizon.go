@@ -1,0 +1,50 @@
+package pgstore
+
+import (
+	"context"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// sql/claim_horizon.sql: the next due instant, read with the claim.
+var sqlClaimHorizon = stmt("ClaimHorizon")
+
+// ScheduleTakeHorizon is ScheduleTake plus, in the same round trip and the
+// same implicit transaction (after the claim, so this page's rows are
+// already held and excluded), the database clock and the earliest cursor
+// of an unclaimed schedulable row due strictly after it.
+func (r *Runtime) ScheduleTakeHorizon(ctx context.Context, p schedule.TakeParams) ([]schedule.Ticket, schedule.TakeHorizon, error) {
+	var h schedule.TakeHorizon
+	if p.Limit < 1 || p.Limit > schedule.MaxPageSize {
+		return nil, h, qlerror.New(qlerror.Invalid, "take limit %d is outside 1–%d", p.Limit, schedule.MaxPageSize)
+	}
+	b := &pgx.Batch{}
+	b.Queue(sqlGenericPlans)
+	b.Queue(sqlClaim, r.cfg.Owner, p.Limit, r.cfg.Lease.Milliseconds())
+	b.Queue(sqlClaimHorizon)
+	br := r.pool.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, h, mapErr(err, "claiming schedule rows")
+	}
+	tickets, tids, err := scanTickets(br)
+	if err != nil {
+		return nil, h, mapErr(err, "claiming schedule rows")
+	}
+	if err := br.QueryRow().Scan(&h.NowMs, &h.NextDueMs); err != nil {
+		return nil, h, mapErr(err, "reading the next due instant")
+	}
+	// The Sync's reply: the claim is committed once it has arrived.
+	if err := br.Close(); err != nil {
+		return nil, h, mapErr(err, "claiming schedule rows")
+	}
+	for i, tk := range tickets {
+		r.handles.remember(tk.Lease.Token, tids[i], tk.Lease.ExpiresAtMs, tk.Lease.AcquiredAtMs)
+	}
+	sort.Slice(tickets, func(i, j int) bool { return ticketBefore(tickets[i], tickets[j]) })
+	return tickets, h, nil
+}

@@ -1,0 +1,379 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// splitAfter is how many attempts of a group lose a serialization race or a
+// deadlock before it is split in halves: one hot row then costs its own
+// half, never the whole page, its retries.
+const splitAfter = 2
+
+// ScheduleCommitPage commits a page of decisions in one REPEATABLE READ
+// transaction (docs/architecture.md, "Admission", sql/commit_page.sql):
+// one statement locks every row of the page in trigger id order and reads
+// its facts, each decision is verified exactly as ScheduleCommit verifies
+// it, and one fenced statement writes the rows that passed, pipelined with
+// COMMIT in the same round trip. Each result is what ScheduleCommit would
+// give that decision alone:
+//
+//   - a decision that fails verification (or whose occurrence already has
+//     its Run) is left out of the write: nothing of it is written, the
+//     others commit;
+//   - a serialization failure or deadlock retries the group from scratch,
+//     and after splitAfter attempts splits it in halves that retry on
+//     their own; a group that never gets through is
+//     serialization_retries_exhausted;
+//   - a connection lost before COMMIT can have run is connection_lost for
+//     every decision of the write (nothing was written); lost once it may
+//     have run it is outcome_unknown for each, never retried blindly; lost
+//     after COMMIT answered, the known outcomes stand and each carries the
+//     loss. All three wrap schedule.ErrUnavailable in Err.
+//
+// Two decisions for the same trigger are committed one after the other,
+// in page order, as two ScheduleCommit calls would be. It never returns an
+// error: every decision is judged on its own.
+func (r *Runtime) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
+	out := make([]schedule.CommitResult, len(ps))
+	var pending []int
+	for i, p := range ps {
+		if p.Ticket.Lease == nil {
+			out[i] = schedule.ReasonInvalidParams.Result()
+			out[i].Err = fmt.Errorf("commit of trigger %s: the ticket has no claim; the cluster store commits only claimed tickets", p.Ticket.TriggerID)
+			continue
+		}
+		pending = append(pending, i)
+	}
+	defer func() {
+		for _, p := range ps {
+			if p.Ticket.Lease != nil {
+				r.handles.forget(p.Ticket.Lease.Token)
+			}
+		}
+	}()
+	for len(pending) > 0 {
+		seen := make(map[string]bool, len(pending))
+		var now, later []int
+		for _, i := range pending {
+			if id := ps[i].Ticket.TriggerID; seen[id] {
+				later = append(later, i)
+			} else {
+				seen[id] = true
+				now = append(now, i)
+			}
+		}
+		group := make([]schedule.CommitParams, len(now))
+		for k, i := range now {
+			group[k] = ps[i]
+		}
+		for k, res := range r.commitGroup(ctx, group) {
+			out[now[k]] = res
+		}
+		pending = later
+	}
+	return out, nil
+}
+
+// commitGroup commits a group of decisions for distinct triggers, retrying
+// and splitting it as ScheduleCommitPage says.
+func (r *Runtime) commitGroup(ctx context.Context, group []schedule.CommitParams) []schedule.CommitResult {
+	var lastErr error
+	for attempt := 1; attempt <= commitRetry.attempts; attempt++ {
+		res, err := r.commitGroupOnce(ctx, group)
+		if err == nil {
+			return res
+		}
+		lastErr = err
+		if len(group) > 1 && attempt >= splitAfter {
+			half := len(group) / 2
+			return append(r.commitGroup(ctx, group[:half]), r.commitGroup(ctx, group[half:])...)
+		}
+		if commitRetry.wait(ctx, attempt) != nil {
+			break
+		}
+	}
+	out := make([]schedule.CommitResult, len(group))
+	for i, p := range group {
+		out[i] = schedule.ReasonRetriesExhausted.Result()
+		out[i].Err = fmt.Errorf("commit of trigger %s: %w", p.Ticket.TriggerID, lastErr)
+	}
+	return out
+}
+
+// pageFacts are one row's facts as the page's lock statement read them.
+type pageFacts struct {
+	commitFacts
+	// occurred: the occurrence the row's decision admits already has its
+	// Run.
+	occurred bool
+}
+
+// commitGroupOnce is one transaction attempt for a group. It returns an
+// error only for the group to be retried (a lost serialization race or
+// deadlock, or an idempotency key taken by an occurrence it cannot tell
+// apart among several); every other outcome is final and in the results.
+func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitParams) (out []schedule.CommitResult, retry error) {
+	out = make([]schedule.CommitResult, len(group))
+	conn, err := r.pool.Acquire(ctx)
+	if err != nil {
+		return settle(ctx, out, nil, err, false)
+	}
+	defer conn.Release()
+	ended := false
+	defer func() {
+		if ended || conn.Conn().PgConn().IsClosed() {
+			return
+		}
+		lost := rollback(ctx, conn)
+		if lost != nil && retry != nil {
+			// The group cannot be retried on a lost connection: the loss is
+			// every decision's outcome, nothing was written.
+			out = make([]schedule.CommitResult, len(group))
+			for i := range out {
+				out[i], out[i].Err = withRollbackLoss(schedule.CommitResult{}, retry, lost)
+			}
+			retry = nil
+			return
+		}
+		for i := range out {
+			out[i], out[i].Err = withRollbackLoss(out[i], out[i].Err, lost)
+		}
+	}()
+
+	facts, err := lockPage(ctx, conn, group)
+	if err != nil {
+		return settle(ctx, out, nil, err, false)
+	}
+	var write []int
+	for i, p := range group {
+		f, ok := facts[i]
+		var reason schedule.Reason
+		if ok {
+			reason = verifyTicket(p, f.commitFacts)
+		}
+		switch {
+		case !ok:
+			out[i] = schedule.ReasonScheduleMissing.Result()
+		case reason != "":
+			out[i] = reason.Result()
+		case f.occurred:
+			out[i] = schedule.ReasonOccurrenceExists.Result()
+			out[i].Err = fmt.Errorf("commit of trigger %s: %w", p.Ticket.TriggerID, errIdempotency)
+		default:
+			write = append(write, i)
+		}
+	}
+	if len(write) == 0 {
+		return out, nil
+	}
+	args, err := pageWriteArgs(group, write, facts)
+	if err != nil {
+		return settle(ctx, out, write, err, false)
+	}
+	// The write and COMMIT go out together, and a caller already gone must
+	// not start them.
+	if err := ctx.Err(); err != nil {
+		return settle(ctx, out, write, err, false)
+	}
+	touched := make([]written, len(write))
+	commitMaybeRan, err := writeAndCommit(ctx, conn, sqlCommitPageWrite, args, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var ord int
+			var w written
+			if err := rows.Scan(&ord, &w.schedules, &w.runs, &w.attempts, &w.events); err != nil {
+				return err
+			}
+			if ord < 1 || ord > len(touched) {
+				return fmt.Errorf("the page's write answered for position %d of %d", ord, len(touched))
+			}
+			touched[ord-1] = w
+		}
+		return rows.Err()
+	})
+	var lost *lostAfterCommit
+	if err != nil && !errors.As(err, &lost) {
+		if errors.Is(err, errIdempotency) && len(write) > 1 {
+			// Which occurrence gained its Run since the lock statement's
+			// snapshot the error does not say; the retry's snapshot shows it.
+			return nil, err
+		}
+		return settle(ctx, out, write, err, commitMaybeRan)
+	}
+	ended = true
+	for k, i := range write {
+		out[i] = writtenResult(group[i], touched[k])
+		if lost != nil {
+			// COMMIT answered, so the outcome is known; the connection is
+			// gone all the same, and the replica must learn it.
+			loss := fmt.Errorf("%w (%s after COMMIT): %w", schedule.ErrUnavailable, schedule.ReasonConnectionLost, lost.err)
+			out[i].Err = errors.Join(out[i].Err, loss)
+		}
+	}
+	return out, nil
+}
+
+// settle ends an attempt on err: a retryable err is returned for the group
+// to be retried; any other is classified as ScheduleCommit classifies it
+// and becomes the result of the decisions in rows (every decision when rows
+// is nil), the others keeping theirs.
+func settle(ctx context.Context, out []schedule.CommitResult, rows []int, err error, commitSent bool) ([]schedule.CommitResult, error) {
+	if retryable(err) {
+		return nil, err
+	}
+	res, cerr := failure(ctx, err, commitSent)
+	if rows == nil {
+		for i := range out {
+			out[i], out[i].Err = res, cerr
+		}
+		return out, nil
+	}
+	for _, i := range rows {
+		out[i], out[i].Err = res, cerr
+	}
+	return out, nil
+}
+
+// writtenResult is the outcome of a decision the page's write was sent for,
+// from the rows it reported touching for it.
+func writtenResult(p schedule.CommitParams, w written) schedule.CommitResult {
+	outcome := outcomeOf(p.Decision.Action)
+	switch {
+	case w == written{}:
+		// The lock was held, so only the clock can have moved past expiry
+		// between verification and the fenced update.
+		return schedule.ReasonClaimExpired.Result()
+	case w != expectedWrite(outcome):
+		// Impossible by construction of sqlCommitPageWrite (each insert
+		// selects from the step before it); a changed statement that
+		// breaks this must not be reported as a clean outcome.
+		res := schedule.ReasonWriteFailed.Result()
+		res.Err = fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt and %d event rows for %s", p.Ticket.TriggerID,
+			w.schedules, w.runs, w.attempts, w.events, outcome)
+		return res
+	}
+	res := schedule.CommitResult{Outcome: outcome}
+	if outcome == schedule.Admitted {
+		res.RunID = p.RunID
+	}
+	return res
+}
+
+// outcomeOf is the outcome of a decision whose write held.
+func outcomeOf(a schedule.Action) schedule.Outcome {
+	switch a {
+	case schedule.Admit:
+		return schedule.Admitted
+	case schedule.SkipLate:
+		return schedule.Skipped
+	}
+	return schedule.Initialized
+}
+
+// lockPage starts the group's transaction and locks its rows in one round
+// trip, returning each found row's facts by its decision's position in the
+// group.
+func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams) (map[int]pageFacts, error) {
+	ids := make([]string, len(group))
+	keys := make([]*string, len(group))
+	for i, p := range group {
+		ids[i] = p.Ticket.TriggerID
+		if p.Decision.Action == schedule.Admit {
+			key := schedule.IdempotencyKey(p.Ticket.TriggerID, p.Ticket.TriggerRevision, p.Decision.ScheduledForMs)
+			keys[i] = &key
+		}
+	}
+	b := &pgx.Batch{}
+	b.Queue(sqlBeginAdmission)
+	b.Queue(sqlGenericPlans)
+	b.Queue(sqlCommitPageLock, ids, keys)
+	br := conn.SendBatch(ctx, b)
+	defer br.Close()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	facts := make(map[int]pageFacts, len(group))
+	for rows.Next() {
+		var ord int
+		var pf pageFacts
+		pf.commitFacts, err = scanCommitFacts(rows, "", &ord, &pf.occurred)
+		if err != nil {
+			return nil, err
+		}
+		if ord < 1 || ord > len(group) {
+			return nil, fmt.Errorf("the page's lock answered for position %d of %d", ord, len(group))
+		}
+		pf.Trigger.TriggerID = group[ord-1].Ticket.TriggerID
+		facts[ord-1] = pf
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return facts, br.Close()
+}
+
+// pageWriteArgs are sqlCommitPageWrite's arguments for the verified
+// decisions group[write...]: one array element per decision.
+func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pageFacts) ([]any, error) {
+	n := len(write)
+	tids := make([]pgtype.TID, n)
+	var (
+		triggerIDs, owners, tokens                                     = make([]string, n), make([]string, n), make([]string, n)
+		revisions, versions, claimVersions, expires, acquired, nextCur = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+		cursors, lastScheduled, taskRevisions, scheduledFor            = make([]*int64, n), make([]*int64, n), make([]*int64, n), make([]*int64, n)
+		runIDs, projectIDs, taskIDs, execIDs, keys, attemptIDs         = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+		created, queued                                                = make([]*string, n), make([]*string, n)
+	)
+	var nowMs int64
+	for k, i := range write {
+		p := group[i]
+		tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
+		f := facts[i]
+		nowMs, tids[k] = f.NowMs, f.TID
+		triggerIDs[k], revisions[k], versions[k], cursors[k] = tk.TriggerID, tk.TriggerRevision, tk.StateVersion, tk.NextFireAtMs
+		owners[k], tokens[k], claimVersions[k], expires[k], acquired[k] = l.Owner, l.Token, l.ClaimVersion, l.ExpiresAtMs, l.AcquiredAtMs
+		nextCur[k] = d.NextFireAtMs
+		if d.Action != schedule.Admit {
+			continue
+		}
+		a, err := admissionOf(p, f.commitFacts)
+		if err != nil {
+			return nil, err
+		}
+		c, q := string(a.created), string(a.queued)
+		lastScheduled[k], scheduledFor[k] = &d.ScheduledForMs, &d.ScheduledForMs
+		runIDs[k], projectIDs[k], taskIDs[k], taskRevisions[k] = &p.RunID, &tk.ProjectID, &tk.TaskID, &tk.TaskRevision
+		execIDs[k], keys[k], attemptIDs[k], created[k], queued[k] = &a.executionRevID, &a.key, &p.AttemptID, &c, &q
+	}
+	return commitPageWriteParams.args(pgx.StrictNamedArgs{
+		"tid": tids, "trigger_id": triggerIDs, "trigger_revision": revisions, "state_version": versions, "fence_cursor": cursors,
+		"claim_owner": owners, "claim_token": tokens, "claim_version": claimVersions, "expires_at_ms": expires,
+		"acquired_at_ms": acquired, "next_cursor": nextCur, "last_scheduled_at_ms": lastScheduled,
+		"run_id": runIDs, "project_id": projectIDs, "task_id": taskIDs, "task_revision": taskRevisions,
+		"execution_revision_id": execIDs, "idempotency_key": keys, "scheduled_for_ms": scheduledFor,
+		"attempt_id": attemptIDs, "created_payload": created, "queued_payload": queued,
+		"admitted_at_ms": nowMs, "executor": string(task.RemoteWorker),
+		"created_event": run.EventCreated, "queued_event": run.EventQueued,
+	})
+}

@@ -1,0 +1,150 @@
+-- Group admission (docs/architecture.md, "Admission"): a page of decisions
+-- in one REPEATABLE READ transaction (admission.sql says why not
+-- SERIALIZABLE), the same facts, fence and writes as commit_lock.sql and
+-- commit_write.sql for every row, in two statements whatever the page's
+-- size.
+
+-- name: CommitPageLock
+-- Group admission step 1: lock every schedule row of the page and sample the
+-- database clock in the same statement, reading for each row every fact
+-- commit_lock.sql reads (that file says why the schedule row's lock alone
+-- keeps them true until COMMIT), plus whether the occurrence the row's
+-- decision would admit already has its Run (its idempotency key, NULL for a
+-- decision that admits nothing).
+-- Rows are locked in trigger id order (ORDER BY is applied before the
+-- locking clause), so two pages that share rows take their locks in one
+-- order and cannot deadlock on each other. A row missing from the answer is
+-- gone (or its definitions are).
+-- $1 the page's trigger ids, $2 their idempotency keys, index-aligned;
+-- each row answers with its position in them (from 1).
+WITH now AS MATERIALIZED (
+    SELECT {{now_ms}} AS ms
+),
+want AS (
+    SELECT w.trigger_id, w.idempotency_key, w.ord
+      FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)
+)
+SELECT now.ms, s.ctid,
+       s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
+       s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
+       p.status,
+       tg.current_revision, tg.task_id,
+       tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
+       tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
+       tk.current_revision,
+       tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
+       er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest,
+       w.ord,
+       EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id = s.project_id AND r.idempotency_key = w.idempotency_key)
+  FROM now
+ CROSS JOIN want w
+  JOIN qinglong.trigger_schedules s ON s.trigger_id = w.trigger_id
+  JOIN qinglong.projects p ON p.id = s.project_id
+  JOIN qinglong.triggers tg ON tg.id = s.trigger_id
+  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+  JOIN qinglong.tasks tk ON tk.id = tr.task_id
+  JOIN qinglong.task_revisions tkr ON tkr.task_id = tr.task_id AND tkr.revision = tr.task_revision
+  LEFT JOIN qinglong.execution_revisions er
+         ON er.task_id = tr.task_id AND er.task_revision = tr.task_revision AND er.executor = 'remote_worker'
+ ORDER BY s.trigger_id
+   FOR UPDATE OF s
+
+-- name: CommitPageWrite
+-- Group admission final step, one statement for the page's verified rows
+-- (arrays, index-aligned, one element per row): for each row the schedule
+-- update carries that row's whole fence — revision, state version, cursor,
+-- owner, token, claim version, expiry, acquired time, and the database clock
+-- still before the expiry — exactly as commit_write.sql does for one, and
+-- RETURNs only the rows whose fence held. The Runs, Attempts and events are
+-- inserted only for those (each insert selects from the step before it), so
+-- a row whose fence no longer holds writes nothing while the others commit.
+-- An occurrence that already has its Run was left out by the caller (the
+-- lock statement reads it); one that gained it since would fail the unique
+-- key and with it the whole statement, after which the server skips the
+-- pipelined COMMIT and the caller retries. Returns, per input row, its
+-- position in the arrays (from 1) and the rows touched for it: schedule (0
+-- or 1), runs, attempts, events.
+-- Each row is reached by the ctid the lock statement locked (@tid: a TID
+-- scan per row, whatever the table's size or how many claims are live; the
+-- lock held since keeps it the row's current version) and must still carry
+-- its trigger id.
+-- Parameters: the fences (@trigger_id, @trigger_revision, @state_version,
+-- @fence_cursor (NULL elements allowed), @claim_owner, @claim_token,
+-- @claim_version, @expires_at_ms, @acquired_at_ms), @next_cursor,
+-- @last_scheduled_at_ms (NULL keeps it); admission only (NULL elements for
+-- a row that admits nothing): @run_id, @project_id, @task_id,
+-- @task_revision, @execution_revision_id, @idempotency_key,
+-- @scheduled_for_ms, @attempt_id, @created_payload, @queued_payload; and,
+-- shared by the page, @admitted_at_ms (the lock statement's database time),
+-- @executor and the event names @created_event and @queued_event.
+WITH input AS (
+    SELECT *
+      FROM unnest(@tid::tid[], @trigger_id::uuid[], @trigger_revision::bigint[], @state_version::bigint[], @fence_cursor::bigint[],
+                  @claim_owner::text[], @claim_token::uuid[], @claim_version::bigint[], @expires_at_ms::bigint[],
+                  @acquired_at_ms::bigint[], @next_cursor::bigint[], @last_scheduled_at_ms::bigint[],
+                  @run_id::uuid[], @project_id::uuid[], @task_id::uuid[], @task_revision::bigint[],
+                  @execution_revision_id::text[], @idempotency_key::text[], @scheduled_for_ms::bigint[],
+                  @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[])
+           WITH ORDINALITY AS i (tid, trigger_id, trigger_revision, state_version, fence_cursor,
+                 claim_owner, claim_token, claim_version, expires_at_ms,
+                 acquired_at_ms, next_cursor, last_scheduled_at_ms,
+                 run_id, project_id, task_id, task_revision,
+                 execution_revision_id, idempotency_key, scheduled_for_ms,
+                 attempt_id, created_payload, queued_payload, ord)
+),
+fenced AS (
+    UPDATE qinglong.trigger_schedules s
+       SET next_fire_at_ms = i.next_cursor,
+           last_scheduled_at_ms = coalesce(i.last_scheduled_at_ms, s.last_scheduled_at_ms),
+           state_version = s.state_version + 1,
+           claim_owner = NULL,
+           claim_token = NULL,
+           claim_expires_at_ms = NULL,
+           updated_at_ms = greatest(s.updated_at_ms, {{now_ms}})
+      FROM input i
+     WHERE s.ctid = i.tid
+       AND s.trigger_id = i.trigger_id
+       AND s.trigger_revision = i.trigger_revision
+       AND s.state_version = i.state_version
+       AND s.next_fire_at_ms IS NOT DISTINCT FROM i.fence_cursor
+       AND s.claim_owner = i.claim_owner
+       AND s.claim_token = i.claim_token
+       AND s.claim_version = i.claim_version
+       AND s.claim_expires_at_ms = i.expires_at_ms
+       AND s.updated_at_ms = i.acquired_at_ms
+       AND s.claim_expires_at_ms > {{now_ms}}
+    RETURNING s.trigger_id
+),
+run AS (
+    INSERT INTO qinglong.runs
+           (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
+            scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+    SELECT i.run_id, i.project_id, i.task_id, i.task_revision, i.trigger_id, i.trigger_revision, i.execution_revision_id, i.idempotency_key,
+           i.scheduled_for_ms, 'queued', 2, 2, @admitted_at_ms::bigint, @admitted_at_ms::bigint, @admitted_at_ms::bigint
+      FROM fenced f
+      JOIN input i ON i.trigger_id = f.trigger_id
+     WHERE i.run_id IS NOT NULL
+    RETURNING id, trigger_id
+),
+attempt AS (
+    INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms)
+    SELECT i.attempt_id, r.id, 1, @executor::text, 'claimed', @admitted_at_ms::bigint, @admitted_at_ms::bigint
+      FROM run r
+      JOIN input i ON i.run_id = r.id
+    RETURNING run_id
+),
+events AS (
+    INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
+    SELECT r.id, e.seq, e.name, e.payload, @admitted_at_ms::bigint
+      FROM run r
+      JOIN input i ON i.run_id = r.id
+     CROSS JOIN LATERAL (VALUES (1, @created_event::text, i.created_payload), (2, @queued_event::text, i.queued_payload))
+           AS e (seq, name, payload)
+    RETURNING run_id
+)
+SELECT i.ord, coalesce(f.n, 0), coalesce(r.n, 0), coalesce(a.n, 0), coalesce(e.n, 0)
+  FROM input i
+  LEFT JOIN (SELECT trigger_id, count(*) AS n FROM fenced GROUP BY trigger_id) f ON f.trigger_id = i.trigger_id
+  LEFT JOIN (SELECT trigger_id, count(*) AS n FROM run GROUP BY trigger_id) r ON r.trigger_id = i.trigger_id
+  LEFT JOIN (SELECT run_id, count(*) AS n FROM attempt GROUP BY run_id) a ON a.run_id = i.run_id
+  LEFT JOIN (SELECT run_id, count(*) AS n FROM events GROUP BY run_id) e ON e.run_id = i.run_id

@@ -1,0 +1,179 @@
+package scheduler
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/availability"
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+)
+
+// onTimeCoordinator is a started coordinator on env with the given cadence,
+// its local wall clock shifted by skew, counting its rounds.
+func onTimeCoordinator(t *testing.T, env *clustertest.Env, owner string, cadence, skew time.Duration) (*Coordinator, *atomic.Int64) {
+	t.Helper()
+	var rounds atomic.Int64
+	log := slog.New(roundCounter{Handler: slog.NewTextHandler(io.Discard, nil), rounds: &rounds})
+	c, err := New(Config{Owner: owner, Cadence: cadence}, env.Runtime(t, owner, pgstore.DefaultLease), log, availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.now = func() time.Time { return time.Now().Add(skew) }
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return c, &rounds
+}
+
+// roundCounter counts the scheduler's round records, at every level.
+type roundCounter struct {
+	slog.Handler
+	rounds *atomic.Int64
+}
+
+func (h roundCounter) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h roundCounter) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "code" && a.Value.String() == schedule.CodeRound {
+			h.rounds.Add(1)
+		}
+		return true
+	})
+	return nil
+}
+
+// admissionLag is the lag, created − scheduled, both in database time, of
+// every occurrence scheduled after afterMs, and how many there are.
+func admissionLag(t *testing.T, env *clustertest.Env, afterMs int64) (maxLag, minLag, runs int64) {
+	t.Helper()
+	if err := env.Super.QueryRow(context.Background(), `SELECT coalesce(max(created_at_ms - scheduled_for_ms), 0),
+		coalesce(min(created_at_ms - scheduled_for_ms), 0), count(*) FROM qinglong.runs WHERE scheduled_for_ms > $1`,
+		afterMs).Scan(&maxLag, &minLag, &runs); err != nil {
+		t.Fatal(err)
+	}
+	return maxLag, minLag, runs
+}
+
+// TestATriggerDueBetweenCadenceTicksIsAdmittedAtItsDueInstant: with a
+// cadence of 5 s, triggers firing every second are admitted within a small
+// fraction of the cadence of each due instant, by the database clock. After
+// the round that initialised the rows, polling alone would admit nothing
+// for 5 s; the test looks at the 3 s that follow it.
+func TestATriggerDueBetweenCadenceTicksIsAdmittedAtItsDueInstant(t *testing.T) {
+	t.Parallel()
+	const cadence = 5 * time.Second
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("ontime", 5, "* * * * * *"))
+	c, _ := onTimeCoordinator(t, env, "ontime", cadence, 0)
+	deadline := time.Now().Add(cadence)
+	for env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE next_fire_at_ms IS NULL`) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first round did not initialise the rows")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	firstRound := env.Int(t, `SELECT `+pgstore.ClockMsSQL)
+	time.Sleep(3 * time.Second)
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	maxLag, _, runs := admissionLag(t, env, firstRound)
+	if runs < 5*2 {
+		t.Fatalf("%d occurrences admitted in the 3 s after the first round, of 5 triggers firing every second with a %s cadence; the replica waited for the cadence", runs, cadence)
+	}
+	if maxLag >= cadence.Milliseconds()/5 {
+		t.Fatalf("admission lag up to %d ms with a %s cadence: not woken at the due instant", maxLag, cadence)
+	}
+	if o := env.Count(t); o.Duplicates != 0 || o.Malformed != 0 {
+		t.Fatalf("occurrences: %+v", o)
+	}
+	t.Logf("%d occurrences, lag ≤ %d ms", runs, maxLag)
+}
+
+// TestAWrongLocalClockMovesOnlyTheWakeUp: a replica whose wall clock is
+// stepped an hour behind or ahead after each claim wakes late (at the
+// cadence) or early (polling every few milliseconds), and that is all:
+// every occurrence it admits is the same — exactly on its cron second,
+// never before it by the database clock, once.
+func TestAWrongLocalClockMovesOnlyTheWakeUp(t *testing.T) {
+	t.Parallel()
+	const cadence = time.Second
+	const window = 3 * time.Second
+	rounds := map[time.Duration]int64{}
+	for _, skew := range []time.Duration{-time.Hour, 0, time.Hour} {
+		env := clustertest.New(t)
+		env.Apply(t, clustertest.Triggers("skew", 3, "* * * * * *"))
+		c, n := onTimeCoordinator(t, env, "skew", cadence, skew)
+		time.Sleep(window)
+		if err := c.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		rounds[skew] = n.Load()
+		maxLag, minLag, runs := admissionLag(t, env, 0)
+		if runs == 0 || minLag < 0 || maxLag > 2*cadence.Milliseconds() {
+			t.Fatalf("skew %s: %d runs, lag %d–%d ms: a wrong clock changed what was admitted or when it was due", skew, runs, minLag, maxLag)
+		}
+		offBoundary := env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE scheduled_for_ms % 1000 <> 0`)
+		if o := env.Count(t); offBoundary != 0 || o.Duplicates != 0 || o.Malformed != 0 {
+			t.Fatalf("skew %s: %d occurrences off their cron second, %+v", skew, offBoundary, o)
+		}
+		t.Logf("skew %s: %d rounds, %d runs, lag %d–%d ms", skew, rounds[skew], runs, minLag, maxLag)
+	}
+	// The fault really happened: the clock behind woke only on the cadence,
+	// the clock ahead many times more often than on time.
+	if behind := rounds[-time.Hour]; behind > int64(window/cadence)+2 {
+		t.Fatalf("a clock an hour behind ran %d rounds in %s; it should wake only on the %s cadence", behind, window, cadence)
+	}
+	if ahead, onTime := rounds[time.Hour], rounds[0]; ahead < 5*onTime {
+		t.Fatalf("a clock an hour ahead ran %d rounds, on time %d: the skew did not move the wake-up", ahead, onTime)
+	}
+}
+
+// TestTheWakeUpFollowsTheDatabaseInstantBoundedByTheCadence pins the
+// arithmetic: the wait is the local instant of the database due time plus
+// the spread, moved exactly by a stepped clock, never below the spread,
+// never above the cadence, and the cadence when nothing is known.
+func TestTheWakeUpFollowsTheDatabaseInstantBoundedByTheCadence(t *testing.T) {
+	t.Parallel()
+	const cadence = 5 * time.Second
+	spread := 7 * time.Millisecond
+	local := time.UnixMilli(t0)
+	// The database clock is 40 s ahead of the local clock; the next row is
+	// due 300 ms after the local "now" by that offset.
+	next := &schedule.NextDue{AtMs: t0 + 40_000 + 300, ClockOffsetMs: 40_000}
+	cases := []struct {
+		step time.Duration
+		want time.Duration
+	}{
+		{0, 300*time.Millisecond + spread},
+		{-200 * time.Millisecond, 500*time.Millisecond + spread},
+		{200 * time.Millisecond, 100*time.Millisecond + spread},
+		{time.Hour, spread},
+		{-time.Hour, cadence},
+	}
+	for _, c := range cases {
+		if got := next.Wait(local.Add(c.step), cadence, spread); got != c.want {
+			t.Errorf("clock stepped %s: wait %s, want %s", c.step, got, c.want)
+		}
+	}
+	if got := (*schedule.NextDue)(nil).Wait(local, cadence, spread); got != cadence {
+		t.Errorf("nothing known: wait %s, want the cadence", got)
+	}
+	for range 1000 {
+		if s := wakeSpread(); s < minWakeSpread || s >= maxWakeSpread {
+			t.Fatalf("spread %s outside [%s, %s)", s, minWakeSpread, maxWakeSpread)
+		}
+	}
+}

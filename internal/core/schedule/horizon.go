@@ -1,0 +1,107 @@
+package schedule
+
+import (
+	"context"
+	"time"
+)
+
+// TakeHorizon is what a take learned, in the same round trip, about when
+// the next row falls due. Both fields are the store's own clock (the
+// database's in the cluster): the scheduler only uses them to decide when
+// to wake, never to decide an occurrence.
+type TakeHorizon struct {
+	// NowMs is the store's clock when the take was answered.
+	NowMs int64
+	// NextDueMs is the earliest cursor of a row nobody holds that falls due
+	// strictly after NowMs; nil when there is none.
+	NextDueMs *int64
+}
+
+// HorizonTaker is a Store whose take also reports its horizon. A store
+// that does not implement it leaves its scheduler waking on the cadence.
+type HorizonTaker interface {
+	ScheduleTakeHorizon(ctx context.Context, p TakeParams) ([]Ticket, TakeHorizon, error)
+}
+
+// NextDue is when the next round is likely to find work, for the loop to
+// wake at; it never feeds a decision.
+type NextDue struct {
+	// AtMs is the earliest instant, in the store's clock, at which a row
+	// known to this round falls due: a row nobody held at the take, or a
+	// row of this page at the cursor its decision moves it to.
+	AtMs int64
+	// ClockOffsetMs is the store's clock minus the local wall clock,
+	// measured at the take (local reading at the middle of the round
+	// trip). A replica whose wall clock is wrong wakes early or late by
+	// the error; nothing else changes.
+	ClockOffsetMs int64
+}
+
+// LocalAt is the local wall-clock instant at which the store's clock reads
+// AtMs, by the offset measured at the take.
+func (n NextDue) LocalAt() time.Time { return time.UnixMilli(n.AtMs - n.ClockOffsetMs) }
+
+// Wait is how long to wait, from the local wall-clock reading now, before
+// the next round: until LocalAt plus spread, never less than spread and
+// never more than cadence; the cadence when n is nil (nothing known). The
+// offset is measured afresh at every take, so a local clock that is merely
+// wrong cancels out; one stepped between the take and the wake-up moves
+// only this wait — never below the spread, so a clock stepped ahead makes
+// a scheduler poll every few milliseconds until the row is due rather than
+// spin, and never beyond the cadence.
+func (n *NextDue) Wait(now time.Time, cadence, spread time.Duration) time.Duration {
+	if n == nil {
+		return cadence
+	}
+	return min(max(n.LocalAt().Sub(now), 0)+spread, cadence)
+}
+
+// takeWithHorizon takes a page and, when the store reports it, the
+// horizon with the store-minus-local clock offset measured around the
+// take.
+func takeWithHorizon(ctx context.Context, st Store, p TakeParams) ([]Ticket, *NextDue, error) {
+	ht, ok := st.(HorizonTaker)
+	if !ok {
+		tickets, err := st.ScheduleTake(ctx, p)
+		return tickets, nil, err
+	}
+	before := time.Now()
+	tickets, h, err := ht.ScheduleTakeHorizon(ctx, p)
+	if err != nil {
+		return tickets, nil, err
+	}
+	after := time.Now()
+	mid := before.Add(after.Sub(before) / 2)
+	next := &NextDue{ClockOffsetMs: h.NowMs - mid.UnixMilli()}
+	if h.NextDueMs != nil {
+		next.AtMs = *h.NextDueMs
+	} else {
+		next.AtMs = noneDue
+	}
+	return tickets, next, nil
+}
+
+// noneDue stands for "no row known to fall due": later than any cadence.
+const noneDue = int64(1) << 62
+
+// pageNextDue lowers next to the earliest cursor this page's decisions
+// move their rows to: those rows were held by this round at the take, so
+// the take's horizon could not see them. It re-derives each decision (pure,
+// no I/O); a ticket that cannot be decided contributes nothing. Only an
+// earlier wake can come of a decision whose commit did not land, and an
+// early wake decides nothing.
+func pageNextDue(next *NextDue, tickets []Ticket, graceMs int64) *NextDue {
+	if next == nil {
+		return nil
+	}
+	for _, tk := range tickets {
+		d, err := DecideTicket(tk, graceMs)
+		if err == nil && d.NextFireAtMs < next.AtMs {
+			next.AtMs = d.NextFireAtMs
+		}
+	}
+	if next.AtMs == noneDue {
+		return nil
+	}
+	return next
+}

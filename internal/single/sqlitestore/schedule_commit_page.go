@@ -1,0 +1,183 @@
+package sqlitestore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// ScheduleCommitPage writes a page of decisions in one BEGIN IMMEDIATE
+// transaction, so the page pays one lock acquisition and one WAL commit
+// instead of one per decision, at the same (routine) durability as
+// ScheduleCommit. Each decision runs exactly as ScheduleCommit runs it —
+// the same re-read, schedule.VerifySnapshot, schedule.CheckDecision and
+// state_version CAS — inside a savepoint of its own: a decision that is
+// refused or whose write fails is undone to its savepoint and reported
+// with its own reason, and the page goes on. Results are index-aligned
+// with ps and each is what ScheduleCommit would give that decision alone.
+//
+// If SQLite ends the whole transaction (a failure no savepoint can undo),
+// the decision that caused it keeps its failure and the others are
+// committed again from scratch in a fresh transaction; each such round
+// judges at least one decision, so a page costs at most as many
+// transactions as the per-decision path. A cancelled ctx rolls the
+// transaction back: every decision it would have written is cancelled.
+// A lost COMMIT reply makes every written decision outcome_unknown.
+//
+// err is set only when no decision could be judged (the writer was never
+// obtained or the transaction never began); the results then all carry
+// that failure.
+func (s *Store) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
+	out := make([]schedule.CommitResult, len(ps))
+	pending := make([]int, 0, len(ps))
+	for i, p := range ps {
+		if p.Ticket.Lease != nil {
+			out[i] = schedule.ReasonInvalidParams.Result()
+			out[i].Err = qlerror.New(qlerror.Internal, "trigger %s: a single-node store was handed a ticket with a cluster claim", p.Ticket.TriggerID)
+			continue
+		}
+		pending = append(pending, i)
+	}
+	judged := len(pending) < len(ps)
+	for len(pending) > 0 {
+		var groupErr error
+		err := s.withWriter(ctx, routine, func() error {
+			pending, groupErr = s.commitGroup(ctx, ps, pending, out)
+			return nil
+		})
+		if err == nil && groupErr == nil {
+			judged = true
+			continue
+		}
+		if err == nil {
+			err = groupErr
+		}
+		for _, i := range pending {
+			out[i] = withErr(failure(ctx, err))
+		}
+		if !judged {
+			_, err = failure(ctx, err)
+			return out, err
+		}
+		return out, nil
+	}
+	return out, nil
+}
+
+// commitGroup commits the decisions idx of ps in one transaction, setting
+// their results in out. It returns the decisions to commit again in a
+// fresh transaction (only after SQLite ended this one), or an error when
+// the transaction could not begin, in which case no decision was judged.
+func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx []int, out []schedule.CommitResult) ([]int, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return idx, err
+	}
+	written := make([]int, 0, len(idx))
+	for k, i := range idx {
+		if ctx.Err() != nil {
+			_ = tx.Rollback()
+			cancelAll(out, written, idx[k:])
+			return nil, nil
+		}
+		res, wrote, intact := s.commitRow(ctx, tx, ps[i])
+		out[i] = res
+		if wrote {
+			written = append(written, i)
+		}
+		if intact {
+			continue
+		}
+		_ = tx.Rollback()
+		if ctx.Err() != nil {
+			cancelAll(out, written, idx[k+1:])
+			return nil, nil
+		}
+		// SQLite ended the transaction: the decisions it had written are
+		// gone with it and, like those not yet reached, were judged by
+		// nothing. They go again; this row keeps its own failure.
+		return append(written, idx[k+1:]...), nil
+	}
+	if len(written) == 0 {
+		_ = tx.Rollback()
+		return nil, nil
+	}
+	if ctx.Err() != nil {
+		_ = tx.Rollback()
+		cancelAll(out, written, nil)
+		return nil, nil
+	}
+	if err := tx.Commit(); err != nil {
+		// As in ScheduleCommit: the write may or may not be durable, and it
+		// is never retried blindly.
+		for _, i := range written {
+			out[i] = schedule.ReasonOutcomeUnknown.Result()
+			out[i].Err = mapErr(err, "commit schedule decision")
+		}
+		return nil, nil
+	}
+	for _, i := range written {
+		out[i] = schedule.CommitResult{Outcome: outcomeOf(ps[i].Decision.Action)}
+		if ps[i].Decision.Action == schedule.Admit {
+			out[i].RunID = ps[i].RunID
+		}
+	}
+	return nil, nil
+}
+
+// commitRow runs one decision inside its own savepoint. wrote says the
+// decision's writes stand in the transaction (its result is set once the
+// transaction commits); intact is false when the transaction can no
+// longer be trusted to hold only the decisions before this one — SQLite
+// ended it, or the savepoint could not be opened, undone or closed.
+func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams) (res schedule.CommitResult, wrote, intact bool) {
+	// The statements run detached from the caller's cancellation: watching
+	// it costs every statement a goroutine, and it is checked between
+	// decisions and before COMMIT instead (a cancellation also rolls the
+	// transaction back by itself, failing the statements after it).
+	sctx := context.WithoutCancel(ctx)
+	if _, err := tx.ExecContext(sctx, qScheduleRowSavepoint); err != nil {
+		return withErr(failure(ctx, err)), false, false
+	}
+	err := s.commitDecision(sctx, tx, p)
+	if err == nil {
+		if _, err := tx.ExecContext(sctx, qScheduleRowRelease); err != nil {
+			return withErr(failure(ctx, err)), false, false
+		}
+		return res, true, true
+	}
+	var v *verdict
+	if errors.As(err, &v) {
+		res = v.reason.Result()
+		res.Err = v.err
+	} else {
+		res = withErr(failure(ctx, err))
+	}
+	// Undoing to the savepoint fails when SQLite already rolled the whole
+	// transaction back (the savepoint is gone with it).
+	if _, rerr := tx.ExecContext(sctx, qScheduleRowRollback); rerr != nil {
+		return res, false, false
+	}
+	if _, rerr := tx.ExecContext(sctx, qScheduleRowRelease); rerr != nil {
+		return res, false, false
+	}
+	return res, false, true
+}
+
+// cancelAll reports as cancelled the decisions a cancelled transaction
+// took with it and those it never reached.
+func cancelAll(out []schedule.CommitResult, groups ...[]int) {
+	for _, g := range groups {
+		for _, i := range g {
+			out[i] = schedule.ReasonCancelled.Result()
+		}
+	}
+}
+
+// withErr puts a failure's detail into its result, as the page carries it.
+func withErr(res schedule.CommitResult, err error) schedule.CommitResult {
+	res.Err = err
+	return res
+}
