@@ -93,6 +93,13 @@ func (r *Runtime) commitGroup(ctx context.Context, group []schedule.CommitParams
 		if err == nil {
 			return res
 		}
+		var rowFailed *rowWriteFailed
+		if errors.As(err, &rowFailed) {
+			// Nothing was written; the halves find the failing row and
+			// commit the others.
+			half := len(group) / 2
+			return append(r.commitGroup(ctx, group[:half]), r.commitGroup(ctx, group[half:])...)
+		}
 		lastErr = err
 		if len(group) > 1 && attempt >= splitAfter {
 			half := len(group) / 2
@@ -211,6 +218,13 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 			// Which occurrence gained its Run since the lock statement's
 			// snapshot the error does not say; the retry's snapshot shows it.
 			return nil, err
+		}
+		if res, _ := failure(ctx, err, commitMaybeRan); rowCaused(res.Reason) && ctx.Err() == nil && !commitMaybeRan && len(write) > 1 {
+			// A write that failed for one row's content (a constraint, a
+			// refused insert) failed the whole multi-row statement; the
+			// error does not say which row, and one row's failure must never
+			// fail the others.
+			return nil, &rowWriteFailed{err: err}
 		}
 		return settle(ctx, out, write, err, commitMaybeRan)
 	}
@@ -376,4 +390,19 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		"admitted_at_ms": nowMs, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "queued_event": run.EventQueued,
 	})
+}
+
+// rowWriteFailed marks a multi-row write that failed for the content of a
+// row it cannot name: the group is split until the failing row is alone.
+type rowWriteFailed struct{ err error }
+
+func (e *rowWriteFailed) Error() string { return "a row of the page's write failed: " + e.err.Error() }
+
+func (e *rowWriteFailed) Unwrap() error { return e.err }
+
+// rowCaused reports whether a failed write can be the doing of one row's
+// content, not of the database or the caller (a timeout, a held lock, a
+// cancellation fail every row alike and are not split).
+func rowCaused(r schedule.Reason) bool {
+	return r == schedule.ReasonConstraintViolation || r == schedule.ReasonWriteFailed
 }
