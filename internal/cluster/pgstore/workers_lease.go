@@ -51,6 +51,22 @@ func lockLease(ctx context.Context, tx pgx.Tx, attemptID string) (leaseFacts, er
 	return f, err
 }
 
+// inOwnedLease runs fn in one transaction on attempt attemptID's lease
+// facts, locked, once they are known to belong to worker w: every step a
+// worker takes on a lease starts this way.
+func (r *Runtime) inOwnedLease(ctx context.Context, w WorkerIdentity, attemptID string, fn func(tx pgx.Tx, f leaseFacts) error) error {
+	return inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		f, err := lockLease(ctx, tx, attemptID)
+		if err != nil {
+			return err
+		}
+		if err := f.ownedBy(w); err != nil {
+			return err
+		}
+		return fn(tx, f)
+	})
+}
+
 // ownedBy refuses the lease of another worker. A released grant has no
 // worker any more and falls through to the token check.
 func (f leaseFacts) ownedBy(w WorkerIdentity) error {
@@ -108,15 +124,8 @@ func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req worker
 		return workerproto.LeaseReply{}, err
 	}
 	var reply workerproto.LeaseReply
-	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
 		reply = terminalReply
-		f, err := lockLease(ctx, tx, req.AttemptID)
-		if err != nil {
-			return err
-		}
-		if err := f.ownedBy(w); err != nil {
-			return err
-		}
 		switch {
 		case !f.sameToken(digest) || !f.live():
 			return nil
@@ -182,15 +191,8 @@ func (r *Runtime) RenewAttempt(ctx context.Context, w WorkerIdentity, req worker
 		return workerproto.LeaseReply{}, err
 	}
 	var reply workerproto.LeaseReply
-	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
 		reply = terminalReply
-		f, err := lockLease(ctx, tx, req.AttemptID)
-		if err != nil {
-			return err
-		}
-		if err := f.ownedBy(w); err != nil {
-			return err
-		}
 		switch {
 		case !f.sameToken(digest) || !f.started() || !f.live():
 			return nil
@@ -286,14 +288,7 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 		return workerproto.CompleteReply{}, err
 	}
 	var reply workerproto.CompleteReply
-	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
-		f, err := lockLease(ctx, tx, req.AttemptID)
-		if err != nil {
-			return err
-		}
-		if err := f.ownedBy(w); err != nil {
-			return err
-		}
+	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
 		if err := f.completionFence(req, digest); err != nil {
 			return err
 		}
