@@ -165,18 +165,7 @@ func workersRevokeCommand(getenv func(string) string) *cobra.Command {
 			"worker finish its commands first, drain it and revoke it once `ql workers list` shows no sessions.",
 		Args:         oneName("revoke"),
 		SilenceUsage: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := openWorkerAdmin(cmd.Context(), getenv)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			if err := a.WorkerRevoke(cmd.Context(), args[0]); err != nil {
-				return explainWorkerErr(err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "worker %s: revoked\n", args[0])
-			return nil
-		},
+		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerRevoke, "revoked"),
 	}
 }
 
@@ -186,18 +175,24 @@ func workersDrainCommand(getenv func(string) string) *cobra.Command {
 		Short:        "Drain a worker: it gets no new work and finishes what it runs",
 		Args:         oneName("drain"),
 		SilenceUsage: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := openWorkerAdmin(cmd.Context(), getenv)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			if err := a.WorkerDrain(cmd.Context(), args[0]); err != nil {
-				return explainWorkerErr(err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "worker %s: draining; it gets no new work and finishes what it runs\n", args[0])
-			return nil
-		},
+		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerDrain, "draining; it gets no new work and finishes what it runs"),
+	}
+}
+
+// workerChange is the body of a command that changes one named worker's
+// state through the admin role and says what it became.
+func workerChange(getenv func(string) string, change func(*pgstore.Admin, context.Context, string) error, became string) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a, err := openWorkerAdmin(cmd.Context(), getenv)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		if err := change(a, cmd.Context(), args[0]); err != nil {
+			return explainWorkerErr(err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "worker %s: %s\n", args[0], became)
+		return nil
 	}
 }
 
