@@ -156,6 +156,12 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 			// left to expire, as a replica that died would leave them.
 			return false, nil
 		}
+		if ctx.Err() != nil {
+			// Stopping while a page was in flight: the page taken beside it
+			// is not committed (its claims expire, for another replica to
+			// take over), so no commit starts after the stop.
+			return false, nil
+		}
 		if !page.Full() || !overlap {
 			sum := page.Commit(ctx, c.store)
 			c.report(ctx, sum)

@@ -446,13 +446,22 @@ type heldPages struct {
 	started chan int32
 	release chan struct{}
 	lose    bool
+	// untilStop: a held page also ends when its round's context does.
+	untilStop bool
 }
 
 func (s *heldPages) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
 	n := s.pages.Add(1)
 	if n >= 2 {
 		s.started <- n
-		<-s.release
+		if s.untilStop {
+			select {
+			case <-s.release:
+			case <-ctx.Done():
+			}
+		} else {
+			<-s.release
+		}
 	}
 	if s.lose && n >= 2 {
 		out := make([]schedule.CommitResult, len(ps))
@@ -531,5 +540,28 @@ func TestALostDatabaseStopsClaimingAtOnceWithAPageInFlight(t *testing.T) {
 	}
 	if n, pages := st.takeCount(), st.pages.Load(); n != 3 || pages != 2 {
 		t.Fatalf("%d takes and %d page commits after the loss, want 3 and 2: the claimed page is left to expire", n, pages)
+	}
+}
+
+// A stop that lands while one page commits and the next is already claimed
+// lets the committing page end and commits nothing more: the claimed page's
+// claims are left to expire for another replica.
+func TestAStopWithAPageInFlightCommitsNoFurtherPage(t *testing.T) {
+	t.Parallel()
+	st := &heldPages{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{}), untilStop: true}
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-st.started
+	waitTakes(t, st.fakeStore, 3)
+	if err := co.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if pages := st.pages.Load(); pages != 2 {
+		t.Fatalf("%d pages committed, want 2: the page claimed beside the one in flight must not be committed after the stop", pages)
 	}
 }
