@@ -144,7 +144,8 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 			return false, nil
 		}
 		page, err := schedule.TakePage(ctx, c.store, c.roundConfig())
-		if prev, had := collect(); had {
+		prev, had := collect()
+		if had {
 			overlap = prev.Progress() > 0
 		}
 		if err != nil {
@@ -156,7 +157,7 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 			// left to expire, as a replica that died would leave them.
 			return false, nil
 		}
-		if ctx.Err() != nil {
+		if had && ctx.Err() != nil {
 			// Stopping while a page was in flight: the page taken beside it
 			// is not committed (its claims expire, for another replica to
 			// take over), so no commit starts after the stop.
