@@ -141,7 +141,7 @@ func RoleSummary(k RoleKind) string {
 	case RoleRuntime:
 		what = "claims schedules and admits runs; serves the worker ingress (sessions, grants, leases, logs) and sweeps expired leases"
 	default:
-		what = "CONNECT and USAGE on the schema only: it has no work yet, a later release widens its grants"
+		what = "CONNECT and USAGE on the schema only: the worker ingress runs inside each replica as the runtime role, so this role holds no table"
 	}
 	var b strings.Builder
 	b.WriteString(what + "; search_path " + safeSearchPath)
