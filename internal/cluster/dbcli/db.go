@@ -102,7 +102,7 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 		Long: "Creates or verifies the LOGIN roles migration, admin, runtime and worker_ingress (with --role-prefix)\n" +
 			"and installs the exact grant matrix; pins every role's search_path to pg_catalog, pg_temp and sets the\n" +
 			"statement and idle-in-transaction timeouts of admin, runtime and worker_ingress; revokes every role\n" +
-			"membership from or to them. worker_ingress may only connect: it has no work yet.\n" +
+			"membership from or to them. worker_ingress may only connect: the worker ingress runs as the runtime role.\n" +
 			"Connects with $" + EnvSuperuserURL + " (else $" + EnvURL + ").\n" +
 			"Passwords are read from $" + EnvPasswordPrefix + "<ROLE>_PASSWORD (e.g. " + passwordEnv(pgstore.RoleRuntime) + ") or from\n" +
 			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, worker_ingress)\n" +

@@ -77,7 +77,7 @@ func TestInstallFlowEndsReady(t *testing.T) {
 	got := transcript.String()
 	for _, want := range []string{
 		"applied pg-0001-control-schema sha256:", "role " + names.Runtime + " (runtime): ok", "ready", "up to date",
-		"role " + names.WorkerIngress + " (worker_ingress): ok; CONNECT and USAGE on the schema only: it has no work yet",
+		"role " + names.WorkerIngress + " (worker_ingress): ok; CONNECT and USAGE on the schema only: the worker ingress runs inside each replica",
 		"search_path pg_catalog, pg_temp; statement_timeout 10s; idle_in_transaction_session_timeout 5s",
 	} {
 		if !strings.Contains(got, want) {
