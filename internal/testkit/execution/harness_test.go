@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/procs"
 	"github.com/qinglong/qinglong/internal/worker/journal"
 )
 
@@ -40,7 +40,7 @@ type proc struct {
 	name    string
 	cmd     *exec.Cmd
 	logPath string
-	done    chan struct{} // closed once the process has exited and been reaped
+	done    <-chan struct{} // closed once the process has exited and been reaped
 	state   *os.ProcessState
 }
 
@@ -57,24 +57,9 @@ func startProc(t testing.TB, name, bin string, args, env []string, logPath strin
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	p := &proc{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	started := make(chan error, 1)
-	// The parent-death signal fires when the forking thread exits, not the
-	// process (go.dev/issue/27505): that thread stays locked, waiting for
-	// the child, so only the test process's death sets it off.
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		_ = cmd.Wait()
-		p.state = cmd.ProcessState
-		close(p.done)
-	}()
-	if err := <-started; err != nil {
+	p := &proc{name: name, cmd: cmd, logPath: logPath}
+	p.done, err = procs.Start(cmd, func(st *os.ProcessState) { p.state = st })
+	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
 	t.Cleanup(func() {

@@ -9,11 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/qinglong/qinglong/internal/testkit/procs"
 )
 
 // A soak replica is a real `ql serve --profile cluster` process.
@@ -47,7 +48,7 @@ func buildQL(t testing.TB) string {
 type qlProcess struct {
 	cmd     *exec.Cmd
 	logPath string
-	done    chan struct{} // closed once the process has exited and been reaped
+	done    <-chan struct{} // closed once the process has exited and been reaped
 	state   *os.ProcessState
 }
 
@@ -63,24 +64,9 @@ func startQL(bin string, args, env []string, logPath string) (*qlProcess, error)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	p := &qlProcess{cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	started := make(chan error, 1)
-	// The parent-death signal fires when the forking thread exits, not the
-	// process (go.dev/issue/27505): keep that thread locked and waiting for
-	// the child, so only the test process's death sets it off.
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		_ = cmd.Wait()
-		p.state = cmd.ProcessState
-		close(p.done)
-	}()
-	if err := <-started; err != nil {
+	p := &qlProcess{cmd: cmd, logPath: logPath}
+	p.done, err = procs.Start(cmd, func(st *os.ProcessState) { p.state = st })
+	if err != nil {
 		return nil, err
 	}
 	return p, nil
