@@ -400,25 +400,41 @@ type lostAfterCommit struct{ err error }
 func (e *lostAfterCommit) Error() string { return "connection lost after COMMIT: " + e.err.Error() }
 func (e *lostAfterCommit) Unwrap() error { return e.err }
 
-// interruptOnCancel sends PostgreSQL a cancel request for conn's backend
-// when ctx is cancelled: it interrupts only the statement running there (a
-// write waiting for a lock, or COMMIT before its commit record), whose
-// reply then reports the failure over the intact connection. The returned
-// func ends the watch. A cancel request is asynchronous and could still
-// interrupt whatever that backend runs next, so once one was sent the
-// connection is closed rather than reused.
+// interruptOnCancel sends PostgreSQL cancel requests for conn's backend
+// once ctx is cancelled: a cancel interrupts only the statement running
+// there (a write waiting for a lock, or COMMIT before its commit record),
+// whose reply then reports the failure over the intact connection. A
+// cancel that reaches the backend before the statement does — the caller
+// gave up while the batch was still on its way — is ignored by the server,
+// so the request is repeated every cancelResendInterval until the batch
+// answers (stop is called) or cancelRequestTimeout passes. A cancel request
+// is asynchronous and could still interrupt whatever that backend runs
+// next, so once one was sent the connection is closed rather than reused.
 func interruptOnCancel(ctx context.Context, conn *pgx.Conn) (stop func()) {
 	sent := make(chan struct{})
+	answered := make(chan struct{})
 	stopWatch := context.AfterFunc(ctx, func() {
 		defer close(sent)
 		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelRequestTimeout)
 		defer cancel()
-		conn.PgConn().CancelRequest(reqCtx) //nolint:errcheck // best effort: without it the batch runs until commitReplyTimeout
+		resend := time.NewTicker(cancelResendInterval)
+		defer resend.Stop()
+		for {
+			conn.PgConn().CancelRequest(reqCtx) //nolint:errcheck // best effort: without it the batch runs until commitReplyTimeout
+			select {
+			case <-answered:
+				return
+			case <-reqCtx.Done():
+				return
+			case <-resend.C:
+			}
+		}
 	})
 	return func() {
 		if stopWatch() {
 			return
 		}
+		close(answered)
 		<-sent
 		conn.Close(context.WithoutCancel(ctx)) // the connection is discarded either way
 	}
@@ -427,8 +443,12 @@ func interruptOnCancel(ctx context.Context, conn *pgx.Conn) (stop func()) {
 // rollbackTimeout bounds the ROLLBACK of an admission that did not commit.
 const rollbackTimeout = 5 * time.Second
 
-// cancelRequestTimeout bounds sending one cancel request.
+// cancelRequestTimeout bounds the cancel requests for one batch.
 const cancelRequestTimeout = 5 * time.Second
+
+// cancelResendInterval is how often a cancel request is repeated while the
+// cancelled batch has not answered.
+const cancelResendInterval = 100 * time.Millisecond
 
 // annotate marks an error of the write or COMMIT: the statement our own
 // cancel request interrupted reports the caller's cancellation, and a unique

@@ -30,7 +30,11 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 	}
 	pr, pw := io.Pipe()
 	logs := &logLines{added: make(chan struct{}, 1)}
-	go logs.consume(pr)
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		logs.consume(pr)
+	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
@@ -111,7 +115,10 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not return within 10s of the stop")
 	}
+	// The last records may still be in the reader's hands when the write
+	// returns; count them only once the consumer has seen the end.
 	pw.Close()
+	<-consumed
 	if len(logs.withCode(CodeDeactivated)) != 1 || len(logs.withCode(CodeStopped)) != 1 {
 		t.Fatalf("want one deactivation and one stop:\n%s", logs)
 	}

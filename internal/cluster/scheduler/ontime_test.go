@@ -19,7 +19,7 @@ import (
 func onTimeCoordinator(t *testing.T, env *clustertest.Env, owner string, cadence, skew time.Duration) (*Coordinator, *atomic.Int64) {
 	t.Helper()
 	var rounds atomic.Int64
-	log := slog.New(roundCounter{Handler: slog.NewTextHandler(io.Discard, nil), rounds: &rounds})
+	log := slog.New(roundCounter{Handler: slog.NewTextHandler(io.Discard, nil), rounds: &rounds, t: t})
 	c, err := New(Config{Owner: owner, Cadence: cadence}, env.Runtime(t, owner, pgstore.DefaultLease), log, availability.New())
 	if err != nil {
 		t.Fatal(err)
@@ -36,15 +36,24 @@ func onTimeCoordinator(t *testing.T, env *clustertest.Env, owner string, cadence
 	return c, &rounds
 }
 
-// roundCounter counts the scheduler's round records, at every level.
+// roundCounter counts the scheduler's round records, at every level, and
+// hands every record to the test's log, so a failure shows the rounds and
+// the errors that made the scheduler wait.
 type roundCounter struct {
 	slog.Handler
 	rounds *atomic.Int64
+	t      *testing.T
 }
 
 func (h roundCounter) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h roundCounter) Handle(_ context.Context, r slog.Record) error {
+	line := r.Level.String() + " " + r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		line += " " + a.String()
+		return true
+	})
+	h.t.Log(r.Time.Format(time.StampMilli), line)
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "code" && a.Value.String() == schedule.CodeRound {
 			h.rounds.Add(1)
