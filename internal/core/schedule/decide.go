@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -38,6 +39,16 @@ type Decision struct {
 	DueMs          int64 // the occurrence the decision is about
 	ScheduledForMs int64 // Admit only: equals DueMs
 	NextFireAtMs   int64 // the new cursor; always > DueMs
+	// Passed are the nominal occurrences this decision moves the cursor
+	// past without a Run, for the occurrence ledger (passed.go).
+	Passed []Passed
+}
+
+// Equal reports whether d and o are the same decision, passed occurrences
+// included.
+func (d Decision) Equal(o Decision) bool {
+	return d.Action == o.Action && d.DueMs == o.DueMs && d.ScheduledForMs == o.ScheduledForMs &&
+		d.NextFireAtMs == o.NextFireAtMs && slices.Equal(d.Passed, o.Passed)
 }
 
 // Decide is the profile-neutral cron/misfire decision (docs/architecture.md, "Cron time and daylight saving"). It is pure:

@@ -123,7 +123,7 @@ func TestDecideIsPure(t *testing.T) {
 	in := Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: t0 + 3*minute, Policy: trigger.FireOnce, GraceMs: minute}
 	a, _ := Decide(in)
 	for i := 0; i < 100; i++ {
-		if b, _ := Decide(in); b != a {
+		if b, _ := Decide(in); !b.Equal(a) {
 			t.Fatalf("decision changed between calls: %+v vs %+v", a, b)
 		}
 	}

@@ -20,7 +20,7 @@ func CheckDecision(p CommitParams) Reason {
 		return ReasonCronInvalid
 	}
 	want, err := Decide(ticketInput(sched, p.Ticket, p.GraceMs))
-	if err != nil || want != p.Decision {
+	if err != nil || !want.Equal(p.Decision) {
 		return ReasonDecisionMismatch
 	}
 	switch {
