@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -32,6 +33,7 @@ type leaseFacts struct {
 	CancelAtMs       *int64
 	LaterAttempt     bool
 	TimeoutMs        int64
+	KillGraceMs      int64
 	Retry            task.RetryPolicy
 	NowMs            int64
 }
@@ -43,7 +45,7 @@ func lockLease(ctx context.Context, tx pgx.Tx, attemptID string) (leaseFacts, er
 	var state, runState string
 	err := tx.QueryRow(ctx, sqlLeaseFacts, attemptID).Scan(&f.RunID, &f.Number, &state, &f.WorkerID, &f.TokenSHA256, &f.LeaseVersion,
 		&f.ExpiresAtMs, &f.DeadlineAtMs, &f.ResultCode, &runState, &f.RunVersion, &f.CancelAtMs, &f.LaterAttempt, &f.TimeoutMs,
-		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs)
+		&f.KillGraceMs, &f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return f, notFoundAttempt(attemptID)
 	}
@@ -102,6 +104,29 @@ func (f leaseFacts) leaseReply(version, expiresAtMs int64, deadlineAtMs *int64) 
 		reply.Reply, reply.StopReason = workerproto.ReplyStop, workerproto.StopTimedOut
 	}
 	return reply
+}
+
+// stopOverdue reports whether a stop the worker is told of on every
+// renewal (a cancel intent, or a deadline passed) is older than one run
+// lease — the time to hear it — plus the command's kill grace. A worker
+// still renewing then ignores the stop, so its lease is no longer
+// extended: it runs out, and the sweep ends the attempt, instead of a
+// cancelled or timed-out command holding its Run for ever.
+func (f leaseFacts) stopOverdue(lease time.Duration) bool {
+	var since int64
+	switch {
+	case f.CancelAtMs != nil:
+		since = *f.CancelAtMs
+	case f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs:
+		since = *f.DeadlineAtMs
+	default:
+		return false
+	}
+	grace := f.KillGraceMs
+	if grace <= 0 {
+		grace = task.DefaultKillGrace.Milliseconds()
+	}
+	return f.NowMs >= since+lease.Milliseconds()+grace
 }
 
 var terminalReply = workerproto.LeaseReply{Reply: workerproto.ReplyTerminal}
@@ -201,6 +226,10 @@ func (r *Runtime) RenewAttempt(ctx context.Context, w WorkerIdentity, req worker
 			return nil
 		case *f.LeaseVersion != req.LeaseVersion:
 			return fenced("lease version %d of attempt %s is stale: the lease is at version %d", req.LeaseVersion, req.AttemptID, *f.LeaseVersion)
+		case f.stopOverdue(s.RunLease):
+			// The stop is repeated, but the lease is left to run out.
+			reply = f.leaseReply(*f.LeaseVersion, *f.ExpiresAtMs, f.DeadlineAtMs)
+			return nil
 		}
 		if err := expectOne(execNamed(ctx, tx, sqlAttemptRenew, attemptRenewParams, pgx.StrictNamedArgs{
 			"attempt_id": f.AttemptID, "lease_version": *f.LeaseVersion, "now_ms": f.NowMs, "lease_ms": s.RunLease.Milliseconds(),

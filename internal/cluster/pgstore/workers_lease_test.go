@@ -287,3 +287,71 @@ func TestOtherWorkersLeaseIsForbidden(t *testing.T) {
 		t.Fatal("a refused step changed runs, attempts or events")
 	}
 }
+
+func TestAWorkerIgnoringAStopIsNoLongerRenewedAfterTheLeaseAndKillGrace(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "deaf", 1)
+	s.setCommand(t, projectID, map[string]any{"killGraceMs": 1})
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	if _, err := s.runtime.CancelRun(t.Context(), g.RunID); err != nil {
+		t.Fatal(err)
+	}
+	// Heard at once: the stop comes with a renewed lease, for the kill.
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyStop || reply.LeaseVersion != 2 {
+		t.Fatalf("first renewal after the cancel: %+v, %v; want stop with the lease extended", reply, err)
+	}
+	var cancelAt int64
+	if err := s.super.QueryRow(t.Context(), `SELECT cancel_requested_at_ms FROM qinglong.runs WHERE id = $1`, g.RunID).Scan(&cancelAt); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPast(t, cancelAt+shortLease.RunLease.Milliseconds()+1)
+	// The worker keeps renewing as if it had not heard: the stop is
+	// repeated, the lease is not extended any more.
+	l.LeaseVersion = 2
+	before := *s.attempt(t, l.AttemptID).ExpiresAtMs
+	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopCancelled || reply.LeaseVersion != 2 {
+		t.Fatalf("renewal past the stop's grace: %+v, %v; want stop at the same lease version", reply, err)
+	}
+	if a := s.attempt(t, l.AttemptID); *a.ExpiresAtMs != before || *a.LeaseVersion != 2 {
+		t.Fatalf("the lease moved (expiry %d → %d, version %d): an ignored stop still renews", before, *a.ExpiresAtMs, *a.LeaseVersion)
+	}
+	s.waitPast(t, before)
+	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	if err != nil || reply.Reply != workerproto.ReplyTerminal {
+		t.Fatalf("renewal after the lease ran out: %+v, %v; want terminal", reply, err)
+	}
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 {
+		t.Fatalf("sweep %+v, %v; want the attempt ended", res, err)
+	}
+	if state, _ := s.runState(t, g.RunID); state != "cancelled" {
+		t.Fatalf("run is %s, want cancelled", state)
+	}
+	s.checkRunHistories(t)
+}
+
+func TestALeaseRunningOutPastTheDeadlineEndsTheRunTimedOutNotLost(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "late", 1)
+	s.setCommand(t, projectID, storedRetry(3, 0, "lost"))
+	s.setCommand(t, projectID, map[string]any{"timeoutMs": 1})
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	// The worker vanished with the command past its timeout.
+	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	res, err := s.runtime.SweepLeases(t.Context(), 10)
+	if err != nil || res.Lost != 1 || res.Retried != 0 || res.RunsLost != 0 {
+		t.Fatalf("sweep %+v, %v; want one attempt ended, not retried (retry is on lost only), no Run lost", res, err)
+	}
+	if a := s.attempt(t, l.AttemptID); a.State != "timed_out" {
+		t.Fatalf("attempt is %s, want timed_out", a.State)
+	}
+	if state, _ := s.runState(t, g.RunID); state != "timed_out" {
+		t.Fatalf("run is %s, want timed_out", state)
+	}
+	s.checkRunHistories(t)
+}

@@ -17,8 +17,9 @@ const MaxSweepPage = 1000
 type SweepResult struct {
 	// Released: unstarted grants whose lease passed, offered again.
 	Released int
-	// Lost: started attempts whose lease passed; of those, Retried got
-	// Attempt N + 1 and RunsLost ended their Run lost.
+	// Lost: started attempts whose lease passed (ended lost, or timed out
+	// when their deadline had passed); of those, Retried got Attempt N + 1
+	// and RunsLost ended their Run lost.
 	Lost, Retried, RunsLost int
 	// Requeued: retry_wait Runs whose backoff passed, queued again.
 	Requeued int
@@ -64,8 +65,10 @@ func queryNamed1(ctx context.Context, r *Runtime, sql string, p sqlParams, named
 }
 
 // sweepStarted ends one page of started attempts whose lease passed:
-// each becomes lost, then its Run is cancelled (a cancel intent wins),
-// retried (lost in the policy and attempts left) or lost.
+// each becomes lost — or timed out, when its deadline passed in database
+// time: the worker was told to stop and its renewals ran out — then its
+// Run is cancelled (a cancel intent wins), retried (the attempt's end in
+// the policy and attempts left) or ended like the attempt.
 func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, runsLost int, err error) {
 	rows, err := tx.Query(ctx, sqlSweepStartedPage, limit)
 	if err != nil {
@@ -74,7 +77,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 	var page []leaseFacts
 	var f leaseFacts
 	var state, runState string
-	_, err = pgx.ForEachRow(rows, []any{&f.AttemptID, &f.RunID, &f.Number, &state, &runState, &f.RunVersion, &f.CancelAtMs,
+	_, err = pgx.ForEachRow(rows, []any{&f.AttemptID, &f.RunID, &f.Number, &state, &f.DeadlineAtMs, &runState, &f.RunVersion, &f.CancelAtMs,
 		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs}, func() error {
 		f.State, f.RunState = run.AttemptState(state), run.State(runState)
 		page = append(page, f)
@@ -84,15 +87,19 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 		return 0, 0, 0, err
 	}
 	for _, f := range page {
-		if err := endAttempt(ctx, tx, f, run.AttemptLost, attemptResult{errorCode: "lease_expired",
-			errorMessage: "the worker stopped renewing the lease (crashed, stopped or cut off)"}); err != nil {
+		end, res := run.AttemptLost, attemptResult{errorCode: "lease_expired",
+			errorMessage: "the worker stopped renewing the lease (crashed, stopped or cut off)"}
+		if f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs {
+			end, res = run.AttemptTimedOut, attemptResult{errorCode: "lease_expired_after_timeout",
+				errorMessage: "the command passed its timeout and the worker's lease ran out before it reported the end"}
+		}
+		if err := endAttempt(ctx, tx, f, end, res); err != nil {
 			return 0, 0, 0, err
 		}
 		lost++
 		if f.RunState != run.Running {
 			continue
 		}
-		end := run.AttemptLost
 		if f.CancelAtMs != nil {
 			end = run.AttemptCancelled
 		}

@@ -9,13 +9,14 @@
 -- Locks one attempt and its Run (always in this order, attempt then Run,
 -- as every other locking statement on both does) and reads everything a
 -- step decides on: the lease, the Run's state and cancel intent, whether a
--- later attempt exists, the command's timeout and retry policy (read from
--- the stored command, the execution revision the Run was admitted with),
--- and the database time of this transaction.
+-- later attempt exists, the command's timeout, kill grace and retry policy
+-- (read from the stored command, the execution revision the Run was
+-- admitted with), and the database time of this transaction.
 SELECT a.run_id, a.number, a.state, a.worker_id, a.lease_token_sha256, a.lease_version, a.lease_expires_at_ms, a.deadline_at_ms,
        a.result_code, r.state, r.version, r.cancel_requested_at_ms,
        EXISTS (SELECT 1 FROM qinglong.attempts x WHERE x.run_id = a.run_id AND x.number > a.number),
        coalesce((e.command ->> 'timeoutMs')::bigint, 0),
+       coalesce((e.command ->> 'killGraceMs')::bigint, 0),
        coalesce((e.command -> 'retry' ->> 'maxAttempts')::int, 0),
        coalesce((e.command -> 'retry' ->> 'backoffMs')::bigint, 0),
        coalesce(ARRAY(SELECT jsonb_array_elements_text(e.command -> 'retry' -> 'on')), '{}'),

@@ -46,10 +46,10 @@ SELECT count(*) FROM released
 -- name: SweepStartedPage
 -- Started attempts whose lease passed in database time, with their Run
 -- and retry policy, locked (attempt then Run) and skipped when another
--- step holds them. Go decides each (lost, then retry or Run lost) and
--- writes it in this same transaction with the fenced statements of
--- workers_lease.sql.
-SELECT a.id, a.run_id, a.number, a.state, r.state, r.version, r.cancel_requested_at_ms,
+-- step holds them. Go decides each (lost — timed out when its deadline
+-- passed — then retry or Run lost) and writes it in this same transaction
+-- with the fenced statements of workers_lease.sql.
+SELECT a.id, a.run_id, a.number, a.state, a.deadline_at_ms, r.state, r.version, r.cancel_requested_at_ms,
        coalesce((e.command -> 'retry' ->> 'maxAttempts')::int, 0),
        coalesce((e.command -> 'retry' ->> 'backoffMs')::bigint, 0),
        coalesce(ARRAY(SELECT jsonb_array_elements_text(e.command -> 'retry' -> 'on')), '{}'),
