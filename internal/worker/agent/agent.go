@@ -27,6 +27,7 @@ package agent
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,6 +67,9 @@ type Config struct {
 	Concurrency int
 	// Labels are added to the credential's own.
 	Labels map[string]string
+	// RootCAs are the certificate authorities trusted for the replicas'
+	// worker ingress; nil: the system's.
+	RootCAs *x509.CertPool
 	// SecretsFile is the worker's own secrets file; empty: none, and a
 	// command naming a secret fails to start.
 	SecretsFile string
@@ -180,7 +184,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return Summary{}, err
 	}
-	client, err := NewClient(cfg.Server, cfg.Credential, cfg.Concurrency)
+	client, err := NewClient(cfg.Server, cfg.Credential, cfg.Concurrency, cfg.RootCAs)
 	if err != nil {
 		return Summary{}, err
 	}

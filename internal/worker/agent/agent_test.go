@@ -530,7 +530,7 @@ func TestAWorkerWithSeveralServersFailsOverToTheNextOne(t *testing.T) {
 // A server list with one bad URL is refused as a whole, naming it.
 func TestAServerListWithABadURLIsRefused(t *testing.T) {
 	t.Parallel()
-	_, err := NewClient("http://127.0.0.1:1,http://replica.example:8081", testCredential, 1)
+	_, err := NewClient("http://127.0.0.1:1,http://replica.example:8081", testCredential, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "replica.example") {
 		t.Fatalf("NewClient with a plain-http non-loopback second server: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,8 +71,9 @@ type Client struct {
 
 // NewClient checks servers, one URL or several separated by commas (each
 // https://, or http:// to a loopback address only), and builds a client
-// with TLS verification on.
-func NewClient(servers, credential string, maxConns int) (*Client, error) {
+// with TLS verification on: against roots, or the system's certificate
+// authorities when roots is nil.
+func NewClient(servers, credential string, maxConns int, roots *x509.CertPool) (*Client, error) {
 	var bases []*url.URL
 	for _, server := range strings.Split(servers, ",") {
 		u, err := parseServer(strings.TrimSpace(server))
@@ -81,10 +83,25 @@ func NewClient(servers, credential string, maxConns int) (*Client, error) {
 		bases = append(bases, u)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots}
 	tr.MaxIdleConnsPerHost = maxConns + 4
 	tr.ResponseHeaderTimeout = 0 // each request has its own deadline
 	return &Client{bases: bases, credential: credential, http: &http.Client{Transport: tr}}, nil
+}
+
+// LoadCAFile reads the PEM certificates of the authorities a worker trusts
+// for the replicas' worker ingress (e.g. a private CA, or a replica's own
+// self-signed certificate), instead of the system's.
+func LoadCAFile(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--ca-file: %w; give the PEM file of the certificate authority that signed the replicas' --worker-tls-cert", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--ca-file %s holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the certificate authority's certificate, not a key", path)
+	}
+	return pool, nil
 }
 
 func parseServer(server string) (*url.URL, error) {

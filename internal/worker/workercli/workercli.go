@@ -4,6 +4,7 @@
 package workercli
 
 import (
+	"crypto/x509"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -19,9 +20,9 @@ import (
 // Command builds the `worker` command.
 func Command() *cobra.Command {
 	var (
-		server, credFile, dataDir, labels, secretsFile string
-		concurrency                                    int
-		stopTimeout                                    time.Duration
+		server, credFile, dataDir, labels, secretsFile, caFile string
+		concurrency                                            int
+		stopTimeout                                            time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "worker",
@@ -53,9 +54,15 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 			if err != nil {
 				return err
 			}
+			var roots *x509.CertPool
+			if caFile != "" {
+				if roots, err = agent.LoadCAFile(caFile); err != nil {
+					return cli.Usagef("%v", err)
+				}
+			}
 			cfg := agent.Config{
 				Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl,
-				SecretsFile: secretsFile, StopTimeout: stopTimeout, Version: cli.Version,
+				RootCAs: roots, SecretsFile: secretsFile, StopTimeout: stopTimeout, Version: cli.Version,
 				Logger: slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)),
 			}
 			if err := cfg.Validate(); err != nil {
@@ -71,9 +78,10 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 	fs.StringVar(&dataDir, "data-dir", defaultDataDir(), "directory of the worker's journal and lock (one worker per directory)")
 	fs.IntVar(&concurrency, "concurrency", agent.DefaultConcurrency, "commands run at once (capped by the credential's max concurrency)")
 	fs.StringVar(&labels, "labels", "", "labels added to the credential's own, k=v,k2=v2 (placement matches them)")
+	fs.StringVar(&caFile, "ca-file", "", "PEM certificates of the authority that signed the replicas' worker ingress certificates (default: the system's)")
 	fs.StringVar(&secretsFile, "secrets-file", "", "this worker's secrets: a JSON object {\"name\": \"value\"} with mode 0600")
 	fs.DurationVar(&stopTimeout, "stop-timeout", agent.DefaultStopTimeout, "how long running commands may finish after SIGINT/SIGTERM")
-	cli.BindEnv(fs, "server", "credential-file", "data-dir", "concurrency", "labels", "secrets-file", "stop-timeout")
+	cli.BindEnv(fs, "server", "credential-file", "ca-file", "data-dir", "concurrency", "labels", "secrets-file", "stop-timeout")
 	return c
 }
 
