@@ -263,7 +263,7 @@ func TestCLICancelsFollowsLogsAndShowsAttemptsOnTheCluster(t *testing.T) {
 		t.Fatal("a 16-byte chunk under a 10-byte cap was not truncated")
 	}
 	code, out = runQL(t, bin, runtimeEnv, "runs", "cancel", truncated)
-	if code != 0 || !strings.Contains(out, "cancellation requested; it is running until its worker stops the command") {
+	if code != 0 || !strings.Contains(out, "cancellation requested; it is running until the command is stopped") {
 		t.Fatalf("cancel a running run: exit %d %q; want the request recorded and the run still running", code, out)
 	}
 	w.exit(t, lease, 0, offset)

@@ -342,8 +342,9 @@ func runsCancelCommand(opts Options) *cobra.Command {
 		Long: `Cancel a run. A run that has not started (queued, waiting to retry, or granted to a worker that has
 not started it) is cancelled at once. On the cluster a running run's worker hears the cancellation on
 its next lease renewal, stops the command (SIGTERM, then SIGKILL after the task's killGrace) and
-reports the run cancelled. Single-node profiles cannot cancel a running run yet: it ends at its timeout.
-A run that has already ended is left as it is.`,
+reports the run cancelled. On standalone and edge the serving process's executor finds the cancellation
+at its next poll (about a second) and stops the command the same way. A run that has already ended is
+left as it is.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return Usagef("runs cancel takes one run id")
@@ -371,7 +372,7 @@ A run that has already ended is left as it is.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "run %s: already %s; nothing to cancel\n", r.ID, r.State)
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "run %s: cancellation requested; it is %s until its worker stops the command (follow with `ql runs logs -f %s`)\n", r.ID, r.State, r.ID)
+			fmt.Fprintf(cmd.OutOrStdout(), "run %s: cancellation requested; it is %s until the command is stopped (follow with `ql runs logs -f %s`)\n", r.ID, r.State, r.ID)
 			return nil
 		},
 	}

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,14 +32,24 @@ type Dispatcher struct {
 	// were sent SIGTERM: the rest of their kill grace is cut short.
 	killRuns     chan struct{}
 	killRunsOnce sync.Once
+
+	// running maps each started attempt to the cancel of its command's
+	// context, for a cancel asked of its run.
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc
 }
+
+// errCancelAsked is the cause of a command stopped because its run was
+// asked to cancel.
+var errCancelAsked = errors.New("the run was asked to cancel")
 
 // New validates cfg; nothing runs until Start.
 func New(st Store, cfg Config) (*Dispatcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Dispatcher{store: st, cfg: cfg, slots: make(chan struct{}, cfg.Concurrency), killRuns: make(chan struct{})}
+	d := &Dispatcher{store: st, cfg: cfg, slots: make(chan struct{}, cfg.Concurrency), killRuns: make(chan struct{}),
+		running: map[string]context.CancelCauseFunc{}}
 	d.runCtx, d.cancelRuns = context.WithCancel(context.Background())
 	l, err := loop.New(loop.Config{Name: "executor", Cadence: cfg.PollInterval, StopTimeout: cfg.StopTimeout, OnError: cfg.OnError}, d.round)
 	if err != nil {
@@ -109,9 +120,13 @@ func (d *Dispatcher) hardKill() {
 	d.killRunsOnce.Do(func() { close(d.killRuns) })
 }
 
-// round starts as many pending attempts as there are free slots. It asks
-// for another round at once when it filled them all from a full page.
+// round stops the commands whose run was asked to cancel, then starts as
+// many pending attempts as there are free slots. It asks for another round
+// at once when it filled them all from a full page.
 func (d *Dispatcher) round(ctx context.Context) (bool, error) {
+	if err := d.stopCancelled(ctx); err != nil {
+		return false, err
+	}
 	free := cap(d.slots) - len(d.slots)
 	if free == 0 {
 		return false, nil
@@ -138,13 +153,46 @@ func (d *Dispatcher) round(ctx context.Context) (bool, error) {
 	return len(pending) == free && started > 0, nil
 }
 
+// stopCancelled cancels the command of every attempt of this executor
+// whose run was asked to cancel (by `ql runs cancel`, another process:
+// the intent is in the database, read once per round while a command
+// runs).
+func (d *Dispatcher) stopCancelled(ctx context.Context) error {
+	d.mu.Lock()
+	busy := len(d.running) > 0
+	d.mu.Unlock()
+	if !busy {
+		return nil
+	}
+	ids, err := d.store.AttemptsCancelRequested(ctx, d.cfg.Owner.ID)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, id := range ids {
+		if cancel, ok := d.running[id]; ok {
+			cancel(errCancelAsked)
+		}
+	}
+	return nil
+}
+
 func (d *Dispatcher) work(a run.Attempt, plan task.Execution, planErr error, logPath string) {
+	ctx, cancel := context.WithCancelCause(d.runCtx)
+	d.mu.Lock()
+	d.running[a.ID] = cancel
+	d.mu.Unlock()
 	defer func() {
+		d.mu.Lock()
+		delete(d.running, a.ID)
+		d.mu.Unlock()
+		cancel(nil)
 		<-d.slots
 		d.workers.Done()
 		d.Wake()
 	}()
-	res := d.execute(a, plan, planErr, logPath)
+	res := d.execute(ctx, a, plan, planErr, logPath)
 	if err := d.record(res); err != nil {
 		d.cfg.OnError(fmt.Errorf("record result of attempt %s: %w", a.ID, err))
 		return
@@ -178,7 +226,7 @@ func (d *Dispatcher) record(res run.Attempt) error {
 }
 
 // execute runs one attempt and returns its result for the store.
-func (d *Dispatcher) execute(a run.Attempt, plan task.Execution, planErr error, logPath string) run.Attempt {
+func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execution, planErr error, logPath string) run.Attempt {
 	out := run.Attempt{ID: a.ID, State: run.AttemptFailed}
 	log, err := createLog(logPath, d.cfg.LogCapBytes)
 	if err != nil {
@@ -201,7 +249,10 @@ func (d *Dispatcher) execute(a run.Attempt, plan task.Execution, planErr error, 
 		fmt.Fprintf(mask, "qinglong: the command was not started: %v\n", secretErr)
 		res = process.Result{State: run.AttemptFailed, Code: ErrorCodeSecret}
 	default:
-		res = d.launch(a, plan.Command, secrets, mask)
+		res = d.launch(ctx, a, plan.Command, secrets, mask)
+		if errors.Is(res.Cause, errCancelAsked) {
+			fmt.Fprintf(mask, "\nqinglong: the command was stopped: %v\n", errCancelAsked)
+		}
 	}
 	flushErr := mask.Flush()
 	if err := log.Close(); err != nil || flushErr != nil {
@@ -214,9 +265,9 @@ func (d *Dispatcher) execute(a run.Attempt, plan task.Execution, planErr error, 
 
 // launch runs the attempt's command as a local process and records its
 // pid once it exists.
-func (d *Dispatcher) launch(a run.Attempt, c task.Command, secrets map[string]string, out io.Writer) process.Result {
+func (d *Dispatcher) launch(ctx context.Context, a run.Attempt, c task.Command, secrets map[string]string, out io.Writer) process.Result {
 	spec := process.Spec{RunID: a.RunID, AttemptID: a.ID, Command: c, BaseEnv: d.cfg.BaseEnv, Secrets: secrets, DefaultRunAs: d.cfg.RunAs}
-	res := process.Run(d.runCtx, d.killRuns, spec, out, func(pid int) {
+	res := process.Run(ctx, d.killRuns, spec, out, func(pid int) {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()
 		if err := d.store.AttemptRunning(ctx, a.ID, pid); err != nil {

@@ -24,6 +24,9 @@ type Store interface {
 	// AttemptFinish records a result: State, ExitCode, ErrorCode,
 	// LogBytes and LogTruncated of a.
 	AttemptFinish(ctx context.Context, a run.Attempt) error
+	// AttemptsCancelRequested lists owner's starting or running attempts
+	// whose run was asked to cancel.
+	AttemptsCancelRequested(ctx context.Context, owner string) ([]string, error)
 	// AttemptOwners lists owners holding starting or running attempts.
 	AttemptOwners(ctx context.Context) ([]string, error)
 	// AttemptsLose marks an owner's starting or running attempts lost and

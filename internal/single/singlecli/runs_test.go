@@ -68,9 +68,10 @@ func runIn(t *testing.T, db *sql.DB, state string) string {
 	return ""
 }
 
-// A queued local run is cancelled at once and never starts; a running one
-// is refused with what happens instead, and keeps running.
-func TestRunsCancelEndsAQueuedLocalRunAndRefusesARunningOne(t *testing.T) {
+// A queued local run is cancelled at once and never starts; a running
+// one gets a cancel intent that the serving process's executor acts on:
+// its command is stopped and the run ends cancelled.
+func TestRunsCancelEndsAQueuedLocalRunAndStopsARunningOne(t *testing.T) {
 	t.Parallel()
 	// Long enough that the running run is still running when it is
 	// cancelled, however slow the machine.
@@ -85,11 +86,33 @@ func TestRunsCancelEndsAQueuedLocalRunAndRefusesARunningOne(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "state      cancelled") || !strings.Contains(out, "run.cancelled") {
 		t.Fatalf("show the cancelled run: %d %q", code, out)
 	}
-	code, _, errOut = ql(t, "runs", "cancel", running, "--data-dir", dir)
-	if code != 1 || !strings.Contains(errOut, "single-node profiles cancel only runs that have not started yet") {
-		t.Fatalf("cancel a running run: %d %q; want exit 1 saying it is not supported", code, errOut)
+	for range 2 { // asking twice records one intent
+		code, out, errOut = ql(t, "runs", "cancel", running, "--data-dir", dir)
+		if code != 0 || !strings.Contains(out, "cancellation requested; it is running until the command is stopped") {
+			t.Fatalf("cancel a running run: %d %q %q", code, out, errOut)
+		}
 	}
-	var state string
+	deadline := time.Now().Add(20 * time.Second)
+	var state, attempt string
+	for {
+		if err := db.QueryRow(`SELECT r.state, a.state FROM runs r JOIN attempts a ON a.run_id = r.id WHERE r.id = ?`, running).Scan(&state, &attempt); err != nil {
+			t.Fatal(err)
+		}
+		if state != "running" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if state != "cancelled" || attempt != "cancelled" {
+		t.Fatalf("the running run is %s (attempt %s) after its cancel; want both cancelled well before its 30 s command ends", state, attempt)
+	}
+	var intents int
+	if err := db.QueryRow(`SELECT count(*) FROM run_events WHERE run_id = ? AND name = 'run.cancel_requested'`, running).Scan(&intents); err != nil || intents != 1 {
+		t.Fatalf("%d cancel intents recorded (%v); want one", intents, err)
+	}
+	if code, out, _ = ql(t, "runs", "logs", running, "--data-dir", dir); code != 0 || !strings.Contains(out, "the command was stopped: the run was asked to cancel") || strings.Contains(out, "end") {
+		t.Fatalf("the cancelled run's log: %d %q; want the stop noted and no end", code, out)
+	}
 	time.Sleep(200 * time.Millisecond)
 	if err := db.QueryRow(`SELECT state FROM runs WHERE id = ?`, queued).Scan(&state); err != nil || state != "cancelled" {
 		t.Fatalf("the cancelled run is %q (%v) later; a dispatcher must never start it", state, err)

@@ -95,6 +95,8 @@ var (
 	qAttemptLiveOwners   = query("attempt_live_owners")
 	qAttemptsLiveOfOwner = query("attempts_live_of_owner")
 	qRunCancelRead       = query("run_cancel_read")
+	qRunCancelRequested  = query("run_cancel_requested")
+	qAttemptsCancelAsked = query("attempts_cancel_requested")
 )
 
 // The by-names reads run on the read pool (a dry run) and inside a
@@ -111,6 +113,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
+	qAttemptsCancelAsked,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -123,5 +126,5 @@ var writeQueries = []string{
 	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qAttemptAdmitInsert, qEventInsert,
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease,
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
-	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead,
+	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 }

@@ -13,9 +13,9 @@ import (
 // CancelRun cancels a queued run at once: its claimed attempt and the run
 // become cancelled, with event run.cancelled, in one transaction under the
 // write lock, so a dispatcher that reads the attempt later finds it taken.
-// A run that has already ended is returned as it is. A running local run
-// cannot be cancelled yet (FailedPrecondition): its command ends at its
-// timeout.
+// A running run gets a cancel intent (event run.cancel_requested, once):
+// the executor that runs it stops its command at its next poll and records
+// it cancelled. A run that has already ended is returned as it is.
 func (s *Store) CancelRun(ctx context.Context, runID string) (run.Run, error) {
 	if err := ids.Validate("run id", runID); err != nil {
 		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
@@ -33,13 +33,16 @@ func (s *Store) CancelRun(ctx context.Context, runID string) (run.Run, error) {
 		switch {
 		case state.Terminal():
 			return nil
-		case state != run.Queued || !attemptID.Valid:
+		case !attemptID.Valid || (state != run.Queued && state != run.Running):
 			return qlerror.New(qlerror.FailedPrecondition,
-				"run %s is %s: single-node profiles cancel only runs that have not started yet; its command ends by itself or at its timeout", runID, state)
+				"run %s is %s and has no attempt to stop; try again in a moment", runID, state)
 		}
 		a, err := readAttempt(ctx, tx, attemptID.String)
 		if err != nil {
 			return err
+		}
+		if state == run.Running {
+			return s.requestCancel(ctx, tx, runID, attemptID.String, a)
 		}
 		if err := run.CheckAttemptTransition(a.state, run.AttemptCancelled); err != nil {
 			return err
@@ -59,4 +62,43 @@ func (s *Store) CancelRun(ctx context.Context, runID string) (run.Run, error) {
 	}
 	d, err := s.RunGet(ctx, runID)
 	return d.Run, err
+}
+
+// requestCancel records the intent to stop a running run's command, once.
+func (s *Store) requestCancel(ctx context.Context, tx *txn, runID, attemptID string, a attemptRow) error {
+	var asked bool
+	if err := tx.QueryRowContext(ctx, qRunCancelRequested, runID).Scan(&asked); err != nil {
+		return err
+	}
+	if asked {
+		return nil
+	}
+	now := s.nowMs()
+	res, err := tx.ExecContext(ctx, qRunNoteEvent, now, runID, a.runVersion)
+	if err != nil {
+		return err
+	}
+	if err := exactlyOne(res, qlerror.Conflict, "run %s changed concurrently; try again", runID); err != nil {
+		return err
+	}
+	return insertEvent(ctx, tx, runID, a.lastSeq+1, run.EventCancelRequested, map[string]any{"attemptId": attemptID}, now)
+}
+
+// AttemptsCancelRequested lists owner's starting or running attempts whose
+// run has a cancel intent.
+func (s *Store) AttemptsCancelRequested(ctx context.Context, owner string) ([]string, error) {
+	rows, err := s.readPool().QueryContext(ctx, qAttemptsCancelAsked, owner)
+	if err != nil {
+		return nil, mapErr(err, "list cancelled attempts")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, mapErr(err, "list cancelled attempts")
+		}
+		out = append(out, id)
+	}
+	return out, mapErr(rows.Err(), "list cancelled attempts")
 }
