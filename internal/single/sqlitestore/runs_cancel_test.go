@@ -37,7 +37,7 @@ func TestCancellingAQueuedRunEndsItAtOnceAndNoDispatcherStartsIt(t *testing.T) {
 	}
 }
 
-func TestCancellingARunningLocalRunIsRefusedAndChangesNothing(t *testing.T) {
+func TestCancellingARunningLocalRunRecordsOneIntentForItsOwner(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	d := e.defs(t, "alpha", everyMinute)
@@ -46,14 +46,32 @@ func TestCancellingARunningLocalRunIsRefusedAndChangesNothing(t *testing.T) {
 	if _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
 		t.Fatal(err)
 	}
+	if ids, err := e.store.AttemptsCancelRequested(t.Context(), "owner-1"); err != nil || len(ids) != 0 {
+		t.Fatalf("intents before any cancel: %v, %v", ids, err)
+	}
 	before, _ := e.store.RunGet(t.Context(), runID)
-	_, err := e.store.CancelRun(t.Context(), runID)
-	if !qlerror.Is(err, qlerror.FailedPrecondition) {
-		t.Fatalf("cancel a running local run: %v; want a failed precondition saying it is not supported", err)
+	for range 2 {
+		r, err := e.store.CancelRun(t.Context(), runID)
+		if err != nil || r.State != run.Running || r.Version != before.Run.Version+1 {
+			t.Fatalf("cancel a running local run: %+v, %v; want it still running at version %d (one intent)", r, err, before.Run.Version+1)
+		}
 	}
 	after, _ := e.store.RunGet(t.Context(), runID)
-	if after.Run.State != run.Running || after.Run.Version != before.Run.Version {
-		t.Fatalf("run %+v after a refused cancel; want it running at version %d", after.Run, before.Run.Version)
+	if names := eventNames(after); names[len(names)-1] != run.EventCancelRequested || len(names) != len(eventNames(before))+1 {
+		t.Fatalf("events %v; want exactly one %s added", names, run.EventCancelRequested)
+	}
+	if ids, err := e.store.AttemptsCancelRequested(t.Context(), "owner-1"); err != nil || len(ids) != 1 || ids[0] != a.ID {
+		t.Fatalf("owner-1's intents: %v, %v; want its attempt %s", ids, err, a.ID)
+	}
+	if ids, err := e.store.AttemptsCancelRequested(t.Context(), "owner-2"); err != nil || len(ids) != 0 {
+		t.Fatalf("another owner's intents: %v, %v; want none", ids, err)
+	}
+	code := int64(143)
+	if err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptCancelled, ExitCode: &code, ErrorCode: "stopped"}); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := e.store.AttemptsCancelRequested(t.Context(), "owner-1"); err != nil || len(ids) != 0 {
+		t.Fatalf("intents after the attempt ended: %v, %v; want none", ids, err)
 	}
 	if _, err := e.store.CancelRun(t.Context(), "0193a8a0-0000-7000-8000-00000000abcd"); !qlerror.Is(err, qlerror.NotFound) {
 		t.Fatalf("cancel an unknown run: %v; want not found", err)
