@@ -101,6 +101,24 @@ func (e *env) tamper(ctx context.Context, sql string, args ...any) error {
 	return err
 }
 
+// audits lists a trigger's pause audit records as the suite compares them.
+func (e *env) audits(ctx context.Context, triggerID string) ([]string, error) {
+	rows, err := e.raw.QueryContext(ctx, `SELECT action || ' ' || actor || ' ' || coalesce(note, '') FROM trigger_schedule_audit WHERE trigger_id = ? ORDER BY id`, triggerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
 func (e *env) fixture() storetest.Fixture {
 	return storetest.Fixture{
 		Catalog:  e.store,
@@ -112,6 +130,10 @@ func (e *env) fixture() storetest.Fixture {
 		Counts:   e.counts,
 		MakeDue:  e.makeDue,
 		NowMs:    func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
+		Pauser:   e.store,
+		Detail:   e.store,
+		Audits:   e.audits,
+		Elapse:   e.clock.Advance,
 		Tamper: storetest.Tamper{
 			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
 				by := 0

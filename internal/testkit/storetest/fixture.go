@@ -7,6 +7,7 @@ package storetest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -51,6 +52,16 @@ type Fixture struct {
 	NowMs func(ctx context.Context) (int64, error)
 	// Tamper edits stored rows behind the store's back.
 	Tamper Tamper
+	// Pauser pauses and resumes triggers as `ql triggers pause` does.
+	Pauser schedule.Pauser
+	// Detail reads a trigger with its ledger as `ql triggers show` does.
+	Detail schedule.DetailReader
+	// Audits lists a trigger's pause audit records, oldest first, each as
+	// "action actor note".
+	Audits func(ctx context.Context, triggerID string) ([]string, error)
+	// Elapse lets d pass on the adapter's time authority: the injected
+	// clock moves on, the database's is waited for.
+	Elapse func(d time.Duration)
 
 	// page routes every commit of a case through ScheduleCommitPage (as a
 	// page of its own) instead of ScheduleCommit; RunSchedule sets it.
