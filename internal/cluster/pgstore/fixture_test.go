@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
@@ -72,6 +74,10 @@ func (s *store) fixture() storetest.Fixture {
 		Counts:  s.counts,
 		MakeDue: s.makeDue,
 		NowMs:   s.runtime.NowMs,
+		Pauser:  s.admin,
+		Detail:  s.runtime,
+		Audits:  s.audits,
+		Elapse:  time.Sleep,
 		Tamper: storetest.Tamper{
 			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules
@@ -116,6 +122,16 @@ func (s *store) tamper(ctx context.Context, sql string, args ...any) error {
 }
 
 func newFixture(t *testing.T) storetest.Fixture { return newStore(t).fixture() }
+
+// audits lists a trigger's pause audit records as the suite compares them.
+func (s *store) audits(ctx context.Context, triggerID string) ([]string, error) {
+	rows, err := s.super.Query(ctx, `SELECT action || ' ' || actor || ' ' || coalesce(note, '')
+		FROM qinglong.trigger_schedule_audit WHERE trigger_id = $1 ORDER BY at_ms, action`, triggerID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
 
 func (s *store) row(ctx context.Context, triggerID string) (storetest.Row, error) {
 	var r storetest.Row
