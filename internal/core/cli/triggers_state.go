@@ -237,4 +237,3 @@ func truncate(s string) string {
 	}
 	return cmp.Or(s, "unknown")
 }
-
