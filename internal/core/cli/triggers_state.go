@@ -9,14 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
-
-// showNextFires is how many upcoming fire times `triggers show` prints.
-const showNextFires = 5
 
 // maxPauseNote bounds a pause note (the stores refuse longer ones).
 const maxPauseNote = 1000
@@ -73,11 +69,10 @@ On the cluster this reads runs, so it needs the runtime role's URL, as ` + "`ql 
 			if err != nil {
 				return err
 			}
-			sched, err := cron.Parse(d.Cron.Expression, d.Cron.Timezone)
+			v, err := view.NewTriggerDetail(d, list)
 			if err != nil {
-				return fmt.Errorf("trigger %s: its stored cron no longer parses: %w", id, err)
+				return err
 			}
-			v := view.NewTriggerDetail(d, nextFires(sched, d.NowMs, showNextFires), sched.Location(), list)
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
@@ -90,15 +85,6 @@ On the cluster this reads runs, so it needs the runtime role's URL, as ` + "`ql 
 	c.Flags().IntVar(&runs, "runs", 10, "how many of its last runs to show")
 	c.Flags().IntVar(&ledger, "ledger", 20, "how many of its newest ledger entries to show (1–500)")
 	return c
-}
-
-// nextFires are up to n occurrences of s after nowMs.
-func nextFires(s *cron.Schedule, nowMs int64, n int) []int64 {
-	var out []int64
-	for at, ok := s.Next(nowMs); ok && len(out) < n; at, ok = s.Next(at) {
-		out = append(out, at)
-	}
-	return out
 }
 
 func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {

@@ -1,8 +1,10 @@
 package view
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -42,9 +44,22 @@ type TriggerDetail struct {
 // LocalTimeFormat is how a fire time is shown in its trigger's zone.
 const LocalTimeFormat = "2006-01-02 15:04:05 MST -07:00"
 
-// NewTriggerDetail shapes d with its upcoming fire times (in loc) and its
-// last runs.
-func NewTriggerDetail(d schedule.TriggerDetail, next []int64, loc *time.Location, runs []run.Run) TriggerDetail {
+// NextFireCount is how many upcoming fire times a trigger detail shows.
+const NextFireCount = 5
+
+// NewTriggerDetail shapes d with its last runs and its next NextFireCount
+// fire times after the store's clock reading, in the trigger's zone; an
+// error when its stored cron no longer parses.
+func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run) (TriggerDetail, error) {
+	sched, err := cron.Parse(d.Cron.Expression, d.Cron.Timezone)
+	if err != nil {
+		return TriggerDetail{}, fmt.Errorf("trigger %s: its stored cron no longer parses: %w", d.TriggerID, err)
+	}
+	var next []int64
+	for at, ok := sched.Next(d.NowMs); ok && len(next) < NextFireCount; at, ok = sched.Next(at) {
+		next = append(next, at)
+	}
+	loc := sched.Location()
 	out := TriggerDetail{
 		Trigger: NewTriggerList([]schedule.TriggerStatus{d.TriggerStatus}, "").Triggers[0],
 		Paused:  d.Paused, PauseNote: d.PauseNote, PausedAtMs: d.PausedAtMs, NowMs: d.NowMs,
@@ -62,5 +77,5 @@ func NewTriggerDetail(d schedule.TriggerDetail, next []int64, loc *time.Location
 			TriggerRevision: e.TriggerRevision, RecordedAtMs: e.RecordedAtMs, Compacted: e.Compacted,
 		})
 	}
-	return out
+	return out, nil
 }
