@@ -103,6 +103,12 @@ func (s *store) fixture() storetest.Fixture {
 			DeleteSchedule: func(ctx context.Context, triggerID string) error {
 				return s.tamper(ctx, `DELETE FROM qinglong.trigger_schedules WHERE trigger_id = $1`, triggerID)
 			},
+			SeedLedger: func(ctx context.Context, triggerID string, n int) error {
+				return s.tamper(ctx, `INSERT INTO qinglong.occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms,
+						last_scheduled_at_ms, occurrence_count, at_least, recorded_at_ms)
+					SELECT $1, n, 1, CASE n % 2 WHEN 1 THEN 'misfire' ELSE 'collapsed' END, n * 1000, n * 1000, 1, false, 1
+					  FROM generate_series(1, $2::bigint) AS n`, triggerID, n)
+			},
 			FailQueuedEvents: func(ctx context.Context) error {
 				if err := s.tamper(ctx, `CREATE FUNCTION qinglong.test_fail_queued_event() RETURNS trigger LANGUAGE plpgsql AS $$
 						BEGIN IF NEW.name = 'run.queued' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`); err != nil {

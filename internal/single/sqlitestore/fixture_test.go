@@ -167,6 +167,12 @@ func (e *env) fixture() storetest.Fixture {
 			DeleteSchedule: func(ctx context.Context, triggerID string) error {
 				return e.tamper(ctx, `DELETE FROM trigger_schedules WHERE trigger_id = ?`, triggerID)
 			},
+			SeedLedger: func(ctx context.Context, triggerID string, n int) error {
+				return e.tamper(ctx, `WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
+					INSERT INTO occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms,
+						occurrence_count, at_least, recorded_at_ms)
+					SELECT ?1, n, 1, CASE n % 2 WHEN 1 THEN 'misfire' ELSE 'collapsed' END, n * 1000, n * 1000, 1, 0, 1 FROM i`, triggerID, n)
+			},
 			FailQueuedEvents: func(ctx context.Context) error {
 				return e.tamper(ctx, `CREATE TRIGGER injected_fault BEFORE INSERT ON run_events WHEN NEW.name = 'run.queued'
 					BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)

@@ -94,6 +94,11 @@ type Tamper struct {
 	// FailQueuedEvents makes every later insert of a run.queued event
 	// fail, as a write fault in the middle of an admission would.
 	FailQueuedEvents func(ctx context.Context) error
+	// SeedLedger inserts n occurrence ledger entries numbered 1..n for a
+	// trigger at revision 1: entry i has one occurrence at i seconds, with
+	// reason "misfire" when i is odd and "collapsed" when it is even, as a
+	// long history would have left them.
+	SeedLedger func(ctx context.Context, triggerID string, n int) error
 }
 
 // Factory builds a fresh Fixture for a test.

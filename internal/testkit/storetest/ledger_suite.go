@@ -18,13 +18,14 @@ import (
 // nothing of a decision that did not commit.
 func ledgerCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
-		"AMisfireSkipIsRecordedWithItsExactCount":             testLedgerMisfire,
-		"AFireOnceCatchUpRecordsTheCollapsedOccurrences":      testLedgerCollapsed,
-		"ARacedDecisionRecordsNothing":                        testLedgerRaced,
-		"APausedTriggerIsNotTakenAndResumeRecordsItsPause":    testPauseResume,
-		"PauseAndResumeAreAuditedNoOpsSaySoUnknownIsNotFound": testPauseAudit,
-		"ATicketTakenBeforeAPauseIsRacedAndRecordsNothing":    testPauseRacesTicket,
-		"TheLedgerOfATriggerIsReadNewestFirstWithItsRevision": testLedgerRevision,
+		"AMisfireSkipIsRecordedWithItsExactCount":                 testLedgerMisfire,
+		"AFireOnceCatchUpRecordsTheCollapsedOccurrences":          testLedgerCollapsed,
+		"ARacedDecisionRecordsNothing":                            testLedgerRaced,
+		"APausedTriggerIsNotTakenAndResumeRecordsItsPause":        testPauseResume,
+		"PauseAndResumeAreAuditedNoOpsSaySoUnknownIsNotFound":     testPauseAudit,
+		"ATicketTakenBeforeAPauseIsRacedAndRecordsNothing":        testPauseRacesTicket,
+		"TheLedgerOfATriggerIsReadNewestFirstWithItsRevision":     testLedgerRevision,
+		"TheLedgerKeepsTheNewestEntriesAndSumsOlderOnesPerReason": testLedgerCompaction,
 	}
 }
 
@@ -297,5 +298,47 @@ func testPageRacedRowRecordsNothing(t *testing.T, f Fixture) {
 			t.Fatalf("row %d: %s (%s), want skipped", i, res.Outcome, res.Reason)
 		}
 		requireLedger(t, f, ps[i].Ticket.TriggerID, ps[i].Ticket.TriggerRevision, ps[i].Decision)
+	}
+}
+
+func testLedgerCompaction(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	c.MisfirePolicy = trigger.Skip
+	d := newDefs(t, f, "alpha", c)
+	initialise(t, f)
+	const seeded = 2*schedule.LedgerKeep - 1
+	if err := f.Tamper.SeedLedger(t.Context(), d.Trigger.TriggerID, seeded); err != nil {
+		t.Fatalf("seed the ledger: %v", err)
+	}
+	makeDue(t, f, d.Trigger.TriggerID, 3*60*60_000)
+	p := commitParams(t, takeOne(t, f))
+	if res := commit(t, f, p); res.Outcome != schedule.Skipped || len(p.Decision.Passed) != 1 {
+		t.Fatalf("commit: %s (%s) passing over %+v; want one skipped entry", res.Outcome, res.Reason, p.Decision.Passed)
+	}
+	det, err := f.Detail.TriggerDetail(t.Context(), d.Trigger.TriggerID, 2*schedule.LedgerKeep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full int
+	totals := map[schedule.PassReason]schedule.LedgerEntry{}
+	for _, e := range det.Ledger {
+		if e.Compacted {
+			totals[e.Reason] = e
+			continue
+		}
+		full++
+	}
+	// Entry 2*LedgerKeep, the decision's own, folded entries 1..LedgerKeep:
+	// half of them misfires at the odd seconds, half collapsed at the even.
+	half := int64(schedule.LedgerKeep / 2)
+	mis, col := totals[schedule.PassMisfire], totals[schedule.PassCollapsed]
+	if full != schedule.LedgerKeep || len(totals) != 2 ||
+		mis.Count != half || mis.FirstMs != 1_000 || mis.LastMs != int64(schedule.LedgerKeep-1)*1_000 ||
+		col.Count != half || col.FirstMs != 2_000 || col.LastMs != int64(schedule.LedgerKeep)*1_000 {
+		t.Fatalf("after %d entries: %d in full and totals %+v; want the newest %d in full and the older %d summed per reason",
+			seeded+1, full, totals, schedule.LedgerKeep, schedule.LedgerKeep)
+	}
+	if det.Ledger[0].Passed != p.Decision.Passed[0] {
+		t.Fatalf("newest entry %+v, want the decision's %+v", det.Ledger[0], p.Decision.Passed[0])
 	}
 }
