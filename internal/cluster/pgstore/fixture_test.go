@@ -103,6 +103,9 @@ func (s *store) fixture() storetest.Fixture {
 			DeleteSchedule: func(ctx context.Context, triggerID string) error {
 				return s.tamper(ctx, `DELETE FROM qinglong.trigger_schedules WHERE trigger_id = $1`, triggerID)
 			},
+			SetPauseSpan: func(ctx context.Context, triggerID string, fromMs, untilMs int64) error {
+				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET paused_at_ms = $2, resumed_at_ms = $3 WHERE trigger_id = $1`, triggerID, fromMs, untilMs)
+			},
 			SeedLedger: func(ctx context.Context, triggerID string, n int) error {
 				return s.tamper(ctx, `INSERT INTO qinglong.occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms,
 						last_scheduled_at_ms, occurrence_count, at_least, recorded_at_ms)

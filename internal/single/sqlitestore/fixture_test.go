@@ -167,6 +167,9 @@ func (e *env) fixture() storetest.Fixture {
 			DeleteSchedule: func(ctx context.Context, triggerID string) error {
 				return e.tamper(ctx, `DELETE FROM trigger_schedules WHERE trigger_id = ?`, triggerID)
 			},
+			SetPauseSpan: func(ctx context.Context, triggerID string, fromMs, untilMs int64) error {
+				return e.tamper(ctx, `UPDATE trigger_schedules SET paused_at_ms = ?, resumed_at_ms = ? WHERE trigger_id = ?`, fromMs, untilMs, triggerID)
+			},
 			SeedLedger: func(ctx context.Context, triggerID string, n int) error {
 				return e.tamper(ctx, `WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
 					INSERT INTO occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms,

@@ -99,6 +99,9 @@ type Tamper struct {
 	// reason "misfire" when i is odd and "collapsed" when it is even, as a
 	// long history would have left them.
 	SeedLedger func(ctx context.Context, triggerID string, n int) error
+	// SetPauseSpan writes a trigger's last pause span (an ended pause)
+	// without bumping its state version.
+	SetPauseSpan func(ctx context.Context, triggerID string, fromMs, untilMs int64) error
 }
 
 // Factory builds a fresh Fixture for a test.

@@ -26,6 +26,7 @@ func ledgerCases() map[string]func(*testing.T, Fixture) {
 		"ATicketTakenBeforeAPauseIsRacedAndRecordsNothing":        testPauseRacesTicket,
 		"TheLedgerOfATriggerIsReadNewestFirstWithItsRevision":     testLedgerRevision,
 		"TheLedgerKeepsTheNewestEntriesAndSumsOlderOnesPerReason": testLedgerCompaction,
+		"APauseSpanWrittenWithoutAVersionBumpFailsClosed":         testPauseSpanDrift,
 	}
 }
 
@@ -341,4 +342,26 @@ func testLedgerCompaction(t *testing.T, f Fixture) {
 	if det.Ledger[0].Passed != p.Decision.Passed[0] {
 		t.Fatalf("newest entry %+v, want the decision's %+v", det.Ledger[0], p.Decision.Passed[0])
 	}
+}
+
+func testPauseSpanDrift(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	makeDue(t, f, d.Trigger.TriggerID, 3*60*60_000)
+	p := commitParams(t, takeOne(t, f))
+	if p.Ticket.Pause != nil {
+		t.Fatalf("a never paused trigger's ticket has a pause span %+v", p.Ticket.Pause)
+	}
+	now, err := f.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Tamper.SetPauseSpan(t.Context(), d.Trigger.TriggerID, now-2*60*60_000, now-60*60_000); err != nil {
+		t.Fatal(err)
+	}
+	requireResult(t, "a pause span written behind the version", commit(t, f, p), schedule.ReasonCursorDrift)
+	if c := counts(t, f, d.Trigger.TriggerID); c != (Counts{}) {
+		t.Fatalf("a refused commit wrote %+v", c)
+	}
+	requireLedger(t, f, d.Trigger.TriggerID, d.Trigger.Revision)
 }
