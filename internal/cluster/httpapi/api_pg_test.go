@@ -40,7 +40,7 @@ func TestAPIOverPostgres(t *testing.T) {
 	if err != nil || sum.Counts[schedule.Admitted] != 3 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
-	srv := httptest.NewServer(NewHandler(Config{Runs: rt, Triggers: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))
+	srv := httptest.NewServer(NewHandler(Config{Runs: rt, Triggers: rt, Detail: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))
 	t.Cleanup(srv.Close)
 
 	type runPage struct {
@@ -121,5 +121,19 @@ func TestAPIOverPostgres(t *testing.T) {
 		if tr.NextFireAtMs == nil || tr.LastScheduledAtMs == nil || tr.ClaimOwner != nil || tr.Cron.Expression != expr || tr.Cron.MisfirePolicy != "fire_once" {
 			t.Fatalf("trigger %+v: want next fire and last scheduled set, claim cleared", tr)
 		}
+	}
+
+	var one struct {
+		Trigger   struct{ TriggerID, Name string }
+		NextFires []struct{ AtMs int64 }
+		Runs      []struct{ ID string }
+		Ledger    []struct{ Reason string }
+	}
+	if st := getJSON(t, srv.URL+"/api/v1/triggers/"+first.TriggerID+"?ledger=5", &one); st != 200 || one.Trigger.TriggerID != first.TriggerID ||
+		len(one.NextFires) != 5 || len(one.Runs) != 1 || one.Runs[0].ID != first.ID || one.Ledger == nil {
+		t.Fatalf("trigger detail %d %+v", st, one)
+	}
+	if st := getJSON(t, srv.URL+"/api/v1/triggers/0190a4f2-0000-7000-8000-000000000000", &e); st != 404 || e.Error.Code != "not_found" {
+		t.Fatalf("missing trigger %d %+v", st, e)
 	}
 }

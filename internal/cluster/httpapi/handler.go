@@ -34,8 +34,10 @@ type Readiness func() (ready bool, reason string)
 type Config struct {
 	Runs     run.Reader
 	Triggers schedule.StatusReader
-	Ready    Readiness
-	Log      *slog.Logger
+	// Detail serves one trigger with its occurrence ledger.
+	Detail schedule.DetailReader
+	Ready  Readiness
+	Log    *slog.Logger
 	// Observe sees every store error, so a lost connection a request finds
 	// trips the replica's availability latch like one the scheduler finds.
 	Observe func(error)
@@ -60,8 +62,9 @@ func NewHandler(cfg Config) http.Handler {
 	mux.HandleFunc("/api/v1/runs", a.get(a.admitted(a.runList)))
 	mux.HandleFunc("/api/v1/runs/{id}", a.get(a.admitted(a.runGet)))
 	mux.HandleFunc("/api/v1/triggers", a.get(a.admitted(a.triggerList)))
+	mux.HandleFunc("/api/v1/triggers/{id}", a.get(a.admitted(a.triggerGet)))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; see /api/v1/runs, /api/v1/runs/{id}, /api/v1/triggers", r.URL.Path))
+		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; see /api/v1/runs, /api/v1/runs/{id}, /api/v1/triggers, /api/v1/triggers/{id}", r.URL.Path))
 	})
 	return mux
 }

@@ -4,14 +4,19 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
-// Trigger listing page bounds.
+// Trigger listing page bounds, and how many runs and ledger entries one
+// trigger's detail shows.
 const (
 	defaultTriggerPage = 100
 	maxTriggerPage     = 500
+	detailRuns         = 10
+	defaultLedger      = 20
+	maxLedger          = 500
 )
 
 func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
@@ -28,4 +33,28 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	return view.NewTriggerList(list, next), nil
+}
+
+// triggerGet is one trigger as `ql triggers show -o json` prints it: its
+// schedule and pause state, next fire times, last runs and newest ledger
+// entries (?ledger=N, 1–500).
+func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
+	q, err := params(r.URL.Query(), "ledger")
+	if err != nil {
+		return nil, err
+	}
+	n, err := limit(q["ledger"], defaultLedger, maxLedger)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	d, err := a.Detail.TriggerDetail(ctx, id, n)
+	if err != nil {
+		return nil, err
+	}
+	runs, _, err := a.Runs.RunList(ctx, run.ListParams{TriggerID: id, Limit: detailRuns})
+	if err != nil {
+		return nil, err
+	}
+	return view.NewTriggerDetail(d, runs)
 }

@@ -53,12 +53,14 @@ func scanTicket(row pgx.Row) (schedule.Ticket, pgtype.TID, error) {
 	var tid pgtype.TID
 	var l schedule.Lease
 	var policy string
+	var pausedAt, resumedAt *int64
 	err := row.Scan(&tk.ProjectID, &tk.TriggerID, &tk.TriggerRevision, &tk.TriggerContentDigest, &tk.TriggerCreatedAtMs,
 		&tk.Cron.Expression, &tk.Cron.Timezone, &policy,
 		&tk.TaskID, &tk.TaskRevision, &tk.TaskContentDigest,
 		&tk.NextFireAtMs, &tk.LastScheduledAtMs, &tk.StateVersion,
-		&l.Owner, &l.Token, &l.ClaimVersion, &l.ExpiresAtMs, &l.AcquiredAtMs, &tid)
+		&l.Owner, &l.Token, &l.ClaimVersion, &l.ExpiresAtMs, &l.AcquiredAtMs, &tid, &pausedAt, &resumedAt)
 	tk.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+	tk.Pause = schedule.PauseSpanOf(false, pausedAt, resumedAt)
 	tk.Lease = &l
 	tk.ObservedAtMs = l.AcquiredAtMs
 	return tk, tid, err

@@ -93,7 +93,7 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	}
 	var w written
 	commitMaybeRan, err := writeAndCommit(ctx, conn, sqlCommitWrite, args, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events)
+		return br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger)
 	})
 	var lost *lostAfterCommit
 	if err != nil && !errors.As(err, &lost) {
@@ -106,13 +106,13 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 		// between verification and the fenced update, and then the write
 		// touched nothing: the COMMIT that followed committed nothing.
 		res = schedule.ReasonClaimExpired.Result()
-	case w != expectedWrite(outcome):
+	case w != expectedWrite(outcome, len(p.Decision.Passed)):
 		// Impossible by construction of sqlCommitWrite (each insert selects
 		// from the step before it); a changed statement that breaks this
 		// must not be reported as a clean outcome.
 		return schedule.ReasonWriteFailed.Result(),
-			fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt and %d event rows for %s", p.Ticket.TriggerID,
-				w.schedules, w.runs, w.attempts, w.events, outcome)
+			fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt, %d event and %d ledger rows for %s", p.Ticket.TriggerID,
+				w.schedules, w.runs, w.attempts, w.events, w.ledger, outcome)
 	default:
 		res = schedule.CommitResult{Outcome: outcome}
 		if outcome == schedule.Admitted {
@@ -250,6 +250,7 @@ func decisionArgs(p schedule.CommitParams, f commitFacts) ([]any, schedule.Outco
 		"tid":                  f.TID,
 	}
 	maps.Copy(args, admission)
+	maps.Copy(args, ledgerArgs(d.Passed))
 	positional, err := commitWriteParams.args(args)
 	return positional, outcome, err
 }
@@ -322,17 +323,33 @@ func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArg
 	}, nil
 }
 
-// written is what sqlCommitWrite reported touching.
-type written struct {
-	schedules, runs, attempts, events int64
+// ledgerArgs are a decision's passed-over occurrences as sqlCommitWrite's
+// ledger arrays (empty when it passes nothing over).
+func ledgerArgs(passed []schedule.Passed) pgx.StrictNamedArgs {
+	reasons, first, last, count, atLeast := make([]string, len(passed)), make([]int64, len(passed)), make([]int64, len(passed)),
+		make([]int64, len(passed)), make([]bool, len(passed))
+	for i, p := range passed {
+		reasons[i], first[i], last[i], count[i], atLeast[i] = string(p.Reason), p.FirstMs, p.LastMs, p.Count, p.AtLeast
+	}
+	return pgx.StrictNamedArgs{
+		"ledger_reason": reasons, "ledger_first": first, "ledger_last": last, "ledger_count": count, "ledger_at_least": atLeast,
+		"ledger_keep": int64(schedule.LedgerKeep),
+	}
 }
 
-// expectedWrite is what a write whose fence held touches for outcome.
-func expectedWrite(outcome schedule.Outcome) written {
+// written is what sqlCommitWrite reported touching.
+type written struct {
+	schedules, runs, attempts, events, ledger int64
+}
+
+// expectedWrite is what a write whose fence held touches for outcome and
+// a decision passing over passed ledger entries.
+func expectedWrite(outcome schedule.Outcome, passed int) written {
+	w := written{schedules: 1, ledger: int64(passed)}
 	if outcome == schedule.Admitted {
-		return written{schedules: 1, runs: 1, attempts: 1, events: 2}
+		w.runs, w.attempts, w.events = 1, 1, 2
 	}
-	return written{schedules: 1}
+	return w
 }
 
 // writeAndCommit sends the write (query, whose reply read consumes) and

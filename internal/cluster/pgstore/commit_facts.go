@@ -26,6 +26,9 @@ type commitFacts struct {
 	ClaimVersion      int64
 	ClaimExpiresAtMs  *int64
 	UpdatedAtMs       int64
+	Paused            bool
+	PausedAtMs        *int64
+	ResumedAtMs       *int64
 
 	ProjectStatus string
 
@@ -54,6 +57,7 @@ func (f commitFacts) stored() schedule.Stored {
 		RowRevision:         f.Revision,
 		StateVersion:        f.StateVersion,
 		NextFireAtMs:        f.NextFireAtMs,
+		Pause:               schedule.PauseSpanOf(f.Paused, f.PausedAtMs, f.ResumedAtMs),
 	}
 }
 
@@ -68,6 +72,7 @@ func scanCommitFacts(row pgx.Row, triggerID string, extra ...any) (commitFacts, 
 	dest := []any{&f.NowMs, &f.TID,
 		&f.ProjectID, &f.Revision, &f.NextFireAtMs, &f.LastScheduledAtMs, &f.StateVersion,
 		&f.ClaimOwner, &f.ClaimToken, &f.ClaimVersion, &f.ClaimExpiresAtMs, &f.UpdatedAtMs,
+		&f.Paused, &f.PausedAtMs, &f.ResumedAtMs,
 		&f.ProjectStatus,
 		&f.HeadRevision, &f.HeadTaskID,
 		&f.Trigger.TaskID, &f.Trigger.TaskRevision, &f.Trigger.TaskContentDigest, &f.Trigger.Spec.Name, &f.Trigger.Spec.Enabled, &f.TriggerKind,

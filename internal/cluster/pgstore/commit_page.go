@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -202,7 +203,7 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 		for rows.Next() {
 			var ord int
 			var w written
-			if err := rows.Scan(&ord, &w.schedules, &w.runs, &w.attempts, &w.events); err != nil {
+			if err := rows.Scan(&ord, &w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger); err != nil {
 				return err
 			}
 			if ord < 1 || ord > len(touched) {
@@ -271,13 +272,13 @@ func writtenResult(p schedule.CommitParams, w written) schedule.CommitResult {
 		// The lock was held, so only the clock can have moved past expiry
 		// between verification and the fenced update.
 		return schedule.ReasonClaimExpired.Result()
-	case w != expectedWrite(outcome):
+	case w != expectedWrite(outcome, len(p.Decision.Passed)):
 		// Impossible by construction of sqlCommitPageWrite (each insert
 		// selects from the step before it); a changed statement that
 		// breaks this must not be reported as a clean outcome.
 		res := schedule.ReasonWriteFailed.Result()
-		res.Err = fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt and %d event rows for %s", p.Ticket.TriggerID,
-			w.schedules, w.runs, w.attempts, w.events, outcome)
+		res.Err = fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt, %d event and %d ledger rows for %s", p.Ticket.TriggerID,
+			w.schedules, w.runs, w.attempts, w.events, w.ledger, outcome)
 		return res
 	}
 	res := schedule.CommitResult{Outcome: outcome}
@@ -360,6 +361,8 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		created, queued                                                = make([]*string, n), make([]*string, n)
 	)
 	var nowMs int64
+	var ledgerRows []int64
+	var passed []schedule.Passed
 	for k, i := range write {
 		p := group[i]
 		tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
@@ -368,6 +371,10 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		triggerIDs[k], revisions[k], versions[k], cursors[k] = tk.TriggerID, tk.TriggerRevision, tk.StateVersion, tk.NextFireAtMs
 		owners[k], tokens[k], claimVersions[k], expires[k], acquired[k] = l.Owner, l.Token, l.ClaimVersion, l.ExpiresAtMs, l.AcquiredAtMs
 		nextCur[k] = d.NextFireAtMs
+		for range d.Passed {
+			ledgerRows = append(ledgerRows, int64(k+1))
+		}
+		passed = append(passed, d.Passed...)
 		if d.Action != schedule.Admit {
 			continue
 		}
@@ -380,7 +387,9 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		runIDs[k], projectIDs[k], taskIDs[k], taskRevisions[k] = &p.RunID, &tk.ProjectID, &tk.TaskID, &tk.TaskRevision
 		execIDs[k], keys[k], attemptIDs[k], created[k], queued[k] = &a.executionRevID, &a.key, &p.AttemptID, &c, &q
 	}
-	return commitPageWriteParams.args(pgx.StrictNamedArgs{
+	args := ledgerArgs(passed)
+	args["ledger_row"] = ledgerRows
+	maps.Copy(args, pgx.StrictNamedArgs{
 		"tid": tids, "trigger_id": triggerIDs, "trigger_revision": revisions, "state_version": versions, "fence_cursor": cursors,
 		"claim_owner": owners, "claim_token": tokens, "claim_version": claimVersions, "expires_at_ms": expires,
 		"acquired_at_ms": acquired, "next_cursor": nextCur, "last_scheduled_at_ms": lastScheduled,
@@ -390,6 +399,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		"admitted_at_ms": nowMs, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "queued_event": run.EventQueued,
 	})
+	return commitPageWriteParams.args(args)
 }
 
 // rowWriteFailed marks a multi-row write that failed for the content of a

@@ -15,7 +15,8 @@ const (
 		SET schedulable = e.eligible
 		FROM (SELECT s2.trigger_id,
 		             coalesce(p.status = 'active' AND tg.current_revision = s2.trigger_revision AND tr.enabled
-		                      AND tr.kind = 'qinglong/cron@v1' AND tk.current_revision = tr.task_revision, false) AS eligible
+		                      AND tr.kind = 'qinglong/cron@v1' AND tk.current_revision = tr.task_revision
+		                      AND NOT s2.paused, false) AS eligible
 		        FROM qinglong.trigger_schedules s2
 		        LEFT JOIN qinglong.projects p ON p.id = s2.project_id
 		        LEFT JOIN qinglong.triggers tg ON tg.id = s2.trigger_id

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
@@ -72,6 +74,10 @@ func (s *store) fixture() storetest.Fixture {
 		Counts:  s.counts,
 		MakeDue: s.makeDue,
 		NowMs:   s.runtime.NowMs,
+		Pauser:  s.admin,
+		Detail:  s.runtime,
+		Audits:  s.audits,
+		Elapse:  time.Sleep,
 		Tamper: storetest.Tamper{
 			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules
@@ -97,6 +103,15 @@ func (s *store) fixture() storetest.Fixture {
 			DeleteSchedule: func(ctx context.Context, triggerID string) error {
 				return s.tamper(ctx, `DELETE FROM qinglong.trigger_schedules WHERE trigger_id = $1`, triggerID)
 			},
+			SetPauseSpan: func(ctx context.Context, triggerID string, fromMs, untilMs int64) error {
+				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET paused_at_ms = $2, resumed_at_ms = $3 WHERE trigger_id = $1`, triggerID, fromMs, untilMs)
+			},
+			SeedLedger: func(ctx context.Context, triggerID string, n int) error {
+				return s.tamper(ctx, `INSERT INTO qinglong.occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms,
+						last_scheduled_at_ms, occurrence_count, at_least, recorded_at_ms)
+					SELECT $1, n, 1, CASE n % 2 WHEN 1 THEN 'misfire' ELSE 'collapsed' END, n * 1000, n * 1000, 1, false, 1
+					  FROM generate_series(1, $2::bigint) AS n`, triggerID, n)
+			},
 			FailQueuedEvents: func(ctx context.Context) error {
 				if err := s.tamper(ctx, `CREATE FUNCTION qinglong.test_fail_queued_event() RETURNS trigger LANGUAGE plpgsql AS $$
 						BEGIN IF NEW.name = 'run.queued' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`); err != nil {
@@ -116,6 +131,16 @@ func (s *store) tamper(ctx context.Context, sql string, args ...any) error {
 }
 
 func newFixture(t *testing.T) storetest.Fixture { return newStore(t).fixture() }
+
+// audits lists a trigger's pause audit records as the suite compares them.
+func (s *store) audits(ctx context.Context, triggerID string) ([]string, error) {
+	rows, err := s.super.Query(ctx, `SELECT action || ' ' || actor || ' ' || coalesce(note, '')
+		FROM qinglong.trigger_schedule_audit WHERE trigger_id = $1 ORDER BY at_ms, action`, triggerID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
 
 func (s *store) row(ctx context.Context, triggerID string) (storetest.Row, error) {
 	var r storetest.Row

@@ -85,6 +85,14 @@ var tableGrants = map[string]map[RoleKind][]string{
 	"worker_sessions": {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 	// Log chunks are append-only: a chunk, once accepted, never changes.
 	"run_log_chunks": {RoleRuntime: {"SELECT", "INSERT"}},
+	// The occurrence ledger is the runtime's: admission appends to it, and
+	// compaction folds old entries into per-reason totals and deletes them
+	// (the only DELETE any role holds, on this table alone).
+	"occurrence_ledger":           {RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
+	"occurrence_ledger_compacted": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// An admin pauses and resumes triggers; the audit trail of it is
+	// append-only.
+	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}},
 }
 
 // grantedTables lists the matrix's tables in a fixed order.

@@ -153,3 +153,13 @@ var (
 	sqlSweepRelease, sweepReleaseParams = namedStmt("SweepRelease")
 	sqlSweepRequeue, sweepRequeueParams = namedStmt("SweepRequeue")
 )
+
+// sql/ledger.sql: the occurrence ledger's reads, pause and resume.
+var (
+	sqlSchedulePauseState  = stmt("SchedulePauseState")
+	sqlSchedulePause       = stmt("SchedulePause")
+	sqlScheduleResume      = stmt("ScheduleResume")
+	sqlScheduleAuditInsert = stmt("ScheduleAuditInsert")
+	sqlTriggerDetail       = stmt("TriggerDetail")
+	sqlLedgerOfTrigger     = stmt("LedgerOfTrigger")
+)

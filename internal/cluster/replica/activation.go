@@ -199,6 +199,7 @@ type liveReaders struct{ adm *admission }
 var (
 	_               run.Reader            = liveReaders{}
 	_               schedule.StatusReader = liveReaders{}
+	_               schedule.DetailReader = liveReaders{}
 	errNoActivation                       = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
 )
 
@@ -223,6 +224,14 @@ func (l liveReaders) RunGet(ctx context.Context, id string) (run.Detail, error) 
 		return run.Detail{}, err
 	}
 	return rt.RunGet(ctx, id)
+}
+
+func (l liveReaders) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return schedule.TriggerDetail{}, err
+	}
+	return rt.TriggerDetail(ctx, triggerID, ledgerLimit)
 }
 
 func (l liveReaders) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {

@@ -52,6 +52,8 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			r, err := rt.CancelRun(ctx, runID)
 			return r, explainRole(err, "cancelling runs", "runtime")
 		},
+		Pause:  adminPause{admin},
+		Detail: runtimeDetail{rt},
 		Close: func() {
 			rt.Close()
 			admin.Close()
@@ -71,6 +73,22 @@ func explainRole(err error, what, role string) error {
 		return qlerror.New(qlerror.FailedPrecondition, "%s needs the %s role's URL (e.g. QL_DATABASE_URL=postgres://ql_%s@host/db); the role in this URL may not do it", what, role, role)
 	}
 	return err
+}
+
+// adminPause is pausing and resuming with permission errors explained.
+type adminPause struct{ a *pgstore.Admin }
+
+func (p adminPause) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
+	res, err := p.a.TriggerPause(ctx, r)
+	return res, explainRole(err, "pausing and resuming triggers", "admin")
+}
+
+// runtimeDetail is `triggers show`'s read with permission errors explained.
+type runtimeDetail struct{ r *pgstore.Runtime }
+
+func (d runtimeDetail) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
+	res, err := d.r.TriggerDetail(ctx, triggerID, ledgerLimit)
+	return res, explainRole(err, "showing a trigger", "runtime")
 }
 
 // adminOnly is the catalog store with permission errors explained.

@@ -80,7 +80,7 @@ func (r *replica) listen() error {
 	live := liveReaders{adm: r.adm}
 	var err error
 	r.http, err = httpserve.Listen(r.s.HTTPAddr, httpapi.NewHandler(httpapi.Config{
-		Runs: live, Triggers: live, Ready: r.adm.ready, Log: r.log, Observe: r.observe,
+		Runs: live, Triggers: live, Detail: live, Ready: r.adm.ready, Log: r.log, Observe: r.observe,
 	}))
 	if err != nil {
 		return err

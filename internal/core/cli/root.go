@@ -31,7 +31,13 @@ type Backend struct {
 	// CancelRun cancels a run (see `ql runs cancel`) and returns it as it
 	// is after the request; nil when the profile cannot.
 	CancelRun func(ctx context.Context, runID string) (run.Run, error)
-	Close     func()
+	// Pause pauses and resumes triggers (`ql triggers pause/resume`); nil
+	// when the profile cannot (a read-only open).
+	Pause schedule.Pauser
+	// Detail reads one trigger with its occurrence ledger (`ql triggers
+	// show`).
+	Detail schedule.DetailReader
+	Close  func()
 }
 
 // Opener opens a backend: dsn is a postgres:// URL or the embedded

@@ -65,6 +65,6 @@ func triggersCommand(opts Options) *cobra.Command {
 	list.Flags().StringVar(&project, "project", "", "only triggers of this project (name or id)")
 	list.Flags().IntVar(&limit, "limit", 100, "page size (1–500)")
 	list.Flags().StringVar(&after, "after", "", "continue after this trigger id")
-	c.AddCommand(list)
+	c.AddCommand(list, triggersShowCommand(opts), triggersPauseCommand(opts, true), triggersPauseCommand(opts, false))
 	return c
 }

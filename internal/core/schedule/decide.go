@@ -31,6 +31,9 @@ type Input struct {
 	NowMs               int64
 	Policy              trigger.MisfirePolicy
 	GraceMs             int64
+	// Pause is the row's last pause that a decision may still pass over
+	// (pause.go); nil when there is none.
+	Pause *PauseSpan
 }
 
 // Decision is the decider's output.
@@ -80,14 +83,15 @@ func Decide(in Input) (Decision, error) {
 		return Decision{}, errNoOccurrence(in.Schedule, in.NowMs)
 	}
 	if in.NowMs-due > in.GraceMs && in.Policy == trigger.Skip {
-		return Decision{Action: SkipLate, DueMs: due, NextFireAtMs: next}, nil
+		return Decision{Action: SkipLate, DueMs: due, NextFireAtMs: next, Passed: passOver(in, PassMisfire, due, in.NowMs)}, nil
 	}
 	if in.Policy != trigger.Skip && in.Policy != trigger.FireOnce {
 		return Decision{}, qlerror.New(qlerror.Invalid, "schedule: misfire policy %q is not one of skip, fire_once", in.Policy)
 	}
 	// fire_once (or on time): admit the oldest due occurrence exactly once and
-	// jump the cursor past now — the backlog is never replayed.
-	return Decision{Action: Admit, DueMs: due, ScheduledForMs: due, NextFireAtMs: next}, nil
+	// jump the cursor past now — the backlog is never replayed, and every
+	// later occurrence up to now collapses into this Run.
+	return Decision{Action: Admit, DueMs: due, ScheduledForMs: due, NextFireAtMs: next, Passed: passOver(in, PassCollapsed, due+1, in.NowMs)}, nil
 }
 
 func errNoOccurrence(s *cron.Schedule, afterMs int64) error {

@@ -16,6 +16,7 @@ func ticketInput(s *cron.Schedule, tk Ticket, graceMs int64) Input {
 		NowMs:               tk.ObservedAtMs,
 		Policy:              tk.Cron.MisfirePolicy,
 		GraceMs:             graceMs,
+		Pause:               tk.Pause,
 	}
 }
 

@@ -55,9 +55,9 @@ const (
 	// ReasonTriggerNotSchedulable: the unchanged revision is disabled (or
 	// not a cron trigger, or its task disabled); no take returns such a row.
 	ReasonTriggerNotSchedulable Reason = "trigger_not_schedulable"
-	// ReasonCursorDrift: the row's cursor differs from the ticket's at the
-	// same state version, so it was written without the version bump every
-	// writer makes.
+	// ReasonCursorDrift: the row's cursor or pause span differs from the
+	// ticket's at the same state version, so it was written without the
+	// version bump every writer makes.
 	ReasonCursorDrift Reason = "cursor_drift"
 	// ReasonClockWentBack: the database clock is behind the claim's
 	// acquisition time (cluster).

@@ -47,6 +47,8 @@ type Snapshot struct {
 	// StateVersion is the row version after the take (the cluster claim
 	// bumps it; the local CAS compares it).
 	StateVersion int64
+	// Pause is the row's last ended pause, or nil (pause.go).
+	Pause *PauseSpan
 }
 
 // Lease is the cluster's four-part claim fence. Nil for single-node

@@ -52,6 +52,8 @@ type Stored struct {
 	RowRevision  int64
 	StateVersion int64
 	NextFireAtMs *int64
+	// Pause is the row's last ended pause, or nil.
+	Pause *PauseSpan
 }
 
 // VerifySnapshot checks, item by item in the order every adapter follows
@@ -83,7 +85,7 @@ func VerifySnapshot(tk Ticket, s Stored) Reason {
 		return ReasonTriggerNotSchedulable
 	case s.StateVersion != tk.StateVersion:
 		return ReasonStateVersionChanged
-	case !sameCursor(s.NextFireAtMs, tk.NextFireAtMs):
+	case !sameCursor(s.NextFireAtMs, tk.NextFireAtMs) || !samePause(s.Pause, tk.Pause):
 		return ReasonCursorDrift
 	}
 	return ""

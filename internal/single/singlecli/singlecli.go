@@ -42,7 +42,8 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun, Close: b.Close}, nil
+	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun,
+		Pause: b.Store, Detail: b.Store, Close: b.Close}, nil
 }
 
 // OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
@@ -62,7 +63,7 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 	// The catalog serves `ql apply --dry-run`'s reads; a write through it
 	// fails on the read-only connection.
 	cat := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs}
-	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Close: b.Close}, nil
+	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Detail: st, Close: b.Close}, nil
 }
 
 // Serve is the cli.ServeFunc of a single-node profile.

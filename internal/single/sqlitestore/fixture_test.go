@@ -101,6 +101,24 @@ func (e *env) tamper(ctx context.Context, sql string, args ...any) error {
 	return err
 }
 
+// audits lists a trigger's pause audit records as the suite compares them.
+func (e *env) audits(ctx context.Context, triggerID string) ([]string, error) {
+	rows, err := e.raw.QueryContext(ctx, `SELECT action || ' ' || actor || ' ' || coalesce(note, '') FROM trigger_schedule_audit WHERE trigger_id = ? ORDER BY id`, triggerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
 func (e *env) fixture() storetest.Fixture {
 	return storetest.Fixture{
 		Catalog:  e.store,
@@ -112,6 +130,10 @@ func (e *env) fixture() storetest.Fixture {
 		Counts:   e.counts,
 		MakeDue:  e.makeDue,
 		NowMs:    func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
+		Pauser:   e.store,
+		Detail:   e.store,
+		Audits:   e.audits,
+		Elapse:   e.clock.Advance,
 		Tamper: storetest.Tamper{
 			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
 				by := 0
@@ -144,6 +166,15 @@ func (e *env) fixture() storetest.Fixture {
 			},
 			DeleteSchedule: func(ctx context.Context, triggerID string) error {
 				return e.tamper(ctx, `DELETE FROM trigger_schedules WHERE trigger_id = ?`, triggerID)
+			},
+			SetPauseSpan: func(ctx context.Context, triggerID string, fromMs, untilMs int64) error {
+				return e.tamper(ctx, `UPDATE trigger_schedules SET paused_at_ms = ?, resumed_at_ms = ? WHERE trigger_id = ?`, fromMs, untilMs, triggerID)
+			},
+			SeedLedger: func(ctx context.Context, triggerID string, n int) error {
+				return e.tamper(ctx, `WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
+					INSERT INTO occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms,
+						occurrence_count, at_least, recorded_at_ms)
+					SELECT ?1, n, 1, CASE n % 2 WHEN 1 THEN 'misfire' ELSE 'collapsed' END, n * 1000, n * 1000, 1, 0, 1 FROM i`, triggerID, n)
 			},
 			FailQueuedEvents: func(ctx context.Context) error {
 				return e.tamper(ctx, `CREATE TRIGGER injected_fault BEFORE INSERT ON run_events WHEN NEW.name = 'run.queued'

@@ -76,6 +76,14 @@ var (
 	qScheduleRowSavepoint      = query("schedule_row_savepoint")
 	qScheduleRowRollback       = query("schedule_row_rollback")
 	qScheduleRowRelease        = query("schedule_row_release")
+	qLedgerLastSeq             = query("ledger_last_seq")
+	qLedgerInsert              = query("ledger_insert")
+	qLedgerCompact             = query("ledger_compact")
+	qLedgerTrim                = query("ledger_trim")
+	qSchedulePause             = query("schedule_pause")
+	qScheduleResume            = query("schedule_resume")
+	qSchedulePauseState        = query("schedule_pause_state")
+	qScheduleAuditInsert       = query("schedule_audit_insert")
 )
 
 var (
@@ -97,6 +105,8 @@ var (
 	qRunCancelRead       = query("run_cancel_read")
 	qRunCancelRequested  = query("run_cancel_requested")
 	qAttemptsCancelAsked = query("attempts_cancel_requested")
+	qTriggerDetail       = query("trigger_detail")
+	qLedgerOfTrigger     = query("ledger_of_trigger")
 )
 
 // The by-names reads run on the read pool (a dry run) and inside a
@@ -113,7 +123,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -127,4 +137,6 @@ var writeQueries = []string{
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease,
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
+	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
+	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
 }

@@ -121,7 +121,10 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 		if err != nil {
 			return err
 		}
-		return fenceHeld(res)
+		if err := fenceHeld(res); err != nil {
+			return err
+		}
+		return writeLedger(ctx, tx, tk, d.Passed, now)
 	}
 	plan, err := verifiedExecution(ctx, tx, tk)
 	if err != nil {
@@ -160,7 +163,10 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	if err != nil {
 		return err
 	}
-	return fenceHeld(res)
+	if err := fenceHeld(res); err != nil {
+		return err
+	}
+	return writeLedger(ctx, tx, tk, d.Passed, now)
 }
 
 func fenceHeld(res sql.Result) error {

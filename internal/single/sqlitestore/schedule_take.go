@@ -32,13 +32,14 @@ func scanTickets(ctx context.Context, tx *txn, now int64, out []schedule.Ticket,
 	for rows.Next() {
 		tk := schedule.Ticket{ObservedAtMs: now}
 		sn := &tk.Snapshot
-		var next, last sql.NullInt64
+		var next, last, pausedAt, resumedAt sql.NullInt64
 		if err := rows.Scan(&sn.ProjectID, &sn.TriggerID, &sn.TriggerRevision, &sn.TriggerContentDigest, &sn.TriggerCreatedAtMs,
 			&sn.Cron.Expression, &sn.Cron.Timezone, &sn.Cron.MisfirePolicy, &sn.TaskID, &sn.TaskRevision, &sn.TaskContentDigest,
-			&next, &last, &sn.StateVersion); err != nil {
+			&next, &last, &sn.StateVersion, &pausedAt, &resumedAt); err != nil {
 			return out, err
 		}
 		sn.NextFireAtMs, sn.LastScheduledAtMs = ptr(next), ptr(last)
+		sn.Pause = schedule.PauseSpanOf(false, ptr(pausedAt), ptr(resumedAt))
 		out = append(out, tk)
 	}
 	return out, rows.Err()

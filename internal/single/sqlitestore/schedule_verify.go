@@ -20,13 +20,16 @@ func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 		enabled     int
 		taskSpec    string
 		cursor      sql.NullInt64
+		paused      int
+		pausedAt    sql.NullInt64
+		resumedAt   sql.NullInt64
 		rev, pinned = &st.Trigger, &st.Task
 	)
 	err := tx.QueryRowContext(ctx, qScheduleCommitRead, tk.TriggerID).Scan(&st.ProjectStatus, &st.TriggerHeadRevision, &st.TriggerHeadTaskID,
 		&rev.ProjectID, &rev.TaskID, &rev.TaskRevision, &rev.TaskContentDigest, &rev.Spec.Name, &enabled,
 		&rev.Spec.Cron.Expression, &rev.Spec.Cron.Timezone, &rev.Spec.Cron.MisfirePolicy, &rev.ContentDigest, &rev.CreatedAtMs,
 		&st.TaskHeadRevision, &pinned.ProjectID, &taskSpec, &pinned.ContentDigest,
-		&st.RowRevision, &st.StateVersion, &cursor)
+		&st.RowRevision, &st.StateVersion, &cursor, &paused, &pausedAt, &resumedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return refuse(schedule.ReasonScheduleMissing, qlerror.New(qlerror.Internal, "trigger %s has no schedule row with its definitions", tk.TriggerID))
 	}
@@ -41,6 +44,7 @@ func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 	// closed.
 	pinned.Spec, _ = decodeSpec(taskSpec)
 	st.NextFireAtMs = ptr(cursor)
+	st.Pause = schedule.PauseSpanOf(paused == 1, ptr(pausedAt), ptr(resumedAt))
 	if reason := schedule.VerifySnapshot(tk, st); reason != "" {
 		var detail error
 		if reason.Outcome() == schedule.Failed {

@@ -7,6 +7,7 @@ package storetest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -51,6 +52,16 @@ type Fixture struct {
 	NowMs func(ctx context.Context) (int64, error)
 	// Tamper edits stored rows behind the store's back.
 	Tamper Tamper
+	// Pauser pauses and resumes triggers as `ql triggers pause` does.
+	Pauser schedule.Pauser
+	// Detail reads a trigger with its ledger as `ql triggers show` does.
+	Detail schedule.DetailReader
+	// Audits lists a trigger's pause audit records, oldest first, each as
+	// "action actor note".
+	Audits func(ctx context.Context, triggerID string) ([]string, error)
+	// Elapse lets d pass on the adapter's time authority: the injected
+	// clock moves on, the database's is waited for.
+	Elapse func(d time.Duration)
 
 	// page routes every commit of a case through ScheduleCommitPage (as a
 	// page of its own) instead of ScheduleCommit; RunSchedule sets it.
@@ -83,6 +94,14 @@ type Tamper struct {
 	// FailQueuedEvents makes every later insert of a run.queued event
 	// fail, as a write fault in the middle of an admission would.
 	FailQueuedEvents func(ctx context.Context) error
+	// SeedLedger inserts n occurrence ledger entries numbered 1..n for a
+	// trigger at revision 1: entry i has one occurrence at i seconds, with
+	// reason "misfire" when i is odd and "collapsed" when it is even, as a
+	// long history would have left them.
+	SeedLedger func(ctx context.Context, triggerID string, n int) error
+	// SetPauseSpan writes a trigger's last pause span (an ended pause)
+	// without bumping its state version.
+	SetPauseSpan func(ctx context.Context, triggerID string, fromMs, untilMs int64) error
 }
 
 // Factory builds a fresh Fixture for a test.

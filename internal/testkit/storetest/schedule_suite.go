@@ -39,6 +39,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range reasonCases() {
 		commits[name] = fn
 	}
+	for name, fn := range ledgerCases() {
+		commits[name] = fn
+	}
 	run := func(name string, page bool, fn func(*testing.T, Fixture)) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -57,6 +60,7 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range pageCases() {
 		run("Page/"+name, true, fn)
 	}
+	run("Page/OneRacedRowOfAPageRecordsNoLedgerEntryAndTheOthersDo", true, testPageRacedRowRecordsNothing)
 }
 
 func testTakeOrder(t *testing.T, f Fixture) {

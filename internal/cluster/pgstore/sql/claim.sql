@@ -9,6 +9,8 @@
 --     by the joins; `schedulable`, kept by publishing, only keeps the rows
 --     that fail it out of branches A and B's index, pg-0002);
 --   * only rows without a live claim: unclaimed, or claimed and expired;
+--   * never a paused row: `NOT s.paused` in every branch is the
+--     fence, `schedulable` (false while paused) keeps them out of the index;
 --   * FOR UPDATE OF s SKIP LOCKED in every branch: two claimers never take
 --     the same row (EvalPlanQual re-checks the claim and due conditions on a
 --     row that changed under us), and concurrent claimers skip each other's
@@ -35,7 +37,7 @@ uninitialised AS (
        JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
                                          AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
        JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-      WHERE s.claim_owner IS NULL AND s.schedulable AND s.next_fire_at_ms IS NULL
+      WHERE s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.next_fire_at_ms IS NULL
       ORDER BY s.next_fire_at_ms NULLS FIRST, s.project_id, s.trigger_id
       LIMIT $2
         FOR UPDATE OF s SKIP LOCKED
@@ -48,7 +50,7 @@ due AS (
        JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
                                          AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
        JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-      WHERE s.claim_owner IS NULL AND s.schedulable AND s.next_fire_at_ms <= (SELECT ms FROM now)
+      WHERE s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.next_fire_at_ms <= (SELECT ms FROM now)
       ORDER BY s.next_fire_at_ms NULLS FIRST, s.project_id, s.trigger_id
       LIMIT $2
         FOR UPDATE OF s SKIP LOCKED
@@ -61,7 +63,7 @@ expired AS (
        JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
                                          AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
        JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-      WHERE s.claim_owner IS NOT NULL AND s.claim_expires_at_ms <= (SELECT ms FROM now)
+      WHERE s.claim_owner IS NOT NULL AND s.claim_expires_at_ms <= (SELECT ms FROM now) AND NOT s.paused
         AND (s.next_fire_at_ms IS NULL OR s.next_fire_at_ms <= (SELECT ms FROM now))
       ORDER BY s.claim_expires_at_ms, s.trigger_id
       LIMIT $2
@@ -87,4 +89,5 @@ RETURNING s.project_id, s.trigger_id, s.trigger_revision, tr.content_digest, tr.
           tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
           tr.task_id, tr.task_revision, tr.task_content_digest,
           s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
-          s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms, s.ctid
+          s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms, s.ctid,
+          s.paused_at_ms, s.resumed_at_ms

@@ -26,6 +26,7 @@ WITH now AS MATERIALIZED (
 SELECT now.ms, s.ctid,
        s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
        s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
+       s.paused, s.paused_at_ms, s.resumed_at_ms,
        p.status,
        tg.current_revision, tg.task_id,
        tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,

@@ -27,6 +27,7 @@ want AS (
 SELECT now.ms, s.ctid,
        s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
        s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
+       s.paused, s.paused_at_ms, s.resumed_at_ms,
        p.status,
        tg.current_revision, tg.task_id,
        tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
@@ -61,9 +62,11 @@ SELECT now.ms, s.ctid,
 -- An occurrence that already has its Run was left out by the caller (the
 -- lock statement reads it); one that gained it since would fail the unique
 -- key and with it the whole statement, after which the server skips the
--- pipelined COMMIT and the caller retries. Returns, per input row, its
--- position in the arrays (from 1) and the rows touched for it: schedule (0
--- or 1), runs, attempts, events.
+-- pipelined COMMIT and the caller retries. The decisions' passed-over
+-- occurrences go to the occurrence ledger the same way, only for the rows
+-- whose fence held, numbered and compacted as commit_write.sql does for one.
+-- Returns, per input row, its position in the arrays (from 1) and the rows
+-- touched for it: schedule (0 or 1), runs, attempts, events, ledger entries.
 -- Each row is reached by the ctid the lock statement locked (@tid: a TID
 -- scan per row, whatever the table's size or how many claims are live; the
 -- lock held since keeps it the row's current version) and must still carry
@@ -76,7 +79,11 @@ SELECT now.ms, s.ctid,
 -- @task_revision, @execution_revision_id, @idempotency_key,
 -- @scheduled_for_ms, @attempt_id, @created_payload, @queued_payload; and,
 -- shared by the page, @admitted_at_ms (the lock statement's database time),
--- @executor and the event names @created_event and @queued_event.
+-- @executor and the event names @created_event and @queued_event; the
+-- ledger entries of the whole page as index-aligned arrays, each naming its
+-- row's position in the arrays above (@ledger_row, @ledger_reason,
+-- @ledger_first, @ledger_last, @ledger_count, @ledger_at_least), and
+-- @ledger_keep.
 WITH input AS (
     SELECT *
       FROM unnest(@tid::tid[], @trigger_id::uuid[], @trigger_revision::bigint[], @state_version::bigint[], @fence_cursor::bigint[],
@@ -115,6 +122,47 @@ fenced AS (
        AND s.claim_expires_at_ms > {{now_ms}}
     RETURNING s.trigger_id
 ),
+passed AS (
+    SELECT *
+      FROM unnest(@ledger_row::bigint[], @ledger_reason::text[], @ledger_first::bigint[], @ledger_last::bigint[],
+                  @ledger_count::bigint[], @ledger_at_least::boolean[])
+           WITH ORDINALITY AS e (row_ord, reason, first_ms, last_ms, n, at_least, ord)
+),
+ledger AS (
+    INSERT INTO qinglong.occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms,
+                                            occurrence_count, at_least, recorded_at_ms)
+    SELECT i.trigger_id, b.seq + row_number() OVER (PARTITION BY i.trigger_id ORDER BY e.ord), i.trigger_revision,
+           e.reason, e.first_ms, e.last_ms, e.n, e.at_least, {{now_ms}}
+      FROM fenced f
+      JOIN input i ON i.trigger_id = f.trigger_id
+      JOIN passed e ON e.row_ord = i.ord
+     CROSS JOIN LATERAL (SELECT coalesce(max(l.seq), 0) AS seq FROM qinglong.occurrence_ledger l WHERE l.trigger_id = i.trigger_id) b
+    RETURNING trigger_id, seq
+),
+compacted AS (
+    INSERT INTO qinglong.occurrence_ledger_compacted AS c (trigger_id, reason, trigger_revision, first_scheduled_at_ms, last_scheduled_at_ms,
+                                                         occurrence_count, at_least, recorded_at_ms)
+    SELECT l.trigger_id, l.reason, max(l.trigger_revision), min(l.first_scheduled_at_ms), max(l.last_scheduled_at_ms),
+           sum(l.occurrence_count)::bigint, bool_or(l.at_least), {{now_ms}}
+      FROM ledger n
+      JOIN qinglong.occurrence_ledger l ON l.trigger_id = n.trigger_id AND l.seq <= n.seq - @ledger_keep::bigint
+     WHERE n.seq % @ledger_keep::bigint = 0
+     GROUP BY l.trigger_id, l.reason
+        ON CONFLICT (trigger_id, reason) DO UPDATE SET
+           trigger_revision = greatest(c.trigger_revision, EXCLUDED.trigger_revision),
+           first_scheduled_at_ms = least(c.first_scheduled_at_ms, EXCLUDED.first_scheduled_at_ms),
+           last_scheduled_at_ms = greatest(c.last_scheduled_at_ms, EXCLUDED.last_scheduled_at_ms),
+           occurrence_count = c.occurrence_count + EXCLUDED.occurrence_count,
+           at_least = c.at_least OR EXCLUDED.at_least,
+           recorded_at_ms = EXCLUDED.recorded_at_ms
+    RETURNING 1
+),
+trimmed AS (
+    DELETE FROM qinglong.occurrence_ledger l
+     USING ledger n
+     WHERE l.trigger_id = n.trigger_id AND n.seq % @ledger_keep::bigint = 0 AND l.seq <= n.seq - @ledger_keep::bigint
+    RETURNING 1
+),
 run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
@@ -142,9 +190,10 @@ events AS (
            AS e (seq, name, payload)
     RETURNING run_id
 )
-SELECT i.ord, coalesce(f.n, 0), coalesce(r.n, 0), coalesce(a.n, 0), coalesce(e.n, 0)
+SELECT i.ord, coalesce(f.n, 0), coalesce(r.n, 0), coalesce(a.n, 0), coalesce(e.n, 0), coalesce(lg.n, 0)
   FROM input i
   LEFT JOIN (SELECT trigger_id, count(*) AS n FROM fenced GROUP BY trigger_id) f ON f.trigger_id = i.trigger_id
   LEFT JOIN (SELECT trigger_id, count(*) AS n FROM run GROUP BY trigger_id) r ON r.trigger_id = i.trigger_id
   LEFT JOIN (SELECT run_id, count(*) AS n FROM attempt GROUP BY run_id) a ON a.run_id = i.run_id
   LEFT JOIN (SELECT run_id, count(*) AS n FROM events GROUP BY run_id) e ON e.run_id = i.run_id
+  LEFT JOIN (SELECT trigger_id, count(*) AS n FROM ledger GROUP BY trigger_id) lg ON lg.trigger_id = i.trigger_id

@@ -13,7 +13,14 @@
 -- an error, after which the server skips the pipelined COMMIT. attempts and
 -- run_events carry no foreign key to runs (see the schema), so statement
 -- order inside the WITH does not matter to them.
--- Returns the rows touched: schedule (0 or 1), runs, attempts, events.
+-- The decision's passed-over occurrences go to the occurrence ledger in
+-- the same way: selected from the fenced update, numbered on from the
+-- trigger's last entry (the row lock held since the lock statement keeps
+-- that number stable), and every @ledger_keep-th entry folds the entries
+-- older than the newest @ledger_keep into their per-reason totals and
+-- deletes them — at most @ledger_keep rows, once per @ledger_keep entries.
+-- Returns the rows touched: schedule (0 or 1), runs, attempts, events,
+-- ledger entries.
 -- Parameters: the ticket's fence (@trigger_id, @trigger_revision,
 -- @state_version, @cursor (NULL allowed), @owner, @token, @claim_version,
 -- @expires_at_ms, @acquired_at_ms), @next_cursor, @last_scheduled_at_ms
@@ -23,7 +30,9 @@
 -- @execution_revision_id, @idempotency_key, @scheduled_for_ms,
 -- @admitted_at_ms (the lock statement's database time), @attempt_id,
 -- @executor, and the name and payload of events 1 and 2 (@created_event,
--- @created_payload, @queued_event, @queued_payload).
+-- @created_payload, @queued_event, @queued_payload); the ledger entries as
+-- index-aligned arrays (@ledger_reason, @ledger_first, @ledger_last,
+-- @ledger_count, @ledger_at_least; empty for none) and @ledger_keep.
 -- The Run is queued at version 2 with last event 2; the unique
 -- (project_id, idempotency_key) makes a replay create nothing. Attempt 1 is
 -- claimed with every dispatch field NULL (the pristine shape startup
@@ -50,6 +59,40 @@ WITH fenced AS (
        AND s.claim_expires_at_ms > {{now_ms}}
     RETURNING s.trigger_id, s.trigger_revision
 ),
+ledger AS (
+    INSERT INTO qinglong.occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms,
+                                            occurrence_count, at_least, recorded_at_ms)
+    SELECT f.trigger_id, b.seq + e.ord, f.trigger_revision, e.reason, e.first_ms, e.last_ms, e.n, e.at_least, {{now_ms}}
+      FROM fenced f
+     CROSS JOIN LATERAL (SELECT coalesce(max(l.seq), 0) AS seq FROM qinglong.occurrence_ledger l WHERE l.trigger_id = f.trigger_id) b
+     CROSS JOIN unnest(@ledger_reason::text[], @ledger_first::bigint[], @ledger_last::bigint[], @ledger_count::bigint[], @ledger_at_least::boolean[])
+           WITH ORDINALITY AS e (reason, first_ms, last_ms, n, at_least, ord)
+    RETURNING trigger_id, seq
+),
+compacted AS (
+    INSERT INTO qinglong.occurrence_ledger_compacted AS c (trigger_id, reason, trigger_revision, first_scheduled_at_ms, last_scheduled_at_ms,
+                                                         occurrence_count, at_least, recorded_at_ms)
+    SELECT l.trigger_id, l.reason, max(l.trigger_revision), min(l.first_scheduled_at_ms), max(l.last_scheduled_at_ms),
+           sum(l.occurrence_count)::bigint, bool_or(l.at_least), {{now_ms}}
+      FROM ledger n
+      JOIN qinglong.occurrence_ledger l ON l.trigger_id = n.trigger_id AND l.seq <= n.seq - @ledger_keep::bigint
+     WHERE n.seq % @ledger_keep::bigint = 0
+     GROUP BY l.trigger_id, l.reason
+        ON CONFLICT (trigger_id, reason) DO UPDATE SET
+           trigger_revision = greatest(c.trigger_revision, EXCLUDED.trigger_revision),
+           first_scheduled_at_ms = least(c.first_scheduled_at_ms, EXCLUDED.first_scheduled_at_ms),
+           last_scheduled_at_ms = greatest(c.last_scheduled_at_ms, EXCLUDED.last_scheduled_at_ms),
+           occurrence_count = c.occurrence_count + EXCLUDED.occurrence_count,
+           at_least = c.at_least OR EXCLUDED.at_least,
+           recorded_at_ms = EXCLUDED.recorded_at_ms
+    RETURNING 1
+),
+trimmed AS (
+    DELETE FROM qinglong.occurrence_ledger l
+     USING ledger n
+     WHERE l.trigger_id = n.trigger_id AND n.seq % @ledger_keep::bigint = 0 AND l.seq <= n.seq - @ledger_keep::bigint
+    RETURNING 1
+),
 run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
@@ -73,4 +116,5 @@ events AS (
            (VALUES (1, @created_event::text, @created_payload::jsonb), (2, @queued_event::text, @queued_payload::jsonb)) AS e (seq, name, payload)
     RETURNING 1
 )
-SELECT (SELECT count(*) FROM fenced), (SELECT count(*) FROM run), (SELECT count(*) FROM attempt), (SELECT count(*) FROM events)
+SELECT (SELECT count(*) FROM fenced), (SELECT count(*) FROM run), (SELECT count(*) FROM attempt), (SELECT count(*) FROM events),
+       (SELECT count(*) FROM ledger)

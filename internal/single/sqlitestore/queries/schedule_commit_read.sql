@@ -1,13 +1,13 @@
 -- Re-reads, under the write lock, everything a ticket was taken against:
 -- project status, trigger head and the revision the schedule row names,
 -- the task head and the task revision that revision pins, and the
--- schedule row's revision, state version and cursor. The commit compares
+-- schedule row's revision, state version, cursor and pause. The commit compares
 -- them with the ticket in the order every adapter follows.
 SELECT p.status, t.current_revision, t.task_id,
        r.project_id, r.task_id, r.task_revision, r.task_content_digest, r.name, r.enabled,
        r.expression, r.timezone, r.misfire_policy, r.content_digest, r.created_at_ms,
        k.current_revision, kr.project_id, kr.spec_json, kr.content_digest,
-       s.trigger_revision, s.state_version, s.next_fire_at_ms
+       s.trigger_revision, s.state_version, s.next_fire_at_ms, s.paused, s.paused_at_ms, s.resumed_at_ms
 FROM trigger_schedules s
 JOIN projects p ON p.id = s.project_id
 JOIN triggers t ON t.id = s.trigger_id

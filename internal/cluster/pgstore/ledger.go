@@ -1,0 +1,116 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+var (
+	_ schedule.Pauser       = (*Admin)(nil)
+	_ schedule.DetailReader = (*Runtime)(nil)
+)
+
+// TriggerPause pauses or resumes a trigger's schedule as the admin role,
+// in one SERIALIZABLE transaction (as publishing, whose eligibility rule it
+// shares): the row is locked, changed, its `schedulable` flag recomputed
+// and the audit record written, all at database time. Asking for the state
+// the row is already in writes nothing and reports Changed false.
+func (a *Admin) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
+	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
+		return schedule.PauseResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	}
+	var out schedule.PauseResult
+	err := serializable(ctx, a.pool, func(tx pgx.Tx) error {
+		var note *string
+		var pausedAt, resumedAt *int64
+		err := tx.QueryRow(ctx, sqlSchedulePauseState, r.TriggerID).Scan(&out.Paused, &note, &pausedAt, &resumedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return qlerror.New(qlerror.NotFound, "trigger %s has no schedule; `ql triggers list` shows the triggers", r.TriggerID)
+		}
+		if err != nil {
+			return err
+		}
+		out.Changed, out.Note = false, deref(note)
+		out.AtMs = derefInt(resumedAt)
+		if out.Paused {
+			out.AtMs = derefInt(pausedAt)
+		}
+		if out.Paused == r.Pause {
+			return nil
+		}
+		q, args, action := sqlScheduleResume, []any{r.TriggerID}, "resume"
+		if r.Pause {
+			q, args, action = sqlSchedulePause, []any{r.TriggerID, nonEmpty(r.Note)}, "pause"
+		}
+		if err := tx.QueryRow(ctx, q, args...).Scan(&out.AtMs); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, sqlEligibilityOfTriggers, []string{r.TriggerID}); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), r.TriggerID, action, r.Actor, nonEmpty(r.Note)); err != nil {
+			return err
+		}
+		out.Changed, out.Paused = true, r.Pause
+		if r.Pause {
+			out.Note = r.Note
+		}
+		return nil
+	})
+	return out, mapErr(err, "pausing or resuming trigger "+r.TriggerID)
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// TriggerDetail reads a trigger's status, pause state, the database clock
+// and its newest ledger entries in one REPEATABLE READ snapshot.
+func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
+	if err := ids.Validate("trigger id", triggerID); err != nil {
+		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	}
+	var d schedule.TriggerDetail
+	err := pgx.BeginTxFunc(ctx, r.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		t := &d.TriggerStatus
+		var policy string
+		var note *string
+		err := tx.QueryRow(ctx, sqlTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &t.Enabled,
+			&t.Cron.Expression, &t.Cron.Timezone, &policy, &t.TaskID, &t.TaskName, &t.TaskRevision, &t.NextFireAtMs, &t.LastScheduledAtMs,
+			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
+		}
+		if err != nil {
+			return err
+		}
+		t.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+		d.PauseNote = deref(note)
+		if !d.Paused {
+			d.PausedAtMs = nil
+		}
+		rows, err := tx.Query(ctx, sqlLedgerOfTrigger, triggerID, ledgerLimit)
+		if err != nil {
+			return err
+		}
+		d.Ledger, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (schedule.LedgerEntry, error) {
+			e := schedule.LedgerEntry{TriggerID: triggerID}
+			var reason string
+			err := row.Scan(&e.TriggerRevision, &reason, &e.FirstMs, &e.LastMs, &e.Count, &e.AtLeast, &e.RecordedAtMs, &e.Compacted)
+			e.Reason = schedule.PassReason(reason)
+			return e, err
+		})
+		return err
+	})
+	return d, mapErr(err, "reading trigger "+triggerID)
+}

@@ -1,0 +1,84 @@
+-- The occurrence ledger's reads, and pausing and resuming a trigger's
+-- schedule (ledger.go; docs/architecture.md, "The occurrence ledger").
+-- The ledger itself is written by the admission statements
+-- (commit_write.sql, commit_page.sql).
+
+-- name: SchedulePauseState
+-- A trigger's pause state, locking its schedule row for the pause or
+-- resume that follows in the same transaction.
+SELECT paused, pause_note, paused_at_ms, resumed_at_ms
+  FROM qinglong.trigger_schedules
+ WHERE trigger_id = $1
+   FOR UPDATE
+
+-- name: SchedulePause
+-- Pauses a schedule row (admin). The claim is cleared and state_version
+-- and claim_version are bumped, so no claim or ticket taken before can
+-- ever commit; the eligibility refresh that follows in the transaction
+-- clears `schedulable`. A pause that follows a resume no decision has yet
+-- moved the cursor past keeps the earlier pause's start, so the
+-- occurrences of both stay recorded as paused. Touches nothing when
+-- already paused. $1 trigger id, $2 note (NULL for none).
+UPDATE qinglong.trigger_schedules s
+   SET paused = true,
+       pause_note = $2,
+       paused_at_ms = CASE WHEN s.resumed_at_ms IS NOT NULL AND s.next_fire_at_ms < s.resumed_at_ms
+                           THEN s.paused_at_ms ELSE n.ms END,
+       resumed_at_ms = NULL,
+       claim_owner = NULL, claim_token = NULL, claim_expires_at_ms = NULL,
+       state_version = s.state_version + 1,
+       claim_version = s.claim_version + 1,
+       updated_at_ms = greatest(s.updated_at_ms, n.ms)
+  FROM (SELECT {{now_ms}} AS ms) n
+ WHERE s.trigger_id = $1 AND NOT s.paused
+RETURNING s.paused_at_ms
+
+-- name: ScheduleResume
+-- Resumes a paused schedule row (admin); its pause span stays for the next
+-- decision, which records what fell due in it as paused. state_version is
+-- bumped like every writer's; the eligibility refresh that follows sets
+-- `schedulable` again. Touches nothing when not paused. $1 trigger id.
+UPDATE qinglong.trigger_schedules s
+   SET paused = false,
+       resumed_at_ms = greatest(n.ms, s.paused_at_ms),
+       state_version = s.state_version + 1,
+       updated_at_ms = greatest(s.updated_at_ms, n.ms)
+  FROM (SELECT {{now_ms}} AS ms) n
+ WHERE s.trigger_id = $1 AND s.paused
+RETURNING s.resumed_at_ms
+
+-- name: ScheduleAuditInsert
+-- The audit record of a pause or resume, in its transaction, at database
+-- time. $1 id, $2 trigger id, $3 action, $4 actor, $5 note (NULL for none).
+INSERT INTO qinglong.trigger_schedule_audit (id, trigger_id, action, actor, note, at_ms)
+VALUES ($1, $2, $3, $4, $5, {{now_ms}})
+
+-- name: TriggerDetail
+-- One trigger's current revision, schedule state and pause state for
+-- `ql triggers show`, with the database clock.
+SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
+       tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms,
+       s.paused, s.pause_note, s.paused_at_ms, {{now_ms}}
+  FROM qinglong.triggers tg
+  JOIN qinglong.projects p ON p.id = tg.project_id
+  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision
+  JOIN qinglong.tasks tk ON tk.id = tr.task_id
+  JOIN qinglong.trigger_schedules s ON s.trigger_id = tg.id
+ WHERE tg.id = $1
+
+-- name: LedgerOfTrigger
+-- A trigger's newest ledger entries, newest first, then its compacted
+-- totals (the oldest history); reads the primary keys backwards and stops
+-- at the limit. $1 trigger id, $2 limit.
+SELECT trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, occurrence_count, at_least, recorded_at_ms, compacted
+  FROM (SELECT 0 AS part, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, occurrence_count, at_least,
+               recorded_at_ms, false AS compacted
+          FROM qinglong.occurrence_ledger
+         WHERE trigger_id = $1
+        UNION ALL
+        SELECT 1, 0, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, occurrence_count, at_least,
+               recorded_at_ms, true
+          FROM qinglong.occurrence_ledger_compacted
+         WHERE trigger_id = $1) e
+ ORDER BY part, seq DESC, first_scheduled_at_ms DESC
+ LIMIT $2

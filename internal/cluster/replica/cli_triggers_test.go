@@ -1,0 +1,78 @@
+package replica
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+)
+
+// On the cluster, pause and resume go through the admin role and show
+// through the runtime role; a paused trigger is never claimed, and show
+// prints the occurrences a catch-up collapsed.
+func TestCLIPausesWithTheAdminRoleAndShowsTheLedgerWithTheRuntimeRole(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
+	file := filepath.Join(t.TempDir(), "defs.yaml")
+	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 1, clustertest.QuietCron())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "apply", "-f", file); code != 0 {
+		t.Fatalf("apply: exit %d %q", code, out)
+	}
+	rt := env.Runtime(t, "cli-seeder", 30*time.Second)
+	round := func() schedule.Summary {
+		t.Helper()
+		sum, err := schedule.Round(context.Background(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 1, GraceMs: 30_000, NewID: ids.New})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	round()
+	env.MakeDue(t, 3*60*60_000)
+	if sum := round(); sum.Counts[schedule.Admitted] != 1 {
+		t.Fatalf("catch-up round %v, want one admission", sum.Counts)
+	}
+
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "pause", "t00000"); code != 1 || !strings.Contains(out, "needs the admin role's URL") {
+		t.Fatalf("pause as runtime: exit %d %q; want a message naming the admin role", code, out)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "triggers", "pause", "cli/t00000", "--note", "db upgrade"); code != 0 || !strings.Contains(out, "paused at") {
+		t.Fatalf("pause as admin: exit %d %q", code, out)
+	}
+	env.MakeDue(t, 60_000)
+	if sum := round(); sum.Taken != 0 {
+		t.Fatalf("a round claimed %d rows of a paused trigger", sum.Taken)
+	}
+
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "show", "t00000", "-o", "json")
+	var d view.TriggerDetail
+	if code != 0 || json.Unmarshal([]byte(out), &d) != nil {
+		t.Fatalf("show -o json: exit %d %q", code, out)
+	}
+	if !d.Paused || d.PauseNote != "db upgrade" || len(d.Runs) != 1 || len(d.Ledger) != 1 || d.Ledger[0].Reason != "collapsed" || d.Ledger[0].Count < 2 || len(d.NextFires) != 5 {
+		t.Fatalf("show: %+v; want paused with its note, one run and its collapsed occurrences", d)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "show", "t00000"); code != 0 ||
+		!strings.Contains(out, "paused     since") || !strings.Contains(out, "collapsed") {
+		t.Fatalf("show: exit %d %q", code, out)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "triggers", "resume", "t00000"); code != 0 || !strings.Contains(out, "resumed at") {
+		t.Fatalf("resume: exit %d %q", code, out)
+	}
+	if sum := round(); sum.Taken != 1 {
+		t.Fatalf("a round after the resume took %d rows, want the resumed one", sum.Taken)
+	}
+}

@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"os/user"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
+)
+
+// maxPauseNote bounds a pause note (the stores refuse longer ones).
+const maxPauseNote = 1000
+
+func oneTriggerArgs(verb string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return Usagef("triggers %s takes one trigger: its name, project/name or id", verb)
+		}
+		return nil
+	}
+}
+
+func triggersShowCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var out, project string
+	var runs, ledger int
+	c := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show a trigger: its schedule, next fire times, last runs and the occurrences it passed over",
+		Long: `Show one trigger (NAME is its name, project/name, or id): its revision, cron, zone and misfire
+policy, whether it is enabled or paused (with the pause note), its next fire times computed from the
+database's clock and shown in the trigger's zone, its last runs, and its occurrence ledger: every
+occurrence that fell due without a Run, with the reason (misfire, collapsed, paused, ...) and how many.
+On the cluster this reads runs, so it needs the runtime role's URL, as ` + "`ql runs`" + ` does.`,
+		Args: oneTriggerArgs("show"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			if runs < 1 || runs > run.MaxPageSize {
+				return Usagef("--runs %d is outside 1–%d", runs, run.MaxPageSize)
+			}
+			if ledger < 1 || ledger > 500 {
+				return Usagef("--ledger %d is outside 1–500", ledger)
+			}
+			b, err := openExisting(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Detail == nil {
+				return fmt.Errorf("this build cannot show triggers of this database")
+			}
+			_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+			if err != nil {
+				return err
+			}
+			d, err := b.Detail.TriggerDetail(cmd.Context(), id, ledger)
+			if err != nil {
+				return err
+			}
+			list, _, err := b.Runs.RunList(cmd.Context(), run.ListParams{TriggerID: id, Limit: runs})
+			if err != nil {
+				return err
+			}
+			v, err := view.NewTriggerDetail(d, list)
+			if err != nil {
+				return err
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), v)
+			}
+			return printTriggerDetail(cmd, v)
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addOutputFlag(c, &out)
+	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
+	c.Flags().IntVar(&runs, "runs", 10, "how many of its last runs to show")
+	c.Flags().IntVar(&ledger, "ledger", 20, "how many of its newest ledger entries to show (1–500)")
+	return c
+}
+
+func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
+	w := cmd.OutOrStdout()
+	t := v.Trigger
+	paused := "no"
+	if v.Paused {
+		paused = "since " + fmtMs(v.PausedAtMs)
+		if v.PauseNote != "" {
+			paused += ": " + oneLine(v.PauseNote)
+		}
+	}
+	fmt.Fprintf(w, "trigger    %s/%s (%s) revision %d\ntask       %s (%s) revision %d\ncron       %s  zone %s  misfire %s\nenabled    %t\npaused     %s\ncursor     next %s, last scheduled %s\n",
+		t.ProjectName, t.Name, t.TriggerID, t.Revision, t.TaskName, t.TaskID, t.TaskRevision, t.Cron.Expression, t.Cron.Timezone, t.Cron.MisfirePolicy,
+		t.Enabled, paused, fmtMs(t.NextFireAtMs), fmtMs(t.LastScheduledAtMs))
+	note := ""
+	switch {
+	case !t.Enabled:
+		note = "; disabled: none of these fires"
+	case v.Paused:
+		note = "; paused: none of these fires until it is resumed"
+	}
+	fmt.Fprintf(w, "\nnext fire times (clock %s%s):\n", fmtMs(&v.NowMs), note)
+	for _, f := range v.NextFires {
+		fmt.Fprintf(w, "  %s  %s\n", f.Local, fmtMs(&f.AtMs))
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "\nRUN\tSTATE\tSCHEDULED FOR\tREV")
+	for _, r := range v.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.ID, r.State, fmtMs(&r.ScheduledForMs), r.TriggerRevision)
+	}
+	if len(v.Runs) == 0 {
+		fmt.Fprintln(tw, "(no runs)")
+	}
+	fmt.Fprintln(tw, "\nPASSED OVER\tCOUNT\tFIRST\tLAST\tREV\tRECORDED")
+	for _, e := range v.Ledger {
+		count := fmt.Sprint(e.Count)
+		if e.AtLeast {
+			count = "≥" + count
+		}
+		reason := e.Reason
+		if e.Compacted {
+			reason += " (older, summed)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", reason, count, fmtMs(&e.FirstMs), fmtMs(&e.LastMs), e.TriggerRevision, fmtMs(&e.RecordedAtMs))
+	}
+	if len(v.Ledger) == 0 {
+		fmt.Fprintln(tw, "(every occurrence so far got its run)")
+	}
+	return tw.Flush()
+}
+
+func triggersPauseCommand(opts Options, pause bool) *cobra.Command {
+	var db dbFlags
+	var project, note string
+	verb := "resume"
+	c := &cobra.Command{
+		Use:   "resume NAME",
+		Short: "Resume a paused trigger",
+		Long: `Resume a paused trigger (NAME is its name, project/name, or id). The next decision sees what fell due
+while it was paused and applies the trigger's misfire policy, as after an outage: under fire_once the
+oldest missed occurrence runs once (if any), under skip one still within the grace period runs. Every
+occurrence that fell due during the pause and got no Run is recorded in the ledger as "paused"
+(` + "`ql triggers show`" + `). Resuming a trigger that is not paused changes nothing.
+On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`,
+	}
+	if pause {
+		verb = "pause"
+		c.Use, c.Short = "pause NAME [--note TEXT]", "Pause a trigger: nothing of it is scheduled until it is resumed"
+		c.Long = `Pause a trigger (NAME is its name, project/name, or id). While paused no occurrence of it is
+admitted; it is schedule state, not a new trigger revision, so publishing the trigger again does not
+resume it. Each pause and resume is recorded with who (the operating-system user), when (the
+database's clock) and the note. Pausing a paused trigger changes nothing and keeps the first note.
+On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`
+		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by `triggers show` (up to 1000 characters)")
+	}
+	c.Args = oneTriggerArgs(verb)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(note) > maxPauseNote {
+			return Usagef("--note is %d characters; at most %d", len(note), maxPauseNote)
+		}
+		b, err := openExistingForWrite(cmd.Context(), opts, &db)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		if b.Pause == nil {
+			return fmt.Errorf("this build cannot %s triggers of this database", verb)
+		}
+		_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+		if err != nil {
+			return err
+		}
+		res, err := b.Pause.TriggerPause(cmd.Context(), schedule.PauseRequest{TriggerID: id, Pause: pause, Note: note, Actor: actor()})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), pauseMessage(args[0], pause, res))
+		return nil
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
+	return c
+}
+
+func pauseMessage(name string, pause bool, res schedule.PauseResult) string {
+	at := fmtMs(&res.AtMs)
+	switch {
+	case pause && res.Changed:
+		return fmt.Sprintf("trigger %s: paused at %s; resume it with `triggers resume %s`", name, at, name)
+	case pause:
+		msg := fmt.Sprintf("trigger %s: already paused since %s; nothing changed", name, at)
+		if res.Note != "" {
+			msg += " (note: " + oneLine(res.Note) + ")"
+		}
+		return msg
+	case res.Changed:
+		return fmt.Sprintf("trigger %s: resumed at %s; what fell due while paused is recorded as paused, and the misfire policy decides whether the oldest of it runs", name, at)
+	}
+	return fmt.Sprintf("trigger %s: not paused; nothing changed", name)
+}
+
+// actor names who pauses or resumes, for the audit record: the
+// operating-system user.
+func actor() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return truncate(u.Username)
+	}
+	return truncate(cmp.Or(os.Getenv("USER"), "unknown"))
+}
+
+func truncate(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 128 {
+		return s[:128]
+	}
+	return cmp.Or(s, "unknown")
+}

@@ -1,0 +1,77 @@
+package schedule
+
+import "context"
+
+// LedgerKeep is how many ledger entries each trigger keeps in full. Older
+// ones are folded into one count per reason (LedgerEntry.Compacted), so
+// the ledger of a trigger is bounded whatever its frequency. A thousand
+// entries is far more than `ql triggers show` prints, covers at least a
+// thousand decisions that passed something over (every decision writes at
+// most a handful of entries, none when it is on time), and costs a few
+// hundred kilobytes per trigger at most; compacting costs one bounded
+// batch every LedgerKeep entries, never a scan.
+const LedgerKeep = 1000
+
+// LedgerEntry is one row of the occurrence ledger: occurrences of one
+// trigger passed over without a Run, for one reason.
+type LedgerEntry struct {
+	Passed
+	TriggerID       string
+	TriggerRevision int64
+	// RecordedAtMs is the store's clock (database time in the cluster)
+	// when the decision that passed them over committed.
+	RecordedAtMs int64
+	// Compacted marks the per-reason total of entries older than the
+	// LedgerKeep newest; its FirstMs/LastMs span all of them, and its
+	// TriggerRevision is the newest one among them.
+	Compacted bool
+}
+
+// PauseRequest pauses (Pause) or resumes a trigger's schedule. Actor is
+// who asked (the OS user, or the database role), recorded in the audit
+// trail with Note.
+type PauseRequest struct {
+	TriggerID string
+	Pause     bool
+	Note      string
+	Actor     string
+}
+
+// PauseResult is a trigger's pause state after a PauseRequest. Changed is
+// false when it already was in the state asked for (nothing is written).
+type PauseResult struct {
+	Changed bool
+	Paused  bool
+	Note    string
+	// AtMs is when it was paused (for a paused trigger) or resumed, in the
+	// store's clock.
+	AtMs int64
+}
+
+// Pauser pauses and resumes triggers: schedule state, not a new trigger
+// revision. A paused row is never taken; each change bumps the row's
+// state version (so no ticket taken before it can commit) and writes an
+// audit record in the same transaction. An unknown trigger is NotFound.
+type Pauser interface {
+	TriggerPause(ctx context.Context, r PauseRequest) (PauseResult, error)
+}
+
+// TriggerDetail is what `ql triggers show` prints beside the trigger's
+// runs: its status, pause state, the store's clock and its newest ledger
+// entries.
+type TriggerDetail struct {
+	TriggerStatus
+	Paused     bool
+	PauseNote  string
+	PausedAtMs *int64
+	// NowMs is the store's clock at the read, for the next fire times.
+	NowMs int64
+	// Ledger is newest first.
+	Ledger []LedgerEntry
+}
+
+// DetailReader reads one trigger's detail with up to ledgerLimit ledger
+// entries; an unknown trigger is NotFound.
+type DetailReader interface {
+	TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (TriggerDetail, error)
+}

@@ -1,0 +1,81 @@
+package view
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// LedgerEntry is the stable shape of an occurrence ledger entry:
+// occurrences passed over without a Run, and why.
+type LedgerEntry struct {
+	Reason          string `json:"reason"`
+	FirstMs         int64  `json:"firstScheduledForMs"`
+	LastMs          int64  `json:"lastScheduledForMs"`
+	Count           int64  `json:"count"`
+	AtLeast         bool   `json:"countIsLowerBound"`
+	TriggerRevision int64  `json:"triggerRevision"`
+	RecordedAtMs    int64  `json:"recordedAtMs"`
+	Compacted       bool   `json:"compacted"`
+}
+
+// FireTime is one upcoming occurrence, in UTC milliseconds and in the
+// trigger's zone.
+type FireTime struct {
+	AtMs  int64  `json:"atMs"`
+	Local string `json:"local"`
+}
+
+// TriggerDetail is what `ql triggers show` prints.
+type TriggerDetail struct {
+	Trigger    Trigger       `json:"trigger"`
+	Paused     bool          `json:"paused"`
+	PauseNote  string        `json:"pauseNote,omitempty"`
+	PausedAtMs *int64        `json:"pausedAtMs"`
+	NowMs      int64         `json:"nowMs"`
+	NextFires  []FireTime    `json:"nextFires"`
+	Runs       []Run         `json:"runs"`
+	Ledger     []LedgerEntry `json:"ledger"`
+}
+
+// LocalTimeFormat is how a fire time is shown in its trigger's zone.
+const LocalTimeFormat = "2006-01-02 15:04:05 MST -07:00"
+
+// NextFireCount is how many upcoming fire times a trigger detail shows.
+const NextFireCount = 5
+
+// NewTriggerDetail shapes d with its last runs and its next NextFireCount
+// fire times after the store's clock reading, in the trigger's zone; an
+// error when its stored cron no longer parses.
+func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run) (TriggerDetail, error) {
+	sched, err := cron.Parse(d.Cron.Expression, d.Cron.Timezone)
+	if err != nil {
+		return TriggerDetail{}, fmt.Errorf("trigger %s: its stored cron no longer parses: %w", d.TriggerID, err)
+	}
+	var next []int64
+	for at, ok := sched.Next(d.NowMs); ok && len(next) < NextFireCount; at, ok = sched.Next(at) {
+		next = append(next, at)
+	}
+	loc := sched.Location()
+	out := TriggerDetail{
+		Trigger: NewTriggerList([]schedule.TriggerStatus{d.TriggerStatus}, "").Triggers[0],
+		Paused:  d.Paused, PauseNote: d.PauseNote, PausedAtMs: d.PausedAtMs, NowMs: d.NowMs,
+		NextFires: make([]FireTime, 0, len(next)), Runs: make([]Run, 0, len(runs)), Ledger: make([]LedgerEntry, 0, len(d.Ledger)),
+	}
+	for _, ms := range next {
+		out.NextFires = append(out.NextFires, FireTime{AtMs: ms, Local: time.UnixMilli(ms).In(loc).Format(LocalTimeFormat)})
+	}
+	for _, r := range runs {
+		out.Runs = append(out.Runs, NewRun(r))
+	}
+	for _, e := range d.Ledger {
+		out.Ledger = append(out.Ledger, LedgerEntry{
+			Reason: string(e.Reason), FirstMs: e.FirstMs, LastMs: e.LastMs, Count: e.Count, AtLeast: e.AtLeast,
+			TriggerRevision: e.TriggerRevision, RecordedAtMs: e.RecordedAtMs, Compacted: e.Compacted,
+		})
+	}
+	return out, nil
+}

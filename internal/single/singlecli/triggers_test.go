@@ -1,0 +1,79 @@
+package singlecli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/view"
+)
+
+// showJSON runs `triggers show NAME -o json` and decodes it.
+func showJSON(t *testing.T, dir, name string) view.TriggerDetail {
+	t.Helper()
+	code, out, errOut := ql(t, "triggers", "show", name, "-o", "json", "--data-dir", dir)
+	if code != 0 {
+		t.Fatalf("triggers show: %d %q", code, errOut)
+	}
+	var d view.TriggerDetail
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("triggers show -o json printed %q: %v", out, err)
+	}
+	return d
+}
+
+// A paused trigger admits nothing; show says so with its note; resume
+// records what fell due meanwhile as paused in the ledger; pausing twice,
+// resuming a running trigger and an unknown name each say what happened.
+func TestTriggersPauseShowAndResumeOnTheEmbeddedDatabase(t *testing.T) {
+	t.Parallel()
+	dir, db := serveSlow(t, "0")
+	runIn(t, db, "succeeded")
+	code, out, errOut := ql(t, "triggers", "pause", "every-second", "--note", "deploying v2", "--data-dir", dir)
+	if code != 0 || !strings.HasPrefix(out, "trigger every-second: paused at ") {
+		t.Fatalf("pause: %d %q %q", code, out, errOut)
+	}
+	if code, out, _ := ql(t, "triggers", "pause", "demo/every-second", "--data-dir", dir); code != 0 || !strings.Contains(out, "already paused since") || !strings.Contains(out, "deploying v2") {
+		t.Fatalf("pause again: %d %q; want a no-op keeping the note", code, out)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	d := showJSON(t, dir, "every-second")
+	if !d.Paused || d.PauseNote != "deploying v2" || d.PausedAtMs == nil || len(d.NextFires) != 5 || len(d.Runs) == 0 {
+		t.Fatalf("show while paused: %+v", d)
+	}
+	var during int
+	if err := db.QueryRow(`SELECT count(*) FROM runs WHERE scheduled_for_ms >= ?`, *d.PausedAtMs).Scan(&during); err != nil || during != 0 {
+		t.Fatalf("%d runs (%v) were admitted for occurrences after the pause", during, err)
+	}
+	if code, out, _ := ql(t, "triggers", "show", "every-second", "--data-dir", dir); code != 0 || !strings.Contains(out, "paused     since") ||
+		!strings.Contains(out, "none of these fires until it is resumed") || !strings.Contains(out, "UTC +00:00") {
+		t.Fatalf("show: %d %q", code, out)
+	}
+	if code, out, errOut := ql(t, "triggers", "resume", "every-second", "--data-dir", dir); code != 0 || !strings.Contains(out, "resumed at") {
+		t.Fatalf("resume: %d %q %q", code, out, errOut)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	var paused int64
+	for paused == 0 && time.Now().Before(deadline) {
+		for _, e := range showJSON(t, dir, "every-second").Ledger {
+			if e.Reason == "paused" {
+				paused += e.Count
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if paused < 1 {
+		t.Fatal("no occurrence was recorded as paused after the resume")
+	}
+	if code, out, _ := ql(t, "triggers", "resume", "every-second", "--data-dir", dir); code != 0 || !strings.Contains(out, "not paused; nothing changed") {
+		t.Fatalf("resume a running trigger: %d %q", code, out)
+	}
+	if code, _, errOut := ql(t, "triggers", "pause", "nope", "--data-dir", dir); code != 1 || !strings.Contains(errOut, `no trigger named "nope"`) {
+		t.Fatalf("pause an unknown trigger: %d %q", code, errOut)
+	}
+	var audits int
+	if err := db.QueryRow(`SELECT count(*) FROM trigger_schedule_audit`).Scan(&audits); err != nil || audits != 2 {
+		t.Fatalf("%d audit records (%v), want one pause and one resume", audits, err)
+	}
+}

@@ -1,0 +1,158 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+var (
+	_ schedule.Pauser       = (*Store)(nil)
+	_ schedule.DetailReader = (*Store)(nil)
+)
+
+// writeLedger appends a committed decision's passed-over occurrences to the
+// occurrence ledger, in the decision's transaction (or savepoint) and only
+// after its fenced cursor update held. Each LedgerKeep-th entry of a
+// trigger compacts the entries older than its newest LedgerKeep: one
+// bounded batch per LedgerKeep entries.
+func writeLedger(ctx context.Context, tx *txn, tk schedule.Ticket, passed []schedule.Passed, now int64) error {
+	if len(passed) == 0 {
+		return nil
+	}
+	var seq int64
+	if err := tx.QueryRowContext(ctx, qLedgerLastSeq, tk.TriggerID).Scan(&seq); err != nil {
+		return err
+	}
+	for _, p := range passed {
+		seq++
+		if _, err := tx.ExecContext(ctx, qLedgerInsert, tk.TriggerID, seq, tk.TriggerRevision, string(p.Reason),
+			p.FirstMs, p.LastMs, p.Count, boolInt(p.AtLeast), now); err != nil {
+			return err
+		}
+		if cutoff := seq - schedule.LedgerKeep; seq%schedule.LedgerKeep == 0 && cutoff > 0 {
+			if _, err := tx.ExecContext(ctx, qLedgerCompact, tk.TriggerID, cutoff, now); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, qLedgerTrim, tk.TriggerID, cutoff); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TriggerPause pauses or resumes a trigger's schedule row with its audit
+// record, in one transaction at the injected clock's time.
+func (s *Store) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
+	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
+		return schedule.PauseResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	}
+	var out schedule.PauseResult
+	err := s.write(ctx, "pause trigger "+r.TriggerID, routine, func(tx *txn) error {
+		before, err := pauseState(ctx, tx, r.TriggerID)
+		if err != nil {
+			return err
+		}
+		if before.Paused == r.Pause {
+			out = before
+			return nil
+		}
+		now := s.nowMs()
+		q, args, action := qScheduleResume, []any{r.TriggerID, now}, "resume"
+		if r.Pause {
+			q, args, action = qSchedulePause, []any{r.TriggerID, nullString(r.Note), now}, "pause"
+		}
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		if err := exactlyOne(res, qlerror.Conflict, "the schedule of trigger %s changed concurrently", r.TriggerID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, qScheduleAuditInsert, r.TriggerID, action, r.Actor, nullString(r.Note), now); err != nil {
+			return err
+		}
+		out, err = pauseState(ctx, tx, r.TriggerID)
+		out.Changed = true
+		return err
+	})
+	return out, err
+}
+
+// pauseState reads a row's pause state; AtMs is the pause's start while
+// paused, else the last resume (0 if never).
+func pauseState(ctx context.Context, tx *txn, triggerID string) (schedule.PauseResult, error) {
+	var paused int
+	var note sql.NullString
+	var pausedAt, resumedAt sql.NullInt64
+	err := tx.QueryRowContext(ctx, qSchedulePauseState, triggerID).Scan(&paused, &note, &pausedAt, &resumedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return schedule.PauseResult{}, qlerror.New(qlerror.NotFound, "trigger %s has no schedule; `ql triggers list` shows the triggers", triggerID)
+	}
+	if err != nil {
+		return schedule.PauseResult{}, err
+	}
+	out := schedule.PauseResult{Paused: paused == 1, Note: note.String, AtMs: resumedAt.Int64}
+	if out.Paused {
+		out.AtMs = pausedAt.Int64
+	}
+	return out, nil
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// TriggerDetail reads a trigger's status, pause state and newest ledger
+// entries in one read transaction, at the injected clock's time.
+func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
+	if err := ids.Validate("trigger id", triggerID); err != nil {
+		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	}
+	var d schedule.TriggerDetail
+	err := s.read(ctx, "show trigger", func(tx *txn) error {
+		t := &d.TriggerStatus
+		var enabled, paused int
+		var next, last, pausedAt sql.NullInt64
+		var note sql.NullString
+		err := tx.QueryRowContext(ctx, qTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
+			&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &t.TaskID, &t.TaskName, &t.TaskRevision,
+			&next, &last, &t.StateVersion, &paused, &note, &pausedAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
+		}
+		if err != nil {
+			return err
+		}
+		t.Enabled, t.NextFireAtMs, t.LastScheduledAtMs = enabled == 1, ptr(next), ptr(last)
+		d.Paused, d.PauseNote = paused == 1, note.String
+		if d.Paused {
+			d.PausedAtMs = ptr(pausedAt)
+		}
+		rows, err := tx.QueryContext(ctx, qLedgerOfTrigger, triggerID, ledgerLimit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			e := schedule.LedgerEntry{TriggerID: triggerID}
+			var atLeast, compacted int
+			if err := rows.Scan(&e.TriggerRevision, &e.Reason, &e.FirstMs, &e.LastMs, &e.Count, &atLeast, &e.RecordedAtMs, &compacted); err != nil {
+				return err
+			}
+			e.AtLeast, e.Compacted = atLeast == 1, compacted == 1
+			d.Ledger = append(d.Ledger, e)
+		}
+		return rows.Err()
+	})
+	d.NowMs = s.nowMs()
+	return d, err
+}

@@ -1,0 +1,10 @@
+-- One trigger's status and pause state for `ql triggers show`.
+SELECT p.id, p.name, t.id, r.name, r.revision, r.enabled, r.expression, r.timezone, r.misfire_policy,
+       r.task_id, kr.name, r.task_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, coalesce(s.state_version, 0),
+       coalesce(s.paused, 0), s.pause_note, s.paused_at_ms
+FROM triggers t
+JOIN trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
+JOIN projects p ON p.id = t.project_id
+JOIN task_revisions kr ON kr.task_id = r.task_id AND kr.revision = r.task_revision
+LEFT JOIN trigger_schedules s ON s.trigger_id = t.id
+WHERE t.id = ?
