@@ -16,6 +16,12 @@ func ticketInput(s *cron.Schedule, tk Ticket, graceMs int64) Input {
 		NowMs:               tk.ObservedAtMs,
 		Policy:              tk.Cron.MisfirePolicy,
 		GraceMs:             graceMs,
+		TriggerID:           tk.TriggerID,
+		JitterMs:            tk.Cron.JitterMs,
+		StartAtMs:           tk.Cron.StartAtMs,
+		EndAtMs:             tk.Cron.EndAtMs,
+		CatchUpWindowMs:     tk.Cron.CatchUpWindowMs,
+		HasCatchUpWindow:    tk.Cron.HasCatchUpWindow,
 	}
 }
 
