@@ -58,3 +58,24 @@ func applyEnd(in Input, d Decision, nextOK bool) Decision {
 	d.NextFireAtMs, d.NextDueAtMs, d.Ended = EndedCursor(in.EndAtMs), 0, true
 	return d
 }
+
+// NextDueOffset is what a store writes beside the decision's new cursor:
+// the cursor occurrence's jitter, so the row falls due at cursor + offset;
+// nil when the row ended, which takes it out of every take for good.
+func (d Decision) NextDueOffset() *int64 {
+	if d.Ended {
+		return nil
+	}
+	off := d.NextDueAtMs - d.NextFireAtMs
+	return &off
+}
+
+// DueAtMs is the ticket's cursor's jittered due time (nil for an
+// uninitialised row): the order rows are taken in.
+func (tk Ticket) DueAtMs() *int64 {
+	if tk.NextFireAtMs == nil {
+		return nil
+	}
+	at := FireAt(tk.TriggerID, *tk.NextFireAtMs, tk.Cron.JitterMs)
+	return &at
+}
