@@ -230,3 +230,35 @@ func testCatchUpWindow(t *testing.T, f Fixture) {
 		t.Fatalf("runs %+v; want one Run for %d", rs, admitted)
 	}
 }
+
+// testTriggerListPolicies: `triggers list` shows each trigger's time
+// policies as published, its cursor's jittered due time, and an ended row
+// as a cursor without one.
+func testTriggerListPolicies(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	now := nowOf(t, f)
+	c.JitterMs, c.StartAtMs, c.EndAtMs = policyJitterMs, now-60_000, now+10*24*60*60_000
+	c.CatchUpWindowMs, c.HasCatchUpWindow = 0, true
+	jittered := newDefs(t, f, "alpha", c)
+	over := quietCron(t, f)
+	over.EndAtMs = now + 60_000
+	ended := newDefs(t, f, "beta", over)
+	initialise(t, f)
+	list, _, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]schedule.TriggerStatus{}
+	for _, s := range list {
+		got[s.TriggerID] = s
+	}
+	j := got[jittered.Trigger.TriggerID]
+	if j.Cron != c || j.NextFireAtMs == nil || j.NextDueAtMs == nil ||
+		*j.NextDueAtMs != schedule.FireAt(jittered.Trigger.TriggerID, *j.NextFireAtMs, c.JitterMs) {
+		t.Fatalf("jittered trigger listed as %+v; want cron %+v and its cursor's jittered due time", j, c)
+	}
+	e := got[ended.Trigger.TriggerID]
+	if e.Cron != over || e.NextFireAtMs == nil || e.NextDueAtMs != nil {
+		t.Fatalf("ended trigger listed as %+v; want a cursor without a due time", e)
+	}
+}
