@@ -1,8 +1,10 @@
 package schedule
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"math"
 )
 
 // JitterOffset is the delay, in [0, jitterMs), of the occurrence of
@@ -17,11 +19,12 @@ func JitterOffset(triggerID string, scheduledMs, jitterMs int64) int64 {
 	h := sha256.New()
 	h.Write([]byte("qinglong-jitter-v1\x00"))
 	h.Write([]byte(triggerID))
-	var at [9]byte
-	binary.BigEndian.PutUint64(at[1:], uint64(scheduledMs))
-	h.Write(at[:])
-	sum := h.Sum(nil)
-	return int64(binary.BigEndian.Uint64(sum[:8]) % uint64(jitterMs))
+	h.Write([]byte{0})
+	// Writes to a hash never fail.
+	_ = binary.Write(h, binary.BigEndian, scheduledMs)
+	var v int64
+	_ = binary.Read(bytes.NewReader(h.Sum(nil)[:8]), binary.BigEndian, &v)
+	return (v & math.MaxInt64) % jitterMs
 }
 
 // FireAt is the jittered due time of a nominal occurrence of the trigger a

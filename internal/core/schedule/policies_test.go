@@ -33,7 +33,7 @@ func TestJitterOffsetIsDeterministicAndWithinTheJitter(t *testing.T) {
 	}
 }
 
-const jitterGolden = 128692
+const jitterGolden = 2952884
 
 func TestJitterOffsetSpreadsOccurrencesAndTriggers(t *testing.T) {
 	t.Parallel()
