@@ -1,9 +1,12 @@
 package schedule
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -279,5 +282,38 @@ func TestJitterAndBoundsFollowTheDSTRule(t *testing.T) {
 	d, _ = Decide(in)
 	if d.Action != Admit || d.ScheduledForMs != first || !d.Ended || len(d.Passed) != 0 {
 		t.Fatalf("fall back: %+v; want the first 01:30 admitted and the row ended without a second firing", d)
+	}
+}
+
+// horizonStore reports a take's horizon: nothing else due.
+type horizonStore struct {
+	recordingStore
+}
+
+func (s *horizonStore) ScheduleTakeHorizon(ctx context.Context, p TakeParams) ([]Ticket, TakeHorizon, error) {
+	tks, err := s.ScheduleTake(ctx, p)
+	return tks, TakeHorizon{NowMs: t0}, err
+}
+
+// A page wakes its scheduler at the jittered instant its rows' new cursors
+// fall due, not at their nominal time; an ended row never wakes it.
+func TestAPageWakesAtTheJitteredDueTimeOfItsNewCursors(t *testing.T) {
+	t.Parallel()
+	jit := ticket(jitterTrigger, cursor(t0), t0+5, trigger.FireOnce)
+	jit.Cron.JitterMs = 50_000
+	jit.ObservedAtMs = FireAt(jitterTrigger, t0, 50_000)
+	ending := ticket("ending", cursor(t0), t0+5, trigger.FireOnce)
+	ending.Cron.EndAtMs = t0 + 1
+	cfg := RoundConfig{PageSize: 16, Parallel: 1, GraceMs: minute, NewID: ids.New}
+	p, err := TakePage(t.Context(), &horizonStore{recordingStore{tickets: []Ticket{jit, ending}}}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := FireAt(jitterTrigger, t0+minute, 50_000)
+	if want == t0+minute {
+		t.Fatal("the pinned jitter of the next cursor is 0: it cannot tell the jittered time from the nominal one")
+	}
+	if p.sum.Next == nil || p.sum.Next.AtMs != want {
+		t.Fatalf("the page wakes at %+v; want the next cursor's jittered due time %d", p.sum.Next, want)
 	}
 }
