@@ -124,7 +124,9 @@ func Decide(in Input) (Decision, error) {
 		d = Decision{Action: Admit, DueMs: due, ScheduledForMs: due, FireAtMs: dueAt, NextFireAtMs: next}
 		d = applyCatchUpWindow(in, d)
 	}
-	return applyEnd(in, d, ok), nil
+	// The new cursor is an occurrence unless the cron had none after now
+	// and the catch-up window did not move the cursor to one of its own.
+	return applyEnd(in, d, ok || d.NextFireAtMs != next), nil
 }
 
 func errNoOccurrence(s *cron.Schedule, afterMs int64) error {
