@@ -28,9 +28,12 @@ func (a *Admin) TriggerByName(ctx context.Context, projectID, name string) (trig
 func scanTriggerRevision(row pgx.Row) (trigger.Revision, error) {
 	var r trigger.Revision
 	var policy string
+	var pol policyCols
 	err := row.Scan(&r.TriggerID, &r.ProjectID, &r.TaskID, &r.Revision, &r.TaskRevision, &r.TaskContentDigest, &r.Spec.Name, &r.Spec.Enabled,
-		&r.Spec.Cron.Expression, &r.Spec.Cron.Timezone, &policy, &r.ContentDigest, &r.MutationID, &r.CreatedAtMs)
+		&r.Spec.Cron.Expression, &r.Spec.Cron.Timezone, &policy, &r.ContentDigest, &r.MutationID, &r.CreatedAtMs,
+		&pol.jitter, &pol.start, &pol.end, &pol.window)
 	r.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+	pol.into(&r.Spec.Cron)
 	return r, err
 }
 
@@ -60,7 +63,8 @@ type triggerWrites struct {
 	ids, projects, tasks, taskDigests       []string
 	names, crons, zones, policies           []string
 	digests, mutations                      []string
-	revisions, taskRevisions                []int64
+	revisions, taskRevisions, jitters       []int64
+	starts, ends, windows                   []*int64
 	enabled                                 []bool
 }
 
@@ -191,6 +195,8 @@ func (w *triggerWrites) add(rev trigger.Revision, heads map[string]catalog.Head)
 	w.names, w.crons, w.zones, w.policies = append(w.names, rev.Spec.Name), append(w.crons, c.Expression), append(w.zones, c.Timezone), append(w.policies, string(c.MisfirePolicy))
 	w.digests, w.mutations = append(w.digests, rev.ContentDigest), append(w.mutations, rev.MutationID)
 	w.revisions, w.taskRevisions, w.enabled = append(w.revisions, rev.Revision), append(w.taskRevisions, rev.TaskRevision), append(w.enabled, rev.Spec.Enabled)
+	jitter, start, end, window := policyValues(c)
+	w.jitters, w.starts, w.ends, w.windows = append(w.jitters, jitter), append(w.starts, start), append(w.ends, end), append(w.windows, window)
 	return nil
 }
 
@@ -219,6 +225,7 @@ func (t *adminTx) writeTriggers(ctx context.Context, w *triggerWrites, now int64
 		"task_revisions": w.taskRevisions, "task_content_digests": w.taskDigests, "names": w.names, "enabled": w.enabled,
 		"cron_expressions": w.crons, "cron_timezones": w.zones, "misfire_policies": w.policies,
 		"content_digests": w.digests, "mutation_ids": w.mutations, "created_at_ms": now,
+		"jitter_ms": w.jitters, "start_at_ms": w.starts, "end_at_ms": w.ends, "catch_up_window_ms": w.windows,
 	})
 	if err != nil {
 		return err

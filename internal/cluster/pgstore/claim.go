@@ -54,26 +54,29 @@ func scanTicket(row pgx.Row) (schedule.Ticket, pgtype.TID, error) {
 	var l schedule.Lease
 	var policy string
 	var pausedAt, resumedAt *int64
+	var pol policyCols
 	err := row.Scan(&tk.ProjectID, &tk.TriggerID, &tk.TriggerRevision, &tk.TriggerContentDigest, &tk.TriggerCreatedAtMs,
-		&tk.Cron.Expression, &tk.Cron.Timezone, &policy,
+		&tk.Cron.Expression, &tk.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window,
 		&tk.TaskID, &tk.TaskRevision, &tk.TaskContentDigest,
 		&tk.NextFireAtMs, &tk.LastScheduledAtMs, &tk.StateVersion,
 		&l.Owner, &l.Token, &l.ClaimVersion, &l.ExpiresAtMs, &l.AcquiredAtMs, &tid, &pausedAt, &resumedAt)
 	tk.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
 	tk.Pause = schedule.PauseSpanOf(false, pausedAt, resumedAt)
+	pol.into(&tk.Cron)
 	tk.Lease = &l
 	tk.ObservedAtMs = l.AcquiredAtMs
 	return tk, tid, err
 }
 
-// ticketBefore is the claim order: next_fire_at NULLS FIRST, project id,
-// trigger id (UUID text order equals UUID byte order).
+// ticketBefore is the claim order: the cursor's jittered due time NULLS
+// FIRST, project id, trigger id (UUID text order equals UUID byte order).
 func ticketBefore(a, b schedule.Ticket) bool {
+	da, db := a.DueAtMs(), b.DueAtMs()
 	switch {
-	case (a.NextFireAtMs == nil) != (b.NextFireAtMs == nil):
-		return a.NextFireAtMs == nil
-	case a.NextFireAtMs != nil && *a.NextFireAtMs != *b.NextFireAtMs:
-		return *a.NextFireAtMs < *b.NextFireAtMs
+	case (da == nil) != (db == nil):
+		return da == nil
+	case da != nil && *da != *db:
+		return *da < *db
 	case a.ProjectID != b.ProjectID:
 		return a.ProjectID < b.ProjectID
 	}

@@ -23,8 +23,8 @@ func TestTheClaimReportsTheNextDueInstantFromOneIndexProbe(t *testing.T) {
 	s.buildClaimLayout(t, l)
 	// The earliest future cursor: the layout puts row n at now+3600000+n.
 	var want, before int64
-	if err := s.super.QueryRow(t.Context(), `SELECT min(next_fire_at_ms), `+ClockMsSQL+`
-		FROM qinglong.trigger_schedules WHERE next_fire_at_ms > `+ClockMsSQL).Scan(&want, &before); err != nil {
+	if err := s.super.QueryRow(t.Context(), `SELECT min(next_fire_at_ms + due_offset_ms), `+ClockMsSQL+`
+		FROM qinglong.trigger_schedules WHERE next_fire_at_ms + due_offset_ms > `+ClockMsSQL).Scan(&want, &before); err != nil {
 		t.Fatal(err)
 	}
 	tickets, h, err := s.runtime.ScheduleTakeHorizon(t.Context(), schedule.TakeParams{Limit: 256})

@@ -246,6 +246,7 @@ func decisionArgs(p schedule.CommitParams, f commitFacts) ([]any, schedule.Outco
 		"expires_at_ms":        l.ExpiresAtMs,
 		"acquired_at_ms":       l.AcquiredAtMs,
 		"next_cursor":          d.NextFireAtMs,
+		"next_due_offset_ms":   d.NextDueOffset(),
 		"last_scheduled_at_ms": lastScheduled,
 		"tid":                  f.TID,
 	}
@@ -260,7 +261,7 @@ func decisionArgs(p schedule.CommitParams, f commitFacts) ([]any, schedule.Outco
 func noAdmission() pgx.StrictNamedArgs {
 	return pgx.StrictNamedArgs{
 		"run_id": nil, "project_id": nil, "task_id": nil, "task_revision": nil, "execution_revision_id": nil,
-		"idempotency_key": nil, "scheduled_for_ms": nil, "admitted_at_ms": nil, "attempt_id": nil, "executor": nil,
+		"idempotency_key": nil, "scheduled_for_ms": nil, "due_at_ms": nil, "admitted_at_ms": nil, "attempt_id": nil, "executor": nil,
 		"created_event": nil, "created_payload": nil, "queued_event": nil, "queued_payload": nil,
 	}
 }
@@ -313,6 +314,7 @@ func admissionArgsOf(p schedule.CommitParams, f commitFacts) (pgx.StrictNamedArg
 		"execution_revision_id": a.executionRevID,
 		"idempotency_key":       a.key,
 		"scheduled_for_ms":      d.ScheduledForMs,
+		"due_at_ms":             d.FireAtMs,
 		"admitted_at_ms":        f.NowMs,
 		"attempt_id":            p.AttemptID,
 		"executor":              string(task.RemoteWorker),

@@ -66,6 +66,7 @@ func (f commitFacts) stored() schedule.Stored {
 func scanCommitFacts(row pgx.Row, triggerID string, extra ...any) (commitFacts, error) {
 	var f commitFacts
 	var policy string
+	var pol policyCols
 	var labels, command []byte
 	var erID, erProject, erTaskDigest, erExecutor, erDigest *string
 	var erCommand []byte
@@ -77,6 +78,7 @@ func scanCommitFacts(row pgx.Row, triggerID string, extra ...any) (commitFacts, 
 		&f.HeadRevision, &f.HeadTaskID,
 		&f.Trigger.TaskID, &f.Trigger.TaskRevision, &f.Trigger.TaskContentDigest, &f.Trigger.Spec.Name, &f.Trigger.Spec.Enabled, &f.TriggerKind,
 		&f.Trigger.Spec.Cron.Expression, &f.Trigger.Spec.Cron.Timezone, &policy, &f.Trigger.ContentDigest, &f.Trigger.CreatedAtMs,
+		&pol.jitter, &pol.start, &pol.end, &pol.window,
 		&f.TaskHeadRevision,
 		&f.Task.ProjectID, &f.Task.Spec.Name, &f.Task.Spec.Enabled, &labels, &command, &f.Task.ContentDigest,
 		&erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest}
@@ -86,6 +88,7 @@ func scanCommitFacts(row pgx.Row, triggerID string, extra ...any) (commitFacts, 
 	}
 	f.Trigger.TriggerID, f.Trigger.ProjectID, f.Trigger.Revision = triggerID, f.ProjectID, f.Revision
 	f.Trigger.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+	pol.into(&f.Trigger.Spec.Cron)
 	f.Task.TaskID, f.Task.Revision = f.Trigger.TaskID, f.Trigger.TaskRevision
 	// Undecodable stored content leaves the spec empty, so the digest check
 	// that follows fails closed.

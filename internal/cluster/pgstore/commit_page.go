@@ -357,6 +357,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		triggerIDs, owners, tokens                                     = make([]string, n), make([]string, n), make([]string, n)
 		revisions, versions, claimVersions, expires, acquired, nextCur = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 		cursors, lastScheduled, taskRevisions, scheduledFor            = make([]*int64, n), make([]*int64, n), make([]*int64, n), make([]*int64, n)
+		nextDue, dueAt                                                 = make([]*int64, n), make([]*int64, n)
 		runIDs, projectIDs, taskIDs, execIDs, keys, attemptIDs         = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 		created, queued                                                = make([]*string, n), make([]*string, n)
 	)
@@ -370,7 +371,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		nowMs, tids[k] = f.NowMs, f.TID
 		triggerIDs[k], revisions[k], versions[k], cursors[k] = tk.TriggerID, tk.TriggerRevision, tk.StateVersion, tk.NextFireAtMs
 		owners[k], tokens[k], claimVersions[k], expires[k], acquired[k] = l.Owner, l.Token, l.ClaimVersion, l.ExpiresAtMs, l.AcquiredAtMs
-		nextCur[k] = d.NextFireAtMs
+		nextCur[k], nextDue[k] = d.NextFireAtMs, d.NextDueOffset()
 		for range d.Passed {
 			ledgerRows = append(ledgerRows, int64(k+1))
 		}
@@ -383,7 +384,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 			return nil, err
 		}
 		c, q := string(a.created), string(a.queued)
-		lastScheduled[k], scheduledFor[k] = &d.ScheduledForMs, &d.ScheduledForMs
+		lastScheduled[k], scheduledFor[k], dueAt[k] = &d.ScheduledForMs, &d.ScheduledForMs, &d.FireAtMs
 		runIDs[k], projectIDs[k], taskIDs[k], taskRevisions[k] = &p.RunID, &tk.ProjectID, &tk.TaskID, &tk.TaskRevision
 		execIDs[k], keys[k], attemptIDs[k], created[k], queued[k] = &a.executionRevID, &a.key, &p.AttemptID, &c, &q
 	}
@@ -392,9 +393,9 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 	maps.Copy(args, pgx.StrictNamedArgs{
 		"tid": tids, "trigger_id": triggerIDs, "trigger_revision": revisions, "state_version": versions, "fence_cursor": cursors,
 		"claim_owner": owners, "claim_token": tokens, "claim_version": claimVersions, "expires_at_ms": expires,
-		"acquired_at_ms": acquired, "next_cursor": nextCur, "last_scheduled_at_ms": lastScheduled,
+		"acquired_at_ms": acquired, "next_cursor": nextCur, "next_due_offset_ms": nextDue, "last_scheduled_at_ms": lastScheduled,
 		"run_id": runIDs, "project_id": projectIDs, "task_id": taskIDs, "task_revision": taskRevisions,
-		"execution_revision_id": execIDs, "idempotency_key": keys, "scheduled_for_ms": scheduledFor,
+		"execution_revision_id": execIDs, "idempotency_key": keys, "scheduled_for_ms": scheduledFor, "due_at_ms": dueAt,
 		"attempt_id": attemptIDs, "created_payload": created, "queued_payload": queued,
 		"admitted_at_ms": nowMs, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "queued_event": run.EventQueued,

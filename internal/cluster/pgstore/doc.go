@@ -12,7 +12,7 @@
 //	                        ▲                   │
 //	                        └── takeover ◄──────┘ database time ≥ expiry
 //
-//	publish:  revision := new, cursor := NULL, claim cleared,
+//	publish:  revision := new, cursor := NULL, due offset := 0, claim cleared,
 //	          state_version+1, claim_version+1; schedulable := whether a
 //	          claim may take the row (the claim's index filter, never its
 //	          fence; a publish that ends a row's eligibility thereby writes
@@ -20,7 +20,9 @@
 //	claim:    one autocommit statement, database clock sampled once:
 //	          owner, token := fresh, claim_version+1, expiry := now+lease,
 //	          state_version+1, updated_at_ms := now (the acquired time)
-//	commit:   row locked, everything re-verified; cursor := next,
+//	commit:   row locked, everything re-verified; cursor := next and
+//	          due_offset_ms := its jitter (NULL: the trigger's endAt has
+//	          passed and the row is ended, taken by no claim again),
 //	          claim cleared, state_version+1
 //	takeover: a claim by another replica of an expired row (claim_version+1)
 //

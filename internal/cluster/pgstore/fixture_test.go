@@ -78,6 +78,10 @@ func (s *store) fixture() storetest.Fixture {
 		Detail:  s.runtime,
 		Audits:  s.audits,
 		Elapse:  time.Sleep,
+		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
+			return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = $2, due_offset_ms = $3, state_version = state_version + 1
+				WHERE trigger_id = $1`, triggerID, cursorMs, dueOffsetMs)
+		},
 		Tamper: storetest.Tamper{
 			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules
@@ -144,9 +148,10 @@ func (s *store) audits(ctx context.Context, triggerID string) ([]string, error) 
 
 func (s *store) row(ctx context.Context, triggerID string) (storetest.Row, error) {
 	var r storetest.Row
-	err := s.super.QueryRow(ctx, `SELECT trigger_revision, next_fire_at_ms, last_scheduled_at_ms, state_version, claim_owner, claim_version
+	err := s.super.QueryRow(ctx, `SELECT trigger_revision, next_fire_at_ms, next_fire_at_ms + due_offset_ms, last_scheduled_at_ms, state_version,
+		claim_owner, claim_version
 		FROM qinglong.trigger_schedules WHERE trigger_id = $1`, triggerID).
-		Scan(&r.TriggerRevision, &r.NextFireAtMs, &r.LastScheduledAtMs, &r.StateVersion, &r.ClaimOwner, &r.ClaimVersion)
+		Scan(&r.TriggerRevision, &r.NextFireAtMs, &r.DueAtMs, &r.LastScheduledAtMs, &r.StateVersion, &r.ClaimOwner, &r.ClaimVersion)
 	return r, err
 }
 

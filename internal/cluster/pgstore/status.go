@@ -45,9 +45,12 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (schedule.TriggerStatus, error) {
 		var s schedule.TriggerStatus
 		var policy string
+		var pol policyCols
 		err := row.Scan(&s.ProjectID, &s.ProjectName, &s.TriggerID, &s.Name, &s.Revision, &s.Enabled, &s.Cron.Expression, &s.Cron.Timezone,
-			&policy, &s.TaskID, &s.TaskName, &s.TaskRevision, &s.NextFireAtMs, &s.LastScheduledAtMs, &s.StateVersion, &s.ClaimOwner, &s.ClaimExpiresAtMs)
+			&policy, &pol.jitter, &pol.start, &pol.end, &pol.window,
+			&s.TaskID, &s.TaskName, &s.TaskRevision, &s.NextFireAtMs, &s.NextDueAtMs, &s.LastScheduledAtMs, &s.StateVersion, &s.ClaimOwner, &s.ClaimExpiresAtMs)
 		s.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+		pol.into(&s.Cron)
 		return s, err
 	})
 	if err != nil {

@@ -447,7 +447,7 @@ func (p parser) millis(n *yaml.Node, field string) (int64, error) {
 }
 
 func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
-	f, err := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled")
+	f, err := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled", "jitter", "startAt", "endAt", "catchUpWindow")
 	if err != nil {
 		return TriggerDoc{}, err
 	}
@@ -473,7 +473,65 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 			return td, err
 		}
 	}
+	if err := p.timePolicies(f, &td.Spec.Cron); err != nil {
+		return td, err
+	}
 	return td, nil
+}
+
+// timePolicies reads jitter (a duration, 0s … 1h), startAt and endAt
+// (RFC 3339 instants, endAt after startAt) and, under misfire: fire_once
+// only, catchUpWindow (a duration ≥ 0).
+func (p parser) timePolicies(f map[string]*yaml.Node, c *trigger.Cron) error {
+	if v, ok := f["jitter"]; ok {
+		ms, err := p.duration(v, "trigger.jitter", trigger.MaxJitterMs, "0s to 1h, like 30s or 5m")
+		if err != nil {
+			return err
+		}
+		c.JitterMs = ms
+	}
+	for key, dst := range map[string]*int64{"startAt": &c.StartAtMs, "endAt": &c.EndAtMs} {
+		v, ok := f[key]
+		if !ok {
+			continue
+		}
+		s, err := p.str(v, "trigger."+key)
+		if err != nil {
+			return err
+		}
+		at, err := time.Parse(time.RFC3339, s)
+		if err != nil || at.UnixMilli() <= 0 || at.Nanosecond()%int(time.Millisecond) != 0 {
+			return p.errf(v, "trigger.%s: %q is not an RFC 3339 instant after 1970 in whole milliseconds, like 2026-12-01T00:00:00Z", key, s)
+		}
+		*dst = at.UnixMilli()
+	}
+	if c.EndAtMs != 0 && c.EndAtMs <= c.StartAtMs {
+		return p.errf(f["endAt"], "trigger.endAt: must be after startAt")
+	}
+	if v, ok := f["catchUpWindow"]; ok {
+		if c.MisfirePolicy != trigger.FireOnce {
+			return p.errf(v, "trigger.catchUpWindow: only applies to misfire: fire_once; remove it or set misfire: fire_once")
+		}
+		ms, err := p.duration(v, "trigger.catchUpWindow", trigger.MaxCatchUpWindowMs, "0s to 8784h (366 days), like 10m")
+		if err != nil {
+			return err
+		}
+		c.CatchUpWindowMs, c.HasCatchUpWindow = ms, true
+	}
+	return nil
+}
+
+// duration reads a duration in whole milliseconds from 0 to maxMs.
+func (p parser) duration(n *yaml.Node, field string, maxMs int64, allowed string) (int64, error) {
+	s, err := p.str(n, field)
+	if err != nil {
+		return 0, err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d%time.Millisecond != 0 || d < 0 || d.Milliseconds() > maxMs {
+		return 0, p.errf(n, "%s: %q is not a duration in whole milliseconds from %s", field, s, allowed)
+	}
+	return d.Milliseconds(), nil
 }
 
 func (p parser) stringMap(n *yaml.Node, field string) (map[string]string, error) {

@@ -17,7 +17,12 @@ func triggersCommand(opts Options) *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List triggers with next fire time, last scheduled time and claim",
-		Args:  cobra.NoArgs,
+		Long: `List triggers with their schedule state. NEXT FIRE is the next nominal
+occurrence; with jitter, "(due …)" follows it: the instant the occurrence is
+actually admitted. "ended" means the trigger's endAt lies before its next
+occurrence: it fires no more unless republished. -o json adds each
+trigger's time policies (jitterMs, startAtMs, endAtMs, catchUpWindowMs).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
@@ -49,7 +54,7 @@ func triggersCommand(opts Options) *cobra.Command {
 				if t.ClaimOwner != nil {
 					claim = *t.ClaimOwner + " until " + fmtMs(t.ClaimExpiresAtMs)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%t\t%s\t%s\t%s\t%s\t%s\n", t.ProjectName, t.Name, t.Revision, t.Enabled, t.Cron.Expression, t.Cron.Timezone, fmtMs(t.NextFireAtMs), fmtMs(t.LastScheduledAtMs), claim)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%t\t%s\t%s\t%s\t%s\t%s\n", t.ProjectName, t.Name, t.Revision, t.Enabled, t.Cron.Expression, t.Cron.Timezone, nextFire(t), fmtMs(t.LastScheduledAtMs), claim)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -67,4 +72,16 @@ func triggersCommand(opts Options) *cobra.Command {
 	list.Flags().StringVar(&after, "after", "", "continue after this trigger id")
 	c.AddCommand(list, triggersShowCommand(opts), triggersPauseCommand(opts, true), triggersPauseCommand(opts, false))
 	return c
+}
+
+// nextFire is a trigger's next nominal fire time, with its jittered due
+// time when jitter moves it, or "ended" once endAt has passed.
+func nextFire(t schedule.TriggerStatus) string {
+	switch {
+	case t.NextFireAtMs != nil && t.NextDueAtMs == nil:
+		return "ended"
+	case t.NextDueAtMs != nil && *t.NextDueAtMs != *t.NextFireAtMs:
+		return fmtMs(t.NextFireAtMs) + " (due " + fmtMs(t.NextDueAtMs) + ")"
+	}
+	return fmtMs(t.NextFireAtMs)
 }

@@ -34,13 +34,17 @@ type Run struct {
 	ExecutionRevisionID string
 	IdempotencyKey      string
 	ScheduledForMs      int64
-	State               State
-	Version             int64
-	LastEventSeq        int64
-	CreatedAtMs         int64
-	QueuedAtMs          int64
-	UpdatedAtMs         int64
-	FinishedAtMs        *int64
+	// DueAtMs is the jittered instant the Run was admitted for (its
+	// trigger's jitter added to ScheduledForMs); 0 for a Run admitted
+	// before the stores recorded it, whose due time is ScheduledForMs.
+	DueAtMs      int64
+	State        State
+	Version      int64
+	LastEventSeq int64
+	CreatedAtMs  int64
+	QueuedAtMs   int64
+	UpdatedAtMs  int64
+	FinishedAtMs *int64
 }
 
 // Attempt is one try at executing a Run.

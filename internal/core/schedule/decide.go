@@ -34,14 +34,34 @@ type Input struct {
 	// Pause is the row's last pause that a decision may still pass over
 	// (pause.go); nil when there is none.
 	Pause *PauseSpan
+	// TriggerID and the trigger's time policies (trigger.Cron): jitter is
+	// derived from the trigger id and each nominal occurrence (jitter.go).
+	TriggerID        string
+	JitterMs         int64
+	StartAtMs        int64
+	EndAtMs          int64
+	CatchUpWindowMs  int64
+	HasCatchUpWindow bool
 }
 
 // Decision is the decider's output.
 type Decision struct {
-	Action         Action
-	DueMs          int64 // the occurrence the decision is about
-	ScheduledForMs int64 // Admit only: equals DueMs
-	NextFireAtMs   int64 // the new cursor; always > DueMs
+	Action Action
+	DueMs  int64 // the occurrence the decision is about: the row's cursor
+	// ScheduledForMs (Admit only) is the nominal occurrence admitted: DueMs,
+	// or a later one when a catch-up window passed DueMs (catchup.go).
+	ScheduledForMs int64
+	// FireAtMs (Admit only) is ScheduledForMs's jittered due time, which
+	// the Run records; equal to ScheduledForMs without jitter.
+	FireAtMs     int64
+	NextFireAtMs int64 // the new cursor, nominal; always > DueMs except on Initialize
+	// NextDueAtMs is NextFireAtMs's jittered due time: the instant the
+	// row is claimed at. Zero when Ended.
+	NextDueAtMs int64
+	// Ended: the trigger's endAt lies before its next occurrence; the row
+	// keeps NextFireAtMs (EndAtMs+1) as its cursor with no due time, and
+	// is never claimed again (bounds.go).
+	Ended bool
 	// Passed are the nominal occurrences this decision moves the cursor
 	// past without a Run, for the occurrence ledger (passed.go).
 	Passed []Passed
@@ -51,7 +71,8 @@ type Decision struct {
 // included.
 func (d Decision) Equal(o Decision) bool {
 	return d.Action == o.Action && d.DueMs == o.DueMs && d.ScheduledForMs == o.ScheduledForMs &&
-		d.NextFireAtMs == o.NextFireAtMs && slices.Equal(d.Passed, o.Passed)
+		d.FireAtMs == o.FireAtMs && d.NextFireAtMs == o.NextFireAtMs && d.NextDueAtMs == o.NextDueAtMs &&
+		d.Ended == o.Ended && slices.Equal(d.Passed, o.Passed)
 }
 
 // Decide is the profile-neutral cron/misfire decision (docs/architecture.md, "Cron time and daylight saving"). It is pure:
@@ -63,35 +84,67 @@ func Decide(in Input) (Decision, error) {
 	if in.GraceMs < 0 {
 		return Decision{}, qlerror.New(qlerror.Invalid, "schedule: grace %dms must not be negative", in.GraceMs)
 	}
+	if err := checkPolicies(in); err != nil {
+		return Decision{}, err
+	}
 	var due int64
 	if in.CursorMs == nil {
 		// Anchor at creation − 1 ms so an occurrence exactly at the
-		// revision's creation instant still counts.
-		first, ok := in.Schedule.Next(in.RevisionCreatedAtMs - 1)
+		// revision's creation instant still counts; occurrences before
+		// startAt do not exist for the trigger.
+		anchor := max(in.RevisionCreatedAtMs, in.StartAtMs) - 1
+		first, ok := in.Schedule.Next(anchor)
 		if !ok {
-			return Decision{}, errNoOccurrence(in.Schedule, in.RevisionCreatedAtMs-1)
+			if in.EndAtMs != 0 {
+				return endedAtInit(in), nil
+			}
+			return Decision{}, errNoOccurrence(in.Schedule, anchor)
 		}
 		due = first
 	} else {
 		due = *in.CursorMs
 	}
-	if due > in.NowMs {
-		return Decision{Action: Initialize, DueMs: due, NextFireAtMs: due}, nil
+	if afterEnd(in, due) {
+		return endedAtInit(in), nil
+	}
+	dueAt := fireAt(in, due)
+	if dueAt > in.NowMs {
+		return Decision{Action: Initialize, DueMs: due, NextFireAtMs: due, NextDueAtMs: dueAt}, nil
 	}
 	next, ok := in.Schedule.Next(in.NowMs)
-	if !ok {
+	if !ok && in.EndAtMs == 0 {
 		return Decision{}, errNoOccurrence(in.Schedule, in.NowMs)
 	}
-	if in.NowMs-due > in.GraceMs && in.Policy == trigger.Skip {
-		return Decision{Action: SkipLate, DueMs: due, NextFireAtMs: next, Passed: passOver(in, PassMisfire, due, in.NowMs)}, nil
-	}
-	if in.Policy != trigger.Skip && in.Policy != trigger.FireOnce {
+	var d Decision
+	switch {
+	case in.NowMs-dueAt > in.GraceMs && in.Policy == trigger.Skip:
+		d = Decision{Action: SkipLate, DueMs: due, NextFireAtMs: next, Passed: passOver(in, PassMisfire, due, lastPassable(in))}
+	case in.Policy != trigger.Skip && in.Policy != trigger.FireOnce:
 		return Decision{}, qlerror.New(qlerror.Invalid, "schedule: misfire policy %q is not one of skip, fire_once", in.Policy)
+	default:
+		// fire_once (or on time): admit the oldest due occurrence exactly
+		// once and jump the cursor past now — the backlog is never
+		// replayed, and every later occurrence up to now collapses into
+		// this Run.
+		d = Decision{Action: Admit, DueMs: due, ScheduledForMs: due, FireAtMs: dueAt, NextFireAtMs: next}
+		d = applyCatchUpWindow(in, d)
+		if d.Action == Admit {
+			d.Passed = append(d.Passed, passOver(in, PassCollapsed, d.ScheduledForMs+1, lastPassable(in))...)
+		}
 	}
-	// fire_once (or on time): admit the oldest due occurrence exactly once and
-	// jump the cursor past now — the backlog is never replayed, and every
-	// later occurrence up to now collapses into this Run.
-	return Decision{Action: Admit, DueMs: due, ScheduledForMs: due, NextFireAtMs: next, Passed: passOver(in, PassCollapsed, due+1, in.NowMs)}, nil
+	// The new cursor is an occurrence unless the cron had none after now
+	// and the catch-up window did not move the cursor to one of its own.
+	return applyEnd(in, d, ok || d.NextFireAtMs != next), nil
+}
+
+// lastPassable is the last instant whose occurrences a decision now may
+// pass over for a misfire or a collapse: now, or endAt when that is
+// earlier (later ones are outside the bounds, passed as such by applyEnd).
+func lastPassable(in Input) int64 {
+	if in.EndAtMs != 0 {
+		return min(in.NowMs, in.EndAtMs)
+	}
+	return in.NowMs
 }
 
 func errNoOccurrence(s *cron.Schedule, afterMs int64) error {

@@ -85,7 +85,8 @@ func takeWithHorizon(ctx context.Context, st Store, p TakeParams) ([]Ticket, *Ne
 const noneDue = int64(1) << 62
 
 // pageNextDue lowers next to the earliest cursor this page's decisions
-// move their rows to: those rows were held by this round at the take, so
+// move their rows to (the jittered due time of each new cursor; an ended
+// row never falls due again): those rows were held by this round at the take, so
 // the take's horizon could not see them. It re-derives each decision (pure,
 // no I/O); a ticket that cannot be decided contributes nothing. Only an
 // earlier wake can come of a decision whose commit did not land, and an
@@ -96,8 +97,8 @@ func pageNextDue(next *NextDue, tickets []Ticket, graceMs int64) *NextDue {
 	}
 	for _, tk := range tickets {
 		d, err := DecideTicket(tk, graceMs)
-		if err == nil && d.NextFireAtMs < next.AtMs {
-			next.AtMs = d.NextFireAtMs
+		if err == nil && !d.Ended && d.NextDueAtMs < next.AtMs {
+			next.AtMs = d.NextDueAtMs
 		}
 	}
 	if next.AtMs == noneDue {

@@ -17,6 +17,12 @@ func ticketInput(s *cron.Schedule, tk Ticket, graceMs int64) Input {
 		Policy:              tk.Cron.MisfirePolicy,
 		GraceMs:             graceMs,
 		Pause:               tk.Pause,
+		TriggerID:           tk.TriggerID,
+		JitterMs:            tk.Cron.JitterMs,
+		StartAtMs:           tk.Cron.StartAtMs,
+		EndAtMs:             tk.Cron.EndAtMs,
+		CatchUpWindowMs:     tk.Cron.CatchUpWindowMs,
+		HasCatchUpWindow:    tk.Cron.HasCatchUpWindow,
 	}
 }
 

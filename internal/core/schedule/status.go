@@ -8,17 +8,21 @@ import (
 
 // TriggerStatus is a trigger's current revision with its schedule state.
 type TriggerStatus struct {
-	ProjectID         string
-	ProjectName       string
-	TriggerID         string
-	Name              string
-	Revision          int64
-	Enabled           bool
-	Cron              trigger.Cron
-	TaskID            string
-	TaskName          string
-	TaskRevision      int64
-	NextFireAtMs      *int64
+	ProjectID    string
+	ProjectName  string
+	TriggerID    string
+	Name         string
+	Revision     int64
+	Enabled      bool
+	Cron         trigger.Cron
+	TaskID       string
+	TaskName     string
+	TaskRevision int64
+	NextFireAtMs *int64
+	// NextDueAtMs is the cursor's jittered due time; nil for an
+	// uninitialised row and for an ended one (a cursor with no due time:
+	// the trigger's endAt has passed).
+	NextDueAtMs       *int64
 	LastScheduledAtMs *int64
 	StateVersion      int64
 	ClaimOwner        *string // cluster only

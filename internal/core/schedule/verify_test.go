@@ -88,6 +88,12 @@ func TestVerifySnapshotNamesTheFirstItemThatNoLongerHolds(t *testing.T) {
 		"not a cron trigger":     {func(_ *Ticket, s *Stored) { s.TriggerKind = "other" }, ReasonTriggerNotSchedulable},
 		"moved row":              {func(_ *Ticket, s *Stored) { s.StateVersion++ }, ReasonStateVersionChanged},
 		"cursor without a bump":  {func(_ *Ticket, s *Stored) { s.NextFireAtMs = &moved }, ReasonCursorDrift},
+		// The time policies are part of the snapshot: a ticket carrying
+		// others than the stored revision's never commits.
+		"another jitter":        {func(tk *Ticket, _ *Stored) { tk.Cron.JitterMs = 1_000 }, ReasonTriggerSnapshotMismatch},
+		"another endAt":         {func(tk *Ticket, _ *Stored) { tk.Cron.EndAtMs = t0 }, ReasonTriggerSnapshotMismatch},
+		"another window":        {func(tk *Ticket, _ *Stored) { tk.Cron.HasCatchUpWindow = true }, ReasonTriggerSnapshotMismatch},
+		"jitter added in place": {func(tk *Ticket, s *Stored) { s.Trigger.Spec.Cron.JitterMs = 1_000; tk.Cron.JitterMs = 1_000 }, ReasonTriggerDigestCorrupt},
 		// Corruption outranks a race: a stale ticket over altered content
 		// still reports the content.
 		"moved row over altered content": {func(_ *Ticket, s *Stored) { s.StateVersion++; s.Trigger.Spec.Name = "renamed" }, ReasonTriggerDigestCorrupt},

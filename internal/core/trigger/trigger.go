@@ -26,12 +26,35 @@ const (
 	FireOnce MisfirePolicy = "fire_once"
 )
 
-// Cron is the `qinglong/cron@v1` spec.
+// Cron is the `qinglong/cron@v1` spec. The time policies after
+// MisfirePolicy are optional; their zero values mean "absent", and an
+// absent policy is left out of the content digest, so a revision written
+// before they existed keeps its digest.
 type Cron struct {
 	Expression    string
 	Timezone      string
 	MisfirePolicy MisfirePolicy
+	// JitterMs delays each occurrence by a deterministic offset in
+	// [0, JitterMs) (schedule.JitterOffset); 0 is no jitter.
+	JitterMs int64
+	// StartAtMs and EndAtMs bound the occurrences the trigger has
+	// (inclusive, Unix milliseconds); 0 is unbounded.
+	StartAtMs int64
+	EndAtMs   int64
+	// CatchUpWindowMs, when HasCatchUpWindow, is how old a missed
+	// occurrence may be and still be admitted under fire_once.
+	CatchUpWindowMs  int64
+	HasCatchUpWindow bool
 }
+
+// MaxJitterMs caps jitter at one hour: jitter spreads the load of many
+// triggers sharing a fire time over a short span; a longer delay is a
+// different schedule, better written as one. It also bounds the work a
+// catch-up decision does per occurrence (schedule.Decide).
+const MaxJitterMs = 60 * 60 * 1000
+
+// MaxCatchUpWindowMs caps the catch-up window at 366 days.
+const MaxCatchUpWindowMs = 366 * 24 * 60 * 60 * 1000
 
 // Spec is everything a trigger revision says, apart from identity.
 type Spec struct {
@@ -64,6 +87,9 @@ func (s Spec) Validate(nowMs int64) error {
 	case Skip, FireOnce:
 	default:
 		return qlerror.New(qlerror.Invalid, "trigger.cron.misfirePolicy: %q is not one of skip, fire_once", s.Cron.MisfirePolicy)
+	}
+	if err := s.Cron.validatePolicies(); err != nil {
+		return err
 	}
 	sched, err := cron.Parse(s.Cron.Expression, s.Cron.Timezone)
 	if err != nil {
@@ -112,7 +138,7 @@ func NewRevision(projectID, triggerID, taskID string, taskRevision int64, taskDi
 // ContentDigest hashes every semantic field, including the pinned task
 // fence, so re-pinning a trigger to a new task revision is a new revision.
 func ContentDigest(projectID, triggerID, taskID string, taskRevision int64, taskDigest string, s Spec) string {
-	return digest.New(SpecKind).
+	b := digest.New(SpecKind).
 		String("projectId", projectID).
 		String("triggerId", triggerID).
 		String("taskId", taskID).
@@ -122,8 +148,47 @@ func ContentDigest(projectID, triggerID, taskID string, taskRevision int64, task
 		Bool("enabled", s.Enabled).
 		String("expression", s.Cron.Expression).
 		String("timezone", s.Cron.Timezone).
-		String("misfirePolicy", string(s.Cron.MisfirePolicy)).
-		Sum()
+		String("misfirePolicy", string(s.Cron.MisfirePolicy))
+	s.Cron.digestPolicies(b)
+	return b.Sum()
+}
+
+// digestPolicies adds the time policies that are set, each under its own
+// name, so an absent one changes nothing.
+func (c Cron) digestPolicies(b *digest.Builder) {
+	if c.JitterMs != 0 {
+		b.Int("jitterMs", c.JitterMs)
+	}
+	if c.StartAtMs != 0 {
+		b.Int("startAtMs", c.StartAtMs)
+	}
+	if c.EndAtMs != 0 {
+		b.Int("endAtMs", c.EndAtMs)
+	}
+	if c.HasCatchUpWindow {
+		b.Int("catchUpWindowMs", c.CatchUpWindowMs)
+	}
+}
+
+// validatePolicies checks the time policies' ranges and combinations.
+func (c Cron) validatePolicies() error {
+	switch {
+	case c.JitterMs < 0 || c.JitterMs > MaxJitterMs:
+		return qlerror.New(qlerror.Invalid, "trigger.cron.jitter: %dms is outside 0 … 1h", c.JitterMs)
+	case c.StartAtMs < 0:
+		return qlerror.New(qlerror.Invalid, "trigger.cron.startAt: must not be before 1970-01-01T00:00:00Z")
+	case c.EndAtMs < 0:
+		return qlerror.New(qlerror.Invalid, "trigger.cron.endAt: must not be before 1970-01-01T00:00:00Z")
+	case c.EndAtMs != 0 && c.EndAtMs <= c.StartAtMs:
+		return qlerror.New(qlerror.Invalid, "trigger.cron.endAt: must be after startAt")
+	case !c.HasCatchUpWindow && c.CatchUpWindowMs != 0:
+		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: a window of %dms is given but not marked as set", c.CatchUpWindowMs)
+	case c.HasCatchUpWindow && c.MisfirePolicy != FireOnce:
+		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: only applies to misfire: fire_once (misfire: %s passes every late occurrence)", c.MisfirePolicy)
+	case c.HasCatchUpWindow && (c.CatchUpWindowMs < 0 || c.CatchUpWindowMs > MaxCatchUpWindowMs):
+		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: %dms is outside 0 … 366 days", c.CatchUpWindowMs)
+	}
+	return nil
 }
 
 // VerifyDigest recomputes the content digest.

@@ -66,3 +66,57 @@ func TestNewRevisionValidatesSpec(t *testing.T) {
 		t.Fatal("pin to task revision 0 accepted")
 	}
 }
+
+// A revision without time policies keeps the digest it had before they
+// existed (TestTriggerDigestGoldenVector); one with them has its own
+// golden vector, and each policy changes it.
+func TestTimePolicyDigestGoldenVector(t *testing.T) {
+	t.Parallel()
+	s := spec()
+	s.Cron.JitterMs, s.Cron.StartAtMs, s.Cron.EndAtMs = 30_000, 1_790_000_000_000, 1_800_000_000_000
+	s.Cron.CatchUpWindowMs, s.Cron.HasCatchUpWindow = 600_000, true
+	const want = "sha256:7ec6f1df4346550f9299b0e6577a965e33dc463ae82256e8aeb649f627fc352c"
+	if got := ContentDigest(projectID, triggerID, taskID, 1, taskDig, s); got != want {
+		t.Fatalf("time policy digest drifted: %s", got)
+	}
+	for name, mutate := range map[string]func(*Cron){
+		"jitter":               func(c *Cron) { c.JitterMs = 1 },
+		"startAt":              func(c *Cron) { c.StartAtMs = 1 },
+		"endAt":                func(c *Cron) { c.EndAtMs = 1 },
+		"zero catch-up window": func(c *Cron) { c.HasCatchUpWindow = true },
+	} {
+		c := spec()
+		mutate(&c.Cron)
+		if ContentDigest(projectID, triggerID, taskID, 1, taskDig, c) == ContentDigest(projectID, triggerID, taskID, 1, taskDig, spec()) {
+			t.Errorf("setting %s did not change the digest", name)
+		}
+	}
+}
+
+func TestTimePoliciesAreValidated(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		mutate func(*Cron)
+		want   string
+	}{
+		"negative jitter":       {func(c *Cron) { c.JitterMs = -1 }, "jitter"},
+		"jitter over an hour":   {func(c *Cron) { c.JitterMs = MaxJitterMs + 1 }, "jitter"},
+		"endAt before startAt":  {func(c *Cron) { c.StartAtMs, c.EndAtMs = nowMs, nowMs }, "endAt: must be after startAt"},
+		"negative startAt":      {func(c *Cron) { c.StartAtMs = -1 }, "startAt"},
+		"window under skip":     {func(c *Cron) { c.MisfirePolicy, c.HasCatchUpWindow = Skip, true }, "only applies to misfire: fire_once"},
+		"negative window":       {func(c *Cron) { c.HasCatchUpWindow, c.CatchUpWindowMs = true, -1 }, "catchUpWindow"},
+		"window not marked set": {func(c *Cron) { c.CatchUpWindowMs = 5 }, "not marked as set"},
+	}
+	for name, c := range cases {
+		s := spec()
+		c.mutate(&s.Cron)
+		if err := s.Validate(nowMs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want error containing %q", name, err, c.want)
+		}
+	}
+	s := spec()
+	s.Cron.JitterMs, s.Cron.StartAtMs, s.Cron.EndAtMs, s.Cron.HasCatchUpWindow = MaxJitterMs, nowMs, nowMs+1, true
+	if err := s.Validate(nowMs); err != nil {
+		t.Fatalf("valid policies refused: %v", err)
+	}
+}

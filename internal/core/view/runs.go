@@ -8,24 +8,27 @@ import (
 
 // Run is the stable shape of a Run.
 type Run struct {
-	ID                  string    `json:"id"`
-	ProjectID           string    `json:"projectId"`
-	ProjectName         string    `json:"projectName,omitempty"`
-	TaskID              string    `json:"taskId"`
-	TaskRevision        int64     `json:"taskRevision"`
-	TriggerID           string    `json:"triggerId,omitempty"`
-	TriggerRevision     int64     `json:"triggerRevision,omitempty"`
-	TriggerName         string    `json:"triggerName,omitempty"`
-	ExecutionRevisionID string    `json:"executionRevisionId"`
-	IdempotencyKey      string    `json:"idempotencyKey"`
-	ScheduledForMs      int64     `json:"scheduledForMs"`
-	State               run.State `json:"state"`
-	Version             int64     `json:"version"`
-	LastEventSeq        int64     `json:"lastEventSeq"`
-	CreatedAtMs         int64     `json:"createdAtMs"`
-	QueuedAtMs          int64     `json:"queuedAtMs,omitempty"`
-	UpdatedAtMs         int64     `json:"updatedAtMs"`
-	FinishedAtMs        *int64    `json:"finishedAtMs"`
+	ID                  string `json:"id"`
+	ProjectID           string `json:"projectId"`
+	ProjectName         string `json:"projectName,omitempty"`
+	TaskID              string `json:"taskId"`
+	TaskRevision        int64  `json:"taskRevision"`
+	TriggerID           string `json:"triggerId,omitempty"`
+	TriggerRevision     int64  `json:"triggerRevision,omitempty"`
+	TriggerName         string `json:"triggerName,omitempty"`
+	ExecutionRevisionID string `json:"executionRevisionId"`
+	IdempotencyKey      string `json:"idempotencyKey"`
+	ScheduledForMs      int64  `json:"scheduledForMs"`
+	// DueAtMs is the jittered instant the Run was admitted for; absent
+	// for a Run admitted before it was recorded.
+	DueAtMs      int64     `json:"dueAtMs,omitempty"`
+	State        run.State `json:"state"`
+	Version      int64     `json:"version"`
+	LastEventSeq int64     `json:"lastEventSeq"`
+	CreatedAtMs  int64     `json:"createdAtMs"`
+	QueuedAtMs   int64     `json:"queuedAtMs,omitempty"`
+	UpdatedAtMs  int64     `json:"updatedAtMs"`
+	FinishedAtMs *int64    `json:"finishedAtMs"`
 }
 
 // Attempt is the stable shape of an Attempt (without its log path and
@@ -72,7 +75,7 @@ func NewRun(r run.Run) Run {
 	return Run{
 		ID: r.ID, ProjectID: r.ProjectID, ProjectName: r.ProjectName, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, ExecutionRevisionID: r.ExecutionRevisionID,
-		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, State: r.State, Version: r.Version,
+		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
 		FinishedAtMs: r.FinishedAtMs,
 	}

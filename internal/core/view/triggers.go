@@ -1,27 +1,52 @@
 package view
 
-import "github.com/qinglong/qinglong/internal/core/schedule"
+import (
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
 
 // Cron is a trigger's schedule.
 type Cron struct {
 	Expression    string `json:"expression"`
 	Timezone      string `json:"timezone"`
 	MisfirePolicy string `json:"misfirePolicy"`
+	// The time policies, each absent when not set.
+	JitterMs        int64  `json:"jitterMs,omitempty"`
+	StartAtMs       int64  `json:"startAtMs,omitempty"`
+	EndAtMs         int64  `json:"endAtMs,omitempty"`
+	CatchUpWindowMs *int64 `json:"catchUpWindowMs,omitempty"`
+}
+
+// NewCron shapes c.
+func NewCron(c trigger.Cron) Cron {
+	out := Cron{Expression: c.Expression, Timezone: c.Timezone, MisfirePolicy: string(c.MisfirePolicy),
+		JitterMs: c.JitterMs, StartAtMs: c.StartAtMs, EndAtMs: c.EndAtMs}
+	if c.HasCatchUpWindow {
+		w := c.CatchUpWindowMs
+		out.CatchUpWindowMs = &w
+	}
+	return out
 }
 
 // Trigger is a trigger's current revision with its schedule state.
 type Trigger struct {
-	ProjectID         string  `json:"projectId"`
-	ProjectName       string  `json:"projectName"`
-	TriggerID         string  `json:"triggerId"`
-	Name              string  `json:"name"`
-	Revision          int64   `json:"revision"`
-	Enabled           bool    `json:"enabled"`
-	Cron              Cron    `json:"cron"`
-	TaskID            string  `json:"taskId"`
-	TaskName          string  `json:"taskName"`
-	TaskRevision      int64   `json:"taskRevision"`
-	NextFireAtMs      *int64  `json:"nextFireAtMs"`
+	ProjectID    string `json:"projectId"`
+	ProjectName  string `json:"projectName"`
+	TriggerID    string `json:"triggerId"`
+	Name         string `json:"name"`
+	Revision     int64  `json:"revision"`
+	Enabled      bool   `json:"enabled"`
+	Cron         Cron   `json:"cron"`
+	TaskID       string `json:"taskId"`
+	TaskName     string `json:"taskName"`
+	TaskRevision int64  `json:"taskRevision"`
+	NextFireAtMs *int64 `json:"nextFireAtMs"`
+	// NextDueAtMs is when the row is taken: the next fire time plus its
+	// jitter; nil while uninitialised and once Ended.
+	NextDueAtMs *int64 `json:"nextDueAtMs"`
+	// Ended: the trigger's endAt lies before its next occurrence; it will
+	// not fire again unless republished.
+	Ended             bool    `json:"ended,omitempty"`
 	LastScheduledAtMs *int64  `json:"lastScheduledAtMs"`
 	StateVersion      int64   `json:"stateVersion"`
 	ClaimOwner        *string `json:"claimOwner"`
@@ -40,8 +65,9 @@ func NewTriggerList(list []schedule.TriggerStatus, next string) TriggerList {
 	for _, t := range list {
 		out.Triggers = append(out.Triggers, Trigger{
 			ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name, Revision: t.Revision,
-			Enabled: t.Enabled, Cron: Cron{Expression: t.Cron.Expression, Timezone: t.Cron.Timezone, MisfirePolicy: string(t.Cron.MisfirePolicy)},
+			Enabled: t.Enabled, Cron: NewCron(t.Cron),
 			TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision, NextFireAtMs: t.NextFireAtMs,
+			NextDueAtMs: t.NextDueAtMs, Ended: t.NextFireAtMs != nil && t.NextDueAtMs == nil,
 			LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs,
 		})
 	}

@@ -25,11 +25,17 @@ triggers:
 `
 
 // serveSlow serves slowFile with one command of the given seconds at a
-// time and returns the data directory and a query on its database.
+// time.
 func serveSlow(t *testing.T, seconds string) (string, *sql.DB) {
 	t.Helper()
+	return serveDefs(t, strings.Replace(slowFile, "SECONDS", seconds, 1))
+}
+
+// serveDefs applies defs to a fresh data directory and serves it with one
+// command at a time; it returns the directory and a query on its database.
+func serveDefs(t *testing.T, defs string) (string, *sql.DB) {
+	t.Helper()
 	dir := t.TempDir()
-	defs := strings.Replace(slowFile, "SECONDS", seconds, 1)
 	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "slow.yaml", defs), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}

@@ -25,12 +25,14 @@ func (s *Store) TriggerByName(ctx context.Context, projectID, name string) (trig
 func scanTrigger(row interface{ Scan(...any) error }) (trigger.Revision, error) {
 	var r trigger.Revision
 	var enabled int
+	var pol policyCols
 	err := row.Scan(&r.TriggerID, &r.ProjectID, &r.TaskID, &r.Revision, &r.TaskRevision, &r.TaskContentDigest,
 		&r.Spec.Name, &enabled, &r.Spec.Cron.Expression, &r.Spec.Cron.Timezone, &r.Spec.Cron.MisfirePolicy,
-		&r.ContentDigest, &r.MutationID, &r.CreatedAtMs)
+		&r.ContentDigest, &r.MutationID, &r.CreatedAtMs, &pol.jitter, &pol.start, &pol.end, &pol.window)
 	if err != nil {
 		return r, err
 	}
+	pol.into(&r.Spec.Cron)
 	r.Spec.Enabled = enabled == 1
 	return r, r.VerifyDigest()
 }
@@ -185,9 +187,10 @@ func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h cata
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, qTriggerRevisionInsert, r.TriggerID, r.Revision, r.ProjectID, r.TaskID, r.TaskRevision, r.TaskContentDigest,
+	args := append([]any{r.TriggerID, r.Revision, r.ProjectID, r.TaskID, r.TaskRevision, r.TaskContentDigest,
 		r.Spec.Name, boolInt(r.Spec.Enabled), r.Spec.Cron.Expression, r.Spec.Cron.Timezone, string(r.Spec.Cron.MisfirePolicy),
-		r.ContentDigest, r.MutationID, c.now); err != nil {
+		r.ContentDigest, r.MutationID, c.now}, policyArgs(r.Spec.Cron)...)
+	if _, err := tx.ExecContext(ctx, qTriggerRevisionInsert, args...); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), c.now)

@@ -11,7 +11,10 @@
 // prepared once the store is ready.
 //
 // The schedule fence. A schedule row is (trigger_revision, next_fire_at_ms
-// or NULL, last_scheduled_at_ms, state_version). There are no leases:
+// or NULL, last_scheduled_at_ms, state_version), plus due_offset_ms, the
+// cursor occurrence's jitter: the row falls due at cursor + offset, and a
+// NULL offset with a cursor is a row whose trigger's endAt has passed,
+// which no take returns. There are no leases:
 //
 //	ScheduleTake (read pool, no lock)            ScheduleCommit (BEGIN IMMEDIATE)
 //	  page of NULL, then due cursors,      ──►     re-read project, trigger head and revision,

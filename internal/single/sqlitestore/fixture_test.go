@@ -65,7 +65,7 @@ func (e *env) service() catalog.Service {
 
 // Observation statements, outside the adapter's contracts.
 const (
-	rowSQL = `SELECT trigger_revision, next_fire_at_ms, last_scheduled_at_ms, state_version
+	rowSQL = `SELECT trigger_revision, next_fire_at_ms, next_fire_at_ms + due_offset_ms, last_scheduled_at_ms, state_version
 		FROM trigger_schedules WHERE trigger_id = ?`
 	countsSQL = `SELECT
 		(SELECT count(*) FROM runs WHERE trigger_id = ?1),
@@ -76,9 +76,9 @@ const (
 
 func (e *env) row(ctx context.Context, triggerID string) (storetest.Row, error) {
 	var r storetest.Row
-	var next, last sql.NullInt64
-	err := e.raw.QueryRowContext(ctx, rowSQL, triggerID).Scan(&r.TriggerRevision, &next, &last, &r.StateVersion)
-	r.NextFireAtMs, r.LastScheduledAtMs = ptr(next), ptr(last)
+	var next, due, last sql.NullInt64
+	err := e.raw.QueryRowContext(ctx, rowSQL, triggerID).Scan(&r.TriggerRevision, &next, &due, &last, &r.StateVersion)
+	r.NextFireAtMs, r.DueAtMs, r.LastScheduledAtMs = ptr(next), ptr(due), ptr(last)
 	return r, err
 }
 
@@ -134,6 +134,10 @@ func (e *env) fixture() storetest.Fixture {
 		Detail:   e.store,
 		Audits:   e.audits,
 		Elapse:   e.clock.Advance,
+		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
+			return e.tamper(ctx, `UPDATE trigger_schedules SET next_fire_at_ms = ?, due_offset_ms = ?, state_version = state_version + 1
+				WHERE trigger_id = ?`, cursorMs, nullable(dueOffsetMs), triggerID)
+		},
 		Tamper: storetest.Tamper{
 			SetCursor: func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error {
 				by := 0

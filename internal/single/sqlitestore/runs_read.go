@@ -96,12 +96,12 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanRun(sc scanner) (run.Run, error) {
 	var r run.Run
-	var finished sql.NullInt64
+	var finished, dueAt sql.NullInt64
 	var projectName, triggerName sql.NullString
 	err := sc.Scan(&r.ID, &r.ProjectID, &r.TaskID, &r.TaskRevision, &r.TriggerID, &r.TriggerRevision, &r.ExecutionRevisionID,
-		&r.IdempotencyKey, &r.ScheduledForMs, &r.State, &r.Version, &r.LastEventSeq, &r.CreatedAtMs, &r.QueuedAtMs, &r.UpdatedAtMs, &finished,
+		&r.IdempotencyKey, &r.ScheduledForMs, &dueAt, &r.State, &r.Version, &r.LastEventSeq, &r.CreatedAtMs, &r.QueuedAtMs, &r.UpdatedAtMs, &finished,
 		&projectName, &triggerName)
-	r.FinishedAtMs = ptr(finished)
+	r.FinishedAtMs, r.DueAtMs = ptr(finished), dueAt.Int64
 	r.ProjectName, r.TriggerName = projectName.String, triggerName.String
 	return r, err
 }

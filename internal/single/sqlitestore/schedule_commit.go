@@ -117,7 +117,8 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	}
 	now := s.nowMs()
 	if d.Action != schedule.Admit {
-		res, err := tx.ExecContext(ctx, qScheduleAdvanceCursor, d.NextFireAtMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs))
+		res, err := tx.ExecContext(ctx, qScheduleAdvanceCursor, d.NextFireAtMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
+			nullable(d.NextDueOffset()))
 		if err != nil {
 			return err
 		}
@@ -132,7 +133,7 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	}
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
 	res, err := tx.ExecContext(ctx, qRunAdmitInsert, p.RunID, tk.ProjectID, tk.TaskID, tk.TaskRevision, tk.TriggerID, tk.TriggerRevision,
-		plan.ID, key, d.ScheduledForMs, now, now, now)
+		plan.ID, key, d.ScheduledForMs, d.FireAtMs, now, now, now)
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,8 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	}, now); err != nil {
 		return err
 	}
-	res, err = tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs))
+	res, err = tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
+		nullable(d.NextDueOffset()))
 	if err != nil {
 		return err
 	}

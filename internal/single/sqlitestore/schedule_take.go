@@ -33,11 +33,13 @@ func scanTickets(ctx context.Context, tx *txn, now int64, out []schedule.Ticket,
 		tk := schedule.Ticket{ObservedAtMs: now}
 		sn := &tk.Snapshot
 		var next, last, pausedAt, resumedAt sql.NullInt64
+		var pol policyCols
 		if err := rows.Scan(&sn.ProjectID, &sn.TriggerID, &sn.TriggerRevision, &sn.TriggerContentDigest, &sn.TriggerCreatedAtMs,
-			&sn.Cron.Expression, &sn.Cron.Timezone, &sn.Cron.MisfirePolicy, &sn.TaskID, &sn.TaskRevision, &sn.TaskContentDigest,
-			&next, &last, &sn.StateVersion, &pausedAt, &resumedAt); err != nil {
+			&sn.Cron.Expression, &sn.Cron.Timezone, &sn.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window,
+			&sn.TaskID, &sn.TaskRevision, &sn.TaskContentDigest, &next, &last, &sn.StateVersion, &pausedAt, &resumedAt); err != nil {
 			return out, err
 		}
+		pol.into(&sn.Cron)
 		sn.NextFireAtMs, sn.LastScheduledAtMs = ptr(next), ptr(last)
 		sn.Pause = schedule.PauseSpanOf(false, ptr(pausedAt), ptr(resumedAt))
 		out = append(out, tk)

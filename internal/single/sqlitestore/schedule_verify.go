@@ -23,11 +23,13 @@ func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 		paused      int
 		pausedAt    sql.NullInt64
 		resumedAt   sql.NullInt64
+		pol         policyCols
 		rev, pinned = &st.Trigger, &st.Task
 	)
 	err := tx.QueryRowContext(ctx, qScheduleCommitRead, tk.TriggerID).Scan(&st.ProjectStatus, &st.TriggerHeadRevision, &st.TriggerHeadTaskID,
 		&rev.ProjectID, &rev.TaskID, &rev.TaskRevision, &rev.TaskContentDigest, &rev.Spec.Name, &enabled,
 		&rev.Spec.Cron.Expression, &rev.Spec.Cron.Timezone, &rev.Spec.Cron.MisfirePolicy, &rev.ContentDigest, &rev.CreatedAtMs,
+		&pol.jitter, &pol.start, &pol.end, &pol.window,
 		&st.TaskHeadRevision, &pinned.ProjectID, &taskSpec, &pinned.ContentDigest,
 		&st.RowRevision, &st.StateVersion, &cursor, &paused, &pausedAt, &resumedAt)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -37,6 +39,7 @@ func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 		return err
 	}
 	rev.TriggerID, rev.Revision, rev.Spec.Enabled = tk.TriggerID, st.RowRevision, enabled == 1
+	pol.into(&rev.Spec.Cron)
 	// The single-node schema stores cron triggers only.
 	st.TriggerKind = trigger.SpecKind
 	pinned.TaskID, pinned.Revision = rev.TaskID, rev.TaskRevision

@@ -36,13 +36,15 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 		for rows.Next() {
 			var t schedule.TriggerStatus
 			var enabled int
-			var next, last sql.NullInt64
+			var next, due, last sql.NullInt64
+			var pol policyCols
 			if err := rows.Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
-				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &t.TaskID, &t.TaskName, &t.TaskRevision,
-				&next, &last, &t.StateVersion); err != nil {
+				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window,
+				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion); err != nil {
 				return err
 			}
-			t.Enabled, t.NextFireAtMs, t.LastScheduledAtMs = enabled == 1, ptr(next), ptr(last)
+			pol.into(&t.Cron)
+			t.Enabled, t.NextFireAtMs, t.NextDueAtMs, t.LastScheduledAtMs = enabled == 1, ptr(next), ptr(due), ptr(last)
 			out = append(out, t)
 		}
 		return rows.Err()

@@ -277,4 +277,13 @@ func testReadBack(t *testing.T, f Fixture) {
 	if err != nil || gotTg.ContentDigest != tg.ContentDigest || gotTg.TaskRevision != tk.Revision {
 		t.Fatalf("trigger read back %+v, %v", gotTg, err)
 	}
+	// Time policies read back as published, a zero catch-up window
+	// included, and digest as they did.
+	c := quietCron(t, f)
+	c.JitterMs, c.StartAtMs, c.EndAtMs, c.HasCatchUpWindow = 30_000, 1_790_000_000_000, 1_900_000_000_000, true
+	timed := publishTrigger(t, f, p.ID, ids.New(), tk, 0, trigger.Spec{Name: "timed", Enabled: true, Cron: c})
+	gotTimed, err := f.Catalog.TriggerByName(t.Context(), p.ID, "timed")
+	if err != nil || gotTimed.Spec.Cron != c || gotTimed.ContentDigest != timed.ContentDigest || gotTimed.VerifyDigest() != nil {
+		t.Fatalf("trigger with time policies read back %+v, %v; want cron %+v", gotTimed, err, c)
+	}
 }

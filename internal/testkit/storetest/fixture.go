@@ -16,8 +16,11 @@ import (
 
 // Row is the observable state of one schedule row.
 type Row struct {
-	TriggerRevision   int64
-	NextFireAtMs      *int64
+	TriggerRevision int64
+	NextFireAtMs    *int64
+	// DueAtMs is the instant the row falls due (its cursor plus the
+	// cursor occurrence's jitter); nil with a cursor when the row ended.
+	DueAtMs           *int64
 	LastScheduledAtMs *int64
 	StateVersion      int64
 	ClaimOwner        *string // always nil on single-node profiles
@@ -47,6 +50,10 @@ type Fixture struct {
 	// MakeDue sets a trigger's cursor to the adapter's "now" minus lateMs,
 	// using the adapter's own time authority.
 	MakeDue func(ctx context.Context, triggerID string, lateMs int64) error
+	// MoveCursor writes a trigger's cursor and its due offset (the jitter
+	// of the cursor occurrence; nil ends the row) with a version bump, as
+	// a commit would.
+	MoveCursor func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error
 	// NowMs is the adapter's time authority (database clock or injected
 	// clock), for assertions.
 	NowMs func(ctx context.Context) (int64, error)

@@ -18,9 +18,12 @@
 --   * O(claimed) reads: each branch walks its own index in its own order
 --     and stops after $2 eligible, lockable rows:
 --       A  uninitialised (NULL cursor), unclaimed  -> trigger_schedules_unclaimed_order_idx
---       B  due, unclaimed                          -> trigger_schedules_unclaimed_order_idx
+--       B  due (jittered due time), unclaimed      -> trigger_schedules_unclaimed_order_idx
 --       C  expired claims                          -> trigger_schedules_claim_expiry_idx
---     (`next_fire_at_ms <= now` never matches NULL, hence A; live claims
+--     (a row falls due at its cursor's jittered due time, next_fire_at_ms
+--     + due_offset_ms, pg-0005, the index's leading expression; `<= now`
+--     never matches NULL, hence A; an ended row, a cursor with a NULL
+--     offset, is in no branch and not in the index; live claims
 --     are in neither index A/B reads, hence C reads only expired ones);
 --   * the union (at most 3 x $2 locked rows) is re-sorted into claim order
 --     and cut to $2; rows locked but not chosen are released at the end of
@@ -30,7 +33,7 @@ WITH now AS MATERIALIZED (
     SELECT {{now_ms}} AS ms
 ),
 uninitialised AS (
-     SELECT s.trigger_id, s.next_fire_at_ms, s.project_id
+     SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
        FROM qinglong.trigger_schedules s
        JOIN qinglong.projects p ON p.id = s.project_id AND p.status = 'active'
        JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
@@ -38,25 +41,27 @@ uninitialised AS (
                                          AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
        JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
       WHERE s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.next_fire_at_ms IS NULL
-      ORDER BY s.next_fire_at_ms NULLS FIRST, s.project_id, s.trigger_id
+        AND (s.next_fire_at_ms + s.due_offset_ms) IS NULL
+      ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST, s.project_id, s.trigger_id
       LIMIT $2
         FOR UPDATE OF s SKIP LOCKED
 ),
 due AS (
-     SELECT s.trigger_id, s.next_fire_at_ms, s.project_id
+     SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
        FROM qinglong.trigger_schedules s
        JOIN qinglong.projects p ON p.id = s.project_id AND p.status = 'active'
        JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
        JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
                                          AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
        JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-      WHERE s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.next_fire_at_ms <= (SELECT ms FROM now)
-      ORDER BY s.next_fire_at_ms NULLS FIRST, s.project_id, s.trigger_id
+      WHERE s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.due_offset_ms IS NOT NULL
+        AND s.next_fire_at_ms + s.due_offset_ms <= (SELECT ms FROM now)
+      ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST, s.project_id, s.trigger_id
       LIMIT $2
         FOR UPDATE OF s SKIP LOCKED
 ),
 expired AS (
-     SELECT s.trigger_id, s.next_fire_at_ms, s.project_id
+     SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
        FROM qinglong.trigger_schedules s
        JOIN qinglong.projects p ON p.id = s.project_id AND p.status = 'active'
        JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
@@ -64,7 +69,7 @@ expired AS (
                                          AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
        JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
       WHERE s.claim_owner IS NOT NULL AND s.claim_expires_at_ms <= (SELECT ms FROM now) AND NOT s.paused
-        AND (s.next_fire_at_ms IS NULL OR s.next_fire_at_ms <= (SELECT ms FROM now))
+        AND (s.next_fire_at_ms IS NULL OR s.next_fire_at_ms + s.due_offset_ms <= (SELECT ms FROM now))
       ORDER BY s.claim_expires_at_ms, s.trigger_id
       LIMIT $2
         FOR UPDATE OF s SKIP LOCKED
@@ -72,7 +77,7 @@ expired AS (
 chosen AS (
      SELECT c.trigger_id
        FROM (SELECT * FROM uninitialised UNION ALL SELECT * FROM due UNION ALL SELECT * FROM expired) c
-      ORDER BY c.next_fire_at_ms NULLS FIRST, c.project_id, c.trigger_id
+      ORDER BY c.due_at_ms NULLS FIRST, c.project_id, c.trigger_id
       LIMIT $2
 )
 UPDATE qinglong.trigger_schedules s
@@ -87,6 +92,7 @@ UPDATE qinglong.trigger_schedules s
    AND tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
 RETURNING s.project_id, s.trigger_id, s.trigger_revision, tr.content_digest, tr.created_at_ms,
           tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
+          tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms,
           tr.task_id, tr.task_revision, tr.task_content_digest,
           s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
           s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms, s.ctid,

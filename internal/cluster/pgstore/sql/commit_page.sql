@@ -32,6 +32,7 @@ SELECT now.ms, s.ctid,
        tg.current_revision, tg.task_id,
        tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
        tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
+       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms,
        tk.current_revision,
        tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
        er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest,
@@ -73,11 +74,12 @@ SELECT now.ms, s.ctid,
 -- its trigger id.
 -- Parameters: the fences (@trigger_id, @trigger_revision, @state_version,
 -- @fence_cursor (NULL elements allowed), @claim_owner, @claim_token,
--- @claim_version, @expires_at_ms, @acquired_at_ms), @next_cursor,
+-- @claim_version, @expires_at_ms, @acquired_at_ms), @next_cursor and its
+-- jitter @next_due_offset_ms (NULL: the row ended),
 -- @last_scheduled_at_ms (NULL keeps it); admission only (NULL elements for
 -- a row that admits nothing): @run_id, @project_id, @task_id,
 -- @task_revision, @execution_revision_id, @idempotency_key,
--- @scheduled_for_ms, @attempt_id, @created_payload, @queued_payload; and,
+-- @scheduled_for_ms, @due_at_ms (its jittered due time), @attempt_id, @created_payload, @queued_payload; and,
 -- shared by the page, @admitted_at_ms (the lock statement's database time),
 -- @executor and the event names @created_event and @queued_event; the
 -- ledger entries of the whole page as index-aligned arrays, each naming its
@@ -88,20 +90,21 @@ WITH input AS (
     SELECT *
       FROM unnest(@tid::tid[], @trigger_id::uuid[], @trigger_revision::bigint[], @state_version::bigint[], @fence_cursor::bigint[],
                   @claim_owner::text[], @claim_token::uuid[], @claim_version::bigint[], @expires_at_ms::bigint[],
-                  @acquired_at_ms::bigint[], @next_cursor::bigint[], @last_scheduled_at_ms::bigint[],
+                  @acquired_at_ms::bigint[], @next_cursor::bigint[], @next_due_offset_ms::bigint[], @last_scheduled_at_ms::bigint[],
                   @run_id::uuid[], @project_id::uuid[], @task_id::uuid[], @task_revision::bigint[],
-                  @execution_revision_id::text[], @idempotency_key::text[], @scheduled_for_ms::bigint[],
+                  @execution_revision_id::text[], @idempotency_key::text[], @scheduled_for_ms::bigint[], @due_at_ms::bigint[],
                   @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[])
            WITH ORDINALITY AS i (tid, trigger_id, trigger_revision, state_version, fence_cursor,
                  claim_owner, claim_token, claim_version, expires_at_ms,
-                 acquired_at_ms, next_cursor, last_scheduled_at_ms,
+                 acquired_at_ms, next_cursor, next_due_offset_ms, last_scheduled_at_ms,
                  run_id, project_id, task_id, task_revision,
-                 execution_revision_id, idempotency_key, scheduled_for_ms,
+                 execution_revision_id, idempotency_key, scheduled_for_ms, due_at_ms,
                  attempt_id, created_payload, queued_payload, ord)
 ),
 fenced AS (
     UPDATE qinglong.trigger_schedules s
        SET next_fire_at_ms = i.next_cursor,
+           due_offset_ms = i.next_due_offset_ms,
            last_scheduled_at_ms = coalesce(i.last_scheduled_at_ms, s.last_scheduled_at_ms),
            state_version = s.state_version + 1,
            claim_owner = NULL,
@@ -166,9 +169,9 @@ trimmed AS (
 run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
-            scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
     SELECT i.run_id, i.project_id, i.task_id, i.task_revision, i.trigger_id, i.trigger_revision, i.execution_revision_id, i.idempotency_key,
-           i.scheduled_for_ms, 'queued', 2, 2, @admitted_at_ms::bigint, @admitted_at_ms::bigint, @admitted_at_ms::bigint
+           i.scheduled_for_ms, i.due_at_ms, 'queued', 2, 2, @admitted_at_ms::bigint, @admitted_at_ms::bigint, @admitted_at_ms::bigint
       FROM fenced f
       JOIN input i ON i.trigger_id = f.trigger_id
      WHERE i.run_id IS NOT NULL

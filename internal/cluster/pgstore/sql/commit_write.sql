@@ -23,11 +23,13 @@
 -- ledger entries.
 -- Parameters: the ticket's fence (@trigger_id, @trigger_revision,
 -- @state_version, @cursor (NULL allowed), @owner, @token, @claim_version,
--- @expires_at_ms, @acquired_at_ms), @next_cursor, @last_scheduled_at_ms
+-- @expires_at_ms, @acquired_at_ms), @next_cursor and its jitter
+-- @next_due_offset_ms (NULL: the row ended), @last_scheduled_at_ms
 -- (NULL keeps it), @tid the ctid the lock statement locked (tuple-level
 -- predicate lock only, see handles.go); admission only (all NULL
 -- otherwise): @run_id, @project_id, @task_id, @task_revision,
--- @execution_revision_id, @idempotency_key, @scheduled_for_ms,
+-- @execution_revision_id, @idempotency_key, @scheduled_for_ms, @due_at_ms
+-- (its jittered due time),
 -- @admitted_at_ms (the lock statement's database time), @attempt_id,
 -- @executor, and the name and payload of events 1 and 2 (@created_event,
 -- @created_payload, @queued_event, @queued_payload); the ledger entries as
@@ -40,6 +42,7 @@
 WITH fenced AS (
     UPDATE qinglong.trigger_schedules s
        SET next_fire_at_ms = @next_cursor,
+           due_offset_ms = @next_due_offset_ms,
            last_scheduled_at_ms = coalesce(@last_scheduled_at_ms, s.last_scheduled_at_ms),
            state_version = s.state_version + 1,
            claim_owner = NULL,
@@ -96,9 +99,9 @@ trimmed AS (
 run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
-            scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
     SELECT @run_id::uuid, @project_id, @task_id, @task_revision, f.trigger_id, f.trigger_revision, @execution_revision_id, @idempotency_key,
-           @scheduled_for_ms, 'queued', 2, 2, @admitted_at_ms, @admitted_at_ms, @admitted_at_ms
+           @scheduled_for_ms, @due_at_ms, 'queued', 2, 2, @admitted_at_ms, @admitted_at_ms, @admitted_at_ms
       FROM fenced f
      WHERE @run_id::uuid IS NOT NULL
     RETURNING id

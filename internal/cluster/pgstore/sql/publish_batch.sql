@@ -11,7 +11,8 @@ SELECT r.task_id, r.project_id, r.revision, r.name, r.enabled, r.labels, r.comma
 -- name: TriggersByNames
 -- The current revisions of a batch's triggers, read through their heads.
 SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.task_content_digest, r.name, r.enabled,
-       r.cron_expression, r.cron_timezone, r.misfire_policy, r.content_digest, r.mutation_id, r.created_at_ms
+       r.cron_expression, r.cron_timezone, r.misfire_policy, r.content_digest, r.mutation_id, r.created_at_ms,
+       r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms
   FROM qinglong.triggers t JOIN qinglong.trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
  WHERE t.project_id = $1 AND t.name = ANY($2::text[])
 
@@ -103,18 +104,22 @@ UPDATE qinglong.triggers t SET name = u.name, current_revision = u.revision, upd
 -- digest; the primary key (trigger, revision) refuses one written twice.
 INSERT INTO qinglong.trigger_revisions
        (trigger_id, revision, project_id, task_id, task_revision, task_content_digest, kind, name, enabled,
-        cron_expression, cron_timezone, misfire_policy, content_digest, mutation_id, created_at_ms)
+        cron_expression, cron_timezone, misfire_policy, content_digest, mutation_id, created_at_ms,
+        jitter_ms, start_at_ms, end_at_ms, catch_up_window_ms)
 SELECT u.trigger_id::uuid, u.revision, u.project_id::uuid, u.task_id::uuid, u.task_revision, u.task_content_digest, 'qinglong/cron@v1',
-       u.name, u.enabled, u.cron_expression, u.cron_timezone, u.misfire_policy, u.content_digest, u.mutation_id, @created_at_ms
+       u.name, u.enabled, u.cron_expression, u.cron_timezone, u.misfire_policy, u.content_digest, u.mutation_id, @created_at_ms,
+       u.jitter_ms, u.start_at_ms, u.end_at_ms, u.catch_up_window_ms
   FROM unnest(@trigger_ids::text[], @revisions::bigint[], @project_ids::text[], @task_ids::text[], @task_revisions::bigint[],
               @task_content_digests::text[], @names::text[], @enabled::boolean[], @cron_expressions::text[], @cron_timezones::text[],
-              @misfire_policies::text[], @content_digests::text[], @mutation_ids::text[])
+              @misfire_policies::text[], @content_digests::text[], @mutation_ids::text[],
+              @jitter_ms::bigint[], @start_at_ms::bigint[], @end_at_ms::bigint[], @catch_up_window_ms::bigint[])
        AS u(trigger_id, revision, project_id, task_id, task_revision, task_content_digest, name, enabled,
-            cron_expression, cron_timezone, misfire_policy, content_digest, mutation_id)
+            cron_expression, cron_timezone, misfire_policy, content_digest, mutation_id,
+            jitter_ms, start_at_ms, end_at_ms, catch_up_window_ms)
 
 -- name: SchedulesUpsert
 -- Schedule reset fence, for every trigger of the batch: a new revision
--- clears cursor and claim and bumps state_version and claim_version, so no
+-- clears cursor (its jitter back to 0) and claim and bumps state_version and claim_version, so no
 -- ticket or claim taken before this transaction can ever commit.
 INSERT INTO qinglong.trigger_schedules AS s
        (trigger_id, project_id, trigger_revision, next_fire_at_ms, last_scheduled_at_ms, state_version,
@@ -124,6 +129,7 @@ SELECT u.trigger_id::uuid, u.project_id::uuid, u.revision, NULL, NULL, 1, NULL, 
     ON CONFLICT (trigger_id) DO UPDATE SET
        trigger_revision = EXCLUDED.trigger_revision,
        next_fire_at_ms = NULL,
+       due_offset_ms = 0,
        claim_owner = NULL, claim_token = NULL, claim_expires_at_ms = NULL,
        state_version = s.state_version + 1,
        claim_version = s.claim_version + 1,

@@ -6,7 +6,7 @@
 -- after it (runs.go). The names are scalar subqueries by primary key rather
 -- than joins, so the listing filters stay unqualified and keep their indexes.
 SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-       idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
+       idempotency_key, scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
        (SELECT p.name FROM qinglong.projects p WHERE p.id = runs.project_id),
        (SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision)
   FROM qinglong.runs
@@ -27,7 +27,8 @@ SELECT run_id, seq, name, payload::text, created_at_ms FROM qinglong.run_events 
 -- Keyset page over the trigger heads of one project (or all), by id, with
 -- each trigger's current revision and schedule state.
 SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
-       tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms
+       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms,
+       tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms, s.state_version, s.claim_owner, s.claim_expires_at_ms
   FROM qinglong.triggers tg
   JOIN qinglong.projects p ON p.id = tg.project_id
   JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision

@@ -8,5 +8,6 @@ ON CONFLICT (trigger_id) DO UPDATE SET
   trigger_revision = excluded.trigger_revision,
   enabled = excluded.enabled,
   next_fire_at_ms = NULL,
+  due_offset_ms = 0,
   state_version = trigger_schedules.state_version + 1,
   updated_at_ms = excluded.updated_at_ms

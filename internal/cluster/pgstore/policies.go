@@ -1,0 +1,41 @@
+package pgstore
+
+import "github.com/qinglong/qinglong/internal/core/trigger"
+
+// policyCols receives a trigger revision's time-policy columns (pg-0005):
+// jitter_ms, start_at_ms, end_at_ms, catch_up_window_ms, in that order.
+type policyCols struct {
+	jitter             int64
+	start, end, window *int64
+}
+
+func (p *policyCols) dest() []any { return []any{&p.jitter, &p.start, &p.end, &p.window} }
+
+// into sets c's policies; a NULL column is an absent policy.
+func (p policyCols) into(c *trigger.Cron) {
+	c.JitterMs = p.jitter
+	c.StartAtMs, c.EndAtMs = orZero(p.start), orZero(p.end)
+	c.CatchUpWindowMs, c.HasCatchUpWindow = orZero(p.window), p.window != nil
+}
+
+func orZero(v *int64) int64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+// policyValues are c's policies as the columns store them.
+func policyValues(c trigger.Cron) (jitter int64, start, end, window *int64) {
+	opt := func(v int64) *int64 {
+		if v == 0 {
+			return nil
+		}
+		return &v
+	}
+	if c.HasCatchUpWindow {
+		w := c.CatchUpWindowMs
+		window = &w
+	}
+	return c.JitterMs, opt(c.StartAtMs), opt(c.EndAtMs), window
+}

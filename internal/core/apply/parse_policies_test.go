@@ -1,0 +1,60 @@
+package apply
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+const policyBase = "project: demo\ntasks:\n  - name: a\n    script: echo\ntriggers:\n  - name: t\n    task: a\n    cron: \"0 * * * *\"\n    timezone: UTC\n"
+
+func TestParseReadsTriggerTimePolicies(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("x.yaml", []byte(policyBase+`    jitter: 30s
+    startAt: 2026-12-01T00:00:00Z
+    endAt: "2027-01-01T00:00:00+01:00"
+    catchUpWindow: 10m
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Triggers[0].Spec.Cron
+	want := trigger.Cron{Expression: "0 * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce, JitterMs: 30_000,
+		StartAtMs: 1_796_083_200_000, EndAtMs: 1_798_758_000_000, CatchUpWindowMs: 600_000, HasCatchUpWindow: true}
+	if got != want {
+		t.Fatalf("read %+v, want %+v", got, want)
+	}
+	plain, err := Parse("x.yaml", []byte(policyBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := plain.Triggers[0].Spec.Cron; c.JitterMs != 0 || c.StartAtMs != 0 || c.EndAtMs != 0 || c.HasCatchUpWindow {
+		t.Fatalf("a trigger without policies reads as %+v", c)
+	}
+	zero, err := Parse("x.yaml", []byte(policyBase+"    catchUpWindow: 0s\n"))
+	if err != nil || !zero.Triggers[0].Spec.Cron.HasCatchUpWindow || zero.Triggers[0].Spec.Cron.CatchUpWindowMs != 0 {
+		t.Fatalf("catchUpWindow: 0s reads as %+v (%v); want a set, zero window", zero, err)
+	}
+}
+
+func TestInvalidTimePoliciesNameFileLineAndField(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct{ yaml, want string }{
+		"jitter not a duration": {"    jitter: soon\n", `x.yaml:10: trigger.jitter: "soon" is not a duration`},
+		"jitter negative":       {"    jitter: -1s\n", "from 0s to 1h"},
+		"jitter too long":       {"    jitter: 61m\n", "x.yaml:10: trigger.jitter"},
+		"startAt not RFC 3339":  {"    startAt: tomorrow\n", `x.yaml:10: trigger.startAt: "tomorrow" is not an RFC 3339 instant`},
+		"endAt before 1970":     {"    endAt: 1969-12-31T00:00:00Z\n", "x.yaml:10: trigger.endAt"},
+		"endAt not after start": {"    startAt: 2026-12-01T00:00:00Z\n    endAt: 2026-12-01T00:00:00Z\n", "x.yaml:11: trigger.endAt: must be after startAt"},
+		"window under skip":     {"    misfire: skip\n    catchUpWindow: 10m\n", "x.yaml:11: trigger.catchUpWindow: only applies to misfire: fire_once"},
+		"window negative":       {"    catchUpWindow: -1m\n", "x.yaml:10: trigger.catchUpWindow"},
+		"window a number":       {"    catchUpWindow: [10]\n", "trigger.catchUpWindow must be a string"},
+	}
+	for name, c := range cases {
+		_, err := Parse("x.yaml", []byte(policyBase+c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", name, err, c.want)
+		}
+	}
+}
