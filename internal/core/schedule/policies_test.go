@@ -176,18 +176,20 @@ func TestCatchUpWindowPassesOlderOccurrencesAndAdmitsTheOldestInside(t *testing.
 	if d.Action != Admit || d.ScheduledForMs != t0+50*minute || d.FireAtMs != t0+50*minute || d.NextFireAtMs != t0+61*minute {
 		t.Fatalf("got %+v; want admit of %d", d, t0+50*minute)
 	}
-	if len(d.Passed) != 1 || d.Passed[0] != want {
-		t.Fatalf("passed %+v, want %+v", d.Passed, want)
+	// The later missed minutes collapse into the admitted Run.
+	collapsed := Passed{Reason: PassCollapsed, FirstMs: t0 + 51*minute, LastMs: t0 + 60*minute, Count: 10}
+	if len(d.Passed) != 2 || d.Passed[0] != want || d.Passed[1] != collapsed {
+		t.Fatalf("passed %+v, want %+v then %+v", d.Passed, want, collapsed)
 	}
 	// Inside the window: unchanged fire_once.
-	if d, _ := Decide(catchUp(t, t0+5*minute, 10*minute)); d.Action != Admit || d.ScheduledForMs != t0 || len(d.Passed) != 0 {
+	if d, _ := Decide(catchUp(t, t0+5*minute, 10*minute)); d.Action != Admit || d.ScheduledForMs != t0 || len(d.Passed) != 1 || d.Passed[0].Reason != PassCollapsed {
 		t.Fatalf("inside the window: %+v", d)
 	}
 	// Without a window: the oldest, however old (today's fire_once).
 	in := catchUp(t, t0+60*minute, 0)
 	in.HasCatchUpWindow = false
-	if d, _ := Decide(in); d.Action != Admit || d.ScheduledForMs != t0 || len(d.Passed) != 0 {
-		t.Fatalf("no window: %+v", d)
+	if d, _ := Decide(in); d.Action != Admit || d.ScheduledForMs != t0 || len(d.Passed) != 1 || d.Passed[0].Reason != PassCollapsed || d.Passed[0].Count != 60 {
+		t.Fatalf("no window: %+v; want the oldest admitted and the 60 later minutes collapsed", d)
 	}
 }
 

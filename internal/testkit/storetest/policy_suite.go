@@ -220,8 +220,10 @@ func testCatchUpWindow(t *testing.T, f Fixture) {
 		t.Fatalf("decision %+v; want the oldest occurrence at or after %d admitted", p.Decision, oldest)
 	}
 	want := schedule.Passed{Reason: schedule.PassCatchUpWindow, FirstMs: missed, LastMs: admitted - 60_000, Count: (admitted - missed) / 60_000}
-	if len(p.Decision.Passed) != 1 || p.Decision.Passed[0] != want {
-		t.Fatalf("passed %+v; want %+v", p.Decision.Passed, want)
+	lastMissed := tk.ObservedAtMs - tk.ObservedAtMs%60_000
+	collapsed := schedule.Passed{Reason: schedule.PassCollapsed, FirstMs: admitted + 60_000, LastMs: lastMissed, Count: (lastMissed - admitted) / 60_000}
+	if len(p.Decision.Passed) != 2 || p.Decision.Passed[0] != want || p.Decision.Passed[1] != collapsed {
+		t.Fatalf("passed %+v; want %+v then the later missed minutes collapsed, %+v", p.Decision.Passed, want, collapsed)
 	}
 	if res := commit(t, f, p); res.Outcome != schedule.Admitted {
 		t.Fatalf("commit: %s (%s)", res.Outcome, res.Reason)

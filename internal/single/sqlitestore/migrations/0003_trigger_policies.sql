@@ -25,5 +25,5 @@ ALTER TABLE runs ADD COLUMN due_at_ms INTEGER;
 -- due time) first, then by due time — and stops after one page; ended and
 -- paused rows are not in it.
 DROP INDEX trigger_schedules_due;
-CREATE INDEX trigger_schedules_due ON trigger_schedules ((next_fire_at_ms + due_offset_ms), project_id, trigger_id, next_fire_at_ms, due_offset_ms)
+CREATE INDEX trigger_schedules_due ON trigger_schedules ((next_fire_at_ms + due_offset_ms), project_id, trigger_id, next_fire_at_ms, due_offset_ms, enabled, paused)
   WHERE enabled = 1 AND paused = 0 AND (next_fire_at_ms IS NULL OR due_offset_ms IS NOT NULL);
