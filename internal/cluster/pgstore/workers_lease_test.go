@@ -1,6 +1,8 @@
 package pgstore
 
 import (
+	"time"
+
 	"bytes"
 	"strings"
 	"testing"
@@ -295,11 +297,14 @@ func TestAWorkerIgnoringAStopIsNoLongerRenewedAfterTheLeaseAndKillGrace(t *testi
 	s.setCommand(t, projectID, map[string]any{"killGraceMs": 1})
 	w := s.newWorker(t, "w1", nil, 1)
 	l, g := s.started(t, w)
+	// A lease long enough that a renewal every tenth of it never lets it
+	// lapse on a busy machine.
+	settings := WorkerSettings{RunLease: 2 * time.Second}
 	if _, err := s.runtime.CancelRun(t.Context(), g.RunID); err != nil {
 		t.Fatal(err)
 	}
 	// Heard at once: the stop comes with a renewed lease, for the kill.
-	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, settings)
 	if err != nil || reply.Reply != workerproto.ReplyStop || reply.LeaseVersion != 2 {
 		t.Fatalf("first renewal after the cancel: %+v, %v; want stop with the lease extended", reply, err)
 	}
@@ -307,20 +312,30 @@ func TestAWorkerIgnoringAStopIsNoLongerRenewedAfterTheLeaseAndKillGrace(t *testi
 	if err := s.super.QueryRow(t.Context(), `SELECT cancel_requested_at_ms FROM qinglong.runs WHERE id = $1`, g.RunID).Scan(&cancelAt); err != nil {
 		t.Fatal(err)
 	}
-	s.waitPast(t, cancelAt+shortLease.RunLease.Milliseconds()+1)
-	// The worker keeps renewing as if it had not heard: the stop is
-	// repeated, the lease is not extended any more.
-	l.LeaseVersion = 2
-	before := *s.attempt(t, l.AttemptID).ExpiresAtMs
-	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
-	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopCancelled || reply.LeaseVersion != 2 {
-		t.Fatalf("renewal past the stop's grace: %+v, %v; want stop at the same lease version", reply, err)
+	// The worker keeps renewing, every tenth of the lease, as if it had not
+	// heard: each renewal repeats the stop, and once the stop is older than
+	// the lease plus the kill grace the lease is no longer extended.
+	l.LeaseVersion = reply.LeaseVersion
+	var before int64
+	for capped := false; !capped; {
+		if now, _ := s.runtime.NowMs(t.Context()); now > cancelAt+3*settings.RunLease.Milliseconds() {
+			t.Fatalf("renewals still extend the lease %d ms after the cancel", now-cancelAt)
+		}
+		time.Sleep(settings.RunLease / 10)
+		before = *s.attempt(t, l.AttemptID).ExpiresAtMs
+		reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, settings)
+		if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopCancelled {
+			t.Fatalf("renewal after the cancel: %+v, %v; want stop", reply, err)
+		}
+		capped = reply.LeaseVersion == l.LeaseVersion
+		l.LeaseVersion = reply.LeaseVersion
 	}
-	if a := s.attempt(t, l.AttemptID); *a.ExpiresAtMs != before || *a.LeaseVersion != 2 {
-		t.Fatalf("the lease moved (expiry %d → %d, version %d): an ignored stop still renews", before, *a.ExpiresAtMs, *a.LeaseVersion)
+	a := s.attempt(t, l.AttemptID)
+	if *a.ExpiresAtMs != before || *a.ExpiresAtMs-cancelAt < settings.RunLease.Milliseconds() {
+		t.Fatalf("capped renewal: expiry %d → %d, cancel at %d; want the lease left as it was, extended through lease + grace", before, *a.ExpiresAtMs, cancelAt)
 	}
 	s.waitPast(t, before)
-	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
+	reply, err = s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, settings)
 	if err != nil || reply.Reply != workerproto.ReplyTerminal {
 		t.Fatalf("renewal after the lease ran out: %+v, %v; want terminal", reply, err)
 	}

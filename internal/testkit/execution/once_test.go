@@ -97,9 +97,13 @@ func TestEveryAdmittedRunIsExecutedOnceAcrossReplicasAndWorkers(t *testing.T) {
 		t.Fatalf("only %d Runs were admitted; the load did not happen", n)
 	}
 	stopMs := c.nowMs(t)
-	// Every Run is terminal (run lease + 5 s) after the last admission, in
-	// database time, or the backlog is named by state.
-	deadline := stopMs + (c.lease + 5*time.Second).Milliseconds()
+	// Every Run is terminal soon after the last admission, in database
+	// time, or the backlog is named by state. The bound is liveness, not
+	// speed: a run lease (what a lost worker's Run can take to be swept)
+	// plus a margin for workers still draining a backlog on a machine whose
+	// cores the rest of the suite shares.
+	const drainMargin = 20 * time.Second
+	deadline := stopMs + (c.lease + drainMargin).Milliseconds()
 	for {
 		var now, unfinished int64
 		if err := c.env.Super.QueryRow(context.Background(), `SELECT `+pgstore.ClockMsSQL+`, count(*) FILTER (WHERE state NOT IN
@@ -110,7 +114,7 @@ func TestEveryAdmittedRunIsExecutedOnceAcrossReplicasAndWorkers(t *testing.T) {
 			break
 		}
 		if now >= deadline {
-			t.Errorf("%d Runs are not terminal %v after the last admission (%s)", unfinished, c.lease+5*time.Second, c.runStates(t))
+			t.Errorf("%d Runs are not terminal %v after the last admission (%s)", unfinished, c.lease+drainMargin, c.runStates(t))
 			break
 		}
 		time.Sleep(pollEvery)
