@@ -2,8 +2,9 @@ package pgstore
 
 import "github.com/qinglong/qinglong/internal/core/trigger"
 
-// policyCols receives a trigger revision's time-policy columns (pg-0005):
-// jitter_ms, start_at_ms, end_at_ms, catch_up_window_ms, in that order.
+// policyCols receives a trigger revision's time-policy columns (migration
+// trigger-policies): jitter_ms, start_at_ms, end_at_ms, catch_up_window_ms,
+// in that order.
 type policyCols struct {
 	jitter             int64
 	start, end, window *int64

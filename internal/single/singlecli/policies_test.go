@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -19,6 +20,12 @@ triggers:
     timezone: UTC
     jitter: 800ms
     endAt: 2100-01-01T00:00:00Z
+  - name: over
+    task: quick
+    cron: "0 * * * *"
+    timezone: UTC
+    startAt: 2020-01-01T00:00:00Z
+    endAt: 2020-02-01T00:00:00Z
 `
 
 // A jittered trigger applied twice is one revision (its policies read back
@@ -42,12 +49,25 @@ func TestAJitteredTriggerIsAdmittedAtItsJitteredInstantEndToEnd(t *testing.T) {
 			} `json:"cron"`
 		} `json:"triggers"`
 	}
-	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || len(list.Triggers) != 1 {
+	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || len(list.Triggers) != 2 {
 		t.Fatalf("triggers list: %d %q %q (%v)", code, out, errOut, err)
 	}
 	tg := list.Triggers[0]
+	if tg.Cron.JitterMs == 0 {
+		tg = list.Triggers[1]
+	}
 	if tg.Revision != 1 || tg.Cron.JitterMs != 800 || tg.Cron.EndAtMs != 4_102_444_800_000 {
 		t.Fatalf("trigger listed as %+v; want revision 1 after two identical applies, jitter 800ms, endAt 2100", tg)
+	}
+	// A trigger whose endAt has passed ends at its first decision and
+	// says so.
+	deadline := time.Now().Add(10 * time.Second)
+	for _, out, _ = ql(t, "triggers", "list", "--data-dir", dir); !strings.Contains(out, "ended") && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		_, out, _ = ql(t, "triggers", "list", "--data-dir", dir)
+	}
+	if !strings.Contains(out, " ended ") {
+		t.Fatalf("triggers list %q; want the trigger past its endAt shown as ended", out)
 	}
 	id := runIn(t, db, "succeeded")
 	code, out, errOut = ql(t, "runs", "show", id, "-o", "json", "--data-dir", dir)

@@ -7,7 +7,7 @@ import (
 )
 
 // policyCols receives a trigger revision's time-policy columns
-// (0003_trigger_policies): jitter_ms, start_at_ms, end_at_ms,
+// (migration trigger_policies): jitter_ms, start_at_ms, end_at_ms,
 // catch_up_window_ms, in that order.
 type policyCols struct {
 	jitter             int64

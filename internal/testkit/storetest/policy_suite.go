@@ -1,9 +1,12 @@
 package storetest
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -16,6 +19,7 @@ func policyCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
 		"JitterTakesTheRowAtItsJitteredInstantAndAdmitsTheNominalOccurrence": testJitterAdmits,
 		"AJitteredTimeOtherThanTheTicketsIsRefused":                          testJitterMismatchRefused,
+		"ConcurrentRoundsAdmitEachJitteredOccurrenceOnceAtTheSameTime":       testJitterConcurrentRounds,
 		"StartAtIsTheFirstOccurrence":                                        testStartAt,
 		"EndAtEndsTheRowAndNoTakeReturnsItAgain":                             testEndAt,
 		"ALateDecisionPassesTheOccurrencesAfterEndAt":                        testEndAtLate,
@@ -262,5 +266,39 @@ func testTriggerListPolicies(t *testing.T, f Fixture) {
 	e := got[ended.Trigger.TriggerID]
 	if e.Cron != over || e.NextFireAtMs == nil || e.NextDueAtMs != nil {
 		t.Fatalf("ended trigger listed as %+v; want a cursor without a due time", e)
+	}
+}
+
+// Rounds racing over jittered rows, as replicas do, admit each occurrence
+// once, every Run due at the one instant its trigger and nominal time give.
+func testJitterConcurrentRounds(t *testing.T, f Fixture) {
+	const triggers, rounds = 8, 4
+	c := quietCron(t, f)
+	c.JitterMs = policyJitterMs
+	nominal := nowOf(t, f) - c.JitterMs - 60_000
+	var all []defs
+	for i := range triggers {
+		d := newDefs(t, f, fmt.Sprintf("p%02d", i), c)
+		moveCursor(t, f, d.Trigger.TriggerID, nominal, offset(schedule.JitterOffset(d.Trigger.TriggerID, nominal, c.JitterMs)))
+		all = append(all, d)
+	}
+	cfg := schedule.RoundConfig{PageSize: triggers, GraceMs: graceMs, Parallel: 4, NewID: ids.New}
+	var wg sync.WaitGroup
+	for i := range rounds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := schedule.Round(t.Context(), f.Schedule, cfg); err != nil {
+				t.Errorf("round %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, d := range all {
+		id := d.Trigger.TriggerID
+		rs := runsOf(t, f, id)
+		if len(rs) != 1 || rs[0].ScheduledForMs != nominal || rs[0].DueAtMs != schedule.FireAt(id, nominal, c.JitterMs) {
+			t.Fatalf("trigger %s: runs %+v; want one Run for %d due at %d", d.Trigger.Spec.Name, rs, nominal, schedule.FireAt(id, nominal, c.JitterMs))
+		}
 	}
 }

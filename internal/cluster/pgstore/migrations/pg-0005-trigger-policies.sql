@@ -1,4 +1,4 @@
--- pg-0005: per-trigger time policies — jitter, startAt/endAt bounds and the
+-- Trigger policies: per-trigger time policies — jitter, startAt/endAt bounds and the
 -- fire_once catch-up window — on trigger revisions; the jittered due time
 -- of each schedule row's cursor, which the claim orders and waits by; and
 -- the due time each Run was admitted for.
@@ -17,7 +17,7 @@ ALTER TABLE qinglong.trigger_revisions
 -- next_fire_at_ms stays the nominal cursor (the fence, the Run's scheduled
 -- time and idempotency key); the row falls due at next_fire_at_ms +
 -- due_offset_ms, the cursor occurrence's jitter, written with the cursor by
--- every admission. It is kept as an offset rather than an instant so that
+-- every commit. It is kept as an offset rather than an instant so that
 -- a row without jitter (offset 0) falls due at its cursor whoever moved
 -- it. NULL with a cursor: the trigger's endAt lies before its next
 -- occurrence, and the row is ended — never taken again.

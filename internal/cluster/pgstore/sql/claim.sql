@@ -21,10 +21,11 @@
 --       B  due (jittered due time), unclaimed      -> trigger_schedules_unclaimed_order_idx
 --       C  expired claims                          -> trigger_schedules_claim_expiry_idx
 --     (a row falls due at its cursor's jittered due time, next_fire_at_ms
---     + due_offset_ms, pg-0005, the index's leading expression; `<= now`
---     never matches NULL, hence A; an ended row, a cursor with a NULL
---     offset, is in no branch and not in the index; live claims
---     are in neither index A/B reads, hence C reads only expired ones);
+--     + due_offset_ms, the index's leading expression (migration
+--     trigger-policies); `<= now` never matches NULL, hence A; an ended
+--     row, a cursor with a NULL offset, is in no branch and not in the
+--     index; live claims are in neither index A/B reads, hence C reads
+--     only expired ones);
 --   * the union (at most 3 x $2 locked rows) is re-sorted into claim order
 --     and cut to $2; rows locked but not chosen are released at the end of
 --     this autocommit statement, untouched.
