@@ -159,7 +159,7 @@ admitted; it is schedule state, not a new trigger revision, so publishing the tr
 resume it. Each pause and resume is recorded with who (the operating-system user), when (the
 database's clock) and the note. Pausing a paused trigger changes nothing and keeps the first note.
 On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`
-		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by `triggers show` (up to 1000 characters)")
+		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to 1000 characters)")
 	}
 	c.Args = oneTriggerArgs(verb)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
