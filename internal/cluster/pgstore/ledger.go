@@ -85,8 +85,10 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		t := &d.TriggerStatus
 		var policy string
 		var note *string
+		var pol policyCols
 		err := tx.QueryRow(ctx, sqlTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &t.Enabled,
-			&t.Cron.Expression, &t.Cron.Timezone, &policy, &t.TaskID, &t.TaskName, &t.TaskRevision, &t.NextFireAtMs, &t.LastScheduledAtMs,
+			&t.Cron.Expression, &t.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window,
+			&t.TaskID, &t.TaskName, &t.TaskRevision, &t.NextFireAtMs, &t.NextDueAtMs, &t.LastScheduledAtMs,
 			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
@@ -95,6 +97,7 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 			return err
 		}
 		t.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+		pol.into(&t.Cron)
 		d.PauseNote = deref(note)
 		if !d.Paused {
 			d.PausedAtMs = nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/user"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -97,9 +98,16 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 			paused += ": " + oneLine(v.PauseNote)
 		}
 	}
-	fmt.Fprintf(w, "trigger    %s/%s (%s) revision %d\ntask       %s (%s) revision %d\ncron       %s  zone %s  misfire %s\nenabled    %t\npaused     %s\ncursor     next %s, last scheduled %s\n",
+	next := "next " + fmtMs(t.NextFireAtMs)
+	if t.Ended {
+		next = "ended (past endAt)"
+	}
+	fmt.Fprintf(w, "trigger    %s/%s (%s) revision %d\ntask       %s (%s) revision %d\ncron       %s  zone %s  misfire %s\nenabled    %t\npaused     %s\ncursor     %s, last scheduled %s\n",
 		t.ProjectName, t.Name, t.TriggerID, t.Revision, t.TaskName, t.TaskID, t.TaskRevision, t.Cron.Expression, t.Cron.Timezone, t.Cron.MisfirePolicy,
-		t.Enabled, paused, fmtMs(t.NextFireAtMs), fmtMs(t.LastScheduledAtMs))
+		t.Enabled, paused, next, fmtMs(t.LastScheduledAtMs))
+	if p := policiesLine(t); p != "" {
+		fmt.Fprintf(w, "policies   %s\n", p)
+	}
 	note := ""
 	switch {
 	case !t.Enabled:
@@ -109,7 +117,14 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	}
 	fmt.Fprintf(w, "\nnext fire times (clock %s%s):\n", fmtMs(&v.NowMs), note)
 	for _, f := range v.NextFires {
-		fmt.Fprintf(w, "  %s  %s\n", f.Local, fmtMs(&f.AtMs))
+		due := ""
+		if f.DueAtMs != f.AtMs {
+			due = "  (due " + fmtMs(&f.DueAtMs) + ")"
+		}
+		fmt.Fprintf(w, "  %s  %s%s\n", f.Local, fmtMs(&f.AtMs), due)
+	}
+	if len(v.NextFires) == 0 {
+		fmt.Fprintln(w, "  (none: the trigger has ended)")
 	}
 	tw := newTable(w)
 	fmt.Fprintln(tw, "\nRUN\tSTATE\tSCHEDULED FOR\tREV")
@@ -135,6 +150,24 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 		fmt.Fprintln(tw, "(every occurrence so far got its run)")
 	}
 	return tw.Flush()
+}
+
+// policiesLine names a trigger's time policies, or "" when it has none.
+func policiesLine(t view.Trigger) string {
+	var parts []string
+	if t.Cron.JitterMs > 0 {
+		parts = append(parts, "jitter "+(time.Duration(t.Cron.JitterMs)*time.Millisecond).String())
+	}
+	if t.Cron.StartAtMs != 0 {
+		parts = append(parts, "startAt "+fmtMs(&t.Cron.StartAtMs))
+	}
+	if t.Cron.EndAtMs != 0 {
+		parts = append(parts, "endAt "+fmtMs(&t.Cron.EndAtMs))
+	}
+	if w := t.Cron.CatchUpWindowMs; w != nil {
+		parts = append(parts, "catchUpWindow "+(time.Duration(*w)*time.Millisecond).String())
+	}
+	return strings.Join(parts, "  ")
 }
 
 func triggersPauseCommand(opts Options, pause bool) *cobra.Command {

@@ -23,10 +23,11 @@ type LedgerEntry struct {
 }
 
 // FireTime is one upcoming occurrence, in UTC milliseconds and in the
-// trigger's zone.
+// trigger's zone, with the jittered instant it falls due at.
 type FireTime struct {
-	AtMs  int64  `json:"atMs"`
-	Local string `json:"local"`
+	AtMs    int64  `json:"atMs"`
+	Local   string `json:"local"`
+	DueAtMs int64  `json:"dueAtMs"`
 }
 
 // TriggerDetail is what `ql triggers show` prints.
@@ -55,8 +56,14 @@ func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run) (TriggerDetail, 
 	if err != nil {
 		return TriggerDetail{}, fmt.Errorf("trigger %s: its stored cron no longer parses: %w", d.TriggerID, err)
 	}
+	// Occurrences before startAt do not exist for the trigger, and none
+	// fires after endAt.
 	var next []int64
-	for at, ok := sched.Next(d.NowMs); ok && len(next) < NextFireCount; at, ok = sched.Next(at) {
+	from := max(d.NowMs, d.Cron.StartAtMs-1)
+	for at, ok := sched.Next(from); ok && len(next) < NextFireCount; at, ok = sched.Next(at) {
+		if d.Cron.EndAtMs != 0 && at > d.Cron.EndAtMs {
+			break
+		}
 		next = append(next, at)
 	}
 	loc := sched.Location()
@@ -66,7 +73,8 @@ func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run) (TriggerDetail, 
 		NextFires: make([]FireTime, 0, len(next)), Runs: make([]Run, 0, len(runs)), Ledger: make([]LedgerEntry, 0, len(d.Ledger)),
 	}
 	for _, ms := range next {
-		out.NextFires = append(out.NextFires, FireTime{AtMs: ms, Local: time.UnixMilli(ms).In(loc).Format(LocalTimeFormat)})
+		out.NextFires = append(out.NextFires, FireTime{AtMs: ms, Local: time.UnixMilli(ms).In(loc).Format(LocalTimeFormat),
+			DueAtMs: schedule.FireAt(d.TriggerID, ms, d.Cron.JitterMs)})
 	}
 	for _, r := range runs {
 		out.Runs = append(out.Runs, NewRun(r))

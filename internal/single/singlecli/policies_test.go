@@ -69,6 +69,15 @@ func TestAJitteredTriggerIsAdmittedAtItsJitteredInstantEndToEnd(t *testing.T) {
 	if !strings.Contains(out, " ended ") {
 		t.Fatalf("triggers list %q; want the trigger past its endAt shown as ended", out)
 	}
+	code, out, errOut = ql(t, "triggers", "show", "over", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "cursor     ended (past endAt)") || !strings.Contains(out, "policies   startAt 2020-01-01T00:00:00.000Z  endAt 2020-02-01T00:00:00.000Z") ||
+		!strings.Contains(out, "(none: the trigger has ended)") {
+		t.Fatalf("triggers show over: %d %q %q; want it ended, its bounds and no next fire time", code, out, errOut)
+	}
+	code, out, errOut = ql(t, "triggers", "show", "every-second", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "policies   jitter 800ms  endAt 2100-01-01T00:00:00.000Z") || !strings.Contains(out, "(due ") {
+		t.Fatalf("triggers show every-second: %d %q %q; want its jitter and the jittered due times of its next fires", code, out, errOut)
+	}
 	id := runIn(t, db, "succeeded")
 	code, out, errOut = ql(t, "runs", "show", id, "-o", "json", "--data-dir", dir)
 	var detail struct {

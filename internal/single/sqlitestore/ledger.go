@@ -121,18 +121,20 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 	err := s.read(ctx, "show trigger", func(tx *txn) error {
 		t := &d.TriggerStatus
 		var enabled, paused int
-		var next, last, pausedAt sql.NullInt64
+		var next, due, last, pausedAt sql.NullInt64
 		var note sql.NullString
+		var pol policyCols
 		err := tx.QueryRowContext(ctx, qTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
-			&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &t.TaskID, &t.TaskName, &t.TaskRevision,
-			&next, &last, &t.StateVersion, &paused, &note, &pausedAt)
+			&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window,
+			&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &note, &pausedAt)
 		if errors.Is(err, sql.ErrNoRows) {
 			return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
 		}
 		if err != nil {
 			return err
 		}
-		t.Enabled, t.NextFireAtMs, t.LastScheduledAtMs = enabled == 1, ptr(next), ptr(last)
+		pol.into(&t.Cron)
+		t.Enabled, t.NextFireAtMs, t.NextDueAtMs, t.LastScheduledAtMs = enabled == 1, ptr(next), ptr(due), ptr(last)
 		d.Paused, d.PauseNote = paused == 1, note.String
 		if d.Paused {
 			d.PausedAtMs = ptr(pausedAt)
