@@ -101,6 +101,15 @@ func OpenRuntime(ctx context.Context, url string, cfg RuntimeConfig) (*Runtime, 
 	return &Runtime{pool: pool, cfg: cfg, roles: RoleNames(cfg.RolePrefix), handles: newHandles()}, nil
 }
 
+// PoolCounters reads the pool's counters since it opened: acquisitions
+// that found no idle connection and waited for one to be opened or
+// released, their total wait, and the connections opened (each paid the
+// connection's setup: TCP, TLS, authentication).
+func (r *Runtime) PoolCounters() (waits int64, waited time.Duration, opened int64) {
+	st := r.pool.Stat()
+	return st.EmptyAcquireCount(), st.EmptyAcquireWaitTime(), st.NewConnsCount()
+}
+
 // Close releases the pool.
 func (r *Runtime) Close() { r.pool.Close() }
 
