@@ -85,8 +85,8 @@ func (s *store) buildClaimLayout(t testing.TB, l claimLayout) {
 // claimCost is what one claim read, from EXPLAIN (ANALYZE, BUFFERS).
 type claimCost struct {
 	Claimed       int
-	ScheduleReads int // schedule rows returned or filtered by scan nodes
-	Buffers       int // shared buffers hit or read by the whole statement
+	ScheduleReads int  // schedule rows returned or filtered by scan nodes
+	Buffers       int  // shared buffers hit or read by the whole statement
 	JIT           bool // the executor compiled the plan's expressions first
 	Plan          string
 }
