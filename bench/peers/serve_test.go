@@ -446,4 +446,3 @@ func shortQuery(q string) string {
 	}
 	return q[:min(len(q), 90)]
 }
-
