@@ -31,6 +31,12 @@ import (
 //	PEERS_SERVE_N    triggers of BenchmarkServe (default 1000,10000)
 //	PEERS_BOUNDARIES boundaries measured per process (default 1)
 //	PEERS_CRON       the triggers' cron (default "* * * * *": minute boundaries)
+//	PEERS_RIVER      when set, River's aligned drain of the same n on the
+//	                 same server first (BenchmarkAligned's), for the ratio
+//	PEERS_AUTO_EXPLAIN_MS  when set, auto_explain logs every statement
+//	                 slower than that many ms with its plan (ANALYZE, BUFFERS;
+//	                 it slows every statement), copied to
+//	                 $TMPDIR/peers-postgres.log at the end
 func envOr(name, def string) string {
 	if v := os.Getenv(name); v != "" {
 		return v
@@ -234,7 +240,7 @@ func (p *serveProc) cpuMs(b *testing.B) float64 {
 	return (ut + st) * 10 // clock ticks of 10 ms
 }
 
-// BenchmarkServe is the black-box drain: one real `ql serve --profile
+// BenchmarkServe is the black-box drain (BENCHMARKS.md, "Black box"): one real `ql serve --profile
 // cluster --page-size 256` process per binary (PEERS_QL_BINS) over n
 // triggers on "* * * * *", started with every cursor uninitialised (as
 // after `ql apply`), measured at the next minute boundary it has
@@ -249,6 +255,9 @@ func BenchmarkServe(b *testing.B) {
 		n, err := strconv.Atoi(ns)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if os.Getenv("PEERS_RIVER") != "" {
+			b.Run(fmt.Sprintf("n=%d/river", n), func(b *testing.B) { riverAligned(b, srv, n) })
 		}
 		env := blackBoxEnv(b, srv)
 		cron := envOr("PEERS_CRON", "* * * * *")
@@ -315,8 +324,9 @@ func serveBoundary(b *testing.B, env *clustertest.Env, p *serveProc, n int, boun
 		extract(epoch FROM pg_xact_commit_timestamp(xmin)) * 1000 AS commit_ms
 		FROM qinglong.runs WHERE scheduled_for_ms = %d`, boundary), boundary)
 	var w strings.Builder
-	fmt.Fprintf(&w, "boundary %d (%s): n=%d drain %s, lag p50 %s p99 %s, duplicates %d; ql CPU %.0f ms\n", k+1,
-		time.UnixMilli(boundary).UTC().Format(time.TimeOnly), n, r.Drain, r.P50, r.P99, r.Duplicates, cpu)
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(&w, "boundary %d (%s): n=%d drain %s, lag p50 %s p99 %s, duplicates %d; ql CPU %.0f ms; load average %s\n", k+1,
+		time.UnixMilli(boundary).UTC().Format(time.TimeOnly), n, r.Drain, r.P50, r.P99, r.Duplicates, cpu, strings.Join(strings.Fields(string(load))[:3], " "))
 	rounds := p.logs.withCode("scheduler.round")
 	writeRounds(&w, rounds[recs0:], rounds[:recs0], boundary, boundary+r.Drain.Milliseconds())
 	fmt.Fprintf(&w, "WAL: %d records, %d writes, %d flushes (%.0f ms syncing); %d sessions opened, %d commits\n",
@@ -410,22 +420,22 @@ func writeRounds(w *strings.Builder, rounds, earlier []map[string]any, from, to 
 // since the reset.
 func writeStatements(w *strings.Builder, b *testing.B, env *clustertest.Env) {
 	b.Helper()
-	rows, err := env.Super.Query(context.Background(), `SELECT calls, total_exec_time, rows, wal_records,
+	rows, err := env.Super.Query(context.Background(), `SELECT calls, total_exec_time, rows, wal_records, shared_blks_hit + shared_blks_read,
 		regexp_replace(left(query, 400), '\s+', ' ', 'g')
 		FROM pg_stat_statements WHERE calls > 0 ORDER BY total_exec_time DESC LIMIT 8`)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer rows.Close()
-	fmt.Fprintf(w, "statements by server time (calls, total ms, mean ms, rows, WAL records):\n")
+	fmt.Fprintf(w, "statements by server time (calls, total ms, mean ms, rows, WAL records, buffers per call):\n")
 	for rows.Next() {
-		var calls, nrows, wal int64
+		var calls, nrows, wal, buffers int64
 		var total float64
 		var q string
-		if err := rows.Scan(&calls, &total, &nrows, &wal, &q); err != nil {
+		if err := rows.Scan(&calls, &total, &nrows, &wal, &buffers, &q); err != nil {
 			b.Fatal(err)
 		}
-		fmt.Fprintf(w, "  %6d %9.1f %7.2f %7d %7d  %s\n", calls, total, total/float64(calls), nrows, wal, shortQuery(q))
+		fmt.Fprintf(w, "  %6d %9.1f %7.2f %7d %7d %7d  %s\n", calls, total, total/float64(calls), nrows, wal, buffers/calls, shortQuery(q))
 	}
 	if err := rows.Err(); err != nil {
 		b.Fatal(err)
@@ -435,7 +445,8 @@ func writeStatements(w *strings.Builder, b *testing.B, env *clustertest.Env) {
 // shortQuery names a statement by the text that tells it apart.
 func shortQuery(q string) string {
 	for _, s := range []struct{ mark, name string }{
-		{"SET claim_owner = $1", "claim (sql/claim.sql)"},
+		{"uninitialised AS", "claim (sql/claim.sql)"},
+		{"WITH input AS", "page write (commit_page.sql CommitPageWrite)"},
 		{"next_fire_at_ms > now.ms", "claim horizon"},
 		{"INSERT INTO qinglong.run_events", "page write (commit_page.sql CommitPageWrite)"},
 		{"WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)", "page lock (commit_page.sql CommitPageLock)"},
@@ -445,4 +456,62 @@ func shortQuery(q string) string {
 		}
 	}
 	return q[:min(len(q), 90)]
+}
+
+// BenchmarkServeLag is the black-box admission lag: PEERS_LAG_REPLICAS
+// (default 3) real `ql serve --profile cluster --page-size 256` processes
+// per binary over 300 triggers firing every second, for 10 s; lag = Run
+// created − scheduled time (database time) of every occurrence scheduled
+// from the 3rd second to 2 s before the end. coalesced counts occurrences
+// never admitted because the next one fell due first.
+func BenchmarkServeLag(b *testing.B) {
+	srv := blackBoxServer(b)
+	bins := qlBinaries(b)
+	const triggers = 300
+	replicas, _ := strconv.Atoi(envOr("PEERS_LAG_REPLICAS", "3"))
+	env := blackBoxEnv(b, srv)
+	env.Apply(b, clustertest.Triggers("lag", triggers, "* * * * * *"))
+	for _, bin := range bins {
+		b.Run(fmt.Sprintf("triggers=%d/replicas=%d/ql=%s", triggers, replicas, bin.label), func(b *testing.B) {
+			var p50, p99, coalesced float64
+			for b.Loop() {
+				p50, p99, coalesced = serveLagRun(b, env, bin, triggers, replicas)
+			}
+			b.ReportMetric(p50, "lag_p50_ms")
+			b.ReportMetric(p99, "lag_p99_ms")
+			b.ReportMetric(coalesced, "coalesced")
+		})
+	}
+}
+
+func serveLagRun(b *testing.B, env *clustertest.Env, bin binary, triggers, replicas int) (p50, p99, coalesced float64) {
+	b.Helper()
+	const window = 10 * time.Second
+	env.Exec(b, `TRUNCATE qinglong.run_events, qinglong.attempts, qinglong.runs`)
+	env.Exec(b, `UPDATE qinglong.trigger_schedules
+		SET next_fire_at_ms = NULL, last_scheduled_at_ms = NULL, claim_owner = NULL, claim_token = NULL,
+		    claim_expires_at_ms = NULL, state_version = state_version + 1`)
+	procs := make([]*serveProc, replicas)
+	for i := range procs {
+		procs[i] = startServe(b, bin.path, env, fmt.Sprintf("lag-%d", i), append([]string{"--page-size", "256"}, bin.flags...)...)
+	}
+	start := env.Int(b, `SELECT `+pgstore.ClockMsSQL)
+	time.Sleep(window)
+	for _, p := range procs {
+		p.stop(b)
+	}
+	from := (start/1000 + 3) * 1000
+	to := (start+window.Milliseconds())/1000*1000 - 2000
+	var runs int64
+	if err := env.Super.QueryRow(context.Background(), `SELECT
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY created_at_ms - scheduled_for_ms),
+		percentile_cont(0.99) WITHIN GROUP (ORDER BY created_at_ms - scheduled_for_ms), count(*)
+		FROM qinglong.runs WHERE scheduled_for_ms BETWEEN $1 AND $2`, from, to).Scan(&p50, &p99, &runs); err != nil {
+		b.Fatal(err)
+	}
+	if o := env.Count(b); o.Duplicates != 0 || o.Malformed != 0 {
+		b.Fatalf("occurrences: %+v", o)
+	}
+	fmt.Fprintf(os.Stderr, "--- %s: lag p50 %.0f ms, p99 %.0f ms over %d occurrences\n", b.Name(), p50, p99, runs)
+	return p50, p99, float64(int64(triggers)*((to-from)/1000+1) - runs)
 }
