@@ -71,7 +71,7 @@ func TestARowFallingDueWhileTheClaimRunsIsInItsHorizon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback(ctx) //nolint:errcheck // measurement only
+	defer tx.Rollback(ctx) // measurement only
 	var began int64
 	if err := tx.QueryRow(ctx, `SELECT (extract(epoch FROM transaction_timestamp()) * 1000)::bigint`).Scan(&began); err != nil {
 		t.Fatal(err)

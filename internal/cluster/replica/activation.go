@@ -33,7 +33,7 @@ const (
 // burst would otherwise find its pool's idle connections closed).
 func keptConns(c scheduler.Config) int32 {
 	groups := min(c.Parallel, (c.PageSize+schedule.MinCommitGroup-1)/schedule.MinCommitGroup)
-	return int32(groups) + 2
+	return int32(groups) + 2 //nolint:gosec // G115: at most schedule.MaxParallel (validated settings)
 }
 
 // activation is one pass of pool → readiness → startup recovery →
