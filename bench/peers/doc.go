@@ -5,5 +5,11 @@
 //
 // Run it from this directory (BENCHMARKS.md, "Side by side with River"):
 //
-//	go test -run '^$' -bench . -benchtime 1x
+//	go test -run '^$' -bench Aligned -benchtime 1x
+//
+// BenchmarkServe and BenchmarkServeLag drive real `ql serve --profile
+// cluster` processes instead, black-box (BENCHMARKS.md, "Black box";
+// serve_test.go lists their settings):
+//
+//	go test -run '^$' -bench 'BenchmarkServe$' -benchtime 1x
 package peers

@@ -58,7 +58,7 @@ func qinglongRun(b *testing.B, env *clustertest.Env, n int) result {
 			b.Error(err)
 		}
 	}()
-	waitCount(b, env.Super, `SELECT count(*) FROM qinglong.runs`, n, 5*time.Minute)
+	waitCount(b, env.Super, `SELECT count(*) FROM qinglong.runs`, n, 5*time.Minute, 100*time.Millisecond)
 	return measure(b, env.Super, `SELECT trigger_id::text || ':' || scheduled_for_ms AS key,
 		extract(epoch FROM pg_xact_commit_timestamp(xmin)) * 1000 AS commit_ms
 		FROM qinglong.runs`, boundary.UnixMilli())

@@ -95,7 +95,7 @@ func riverRun(b *testing.B, pool *pgxpool.Pool, n int) result {
 			b.Error(err)
 		}
 	}()
-	waitCount(b, pool, `SELECT count(*) FROM river_job WHERE queue = '`+periodicQueue+`'`, n, 2*time.Minute)
+	waitCount(b, pool, `SELECT count(*) FROM river_job WHERE queue = '`+periodicQueue+`'`, n, 2*time.Minute, 100*time.Millisecond)
 	return measure(b, pool, `SELECT args->>'i' AS key,
 		extract(epoch FROM pg_xact_commit_timestamp(xmin)) * 1000 AS commit_ms
 		FROM river_job WHERE queue = '`+periodicQueue+`'`, boundary.UnixMilli())

@@ -25,7 +25,7 @@ var _ catalog.Store = (*Admin)(nil)
 
 // OpenAdmin connects as the admin role.
 func OpenAdmin(ctx context.Context, url string) (*Admin, error) {
-	pool, err := openPool(ctx, url, adminPoolSize, adminStatementTimeout, adminIdleTimeout)
+	pool, err := openPool(ctx, url, adminPoolSize, 0, adminStatementTimeout, adminIdleTimeout)
 	if err != nil {
 		return nil, err
 	}

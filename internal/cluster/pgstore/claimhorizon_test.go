@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -44,6 +45,52 @@ func TestTheClaimReportsTheNextDueInstantFromOneIndexProbe(t *testing.T) {
 	scan, buffers, plan := explainHorizon(t, s)
 	if scan.IndexName != "trigger_schedules_unclaimed_order_idx" || scan.ActualRows != 1 || scan.RemovedByFilter != 0 || buffers > 16 {
 		t.Fatalf("the horizon read %+v and %d buffers; want one row from trigger_schedules_unclaimed_order_idx:\n%s", scan, buffers, plan)
+	}
+}
+
+// TestARowFallingDueWhileTheClaimRunsIsInItsHorizon: the horizon leaves out
+// rows that were due before the take's pipeline began (the claim saw them
+// and did not take them), but reports a row that fell due while it ran,
+// though already due by the horizon's clock: the claim may have read its
+// clock before that instant, and a replica woken a little early for a
+// boundary would otherwise find neither the boundary's rows nor a horizon,
+// and sleep a whole cadence past them.
+func TestARowFallingDueWhileTheClaimRunsIsInItsHorizon(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.buildClaimLayout(t, claimLayout{total: 100})
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, s.url(RoleRuntime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// The explicit transaction stands for the take's pipeline: it began
+	// before both rows are placed.
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) // measurement only
+	var began int64
+	if err := tx.QueryRow(ctx, `SELECT (extract(epoch FROM transaction_timestamp()) * 1000)::bigint`).Scan(&began); err != nil {
+		t.Fatal(err)
+	}
+	place := `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = $1
+		WHERE trigger_id = (SELECT trigger_id FROM qinglong.trigger_schedules ORDER BY trigger_id OFFSET $2 LIMIT 1)`
+	s.exec(t, place, began-1000, 0) // due before the take began
+	s.exec(t, place, began+1, 1)    // falls due while it runs
+	time.Sleep(20 * time.Millisecond)
+	var now int64
+	var next *int64
+	if err := tx.QueryRow(ctx, sqlClaimHorizon).Scan(&now, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next == nil || *next != began+1 {
+		t.Fatalf("horizon %v, want the row that fell due while the take ran (%d)", next, began+1)
+	}
+	if *next >= now {
+		t.Fatalf("the horizon's clock %d is not past the row's instant %d: the test did not place it inside the take", now, *next)
 	}
 }
 

@@ -11,9 +11,15 @@ import (
 
 // claimLayout is the adversarial schedule table of docs/architecture.md, "Claim": total rows, of
 // which dueRows share one fire time and liveClaims are held claims whose
-// cursors sort in front of the due rows.
+// cursors sort in front of the due rows. The triggers belong to projects
+// projects (1 when zero), one task each, in turn. With
+// definitionsUnanalyzed only the schedule table has statistics, as on a
+// fresh installation: autovacuum never analyzes a table of fewer than 50
+// rows, such as the projects or tasks of most installations.
 type claimLayout struct {
 	total, dueRows, liveClaims int
+	projects                   int
+	definitionsUnanalyzed      bool
 }
 
 // buildClaimLayout fills the env's schedule table with generate_series, as
@@ -27,15 +33,21 @@ func (s *store) buildClaimLayout(t testing.TB, l claimLayout) {
 		t.Fatal(err)
 	}
 	defer conn.Release()
+	projects := max(1, l.projects)
+	// Project i's id ends in hex 1 + i, its task's in hex 100001 + i.
+	projectID := `('00000000-0000-7000-8000-' || lpad(to_hex(1 + %s), 12, '0'))::uuid`
+	taskID := `('00000000-0000-7000-8000-' || lpad(to_hex(1048577 + %s), 12, '0'))::uuid`
 	stmts := []string{
 		`SET session_replication_role = replica`,
-		`INSERT INTO qinglong.projects VALUES ('00000000-0000-7000-8000-000000000001', 'bulk', 'active', 0, 0)`,
-		`INSERT INTO qinglong.tasks VALUES ('00000000-0000-7000-8000-000000000002', '00000000-0000-7000-8000-000000000001', 'job', 1, 0, 0)`,
-		`INSERT INTO qinglong.task_revisions VALUES ('00000000-0000-7000-8000-000000000002', 1, '00000000-0000-7000-8000-000000000001',
-			'qinglong/command@v1', 'job', true, '{}', '{}', 'sha256:' || repeat('a', 64), 'm', 0)`,
+		fmt.Sprintf(`INSERT INTO qinglong.projects SELECT %s, 'bulk' || i, 'active', 0, 0 FROM generate_series(0, %d) i`,
+			fmt.Sprintf(projectID, "i"), projects-1),
+		fmt.Sprintf(`INSERT INTO qinglong.tasks SELECT %s, %s, 'job', 1, 0, 0 FROM generate_series(0, %d) i`,
+			fmt.Sprintf(taskID, "i"), fmt.Sprintf(projectID, "i"), projects-1),
+		`INSERT INTO qinglong.task_revisions SELECT id, 1, project_id,
+			'qinglong/command@v1', 'job', true, '{}', '{}', 'sha256:' || repeat('a', 64), 'm', 0 FROM qinglong.tasks`,
 		fmt.Sprintf(`INSERT INTO qinglong.triggers
-			SELECT gen_random_uuid(), '00000000-0000-7000-8000-000000000001', '00000000-0000-7000-8000-000000000002', 't' || i, 1, 0, 0
-			FROM generate_series(1, %d) i`, l.total),
+			SELECT gen_random_uuid(), %s, %s, 't' || i, 1, 0, 0
+			FROM generate_series(1, %d) i`, fmt.Sprintf(projectID, fmt.Sprintf("i %% %d", projects)), fmt.Sprintf(taskID, fmt.Sprintf("i %% %d", projects)), l.total),
 		`INSERT INTO qinglong.trigger_revisions
 			SELECT id, 1, project_id, task_id, 1, 'sha256:' || repeat('a', 64), 'qinglong/cron@v1', name, true,
 			       '* * * * *', 'UTC', 'fire_once', 'sha256:' || repeat('b', 64), 'm', 0
@@ -59,7 +71,9 @@ func (s *store) buildClaimLayout(t testing.TB, l claimLayout) {
 			FROM numbered, now`, l.liveClaims, l.dueRows),
 		`RESET session_replication_role`,
 		`VACUUM ANALYZE qinglong.trigger_schedules`,
-		`ANALYZE`,
+	}
+	if !l.definitionsUnanalyzed {
+		stmts = append(stmts, `ANALYZE`)
 	}
 	for _, stmt := range stmts {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
@@ -71,8 +85,9 @@ func (s *store) buildClaimLayout(t testing.TB, l claimLayout) {
 // claimCost is what one claim read, from EXPLAIN (ANALYZE, BUFFERS).
 type claimCost struct {
 	Claimed       int
-	ScheduleReads int // schedule rows returned or filtered by scan nodes
-	Buffers       int // shared buffers hit or read by the whole statement
+	ScheduleReads int  // schedule rows returned or filtered by scan nodes
+	Buffers       int  // shared buffers hit or read by the whole statement
+	JIT           bool // the executor compiled the plan's expressions first
 	Plan          string
 }
 
@@ -82,6 +97,13 @@ type claimCost struct {
 // runs: a prepared statement under the same plan_cache_mode (EXPLAIN of
 // the statement itself would plan it for these parameter values).
 func (s *store) explainClaim(t testing.TB, limit int) claimCost {
+	t.Helper()
+	return s.explainClaimAfter(t, limit, sqlGenericPlans)
+}
+
+// explainClaimAfter is explainClaim with the settings statement given in
+// place of the one the claim's pipeline runs.
+func (s *store) explainClaimAfter(t testing.TB, limit int, settings string) claimCost {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, s.url(RoleRuntime))
@@ -94,7 +116,7 @@ func (s *store) explainClaim(t testing.TB, limit int) claimCost {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) // measurement only
-	for _, stmt := range []string{sqlGenericPlans, "PREPARE claim AS " + sqlClaim} {
+	for _, stmt := range []string{settings, "PREPARE claim AS " + sqlClaim} {
 		if _, err := tx.Exec(ctx, stmt); err != nil {
 			t.Fatalf("explain claim: %v", err)
 		}
@@ -105,13 +127,14 @@ func (s *store) explainClaim(t testing.TB, limit int) claimCost {
 		t.Fatalf("explain claim: %v", err)
 	}
 	var plans []struct {
-		Plan planNode `json:"Plan"`
+		Plan planNode        `json:"Plan"`
+		JIT  json.RawMessage `json:"JIT"`
 	}
 	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
 		t.Fatalf("explain output: %v", err)
 	}
 	top := plans[0].Plan
-	cost := claimCost{Claimed: int(top.ActualRows), Buffers: top.SharedHit + top.SharedRead, Plan: string(out)}
+	cost := claimCost{Claimed: int(top.ActualRows), Buffers: top.SharedHit + top.SharedRead, JIT: plans[0].JIT != nil, Plan: string(out)}
 	top.walk(func(n planNode) {
 		if n.Relation == "trigger_schedules" && n.NodeType != "ModifyTable" {
 			cost.ScheduleReads += int(n.ActualRows*n.ActualLoops) + int(n.RemovedByFilter)
@@ -152,22 +175,20 @@ func claimBufferBudget(limit int) int { return 40*limit + 200 }
 // (the 1,000,000-row version is BenchmarkClaimPlan) with 10,000 due rows
 // sharing one fire time behind 5,000 live claims, and fails if a claim of
 // 16 reads more than a few times 16 schedule rows or touches more buffers
-// than a small multiple of that.
+// than a small multiple of that — before the definition tables have
+// statistics (a fresh installation, whose few projects and tasks autovacuum
+// never analyzes) and after. The same holds on a table of 10,000 rows that
+// are all due, the burst of a minute boundary.
 func TestClaimCostStaysFlatOnTheAdversarialLayouts(t *testing.T) {
 	t.Parallel()
+	burst := newStore(t)
+	burst.buildClaimLayout(t, claimLayout{total: 10_000, dueRows: 10_000, projects: 10, definitionsUnanalyzed: true})
+	burst.requireFlatClaims(t, "10,000 rows all due")
 	s := newStore(t)
-	s.buildClaimLayout(t, claimLayout{total: 200_000, dueRows: 10_000, liveClaims: 5_000})
-	for _, limit := range []int{1, 16, 256} {
-		c := s.explainClaim(t, limit)
-		if c.Claimed != limit {
-			t.Fatalf("limit %d claimed %d rows", limit, c.Claimed)
-		}
-		if c.ScheduleReads > claimReadBudget(limit) || c.Buffers > claimBufferBudget(limit) {
-			t.Fatalf("claim of %d read %d schedule rows (budget %d) and %d buffers (budget %d); plan:\n%s",
-				limit, c.ScheduleReads, claimReadBudget(limit), c.Buffers, claimBufferBudget(limit), c.Plan)
-		}
-		t.Logf("limit %d: %d schedule rows read, %d buffers", limit, c.ScheduleReads, c.Buffers)
-	}
+	s.buildClaimLayout(t, claimLayout{total: 200_000, dueRows: 10_000, liveClaims: 5_000, projects: 10, definitionsUnanalyzed: true})
+	s.requireFlatClaims(t, "200,000 rows, definitions without statistics")
+	s.exec(t, "ANALYZE")
+	s.requireFlatClaims(t, "200,000 rows, every table analyzed")
 	// Negative control: with a single naive index instead, the same
 	// measurement must see the cost the budget exists to catch.
 	s.exec(t, "DROP INDEX qinglong.trigger_schedules_unclaimed_order_idx")
@@ -178,5 +199,41 @@ func TestClaimCostStaysFlatOnTheAdversarialLayouts(t *testing.T) {
 		t.Fatalf("with the naive index the claim read only %d schedule rows; the measurement cannot tell a flat plan from a bad one", c.ScheduleReads)
 	} else {
 		t.Logf("naive index, limit 16: %d schedule rows read, %d buffers", c.ScheduleReads, c.Buffers)
+	}
+}
+
+// requireFlatClaims fails unless claims of 1, 16 and 256 each claim that
+// many rows within the read and buffer budgets.
+func (s *store) requireFlatClaims(t *testing.T, layout string) {
+	t.Helper()
+	for _, limit := range []int{1, 16, 256} {
+		c := s.explainClaim(t, limit)
+		if c.Claimed != limit {
+			t.Fatalf("%s: limit %d claimed %d rows", layout, limit, c.Claimed)
+		}
+		if c.ScheduleReads > claimReadBudget(limit) || c.Buffers > claimBufferBudget(limit) {
+			t.Fatalf("%s: claim of %d read %d schedule rows (budget %d) and %d buffers (budget %d); plan:\n%s",
+				layout, limit, c.ScheduleReads, claimReadBudget(limit), c.Buffers, claimBufferBudget(limit), c.Plan)
+		}
+		t.Logf("%s, limit %d: %d schedule rows read, %d buffers", layout, limit, c.ScheduleReads, c.Buffers)
+	}
+}
+
+// TestClaimIsNeverJITCompiled: on a table large enough for the planner's
+// cost estimate of the claim to pass jit_above_cost, PostgreSQL would
+// compile the plan's expressions at every execution (tens to hundreds of
+// milliseconds, for a claim that executes in a few); the claim's pipeline
+// turns JIT off for its transaction.
+func TestClaimIsNeverJITCompiled(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.buildClaimLayout(t, claimLayout{total: 200_000, dueRows: 10_000, liveClaims: 5_000, projects: 10})
+	if c := s.explainClaim(t, 16); c.JIT {
+		t.Fatalf("the claim was JIT-compiled; plan:\n%s", c.Plan)
+	}
+	// Negative control: under the server's defaults the same claim is
+	// compiled, so the measurement can see it.
+	if c := s.explainClaimAfter(t, 16, `SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'on', true)`); !c.JIT {
+		t.Fatalf("with JIT on the claim was not compiled: the layout no longer shows what the setting prevents; plan:\n%s", c.Plan)
 	}
 }

@@ -38,9 +38,10 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// openPool opens and pings a pool of at most maxConns connections, each
-// bounded by the statement and idle-in-transaction timeouts given.
-func openPool(ctx context.Context, url string, maxConns int32, statement, idle time.Duration) (*pgxpool.Pool, error) {
+// openPool opens and pings a pool of at most maxConns connections, keeping
+// minConns open while idle, each bounded by the statement and
+// idle-in-transaction timeouts given.
+func openPool(ctx context.Context, url string, maxConns, minConns int32, statement, idle time.Duration) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, qlerror.New(qlerror.Invalid, "database URL: cannot be parsed; use postgres://user@host:port/db (the password belongs in PGPASSWORD or a password file)")
@@ -48,6 +49,7 @@ func openPool(ctx context.Context, url string, maxConns int32, statement, idle t
 	cfg.ConnConfig.ConnectTimeout = connectTimeout
 	applySession(&cfg.ConnConfig.Config, statement, idle)
 	cfg.MaxConns = maxConns
+	cfg.MinConns = minConns
 	// No liveness ping on acquire: pgxpool would silently replace a
 	// connection whose backend was terminated, and the replica would never
 	// learn that it lost the database. Without the ping the next statement

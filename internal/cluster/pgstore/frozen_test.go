@@ -267,7 +267,7 @@ func TestFrozenPublishDoesNotStallAdmissions(t *testing.T) {
 	// As OpenAdmin, but without the admin role's idle-in-transaction bound,
 	// which would end the frozen publish within seconds: the point here is
 	// what admissions do while it is open.
-	pool, err := openPool(t.Context(), c.proxied(t, RoleAdmin), adminPoolSize, adminStatementTimeout, 0)
+	pool, err := openPool(t.Context(), c.proxied(t, RoleAdmin), adminPoolSize, 0, adminStatementTimeout, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,13 @@ type RuntimeConfig struct {
 	RolePrefix string
 	// MaxConns bounds the pool (default DefaultRuntimeConns).
 	MaxConns int32
+	// MinConns is how many connections the pool keeps open even while idle
+	// (0–MaxConns, default 0): a scheduler that commits a burst's groups
+	// side by side then finds their connections open and authenticated,
+	// however long since the last burst, instead of opening them (TCP,
+	// TLS, password exchange) inside its first round. The pool re-opens
+	// them in the background when their lifetime ends.
+	MinConns int32
 
 	// unboundedIdle lifts the idle-in-transaction bound of this pool's
 	// sessions. Only tests set it: to hold a transaction frozen for longer
@@ -63,6 +70,9 @@ func (c RuntimeConfig) Validate() error {
 	}
 	if c.MaxConns < 2 || c.MaxConns > 64 {
 		return qlerror.New(qlerror.Invalid, "runtime pool size %d is outside 2–64", c.MaxConns)
+	}
+	if c.MinConns < 0 || c.MinConns > c.MaxConns {
+		return qlerror.New(qlerror.Invalid, "runtime pool's kept connections %d are outside 0–%d (its size)", c.MinConns, c.MaxConns)
 	}
 	if err := (RolesConfig{Prefix: c.RolePrefix}).Validate(); err != nil {
 		return err
@@ -94,11 +104,20 @@ func OpenRuntime(ctx context.Context, url string, cfg RuntimeConfig) (*Runtime, 
 	if cfg.unboundedIdle {
 		idle = 0
 	}
-	pool, err := openPool(ctx, url, cfg.MaxConns, statement, idle)
+	pool, err := openPool(ctx, url, cfg.MaxConns, cfg.MinConns, statement, idle)
 	if err != nil {
 		return nil, err
 	}
 	return &Runtime{pool: pool, cfg: cfg, roles: RoleNames(cfg.RolePrefix), handles: newHandles()}, nil
+}
+
+// PoolCounters reads the pool's counters since it opened: acquisitions
+// that found no idle connection and waited for one to be opened or
+// released, their total wait, and the connections opened (each paid the
+// connection's setup: TCP, TLS, authentication).
+func (r *Runtime) PoolCounters() (waits int64, waited time.Duration, opened int64) {
+	st := r.pool.Stat()
+	return st.EmptyAcquireCount(), st.EmptyAcquireWaitTime(), st.NewConnsCount()
 }
 
 // Close releases the pool.

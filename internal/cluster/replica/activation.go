@@ -26,6 +26,16 @@ const (
 	backoffMax   = 5 * time.Second
 )
 
+// keptConns is how many connections a replica's pool keeps open while
+// idle: one per commit group of a full page, one for the claim that
+// overlaps them and one for telling the other replicas about admitted
+// Runs, so a burst never opens a connection inside its rounds (an hourly
+// burst would otherwise find its pool's idle connections closed).
+func keptConns(c scheduler.Config) int32 {
+	groups := min(c.Parallel, (c.PageSize+schedule.MinCommitGroup-1)/schedule.MinCommitGroup)
+	return int32(groups) + 2 //nolint:gosec // G115: at most schedule.MaxParallel (validated settings)
+}
+
 // activation is one pass of pool → readiness → startup recovery →
 // scheduler. It owns its pool and its availability latch; a lost database
 // ends it, and the supervisor builds a fresh one.
@@ -52,7 +62,8 @@ func (e *activationError) Unwrap() error { return e.err }
 func (r *replica) activate(ctx context.Context, attempt int) (*activation, error) {
 	r.log.Info("activating: opening a fresh connection pool", slog.String("code", CodeActivating), slog.Int("attempt", attempt))
 	act := &activation{latch: availability.New(), use: newUseGate()}
-	rt, err := pgstore.OpenRuntime(ctx, r.s.DatabaseURL, pgstore.RuntimeConfig{Owner: r.s.Coordinator.Owner, Lease: r.s.Coordinator.Lease, RolePrefix: r.s.RolePrefix})
+	rt, err := pgstore.OpenRuntime(ctx, r.s.DatabaseURL, pgstore.RuntimeConfig{Owner: r.s.Coordinator.Owner, Lease: r.s.Coordinator.Lease, RolePrefix: r.s.RolePrefix,
+		MinConns: keptConns(r.s.Coordinator)})
 	if err != nil {
 		return nil, &activationError{step: "pool", err: err}
 	}

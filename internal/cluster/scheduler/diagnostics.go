@@ -1,5 +1,10 @@
 package scheduler
 
+import (
+	"log/slog"
+	"time"
+)
+
 // Stable diagnostic codes of the cluster scheduler's lifecycle; a round's
 // own records carry the codes every profile shares (schedule.CodeRound and
 // the others). Operators and tests match on these, never on the message
@@ -10,3 +15,17 @@ const (
 	CodeUnavailable   = "scheduler.database_unavailable"
 	CodeDrainTimedOut = "scheduler.drain_timeout"
 )
+
+// poolStater is a store that reports its connection pool's counters
+// since it opened (the cluster's runtime store does).
+type poolStater interface {
+	PoolCounters() (waits int64, waited time.Duration, opened int64)
+}
+
+// poolAttrs are a pool's counters, added to every round record: a round
+// that waited for a connection, or opened one (paying the connection's
+// setup and authentication), shows as a step in them.
+func poolAttrs(ps poolStater) []any {
+	waits, waited, opened := ps.PoolCounters()
+	return []any{slog.Int64("pool_waits", waits), slog.Int64("pool_waited_ms", waited.Milliseconds()), slog.Int64("pool_opened", opened)}
+}

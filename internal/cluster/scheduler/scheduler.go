@@ -35,6 +35,9 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 		return nil, err
 	}
 	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner}, latch: latch, now: time.Now}
+	if ps, ok := store.(poolStater); ok {
+		c.diag.Extra = func() []any { return poolAttrs(ps) }
+	}
 	l, err := loop.New(loop.Config{
 		Name:        "scheduler",
 		Cadence:     cfg.Cadence,

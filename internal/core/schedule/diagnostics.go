@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -25,6 +26,9 @@ type Diagnostics struct {
 	// Owner names the scheduler in every record (the cluster replica's
 	// claim owner); empty leaves it out.
 	Owner string
+	// Extra, when set, adds attributes to every round record (the
+	// cluster's connection pool counters).
+	Extra func() []any
 }
 
 // Round logs the round's summary — at info when it took rows, at debug
@@ -36,7 +40,11 @@ func (d Diagnostics) Round(ctx context.Context, s Summary) {
 	if s.Taken > 0 {
 		level = slog.LevelInfo
 	}
-	d.Log.Log(ctx, level, "scheduler round", append(d.attrs(CodeRound), summaryAttrs(s)...)...)
+	attrs := append(d.attrs(CodeRound), summaryAttrs(s)...)
+	if d.Extra != nil {
+		attrs = append(attrs, d.Extra()...)
+	}
+	d.Log.Log(ctx, level, "scheduler round", attrs...)
 	ticketLevel := slog.LevelWarn
 	if ctx.Err() != nil {
 		ticketLevel = slog.LevelDebug
@@ -61,7 +69,9 @@ func (d Diagnostics) attrs(code string) []any {
 }
 
 func summaryAttrs(s Summary) []any {
-	attrs := []any{slog.Int("taken", s.Taken), slog.Int64("duration_ms", s.Duration.Milliseconds())}
+	attrs := []any{slog.Int("taken", s.Taken), slog.Int64("duration_ms", s.Duration.Milliseconds()),
+		slog.Float64("take_ms", tenthsOfMs(s.Take)), slog.Float64("decide_ms", tenthsOfMs(s.Decide)),
+		slog.Float64("commit_ms", tenthsOfMs(s.Commit)), slog.Int("commit_groups", s.Groups)}
 	for _, o := range Outcomes {
 		attrs = append(attrs, slog.Int(string(o), s.Counts[o]))
 	}
@@ -70,6 +80,10 @@ func summaryAttrs(s Summary) []any {
 	}
 	return attrs
 }
+
+// tenthsOfMs is d in milliseconds to a tenth: a stage of a round is often
+// shorter than a millisecond.
+func tenthsOfMs(d time.Duration) float64 { return float64(d/(100*time.Microsecond)) / 10 }
 
 // ErrorAttrs describes err for the low-sensitivity log: the stable error
 // code, the ticket's trigger, outcome and reason when err is a

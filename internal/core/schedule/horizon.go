@@ -13,7 +13,10 @@ type TakeHorizon struct {
 	// NowMs is the store's clock when the take was answered.
 	NowMs int64
 	// NextDueMs is the earliest cursor of a row nobody holds that falls due
-	// strictly after NowMs; nil when there is none.
+	// strictly after the instant the take read the clock to claim by (or
+	// began, when the store reads it again for NowMs): a row that fell due
+	// while the take ran may be reported, at or before NowMs, so the
+	// scheduler claims again at once; nil when there is none.
 	NextDueMs *int64
 }
 
@@ -31,8 +34,11 @@ type NextDue struct {
 	// row of this page at the cursor its decision moves it to.
 	AtMs int64
 	// ClockOffsetMs is the store's clock minus the local wall clock,
-	// measured at the take (local reading at the middle of the round
-	// trip). A replica whose wall clock is wrong wakes early or late by
+	// measured at the take: the store reads its clock last, after the
+	// claim, so it is paired with the local reading taken when the answer
+	// arrived (a reading at the middle of the round trip would count half
+	// the claim's execution as offset, and wake the replica that much
+	// early). A replica whose wall clock is wrong wakes early or late by
 	// the error; nothing else changes.
 	ClockOffsetMs int64
 }
@@ -57,22 +63,18 @@ func (n *NextDue) Wait(now time.Time, cadence, spread time.Duration) time.Durati
 }
 
 // takeWithHorizon takes a page and, when the store reports it, the
-// horizon with the store-minus-local clock offset measured around the
-// take.
+// horizon with the store-minus-local clock offset measured at the take.
 func takeWithHorizon(ctx context.Context, st Store, p TakeParams) ([]Ticket, *NextDue, error) {
 	ht, ok := st.(HorizonTaker)
 	if !ok {
 		tickets, err := st.ScheduleTake(ctx, p)
 		return tickets, nil, err
 	}
-	before := time.Now()
 	tickets, h, err := ht.ScheduleTakeHorizon(ctx, p)
 	if err != nil {
 		return tickets, nil, err
 	}
-	after := time.Now()
-	mid := before.Add(after.Sub(before) / 2)
-	next := &NextDue{ClockOffsetMs: h.NowMs - mid.UnixMilli()}
+	next := &NextDue{ClockOffsetMs: h.NowMs - time.Now().UnixMilli()}
 	if h.NextDueMs != nil {
 		next.AtMs = *h.NextDueMs
 	} else {

@@ -57,6 +57,12 @@ type Summary struct {
 	FirstAcquiredMs *int64
 	LastAcquiredMs  *int64
 	Duration        time.Duration
+	// Take, Decide and Commit split Duration by stage: the take's round
+	// trip, deciding its tickets, and committing them (the groups side by
+	// side, so the slowest group's time). Groups counts the commit groups.
+	// They are for diagnostics only.
+	Take, Decide, Commit time.Duration
+	Groups               int
 	// Admitted lists the Run ids admitted, for waking a dispatcher.
 	Admitted []string
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
@@ -117,8 +123,9 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 		return p, err
 	}
 	tickets, next, err := takeWithHorizon(ctx, st, TakeParams{Limit: cfg.PageSize})
+	p.sum.Take = time.Since(p.start)
 	if err != nil {
-		p.sum.Duration = time.Since(p.start)
+		p.sum.Duration = p.sum.Take
 		return p, err
 	}
 	p.sum.Taken = len(tickets)
@@ -141,6 +148,7 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 	if !p.sum.Full(cfg.PageSize) {
 		p.sum.Next = pageNextDue(next, tickets, cfg.GraceMs)
 	}
+	p.sum.Decide = time.Since(p.start) - p.sum.Take
 	return p, nil
 }
 
@@ -153,6 +161,8 @@ func (p *Page) Commit(ctx context.Context, st Store) Summary {
 	if groups > 0 {
 		size = (len(p.commits) + groups - 1) / groups
 	}
+	p.sum.Groups = groups
+	began := time.Now()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for lo := 0; lo < len(p.commits); lo += size {
@@ -167,6 +177,7 @@ func (p *Page) Commit(ctx context.Context, st Store) Summary {
 		}()
 	}
 	wg.Wait()
+	p.sum.Commit = time.Since(began)
 	p.sum.Duration = time.Since(p.start)
 	return p.sum
 }

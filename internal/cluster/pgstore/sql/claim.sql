@@ -6,8 +6,17 @@
 --     and is the claim's acquired time, its expiry base and updated_at_ms;
 --   * only rows of active projects whose current trigger revision is an
 --     enabled cron trigger pinned to its task's current revision (verified
---     by the joins; `schedulable`, kept by publishing, only keeps the rows
---     that fail it out of branches A and B's index, pg-0002);
+--     per row by a scalar subquery of primary-key lookups, true or NULL;
+--     `schedulable`, kept by publishing, only keeps the rows that fail it
+--     out of branches A and B's index, pg-0002). A subquery, not joins:
+--     joined, the planner estimates the eligible rows from the definition
+--     tables' statistics, which a fresh installation lacks (autovacuum
+--     never analyzes a table of fewer than 50 rows, e.g. its projects), and
+--     from correlated equalities it multiplies as if independent; it then
+--     reckons a handful of due rows, joins and sorts every one of them and
+--     cuts the page from the sort — 10,000 rows read per claim of a burst
+--     of 10,000. A scalar subquery is never flattened into a join, so each
+--     branch can only walk its index in claim order and stop at the page;
 --   * only rows without a live claim: unclaimed, or claimed and expired;
 --   * never a paused row: `NOT s.paused` in every branch is the
 --     fence, `schedulable` (false while paused) keeps them out of the index;
@@ -36,12 +45,14 @@ WITH now AS MATERIALIZED (
 uninitialised AS (
      SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
        FROM qinglong.trigger_schedules s
-       JOIN qinglong.projects p ON p.id = s.project_id AND p.status = 'active'
-       JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
-       JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-                                         AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
-       JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-      WHERE s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.next_fire_at_ms IS NULL
+      WHERE (SELECT true
+               FROM qinglong.projects p
+               JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
+               JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+                                                 AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
+               JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
+              WHERE p.id = s.project_id AND p.status = 'active')
+        AND s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.next_fire_at_ms IS NULL
         AND (s.next_fire_at_ms + s.due_offset_ms) IS NULL
       ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST, s.project_id, s.trigger_id
       LIMIT $2
@@ -50,12 +61,14 @@ uninitialised AS (
 due AS (
      SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
        FROM qinglong.trigger_schedules s
-       JOIN qinglong.projects p ON p.id = s.project_id AND p.status = 'active'
-       JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
-       JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-                                         AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
-       JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-      WHERE s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.due_offset_ms IS NOT NULL
+      WHERE (SELECT true
+               FROM qinglong.projects p
+               JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
+               JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+                                                 AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
+               JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
+              WHERE p.id = s.project_id AND p.status = 'active')
+        AND s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.due_offset_ms IS NOT NULL
         AND s.next_fire_at_ms + s.due_offset_ms <= (SELECT ms FROM now)
       ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST, s.project_id, s.trigger_id
       LIMIT $2
@@ -64,12 +77,14 @@ due AS (
 expired AS (
      SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
        FROM qinglong.trigger_schedules s
-       JOIN qinglong.projects p ON p.id = s.project_id AND p.status = 'active'
-       JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
-       JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-                                         AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
-       JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-      WHERE s.claim_owner IS NOT NULL AND s.claim_expires_at_ms <= (SELECT ms FROM now) AND NOT s.paused
+      WHERE (SELECT true
+               FROM qinglong.projects p
+               JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
+               JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+                                                 AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
+               JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
+              WHERE p.id = s.project_id AND p.status = 'active')
+        AND s.claim_owner IS NOT NULL AND s.claim_expires_at_ms <= (SELECT ms FROM now) AND NOT s.paused
         AND (s.next_fire_at_ms IS NULL OR s.next_fire_at_ms + s.due_offset_ms <= (SELECT ms FROM now))
       ORDER BY s.claim_expires_at_ms, s.trigger_id
       LIMIT $2

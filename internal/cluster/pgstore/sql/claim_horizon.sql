@@ -6,15 +6,20 @@
 --     offset from it;
 --   * only rows a claim could take without waiting for a lease: unclaimed and schedulable, the
 --     predicate of trigger_schedules_unclaimed_order_idx, whose leading column it reads with
---     `> now` and LIMIT 1 — one index descent whatever the table holds (claimhorizon_test.go);
---   * strictly after now: a row already due that the claim did not take is either beyond this
---     page (the lifecycle starts the next round at once), locked by another claimer, or not
---     eligible (an inactive project); none of them may make a replica spin.
+--     `>` and LIMIT 1 — one index descent whatever the table holds (claimhorizon_test.go);
+--   * strictly after the instant the pipeline began (its implicit transaction's start, which
+--     precedes the claim's own clock reading): a row already due then that the claim did not take
+--     is beyond this page (the lifecycle starts the next round at once), locked by another
+--     claimer, or not eligible (an inactive project), and none of them may make a replica spin. A
+--     row that fell due while the pipeline ran is reported, due already: the claim may have read
+--     the clock before that instant, and a replica that woke a little early would otherwise see
+--     none of the boundary's rows in its horizon and sleep a whole cadence past it. It can cost
+--     one extra claim, never a spin: the next pipeline begins after that row's instant.
 SELECT now.ms,
        (SELECT s.next_fire_at_ms + s.due_offset_ms
           FROM qinglong.trigger_schedules s
          WHERE s.claim_owner IS NULL AND s.schedulable AND s.due_offset_ms IS NOT NULL
-           AND s.next_fire_at_ms + s.due_offset_ms > now.ms
+           AND s.next_fire_at_ms + s.due_offset_ms > (extract(epoch FROM transaction_timestamp()) * 1000)::bigint
          ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST
          LIMIT 1)
   FROM (SELECT {{now_ms}} AS ms) now
