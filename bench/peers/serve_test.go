@@ -317,6 +317,7 @@ func serveBoundary(b *testing.B, env *clustertest.Env, p *serveProc, n int, boun
 	before := walStats(b, env)
 	cpu0 := p.cpuMs(b)
 	recs0 := len(p.logs.withCode("scheduler.round"))
+	waits := sampleWaits(env)
 	waitCount(b, env.Super, fmt.Sprintf(`SELECT count(*) FROM qinglong.runs WHERE scheduled_for_ms = %d`, boundary), n, 55*time.Second, 500*time.Millisecond)
 	cpu := p.cpuMs(b) - cpu0
 	after := walStats(b, env)
@@ -333,6 +334,7 @@ func serveBoundary(b *testing.B, env *clustertest.Env, p *serveProc, n int, boun
 		after.records-before.records, after.writes-before.writes, after.syncs-before.syncs, after.syncMs-before.syncMs,
 		after.sessions-before.sessions, after.commits-before.commits)
 	writeStatements(&w, b, env)
+	fmt.Fprintf(&w, "the replica's active backends, sampled every 10 ms over the drain (wait, statement: samples):\n%s", waits())
 	// Straight to stderr: the testing package cuts a benchmark's long logs.
 	fmt.Fprintf(os.Stderr, "--- %s\n%s", b.Name(), w.String())
 	return r
@@ -514,4 +516,44 @@ func serveLagRun(b *testing.B, env *clustertest.Env, bin binary, triggers, repli
 	}
 	fmt.Fprintf(os.Stderr, "--- %s: lag p50 %.0f ms, p99 %.0f ms over %d occurrences\n", b.Name(), p50, p99, runs)
 	return p50, p99, float64(int64(triggers)*((to-from)/1000+1) - runs)
+}
+
+// sampleWaits samples, every 10 ms until the returned function is called,
+// what the replica's active backends wait for and in which statement; the
+// function returns the tally, most frequent first.
+func sampleWaits(env *clustertest.Env) func() string {
+	ctx, cancel := context.WithCancel(context.Background())
+	tally := map[string]int{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			rows, err := env.Super.Query(ctx, `SELECT coalesce(wait_event_type || '/' || wait_event, 'on CPU'), query
+				FROM pg_stat_activity WHERE application_name = 'qinglong:bb' AND state = 'active'`)
+			if err == nil {
+				for rows.Next() {
+					var wait, q string
+					if rows.Scan(&wait, &q) == nil {
+						tally[wait+", "+shortQuery(strings.Join(strings.Fields(q), " "))]++
+					}
+				}
+				rows.Close()
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	return func() string {
+		cancel()
+		<-done
+		keys := make([]string, 0, len(tally))
+		for k := range tally {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return tally[keys[i]] > tally[keys[j]] })
+		var w strings.Builder
+		for _, k := range keys[:min(len(keys), 8)] {
+			fmt.Fprintf(&w, "  %5d  %s\n", tally[k], k)
+		}
+		return w.String()
+	}
 }

@@ -16,12 +16,13 @@ import (
 // input: only PostgreSQL's clock decides. An error wrapping
 // schedule.ErrUnavailable means the database is gone.
 //
-// The claim is pipelined behind sqlGenericPlans, in the same round trip:
-// planning its three five-way-join branches costs more than executing them,
-// and left to itself PostgreSQL re-plans it on every call. The horizon
+// The claim is pipelined behind sqlClaimSettings, in the same round trip:
+// planning its three branches costs more than executing them, and left to
+// itself PostgreSQL re-plans it on every call (the settings also turn JIT
+// off, see claim_horizon.sql). The horizon
 // read follows it (claim_horizon.go). They share only the implicit
 // transaction a pipeline runs in until its Sync, which commits the claim
-// (no BEGIN, no COMMIT statement); the setting ends with it. The generic plan is as flat as the custom one (claimplan_test.go
+// (no BEGIN, no COMMIT statement); the settings end with it. The generic plan is as flat as the custom one (claimplan_test.go
 // measures the generic plan).
 func (r *Runtime) ScheduleTake(ctx context.Context, p schedule.TakeParams) ([]schedule.Ticket, error) {
 	tickets, _, err := r.ScheduleTakeHorizon(ctx, p)

@@ -10,8 +10,12 @@ import (
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
-// sql/claim_horizon.sql: the next due instant, read with the claim.
-var sqlClaimHorizon = stmt("ClaimHorizon")
+// sql/claim_horizon.sql: the claim pipeline's settings and the next due
+// instant, read with the claim.
+var (
+	sqlClaimSettings = stmt("ClaimSettings")
+	sqlClaimHorizon  = stmt("ClaimHorizon")
+)
 
 // ScheduleTakeHorizon is ScheduleTake plus, in the same round trip and the
 // same implicit transaction (after the claim, so this page's rows are
@@ -23,7 +27,7 @@ func (r *Runtime) ScheduleTakeHorizon(ctx context.Context, p schedule.TakeParams
 		return nil, h, qlerror.New(qlerror.Invalid, "take limit %d is outside 1–%d", p.Limit, schedule.MaxPageSize)
 	}
 	b := &pgx.Batch{}
-	b.Queue(sqlGenericPlans)
+	b.Queue(sqlClaimSettings)
 	b.Queue(sqlClaim, r.cfg.Owner, p.Limit, r.cfg.Lease.Milliseconds())
 	b.Queue(sqlClaimHorizon)
 	br := r.pool.SendBatch(ctx, b)

@@ -98,7 +98,7 @@ type claimCost struct {
 // the statement itself would plan it for these parameter values).
 func (s *store) explainClaim(t testing.TB, limit int) claimCost {
 	t.Helper()
-	return s.explainClaimAfter(t, limit, sqlGenericPlans)
+	return s.explainClaimAfter(t, limit, sqlClaimSettings)
 }
 
 // explainClaimAfter is explainClaim with the settings statement given in

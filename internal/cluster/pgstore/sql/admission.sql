@@ -41,11 +41,7 @@ ROLLBACK
 -- the claim runs in no transaction block (SET LOCAL would warn there),
 -- only in the implicit transaction of its pipeline, which the setting
 -- lasts exactly as long as.
--- JIT is off for the same transaction: on a large table the planner's
--- estimate of the claim passes jit_above_cost, and compiling its
--- expressions, which PostgreSQL does again at every execution, costs tens
--- to hundreds of milliseconds for a statement that runs in a few.
-SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'off', true)
+SELECT set_config('plan_cache_mode', 'force_generic_plan', true)
 
 -- name: ScheduleLocate
 -- Fallback when the commit has no handle for the claimed row version (or it

@@ -1,3 +1,15 @@
+-- name: ClaimSettings
+-- The claim's pipeline runs behind this instead of GenericPlans
+-- (admission.sql): the same cached generic plan, and JIT off. On a large
+-- table the planner's estimate of the claim passes jit_above_cost, and
+-- compiling its expressions, which PostgreSQL does again at every
+-- execution, costs tens to hundreds of milliseconds for a statement that
+-- runs in a few. Only the claim's: measured black-box, the page lock's
+-- plan with JIT off read every Run for every group (18,000 buffers and
+-- 476 ms a group against 1,400 and 25 ms), so the admission keeps the
+-- server's JIT setting.
+SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'off', true)
+
 -- name: ClaimHorizon
 -- When the next row falls due (its jittered due time, next_fire_at_ms + due_offset_ms), read right after the claim in the same pipeline (claim_horizon.go), so
 -- a replica can wake at that instant instead of on its next cadence tick. It decides nothing: the
