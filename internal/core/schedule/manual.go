@@ -1,0 +1,55 @@
+package schedule
+
+import "context"
+
+// RunNowRequest asks for one manual Run of a trigger, admitted at once.
+// RequestID makes the request idempotent: the same trigger and RequestID
+// always name the same Run (idempotency key ql3:manual:v1:…), so a retried
+// command never makes two. Force admits it even when the trigger's overlap
+// policy would skip it. Actor is who asked, for the audit trail.
+type RunNowRequest struct {
+	TriggerID string
+	RequestID string
+	Force     bool
+	Actor     string
+}
+
+// RunNowResult says what a RunNowRequest did. RunID is set when a Run
+// exists for the request (Created false: an earlier identical request made
+// it). Skipped is set (with its reason) when the overlap policy refused it.
+type RunNowResult struct {
+	RunID   string
+	Created bool
+	Skipped PassReason
+}
+
+// BackfillRequest asks for the occurrences of a trigger scheduled in
+// [FromMs, ToMs] that have no Run yet, up to Max of them, each with the
+// idempotency key its cron admission would have had.
+type BackfillRequest struct {
+	TriggerID string
+	FromMs    int64
+	ToMs      int64
+	Max       int
+	Actor     string
+}
+
+// BackfillResult reports a backfill: how many occurrences the window holds
+// (up to the cap), how many got a new Run, how many already had one, and
+// whether the cap cut the window short (Truncated, with the scheduled
+// time of the last occurrence considered).
+type BackfillResult struct {
+	Occurrences int
+	Admitted    int
+	Existing    int
+	Truncated   bool
+	LastMs      int64
+	RunIDs      []string
+}
+
+// Manual admits Runs a person asked for rather than the clock: run now and
+// backfill. An unknown trigger is NotFound.
+type Manual interface {
+	TriggerRunNow(ctx context.Context, r RunNowRequest) (RunNowResult, error)
+	TriggerBackfill(ctx context.Context, r BackfillRequest) (BackfillResult, error)
+}
