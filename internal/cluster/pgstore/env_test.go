@@ -26,17 +26,32 @@ type env struct {
 // server-wide and tests run in parallel.
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	return newEnvIn(t, pgtest.NewDatabase(t))
+	return withRoles(t, pgtest.NewPreparedDatabase(t, migratedTemplate, migrateEmpty))
+}
+
+// migratedTemplate names the template database every env is copied from:
+// an empty database the migrations have run in.
+const migratedTemplate = "pgstore migrated"
+
+func migrateEmpty(ctx context.Context, url string) error {
+	_, err := Migrate(ctx, url, nil)
+	return err
 }
 
 // newEnvIn is newEnv in a given database (e.g. on a server of the test's
 // own, started with settings the shared server does not have).
 func newEnvIn(t testing.TB, db *pgtest.Database) *env {
 	t.Helper()
-	prefix := uniquePrefix(t)
 	if _, err := Migrate(t.Context(), db.URL, nil); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
+	return withRoles(t, db)
+}
+
+// withRoles installs a fresh set of roles in a migrated database.
+func withRoles(t testing.TB, db *pgtest.Database) *env {
+	t.Helper()
+	prefix := uniquePrefix(t)
 	cfg := RolesConfig{Prefix: prefix, Passwords: map[RoleKind]string{}}
 	for _, k := range RoleKinds {
 		cfg.Passwords[k] = "test-password-" + string(k)

@@ -41,26 +41,33 @@ type Env struct {
 // four roles.
 func New(t testing.TB) *Env {
 	t.Helper()
-	return newOn(t, pgtest.NewDatabase(t))
+	return withRoles(t, pgtest.NewPreparedDatabase(t, migratedTemplate, migrateEmpty))
+}
+
+// migratedTemplate names the template database every Env is copied from:
+// an empty database the migrations have run in.
+const migratedTemplate = "clustertest migrated"
+
+func migrateEmpty(ctx context.Context, url string) error {
+	_, err := pgstore.Migrate(ctx, url, nil)
+	return err
 }
 
 // NewOn is New on a server of the test's own, for tests that stop or
 // restart it.
 func NewOn(t testing.TB, srv *pgtest.Srv) *Env {
 	t.Helper()
-	return newOn(t, srv.NewDatabase(t))
+	return withRoles(t, srv.NewPreparedDatabase(t, migratedTemplate, migrateEmpty))
 }
 
-func newOn(t testing.TB, db *pgtest.Database) *Env {
+// withRoles installs a fresh set of roles in a migrated database.
+func withRoles(t testing.TB, db *pgtest.Database) *Env {
 	t.Helper()
 	b := make([]byte, 4)
 	if _, err := rand.Read(b); err != nil {
 		t.Fatal(err)
 	}
 	prefix := "t" + hex.EncodeToString(b) + "_"
-	if _, err := pgstore.Migrate(t.Context(), db.URL, nil); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
 	cfg := pgstore.RolesConfig{Prefix: prefix, Passwords: map[pgstore.RoleKind]string{}}
 	for _, k := range pgstore.RoleKinds {
 		cfg.Passwords[k] = "test-password-" + string(k)

@@ -378,6 +378,7 @@ func (s *Srv) Stop(ctx context.Context) error {
 	}
 	s.stopped = true
 	untrack(s)
+	forgetTemplates(s)
 	return errors.Join(s.proc.shutdown(ctx), s.base.remove())
 }
 

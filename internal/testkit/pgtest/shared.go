@@ -172,10 +172,17 @@ func NewDatabase(t testing.TB) *Database {
 // cleanup that drops it, terminating any sessions still in it.
 func (s *Srv) NewDatabase(t testing.TB) *Database {
 	t.Helper()
+	return s.newDatabase(t, "")
+}
+
+// newDatabase creates the test's database with the CREATE DATABASE options
+// given (e.g. a template).
+func (s *Srv) newDatabase(t testing.TB, options string) *Database {
+	t.Helper()
 	name := databaseName(t.Name(), dbSeq.Add(1))
 	ctx, cancel := context.WithTimeout(t.Context(), adminTimeout)
 	defer cancel()
-	if err := s.adminExec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	if err := s.adminExec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+options); err != nil {
 		t.Fatalf("pgtest: creating database %s: %v", name, err)
 	}
 	t.Cleanup(func() {
