@@ -12,6 +12,7 @@ var (
 	sqlCommit         = stmt("Commit")
 	sqlRollback       = stmt("Rollback")
 	sqlGenericPlans   = stmt("GenericPlans")
+	sqlPageLockPlans  = stmt("PageLockPlans")
 	sqlScheduleLocate = stmt("ScheduleLocate")
 	sqlNowMs          = stmt("NowMs")
 
