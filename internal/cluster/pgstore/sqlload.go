@@ -18,9 +18,13 @@ import (
 //	-- What the statement is for and which fence or invariant it enforces.
 //	SELECT ...
 //
-// A block runs to the next "-- name:" line or the end of the file; its
-// leading comment is required and stays in the file (the text sent to the
-// server starts at the first line of SQL). Go code holds each statement in
+// A block runs to the next "-- name:" (or "-- fragment:") line or the end
+// of the file; its leading comment is required and stays in the file (the
+// text sent to the server starts at the first line of SQL). A fragment
+// block ("-- fragment: Name") is SQL that several statements share word
+// for word; a statement includes it as {{Name}}, expanded at load, and a
+// fragment no statement includes is an error like a statement nothing
+// binds. Go code holds each statement in
 // a named variable (sql.go) bound by stmt or namedStmt, which panic on an
 // unknown name: the package cannot even initialise with a statement
 // missing, and TestEverySQLBlockIsBound fails when a block is bound by
@@ -39,7 +43,9 @@ const ClockMsSQL = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`
 var sqlTemplates = map[string]string{"{{now_ms}}": ClockMsSQL}
 
 var (
-	blockName = regexp.MustCompile(`^-- name: ([A-Z][A-Za-z0-9]*)$`)
+	blockName = regexp.MustCompile(`^-- (name|fragment): ([A-Z][A-Za-z0-9]*)$`)
+	// include finds a statement's fragment inclusions and templates.
+	include = regexp.MustCompile(`\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`)
 	// placeholder finds candidate parameter names; pgx's own lexer decides
 	// which are parameters (not in a string, a quoted name or a comment).
 	placeholder = regexp.MustCompile(`@([a-z_][a-z0-9_]*)`)
@@ -63,14 +69,58 @@ func loadStatements(fsys fs.FS) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
+	blocks := map[string]*sqlBlock{}
 	for _, file := range files {
 		b, err := fs.ReadFile(fsys, file)
 		if err != nil {
 			return nil, err
 		}
-		if err := parseBlocks(file, string(b), out); err != nil {
+		if err := parseBlocks(file, string(b), blocks); err != nil {
 			return nil, err
+		}
+	}
+	return expandBlocks(blocks)
+}
+
+// expandTemplates substitutes the templates of a fragment, which finish
+// has checked uses nothing else.
+func expandTemplates(text string) string {
+	for from, to := range sqlTemplates {
+		text = strings.ReplaceAll(text, from, to)
+	}
+	return text
+}
+
+// expandBlocks substitutes the templates and fragments of every statement
+// block and returns the statements by name.
+func expandBlocks(blocks map[string]*sqlBlock) (map[string]string, error) {
+	out := map[string]string{}
+	included := map[string]bool{}
+	for name, b := range blocks {
+		if b.fragment {
+			continue
+		}
+		var unknown []string
+		text := include.ReplaceAllStringFunc(b.text, func(ref string) string {
+			if to, ok := sqlTemplates[ref]; ok {
+				return to
+			}
+			inner := ref[2 : len(ref)-2]
+			if f, ok := blocks[inner]; ok && f.fragment {
+				included[inner] = true
+				return expandTemplates(f.text)
+			}
+			unknown = append(unknown, ref)
+			return ref
+		})
+		if strings.Contains(text, "{{") || strings.Contains(text, "}}") {
+			return nil, fmt.Errorf("%s uses an unknown template or fragment %v; templates: {{now_ms}}; fragments are -- fragment: blocks (which may not include others)", b.where(), unknown)
+		}
+		out[name] = text
+	}
+	for name, b := range blocks {
+		if b.fragment && !included[name] {
+			return nil, fmt.Errorf("%s is included by no statement; remove it or write {{%s}} where it belongs", b.where(), name)
 		}
 	}
 	return out, nil
@@ -80,12 +130,23 @@ func loadStatements(fsys fs.FS) (map[string]string, error) {
 type sqlBlock struct {
 	name, file  string
 	line        int
+	fragment    bool
 	documented  bool
 	body        []string
 	inStatement bool
+	// text is the finished block's SQL, before expansion.
+	text string
 }
 
-func parseBlocks(file, text string, out map[string]string) error {
+func (b *sqlBlock) where() string {
+	kind := "statement"
+	if b.fragment {
+		kind = "fragment"
+	}
+	return fmt.Sprintf("%s:%d: %s %s", b.file, b.line, kind, b.name)
+}
+
+func parseBlocks(file, text string, out map[string]*sqlBlock) error {
 	var cur *sqlBlock
 	flush := func() error {
 		if cur == nil {
@@ -98,14 +159,14 @@ func parseBlocks(file, text string, out map[string]string) error {
 			if err := flush(); err != nil {
 				return err
 			}
-			if _, dup := out[m[1]]; dup {
-				return fmt.Errorf("%s:%d: statement %s is defined twice", file, i+1, m[1])
+			if _, dup := out[m[2]]; dup {
+				return fmt.Errorf("%s:%d: statement %s is defined twice", file, i+1, m[2])
 			}
-			cur = &sqlBlock{name: m[1], file: file, line: i + 1}
+			cur = &sqlBlock{name: m[2], file: file, line: i + 1, fragment: m[1] == "fragment"}
 			continue
 		}
-		if strings.HasPrefix(strings.TrimSpace(line), "-- name:") {
-			return fmt.Errorf("%s:%d: malformed block name %q; write -- name: StatementName", file, i+1, line)
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "-- name:") || strings.HasPrefix(t, "-- fragment:") {
+			return fmt.Errorf("%s:%d: malformed block name %q; write -- name: StatementName (or -- fragment: FragmentName)", file, i+1, line)
 		}
 		if cur == nil {
 			if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "--") {
@@ -131,22 +192,24 @@ func (b *sqlBlock) add(line string) {
 	b.body = append(b.body, strings.TrimRight(line, " \t\r"))
 }
 
-func (b *sqlBlock) finish(out map[string]string) error {
-	where := fmt.Sprintf("%s:%d: statement %s", b.file, b.line, b.name)
+func (b *sqlBlock) finish(out map[string]*sqlBlock) error {
 	if !b.documented {
-		return fmt.Errorf("%s has no comment saying what it is for and which invariant it enforces", where)
+		return fmt.Errorf("%s has no comment saying what it is for and which invariant it enforces", b.where())
 	}
-	body := strings.TrimSpace(strings.Join(b.body, "\n"))
-	if body == "" {
-		return fmt.Errorf("%s has no SQL", where)
+	b.text = strings.TrimSpace(strings.Join(b.body, "\n"))
+	if b.text == "" {
+		return fmt.Errorf("%s has no SQL", b.where())
 	}
-	for from, to := range sqlTemplates {
-		body = strings.ReplaceAll(body, from, to)
+	if b.fragment {
+		// A fragment's templates are expanded with the statement that
+		// includes it; a fragment inside a fragment is not.
+		for _, m := range include.FindAllStringSubmatch(b.text, -1) {
+			if _, ok := sqlTemplates[m[0]]; !ok {
+				return fmt.Errorf("%s includes %s; fragments may use templates only", b.where(), m[0])
+			}
+		}
 	}
-	if strings.Contains(body, "{{") || strings.Contains(body, "}}") {
-		return fmt.Errorf("%s uses an unknown template; the only one is {{now_ms}}", where)
-	}
-	out[b.name] = body
+	out[b.name] = b
 	return nil
 }
 

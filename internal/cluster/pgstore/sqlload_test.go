@@ -130,6 +130,9 @@ func TestSQLBlockFormatErrors(t *testing.T) {
 		{"outside", "SELECT 1\n", "sql/x.sql:1: SQL outside a named block"},
 		{"malformed name", "-- name: lower\n-- doc\nSELECT 1\n", "malformed block name"},
 		{"unknown template", "-- name: A\n-- doc\nSELECT {{today}}\n", "unknown template"},
+		{"unused fragment", "-- fragment: F\n-- doc\nx AS (SELECT 1),\n-- name: A\n-- doc\nSELECT 1\n", "sql/x.sql:1: fragment F is included by no statement"},
+		{"fragment in a fragment", "-- fragment: F\n-- doc\n{{G}}\n-- fragment: G\n-- doc\nSELECT 1\n", "fragments may use templates only"},
+		{"statement included", "-- name: B\n-- doc\nSELECT 1\n-- name: A\n-- doc\n{{B}}\n", "unknown template or fragment"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadStatements(fstest.MapFS{"sql/x.sql": {Data: []byte(tc.text)}})
@@ -146,6 +149,17 @@ func TestSQLBlockFormatErrors(t *testing.T) {
 	want := map[string]string{"A": "SELECT " + ClockMsSQL + "\n  FROM t -- inner comment stays", "B": "COMMIT"}
 	if !maps.Equal(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
+	}
+	got, err = loadStatements(fstest.MapFS{
+		"sql/a.sql": {Data: []byte("-- name: A\n-- doc\nWITH {{Shared}}\nb AS (SELECT 2) SELECT * FROM s, b\n")},
+		"sql/b.sql": {Data: []byte("-- fragment: Shared\n-- doc\ns AS (SELECT {{now_ms}}),\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]string{"A": "WITH s AS (SELECT " + ClockMsSQL + "),\nb AS (SELECT 2) SELECT * FROM s, b"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("loaded %q, want %q (a fragment from another file, its template expanded)", got, want)
 	}
 }
 

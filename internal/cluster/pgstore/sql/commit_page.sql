@@ -142,30 +142,7 @@ ledger AS (
      CROSS JOIN LATERAL (SELECT coalesce(max(l.seq), 0) AS seq FROM qinglong.occurrence_ledger l WHERE l.trigger_id = i.trigger_id) b
     RETURNING trigger_id, seq
 ),
-compacted AS (
-    INSERT INTO qinglong.occurrence_ledger_compacted AS c (trigger_id, reason, trigger_revision, first_scheduled_at_ms, last_scheduled_at_ms,
-                                                         occurrence_count, at_least, recorded_at_ms)
-    SELECT l.trigger_id, l.reason, max(l.trigger_revision), min(l.first_scheduled_at_ms), max(l.last_scheduled_at_ms),
-           sum(l.occurrence_count)::bigint, bool_or(l.at_least), {{now_ms}}
-      FROM ledger n
-      JOIN qinglong.occurrence_ledger l ON l.trigger_id = n.trigger_id AND l.seq <= n.seq - @ledger_keep::bigint
-     WHERE n.seq % @ledger_keep::bigint = 0
-     GROUP BY l.trigger_id, l.reason
-        ON CONFLICT (trigger_id, reason) DO UPDATE SET
-           trigger_revision = greatest(c.trigger_revision, EXCLUDED.trigger_revision),
-           first_scheduled_at_ms = least(c.first_scheduled_at_ms, EXCLUDED.first_scheduled_at_ms),
-           last_scheduled_at_ms = greatest(c.last_scheduled_at_ms, EXCLUDED.last_scheduled_at_ms),
-           occurrence_count = c.occurrence_count + EXCLUDED.occurrence_count,
-           at_least = c.at_least OR EXCLUDED.at_least,
-           recorded_at_ms = EXCLUDED.recorded_at_ms
-    RETURNING 1
-),
-trimmed AS (
-    DELETE FROM qinglong.occurrence_ledger l
-     USING ledger n
-     WHERE l.trigger_id = n.trigger_id AND n.seq % @ledger_keep::bigint = 0 AND l.seq <= n.seq - @ledger_keep::bigint
-    RETURNING 1
-),
+{{LedgerCompaction}}
 run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
