@@ -314,11 +314,8 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 	}
 	b := &pgx.Batch{}
 	b.Queue(sqlBeginAdmission)
-	b.Queue(sqlPageLockPlans)
-	b.Queue(sqlCommitPageLock, ids, keys)
-	// The write keeps the cached generic plan it had (sql/admission.sql,
-	// GenericPlans): only the lock's probe was measured to go wrong.
 	b.Queue(sqlGenericPlans)
+	b.Queue(sqlCommitPageLock, ids, keys)
 	br := conn.SendBatch(ctx, b)
 	defer br.Close()
 	for range 2 {
@@ -346,10 +343,6 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 		facts[ord-1] = pf
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
-	if _, err := br.Exec(); err != nil {
 		return nil, err
 	}
 	return facts, br.Close()

@@ -12,7 +12,6 @@ var (
 	sqlCommit         = stmt("Commit")
 	sqlRollback       = stmt("Rollback")
 	sqlGenericPlans   = stmt("GenericPlans")
-	sqlPageLockPlans  = stmt("PageLockPlans")
 	sqlScheduleLocate = stmt("ScheduleLocate")
 	sqlNowMs          = stmt("NowMs")
 

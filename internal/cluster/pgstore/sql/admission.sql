@@ -43,17 +43,6 @@ ROLLBACK
 -- lasts exactly as long as.
 SELECT set_config('plan_cache_mode', 'force_generic_plan', true)
 
--- name: PageLockPlans
--- The page lock is planned for its own parameters each time (about a
--- millisecond for a page of up to 256 rows), not once per connection: its
--- probe of runs by idempotency key must follow that table as it grows. A
--- generic plan made while runs was still empty (a fresh install, the first
--- burst) turns the probe into one hashed pass over every Run, and keeps
--- doing that on each page until an ANALYZE of runs invalidates it —
--- measured at 62 ms per page with 50,000 Runs, against 0.7 ms probing the
--- unique key.
-SELECT set_config('plan_cache_mode', 'force_custom_plan', true)
-
 -- name: ScheduleLocate
 -- Fallback when the commit has no handle for the claimed row version (or it
 -- moved): find the row by primary key; the lock statement then re-checks
