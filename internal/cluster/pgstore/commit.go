@@ -82,6 +82,15 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	if reason := verifyTicket(p, facts); reason != "" {
 		return reason.Result(), nil
 	}
+	// From here on p is the decision to write: the overlap policy may have
+	// passed the admission over.
+	p, err = applyOverlap(ctx, conn, p, facts)
+	if err != nil {
+		if retryable(err) {
+			return schedule.CommitResult{}, err
+		}
+		return failure(ctx, err, false)
+	}
 	args, outcome, err := decisionArgs(p, facts)
 	if err != nil {
 		return failure(ctx, err, false)
@@ -216,6 +225,33 @@ func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk sched
 		return commitFacts{}, err
 	}
 	return scanCommitFacts(conn.QueryRow(ctx, sqlCommitLock, tk.TriggerID, tid), tk.TriggerID)
+}
+
+// applyOverlap returns p with the decision its trigger's overlap policy
+// makes of it, as the unfinished Runs read under the row lock say
+// (schedule.OverlapOf): an admission passed over, or kept after every
+// unfinished Run was cancelled in the admission's transaction through the
+// same steps as CancelRun.
+func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f commitFacts) (schedule.CommitParams, error) {
+	if p.Decision.Action != schedule.Admit {
+		return p, nil
+	}
+	switch schedule.OverlapOf(f.Trigger.Spec.Cron.Overlap, len(f.Unfinished)) {
+	case schedule.OverlapPass:
+		p.Decision = p.Decision.OverlapPassed()
+		p.RunID, p.AttemptID = "", ""
+	case schedule.OverlapCancelThenAdmit:
+		for _, id := range f.Unfinished {
+			lf, err := lockLatestAttempt(ctx, q, id)
+			if err != nil {
+				return p, err
+			}
+			if err := cancelLocked(ctx, q, lf); err != nil {
+				return p, err
+			}
+		}
+	}
+	return p, nil
 }
 
 // decisionArgs are sqlCommitWrite's arguments for the verified decision,

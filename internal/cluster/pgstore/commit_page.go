@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -184,7 +185,17 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	if len(write) == 0 {
 		return out, nil
 	}
-	args, err := pageWriteArgs(group, write, facts)
+	// The decisions to write: the overlap policy may pass an admission
+	// over, or cancel the trigger's unfinished Runs before it. A failed
+	// cancel leaves the transaction holding part of one, so it ends the
+	// whole attempt (nothing is written).
+	eff := slices.Clone(group)
+	for _, i := range write {
+		if eff[i], err = applyOverlap(ctx, conn, group[i], facts[i].commitFacts); err != nil {
+			return settle(ctx, out, write, err, false)
+		}
+	}
+	args, err := pageWriteArgs(eff, write, facts)
 	if err != nil {
 		return settle(ctx, out, write, err, false)
 	}
@@ -231,7 +242,7 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	}
 	ended = true
 	for k, i := range write {
-		out[i] = writtenResult(group[i], touched[k])
+		out[i] = writtenResult(eff[i], touched[k])
 		if lost != nil {
 			// COMMIT answered, so the outcome is known; the connection is
 			// gone all the same, and the replica must learn it.

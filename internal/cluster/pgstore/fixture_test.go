@@ -70,14 +70,15 @@ func (s *store) fixture() storetest.Fixture {
 		Status:   s.runtime,
 		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
 			NowMs: func() int64 { return time.Now().UnixMilli() }},
-		Row:     s.row,
-		Counts:  s.counts,
-		MakeDue: s.makeDue,
-		NowMs:   s.runtime.NowMs,
-		Pauser:  s.admin,
-		Detail:  s.runtime,
-		Audits:  s.audits,
-		Elapse:  time.Sleep,
+		Row:       s.row,
+		Counts:    s.counts,
+		MakeDue:   s.makeDue,
+		NowMs:     s.runtime.NowMs,
+		Pauser:    s.admin,
+		Detail:    s.runtime,
+		Audits:    s.audits,
+		Elapse:    time.Sleep,
+		CancelRun: s.runtime.CancelRun,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = $2, due_offset_ms = $3, state_version = state_version + 1
 				WHERE trigger_id = $1`, triggerID, cursorMs, dueOffsetMs)

@@ -84,6 +84,7 @@ var (
 	qScheduleResume            = query("schedule_resume")
 	qSchedulePauseState        = query("schedule_pause_state")
 	qScheduleAuditInsert       = query("schedule_audit_insert")
+	qRunsUnfinishedOfTrigger   = query("runs_unfinished_of_trigger")
 )
 
 var (
@@ -138,5 +139,5 @@ var writeQueries = []string{
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
-	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
+	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qRunsUnfinishedOfTrigger,
 }

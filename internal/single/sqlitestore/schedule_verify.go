@@ -29,7 +29,7 @@ func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 	err := tx.QueryRowContext(ctx, qScheduleCommitRead, tk.TriggerID).Scan(&st.ProjectStatus, &st.TriggerHeadRevision, &st.TriggerHeadTaskID,
 		&rev.ProjectID, &rev.TaskID, &rev.TaskRevision, &rev.TaskContentDigest, &rev.Spec.Name, &enabled,
 		&rev.Spec.Cron.Expression, &rev.Spec.Cron.Timezone, &rev.Spec.Cron.MisfirePolicy, &rev.ContentDigest, &rev.CreatedAtMs,
-		&pol.jitter, &pol.start, &pol.end, &pol.window,
+		&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 		&st.TaskHeadRevision, &pinned.ProjectID, &taskSpec, &pinned.ContentDigest,
 		&st.RowRevision, &st.StateVersion, &cursor, &paused, &pausedAt, &resumedAt)
 	if errors.Is(err, sql.ErrNoRows) {

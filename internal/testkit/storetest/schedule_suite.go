@@ -45,6 +45,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range policyCases() {
 		commits[name] = fn
 	}
+	for name, fn := range overlapCases() {
+		commits[name] = fn
+	}
 	run := func(name string, page bool, fn func(*testing.T, Fixture)) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -10,7 +10,8 @@
 -- commit_lock.sql reads (that file says why the schedule row's lock alone
 -- keeps them true until COMMIT), plus whether the occurrence the row's
 -- decision would admit already has its Run (its idempotency key, NULL for a
--- decision that admits nothing).
+-- decision that admits nothing), and the trigger's unfinished Runs under an
+-- overlap policy as commit_lock.sql reads them.
 -- Rows are locked in trigger id order (ORDER BY is applied before the
 -- locking clause), so two pages that share rows take their locks in one
 -- order and cannot deadlock on each other. A row missing from the answer is
@@ -32,10 +33,15 @@ SELECT now.ms, s.ctid,
        tg.current_revision, tg.task_id,
        tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
        tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
-       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms,
+       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tk.current_revision,
        tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
        er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest,
+       CASE WHEN tr.overlap_policy IS NOT NULL THEN
+            ARRAY(SELECT r.id::text FROM qinglong.runs r
+                   WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+                   ORDER BY r.id)
+       END,
        w.ord,
        EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id = s.project_id AND r.idempotency_key = w.idempotency_key)
   FROM now
