@@ -85,6 +85,8 @@ var (
 	qSchedulePauseState        = query("schedule_pause_state")
 	qScheduleAuditInsert       = query("schedule_audit_insert")
 	qRunsUnfinishedOfTrigger   = query("runs_unfinished_of_trigger")
+	qRunByKey                  = query("run_by_key")
+	qRunsCronScheduledIn       = query("runs_cron_scheduled_in")
 )
 
 var (
@@ -140,4 +142,5 @@ var writeQueries = []string{
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qRunsUnfinishedOfTrigger,
+	qRunByKey, qRunsCronScheduledIn,
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"maps"
 
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -206,10 +207,12 @@ func unfinishedRuns(ctx context.Context, tx *txn, triggerID string) ([]string, e
 	return ids, rows.Err()
 }
 
-// admission is one Run to insert with its first Attempt.
+// admission is one Run to insert with its first Attempt; audit, when set,
+// goes into its run.created event (who asked for a manual Run, and how).
 type admission struct {
 	runID, attemptID, executionID, key string
 	scheduledForMs, dueAtMs            int64
+	audit                              map[string]any
 }
 
 // insertRun writes an admitted occurrence: the queued Run, its claimed
@@ -234,9 +237,11 @@ func (s *Store) insertRun(ctx context.Context, tx *txn, tk schedule.Ticket, a ad
 	if _, err := tx.ExecContext(ctx, qAttemptAdmitInsert, a.attemptID, a.runID, string(task.LocalProcess), now); err != nil {
 		return err
 	}
-	if err := insertEvent(ctx, tx, a.runID, 1, run.EventCreated, map[string]any{
+	created := map[string]any{
 		"triggerId": tk.TriggerID, "triggerRevision": tk.TriggerRevision, "scheduledForMs": a.scheduledForMs, "idempotencyKey": a.key,
-	}, now); err != nil {
+	}
+	maps.Copy(created, a.audit)
+	if err := insertEvent(ctx, tx, a.runID, 1, run.EventCreated, created, now); err != nil {
 		return err
 	}
 	return insertEvent(ctx, tx, a.runID, 2, run.EventQueued, map[string]any{

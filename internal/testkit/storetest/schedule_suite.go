@@ -67,6 +67,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 		run("Page/"+name, true, fn)
 	}
 	run("Page/OneRacedRowOfAPageRecordsNoLedgerEntryAndTheOthersDo", true, testPageRacedRowRecordsNothing)
+	for name, fn := range manualCases() {
+		run(name, false, fn)
+	}
 }
 
 func testTakeOrder(t *testing.T, f Fixture) {
