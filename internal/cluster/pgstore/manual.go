@@ -56,6 +56,7 @@ type manualRun struct {
 	runID, key              string
 	scheduledForMs, dueAtMs int64
 	audit                   map[string]any
+	waits                   bool
 }
 
 // insertManual inserts m as an admission would (sql/manual.sql); false when
@@ -79,7 +80,7 @@ func insertManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tic
 	args, err := manualInsertParams.args(pgx.StrictNamedArgs{
 		"run_id": m.runID, "project_id": tk.ProjectID, "task_id": tk.TaskID, "task_revision": tk.TaskRevision,
 		"trigger_id": tk.TriggerID, "trigger_revision": tk.TriggerRevision, "execution_revision_id": f.Execution.ID,
-		"idempotency_key": m.key, "scheduled_for_ms": m.scheduledForMs, "due_at_ms": m.dueAtMs, "now_ms": f.NowMs,
+		"idempotency_key": m.key, "scheduled_for_ms": m.scheduledForMs, "due_at_ms": m.dueAtMs, "now_ms": f.NowMs, "waits": m.waits,
 		"attempt_id": attemptID, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "created_payload": string(cj), "queued_event": run.EventQueued, "queued_payload": string(qj),
 	})
@@ -128,26 +129,23 @@ func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest)
 		case !errors.Is(err, pgx.ErrNoRows):
 			return err
 		}
+		waits := false
 		if !req.Force {
 			switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
 			case schedule.OverlapPass:
 				out.Skipped = schedule.PassOverlap
 				return nil
+			case schedule.OverlapAdmitWaiting:
+				waits = true
 			case schedule.OverlapCancelThenAdmit:
-				for _, id := range f.Unfinished {
-					lf, err := lockLatestAttempt(ctx, tx, id)
-					if err != nil {
-						return err
-					}
-					if err := cancelLocked(ctx, tx, lf); err != nil {
-						return err
-					}
+				if err := cancelRuns(ctx, tx, f.Unfinished); err != nil {
+					return err
 				}
 			}
 		}
 		out.RunID, out.Created = ids.New(), true
 		created, err := insertManual(ctx, tx, f, tk, manualRun{runID: out.RunID, key: key, scheduledForMs: f.NowMs, dueAtMs: f.NowMs,
-			audit: map[string]any{"manual": "run_now", "requestId": requestID, "actor": req.Actor, "force": req.Force}})
+			waits: waits, audit: map[string]any{"manual": "run_now", "requestId": requestID, "actor": req.Actor, "force": req.Force}})
 		if err == nil && !created {
 			err = qlerror.New(qlerror.Conflict, "run-now request %s of trigger %s was admitted concurrently; repeat it to see its Run", requestID, req.TriggerID)
 		}

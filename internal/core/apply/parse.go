@@ -483,7 +483,7 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 		}
 		o, known := trigger.ParseOverlap(s)
 		if !known || s == "" {
-			return td, p.errf(v, "trigger.overlap: %q is not one of allow, skip, cancel_previous", s)
+			return td, p.errf(v, "trigger.overlap: %q is not one of allow, skip, queue_one, cancel_previous", s)
 		}
 		td.Spec.Cron.Overlap = o
 	}

@@ -62,7 +62,8 @@ func TestInvalidTimePoliciesNameFileLineAndField(t *testing.T) {
 func TestParseReadsOverlapPolicy(t *testing.T) {
 	t.Parallel()
 	for yamlValue, want := range map[string]trigger.OverlapPolicy{
-		"allow": trigger.OverlapAllow, "skip": trigger.OverlapSkip, "cancel_previous": trigger.OverlapCancelPrevious,
+		"allow": trigger.OverlapAllow, "skip": trigger.OverlapSkip, "queue_one": trigger.OverlapQueueOne,
+		"cancel_previous": trigger.OverlapCancelPrevious,
 	} {
 		doc, err := Parse("x.yaml", []byte(policyBase+"    overlap: "+yamlValue+"\n"))
 		if err != nil {
@@ -73,7 +74,7 @@ func TestParseReadsOverlapPolicy(t *testing.T) {
 		}
 	}
 	for value, want := range map[string]string{
-		"never": `x.yaml:10: trigger.overlap: "never" is not one of allow, skip, cancel_previous`,
+		"never": `x.yaml:10: trigger.overlap: "never" is not one of allow, skip, queue_one, cancel_previous`,
 		`""`:    `x.yaml:10: trigger.overlap: "" is not one of`,
 		"[1]":   "trigger.overlap must be a string",
 	} {

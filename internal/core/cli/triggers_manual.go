@@ -26,8 +26,9 @@ the cursor and the next fire times do not move. The Run's idempotency key is
 ql3:manual:v1:<trigger id>:<request id>, so repeating the command with the same --request-id never
 makes a second Run (it prints the first one); without --request-id a fresh one is generated and
 printed. The trigger's overlap policy applies: under skip, a request while an earlier Run of the
-trigger is unfinished is refused (exit 0, "skipped"), under cancel_previous the unfinished Runs are
-cancelled first; --force admits it regardless. A paused trigger may run now; a disabled one may not.
+trigger is unfinished is refused (exit 0, "not run"), under queue_one the Run waits for the
+unfinished one (refused while one waits already), under cancel_previous the unfinished Runs are
+cancelled first; --force admits it regardless, to run at once. A paused trigger may run now; a disabled one may not.
 Who asked (the operating-system user), the request id and --force are recorded in the Run's
 run.created event. On the cluster this needs the runtime role's URL, as ` + "`ql runs`" + ` does.`,
 		Args: oneTriggerArgs("run"),
@@ -93,7 +94,7 @@ type runNowView struct {
 func printRunNow(w io.Writer, name, requestID string, res schedule.RunNowResult) {
 	switch {
 	case res.Skipped != "":
-		fmt.Fprintf(w, "trigger %s: not run (%s: an earlier run is unfinished and its overlap policy is skip); --force runs it anyway\n", name, res.Skipped)
+		fmt.Fprintf(w, "trigger %s: not run (%s: an earlier run is unfinished and the overlap policy refuses another); --force runs it anyway\n", name, res.Skipped)
 	case res.Created:
 		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `ql runs show %s`)\n", name, res.RunID, requestID, res.RunID)
 	default:

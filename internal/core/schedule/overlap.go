@@ -14,11 +14,16 @@ const (
 	// OverlapCancelThenAdmit: every unfinished Run of the trigger gets a
 	// cancel intent, then the occurrence is admitted.
 	OverlapCancelThenAdmit
+	// OverlapAdmitWaiting: admit a Run that no dispatcher starts while an
+	// earlier Run of its trigger is unfinished.
+	OverlapAdmitWaiting
 )
 
 // OverlapOf is the verdict of policy on an admission of a trigger that has
-// unfinished Runs (queued, dispatching or running; a lost Run counts as
-// finished). Adapters read unfinished under the schedule row's lock, in
+// unfinished Runs (queued, dispatching, running or waiting to retry; a lost
+// Run counts as finished): skip passes it over while any is unfinished,
+// queue_one admits it to wait behind one and passes it over behind two,
+// cancel_previous cancels them first. Adapters read unfinished under the schedule row's lock, in
 // the admission's own transaction: every admission of a trigger locks and
 // writes that row, so each one sees every Run admitted before it, and a
 // Run that finishes meanwhile can only turn a pass into an admit later,
@@ -29,6 +34,8 @@ func OverlapOf(policy trigger.OverlapPolicy, unfinished int) OverlapVerdict {
 		return OverlapAdmit
 	case policy == trigger.OverlapCancelPrevious:
 		return OverlapCancelThenAdmit
+	case policy == trigger.OverlapQueueOne && unfinished == 1:
+		return OverlapAdmitWaiting
 	}
 	return OverlapPass
 }

@@ -18,6 +18,9 @@ func TestOverlapVerdictFollowsThePolicy(t *testing.T) {
 		{trigger.OverlapAllow, 3, OverlapAdmit},
 		{trigger.OverlapSkip, 0, OverlapAdmit},
 		{trigger.OverlapSkip, 1, OverlapPass},
+		{trigger.OverlapQueueOne, 0, OverlapAdmit},
+		{trigger.OverlapQueueOne, 1, OverlapAdmitWaiting},
+		{trigger.OverlapQueueOne, 2, OverlapPass},
 		{trigger.OverlapCancelPrevious, 0, OverlapAdmit},
 		{trigger.OverlapCancelPrevious, 2, OverlapCancelThenAdmit},
 	}

@@ -61,6 +61,10 @@ const (
 	OverlapAllow OverlapPolicy = ""
 	// OverlapSkip passes the occurrence over (ledger reason overlap).
 	OverlapSkip OverlapPolicy = "skip"
+	// OverlapQueueOne admits the occurrence as a Run that waits for the
+	// unfinished one to finish; with one waiting already, it passes the
+	// occurrence over.
+	OverlapQueueOne OverlapPolicy = "queue_one"
 	// OverlapCancelPrevious asks every unfinished Run of the trigger to
 	// stop, then admits the occurrence.
 	OverlapCancelPrevious OverlapPolicy = "cancel_previous"
@@ -72,7 +76,7 @@ func ParseOverlap(s string) (OverlapPolicy, bool) {
 	switch s {
 	case "", "allow":
 		return OverlapAllow, true
-	case string(OverlapSkip), string(OverlapCancelPrevious):
+	case string(OverlapSkip), string(OverlapQueueOne), string(OverlapCancelPrevious):
 		return OverlapPolicy(s), true
 	}
 	return "", false
@@ -219,8 +223,8 @@ func (c Cron) validatePolicies() error {
 		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: a window of %dms is given but not marked as set", c.CatchUpWindowMs)
 	case c.HasCatchUpWindow && c.MisfirePolicy != FireOnce:
 		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: only applies to misfire: fire_once (misfire: %s passes every late occurrence)", c.MisfirePolicy)
-	case c.Overlap != OverlapAllow && c.Overlap != OverlapSkip && c.Overlap != OverlapCancelPrevious:
-		return qlerror.New(qlerror.Invalid, "trigger.cron.overlap: %q is not one of allow, skip, cancel_previous", c.Overlap)
+	case c.Overlap != OverlapAllow && c.Overlap != OverlapSkip && c.Overlap != OverlapQueueOne && c.Overlap != OverlapCancelPrevious:
+		return qlerror.New(qlerror.Invalid, "trigger.cron.overlap: %q is not one of allow, skip, queue_one, cancel_previous", c.Overlap)
 	case c.HasCatchUpWindow && (c.CatchUpWindowMs < 0 || c.CatchUpWindowMs > MaxCatchUpWindowMs):
 		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: %dms is outside 0 … 366 days", c.CatchUpWindowMs)
 	}

@@ -128,7 +128,7 @@ func TestOverlapPolicyDigestAndValidation(t *testing.T) {
 	t.Parallel()
 	base := ContentDigest(projectID, triggerID, taskID, 1, taskDig, spec())
 	seen := map[string]OverlapPolicy{}
-	for _, o := range []OverlapPolicy{OverlapSkip, OverlapCancelPrevious} {
+	for _, o := range []OverlapPolicy{OverlapSkip, OverlapQueueOne, OverlapCancelPrevious} {
 		s := spec()
 		s.Cron.Overlap = o
 		d := ContentDigest(projectID, triggerID, taskID, 1, taskDig, s)

@@ -60,6 +60,7 @@ func (s *Store) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (sc
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
+		waits := false
 		if !r.Force && tk.Cron.Overlap != "" {
 			unfinished, err := unfinishedRuns(ctx, tx, r.TriggerID)
 			if err != nil {
@@ -69,6 +70,8 @@ func (s *Store) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (sc
 			case schedule.OverlapPass:
 				out.Skipped = schedule.PassOverlap
 				return nil
+			case schedule.OverlapAdmitWaiting:
+				waits = true
 			case schedule.OverlapCancelThenAdmit:
 				for _, id := range unfinished {
 					if err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)"); err != nil {
@@ -84,7 +87,7 @@ func (s *Store) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (sc
 		now := s.nowMs()
 		out.RunID, out.Created = ids.New(), true
 		return manualErr(s.insertRun(ctx, tx, tk, admission{runID: out.RunID, attemptID: ids.New(), executionID: plan.ID, key: key,
-			scheduledForMs: now, dueAtMs: now, audit: map[string]any{
+			scheduledForMs: now, dueAtMs: now, waits: waits, audit: map[string]any{
 				"manual": "run_now", "requestId": requestID, "actor": r.Actor, "force": r.Force,
 			}}, now))
 	})

@@ -128,9 +128,10 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 		return "", refuse(reason, qlerror.New(qlerror.Internal, "trigger %s: the %s decision is not the one its ticket yields", tk.TriggerID, d.Action))
 	}
 	now := s.nowMs()
+	waits := false
 	if d.Action == schedule.Admit {
 		var err error
-		if d, err = s.applyOverlap(ctx, tx, tk, d); err != nil {
+		if d, waits, err = s.applyOverlap(ctx, tx, tk, d); err != nil {
 			return "", err
 		}
 	}
@@ -151,7 +152,7 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	}
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
 	if err := s.insertRun(ctx, tx, tk, admission{runID: p.RunID, attemptID: p.AttemptID, executionID: plan.ID, key: key,
-		scheduledForMs: d.ScheduledForMs, dueAtMs: d.FireAtMs}, now); err != nil {
+		scheduledForMs: d.ScheduledForMs, dueAtMs: d.FireAtMs, waits: waits}, now); err != nil {
 		return "", err
 	}
 	res, err := tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
@@ -167,27 +168,30 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 
 // applyOverlap reads the trigger's unfinished Runs inside the admission's
 // write transaction and applies its overlap policy to the admission d: the
-// decision to write instead (d, or d passed over), after asking the
-// unfinished Runs to stop under cancel_previous.
-func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d schedule.Decision) (schedule.Decision, error) {
+// decision to write instead (d, or d passed over) and whether its Run
+// waits for the unfinished one (queue_one), after asking the unfinished
+// Runs to stop under cancel_previous.
+func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d schedule.Decision) (schedule.Decision, bool, error) {
 	if tk.Cron.Overlap == trigger.OverlapAllow {
-		return d, nil
+		return d, false, nil
 	}
 	unfinished, err := unfinishedRuns(ctx, tx, tk.TriggerID)
 	if err != nil {
-		return d, err
+		return d, false, err
 	}
 	switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
 	case schedule.OverlapPass:
-		return d.OverlapPassed(), nil
+		return d.OverlapPassed(), false, nil
+	case schedule.OverlapAdmitWaiting:
+		return d, true, nil
 	case schedule.OverlapCancelThenAdmit:
 		for _, id := range unfinished {
 			if err := s.cancelInTx(ctx, tx, id, "cancelled by a later occurrence (overlap: cancel_previous)"); err != nil {
-				return d, err
+				return d, false, err
 			}
 		}
 	}
-	return d, nil
+	return d, false, nil
 }
 
 func unfinishedRuns(ctx context.Context, tx *txn, triggerID string) ([]string, error) {
@@ -213,6 +217,8 @@ type admission struct {
 	runID, attemptID, executionID, key string
 	scheduledForMs, dueAtMs            int64
 	audit                              map[string]any
+	// waits: admitted under queue_one behind an unfinished Run.
+	waits bool
 }
 
 // insertRun writes an admitted occurrence: the queued Run, its claimed
@@ -220,7 +226,7 @@ type admission struct {
 // already holds the idempotency key is ReasonOccurrenceExists.
 func (s *Store) insertRun(ctx context.Context, tx *txn, tk schedule.Ticket, a admission, now int64) error {
 	res, err := tx.ExecContext(ctx, qRunAdmitInsert, a.runID, tk.ProjectID, tk.TaskID, tk.TaskRevision, tk.TriggerID, tk.TriggerRevision,
-		a.executionID, a.key, a.scheduledForMs, a.dueAtMs, now, now, now)
+		a.executionID, a.key, a.scheduledForMs, a.dueAtMs, now, now, now, boolInt(a.waits))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ func overlapCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
 		"OverlapAllowAdmitsWhileAnEarlierRunIsUnfinished":               testOverlapAllow,
 		"OverlapSkipRecordsTheOccurrenceWhileTheEarlierRunIsUnfinished": testOverlapSkip,
+		"OverlapQueueOneAdmitsOneWaitingRunThenPassesTheRest":           testOverlapQueueOne,
 		"OverlapCancelPreviousCancelsTheUnfinishedRunThenAdmits":        testOverlapCancelPrevious,
 		"OverlapSkipNeverAdmitsTwoRunsWhileThePreviousOneFinishes":      testOverlapSkipRace,
 	}
@@ -100,6 +101,30 @@ func testOverlapSkip(t *testing.T, f Fixture) {
 	}
 	if got := counts(t, f, id); got.Runs != 2 {
 		t.Fatalf("%d runs, want two", got.Runs)
+	}
+}
+
+func testOverlapQueueOne(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	c.Overlap = trigger.OverlapQueueOne
+	d := newDefs(t, f, "alpha", c)
+	id := d.Trigger.TriggerID
+	initialise(t, f)
+	first, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted {
+		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
+	}
+	second, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted || res.RunID != second.RunID {
+		t.Fatalf("admission behind one unfinished run: %s (%s), want admitted to wait", res.Outcome, res.Reason)
+	}
+	third, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Skipped {
+		t.Fatalf("admission with a run waiting already: %s (%s), want skipped", res.Outcome, res.Reason)
+	}
+	requireLedger(t, f, id, d.Trigger.Revision, first.Decision, second.Decision, third.Decision.OverlapPassed())
+	if n := len(unfinished(t, f, id)); n != 2 {
+		t.Fatalf("%d unfinished runs, want the running one and the one waiting", n)
 	}
 }
 

@@ -3,7 +3,7 @@
 -- only when set): NULL is allow, so every existing revision keeps its
 -- meaning and its digest.
 ALTER TABLE qinglong.trigger_revisions
-    ADD COLUMN overlap_policy text CHECK (overlap_policy IN ('skip', 'cancel_previous'));
+    ADD COLUMN overlap_policy text CHECK (overlap_policy IN ('skip', 'queue_one', 'cancel_previous'));
 
 -- The ledger gains the reason an overlap policy passes an occurrence over.
 ALTER TABLE qinglong.occurrence_ledger DROP CONSTRAINT occurrence_ledger_reason_check;
@@ -18,3 +18,8 @@ ALTER TABLE qinglong.occurrence_ledger_compacted ADD CONSTRAINT occurrence_ledge
 -- only the Runs not yet finished.
 CREATE INDEX runs_unfinished_trigger_idx ON qinglong.runs (trigger_id, id)
     WHERE state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost');
+
+-- A Run admitted under queue_one behind an unfinished Run of its trigger
+-- waits: no dispatcher grants it while an earlier Run of the trigger is
+-- unfinished.
+ALTER TABLE qinglong.runs ADD COLUMN waits_for_previous boolean NOT NULL DEFAULT false;

@@ -2,7 +2,7 @@
 -- trigger is unfinished. Part of the revision (and of its content digest,
 -- only when set): NULL is allow, so every existing revision keeps its
 -- meaning and its digest.
-ALTER TABLE trigger_revisions ADD COLUMN overlap_policy TEXT CHECK (overlap_policy IN ('skip', 'cancel_previous'));
+ALTER TABLE trigger_revisions ADD COLUMN overlap_policy TEXT CHECK (overlap_policy IN ('skip', 'queue_one', 'cancel_previous'));
 
 -- The ledger gains the reason an overlap policy passes an occurrence over.
 -- SQLite cannot change a CHECK constraint in place: both tables are
@@ -43,3 +43,8 @@ ALTER TABLE occurrence_ledger_compacted_new RENAME TO occurrence_ledger_compacte
 -- finished.
 CREATE INDEX runs_unfinished_trigger ON runs (trigger_id, id)
   WHERE state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost');
+
+-- A Run admitted under queue_one behind an unfinished Run of its trigger
+-- waits: the dispatcher does not start it while an earlier Run of the
+-- trigger is unfinished.
+ALTER TABLE runs ADD COLUMN waits_for_previous INTEGER NOT NULL DEFAULT 0 CHECK (waits_for_previous IN (0, 1));
