@@ -31,7 +31,7 @@ func scanTriggerRevision(row pgx.Row) (trigger.Revision, error) {
 	var pol policyCols
 	err := row.Scan(&r.TriggerID, &r.ProjectID, &r.TaskID, &r.Revision, &r.TaskRevision, &r.TaskContentDigest, &r.Spec.Name, &r.Spec.Enabled,
 		&r.Spec.Cron.Expression, &r.Spec.Cron.Timezone, &policy, &r.ContentDigest, &r.MutationID, &r.CreatedAtMs,
-		&pol.jitter, &pol.start, &pol.end, &pol.window)
+		&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap)
 	r.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
 	pol.into(&r.Spec.Cron)
 	return r, err
@@ -65,6 +65,7 @@ type triggerWrites struct {
 	digests, mutations                      []string
 	revisions, taskRevisions, jitters       []int64
 	starts, ends, windows                   []*int64
+	overlaps                                []*string
 	enabled                                 []bool
 }
 
@@ -197,6 +198,7 @@ func (w *triggerWrites) add(rev trigger.Revision, heads map[string]catalog.Head)
 	w.revisions, w.taskRevisions, w.enabled = append(w.revisions, rev.Revision), append(w.taskRevisions, rev.TaskRevision), append(w.enabled, rev.Spec.Enabled)
 	jitter, start, end, window := policyValues(c)
 	w.jitters, w.starts, w.ends, w.windows = append(w.jitters, jitter), append(w.starts, start), append(w.ends, end), append(w.windows, window)
+	w.overlaps = append(w.overlaps, overlapValue(c))
 	return nil
 }
 
@@ -226,6 +228,7 @@ func (t *adminTx) writeTriggers(ctx context.Context, w *triggerWrites, now int64
 		"cron_expressions": w.crons, "cron_timezones": w.zones, "misfire_policies": w.policies,
 		"content_digests": w.digests, "mutation_ids": w.mutations, "created_at_ms": now,
 		"jitter_ms": w.jitters, "start_at_ms": w.starts, "end_at_ms": w.ends, "catch_up_window_ms": w.windows,
+		"overlap_policies": w.overlaps,
 	})
 	if err != nil {
 		return err

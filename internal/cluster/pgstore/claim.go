@@ -57,7 +57,7 @@ func scanTicket(row pgx.Row) (schedule.Ticket, pgtype.TID, error) {
 	var pausedAt, resumedAt *int64
 	var pol policyCols
 	err := row.Scan(&tk.ProjectID, &tk.TriggerID, &tk.TriggerRevision, &tk.TriggerContentDigest, &tk.TriggerCreatedAtMs,
-		&tk.Cron.Expression, &tk.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window,
+		&tk.Cron.Expression, &tk.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 		&tk.TaskID, &tk.TaskRevision, &tk.TaskContentDigest,
 		&tk.NextFireAtMs, &tk.LastScheduledAtMs, &tk.StateVersion,
 		&l.Owner, &l.Token, &l.ClaimVersion, &l.ExpiresAtMs, &l.AcquiredAtMs, &tid, &pausedAt, &resumedAt)

@@ -82,7 +82,16 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	if reason := verifyTicket(p, facts); reason != "" {
 		return reason.Result(), nil
 	}
-	args, outcome, err := decisionArgs(p, facts)
+	// From here on p is the decision to write: the overlap policy may have
+	// passed the admission over.
+	p, waits, err := applyOverlap(ctx, conn, p, facts)
+	if err != nil {
+		if retryable(err) {
+			return schedule.CommitResult{}, err
+		}
+		return failure(ctx, err, false)
+	}
+	args, outcome, err := decisionArgs(p, facts, waits)
 	if err != nil {
 		return failure(ctx, err, false)
 	}
@@ -218,9 +227,48 @@ func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk sched
 	return scanCommitFacts(conn.QueryRow(ctx, sqlCommitLock, tk.TriggerID, tid), tk.TriggerID)
 }
 
+// applyOverlap returns p with the decision its trigger's overlap policy
+// makes of it, as the unfinished Runs read under the row lock say
+// (schedule.OverlapOf): an admission passed over, kept with its Run
+// waiting for the unfinished one (waits, queue_one), or kept after every
+// unfinished Run was cancelled in the admission's transaction through the
+// same steps as CancelRun.
+func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f commitFacts) (_ schedule.CommitParams, waits bool, _ error) {
+	if p.Decision.Action != schedule.Admit {
+		return p, false, nil
+	}
+	switch schedule.OverlapOf(f.Trigger.Spec.Cron.Overlap, len(f.Unfinished)) {
+	case schedule.OverlapPass:
+		p.Decision = p.Decision.OverlapPassed()
+		p.RunID, p.AttemptID = "", ""
+	case schedule.OverlapAdmitWaiting:
+		return p, true, nil
+	case schedule.OverlapCancelThenAdmit:
+		if err := cancelRuns(ctx, q, f.Unfinished); err != nil {
+			return p, false, err
+		}
+	}
+	return p, false, nil
+}
+
+// cancelRuns cancels each Run through CancelRun's steps, in the caller's
+// transaction.
+func cancelRuns(ctx context.Context, q querier, runIDs []string) error {
+	for _, id := range runIDs {
+		lf, err := lockLatestAttempt(ctx, q, id)
+		if err != nil {
+			return err
+		}
+		if err := cancelLocked(ctx, q, lf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // decisionArgs are sqlCommitWrite's arguments for the verified decision,
 // with the outcome a successful write means.
-func decisionArgs(p schedule.CommitParams, f commitFacts) ([]any, schedule.Outcome, error) {
+func decisionArgs(p schedule.CommitParams, f commitFacts, waits bool) ([]any, schedule.Outcome, error) {
 	tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
 	var lastScheduled *int64
 	outcome := schedule.Initialized
@@ -234,6 +282,7 @@ func decisionArgs(p schedule.CommitParams, f commitFacts) ([]any, schedule.Outco
 		if admission, err = admissionArgsOf(p, f); err != nil {
 			return nil, "", err
 		}
+		admission["waits"] = waits
 	}
 	args := pgx.StrictNamedArgs{
 		"trigger_id":           tk.TriggerID,
@@ -262,7 +311,7 @@ func noAdmission() pgx.StrictNamedArgs {
 	return pgx.StrictNamedArgs{
 		"run_id": nil, "project_id": nil, "task_id": nil, "task_revision": nil, "execution_revision_id": nil,
 		"idempotency_key": nil, "scheduled_for_ms": nil, "due_at_ms": nil, "admitted_at_ms": nil, "attempt_id": nil, "executor": nil,
-		"created_event": nil, "created_payload": nil, "queued_event": nil, "queued_payload": nil,
+		"created_event": nil, "created_payload": nil, "queued_event": nil, "queued_payload": nil, "waits": nil,
 	}
 }
 

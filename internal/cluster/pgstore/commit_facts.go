@@ -42,6 +42,10 @@ type commitFacts struct {
 
 	// Execution is nil when the pinned remote_worker plan is missing.
 	Execution *task.Execution
+
+	// Unfinished are the trigger's unfinished Runs, read only when its
+	// revision has an overlap policy.
+	Unfinished []string
 }
 
 // stored is what the shared snapshot verification compares the ticket with.
@@ -78,10 +82,10 @@ func scanCommitFacts(row pgx.Row, triggerID string, extra ...any) (commitFacts, 
 		&f.HeadRevision, &f.HeadTaskID,
 		&f.Trigger.TaskID, &f.Trigger.TaskRevision, &f.Trigger.TaskContentDigest, &f.Trigger.Spec.Name, &f.Trigger.Spec.Enabled, &f.TriggerKind,
 		&f.Trigger.Spec.Cron.Expression, &f.Trigger.Spec.Cron.Timezone, &policy, &f.Trigger.ContentDigest, &f.Trigger.CreatedAtMs,
-		&pol.jitter, &pol.start, &pol.end, &pol.window,
+		&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 		&f.TaskHeadRevision,
 		&f.Task.ProjectID, &f.Task.Spec.Name, &f.Task.Spec.Enabled, &labels, &command, &f.Task.ContentDigest,
-		&erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest}
+		&erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest, &f.Unfinished}
 	err := row.Scan(append(dest, extra...)...)
 	if err != nil {
 		return commitFacts{}, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -184,7 +185,18 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	if len(write) == 0 {
 		return out, nil
 	}
-	args, err := pageWriteArgs(group, write, facts)
+	// The decisions to write: the overlap policy may pass an admission
+	// over, or cancel the trigger's unfinished Runs before it. A failed
+	// cancel leaves the transaction holding part of one, so it ends the
+	// whole attempt (nothing is written).
+	eff := slices.Clone(group)
+	waits := make(map[int]bool)
+	for _, i := range write {
+		if eff[i], waits[i], err = applyOverlap(ctx, conn, group[i], facts[i].commitFacts); err != nil {
+			return settle(ctx, out, write, err, false)
+		}
+	}
+	args, err := pageWriteArgs(eff, write, facts, waits)
 	if err != nil {
 		return settle(ctx, out, write, err, false)
 	}
@@ -231,7 +243,7 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	}
 	ended = true
 	for k, i := range write {
-		out[i] = writtenResult(group[i], touched[k])
+		out[i] = writtenResult(eff[i], touched[k])
 		if lost != nil {
 			// COMMIT answered, so the outcome is known; the connection is
 			// gone all the same, and the replica must learn it.
@@ -350,7 +362,7 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 
 // pageWriteArgs are sqlCommitPageWrite's arguments for the verified
 // decisions group[write...]: one array element per decision.
-func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pageFacts) ([]any, error) {
+func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pageFacts, waits map[int]bool) ([]any, error) {
 	n := len(write)
 	tids := make([]pgtype.TID, n)
 	var (
@@ -360,6 +372,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		nextDue, dueAt                                                 = make([]*int64, n), make([]*int64, n)
 		runIDs, projectIDs, taskIDs, execIDs, keys, attemptIDs         = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 		created, queued                                                = make([]*string, n), make([]*string, n)
+		waiting                                                        = make([]*bool, n)
 	)
 	var nowMs int64
 	var ledgerRows []int64
@@ -387,6 +400,8 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		lastScheduled[k], scheduledFor[k], dueAt[k] = &d.ScheduledForMs, &d.ScheduledForMs, &d.FireAtMs
 		runIDs[k], projectIDs[k], taskIDs[k], taskRevisions[k] = &p.RunID, &tk.ProjectID, &tk.TaskID, &tk.TaskRevision
 		execIDs[k], keys[k], attemptIDs[k], created[k], queued[k] = &a.executionRevID, &a.key, &p.AttemptID, &c, &q
+		w := waits[i]
+		waiting[k] = &w
 	}
 	args := ledgerArgs(passed)
 	args["ledger_row"] = ledgerRows
@@ -396,7 +411,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		"acquired_at_ms": acquired, "next_cursor": nextCur, "next_due_offset_ms": nextDue, "last_scheduled_at_ms": lastScheduled,
 		"run_id": runIDs, "project_id": projectIDs, "task_id": taskIDs, "task_revision": taskRevisions,
 		"execution_revision_id": execIDs, "idempotency_key": keys, "scheduled_for_ms": scheduledFor, "due_at_ms": dueAt,
-		"attempt_id": attemptIDs, "created_payload": created, "queued_payload": queued,
+		"attempt_id": attemptIDs, "created_payload": created, "queued_payload": queued, "waits": waiting,
 		"admitted_at_ms": nowMs, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "queued_event": run.EventQueued,
 	})

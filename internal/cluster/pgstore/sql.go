@@ -26,6 +26,14 @@ var (
 	sqlCommitPageWrite, commitPageWriteParams = namedStmt("CommitPageWrite")
 )
 
+// sql/manual.sql: run now and backfill.
+var (
+	sqlManualTouch                      = stmt("ManualTouch")
+	sqlRunByKey                         = stmt("RunByKey")
+	sqlRunsCronScheduledIn              = stmt("RunsCronScheduledIn")
+	sqlManualInsert, manualInsertParams = namedStmt("ManualInsert")
+)
+
 // sql/recovery_page.sql: startup recovery.
 var sqlRecoveryPage = stmt("RecoveryPage")
 

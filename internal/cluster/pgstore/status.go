@@ -47,7 +47,7 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 		var policy string
 		var pol policyCols
 		err := row.Scan(&s.ProjectID, &s.ProjectName, &s.TriggerID, &s.Name, &s.Revision, &s.Enabled, &s.Cron.Expression, &s.Cron.Timezone,
-			&policy, &pol.jitter, &pol.start, &pol.end, &pol.window,
+			&policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 			&s.TaskID, &s.TaskName, &s.TaskRevision, &s.NextFireAtMs, &s.NextDueAtMs, &s.LastScheduledAtMs, &s.StateVersion, &s.ClaimOwner, &s.ClaimExpiresAtMs)
 		s.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
 		pol.into(&s.Cron)

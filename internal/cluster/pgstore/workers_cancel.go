@@ -47,7 +47,7 @@ func (r *Runtime) CancelRun(ctx context.Context, runID string) (run.Run, error) 
 // lockLatestAttempt locks a Run's latest attempt and the Run (in the order
 // every step locks them) and checks, after the lock, that no newer attempt
 // was committed meanwhile.
-func lockLatestAttempt(ctx context.Context, tx pgx.Tx, runID string) (leaseFacts, error) {
+func lockLatestAttempt(ctx context.Context, tx querier, runID string) (leaseFacts, error) {
 	for range cancelAttempts {
 		var attemptID string
 		err := tx.QueryRow(ctx, sqlLatestAttempt, runID).Scan(&attemptID)
@@ -72,7 +72,7 @@ func lockLatestAttempt(ctx context.Context, tx pgx.Tx, runID string) (leaseFacts
 	return leaseFacts{}, qlerror.New(qlerror.Conflict, "run %s kept getting new attempts while it was being cancelled; retry", runID)
 }
 
-func cancelLocked(ctx context.Context, tx pgx.Tx, f leaseFacts) error {
+func cancelLocked(ctx context.Context, tx querier, f leaseFacts) error {
 	switch {
 	case f.RunState.Terminal():
 		return qlerror.New(qlerror.FailedPrecondition, "run %s already ended %s; there is nothing to cancel", f.RunID, f.RunState)

@@ -40,7 +40,7 @@ type leaseFacts struct {
 
 // lockLease locks an attempt and its Run and reads its facts; an unknown
 // attempt is NotFound.
-func lockLease(ctx context.Context, tx pgx.Tx, attemptID string) (leaseFacts, error) {
+func lockLease(ctx context.Context, tx querier, attemptID string) (leaseFacts, error) {
 	f := leaseFacts{AttemptID: attemptID}
 	var state, runState string
 	err := tx.QueryRow(ctx, sqlLeaseFacts, attemptID).Scan(&f.RunID, &f.Number, &state, &f.WorkerID, &f.TokenSHA256, &f.LeaseVersion,
@@ -365,7 +365,7 @@ func (f leaseFacts) completionFence(req workerproto.CompleteRequest, digest stri
 
 // endAttempt writes an attempt's end, fenced by the state read under the
 // lock.
-func endAttempt(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, res attemptResult) error {
+func endAttempt(ctx context.Context, tx querier, f leaseFacts, end run.AttemptState, res attemptResult) error {
 	if err := run.CheckAttemptTransition(f.State, end); err != nil {
 		return err
 	}
@@ -428,7 +428,7 @@ type runChange struct {
 // event), checked against the Run's transitions and fenced by the version
 // read under the lock. Staying in the same state is allowed only for a
 // recorded intent (a cancel asked of a running Run).
-func advanceRun(ctx context.Context, tx pgx.Tx, f leaseFacts, to run.State, c runChange) error {
+func advanceRun(ctx context.Context, tx querier, f leaseFacts, to run.State, c runChange) error {
 	if to != f.RunState {
 		if err := run.CheckTransition(f.RunState, to); err != nil {
 			return err

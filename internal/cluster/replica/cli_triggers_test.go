@@ -76,3 +76,35 @@ func TestCLIPausesWithTheAdminRoleAndShowsTheLedgerWithTheRuntimeRole(t *testing
 		t.Fatalf("a round after the resume took %d rows, want the resumed one", sum.Taken)
 	}
 }
+
+// ql triggers run and backfill write Runs, so on the cluster they need the
+// runtime role's URL and say so with the admin role's; a repeated request
+// id finds its Run, and a backfill reports what it admitted.
+func TestCLIRunsNowAndBackfillsWithTheRuntimeRole(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
+	file := filepath.Join(t.TempDir(), "defs.yaml")
+	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 1, clustertest.QuietCron())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "apply", "-f", file); code != 0 {
+		t.Fatalf("apply: exit %d %q", code, out)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "triggers", "run", "t00000", "--request-id", "r1"); code != 1 || !strings.Contains(out, "needs the runtime role's URL") {
+		t.Fatalf("run now as admin: exit %d %q; want a message naming the runtime role", code, out)
+	}
+	for range 2 {
+		if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "run", "t00000", "--request-id", "r1", "-o", "json"); code != 0 || !strings.Contains(out, `"requestId": "r1"`) {
+			t.Fatalf("run now as runtime: exit %d %q", code, out)
+		}
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "backfill", "t00000",
+		"--from", "2020-01-01T00:00:00Z", "--to", "2020-01-01T02:59:59Z"); code != 0 || !strings.Contains(out, "3 occurrences, 3 admitted") {
+		t.Fatalf("backfill as runtime: exit %d %q", code, out)
+	}
+	if runs := env.Int(t, `SELECT count(*) FROM qinglong.runs`); runs != 4 {
+		t.Fatalf("%d runs, want the one run-now Run and three backfilled", runs)
+	}
+}

@@ -54,6 +54,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		},
 		Pause:  adminPause{admin},
 		Detail: runtimeDetail{rt},
+		Manual: runtimeManual{rt},
 		Close: func() {
 			rt.Close()
 			admin.Close()
@@ -89,6 +90,19 @@ type runtimeDetail struct{ r *pgstore.Runtime }
 func (d runtimeDetail) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
 	res, err := d.r.TriggerDetail(ctx, triggerID, ledgerLimit)
 	return res, explainRole(err, "showing a trigger", "runtime")
+}
+
+// runtimeManual is run now and backfill with permission errors explained.
+type runtimeManual struct{ r *pgstore.Runtime }
+
+func (m runtimeManual) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest) (schedule.RunNowResult, error) {
+	res, err := m.r.TriggerRunNow(ctx, req)
+	return res, explainRole(err, "running a trigger now", "runtime")
+}
+
+func (m runtimeManual) TriggerBackfill(ctx context.Context, req schedule.BackfillRequest) (schedule.BackfillResult, error) {
+	res, err := m.r.TriggerBackfill(ctx, req)
+	return res, explainRole(err, "backfilling a trigger", "runtime")
 }
 
 // adminOnly is the catalog store with permission errors explained.

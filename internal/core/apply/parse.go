@@ -447,7 +447,7 @@ func (p parser) millis(n *yaml.Node, field string) (int64, error) {
 }
 
 func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
-	f, err := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled", "jitter", "startAt", "endAt", "catchUpWindow")
+	f, err := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled", "jitter", "startAt", "endAt", "catchUpWindow", "overlap")
 	if err != nil {
 		return TriggerDoc{}, err
 	}
@@ -475,6 +475,17 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 	}
 	if err := p.timePolicies(f, &td.Spec.Cron); err != nil {
 		return td, err
+	}
+	if v, ok := f["overlap"]; ok {
+		s, err := p.str(v, "trigger.overlap")
+		if err != nil {
+			return td, err
+		}
+		o, known := trigger.ParseOverlap(s)
+		if !known || s == "" {
+			return td, p.errf(v, "trigger.overlap: %q is not one of allow, skip, queue_one, cancel_previous", s)
+		}
+		td.Spec.Cron.Overlap = o
 	}
 	return td, nil
 }

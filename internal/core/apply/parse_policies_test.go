@@ -58,3 +58,28 @@ func TestInvalidTimePoliciesNameFileLineAndField(t *testing.T) {
 		}
 	}
 }
+
+func TestParseReadsOverlapPolicy(t *testing.T) {
+	t.Parallel()
+	for yamlValue, want := range map[string]trigger.OverlapPolicy{
+		"allow": trigger.OverlapAllow, "skip": trigger.OverlapSkip, "queue_one": trigger.OverlapQueueOne,
+		"cancel_previous": trigger.OverlapCancelPrevious,
+	} {
+		doc, err := Parse("x.yaml", []byte(policyBase+"    overlap: "+yamlValue+"\n"))
+		if err != nil {
+			t.Fatalf("overlap: %s: %v", yamlValue, err)
+		}
+		if got := doc.Triggers[0].Spec.Cron.Overlap; got != want {
+			t.Errorf("overlap: %s reads as %q, want %q", yamlValue, got, want)
+		}
+	}
+	for value, want := range map[string]string{
+		"never": `x.yaml:10: trigger.overlap: "never" is not one of allow, skip, queue_one, cancel_previous`,
+		`""`:    `x.yaml:10: trigger.overlap: "" is not one of`,
+		"[1]":   "trigger.overlap must be a string",
+	} {
+		if _, err := Parse("x.yaml", []byte(policyBase+"    overlap: "+value+"\n")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("overlap: %s: got %v, want an error containing %q", value, err, want)
+		}
+	}
+}

@@ -37,6 +37,9 @@ type Backend struct {
 	// Detail reads one trigger with its occurrence ledger (`ql triggers
 	// show`).
 	Detail schedule.DetailReader
+	// Manual admits Runs on request (`ql triggers run` and `ql triggers
+	// backfill`); nil when the profile cannot (a read-only open).
+	Manual schedule.Manual
 	Close  func()
 }
 

@@ -21,7 +21,8 @@ func triggersCommand(opts Options) *cobra.Command {
 occurrence; with jitter, "(due …)" follows it: the instant the occurrence is
 actually admitted. "ended" means the trigger's endAt lies before its next
 occurrence: it fires no more unless republished. -o json adds each
-trigger's time policies (jitterMs, startAtMs, endAtMs, catchUpWindowMs).`,
+trigger's time policies (jitterMs, startAtMs, endAtMs, catchUpWindowMs) and its
+overlap policy when it is not allow.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
@@ -70,7 +71,8 @@ trigger's time policies (jitterMs, startAtMs, endAtMs, catchUpWindowMs).`,
 	list.Flags().StringVar(&project, "project", "", "only triggers of this project (name or id)")
 	list.Flags().IntVar(&limit, "limit", 100, "page size (1–500)")
 	list.Flags().StringVar(&after, "after", "", "continue after this trigger id")
-	c.AddCommand(list, triggersShowCommand(opts), triggersPauseCommand(opts, true), triggersPauseCommand(opts, false))
+	c.AddCommand(list, triggersShowCommand(opts), triggersPauseCommand(opts, true), triggersPauseCommand(opts, false),
+		triggersRunCommand(opts), triggersBackfillCommand(opts))
 	return c
 }
 

@@ -167,6 +167,9 @@ func policiesLine(t view.Trigger) string {
 	if w := t.Cron.CatchUpWindowMs; w != nil {
 		parts = append(parts, "catchUpWindow "+(time.Duration(*w)*time.Millisecond).String())
 	}
+	if t.Cron.Overlap != "" {
+		parts = append(parts, "overlap "+t.Cron.Overlap)
+	}
 	return strings.Join(parts, "  ")
 }
 

@@ -25,6 +25,9 @@ const (
 	PassOutsideBounds PassReason = "outside_bounds"
 	// PassDisabled: the trigger was disabled while the occurrence was due.
 	PassDisabled PassReason = "disabled"
+	// PassOverlap: the trigger's overlap policy is skip and an earlier Run
+	// of it had not finished when the occurrence was admitted.
+	PassOverlap PassReason = "overlap"
 )
 
 // Passed is a run of consecutive nominal occurrences passed over for one

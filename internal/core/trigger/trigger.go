@@ -45,6 +45,41 @@ type Cron struct {
 	// occurrence may be and still be admitted under fire_once.
 	CatchUpWindowMs  int64
 	HasCatchUpWindow bool
+	// Overlap says what an occurrence does while an earlier Run of the
+	// trigger is unfinished; "" is OverlapAllow.
+	Overlap OverlapPolicy
+}
+
+// OverlapPolicy says what an occurrence (or a run-now request) does while
+// an earlier Run of the same trigger has not finished.
+type OverlapPolicy string
+
+// The overlap policies. Allow is stored and digested as "", so a revision
+// that does not name one keeps its digest.
+const (
+	// OverlapAllow admits the occurrence whatever runs (the default).
+	OverlapAllow OverlapPolicy = ""
+	// OverlapSkip passes the occurrence over (ledger reason overlap).
+	OverlapSkip OverlapPolicy = "skip"
+	// OverlapQueueOne admits the occurrence as a Run that waits for the
+	// unfinished one to finish; with one waiting already, it passes the
+	// occurrence over.
+	OverlapQueueOne OverlapPolicy = "queue_one"
+	// OverlapCancelPrevious asks every unfinished Run of the trigger to
+	// stop, then admits the occurrence.
+	OverlapCancelPrevious OverlapPolicy = "cancel_previous"
+)
+
+// ParseOverlap reads an overlap policy as YAML spells it; "allow" is
+// OverlapAllow.
+func ParseOverlap(s string) (OverlapPolicy, bool) {
+	switch s {
+	case "", "allow":
+		return OverlapAllow, true
+	case string(OverlapSkip), string(OverlapQueueOne), string(OverlapCancelPrevious):
+		return OverlapPolicy(s), true
+	}
+	return "", false
 }
 
 // MaxJitterMs caps jitter at one hour: jitter spreads the load of many
@@ -168,6 +203,9 @@ func (c Cron) digestPolicies(b *digest.Builder) {
 	if c.HasCatchUpWindow {
 		b.Int("catchUpWindowMs", c.CatchUpWindowMs)
 	}
+	if c.Overlap != OverlapAllow {
+		b.String("overlap", string(c.Overlap))
+	}
 }
 
 // validatePolicies checks the time policies' ranges and combinations.
@@ -185,6 +223,8 @@ func (c Cron) validatePolicies() error {
 		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: a window of %dms is given but not marked as set", c.CatchUpWindowMs)
 	case c.HasCatchUpWindow && c.MisfirePolicy != FireOnce:
 		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: only applies to misfire: fire_once (misfire: %s passes every late occurrence)", c.MisfirePolicy)
+	case c.Overlap != OverlapAllow && c.Overlap != OverlapSkip && c.Overlap != OverlapQueueOne && c.Overlap != OverlapCancelPrevious:
+		return qlerror.New(qlerror.Invalid, "trigger.cron.overlap: %q is not one of allow, skip, queue_one, cancel_previous", c.Overlap)
 	case c.HasCatchUpWindow && (c.CatchUpWindowMs < 0 || c.CatchUpWindowMs > MaxCatchUpWindowMs):
 		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: %dms is outside 0 … 366 days", c.CatchUpWindowMs)
 	}

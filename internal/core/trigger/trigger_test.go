@@ -120,3 +120,32 @@ func TestTimePoliciesAreValidated(t *testing.T) {
 		t.Fatalf("valid policies refused: %v", err)
 	}
 }
+
+// The default overlap (allow) leaves the digest as it was before overlap
+// existed; each other policy has its own digest and an unknown one is
+// refused.
+func TestOverlapPolicyDigestAndValidation(t *testing.T) {
+	t.Parallel()
+	base := ContentDigest(projectID, triggerID, taskID, 1, taskDig, spec())
+	seen := map[string]OverlapPolicy{}
+	for _, o := range []OverlapPolicy{OverlapSkip, OverlapQueueOne, OverlapCancelPrevious} {
+		s := spec()
+		s.Cron.Overlap = o
+		d := ContentDigest(projectID, triggerID, taskID, 1, taskDig, s)
+		if d == base || seen[d] != "" {
+			t.Errorf("overlap %s digests like another policy", o)
+		}
+		seen[d] = o
+		if err := s.Validate(nowMs); err != nil {
+			t.Errorf("overlap %s refused: %v", o, err)
+		}
+	}
+	s := spec()
+	s.Cron.Overlap = "queue_all"
+	if err := s.Validate(nowMs); err == nil || !strings.Contains(err.Error(), "trigger.cron.overlap") {
+		t.Fatalf("unknown overlap accepted: %v", err)
+	}
+	if o, ok := ParseOverlap("allow"); !ok || o != OverlapAllow {
+		t.Fatalf("allow parses as %q, %v", o, ok)
+	}
+}

@@ -15,12 +15,14 @@ type Cron struct {
 	StartAtMs       int64  `json:"startAtMs,omitempty"`
 	EndAtMs         int64  `json:"endAtMs,omitempty"`
 	CatchUpWindowMs *int64 `json:"catchUpWindowMs,omitempty"`
+	// Overlap is absent for the default, allow.
+	Overlap string `json:"overlap,omitempty"`
 }
 
 // NewCron shapes c.
 func NewCron(c trigger.Cron) Cron {
 	out := Cron{Expression: c.Expression, Timezone: c.Timezone, MisfirePolicy: string(c.MisfirePolicy),
-		JitterMs: c.JitterMs, StartAtMs: c.StartAtMs, EndAtMs: c.EndAtMs}
+		JitterMs: c.JitterMs, StartAtMs: c.StartAtMs, EndAtMs: c.EndAtMs, Overlap: string(c.Overlap)}
 	if c.HasCatchUpWindow {
 		w := c.CatchUpWindowMs
 		out.CatchUpWindowMs = &w

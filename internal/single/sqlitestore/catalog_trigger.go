@@ -28,7 +28,7 @@ func scanTrigger(row interface{ Scan(...any) error }) (trigger.Revision, error) 
 	var pol policyCols
 	err := row.Scan(&r.TriggerID, &r.ProjectID, &r.TaskID, &r.Revision, &r.TaskRevision, &r.TaskContentDigest,
 		&r.Spec.Name, &enabled, &r.Spec.Cron.Expression, &r.Spec.Cron.Timezone, &r.Spec.Cron.MisfirePolicy,
-		&r.ContentDigest, &r.MutationID, &r.CreatedAtMs, &pol.jitter, &pol.start, &pol.end, &pol.window)
+		&r.ContentDigest, &r.MutationID, &r.CreatedAtMs, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap)
 	if err != nil {
 		return r, err
 	}

@@ -8,18 +8,23 @@ import (
 
 // policyCols receives a trigger revision's time-policy columns
 // (migration trigger_policies): jitter_ms, start_at_ms, end_at_ms,
-// catch_up_window_ms, in that order.
+// catch_up_window_ms and (migration overlap_policy) overlap_policy, in that
+// order.
 type policyCols struct {
 	jitter             int64
 	start, end, window sql.NullInt64
+	overlap            sql.NullString
 }
 
-func (p *policyCols) dest() []any { return []any{&p.jitter, &p.start, &p.end, &p.window} }
+func (p *policyCols) dest() []any {
+	return []any{&p.jitter, &p.start, &p.end, &p.window, &p.overlap}
+}
 
 // into sets c's policies; a NULL column is an absent policy.
 func (p policyCols) into(c *trigger.Cron) {
 	c.JitterMs, c.StartAtMs, c.EndAtMs = p.jitter, p.start.Int64, p.end.Int64
 	c.CatchUpWindowMs, c.HasCatchUpWindow = p.window.Int64, p.window.Valid
+	c.Overlap = trigger.OverlapPolicy(p.overlap.String)
 }
 
 // policyArgs are c's policies as the columns store them.
@@ -34,5 +39,9 @@ func policyArgs(c trigger.Cron) []any {
 	if c.HasCatchUpWindow {
 		window = c.CatchUpWindowMs
 	}
-	return []any{c.JitterMs, opt(c.StartAtMs), opt(c.EndAtMs), window}
+	var overlap any
+	if c.Overlap != trigger.OverlapAllow {
+		overlap = string(c.Overlap)
+	}
+	return []any{c.JitterMs, opt(c.StartAtMs), opt(c.EndAtMs), window, overlap}
 }

@@ -84,6 +84,9 @@ var (
 	qScheduleResume            = query("schedule_resume")
 	qSchedulePauseState        = query("schedule_pause_state")
 	qScheduleAuditInsert       = query("schedule_audit_insert")
+	qRunsUnfinishedOfTrigger   = query("runs_unfinished_of_trigger")
+	qRunByKey                  = query("run_by_key")
+	qRunsCronScheduledIn       = query("runs_cron_scheduled_in")
 )
 
 var (
@@ -138,5 +141,6 @@ var writeQueries = []string{
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
-	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
+	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qRunsUnfinishedOfTrigger,
+	qRunByKey, qRunsCronScheduledIn,
 }

@@ -21,47 +21,53 @@ func (s *Store) CancelRun(ctx context.Context, runID string) (run.Run, error) {
 		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
 	}
 	err := s.write(ctx, "cancel run "+runID, routine, func(tx *txn) error {
-		var state run.State
-		var attemptID sql.NullString
-		err := tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID)
-		}
-		if err != nil {
-			return err
-		}
-		switch {
-		case state.Terminal():
-			return nil
-		case !attemptID.Valid || (state != run.Queued && state != run.Running):
-			return qlerror.New(qlerror.FailedPrecondition,
-				"run %s is %s and has no attempt to stop; try again in a moment", runID, state)
-		}
-		a, err := readAttempt(ctx, tx, attemptID.String)
-		if err != nil {
-			return err
-		}
-		if state == run.Running {
-			return s.requestCancel(ctx, tx, runID, attemptID.String, a)
-		}
-		if err := run.CheckAttemptTransition(a.state, run.AttemptCancelled); err != nil {
-			return err
-		}
-		now := s.nowMs()
-		res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptCancelled), nil, "", now, 0, 0, attemptID.String, string(a.state))
-		if err != nil {
-			return err
-		}
-		if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", attemptID.String); err != nil {
-			return err
-		}
-		return transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, map[string]any{"attemptId": attemptID.String, "reason": "cancelled before it started"}, now)
+		return s.cancelInTx(ctx, tx, runID, "cancelled before it started")
 	})
 	if err != nil {
 		return run.Run{}, err
 	}
 	d, err := s.RunGet(ctx, runID)
 	return d.Run, err
+}
+
+// cancelInTx cancels runID inside tx as CancelRun says; why is the reason a
+// run cancelled before it started records.
+func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why string) error {
+	var state run.State
+	var attemptID sql.NullString
+	err := tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case state.Terminal():
+		return nil
+	case !attemptID.Valid || (state != run.Queued && state != run.Running):
+		return qlerror.New(qlerror.FailedPrecondition,
+			"run %s is %s and has no attempt to stop; try again in a moment", runID, state)
+	}
+	a, err := readAttempt(ctx, tx, attemptID.String)
+	if err != nil {
+		return err
+	}
+	if state == run.Running {
+		return s.requestCancel(ctx, tx, runID, attemptID.String, a)
+	}
+	if err := run.CheckAttemptTransition(a.state, run.AttemptCancelled); err != nil {
+		return err
+	}
+	now := s.nowMs()
+	res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptCancelled), nil, "", now, 0, 0, attemptID.String, string(a.state))
+	if err != nil {
+		return err
+	}
+	if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", attemptID.String); err != nil {
+		return err
+	}
+	return transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, map[string]any{"attemptId": attemptID.String, "reason": why}, now)
 }
 
 // requestCancel records the intent to stop a running run's command, once.

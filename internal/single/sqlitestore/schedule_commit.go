@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"maps"
 
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // verdict ends a commit without writing: the transaction rolls back and
@@ -59,7 +61,8 @@ func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedu
 	if err != nil {
 		return failure(ctx, err)
 	}
-	if err := s.commitDecision(ctx, tx, p); err != nil {
+	action, err := s.commitDecision(ctx, tx, p)
+	if err != nil {
 		_ = tx.Rollback()
 		var v *verdict
 		if errors.As(err, &v) {
@@ -74,11 +77,17 @@ func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedu
 		// resolves it from durable facts.
 		return schedule.ReasonOutcomeUnknown.Result(), mapErr(err, "commit schedule decision")
 	}
-	res := schedule.CommitResult{Outcome: outcomeOf(p.Decision.Action)}
-	if p.Decision.Action == schedule.Admit {
+	return resultOf(p, action), nil
+}
+
+// resultOf is the result of p's decision committed as action (an admission
+// the overlap policy passed over is skipped).
+func resultOf(p schedule.CommitParams, action schedule.Action) schedule.CommitResult {
+	res := schedule.CommitResult{Outcome: outcomeOf(action)}
+	if action == schedule.Admit {
 		res.RunID = p.RunID
 	}
-	return res, nil
+	return res
 }
 
 // failure is the outcome of a begin or write error: the caller's own
@@ -107,33 +116,117 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 	return schedule.Skipped
 }
 
-func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitParams) error {
+// commitDecision verifies and writes p's decision in tx and returns the
+// action it wrote: the decision's own, or a skip when the trigger's overlap
+// policy passed the admission over.
+func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitParams) (schedule.Action, error) {
 	tk, d := p.Ticket, p.Decision
 	if err := verifyTicket(ctx, tx, tk); err != nil {
-		return err
+		return "", err
 	}
 	if reason := schedule.CheckDecision(p); reason != "" {
-		return refuse(reason, qlerror.New(qlerror.Internal, "trigger %s: the %s decision is not the one its ticket yields", tk.TriggerID, d.Action))
+		return "", refuse(reason, qlerror.New(qlerror.Internal, "trigger %s: the %s decision is not the one its ticket yields", tk.TriggerID, d.Action))
 	}
 	now := s.nowMs()
+	waits := false
+	if d.Action == schedule.Admit {
+		var err error
+		if d, waits, err = s.applyOverlap(ctx, tx, tk, d); err != nil {
+			return "", err
+		}
+	}
 	if d.Action != schedule.Admit {
 		res, err := tx.ExecContext(ctx, qScheduleAdvanceCursor, d.NextFireAtMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
 			nullable(d.NextDueOffset()))
 		if err != nil {
-			return err
+			return "", err
 		}
 		if err := fenceHeld(res); err != nil {
-			return err
+			return "", err
 		}
-		return writeLedger(ctx, tx, tk, d.Passed, now)
+		return d.Action, writeLedger(ctx, tx, tk, d.Passed, now)
 	}
 	plan, err := verifiedExecution(ctx, tx, tk)
 	if err != nil {
-		return err
+		return "", err
 	}
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
-	res, err := tx.ExecContext(ctx, qRunAdmitInsert, p.RunID, tk.ProjectID, tk.TaskID, tk.TaskRevision, tk.TriggerID, tk.TriggerRevision,
-		plan.ID, key, d.ScheduledForMs, d.FireAtMs, now, now, now)
+	if err := s.insertRun(ctx, tx, tk, admission{runID: p.RunID, attemptID: p.AttemptID, executionID: plan.ID, key: key,
+		scheduledForMs: d.ScheduledForMs, dueAtMs: d.FireAtMs, waits: waits}, now); err != nil {
+		return "", err
+	}
+	res, err := tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
+		nullable(d.NextDueOffset()))
+	if err != nil {
+		return "", err
+	}
+	if err := fenceHeld(res); err != nil {
+		return "", err
+	}
+	return d.Action, writeLedger(ctx, tx, tk, d.Passed, now)
+}
+
+// applyOverlap reads the trigger's unfinished Runs inside the admission's
+// write transaction and applies its overlap policy to the admission d: the
+// decision to write instead (d, or d passed over) and whether its Run
+// waits for the unfinished one (queue_one), after asking the unfinished
+// Runs to stop under cancel_previous.
+func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d schedule.Decision) (schedule.Decision, bool, error) {
+	if tk.Cron.Overlap == trigger.OverlapAllow {
+		return d, false, nil
+	}
+	unfinished, err := unfinishedRuns(ctx, tx, tk.TriggerID)
+	if err != nil {
+		return d, false, err
+	}
+	switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
+	case schedule.OverlapPass:
+		return d.OverlapPassed(), false, nil
+	case schedule.OverlapAdmitWaiting:
+		return d, true, nil
+	case schedule.OverlapCancelThenAdmit:
+		for _, id := range unfinished {
+			if err := s.cancelInTx(ctx, tx, id, "cancelled by a later occurrence (overlap: cancel_previous)"); err != nil {
+				return d, false, err
+			}
+		}
+	}
+	return d, false, nil
+}
+
+func unfinishedRuns(ctx context.Context, tx *txn, triggerID string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, qRunsUnfinishedOfTrigger, triggerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// admission is one Run to insert with its first Attempt; audit, when set,
+// goes into its run.created event (who asked for a manual Run, and how).
+type admission struct {
+	runID, attemptID, executionID, key string
+	scheduledForMs, dueAtMs            int64
+	audit                              map[string]any
+	// waits: admitted under queue_one behind an unfinished Run.
+	waits bool
+}
+
+// insertRun writes an admitted occurrence: the queued Run, its claimed
+// local_process Attempt and events run.created and run.queued. A Run that
+// already holds the idempotency key is ReasonOccurrenceExists.
+func (s *Store) insertRun(ctx context.Context, tx *txn, tk schedule.Ticket, a admission, now int64) error {
+	res, err := tx.ExecContext(ctx, qRunAdmitInsert, a.runID, tk.ProjectID, tk.TaskID, tk.TaskRevision, tk.TriggerID, tk.TriggerRevision,
+		a.executionID, a.key, a.scheduledForMs, a.dueAtMs, now, now, now, boolInt(a.waits))
 	if err != nil {
 		return err
 	}
@@ -145,30 +238,21 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 		// The fence held, so no committer of this occurrence can have
 		// won a race: the row contradicts the Runs (see the reason).
 		return refuse(schedule.ReasonOccurrenceExists, qlerror.New(qlerror.Internal,
-			"trigger %s: the occurrence at %d already has a Run (idempotency key %s) although its schedule row was not advanced past it", tk.TriggerID, d.ScheduledForMs, key))
+			"trigger %s: the occurrence at %d already has a Run (idempotency key %s) although its schedule row was not advanced past it", tk.TriggerID, a.scheduledForMs, a.key))
 	}
-	if _, err := tx.ExecContext(ctx, qAttemptAdmitInsert, p.AttemptID, p.RunID, string(task.LocalProcess), now); err != nil {
+	if _, err := tx.ExecContext(ctx, qAttemptAdmitInsert, a.attemptID, a.runID, string(task.LocalProcess), now); err != nil {
 		return err
 	}
-	if err := insertEvent(ctx, tx, p.RunID, 1, run.EventCreated, map[string]any{
-		"triggerId": tk.TriggerID, "triggerRevision": tk.TriggerRevision, "scheduledForMs": d.ScheduledForMs, "idempotencyKey": key,
-	}, now); err != nil {
+	created := map[string]any{
+		"triggerId": tk.TriggerID, "triggerRevision": tk.TriggerRevision, "scheduledForMs": a.scheduledForMs, "idempotencyKey": a.key,
+	}
+	maps.Copy(created, a.audit)
+	if err := insertEvent(ctx, tx, a.runID, 1, run.EventCreated, created, now); err != nil {
 		return err
 	}
-	if err := insertEvent(ctx, tx, p.RunID, 2, run.EventQueued, map[string]any{
-		"attemptId": p.AttemptID, "executor": string(task.LocalProcess),
-	}, now); err != nil {
-		return err
-	}
-	res, err = tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
-		nullable(d.NextDueOffset()))
-	if err != nil {
-		return err
-	}
-	if err := fenceHeld(res); err != nil {
-		return err
-	}
-	return writeLedger(ctx, tx, tk, d.Passed, now)
+	return insertEvent(ctx, tx, a.runID, 2, run.EventQueued, map[string]any{
+		"attemptId": a.attemptID, "executor": string(task.LocalProcess),
+	}, now)
 }
 
 func fenceHeld(res sql.Result) error {

@@ -76,16 +76,18 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 		return idx, err
 	}
 	written := make([]int, 0, len(idx))
+	actions := make(map[int]schedule.Action, len(idx))
 	for k, i := range idx {
 		if ctx.Err() != nil {
 			_ = tx.Rollback()
 			cancelAll(out, written, idx[k:])
 			return nil, nil
 		}
-		res, wrote, intact := s.commitRow(ctx, tx, ps[i])
+		res, action, intact := s.commitRow(ctx, tx, ps[i])
 		out[i] = res
-		if wrote {
+		if action != "" {
 			written = append(written, i)
+			actions[i] = action
 		}
 		if intact {
 			continue
@@ -119,34 +121,31 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 		return nil, nil
 	}
 	for _, i := range written {
-		out[i] = schedule.CommitResult{Outcome: outcomeOf(ps[i].Decision.Action)}
-		if ps[i].Decision.Action == schedule.Admit {
-			out[i].RunID = ps[i].RunID
-		}
+		out[i] = resultOf(ps[i], actions[i])
 	}
 	return nil, nil
 }
 
-// commitRow runs one decision inside its own savepoint. wrote says the
-// decision's writes stand in the transaction (its result is set once the
-// transaction commits); intact is false when the transaction can no
+// commitRow runs one decision inside its own savepoint. action, when set,
+// is what the decision wrote, standing in the transaction (its result is set
+// once the transaction commits); intact is false when the transaction can no
 // longer be trusted to hold only the decisions before this one — SQLite
 // ended it, or the savepoint could not be opened, undone or closed.
-func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams) (res schedule.CommitResult, wrote, intact bool) {
+func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams) (res schedule.CommitResult, action schedule.Action, intact bool) {
 	// The statements run detached from the caller's cancellation: watching
 	// it costs every statement a goroutine, and it is checked between
 	// decisions and before COMMIT instead (a cancellation also rolls the
 	// transaction back by itself, failing the statements after it).
 	sctx := context.WithoutCancel(ctx)
 	if _, err := tx.ExecContext(sctx, qScheduleRowSavepoint); err != nil {
-		return withErr(failure(ctx, err)), false, false
+		return withErr(failure(ctx, err)), "", false
 	}
-	err := s.commitDecision(sctx, tx, p)
+	action, err := s.commitDecision(sctx, tx, p)
 	if err == nil {
 		if _, err := tx.ExecContext(sctx, qScheduleRowRelease); err != nil {
-			return withErr(failure(ctx, err)), false, false
+			return withErr(failure(ctx, err)), "", false
 		}
-		return res, true, true
+		return res, action, true
 	}
 	var v *verdict
 	if errors.As(err, &v) {
@@ -158,12 +157,12 @@ func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams)
 	// Undoing to the savepoint fails when SQLite already rolled the whole
 	// transaction back (the savepoint is gone with it).
 	if _, rerr := tx.ExecContext(sctx, qScheduleRowRollback); rerr != nil {
-		return res, false, false
+		return res, "", false
 	}
 	if _, rerr := tx.ExecContext(sctx, qScheduleRowRelease); rerr != nil {
-		return res, false, false
+		return res, "", false
 	}
-	return res, false, true
+	return res, "", true
 }
 
 // cancelAll reports as cancelled the decisions a cancelled transaction

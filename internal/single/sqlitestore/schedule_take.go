@@ -35,7 +35,7 @@ func scanTickets(ctx context.Context, tx *txn, now int64, out []schedule.Ticket,
 		var next, last, pausedAt, resumedAt sql.NullInt64
 		var pol policyCols
 		if err := rows.Scan(&sn.ProjectID, &sn.TriggerID, &sn.TriggerRevision, &sn.TriggerContentDigest, &sn.TriggerCreatedAtMs,
-			&sn.Cron.Expression, &sn.Cron.Timezone, &sn.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window,
+			&sn.Cron.Expression, &sn.Cron.Timezone, &sn.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 			&sn.TaskID, &sn.TaskRevision, &sn.TaskContentDigest, &next, &last, &sn.StateVersion, &pausedAt, &resumedAt); err != nil {
 			return out, err
 		}

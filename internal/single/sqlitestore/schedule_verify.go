@@ -15,6 +15,27 @@ import (
 // checks it with the shared schedule.VerifySnapshot, in the order every
 // adapter follows.
 func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
+	st, err := readStored(ctx, tx, tk.TriggerID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return refuse(schedule.ReasonScheduleMissing, qlerror.New(qlerror.Internal, "trigger %s has no schedule row with its definitions", tk.TriggerID))
+	}
+	if err != nil {
+		return err
+	}
+	if reason := schedule.VerifySnapshot(tk, st); reason != "" {
+		var detail error
+		if reason.Outcome() == schedule.Failed {
+			detail = qlerror.New(qlerror.Internal, "trigger %s revision %d fails closed (%s): the stored definitions contradict themselves or the ticket; restore them from a backup or republish the trigger",
+				tk.TriggerID, tk.TriggerRevision, reason)
+		}
+		return refuse(reason, detail)
+	}
+	return nil
+}
+
+// readStored reads, inside the write transaction, a trigger's schedule row
+// and the definitions it stands on (sql.ErrNoRows: none).
+func readStored(ctx context.Context, tx *txn, triggerID string) (schedule.Stored, error) {
 	var (
 		st          schedule.Stored
 		enabled     int
@@ -26,19 +47,16 @@ func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 		pol         policyCols
 		rev, pinned = &st.Trigger, &st.Task
 	)
-	err := tx.QueryRowContext(ctx, qScheduleCommitRead, tk.TriggerID).Scan(&st.ProjectStatus, &st.TriggerHeadRevision, &st.TriggerHeadTaskID,
+	err := tx.QueryRowContext(ctx, qScheduleCommitRead, triggerID).Scan(&st.ProjectStatus, &st.TriggerHeadRevision, &st.TriggerHeadTaskID,
 		&rev.ProjectID, &rev.TaskID, &rev.TaskRevision, &rev.TaskContentDigest, &rev.Spec.Name, &enabled,
 		&rev.Spec.Cron.Expression, &rev.Spec.Cron.Timezone, &rev.Spec.Cron.MisfirePolicy, &rev.ContentDigest, &rev.CreatedAtMs,
-		&pol.jitter, &pol.start, &pol.end, &pol.window,
+		&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 		&st.TaskHeadRevision, &pinned.ProjectID, &taskSpec, &pinned.ContentDigest,
 		&st.RowRevision, &st.StateVersion, &cursor, &paused, &pausedAt, &resumedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return refuse(schedule.ReasonScheduleMissing, qlerror.New(qlerror.Internal, "trigger %s has no schedule row with its definitions", tk.TriggerID))
-	}
 	if err != nil {
-		return err
+		return st, err
 	}
-	rev.TriggerID, rev.Revision, rev.Spec.Enabled = tk.TriggerID, st.RowRevision, enabled == 1
+	rev.TriggerID, rev.Revision, rev.Spec.Enabled = triggerID, st.RowRevision, enabled == 1
 	pol.into(&rev.Spec.Cron)
 	// The single-node schema stores cron triggers only.
 	st.TriggerKind = trigger.SpecKind
@@ -48,15 +66,7 @@ func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 	pinned.Spec, _ = decodeSpec(taskSpec)
 	st.NextFireAtMs = ptr(cursor)
 	st.Pause = schedule.PauseSpanOf(paused == 1, ptr(pausedAt), ptr(resumedAt))
-	if reason := schedule.VerifySnapshot(tk, st); reason != "" {
-		var detail error
-		if reason.Outcome() == schedule.Failed {
-			detail = qlerror.New(qlerror.Internal, "trigger %s revision %d fails closed (%s): the stored definitions contradict themselves or the ticket; restore them from a backup or republish the trigger",
-				tk.TriggerID, tk.TriggerRevision, reason)
-		}
-		return refuse(reason, detail)
-	}
-	return nil
+	return st, nil
 }
 
 // verifiedExecution loads the pinned local_process plan and verifies its

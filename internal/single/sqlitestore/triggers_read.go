@@ -39,7 +39,7 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 			var next, due, last sql.NullInt64
 			var pol policyCols
 			if err := rows.Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
-				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window,
+				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion); err != nil {
 				return err
 			}

@@ -66,6 +66,11 @@ type Fixture struct {
 	// Audits lists a trigger's pause audit records, oldest first, each as
 	// "action actor note".
 	Audits func(ctx context.Context, triggerID string) ([]string, error)
+	// Manual admits Runs on request, as `ql triggers run` and `ql triggers
+	// backfill` do.
+	Manual schedule.Manual
+	// CancelRun cancels a Run as `ql runs cancel` does.
+	CancelRun func(ctx context.Context, runID string) (run.Run, error)
 	// Elapse lets d pass on the adapter's time authority: the injected
 	// clock moves on, the database's is waited for.
 	Elapse func(d time.Duration)

@@ -45,6 +45,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range policyCases() {
 		commits[name] = fn
 	}
+	for name, fn := range overlapCases() {
+		commits[name] = fn
+	}
 	run := func(name string, page bool, fn func(*testing.T, Fixture)) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -64,6 +67,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 		run("Page/"+name, true, fn)
 	}
 	run("Page/OneRacedRowOfAPageRecordsNoLedgerEntryAndTheOthersDo", true, testPageRacedRowRecordsNothing)
+	for name, fn := range manualCases() {
+		run(name, false, fn)
+	}
 }
 
 func testTakeOrder(t *testing.T, f Fixture) {

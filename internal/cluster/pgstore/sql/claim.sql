@@ -108,7 +108,7 @@ UPDATE qinglong.trigger_schedules s
    AND tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
 RETURNING s.project_id, s.trigger_id, s.trigger_revision, tr.content_digest, tr.created_at_ms,
           tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
-          tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms,
+          tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
           tr.task_id, tr.task_revision, tr.task_content_digest,
           s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
           s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms, s.ctid,

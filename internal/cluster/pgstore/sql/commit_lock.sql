@@ -17,6 +17,12 @@
 -- either committed before this snapshot (the facts show it), or after it
 -- (FOR UPDATE fails with 40001 and the admission is retried from scratch),
 -- or it waits on this row lock and commits after the admission.
+-- Under an overlap policy it also reads the trigger's unfinished Runs (NULL
+-- without one): every admission of a trigger writes this row, so the
+-- snapshot, taken by this statement and then locked, holds every Run
+-- admitted before; a Run that finishes after the snapshot still reads as
+-- unfinished, which can only pass an occurrence over, never admit a second
+-- one (docs/architecture.md, "Overlap").
 -- The row is addressed by ctid (see handles.go) and must still carry the
 -- trigger id; no row means the row version moved since the take.
 -- $1 trigger id, $2 ctid of the claimed row version.
@@ -31,10 +37,15 @@ SELECT now.ms, s.ctid,
        tg.current_revision, tg.task_id,
        tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
        tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
-       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms,
+       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tk.current_revision,
        tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
-       er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest
+       er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest,
+       CASE WHEN tr.overlap_policy IS NOT NULL THEN
+            ARRAY(SELECT r.id::text FROM qinglong.runs r
+                   WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+                   ORDER BY r.id)
+       END
   FROM now
  CROSS JOIN qinglong.trigger_schedules s
   JOIN qinglong.projects p ON p.id = s.project_id

@@ -10,7 +10,8 @@
 -- commit_lock.sql reads (that file says why the schedule row's lock alone
 -- keeps them true until COMMIT), plus whether the occurrence the row's
 -- decision would admit already has its Run (its idempotency key, NULL for a
--- decision that admits nothing).
+-- decision that admits nothing), and the trigger's unfinished Runs under an
+-- overlap policy as commit_lock.sql reads them.
 -- Rows are locked in trigger id order (ORDER BY is applied before the
 -- locking clause), so two pages that share rows take their locks in one
 -- order and cannot deadlock on each other. A row missing from the answer is
@@ -32,10 +33,15 @@ SELECT now.ms, s.ctid,
        tg.current_revision, tg.task_id,
        tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
        tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
-       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms,
+       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tk.current_revision,
        tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
        er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest,
+       CASE WHEN tr.overlap_policy IS NOT NULL THEN
+            ARRAY(SELECT r.id::text FROM qinglong.runs r
+                   WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+                   ORDER BY r.id)
+       END,
        w.ord,
        EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id = s.project_id AND r.idempotency_key = w.idempotency_key)
   FROM now
@@ -79,7 +85,8 @@ SELECT now.ms, s.ctid,
 -- @last_scheduled_at_ms (NULL keeps it); admission only (NULL elements for
 -- a row that admits nothing): @run_id, @project_id, @task_id,
 -- @task_revision, @execution_revision_id, @idempotency_key,
--- @scheduled_for_ms, @due_at_ms (its jittered due time), @attempt_id, @created_payload, @queued_payload; and,
+-- @scheduled_for_ms, @due_at_ms (its jittered due time), @attempt_id, @created_payload, @queued_payload,
+-- @waits (queue_one: the Run waits for the trigger's unfinished one); and,
 -- shared by the page, @admitted_at_ms (the lock statement's database time),
 -- @executor and the event names @created_event and @queued_event; the
 -- ledger entries of the whole page as index-aligned arrays, each naming its
@@ -93,13 +100,13 @@ WITH input AS (
                   @acquired_at_ms::bigint[], @next_cursor::bigint[], @next_due_offset_ms::bigint[], @last_scheduled_at_ms::bigint[],
                   @run_id::uuid[], @project_id::uuid[], @task_id::uuid[], @task_revision::bigint[],
                   @execution_revision_id::text[], @idempotency_key::text[], @scheduled_for_ms::bigint[], @due_at_ms::bigint[],
-                  @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[])
+                  @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[], @waits::boolean[])
            WITH ORDINALITY AS i (tid, trigger_id, trigger_revision, state_version, fence_cursor,
                  claim_owner, claim_token, claim_version, expires_at_ms,
                  acquired_at_ms, next_cursor, next_due_offset_ms, last_scheduled_at_ms,
                  run_id, project_id, task_id, task_revision,
                  execution_revision_id, idempotency_key, scheduled_for_ms, due_at_ms,
-                 attempt_id, created_payload, queued_payload, ord)
+                 attempt_id, created_payload, queued_payload, waits, ord)
 ),
 fenced AS (
     UPDATE qinglong.trigger_schedules s
@@ -146,9 +153,10 @@ ledger AS (
 run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
-            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous)
     SELECT i.run_id, i.project_id, i.task_id, i.task_revision, i.trigger_id, i.trigger_revision, i.execution_revision_id, i.idempotency_key,
-           i.scheduled_for_ms, i.due_at_ms, 'queued', 2, 2, @admitted_at_ms::bigint, @admitted_at_ms::bigint, @admitted_at_ms::bigint
+           i.scheduled_for_ms, i.due_at_ms, 'queued', 2, 2, @admitted_at_ms::bigint, @admitted_at_ms::bigint, @admitted_at_ms::bigint,
+           coalesce(i.waits, false)
       FROM fenced f
       JOIN input i ON i.trigger_id = f.trigger_id
      WHERE i.run_id IS NOT NULL

@@ -31,7 +31,8 @@
 -- @execution_revision_id, @idempotency_key, @scheduled_for_ms, @due_at_ms
 -- (its jittered due time),
 -- @admitted_at_ms (the lock statement's database time), @attempt_id,
--- @executor, and the name and payload of events 1 and 2 (@created_event,
+-- @executor, @waits (queue_one: the Run waits for the trigger's unfinished
+-- one), and the name and payload of events 1 and 2 (@created_event,
 -- @created_payload, @queued_event, @queued_payload); the ledger entries as
 -- index-aligned arrays (@ledger_reason, @ledger_first, @ledger_last,
 -- @ledger_count, @ledger_at_least; empty for none) and @ledger_keep.
@@ -76,9 +77,9 @@ ledger AS (
 run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
-            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous)
     SELECT @run_id::uuid, @project_id, @task_id, @task_revision, f.trigger_id, f.trigger_revision, @execution_revision_id, @idempotency_key,
-           @scheduled_for_ms, @due_at_ms, 'queued', 2, 2, @admitted_at_ms, @admitted_at_ms, @admitted_at_ms
+           @scheduled_for_ms, @due_at_ms, 'queued', 2, 2, @admitted_at_ms, @admitted_at_ms, @admitted_at_ms, coalesce(@waits::boolean, false)
       FROM fenced f
      WHERE @run_id::uuid IS NOT NULL
     RETURNING id

@@ -57,7 +57,7 @@ VALUES ($1, $2, $3, $4, $5, {{now_ms}})
 -- One trigger's current revision, schedule state and pause state for
 -- `ql triggers show`, with the database clock.
 SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
-       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms,
+       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms,
        s.state_version, s.claim_owner, s.claim_expires_at_ms,
        s.paused, s.pause_note, s.paused_at_ms, {{now_ms}}

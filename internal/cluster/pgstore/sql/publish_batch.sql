@@ -12,7 +12,7 @@ SELECT r.task_id, r.project_id, r.revision, r.name, r.enabled, r.labels, r.comma
 -- The current revisions of a batch's triggers, read through their heads.
 SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.task_content_digest, r.name, r.enabled,
        r.cron_expression, r.cron_timezone, r.misfire_policy, r.content_digest, r.mutation_id, r.created_at_ms,
-       r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms
+       r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy
   FROM qinglong.triggers t JOIN qinglong.trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
  WHERE t.project_id = $1 AND t.name = ANY($2::text[])
 
@@ -105,17 +105,17 @@ UPDATE qinglong.triggers t SET name = u.name, current_revision = u.revision, upd
 INSERT INTO qinglong.trigger_revisions
        (trigger_id, revision, project_id, task_id, task_revision, task_content_digest, kind, name, enabled,
         cron_expression, cron_timezone, misfire_policy, content_digest, mutation_id, created_at_ms,
-        jitter_ms, start_at_ms, end_at_ms, catch_up_window_ms)
+        jitter_ms, start_at_ms, end_at_ms, catch_up_window_ms, overlap_policy)
 SELECT u.trigger_id::uuid, u.revision, u.project_id::uuid, u.task_id::uuid, u.task_revision, u.task_content_digest, 'qinglong/cron@v1',
        u.name, u.enabled, u.cron_expression, u.cron_timezone, u.misfire_policy, u.content_digest, u.mutation_id, @created_at_ms,
-       u.jitter_ms, u.start_at_ms, u.end_at_ms, u.catch_up_window_ms
+       u.jitter_ms, u.start_at_ms, u.end_at_ms, u.catch_up_window_ms, u.overlap_policy
   FROM unnest(@trigger_ids::text[], @revisions::bigint[], @project_ids::text[], @task_ids::text[], @task_revisions::bigint[],
               @task_content_digests::text[], @names::text[], @enabled::boolean[], @cron_expressions::text[], @cron_timezones::text[],
               @misfire_policies::text[], @content_digests::text[], @mutation_ids::text[],
-              @jitter_ms::bigint[], @start_at_ms::bigint[], @end_at_ms::bigint[], @catch_up_window_ms::bigint[])
+              @jitter_ms::bigint[], @start_at_ms::bigint[], @end_at_ms::bigint[], @catch_up_window_ms::bigint[], @overlap_policies::text[])
        AS u(trigger_id, revision, project_id, task_id, task_revision, task_content_digest, name, enabled,
             cron_expression, cron_timezone, misfire_policy, content_digest, mutation_id,
-            jitter_ms, start_at_ms, end_at_ms, catch_up_window_ms)
+            jitter_ms, start_at_ms, end_at_ms, catch_up_window_ms, overlap_policy)
 
 -- name: SchedulesUpsert
 -- Schedule reset fence, for every trigger of the batch: a new revision

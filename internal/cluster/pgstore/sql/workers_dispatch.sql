@@ -33,7 +33,12 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- placement matches contribute candidates, their oldest few queued Runs
 -- each, so Runs placed elsewhere are never read. The candidates are twice
 -- the slots and more, since concurrent pulls skip each other's locked rows;
--- the locking step re-checks every condition on the rows it locks.
+-- the locking step re-checks every condition on the rows it locks. A Run
+-- admitted under queue_one (waits_for_previous) is not picked while an
+-- earlier Run of its trigger is unfinished (one probe of
+-- runs_unfinished_trigger_idx); its finishing only ever makes it
+-- pickable, so reading it without a lock can delay a grant, never double
+-- one.
 -- In the same statement: the Attempt gets the lease (worker, session,
 -- offer, token digest, version 1, expiry = now + @lease_ms in database
 -- time) and the Run goes queued → dispatching (version + 1, one event).
@@ -89,6 +94,10 @@ picked AS (
        AND a.state = 'claimed' AND a.lease_token_sha256 IS NULL AND a.executor = 'remote_worker'
        AND (a.available_at_ms IS NULL OR a.available_at_ms <= (SELECT ms FROM n))
        AND r.state = 'queued' AND r.cancel_requested_at_ms IS NULL
+       AND (NOT r.waits_for_previous OR NOT EXISTS (
+                SELECT 1 FROM qinglong.runs p
+                 WHERE p.trigger_id = r.trigger_id AND p.id < r.id
+                   AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')))
      ORDER BY a.run_id
      LIMIT coalesce((SELECT take FROM sess), 0)
        FOR NO KEY UPDATE OF a, r SKIP LOCKED

@@ -1,8 +1,13 @@
 -- The dispatcher's queue: claimed local attempts of queued runs, oldest
--- admission first. Reads the partial index of claimed attempts.
+-- admission first. Reads the partial index of claimed attempts. A Run
+-- admitted under queue_one waits while an earlier Run of its trigger is
+-- unfinished (one probe of the index of unfinished Runs).
 SELECT a.id, a.run_id, a.number, a.executor, a.state, a.created_at_ms
 FROM attempts a
 JOIN runs r ON r.id = a.run_id
 WHERE a.state = 'claimed' AND a.executor = 'local_process' AND r.state = 'queued'
+  AND (r.waits_for_previous = 0 OR NOT EXISTS (
+    SELECT 1 FROM runs p
+    WHERE p.trigger_id = r.trigger_id AND p.id < r.id AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')))
 ORDER BY a.id
 LIMIT ?

@@ -1,8 +1,10 @@
 -- An admitted occurrence: a queued Run at version 2 with two events
 -- (run.created, run.queued). An existing Run of the same occurrence (its
 -- unique idempotency key) makes this insert touch no row, which the commit
--- reports instead of creating the occurrence twice.
+-- reports instead of creating the occurrence twice. waits_for_previous:
+-- admitted under queue_one behind an unfinished Run of its trigger.
 INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-  idempotency_key, scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 2, 2, ?, ?, ?)
+  idempotency_key, scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms,
+  waits_for_previous)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 2, 2, ?, ?, ?, ?)
 ON CONFLICT (idempotency_key) DO NOTHING

@@ -6,7 +6,7 @@
 SELECT p.status, t.current_revision, t.task_id,
        r.project_id, r.task_id, r.task_revision, r.task_content_digest, r.name, r.enabled,
        r.expression, r.timezone, r.misfire_policy, r.content_digest, r.created_at_ms,
-       r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms,
+       r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy,
        k.current_revision, kr.project_id, kr.spec_json, kr.content_digest,
        s.trigger_revision, s.state_version, s.next_fire_at_ms, s.paused, s.paused_at_ms, s.resumed_at_ms
 FROM trigger_schedules s

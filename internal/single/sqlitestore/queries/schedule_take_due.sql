@@ -5,7 +5,7 @@
 -- the uninitialised page. The range bound on the due index keeps the read
 -- O(page), not O(schedules).
 SELECT s.project_id, s.trigger_id, s.trigger_revision, r.content_digest, r.created_at_ms,
-       r.expression, r.timezone, r.misfire_policy, r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.task_id, r.task_revision, r.task_content_digest,
+       r.expression, r.timezone, r.misfire_policy, r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy, r.task_id, r.task_revision, r.task_content_digest,
        s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version, s.paused_at_ms, s.resumed_at_ms
 FROM trigger_schedules s
 CROSS JOIN trigger_revisions r ON r.trigger_id = s.trigger_id AND r.revision = s.trigger_revision

@@ -1,0 +1,238 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+var _ schedule.Manual = (*Runtime)(nil)
+
+// manualLock takes the trigger's schedule row lock as a write (sql/manual.sql
+// says why a write) and reads every fact an admission verifies, in database
+// time; the definitions are verified as an admission verifies them, apart
+// from the clock and the claim (a paused trigger may run).
+func manualLock(ctx context.Context, tx pgx.Tx, triggerID string) (commitFacts, schedule.Ticket, error) {
+	var tid pgtype.TID
+	if err := tx.QueryRow(ctx, sqlManualTouch, triggerID).Scan(&tid); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return commitFacts{}, schedule.Ticket{}, qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
+		}
+		return commitFacts{}, schedule.Ticket{}, err
+	}
+	f, err := scanCommitFacts(tx.QueryRow(ctx, sqlCommitLock, triggerID, tid), triggerID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return f, schedule.Ticket{}, qlerror.New(qlerror.FailedPrecondition, "trigger %s has no schedule row with its definitions", triggerID)
+	}
+	if err != nil {
+		return f, schedule.Ticket{}, err
+	}
+	st := f.stored()
+	tk := schedule.ManualTicket(triggerID, st)
+	if reason := schedule.VerifySnapshot(tk, st); reason != "" {
+		return f, tk, schedule.ManualRefusal(triggerID, reason)
+	}
+	switch {
+	case f.Execution == nil:
+		return f, tk, qlerror.New(qlerror.FailedPrecondition, "task %s revision %d has no remote_worker execution revision; republish the task", f.Task.TaskID, f.Task.Revision)
+	case f.Execution.ProjectID != f.ProjectID || f.Execution.Verify(f.Task.Revision, f.Task.ContentDigest, task.RemoteWorker) != nil:
+		return f, tk, qlerror.New(qlerror.Internal, "the execution revision of task %s revision %d fails closed (%s); republish the task", f.Task.TaskID, f.Task.Revision, schedule.ReasonExecutionCorrupt)
+	}
+	return f, tk, nil
+}
+
+// manualRun is one Run a manual admission inserts.
+type manualRun struct {
+	runID, key              string
+	scheduledForMs, dueAtMs int64
+	audit                   map[string]any
+	waits                   bool
+}
+
+// insertManual inserts m as an admission would (sql/manual.sql); false when
+// its idempotency key is taken.
+func insertManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Ticket, m manualRun) (bool, error) {
+	attemptID := ids.New()
+	created := map[string]any{
+		"executionRevisionId": f.Execution.ID, "executionDigest": f.Execution.Digest,
+		"triggerId": tk.TriggerID, "triggerRevision": tk.TriggerRevision, "triggerContentDigest": tk.TriggerContentDigest,
+		"taskRevision": tk.TaskRevision, "scheduledForMs": m.scheduledForMs, "idempotencyKey": m.key,
+	}
+	maps.Copy(created, m.audit)
+	cj, err := json.Marshal(created)
+	if err != nil {
+		return false, err
+	}
+	qj, err := json.Marshal(map[string]any{"attemptId": attemptID, "attempt": 1, "executor": string(task.RemoteWorker)})
+	if err != nil {
+		return false, err
+	}
+	args, err := manualInsertParams.args(pgx.StrictNamedArgs{
+		"run_id": m.runID, "project_id": tk.ProjectID, "task_id": tk.TaskID, "task_revision": tk.TaskRevision,
+		"trigger_id": tk.TriggerID, "trigger_revision": tk.TriggerRevision, "execution_revision_id": f.Execution.ID,
+		"idempotency_key": m.key, "scheduled_for_ms": m.scheduledForMs, "due_at_ms": m.dueAtMs, "now_ms": f.NowMs, "waits": m.waits,
+		"attempt_id": attemptID, "executor": string(task.RemoteWorker),
+		"created_event": run.EventCreated, "created_payload": string(cj), "queued_event": run.EventQueued, "queued_payload": string(qj),
+	})
+	if err != nil {
+		return false, err
+	}
+	var runs, attempts, events int64
+	if err := tx.QueryRow(ctx, sqlManualInsert, args...).Scan(&runs, &attempts, &events); err != nil {
+		return false, err
+	}
+	switch {
+	case runs == 0:
+		return false, nil
+	case runs != 1 || attempts != 1 || events != 2:
+		return false, qlerror.New(qlerror.Internal, "a manual admission wrote %d runs, %d attempts and %d events, want 1, 1, 2", runs, attempts, events)
+	}
+	return true, nil
+}
+
+// TriggerRunNow admits one manual Run of a trigger in one transaction
+// holding the trigger's schedule row lock, in database time: the Run its
+// request id names if one exists already; else, unless r.Force, the
+// trigger's overlap policy applied to its unfinished Runs (skip refuses,
+// cancel_previous cancels them first, through CancelRun's steps); then the
+// queued Run, Attempt 1 and events run.created (with the actor, request id
+// and force: the audit of the request) and run.queued.
+func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest) (schedule.RunNowResult, error) {
+	if err := ids.Validate("trigger id", req.TriggerID); err != nil {
+		return schedule.RunNowResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	}
+	requestID, err := schedule.RequestIDOf(req)
+	if err != nil {
+		return schedule.RunNowResult{}, err
+	}
+	key := schedule.ManualKey(req.TriggerID, requestID)
+	var out schedule.RunNowResult
+	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		out = schedule.RunNowResult{}
+		f, tk, err := manualLock(ctx, tx, req.TriggerID)
+		if err != nil {
+			return err
+		}
+		switch err := tx.QueryRow(ctx, sqlRunByKey, tk.ProjectID, key).Scan(&out.RunID); {
+		case err == nil:
+			return nil
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		waits := false
+		if !req.Force {
+			switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
+			case schedule.OverlapPass:
+				out.Skipped = schedule.PassOverlap
+				return nil
+			case schedule.OverlapAdmitWaiting:
+				waits = true
+			case schedule.OverlapCancelThenAdmit:
+				if err := cancelRuns(ctx, tx, f.Unfinished); err != nil {
+					return err
+				}
+			}
+		}
+		out.RunID, out.Created = ids.New(), true
+		created, err := insertManual(ctx, tx, f, tk, manualRun{runID: out.RunID, key: key, scheduledForMs: f.NowMs, dueAtMs: f.NowMs,
+			waits: waits, audit: map[string]any{"manual": "run_now", "requestId": requestID, "actor": req.Actor, "force": req.Force}})
+		if err == nil && !created {
+			err = qlerror.New(qlerror.Conflict, "run-now request %s of trigger %s was admitted concurrently; repeat it to see its Run", requestID, req.TriggerID)
+		}
+		return err
+	})
+	if err != nil {
+		return schedule.RunNowResult{}, mapErr(err, "running trigger "+req.TriggerID+" now")
+	}
+	return out, nil
+}
+
+// TriggerBackfill admits, in one transaction holding the trigger's schedule
+// row lock and in database time, the occurrences of its cron in
+// [r.FromMs, r.ToMs] that the clock has already decided (within its
+// startAt/endAt bounds, at most the request's cap) and that have no Run:
+// each with the idempotency key its clock admission would have had under
+// the current revision. An occurrence with a Run already — that key, or a
+// clock-admitted Run at the same time under an earlier revision — counts
+// as Existing and is left alone. Overlap and pause do not apply: the
+// request names the occurrences it wants.
+func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequest) (schedule.BackfillResult, error) {
+	if err := ids.Validate("trigger id", req.TriggerID); err != nil {
+		return schedule.BackfillResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	}
+	var out schedule.BackfillResult
+	err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		out = schedule.BackfillResult{}
+		f, tk, err := manualLock(ctx, tx, req.TriggerID)
+		if err != nil {
+			return err
+		}
+		limit, err := schedule.CheckBackfill(req, f.NowMs)
+		if err != nil {
+			return err
+		}
+		occ, more, err := schedule.BackfillOccurrences(tk, req.FromMs, req.ToMs, limit)
+		if err != nil {
+			return qlerror.Wrap(qlerror.FailedPrecondition, err, "trigger %s: its cron no longer parses", req.TriggerID)
+		}
+		out.Occurrences, out.Truncated = len(occ), more
+		if len(occ) == 0 {
+			return nil
+		}
+		out.LastMs = occ[len(occ)-1]
+		ran, err := cronScheduledIn(ctx, tx, req.TriggerID, occ[0], out.LastMs)
+		if err != nil {
+			return err
+		}
+		for _, at := range occ {
+			if ran[at] {
+				out.Existing++
+				continue
+			}
+			runID := ids.New()
+			created, err := insertManual(ctx, tx, f, tk, manualRun{runID: runID, key: schedule.IdempotencyKey(req.TriggerID, tk.TriggerRevision, at),
+				scheduledForMs: at, dueAtMs: schedule.FireAt(req.TriggerID, at, tk.Cron.JitterMs),
+				audit: map[string]any{"manual": "backfill", "actor": req.Actor}})
+			if err != nil {
+				return err
+			}
+			if !created {
+				out.Existing++
+				continue
+			}
+			out.Admitted++
+			out.RunIDs = append(out.RunIDs, runID)
+		}
+		return nil
+	})
+	if err != nil {
+		return schedule.BackfillResult{}, mapErr(err, "backfilling trigger "+req.TriggerID)
+	}
+	return out, nil
+}
+
+// cronScheduledIn is the set of scheduled times in [fromMs, toMs] of the
+// trigger's clock-admitted Runs, under any revision.
+func cronScheduledIn(ctx context.Context, tx pgx.Tx, triggerID string, fromMs, toMs int64) (map[int64]bool, error) {
+	rows, err := tx.Query(ctx, sqlRunsCronScheduledIn, triggerID, fromMs, toMs)
+	if err != nil {
+		return nil, err
+	}
+	ran := map[int64]bool{}
+	at := int64(0)
+	_, err = pgx.ForEachRow(rows, []any{&at}, func() error {
+		ran[at] = true
+		return nil
+	})
+	return ran, err
+}

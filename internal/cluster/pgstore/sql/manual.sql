@@ -1,0 +1,53 @@
+-- Manual admission: run now and backfill (manual.go), each one READ
+-- COMMITTED transaction of the runtime role.
+
+-- name: ManualTouch
+-- Manual admission step 1: write the trigger's schedule row without
+-- changing any of its fields, so that (a) this transaction holds the row
+-- lock every admission of the trigger takes, and (b) an admission whose
+-- REPEATABLE READ snapshot predates this commit fails its FOR UPDATE with
+-- a serialization error and re-reads, seeing this transaction's Runs. Each
+-- later statement of this READ COMMITTED transaction sees every Run
+-- committed before the lock was granted. Returns the locked row version.
+UPDATE qinglong.trigger_schedules SET state_version = state_version WHERE trigger_id = $1 RETURNING ctid
+
+-- name: RunByKey
+-- The Run holding an idempotency key in a project, if any.
+SELECT id FROM qinglong.runs WHERE project_id = $1 AND idempotency_key = $2
+
+-- name: RunsCronScheduledIn
+-- The scheduled times of a trigger's clock-admitted Runs (any revision) in
+-- a window, so a backfill never admits an occurrence twice under another
+-- revision's key. Reads the trigger's Runs through runs_trigger_listing_idx.
+SELECT scheduled_for_ms FROM qinglong.runs
+ WHERE trigger_id = $1 AND scheduled_for_ms BETWEEN $2 AND $3 AND idempotency_key LIKE 'ql3:cron:v1:%'
+
+-- name: ManualInsert
+-- One manual Run, as an admission writes one: queued at version 2 with
+-- Attempt 1 claimed and events 1–2, all or nothing, in database time. The
+-- unique (project_id, idempotency_key) makes a repeat insert nothing: the
+-- counts say so (0 runs).
+WITH run AS (
+    INSERT INTO qinglong.runs
+           (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
+            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous)
+    VALUES (@run_id::uuid, @project_id::uuid, @task_id::uuid, @task_revision::bigint, @trigger_id::uuid, @trigger_revision::bigint,
+            @execution_revision_id::text, @idempotency_key::text, @scheduled_for_ms::bigint, @due_at_ms::bigint, 'queued', 2, 2,
+            @now_ms::bigint, @now_ms::bigint, @now_ms::bigint, @waits::boolean)
+        ON CONFLICT (project_id, idempotency_key) DO NOTHING
+    RETURNING id
+),
+attempt AS (
+    INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms)
+    SELECT @attempt_id::uuid, r.id, 1, @executor::text, 'claimed', @now_ms::bigint, @now_ms::bigint
+      FROM run r
+    RETURNING 1
+),
+events AS (
+    INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
+    SELECT r.id, e.seq, e.name, e.payload, @now_ms::bigint
+      FROM run r,
+           (VALUES (1, @created_event::text, @created_payload::jsonb), (2, @queued_event::text, @queued_payload::jsonb)) AS e (seq, name, payload)
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM run), (SELECT count(*) FROM attempt), (SELECT count(*) FROM events)

@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// backfillChunk is how many occurrences one backfill transaction admits:
+// a long window goes as several, with progress after each.
+const backfillChunk = 1_000
+
+func triggersRunCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var out, project, requestID string
+	var force bool
+	c := &cobra.Command{
+		Use:   "run NAME [--request-id ID] [--force]",
+		Short: "Run a trigger now: admit one manual Run of it at once",
+		Long: `Admit one manual Run of a trigger now (NAME is its name, project/name, or id), beside its schedule:
+the cursor and the next fire times do not move. The Run's idempotency key is
+ql3:manual:v1:<trigger id>:<request id>, so repeating the command with the same --request-id never
+makes a second Run (it prints the first one); without --request-id a fresh one is generated and
+printed. The trigger's overlap policy applies: under skip, a request while an earlier Run of the
+trigger is unfinished is refused (exit 0, "not run"), under queue_one the Run waits for the
+unfinished one (refused while one waits already), under cancel_previous the unfinished Runs are
+cancelled first; --force admits it regardless, to run at once. A paused trigger may run now; a disabled one may not.
+Who asked (the operating-system user), the request id and --force are recorded in the Run's
+run.created event. On the cluster this needs the runtime role's URL, as ` + "`ql runs`" + ` does.`,
+		Args: oneTriggerArgs("run"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			req := schedule.RunNowRequest{RequestID: requestID, Force: force, Actor: actor()}
+			if req.RequestID == "" {
+				// Generated here, not in the store, so it can be printed and
+				// given again to repeat this very request.
+				id, err := schedule.RequestIDOf(req)
+				if err != nil {
+					return err
+				}
+				req.RequestID = id
+			}
+			if _, err := schedule.RequestIDOf(req); err != nil {
+				return Usagef("--request-id: %v", err)
+			}
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Manual == nil {
+				return fmt.Errorf("this build cannot run triggers of this database now")
+			}
+			_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+			if err != nil {
+				return err
+			}
+			req.TriggerID = id
+			res, err := b.Manual.TriggerRunNow(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
+					Skipped: string(res.Skipped)})
+			}
+			printRunNow(cmd.OutOrStdout(), args[0], req.RequestID, res)
+			return nil
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addOutputFlag(c, &out)
+	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
+	c.Flags().StringVar(&requestID, "request-id", "", "names this request: repeating it never makes a second Run (letters, digits, ._-; default: generated)")
+	c.Flags().BoolVar(&force, "force", false, "admit the Run even when the trigger's overlap policy would refuse it")
+	return c
+}
+
+// runNowView is `triggers run -o json`.
+type runNowView struct {
+	TriggerID string `json:"triggerId"`
+	RequestID string `json:"requestId"`
+	RunID     string `json:"runId,omitempty"`
+	Created   bool   `json:"created"`
+	Skipped   string `json:"skipped,omitempty"`
+}
+
+func printRunNow(w io.Writer, name, requestID string, res schedule.RunNowResult) {
+	switch {
+	case res.Skipped != "":
+		fmt.Fprintf(w, "trigger %s: not run (%s: an earlier run is unfinished and the overlap policy refuses another); --force runs it anyway\n", name, res.Skipped)
+	case res.Created:
+		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `ql runs show %s`)\n", name, res.RunID, requestID, res.RunID)
+	default:
+		fmt.Fprintf(w, "trigger %s: request %s already made run %s; nothing new was queued\n", name, requestID, res.RunID)
+	}
+}
+
+func triggersBackfillCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var out, project, from, to string
+	var maxN int
+	c := &cobra.Command{
+		Use:   "backfill NAME --from T --to T [--max N]",
+		Short: "Admit the past occurrences of a window that have no Run",
+		Long: `Admit a Run for every occurrence of a trigger's cron between --from and --to (RFC 3339 instants,
+inclusive, like 2026-11-01T00:00:00Z) that has none, each with the idempotency key its scheduled
+admission would have had: an occurrence that already ran (under any revision of the trigger) is
+counted as existing and never run twice, and repeating a backfill admits nothing new. Occurrences
+passed over (misfire, collapsed, paused, overlap, ...) get their Run now. Only occurrences the
+schedule has already decided are taken: the ones from the trigger's next fire time on are left to
+it. At most --max occurrences are considered (default 1000); the report says where the window was
+cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences.
+On the cluster this needs the runtime role's URL, as ` + "`ql runs`" + ` does.`,
+		Args: oneTriggerArgs("backfill"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			fromMs, err := rfc3339Flag("--from", from)
+			if err != nil {
+				return err
+			}
+			toMs, err := rfc3339Flag("--to", to)
+			if err != nil {
+				return err
+			}
+			switch {
+			case fromMs > toMs:
+				return Usagef("--from %s is after --to %s", from, to)
+			case maxN < 1 || maxN > schedule.MaxBackfill:
+				return Usagef("--max %d is outside 1–%d", maxN, schedule.MaxBackfill)
+			}
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Manual == nil {
+				return fmt.Errorf("this build cannot backfill triggers of this database")
+			}
+			_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+			if err != nil {
+				return err
+			}
+			total, err := backfillChunks(cmd, b.Manual, schedule.BackfillRequest{TriggerID: id, FromMs: fromMs, ToMs: toMs, Max: maxN, Actor: actor()})
+			if err != nil {
+				return err
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), backfillView{TriggerID: id, Occurrences: total.Occurrences, Admitted: total.Admitted,
+					Existing: total.Existing, Truncated: total.Truncated, LastMs: total.LastMs, RunIDs: append([]string{}, total.RunIDs...)})
+			}
+			msg := fmt.Sprintf("trigger %s: %d occurrences, %d admitted, %d already had a run", args[0], total.Occurrences, total.Admitted, total.Existing)
+			if total.Truncated {
+				msg += fmt.Sprintf("; cut at --max after %s: continue with --from %s", fmtMs(&total.LastMs), time.UnixMilli(total.LastMs+1).UTC().Format(time.RFC3339Nano))
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
+			return nil
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addOutputFlag(c, &out)
+	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
+	c.Flags().StringVar(&from, "from", "", "the window's first instant (RFC 3339, required)")
+	c.Flags().StringVar(&to, "to", "", "the window's last instant (RFC 3339, required, not in the future)")
+	c.Flags().IntVar(&maxN, "max", schedule.DefaultBackfillMax, fmt.Sprintf("at most this many occurrences (1–%d)", schedule.MaxBackfill))
+	return c
+}
+
+// backfillView is `triggers backfill -o json`.
+type backfillView struct {
+	TriggerID   string   `json:"triggerId"`
+	Occurrences int      `json:"occurrences"`
+	Admitted    int      `json:"admitted"`
+	Existing    int      `json:"existing"`
+	Truncated   bool     `json:"truncated"`
+	LastMs      int64    `json:"lastMs,omitempty"`
+	RunIDs      []string `json:"runIds"`
+}
+
+// backfillChunks runs a backfill as transactions of at most backfillChunk
+// occurrences each, reporting progress on stderr between them, and sums
+// their results.
+func backfillChunks(cmd *cobra.Command, m schedule.Manual, req schedule.BackfillRequest) (schedule.BackfillResult, error) {
+	var total schedule.BackfillResult
+	left := req.Max
+	for {
+		part := req
+		part.Max = min(left, backfillChunk)
+		res, err := m.TriggerBackfill(cmd.Context(), part)
+		if err != nil {
+			return total, err
+		}
+		total.Occurrences += res.Occurrences
+		total.Admitted += res.Admitted
+		total.Existing += res.Existing
+		total.RunIDs = append(total.RunIDs, res.RunIDs...)
+		if res.Occurrences > 0 {
+			total.LastMs = res.LastMs
+		}
+		left -= res.Occurrences
+		if !res.Truncated {
+			return total, nil
+		}
+		if left == 0 {
+			total.Truncated = true
+			return total, nil
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "backfill: %d occurrences so far (%d admitted), up to %s\n", total.Occurrences, total.Admitted, fmtMs(&res.LastMs))
+		req.FromMs = res.LastMs + 1
+	}
+}
+
+func rfc3339Flag(name, v string) (int64, error) {
+	if v == "" {
+		return 0, Usagef("%s is required: an RFC 3339 instant like 2026-11-01T00:00:00Z", name)
+	}
+	at, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return 0, Usagef("%s %q is not an RFC 3339 instant like 2026-11-01T00:00:00Z", name, v)
+	}
+	return at.UnixMilli(), nil
+}

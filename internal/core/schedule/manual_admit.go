@@ -1,0 +1,132 @@
+package schedule
+
+import (
+	"fmt"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// ManualKey is the idempotency key of a run-now request: the same trigger
+// and request id always name the same Run.
+func ManualKey(triggerID, requestID string) string {
+	return fmt.Sprintf("ql3:manual:v1:%s:%s", triggerID, requestID)
+}
+
+// MaxRequestIDLen bounds a run-now request id, so its key stays within
+// every adapter's key length.
+const MaxRequestIDLen = 128
+
+// RequestIDOf is the request id a run-now request is keyed on: r's own,
+// checked (1–128 letters, digits and ._-), or a generated one when r gives
+// none.
+func RequestIDOf(r RunNowRequest) (string, error) {
+	if r.RequestID == "" {
+		return ids.New(), nil
+	}
+	if len(r.RequestID) > MaxRequestIDLen {
+		return "", qlerror.New(qlerror.Invalid, "request id: %d characters, at most %d", len(r.RequestID), MaxRequestIDLen)
+	}
+	for _, c := range r.RequestID {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return "", qlerror.New(qlerror.Invalid, "request id %q: use letters, digits, '.', '_' and '-' only", r.RequestID)
+		}
+	}
+	return r.RequestID, nil
+}
+
+// DefaultBackfillMax is how many occurrences a backfill considers when its
+// request names no cap; MaxBackfill is the largest cap one request may ask.
+const (
+	DefaultBackfillMax = 1_000
+	MaxBackfill        = 100_000
+)
+
+// CheckBackfill validates a backfill request against the store's time
+// nowMs and returns its cap.
+func CheckBackfill(r BackfillRequest, nowMs int64) (int, error) {
+	switch {
+	case r.FromMs > r.ToMs:
+		return 0, qlerror.New(qlerror.Invalid, "backfill: --from is after --to; give the window's start first")
+	case r.FromMs > nowMs:
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the window starts in the future; backfill only admits occurrences that are already due")
+	case r.ToMs > nowMs:
+		return 0, qlerror.New(qlerror.Invalid, "backfill: --to is in the future (the store's time is %d ms); end the window at or before now", nowMs)
+	case r.Max < 0 || r.Max > MaxBackfill:
+		return 0, qlerror.New(qlerror.Invalid, "backfill: --max %d is outside 1 … %d", r.Max, MaxBackfill)
+	case r.Max == 0:
+		return DefaultBackfillMax, nil
+	}
+	return r.Max, nil
+}
+
+// ManualTicket is the ticket a manual admission stands on: the stored
+// schedule row and definitions of a trigger, as read under the adapter's
+// write lock, so VerifySnapshot checks exactly what an admission needs
+// that does not depend on the clock (an active project, a current,
+// consistent, enabled revision pinning the current task revision).
+func ManualTicket(triggerID string, s Stored) Ticket {
+	t := s.Trigger
+	return Ticket{Snapshot: Snapshot{
+		ProjectID:            t.ProjectID,
+		TriggerID:            triggerID,
+		TriggerRevision:      s.RowRevision,
+		TriggerContentDigest: t.ContentDigest,
+		TriggerCreatedAtMs:   t.CreatedAtMs,
+		Cron:                 t.Spec.Cron,
+		TaskID:               t.TaskID,
+		TaskRevision:         t.TaskRevision,
+		TaskContentDigest:    t.TaskContentDigest,
+		NextFireAtMs:         s.NextFireAtMs,
+		StateVersion:         s.StateVersion,
+		Pause:                s.Pause,
+	}}
+}
+
+// ManualRefusal explains why a verified manual admission cannot go ahead,
+// as VerifySnapshot's reason says.
+func ManualRefusal(triggerID string, reason Reason) error {
+	switch reason {
+	case ReasonProjectInactive:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project; nothing of it runs", triggerID)
+	case ReasonTriggerNotSchedulable:
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s (or its task) is disabled; set enabled: true and `ql apply` it first", triggerID)
+	case ReasonTaskRevisionChanged, ReasonTriggerRevisionChanged:
+		return qlerror.New(qlerror.Conflict, "trigger %s is being republished; try again in a moment", triggerID)
+	}
+	return qlerror.New(qlerror.Internal, "trigger %s fails closed (%s): its stored definitions contradict themselves; restore them or republish the trigger", triggerID, reason)
+}
+
+// BackfillOccurrences lists the nominal occurrences of the ticket's cron in
+// [fromMs, toMs] that lie within its startAt/endAt bounds and that the
+// clock has already decided, at most limit of them, and whether more
+// follow (the last listed is then where the window was cut).
+//
+// The occurrences from the row's cursor on (from the revision's creation
+// while it has none) are the clock's still: it admits or passes each of
+// them with the same idempotency key, and would find a backfilled one's
+// Run in its way, so a backfill never takes them.
+func BackfillOccurrences(tk Ticket, fromMs, toMs int64, limit int) (occ []int64, more bool, err error) {
+	s, err := parseTicket(tk)
+	if err != nil {
+		return nil, false, err
+	}
+	c := tk.Cron
+	lo := max(fromMs, c.StartAtMs)
+	hi := toMs
+	if c.EndAtMs != 0 {
+		hi = min(hi, c.EndAtMs)
+	}
+	if tk.NextFireAtMs != nil {
+		hi = min(hi, *tk.NextFireAtMs-1)
+	} else {
+		hi = min(hi, tk.TriggerCreatedAtMs-1)
+	}
+	for at, ok := s.Next(lo - 1); ok && at <= hi; at, ok = s.Next(at) {
+		if len(occ) == limit {
+			return occ, true, nil
+		}
+		occ = append(occ, at)
+	}
+	return occ, false, nil
+}

@@ -1,0 +1,67 @@
+package schedule
+
+import "github.com/qinglong/qinglong/internal/core/trigger"
+
+// OverlapVerdict is what a trigger's overlap policy makes of one admission.
+type OverlapVerdict int
+
+// The verdicts.
+const (
+	// OverlapAdmit: admit as decided.
+	OverlapAdmit OverlapVerdict = iota
+	// OverlapPass: no Run; the occurrence is passed over (PassOverlap).
+	OverlapPass
+	// OverlapCancelThenAdmit: every unfinished Run of the trigger gets a
+	// cancel intent, then the occurrence is admitted.
+	OverlapCancelThenAdmit
+	// OverlapAdmitWaiting: admit a Run that no dispatcher starts while an
+	// earlier Run of its trigger is unfinished.
+	OverlapAdmitWaiting
+)
+
+// OverlapOf is the verdict of policy on an admission of a trigger that has
+// unfinished Runs (queued, dispatching, running or waiting to retry; a lost
+// Run counts as finished): skip passes it over while any is unfinished,
+// queue_one admits it to wait behind one and passes it over behind two,
+// cancel_previous cancels them first. Adapters read unfinished under the schedule row's lock, in
+// the admission's own transaction: every admission of a trigger locks and
+// writes that row, so each one sees every Run admitted before it, and a
+// Run that finishes meanwhile can only turn a pass into an admit later,
+// never two admits into one window (docs/architecture.md, "Overlap").
+func OverlapOf(policy trigger.OverlapPolicy, unfinished int) OverlapVerdict {
+	switch {
+	case unfinished == 0 || policy == trigger.OverlapAllow:
+		return OverlapAdmit
+	case policy == trigger.OverlapCancelPrevious:
+		return OverlapCancelThenAdmit
+	case policy == trigger.OverlapQueueOne && unfinished == 1:
+		return OverlapAdmitWaiting
+	}
+	return OverlapPass
+}
+
+// OverlapPassed is the decision an admission becomes when its overlap
+// verdict is OverlapPass: the cursor moves exactly as the admission would
+// have moved it, no Run is written, and the occurrence it would have
+// admitted is passed over as PassOverlap, in scheduled-time order among the
+// occurrences the admission already passed over.
+func (d Decision) OverlapPassed() Decision {
+	if d.Action != Admit {
+		return d
+	}
+	entry := Passed{Reason: PassOverlap, FirstMs: d.ScheduledForMs, LastMs: d.ScheduledForMs, Count: 1}
+	out := d
+	out.Action, out.ScheduledForMs, out.FireAtMs = SkipLate, 0, 0
+	out.Passed = make([]Passed, 0, len(d.Passed)+1)
+	placed := false
+	for _, p := range d.Passed {
+		if !placed && p.FirstMs > entry.FirstMs {
+			out.Passed, placed = append(out.Passed, entry), true
+		}
+		out.Passed = append(out.Passed, p)
+	}
+	if !placed {
+		out.Passed = append(out.Passed, entry)
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package singlecli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const manualFile = `project: demo
+tasks:
+  - name: quick
+    script: echo manual
+triggers:
+  - name: hourly
+    task: quick
+    cron: "0 * * * *"
+    timezone: UTC
+    overlap: skip
+`
+
+// triggers run admits one manual Run per request id, obeys the overlap
+// policy unless forced, and says what it did, in text and JSON.
+func TestTriggersRunIsIdempotentPerRequestAndObeysOverlap(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", manualFile), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	type result struct {
+		RunID   string `json:"runId"`
+		Created bool   `json:"created"`
+		Skipped string `json:"skipped"`
+	}
+	runJSON := func(args ...string) result {
+		t.Helper()
+		code, out, errOut := ql(t, append([]string{"triggers", "run", "hourly", "-o", "json", "--data-dir", dir}, args...)...)
+		var r result
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("triggers run %v: %d %q %q (%v)", args, code, out, errOut, err)
+		}
+		return r
+	}
+	first := runJSON("--request-id", "r1")
+	again := runJSON("--request-id", "r1")
+	if !first.Created || first.RunID == "" || again.Created || again.RunID != first.RunID {
+		t.Fatalf("run r1 twice: %+v then %+v; want one Run, the second time found", first, again)
+	}
+	code, out, _ := ql(t, "triggers", "run", "demo/hourly", "--request-id", "r2", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "not run (overlap") {
+		t.Fatalf("run behind an unfinished run: %d %q; want it refused by overlap: skip", code, out)
+	}
+	if forced := runJSON("--request-id", "r2", "--force"); !forced.Created || forced.RunID == first.RunID {
+		t.Fatalf("forced run: %+v, want a new Run", forced)
+	}
+	if code, _, errOut := ql(t, "triggers", "run", "hourly", "--request-id", "no spaces", "--data-dir", dir); code != 2 || !strings.Contains(errOut, "--request-id") {
+		t.Fatalf("bad request id: %d %q; want a usage error naming --request-id", code, errOut)
+	}
+	if code, out, _ := ql(t, "triggers", "show", "hourly", "--data-dir", dir); code != 0 || !strings.Contains(out, "overlap skip") {
+		t.Fatalf("triggers show: %d %q; want the overlap policy", code, out)
+	}
+}
+
+// triggers backfill admits the missing occurrences of a past window once,
+// reports what it did, cuts the window at --max, shows progress on long
+// work and refuses reversed or future windows with what to do.
+func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", manualFile), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	window := []string{"triggers", "backfill", "hourly", "--from", "2020-01-01T00:00:00Z", "--to", "2020-01-01T05:00:00Z", "--data-dir", dir}
+	code, out, errOut := ql(t, window...)
+	if code != 0 || !strings.Contains(out, "6 occurrences, 6 admitted, 0 already had a run") {
+		t.Fatalf("backfill: %d %q %q", code, out, errOut)
+	}
+	var again struct {
+		Occurrences, Admitted, Existing int
+	}
+	code, out, errOut = ql(t, append(window, "-o", "json")...)
+	if err := json.Unmarshal([]byte(out), &again); code != 0 || err != nil || again.Admitted != 0 || again.Existing != 6 {
+		t.Fatalf("repeated backfill: %d %q %q (%v); want nothing admitted, six existing", code, out, errOut, err)
+	}
+	code, out, _ = ql(t, "triggers", "backfill", "hourly", "--from", "2020-02-01T00:00:00Z", "--to", "2020-02-01T05:00:00Z", "--max", "2", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "2 occurrences, 2 admitted") || !strings.Contains(out, "continue with --from 2020-02-01T01:00:00.001Z") {
+		t.Fatalf("capped backfill: %d %q; want two admitted and where to continue", code, out)
+	}
+	code, out, errOut = ql(t, "triggers", "backfill", "hourly", "--from", "2020-03-01T00:00:00Z", "--to", "2020-04-30T00:00:00Z", "--max", "1500", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "1441 occurrences, 1441 admitted") || !strings.Contains(errOut, "backfill: 1000 occurrences so far") {
+		t.Fatalf("long backfill: %d %q %q; want 1441 admitted (60 days and the closing hour) with progress on stderr", code, out, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--from", "2020-01-02T00:00:00Z", "--to", "2020-01-01T00:00:00Z"}, 2, "is after --to"},
+		{[]string{"--from", "2020-01-01T00:00:00Z", "--to", "2999-01-01T00:00:00Z"}, 1, "--to is in the future"},
+		{[]string{"--to", "2020-01-01T00:00:00Z"}, 2, "--from is required"},
+		{[]string{"--from", "yesterday", "--to", "2020-01-01T00:00:00Z"}, 2, "not an RFC 3339 instant"},
+	} {
+		code, _, errOut := ql(t, append([]string{"triggers", "backfill", "hourly", "--data-dir", dir}, c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("backfill %v: %d %q; want exit %d and %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package storetest
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// overlapCases are the overlap policies' guarantees: the admission reads
+// the trigger's unfinished Runs in its own transaction and applies the
+// policy there; RunSchedule runs each through both commit paths.
+func overlapCases() map[string]func(*testing.T, Fixture) {
+	return map[string]func(*testing.T, Fixture){
+		"OverlapAllowAdmitsWhileAnEarlierRunIsUnfinished":               testOverlapAllow,
+		"OverlapSkipRecordsTheOccurrenceWhileTheEarlierRunIsUnfinished": testOverlapSkip,
+		"OverlapQueueOneAdmitsOneWaitingRunThenPassesTheRest":           testOverlapQueueOne,
+		"OverlapCancelPreviousCancelsTheUnfinishedRunThenAdmits":        testOverlapCancelPrevious,
+		"OverlapSkipNeverAdmitsTwoRunsWhileThePreviousOneFinishes":      testOverlapSkipRace,
+	}
+}
+
+// unfinished are the Runs of a trigger that have not finished (a lost Run
+// has).
+func unfinished(t *testing.T, f Fixture, triggerID string) []run.Run {
+	t.Helper()
+	var out []run.Run
+	for _, r := range runsOf(t, f, triggerID) {
+		if !r.State.Terminal() && r.State != run.Lost {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// admitDue makes the trigger due a second ago and commits the decision its
+// ticket yields, returning it and its result.
+func admitDue(t *testing.T, f Fixture, triggerID string) (schedule.CommitParams, schedule.CommitResult) {
+	t.Helper()
+	makeDue(t, f, triggerID, 1_000)
+	p := commitParams(t, takeOne(t, f))
+	if p.Decision.Action != schedule.Admit {
+		t.Fatalf("decision %s, want admit", p.Decision.Action)
+	}
+	return p, commit(t, f, p)
+}
+
+func cancelRun(t *testing.T, f Fixture, runID string) {
+	t.Helper()
+	if _, err := f.CancelRun(t.Context(), runID); err != nil {
+		t.Fatalf("cancel run %s: %v", runID, err)
+	}
+}
+
+func testOverlapAllow(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	id := d.Trigger.TriggerID
+	initialise(t, f)
+	for i := range 2 {
+		if _, res := admitDue(t, f, id); res.Outcome != schedule.Admitted {
+			t.Fatalf("admission %d: %s (%s), want admitted", i, res.Outcome, res.Reason)
+		}
+	}
+	if n := len(unfinished(t, f, id)); n != 2 {
+		t.Fatalf("%d unfinished runs, want both admissions' under overlap: allow", n)
+	}
+}
+
+func testOverlapSkip(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	c.Overlap = trigger.OverlapSkip
+	d := newDefs(t, f, "alpha", c)
+	id := d.Trigger.TriggerID
+	initialise(t, f)
+	first, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted || res.RunID != first.RunID {
+		t.Fatalf("first admission: %s (%s), want admitted", res.Outcome, res.Reason)
+	}
+	second, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Skipped || res.RunID != "" || res.Reason != "" {
+		t.Fatalf("admission behind an unfinished run: %s (%s) run %q, want skipped", res.Outcome, res.Reason, res.RunID)
+	}
+	passed := second.Decision.OverlapPassed()
+	requireLedger(t, f, id, d.Trigger.Revision, first.Decision, passed)
+	if got := counts(t, f, id); got.Runs != 1 {
+		t.Fatalf("%d runs, want only the first", got.Runs)
+	}
+	r := row(t, f, id)
+	if r.NextFireAtMs == nil || *r.NextFireAtMs != second.Decision.NextFireAtMs || r.LastScheduledAtMs == nil ||
+		*r.LastScheduledAtMs != first.Decision.ScheduledForMs {
+		t.Fatalf("row after the overlap skip %+v; want cursor %d and the first admission as the last scheduled", r, second.Decision.NextFireAtMs)
+	}
+	// Once the earlier Run has finished, the next occurrence is admitted.
+	cancelRun(t, f, first.RunID)
+	third, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted || res.RunID != third.RunID {
+		t.Fatalf("admission after the earlier run finished: %s (%s), want admitted", res.Outcome, res.Reason)
+	}
+	if got := counts(t, f, id); got.Runs != 2 {
+		t.Fatalf("%d runs, want two", got.Runs)
+	}
+}
+
+func testOverlapQueueOne(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	c.Overlap = trigger.OverlapQueueOne
+	d := newDefs(t, f, "alpha", c)
+	id := d.Trigger.TriggerID
+	initialise(t, f)
+	first, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted {
+		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
+	}
+	second, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted || res.RunID != second.RunID {
+		t.Fatalf("admission behind one unfinished run: %s (%s), want admitted to wait", res.Outcome, res.Reason)
+	}
+	third, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Skipped {
+		t.Fatalf("admission with a run waiting already: %s (%s), want skipped", res.Outcome, res.Reason)
+	}
+	requireLedger(t, f, id, d.Trigger.Revision, first.Decision, second.Decision, third.Decision.OverlapPassed())
+	if n := len(unfinished(t, f, id)); n != 2 {
+		t.Fatalf("%d unfinished runs, want the running one and the one waiting", n)
+	}
+}
+
+func testOverlapCancelPrevious(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	c.Overlap = trigger.OverlapCancelPrevious
+	d := newDefs(t, f, "alpha", c)
+	id := d.Trigger.TriggerID
+	initialise(t, f)
+	first, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted {
+		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
+	}
+	second, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted || res.RunID != second.RunID {
+		t.Fatalf("admission behind an unfinished run: %s (%s), want admitted", res.Outcome, res.Reason)
+	}
+	states := map[string]run.State{}
+	for _, r := range runsOf(t, f, id) {
+		states[r.ID] = r.State
+	}
+	if len(states) != 2 || states[first.RunID] != run.Cancelled || states[second.RunID] != run.Queued {
+		t.Fatalf("runs %v; want the earlier one cancelled and the new one queued", states)
+	}
+	requireLedger(t, f, id, d.Trigger.Revision, first.Decision, second.Decision)
+}
+
+// Two replicas' rounds decide the same skip trigger while its previous Run
+// is being finished, occurrence after occurrence: each occurrence gets
+// exactly one of a Run or an overlap ledger entry, and the trigger never
+// has two unfinished Runs.
+func testOverlapSkipRace(t *testing.T, f Fixture) {
+	const occurrences = 6
+	c := quietCron(t, f)
+	c.Overlap = trigger.OverlapSkip
+	d := newDefs(t, f, "alpha", c)
+	id := d.Trigger.TriggerID
+	initialise(t, f)
+	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 2, NewID: ids.New}
+	for i := range occurrences {
+		makeDue(t, f, id, 1_000)
+		var wg sync.WaitGroup
+		for r := range 2 {
+			wg.Go(func() {
+				s, err := schedule.Round(t.Context(), f.Schedule, cfg)
+				if err != nil || s.Counts[schedule.Failed] != 0 || s.Counts[schedule.Unavailable] != 0 {
+					t.Errorf("occurrence %d, round %d: %v %v %v", i, r, s.Counts, s.Errors, err)
+				}
+			})
+		}
+		if i%2 == 1 {
+			// Every other occurrence, the unfinished Run finishes while
+			// the rounds decide.
+			for _, u := range unfinished(t, f, id) {
+				wg.Go(func() { cancelRun(t, f, u.ID) })
+			}
+		}
+		wg.Wait()
+		if n := len(unfinished(t, f, id)); n > 1 {
+			t.Fatalf("occurrence %d: %d unfinished runs under overlap: skip", i, n)
+		}
+	}
+	var overlaps int64
+	for _, e := range ledger(t, f, id) {
+		if e.Reason != schedule.PassOverlap {
+			t.Fatalf("ledger entry %+v; want only overlap entries", e)
+		}
+		overlaps += e.Count
+	}
+	if runs := int64(counts(t, f, id).Runs); runs+overlaps != occurrences || runs == 0 {
+		t.Fatalf("%d runs and %d overlap entries for %d occurrences; want exactly one of them each", runs, overlaps, occurrences)
+	}
+}
