@@ -75,6 +75,8 @@ func (s *store) fixture() storetest.Fixture {
 		MakeDue: s.makeDue,
 		NowMs:   s.runtime.NowMs,
 		Pauser:  s.admin,
+		Tokens:  s.admin,
+		Auth:    s.runtime,
 		Detail:  s.runtime,
 		Audits:  s.audits,
 		Elapse:  time.Sleep,
@@ -187,6 +189,11 @@ func TestScheduleConformance(t *testing.T) {
 func TestRunReaderConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunRunReader(t, newFixture)
+}
+
+func TestTokenConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunTokens(t, newFixture)
 }
 
 func TestStatusReaderConformance(t *testing.T) {

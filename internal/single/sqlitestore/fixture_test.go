@@ -131,6 +131,8 @@ func (e *env) fixture() storetest.Fixture {
 		MakeDue:  e.makeDue,
 		NowMs:    func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
 		Pauser:   e.store,
+		Tokens:   e.store,
+		Auth:     e.store,
 		Detail:   e.store,
 		Audits:   e.audits,
 		Elapse:   e.clock.Advance,
@@ -203,6 +205,11 @@ func TestScheduleConformance(t *testing.T) {
 func TestRunReaderConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunRunReader(t, newFixture)
+}
+
+func TestTokenConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunTokens(t, newFixture)
 }
 
 func TestStatusReaderConformance(t *testing.T) {

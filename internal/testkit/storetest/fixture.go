@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -66,6 +67,11 @@ type Fixture struct {
 	// Audits lists a trigger's pause audit records, oldest first, each as
 	// "action actor note".
 	Audits func(ctx context.Context, triggerID string) ([]string, error)
+	// Tokens creates, lists and revokes API tokens as `ql tokens` does
+	// (on the cluster, the admin role); Auth authenticates them as a
+	// server does (on the cluster, the runtime role).
+	Tokens apitoken.Manager
+	Auth   apitoken.Authenticator
 	// Elapse lets d pass on the adapter's time authority: the injected
 	// clock moves on, the database's is waited for.
 	Elapse func(d time.Duration)
