@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"log/slog"
 	"time"
 
@@ -208,10 +209,11 @@ func failureAttrs(err error) []any {
 type liveReaders struct{ adm *admission }
 
 var (
-	_               run.Reader            = liveReaders{}
-	_               schedule.StatusReader = liveReaders{}
-	_               schedule.DetailReader = liveReaders{}
-	errNoActivation                       = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
+	_               run.Reader             = liveReaders{}
+	_               schedule.StatusReader  = liveReaders{}
+	_               schedule.DetailReader  = liveReaders{}
+	_               apitoken.Authenticator = liveReaders{}
+	errNoActivation                        = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
 )
 
 func (l liveReaders) runtime() (*pgstore.Runtime, error) {
@@ -251,4 +253,20 @@ func (l liveReaders) TriggerList(ctx context.Context, p schedule.TriggerListPara
 		return nil, "", err
 	}
 	return rt.TriggerList(ctx, p)
+}
+
+func (l liveReaders) TokenByDigest(ctx context.Context, digest []byte) (apitoken.Token, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return apitoken.Token{}, err
+	}
+	return rt.TokenByDigest(ctx, digest)
+}
+
+func (l liveReaders) TokenTouch(ctx context.Context, id string, atMs int64) error {
+	rt, err := l.runtime()
+	if err != nil {
+		return err
+	}
+	return rt.TokenTouch(ctx, id, atMs)
 }

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -36,8 +40,24 @@ type Config struct {
 	Triggers schedule.StatusReader
 	// Detail serves one trigger with its occurrence ledger.
 	Detail schedule.DetailReader
-	Ready  Readiness
-	Log    *slog.Logger
+	// Tokens authenticates every request but the probes'.
+	Tokens apitoken.Authenticator
+	// Pauser pauses and resumes triggers; nil where the server's
+	// database role may not (the cluster's runtime role).
+	Pauser schedule.Pauser
+	// Manual runs a trigger now and backfills it; nil where the store
+	// does not implement it.
+	Manual schedule.Manual
+	// AllowedHosts are the host names (no port) the Host header may
+	// carry on an API route; DefaultAllowedHosts gives the usual ones.
+	AllowedHosts []string
+	// Limits bound each client (zero fields take DefaultLimits').
+	Limits Limits
+	// NowMs is the clock token expiry and last use are read by (default:
+	// the system clock).
+	NowMs func() int64
+	Ready Readiness
+	Log   *slog.Logger
 	// Observe sees every store error, so a lost connection a request finds
 	// trips the replica's availability latch like one the scheduler finds.
 	Observe func(error)
@@ -48,54 +68,135 @@ type Config struct {
 	RequestTimeout time.Duration
 }
 
-type api struct{ Config }
+type api struct {
+	Config
+	guard *guard
+}
 
-// NewHandler returns the replica's HTTP handler.
-func NewHandler(cfg Config) http.Handler {
+// Handler is the API server's HTTP handler.
+type Handler struct {
+	mux *http.ServeMux
+	a   *api
+	g   *guard
+	// patterns are the mux patterns registered, in order.
+	patterns []string
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Stats are the handler's authentication counters.
+func (h *Handler) Stats() Stats {
+	return Stats{AuthFailures: h.g.authFailures.Load(), AuthThrottled: h.g.authThrottled.Load(), RateLimited: h.g.rateLimited.Load()}
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.PerToken <= 0 {
+		l.PerToken = DefaultLimits.PerToken
+	}
+	if l.Burst <= 0 {
+		l.Burst = DefaultLimits.Burst
+	}
+	if l.MaxBody <= 0 {
+		l.MaxBody = DefaultLimits.MaxBody
+	}
+	if l.FailedAuth <= 0 {
+		l.FailedAuth = DefaultLimits.FailedAuth
+	}
+	if l.FailedAuthBurst <= 0 {
+		l.FailedAuthBurst = DefaultLimits.FailedAuthBurst
+	}
+	return l
+}
+
+// NewHandler returns the API server's handler. Every route comes from the
+// route table (routes.go), which says what scope of token it needs.
+func NewHandler(cfg Config) *Handler {
 	if cfg.RequestTimeout <= 0 || cfg.RequestTimeout > DefaultRequestTimeout {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
-	a := &api{cfg}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/livez", a.get(a.livez))
-	mux.HandleFunc("/readyz", a.get(a.readyz))
-	mux.HandleFunc("/api/v1/runs", a.get(a.admitted(a.runList)))
-	mux.HandleFunc("/api/v1/runs/{id}", a.get(a.admitted(a.runGet)))
-	mux.HandleFunc("/api/v1/triggers", a.get(a.admitted(a.triggerList)))
-	mux.HandleFunc("/api/v1/triggers/{id}", a.get(a.admitted(a.triggerGet)))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	if cfg.NowMs == nil {
+		cfg.NowMs = func() int64 { return time.Now().UnixMilli() }
+	}
+	hosts := map[string]bool{}
+	for _, h := range cfg.AllowedHosts {
+		hosts[strings.ToLower(h)] = true
+	}
+	if len(hosts) == 0 {
+		for _, h := range loopbackHosts {
+			hosts[h] = true
+		}
+	}
+	g := &guard{limits: cfg.Limits.withDefaults(), nowMs: cfg.NowMs, tokens: cfg.Tokens, hosts: hosts,
+		perTok: map[string]*rate.Limiter{}, perAddr: map[string]*rate.Limiter{}, touched: map[string]int64{}}
+	a := &api{Config: cfg, guard: g}
+	h := &Handler{mux: http.NewServeMux(), a: a, g: g}
+	byPattern := map[string][]route{}
+	var order []string
+	for _, rt := range routes {
+		if _, ok := byPattern[rt.pattern]; !ok {
+			order = append(order, rt.pattern)
+		}
+		byPattern[rt.pattern] = append(byPattern[rt.pattern], rt)
+	}
+	for _, p := range order {
+		h.handle(p, a.dispatch(byPattern[p]))
+	}
+	h.handle("/", func(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; see /api/v1/runs, /api/v1/runs/{id}, /api/v1/triggers, /api/v1/triggers/{id}", r.URL.Path))
 	})
-	return mux
+	return h
 }
 
-func (a *api) get(h http.HandlerFunc) http.HandlerFunc {
+func (h *Handler) handle(pattern string, fn http.HandlerFunc) {
+	h.patterns = append(h.patterns, pattern)
+	h.mux.HandleFunc(pattern, fn)
+}
+
+// dispatch serves one pattern's routes by method; another method is 405
+// with the Allow header (HEAD is served as GET).
+func (a *api) dispatch(rs []route) http.HandlerFunc {
+	handlers := map[string]http.HandlerFunc{}
+	var allow []string
+	for _, rt := range rs {
+		h := rt.handler(a)
+		if rt.scope != public {
+			h = a.protect(rt.scope, h)
+		}
+		handlers[rt.method] = h
+		allow = append(allow, rt.method)
+		if rt.method == http.MethodGet {
+			allow = append(allow, http.MethodHead)
+		}
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			a.writeError(w, r, qlerror.New(codeMethodNotAllowed, "%s %s: only GET is supported", r.Method, r.URL.Path))
+		m := r.Method
+		if m == http.MethodHead {
+			m = http.MethodGet
+		}
+		if h, ok := handlers[m]; ok {
+			h(w, r)
 			return
 		}
-		h(w, r)
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		a.writeError(w, r, qlerror.New(codeMethodNotAllowed, "%s %s: only %s is supported", r.Method, r.URL.Path, strings.Join(allow, ", ")))
 	}
 }
 
-// admitted refuses API requests while the replica is not ready: before
-// admission opens, while draining, and from a lost database until a fresh
-// activation has completed.
+func (a *api) observe(err error) {
+	if a.Observe != nil {
+		a.Observe(err)
+	}
+}
+
+// admitted runs an API handler under the request timeout and answers its
+// result as JSON (the route's guard has checked readiness and the token).
 func (a *api) admitted(h func(context.Context, *http.Request) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if ok, reason := a.Ready(); !ok {
-			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this replica is not admitting requests (%s); use another replica or retry later", reason))
-			return
-		}
 		ctx, cancel := context.WithTimeout(r.Context(), a.RequestTimeout)
 		defer cancel()
 		body, err := h(ctx, r)
 		if err != nil {
-			if a.Observe != nil {
-				a.Observe(err)
-			}
+			a.observe(err)
 			a.writeError(w, r, err)
 			return
 		}
