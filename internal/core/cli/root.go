@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"io"
 	"os"
 	"strings"
@@ -37,6 +38,9 @@ type Backend struct {
 	// Detail reads one trigger with its occurrence ledger (`ql triggers
 	// show`).
 	Detail schedule.DetailReader
+	// Tokens creates, lists and revokes API tokens (`ql tokens`); nil
+	// when the profile cannot (a read-only open).
+	Tokens apitoken.Manager
 	Close  func()
 }
 
@@ -116,7 +120,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		}
 		return fillFromEnv(c)
 	}
-	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
+	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts), tokensCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.

@@ -44,7 +44,7 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 		return nil, err
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun,
-		Pause: b.Store, Detail: b.Store, Close: b.Close}, nil
+		Pause: b.Store, Detail: b.Store, Tokens: b.Store, Close: b.Close}, nil
 }
 
 // OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
