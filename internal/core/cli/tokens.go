@@ -87,7 +87,6 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&scope, "scope", "", "read, operate or admin (required)")
 	c.Flags().StringVar(&expires, "expires", "", "lifetime: whole days (90d) or a duration (12h), 1m–3650d (default: until revoked)")
-	_ = c.MarkFlagRequired("scope")
 	return c
 }
 

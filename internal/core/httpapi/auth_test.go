@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -202,5 +203,21 @@ func TestABodyOverTheCapIs413(t *testing.T) {
 	p := send(t, h, "POST", "/api/v1/triggers/"+someID+"/pause", "localhost", tokens[apitoken.Operate], `{"note":"`+strings.Repeat("x", 100)+`"}`)
 	if p.status != 413 || p.code != "request_too_large" {
 		t.Fatalf("an oversized body: %d %s", p.status, p.code)
+	}
+}
+
+// docs/operations.md lists the route table as it is.
+func TestTheOperationsGuideListsEveryRoute(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range Routes() {
+		f := strings.Fields(line)
+		row := "| `" + f[0] + " " + f[1] + "` | " + f[2] + " |"
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/operations.md has no row %s", row)
+		}
 	}
 }
