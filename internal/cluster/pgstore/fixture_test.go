@@ -76,6 +76,7 @@ func (s *store) fixture() storetest.Fixture {
 		NowMs:   s.runtime.NowMs,
 		Pauser:  s.admin,
 		Tokens:  s.admin,
+		Cancel:  s.runtime.CancelRun,
 		Auth:    s.runtime,
 		Detail:  s.runtime,
 		Audits:  s.audits,

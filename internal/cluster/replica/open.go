@@ -49,8 +49,8 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			next, truncated, err := rt.ReadAttemptLog(ctx, attemptID, offset, w)
 			return next, truncated, explainRole(err, "reading logs", "runtime")
 		},
-		CancelRun: func(ctx context.Context, runID string) (run.Run, error) {
-			r, err := rt.CancelRun(ctx, runID)
+		CancelRun: func(ctx context.Context, runID, actor string) (run.Run, error) {
+			r, err := rt.CancelRun(ctx, runID, actor)
 			return r, explainRole(err, "cancelling runs", "runtime")
 		},
 		Pause:  adminPause{admin},

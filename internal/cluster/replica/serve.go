@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // Diagnostic codes of the composition root.
@@ -81,10 +82,15 @@ func (r *replica) listen() error {
 	var err error
 	// No Pauser: pausing is the admin role's, and the replica runs as the
 	// runtime role.
-	api := httpapi.NewHandler(httpapi.Config{
-		Runs: live, Triggers: live, Detail: live, Tokens: live, AllowedHosts: r.s.AllowedHosts,
+	cfg := httpapi.Config{
+		Runs: live, Triggers: live, Detail: live, Tokens: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts,
 		Ready: r.adm.ready, Log: r.log, Observe: r.observe,
-	})
+	}
+	// Run-now and backfill are served where the store admits them.
+	if _, ok := any((*pgstore.Runtime)(nil)).(schedule.Manual); ok {
+		cfg.Manual = liveManual{live}
+	}
+	api := httpapi.NewHandler(cfg)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS})
 	if err != nil {
 		return err

@@ -363,7 +363,7 @@ left as it is.`,
 			if b.CancelRun == nil {
 				return fmt.Errorf("this build cannot cancel runs of this database")
 			}
-			r, err := b.CancelRun(cmd.Context(), args[0])
+			r, err := b.CancelRun(cmd.Context(), args[0], actor())
 			if err != nil {
 				return err
 			}

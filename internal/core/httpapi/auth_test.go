@@ -221,3 +221,18 @@ func TestTheOperationsGuideListsEveryRoute(t *testing.T) {
 		}
 	}
 }
+
+// Without a store that admits manually, run-now and backfill say so; a
+// cancel without a canceller too.
+func TestWritesTheServerCannotDoAreExplained(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{})
+	for _, target := range []string{"/api/v1/triggers/" + someID + "/run", "/api/v1/triggers/" + someID + "/backfill", "/api/v1/runs/" + someID + "/cancel", "/api/v1/triggers/" + someID + "/pause"} {
+		if p := send(t, h, "POST", target, "localhost", tokens[apitoken.Operate], `{}`); p.status != 409 || p.code != "failed_precondition" {
+			t.Errorf("POST %s: %d %s; want 409 failed_precondition", target, p.status, p.code)
+		}
+	}
+	if p := send(t, h, "POST", "/api/v1/triggers/"+someID+"/pause", "localhost", tokens[apitoken.Operate], `{"nite":"x"}`); p.status != 409 {
+		t.Errorf("pause without a pauser: %d", p.status)
+	}
+}

@@ -45,6 +45,9 @@ type Config struct {
 	// Pauser pauses and resumes triggers; nil where the server's
 	// database role may not (the cluster's runtime role).
 	Pauser schedule.Pauser
+	// Cancel cancels a Run, recording actor (who, from where) in its
+	// event; nil where the server cannot.
+	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
 	// Manual runs a trigger now and backfills it; nil where the store
 	// does not implement it.
 	Manual schedule.Manual
@@ -142,7 +145,7 @@ func NewHandler(cfg Config) *Handler {
 		h.handle(p, a.dispatch(byPattern[p]))
 	}
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) {
-		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; see /api/v1/runs, /api/v1/runs/{id}, /api/v1/triggers, /api/v1/triggers/{id}", r.URL.Path))
+		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", r.URL.Path))
 	})
 	return h
 }

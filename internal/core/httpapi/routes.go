@@ -26,10 +26,13 @@ var routes = []route{
 	{http.MethodGet, "/readyz", public, func(a *api) http.HandlerFunc { return a.readyz }},
 	{http.MethodGet, "/api/v1/runs", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.runList) }},
 	{http.MethodGet, "/api/v1/runs/{id}", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.runGet) }},
+	{http.MethodPost, "/api/v1/runs/{id}/cancel", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.runCancel) }},
 	{http.MethodGet, "/api/v1/triggers", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.triggerList) }},
 	{http.MethodGet, "/api/v1/triggers/{id}", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.triggerGet) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/pause", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(true)) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/resume", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(false)) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/run", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerRunNow) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/backfill", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerBackfill) }},
 }
 
 // Routes lists the table as "METHOD PATTERN SCOPE" lines, for the

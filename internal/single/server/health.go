@@ -18,7 +18,7 @@ func (s *Server) listen() error {
 		return qlerror.Wrap(qlerror.Invalid, err, "http listener")
 	}
 	cfg := httpapi.Config{
-		Runs: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Pauser: s.store,
+		Runs: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Pauser: s.store, Cancel: s.store.CancelRun,
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Log: s.cfg.Logger,
 	}

@@ -31,13 +31,14 @@ var listening = regexp.MustCompile(`http listening.* addr=(\S+)`)
 
 // serveAPI serves dir with the API on a free loopback port and returns its
 // base URL.
-func serveAPI(t *testing.T, dir, profile string) string {
+func serveAPI(t *testing.T, dir, profile string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	errOut := &syncBuffer{}
 	exit := make(chan int, 1)
 	go func() {
-		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--profile", profile, "--data-dir", dir, "--http-addr", "127.0.0.1:0", "--stop-timeout", "1s"}, &syncBuffer{}, errOut)
+		args := append([]string{"serve", "--profile", profile, "--data-dir", dir, "--http-addr", "127.0.0.1:0", "--stop-timeout", "1s"}, extra...)
+		exit <- cli.Main(ctx, Options("ql"), args, &syncBuffer{}, errOut)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -160,5 +161,36 @@ func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
 	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--tls-cert", "c.pem")
 	if code != 2 || !strings.Contains(errOut, "--http-addr") {
 		t.Fatalf("TLS flags without an address: %d %q", code, errOut)
+	}
+}
+
+// A cancel over the API ends a queued Run and its event names the token
+// and the address it came from; a read token may not cancel.
+func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "slow.yaml", strings.Replace(slowFile, "SECONDS", "30", 1)), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	reader, operator := newToken(t, dir, "reader", "read"), newToken(t, dir, "op", "operate")
+	base := serveAPI(t, dir, "standalone", "--concurrency", "1")
+	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	id := runIn(t, db, "queued")
+	if st, body := call(t, "POST", base+"/api/v1/runs/"+id+"/cancel", reader, ""); st != 403 {
+		t.Fatalf("cancel with a read token: %d %v", st, body)
+	}
+	st, body := call(t, "POST", base+"/api/v1/runs/"+id+"/cancel", operator, "")
+	got, _ := body["run"].(map[string]any)
+	if st != 200 || got["state"] != "cancelled" {
+		t.Fatalf("cancel with an operate token: %d %v", st, body)
+	}
+	var payload string
+	if err := db.QueryRow(`SELECT payload FROM run_events WHERE run_id = ? AND name = 'run.cancelled'`, id).Scan(&payload); err != nil ||
+		!strings.Contains(payload, `"actor":"api:op@127.0.0.1"`) {
+		t.Fatalf("run.cancelled payload %q %v; want the token and address as its actor", payload, err)
 	}
 }

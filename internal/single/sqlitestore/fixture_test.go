@@ -132,6 +132,7 @@ func (e *env) fixture() storetest.Fixture {
 		NowMs:    func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
 		Pauser:   e.store,
 		Tokens:   e.store,
+		Cancel:   e.store.CancelRun,
 		Auth:     e.store,
 		Detail:   e.store,
 		Audits:   e.audits,

@@ -67,6 +67,8 @@ type Fixture struct {
 	// Audits lists a trigger's pause audit records, oldest first, each as
 	// "action actor note".
 	Audits func(ctx context.Context, triggerID string) ([]string, error)
+	// Cancel cancels a Run as `ql runs cancel` does, recording actor.
+	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
 	// Tokens creates, lists and revokes API tokens as `ql tokens` does
 	// (on the cluster, the admin role); Auth authenticates them as a
 	// server does (on the cluster, the runtime role).
