@@ -144,6 +144,12 @@ func TestEveryVariableIsDocumentedAndEveryDocumentedOneExists(t *testing.T) {
 			t.Errorf("%s (ql db) is not in docs/operations.md's settings", v)
 		}
 	}
+	for _, v := range cli.EnvOnly {
+		read[v] = true
+		if rows[v] == "" {
+			t.Errorf("%s is not in docs/operations.md's settings", v)
+		}
+	}
 	for old, now := range cli.RenamedEnv {
 		if !read[now] {
 			t.Errorf("%s was renamed %s, which nothing reads", old, now)

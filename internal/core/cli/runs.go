@@ -71,6 +71,7 @@ func runsListCommand(opts Options) *cobra.Command {
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "only runs of this project (name or id)")
 	c.Flags().StringVar(&trigger, "trigger", "", "only runs of this trigger (id, name, or project/name)")
@@ -151,6 +152,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	return c
 }

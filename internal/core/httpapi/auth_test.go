@@ -232,7 +232,4 @@ func TestWritesTheServerCannotDoAreExplained(t *testing.T) {
 			t.Errorf("POST %s: %d %s; want 409 failed_precondition", target, p.status, p.code)
 		}
 	}
-	if p := send(t, h, "POST", "/api/v1/triggers/"+someID+"/pause", "localhost", tokens[apitoken.Operate], `{"nite":"x"}`); p.status != 409 {
-		t.Errorf("pause without a pauser: %d", p.status)
-	}
 }

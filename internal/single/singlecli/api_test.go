@@ -194,3 +194,37 @@ func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 		t.Fatalf("run.cancelled payload %q %v; want the token and address as its actor", payload, err)
 	}
 }
+
+// `runs list` and `triggers list` given --server print what they print
+// from the database, asking the API with the token in $QL_TOKEN. Not
+// parallel: it sets $QL_TOKEN.
+func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", quietFile), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	reader := newToken(t, dir, "reader", "read")
+	base := serveAPI(t, dir, "standalone")
+	t.Setenv("QL_DATA_DIR", "")
+	if code, _, errOut := ql(t, "triggers", "list", "--server", base); code != 2 || !strings.Contains(errOut, "QL_TOKEN") {
+		t.Fatalf("--server without a token: %d %q", code, errOut)
+	}
+	t.Setenv("QL_TOKEN", "qlt_"+strings.Repeat("A", 43))
+	if code, _, errOut := ql(t, "triggers", "list", "--server", base); code != 1 || !strings.Contains(errOut, "not known") {
+		t.Fatalf("--server with an unknown token: %d %q", code, errOut)
+	}
+	t.Setenv("QL_TOKEN", reader)
+	for _, args := range [][]string{{"triggers", "list", "-o", "json"}, {"triggers", "list"}, {"runs", "list", "-o", "json"}, {"runs", "list", "--trigger", "api/yearly", "-o", "json"}} {
+		code, local, errOut := ql(t, append(args, "--data-dir", dir)...)
+		if code != 0 {
+			t.Fatalf("%v on the database: %d %q", args, code, errOut)
+		}
+		code, remote, errOut := ql(t, append(args, "--server", base)...)
+		if code != 0 || remote != local {
+			t.Fatalf("%v over the API: %d %q %q; want what the database gives:\n%s", args, code, remote, errOut, local)
+		}
+	}
+	if code, _, errOut := ql(t, "runs", "list", "--server", base, "--data-dir", dir); code != 2 || !strings.Contains(errOut, "not both") {
+		t.Fatalf("--server with --data-dir: %d %q", code, errOut)
+	}
+}
