@@ -86,7 +86,7 @@ func (c *apiClient) get(ctx context.Context, path string, q url.Values, into any
 	if err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, unwrapURL(err), "cannot reach the server at %s", c.base)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRemoteBody))
 	if err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, err, "reading the server's answer")
