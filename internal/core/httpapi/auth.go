@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -227,7 +226,7 @@ func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc 
 		}
 		if l := g.limiter(g.perTok, t.ID, g.limits.PerToken, g.limits.Burst); !l.Allow() {
 			g.rateLimited.Add(1)
-			w.Header().Set("Retry-After", strconv.Itoa(1+int(1/max(float64(g.limits.PerToken), 1))))
+			w.Header().Set("Retry-After", "1")
 			a.writeError(w, r, qlerror.New(codeRateLimited, "token %q is over its rate of %g requests a second; slow down and retry", t.Name, float64(g.limits.PerToken)))
 			return
 		}

@@ -34,17 +34,3 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/triggers/{id}/run", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerRunNow) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/backfill", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerBackfill) }},
 }
-
-// Routes lists the table as "METHOD PATTERN SCOPE" lines, for the
-// documentation and its test.
-func Routes() []string {
-	out := make([]string, 0, len(routes))
-	for _, r := range routes {
-		scope := string(r.scope)
-		if r.scope == public {
-			scope = "none"
-		}
-		out = append(out, r.method+" "+r.pattern+" "+scope)
-	}
-	return out
-}
