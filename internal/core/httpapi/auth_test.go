@@ -43,7 +43,7 @@ func send(t *testing.T, h http.Handler, method, target, host, token, body string
 	return probe{status: rec.Code, code: b.Error.Code, header: rec.Header()}
 }
 
-func walkHandler(t *testing.T, cfg Config) (*Handler, map[apitoken.Scope]string) {
+func walkHandler(t testing.TB, cfg Config) (*Handler, map[apitoken.Scope]string) {
 	t.Helper()
 	st, tokens := tokenStore(t)
 	f := fakeReaders{}

@@ -12,7 +12,7 @@ import (
 )
 
 // tokenStore is a real embedded database holding one token per scope.
-func tokenStore(t *testing.T) (*sqlitestore.Store, map[apitoken.Scope]string) {
+func tokenStore(t testing.TB) (*sqlitestore.Store, map[apitoken.Scope]string) {
 	t.Helper()
 	st, err := sqlitestore.Open(t.Context(), sqlitestore.Config{Path: filepath.Join(t.TempDir(), "ql.db"), NowMs: func() int64 { return time.Now().UnixMilli() }})
 	if err != nil {
