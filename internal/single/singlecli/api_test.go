@@ -197,7 +197,6 @@ func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 	}
 }
 
-
 // `runs list` and `triggers list` given --server print what they print
 // from the database, asking the API with the token in $QL_TOKEN. Not
 // parallel: it sets $QL_TOKEN.
