@@ -18,7 +18,7 @@ import (
 // commandLineOnly are the flags that describe one invocation, not an
 // installation, and so have no environment variable.
 var commandLineOnly = []string{"help", "file", "dry-run", "output", "project", "trigger", "state", "limit", "after", "count", "tz", "no-descriptions",
-	"follow", "max-concurrency", "note", "runs", "ledger", "request-id", "force", "from", "to", "max"}
+	"follow", "max-concurrency", "note", "runs", "ledger", "request-id", "force", "from", "to", "max", "scope", "expires"}
 
 // sampleOf is a value a flag of each type accepts, as its variable would
 // give it and as the flag prints it back.
@@ -142,6 +142,12 @@ func TestEveryVariableIsDocumentedAndEveryDocumentedOneExists(t *testing.T) {
 		read[v] = true
 		if rows[v] == "" {
 			t.Errorf("%s (ql db) is not in docs/operations.md's settings", v)
+		}
+	}
+	for _, v := range cli.EnvOnly {
+		read[v] = true
+		if rows[v] == "" {
+			t.Errorf("%s is not in docs/operations.md's settings", v)
 		}
 	}
 	for old, now := range cli.RenamedEnv {

@@ -15,11 +15,13 @@ import (
 var edgePackages = []string{
 	"cmd/ql-edge",
 	"examples",
+	"internal/core/apitoken",
 	"internal/core/apply",
 	"internal/core/catalog",
 	"internal/core/cli",
 	"internal/core/cron",
 	"internal/core/digest",
+	"internal/core/httpapi",
 	"internal/core/httpserve",
 	"internal/core/ids",
 	"internal/single/singlecli",
@@ -39,7 +41,8 @@ var edgePackages = []string{
 }
 
 // edgeModules are the third-party modules the edge binary may link: the
-// pure-Go SQLite driver and what it needs, the CLI, YAML and cron parsing.
+// pure-Go SQLite driver and what it needs, the CLI, YAML and cron parsing,
+// and the API's rate limiter.
 // No PostgreSQL driver (github.com/jackc/...) belongs here.
 var edgeModules = []string{
 	"github.com/dustin/go-humanize",
@@ -51,6 +54,7 @@ var edgeModules = []string{
 	"github.com/spf13/pflag",
 	"go.yaml.in/yaml/v3",
 	"golang.org/x/sys",
+	"golang.org/x/time",
 	"modernc.org/libc",
 	"modernc.org/mathutil",
 	"modernc.org/memory",

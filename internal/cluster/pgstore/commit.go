@@ -259,7 +259,7 @@ func cancelRuns(ctx context.Context, q querier, runIDs []string) error {
 		if err != nil {
 			return err
 		}
-		if err := cancelLocked(ctx, q, lf); err != nil {
+		if err := cancelLocked(ctx, q, lf, ""); err != nil {
 			return err
 		}
 	}

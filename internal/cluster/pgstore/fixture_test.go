@@ -70,16 +70,18 @@ func (s *store) fixture() storetest.Fixture {
 		Status:   s.runtime,
 		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
 			NowMs: func() int64 { return time.Now().UnixMilli() }},
-		Row:       s.row,
-		Counts:    s.counts,
-		MakeDue:   s.makeDue,
-		NowMs:     s.runtime.NowMs,
-		Pauser:    s.admin,
-		Detail:    s.runtime,
-		Audits:    s.audits,
-		Elapse:    time.Sleep,
-		CancelRun: s.runtime.CancelRun,
-		Manual:    s.runtime,
+		Row:     s.row,
+		Counts:  s.counts,
+		MakeDue: s.makeDue,
+		NowMs:   s.runtime.NowMs,
+		Pauser:  s.admin,
+		Tokens:  s.admin,
+		Cancel:  s.runtime.CancelRun,
+		Auth:    s.runtime,
+		Detail:  s.runtime,
+		Audits:  s.audits,
+		Elapse:  time.Sleep,
+		Manual:  s.runtime,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = $2, due_offset_ms = $3, state_version = state_version + 1
 				WHERE trigger_id = $1`, triggerID, cursorMs, dueOffsetMs)
@@ -189,6 +191,11 @@ func TestScheduleConformance(t *testing.T) {
 func TestRunReaderConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunRunReader(t, newFixture)
+}
+
+func TestTokenConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunTokens(t, newFixture)
 }
 
 func TestStatusReaderConformance(t *testing.T) {

@@ -93,6 +93,12 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// An admin pauses and resumes triggers; the audit trail of it is
 	// append-only.
 	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}},
+	// An admin creates and revokes API tokens; the runtime, which serves
+	// the API, only reads them to authenticate, and records their use in
+	// a table of its own, so it can never change a token's scope, expiry
+	// or revocation.
+	"api_tokens":      {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
+	"api_token_usage": {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 }
 
 // grantedTables lists the matrix's tables in a fixed order.

@@ -171,3 +171,12 @@ var (
 	sqlTriggerDetail       = stmt("TriggerDetail")
 	sqlLedgerOfTrigger     = stmt("LedgerOfTrigger")
 )
+
+// sql/tokens.sql: API tokens.
+var (
+	sqlTokenInsert   = stmt("TokenInsert")
+	sqlTokensList    = stmt("TokensList")
+	sqlTokenRevoke   = stmt("TokenRevoke")
+	sqlTokenByDigest = stmt("TokenByDigest")
+	sqlTokenTouch    = stmt("TokenTouch")
+)

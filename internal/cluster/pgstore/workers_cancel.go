@@ -21,8 +21,10 @@ const cancelAttempts = 3
 // that grant is answered terminal. A running one records the intent
 // (cancel_requested_at_ms); its worker hears stop on its next renewal and
 // completes it cancelled. A Run already ended is FailedPrecondition.
-// Cancelling twice changes nothing the second time.
-func (r *Runtime) CancelRun(ctx context.Context, runID string) (run.Run, error) {
+// Cancelling twice changes nothing the second time. actor (who asked, and
+// from where) is recorded in the event's payload, the audit record of the
+// cancel, in its transaction.
+func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
 	if err := ids.Validate("run id", runID); err != nil {
 		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
 	}
@@ -32,7 +34,7 @@ func (r *Runtime) CancelRun(ctx context.Context, runID string) (run.Run, error) 
 		if err != nil {
 			return err
 		}
-		if err := cancelLocked(ctx, tx, f); err != nil {
+		if err := cancelLocked(ctx, tx, f, actor); err != nil {
 			return err
 		}
 		out, err = scanRun(tx.QueryRow(ctx, sqlRunGet, runID))
@@ -72,7 +74,11 @@ func lockLatestAttempt(ctx context.Context, tx querier, runID string) (leaseFact
 	return leaseFacts{}, qlerror.New(qlerror.Conflict, "run %s kept getting new attempts while it was being cancelled; retry", runID)
 }
 
-func cancelLocked(ctx context.Context, tx querier, f leaseFacts) error {
+func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) error {
+	payload := map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}
+	if actor != "" {
+		payload["actor"] = actor
+	}
 	switch {
 	case f.RunState.Terminal():
 		return qlerror.New(qlerror.FailedPrecondition, "run %s already ended %s; there is nothing to cancel", f.RunID, f.RunState)
@@ -80,14 +86,12 @@ func cancelLocked(ctx context.Context, tx querier, f leaseFacts) error {
 		if f.CancelAtMs != nil {
 			return nil
 		}
-		return advanceRun(ctx, tx, f, f.RunState, runChange{event: run.EventCancelRequested, cancel: true,
-			payload: map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}})
+		return advanceRun(ctx, tx, f, f.RunState, runChange{event: run.EventCancelRequested, cancel: true, payload: payload})
 	}
 	if !f.State.Terminal() {
 		if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: "cancelled"}); err != nil {
 			return err
 		}
 	}
-	return advanceRun(ctx, tx, f, run.Cancelled, runChange{event: run.EventCancelled, cancel: true, finished: true,
-		payload: map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}})
+	return advanceRun(ctx, tx, f, run.Cancelled, runChange{event: run.EventCancelled, cancel: true, finished: true, payload: payload})
 }

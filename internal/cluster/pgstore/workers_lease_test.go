@@ -68,7 +68,7 @@ func TestRenewReplyStopOnCancelAndTimeout(t *testing.T) {
 		t.Fatalf("lease at version %d after a renewal and its replay, want 2", v)
 	}
 	// Cancel intent travels on the next renewal.
-	if _, err := s.runtime.CancelRun(t.Context(), g.RunID); err != nil {
+	if _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	l.LeaseVersion = 2
@@ -300,7 +300,7 @@ func TestAWorkerIgnoringAStopIsNoLongerRenewedAfterTheLeaseAndKillGrace(t *testi
 	// A lease long enough that a renewal every tenth of it never lets it
 	// lapse on a busy machine.
 	settings := WorkerSettings{RunLease: 2 * time.Second}
-	if _, err := s.runtime.CancelRun(t.Context(), g.RunID); err != nil {
+	if _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	// Heard at once: the stop comes with a renewed lease, for the kill.

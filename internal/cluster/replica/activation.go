@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"log/slog"
 	"time"
 
@@ -208,10 +209,11 @@ func failureAttrs(err error) []any {
 type liveReaders struct{ adm *admission }
 
 var (
-	_               run.Reader            = liveReaders{}
-	_               schedule.StatusReader = liveReaders{}
-	_               schedule.DetailReader = liveReaders{}
-	errNoActivation                       = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
+	_               run.Reader             = liveReaders{}
+	_               schedule.StatusReader  = liveReaders{}
+	_               schedule.DetailReader  = liveReaders{}
+	_               apitoken.Authenticator = liveReaders{}
+	errNoActivation                        = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
 )
 
 func (l liveReaders) runtime() (*pgstore.Runtime, error) {
@@ -251,4 +253,62 @@ func (l liveReaders) TriggerList(ctx context.Context, p schedule.TriggerListPara
 		return nil, "", err
 	}
 	return rt.TriggerList(ctx, p)
+}
+
+func (l liveReaders) TokenByDigest(ctx context.Context, digest []byte) (apitoken.Token, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return apitoken.Token{}, err
+	}
+	return rt.TokenByDigest(ctx, digest)
+}
+
+func (l liveReaders) TokenTouch(ctx context.Context, id string, atMs int64) error {
+	rt, err := l.runtime()
+	if err != nil {
+		return err
+	}
+	return rt.TokenTouch(ctx, id, atMs)
+}
+
+// CancelRun cancels a Run through the live activation (the runtime role
+// may: `ql runs cancel` uses it too).
+func (l liveReaders) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return run.Run{}, err
+	}
+	return rt.CancelRun(ctx, runID, actor)
+}
+
+// liveManual is manual admission through the live activation, for a
+// runtime store that implements it.
+type liveManual struct{ live liveReaders }
+
+func (l liveManual) manual() (schedule.Manual, error) {
+	rt, err := l.live.runtime()
+	if err != nil {
+		return nil, err
+	}
+	m, ok := any(rt).(schedule.Manual)
+	if !ok {
+		return nil, qlerror.New(qlerror.FailedPrecondition, "this replica's store cannot run triggers now or backfill them")
+	}
+	return m, nil
+}
+
+func (l liveManual) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (schedule.RunNowResult, error) {
+	m, err := l.manual()
+	if err != nil {
+		return schedule.RunNowResult{}, err
+	}
+	return m.TriggerRunNow(ctx, r)
+}
+
+func (l liveManual) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest) (schedule.BackfillResult, error) {
+	m, err := l.manual()
+	if err != nil {
+		return schedule.BackfillResult{}, err
+	}
+	return m.TriggerBackfill(ctx, r)
 }

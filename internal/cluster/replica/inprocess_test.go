@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"io"
 	"log/slog"
 	"net/http"
@@ -42,6 +43,7 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 	eventually(t, 30*time.Second, "the first activation", func() bool { return len(logs.withCode(CodeReady)) == 1 })
 	addr, _ := logs.withCode(CodeListening)[0]["addr"].(string)
 
+	token := env.Token(t, "inproc", apitoken.Read)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for _, path := range []string{"/readyz", "/api/v1/runs", "/api/v1/triggers"} {
@@ -54,7 +56,12 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 					return
 				default:
 				}
-				if resp, err := http.Get("http://" + addr + path); err == nil {
+				req, err := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
+				if err != nil {
+					panic(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+token)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
 					resp.Body.Close()
 				}
 			}

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"io"
 	"time"
 
@@ -48,11 +49,12 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			next, truncated, err := rt.ReadAttemptLog(ctx, attemptID, offset, w)
 			return next, truncated, explainRole(err, "reading logs", "runtime")
 		},
-		CancelRun: func(ctx context.Context, runID string) (run.Run, error) {
-			r, err := rt.CancelRun(ctx, runID)
+		CancelRun: func(ctx context.Context, runID, actor string) (run.Run, error) {
+			r, err := rt.CancelRun(ctx, runID, actor)
 			return r, explainRole(err, "cancelling runs", "runtime")
 		},
 		Pause:  adminPause{admin},
+		Tokens: adminTokens{admin},
 		Detail: runtimeDetail{rt},
 		Manual: runtimeManual{rt},
 		Close: func() {
@@ -82,6 +84,24 @@ type adminPause struct{ a *pgstore.Admin }
 func (p adminPause) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
 	res, err := p.a.TriggerPause(ctx, r)
 	return res, explainRole(err, "pausing and resuming triggers", "admin")
+}
+
+// adminTokens is token management with permission errors explained: only
+// the admin role creates, lists and revokes tokens.
+type adminTokens struct{ a *pgstore.Admin }
+
+func (t adminTokens) TokenCreate(ctx context.Context, n apitoken.NewToken) (apitoken.Token, error) {
+	res, err := t.a.TokenCreate(ctx, n)
+	return res, explainRole(err, "creating API tokens", "admin")
+}
+
+func (t adminTokens) TokenList(ctx context.Context) ([]apitoken.Token, error) {
+	res, err := t.a.TokenList(ctx)
+	return res, explainRole(err, "listing API tokens", "admin")
+}
+
+func (t adminTokens) TokenRevoke(ctx context.Context, name string) error {
+	return explainRole(t.a.TokenRevoke(ctx, name), "revoking API tokens", "admin")
 }
 
 // runtimeDetail is `triggers show`'s read with permission errors explained.

@@ -8,11 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/qinglong/qinglong/internal/cluster/httpapi"
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/cluster/workeringress"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // Diagnostic codes of the composition root.
@@ -79,9 +80,18 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 func (r *replica) listen() error {
 	live := liveReaders{adm: r.adm}
 	var err error
-	r.http, err = httpserve.Listen(r.s.HTTPAddr, httpapi.NewHandler(httpapi.Config{
-		Runs: live, Triggers: live, Detail: live, Ready: r.adm.ready, Log: r.log, Observe: r.observe,
-	}))
+	// No Pauser: pausing is the admin role's, and the replica runs as the
+	// runtime role.
+	cfg := httpapi.Config{
+		Runs: live, Triggers: live, Detail: live, Tokens: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts,
+		Ready: r.adm.ready, Log: r.log, Observe: r.observe,
+	}
+	// Run-now and backfill are served where the store admits them.
+	if _, ok := any((*pgstore.Runtime)(nil)).(schedule.Manual); ok {
+		cfg.Manual = liveManual{live}
+	}
+	api := httpapi.NewHandler(cfg)
+	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS})
 	if err != nil {
 		return err
 	}

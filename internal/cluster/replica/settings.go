@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/cluster/httpapi"
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/cluster/scheduler"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -22,6 +22,10 @@ import (
 type settings struct {
 	Coordinator scheduler.Config
 	HTTPAddr    string
+	// HTTPTLS is nil for plain HTTP (a loopback address, or
+	// --insecure-http); AllowedHosts the API's Host allow-list.
+	HTTPTLS      *tls.Config
+	AllowedHosts []string
 	// DatabaseURL is the runtime role's URL with application_name set to
 	// the replica id (unless the URL sets one), so pg_stat_activity names
 	// the replica behind every backend.
@@ -102,7 +106,12 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err != nil {
 		return settings{}, err
 	}
-	return settings{Coordinator: cfg, HTTPAddr: addr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker}, nil
+	httpTLS, err := httpapi.LoadTLS(addr, httpapi.TLSSettings{Cert: f.TLSCert, Key: f.TLSKey, Insecure: f.InsecureHTTP})
+	if err != nil {
+		return settings{}, &cli.UsageError{Err: err}
+	}
+	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, cli.SplitList(f.AllowedHosts)),
+		DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker}, nil
 }
 
 // workerSettingsFrom validates the worker ingress's settings and loads its

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,27 @@ func TestWorkerIngressOffLoopbackStartsWithTLS(t *testing.T) {
 	}
 }
 
+func TestAPIOffLoopbackNeedsTLSOrAnExplicitInsecureHTTP(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	f.HTTPAddr = "0.0.0.0:8080"
+	f.TLSCert, f.TLSKey = writeCert(t)
+	s, err := settingsFrom(&f)
+	if err != nil || s.HTTPTLS == nil || len(s.HTTPTLS.Certificates) != 1 {
+		t.Fatalf("with a certificate: %+v %v", s.HTTPTLS, err)
+	}
+	f = validFlags()
+	f.HTTPAddr, f.InsecureHTTP, f.AllowedHosts = "10.1.2.3:8080", true, "ql.example.com, ql2.example.com"
+	if s, err = settingsFrom(&f); err != nil || s.HTTPTLS != nil {
+		t.Fatalf("with --insecure-http: %+v %v", s.HTTPTLS, err)
+	}
+	for _, h := range []string{"localhost", "10.1.2.3", "ql.example.com", "ql2.example.com"} {
+		if !slices.Contains(s.AllowedHosts, h) {
+			t.Errorf("allowed hosts %v lack %s", s.AllowedHosts, h)
+		}
+	}
+}
+
 func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -77,6 +99,9 @@ func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
 		{"role prefix shape", func(f *cli.ServeFlags) { f.RolePrefix = "Bad-Prefix" }, []string{"--role-prefix"}},
 		{"http addr", func(f *cli.ServeFlags) { f.HTTPAddr = "8080" }, []string{"--http-addr", "host:port"}},
 		{"http port", func(f *cli.ServeFlags) { f.HTTPAddr = "127.0.0.1:70000" }, []string{"--http-addr", "0–65535"}},
+		{"api off loopback without TLS", func(f *cli.ServeFlags) { f.HTTPAddr = "0.0.0.0:8080" },
+			[]string{"--http-addr 0.0.0.0:8080 is not a loopback address", "--tls-cert", "--insecure-http"}},
+		{"api cert without key", func(f *cli.ServeFlags) { f.TLSKey = "key.pem" }, []string{"--tls-cert and --tls-key go together"}},
 		{"no database", func(f *cli.ServeFlags) { f.DatabaseURL = "" }, []string{"--database-url is required", "QL_DATABASE_URL"}},
 		{"sqlite path", func(f *cli.ServeFlags) { f.DatabaseURL = "/var/lib/ql.db" }, []string{"--database-url", "postgres://"}},
 		{"bad sslmode", func(f *cli.ServeFlags) { f.DatabaseURL = "postgres://u@h/d?sslmode=maybe" }, []string{"sslmode", "verify-full"}},

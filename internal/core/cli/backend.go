@@ -26,6 +26,8 @@ type dbFlags struct {
 	dataDir string
 	url     string
 	retired string
+	// server, when set (--server), is a server's API to ask instead.
+	server string
 }
 
 // addDBFlags registers the database flags on a command that reads or
@@ -135,6 +137,9 @@ func mustExist(path string) error {
 }
 
 func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Backend, error) {
+	if f.server != "" {
+		return openRemote(f)
+	}
 	dsn, err := f.resolve(opts)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"io"
 	"os"
 	"strings"
@@ -30,7 +31,7 @@ type Backend struct {
 	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
 	// CancelRun cancels a run (see `ql runs cancel`) and returns it as it
 	// is after the request; nil when the profile cannot.
-	CancelRun func(ctx context.Context, runID string) (run.Run, error)
+	CancelRun func(ctx context.Context, runID, actor string) (run.Run, error)
 	// Pause pauses and resumes triggers (`ql triggers pause/resume`); nil
 	// when the profile cannot (a read-only open).
 	Pause schedule.Pauser
@@ -40,6 +41,9 @@ type Backend struct {
 	// Manual admits Runs on request (`ql triggers run` and `ql triggers
 	// backfill`); nil when the profile cannot (a read-only open).
 	Manual schedule.Manual
+	// Tokens creates, lists and revokes API tokens (`ql tokens`); nil
+	// when the profile cannot (a read-only open).
+	Tokens apitoken.Manager
 	Close  func()
 }
 
@@ -119,7 +123,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		}
 		return fillFromEnv(c)
 	}
-	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
+	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts), tokensCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.

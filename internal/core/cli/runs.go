@@ -71,6 +71,7 @@ func runsListCommand(opts Options) *cobra.Command {
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "only runs of this project (name or id)")
 	c.Flags().StringVar(&trigger, "trigger", "", "only runs of this trigger (id, name, or project/name)")
@@ -151,6 +152,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	return c
 }
@@ -363,7 +365,7 @@ left as it is.`,
 			if b.CancelRun == nil {
 				return fmt.Errorf("this build cannot cancel runs of this database")
 			}
-			r, err := b.CancelRun(cmd.Context(), args[0])
+			r, err := b.CancelRun(cmd.Context(), args[0], actor())
 			if err != nil {
 				return err
 			}

@@ -42,6 +42,14 @@ type ServeFlags struct {
 	// RunLease is how long a worker's grant of a Run lives without a
 	// renewal, in database time.
 	RunLease time.Duration
+	// TLSCert and TLSKey serve the API over HTTPS; InsecureHTTP allows
+	// plain HTTP on an address other hosts can reach; AllowedHosts are
+	// Host header names (comma-separated) the API answers to beside the
+	// listen address's and the loopback ones.
+	TLSCert      string
+	TLSKey       string
+	InsecureHTTP bool
+	AllowedHosts string
 	// RunAs is the single-node profiles' default account of commands,
 	// user[:group].
 	RunAs string
@@ -130,10 +138,10 @@ wins over the file.`,
 		}
 		return "default: " + strings.Join(parts, ", ")
 	}
-	httpHelp := "HTTP listen address of the health probes /livez and /readyz, e.g. 127.0.0.1:8081; port 0 picks a free port, the bound address is logged ("
+	httpHelp := "HTTP listen address of the API under /api/v1 (API tokens: see tokens create) and the probes /livez and /readyz, e.g. 127.0.0.1:8081; " +
+		"port 0 picks a free port, the bound address is logged; an address other than loopback needs --tls-cert/--tls-key or --insecure-http ("
 	if cluster {
-		httpHelp += "the cluster profile also serves the read API under /api/v1; " +
-			byProfile(map[string]string{ProfileStandalone: "off", ProfileEdge: "off", ProfileCluster: "127.0.0.1:8080"}) + ")"
+		httpHelp += byProfile(map[string]string{ProfileStandalone: "off", ProfileEdge: "off", ProfileCluster: "127.0.0.1:8080"}) + ")"
 	} else {
 		httpHelp += "default: off)"
 	}
@@ -143,6 +151,10 @@ wins over the file.`,
 	fs.StringVar(&f.DataDir, "data-dir", "", "data directory for the embedded database (qinglong.db), logs and secrets (default $QL_DATA_DIR, else .)")
 	fs.BoolVar(&f.Example, "example", false, "apply examples/sample.yaml's triggers before serving (standalone, edge)")
 	fs.StringVar(&f.HTTPAddr, "http-addr", "", httpHelp)
+	fs.StringVar(&f.TLSCert, "tls-cert", "", "PEM certificate (chain) file of the --http-addr listener; serves HTTPS")
+	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
+	fs.BoolVar(&f.InsecureHTTP, "insecure-http", false, "serve plain HTTP on an --http-addr other hosts can reach (tokens then cross the network in clear text)")
+	fs.StringVar(&f.AllowedHosts, "allowed-hosts", "", "comma-separated extra host names the API answers to in the Host header (default: the --http-addr host, localhost, 127.0.0.1, ::1); a guard against DNS rebinding")
 	if cluster {
 		fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role, without a password (sslmode and sslrootcert honoured; prefer $QL_DATABASE_URL)")
 		fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
@@ -201,4 +213,15 @@ func fillFromFile(fs *pflag.FlagSet, configFile string) error {
 		}
 	})
 	return err
+}
+
+// SplitList splits a comma-separated flag value, dropping empty items.
+func SplitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

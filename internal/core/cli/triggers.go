@@ -67,6 +67,7 @@ overlap policy when it is not allow.`,
 		},
 	}
 	addDBFlags(list, &db, opts.OpenPostgres != nil)
+	addServerFlag(list, &db)
 	addOutputFlag(list, &out)
 	list.Flags().StringVar(&project, "project", "", "only triggers of this project (name or id)")
 	list.Flags().IntVar(&limit, "limit", 100, "page size (1–500)")

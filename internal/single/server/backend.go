@@ -43,9 +43,9 @@ func (b *Backend) ReadLog(_ context.Context, attemptID string, offset int64, w i
 	return next, false, err
 }
 
-// CancelRun cancels a run that has not started (see sqlitestore.CancelRun).
-func (b *Backend) CancelRun(ctx context.Context, runID string) (run.Run, error) {
-	return b.Store.CancelRun(ctx, runID)
+// CancelRun cancels a run (see sqlitestore.CancelRun).
+func (b *Backend) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
+	return b.Store.CancelRun(ctx, runID, actor)
 }
 
 // Close closes the database.

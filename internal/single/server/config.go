@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -69,8 +70,14 @@ type Config struct {
 	// LogCapBytes caps one attempt's captured output (1 KiB–1 GiB,
 	// default 1 MiB).
 	LogCapBytes int64
-	// HTTPAddr, when set, serves /livez and /readyz (":0" picks a port).
+	// HTTPAddr, when set, serves the API under /api/v1 and the probes
+	// /livez and /readyz (":0" picks a port).
 	HTTPAddr string
+	// TLS is the API listener's transport: a certificate, or plain HTTP
+	// allowed on an address other hosts can reach.
+	TLS httpapi.TLSSettings
+	// AllowedHosts are extra Host header names the API answers to.
+	AllowedHosts []string
 	// NowMs is the scheduler's clock (default: the wall clock).
 	NowMs func() int64
 	// Logger is the low-sensitivity diagnostic sink (default: text on

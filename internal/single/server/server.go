@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/loop"
@@ -31,6 +32,7 @@ type Server struct {
 	sched  *loop.Loop
 	diag   schedule.Diagnostics
 	http   *httpserve.Server
+	api    *httpapi.Handler
 	ready  atomic.Bool
 
 	stopOnce sync.Once

@@ -7,6 +7,7 @@ package singlecli
 import (
 	"context"
 	"fmt"
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"log/slog"
 	"time"
 
@@ -43,7 +44,7 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 		return nil, err
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun,
-		Pause: b.Store, Detail: b.Store, Manual: b.Store, Close: b.Close}, nil
+		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Close: b.Close}, nil
 }
 
 // OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
@@ -76,20 +77,30 @@ func Serve(p server.Profile) cli.ServeFunc {
 			return cli.Usagef("--worker-addr, --worker-tls-cert, --worker-tls-key and --run-lease are cluster settings; the %s profile runs commands itself and has no worker ingress", p)
 		}
 		cfg := server.Config{
-			Profile:     p,
-			DataDir:     f.DataDir,
-			PageSize:    f.PageSize,
-			Cadence:     f.Cadence,
-			Grace:       f.Grace,
-			StopTimeout: f.StopTimeout,
-			Concurrency: f.Concurrency,
-			LogCapBytes: f.LogMaxBytes,
-			HTTPAddr:    f.HTTPAddr,
-			RunAs:       task.ParseRunAs(f.RunAs),
-			Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+			Profile:      p,
+			DataDir:      f.DataDir,
+			PageSize:     f.PageSize,
+			Cadence:      f.Cadence,
+			Grace:        f.Grace,
+			StopTimeout:  f.StopTimeout,
+			Concurrency:  f.Concurrency,
+			LogCapBytes:  f.LogMaxBytes,
+			HTTPAddr:     f.HTTPAddr,
+			TLS:          httpapi.TLSSettings{Cert: f.TLSCert, Key: f.TLSKey, Insecure: f.InsecureHTTP},
+			AllowedHosts: cli.SplitList(f.AllowedHosts),
+			RunAs:        task.ParseRunAs(f.RunAs),
+			Logger:       slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 		}
 		if err := cfg.WithDefaults().Validate(); err != nil {
 			return &cli.UsageError{Err: err}
+		}
+		if f.HTTPAddr == "" && (f.TLSCert != "" || f.TLSKey != "" || f.InsecureHTTP || f.AllowedHosts != "") {
+			return cli.Usagef("--tls-cert, --tls-key, --insecure-http and --allowed-hosts set up the API listener; give --http-addr too")
+		}
+		if f.HTTPAddr != "" {
+			if _, err := httpapi.LoadTLS(f.HTTPAddr, cfg.TLS); err != nil {
+				return &cli.UsageError{Err: err}
+			}
 		}
 		if f.Example {
 			if err := applyExample(ctx, cmd, server.LayoutOf(cfg.WithDefaults().DataDir).DB); err != nil {

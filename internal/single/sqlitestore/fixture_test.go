@@ -121,21 +121,23 @@ func (e *env) audits(ctx context.Context, triggerID string) ([]string, error) {
 
 func (e *env) fixture() storetest.Fixture {
 	return storetest.Fixture{
-		Catalog:   e.store,
-		Schedule:  e.store,
-		Runs:      e.store,
-		Status:    e.store,
-		Service:   e.service(),
-		Row:       e.row,
-		Counts:    e.counts,
-		MakeDue:   e.makeDue,
-		NowMs:     func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
-		Pauser:    e.store,
-		Detail:    e.store,
-		Audits:    e.audits,
-		Elapse:    e.clock.Advance,
-		CancelRun: e.store.CancelRun,
-		Manual:    e.store,
+		Catalog:  e.store,
+		Schedule: e.store,
+		Runs:     e.store,
+		Status:   e.store,
+		Service:  e.service(),
+		Row:      e.row,
+		Counts:   e.counts,
+		MakeDue:  e.makeDue,
+		NowMs:    func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
+		Pauser:   e.store,
+		Tokens:   e.store,
+		Cancel:   e.store.CancelRun,
+		Auth:     e.store,
+		Detail:   e.store,
+		Audits:   e.audits,
+		Elapse:   e.clock.Advance,
+		Manual:   e.store,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return e.tamper(ctx, `UPDATE trigger_schedules SET next_fire_at_ms = ?, due_offset_ms = ?, state_version = state_version + 1
 				WHERE trigger_id = ?`, cursorMs, nullable(dueOffsetMs), triggerID)
@@ -205,6 +207,11 @@ func TestScheduleConformance(t *testing.T) {
 func TestRunReaderConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunRunReader(t, newFixture)
+}
+
+func TestTokenConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunTokens(t, newFixture)
 }
 
 func TestStatusReaderConformance(t *testing.T) {

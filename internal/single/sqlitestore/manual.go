@@ -74,7 +74,7 @@ func (s *Store) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (sc
 				waits = true
 			case schedule.OverlapCancelThenAdmit:
 				for _, id := range unfinished {
-					if err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)"); err != nil {
+					if err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)", ""); err != nil {
 						return err
 					}
 				}

@@ -43,7 +43,7 @@ func TestAQueuedOneRunIsNotDispatchedWhileTheEarlierRunIsUnfinished(t *testing.T
 	if p := pendingRuns(); !p[first.RunID] || p[second.RunID] {
 		t.Fatalf("pending runs %v; want the first and not the one waiting behind it", p)
 	}
-	if _, err := e.store.CancelRun(t.Context(), first.RunID); err != nil {
+	if _, err := e.store.CancelRun(t.Context(), first.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if p := pendingRuns(); !p[second.RunID] {

@@ -110,6 +110,11 @@ var (
 	qAttemptsCancelAsked = query("attempts_cancel_requested")
 	qTriggerDetail       = query("trigger_detail")
 	qLedgerOfTrigger     = query("ledger_of_trigger")
+	qTokensList          = query("tokens_list")
+	qTokenByDigest       = query("token_by_digest")
+	qTokenInsert         = query("token_insert")
+	qTokenRevoke         = query("token_revoke")
+	qTokenTouch          = query("token_touch")
 )
 
 // The by-names reads run on the read pool (a dry run) and inside a
@@ -126,7 +131,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -143,4 +148,5 @@ var writeQueries = []string{
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
+	qTokenInsert, qTokenRevoke, qTokenTouch,
 }

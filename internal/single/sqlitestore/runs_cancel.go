@@ -15,13 +15,15 @@ import (
 // write lock, so a dispatcher that reads the attempt later finds it taken.
 // A running run gets a cancel intent (event run.cancel_requested, once):
 // the executor that runs it stops its command at its next poll and records
-// it cancelled. A run that has already ended is returned as it is.
-func (s *Store) CancelRun(ctx context.Context, runID string) (run.Run, error) {
+// it cancelled. A run that has already ended is returned as it is. actor
+// (who asked, and from where) is recorded in the event's payload, the
+// audit record of the cancel, in its transaction.
+func (s *Store) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
 	if err := ids.Validate("run id", runID); err != nil {
 		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
 	}
 	err := s.write(ctx, "cancel run "+runID, routine, func(tx *txn) error {
-		return s.cancelInTx(ctx, tx, runID, "cancelled before it started")
+		return s.cancelInTx(ctx, tx, runID, "cancelled before it started", actor)
 	})
 	if err != nil {
 		return run.Run{}, err
@@ -31,8 +33,9 @@ func (s *Store) CancelRun(ctx context.Context, runID string) (run.Run, error) {
 }
 
 // cancelInTx cancels runID inside tx as CancelRun says; why is the reason a
-// run cancelled before it started records.
-func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why string) error {
+// run cancelled before it started records, actor who asked (empty for the
+// scheduler itself).
+func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor string) error {
 	var state run.State
 	var attemptID sql.NullString
 	err := tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
@@ -54,7 +57,7 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why string) erro
 		return err
 	}
 	if state == run.Running {
-		return s.requestCancel(ctx, tx, runID, attemptID.String, a)
+		return s.requestCancel(ctx, tx, runID, attemptID.String, actor, a)
 	}
 	if err := run.CheckAttemptTransition(a.state, run.AttemptCancelled); err != nil {
 		return err
@@ -67,11 +70,11 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why string) erro
 	if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", attemptID.String); err != nil {
 		return err
 	}
-	return transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, map[string]any{"attemptId": attemptID.String, "reason": why}, now)
+	return transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": why}, actor), now)
 }
 
 // requestCancel records the intent to stop a running run's command, once.
-func (s *Store) requestCancel(ctx context.Context, tx *txn, runID, attemptID string, a attemptRow) error {
+func (s *Store) requestCancel(ctx context.Context, tx *txn, runID, attemptID, actor string, a attemptRow) error {
 	var asked bool
 	if err := tx.QueryRowContext(ctx, qRunCancelRequested, runID).Scan(&asked); err != nil {
 		return err
@@ -87,7 +90,7 @@ func (s *Store) requestCancel(ctx context.Context, tx *txn, runID, attemptID str
 	if err := exactlyOne(res, qlerror.Conflict, "run %s changed concurrently; try again", runID); err != nil {
 		return err
 	}
-	return insertEvent(ctx, tx, runID, a.lastSeq+1, run.EventCancelRequested, map[string]any{"attemptId": attemptID}, now)
+	return insertEvent(ctx, tx, runID, a.lastSeq+1, run.EventCancelRequested, withActor(map[string]any{"attemptId": attemptID}, actor), now)
 }
 
 // AttemptsCancelRequested lists owner's starting or running attempts whose
@@ -107,4 +110,12 @@ func (s *Store) AttemptsCancelRequested(ctx context.Context, owner string) ([]st
 		out = append(out, id)
 	}
 	return out, mapErr(rows.Err(), "list cancelled attempts")
+}
+
+// withActor adds who asked for a change to its event's payload.
+func withActor(payload map[string]any, actor string) map[string]any {
+	if actor != "" {
+		payload["actor"] = actor
+	}
+	return payload
 }

@@ -186,7 +186,7 @@ func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d
 		return d, true, nil
 	case schedule.OverlapCancelThenAdmit:
 		for _, id := range unfinished {
-			if err := s.cancelInTx(ctx, tx, id, "cancelled by a later occurrence (overlap: cancel_previous)"); err != nil {
+			if err := s.cancelInTx(ctx, tx, id, "cancelled by a later occurrence (overlap: cancel_previous)", ""); err != nil {
 				return d, false, err
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"net/url"
 	"strings"
 	"sync"
@@ -197,4 +198,14 @@ func (e *Env) Count(t testing.TB) Occurrences {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// Token creates an API token through the admin role and returns its secret.
+func (e *Env) Token(t testing.TB, name string, scope apitoken.Scope) string {
+	t.Helper()
+	secret, _, err := apitoken.Create(t.Context(), e.adminStore(t), ids.New(), name, scope, 0)
+	if err != nil {
+		t.Fatalf("create token %s: %v", name, err)
+	}
+	return secret
 }

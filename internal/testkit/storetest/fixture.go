@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -69,8 +70,13 @@ type Fixture struct {
 	// Manual admits Runs on request, as `ql triggers run` and `ql triggers
 	// backfill` do.
 	Manual schedule.Manual
-	// CancelRun cancels a Run as `ql runs cancel` does.
-	CancelRun func(ctx context.Context, runID string) (run.Run, error)
+	// Cancel cancels a Run as `ql runs cancel` does, recording actor.
+	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
+	// Tokens creates, lists and revokes API tokens as `ql tokens` does
+	// (on the cluster, the admin role); Auth authenticates them as a
+	// server does (on the cluster, the runtime role).
+	Tokens apitoken.Manager
+	Auth   apitoken.Authenticator
 	// Elapse lets d pass on the adapter's time authority: the injected
 	// clock moves on, the database's is waited for.
 	Elapse func(d time.Duration)

@@ -50,7 +50,7 @@ func admitDue(t *testing.T, f Fixture, triggerID string) (schedule.CommitParams,
 
 func cancelRun(t *testing.T, f Fixture, runID string) {
 	t.Helper()
-	if _, err := f.CancelRun(t.Context(), runID); err != nil {
+	if _, err := f.Cancel(t.Context(), runID, "test"); err != nil {
 		t.Fatalf("cancel run %s: %v", runID, err)
 	}
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -20,6 +21,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"ListPagesNewestFirstWithEveryFilter":             testRunList,
 		"ListRejectsBadFiltersNamingThem":                 testRunListErrors,
 		"RunsCarryTheNamesTheyFiredUnder":                 testRunNames,
+		"ACancelRecordsWhoAskedInItsEvent":                testCancelActor,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -231,5 +233,26 @@ func testTriggerListErrors(t *testing.T, f Fixture) {
 	} {
 		_, _, err := f.Status.TriggerList(t.Context(), p)
 		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("trigger listing %+v", p))
+	}
+}
+
+// A cancel's event is its audit record: who asked (and from where) is in
+// its payload, written in the cancel's transaction.
+func testCancelActor(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+	r, err := f.Cancel(t.Context(), id, "api:ops@192.0.2.7")
+	if err != nil || r.State != run.Cancelled {
+		t.Fatalf("cancel: %+v %v", r, err)
+	}
+	got, err := f.Runs.RunGet(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := got.Events[len(got.Events)-1]
+	var payload map[string]any
+	if err := json.Unmarshal([]byte(last.Payload), &payload); err != nil || last.Name != run.EventCancelled || payload["actor"] != "api:ops@192.0.2.7" {
+		t.Fatalf("last event %+v (%v); want run.cancelled naming its actor", last, err)
 	}
 }

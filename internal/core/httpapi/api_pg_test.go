@@ -40,7 +40,7 @@ func TestAPIOverPostgres(t *testing.T) {
 	if err != nil || sum.Counts[schedule.Admitted] != 3 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
-	srv := httptest.NewServer(NewHandler(Config{Runs: rt, Triggers: rt, Detail: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))
+	srv := httptest.NewServer(authed(t, Config{Runs: rt, Triggers: rt, Detail: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))
 	t.Cleanup(srv.Close)
 
 	type runPage struct {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -40,8 +41,13 @@ func (f fakeReaders) TriggerList(context.Context, schedule.TriggerListParams) ([
 	return nil, "", f.err
 }
 
+func (f fakeReaders) TriggerDetail(context.Context, string, int) (schedule.TriggerDetail, error) {
+	return schedule.TriggerDetail{}, f.err
+}
+
 type harness struct {
-	h        http.Handler
+	h        *Handler
+	tokens   map[apitoken.Scope]string
 	logs     *bytes.Buffer
 	mu       sync.Mutex
 	observed []error
@@ -49,10 +55,11 @@ type harness struct {
 	reason   string
 }
 
-func newHarness(f fakeReaders) *harness {
-	hs := &harness{logs: &bytes.Buffer{}, ready: true}
+func newHarness(t *testing.T, f fakeReaders) *harness {
+	st, tokens := tokenStore(t)
+	hs := &harness{logs: &bytes.Buffer{}, ready: true, tokens: tokens}
 	hs.h = NewHandler(Config{
-		Runs: f, Triggers: f,
+		Runs: f, Triggers: f, Detail: f, Tokens: st,
 		Ready: func() (bool, string) { return hs.ready, hs.reason },
 		Log:   slog.New(slog.NewJSONHandler(hs.logs, nil)),
 		Observe: func(err error) {
@@ -73,7 +80,10 @@ type response struct {
 func (hs *harness) do(t *testing.T, method, target string) response {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	hs.h.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
+	req := httptest.NewRequest(method, target, nil)
+	req.Host = "localhost:8080"
+	req.Header.Set("Authorization", "Bearer "+hs.tokens[apitoken.Admin])
+	hs.h.ServeHTTP(rec, req)
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("%s %s: content type %q", method, target, ct)
 	}
@@ -92,7 +102,7 @@ func errorCode(r response) string {
 
 func TestLivezAnswersWhileTheProcessLivesWhateverTheReadiness(t *testing.T) {
 	t.Parallel()
-	hs := newHarness(fakeReaders{})
+	hs := newHarness(t, fakeReaders{})
 	for _, ready := range []bool{true, false} {
 		hs.ready, hs.reason = ready, "draining"
 		if r := hs.do(t, http.MethodGet, "/livez"); r.status != http.StatusOK || r.body["status"] != "ok" {
@@ -103,7 +113,7 @@ func TestLivezAnswersWhileTheProcessLivesWhateverTheReadiness(t *testing.T) {
 
 func TestReadyzIs503WithAReasonUnlessAdmitting(t *testing.T) {
 	t.Parallel()
-	hs := newHarness(fakeReaders{})
+	hs := newHarness(t, fakeReaders{})
 	for _, reason := range []string{"starting", "draining", "database_unavailable"} {
 		hs.ready, hs.reason = false, reason
 		r := hs.do(t, http.MethodGet, "/readyz")
@@ -119,7 +129,7 @@ func TestReadyzIs503WithAReasonUnlessAdmitting(t *testing.T) {
 
 func TestAPIRefusesRequestsUnlessAdmitting(t *testing.T) {
 	t.Parallel()
-	hs := newHarness(fakeReaders{})
+	hs := newHarness(t, fakeReaders{})
 	hs.ready, hs.reason = false, "starting"
 	for _, path := range []string{"/api/v1/runs", "/api/v1/runs/0190a4f2-0000-7000-8000-000000000000", "/api/v1/triggers"} {
 		r := hs.do(t, http.MethodGet, path)
@@ -140,6 +150,11 @@ func TestStatusOfMapsEveryCode(t *testing.T) {
 		qlerror.Unavailable:        503,
 		qlerror.Internal:           500,
 		codeMethodNotAllowed:       405,
+		qlerror.Unauthenticated:    401,
+		qlerror.PermissionDenied:   403,
+		codeRateLimited:            429,
+		codeTooLarge:               413,
+		codeHostNotAllowed:         421,
 		"something_new":            500,
 	}
 	for code, status := range want {
@@ -151,7 +166,7 @@ func TestStatusOfMapsEveryCode(t *testing.T) {
 
 func TestEveryErrorIsJSONWithACode(t *testing.T) {
 	t.Parallel()
-	hs := newHarness(fakeReaders{})
+	hs := newHarness(t, fakeReaders{})
 	cases := []struct {
 		method, target string
 		status         int
@@ -159,6 +174,7 @@ func TestEveryErrorIsJSONWithACode(t *testing.T) {
 	}{
 		{http.MethodGet, "/api/v1/nothing", 404, "not_found", "/api/v1/nothing"},
 		{http.MethodPost, "/api/v1/runs", 405, "method_not_allowed", "only GET"},
+		{http.MethodGet, "/api/v1/triggers/x/pause", 405, "method_not_allowed", "only POST"},
 		{http.MethodDelete, "/api/v1/runs/x", 405, "method_not_allowed", "only GET"},
 		{http.MethodGet, "/api/v1/runs?limit=0", 400, "invalid", "1 to 500"},
 		{http.MethodGet, "/api/v1/runs?limit=many", 400, "invalid", "limit"},
@@ -178,7 +194,7 @@ func TestEveryErrorIsJSONWithACode(t *testing.T) {
 func TestInternalErrorsHideTheirDetailFromClients(t *testing.T) {
 	t.Parallel()
 	driver := errors.New(`ERROR: invalid input "hunter2" for $1 in SELECT token FROM secrets`)
-	hs := newHarness(fakeReaders{err: qlerror.Wrap(qlerror.Internal, driver, "listing runs")})
+	hs := newHarness(t, fakeReaders{err: qlerror.Wrap(qlerror.Internal, driver, "listing runs")})
 	r := hs.do(t, http.MethodGet, "/api/v1/runs")
 	if r.status != 500 || errorCode(r) != "internal" || strings.Contains(r.raw, "hunter2") || strings.Contains(r.raw, "listing runs") {
 		t.Fatalf("response %d %s", r.status, r.raw)
@@ -191,7 +207,7 @@ func TestInternalErrorsHideTheirDetailFromClients(t *testing.T) {
 func TestStoreErrorsReachTheAvailabilityObserver(t *testing.T) {
 	t.Parallel()
 	lost := qlerror.Wrap(qlerror.Unavailable, schedule.ErrUnavailable, "listing triggers: the database is unavailable")
-	hs := newHarness(fakeReaders{err: lost})
+	hs := newHarness(t, fakeReaders{err: lost})
 	r := hs.do(t, http.MethodGet, "/api/v1/triggers")
 	if r.status != 503 || errorCode(r) != "unavailable" {
 		t.Fatalf("response %d %s", r.status, r.raw)

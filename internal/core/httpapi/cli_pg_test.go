@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/cluster/httpapi"
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/cluster/replica"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
@@ -43,7 +43,7 @@ func TestCLIAndAPIPrintTheSameJSON(t *testing.T) {
 	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 3 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
-	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Runs: rt, Triggers: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))
+	srv := httptest.NewServer(httpapi.Authed(t, httpapi.Config{Runs: rt, Triggers: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))
 	t.Cleanup(srv.Close)
 	t.Setenv("QL_DATABASE_URL", env.URL(pgstore.RoleRuntime))
 	opts := cli.Options{Binary: "ql", OpenPostgres: replica.Open}

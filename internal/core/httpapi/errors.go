@@ -27,6 +27,16 @@ func statusOf(code qlerror.Code) int {
 		return http.StatusGatewayTimeout
 	case codeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case qlerror.Unauthenticated:
+		return http.StatusUnauthorized
+	case qlerror.PermissionDenied:
+		return http.StatusForbidden
+	case codeRateLimited:
+		return http.StatusTooManyRequests
+	case codeTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case codeHostNotAllowed:
+		return http.StatusMisdirectedRequest
 	}
 	return http.StatusInternalServerError
 }

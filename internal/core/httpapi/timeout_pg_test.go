@@ -33,7 +33,7 @@ func TestARequestTimingOutBehindALockLeavesTheReplicaAvailable(t *testing.T) {
 		}
 		return true, ""
 	}
-	srv := httptest.NewServer(NewHandler(Config{Runs: rt, Triggers: rt, Ready: ready, Log: slog.New(slog.DiscardHandler),
+	srv := httptest.NewServer(authed(t, Config{Runs: rt, Triggers: rt, Ready: ready, Log: slog.New(slog.DiscardHandler),
 		Observe: func(err error) { latch.Observe(err) }, RequestTimeout: 300 * time.Millisecond}))
 	t.Cleanup(srv.Close)
 

@@ -1,0 +1,72 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+var (
+	_ apitoken.Manager       = (*Admin)(nil)
+	_ apitoken.Authenticator = (*Runtime)(nil)
+)
+
+// TokenCreate stores a token (apitoken.Create validates and draws it).
+func (a *Admin) TokenCreate(ctx context.Context, t apitoken.NewToken) (apitoken.Token, error) {
+	out := apitoken.Token{ID: t.ID, Name: t.Name, Scope: t.Scope}
+	err := a.pool.QueryRow(ctx, sqlTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, t.ExpiresIn.Milliseconds()).Scan(&out.CreatedAtMs, &out.ExpiresAtMs)
+	if sqlState(err) == stateUniqueViolation {
+		return apitoken.Token{}, apitoken.ErrNameTaken(t.Name)
+	}
+	if err != nil {
+		return apitoken.Token{}, mapErr(err, "creating token "+t.Name)
+	}
+	return out, nil
+}
+
+// TokenList returns every token by name, revoked ones included.
+func (a *Admin) TokenList(ctx context.Context) ([]apitoken.Token, error) {
+	rows, err := a.pool.Query(ctx, sqlTokensList)
+	if err != nil {
+		return nil, mapErr(err, "listing tokens")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (apitoken.Token, error) { return scanToken(row) })
+	return out, mapErr(err, "listing tokens")
+}
+
+// TokenRevoke revokes the active token of that name.
+func (a *Admin) TokenRevoke(ctx context.Context, name string) error {
+	var id string
+	err := a.pool.QueryRow(ctx, sqlTokenRevoke, name).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return apitoken.ErrNoSuchToken(name)
+	}
+	return mapErr(err, "revoking token "+name)
+}
+
+// TokenByDigest finds the token a request presents.
+func (s *Runtime) TokenByDigest(ctx context.Context, digest []byte) (apitoken.Token, error) {
+	t, err := scanToken(s.pool.QueryRow(ctx, sqlTokenByDigest, digest))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return apitoken.Token{}, qlerror.New(qlerror.NotFound, "no such token")
+	}
+	return t, mapErr(err, "authenticating a token")
+}
+
+// TokenTouch records a token's use at atMs.
+func (s *Runtime) TokenTouch(ctx context.Context, id string, atMs int64) error {
+	_, err := s.pool.Exec(ctx, sqlTokenTouch, id, atMs)
+	return mapErr(err, "recording a token's use")
+}
+
+func scanToken(row pgx.Row) (apitoken.Token, error) {
+	var t apitoken.Token
+	var scope string
+	err := row.Scan(&t.ID, &t.Name, &scope, &t.CreatedAtMs, &t.ExpiresAtMs, &t.RevokedAtMs, &t.LastUsedAtMs)
+	t.Scope = apitoken.Scope(scope)
+	return t, err
+}

@@ -1,0 +1,93 @@
+package replica
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+)
+
+func getWith(t *testing.T, url, token string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Tokens are the admin role's to create, list and revoke (the runtime role
+// is told which role to use); a replica, on the runtime role, authenticates
+// them, records their use and refuses a revoked one; pausing stays the
+// admin role's, so the replica's API says where to do it.
+func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("tok", 1, clustertest.QuietCron()))
+	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "tokens", "create", "ci", "--scope", "read"); code != 1 || !strings.Contains(out, "needs the admin role's URL") {
+		t.Fatalf("create as runtime: exit %d %q", code, out)
+	}
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "create", "ci", "--scope", "operate", "--expires", "90d")
+	secret := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	if code != 0 || !apitoken.LooksLikeToken(secret) {
+		t.Fatalf("create as admin: exit %d %q", code, out)
+	}
+	r := startReplica(t, bin, env, "replica-tok")
+	r.await(t, CodeReady, 30*time.Second)
+	base := "http://" + r.addr
+	if st := getWith(t, base+"/api/v1/triggers", ""); st != 401 {
+		t.Fatalf("no token: %d", st)
+	}
+	if st := getWith(t, base+"/api/v1/triggers", secret); st != 200 {
+		t.Fatalf("a live token: %d", st)
+	}
+	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "list", "-o", "json")
+	var list struct {
+		Tokens []struct {
+			Name, Scope, State string
+			ExpiresAtMs        *int64
+			LastUsedAtMs       *int64
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Tokens) != 1 || list.Tokens[0].LastUsedAtMs == nil ||
+		list.Tokens[0].ExpiresAtMs == nil || list.Tokens[0].Scope != "operate" || strings.Contains(out, secret) {
+		t.Fatalf("tokens list: exit %d %q", code, out)
+	}
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/triggers/0190a4f2-0000-7000-8000-000000000000/pause", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 409 || !strings.Contains(string(body), "admin role") {
+		t.Fatalf("pause over the cluster API: %d %s", resp.StatusCode, body)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "revoke", "ci"); code != 0 {
+		t.Fatalf("revoke: exit %d %q", code, out)
+	}
+	if st := getWith(t, base+"/api/v1/triggers", secret); st != 401 {
+		t.Fatalf("a revoked token: %d", st)
+	}
+}

@@ -1,0 +1,219 @@
+// Package apitoken is the profile-neutral model of API tokens: their
+// scopes, their secret's shape and digest, and the store contracts both
+// adapters implement. A token is shown once when created and kept only as
+// its SHA-256: the secret is 32 random bytes, so a plain digest is as hard
+// to invert as the secret is to guess, and a lookup is one indexed read.
+package apitoken
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// Scope is what a token may do. Each scope includes the ones below it:
+// admin ⊇ operate ⊇ read.
+type Scope string
+
+// The three scopes.
+const (
+	// Read lists and shows runs and triggers.
+	Read Scope = "read"
+	// Operate also pauses, resumes, runs now, backfills and cancels.
+	Operate Scope = "operate"
+	// Admin also changes definitions.
+	Admin Scope = "admin"
+)
+
+// Scopes lists the scopes from least to most privileged.
+var Scopes = []Scope{Read, Operate, Admin}
+
+func (s Scope) rank() int {
+	for i, x := range Scopes {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// Valid reports whether s is one of the three scopes.
+func (s Scope) Valid() bool { return s.rank() >= 0 }
+
+// Allows reports whether a token of scope s may use a route that needs
+// scope need.
+func (s Scope) Allows(need Scope) bool {
+	return s.Valid() && need.Valid() && s.rank() >= need.rank()
+}
+
+// ParseScope checks a scope given by a user.
+func ParseScope(raw string) (Scope, error) {
+	s := Scope(raw)
+	if !s.Valid() {
+		return "", qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", raw)
+	}
+	return s, nil
+}
+
+// Prefix starts every token, so a leaked one is recognisable (secret
+// scanners, logs) as a QingLong API token.
+const Prefix = "qlt_"
+
+const secretBytes = 32
+
+// NewSecret draws a token and returns it with its digest.
+func NewSecret() (secret string, digest []byte, err error) {
+	b := make([]byte, secretBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", nil, qlerror.Wrap(qlerror.Internal, err, "drawing an API token")
+	}
+	secret = Prefix + base64.RawURLEncoding.EncodeToString(b)
+	return secret, Digest(secret), nil
+}
+
+// Digest is the stored form of a token.
+func Digest(secret string) []byte {
+	sum := sha256.Sum256([]byte(secret))
+	return sum[:]
+}
+
+// LooksLikeToken reports whether s has a token's shape; anything else is
+// refused before any database read.
+func LooksLikeToken(s string) bool {
+	body, ok := strings.CutPrefix(s, Prefix)
+	if !ok || base64.RawURLEncoding.DecodedLen(len(body)) != secretBytes {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(body)
+	return err == nil
+}
+
+// MaxExpiry bounds --expires.
+const MaxExpiry = 3650 * 24 * time.Hour
+
+// ParseExpiry reads a lifetime: a whole number of days ("90d") or a Go
+// duration ("12h"), from one minute to ten years.
+func ParseExpiry(raw string) (time.Duration, error) {
+	var d time.Duration
+	if days, ok := strings.CutSuffix(raw, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil {
+			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h)", raw)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(raw); err != nil {
+			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h)", raw)
+		}
+	}
+	if d < time.Minute || d > MaxExpiry {
+		return 0, qlerror.New(qlerror.Invalid, "expiry %q is outside 1m–3650d", raw)
+	}
+	return d, nil
+}
+
+// State of a token.
+const (
+	StateActive  = "active"
+	StateExpired = "expired"
+	StateRevoked = "revoked"
+)
+
+// Token is one token as stored, without its secret.
+type Token struct {
+	ID           string
+	Name         string
+	Scope        Scope
+	CreatedAtMs  int64
+	ExpiresAtMs  *int64
+	RevokedAtMs  *int64
+	LastUsedAtMs *int64
+}
+
+// StateAt is the token's state at nowMs.
+func (t Token) StateAt(nowMs int64) string {
+	switch {
+	case t.RevokedAtMs != nil:
+		return StateRevoked
+	case t.ExpiresAtMs != nil && *t.ExpiresAtMs <= nowMs:
+		return StateExpired
+	}
+	return StateActive
+}
+
+// NewToken is a token to create.
+type NewToken struct {
+	ID     string
+	Name   string
+	Scope  Scope
+	Digest []byte
+	// ExpiresIn is the lifetime from creation (store time); zero never
+	// expires.
+	ExpiresIn time.Duration
+}
+
+// Manager creates, lists and revokes tokens: the admin's work (on the
+// cluster, the admin role).
+type Manager interface {
+	// TokenCreate stores a token; Conflict when an active token has the
+	// name.
+	TokenCreate(ctx context.Context, t NewToken) (Token, error)
+	// TokenList returns every token by name, revoked ones included.
+	TokenList(ctx context.Context) ([]Token, error)
+	// TokenRevoke revokes the active token of that name; NotFound when
+	// there is none.
+	TokenRevoke(ctx context.Context, name string) error
+}
+
+// Authenticator is what a server needs of the store: find a token by its
+// digest and record its use (on the cluster, the runtime role, which may
+// do nothing else with tokens).
+type Authenticator interface {
+	// TokenByDigest returns the token with that digest, whatever its
+	// state; NotFound when there is none.
+	TokenByDigest(ctx context.Context, digest []byte) (Token, error)
+	// TokenTouch records that the token was used at atMs (never moving
+	// the time back).
+	TokenTouch(ctx context.Context, id string, atMs int64) error
+}
+
+// Create validates a new token's settings, draws its secret and stores
+// it; the secret is returned to be shown once.
+func Create(ctx context.Context, m Manager, id, name string, scope Scope, expiresIn time.Duration) (string, Token, error) {
+	if err := validate.Name("token name", name); err != nil {
+		return "", Token{}, err
+	}
+	if !scope.Valid() {
+		return "", Token{}, qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", scope)
+	}
+	if expiresIn != 0 && (expiresIn < time.Minute || expiresIn > MaxExpiry) {
+		return "", Token{}, qlerror.New(qlerror.Invalid, "expiry %s is outside 1m–3650d", expiresIn)
+	}
+	secret, digest, err := NewSecret()
+	if err != nil {
+		return "", Token{}, err
+	}
+	t, err := m.TokenCreate(ctx, NewToken{ID: id, Name: name, Scope: scope, Digest: digest, ExpiresIn: expiresIn})
+	if err != nil {
+		return "", Token{}, err
+	}
+	return secret, t, nil
+}
+
+// ErrNameTaken is the message of a create whose name an active token holds.
+func ErrNameTaken(name string) error {
+	return qlerror.New(qlerror.Conflict, "an active token named %q exists; revoke it first (`ql tokens revoke %s`) or choose another name", name, name)
+}
+
+// ErrNoSuchToken is the message of a revoke of a name no active token has.
+func ErrNoSuchToken(name string) error {
+	return qlerror.New(qlerror.NotFound, "no active token is named %q; list them with `ql tokens list`", name)
+}

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/view"
+)
+
+// EnvOnly are the variables a command reads with no flag beside them: the
+// API token, a secret that never belongs on a command line.
+var EnvOnly = []string{"QL_TOKEN"}
+
+// remoteTimeout bounds one API request of a command talking to a server.
+const remoteTimeout = 30 * time.Second
+
+// maxRemoteBody bounds what a command reads of one API response.
+const maxRemoteBody = 32 << 20
+
+// addServerFlag lets a read command ask a server's API instead of opening
+// the database; the token comes from $QL_TOKEN only, never the command
+// line, where every user of the host can read it.
+func addServerFlag(c *cobra.Command, f *dbFlags) {
+	fs := c.Flags()
+	fs.StringVar(&f.server, "server", "", "ask this server's API (https://host:port) instead of the database; the API token is read from $QL_TOKEN")
+	BindEnv(fs, "server")
+}
+
+// openRemote is the backend of a command given --server.
+func openRemote(f *dbFlags) (*Backend, error) {
+	fs := f.cmd.Flags()
+	if onCommandLine(fs.Lookup("data-dir")) || (fs.Lookup("database-url") != nil && onCommandLine(fs.Lookup("database-url"))) {
+		return nil, Usagef("give --server (a server's API) or --data-dir/--database-url (the database), not both")
+	}
+	u, err := url.Parse(f.server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, Usagef("--server %q must be the API's base URL, e.g. https://ql.example.com:8080", f.server)
+	}
+	token, err := Getenv(os.Getenv, "QL_TOKEN")
+	if err != nil {
+		return nil, err
+	}
+	if token == "" {
+		return nil, Usagef("--server needs an API token in $QL_TOKEN (create one with `tokens create NAME --scope read`)")
+	}
+	c := &apiClient{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{Timeout: remoteTimeout}}
+	return &Backend{Runs: c, Triggers: c, Close: func() {}}, nil
+}
+
+// apiClient reads runs and triggers over a server's API.
+type apiClient struct {
+	base, token string
+	http        *http.Client
+}
+
+var (
+	_ run.Reader            = (*apiClient)(nil)
+	_ schedule.StatusReader = (*apiClient)(nil)
+)
+
+func (c *apiClient) get(ctx context.Context, path string, q url.Values, into any) error {
+	target := c.base + path
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return qlerror.Wrap(qlerror.Unavailable, unwrapURL(err), "cannot reach the server at %s", c.base)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRemoteBody))
+	if err != nil {
+		return qlerror.Wrap(qlerror.Unavailable, err, "reading the server's answer")
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error struct {
+				Code    qlerror.Code `json:"code"`
+				Message string       `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(body, &e) != nil || e.Error.Code == "" {
+			return qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --server", c.base, resp.Status)
+		}
+		return qlerror.New(e.Error.Code, "server: %s", e.Error.Message)
+	}
+	if err := json.Unmarshal(body, into); err != nil {
+		return qlerror.New(qlerror.Unavailable, "the server at %s answered something that is not the QingLong API: %v", c.base, err)
+	}
+	return nil
+}
+
+// unwrapURL drops net/http's "Get URL:" prefix; the message names the
+// server itself.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func setIf(q url.Values, k, v string) {
+	if v != "" {
+		q.Set(k, v)
+	}
+}
+
+func (c *apiClient) RunList(ctx context.Context, p run.ListParams) ([]run.Run, string, error) {
+	q := url.Values{}
+	setIf(q, "project", p.ProjectID)
+	setIf(q, "trigger", p.TriggerID)
+	setIf(q, "state", string(p.State))
+	setIf(q, "after", p.After)
+	if p.Limit > 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	var page view.RunList
+	if err := c.get(ctx, "/api/v1/runs", q, &page); err != nil {
+		return nil, "", err
+	}
+	out := make([]run.Run, 0, len(page.Runs))
+	for _, r := range page.Runs {
+		out = append(out, runOf(r))
+	}
+	return out, page.Next, nil
+}
+
+func (c *apiClient) RunGet(ctx context.Context, id string) (run.Detail, error) {
+	var d view.RunDetail
+	if err := c.get(ctx, "/api/v1/runs/"+url.PathEscape(id), nil, &d); err != nil {
+		return run.Detail{}, err
+	}
+	out := run.Detail{Run: runOf(d.Run)}
+	for _, a := range d.Attempts {
+		out.Attempts = append(out.Attempts, run.Attempt{ID: a.ID, RunID: d.Run.ID, Number: a.Number, Executor: a.Executor, State: a.State,
+			ExitCode: a.ExitCode, ErrorCode: a.ErrorCode, ErrorMessage: a.ErrorMessage, WorkerName: a.Worker, CreatedAtMs: a.CreatedAtMs,
+			StartedAtMs: a.StartedAtMs, FinishedAtMs: a.FinishedAtMs, LogBytes: a.LogBytes, LogTruncated: a.LogTruncated})
+	}
+	for _, e := range d.Events {
+		out.Events = append(out.Events, run.Event{RunID: d.Run.ID, Seq: e.Seq, Name: e.Name, Payload: string(e.Payload), CreatedAtMs: e.CreatedAtMs})
+	}
+	return out, nil
+}
+
+func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
+	q := url.Values{}
+	setIf(q, "project", p.ProjectID)
+	setIf(q, "after", p.After)
+	if p.Limit > 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	var page view.TriggerList
+	if err := c.get(ctx, "/api/v1/triggers", q, &page); err != nil {
+		return nil, "", err
+	}
+	out := make([]schedule.TriggerStatus, 0, len(page.Triggers))
+	for _, t := range page.Triggers {
+		cron := trigger.Cron{Expression: t.Cron.Expression, Timezone: t.Cron.Timezone, MisfirePolicy: trigger.MisfirePolicy(t.Cron.MisfirePolicy),
+			JitterMs: t.Cron.JitterMs, StartAtMs: t.Cron.StartAtMs, EndAtMs: t.Cron.EndAtMs}
+		if t.Cron.CatchUpWindowMs != nil {
+			cron.CatchUpWindowMs, cron.HasCatchUpWindow = *t.Cron.CatchUpWindowMs, true
+		}
+		out = append(out, schedule.TriggerStatus{ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name,
+			Revision: t.Revision, Enabled: t.Enabled, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
+			NextFireAtMs: t.NextFireAtMs, NextDueAtMs: t.NextDueAtMs, LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion,
+			ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs})
+	}
+	return out, page.Next, nil
+}
+
+// runOf is the Run a view shows (the API's JSON back to the model).
+func runOf(r view.Run) run.Run {
+	return run.Run{ID: r.ID, ProjectID: r.ProjectID, ProjectName: r.ProjectName, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
+		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, ExecutionRevisionID: r.ExecutionRevisionID,
+		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
+		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs}
+}

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/ids"
+)
+
+func tokensCommand(opts Options) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "tokens",
+		Short: "Create, list and revoke API tokens",
+		Long: `API tokens authenticate requests to a server's HTTP API (every route but /livez and /readyz needs one,
+as "Authorization: Bearer TOKEN"). A token has one scope: read (list and show runs and triggers), operate
+(also pause, resume, run now, backfill) or admin (everything). A token is printed once when created and
+stored only as its SHA-256; a lost token is revoked and replaced. On the cluster these commands need the
+admin role's URL.`,
+	}
+	c.AddCommand(tokensCreateCommand(opts), tokensListCommand(opts), tokensRevokeCommand(opts))
+	return c
+}
+
+func oneTokenArg(verb string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return Usagef("tokens %s takes one token name", verb)
+		}
+		return nil
+	}
+}
+
+func tokensCreateCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var scope, expires, out string
+	c := &cobra.Command{
+		Use:   "create NAME --scope read|operate|admin [--expires 90d]",
+		Short: "Create an API token and print it once",
+		Long: `Create an API token named NAME (lower-case letters, digits, '-', '_', '.') with one scope and print it.
+It is shown only this once: store it in your secret manager. --expires sets its lifetime in whole days
+(90d) or as a duration (12h); without it the token lives until revoked.`,
+		Example: "  " + opts.Binary + " tokens create ci --scope read --expires 90d",
+		Args:    oneTokenArg("create"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			s, err := apitoken.ParseScope(scope)
+			if err != nil {
+				return Usagef("--scope %q: give read, operate or admin", scope)
+			}
+			var life time.Duration
+			if expires != "" {
+				if life, err = apitoken.ParseExpiry(expires); err != nil {
+					return &UsageError{Err: err}
+				}
+			}
+			b, err := openBackend(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Tokens == nil {
+				return fmt.Errorf("this build cannot manage API tokens of this database")
+			}
+			secret, t, err := apitoken.Create(cmd.Context(), b.Tokens, ids.New(), args[0], s, life)
+			if err != nil {
+				return err
+			}
+			if out == "json" {
+				v := tokenView(t, t.CreatedAtMs)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Token  string `json:"token"`
+					Detail any    `json:"detail"`
+				}{secret, v})
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintln(w, secret)
+			fmt.Fprintf(cmd.ErrOrStderr(), "token %q (scope %s, expires %s) created; it is shown only this once\n", t.Name, t.Scope, fmtExpiry(t.ExpiresAtMs))
+			return nil
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addOutputFlag(c, &out)
+	c.Flags().StringVar(&scope, "scope", "", "read, operate or admin (required)")
+	c.Flags().StringVar(&expires, "expires", "", "lifetime: whole days (90d) or a duration (12h), 1m–3650d (default: until revoked)")
+	return c
+}
+
+// TokenView is one token as `tokens list -o json` prints it: never the
+// secret nor its digest.
+type TokenView struct {
+	Name         string `json:"name"`
+	Scope        string `json:"scope"`
+	State        string `json:"state"`
+	CreatedAtMs  int64  `json:"createdAtMs"`
+	ExpiresAtMs  *int64 `json:"expiresAtMs"`
+	RevokedAtMs  *int64 `json:"revokedAtMs"`
+	LastUsedAtMs *int64 `json:"lastUsedAtMs"`
+}
+
+func tokenView(t apitoken.Token, nowMs int64) TokenView {
+	return TokenView{Name: t.Name, Scope: string(t.Scope), State: t.StateAt(nowMs), CreatedAtMs: t.CreatedAtMs,
+		ExpiresAtMs: t.ExpiresAtMs, RevokedAtMs: t.RevokedAtMs, LastUsedAtMs: t.LastUsedAtMs}
+}
+
+func fmtExpiry(ms *int64) string {
+	if ms == nil {
+		return "never"
+	}
+	return fmtMs(ms)
+}
+
+func tokensListCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var out string
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List API tokens: name, scope, state, expiry and last use (never the token)",
+		Long: `List every API token, revoked and expired ones included: its name, scope, state (active, expired,
+revoked), creation and expiry times, and when it was last used (recorded at most once a minute per
+server). The token itself is never shown: it is not stored.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Tokens == nil {
+				return fmt.Errorf("this build cannot manage API tokens of this database")
+			}
+			list, err := b.Tokens.TokenList(cmd.Context())
+			if err != nil {
+				return err
+			}
+			now := time.Now().UnixMilli()
+			views := make([]TokenView, 0, len(list))
+			for _, t := range list {
+				views = append(views, tokenView(t, now))
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Tokens []TokenView `json:"tokens"`
+				}{views})
+			}
+			tw := newTable(cmd.OutOrStdout())
+			fmt.Fprintln(tw, "NAME\tSCOPE\tSTATE\tCREATED\tEXPIRES\tLAST USED")
+			for _, v := range views {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Name, v.Scope, v.State, fmtMs(&v.CreatedAtMs), fmtExpiry(v.ExpiresAtMs), fmtMs(v.LastUsedAtMs))
+			}
+			return tw.Flush()
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addOutputFlag(c, &out)
+	return c
+}
+
+func tokensRevokeCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	c := &cobra.Command{
+		Use:   "revoke NAME",
+		Short: "Revoke an API token: its next request is refused",
+		Long: `Revoke the active API token named NAME. Servers refuse it from its next request on. The row stays
+(with its last use) in ` + "`tokens list`" + `; the name may be given to a new token.`,
+		Args: oneTokenArg("revoke"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Tokens == nil {
+				return fmt.Errorf("this build cannot manage API tokens of this database")
+			}
+			if err := b.Tokens.TokenRevoke(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "token %q revoked\n", args[0])
+			return nil
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	return c
+}

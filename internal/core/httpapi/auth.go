@@ -1,0 +1,246 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// HTTP-only failures beside the qlerror vocabulary.
+const (
+	codeRateLimited    qlerror.Code = "rate_limited"
+	codeTooLarge       qlerror.Code = "request_too_large"
+	codeHostNotAllowed qlerror.Code = "host_not_allowed"
+)
+
+// Limits bound what one client may ask of the server.
+type Limits struct {
+	// PerToken is the steady request rate each token may use, with Burst
+	// requests above it at once.
+	PerToken rate.Limit
+	Burst    int
+	// MaxBody caps a request body in bytes; more is refused with 413.
+	MaxBody int64
+	// FailedAuth is the rate of failed authentications one remote address
+	// may make, with FailedAuthBurst at once; past it, its requests are
+	// refused with 429 before any token is looked up.
+	FailedAuth      rate.Limit
+	FailedAuthBurst int
+}
+
+// DefaultLimits suit an operator's scripts and a console: 20 requests a
+// second per token (bursts of 40), 1 MiB bodies, and 10 failed
+// authentications per address before it is slowed to one a minute.
+var DefaultLimits = Limits{
+	PerToken: 20, Burst: 40, MaxBody: 1 << 20,
+	FailedAuth: rate.Every(time.Minute), FailedAuthBurst: 10,
+}
+
+// touchEvery bounds how often one token's last use is written: a token in
+// steady use costs one write a minute, not one per request.
+const touchEvery = time.Minute
+
+// maxTracked bounds the per-address and per-token limiter maps; past it
+// they are cleared, which at worst forgives some clients early.
+const maxTracked = 10_000
+
+// Stats are the server's authentication counters since it started, for
+// metrics.
+type Stats struct {
+	// AuthFailures counts requests refused with 401 (no token, a
+	// malformed, unknown, revoked or expired one).
+	AuthFailures uint64
+	// AuthThrottled counts requests refused with 429 because their
+	// address failed to authenticate too often.
+	AuthThrottled uint64
+	// RateLimited counts requests refused with 429 because their token
+	// used up its rate.
+	RateLimited uint64
+}
+
+type guard struct {
+	limits  Limits
+	nowMs   func() int64
+	tokens  apitoken.Authenticator
+	hosts   map[string]bool
+	mu      sync.Mutex
+	perTok  map[string]*rate.Limiter
+	perAddr map[string]*rate.Limiter
+	touched map[string]int64
+
+	authFailures, authThrottled, rateLimited atomic.Uint64
+}
+
+// principal is who made a request: the token's name and the remote
+// address, for the audit record of what it changes.
+type principal struct {
+	token, addr string
+}
+
+type principalKey struct{}
+
+func principalOf(ctx context.Context) principal {
+	p, _ := ctx.Value(principalKey{}).(principal)
+	return p
+}
+
+// actor is the audit trail's "who, from where" of a request, within the
+// 128 characters an audit record holds.
+func (p principal) actor() string {
+	s := "api:" + p.token + "@" + p.addr
+	if len(s) > 128 {
+		s = s[:128]
+	}
+	return s
+}
+
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// hostAllowed checks the Host header against the allow-list, so a page on
+// another site that rebinds its DNS name to this server's address cannot
+// reach the API from a browser.
+func (g *guard) hostAllowed(r *http.Request) bool {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	return g.hosts[host]
+}
+
+func (g *guard) limiter(m map[string]*rate.Limiter, key string, lim rate.Limit, burst int) *rate.Limiter {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	l, ok := m[key]
+	if !ok {
+		if len(m) >= maxTracked {
+			clear(m)
+		}
+		l = rate.NewLimiter(lim, burst)
+		m[key] = l
+	}
+	return l
+}
+
+// authenticate returns the request's token, or the error to answer with.
+func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
+	addr := remoteHost(r)
+	fails := g.limiter(g.perAddr, addr, g.limits.FailedAuth, g.limits.FailedAuthBurst)
+	if fails.Tokens() < 1 {
+		g.authThrottled.Add(1)
+		return apitoken.Token{}, qlerror.New(codeRateLimited, "too many failed authentications from %s; wait a minute and check the token", addr)
+	}
+	fail := func(format string, args ...any) (apitoken.Token, error) {
+		g.authFailures.Add(1)
+		fails.Allow()
+		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, format, args...)
+	}
+	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || raw == "" {
+		return fail("this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)")
+	}
+	if !apitoken.LooksLikeToken(raw) {
+		return fail("the API token is malformed: tokens start with %s (create one with `ql tokens create`)", apitoken.Prefix)
+	}
+	t, err := g.tokens.TokenByDigest(r.Context(), apitoken.Digest(raw))
+	if qlerror.CodeOf(err) == qlerror.NotFound {
+		return fail("the API token is not known; list tokens with `ql tokens list`")
+	}
+	if err != nil {
+		return apitoken.Token{}, err
+	}
+	now := g.nowMs()
+	switch t.StateAt(now) {
+	case apitoken.StateRevoked:
+		return fail("the API token %q is revoked; create a new one with `ql tokens create`", t.Name)
+	case apitoken.StateExpired:
+		return fail("the API token %q has expired; create a new one with `ql tokens create`", t.Name)
+	}
+	g.touch(r.Context(), t.ID, now)
+	return t, nil
+}
+
+// touch records the token's use at most once per touchEvery per server; a
+// failure to record it never fails the request.
+func (g *guard) touch(ctx context.Context, id string, now int64) {
+	g.mu.Lock()
+	last, ok := g.touched[id]
+	due := !ok || now-last >= touchEvery.Milliseconds()
+	if due {
+		if len(g.touched) >= maxTracked {
+			clear(g.touched)
+		}
+		g.touched[id] = now
+	}
+	g.mu.Unlock()
+	if due {
+		_ = g.tokens.TokenTouch(ctx, id, now) // best effort: last use is informational
+	}
+}
+
+// protect wraps a route that needs a token of scope need.
+func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		g := a.guard
+		if !g.hostAllowed(r) {
+			a.writeError(w, r, qlerror.New(codeHostNotAllowed, "host %q is not one this server answers to; "+
+				"add it with --allowed-hosts (a guard against DNS rebinding), or use the server's address", r.Host))
+			return
+		}
+		if ok, reason := a.Ready(); !ok {
+			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); use another replica or retry later", reason))
+			return
+		}
+		t, err := g.authenticate(r)
+		if err != nil {
+			if qlerror.CodeOf(err) == qlerror.Unauthenticated {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="qinglong"`)
+			}
+			if qlerror.CodeOf(err) == codeRateLimited {
+				w.Header().Set("Retry-After", "60")
+			}
+			a.observe(err)
+			a.writeError(w, r, err)
+			return
+		}
+		if !t.Scope.Allows(need) {
+			a.writeError(w, r, qlerror.New(qlerror.PermissionDenied, "%s %s needs a token of scope %s; token %q has scope %s",
+				r.Method, r.URL.Path, need, t.Name, t.Scope))
+			return
+		}
+		if l := g.limiter(g.perTok, t.ID, g.limits.PerToken, g.limits.Burst); !l.Allow() {
+			g.rateLimited.Add(1)
+			w.Header().Set("Retry-After", "1")
+			a.writeError(w, r, qlerror.New(codeRateLimited, "token %q is over its rate of %g requests a second; slow down and retry", t.Name, float64(g.limits.PerToken)))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, g.limits.MaxBody)
+		ctx := context.WithValue(r.Context(), principalKey{}, principal{token: t.Name, addr: remoteHost(r)})
+		h(w, r.WithContext(ctx))
+	}
+}
+
+// tooLarge turns a body read past the cap into its own error.
+func tooLarge(err error, limit int64) error {
+	var mb *http.MaxBytesError
+	if errors.As(err, &mb) {
+		return qlerror.New(codeTooLarge, "the request body is larger than %d bytes; send a smaller one", limit)
+	}
+	return err
+}

@@ -1,0 +1,238 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/time/rate"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+const someID = "0190a4f2-0000-7000-8000-000000000000"
+
+type probe struct {
+	status int
+	code   string
+	header http.Header
+}
+
+func send(t *testing.T, h http.Handler, method, target, host, token, body string) probe {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, rd)
+	req.Host = host
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var b struct{ Error struct{ Code string } }
+	_ = json.Unmarshal(rec.Body.Bytes(), &b)
+	return probe{status: rec.Code, code: b.Error.Code, header: rec.Header()}
+}
+
+func walkHandler(t testing.TB, cfg Config) (*Handler, map[apitoken.Scope]string) {
+	t.Helper()
+	st, tokens := tokenStore(t)
+	f := fakeReaders{}
+	cfg.Runs, cfg.Triggers, cfg.Detail, cfg.Tokens = f, f, f, st
+	cfg.Ready = func() (bool, string) { return true, "" }
+	cfg.Log = slog.New(slog.DiscardHandler)
+	return NewHandler(cfg), tokens
+}
+
+// Every route of the table, asked with every scope's token, is allowed
+// exactly when the scope covers the route's (403 otherwise); without a
+// token, or with a malformed, unknown or revoked one, every route but the
+// probes is 401. And the mux serves exactly the table's patterns.
+func TestRouteTableIsEnforcedForEveryRouteAndScope(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{Limits: Limits{FailedAuthBurst: 1000}})
+	unknown, _, err := apitoken.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range routes {
+		target := strings.ReplaceAll(rt.pattern, "{id}", someID)
+		for _, s := range apitoken.Scopes {
+			p := send(t, h, rt.method, target, "localhost", tokens[s], "")
+			allowed := rt.scope == public || s.Allows(rt.scope)
+			switch {
+			case allowed && (p.status == 401 || p.status == 403):
+				t.Errorf("%s %s with a %s token: %d %s; want it allowed", rt.method, target, s, p.status, p.code)
+			case !allowed && (p.status != 403 || p.code != "permission_denied"):
+				t.Errorf("%s %s with a %s token: %d %s; want 403 permission_denied", rt.method, target, s, p.status, p.code)
+			}
+		}
+		for what, tok := range map[string]string{"no token": "", "a malformed token": "qlt_short", "an unknown token": unknown, "a basic credential": "x"} {
+			p := send(t, h, rt.method, target, "localhost", tok, "")
+			if what == "a basic credential" {
+				req := httptest.NewRequest(rt.method, target, nil)
+				req.Host = "localhost"
+				req.SetBasicAuth("admin", "admin")
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				p.status = rec.Code
+			}
+			switch {
+			case rt.scope == public && p.status != 200:
+				t.Errorf("%s %s with %s: %d; the probes need no token", rt.method, target, what, p.status)
+			case rt.scope != public && p.status != 401:
+				t.Errorf("%s %s with %s: %d %s; want 401", rt.method, target, what, p.status, p.code)
+			}
+		}
+	}
+	want := []string{"/"}
+	for _, rt := range routes {
+		if !slices.Contains(want, rt.pattern) {
+			want = append(want, rt.pattern)
+		}
+	}
+	slices.Sort(want)
+	got := slices.Sorted(slices.Values(h.patterns))
+	if !slices.Equal(got, want) {
+		t.Fatalf("the mux serves %v, the route table %v: every pattern on the mux needs a table entry", got, want)
+	}
+}
+
+func TestAnExpiredOrRevokedTokenIsRefused(t *testing.T) {
+	t.Parallel()
+	st, tokens := tokenStore(t)
+	f := fakeReaders{}
+	now := int64(0)
+	h := NewHandler(Config{Runs: f, Triggers: f, Detail: f, Tokens: st, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler),
+		NowMs: func() int64 { return now }})
+	secret, tok, err := apitoken.Create(t.Context(), st, "0190a4f2-0000-7000-8000-0000000000aa", "short", apitoken.Read, 3_600_000_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = tok.CreatedAtMs
+	if p := send(t, h, "GET", "/api/v1/runs", "localhost", secret, ""); p.status != 200 {
+		t.Fatalf("a live token: %d %s", p.status, p.code)
+	}
+	now = *tok.ExpiresAtMs
+	if p := send(t, h, "GET", "/api/v1/runs", "localhost", secret, ""); p.status != 401 || p.header.Get("WWW-Authenticate") == "" {
+		t.Fatalf("an expired token: %d %s", p.status, p.code)
+	}
+	if err := st.TokenRevoke(t.Context(), "tok-read"); err != nil {
+		t.Fatal(err)
+	}
+	now = tok.CreatedAtMs
+	if p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Read], ""); p.status != 401 {
+		t.Fatalf("a revoked token: %d %s", p.status, p.code)
+	}
+	used, err := st.TokenByDigest(t.Context(), apitoken.Digest(secret))
+	if err != nil || used.LastUsedAtMs == nil || *used.LastUsedAtMs != tok.CreatedAtMs {
+		t.Fatalf("last use of the token used once: %+v %v", used, err)
+	}
+}
+
+// A browser page whose DNS name was rebound to this server's address
+// sends its own name as Host: the API refuses it, the probes still answer
+// (orchestrators probe by address).
+func TestDNSRebindingHostIsRejected(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{AllowedHosts: DefaultAllowedHosts("10.0.0.5:8080", []string{"ql.example.com"})})
+	for _, host := range []string{"evil.example", "evil.example:8080", "10.0.0.6:8080"} {
+		if p := send(t, h, "GET", "/api/v1/runs", host, tokens[apitoken.Admin], ""); p.status != 421 || p.code != "host_not_allowed" {
+			t.Errorf("Host %s: %d %s; want 421 host_not_allowed", host, p.status, p.code)
+		}
+	}
+	for _, host := range []string{"localhost:8080", "127.0.0.1", "[::1]:8080", "10.0.0.5:8080", "QL.example.com"} {
+		if p := send(t, h, "GET", "/api/v1/runs", host, tokens[apitoken.Admin], ""); p.status != 200 {
+			t.Errorf("Host %s: %d %s; want it allowed", host, p.status, p.code)
+		}
+	}
+	if p := send(t, h, "GET", "/readyz", "evil.example", "", ""); p.status != 200 {
+		t.Errorf("readyz with a foreign Host: %d", p.status)
+	}
+}
+
+func TestFailedAuthenticationsAreThrottledPerAddressAndCounted(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{Limits: Limits{FailedAuth: rate.Every(1 << 40), FailedAuthBurst: 3}})
+	for i := range 3 {
+		if p := send(t, h, "GET", "/api/v1/runs", "localhost", "qlt_nope", ""); p.status != 401 {
+			t.Fatalf("failure %d: %d", i, p.status)
+		}
+	}
+	p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Admin], "")
+	if p.status != 429 || p.code != "rate_limited" || p.header.Get("Retry-After") == "" {
+		t.Fatalf("after 3 failures even a good token from that address: %d %s; want 429", p.status, p.code)
+	}
+	if s := h.Stats(); s.AuthFailures != 3 || s.AuthThrottled != 1 || s.RateLimited != 0 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func TestEachTokenHasItsOwnRate(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{Limits: Limits{PerToken: rate.Every(1 << 40), Burst: 2}})
+	for i := range 2 {
+		if p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Read], ""); p.status != 200 {
+			t.Fatalf("request %d: %d", i, p.status)
+		}
+	}
+	if p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Read], ""); p.status != 429 || p.code != "rate_limited" {
+		t.Fatalf("over the rate: %d %s", p.status, p.code)
+	}
+	if p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Admin], ""); p.status != 200 {
+		t.Fatalf("another token: %d %s", p.status, p.code)
+	}
+	if s := h.Stats(); s.RateLimited != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func TestABodyOverTheCapIs413(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{Limits: Limits{MaxBody: 64}})
+	h.a.Pauser = h.g.tokens.(schedule.Pauser)
+	p := send(t, h, "POST", "/api/v1/triggers/"+someID+"/pause", "localhost", tokens[apitoken.Operate], `{"note":"`+strings.Repeat("x", 100)+`"}`)
+	if p.status != 413 || p.code != "request_too_large" {
+		t.Fatalf("an oversized body: %d %s", p.status, p.code)
+	}
+}
+
+// docs/operations.md lists the route table as it is.
+func TestTheOperationsGuideListsEveryRoute(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range routes {
+		scope := string(rt.scope)
+		if rt.scope == public {
+			scope = "none"
+		}
+		row := "| `" + rt.method + " " + rt.pattern + "` | " + scope + " |"
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/operations.md has no row %s", row)
+		}
+	}
+}
+
+// Without a store that admits manually, run-now and backfill say so; a
+// cancel without a canceller too.
+func TestWritesTheServerCannotDoAreExplained(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{})
+	for _, target := range []string{"/api/v1/triggers/" + someID + "/run", "/api/v1/triggers/" + someID + "/backfill", "/api/v1/runs/" + someID + "/cancel", "/api/v1/triggers/" + someID + "/pause"} {
+		if p := send(t, h, "POST", target, "localhost", tokens[apitoken.Operate], `{}`); p.status != 409 || p.code != "failed_precondition" {
+			t.Errorf("POST %s: %d %s; want 409 failed_precondition", target, p.status, p.code)
+		}
+	}
+}

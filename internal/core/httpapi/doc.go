@@ -1,0 +1,20 @@
+// Package httpapi is the HTTP API every profile serves: liveness,
+// readiness, the read API over runs and triggers, and the operator's
+// writes (pause, resume, cancel, run now, backfill).
+//
+//	GET  /livez                 200 while the process lives
+//	GET  /readyz                200 while admitting; 503 {"status":"unavailable","reason":…} otherwise
+//	GET  /api/v1/runs           ?project=&trigger=&state=&limit=&after=  → {"runs":[…],"next":"…"}
+//	GET  /api/v1/runs/{id}      → {"run":…,"attempts":[…],"events":[…]}
+//	GET  /api/v1/triggers       ?project=&limit=&after=                 → {"triggers":[…],"next":"…"}
+//	POST /api/v1/triggers/{id}/pause, …  (routes.go has them all)
+//
+// One route table (routes.go) names the scope of API token each route
+// needs; only the two probes need none. Every API route also checks the
+// Host header against an allow-list (DNS rebinding), the token's rate and
+// the body's size, and throttles addresses that fail to authenticate.
+//
+// Every error is JSON {"error":{"code":…,"message":…}} with a stable code;
+// exactly one function (statusOf) maps codes to HTTP statuses, and internal
+// errors never show their detail to the client.
+package httpapi

@@ -1,0 +1,4 @@
+package httpapi
+
+// Authed is authed for the package's external tests.
+var Authed = authed

@@ -1,0 +1,232 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// Diagnostic codes of the HTTP surface.
+const (
+	CodeInternalError = "http.internal_error"
+)
+
+// DefaultRequestTimeout bounds one API request's database reads: the longest
+// a handler may take under the server's write timeout.
+const DefaultRequestTimeout = httpserve.MaxHandlerTime
+
+// DefaultAddr binds to loopback only: exposing the API is a deliberate
+// choice (--http-addr), never an accident.
+const DefaultAddr = "127.0.0.1:8080"
+
+// Readiness says whether the replica admits requests and, when it does not,
+// a stable reason ("starting", "draining", "database_unavailable").
+type Readiness func() (ready bool, reason string)
+
+// Config wires the handler.
+type Config struct {
+	Runs     run.Reader
+	Triggers schedule.StatusReader
+	// Detail serves one trigger with its occurrence ledger.
+	Detail schedule.DetailReader
+	// Tokens authenticates every request but the probes'.
+	Tokens apitoken.Authenticator
+	// Pauser pauses and resumes triggers; nil where the server's
+	// database role may not (the cluster's runtime role).
+	Pauser schedule.Pauser
+	// Cancel cancels a Run, recording actor (who, from where) in its
+	// event; nil where the server cannot.
+	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
+	// Manual runs a trigger now and backfills it; nil where the store
+	// does not implement it.
+	Manual schedule.Manual
+	// AllowedHosts are the host names (no port) the Host header may
+	// carry on an API route; DefaultAllowedHosts gives the usual ones.
+	AllowedHosts []string
+	// Limits bound each client (zero fields take DefaultLimits').
+	Limits Limits
+	// NowMs is the clock token expiry and last use are read by (default:
+	// the system clock).
+	NowMs func() int64
+	Ready Readiness
+	Log   *slog.Logger
+	// Observe sees every store error, so a lost connection a request finds
+	// trips the replica's availability latch like one the scheduler finds.
+	Observe func(error)
+	// RequestTimeout bounds one request's database reads (zero or above
+	// DefaultRequestTimeout, which the server's write timeout is sized
+	// for: DefaultRequestTimeout). Running out of it is the request's own
+	// failure (504, code "timeout"), never a sign the database is gone.
+	RequestTimeout time.Duration
+}
+
+type api struct {
+	Config
+	guard *guard
+}
+
+// Handler is the API server's HTTP handler.
+type Handler struct {
+	mux *http.ServeMux
+	a   *api
+	g   *guard
+	// patterns are the mux patterns registered, in order.
+	patterns []string
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Stats are the handler's authentication counters.
+func (h *Handler) Stats() Stats {
+	return Stats{AuthFailures: h.g.authFailures.Load(), AuthThrottled: h.g.authThrottled.Load(), RateLimited: h.g.rateLimited.Load()}
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.PerToken <= 0 {
+		l.PerToken = DefaultLimits.PerToken
+	}
+	if l.Burst <= 0 {
+		l.Burst = DefaultLimits.Burst
+	}
+	if l.MaxBody <= 0 {
+		l.MaxBody = DefaultLimits.MaxBody
+	}
+	if l.FailedAuth <= 0 {
+		l.FailedAuth = DefaultLimits.FailedAuth
+	}
+	if l.FailedAuthBurst <= 0 {
+		l.FailedAuthBurst = DefaultLimits.FailedAuthBurst
+	}
+	return l
+}
+
+// NewHandler returns the API server's handler. Every route comes from the
+// route table (routes.go), which says what scope of token it needs.
+func NewHandler(cfg Config) *Handler {
+	if cfg.RequestTimeout <= 0 || cfg.RequestTimeout > DefaultRequestTimeout {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.NowMs == nil {
+		cfg.NowMs = func() int64 { return time.Now().UnixMilli() }
+	}
+	hosts := map[string]bool{}
+	for _, h := range cfg.AllowedHosts {
+		hosts[strings.ToLower(h)] = true
+	}
+	if len(hosts) == 0 {
+		for _, h := range loopbackHosts {
+			hosts[h] = true
+		}
+	}
+	g := &guard{limits: cfg.Limits.withDefaults(), nowMs: cfg.NowMs, tokens: cfg.Tokens, hosts: hosts,
+		perTok: map[string]*rate.Limiter{}, perAddr: map[string]*rate.Limiter{}, touched: map[string]int64{}}
+	a := &api{Config: cfg, guard: g}
+	h := &Handler{mux: http.NewServeMux(), a: a, g: g}
+	byPattern := map[string][]route{}
+	var order []string
+	for _, rt := range routes {
+		if _, ok := byPattern[rt.pattern]; !ok {
+			order = append(order, rt.pattern)
+		}
+		byPattern[rt.pattern] = append(byPattern[rt.pattern], rt)
+	}
+	for _, p := range order {
+		h.handle(p, a.dispatch(byPattern[p]))
+	}
+	h.handle("/", func(w http.ResponseWriter, r *http.Request) {
+		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", r.URL.Path))
+	})
+	return h
+}
+
+func (h *Handler) handle(pattern string, fn http.HandlerFunc) {
+	h.patterns = append(h.patterns, pattern)
+	h.mux.HandleFunc(pattern, fn)
+}
+
+// dispatch serves one pattern's routes by method; another method is 405
+// with the Allow header (HEAD is served as GET).
+func (a *api) dispatch(rs []route) http.HandlerFunc {
+	handlers := map[string]http.HandlerFunc{}
+	var allow []string
+	for _, rt := range rs {
+		h := rt.handler(a)
+		if rt.scope != public {
+			h = a.protect(rt.scope, h)
+		}
+		handlers[rt.method] = h
+		allow = append(allow, rt.method)
+		if rt.method == http.MethodGet {
+			allow = append(allow, http.MethodHead)
+		}
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		m := r.Method
+		if m == http.MethodHead {
+			m = http.MethodGet
+		}
+		if h, ok := handlers[m]; ok {
+			h(w, r)
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		a.writeError(w, r, qlerror.New(codeMethodNotAllowed, "%s %s: only %s is supported", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+	}
+}
+
+func (a *api) observe(err error) {
+	if a.Observe != nil {
+		a.Observe(err)
+	}
+}
+
+// admitted runs an API handler under the request timeout and answers its
+// result as JSON (the route's guard has checked readiness and the token).
+func (a *api) admitted(h func(context.Context, *http.Request) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), a.RequestTimeout)
+		defer cancel()
+		body, err := h(ctx, r)
+		if err != nil {
+			a.observe(err)
+			a.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, body)
+	}
+}
+
+type probeBody struct {
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func (a *api) livez(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, probeBody{Status: "ok"})
+}
+
+func (a *api) readyz(w http.ResponseWriter, _ *http.Request) {
+	if ok, reason := a.Ready(); !ok {
+		writeJSON(w, http.StatusServiceUnavailable, probeBody{Status: "unavailable", Reason: reason})
+		return
+	}
+	writeJSON(w, http.StatusOK, probeBody{Status: "ready"})
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body) // the client went away; nothing to do
+}

@@ -1,0 +1,84 @@
+package httpapi
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+)
+
+// loopbackHosts are the names of this machine every server answers to.
+var loopbackHosts = []string{"localhost", "127.0.0.1", "::1"}
+
+// DefaultAllowedHosts are the Host header names a server listening on addr
+// answers to: the loopback names, the listen address's host when it names
+// one (not a wildcard), and the extra ones given (--allowed-hosts).
+func DefaultAllowedHosts(addr string, extra []string) []string {
+	out := append([]string{}, loopbackHosts...)
+	if host, _, err := net.SplitHostPort(addr); err == nil && host != "" {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
+			out = append(out, strings.ToLower(host))
+		}
+	}
+	for _, h := range extra {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// IsLoopback reports whether addr's host names only this machine: a
+// loopback IP or "localhost". An empty or wildcard host binds every
+// interface.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// TLSSettings are the API listener's transport flags.
+type TLSSettings struct {
+	Cert, Key string
+	// Insecure allows plain HTTP on an address other hosts can reach.
+	Insecure bool
+}
+
+// LoadTLS checks the API listener's transport settings for addr and loads
+// its certificate. Tokens travel in every request, so an address other
+// hosts can reach is served over TLS unless plain HTTP is asked for
+// explicitly; nil means plain HTTP.
+func LoadTLS(addr string, s TLSSettings) (*tls.Config, error) {
+	switch {
+	case (s.Cert == "") != (s.Key == ""):
+		return nil, fmt.Errorf("--tls-cert and --tls-key go together: give both PEM files, or neither")
+	case s.Cert != "":
+		cert, err := tls.LoadX509KeyPair(s.Cert, s.Key)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-cert %s / --tls-key %s cannot be loaded as a PEM certificate and its key: %w", s.Cert, s.Key, unwrapAll(err))
+		}
+		return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+	case !IsLoopback(addr) && !s.Insecure:
+		return nil, fmt.Errorf("--http-addr %s is not a loopback address, and API tokens travel in every request: "+
+			"give --tls-cert and --tls-key (PEM files) to serve HTTPS, bind a loopback address (e.g. %s) behind a TLS-terminating proxy, "+
+			"or give --insecure-http to serve plain HTTP anyway", addr, DefaultAddr)
+	}
+	return nil, nil
+}
+
+func unwrapAll(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}

@@ -1,0 +1,180 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
+)
+
+// decodeBody reads an optional JSON object body into v: an empty body
+// leaves v as it is; unknown fields are refused, so a misspelt one is an
+// error rather than silently ignored.
+func (a *api) decodeBody(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		if e := tooLarge(err, a.guard.limits.MaxBody); e != err {
+			return e
+		}
+		return qlerror.New(qlerror.Invalid, "the request body is not the JSON object this endpoint takes: %v", err)
+	}
+	if dec.More() {
+		return qlerror.New(qlerror.Invalid, "the request body holds more than one JSON value; send one object")
+	}
+	return nil
+}
+
+type pauseBody struct {
+	Note string `json:"note"`
+}
+
+// pauseView is a trigger's pause state after a pause or resume.
+type pauseView struct {
+	TriggerID string `json:"triggerId"`
+	Changed   bool   `json:"changed"`
+	Paused    bool   `json:"paused"`
+	Note      string `json:"note,omitempty"`
+	AtMs      int64  `json:"atMs"`
+}
+
+// triggerPause pauses or resumes a trigger ({"note": …} optional). The
+// store writes the audit record — the token's name and the remote address
+// as the actor, the note, the store's time — in the transaction of the
+// change.
+func (a *api) triggerPause(pause bool) func(context.Context, *http.Request) (any, error) {
+	return func(ctx context.Context, r *http.Request) (any, error) {
+		if _, err := params(r.URL.Query()); err != nil {
+			return nil, err
+		}
+		if a.Pauser == nil {
+			return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers over the API; use `ql triggers pause|resume` (on the cluster with the admin role)")
+		}
+		var body pauseBody
+		if err := a.decodeBody(r, &body); err != nil {
+			return nil, err
+		}
+		if !pause && body.Note != "" {
+			return nil, qlerror.New(qlerror.Invalid, "a resume takes no note")
+		}
+		id := r.PathValue("id")
+		res, err := a.Pauser.TriggerPause(ctx, schedule.PauseRequest{TriggerID: id, Pause: pause, Note: body.Note, Actor: principalOf(ctx).actor()})
+		if err != nil {
+			return nil, err
+		}
+		return pauseView{TriggerID: id, Changed: res.Changed, Paused: res.Paused, Note: res.Note, AtMs: res.AtMs}, nil
+	}
+}
+
+// runCancel cancels a Run: one that has not started at once, a running one
+// by asking its executor to stop it. The store records the token's name
+// and the remote address in the cancel's event, in its transaction.
+func (a *api) runCancel(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Cancel == nil {
+		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot cancel runs over the API; use `ql runs cancel`")
+	}
+	var body struct{}
+	if err := a.decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	got, err := a.Cancel(ctx, r.PathValue("id"), principalOf(ctx).actor())
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Run view.Run `json:"run"`
+	}{view.NewRun(got)}, nil
+}
+
+// runNowBody is POST /api/v1/triggers/{id}/run's body.
+type runNowBody struct {
+	// RequestID makes the request idempotent: asking again with the same
+	// id returns the same Run.
+	RequestID string `json:"requestId"`
+	// Force runs a paused or disabled trigger anyway.
+	Force bool `json:"force"`
+}
+
+type runNowView struct {
+	RunID   string `json:"runId,omitempty"`
+	Created bool   `json:"created"`
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// triggerRunNow admits one Run of a trigger now, through the store's
+// manual admission (which writes its audit in the admission's transaction).
+func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Manual == nil {
+		return nil, errNoManual
+	}
+	var body runNowBody
+	if err := a.decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	if body.RequestID == "" {
+		return nil, qlerror.New(qlerror.Invalid, `give "requestId" (a unique id you choose, e.g. a UUID): asking again with it returns the same Run instead of a second one`)
+	}
+	res, err := a.Manual.TriggerRunNow(ctx, schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: body.RequestID, Force: body.Force, Actor: principalOf(ctx).actor()})
+	if err != nil {
+		return nil, err
+	}
+	return runNowView{RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped)}, nil
+}
+
+// backfillBody is POST /api/v1/triggers/{id}/backfill's body: the
+// occurrences in [fromMs, toMs] (epoch milliseconds), at most max of them.
+type backfillBody struct {
+	FromMs int64 `json:"fromMs"`
+	ToMs   int64 `json:"toMs"`
+	Max    int   `json:"max"`
+}
+
+type backfillView struct {
+	Occurrences int      `json:"occurrences"`
+	Admitted    int      `json:"admitted"`
+	Existing    int      `json:"existing"`
+	Truncated   bool     `json:"truncated"`
+	LastMs      int64    `json:"lastMs"`
+	RunIDs      []string `json:"runIds"`
+}
+
+// triggerBackfill admits a trigger's occurrences in a past range through
+// the store's manual admission.
+func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Manual == nil {
+		return nil, errNoManual
+	}
+	var body backfillBody
+	if err := a.decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	if body.FromMs <= 0 || body.ToMs < body.FromMs {
+		return nil, qlerror.New(qlerror.Invalid, `give "fromMs" and "toMs" (epoch milliseconds, fromMs ≤ toMs): the range of occurrences to admit`)
+	}
+	res, err := a.Manual.TriggerBackfill(ctx, schedule.BackfillRequest{TriggerID: r.PathValue("id"), FromMs: body.FromMs, ToMs: body.ToMs, Max: body.Max, Actor: principalOf(ctx).actor()})
+	if err != nil {
+		return nil, err
+	}
+	return backfillView{Occurrences: res.Occurrences, Admitted: res.Admitted, Existing: res.Existing, Truncated: res.Truncated, LastMs: res.LastMs,
+		RunIDs: append([]string{}, res.RunIDs...)}, nil
+}
+
+var errNoManual = qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now or backfill them")

@@ -1,0 +1,232 @@
+package singlecli
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/cli"
+)
+
+const quietFile = `project: api
+tasks:
+  - name: noop
+    script: "true"
+triggers:
+  - name: yearly
+    task: noop
+    cron: "0 0 1 1 *"
+    timezone: UTC
+`
+
+var listening = regexp.MustCompile(`http listening.* addr=(\S+)`)
+
+// serveAPI serves dir with the API on a free loopback port and returns its
+// base URL.
+func serveAPI(t *testing.T, dir, profile string, extra ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errOut := &syncBuffer{}
+	exit := make(chan int, 1)
+	go func() {
+		args := append([]string{"serve", "--profile", profile, "--data-dir", dir, "--http-addr", "127.0.0.1:0", "--stop-timeout", "1s"}, extra...)
+		exit <- cli.Main(ctx, Options("ql"), args, &syncBuffer{}, errOut)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-exit; code != 0 {
+			t.Errorf("serve exited %d: %s", code, errOut.String())
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := listening.FindStringSubmatch(errOut.String()); m != nil {
+			return "http://" + m[1]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("serve logged no listening address: %s", errOut.String())
+	return ""
+}
+
+func call(t *testing.T, method, url, token, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s %s: %q is not JSON", method, url, raw)
+	}
+	return resp.StatusCode, v
+}
+
+func newToken(t *testing.T, dir, name, scope string) string {
+	t.Helper()
+	code, out, errOut := ql(t, "tokens", "create", name, "--scope", scope, "--data-dir", dir)
+	secret := strings.TrimSpace(out)
+	if code != 0 || !apitoken.LooksLikeToken(secret) || !strings.Contains(errOut, "shown only this once") {
+		t.Fatalf("tokens create: %d %q %q", code, out, errOut)
+	}
+	return secret
+}
+
+// Both single-node profiles serve the API with tokens made by `ql tokens`:
+// a read token lists, may not pause (403), an operate token pauses with an
+// audit record naming it and its address, the last use is listed, and a
+// revoked token is refused from its next request.
+func TestTheSingleNodeProfilesServeTheAuthenticatedAPI(t *testing.T) {
+	t.Parallel()
+	for _, profile := range []string{"standalone", "edge"} {
+		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", quietFile), "--data-dir", dir); code != 0 {
+				t.Fatalf("apply: %d %q %q", code, out, errOut)
+			}
+			reader, operator := newToken(t, dir, "reader", "read"), newToken(t, dir, "op", "operate")
+			base := serveAPI(t, dir, profile)
+
+			if st, _ := call(t, "GET", base+"/api/v1/triggers", "", ""); st != 401 {
+				t.Fatalf("no token: %d", st)
+			}
+			st, body := call(t, "GET", base+"/api/v1/triggers", reader, "")
+			list, _ := body["triggers"].([]any)
+			if st != 200 || len(list) != 1 {
+				t.Fatalf("list with a read token: %d %v", st, body)
+			}
+			id, _ := list[0].(map[string]any)["triggerId"].(string)
+			if st, body := call(t, "POST", base+"/api/v1/triggers/"+id+"/pause", reader, `{"note":"x"}`); st != 403 {
+				t.Fatalf("pause with a read token: %d %v", st, body)
+			}
+			if st, body := call(t, "POST", base+"/api/v1/triggers/"+id+"/pause", operator, `{"note":"maintenance"}`); st != 200 || body["paused"] != true || body["changed"] != true {
+				t.Fatalf("pause with an operate token: %d %v", st, body)
+			}
+			db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var actor, note string
+			if err := db.QueryRow(`SELECT actor, note FROM trigger_schedule_audit WHERE trigger_id = ? AND action = 'pause'`, id).Scan(&actor, &note); err != nil ||
+				actor != "api:op@127.0.0.1" || note != "maintenance" {
+				t.Fatalf("audit record %q %q %v", actor, note, err)
+			}
+			code, out, _ := ql(t, "tokens", "list", "-o", "json", "--data-dir", dir)
+			var got struct{ Tokens []map[string]any }
+			if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Tokens) != 2 || strings.Contains(out, reader) {
+				t.Fatalf("tokens list: %d %q %v", code, out, err)
+			}
+			for _, tok := range got.Tokens {
+				if tok["lastUsedAtMs"] == nil || tok["state"] != "active" {
+					t.Fatalf("token %v: want its last use listed", tok)
+				}
+			}
+			if code, out, errOut := ql(t, "tokens", "revoke", "reader", "--data-dir", dir); code != 0 || !strings.Contains(out, "revoked") {
+				t.Fatalf("revoke: %d %q %q", code, out, errOut)
+			}
+			if st, body := call(t, "GET", base+"/api/v1/runs", reader, ""); st != 401 {
+				t.Fatalf("a revoked token: %d %v", st, body)
+			}
+		})
+	}
+}
+
+// Off loopback, serve refuses plain HTTP unless asked for it explicitly,
+// and says what to do.
+func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := ql(t, "serve", "--data-dir", t.TempDir(), "--http-addr", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(errOut, "not a loopback address") || !strings.Contains(errOut, "--tls-cert") || !strings.Contains(errOut, "--insecure-http") {
+		t.Fatalf("serve off loopback without TLS: %d %q", code, errOut)
+	}
+	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--tls-cert", "c.pem")
+	if code != 2 || !strings.Contains(errOut, "--http-addr") {
+		t.Fatalf("TLS flags without an address: %d %q", code, errOut)
+	}
+}
+
+// A cancel over the API ends a queued Run and its event names the token
+// and the address it came from; a read token may not cancel.
+func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "slow.yaml", strings.Replace(slowFile, "SECONDS", "30", 1)), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	reader, operator := newToken(t, dir, "reader", "read"), newToken(t, dir, "op", "operate")
+	base := serveAPI(t, dir, "standalone", "--concurrency", "1")
+	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	id := runIn(t, db, "queued")
+	if st, body := call(t, "POST", base+"/api/v1/runs/"+id+"/cancel", reader, ""); st != 403 {
+		t.Fatalf("cancel with a read token: %d %v", st, body)
+	}
+	// Under load the dispatcher may start the Run first: then the cancel
+	// is an intent (run.cancel_requested) the executor acts on.
+	st, body := call(t, "POST", base+"/api/v1/runs/"+id+"/cancel", operator, "")
+	got, _ := body["run"].(map[string]any)
+	if st != 200 || (got["state"] != "cancelled" && got["state"] != "running") {
+		t.Fatalf("cancel with an operate token: %d %v", st, body)
+	}
+	var name, payload string
+	if err := db.QueryRow(`SELECT name, payload FROM run_events WHERE run_id = ? AND name IN ('run.cancelled', 'run.cancel_requested') ORDER BY seq LIMIT 1`, id).Scan(&name, &payload); err != nil ||
+		!strings.Contains(payload, `"actor":"api:op@127.0.0.1"`) {
+		t.Fatalf("%s payload %q %v; want the token and address as its actor", name, payload, err)
+	}
+}
+
+// `runs list` and `triggers list` given --server print what they print
+// from the database, asking the API with the token in $QL_TOKEN. Not
+// parallel: it sets $QL_TOKEN.
+func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", quietFile), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	reader := newToken(t, dir, "reader", "read")
+	base := serveAPI(t, dir, "standalone")
+	t.Setenv("QL_DATA_DIR", "")
+	if code, _, errOut := ql(t, "triggers", "list", "--server", base); code != 2 || !strings.Contains(errOut, "QL_TOKEN") {
+		t.Fatalf("--server without a token: %d %q", code, errOut)
+	}
+	t.Setenv("QL_TOKEN", "qlt_"+strings.Repeat("A", 43))
+	if code, _, errOut := ql(t, "triggers", "list", "--server", base); code != 1 || !strings.Contains(errOut, "not known") {
+		t.Fatalf("--server with an unknown token: %d %q", code, errOut)
+	}
+	t.Setenv("QL_TOKEN", reader)
+	for _, args := range [][]string{{"triggers", "list", "-o", "json"}, {"triggers", "list"}, {"runs", "list", "-o", "json"}, {"runs", "list", "--trigger", "api/yearly", "-o", "json"}} {
+		code, local, errOut := ql(t, append(args, "--data-dir", dir)...)
+		if code != 0 {
+			t.Fatalf("%v on the database: %d %q", args, code, errOut)
+		}
+		code, remote, errOut := ql(t, append(args, "--server", base)...)
+		if code != 0 || remote != local {
+			t.Fatalf("%v over the API: %d %q %q; want what the database gives:\n%s", args, code, remote, errOut, local)
+		}
+	}
+	if code, _, errOut := ql(t, "runs", "list", "--server", base, "--data-dir", dir); code != 2 || !strings.Contains(errOut, "not both") {
+		t.Fatalf("--server with --data-dir: %d %q", code, errOut)
+	}
+}

@@ -1,0 +1,104 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// TokenCreate stores a token (apitoken.Create validates and draws it).
+func (s *Store) TokenCreate(ctx context.Context, t apitoken.NewToken) (apitoken.Token, error) {
+	now := s.nowMs()
+	out := apitoken.Token{ID: t.ID, Name: t.Name, Scope: t.Scope, CreatedAtMs: now}
+	if t.ExpiresIn > 0 {
+		exp := now + t.ExpiresIn.Milliseconds()
+		out.ExpiresAtMs = &exp
+	}
+	err := s.write(ctx, "create token "+t.Name, durable, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qTokenInsert, t.ID, t.Name, string(t.Scope), t.Digest, now, out.ExpiresAtMs)
+		if isUnique(err) {
+			return apitoken.ErrNameTaken(t.Name)
+		}
+		return err
+	})
+	if err != nil {
+		return apitoken.Token{}, err
+	}
+	return out, nil
+}
+
+// TokenList returns every token by name, revoked ones included.
+func (s *Store) TokenList(ctx context.Context) ([]apitoken.Token, error) {
+	var out []apitoken.Token
+	err := s.read(ctx, "list tokens", func(tx *txn) error {
+		rows, err := tx.QueryContext(ctx, qTokensList)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			t, err := scanToken(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, t)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// TokenRevoke revokes the active token of that name.
+func (s *Store) TokenRevoke(ctx context.Context, name string) error {
+	return s.write(ctx, "revoke token "+name, durable, func(tx *txn) error {
+		res, err := tx.ExecContext(ctx, qTokenRevoke, name, s.nowMs())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, apitoken.ErrNoSuchToken(name))
+		}
+		return nil
+	})
+}
+
+// TokenByDigest finds the token a request presents.
+func (s *Store) TokenByDigest(ctx context.Context, digest []byte) (apitoken.Token, error) {
+	var t apitoken.Token
+	err := s.read(ctx, "authenticate", func(tx *txn) error {
+		var err error
+		t, err = scanToken(tx.QueryRowContext(ctx, qTokenByDigest, digest))
+		if errors.Is(err, sql.ErrNoRows) {
+			return qlerror.New(qlerror.NotFound, "no such token")
+		}
+		return err
+	})
+	return t, err
+}
+
+// TokenTouch records a token's use at atMs.
+func (s *Store) TokenTouch(ctx context.Context, id string, atMs int64) error {
+	return s.write(ctx, "record token use", routine, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qTokenTouch, id, atMs)
+		return err
+	})
+}
+
+func scanToken(r scanner) (apitoken.Token, error) {
+	var t apitoken.Token
+	var scope string
+	err := r.Scan(&t.ID, &t.Name, &scope, &t.CreatedAtMs, &t.ExpiresAtMs, &t.RevokedAtMs, &t.LastUsedAtMs)
+	t.Scope = apitoken.Scope(scope)
+	return t, err
+}
+
+// cmpErr prefers a driver error to the domain one.
+func cmpErr(driver, domain error) error {
+	if driver != nil {
+		return driver
+	}
+	return domain
+}

@@ -1,0 +1,123 @@
+package storetest
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// RunTokens runs the API token contract (`ql tokens`, and a server
+// authenticating a request) against an adapter.
+func RunTokens(t *testing.T, newFixture Factory) {
+	tests := map[string]func(*testing.T, Fixture){
+		"ATokenIsStoredAsItsDigestAndFoundByIt":          testTokenRoundTrip,
+		"AnActiveNameIsUniqueUntilRevoked":               testTokenNameUnique,
+		"RevokingKeepsTheRowAndRefusesAMissingName":      testTokenRevoke,
+		"LastUseOnlyMovesForwardAndIsListed":             testTokenTouch,
+		"ExpiryIsSetFromTheStoreClockAndListedAsExpired": testTokenExpiry,
+	}
+	for name, fn := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newFixture(t))
+		})
+	}
+}
+
+func createToken(t *testing.T, f Fixture, name string, scope apitoken.Scope, expires time.Duration) (string, apitoken.Token) {
+	t.Helper()
+	secret, tok, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), name, scope, expires)
+	if err != nil {
+		t.Fatalf("create token %s: %v", name, err)
+	}
+	return secret, tok
+}
+
+func testTokenRoundTrip(t *testing.T, f Fixture) {
+	secret, created := createToken(t, f, "ci", apitoken.Operate, 0)
+	if !apitoken.LooksLikeToken(secret) || created.ExpiresAtMs != nil || created.CreatedAtMs <= 0 {
+		t.Fatalf("created %q %+v", secret, created)
+	}
+	got, err := f.Auth.TokenByDigest(t.Context(), apitoken.Digest(secret))
+	if err != nil || got.ID != created.ID || got.Name != "ci" || got.Scope != apitoken.Operate || got.CreatedAtMs != created.CreatedAtMs || got.LastUsedAtMs != nil {
+		t.Fatalf("by digest: %+v %v; want %+v", got, err, created)
+	}
+	other, _, err := apitoken.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Auth.TokenByDigest(t.Context(), apitoken.Digest(other))
+	requireCode(t, err, qlerror.NotFound, "an unknown token")
+	if bytes.Equal(apitoken.Digest(secret), []byte(secret)) {
+		t.Fatal("the digest is the secret")
+	}
+}
+
+func testTokenNameUnique(t *testing.T, f Fixture) {
+	createToken(t, f, "deploy", apitoken.Read, 0)
+	_, _, err := apitoken.Create(t.Context(), f.Tokens, ids.New(), "deploy", apitoken.Admin, 0)
+	requireCode(t, err, qlerror.Conflict, "a second active token of one name")
+	if err := f.Tokens.TokenRevoke(t.Context(), "deploy"); err != nil {
+		t.Fatal(err)
+	}
+	secret, _ := createToken(t, f, "deploy", apitoken.Admin, 0)
+	got, err := f.Auth.TokenByDigest(t.Context(), apitoken.Digest(secret))
+	if err != nil || got.Scope != apitoken.Admin || got.RevokedAtMs != nil {
+		t.Fatalf("the new token of a reused name: %+v %v", got, err)
+	}
+	_, _, err = apitoken.Create(t.Context(), f.Tokens, ids.New(), "Not A Name", apitoken.Read, 0)
+	requireCode(t, err, qlerror.Invalid, "a malformed name")
+}
+
+func testTokenRevoke(t *testing.T, f Fixture) {
+	secret, _ := createToken(t, f, "old", apitoken.Read, 0)
+	if err := f.Tokens.TokenRevoke(t.Context(), "old"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Auth.TokenByDigest(t.Context(), apitoken.Digest(secret))
+	if err != nil || got.RevokedAtMs == nil || got.StateAt(got.CreatedAtMs) != apitoken.StateRevoked {
+		t.Fatalf("a revoked token: %+v %v", got, err)
+	}
+	requireCode(t, f.Tokens.TokenRevoke(t.Context(), "old"), qlerror.NotFound, "revoking a revoked token")
+	requireCode(t, f.Tokens.TokenRevoke(t.Context(), "never"), qlerror.NotFound, "revoking a missing token")
+	list, err := f.Tokens.TokenList(t.Context())
+	if err != nil || len(list) != 1 || list[0].RevokedAtMs == nil {
+		t.Fatalf("list after revoke: %+v %v", list, err)
+	}
+}
+
+func testTokenTouch(t *testing.T, f Fixture) {
+	secret, tok := createToken(t, f, "used", apitoken.Read, 0)
+	createToken(t, f, "idle", apitoken.Read, 0)
+	for _, at := range []int64{tok.CreatedAtMs + 2000, tok.CreatedAtMs + 1000} {
+		if err := f.Auth.TokenTouch(t.Context(), tok.ID, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := f.Auth.TokenByDigest(t.Context(), apitoken.Digest(secret))
+	if err != nil || got.LastUsedAtMs == nil || *got.LastUsedAtMs != tok.CreatedAtMs+2000 {
+		t.Fatalf("after touches at +2s then +1s: %+v %v; want last use +2s", got, err)
+	}
+	list, err := f.Tokens.TokenList(t.Context())
+	if err != nil || len(list) != 2 || list[0].Name != "idle" || list[0].LastUsedAtMs != nil || list[1].Name != "used" || list[1].LastUsedAtMs == nil {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+}
+
+func testTokenExpiry(t *testing.T, f Fixture) {
+	secret, tok := createToken(t, f, "short", apitoken.Read, time.Hour)
+	if tok.ExpiresAtMs == nil || *tok.ExpiresAtMs != tok.CreatedAtMs+time.Hour.Milliseconds() {
+		t.Fatalf("created %+v: want expiry one hour after creation", tok)
+	}
+	got, err := f.Auth.TokenByDigest(t.Context(), apitoken.Digest(secret))
+	if err != nil || got.ExpiresAtMs == nil || *got.ExpiresAtMs != *tok.ExpiresAtMs {
+		t.Fatalf("by digest %+v %v", got, err)
+	}
+	if got.StateAt(*got.ExpiresAtMs-1) != apitoken.StateActive || got.StateAt(*got.ExpiresAtMs) != apitoken.StateExpired {
+		t.Fatalf("state around the expiry of %+v", got)
+	}
+}
