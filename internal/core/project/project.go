@@ -22,6 +22,9 @@ type Project struct {
 	ID     string
 	Name   string
 	Status Status
+	// Notifications is the project's notification settings in their
+	// canonical stored form (notify.Spec.Encode); "" is none.
+	Notifications string
 }
 
 // Validate checks every field against its limit.

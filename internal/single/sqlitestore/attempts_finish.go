@@ -72,5 +72,12 @@ func transitionRun(ctx context.Context, tx *txn, a attemptRow, to run.State, eve
 	if err := exactlyOne(res, qlerror.Conflict, "run %s changed concurrently", a.runID); err != nil {
 		return err
 	}
-	return insertEvent(ctx, tx, a.runID, a.lastSeq+1, event, payload, now)
+	if err := insertEvent(ctx, tx, a.runID, a.lastSeq+1, event, payload, now); err != nil {
+		return err
+	}
+	if !to.Terminal() {
+		return nil
+	}
+	code, _ := payload["errorCode"].(string)
+	return enqueueNotifications(ctx, tx, a.runID, to, code, now)
 }

@@ -107,6 +107,15 @@ var (
 	qAttemptsCancelAsked = query("attempts_cancel_requested")
 	qTriggerDetail       = query("trigger_detail")
 	qLedgerOfTrigger     = query("ledger_of_trigger")
+	qNotifyFacts         = query("notify_facts")
+	qNotifyHistory       = query("notify_history")
+	qNotifyInsert        = query("notify_insert")
+	qNotifyClaim         = query("notify_claim")
+	qNotifyDelivered     = query("notify_delivered")
+	qNotifyFailed        = query("notify_failed")
+	qNotifyList          = query("notify_list")
+	qNotifyRetry         = query("notify_retry")
+	qNotifyState         = query("notify_state")
 )
 
 // The by-names reads run on the read pool (a dry run) and inside a
@@ -123,7 +132,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qNotifyList,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -139,4 +148,5 @@ var writeQueries = []string{
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
+	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState,
 }
