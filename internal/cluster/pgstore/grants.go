@@ -93,6 +93,10 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// An admin pauses and resumes triggers; the audit trail of it is
 	// append-only.
 	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}},
+	// The runtime writes notifications with the state changes causing
+	// them, claims and marks them; nobody deletes one. An admin reads and
+	// retries them (`ql notifications`).
+	"notification_outbox": {RoleAdmin: {"SELECT", "UPDATE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 }
 
 // grantedTables lists the matrix's tables in a fixed order.

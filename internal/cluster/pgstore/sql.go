@@ -163,3 +163,16 @@ var (
 	sqlTriggerDetail       = stmt("TriggerDetail")
 	sqlLedgerOfTrigger     = stmt("LedgerOfTrigger")
 )
+
+// sql/notify.sql: the notification outbox.
+var (
+	sqlNotifyFacts     = stmt("NotifyFacts")
+	sqlNotifyHistory   = stmt("NotifyHistory")
+	sqlNotifyInsert    = stmt("NotifyInsert")
+	sqlNotifyClaim     = stmt("NotifyClaim")
+	sqlNotifyDelivered = stmt("NotifyDelivered")
+	sqlNotifyFailed    = stmt("NotifyFailed")
+	sqlNotifyList      = stmt("NotifyList")
+	sqlNotifyRetry     = stmt("NotifyRetry")
+	sqlNotifyState     = stmt("NotifyState")
+)
