@@ -75,7 +75,9 @@ func transitionRun(ctx context.Context, tx *txn, a attemptRow, to run.State, eve
 	if err := insertEvent(ctx, tx, a.runID, a.lastSeq+1, event, payload, now); err != nil {
 		return err
 	}
-	if !to.Terminal() {
+	// A lost Run is not terminal (it may be reconciled later) but it has
+	// ended for the people watching it.
+	if !to.Terminal() && to != run.Lost {
 		return nil
 	}
 	code, _ := payload["errorCode"].(string)

@@ -15,7 +15,7 @@ import (
 var _ notify.Outbox = (*Store)(nil)
 
 // enqueueNotifications writes the outbox rows of a Run that has just
-// reached the terminal state to, in the transaction that moved it: a
+// ended in state to (terminal, or lost), in the transaction that moved it: a
 // project without rules costs one primary-key read.
 func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.State, errorCode string, now int64) error {
 	var specJSON string
