@@ -1,6 +1,7 @@
 -- Failure notifications: a project's rules and channels (canonical JSON,
--- NULL for a project without any, so every existing project keeps its
--- meaning) and the outbox of notifications to deliver.
+-- kept as text so that it reads back byte for byte and an unchanged file
+-- stays unchanged; NULL for a project without any, so every existing
+-- project keeps its meaning) and the outbox of notifications to deliver.
 --
 -- An outbox row is written in the transaction that finishes the Run
 -- causing it, so a crash after the commit loses no notification; the
@@ -11,7 +12,7 @@
 -- deletes one. run_id has no foreign key, so the outbox never keeps a
 -- finished Run from being removed.
 ALTER TABLE qinglong.projects
-    ADD COLUMN notifications jsonb CHECK (notifications IS NULL OR jsonb_typeof(notifications) = 'object');
+    ADD COLUMN notifications text CHECK (notifications IS NULL OR jsonb_typeof(notifications::jsonb) = 'object');
 
 CREATE TABLE qinglong.notification_outbox (
     id                 uuid   NOT NULL PRIMARY KEY,

@@ -5,7 +5,7 @@
 -- A finished Run's facts for its notifications, read in its finishing
 -- transaction: the project's settings ('' without any), the names people
 -- read and the database clock.
-SELECT coalesce(p.notifications::text, ''), p.name, r.project_id, coalesce(r.trigger_id::text, ''),
+SELECT coalesce(p.notifications, ''), p.name, r.project_id, coalesce(r.trigger_id::text, ''),
        coalesce((SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision), ''),
        r.scheduled_for_ms, {{now_ms}}
   FROM qinglong.runs r JOIN qinglong.projects p ON p.id = r.project_id
