@@ -25,6 +25,25 @@ const (
 	maxErrorLen = 300
 )
 
+// Bounds of the delivery settings an operator may give.
+const (
+	MinBaseBackoff   = 100 * time.Millisecond
+	MaxBaseBackoff   = time.Hour
+	MaxAttemptsLimit = 100
+)
+
+// CheckSettings validates a base backoff and attempt limit as given to
+// `ql serve` (zero: the default).
+func CheckSettings(backoff time.Duration, attempts int) error {
+	switch {
+	case backoff != 0 && (backoff < MinBaseBackoff || backoff > MaxBaseBackoff):
+		return fmt.Errorf("notify backoff: %s is outside %s–%s", backoff, MinBaseBackoff, MaxBaseBackoff)
+	case attempts < 0 || attempts > MaxAttemptsLimit:
+		return fmt.Errorf("notify max attempts: %d is outside 1–%d", attempts, MaxAttemptsLimit)
+	}
+	return nil
+}
+
 // SecretResolver returns the values of secret names (the secrets store).
 type SecretResolver func(refs []string) (map[string]string, error)
 

@@ -72,21 +72,26 @@ func Serve(p server.Profile) cli.ServeFunc {
 		if f.DatabaseURL != "" || f.ReplicaID != "" || f.RolePrefix != "" || f.Lease != 0 || f.CommitParallel != 0 {
 			return cli.Usagef("--database-url, --replica-id, --role-prefix, --lease and --commit-parallel are cluster settings; the %s profile keeps its database in --data-dir and commits one decision at a time", p)
 		}
+		if f.SecretsFile != "" {
+			return cli.Usagef("--secrets-file is a cluster setting; the %s profile reads qinglong-secrets.json in --data-dir", p)
+		}
 		if f.WorkerAddr != "" || f.WorkerTLSCert != "" || f.WorkerTLSKey != "" || f.RunLease != 0 {
 			return cli.Usagef("--worker-addr, --worker-tls-cert, --worker-tls-key and --run-lease are cluster settings; the %s profile runs commands itself and has no worker ingress", p)
 		}
 		cfg := server.Config{
-			Profile:     p,
-			DataDir:     f.DataDir,
-			PageSize:    f.PageSize,
-			Cadence:     f.Cadence,
-			Grace:       f.Grace,
-			StopTimeout: f.StopTimeout,
-			Concurrency: f.Concurrency,
-			LogCapBytes: f.LogMaxBytes,
-			HTTPAddr:    f.HTTPAddr,
-			RunAs:       task.ParseRunAs(f.RunAs),
-			Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+			Profile:           p,
+			DataDir:           f.DataDir,
+			PageSize:          f.PageSize,
+			Cadence:           f.Cadence,
+			Grace:             f.Grace,
+			StopTimeout:       f.StopTimeout,
+			Concurrency:       f.Concurrency,
+			LogCapBytes:       f.LogMaxBytes,
+			HTTPAddr:          f.HTTPAddr,
+			RunAs:             task.ParseRunAs(f.RunAs),
+			NotifyBackoff:     f.NotifyBackoff,
+			NotifyMaxAttempts: f.NotifyMaxAttempts,
+			Logger:            slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 		}
 		if err := cfg.WithDefaults().Validate(); err != nil {
 			return &cli.UsageError{Err: err}

@@ -155,3 +155,13 @@ func (s *Store) NotificationRetry(ctx context.Context, id string) (notify.Messag
 	})
 	return out, err
 }
+
+// NotificationsRelease makes every pending row due now. The server calls
+// it once at start-up, before it delivers: a claim or a backoff left by a
+// process that stopped must not hold a notification back.
+func (s *Store) NotificationsRelease(ctx context.Context) error {
+	return s.write(ctx, "release notification claims", routine, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qNotifyRelease, s.nowMs())
+		return err
+	})
+}

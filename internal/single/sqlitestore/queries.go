@@ -116,6 +116,7 @@ var (
 	qNotifyList          = query("notify_list")
 	qNotifyRetry         = query("notify_retry")
 	qNotifyState         = query("notify_state")
+	qNotifyRelease       = query("notify_release")
 )
 
 // The by-names reads run on the read pool (a dry run) and inside a
@@ -148,5 +149,5 @@ var writeQueries = []string{
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
-	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState,
+	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease,
 }
