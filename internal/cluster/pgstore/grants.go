@@ -94,9 +94,9 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// append-only.
 	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}},
 	// The runtime writes notifications with the state changes causing
-	// them, claims and marks them; nobody deletes one. An admin reads and
-	// retries them (`ql notifications`).
-	"notification_outbox": {RoleAdmin: {"SELECT", "UPDATE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// them, claims, marks and (`ql notifications retry`, with the runtime
+	// role's URL as `ql runs`) retries them; nobody deletes one.
+	"notification_outbox": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 }
 
 // grantedTables lists the matrix's tables in a fixed order.

@@ -52,8 +52,9 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			r, err := rt.CancelRun(ctx, runID)
 			return r, explainRole(err, "cancelling runs", "runtime")
 		},
-		Pause:  adminPause{admin},
-		Detail: runtimeDetail{rt},
+		Pause:         adminPause{admin},
+		Detail:        runtimeDetail{rt},
+		Notifications: rt,
 		Close: func() {
 			rt.Close()
 			admin.Close()

@@ -43,7 +43,7 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 		return nil, err
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun,
-		Pause: b.Store, Detail: b.Store, Close: b.Close}, nil
+		Pause: b.Store, Detail: b.Store, Notifications: b.Store, Close: b.Close}, nil
 }
 
 // OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
@@ -63,7 +63,7 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 	// The catalog serves `ql apply --dry-run`'s reads; a write through it
 	// fails on the read-only connection.
 	cat := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs}
-	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Detail: st, Close: b.Close}, nil
+	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Detail: st, Notifications: st, Close: b.Close}, nil
 }
 
 // Serve is the cli.ServeFunc of a single-node profile.
