@@ -137,7 +137,12 @@ func Text(p Payload) string {
 	line("run", p.RunID)
 	line("state", p.RunState)
 	line("error", p.ErrorCode)
+	line("reason", p.Reason)
+	if p.Occurrences > 0 {
+		line("occurrences", fmt.Sprint(p.Occurrences))
+	}
 	line("scheduled for", p.ScheduledFor)
+	line("last scheduled for", p.LastScheduledFor)
 	line("finished at", p.FinishedAt)
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -52,6 +53,11 @@ type Payload struct {
 	ScheduledFor        string `json:"scheduledFor,omitempty"`
 	FinishedAt          string `json:"finishedAt,omitempty"`
 	ConsecutiveFailures int    `json:"consecutiveFailures,omitempty"`
+	// A skipped notification names the ledger entry: its reason, how
+	// many occurrences it holds and the last one's time.
+	Reason           string `json:"reason,omitempty"`
+	Occurrences      int64  `json:"occurrences,omitempty"`
+	LastScheduledFor string `json:"lastScheduledFor,omitempty"`
 }
 
 // Finished is a Run that has just reached a terminal state, as its
@@ -142,11 +148,56 @@ func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Me
 	return out
 }
 
+// StampLayout is the payloads' time format, RFC 3339 in UTC with
+// milliseconds; PostgreSQL's statements write the same.
+const StampLayout = "2006-01-02T15:04:05.000Z"
+
 func stamp(ms int64) string {
 	if ms == 0 {
 		return ""
 	}
-	return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)
+	return time.UnixMilli(ms).UTC().Format(StampLayout)
+}
+
+// Skipped is one occurrence-ledger entry just written: occurrences of a
+// trigger passed over without a Run.
+type Skipped struct {
+	ProjectID, ProjectName string
+	TriggerID, TriggerName string
+	// Seq numbers the entry within its trigger; with the trigger it is
+	// the entry's identity, the subject of its notifications.
+	Seq          int64
+	Reason       string
+	FirstMs      int64
+	LastMs       int64
+	Occurrences  int64
+	RecordedAtMs int64
+}
+
+// SkipSubject is the deduplication subject of a ledger entry's
+// notifications.
+func SkipSubject(triggerID string, seq int64) string {
+	return fmt.Sprintf("skip:%s:%d", triggerID, seq)
+}
+
+// DeriveSkipped returns the outbox rows a ledger entry produces: one per
+// skipped rule whose reasons (none: every reason) include the entry's.
+func (s Spec) DeriveSkipped(k Skipped, newID func() string) []Message {
+	var out []Message
+	for _, r := range s.Rules {
+		if r.On != OnSkipped || (len(r.Reasons) > 0 && !contains(r.Reasons, k.Reason)) {
+			continue
+		}
+		ch, ok := s.Channel(r.Channel)
+		if !ok {
+			continue
+		}
+		id := newID()
+		p := Payload{ID: id, Event: OnSkipped, Project: k.ProjectName, Trigger: k.TriggerName, Reason: k.Reason, Occurrences: k.Occurrences,
+			ScheduledFor: stamp(k.FirstMs), LastScheduledFor: stamp(k.LastMs)}
+		out = append(out, Message{ID: id, ProjectID: k.ProjectID, RuleKey: r.Key(), Event: OnSkipped, Channel: ch, Payload: p, State: Pending})
+	}
+	return out
 }
 
 // EncodeJSON is the stored form of a channel or payload.

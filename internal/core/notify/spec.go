@@ -85,6 +85,9 @@ type Rule struct {
 	Channel string   `json:"channel"`
 	Reasons []string `json:"reasons,omitempty"`
 	Count   int      `json:"count,omitempty"`
+	// Stored is Key() in the stored form, so the statements that write
+	// skipped notifications in SQL read it instead of computing it.
+	Stored string `json:"key,omitempty"`
 }
 
 // Key identifies a rule within its project by content: the same rule keeps
@@ -248,6 +251,7 @@ func (s Spec) Normalize() Spec {
 	for i, r := range s.Rules {
 		r.Reasons = append([]string(nil), r.Reasons...)
 		sort.Strings(r.Reasons)
+		r.Stored = r.Key()
 		out.Rules[i] = r
 	}
 	return out

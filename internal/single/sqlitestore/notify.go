@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 var _ notify.Outbox = (*Store)(nil)
@@ -58,6 +59,31 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 		}
 	}
 	return nil
+}
+
+// skipNotifier reads a trigger's project settings once and returns what
+// writes the notifications of each ledger entry the decision writes, in
+// its transaction; a project without skipped rules writes nothing more.
+func skipNotifier(ctx context.Context, tx *txn, tk schedule.Ticket) (func(seq int64, p schedule.Passed, now int64) error, error) {
+	var specJSON string
+	k := notify.Skipped{TriggerID: tk.TriggerID}
+	if err := tx.QueryRowContext(ctx, qNotifySkipFacts, tk.TriggerID, tk.TriggerRevision).Scan(&specJSON, &k.ProjectID, &k.ProjectName, &k.TriggerName); err != nil {
+		return nil, err
+	}
+	spec, err := notify.Decode(specJSON)
+	if err != nil {
+		return nil, err
+	}
+	return func(seq int64, p schedule.Passed, now int64) error {
+		k.Seq, k.Reason, k.FirstMs, k.LastMs, k.Occurrences = seq, string(p.Reason), p.FirstMs, p.LastMs, p.Count
+		for _, m := range spec.DeriveSkipped(k, ids.New) {
+			if _, err := tx.ExecContext(ctx, qNotifyInsert, m.ID, m.ProjectID, nil, m.RuleKey, notify.SkipSubject(k.TriggerID, seq), string(m.Event),
+				notify.EncodeJSON(m.Channel), notify.EncodeJSON(m.Payload), now, now, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
 }
 
 type rowScanner interface{ Scan(...any) error }

@@ -117,6 +117,7 @@ var (
 	qNotifyRetry         = query("notify_retry")
 	qNotifyState         = query("notify_state")
 	qNotifyRelease       = query("notify_release")
+	qNotifySkipFacts     = query("notify_skip_facts")
 )
 
 // The by-names reads run on the read pool (a dry run) and inside a
@@ -149,5 +150,5 @@ var writeQueries = []string{
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
-	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease,
+	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 }

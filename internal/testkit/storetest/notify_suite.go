@@ -8,6 +8,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // RunNotify runs the notification outbox's contract against an adapter:
@@ -20,6 +22,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"OneNotificationPerRuleAndRun":                       testOutboxDedupe,
 		"RecoveredAndConsecutiveFailuresFollowTheRunHistory": testOutboxHistory,
 		"ClaimedRowsAreLeasedRetriedAndDeadLettered":         testOutboxDelivery,
+		"ALedgerEntryNotifiesItsSkippedRulesWithTheDecision": testOutboxSkipped,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -36,7 +39,13 @@ var hook = notify.Channel{Name: "ops", Kind: notify.Webhook, URL: "http://127.0.
 // rules, initialised so that admitNow admits it.
 func notifyDefs(t *testing.T, f Fixture, name string, rules ...notify.Rule) defs {
 	t.Helper()
-	d := newDefs(t, f, name, quietCron(t, f))
+	return notifyDefsOn(t, f, name, quietCron(t, f), rules...)
+}
+
+// notifyDefsOn is notifyDefs with the trigger on c.
+func notifyDefsOn(t *testing.T, f Fixture, name string, c trigger.Cron, rules ...notify.Rule) defs {
+	t.Helper()
+	d := newDefs(t, f, name, c)
 	if len(rules) > 0 {
 		spec := notify.Spec{Channels: []notify.Channel{hook, {Name: "chat", Kind: notify.Slack, URLSecret: "slack_url"}}, Rules: rules}
 		if err := spec.Validate(); err != nil {
@@ -242,4 +251,52 @@ func testOutboxDelivery(t *testing.T, f Fixture) {
 	}
 	_, err = f.Outbox.NotificationRetry(ctx, id)
 	requireCode(t, err, qlerror.FailedPrecondition, "retry of a delivered row")
+}
+
+// A decision that passes occurrences over writes, with its ledger entry,
+// one notification per skipped rule whose reasons include the entry's —
+// through the one-decision commit and through a page alike.
+func testOutboxSkipped(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	c.MisfirePolicy = trigger.Skip
+	rules := []notify.Rule{
+		{On: notify.OnSkipped, Reasons: []string{"misfire"}, Channel: "ops"},
+		{On: notify.OnSkipped, Channel: "chat"},
+		{On: notify.OnSkipped, Reasons: []string{"paused"}, Channel: "ops"},
+		{On: notify.OnFailed, Channel: "ops"},
+	}
+	one := notifyDefsOn(t, f, "alpha", c, rules...)
+	paged := notifyDefsOn(t, f, "beta", c, rules...)
+	for _, tc := range []struct {
+		d    defs
+		page bool
+	}{{one, false}, {paged, true}} {
+		fx := f
+		fx.page = tc.page
+		makeDue(t, fx, tc.d.Trigger.TriggerID, 6*60*60_000)
+		p := commitParams(t, takeOne(t, fx))
+		if res := commit(t, fx, p); res.Outcome != schedule.Skipped || len(p.Decision.Passed) != 1 {
+			t.Fatalf("commit: %s (%s) passing over %+v; want one misfire entry", res.Outcome, res.Reason, p.Decision.Passed)
+		}
+		got := map[string]notify.Payload{}
+		for _, m := range outbox(t, f) {
+			if m.ProjectID != tc.d.Project.ID {
+				continue
+			}
+			if m.Event != notify.OnSkipped || m.RunID != "" || m.State != notify.Pending || m.Payload.ID != m.ID {
+				t.Fatalf("page %t: outbox row %+v; want a pending skipped notification without a Run", tc.page, m)
+			}
+			got[m.Channel.Name] = m.Payload
+		}
+		passed := p.Decision.Passed[0]
+		if len(got) != 2 {
+			t.Fatalf("page %t: notifications by channel %+v; want ops (misfire rule) and chat (every reason), not the paused rule", tc.page, got)
+		}
+		for ch, pl := range got {
+			if pl.Reason != "misfire" || pl.Occurrences != passed.Count || pl.Project != tc.d.Project.Name || pl.Trigger != "tick" ||
+				pl.ScheduledFor == "" || pl.LastScheduledFor == "" {
+				t.Fatalf("page %t: %s notification %+v; want the misfire entry of %d occurrences of %s/tick", tc.page, ch, pl, passed.Count, tc.d.Project.Name)
+			}
+		}
+	}
 }
