@@ -148,7 +148,7 @@ func (d *Deliverer) Backoff(attempts int) time.Duration {
 		b *= 2
 	}
 	b = min(b, d.cfg.MaxBackoff)
-	return b - time.Duration(rand.Int64N(int64(b)/5+1))
+	return b - rand.N(b/5+1) //nolint:gosec // G404: spreading retries, not security
 }
 
 func (d *Deliverer) send(ctx context.Context, m Message) error {
