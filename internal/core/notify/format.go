@@ -103,7 +103,7 @@ func Sign(secret string, body []byte) string {
 }
 
 // Verify checks a signature header in constant time; receivers in Go can
-// call it, others follow docs/user-guide.md.
+// call it, others follow docs/notifications.md.
 func Verify(secret string, body []byte, header string) bool {
 	return hmac.Equal([]byte(Sign(secret, body)), []byte(header))
 }
