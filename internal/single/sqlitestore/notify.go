@@ -113,8 +113,17 @@ func scanMessages(rows *sql.Rows) ([]notify.Message, error) {
 }
 
 // NotificationsClaim takes up to limit due pending rows (one process
-// serves a SQLite file, so the write lock is the only claim needed).
+// serves a SQLite file, so the write lock is the only claim needed). It
+// looks on the read pool first: an idle outbox never takes the writer
+// from the scheduler and the executor.
 func (s *Store) NotificationsClaim(ctx context.Context, limit int, lease time.Duration) ([]notify.Message, error) {
+	var due bool
+	if err := s.readPool().QueryRowContext(ctx, qNotifyDue, s.nowMs()).Scan(&due); err != nil {
+		return nil, mapErr(err, "look for due notifications")
+	}
+	if !due {
+		return nil, nil
+	}
 	var out []notify.Message
 	err := s.write(ctx, "claim notifications", routine, func(tx *txn) error {
 		rows, err := tx.QueryContext(ctx, qNotifyClaim, s.nowMs(), lease.Milliseconds(), limit)

@@ -118,6 +118,7 @@ var (
 	qNotifyState         = query("notify_state")
 	qNotifyRelease       = query("notify_release")
 	qNotifySkipFacts     = query("notify_skip_facts")
+	qNotifyDue           = query("notify_due")
 )
 
 // The by-names reads run on the read pool (a dry run) and inside a
@@ -134,7 +135,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qNotifyList,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qNotifyList, qNotifyDue,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a

@@ -23,6 +23,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"RecoveredAndConsecutiveFailuresFollowTheRunHistory": testOutboxHistory,
 		"ClaimedRowsAreLeasedRetriedAndDeadLettered":         testOutboxDelivery,
 		"ALedgerEntryNotifiesItsSkippedRulesWithTheDecision": testOutboxSkipped,
+		"OnlyValidCanonicalSettingsAreStored":                testOutboxSettings,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -298,5 +299,25 @@ func testOutboxSkipped(t *testing.T, f Fixture) {
 				t.Fatalf("page %t: %s notification %+v; want the misfire entry of %d occurrences of %s/tick", tc.page, ch, pl, passed.Count, tc.d.Project.Name)
 			}
 		}
+	}
+}
+
+// Every Run's end reads the project's settings back, so a store takes only
+// valid settings in their canonical form, and a project without any
+// stores none.
+func testOutboxSettings(t *testing.T, f Fixture) {
+	p := newProject(t, f, "alpha")
+	got, err := f.Catalog.ProjectByName(t.Context(), "alpha")
+	if err != nil || got.Notifications != "" {
+		t.Fatalf("a project saved without settings reads back with %q (%v)", got.Notifications, err)
+	}
+	for _, bad := range []string{
+		`{"rules":[]}`,
+		`{"channels":[],"rules":[{"on":"failed","channel":"nowhere"}]}`,
+		`not json`,
+	} {
+		p.Notifications = bad
+		_, err := f.Catalog.ProjectSave(t.Context(), p)
+		requireCode(t, err, qlerror.Invalid, "saving settings "+bad)
 	}
 }
