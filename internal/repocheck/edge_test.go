@@ -28,6 +28,7 @@ var edgePackages = []string{
 	"internal/single/executor",
 	"internal/single/server",
 	"internal/core/loop",
+	"internal/core/notify",
 	"internal/core/process",
 	"internal/core/project",
 	"internal/core/qlerror",

@@ -44,7 +44,7 @@ func (a *Admin) ProjectByName(ctx context.Context, name string) (project.Project
 func projectByName(ctx context.Context, q querier, name string) (project.Project, error) {
 	var p project.Project
 	var status string
-	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status)
+	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status, &p.Notifications)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return project.Project{}, qlerror.New(qlerror.NotFound, "project %q does not exist; create it first", name)
 	}
@@ -74,19 +74,19 @@ func (a *Admin) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 
 func projectSave(ctx context.Context, tx pgx.Tx, p project.Project) (catalog.Change, error) {
 	var change catalog.Change
-	var name, status string
-	err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status)
+	var name, status, notifications string
+	err := tx.QueryRow(ctx, sqlProjectLock, p.ID).Scan(&name, &status, &notifications)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		change = catalog.Created
-		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status))
+		_, err = tx.Exec(ctx, sqlProjectInsert, p.ID, p.Name, string(p.Status), p.Notifications)
 	case err != nil:
 		return "", err
-	case name == p.Name && status == string(p.Status):
+	case name == p.Name && status == string(p.Status) && notifications == p.Notifications:
 		return catalog.Unchanged, nil
 	default:
 		change = catalog.Updated
-		if _, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status)); err == nil && status != string(p.Status) {
+		if _, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status), p.Notifications); err == nil && status != string(p.Status) {
 			// Archiving or reactivating flips every row's eligibility.
 			_, err = tx.Exec(ctx, sqlEligibilityOfProject, p.ID)
 		}

@@ -82,6 +82,8 @@ func (s *store) fixture() storetest.Fixture {
 		Audits:  s.audits,
 		Elapse:  time.Sleep,
 		Manual:  s.runtime,
+		Outbox:  s.runtime,
+		Finish:  (&finisher{s: s}).finish,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = $2, due_offset_ms = $3, state_version = state_version + 1
 				WHERE trigger_id = $1`, triggerID, cursorMs, dueOffsetMs)
@@ -127,6 +129,14 @@ func (s *store) fixture() storetest.Fixture {
 				}
 				return s.tamper(ctx, `CREATE TRIGGER test_fail_queued_event BEFORE INSERT ON qinglong.run_events
 					FOR EACH ROW EXECUTE FUNCTION qinglong.test_fail_queued_event()`)
+			},
+			FailNotificationInserts: func(ctx context.Context) error {
+				if err := s.tamper(ctx, `CREATE FUNCTION qinglong.test_fail_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+						BEGIN RAISE EXCEPTION 'injected fault'; END $$`); err != nil {
+					return err
+				}
+				return s.tamper(ctx, `CREATE TRIGGER test_fail_outbox BEFORE INSERT ON qinglong.notification_outbox
+					FOR EACH ROW EXECUTE FUNCTION qinglong.test_fail_outbox()`)
 			},
 		},
 	}
@@ -196,6 +206,11 @@ func TestRunReaderConformance(t *testing.T) {
 func TestTokenConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunTokens(t, newFixture)
+}
+
+func TestNotifyConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunNotify(t, newFixture)
 }
 
 func TestStatusReaderConformance(t *testing.T) {

@@ -99,6 +99,10 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// or revocation.
 	"api_tokens":      {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
 	"api_token_usage": {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// The runtime writes notifications with the state changes causing
+	// them, claims, marks and (`ql notifications retry`, with the runtime
+	// role's URL as `ql runs`) retries them; nobody deletes one.
+	"notification_outbox": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 }
 
 // grantedTables lists the matrix's tables in a fixed order.

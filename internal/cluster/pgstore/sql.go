@@ -180,3 +180,16 @@ var (
 	sqlTokenByDigest = stmt("TokenByDigest")
 	sqlTokenTouch    = stmt("TokenTouch")
 )
+
+// sql/notify.sql: the notification outbox.
+var (
+	sqlNotifyFacts     = stmt("NotifyFacts")
+	sqlNotifyHistory   = stmt("NotifyHistory")
+	sqlNotifyInsert    = stmt("NotifyInsert")
+	sqlNotifyClaim     = stmt("NotifyClaim")
+	sqlNotifyDelivered = stmt("NotifyDelivered")
+	sqlNotifyFailed    = stmt("NotifyFailed")
+	sqlNotifyList      = stmt("NotifyList")
+	sqlNotifyRetry     = stmt("NotifyRetry")
+	sqlNotifyState     = stmt("NotifyState")
+)

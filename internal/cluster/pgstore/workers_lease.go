@@ -332,7 +332,7 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 		if err := endAttempt(ctx, tx, f, end, result); err != nil {
 			return err
 		}
-		runState, err := settleRun(ctx, tx, f, end, w)
+		runState, err := settleRun(ctx, tx, f, end, result.errorCode, w)
 		reply = workerproto.CompleteReply{AttemptState: string(end), RunState: string(runState)}
 		return err
 	})
@@ -400,7 +400,7 @@ var runEnds = map[run.AttemptState]struct {
 // with Attempt N + 1 available after the backoff when the retry policy
 // allows it (never after a cancel: the intent wins), else to the
 // attempt's end. It returns the Run's new state.
-func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, w WorkerIdentity) (run.State, error) {
+func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, errorCode string, w WorkerIdentity) (run.State, error) {
 	payload := attemptPayload(f, w)
 	payload["outcome"] = string(end)
 	if f.CancelAtMs == nil && end != run.AttemptCancelled && f.Retry.Allows(string(end), f.Number) {
@@ -414,7 +414,7 @@ func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptStat
 		return run.RetryWait, advanceRun(ctx, tx, f, run.RetryWait, runChange{event: run.EventRetryWait, payload: payload})
 	}
 	e := runEnds[end]
-	return e.state, advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload})
+	return e.state, advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload, errorCode: errorCode})
 }
 
 // runChange is one Run state change's event and stamps.
@@ -422,6 +422,8 @@ type runChange struct {
 	event            string
 	payload          map[string]any
 	cancel, finished bool
+	// errorCode is the ended attempt's, for the Run's notifications.
+	errorCode string
 }
 
 // advanceRun writes one Run state change (state, version + 1, the next
@@ -438,10 +440,16 @@ func advanceRun(ctx context.Context, tx querier, f leaseFacts, to run.State, c r
 	if err != nil {
 		return err
 	}
-	return expectOne(execNamed(ctx, tx, sqlRunAdvance, runAdvanceParams, pgx.StrictNamedArgs{
+	if err := expectOne(execNamed(ctx, tx, sqlRunAdvance, runAdvanceParams, pgx.StrictNamedArgs{
 		"run_id": f.RunID, "version": f.RunVersion, "state": string(to), "now_ms": f.NowMs,
 		"cancel": c.cancel, "finished": c.finished, "event": c.event, "payload": payload,
-	}))
+	})); err != nil {
+		return err
+	}
+	if !c.finished {
+		return nil
+	}
+	return enqueueNotifications(ctx, tx, f.RunID, to, c.errorCode)
 }
 
 // attemptPayload is the event payload naming the attempt (and the

@@ -53,10 +53,11 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			r, err := rt.CancelRun(ctx, runID, actor)
 			return r, explainRole(err, "cancelling runs", "runtime")
 		},
-		Pause:  adminPause{admin},
-		Tokens: adminTokens{admin},
-		Detail: runtimeDetail{rt},
-		Manual: runtimeManual{rt},
+		Pause:         adminPause{admin},
+		Tokens:        adminTokens{admin},
+		Detail:        runtimeDetail{rt},
+		Manual:        runtimeManual{rt},
+		Notifications: rt,
 		Close: func() {
 			rt.Close()
 			admin.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/scheduler"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -32,6 +33,15 @@ type settings struct {
 	DatabaseURL string
 	RolePrefix  string
 	Worker      workerSettings
+	Notify      notifySettings
+}
+
+// notifySettings shape the delivery of the notification outbox; Secrets is
+// the file the channels' secrets are read from ("" none).
+type notifySettings struct {
+	Backoff     time.Duration
+	MaxAttempts int
+	Secrets     string
 }
 
 // workerSettings are the worker ingress's.
@@ -110,8 +120,12 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err != nil {
 		return settings{}, &cli.UsageError{Err: err}
 	}
+	if err := notify.CheckSettings(f.NotifyBackoff, f.NotifyMaxAttempts); err != nil {
+		return settings{}, &cli.UsageError{Err: err}
+	}
 	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, cli.SplitList(f.AllowedHosts)),
-		DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker}, nil
+		DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
+		Notify: notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile}}, nil
 }
 
 // workerSettingsFrom validates the worker ingress's settings and loads its

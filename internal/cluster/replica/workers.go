@@ -12,6 +12,8 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/workeringress"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/process"
 )
 
 // Diagnostic codes of the worker side of a replica.
@@ -21,6 +23,9 @@ const (
 	CodeSweepFailed     = "serve.sweep_failed"
 	CodeNotifyFailed    = "serve.notify_failed"
 	CodeWorkerConnError = "serve.worker_connection_error"
+	// CodeNotificationsFailed: the outbox could not be claimed or a
+	// delivery's result recorded.
+	CodeNotificationsFailed = "serve.notifications_failed"
 )
 
 // sweepPage bounds one SweepLeases call, per kind of expiry: one short
@@ -100,6 +105,7 @@ func (r *replica) runsQueued(ctx context.Context, act *activation) {
 // are stopped before it closes.
 type workerLoops struct {
 	sweep      *loop.Loop
+	notify     *loop.Loop
 	cancel     context.CancelFunc
 	listenDone chan struct{}
 }
@@ -118,8 +124,15 @@ func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*worke
 	if err := sweep.Start(ctx); err != nil {
 		return nil, err
 	}
+	notifications, err := r.notifyLoop(act)
+	if err == nil {
+		err = notifications.Start(ctx)
+	}
+	if err != nil {
+		return nil, errors.Join(err, sweep.Stop(context.WithoutCancel(ctx)))
+	}
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	w := &workerLoops{sweep: sweep, cancel: cancel, listenDone: make(chan struct{})}
+	w := &workerLoops{sweep: sweep, notify: notifications, cancel: cancel, listenDone: make(chan struct{})}
 	go func() {
 		defer close(w.listenDone)
 		workeringress.Listen(lctx, act.rt.ListenRunsQueued, r.ingress.Wake, r.log)
@@ -130,13 +143,40 @@ func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*worke
 // stop ends both loops within ctx.
 func (w *workerLoops) stop(ctx context.Context) error {
 	w.cancel()
-	err := w.sweep.Stop(ctx)
+	err := errors.Join(w.notify.Stop(ctx), w.sweep.Stop(ctx))
 	select {
 	case <-w.listenDone:
 	case <-ctx.Done():
 		err = errors.Join(err, errors.New("runs-queued listener: still running at the stop timeout"))
 	}
 	return err
+}
+
+// notifyLoop delivers the notification outbox over act's pool. Every
+// replica runs one: claims skip the rows another replica holds, so they
+// share the work.
+func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
+	var secrets notify.SecretResolver
+	if r.s.Notify.Secrets != "" {
+		secrets = process.Secrets{Path: r.s.Notify.Secrets}.Resolve
+	}
+	d := notify.NewDeliverer(notify.DeliveryConfig{
+		Outbox: act.rt, Secrets: secrets, MaxAttempts: r.s.Notify.MaxAttempts, BaseBackoff: r.s.Notify.Backoff, Log: r.log,
+	})
+	return loop.New(loop.Config{
+		Name:        "notifications",
+		Cadence:     r.s.Coordinator.Cadence,
+		StopTimeout: r.s.Coordinator.StopTimeout,
+		OnError: func(err error) {
+			r.log.Warn("notifications could not be claimed or recorded; they are retried at the next round",
+				slog.String("code", CodeNotificationsFailed), slog.String("error", errorText(err)))
+		},
+	}, func(ctx context.Context) (bool, error) {
+		if !act.latch.Available() {
+			return false, nil
+		}
+		return d.Round(ctx)
+	})
 }
 
 // sweepRound is one page of the lease sweep; a full page runs the next at

@@ -132,15 +132,19 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID func() string) (project.Project, catalog.Change, error) {
 	p, err := tx.ProjectByName(ctx, doc.Project)
 	change := catalog.Updated
+	notifications := p.Notifications
+	if doc.HasNotifications {
+		notifications = doc.Notifications.Encode()
+	}
 	switch {
 	case qlerror.Is(err, qlerror.NotFound):
-		p, change = project.Project{ID: newID(), Name: doc.Project, Status: doc.Status}, catalog.Created
+		p, change = project.Project{ID: newID(), Name: doc.Project, Status: doc.Status, Notifications: notifications}, catalog.Created
 	case err != nil:
 		return p, "", err
-	case p.Status == doc.Status:
+	case p.Status == doc.Status && p.Notifications == notifications:
 		return p, catalog.Unchanged, nil
 	default:
-		p.Status = doc.Status
+		p.Status, p.Notifications = doc.Status, notifications
 	}
 	if _, err := tx.ProjectSave(ctx, p); err != nil {
 		return p, "", err

@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -34,6 +35,11 @@ type Document struct {
 	Status   project.Status
 	Tasks    []TaskDoc
 	Triggers []TriggerDoc
+	// Notifications is the project's notification settings when the file
+	// gives them (HasNotifications); a file without them leaves the
+	// project's as they are.
+	Notifications    notify.Spec
+	HasNotifications bool
 }
 
 // TaskDoc is one task entry with its position.
@@ -174,7 +180,7 @@ func (p parser) boolean(n *yaml.Node, field string) (bool, error) {
 }
 
 func (p parser) document(n *yaml.Node) (*Document, error) {
-	f, err := p.fields(n, "file", "project", "status", "tasks", "triggers")
+	f, err := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications")
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +201,12 @@ func (p parser) document(n *yaml.Node) (*Document, error) {
 	}
 	if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: doc.Status}).Validate(); err != nil {
 		return nil, p.errf(pn, "%s", qlMsg(err))
+	}
+	if nn, ok := f["notifications"]; ok {
+		if doc.Notifications, err = p.notifications(nn); err != nil {
+			return nil, err
+		}
+		doc.HasNotifications = true
 	}
 	if tn, ok := f["tasks"]; ok {
 		if tn.Kind != yaml.SequenceNode {

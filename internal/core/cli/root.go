@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -44,7 +45,10 @@ type Backend struct {
 	// Tokens creates, lists and revokes API tokens (`ql tokens`); nil
 	// when the profile cannot (a read-only open).
 	Tokens apitoken.Manager
-	Close  func()
+	// Notifications lists and retries the notification outbox (`ql
+	// notifications`).
+	Notifications notify.Outbox
+	Close         func()
 }
 
 // Opener opens a backend: dsn is a postgres:// URL or the embedded
@@ -123,7 +127,8 @@ or as many replicas on PostgreSQL (profile cluster).`
 		}
 		return fillFromEnv(c)
 	}
-	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts), tokensCommand(opts))
+	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
+		tokensCommand(opts), notificationsCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.

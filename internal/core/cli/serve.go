@@ -53,6 +53,13 @@ type ServeFlags struct {
 	// RunAs is the single-node profiles' default account of commands,
 	// user[:group].
 	RunAs string
+	// NotifyBackoff and NotifyMaxAttempts shape the retries of a
+	// notification's delivery.
+	NotifyBackoff     time.Duration
+	NotifyMaxAttempts int
+	// SecretsFile is the cluster replica's secrets file, for the secrets
+	// notification channels name.
+	SecretsFile string
 }
 
 // Profiles.
@@ -164,6 +171,7 @@ wins over the file.`,
 		fs.StringVar(&f.WorkerAddr, "worker-addr", "", "cluster: listen address of the worker ingress (default 127.0.0.1:8081; any other than loopback needs --worker-tls-cert and --worker-tls-key)")
 		fs.StringVar(&f.WorkerTLSCert, "worker-tls-cert", "", "cluster: PEM certificate (chain) file of the worker ingress; serves HTTPS")
 		fs.StringVar(&f.WorkerTLSKey, "worker-tls-key", "", "cluster: PEM private key file of --worker-tls-cert")
+		fs.StringVar(&f.SecretsFile, "secrets-file", "", "cluster: JSON secrets file (name: value, mode 0600) holding the secrets notification channels name (default: none)")
 		fs.DurationVar(&f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time (3s–10m; default 30s); workers renew every third of it")
 	}
 	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; "+
@@ -179,6 +187,8 @@ wins over the file.`,
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output, in bytes ("+
 		byProfile(map[string]string{ProfileStandalone: "1 MiB", ProfileEdge: "1 MiB", ProfileCluster: "16 MiB, 4 KiB–1 GiB"})+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
+	fs.DurationVar(&f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to 1h (100ms–1h; default 5s)")
+	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–100; default 8)")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	return c
 }

@@ -4,6 +4,7 @@ package project
 
 import (
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
@@ -22,6 +23,9 @@ type Project struct {
 	ID     string
 	Name   string
 	Status Status
+	// Notifications is the project's notification settings in their
+	// canonical stored form (notify.Spec.Encode); "" is none.
+	Notifications string
 }
 
 // Validate checks every field against its limit.
@@ -34,6 +38,18 @@ func (p Project) Validate() error {
 	}
 	if p.Status != Active && p.Status != Archived {
 		return qlerror.New(qlerror.Invalid, "project.status: %q is not one of active, archived", p.Status)
+	}
+	// Every Run's end reads the settings back: only a canonical, valid
+	// form may be stored, so none can fail a finish.
+	spec, err := notify.Decode(p.Notifications)
+	if err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "project.notifications: not valid settings")
+	}
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if spec.Encode() != p.Notifications {
+		return qlerror.New(qlerror.Invalid, "project.notifications: not in canonical form (notify.Spec.Encode)")
 	}
 	return nil
 }

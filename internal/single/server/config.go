@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -93,6 +94,12 @@ type Config struct {
 	// this server's own). Switching accounts needs root or CAP_SETUID and
 	// CAP_SETGID, which Start checks.
 	RunAs task.RunAs
+	// NotifyBackoff is the wait after a notification's first failed
+	// delivery, doubled after each further one (100ms–1h, default 5s).
+	NotifyBackoff time.Duration
+	// NotifyMaxAttempts is how many deliveries a notification gets before
+	// it is dead (1–100, default 8).
+	NotifyMaxAttempts int
 }
 
 // WithDefaults fills unset fields from the profile's defaults.
@@ -163,6 +170,9 @@ func (c Config) Validate() error {
 		return invalid("log cap: %d bytes is outside %d–%d", c.LogCapBytes, executor.MinLogCapBytes, executor.MaxLogCapBytes)
 	case !c.RunAs.IsZero():
 		return c.RunAs.Validate("--run-as")
+	}
+	if err := notify.CheckSettings(c.NotifyBackoff, c.NotifyMaxAttempts); err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "%s", err)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -30,6 +31,7 @@ type Server struct {
 	owner  *executor.Owner
 	disp   *executor.Dispatcher
 	sched  *loop.Loop
+	notify *loop.Loop
 	diag   schedule.Diagnostics
 	http   *httpserve.Server
 	api    *httpapi.Handler
@@ -106,6 +108,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.sched.Start(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.startNotifications(ctx); err != nil {
+		return nil, err
+	}
 	if cfg.HTTPAddr != "" {
 		if err := s.listen(); err != nil {
 			return nil, err
@@ -171,6 +176,30 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 	})
 }
 
+// startNotifications delivers the outbox on the scheduler's cadence. The
+// channels' secrets come from the secrets file, read at each delivery so
+// an edit applies without a restart.
+func (s *Server) startNotifications(ctx context.Context) error {
+	if err := s.store.NotificationsRelease(ctx); err != nil {
+		return err
+	}
+	secrets := process.Secrets{Path: s.layout.Secrets}
+	d := notify.NewDeliverer(notify.DeliveryConfig{
+		Outbox:      s.store,
+		Secrets:     secrets.Resolve,
+		MaxAttempts: s.cfg.NotifyMaxAttempts,
+		BaseBackoff: s.cfg.NotifyBackoff,
+		Log:         s.cfg.Logger,
+	})
+	var err error
+	s.notify, err = loop.New(loop.Config{Name: "notifications", Cadence: s.cfg.Cadence, StopTimeout: s.cfg.StopTimeout,
+		OnError: func(err error) { s.cfg.Logger.Warn("notifications", "error", err) }}, d.Round)
+	if err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "notifications")
+	}
+	return s.notify.Start(ctx)
+}
+
 func (s *Server) finished(a run.Attempt) {
 	args := []any{"run", a.RunID, "state", a.State}
 	if a.ExitCode != nil {
@@ -222,6 +251,9 @@ func (s *Server) Stop(ctx context.Context) error {
 func (s *Server) teardown(ctx context.Context) error {
 	s.ready.Store(false)
 	var errs []error
+	if s.notify != nil {
+		errs = append(errs, s.notify.Stop(ctx))
+	}
 	if s.sched != nil {
 		errs = append(errs, s.sched.Stop(ctx))
 	}

@@ -44,7 +44,7 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 		return nil, err
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun,
-		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Close: b.Close}, nil
+		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Notifications: b.Store, Close: b.Close}, nil
 }
 
 // OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
@@ -64,7 +64,7 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 	// The catalog serves `ql apply --dry-run`'s reads; a write through it
 	// fails on the read-only connection.
 	cat := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs}
-	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Detail: st, Close: b.Close}, nil
+	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Detail: st, Notifications: st, Close: b.Close}, nil
 }
 
 // Serve is the cli.ServeFunc of a single-node profile.
@@ -73,23 +73,28 @@ func Serve(p server.Profile) cli.ServeFunc {
 		if f.DatabaseURL != "" || f.ReplicaID != "" || f.RolePrefix != "" || f.Lease != 0 || f.CommitParallel != 0 {
 			return cli.Usagef("--database-url, --replica-id, --role-prefix, --lease and --commit-parallel are cluster settings; the %s profile keeps its database in --data-dir and commits one decision at a time", p)
 		}
+		if f.SecretsFile != "" {
+			return cli.Usagef("--secrets-file is a cluster setting; the %s profile reads qinglong-secrets.json in --data-dir", p)
+		}
 		if f.WorkerAddr != "" || f.WorkerTLSCert != "" || f.WorkerTLSKey != "" || f.RunLease != 0 {
 			return cli.Usagef("--worker-addr, --worker-tls-cert, --worker-tls-key and --run-lease are cluster settings; the %s profile runs commands itself and has no worker ingress", p)
 		}
 		cfg := server.Config{
-			Profile:      p,
-			DataDir:      f.DataDir,
-			PageSize:     f.PageSize,
-			Cadence:      f.Cadence,
-			Grace:        f.Grace,
-			StopTimeout:  f.StopTimeout,
-			Concurrency:  f.Concurrency,
-			LogCapBytes:  f.LogMaxBytes,
-			HTTPAddr:     f.HTTPAddr,
-			TLS:          httpapi.TLSSettings{Cert: f.TLSCert, Key: f.TLSKey, Insecure: f.InsecureHTTP},
-			AllowedHosts: cli.SplitList(f.AllowedHosts),
-			RunAs:        task.ParseRunAs(f.RunAs),
-			Logger:       slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+			Profile:           p,
+			DataDir:           f.DataDir,
+			PageSize:          f.PageSize,
+			Cadence:           f.Cadence,
+			Grace:             f.Grace,
+			StopTimeout:       f.StopTimeout,
+			Concurrency:       f.Concurrency,
+			LogCapBytes:       f.LogMaxBytes,
+			HTTPAddr:          f.HTTPAddr,
+			TLS:               httpapi.TLSSettings{Cert: f.TLSCert, Key: f.TLSKey, Insecure: f.InsecureHTTP},
+			AllowedHosts:      cli.SplitList(f.AllowedHosts),
+			RunAs:             task.ParseRunAs(f.RunAs),
+			NotifyBackoff:     f.NotifyBackoff,
+			NotifyMaxAttempts: f.NotifyMaxAttempts,
+			Logger:            slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 		}
 		if err := cfg.WithDefaults().Validate(); err != nil {
 			return &cli.UsageError{Err: err}

@@ -72,5 +72,14 @@ func transitionRun(ctx context.Context, tx *txn, a attemptRow, to run.State, eve
 	if err := exactlyOne(res, qlerror.Conflict, "run %s changed concurrently", a.runID); err != nil {
 		return err
 	}
-	return insertEvent(ctx, tx, a.runID, a.lastSeq+1, event, payload, now)
+	if err := insertEvent(ctx, tx, a.runID, a.lastSeq+1, event, payload, now); err != nil {
+		return err
+	}
+	// A lost Run is not terminal (it may be reconciled later) but it has
+	// ended for the people watching it.
+	if !to.Terminal() && to != run.Lost {
+		return nil
+	}
+	code, _ := payload["errorCode"].(string)
+	return enqueueNotifications(ctx, tx, a.runID, to, code, now)
 }

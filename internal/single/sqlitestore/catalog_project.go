@@ -15,7 +15,7 @@ var _ catalog.Store = (*Store)(nil)
 // ProjectByName returns the project or a NotFound error.
 func (s *Store) ProjectByName(ctx context.Context, name string) (project.Project, error) {
 	var p project.Project
-	err := s.readPool().QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status)
+	err := s.readPool().QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, qlerror.New(qlerror.NotFound, "project %q does not exist; create it with ql apply", name)
 	}
@@ -39,7 +39,7 @@ func (s *Store) ProjectSave(ctx context.Context, p project.Project) (catalog.Cha
 func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (catalog.Change, error) {
 	cur, err := projectByID(ctx, tx, p.ID)
 	if errors.Is(err, sql.ErrNoRows) {
-		if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, now, now); err != nil {
+		if _, err := tx.ExecContext(ctx, qProjectInsert, p.ID, p.Name, p.Status, p.Notifications, now, now); err != nil {
 			return "", nameTaken(err, "project", p.Name, "")
 		}
 		return catalog.Created, nil
@@ -50,7 +50,7 @@ func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (ca
 	if cur == p {
 		return catalog.Unchanged, nil
 	}
-	if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, now, p.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, p.Notifications, now, p.ID); err != nil {
 		return "", nameTaken(err, "project", p.Name, "")
 	}
 	return catalog.Updated, nil
@@ -58,7 +58,7 @@ func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (ca
 
 func projectByID(ctx context.Context, tx *txn, id string) (project.Project, error) {
 	var p project.Project
-	err := tx.QueryRowContext(ctx, qProjectByID, id).Scan(&p.ID, &p.Name, &p.Status)
+	err := tx.QueryRowContext(ctx, qProjectByID, id).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
 	return p, err
 }
 

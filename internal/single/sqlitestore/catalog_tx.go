@@ -37,7 +37,7 @@ type catalogTx struct {
 
 func (c *catalogTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {
 	var p project.Project
-	err := c.tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status)
+	err := c.tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, qlerror.New(qlerror.NotFound, "project %q does not exist; create it with ql apply", name)
 	}

@@ -3,12 +3,14 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
@@ -138,6 +140,8 @@ func (e *env) fixture() storetest.Fixture {
 		Audits:   e.audits,
 		Elapse:   e.clock.Advance,
 		Manual:   e.store,
+		Outbox:   e.store,
+		Finish:   e.finish,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return e.tamper(ctx, `UPDATE trigger_schedules SET next_fire_at_ms = ?, due_offset_ms = ?, state_version = state_version + 1
 				WHERE trigger_id = ?`, cursorMs, nullable(dueOffsetMs), triggerID)
@@ -188,11 +192,51 @@ func (e *env) fixture() storetest.Fixture {
 				return e.tamper(ctx, `CREATE TRIGGER injected_fault BEFORE INSERT ON run_events WHEN NEW.name = 'run.queued'
 					BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
 			},
+			FailNotificationInserts: func(ctx context.Context) error {
+				return e.tamper(ctx, `CREATE TRIGGER injected_outbox_fault BEFORE INSERT ON notification_outbox
+					BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
+			},
 		},
 	}
 }
 
 func newFixture(t *testing.T) storetest.Fixture { return newEnv(t).fixture() }
+
+// finish starts a queued Run's attempt as the dispatcher does and ends it
+// as the executor reports (or, for lost, as recovery finds its owner gone).
+func (e *env) finish(ctx context.Context, runID string, end run.AttemptState) error {
+	d, err := e.store.RunGet(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if len(d.Attempts) != 1 {
+		return fmt.Errorf("run %s has %d attempts", runID, len(d.Attempts))
+	}
+	a := d.Attempts[0]
+	owner := "finish-" + runID
+	if a.State == run.AttemptClaimed {
+		if _, _, err := e.store.AttemptStart(ctx, a.ID, owner, filepath.Join(filepath.Dir(e.path), runID+".log")); err != nil {
+			return err
+		}
+		if err := e.store.AttemptRunning(ctx, a.ID, 4242); err != nil {
+			return err
+		}
+	}
+	if end == run.AttemptLost {
+		_, err := e.store.AttemptsLose(ctx, owner)
+		return err
+	}
+	code := ""
+	if end != run.AttemptSucceeded {
+		code = "exit_status"
+	}
+	return e.store.AttemptFinish(ctx, run.Attempt{ID: a.ID, State: end, ErrorCode: code})
+}
+
+func TestNotifyConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunNotify(t, newFixture)
+}
 
 func TestCatalogConformance(t *testing.T) {
 	t.Parallel()

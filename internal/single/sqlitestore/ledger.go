@@ -28,10 +28,17 @@ func writeLedger(ctx context.Context, tx *txn, tk schedule.Ticket, passed []sche
 	if err := tx.QueryRowContext(ctx, qLedgerLastSeq, tk.TriggerID).Scan(&seq); err != nil {
 		return err
 	}
+	skips, err := skipNotifier(ctx, tx, tk)
+	if err != nil {
+		return err
+	}
 	for _, p := range passed {
 		seq++
 		if _, err := tx.ExecContext(ctx, qLedgerInsert, tk.TriggerID, seq, tk.TriggerRevision, string(p.Reason),
 			p.FirstMs, p.LastMs, p.Count, boolInt(p.AtLeast), now); err != nil {
+			return err
+		}
+		if err := skips(seq, p, now); err != nil {
 			return err
 		}
 		if cutoff := seq - schedule.LedgerKeep; seq%schedule.LedgerKeep == 0 && cutoff > 0 {

@@ -115,6 +115,18 @@ var (
 	qTokenInsert         = query("token_insert")
 	qTokenRevoke         = query("token_revoke")
 	qTokenTouch          = query("token_touch")
+	qNotifyFacts         = query("notify_facts")
+	qNotifyHistory       = query("notify_history")
+	qNotifyInsert        = query("notify_insert")
+	qNotifyClaim         = query("notify_claim")
+	qNotifyDelivered     = query("notify_delivered")
+	qNotifyFailed        = query("notify_failed")
+	qNotifyList          = query("notify_list")
+	qNotifyRetry         = query("notify_retry")
+	qNotifyState         = query("notify_state")
+	qNotifyRelease       = query("notify_release")
+	qNotifySkipFacts     = query("notify_skip_facts")
+	qNotifyDue           = query("notify_due")
 )
 
 // The by-names reads run on the read pool (a dry run) and inside a
@@ -132,6 +144,7 @@ var readQueries = []string{
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qNotifyList, qNotifyDue,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -149,4 +162,6 @@ var writeQueries = []string{
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenRevoke, qTokenTouch,
+	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
+	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -77,6 +78,13 @@ type Fixture struct {
 	// server does (on the cluster, the runtime role).
 	Tokens apitoken.Manager
 	Auth   apitoken.Authenticator
+	// Outbox is the adapter's notification outbox.
+	Outbox notify.Outbox
+	// Finish ends the only live attempt of a queued Run with end
+	// (succeeded, failed, timed_out or lost) through the adapter's own
+	// finishing path: the executor's result or recovery on SQLite, a
+	// worker's completion or the lease sweep on PostgreSQL.
+	Finish func(ctx context.Context, runID string, end run.AttemptState) error
 	// Elapse lets d pass on the adapter's time authority: the injected
 	// clock moves on, the database's is waited for.
 	Elapse func(d time.Duration)
@@ -120,6 +128,9 @@ type Tamper struct {
 	// SetPauseSpan writes a trigger's last pause span (an ended pause)
 	// without bumping its state version.
 	SetPauseSpan func(ctx context.Context, triggerID string, fromMs, untilMs int64) error
+	// FailNotificationInserts makes every later insert into the
+	// notification outbox fail.
+	FailNotificationInserts func(ctx context.Context) error
 }
 
 // Factory builds a fresh Fixture for a test.

@@ -1,2 +1,3 @@
--- Renames or (un)archives a project; the unique name index still applies.
-UPDATE projects SET name = ?, status = ?, updated_at_ms = ? WHERE id = ?
+-- Renames or (un)archives a project, or replaces its notification
+-- settings; the unique name index still applies.
+UPDATE projects SET name = ?, status = ?, notifications_json = nullif(?, ''), updated_at_ms = ? WHERE id = ?

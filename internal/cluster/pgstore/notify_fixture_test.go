@@ -1,0 +1,95 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"sync"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// finisher ends Runs the way a worker and the lease sweep do, with one
+// worker session opened on first use.
+type finisher struct {
+	s    *store
+	once sync.Once
+	w    worker
+	err  error
+}
+
+func (f *finisher) worker(ctx context.Context) (worker, error) {
+	f.once.Do(func() {
+		cred, err := f.s.admin.WorkerCreate(ctx, "finisher", nil, workerproto.MaxCapacity)
+		if err != nil {
+			f.err = err
+			return
+		}
+		id, err := f.s.runtime.AuthenticateWorker(ctx, cred)
+		if err != nil {
+			f.err = err
+			return
+		}
+		reply, err := f.s.runtime.RegisterWorker(ctx, id, workerproto.RegisterRequest{Capacity: 1, Version: "test"}, shortLease)
+		f.w, f.err = worker{WorkerIdentity: id, credential: cred, session: reply.SessionID}, err
+	})
+	return f.w, f.err
+}
+
+// finish pulls the queued Run's attempt, starts it and ends it: succeeded
+// or failed by the worker's completion, timed_out and lost by the sweep
+// after the lease (and, for timed_out, the deadline) is moved into the
+// past.
+func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptState) error {
+	w, err := f.worker(ctx)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	req := workerproto.PullRequest{SessionID: w.session, OfferID: ids.New(), Token: base64.RawURLEncoding.EncodeToString(b), Max: 1}
+	reply, err := f.s.runtime.PullGrants(ctx, w.WorkerIdentity, req, testSettings)
+	if err != nil {
+		return err
+	}
+	if len(reply.Grants) != 1 || reply.Grants[0].RunID != runID {
+		return fmt.Errorf("pull granted %+v, want the attempt of run %s", reply.Grants, runID)
+	}
+	l := lease(req, reply.Grants[0])
+	if _, err := f.s.runtime.StartAttempt(ctx, w.WorkerIdentity, workerproto.StartRequest{Lease: l}, testSettings); err != nil {
+		return err
+	}
+	switch end {
+	case run.AttemptSucceeded, run.AttemptFailed:
+		code := int64(0)
+		if end == run.AttemptFailed {
+			code = 1
+		}
+		_, err := f.s.runtime.CompleteAttempt(ctx, w.WorkerIdentity, workerproto.CompleteRequest{Lease: l, Outcome: workerproto.OutcomeExited, ExitCode: &code})
+		return err
+	case run.AttemptTimedOut, run.AttemptLost:
+		deadline := "deadline_at_ms"
+		if end == run.AttemptTimedOut {
+			deadline = ClockMsSQL + " - 1"
+		}
+		if err := f.s.tamper(ctx, `UPDATE qinglong.attempts SET lease_expires_at_ms = `+ClockMsSQL+` - 1, deadline_at_ms = `+deadline+`
+			WHERE id = $1`, l.AttemptID); err != nil {
+			return err
+		}
+		res, err := f.s.runtime.SweepLeases(ctx, 10)
+		if err == nil && res.RunsLost+res.Lost == 0 {
+			err = fmt.Errorf("the sweep ended nothing: %+v", res)
+		}
+		return err
+	}
+	return fmt.Errorf("cannot end an attempt %s", end)
+}
+
+// testSettings are the worker settings of the finisher: a lease that does
+// not pass by itself within a test.
+var testSettings = WorkerSettings{RunLease: testLease}

@@ -1,0 +1,84 @@
+-- The notification outbox (notify.go): written by the runtime role in the
+-- transaction that finishes a Run, delivered by every replica together.
+
+-- name: NotifyFacts
+-- A finished Run's facts for its notifications, read in its finishing
+-- transaction: the project's settings ('' without any), the names people
+-- read and the database clock.
+SELECT coalesce(p.notifications, ''), p.name, r.project_id, coalesce(r.trigger_id::text, ''),
+       coalesce((SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision), ''),
+       r.scheduled_for_ms, {{now_ms}}
+  FROM qinglong.runs r JOIN qinglong.projects p ON p.id = r.project_id
+ WHERE r.id = $1
+
+-- name: NotifyHistory
+-- The states of a trigger's finished Runs admitted before this one, newest
+-- first, cancelled ones passed over, through runs_trigger_listing_idx
+-- (ids are time-ordered).
+SELECT state FROM qinglong.runs
+ WHERE trigger_id = $1 AND id < $2 AND state IN ('succeeded', 'failed', 'timed_out', 'lost')
+ ORDER BY id DESC
+ LIMIT $3
+
+-- name: NotifyInsert
+-- One notification, pending and due now; a second row for the same rule
+-- and subject is dropped (one notification per rule and Run).
+INSERT INTO qinglong.notification_outbox (id, project_id, run_id, rule_key, subject, event, channel, payload, state,
+                                          attempts, next_attempt_at_ms, created_at_ms, updated_at_ms)
+VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, 'pending', 0, $9, $9, $9)
+ON CONFLICT (rule_key, subject) DO NOTHING
+
+-- name: NotifyClaim
+-- Claims due pending rows in due order, skipping rows another replica is
+-- claiming: one more attempt each, and not due again until the lease
+-- passes (a replica that dies mid-delivery leaves the row to be sent
+-- again, with the same id as its idempotency key).
+WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+picked AS (
+    SELECT o.id FROM qinglong.notification_outbox o
+     WHERE o.state = 'pending' AND o.next_attempt_at_ms <= (SELECT ms FROM n)
+     ORDER BY o.next_attempt_at_ms
+     LIMIT $2
+       FOR UPDATE SKIP LOCKED
+)
+UPDATE qinglong.notification_outbox o
+   SET attempts = o.attempts + 1, next_attempt_at_ms = n.ms + $1, updated_at_ms = n.ms
+  FROM picked p, n
+ WHERE o.id = p.id
+RETURNING o.id, o.project_id, coalesce(o.run_id::text, ''), o.rule_key, o.event, o.channel::text, o.payload::text, o.state,
+          o.attempts, o.next_attempt_at_ms, coalesce(o.last_error, ''), o.created_at_ms, coalesce(o.delivered_at_ms, 0)
+
+-- name: NotifyDelivered
+-- A delivery succeeded: the row is delivered for good.
+UPDATE qinglong.notification_outbox
+   SET state = 'delivered', delivered_at_ms = {{now_ms}}, last_error = NULL, updated_at_ms = {{now_ms}}
+ WHERE id = $1 AND state = 'pending'
+
+-- name: NotifyFailed
+-- A delivery failed: due again after the backoff, or dead. Fenced by the
+-- attempt count of the claim, so a late report of an older claim changes
+-- nothing.
+UPDATE qinglong.notification_outbox
+   SET state = $1, next_attempt_at_ms = {{now_ms}} + $2, last_error = $3, updated_at_ms = {{now_ms}}
+ WHERE id = $4 AND state = 'pending' AND attempts = $5
+
+-- name: NotifyList
+-- Outbox rows for people, newest first, optionally of one state.
+SELECT id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::text, payload::text, state, attempts,
+       next_attempt_at_ms, coalesce(last_error, ''), created_at_ms, coalesce(delivered_at_ms, 0)
+  FROM qinglong.notification_outbox
+ WHERE $1 = '' OR state = $1
+ ORDER BY created_at_ms DESC, id DESC
+ LIMIT $2
+
+-- name: NotifyRetry
+-- A dead row is pending again and due now, its attempts counted afresh.
+UPDATE qinglong.notification_outbox
+   SET state = 'pending', attempts = 0, next_attempt_at_ms = {{now_ms}}, updated_at_ms = {{now_ms}}
+ WHERE id = $1 AND state = 'dead'
+RETURNING id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::text, payload::text, state, attempts,
+          next_attempt_at_ms, coalesce(last_error, ''), created_at_ms, coalesce(delivered_at_ms, 0)
+
+-- name: NotifyState
+-- The state of one outbox row, to say why a retry changed nothing.
+SELECT state FROM qinglong.notification_outbox WHERE id = $1

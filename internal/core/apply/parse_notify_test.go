@@ -1,0 +1,82 @@
+package apply
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/notify"
+)
+
+const notifyBase = "project: demo\nnotifications:\n"
+
+func TestParseReadsNotificationRulesAndChannels(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("x.yaml", []byte(notifyBase+`  channels:
+    ops: {type: webhook, url: "https://hooks.example.com/ql", signingSecret: ops_hmac}
+    tg: {type: telegram, urlSecret: tg_url, chatId: "-1001234567890"}
+  rules:
+    - {on: failed, channel: ops}
+    - {on: skipped, reasons: [paused, misfire], channel: ops}
+    - {consecutive_failures: 3, channel: tg}
+    - {on: recovered, channel: tg}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.HasNotifications {
+		t.Fatal("the notifications block was not read")
+	}
+	want := notify.Spec{
+		Channels: []notify.Channel{
+			{Name: "ops", Kind: notify.Webhook, URL: "https://hooks.example.com/ql", SigningSecret: "ops_hmac"},
+			{Name: "tg", Kind: notify.Telegram, URLSecret: "tg_url", ChatID: "-1001234567890"},
+		},
+		Rules: []notify.Rule{
+			{On: notify.OnFailed, Channel: "ops"},
+			{On: notify.OnSkipped, Reasons: []string{"paused", "misfire"}, Channel: "ops"},
+			{On: notify.OnConsecutiveFailures, Count: 3, Channel: "tg"},
+			{On: notify.OnRecovered, Channel: "tg"},
+		},
+	}
+	if doc.Notifications.Encode() != want.Encode() {
+		t.Fatalf("read %s\nwant %s", doc.Notifications.Encode(), want.Encode())
+	}
+	plain, err := Parse("x.yaml", []byte("project: demo\n"))
+	if err != nil || plain.HasNotifications {
+		t.Fatalf("a file without notifications reads as having some (%v)", err)
+	}
+	cleared, err := Parse("x.yaml", []byte(notifyBase+"  {}\n"))
+	if err != nil || !cleared.HasNotifications || cleared.Notifications.Encode() != "" {
+		t.Fatalf("notifications: {} reads as %+v (%v); want settings that clear the project's", cleared, err)
+	}
+}
+
+func TestParseRejectsBadNotificationsWithTheirLine(t *testing.T) {
+	t.Parallel()
+	ch := "  channels:\n    ops: {type: webhook, url: \"https://h.example.com\"}\n  rules:\n"
+	cases := map[string]struct{ yaml, want string }{
+		"unknown kind":        {"  channels:\n    ops: {type: pager, url: \"https://h.example.com\"}\n  rules: []\n", `x.yaml:4: notifications.channels.ops.type: "pager" is not one of`},
+		"no url":              {"  channels:\n    ops: {type: slack}\n  rules: []\n", "x.yaml:4: notifications.channels.ops: needs url, or urlSecret"},
+		"url with password":   {"  channels:\n    ops: {type: slack, url: \"https://u:p@h.example.com\"}\n  rules: []\n", "x.yaml:4: notifications.channels.ops.url: must not carry a user or password"},
+		"plain http scheme":   {"  channels:\n    ops: {type: slack, url: \"ftp://h.example.com\"}\n  rules: []\n", "must be an absolute http:// or https:// URL"},
+		"telegram no chat":    {"  channels:\n    tg: {type: telegram, urlSecret: tg}\n  rules: []\n", "x.yaml:4: notifications.channels.tg.chatId: is required"},
+		"signing not webhook": {"  channels:\n    s: {type: slack, url: \"https://h.example.com\", signingSecret: k}\n  rules: []\n", "only a webhook channel signs"},
+		"undefined channel":   {ch + "    - {on: failed, channel: nope}\n", `x.yaml:6: notifications.rules[0].channel: "nope" is not defined`},
+		"unknown event":       {ch + "    - {on: exploded, channel: ops}\n", `x.yaml:6: notifications.rules[0].on: "exploded" is not one of`},
+		"reasons off skipped": {ch + "    - {on: failed, reasons: [paused], channel: ops}\n", "x.yaml:6: notifications.rules[0].reasons: only a skipped rule"},
+		"unknown reason":      {ch + "    - {on: skipped, reasons: [bored], channel: ops}\n", `"bored" is not a ledger reason`},
+		"zero streak":         {ch + "    - {consecutive_failures: 0, channel: ops}\n", "x.yaml:6: notifications.rules[0].consecutive_failures: 0 is outside 1 … 1000"},
+		"on consecutive":      {ch + "    - {on: consecutive_failures, channel: ops}\n", "write consecutive_failures: N"},
+		"duplicate rule":      {ch + "    - {on: failed, channel: ops}\n    - {on: failed, channel: ops}\n", "x.yaml:7: notifications.rules[1]: the same rule is given twice"},
+		"no rules":            {"  channels:\n    ops: {type: slack, url: \"https://h.example.com\"}\n", "x.yaml:3: notifications.rules: is required"},
+		"unknown field":       {ch + "    - {on: failed, channel: ops, when: always}\n", `unknown field "when"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte(notifyBase+tc.yaml))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,31 @@
+package notify
+
+import (
+	"testing"
+	"time"
+)
+
+// The wait after the n-th failure doubles from the base up to the cap,
+// with at most a fifth taken off at random.
+func TestBackoffDoublesUpToItsCapWithBoundedJitter(t *testing.T) {
+	d := NewDeliverer(DeliveryConfig{BaseBackoff: time.Second, MaxBackoff: 10 * time.Second})
+	for attempts, full := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 4: 8 * time.Second, 5: 10 * time.Second, 60: 10 * time.Second} {
+		for range 50 {
+			if b := d.Backoff(attempts); b > full || b < full-full/5 {
+				t.Fatalf("backoff after %d failures is %s, want within [%s, %s]", attempts, b, full-full/5, full)
+			}
+		}
+	}
+}
+
+func TestDeliverySettingsOutsideTheirRangeAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		backoff  time.Duration
+		attempts int
+		ok       bool
+	}{{0, 0, true}, {100 * time.Millisecond, 100, true}, {time.Millisecond, 3, false}, {2 * time.Hour, 3, false}, {time.Second, 101, false}, {time.Second, -1, false}} {
+		if err := CheckSettings(tc.backoff, tc.attempts); (err == nil) != tc.ok {
+			t.Fatalf("CheckSettings(%s, %d) = %v, want ok %t", tc.backoff, tc.attempts, err, tc.ok)
+		}
+	}
+}

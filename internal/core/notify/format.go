@@ -1,0 +1,155 @@
+package notify
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Headers of every delivery.
+const (
+	// HeaderIdempotencyKey is the outbox row's id: the same on every
+	// delivery of one notification, so a receiver drops repeats.
+	HeaderIdempotencyKey = "Idempotency-Key"
+	// HeaderEvent names the rule's event.
+	HeaderEvent = "X-QingLong-Event"
+	// HeaderSignature is "sha256=" and the hex HMAC-SHA256 of the body
+	// under the channel's signing secret (webhook channels with one).
+	HeaderSignature = "X-QingLong-Signature-256"
+)
+
+// Request is one HTTP delivery: always a POST.
+type Request struct {
+	URL     string
+	Headers map[string]string
+	Body    []byte
+}
+
+// Secrets are the values of a channel's secret references, by name.
+type Secrets map[string]string
+
+// Refs are the secret names a channel uses.
+func (c Channel) Refs() []string {
+	var out []string
+	for _, r := range []string{c.URLSecret, c.SigningSecret, c.TokenSecret} {
+		if r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Build renders m for its channel with the resolved secrets. The body
+// depends only on the row, so every delivery of it is byte-identical.
+func Build(m Message, sec Secrets) (Request, error) {
+	c := m.Channel
+	req := Request{URL: c.URL, Headers: map[string]string{
+		"Content-Type": "application/json", HeaderIdempotencyKey: m.ID, HeaderEvent: string(m.Payload.Event),
+	}}
+	if c.URLSecret != "" {
+		req.URL = sec[c.URLSecret]
+		if err := CheckURL(req.URL); err != nil {
+			// The message names the secret, never its value.
+			return Request{}, fmt.Errorf("secret %q (the URL of channel %s): %v", c.URLSecret, c.Name, err)
+		}
+	}
+	title, text := Title(m.Payload), Text(m.Payload)
+	var body any
+	switch c.Kind {
+	case Webhook:
+		body = m.Payload
+	case Telegram:
+		body = map[string]any{"chat_id": c.ChatID, "text": title + "\n" + text, "disable_web_page_preview": true}
+	case DingTalk, WeCom:
+		body = map[string]any{"msgtype": "text", "text": map[string]string{"content": title + "\n" + text}}
+	case Feishu:
+		body = map[string]any{"msg_type": "text", "content": map[string]string{"text": title + "\n" + text}}
+	case Bark:
+		body = map[string]string{"title": title, "body": text, "group": "qinglong"}
+	case Slack:
+		body = map[string]string{"text": title + "\n" + text}
+	case Ntfy:
+		req.Headers["Content-Type"] = "text/plain; charset=utf-8"
+		req.Headers["Title"] = title
+		req.Headers["Tags"] = tag(m.Payload.Event)
+		req.Body = []byte(text)
+	default:
+		return Request{}, fmt.Errorf("channel %s: unknown kind %q", c.Name, c.Kind)
+	}
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return Request{}, err
+		}
+		req.Body = b
+	}
+	if c.SigningSecret != "" {
+		req.Headers[HeaderSignature] = Sign(sec[c.SigningSecret], req.Body)
+	}
+	if c.TokenSecret != "" {
+		req.Headers["Authorization"] = "Bearer " + sec[c.TokenSecret]
+	}
+	return req, nil
+}
+
+// Sign is the signature header's value: "sha256=" + hex HMAC-SHA256.
+func Sign(secret string, body []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// Verify checks a signature header in constant time; receivers in Go can
+// call it, others follow docs/notifications.md.
+func Verify(secret string, body []byte, header string) bool {
+	return hmac.Equal([]byte(Sign(secret, body)), []byte(header))
+}
+
+var verbs = map[Event]string{
+	OnFailed: "failed", OnTimedOut: "timed out", OnLost: "was lost", OnSkipped: "skipped an occurrence",
+	OnRecovered: "recovered", OnConsecutiveFailures: "failed %d times in a row",
+}
+
+// Title is the one-line summary of a payload.
+func Title(p Payload) string {
+	verb := verbs[p.Event]
+	if p.Event == OnConsecutiveFailures {
+		verb = fmt.Sprintf(verb, p.ConsecutiveFailures)
+	}
+	name := p.Project
+	if p.Trigger != "" {
+		name += "/" + p.Trigger
+	}
+	return fmt.Sprintf("QingLong: %s %s", name, verb)
+}
+
+// Text is the detail lines of a payload.
+func Text(p Payload) string {
+	var b strings.Builder
+	line := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "%s: %s\n", k, v)
+		}
+	}
+	line("run", p.RunID)
+	line("state", p.RunState)
+	line("error", p.ErrorCode)
+	line("reason", p.Reason)
+	if p.Occurrences > 0 {
+		line("occurrences", fmt.Sprint(p.Occurrences))
+	}
+	line("scheduled for", p.ScheduledFor)
+	line("last scheduled for", p.LastScheduledFor)
+	line("finished at", p.FinishedAt)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func tag(e Event) string {
+	if e == OnRecovered {
+		return "white_check_mark"
+	}
+	return "warning"
+}

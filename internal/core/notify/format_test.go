@@ -1,0 +1,115 @@
+package notify
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/*.golden from the current formats")
+
+// sample is one consecutive_failures notification, as the outbox stores it.
+func sample(c Channel) Message {
+	id := "01930000-0000-7000-8000-00000000abcd"
+	return Message{ID: id, Event: OnConsecutiveFailures, Channel: c, State: Pending, Payload: Payload{
+		ID: id, Event: OnConsecutiveFailures, Project: "shop", Trigger: "nightly-backup", RunID: "01930000-0000-7000-8000-000000000001",
+		RunState: "failed", ErrorCode: "exit_status", ScheduledFor: "2026-11-30T02:00:00Z", FinishedAt: "2026-11-30T02:00:03.25Z",
+		ConsecutiveFailures: 3,
+	}}
+}
+
+// Each built-in channel renders the same notification into its service's
+// body format; the golden files are what the services document.
+func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
+	secrets := Secrets{"url": "https://chat.example.com/hook?token=t0ken-value", "hmac": "s3cret-value", "token": "bearer-value"}
+	for _, kind := range Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			c := Channel{Name: "ops", Kind: kind, URLSecret: "url"}
+			switch kind {
+			case Webhook:
+				c.SigningSecret = "hmac"
+			case Telegram:
+				c.ChatID = "-1001234567890"
+			case Ntfy:
+				c.TokenSecret = "token"
+			}
+			if err := c.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			req, err := Build(sample(c), secrets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if req.URL != secrets["url"] || req.Headers[HeaderIdempotencyKey] != sample(c).ID || req.Headers[HeaderEvent] != "consecutive_failures" {
+				t.Fatalf("request to %q with headers %v; want the secret URL, the row id as idempotency key and the event", req.URL, req.Headers)
+			}
+			if kind != Ntfy && !json.Valid(req.Body) {
+				t.Fatalf("body is not JSON: %s", req.Body)
+			}
+			golden := filepath.Join("testdata", string(kind)+".golden")
+			if *updateGolden {
+				if err := os.WriteFile(golden, req.Body, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update-golden to create it)", err)
+			}
+			if !bytes.Equal(req.Body, want) {
+				t.Fatalf("body\n%s\nwant (%s)\n%s", req.Body, golden, want)
+			}
+			again, err := Build(sample(c), secrets)
+			if err != nil || !bytes.Equal(again.Body, req.Body) {
+				t.Fatal("two deliveries of one row differ in their body")
+			}
+			for _, v := range []string{secrets["hmac"], secrets["token"]} {
+				if bytes.Contains(req.Body, []byte(v)) {
+					t.Fatalf("the body carries a secret value: %s", req.Body)
+				}
+			}
+		})
+	}
+}
+
+// A webhook body is signed with HMAC-SHA256 under the channel's secret; a
+// receiver holding the secret verifies it, and a changed body or another
+// secret fails.
+func TestWebhookSignatureVerifiesOnlyTheSignedBodyAndSecret(t *testing.T) {
+	c := Channel{Name: "ops", Kind: Webhook, URL: "https://hooks.example.com/ql", SigningSecret: "hmac", TokenSecret: "token"}
+	req, err := Build(sample(c), Secrets{"hmac": "s3cret-value", "token": "bearer-value"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := req.Headers[HeaderSignature]
+	if !strings.HasPrefix(sig, "sha256=") || len(sig) != len("sha256=")+64 {
+		t.Fatalf("signature header %q, want sha256=<64 hex>", sig)
+	}
+	if req.Headers["Authorization"] != "Bearer bearer-value" {
+		t.Fatalf("authorization %q", req.Headers["Authorization"])
+	}
+	if !Verify("s3cret-value", req.Body, sig) {
+		t.Fatal("the receiver's check fails on the signed body")
+	}
+	if Verify("another-secret", req.Body, sig) || Verify("s3cret-value", append(req.Body, ' '), sig) {
+		t.Fatal("the signature verifies another secret or a changed body")
+	}
+	var p Payload
+	if err := json.Unmarshal(req.Body, &p); err != nil || p != sample(c).Payload {
+		t.Fatalf("webhook body %s does not decode to the payload (%v)", req.Body, err)
+	}
+}
+
+// A URL from a secret is checked like one written in the file, and the
+// error names the secret, never its value.
+func TestASecretURLIsCheckedWithoutShowingIt(t *testing.T) {
+	c := Channel{Name: "ops", Kind: Slack, URLSecret: "slack"}
+	_, err := Build(sample(c), Secrets{"slack": "ftp://user:pa55word@example.com"})
+	if err == nil || !strings.Contains(err.Error(), `"slack"`) || strings.Contains(err.Error(), "pa55word") {
+		t.Fatalf("error %v; want one naming the secret without its value", err)
+	}
+}

@@ -1,0 +1,241 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// State of an outbox row.
+type State string
+
+// The states of an outbox row: pending until a delivery succeeds or the
+// attempts run out (dead); `ql notifications retry` makes a dead row
+// pending again.
+const (
+	Pending   State = "pending"
+	Delivered State = "delivered"
+	Dead      State = "dead"
+)
+
+// Message is one outbox row. ID is also the idempotency key every
+// delivery of the row carries.
+type Message struct {
+	ID              string
+	ProjectID       string
+	RunID           string
+	RuleKey         string
+	Event           Event
+	Channel         Channel
+	Payload         Payload
+	State           State
+	Attempts        int
+	NextAttemptAtMs int64
+	LastError       string
+	CreatedAtMs     int64
+	DeliveredAtMs   int64
+}
+
+// Payload is what a notification says; the generic webhook sends it as
+// its JSON body, the chat formats render it as text. It holds names,
+// states and times only — never a command, its environment or its output.
+type Payload struct {
+	ID                  string `json:"id"`
+	Event               Event  `json:"event"`
+	Project             string `json:"project"`
+	Trigger             string `json:"trigger,omitempty"`
+	RunID               string `json:"runId,omitempty"`
+	RunState            string `json:"runState,omitempty"`
+	ErrorCode           string `json:"errorCode,omitempty"`
+	ScheduledFor        string `json:"scheduledFor,omitempty"`
+	FinishedAt          string `json:"finishedAt,omitempty"`
+	ConsecutiveFailures int    `json:"consecutiveFailures,omitempty"`
+	// A skipped notification names the ledger entry: its reason, how
+	// many occurrences it holds and the last one's time.
+	Reason           string `json:"reason,omitempty"`
+	Occurrences      int64  `json:"occurrences,omitempty"`
+	LastScheduledFor string `json:"lastScheduledFor,omitempty"`
+}
+
+// Finished is a Run that has just reached a terminal state, as its
+// finishing transaction reads it.
+type Finished struct {
+	RunID          string
+	ProjectID      string
+	ProjectName    string
+	TriggerID      string
+	TriggerName    string
+	State          run.State
+	ErrorCode      string
+	ScheduledForMs int64
+	FinishedAtMs   int64
+}
+
+// failure reports whether a finished Run counts as a failure for
+// recovered and consecutive_failures. A cancelled Run counts as neither:
+// someone stopped it on purpose.
+func failure(s run.State) bool { return s == run.Failed || s == run.TimedOut || s == run.Lost }
+
+// Counted are the finished Run states the history reads: cancelled Runs
+// are passed over.
+var Counted = []run.State{run.Succeeded, run.Failed, run.TimedOut, run.Lost}
+
+// History is how many of the trigger's previous finished Runs (newest
+// first, cancelled ones left out) Derive needs: 0 when no rule looks back,
+// so a store reads nothing more for the common rules.
+func (s Spec) History() int {
+	n := 0
+	for _, r := range s.Rules {
+		switch {
+		case r.On == OnRecovered && n < 1:
+			n = 1
+		case r.On == OnConsecutiveFailures && r.Count > n:
+			n = r.Count
+		}
+	}
+	return n
+}
+
+// Derive returns the outbox rows the finished Run f produces under s.
+// previous are the states of the trigger's finished Runs before f, newest
+// first, at least s.History() of them when there are that many.
+//
+//   - failed, timed_out, lost: f ended so.
+//   - recovered: f succeeded and the Run before it failed.
+//   - consecutive_failures N: f failed and is the N-th failure in a row —
+//     one notification per streak, not one per failure after the N-th.
+func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Message {
+	streak := 0
+	if failure(f.State) {
+		streak = 1
+		for _, p := range previous {
+			if !failure(p) {
+				break
+			}
+			streak++
+		}
+	}
+	var out []Message
+	for _, r := range s.Rules {
+		fire := false
+		switch r.On {
+		case OnFailed, OnTimedOut, OnLost:
+			fire = string(r.On) == string(f.State)
+		case OnRecovered:
+			fire = f.State == run.Succeeded && len(previous) > 0 && failure(previous[0])
+		case OnConsecutiveFailures:
+			fire = streak == r.Count
+		}
+		if !fire {
+			continue
+		}
+		ch, ok := s.Channel(r.Channel)
+		if !ok {
+			continue
+		}
+		id := newID()
+		p := Payload{ID: id, Event: r.On, Project: f.ProjectName, Trigger: f.TriggerName, RunID: f.RunID, RunState: string(f.State),
+			ErrorCode: f.ErrorCode, ScheduledFor: stamp(f.ScheduledForMs), FinishedAt: stamp(f.FinishedAtMs)}
+		if r.On == OnConsecutiveFailures {
+			p.ConsecutiveFailures = streak
+		}
+		out = append(out, Message{ID: id, ProjectID: f.ProjectID, RunID: f.RunID, RuleKey: r.Key(), Event: r.On, Channel: ch, Payload: p,
+			State: Pending})
+	}
+	return out
+}
+
+// StampLayout is the payloads' time format, RFC 3339 in UTC with
+// milliseconds; PostgreSQL's statements write the same.
+const StampLayout = "2006-01-02T15:04:05.000Z"
+
+func stamp(ms int64) string {
+	if ms == 0 {
+		return ""
+	}
+	return time.UnixMilli(ms).UTC().Format(StampLayout)
+}
+
+// Skipped is one occurrence-ledger entry just written: occurrences of a
+// trigger passed over without a Run.
+type Skipped struct {
+	ProjectID, ProjectName string
+	TriggerID, TriggerName string
+	// Seq numbers the entry within its trigger; with the trigger it is
+	// the entry's identity, the subject of its notifications.
+	Seq          int64
+	Reason       string
+	FirstMs      int64
+	LastMs       int64
+	Occurrences  int64
+	RecordedAtMs int64
+}
+
+// SkipSubject is the deduplication subject of a ledger entry's
+// notifications.
+func SkipSubject(triggerID string, seq int64) string {
+	return fmt.Sprintf("skip:%s:%d", triggerID, seq)
+}
+
+// DeriveSkipped returns the outbox rows a ledger entry produces: one per
+// skipped rule whose reasons (none: every reason) include the entry's.
+func (s Spec) DeriveSkipped(k Skipped, newID func() string) []Message {
+	var out []Message
+	for _, r := range s.Rules {
+		if r.On != OnSkipped || (len(r.Reasons) > 0 && !contains(r.Reasons, k.Reason)) {
+			continue
+		}
+		ch, ok := s.Channel(r.Channel)
+		if !ok {
+			continue
+		}
+		id := newID()
+		p := Payload{ID: id, Event: OnSkipped, Project: k.ProjectName, Trigger: k.TriggerName, Reason: k.Reason, Occurrences: k.Occurrences,
+			ScheduledFor: stamp(k.FirstMs), LastScheduledFor: stamp(k.LastMs)}
+		out = append(out, Message{ID: id, ProjectID: k.ProjectID, RuleKey: r.Key(), Event: OnSkipped, Channel: ch, Payload: p, State: Pending})
+	}
+	return out
+}
+
+// EncodeJSON is the stored form of a channel or payload.
+func EncodeJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("notify: encode: " + err.Error())
+	}
+	return string(b)
+}
+
+// DecodeMessage fills m's channel and payload from their stored forms.
+func DecodeMessage(m *Message, channel, payload string) error {
+	if err := json.Unmarshal([]byte(channel), &m.Channel); err != nil {
+		return err
+	}
+	return json.Unmarshal([]byte(payload), &m.Payload)
+}
+
+// ListQuery selects outbox rows, newest first; State "" is every state.
+type ListQuery struct {
+	State State
+	Limit int
+}
+
+// Outbox is the store side of delivery. Times are the store's clock.
+type Outbox interface {
+	// NotificationsClaim takes up to limit pending rows due now: each gets
+	// attempts + 1 and is not due again for lease, so replicas sharing
+	// the outbox never send one row at once.
+	NotificationsClaim(ctx context.Context, limit int, lease time.Duration) ([]Message, error)
+	// NotificationDelivered marks the row delivered.
+	NotificationDelivered(ctx context.Context, id string) error
+	// NotificationFailed records a failed delivery of the claim with the
+	// given attempt count: the row is due again after retryIn, or dead.
+	NotificationFailed(ctx context.Context, id string, attempts int, retryIn time.Duration, dead bool, reason string) error
+	// NotificationsList reads rows for people.
+	NotificationsList(ctx context.Context, q ListQuery) ([]Message, error)
+	// NotificationRetry makes a dead row pending and due now.
+	NotificationRetry(ctx context.Context, id string) (Message, error)
+}

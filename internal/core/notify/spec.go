@@ -1,0 +1,308 @@
+// Package notify is failure notification: a project's rules and channels,
+// the outbox rows a finished Run produces (written by the stores in the
+// transaction that finishes the Run), the request body of each channel
+// kind, and the delivery loop that sends pending rows.
+package notify
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/digest"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// Event is what a rule fires on.
+type Event string
+
+// The events of a rule.
+const (
+	OnFailed              Event = "failed"
+	OnTimedOut            Event = "timed_out"
+	OnLost                Event = "lost"
+	OnSkipped             Event = "skipped"
+	OnRecovered           Event = "recovered"
+	OnConsecutiveFailures Event = "consecutive_failures"
+)
+
+// Events lists every event in the order the documentation gives them.
+var Events = []Event{OnFailed, OnTimedOut, OnLost, OnSkipped, OnRecovered, OnConsecutiveFailures}
+
+// Kind is a channel's body format.
+type Kind string
+
+// The channel kinds.
+const (
+	Webhook  Kind = "webhook"
+	Telegram Kind = "telegram"
+	DingTalk Kind = "dingtalk"
+	WeCom    Kind = "wecom"
+	Feishu   Kind = "feishu"
+	Bark     Kind = "bark"
+	Ntfy     Kind = "ntfy"
+	Slack    Kind = "slack"
+)
+
+// Kinds lists every channel kind.
+var Kinds = []Kind{Webhook, Telegram, DingTalk, WeCom, Feishu, Bark, Ntfy, Slack}
+
+// Limits of a project's notification settings.
+const (
+	MaxChannels          = 32
+	MaxRules             = 64
+	MaxConsecutive       = 1000
+	maxURLLen            = 2048
+	maxSecretRefLen      = 128
+	maxChatIDLen         = 64
+	maxSkippedReasonsLen = 16
+)
+
+// Channel is where a rule's notifications go. The URL is given either in
+// the definitions (URL) or, because most chat services put their token in
+// it, by the name of a secret holding it (URLSecret). SigningSecret names
+// the secret whose value signs a webhook body; TokenSecret a bearer token
+// (ntfy). Only secret names are stored, never values.
+type Channel struct {
+	Name          string `json:"name"`
+	Kind          Kind   `json:"kind"`
+	URL           string `json:"url,omitempty"`
+	URLSecret     string `json:"urlSecret,omitempty"`
+	SigningSecret string `json:"signingSecret,omitempty"`
+	TokenSecret   string `json:"tokenSecret,omitempty"`
+	ChatID        string `json:"chatId,omitempty"`
+}
+
+// Rule sends a notification to Channel when a Run of the project meets
+// On. Reasons filters skipped (ledger reasons; empty: every reason);
+// Count is the streak of consecutive_failures.
+type Rule struct {
+	On      Event    `json:"on"`
+	Channel string   `json:"channel"`
+	Reasons []string `json:"reasons,omitempty"`
+	Count   int      `json:"count,omitempty"`
+	// Stored is Key() in the stored form, so the statements that write
+	// skipped notifications in SQL read it instead of computing it.
+	Stored string `json:"key,omitempty"`
+}
+
+// Key identifies a rule within its project by content: the same rule keeps
+// its key when other rules are added or reordered, so deduplication per
+// rule and Run survives an edit of the file.
+func (r Rule) Key() string {
+	return digest.New("qinglong.notify.rule.v1").String("on", string(r.On)).String("channel", r.Channel).
+		Strings("reasons", r.Reasons).Int("count", int64(r.Count)).Sum()
+}
+
+// Spec is a project's notification settings.
+type Spec struct {
+	Channels []Channel `json:"channels"`
+	Rules    []Rule    `json:"rules"`
+}
+
+// Empty reports whether the spec sends nothing.
+func (s Spec) Empty() bool { return len(s.Rules) == 0 && len(s.Channels) == 0 }
+
+// Channel returns the named channel.
+func (s Spec) Channel(name string) (Channel, bool) {
+	for _, c := range s.Channels {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Channel{}, false
+}
+
+// SkippedReasons are the occurrence-ledger reasons a skipped rule may name.
+var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled"}
+
+var (
+	secretRef = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+	chatID    = regexp.MustCompile(`^-?[A-Za-z0-9_@]+$`)
+)
+
+// Validate checks every channel and rule; messages name the field.
+func (s Spec) Validate() error {
+	if len(s.Channels) > MaxChannels {
+		return qlerror.New(qlerror.Invalid, "notifications.channels: %d channels, the limit is %d", len(s.Channels), MaxChannels)
+	}
+	if len(s.Rules) > MaxRules {
+		return qlerror.New(qlerror.Invalid, "notifications.rules: %d rules, the limit is %d", len(s.Rules), MaxRules)
+	}
+	seen := map[string]bool{}
+	for _, c := range s.Channels {
+		if seen[c.Name] {
+			return qlerror.New(qlerror.Invalid, "notifications.channels: %q is given twice", c.Name)
+		}
+		seen[c.Name] = true
+		if err := c.Validate(); err != nil {
+			return err
+		}
+	}
+	keys := map[string]bool{}
+	for i, r := range s.Rules {
+		if err := r.validate(fmt.Sprintf("notifications.rules[%d]", i), seen); err != nil {
+			return err
+		}
+		if keys[r.Key()] {
+			return qlerror.New(qlerror.Invalid, "notifications.rules[%d]: the same rule is given twice", i)
+		}
+		keys[r.Key()] = true
+	}
+	return nil
+}
+
+// Validate checks one channel.
+func (c Channel) Validate() error {
+	field := "notifications.channels." + c.Name
+	if err := validate.Name("notifications.channels name", c.Name); err != nil {
+		return err
+	}
+	if !contains(Kinds, c.Kind) {
+		return qlerror.New(qlerror.Invalid, "%s.type: %q is not one of %s", field, c.Kind, joinKinds())
+	}
+	switch {
+	case c.URL == "" && c.URLSecret == "":
+		return qlerror.New(qlerror.Invalid, "%s: needs url, or urlSecret naming the secret that holds the URL (when the URL carries a token)", field)
+	case c.URL != "" && c.URLSecret != "":
+		return qlerror.New(qlerror.Invalid, "%s: give url or urlSecret, not both", field)
+	case c.URL != "":
+		if err := CheckURL(c.URL); err != nil {
+			return qlerror.New(qlerror.Invalid, "%s.url: %s", field, err)
+		}
+	}
+	for k, v := range map[string]string{"urlSecret": c.URLSecret, "signingSecret": c.SigningSecret, "tokenSecret": c.TokenSecret} {
+		if v != "" && (len(v) > maxSecretRefLen || !secretRef.MatchString(v)) {
+			return qlerror.New(qlerror.Invalid, "%s.%s: %q is not a secret name (letters, digits, '_', '.', '-', at most %d)", field, k, v, maxSecretRefLen)
+		}
+	}
+	if c.SigningSecret != "" && c.Kind != Webhook {
+		return qlerror.New(qlerror.Invalid, "%s.signingSecret: only a webhook channel signs its body; remove it", field)
+	}
+	if c.TokenSecret != "" && c.Kind != Ntfy && c.Kind != Webhook {
+		return qlerror.New(qlerror.Invalid, "%s.tokenSecret: only webhook and ntfy channels send a bearer token; remove it", field)
+	}
+	switch {
+	case c.Kind == Telegram && c.ChatID == "":
+		return qlerror.New(qlerror.Invalid, "%s.chatId: is required for telegram (the chat the bot posts to)", field)
+	case c.Kind != Telegram && c.ChatID != "":
+		return qlerror.New(qlerror.Invalid, "%s.chatId: only a telegram channel has a chat id; remove it", field)
+	case c.ChatID != "" && (len(c.ChatID) > maxChatIDLen || !chatID.MatchString(c.ChatID)):
+		return qlerror.New(qlerror.Invalid, "%s.chatId: %q is not a chat id like -1001234567890 or @channel", field, c.ChatID)
+	}
+	return nil
+}
+
+// CheckURL accepts an absolute http or https URL; the delivery resolves a
+// secret URL with it too.
+func CheckURL(raw string) error {
+	if len(raw) > maxURLLen {
+		return fmt.Errorf("%d characters, the limit is %d", len(raw), maxURLLen)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("must be an absolute http:// or https:// URL")
+	}
+	if u.User != nil {
+		return fmt.Errorf("must not carry a user or password; put credentials in a secret (urlSecret or tokenSecret)")
+	}
+	return nil
+}
+
+func (r Rule) validate(field string, channels map[string]bool) error {
+	if !contains(Events, r.On) {
+		return qlerror.New(qlerror.Invalid, "%s.on: %q is not one of %s", field, r.On, joinEvents())
+	}
+	if r.Channel == "" {
+		return qlerror.New(qlerror.Invalid, "%s.channel: is required (a channel named under notifications.channels)", field)
+	}
+	if !channels[r.Channel] {
+		return qlerror.New(qlerror.Invalid, "%s.channel: %q is not defined under notifications.channels", field, r.Channel)
+	}
+	if len(r.Reasons) > 0 && r.On != OnSkipped {
+		return qlerror.New(qlerror.Invalid, "%s.reasons: only a skipped rule filters by reason; remove it", field)
+	}
+	if len(r.Reasons) > maxSkippedReasonsLen {
+		return qlerror.New(qlerror.Invalid, "%s.reasons: too many reasons", field)
+	}
+	for _, reason := range r.Reasons {
+		if !contains(SkippedReasons, reason) {
+			return qlerror.New(qlerror.Invalid, "%s.reasons: %q is not a ledger reason; use %s", field, reason, strings.Join(SkippedReasons, ", "))
+		}
+	}
+	switch {
+	case r.On == OnConsecutiveFailures && (r.Count < 1 || r.Count > MaxConsecutive):
+		return qlerror.New(qlerror.Invalid, "%s.count: consecutive_failures needs count from 1 to %d (the streak that sends one notification)", field, MaxConsecutive)
+	case r.On != OnConsecutiveFailures && r.Count != 0:
+		return qlerror.New(qlerror.Invalid, "%s.count: only a consecutive_failures rule has a count; remove it", field)
+	}
+	return nil
+}
+
+// Normalize sorts what has no order (channels by name, reasons) so equal
+// settings encode equally.
+func (s Spec) Normalize() Spec {
+	out := Spec{Channels: append([]Channel(nil), s.Channels...), Rules: make([]Rule, len(s.Rules))}
+	sort.Slice(out.Channels, func(i, j int) bool { return out.Channels[i].Name < out.Channels[j].Name })
+	for i, r := range s.Rules {
+		r.Reasons = append([]string(nil), r.Reasons...)
+		sort.Strings(r.Reasons)
+		r.Stored = r.Key()
+		out.Rules[i] = r
+	}
+	return out
+}
+
+// Encode is the canonical stored form; "" for settings that send nothing,
+// so a project without notifications stores none.
+func (s Spec) Encode() string {
+	if s.Empty() {
+		return ""
+	}
+	b, err := json.Marshal(s.Normalize())
+	if err != nil {
+		panic(fmt.Sprintf("notify: encode spec: %v", err))
+	}
+	return string(b)
+}
+
+// Decode reads a stored spec; "" is none.
+func Decode(s string) (Spec, error) {
+	var out Spec
+	if s == "" {
+		return out, nil
+	}
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return out, qlerror.Wrap(qlerror.Internal, err, "stored notification settings are not valid JSON")
+	}
+	return out, nil
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func joinKinds() string {
+	s := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+func joinEvents() string {
+	s := make([]string, len(Events))
+	for i, e := range Events {
+		s[i] = string(e)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,259 @@
+package singlecli
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/notify"
+)
+
+// hmacSecret signs the webhook bodies of these tests.
+const hmacSecret = "s3cret-signing-value"
+
+// received is one request a receiver got.
+type received struct {
+	path, key string
+	body      []byte
+	signed    bool
+	at        time.Time
+}
+
+// receiver is a local webhook endpoint that verifies every signature and
+// answers each request with what status says; hold, when set, keeps the
+// first request open until the client goes away.
+type receiver struct {
+	mu     sync.Mutex
+	got    []received
+	status func(path string, n int) int
+	hold   chan struct{}
+	srv    *httptest.Server
+}
+
+func newReceiver(t *testing.T, status func(path string, n int) int) *receiver {
+	r := &receiver{status: status}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		n := 0
+		for _, g := range r.got {
+			if g.path == req.URL.Path {
+				n++
+			}
+		}
+		r.got = append(r.got, received{path: req.URL.Path, key: req.Header.Get(notify.HeaderIdempotencyKey), body: body,
+			signed: notify.Verify(hmacSecret, body, req.Header.Get(notify.HeaderSignature)), at: time.Now()})
+		hold := r.hold
+		r.mu.Unlock()
+		if hold != nil && n == 0 {
+			close(hold)
+			<-req.Context().Done()
+			return
+		}
+		w.WriteHeader(r.status(req.URL.Path, n))
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) requests(path string) []received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []received
+	for _, g := range r.got {
+		if g.path == path {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// failingDefs is a project whose one trigger fires once, at the next
+// whole second at least two seconds ahead, a command that fails; each
+// path of url gets a webhook channel and a rule on failed.
+func failingDefs(url string, paths ...string) string {
+	at := time.Now().UTC().Truncate(time.Second).Add(2 * time.Second)
+	var b strings.Builder
+	fmt.Fprintf(&b, "project: alerts\nnotifications:\n  channels:\n")
+	for _, p := range paths {
+		fmt.Fprintf(&b, "    %s: {type: webhook, url: %q, signingSecret: hook_hmac}\n", p, url+"/"+p)
+	}
+	b.WriteString("  rules:\n")
+	for _, p := range paths {
+		fmt.Fprintf(&b, "    - {on: failed, channel: %s}\n", p)
+	}
+	fmt.Fprintf(&b, `tasks:
+  - name: broken
+    script: exit 3
+triggers:
+  - name: once
+    task: broken
+    cron: "* * * * * *"
+    timezone: UTC
+    startAt: %s
+    endAt: %s
+`, at.Format(time.RFC3339Nano), at.Add(500*time.Millisecond).Format(time.RFC3339Nano))
+	return b.String()
+}
+
+// notifyDataDir applies defs and writes the secrets file the channels
+// name.
+func notifyDataDir(t *testing.T, defs string) (string, *sql.DB) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, dir, "qinglong-secrets.json", `{"hook_hmac": "`+hmacSecret+`"}`)
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "alerts.yaml", defs), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return dir, db
+}
+
+// outboxState waits up to limit until the outbox holds want rows in
+// state.
+func outboxState(t *testing.T, db *sql.DB, state string, want int, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	n := -1
+	for time.Now().Before(deadline) {
+		if err := db.QueryRow(`SELECT count(*) FROM notification_outbox WHERE state = ?`, state).Scan(&n); err == nil && n == want {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%d notifications %s after %s, want %d", n, state, limit, want)
+}
+
+// A receiver that is down for the first deliveries gets the notification
+// again with backoff until it accepts it, under one idempotency key and a
+// valid signature each time, and then never again; a channel that never
+// accepts is dead after --notify-max-attempts, which `ql notifications
+// list --state dead` shows, and `retry` makes pending again.
+func TestANotificationIsRetriedWithBackoffDeliveredOncePerKeyAndDeadLettered(t *testing.T) {
+	t.Parallel()
+	r := newReceiver(t, func(path string, n int) int {
+		if path == "/flaky" && n >= 2 {
+			return http.StatusOK
+		}
+		return http.StatusServiceUnavailable
+	})
+	dir, db := notifyDataDir(t, failingDefs(r.srv.URL, "flaky", "down"))
+	ctx, cancel := context.WithCancel(context.Background())
+	var errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dir, "--cadence", "250ms", "--stop-timeout", "1s",
+			"--notify-backoff", "200ms", "--notify-max-attempts", "3"}, &syncBuffer{}, &errOut)
+	}()
+	defer func() {
+		cancel()
+		if code := <-exit; code != 0 {
+			t.Errorf("serve exited %d: %s", code, errOut.String())
+		}
+	}()
+	outboxState(t, db, "delivered", 1, 30*time.Second)
+	outboxState(t, db, "dead", 1, 30*time.Second)
+
+	flaky := r.requests("/flaky")
+	if len(flaky) != 3 {
+		t.Fatalf("the flaky receiver got %d requests, want 2 refused and 1 accepted", len(flaky))
+	}
+	for i, g := range flaky {
+		if g.key != flaky[0].key || string(g.body) != string(flaky[0].body) || !g.signed {
+			t.Fatalf("delivery %d: key %q, signed %t, body %s; want every delivery signed, with key %q and the same body", i, g.key, g.signed, g.body, flaky[0].key)
+		}
+	}
+	// Backoff: 200ms then 400ms, each less at most a fifth.
+	for i, min := range []time.Duration{160 * time.Millisecond, 320 * time.Millisecond} {
+		if gap := flaky[i+1].at.Sub(flaky[i].at); gap < min {
+			t.Fatalf("retry %d came %s after the failure, want at least %s", i+1, gap, min)
+		}
+	}
+	var p notify.Payload
+	if err := json.Unmarshal(flaky[0].body, &p); err != nil || p.ID != flaky[0].key || p.Event != notify.OnFailed || p.Project != "alerts" ||
+		p.Trigger != "once" || p.RunState != "failed" {
+		t.Fatalf("webhook body %s (%v); want the failed Run of alerts/once under its key", flaky[0].body, err)
+	}
+	if down := r.requests("/down"); len(down) != 3 {
+		t.Fatalf("the down receiver got %d requests, want --notify-max-attempts 3", len(down))
+	}
+
+	code, out, stderr := ql(t, "notifications", "list", "--state", "dead", "-o", "json", "--data-dir", dir)
+	if code != 0 {
+		t.Fatalf("notifications list: %d %s", code, stderr)
+	}
+	var dead []struct {
+		ID, State, Channel, LastError string
+		Attempts                      int
+	}
+	if err := json.Unmarshal([]byte(out), &dead); err != nil || len(dead) != 1 || dead[0].Channel != "down" || dead[0].Attempts != 3 ||
+		!strings.Contains(dead[0].LastError, "503") || strings.Contains(out, r.srv.URL) {
+		t.Fatalf("dead notifications %s (%v); want the down channel's, 3 attempts, the receiver's answer, and no URL", out, err)
+	}
+	if code, out, stderr := ql(t, "notifications", "retry", dead[0].ID, "--data-dir", dir); code != 0 || !strings.Contains(out, "pending again") {
+		t.Fatalf("notifications retry: %d %q %q", code, out, stderr)
+	}
+	if code, _, stderr := ql(t, "notifications", "retry", dead[0].ID, "--data-dir", dir); code != 1 || !strings.Contains(stderr, "only a dead notification") {
+		t.Fatalf("a second retry: %d %q; want it refused, the notification is pending", code, stderr)
+	}
+}
+
+// A notification committed with its Run survives a SIGKILL of the server
+// in the middle of its delivery: the restarted server delivers it, under
+// the same idempotency key.
+func TestTheOutboxSurvivesASIGKILLBetweenCommitAndDelivery(t *testing.T) {
+	t.Parallel()
+	r := newReceiver(t, func(string, int) int { return http.StatusOK })
+	hold := make(chan struct{})
+	r.hold = hold
+	dir, db := notifyDataDir(t, failingDefs(r.srv.URL, "hook"))
+	serve := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "serve", "--data-dir", dir, "--cadence", "250ms", "--stop-timeout", "1s", "--notify-backoff", "200ms")
+		cmd.Env = append(os.Environ(), envRunCLI+"=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if cmd.ProcessState == nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		})
+		return cmd
+	}
+	first := serve()
+	select {
+	case <-hold:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery was attempted within 30s")
+	}
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	outboxState(t, db, "pending", 1, time.Second)
+
+	serve()
+	outboxState(t, db, "delivered", 1, 30*time.Second)
+	got := r.requests("/hook")
+	if len(got) != 2 || got[0].key == "" || got[1].key != got[0].key || string(got[1].body) != string(got[0].body) || !got[1].signed {
+		t.Fatalf("the receiver got %d deliveries (%+v); want the interrupted one and one more with the same key and body", len(got), got)
+	}
+}

@@ -1,0 +1,202 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+var _ notify.Outbox = (*Store)(nil)
+
+// enqueueNotifications writes the outbox rows of a Run that has just
+// ended in state to (terminal, or lost), in the transaction that moved it: a
+// project without rules costs one primary-key read.
+func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.State, errorCode string, now int64) error {
+	var specJSON string
+	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode, FinishedAtMs: now}
+	var triggerName sql.NullString
+	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs); err != nil {
+		return err
+	}
+	if specJSON == "" {
+		return nil
+	}
+	f.TriggerName = triggerName.String
+	spec, err := notify.Decode(specJSON)
+	if err != nil {
+		return err
+	}
+	var previous []run.State
+	if n := spec.History(); n > 0 {
+		rows, err := tx.QueryContext(ctx, qNotifyHistory, f.TriggerID, runID, n)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return err
+			}
+			previous = append(previous, run.State(s))
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	for _, m := range spec.Derive(f, previous, ids.New) {
+		if _, err := tx.ExecContext(ctx, qNotifyInsert, m.ID, m.ProjectID, m.RunID, m.RuleKey, m.RunID, string(m.Event),
+			notify.EncodeJSON(m.Channel), notify.EncodeJSON(m.Payload), now, now, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skipNotifier reads a trigger's project settings once and returns what
+// writes the notifications of each ledger entry the decision writes, in
+// its transaction; a project without skipped rules writes nothing more.
+func skipNotifier(ctx context.Context, tx *txn, tk schedule.Ticket) (func(seq int64, p schedule.Passed, now int64) error, error) {
+	var specJSON string
+	k := notify.Skipped{TriggerID: tk.TriggerID}
+	if err := tx.QueryRowContext(ctx, qNotifySkipFacts, tk.TriggerID, tk.TriggerRevision).Scan(&specJSON, &k.ProjectID, &k.ProjectName, &k.TriggerName); err != nil {
+		return nil, err
+	}
+	spec, err := notify.Decode(specJSON)
+	if err != nil {
+		return nil, err
+	}
+	return func(seq int64, p schedule.Passed, now int64) error {
+		k.Seq, k.Reason, k.FirstMs, k.LastMs, k.Occurrences = seq, string(p.Reason), p.FirstMs, p.LastMs, p.Count
+		for _, m := range spec.DeriveSkipped(k, ids.New) {
+			if _, err := tx.ExecContext(ctx, qNotifyInsert, m.ID, m.ProjectID, nil, m.RuleKey, notify.SkipSubject(k.TriggerID, seq), string(m.Event),
+				notify.EncodeJSON(m.Channel), notify.EncodeJSON(m.Payload), now, now, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+type rowScanner interface{ Scan(...any) error }
+
+func scanMessage(r rowScanner) (notify.Message, error) {
+	var m notify.Message
+	var event, channel, payload, state string
+	if err := r.Scan(&m.ID, &m.ProjectID, &m.RunID, &m.RuleKey, &event, &channel, &payload, &state, &m.Attempts,
+		&m.NextAttemptAtMs, &m.LastError, &m.CreatedAtMs, &m.DeliveredAtMs); err != nil {
+		return m, err
+	}
+	m.Event, m.State = notify.Event(event), notify.State(state)
+	return m, notify.DecodeMessage(&m, channel, payload)
+}
+
+func scanMessages(rows *sql.Rows) ([]notify.Message, error) {
+	defer rows.Close()
+	var out []notify.Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// NotificationsClaim takes up to limit due pending rows (one process
+// serves a SQLite file, so the write lock is the only claim needed). It
+// looks on the read pool first: an idle outbox never takes the writer
+// from the scheduler and the executor.
+func (s *Store) NotificationsClaim(ctx context.Context, limit int, lease time.Duration) ([]notify.Message, error) {
+	var due bool
+	if err := s.readPool().QueryRowContext(ctx, qNotifyDue, s.nowMs()).Scan(&due); err != nil {
+		return nil, mapErr(err, "look for due notifications")
+	}
+	if !due {
+		return nil, nil
+	}
+	var out []notify.Message
+	err := s.write(ctx, "claim notifications", routine, func(tx *txn) error {
+		rows, err := tx.QueryContext(ctx, qNotifyClaim, s.nowMs(), lease.Milliseconds(), limit)
+		if err != nil {
+			return err
+		}
+		out, err = scanMessages(rows)
+		return err
+	})
+	return out, err
+}
+
+// NotificationDelivered marks a row delivered.
+func (s *Store) NotificationDelivered(ctx context.Context, id string) error {
+	return s.write(ctx, "mark notification delivered", routine, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qNotifyDelivered, s.nowMs(), id)
+		return err
+	})
+}
+
+// NotificationFailed records a failed delivery of the claim that counted
+// attempts.
+func (s *Store) NotificationFailed(ctx context.Context, id string, attempts int, retryIn time.Duration, dead bool, reason string) error {
+	state := notify.Pending
+	if dead {
+		state = notify.Dead
+	}
+	return s.write(ctx, "record a failed notification", routine, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qNotifyFailed, string(state), s.nowMs(), retryIn.Milliseconds(), reason, id, attempts)
+		return err
+	})
+}
+
+// NotificationsList reads outbox rows, newest first.
+func (s *Store) NotificationsList(ctx context.Context, q notify.ListQuery) ([]notify.Message, error) {
+	rows, err := s.readPool().QueryContext(ctx, qNotifyList, string(q.State), q.Limit)
+	if err != nil {
+		return nil, mapErr(err, "list notifications")
+	}
+	out, err := scanMessages(rows)
+	return out, mapErr(err, "list notifications")
+}
+
+// NotificationRetry makes a dead row pending and due now.
+func (s *Store) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
+	if err := ids.Validate("notification id", id); err != nil {
+		return notify.Message{}, qlerror.Wrap(qlerror.Invalid, err, "give a notification id as printed by `ql notifications list`")
+	}
+	var out notify.Message
+	err := s.write(ctx, "retry notification "+id, durable, func(tx *txn) error {
+		var err error
+		out, err = scanMessage(tx.QueryRowContext(ctx, qNotifyRetry, s.nowMs(), id))
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var state string
+		switch err := tx.QueryRowContext(ctx, qNotifyState, id).Scan(&state); {
+		case errors.Is(err, sql.ErrNoRows):
+			return qlerror.New(qlerror.NotFound, "notification %s does not exist; `ql notifications list` shows them", id)
+		case err != nil:
+			return err
+		}
+		return qlerror.New(qlerror.FailedPrecondition, "notification %s is %s; only a dead notification can be retried", id, state)
+	})
+	return out, err
+}
+
+// NotificationsRelease makes every pending row due now. The server calls
+// it once at start-up, before it delivers: a claim or a backoff left by a
+// process that stopped must not hold a notification back.
+func (s *Store) NotificationsRelease(ctx context.Context) error {
+	return s.write(ctx, "release notification claims", routine, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qNotifyRelease, s.nowMs())
+		return err
+	})
+}
