@@ -37,6 +37,7 @@ var (
 	qSQLiteVersion         = query("sqlite_version")
 	qPragmaJournalMode     = query("pragma_journal_mode")
 	qPragmaForeignKeys     = query("pragma_foreign_keys")
+	qPragmaAutoVacuum      = query("pragma_auto_vacuum")
 )
 
 // Statements over the migrated schema; readQueries and writeQueries say
@@ -109,6 +110,21 @@ var (
 	qLedgerOfTrigger     = query("ledger_of_trigger")
 )
 
+// Retention's statements (retention.go).
+var (
+	qRetentionRunsBatch      = query("retention_runs_batch")
+	qRetentionLogsOfRuns     = query("retention_logs_of_runs")
+	qRetentionEventsDelete   = query("retention_events_delete")
+	qRetentionAttemptsDelete = query("retention_attempts_delete")
+	qRetentionRunsDelete     = query("retention_runs_delete")
+	qRetentionLogsBatch      = query("retention_logs_batch")
+	qRetentionLogsForget     = query("retention_logs_forget")
+	qRetentionLogBytes       = query("retention_log_bytes")
+	qRetentionEstimate       = query("retention_estimate")
+	qPragmaFreelist          = query("pragma_freelist")
+	qPragmaIncrementalVacuum = query("pragma_incremental_vacuum")
+)
+
 // The by-names reads run on the read pool (a dry run) and inside a
 // publishing transaction on the writer, so they are prepared on both.
 var (
@@ -123,7 +139,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qRetentionEstimate,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -139,4 +155,6 @@ var writeQueries = []string{
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
+	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
+	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qPragmaFreelist, qPragmaIncrementalVacuum,
 }
