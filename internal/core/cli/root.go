@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -37,7 +38,11 @@ type Backend struct {
 	// Detail reads one trigger with its occurrence ledger (`ql triggers
 	// show`).
 	Detail schedule.DetailReader
-	Close  func()
+	// Retention deletes past retention (`ql retention run`); nil when
+	// the profile cannot. RetentionDefaults is the profile's policy.
+	Retention         retention.Store
+	RetentionDefaults retention.Policy
+	Close             func()
 }
 
 // Opener opens a backend: dsn is a postgres:// URL or the embedded
@@ -116,7 +121,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		}
 		return fillFromEnv(c)
 	}
-	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts))
+	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts), retentionCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.

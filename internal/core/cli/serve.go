@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/qinglong/qinglong/internal/core/retention"
 )
 
 // ServeFlags are the settings of `ql serve`. Zero values mean "the
@@ -45,6 +47,10 @@ type ServeFlags struct {
 	// RunAs is the single-node profiles' default account of commands,
 	// user[:group].
 	RunAs string
+	// Retention is what the server deletes: finished Runs and logs after
+	// a number of days, logs over a total size ("" is the profile's
+	// default, "off" or 0 keeps everything).
+	Retention retention.Settings
 }
 
 // Profiles.
@@ -166,9 +172,43 @@ wins over the file.`,
 		byProfile(map[string]string{ProfileStandalone: "CPU count", ProfileEdge: "1"})+")")
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output, in bytes ("+
 		byProfile(map[string]string{ProfileStandalone: "1 MiB", ProfileEdge: "1 MiB", ProfileCluster: "16 MiB, 4 KiB–1 GiB"})+")")
+	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days after they finished: 30 or 30d, off or 0 keeps them ("+
+		byProfile(map[string]string{ProfileStandalone: "30d", ProfileEdge: "3d", ProfileCluster: "30d"})+")")
+	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished Runs this many days after they finished; the Runs stay (off or 0 keeps them; "+
+		byProfile(map[string]string{ProfileStandalone: "7d", ProfileEdge: "3d", ProfileCluster: "7d"})+")")
+	fs.StringVar(&f.Retention.LogBytes, "retention-log-bytes", "", "cap of all logs together, oldest deleted first: 1GiB, 64MiB or bytes, at least 1 MiB (off or 0: no cap; "+
+		byProfile(map[string]string{ProfileStandalone: "1GiB", ProfileEdge: "64MiB", ProfileCluster: "off"})+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	return c
+}
+
+// sections are the config file's groups of settings: `retention: {runs:
+// 30d}` is `retention-runs: 30d`.
+var sections = []string{"retention"}
+
+// flattenSections rewrites each section's keys as the flags they stand
+// for.
+func flattenSections(vals map[string]any, configFile string) error {
+	for _, sec := range sections {
+		v, ok := vals[sec]
+		if !ok {
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return Usagef("--config %s: %s must be a mapping of settings, e.g. %s: {runs: 30d, logs: 7d, log-bytes: 1GiB}", configFile, sec, sec)
+		}
+		delete(vals, sec)
+		for k, x := range m {
+			name := sec + "-" + k
+			if _, dup := vals[name]; dup {
+				return Usagef("--config %s: %s is set twice (as %s.%s and as %s)", configFile, name, sec, k, name)
+			}
+			vals[name] = x
+		}
+	}
+	return nil
 }
 
 // fillFromFile applies the config file to flags neither the command line
@@ -182,6 +222,9 @@ func fillFromFile(fs *pflag.FlagSet, configFile string) error {
 		}
 		if err := yaml.Unmarshal(data, &fileVals); err != nil {
 			return Usagef("--config %s: %v", configFile, strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		if err := flattenSections(fileVals, configFile); err != nil {
+			return err
 		}
 		for k := range fileVals {
 			if fs.Lookup(k) == nil || k == "config" {

@@ -15,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/single/executor"
@@ -29,6 +30,7 @@ type Server struct {
 	owner  *executor.Owner
 	disp   *executor.Dispatcher
 	sched  *loop.Loop
+	retain *loop.Loop
 	diag   schedule.Diagnostics
 	http   *httpserve.Server
 	ready  atomic.Bool
@@ -104,13 +106,25 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.sched.Start(ctx); err != nil {
 		return nil, err
 	}
+	if !cfg.Retention.Policy.Off() {
+		if s.retain, err = retention.NewLoop(retention.LoopConfig{
+			Store: s.store.Retention(s.layout.Logs), Policy: cfg.Retention.Policy, Cadence: cfg.Retention.Cadence,
+			StopTimeout: cfg.StopTimeout, Options: cfg.Retention.Options, Logger: cfg.Logger,
+		}); err != nil {
+			return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
+		}
+		if err := s.retain.Start(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.HTTPAddr != "" {
 		if err := s.listen(); err != nil {
 			return nil, err
 		}
 	}
 	s.ready.Store(true)
-	cfg.Logger.Info("serving", "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "concurrency", cfg.Concurrency)
+	cfg.Logger.Info("serving", "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "concurrency", cfg.Concurrency,
+		"retention", cfg.Retention.Policy.String())
 	return s, nil
 }
 
@@ -220,6 +234,9 @@ func (s *Server) Stop(ctx context.Context) error {
 func (s *Server) teardown(ctx context.Context) error {
 	s.ready.Store(false)
 	var errs []error
+	if s.retain != nil {
+		errs = append(errs, s.retain.Stop(ctx))
+	}
 	if s.sched != nil {
 		errs = append(errs, s.sched.Stop(ctx))
 	}
