@@ -6,7 +6,7 @@
 package retention
 
 import (
-		"strconv"
+	"strconv"
 	"strings"
 	"time"
 
