@@ -163,3 +163,14 @@ var (
 	sqlTriggerDetail       = stmt("TriggerDetail")
 	sqlLedgerOfTrigger     = stmt("LedgerOfTrigger")
 )
+
+// sql/retention.sql: retention (maintenance role).
+var (
+	sqlRetentionRuns       = stmt("RetentionRuns")
+	sqlRetentionLogsAged   = stmt("RetentionLogsAged")
+	sqlRetentionLogsOldest = stmt("RetentionLogsOldest")
+	sqlRetentionLogsDelete = stmt("RetentionLogsDelete")
+	sqlRetentionLogBytes   = stmt("RetentionLogBytes")
+	sqlRetentionCapLock    = stmt("RetentionCapLock")
+	sqlRetentionEstimate   = stmt("RetentionEstimate")
+)
