@@ -67,8 +67,10 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// USAGE on the schema (grantStatements): the worker ingress runs inside
 	// a replica and acts over the runtime role's pool, so a worker's
 	// request can never reach the database with rights of its own.
-	"schema_migrations":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}},
-	"schema_capability":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}},
+	// Every role that works on the data checks, before it does, that the
+	// schema is the one its binary knows.
+	"schema_migrations":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"SELECT"}},
+	"schema_capability":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"SELECT"}},
 	"projects":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
 	"tasks":               {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
 	"task_revisions":      {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}},

@@ -89,9 +89,9 @@ SELECT coalesce(sum(log_bytes), 0)::bigint FROM qinglong.attempts WHERE log_byte
 -- name: RetentionCapLock
 -- One cap batch at a time across replicas: the batch reads the total and
 -- deletes what is over it, so two at once would both delete the excess.
--- A transaction-scoped advisory lock; a batch that does not get it does
+-- A transaction-scoped advisory lock (key "qlretent"); a batch that does not get it does
 -- nothing (another is doing the work).
-SELECT pg_catalog.pg_try_advisory_xact_lock(7461626271)
+SELECT pg_catalog.pg_try_advisory_xact_lock(8173033203840675444)
 
 -- name: RetentionEstimate
 -- Dry run: what the runs rule ($1 ms) and then the logs rule ($2 ms) would
