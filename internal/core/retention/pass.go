@@ -170,6 +170,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// Diagnostic codes of the retention loop.
+const (
+	CodePass       = "retention.pass"
+	CodePassFailed = "retention.pass_failed"
+)
+
 // DefaultCadence is how often a serving process runs a pass.
 const DefaultCadence = time.Minute
 
@@ -196,7 +202,7 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 		Cadence:     c.Cadence,
 		StopTimeout: c.StopTimeout,
 		OnError: func(err error) {
-			c.Logger.Warn("retention.pass_failed", "error", err.Error())
+			c.Logger.Warn("retention pass failed", "code", CodePassFailed, "error", err.Error())
 		},
 	}, func(ctx context.Context) (bool, error) {
 		rep, err := Pass(ctx, c.Store, c.Policy, c.Options)
@@ -204,7 +210,7 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 			return false, err
 		}
 		if rep.Total != (Deleted{}) {
-			c.Logger.Info("retention.pass", "runs", rep.Total.Runs, "attempts", rep.Total.Attempts, "events", rep.Total.Events,
+			c.Logger.Info("retention pass", "code", CodePass, "runs", rep.Total.Runs, "attempts", rep.Total.Attempts, "events", rep.Total.Events,
 				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "freed_bytes", rep.FreedBytes,
 				"batches", rep.Batches, "more", rep.More, "elapsed_ms", rep.Elapsed.Milliseconds())
 		}
