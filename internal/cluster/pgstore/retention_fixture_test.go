@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
 // seedFinishedSQL copies an admitted Run $2 times as succeeded Runs
@@ -67,4 +69,14 @@ func (e *env) openMaintenance(t testing.TB) *Maintenance {
 	}
 	t.Cleanup(m.Close)
 	return m
+}
+
+// BenchmarkAdmissionUnderRetention: admission rate with retention deleting
+// a backlog of old finished Runs vs without, in the same run
+// (QL_BENCH_RETENTION_BACKLOG sizes the backlog).
+func BenchmarkAdmissionUnderRetention(b *testing.B) {
+	s := newStore(b)
+	f := s.fixture()
+	f.Retention = s.openMaintenance(b)
+	storetest.BenchAdmissionUnderRetention(b, f)
 }

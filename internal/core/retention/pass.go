@@ -67,21 +67,26 @@ type Store interface {
 
 // Options bound one pass.
 type Options struct {
-	// BatchSize is the Limit of each batch (default 256).
+	// BatchSize is the Limit of each batch (default 16).
 	BatchSize int
 	// Budget ends a pass after this long; the rest is left to the next
 	// pass (default 10 s; 0 in a Pass call means the default).
 	Budget time.Duration
-	// Pause between two batches, so other writers get the database
-	// between them (default 5 ms).
+	// Pause is the least wait between two batches (default 5 ms).
 	Pause time.Duration
+	// Share is the most of the time a pass spends in batches (0–1,
+	// default 0.1): after a batch it waits long enough for that, so it
+	// holds the database's write capacity (on SQLite, its only writer)
+	// that fraction of the time at most, and an admission waits for one
+	// small batch at most.
+	Share float64
 	// OnBatch, when set, sees every batch (the CLI's progress).
 	OnBatch func(k Kind, batch, total Deleted)
 }
 
 func (o Options) withDefaults() Options {
 	if o.BatchSize <= 0 {
-		o.BatchSize = 256
+		o.BatchSize = 16
 	}
 	if o.Budget <= 0 {
 		o.Budget = 10 * time.Second
@@ -89,8 +94,15 @@ func (o Options) withDefaults() Options {
 	if o.Pause <= 0 {
 		o.Pause = 5 * time.Millisecond
 	}
+	if o.Share <= 0 || o.Share > 1 {
+		o.Share = DefaultShare
+	}
 	return o
 }
+
+// DefaultShare is the share of time a serving process's passes spend
+// deleting.
+const DefaultShare = 0.1
 
 // Report is one pass.
 type Report struct {
@@ -125,7 +137,9 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 				rep.More = true
 				break
 			}
+			began := time.Now()
 			d, more, err := st.RetentionBatch(ctx, b)
+			took := time.Since(began)
 			if err != nil {
 				rep.Elapsed = time.Since(start)
 				return rep, err
@@ -141,7 +155,7 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 			if !more {
 				break
 			}
-			if err := sleep(ctx, o.Pause); err != nil {
+			if err := sleep(ctx, max(o.Pause, time.Duration(float64(took)*(1-o.Share)/o.Share))); err != nil {
 				rep.Elapsed = time.Since(start)
 				return rep, err
 			}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/retention"
+	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
 func pageCount(t *testing.T, e *env) int64 {
@@ -65,4 +66,11 @@ func TestMigrateSwitchesAnOldFileToIncrementalVacuum(t *testing.T) {
 	if err := openRaw(t, e.path).QueryRow(`PRAGMA auto_vacuum`).Scan(&mode); err != nil || mode != autoVacuumIncremental {
 		t.Fatalf("auto_vacuum after migrating: %d, %v; want incremental (2)", mode, err)
 	}
+}
+
+// BenchmarkAdmissionUnderRetention: admission rate with retention deleting
+// a backlog of old finished Runs vs without, in the same run
+// (QL_BENCH_RETENTION_BACKLOG sizes the backlog).
+func BenchmarkAdmissionUnderRetention(b *testing.B) {
+	storetest.BenchAdmissionUnderRetention(b, newEnv(b).fixture())
 }

@@ -34,14 +34,14 @@ const day = retention.Day
 
 // retentionDefs publishes one trigger and admits one Run of it: the
 // template the seeded Runs copy, itself unfinished (queued).
-func retentionDefs(t *testing.T, f Fixture) (defs, string) {
+func retentionDefs(t testing.TB, f Fixture) (defs, string) {
 	t.Helper()
 	d := newDefs(t, f, "kept", quietCron(t, f))
 	initialise(t, f)
 	return d, admitNow(t, f, d.Trigger.TriggerID, 1_000)
 }
 
-func now(t *testing.T, f Fixture) int64 {
+func now(t testing.TB, f Fixture) int64 {
 	t.Helper()
 	ms, err := f.NowMs(t.Context())
 	if err != nil {
@@ -50,7 +50,7 @@ func now(t *testing.T, f Fixture) int64 {
 	return ms
 }
 
-func seed(t *testing.T, f Fixture, template string, n int, ago time.Duration, logBytes int) []string {
+func seed(t testing.TB, f Fixture, template string, n int, ago time.Duration, logBytes int) []string {
 	t.Helper()
 	out, err := f.SeedFinished(t.Context(), template, n, now(t, f)-ago.Milliseconds(), logBytes)
 	if err != nil {
@@ -59,7 +59,7 @@ func seed(t *testing.T, f Fixture, template string, n int, ago time.Duration, lo
 	return out
 }
 
-func attemptsOf(t *testing.T, f Fixture, runIDs []string) []string {
+func attemptsOf(t testing.TB, f Fixture, runIDs []string) []string {
 	t.Helper()
 	var out []string
 	for _, id := range runIDs {
@@ -74,7 +74,7 @@ func attemptsOf(t *testing.T, f Fixture, runIDs []string) []string {
 	return out
 }
 
-func requireLogs(t *testing.T, f Fixture, attempts []string, want bool) {
+func requireLogs(t testing.TB, f Fixture, attempts []string, want bool) {
 	t.Helper()
 	for _, a := range attempts {
 		has, err := f.HasLog(t.Context(), a)
@@ -87,7 +87,7 @@ func requireLogs(t *testing.T, f Fixture, attempts []string, want bool) {
 	}
 }
 
-func pass(t *testing.T, f Fixture, p retention.Policy) retention.Report {
+func pass(t testing.TB, f Fixture, p retention.Policy) retention.Report {
 	t.Helper()
 	rep, err := retention.Pass(t.Context(), f.Retention, p, retention.Options{BatchSize: 2, Pause: time.Millisecond})
 	if err != nil {
@@ -96,7 +96,7 @@ func pass(t *testing.T, f Fixture, p retention.Policy) retention.Report {
 	return rep
 }
 
-func requireCounts(t *testing.T, f Fixture, triggerID string, want Counts) {
+func requireCounts(t testing.TB, f Fixture, triggerID string, want Counts) {
 	t.Helper()
 	got, err := f.Counts(t.Context(), triggerID)
 	if err != nil {
