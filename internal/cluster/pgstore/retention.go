@@ -11,6 +11,12 @@ import (
 	"github.com/qinglong/qinglong/internal/core/retention"
 )
 
+// RetentionOptions pace retention on PostgreSQL. A batch's time is mostly
+// its commit's flush, during which it holds nothing an admission needs
+// (the rows it locks are finished Runs no admission touches): batches are
+// larger than on SQLite and may take half the time.
+var RetentionOptions = retention.Options{BatchSize: 256, Share: 0.5}
+
 // maintenanceConns bounds the maintenance pool: retention runs one batch
 // at a time.
 const maintenanceConns = 2

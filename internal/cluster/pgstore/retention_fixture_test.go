@@ -78,5 +78,5 @@ func BenchmarkAdmissionUnderRetention(b *testing.B) {
 	s := newStore(b)
 	f := s.fixture()
 	f.Retention = s.openMaintenance(b)
-	storetest.BenchAdmissionUnderRetention(b, f)
+	storetest.BenchAdmissionUnderRetention(b, f, RetentionOptions)
 }

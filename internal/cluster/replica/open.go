@@ -60,6 +60,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		// another than the one the other commands use.
 		Retention:         maint,
 		RetentionDefaults: retention.ClusterDefaults,
+		RetentionOptions:  pgstore.RetentionOptions,
 		Close: func() {
 			maint.Close()
 			rt.Close()

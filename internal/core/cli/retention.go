@@ -77,16 +77,16 @@ share the work; none deletes a row twice.`,
 				}
 				return nil
 			}
-			rep, err := retention.Pass(cmd.Context(), b.Retention, policy, retention.Options{
-				Budget: time.Duration(math.MaxInt64),
-				// An operator waiting for it: half the time, not a tenth.
-				Share: 0.5,
-				OnBatch: func(k retention.Kind, batch, total retention.Deleted) {
-					if batch != (retention.Deleted{}) {
-						fmt.Fprintf(w, "deleted %s (so far %s)\n", describe(k, batch), describeShort(total))
-					}
-				},
-			})
+			o := b.RetentionOptions
+			o.Budget = time.Duration(math.MaxInt64)
+			// An operator waits for it: at least half the time, not a tenth.
+			o.Share = max(o.Share, 0.5)
+			o.OnBatch = func(k retention.Kind, batch, total retention.Deleted) {
+				if batch != (retention.Deleted{}) {
+					fmt.Fprintf(w, "deleted %s (so far %s)\n", describe(k, batch), describeShort(total))
+				}
+			}
+			rep, err := retention.Pass(cmd.Context(), b.Retention, policy, o)
 			summary(w, rep)
 			return err
 		},

@@ -42,7 +42,9 @@ type Backend struct {
 	// the profile cannot. RetentionDefaults is the profile's policy.
 	Retention         retention.Store
 	RetentionDefaults retention.Policy
-	Close             func()
+	// RetentionOptions pace a pass on this store (zero: the defaults).
+	RetentionOptions retention.Options
+	Close            func()
 }
 
 // Opener opens a backend: dsn is a postgres:// URL or the embedded

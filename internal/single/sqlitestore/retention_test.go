@@ -72,5 +72,5 @@ func TestMigrateSwitchesAnOldFileToIncrementalVacuum(t *testing.T) {
 // a backlog of old finished Runs vs without, in the same run
 // (QL_BENCH_RETENTION_BACKLOG sizes the backlog).
 func BenchmarkAdmissionUnderRetention(b *testing.B) {
-	storetest.BenchAdmissionUnderRetention(b, newEnv(b).fixture())
+	storetest.BenchAdmissionUnderRetention(b, newEnv(b).fixture(), retention.Options{})
 }

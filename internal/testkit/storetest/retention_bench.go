@@ -29,10 +29,12 @@ const benchPage = 64
 // due triggers taken, decided and committed as one page, as a scheduler
 // round does) while retention deletes a backlog of old finished Runs, and
 // without retention, in the same run: rounds alternate between the two so
-// both see the same machine. It reports both rates and their ratio
+// both see the same machine. Retention runs with o, the pacing the
+// adapter's serving process uses. It reports both rates and their ratio
 // (with/without; 1 means retention costs admission nothing).
-func BenchAdmissionUnderRetention(b *testing.B, f Fixture) {
+func BenchAdmissionUnderRetention(b *testing.B, f Fixture, o retention.Options) {
 	ctx := context.Background()
+	o.Budget = time.Hour
 	backlog := DefaultRetentionBacklog
 	if v := os.Getenv(EnvRetentionBacklog); v != "" {
 		n, err := strconv.Atoi(v)
@@ -69,7 +71,7 @@ func BenchAdmissionUnderRetention(b *testing.B, f Fixture) {
 	deleting := make(chan retention.Report)
 	began := time.Now()
 	go func() {
-		rep, err := retention.Pass(passCtx, f.Retention, retention.Policy{RunsAge: 30 * retention.Day}, retention.Options{Budget: time.Hour})
+		rep, err := retention.Pass(passCtx, f.Retention, retention.Policy{RunsAge: 30 * retention.Day}, o)
 		if err != nil && passCtx.Err() == nil {
 			b.Error(err)
 		}

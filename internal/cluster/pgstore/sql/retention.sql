@@ -6,7 +6,10 @@
 -- name: RetentionRuns
 -- The runs rule: the oldest finished Runs (terminal states only, the
 -- partial index's own condition) that finished more than $1 ms ago by the
--- database clock, none with an attempt still open or leased, at most $2;
+-- database clock, none with an attempt still open or leased (an aggregate
+-- subquery, so it runs per candidate through attempts_run_number_key:
+-- written as NOT EXISTS the planner may scan every attempt to anti-join),
+-- at most $2;
 -- then their log chunks, events, attempts and the Runs themselves.
 -- Returns runs, attempts, events, logs (attempts that held log bytes) and
 -- log bytes deleted. Every data-modifying part runs to completion whether
@@ -16,8 +19,8 @@ WITH doomed AS (
       FROM qinglong.runs r
      WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
        AND r.finished_at_ms < {{now_ms}} - $1::bigint
-       AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a
-                        WHERE a.run_id = r.id AND (a.state IN ('claimed', 'starting', 'running') OR a.lease_expires_at_ms IS NOT NULL))
+       AND NOT (SELECT coalesce(bool_or(a.state IN ('claimed', 'starting', 'running') OR a.lease_expires_at_ms IS NOT NULL), false)
+                  FROM qinglong.attempts a WHERE a.run_id = r.id)
      ORDER BY r.finished_at_ms
      LIMIT $2
        FOR UPDATE OF r SKIP LOCKED
