@@ -26,6 +26,7 @@ var edgePackages = []string{
 	"internal/single/executor",
 	"internal/single/server",
 	"internal/core/loop",
+	"internal/core/retention",
 	"internal/core/process",
 	"internal/core/project",
 	"internal/core/qlerror",

@@ -187,7 +187,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // Diagnostic codes of the retention loop.
 const (
 	CodePass       = "retention.pass"
-	CodePassFailed = "retention.pass_failed"
+	CodePassFailed = "retention.pass_failed" //nolint:gosec // G101: a diagnostic code, not a credential
 )
 
 // DefaultCadence is how often a serving process runs a pass.
