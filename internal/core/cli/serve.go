@@ -155,7 +155,7 @@ wins over the file.`,
 	if cluster {
 		fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role, without a password (sslmode and sslrootcert honoured; prefer $QL_DATABASE_URL)")
 		fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
-		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the four database role names readiness checks (default ql_, as 'ql db roles' creates them)")
+		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the five database role names readiness checks (default ql_, as 'ql db roles' creates them)")
 		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: admissions of one round committed at once (1–16; default 4)")
 		fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default 30s)")
 		fs.StringVar(&f.WorkerAddr, "worker-addr", "", "cluster: listen address of the worker ingress (default 127.0.0.1:8081; any other than loopback needs --worker-tls-cert and --worker-tls-key)")

@@ -1,5 +1,5 @@
 // Package clustertest sets up a migrated PostgreSQL database with its own
-// four QingLong roles for the cluster profile's tests, on pgtest's private
+// five QingLong roles for the cluster profile's tests, on pgtest's private
 // server. Tests using it need func TestMain(m *testing.M) { pgtest.Main(m) }.
 package clustertest
 
@@ -38,7 +38,7 @@ type Env struct {
 }
 
 // New migrates a fresh database on the shared server and installs the
-// four roles.
+// five roles.
 func New(t testing.TB) *Env {
 	t.Helper()
 	return newOn(t, pgtest.NewDatabase(t))
