@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
@@ -32,7 +33,7 @@ func TestRetentionShrinksTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := pageCount(t, e)
-	rep, err := retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * retention.Day}, retention.Options{BatchSize: 500})
+	rep, err := retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * retention.Day}, retention.Options{BatchSize: 500, Share: 1, Budget: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func requireLogs(t testing.TB, f Fixture, attempts []string, want bool) {
 
 func pass(t testing.TB, f Fixture, p retention.Policy) retention.Report {
 	t.Helper()
-	rep, err := retention.Pass(t.Context(), f.Retention, p, retention.Options{BatchSize: 2, Pause: time.Millisecond})
+	rep, err := retention.Pass(t.Context(), f.Retention, p, retention.Options{BatchSize: 2, Pause: time.Millisecond, Share: 1, Budget: time.Minute})
 	if err != nil {
 		t.Fatalf("retention pass %s: %v", p, err)
 	}
@@ -179,7 +179,7 @@ func testRetentionConcurrent(t *testing.T, f Fixture) {
 	errs := make([]error, 2)
 	for i := range reps {
 		wg.Go(func() {
-			reps[i], errs[i] = retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * day}, retention.Options{BatchSize: 4, Pause: time.Millisecond})
+			reps[i], errs[i] = retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * day}, retention.Options{BatchSize: 4, Pause: time.Millisecond, Share: 1, Budget: time.Minute})
 		})
 	}
 	wg.Wait()
@@ -208,7 +208,7 @@ func testRetentionWhileAdmitting(t *testing.T, f Fixture) {
 	var perr error
 	go func() {
 		defer close(done)
-		rep, perr = retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * day}, retention.Options{BatchSize: 8, Pause: time.Millisecond})
+		rep, perr = retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * day}, retention.Options{BatchSize: 8, Pause: time.Millisecond, Share: 0.5, Budget: time.Minute})
 	}()
 	const admitted = 5
 	for range admitted {
