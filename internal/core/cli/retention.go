@@ -35,8 +35,9 @@ func retentionRunCommand(opts Options) *cobra.Command {
 --retention-runs are deleted with their attempts, events and logs, then logs older
 than --retention-logs, then the oldest logs until all fit in --retention-log-bytes.
 Unfinished Runs are never deleted. The settings default to what ql serve uses
-(the same flags and variables; standalone defaults on the embedded database,
-cluster defaults on PostgreSQL). --dry-run counts and deletes nothing.
+(the same flags and variables; on the embedded database the defaults of the
+binary's default profile, standalone for ql and edge for ql-edge; cluster
+defaults on PostgreSQL). --dry-run counts and deletes nothing.
 
 On PostgreSQL it needs the maintenance role: $` + EnvMaintenanceURL + ` is used when
 set, else --database-url / $QL_DATABASE_URL. Passes on several hosts at once
@@ -55,7 +56,12 @@ share the work; none deletes a row twice.`,
 			if b.Retention == nil {
 				return fmt.Errorf("this database cannot run retention from here")
 			}
-			policy, err := settings.Resolve(b.RetentionDefaults)
+			defaults := b.RetentionDefaults
+			if opts.defaultProfile() == ProfileEdge {
+				// The edge binary serves the edge profile by default.
+				defaults = retention.EdgeDefaults
+			}
+			policy, err := settings.Resolve(defaults)
 			if err != nil {
 				return &UsageError{Err: err}
 			}
