@@ -29,6 +29,7 @@ var edgePackages = []string{
 	"internal/single/server",
 	"internal/core/loop",
 	"internal/core/notify",
+	"internal/core/retention",
 	"internal/core/process",
 	"internal/core/project",
 	"internal/core/qlerror",

@@ -56,7 +56,7 @@ func newDBCommand(getenv func(string) string) *cobra.Command {
 			"as QL_<FLAG> (e.g. QL_ROLE_PREFIX).",
 	}
 	var prefix string
-	db.PersistentFlags().StringVar(&prefix, "role-prefix", pgstore.DefaultRolePrefix, "prefix of the four role names")
+	db.PersistentFlags().StringVar(&prefix, "role-prefix", pgstore.DefaultRolePrefix, "prefix of the five role names")
 	cli.BindEnv(db.PersistentFlags(), "role-prefix")
 	db.AddCommand(migrateCommand(getenv), rolesCommand(getenv, &prefix), checkCommand(getenv, &prefix))
 	return db
@@ -98,14 +98,16 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 	var passwordDir string
 	cmd := &cobra.Command{
 		Use:   "roles",
-		Short: "Create or verify the four least-privilege roles and install their grants",
-		Long: "Creates or verifies the LOGIN roles migration, admin, runtime and worker_ingress (with --role-prefix)\n" +
+		Short: "Create or verify the five least-privilege roles and install their grants",
+		Long: "Creates or verifies the LOGIN roles migration, admin, runtime, worker_ingress and maintenance (with --role-prefix)\n" +
 			"and installs the exact grant matrix; pins every role's search_path to pg_catalog, pg_temp and sets the\n" +
-			"statement and idle-in-transaction timeouts of admin, runtime and worker_ingress; revokes every role\n" +
-			"membership from or to them. worker_ingress may only connect: the worker ingress runs as the runtime role.\n" +
+			"statement and idle-in-transaction timeouts of the others; revokes every role membership from or to them.\n" +
+			"worker_ingress may only connect: the worker ingress runs as the runtime role. maintenance deletes what\n" +
+			"retention lets go (`ql retention run`, or replicas given its URL); no other role may.\n" +
 			"Connects with $" + EnvSuperuserURL + " (else $" + EnvURL + ").\n" +
 			"Passwords are read from $" + EnvPasswordPrefix + "<ROLE>_PASSWORD (e.g. " + passwordEnv(pgstore.RoleRuntime) + ") or from\n" +
-			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, worker_ingress)\n" +
+			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, worker_ingress,\n" +
+			"maintenance)\n" +
 			"readable only by its owner. A password is required only to create a role; given for an existing role it\n" +
 			"replaces the old one. Passwords are sent only as SCRAM verifiers and never printed.",
 		Args:         cobra.NoArgs,

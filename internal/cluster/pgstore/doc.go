@@ -1,5 +1,5 @@
 // Package pgstore is the PostgreSQL adapter of the cluster profile: the
-// control schema and its migrations, the four least-privilege roles,
+// control schema and its migrations, the five least-privilege roles,
 // fail-closed readiness, publishing (catalog.Store, admin role) and the
 // row-lease claim and atomic Run admission (schedule.Store, runtime role).
 // Nothing above this package imports pgx.

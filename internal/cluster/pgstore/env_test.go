@@ -14,7 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
-// env is one migrated database with its own four roles.
+// env is one migrated database with its own five roles.
 type env struct {
 	db    *pgtest.Database
 	roles Roles

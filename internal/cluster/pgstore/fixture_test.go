@@ -70,20 +70,23 @@ func (s *store) fixture() storetest.Fixture {
 		Status:   s.runtime,
 		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
 			NowMs: func() int64 { return time.Now().UnixMilli() }},
-		Row:     s.row,
-		Counts:  s.counts,
-		MakeDue: s.makeDue,
-		NowMs:   s.runtime.NowMs,
-		Pauser:  s.admin,
-		Tokens:  s.admin,
-		Cancel:  s.runtime.CancelRun,
-		Auth:    s.runtime,
-		Detail:  s.runtime,
-		Audits:  s.audits,
-		Elapse:  time.Sleep,
-		Manual:  s.runtime,
-		Outbox:  s.runtime,
-		Finish:  (&finisher{s: s}).finish,
+		Row:          s.row,
+		Counts:       s.counts,
+		MakeDue:      s.makeDue,
+		NowMs:        s.runtime.NowMs,
+		Pauser:       s.admin,
+		Tokens:       s.admin,
+		Cancel:       s.runtime.CancelRun,
+		Auth:         s.runtime,
+		Detail:       s.runtime,
+		Audits:       s.audits,
+		Elapse:       time.Sleep,
+		Manual:       s.runtime,
+		Outbox:       s.runtime,
+		Finish:       (&finisher{s: s}).finish,
+		SeedFinished: s.seedFinished,
+		Backdate:     s.backdate,
+		HasLog:       s.hasLog,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = $2, due_offset_ms = $3, state_version = state_version + 1
 				WHERE trigger_id = $1`, triggerID, cursorMs, dueOffsetMs)
@@ -148,7 +151,19 @@ func (s *store) tamper(ctx context.Context, sql string, args ...any) error {
 	return err
 }
 
-func newFixture(t *testing.T) storetest.Fixture { return newStore(t).fixture() }
+// newFixture is a store's fixture with retention over the maintenance
+// role.
+func newFixture(t *testing.T) storetest.Fixture {
+	s := newStore(t)
+	f := s.fixture()
+	f.Retention = s.openMaintenance(t)
+	return f
+}
+
+func TestRetentionConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunRetention(t, newFixture)
+}
 
 // audits lists a trigger's pause audit records as the suite compares them.
 func (s *store) audits(ctx context.Context, triggerID string) ([]string, error) {

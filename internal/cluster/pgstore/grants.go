@@ -2,29 +2,33 @@ package pgstore
 
 import "sort"
 
-// RoleKind is one of the four least-privilege roles.
+// RoleKind is one of the five least-privilege roles.
 type RoleKind string
 
-// The four roles, each holding only the privileges its work needs.
+// The five roles, each holding only the privileges its work needs.
 const (
 	RoleMigration     RoleKind = "migration"
 	RoleAdmin         RoleKind = "admin"
 	RoleRuntime       RoleKind = "runtime"
 	RoleWorkerIngress RoleKind = "worker_ingress"
+	// RoleMaintenance deletes what retention lets go: finished Runs with
+	// their attempts, events and log chunks, and old logs. The runtime
+	// role keeps no DELETE on any of them.
+	RoleMaintenance RoleKind = "maintenance"
 )
 
-// RoleKinds lists the four roles in a fixed order.
-var RoleKinds = []RoleKind{RoleMigration, RoleAdmin, RoleRuntime, RoleWorkerIngress}
+// RoleKinds lists the five roles in a fixed order.
+var RoleKinds = []RoleKind{RoleMigration, RoleAdmin, RoleRuntime, RoleWorkerIngress, RoleMaintenance}
 
-// DefaultRolePrefix prefixes the four role names (ql_migration, ...).
+// DefaultRolePrefix prefixes the five role names (ql_migration, ...).
 const DefaultRolePrefix = "ql_"
 
 // Roles are the concrete role names of one installation.
 type Roles struct {
-	Migration, Admin, Runtime, WorkerIngress string
+	Migration, Admin, Runtime, WorkerIngress, Maintenance string
 }
 
-// RoleNames derives the four names from a prefix ("" means the default).
+// RoleNames derives the five names from a prefix ("" means the default).
 func RoleNames(prefix string) Roles {
 	if prefix == "" {
 		prefix = DefaultRolePrefix
@@ -34,6 +38,7 @@ func RoleNames(prefix string) Roles {
 		Admin:         prefix + string(RoleAdmin),
 		Runtime:       prefix + string(RoleRuntime),
 		WorkerIngress: prefix + string(RoleWorkerIngress),
+		Maintenance:   prefix + string(RoleMaintenance),
 	}
 }
 
@@ -46,6 +51,8 @@ func (r Roles) Name(k RoleKind) string {
 		return r.Admin
 	case RoleRuntime:
 		return r.Runtime
+	case RoleMaintenance:
+		return r.Maintenance
 	default:
 		return r.WorkerIngress
 	}
@@ -60,8 +67,10 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// USAGE on the schema (grantStatements): the worker ingress runs inside
 	// a replica and acts over the runtime role's pool, so a worker's
 	// request can never reach the database with rights of its own.
-	"schema_migrations":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}},
-	"schema_capability":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}},
+	// Every role that works on the data checks, before it does, that the
+	// schema is the one its binary knows.
+	"schema_migrations":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"SELECT"}},
+	"schema_capability":   {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT"}, RoleMaintenance: {"SELECT"}},
 	"projects":            {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
 	"tasks":               {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
 	"task_revisions":      {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT"}},
@@ -71,10 +80,12 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// The runtime claims and advances rows but never creates or removes
 	// them: only a publish (admin) may create or reset a schedule.
 	"trigger_schedules": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "UPDATE"}},
-	"runs":              {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
-	"attempts":          {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// The maintenance role deletes finished Runs with their attempts,
+	// events and log chunks; nothing else may delete any of them.
+	"runs":     {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}, RoleMaintenance: {"SELECT", "DELETE"}},
+	"attempts": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}, RoleMaintenance: {"SELECT", "DELETE"}},
 	// History is append-only for the runtime.
-	"run_events": {RoleRuntime: {"SELECT", "INSERT"}},
+	"run_events": {RoleRuntime: {"SELECT", "INSERT"}, RoleMaintenance: {"SELECT", "DELETE"}},
 	// An admin creates, drains and revokes worker credentials; the
 	// runtime (the worker ingress runs inside the replica, on its pool)
 	// only authenticates them. Nobody deletes one: a revoked credential
@@ -84,10 +95,10 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// only reads them for `ql workers list`.
 	"worker_sessions": {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 	// Log chunks are append-only: a chunk, once accepted, never changes.
-	"run_log_chunks": {RoleRuntime: {"SELECT", "INSERT"}},
+	"run_log_chunks": {RoleRuntime: {"SELECT", "INSERT"}, RoleMaintenance: {"SELECT", "DELETE"}},
 	// The occurrence ledger is the runtime's: admission appends to it, and
 	// compaction folds old entries into per-reason totals and deletes them
-	// (the only DELETE any role holds, on this table alone).
+	// (the runtime's only DELETE).
 	"occurrence_ledger":           {RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
 	"occurrence_ledger_compacted": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 	// An admin pauses and resumes triggers; the audit trail of it is
@@ -103,6 +114,19 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// them, claims, marks and (`ql notifications retry`, with the runtime
 	// role's URL as `ql runs`) retries them; nobody deletes one.
 	"notification_outbox": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+}
+
+// columnGrants are the privileges held on single columns, on top of
+// tableGrants. SELECT ... FOR UPDATE needs UPDATE on at least one column
+// of the locked table: the maintenance role locks the Runs (and the
+// attempts whose logs) it deletes with FOR UPDATE SKIP LOCKED, so that
+// passes on many replicas share the work. It holds UPDATE on one column
+// of each, and writes only attempts.log_bytes: zero once the attempt's
+// log chunks are deleted, so readers see an empty log rather than a
+// missing one.
+var columnGrants = map[string]map[RoleKind]map[string][]string{
+	"runs":     {RoleMaintenance: {"finished_at_ms": {"UPDATE"}}},
+	"attempts": {RoleMaintenance: {"log_bytes": {"UPDATE"}}},
 }
 
 // grantedTables lists the matrix's tables in a fixed order.

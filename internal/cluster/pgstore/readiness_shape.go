@@ -82,6 +82,13 @@ func expectedPrivilegeLines(r Roles) []string {
 				out = append(out, fmt.Sprintf("table %s grants %s to %s", t, p, r.Name(k)))
 			}
 		}
+		for k, cols := range columnGrants[t] {
+			for col, privs := range cols {
+				for _, p := range privs {
+					out = append(out, fmt.Sprintf("column %s.%s grants %s to %s", t, col, p, r.Name(k)))
+				}
+			}
+		}
 	}
 	sort.Strings(out)
 	return out

@@ -42,7 +42,7 @@ func readinessCode(err error) string {
 func TestReadinessPassesOnAFreshInstallForEveryRole(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	for _, k := range []RoleKind{RoleMigration, RoleAdmin, RoleRuntime} {
+	for _, k := range []RoleKind{RoleMigration, RoleAdmin, RoleRuntime, RoleMaintenance} {
 		requireReadiness(t, e, k, "")
 	}
 	// worker_ingress may not even read the migration history.

@@ -21,7 +21,7 @@ import (
 
 // RolesConfig configures EnsureRoles.
 type RolesConfig struct {
-	// Prefix of the four role names; "" means DefaultRolePrefix.
+	// Prefix of the five role names; "" means DefaultRolePrefix.
 	Prefix string
 	// Passwords by role kind. Required for a role that does not exist yet;
 	// for an existing role a password, when given, replaces its current one.
@@ -48,7 +48,7 @@ func (c RolesConfig) Validate() error {
 	return nil
 }
 
-// EnsureRoles creates or verifies the four LOGIN roles, pins their
+// EnsureRoles creates or verifies the five LOGIN roles, pins their
 // search_path and session timeouts, revokes every role membership from or
 // to them, and installs the exact grant matrix on the database the URL
 // names. It needs a superuser (or a role with CREATEROLE that owns the
@@ -213,12 +213,14 @@ func pgDuration(d time.Duration) string {
 }
 
 // grantStatements set database- and schema-level privileges: PUBLIC
-// revoked, CONNECT for the four, the schema owned by the migration role and
-// usable by the other three.
+// revoked, CONNECT for all five, the schema owned by the migration role
+// and usable by the others.
 func grantStatements(r Roles) []string {
-	all := pgx.Identifier{r.Migration}.Sanitize() + ", " + pgx.Identifier{r.Admin}.Sanitize() + ", " +
-		pgx.Identifier{r.Runtime}.Sanitize() + ", " + pgx.Identifier{r.WorkerIngress}.Sanitize()
-	users := pgx.Identifier{r.Admin}.Sanitize() + ", " + pgx.Identifier{r.Runtime}.Sanitize() + ", " + pgx.Identifier{r.WorkerIngress}.Sanitize()
+	var names []string
+	for _, k := range RoleKinds {
+		names = append(names, pgx.Identifier{r.Name(k)}.Sanitize())
+	}
+	all, users := strings.Join(names, ", "), strings.Join(names[1:], ", ")
 	schema := pgx.Identifier{SchemaName}.Sanitize()
 	return []string{
 		`DO $$ BEGIN EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC', current_database()); END $$`,
@@ -243,6 +245,13 @@ func tableGrantStatements(r Roles, table string) []string {
 			continue
 		}
 		out = append(out, "GRANT "+strings.Join(privs, ", ")+" ON "+qualified+" TO "+pgx.Identifier{r.Name(k)}.Sanitize())
+	}
+	for _, k := range RoleKinds {
+		for col, privs := range columnGrants[table][k] {
+			for _, p := range privs {
+				out = append(out, "GRANT "+p+" ("+pgx.Identifier{col}.Sanitize()+") ON "+qualified+" TO "+pgx.Identifier{r.Name(k)}.Sanitize())
+			}
+		}
 	}
 	return out
 }

@@ -11,7 +11,7 @@ import (
 func TestEachRoleHoldsExactlyItsGrants(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	for _, k := range []RoleKind{RoleAdmin, RoleRuntime, RoleWorkerIngress} {
+	for _, k := range RoleKinds[1:] {
 		conn := e.conn(t, k)
 		for _, table := range grantedTables() {
 			col := firstColumn(t, e, table)
@@ -62,7 +62,7 @@ func TestRolesAreUnprivilegedLoginRoles(t *testing.T) {
 func TestOnlyTheMigrationRoleCanChangeTheSchema(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	for _, k := range []RoleKind{RoleAdmin, RoleRuntime, RoleWorkerIngress} {
+	for _, k := range RoleKinds[1:] {
 		_, err := e.conn(t, k).Exec(t.Context(), "CREATE TABLE qinglong.intruder (id int)")
 		if sqlState(err) != stateInsufficientPriv {
 			t.Errorf("%s CREATE TABLE in the schema: want permission denied, got %v", k, err)
@@ -109,5 +109,41 @@ func privilegeProbe(priv, table, col string) string {
 		return "UPDATE qinglong." + table + " SET " + col + " = " + col + " WHERE false"
 	default:
 		return "DELETE FROM qinglong." + table + " WHERE false"
+	}
+}
+
+// The maintenance role deletes Runs, attempts, events and log chunks and
+// locks them for it; of everything else it may only empty an attempt's
+// log_bytes. The other roles delete none of them.
+func TestOnlyTheMaintenanceRoleDeletesRunsAndItWritesNothingElse(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	m := e.conn(t, RoleMaintenance)
+	for _, q := range []string{
+		"DELETE FROM qinglong.runs WHERE false", "DELETE FROM qinglong.attempts WHERE false",
+		"DELETE FROM qinglong.run_events WHERE false", "DELETE FROM qinglong.run_log_chunks WHERE false",
+		"SELECT id FROM qinglong.runs FOR UPDATE SKIP LOCKED", "SELECT id FROM qinglong.attempts FOR UPDATE SKIP LOCKED",
+		"UPDATE qinglong.attempts SET log_bytes = 0 WHERE false",
+	} {
+		if _, err := m.Exec(t.Context(), q); err != nil {
+			t.Errorf("maintenance %q: %v, want allowed", q, err)
+		}
+	}
+	for _, q := range []string{
+		"UPDATE qinglong.runs SET state = 'succeeded' WHERE false", "UPDATE qinglong.attempts SET state = 'lost' WHERE false",
+		"INSERT INTO qinglong.runs (id) SELECT NULL WHERE false", "UPDATE qinglong.run_log_chunks SET bytes = 'x' WHERE false",
+		"DELETE FROM qinglong.trigger_schedules WHERE false", "DELETE FROM qinglong.occurrence_ledger WHERE false",
+		"DELETE FROM qinglong.workers WHERE false", "SELECT 1 FROM qinglong.trigger_schedules",
+	} {
+		if _, err := m.Exec(t.Context(), q); sqlState(err) != stateInsufficientPriv {
+			t.Errorf("maintenance %q: %v, want permission denied", q, err)
+		}
+	}
+	for _, k := range []RoleKind{RoleAdmin, RoleRuntime, RoleWorkerIngress} {
+		for _, table := range []string{"runs", "attempts", "run_events", "run_log_chunks"} {
+			if _, err := e.conn(t, k).Exec(t.Context(), "DELETE FROM qinglong."+table+" WHERE false"); sqlState(err) != stateInsufficientPriv {
+				t.Errorf("%s DELETE FROM %s: %v, want permission denied", k, table, err)
+			}
+		}
 	}
 }

@@ -43,7 +43,7 @@ func TestPlantedOperatorInPublicIsNeverUsed(t *testing.T) {
 
 	floor := time.Now().Add(-time.Hour).UnixMilli()
 	// Each role's own setting protects a session that sets nothing.
-	for _, k := range []RoleKind{RoleMigration, RoleAdmin, RoleRuntime, RoleWorkerIngress} {
+	for _, k := range RoleKinds {
 		var now int64
 		if err := e.conn(t, k).QueryRow(t.Context(), sqlNowMs).Scan(&now); err != nil {
 			t.Fatalf("%s: %v", k, err)

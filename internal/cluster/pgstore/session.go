@@ -31,6 +31,10 @@ const (
 	// the client's own work between statements.
 	adminStatementTimeout = 30 * time.Second
 	adminIdleTimeout      = 10 * time.Second
+	// A retention batch deletes at most a few hundred Runs with their
+	// logs; a minute bounds even one whose logs are large.
+	maintenanceStatementTimeout = time.Minute
+	maintenanceIdleTimeout      = 10 * time.Second
 )
 
 // There is no separate lock_timeout: statement_timeout already bounds a
@@ -58,6 +62,7 @@ var roleBounds = map[RoleKind][]roleBound{
 	RoleAdmin:         {{settingStatementTimeout, adminStatementTimeout}, {settingIdleTimeout, adminIdleTimeout}},
 	RoleRuntime:       {{settingStatementTimeout, runtimeStatementTimeout}, {settingIdleTimeout, runtimeIdleTimeout}},
 	RoleWorkerIngress: {{settingStatementTimeout, runtimeStatementTimeout}, {settingIdleTimeout, runtimeIdleTimeout}},
+	RoleMaintenance:   {{settingStatementTimeout, maintenanceStatementTimeout}, {settingIdleTimeout, maintenanceIdleTimeout}},
 }
 
 // runtimeBounds are the runtime connection's statement and idle timeouts:
@@ -140,6 +145,8 @@ func RoleSummary(k RoleKind) string {
 		what = "publishes projects, tasks and triggers; creates, drains and revokes worker credentials"
 	case RoleRuntime:
 		what = "claims schedules and admits runs; serves the worker ingress (sessions, grants, leases, logs) and sweeps expired leases"
+	case RoleMaintenance:
+		what = "retention: deletes finished runs with their attempts, events and log chunks, and old logs (the only role that may)"
 	default:
 		what = "CONNECT and USAGE on the schema only: the worker ingress runs inside each replica as the runtime role, so this role holds no table"
 	}

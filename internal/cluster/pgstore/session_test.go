@@ -81,6 +81,7 @@ func TestSessionsCarryTheirBounds(t *testing.T) {
 		RoleAdmin:         {"search_path": safeSearchPath, settingStatementTimeout: "30s", settingIdleTimeout: "10s"},
 		RoleRuntime:       {"search_path": safeSearchPath, settingStatementTimeout: "10s", settingIdleTimeout: "5s"},
 		RoleWorkerIngress: {"search_path": safeSearchPath, settingStatementTimeout: "10s", settingIdleTimeout: "5s"},
+		RoleMaintenance:   {"search_path": safeSearchPath, settingStatementTimeout: "1min", settingIdleTimeout: "10s"},
 	}
 	for k, settings := range want {
 		c := e.conn(t, k)
@@ -201,6 +202,7 @@ func TestReadinessRejectsTooFewPredicateLocks(t *testing.T) {
 	}
 	if err := EnsureRoles(t.Context(), super, RolesConfig{Passwords: map[RoleKind]string{
 		RoleMigration: "test-password-m", RoleAdmin: "test-password-a", RoleRuntime: "test-password-r", RoleWorkerIngress: "test-password-w",
+		RoleMaintenance: "test-password-x",
 	}}); err != nil {
 		t.Fatal(err)
 	}

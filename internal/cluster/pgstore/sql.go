@@ -193,3 +193,14 @@ var (
 	sqlNotifyRetry     = stmt("NotifyRetry")
 	sqlNotifyState     = stmt("NotifyState")
 )
+
+// sql/retention.sql: retention (maintenance role).
+var (
+	sqlRetentionRuns       = stmt("RetentionRuns")
+	sqlRetentionLogsAged   = stmt("RetentionLogsAged")
+	sqlRetentionLogsOldest = stmt("RetentionLogsOldest")
+	sqlRetentionLogsDelete = stmt("RetentionLogsDelete")
+	sqlRetentionLogBytes   = stmt("RetentionLogBytes")
+	sqlRetentionCapLock    = stmt("RetentionCapLock")
+	sqlRetentionEstimate   = stmt("RetentionEstimate")
+)

@@ -11,6 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -37,6 +38,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		admin.Close()
 		return nil, err
 	}
+	maint := &maintenance{url: dsn}
 	return &cli.Backend{
 		Catalog: catalog.Service{
 			Store:    adminOnly{admin},
@@ -58,7 +60,13 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		Detail:        runtimeDetail{rt},
 		Manual:        runtimeManual{rt},
 		Notifications: rt,
+		// Opened at its first use only: the maintenance role's URL is
+		// another than the one the other commands use.
+		Retention:         maint,
+		RetentionDefaults: retention.ClusterDefaults,
+		RetentionOptions:  pgstore.RetentionOptions,
 		Close: func() {
+			maint.Close()
 			rt.Close()
 			admin.Close()
 		},

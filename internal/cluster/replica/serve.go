@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -50,6 +51,8 @@ type replica struct {
 	ingress    *workeringress.Handler
 	workerHTTP *httpserve.Server
 	adm        *admission
+	retain     *loop.Loop
+	maint      *maintenance
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
@@ -62,6 +65,9 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 	err := r.listen()
 	if err == nil {
 		err = r.listenWorkers()
+	}
+	if err == nil {
+		err = r.startRetention(ctx)
 	}
 	if err == nil {
 		err = r.supervise(ctx)
@@ -118,7 +124,7 @@ func (r *replica) stop(deadline time.Time) error {
 		r.ingress.Stop()
 	}
 	r.log.Info("admission closed; draining", slog.String("code", CodeAdmissionClosed))
-	var errs []error
+	errs := []error{r.stopRetention(ctx)}
 	act := r.adm.current()
 	if act != nil {
 		errs = append(errs, act.coord.Stop(ctx))

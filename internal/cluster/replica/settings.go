@@ -16,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -34,6 +35,10 @@ type settings struct {
 	RolePrefix  string
 	Worker      workerSettings
 	Notify      notifySettings
+	Retention   retentionSettings
+	// RetentionCadence is the wait between retention passes (default
+	// retention.DefaultCadence; tests shorten it).
+	RetentionCadence time.Duration
 }
 
 // notifySettings shape the delivery of the notification outbox; Secrets is
@@ -42,6 +47,15 @@ type notifySettings struct {
 	Backoff     time.Duration
 	MaxAttempts int
 	Secrets     string
+}
+
+// retentionSettings are the retention loop's: it runs when the policy
+// deletes something and a maintenance role URL is given.
+type retentionSettings struct {
+	Policy retention.Policy
+	// URL is the maintenance role's, named like DatabaseURL; "" when
+	// none was given.
+	URL string
 }
 
 // workerSettings are the worker ingress's.
@@ -123,9 +137,20 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err := notify.CheckSettings(f.NotifyBackoff, f.NotifyMaxAttempts); err != nil {
 		return settings{}, &cli.UsageError{Err: err}
 	}
+	policy, err := f.Retention.Resolve(retention.ClusterDefaults)
+	if err != nil {
+		return settings{}, &cli.UsageError{Err: err}
+	}
+	ret := retentionSettings{Policy: policy}
+	if f.MaintenanceURL != "" {
+		if ret.URL, err = namedURL("--database-maintenance-url", f.MaintenanceURL, owner); err != nil {
+			return settings{}, err
+		}
+	}
 	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, cli.SplitList(f.AllowedHosts)),
 		DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
-		Notify: notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile}}, nil
+		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile},
+		Retention: ret}, nil
 }
 
 // workerSettingsFrom validates the worker ingress's settings and loads its
@@ -246,16 +271,22 @@ func runtimeURL(raw, owner string) (string, error) {
 	if raw == "" {
 		return "", cli.Usagef("--database-url is required for the cluster profile: the runtime role's URL, e.g. postgres://ql_runtime@db:5432/qinglong?sslmode=verify-full (or QL_DATABASE_URL)")
 	}
+	return namedURL("--database-url", raw, owner)
+}
+
+// namedURL checks a database URL's shape and TLS settings and names the
+// replica in application_name. The password, if any, is never echoed.
+func namedURL(flag, raw, owner string) (string, error) {
 	if !cli.IsPostgresURL(raw) {
-		return "", cli.Usagef("--database-url must start with postgres:// or postgresql://")
+		return "", cli.Usagef("%s must start with postgres:// or postgresql://", flag)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", cli.Usagef("--database-url cannot be parsed; use postgres://user@host:port/db?sslmode=verify-full (put the password in PGPASSWORD or a password file)")
+		return "", cli.Usagef("%s cannot be parsed; use postgres://user@host:port/db?sslmode=verify-full (put the password in PGPASSWORD or a password file)", flag)
 	}
 	q := u.Query()
 	if mode := q.Get("sslmode"); mode != "" && !contains(sslModes, mode) {
-		return "", cli.Usagef("--database-url: sslmode %q is not one of %v", mode, sslModes)
+		return "", cli.Usagef("%s: sslmode %q is not one of %v", flag, mode, sslModes)
 	}
 	for _, file := range []string{"sslrootcert", "sslcert", "sslkey"} {
 		path := q.Get(file)
@@ -263,7 +294,7 @@ func runtimeURL(raw, owner string) (string, error) {
 			continue
 		}
 		if _, err := os.Stat(path); err != nil {
-			return "", cli.Usagef("--database-url: %s %s cannot be read: %v", file, path, errors.Unwrap(err))
+			return "", cli.Usagef("%s: %s %s cannot be read: %v", flag, file, path, errors.Unwrap(err))
 		}
 	}
 	if q.Get("application_name") == "" {

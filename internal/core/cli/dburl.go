@@ -24,7 +24,7 @@ func refuseArgvPassword(flag, raw string) error {
 	pw, hasPW := u.User.Password()
 	if (hasPW && pw != "") || u.Query().Get("password") != "" {
 		return Usagef("%s holds a password, which every user of this host can read in the process list; "+
-			"give the URL in $QL_DATABASE_URL instead, or leave the password out and keep it in $PGPASSWORD or a pgpass file ($PGPASSFILE)", flag)
+			"give the URL in $"+EnvName(strings.TrimPrefix(flag, "--"))+" instead, or leave the password out and keep it in $PGPASSWORD or a pgpass file ($PGPASSFILE)", flag)
 	}
 	return nil
 }

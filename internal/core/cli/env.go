@@ -86,9 +86,11 @@ func Getenv(getenv func(string) string, name string) (string, error) {
 // command line first, before the environment may set the same flag.
 func fillFromEnv(c *cobra.Command) error {
 	fs := c.Flags()
-	if fl := fs.Lookup("database-url"); fl != nil && fl.Changed {
-		if err := refuseArgvPassword("--database-url", fl.Value.String()); err != nil {
-			return err
+	for _, name := range []string{"database-url", "database-maintenance-url"} {
+		if fl := fs.Lookup(name); fl != nil && fl.Changed {
+			if err := refuseArgvPassword("--"+name, fl.Value.String()); err != nil {
+				return err
+			}
 		}
 	}
 	var err error

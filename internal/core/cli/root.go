@@ -17,6 +17,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -48,7 +49,13 @@ type Backend struct {
 	// Notifications lists and retries the notification outbox (`ql
 	// notifications`).
 	Notifications notify.Outbox
-	Close         func()
+	// Retention deletes past retention (`ql retention run`); nil when
+	// the profile cannot. RetentionDefaults is the profile's policy.
+	Retention         retention.Store
+	RetentionDefaults retention.Policy
+	// RetentionOptions pace a pass on this store (zero: the defaults).
+	RetentionOptions retention.Options
+	Close            func()
 }
 
 // Opener opens a backend: dsn is a postgres:// URL or the embedded
@@ -128,7 +135,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		return fillFromEnv(c)
 	}
 	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
-		tokensCommand(opts), notificationsCommand(opts))
+		tokensCommand(opts), notificationsCommand(opts), retentionCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.

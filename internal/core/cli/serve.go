@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/qinglong/qinglong/internal/core/retention"
 )
 
 // ServeFlags are the settings of `ql serve`. Zero values mean "the
@@ -60,6 +62,13 @@ type ServeFlags struct {
 	// SecretsFile is the cluster replica's secrets file, for the secrets
 	// notification channels name.
 	SecretsFile string
+	// Retention is what the server deletes: finished Runs and logs after
+	// a number of days, logs over a total size ("" is the profile's
+	// default, "off" or 0 keeps everything).
+	Retention retention.Settings
+	// MaintenanceURL is the cluster's maintenance role URL: a replica
+	// given one runs retention.
+	MaintenanceURL string
 }
 
 // Profiles.
@@ -165,13 +174,14 @@ wins over the file.`,
 	if cluster {
 		fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role, without a password (sslmode and sslrootcert honoured; prefer $QL_DATABASE_URL)")
 		fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
-		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the four database role names readiness checks (default ql_, as 'ql db roles' creates them)")
+		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the five database role names readiness checks (default ql_, as 'ql db roles' creates them)")
 		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: admissions of one round committed at once (1–16; default 4)")
 		fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default 30s)")
 		fs.StringVar(&f.WorkerAddr, "worker-addr", "", "cluster: listen address of the worker ingress (default 127.0.0.1:8081; any other than loopback needs --worker-tls-cert and --worker-tls-key)")
 		fs.StringVar(&f.WorkerTLSCert, "worker-tls-cert", "", "cluster: PEM certificate (chain) file of the worker ingress; serves HTTPS")
 		fs.StringVar(&f.WorkerTLSKey, "worker-tls-key", "", "cluster: PEM private key file of --worker-tls-cert")
 		fs.StringVar(&f.SecretsFile, "secrets-file", "", "cluster: JSON secrets file (name: value, mode 0600) holding the secrets notification channels name (default: none)")
+		fs.StringVar(&f.MaintenanceURL, "database-maintenance-url", "", "cluster: PostgreSQL URL of the maintenance role, without a password (prefer $"+EnvMaintenanceURL+"); given it, the replica runs retention (the runtime role may not delete)")
 		fs.DurationVar(&f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time (3s–10m; default 30s); workers renew every third of it")
 	}
 	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; "+
@@ -186,11 +196,45 @@ wins over the file.`,
 		byProfile(map[string]string{ProfileStandalone: "CPU count", ProfileEdge: "1"})+")")
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output, in bytes ("+
 		byProfile(map[string]string{ProfileStandalone: "1 MiB", ProfileEdge: "1 MiB", ProfileCluster: "16 MiB, 4 KiB–1 GiB"})+")")
+	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days after they finished: 30 or 30d, off or 0 keeps them ("+
+		byProfile(map[string]string{ProfileStandalone: "30d", ProfileEdge: "3d", ProfileCluster: "30d"})+")")
+	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished Runs this many days after they finished; the Runs stay (off or 0 keeps them; "+
+		byProfile(map[string]string{ProfileStandalone: "7d", ProfileEdge: "3d", ProfileCluster: "7d"})+")")
+	fs.StringVar(&f.Retention.LogBytes, "retention-log-bytes", "", "cap of all logs together, oldest deleted first: 1GiB, 64MiB or bytes, at least 1 MiB (off or 0: no cap; "+
+		byProfile(map[string]string{ProfileStandalone: "1GiB", ProfileEdge: "64MiB", ProfileCluster: "off"})+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	fs.DurationVar(&f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to 1h (100ms–1h; default 5s)")
 	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–100; default 8)")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	return c
+}
+
+// sections are the config file's groups of settings: `retention: {runs:
+// 30d}` is `retention-runs: 30d`.
+var sections = []string{"retention"}
+
+// flattenSections rewrites each section's keys as the flags they stand
+// for.
+func flattenSections(vals map[string]any, configFile string) error {
+	for _, sec := range sections {
+		v, ok := vals[sec]
+		if !ok {
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return Usagef("--config %s: %s must be a mapping of settings, e.g. %s: {runs: 30d, logs: 7d, log-bytes: 1GiB}", configFile, sec, sec)
+		}
+		delete(vals, sec)
+		for k, x := range m {
+			name := sec + "-" + k
+			if _, dup := vals[name]; dup {
+				return Usagef("--config %s: %s is set twice (as %s.%s and as %s)", configFile, name, sec, k, name)
+			}
+			vals[name] = x
+		}
+	}
+	return nil
 }
 
 // fillFromFile applies the config file to flags neither the command line
@@ -204,6 +248,9 @@ func fillFromFile(fs *pflag.FlagSet, configFile string) error {
 		}
 		if err := yaml.Unmarshal(data, &fileVals); err != nil {
 			return Usagef("--config %s: %v", configFile, strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		if err := flattenSections(fileVals, configFile); err != nil {
+			return err
 		}
 		for k := range fileVals {
 			if fs.Lookup(k) == nil || k == "config" {

@@ -12,6 +12,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/executor"
@@ -100,6 +101,21 @@ type Config struct {
 	// NotifyMaxAttempts is how many deliveries a notification gets before
 	// it is dead (1–100, default 8).
 	NotifyMaxAttempts int
+	// Retention says what the server deletes, and when; the zero value
+	// means the profile's default (Retention.Set false). Policy.Off keeps
+	// everything.
+	Retention RetentionConfig
+}
+
+// RetentionConfig is the retention loop's setting.
+type RetentionConfig struct {
+	// Set says Policy was given; otherwise the profile's default applies.
+	Set    bool
+	Policy retention.Policy
+	// Cadence is the wait between passes (default retention.DefaultCadence).
+	Cadence time.Duration
+	// Options bound each pass.
+	Options retention.Options
 }
 
 // WithDefaults fills unset fields from the profile's defaults.
@@ -138,6 +154,12 @@ func (c Config) WithDefaults() Config {
 	if c.LogCapBytes == 0 {
 		c.LogCapBytes = DefaultLogCapBytes
 	}
+	if !c.Retention.Set {
+		c.Retention.Set, c.Retention.Policy = true, RetentionDefaults(c.Profile)
+	}
+	if c.Retention.Cadence == 0 {
+		c.Retention.Cadence = retention.DefaultCadence
+	}
 	if c.NowMs == nil {
 		c.NowMs = func() int64 { return time.Now().UnixMilli() }
 	}
@@ -168,6 +190,8 @@ func (c Config) Validate() error {
 		return invalid("concurrency: %d is outside 1–%d", c.Concurrency, executor.MaxConcurrency)
 	case c.LogCapBytes < executor.MinLogCapBytes || c.LogCapBytes > executor.MaxLogCapBytes:
 		return invalid("log cap: %d bytes is outside %d–%d", c.LogCapBytes, executor.MinLogCapBytes, executor.MaxLogCapBytes)
+	case c.Retention.Cadence < loop.MinCadence || c.Retention.Cadence > loop.MaxCadence:
+		return invalid("retention cadence: %s is outside %s–%s", c.Retention.Cadence, loop.MinCadence, loop.MaxCadence)
 	case !c.RunAs.IsZero():
 		return c.RunAs.Validate("--run-as")
 	}
@@ -175,6 +199,14 @@ func (c Config) Validate() error {
 		return qlerror.Wrap(qlerror.Invalid, err, "%s", err)
 	}
 	return nil
+}
+
+// RetentionDefaults is a profile's retention policy.
+func RetentionDefaults(p Profile) retention.Policy {
+	if p == Edge {
+		return retention.EdgeDefaults
+	}
+	return retention.StandaloneDefaults
 }
 
 // Layout is where a data directory keeps its files. Names carry a

@@ -17,6 +17,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/single/executor"
@@ -32,6 +33,7 @@ type Server struct {
 	disp   *executor.Dispatcher
 	sched  *loop.Loop
 	notify *loop.Loop
+	retain *loop.Loop
 	diag   schedule.Diagnostics
 	http   *httpserve.Server
 	api    *httpapi.Handler
@@ -111,13 +113,25 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.startNotifications(ctx); err != nil {
 		return nil, err
 	}
+	if !cfg.Retention.Policy.Off() {
+		if s.retain, err = retention.NewLoop(retention.LoopConfig{
+			Store: s.store.Retention(s.layout.Logs), Policy: cfg.Retention.Policy, Cadence: cfg.Retention.Cadence,
+			StopTimeout: cfg.StopTimeout, Options: cfg.Retention.Options, Logger: cfg.Logger,
+		}); err != nil {
+			return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
+		}
+		if err := s.retain.Start(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.HTTPAddr != "" {
 		if err := s.listen(); err != nil {
 			return nil, err
 		}
 	}
 	s.ready.Store(true)
-	cfg.Logger.Info("serving", "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "concurrency", cfg.Concurrency)
+	cfg.Logger.Info("serving", "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "concurrency", cfg.Concurrency,
+		"retention", cfg.Retention.Policy.String())
 	return s, nil
 }
 
@@ -253,6 +267,9 @@ func (s *Server) teardown(ctx context.Context) error {
 	var errs []error
 	if s.notify != nil {
 		errs = append(errs, s.notify.Stop(ctx))
+	}
+	if s.retain != nil {
+		errs = append(errs, s.retain.Stop(ctx))
 	}
 	if s.sched != nil {
 		errs = append(errs, s.sched.Stop(ctx))

@@ -44,7 +44,9 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 		return nil, err
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun,
-		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Notifications: b.Store, Close: b.Close}, nil
+		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Notifications: b.Store,
+		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone),
+		Close: b.Close}, nil
 }
 
 // OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
@@ -79,7 +81,12 @@ func Serve(p server.Profile) cli.ServeFunc {
 		if f.WorkerAddr != "" || f.WorkerTLSCert != "" || f.WorkerTLSKey != "" || f.RunLease != 0 {
 			return cli.Usagef("--worker-addr, --worker-tls-cert, --worker-tls-key and --run-lease are cluster settings; the %s profile runs commands itself and has no worker ingress", p)
 		}
+		policy, err := f.Retention.Resolve(server.RetentionDefaults(p))
+		if err != nil {
+			return &cli.UsageError{Err: err}
+		}
 		cfg := server.Config{
+			Retention:         server.RetentionConfig{Set: true, Policy: policy},
 			Profile:           p,
 			DataDir:           f.DataDir,
 			PageSize:          f.PageSize,

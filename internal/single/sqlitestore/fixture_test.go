@@ -123,25 +123,29 @@ func (e *env) audits(ctx context.Context, triggerID string) ([]string, error) {
 
 func (e *env) fixture() storetest.Fixture {
 	return storetest.Fixture{
-		Catalog:  e.store,
-		Schedule: e.store,
-		Runs:     e.store,
-		Status:   e.store,
-		Service:  e.service(),
-		Row:      e.row,
-		Counts:   e.counts,
-		MakeDue:  e.makeDue,
-		NowMs:    func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
-		Pauser:   e.store,
-		Tokens:   e.store,
-		Cancel:   e.store.CancelRun,
-		Auth:     e.store,
-		Detail:   e.store,
-		Audits:   e.audits,
-		Elapse:   e.clock.Advance,
-		Manual:   e.store,
-		Outbox:   e.store,
-		Finish:   e.finish,
+		Catalog:      e.store,
+		Schedule:     e.store,
+		Runs:         e.store,
+		Status:       e.store,
+		Service:      e.service(),
+		Row:          e.row,
+		Counts:       e.counts,
+		MakeDue:      e.makeDue,
+		NowMs:        func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
+		Pauser:       e.store,
+		Tokens:       e.store,
+		Cancel:       e.store.CancelRun,
+		Auth:         e.store,
+		Detail:       e.store,
+		Audits:       e.audits,
+		Elapse:       e.clock.Advance,
+		Manual:       e.store,
+		Outbox:       e.store,
+		Finish:       e.finish,
+		Retention:    e.store.Retention(e.logDir()),
+		SeedFinished: e.seedFinished,
+		Backdate:     e.backdate,
+		HasLog:       e.hasLog,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return e.tamper(ctx, `UPDATE trigger_schedules SET next_fire_at_ms = ?, due_offset_ms = ?, state_version = state_version + 1
 				WHERE trigger_id = ?`, cursorMs, nullable(dueOffsetMs), triggerID)
@@ -256,6 +260,11 @@ func TestRunReaderConformance(t *testing.T) {
 func TestTokenConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunTokens(t, newFixture)
+}
+
+func TestRetentionConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunRetention(t, newFixture)
 }
 
 func TestStatusReaderConformance(t *testing.T) {

@@ -104,7 +104,7 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 			applied = append(applied, m.ID)
 		}
 	}
-	return applied, nil
+	return applied, s.ensureIncrementalVacuum(ctx)
 }
 
 type historyRow struct{ id, checksum string }

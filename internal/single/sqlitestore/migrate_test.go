@@ -126,7 +126,7 @@ func TestReadinessFailsClosedOnEveryDrift(t *testing.T) {
 		{"extra index", CheckSchema, `CREATE INDEX runs_extra ON runs (state)`},
 		{"dropped index", CheckSchema, `DROP INDEX trigger_schedules_due`},
 		{"extra table", CheckSchema, `CREATE TABLE scratch (x INTEGER)`},
-		{"dropped append-only trigger", CheckSchema, `DROP TRIGGER run_events_append_only_delete`},
+		{"dropped append-only trigger", CheckSchema, `DROP TRIGGER run_events_append_only_update`},
 		{"edited checksum", CheckHistory, `UPDATE ql_schema_migrations SET checksum = 'sha256:' || substr('0000000000000000000000000000000000000000000000000000000000000000', 1, 64)`},
 		{"migration from a newer build", CheckHistory, `INSERT INTO ql_schema_migrations VALUES ('sqlite-9999-future', 'sha256:' || substr('1111111111111111111111111111111111111111111111111111111111111111', 1, 64), 0)`},
 		{"capability moved", CheckCapability, `UPDATE ql_schema_capability SET version = version + 1`},

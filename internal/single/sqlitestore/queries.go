@@ -37,6 +37,7 @@ var (
 	qSQLiteVersion         = query("sqlite_version")
 	qPragmaJournalMode     = query("pragma_journal_mode")
 	qPragmaForeignKeys     = query("pragma_foreign_keys")
+	qPragmaAutoVacuum      = query("pragma_auto_vacuum")
 )
 
 // Statements over the migrated schema; readQueries and writeQueries say
@@ -129,6 +130,21 @@ var (
 	qNotifyDue           = query("notify_due")
 )
 
+// Retention's statements (retention.go).
+var (
+	qRetentionRunsBatch      = query("retention_runs_batch")
+	qRetentionLogsOfRuns     = query("retention_logs_of_runs")
+	qRetentionEventsDelete   = query("retention_events_delete")
+	qRetentionAttemptsDelete = query("retention_attempts_delete")
+	qRetentionRunsDelete     = query("retention_runs_delete")
+	qRetentionLogsBatch      = query("retention_logs_batch")
+	qRetentionLogsForget     = query("retention_logs_forget")
+	qRetentionLogBytes       = query("retention_log_bytes")
+	qRetentionEstimate       = query("retention_estimate")
+	qPragmaFreelist          = query("pragma_freelist")
+	qPragmaIncrementalVacuum = query("pragma_incremental_vacuum")
+)
+
 // The by-names reads run on the read pool (a dry run) and inside a
 // publishing transaction on the writer, so they are prepared on both.
 var (
@@ -143,8 +159,8 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qNotifyList, qNotifyDue,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest, qNotifyList, qNotifyDue,
+	qRetentionEstimate,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -164,4 +180,6 @@ var writeQueries = []string{
 	qTokenInsert, qTokenRevoke, qTokenTouch,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
 	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
+	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
+	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qPragmaFreelist, qPragmaIncrementalVacuum,
 }

@@ -1,5 +1,5 @@
 // Package clustertest sets up a migrated PostgreSQL database with its own
-// four QingLong roles for the cluster profile's tests, on pgtest's private
+// five QingLong roles for the cluster profile's tests, on pgtest's private
 // server. Tests using it need func TestMain(m *testing.M) { pgtest.Main(m) }.
 package clustertest
 
@@ -39,7 +39,7 @@ type Env struct {
 }
 
 // New migrates a fresh database on the shared server and installs the
-// four roles.
+// five roles.
 func New(t testing.TB) *Env {
 	t.Helper()
 	return withRoles(t, pgtest.NewPreparedDatabase(t, migratedTemplate, migrateEmpty))
@@ -208,4 +208,24 @@ func (e *Env) Token(t testing.TB, name string, scope apitoken.Scope) string {
 		t.Fatalf("create token %s: %v", name, err)
 	}
 	return secret
+}
+
+// SeedFinished copies an admitted Run n times as succeeded Runs that
+// finished ago (by the database clock), each with one ended attempt
+// holding logBytes of log in one chunk and three events; their
+// idempotency keys start with "seed:". It needs one admitted Run.
+func (e *Env) SeedFinished(t testing.TB, n int, ago time.Duration, logBytes int) {
+	t.Helper()
+	e.Exec(t, `WITH t AS (SELECT * FROM qinglong.runs WHERE idempotency_key NOT LIKE 'seed:%' ORDER BY id LIMIT 1),
+new AS (SELECT gen_random_uuid() AS run_id, gen_random_uuid() AS attempt_id, `+pgstore.ClockMsSQL+` - $2::bigint AS at FROM generate_series(1, $1::int)),
+r AS (INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+        idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms)
+      SELECT n.run_id, t.project_id, t.task_id, t.task_revision, t.trigger_id, t.trigger_revision, t.execution_revision_id,
+        'seed:' || n.run_id, n.at, 'succeeded', 4, 3, n.at, n.at, n.at, n.at FROM new n, t),
+a AS (INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms, started_at_ms, finished_at_ms, exit_code, log_bytes)
+      SELECT attempt_id, run_id, 1, 'remote_worker', 'succeeded', at, at, at, at, 0, $3::bigint FROM new),
+e AS (INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
+      SELECT n.run_id, s.seq, s.name, '{}', n.at FROM new n, (VALUES (1, 'run.created'), (2, 'run.queued'), (3, 'run.succeeded')) s (seq, name))
+INSERT INTO qinglong.run_log_chunks (attempt_id, log_offset, bytes, created_at_ms)
+SELECT attempt_id, 0, convert_to(repeat('x', $3::int), 'UTF8'), at FROM new WHERE $3::int > 0`, n, ago.Milliseconds(), logBytes)
 }

@@ -23,7 +23,7 @@ import (
 // setupTimeout bounds schema installation and publishing.
 const setupTimeout = 2 * time.Minute
 
-// gateDB is a migrated QingLong database with its four roles. It names no
+// gateDB is a migrated QingLong database with its five roles. It names no
 // server: after a promotion the same database is reached on the new
 // primary.
 type gateDB struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -88,6 +89,20 @@ type Fixture struct {
 	// Elapse lets d pass on the adapter's time authority: the injected
 	// clock moves on, the database's is waited for.
 	Elapse func(d time.Duration)
+
+	// Retention is the adapter's retention store (on PostgreSQL, over the
+	// maintenance role).
+	Retention retention.Store
+	// SeedFinished copies the admitted Run template n times as finished
+	// (succeeded) Runs that finished at finishedAtMs, each with one ended
+	// attempt, three events and, when logBytes > 0, a stored log of that
+	// many bytes. It returns the new Runs' ids.
+	SeedFinished func(ctx context.Context, templateRunID string, n int, finishedAtMs int64, logBytes int) ([]string, error)
+	// Backdate moves every time of a Run, its attempts and events back by
+	// d, as if it had been admitted that long ago.
+	Backdate func(ctx context.Context, runID string, d time.Duration) error
+	// HasLog reports whether an attempt's log is still stored.
+	HasLog func(ctx context.Context, attemptID string) (bool, error)
 
 	// page routes every commit of a case through ScheduleCommitPage (as a
 	// page of its own) instead of ScheduleCommit; RunSchedule sets it.

@@ -24,7 +24,7 @@ func QuietCron(nowMs int64) trigger.Cron {
 }
 
 // quietCron is QuietCron at the fixture's clock.
-func quietCron(t *testing.T, f Fixture) trigger.Cron {
+func quietCron(t testing.TB, f Fixture) trigger.Cron {
 	t.Helper()
 	now, err := f.NowMs(t.Context())
 	if err != nil {
@@ -44,7 +44,7 @@ type defs struct {
 	Trigger trigger.Revision
 }
 
-func newProject(t *testing.T, f Fixture, name string) project.Project {
+func newProject(t testing.TB, f Fixture, name string) project.Project {
 	t.Helper()
 	p := project.Project{ID: ids.New(), Name: name, Status: project.Active}
 	if _, err := f.Catalog.ProjectSave(t.Context(), p); err != nil {
@@ -59,7 +59,7 @@ func commandSpec(name string, enabled bool) task.Spec {
 	}}
 }
 
-func publishTask(t *testing.T, f Fixture, projectID, taskID string, expected int64, spec task.Spec) task.Revision {
+func publishTask(t testing.TB, f Fixture, projectID, taskID string, expected int64, spec task.Spec) task.Revision {
 	t.Helper()
 	rev, _, err := f.Service.PublishTask(t.Context(), projectID, taskID, expected, ids.New(), spec)
 	if err != nil {
@@ -68,7 +68,7 @@ func publishTask(t *testing.T, f Fixture, projectID, taskID string, expected int
 	return rev
 }
 
-func publishTrigger(t *testing.T, f Fixture, projectID, triggerID string, pinned task.Revision, expected int64, spec trigger.Spec) trigger.Revision {
+func publishTrigger(t testing.TB, f Fixture, projectID, triggerID string, pinned task.Revision, expected int64, spec trigger.Spec) trigger.Revision {
 	t.Helper()
 	rev, _, err := f.Service.PublishTrigger(t.Context(), projectID, triggerID, pinned, expected, ids.New(), spec)
 	if err != nil {
@@ -79,7 +79,7 @@ func publishTrigger(t *testing.T, f Fixture, projectID, triggerID string, pinned
 
 // newDefs publishes project name with an enabled task and an enabled
 // trigger on c.
-func newDefs(t *testing.T, f Fixture, name string, c trigger.Cron) defs {
+func newDefs(t testing.TB, f Fixture, name string, c trigger.Cron) defs {
 	t.Helper()
 	p := newProject(t, f, name)
 	tk := publishTask(t, f, p.ID, ids.New(), 0, commandSpec("job", true))
@@ -88,7 +88,7 @@ func newDefs(t *testing.T, f Fixture, name string, c trigger.Cron) defs {
 }
 
 // decide is the scheduler's decision for a ticket.
-func decide(t *testing.T, tk schedule.Ticket) schedule.Decision {
+func decide(t testing.TB, tk schedule.Ticket) schedule.Decision {
 	t.Helper()
 	d, err := schedule.DecideTicket(tk, graceMs)
 	if err != nil {
@@ -97,7 +97,7 @@ func decide(t *testing.T, tk schedule.Ticket) schedule.Decision {
 	return d
 }
 
-func commitParams(t *testing.T, tk schedule.Ticket) schedule.CommitParams {
+func commitParams(t testing.TB, tk schedule.Ticket) schedule.CommitParams {
 	t.Helper()
 	p := schedule.CommitParams{Ticket: tk, Decision: decide(t, tk), GraceMs: graceMs}
 	if p.Decision.Action == schedule.Admit {
@@ -106,7 +106,7 @@ func commitParams(t *testing.T, tk schedule.Ticket) schedule.CommitParams {
 	return p
 }
 
-func take(t *testing.T, f Fixture, limit int) []schedule.Ticket {
+func take(t testing.TB, f Fixture, limit int) []schedule.Ticket {
 	t.Helper()
 	tks, err := f.Schedule.ScheduleTake(t.Context(), schedule.TakeParams{Limit: limit})
 	if err != nil {
@@ -115,7 +115,7 @@ func take(t *testing.T, f Fixture, limit int) []schedule.Ticket {
 	return tks
 }
 
-func takeOne(t *testing.T, f Fixture) schedule.Ticket {
+func takeOne(t testing.TB, f Fixture) schedule.Ticket {
 	t.Helper()
 	tks := take(t, f, schedule.MaxPageSize)
 	if len(tks) != 1 {
@@ -124,7 +124,7 @@ func takeOne(t *testing.T, f Fixture) schedule.Ticket {
 	return tks[0]
 }
 
-func commit(t *testing.T, f Fixture, p schedule.CommitParams) schedule.CommitResult {
+func commit(t testing.TB, f Fixture, p schedule.CommitParams) schedule.CommitResult {
 	t.Helper()
 	res, err := commitVia(t.Context(), f, p)
 	if err != nil && res.Outcome != schedule.Failed && res.Outcome != schedule.Unavailable {
@@ -147,7 +147,7 @@ func commitVia(ctx context.Context, f Fixture, p schedule.CommitParams) (schedul
 }
 
 // commitPage commits ps as one page and requires one result per decision.
-func commitPage(t *testing.T, f Fixture, ps []schedule.CommitParams) []schedule.CommitResult {
+func commitPage(t testing.TB, f Fixture, ps []schedule.CommitParams) []schedule.CommitResult {
 	t.Helper()
 	rs, err := f.Schedule.ScheduleCommitPage(t.Context(), ps)
 	if err != nil {
@@ -159,7 +159,7 @@ func commitPage(t *testing.T, f Fixture, ps []schedule.CommitParams) []schedule.
 	return rs
 }
 
-func row(t *testing.T, f Fixture, triggerID string) Row {
+func row(t testing.TB, f Fixture, triggerID string) Row {
 	t.Helper()
 	r, err := f.Row(t.Context(), triggerID)
 	if err != nil {
@@ -168,7 +168,7 @@ func row(t *testing.T, f Fixture, triggerID string) Row {
 	return r
 }
 
-func counts(t *testing.T, f Fixture, triggerID string) Counts {
+func counts(t testing.TB, f Fixture, triggerID string) Counts {
 	t.Helper()
 	c, err := f.Counts(t.Context(), triggerID)
 	if err != nil {
@@ -177,7 +177,7 @@ func counts(t *testing.T, f Fixture, triggerID string) Counts {
 	return c
 }
 
-func makeDue(t *testing.T, f Fixture, triggerID string, lateMs int64) {
+func makeDue(t testing.TB, f Fixture, triggerID string, lateMs int64) {
 	t.Helper()
 	if err := f.MakeDue(t.Context(), triggerID, lateMs); err != nil {
 		t.Fatalf("make %s due: %v", triggerID, err)
@@ -186,7 +186,7 @@ func makeDue(t *testing.T, f Fixture, triggerID string, lateMs int64) {
 
 // initialise takes and commits a fresh trigger's first decision, so its
 // row has a cursor.
-func initialise(t *testing.T, f Fixture) {
+func initialise(t testing.TB, f Fixture) {
 	t.Helper()
 	for _, tk := range take(t, f, schedule.MaxPageSize) {
 		if res := commit(t, f, commitParams(t, tk)); res.Outcome != schedule.Initialized {
@@ -195,7 +195,7 @@ func initialise(t *testing.T, f Fixture) {
 	}
 }
 
-func requireCode(t *testing.T, err error, code qlerror.Code, what string) {
+func requireCode(t testing.TB, err error, code qlerror.Code, what string) {
 	t.Helper()
 	if !qlerror.Is(err, code) {
 		t.Fatalf("%s: want a %s error, got %v", what, code, err)

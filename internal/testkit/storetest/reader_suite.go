@@ -49,7 +49,7 @@ func RunStatusReader(t *testing.T, newFixture Factory) {
 
 // admitNow makes a trigger due lateMs ago and admits it, returning the
 // Run's id. Every other trigger must be initialised already.
-func admitNow(t *testing.T, f Fixture, triggerID string, lateMs int64) string {
+func admitNow(t testing.TB, f Fixture, triggerID string, lateMs int64) string {
 	t.Helper()
 	makeDue(t, f, triggerID, lateMs)
 	tk := takeOne(t, f)

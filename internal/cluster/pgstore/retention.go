@@ -1,0 +1,174 @@
+package pgstore
+
+import (
+	"context"
+	"math"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
+)
+
+// RetentionOptions pace retention on PostgreSQL. A batch's time is mostly
+// its commit's flush, during which it holds nothing an admission needs
+// (the rows it locks are finished Runs no admission touches): batches are
+// larger than on SQLite and may take half the time.
+var RetentionOptions = retention.Options{BatchSize: 256, Share: 0.5}
+
+// maintenanceConns bounds the maintenance pool: retention runs one batch
+// at a time.
+const maintenanceConns = 2
+
+// Maintenance is the maintenance role's store: retention.Store over its
+// own small pool. The runtime role cannot delete Runs, attempts, events or
+// logs; only this role can.
+type Maintenance struct {
+	pool  *pgxpool.Pool
+	roles Roles
+}
+
+var _ retention.Store = (*Maintenance)(nil)
+
+// OpenMaintenance connects as the maintenance role.
+func OpenMaintenance(ctx context.Context, url, rolePrefix string) (*Maintenance, error) {
+	if err := (RolesConfig{Prefix: rolePrefix}).Validate(); err != nil {
+		return nil, err
+	}
+	pool, err := openPool(ctx, url, maintenanceConns, 0, maintenanceStatementTimeout, maintenanceIdleTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return &Maintenance{pool: pool, roles: RoleNames(rolePrefix)}, nil
+}
+
+// Close releases the pool.
+func (m *Maintenance) Close() { m.pool.Close() }
+
+// Ready runs the readiness checks on one of the maintenance connections.
+func (m *Maintenance) Ready(ctx context.Context) error {
+	return checkReadiness(ctx, m.pool, m.roles)
+}
+
+// RetentionBatch deletes one batch in one READ COMMITTED transaction; the
+// rows it deletes are locked FOR UPDATE SKIP LOCKED, so concurrent passes
+// (other replicas, `ql retention run`) share the work without deleting
+// anything twice.
+func (m *Maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {
+	var d retention.Deleted
+	var more bool
+	err := inTx(ctx, m.pool, func(tx pgx.Tx) error {
+		d, more = retention.Deleted{}, false
+		switch b.Kind {
+		case retention.KindRuns:
+			err := tx.QueryRow(ctx, sqlRetentionRuns, b.OlderThan.Milliseconds(), b.Limit).Scan(&d.Runs, &d.Attempts, &d.Events, &d.Logs, &d.LogBytes)
+			more = d.Runs == int64(b.Limit)
+			return err
+		case retention.KindLogs:
+			logs, err := lockedLogs(ctx, tx, sqlRetentionLogsAged, b.OlderThan.Milliseconds(), b.Limit)
+			if err != nil {
+				return err
+			}
+			more = len(logs) == b.Limit
+			d, err = deleteLogs(ctx, tx, logs)
+			return err
+		case retention.KindLogBytes:
+			var mine bool
+			if err := tx.QueryRow(ctx, sqlRetentionCapLock).Scan(&mine); err != nil || !mine {
+				return err
+			}
+			var total int64
+			if err := tx.QueryRow(ctx, sqlRetentionLogBytes).Scan(&total); err != nil || total <= b.MaxLogBytes {
+				return err
+			}
+			logs, err := lockedLogs(ctx, tx, sqlRetentionLogsOldest, b.Limit)
+			if err != nil {
+				return err
+			}
+			excess, freed := total-b.MaxLogBytes, int64(0)
+			for i, l := range logs {
+				if freed += l.bytes; freed >= excess {
+					logs = logs[:i+1]
+					break
+				}
+			}
+			d, err = deleteLogs(ctx, tx, logs)
+			more = d.Logs > 0 && total-d.LogBytes > b.MaxLogBytes
+			return err
+		}
+		return qlerror.New(qlerror.Invalid, "retention: unknown rule %q", b.Kind)
+	})
+	if err != nil {
+		return retention.Deleted{}, false, mapErr(err, "retention ("+string(b.Kind)+"); it needs the maintenance role (`ql db roles`)")
+	}
+	return d, more, nil
+}
+
+type heldLog struct {
+	id    string
+	bytes int64
+}
+
+func lockedLogs(ctx context.Context, tx pgx.Tx, sql string, args ...any) ([]heldLog, error) {
+	rows, err := tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (heldLog, error) {
+		var l heldLog
+		err := r.Scan(&l.id, &l.bytes)
+		return l, err
+	})
+}
+
+// deleteLogs deletes the chunks of locked attempts and empties their
+// log_bytes.
+func deleteLogs(ctx context.Context, tx pgx.Tx, logs []heldLog) (retention.Deleted, error) {
+	var d retention.Deleted
+	if len(logs) == 0 {
+		return d, nil
+	}
+	ids := make([]string, len(logs))
+	for i, l := range logs {
+		ids[i] = l.id
+		d.LogBytes += l.bytes
+	}
+	tag, err := tx.Exec(ctx, sqlRetentionLogsDelete, ids)
+	if err != nil {
+		return d, err
+	}
+	if tag.RowsAffected() != int64(len(logs)) {
+		return d, qlerror.New(qlerror.Conflict, "retention emptied %d of %d locked logs", tag.RowsAffected(), len(logs))
+	}
+	d.Logs = int64(len(logs))
+	return d, nil
+}
+
+// offAge is an age no finish time is older than: a rule that is off.
+const offAge = math.MaxInt64 / 4
+
+// RetentionEstimate counts, in one statement, what a pass under p would
+// delete now.
+func (m *Maintenance) RetentionEstimate(ctx context.Context, p retention.Policy) (map[retention.Kind]retention.Deleted, error) {
+	runsAge, logsAge := int64(offAge), int64(offAge)
+	if p.RunsAge != 0 {
+		runsAge = p.RunsAge.Milliseconds()
+	}
+	if p.LogsAge != 0 {
+		logsAge = p.LogsAge.Milliseconds()
+	}
+	var runs, logs retention.Deleted
+	var total int64
+	err := m.pool.QueryRow(ctx, sqlRetentionEstimate, runsAge, logsAge).Scan(
+		&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total)
+	if err != nil {
+		return nil, mapErr(err, "retention estimate")
+	}
+	return retention.Estimate(p, runs, logs, total), nil
+}
+
+// RetentionCompact gives nothing back: PostgreSQL's autovacuum makes the
+// deleted rows' space reusable, and returning it to the file system would
+// take an exclusive lock (VACUUM FULL) that no running cluster should take.
+func (m *Maintenance) RetentionCompact(context.Context) (int64, error) { return 0, nil }

@@ -1,0 +1,82 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/testkit/storetest"
+)
+
+// seedFinishedSQL copies an admitted Run $2 times as succeeded Runs
+// finished at $3, each with one ended attempt holding $4 log bytes (one
+// chunk) and three events, written as the superuser.
+const seedFinishedSQL = `WITH t AS (SELECT * FROM qinglong.runs WHERE id = $1),
+new AS (SELECT gen_random_uuid() AS run_id, gen_random_uuid() AS attempt_id FROM generate_series(1, $2)),
+r AS (INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+        idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms)
+      SELECT n.run_id, t.project_id, t.task_id, t.task_revision, t.trigger_id, t.trigger_revision, t.execution_revision_id,
+        'seed:' || n.run_id, $3, 'succeeded', 4, 3, $3, $3, $3, $3 FROM new n, t),
+a AS (INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms, started_at_ms, finished_at_ms, exit_code, log_bytes)
+      SELECT attempt_id, run_id, 1, 'remote_worker', 'succeeded', $3, $3, $3, $3, 0, $4::bigint FROM new),
+e AS (INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
+      SELECT n.run_id, s.seq, s.name, '{}', $3 FROM new n, (VALUES (1, 'run.created'), (2, 'run.queued'), (3, 'run.succeeded')) s (seq, name)),
+c AS (INSERT INTO qinglong.run_log_chunks (attempt_id, log_offset, bytes, created_at_ms)
+      SELECT attempt_id, 0, convert_to(repeat('x', $4::int), 'UTF8'), $3 FROM new WHERE $4::int > 0)
+SELECT run_id::text FROM new`
+
+func (s *store) seedFinished(ctx context.Context, template string, n int, finishedAtMs int64, logBytes int) ([]string, error) {
+	rows, err := s.super.Query(ctx, seedFinishedSQL, template, n, finishedAtMs, logBytes)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+func (s *store) backdate(ctx context.Context, runID string, d time.Duration) error {
+	ms := d.Milliseconds()
+	if err := s.tamper(ctx, `UPDATE qinglong.runs SET created_at_ms = created_at_ms - $2, queued_at_ms = queued_at_ms - $2,
+		updated_at_ms = updated_at_ms - $2, scheduled_for_ms = scheduled_for_ms - $2, due_at_ms = due_at_ms - $2 WHERE id = $1`, runID, ms); err != nil {
+		return err
+	}
+	return s.tamper(ctx, `UPDATE qinglong.attempts SET created_at_ms = created_at_ms - $2, updated_at_ms = updated_at_ms - $2 WHERE run_id = $1`, runID, ms)
+}
+
+// hasLog: the attempt has chunks, and its log_bytes (if it is still
+// stored) agree.
+func (s *store) hasLog(ctx context.Context, attemptID string) (bool, error) {
+	var chunks int
+	var held *int64
+	err := s.super.QueryRow(ctx, `SELECT (SELECT count(*) FROM qinglong.run_log_chunks WHERE attempt_id = $1),
+		(SELECT log_bytes FROM qinglong.attempts WHERE id = $1)`, attemptID).Scan(&chunks, &held)
+	if err != nil {
+		return false, err
+	}
+	if held != nil && (*held > 0) != (chunks > 0) {
+		return false, errors.New("attempt " + attemptID + " holds log bytes without chunks, or chunks without log bytes")
+	}
+	return chunks > 0, nil
+}
+
+func (e *env) openMaintenance(t testing.TB) *Maintenance {
+	t.Helper()
+	m, err := OpenMaintenance(t.Context(), e.url(RoleMaintenance), e.prefix())
+	if err != nil {
+		t.Fatalf("open maintenance: %v", err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+// BenchmarkAdmissionUnderRetention: admission rate with retention deleting
+// a backlog of old finished Runs vs without, in the same run
+// (QL_BENCH_RETENTION_BACKLOG sizes the backlog).
+func BenchmarkAdmissionUnderRetention(b *testing.B) {
+	s := newStore(b)
+	f := s.fixture()
+	f.Retention = s.openMaintenance(b)
+	storetest.BenchAdmissionUnderRetention(b, f, RetentionOptions)
+}

@@ -1,0 +1,127 @@
+-- Retention (retention.go), as the maintenance role. Every batch is one
+-- short transaction that locks what it deletes FOR UPDATE SKIP LOCKED, so
+-- passes on several replicas at once take disjoint rows (none deleted
+-- twice) and never wait for a row the runtime holds.
+
+-- name: RetentionRuns
+-- The runs rule: the oldest finished Runs (terminal states only, the
+-- partial index's own condition) that finished more than $1 ms ago by the
+-- database clock, none with an attempt still open or leased (an aggregate
+-- subquery, so it runs per candidate through attempts_run_number_key:
+-- written as NOT EXISTS the planner may scan every attempt to anti-join),
+-- at most $2;
+-- then their log chunks, events, attempts and the Runs themselves.
+-- Returns runs, attempts, events, logs (attempts that held log bytes) and
+-- log bytes deleted. Every data-modifying part runs to completion whether
+-- or not the final SELECT reads it.
+WITH doomed AS (
+    SELECT r.id
+      FROM qinglong.runs r
+     WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+       AND r.finished_at_ms < {{now_ms}} - $1::bigint
+       AND NOT (SELECT coalesce(bool_or(a.state IN ('claimed', 'starting', 'running') OR a.lease_expires_at_ms IS NOT NULL), false)
+                  FROM qinglong.attempts a WHERE a.run_id = r.id)
+     ORDER BY r.finished_at_ms
+     LIMIT $2
+       FOR UPDATE OF r SKIP LOCKED
+),
+gone_attempts AS (
+    DELETE FROM qinglong.attempts a USING doomed d WHERE a.run_id = d.id
+    RETURNING a.id, a.log_bytes
+),
+gone_chunks AS (
+    DELETE FROM qinglong.run_log_chunks c USING doomed d, qinglong.attempts a
+     WHERE a.run_id = d.id AND c.attempt_id = a.id
+),
+gone_events AS (
+    DELETE FROM qinglong.run_events e USING doomed d WHERE e.run_id = d.id
+    RETURNING 1
+),
+gone_runs AS (
+    DELETE FROM qinglong.runs r USING doomed d WHERE r.id = d.id
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone_runs),
+       (SELECT count(*) FROM gone_attempts),
+       (SELECT count(*) FROM gone_events),
+       (SELECT count(*) FROM gone_attempts WHERE log_bytes > 0),
+       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM gone_attempts)
+
+-- name: RetentionLogsAged
+-- The logs rule: ended, unleased attempts of finished Runs that still hold
+-- log bytes and ended more than $1 ms ago, oldest first, at most $2, locked.
+SELECT a.id, a.log_bytes
+  FROM qinglong.attempts a
+  JOIN qinglong.runs r ON r.id = a.run_id
+ WHERE a.log_bytes > 0 AND a.finished_at_ms < {{now_ms}} - $1::bigint
+   AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
+   AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+ ORDER BY a.finished_at_ms
+ LIMIT $2
+   FOR UPDATE OF a SKIP LOCKED
+
+-- name: RetentionLogsOldest
+-- The cap: the same attempts whatever their age, oldest first, at most $1,
+-- locked.
+SELECT a.id, a.log_bytes
+  FROM qinglong.attempts a
+  JOIN qinglong.runs r ON r.id = a.run_id
+ WHERE a.log_bytes > 0 AND a.finished_at_ms IS NOT NULL
+   AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
+   AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+ ORDER BY a.finished_at_ms
+ LIMIT $1
+   FOR UPDATE OF a SKIP LOCKED
+
+-- name: RetentionLogsDelete
+-- The log chunks of the attempts in $1 (locked by the statement before),
+-- and their log_bytes to 0: a reader then finds an empty log, the cap no
+-- longer counts it, and no rule picks it again. Returns the attempts
+-- emptied.
+WITH gone AS (
+    DELETE FROM qinglong.run_log_chunks c WHERE c.attempt_id = ANY($1::uuid[])
+)
+UPDATE qinglong.attempts a SET log_bytes = 0
+ WHERE a.id = ANY($1::uuid[]) AND a.log_bytes > 0
+
+-- name: RetentionLogBytes
+-- The bytes every attempt's log holds, running ones too (read from
+-- attempts_logs_idx).
+SELECT coalesce(sum(log_bytes), 0)::bigint FROM qinglong.attempts WHERE log_bytes > 0
+
+-- name: RetentionCapLock
+-- One cap batch at a time across replicas: the batch reads the total and
+-- deletes what is over it, so two at once would both delete the excess.
+-- A transaction-scoped advisory lock (key "qlretent"); a batch that does not get it does
+-- nothing (another is doing the work).
+SELECT pg_catalog.pg_try_advisory_xact_lock(8173033203840675444)
+
+-- name: RetentionEstimate
+-- Dry run: what the runs rule ($1 ms) and then the logs rule ($2 ms) would
+-- delete now, and the bytes every log holds: runs, attempts, events, logs
+-- and bytes of the first; logs and bytes of the second.
+WITH doomed AS (
+    SELECT r.id
+      FROM qinglong.runs r
+     WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+       AND r.finished_at_ms < {{now_ms}} - $1::bigint
+       AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a
+                        WHERE a.run_id = r.id AND (a.state IN ('claimed', 'starting', 'running') OR a.lease_expires_at_ms IS NOT NULL))
+),
+old_logs AS (
+    SELECT a.log_bytes
+      FROM qinglong.attempts a
+      JOIN qinglong.runs r ON r.id = a.run_id
+     WHERE a.log_bytes > 0 AND a.finished_at_ms < {{now_ms}} - $2::bigint
+       AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
+       AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+       AND r.id NOT IN (SELECT id FROM doomed)
+)
+SELECT (SELECT count(*) FROM doomed),
+       (SELECT count(*) FROM qinglong.attempts WHERE run_id IN (SELECT id FROM doomed)),
+       (SELECT count(*) FROM qinglong.run_events WHERE run_id IN (SELECT id FROM doomed)),
+       (SELECT count(*) FROM qinglong.attempts WHERE run_id IN (SELECT id FROM doomed) AND log_bytes > 0),
+       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM qinglong.attempts WHERE run_id IN (SELECT id FROM doomed) AND log_bytes > 0),
+       (SELECT count(*) FROM old_logs),
+       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM old_logs),
+       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM qinglong.attempts WHERE log_bytes > 0)

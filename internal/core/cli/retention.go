@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/retention"
+)
+
+// EnvMaintenanceURL is the cluster's maintenance role URL: `ql retention
+// run` uses it instead of $QL_DATABASE_URL when set, since the runtime
+// role may not delete.
+const EnvMaintenanceURL = "QL_DATABASE_MAINTENANCE_URL"
+
+func retentionCommand(opts Options) *cobra.Command {
+	c := &cobra.Command{Use: "retention", Short: "Delete finished Runs and logs past their retention"}
+	c.AddCommand(retentionRunCommand(opts))
+	return c
+}
+
+func retentionRunCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var settings retention.Settings
+	var dryRun bool
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Run one retention pass now, with progress (the server runs one every minute)",
+		Long: `Run one retention pass now and print its progress: finished Runs older than
+--retention-runs are deleted with their attempts, events and logs, then logs older
+than --retention-logs, then the oldest logs until all fit in --retention-log-bytes.
+Unfinished Runs are never deleted. The settings default to what ql serve uses
+(the same flags and variables; on the embedded database the defaults of the
+binary's default profile, standalone for ql and edge for ql-edge; cluster
+defaults on PostgreSQL). --dry-run counts and deletes nothing.
+
+On PostgreSQL it needs the maintenance role: $` + EnvMaintenanceURL + ` is used when
+set, else --database-url / $QL_DATABASE_URL. Passes on several hosts at once
+share the work; none deletes a row twice.`,
+		Example: "  ql retention run --dry-run\n  ql retention run --retention-runs 14d --data-dir /var/lib/qinglong",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if u := os.Getenv(EnvMaintenanceURL); u != "" && opts.OpenPostgres != nil && !onCommandLine(cmd.Flags().Lookup("data-dir")) {
+				db.url = u
+			}
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Retention == nil {
+				return fmt.Errorf("this database cannot run retention from here")
+			}
+			defaults := b.RetentionDefaults
+			if opts.defaultProfile() == ProfileEdge {
+				// The edge binary serves the edge profile by default.
+				defaults = retention.EdgeDefaults
+			}
+			policy, err := settings.Resolve(defaults)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "policy: %s\n", policy)
+			if policy.Off() {
+				fmt.Fprintln(w, "every rule is off; nothing to do")
+				return nil
+			}
+			if dryRun {
+				est, err := b.Retention.RetentionEstimate(cmd.Context(), policy)
+				if err != nil {
+					return err
+				}
+				for _, k := range []retention.Kind{retention.KindRuns, retention.KindLogs, retention.KindLogBytes} {
+					if d, ok := est[k]; ok {
+						fmt.Fprintf(w, "would delete %s\n", describe(k, d))
+					}
+				}
+				return nil
+			}
+			o := b.RetentionOptions
+			o.Budget = time.Duration(math.MaxInt64)
+			// An operator waits for it: at least half the time, not a tenth.
+			o.Share = max(o.Share, 0.5)
+			o.OnBatch = func(k retention.Kind, batch, total retention.Deleted) {
+				if batch != (retention.Deleted{}) {
+					fmt.Fprintf(w, "deleted %s (so far %s)\n", describe(k, batch), describeShort(total))
+				}
+			}
+			rep, err := retention.Pass(cmd.Context(), b.Retention, policy, o)
+			summary(w, rep)
+			return err
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	fs := c.Flags()
+	fs.StringVar(&settings.Runs, "retention-runs", "", "days after which finished Runs are deleted (default: the profile's; off keeps them)")
+	fs.StringVar(&settings.Logs, "retention-logs", "", "days after which logs of finished Runs are deleted (default: the profile's; off keeps them)")
+	fs.StringVar(&settings.LogBytes, "retention-log-bytes", "", "cap of all logs together, e.g. 1GiB (default: the profile's; off: no cap)")
+	BindEnv(fs, "retention-runs", "retention-logs", "retention-log-bytes")
+	fs.BoolVar(&dryRun, "dry-run", false, "count what would be deleted; delete nothing")
+	return c
+}
+
+func describe(k retention.Kind, d retention.Deleted) string {
+	switch k {
+	case retention.KindRuns:
+		return fmt.Sprintf("runs: %d runs, %d attempts, %d events, %d logs (%s)", d.Runs, d.Attempts, d.Events, d.Logs, retention.FormatBytes(d.LogBytes))
+	case retention.KindLogs:
+		return fmt.Sprintf("old logs: %d logs (%s)", d.Logs, retention.FormatBytes(d.LogBytes))
+	}
+	if d.Logs == 0 && d.LogBytes > 0 {
+		return fmt.Sprintf("logs over the cap: the oldest logs holding %s", retention.FormatBytes(d.LogBytes))
+	}
+	return fmt.Sprintf("logs over the cap: %d logs (%s)", d.Logs, retention.FormatBytes(d.LogBytes))
+}
+
+func describeShort(d retention.Deleted) string {
+	return fmt.Sprintf("%d runs, %d logs", d.Runs, d.Logs)
+}
+
+func summary(w io.Writer, rep retention.Report) {
+	var parts []string
+	for _, k := range []retention.Kind{retention.KindRuns, retention.KindLogs, retention.KindLogBytes} {
+		if d, ok := rep.ByKind[k]; ok {
+			parts = append(parts, describe(k, d))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "nothing")
+	}
+	fmt.Fprintf(w, "done in %s: %s; %s given back to the file system\n", rep.Elapsed.Round(time.Millisecond), strings.Join(parts, "; "), retention.FormatBytes(rep.FreedBytes))
+}

@@ -1,0 +1,251 @@
+package retention
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/loop"
+)
+
+// Kind is what one batch deletes.
+type Kind string
+
+// The three rules, applied in this order: whole Runs first (they take
+// their logs with them), then old logs, then the oldest logs over the cap.
+const (
+	KindRuns     Kind = "runs"
+	KindLogs     Kind = "logs"
+	KindLogBytes Kind = "log_bytes"
+)
+
+// Batch asks a store for one small deletion.
+type Batch struct {
+	Kind Kind
+	// OlderThan is the rule's age (KindRuns, KindLogs), measured on the
+	// store's clock against the Run's finish time.
+	OlderThan time.Duration
+	// MaxLogBytes is the cap (KindLogBytes).
+	MaxLogBytes int64
+	// Limit bounds the Runs (KindRuns) or logs (the others) one batch
+	// deletes.
+	Limit int
+}
+
+// Deleted counts what was (or, estimated, would be) deleted.
+type Deleted struct {
+	Runs, Attempts, Events, Logs, LogBytes int64
+}
+
+// Add sums two counts.
+func (d *Deleted) Add(o Deleted) {
+	d.Runs += o.Runs
+	d.Attempts += o.Attempts
+	d.Events += o.Events
+	d.Logs += o.Logs
+	d.LogBytes += o.LogBytes
+}
+
+// Store is what a store offers retention. Every method is safe to call
+// while the store schedules and runs commands, and from several processes
+// at once: a batch deletes only finished Runs (run.State.Terminal) whose
+// attempts are all ended and unleased, and concurrent batches never delete
+// the same row twice.
+type Store interface {
+	// RetentionBatch deletes one batch, in one short transaction, and
+	// reports whether the rule has more to delete.
+	RetentionBatch(ctx context.Context, b Batch) (d Deleted, more bool, err error)
+	// RetentionEstimate counts what a pass under p would delete now,
+	// deleting nothing. For the cap it counts the bytes over it after the
+	// age rules (LogBytes) and the logs holding them (Logs).
+	RetentionEstimate(ctx context.Context, p Policy) (map[Kind]Deleted, error)
+	// RetentionCompact gives space the deletions freed back to the file
+	// system, in short steps, and returns the bytes it gave back (0 where
+	// the database reuses space itself).
+	RetentionCompact(ctx context.Context) (int64, error)
+}
+
+// Options bound one pass.
+type Options struct {
+	// BatchSize is the Limit of each batch (default 16).
+	BatchSize int
+	// Budget ends a pass after this long; the rest is left to the next
+	// pass (default 10 s; 0 in a Pass call means the default).
+	Budget time.Duration
+	// Pause is the least wait between two batches (default 5 ms).
+	Pause time.Duration
+	// Share is the most of the time a pass spends in batches (0–1,
+	// default 0.1): after a batch it waits long enough for that, so it
+	// holds the database's write capacity (on SQLite, its only writer)
+	// that fraction of the time at most, and an admission waits for one
+	// small batch at most.
+	Share float64
+	// OnBatch, when set, sees every batch (the CLI's progress).
+	OnBatch func(k Kind, batch, total Deleted)
+}
+
+func (o Options) withDefaults() Options {
+	if o.BatchSize <= 0 {
+		o.BatchSize = 16
+	}
+	if o.Budget <= 0 {
+		o.Budget = 10 * time.Second
+	}
+	if o.Pause <= 0 {
+		o.Pause = 5 * time.Millisecond
+	}
+	if o.Share <= 0 || o.Share > 1 {
+		o.Share = DefaultShare
+	}
+	return o
+}
+
+// DefaultShare is the share of time a serving process's passes spend
+// deleting.
+const DefaultShare = 0.1
+
+// Report is one pass.
+type Report struct {
+	ByKind     map[Kind]Deleted
+	Total      Deleted
+	Batches    int
+	FreedBytes int64
+	// More is true when the budget ended the pass before every rule was
+	// done.
+	More    bool
+	Elapsed time.Duration
+}
+
+// Pass applies p once: each rule in batches until it is done or the
+// budget is spent, then compacts. A rule that is off is skipped.
+func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
+	o = o.withDefaults()
+	start := time.Now()
+	rep := Report{ByKind: map[Kind]Deleted{}}
+	rules := []Batch{
+		{Kind: KindRuns, OlderThan: p.RunsAge},
+		{Kind: KindLogs, OlderThan: p.LogsAge},
+		{Kind: KindLogBytes, MaxLogBytes: p.LogBytes},
+	}
+	for _, b := range rules {
+		if b.OlderThan == 0 && b.MaxLogBytes == 0 {
+			continue
+		}
+		b.Limit = o.BatchSize
+		for {
+			if time.Since(start) > o.Budget {
+				rep.More = true
+				break
+			}
+			began := time.Now()
+			d, more, err := st.RetentionBatch(ctx, b)
+			took := time.Since(began)
+			if err != nil {
+				rep.Elapsed = time.Since(start)
+				return rep, err
+			}
+			rep.Batches++
+			k := rep.ByKind[b.Kind]
+			k.Add(d)
+			rep.ByKind[b.Kind] = k
+			rep.Total.Add(d)
+			if o.OnBatch != nil {
+				o.OnBatch(b.Kind, d, k)
+			}
+			if !more {
+				break
+			}
+			if err := sleep(ctx, max(o.Pause, time.Duration(float64(took)*(1-o.Share)/o.Share))); err != nil {
+				rep.Elapsed = time.Since(start)
+				return rep, err
+			}
+		}
+	}
+	if rep.Total != (Deleted{}) {
+		freed, err := st.RetentionCompact(ctx)
+		rep.FreedBytes = freed
+		if err != nil {
+			rep.Elapsed = time.Since(start)
+			return rep, err
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Diagnostic codes of the retention loop.
+const (
+	CodePass       = "retention.pass"
+	CodePassFailed = "retention.pass_failed" //nolint:gosec // G101: a diagnostic code, not a credential
+)
+
+// DefaultCadence is how often a serving process runs a pass.
+const DefaultCadence = time.Minute
+
+// LoopConfig configures the serving process's retention loop.
+type LoopConfig struct {
+	Store       Store
+	Policy      Policy
+	Cadence     time.Duration
+	StopTimeout time.Duration
+	Options     Options
+	Logger      *slog.Logger
+}
+
+// NewLoop is the loop a serving process starts: one pass per cadence (the
+// next at once while a pass ran out of budget), one log record per pass
+// that deleted something or failed. Callers start none when the policy
+// is Off.
+func NewLoop(c LoopConfig) (*loop.Loop, error) {
+	if c.Cadence == 0 {
+		c.Cadence = DefaultCadence
+	}
+	return loop.New(loop.Config{
+		Name:        "retention",
+		Cadence:     c.Cadence,
+		StopTimeout: c.StopTimeout,
+		OnError: func(err error) {
+			c.Logger.Warn("retention pass failed", "code", CodePassFailed, "error", err.Error())
+		},
+	}, func(ctx context.Context) (bool, error) {
+		rep, err := Pass(ctx, c.Store, c.Policy, c.Options)
+		if err != nil {
+			return false, err
+		}
+		if rep.Total != (Deleted{}) {
+			c.Logger.Info("retention pass", "code", CodePass, "runs", rep.Total.Runs, "attempts", rep.Total.Attempts, "events", rep.Total.Events,
+				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "freed_bytes", rep.FreedBytes,
+				"batches", rep.Batches, "more", rep.More, "elapsed_ms", rep.Elapsed.Milliseconds())
+		}
+		return rep.More, nil
+	})
+}
+
+// Estimate assembles a dry run's counts from what the runs rule and then
+// the logs rule would delete and the bytes of every log now: the cap
+// counts the bytes still over it after both.
+func Estimate(p Policy, runs, logs Deleted, totalLogBytes int64) map[Kind]Deleted {
+	out := map[Kind]Deleted{}
+	if p.RunsAge != 0 {
+		out[KindRuns] = runs
+	}
+	if p.LogsAge != 0 {
+		out[KindLogs] = logs
+	}
+	if p.LogBytes != 0 {
+		over := totalLogBytes - out[KindRuns].LogBytes - out[KindLogs].LogBytes - p.LogBytes
+		out[KindLogBytes] = Deleted{LogBytes: max(over, 0)}
+	}
+	return out
+}

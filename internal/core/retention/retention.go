@@ -1,0 +1,144 @@
+// Package retention bounds what a long-running installation stores:
+// finished Runs with their attempts, events and logs after an age, logs
+// after a (shorter) age, and the logs' total size. The stores delete in
+// small batches, each its own short transaction, so admission never waits
+// long behind a deletion (docs/architecture.md, "Retention").
+package retention
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// Policy says what a pass deletes. A zero field is off.
+type Policy struct {
+	// RunsAge deletes finished Runs (and their attempts, events and logs)
+	// that finished longer ago than this.
+	RunsAge time.Duration
+	// LogsAge deletes the logs of finished Runs that finished longer ago
+	// than this; the Runs stay.
+	LogsAge time.Duration
+	// LogBytes caps the logs' total size: the logs of the oldest finished
+	// Runs go first until the rest fits.
+	LogBytes int64
+}
+
+// Off reports whether the policy deletes nothing.
+func (p Policy) Off() bool { return p.RunsAge == 0 && p.LogsAge == 0 && p.LogBytes == 0 }
+
+// Day is the unit of the age settings.
+const Day = 24 * time.Hour
+
+// Limits of the settings.
+const (
+	MaxAgeDays  = 36600
+	MinLogBytes = 1 << 20
+	MaxLogBytes = 1 << 50
+)
+
+// Defaults per profile.
+var (
+	StandaloneDefaults = Policy{RunsAge: 30 * Day, LogsAge: 7 * Day, LogBytes: 1 << 30}
+	EdgeDefaults       = Policy{RunsAge: 3 * Day, LogsAge: 3 * Day, LogBytes: 64 << 20}
+	ClusterDefaults    = Policy{RunsAge: 30 * Day, LogsAge: 7 * Day}
+)
+
+// Settings are the three settings as given (flag, variable or config
+// file); "" means the profile's default.
+type Settings struct {
+	Runs, Logs, LogBytes string
+}
+
+// Resolve parses the settings over the profile's defaults. Errors name
+// the flag, what was given and what is allowed.
+func (s Settings) Resolve(defaults Policy) (Policy, error) {
+	p := defaults
+	var err error
+	if s.Runs != "" {
+		if p.RunsAge, err = ParseAge("--retention-runs", s.Runs); err != nil {
+			return Policy{}, err
+		}
+	}
+	if s.Logs != "" {
+		if p.LogsAge, err = ParseAge("--retention-logs", s.Logs); err != nil {
+			return Policy{}, err
+		}
+	}
+	if s.LogBytes != "" {
+		if p.LogBytes, err = ParseBytes("--retention-log-bytes", s.LogBytes); err != nil {
+			return Policy{}, err
+		}
+	}
+	return p, nil
+}
+
+// ParseAge reads a number of days: "30", "30d", or "0"/"off" for off.
+func ParseAge(flag, v string) (time.Duration, error) {
+	s := strings.TrimSpace(strings.ToLower(v))
+	if s == "off" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
+	if err != nil || n < 0 || n > MaxAgeDays {
+		return 0, qlerror.New(qlerror.Invalid, "%s %q is not a number of days: write e.g. 30 or 30d (0–%d), or off (0) to keep everything", flag, v, MaxAgeDays)
+	}
+	return time.Duration(n) * Day, nil
+}
+
+var byteUnits = []struct {
+	suffix string
+	mult   int64
+}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"b", 1}}
+
+// ParseBytes reads a size: "1GiB", "64MiB", "1073741824", or "0"/"off".
+func ParseBytes(flag, v string) (int64, error) {
+	s := strings.TrimSpace(strings.ToLower(v))
+	if s == "off" {
+		return 0, nil
+	}
+	mult := int64(1)
+	for _, u := range byteUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	bad := err != nil || n < 0 || n > MaxLogBytes/mult
+	if !bad && n != 0 && n*mult < MinLogBytes {
+		bad = true
+	}
+	if bad {
+		return 0, qlerror.New(qlerror.Invalid, "%s %q is not a size: write e.g. 1GiB, 64MiB or a number of bytes (%s–%s), or off (0) for no cap", flag, v, FormatBytes(MinLogBytes), FormatBytes(MaxLogBytes))
+	}
+	return n * mult, nil
+}
+
+// FormatBytes prints a size in the largest binary unit that divides it.
+func FormatBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for i < len(units)-1 && n != 0 && n%1024 == 0 {
+		n /= 1024
+		i++
+	}
+	return strconv.FormatInt(n, 10) + " " + units[i]
+}
+
+// String prints the policy as the settings would be written.
+func (p Policy) String() string {
+	age := func(d time.Duration) string {
+		if d == 0 {
+			return "off"
+		}
+		return strconv.FormatInt(int64(d/Day), 10) + "d"
+	}
+	size := "off"
+	if p.LogBytes != 0 {
+		size = strings.ReplaceAll(FormatBytes(p.LogBytes), " ", "")
+	}
+	return "runs " + age(p.RunsAge) + ", logs " + age(p.LogsAge) + ", log bytes " + size
+}

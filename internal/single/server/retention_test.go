@@ -1,0 +1,94 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/retention"
+)
+
+// A running server deletes finished Runs once they are older than its
+// retention, with their log files, while its scheduler goes on admitting
+// and its executor on running.
+func TestAServerRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	publish(t, dataDir, 2, "echo hello")
+	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: time.Second, Concurrency: 2,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Retention: RetentionConfig{Set: true, Policy: retention.Policy{RunsAge: 30 * retention.Day}, Cadence: 250 * time.Millisecond,
+			Options: retention.Options{BatchSize: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(context.Background()) //nolint:errcheck // stopped below; a failed test stops it here
+	db := observer(t, dataDir)
+	const finished = `SELECT count(*) FROM runs WHERE state = 'succeeded'`
+	waitFor(t, "four finished runs", 30*time.Second, func() bool { return count(t, db, finished) >= 4 })
+	// Age the finished runs behind the server's back, as if 40 days had
+	// passed since they finished.
+	rw, err := sql.Open("sqlite", LayoutOf(dataDir).DB+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	tx, err := rw.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(`UPDATE attempts SET finished_at_ms = finished_at_ms - ?1 WHERE run_id IN (SELECT id FROM runs WHERE state = 'succeeded') RETURNING id`,
+		(40 * retention.Day).Milliseconds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var aged []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		aged = append(aged, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`UPDATE runs SET finished_at_ms = finished_at_ms - ?1 WHERE state = 'succeeded'`, (40 * retention.Day).Milliseconds()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	before := count(t, db, `SELECT count(*) FROM runs`)
+	waitFor(t, "the aged runs to be deleted", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM attempts WHERE id IN (SELECT value FROM json_each(?))`, jsonList(t, aged)) == 0
+	})
+	waitFor(t, "admissions after the deletion", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM runs WHERE finished_at_ms IS NULL OR finished_at_ms > ?`, time.Now().Add(-time.Hour).UnixMilli()) >= before-len(aged)+2
+	})
+	for _, id := range aged {
+		if _, err := os.Stat(filepath.Join(LayoutOf(dataDir).Logs, id+".log")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("the log of deleted attempt %s: %v, want it removed", id, err)
+		}
+	}
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func jsonList(t *testing.T, ids []string) string {
+	t.Helper()
+	b, err := json.Marshal(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,281 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
+)
+
+// Retention is the store's retention.Store: the database and the
+// directory of the attempts' log files (<attemptId>.log).
+type Retention struct {
+	store  *Store
+	logDir string
+}
+
+// Retention returns the retention adapter over logDir.
+func (s *Store) Retention(logDir string) *Retention {
+	return &Retention{store: s, logDir: logDir}
+}
+
+var _ retention.Store = (*Retention)(nil)
+
+// cutoff is the finish time before which a rule's age has passed.
+func (r *Retention) cutoff(b retention.Batch) int64 {
+	return r.store.nowMs() - b.OlderThan.Milliseconds()
+}
+
+// RetentionBatch deletes one batch in one BEGIN IMMEDIATE transaction.
+// Log files are removed inside it, before the commit: a commit that fails
+// leaves rows whose files are gone, which the next batch finds and
+// finishes (a missing file is not an error), never a file nothing points
+// to.
+func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {
+	var d retention.Deleted
+	var more bool
+	err := r.store.write(ctx, "retention "+string(b.Kind), routine, func(tx *txn) error {
+		var err error
+		switch b.Kind {
+		case retention.KindRuns:
+			d, more, err = r.runsBatch(ctx, tx, b)
+		case retention.KindLogs:
+			d, more, err = r.logsBatch(ctx, tx, r.cutoff(b), b.Limit, math.MaxInt64)
+		case retention.KindLogBytes:
+			var total int64
+			if err := tx.QueryRowContext(ctx, qRetentionLogBytes).Scan(&total); err != nil {
+				return err
+			}
+			if total <= b.MaxLogBytes {
+				return nil
+			}
+			d, _, err = r.logsBatch(ctx, tx, math.MaxInt64, b.Limit, total-b.MaxLogBytes)
+			more = d.Logs > 0 && total-d.LogBytes > b.MaxLogBytes
+		default:
+			err = qlerror.New(qlerror.Invalid, "retention: unknown rule %q", b.Kind)
+		}
+		return err
+	})
+	return d, more, err
+}
+
+func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch) (retention.Deleted, bool, error) {
+	var d retention.Deleted
+	ids, err := queryStrings(ctx, tx, qRetentionRunsBatch, r.cutoff(b), b.Limit)
+	if err != nil || len(ids) == 0 {
+		return d, false, err
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return d, false, err
+	}
+	logs, err := r.logsOf(ctx, tx, qRetentionLogsOfRuns, string(list))
+	if err != nil {
+		return d, false, err
+	}
+	d.Logs, d.LogBytes, err = r.removeFiles(logs)
+	if err != nil {
+		return d, false, err
+	}
+	for _, step := range []struct {
+		q string
+		n *int64
+	}{{qRetentionEventsDelete, &d.Events}, {qRetentionAttemptsDelete, &d.Attempts}, {qRetentionRunsDelete, &d.Runs}} {
+		res, err := tx.ExecContext(ctx, step.q, string(list))
+		if err != nil {
+			return d, false, err
+		}
+		if *step.n, err = res.RowsAffected(); err != nil {
+			return d, false, err
+		}
+	}
+	if d.Runs != int64(len(ids)) {
+		return d, false, qlerror.New(qlerror.Conflict, "retention deleted %d of %d finished runs under the write lock", d.Runs, len(ids))
+	}
+	return d, len(ids) == b.Limit, nil
+}
+
+// logsBatch removes the oldest logs of finished Runs that ended before
+// cutoff: at most limit, and no more than needed to free atLeast bytes.
+func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit int, atLeast int64) (retention.Deleted, bool, error) {
+	var d retention.Deleted
+	logs, err := r.logsOf(ctx, tx, qRetentionLogsBatch, cutoff, limit)
+	if err != nil || len(logs) == 0 {
+		return d, false, err
+	}
+	full := len(logs) == limit
+	var freed int64
+	for i, l := range logs {
+		freed += l.bytes
+		if freed >= atLeast {
+			logs, full = logs[:i+1], false
+			break
+		}
+	}
+	ids := make([]string, len(logs))
+	for i, l := range logs {
+		ids[i] = l.id
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return d, false, err
+	}
+	if d.Logs, d.LogBytes, err = r.removeFiles(logs); err != nil {
+		return d, false, err
+	}
+	if _, err := tx.ExecContext(ctx, qRetentionLogsForget, string(list)); err != nil {
+		return d, false, err
+	}
+	return d, full, nil
+}
+
+type logFile struct {
+	id    string
+	bytes int64
+}
+
+func (r *Retention) logsOf(ctx context.Context, tx *txn, q string, args ...any) ([]logFile, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []logFile
+	for rows.Next() {
+		var l logFile
+		if err := rows.Scan(&l.id, &l.bytes); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// removeFiles removes the logs' files; one already gone counts as removed.
+func (r *Retention) removeFiles(logs []logFile) (n, bytes int64, err error) {
+	for _, l := range logs {
+		if err := os.Remove(filepath.Join(r.logDir, l.id+".log")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, bytes, qlerror.Wrap(qlerror.Unavailable, err, "remove the log of attempt %s", l.id)
+		}
+		n++
+		bytes += l.bytes
+	}
+	return n, bytes, nil
+}
+
+func queryStrings(ctx context.Context, tx *txn, q string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// RetentionEstimate counts, in one read snapshot, what a pass under p
+// would delete now.
+func (r *Retention) RetentionEstimate(ctx context.Context, p retention.Policy) (map[retention.Kind]retention.Deleted, error) {
+	now := r.store.nowMs()
+	runsCutoff, logsCutoff := int64(math.MinInt64), int64(math.MinInt64)
+	if p.RunsAge != 0 {
+		runsCutoff = now - p.RunsAge.Milliseconds()
+	}
+	if p.LogsAge != 0 {
+		logsCutoff = now - p.LogsAge.Milliseconds()
+	}
+	var runs, logs retention.Deleted
+	var total int64
+	err := r.store.read(ctx, "retention estimate", func(tx *txn) error {
+		return tx.QueryRowContext(ctx, qRetentionEstimate, runsCutoff, logsCutoff).Scan(
+			&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return retention.Estimate(p, runs, logs, total), nil
+}
+
+// RetentionCompact gives the file's free pages back to the file system,
+// 256 pages per step, each step its own turn on the writer so admissions
+// interleave.
+func (r *Retention) RetentionCompact(ctx context.Context) (int64, error) {
+	var freed int64
+	for {
+		var free, pageSize, pages int64
+		err := r.store.withWriter(ctx, routine, func() error {
+			if err := r.store.writer.QueryRowContext(ctx, qPragmaFreelist).Scan(&free, &pageSize); err != nil || free == 0 {
+				return err
+			}
+			var err error
+			pages, err = countRows(r.store.writer.QueryContext(ctx, qPragmaIncrementalVacuum))
+			return err
+		})
+		if err != nil {
+			return freed, mapErr(err, "incremental vacuum")
+		}
+		freed += pages * pageSize
+		if pages == 0 || pages >= free {
+			return freed, nil
+		}
+	}
+}
+
+// countRows steps a statement to its end and counts its rows: for an
+// incremental vacuum, the pages it gave back.
+func countRows(rows *sql.Rows, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		n++
+	}
+	return n, rows.Err()
+}
+
+// Statements switching an existing file to incremental auto-vacuum.
+const (
+	setAutoVacuumIncremental = "PRAGMA auto_vacuum = INCREMENTAL"
+	vacuumFile               = "VACUUM"
+	autoVacuumIncremental    = 2
+)
+
+// ensureIncrementalVacuum makes the file keep freed pages on a free list
+// that RetentionCompact gives back, instead of growing forever. A new
+// file is switched before it holds anything; a file created before
+// retention existed is switched by one VACUUM, which rewrites it once (in
+// time and temporary disk space proportional to its size) and never again.
+func (s *Store) ensureIncrementalVacuum(ctx context.Context) error {
+	return s.withWriter(ctx, durable, func() error {
+		var mode int
+		if err := s.writer.QueryRowContext(ctx, qPragmaAutoVacuum).Scan(&mode); err != nil {
+			return mapErr(err, "read auto_vacuum")
+		}
+		if mode == autoVacuumIncremental {
+			return nil
+		}
+		if _, err := s.writer.ExecContext(ctx, setAutoVacuumIncremental); err != nil {
+			return mapErr(err, "set auto_vacuum")
+		}
+		if _, err := s.writer.ExecContext(ctx, vacuumFile); err != nil {
+			return mapErr(err, "vacuum "+s.cfg.Path+" once to switch it to incremental auto-vacuum")
+		}
+		return nil
+	})
+}

@@ -1,0 +1,77 @@
+package sqlitestore
+
+import (
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/retention"
+	"github.com/qinglong/qinglong/internal/testkit/storetest"
+)
+
+func pageCount(t *testing.T, e *env) int64 {
+	t.Helper()
+	var n int64
+	if err := e.raw.QueryRow(`PRAGMA page_count`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A pass that deleted Runs gives their pages back: the file shrinks.
+func TestRetentionShrinksTheFile(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := e.fixture()
+	var autoVacuum int
+	if err := e.raw.QueryRow(`PRAGMA auto_vacuum`).Scan(&autoVacuum); err != nil || autoVacuum != autoVacuumIncremental {
+		t.Fatalf("auto_vacuum of a new file: %d, %v; want incremental (2)", autoVacuum, err)
+	}
+	d := e.defs(t, "alpha", everyMinute)
+	e.take(t, 1)
+	template := e.admit(t, d.Trigger.TriggerID)
+	if _, err := f.SeedFinished(t.Context(), template, 2000, e.clock.NowMs()-40*retention.Day.Milliseconds(), 0); err != nil {
+		t.Fatal(err)
+	}
+	before := pageCount(t, e)
+	rep, err := retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * retention.Day}, retention.Options{BatchSize: 500, Share: 1, Budget: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := pageCount(t, e)
+	if rep.Total.Runs != 2000 || rep.FreedBytes <= 0 || after >= before {
+		t.Fatalf("pass deleted %d runs and freed %d bytes; pages %d → %d; want 2000 runs deleted and the file smaller", rep.Total.Runs, rep.FreedBytes, before, after)
+	}
+}
+
+// A file created before retention existed (auto_vacuum off) is switched
+// to incremental auto-vacuum when it is next migrated.
+func TestMigrateSwitchesAnOldFileToIncrementalVacuum(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if _, err := e.raw.Exec(`PRAGMA auto_vacuum = NONE; VACUUM`); err != nil {
+		t.Fatal(err)
+	}
+	var mode int
+	if err := e.raw.QueryRow(`PRAGMA auto_vacuum`).Scan(&mode); err != nil || mode != 0 {
+		t.Fatalf("auto_vacuum after switching it off: %d, %v", mode, err)
+	}
+	s, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh connection: an open one keeps the mode it read at open.
+	if err := openRaw(t, e.path).QueryRow(`PRAGMA auto_vacuum`).Scan(&mode); err != nil || mode != autoVacuumIncremental {
+		t.Fatalf("auto_vacuum after migrating: %d, %v; want incremental (2)", mode, err)
+	}
+}
+
+// BenchmarkAdmissionUnderRetention: admission rate with retention deleting
+// a backlog of old finished Runs vs without, in the same run
+// (QL_BENCH_RETENTION_BACKLOG sizes the backlog).
+func BenchmarkAdmissionUnderRetention(b *testing.B) {
+	storetest.BenchAdmissionUnderRetention(b, newEnv(b).fixture(), retention.Options{})
+}

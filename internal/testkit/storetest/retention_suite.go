@@ -1,0 +1,248 @@
+package storetest
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// RunRetention runs retention's contract against an adapter: what each
+// rule deletes and keeps, the cap's order, concurrent passes, and
+// admission during deletion.
+func RunRetention(t *testing.T, newFixture Factory) {
+	tests := map[string]func(*testing.T, Fixture){
+		"FinishedRunsPastTheirAgeGoWithTheirAttemptsEventsAndLogs": testRetentionRuns,
+		"OldLogsGoAndTheirRunsStay":                                testRetentionLogs,
+		"TheLogCapDeletesTheOldestLogsFirst":                       testRetentionCap,
+		"ConcurrentPassesDeleteEachRowOnce":                        testRetentionConcurrent,
+		"AdmissionGoesOnWhileRetentionDeletes":                     testRetentionWhileAdmitting,
+		"ADryRunCountsAndDeletesNothing":                           testRetentionDryRun,
+	}
+	for name, fn := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newFixture(t))
+		})
+	}
+}
+
+const day = retention.Day
+
+// retentionDefs publishes one trigger and admits one Run of it: the
+// template the seeded Runs copy, itself unfinished (queued).
+func retentionDefs(t testing.TB, f Fixture) (defs, string) {
+	t.Helper()
+	d := newDefs(t, f, "kept", quietCron(t, f))
+	initialise(t, f)
+	return d, admitNow(t, f, d.Trigger.TriggerID, 1_000)
+}
+
+func now(t testing.TB, f Fixture) int64 {
+	t.Helper()
+	ms, err := f.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+func seed(t testing.TB, f Fixture, template string, n int, ago time.Duration, logBytes int) []string {
+	t.Helper()
+	out, err := f.SeedFinished(t.Context(), template, n, now(t, f)-ago.Milliseconds(), logBytes)
+	if err != nil {
+		t.Fatalf("seeding %d finished runs: %v", n, err)
+	}
+	return out
+}
+
+func attemptsOf(t testing.TB, f Fixture, runIDs []string) []string {
+	t.Helper()
+	var out []string
+	for _, id := range runIDs {
+		got, err := f.Runs.RunGet(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range got.Attempts {
+			out = append(out, a.ID)
+		}
+	}
+	return out
+}
+
+func requireLogs(t testing.TB, f Fixture, attempts []string, want bool) {
+	t.Helper()
+	for _, a := range attempts {
+		has, err := f.HasLog(t.Context(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has != want {
+			t.Errorf("attempt %s has a log: %v, want %v", a, has, want)
+		}
+	}
+}
+
+func pass(t testing.TB, f Fixture, p retention.Policy) retention.Report {
+	t.Helper()
+	rep, err := retention.Pass(t.Context(), f.Retention, p, retention.Options{BatchSize: 2, Pause: time.Millisecond, Share: 1, Budget: time.Minute})
+	if err != nil {
+		t.Fatalf("retention pass %s: %v", p, err)
+	}
+	return rep
+}
+
+func requireCounts(t testing.TB, f Fixture, triggerID string, want Counts) {
+	t.Helper()
+	got, err := f.Counts(t.Context(), triggerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("trigger %s holds %+v, want %+v", triggerID, got, want)
+	}
+}
+
+func testRetentionRuns(t *testing.T, f Fixture) {
+	d, template := retentionDefs(t, f)
+	old := seed(t, f, template, 3, 40*day, 100)
+	young := seed(t, f, template, 2, day, 100)
+	if err := f.Backdate(t.Context(), template, 40*day); err != nil {
+		t.Fatal(err)
+	}
+	oldAttempts, youngAttempts := attemptsOf(t, f, old), attemptsOf(t, f, young)
+	rep := pass(t, f, retention.Policy{RunsAge: 30 * day})
+	want := retention.Deleted{Runs: 3, Attempts: 3, Events: 9, Logs: 3, LogBytes: 300}
+	if rep.Total != want {
+		t.Fatalf("pass deleted %+v, want %+v", rep.Total, want)
+	}
+	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 3, Attempts: 3, Events: 2 + 6})
+	for _, id := range old {
+		if _, err := f.Runs.RunGet(t.Context(), id); !qlerror.Is(err, qlerror.NotFound) {
+			t.Fatalf("deleted run %s: got %v, want not found", id, err)
+		}
+	}
+	requireLogs(t, f, oldAttempts, false)
+	requireLogs(t, f, youngAttempts, true)
+	got, err := f.Runs.RunGet(t.Context(), template)
+	if err != nil || got.Run.State != run.Queued {
+		t.Fatalf("the unfinished run admitted 40 days ago: %+v, %v; want it kept, queued", got.Run, err)
+	}
+	if again := pass(t, f, retention.Policy{RunsAge: 30 * day}); again.Total != (retention.Deleted{}) {
+		t.Fatalf("a second pass deleted %+v, want nothing", again.Total)
+	}
+}
+
+func testRetentionLogs(t *testing.T, f Fixture) {
+	d, template := retentionDefs(t, f)
+	old := seed(t, f, template, 2, 10*day, 100)
+	young := seed(t, f, template, 1, day, 100)
+	rep := pass(t, f, retention.Policy{LogsAge: 7 * day})
+	if want := (retention.Deleted{Logs: 2, LogBytes: 200}); rep.Total != want {
+		t.Fatalf("pass deleted %+v, want %+v", rep.Total, want)
+	}
+	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 4, Attempts: 4, Events: 2 + 9})
+	requireLogs(t, f, attemptsOf(t, f, old), false)
+	requireLogs(t, f, attemptsOf(t, f, young), true)
+	if again := pass(t, f, retention.Policy{LogsAge: 7 * day}); again.Total != (retention.Deleted{}) {
+		t.Fatalf("a second pass deleted %+v, want nothing", again.Total)
+	}
+}
+
+func testRetentionCap(t *testing.T, f Fixture) {
+	_, template := retentionDefs(t, f)
+	oldest := attemptsOf(t, f, seed(t, f, template, 1, 3*day, 100))
+	middle := attemptsOf(t, f, seed(t, f, template, 1, 2*day, 100))
+	newest := attemptsOf(t, f, seed(t, f, template, 1, day, 100))
+	if rep := pass(t, f, retention.Policy{LogBytes: 250}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
+		t.Fatalf("a 250-byte cap over 300 bytes deleted %+v, want the oldest log", rep.Total)
+	}
+	requireLogs(t, f, oldest, false)
+	requireLogs(t, f, append(middle, newest...), true)
+	if rep := pass(t, f, retention.Policy{LogBytes: 100}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
+		t.Fatalf("a 100-byte cap over 200 bytes deleted %+v, want the older log", rep.Total)
+	}
+	requireLogs(t, f, middle, false)
+	requireLogs(t, f, newest, true)
+}
+
+func testRetentionConcurrent(t *testing.T, f Fixture) {
+	d, template := retentionDefs(t, f)
+	const n = 60
+	seed(t, f, template, n, 40*day, 10)
+	var wg sync.WaitGroup
+	reps := make([]retention.Report, 2)
+	errs := make([]error, 2)
+	for i := range reps {
+		wg.Go(func() {
+			reps[i], errs[i] = retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * day}, retention.Options{BatchSize: 4, Pause: time.Millisecond, Share: 1, Budget: time.Minute})
+		})
+	}
+	wg.Wait()
+	var sum retention.Deleted
+	for i := range reps {
+		if errs[i] != nil {
+			t.Fatalf("pass %d: %v", i, errs[i])
+		}
+		sum.Add(reps[i].Total)
+	}
+	if want := (retention.Deleted{Runs: n, Attempts: n, Events: 3 * n, Logs: n, LogBytes: 10 * n}); sum != want {
+		t.Fatalf("two concurrent passes deleted %+v together (%+v and %+v), want each row once: %+v", sum, reps[0].Total, reps[1].Total, want)
+	}
+	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 1, Attempts: 1, Events: 2})
+}
+
+func testRetentionWhileAdmitting(t *testing.T, f Fixture) {
+	kept := newDefs(t, f, "kept", quietCron(t, f))
+	busy := newDefs(t, f, "busy", quietCron(t, f))
+	initialise(t, f)
+	template := admitNow(t, f, kept.Trigger.TriggerID, 1_000)
+	const n = 300
+	seed(t, f, template, n, 40*day, 10)
+	done := make(chan struct{})
+	var rep retention.Report
+	var perr error
+	go func() {
+		defer close(done)
+		rep, perr = retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * day}, retention.Options{BatchSize: 8, Pause: time.Millisecond, Share: 0.5, Budget: time.Minute})
+	}()
+	const admitted = 5
+	for range admitted {
+		admitNow(t, f, busy.Trigger.TriggerID, 1_000)
+	}
+	<-done
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if rep.Total.Runs != n {
+		t.Fatalf("the pass deleted %d runs, want %d", rep.Total.Runs, n)
+	}
+	requireCounts(t, f, busy.Trigger.TriggerID, Counts{Runs: admitted, Attempts: admitted, Events: 2 * admitted})
+	requireCounts(t, f, kept.Trigger.TriggerID, Counts{Runs: 1, Attempts: 1, Events: 2})
+}
+
+func testRetentionDryRun(t *testing.T, f Fixture) {
+	d, template := retentionDefs(t, f)
+	seed(t, f, template, 2, 40*day, 100)
+	seed(t, f, template, 1, 10*day, 100)
+	seed(t, f, template, 1, day, 100)
+	est, err := f.Retention.RetentionEstimate(t.Context(), retention.Policy{RunsAge: 30 * day, LogsAge: 7 * day, LogBytes: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[retention.Kind]retention.Deleted{
+		retention.KindRuns:     {Runs: 2, Attempts: 2, Events: 6, Logs: 2, LogBytes: 200},
+		retention.KindLogs:     {Logs: 1, LogBytes: 100},
+		retention.KindLogBytes: {LogBytes: 50},
+	}
+	for k, w := range want {
+		if est[k] != w {
+			t.Errorf("estimate of %s: %+v, want %+v", k, est[k], w)
+		}
+	}
+	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 5, Attempts: 5, Events: 2 + 12})
+}
