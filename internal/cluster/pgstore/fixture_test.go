@@ -76,6 +76,7 @@ func (s *store) fixture() storetest.Fixture {
 		NowMs:   s.runtime.NowMs,
 		Pauser:  s.admin,
 		Detail:  s.runtime,
+		Monitor: s.runtime,
 		Audits:  s.audits,
 		Elapse:  time.Sleep,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {

@@ -26,6 +26,13 @@ var (
 	sqlCommitPageWrite, commitPageWriteParams = namedStmt("CommitPageWrite")
 )
 
+// sql/monitor.sql: what monitoring reads.
+var (
+	sqlMonitorBacklog   = stmt("MonitorBacklog")
+	sqlMonitorRunStates = stmt("MonitorRunStates")
+	sqlMonitorWorkers   = stmt("MonitorWorkers")
+)
+
 // sql/recovery_page.sql: startup recovery.
 var sqlRecoveryPage = stmt("RecoveryPage")
 

@@ -132,6 +132,7 @@ func (e *env) fixture() storetest.Fixture {
 		NowMs:    func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
 		Pauser:   e.store,
 		Detail:   e.store,
+		Monitor:  e.store,
 		Audits:   e.audits,
 		Elapse:   e.clock.Advance,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {

@@ -123,7 +123,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qMonitorBacklog, qMonitorRunState,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
