@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/workeringress"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/metrics"
 )
 
 // Diagnostic codes of the composition root.
@@ -49,6 +50,9 @@ type replica struct {
 	ingress    *workeringress.Handler
 	workerHTTP *httpserve.Server
 	adm        *admission
+	// metrics and metricsHTTP exist only with a metrics address.
+	metrics     *metrics.Metrics
+	metricsHTTP *httpserve.Server
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
@@ -59,6 +63,9 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 	stopWatch := context.AfterFunc(ctx, func() { signalled <- time.Now() })
 	defer stopWatch()
 	err := r.listen()
+	if err == nil && s.MetricsAddr != "" {
+		err = r.listenMetrics()
+	}
 	if err == nil {
 		err = r.listenWorkers()
 	}
@@ -113,7 +120,7 @@ func (r *replica) stop(deadline time.Time) error {
 	if act != nil {
 		errs = append(errs, act.coord.Stop(ctx))
 	}
-	for _, srv := range []*httpserve.Server{r.http, r.workerHTTP} {
+	for _, srv := range []*httpserve.Server{r.http, r.workerHTTP, r.metricsHTTP} {
 		if srv != nil {
 			errs = append(errs, srv.Shutdown(ctx))
 		}

@@ -22,6 +22,8 @@ import (
 type settings struct {
 	Coordinator scheduler.Config
 	HTTPAddr    string
+	// MetricsAddr serves /metrics on a listener of its own; empty: off.
+	MetricsAddr string
 	// DatabaseURL is the runtime role's URL with application_name set to
 	// the replica id (unless the URL sets one), so pg_stat_activity names
 	// the replica behind every backend.
@@ -102,7 +104,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err != nil {
 		return settings{}, err
 	}
-	return settings{Coordinator: cfg, HTTPAddr: addr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker}, nil
+	return settings{Coordinator: cfg, HTTPAddr: addr, MetricsAddr: f.MetricsAddr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker}, nil
 }
 
 // workerSettingsFrom validates the worker ingress's settings and loads its

@@ -71,6 +71,9 @@ type Config struct {
 	LogCapBytes int64
 	// HTTPAddr, when set, serves /livez and /readyz (":0" picks a port).
 	HTTPAddr string
+	// MetricsAddr, when set, serves Prometheus metrics at /metrics on a
+	// listener of its own (":0" picks a port).
+	MetricsAddr string
 	// NowMs is the scheduler's clock (default: the wall clock).
 	NowMs func() int64
 	// Logger is the low-sensitivity diagnostic sink (default: text on

@@ -85,6 +85,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			Concurrency: f.Concurrency,
 			LogCapBytes: f.LogMaxBytes,
 			HTTPAddr:    f.HTTPAddr,
+			MetricsAddr: f.MetricsAddr,
 			RunAs:       task.ParseRunAs(f.RunAs),
 			Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 		}
