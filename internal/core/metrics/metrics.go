@@ -136,6 +136,11 @@ func New(cfg Config) *Metrics {
 			Help: "Attempts this server gave a next attempt under their task's retry policy (cluster).",
 		}),
 	}
+	// The outcomes every scheduler reaches exist from the start, so a
+	// rate over them is 0, not absent, before the first decision.
+	for _, o := range []schedule.Outcome{schedule.Admitted, schedule.Initialized, schedule.Skipped} {
+		m.decisions.WithLabelValues(string(o), "")
+	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "info", Help: "Always 1; its label names the server's profile.",
 		ConstLabels: prometheus.Labels{"profile": cfg.Profile},
