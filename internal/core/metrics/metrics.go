@@ -141,6 +141,9 @@ func New(cfg Config) *Metrics {
 	for _, o := range []schedule.Outcome{schedule.Admitted, schedule.Initialized, schedule.Skipped} {
 		m.decisions.WithLabelValues(string(o), "")
 	}
+	for _, r := range schedule.PassReasons {
+		m.passed.WithLabelValues(string(r))
+	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "info", Help: "Always 1; its label names the server's profile.",
 		ConstLabels: prometheus.Labels{"profile": cfg.Profile},
