@@ -24,6 +24,7 @@ var edgePackages = []string{
 	"internal/core/httpapi",
 	"internal/core/httpserve",
 	"internal/core/ids",
+	"internal/core/metrics",
 	"internal/single/singlecli",
 	"internal/single/executor",
 	"internal/single/server",
@@ -45,11 +46,21 @@ var edgePackages = []string{
 // edgeModules are the third-party modules the edge binary may link: the
 // pure-Go SQLite driver and what it needs, the CLI, YAML and cron parsing,
 // and the API's rate limiter.
+// and the Prometheus client with what it needs (its exposition model is
+// protobuf; about 2.5 MB of a stripped edge binary).
 // No PostgreSQL driver (github.com/jackc/...) belongs here.
 var edgeModules = []string{
+	"github.com/beorn7/perks",
+	"github.com/cespare/xxhash/v2",
 	"github.com/dustin/go-humanize",
 	"github.com/google/uuid",
 	"github.com/mattn/go-isatty",
+	"github.com/munnerz/goautoneg",
+	"github.com/pandatix/go-abnf",
+	"github.com/prometheus/client_golang",
+	"github.com/prometheus/client_model",
+	"github.com/prometheus/common",
+	"github.com/prometheus/procfs",
 	"github.com/remyoudompheng/bigfft",
 	"github.com/robfig/cron/v3",
 	"github.com/spf13/cobra",
@@ -57,6 +68,7 @@ var edgeModules = []string{
 	"go.yaml.in/yaml/v3",
 	"golang.org/x/sys",
 	"golang.org/x/time",
+	"google.golang.org/protobuf",
 	"modernc.org/libc",
 	"modernc.org/mathutil",
 	"modernc.org/memory",

@@ -87,6 +87,7 @@ func (s *store) fixture() storetest.Fixture {
 		SeedFinished: s.seedFinished,
 		Backdate:     s.backdate,
 		HasLog:       s.hasLog,
+		Monitor:      s.runtime,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = $2, due_offset_ms = $3, state_version = state_version + 1
 				WHERE trigger_id = $1`, triggerID, cursorMs, dueOffsetMs)

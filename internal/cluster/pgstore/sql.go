@@ -34,6 +34,13 @@ var (
 	sqlManualInsert, manualInsertParams = namedStmt("ManualInsert")
 )
 
+// sql/monitor.sql: what monitoring reads.
+var (
+	sqlMonitorBacklog   = stmt("MonitorBacklog")
+	sqlMonitorRunStates = stmt("MonitorRunStates")
+	sqlMonitorWorkers   = stmt("MonitorWorkers")
+)
+
 // sql/recovery_page.sql: startup recovery.
 var sqlRecoveryPage = stmt("RecoveryPage")
 

@@ -86,6 +86,9 @@ func (r *replica) activate(ctx context.Context, attempt int) (*activation, error
 		return fail("scheduler", err)
 	}
 	coord.OnAdmitted(func(ctx context.Context, _ int) { r.runsQueued(ctx, act) })
+	if r.metrics != nil {
+		coord.Observe(r.metrics)
+	}
 	if act.loops, err = r.startWorkerLoops(ctx, act); err != nil {
 		return fail("worker loops", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -53,6 +54,9 @@ type replica struct {
 	adm        *admission
 	retain     *loop.Loop
 	maint      *maintenance
+	// metrics and metricsHTTP exist only with a metrics address.
+	metrics     *metrics.Metrics
+	metricsHTTP *httpserve.Server
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
@@ -63,6 +67,9 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 	stopWatch := context.AfterFunc(ctx, func() { signalled <- time.Now() })
 	defer stopWatch()
 	err := r.listen()
+	if err == nil && s.MetricsAddr != "" {
+		err = r.listenMetrics()
+	}
 	if err == nil {
 		err = r.listenWorkers()
 	}
@@ -129,7 +136,7 @@ func (r *replica) stop(deadline time.Time) error {
 	if act != nil {
 		errs = append(errs, act.coord.Stop(ctx))
 	}
-	for _, srv := range []*httpserve.Server{r.http, r.workerHTTP} {
+	for _, srv := range []*httpserve.Server{r.http, r.workerHTTP, r.metricsHTTP} {
 		if srv != nil {
 			errs = append(errs, srv.Shutdown(ctx))
 		}

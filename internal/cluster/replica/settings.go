@@ -28,6 +28,8 @@ type settings struct {
 	// --insecure-http); AllowedHosts the API's Host allow-list.
 	HTTPTLS      *tls.Config
 	AllowedHosts []string
+	// MetricsAddr serves /metrics on a listener of its own; empty: off.
+	MetricsAddr string
 	// DatabaseURL is the runtime role's URL with application_name set to
 	// the replica id (unless the URL sets one), so pg_stat_activity names
 	// the replica behind every backend.
@@ -148,7 +150,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 		}
 	}
 	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, cli.SplitList(f.AllowedHosts)),
-		DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
+		MetricsAddr: f.MetricsAddr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
 		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile},
 		Retention: ret}, nil
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
 // Diagnostic codes of the worker side of a replica.
@@ -60,6 +62,11 @@ func (r *replica) listenWorkers() error {
 		Settings: r.s.Worker.Settings,
 		Log:      r.log,
 		Observe:  r.observe,
+		Completed: func(reply workerproto.CompleteReply) {
+			if r.metrics != nil && reply.RunState == string(run.RetryWait) {
+				r.metrics.AttemptsRetried(1)
+			}
+		},
 	})
 	var err error
 	r.workerHTTP, err = httpserve.ListenWith(r.s.Worker.Addr, r.ingress, httpserve.Options{
@@ -192,6 +199,7 @@ func (r *replica) sweepRound(act *activation) loop.Round {
 			r.log.Warn("lease sweep failed; retrying at its next round", slog.String("code", CodeSweepFailed), slog.String("error", errorText(err)))
 			return false, err
 		}
+		r.observeSweep(res)
 		if res != (pgstore.SweepResult{}) {
 			r.log.Info("expired leases swept", slog.String("code", CodeSwept), slog.Int("released", res.Released), slog.Int("lost", res.Lost),
 				slog.Int("retried", res.Retried), slog.Int("runs_lost", res.RunsLost), slog.Int("requeued", res.Requeued),

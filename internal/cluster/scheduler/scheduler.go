@@ -42,7 +42,9 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 		Name:        "scheduler",
 		Cadence:     cfg.Cadence,
 		StopTimeout: cfg.StopTimeout,
-		OnError:     c.diag.RoundFailed,
+		// A closure, not the method value: Observe may set diag's metrics
+		// after New.
+		OnError: func(err error) { c.diag.RoundFailed(err) },
 	}, c.round)
 	if err != nil {
 		return nil, err
@@ -56,6 +58,9 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 // that work is ready without lengthening a transaction that holds a
 // schedule row's lock. Call it before Start.
 func (c *Coordinator) OnAdmitted(fn func(ctx context.Context, runs int)) { c.admitted = fn }
+
+// Observe sets m to be told every round. Call it before Start.
+func (c *Coordinator) Observe(m schedule.RoundObserver) { c.diag.Metrics = m }
 
 // Start begins rounds; the first starts at once. Idempotent while running.
 func (c *Coordinator) Start(ctx context.Context) error {

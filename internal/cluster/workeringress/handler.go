@@ -45,18 +45,22 @@ type Config struct {
 	// DefaultRate, DefaultBurst).
 	Rate  float64
 	Burst int
+	// Completed, when set, sees the reply of every accepted completion
+	// (for monitoring: a Run in retry_wait got a next attempt).
+	Completed func(workerproto.CompleteReply)
 }
 
 // Handler serves the worker ingress.
 type Handler struct {
-	acquire  Acquire
-	settings pgstore.WorkerSettings
-	log      *slog.Logger
-	observe  func(error)
-	limits   *limiter
-	auth     *authCache
-	wakeup   *broadcast
-	routes   map[string]func(*request)
+	acquire   Acquire
+	settings  pgstore.WorkerSettings
+	log       *slog.Logger
+	observe   func(error)
+	completed func(workerproto.CompleteReply)
+	limits    *limiter
+	auth      *authCache
+	wakeup    *broadcast
+	routes    map[string]func(*request)
 
 	stopOnce sync.Once
 	stopped  chan struct{}
@@ -73,8 +77,11 @@ func New(cfg Config) *Handler {
 	if cfg.Observe == nil {
 		cfg.Observe = func(error) {}
 	}
+	if cfg.Completed == nil {
+		cfg.Completed = func(workerproto.CompleteReply) {}
+	}
 	h := &Handler{
-		acquire: cfg.Acquire, settings: cfg.Settings, log: cfg.Log, observe: cfg.Observe,
+		acquire: cfg.Acquire, settings: cfg.Settings, log: cfg.Log, observe: cfg.Observe, completed: cfg.Completed,
 		limits: newLimiter(cfg.Rate, cfg.Burst), auth: newAuthCache(), wakeup: newBroadcast(),
 		stopped: make(chan struct{}),
 	}
@@ -282,7 +289,11 @@ func (h *Handler) appendLog(req *request) {
 
 func (h *Handler) complete(req *request) {
 	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.CompleteRequest) (workerproto.CompleteReply, error) {
-		return req.st.CompleteAttempt(ctx, req.worker, in)
+		reply, err := req.st.CompleteAttempt(ctx, req.worker, in)
+		if err == nil {
+			h.completed(reply)
+		}
+		return reply, err
 	}, func(in workerproto.CompleteRequest) []string { return []string{in.Token} })
 }
 

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,10 +19,13 @@ import (
 // profile's default"; each profile validates the ones it uses and names the
 // setting and its allowed range when one is out of bounds.
 type ServeFlags struct {
-	Profile     string
-	DataDir     string
-	Example     bool
-	HTTPAddr    string
+	Profile  string
+	DataDir  string
+	Example  bool
+	HTTPAddr string
+	// MetricsAddr serves Prometheus metrics at /metrics on a listener of
+	// its own; empty: off.
+	MetricsAddr string
 	DatabaseURL string
 	ReplicaID   string
 	RolePrefix  string
@@ -135,6 +140,9 @@ wins over the file.`,
 			if err := fillFromFile(cmd.Flags(), configFile); err != nil {
 				return err
 			}
+			if err := checkMetricsAddr(f.MetricsAddr); err != nil {
+				return err
+			}
 			serve, ok := opts.Serve[f.Profile]
 			if !ok {
 				return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
@@ -171,6 +179,8 @@ wins over the file.`,
 	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
 	fs.BoolVar(&f.InsecureHTTP, "insecure-http", false, "serve plain HTTP on an --http-addr other hosts can reach (tokens then cross the network in clear text)")
 	fs.StringVar(&f.AllowedHosts, "allowed-hosts", "", "comma-separated extra host names the API answers to in the Host header (default: the --http-addr host, localhost, 127.0.0.1, ::1); a guard against DNS rebinding")
+	fs.StringVar(&f.MetricsAddr, "metrics-addr", "", "listen address of Prometheus metrics at /metrics, on a listener of its own, e.g. 127.0.0.1:9464 "+
+		"(loopback only) or 0.0.0.0:9464; port 0 picks a free port, the bound address is logged (default: off)")
 	if cluster {
 		fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role, without a password (sslmode and sslrootcert honoured; prefer $QL_DATABASE_URL)")
 		fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
@@ -233,6 +243,25 @@ func flattenSections(vals map[string]any, configFile string) error {
 			}
 			vals[name] = x
 		}
+	}
+	return nil
+}
+
+// checkMetricsAddr checks the shape of --metrics-addr before anything
+// starts; binding it is the server's.
+func checkMetricsAddr(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		var n int
+		if n, err = strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
+			err = fmt.Errorf("port %d is outside 0–65535", n)
+		}
+	}
+	if err != nil {
+		return Usagef("--metrics-addr %q must be host:port, e.g. 127.0.0.1:9464: %v", addr, err)
 	}
 	return nil
 }

@@ -29,6 +29,14 @@ type Diagnostics struct {
 	// Extra, when set, adds attributes to every round record (the
 	// cluster's connection pool counters).
 	Extra func() []any
+	// Metrics, when set, is told every round and every failed round.
+	Metrics RoundObserver
+}
+
+// RoundObserver records rounds for monitoring (the metrics package).
+type RoundObserver interface {
+	ObserveRound(Summary)
+	RoundFailed()
 }
 
 // Round logs the round's summary — at info when it took rows, at debug
@@ -45,6 +53,9 @@ func (d Diagnostics) Round(ctx context.Context, s Summary) {
 		attrs = append(attrs, d.Extra()...)
 	}
 	d.Log.Log(ctx, level, "scheduler round", attrs...)
+	if d.Metrics != nil {
+		d.Metrics.ObserveRound(s)
+	}
 	ticketLevel := slog.LevelWarn
 	if ctx.Err() != nil {
 		ticketLevel = slog.LevelDebug
@@ -57,6 +68,9 @@ func (d Diagnostics) Round(ctx context.Context, s Summary) {
 // RoundFailed logs a round that failed as a whole (its take, or its
 // configuration); the loop goes on.
 func (d Diagnostics) RoundFailed(err error) {
+	if d.Metrics != nil {
+		d.Metrics.RoundFailed()
+	}
 	d.Log.Warn("scheduler round failed", append(d.attrs(CodeRoundFailed), ErrorAttrs(err)...)...)
 }
 

@@ -30,6 +30,9 @@ const (
 	PassOverlap PassReason = "overlap"
 )
 
+// PassReasons lists every reason an occurrence is passed over.
+var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled}
+
 // Passed is a run of consecutive nominal occurrences passed over for one
 // reason: the first and last scheduled instants and how many there are.
 // A long outage of a frequent trigger is one entry, not one per second.

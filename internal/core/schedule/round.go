@@ -65,6 +65,19 @@ type Summary struct {
 	Groups               int
 	// Admitted lists the Run ids admitted, for waking a dispatcher.
 	Admitted []string
+	// AdmissionLagMs lists, per admitted occurrence, how late its ticket
+	// was taken: the ticket's observation time (database time in the
+	// cluster) minus the occurrence's due time (its scheduled time plus
+	// jitter). For monitoring.
+	AdmissionLagMs []int64
+	// Reasons counts the raced, failed and unavailable tickets by reason;
+	// a failure no reason names (a store that judged none of a group) is
+	// counted under "". For monitoring.
+	Reasons map[Reason]int
+	// Passed counts, per ledger reason, the occurrences the round's
+	// committed decisions passed over without a Run (each such occurrence
+	// is one count of a ledger entry). For monitoring.
+	Passed map[PassReason]int64
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
 	Errors []error
 	// Next is when a row known to this round falls due, for the loop to
@@ -118,7 +131,7 @@ func (p *Page) Full() bool { return p.sum.Full(p.cfg.PageSize) }
 // TakePage takes one page and decides each ticket from its own observation
 // time.
 func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
-	p := &Page{cfg: cfg, start: time.Now(), sum: Summary{Counts: make(map[Outcome]int, len(Outcomes))}}
+	p := &Page{cfg: cfg, start: time.Now(), sum: Summary{Counts: make(map[Outcome]int, len(Outcomes)), Reasons: map[Reason]int{}, Passed: map[PassReason]int64{}}}
 	if err := cfg.Validate(); err != nil {
 		return p, err
 	}
@@ -140,6 +153,10 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 		c, err := decide(cfg, tk)
 		if err != nil {
 			p.sum.Counts[Failed]++
+			var te *TicketError
+			if errors.As(err, &te) {
+				p.sum.Reasons[te.Reason]++
+			}
 			p.sum.Errors = append(p.sum.Errors, err)
 			continue
 		}
@@ -190,6 +207,7 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 	}
 	if err != nil {
 		p.sum.Counts[Failed] += len(group)
+		p.sum.Reasons[""] += len(group)
 		p.sum.Errors = append(p.sum.Errors, fmt.Errorf("committing %d decisions: %w", len(group), err))
 		return
 	}
@@ -198,8 +216,17 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 			res.Outcome = Failed
 		}
 		p.sum.Counts[res.Outcome]++
-		if res.Outcome == Admitted {
+		switch res.Outcome {
+		case Admitted:
 			p.sum.Admitted = append(p.sum.Admitted, res.RunID)
+			p.sum.AdmissionLagMs = append(p.sum.AdmissionLagMs, group[i].Ticket.ObservedAtMs-group[i].Decision.FireAtMs)
+		case Raced, Failed, Unavailable:
+			p.sum.Reasons[res.Reason]++
+		}
+		if res.Outcome == Admitted || res.Outcome == Initialized || res.Outcome == Skipped {
+			for _, ps := range group[i].Decision.Passed {
+				p.sum.Passed[ps.Reason] += ps.Count
+			}
 		}
 		if res.Err != nil || res.Outcome == Failed || res.Outcome == Unavailable {
 			p.sum.Errors = append(p.sum.Errors, &TicketError{TriggerID: group[i].Ticket.TriggerID, Outcome: res.Outcome, Reason: res.Reason, Err: res.Err})

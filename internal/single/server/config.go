@@ -80,6 +80,9 @@ type Config struct {
 	TLS httpapi.TLSSettings
 	// AllowedHosts are extra Host header names the API answers to.
 	AllowedHosts []string
+	// MetricsAddr, when set, serves Prometheus metrics at /metrics on a
+	// listener of its own (":0" picks a port).
+	MetricsAddr string
 	// NowMs is the scheduler's clock (default: the wall clock).
 	NowMs func() int64
 	// Logger is the low-sensitivity diagnostic sink (default: text on

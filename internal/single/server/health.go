@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -63,3 +65,48 @@ func (s *Server) readiness() (bool, string) {
 	}
 	return true, ""
 }
+
+// listenMetrics serves Prometheus metrics on their own listener, bound
+// before recovery and the scheduler start so the first rounds are counted.
+func (s *Server) listenMetrics() error {
+	s.metrics = metrics.New(metrics.Config{
+		Profile:   string(s.cfg.Profile),
+		Monitor:   s.store.Monitor,
+		Readiness: s.readinessState,
+	})
+	srv, err := metrics.Listen(s.cfg.MetricsAddr, s.metrics)
+	if err != nil {
+		return err
+	}
+	s.metricsHTTP = srv
+	s.cfg.Logger.Info("metrics listening; serving "+metrics.Path, "addr", srv.Addr())
+	return nil
+}
+
+// MetricsAddr is the metrics address, or "" when metrics are off.
+func (s *Server) MetricsAddr() string {
+	if s.metricsHTTP == nil {
+		return ""
+	}
+	return s.metricsHTTP.Addr()
+}
+
+// readinessState is the server's readiness state for monitoring: the same
+// judgement as /readyz, with the reason.
+func (s *Server) readinessState() string {
+	switch {
+	case s.stopping.Load():
+		return metrics.StateDraining
+	case !s.ready.Load():
+		return metrics.StateStarting
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	defer cancel()
+	if s.store.Ping(ctx) != nil {
+		return metrics.StateDatabaseUnavailable
+	}
+	return metrics.StateReady
+}
+
+// pingTimeout bounds the database check of a metrics scrape.
+const pingTimeout = 2 * time.Second

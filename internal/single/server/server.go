@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -38,6 +39,11 @@ type Server struct {
 	http   *httpserve.Server
 	api    *httpapi.Handler
 	ready  atomic.Bool
+	// stopping is set once the stop begins: readiness then says draining.
+	stopping atomic.Bool
+	// metrics and metricsHTTP exist only with a metrics address.
+	metrics     *metrics.Metrics
+	metricsHTTP *httpserve.Server
 
 	stopOnce sync.Once
 	stopErr  error
@@ -83,12 +89,20 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.store, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
 		return nil, err
 	}
+	if cfg.MetricsAddr != "" {
+		if err := s.listenMetrics(); err != nil {
+			return nil, err
+		}
+	}
 	if s.owner, err = executor.AcquireOwner(s.layout.Owners); err != nil {
 		return nil, err
 	}
 	rec, err := executor.Recover(ctx, s.store, s.owner)
 	if err != nil {
 		return nil, err
+	}
+	if s.metrics != nil {
+		s.metrics.AttemptsLost(rec.Lost)
 	}
 	if rec.Lost > 0 {
 		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; they were not re-run", "lost", rec.Lost,
@@ -104,6 +118,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		return nil, err
 	}
 	s.diag = schedule.Diagnostics{Log: cfg.Logger}
+	if s.metrics != nil {
+		s.diag.Metrics = s.metrics
+	}
 	if s.sched, err = loop.New(loop.Config{Name: "scheduler", Cadence: cfg.Cadence, StopTimeout: cfg.StopTimeout, OnError: s.diag.RoundFailed}, s.round); err != nil {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "scheduler")
 	}
@@ -263,6 +280,7 @@ func (s *Server) Stop(ctx context.Context) error {
 }
 
 func (s *Server) teardown(ctx context.Context) error {
+	s.stopping.Store(true)
 	s.ready.Store(false)
 	var errs []error
 	if s.notify != nil {
@@ -277,8 +295,10 @@ func (s *Server) teardown(ctx context.Context) error {
 	if s.disp != nil {
 		errs = append(errs, s.disp.Stop(ctx))
 	}
-	if s.http != nil {
-		errs = append(errs, s.http.Shutdown(ctx))
+	for _, srv := range []*httpserve.Server{s.http, s.metricsHTTP} {
+		if srv != nil {
+			errs = append(errs, srv.Shutdown(ctx))
+		}
 	}
 	if s.owner != nil {
 		errs = append(errs, s.owner.Release())

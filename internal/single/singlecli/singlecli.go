@@ -102,6 +102,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			NotifyBackoff:     f.NotifyBackoff,
 			NotifyMaxAttempts: f.NotifyMaxAttempts,
 			Logger:            slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+			MetricsAddr:       f.MetricsAddr,
 		}
 		if err := cfg.WithDefaults().Validate(); err != nil {
 			return &cli.UsageError{Err: err}

@@ -161,6 +161,7 @@ var readQueries = []string{
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest, qNotifyList, qNotifyDue,
 	qRetentionEstimate,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qMonitorBacklog, qMonitorRunState,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a

@@ -66,6 +66,8 @@ type Fixture struct {
 	Pauser schedule.Pauser
 	// Detail reads a trigger with its ledger as `ql triggers show` does.
 	Detail schedule.DetailReader
+	// Monitor reads the backlog and the unfinished Runs as /metrics does.
+	Monitor schedule.Monitor
 	// Audits lists a trigger's pause audit records, oldest first, each as
 	// "action actor note".
 	Audits func(ctx context.Context, triggerID string) ([]string, error)

@@ -21,6 +21,7 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 		"DisabledTriggerIsNotTaken":             testDisabledNotTaken,
 		"TaskRepublishedWithoutRepinIsNotTaken": testUnpinnedNotTaken,
 		"TakeLimitIsBounded":                    testTakeLimit,
+		"MonitorCountsDueRowsAndUnfinishedRuns": testMonitorCounts,
 	}
 	commits := map[string]func(*testing.T, Fixture){
 		"TakeOrdersUninitialisedFirstThenCursorProjectTrigger": testTakeOrder,

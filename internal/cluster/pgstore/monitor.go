@@ -1,0 +1,60 @@
+package pgstore
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+var _ schedule.Monitor = (*Runtime)(nil)
+
+// Monitor reads the backlog of due, unclaimed schedule rows and the
+// unfinished Runs per state, every count cut at limit (sql/monitor.sql).
+func (r *Runtime) Monitor(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
+	snap := schedule.MonitorSnapshot{Runs: map[run.State]int{}}
+	if limit < 1 || limit > schedule.MonitorLimit {
+		return snap, qlerror.New(qlerror.Invalid, "monitor limit %d is outside 1–%d", limit, schedule.MonitorLimit)
+	}
+	if err := r.pool.QueryRow(ctx, sqlMonitorBacklog, limit).Scan(&snap.NowMs, &snap.Due, &snap.OldestDueAtMs); err != nil {
+		return snap, mapErr(err, "reading the schedule backlog")
+	}
+	states := make([]string, len(schedule.UnfinishedStates))
+	for i, s := range schedule.UnfinishedStates {
+		states[i] = string(s)
+	}
+	rows, err := r.pool.Query(ctx, sqlMonitorRunStates, states, limit)
+	if err != nil {
+		return snap, mapErr(err, "counting unfinished Runs")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var state string
+		var n int
+		if err := rows.Scan(&state, &n); err != nil {
+			return snap, mapErr(err, "counting unfinished Runs")
+		}
+		snap.Runs[run.State(state)] = n
+	}
+	if err := rows.Err(); err != nil {
+		return snap, mapErr(err, "counting unfinished Runs")
+	}
+	return snap, nil
+}
+
+// WorkerCapacity is the live worker sessions (active, lease not passed in
+// database time) and their free slots (capacity − running).
+type WorkerCapacity struct {
+	Sessions  int
+	FreeSlots int
+}
+
+// WorkerCapacity reads the live sessions and their free slots.
+func (r *Runtime) WorkerCapacity(ctx context.Context) (WorkerCapacity, error) {
+	var c WorkerCapacity
+	if err := r.pool.QueryRow(ctx, sqlMonitorWorkers).Scan(&c.Sessions, &c.FreeSlots); err != nil {
+		return c, mapErr(err, "reading worker sessions")
+	}
+	return c, nil
+}

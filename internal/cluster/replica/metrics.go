@@ -1,0 +1,67 @@
+package replica
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/metrics"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// CodeMetricsListening is logged with the metrics listener's address.
+const CodeMetricsListening = "serve.metrics_listening"
+
+// listenMetrics serves Prometheus metrics on their own listener, bound
+// before any database work like the API's: while the replica has no live
+// activation, the store-read metrics are absent and readiness says why.
+func (r *replica) listenMetrics() error {
+	r.metrics = metrics.New(metrics.Config{
+		Profile: "cluster",
+		Monitor: func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
+			act := r.adm.current()
+			if act == nil {
+				return schedule.MonitorSnapshot{}, errNoActivation
+			}
+			return act.rt.Monitor(ctx, limit)
+		},
+		Workers: func(ctx context.Context) (int, int, error) {
+			act := r.adm.current()
+			if act == nil {
+				return 0, 0, errNoActivation
+			}
+			c, err := act.rt.WorkerCapacity(ctx)
+			return c.Sessions, c.FreeSlots, err
+		},
+		Readiness: r.readiness,
+	})
+	srv, err := metrics.Listen(r.s.MetricsAddr, r.metrics)
+	if err != nil {
+		return err
+	}
+	r.metricsHTTP = srv
+	r.log.Info("metrics listening; serving "+metrics.Path, slog.String("code", CodeMetricsListening), slog.String("addr", srv.Addr()))
+	return nil
+}
+
+// readiness maps the replica's readiness to a monitoring state.
+func (r *replica) readiness() string {
+	ok, reason := r.adm.ready()
+	switch {
+	case ok:
+		return metrics.StateReady
+	case reason == ReasonStarting:
+		return metrics.StateStarting
+	case reason == ReasonDraining:
+		return metrics.StateDraining
+	}
+	return metrics.StateDatabaseUnavailable
+}
+
+// observeSweep counts what a lease sweep found lost and retried.
+func (r *replica) observeSweep(res pgstore.SweepResult) {
+	if r.metrics != nil {
+		r.metrics.AttemptsLost(res.Lost)
+		r.metrics.AttemptsRetried(res.Retried)
+	}
+}

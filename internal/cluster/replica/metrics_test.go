@@ -1,0 +1,87 @@
+package replica
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/metricstest"
+)
+
+// TestMetricsScrapedFromAReplicaMatchTheDatabase: after a known workload
+// — six triggers made due five seconds late, admitted by one replica, and
+// a worker registered with three slots that pulls nothing — the replica's
+// /metrics, read with Prometheus's text parser, agree with PostgreSQL:
+// decisions admitted and Runs, the lag and the Runs' times, Runs by state,
+// worker sessions and free slots, the backlog and readiness.
+func TestMetricsScrapedFromAReplicaMatchTheDatabase(t *testing.T) {
+	t.Parallel()
+	const triggers = 6
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("metrics", triggers, clustertest.QuietCron()))
+	env.MakeDue(t, 5000)
+	admin, err := pgstore.OpenAdmin(t.Context(), env.URL(pgstore.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	cred, err := admin.WorkerCreate(t.Context(), "idle", nil, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-metrics",
+		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
+		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second})
+	eventually(t, 30*time.Second, "every due Run admitted", func() bool { return env.Int(t, `SELECT count(*) FROM qinglong.runs`) == triggers })
+	var reg workerproto.RegisterReply
+	status, raw := post(t, http.DefaultClient, "http://"+p.workerAddr+workerproto.PathRegister, cred, workerproto.RegisterRequest{Capacity: 3, Version: "test"})
+	if status != http.StatusOK || json.Unmarshal(raw, &reg) != nil {
+		t.Fatalf("register: %d %s", status, raw)
+	}
+	addr, _ := p.logs.withCode(CodeMetricsListening)[0]["addr"].(string)
+	m := metricstest.Scrape(t, "http://"+addr+"/metrics")
+
+	if got := m.Value(t, "qinglong_scheduler_decisions_total", "outcome", "admitted"); got != triggers {
+		t.Errorf("decisions admitted: %g, want %d (the Runs in the database)", got, triggers)
+	}
+	lagCount, lagSum := m.Histogram(t, "qinglong_scheduler_admission_lag_seconds")
+	upTo := float64(env.Int(t, `SELECT sum(created_at_ms - due_at_ms) FROM qinglong.runs`)) / 1000
+	if lagCount != triggers || lagSum < 5*triggers || lagSum > upTo {
+		t.Errorf("admission lag: %d samples summing %gs; want %d, each at least the 5 s the rows were late, at most their Runs' creation − due time (%gs in all)",
+			lagCount, lagSum, triggers, upTo)
+	}
+	for _, st := range schedule.UnfinishedStates {
+		want := env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE state = $1`, string(st))
+		if got := m.Value(t, "qinglong_runs", "state", string(st)); got != float64(want) {
+			t.Errorf("qinglong_runs{state=%q} = %g, the database holds %d", st, got, want)
+		}
+	}
+	if queued := m.Value(t, "qinglong_runs", "state", "queued"); queued != triggers {
+		t.Errorf("queued Runs: %g, want all %d (the worker pulled nothing)", queued, triggers)
+	}
+	sessions := env.Int(t, `SELECT count(*) FROM qinglong.worker_sessions WHERE state = 'active'`)
+	free := env.Int(t, `SELECT sum(capacity - running) FROM qinglong.worker_sessions WHERE state = 'active'`)
+	if got := m.Value(t, "qinglong_worker_sessions"); sessions != 1 || got != float64(sessions) {
+		t.Errorf("worker sessions: %g; the database holds %d live (want 1)", got, sessions)
+	}
+	if got := m.Value(t, "qinglong_worker_free_slots"); free != 3 || got != float64(free) {
+		t.Errorf("worker free slots: %g; the database holds %d (want 3)", got, free)
+	}
+	for name, want := range map[string]float64{
+		"qinglong_schedule_due_rows": 0, "qinglong_schedule_oldest_due_age_seconds": 0, "qinglong_ready": 1,
+		"qinglong_monitor_read_failures_total": 0,
+	} {
+		if got := m.Value(t, name); got != want {
+			t.Errorf("%s = %g, want %g", name, got, want)
+		}
+	}
+	if got := m.Value(t, "qinglong_info", "profile", "cluster"); got != 1 {
+		t.Errorf("qinglong_info{profile=cluster} = %g", got)
+	}
+}

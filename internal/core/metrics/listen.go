@@ -1,0 +1,18 @@
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/httpserve"
+)
+
+// Path is where the metrics are served.
+const Path = "/metrics"
+
+// Listen serves m at Path on a listener of its own, with the connection
+// limits of every QingLong HTTP server.
+func Listen(addr string, m *Metrics) (*httpserve.Server, error) {
+	mux := http.NewServeMux()
+	mux.Handle("GET "+Path, m.Handler())
+	return httpserve.ListenWith(addr, mux, httpserve.Options{Flag: "--metrics-addr"})
+}

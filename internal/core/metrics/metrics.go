@@ -1,0 +1,300 @@
+// Package metrics is QingLong's Prometheus instrumentation, the same on
+// every profile: what the scheduler decided and how late, how long its
+// claims and commits took, what is due and not yet taken, the unfinished
+// Runs, lost and retried attempts, worker capacity (cluster) and readiness.
+// Each server owns one Metrics with a registry of its own and serves it on
+// a listener of its own (Listen), never on the API's.
+//
+// Names follow Prometheus conventions: a qinglong_ prefix, base units in
+// the name (_seconds), _total for counters. Every label has a closed set of
+// values (outcomes, reasons, states); no identifier is ever a label.
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// Namespace prefixes every metric of QingLong.
+const Namespace = "qinglong"
+
+// DefaultCacheFor is how long one read of the store serves scrapes: however
+// often and however many Prometheus servers scrape, a server reads its
+// store for monitoring at most once per this.
+const DefaultCacheFor = 5 * time.Second
+
+// readTimeout bounds one monitoring read, well inside a scrape's timeout.
+const readTimeout = 3 * time.Second
+
+// Readiness states, as qinglong_readiness_state reports them. A server is
+// in exactly one.
+const (
+	StateStarting            = "starting"
+	StateReady               = "ready"
+	StateDatabaseUnavailable = "database_unavailable"
+	StateDraining            = "draining"
+)
+
+// ReadinessStates lists every readiness state.
+var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining}
+
+// Config is what a server tells its metrics.
+type Config struct {
+	// Profile is the server's profile (standalone, edge, cluster).
+	Profile string
+	// Monitor reads the store's monitoring snapshot; it may answer an
+	// error while no store is available (a replica re-activating).
+	Monitor func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error)
+	// Workers, cluster only, reads the live worker sessions and their
+	// free slots; nil leaves those gauges out.
+	Workers func(ctx context.Context) (sessions, freeSlots int, err error)
+	// Readiness is the server's readiness state, one of ReadinessStates.
+	Readiness func() string
+	// CacheFor is how long one store read serves scrapes (default
+	// DefaultCacheFor).
+	CacheFor time.Duration
+	// Limit bounds every count of a store read (default
+	// schedule.MonitorLimit).
+	Limit int
+}
+
+// Metrics is one server's instrumentation.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	decisions     *prometheus.CounterVec
+	passed        *prometheus.CounterVec
+	lag           prometheus.Histogram
+	claim         prometheus.Histogram
+	commit        prometheus.Histogram
+	roundFailures prometheus.Counter
+	lost          prometheus.Counter
+	retried       prometheus.Counter
+}
+
+// durationBuckets are the claim's and commit's: half a millisecond to ten
+// seconds, a claim or commit beyond which has outlived a claim lease.
+var durationBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// lagBuckets cover an on-time admission (milliseconds) up to a catch-up
+// after an hour's outage.
+var lagBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600}
+
+// New builds a server's metrics and registers them, with the Go runtime's
+// and the process's own collectors, in a registry of its own.
+func New(cfg Config) *Metrics {
+	if cfg.CacheFor == 0 {
+		cfg.CacheFor = DefaultCacheFor
+	}
+	if cfg.Limit == 0 {
+		cfg.Limit = schedule.MonitorLimit
+	}
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "scheduler", Name: "decisions_total",
+			Help: "Scheduling decisions by outcome (admitted, initialized, skipped, raced, failed, unavailable) and, for raced, failed and unavailable, reason. Admitted counts occurrences that got their Run.",
+		}, []string{"outcome", "reason"}),
+		passed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "scheduler", Name: "occurrences_passed_total",
+			Help: "Occurrences committed decisions passed over without a Run, by occurrence ledger reason (misfire, collapsed, catch_up_window, paused, outside_bounds, disabled).",
+		}, []string{"reason"}),
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: Namespace, Subsystem: "scheduler", Name: "admission_lag_seconds",
+			Help:    "Per admitted occurrence, database time of the claim (the take on SQLite) that admitted it minus its due time (scheduled time plus jitter).",
+			Buckets: lagBuckets,
+		}),
+		claim: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: Namespace, Subsystem: "scheduler", Name: "claim_duration_seconds",
+			Help:    "Duration of one claim of due schedule rows (the take on SQLite), including empty ones.",
+			Buckets: durationBuckets,
+		}),
+		commit: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: Namespace, Subsystem: "scheduler", Name: "commit_duration_seconds",
+			Help:    "Duration of committing one claimed page's decisions (its commit groups side by side).",
+			Buckets: durationBuckets,
+		}),
+		roundFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "scheduler", Name: "round_failures_total",
+			Help: "Scheduling rounds that failed as a whole (the claim itself failed).",
+		}),
+		lost: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "attempts_lost_total",
+			Help: "Attempts this server found lost: their worker's lease passed (cluster), or the server that ran them stopped unexpectedly (standalone, edge).",
+		}),
+		retried: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "attempts_retried_total",
+			Help: "Attempts this server gave a next attempt under their task's retry policy (cluster).",
+		}),
+	}
+	// The outcomes every scheduler reaches exist from the start, so a
+	// rate over them is 0, not absent, before the first decision.
+	for _, o := range []schedule.Outcome{schedule.Admitted, schedule.Initialized, schedule.Skipped} {
+		m.decisions.WithLabelValues(string(o), "")
+	}
+	for _, r := range schedule.PassReasons {
+		m.passed.WithLabelValues(string(r))
+	}
+	info := prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: Namespace, Name: "info", Help: "Always 1; its label names the server's profile.",
+		ConstLabels: prometheus.Labels{"profile": cfg.Profile},
+	})
+	info.Set(1)
+	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, info,
+		newStateCollector(cfg),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the registry in Prometheus's exposition formats.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// ObserveRound records one committed scheduling round.
+func (m *Metrics) ObserveRound(s schedule.Summary) {
+	for _, o := range []schedule.Outcome{schedule.Admitted, schedule.Initialized, schedule.Skipped} {
+		if n := s.Counts[o]; n > 0 {
+			m.decisions.WithLabelValues(string(o), "").Add(float64(n))
+		}
+	}
+	for reason, n := range s.Reasons {
+		outcome := reason.Outcome()
+		if outcome == "" {
+			// A group the store could judge none of: failed, no reason.
+			outcome = schedule.Failed
+		}
+		m.decisions.WithLabelValues(string(outcome), string(reason)).Add(float64(n))
+	}
+	for reason, n := range s.Passed {
+		m.passed.WithLabelValues(string(reason)).Add(float64(n))
+	}
+	for _, ms := range s.AdmissionLagMs {
+		m.lag.Observe(float64(max(ms, 0)) / 1000)
+	}
+	m.claim.Observe(s.Take.Seconds())
+	if s.Groups > 0 {
+		m.commit.Observe(s.Commit.Seconds())
+	}
+}
+
+// RoundFailed records a round that failed as a whole.
+func (m *Metrics) RoundFailed() { m.roundFailures.Inc() }
+
+// AttemptsLost records n attempts found lost.
+func (m *Metrics) AttemptsLost(n int) { m.lost.Add(float64(n)) }
+
+// AttemptsRetried records n attempts given a next attempt.
+func (m *Metrics) AttemptsRetried(n int) { m.retried.Add(float64(n)) }
+
+// stateCollector reads the store at scrape time, at most once per
+// CacheFor: the backlog, the unfinished Runs and (cluster) the workers.
+// Readiness is read at every scrape; it costs nothing.
+type stateCollector struct {
+	cfg Config
+
+	due, oldest, runs, sessions, free, ready, readiness, readFailures *prometheus.Desc
+
+	mu      sync.Mutex
+	readAt  time.Time
+	snap    *schedule.MonitorSnapshot
+	workers *[2]int
+	failed  int
+}
+
+func newStateCollector(cfg Config) *stateCollector {
+	desc := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc(prometheus.BuildFQName(Namespace, "", name), help, labels, nil)
+	}
+	return &stateCollector{
+		cfg:          cfg,
+		due:          desc("schedule_due_rows", fmt.Sprintf("Schedule rows due and not taken by any claim, of enabled, unpaused triggers; counted up to %d (a value of %[1]d means at least that).", cfg.Limit)),
+		oldest:       desc("schedule_oldest_due_age_seconds", "Store time now minus the due time of the oldest of those rows; 0 when none is due."),
+		runs:         desc("runs", fmt.Sprintf("Unfinished Runs per state, each counted up to %d.", cfg.Limit), "state"),
+		sessions:     desc("worker_sessions", "Live worker sessions: active, their lease not passed (cluster)."),
+		free:         desc("worker_free_slots", "Free slots of the live worker sessions: capacity minus running attempts (cluster)."),
+		ready:        desc("ready", "1 when the server is ready (/readyz answers 200), else 0."),
+		readiness:    desc("readiness_state", "1 for the server's current readiness state, 0 for the others.", "state"),
+		readFailures: desc("monitor_read_failures_total", "Monitoring reads of the store that failed; while the last one failed, the store-read metrics are absent."),
+	}
+}
+
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.sessions, c.free, c.ready, c.readiness, c.readFailures} {
+		ch <- d
+	}
+}
+
+func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.cfg.Readiness != nil {
+		state := c.cfg.Readiness()
+		ready := 0.0
+		if state == StateReady {
+			ready = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.ready, prometheus.GaugeValue, ready)
+		for _, s := range ReadinessStates {
+			v := 0.0
+			if s == state {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(c.readiness, prometheus.GaugeValue, v, s)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.readAt) >= c.cfg.CacheFor {
+		c.refresh()
+	}
+	ch <- prometheus.MustNewConstMetric(c.readFailures, prometheus.CounterValue, float64(c.failed))
+	if c.snap != nil {
+		s := c.snap
+		ch <- prometheus.MustNewConstMetric(c.due, prometheus.GaugeValue, float64(s.Due))
+		age := 0.0
+		if s.OldestDueAtMs != nil {
+			age = float64(max(s.NowMs-*s.OldestDueAtMs, 0)) / 1000
+		}
+		ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, age)
+		for _, st := range schedule.UnfinishedStates {
+			ch <- prometheus.MustNewConstMetric(c.runs, prometheus.GaugeValue, float64(s.Runs[st]), string(st))
+		}
+	}
+	if c.workers != nil {
+		ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.GaugeValue, float64(c.workers[0]))
+		ch <- prometheus.MustNewConstMetric(c.free, prometheus.GaugeValue, float64(c.workers[1]))
+	}
+}
+
+// refresh reads the store once; a failed read leaves its metrics out
+// rather than repeating stale values as if they were current.
+func (c *stateCollector) refresh() {
+	c.readAt = time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	c.snap, c.workers = nil, nil
+	if c.cfg.Monitor != nil {
+		snap, err := c.cfg.Monitor(ctx, c.cfg.Limit)
+		if err != nil {
+			c.failed++
+		} else {
+			c.snap = &snap
+		}
+	}
+	if c.cfg.Workers != nil {
+		sessions, free, err := c.cfg.Workers(ctx)
+		if err != nil {
+			c.failed++
+		} else {
+			c.workers = &[2]int{sessions, free}
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// gather is the registry's metrics by family name.
+func gather(t *testing.T, m *Metrics) map[string]*dto.MetricFamily {
+	t.Helper()
+	fams, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*dto.MetricFamily{}
+	for _, f := range fams {
+		out[f.GetName()] = f
+	}
+	return out
+}
+
+// value is the counter or gauge of family name whose labels are exactly
+// labels (name, value, ...); -1 when there is none.
+func value(fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
+	for _, m := range fams[name].GetMetric() {
+		got := map[string]string{}
+		for _, l := range m.GetLabel() {
+			got[l.GetName()] = l.GetValue()
+		}
+		match := len(got) == len(labels)/2
+		for i := 0; match && i+1 < len(labels); i += 2 {
+			match = got[labels[i]] == labels[i+1]
+		}
+		if match {
+			return m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return -1
+}
+
+// A round's raced, failed and unavailable tickets are counted under the
+// outcome their reason belongs to, a failure no reason names as failed,
+// and the committed outcomes without a reason.
+func TestARoundIsCountedByOutcomeAndReason(t *testing.T) {
+	m := New(Config{Profile: "standalone"})
+	m.ObserveRound(schedule.Summary{
+		Counts: map[schedule.Outcome]int{schedule.Admitted: 3, schedule.Skipped: 1, schedule.Raced: 2, schedule.Failed: 2, schedule.Unavailable: 1},
+		Reasons: map[schedule.Reason]int{schedule.ReasonClaimLost: 2, schedule.ReasonCursorDrift: 1, "": 1,
+			schedule.ReasonOutcomeUnknown: 1},
+		Passed: map[schedule.PassReason]int64{schedule.PassCollapsed: 7},
+		Take:   time.Millisecond, Commit: 2 * time.Millisecond, Groups: 1,
+		AdmissionLagMs: []int64{100, 200, 300},
+	})
+	fams := gather(t, m)
+	for _, c := range []struct {
+		outcome, reason string
+		want            float64
+	}{
+		{"admitted", "", 3}, {"skipped", "", 1}, {"initialized", "", 0}, {"raced", "claim_lost", 2},
+		{"failed", "cursor_drift", 1}, {"failed", "", 1}, {"unavailable", "outcome_unknown", 1},
+	} {
+		if got := value(fams, "qinglong_scheduler_decisions_total", "outcome", c.outcome, "reason", c.reason); got != c.want {
+			t.Errorf("decisions{outcome=%q, reason=%q} = %g, want %g", c.outcome, c.reason, got, c.want)
+		}
+	}
+	if got := value(fams, "qinglong_scheduler_occurrences_passed_total", "reason", "collapsed"); got != 7 {
+		t.Errorf("passed{collapsed} = %g, want 7", got)
+	}
+	if got := value(fams, "qinglong_scheduler_occurrences_passed_total", "reason", "misfire"); got != 0 {
+		t.Errorf("passed{misfire} = %g, want a series at 0", got)
+	}
+	h := fams["qinglong_scheduler_admission_lag_seconds"].GetMetric()[0].GetHistogram()
+	if h.GetSampleCount() != 3 || h.GetSampleSum() < 0.5999 || h.GetSampleSum() > 0.6001 {
+		t.Errorf("lag: %d samples summing %g, want 3 summing 0.6", h.GetSampleCount(), h.GetSampleSum())
+	}
+}
+
+// The store is read at most once per CacheFor however often it is scraped;
+// a failed read is counted and leaves the store-read gauges out rather than
+// repeating old values.
+func TestTheStoreIsReadAtMostOncePerCachePeriod(t *testing.T) {
+	reads := 0
+	m := New(Config{
+		Profile:  "standalone",
+		CacheFor: time.Hour,
+		Monitor: func(context.Context, int) (schedule.MonitorSnapshot, error) {
+			reads++
+			return schedule.MonitorSnapshot{NowMs: 10_000, Due: 4, OldestDueAtMs: new(int64(7_500)), Runs: map[run.State]int{run.Queued: 5}}, nil
+		},
+		Readiness: func() string { return StateReady },
+	})
+	for range 3 {
+		fams := gather(t, m)
+		if due, age, queued := value(fams, "qinglong_schedule_due_rows"), value(fams, "qinglong_schedule_oldest_due_age_seconds"),
+			value(fams, "qinglong_runs", "state", "queued"); due != 4 || age != 2.5 || queued != 5 {
+			t.Fatalf("due %g, oldest age %g, queued %g; want 4, 2.5, 5", due, age, queued)
+		}
+	}
+	if reads != 1 {
+		t.Fatalf("three scrapes within the cache period read the store %d times, want once", reads)
+	}
+	m2 := New(Config{Profile: "standalone", CacheFor: time.Nanosecond, Monitor: func(context.Context, int) (schedule.MonitorSnapshot, error) {
+		return schedule.MonitorSnapshot{}, errors.New("database gone")
+	}})
+	fams := gather(t, m2)
+	if got := value(fams, "qinglong_monitor_read_failures_total"); got != 1 {
+		t.Errorf("read failures %g, want 1", got)
+	}
+	if _, present := fams["qinglong_schedule_due_rows"]; present {
+		t.Error("a failed read still reported the backlog")
+	}
+}

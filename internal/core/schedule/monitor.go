@@ -1,0 +1,40 @@
+package schedule
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// MonitorLimit bounds every count a Monitor reads: a count at the limit
+// means "at least this many". Monitoring reads the store every few seconds
+// on every server, so its cost must not grow with the tables.
+const MonitorLimit = 10_000
+
+// UnfinishedStates are the Run states a Monitor counts: a finished Run
+// never changes again, so counting those would only grow with history.
+var UnfinishedStates = []run.State{run.Created, run.Queued, run.Dispatching, run.Running, run.WaitingApproval, run.RetryWait}
+
+// MonitorSnapshot is what monitoring reads from a store at one instant of
+// its time authority (the database clock in the cluster, the injected
+// clock on SQLite).
+type MonitorSnapshot struct {
+	NowMs int64
+	// Due counts the schedule rows of enabled, unpaused triggers that are
+	// due at NowMs and that no take holds (in the cluster: unclaimed; a row
+	// under a claim, even an expired one, is not counted); at most the
+	// limit. Uninitialised rows have no due time and are not counted.
+	Due int
+	// OldestDueAtMs is the earliest due time among them; nil when none is
+	// due.
+	OldestDueAtMs *int64
+	// Runs counts the Runs in each of UnfinishedStates, each at most the
+	// limit; a state without Runs may be missing.
+	Runs map[run.State]int
+}
+
+// Monitor reads a MonitorSnapshot with index reads bounded by limit
+// (1–MonitorLimit), whatever the tables hold.
+type Monitor interface {
+	Monitor(ctx context.Context, limit int) (MonitorSnapshot, error)
+}

@@ -1,0 +1,83 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// monitor reads the fixture's monitoring snapshot with limit.
+func monitor(t *testing.T, f Fixture, limit int) schedule.MonitorSnapshot {
+	t.Helper()
+	snap, err := f.Monitor.Monitor(t.Context(), limit)
+	if err != nil {
+		t.Fatalf("monitor: %v", err)
+	}
+	return snap
+}
+
+// testMonitorCounts: the backlog counts the due rows a take would return
+// (not a row that is not due yet, nor one of an archived project), up to
+// the limit, with the oldest due time among them; the unfinished Runs are
+// counted per state; a limit outside its range is refused.
+func testMonitorCounts(t *testing.T, f Fixture) {
+	var all []defs
+	for _, name := range []string{"early", "late", "quiet", "archived"} {
+		all = append(all, newDefs(t, f, name, quietCron(t, f)))
+	}
+	initialise(t, f)
+	makeDue(t, f, all[0].Trigger.TriggerID, 5_000)
+	makeDue(t, f, all[1].Trigger.TriggerID, 10_000)
+	makeDue(t, f, all[3].Trigger.TriggerID, 20_000)
+	archived := all[3].Project
+	archived.Status = project.Archived
+	if _, err := f.Catalog.ProjectSave(t.Context(), archived); err != nil {
+		t.Fatal(err)
+	}
+	oldest := row(t, f, all[1].Trigger.TriggerID).DueAtMs
+	snap := monitor(t, f, schedule.MonitorLimit)
+	if snap.Due != 2 || snap.OldestDueAtMs == nil || oldest == nil || *snap.OldestDueAtMs != *oldest {
+		t.Fatalf("backlog: %d due, oldest %v; want 2 due, the oldest at %v", snap.Due, snap.OldestDueAtMs, oldest)
+	}
+	if snap.NowMs < *oldest+10_000 {
+		t.Fatalf("monitor clock %d is before the oldest due row was 10 s late (%d)", snap.NowMs, *oldest+10_000)
+	}
+	if n := snap.Runs[run.Queued]; n != 0 {
+		t.Fatalf("%d queued Runs before any admission", n)
+	}
+	if limited := monitor(t, f, 1); limited.Due != 1 || *limited.OldestDueAtMs != *oldest {
+		t.Fatalf("backlog with limit 1: %d due, oldest %v; want 1, the oldest at %d", limited.Due, limited.OldestDueAtMs, *oldest)
+	}
+	tks := take(t, f, schedule.MaxPageSize)
+	if len(tks) != 2 {
+		t.Fatalf("took %d rows, want the 2 due ones", len(tks))
+	}
+	for _, tk := range tks {
+		if res := commit(t, f, commitParams(t, tk)); res.Outcome != schedule.Admitted {
+			t.Fatalf("commit of %s: %s (%s), want admitted", tk.TriggerID, res.Outcome, res.Reason)
+		}
+	}
+	snap = monitor(t, f, schedule.MonitorLimit)
+	if snap.Due != 0 || snap.OldestDueAtMs != nil {
+		t.Fatalf("backlog after admitting both: %d due, oldest %v; want none", snap.Due, snap.OldestDueAtMs)
+	}
+	for _, st := range schedule.UnfinishedStates {
+		want := 0
+		if st == run.Queued {
+			want = 2
+		}
+		if snap.Runs[st] != want {
+			t.Errorf("%s Runs: %d, want %d", st, snap.Runs[st], want)
+		}
+	}
+	if limited := monitor(t, f, 1); limited.Runs[run.Queued] != 1 {
+		t.Fatalf("queued Runs with limit 1: %d, want 1", limited.Runs[run.Queued])
+	}
+	for _, bad := range []int{0, schedule.MonitorLimit + 1} {
+		if _, err := f.Monitor.Monitor(t.Context(), bad); err == nil {
+			t.Errorf("monitor limit %d was accepted", bad)
+		}
+	}
+}
