@@ -26,7 +26,7 @@ type dbFlags struct {
 	dataDir string
 	url     string
 	retired string
-	// server, when set (--server), is a server's API to ask instead.
+	// server, when set (--api-url), is a server's API to ask instead.
 	server string
 }
 

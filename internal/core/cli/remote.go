@@ -36,26 +36,26 @@ const maxRemoteBody = 32 << 20
 // line, where every user of the host can read it.
 func addServerFlag(c *cobra.Command, f *dbFlags) {
 	fs := c.Flags()
-	fs.StringVar(&f.server, "server", "", "ask this server's API (https://host:port) instead of the database; the API token is read from $QL_TOKEN")
-	BindEnv(fs, "server")
+	fs.StringVar(&f.server, "api-url", "", "ask this server's API (https://host:port) instead of the database; the API token is read from $QL_TOKEN")
+	BindEnv(fs, "api-url")
 }
 
-// openRemote is the backend of a command given --server.
+// openRemote is the backend of a command given --api-url.
 func openRemote(f *dbFlags) (*Backend, error) {
 	fs := f.cmd.Flags()
 	if onCommandLine(fs.Lookup("data-dir")) || (fs.Lookup("database-url") != nil && onCommandLine(fs.Lookup("database-url"))) {
-		return nil, Usagef("give --server (a server's API) or --data-dir/--database-url (the database), not both")
+		return nil, Usagef("give --api-url (a server's API) or --data-dir/--database-url (the database), not both")
 	}
 	u, err := url.Parse(f.server)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, Usagef("--server %q must be the API's base URL, e.g. https://ql.example.com:8080", f.server)
+		return nil, Usagef("--api-url %q must be the API's base URL, e.g. https://ql.example.com:8080", f.server)
 	}
 	token, err := Getenv(os.Getenv, "QL_TOKEN")
 	if err != nil {
 		return nil, err
 	}
 	if token == "" {
-		return nil, Usagef("--server needs an API token in $QL_TOKEN (create one with `tokens create NAME --scope read`)")
+		return nil, Usagef("--api-url needs an API token in $QL_TOKEN (create one with `tokens create NAME --scope read`)")
 	}
 	c := &apiClient{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{Timeout: remoteTimeout}}
 	return &Backend{Runs: c, Triggers: c, Close: func() {}}, nil
@@ -99,7 +99,7 @@ func (c *apiClient) get(ctx context.Context, path string, q url.Values, into any
 			} `json:"error"`
 		}
 		if json.Unmarshal(body, &e) != nil || e.Error.Code == "" {
-			return qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --server", c.base, resp.Status)
+			return qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --api-url", c.base, resp.Status)
 		}
 		return qlerror.New(e.Error.Code, "server: %s", e.Error.Message)
 	}

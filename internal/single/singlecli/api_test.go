@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -197,7 +198,7 @@ func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 	}
 }
 
-// `runs list` and `triggers list` given --server print what they print
+// `runs list` and `triggers list` given --api-url print what they print
 // from the database, asking the API with the token in $QL_TOKEN. Not
 // parallel: it sets $QL_TOKEN.
 func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
@@ -208,12 +209,12 @@ func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
 	reader := newToken(t, dir, "reader", "read")
 	base := serveAPI(t, dir, "standalone")
 	t.Setenv("QL_DATA_DIR", "")
-	if code, _, errOut := ql(t, "triggers", "list", "--server", base); code != 2 || !strings.Contains(errOut, "QL_TOKEN") {
-		t.Fatalf("--server without a token: %d %q", code, errOut)
+	if code, _, errOut := ql(t, "triggers", "list", "--api-url", base); code != 2 || !strings.Contains(errOut, "QL_TOKEN") {
+		t.Fatalf("--api-url without a token: %d %q", code, errOut)
 	}
 	t.Setenv("QL_TOKEN", "qlt_"+strings.Repeat("A", 43))
-	if code, _, errOut := ql(t, "triggers", "list", "--server", base); code != 1 || !strings.Contains(errOut, "not known") {
-		t.Fatalf("--server with an unknown token: %d %q", code, errOut)
+	if code, _, errOut := ql(t, "triggers", "list", "--api-url", base); code != 1 || !strings.Contains(errOut, "not known") {
+		t.Fatalf("--api-url with an unknown token: %d %q", code, errOut)
 	}
 	t.Setenv("QL_TOKEN", reader)
 	for _, args := range [][]string{{"triggers", "list", "-o", "json"}, {"triggers", "list"}, {"runs", "list", "-o", "json"}, {"runs", "list", "--trigger", "api/yearly", "-o", "json"}} {
@@ -221,12 +222,58 @@ func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v on the database: %d %q", args, code, errOut)
 		}
-		code, remote, errOut := ql(t, append(args, "--server", base)...)
+		code, remote, errOut := ql(t, append(args, "--api-url", base)...)
 		if code != 0 || remote != local {
 			t.Fatalf("%v over the API: %d %q %q; want what the database gives:\n%s", args, code, remote, errOut, local)
 		}
 	}
-	if code, _, errOut := ql(t, "runs", "list", "--server", base, "--data-dir", dir); code != 2 || !strings.Contains(errOut, "not both") {
-		t.Fatalf("--server with --data-dir: %d %q", code, errOut)
+	if code, _, errOut := ql(t, "runs", "list", "--api-url", base, "--data-dir", dir); code != 2 || !strings.Contains(errOut, "not both") {
+		t.Fatalf("--api-url with --data-dir: %d %q", code, errOut)
+	}
+}
+
+// Run now and backfill over the API reach the store's manual admission: a
+// run-now makes one Run and the same request id returns it again, and a
+// backfill of the last three minutes of an every-minute trigger admits
+// them once, counting them as existing the second time.
+func TestRunNowAndBackfillOverTheAPIAdmitOnceEach(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	defs := strings.Replace(quietFile, `cron: "0 0 1 1 *"`, `cron: "* * * * *"`, 1)
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", defs), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	operator := newToken(t, dir, "op", "operate")
+	base := serveAPI(t, dir, "standalone")
+	_, body := call(t, "GET", base+"/api/v1/triggers", operator, "")
+	list, _ := body["triggers"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("triggers: %v", body)
+	}
+	id, _ := list[0].(map[string]any)["triggerId"].(string)
+
+	st, first := call(t, "POST", base+"/api/v1/triggers/"+id+"/run", operator, `{"requestId":"req-1"}`)
+	if st != 200 || first["created"] != true || first["runId"] == "" {
+		t.Fatalf("run now: %d %v", st, first)
+	}
+	st, again := call(t, "POST", base+"/api/v1/triggers/"+id+"/run", operator, `{"requestId":"req-1"}`)
+	if st != 200 || again["created"] != false || again["runId"] != first["runId"] {
+		t.Fatalf("run now again with the same request id: %d %v, first %v", st, again, first)
+	}
+	if st, body := call(t, "POST", base+"/api/v1/triggers/"+id+"/run", operator, `{}`); st != 400 {
+		t.Fatalf("run now without a request id: %d %v", st, body)
+	}
+
+	// Whole minutes strictly before now: the clock's own cursor starts at
+	// the next one, so all three are the backfill's.
+	to := time.Now().Truncate(time.Minute).Add(-time.Minute)
+	window := fmt.Sprintf(`{"fromMs":%d,"toMs":%d}`, to.Add(-2*time.Minute).UnixMilli(), to.UnixMilli())
+	st, filled := call(t, "POST", base+"/api/v1/triggers/"+id+"/backfill", operator, window)
+	if st != 200 || filled["occurrences"] != float64(3) || filled["admitted"] != float64(3) || filled["existing"] != float64(0) {
+		t.Fatalf("backfill: %d %v", st, filled)
+	}
+	st, refilled := call(t, "POST", base+"/api/v1/triggers/"+id+"/backfill", operator, window)
+	if st != 200 || refilled["admitted"] != float64(0) || refilled["existing"] != float64(3) {
+		t.Fatalf("backfill again: %d %v", st, refilled)
 	}
 }
