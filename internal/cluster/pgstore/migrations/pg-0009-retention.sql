@@ -7,8 +7,10 @@
 CREATE INDEX runs_finished_idx ON qinglong.runs (finished_at_ms)
     WHERE state IN ('succeeded', 'failed', 'cancelled', 'timed_out');
 
--- Attempts that still hold log bytes, oldest first, with their sizes: the
--- logs rule reads a range, the cap sums the sizes from the index alone.
--- Attempts still running sort last (NULL finish time).
-CREATE INDEX attempts_logs_idx ON qinglong.attempts (finished_at_ms, log_bytes)
-    WHERE log_bytes > 0;
+-- The first chunk of every log still held, oldest first: the logs rule
+-- and the cap find the attempts whose logs they delete through it. Chunks
+-- are only ever inserted, so it costs a log append one index entry per
+-- attempt; an index on attempts.log_bytes would make every append's
+-- update of the attempt a non-HOT one.
+CREATE INDEX run_log_chunks_first_idx ON qinglong.run_log_chunks (created_at_ms, attempt_id)
+    WHERE log_offset = 0;

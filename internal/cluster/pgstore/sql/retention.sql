@@ -48,28 +48,32 @@ SELECT (SELECT count(*) FROM gone_runs),
        (SELECT coalesce(sum(log_bytes), 0)::bigint FROM gone_attempts)
 
 -- name: RetentionLogsAged
--- The logs rule: ended, unleased attempts of finished Runs that still hold
--- log bytes and ended more than $1 ms ago, oldest first, at most $2, locked.
+-- The logs rule: ended, unleased attempts of finished Runs whose log (its
+-- first chunk, through run_log_chunks_first_idx) is still held and that
+-- ended more than $1 ms ago, oldest log first, at most $2, locked.
 SELECT a.id, a.log_bytes
-  FROM qinglong.attempts a
+  FROM qinglong.run_log_chunks c
+  JOIN qinglong.attempts a ON a.id = c.attempt_id
   JOIN qinglong.runs r ON r.id = a.run_id
- WHERE a.log_bytes > 0 AND a.finished_at_ms < {{now_ms}} - $1::bigint
+ WHERE c.log_offset = 0 AND c.created_at_ms < {{now_ms}} - $1::bigint
+   AND a.finished_at_ms < {{now_ms}} - $1::bigint
    AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
    AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
- ORDER BY a.finished_at_ms
+ ORDER BY c.created_at_ms
  LIMIT $2
    FOR UPDATE OF a SKIP LOCKED
 
 -- name: RetentionLogsOldest
--- The cap: the same attempts whatever their age, oldest first, at most $1,
--- locked.
+-- The cap: the same attempts whatever their age, oldest log first, at
+-- most $1, locked.
 SELECT a.id, a.log_bytes
-  FROM qinglong.attempts a
+  FROM qinglong.run_log_chunks c
+  JOIN qinglong.attempts a ON a.id = c.attempt_id
   JOIN qinglong.runs r ON r.id = a.run_id
- WHERE a.log_bytes > 0 AND a.finished_at_ms IS NOT NULL
+ WHERE c.log_offset = 0 AND a.finished_at_ms IS NOT NULL
    AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
    AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
- ORDER BY a.finished_at_ms
+ ORDER BY c.created_at_ms
  LIMIT $1
    FOR UPDATE OF a SKIP LOCKED
 
@@ -85,9 +89,11 @@ UPDATE qinglong.attempts a SET log_bytes = 0
  WHERE a.id = ANY($1::uuid[]) AND a.log_bytes > 0
 
 -- name: RetentionLogBytes
--- The bytes every attempt's log holds, running ones too (read from
--- attempts_logs_idx).
-SELECT coalesce(sum(log_bytes), 0)::bigint FROM qinglong.attempts WHERE log_bytes > 0
+-- The bytes every held log holds, running ones too: one attempt per first
+-- chunk.
+SELECT coalesce(sum(a.log_bytes), 0)::bigint
+  FROM qinglong.run_log_chunks c JOIN qinglong.attempts a ON a.id = c.attempt_id
+ WHERE c.log_offset = 0
 
 -- name: RetentionCapLock
 -- One cap batch at a time across replicas: the batch reads the total and
@@ -110,9 +116,10 @@ WITH doomed AS (
 ),
 old_logs AS (
     SELECT a.log_bytes
-      FROM qinglong.attempts a
+      FROM qinglong.run_log_chunks c
+      JOIN qinglong.attempts a ON a.id = c.attempt_id
       JOIN qinglong.runs r ON r.id = a.run_id
-     WHERE a.log_bytes > 0 AND a.finished_at_ms < {{now_ms}} - $2::bigint
+     WHERE c.log_offset = 0 AND a.finished_at_ms < {{now_ms}} - $2::bigint
        AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
        AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
        AND r.id NOT IN (SELECT id FROM doomed)
@@ -124,4 +131,5 @@ SELECT (SELECT count(*) FROM doomed),
        (SELECT coalesce(sum(log_bytes), 0)::bigint FROM qinglong.attempts WHERE run_id IN (SELECT id FROM doomed) AND log_bytes > 0),
        (SELECT count(*) FROM old_logs),
        (SELECT coalesce(sum(log_bytes), 0)::bigint FROM old_logs),
-       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM qinglong.attempts WHERE log_bytes > 0)
+       (SELECT coalesce(sum(a.log_bytes), 0)::bigint
+          FROM qinglong.run_log_chunks c JOIN qinglong.attempts a ON a.id = c.attempt_id WHERE c.log_offset = 0)
