@@ -149,32 +149,7 @@ ledger AS (
      CROSS JOIN LATERAL (SELECT coalesce(max(l.seq), 0) AS seq FROM qinglong.occurrence_ledger l WHERE l.trigger_id = i.trigger_id) b
     RETURNING trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, occurrence_count
 ),
-notified AS (
-    -- The ledger entries' notifications: per entry, one row for every
-    -- skipped rule of the trigger's project whose reasons (none: all)
-    -- include the entry's, to the rule's channel as stored in the
-    -- project's settings. A project without settings joins nothing.
-    INSERT INTO qinglong.notification_outbox (id, project_id, run_id, rule_key, subject, event, channel, payload, state, attempts,
-                                              next_attempt_at_ms, created_at_ms, updated_at_ms)
-    SELECT x.id, x.project_id, NULL, x.rule ->> 'key', 'skip:' || x.trigger_id || ':' || x.seq, 'skipped', x.channel,
-           jsonb_build_object('id', x.id, 'event', 'skipped', 'project', x.project, 'trigger', x.trigger_name, 'reason', x.reason,
-                              'occurrences', x.n,
-                              'scheduledFor', to_char(to_timestamp(x.first_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                              'lastScheduledFor', to_char(to_timestamp(x.last_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-           'pending', 0, {{now_ms}}, {{now_ms}}, {{now_ms}}
-      FROM (SELECT gen_random_uuid() AS id, p.id AS project_id, p.name AS project, tr.name AS trigger_name, l.trigger_id, l.seq,
-                   l.reason, l.occurrence_count AS n, l.first_scheduled_at_ms AS first_ms, l.last_scheduled_at_ms AS last_ms, r.rule, c.channel
-              FROM ledger l
-              JOIN qinglong.trigger_revisions tr ON tr.trigger_id = l.trigger_id AND tr.revision = l.trigger_revision
-              JOIN qinglong.projects p ON p.id = tr.project_id AND p.notifications IS NOT NULL
-             CROSS JOIN LATERAL jsonb_array_elements(p.notifications::jsonb -> 'rules') r (rule)
-             CROSS JOIN LATERAL (SELECT ch FROM jsonb_array_elements(p.notifications::jsonb -> 'channels') ch
-                                  WHERE ch ->> 'name' = r.rule ->> 'channel') c (channel)
-             WHERE r.rule ->> 'on' = 'skipped'
-               AND (NOT (r.rule ? 'reasons') OR r.rule -> 'reasons' ? l.reason)) x
-        ON CONFLICT (rule_key, subject) DO NOTHING
-    RETURNING 1
-),
+{{LedgerNotifications}}
 {{LedgerCompaction}}
 run AS (
     INSERT INTO qinglong.runs
