@@ -160,8 +160,7 @@ var readQueries = []string{
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest, qNotifyList, qNotifyDue,
-	qRetentionEstimate,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qMonitorBacklog, qMonitorRunState,
+	qRetentionEstimate, qMonitorBacklog, qMonitorRunState,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -179,7 +178,6 @@ var writeQueries = []string{
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenRevoke, qTokenTouch,
-	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert,
 	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
 	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qPragmaFreelist, qPragmaIncrementalVacuum,
