@@ -76,8 +76,8 @@ func when(ms int64, zone string) string {
 }
 
 var funcs = template.FuncMap{
-	"t": tr,
-	"when": func(ms int64) string { return when(ms, "") },
+	"t":      tr,
+	"when":   func(ms int64) string { return when(ms, "") },
 	"whenIn": when,
 	"whenPtr": func(ms *int64, zone string) string {
 		if ms == nil {

@@ -249,7 +249,6 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	c.render(w, r, http.StatusOK, "runs", s, map[string]any{"F": f, "List": list, "NextURL": nextURL, "States": run.States})
 }
 
-
 func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) {
 	d, err := c.cfg.Runs.RunGet(r.Context(), r.PathValue("id"))
 	if err != nil {
