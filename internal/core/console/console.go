@@ -275,8 +275,15 @@ func (c *Console) start(w http.ResponseWriter, t apitoken.Token, digest []byte) 
 	}
 	c.sessions[s.id] = s
 	c.mu.Unlock()
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.id, Path: "/", HttpOnly: true, Secure: c.cfg.Secure,
-		SameSite: http.SameSiteStrictMode, MaxAge: int(c.cfg.SessionTTL.Seconds())})
+	http.SetCookie(w, c.cookie(sessionCookie, s.id, "/", int(c.cfg.SessionTTL.Seconds())))
+}
+
+// cookie is a console cookie: HttpOnly, SameSite=Strict, and Secure when
+// the server serves TLS. Without TLS the server listens on loopback only
+// (httpapi refuses plain HTTP elsewhere), where a Secure cookie would never
+// come back.
+func (c *Console) cookie(name, value, path string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.cfg.Secure} //nolint:gosec // G124: Secure follows TLS, see above
 }
 
 // actor is the audit trail's "who, from where" of a console action.
@@ -305,7 +312,7 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session)
 
 func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg string, status int) {
 	v := randomID()
-	http.SetCookie(w, &http.Cookie{Name: signinCookie, Value: v, Path: "/signin", HttpOnly: true, Secure: c.cfg.Secure, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, c.cookie(signinCookie, v, "/signin", 0))
 	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg})
 }
 
@@ -340,6 +347,6 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 
 func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {
 	c.drop(s.id)
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: c.cfg.Secure, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	http.SetCookie(w, c.cookie(sessionCookie, "", "/", -1))
 	http.Redirect(w, r, "/signin", http.StatusSeeOther)
 }

@@ -10,6 +10,8 @@ import (
 )
 
 // messages are the console's words in English and Simplified Chinese.
+//
+//nolint:gosec // G101: the word "token" in labels, not a credential
 var messages = map[string]map[string]string{
 	"en": {
 		"title": "QingLong", "overview": "Overview", "triggers": "Triggers", "runs": "Runs", "signout": "Sign out",
@@ -21,7 +23,7 @@ var messages = map[string]map[string]string{
 		"runnow": "Run now", "ledger": "Timeline", "passed": "passed over", "scheduled": "Scheduled", "created": "Created",
 		"any": "any", "filter": "Filter", "more": "Next page", "none": "Nothing here.", "attempts": "Attempts", "events": "Events",
 		"exit": "Exit code", "cancel": "Cancel run", "log": "Output", "live": "live", "signedin": "Signed in as",
-		"duration": "Duration", "number": "#", "worker": "Worker", "reason": "Reason", "count": "Count",
+		"disabled": "disabled", "duration": "Duration", "number": "#", "worker": "Worker", "reason": "Reason", "count": "Count",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -33,7 +35,7 @@ var messages = map[string]map[string]string{
 		"runnow": "立即运行", "ledger": "时间线", "passed": "已跳过", "scheduled": "计划时间", "created": "创建时间",
 		"any": "全部", "filter": "筛选", "more": "下一页", "none": "暂无内容。", "attempts": "尝试", "events": "事件",
 		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "实时", "signedin": "当前令牌",
-		"duration": "耗时", "number": "#", "worker": "执行者", "reason": "原因", "count": "次数",
+		"disabled": "已停用", "duration": "耗时", "number": "#", "worker": "执行者", "reason": "原因", "count": "次数",
 	},
 }
 

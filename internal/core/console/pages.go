@@ -47,7 +47,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 		return
 	}
 	if q := r.URL.Query().Get("lang"); q != "" {
-		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: p.Lang, Path: "/", SameSite: http.SameSiteStrictMode, MaxAge: 365 * 24 * 3600})
+		http.SetCookie(w, c.cookie(langCookie, p.Lang, "/", 365*24*3600))
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
