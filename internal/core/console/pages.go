@@ -153,7 +153,7 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 		c.fail(w, err)
 		return
 	}
-	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs)})
+	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil})
 }
 
 // entry is one row of a trigger's timeline: a Run or an occurrence passed
