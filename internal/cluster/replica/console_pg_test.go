@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/testkit/browsertest"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
 
@@ -73,5 +76,44 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	}
 	if resp, _ = get("/runs"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
 		t.Fatalf("after revocation /runs answered %d to %q, want 303 to /signin", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// In a real browser against a cluster replica: sign in, see the overview,
+// run a trigger now and land on its Run (queued for a worker), look at it
+// at phone size, sign out, and be sent to sign-in without a session.
+func TestTheClusterConsoleInABrowser(t *testing.T) {
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("web", 1, clustertest.QuietCron()))
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "tokens", "create", "ops", "--scope", "operate")
+	if code != 0 {
+		t.Fatalf("tokens create: exit %d %q", code, out)
+	}
+	secret := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	r := startReplica(t, bin, env, "replica-browser")
+	r.await(t, CodeReady, 30*time.Second)
+	ctx := browsertest.Start(t)
+	base := "http://" + r.addr
+
+	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), secret),
+		chromedp.Click(chromedp.ID("signin")),
+		browsertest.WaitText("main h1", "Overview"))
+	browsertest.Step(t, ctx, "run a trigger now", chromedp.Navigate(base+"/triggers"),
+		chromedp.Click(chromedp.CSS("button.runnow")),
+		browsertest.WaitText("main h1", "Run"),
+		chromedp.WaitVisible(chromedp.ID("run-state")))
+	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.Contains(loc, "/runs/") {
+		t.Fatalf("run now led to %s, want the run's page", loc)
+	}
+	dir := browsertest.ArtifactDir(t)
+	browsertest.Step(t, ctx, "the run at phone size", chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("run-state")))
+	browsertest.Screenshot(t, ctx, dir, "cluster-run-390x844.png", 390)
+	browsertest.Step(t, ctx, "sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
+	browsertest.Step(t, ctx, "refused without a session", chromedp.Navigate(base+"/runs"), chromedp.WaitVisible(chromedp.ID("token")))
+	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin") {
+		t.Fatalf("without a session /runs led to %s, want /signin", loc)
 	}
 }
