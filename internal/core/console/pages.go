@@ -192,18 +192,8 @@ func (c *Console) pause(pause bool) handlerFunc {
 			c.fail(w, err)
 			return
 		}
-		http.Redirect(w, r, back(r, "/triggers/"+url.PathEscape(id)), http.StatusSeeOther)
+		http.Redirect(w, r, "/triggers/"+url.PathEscape(id), http.StatusSeeOther)
 	}
-}
-
-// back is where an action returns: the form's own page when it names one
-// on this server, else fallback.
-func back(r *http.Request, fallback string) string {
-	b := r.PostFormValue("back")
-	if strings.HasPrefix(b, "/") && !strings.HasPrefix(b, "//") && !strings.Contains(b, "\\") {
-		return b
-	}
-	return fallback
 }
 
 func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
