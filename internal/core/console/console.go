@@ -61,6 +61,9 @@ const DefaultSessionTTL = 12 * time.Hour
 // expire first.
 const maxSessions = 10_000
 
+// maxForm caps a console form's body.
+const maxForm = 16 << 10
+
 // Cookie names. The sign-in form's CSRF cookie exists before any session.
 const (
 	sessionCookie = "ql_session"
@@ -211,6 +214,8 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			http.Error(w, "your token's scope "+string(s.scope)+" does not allow this; it needs "+string(rt.scope), http.StatusForbidden)
 			return
 		}
+		// Console forms are a few short fields.
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		if r.Method == http.MethodPost && !sameSecret(r.PostFormValue("csrf"), s.csrf) {
 			http.Error(w, "the form is missing its CSRF token or it is stale; reload the page and try again", http.StatusForbidden)
 			return
@@ -318,7 +323,7 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 
 // signin checks the token with the token store and starts a session.
 func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	ck, err := r.Cookie(signinCookie)
 	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) {
 		http.Error(w, "the sign-in form is missing its CSRF token; reload the sign-in page", http.StatusForbidden)
