@@ -19,6 +19,7 @@ var edgePackages = []string{
 	"internal/core/apply",
 	"internal/core/catalog",
 	"internal/core/cli",
+	"internal/core/console",
 	"internal/core/cron",
 	"internal/core/digest",
 	"internal/core/httpapi",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"io"
 	"log/slog"
 	"time"
 
@@ -282,6 +283,16 @@ func (l liveReaders) CancelRun(ctx context.Context, runID, actor string) (run.Ru
 		return run.Run{}, err
 	}
 	return rt.CancelRun(ctx, runID, actor)
+}
+
+// ReadAttemptLog reads an attempt's output through the live activation,
+// for the console's log tail.
+func (l liveReaders) ReadAttemptLog(ctx context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return offset, false, err
+	}
+	return rt.ReadAttemptLog(ctx, attemptID, offset, w)
 }
 
 // liveManual is manual admission through the live activation, for a

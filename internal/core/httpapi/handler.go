@@ -69,6 +69,9 @@ type Config struct {
 	// for: DefaultRequestTimeout). Running out of it is the request's own
 	// failure (504, code "timeout"), never a sign the database is gone.
 	RequestTimeout time.Duration
+	// Console, when set, serves every path outside /api/ and the probes
+	// (the web console), behind the same Host allow-list.
+	Console http.Handler
 }
 
 type api struct {
@@ -145,6 +148,14 @@ func NewHandler(cfg Config) *Handler {
 		h.handle(p, a.dispatch(byPattern[p]))
 	}
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) {
+		if cfg.Console != nil && !strings.HasPrefix(r.URL.Path, "/api/") {
+			if !g.hostAllowed(r) {
+				a.writeError(w, r, qlerror.New(codeHostNotAllowed, "host %q is not one this server answers to; add it with --allowed-hosts", r.Host))
+				return
+			}
+			cfg.Console.ServeHTTP(w, r)
+			return
+		}
 		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", r.URL.Path))
 	})
 	return h

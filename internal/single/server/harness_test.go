@@ -23,7 +23,7 @@ var everySecond = trigger.Cron{Expression: "* * * * * *", Timezone: "UTC", Misfi
 
 // publish writes n triggers running script every second into dataDir's
 // database and returns their trigger revisions.
-func publish(t *testing.T, dataDir string, n int, script string) []trigger.Revision {
+func publish(t testing.TB, dataDir string, n int, script string) []trigger.Revision {
 	t.Helper()
 	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
 	if err != nil {

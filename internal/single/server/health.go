@@ -2,13 +2,16 @@ package server
 
 import (
 	"context"
+	"io"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/single/executor"
 )
 
 // listen starts the API server on the configured address, with the
@@ -28,13 +31,19 @@ func (s *Server) listen() error {
 	if m, ok := any(s.store).(schedule.Manual); ok {
 		cfg.Manual = m
 	}
+	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
+		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: tlsCfg != nil, Log: s.cfg.Logger,
+		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
+			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
+			return next, false, err
+		}})
 	api := httpapi.NewHandler(cfg)
 	srv, err := httpserve.ListenWith(s.cfg.HTTPAddr, api, httpserve.Options{TLS: tlsCfg})
 	if err != nil {
 		return err
 	}
 	s.http, s.api = srv, api
-	s.cfg.Logger.Info("http listening; serving /api/v1, /livez and /readyz", "addr", srv.Addr(), "tls", tlsCfg != nil)
+	s.cfg.Logger.Info("http listening; serving the console at /, /api/v1, /livez and /readyz", "addr", srv.Addr(), "tls", tlsCfg != nil)
 	return nil
 }
 

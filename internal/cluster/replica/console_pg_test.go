@@ -1,0 +1,119 @@
+package replica
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/testkit/browsertest"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+)
+
+// A cluster replica serves the web console on its API listener: a token
+// the admin role created signs in, the overview and triggers show the
+// cluster's trigger, the trigger page offers no pause (the runtime role
+// cannot pause), and revoking the token ends its session at once.
+func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("web", 1, clustertest.QuietCron()))
+	admin := env.URL(pgstore.RoleAdmin)
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "create", "ops", "--scope", "operate")
+	secret := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	if code != 0 {
+		t.Fatalf("tokens create: exit %d %q", code, out)
+	}
+	r := startReplica(t, bin, env, "replica-web")
+	r.await(t, CodeReady, 30*time.Second)
+	base := "http://" + r.addr
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(path string) (*http.Response, string) {
+		t.Helper()
+		resp, err := c.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	_, page := get("/signin")
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("sign-in page without a CSRF field:\n%s", page)
+	}
+	resp, err := c.PostForm(base+"/signin", url.Values{"csrf": {m[1]}, "token": {secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("sign-in: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, page = get("/triggers")
+	link := regexp.MustCompile(`href="(/triggers/[0-9a-f-]{36})"`).FindStringSubmatch(page)
+	if resp.StatusCode != http.StatusOK || link == nil {
+		t.Fatalf("triggers page: %d without the cluster's trigger:\n%s", resp.StatusCode, page)
+	}
+	if _, page = get(link[1]); !strings.Contains(page, `id="runnow"`) || strings.Contains(page, `id="pause"`) {
+		t.Fatalf("the trigger page on a replica should offer run now and no pause:\n%s", page)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "revoke", "ops"); code != 0 {
+		t.Fatalf("revoke: exit %d %q", code, out)
+	}
+	if resp, _ = get("/runs"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
+		t.Fatalf("after revocation /runs answered %d to %q, want 303 to /signin", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// In a real browser against a cluster replica: sign in, see the overview,
+// run a trigger now and land on its Run (queued for a worker), look at it
+// at phone size, sign out, and be sent to sign-in without a session.
+func TestTheClusterConsoleInABrowser(t *testing.T) {
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("web", 1, clustertest.QuietCron()))
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "tokens", "create", "ops", "--scope", "operate")
+	if code != 0 {
+		t.Fatalf("tokens create: exit %d %q", code, out)
+	}
+	secret := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	r := startReplica(t, bin, env, "replica-browser")
+	r.await(t, CodeReady, 30*time.Second)
+	ctx := browsertest.Start(t)
+	base := "http://" + r.addr
+
+	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), secret),
+		chromedp.Click(chromedp.ID("signin")),
+		browsertest.WaitText("main h1", "Overview"))
+	browsertest.Step(t, ctx, "run a trigger now", chromedp.Navigate(base+"/triggers"),
+		chromedp.Click(chromedp.CSS("button.runnow")),
+		browsertest.WaitText("main h1", "Run"),
+		chromedp.WaitVisible(chromedp.ID("run-state")))
+	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.Contains(loc, "/runs/") {
+		t.Fatalf("run now led to %s, want the run's page", loc)
+	}
+	dir := browsertest.ArtifactDir(t)
+	browsertest.Step(t, ctx, "the run at phone size", chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("run-state")))
+	browsertest.Screenshot(t, ctx, dir, "cluster-run-390x844.png", 390)
+	browsertest.Step(t, ctx, "sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
+	browsertest.Step(t, ctx, "refused without a session", chromedp.Navigate(base+"/runs"), chromedp.WaitVisible(chromedp.ID("token")))
+	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin") {
+		t.Fatalf("without a session /runs led to %s, want /signin", loc)
+	}
+}

@@ -1,0 +1,357 @@
+// Package console serves the web console: server-rendered pages over the
+// same stores and token store as the API, on the API's listener. A browser
+// signs in with an API token once and then holds a session cookie; the
+// token's scope decides which actions a page offers and every action
+// checks it again.
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"html/template"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Config is what the console reads and changes, as the API's Config.
+type Config struct {
+	Runs     run.Reader
+	Triggers schedule.StatusReader
+	Detail   schedule.DetailReader
+	Tokens   apitoken.Authenticator
+	// Pauser, Cancel and Manual are nil where the server cannot pause,
+	// cancel or run now; the console then offers no such button.
+	Pauser schedule.Pauser
+	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
+	Manual schedule.Manual
+	// ReadLog copies an attempt's output from offset on to w; nil where
+	// the server cannot read logs (the page then shows none).
+	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
+	// Secure marks the session cookie Secure: set it when serving TLS.
+	Secure bool
+	// SessionTTL is how long a session lasts after sign-in (default
+	// DefaultSessionTTL).
+	SessionTTL time.Duration
+	// NowMs is the clock (default: the system clock).
+	NowMs func() int64
+	Log   *slog.Logger
+}
+
+// DefaultSessionTTL is a working day: a session held longer signs in again.
+const DefaultSessionTTL = 12 * time.Hour
+
+// maxSessions bounds the in-memory session table; past it the oldest
+// expire first.
+const maxSessions = 10_000
+
+// maxForm caps a console form's body.
+const maxForm = 16 << 10
+
+// Cookie names. The sign-in form's CSRF cookie exists before any session.
+const (
+	sessionCookie = "ql_session"
+	signinCookie  = "ql_signin"
+	langCookie    = "ql_lang"
+)
+
+// signedOut is the scope of routes that need no session.
+const signedOut apitoken.Scope = ""
+
+// route is one console route: method, mux pattern, the scope a session's
+// token needs, and its handler.
+type route struct {
+	method, pattern string
+	scope           apitoken.Scope
+	handler         func(c *Console) handlerFunc
+}
+
+// handlerFunc serves one request with its session (zero when signed out).
+type handlerFunc func(w http.ResponseWriter, r *http.Request, s *session)
+
+// routes is the console's one route table. Every pattern but the sign-in
+// page and the assets needs a session whose token allows the scope, and
+// every POST needs the session's CSRF token;
+// TestEveryConsoleRouteNeedsASessionAndItsScope walks it whole.
+var routes = []route{
+	{http.MethodGet, "/signin", signedOut, func(c *Console) handlerFunc { return c.signinPage }},
+	{http.MethodPost, "/signin", signedOut, func(c *Console) handlerFunc { return c.signin }},
+	{http.MethodGet, "/assets/", signedOut, func(*Console) handlerFunc { return serveAsset }},
+	{http.MethodPost, "/signout", apitoken.Read, func(c *Console) handlerFunc { return c.signout }},
+	{http.MethodGet, "/{$}", apitoken.Read, func(c *Console) handlerFunc { return c.overview }},
+	{http.MethodGet, "/triggers", apitoken.Read, func(c *Console) handlerFunc { return c.triggers }},
+	{http.MethodGet, "/triggers/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.triggerDetail }},
+	{http.MethodPost, "/triggers/{id}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(true) }},
+	{http.MethodPost, "/triggers/{id}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(false) }},
+	{http.MethodPost, "/triggers/{id}/run", apitoken.Operate, func(c *Console) handlerFunc { return c.runNow }},
+	{http.MethodGet, "/runs", apitoken.Read, func(c *Console) handlerFunc { return c.runs }},
+	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }},
+	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
+	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
+}
+
+// session is one signed-in browser. It keeps the token's digest, not the
+// token, and looks the token up again on every request so a revoked or
+// expired token ends its sessions at once.
+type session struct {
+	id, csrf  string
+	digest    []byte
+	name      string
+	scope     apitoken.Scope
+	expiresMs int64
+}
+
+// Console is the console's HTTP handler.
+type Console struct {
+	cfg  Config
+	mux  *http.ServeMux
+	tmpl map[string]*template.Template
+
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+// New returns the console handler.
+func New(cfg Config) *Console {
+	if cfg.NowMs == nil {
+		cfg.NowMs = func() int64 { return time.Now().UnixMilli() }
+	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = DefaultSessionTTL
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{}}
+	byPattern := map[string]map[string]http.HandlerFunc{}
+	var order []string
+	for _, rt := range routes {
+		if byPattern[rt.pattern] == nil {
+			byPattern[rt.pattern] = map[string]http.HandlerFunc{}
+			order = append(order, rt.pattern)
+		}
+		byPattern[rt.pattern][rt.method] = c.guard(rt)
+	}
+	for _, p := range order {
+		methods := byPattern[p]
+		c.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			m := r.Method
+			if m == http.MethodHead {
+				m = http.MethodGet
+			}
+			if h, ok := methods[m]; ok {
+				h(w, r)
+				return
+			}
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		})
+	}
+	c.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		setHeaders(w)
+		http.NotFound(w, r)
+	})
+	return c
+}
+
+// Patterns lists the route table's method and pattern pairs with the scope
+// each needs ("" for none), for tests that walk it.
+func Patterns() [][3]string {
+	out := make([][3]string, 0, len(routes))
+	for _, rt := range routes {
+		out = append(out, [3]string{rt.method, rt.pattern, string(rt.scope)})
+	}
+	return out
+}
+
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.mux.ServeHTTP(w, r) }
+
+// setHeaders are the security headers of every console answer: no script
+// but the console's own file, no framing, no sniffing, no caching.
+func setHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+}
+
+// guard wraps a route with the session, scope and CSRF checks.
+func (c *Console) guard(rt route) http.HandlerFunc {
+	h := rt.handler(c)
+	return func(w http.ResponseWriter, r *http.Request) {
+		setHeaders(w)
+		if rt.scope == signedOut {
+			h(w, r, nil)
+			return
+		}
+		s := c.session(r)
+		if s == nil {
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/signin", http.StatusSeeOther)
+				return
+			}
+			http.Error(w, "sign in first", http.StatusUnauthorized)
+			return
+		}
+		if !s.scope.Allows(rt.scope) {
+			http.Error(w, "your token's scope "+string(s.scope)+" does not allow this; it needs "+string(rt.scope), http.StatusForbidden)
+			return
+		}
+		// Console forms are a few short fields.
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		if r.Method == http.MethodPost && !sameSecret(r.PostFormValue("csrf"), s.csrf) {
+			http.Error(w, "the form is missing its CSRF token or it is stale; reload the page and try again", http.StatusForbidden)
+			return
+		}
+		h(w, r, s)
+	}
+}
+
+func sameSecret(got, want string) bool {
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func randomID() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// session returns the request's live session, nil when there is none or
+// its token no longer authenticates.
+func (c *Console) session(r *http.Request) *session {
+	ck, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return nil
+	}
+	now := c.cfg.NowMs()
+	c.mu.Lock()
+	s, ok := c.sessions[ck.Value]
+	if ok && s.expiresMs <= now {
+		delete(c.sessions, ck.Value)
+		ok = false
+	}
+	c.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	t, err := c.cfg.Tokens.TokenByDigest(r.Context(), s.digest)
+	if err != nil || t.StateAt(now) != apitoken.StateActive {
+		c.drop(s.id)
+		return nil
+	}
+	return s
+}
+
+func (c *Console) drop(id string) {
+	c.mu.Lock()
+	delete(c.sessions, id)
+	c.mu.Unlock()
+}
+
+// start records a new session for a token and sets its cookie.
+func (c *Console) start(w http.ResponseWriter, t apitoken.Token, digest []byte) {
+	now := c.cfg.NowMs()
+	s := &session{id: randomID(), csrf: randomID(), digest: digest, name: t.Name, scope: t.Scope, expiresMs: now + c.cfg.SessionTTL.Milliseconds()}
+	c.mu.Lock()
+	if len(c.sessions) >= maxSessions {
+		for id, old := range c.sessions {
+			if old.expiresMs <= now+c.cfg.SessionTTL.Milliseconds()/2 {
+				delete(c.sessions, id)
+			}
+		}
+	}
+	c.sessions[s.id] = s
+	c.mu.Unlock()
+	http.SetCookie(w, c.cookie(sessionCookie, s.id, "/", int(c.cfg.SessionTTL.Seconds())))
+}
+
+// cookie is a console cookie: HttpOnly, SameSite=Strict, and Secure when
+// the server serves TLS. Without TLS the server listens on loopback only
+// (httpapi refuses plain HTTP elsewhere), where a Secure cookie would never
+// come back.
+func (c *Console) cookie(name, value, path string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.cfg.Secure} //nolint:gosec // G124: Secure follows TLS, see above
+}
+
+// actor is the audit trail's "who, from where" of a console action.
+func (s *session) actor(r *http.Request) string {
+	addr := r.RemoteAddr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		addr = h
+	}
+	a := "console:" + s.name + "@" + addr
+	if len(a) > 128 {
+		a = a[:128]
+	}
+	return a
+}
+
+func serveAsset(w http.ResponseWriter, r *http.Request, _ *session) {
+	sub, _ := fs.Sub(assets, "assets") // the directory is embedded above
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	http.StripPrefix("/assets/", http.FileServerFS(sub)).ServeHTTP(w, r)
+}
+
+// signinPage shows the sign-in form with a fresh double-submit CSRF value.
+func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session) {
+	c.renderSignin(w, r, "", http.StatusOK)
+}
+
+func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg string, status int) {
+	v := randomID()
+	http.SetCookie(w, c.cookie(signinCookie, v, "/signin", 0))
+	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg})
+}
+
+// signin checks the token with the token store and starts a session.
+func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	ck, err := r.Cookie(signinCookie)
+	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) {
+		http.Error(w, "the sign-in form is missing its CSRF token; reload the sign-in page", http.StatusForbidden)
+		return
+	}
+	raw := strings.TrimSpace(r.PostFormValue("token"))
+	l := lang(r)
+	if !apitoken.LooksLikeToken(raw) {
+		c.renderSignin(w, r, tr(l, "err.malformed"), http.StatusUnauthorized)
+		return
+	}
+	digest := apitoken.Digest(raw)
+	t, err := c.cfg.Tokens.TokenByDigest(r.Context(), digest)
+	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
+		c.cfg.Log.Warn("console sign-in: token store", "err", err)
+		http.Error(w, "the token store did not answer; try again", http.StatusServiceUnavailable)
+		return
+	}
+	if err != nil || t.StateAt(c.cfg.NowMs()) != apitoken.StateActive {
+		c.renderSignin(w, r, tr(l, "err.unknown"), http.StatusUnauthorized)
+		return
+	}
+	c.start(w, t, digest)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {
+	c.drop(s.id)
+	http.SetCookie(w, c.cookie(sessionCookie, "", "/", -1))
+	http.Redirect(w, r, "/signin", http.StatusSeeOther)
+}

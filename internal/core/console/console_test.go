@@ -1,0 +1,72 @@
+package console
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// The language is ?lang=, then the switch's cookie, then Accept-Language,
+// then English.
+func TestTheLanguageFollowsTheSwitchThenAcceptLanguage(t *testing.T) {
+	for _, c := range []struct {
+		query, cookie, accept, want string
+	}{
+		{"", "", "", "en"},
+		{"", "", "zh-CN,zh;q=0.9", "zh"},
+		{"", "", "fr-FR, en;q=0.8, zh;q=0.5", "en"},
+		{"", "en", "zh-TW", "en"},
+		{"zh", "en", "en-US", "zh"},
+		{"xx", "", "zh", "zh"},
+	} {
+		r := httptest.NewRequest("GET", "/?lang="+c.query, nil)
+		if c.cookie != "" {
+			r.Header.Set("Cookie", langCookie+"="+c.cookie)
+		}
+		r.Header.Set("Accept-Language", c.accept)
+		if got := lang(r); got != c.want {
+			t.Errorf("lang=%q cookie=%q Accept-Language=%q: %s, want %s", c.query, c.cookie, c.accept, got, c.want)
+		}
+	}
+}
+
+// Every time carries its zone; an unknown zone falls back to UTC, named.
+func TestTimesAreShownWithTheirZone(t *testing.T) {
+	const ms = 1_767_225_600_000 // 2026-01-01 00:00:00 UTC
+	for zone, want := range map[string]string{
+		"":              "2026-01-01 00:00:00 UTC",
+		"Asia/Shanghai": "2026-01-01 08:00:00 CST",
+		"Nowhere/Else":  "2026-01-01 00:00:00 UTC",
+	} {
+		if got := when(ms, zone); got != want {
+			t.Errorf("when(%d, %q) = %q, want %q", int64(ms), zone, got, want)
+		}
+	}
+}
+
+// A trigger's timeline merges its Runs and the occurrences passed over,
+// newest first.
+func TestTheTimelineMergesRunsAndPassedOccurrencesNewestFirst(t *testing.T) {
+	runs := []run.Run{{ID: "a", ScheduledForMs: 3000}, {ID: "b", ScheduledForMs: 1000}}
+	ledger := []schedule.LedgerEntry{{Passed: schedule.Passed{FirstMs: 1500, LastMs: 2000, Count: 2}}}
+	got := timeline(ledger, runs)
+	if len(got) != 3 || got[0].Run == nil || got[0].Run.ID != "a" || got[1].Passed == nil || got[2].Run == nil || got[2].Run.ID != "b" {
+		t.Fatalf("timeline = %+v, want run a, the passed entry, run b", got)
+	}
+}
+
+// Both languages name every word the pages use.
+func TestBothLanguagesHaveEveryMessage(t *testing.T) {
+	for key := range messages["en"] {
+		if messages["zh"][key] == "" {
+			t.Errorf("Chinese lacks %q", key)
+		}
+	}
+	for key := range messages["zh"] {
+		if messages["en"][key] == "" {
+			t.Errorf("English lacks %q", key)
+		}
+	}
+}

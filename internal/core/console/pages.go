@@ -1,0 +1,356 @@
+package console
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// Page sizes: the runs list, the runs the overview counts, the triggers a
+// page lists and the ledger entries a trigger's page shows.
+const (
+	runsPage      = 50
+	overviewRuns  = 500
+	triggersPage  = 500
+	ledgerEntries = 50
+	nextFires     = 10
+)
+
+// page is what every signed-in template receives.
+type page struct {
+	Lang, CSRF, Token string
+	CanOperate        bool
+	Data              any
+}
+
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
+	p := page{Lang: lang(r), Data: data}
+	if s != nil {
+		p.CSRF, p.Token, p.CanOperate = s.csrf, s.name, s.scope.Allows(apitoken.Operate)
+	}
+	var buf bytes.Buffer
+	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		c.cfg.Log.Error("console: render", "page", name, "err", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	if q := r.URL.Query().Get("lang"); q != "" {
+		http.SetCookie(w, c.cookie(langCookie, p.Lang, "/", 365*24*3600))
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes()) // the browser went away; nothing to do
+}
+
+// fail answers a store error as a page.
+func (c *Console) fail(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	switch qlerror.CodeOf(err) {
+	case qlerror.NotFound:
+		status = http.StatusNotFound
+	case qlerror.Invalid:
+		status = http.StatusBadRequest
+	case qlerror.FailedPrecondition, qlerror.Conflict:
+		status = http.StatusConflict
+	}
+	if status == http.StatusInternalServerError {
+		c.cfg.Log.Error("console", "err", err)
+	}
+	http.Error(w, err.Error(), status)
+}
+
+type overviewData struct {
+	ByState  []stateCount
+	Counted  int
+	Failures []run.Run
+	Next     []schedule.TriggerStatus
+}
+
+type stateCount struct {
+	State run.State
+	N     int
+}
+
+// overview counts the states of the runs created in the last 24 hours
+// among the newest overviewRuns, lists the newest failures and the next
+// fires.
+func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
+	ctx := r.Context()
+	recent, _, err := c.cfg.Runs.RunList(ctx, run.ListParams{Limit: overviewRuns})
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	since := c.cfg.NowMs() - (24 * time.Hour).Milliseconds()
+	counts := map[run.State]int{}
+	d := overviewData{}
+	for _, x := range recent {
+		if x.CreatedAtMs >= since {
+			counts[x.State]++
+			d.Counted++
+		}
+	}
+	for st, n := range counts {
+		d.ByState = append(d.ByState, stateCount{st, n})
+	}
+	slices.SortFunc(d.ByState, func(a, b stateCount) int { return cmp.Compare(a.State, b.State) })
+	if d.Failures, _, err = c.cfg.Runs.RunList(ctx, run.ListParams{State: run.Failed, Limit: 10}); err != nil {
+		c.fail(w, err)
+		return
+	}
+	trig, _, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{Limit: triggersPage})
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	for _, t := range trig {
+		if t.NextFireAtMs != nil {
+			d.Next = append(d.Next, t)
+		}
+	}
+	slices.SortFunc(d.Next, func(a, b schedule.TriggerStatus) int { return cmp.Compare(*a.NextFireAtMs, *b.NextFireAtMs) })
+	d.Next = d.Next[:min(len(d.Next), nextFires)]
+	c.render(w, r, http.StatusOK, "overview", s, d)
+}
+
+func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
+	q := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("q")))
+	list, next, err := c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{Limit: triggersPage, After: r.URL.Query().Get("after")})
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	shown := list[:0:0]
+	for _, t := range list {
+		if q == "" || strings.Contains(strings.ToLower(t.ProjectName+"/"+t.Name+" "+t.TaskName), q) {
+			shown = append(shown, t)
+		}
+	}
+	c.render(w, r, http.StatusOK, "triggers", s, map[string]any{"Q": q, "List": shown, "Next": next})
+}
+
+func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *session) {
+	id := r.PathValue("id")
+	d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, ledgerEntries)
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	runs, _, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{TriggerID: id, Limit: ledgerEntries})
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil})
+}
+
+// entry is one row of a trigger's timeline: a Run or an occurrence passed
+// over with its reason.
+type entry struct {
+	AtMs   int64
+	Run    *run.Run
+	Passed *schedule.LedgerEntry
+}
+
+// timeline merges a trigger's runs and ledger, newest first.
+func timeline(ledger []schedule.LedgerEntry, runs []run.Run) []entry {
+	out := make([]entry, 0, len(ledger)+len(runs))
+	for i := range runs {
+		out = append(out, entry{AtMs: runs[i].ScheduledForMs, Run: &runs[i]})
+	}
+	for i := range ledger {
+		out = append(out, entry{AtMs: ledger[i].LastMs, Passed: &ledger[i]})
+	}
+	slices.SortStableFunc(out, func(a, b entry) int { return cmp.Compare(b.AtMs, a.AtMs) })
+	return out
+}
+
+func (c *Console) pause(pause bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, s *session) {
+		if c.cfg.Pauser == nil {
+			c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers; use `ql triggers pause|resume`"))
+			return
+		}
+		id := r.PathValue("id")
+		note := ""
+		if pause {
+			note = strings.TrimSpace(r.PostFormValue("note"))
+		}
+		if _, err := c.cfg.Pauser.TriggerPause(r.Context(), schedule.PauseRequest{TriggerID: id, Pause: pause, Note: note, Actor: s.actor(r)}); err != nil {
+			c.fail(w, err)
+			return
+		}
+		http.Redirect(w, r, "/triggers/"+url.PathEscape(id), http.StatusSeeOther)
+	}
+}
+
+func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Manual == nil {
+		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now"))
+		return
+	}
+	// The form's own request id makes a resubmitted form one Run, not two.
+	reqID := r.PostFormValue("request")
+	if reqID == "" {
+		reqID = randomID()
+	}
+	res, err := c.cfg.Manual.TriggerRunNow(r.Context(), schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: reqID, Force: r.PostFormValue("force") == "1", Actor: s.actor(r)})
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	if res.RunID == "" {
+		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "the trigger was not run: %s (a paused or disabled trigger runs only when forced)", res.Skipped))
+		return
+	}
+	http.Redirect(w, r, "/runs/"+url.PathEscape(res.RunID), http.StatusSeeOther)
+}
+
+func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
+	q := r.URL.Query()
+	f := map[string]string{"project": q.Get("project"), "trigger": q.Get("trigger"), "state": q.Get("state")}
+	list, next, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: f["project"], TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after")})
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	nextURL := ""
+	if next != "" {
+		v := url.Values{"after": {next}}
+		for k, x := range f {
+			if x != "" {
+				v.Set(k, x)
+			}
+		}
+		nextURL = "/runs?" + v.Encode()
+	}
+	c.render(w, r, http.StatusOK, "runs", s, map[string]any{"F": f, "List": list, "NextURL": nextURL, "States": run.States})
+}
+
+func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) {
+	d, err := c.cfg.Runs.RunGet(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	ended := d.Run.State.Terminal() || d.Run.State == run.Lost
+	c.render(w, r, http.StatusOK, "run", s, map[string]any{"D": d, "Ended": ended, "CanCancel": !ended && c.cfg.Cancel != nil, "HasLog": c.cfg.ReadLog != nil})
+}
+
+func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Cancel == nil {
+		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server cannot cancel runs; use `ql runs cancel`"))
+		return
+	}
+	id := r.PathValue("id")
+	if _, err := c.cfg.Cancel(r.Context(), id, s.actor(r)); err != nil {
+		c.fail(w, err)
+		return
+	}
+	http.Redirect(w, r, "/runs/"+url.PathEscape(id), http.StatusSeeOther)
+}
+
+// Polling bounds of the live log: quick while output flows, backing off
+// while the run is quiet, as `ql runs logs -f` does.
+const (
+	logMinWait = 100 * time.Millisecond
+	logMaxWait = time.Second
+)
+
+// logStream sends a run's output as server-sent events ("log" events of
+// JSON strings, one "end" event with the final state) across its
+// attempts, until the run ends or the browser leaves.
+func (c *Console) logStream(w http.ResponseWriter, r *http.Request, _ *session) {
+	if c.cfg.ReadLog == nil {
+		http.Error(w, "this server cannot read logs", http.StatusNotFound)
+		return
+	}
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	ctx := r.Context()
+	id := r.PathValue("id")
+	var attemptID string
+	var offset int64
+	wait := logMinWait
+	sent := false
+	for {
+		d, err := c.cfg.Runs.RunGet(ctx, id)
+		if err != nil {
+			if !sent {
+				c.fail(w, err)
+			}
+			return
+		}
+		ended := d.Run.State.Terminal() || d.Run.State == run.Lost
+		if n := len(d.Attempts); n > 0 && d.Attempts[n-1].ID != attemptID {
+			if attemptID != "" {
+				if _, err := c.sendLog(ctx, w, attemptID, &offset); err != nil {
+					return
+				}
+			}
+			attemptID, offset = d.Attempts[n-1].ID, 0
+		}
+		got := int64(0)
+		if attemptID != "" {
+			if got, err = c.sendLog(ctx, w, attemptID, &offset); err != nil {
+				return
+			}
+		}
+		if ended {
+			_, _ = fmt.Fprintf(w, "event: end\ndata: %q\n\n", string(d.Run.State))
+			_ = rc.Flush()
+			return
+		}
+		if !sent {
+			_, _ = fmt.Fprint(w, ": live\n\n")
+			sent = true
+		}
+		// A stream outlives the server's write timeout.
+		_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
+		if err := rc.Flush(); err != nil {
+			return
+		}
+		if got > 0 {
+			wait = logMinWait
+		} else {
+			wait = min(2*wait, logMaxWait)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// sendLog sends an attempt's output from *offset on as one event.
+func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, attemptID string, offset *int64) (int64, error) {
+	var buf bytes.Buffer
+	next, _, err := c.cfg.ReadLog(ctx, attemptID, *offset, &buf)
+	if qlerror.Is(err, qlerror.NotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	got := next - *offset
+	*offset = next
+	if buf.Len() == 0 {
+		return got, nil
+	}
+	b, _ := json.Marshal(strings.ToValidUTF8(buf.String(), "\uFFFD")) // a string always marshals
+	_, err = fmt.Fprintf(w, "event: log\ndata: %s\n\n", b)
+	return got, err
+}

@@ -1,0 +1,19 @@
+package console
+
+import (
+	"html/template"
+	"strconv"
+)
+
+func strconvItoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// pages are the templates each rendered page combines with the layout.
+var pages = []string{"signin", "overview", "triggers", "trigger", "runs", "run"}
+
+func parseTemplates() map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for _, p := range pages {
+		out[p] = template.Must(template.New(p).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/runrows.html", "assets/"+p+".html"))
+	}
+	return out
+}

@@ -1,0 +1,261 @@
+package server
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/console"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// consoleSite is a standalone server on SQLite with one trigger that
+// fires once a year (so only "run now" runs it) and a token per scope.
+type consoleSite struct {
+	srv       *Server
+	base      string
+	triggerID string
+	tokens    map[apitoken.Scope]string
+}
+
+// slowScript prints a numbered line every 100ms for half a minute: long
+// enough to watch live and to cancel.
+const slowScript = `i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo "line $i"; sleep 0.1; done`
+
+func startConsoleSite(t testing.TB) *consoleSite {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := project.Project{ID: ids.New(), Name: "shop", Status: project.Active}
+	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	tk, _, err := b.Catalog.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "report", Enabled: true,
+		Command: task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: slowScript, TimeoutMs: time.Hour.Milliseconds()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, _, err := b.Catalog.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: "nightly", Enabled: true,
+		Cron: trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := &consoleSite{triggerID: tg.TriggerID, tokens: map[apitoken.Scope]string{}}
+	for _, s := range apitoken.Scopes {
+		secret, _, err := apitoken.Create(t.Context(), b.Store, ids.New(), "console-"+string(s), s, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		site.tokens[s] = secret
+	}
+	b.Close()
+	srv, err := Start(t.Context(), Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	site.srv, site.base = srv, "http://"+srv.Addr()
+	return site
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// client is a cookie-keeping HTTP client that does not follow redirects,
+// so a test sees each answer itself.
+func consoleClient(t testing.TB) *http.Client {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func fetch(t testing.TB, c *http.Client, method, u string, form url.Values) (*http.Response, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, u, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// signIn signs c in with a token and returns the session's CSRF token.
+func (s *consoleSite) signIn(t testing.TB, c *http.Client, token string) string {
+	t.Helper()
+	_, page := fetch(t, c, http.MethodGet, s.base+"/signin", nil)
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the sign-in page has no CSRF field:\n%s", page)
+	}
+	resp, _ := fetch(t, c, http.MethodPost, s.base+"/signin", url.Values{"csrf": {m[1]}, "token": {token}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("sign-in answered %d to %q, want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	_, page = fetch(t, c, http.MethodGet, s.base+"/", nil)
+	if m = csrfField.FindStringSubmatch(page); m == nil {
+		t.Fatalf("the overview has no CSRF field (sign-out form):\n%s", page)
+	}
+	return m[1]
+}
+
+func concrete(pattern, id string) string {
+	p := strings.ReplaceAll(pattern, "{id}", id)
+	p = strings.ReplaceAll(p, "{$}", "")
+	if p == "/assets/" {
+		p += "app.css"
+	}
+	return p
+}
+
+// Every console route but the sign-in page and the assets refuses a
+// browser without a session (a page redirects to sign-in, an action is
+// 401), refuses a token of too small a scope (403), and every answer
+// carries the strict security headers.
+func TestEveryConsoleRouteNeedsASessionAndItsScope(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	anon := consoleClient(t)
+	reader := consoleClient(t)
+	readCSRF := site.signIn(t, reader, site.tokens[apitoken.Read])
+	for _, r := range console.Patterns() {
+		method, path, scope := r[0], concrete(r[1], site.triggerID), apitoken.Scope(r[2])
+		var form url.Values
+		if method == http.MethodPost {
+			form = url.Values{}
+		}
+		resp, _ := fetch(t, anon, method, site.base+path, form)
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe-inline") {
+			t.Errorf("%s %s: Content-Security-Policy %q is not strict", method, path, csp)
+		}
+		if resp.Header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("%s %s: X-Frame-Options %q, want DENY", method, path, resp.Header.Get("X-Frame-Options"))
+		}
+		switch {
+		case scope == "":
+			if resp.StatusCode >= 500 || resp.StatusCode == http.StatusUnauthorized {
+				t.Errorf("%s %s without a session: %d, want it served", method, path, resp.StatusCode)
+			}
+		case method == http.MethodGet:
+			if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
+				t.Errorf("%s %s without a session: %d to %q, want 303 to /signin", method, path, resp.StatusCode, resp.Header.Get("Location"))
+			}
+		default:
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s %s without a session: %d, want 401", method, path, resp.StatusCode)
+			}
+		}
+		if scope == "" || apitoken.Read.Allows(scope) {
+			continue
+		}
+		resp, body := fetch(t, reader, method, site.base+path, url.Values{"csrf": {readCSRF}})
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "scope read") {
+			t.Errorf("%s %s with a read token: %d %q, want 403 naming the scope", method, path, resp.StatusCode, body)
+		}
+	}
+}
+
+// A POST without the session's CSRF token changes nothing and is refused,
+// as is a sign-in without the sign-in form's CSRF cookie; the session
+// cookie is HttpOnly and SameSite=Strict.
+func TestConsolePostWithoutCSRFIsRefused(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	resp, _ := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"token": {site.tokens[apitoken.Operate]}})
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("sign-in without CSRF: %d, want 403", resp.StatusCode)
+	}
+	site.signIn(t, c, site.tokens[apitoken.Operate])
+	u, _ := url.Parse(site.base)
+	var sess *http.Cookie
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == "ql_session" {
+			sess = ck
+		}
+	}
+	if sess == nil {
+		t.Fatal("no session cookie after sign-in")
+	}
+	for _, path := range []string{"/triggers/" + site.triggerID + "/pause", "/triggers/" + site.triggerID + "/run", "/signout"} {
+		for _, form := range []url.Values{{}, {"csrf": {"forged"}}} {
+			resp, body := fetch(t, c, http.MethodPost, site.base+path, form)
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "CSRF") {
+				t.Errorf("POST %s with csrf %q: %d %q, want 403 naming CSRF", path, form.Get("csrf"), resp.StatusCode, body)
+			}
+		}
+	}
+	_, page := fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
+	if !strings.Contains(page, `id="pause"`) {
+		t.Fatalf("the trigger was changed by a CSRF-less POST, or the page offers no pause:\n%s", page)
+	}
+}
+
+// The session cookie is HttpOnly and SameSite=Strict, and a read token's
+// pages offer no buttons that change anything.
+func TestConsoleSessionCookieAndScopedButtons(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	_, page := fetch(t, c, http.MethodGet, site.base+"/signin", nil)
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no CSRF field on the sign-in page")
+	}
+	resp, _ := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {m[1]}, "token": {site.tokens[apitoken.Read]}})
+	var set string
+	for _, v := range resp.Header.Values("Set-Cookie") {
+		if strings.HasPrefix(v, "ql_session=") {
+			set = v
+		}
+	}
+	if !strings.Contains(set, "HttpOnly") || !strings.Contains(set, "SameSite=Strict") {
+		t.Fatalf("session cookie %q, want HttpOnly and SameSite=Strict", set)
+	}
+	// The next fire is known once the scheduler has taken the trigger up.
+	waitFor(t, "the trigger page shows the next fire in the trigger's zone", 5*time.Second, func() bool {
+		_, page = fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
+		return strings.Contains(page, " CST ·")
+	})
+	for _, button := range []string{`id="pause"`, `id="runnow"`} {
+		if strings.Contains(page, button) {
+			t.Errorf("a read token's trigger page offers %s", button)
+		}
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, site.base+"/", nil)
+	req.Header.Set("Accept-Language", "zh-CN,zh;q=0.9,en;q=0.5")
+	resp2, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp2.Body)
+	resp2.Body.Close()
+	if !strings.Contains(string(b), "概览") {
+		t.Errorf("Accept-Language zh-CN did not give the Chinese overview")
+	}
+}

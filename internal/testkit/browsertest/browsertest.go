@@ -1,0 +1,110 @@
+// Package browsertest drives Debian's Chromium from Go tests (through
+// chromedp) for the web console's browser tests on every profile.
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// ChromiumPath is where Debian's chromium package puts the browser
+// (.ci/run installs it).
+const ChromiumPath = "/usr/bin/chromium"
+
+// Start starts a headless Chromium for one test and returns its context,
+// bounded to a minute. Without the browser the test fails under CI and is
+// skipped elsewhere, naming what to install.
+func Start(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(ChromiumPath); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is missing: CI must install the chromium package for the browser tests", ChromiumPath)
+		}
+		t.Skipf("%s is missing; install Debian's chromium package to run the browser tests", ChromiumPath)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(ChromiumPath), chromedp.Flag("headless", true),
+		chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1280, 900))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	t.Cleanup(func() { cancel(); cancelCtx(); cancelAlloc() })
+	return ctx
+}
+
+// ArtifactDir is where screenshots go: $QL_TEST_ARTIFACTS/console when
+// set (CI keeps it), else the test's temporary directory.
+func ArtifactDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if root := os.Getenv("QL_TEST_ARTIFACTS"); root != "" {
+		dir = filepath.Join(root, "console")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Step runs actions in the browser and fails the test with the page's
+// address and text when one fails.
+func Step(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		loc, _ := chromedp.Run(context.WithoutCancel(ctx), chromedp.Location())
+		body, _ := chromedp.Run(context.WithoutCancel(ctx), chromedp.Text(chromedp.CSS("body")))
+		t.Fatalf("%s: %v (at %s:\n%s)", what, err, loc, body)
+	}
+}
+
+// Value runs one action and returns its value, failing the test on error.
+func Value[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// WaitText waits until the element sel's text contains want. A read that
+// fails because the page is being replaced (a form's redirect) is tried
+// again.
+func WaitText(sel, want string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		var last string
+		for {
+			got, err := chromedp.Text(chromedp.CSS(sel))(ctx, tg)
+			if err == nil && strings.Contains(got, want) {
+				return chromedp.Void{}, nil
+			}
+			last = got
+			select {
+			case <-ctx.Done():
+				return chromedp.Void{}, fmt.Errorf("%s never showed %q (last %q, %v): %w", sel, want, last, err, ctx.Err())
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// Screenshot saves the page as dir/name (PNG) and fails the test when the
+// page is wider than width: a table that scrolls sideways on a phone.
+func Screenshot(t *testing.T, ctx context.Context, dir, name string, width int) {
+	t.Helper()
+	if w := Value(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > width {
+		t.Errorf("%s: the page is %d px wide on a %d px screen: it scrolls sideways", name, w, width)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), Value(t, ctx, chromedp.CaptureScreenshot()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
