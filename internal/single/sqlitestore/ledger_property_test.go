@@ -1,7 +1,9 @@
 package sqlitestore
 
 import (
+	"flag"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -44,6 +46,7 @@ func propertyCron(t *rapid.T, label string) trigger.Cron {
 // after the cursor is either.
 func TestEveryNominalOccurrenceIsOneRunOrInOneLedgerEntry(t *testing.T) {
 	t.Parallel()
+	fewerDefaultChecks(t)
 	rapid.Check(t, func(rt *rapid.T) {
 		e := newEnv(t)
 		n := rapid.IntRange(1, 3).Draw(rt, "triggers")
@@ -170,5 +173,28 @@ func checkCoverage(rt *rapid.T, e *env, tr trigger.Revision, createdMs int64) {
 	}
 	if nominal != len(covered) {
 		rt.Fatalf("%s: %d runs and ledger occurrences, but %d nominal occurrences before the cursor", tr.Spec.Cron.Expression, len(covered), nominal)
+	}
+}
+
+// defaultChecks is how many random cases the property test tries when
+// neither -rapid.checks nor RAPID_CHECKS says otherwise: each case
+// migrates a database of its own and drives up to 25 rounds, so rapid's
+// default of 100 took three and a half minutes under the race detector —
+// an eighth of the whole suite's budget. Every run draws new cases; a deep
+// run is RAPID_CHECKS=2000 go test -run TestEveryNominalOccurrence.
+const defaultChecks = 30
+
+func fewerDefaultChecks(t *testing.T) {
+	t.Helper()
+	if os.Getenv("RAPID_CHECKS") != "" {
+		return
+	}
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "rapid.checks" })
+	if explicit {
+		return
+	}
+	if err := flag.Set("rapid.checks", fmt.Sprint(defaultChecks)); err != nil {
+		t.Fatal(err)
 	}
 }
