@@ -173,7 +173,9 @@ func TestStopKillsRunningCommandsAndRecordsThemCancelled(t *testing.T) {
 	if err := d.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
+	// The slack is for a loaded test machine; the command sleeps 300 s, so
+	// a stop that waited for it instead of killing it still fails here.
+	if elapsed := time.Since(start); elapsed > 6*time.Second {
 		t.Fatalf("stop took %s with a 2s stop timeout", elapsed)
 	}
 	res := sig.wait(t, 1)[0]

@@ -48,7 +48,9 @@ func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 	if err := srv.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	// The slack is for a loaded test machine; the command sleeps 300 s, so
+	// a stop that waited for it instead of killing it still fails here.
+	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("stop took %s with a 1s stop timeout", took)
 	}
 	if _, err := get(base + "/livez"); err == nil {
