@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -52,15 +55,17 @@ func publish(t testing.TB, dataDir string, n int, script string) []trigger.Revis
 
 // helper is one serve process started from the test binary.
 type helper struct {
-	cmd    *exec.Cmd
-	stdout bytes.Buffer
-	stderr bytes.Buffer
+	cmd        *exec.Cmd
+	stdout     bytes.Buffer
+	stderr     bytes.Buffer
+	totalsFile string
 }
 
 func startHelper(t *testing.T, dataDir string, concurrency int) *helper {
 	t.Helper()
-	h := &helper{cmd: exec.Command(os.Args[0], "-test.run=^$")}
-	h.cmd.Env = append(os.Environ(), helperEnv+"=1", "QL_DATA_DIR="+dataDir, "QL_TEST_CONCURRENCY="+strconv.Itoa(concurrency))
+	h := &helper{cmd: exec.Command(os.Args[0], "-test.run=^$"), totalsFile: filepath.Join(t.TempDir(), "totals.json")}
+	h.cmd.Env = append(os.Environ(), helperEnv+"=1", "QL_DATA_DIR="+dataDir, "QL_TEST_CONCURRENCY="+strconv.Itoa(concurrency),
+		"QL_TEST_TOTALS="+h.totalsFile)
 	h.cmd.Stdout, h.cmd.Stderr = &h.stdout, &h.stderr
 	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -72,6 +77,24 @@ func startHelper(t *testing.T, dataDir string, concurrency int) *helper {
 		}
 	})
 	return h
+}
+
+// running reads the totals the helper last wrote while serving (zero before
+// its first round).
+func (h *helper) running(t *testing.T) helperTotals {
+	t.Helper()
+	var totals helperTotals
+	b, err := os.ReadFile(h.totalsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return totals
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &totals); err != nil {
+		t.Fatalf("helper totals %q: %v", b, err)
+	}
+	return totals
 }
 
 // stop sends SIGTERM and returns the helper's totals.

@@ -39,7 +39,9 @@ type helperTotals struct {
 }
 
 // serveHelper serves QL_DATA_DIR until SIGTERM, then prints its round
-// totals as one JSON line.
+// totals as one JSON line. While it serves, it also keeps its running totals
+// in the file QL_TEST_TOTALS names (replaced whole after every round), so a
+// test can wait until each process has really taken part.
 func serveHelper() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -72,6 +74,7 @@ func serveHelper() int {
 					totals.Failed++
 				}
 			}
+			writeTotals(os.Getenv("QL_TEST_TOTALS"), totals)
 		},
 	})
 	mu.Lock()
@@ -84,4 +87,17 @@ func serveHelper() int {
 		return 1
 	}
 	return 0
+}
+
+// writeTotals replaces path with totals; a failed write only delays the
+// test that waits for it.
+func writeTotals(path string, totals helperTotals) {
+	b, err := json.Marshal(totals)
+	if err != nil {
+		return
+	}
+	tmp := path + ".tmp"
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		_ = os.Rename(tmp, path)
+	}
 }

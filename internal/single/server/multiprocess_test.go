@@ -41,7 +41,13 @@ func TestTwoServersOnOneFileNeverDuplicateAnOccurrence(t *testing.T) {
 	waitFor(t, "the first server to execute runs", time.Minute, func() bool { return count(t, db, succeededSQL) >= 30 })
 	b := startHelper(t, dataDir, 4)
 	start := count(t, db, runsSQL)
-	waitFor(t, "both servers to admit 150 more runs", 2*time.Minute, func() bool { return count(t, db, runsSQL) >= start+150 })
+	// The second process may take seconds to start on a loaded machine,
+	// long enough for the first to admit the 150 alone: wait until both
+	// have admitted and raced as well.
+	waitFor(t, "both servers to admit 150 more runs, each some of them, racing for others", 2*time.Minute, func() bool {
+		ra, rb := a.running(t), b.running(t)
+		return count(t, db, runsSQL) >= start+150 && ra.Admitted > 0 && rb.Admitted > 0 && ra.Raced+rb.Raced > 0
+	})
 	ta, tb := a.stop(t), b.stop(t)
 
 	total := count(t, db, runsSQL)
