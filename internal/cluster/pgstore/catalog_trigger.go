@@ -8,6 +8,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/digest"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -68,6 +69,13 @@ type triggerWrites struct {
 	starts, ends, windows                   []*int64
 	overlaps                                []*string
 	enabled                                 []bool
+	audits                                  []audited
+}
+
+// audited is a trigger of the batch whose publish writes an audit record.
+type audited struct {
+	triggerID string
+	audit     *catalog.Audit
 }
 
 // TriggersPublish appends the trigger revisions of ps and resets their
@@ -122,6 +130,9 @@ func (t *adminTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPubli
 		}
 		if err := w.add(rev, heads); err != nil {
 			return nil, itemErr(i, err)
+		}
+		if p.Audit != nil {
+			w.audits = append(w.audits, audited{rev.TriggerID, p.Audit})
 		}
 		out[i] = catalog.PublishResult{Revision: rev.Revision, CreatedAtMs: now}
 	}
@@ -245,8 +256,15 @@ func (t *adminTx) writeTriggers(ctx context.Context, w *triggerWrites, now int64
 	if _, err := t.tx.Exec(ctx, sqlSchedulesUpsert, w.ids, w.projects, w.revisions, now); err != nil {
 		return err
 	}
-	_, err = t.tx.Exec(ctx, sqlEligibilityOfTriggers, w.ids)
-	return err
+	if _, err = t.tx.Exec(ctx, sqlEligibilityOfTriggers, w.ids); err != nil {
+		return err
+	}
+	for _, a := range w.audits {
+		if _, err := t.tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), a.triggerID, a.audit.Action, a.audit.Actor, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // recordSuperseded writes to the occurrence ledger what the publishes of

@@ -97,7 +97,7 @@ func (c *catalogTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPub
 		if err := catalog.CheckPin(r, v, found); err != nil {
 			return nil, &catalog.ItemError{Index: i, Err: err}
 		}
-		if err := c.writeTrigger(ctx, r, heads[r.TriggerID]); err != nil {
+		if err := c.writeTrigger(ctx, r, heads[r.TriggerID], p.Audit); err != nil {
 			return nil, &catalog.ItemError{Index: i, Err: err}
 		}
 		out[i] = catalog.PublishResult{Revision: r.Revision, CreatedAtMs: c.now}
@@ -168,8 +168,8 @@ func (c *catalogTx) triggerHeads(ctx context.Context, ids []string) (map[string]
 }
 
 // writeTrigger fences one revision on its head, moves the head, writes the
-// revision and resets the schedule row.
-func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h catalog.Head) error {
+// revision, resets the schedule row and writes the audit record, if any.
+func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h catalog.Head, audit *catalog.Audit) error {
 	tx := c.tx
 	expected := r.Revision - 1
 	if err := catalog.CheckTriggerHead(r, h); err != nil {
@@ -199,7 +199,10 @@ func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h cata
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), c.now)
+	if _, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), c.now); err != nil || audit == nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, qScheduleAuditInsert, r.TriggerID, audit.Action, audit.Actor, nil, c.now)
 	return err
 }
 

@@ -1,9 +1,11 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -18,6 +20,7 @@ func republishCases() map[string]func(*testing.T, Fixture) {
 		"ARepublishRecordsTheReplacedRevisionsUndecidedOccurrences": testRepublishRecordsOwed,
 		"ARepublishOfAPausedTriggerRecordsItsOccurrencesAsPaused":   testRepublishPaused,
 		"ADisabledTriggersOccurrencesAreRecordedWhenReEnabled":      testDisabledRecordedOnEnable,
+		"EnableAndDisablePublishAFlippedRevisionAudited":            testEnableDisable,
 	}
 }
 
@@ -148,5 +151,45 @@ func testDisabledRecordedOnEnable(t *testing.T, f Fixture) {
 	p := commitParams(t, takeOne(t, f))
 	if res := commit(t, f, p); res.Outcome == schedule.Admitted && p.Decision.ScheduledForMs < r3.CreatedAtMs {
 		t.Fatalf("re-enabling admitted %d, an occurrence of the disabled revision", p.Decision.ScheduledForMs)
+	}
+}
+
+func testEnableDisable(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	set := func(on bool) catalog.EnableResult {
+		t.Helper()
+		res, err := f.Service.TriggerSetEnabled(t.Context(), catalog.EnableRequest{ProjectID: d.Project.ID, Name: d.Trigger.Spec.Name, Enabled: on, Actor: "conformance"})
+		if err != nil {
+			t.Fatalf("enabled=%v: %v", on, err)
+		}
+		return res
+	}
+	if res := set(true); res.Changed || !res.Enabled || res.Revision != d.Trigger.Revision {
+		t.Fatalf("enabling an enabled trigger gave %+v, want an unchanged no-op", res)
+	}
+	off := set(false)
+	if !off.Changed || off.Enabled || off.Revision != d.Trigger.Revision+1 {
+		t.Fatalf("disable gave %+v, want a new revision %d", off, d.Trigger.Revision+1)
+	}
+	cur, err := f.Catalog.TriggerByName(t.Context(), d.Project.ID, d.Trigger.Spec.Name)
+	if err != nil || cur.Spec.Enabled || cur.Revision != off.Revision || cur.Spec.Cron != d.Trigger.Spec.Cron || cur.TaskRevision != d.Trigger.TaskRevision {
+		t.Fatalf("the disabled revision %+v (%v); want the same spec and pin with enabled false", cur, err)
+	}
+	if tks := take(t, f, schedule.MaxPageSize); len(tks) != 0 {
+		t.Fatalf("a disabled trigger was taken (%d tickets)", len(tks))
+	}
+	if res := set(false); res.Changed || res.Revision != off.Revision {
+		t.Fatalf("disabling a disabled trigger gave %+v, want an unchanged no-op", res)
+	}
+	if on := set(true); !on.Changed || !on.Enabled || on.Revision != off.Revision+1 {
+		t.Fatalf("enable gave %+v", on)
+	}
+	audits, err := f.Audits(t.Context(), d.Trigger.TriggerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"disable conformance ", "enable conformance "}; !slices.Equal(audits, want) {
+		t.Fatalf("audit %q, want %q", audits, want)
 	}
 }

@@ -32,3 +32,18 @@ CREATE TABLE occurrence_ledger_compacted_new (
 INSERT INTO occurrence_ledger_compacted_new SELECT * FROM occurrence_ledger_compacted;
 DROP TABLE occurrence_ledger_compacted;
 ALTER TABLE occurrence_ledger_compacted_new RENAME TO occurrence_ledger_compacted;
+
+-- `ql triggers enable|disable` publish a revision with `enabled` flipped
+-- and record who asked in the schedule's audit trail.
+CREATE TABLE trigger_schedule_audit_new (
+  id         INTEGER PRIMARY KEY,
+  trigger_id TEXT NOT NULL REFERENCES triggers (id),
+  action     TEXT NOT NULL CHECK (action IN ('pause', 'resume', 'enable', 'disable')),
+  actor      TEXT NOT NULL CHECK (length(actor) BETWEEN 1 AND 128),
+  note       TEXT CHECK (length(note) <= 1000),
+  at_ms      INTEGER NOT NULL
+) STRICT;
+INSERT INTO trigger_schedule_audit_new SELECT * FROM trigger_schedule_audit;
+DROP TABLE trigger_schedule_audit;
+ALTER TABLE trigger_schedule_audit_new RENAME TO trigger_schedule_audit;
+CREATE INDEX trigger_schedule_audit_trigger ON trigger_schedule_audit (trigger_id, id);
