@@ -8,7 +8,9 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/digest"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
@@ -67,6 +69,13 @@ type triggerWrites struct {
 	starts, ends, windows                   []*int64
 	overlaps                                []*string
 	enabled                                 []bool
+	audits                                  []audited
+}
+
+// audited is a trigger of the batch whose publish writes an audit record.
+type audited struct {
+	triggerID string
+	audit     *catalog.Audit
 }
 
 // TriggersPublish appends the trigger revisions of ps and resets their
@@ -121,6 +130,9 @@ func (t *adminTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPubli
 		}
 		if err := w.add(rev, heads); err != nil {
 			return nil, itemErr(i, err)
+		}
+		if p.Audit != nil {
+			w.audits = append(w.audits, audited{rev.TriggerID, p.Audit})
 		}
 		out[i] = catalog.PublishResult{Revision: rev.Revision, CreatedAtMs: now}
 	}
@@ -236,9 +248,74 @@ func (t *adminTx) writeTriggers(ctx context.Context, w *triggerWrites, now int64
 	if _, err := t.tx.Exec(ctx, sqlTriggerRevisionsInsert, args...); err != nil {
 		return err
 	}
+	if len(w.advIDs) > 0 {
+		if err := t.recordSuperseded(ctx, w.advIDs, now); err != nil {
+			return err
+		}
+	}
 	if _, err := t.tx.Exec(ctx, sqlSchedulesUpsert, w.ids, w.projects, w.revisions, now); err != nil {
 		return err
 	}
-	_, err = t.tx.Exec(ctx, sqlEligibilityOfTriggers, w.ids)
+	if _, err = t.tx.Exec(ctx, sqlEligibilityOfTriggers, w.ids); err != nil {
+		return err
+	}
+	for _, a := range w.audits {
+		if _, err := t.tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), a.triggerID, a.audit.Action, a.audit.Actor, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordSuperseded writes to the occurrence ledger what the publishes of
+// triggerIDs owe the revisions they replace (schedule.PassedAtPublish),
+// before SchedulesUpsert moves the rows' cursors past them.
+func (t *adminTx) recordSuperseded(ctx context.Context, triggerIDs []string, now int64) error {
+	rows, err := t.tx.Query(ctx, sqlSupersededSchedules, triggerIDs)
+	if err != nil {
+		return err
+	}
+	var l struct {
+		triggers, reasons    []string
+		revisions            []int64
+		firsts, lasts, count []int64
+		atLeast              []bool
+	}
+	for rows.Next() {
+		var id, policy string
+		var s schedule.Superseded
+		var pol policyCols
+		if err := rows.Scan(&id, &s.Revision, &s.Enabled, &s.Cron.Expression, &s.Cron.Timezone, &policy, &s.CreatedAtMs,
+			&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap, &s.CursorMs, &s.Paused, &s.PausedAtMs, &s.ResumedAtMs); err != nil {
+			rows.Close()
+			return err
+		}
+		s.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
+		pol.into(&s.Cron)
+		passed, err := schedule.PassedAtPublish(s, now)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		for _, p := range passed {
+			l.triggers, l.revisions, l.reasons = append(l.triggers, id), append(l.revisions, s.Revision), append(l.reasons, string(p.Reason))
+			l.firsts, l.lasts, l.count, l.atLeast = append(l.firsts, p.FirstMs), append(l.lasts, p.LastMs), append(l.count, p.Count), append(l.atLeast, p.AtLeast)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(l.triggers) == 0 {
+		return nil
+	}
+	args, err := supersededLedgerInsertParams.args(pgx.StrictNamedArgs{
+		"ledger_trigger": l.triggers, "ledger_revision": l.revisions, "ledger_reason": l.reasons,
+		"ledger_first": l.firsts, "ledger_last": l.lasts, "ledger_count": l.count, "ledger_at_least": l.atLeast,
+		"ledger_keep": int64(schedule.LedgerKeep),
+	})
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.Exec(ctx, sqlSupersededLedgerInsert, args...)
 	return err
 }

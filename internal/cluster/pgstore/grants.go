@@ -96,11 +96,12 @@ var tableGrants = map[string]map[RoleKind][]string{
 	"worker_sessions": {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 	// Log chunks are append-only: a chunk, once accepted, never changes.
 	"run_log_chunks": {RoleRuntime: {"SELECT", "INSERT"}, RoleMaintenance: {"SELECT", "DELETE"}},
-	// The occurrence ledger is the runtime's: admission appends to it, and
-	// compaction folds old entries into per-reason totals and deletes them
-	// (the runtime's only DELETE).
-	"occurrence_ledger":           {RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
-	"occurrence_ledger_compacted": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// The occurrence ledger: admission appends to it, and compaction folds
+	// old entries into per-reason totals and deletes them (the runtime's
+	// only DELETE). A publish (admin) appends what the revision it replaces
+	// owes, with the same compaction, in its own transaction.
+	"occurrence_ledger":           {RoleAdmin: {"SELECT", "INSERT", "DELETE"}, RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
+	"occurrence_ledger_compacted": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 	// An admin pauses and resumes triggers; the audit trail of it is
 	// append-only.
 	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}},
@@ -113,7 +114,9 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// The runtime writes notifications with the state changes causing
 	// them, claims, marks and (`ql notifications retry`, with the runtime
 	// role's URL as `ql runs`) retries them; nobody deletes one.
-	"notification_outbox": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// The admin only inserts the notifications of the ledger entries a
+	// publish writes (SELECT for their ON CONFLICT ... DO NOTHING).
+	"notification_outbox": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
 }
 
 // columnGrants are the privileges held on single columns, on top of

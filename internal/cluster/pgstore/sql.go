@@ -69,10 +69,12 @@ var (
 	sqlTriggerHeadsInsert  = stmt("TriggerHeadsInsert")
 	sqlTriggerHeadsAdvance = stmt("TriggerHeadsAdvance")
 	sqlSchedulesUpsert     = stmt("SchedulesUpsert")
+	sqlSupersededSchedules = stmt("SupersededSchedules")
 
 	sqlTaskRevisionsInsert, taskRevisionsInsertParams       = namedStmt("TaskRevisionsInsert")
 	sqlExecutionsInsert, executionsInsertParams             = namedStmt("ExecutionsInsert")
 	sqlTriggerRevisionsInsert, triggerRevisionsInsertParams = namedStmt("TriggerRevisionsInsert")
+	sqlSupersededLedgerInsert, supersededLedgerInsertParams = namedStmt("SupersededLedgerInsert")
 )
 
 // sql/migrate.sql: the migration runner.

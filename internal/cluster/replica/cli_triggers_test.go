@@ -16,9 +16,10 @@ import (
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
 
-// On the cluster, pause and resume go through the admin role and show
-// through the runtime role; a paused trigger is never claimed, and show
-// prints the occurrences a catch-up collapsed.
+// On the cluster, pause and resume, disable and enable go through the
+// admin role and show through the runtime role; a paused or disabled
+// trigger is never claimed, and show prints the occurrences a catch-up
+// collapsed.
 func TestCLIPausesWithTheAdminRoleAndShowsTheLedgerWithTheRuntimeRole(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
@@ -74,6 +75,19 @@ func TestCLIPausesWithTheAdminRoleAndShowsTheLedgerWithTheRuntimeRole(t *testing
 	}
 	if sum := round(); sum.Taken != 1 {
 		t.Fatalf("a round after the resume took %d rows, want the resumed one", sum.Taken)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "disable", "t00000"); code != 1 || !strings.Contains(out, "admin") {
+		t.Fatalf("disable as runtime: exit %d %q; want a message naming the admin role", code, out)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "triggers", "disable", "cli/t00000"); code != 0 || !strings.Contains(out, "disabled as revision 2") {
+		t.Fatalf("disable as admin: exit %d %q", code, out)
+	}
+	env.MakeDue(t, 60_000)
+	if sum := round(); sum.Taken != 0 {
+		t.Fatalf("a round claimed %d rows of a disabled trigger", sum.Taken)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "triggers", "enable", "t00000"); code != 0 || !strings.Contains(out, "enabled as revision 3") {
+		t.Fatalf("enable as admin: exit %d %q", code, out)
 	}
 }
 

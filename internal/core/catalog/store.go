@@ -39,6 +39,17 @@ type TaskPublishParams struct {
 // TriggerPublishParams is one trigger revision to publish.
 type TriggerPublishParams struct {
 	Revision trigger.Revision
+	// Audit, when set, is written to the trigger's schedule audit trail in
+	// the publish's transaction (`ql triggers enable|disable`).
+	Audit *Audit
+}
+
+// Audit is who asked for a change of a trigger, and which.
+type Audit struct {
+	// Action is "enable" or "disable".
+	Action string
+	// Actor is the operating-system user, or the API token and address.
+	Actor string
 }
 
 // PublishResult reports a publish. Replayed means the mutation id had

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -41,6 +42,9 @@ type Config struct {
 	Pauser schedule.Pauser
 	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
 	Manual schedule.Manual
+	// Enabler enables and disables triggers (a new revision each); nil
+	// where the server's role may not publish. Admin scope only.
+	Enabler catalog.TriggerEnabler
 	// ReadLog copies an attempt's output from offset on to w; nil where
 	// the server cannot read logs (the page then shows none).
 	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
@@ -100,6 +104,8 @@ var routes = []route{
 	{http.MethodPost, "/triggers/{id}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(true) }},
 	{http.MethodPost, "/triggers/{id}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(false) }},
 	{http.MethodPost, "/triggers/{id}/run", apitoken.Operate, func(c *Console) handlerFunc { return c.runNow }},
+	{http.MethodPost, "/triggers/{id}/enable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(true) }},
+	{http.MethodPost, "/triggers/{id}/disable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(false) }},
 	{http.MethodGet, "/runs", apitoken.Read, func(c *Console) handlerFunc { return c.runs }},
 	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }},
 	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},

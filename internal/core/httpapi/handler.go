@@ -11,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -51,6 +52,10 @@ type Config struct {
 	// Manual runs a trigger now and backfills it; nil where the store
 	// does not implement it.
 	Manual schedule.Manual
+	// Enabler enables and disables triggers (a new revision each); nil
+	// where the server's database role may not publish (the cluster's
+	// runtime role).
+	Enabler catalog.TriggerEnabler
 	// AllowedHosts are the host names (no port) the Host header may
 	// carry on an API route; DefaultAllowedHosts gives the usual ones.
 	AllowedHosts []string

@@ -28,10 +28,14 @@ const (
 	// PassOverlap: the trigger's overlap policy is skip and an earlier Run
 	// of it had not finished when the occurrence was admitted.
 	PassOverlap PassReason = "overlap"
+	// PassRepublished: a new revision of the trigger was published before
+	// a decision reached the occurrence; it belonged to the replaced
+	// revision, which the ledger entry names (republish.go).
+	PassRepublished PassReason = "republished"
 )
 
 // PassReasons lists every reason an occurrence is passed over.
-var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled}
+var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled, PassRepublished}
 
 // Passed is a run of consecutive nominal occurrences passed over for one
 // reason: the first and last scheduled instants and how many there are.

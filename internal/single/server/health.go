@@ -5,12 +5,14 @@ import (
 	"io"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/executor"
 )
 
@@ -27,12 +29,15 @@ func (s *Server) listen() error {
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Log: s.cfg.Logger,
 	}
+	// Enabling and disabling publish a revision through the catalog, as
+	// `ql apply` does.
+	cfg.Enabler = catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs}
 	// Run-now and backfill are served where the store admits them.
 	if m, ok := any(s.store).(schedule.Manual); ok {
 		cfg.Manual = m
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
-		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: tlsCfg != nil, Log: s.cfg.Logger,
+		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Secure: tlsCfg != nil, Log: s.cfg.Logger,
 		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
 			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
 			return next, false, err

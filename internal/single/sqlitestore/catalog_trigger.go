@@ -8,6 +8,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
@@ -96,7 +97,7 @@ func (c *catalogTx) TriggersPublish(ctx context.Context, ps []catalog.TriggerPub
 		if err := catalog.CheckPin(r, v, found); err != nil {
 			return nil, &catalog.ItemError{Index: i, Err: err}
 		}
-		if err := c.writeTrigger(ctx, r, heads[r.TriggerID]); err != nil {
+		if err := c.writeTrigger(ctx, r, heads[r.TriggerID], p.Audit); err != nil {
 			return nil, &catalog.ItemError{Index: i, Err: err}
 		}
 		out[i] = catalog.PublishResult{Revision: r.Revision, CreatedAtMs: c.now}
@@ -167,8 +168,8 @@ func (c *catalogTx) triggerHeads(ctx context.Context, ids []string) (map[string]
 }
 
 // writeTrigger fences one revision on its head, moves the head, writes the
-// revision and resets the schedule row.
-func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h catalog.Head) error {
+// revision, resets the schedule row and writes the audit record, if any.
+func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h catalog.Head, audit *catalog.Audit) error {
 	tx := c.tx
 	expected := r.Revision - 1
 	if err := catalog.CheckTriggerHead(r, h); err != nil {
@@ -193,6 +194,40 @@ func (c *catalogTx) writeTrigger(ctx context.Context, r trigger.Revision, h cata
 	if _, err := tx.ExecContext(ctx, qTriggerRevisionInsert, args...); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), c.now)
+	if h.Exists {
+		if err := c.recordSuperseded(ctx, r.TriggerID); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, qScheduleReset, r.TriggerID, r.ProjectID, r.Revision, boolInt(r.Spec.Enabled), c.now); err != nil || audit == nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, qScheduleAuditInsert, r.TriggerID, audit.Action, audit.Actor, nil, c.now)
 	return err
+}
+
+// recordSuperseded writes to the occurrence ledger what the publish owes
+// for the revision it replaces (schedule.PassedAtPublish), before the
+// schedule row's reset moves its cursor past them.
+func (c *catalogTx) recordSuperseded(ctx context.Context, triggerID string) error {
+	var s schedule.Superseded
+	var enabled, paused int
+	var pol policyCols
+	err := c.tx.QueryRowContext(ctx, qScheduleSuperseded, triggerID).Scan(&s.Revision, &enabled,
+		&s.Cron.Expression, &s.Cron.Timezone, &s.Cron.MisfirePolicy, &s.CreatedAtMs,
+		&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
+		&s.CursorMs, &paused, &s.PausedAtMs, &s.ResumedAtMs)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	pol.into(&s.Cron)
+	s.Enabled, s.Paused = enabled == 1, paused == 1
+	passed, err := schedule.PassedAtPublish(s, c.now)
+	if err != nil {
+		return err
+	}
+	return writeLedger(ctx, c.tx, schedule.Ticket{Snapshot: schedule.Snapshot{TriggerID: triggerID, TriggerRevision: s.Revision}}, passed, c.now)
 }

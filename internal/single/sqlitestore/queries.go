@@ -62,6 +62,7 @@ var (
 	qTriggerAdvance          = query("trigger_advance")
 	qTriggerRevisionInsert   = query("trigger_revision_insert")
 	qScheduleReset           = query("schedule_reset")
+	qScheduleSuperseded      = query("schedule_superseded")
 )
 
 var (
@@ -168,7 +169,7 @@ var readQueries = []string{
 var writeQueries = []string{
 	qProjectByID, qProjectInsert, qProjectUpdate,
 	qTaskHeads, qTaskReplays, qTaskInsert, qTaskAdvance, qTaskRevisionInsert, qExecutionRevisionInsert, qTaskRevisionPins,
-	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset,
+	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset, qScheduleSuperseded,
 	qTasksByNames, qTriggersByNames,
 	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qAttemptAdmitInsert, qEventInsert,
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease,

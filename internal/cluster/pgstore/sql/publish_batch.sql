@@ -134,3 +134,39 @@ SELECT u.trigger_id::uuid, u.project_id::uuid, u.revision, NULL, NULL, 1, NULL, 
        state_version = s.state_version + 1,
        claim_version = s.claim_version + 1,
        updated_at_ms = EXCLUDED.updated_at_ms
+
+-- name: SupersededSchedules
+-- What the batch's publishes replace, read under the schedule rows' locks
+-- (taken in trigger order, before SchedulesUpsert resets them): each
+-- revision's spec and its row's cursor and pause state, from which the
+-- publish records the occurrences of that revision no decision reached.
+SELECT s.trigger_id::text, s.trigger_revision, r.enabled, r.cron_expression, r.cron_timezone, r.misfire_policy, r.created_at_ms,
+       r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy,
+       s.next_fire_at_ms, s.paused, s.paused_at_ms, s.resumed_at_ms
+  FROM qinglong.trigger_schedules s
+  JOIN qinglong.trigger_revisions r ON r.trigger_id = s.trigger_id AND r.revision = s.trigger_revision
+ WHERE s.trigger_id = ANY ($1::uuid[])
+ ORDER BY s.trigger_id
+   FOR UPDATE OF s
+
+-- name: SupersededLedgerInsert
+-- The ledger entries the batch's publishes owe the revisions they replace
+-- (schedule.PassedAtPublish), numbered on from each trigger's last entry
+-- under its schedule row's lock, with their notifications and the
+-- compaction every admission write does.
+WITH ledger AS (
+    INSERT INTO qinglong.occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms,
+                                            occurrence_count, at_least, recorded_at_ms)
+    SELECT e.trigger_id, b.seq + e.ord, e.revision, e.reason, e.first_ms, e.last_ms, e.n, e.at_least, {{now_ms}}
+      FROM (SELECT u.trigger_id::uuid AS trigger_id, u.revision, u.reason, u.first_ms, u.last_ms, u.n, u.at_least,
+                   row_number() OVER (PARTITION BY u.trigger_id ORDER BY u.i) AS ord
+              FROM unnest(@ledger_trigger::text[], @ledger_revision::bigint[], @ledger_reason::text[], @ledger_first::bigint[],
+                          @ledger_last::bigint[], @ledger_count::bigint[], @ledger_at_least::boolean[])
+                   WITH ORDINALITY AS u (trigger_id, revision, reason, first_ms, last_ms, n, at_least, i)) e
+     CROSS JOIN LATERAL (SELECT coalesce(max(l.seq), 0) AS seq FROM qinglong.occurrence_ledger l WHERE l.trigger_id = e.trigger_id) b
+    RETURNING trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, occurrence_count
+),
+{{LedgerNotifications}}
+{{LedgerCompaction}}
+written AS (SELECT count(*) AS n FROM ledger)
+SELECT n FROM written

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+func triggersEnableCommand(opts Options, enable bool) *cobra.Command {
+	var db dbFlags
+	var project string
+	verb := "disable"
+	c := &cobra.Command{
+		Use:   "disable NAME",
+		Short: "Disable a trigger: publish its revision again with enabled: false",
+		Long: `Disable a trigger (NAME is its name, project/name, or id): its current revision is published again
+with only enabled: false, a new revision like any ` + "`ql apply`" + ` of the changed file. While disabled
+nothing of it runs; when it is enabled again, every occurrence that fell due meanwhile is recorded in the
+ledger as "disabled" (` + "`ql triggers show`" + `) and none is caught up. Occurrences of the replaced
+revision that were due and not yet decided are recorded too, as "republished". The change is audited
+with the operating-system user. Disabling a disabled trigger changes nothing.
+A later ` + "`ql apply`" + ` of a file saying enabled: true (the default) enables it again: write
+enabled: false in the file to keep it disabled. Pause (` + "`ql triggers pause`" + `) is the
+alternative that is schedule state, kept across applies, with the misfire policy applied on resume.
+On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`,
+	}
+	if enable {
+		verb = "enable"
+		c.Use, c.Short = "enable NAME", "Enable a disabled trigger: publish its revision again with enabled: true"
+		c.Long = `Enable a disabled trigger (NAME is its name, project/name, or id): its current revision is published
+again with only enabled: true. The new revision starts at its publish: the occurrences that fell due while
+it was disabled are recorded in the ledger as "disabled" (` + "`ql triggers show`" + `), none runs late.
+Its task must be enabled. The change is audited with the operating-system user. Enabling an enabled
+trigger changes nothing. On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`
+	}
+	c.Args = oneTriggerArgs(verb)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		b, err := openExistingForWrite(cmd.Context(), opts, &db)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		if b.Catalog.Store == nil {
+			return fmt.Errorf("this build cannot %s triggers of this database", verb)
+		}
+		t, err := findTrigger(cmd, b.Triggers, project, args[0])
+		if err != nil {
+			return err
+		}
+		res, err := b.Catalog.TriggerSetEnabled(cmd.Context(), catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: enable, Actor: actor()})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), enableMessage(args[0], res))
+		return nil
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
+	return c
+}
+
+// findTrigger resolves NAME (name, project/name or id) to its status.
+func findTrigger(cmd *cobra.Command, r schedule.StatusReader, project, name string) (schedule.TriggerStatus, error) {
+	projectID, id, err := resolveFilters(cmd.Context(), r, project, name)
+	if err != nil {
+		return schedule.TriggerStatus{}, err
+	}
+	var found *schedule.TriggerStatus
+	err = eachTrigger(cmd.Context(), r, projectID, func(t schedule.TriggerStatus) bool {
+		if t.TriggerID == id {
+			found = &t
+		}
+		return found != nil
+	})
+	if err == nil && found == nil {
+		err = qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", name)
+	}
+	if err != nil {
+		return schedule.TriggerStatus{}, err
+	}
+	return *found, nil
+}
+
+func enableMessage(name string, res catalog.EnableResult) string {
+	state := "disabled"
+	if res.Enabled {
+		state = "enabled"
+	}
+	if !res.Changed {
+		return fmt.Sprintf("trigger %s: already %s (revision %d); nothing changed", name, state, res.Revision)
+	}
+	if res.Enabled {
+		return fmt.Sprintf("trigger %s: enabled as revision %d at %s; what fell due while disabled is recorded as disabled, none runs late", name, res.Revision, fmtMs(&res.CreatedAtMs))
+	}
+	return fmt.Sprintf("trigger %s: disabled as revision %d at %s; enable it with `triggers enable %s` (a `ql apply` of a file saying enabled: true enables it too)", name, res.Revision, fmtMs(&res.CreatedAtMs), name)
+}

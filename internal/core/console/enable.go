@@ -1,0 +1,37 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// enable enables or disables a trigger: a new revision with only
+// `enabled` flipped (catalog.Service.TriggerSetEnabled), audited with the
+// session's token and address. It answers with the page the form was on:
+// the triggers list when it says so, else the trigger's page.
+func (c *Console) enable(on bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, s *session) {
+		if c.cfg.Enabler == nil {
+			c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server cannot enable or disable triggers; use `ql triggers enable|disable` (on the cluster with the admin role)"))
+			return
+		}
+		id := r.PathValue("id")
+		d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, 1)
+		if err != nil {
+			c.fail(w, err)
+			return
+		}
+		if _, err := c.cfg.Enabler.TriggerSetEnabled(r.Context(), catalog.EnableRequest{ProjectID: d.ProjectID, Name: d.Name, Enabled: on, Actor: s.actor(r)}); err != nil {
+			c.fail(w, err)
+			return
+		}
+		back := "/triggers/" + url.PathEscape(id)
+		if r.PostFormValue("back") == "list" {
+			back = "/triggers"
+		}
+		http.Redirect(w, r, back, http.StatusSeeOther)
+	}
+}

@@ -1,0 +1,50 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// enableView is a trigger's state after an enable or disable.
+type enableView struct {
+	TriggerID string `json:"triggerId"`
+	Changed   bool   `json:"changed"`
+	Enabled   bool   `json:"enabled"`
+	Revision  int64  `json:"revision"`
+	// AtMs is when the current revision was published.
+	AtMs int64 `json:"atMs"`
+}
+
+// triggerEnable enables or disables a trigger: its current revision is
+// published again with only `enabled` flipped, the token's name and the
+// remote address audited in the publish's transaction. It takes the admin
+// scope: unlike pause, it changes the trigger's definition (a new
+// revision, what `ql apply` writes), and a later apply of a file saying
+// otherwise changes it back.
+func (a *api) triggerEnable(enable bool) func(context.Context, *http.Request) (any, error) {
+	return func(ctx context.Context, r *http.Request) (any, error) {
+		if _, err := params(r.URL.Query()); err != nil {
+			return nil, err
+		}
+		if a.Enabler == nil {
+			return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot enable or disable triggers over the API; use `ql triggers enable|disable` (on the cluster with the admin role)")
+		}
+		var body struct{}
+		if err := a.decodeBody(r, &body); err != nil {
+			return nil, err
+		}
+		id := r.PathValue("id")
+		d, err := a.Detail.TriggerDetail(ctx, id, 1)
+		if err != nil {
+			return nil, err
+		}
+		res, err := a.Enabler.TriggerSetEnabled(ctx, catalog.EnableRequest{ProjectID: d.ProjectID, Name: d.Name, Enabled: enable, Actor: principalOf(ctx).actor()})
+		if err != nil {
+			return nil, err
+		}
+		return enableView{TriggerID: id, Changed: res.Changed, Enabled: res.Enabled, Revision: res.Revision, AtMs: res.CreatedAtMs}, nil
+	}
+}

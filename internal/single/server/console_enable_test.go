@@ -1,0 +1,71 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+)
+
+// Enable and disable need the admin scope on the API and in the console:
+// an operate token is refused and offered no button; an admin token
+// disables and enables the trigger (a new revision each), the console
+// answering with the page the button was on, and a repeat changes nothing.
+func TestEnableAndDisableNeedTheAdminScopeOnTheAPIAndInTheConsole(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	api := func(token, verb string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, site.base+"/api/v1/triggers/"+site.triggerID+"/"+verb, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		return resp.StatusCode, body
+	}
+	if code, _ := api(site.tokens[apitoken.Operate], "disable"); code != http.StatusForbidden {
+		t.Fatalf("disable with an operate token: %d, want 403", code)
+	}
+	code, body := api(site.tokens[apitoken.Admin], "disable")
+	if code != http.StatusOK || body["changed"] != true || body["enabled"] != false || body["revision"] != float64(2) {
+		t.Fatalf("disable with an admin token: %d %v", code, body)
+	}
+	if code, body := api(site.tokens[apitoken.Admin], "disable"); code != http.StatusOK || body["changed"] != false {
+		t.Fatalf("disable again: %d %v, want an unchanged no-op", code, body)
+	}
+
+	operator := consoleClient(t)
+	site.signIn(t, operator, site.tokens[apitoken.Operate])
+	for _, path := range []string{"/triggers", "/triggers/" + site.triggerID} {
+		if _, page := fetch(t, operator, http.MethodGet, site.base+path, nil); strings.Contains(page, "/enable\"") || strings.Contains(page, "/disable\"") {
+			t.Errorf("an operate token's %s offers enable or disable", path)
+		}
+	}
+	admin := consoleClient(t)
+	csrf := site.signIn(t, admin, site.tokens[apitoken.Admin])
+	_, page := fetch(t, admin, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
+	if !strings.Contains(page, `id="enable"`) || !strings.Contains(page, "disabled ·") {
+		t.Fatalf("the disabled trigger's page offers no enable button or does not say disabled:\n%s", page)
+	}
+	resp, _ := fetch(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}, "back": {"list"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/triggers" {
+		t.Fatalf("enable from the list: %d to %q, want 303 to /triggers", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if _, page := fetch(t, admin, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, "/triggers/"+site.triggerID+"/disable") {
+		t.Fatalf("the list offers no disable for the enabled trigger:\n%s", page)
+	}
+	resp, _ = fetch(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/triggers/"+site.triggerID {
+		t.Fatalf("disable from the trigger page: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if code, body := api(site.tokens[apitoken.Admin], "enable"); code != http.StatusOK || body["changed"] != true || body["revision"] != float64(5) {
+		t.Fatalf("enable after the console's disable: %d %v, want revision 5", code, body)
+	}
+}
