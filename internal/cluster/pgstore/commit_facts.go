@@ -65,10 +65,18 @@ func (f commitFacts) stored() schedule.Stored {
 	}
 }
 
-// scanCommitFacts reads one row of a lock statement: its facts, then any
-// columns that follow them into extra.
-func scanCommitFacts(row pgx.Row, triggerID string, extra ...any) (commitFacts, error) {
+// scanCommitFacts reads one row of sqlCommitLock.
+func scanCommitFacts(row pgx.Row, triggerID string) (commitFacts, error) {
 	var f commitFacts
+	if err := scanFacts(row, &f, triggerID, &f.Unfinished); err != nil {
+		return commitFacts{}, err
+	}
+	return f, nil
+}
+
+// scanFacts reads one row of a lock statement into f: the facts every lock
+// statement reads, then the columns that follow them into extra.
+func scanFacts(row pgx.Row, f *commitFacts, triggerID string, extra ...any) error {
 	var policy string
 	var pol policyCols
 	var labels, command []byte
@@ -85,10 +93,9 @@ func scanCommitFacts(row pgx.Row, triggerID string, extra ...any) (commitFacts, 
 		&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 		&f.TaskHeadRevision,
 		&f.Task.ProjectID, &f.Task.Spec.Name, &f.Task.Spec.Enabled, &labels, &command, &f.Task.ContentDigest,
-		&erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest, &f.Unfinished}
-	err := row.Scan(append(dest, extra...)...)
-	if err != nil {
-		return commitFacts{}, err
+		&erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest}
+	if err := row.Scan(append(dest, extra...)...); err != nil {
+		return err
 	}
 	f.Trigger.TriggerID, f.Trigger.ProjectID, f.Trigger.Revision = triggerID, f.ProjectID, f.Revision
 	f.Trigger.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
@@ -104,5 +111,5 @@ func scanCommitFacts(row pgx.Row, triggerID string, extra ...any) (commitFacts, 
 		e.Command, _ = decodeCommand(erCommand)
 		f.Execution = e
 	}
-	return f, nil
+	return nil
 }

@@ -24,7 +24,8 @@ const splitAfter = 2
 // ScheduleCommitPage commits a page of decisions in one REPEATABLE READ
 // transaction (docs/architecture.md, "Admission", sql/commit_page.sql):
 // one statement locks every row of the page in trigger id order and reads
-// its facts, each decision is verified exactly as ScheduleCommit verifies
+// its facts, a second in the same round trip reads its Runs, each decision
+// is verified exactly as ScheduleCommit verifies
 // it, and one fenced statement writes the rows that passed, pipelined with
 // COMMIT in the same round trip. Each result is what ScheduleCommit would
 // give that decision alone:
@@ -119,7 +120,8 @@ func (r *Runtime) commitGroup(ctx context.Context, group []schedule.CommitParams
 	return out
 }
 
-// pageFacts are one row's facts as the page's lock statement read them.
+// pageFacts are one row's facts as the page's lock statement and its probe
+// of runs read them.
 type pageFacts struct {
 	commitFacts
 	// occurred: the occurrence the row's decision admits already has its
@@ -311,9 +313,13 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 	return schedule.Initialized
 }
 
-// lockPage starts the group's transaction and locks its rows in one round
-// trip, returning each found row's facts by its decision's position in the
-// group.
+// lockPage starts the group's transaction, locks its rows and reads their
+// Runs in one round trip, returning each found row's facts by its
+// decision's position in the group. The lock keeps its cached generic plan;
+// the probe of runs alone is planned each time it runs, for the table's
+// size at that moment (sql/commit_page.sql, CommitPageProbe, says why and
+// why it reads what the lock saw), and the statements after it are back on
+// cached plans.
 func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams) (map[int]pageFacts, error) {
 	ids := make([]string, len(group))
 	keys := make([]*string, len(group))
@@ -327,7 +333,10 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 	b := &pgx.Batch{}
 	b.Queue(sqlBeginAdmission)
 	b.Queue(sqlGenericPlans)
-	b.Queue(sqlCommitPageLock, ids, keys)
+	b.Queue(sqlCommitPageLock, ids)
+	b.Queue(sqlCustomPlans)
+	b.Queue(sqlCommitPageProbe, ids, keys)
+	b.Queue(sqlGenericPlans)
 	br := conn.SendBatch(ctx, b)
 	defer br.Close()
 	for range 2 {
@@ -335,29 +344,68 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 			return nil, err
 		}
 	}
-	rows, err := br.Query()
+	facts := make(map[int]pageFacts, len(group))
+	err := eachRow(br, len(group), "lock", func(rows pgx.Rows) (int, error) {
+		var ord int
+		var pf pageFacts
+		if err := scanFacts(rows, &pf.commitFacts, "", &ord); err != nil {
+			return 0, err
+		}
+		if ord >= 1 && ord <= len(group) {
+			pf.Trigger.TriggerID = group[ord-1].Ticket.TriggerID
+			facts[ord-1] = pf
+		}
+		return ord, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	facts := make(map[int]pageFacts, len(group))
-	for rows.Next() {
-		var ord int
-		var pf pageFacts
-		pf.commitFacts, err = scanCommitFacts(rows, "", &ord, &pf.occurred)
-		if err != nil {
-			return nil, err
-		}
-		if ord < 1 || ord > len(group) {
-			return nil, fmt.Errorf("the page's lock answered for position %d of %d", ord, len(group))
-		}
-		pf.Trigger.TriggerID = group[ord-1].Ticket.TriggerID
-		facts[ord-1] = pf
+	if _, err := br.Exec(); err != nil {
+		return nil, err
 	}
-	if err := rows.Err(); err != nil {
+	err = eachRow(br, len(group), "probe of runs", func(rows pgx.Rows) (int, error) {
+		var ord int
+		var occurred bool
+		var unfinished []string
+		if err := rows.Scan(&ord, &occurred, &unfinished); err != nil {
+			return 0, err
+		}
+		// A row the lock did not answer for is judged missing whatever
+		// the probe says.
+		if pf, ok := facts[ord-1]; ok {
+			pf.occurred, pf.Unfinished = occurred, unfinished
+			facts[ord-1] = pf
+		}
+		return ord, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil {
 		return nil, err
 	}
 	return facts, br.Close()
+}
+
+// eachRow reads the next result of br row by row through scan, which
+// returns the row's position in the group (from 1); a position outside
+// the group's n is an error naming what answered.
+func eachRow(br pgx.BatchResults, n int, what string, scan func(pgx.Rows) (int, error)) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		ord, err := scan(rows)
+		if err != nil {
+			return err
+		}
+		if ord < 1 || ord > n {
+			return fmt.Errorf("the page's %s answered for position %d of %d", what, ord, n)
+		}
+	}
+	return rows.Err()
 }
 
 // pageWriteArgs are sqlCommitPageWrite's arguments for the verified

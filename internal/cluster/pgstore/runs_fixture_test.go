@@ -18,7 +18,7 @@ import (
 // and admits them with one real round over the runtime role: the Runs are
 // exactly what the scheduler writes. It returns the project id and the run
 // ids keyed by trigger name (t000, t001, …).
-func (s *store) admitRuns(t *testing.T, projectName string, n int) (string, map[string]string) {
+func (s *store) admitRuns(t testing.TB, projectName string, n int) (string, map[string]string) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "project: %s\ntasks:\n  - name: job\n    script: echo hi\ntriggers:\n", projectName)

@@ -12,6 +12,7 @@ var (
 	sqlCommit         = stmt("Commit")
 	sqlRollback       = stmt("Rollback")
 	sqlGenericPlans   = stmt("GenericPlans")
+	sqlCustomPlans    = stmt("CustomPlans")
 	sqlScheduleLocate = stmt("ScheduleLocate")
 	sqlNowMs          = stmt("NowMs")
 
@@ -23,6 +24,7 @@ var (
 // sql/commit_page.sql: admitting a page at once.
 var (
 	sqlCommitPageLock                         = stmt("CommitPageLock")
+	sqlCommitPageProbe                        = stmt("CommitPageProbe")
 	sqlCommitPageWrite, commitPageWriteParams = namedStmt("CommitPageWrite")
 )
 

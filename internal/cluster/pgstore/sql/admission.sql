@@ -37,11 +37,21 @@ ROLLBACK
 -- executing it, planning the claim more than executing it; their best
 -- plans do not depend on the parameters (the lock: TID scan, then
 -- primary-key lookups; the claim: each branch walks its index in claim
--- order), so the cached generic plan is used. set_config, not SET LOCAL:
+-- order), so the cached generic plan is used. The admission's reads of
+-- runs, whose best plan does depend on that table's size, are a statement
+-- of their own planned each time (CustomPlans). set_config, not SET LOCAL:
 -- the claim runs in no transaction block (SET LOCAL would warn there),
 -- only in the implicit transaction of its pipeline, which the setting
 -- lasts exactly as long as.
 SELECT set_config('plan_cache_mode', 'force_generic_plan', true)
+
+-- name: CustomPlans
+-- The opposite of GenericPlans, for a statement whose best plan depends on
+-- how big a growing table is at the moment (commit_page.sql,
+-- CommitPageProbe): the statements after it in the transaction are planned
+-- for their own parameters and the tables' current size each time they
+-- run. The pipeline sets GenericPlans again right after that statement.
+SELECT set_config('plan_cache_mode', 'force_custom_plan', true)
 
 -- name: ScheduleLocate
 -- Fallback when the commit has no handle for the claimed row version (or it

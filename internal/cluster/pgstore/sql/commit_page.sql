@@ -1,29 +1,31 @@
 -- Group admission (docs/architecture.md, "Admission"): a page of decisions
 -- in one REPEATABLE READ transaction (admission.sql says why not
 -- SERIALIZABLE), the same facts, fence and writes as commit_lock.sql and
--- commit_write.sql for every row, in two statements whatever the page's
--- size.
+-- commit_write.sql for every row, in three statements whatever the page's
+-- size: the lock and the probe of runs in one round trip, the write with
+-- COMMIT in the next.
 
 -- name: CommitPageLock
 -- Group admission step 1: lock every schedule row of the page and sample the
 -- database clock in the same statement, reading for each row every fact
 -- commit_lock.sql reads (that file says why the schedule row's lock alone
--- keeps them true until COMMIT), plus whether the occurrence the row's
--- decision would admit already has its Run (its idempotency key, NULL for a
--- decision that admits nothing), and the trigger's unfinished Runs under an
--- overlap policy as commit_lock.sql reads them.
+-- keeps them true until COMMIT) except the Runs: CommitPageProbe, next in
+-- the same round trip, reads those.
 -- Rows are locked in trigger id order (ORDER BY is applied before the
 -- locking clause), so two pages that share rows take their locks in one
 -- order and cannot deadlock on each other. A row missing from the answer is
 -- gone (or its definitions are).
--- $1 the page's trigger ids, $2 their idempotency keys, index-aligned;
--- each row answers with its position in them (from 1).
+-- It touches no table that grows with use, so its cached generic plan
+-- (admission.sql, GenericPlans) stays the right one whatever the data:
+-- primary-key lookups of the page's rows and their definitions.
+-- $1 the page's trigger ids; each row answers with its position in them
+-- (from 1).
 WITH now AS MATERIALIZED (
     SELECT {{now_ms}} AS ms
 ),
 want AS (
-    SELECT w.trigger_id, w.idempotency_key, w.ord
-      FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)
+    SELECT w.trigger_id, w.ord
+      FROM unnest($1::uuid[]) WITH ORDINALITY AS w (trigger_id, ord)
 )
 SELECT now.ms, s.ctid,
        s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
@@ -37,13 +39,7 @@ SELECT now.ms, s.ctid,
        tk.current_revision,
        tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
        er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest,
-       CASE WHEN tr.overlap_policy IS NOT NULL THEN
-            ARRAY(SELECT r.id::text FROM qinglong.runs r
-                   WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
-                   ORDER BY r.id)
-       END,
-       w.ord,
-       EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id = s.project_id AND r.idempotency_key = w.idempotency_key)
+       w.ord
   FROM now
  CROSS JOIN want w
   JOIN qinglong.trigger_schedules s ON s.trigger_id = w.trigger_id
@@ -57,8 +53,59 @@ SELECT now.ms, s.ctid,
  ORDER BY s.trigger_id
    FOR UPDATE OF s
 
+-- name: CommitPageProbe
+-- Group admission step 2, in the same round trip and transaction as
+-- CommitPageLock, right after it: for each row of the page, whether the
+-- occurrence its decision would admit already has its Run (its idempotency
+-- key, NULL for a decision that admits nothing, probed under the project of
+-- the row as stored), and the trigger's unfinished Runs under an overlap
+-- policy (NULL without one), as commit_lock.sql reads them.
+-- Why it is a statement of its own: these are the admission's only reads
+-- of runs, the one table that grows with every admission, and the right
+-- plan depends on its size (hash every Run while there are few, probe
+-- runs_idempotency_key and runs_unfinished_trigger_idx once there are
+-- many). A plan cached while runs was nearly empty (a fresh installation,
+-- the first bursts before any ANALYZE) kept hashing every Run on each page
+-- — the lock's round trip took 67 ms for one row at 50,000 Runs, and
+-- 2.5 ms with this statement probing the key (BenchmarkPageLock). So this
+-- statement alone is planned each time it runs (admission.sql,
+-- CustomPlans), from the table's size at that moment, which costs little
+-- for two joins by primary key; the lock's eight-way join keeps its cached
+-- plan.
+-- Why its answer is as good as the lock's own: it reads the snapshot the
+-- lock statement was checked against (REPEATABLE READ: one snapshot for the
+-- whole transaction, taken by its first statement). Every admission of a
+-- trigger writes its schedule row in the same transaction as its Run, and
+-- the lock statement locked that row: an admission that committed before
+-- the snapshot is visible here (its Run counts), one that committed after
+-- it made the lock fail with 40001 (the page is retried from scratch), one
+-- still running makes the lock wait and then fail the same way if it
+-- commits, and one that starts later waits on the lock until this
+-- transaction ends. A probe read in an earlier snapshot — a transaction of
+-- its own, or a READ COMMITTED statement before the lock —
+-- would miss a Run admitted between its snapshot and the lock's, and a
+-- queue_one or skip policy would admit a second Run beside an unfinished
+-- one, which no unique key catches. Sent after the lock, it runs only once
+-- every row of the page is locked (a failed lock skips it).
+-- $1 the page's trigger ids, $2 their idempotency keys, index-aligned;
+-- each row answers with its position in them (from 1).
+WITH want AS (
+    SELECT w.trigger_id, w.idempotency_key, w.ord
+      FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)
+)
+SELECT w.ord,
+       EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id = s.project_id AND r.idempotency_key = w.idempotency_key),
+       CASE WHEN tr.overlap_policy IS NOT NULL THEN
+            ARRAY(SELECT r.id::text FROM qinglong.runs r
+                   WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+                   ORDER BY r.id)
+       END
+  FROM want w
+  JOIN qinglong.trigger_schedules s ON s.trigger_id = w.trigger_id
+  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+
 -- name: CommitPageWrite
--- Group admission final step, one statement for the page's verified rows
+-- Group admission step 3, one statement for the page's verified rows
 -- (arrays, index-aligned, one element per row): for each row the schedule
 -- update carries that row's whole fence — revision, state version, cursor,
 -- owner, token, claim version, expiry, acquired time, and the database clock
@@ -66,8 +113,8 @@ SELECT now.ms, s.ctid,
 -- RETURNs only the rows whose fence held. The Runs, Attempts and events are
 -- inserted only for those (each insert selects from the step before it), so
 -- a row whose fence no longer holds writes nothing while the others commit.
--- An occurrence that already has its Run was left out by the caller (the
--- lock statement reads it); one that gained it since would fail the unique
+-- An occurrence that already has its Run was left out by the caller
+-- (CommitPageProbe reads it); one that gained it since would fail the unique
 -- key and with it the whole statement, after which the server skips the
 -- pipelined COMMIT and the caller retries. The decisions' passed-over
 -- occurrences go to the occurrence ledger the same way, only for the rows

@@ -1,0 +1,77 @@
+package pgstore
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// benchLockRuns is how many Runs exist while BenchmarkPageLock measures.
+const benchLockRuns = 50_000
+
+// BenchmarkPageLock measures what locking a page of admissions costs
+// (lockPage's round trip, then ROLLBACK) once 50,000 Runs exist, on a
+// connection that first ran it while runs was empty and with no ANALYZE of
+// runs since: a fresh installation's first bursts, before autovacuum gets
+// to the table. Groups of 1 and of 64 (a full page of 256 commits as four
+// groups of 64); none of the occurrences has its Run yet.
+//
+//	go test ./internal/cluster/pgstore -run '^$' -bench 'BenchmarkPageLock$' -benchtime 200x
+func BenchmarkPageLock(b *testing.B) {
+	s := newStore(b)
+	ctx := b.Context()
+	s.exec(b, `ALTER TABLE qinglong.runs SET (autovacuum_enabled = false)`)
+	conn, err := s.runtime.pool.Acquire(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := lockPage(ctx, conn, nil); err != nil {
+		b.Fatal(err)
+	}
+	if err := rollback(ctx, conn); err != nil {
+		b.Fatal(err)
+	}
+	projectID, _ := s.admitRuns(b, "locked", 64)
+	s.exec(b, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision,
+			execution_revision_id, idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, updated_at_ms)
+		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision,
+			execution_revision_id, idempotency_key || ':' || g, scheduled_for_ms, state, version, last_event_seq, created_at_ms, updated_at_ms
+		  FROM qinglong.runs, generate_series(1, $2::int / 64 - 1) g WHERE project_id = $1`, projectID, benchLockRuns)
+	rows, err := s.super.Query(ctx, `SELECT trigger_id, trigger_revision, next_fire_at_ms FROM qinglong.trigger_schedules
+		WHERE project_id = $1 ORDER BY trigger_id`, projectID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var page []schedule.CommitParams
+	for rows.Next() {
+		var p schedule.CommitParams
+		if err := rows.Scan(&p.Ticket.TriggerID, &p.Ticket.TriggerRevision, &p.Decision.ScheduledForMs); err != nil {
+			b.Fatal(err)
+		}
+		p.Decision.Action = schedule.Admit
+		page = append(page, p)
+	}
+	if err := rows.Err(); err != nil || len(page) != 64 {
+		b.Fatalf("%d rows to lock, %v", len(page), err)
+	}
+	for _, n := range []int{1, 64} {
+		b.Run(fmt.Sprintf("runs=%d/group=%d", benchLockRuns, n), func(b *testing.B) {
+			for b.Loop() {
+				facts, err := lockPage(ctx, conn, page[:n])
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := rollback(ctx, conn); err != nil {
+					b.Fatal(err)
+				}
+				for i := range n {
+					if f, ok := facts[i]; !ok || f.occurred {
+						b.Fatalf("row %d of %d: found %v, has its Run %v", i, n, ok, f.occurred)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,162 @@
+package pgstore
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// TestThePageCommitProbesRunsByKeyHoweverMuchTheTableGrew: the page
+// commit's reads of runs (CommitPageProbe: the occurrence's Run by
+// idempotency key, the trigger's unfinished Runs) stay index probes when the
+// connection first ran them on an empty runs table and the table then grew
+// with no ANALYZE in between (a fresh installation's first bursts), while the
+// page lock keeps its cached generic plan. The negative control shows the
+// failure this guards against is real: the same probe under a plan cached
+// on the empty table reads every Run.
+func TestThePageCommitProbesRunsByKeyHoweverMuchTheTableGrew(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := t.Context()
+	// No ANALYZE may refresh a plan behind the test's back.
+	s.exec(t, `ALTER TABLE qinglong.runs SET (autovacuum_enabled = false)`)
+
+	// The production path: the page's pipeline on one connection, first
+	// while runs is empty.
+	conn, err := s.runtime.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := lockPage(ctx, conn, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := rollback(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	// The same probe prepared under each plan mode, also while runs is
+	// empty. The pipeline sets the mode for its transaction; the session
+	// setting gives the PREPARE and each EXECUTE here the same.
+	c := s.env.conn(t, RoleRuntime)
+	modes := map[string]string{"production": sqlCustomPlans, "control": sqlGenericPlans}
+	for name, set := range modes {
+		if _, err := c.Exec(ctx, "SET plan_cache_mode = "+planMode(t, set)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "PREPARE probe_"+name+" AS "+sqlCommitPageProbe); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "EXPLAIN EXECUTE probe_"+name+"('{}'::uuid[], '{}'::text[])"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	projectID, _ := s.admitRuns(t, "grows", 1)
+	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision,
+			execution_revision_id, idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, updated_at_ms)
+		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision,
+			execution_revision_id, idempotency_key || ':' || g, scheduled_for_ms, state, version, last_event_seq, created_at_ms, updated_at_ms
+		  FROM qinglong.runs, generate_series(1, 2000) g WHERE project_id = $1`, projectID)
+	var p schedule.CommitParams
+	if err := s.super.QueryRow(ctx, `SELECT trigger_id, trigger_revision, next_fire_at_ms FROM qinglong.trigger_schedules WHERE project_id = $1`,
+		projectID).Scan(&p.Ticket.TriggerID, &p.Ticket.TriggerRevision, &p.Decision.ScheduledForMs); err != nil {
+		t.Fatal(err)
+	}
+	p.Decision.Action = schedule.Admit
+
+	facts, err := lockPage(ctx, conn, []schedule.CommitParams{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rollback(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := facts[0]; !ok || f.occurred {
+		t.Fatalf("the page's row: found %v, has its Run %v; want found, no Run", ok, f.occurred)
+	}
+	plans := preparedPlans(t, conn.Conn())
+	if pl := plans[sqlCommitPageProbe]; pl.custom != 2 || pl.generic != 0 {
+		t.Errorf("the probe of runs was planned %d times for its run and used a cached plan %d times; want 2 and 0", pl.custom, pl.generic)
+	}
+	if pl := plans[sqlCommitPageLock]; pl.generic != 2 || pl.custom != 0 {
+		t.Errorf("the page lock used its cached plan %d times and was planned %d times for its run; want 2 and 0", pl.generic, pl.custom)
+	}
+
+	for name, set := range modes {
+		if _, err := c.Exec(ctx, "SET plan_cache_mode = "+planMode(t, set)); err != nil {
+			t.Fatal(err)
+		}
+		key := schedule.IdempotencyKey(p.Ticket.TriggerID, p.Ticket.TriggerRevision, p.Decision.ScheduledForMs)
+		// EXPLAIN takes no parameters; both values are hex digits, dashes
+		// and colons.
+		text := explainLines(t, c, "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE probe_"+name+"(ARRAY['"+p.Ticket.TriggerID+"']::uuid[], ARRAY['"+key+"'])")
+		seq := strings.Contains(text, "Seq Scan on runs")
+		probe := strings.Contains(text, "using runs_idempotency_key on runs")
+		switch {
+		case name == "production" && (seq || !probe):
+			t.Errorf("the probe does not read runs by key after the table grew:\n%s", text)
+		case name == "control" && !seq:
+			t.Errorf("the negative control did not reproduce the full pass over runs, so the test proves nothing:\n%s", text)
+		}
+	}
+}
+
+// planCounts are how a prepared statement was planned on its connection.
+type planCounts struct{ generic, custom int64 }
+
+// preparedPlans reads the plan counts of c's prepared statements by text.
+func preparedPlans(t *testing.T, c *pgx.Conn) map[string]planCounts {
+	t.Helper()
+	rows, err := c.Query(t.Context(), `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]planCounts{}
+	for rows.Next() {
+		var text string
+		var pc planCounts
+		if err := rows.Scan(&text, &pc.generic, &pc.custom); err != nil {
+			t.Fatal(err)
+		}
+		out[text] = pc
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// explainLines runs an EXPLAIN on c and returns its lines.
+func explainLines(t *testing.T, c *pgx.Conn, sql string) string {
+	t.Helper()
+	rows, err := c.Query(t.Context(), sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}
+
+// planMode is the plan_cache_mode a settings statement sets.
+func planMode(t *testing.T, set string) string {
+	t.Helper()
+	m := regexp.MustCompile(`set_config\('plan_cache_mode', '(\w+)', true\)`).FindStringSubmatch(set)
+	if m == nil {
+		t.Fatalf("no plan_cache_mode in %q", set)
+	}
+	return m[1]
+}
