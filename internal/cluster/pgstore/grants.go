@@ -101,9 +101,10 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// (the runtime's only DELETE).
 	"occurrence_ledger":           {RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
 	"occurrence_ledger_compacted": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
-	// An admin pauses and resumes triggers; the audit trail of it is
-	// append-only.
-	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}},
+	// An admin (`ql triggers pause`) and a replica's API or console (the
+	// runtime) pause and resume triggers; the audit trail of it is
+	// append-only, and only an admin reads it whole.
+	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"INSERT"}},
 	// An admin creates and revokes API tokens; the runtime, which serves
 	// the API, only reads them to authenticate, and records their use in
 	// a table of its own, so it can never change a token's scope, expiry

@@ -94,10 +94,8 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 func (r *replica) listen() error {
 	live := liveReaders{adm: r.adm}
 	var err error
-	// No Pauser: pausing is the admin role's, and the replica runs as the
-	// runtime role.
 	cfg := httpapi.Config{
-		Runs: live, Triggers: live, Detail: live, Tokens: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts,
+		Runs: live, Triggers: live, Detail: live, Tokens: live, Pauser: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts,
 		Ready: r.adm.ready, Log: r.log, Observe: r.observe,
 	}
 	// Run-now and backfill are served where the store admits them.
@@ -105,7 +103,7 @@ func (r *replica) listen() error {
 		cfg.Manual = liveManual{live}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
-		Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
+		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
 	api := httpapi.NewHandler(cfg)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS})
 	if err != nil {
