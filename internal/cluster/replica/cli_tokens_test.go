@@ -53,8 +53,9 @@ func getBody(t *testing.T, url, token string) string {
 
 // Tokens are the admin role's to create, list and revoke (the runtime role
 // is told which role to use); a replica, on the runtime role, authenticates
-// them, records their use and refuses a revoked one, and pauses a trigger
-// with its audit record.
+// them, records their use and refuses a revoked one, pauses a trigger with
+// its audit record, serves /metrics to a token, and answers an apply with
+// where to publish instead (publishing is the admin role's).
 func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
@@ -110,6 +111,23 @@ func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
 	}
 	if n := env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedule_audit WHERE action = 'pause' AND actor LIKE 'api:ci@%' AND note = 'db upgrade'`); n != 1 {
 		t.Fatalf("%d audit records of the API's pause, want 1", n)
+	}
+	adminToken := env.Token(t, "adm", apitoken.Admin)
+	req, err = http.NewRequest(http.MethodPost, base+"/api/v1/apply", strings.NewReader(clustertest.Triggers("tok", 1, clustertest.QuietCron())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 409 || !strings.Contains(string(body), "admin role's URL") {
+		t.Fatalf("apply over the cluster API: %d %s; want 409 saying to apply with the admin role", resp.StatusCode, body)
+	}
+	if text := getBody(t, base+"/metrics", secret); !strings.Contains(text, `qinglong_info{profile="cluster"} 1`) {
+		t.Fatalf("/metrics on the replica's API listener: %q", text)
 	}
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "revoke", "ci"); code != 0 {
 		t.Fatalf("revoke: exit %d %q", code, out)

@@ -67,9 +67,15 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 	signalled := make(chan time.Time, 1)
 	stopWatch := context.AfterFunc(ctx, func() { signalled <- time.Now() })
 	defer stopWatch()
-	err := r.listen()
-	if err == nil && s.MetricsAddr != "" {
+	var err error
+	if s.MetricsAddr != "" {
 		err = r.listenMetrics()
+	} else {
+		// Served on the API's listener, behind a read token.
+		r.metrics = r.newMetrics()
+	}
+	if err == nil {
+		err = r.listen()
 	}
 	if err == nil {
 		err = r.listenWorkers()
@@ -97,6 +103,9 @@ func (r *replica) listen() error {
 	cfg := httpapi.Config{
 		Runs: live, Triggers: live, Detail: live, Tokens: live, Pauser: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts,
 		Ready: r.adm.ready, Log: r.log, Observe: r.observe,
+	}
+	if r.metricsHTTP == nil {
+		cfg.Metrics = r.metrics.Handler()
 	}
 	// Run-now and backfill are served where the store admits them.
 	if _, ok := any((*pgstore.Runtime)(nil)).(schedule.Manual); ok {

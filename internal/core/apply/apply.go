@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
@@ -67,14 +68,35 @@ func Check(doc *Document, nowMs int64) error {
 // everything first; a failure after that (a concurrent writer, a lost
 // database) leaves the store as it was, and the error says so.
 func Apply(ctx context.Context, svc catalog.Service, doc *Document, newID func() string) ([]Result, error) {
+	return apply(ctx, svc, doc, newID, "")
+}
+
+// ApplyAudited is Apply that also records actor and what changed in the
+// same transaction (catalog.Auditor), when anything does. A store whose
+// transaction cannot record it publishes nothing: FailedPrecondition.
+func ApplyAudited(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, actor string) ([]Result, error) {
+	return apply(ctx, svc, doc, newID, actor)
+}
+
+func apply(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, actor string) ([]Result, error) {
 	if err := Check(doc, svc.NowMs()); err != nil {
 		return nil, err
 	}
 	var out []Result
 	err := svc.Store.Publish(ctx, func(tx catalog.Tx) error {
 		var err error
-		out, err = converge(ctx, svc, tx, doc, newID)
-		return err
+		if out, err = converge(ctx, svc, tx, doc, newID); err != nil || actor == "" {
+			return err
+		}
+		summary := Summary(out)
+		if summary == "" {
+			return nil
+		}
+		a, ok := tx.(catalog.Auditor)
+		if !ok {
+			return qlerror.New(qlerror.FailedPrecondition, "this store cannot record who publishes; publish with `ql apply` on the server's host")
+		}
+		return a.AuditPublish(ctx, actor, doc.Project, summary)
 	})
 	switch {
 	case qlerror.Is(err, qlerror.Unavailable):
@@ -83,6 +105,23 @@ func Apply(ctx context.Context, svc catalog.Service, doc *Document, newID func()
 		return nil, qlerror.Wrap(qlerror.CodeOf(err), err, "%s: nothing was applied", doc.File)
 	}
 	return out, nil
+}
+
+// Summary names the objects results create or update ("created task
+// hello; updated trigger tick (cron.expression)"); "" when nothing changes.
+func Summary(results []Result) string {
+	var parts []string
+	for _, r := range results {
+		if r.Change != catalog.Created && r.Change != catalog.Updated {
+			continue
+		}
+		s := fmt.Sprintf("%s %s %s", r.Change, r.Kind, r.Name)
+		if len(r.Fields) > 0 {
+			s += " (" + strings.Join(r.Fields, ", ") + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Plan is what Apply would do, read through r and writing nothing. A nil

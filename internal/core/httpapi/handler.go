@@ -11,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -51,6 +52,13 @@ type Config struct {
 	// Manual runs a trigger now and backfills it; nil where the store
 	// does not implement it.
 	Manual schedule.Manual
+	// Definitions publishes definitions files (POST /api/v1/apply); nil
+	// where the server's database role may not publish (a cluster
+	// replica's runtime role).
+	Definitions *catalog.Service
+	// Metrics serves GET /metrics on this listener, behind a read token;
+	// nil where metrics are off or have a listener of their own.
+	Metrics http.Handler
 	// AllowedHosts are the host names (no port) the Host header may
 	// carry on an API route; DefaultAllowedHosts gives the usual ones.
 	AllowedHosts []string

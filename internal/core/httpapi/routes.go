@@ -33,4 +33,6 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/triggers/{id}/resume", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(false)) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/run", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerRunNow) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/backfill", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerBackfill) }},
+	{http.MethodPost, "/api/v1/apply", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
+	{http.MethodGet, "/metrics", apitoken.Read, func(a *api) http.HandlerFunc { return a.metrics }},
 }

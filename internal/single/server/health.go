@@ -5,12 +5,14 @@ import (
 	"io"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/executor"
 )
 
@@ -26,6 +28,10 @@ func (s *Server) listen() error {
 		Runs: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Pauser: s.store, Cancel: s.store.CancelRun,
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Log: s.cfg.Logger,
+		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},
+	}
+	if s.metrics != nil && s.metricsHTTP == nil {
+		cfg.Metrics = s.metrics.Handler()
 	}
 	// Run-now and backfill are served where the store admits them.
 	if m, ok := any(s.store).(schedule.Manual); ok {
@@ -75,14 +81,19 @@ func (s *Server) readiness() (bool, string) {
 	return true, ""
 }
 
-// listenMetrics serves Prometheus metrics on their own listener, bound
-// before recovery and the scheduler start so the first rounds are counted.
-func (s *Server) listenMetrics() error {
-	s.metrics = metrics.New(metrics.Config{
+// newMetrics is the server's metrics registry.
+func (s *Server) newMetrics() *metrics.Metrics {
+	return metrics.New(metrics.Config{
 		Profile:   string(s.cfg.Profile),
 		Monitor:   s.store.Monitor,
 		Readiness: s.readinessState,
 	})
+}
+
+// listenMetrics serves Prometheus metrics on their own listener, bound
+// before recovery and the scheduler start so the first rounds are counted.
+func (s *Server) listenMetrics() error {
+	s.metrics = s.newMetrics()
 	srv, err := metrics.Listen(s.cfg.MetricsAddr, s.metrics)
 	if err != nil {
 		return err
