@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"time"
@@ -114,7 +115,16 @@ func Export(p project.Project, tasks []task.Revision, triggers []trigger.Revisio
 	}
 	sort.Slice(doc.Tasks, func(i, j int) bool { return doc.Tasks[i].Name < doc.Tasks[j].Name })
 	sort.Slice(doc.Triggers, func(i, j int) bool { return doc.Triggers[i].Name < doc.Triggers[j].Name })
-	return yaml.Marshal(doc)
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2) // as the examples and the documentation write it
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func exportNotifications(s notify.Spec) *exportNotify {

@@ -32,13 +32,14 @@ const (
 type page struct {
 	Lang, CSRF, Token string
 	CanOperate        bool
+	CanAdmin          bool
 	Data              any
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
 	p := page{Lang: lang(r), Data: data}
 	if s != nil {
-		p.CSRF, p.Token, p.CanOperate = s.csrf, s.name, s.scope.Allows(apitoken.Operate)
+		p.CSRF, p.Token, p.CanOperate, p.CanAdmin = s.csrf, s.name, s.scope.Allows(apitoken.Operate), s.scope.Allows(apitoken.Admin)
 	}
 	var buf bytes.Buffer
 	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
