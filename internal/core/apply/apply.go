@@ -71,10 +71,10 @@ func Apply(ctx context.Context, svc catalog.Service, doc *Document, newID func()
 	return apply(ctx, svc, doc, newID, "")
 }
 
-// ApplyAudited is Apply that also records actor and what changed in the
+// Audited is Apply that also records actor and what changed in the
 // same transaction (catalog.Auditor), when anything does. A store whose
 // transaction cannot record it publishes nothing: FailedPrecondition.
-func ApplyAudited(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, actor string) ([]Result, error) {
+func Audited(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, actor string) ([]Result, error) {
 	return apply(ctx, svc, doc, newID, actor)
 }
 

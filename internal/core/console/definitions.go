@@ -172,7 +172,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		if dry {
 			results, err = apply.Plan(r.Context(), svc, svc.Store, doc, ids.New)
 		} else {
-			results, err = apply.ApplyAudited(r.Context(), svc, doc, ids.New, s.actor(r))
+			results, err = apply.Audited(r.Context(), svc, doc, ids.New, s.actor(r))
 		}
 	}
 	status := http.StatusOK

@@ -79,7 +79,7 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if dry {
 		results, err = apply.Plan(ctx, svc, svc.Store, doc, ids.New)
 	} else {
-		results, err = apply.ApplyAudited(ctx, svc, doc, ids.New, principalOf(ctx).actor())
+		results, err = apply.Audited(ctx, svc, doc, ids.New, principalOf(ctx).actor())
 	}
 	if err != nil {
 		return nil, err
