@@ -45,8 +45,8 @@ created. An update names the fields it changes.
 
 --api-url sends the file to a server's API instead (POST /api/v1/apply, with an admin
 token in $QL_TOKEN): the server validates and publishes it the same way and records the
-token and address in its audit. A cluster replica answers that publishing needs the admin
-role's database URL.
+token and address in its audit. A server whose database role may not publish answers so,
+and says what to run instead.
 
 File format (see examples/sample.yaml):
 
