@@ -60,7 +60,8 @@ func (e *env) openRuntimeAt(t testing.TB, url, owner string, lease time.Duration
 }
 
 // fixture adapts a store to the conformance suite. Publishing goes through
-// the admin role and scheduling through the runtime role; the observation
+// the admin role and scheduling (pausing too, as a replica's API does)
+// through the runtime role; the observation
 // helpers read as the superuser, outside both contracts.
 func (s *store) fixture() storetest.Fixture {
 	return storetest.Fixture{
@@ -74,7 +75,7 @@ func (s *store) fixture() storetest.Fixture {
 		Counts:       s.counts,
 		MakeDue:      s.makeDue,
 		NowMs:        s.runtime.NowMs,
-		Pauser:       s.admin,
+		Pauser:       s.runtime,
 		Tokens:       s.admin,
 		Cancel:       s.runtime.CancelRun,
 		Auth:         s.runtime,

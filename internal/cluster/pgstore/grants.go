@@ -102,9 +102,10 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// owes, with the same compaction, in its own transaction.
 	"occurrence_ledger":           {RoleAdmin: {"SELECT", "INSERT", "DELETE"}, RoleRuntime: {"SELECT", "INSERT", "DELETE"}},
 	"occurrence_ledger_compacted": {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
-	// An admin pauses and resumes triggers; the audit trail of it is
-	// append-only.
-	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}},
+	// An admin (`ql triggers pause`) and a replica's API or console (the
+	// runtime) pause and resume triggers; the audit trail of it is
+	// append-only, and only an admin reads it whole.
+	"trigger_schedule_audit": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"INSERT"}},
 	// An admin creates and revokes API tokens; the runtime, which serves
 	// the API, only reads them to authenticate, and records their use in
 	// a table of its own, so it can never change a token's scope, expiry

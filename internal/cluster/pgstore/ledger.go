@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -14,20 +15,35 @@ import (
 
 var (
 	_ schedule.Pauser       = (*Admin)(nil)
+	_ schedule.Pauser       = (*Runtime)(nil)
 	_ schedule.DetailReader = (*Runtime)(nil)
 )
 
-// TriggerPause pauses or resumes a trigger's schedule as the admin role,
-// in one SERIALIZABLE transaction (as publishing, whose eligibility rule it
-// shares): the row is locked, changed, its `schedulable` flag recomputed
-// and the audit record written, all at database time. Asking for the state
-// the row is already in writes nothing and reports Changed false.
+// TriggerPause pauses or resumes a trigger's schedule as the admin role
+// (`ql triggers pause` with the admin role's URL).
 func (a *Admin) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
+	return triggerPause(ctx, a.pool, r)
+}
+
+// TriggerPause pauses or resumes a trigger's schedule as the runtime role,
+// so that a replica's API and console can: the role updates schedule rows
+// already (claims, cursors) and may append to the pause audit trail, but
+// never change or delete an audit record.
+func (r *Runtime) TriggerPause(ctx context.Context, req schedule.PauseRequest) (schedule.PauseResult, error) {
+	return triggerPause(ctx, r.pool, req)
+}
+
+// triggerPause pauses or resumes in one SERIALIZABLE transaction (as
+// publishing, whose eligibility rule it shares): the row is locked,
+// changed, its `schedulable` flag recomputed and the audit record written,
+// all at database time. Asking for the state the row is already in writes
+// nothing and reports Changed false.
+func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseRequest) (schedule.PauseResult, error) {
 	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
 		return schedule.PauseResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
 	}
 	var out schedule.PauseResult
-	err := serializable(ctx, a.pool, func(tx pgx.Tx) error {
+	err := serializable(ctx, pool, func(tx pgx.Tx) error {
 		var note *string
 		var pausedAt, resumedAt *int64
 		err := tx.QueryRow(ctx, sqlSchedulePauseState, r.TriggerID).Scan(&out.Paused, &note, &pausedAt, &resumedAt)

@@ -216,6 +216,7 @@ var (
 	_               run.Reader             = liveReaders{}
 	_               schedule.StatusReader  = liveReaders{}
 	_               schedule.DetailReader  = liveReaders{}
+	_               schedule.Pauser        = liveReaders{}
 	_               apitoken.Authenticator = liveReaders{}
 	errNoActivation                        = qlerror.New(qlerror.Unavailable, "this replica is re-activating its database connection; use another replica or retry later")
 )
@@ -283,6 +284,16 @@ func (l liveReaders) CancelRun(ctx context.Context, runID, actor string) (run.Ru
 		return run.Run{}, err
 	}
 	return rt.CancelRun(ctx, runID, actor)
+}
+
+// TriggerPause pauses or resumes a trigger through the live activation
+// (the runtime role may, and writes the audit record).
+func (l liveReaders) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return schedule.PauseResult{}, err
+	}
+	return rt.TriggerPause(ctx, r)
 }
 
 // ReadAttemptLog reads an attempt's output through the live activation,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
 
@@ -31,10 +32,30 @@ func getWith(t *testing.T, url, token string) int {
 	return resp.StatusCode
 }
 
+func getBody(t *testing.T, url, token string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	return string(b)
+}
+
 // Tokens are the admin role's to create, list and revoke (the runtime role
 // is told which role to use); a replica, on the runtime role, authenticates
-// them, records their use and refuses a revoked one; pausing stays the
-// admin role's, so the replica's API says where to do it.
+// them, records their use and refuses a revoked one, pauses a trigger with
+// its audit record, serves /metrics to a token, and answers an apply with
+// where to publish instead (publishing is the admin role's).
 func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
@@ -70,7 +91,11 @@ func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
 		list.Tokens[0].ExpiresAtMs == nil || list.Tokens[0].Scope != "operate" || strings.Contains(out, secret) {
 		t.Fatalf("tokens list: exit %d %q", code, out)
 	}
-	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/triggers/0190a4f2-0000-7000-8000-000000000000/pause", nil)
+	var triggers view.TriggerList
+	if err := json.Unmarshal([]byte(getBody(t, base+"/api/v1/triggers", secret)), &triggers); err != nil || len(triggers.Triggers) != 1 {
+		t.Fatalf("trigger list: %v %+v", err, triggers)
+	}
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/triggers/"+triggers.Triggers[0].TriggerID+"/pause", strings.NewReader(`{"note":"db upgrade"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +106,28 @@ func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 409 || !strings.Contains(string(body), "admin role") {
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"paused":true`) {
 		t.Fatalf("pause over the cluster API: %d %s", resp.StatusCode, body)
+	}
+	if n := env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedule_audit WHERE action = 'pause' AND actor LIKE 'api:ci@%' AND note = 'db upgrade'`); n != 1 {
+		t.Fatalf("%d audit records of the API's pause, want 1", n)
+	}
+	adminToken := env.Token(t, "adm", apitoken.Admin)
+	req, err = http.NewRequest(http.MethodPost, base+"/api/v1/apply", strings.NewReader(clustertest.Triggers("tok", 1, clustertest.QuietCron())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 409 || !strings.Contains(string(body), "admin role's URL") {
+		t.Fatalf("apply over the cluster API: %d %s; want 409 saying to apply with the admin role", resp.StatusCode, body)
+	}
+	if text := getBody(t, base+"/metrics", secret); !strings.Contains(text, `qinglong_info{profile="cluster"} 1`) {
+		t.Fatalf("/metrics on the replica's API listener: %q", text)
 	}
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "revoke", "ci"); code != 0 {
 		t.Fatalf("revoke: exit %d %q", code, out)

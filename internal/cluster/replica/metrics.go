@@ -16,7 +16,20 @@ const CodeMetricsListening = "serve.metrics_listening"
 // before any database work like the API's: while the replica has no live
 // activation, the store-read metrics are absent and readiness says why.
 func (r *replica) listenMetrics() error {
-	r.metrics = metrics.New(metrics.Config{
+	r.metrics = r.newMetrics()
+	srv, err := metrics.Listen(r.s.MetricsAddr, r.metrics)
+	if err != nil {
+		return err
+	}
+	r.metricsHTTP = srv
+	r.log.Info("metrics listening; serving "+metrics.Path, slog.String("code", CodeMetricsListening), slog.String("addr", srv.Addr()))
+	return nil
+}
+
+// newMetrics is the replica's metrics registry, also served on the API's
+// listener (behind a read token) when no listener of its own is set.
+func (r *replica) newMetrics() *metrics.Metrics {
+	return metrics.New(metrics.Config{
 		Profile: "cluster",
 		Monitor: func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
 			act := r.adm.current()
@@ -35,13 +48,6 @@ func (r *replica) listenMetrics() error {
 		},
 		Readiness: r.readiness,
 	})
-	srv, err := metrics.Listen(r.s.MetricsAddr, r.metrics)
-	if err != nil {
-		return err
-	}
-	r.metricsHTTP = srv
-	r.log.Info("metrics listening; serving "+metrics.Path, slog.String("code", CodeMetricsListening), slog.String("addr", srv.Addr()))
-	return nil
 }
 
 // readiness maps the replica's readiness to a monitoring state.

@@ -67,9 +67,15 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 	signalled := make(chan time.Time, 1)
 	stopWatch := context.AfterFunc(ctx, func() { signalled <- time.Now() })
 	defer stopWatch()
-	err := r.listen()
-	if err == nil && s.MetricsAddr != "" {
+	var err error
+	if s.MetricsAddr != "" {
 		err = r.listenMetrics()
+	} else {
+		// Served on the API's listener, behind a read token.
+		r.metrics = r.newMetrics()
+	}
+	if err == nil {
+		err = r.listen()
 	}
 	if err == nil {
 		err = r.listenWorkers()
@@ -94,18 +100,19 @@ func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
 func (r *replica) listen() error {
 	live := liveReaders{adm: r.adm}
 	var err error
-	// No Pauser: pausing is the admin role's, and the replica runs as the
-	// runtime role.
 	cfg := httpapi.Config{
-		Runs: live, Triggers: live, Detail: live, Tokens: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts,
+		Runs: live, Triggers: live, Detail: live, Tokens: live, Pauser: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts,
 		Ready: r.adm.ready, Log: r.log, Observe: r.observe,
+	}
+	if r.metricsHTTP == nil {
+		cfg.Metrics = r.metrics.Handler()
 	}
 	// Run-now and backfill are served where the store admits them.
 	if _, ok := any((*pgstore.Runtime)(nil)).(schedule.Manual); ok {
 		cfg.Manual = liveManual{live}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
-		Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
+		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
 	api := httpapi.NewHandler(cfg)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS})
 	if err != nil {

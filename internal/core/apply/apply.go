@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
@@ -18,6 +19,10 @@ type Result struct {
 	Name     string
 	Change   catalog.Change
 	Revision int64
+	// Fields names what an update changes ("status", "command.script",
+	// "cron.expression", "taskRevision" for a trigger following its
+	// task); empty for objects created or unchanged.
+	Fields []string
 }
 
 func (r Result) String() string {
@@ -31,29 +36,28 @@ func (r Result) String() string {
 // every trigger names a task of the file, names are unique, an enabled
 // trigger does not point at a disabled task, and each expression fires.
 func Check(doc *Document, nowMs int64) error {
-	p := parser{file: doc.File}
 	tasks := map[string]TaskDoc{}
 	for _, t := range doc.Tasks {
 		if _, dup := tasks[t.Spec.Name]; dup {
-			return qlerror.New(qlerror.Invalid, "%s:%d: task %q is defined twice", doc.File, t.Line, t.Spec.Name)
+			return located(qlerror.Invalid, nil, doc.File, t.Line, 0, "task %q is defined twice", t.Spec.Name)
 		}
 		tasks[t.Spec.Name] = t
 	}
 	seen := map[string]bool{}
 	for _, tr := range doc.Triggers {
 		if seen[tr.Spec.Name] {
-			return qlerror.New(qlerror.Invalid, "%s:%d: trigger %q is defined twice", doc.File, tr.Line, tr.Spec.Name)
+			return located(qlerror.Invalid, nil, doc.File, tr.Line, 0, "trigger %q is defined twice", tr.Spec.Name)
 		}
 		seen[tr.Spec.Name] = true
 		t, ok := tasks[tr.TaskName]
 		if !ok {
-			return qlerror.New(qlerror.Invalid, "%s:%d: trigger %q: trigger.task %q is not a task of this file", doc.File, tr.Line, tr.Spec.Name, tr.TaskName)
+			return located(qlerror.Invalid, nil, doc.File, tr.Line, 0, "trigger %q: trigger.task %q is not a task of this file", tr.Spec.Name, tr.TaskName)
 		}
 		if tr.Spec.Enabled && !t.Spec.Enabled {
-			return qlerror.New(qlerror.Invalid, "%s:%d: trigger %q is enabled but task %q is disabled; enable the task or set enabled: false on the trigger", doc.File, tr.Line, tr.Spec.Name, tr.TaskName)
+			return located(qlerror.Invalid, nil, doc.File, tr.Line, 0, "trigger %q is enabled but task %q is disabled; enable the task or set enabled: false on the trigger", tr.Spec.Name, tr.TaskName)
 		}
 		if err := tr.Spec.Validate(nowMs); err != nil {
-			return qlerror.New(qlerror.Invalid, "%s:%d: trigger %q: %s", p.file, tr.Line, tr.Spec.Name, qlMsg(err))
+			return located(qlerror.Invalid, nil, doc.File, tr.Line, 0, "trigger %q: %s", tr.Spec.Name, qlMsg(err))
 		}
 	}
 	return nil
@@ -64,14 +68,35 @@ func Check(doc *Document, nowMs int64) error {
 // everything first; a failure after that (a concurrent writer, a lost
 // database) leaves the store as it was, and the error says so.
 func Apply(ctx context.Context, svc catalog.Service, doc *Document, newID func() string) ([]Result, error) {
+	return apply(ctx, svc, doc, newID, "")
+}
+
+// Audited is Apply that also records actor and what changed in the
+// same transaction (catalog.Auditor), when anything does. A store whose
+// transaction cannot record it publishes nothing: FailedPrecondition.
+func Audited(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, actor string) ([]Result, error) {
+	return apply(ctx, svc, doc, newID, actor)
+}
+
+func apply(ctx context.Context, svc catalog.Service, doc *Document, newID func() string, actor string) ([]Result, error) {
 	if err := Check(doc, svc.NowMs()); err != nil {
 		return nil, err
 	}
 	var out []Result
 	err := svc.Store.Publish(ctx, func(tx catalog.Tx) error {
 		var err error
-		out, err = converge(ctx, svc, tx, doc, newID)
-		return err
+		if out, err = converge(ctx, svc, tx, doc, newID); err != nil || actor == "" {
+			return err
+		}
+		summary := Summary(out)
+		if summary == "" {
+			return nil
+		}
+		a, ok := tx.(catalog.Auditor)
+		if !ok {
+			return qlerror.New(qlerror.FailedPrecondition, "this store cannot record who publishes; publish with `ql apply` on the server's host")
+		}
+		return a.AuditPublish(ctx, actor, doc.Project, summary)
 	})
 	switch {
 	case qlerror.Is(err, qlerror.Unavailable):
@@ -80,6 +105,23 @@ func Apply(ctx context.Context, svc catalog.Service, doc *Document, newID func()
 		return nil, qlerror.Wrap(qlerror.CodeOf(err), err, "%s: nothing was applied", doc.File)
 	}
 	return out, nil
+}
+
+// Summary names the objects results create or update ("created task
+// hello; updated trigger tick (cron.expression)"); "" when nothing changes.
+func Summary(results []Result) string {
+	var parts []string
+	for _, r := range results {
+		if r.Change != catalog.Created && r.Change != catalog.Updated {
+			continue
+		}
+		s := fmt.Sprintf("%s %s %s", r.Change, r.Kind, r.Name)
+		if len(r.Fields) > 0 {
+			s += " (" + strings.Join(r.Fields, ", ") + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Plan is what Apply would do, read through r and writing nothing. A nil
@@ -94,12 +136,12 @@ func Plan(ctx context.Context, svc catalog.Service, r catalog.Reader, doc *Docum
 // converge reads what the store holds under the file's names and publishes
 // the difference through tx, tasks before the triggers pinning them.
 func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Document, newID func() string) ([]Result, error) {
-	proj, change, err := convergeProject(ctx, tx, doc, newID)
+	proj, change, fields, err := convergeProject(ctx, tx, doc, newID)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Result, 0, 1+len(doc.Tasks)+len(doc.Triggers))
-	out = append(out, Result{Kind: "project", Name: proj.Name, Change: change})
+	out = append(out, Result{Kind: "project", Name: proj.Name, Change: change, Fields: fields})
 	tasks, triggers := map[string]task.Revision{}, map[string]trigger.Revision{}
 	if change != catalog.Created {
 		names := make([]string, len(doc.Tasks))
@@ -129,27 +171,34 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 	return append(out, res...), nil
 }
 
-func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID func() string) (project.Project, catalog.Change, error) {
+func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID func() string) (project.Project, catalog.Change, []string, error) {
 	p, err := tx.ProjectByName(ctx, doc.Project)
 	change := catalog.Updated
 	notifications := p.Notifications
 	if doc.HasNotifications {
 		notifications = doc.Notifications.Encode()
 	}
+	var fields []string
 	switch {
 	case qlerror.Is(err, qlerror.NotFound):
 		p, change = project.Project{ID: newID(), Name: doc.Project, Status: doc.Status, Notifications: notifications}, catalog.Created
 	case err != nil:
-		return p, "", err
+		return p, "", nil, err
 	case p.Status == doc.Status && p.Notifications == notifications:
-		return p, catalog.Unchanged, nil
+		return p, catalog.Unchanged, nil, nil
 	default:
+		if p.Status != doc.Status {
+			fields = append(fields, "status")
+		}
+		if p.Notifications != notifications {
+			fields = append(fields, "notifications")
+		}
 		p.Status, p.Notifications = doc.Status, notifications
 	}
 	if _, err := tx.ProjectSave(ctx, p); err != nil {
-		return p, "", err
+		return p, "", nil, err
 	}
-	return p, change, nil
+	return p, change, fields, nil
 }
 
 // convergeTasks publishes every task whose content differs from its
@@ -179,6 +228,9 @@ func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, proj
 		params, at = append(params, p), append(at, i)
 		pinned[td.Spec.Name] = p.Revision
 		out[i].Change, out[i].Revision = changeOf(expected), p.Revision.Revision
+		if ok {
+			out[i].Fields = changedFields(cur.Spec.Normalize(), p.Revision.Spec)
+		}
 	}
 	if len(params) == 0 {
 		return pinned, out, nil
@@ -228,6 +280,12 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 		}
 		params, at = append(params, p), append(at, i)
 		out[i].Change, out[i].Revision = changeOf(expected), p.Revision.Revision
+		if ok {
+			out[i].Fields = changedFields(cur.Spec, p.Revision.Spec)
+			if cur.TaskRevision != pin.Revision {
+				out[i].Fields = append(out[i].Fields, "taskRevision")
+			}
+		}
 	}
 	if len(params) == 0 {
 		return out, nil
@@ -248,12 +306,12 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 
 func taskErr(doc *Document, i int, err error) error {
 	td := doc.Tasks[i]
-	return qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d: task %q", doc.File, td.Line, td.Spec.Name)
+	return located(qlerror.CodeOf(err), err, doc.File, td.Line, 0, "task %q", td.Spec.Name)
 }
 
 func triggerErr(doc *Document, i int, err error) error {
 	tr := doc.Triggers[i]
-	return qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d: trigger %q", doc.File, tr.Line, tr.Spec.Name)
+	return located(qlerror.CodeOf(err), err, doc.File, tr.Line, 0, "trigger %q", tr.Spec.Name)
 }
 
 // mutationID is unique per (object, transition): re-applying the same file

@@ -86,6 +86,9 @@ func Read(file string, r io.Reader) (*Document, error) {
 func Parse(file string, data []byte) (*Document, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
+		if le := syntaxError(file, err); le != nil {
+			return nil, le
+		}
 		return nil, qlerror.New(qlerror.Invalid, "%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	p := parser{file: file}
@@ -141,7 +144,7 @@ type parser struct {
 }
 
 func (p parser) errf(n *yaml.Node, format string, args ...any) error {
-	return qlerror.New(qlerror.Invalid, "%s:%d: %s", p.file, n.Line, fmt.Sprintf(format, args...))
+	return located(qlerror.Invalid, nil, p.file, n.Line, n.Column, format, args...)
 }
 
 // fields returns the mapping's keys → value nodes, rejecting unknown and

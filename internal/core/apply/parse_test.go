@@ -71,7 +71,7 @@ func TestInvalidInputNamesFileLineAndField(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"bad yaml", "project: [demo\n", []string{"x.yaml", "line"}},
+		{"bad yaml", "project: [demo\n", []string{"x.yaml:1:", "did not find"}},
 		{"unknown top field", "project: demo\nowner: me\n", []string{"x.yaml:2:", `unknown field "owner"`}},
 		{"unknown task field", "project: demo\ntasks:\n  - name: a\n    script: echo\n    retries: 3\n", []string{"x.yaml:5:", `unknown field "retries"`}},
 		{"missing project", "tasks: []\n", []string{"x.yaml:1:", "project: is required"}},

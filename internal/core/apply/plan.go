@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
@@ -16,6 +17,9 @@ func (r Result) Planned() string {
 	verb := map[catalog.Change]string{catalog.Created: "would create", catalog.Updated: "would update"}[r.Change]
 	if verb == "" {
 		verb = string(r.Change)
+	}
+	if len(r.Fields) > 0 {
+		verb += " " + strings.Join(r.Fields, ", ")
 	}
 	if r.Revision > 0 {
 		return fmt.Sprintf("%s %s: %s (revision %d)", r.Kind, r.Name, verb, r.Revision)

@@ -70,6 +70,16 @@ type ItemError struct {
 func (e *ItemError) Error() string { return e.Err.Error() }
 func (e *ItemError) Unwrap() error { return e.Err }
 
+// Auditor is a publishing transaction that records, in itself, who
+// published what: an apply over the HTTP API names its token and address.
+// A store whose publishing role may not write that record does not
+// implement it, and such an apply is refused.
+type Auditor interface {
+	// AuditPublish records actor and a summary of what changed in the
+	// project, at the transaction's publish time.
+	AuditPublish(ctx context.Context, actor, projectName, summary string) error
+}
+
 // Reader reads current definitions by name. A dry run plans through it.
 type Reader interface {
 	// ProjectByName returns the project or a NotFound error.

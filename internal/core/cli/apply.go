@@ -41,7 +41,12 @@ once on this machine.
 
 --dry-run validates the file and prints what applying it would do, writing nothing:
 it never creates the database; a database that does not exist yet would get everything
-created.
+created. An update names the fields it changes.
+
+--api-url sends the file to a server's API instead (POST /api/v1/apply, with an admin
+token in $QL_TOKEN): the server validates and publishes it the same way and records the
+token and address in its audit. A server whose database role may not publish answers so,
+and says what to run instead.
 
 File format (see examples/sample.yaml):
 
@@ -64,6 +69,9 @@ File format (see examples/sample.yaml):
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return Usagef("-f FILE is required (-f - reads standard input)")
+			}
+			if db.server != "" {
+				return applyRemote(cmd, &db, file, dryRun)
 			}
 			doc, err := apply.ParseFile(file, cmd.InOrStdin())
 			if err != nil {
@@ -90,6 +98,7 @@ File format (see examples/sample.yaml):
 	c.Flags().StringVarP(&file, "file", "f", "", "definitions file (YAML); - for standard input")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "validate the file and show what would change; write nothing")
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	return c
 }
 

@@ -42,6 +42,15 @@ func addServerFlag(c *cobra.Command, f *dbFlags) {
 
 // openRemote is the backend of a command given --api-url.
 func openRemote(f *dbFlags) (*Backend, error) {
+	c, err := remoteClient(f)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{Runs: c, Triggers: c, Close: func() {}}, nil
+}
+
+// remoteClient is the API client of a command given --api-url.
+func remoteClient(f *dbFlags) (*apiClient, error) {
 	fs := f.cmd.Flags()
 	if onCommandLine(fs.Lookup("data-dir")) || (fs.Lookup("database-url") != nil && onCommandLine(fs.Lookup("database-url"))) {
 		return nil, Usagef("give --api-url (a server's API) or --data-dir/--database-url (the database), not both")
@@ -57,8 +66,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 	if token == "" {
 		return nil, Usagef("--api-url needs an API token in $QL_TOKEN (create one with `tokens create NAME --scope read`)")
 	}
-	c := &apiClient{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{Timeout: remoteTimeout}}
-	return &Backend{Runs: c, Triggers: c, Close: func() {}}, nil
+	return &apiClient{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{Timeout: remoteTimeout}}, nil
 }
 
 // apiClient reads runs and triggers over a server's API.
@@ -73,21 +81,30 @@ var (
 )
 
 func (c *apiClient) get(ctx context.Context, path string, q url.Values, into any) error {
+	return c.do(ctx, http.MethodGet, path, q, "", nil, into)
+}
+
+// do sends one request (body of contentType when body is not nil) and
+// decodes the answer into into, or returns the API's error with its code.
+func (c *apiClient) do(ctx context.Context, method, path string, q url.Values, contentType string, body io.Reader, into any) error {
 	target := c.base + path
 	if len(q) > 0 {
 		target += "?" + q.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, unwrapURL(err), "cannot reach the server at %s", c.base)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRemoteBody))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxRemoteBody))
 	if err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, err, "reading the server's answer")
 	}
@@ -98,12 +115,12 @@ func (c *apiClient) get(ctx context.Context, path string, q url.Values, into any
 				Message string       `json:"message"`
 			} `json:"error"`
 		}
-		if json.Unmarshal(body, &e) != nil || e.Error.Code == "" {
+		if json.Unmarshal(answer, &e) != nil || e.Error.Code == "" {
 			return qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --api-url", c.base, resp.Status)
 		}
 		return qlerror.New(e.Error.Code, "server: %s", e.Error.Message)
 	}
-	if err := json.Unmarshal(body, into); err != nil {
+	if err := json.Unmarshal(answer, into); err != nil {
 		return qlerror.New(qlerror.Unavailable, "the server at %s answered something that is not the QingLong API: %v", c.base, err)
 	}
 	return nil

@@ -45,6 +45,9 @@ type Config struct {
 	// Enabler enables and disables triggers (a new revision each); nil
 	// where the server's role may not publish. Admin scope only.
 	Enabler catalog.TriggerEnabler
+	// Definitions reads and publishes definitions files (the definitions
+	// page); nil where the server's database role may not publish.
+	Definitions *catalog.Service
 	// ReadLog copies an attempt's output from offset on to w; nil where
 	// the server cannot read logs (the page then shows none).
 	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
@@ -110,6 +113,9 @@ var routes = []route{
 	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }},
 	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
 	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
+	{http.MethodGet, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.definitions }},
+	{http.MethodPost, "/definitions/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.previewDefinitions }},
+	{http.MethodPost, "/definitions/apply", apitoken.Admin, func(c *Console) handlerFunc { return c.applyDefinitions }},
 }
 
 // session is one signed-in browser. It keeps the token's digest, not the
@@ -220,8 +226,12 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			http.Error(w, "your token's scope "+string(s.scope)+" does not allow this; it needs "+string(rt.scope), http.StatusForbidden)
 			return
 		}
-		// Console forms are a few short fields.
-		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		// Console forms are a few short fields, but for a definitions file.
+		limit := int64(maxForm)
+		if strings.HasPrefix(rt.pattern, "/definitions/") {
+			limit = maxDefinitions
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if r.Method == http.MethodPost && !sameSecret(r.PostFormValue("csrf"), s.csrf) {
 			http.Error(w, "the form is missing its CSRF token or it is stale; reload the page and try again", http.StatusForbidden)
 			return

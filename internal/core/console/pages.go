@@ -32,6 +32,7 @@ const (
 type page struct {
 	Lang, CSRF, Token string
 	CanOperate        bool
+	CanAdmin          bool
 	// CanEnable: the token is admin and the server can publish (enable.go).
 	CanEnable bool
 	Data      any
@@ -40,7 +41,7 @@ type page struct {
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
 	p := page{Lang: lang(r), Data: data}
 	if s != nil {
-		p.CSRF, p.Token, p.CanOperate = s.csrf, s.name, s.scope.Allows(apitoken.Operate)
+		p.CSRF, p.Token, p.CanOperate, p.CanAdmin = s.csrf, s.name, s.scope.Allows(apitoken.Operate), s.scope.Allows(apitoken.Admin)
 		p.CanEnable = c.cfg.Enabler != nil && s.scope.Allows(apitoken.Admin)
 	}
 	var buf bytes.Buffer

@@ -48,6 +48,8 @@ type errorBody struct {
 type errorDetail struct {
 	Code    qlerror.Code `json:"code"`
 	Message string       `json:"message"`
+	// Errors place a definitions file's errors at their line and column.
+	Errors []fileError `json:"errors,omitempty"`
 }
 
 // writeError answers with err's code and message. Internal errors are
@@ -61,9 +63,12 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// The adapter's own sentence; the wrapped driver error stays out.
 		msg = qe.Msg
 	}
+	if text, ok := locatedText(err); ok && code != qlerror.Internal {
+		msg = text
+	}
 	if code == qlerror.Internal {
 		a.Log.Error("request failed", slog.String("code", CodeInternalError), slog.String("path", r.URL.Path), slog.String("error", msg))
 		msg = "internal error; the replica's log has the details under code " + CodeInternalError
 	}
-	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg}})
+	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Errors: located(err)}})
 }

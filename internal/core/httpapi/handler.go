@@ -56,6 +56,13 @@ type Config struct {
 	// where the server's database role may not publish (the cluster's
 	// runtime role).
 	Enabler catalog.TriggerEnabler
+	// Definitions publishes definitions files (POST /api/v1/apply); nil
+	// where the server's database role may not publish (a cluster
+	// replica's runtime role).
+	Definitions *catalog.Service
+	// Metrics serves GET /metrics on this listener, behind a read token;
+	// nil where metrics are off or have a listener of their own.
+	Metrics http.Handler
 	// AllowedHosts are the host names (no port) the Host header may
 	// carry on an API route; DefaultAllowedHosts gives the usual ones.
 	AllowedHosts []string

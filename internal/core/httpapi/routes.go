@@ -35,4 +35,6 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/triggers/{id}/backfill", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerBackfill) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/enable", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(true)) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/disable", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(false)) }},
+	{http.MethodPost, "/api/v1/apply", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
+	{http.MethodGet, "/metrics", apitoken.Read, func(a *api) http.HandlerFunc { return a.metrics }},
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,7 +15,9 @@ import (
 // token, see the overview, pause a trigger with a note and resume it, run
 // it now and watch its output arrive live on the run page, cancel the
 // running Run, use the console at phone size without horizontal
-// scrolling, sign out, and be sent to sign-in without a session.
+// scrolling, as an admin view a project as YAML, see a validation error
+// with its line, apply an edited definition through the diff preview, sign
+// out, and be sent to sign-in without a session.
 func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := startConsoleSite(t)
@@ -55,6 +58,35 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 		browsertest.Screenshot(t, ctx, dir, p.file, 390)
 	}
 	t.Logf("screenshots in %s", dir)
+
+	browsertest.Step(t, ctx, "sign out to sign in as an admin", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
+	browsertest.Step(t, ctx, "sign in again as an admin",
+		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Admin]),
+		chromedp.Click(chromedp.ID("signin")),
+		browsertest.WaitText("main h1", "概览")) // the language chosen above stays
+	browsertest.Step(t, ctx, "view the project as YAML", chromedp.Navigate(b+"/definitions?project=shop&lang=en"), chromedp.WaitVisible(chromedp.ID("def-yaml")))
+	exported := browsertest.Value(t, ctx, chromedp.Value(chromedp.ID("def-yaml")))
+	if !strings.Contains(exported, "name: nightly") || !strings.Contains(exported, "0 0 3 1 1 *") {
+		t.Fatalf("the definitions page shows %q; want the project's trigger and its schedule", exported)
+	}
+	browsertest.Screenshot(t, ctx, dir, "definitions-390x844.png", 390)
+	bad, line, col := exported, 0, 0
+	for i, l := range strings.Split(exported, "\n") {
+		if strings.Contains(l, "timezone: Asia/Shanghai") {
+			indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+			bad, line, col = strings.Replace(exported, l, l+"\n"+indent+"colour: red", 1), i+2, len(indent)+1
+		}
+	}
+	browsertest.Step(t, ctx, "a validation error shows its line", chromedp.SetValue(chromedp.ID("def-yaml"), bad),
+		chromedp.Click(chromedp.ID("def-preview-btn")),
+		browsertest.WaitText("#def-errors", fmt.Sprintf("line %d, column %d", line, col)),
+		browsertest.WaitText("#def-errors", `unknown field "colour"`))
+	browsertest.Step(t, ctx, "preview an edited definition", chromedp.SetValue(chromedp.ID("def-yaml"), strings.Replace(exported, "0 0 3 1 1 *", "0 0 4 1 1 *", 1)),
+		chromedp.Click(chromedp.ID("def-preview-btn")),
+		browsertest.WaitText("#def-preview", "cron.expression"))
+	browsertest.Step(t, ctx, "confirm and apply it", chromedp.Click(chromedp.ID("def-confirm")),
+		browsertest.WaitText("#def-applied", "updated (revision 2)"),
+		chromedp.Navigate(trig), browsertest.WaitText("main", "0 0 4 1 1 *"))
 
 	browsertest.Step(t, ctx, "sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
 	browsertest.Step(t, ctx, "refused without a session", chromedp.Navigate(b+"/runs"), chromedp.WaitVisible(chromedp.ID("token")))

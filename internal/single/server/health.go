@@ -28,6 +28,10 @@ func (s *Server) listen() error {
 		Runs: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Pauser: s.store, Cancel: s.store.CancelRun,
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Log: s.cfg.Logger,
+		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},
+	}
+	if s.metrics != nil && s.metricsHTTP == nil {
+		cfg.Metrics = s.metrics.Handler()
 	}
 	// Enabling and disabling publish a revision through the catalog, as
 	// `ql apply` does.
@@ -37,7 +41,7 @@ func (s *Server) listen() error {
 		cfg.Manual = m
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
-		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Secure: tlsCfg != nil, Log: s.cfg.Logger,
+		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Secure: tlsCfg != nil, Log: s.cfg.Logger,
 		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
 			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
 			return next, false, err
@@ -80,14 +84,19 @@ func (s *Server) readiness() (bool, string) {
 	return true, ""
 }
 
-// listenMetrics serves Prometheus metrics on their own listener, bound
-// before recovery and the scheduler start so the first rounds are counted.
-func (s *Server) listenMetrics() error {
-	s.metrics = metrics.New(metrics.Config{
+// newMetrics is the server's metrics registry.
+func (s *Server) newMetrics() *metrics.Metrics {
+	return metrics.New(metrics.Config{
 		Profile:   string(s.cfg.Profile),
 		Monitor:   s.store.Monitor,
 		Readiness: s.readinessState,
 	})
+}
+
+// listenMetrics serves Prometheus metrics on their own listener, bound
+// before recovery and the scheduler start so the first rounds are counted.
+func (s *Server) listenMetrics() error {
+	s.metrics = s.newMetrics()
 	srv, err := metrics.Listen(s.cfg.MetricsAddr, s.metrics)
 	if err != nil {
 		return err

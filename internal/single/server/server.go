@@ -89,10 +89,14 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.store, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
 		return nil, err
 	}
-	if cfg.MetricsAddr != "" {
+	switch {
+	case cfg.MetricsAddr != "":
 		if err := s.listenMetrics(); err != nil {
 			return nil, err
 		}
+	case cfg.HTTPAddr != "":
+		// Served on the API's listener, behind a read token.
+		s.metrics = s.newMetrics()
 	}
 	if s.owner, err = executor.AcquireOwner(s.layout.Owners); err != nil {
 		return nil, err

@@ -49,9 +49,9 @@ func TestDryRunOnAnExistingDatabaseChangesNothing(t *testing.T) {
 	before := fileSum(t, db)
 	changed := strings.Replace(goodFile, "echo hello", "echo bye", 1)
 	code, out, errOut := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "changed.yaml", changed), "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "project demo: unchanged") || !strings.Contains(out, "task hello: would update (revision 2)") ||
-		!strings.Contains(out, "trigger tick: would update (revision 2)") {
-		t.Fatalf("dry run: %d %q %q; want the task and its trigger reported as would update", code, out, errOut)
+	if code != 0 || !strings.Contains(out, "project demo: unchanged") || !strings.Contains(out, "task hello: would update command.script (revision 2)") ||
+		!strings.Contains(out, "trigger tick: would update taskRevision (revision 2)") {
+		t.Fatalf("dry run: %d %q %q; want the task's changed script and its trigger following it", code, out, errOut)
 	}
 	if fileSum(t, db) != before {
 		t.Fatal("a dry run changed the database file")

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
@@ -34,6 +35,26 @@ type catalogTx struct {
 	now    int64
 	active map[string]bool
 }
+
+var _ catalog.Auditor = (*catalogTx)(nil)
+
+// AuditPublish appends who published what to publish_audit, in the
+// publish's transaction and at its time. A summary longer than the column
+// allows is cut, never refused: the audit must not fail the publish.
+func (c *catalogTx) AuditPublish(ctx context.Context, actor, projectName, summary string) error {
+	if len(summary) > maxAuditSummary {
+		n := maxAuditSummary - len("…")
+		for !utf8.RuneStart(summary[n]) {
+			n--
+		}
+		summary = summary[:n] + "…"
+	}
+	_, err := c.tx.ExecContext(ctx, qPublishAuditInsert, projectName, actor, summary, c.now)
+	return err
+}
+
+// maxAuditSummary is publish_audit.summary's limit.
+const maxAuditSummary = 1000
 
 func (c *catalogTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {
 	var p project.Project

@@ -86,6 +86,7 @@ var (
 	qScheduleResume            = query("schedule_resume")
 	qSchedulePauseState        = query("schedule_pause_state")
 	qScheduleAuditInsert       = query("schedule_audit_insert")
+	qPublishAuditInsert        = query("publish_audit_insert")
 	qRunsUnfinishedOfTrigger   = query("runs_unfinished_of_trigger")
 	qRunByKey                  = query("run_by_key")
 	qRunsCronScheduledIn       = query("runs_cron_scheduled_in")
@@ -176,7 +177,7 @@ var writeQueries = []string{
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
-	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qRunsUnfinishedOfTrigger,
+	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenRevoke, qTokenTouch,
 	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,

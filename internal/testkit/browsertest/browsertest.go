@@ -60,8 +60,12 @@ func ArtifactDir(t *testing.T) string {
 func Step(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(ctx, actions...); err != nil {
-		loc, _ := chromedp.Run(context.WithoutCancel(ctx), chromedp.Location())
-		body, _ := chromedp.Run(context.WithoutCancel(ctx), chromedp.Text(chromedp.CSS("body")))
+		// The step's context may be over: read the page under a short
+		// bound of its own, so a dead browser cannot hang the report.
+		diag, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		loc, _ := chromedp.Run(diag, chromedp.Location())
+		body, _ := chromedp.Run(diag, chromedp.Text(chromedp.CSS("body")))
 		t.Fatalf("%s: %v (at %s:\n%s)", what, err, loc, body)
 	}
 }

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// remoteApply is POST /api/v1/apply's answer.
+type remoteApply struct {
+	Objects []struct {
+		Kind     string   `json:"kind"`
+		Name     string   `json:"name"`
+		Change   string   `json:"change"`
+		Revision int64    `json:"revision"`
+		Fields   []string `json:"fields"`
+	} `json:"objects"`
+}
+
+// applyRemote validates file here (errors name its path and line) and
+// sends it to the server's API, which validates and publishes it again
+// with its own clock and store, and prints what the server did.
+func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) error {
+	c, err := remoteClient(db)
+	if err != nil {
+		return err
+	}
+	data, name, err := readDefinitions(cmd, file)
+	if err != nil {
+		return err
+	}
+	doc, err := apply.Read(file, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	q := url.Values{"file": {name}, "dryRun": {strconv.FormatBool(dryRun)}}
+	var out remoteApply
+	if err := c.do(cmd.Context(), "POST", "/api/v1/apply", q, "application/yaml", bytes.NewReader(data), &out); err != nil {
+		return err
+	}
+	for _, o := range out.Objects {
+		r := apply.Result{Kind: o.Kind, Name: o.Name, Change: catalog.Change(o.Change), Revision: o.Revision, Fields: o.Fields}
+		if dryRun {
+			fmt.Fprintln(cmd.OutOrStdout(), r.Planned())
+		} else {
+			fmt.Fprintln(cmd.OutOrStdout(), r)
+		}
+	}
+	if dryRun {
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d tasks, %d triggers); dry run, nothing written\n", file, len(doc.Tasks), len(doc.Triggers))
+	}
+	return nil
+}
+
+// readDefinitions reads at most one byte past the file limit (apply.Read
+// refuses more) and the name the server cites it by: the file's base
+// name, "stdin" for -.
+func readDefinitions(cmd *cobra.Command, file string) ([]byte, string, error) {
+	var r io.Reader = cmd.InOrStdin()
+	name := "stdin"
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "cannot read definitions file")
+		}
+		defer f.Close() //nolint:errcheck // read only
+		r, name = f, filepath.Base(file)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, apply.MaxFileSize+1))
+	if err != nil {
+		return nil, "", qlerror.Wrap(qlerror.Invalid, err, "%s: cannot read definitions file", file)
+	}
+	return data, name, nil
+}

@@ -1,0 +1,200 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// maxDefinitions caps the definitions page's forms: a definitions file,
+// as the API's body cap (a larger project is split over several files).
+const maxDefinitions = 1 << 20
+
+// definitionsFile names the edited text in error messages.
+const definitionsFile = "definitions.yaml"
+
+// maxExportPages bounds the trigger pages an export reads (500 each): as
+// many triggers as one definitions file may hold.
+const maxExportPages = apply.MaxTriggers / triggersPage
+
+// definitionsData is what the definitions page shows: the projects to
+// choose from, the YAML being edited, and the errors, preview or result of
+// the last step.
+type definitionsData struct {
+	Projects []string
+	Project  string
+	YAML     string
+	// CanPublish is false where the server's database role may not.
+	CanPublish bool
+	Errors     []fileError
+	// Step is "preview" (Diff is a dry run's, to confirm) or "applied"
+	// (Diff is what the apply did); "" while editing.
+	Step    string
+	Diff    []apply.Result
+	Changes int
+}
+
+// fileError is one error of the file at its place (Line 0: none known).
+type fileError struct {
+	Line, Column int
+	Message      string
+}
+
+// definitions shows a project as YAML (its current revisions exported),
+// ready to edit and preview.
+func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session) {
+	d := definitionsData{CanPublish: c.cfg.Definitions != nil, Project: strings.TrimSpace(r.URL.Query().Get("project"))}
+	list, _, err := c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{Limit: triggersPage})
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	for _, t := range list {
+		if !slices.Contains(d.Projects, t.ProjectName) {
+			d.Projects = append(d.Projects, t.ProjectName)
+		}
+	}
+	if d.Project != "" && d.CanPublish {
+		out, err := c.export(r.Context(), d.Project)
+		if err != nil {
+			c.fail(w, err)
+			return
+		}
+		d.YAML = string(out)
+	}
+	c.render(w, r, http.StatusOK, "definitions", s, d)
+}
+
+// export writes the project's current revisions of the tasks its triggers
+// run and of those triggers as a definitions file.
+func (c *Console) export(ctx context.Context, name string) ([]byte, error) {
+	st := c.cfg.Definitions.Store
+	p, err := st.ProjectByName(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	var taskNames, triggerNames []string
+	after := ""
+	for range maxExportPages {
+		list, next, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: p.ID, Limit: triggersPage, After: after})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range list {
+			triggerNames = append(triggerNames, t.Name)
+			if !slices.Contains(taskNames, t.TaskName) {
+				taskNames = append(taskNames, t.TaskName)
+			}
+		}
+		if after = next; next == "" {
+			break
+		}
+	}
+	tasks, err := st.TasksByName(ctx, p.ID, taskNames)
+	if err != nil {
+		return nil, err
+	}
+	triggers, err := st.TriggersByName(ctx, p.ID, triggerNames)
+	if err != nil {
+		return nil, err
+	}
+	taskList := make([]task.Revision, 0, len(tasks))
+	for _, t := range tasks {
+		taskList = append(taskList, t)
+	}
+	triggerList := make([]trigger.Revision, 0, len(triggers))
+	for _, t := range triggers {
+		triggerList = append(triggerList, t)
+	}
+	return apply.Export(p, taskList, triggerList)
+}
+
+// submitted is the form's definitions file: an uploaded file when one is
+// given, else the text area.
+func submitted(r *http.Request) (string, error) {
+	f, _, err := r.FormFile("file")
+	switch {
+	case errors.Is(err, http.ErrMissingFile), errors.Is(err, http.ErrNotMultipart):
+		return r.PostFormValue("yaml"), nil
+	case err != nil:
+		return "", qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read")
+	}
+	defer f.Close() //nolint:errcheck // read only
+	var b bytes.Buffer
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read")
+	}
+	return b.String(), nil
+}
+
+// previewDefinitions validates the file as `ql apply` does and shows what
+// applying it would change, with a button to confirm; errors are shown
+// at their lines beside the text, which stays as it was for fixing.
+func (c *Console) previewDefinitions(w http.ResponseWriter, r *http.Request, s *session) {
+	c.definitionsStep(w, r, s, true)
+}
+
+// applyDefinitions publishes the confirmed file in one transaction, with
+// the audit record of the session's token and address.
+func (c *Console) applyDefinitions(w http.ResponseWriter, r *http.Request, s *session) {
+	c.definitionsStep(w, r, s, false)
+}
+
+func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *session, dry bool) {
+	d := definitionsData{CanPublish: c.cfg.Definitions != nil}
+	if !d.CanPublish {
+		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server cannot publish definitions: its database role may not "+
+			"(a cluster replica runs as the runtime role); run `ql apply -f FILE` with the admin role's URL"))
+		return
+	}
+	text, err := submitted(r)
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	d.YAML = text
+	var results []apply.Result
+	doc, err := apply.Parse(definitionsFile, []byte(text))
+	if err == nil {
+		d.Project = doc.Project
+		svc := *c.cfg.Definitions
+		if dry {
+			results, err = apply.Plan(r.Context(), svc, svc.Store, doc, ids.New)
+		} else {
+			results, err = apply.Audited(r.Context(), svc, doc, ids.New, s.actor(r))
+		}
+	}
+	status := http.StatusOK
+	switch {
+	case err != nil && qlerror.CodeOf(err) == qlerror.Internal:
+		c.fail(w, err)
+		return
+	case err != nil:
+		status = http.StatusBadRequest
+		d.Errors = []fileError{{Message: err.Error()}}
+		if line, col, detail, ok := apply.Locate(err); ok {
+			d.Errors = []fileError{{Line: line, Column: col, Message: detail}}
+		}
+	case dry:
+		d.Step, d.Diff = "preview", results
+	default:
+		d.Step, d.Diff = "applied", results
+	}
+	for _, res := range results {
+		if res.Change != "unchanged" {
+			d.Changes++
+		}
+	}
+	c.render(w, r, status, "definitions", s, d)
+}

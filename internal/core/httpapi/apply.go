@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"regexp"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// errNoPublish answers an apply on a server whose database role may not
+// publish definitions: the cluster's replicas run as the runtime role.
+var errNoPublish = qlerror.New(qlerror.FailedPrecondition, "this server cannot publish definitions: its database role may not "+
+	"(a cluster replica runs as the runtime role, and publishing is the admin role's); run `ql apply -f FILE` "+
+	"with the admin role's URL (QL_DATABASE_URL=postgres://ql_admin@host/db) instead")
+
+// applyObject is one object of an apply's diff.
+type applyObject struct {
+	Kind     string   `json:"kind"`
+	Name     string   `json:"name"`
+	Change   string   `json:"change"`
+	Revision int64    `json:"revision,omitempty"`
+	Fields   []string `json:"fields,omitempty"`
+}
+
+// applyView is POST /api/v1/apply's answer: what changed (or, in a dry
+// run, would), object by object, and the counts. Nothing is ever removed:
+// objects missing from the file are left as they are.
+type applyView struct {
+	DryRun    bool          `json:"dryRun"`
+	File      string        `json:"file"`
+	Project   string        `json:"project"`
+	Objects   []applyObject `json:"objects"`
+	Created   int           `json:"created"`
+	Updated   int           `json:"updated"`
+	Unchanged int           `json:"unchanged"`
+}
+
+// fileNamePattern bounds ?file=, the name errors cite for the body.
+var fileNamePattern = regexp.MustCompile(`^[^/\\\x00-\x1f]{1,128}$`)
+
+// applyDefinitions validates a definitions file (the YAML body) as `ql
+// apply` does and, unless ?dryRun=true, publishes it in one transaction
+// with the audit record of the token and address. Admin scope: a
+// definitions file decides what commands run on the hosts, as which user.
+func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error) {
+	q, err := params(r.URL.Query(), "dryRun", "file")
+	if err != nil {
+		return nil, err
+	}
+	dry := false
+	switch q["dryRun"] {
+	case "", "false":
+	case "true":
+		dry = true
+	default:
+		return nil, qlerror.New(qlerror.Invalid, "dryRun %q must be true or false", q["dryRun"])
+	}
+	file := "request"
+	if f, ok := q["file"]; ok {
+		if !fileNamePattern.MatchString(f) {
+			return nil, qlerror.New(qlerror.Invalid, "file %q must be a file name of 1 to 128 characters without a path; it names the body in errors", f)
+		}
+		file = f
+	}
+	if a.Definitions == nil {
+		return nil, errNoPublish
+	}
+	doc, err := apply.Read(file, r.Body)
+	if err != nil {
+		return nil, tooLarge(err, a.guard.limits.MaxBody)
+	}
+	svc := *a.Definitions
+	var results []apply.Result
+	if dry {
+		results, err = apply.Plan(ctx, svc, svc.Store, doc, ids.New)
+	} else {
+		results, err = apply.Audited(ctx, svc, doc, ids.New, principalOf(ctx).actor())
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := applyView{DryRun: dry, File: file, Project: doc.Project, Objects: make([]applyObject, 0, len(results))}
+	for _, res := range results {
+		out.Objects = append(out.Objects, applyObject{Kind: res.Kind, Name: res.Name, Change: string(res.Change), Revision: res.Revision, Fields: res.Fields})
+		switch res.Change {
+		case catalog.Created:
+			out.Created++
+		case catalog.Updated:
+			out.Updated++
+		default:
+			out.Unchanged++
+		}
+	}
+	return out, nil
+}
+
+// fileError is one error of a definitions file at its place.
+type fileError struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+}
+
+// located is the place err points at in a definitions file, for the
+// error body; nil when it points at none.
+func located(err error) []fileError {
+	line, col, detail, ok := apply.Locate(err)
+	if !ok {
+		return nil
+	}
+	return []fileError{{Line: line, Column: col, Message: detail}}
+}
+
+// locatedText is the whole text of a definitions-file error: the outer
+// message alone would drop the cause at the line it names.
+func locatedText(err error) (string, bool) {
+	var le *apply.LocatedError
+	if !errors.As(err, &le) {
+		return "", false
+	}
+	return le.Error(), true
+}

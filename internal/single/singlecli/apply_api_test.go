@@ -1,0 +1,129 @@
+package singlecli
+
+import (
+	"database/sql"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An apply over the API validates as `ql apply` does, with the line and
+// column of an error in its JSON; a dry run returns the diff with the
+// changed fields and writes nothing; the apply publishes it with an audit
+// record of the token and address; only an admin token may apply; and `ql
+// apply --api-url` goes the same way. Not parallel: it sets $QL_TOKEN.
+func TestApplyOverTheAPIValidatesDiffsPublishesAndAudits(t *testing.T) {
+	for _, profile := range []string{"standalone", "edge"} {
+		t.Run(profile, func(t *testing.T) {
+			dir := t.TempDir()
+			if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", quietFile), "--data-dir", dir); code != 0 {
+				t.Fatalf("apply: %d %q %q", code, out, errOut)
+			}
+			admin, operator := newToken(t, dir, "admin", "admin"), newToken(t, dir, "op", "operate")
+			base := serveAPI(t, dir, profile)
+			db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			audits := func() int {
+				t.Helper()
+				var n int
+				if err := db.QueryRow(`SELECT count(*) FROM publish_audit`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			changed := strings.Replace(quietFile, "0 0 1 1 *", "0 0 1 2 *", 1)
+
+			if st, body := call(t, "POST", base+"/api/v1/apply?dryRun=true", operator, changed); st != 403 {
+				t.Fatalf("apply with an operate token: %d %v", st, body)
+			}
+			st, body := call(t, "POST", base+"/api/v1/apply?dryRun=true&file=api.yaml", admin, changed)
+			objects, _ := body["objects"].([]any)
+			if st != 200 || body["dryRun"] != true || body["updated"] != 1.0 || body["unchanged"] != 2.0 || len(objects) != 3 {
+				t.Fatalf("dry run: %d %v", st, body)
+			}
+			if tr := objects[2].(map[string]any); tr["name"] != "yearly" || tr["change"] != "updated" || tr["revision"] != 2.0 ||
+				len(tr["fields"].([]any)) != 1 || tr["fields"].([]any)[0] != "cron.expression" {
+				t.Fatalf("dry run's trigger %v; want revision 2 changing cron.expression", tr)
+			}
+			if n := audits(); n != 0 {
+				t.Fatalf("a dry run wrote %d audit records", n)
+			}
+
+			bad := strings.Replace(changed, "    timezone: UTC", "    timezone: UTC\n    colour: red", 1)
+			st, body = call(t, "POST", base+"/api/v1/apply?file=api.yaml", admin, bad)
+			e, _ := body["error"].(map[string]any)
+			errs, _ := e["errors"].([]any)
+			if st != 400 || e["code"] != "invalid" || !strings.HasPrefix(e["message"].(string), "api.yaml:10: ") || len(errs) != 1 {
+				t.Fatalf("invalid file: %d %v; want 400 at api.yaml:10", st, body)
+			}
+			if at := errs[0].(map[string]any); at["line"] != 10.0 || at["column"] != 5.0 || !strings.Contains(at["message"].(string), "colour") {
+				t.Fatalf("error place %v; want line 10, column 5, naming the field", at)
+			}
+
+			st, body = call(t, "POST", base+"/api/v1/apply", admin, changed)
+			if st != 200 || body["dryRun"] != false || body["updated"] != 1.0 {
+				t.Fatalf("apply: %d %v", st, body)
+			}
+			var actor, project, summary string
+			if err := db.QueryRow(`SELECT actor, project, summary FROM publish_audit`).Scan(&actor, &project, &summary); err != nil ||
+				actor != "api:admin@127.0.0.1" || project != "api" || summary != "updated trigger yearly (cron.expression)" {
+				t.Fatalf("audit record %q %q %q %v", actor, project, summary, err)
+			}
+			if st, body = call(t, "POST", base+"/api/v1/apply", admin, changed); st != 200 || body["unchanged"] != 3.0 || audits() != 1 {
+				t.Fatalf("applying again: %d %v, %d audit records; want all unchanged and no new record", st, body, audits())
+			}
+
+			t.Setenv("QL_DATA_DIR", "")
+			t.Setenv("QL_TOKEN", admin)
+			back := writeFile(t, dir, "back.yaml", quietFile)
+			code, out, errOut := ql(t, "apply", "--dry-run", "-f", back, "--api-url", base)
+			if code != 0 || !strings.Contains(out, "trigger yearly: would update cron.expression (revision 3)") || !strings.Contains(out, "dry run, nothing written") {
+				t.Fatalf("apply --dry-run --api-url: %d %q %q", code, out, errOut)
+			}
+			if code, out, errOut := ql(t, "apply", "-f", back, "--api-url", base); code != 0 || !strings.Contains(out, "trigger yearly: updated (revision 3)") {
+				t.Fatalf("apply --api-url: %d %q %q", code, out, errOut)
+			}
+			t.Setenv("QL_TOKEN", operator)
+			if code, _, errOut := ql(t, "apply", "-f", back, "--api-url", base); code != 1 || !strings.Contains(errOut, "needs a token of scope admin") {
+				t.Fatalf("apply --api-url with an operate token: %d %q", code, errOut)
+			}
+		})
+	}
+}
+
+// Without a metrics listener of its own, a server serves /metrics on the
+// API's, to a read token only.
+func TestMetricsAreServedOnTheAPIListenerToAReadToken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	reader := newToken(t, dir, "reader", "read")
+	base := serveAPI(t, dir, "standalone")
+	scrape := func(token string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest("GET", base+"/metrics", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if st, _ := scrape(""); st != 401 {
+		t.Fatalf("/metrics without a token: %d", st)
+	}
+	if st, text := scrape(reader); st != 200 || !strings.Contains(text, `qinglong_info{profile="standalone"} 1`) {
+		t.Fatalf("/metrics with a read token: %d %q", st, text)
+	}
+}
