@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -36,6 +37,12 @@ type Config struct {
 	Triggers schedule.StatusReader
 	Detail   schedule.DetailReader
 	Tokens   apitoken.Authenticator
+	// Users signs console accounts in; nil where the server has none (the
+	// sign-in page then offers only the token).
+	Users account.Authenticator
+	// TokenAdmin lists, creates and revokes tokens on the tokens page;
+	// nil where the server's role cannot (the page is then not offered).
+	TokenAdmin apitoken.Manager
 	// Pauser, Cancel and Manual are nil where the server cannot pause,
 	// cancel or run now; the console then offers no such button.
 	Pauser schedule.Pauser
@@ -104,14 +111,20 @@ var routes = []route{
 	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }},
 	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
 	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
+	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }},
+	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }},
+	{http.MethodPost, "/tokens/{name}/revoke", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenRevoke }},
 }
 
-// session is one signed-in browser. It keeps the token's digest, not the
-// token, and looks the token up again on every request so a revoked or
-// expired token ends its sessions at once.
+// session is one signed-in browser, of a token or of a user account. A
+// token's session keeps the token's digest, not the token; a user's keeps
+// the account's id. Either is looked up again on every request, so a
+// revoked or expired token, or a disabled or deleted user, ends its
+// sessions at once.
 type session struct {
 	id, csrf  string
 	digest    []byte
+	userID    string
 	name      string
 	scope     apitoken.Scope
 	expiresMs int64
@@ -125,6 +138,7 @@ type Console struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	throttle *throttle
 }
 
 // New returns the console handler.
@@ -138,7 +152,7 @@ func New(cfg Config) *Console {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{}}
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{}, throttle: newThrottle()}
 	byPattern := map[string]map[string]http.HandlerFunc{}
 	var order []string
 	for _, rt := range routes {
@@ -252,12 +266,25 @@ func (c *Console) session(r *http.Request) *session {
 	if !ok {
 		return nil
 	}
-	t, err := c.cfg.Tokens.TokenByDigest(r.Context(), s.digest)
-	if err != nil || t.StateAt(now) != apitoken.StateActive {
+	if !c.stillValid(r.Context(), s, now) {
 		c.drop(s.id)
 		return nil
 	}
 	return s
+}
+
+// stillValid looks a session's token or user up again; a user's role may
+// only narrow what the session was given at sign-in.
+func (c *Console) stillValid(ctx context.Context, s *session, now int64) bool {
+	if s.userID != "" {
+		if c.cfg.Users == nil {
+			return false
+		}
+		u, err := c.cfg.Users.UserByID(ctx, s.userID)
+		return err == nil && u.State() == account.StateActive && u.Role.Scope().Allows(s.scope)
+	}
+	t, err := c.cfg.Tokens.TokenByDigest(ctx, s.digest)
+	return err == nil && t.StateAt(now) == apitoken.StateActive
 }
 
 func (c *Console) drop(id string) {
@@ -266,10 +293,10 @@ func (c *Console) drop(id string) {
 	c.mu.Unlock()
 }
 
-// start records a new session for a token and sets its cookie.
-func (c *Console) start(w http.ResponseWriter, t apitoken.Token, digest []byte) {
+// start records a new session (of a token or a user) and sets its cookie.
+func (c *Console) start(w http.ResponseWriter, s *session) {
 	now := c.cfg.NowMs()
-	s := &session{id: randomID(), csrf: randomID(), digest: digest, name: t.Name, scope: t.Scope, expiresMs: now + c.cfg.SessionTTL.Milliseconds()}
+	s.id, s.csrf, s.expiresMs = randomID(), randomID(), now+c.cfg.SessionTTL.Milliseconds()
 	c.mu.Lock()
 	if len(c.sessions) >= maxSessions {
 		for id, old := range c.sessions {
@@ -291,17 +318,25 @@ func (c *Console) cookie(name, value, path string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.cfg.Secure} //nolint:gosec // G124: Secure follows TLS, see above
 }
 
-// actor is the audit trail's "who, from where" of a console action.
+// actor is the audit trail's "who, from where" of a console action:
+// console:user:NAME@ADDRESS or console:token:NAME@ADDRESS.
 func (s *session) actor(r *http.Request) string {
-	addr := r.RemoteAddr
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		addr = h
+	kind := "token:"
+	if s.userID != "" {
+		kind = "user:"
 	}
-	a := "console:" + s.name + "@" + addr
+	a := "console:" + kind + s.name + "@" + remoteHost(r)
 	if len(a) > 128 {
 		a = a[:128]
 	}
 	return a
+}
+
+func remoteHost(r *http.Request) string {
+	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return h
+	}
+	return r.RemoteAddr
 }
 
 func serveAsset(w http.ResponseWriter, r *http.Request, _ *session) {
@@ -318,10 +353,11 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session)
 func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg string, status int) {
 	v := randomID()
 	http.SetCookie(w, c.cookie(signinCookie, v, "/signin", 0))
-	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg})
+	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil})
 }
 
-// signin checks the token with the token store and starts a session.
+// signin checks a user's password or a token, throttled per address (and
+// per user name), and starts a session.
 func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	ck, err := r.Cookie(signinCookie)
@@ -329,9 +365,20 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		http.Error(w, "the sign-in form is missing its CSRF token; reload the sign-in page", http.StatusForbidden)
 		return
 	}
-	raw := strings.TrimSpace(r.PostFormValue("token"))
 	l := lang(r)
+	addr := remoteHost(r)
+	name := strings.TrimSpace(r.PostFormValue("user"))
+	if !c.throttle.allowed(addr, name) {
+		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
+		return
+	}
+	if name != "" {
+		c.signinUser(w, r, name, addr)
+		return
+	}
+	raw := strings.TrimSpace(r.PostFormValue("token"))
 	if !apitoken.LooksLikeToken(raw) {
+		c.throttle.failed(addr, "")
 		c.renderSignin(w, r, tr(l, "err.malformed"), http.StatusUnauthorized)
 		return
 	}
@@ -343,10 +390,11 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	if err != nil || t.StateAt(c.cfg.NowMs()) != apitoken.StateActive {
+		c.throttle.failed(addr, "")
 		c.renderSignin(w, r, tr(l, "err.unknown"), http.StatusUnauthorized)
 		return
 	}
-	c.start(w, t, digest)
+	c.start(w, &session{digest: digest, name: t.Name, scope: t.Scope})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

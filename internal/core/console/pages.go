@@ -32,13 +32,17 @@ const (
 type page struct {
 	Lang, CSRF, Token string
 	CanOperate        bool
-	Data              any
+	// ShowTokens offers the tokens page: an admin session on a server
+	// that can manage tokens.
+	ShowTokens bool
+	Data       any
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
 	p := page{Lang: lang(r), Data: data}
 	if s != nil {
 		p.CSRF, p.Token, p.CanOperate = s.csrf, s.name, s.scope.Allows(apitoken.Operate)
+		p.ShowTokens = s.scope.Allows(apitoken.Admin) && c.cfg.TokenAdmin != nil
 	}
 	var buf bytes.Buffer
 	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
