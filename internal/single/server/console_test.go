@@ -24,6 +24,7 @@ import (
 // fires once a year (so only "run now" runs it) and a token per scope.
 type consoleSite struct {
 	srv       *Server
+	dir       string
 	base      string
 	triggerID string
 	tokens    map[apitoken.Scope]string
@@ -59,7 +60,7 @@ func startConsoleSite(t testing.TB) *consoleSite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	site := &consoleSite{triggerID: tg.TriggerID, tokens: map[apitoken.Scope]string{}}
+	site := &consoleSite{dir: dir, triggerID: tg.TriggerID, tokens: map[apitoken.Scope]string{}}
 	for _, s := range apitoken.Scopes {
 		secret, _, err := apitoken.Create(t.Context(), b.Store, ids.New(), "console-"+string(s), s, 0)
 		if err != nil {
