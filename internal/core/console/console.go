@@ -51,6 +51,12 @@ type Config struct {
 	// ReadLog copies an attempt's output from offset on to w; nil where
 	// the server cannot read logs (the page then shows none).
 	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
+	// Monitor reads the due, unclaimed schedule rows for the overview's
+	// backlog (bounded by limit); nil hides it.
+	Monitor func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error)
+	// Workers lists the remote workers (the cluster); nil on profiles
+	// without them, which then have no workers page.
+	Workers func(ctx context.Context) ([]Worker, error)
 	// Secure marks the session cookie Secure: set it when serving TLS.
 	Secure bool
 	// SessionTTL is how long a session lasts after sign-in (default
@@ -111,6 +117,7 @@ var routes = []route{
 	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }},
 	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
 	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
+	{http.MethodGet, "/workers", apitoken.Read, func(c *Console) handlerFunc { return c.workers }},
 	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }},
 	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }},
 	{http.MethodPost, "/tokens/{name}/revoke", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenRevoke }},

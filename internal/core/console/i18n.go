@@ -32,6 +32,8 @@ var messages = map[string]map[string]string{
 		"tok.new": "New token", "tok.create": "Create token", "tok.list": "All tokens", "tok.revoke": "Revoke",
 		"tok.created": "Token created", "tok.once": "Copy it now: it is shown only this once and is not stored.",
 		"tok.help": "Expiry in whole days (90d) or a duration (12h); empty never expires.",
+		"health":   "Admission", "lag": "Admission lag (runs of the last 24 hours)", "backlog": "Backlog (due schedule rows not yet taken)",
+		"oldest": "oldest due", "workers": "Workers", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -52,6 +54,8 @@ var messages = map[string]map[string]string{
 		"tok.new": "新建令牌", "tok.create": "创建令牌", "tok.list": "全部令牌", "tok.revoke": "吊销",
 		"tok.created": "令牌已创建", "tok.once": "请立即复制：它只显示这一次，且不会被保存。",
 		"tok.help": "有效期为整天数（90d）或时长（12h）；留空则永不过期。",
+		"health":   "准入", "lag": "准入延迟（最近 24 小时的运行）", "backlog": "积压（已到期尚未处理的计划）",
+		"oldest": "最早到期", "workers": "执行节点", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳",
 	},
 }
 

@@ -35,7 +35,9 @@ type page struct {
 	// ShowTokens offers the tokens page: an admin session on a server
 	// that can manage tokens.
 	ShowTokens bool
-	Data       any
+	// ShowWorkers offers the workers page (the cluster).
+	ShowWorkers bool
+	Data        any
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
@@ -43,6 +45,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if s != nil {
 		p.CSRF, p.Token, p.CanOperate = s.csrf, s.name, s.scope.Allows(apitoken.Operate)
 		p.ShowTokens = s.scope.Allows(apitoken.Admin) && c.cfg.TokenAdmin != nil
+		p.ShowWorkers = c.cfg.Workers != nil
 	}
 	var buf bytes.Buffer
 	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
@@ -80,6 +83,9 @@ type overviewData struct {
 	Counted  int
 	Failures []run.Run
 	Next     []schedule.TriggerStatus
+	Lag      *lag
+	Backlog  *backlog
+	Fleet    *fleet
 }
 
 type stateCount struct {
@@ -110,6 +116,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 		d.ByState = append(d.ByState, stateCount{st, n})
 	}
 	slices.SortFunc(d.ByState, func(a, b stateCount) int { return cmp.Compare(a.State, b.State) })
+	d.Lag, d.Backlog, d.Fleet = admissionLag(recent, since), c.backlog(ctx), c.fleet(ctx)
 	if d.Failures, _, err = c.cfg.Runs.RunList(ctx, run.ListParams{State: run.Failed, Limit: 10}); err != nil {
 		c.fail(w, err)
 		return
