@@ -54,12 +54,12 @@ func readPassword(cmd *cobra.Command, fromStdin bool) (string, error) {
 		return p, account.CheckPassword(p)
 	}
 	f, ok := in.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) { //nolint:gosec // G115: a file descriptor fits an int
+	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return "", Usagef("standard input is not a terminal: pipe the password with --password-stdin")
 	}
 	ask := func(prompt string) (string, error) {
 		fmt.Fprint(cmd.ErrOrStderr(), prompt)
-		b, err := term.ReadPassword(int(f.Fd())) //nolint:gosec // G115: a file descriptor fits an int
+		b, err := term.ReadPassword(int(f.Fd()))
 		fmt.Fprintln(cmd.ErrOrStderr())
 		return string(b), err
 	}
