@@ -15,6 +15,7 @@ import (
 var edgePackages = []string{
 	"cmd/ql-edge",
 	"examples",
+	"internal/core/account",
 	"internal/core/apitoken",
 	"internal/core/apply",
 	"internal/core/catalog",
@@ -46,7 +47,7 @@ var edgePackages = []string{
 
 // edgeModules are the third-party modules the edge binary may link: the
 // pure-Go SQLite driver and what it needs, the CLI, YAML and cron parsing,
-// and the API's rate limiter.
+// the API's rate limiter, console passwords' Argon2id and terminal prompt,
 // and the Prometheus client with what it needs (its exposition model is
 // protobuf; about 2.5 MB of a stripped edge binary).
 // No PostgreSQL driver (github.com/jackc/...) belongs here.
@@ -67,7 +68,9 @@ var edgeModules = []string{
 	"github.com/spf13/cobra",
 	"github.com/spf13/pflag",
 	"go.yaml.in/yaml/v3",
+	"golang.org/x/crypto",
 	"golang.org/x/sys",
+	"golang.org/x/term",
 	"golang.org/x/time",
 	"google.golang.org/protobuf",
 	"modernc.org/libc",

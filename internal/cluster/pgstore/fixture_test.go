@@ -77,6 +77,8 @@ func (s *store) fixture() storetest.Fixture {
 		NowMs:        s.runtime.NowMs,
 		Pauser:       s.runtime,
 		Tokens:       s.admin,
+		Users:        s.admin,
+		UserAuth:     s.runtime,
 		Cancel:       s.runtime.CancelRun,
 		Auth:         s.runtime,
 		Detail:       s.runtime,
@@ -223,6 +225,11 @@ func TestRunReaderConformance(t *testing.T) {
 func TestTokenConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunTokens(t, newFixture)
+}
+
+func TestUserConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunUsers(t, newFixture)
 }
 
 func TestNotifyConformance(t *testing.T) {

@@ -112,6 +112,11 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// or revocation.
 	"api_tokens":      {RoleAdmin: {"SELECT", "INSERT", "UPDATE"}, RoleRuntime: {"SELECT"}},
 	"api_token_usage": {RoleAdmin: {"SELECT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// An admin creates, disables and deletes console accounts and sets
+	// their passwords; the runtime, which serves the console, reads them to
+	// sign users in and writes only the time of a sign-in (columnGrants),
+	// so it can never change a role, a password or a disabled account.
+	"console_users": {RoleAdmin: {"SELECT", "INSERT", "UPDATE", "DELETE"}, RoleRuntime: {"SELECT"}},
 	// The runtime writes notifications with the state changes causing
 	// them, claims, marks and (`ql notifications retry`, with the runtime
 	// role's URL as `ql runs`) retries them; nobody deletes one.
@@ -131,6 +136,8 @@ var tableGrants = map[string]map[RoleKind][]string{
 var columnGrants = map[string]map[RoleKind]map[string][]string{
 	"runs":     {RoleMaintenance: {"finished_at_ms": {"UPDATE"}}},
 	"attempts": {RoleMaintenance: {"log_bytes": {"UPDATE"}}},
+	// A console sign-in records its time and nothing else.
+	"console_users": {RoleRuntime: {"last_signin_at_ms": {"UPDATE"}}},
 }
 
 // grantedTables lists the matrix's tables in a fixed order.

@@ -147,3 +147,34 @@ func TestOnlyTheMaintenanceRoleDeletesRunsAndItWritesNothingElse(t *testing.T) {
 		}
 	}
 }
+
+// A replica (runtime role) reads console users and writes only the time of
+// a sign-in: never a role, a password, a disabled state, a new user or a
+// deletion; the admin role manages them.
+func TestTheRuntimeRoleWritesOnlyTheSigninTimeOfConsoleUsers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	rt := e.conn(t, RoleRuntime)
+	for _, q := range []string{
+		"SELECT * FROM qinglong.console_users LIMIT 0",
+		"UPDATE qinglong.console_users SET last_signin_at_ms = 1 WHERE false",
+	} {
+		if _, err := rt.Exec(t.Context(), q); err != nil {
+			t.Errorf("runtime %q: %v, want allowed", q, err)
+		}
+	}
+	for _, q := range []string{
+		"UPDATE qinglong.console_users SET role = 'owner' WHERE false",
+		"UPDATE qinglong.console_users SET password_hash = password_hash WHERE false",
+		"UPDATE qinglong.console_users SET disabled_at_ms = NULL WHERE false",
+		"INSERT INTO qinglong.console_users (id) SELECT NULL WHERE false",
+		"DELETE FROM qinglong.console_users WHERE false",
+	} {
+		if _, err := rt.Exec(t.Context(), q); sqlState(err) != stateInsufficientPriv {
+			t.Errorf("runtime %q: %v, want permission denied", q, err)
+		}
+	}
+	if _, err := e.conn(t, RoleAdmin).Exec(t.Context(), "DELETE FROM qinglong.console_users WHERE false"); err != nil {
+		t.Errorf("admin DELETE FROM console_users: %v, want allowed", err)
+	}
+}

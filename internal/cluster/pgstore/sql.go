@@ -192,6 +192,18 @@ var (
 	sqlTokenTouch    = stmt("TokenTouch")
 )
 
+// sql/users.sql: console user accounts.
+var (
+	sqlUserInsert      = stmt("UserInsert")
+	sqlUsersList       = stmt("UsersList")
+	sqlUserDisable     = stmt("UserDisable")
+	sqlUserDelete      = stmt("UserDelete")
+	sqlUserSetPassword = stmt("UserSetPassword")
+	sqlUserCredentials = stmt("UserCredentials")
+	sqlUserByID        = stmt("UserByID")
+	sqlUserSignedIn    = stmt("UserSignedIn")
+)
+
 // sql/notify.sql: the notification outbox.
 var (
 	sqlNotifyFacts     = stmt("NotifyFacts")

@@ -65,7 +65,17 @@ func (a *Admin) WorkerCreate(ctx context.Context, name string, labels map[string
 
 // WorkerList returns every worker by name.
 func (a *Admin) WorkerList(ctx context.Context) ([]WorkerInfo, error) {
-	rows, err := a.pool.Query(ctx, sqlWorkerList)
+	return listWorkers(ctx, a.pool)
+}
+
+// WorkerList returns every worker by name, for the console's workers page
+// (the runtime role reads workers and their sessions).
+func (s *Runtime) WorkerList(ctx context.Context) ([]WorkerInfo, error) {
+	return listWorkers(ctx, s.pool)
+}
+
+func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
+	rows, err := q.Query(ctx, sqlWorkerList)
 	if err != nil {
 		return nil, mapErr(err, "listing workers")
 	}

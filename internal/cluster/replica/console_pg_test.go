@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,6 +78,44 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	}
 	if resp, _ = get("/runs"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
 		t.Fatalf("after revocation /runs answered %d to %q, want 303 to /signin", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	// A user the admin role created signs in on the replica (which runs as
+	// the runtime role and records the sign-in), sees the cluster's
+	// overview and workers page, is offered no tokens page (the runtime
+	// role cannot manage tokens), and disabling it ends its session.
+	const pw = "correct horse battery"
+	cmd := exec.Command(bin, "users", "create", "web-owner", "--owner", "--password-stdin")
+	cmd.Env = append(os.Environ(), "QL_DATABASE_URL="+admin, "QL_HTTP_ADDR=")
+	cmd.Stdin = strings.NewReader(pw + "\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("users create: %v %q", err, out)
+	}
+	_, page = get("/signin")
+	if m = regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page); m == nil {
+		t.Fatalf("sign-in page without a CSRF field:\n%s", page)
+	}
+	if resp, err = c.PostForm(base+"/signin", url.Values{"csrf": {m[1]}, "user": {"web-owner"}, "password": {pw}}); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("user sign-in on a replica: %d", resp.StatusCode)
+	}
+	if _, page = get("/"); !strings.Contains(page, `id="fleet"`) || !strings.Contains(page, `id="backlog"`) || !strings.Contains(page, `href="/workers"`) || strings.Contains(page, `href="/tokens"`) {
+		t.Fatalf("the cluster overview lacks workers or backlog, or offers tokens:\n%s", page)
+	}
+	if resp, page = get("/workers"); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="workers"`) {
+		t.Fatalf("workers page: %d\n%s", resp.StatusCode, page)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "users", "list", "-o", "json"); code != 0 || !regexp.MustCompile(`"lastSigninAtMs": [0-9]+`).MatchString(out) {
+		t.Fatalf("users list after a replica's sign-in: exit %d %q", code, out)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "users", "disable", "web-owner"); code != 0 {
+		t.Fatalf("users disable: exit %d %q", code, out)
+	}
+	if resp, _ = get("/"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
+		t.Fatalf("after disabling the user / answered %d, want 303 to /signin", resp.StatusCode)
 	}
 }
 

@@ -57,6 +57,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		},
 		Pause:         adminPause{admin},
 		Tokens:        adminTokens{admin},
+		Users:         adminUsers{admin},
 		Detail:        runtimeDetail{rt},
 		Manual:        runtimeManual{rt},
 		Notifications: rt,

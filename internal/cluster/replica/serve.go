@@ -112,7 +112,7 @@ func (r *replica) listen() error {
 		cfg.Manual = liveManual{live}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
-		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
+		Pauser: cfg.Pauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
 	api := httpapi.NewHandler(cfg)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"io"
 	"os"
@@ -46,6 +47,9 @@ type Backend struct {
 	// Tokens creates, lists and revokes API tokens (`ql tokens`); nil
 	// when the profile cannot (a read-only open).
 	Tokens apitoken.Manager
+	// Users creates, lists, disables and deletes console accounts (`ql
+	// users`); nil when the profile cannot (a read-only open).
+	Users account.Manager
 	// Notifications lists and retries the notification outbox (`ql
 	// notifications`).
 	Notifications notify.Outbox
@@ -135,7 +139,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		return fillFromEnv(c)
 	}
 	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
-		tokensCommand(opts), notificationsCommand(opts), retentionCommand(opts))
+		tokensCommand(opts), usersCommand(opts), notificationsCommand(opts), retentionCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.

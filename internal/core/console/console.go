@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -37,6 +38,12 @@ type Config struct {
 	Triggers schedule.StatusReader
 	Detail   schedule.DetailReader
 	Tokens   apitoken.Authenticator
+	// Users signs console accounts in; nil where the server has none (the
+	// sign-in page then offers only the token).
+	Users account.Authenticator
+	// TokenAdmin lists, creates and revokes tokens on the tokens page;
+	// nil where the server's role cannot (the page is then not offered).
+	TokenAdmin apitoken.Manager
 	// Pauser, Cancel and Manual are nil where the server cannot pause,
 	// cancel or run now; the console then offers no such button.
 	Pauser schedule.Pauser
@@ -51,6 +58,12 @@ type Config struct {
 	// ReadLog copies an attempt's output from offset on to w; nil where
 	// the server cannot read logs (the page then shows none).
 	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
+	// Monitor reads the due, unclaimed schedule rows for the overview's
+	// backlog (bounded by limit); nil hides it.
+	Monitor func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error)
+	// Workers lists the remote workers (the cluster); nil on profiles
+	// without them, which then have no workers page.
+	Workers func(ctx context.Context) ([]Worker, error)
 	// Secure marks the session cookie Secure: set it when serving TLS.
 	Secure bool
 	// SessionTTL is how long a session lasts after sign-in (default
@@ -116,14 +129,21 @@ var routes = []route{
 	{http.MethodGet, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.definitions }},
 	{http.MethodPost, "/definitions/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.previewDefinitions }},
 	{http.MethodPost, "/definitions/apply", apitoken.Admin, func(c *Console) handlerFunc { return c.applyDefinitions }},
+	{http.MethodGet, "/workers", apitoken.Read, func(c *Console) handlerFunc { return c.workers }},
+	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }},
+	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }},
+	{http.MethodPost, "/tokens/{name}/revoke", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenRevoke }},
 }
 
-// session is one signed-in browser. It keeps the token's digest, not the
-// token, and looks the token up again on every request so a revoked or
-// expired token ends its sessions at once.
+// session is one signed-in browser, of a token or of a user account. A
+// token's session keeps the token's digest, not the token; a user's keeps
+// the account's id. Either is looked up again on every request, so a
+// revoked or expired token, or a disabled or deleted user, ends its
+// sessions at once.
 type session struct {
 	id, csrf  string
 	digest    []byte
+	userID    string
 	name      string
 	scope     apitoken.Scope
 	expiresMs int64
@@ -137,6 +157,7 @@ type Console struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	throttle *throttle
 }
 
 // New returns the console handler.
@@ -150,7 +171,7 @@ func New(cfg Config) *Console {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{}}
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{}, throttle: newThrottle()}
 	byPattern := map[string]map[string]http.HandlerFunc{}
 	var order []string
 	for _, rt := range routes {
@@ -268,12 +289,25 @@ func (c *Console) session(r *http.Request) *session {
 	if !ok {
 		return nil
 	}
-	t, err := c.cfg.Tokens.TokenByDigest(r.Context(), s.digest)
-	if err != nil || t.StateAt(now) != apitoken.StateActive {
+	if !c.stillValid(r.Context(), s, now) {
 		c.drop(s.id)
 		return nil
 	}
 	return s
+}
+
+// stillValid looks a session's token or user up again; a user's role may
+// only narrow what the session was given at sign-in.
+func (c *Console) stillValid(ctx context.Context, s *session, now int64) bool {
+	if s.userID != "" {
+		if c.cfg.Users == nil {
+			return false
+		}
+		u, err := c.cfg.Users.UserByID(ctx, s.userID)
+		return err == nil && u.State() == account.StateActive && u.Role.Scope().Allows(s.scope)
+	}
+	t, err := c.cfg.Tokens.TokenByDigest(ctx, s.digest)
+	return err == nil && t.StateAt(now) == apitoken.StateActive
 }
 
 func (c *Console) drop(id string) {
@@ -282,10 +316,10 @@ func (c *Console) drop(id string) {
 	c.mu.Unlock()
 }
 
-// start records a new session for a token and sets its cookie.
-func (c *Console) start(w http.ResponseWriter, t apitoken.Token, digest []byte) {
+// start records a new session (of a token or a user) and sets its cookie.
+func (c *Console) start(w http.ResponseWriter, s *session) {
 	now := c.cfg.NowMs()
-	s := &session{id: randomID(), csrf: randomID(), digest: digest, name: t.Name, scope: t.Scope, expiresMs: now + c.cfg.SessionTTL.Milliseconds()}
+	s.id, s.csrf, s.expiresMs = randomID(), randomID(), now+c.cfg.SessionTTL.Milliseconds()
 	c.mu.Lock()
 	if len(c.sessions) >= maxSessions {
 		for id, old := range c.sessions {
@@ -307,17 +341,25 @@ func (c *Console) cookie(name, value, path string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.cfg.Secure} //nolint:gosec // G124: Secure follows TLS, see above
 }
 
-// actor is the audit trail's "who, from where" of a console action.
+// actor is the audit trail's "who, from where" of a console action:
+// console:user:NAME@ADDRESS or console:token:NAME@ADDRESS.
 func (s *session) actor(r *http.Request) string {
-	addr := r.RemoteAddr
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		addr = h
+	kind := "token:"
+	if s.userID != "" {
+		kind = "user:"
 	}
-	a := "console:" + s.name + "@" + addr
+	a := "console:" + kind + s.name + "@" + remoteHost(r)
 	if len(a) > 128 {
 		a = a[:128]
 	}
 	return a
+}
+
+func remoteHost(r *http.Request) string {
+	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return h
+	}
+	return r.RemoteAddr
 }
 
 func serveAsset(w http.ResponseWriter, r *http.Request, _ *session) {
@@ -334,10 +376,11 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session)
 func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg string, status int) {
 	v := randomID()
 	http.SetCookie(w, c.cookie(signinCookie, v, "/signin", 0))
-	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg})
+	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil})
 }
 
-// signin checks the token with the token store and starts a session.
+// signin checks a user's password or a token, throttled per address (and
+// per user name), and starts a session.
 func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	ck, err := r.Cookie(signinCookie)
@@ -345,9 +388,20 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		http.Error(w, "the sign-in form is missing its CSRF token; reload the sign-in page", http.StatusForbidden)
 		return
 	}
-	raw := strings.TrimSpace(r.PostFormValue("token"))
 	l := lang(r)
+	addr := remoteHost(r)
+	name := strings.TrimSpace(r.PostFormValue("user"))
+	if !c.throttle.allowed(addr, name) {
+		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
+		return
+	}
+	if name != "" {
+		c.signinUser(w, r, name, addr)
+		return
+	}
+	raw := strings.TrimSpace(r.PostFormValue("token"))
 	if !apitoken.LooksLikeToken(raw) {
+		c.throttle.failed(addr, "")
 		c.renderSignin(w, r, tr(l, "err.malformed"), http.StatusUnauthorized)
 		return
 	}
@@ -359,10 +413,11 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	if err != nil || t.StateAt(c.cfg.NowMs()) != apitoken.StateActive {
+		c.throttle.failed(addr, "")
 		c.renderSignin(w, r, tr(l, "err.unknown"), http.StatusUnauthorized)
 		return
 	}
-	c.start(w, t, digest)
+	c.start(w, &session{digest: digest, name: t.Name, scope: t.Scope})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

@@ -3,6 +3,7 @@ package console
 import (
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -68,5 +69,26 @@ func TestBothLanguagesHaveEveryMessage(t *testing.T) {
 		if messages["en"][key] == "" {
 			t.Errorf("English lacks %q", key)
 		}
+	}
+}
+
+// The admission lag is measured on the recent Runs of the window only,
+// from their jittered due time, leaving out Runs created before it (run
+// now).
+func TestAdmissionLagIsMeasuredFromTheDueTimeOfRecentRuns(t *testing.T) {
+	var runs []run.Run
+	for i := range 100 {
+		runs = append(runs, run.Run{ScheduledForMs: 10_000, DueAtMs: 10_000, CreatedAtMs: 10_000 + int64(i+1)*10})
+	}
+	runs = append(runs,
+		run.Run{ScheduledForMs: 20_000, CreatedAtMs: 19_000},    // run now
+		run.Run{ScheduledForMs: 1_000, CreatedAtMs: 5_000},      // before the window
+		run.Run{ScheduledForMs: 9_000, CreatedAtMs: 10_000 + 2}) // no DueAtMs: its scheduled time
+	got := admissionLag(runs, 9_500)
+	if got == nil || got.N != 101 || got.P50 != 510*time.Millisecond || got.P99 != time.Second {
+		t.Fatalf("lag %+v, want 101 runs, p50 510ms, p99 1s", got)
+	}
+	if admissionLag(nil, 0) != nil {
+		t.Fatal("a lag without runs")
 	}
 }

@@ -35,7 +35,12 @@ type page struct {
 	CanAdmin          bool
 	// CanEnable: the token is admin and the server can publish (enable.go).
 	CanEnable bool
-	Data      any
+	// ShowTokens offers the tokens page: an admin session on a server
+	// that can manage tokens.
+	ShowTokens bool
+	// ShowWorkers offers the workers page (the cluster).
+	ShowWorkers bool
+	Data        any
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
@@ -43,6 +48,8 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if s != nil {
 		p.CSRF, p.Token, p.CanOperate, p.CanAdmin = s.csrf, s.name, s.scope.Allows(apitoken.Operate), s.scope.Allows(apitoken.Admin)
 		p.CanEnable = c.cfg.Enabler != nil && s.scope.Allows(apitoken.Admin)
+		p.ShowTokens = s.scope.Allows(apitoken.Admin) && c.cfg.TokenAdmin != nil
+		p.ShowWorkers = c.cfg.Workers != nil
 	}
 	var buf bytes.Buffer
 	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
@@ -80,6 +87,9 @@ type overviewData struct {
 	Counted  int
 	Failures []run.Run
 	Next     []schedule.TriggerStatus
+	Lag      *lag
+	Backlog  *backlog
+	Fleet    *fleet
 }
 
 type stateCount struct {
@@ -110,6 +120,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 		d.ByState = append(d.ByState, stateCount{st, n})
 	}
 	slices.SortFunc(d.ByState, func(a, b stateCount) int { return cmp.Compare(a.State, b.State) })
+	d.Lag, d.Backlog, d.Fleet = admissionLag(recent, since), c.backlog(ctx), c.fleet(ctx)
 	if d.Failures, _, err = c.cfg.Runs.RunList(ctx, run.ListParams{State: run.Failed, Limit: 10}); err != nil {
 		c.fail(w, err)
 		return

@@ -103,8 +103,15 @@ type Handler struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
 // Stats are the handler's authentication counters.
+// The console's failed and throttled sign-ins count with the API's.
 func (h *Handler) Stats() Stats {
-	return Stats{AuthFailures: h.g.authFailures.Load(), AuthThrottled: h.g.authThrottled.Load(), RateLimited: h.g.rateLimited.Load()}
+	st := Stats{AuthFailures: h.g.authFailures.Load(), AuthThrottled: h.g.authThrottled.Load(), RateLimited: h.g.rateLimited.Load()}
+	if c, ok := h.a.Console.(interface{ AuthStats() (uint64, uint64) }); ok {
+		failures, throttled := c.AuthStats()
+		st.AuthFailures += failures
+		st.AuthThrottled += throttled
+	}
+	return st
 }
 
 func (l Limits) withDefaults() Limits {

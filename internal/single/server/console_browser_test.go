@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/testkit/browsertest"
 )
 
@@ -92,5 +95,37 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	browsertest.Step(t, ctx, "refused without a session", chromedp.Navigate(b+"/runs"), chromedp.WaitVisible(chromedp.ID("token")))
 	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin") {
 		t.Fatalf("without a session /runs led to %s, want /signin", loc)
+	}
+
+	createOwner(t, site.dir, "ursula", ownerPassword)
+	browsertest.Step(t, ctx, "sign in as a user made by `ql users create --owner`", chromedp.EmulateViewport(1024, 768),
+		chromedp.Navigate(b+"/signin?lang=en"), chromedp.WaitVisible(chromedp.ID("user")),
+		chromedp.SendKeys(chromedp.ID("user"), "ursula"),
+		chromedp.SendKeys(chromedp.ID("password"), ownerPassword),
+		chromedp.Click(chromedp.ID("signin-user")),
+		browsertest.WaitText("main h1", "Overview"))
+	browsertest.Step(t, ctx, "open the tokens page", chromedp.Click(chromedp.ID("nav-tokens")),
+		browsertest.WaitText("main h1", "Tokens"),
+		browsertest.WaitText("#tokens", "console-admin"))
+}
+
+// createOwner runs `ql users create NAME --owner --password-stdin` against
+// the site's database.
+func createOwner(t *testing.T, dir, name, password string) {
+	t.Helper()
+	root := cli.NewRoot(cli.Options{Binary: "ql", OpenSQLite: func(ctx context.Context, dsn string) (*cli.Backend, error) {
+		b, err := OpenBackend(ctx, dsn)
+		if err != nil {
+			return nil, err
+		}
+		return &cli.Backend{Users: b.Store, Close: b.Close}, nil
+	}})
+	var out bytes.Buffer
+	root.SetArgs([]string{"users", "create", name, "--owner", "--password-stdin", "--data-dir", dir})
+	root.SetIn(strings.NewReader(password + "\n"))
+	root.SetOut(&out)
+	root.SetErr(&out)
+	if err := root.ExecuteContext(t.Context()); err != nil || !strings.Contains(out.String(), "role owner") {
+		t.Fatalf("ql users create --owner: %v %s", err, out.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -23,10 +24,16 @@ import (
 // fires once a year (so only "run now" runs it) and a token per scope.
 type consoleSite struct {
 	srv       *Server
+	dir       string
 	base      string
 	triggerID string
 	tokens    map[apitoken.Scope]string
+	// owner is the name of an account of role owner whose password is
+	// ownerPassword.
+	owner string
 }
+
+const ownerPassword = "correct horse battery"
 
 // slowScript prints a numbered line every 100ms for half a minute: long
 // enough to watch live and to cancel.
@@ -53,13 +60,17 @@ func startConsoleSite(t testing.TB) *consoleSite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	site := &consoleSite{triggerID: tg.TriggerID, tokens: map[apitoken.Scope]string{}}
+	site := &consoleSite{dir: dir, triggerID: tg.TriggerID, tokens: map[apitoken.Scope]string{}}
 	for _, s := range apitoken.Scopes {
 		secret, _, err := apitoken.Create(t.Context(), b.Store, ids.New(), "console-"+string(s), s, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		site.tokens[s] = secret
+	}
+	site.owner = "olivia"
+	if _, err := account.Create(t.Context(), b.Store, ids.New(), site.owner, account.Owner, ownerPassword); err != nil {
+		t.Fatal(err)
 	}
 	b.Close()
 	srv, err := Start(t.Context(), Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
@@ -126,6 +137,7 @@ func (s *consoleSite) signIn(t testing.TB, c *http.Client, token string) string 
 
 func concrete(pattern, id string) string {
 	p := strings.ReplaceAll(pattern, "{id}", id)
+	p = strings.ReplaceAll(p, "{name}", "console-read")
 	p = strings.ReplaceAll(p, "{$}", "")
 	if p == "/assets/" {
 		p += "app.css"

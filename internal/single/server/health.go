@@ -41,6 +41,7 @@ func (s *Server) listen() error {
 		cfg.Manual = m
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
+		Users: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
 		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Secure: tlsCfg != nil, Log: s.cfg.Logger,
 		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
 			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)

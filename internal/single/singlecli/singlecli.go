@@ -44,7 +44,7 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 		return nil, err
 	}
 	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun,
-		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Notifications: b.Store,
+		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone),
 		Close: b.Close}, nil
 }

@@ -134,6 +134,8 @@ func (e *env) fixture() storetest.Fixture {
 		NowMs:        func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
 		Pauser:       e.store,
 		Tokens:       e.store,
+		Users:        e.store,
+		UserAuth:     e.store,
 		Cancel:       e.store.CancelRun,
 		Auth:         e.store,
 		Detail:       e.store,
@@ -261,6 +263,11 @@ func TestRunReaderConformance(t *testing.T) {
 func TestTokenConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunTokens(t, newFixture)
+}
+
+func TestUserConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunUsers(t, newFixture)
 }
 
 func TestRetentionConformance(t *testing.T) {

@@ -118,6 +118,14 @@ var (
 	qTokenInsert         = query("token_insert")
 	qTokenRevoke         = query("token_revoke")
 	qTokenTouch          = query("token_touch")
+	qUserInsert          = query("user_insert")
+	qUsersList           = query("users_list")
+	qUserDisable         = query("user_disable")
+	qUserDelete          = query("user_delete")
+	qUserSetPassword     = query("user_set_password")
+	qUserCredentials     = query("user_credentials")
+	qUserByID            = query("user_by_id")
+	qUserSignedIn        = query("user_signed_in")
 	qNotifyFacts         = query("notify_facts")
 	qNotifyHistory       = query("notify_history")
 	qNotifyInsert        = query("notify_insert")
@@ -161,7 +169,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest, qNotifyList, qNotifyDue,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,
 	qRetentionEstimate, qMonitorBacklog, qMonitorRunState,
 }
 
@@ -180,6 +188,7 @@ var writeQueries = []string{
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenRevoke, qTokenTouch,
+	qUserInsert, qUserDisable, qUserDelete, qUserSetPassword, qUserSignedIn,
 	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
 	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qPragmaFreelist, qPragmaIncrementalVacuum,

@@ -6,6 +6,7 @@ package storetest
 
 import (
 	"context"
+	"github.com/qinglong/qinglong/internal/core/account"
 	"testing"
 	"time"
 
@@ -81,6 +82,11 @@ type Fixture struct {
 	// server does (on the cluster, the runtime role).
 	Tokens apitoken.Manager
 	Auth   apitoken.Authenticator
+	// Users creates, lists, disables and deletes console accounts as `ql
+	// users` does (on the cluster, the admin role); UserAuth signs them in
+	// as a server does (on the cluster, the runtime role).
+	Users    account.Manager
+	UserAuth account.Authenticator
 	// Outbox is the adapter's notification outbox.
 	Outbox notify.Outbox
 	// Finish ends the only live attempt of a queued Run with end

@@ -1,0 +1,48 @@
+-- Console user accounts (users.go). Only a password's hash is ever written.
+
+-- name: UserInsert
+-- Creates an account (admin role); the unique name makes a second of one
+-- name a conflict. Returns the creation time.
+INSERT INTO qinglong.console_users (id, name, role, password_hash, created_at_ms)
+VALUES ($1, $2, $3, $4, {{now_ms}})
+RETURNING created_at_ms
+
+-- name: UsersList
+-- Every account by name; never the password hash.
+SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms
+  FROM qinglong.console_users
+ ORDER BY name
+
+-- name: UserDisable
+-- Disables an account (admin role); its sessions end on their next request.
+UPDATE qinglong.console_users
+   SET disabled_at_ms = coalesce(disabled_at_ms, greatest({{now_ms}}, created_at_ms))
+ WHERE name = $1
+RETURNING id
+
+-- name: UserDelete
+-- Removes an account (admin role); its sessions end on their next request.
+DELETE FROM qinglong.console_users WHERE name = $1 RETURNING id
+
+-- name: UserSetPassword
+-- Replaces an account's password hash (admin role).
+UPDATE qinglong.console_users SET password_hash = $2 WHERE name = $1 RETURNING id
+
+-- name: UserCredentials
+-- The account a sign-in names, with its password hash (runtime role).
+SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, password_hash
+  FROM qinglong.console_users
+ WHERE name = $1
+
+-- name: UserByID
+-- The account a console session belongs to (runtime role).
+SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms
+  FROM qinglong.console_users
+ WHERE id = $1
+
+-- name: UserSignedIn
+-- Records a sign-in (runtime role, which may write only this column); the
+-- time never moves back.
+UPDATE qinglong.console_users
+   SET last_signin_at_ms = $2
+ WHERE id = $1 AND (last_signin_at_ms IS NULL OR last_signin_at_ms < $2)

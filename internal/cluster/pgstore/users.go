@@ -1,0 +1,98 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+var (
+	_ account.Manager       = (*Admin)(nil)
+	_ account.Authenticator = (*Runtime)(nil)
+)
+
+// UserCreate stores a console account (account.Create validates and hashes).
+func (a *Admin) UserCreate(ctx context.Context, u account.NewUser) (account.User, error) {
+	out := account.User{ID: u.ID, Name: u.Name, Role: u.Role}
+	err := a.pool.QueryRow(ctx, sqlUserInsert, u.ID, u.Name, string(u.Role), u.Hash).Scan(&out.CreatedAtMs)
+	if sqlState(err) == stateUniqueViolation {
+		return account.User{}, account.ErrNameTaken(u.Name)
+	}
+	if err != nil {
+		return account.User{}, mapErr(err, "creating user "+u.Name)
+	}
+	return out, nil
+}
+
+// UserList returns every console account by name.
+func (a *Admin) UserList(ctx context.Context) ([]account.User, error) {
+	rows, err := a.pool.Query(ctx, sqlUsersList)
+	if err != nil {
+		return nil, mapErr(err, "listing users")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (account.User, error) { return scanUser(row) })
+	return out, mapErr(err, "listing users")
+}
+
+// UserDisable disables the account of that name.
+func (a *Admin) UserDisable(ctx context.Context, name string) error {
+	return a.changeUser(ctx, "disabling user "+name, name, sqlUserDisable)
+}
+
+// UserDelete removes the account of that name.
+func (a *Admin) UserDelete(ctx context.Context, name string) error {
+	return a.changeUser(ctx, "deleting user "+name, name, sqlUserDelete)
+}
+
+// UserSetPassword replaces the account's password hash.
+func (a *Admin) UserSetPassword(ctx context.Context, name, hash string) error {
+	return a.changeUser(ctx, "setting the password of user "+name, name, sqlUserSetPassword, hash)
+}
+
+func (a *Admin) changeUser(ctx context.Context, what, name, q string, args ...any) error {
+	var id string
+	err := a.pool.QueryRow(ctx, q, append([]any{name}, args...)...).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return account.ErrNoSuchUser(name)
+	}
+	return mapErr(err, what)
+}
+
+// UserCredentials returns the account a sign-in names with its hash.
+func (s *Runtime) UserCredentials(ctx context.Context, name string) (account.User, string, error) {
+	var u account.User
+	var role, hash string
+	err := s.pool.QueryRow(ctx, sqlUserCredentials, name).Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &hash)
+	u.Role = account.Role(role)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return account.User{}, "", qlerror.New(qlerror.NotFound, "no such user")
+	}
+	return u, hash, mapErr(err, "signing a user in")
+}
+
+// UserByID returns the account a session belongs to.
+func (s *Runtime) UserByID(ctx context.Context, id string) (account.User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, sqlUserByID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return account.User{}, qlerror.New(qlerror.NotFound, "no such user")
+	}
+	return u, mapErr(err, "checking a console session")
+}
+
+// UserSignedIn records a sign-in at atMs.
+func (s *Runtime) UserSignedIn(ctx context.Context, id string, atMs int64) error {
+	_, err := s.pool.Exec(ctx, sqlUserSignedIn, id, atMs)
+	return mapErr(err, "recording a sign-in")
+}
+
+func scanUser(row pgx.Row) (account.User, error) {
+	var u account.User
+	var role string
+	err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs)
+	u.Role = account.Role(role)
+	return u, err
+}

@@ -1,0 +1,65 @@
+package replica
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/console"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// The console signs users in through the live activation's runtime role,
+// as it authenticates tokens.
+var _ account.Authenticator = liveReaders{}
+
+func (l liveReaders) UserCredentials(ctx context.Context, name string) (account.User, string, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return account.User{}, "", err
+	}
+	return rt.UserCredentials(ctx, name)
+}
+
+func (l liveReaders) UserByID(ctx context.Context, id string) (account.User, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return account.User{}, err
+	}
+	return rt.UserByID(ctx, id)
+}
+
+func (l liveReaders) UserSignedIn(ctx context.Context, id string, atMs int64) error {
+	rt, err := l.runtime()
+	if err != nil {
+		return err
+	}
+	return rt.UserSignedIn(ctx, id, atMs)
+}
+
+// Monitor reads the backlog through the live activation (the console's
+// overview; /metrics reads the same).
+func (l liveReaders) Monitor(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return schedule.MonitorSnapshot{}, err
+	}
+	return rt.Monitor(ctx, limit)
+}
+
+// Workers lists the workers with their live sessions for the console.
+func (l liveReaders) Workers(ctx context.Context) ([]console.Worker, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return nil, err
+	}
+	list, err := rt.WorkerList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]console.Worker, 0, len(list))
+	for _, w := range list {
+		out = append(out, console.Worker{Name: w.Name, State: w.State, Sessions: w.Sessions, Capacity: w.Capacity,
+			FreeSlots: w.FreeSlots, LastHeartbeatMs: w.LastHeartbeatMs})
+	}
+	return out, nil
+}

@@ -1,0 +1,34 @@
+package replica
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/account"
+)
+
+// adminUsers is console account management with permission errors
+// explained: only the admin role creates, changes and deletes accounts.
+type adminUsers struct{ a *pgstore.Admin }
+
+func (u adminUsers) UserCreate(ctx context.Context, n account.NewUser) (account.User, error) {
+	res, err := u.a.UserCreate(ctx, n)
+	return res, explainRole(err, "creating console users", "admin")
+}
+
+func (u adminUsers) UserList(ctx context.Context) ([]account.User, error) {
+	res, err := u.a.UserList(ctx)
+	return res, explainRole(err, "listing console users", "admin")
+}
+
+func (u adminUsers) UserDisable(ctx context.Context, name string) error {
+	return explainRole(u.a.UserDisable(ctx, name), "disabling console users", "admin")
+}
+
+func (u adminUsers) UserDelete(ctx context.Context, name string) error {
+	return explainRole(u.a.UserDelete(ctx, name), "deleting console users", "admin")
+}
+
+func (u adminUsers) UserSetPassword(ctx context.Context, name, hash string) error {
+	return explainRole(u.a.UserSetPassword(ctx, name, hash), "setting console passwords", "admin")
+}

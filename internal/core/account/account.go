@@ -1,0 +1,149 @@
+// Package account is the profile-neutral model of console user accounts:
+// their roles, their password hashes and the store contracts both adapters
+// implement. A user signs in to the console with a name and a password; its
+// role maps to the API token scope it acts with.
+package account
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// Role is what a user may do in the console.
+type Role string
+
+// The three roles, each acting with one token scope.
+const (
+	// Viewer sees every page (scope read).
+	Viewer Role = "viewer"
+	// Operator also pauses, resumes, runs now and cancels (scope operate).
+	Operator Role = "operator"
+	// Owner may do everything, tokens included (scope admin).
+	Owner Role = "owner"
+)
+
+// Roles lists the roles from least to most privileged.
+var Roles = []Role{Viewer, Operator, Owner}
+
+// Scope is the token scope a role acts with; "" for an unknown role, which
+// allows nothing.
+func (r Role) Scope() apitoken.Scope {
+	switch r {
+	case Viewer:
+		return apitoken.Read
+	case Operator:
+		return apitoken.Operate
+	case Owner:
+		return apitoken.Admin
+	}
+	return ""
+}
+
+// ParseRole checks a role given by a user.
+func ParseRole(raw string) (Role, error) {
+	r := Role(raw)
+	if r.Scope() == "" {
+		return "", qlerror.New(qlerror.Invalid, "role %q is not one of viewer, operator, owner", raw)
+	}
+	return r, nil
+}
+
+// User is one account as stored, without its password hash.
+type User struct {
+	ID             string
+	Name           string
+	Role           Role
+	CreatedAtMs    int64
+	DisabledAtMs   *int64
+	LastSigninAtMs *int64
+}
+
+// State of a user.
+const (
+	StateActive   = "active"
+	StateDisabled = "disabled"
+)
+
+// State is the user's state.
+func (u User) State() string {
+	if u.DisabledAtMs != nil {
+		return StateDisabled
+	}
+	return StateActive
+}
+
+// NewUser is an account to create; Hash is its password's (HashPassword).
+type NewUser struct {
+	ID   string
+	Name string
+	Role Role
+	Hash string
+}
+
+// Manager creates, lists, disables and deletes accounts and sets their
+// passwords: the admin's work (on the cluster, the admin role).
+type Manager interface {
+	// UserCreate stores an account; Conflict when the name is taken.
+	UserCreate(ctx context.Context, u NewUser) (User, error)
+	// UserList returns every account by name, disabled ones included.
+	UserList(ctx context.Context) ([]User, error)
+	// UserDisable disables the account; NotFound when there is none.
+	// Disabling a disabled account changes nothing.
+	UserDisable(ctx context.Context, name string) error
+	// UserDelete removes the account; NotFound when there is none.
+	UserDelete(ctx context.Context, name string) error
+	// UserSetPassword replaces the account's password hash; NotFound when
+	// there is none.
+	UserSetPassword(ctx context.Context, name, hash string) error
+}
+
+// Authenticator is what a server needs of the store to sign a user in and
+// keep its session honest (on the cluster, the runtime role, which may
+// only read accounts and record a sign-in).
+type Authenticator interface {
+	// UserCredentials returns the account of that name with its password
+	// hash, whatever its state; NotFound when there is none.
+	UserCredentials(ctx context.Context, name string) (User, string, error)
+	// UserByID returns the account, whatever its state; NotFound once it
+	// is deleted.
+	UserByID(ctx context.Context, id string) (User, error)
+	// UserSignedIn records a sign-in at atMs (never moving the time back).
+	UserSignedIn(ctx context.Context, id string, atMs int64) error
+}
+
+// Create validates a new account and stores it with its password's hash.
+func Create(ctx context.Context, m Manager, id, name string, role Role, password string) (User, error) {
+	if err := validate.Name("user name", name); err != nil {
+		return User{}, err
+	}
+	if role.Scope() == "" {
+		return User{}, qlerror.New(qlerror.Invalid, "role %q is not one of viewer, operator, owner", role)
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return User{}, err
+	}
+	return m.UserCreate(ctx, NewUser{ID: id, Name: name, Role: role, Hash: hash})
+}
+
+// SetPassword checks and hashes a new password and stores it.
+func SetPassword(ctx context.Context, m Manager, name, password string) error {
+	hash, err := HashPassword(password)
+	if err != nil {
+		return err
+	}
+	return m.UserSetPassword(ctx, name, hash)
+}
+
+// ErrNameTaken is the message of a create whose name an account holds.
+func ErrNameTaken(name string) error {
+	return qlerror.New(qlerror.Conflict, "a user named %q exists; choose another name or delete it first (`ql users delete %s`)", name, name)
+}
+
+// ErrNoSuchUser is the message of a change to a name no account has.
+func ErrNoSuchUser(name string) error {
+	return qlerror.New(qlerror.NotFound, "no user is named %q; list them with `ql users list`", name)
+}

@@ -1,0 +1,43 @@
+package account
+
+import (
+	"strings"
+	"testing"
+)
+
+// A password verifies against its own hash only; the hash is salted, names
+// its parameters, and a malformed or hostile hash matches nothing.
+func TestAPasswordVerifiesOnlyAgainstItsOwnHash(t *testing.T) {
+	h1, err := HashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, _ := HashPassword("correct horse battery")
+	if h1 == h2 || !strings.HasPrefix(h1, "$argon2id$v=19$m=19456,t=2,p=1$") {
+		t.Fatalf("hashes %q and %q: want salted Argon2id in PHC form", h1, h2)
+	}
+	if !VerifyPassword(h1, "correct horse battery") || VerifyPassword(h1, "correct horse batterY") {
+		t.Fatal("verification does not tell the password from another")
+	}
+	for _, bad := range []string{"", "plain", "$argon2id$v=19$m=99999999,t=2,p=1$c2FsdA$a2V5", "$argon2i$v=19$m=19456,t=2,p=1$c2FsdA$a2V5"} {
+		if VerifyPassword(bad, "correct horse battery") {
+			t.Errorf("hash %q matched", bad)
+		}
+	}
+}
+
+// New passwords have 10 to 256 characters; roles map to token scopes.
+func TestPasswordLengthAndRoleScopes(t *testing.T) {
+	if CheckPassword("short") == nil || CheckPassword(strings.Repeat("x", MaxPassword+1)) == nil || CheckPassword("ten chars!") != nil {
+		t.Fatal("password length bounds")
+	}
+	want := map[Role]string{Viewer: "read", Operator: "operate", Owner: "admin"}
+	for r, s := range want {
+		if string(r.Scope()) != s {
+			t.Errorf("role %s acts with scope %s, want %s", r, r.Scope(), s)
+		}
+	}
+	if _, err := ParseRole("admin"); err == nil {
+		t.Fatal("a scope name was taken as a role")
+	}
+}

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/ids"
+)
+
+func usersCommand(opts Options) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "users",
+		Short: "Create, list, disable and delete console user accounts",
+		Long: `User accounts sign in to the web console with a name and a password, as an alternative to an API
+token. A user has one role, which acts with a token scope: viewer (read), operator (operate) or owner
+(admin: everything, the tokens page included). Set up the first owner with
+` + "`" + opts.Binary + ` users create NAME --owner` + "`" + `. Passwords are read from the terminal (asked twice) or, with
+--password-stdin, from standard input; never from a flag or the environment. Only a slow Argon2id hash
+is stored. Disabling or deleting a user ends its console sessions at their next request. On the cluster
+these commands need the admin role's URL.`,
+	}
+	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
+		usersDeleteCommand(opts), usersPasswdCommand(opts))
+	return c
+}
+
+func oneUserArg(verb string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return Usagef("users %s takes one user name", verb)
+		}
+		return nil
+	}
+}
+
+// readPassword reads a new password: one line of standard input with
+// --password-stdin, else asked twice on the terminal without echo.
+func readPassword(cmd *cobra.Command, fromStdin bool) (string, error) {
+	in := cmd.InOrStdin()
+	if fromStdin {
+		line, err := bufio.NewReader(io.LimitReader(in, 4*account.MaxPassword+2)).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("reading the password from standard input: %w", err)
+		}
+		p := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		return p, account.CheckPassword(p)
+	}
+	f, ok := in.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return "", Usagef("standard input is not a terminal: pipe the password with --password-stdin")
+	}
+	ask := func(prompt string) (string, error) {
+		fmt.Fprint(cmd.ErrOrStderr(), prompt)
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(cmd.ErrOrStderr())
+		return string(b), err
+	}
+	p, err := ask("Password: ")
+	if err != nil {
+		return "", fmt.Errorf("reading the password: %w", err)
+	}
+	if err := account.CheckPassword(p); err != nil {
+		return "", err
+	}
+	again, err := ask("Password again: ")
+	if err != nil {
+		return "", fmt.Errorf("reading the password: %w", err)
+	}
+	if again != p {
+		return "", Usagef("the two passwords differ; nothing was changed")
+	}
+	return p, nil
+}
+
+func usersCreateCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var role string
+	var owner, stdin bool
+	c := &cobra.Command{
+		Use:   "create NAME [--role viewer|operator|owner | --owner] [--password-stdin]",
+		Short: "Create a console user account",
+		Long: `Create a console user named NAME (lower-case letters, digits, '-', '_', '.') with a role: viewer
+(default), operator or owner; --owner is --role owner, for the first account. The password (at least
+10 characters) is asked twice on the terminal, or read as one line of standard input with
+--password-stdin.`,
+		Example: "  " + opts.Binary + " users create alice --owner\n  printf '%s\\n' \"$PASSWORD\" | " + opts.Binary + " users create ci-viewer --password-stdin",
+		Args:    oneUserArg("create"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if owner {
+				if cmd.Flags().Changed("role") && role != string(account.Owner) {
+					return Usagef("--owner and --role %s disagree; give one of them", role)
+				}
+				role = string(account.Owner)
+			}
+			r, err := account.ParseRole(role)
+			if err != nil {
+				return Usagef("--role %q: give viewer, operator or owner", role)
+			}
+			p, err := readPassword(cmd, stdin)
+			if err != nil {
+				return err
+			}
+			b, err := openBackend(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Users == nil {
+				return fmt.Errorf("this build cannot manage console users of this database")
+			}
+			u, err := account.Create(cmd.Context(), b.Users, ids.New(), args[0], r, p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "user %q (role %s, scope %s) created; sign in to the console with it\n", u.Name, u.Role, u.Role.Scope())
+			return nil
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	c.Flags().StringVar(&role, "role", string(account.Viewer), "viewer, operator or owner")
+	c.Flags().BoolVar(&owner, "owner", false, "make the user an owner (--role owner)")
+	c.Flags().BoolVar(&stdin, "password-stdin", false, "read the password as one line of standard input instead of asking")
+	return c
+}
+
+// UserView is one account as `users list -o json` prints it: never the
+// password nor its hash.
+type UserView struct {
+	Name           string `json:"name"`
+	Role           string `json:"role"`
+	Scope          string `json:"scope"`
+	State          string `json:"state"`
+	CreatedAtMs    int64  `json:"createdAtMs"`
+	DisabledAtMs   *int64 `json:"disabledAtMs"`
+	LastSigninAtMs *int64 `json:"lastSigninAtMs"`
+}
+
+func usersListCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var out string
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List console users: name, role, state, creation and last sign-in",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Users == nil {
+				return fmt.Errorf("this build cannot manage console users of this database")
+			}
+			list, err := b.Users.UserList(cmd.Context())
+			if err != nil {
+				return err
+			}
+			views := make([]UserView, 0, len(list))
+			for _, u := range list {
+				views = append(views, UserView{Name: u.Name, Role: string(u.Role), Scope: string(u.Role.Scope()), State: u.State(),
+					CreatedAtMs: u.CreatedAtMs, DisabledAtMs: u.DisabledAtMs, LastSigninAtMs: u.LastSigninAtMs})
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Users []UserView `json:"users"`
+				}{views})
+			}
+			tw := newTable(cmd.OutOrStdout())
+			fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tCREATED\tLAST SIGN-IN")
+			for _, v := range views {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Name, v.Role, v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs))
+			}
+			return tw.Flush()
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addOutputFlag(c, &out)
+	return c
+}
+
+// userChange is a verb that changes one named account.
+func userChange(opts Options, verb, short, long, done string, change func(cmd *cobra.Command, b *Backend, name string) error) *cobra.Command {
+	var db dbFlags
+	c := &cobra.Command{
+		Use:   verb + " NAME",
+		Short: short,
+		Long:  long,
+		Args:  oneUserArg(verb),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.Users == nil {
+				return fmt.Errorf("this build cannot manage console users of this database")
+			}
+			if err := change(cmd, b, args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "user %q %s\n", args[0], done)
+			return nil
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	return c
+}
+
+func usersDisableCommand(opts Options) *cobra.Command {
+	return userChange(opts, "disable", "Disable a console user: its sessions end and it cannot sign in",
+		"Disable the console user NAME. Its console sessions end at their next request and it can no longer sign\nin; it stays in `users list`. Delete it to free the name.",
+		"disabled", func(cmd *cobra.Command, b *Backend, name string) error {
+			return b.Users.UserDisable(cmd.Context(), name)
+		})
+}
+
+func usersDeleteCommand(opts Options) *cobra.Command {
+	return userChange(opts, "delete", "Delete a console user: its sessions end and its name is free",
+		"Delete the console user NAME. Its console sessions end at their next request; the audit trail keeps\nthe name in the records of what it did.",
+		"deleted", func(cmd *cobra.Command, b *Backend, name string) error {
+			return b.Users.UserDelete(cmd.Context(), name)
+		})
+}
+
+func usersPasswdCommand(opts Options) *cobra.Command {
+	var stdin bool
+	c := userChange(opts, "passwd", "Set a console user's password",
+		"Set the password of the console user NAME, asked twice on the terminal or read as one line of standard\ninput with --password-stdin. Sessions already signed in stay until they end.",
+		"has a new password", func(cmd *cobra.Command, b *Backend, name string) error {
+			p, err := readPassword(cmd, stdin)
+			if err != nil {
+				return err
+			}
+			return account.SetPassword(cmd.Context(), b.Users, name, p)
+		})
+	c.Flags().BoolVar(&stdin, "password-stdin", false, "read the password as one line of standard input instead of asking")
+	return c
+}

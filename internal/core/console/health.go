@@ -1,0 +1,115 @@
+package console
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// backlogLimit bounds the backlog read: the overview says "at least" past
+// it rather than counting a large backlog row by row.
+const backlogLimit = 1000
+
+// lag is the admission lag of recent Runs: how long after its due time
+// each was created, as percentiles.
+type lag struct {
+	N        int
+	P50, P99 time.Duration
+}
+
+// admissionLag measures the lag of the Runs given (the overview's recent
+// page, so the read stays bounded) created since sinceMs. A Run admitted
+// before its due time (run now) has no lag and is left out.
+func admissionLag(runs []run.Run, sinceMs int64) *lag {
+	var ds []int64
+	for _, r := range runs {
+		due := r.DueAtMs
+		if due == 0 {
+			due = r.ScheduledForMs
+		}
+		if r.CreatedAtMs >= sinceMs && r.CreatedAtMs >= due {
+			ds = append(ds, r.CreatedAtMs-due)
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	slices.Sort(ds)
+	at := func(q float64) time.Duration {
+		return time.Duration(ds[min(len(ds)-1, int(q*float64(len(ds))))]) * time.Millisecond
+	}
+	return &lag{N: len(ds), P50: at(0.50), P99: at(0.99)}
+}
+
+// backlog is the due, unclaimed schedule rows.
+type backlog struct {
+	Due           int
+	AtLeast       bool
+	OldestDueAtMs *int64
+}
+
+func (c *Console) backlog(ctx context.Context) *backlog {
+	if c.cfg.Monitor == nil {
+		return nil
+	}
+	m, err := c.cfg.Monitor(ctx, backlogLimit)
+	if err != nil {
+		c.cfg.Log.Warn("console: reading the backlog", "err", err)
+		return nil
+	}
+	return &backlog{Due: m.Due, AtLeast: m.Due >= backlogLimit, OldestDueAtMs: m.OldestDueAtMs}
+}
+
+// Worker is one remote worker as the workers page shows it (the cluster's
+// `ql workers list`).
+type Worker struct {
+	Name  string
+	State string
+	// Sessions counts its live sessions; Capacity and FreeSlots add up
+	// theirs, as the worker last reported them.
+	Sessions, Capacity, FreeSlots int
+	LastHeartbeatMs               *int64
+}
+
+// fleet is the overview's count of the cluster's workers.
+type fleet struct {
+	Workers, Sessions, FreeSlots int
+}
+
+func (c *Console) fleet(ctx context.Context) *fleet {
+	if c.cfg.Workers == nil {
+		return nil
+	}
+	list, err := c.cfg.Workers(ctx)
+	if err != nil {
+		c.cfg.Log.Warn("console: listing workers", "err", err)
+		return nil
+	}
+	f := &fleet{}
+	for _, w := range list {
+		if w.Sessions > 0 {
+			f.Workers++
+		}
+		f.Sessions += w.Sessions
+		f.FreeSlots += w.FreeSlots
+	}
+	return f
+}
+
+// workers lists the cluster's workers with their live sessions, free slots
+// and last heartbeat.
+func (c *Console) workers(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Workers == nil {
+		http.Error(w, "this profile has no remote workers: its Runs execute on the server itself", http.StatusNotFound)
+		return
+	}
+	list, err := c.cfg.Workers(r.Context())
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "workers", s, list)
+}

@@ -1,0 +1,2 @@
+-- Replaces an account's password hash.
+UPDATE console_users SET password_hash = ?2 WHERE name = ?1

@@ -1,0 +1,127 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+var (
+	_ account.Manager       = (*Store)(nil)
+	_ account.Authenticator = (*Store)(nil)
+)
+
+// UserCreate stores a console account (account.Create validates and hashes).
+func (s *Store) UserCreate(ctx context.Context, u account.NewUser) (account.User, error) {
+	out := account.User{ID: u.ID, Name: u.Name, Role: u.Role, CreatedAtMs: s.nowMs()}
+	err := s.write(ctx, "create user "+u.Name, durable, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qUserInsert, u.ID, u.Name, string(u.Role), u.Hash, out.CreatedAtMs)
+		if isUnique(err) {
+			return account.ErrNameTaken(u.Name)
+		}
+		return err
+	})
+	if err != nil {
+		return account.User{}, err
+	}
+	return out, nil
+}
+
+// UserList returns every console account by name.
+func (s *Store) UserList(ctx context.Context) ([]account.User, error) {
+	var out []account.User
+	err := s.read(ctx, "list users", func(tx *txn) error {
+		rows, err := tx.QueryContext(ctx, qUsersList)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			u, err := scanUser(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, u)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// UserDisable disables the account of that name.
+func (s *Store) UserDisable(ctx context.Context, name string) error {
+	return s.changeUser(ctx, "disable user "+name, name, qUserDisable, s.nowMs())
+}
+
+// UserDelete removes the account of that name.
+func (s *Store) UserDelete(ctx context.Context, name string) error {
+	return s.changeUser(ctx, "delete user "+name, name, qUserDelete)
+}
+
+// UserSetPassword replaces the account's password hash.
+func (s *Store) UserSetPassword(ctx context.Context, name, hash string) error {
+	return s.changeUser(ctx, "set the password of user "+name, name, qUserSetPassword, hash)
+}
+
+func (s *Store) changeUser(ctx context.Context, what, name, q string, args ...any) error {
+	return s.write(ctx, what, durable, func(tx *txn) error {
+		res, err := tx.ExecContext(ctx, q, append([]any{name}, args...)...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, account.ErrNoSuchUser(name))
+		}
+		return nil
+	})
+}
+
+// UserCredentials returns the account a sign-in names with its hash.
+func (s *Store) UserCredentials(ctx context.Context, name string) (account.User, string, error) {
+	var u account.User
+	var hash string
+	err := s.read(ctx, "sign in", func(tx *txn) error {
+		row := tx.QueryRowContext(ctx, qUserCredentials, name)
+		var role string
+		err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &hash)
+		u.Role = account.Role(role)
+		if errors.Is(err, sql.ErrNoRows) {
+			return qlerror.New(qlerror.NotFound, "no such user")
+		}
+		return err
+	})
+	return u, hash, err
+}
+
+// UserByID returns the account a session belongs to.
+func (s *Store) UserByID(ctx context.Context, id string) (account.User, error) {
+	var u account.User
+	err := s.read(ctx, "check a console session", func(tx *txn) error {
+		var err error
+		u, err = scanUser(tx.QueryRowContext(ctx, qUserByID, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return qlerror.New(qlerror.NotFound, "no such user")
+		}
+		return err
+	})
+	return u, err
+}
+
+// UserSignedIn records a sign-in at atMs.
+func (s *Store) UserSignedIn(ctx context.Context, id string, atMs int64) error {
+	return s.write(ctx, "record a sign-in", routine, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qUserSignedIn, id, atMs)
+		return err
+	})
+}
+
+func scanUser(r scanner) (account.User, error) {
+	var u account.User
+	var role string
+	err := r.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs)
+	u.Role = account.Role(role)
+	return u, err
+}
