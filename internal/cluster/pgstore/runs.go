@@ -147,14 +147,14 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 
 func scanRun(row pgx.Row) (run.Run, error) {
 	var x run.Run
-	var triggerID, projectName, triggerName *string
+	var triggerID, projectName, triggerName, rerunOf *string
 	var triggerRev, queuedAt, dueAt *int64
 	var state string
 	err := row.Scan(&x.ID, &x.ProjectID, &x.TaskID, &x.TaskRevision, &triggerID, &triggerRev, &x.ExecutionRevisionID,
 		&x.IdempotencyKey, &x.ScheduledForMs, &dueAt, &state, &x.Version, &x.LastEventSeq, &x.CreatedAtMs, &queuedAt, &x.UpdatedAtMs, &x.FinishedAtMs,
-		&projectName, &triggerName)
+		&projectName, &triggerName, &rerunOf)
 	x.TriggerID, x.TriggerRevision, x.QueuedAtMs = deref(triggerID), derefInt(triggerRev), derefInt(queuedAt)
-	x.ProjectName, x.TriggerName, x.DueAtMs = deref(projectName), deref(triggerName), derefInt(dueAt)
+	x.ProjectName, x.TriggerName, x.DueAtMs, x.RerunOf = deref(projectName), deref(triggerName), derefInt(dueAt), deref(rerunOf)
 	x.State = run.State(state)
 	return x, err
 }
