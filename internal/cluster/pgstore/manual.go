@@ -82,7 +82,7 @@ func insertManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tic
 		"run_id": m.runID, "project_id": tk.ProjectID, "task_id": tk.TaskID, "task_revision": tk.TaskRevision,
 		"trigger_id": tk.TriggerID, "trigger_revision": tk.TriggerRevision, "execution_revision_id": f.Execution.ID,
 		"idempotency_key": m.key, "scheduled_for_ms": m.scheduledForMs, "due_at_ms": m.dueAtMs, "now_ms": f.NowMs, "waits": m.waits,
-		"rerun_of": nullable(m.rerunOf),
+		"rerun_of":   nullable(m.rerunOf),
 		"attempt_id": attemptID, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "created_payload": string(cj), "queued_event": run.EventQueued, "queued_payload": string(qj),
 	})
@@ -182,8 +182,8 @@ func (r *Runtime) RunRerun(ctx context.Context, req schedule.RerunRequest) (sche
 
 // rerunSource is what a re-run repeats of its original Run.
 type rerunSource struct {
-	triggerID, taskDigest, triggerDigest         string
-	state                                        run.State
+	triggerID, taskDigest, triggerDigest          string
+	state                                         run.State
 	scheduledForMs, taskRevision, triggerRevision int64
 	// execution is nil when the pinned remote_worker plan is missing.
 	execution *task.Execution
