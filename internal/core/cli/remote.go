@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,7 +59,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 		return nil, Usagef("--api-url needs an API token in $QL_TOKEN (create one with `tokens create NAME --scope read`)")
 	}
 	c := &apiClient{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{Timeout: remoteTimeout}}
-	return &Backend{Runs: c, Triggers: c, Close: func() {}}, nil
+	return &Backend{Runs: c, Triggers: c, Rerun: c, Close: func() {}}, nil
 }
 
 // apiClient reads runs and triggers over a server's API.
@@ -70,6 +71,7 @@ type apiClient struct {
 var (
 	_ run.Reader            = (*apiClient)(nil)
 	_ schedule.StatusReader = (*apiClient)(nil)
+	_ schedule.Rerunner     = (*apiClient)(nil)
 )
 
 func (c *apiClient) get(ctx context.Context, path string, q url.Values, into any) error {
@@ -77,11 +79,27 @@ func (c *apiClient) get(ctx context.Context, path string, q url.Values, into any
 	if len(q) > 0 {
 		target += "?" + q.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	return c.do(ctx, http.MethodGet, target, nil, into)
+}
+
+// post sends body as JSON to path and decodes the answer into into.
+func (c *apiClient) post(ctx context.Context, path string, body, into any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, http.MethodPost, c.base+path, bytes.NewReader(b), into)
+}
+
+func (c *apiClient) do(ctx context.Context, method, target string, payload io.Reader, into any) error {
+	req, err := http.NewRequestWithContext(ctx, method, target, payload)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return qlerror.Wrap(qlerror.Unavailable, unwrapURL(err), "cannot reach the server at %s", c.base)
@@ -188,10 +206,33 @@ func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParam
 	return out, page.Next, nil
 }
 
+// rerunBody and rerunAnswer are POST /api/v1/runs/{id}/rerun's body and
+// answer.
+type rerunBody struct {
+	RequestID string `json:"requestId"`
+}
+
+type rerunAnswer struct {
+	RunID   string `json:"runId"`
+	Created bool   `json:"created"`
+	Skipped string `json:"skipped"`
+}
+
+// RunRerun asks the server to re-run a Run; the server records the token
+// as the actor, so r.Actor is not sent.
+func (c *apiClient) RunRerun(ctx context.Context, r schedule.RerunRequest) (schedule.RerunResult, error) {
+	var a rerunAnswer
+	if err := c.post(ctx, "/api/v1/runs/"+url.PathEscape(r.RunID)+"/rerun", rerunBody{RequestID: r.RequestID}, &a); err != nil {
+		return schedule.RerunResult{}, err
+	}
+	return schedule.RerunResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped)}, nil
+}
+
 // runOf is the Run a view shows (the API's JSON back to the model).
 func runOf(r view.Run) run.Run {
 	return run.Run{ID: r.ID, ProjectID: r.ProjectID, ProjectName: r.ProjectName, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
-		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs}
+		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
+		RerunOf: r.RerunOf}
 }

@@ -16,7 +16,7 @@ import (
 
 func runsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{Use: "runs", Short: "List and inspect runs"}
-	c.AddCommand(runsListCommand(opts), runsShowCommand(opts), runsLogsCommand(opts), runsCancelCommand(opts))
+	c.AddCommand(runsListCommand(opts), runsShowCommand(opts), runsLogsCommand(opts), runsCancelCommand(opts), runsRerunCommand(opts))
 	return c
 }
 
@@ -119,6 +119,9 @@ func runsShowCommand(opts Options) *cobra.Command {
 			fmt.Fprintf(w, "run        %s\nstate      %s (version %d)\nscheduled  %s\nproject    %s (%s)\ntrigger    %s (%s) revision %d\ntask       %s revision %d\nkey        %s\n",
 				r.ID, r.State, r.Version, fmtMs(&r.ScheduledForMs), nameOr(r.ProjectName, "-"), r.ProjectID,
 				nameOr(r.TriggerName, "-"), r.TriggerID, r.TriggerRevision, r.TaskID, r.TaskRevision, r.IdempotencyKey)
+			if r.RerunOf != "" {
+				fmt.Fprintf(w, "re-run of  %s\n", r.RerunOf)
+			}
 			if r.DueAtMs != 0 && r.DueAtMs != r.ScheduledForMs {
 				fmt.Fprintf(w, "due        %s (jitter %s)\n", fmtMs(&r.DueAtMs), time.Duration(r.DueAtMs-r.ScheduledForMs)*time.Millisecond)
 			}

@@ -68,11 +68,16 @@ type RerunResult struct {
 	Skipped PassReason
 }
 
+// Rerunner re-runs finished Runs. An unknown Run is NotFound; one that has
+// not finished is refused with a *NotFinishedError.
+type Rerunner interface {
+	RunRerun(ctx context.Context, r RerunRequest) (RerunResult, error)
+}
+
 // Manual admits Runs a person asked for rather than the clock: run now,
-// backfill and re-run. An unknown trigger or Run is NotFound; a re-run of
-// a Run that has not finished is refused with a *NotFinishedError.
+// backfill and re-run. An unknown trigger is NotFound.
 type Manual interface {
 	TriggerRunNow(ctx context.Context, r RunNowRequest) (RunNowResult, error)
 	TriggerBackfill(ctx context.Context, r BackfillRequest) (BackfillResult, error)
-	RunRerun(ctx context.Context, r RerunRequest) (RerunResult, error)
+	Rerunner
 }

@@ -69,13 +69,19 @@ func (e *NotFinishedError) Error() string {
 	return fmt.Sprintf("run %s is %s, and only a finished Run can be re-run; wait for it to end, or cancel it with `ql runs cancel %s`", e.RunID, e.State, e.RunID)
 }
 
+// Unwrap gives the refusal its code, FailedPrecondition, in the same
+// words.
+func (e *NotFinishedError) Unwrap() error {
+	return qlerror.New(qlerror.FailedPrecondition, "%s", e.Error())
+}
+
 // RerunRefusal is the error of a re-run of the Run runID in state, nil
 // when that state is a finished one.
 func RerunRefusal(runID string, state run.State) error {
 	if state.Terminal() {
 		return nil
 	}
-	return qlerror.Wrap(qlerror.FailedPrecondition, &NotFinishedError{RunID: runID, State: state}, "re-run refused")
+	return &NotFinishedError{RunID: runID, State: state}
 }
 
 // RunMissing is the error of a re-run request whose Run does not exist.
