@@ -104,6 +104,7 @@ var routes = []route{
 	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }},
 	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
 	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
+	{http.MethodPost, "/runs/{id}/rerun", apitoken.Operate, func(c *Console) handlerFunc { return c.rerun }},
 }
 
 // session is one signed-in browser. It keeps the token's digest, not the

@@ -24,6 +24,7 @@ var messages = map[string]map[string]string{
 		"any": "any", "filter": "Filter", "more": "Next page", "none": "Nothing here.", "attempts": "Attempts", "events": "Events",
 		"exit": "Exit code", "cancel": "Cancel run", "log": "Output", "live": "live", "signedin": "Signed in as",
 		"disabled": "disabled", "duration": "Duration", "number": "#", "worker": "Worker", "reason": "Reason", "count": "Count",
+		"rerun": "Re-run", "rerunof": "Re-run of",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -36,6 +37,7 @@ var messages = map[string]map[string]string{
 		"any": "全部", "filter": "筛选", "more": "下一页", "none": "暂无内容。", "attempts": "尝试", "events": "事件",
 		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "实时", "signedin": "当前令牌",
 		"disabled": "已停用", "duration": "耗时", "number": "#", "worker": "执行者", "reason": "原因", "count": "次数",
+		"rerun": "重新运行", "rerunof": "重新运行自",
 	},
 }
 

@@ -246,7 +246,8 @@ func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) 
 		return
 	}
 	ended := d.Run.State.Terminal() || d.Run.State == run.Lost
-	c.render(w, r, http.StatusOK, "run", s, map[string]any{"D": d, "Ended": ended, "CanCancel": !ended && c.cfg.Cancel != nil, "HasLog": c.cfg.ReadLog != nil})
+	c.render(w, r, http.StatusOK, "run", s, map[string]any{"D": d, "Ended": ended, "CanCancel": !ended && c.cfg.Cancel != nil, "HasLog": c.cfg.ReadLog != nil,
+		"CanRerun": c.canRerun(d.Run.State), "Request": randomID()})
 }
 
 func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {
