@@ -25,6 +25,8 @@ const (
 	sqlRunFilterTrigger = ` trigger_id = $%d`
 	sqlRunFilterState   = ` state = $%d`
 	sqlRunFilterAfter   = ` id < $%d`
+	sqlRunFilterFrom    = ` id >= $%d`
+	sqlRunFilterTo      = ` id < $%d`
 	// Newest first: ids are UUIDv7, so id order is admission order.
 	sqlRunListOrder = ` ORDER BY id DESC LIMIT $%d`
 )
@@ -80,6 +82,15 @@ func runListQuery(p run.ListParams) (string, []any, error) {
 			return "", nil, qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as the id printed by `ql runs list` or `ql triggers list`", f.field)
 		}
 		add(f.fragment, f.value)
+	}
+	if err := p.CheckWindow(); err != nil {
+		return "", nil, err
+	}
+	if p.FromMs != 0 {
+		add(sqlRunFilterFrom, ids.FloorAt(p.FromMs))
+	}
+	if p.ToMs != 0 {
+		add(sqlRunFilterTo, ids.FloorAt(p.ToMs))
 	}
 	if p.State != "" {
 		if !knownRunState(p.State) {

@@ -30,3 +30,20 @@ func Validate(field, s string) error {
 	}
 	return nil
 }
+
+// FloorAt is the least UUIDv7 minted at epoch millisecond ms: every id New
+// makes at ms or later sorts at or after it, every earlier one before it,
+// as strings and as UUIDs alike. ms must be within 0 … 2^48-1.
+func FloorAt(ms int64) string {
+	return fmt.Sprintf("%08x-%04x-7000-8000-000000000000", uint64(ms)>>16, uint64(ms)&0xffff)
+}
+
+// TimeOf is the epoch millisecond a UUIDv7 was minted at.
+func TimeOf(id string) (int64, error) {
+	u, err := uuid.Parse(id)
+	if err != nil || u.Version() != 7 {
+		return 0, fmt.Errorf("%q is not a UUIDv7", id)
+	}
+	sec, nsec := u.Time().UnixTime()
+	return sec*1000 + nsec/1_000_000, nil
+}

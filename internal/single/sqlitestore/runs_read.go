@@ -28,12 +28,22 @@ func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, strin
 			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as the id printed by `ql runs list` or `ql triggers list`", f.field)
 		}
 	}
+	if err := p.CheckWindow(); err != nil {
+		return nil, "", err
+	}
+	from, to := "", ""
+	if p.FromMs != 0 {
+		from = ids.FloorAt(p.FromMs)
+	}
+	if p.ToMs != 0 {
+		to = ids.FloorAt(p.ToMs)
+	}
 	if p.State != "" && !slices.Contains(run.States, p.State) {
 		return nil, "", qlerror.New(qlerror.Invalid, "state: %q is not a run state; use one of created, queued, running, succeeded, failed, timed_out, cancelled, lost", p.State)
 	}
 	var out []run.Run
 	err = s.read(ctx, "list runs", func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qRunsList, p.ProjectID, p.TriggerID, string(p.State), p.After, limit+1)
+		rows, err := tx.QueryContext(ctx, qRunsList, p.ProjectID, p.TriggerID, string(p.State), p.After, limit+1, from, to)
 		if err != nil {
 			return err
 		}
