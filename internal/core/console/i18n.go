@@ -24,7 +24,8 @@ var messages = map[string]map[string]string{
 		"any": "any", "filter": "Filter", "more": "Next page", "none": "Nothing here.", "attempts": "Attempts", "events": "Events",
 		"exit": "Exit code", "cancel": "Cancel run", "log": "Output", "live": "live", "signedin": "Signed in as",
 		"disabled": "disabled", "duration": "Duration", "number": "#", "worker": "Worker", "reason": "Reason", "count": "Count",
-		"rerun": "Re-run", "rerunof": "Re-run of",
+		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "yours": "your time:", "nofires": "none: the trigger has ended",
+		"from": "From", "to": "To", "zone": "Times in",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -37,7 +38,8 @@ var messages = map[string]map[string]string{
 		"any": "全部", "filter": "筛选", "more": "下一页", "none": "暂无内容。", "attempts": "尝试", "events": "事件",
 		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "实时", "signedin": "当前令牌",
 		"disabled": "已停用", "duration": "耗时", "number": "#", "worker": "执行者", "reason": "原因", "count": "次数",
-		"rerun": "重新运行", "rerunof": "重新运行自",
+		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "yours": "你的时间：", "nofires": "无：触发器已结束",
+		"from": "起始", "to": "截止", "zone": "时区",
 	},
 }
 
@@ -102,4 +104,7 @@ var funcs = template.FuncMap{
 		return (time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond).String()
 	},
 	"dict": func(l string, runs []run.Run) map[string]any { return map[string]any{"L": l, "Runs": runs} },
+	"fires": func(l string, fires []int64, triggerZone, viewerZone string) map[string]any {
+		return map[string]any{"L": l, "Fires": fires, "TriggerZone": triggerZone, "ViewerZone": viewerZone}
+	},
 }

@@ -31,12 +31,14 @@ const (
 // page is what every signed-in template receives.
 type page struct {
 	Lang, CSRF, Token string
-	CanOperate        bool
-	Data              any
+	// Zone is the viewer's zone ("" for UTC): viewerZone.
+	Zone       string
+	CanOperate bool
+	Data       any
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
-	p := page{Lang: lang(r), Data: data}
+	p := page{Lang: lang(r), Zone: viewerZone(r), Data: data}
 	if s != nil {
 		p.CSRF, p.Token, p.CanOperate = s.csrf, s.name, s.scope.Allows(apitoken.Operate)
 	}
@@ -138,7 +140,12 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 			shown = append(shown, t)
 		}
 	}
-	c.render(w, r, http.StatusOK, "triggers", s, map[string]any{"Q": q, "List": shown, "Next": next})
+	fires := make(map[string][]int64, len(shown))
+	now := c.cfg.NowMs()
+	for _, t := range shown {
+		fires[t.TriggerID] = upcoming(t, now)
+	}
+	c.render(w, r, http.StatusOK, "triggers", s, map[string]any{"Q": q, "List": shown, "Next": next, "Fires": fires})
 }
 
 func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *session) {
@@ -153,7 +160,8 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 		c.fail(w, err)
 		return
 	}
-	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil})
+	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
+		"Fires": upcoming(d.TriggerStatus, d.NowMs)})
 }
 
 // entry is one row of a trigger's timeline: a Run or an occurrence passed
@@ -220,8 +228,20 @@ func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
 
 func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	q := r.URL.Query()
-	f := map[string]string{"project": q.Get("project"), "trigger": q.Get("trigger"), "state": q.Get("state")}
-	list, next, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: f["project"], TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after")})
+	f := map[string]string{"project": q.Get("project"), "trigger": q.Get("trigger"), "state": q.Get("state"), "from": q.Get("from"), "to": q.Get("to")}
+	zone := viewerZone(r)
+	from, err := parseLocal("from", f["from"], zone)
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	to, err := parseLocal("to", f["to"], zone)
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	list, next, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: f["project"], TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
+		FromMs: from, ToMs: to})
 	if err != nil {
 		c.fail(w, err)
 		return
