@@ -44,6 +44,7 @@ func TimeOf(id string) (int64, error) {
 	if err != nil || u.Version() != 7 {
 		return 0, fmt.Errorf("%q is not a UUIDv7", id)
 	}
-	sec, nsec := u.Time().UnixTime()
-	return sec*1000 + nsec/1_000_000, nil
+	// The first 48 bits are the millisecond (RFC 9562); the bits after
+	// them may hold a sub-millisecond fraction, which FloorAt ignores too.
+	return int64(u[0])<<40 | int64(u[1])<<32 | int64(u[2])<<24 | int64(u[3])<<16 | int64(u[4])<<8 | int64(u[5]), nil
 }
