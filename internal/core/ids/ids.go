@@ -35,7 +35,7 @@ func Validate(field, s string) error {
 // makes at ms or later sorts at or after it, every earlier one before it,
 // as strings and as UUIDs alike. ms must be within 0 … 2^48-1.
 func FloorAt(ms int64) string {
-	return fmt.Sprintf("%08x-%04x-7000-8000-000000000000", uint64(ms)>>16, uint64(ms)&0xffff)
+	return fmt.Sprintf("%08x-%04x-7000-8000-000000000000", ms>>16, ms&0xffff)
 }
 
 // TimeOf is the epoch millisecond a UUIDv7 was minted at.
