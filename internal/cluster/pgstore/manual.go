@@ -26,7 +26,7 @@ func manualLock(ctx context.Context, tx pgx.Tx, triggerID string) (commitFacts, 
 	var tid pgtype.TID
 	if err := tx.QueryRow(ctx, sqlManualTouch, triggerID).Scan(&tid); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return commitFacts{}, schedule.Ticket{}, qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
+			return commitFacts{}, schedule.Ticket{}, schedule.TriggerMissing(triggerID)
 		}
 		return commitFacts{}, schedule.Ticket{}, err
 	}
@@ -37,10 +37,9 @@ func manualLock(ctx context.Context, tx pgx.Tx, triggerID string) (commitFacts, 
 	if err != nil {
 		return f, schedule.Ticket{}, err
 	}
-	st := f.stored()
-	tk := schedule.ManualTicket(triggerID, st)
-	if reason := schedule.VerifySnapshot(tk, st); reason != "" {
-		return f, tk, schedule.ManualRefusal(triggerID, reason)
+	tk, err := schedule.VerifyManual(triggerID, f.stored())
+	if err != nil {
+		return f, tk, err
 	}
 	switch {
 	case f.Execution == nil:
@@ -57,6 +56,8 @@ type manualRun struct {
 	scheduledForMs, dueAtMs int64
 	audit                   map[string]any
 	waits                   bool
+	// rerunOf is the finished Run a re-run repeats, "" for any other.
+	rerunOf string
 }
 
 // insertManual inserts m as an admission would (sql/manual.sql); false when
@@ -81,6 +82,7 @@ func insertManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tic
 		"run_id": m.runID, "project_id": tk.ProjectID, "task_id": tk.TaskID, "task_revision": tk.TaskRevision,
 		"trigger_id": tk.TriggerID, "trigger_revision": tk.TriggerRevision, "execution_revision_id": f.Execution.ID,
 		"idempotency_key": m.key, "scheduled_for_ms": m.scheduledForMs, "due_at_ms": m.dueAtMs, "now_ms": f.NowMs, "waits": m.waits,
+		"rerun_of":   nullable(m.rerunOf),
 		"attempt_id": attemptID, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "created_payload": string(cj), "queued_event": run.EventQueued, "queued_payload": string(qj),
 	})
@@ -108,53 +110,147 @@ func insertManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tic
 // queued Run, Attempt 1 and events run.created (with the actor, request id
 // and force: the audit of the request) and run.queued.
 func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest) (schedule.RunNowResult, error) {
-	if err := ids.Validate("trigger id", req.TriggerID); err != nil {
-		return schedule.RunNowResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
-	}
-	requestID, err := schedule.RequestIDOf(req)
+	requestID, key, err := schedule.RunNowKey(req)
 	if err != nil {
 		return schedule.RunNowResult{}, err
 	}
-	key := schedule.ManualKey(req.TriggerID, requestID)
 	var out schedule.RunNowResult
 	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
-		out = schedule.RunNowResult{}
 		f, tk, err := manualLock(ctx, tx, req.TriggerID)
 		if err != nil {
 			return err
 		}
-		switch err := tx.QueryRow(ctx, sqlRunByKey, tk.ProjectID, key).Scan(&out.RunID); {
-		case err == nil:
-			return nil
-		case !errors.Is(err, pgx.ErrNoRows):
-			return err
-		}
-		waits := false
-		if !req.Force {
-			switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
-			case schedule.OverlapPass:
-				out.Skipped = schedule.PassOverlap
-				return nil
-			case schedule.OverlapAdmitWaiting:
-				waits = true
-			case schedule.OverlapCancelThenAdmit:
-				if err := cancelRuns(ctx, tx, f.Unfinished); err != nil {
-					return err
-				}
-			}
-		}
-		out.RunID, out.Created = ids.New(), true
-		created, err := insertManual(ctx, tx, f, tk, manualRun{runID: out.RunID, key: key, scheduledForMs: f.NowMs, dueAtMs: f.NowMs,
-			waits: waits, audit: map[string]any{"manual": "run_now", "requestId": requestID, "actor": req.Actor, "force": req.Force}})
-		if err == nil && !created {
-			err = qlerror.New(qlerror.Conflict, "run-now request %s of trigger %s was admitted concurrently; repeat it to see its Run", requestID, req.TriggerID)
-		}
+		out, err = admitManual(ctx, tx, f, tk, manualRun{key: key, scheduledForMs: f.NowMs}, req.Force,
+			map[string]any{"manual": "run_now", "requestId": requestID, "actor": req.Actor, "force": req.Force},
+			"run-now request "+requestID+" of trigger "+req.TriggerID)
 		return err
 	})
 	if err != nil {
 		return schedule.RunNowResult{}, mapErr(err, "running trigger "+req.TriggerID+" now")
 	}
 	return out, nil
+}
+
+// RunRerun admits, in one transaction holding the trigger's schedule row
+// lock and in database time, a new Run repeating the finished Run
+// req.RunID: its trigger, pinned task, trigger and execution revisions and
+// scheduled time, due now, linked to it by rerun_of and keyed on the
+// request id. The trigger must be runnable now, as for run now; its
+// overlap policy applies.
+func (r *Runtime) RunRerun(ctx context.Context, req schedule.RerunRequest) (schedule.RerunResult, error) {
+	requestID, key, err := schedule.RerunRequestKey(req)
+	if err != nil {
+		return schedule.RerunResult{}, err
+	}
+	var out schedule.RunNowResult
+	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		// A finished Run never changes again, so what is read of it before
+		// the trigger's lock still holds under it.
+		src, err := readRerunSource(ctx, tx, req.RunID)
+		if err != nil {
+			return err
+		}
+		if err := schedule.RerunRefusal(req.RunID, src.state); err != nil {
+			return err
+		}
+		if src.triggerID == "" {
+			return qlerror.New(qlerror.FailedPrecondition, "run %s was not admitted for a trigger, so it cannot be re-run", req.RunID)
+		}
+		f, tk, err := manualLock(ctx, tx, src.triggerID)
+		if err != nil {
+			return err
+		}
+		tk.TaskRevision, tk.TaskContentDigest = src.taskRevision, src.taskDigest
+		tk.TriggerRevision, tk.TriggerContentDigest = src.triggerRevision, src.triggerDigest
+		switch {
+		case src.execution == nil:
+			return qlerror.New(qlerror.FailedPrecondition, "run %s pinned execution revision that no longer exists as a remote_worker plan; run the trigger now instead", req.RunID)
+		case src.execution.ProjectID != tk.ProjectID || src.execution.Verify(src.taskRevision, src.taskDigest, task.RemoteWorker) != nil:
+			return qlerror.New(qlerror.Internal, "the execution revision run %s pinned fails closed (%s); run the trigger now instead", req.RunID, schedule.ReasonExecutionCorrupt)
+		}
+		f.Execution = src.execution
+		out, err = admitManual(ctx, tx, f, tk, manualRun{key: key, scheduledForMs: src.scheduledForMs, rerunOf: req.RunID}, false,
+			map[string]any{"manual": "rerun", "rerunOf": req.RunID, "requestId": requestID, "actor": req.Actor},
+			"re-run request "+requestID+" of run "+req.RunID)
+		return err
+	})
+	if err != nil {
+		return schedule.RerunResult{}, mapErr(err, "re-running run "+req.RunID)
+	}
+	return schedule.RerunResult(out), nil
+}
+
+// rerunSource is what a re-run repeats of its original Run.
+type rerunSource struct {
+	triggerID, taskDigest, triggerDigest          string
+	state                                         run.State
+	scheduledForMs, taskRevision, triggerRevision int64
+	// execution is nil when the pinned remote_worker plan is missing.
+	execution *task.Execution
+}
+
+func readRerunSource(ctx context.Context, tx pgx.Tx, runID string) (rerunSource, error) {
+	var src rerunSource
+	var state string
+	var erID, erProject, erTaskDigest, erExecutor, erDigest *string
+	var erCommand []byte
+	var triggerID *string
+	var taskID string
+	err := tx.QueryRow(ctx, sqlRerunSource, runID).Scan(&triggerID, &state, &src.scheduledForMs, &taskID, &src.taskRevision, &src.triggerRevision,
+		&src.taskDigest, &src.triggerDigest, &erID, &erProject, &erTaskDigest, &erExecutor, &erCommand, &erDigest)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return src, schedule.RunMissing(runID)
+	}
+	if err != nil {
+		return src, err
+	}
+	src.triggerID, src.state = deref(triggerID), run.State(state)
+	if erID != nil {
+		e := &task.Execution{ID: *erID, ProjectID: *erProject, TaskID: taskID, TaskRevision: src.taskRevision,
+			TaskContentDigest: *erTaskDigest, Executor: task.Executor(*erExecutor), Digest: *erDigest}
+		e.Command, _ = decodeCommand(erCommand)
+		src.execution = e
+	}
+	return src, nil
+}
+
+// admitManual admits m on the locked facts f and verified ticket tk inside
+// tx: the Run its key names if one exists already; else, unless force, the
+// trigger's overlap policy applied to its unfinished Runs (skip refuses,
+// cancel_previous cancels them first, through CancelRun's steps); then the
+// queued Run, Attempt 1 and events run.created (with audit) and
+// run.queued, due at once. what names the request for the error of a key
+// taken concurrently.
+func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Ticket, m manualRun, force bool, audit map[string]any, what string) (schedule.RunNowResult, error) {
+	var out schedule.RunNowResult
+	switch err := tx.QueryRow(ctx, sqlRunByKey, tk.ProjectID, m.key).Scan(&out.RunID); {
+	case err == nil:
+		return out, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return out, err
+	}
+	if !force {
+		switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
+		case schedule.OverlapPass:
+			out.Skipped = schedule.PassOverlap
+			return out, nil
+		case schedule.OverlapAdmitWaiting:
+			m.waits = true
+		case schedule.OverlapCancelThenAdmit:
+			if err := cancelRuns(ctx, tx, f.Unfinished); err != nil {
+				return out, err
+			}
+		}
+	}
+	m.runID, m.dueAtMs, m.audit = ids.New(), f.NowMs, audit
+	created, err := insertManual(ctx, tx, f, tk, m)
+	switch {
+	case err != nil:
+		return out, err
+	case !created:
+		return out, qlerror.New(qlerror.Conflict, "%s was admitted concurrently; repeat it to see its Run", what)
+	}
+	return schedule.RunNowResult{RunID: m.runID, Created: true}, nil
 }
 
 // TriggerBackfill admits, in one transaction holding the trigger's schedule
@@ -167,8 +263,8 @@ func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest)
 // as Existing and is left alone. Overlap and pause do not apply: the
 // request names the occurrences it wants.
 func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequest) (schedule.BackfillResult, error) {
-	if err := ids.Validate("trigger id", req.TriggerID); err != nil {
-		return schedule.BackfillResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	if err := schedule.CheckTriggerID(req.TriggerID); err != nil {
+		return schedule.BackfillResult{}, err
 	}
 	var out schedule.BackfillResult
 	err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
@@ -177,19 +273,10 @@ func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequ
 		if err != nil {
 			return err
 		}
-		limit, err := schedule.CheckBackfill(req, f.NowMs)
-		if err != nil {
+		occ, window, err := schedule.BackfillPlan(tk, req, f.NowMs)
+		if out = window; err != nil || len(occ) == 0 {
 			return err
 		}
-		occ, more, err := schedule.BackfillOccurrences(tk, req.FromMs, req.ToMs, limit)
-		if err != nil {
-			return qlerror.Wrap(qlerror.FailedPrecondition, err, "trigger %s: its cron no longer parses", req.TriggerID)
-		}
-		out.Occurrences, out.Truncated = len(occ), more
-		if len(occ) == 0 {
-			return nil
-		}
-		out.LastMs = occ[len(occ)-1]
 		ran, err := cronScheduledIn(ctx, tx, req.TriggerID, occ[0], out.LastMs)
 		if err != nil {
 			return err

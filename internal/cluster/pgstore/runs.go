@@ -25,6 +25,8 @@ const (
 	sqlRunFilterTrigger = ` trigger_id = $%d`
 	sqlRunFilterState   = ` state = $%d`
 	sqlRunFilterAfter   = ` id < $%d`
+	sqlRunFilterFrom    = ` id >= $%d`
+	sqlRunFilterTo      = ` id < $%d`
 	// Newest first: ids are UUIDv7, so id order is admission order.
 	sqlRunListOrder = ` ORDER BY id DESC LIMIT $%d`
 )
@@ -80,6 +82,15 @@ func runListQuery(p run.ListParams) (string, []any, error) {
 			return "", nil, qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as the id printed by `ql runs list` or `ql triggers list`", f.field)
 		}
 		add(f.fragment, f.value)
+	}
+	if err := p.CheckWindow(); err != nil {
+		return "", nil, err
+	}
+	if p.FromMs != 0 {
+		add(sqlRunFilterFrom, ids.FloorAt(p.FromMs))
+	}
+	if p.ToMs != 0 {
+		add(sqlRunFilterTo, ids.FloorAt(p.ToMs))
 	}
 	if p.State != "" {
 		if !knownRunState(p.State) {
@@ -147,14 +158,14 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 
 func scanRun(row pgx.Row) (run.Run, error) {
 	var x run.Run
-	var triggerID, projectName, triggerName *string
+	var triggerID, projectName, triggerName, rerunOf *string
 	var triggerRev, queuedAt, dueAt *int64
 	var state string
 	err := row.Scan(&x.ID, &x.ProjectID, &x.TaskID, &x.TaskRevision, &triggerID, &triggerRev, &x.ExecutionRevisionID,
 		&x.IdempotencyKey, &x.ScheduledForMs, &dueAt, &state, &x.Version, &x.LastEventSeq, &x.CreatedAtMs, &queuedAt, &x.UpdatedAtMs, &x.FinishedAtMs,
-		&projectName, &triggerName)
+		&projectName, &triggerName, &rerunOf)
 	x.TriggerID, x.TriggerRevision, x.QueuedAtMs = deref(triggerID), derefInt(triggerRev), derefInt(queuedAt)
-	x.ProjectName, x.TriggerName, x.DueAtMs = deref(projectName), deref(triggerName), derefInt(dueAt)
+	x.ProjectName, x.TriggerName, x.DueAtMs, x.RerunOf = deref(projectName), deref(triggerName), derefInt(dueAt), deref(rerunOf)
 	x.State = run.State(state)
 	return x, err
 }

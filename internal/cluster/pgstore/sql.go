@@ -32,6 +32,7 @@ var (
 var (
 	sqlManualTouch                      = stmt("ManualTouch")
 	sqlRunByKey                         = stmt("RunByKey")
+	sqlRerunSource                      = stmt("RerunSource")
 	sqlRunsCronScheduledIn              = stmt("RunsCronScheduledIn")
 	sqlManualInsert, manualInsertParams = namedStmt("ManualInsert")
 )

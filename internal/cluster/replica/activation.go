@@ -337,3 +337,11 @@ func (l liveManual) TriggerBackfill(ctx context.Context, r schedule.BackfillRequ
 	}
 	return m.TriggerBackfill(ctx, r)
 }
+
+func (l liveManual) RunRerun(ctx context.Context, r schedule.RerunRequest) (schedule.RerunResult, error) {
+	m, err := l.manual()
+	if err != nil {
+		return schedule.RerunResult{}, err
+	}
+	return m.RunRerun(ctx, r)
+}

@@ -135,6 +135,11 @@ func (m runtimeManual) TriggerBackfill(ctx context.Context, req schedule.Backfil
 	return res, explainRole(err, "backfilling a trigger", "runtime")
 }
 
+func (m runtimeManual) RunRerun(ctx context.Context, req schedule.RerunRequest) (schedule.RerunResult, error) {
+	res, err := m.r.RunRerun(ctx, req)
+	return res, explainRole(err, "re-running a run", "runtime")
+}
+
 // adminOnly is the catalog store with permission errors explained.
 type adminOnly struct{ a *pgstore.Admin }
 

@@ -94,21 +94,19 @@ func notificationsListCommand(opts Options) *cobra.Command {
 			for i, m := range ms {
 				views[i] = viewOf(m)
 			}
-			if out == "json" {
-				return writeJSON(cmd.OutOrStdout(), views)
-			}
-			w := newTable(cmd.OutOrStdout())
-			fmt.Fprintln(w, "ID\tSTATE\tEVENT\tTRIGGER\tCHANNEL\tATTEMPTS\tCREATED\tLAST ERROR")
-			for _, v := range views {
-				name := v.Project
-				if v.Trigger != "" {
-					name += "/" + v.Trigger
-				}
-				created := v.CreatedAtMs
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s (%s)\t%d\t%s\t%s\n", v.ID, v.State, v.Event, name, v.Channel, v.ChannelKind, v.Attempts,
-					fmtMs(&created), oneLine(v.LastError))
-			}
-			return w.Flush()
+			return printListing(cmd, out, listing[notificationView]{
+				json:   views,
+				header: []string{"ID", "STATE", "EVENT", "TRIGGER", "CHANNEL", "ATTEMPTS", "CREATED", "LAST ERROR"},
+				items:  views,
+				row: func(v notificationView) []string {
+					name := v.Project
+					if v.Trigger != "" {
+						name += "/" + v.Trigger
+					}
+					return []string{v.ID, v.State, v.Event, name, v.Channel + " (" + v.ChannelKind + ")", fmt.Sprint(v.Attempts),
+						fmtMs(&v.CreatedAtMs), oneLine(v.LastError)}
+				},
+			})
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -123,12 +121,7 @@ func notificationsRetryCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "retry ID",
 		Short: "Make a dead notification pending again, with the same idempotency key",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return Usagef("notifications retry takes one notification id, as printed by 'notifications list --state dead'")
-			}
-			return nil
-		},
+		Args:  oneArg("notifications retry takes one notification id, as printed by 'notifications list --state dead'"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {

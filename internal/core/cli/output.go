@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -37,4 +39,47 @@ func fmtMs(ms *int64) string {
 		return "-"
 	}
 	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// oneArg accepts exactly one argument, else says usage: what the verb
+// takes.
+func oneArg(usage string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return Usagef("%s", usage)
+		}
+		return nil
+	}
+}
+
+// listing is what a list verb prints: its JSON document, or a table of
+// its items under header, one row of cells each; next, when set, is the
+// keyset cursor of the following page.
+type listing[T any] struct {
+	json   any
+	header []string
+	items  []T
+	row    func(T) []string
+	next   string
+}
+
+// printListing prints l as out asks (table or json); a table is followed
+// on standard error by "more: --after NEXT" when a page follows.
+func printListing[T any](cmd *cobra.Command, out string, l listing[T]) error {
+	w := cmd.OutOrStdout()
+	if out == "json" {
+		return writeJSON(w, l.json)
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, strings.Join(l.header, "\t"))
+	for _, it := range l.items {
+		fmt.Fprintln(tw, strings.Join(l.row(it), "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if l.next != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "more: --after %s\n", l.next)
+	}
+	return nil
 }

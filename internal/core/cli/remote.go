@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,7 +47,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Runs: c, Triggers: c, Close: func() {}}, nil
+	return &Backend{Runs: c, Triggers: c, Rerun: c, Close: func() {}}, nil
 }
 
 // remoteClient is the API client of a command given --api-url.
@@ -78,10 +79,20 @@ type apiClient struct {
 var (
 	_ run.Reader            = (*apiClient)(nil)
 	_ schedule.StatusReader = (*apiClient)(nil)
+	_ schedule.Rerunner     = (*apiClient)(nil)
 )
 
 func (c *apiClient) get(ctx context.Context, path string, q url.Values, into any) error {
 	return c.do(ctx, http.MethodGet, path, q, "", nil, into)
+}
+
+// post sends body as JSON to path and decodes the answer into into.
+func (c *apiClient) post(ctx context.Context, path string, body, into any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, http.MethodPost, path, nil, "application/json", bytes.NewReader(b), into)
 }
 
 // do sends one request (body of contentType when body is not nil) and
@@ -205,10 +216,33 @@ func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParam
 	return out, page.Next, nil
 }
 
+// rerunBody and rerunAnswer are POST /api/v1/runs/{id}/rerun's body and
+// answer.
+type rerunBody struct {
+	RequestID string `json:"requestId"`
+}
+
+type rerunAnswer struct {
+	RunID   string `json:"runId"`
+	Created bool   `json:"created"`
+	Skipped string `json:"skipped"`
+}
+
+// RunRerun asks the server to re-run a Run; the server records the token
+// as the actor, so r.Actor is not sent.
+func (c *apiClient) RunRerun(ctx context.Context, r schedule.RerunRequest) (schedule.RerunResult, error) {
+	var a rerunAnswer
+	if err := c.post(ctx, "/api/v1/runs/"+url.PathEscape(r.RunID)+"/rerun", rerunBody{RequestID: r.RequestID}, &a); err != nil {
+		return schedule.RerunResult{}, err
+	}
+	return schedule.RerunResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped)}, nil
+}
+
 // runOf is the Run a view shows (the API's JSON back to the model).
 func runOf(r view.Run) run.Run {
 	return run.Run{ID: r.ID, ProjectID: r.ProjectID, ProjectName: r.ProjectName, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
-		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs}
+		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
+		RerunOf: r.RerunOf}
 }

@@ -44,6 +44,9 @@ type Backend struct {
 	// Manual admits Runs on request (`ql triggers run` and `ql triggers
 	// backfill`); nil when the profile cannot (a read-only open).
 	Manual schedule.Manual
+	// Rerun re-runs finished Runs (`ql runs rerun`) where Manual is nil:
+	// over a server's API.
+	Rerun schedule.Rerunner
 	// Tokens creates, lists and revokes API tokens (`ql tokens`); nil
 	// when the profile cannot (a read-only open).
 	Tokens apitoken.Manager

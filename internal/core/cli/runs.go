@@ -16,7 +16,7 @@ import (
 
 func runsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{Use: "runs", Short: "List and inspect runs"}
-	c.AddCommand(runsListCommand(opts), runsShowCommand(opts), runsLogsCommand(opts), runsCancelCommand(opts))
+	c.AddCommand(runsListCommand(opts), runsShowCommand(opts), runsLogsCommand(opts), runsCancelCommand(opts), runsRerunCommand(opts))
 	return c
 }
 
@@ -51,23 +51,16 @@ func runsListCommand(opts Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			if out == "json" {
-				return writeJSON(w, view.NewRunList(runs, next))
-			}
-			tw := newTable(w)
-			fmt.Fprintln(tw, "ID\tSTATE\tSCHEDULED FOR\tPROJECT\tTRIGGER\tTASK REV")
-			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, r.State, fmtMs(&r.ScheduledForMs),
-					nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), r.TaskRevision)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			if next != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "more: --after %s\n", next)
-			}
-			return nil
+			return printListing(cmd, out, listing[run.Run]{
+				json:   view.NewRunList(runs, next),
+				header: []string{"ID", "STATE", "SCHEDULED FOR", "PROJECT", "TRIGGER", "TASK REV"},
+				items:  runs,
+				row: func(r run.Run) []string {
+					return []string{r.ID, string(r.State), fmtMs(&r.ScheduledForMs),
+						nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), fmt.Sprint(r.TaskRevision)}
+				},
+				next: next,
+			})
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -104,12 +97,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show RUN_ID",
 		Short: "Show a run with its attempts and events",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return Usagef("runs show takes one run id")
-			}
-			return nil
-		},
+		Args:  oneArg("runs show takes one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
@@ -131,6 +119,9 @@ func runsShowCommand(opts Options) *cobra.Command {
 			fmt.Fprintf(w, "run        %s\nstate      %s (version %d)\nscheduled  %s\nproject    %s (%s)\ntrigger    %s (%s) revision %d\ntask       %s revision %d\nkey        %s\n",
 				r.ID, r.State, r.Version, fmtMs(&r.ScheduledForMs), nameOr(r.ProjectName, "-"), r.ProjectID,
 				nameOr(r.TriggerName, "-"), r.TriggerID, r.TriggerRevision, r.TaskID, r.TaskRevision, r.IdempotencyKey)
+			if r.RerunOf != "" {
+				fmt.Fprintf(w, "re-run of  %s\n", r.RerunOf)
+			}
 			if r.DueAtMs != 0 && r.DueAtMs != r.ScheduledForMs {
 				fmt.Fprintf(w, "due        %s (jitter %s)\n", fmtMs(&r.DueAtMs), time.Duration(r.DueAtMs-r.ScheduledForMs)*time.Millisecond)
 			}
@@ -187,12 +178,7 @@ func runsLogsCommand(opts Options) *cobra.Command {
 run ends, across the attempts a retry creates (each new attempt is announced on standard error).
 On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
 copied byte for byte.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return Usagef("runs logs takes one run id")
-			}
-			return nil
-		},
+		Args: oneArg("runs logs takes one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
@@ -350,12 +336,7 @@ its next lease renewal, stops the command (SIGTERM, then SIGKILL after the task'
 reports the run cancelled. On standalone and edge the serving process's executor finds the cancellation
 at its next poll (about a second) and stops the command the same way. A run that has already ended is
 left as it is.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return Usagef("runs cancel takes one run id")
-			}
-			return nil
-		},
+		Args: oneArg("runs cancel takes one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {

@@ -25,12 +25,7 @@ admin role's URL.`,
 }
 
 func oneTokenArg(verb string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != 1 {
-			return Usagef("tokens %s takes one token name", verb)
-		}
-		return nil
-	}
+	return oneArg("tokens " + verb + " takes one token name")
 }
 
 func tokensCreateCommand(opts Options) *cobra.Command {
@@ -145,17 +140,16 @@ server). The token itself is never shown: it is not stored.`,
 			for _, t := range list {
 				views = append(views, tokenView(t, now))
 			}
-			if out == "json" {
-				return writeJSON(cmd.OutOrStdout(), struct {
+			return printListing(cmd, out, listing[TokenView]{
+				json: struct {
 					Tokens []TokenView `json:"tokens"`
-				}{views})
-			}
-			tw := newTable(cmd.OutOrStdout())
-			fmt.Fprintln(tw, "NAME\tSCOPE\tSTATE\tCREATED\tEXPIRES\tLAST USED")
-			for _, v := range views {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Name, v.Scope, v.State, fmtMs(&v.CreatedAtMs), fmtExpiry(v.ExpiresAtMs), fmtMs(v.LastUsedAtMs))
-			}
-			return tw.Flush()
+				}{views},
+				header: []string{"NAME", "SCOPE", "STATE", "CREATED", "EXPIRES", "LAST USED"},
+				items:  views,
+				row: func(v TokenView) []string {
+					return []string{v.Name, v.Scope, v.State, fmtMs(&v.CreatedAtMs), fmtExpiry(v.ExpiresAtMs), fmtMs(v.LastUsedAtMs)}
+				},
+			})
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)

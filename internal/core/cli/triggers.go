@@ -44,26 +44,20 @@ overlap policy when it is not allow.`,
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			if out == "json" {
-				return writeJSON(w, view.NewTriggerList(list, next))
-			}
-			tw := newTable(w)
-			fmt.Fprintln(tw, "PROJECT\tTRIGGER\tREV\tENABLED\tCRON\tZONE\tNEXT FIRE\tLAST SCHEDULED\tCLAIM")
-			for _, t := range list {
-				claim := "-"
-				if t.ClaimOwner != nil {
-					claim = *t.ClaimOwner + " until " + fmtMs(t.ClaimExpiresAtMs)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%t\t%s\t%s\t%s\t%s\t%s\n", t.ProjectName, t.Name, t.Revision, t.Enabled, t.Cron.Expression, t.Cron.Timezone, nextFire(t), fmtMs(t.LastScheduledAtMs), claim)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			if next != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "more: --after %s\n", next)
-			}
-			return nil
+			return printListing(cmd, out, listing[schedule.TriggerStatus]{
+				json:   view.NewTriggerList(list, next),
+				header: []string{"PROJECT", "TRIGGER", "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST SCHEDULED", "CLAIM"},
+				items:  list,
+				row: func(t schedule.TriggerStatus) []string {
+					claim := "-"
+					if t.ClaimOwner != nil {
+						claim = *t.ClaimOwner + " until " + fmtMs(t.ClaimExpiresAtMs)
+					}
+					return []string{t.ProjectName, t.Name, fmt.Sprint(t.Revision), fmt.Sprint(t.Enabled), t.Cron.Expression, t.Cron.Timezone,
+						nextFire(t), fmtMs(t.LastScheduledAtMs), claim}
+				},
+				next: next,
+			})
 		},
 	}
 	addDBFlags(list, &db, opts.OpenPostgres != nil)

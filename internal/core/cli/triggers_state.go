@@ -19,12 +19,7 @@ import (
 const maxPauseNote = 1000
 
 func oneTriggerArgs(verb string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != 1 {
-			return Usagef("triggers %s takes one trigger: its name, project/name or id", verb)
-		}
-		return nil
-	}
+	return oneArg("triggers " + verb + " takes one trigger: its name, project/name or id")
 }
 
 func triggersShowCommand(opts Options) *cobra.Command {

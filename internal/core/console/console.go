@@ -133,6 +133,7 @@ var routes = []route{
 	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }},
 	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }},
 	{http.MethodPost, "/tokens/{name}/revoke", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenRevoke }},
+	{http.MethodPost, "/runs/{id}/rerun", apitoken.Operate, func(c *Console) handlerFunc { return c.rerun }},
 }
 
 // session is one signed-in browser, of a token or of a user account. A

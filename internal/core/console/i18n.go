@@ -43,6 +43,8 @@ var messages = map[string]map[string]string{
 		"tok.help": "Expiry in whole days (90d) or a duration (12h); empty never expires.",
 		"health":   "Admission", "lag": "Admission lag (runs of the last 24 hours)", "backlog": "Backlog (due schedule rows not yet taken)",
 		"oldest": "oldest due", "workers": "Workers", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat",
+		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "yours": "your time:", "nofires": "none: the trigger has ended",
+		"from": "From", "to": "To", "zone": "Times in",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -74,6 +76,8 @@ var messages = map[string]map[string]string{
 		"tok.help": "有效期为整天数（90d）或时长（12h）；留空则永不过期。",
 		"health":   "准入", "lag": "准入延迟（最近 24 小时的运行）", "backlog": "积压（已到期尚未处理的计划）",
 		"oldest": "最早到期", "workers": "执行节点", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳",
+		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "yours": "你的时间：", "nofires": "无：触发器已结束",
+		"from": "起始", "to": "截止", "zone": "时区",
 	},
 }
 
@@ -138,4 +142,7 @@ var funcs = template.FuncMap{
 		return (time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond).String()
 	},
 	"dict": func(l string, runs []run.Run) map[string]any { return map[string]any{"L": l, "Runs": runs} },
+	"fires": func(l string, fires []int64, triggerZone, viewerZone string) map[string]any {
+		return map[string]any{"L": l, "Fires": fires, "TriggerZone": triggerZone, "ViewerZone": viewerZone}
+	},
 }

@@ -31,8 +31,10 @@ const (
 // page is what every signed-in template receives.
 type page struct {
 	Lang, CSRF, Token string
-	CanOperate        bool
-	CanAdmin          bool
+	// Zone is the viewer's zone ("" for UTC): viewerZone.
+	Zone       string
+	CanOperate bool
+	CanAdmin   bool
 	// CanEnable: the token is admin and the server can publish (enable.go).
 	CanEnable bool
 	// ShowTokens offers the tokens page: an admin session on a server
@@ -44,7 +46,7 @@ type page struct {
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
-	p := page{Lang: lang(r), Data: data}
+	p := page{Lang: lang(r), Zone: viewerZone(r), Data: data}
 	if s != nil {
 		p.CSRF, p.Token, p.CanOperate, p.CanAdmin = s.csrf, s.name, s.scope.Allows(apitoken.Operate), s.scope.Allows(apitoken.Admin)
 		p.CanEnable = c.cfg.Enabler != nil && s.scope.Allows(apitoken.Admin)
@@ -153,7 +155,12 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 			shown = append(shown, t)
 		}
 	}
-	c.render(w, r, http.StatusOK, "triggers", s, map[string]any{"Q": q, "List": shown, "Next": next})
+	fires := make(map[string][]int64, len(shown))
+	now := c.cfg.NowMs()
+	for _, t := range shown {
+		fires[t.TriggerID] = upcoming(t, now)
+	}
+	c.render(w, r, http.StatusOK, "triggers", s, map[string]any{"Q": q, "List": shown, "Next": next, "Fires": fires})
 }
 
 func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *session) {
@@ -168,7 +175,8 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 		c.fail(w, err)
 		return
 	}
-	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil})
+	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
+		"Fires": upcoming(d.TriggerStatus, d.NowMs)})
 }
 
 // entry is one row of a trigger's timeline: a Run or an occurrence passed
@@ -235,8 +243,20 @@ func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
 
 func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	q := r.URL.Query()
-	f := map[string]string{"project": q.Get("project"), "trigger": q.Get("trigger"), "state": q.Get("state")}
-	list, next, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: f["project"], TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after")})
+	f := map[string]string{"project": q.Get("project"), "trigger": q.Get("trigger"), "state": q.Get("state"), "from": q.Get("from"), "to": q.Get("to")}
+	zone := viewerZone(r)
+	from, err := parseLocal("from", f["from"], zone)
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	to, err := parseLocal("to", f["to"], zone)
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	list, next, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: f["project"], TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
+		FromMs: from, ToMs: to})
 	if err != nil {
 		c.fail(w, err)
 		return
@@ -261,7 +281,8 @@ func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) 
 		return
 	}
 	ended := d.Run.State.Terminal() || d.Run.State == run.Lost
-	c.render(w, r, http.StatusOK, "run", s, map[string]any{"D": d, "Ended": ended, "CanCancel": !ended && c.cfg.Cancel != nil, "HasLog": c.cfg.ReadLog != nil})
+	c.render(w, r, http.StatusOK, "run", s, map[string]any{"D": d, "Ended": ended, "CanCancel": !ended && c.cfg.Cancel != nil, "HasLog": c.cfg.ReadLog != nil,
+		"CanRerun": c.canRerun(d.Run.State), "Request": randomID()})
 }
 
 func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {

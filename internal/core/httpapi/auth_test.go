@@ -230,7 +230,7 @@ func TestTheOperationsGuideListsEveryRoute(t *testing.T) {
 func TestWritesTheServerCannotDoAreExplained(t *testing.T) {
 	t.Parallel()
 	h, tokens := walkHandler(t, Config{})
-	for _, target := range []string{"/api/v1/triggers/" + someID + "/run", "/api/v1/triggers/" + someID + "/backfill", "/api/v1/runs/" + someID + "/cancel", "/api/v1/triggers/" + someID + "/pause"} {
+	for _, target := range []string{"/api/v1/triggers/" + someID + "/run", "/api/v1/triggers/" + someID + "/backfill", "/api/v1/runs/" + someID + "/cancel", "/api/v1/runs/" + someID + "/rerun", "/api/v1/triggers/" + someID + "/pause"} {
 		if p := send(t, h, "POST", target, "localhost", tokens[apitoken.Operate], `{}`); p.status != 409 || p.code != "failed_precondition" {
 			t.Errorf("POST %s: %d %s; want 409 failed_precondition", target, p.status, p.code)
 		}

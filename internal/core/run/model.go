@@ -45,6 +45,9 @@ type Run struct {
 	QueuedAtMs   int64
 	UpdatedAtMs  int64
 	FinishedAtMs *int64
+	// RerunOf is the finished Run this one repeats, "" for a Run the clock
+	// or a run-now request admitted.
+	RerunOf string
 }
 
 // Attempt is one try at executing a Run.

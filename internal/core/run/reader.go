@@ -1,6 +1,10 @@
 package run
 
-import "context"
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
 
 // Page limits for listings.
 const (
@@ -17,6 +21,25 @@ type ListParams struct {
 	State     State
 	Limit     int
 	After     string
+	// FromMs and ToMs keep the Runs admitted in [FromMs, ToMs) (epoch
+	// milliseconds, 0 for no bound), by the time in their ids: the order
+	// of the listing, so a window is one range of its index and pages by
+	// After as any listing does.
+	FromMs int64
+	ToMs   int64
+}
+
+// CheckWindow refuses a time window that is reversed or outside the times
+// an id can hold.
+func (p ListParams) CheckWindow() error {
+	const maxMs = 1<<48 - 1
+	switch {
+	case p.FromMs < 0 || p.ToMs < 0 || p.FromMs > maxMs || p.ToMs > maxMs:
+		return qlerror.New(qlerror.Invalid, "run listing: the time window must lie between 1970 and the year 10889")
+	case p.ToMs != 0 && p.FromMs >= p.ToMs:
+		return qlerror.New(qlerror.Invalid, "run listing: the window's start is not before its end; give from before to")
+	}
+	return nil
 }
 
 // Reader is the read contract the HTTP API and the CLI use.

@@ -47,9 +47,37 @@ type BackfillResult struct {
 	RunIDs      []string
 }
 
-// Manual admits Runs a person asked for rather than the clock: run now and
-// backfill. An unknown trigger is NotFound.
+// RerunRequest asks for a new Run that repeats a finished one: the same
+// trigger and the same pinned revisions (task, trigger and execution) as
+// the original, so it runs exactly the command that ran, even when the
+// definitions have been republished since (run now runs the current
+// ones). RequestID makes it idempotent as in RunNowRequest (idempotency
+// key ql3:rerun:v1:…); Actor is who asked, for the audit trail.
+type RerunRequest struct {
+	RunID     string
+	RequestID string
+	Actor     string
+}
+
+// RerunResult says what a RerunRequest did, as RunNowResult does: the
+// new Run (Created false: an earlier identical request made it), or the
+// overlap policy's refusal.
+type RerunResult struct {
+	RunID   string
+	Created bool
+	Skipped PassReason
+}
+
+// Rerunner re-runs finished Runs. An unknown Run is NotFound; one that has
+// not finished is refused with a *NotFinishedError.
+type Rerunner interface {
+	RunRerun(ctx context.Context, r RerunRequest) (RerunResult, error)
+}
+
+// Manual admits Runs a person asked for rather than the clock: run now,
+// backfill and re-run. An unknown trigger is NotFound.
 type Manual interface {
 	TriggerRunNow(ctx context.Context, r RunNowRequest) (RunNowResult, error)
 	TriggerBackfill(ctx context.Context, r BackfillRequest) (BackfillResult, error)
+	Rerunner
 }

@@ -5,12 +5,88 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // ManualKey is the idempotency key of a run-now request: the same trigger
 // and request id always name the same Run.
 func ManualKey(triggerID, requestID string) string {
 	return fmt.Sprintf("ql3:manual:v1:%s:%s", triggerID, requestID)
+}
+
+// CheckTriggerID refuses a manual request whose trigger id is not one.
+func CheckTriggerID(triggerID string) error {
+	if err := ids.Validate("trigger id", triggerID); err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	}
+	return nil
+}
+
+// RunNowKey checks a run-now request and returns the request id it is
+// keyed on and its idempotency key.
+func RunNowKey(r RunNowRequest) (requestID, key string, err error) {
+	if err := CheckTriggerID(r.TriggerID); err != nil {
+		return "", "", err
+	}
+	if requestID, err = RequestIDOf(r); err != nil {
+		return "", "", err
+	}
+	return requestID, ManualKey(r.TriggerID, requestID), nil
+}
+
+// TriggerMissing is the error of a manual request whose trigger does not
+// exist.
+func TriggerMissing(triggerID string) error {
+	return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
+}
+
+// RerunKey is the idempotency key of a re-run request: the same Run and
+// request id always name the same re-run.
+func RerunKey(runID, requestID string) string {
+	return fmt.Sprintf("ql3:rerun:v1:%s:%s", runID, requestID)
+}
+
+// RerunRequestKey checks a re-run request and returns the request id it
+// is keyed on and its idempotency key.
+func RerunRequestKey(r RerunRequest) (requestID, key string, err error) {
+	if err := ids.Validate("run id", r.RunID); err != nil {
+		return "", "", qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
+	}
+	if requestID, err = RequestIDOf(RunNowRequest{RequestID: r.RequestID}); err != nil {
+		return "", "", err
+	}
+	return requestID, RerunKey(r.RunID, requestID), nil
+}
+
+// NotFinishedError refuses a re-run of a Run that has not ended: a re-run
+// repeats a finished Run, it never runs beside the original.
+type NotFinishedError struct {
+	RunID string
+	State run.State
+}
+
+func (e *NotFinishedError) Error() string {
+	return fmt.Sprintf("run %s is %s, and only a finished Run can be re-run; wait for it to end, or cancel it with `ql runs cancel %s`", e.RunID, e.State, e.RunID)
+}
+
+// Unwrap gives the refusal its code, FailedPrecondition, in the same
+// words.
+func (e *NotFinishedError) Unwrap() error {
+	return qlerror.New(qlerror.FailedPrecondition, "%s", e.Error())
+}
+
+// RerunRefusal is the error of a re-run of the Run runID in state, nil
+// when that state is a finished one.
+func RerunRefusal(runID string, state run.State) error {
+	if state.Terminal() {
+		return nil
+	}
+	return &NotFinishedError{RunID: runID, State: state}
+}
+
+// RunMissing is the error of a re-run request whose Run does not exist.
+func RunMissing(runID string) error {
+	return qlerror.New(qlerror.NotFound, "run %s does not exist (retention may have deleted it); `ql runs list` shows the runs", runID)
 }
 
 // MaxRequestIDLen bounds a run-now request id, so its key stays within
@@ -60,6 +136,25 @@ func CheckBackfill(r BackfillRequest, nowMs int64) (int, error) {
 	return r.Max, nil
 }
 
+// BackfillPlan checks r against the store's time nowMs and lists the
+// occurrences it asks for (BackfillOccurrences), with the result's
+// Occurrences, Truncated and LastMs filled in.
+func BackfillPlan(tk Ticket, r BackfillRequest, nowMs int64) ([]int64, BackfillResult, error) {
+	limit, err := CheckBackfill(r, nowMs)
+	if err != nil {
+		return nil, BackfillResult{}, err
+	}
+	occ, more, err := BackfillOccurrences(tk, r.FromMs, r.ToMs, limit)
+	if err != nil {
+		return nil, BackfillResult{}, qlerror.Wrap(qlerror.FailedPrecondition, err, "trigger %s: its cron no longer parses", r.TriggerID)
+	}
+	out := BackfillResult{Occurrences: len(occ), Truncated: more}
+	if len(occ) > 0 {
+		out.LastMs = occ[len(occ)-1]
+	}
+	return occ, out, nil
+}
+
 // ManualTicket is the ticket a manual admission stands on: the stored
 // schedule row and definitions of a trigger, as read under the adapter's
 // write lock, so VerifySnapshot checks exactly what an admission needs
@@ -81,6 +176,17 @@ func ManualTicket(triggerID string, s Stored) Ticket {
 		StateVersion:         s.StateVersion,
 		Pause:                s.Pause,
 	}}
+}
+
+// VerifyManual is the ticket a manual admission of triggerID stands on,
+// verified against s as read under the adapter's write lock: the refusal
+// ManualRefusal words when it may not go ahead.
+func VerifyManual(triggerID string, s Stored) (Ticket, error) {
+	tk := ManualTicket(triggerID, s)
+	if reason := VerifySnapshot(tk, s); reason != "" {
+		return tk, ManualRefusal(triggerID, reason)
+	}
+	return tk, nil
 }
 
 // ManualRefusal explains why a verified manual admission cannot go ahead,

@@ -7,6 +7,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // LedgerEntry is the stable shape of an occurrence ledger entry:
@@ -48,25 +49,32 @@ const LocalTimeFormat = "2006-01-02 15:04:05 MST -07:00"
 // NextFireCount is how many upcoming fire times a trigger detail shows.
 const NextFireCount = 5
 
-// NewTriggerDetail shapes d with its last runs and its next NextFireCount
-// fire times after the store's clock reading, in the trigger's zone; an
-// error when its stored cron no longer parses.
-func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run) (TriggerDetail, error) {
-	sched, err := cron.Parse(d.Cron.Expression, d.Cron.Timezone)
+// NextFireTimes are the first n fire times of c after afterMs, and c's
+// zone: occurrences before its startAt do not exist, and none fires after
+// its endAt.
+func NextFireTimes(c trigger.Cron, afterMs int64, n int) ([]int64, *time.Location, error) {
+	sched, err := cron.Parse(c.Expression, c.Timezone)
 	if err != nil {
-		return TriggerDetail{}, fmt.Errorf("trigger %s: its stored cron no longer parses: %w", d.TriggerID, err)
+		return nil, nil, err
 	}
-	// Occurrences before startAt do not exist for the trigger, and none
-	// fires after endAt.
 	var next []int64
-	from := max(d.NowMs, d.Cron.StartAtMs-1)
-	for at, ok := sched.Next(from); ok && len(next) < NextFireCount; at, ok = sched.Next(at) {
-		if d.Cron.EndAtMs != 0 && at > d.Cron.EndAtMs {
+	for at, ok := sched.Next(max(afterMs, c.StartAtMs-1)); ok && len(next) < n; at, ok = sched.Next(at) {
+		if c.EndAtMs != 0 && at > c.EndAtMs {
 			break
 		}
 		next = append(next, at)
 	}
-	loc := sched.Location()
+	return next, sched.Location(), nil
+}
+
+// NewTriggerDetail shapes d with its last runs and its next NextFireCount
+// fire times after the store's clock reading, in the trigger's zone; an
+// error when its stored cron no longer parses.
+func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run) (TriggerDetail, error) {
+	next, loc, err := NextFireTimes(d.Cron, d.NowMs, NextFireCount)
+	if err != nil {
+		return TriggerDetail{}, fmt.Errorf("trigger %s: its stored cron no longer parses: %w", d.TriggerID, err)
+	}
 	out := TriggerDetail{
 		Trigger: NewTriggerList([]schedule.TriggerStatus{d.TriggerStatus}, "").Triggers[0],
 		Paused:  d.Paused, PauseNote: d.PauseNote, PausedAtMs: d.PausedAtMs, NowMs: d.NowMs,

@@ -29,6 +29,8 @@ type Run struct {
 	QueuedAtMs   int64     `json:"queuedAtMs,omitempty"`
 	UpdatedAtMs  int64     `json:"updatedAtMs"`
 	FinishedAtMs *int64    `json:"finishedAtMs"`
+	// RerunOf is the finished Run this one re-runs.
+	RerunOf string `json:"rerunOf,omitempty"`
 }
 
 // Attempt is the stable shape of an Attempt (without its log path and
@@ -77,7 +79,7 @@ func NewRun(r run.Run) Run {
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
-		FinishedAtMs: r.FinishedAtMs,
+		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf,
 	}
 }
 

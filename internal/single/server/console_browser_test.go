@@ -17,10 +17,11 @@ import (
 // In a real browser against a standalone server on SQLite: sign in with a
 // token, see the overview, pause a trigger with a note and resume it, run
 // it now and watch its output arrive live on the run page, cancel the
-// running Run, use the console at phone size without horizontal
-// scrolling, as an admin view a project as YAML, see a validation error
-// with its line, apply an edited definition through the diff preview, sign
-// out, and be sent to sign-in without a session.
+// running Run, re-run it, see the next fires in the browser's zone, use
+// the console at phone size without horizontal scrolling, as an admin view
+// a project as YAML, see a validation error with its line, apply an edited
+// definition through the diff preview, sign out, be sent to sign-in
+// without a session, and sign in as an owner made by `ql users create`.
 func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := startConsoleSite(t)
@@ -50,12 +51,19 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	browsertest.Step(t, ctx, "cancel the running run", chromedp.WaitVisible(chromedp.ID("cancel")),
 		chromedp.Click(chromedp.ID("cancel")),
 		browsertest.WaitText("#run-state", "cancelled"))
+	browsertest.Step(t, ctx, "re-run the cancelled run, then cancel the re-run", chromedp.WaitVisible(chromedp.ID("rerun")),
+		chromedp.Click(chromedp.ID("rerun")),
+		chromedp.WaitVisible(chromedp.ID("rerun-of")),
+		chromedp.WaitVisible(chromedp.ID("cancel")),
+		chromedp.Click(chromedp.ID("cancel")),
+		browsertest.WaitText("#run-state", "cancelled"))
 
 	dir := browsertest.ArtifactDir(t)
 	for _, p := range []struct{ path, want, file string }{
 		{"/runs", "cancelled", "runs-390x844.png"},
 		{"/?lang=zh", "概览", "overview-zh-390x844.png"},
 		{"/triggers/" + site.triggerID, "nightly", "trigger-390x844.png"},
+		{"/triggers?lang=en", "Next 5 fires", "triggers-390x844.png"},
 	} {
 		browsertest.Step(t, ctx, "open "+p.path+" at phone size", chromedp.EmulateViewport(390, 844), chromedp.Navigate(b+p.path), browsertest.WaitText("main", p.want))
 		browsertest.Screenshot(t, ctx, dir, p.file, 390)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -19,16 +20,12 @@ var _ schedule.Manual = (*Store)(nil)
 func manualTicket(ctx context.Context, tx *txn, triggerID string) (schedule.Ticket, error) {
 	st, err := readStored(ctx, tx, triggerID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return schedule.Ticket{}, qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
+		return schedule.Ticket{}, schedule.TriggerMissing(triggerID)
 	}
 	if err != nil {
 		return schedule.Ticket{}, err
 	}
-	tk := schedule.ManualTicket(triggerID, st)
-	if reason := schedule.VerifySnapshot(tk, st); reason != "" {
-		return tk, schedule.ManualRefusal(triggerID, reason)
-	}
-	return tk, nil
+	return schedule.VerifyManual(triggerID, st)
 }
 
 // TriggerRunNow admits one manual Run of a trigger at the injected clock's
@@ -39,62 +36,131 @@ func manualTicket(ctx context.Context, tx *txn, triggerID string) (schedule.Tick
 // (with the actor, request id and force: the audit of the request) and
 // run.queued.
 func (s *Store) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (schedule.RunNowResult, error) {
-	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
-		return schedule.RunNowResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
-	}
-	requestID, err := schedule.RequestIDOf(r)
+	requestID, key, err := schedule.RunNowKey(r)
 	if err != nil {
 		return schedule.RunNowResult{}, err
 	}
-	key := schedule.ManualKey(r.TriggerID, requestID)
 	var out schedule.RunNowResult
 	err = s.write(ctx, "run trigger "+r.TriggerID+" now", routine, func(tx *txn) error {
-		out = schedule.RunNowResult{}
 		tk, err := manualTicket(ctx, tx, r.TriggerID)
 		if err != nil {
 			return err
 		}
-		switch err := tx.QueryRowContext(ctx, qRunByKey, key).Scan(&out.RunID); {
-		case err == nil:
-			return nil
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		waits := false
-		if !r.Force && tk.Cron.Overlap != "" {
-			unfinished, err := unfinishedRuns(ctx, tx, r.TriggerID)
-			if err != nil {
-				return err
-			}
-			switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
-			case schedule.OverlapPass:
-				out.Skipped = schedule.PassOverlap
-				return nil
-			case schedule.OverlapAdmitWaiting:
-				waits = true
-			case schedule.OverlapCancelThenAdmit:
-				for _, id := range unfinished {
-					if err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)", ""); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		plan, err := verifiedExecution(ctx, tx, tk)
-		if err != nil {
-			return manualErr(err)
-		}
-		now := s.nowMs()
-		out.RunID, out.Created = ids.New(), true
-		return manualErr(s.insertRun(ctx, tx, tk, admission{runID: out.RunID, attemptID: ids.New(), executionID: plan.ID, key: key,
-			scheduledForMs: now, dueAtMs: now, waits: waits, audit: map[string]any{
-				"manual": "run_now", "requestId": requestID, "actor": r.Actor, "force": r.Force,
-			}}, now))
+		out, err = s.admitManual(ctx, tx, tk, manualRequest{key: key, force: r.Force,
+			audit: map[string]any{"manual": "run_now", "requestId": requestID, "actor": r.Actor, "force": r.Force}})
+		return err
 	})
 	if err != nil {
 		return schedule.RunNowResult{}, err
 	}
 	return out, nil
+}
+
+// RunRerun admits, in one write transaction at the injected clock's time,
+// a new Run repeating the finished Run r.RunID: its trigger, pinned task,
+// trigger and execution revisions and scheduled time, due now, linked to
+// it by rerun_of and keyed on the request id. The trigger must be runnable
+// now, as for run now; its overlap policy applies.
+func (s *Store) RunRerun(ctx context.Context, r schedule.RerunRequest) (schedule.RerunResult, error) {
+	requestID, key, err := schedule.RerunRequestKey(r)
+	if err != nil {
+		return schedule.RerunResult{}, err
+	}
+	var out schedule.RunNowResult
+	err = s.write(ctx, "re-run run "+r.RunID, routine, func(tx *txn) error {
+		var src rerunSource
+		err := tx.QueryRowContext(ctx, qRunRerunSource, r.RunID).Scan(&src.triggerID, &src.state, &src.scheduledForMs,
+			&src.taskRevision, &src.triggerRevision, &src.executionID, &src.taskDigest, &src.triggerDigest)
+		if errors.Is(err, sql.ErrNoRows) {
+			return schedule.RunMissing(r.RunID)
+		}
+		if err != nil {
+			return err
+		}
+		if err := schedule.RerunRefusal(r.RunID, src.state); err != nil {
+			return err
+		}
+		tk, err := manualTicket(ctx, tx, src.triggerID)
+		if err != nil {
+			return err
+		}
+		tk.TaskRevision, tk.TaskContentDigest = src.taskRevision, src.taskDigest
+		tk.TriggerRevision, tk.TriggerContentDigest = src.triggerRevision, src.triggerDigest
+		out, err = s.admitManual(ctx, tx, tk, manualRequest{key: key, rerunOf: r.RunID, executionID: src.executionID, scheduledForMs: src.scheduledForMs,
+			audit: map[string]any{"manual": "rerun", "rerunOf": r.RunID, "requestId": requestID, "actor": r.Actor}})
+		return err
+	})
+	if err != nil {
+		return schedule.RerunResult{}, err
+	}
+	return schedule.RerunResult(out), nil
+}
+
+// rerunSource is what a re-run repeats of its original Run.
+type rerunSource struct {
+	triggerID, executionID, taskDigest, triggerDigest string
+	state                                             run.State
+	scheduledForMs, taskRevision, triggerRevision     int64
+}
+
+// manualRequest is one Run a run-now or re-run request asks for. A re-run
+// names the Run it repeats, the execution revision that Run pinned (the
+// ticket's must be it) and its scheduled time; a run-now Run is scheduled
+// for now.
+type manualRequest struct {
+	key, rerunOf, executionID string
+	scheduledForMs            int64
+	force                     bool
+	audit                     map[string]any
+}
+
+// admitManual admits m on the verified ticket tk inside tx: the Run its
+// key names if one exists already; else, unless m.force, the trigger's
+// overlap policy applied to its unfinished Runs; then the queued Run.
+func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m manualRequest) (schedule.RunNowResult, error) {
+	var out schedule.RunNowResult
+	switch err := tx.QueryRowContext(ctx, qRunByKey, m.key).Scan(&out.RunID); {
+	case err == nil:
+		return out, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return out, err
+	}
+	waits := false
+	if !m.force && tk.Cron.Overlap != "" {
+		unfinished, err := unfinishedRuns(ctx, tx, tk.TriggerID)
+		if err != nil {
+			return out, err
+		}
+		switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
+		case schedule.OverlapPass:
+			out.Skipped = schedule.PassOverlap
+			return out, nil
+		case schedule.OverlapAdmitWaiting:
+			waits = true
+		case schedule.OverlapCancelThenAdmit:
+			for _, id := range unfinished {
+				if err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)", ""); err != nil {
+					return out, err
+				}
+			}
+		}
+	}
+	plan, err := verifiedExecution(ctx, tx, tk)
+	if err != nil {
+		return out, manualErr(err)
+	}
+	if m.executionID != "" && plan.ID != m.executionID {
+		return out, qlerror.New(qlerror.Internal, "task %s revision %d: its execution revision is %s, but the Run to re-run pinned %s; the stored definitions contradict themselves",
+			tk.TaskID, tk.TaskRevision, plan.ID, m.executionID)
+	}
+	now := s.nowMs()
+	scheduledFor := now
+	if m.rerunOf != "" {
+		scheduledFor = m.scheduledForMs
+	}
+	out.RunID, out.Created = ids.New(), true
+	return out, manualErr(s.insertRun(ctx, tx, tk, admission{runID: out.RunID, attemptID: ids.New(), executionID: plan.ID, key: m.key,
+		scheduledForMs: scheduledFor, dueAtMs: now, waits: waits, rerunOf: m.rerunOf, audit: m.audit}, now))
 }
 
 // TriggerBackfill admits, in one write transaction at the injected clock's
@@ -106,30 +172,21 @@ func (s *Store) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (sc
 // Existing and is left alone. Overlap and pause do not apply: the request
 // names the occurrences it wants.
 func (s *Store) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest) (schedule.BackfillResult, error) {
-	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
-		return schedule.BackfillResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	if err := schedule.CheckTriggerID(r.TriggerID); err != nil {
+		return schedule.BackfillResult{}, err
 	}
 	var out schedule.BackfillResult
 	err := s.write(ctx, "backfill trigger "+r.TriggerID, routine, func(tx *txn) error {
 		out = schedule.BackfillResult{}
 		now := s.nowMs()
-		limit, err := schedule.CheckBackfill(r, now)
-		if err != nil {
-			return err
-		}
 		tk, err := manualTicket(ctx, tx, r.TriggerID)
 		if err != nil {
 			return err
 		}
-		occ, more, err := schedule.BackfillOccurrences(tk, r.FromMs, r.ToMs, limit)
-		if err != nil {
-			return qlerror.Wrap(qlerror.FailedPrecondition, err, "trigger %s: its cron no longer parses", r.TriggerID)
+		occ, window, err := schedule.BackfillPlan(tk, r, now)
+		if out = window; err != nil || len(occ) == 0 {
+			return err
 		}
-		out.Occurrences, out.Truncated = len(occ), more
-		if len(occ) == 0 {
-			return nil
-		}
-		out.LastMs = occ[len(occ)-1]
 		ran, err := cronScheduledIn(ctx, tx, r.TriggerID, occ[0], out.LastMs)
 		if err != nil {
 			return err

@@ -95,6 +95,7 @@ var (
 var (
 	qRunsList            = query("runs_list")
 	qRunGet              = query("run_get")
+	qRunRerunSource      = query("run_rerun_source")
 	qAttemptsOfRun       = query("attempts_of_run")
 	qEventsOfRun         = query("events_of_run")
 	qTriggersList        = query("triggers_list")
@@ -180,7 +181,7 @@ var writeQueries = []string{
 	qTaskHeads, qTaskReplays, qTaskInsert, qTaskAdvance, qTaskRevisionInsert, qExecutionRevisionInsert, qTaskRevisionPins,
 	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset, qScheduleSuperseded,
 	qTasksByNames, qTriggersByNames,
-	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qAttemptAdmitInsert, qEventInsert,
+	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qRunRerunSource, qAttemptAdmitInsert, qEventInsert,
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease,
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -28,12 +29,16 @@ func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, strin
 			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as the id printed by `ql runs list` or `ql triggers list`", f.field)
 		}
 	}
+	if err := p.CheckWindow(); err != nil {
+		return nil, "", err
+	}
 	if p.State != "" && !slices.Contains(run.States, p.State) {
 		return nil, "", qlerror.New(qlerror.Invalid, "state: %q is not a run state; use one of created, queued, running, succeeded, failed, timed_out, cancelled, lost", p.State)
 	}
+	q, args := runListQuery(p, limit)
 	var out []run.Run
 	err = s.read(ctx, "list runs", func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qRunsList, p.ProjectID, p.TriggerID, string(p.State), p.After, limit+1)
+		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -56,6 +61,52 @@ func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, strin
 		next = out[limit-1].ID
 	}
 	return out, next, nil
+}
+
+// Run listing filters, composed after qRunsList for the ones a request
+// gives (see queries/runs_list.sql for why).
+const (
+	runFilterProject = ` project_id = ?`
+	runFilterTrigger = ` trigger_id = ?`
+	runFilterState   = ` state = ?`
+	runFilterBefore  = ` id < ?`
+	runFilterFrom    = ` id >= ?`
+	// Newest first: ids are UUIDv7, so id order is admission order.
+	runListOrder = ` ORDER BY id DESC LIMIT ?`
+)
+
+// runListQuery is the listing statement for p's filters and its
+// arguments, one more row than limit to tell whether a page follows.
+func runListQuery(p run.ListParams, limit int) (string, []any) {
+	var where []string
+	var args []any
+	add := func(fragment string, v any) {
+		where = append(where, fragment)
+		args = append(args, v)
+	}
+	if p.ProjectID != "" {
+		add(runFilterProject, p.ProjectID)
+	}
+	if p.TriggerID != "" {
+		add(runFilterTrigger, p.TriggerID)
+	}
+	if p.State != "" {
+		add(runFilterState, string(p.State))
+	}
+	if p.After != "" {
+		add(runFilterBefore, p.After)
+	}
+	if p.ToMs != 0 {
+		add(runFilterBefore, ids.FloorAt(p.ToMs))
+	}
+	if p.FromMs != 0 {
+		add(runFilterFrom, ids.FloorAt(p.FromMs))
+	}
+	q := qRunsList
+	if len(where) > 0 {
+		q += " WHERE" + strings.Join(where, " AND")
+	}
+	return q + runListOrder, append(args, limit+1)
 }
 
 func pageLimit(n int) (int, error) {
@@ -97,12 +148,12 @@ type scanner interface{ Scan(dest ...any) error }
 func scanRun(sc scanner) (run.Run, error) {
 	var r run.Run
 	var finished, dueAt sql.NullInt64
-	var projectName, triggerName sql.NullString
+	var projectName, triggerName, rerunOf sql.NullString
 	err := sc.Scan(&r.ID, &r.ProjectID, &r.TaskID, &r.TaskRevision, &r.TriggerID, &r.TriggerRevision, &r.ExecutionRevisionID,
 		&r.IdempotencyKey, &r.ScheduledForMs, &dueAt, &r.State, &r.Version, &r.LastEventSeq, &r.CreatedAtMs, &r.QueuedAtMs, &r.UpdatedAtMs, &finished,
-		&projectName, &triggerName)
+		&projectName, &triggerName, &rerunOf)
 	r.FinishedAtMs, r.DueAtMs = ptr(finished), dueAt.Int64
-	r.ProjectName, r.TriggerName = projectName.String, triggerName.String
+	r.ProjectName, r.TriggerName, r.RerunOf = projectName.String, triggerName.String, rerunOf.String
 	return r, err
 }
 

@@ -219,6 +219,8 @@ type admission struct {
 	audit                              map[string]any
 	// waits: admitted under queue_one behind an unfinished Run.
 	waits bool
+	// rerunOf is the finished Run a re-run repeats, "" for any other.
+	rerunOf string
 }
 
 // insertRun writes an admitted occurrence: the queued Run, its claimed
@@ -226,7 +228,7 @@ type admission struct {
 // already holds the idempotency key is ReasonOccurrenceExists.
 func (s *Store) insertRun(ctx context.Context, tx *txn, tk schedule.Ticket, a admission, now int64) error {
 	res, err := tx.ExecContext(ctx, qRunAdmitInsert, a.runID, tk.ProjectID, tk.TaskID, tk.TaskRevision, tk.TriggerID, tk.TriggerRevision,
-		a.executionID, a.key, a.scheduledForMs, a.dueAtMs, now, now, now, boolInt(a.waits))
+		a.executionID, a.key, a.scheduledForMs, a.dueAtMs, now, now, now, boolInt(a.waits), sql.NullString{String: a.rerunOf, Valid: a.rerunOf != ""})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,8 @@ func manualCases() map[string]func(*testing.T, Fixture) {
 		"BackfillCountsAnOccurrenceThatRanAsExistingAndIsCapped":    testBackfillExistingAndCap,
 		"BackfillFollowsTheCronAcrossDaylightSavingGapAndRepeat":    testBackfillDST,
 		"BackfillRefusesAReversedOrFutureWindowAndAnUnknownTrigger": testBackfillRefusals,
+		"RerunRepeatsTheOriginalRevisionsLinkedAndOncePerRequestID": testRerunRepeatsTheOriginal,
+		"RerunOfAnUnfinishedRunIsRefusedAsNotFinished":              testRerunRefusals,
 	}
 }
 

@@ -22,6 +22,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"ListRejectsBadFiltersNamingThem":                 testRunListErrors,
 		"RunsCarryTheNamesTheyFiredUnder":                 testRunNames,
 		"ACancelRecordsWhoAskedInItsEvent":                testCancelActor,
+		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt": testRunListWindow,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

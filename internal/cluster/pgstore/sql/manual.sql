@@ -15,6 +15,20 @@ UPDATE qinglong.trigger_schedules SET state_version = state_version WHERE trigge
 -- The Run holding an idempotency key in a project, if any.
 SELECT id FROM qinglong.runs WHERE project_id = $1 AND idempotency_key = $2
 
+-- name: RerunSource
+-- What a re-run repeats: a Run's trigger, state, scheduled time and pinned
+-- revisions, with the content digests of the task and trigger revisions
+-- it pinned and the execution revision it ran (NULL columns when that is
+-- missing: the re-run fails closed).
+SELECT r.trigger_id, r.state, r.scheduled_for_ms, r.task_id, r.task_revision, r.trigger_revision, tkr.content_digest, tr.content_digest,
+       er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest
+  FROM qinglong.runs r
+  JOIN qinglong.task_revisions tkr ON tkr.task_id = r.task_id AND tkr.revision = r.task_revision
+  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision
+  LEFT JOIN qinglong.execution_revisions er
+         ON er.task_id = r.task_id AND er.task_revision = r.task_revision AND er.id = r.execution_revision_id AND er.executor = 'remote_worker'
+ WHERE r.id = $1
+
 -- name: RunsCronScheduledIn
 -- The scheduled times of a trigger's clock-admitted Runs (any revision) in
 -- a window, so a backfill never admits an occurrence twice under another
@@ -26,14 +40,15 @@ SELECT scheduled_for_ms FROM qinglong.runs
 -- One manual Run, as an admission writes one: queued at version 2 with
 -- Attempt 1 claimed and events 1–2, all or nothing, in database time. The
 -- unique (project_id, idempotency_key) makes a repeat insert nothing: the
--- counts say so (0 runs).
+-- counts say so (0 runs). rerun_of: the finished Run a re-run repeats,
+-- NULL otherwise.
 WITH run AS (
     INSERT INTO qinglong.runs
            (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
-            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous)
+            scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, waits_for_previous, rerun_of)
     VALUES (@run_id::uuid, @project_id::uuid, @task_id::uuid, @task_revision::bigint, @trigger_id::uuid, @trigger_revision::bigint,
             @execution_revision_id::text, @idempotency_key::text, @scheduled_for_ms::bigint, @due_at_ms::bigint, 'queued', 2, 2,
-            @now_ms::bigint, @now_ms::bigint, @now_ms::bigint, @waits::boolean)
+            @now_ms::bigint, @now_ms::bigint, @now_ms::bigint, @waits::boolean, @rerun_of::uuid)
         ON CONFLICT (project_id, idempotency_key) DO NOTHING
     RETURNING id
 ),

@@ -1,3 +1,16 @@
+// Viewer's zone: the server shows times in the zone of the ql_tz cookie,
+// which this sets from the browser; the first page rendered without it is
+// loaded once more.
+(function () {
+  var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!zone || document.body.getAttribute("data-tz") === zone) { return; }
+  document.cookie = "ql_tz=" + zone + "; path=/; max-age=31536000; SameSite=Strict";
+  if (window.sessionStorage && sessionStorage.getItem("ql_tz") !== zone) {
+    sessionStorage.setItem("ql_tz", zone);
+    window.location.reload();
+  }
+})();
+
 // Live log tail: the run page's <pre data-stream> follows the run's
 // output over server-sent events and reloads the page when the run ends,
 // so its state, attempts and exit code show.

@@ -1,11 +1,11 @@
--- One page of runs, newest first (ids are UUIDv7, so id order is admission
--- order); an empty filter matches everything; ?4 is the previous page's last
--- id.
+-- The columns of a run listing, ending at FROM: RunList composes the
+-- filters a request gives after it (runs_read.go), so each one is a seek
+-- or range of its index — runs_project or runs_trigger (each ending in
+-- id), or the primary key for the keyset cursor and the time window —
+-- rather than a catch-all "? = '' OR …" plan that scans the whole table.
 SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
        scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
        (SELECT p.name FROM projects p WHERE p.id = runs.project_id),
-       (SELECT tr.name FROM trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision)
+       (SELECT tr.name FROM trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision),
+       rerun_of
 FROM runs
-WHERE (?1 = '' OR project_id = ?1) AND (?2 = '' OR trigger_id = ?2) AND (?3 = '' OR state = ?3) AND (?4 = '' OR id < ?4)
-ORDER BY id DESC
-LIMIT ?5

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+func runsRerunCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var out, requestID string
+	c := &cobra.Command{
+		Use:   "rerun RUN_ID [--request-id ID]",
+		Short: "Re-run a finished run: a new run of the same revisions, linked to it",
+		Long: `Admit a new Run that repeats a finished one (succeeded, failed, cancelled or timed out): the same
+trigger, the same task, trigger and execution revisions, so exactly the command that ran runs again,
+even when the definitions were applied again since (` + "`ql triggers run`" + ` runs the current ones), and
+the same scheduled time; it is due at once. The new Run names the original as its rerun_of. Its
+idempotency key is ql3:rerun:v1:<run id>:<request id>, so repeating the command with the same
+--request-id never makes a second Run (it prints the first one); without --request-id a fresh one is
+generated and printed. A Run that has not finished is refused. The trigger must still be runnable
+(its project active, it and its task enabled) and its overlap policy applies, as for run now.
+Who asked is recorded in the new Run's run.created event. With --api-url the server does it, and
+records the API token as who asked; on the cluster the database path needs the runtime role's URL.`,
+		Example: `  ql runs rerun 0190a4f2-0000-7000-8000-000000000000
+  ql runs rerun 0190a4f2-0000-7000-8000-000000000000 --request-id retry-7 --api-url https://ql.example.com:8080`,
+		Args: oneArg("runs rerun takes one run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			req := schedule.RerunRequest{RunID: args[0], RequestID: requestID, Actor: actor()}
+			if req.RequestID == "" {
+				// Generated here, not in the store, so it can be printed and
+				// given again to repeat this very request.
+				id, err := schedule.RequestIDOf(schedule.RunNowRequest{})
+				if err != nil {
+					return err
+				}
+				req.RequestID = id
+			}
+			if _, err := schedule.RequestIDOf(schedule.RunNowRequest{RequestID: req.RequestID}); err != nil {
+				return Usagef("--request-id: %v", err)
+			}
+			open := openExistingForWrite
+			if db.server != "" {
+				open = openExisting
+			}
+			b, err := open(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			rr := b.Rerun
+			if rr == nil && b.Manual != nil {
+				rr = b.Manual
+			}
+			if rr == nil {
+				return fmt.Errorf("this build cannot re-run runs of this database")
+			}
+			res, err := rr.RunRerun(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if out == "json" {
+				return writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
+					Skipped: string(res.Skipped)})
+			}
+			printRerun(cmd.OutOrStdout(), req, res)
+			return nil
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
+	addOutputFlag(c, &out)
+	c.Flags().StringVar(&requestID, "request-id", "", "names this request: repeating it never makes a second Run (letters, digits, ._-; default: generated)")
+	return c
+}
+
+// rerunView is `runs rerun -o json`.
+type rerunView struct {
+	RerunOf   string `json:"rerunOf"`
+	RequestID string `json:"requestId"`
+	RunID     string `json:"runId,omitempty"`
+	Created   bool   `json:"created"`
+	Skipped   string `json:"skipped,omitempty"`
+}
+
+func printRerun(w io.Writer, req schedule.RerunRequest, res schedule.RerunResult) {
+	switch {
+	case res.Skipped != "":
+		fmt.Fprintf(w, "run %s: not re-run (%s: an earlier run of its trigger is unfinished and the overlap policy refuses another)\n", req.RunID, res.Skipped)
+	case res.Created:
+		fmt.Fprintf(w, "run %s: re-run as run %s, queued (request %s; `ql runs show %s`)\n", req.RunID, res.RunID, req.RequestID, res.RunID)
+	default:
+		fmt.Fprintf(w, "run %s: request %s already made run %s; nothing new was queued\n", req.RunID, req.RequestID, res.RunID)
+	}
+}

@@ -1,0 +1,40 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// canRerun is whether the run page offers Re-run for a Run in state: a
+// finished one, on a server whose store admits manually.
+func (c *Console) canRerun(state run.State) bool {
+	return c.cfg.Manual != nil && state.Terminal()
+}
+
+// rerun admits a new Run repeating a finished one and shows it. The form
+// carries the request id its page was rendered with, so submitting it
+// twice makes one Run.
+func (c *Console) rerun(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Manual == nil {
+		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot re-run runs; use `ql runs rerun`"))
+		return
+	}
+	reqID := r.PostFormValue("request")
+	if reqID == "" {
+		reqID = randomID()
+	}
+	res, err := c.cfg.Manual.RunRerun(r.Context(), schedule.RerunRequest{RunID: r.PathValue("id"), RequestID: reqID, Actor: s.actor(r)})
+	if err != nil {
+		c.fail(w, err)
+		return
+	}
+	if res.RunID == "" {
+		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "the run was not re-run: %s (an earlier run of its trigger is unfinished and its overlap policy refuses another)", res.Skipped))
+		return
+	}
+	http.Redirect(w, r, "/runs/"+url.PathEscape(res.RunID), http.StatusSeeOther)
+}

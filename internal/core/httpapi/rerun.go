@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// RerunBody is POST /api/v1/runs/{id}/rerun's body.
+type RerunBody struct {
+	// RequestID makes the request idempotent: asking again with the same
+	// id returns the same Run.
+	RequestID string `json:"requestId"`
+}
+
+// RerunView is POST /api/v1/runs/{id}/rerun's answer: the new Run (Created
+// false when an earlier request with the same id made it), or the overlap
+// policy's refusal in Skipped.
+type RerunView struct {
+	RerunOf string `json:"rerunOf"`
+	RunID   string `json:"runId,omitempty"`
+	Created bool   `json:"created"`
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// runRerun admits a new Run repeating a finished one, through the store's
+// manual admission, which records the token's name and the remote address
+// in the new Run's run.created event, in its transaction. A Run that has
+// not finished is refused (409, failed_precondition).
+func (a *api) runRerun(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Manual == nil {
+		return nil, errNoManual
+	}
+	var body RerunBody
+	if err := a.decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	if body.RequestID == "" {
+		return nil, qlerror.New(qlerror.Invalid, `give "requestId" (a unique id you choose, e.g. a UUID): asking again with it returns the same Run instead of a second one`)
+	}
+	id := r.PathValue("id")
+	res, err := a.Manual.RunRerun(ctx, schedule.RerunRequest{RunID: id, RequestID: body.RequestID, Actor: principalOf(ctx).actor()})
+	if err != nil {
+		return nil, err
+	}
+	return RerunView{RerunOf: id, RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped)}, nil
+}

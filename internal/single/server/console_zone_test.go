@@ -1,0 +1,54 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+)
+
+// The triggers page and a trigger's page list its next five fires in the
+// trigger's zone and in the viewer's (the tz cookie the console's script
+// sets, or ?tz=); the runs page keeps the Runs of a time window given in
+// the viewer's zone.
+func TestConsoleShowsFiresInBothZonesAndFiltersRunsByTime(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	u, _ := url.Parse(site.base)
+	c.Jar.SetCookies(u, []*http.Cookie{{Name: "ql_tz", Value: "America/New_York", Path: "/"}})
+	var page string
+	waitFor(t, "the triggers page to list the next fires", 5*time.Second, func() bool {
+		_, page = fetch(t, c, http.MethodGet, site.base+"/triggers", nil)
+		return strings.Count(page, `class="fire-trigger"`) == 5
+	})
+	// 03:00 on 1 January in Shanghai is 14:00 on 31 December in New York.
+	if strings.Count(page, "-01-01 03:00:00 CST") != 5 || strings.Count(page, "-12-31 14:00:00 EST") != 5 {
+		t.Fatalf("the triggers page does not show five fires in both zones:\n%s", page)
+	}
+	if _, page = fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=Europe/Berlin", nil); strings.Count(page, "-12-31 20:00:00 CET") != 5 {
+		t.Fatalf("the trigger page with ?tz=Europe/Berlin does not show five fires in Berlin time:\n%s", page)
+	}
+	resp, _ := fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
+	ny, _ := time.LoadLocation("America/New_York")
+	local := func(d time.Duration) string { return time.Now().Add(d).In(ny).Format("2006-01-02T15:04") }
+	for _, tc := range []struct {
+		from, to string
+		shown    bool
+	}{{local(-time.Hour), local(time.Hour), true}, {local(time.Hour), "", false}, {"", local(-time.Hour), false}} {
+		q := url.Values{"from": {tc.from}, "to": {tc.to}}
+		resp, page := fetch(t, c, http.MethodGet, site.base+"/runs?"+q.Encode(), nil)
+		if resp.StatusCode != http.StatusOK || strings.Contains(page, id) != tc.shown || !strings.Contains(page, "America/New_York") {
+			t.Errorf("runs from %q to %q in New York time: %d, run %s shown %t, want %t", tc.from, tc.to, resp.StatusCode, id, !tc.shown, tc.shown)
+		}
+	}
+	if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs?from=yesterday", nil); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("runs from \"yesterday\": %d, want 400", resp.StatusCode)
+	}
+	fetch(t, c, http.MethodPost, site.base+"/runs/"+id+"/cancel", url.Values{"csrf": {csrf}})
+}
