@@ -74,7 +74,7 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	browsertest.Step(t, ctx, "sign in again as an admin",
 		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Admin]),
 		chromedp.Click(chromedp.ID("signin")),
-		browsertest.WaitText("main h1", "概览")) // the language chosen above stays
+		browsertest.WaitText("main h1", "Overview")) // the language chosen last above stays
 	browsertest.Step(t, ctx, "view the project as YAML", chromedp.Navigate(b+"/definitions?project=shop&lang=en"), chromedp.WaitVisible(chromedp.ID("def-yaml")))
 	exported := browsertest.Value(t, ctx, chromedp.Value(chromedp.ID("def-yaml")))
 	if !strings.Contains(exported, "name: nightly") || !strings.Contains(exported, "0 0 3 1 1 *") {
