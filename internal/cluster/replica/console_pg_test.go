@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,18 +122,27 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 }
 
 // In a real browser against a cluster replica: sign in, see the overview,
-// run a trigger now and land on its Run (queued for a worker), look at it
-// at phone size, sign out, and be sent to sign-in without a session.
+// run a trigger now and land on its Run (queued: no worker yet), start a
+// real remote worker and watch the Run's output arrive live on that page
+// without reloading it, cancel the running Run and see it cancelled, look
+// at it at phone size, sign out, and be sent to sign-in without a session.
 func TestTheClusterConsoleInABrowser(t *testing.T) {
 	bin := buildQL(t)
 	env := clustertest.New(t)
-	env.Apply(t, clustertest.Triggers("web", 1, clustertest.QuietCron()))
+	defs := strings.Replace(clustertest.Triggers("web", 1, clustertest.QuietCron()),
+		"script: echo hi", "script: for i in 1 2 3; do echo line $i; sleep 0.2; done; sleep 300", 1)
+	if !strings.Contains(defs, "line $i") {
+		t.Fatalf("the definitions did not get their long-running script:\n%s", defs)
+	}
+	env.Apply(t, defs)
 	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "tokens", "create", "ops", "--scope", "operate")
 	if code != 0 {
 		t.Fatalf("tokens create: exit %d %q", code, out)
 	}
 	secret := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
-	r := startReplica(t, bin, env, "replica-browser")
+	// A short run lease: the worker renews every third of it and learns of
+	// the cancel on its next renewal.
+	r := startReplica(t, bin, env, "replica-browser", "--run-lease", "3s")
 	r.await(t, CodeReady, 30*time.Second)
 	ctx := browsertest.Start(t)
 	base := "http://" + r.addr
@@ -148,6 +159,20 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.Contains(loc, "/runs/") {
 		t.Fatalf("run now led to %s, want the run's page", loc)
 	}
+	// The page was rendered before any worker existed and is not loaded
+	// again (the mark set on it stays), so every line it shows came over
+	// its event stream.
+	if st := browsertest.Value(t, ctx, chromedp.Text(chromedp.CSS("#run-state"))); st != "queued" {
+		t.Fatalf("with no worker the run is %q, want queued", st)
+	}
+	browsertest.Value(t, ctx, chromedp.Evaluate[bool]("window.qlRendered = true"))
+	startWorker(t, bin, env, r, "worker-browser")
+	browsertest.Step(t, ctx, "watch the log arrive live", browsertest.WaitText("#log", "line 3\n"))
+	if !browsertest.Value(t, ctx, chromedp.Evaluate[bool]("window.qlRendered === true")) {
+		t.Fatal("the run page was loaded again before its output showed; want the lines over its event stream")
+	}
+	browsertest.Step(t, ctx, "cancel the running run", chromedp.Click(chromedp.ID("cancel")),
+		browsertest.WaitText("#run-state", "cancelled"))
 	dir := browsertest.ArtifactDir(t)
 	browsertest.Step(t, ctx, "the run at phone size", chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("run-state")))
 	browsertest.Screenshot(t, ctx, dir, "cluster-run-390x844.png", 390)
@@ -156,4 +181,53 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin") {
 		t.Fatalf("without a session /runs led to %s, want /signin", loc)
 	}
+}
+
+// startWorker starts `ql worker` with a new credential against r's worker
+// ingress and waits until it registered; it is stopped when the test ends.
+func startWorker(t *testing.T, bin string, env *clustertest.Env, r *child, name string) {
+	t.Helper()
+	admin, err := pgstore.OpenAdmin(t.Context(), env.URL(pgstore.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred, err := admin.WorkerCreate(t.Context(), name, nil, 1)
+	admin.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	credFile := filepath.Join(dir, "cred")
+	if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := r.await(t, CodeWorkerListening, 10*time.Second)["addr"].(string)
+	cmd := exec.Command(bin, "worker", "--server", "http://"+addr, "--credential-file", credFile,
+		"--data-dir", filepath.Join(dir, "data"), "--concurrency", "1", "--stop-timeout", "1s")
+	cmd.Env = os.Environ()
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("worker %s log:\n%s", name, out)
+		}
+	})
+	eventually(t, 20*time.Second, "worker "+name+" to register", func() bool {
+		return strings.Contains(out.String(), `"code":"worker_registered"`)
+	})
 }
