@@ -120,6 +120,13 @@ func TestSoakReplicaKillsAndBackendTerminationsNeverDuplicateOrStallAnOccurrence
 	fromMs := dbNowMs(t, super)
 	s.run(duration)
 	toMs := dbNowMs(t, super)
+	// The last fault may have restarted a replica a moment ago, before its
+	// process installed its SIGTERM handler (a signal then ends it like any
+	// process); the clean drain is checked on replicas that have started.
+	waitFor(t, readyWithin, "every replica ready before the stop", func() bool {
+		s.supervise()
+		return !slices.ContainsFunc(s.slots, func(sl *slot) bool { return !sl.ready })
+	})
 	s.stopAll()
 
 	f := readSoakFacts(t, super, fromMs, toMs)
