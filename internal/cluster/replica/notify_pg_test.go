@@ -57,7 +57,10 @@ triggers:
     timezone: UTC
     misfire: skip
 `, recv.URL+"/hook"))
-	r := startReplica(t, bin, env, "replica-notify", "--notify-backoff", "200ms")
+	// A short claim lease: a round that took the row just as MakeDue
+	// moved it below races and leaves its claim to expire before the row
+	// is taken again.
+	r := startReplica(t, bin, env, "replica-notify", "--notify-backoff", "200ms", "--lease", "3s")
 	r.await(t, CodeReady, 30*time.Second)
 	deadline := time.Now().Add(30 * time.Second)
 	for env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE next_fire_at_ms IS NOT NULL`) != 1 {
@@ -67,6 +70,7 @@ triggers:
 		time.Sleep(50 * time.Millisecond)
 	}
 	env.MakeDue(t, 5*60_000)
+	deadline = time.Now().Add(30 * time.Second)
 	for env.Int(t, `SELECT count(*) FROM qinglong.notification_outbox WHERE state = 'delivered'`) < 1 {
 		if time.Now().After(deadline) {
 			mu.Lock()
