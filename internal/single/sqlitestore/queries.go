@@ -78,6 +78,14 @@ var (
 	qScheduleRowSavepoint      = query("schedule_row_savepoint")
 	qScheduleRowRollback       = query("schedule_row_rollback")
 	qScheduleRowRelease        = query("schedule_row_release")
+	qSchedulePageRead          = query("schedule_page_read")
+	qSchedulePageAdvance       = query("schedule_page_advance")
+	qRunPageInsert             = query("run_page_insert")
+	qAttemptPageInsert         = query("attempt_page_insert")
+	qEventPageInsert           = query("event_page_insert")
+	qSchedulePageSavepoint     = query("schedule_page_savepoint")
+	qSchedulePageRollback      = query("schedule_page_rollback")
+	qSchedulePageRelease       = query("schedule_page_release")
 	qLedgerLastSeq             = query("ledger_last_seq")
 	qLedgerInsert              = query("ledger_insert")
 	qLedgerCompact             = query("ledger_compact")
@@ -183,6 +191,8 @@ var writeQueries = []string{
 	qTasksByNames, qTriggersByNames,
 	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qRunRerunSource, qAttemptAdmitInsert, qEventInsert,
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease,
+	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,
+	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,

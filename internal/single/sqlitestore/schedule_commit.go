@@ -124,8 +124,8 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	if err := verifyTicket(ctx, tx, tk); err != nil {
 		return "", err
 	}
-	if reason := schedule.CheckDecision(p); reason != "" {
-		return "", refuse(reason, qlerror.New(qlerror.Internal, "trigger %s: the %s decision is not the one its ticket yields", tk.TriggerID, d.Action))
+	if err := checkDecision(p); err != nil {
+		return "", err
 	}
 	now := s.nowMs()
 	waits := false
@@ -164,6 +164,15 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 		return "", err
 	}
 	return d.Action, writeLedger(ctx, tx, tk, d.Passed, now)
+}
+
+// checkDecision refuses p's decision unless it is exactly the one its
+// verified ticket yields (schedule.CheckDecision).
+func checkDecision(p schedule.CommitParams) error {
+	if reason := schedule.CheckDecision(p); reason != "" {
+		return refuse(reason, qlerror.New(qlerror.Internal, "trigger %s: the %s decision is not the one its ticket yields", p.Ticket.TriggerID, p.Decision.Action))
+	}
+	return nil
 }
 
 // applyOverlap reads the trigger's unfinished Runs inside the admission's
@@ -237,10 +246,7 @@ func (s *Store) insertRun(ctx context.Context, tx *txn, tk schedule.Ticket, a ad
 		return err
 	}
 	if n != 1 {
-		// The fence held, so no committer of this occurrence can have
-		// won a race: the row contradicts the Runs (see the reason).
-		return refuse(schedule.ReasonOccurrenceExists, qlerror.New(qlerror.Internal,
-			"trigger %s: the occurrence at %d already has a Run (idempotency key %s) although its schedule row was not advanced past it", tk.TriggerID, a.scheduledForMs, a.key))
+		return occurrenceExists(tk, a.scheduledForMs, a.key)
 	}
 	if _, err := tx.ExecContext(ctx, qAttemptAdmitInsert, a.attemptID, a.runID, string(task.LocalProcess), now); err != nil {
 		return err
@@ -255,6 +261,14 @@ func (s *Store) insertRun(ctx context.Context, tx *txn, tk schedule.Ticket, a ad
 	return insertEvent(ctx, tx, a.runID, 2, run.EventQueued, map[string]any{
 		"attemptId": a.attemptID, "executor": string(task.LocalProcess),
 	}, now)
+}
+
+// occurrenceExists refuses an admission whose occurrence already has a
+// Run. The fence held, so no committer of this occurrence can have won a
+// race: the row contradicts the Runs (see the reason).
+func occurrenceExists(tk schedule.Ticket, scheduledForMs int64, key string) error {
+	return refuse(schedule.ReasonOccurrenceExists, qlerror.New(qlerror.Internal,
+		"trigger %s: the occurrence at %d already has a Run (idempotency key %s) although its schedule row was not advanced past it", tk.TriggerID, scheduledForMs, key))
 }
 
 func fenceHeld(res sql.Result) error {

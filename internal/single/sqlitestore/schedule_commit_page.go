@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -11,20 +12,29 @@ import (
 // ScheduleCommitPage writes a page of decisions in one BEGIN IMMEDIATE
 // transaction, so the page pays one lock acquisition and one WAL commit
 // instead of one per decision, at the same (routine) durability as
-// ScheduleCommit. Each decision runs exactly as ScheduleCommit runs it —
-// the same re-read, schedule.VerifySnapshot, schedule.CheckDecision and
-// state_version CAS — inside a savepoint of its own: a decision that is
-// refused or whose write fails is undone to its savepoint and reported
-// with its own reason, and the page goes on. Results are index-aligned
-// with ps and each is what ScheduleCommit would give that decision alone.
+// ScheduleCommit. Most decisions are written set-based (commitSet): one
+// statement re-reads every row's facts, each decision is verified from its
+// own row's facts with the same schedule.VerifySnapshot,
+// schedule.CheckDecision and plan checks as ScheduleCommit, and a few
+// multi-row statements write the decisions that passed, each row's cursor
+// update carrying its own state_version fence. The others — a second
+// decision for a trigger, one that passes occurrences over (the ledger),
+// an admission under an overlap policy other than allow — and every
+// decision of a page whose set-based write failed run exactly as
+// ScheduleCommit runs them, each inside a savepoint of its own: a decision
+// that is refused or whose write fails is undone to its savepoint and
+// reported with its own reason, and the page goes on. Results are
+// index-aligned with ps and each is what ScheduleCommit would give that
+// decision alone.
 //
 // If SQLite ends the whole transaction (a failure no savepoint can undo),
 // the decision that caused it keeps its failure and the others are
-// committed again from scratch in a fresh transaction; each such round
-// judges at least one decision, so a page costs at most as many
-// transactions as the per-decision path. A cancelled ctx rolls the
-// transaction back: every decision it would have written is cancelled.
-// A lost COMMIT reply makes every written decision outcome_unknown.
+// committed again from scratch, decision by decision, in a fresh
+// transaction; each such round after the first judges at least one
+// decision, so a page costs at most one transaction more than the
+// per-decision path. A cancelled ctx rolls the transaction back: every
+// decision it would have written is cancelled. A lost COMMIT reply makes
+// every written decision outcome_unknown.
 //
 // err is set only when no decision could be judged (the writer was never
 // obtained or the transaction never began); the results then all carry
@@ -41,12 +51,14 @@ func (s *Store) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitPara
 		pending = append(pending, i)
 	}
 	judged := len(pending) < len(ps)
+	bySet := true
 	for len(pending) > 0 {
 		var groupErr error
 		err := s.withWriter(ctx, routine, func() error {
-			pending, groupErr = s.commitGroup(ctx, ps, pending, out)
+			pending, groupErr = s.commitGroup(ctx, ps, pending, out, bySet)
 			return nil
 		})
+		bySet = false
 		if err == nil && groupErr == nil {
 			judged = true
 			continue
@@ -67,20 +79,31 @@ func (s *Store) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitPara
 }
 
 // commitGroup commits the decisions idx of ps in one transaction, setting
-// their results in out. It returns the decisions to commit again in a
-// fresh transaction (only after SQLite ended this one), or an error when
-// the transaction could not begin, in which case no decision was judged.
-func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx []int, out []schedule.CommitResult) ([]int, error) {
+// their results in out: set-based where it can (commitSet) when bySet,
+// decision by decision otherwise. It returns the decisions to commit again
+// in a fresh transaction (only after SQLite ended this one), or an error
+// when the transaction could not begin, in which case no decision was
+// judged.
+func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx []int, out []schedule.CommitResult, bySet bool) ([]int, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return idx, err
 	}
-	written := make([]int, 0, len(idx))
 	actions := make(map[int]schedule.Action, len(idx))
-	for k, i := range idx {
+	rows, written := idx, make([]int, 0, len(idx))
+	if bySet {
+		var intact bool
+		if rows, written, intact = s.commitSet(ctx, tx, ps, idx, out, actions); !intact {
+			// SQLite ended the transaction in the set-based write: nothing
+			// of the page stands, and it goes again decision by decision.
+			_ = tx.Rollback()
+			return idx, nil
+		}
+	}
+	for k, i := range rows {
 		if ctx.Err() != nil {
 			_ = tx.Rollback()
-			cancelAll(out, written, idx[k:])
+			cancelAll(out, written, rows[k:])
 			return nil, nil
 		}
 		res, action, intact := s.commitRow(ctx, tx, ps[i])
@@ -94,13 +117,15 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 		}
 		_ = tx.Rollback()
 		if ctx.Err() != nil {
-			cancelAll(out, written, idx[k+1:])
+			cancelAll(out, written, rows[k+1:])
 			return nil, nil
 		}
 		// SQLite ended the transaction: the decisions it had written are
-		// gone with it and, like those not yet reached, were judged by
+		// gone with it and, like those not reached, were judged by
 		// nothing. They go again; this row keeps its own failure.
-		return append(written, idx[k+1:]...), nil
+		again := append(written, rows[k+1:]...)
+		slices.Sort(again)
+		return again, nil
 	}
 	if len(written) == 0 {
 		_ = tx.Rollback()

@@ -17,10 +17,19 @@ import (
 func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 	st, err := readStored(ctx, tx, tk.TriggerID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return refuse(schedule.ReasonScheduleMissing, qlerror.New(qlerror.Internal, "trigger %s has no schedule row with its definitions", tk.TriggerID))
+		return verifyStored(tk, st, false)
 	}
 	if err != nil {
 		return err
+	}
+	return verifyStored(tk, st, true)
+}
+
+// verifyStored checks a ticket against what was re-read for it under the
+// write lock (found false: no schedule row with its definitions).
+func verifyStored(tk schedule.Ticket, st schedule.Stored, found bool) error {
+	if !found {
+		return refuse(schedule.ReasonScheduleMissing, qlerror.New(qlerror.Internal, "trigger %s has no schedule row with its definitions", tk.TriggerID))
 	}
 	if reason := schedule.VerifySnapshot(tk, st); reason != "" {
 		var detail error
@@ -36,6 +45,16 @@ func verifyTicket(ctx context.Context, tx *txn, tk schedule.Ticket) error {
 // readStored reads, inside the write transaction, a trigger's schedule row
 // and the definitions it stands on (sql.ErrNoRows: none).
 func readStored(ctx context.Context, tx *txn, triggerID string) (schedule.Stored, error) {
+	st, err := scanStored(tx.QueryRowContext(ctx, qScheduleCommitRead, triggerID))
+	st.Trigger.TriggerID = triggerID
+	return st, err
+}
+
+// scanStored scans a trigger's schedule row and the definitions it stands
+// on, as schedule_commit_read and schedule_page_read select them, and then
+// extra columns into extra; the trigger id is left to the caller, who
+// asked for it.
+func scanStored(row rowScanner, extra ...any) (schedule.Stored, error) {
 	var (
 		st          schedule.Stored
 		enabled     int
@@ -47,16 +66,16 @@ func readStored(ctx context.Context, tx *txn, triggerID string) (schedule.Stored
 		pol         policyCols
 		rev, pinned = &st.Trigger, &st.Task
 	)
-	err := tx.QueryRowContext(ctx, qScheduleCommitRead, triggerID).Scan(&st.ProjectStatus, &st.TriggerHeadRevision, &st.TriggerHeadTaskID,
+	err := row.Scan(append([]any{&st.ProjectStatus, &st.TriggerHeadRevision, &st.TriggerHeadTaskID,
 		&rev.ProjectID, &rev.TaskID, &rev.TaskRevision, &rev.TaskContentDigest, &rev.Spec.Name, &enabled,
 		&rev.Spec.Cron.Expression, &rev.Spec.Cron.Timezone, &rev.Spec.Cron.MisfirePolicy, &rev.ContentDigest, &rev.CreatedAtMs,
 		&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 		&st.TaskHeadRevision, &pinned.ProjectID, &taskSpec, &pinned.ContentDigest,
-		&st.RowRevision, &st.StateVersion, &cursor, &paused, &pausedAt, &resumedAt)
+		&st.RowRevision, &st.StateVersion, &cursor, &paused, &pausedAt, &resumedAt}, extra...)...)
 	if err != nil {
 		return st, err
 	}
-	rev.TriggerID, rev.Revision, rev.Spec.Enabled = triggerID, st.RowRevision, enabled == 1
+	rev.Revision, rev.Spec.Enabled = st.RowRevision, enabled == 1
 	pol.into(&rev.Spec.Cron)
 	// The single-node schema stores cron triggers only.
 	st.TriggerKind = trigger.SpecKind

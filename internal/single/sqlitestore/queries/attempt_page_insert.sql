@@ -1,0 +1,6 @@
+-- Attempt 1 of each Run run_page_insert wrote, from the same JSON array
+-- (?1; run id at 0, attempt id at 10), claimed for the executor ?3 at the
+-- page's time ?2, as attempt_admit_insert writes one.
+INSERT INTO attempts (id, run_id, number, executor, state, created_at_ms)
+SELECT value ->> 10, value ->> 0, 1, ?3, 'claimed', ?2
+FROM json_each(?1)

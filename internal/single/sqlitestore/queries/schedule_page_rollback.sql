@@ -1,0 +1,2 @@
+-- Undoes a page's set-based write that failed part-way.
+ROLLBACK TO schedule_page
