@@ -3,4 +3,4 @@
 -- page's time ?2, as attempt_admit_insert writes one.
 INSERT INTO attempts (id, run_id, number, executor, state, created_at_ms)
 SELECT value ->> 10, value ->> 0, 1, ?3, 'claimed', ?2
-FROM json_each(?1)
+FROM jsonb_each(?1)

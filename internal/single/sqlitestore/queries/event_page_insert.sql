@@ -7,7 +7,7 @@ INSERT INTO run_events (run_id, seq, name, payload, created_at_ms)
 SELECT value ->> 0, 1, ?3,
        json_object('idempotencyKey', value ->> 7, 'scheduledForMs', value ->> 8,
                    'triggerId', value ->> 4, 'triggerRevision', value ->> 5), ?2
-FROM json_each(?1)
+FROM jsonb_each(?1)
 UNION ALL
 SELECT value ->> 0, 2, ?4, json_object('attemptId', value ->> 10, 'executor', ?5), ?2
-FROM json_each(?1)
+FROM jsonb_each(?1)

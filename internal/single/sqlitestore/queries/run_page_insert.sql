@@ -13,4 +13,4 @@ INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_re
   waits_for_previous, rerun_of)
 SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
        value ->> 7, value ->> 8, value ->> 9, 'queued', 2, 2, ?2, ?2, ?2, 0, NULL
-FROM json_each(?1)
+FROM jsonb_each(?1)

@@ -17,7 +17,7 @@ SET next_fire_at_ms = v.next_cursor,
 FROM (SELECT value ->> 0 AS trigger_id, value ->> 1 AS trigger_revision, value ->> 2 AS state_version,
              value ->> 3 AS cursor, value ->> 4 AS next_cursor, value ->> 5 AS due_offset_ms,
              value ->> 6 AS scheduled_for_ms
-      FROM json_each(?1)) AS v
+      FROM jsonb_each(?1)) AS v
 WHERE s.trigger_id = v.trigger_id AND s.trigger_revision = v.trigger_revision
   AND s.state_version = v.state_version AND s.next_fire_at_ms IS v.cursor
 RETURNING trigger_id

@@ -13,7 +13,7 @@ SELECT p.status, t.current_revision, t.task_id,
        k.current_revision, kr.project_id, kr.spec_json, kr.content_digest,
        s.trigger_revision, s.state_version, s.next_fire_at_ms, s.paused, s.paused_at_ms, s.resumed_at_ms,
        j.value ->> 0, EXISTS (SELECT 1 FROM runs u WHERE u.idempotency_key = j.value ->> 2)
-FROM json_each(?1) j
+FROM jsonb_each(?1) j
 JOIN trigger_schedules s ON s.trigger_id = j.value ->> 1
 JOIN projects p ON p.id = s.project_id
 JOIN triggers t ON t.id = s.trigger_id
