@@ -134,11 +134,12 @@ func readPage(ctx context.Context, tx *txn, ps []schedule.CommitParams, set []in
 	}
 	defer rows.Close()
 	facts := make(map[int]pageFacts, len(set))
+	specs := specCache{}
 	for rows.Next() {
 		var f pageFacts
 		var pos int
 		var occurred int
-		if f.stored, err = scanStored(rows, &pos, &occurred); err != nil {
+		if f.stored, err = scanStored(rows, specs, &pos, &occurred); err != nil {
 			return nil, err
 		}
 		if pos < 0 || pos >= len(ps) {

@@ -45,7 +45,7 @@ func verifyStored(tk schedule.Ticket, st schedule.Stored, found bool) error {
 // readStored reads, inside the write transaction, a trigger's schedule row
 // and the definitions it stands on (sql.ErrNoRows: none).
 func readStored(ctx context.Context, tx *txn, triggerID string) (schedule.Stored, error) {
-	st, err := scanStored(tx.QueryRowContext(ctx, qScheduleCommitRead, triggerID))
+	st, err := scanStored(tx.QueryRowContext(ctx, qScheduleCommitRead, triggerID), nil)
 	st.Trigger.TriggerID = triggerID
 	return st, err
 }
@@ -53,8 +53,8 @@ func readStored(ctx context.Context, tx *txn, triggerID string) (schedule.Stored
 // scanStored scans a trigger's schedule row and the definitions it stands
 // on, as schedule_commit_read and schedule_page_read select them, and then
 // extra columns into extra; the trigger id is left to the caller, who
-// asked for it.
-func scanStored(row rowScanner, extra ...any) (schedule.Stored, error) {
+// asked for it. specs, when not nil, decodes each distinct task spec once.
+func scanStored(row rowScanner, specs specCache, extra ...any) (schedule.Stored, error) {
 	var (
 		st          schedule.Stored
 		enabled     int
@@ -80,9 +80,7 @@ func scanStored(row rowScanner, extra ...any) (schedule.Stored, error) {
 	// The single-node schema stores cron triggers only.
 	st.TriggerKind = trigger.SpecKind
 	pinned.TaskID, pinned.Revision = rev.TaskID, rev.TaskRevision
-	// An undecodable stored spec stays empty, so its digest check fails
-	// closed.
-	pinned.Spec, _ = decodeSpec(taskSpec)
+	pinned.Spec = specs.decode(taskSpec)
 	st.NextFireAtMs = ptr(cursor)
 	st.Pause = schedule.PauseSpanOf(paused == 1, ptr(pausedAt), ptr(resumedAt))
 	return st, nil
@@ -111,4 +109,22 @@ func verifiedExecution(ctx context.Context, tx *txn, tk schedule.Ticket) (task.E
 		return e, refuse(schedule.ReasonExecutionCorrupt, qlerror.New(qlerror.Internal, "execution revision %s belongs to project %s", e.ID, e.ProjectID))
 	}
 	return e, nil
+}
+
+// specCache holds the task specs a page decoded, by their stored text:
+// the rows of a page mostly pin a few task revisions, and decoding a spec
+// costs more than re-reading its row.
+type specCache map[string]task.Spec
+
+// decode decodes a stored spec; an undecodable one stays empty, so its
+// digest check fails closed.
+func (c specCache) decode(js string) task.Spec {
+	if spec, ok := c[js]; ok {
+		return spec
+	}
+	spec, _ := decodeSpec(js)
+	if c != nil {
+		c[js] = spec
+	}
+	return spec
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // pageCases are the guarantees of committing several decisions as one
@@ -23,6 +24,7 @@ func pageCases() map[string]func(*testing.T, Fixture) {
 		"TheSameTicketTwiceInAPageIsAdmittedOnce":               testPageSameTicketTwice,
 		"ConcurrentPagesOverTheSameRowsAdmitEachOccurrenceOnce": testConcurrentPagesOnce,
 		"APageCommittedAfterTheCallerCancelledIsCancelledWhole": testPageCancelled,
+		"EveryKindOfDecisionInOnePageKeepsItsOwnOutcome":        testPageEveryKind,
 	}
 }
 
@@ -334,5 +336,65 @@ func testPageCancelled(t *testing.T, f Fixture) {
 	}
 	for id, r := range before {
 		requireUntouched(t, f, id, r, Counts{})
+	}
+}
+
+// testPageEveryKind: one page holding plain admissions, an admission its
+// trigger's overlap policy passes over, a misfire skip passing
+// occurrences over and an uninitialised row: each gets the outcome,
+// ledger entries and rows it would get committed alone.
+func testPageEveryKind(t *testing.T, f Fixture) {
+	d := map[string]defs{}
+	for _, n := range []string{"due1", "due2"} {
+		d[n] = newDefs(t, f, n, quietCron(t, f))
+	}
+	c := quietCron(t, f)
+	c.Overlap = trigger.OverlapSkip
+	d["overlap"] = newDefs(t, f, "overlap", c)
+	c = quietCron(t, f)
+	c.MisfirePolicy = trigger.Skip
+	d["late"] = newDefs(t, f, "late", c)
+	initialise(t, f)
+	first, res := admitDue(t, f, d["overlap"].Trigger.TriggerID)
+	if res.Outcome != schedule.Admitted {
+		t.Fatalf("the overlap trigger's first admission: %s (%s)", res.Outcome, res.Reason)
+	}
+	for _, n := range []string{"due1", "due2", "overlap"} {
+		makeDue(t, f, d[n].Trigger.TriggerID, 1_000)
+	}
+	makeDue(t, f, d["late"].Trigger.TriggerID, 5*60*60_000)
+	d["fresh"] = newDefs(t, f, "fresh", quietCron(t, f))
+	m := byTrigger(take(t, f, schedule.MaxPageSize))
+	order := []string{"due1", "overlap", "late", "fresh", "due2"}
+	if len(m) != len(order) {
+		t.Fatalf("took %d rows, want %d", len(m), len(order))
+	}
+	ps := make([]schedule.CommitParams, len(order))
+	for i, n := range order {
+		ps[i] = commitParams(t, m[d[n].Trigger.TriggerID])
+	}
+	if ps[1].Decision.Action != schedule.Admit || ps[2].Decision.Action != schedule.SkipLate || len(ps[2].Decision.Passed) == 0 {
+		t.Fatalf("decisions %s and %s passing over %+v; want an admission and a misfire skip", ps[1].Decision.Action, ps[2].Decision.Action, ps[2].Decision.Passed)
+	}
+	rs := commitPage(t, f, ps)
+	requireAdmitted(t, f, ps[0], rs[0])
+	requireAdmitted(t, f, ps[4], rs[4])
+	for i, n := range []string{"overlap", "late"} {
+		if res := rs[i+1]; res.Outcome != schedule.Skipped || res.Reason != "" || res.RunID != "" {
+			t.Fatalf("the %s row: %s (%s) run %q, want skipped", n, res.Outcome, res.Reason, res.RunID)
+		}
+	}
+	id := d["overlap"].Trigger.TriggerID
+	requireLedger(t, f, id, d["overlap"].Trigger.Revision, first.Decision, ps[1].Decision.OverlapPassed())
+	if c := counts(t, f, id); c != (Counts{Runs: 1, Attempts: 1, Events: 2}) {
+		t.Fatalf("the overlap trigger has %+v, want only its first admission", c)
+	}
+	id = d["late"].Trigger.TriggerID
+	requireLedger(t, f, id, d["late"].Trigger.Revision, ps[2].Decision)
+	if c := counts(t, f, id); c != (Counts{}) {
+		t.Fatalf("the misfire skip wrote %+v", c)
+	}
+	if res, r := rs[3], row(t, f, d["fresh"].Trigger.TriggerID); res.Outcome != schedule.Initialized || r.NextFireAtMs == nil || *r.NextFireAtMs != ps[3].Decision.NextFireAtMs {
+		t.Fatalf("the uninitialised row: %s (%s), row %+v; want initialized at %d", res.Outcome, res.Reason, r, ps[3].Decision.NextFireAtMs)
 	}
 }
