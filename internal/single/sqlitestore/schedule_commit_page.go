@@ -54,13 +54,15 @@ func (s *Store) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitPara
 	bySet := true
 	for len(pending) > 0 {
 		var groupErr error
+		before := len(pending)
 		err := s.withWriter(ctx, routine, func() error {
 			pending, groupErr = s.commitGroup(ctx, ps, pending, out, bySet)
 			return nil
 		})
 		bySet = false
 		if err == nil && groupErr == nil {
-			judged = true
+			// A round whose set-based write SQLite ended judged nothing.
+			judged = judged || len(pending) < before
 			continue
 		}
 		if err == nil {
