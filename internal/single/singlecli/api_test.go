@@ -112,6 +112,21 @@ func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
 	applyDefs(t, dir, quietFile)
 	reader := newToken(t, dir, "reader", "read")
 	base := serveAPI(t, dir, "standalone")
+	// The server's first round sets the trigger's cursor: until it has
+	// committed, the two reads could fall on either side of it.
+	db := readOnlyDB(t, dir)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var unset int
+		if err := db.QueryRow(`SELECT count(*) FROM trigger_schedules WHERE next_fire_at_ms IS NULL`).Scan(&unset); err != nil {
+			t.Fatal(err)
+		}
+		if unset == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server's first round set no cursor within 20s")
+		}
+	}
 	t.Setenv("QL_DATA_DIR", "")
 	if code, _, errOut := ql(t, "triggers", "list", "--api-url", base); code != 2 || !strings.Contains(errOut, "QL_TOKEN") {
 		t.Fatalf("--api-url without a token: %d %q", code, errOut)
