@@ -3,6 +3,7 @@ package singlecli
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,9 +83,15 @@ func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
 func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	applyDefs(t, dir, strings.Replace(slowFile, "SECONDS", "30", 1))
+	// Each command waits for the test to end rather than for a time: one
+	// running holds the only slot, so later Runs stay queued, and none is
+	// left for the short stop timeout to kill, which under load could
+	// overrun it.
+	release := filepath.Join(dir, "release")
+	applyDefs(t, dir, strings.Replace(slowFile, "sleep SECONDS", "until [ -e "+release+" ]; do sleep 0.05; done", 1))
 	reader, operator := newToken(t, dir, "reader", "read"), newToken(t, dir, "op", "operate")
 	base := serveAPI(t, dir, "standalone", "--concurrency", "1")
+	t.Cleanup(func() { writeFile(t, dir, "release", "") })
 	db := readOnlyDB(t, dir)
 	id := runIn(t, db, "queued")
 	if st, body := call(t, "POST", base+"/api/v1/runs/"+id+"/cancel", reader, ""); st != 403 {
