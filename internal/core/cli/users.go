@@ -171,17 +171,16 @@ func usersListCommand(opts Options) *cobra.Command {
 				views = append(views, UserView{Name: u.Name, Role: string(u.Role), Scope: string(u.Role.Scope()), State: u.State(),
 					CreatedAtMs: u.CreatedAtMs, DisabledAtMs: u.DisabledAtMs, LastSigninAtMs: u.LastSigninAtMs})
 			}
-			if out == "json" {
-				return writeJSON(cmd.OutOrStdout(), struct {
+			return printListing(cmd, out, listing[UserView]{
+				json: struct {
 					Users []UserView `json:"users"`
-				}{views})
-			}
-			tw := newTable(cmd.OutOrStdout())
-			fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tCREATED\tLAST SIGN-IN")
-			for _, v := range views {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Name, v.Role, v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs))
-			}
-			return tw.Flush()
+				}{views},
+				header: []string{"NAME", "ROLE", "STATE", "CREATED", "LAST SIGN-IN"},
+				items:  views,
+				row: func(v UserView) []string {
+					return []string{v.Name, v.Role, v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs)}
+				},
+			})
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)

@@ -224,21 +224,10 @@ func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now"))
 		return
 	}
-	// The form's own request id makes a resubmitted form one Run, not two.
-	reqID := r.PostFormValue("request")
-	if reqID == "" {
-		reqID = randomID()
-	}
-	res, err := c.cfg.Manual.TriggerRunNow(r.Context(), schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: reqID, Force: r.PostFormValue("force") == "1", Actor: s.actor(r)})
-	if err != nil {
-		c.fail(w, err)
-		return
-	}
-	if res.RunID == "" {
-		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "the trigger was not run: %s (a paused or disabled trigger runs only when forced)", res.Skipped))
-		return
-	}
-	http.Redirect(w, r, "/runs/"+url.PathEscape(res.RunID), http.StatusSeeOther)
+	c.admitAndShow(w, r, "the trigger was not run: %s (a paused or disabled trigger runs only when forced)",
+		func(reqID string) (schedule.RunNowResult, error) {
+			return c.cfg.Manual.TriggerRunNow(r.Context(), schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: reqID, Force: r.PostFormValue("force") == "1", Actor: s.actor(r)})
+		})
 }
 
 func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {

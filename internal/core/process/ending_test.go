@@ -100,7 +100,10 @@ func TestADaemonLeftBehindByAFinishedCommandIsEnded(t *testing.T) {
 	dir := t.TempDir()
 	script := fmt.Sprintf(`(setsid sleep 300 & echo $! > %s/grandchild.pid); echo done`, dir)
 	var out syncBuffer
-	res := runCommand(t.Context(), shell(script, time.Minute), []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=test"}, &out, func(int) {})
+	// An attempt id of its own: commands of other attempts are children
+	// of this process too, and one carrying the same marker would be
+	// taken for this attempt's and ended mid-way.
+	res := runCommand(t.Context(), shell(script, time.Minute), []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=" + dir}, &out, func(int) {})
 	pid := grandchildPID(t, dir)
 	killOnCleanup(t, pid)
 	if res.State != run.AttemptSucceeded || out.String() != "done\n" {

@@ -3,7 +3,9 @@
 package process
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -93,7 +95,12 @@ func TestOrphanWhoseLeaderIsGoneIsStillEnded(t *testing.T) {
 // Nothing left of the command: nothing to end.
 func TestOrphanThatFinishedIsGone(t *testing.T) {
 	t.Parallel()
-	pid, startedAt := startGroup(t, "sleep 0.2")
+	// It ends when told, not after a time that a slow poll could miss.
+	done := filepath.Join(t.TempDir(), "done")
+	pid, startedAt := startGroup(t, "until [ -e "+done+" ]; do sleep 0.01; done")
+	if err := os.WriteFile(done, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for groupRunning(pid) {
 		if time.Now().After(deadline) {

@@ -46,7 +46,15 @@ func runCommand(ctx context.Context, c task.Command, env []string, out io.Writer
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	return runIn(ctx, nil, launch{attemptID: "test", command: c, env: env, dir: dir}, out, started)
+	// The attempt is the one env names, if it names one: a real launch's
+	// environment always carries its own attempt's id.
+	attemptID := "test"
+	for _, kv := range env {
+		if id, ok := strings.CutPrefix(kv, "QL_ATTEMPT_ID="); ok {
+			attemptID = id
+		}
+	}
+	return runIn(ctx, nil, launch{attemptID: attemptID, command: c, env: env, dir: dir}, out, started)
 }
 
 func runShell(t *testing.T, ctx context.Context, script string, timeout time.Duration) (Result, string, int) {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -88,7 +89,7 @@ func (t *tree) live() []int {
 		if start, ok := t.known[p.pid]; ok && start == p.start {
 			root = true
 		}
-		if !root && p.ppid == adopter && !p.zombie && t.marked(p.pid) {
+		if !root && p.ppid == adopter && !p.zombie && t.adoptedMarked(p.pid) {
 			root = true
 		}
 		if root {
@@ -153,7 +154,7 @@ func (t *tree) quickGone() bool {
 			}
 			continue
 		}
-		if t.marked(pid) {
+		if t.adoptedMarked(pid) {
 			return false
 		}
 	}
@@ -195,10 +196,38 @@ func reap(pid int) {
 // QL_ATTEMPT_ID, which every process the command starts inherits unless it
 // clears its environment.
 func (t *tree) marked(pid int) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
+	env, err := readEnviron(pid)
+	return err == nil && t.carriesMarker(env)
+}
+
+// adoptedMarked is marked for a process this server adopted, which is
+// often a daemon just started with setsid and still exec'ing: between
+// dropping its old image and setting up the new one a process shows an
+// empty environment, so an empty one is read again for a moment before it
+// counts as unmarked.
+func (t *tree) adoptedMarked(pid int) bool {
+	deadline := time.Now().Add(execWindow)
+	for {
+		env, err := readEnviron(pid)
+		if err != nil {
+			return false
+		}
+		if len(env) > 0 || time.Now().After(deadline) {
+			return t.carriesMarker(env)
+		}
+		time.Sleep(time.Millisecond)
 	}
+}
+
+// execWindow bounds how long a process may show an empty environment
+// while it execs, a slow machine's scheduling delays included.
+const execWindow = 100 * time.Millisecond
+
+func readEnviron(pid int) ([]byte, error) {
+	return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+}
+
+func (t *tree) carriesMarker(env []byte) bool {
 	want := []byte("QL_ATTEMPT_ID=" + t.attemptID)
 	for entry := range bytes.SplitSeq(env, []byte{0}) {
 		if bytes.Equal(entry, want) {

@@ -1,7 +1,7 @@
 package process
 
 import (
-	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,8 +30,12 @@ func TestAMissingInterpreterIsNamed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "job")
-	if err := os.WriteFile(script, []byte("#!/nonexistent/python9 -u\nprint(1)\n"), 0o755); err != nil {
-		t.Fatal(err)
+	// Written by a child process: a file this process held open for
+	// writing could be inherited by a command another test forks at that
+	// moment, and exec'ing it would then fail with "text file busy".
+	write := exec.Command("/bin/sh", "-c", `printf '#!/nonexistent/python9 -u\nprint(1)\n' > "$0" && chmod 755 "$0"`, script)
+	if out, err := write.CombinedOutput(); err != nil {
+		t.Fatalf("writing the script: %v %s", err, out)
 	}
 	var out syncBuffer
 	res := runCommand(t.Context(), task.Command{Mode: task.ModeArgv, Path: script, TimeoutMs: 60_000}, nil, &out, func(int) {})

@@ -35,7 +35,7 @@ const (
 )
 
 // PassReasons lists every reason an occurrence is passed over.
-var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled, PassRepublished}
+var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled, PassOverlap, PassRepublished}
 
 // Passed is a run of consecutive nominal occurrences passed over for one
 // reason: the first and last scheduled instants and how many there are.

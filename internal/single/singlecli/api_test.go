@@ -1,94 +1,13 @@
 package singlecli
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/cli"
 )
-
-const quietFile = `project: api
-tasks:
-  - name: noop
-    script: "true"
-triggers:
-  - name: yearly
-    task: noop
-    cron: "0 0 1 1 *"
-    timezone: UTC
-`
-
-var listening = regexp.MustCompile(`http listening.* addr=(\S+)`)
-
-// serveAPI serves dir with the API on a free loopback port and returns its
-// base URL.
-func serveAPI(t *testing.T, dir, profile string, extra ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	errOut := &syncBuffer{}
-	exit := make(chan int, 1)
-	go func() {
-		args := append([]string{"serve", "--profile", profile, "--data-dir", dir, "--http-addr", "127.0.0.1:0", "--stop-timeout", "1s"}, extra...)
-		exit <- cli.Main(ctx, Options("ql"), args, &syncBuffer{}, errOut)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-exit; code != 0 {
-			t.Errorf("serve exited %d: %s", code, errOut.String())
-		}
-	})
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := listening.FindStringSubmatch(errOut.String()); m != nil {
-			return "http://" + m[1]
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("serve logged no listening address: %s", errOut.String())
-	return ""
-}
-
-func call(t *testing.T, method, url, token, body string) (int, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var v map[string]any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("%s %s: %q is not JSON", method, url, raw)
-	}
-	return resp.StatusCode, v
-}
-
-func newToken(t *testing.T, dir, name, scope string) string {
-	t.Helper()
-	code, out, errOut := ql(t, "tokens", "create", name, "--scope", scope, "--data-dir", dir)
-	secret := strings.TrimSpace(out)
-	if code != 0 || !apitoken.LooksLikeToken(secret) || !strings.Contains(errOut, "shown only this once") {
-		t.Fatalf("tokens create: %d %q %q", code, out, errOut)
-	}
-	return secret
-}
 
 // Both single-node profiles serve the API with tokens made by `ql tokens`:
 // a read token lists, may not pause (403), an operate token pauses with an
@@ -100,9 +19,7 @@ func TestTheSingleNodeProfilesServeTheAuthenticatedAPI(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", quietFile), "--data-dir", dir); code != 0 {
-				t.Fatalf("apply: %d %q %q", code, out, errOut)
-			}
+			applyDefs(t, dir, quietFile)
 			reader, operator := newToken(t, dir, "reader", "read"), newToken(t, dir, "op", "operate")
 			base := serveAPI(t, dir, profile)
 
@@ -121,11 +38,7 @@ func TestTheSingleNodeProfilesServeTheAuthenticatedAPI(t *testing.T) {
 			if st, body := call(t, "POST", base+"/api/v1/triggers/"+id+"/pause", operator, `{"note":"maintenance"}`); st != 200 || body["paused"] != true || body["changed"] != true {
 				t.Fatalf("pause with an operate token: %d %v", st, body)
 			}
-			db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := readOnlyDB(t, dir)
 			var actor, note string
 			if err := db.QueryRow(`SELECT actor, note FROM trigger_schedule_audit WHERE trigger_id = ? AND action = 'pause'`, id).Scan(&actor, &note); err != nil ||
 				actor != "api:op@127.0.0.1" || note != "maintenance" {
@@ -170,16 +83,16 @@ func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
 func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "slow.yaml", strings.Replace(slowFile, "SECONDS", "30", 1)), "--data-dir", dir); code != 0 {
-		t.Fatalf("apply: %d %q %q", code, out, errOut)
-	}
+	// Each command waits for the test to end rather than for a time: one
+	// running holds the only slot, so later Runs stay queued, and none is
+	// left for the short stop timeout to kill, which under load could
+	// overrun it.
+	release := filepath.Join(dir, "release")
+	applyDefs(t, dir, strings.Replace(slowFile, "sleep SECONDS", "until [ -e "+release+" ]; do sleep 0.05; done", 1))
 	reader, operator := newToken(t, dir, "reader", "read"), newToken(t, dir, "op", "operate")
 	base := serveAPI(t, dir, "standalone", "--concurrency", "1")
-	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	t.Cleanup(func() { writeFile(t, dir, "release", "") })
+	db := readOnlyDB(t, dir)
 	id := runIn(t, db, "queued")
 	if st, body := call(t, "POST", base+"/api/v1/runs/"+id+"/cancel", reader, ""); st != 403 {
 		t.Fatalf("cancel with a read token: %d %v", st, body)
@@ -203,11 +116,24 @@ func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 // parallel: it sets $QL_TOKEN.
 func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
 	dir := t.TempDir()
-	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", quietFile), "--data-dir", dir); code != 0 {
-		t.Fatalf("apply: %d %q %q", code, out, errOut)
-	}
+	applyDefs(t, dir, quietFile)
 	reader := newToken(t, dir, "reader", "read")
 	base := serveAPI(t, dir, "standalone")
+	// The server's first round sets the trigger's cursor: until it has
+	// committed, the two reads could fall on either side of it.
+	db := readOnlyDB(t, dir)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var unset int
+		if err := db.QueryRow(`SELECT count(*) FROM trigger_schedules WHERE next_fire_at_ms IS NULL`).Scan(&unset); err != nil {
+			t.Fatal(err)
+		}
+		if unset == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server's first round set no cursor within 20s")
+		}
+	}
 	t.Setenv("QL_DATA_DIR", "")
 	if code, _, errOut := ql(t, "triggers", "list", "--api-url", base); code != 2 || !strings.Contains(errOut, "QL_TOKEN") {
 		t.Fatalf("--api-url without a token: %d %q", code, errOut)
@@ -240,9 +166,7 @@ func TestRunNowAndBackfillOverTheAPIAdmitOnceEach(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	defs := strings.Replace(quietFile, `cron: "0 0 1 1 *"`, `cron: "* * * * *"`, 1)
-	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", defs), "--data-dir", dir); code != 0 {
-		t.Fatalf("apply: %d %q %q", code, out, errOut)
-	}
+	applyDefs(t, dir, defs)
 	operator := newToken(t, dir, "op", "operate")
 	base := serveAPI(t, dir, "standalone")
 	_, body := call(t, "GET", base+"/api/v1/triggers", operator, "")

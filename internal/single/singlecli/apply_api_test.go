@@ -1,10 +1,6 @@
 package singlecli
 
 import (
-	"database/sql"
-	"io"
-	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,16 +14,10 @@ func TestApplyOverTheAPIValidatesDiffsPublishesAndAudits(t *testing.T) {
 	for _, profile := range []string{"standalone", "edge"} {
 		t.Run(profile, func(t *testing.T) {
 			dir := t.TempDir()
-			if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", quietFile), "--data-dir", dir); code != 0 {
-				t.Fatalf("apply: %d %q %q", code, out, errOut)
-			}
+			applyDefs(t, dir, quietFile)
 			admin, operator := newToken(t, dir, "admin", "admin"), newToken(t, dir, "op", "operate")
 			base := serveAPI(t, dir, profile)
-			db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := readOnlyDB(t, dir)
 			audits := func() int {
 				t.Helper()
 				var n int
@@ -103,27 +93,10 @@ func TestMetricsAreServedOnTheAPIListenerToAReadToken(t *testing.T) {
 	dir := t.TempDir()
 	reader := newToken(t, dir, "reader", "read")
 	base := serveAPI(t, dir, "standalone")
-	scrape := func(token string) (int, string) {
-		t.Helper()
-		req, err := http.NewRequest("GET", base+"/metrics", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	if st, _ := scrape(""); st != 401 {
+	if st, _ := request(t, "GET", base+"/metrics", "", ""); st != 401 {
 		t.Fatalf("/metrics without a token: %d", st)
 	}
-	if st, text := scrape(reader); st != 200 || !strings.Contains(text, `qinglong_info{profile="standalone"} 1`) {
+	if st, text := request(t, "GET", base+"/metrics", reader, ""); st != 200 || !strings.Contains(string(text), `qinglong_info{profile="standalone"} 1`) {
 		t.Fatalf("/metrics with a read token: %d %q", st, text)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -121,15 +120,8 @@ func notifyDataDir(t *testing.T, defs string) (string, *sql.DB) {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, dir, "qinglong-secrets.json", `{"hook_hmac": "`+hmacSecret+`"}`)
-	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "alerts.yaml", defs), "--data-dir", dir); code != 0 {
-		t.Fatalf("apply: %d %q %q", code, out, errOut)
-	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return dir, db
+	applyDefs(t, dir, defs)
+	return dir, readOnlyDB(t, dir)
 }
 
 // outboxState waits up to limit until the outbox holds want rows in

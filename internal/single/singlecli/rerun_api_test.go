@@ -1,8 +1,6 @@
 package singlecli
 
 import (
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +12,7 @@ import (
 // with 409. Not parallel: it sets $QL_TOKEN.
 func TestARerunOverTheAPIAndTheCLIIsLinkedAuditedAndOncePerRequest(t *testing.T) {
 	dir := t.TempDir()
-	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "api.yaml", quietFile), "--data-dir", dir); code != 0 {
-		t.Fatalf("apply: %d %q %q", code, out, errOut)
-	}
+	applyDefs(t, dir, quietFile)
 	reader, operator := newToken(t, dir, "reader", "read"), newToken(t, dir, "op", "operate")
 	base := serveAPI(t, dir, "standalone")
 	_, body := call(t, "GET", base+"/api/v1/triggers", operator, "")
@@ -65,11 +61,7 @@ func TestARerunOverTheAPIAndTheCLIIsLinkedAuditedAndOncePerRequest(t *testing.T)
 	if code != 0 || !strings.Contains(out, `"created": true`) {
 		t.Fatalf("runs rerun on the database: %d %q %q", code, out, errOut)
 	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := readOnlyDB(t, dir)
 	var n int
 	var payload string
 	if err := db.QueryRow(`SELECT count(*) FROM runs WHERE rerun_of = ? AND idempotency_key IN (?, ?)`, orig,

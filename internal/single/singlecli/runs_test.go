@@ -3,7 +3,6 @@ package singlecli
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,9 +35,7 @@ func serveSlow(t *testing.T, seconds string) (string, *sql.DB) {
 func serveDefs(t *testing.T, defs string) (string, *sql.DB) {
 	t.Helper()
 	dir := t.TempDir()
-	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "slow.yaml", defs), "--data-dir", dir); code != 0 {
-		t.Fatalf("apply: %d %q %q", code, out, errOut)
-	}
+	applyDefs(t, dir, defs)
 	ctx, cancel := context.WithCancel(context.Background())
 	var errOut syncBuffer
 	exit := make(chan int, 1)
@@ -51,11 +48,7 @@ func serveDefs(t *testing.T, defs string) (string, *sql.DB) {
 			t.Errorf("serve exited %d: %s", code, errOut.String())
 		}
 	})
-	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := readOnlyDB(t, dir)
 	return dir, db
 }
 
