@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"os"
@@ -65,7 +66,7 @@ func (r *replica) heartbeatLoop(act *activation) (*loop.Loop, error) {
 			return false, nil
 		}
 		first := !r.beat.written.Load()
-		err := act.rt.Beat(ctx, pgstore.ReplicaBeat{Host: r.beat.host, PID: r.beat.pid, Version: cli.Version, TTL: heartbeatLives * every, First: first})
+		err := act.rt.Beat(ctx, pgstore.ReplicaBeat{Host: r.beat.host, PID: r.beat.pid, Version: cmp.Or(cli.Version, "dev"), TTL: heartbeatLives * every, First: first})
 		if err != nil {
 			r.observeOn(act, err)
 			r.log.Warn("replica heartbeat failed; retrying at its next round", slog.String("code", CodeHeartbeatFailed), slog.String("error", errorText(err)))
