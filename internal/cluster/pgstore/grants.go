@@ -123,6 +123,11 @@ var tableGrants = map[string]map[RoleKind][]string{
 	// The admin only inserts the notifications of the ledger entries a
 	// publish writes (SELECT for their ON CONFLICT ... DO NOTHING).
 	"notification_outbox": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// Each replica upserts its own heartbeat and marks it stopped at a
+	// graceful stop (the runtime reads them all for the console); it never
+	// deletes one: the maintenance role's retention pass removes the rows
+	// of replicas long stopped or expired.
+	"replica_heartbeats": {RoleRuntime: {"SELECT", "INSERT", "UPDATE"}, RoleMaintenance: {"SELECT", "DELETE"}},
 }
 
 // columnGrants are the privileges held on single columns, on top of

@@ -205,6 +205,14 @@ var (
 	sqlUserSignedIn    = stmt("UserSignedIn")
 )
 
+// sql/replicas.sql: replica heartbeats.
+var (
+	sqlReplicaBeat    = stmt("ReplicaBeat")
+	sqlReplicaStopped = stmt("ReplicaStopped")
+	sqlReplicaList    = stmt("ReplicaList")
+	sqlReplicaPrune   = stmt("ReplicaPrune")
+)
+
 // sql/notify.sql: the notification outbox.
 var (
 	sqlNotifyFacts     = stmt("NotifyFacts")

@@ -63,3 +63,22 @@ func (l liveReaders) Workers(ctx context.Context) ([]console.Worker, error) {
 	}
 	return out, nil
 }
+
+// Replicas lists the replicas by their heartbeats for the console's
+// overview.
+func (l liveReaders) Replicas(ctx context.Context) ([]console.Replica, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return nil, err
+	}
+	list, err := rt.ReplicaList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]console.Replica, 0, len(list))
+	for _, x := range list {
+		out = append(out, console.Replica{ID: x.ID, Host: x.Host, PID: x.PID, Version: x.Version, StartedAtMs: x.StartedAtMs,
+			LastSeenAtMs: x.LastSeenAtMs, Live: x.Live})
+	}
+	return out, nil
+}

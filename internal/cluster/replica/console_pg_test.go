@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -119,6 +120,13 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	if resp, _ = get("/"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
 		t.Fatalf("after disabling the user / answered %d, want 303 to /signin", resp.StatusCode)
 	}
+
+	// A graceful stop marks the replica's heartbeat stopped: the overview
+	// no longer counts it, without waiting for the row to expire.
+	r.signal(t, syscall.SIGTERM, 15*time.Second)
+	if n := env.Int(t, `SELECT count(*) FROM qinglong.replica_heartbeats WHERE replica_id = 'replica-web' AND stopped_at_ms IS NOT NULL`); n != 1 {
+		t.Fatalf("after a graceful stop the replica's heartbeat is not marked stopped (%d rows)", n)
+	}
 }
 
 // In a real browser against a cluster replica: sign in, see the overview,
@@ -152,6 +160,14 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("token"), secret),
 		chromedp.Click(chromedp.ID("signin")),
 		browsertest.WaitText("main h1", "Overview"))
+	// The replica wrote its first heartbeat as it activated, long before
+	// the browser started and signed in.
+	if live := browsertest.Value(t, ctx, chromedp.Text(chromedp.ID("replicas-live"))); live != "Replicas: 1 live" {
+		t.Fatalf("the overview shows %q, want one live replica", live)
+	}
+	if row := browsertest.Value(t, ctx, chromedp.Text(chromedp.CSS("#replicas tbody tr"))); !strings.Contains(row, strconv.Itoa(r.cmd.Process.Pid)) {
+		t.Fatalf("the overview's replica row %q lacks the replica's pid %d", row, r.cmd.Process.Pid)
+	}
 	browsertest.Step(t, ctx, "run a trigger now", chromedp.Navigate(base+"/triggers"),
 		chromedp.Click(chromedp.CSS("button.runnow")),
 		browsertest.WaitText("main h1", "Run"),

@@ -55,13 +55,14 @@ type replica struct {
 	adm        *admission
 	retain     *loop.Loop
 	maint      *maintenance
+	beat       *heartbeat
 	// metrics and metricsHTTP exist only with a metrics address.
 	metrics     *metrics.Metrics
 	metricsHTTP *httpserve.Server
 }
 
 func serveReplica(ctx context.Context, s settings, log *slog.Logger) error {
-	r := &replica{s: s, log: log, adm: &admission{}}
+	r := &replica{s: s, log: log, adm: &admission{}, beat: newHeartbeat()}
 	// The stop is bounded from the signal, whatever phase it lands in
 	// (a lost activation being stopped, a backoff, an activation step).
 	signalled := make(chan time.Time, 1)
@@ -112,7 +113,7 @@ func (r *replica) listen() error {
 		cfg.Manual = liveManual{live}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
-		Pauser: cfg.Pauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
+		Pauser: cfg.Pauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
 	api := httpapi.NewHandler(cfg)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS})
 	if err != nil {
@@ -152,7 +153,11 @@ func (r *replica) stop(deadline time.Time) error {
 		}
 	}
 	if act != nil {
-		errs = append(errs, act.release(ctx))
+		// release, with the heartbeat marked stopped between the loops'
+		// end (no beat can follow the mark) and the pool's close.
+		errs = append(errs, act.loops.stop(ctx))
+		r.heartbeatStopped(ctx, act)
+		errs = append(errs, act.use.close(ctx), closeWithin(ctx, act.rt.Close))
 	}
 	err := errors.Join(errs...)
 	if err != nil {

@@ -39,7 +39,7 @@ func BenchmarkReplicaStartup(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			r := &replica{s: s, log: slog.New(slog.NewTextHandler(io.Discard, nil)), adm: &admission{}}
+			r := &replica{s: s, log: slog.New(slog.NewTextHandler(io.Discard, nil)), adm: &admission{}, beat: newHeartbeat()}
 			if err := r.listenWorkers(); err != nil {
 				b.Fatal(err)
 			}

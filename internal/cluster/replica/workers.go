@@ -107,12 +107,15 @@ func (r *replica) runsQueued(ctx context.Context, act *activation) {
 	}
 }
 
-// workerLoops are an activation's background work for workers: the lease
-// sweep and the runs-queued listener. Both use the activation's pool and
-// are stopped before it closes.
+// workerLoops are an activation's background work: for workers, the lease
+// sweep, the notifications and the runs-queued listener; and the
+// replica's heartbeat. All use the activation's pool and are stopped
+// before it closes.
 type workerLoops struct {
-	sweep      *loop.Loop
-	notify     *loop.Loop
+	sweep  *loop.Loop
+	notify *loop.Loop
+	// beat is the replica's heartbeat, stopped with the others.
+	beat       *loop.Loop
 	cancel     context.CancelFunc
 	listenDone chan struct{}
 }
@@ -138,8 +141,15 @@ func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*worke
 	if err != nil {
 		return nil, errors.Join(err, sweep.Stop(context.WithoutCancel(ctx)))
 	}
+	beat, err := r.heartbeatLoop(act)
+	if err == nil {
+		err = beat.Start(ctx)
+	}
+	if err != nil {
+		return nil, errors.Join(err, notifications.Stop(context.WithoutCancel(ctx)), sweep.Stop(context.WithoutCancel(ctx)))
+	}
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	w := &workerLoops{sweep: sweep, notify: notifications, cancel: cancel, listenDone: make(chan struct{})}
+	w := &workerLoops{sweep: sweep, notify: notifications, beat: beat, cancel: cancel, listenDone: make(chan struct{})}
 	go func() {
 		defer close(w.listenDone)
 		workeringress.Listen(lctx, act.rt.ListenRunsQueued, r.ingress.Wake, r.log)
@@ -147,10 +157,10 @@ func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*worke
 	return w, nil
 }
 
-// stop ends both loops within ctx.
+// stop ends the loops and the listener within ctx.
 func (w *workerLoops) stop(ctx context.Context) error {
 	w.cancel()
-	err := errors.Join(w.notify.Stop(ctx), w.sweep.Stop(ctx))
+	err := errors.Join(w.beat.Stop(ctx), w.notify.Stop(ctx), w.sweep.Stop(ctx))
 	select {
 	case <-w.listenDone:
 	case <-ctx.Done():

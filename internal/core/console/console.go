@@ -64,6 +64,9 @@ type Config struct {
 	// Workers lists the remote workers (the cluster); nil on profiles
 	// without them, which then have no workers page.
 	Workers func(ctx context.Context) ([]Worker, error)
+	// Replicas lists the cluster's replicas by their heartbeats for the
+	// overview; nil on profiles without them, which then show none.
+	Replicas func(ctx context.Context) ([]Replica, error)
 	// Secure marks the session cookie Secure: set it when serving TLS.
 	Secure bool
 	// SessionTTL is how long a session lasts after sign-in (default

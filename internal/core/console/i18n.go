@@ -45,6 +45,8 @@ var messages = map[string]map[string]string{
 		"oldest": "oldest due", "workers": "Workers", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat",
 		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "yours": "your time:", "nofires": "none: the trigger has ended",
 		"from": "From", "to": "To", "zone": "Times in",
+		"replicas": "Replicas", "rep.live": "live", "rep.expired": "expired", "host": "Host", "pid": "PID", "version": "Version",
+		"started": "Started", "lastseen": "Last seen",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -78,6 +80,8 @@ var messages = map[string]map[string]string{
 		"oldest": "最早到期", "workers": "执行节点", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳",
 		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "yours": "你的时间：", "nofires": "无：触发器已结束",
 		"from": "起始", "to": "截止", "zone": "时区",
+		"replicas": "副本", "rep.live": "个在线", "rep.expired": "已过期", "host": "主机", "pid": "进程号", "version": "版本",
+		"started": "启动时间", "lastseen": "最近在线",
 	},
 }
 

@@ -92,6 +92,7 @@ type overviewData struct {
 	Lag      *lag
 	Backlog  *backlog
 	Fleet    *fleet
+	Replicas *replicaSet
 }
 
 type stateCount struct {
@@ -123,6 +124,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	slices.SortFunc(d.ByState, func(a, b stateCount) int { return cmp.Compare(a.State, b.State) })
 	d.Lag, d.Backlog, d.Fleet = admissionLag(recent, since), c.backlog(ctx), c.fleet(ctx)
+	d.Replicas = c.replicas(ctx)
 	if d.Failures, _, err = c.cfg.Runs.RunList(ctx, run.ListParams{State: run.Failed, Limit: 10}); err != nil {
 		c.fail(w, err)
 		return

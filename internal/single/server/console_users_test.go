@@ -61,8 +61,8 @@ func TestConsoleWrongPasswordIsRefusedLikeAnUnknownUser(t *testing.T) {
 	if csrf == nil || !strings.Contains(page, "olivia") || !strings.Contains(page, `id="nav-tokens"`) {
 		t.Fatalf("an owner's overview names no user or offers no tokens page:\n%s", page)
 	}
-	if !strings.Contains(page, `id="backlog"`) || strings.Contains(page, `href="/workers"`) {
-		t.Fatalf("the standalone overview shows no backlog, or offers a workers page:\n%s", page)
+	if !strings.Contains(page, `id="backlog"`) || strings.Contains(page, `href="/workers"`) || strings.Contains(page, `id="replicas"`) {
+		t.Fatalf("the standalone overview shows no backlog, or offers a workers page or replicas:\n%s", page)
 	}
 	resp, _ := fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf[1]}, "force": {"1"}})
 	runID := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
