@@ -31,6 +31,7 @@ var staleRetentionStats = []string{
 // on its own Runs, whatever the statistics say, never by reading a whole
 // table, so its cost follows the batch and not the backlog.
 func TestRetentionBatchPlanReadsOnlyItsRunsRows(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	m := s.openMaintenance(t)
 	ctx := t.Context()
