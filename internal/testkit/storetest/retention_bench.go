@@ -83,12 +83,11 @@ func BenchAdmissionUnderRetention(b *testing.B, f Fixture, pacings ...RetentionP
 
 	gate := &batchGate{Store: f.Retention}
 	type tally struct {
-		ratios       []float64
-		took         time.Duration
-		deletingFor  time.Duration
-		deleted      int64
-		withoutTook  time.Duration
-		withoutPages int
+		ratios      []float64
+		took        time.Duration
+		deletingFor time.Duration
+		deleted     int64
+		withoutTook time.Duration
 	}
 	tallies := make([]tally, len(pacings))
 	// block -1 is the one without retention.
