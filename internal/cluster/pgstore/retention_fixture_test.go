@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
@@ -71,12 +72,70 @@ func (e *env) openMaintenance(t testing.TB) *Maintenance {
 	return m
 }
 
+// previousRetentionOptions is the pacing RetentionOptions replaced:
+// batches of four times the Runs, half of the time.
+var previousRetentionOptions = retention.Options{BatchSize: 256, Share: 0.5}
+
+// previousRetentionRunsSQL is the runs batch RetentionRuns replaced: the
+// same rows, but run under the server's planner, JIT and commit settings,
+// and with the log chunks found through a second join of the attempts.
+const previousRetentionRunsSQL = `WITH doomed AS (
+    SELECT r.id
+      FROM qinglong.runs r
+     WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+       AND r.finished_at_ms < ` + ClockMsSQL + ` - $1::bigint
+       AND NOT (SELECT coalesce(bool_or(a.state IN ('claimed', 'starting', 'running') OR a.lease_expires_at_ms IS NOT NULL), false)
+                  FROM qinglong.attempts a WHERE a.run_id = r.id)
+     ORDER BY r.finished_at_ms
+     LIMIT $2
+       FOR UPDATE OF r SKIP LOCKED
+),
+gone_attempts AS (
+    DELETE FROM qinglong.attempts a USING doomed d WHERE a.run_id = d.id
+    RETURNING a.id, a.log_bytes
+),
+gone_chunks AS (
+    DELETE FROM qinglong.run_log_chunks c USING doomed d, qinglong.attempts a
+     WHERE a.run_id = d.id AND c.attempt_id = a.id
+),
+gone_events AS (
+    DELETE FROM qinglong.run_events e USING doomed d WHERE e.run_id = d.id
+    RETURNING 1
+),
+gone_runs AS (
+    DELETE FROM qinglong.runs r USING doomed d WHERE r.id = d.id
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone_runs),
+       (SELECT count(*) FROM gone_attempts),
+       (SELECT count(*) FROM gone_events),
+       (SELECT count(*) FROM gone_attempts WHERE log_bytes > 0),
+       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM gone_attempts)`
+
+// previousRetention is the runs rule as it was before RetentionSettings
+// and RetentionOptions: the benchmark's baseline, measured in the same run.
+type previousRetention struct{ *Maintenance }
+
+func (p previousRetention) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {
+	if b.Kind != retention.KindRuns {
+		return p.Maintenance.RetentionBatch(ctx, b)
+	}
+	var d retention.Deleted
+	err := inTx(ctx, p.pool, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, previousRetentionRunsSQL, b.OlderThan.Milliseconds(), b.Limit).Scan(&d.Runs, &d.Attempts, &d.Events, &d.Logs, &d.LogBytes)
+	})
+	return d, d.Runs == int64(b.Limit), err
+}
+
 // BenchmarkAdmissionUnderRetention: admission rate with retention deleting
-// a backlog of old finished Runs vs without, in the same run
+// a backlog of old finished Runs vs without, in the same run, under the
+// serving batch and pacing and, interleaved, the previous ones
 // (QL_BENCH_RETENTION_BACKLOG sizes the backlog).
 func BenchmarkAdmissionUnderRetention(b *testing.B) {
 	s := newStore(b)
 	f := s.fixture()
 	f.Retention = s.openMaintenance(b)
-	storetest.BenchAdmissionUnderRetention(b, f, RetentionOptions)
+	storetest.BenchAdmissionUnderRetention(b, f,
+		storetest.RetentionPacing{Name: "paced", Options: RetentionOptions},
+		storetest.RetentionPacing{Name: "previous", Options: previousRetentionOptions, Store: previousRetention{f.Retention.(*Maintenance)}})
 }

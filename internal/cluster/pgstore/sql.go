@@ -228,6 +228,7 @@ var (
 
 // sql/retention.sql: retention (maintenance role).
 var (
+	sqlRetentionSettings   = stmt("RetentionSettings")
 	sqlRetentionRuns       = stmt("RetentionRuns")
 	sqlRetentionLogsAged   = stmt("RetentionLogsAged")
 	sqlRetentionLogsOldest = stmt("RetentionLogsOldest")

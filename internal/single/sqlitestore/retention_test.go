@@ -73,5 +73,5 @@ func TestMigrateSwitchesAnOldFileToIncrementalVacuum(t *testing.T) {
 // a backlog of old finished Runs vs without, in the same run
 // (QL_BENCH_RETENTION_BACKLOG sizes the backlog).
 func BenchmarkAdmissionUnderRetention(b *testing.B) {
-	storetest.BenchAdmissionUnderRetention(b, newEnv(b).fixture(), retention.Options{})
+	storetest.BenchAdmissionUnderRetention(b, newEnv(b).fixture(), storetest.RetentionPacing{Name: "paced"})
 }

@@ -2,9 +2,12 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,16 +28,36 @@ const DefaultRetentionBacklog = 100_000
 // benchPage is how many triggers one measured round admits, as one page.
 const benchPage = 64
 
+// blockRounds is how many rounds one block of a pair measures: long
+// enough for several of a pass's batch-and-pause cycles.
+const blockRounds = 4
+
+// RetentionPacing is one pacing BenchAdmissionUnderRetention measures.
+type RetentionPacing struct {
+	// Name prefixes the pacing's reported metrics.
+	Name string
+	// Store deletes (nil: the fixture's Retention).
+	Store   retention.Store
+	Options retention.Options
+}
+
 // BenchAdmissionUnderRetention measures the admission rate (a page of 64
 // due triggers taken, decided and committed as one page, as a scheduler
 // round does) while retention deletes a backlog of old finished Runs, and
-// without retention, in the same run: rounds alternate between the two so
-// both see the same machine. Retention runs with o, the pacing the
-// adapter's serving process uses. It reports both rates and their ratio
-// (with/without; 1 means retention costs admission nothing).
-func BenchAdmissionUnderRetention(b *testing.B, f Fixture, o retention.Options) {
+// without retention, over one seeded backlog. Each iteration is one set
+// of blocks of blockRounds rounds: one without retention and one per
+// pacing with a pass under that pacing deleting, in an order that rotates
+// from one iteration to the next, so every block sees the machine its
+// neighbours see. A pass starts with its block (its first batch at once,
+// the pacing's least favourable moment) and stops, after the batch in
+// flight, when the block's rounds are done.
+//
+// Per pacing it reports the median of the iterations' ratios (with/without:
+// the with block's admission rate over the same iteration's block without;
+// 1 means retention costs admission nothing), their quartiles, the ratio of
+// all rounds together and the Runs deleted per second of its blocks.
+func BenchAdmissionUnderRetention(b *testing.B, f Fixture, pacings ...RetentionPacing) {
 	ctx := context.Background()
-	o.Budget = time.Hour
 	backlog := DefaultRetentionBacklog
 	if v := os.Getenv(EnvRetentionBacklog); v != "" {
 		n, err := strconv.Atoi(v)
@@ -58,45 +81,137 @@ func BenchAdmissionUnderRetention(b *testing.B, f Fixture, o retention.Options) 
 	}
 	b.Logf("seeded %d finished runs in %s", backlog, time.Since(start).Round(time.Millisecond))
 
-	// Rounds without retention before and after the rounds with it, so
-	// both see the same machine; retention deletes only during the
-	// measured rounds with it, then is cancelled.
-	var with, without time.Duration
-	var admittedWith, admittedWithout int
-	for range 10 {
-		without += admitRound(b, f, triggers)
-		admittedWithout += benchPage
+	gate := &batchGate{Store: f.Retention}
+	type tally struct {
+		ratios      []float64
+		took        time.Duration
+		deletingFor time.Duration
+		deleted     int64
+		withoutTook time.Duration
 	}
+	tallies := make([]tally, len(pacings))
+	// block -1 is the one without retention.
+	order := make([]int, len(pacings)+1)
+	for i := range order {
+		order[i] = i - 1
+	}
+	for iter := 0; b.Loop(); iter++ {
+		took := make([]time.Duration, len(order))
+		for k := range order {
+			p := order[(k+iter)%len(order)]
+			if p < 0 {
+				took[0] = admitBlock(b, f, triggers)
+				continue
+			}
+			began := time.Now()
+			gate.Store = f.Retention
+			if pacings[p].Store != nil {
+				gate.Store = pacings[p].Store
+			}
+			stop := gate.run(ctx, b, pacings[p].Options)
+			took[p+1] = admitBlock(b, f, triggers)
+			deleted := stop()
+			t := &tallies[p]
+			t.took += took[p+1]
+			t.deletingFor += time.Since(began)
+			t.deleted += deleted
+		}
+		for p := range pacings {
+			t := &tallies[p]
+			t.ratios = append(t.ratios, took[0].Seconds()/took[p+1].Seconds())
+			t.withoutTook += took[0]
+		}
+	}
+	b.StopTimer()
+	for p, pc := range pacings {
+		t := tallies[p]
+		slices.Sort(t.ratios)
+		if t.deleted == 0 {
+			b.Fatalf("%s: retention deleted nothing while admissions were measured", pc.Name)
+		}
+		b.ReportMetric(quantile(t.ratios, 0.5), pc.Name+"-median")
+		b.ReportMetric(quantile(t.ratios, 0.25), pc.Name+"-p25")
+		b.ReportMetric(quantile(t.ratios, 0.75), pc.Name+"-p75")
+		b.ReportMetric(t.withoutTook.Seconds()/t.took.Seconds(), pc.Name+"-all")
+		b.ReportMetric(float64(t.deleted)/t.deletingFor.Seconds(), pc.Name+"-deleted/s")
+	}
+	if len(pacings) > 0 {
+		b.ReportMetric(float64(blockRounds*benchPage*b.N)/tallies[0].withoutTook.Seconds(), "admissions/s-without")
+	}
+}
+
+// quantile of sorted xs, interpolated.
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	pos := q * float64(len(xs)-1)
+	i := int(pos)
+	if i+1 >= len(xs) {
+		return xs[i]
+	}
+	return xs[i] + (pos-float64(i))*(xs[i+1]-xs[i])
+}
+
+func admitBlock(b *testing.B, f Fixture, triggers []string) time.Duration {
+	var took time.Duration
+	for range blockRounds {
+		took += admitRound(b, f, triggers)
+	}
+	return took
+}
+
+// errBlockOver ends a pass whose block is done.
+var errBlockOver = errors.New("the block is over")
+
+// batchGate runs a pass over a store and stops it between two batches:
+// the batch in flight finishes, no next one starts.
+type batchGate struct {
+	retention.Store
+	mu      sync.Mutex
+	stopped bool
+	deleted int64
+}
+
+func (g *batchGate) RetentionBatch(ctx context.Context, bt retention.Batch) (retention.Deleted, bool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped {
+		return retention.Deleted{}, false, errBlockOver
+	}
+	d, more, err := g.Store.RetentionBatch(ctx, bt)
+	g.deleted += d.Runs
+	return d, more, err
+}
+
+// run starts a pass under o; the function it returns stops it and
+// returns the Runs it deleted.
+func (g *batchGate) run(ctx context.Context, b *testing.B, o retention.Options) func() int64 {
+	g.mu.Lock()
+	g.stopped, g.deleted = false, 0
+	g.mu.Unlock()
+	o.Budget = time.Hour
 	passCtx, cancel := context.WithCancel(ctx)
-	deleting := make(chan retention.Report)
-	began := time.Now()
+	done := make(chan struct{})
 	go func() {
-		rep, err := retention.Pass(passCtx, f.Retention, retention.Policy{RunsAge: 30 * retention.Day}, o)
-		if err != nil && passCtx.Err() == nil {
+		defer close(done)
+		_, err := retention.Pass(passCtx, g, retention.Policy{RunsAge: 30 * retention.Day}, o)
+		switch {
+		case err == nil:
+			b.Error("retention deleted the whole backlog while admissions were measured: seed a larger one")
+		case !errors.Is(err, errBlockOver) && passCtx.Err() == nil:
 			b.Error(err)
 		}
-		deleting <- rep
 	}()
-	for b.Loop() {
-		with += admitRound(b, f, triggers)
-		admittedWith += benchPage
+	return func() int64 {
+		g.mu.Lock()
+		g.stopped = true
+		deleted := g.deleted
+		g.mu.Unlock()
+		cancel()
+		<-done
+		return deleted
 	}
-	cancel()
-	rep := <-deleting
-	deletingFor := time.Since(began)
-	for admittedWithout < 2*admittedWith && admittedWithout < admittedWith+640 {
-		without += admitRound(b, f, triggers)
-		admittedWithout += benchPage
-	}
-	if rep.Total.Runs == 0 || rep.Total.Runs == int64(backlog) {
-		b.Fatalf("retention deleted %d of %d runs while admissions were measured: the ratio would not compare admission during deletion", rep.Total.Runs, backlog)
-	}
-	rateWith := float64(admittedWith) / with.Seconds()
-	rateWithout := float64(admittedWithout) / without.Seconds()
-	b.ReportMetric(rateWith, "admissions/s-with")
-	b.ReportMetric(rateWithout, "admissions/s-without")
-	b.ReportMetric(rateWith/rateWithout, "with/without")
-	b.ReportMetric(float64(rep.Total.Runs)/deletingFor.Seconds(), "deleted-runs/s")
 }
 
 // admitRound makes every trigger due, then times one page: take, decide,

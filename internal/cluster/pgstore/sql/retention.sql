@@ -3,6 +3,27 @@
 -- passes on several replicas at once take disjoint rows (none deleted
 -- twice) and never wait for a row the runtime holds.
 
+-- name: RetentionSettings
+-- Settings of one runs batch's transaction (SET LOCAL: they end with it).
+-- Every step of the batch is keyed by an index on the batch's own few Runs;
+-- with a stale estimate (after a burst of Runs, before autovacuum analyzes)
+-- the planner would hash-join instead, scanning every attempt, event and
+-- log chunk once per batch: CPU and buffer cache taken from admission, and
+-- the cost estimate of those scans starts JIT compilation (tenths of a
+-- second of CPU) for a batch of milliseconds. So: index lookups in nested
+-- loops only, no JIT.
+-- synchronous_commit off: the batch does not wait for its commit record to
+-- be flushed (the WAL writer flushes it within wal_writer_delay). A crash
+-- before that loses only deletions, never a row or a fact: the Runs are
+-- still there, still finished and old, and the next pass deletes them
+-- again. Admission's transactions keep the server's setting and so full
+-- durability; their own flushes carry whatever retention wrote before them.
+SELECT pg_catalog.set_config('synchronous_commit', 'off', true),
+       pg_catalog.set_config('jit', 'off', true),
+       pg_catalog.set_config('enable_seqscan', 'off', true),
+       pg_catalog.set_config('enable_hashjoin', 'off', true),
+       pg_catalog.set_config('enable_mergejoin', 'off', true)
+
 -- name: RetentionRuns
 -- The runs rule: the oldest finished Runs (terminal states only, the
 -- partial index's own condition) that finished more than $1 ms ago by the
@@ -10,7 +31,8 @@
 -- subquery, so it runs per candidate through attempts_run_number_key:
 -- written as NOT EXISTS the planner may scan every attempt to anti-join),
 -- at most $2;
--- then their log chunks, events, attempts and the Runs themselves.
+-- then their attempts, the log chunks of those attempts, their events and
+-- the Runs themselves, each through its index on the Run or attempt id.
 -- Returns runs, attempts, events, logs (attempts that held log bytes) and
 -- log bytes deleted. Every data-modifying part runs to completion whether
 -- or not the final SELECT reads it.
@@ -30,8 +52,8 @@ gone_attempts AS (
     RETURNING a.id, a.log_bytes
 ),
 gone_chunks AS (
-    DELETE FROM qinglong.run_log_chunks c USING doomed d, qinglong.attempts a
-     WHERE a.run_id = d.id AND c.attempt_id = a.id
+    DELETE FROM qinglong.run_log_chunks c USING gone_attempts g
+     WHERE c.attempt_id = g.id
 ),
 gone_events AS (
     DELETE FROM qinglong.run_events e USING doomed d WHERE e.run_id = d.id

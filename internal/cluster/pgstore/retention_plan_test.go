@@ -1,0 +1,69 @@
+package pgstore
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// staleRetentionStats fills attempts, events and log chunks with rows of a
+// few Runs (foreign keys off) and analyzes them: statistics that say each
+// Run has thousands of attempts and events, as after a burst of Runs that
+// autovacuum has not analyzed yet. Under them the planner prefers
+// reading each table whole to looking up a batch's Runs.
+var staleRetentionStats = []string{
+	`SET session_replication_role = replica`,
+	`INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms, finished_at_ms)
+	 SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad(to_hex(r), 12, '0'))::uuid, n, 'remote_worker', 'succeeded', 1, 1, 1
+	   FROM generate_series(1, 10) r, generate_series(1, 2000) n`,
+	`INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
+	 SELECT ('00000000-0000-7000-8000-' || lpad(to_hex(r), 12, '0'))::uuid, n, 'run.created', '{}', 1
+	   FROM generate_series(1, 10) r, generate_series(1, 2000) n`,
+	`INSERT INTO qinglong.run_log_chunks (attempt_id, log_offset, bytes, created_at_ms)
+	 SELECT id, 0, '\x78', 1 FROM qinglong.attempts`,
+	`RESET session_replication_role`,
+	`ANALYZE qinglong.attempts, qinglong.run_events, qinglong.run_log_chunks`,
+}
+
+// TestRetentionBatchPlanReadsOnlyItsRunsRows: under RetentionSettings a
+// runs batch reaches every attempt, log chunk and event through an index
+// on its own Runs, whatever the statistics say, never by reading a whole
+// table, so its cost follows the batch and not the backlog.
+func TestRetentionBatchPlanReadsOnlyItsRunsRows(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	m := s.openMaintenance(t)
+	ctx := t.Context()
+	for _, stmt := range staleRetentionStats {
+		if _, err := s.super.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%v\n%s", err, stmt)
+		}
+	}
+	var plan []string
+	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sqlRetentionSettings); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN "+sqlRetentionRuns, int64(1), 64)
+		if err != nil {
+			return err
+		}
+		plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(plan, "\n")
+	for _, bad := range []string{"Seq Scan", "Hash Join", "Merge Join"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the runs batch's plan has a %s:\n%s", bad, text)
+		}
+	}
+	for _, idx := range []string{"runs_finished_idx", "attempts_run_number_key", "run_log_chunks_pkey", "run_events_pkey", "runs_pkey"} {
+		if !strings.Contains(text, idx) {
+			t.Errorf("the runs batch's plan does not use %s:\n%s", idx, text)
+		}
+	}
+}
