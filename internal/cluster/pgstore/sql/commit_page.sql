@@ -88,7 +88,7 @@ SELECT now.ms, s.ctid,
 -- one, which no unique key catches. Sent after the lock, it runs only once
 -- every row of the page is locked (a failed lock skips it).
 -- Why each row is its own lookup (LATERAL subqueries the planner cannot
--- flatten: OFFSET 0, LIMIT 1): written as plain joins and an EXISTS, a
+-- flatten: OFFSET 0): written as plain joins and an EXISTS, a
 -- page of 64 was planned, for the tables' current size, as one pass over
 -- every schedule row hashed against the page and one pass over every Run
 -- hashed against the keys — cheaper on paper than 64 index descents each,
@@ -96,7 +96,9 @@ SELECT now.ms, s.ctid,
 -- the burst itself (3.7–14 ms per group at 2,560 Runs, 0.6 ms as
 -- lookups). So the schedule row is read by primary key and the Run by
 -- runs_idempotency_key, which holds at most one Run per occurrence: the
--- same answer.
+-- same answer. Not LIMIT 1: planned to stop at the first row, the probe
+-- would take a listing index by project and filter the key whenever runs
+-- has no statistics yet, reading every Run of the project.
 -- $1 the page's trigger ids, $2 their idempotency keys, index-aligned;
 -- each row answers with its position in them (from 1).
 WITH want AS (
@@ -121,7 +123,7 @@ SELECT w.ord,
        SELECT true AS occurred
          FROM qinglong.runs r
         WHERE r.project_id = s.project_id AND r.idempotency_key = w.idempotency_key
-        LIMIT 1) o ON true
+       OFFSET 0) o ON true
 
 -- name: CommitPageWrite
 -- Group admission step 3, one statement for the page's verified rows
