@@ -87,18 +87,6 @@ SELECT now.ms, s.ctid,
 -- queue_one or skip policy would admit a second Run beside an unfinished
 -- one, which no unique key catches. Sent after the lock, it runs only once
 -- every row of the page is locked (a failed lock skips it).
--- Why each row is its own lookup (LATERAL subqueries the planner cannot
--- flatten: OFFSET 0): written as plain joins and an EXISTS, a
--- page of 64 was planned, for the tables' current size, as one pass over
--- every schedule row hashed against the page and one pass over every Run
--- hashed against the keys — cheaper on paper than 64 index descents each,
--- but paid by every group of a burst while both tables grow, runs with
--- the burst itself (3.7–14 ms per group at 2,560 Runs, 0.6 ms as
--- lookups). So the schedule row is read by primary key and the Run by
--- runs_idempotency_key, which holds at most one Run per occurrence: the
--- same answer. Not LIMIT 1: planned to stop at the first row, the probe
--- would take a listing index by project and filter the key whenever runs
--- has no statistics yet, reading every Run of the project.
 -- $1 the page's trigger ids, $2 their idempotency keys, index-aligned;
 -- each row answers with its position in them (from 1).
 WITH want AS (
@@ -106,24 +94,15 @@ WITH want AS (
       FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)
 )
 SELECT w.ord,
-       o.occurred IS NOT NULL,
-       CASE WHEN s.overlap_policy IS NOT NULL THEN
+       EXISTS (SELECT 1 FROM qinglong.runs r WHERE r.project_id = s.project_id AND r.idempotency_key = w.idempotency_key),
+       CASE WHEN tr.overlap_policy IS NOT NULL THEN
             ARRAY(SELECT r.id::text FROM qinglong.runs r
                    WHERE r.trigger_id = s.trigger_id AND r.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
                    ORDER BY r.id)
        END
   FROM want w
- CROSS JOIN LATERAL (
-       SELECT s.trigger_id, s.project_id, tr.overlap_policy
-         FROM qinglong.trigger_schedules s
-         JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-        WHERE s.trigger_id = w.trigger_id
-       OFFSET 0) s
-  LEFT JOIN LATERAL (
-       SELECT true AS occurred
-         FROM qinglong.runs r
-        WHERE r.project_id = s.project_id AND r.idempotency_key = w.idempotency_key
-       OFFSET 0) o ON true
+  JOIN qinglong.trigger_schedules s ON s.trigger_id = w.trigger_id
+  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
 
 -- name: CommitPageWrite
 -- Group admission step 3, one statement for the page's verified rows
