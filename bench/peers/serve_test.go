@@ -460,7 +460,8 @@ func shortQuery(q string) string {
 		{"WITH input AS", "page write (commit_page.sql CommitPageWrite)"},
 		{"next_fire_at_ms > now.ms", "claim horizon"},
 		{"INSERT INTO qinglong.run_events", "page write (commit_page.sql CommitPageWrite)"},
-		{"WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)", "page lock (commit_page.sql CommitPageLock)"},
+		{"WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)", "probe of runs (commit_page.sql CommitPageProbe)"},
+		{"WITH ORDINALITY AS w (trigger_id, ord)", "page lock (commit_page.sql CommitPageLock)"},
 	} {
 		if strings.Contains(q, s.mark) {
 			return s.name
