@@ -7,9 +7,10 @@
 //
 //	go test -run '^$' -bench Aligned -benchtime 1x
 //
-// BenchmarkServe and BenchmarkServeLag drive real `ql serve --profile
-// cluster` processes instead, black-box (BENCHMARKS.md, "Black box";
-// serve_test.go lists their settings):
+// BenchmarkServe and BenchmarkServeLag (the admission lag, and the steady
+// state) drive real `ql serve --profile cluster` processes instead,
+// black-box (BENCHMARKS.md, "Black box" and "Steady state"; serve_test.go
+// lists their settings):
 //
 //	go test -run '^$' -bench 'BenchmarkServe$' -benchtime 1x
 package peers

@@ -31,6 +31,10 @@ import (
 //	PEERS_SERVE_N    triggers of BenchmarkServe (default 1000,10000)
 //	PEERS_BOUNDARIES boundaries measured per process (default 1)
 //	PEERS_CRON       the triggers' cron (default "* * * * *": minute boundaries)
+//	PEERS_LAG_TRIGGERS  triggers of BenchmarkServeLag, on "* * * * * *",
+//	                 each count in turn (default 300)
+//	PEERS_LAG_REPLICAS  its replicas (default 3)
+//	PEERS_LAG_SECONDS   its window (default 10)
 //	PEERS_RIVER      when set, River's aligned drain of the same n on the
 //	                 same server first (BenchmarkAligned's), for the ratio
 //	PEERS_AUTO_EXPLAIN_MS  when set, auto_explain logs every statement
@@ -260,12 +264,7 @@ func BenchmarkServe(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/river", n), func(b *testing.B) { riverAligned(b, srv, n) })
 		}
 		env := blackBoxEnv(b, srv)
-		cron := envOr("PEERS_CRON", "* * * * *")
-		docs := make([]string, max(1, n/1000))
-		for i := range docs {
-			docs[i] = clustertest.Triggers(fmt.Sprintf("serve-%d", i), n/len(docs), cron)
-		}
-		env.Apply(b, docs...)
+		applyTriggers(b, env, "serve", n, envOr("PEERS_CRON", "* * * * *"))
 		for _, bin := range bins {
 			b.Run(fmt.Sprintf("n=%d/ql=%s", n, bin.label), func(b *testing.B) {
 				var last result
@@ -276,6 +275,16 @@ func BenchmarkServe(b *testing.B) {
 			})
 		}
 	}
+}
+
+// applyTriggers applies n triggers on cron, in projects of at most 1,000.
+func applyTriggers(b *testing.B, env *clustertest.Env, prefix string, n int, cron string) {
+	b.Helper()
+	docs := make([]string, max(1, n/1000))
+	for i := range docs {
+		docs[i] = clustertest.Triggers(fmt.Sprintf("%s-%d", prefix, i), n/len(docs), cron)
+	}
+	env.Apply(b, docs...)
 }
 
 func serveRun(b *testing.B, env *clustertest.Env, bin binary, n int) result {
@@ -451,7 +460,8 @@ func shortQuery(q string) string {
 		{"WITH input AS", "page write (commit_page.sql CommitPageWrite)"},
 		{"next_fire_at_ms > now.ms", "claim horizon"},
 		{"INSERT INTO qinglong.run_events", "page write (commit_page.sql CommitPageWrite)"},
-		{"WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)", "page lock (commit_page.sql CommitPageLock)"},
+		{"WITH ORDINALITY AS w (trigger_id, idempotency_key, ord)", "probe of runs (commit_page.sql CommitPageProbe)"},
+		{"WITH ORDINALITY AS w (trigger_id, ord)", "page lock (commit_page.sql CommitPageLock)"},
 	} {
 		if strings.Contains(q, s.mark) {
 			return s.name
@@ -460,62 +470,139 @@ func shortQuery(q string) string {
 	return q[:min(len(q), 90)]
 }
 
-// BenchmarkServeLag is the black-box admission lag: PEERS_LAG_REPLICAS
-// (default 3) real `ql serve --profile cluster --page-size 256` processes
-// per binary over 300 triggers firing every second, for 10 s; lag = Run
-// created − scheduled time (database time) of every occurrence scheduled
-// from the 3rd second to 2 s before the end. coalesced counts occurrences
-// never admitted because the next one fell due first.
+// BenchmarkServeLag is the black-box admission lag and steady state:
+// PEERS_LAG_REPLICAS real `ql serve --profile cluster --page-size 256`
+// processes per binary over PEERS_LAG_TRIGGERS triggers firing every
+// second (each count on a database of its own), for PEERS_LAG_SECONDS.
+// Lag = Run created − scheduled time (database time) of every occurrence
+// scheduled from the 3rd second to 2 s before the end (the window); also
+// its p99 over the window's first and last thirds, Runs created per second
+// over the window, and coalesced: occurrences never admitted because the
+// next one fell due first. At the end of the window, before the processes
+// stop, it counts the schedule rows due and not yet admitted and how long
+// the oldest has waited: a backlog that grows shows there and in a last
+// third's p99 above the first's. Duplicates fail the benchmark. The steady
+// state at 3,000 triggers on one replica for a minute, beside the 300 of
+// the lag target:
+//
+//	PEERS_LAG_TRIGGERS=300,3000 PEERS_LAG_REPLICAS=1 PEERS_LAG_SECONDS=60 \
+//	    go test -run '^$' -bench 'BenchmarkServeLag$' -benchtime 1x
 func BenchmarkServeLag(b *testing.B) {
 	srv := blackBoxServer(b)
 	bins := qlBinaries(b)
-	const triggers = 300
 	replicas, _ := strconv.Atoi(envOr("PEERS_LAG_REPLICAS", "3"))
-	env := blackBoxEnv(b, srv)
-	env.Apply(b, clustertest.Triggers("lag", triggers, "* * * * * *"))
-	for _, bin := range bins {
-		b.Run(fmt.Sprintf("triggers=%d/replicas=%d/ql=%s", triggers, replicas, bin.label), func(b *testing.B) {
-			var p50, p99, coalesced float64
-			for b.Loop() {
-				p50, p99, coalesced = serveLagRun(b, env, bin, triggers, replicas)
-			}
-			b.ReportMetric(p50, "lag_p50_ms")
-			b.ReportMetric(p99, "lag_p99_ms")
-			b.ReportMetric(coalesced, "coalesced")
-		})
+	seconds, _ := strconv.Atoi(envOr("PEERS_LAG_SECONDS", "10"))
+	if seconds < 6 {
+		b.Fatalf("PEERS_LAG_SECONDS %d: the window needs at least 6 s (3 s of start, 2 s of end)", seconds)
+	}
+	for _, ns := range strings.Split(envOr("PEERS_LAG_TRIGGERS", "300"), ",") {
+		triggers, err := strconv.Atoi(ns)
+		if err != nil {
+			b.Fatal(err)
+		}
+		env := blackBoxEnv(b, srv)
+		applyTriggers(b, env, "lag", triggers, "* * * * * *")
+		for _, bin := range bins {
+			b.Run(fmt.Sprintf("triggers=%d/replicas=%d/ql=%s", triggers, replicas, bin.label), func(b *testing.B) {
+				var last lagResult
+				for b.Loop() {
+					last = serveLagRun(b, env, bin, triggers, replicas, time.Duration(seconds)*time.Second)
+				}
+				last.report(b)
+			})
+		}
 	}
 }
 
-func serveLagRun(b *testing.B, env *clustertest.Env, bin binary, triggers, replicas int) (p50, p99, coalesced float64) {
+// lagResult is one window of BenchmarkServeLag; times in ms.
+type lagResult struct {
+	p50, p99          float64
+	firstP99, lastP99 float64 // p99 of the window's first and last thirds
+	admittedPerS      float64
+	coalesced         int64
+	dueAtEnd          int64 // schedule rows due, not yet admitted, as the window ended
+	overdueAtEnd      int64 // of which due for more than 1 s
+	oldestDue         int64 // how long the oldest of them had been due
+}
+
+func (r lagResult) report(b *testing.B) {
+	b.ReportMetric(r.p50, "lag_p50_ms")
+	b.ReportMetric(r.p99, "lag_p99_ms")
+	b.ReportMetric(r.firstP99, "lag_p99_first_third_ms")
+	b.ReportMetric(r.lastP99, "lag_p99_last_third_ms")
+	b.ReportMetric(r.admittedPerS, "admitted/s")
+	b.ReportMetric(float64(r.coalesced), "coalesced")
+	b.ReportMetric(float64(r.dueAtEnd), "due_at_end")
+	b.ReportMetric(float64(r.oldestDue), "oldest_due_ms")
+}
+
+func serveLagRun(b *testing.B, env *clustertest.Env, bin binary, triggers, replicas int, window time.Duration) lagResult {
 	b.Helper()
-	const window = 10 * time.Second
 	env.Exec(b, `TRUNCATE qinglong.run_events, qinglong.attempts, qinglong.runs`)
 	env.Exec(b, `UPDATE qinglong.trigger_schedules
 		SET next_fire_at_ms = NULL, last_scheduled_at_ms = NULL, claim_owner = NULL, claim_token = NULL,
 		    claim_expires_at_ms = NULL, state_version = state_version + 1`)
+	env.Exec(b, `VACUUM ANALYZE qinglong.trigger_schedules`)
 	procs := make([]*serveProc, replicas)
 	for i := range procs {
 		procs[i] = startServe(b, bin.path, env, fmt.Sprintf("lag-%d", i), append([]string{"--page-size", "256"}, bin.flags...)...)
 	}
 	start := env.Int(b, `SELECT `+pgstore.ClockMsSQL)
-	time.Sleep(window)
+	from := (start/1000 + 3) * 1000
+	to := (start+window.Milliseconds())/1000*1000 - 2000
+	// The breakdown covers the window only, not the rows' initialisation.
+	time.Sleep(time.Until(time.UnixMilli(from)))
+	env.Exec(b, `SELECT pg_stat_statements_reset()`)
+	cpu0 := make([]float64, replicas)
+	recs0 := make([]int, replicas)
+	for i, p := range procs {
+		cpu0[i], recs0[i] = p.cpuMs(b), len(p.logs.withCode("scheduler.round"))
+	}
+	time.Sleep(time.Until(time.UnixMilli(start + window.Milliseconds())))
+	var r lagResult
+	if err := env.Super.QueryRow(context.Background(), `WITH now AS (SELECT `+pgstore.ClockMsSQL+` AS ms)
+		SELECT count(*), count(*) FILTER (WHERE s.next_fire_at_ms < now.ms - 1000), coalesce(max(now.ms - s.next_fire_at_ms), 0)
+		FROM qinglong.trigger_schedules s, now WHERE s.next_fire_at_ms <= now.ms`).Scan(&r.dueAtEnd, &r.overdueAtEnd, &r.oldestDue); err != nil {
+		b.Fatal(err)
+	}
+	end := env.Int(b, `SELECT `+pgstore.ClockMsSQL)
+	var w strings.Builder
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(&w, "window %s–%s, load average %s\n", time.UnixMilli(from).UTC().Format(time.TimeOnly),
+		time.UnixMilli(end).UTC().Format(time.TimeOnly), strings.Join(strings.Fields(string(load))[:3], " "))
+	for i, p := range procs {
+		rounds := p.logs.withCode("scheduler.round")
+		fmt.Fprintf(&w, "replica lag-%d: ql CPU %.0f ms over %d ms\n", i, p.cpuMs(b)-cpu0[i], end-from)
+		writeRounds(&w, rounds[recs0[i]:], rounds[:recs0[i]], from, end)
+	}
+	writeStatements(&w, b, env)
+	// Straight to stderr: the testing package cuts a benchmark's long logs.
+	fmt.Fprintf(os.Stderr, "--- %s\n%s", b.Name(), w.String())
 	for _, p := range procs {
 		p.stop(b)
 	}
-	from := (start/1000 + 3) * 1000
-	to := (start+window.Milliseconds())/1000*1000 - 2000
+	third := (to - from + 1000) / 3
 	var runs int64
 	if err := env.Super.QueryRow(context.Background(), `SELECT
-		percentile_cont(0.5) WITHIN GROUP (ORDER BY created_at_ms - scheduled_for_ms),
-		percentile_cont(0.99) WITHIN GROUP (ORDER BY created_at_ms - scheduled_for_ms), count(*)
-		FROM qinglong.runs WHERE scheduled_for_ms BETWEEN $1 AND $2`, from, to).Scan(&p50, &p99, &runs); err != nil {
+		coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY created_at_ms - scheduled_for_ms), 0),
+		coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY created_at_ms - scheduled_for_ms), 0),
+		coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY created_at_ms - scheduled_for_ms) FILTER (WHERE scheduled_for_ms < $1::bigint + $3::bigint), 0),
+		coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY created_at_ms - scheduled_for_ms) FILTER (WHERE scheduled_for_ms > $2::bigint - $3::bigint), 0),
+		count(*),
+		(SELECT count(*) FROM qinglong.runs WHERE created_at_ms >= $1 AND created_at_ms < $2 + 1000)
+		FROM qinglong.runs WHERE scheduled_for_ms BETWEEN $1 AND $2`, from, to, third).
+		Scan(&r.p50, &r.p99, &r.firstP99, &r.lastP99, &runs, &r.admittedPerS); err != nil {
 		b.Fatal(err)
 	}
+	seconds := (to-from)/1000 + 1
+	r.admittedPerS /= float64(seconds)
+	r.coalesced = int64(triggers)*seconds - runs
 	if o := env.Count(b); o.Duplicates != 0 || o.Malformed != 0 {
 		b.Fatalf("occurrences: %+v", o)
 	}
-	fmt.Fprintf(os.Stderr, "--- %s: lag p50 %.0f ms, p99 %.0f ms over %d occurrences\n", b.Name(), p50, p99, runs)
-	return p50, p99, float64(int64(triggers)*((to-from)/1000+1) - runs)
+	fmt.Fprintf(os.Stderr, "--- %s: lag p50 %.0f ms, p99 %.0f ms (first third %.0f, last third %.0f) over %d occurrences; %.0f admitted/s; coalesced %d; at the end %d rows due, %d of them for more than 1 s, the oldest for %d ms\n",
+		b.Name(), r.p50, r.p99, r.firstP99, r.lastP99, runs, r.admittedPerS, r.coalesced, r.dueAtEnd, r.overdueAtEnd, r.oldestDue)
+	return r
 }
 
 // sampleWaits samples, every 10 ms until the returned function is called,
