@@ -28,7 +28,7 @@ func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 	dataDir := t.TempDir()
 	publish(t, dataDir, 1, "sleep 300")
 	srv, err := Start(t.Context(), Config{DataDir: dataDir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond,
-		StopTimeout: time.Second, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		StopTimeout: 4 * time.Second, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +48,12 @@ func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 	if err := srv.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	// The slack is for a loaded test machine; the command sleeps 300 s, so
-	// a stop that waited for it instead of killing it still fails here.
-	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("stop took %s with a 1s stop timeout", took)
+	// The stop timeout leaves the cancelled result a second to be recorded
+	// after SIGKILL (at three quarters of it), enough on a loaded machine; the
+	// slack is for the same. The command sleeps 300 s, so a stop that waited
+	// for it instead of killing it still fails here.
+	if took := time.Since(start); took > 8*time.Second {
+		t.Fatalf("stop took %s with a 4s stop timeout", took)
 	}
 	if _, err := get(base + "/livez"); err == nil {
 		t.Fatal("the HTTP server still answers after stop")
