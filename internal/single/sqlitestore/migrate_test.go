@@ -13,7 +13,13 @@ import (
 
 func openUnmigrated(t *testing.T, path string) *Store {
 	t.Helper()
-	s, err := Open(t.Context(), Config{Path: path, NowMs: newClock().NowMs})
+	return openUnmigratedWith(t, Config{Path: path})
+}
+
+func openUnmigratedWith(t *testing.T, cfg Config) *Store {
+	t.Helper()
+	cfg.NowMs = newClock().NowMs
+	s, err := Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -65,7 +71,11 @@ func TestMigrateAppliesOnceAndTheResultIsReady(t *testing.T) {
 func TestConcurrentMigrationsApplyEachStepOnce(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "ql.db")
-	stores := []*Store{openUnmigrated(t, path), openUnmigrated(t, path), openUnmigrated(t, path)}
+	// Each migrator waits for the write lock as long as the store allows:
+	// the guarantee is that they serialise, and under a loaded race run one
+	// migration can hold the lock longer than the default wait.
+	cfg := Config{Path: path, BusyTimeout: MaxBusyTimeout}
+	stores := []*Store{openUnmigratedWith(t, cfg), openUnmigratedWith(t, cfg), openUnmigratedWith(t, cfg)}
 	var wg sync.WaitGroup
 	applied := make([][]string, len(stores))
 	errs := make([]error, len(stores))
