@@ -134,7 +134,7 @@ func readPage(ctx context.Context, tx *txn, ps []schedule.CommitParams, set []in
 	}
 	defer rows.Close()
 	facts := make(map[int]pageFacts, len(set))
-	specs := specCache{}
+	specs := newSpecCache()
 	for rows.Next() {
 		var f pageFacts
 		var pos int

@@ -53,8 +53,9 @@ func readStored(ctx context.Context, tx *txn, triggerID string) (schedule.Stored
 // scanStored scans a trigger's schedule row and the definitions it stands
 // on, as schedule_commit_read and schedule_page_read select them, and then
 // extra columns into extra; the trigger id is left to the caller, who
-// asked for it. specs, when not nil, decodes each distinct task spec once.
-func scanStored(row rowScanner, specs specCache, extra ...any) (schedule.Stored, error) {
+// asked for it. specs, when not nil, decodes each distinct task spec and
+// verifies each distinct task revision's digest once.
+func scanStored(row rowScanner, specs *specCache, extra ...any) (schedule.Stored, error) {
 	var (
 		st          schedule.Stored
 		enabled     int
@@ -81,6 +82,7 @@ func scanStored(row rowScanner, specs specCache, extra ...any) (schedule.Stored,
 	st.TriggerKind = trigger.SpecKind
 	pinned.TaskID, pinned.Revision = rev.TaskID, rev.TaskRevision
 	pinned.Spec = specs.decode(taskSpec)
+	st.TaskDigestVerified = specs.digestMatches(*pinned, taskSpec)
 	st.NextFireAtMs = ptr(cursor)
 	st.Pause = schedule.PauseSpanOf(paused == 1, ptr(pausedAt), ptr(resumedAt))
 	return st, nil
@@ -111,20 +113,54 @@ func verifiedExecution(ctx context.Context, tx *txn, tk schedule.Ticket) (task.E
 	return e, nil
 }
 
-// specCache holds the task specs a page decoded, by their stored text:
-// the rows of a page mostly pin a few task revisions, and decoding a spec
-// costs more than re-reading its row.
-type specCache map[string]task.Spec
+// specCache holds what a page derived from its task revisions' stored
+// text: the rows of a page mostly pin a few task revisions, and decoding a
+// spec, or computing its digest, costs more than re-reading its row.
+type specCache struct {
+	specs map[string]task.Spec
+	// digests: whether the stored digest matched the contents it was
+	// computed from, by those exact stored contents.
+	digests map[digestKey]bool
+}
+
+// digestKey is everything a task revision's digest is computed from, as
+// stored, and the digest stored with it.
+type digestKey struct {
+	projectID, taskID, spec, digest string
+}
+
+func newSpecCache() *specCache {
+	return &specCache{specs: map[string]task.Spec{}, digests: map[digestKey]bool{}}
+}
 
 // decode decodes a stored spec; an undecodable one stays empty, so its
 // digest check fails closed.
-func (c specCache) decode(js string) task.Spec {
-	if spec, ok := c[js]; ok {
+func (c *specCache) decode(js string) task.Spec {
+	if c == nil {
+		spec, _ := decodeSpec(js)
+		return spec
+	}
+	if spec, ok := c.specs[js]; ok {
 		return spec
 	}
 	spec, _ := decodeSpec(js)
-	if c != nil {
-		c[js] = spec
-	}
+	c.specs[js] = spec
 	return spec
+}
+
+// digestMatches reports whether r's stored digest is the one its contents
+// give, computed once per page for each distinct stored revision; js is
+// the stored spec r.Spec was decoded from. Without a cache it answers
+// false, so the caller's check computes it.
+func (c *specCache) digestMatches(r task.Revision, js string) bool {
+	if c == nil {
+		return false
+	}
+	k := digestKey{projectID: r.ProjectID, taskID: r.TaskID, spec: js, digest: r.ContentDigest}
+	ok, seen := c.digests[k]
+	if !seen {
+		ok = r.VerifyDigest() == nil
+		c.digests[k] = ok
+	}
+	return ok
 }
