@@ -15,9 +15,21 @@
 -- locking clause), so two pages that share rows take their locks in one
 -- order and cannot deadlock on each other. A row missing from the answer is
 -- gone (or its definitions are).
--- It touches no table that grows with use, so its cached generic plan
--- (admission.sql, GenericPlans) stays the right one whatever the data:
--- primary-key lookups of the page's rows and their definitions.
+-- It runs with a cached generic plan (admission.sql, GenericPlans), and
+-- every table it reads grows with the installation (schedule rows,
+-- triggers and their revisions one per trigger, tasks and their revisions
+-- per task). A generic plan cannot know how many ids the page holds (the
+-- planner guesses 100), so as one eight-way join it hashed the page against
+-- a pass over a whole table once that looked cheaper than 100 lookups: on
+-- 2,000 triggers, every row of triggers or of trigger_schedules for each
+-- lock, even of one row. So the page's schedule rows are probed by key
+-- (the ANY, which the join condition already implies: an index probe per
+-- id), and each row's definitions are a subquery of their own (OFFSET 0
+-- keeps it from being flattened into the join), planned for one row,
+-- hence primary-key lookups whatever the statistics say
+-- (TestThePageLockReadsOnlyItsOwnRowsHoweverManyTriggersExist). The lock
+-- order stays the ORDER BY's: the schedule rows come out in trigger id
+-- order before the locking clause locks them.
 -- $1 the page's trigger ids; each row answers with its position in them
 -- (from 1).
 WITH now AS MATERIALIZED (
@@ -31,25 +43,39 @@ SELECT now.ms, s.ctid,
        s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
        s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
        s.paused, s.paused_at_ms, s.resumed_at_ms,
-       p.status,
-       tg.current_revision, tg.task_id,
-       tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
-       tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
-       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
-       tk.current_revision,
-       tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
-       er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest,
+       d.project_status,
+       d.head_revision, d.head_task_id,
+       d.task_id, d.task_revision, d.task_content_digest, d.name, d.enabled, d.kind,
+       d.cron_expression, d.cron_timezone, d.misfire_policy, d.content_digest, d.created_at_ms,
+       d.jitter_ms, d.start_at_ms, d.end_at_ms, d.catch_up_window_ms, d.overlap_policy,
+       d.task_head_revision,
+       d.task_project_id, d.task_name, d.task_enabled, d.task_labels, d.task_command, d.task_content_digest_stored,
+       d.er_id, d.er_project_id, d.er_task_content_digest, d.er_executor, d.er_command, d.er_digest,
        w.ord
   FROM now
  CROSS JOIN want w
-  JOIN qinglong.trigger_schedules s ON s.trigger_id = w.trigger_id
-  JOIN qinglong.projects p ON p.id = s.project_id
-  JOIN qinglong.triggers tg ON tg.id = s.trigger_id
-  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-  JOIN qinglong.tasks tk ON tk.id = tr.task_id
-  JOIN qinglong.task_revisions tkr ON tkr.task_id = tr.task_id AND tkr.revision = tr.task_revision
-  LEFT JOIN qinglong.execution_revisions er
-         ON er.task_id = tr.task_id AND er.task_revision = tr.task_revision AND er.executor = 'remote_worker'
+  JOIN qinglong.trigger_schedules s ON s.trigger_id = w.trigger_id AND s.trigger_id = ANY ($1::uuid[])
+ CROSS JOIN LATERAL (
+       SELECT p.status AS project_status,
+              tg.current_revision AS head_revision, tg.task_id AS head_task_id,
+              tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
+              tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
+              tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
+              tk.current_revision AS task_head_revision,
+              tkr.project_id AS task_project_id, tkr.name AS task_name, tkr.enabled AS task_enabled,
+              tkr.labels AS task_labels, tkr.command AS task_command, tkr.content_digest AS task_content_digest_stored,
+              er.id AS er_id, er.project_id AS er_project_id, er.task_content_digest AS er_task_content_digest,
+              er.executor AS er_executor, er.command AS er_command, er.digest AS er_digest
+         FROM qinglong.projects p
+         JOIN qinglong.triggers tg ON tg.id = s.trigger_id
+         JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+         JOIN qinglong.tasks tk ON tk.id = tr.task_id
+         JOIN qinglong.task_revisions tkr ON tkr.task_id = tr.task_id AND tkr.revision = tr.task_revision
+         LEFT JOIN qinglong.execution_revisions er
+                ON er.task_id = tr.task_id AND er.task_revision = tr.task_revision AND er.executor = 'remote_worker'
+        WHERE p.id = s.project_id
+       OFFSET 0
+       ) d
  ORDER BY s.trigger_id
    FOR UPDATE OF s
 
