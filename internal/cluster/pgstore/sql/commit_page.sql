@@ -11,35 +11,36 @@
 -- commit_lock.sql reads (that file says why the schedule row's lock alone
 -- keeps them true until COMMIT) except the Runs: CommitPageProbe, next in
 -- the same round trip, reads those.
--- Rows are locked in trigger id order (ORDER BY is applied before the
--- locking clause), so two pages that share rows take their locks in one
--- order and cannot deadlock on each other. A row missing from the answer is
--- gone (or its definitions are).
--- It runs with a cached generic plan (admission.sql, GenericPlans), and
--- every table it reads grows with the installation (schedule rows,
--- triggers and their revisions one per trigger, tasks and their revisions
--- per task). A generic plan cannot know how many ids the page holds (the
--- planner guesses 100), so as one eight-way join it hashed the page against
--- a pass over a whole table once that looked cheaper than 100 lookups: on
--- 2,000 triggers, every row of triggers or of trigger_schedules for each
--- lock, even of one row. So the page's schedule rows are probed by key
--- (the ANY, which the join condition already implies: an index probe per
--- id), and each row's definitions are a subquery of their own (OFFSET 0
--- keeps it from being flattened into the join), planned for one row,
--- hence primary-key lookups whatever the statistics say
--- (TestThePageLockReadsOnlyItsOwnRowsHoweverManyTriggersExist). The lock
--- order stays the ORDER BY's: the schedule rows come out in trigger id
--- order before the locking clause locks them.
+-- Rows are locked in trigger id order (want is materialized in that order
+-- and each row is locked by its own lookup, in the order the rows of want
+-- are read), so two pages that share rows take their locks in one order
+-- and cannot deadlock on each other. A row missing from the answer is gone
+-- (or its definitions are).
+-- Why each row of the page is a subquery of its own: the statement runs
+-- with a cached generic plan (admission.sql, GenericPlans), and every table
+-- it reads grows with the installation (schedule rows, triggers and their
+-- revisions one per trigger, tasks and their revisions one per task). A
+-- generic plan does not know how many ids the page holds, and written as
+-- one join of the page with the eight tables its plan hashed the page
+-- against a pass over a whole table wherever that looked cheaper than a
+-- lookup per guessed id: at 2,000 triggers, every schedule row or every
+-- trigger on each lock, even of one row, and more the larger the
+-- installation until the planner switched to lookups.
+-- A subquery that locks (FOR UPDATE) is never merged into the query around
+-- it, nor is one with an OFFSET, so each is planned for one row: a
+-- primary-key lookup of the schedule row, then of its definitions, whatever
+-- the statistics say (TestThePageLockReadsOnlyItsOwnRowsHoweverManyTriggersExist).
 -- $1 the page's trigger ids; each row answers with its position in them
 -- (from 1).
 WITH now AS MATERIALIZED (
     SELECT {{now_ms}} AS ms
 ),
-want AS (
+want AS MATERIALIZED (
     SELECT w.trigger_id, w.ord
       FROM unnest($1::uuid[]) WITH ORDINALITY AS w (trigger_id, ord)
+     ORDER BY w.trigger_id
 )
-SELECT now.ms, s.ctid,
+SELECT now.ms, s.tid,
        s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
        s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
        s.paused, s.paused_at_ms, s.resumed_at_ms,
@@ -54,7 +55,14 @@ SELECT now.ms, s.ctid,
        w.ord
   FROM now
  CROSS JOIN want w
-  JOIN qinglong.trigger_schedules s ON s.trigger_id = w.trigger_id AND s.trigger_id = ANY ($1::uuid[])
+ CROSS JOIN LATERAL (
+       SELECT s.ctid AS tid, s.trigger_id, s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms,
+              s.state_version, s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
+              s.paused, s.paused_at_ms, s.resumed_at_ms
+         FROM qinglong.trigger_schedules s
+        WHERE s.trigger_id = w.trigger_id
+          FOR UPDATE OF s
+       ) s
  CROSS JOIN LATERAL (
        SELECT p.status AS project_status,
               tg.current_revision AS head_revision, tg.task_id AS head_task_id,
@@ -76,8 +84,7 @@ SELECT now.ms, s.ctid,
         WHERE p.id = s.project_id
        OFFSET 0
        ) d
- ORDER BY s.trigger_id
-   FOR UPDATE OF s
+ ORDER BY w.trigger_id
 
 -- name: CommitPageProbe
 -- Group admission step 2, in the same round trip and transaction as
