@@ -30,6 +30,12 @@
 -- it, nor is one with an OFFSET, so each is planned for one row: a
 -- primary-key lookup of the schedule row, then of its definitions, whatever
 -- the statistics say (TestThePageLockReadsOnlyItsOwnRowsHoweverManyTriggersExist).
+-- The definitions are three subqueries by what they depend on (the
+-- project, the trigger's revision, the task's revision), so rows of a page
+-- that share a project or a task revision can share its lookup (the
+-- planner caches a subquery's answer by its parameters where it expects
+-- repeats): a page of 64 rows of one task reads as many buffers as the
+-- one join did at its best.
 -- $1 the page's trigger ids; each row answers with its position in them
 -- (from 1).
 WITH now AS MATERIALIZED (
@@ -44,14 +50,14 @@ SELECT now.ms, s.tid,
        s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
        s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
        s.paused, s.paused_at_ms, s.resumed_at_ms,
-       d.project_status,
-       d.head_revision, d.head_task_id,
-       d.task_id, d.task_revision, d.task_content_digest, d.name, d.enabled, d.kind,
-       d.cron_expression, d.cron_timezone, d.misfire_policy, d.content_digest, d.created_at_ms,
-       d.jitter_ms, d.start_at_ms, d.end_at_ms, d.catch_up_window_ms, d.overlap_policy,
-       d.task_head_revision,
-       d.task_project_id, d.task_name, d.task_enabled, d.task_labels, d.task_command, d.task_content_digest_stored,
-       d.er_id, d.er_project_id, d.er_task_content_digest, d.er_executor, d.er_command, d.er_digest,
+       p.status,
+       t.head_revision, t.head_task_id,
+       t.task_id, t.task_revision, t.task_content_digest, t.name, t.enabled, t.kind,
+       t.cron_expression, t.cron_timezone, t.misfire_policy, t.content_digest, t.created_at_ms,
+       t.jitter_ms, t.start_at_ms, t.end_at_ms, t.catch_up_window_ms, t.overlap_policy,
+       k.task_head_revision,
+       k.project_id, k.name, k.enabled, k.labels, k.command, k.content_digest,
+       k.er_id, k.er_project_id, k.er_task_content_digest, k.er_executor, k.er_command, k.er_digest,
        w.ord
   FROM now
  CROSS JOIN want w
@@ -64,26 +70,33 @@ SELECT now.ms, s.tid,
           FOR UPDATE OF s
        ) s
  CROSS JOIN LATERAL (
-       SELECT p.status AS project_status,
-              tg.current_revision AS head_revision, tg.task_id AS head_task_id,
-              tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
-              tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
-              tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
-              tk.current_revision AS task_head_revision,
-              tkr.project_id AS task_project_id, tkr.name AS task_name, tkr.enabled AS task_enabled,
-              tkr.labels AS task_labels, tkr.command AS task_command, tkr.content_digest AS task_content_digest_stored,
-              er.id AS er_id, er.project_id AS er_project_id, er.task_content_digest AS er_task_content_digest,
-              er.executor AS er_executor, er.command AS er_command, er.digest AS er_digest
+       SELECT p.status
          FROM qinglong.projects p
-         JOIN qinglong.triggers tg ON tg.id = s.trigger_id
-         JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-         JOIN qinglong.tasks tk ON tk.id = tr.task_id
-         JOIN qinglong.task_revisions tkr ON tkr.task_id = tr.task_id AND tkr.revision = tr.task_revision
-         LEFT JOIN qinglong.execution_revisions er
-                ON er.task_id = tr.task_id AND er.task_revision = tr.task_revision AND er.executor = 'remote_worker'
         WHERE p.id = s.project_id
        OFFSET 0
-       ) d
+       ) p
+ CROSS JOIN LATERAL (
+       SELECT tg.current_revision AS head_revision, tg.task_id AS head_task_id,
+              tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
+              tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
+              tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy
+         FROM qinglong.triggers tg
+         JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id
+        WHERE tg.id = s.trigger_id AND tr.revision = s.trigger_revision
+       OFFSET 0
+       ) t
+ CROSS JOIN LATERAL (
+       SELECT tk.current_revision AS task_head_revision,
+              tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
+              er.id AS er_id, er.project_id AS er_project_id, er.task_content_digest AS er_task_content_digest,
+              er.executor AS er_executor, er.command AS er_command, er.digest AS er_digest
+         FROM qinglong.tasks tk
+         JOIN qinglong.task_revisions tkr ON tkr.task_id = tk.id
+         LEFT JOIN qinglong.execution_revisions er
+                ON er.task_id = tkr.task_id AND er.task_revision = tkr.revision AND er.executor = 'remote_worker'
+        WHERE tk.id = t.task_id AND tkr.revision = t.task_revision
+       OFFSET 0
+       ) k
  ORDER BY w.trigger_id
 
 -- name: CommitPageProbe
