@@ -315,7 +315,9 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 
 // lockPage starts the group's transaction, locks its rows and reads their
 // Runs in one round trip, returning each found row's facts by its
-// decision's position in the group. The lock keeps its cached generic plan;
+// decision's position in the group. The lock keeps its cached generic plan,
+// written to stay primary-key lookups per row whatever the statistics
+// (sql/commit_page.sql, CommitPageLock);
 // the probe of runs alone is planned each time it runs, for the table's
 // size at that moment (sql/commit_page.sql, CommitPageProbe, says why and
 // why it reads what the lock saw), and the statements after it are back on

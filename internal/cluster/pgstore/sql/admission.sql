@@ -36,7 +36,10 @@ ROLLBACK
 -- Planning the lock statement's eight-way join costs about ten times
 -- executing it, planning the claim more than executing it; their best
 -- plans do not depend on the parameters (the lock: TID scan, then
--- primary-key lookups; the claim: each branch walks its index in claim
+-- primary-key lookups; the page lock: primary-key lookups per row of the
+-- page, a form it is written to keep whatever the statistics, since a
+-- generic plan does not know the page's size (commit_page.sql,
+-- CommitPageLock); the claim: each branch walks its index in claim
 -- order), so the cached generic plan is used. The admission's reads of
 -- runs, whose best plan does depend on that table's size, are a statement
 -- of their own planned each time (CustomPlans). set_config, not SET LOCAL:

@@ -11,47 +11,93 @@
 -- commit_lock.sql reads (that file says why the schedule row's lock alone
 -- keeps them true until COMMIT) except the Runs: CommitPageProbe, next in
 -- the same round trip, reads those.
--- Rows are locked in trigger id order (ORDER BY is applied before the
--- locking clause), so two pages that share rows take their locks in one
--- order and cannot deadlock on each other. A row missing from the answer is
--- gone (or its definitions are).
--- It touches no table that grows with use, so its cached generic plan
--- (admission.sql, GenericPlans) stays the right one whatever the data:
--- primary-key lookups of the page's rows and their definitions.
+-- Rows are locked in trigger id order (want is materialized in that order
+-- and each row is locked by its own lookup, in the order the rows of want
+-- are read), so two pages that share rows take their locks in one order
+-- and cannot deadlock on each other. A row missing from the answer is gone
+-- (or its definitions are).
+-- Why each row of the page is a subquery of its own: the statement runs
+-- with a cached generic plan (admission.sql, GenericPlans), and every table
+-- it reads grows with the installation (schedule rows, triggers and their
+-- revisions one per trigger, tasks and their revisions one per task). A
+-- generic plan does not know how many ids the page holds, and written as
+-- one join of the page with the eight tables its plan hashed the page
+-- against a pass over a whole table wherever that looked cheaper than a
+-- lookup per guessed id: at 2,000 triggers, every schedule row or every
+-- trigger on each lock, even of one row, and more the larger the
+-- installation until the planner switched to lookups.
+-- A subquery that locks (FOR UPDATE) is never merged into the query around
+-- it, nor is one with an OFFSET, so each is planned for one row: a
+-- primary-key lookup of the schedule row, then of its definitions, whatever
+-- the statistics say (TestThePageLockReadsOnlyItsOwnRowsHoweverManyTriggersExist).
+-- The definitions are three subqueries by what they depend on (the
+-- project, the trigger's revision, the task's revision), so rows of a page
+-- that share a project or a task revision can share its lookup (the
+-- planner caches a subquery's answer by its parameters where it expects
+-- repeats): a page of 64 rows of one task reads as many buffers as the
+-- one join did at its best.
 -- $1 the page's trigger ids; each row answers with its position in them
 -- (from 1).
 WITH now AS MATERIALIZED (
     SELECT {{now_ms}} AS ms
 ),
-want AS (
+want AS MATERIALIZED (
     SELECT w.trigger_id, w.ord
       FROM unnest($1::uuid[]) WITH ORDINALITY AS w (trigger_id, ord)
+     ORDER BY w.trigger_id
 )
-SELECT now.ms, s.ctid,
+SELECT now.ms, s.tid,
        s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
        s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
        s.paused, s.paused_at_ms, s.resumed_at_ms,
        p.status,
-       tg.current_revision, tg.task_id,
-       tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
-       tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
-       tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
-       tk.current_revision,
-       tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
-       er.id, er.project_id, er.task_content_digest, er.executor, er.command, er.digest,
+       t.head_revision, t.head_task_id,
+       t.task_id, t.task_revision, t.task_content_digest, t.name, t.enabled, t.kind,
+       t.cron_expression, t.cron_timezone, t.misfire_policy, t.content_digest, t.created_at_ms,
+       t.jitter_ms, t.start_at_ms, t.end_at_ms, t.catch_up_window_ms, t.overlap_policy,
+       k.task_head_revision,
+       k.project_id, k.name, k.enabled, k.labels, k.command, k.content_digest,
+       k.er_id, k.er_project_id, k.er_task_content_digest, k.er_executor, k.er_command, k.er_digest,
        w.ord
   FROM now
  CROSS JOIN want w
-  JOIN qinglong.trigger_schedules s ON s.trigger_id = w.trigger_id
-  JOIN qinglong.projects p ON p.id = s.project_id
-  JOIN qinglong.triggers tg ON tg.id = s.trigger_id
-  JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-  JOIN qinglong.tasks tk ON tk.id = tr.task_id
-  JOIN qinglong.task_revisions tkr ON tkr.task_id = tr.task_id AND tkr.revision = tr.task_revision
-  LEFT JOIN qinglong.execution_revisions er
-         ON er.task_id = tr.task_id AND er.task_revision = tr.task_revision AND er.executor = 'remote_worker'
- ORDER BY s.trigger_id
-   FOR UPDATE OF s
+ CROSS JOIN LATERAL (
+       SELECT s.ctid AS tid, s.trigger_id, s.project_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms,
+              s.state_version, s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms,
+              s.paused, s.paused_at_ms, s.resumed_at_ms
+         FROM qinglong.trigger_schedules s
+        WHERE s.trigger_id = w.trigger_id
+          FOR UPDATE OF s
+       ) s
+ CROSS JOIN LATERAL (
+       SELECT p.status
+         FROM qinglong.projects p
+        WHERE p.id = s.project_id
+       OFFSET 0
+       ) p
+ CROSS JOIN LATERAL (
+       SELECT tg.current_revision AS head_revision, tg.task_id AS head_task_id,
+              tr.task_id, tr.task_revision, tr.task_content_digest, tr.name, tr.enabled, tr.kind,
+              tr.cron_expression, tr.cron_timezone, tr.misfire_policy, tr.content_digest, tr.created_at_ms,
+              tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy
+         FROM qinglong.triggers tg
+         JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id
+        WHERE tg.id = s.trigger_id AND tr.revision = s.trigger_revision
+       OFFSET 0
+       ) t
+ CROSS JOIN LATERAL (
+       SELECT tk.current_revision AS task_head_revision,
+              tkr.project_id, tkr.name, tkr.enabled, tkr.labels, tkr.command, tkr.content_digest,
+              er.id AS er_id, er.project_id AS er_project_id, er.task_content_digest AS er_task_content_digest,
+              er.executor AS er_executor, er.command AS er_command, er.digest AS er_digest
+         FROM qinglong.tasks tk
+         JOIN qinglong.task_revisions tkr ON tkr.task_id = tk.id
+         LEFT JOIN qinglong.execution_revisions er
+                ON er.task_id = tkr.task_id AND er.task_revision = tkr.revision AND er.executor = 'remote_worker'
+        WHERE tk.id = t.task_id AND tkr.revision = t.task_revision
+       OFFSET 0
+       ) k
+ ORDER BY w.trigger_id
 
 -- name: CommitPageProbe
 -- Group admission step 2, in the same round trip and transaction as
