@@ -7,11 +7,12 @@ import (
 
 // testSupport are the packages that exist for tests only: the conformance
 // suite, the private PostgreSQL, the cluster test environment, the fault
-// gates and the goroutine leak check. Their non-test files are still
+// gates, the goroutine leak check and the bearer-token HTTP call. Their non-test files are still
 // ordinary Go code a binary could import by mistake.
 var testSupport = []string{
 	"internal/testkit/clustertest",
 	"internal/testkit/faults",
+	"internal/testkit/httpcall",
 	"internal/testkit/leakcheck",
 	"internal/testkit/pgtest",
 	"internal/testkit/storetest",

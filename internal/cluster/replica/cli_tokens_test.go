@@ -2,7 +2,6 @@ package replica
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,41 +11,20 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 func getWith(t *testing.T, url, token string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	st, _, _ := httpcall.Bearer(t, http.MethodGet, url, token, nil)
+	return st
 }
 
 func getBody(t *testing.T, url, token string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	st, b, _ := httpcall.Bearer(t, http.MethodGet, url, token, nil)
+	if st != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, st, b)
 	}
 	return string(b)
 }
@@ -95,36 +73,17 @@ func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
 	if err := json.Unmarshal([]byte(getBody(t, base+"/api/v1/triggers", secret)), &triggers); err != nil || len(triggers.Triggers) != 1 {
 		t.Fatalf("trigger list: %v %+v", err, triggers)
 	}
-	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/triggers/"+triggers.Triggers[0].TriggerID+"/pause", strings.NewReader(`{"note":"db upgrade"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+secret)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"paused":true`) {
-		t.Fatalf("pause over the cluster API: %d %s", resp.StatusCode, body)
+	st, body, _ := httpcall.Bearer(t, http.MethodPost, base+"/api/v1/triggers/"+triggers.Triggers[0].TriggerID+"/pause", secret, []byte(`{"note":"db upgrade"}`))
+	if st != 200 || !strings.Contains(string(body), `"paused":true`) {
+		t.Fatalf("pause over the cluster API: %d %s", st, body)
 	}
 	if n := env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedule_audit WHERE action = 'pause' AND actor LIKE 'api:ci@%' AND note = 'db upgrade'`); n != 1 {
 		t.Fatalf("%d audit records of the API's pause, want 1", n)
 	}
 	adminToken := env.Token(t, "adm", apitoken.Admin)
-	req, err = http.NewRequest(http.MethodPost, base+"/api/v1/apply", strings.NewReader(clustertest.Triggers("tok", 1, clustertest.QuietCron())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	if resp, err = http.DefaultClient.Do(req); err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 409 || !strings.Contains(string(body), "admin role's URL") {
-		t.Fatalf("apply over the cluster API: %d %s; want 409 saying to apply with the admin role", resp.StatusCode, body)
+	st, body, _ = httpcall.Bearer(t, http.MethodPost, base+"/api/v1/apply", adminToken, []byte(clustertest.Triggers("tok", 1, clustertest.QuietCron())))
+	if st != 409 || !strings.Contains(string(body), "admin role's URL") {
+		t.Fatalf("apply over the cluster API: %d %s; want 409 saying to apply with the admin role", st, body)
 	}
 	if text := getBody(t, base+"/metrics", secret); !strings.Contains(text, `qinglong_info{profile="cluster"} 1`) {
 		t.Fatalf("/metrics on the replica's API listener: %q", text)

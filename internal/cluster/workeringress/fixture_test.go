@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +23,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/scheduler"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // fixture is the ingress on a real HTTP server over a real runtime store.
@@ -85,23 +85,7 @@ func (f *fixture) post(t *testing.T, cred, path string, body any) (int, []byte, 
 			t.Fatal(err)
 		}
 	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, f.url+path, bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cred != "" {
-		req.Header.Set("Authorization", "Bearer "+cred)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, out, resp.Header
+	return httpcall.Bearer(t, http.MethodPost, f.url+path, cred, raw)
 }
 
 // call posts and decodes a 200 reply into out, failing on any other.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"io"
-	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // The API tests serve a data directory that applyDefs filled, with tokens
@@ -81,30 +80,11 @@ func serveAPI(t *testing.T, dir, profile string, extra ...string) string {
 	return ""
 }
 
-// request sends body to url with token, if any, as its bearer and returns
-// the status and the response's body.
-func request(t *testing.T, method, url, token, body string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
-}
-
-// call is request for an API answer, which is JSON.
+// call sends body to url with token, if any, as its bearer and decodes the
+// API's answer, which is JSON.
 func call(t *testing.T, method, url, token, body string) (int, map[string]any) {
 	t.Helper()
-	st, raw := request(t, method, url, token, body)
+	st, raw, _ := httpcall.Bearer(t, method, url, token, []byte(body))
 	var v map[string]any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("%s %s: %q is not JSON", method, url, raw)

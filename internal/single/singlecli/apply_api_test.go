@@ -3,6 +3,8 @@ package singlecli
 import (
 	"strings"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // An apply over the API validates as `ql apply` does, with the line and
@@ -93,10 +95,10 @@ func TestMetricsAreServedOnTheAPIListenerToAReadToken(t *testing.T) {
 	dir := t.TempDir()
 	reader := newToken(t, dir, "reader", "read")
 	base := serveAPI(t, dir, "standalone")
-	if st, _ := request(t, "GET", base+"/metrics", "", ""); st != 401 {
+	if st, _, _ := httpcall.Bearer(t, "GET", base+"/metrics", "", nil); st != 401 {
 		t.Fatalf("/metrics without a token: %d", st)
 	}
-	if st, text := request(t, "GET", base+"/metrics", reader, ""); st != 200 || !strings.Contains(string(text), `qinglong_info{profile="standalone"} 1`) {
+	if st, text, _ := httpcall.Bearer(t, "GET", base+"/metrics", reader, nil); st != 200 || !strings.Contains(string(text), `qinglong_info{profile="standalone"} 1`) {
 		t.Fatalf("/metrics with a read token: %d %q", st, text)
 	}
 }
