@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/core/account"
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 var (
@@ -64,22 +63,13 @@ func (a *Admin) changeUser(ctx context.Context, what, name, q string, args ...an
 
 // UserCredentials returns the account a sign-in names with its hash.
 func (s *Runtime) UserCredentials(ctx context.Context, name string) (account.User, string, error) {
-	var u account.User
-	var role, hash string
-	err := s.pool.QueryRow(ctx, sqlUserCredentials, name).Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &hash)
-	u.Role = account.Role(role)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return account.User{}, "", qlerror.New(qlerror.NotFound, "no such user")
-	}
+	u, hash, err := account.ScanWithHash(s.pool.QueryRow(ctx, sqlUserCredentials, name), pgx.ErrNoRows)
 	return u, hash, mapErr(err, "signing a user in")
 }
 
 // UserByID returns the account a session belongs to.
 func (s *Runtime) UserByID(ctx context.Context, id string) (account.User, error) {
-	u, err := scanUser(s.pool.QueryRow(ctx, sqlUserByID, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return account.User{}, qlerror.New(qlerror.NotFound, "no such user")
-	}
+	u, _, err := account.ScanWithHash(s.pool.QueryRow(ctx, sqlUserByID, id), pgx.ErrNoRows)
 	return u, mapErr(err, "checking a console session")
 }
 

@@ -6,6 +6,7 @@ package account
 
 import (
 	"context"
+	"errors"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -59,6 +60,10 @@ type User struct {
 	CreatedAtMs    int64
 	DisabledAtMs   *int64
 	LastSigninAtMs *int64
+	// PasswordStamp is the PasswordStamp of the account's current hash, set
+	// by the reads that sign a user in and check a session
+	// (Authenticator); a list of accounts leaves it empty.
+	PasswordStamp string
 }
 
 // State of a user.
@@ -73,6 +78,30 @@ func (u User) State() string {
 		return StateDisabled
 	}
 	return StateActive
+}
+
+// Row is one account as both adapters select it for a sign-in or a session
+// check: id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms,
+// password_hash.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// ScanWithHash reads a Row into the account with its PasswordStamp and
+// returns its hash too; noRows is the adapter's error for a missing row,
+// which is NotFound.
+func ScanWithHash(row Row, noRows error) (User, string, error) {
+	var u User
+	var role, hash string
+	err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &hash)
+	if errors.Is(err, noRows) {
+		return User{}, "", qlerror.New(qlerror.NotFound, "no such user")
+	}
+	if err != nil {
+		return User{}, "", err
+	}
+	u.Role, u.PasswordStamp = Role(role), PasswordStamp(hash)
+	return u, hash, nil
 }
 
 // NewUser is an account to create; Hash is its password's (HashPassword).
@@ -95,8 +124,8 @@ type Manager interface {
 	UserDisable(ctx context.Context, name string) error
 	// UserDelete removes the account; NotFound when there is none.
 	UserDelete(ctx context.Context, name string) error
-	// UserSetPassword replaces the account's password hash; NotFound when
-	// there is none.
+	// UserSetPassword replaces the account's password hash, and so its
+	// PasswordStamp; NotFound when there is none.
 	UserSetPassword(ctx context.Context, name, hash string) error
 }
 
@@ -105,10 +134,11 @@ type Manager interface {
 // only read accounts and record a sign-in).
 type Authenticator interface {
 	// UserCredentials returns the account of that name with its password
-	// hash, whatever its state; NotFound when there is none.
+	// hash and that hash's stamp, whatever its state; NotFound when there
+	// is none.
 	UserCredentials(ctx context.Context, name string) (User, string, error)
-	// UserByID returns the account, whatever its state; NotFound once it
-	// is deleted.
+	// UserByID returns the account with its current password stamp,
+	// whatever its state; NotFound once it is deleted.
 	UserByID(ctx context.Context, id string) (User, error)
 	// UserSignedIn records a sign-in at atMs (never moving the time back).
 	UserSignedIn(ctx context.Context, id string, atMs int64) error

@@ -2,6 +2,7 @@ package account
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
@@ -60,6 +61,15 @@ func HashPassword(p string) (string, error) {
 	key := argon2.IDKey([]byte(p), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
 	enc := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads, enc.EncodeToString(salt), enc.EncodeToString(key)), nil
+}
+
+// PasswordStamp names one setting of a password without revealing the
+// hash: a session keeps the stamp of the hash it signed in with and ends
+// once the account's differs. Every hash has its own random salt, so each
+// new password, even the same one set again, gets a new stamp.
+func PasswordStamp(hash string) string {
+	sum := sha256.Sum256([]byte(hash))
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
 // Bounds on a stored hash's parameters, so a corrupt or hostile row cannot

@@ -26,6 +26,20 @@ func TestAPasswordVerifiesOnlyAgainstItsOwnHash(t *testing.T) {
 	}
 }
 
+// Setting the same password again gives a new stamp, so it too ends the
+// sessions signed in with the old hash; a stamp does not show its hash.
+func TestTheSamePasswordSetAgainGetsANewStamp(t *testing.T) {
+	h1, err := HashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, _ := HashPassword("correct horse battery")
+	s1, s2 := PasswordStamp(h1), PasswordStamp(h2)
+	if s1 == s2 || s1 != PasswordStamp(h1) || s1 == "" || strings.Contains(h1, s1) {
+		t.Fatalf("stamps %q and %q of hashes %q and %q: want one stable stamp a hash, none alike, none part of its hash", s1, s2, h1, h2)
+	}
+}
+
 // New passwords have 10 to 256 characters; roles map to token scopes.
 func TestPasswordLengthAndRoleScopes(t *testing.T) {
 	if CheckPassword("short") == nil || CheckPassword(strings.Repeat("x", MaxPassword+1)) == nil || CheckPassword("ten chars!") != nil {

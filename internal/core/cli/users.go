@@ -24,8 +24,8 @@ token. A user has one role, which acts with a token scope: viewer (read), operat
 (admin: everything, the tokens page included). Set up the first owner with
 ` + "`" + opts.Binary + ` users create NAME --owner` + "`" + `. Passwords are read from the terminal (asked twice) or, with
 --password-stdin, from standard input; never from a flag or the environment. Only a slow Argon2id hash
-is stored. Disabling or deleting a user ends its console sessions at their next request. On the cluster
-these commands need the admin role's URL.`,
+is stored. Disabling or deleting a user, or setting its password, ends its console sessions at their
+next request. On the cluster these commands need the admin role's URL.`,
 	}
 	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
 		usersDeleteCommand(opts), usersPasswdCommand(opts))
@@ -234,8 +234,8 @@ func usersDeleteCommand(opts Options) *cobra.Command {
 
 func usersPasswdCommand(opts Options) *cobra.Command {
 	var stdin bool
-	c := userChange(opts, "passwd", "Set a console user's password",
-		"Set the password of the console user NAME, asked twice on the terminal or read as one line of standard\ninput with --password-stdin. Sessions already signed in stay until they end.",
+	c := userChange(opts, "passwd", "Set a console user's password: its sessions end",
+		"Set the password of the console user NAME, asked twice on the terminal or read as one line of standard\ninput with --password-stdin. Every console session of the user ends at its next request (on the\ncluster, on every replica), so whoever knew the old password is signed out; setting the same password\nagain does the same. The user signs in again with the new password.",
 		"has a new password", func(cmd *cobra.Command, b *Backend, name string) error {
 			p, err := readPassword(cmd, stdin)
 			if err != nil {

@@ -141,13 +141,15 @@ var routes = []route{
 
 // session is one signed-in browser, of a token or of a user account. A
 // token's session keeps the token's digest, not the token; a user's keeps
-// the account's id. Either is looked up again on every request, so a
-// revoked or expired token, or a disabled or deleted user, ends its
-// sessions at once.
+// the account's id and the stamp of the password it signed in with. Either
+// is looked up again on every request, so a revoked or expired token, or a
+// disabled or deleted user or one given a new password, ends its sessions
+// at once.
 type session struct {
 	id, csrf  string
 	digest    []byte
 	userID    string
+	stamp     string
 	name      string
 	scope     apitoken.Scope
 	expiresMs int64
@@ -301,14 +303,15 @@ func (c *Console) session(r *http.Request) *session {
 }
 
 // stillValid looks a session's token or user up again; a user's role may
-// only narrow what the session was given at sign-in.
+// only narrow what the session was given at sign-in, and its password must
+// be the one the session signed in with.
 func (c *Console) stillValid(ctx context.Context, s *session, now int64) bool {
 	if s.userID != "" {
 		if c.cfg.Users == nil {
 			return false
 		}
 		u, err := c.cfg.Users.UserByID(ctx, s.userID)
-		return err == nil && u.State() == account.StateActive && u.Role.Scope().Allows(s.scope)
+		return err == nil && u.State() == account.StateActive && u.Role.Scope().Allows(s.scope) && u.PasswordStamp == s.stamp
 	}
 	t, err := c.cfg.Tokens.TokenByDigest(ctx, s.digest)
 	return err == nil && t.StateAt(now) == apitoken.StateActive

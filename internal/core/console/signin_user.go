@@ -44,7 +44,7 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 	if err := c.cfg.Users.UserSignedIn(r.Context(), u.ID, now); err != nil {
 		c.cfg.Log.Warn("console sign-in: recording the sign-in", "err", err) // informational; the sign-in stands
 	}
-	c.start(w, &session{userID: u.ID, name: u.Name, scope: u.Role.Scope()})
+	c.start(w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

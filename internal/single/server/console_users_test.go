@@ -78,16 +78,20 @@ func TestConsoleWrongPasswordIsRefusedLikeAnUnknownUser(t *testing.T) {
 	}
 }
 
-// Disabling or deleting a user ends its sessions at their next request.
-func TestConsoleDisablingOrDeletingAUserEndsItsSessions(t *testing.T) {
+// Disabling or deleting a user, or giving it a new password, ends its
+// sessions at their next request; after a new password the user signs in
+// again with it.
+func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
+	const newPassword = "a new password, told to no one"
 	for _, end := range []struct {
 		what   string
 		change func(name string) error
 	}{
 		{"disabled", func(n string) error { return site.srv.store.UserDisable(t.Context(), n) }},
 		{"deleted", func(n string) error { return site.srv.store.UserDelete(t.Context(), n) }},
+		{"re-passworded", func(n string) error { return account.SetPassword(t.Context(), site.srv.store, n, newPassword) }},
 	} {
 		name := "user-" + end.what
 		if _, err := account.Create(t.Context(), site.srv.store, ids.New(), name, account.Viewer, ownerPassword); err != nil {
@@ -106,6 +110,13 @@ func TestConsoleDisablingOrDeletingAUserEndsItsSessions(t *testing.T) {
 		if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
 			t.Fatalf("a %s user's session: %d to %q, want 303 to /signin", end.what, resp.StatusCode, resp.Header.Get("Location"))
 		}
+	}
+	c := consoleClient(t)
+	if st, _, msg := site.signInUser(t, c, "user-re-passworded", newPassword); st != http.StatusSeeOther {
+		t.Fatalf("sign in with the new password: %d %q", st, msg)
+	}
+	if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the session signed in with the new password: %d", resp.StatusCode)
 	}
 }
 

@@ -3,10 +3,8 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"github.com/qinglong/qinglong/internal/core/account"
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 var (
@@ -84,13 +82,8 @@ func (s *Store) UserCredentials(ctx context.Context, name string) (account.User,
 	var u account.User
 	var hash string
 	err := s.read(ctx, "sign in", func(tx *txn) error {
-		row := tx.QueryRowContext(ctx, qUserCredentials, name)
-		var role string
-		err := row.Scan(&u.ID, &u.Name, &role, &u.CreatedAtMs, &u.DisabledAtMs, &u.LastSigninAtMs, &hash)
-		u.Role = account.Role(role)
-		if errors.Is(err, sql.ErrNoRows) {
-			return qlerror.New(qlerror.NotFound, "no such user")
-		}
+		var err error
+		u, hash, err = account.ScanWithHash(tx.QueryRowContext(ctx, qUserCredentials, name), sql.ErrNoRows)
 		return err
 	})
 	return u, hash, err
@@ -101,10 +94,7 @@ func (s *Store) UserByID(ctx context.Context, id string) (account.User, error) {
 	var u account.User
 	err := s.read(ctx, "check a console session", func(tx *txn) error {
 		var err error
-		u, err = scanUser(tx.QueryRowContext(ctx, qUserByID, id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return qlerror.New(qlerror.NotFound, "no such user")
-		}
+		u, _, err = account.ScanWithHash(tx.QueryRowContext(ctx, qUserByID, id), sql.ErrNoRows)
 		return err
 	})
 	return u, err

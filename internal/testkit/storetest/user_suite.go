@@ -16,6 +16,7 @@ func RunUsers(t *testing.T, newFixture Factory) {
 		"ANameIsUniqueUntilTheUserIsDeleted":             testUserNameUnique,
 		"DisablingKeepsTheUserAndRefusesAMissingName":    testUserDisable,
 		"APasswordChangeReplacesTheHash":                 testUserPassword,
+		"APasswordChangeEndsTheUsersSessions":            testUserPasswordEndsSessions,
 		"TheLastSigninOnlyMovesForwardAndIsListed":       testUserSignedIn,
 		"ChangesToAMissingUserAreNotFoundAndChangeNoOne": testUserMissing,
 	}
@@ -100,6 +101,34 @@ func testUserPassword(t *testing.T, f Fixture) {
 	}
 	if _, hash, err := f.UserAuth.UserCredentials(t.Context(), "carol"); err != nil || hash != hashB {
 		t.Fatalf("after the change: %q %v, want the new hash", hash, err)
+	}
+}
+
+// A console session keeps the stamp UserCredentials gave at sign-in and
+// ends once UserByID gives another: recording the sign-in keeps it, a new
+// password changes it, and another user's new password does not.
+func testUserPasswordEndsSessions(t *testing.T, f Fixture) {
+	u := createUser(t, f, "frank", account.Operator)
+	createUser(t, f, "grace", account.Operator)
+	signedIn, hash, err := f.UserAuth.UserCredentials(t.Context(), "frank")
+	if err != nil || signedIn.PasswordStamp != account.PasswordStamp(hash) {
+		t.Fatalf("sign-in: stamp %q of hash %q (%v), want the hash's stamp", signedIn.PasswordStamp, hash, err)
+	}
+	if err := f.UserAuth.UserSignedIn(t.Context(), u.ID, u.CreatedAtMs+1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Users.UserSetPassword(t.Context(), "grace", hashB); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.UserAuth.UserByID(t.Context(), u.ID); err != nil || got.PasswordStamp != signedIn.PasswordStamp {
+		t.Fatalf("the session's check before a new password: stamp %q (%v), want the sign-in's %q", got.PasswordStamp, err, signedIn.PasswordStamp)
+	}
+	if err := f.Users.UserSetPassword(t.Context(), "frank", hashB); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.UserAuth.UserByID(t.Context(), u.ID)
+	if err != nil || got.PasswordStamp != account.PasswordStamp(hashB) || got.PasswordStamp == signedIn.PasswordStamp || got.State() != account.StateActive {
+		t.Fatalf("the session's check after a new password: %+v %v, want the active user with the new hash's stamp", got, err)
 	}
 }
 

@@ -25,7 +25,8 @@ RETURNING id
 DELETE FROM qinglong.console_users WHERE name = $1 RETURNING id
 
 -- name: UserSetPassword
--- Replaces an account's password hash (admin role).
+-- Replaces an account's password hash (admin role); the sessions signed in
+-- with the old one end on their next request.
 UPDATE qinglong.console_users SET password_hash = $2 WHERE name = $1 RETURNING id
 
 -- name: UserCredentials
@@ -35,8 +36,9 @@ SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, passwor
  WHERE name = $1
 
 -- name: UserByID
--- The account a console session belongs to (runtime role).
-SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms
+-- The account a console session belongs to, with its password hash, whose
+-- stamp the session must still match (runtime role).
+SELECT id, name, role, created_at_ms, disabled_at_ms, last_signin_at_ms, password_hash
   FROM qinglong.console_users
  WHERE id = $1
 
