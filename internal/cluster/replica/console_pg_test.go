@@ -86,25 +86,42 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	// A user the admin role created signs in on the replica (which runs as
 	// the runtime role and records the sign-in), sees the cluster's
 	// overview and workers page, is offered no tokens page (the runtime
-	// role cannot manage tokens), and disabling it ends its session.
-	const pw = "correct horse battery"
-	cmd := exec.Command(bin, "users", "create", "web-owner", "--owner", "--password-stdin")
-	cmd.Env = append(os.Environ(), "QL_DATABASE_URL="+admin, "QL_HTTP_ADDR=")
-	cmd.Stdin = strings.NewReader(pw + "\n")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("users create: %v %q", err, out)
+	// role cannot manage tokens); a new password ends its session and the
+	// new one signs in, and disabling it ends that session.
+	const pw, newPW = "correct horse battery", "battery staple horse"
+	users := func(stdin string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"users"}, args...)...)
+		cmd.Env = append(os.Environ(), "QL_DATABASE_URL="+admin, "QL_HTTP_ADDR=")
+		cmd.Stdin = strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("users %v: %v %q", args, err, out)
+		}
 	}
-	_, page = get("/signin")
-	if m = regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page); m == nil {
-		t.Fatalf("sign-in page without a CSRF field:\n%s", page)
+	signInUser := func(password string) {
+		t.Helper()
+		_, page := get("/signin")
+		m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("sign-in page without a CSRF field:\n%s", page)
+		}
+		resp, err := c.PostForm(base+"/signin", url.Values{"csrf": {m[1]}, "user": {"web-owner"}, "password": {password}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("user sign-in on a replica: %d", resp.StatusCode)
+		}
 	}
-	if resp, err = c.PostForm(base+"/signin", url.Values{"csrf": {m[1]}, "user": {"web-owner"}, "password": {pw}}); err != nil {
-		t.Fatal(err)
+	signedOut := func(after string) {
+		t.Helper()
+		if resp, _ := get("/"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
+			t.Fatalf("after %s / answered %d, want 303 to /signin", after, resp.StatusCode)
+		}
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("user sign-in on a replica: %d", resp.StatusCode)
-	}
+	users(pw+"\n", "create", "web-owner", "--owner", "--password-stdin")
+	signInUser(pw)
 	if _, page = get("/"); !strings.Contains(page, `id="fleet"`) || !strings.Contains(page, `id="backlog"`) || !strings.Contains(page, `href="/workers"`) || strings.Contains(page, `href="/tokens"`) {
 		t.Fatalf("the cluster overview lacks workers or backlog, or offers tokens:\n%s", page)
 	}
@@ -114,12 +131,14 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "users", "list", "-o", "json"); code != 0 || !regexp.MustCompile(`"lastSigninAtMs": [0-9]+`).MatchString(out) {
 		t.Fatalf("users list after a replica's sign-in: exit %d %q", code, out)
 	}
-	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "users", "disable", "web-owner"); code != 0 {
-		t.Fatalf("users disable: exit %d %q", code, out)
+	users(newPW+"\n", "passwd", "web-owner", "--password-stdin")
+	signedOut("a new password")
+	signInUser(newPW)
+	if resp, _ = get("/"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("signed in with the new password, / answered %d", resp.StatusCode)
 	}
-	if resp, _ = get("/"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
-		t.Fatalf("after disabling the user / answered %d, want 303 to /signin", resp.StatusCode)
-	}
+	users("", "disable", "web-owner")
+	signedOut("disabling the user")
 
 	// A graceful stop marks the replica's heartbeat stopped: the overview
 	// no longer counts it, without waiting for the row to expire.
