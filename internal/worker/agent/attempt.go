@@ -276,6 +276,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			if err := mask.Flush(); err != nil {
 				a.w.log.Error("could not flush the output", a.logAttrs("code", "output_failed", "error", err.Error())...)
 			}
+			a.out.finish()
 			res = &r
 		case <-a.out.full:
 		case <-flush.C:
