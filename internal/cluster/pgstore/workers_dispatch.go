@@ -73,7 +73,7 @@ func (r *Runtime) PullGrants(ctx context.Context, w WorkerIdentity, req workerpr
 // both GrantsOfOffer and Dispatch return.
 func grantColumns(g *workerproto.Grant) []any {
 	return []any{&g.AttemptID, &g.RunID, &g.AttemptNumber, &g.Project, &g.Task, &g.LeaseVersion, &g.LeaseMs,
-		&g.ExecutionID, &g.Command, &g.Digest}
+		&g.ExecutionID, &g.Command, &g.Digest, &g.ProjectID, &g.TaskID}
 }
 
 // offerGrants answers a replayed offer: nil when the offer id was never

@@ -32,8 +32,17 @@ func TestPullGrantsOldestQueuedRunsUpToTheFreeSlots(t *testing.T) {
 		}
 		// The worker decodes the command it is granted as the codec
 		// stored it.
-		if c, err := task.DecodeCommand(g.Command); err != nil || c.Mode != task.ModeShell || c.Script != "echo hi" {
+		c, err := task.DecodeCommand(g.Command)
+		if err != nil || c.Mode != task.ModeShell || c.Script != "echo hi" {
 			t.Errorf("granted command %s decodes to %+v, %v", g.Command, c, err)
+		}
+		// ... and verifies it against the digest with the ids the grant
+		// names, as the worker does before running it.
+		rev, contentDigest, err := task.ParseExecutionID(g.ExecutionID)
+		e := task.Execution{ID: g.ExecutionID, ProjectID: g.ProjectID, TaskID: g.TaskID, TaskRevision: rev, TaskContentDigest: contentDigest,
+			Executor: task.RemoteWorker, Command: c, Digest: g.Digest}
+		if err != nil || e.Verify(rev, contentDigest, task.RemoteWorker) != nil {
+			t.Errorf("grant %+v does not verify: %v, %v", g, err, e.Verify(rev, contentDigest, task.RemoteWorker))
 		}
 		if state, _ := s.runState(t, g.RunID); state != "dispatching" {
 			t.Errorf("granted run is %s, want dispatching", state)

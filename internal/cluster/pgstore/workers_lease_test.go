@@ -190,6 +190,9 @@ func TestLogCapTruncates(t *testing.T) {
 	if err != nil || !truncated || !strings.HasPrefix(out.String(), "0123456789\n[qinglong: log truncated at 10 bytes") {
 		t.Fatalf("log %q truncated %v err %v", out.String(), truncated, err)
 	}
+	if out.Len() != 10+len(truncationMarker(10)) || len(truncationMarker(MaxLogCap)) >= 100 {
+		t.Fatalf("a log of %d bytes at a cap of 10; the largest marker has %d bytes; want the cap plus one marker of under 100", out.Len(), len(truncationMarker(MaxLogCap)))
+	}
 	if a := s.attempt(t, l.AttemptID); !a.LogTruncated || a.LogBytes != int64(out.Len()) {
 		t.Fatalf("attempt %+v after truncation, log of %d bytes", a, out.Len())
 	}

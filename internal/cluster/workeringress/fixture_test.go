@@ -54,7 +54,9 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		}
 		return f.rt, func() {}, true
 	}
-	cfg.Settings = pgstore.WorkerSettings{RunLease: 30 * time.Second, LogCap: workerproto.DefaultLogCap}
+	if cfg.Settings == (pgstore.WorkerSettings{}) {
+		cfg.Settings = pgstore.WorkerSettings{RunLease: 30 * time.Second, LogCap: workerproto.DefaultLogCap}
+	}
 	cfg.Log = slog.New(slog.NewJSONHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.h = New(cfg)
 	srv := httptest.NewServer(f.h)
@@ -121,7 +123,14 @@ func pullRequest(t *testing.T, session string, waitMs int64) workerproto.PullReq
 // one round through a scheduler on rt whose admitted hook is onAdmitted.
 func (f *fixture) admit(t *testing.T, rt *pgstore.Runtime, project string, n int, onAdmitted func()) {
 	t.Helper()
-	f.env.Apply(t, clustertest.Triggers(project, n, clustertest.QuietCron()))
+	f.admitDefinitions(t, rt, project, clustertest.Triggers(project, n, clustertest.QuietCron()), n, onAdmitted)
+}
+
+// admitDefinitions publishes doc, the definitions of project with n
+// triggers, makes them due and admits them as admit does.
+func (f *fixture) admitDefinitions(t *testing.T, rt *pgstore.Runtime, project, doc string, n int, onAdmitted func()) {
+	t.Helper()
+	f.env.Apply(t, doc)
 	f.env.Exec(t, `UPDATE qinglong.trigger_schedules s SET next_fire_at_ms = `+pgstore.ClockMsSQL+` - 1000, state_version = state_version + 1
 		FROM qinglong.projects p WHERE p.id = s.project_id AND p.name = $1`, project)
 	coord, err := scheduler.New(scheduler.Config{Owner: "admitter"}, rt, slog.New(slog.DiscardHandler), availability.New())

@@ -2,6 +2,8 @@ package task
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/digest"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -37,6 +39,21 @@ type Execution struct {
 // ExecutionID is the deterministic identity of the plan of a task revision.
 func ExecutionID(taskRevision int64, taskContentDigest string) string {
 	return fmt.Sprintf("qltd:v1:%d:%s", taskRevision, taskContentDigest)
+}
+
+// ParseExecutionID reads the task revision and task content digest an
+// execution id names, so a holder of only the id, the command and the
+// digest (a remote worker) can verify them.
+func ParseExecutionID(id string) (taskRevision int64, taskContentDigest string, err error) {
+	rest, ok := strings.CutPrefix(id, "qltd:v1:")
+	rev, contentDigest, found := strings.Cut(rest, ":")
+	if ok && found {
+		taskRevision, err = strconv.ParseInt(rev, 10, 64)
+	}
+	if !ok || !found || err != nil || taskRevision < 1 || contentDigest == "" || ExecutionID(taskRevision, contentDigest) != id {
+		return 0, "", qlerror.New(qlerror.Invalid, "execution id %q is not of the form qltd:v1:<task revision>:<task content digest>", id)
+	}
+	return taskRevision, contentDigest, nil
 }
 
 // PlanExecution derives the plan of an enabled revision for an executor.

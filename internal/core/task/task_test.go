@@ -251,3 +251,18 @@ func TestNewRevisionRejectsBadIdentity(t *testing.T) {
 		t.Fatalf("revision %d err %v, want 5", rev.Revision, err)
 	}
 }
+
+func TestAnExecutionIDParsesBackToTheSourceFenceItNames(t *testing.T) {
+	t.Parallel()
+	rev, _ := NewRevision(projectID, taskID, 6, "m1", shellSpec())
+	plan, _ := PlanExecution(rev, RemoteWorker)
+	gotRev, gotDigest, err := ParseExecutionID(plan.ID)
+	if err != nil || gotRev != rev.Revision || gotDigest != rev.ContentDigest {
+		t.Fatalf("ParseExecutionID(%q) = %d, %q, %v; want %d, %q", plan.ID, gotRev, gotDigest, err, rev.Revision, rev.ContentDigest)
+	}
+	for _, bad := range []string{"", "qltd:v1:", "qltd:v1:7", "qltd:v1:x:sha256:ab", "qltd:v1:0:sha256:ab", "qltd:v1:07:sha256:ab", "qltd:v2:7:sha256:ab", "qltd:v1:7:"} {
+		if _, _, err := ParseExecutionID(bad); !qlerror.Is(err, qlerror.Invalid) {
+			t.Errorf("ParseExecutionID(%q): %v, want invalid", bad, err)
+		}
+	}
+}

@@ -139,6 +139,11 @@ type Grant struct {
 	ExecutionID string `json:"executionId"`
 	Command     []byte `json:"command"`
 	Digest      string `json:"digest"`
+	// ProjectID and TaskID are the ids the digest covers besides the
+	// execution id and the command: with them the worker recomputes the
+	// digest and refuses a command that does not match it.
+	ProjectID string `json:"projectId"`
+	TaskID    string `json:"taskId"`
 }
 
 // Lease names one grant in every later step.

@@ -33,6 +33,9 @@ const (
 	ErrorCodePlanInvalid = "execution_revision_invalid"
 	ErrorCodeJournal     = "journal_unwritable"
 	ErrorCodeStopped     = "worker_stopped"
+	// ErrorCodeDigestMismatch: the granted command does not match the
+	// digest the control plane recorded for it, so it was not run.
+	ErrorCodeDigestMismatch = "grant_digest_mismatch"
 )
 
 // Why an attempt's command was ended by the worker.
@@ -120,9 +123,13 @@ func (a *attempt) run() {
 		return
 	}
 	cmd, decodeErr := task.DecodeCommand(a.grant.Command)
+	var verifyErr error
+	if decodeErr == nil {
+		verifyErr = verifyGrant(a.grant, cmd)
+	}
 	var secrets map[string]string
 	var secretErr error
-	if decodeErr == nil {
+	if decodeErr == nil && verifyErr == nil {
 		refs := process.SecretRefs(cmd)
 		if len(refs) > 0 && a.w.secrets.Path == "" {
 			secretErr = fmt.Errorf("the task needs secret %q, but this worker was started without --secrets-file; give it one holding {\"%s\": \"...\"} with mode 0600", refs[0], refs[0])
@@ -139,6 +146,10 @@ func (a *attempt) run() {
 	case decodeErr != nil:
 		fmt.Fprintf(a.out, "qinglong: the worker could not read the execution revision and did not run it: %v\n", decodeErr)
 		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodePlanInvalid}
+	case verifyErr != nil:
+		a.w.log.Error("the granted command does not match its digest: it is not run", a.logAttrs("code", ErrorCodeDigestMismatch, "executionId", a.grant.ExecutionID, "error", verifyErr.Error())...)
+		fmt.Fprintf(a.out, "qinglong: %v\n", verifyErr)
+		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeDigestMismatch, Cause: verifyErr}
 	case secretErr != nil:
 		fmt.Fprintf(a.out, "qinglong: the command was not started: %v\n", secretErr)
 		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeSecret}
@@ -156,6 +167,31 @@ func (a *attempt) run() {
 		go a.spawn(cmd, secrets, mask, done)
 	}
 	a.loop(done, mask)
+}
+
+// errDigestMismatch starts the reason a grant is refused: what was wrong
+// and where to look.
+const errDigestMismatch = "grant digest mismatch: the command received does not match the revision the control plane recorded, so it was not run; " +
+	"check for a proxy or middlebox that alters bodies between this worker and the replica"
+
+// verifyGrant recomputes the execution digest of the granted command from
+// the ids the grant names and compares it with the digest the control
+// plane recorded when the revision was published. Bytes altered on the
+// way (corruption, a proxy rewriting bodies, a bug) never run.
+func verifyGrant(g workerproto.Grant, cmd task.Command) error {
+	if g.ProjectID == "" || g.TaskID == "" {
+		return fmt.Errorf("%s (the replica sent no project and task id to verify against: upgrade the replicas before their workers)", errDigestMismatch)
+	}
+	rev, contentDigest, err := task.ParseExecutionID(g.ExecutionID)
+	if err != nil {
+		return fmt.Errorf("%s (%v)", errDigestMismatch, err)
+	}
+	e := task.Execution{ID: g.ExecutionID, ProjectID: g.ProjectID, TaskID: g.TaskID, TaskRevision: rev, TaskContentDigest: contentDigest,
+		Executor: task.RemoteWorker, Command: cmd, Digest: g.Digest}
+	if err := e.Verify(rev, contentDigest, task.RemoteWorker); err != nil {
+		return fmt.Errorf("%s (%v)", errDigestMismatch, err)
+	}
+	return nil
 }
 
 // spawn runs the command; the journal gets `running` once its process
@@ -240,6 +276,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			if err := mask.Flush(); err != nil {
 				a.w.log.Error("could not flush the output", a.logAttrs("code", "output_failed", "error", err.Error())...)
 			}
+			a.out.finish()
 			res = &r
 		case <-a.out.full:
 		case <-flush.C:
@@ -359,7 +396,10 @@ func (a *attempt) sendLog() bool {
 func (a *attempt) complete(res process.Result) {
 	req := workerproto.CompleteRequest{Lease: a.lease, LogBytes: a.offset}
 	req.Outcome, req.ExitCode, req.ErrorCode = completion(res, a.stopReason)
-	if res.State == run.AttemptFailed && req.Outcome == workerproto.OutcomeSpawnFailed {
+	switch {
+	case res.Code == ErrorCodeDigestMismatch && res.Cause != nil:
+		req.ErrorMessage = res.Cause.Error()
+	case res.State == run.AttemptFailed && req.Outcome == workerproto.OutcomeSpawnFailed:
 		req.ErrorMessage = "the command was not started; the attempt's log says why"
 	}
 	for {
@@ -406,7 +446,7 @@ func (a *attempt) complete(res process.Result) {
 func completion(res process.Result, stopReason string) (outcome string, exit *int64, code string) {
 	switch {
 	case res.Code == process.ErrorCodeSpawnFailed || res.Code == process.ErrorCodeRunAs || res.Code == process.ErrorCodeWorkDir ||
-		res.Code == ErrorCodeSecret || res.Code == ErrorCodePlanInvalid || res.Code == ErrorCodeJournal:
+		res.Code == ErrorCodeSecret || res.Code == ErrorCodePlanInvalid || res.Code == ErrorCodeJournal || res.Code == ErrorCodeDigestMismatch:
 		return workerproto.OutcomeSpawnFailed, nil, res.Code
 	case res.State == run.AttemptCancelled:
 		var sc stopCause

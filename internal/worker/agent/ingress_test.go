@@ -93,8 +93,21 @@ func (in *ingress) enqueue(t testing.TB, c task.Command) workerproto.Grant {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The digest is the one publishing would record, over the command as
+	// the worker decodes it.
+	stored, err := task.DecodeCommand(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := task.Spec{Name: "job", Enabled: true, Command: stored}
+	projectID, taskID := ids.New(), ids.New()
+	plan, err := task.PlanExecution(task.Revision{ProjectID: projectID, TaskID: taskID, Revision: 1, Spec: spec,
+		ContentDigest: task.ContentDigest(projectID, taskID, spec)}, task.RemoteWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
 	g := workerproto.Grant{AttemptID: ids.New(), RunID: ids.New(), AttemptNumber: 1, Project: "demo", Task: "job",
-		LeaseVersion: 1, LeaseMs: in.leaseMs, ExecutionID: "qltd:v1:1:test", Command: raw, Digest: "test"}
+		LeaseVersion: 1, LeaseMs: in.leaseMs, ExecutionID: plan.ID, Command: raw, Digest: plan.Digest, ProjectID: projectID, TaskID: taskID}
 	in.mu.Lock()
 	in.queue = append(in.queue, g)
 	in.mu.Unlock()

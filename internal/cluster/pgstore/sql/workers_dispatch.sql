@@ -9,7 +9,7 @@
 -- at all means the offer was answered before: the reply is rebuilt from
 -- these rows and no new Run is granted.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms)
-SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expires_at_ms - n.ms, e.id, e.command::text, e.digest,
+SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expires_at_ms - n.ms, e.id, e.command::text, e.digest, e.project_id::text, e.task_id::text,
        a.lease_token_sha256 = @token_sha256,
        a.state = 'claimed' AND a.session_id = @session_id AND a.lease_expires_at_ms > n.ms
   FROM qinglong.attempts a
@@ -126,7 +126,8 @@ events AS (
       FROM moved m JOIN leased l ON l.run_id = m.id, n
     RETURNING 1
 )
-SELECT l.id, l.run_id, l.number, p.name, tr.name, l.lease_version, l.lease_expires_at_ms - n.ms, e.id, e.command::text, e.digest
+SELECT l.id, l.run_id, l.number, p.name, tr.name, l.lease_version, l.lease_expires_at_ms - n.ms, e.id, e.command::text, e.digest,
+       e.project_id::text, e.task_id::text
   FROM leased l
   JOIN moved m ON m.id = l.run_id
   JOIN qinglong.projects p ON p.id = m.project_id

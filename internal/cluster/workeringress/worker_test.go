@@ -1,0 +1,253 @@
+package workeringress
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/worker/agent"
+)
+
+// proxy stands between a real worker and the ingress, as a middlebox on
+// the network would: it can rewrite the commands of the grants it passes
+// on, and answer the log requests unavailable, as a replica that cannot be
+// reached for them.
+type proxy struct {
+	url string
+	// rewrite, when set, alters every granted command.
+	rewrite func(*task.Command)
+	// blockLogs answers log requests 503; refusedLogs counts them.
+	blockLogs   atomic.Bool
+	refusedLogs atomic.Int64
+}
+
+func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
+	t.Helper()
+	to, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{rewrite: rewrite}
+	transport := &http.Transport{}
+	rp := httputil.NewSingleHostReverseProxy(to)
+	rp.Transport = transport
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if p.rewrite == nil || resp.Request.URL.Path != workerproto.PathPull || resp.StatusCode != http.StatusOK {
+			return nil
+		}
+		return p.tamper(resp)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == workerproto.PathLog && p.blockLogs.Load() {
+			p.refusedLogs.Add(1)
+			fail(w, http.StatusServiceUnavailable, workerproto.CodeUnavailable, "the replica cannot be reached")
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		transport.CloseIdleConnections()
+	})
+	p.url = srv.URL
+	return p
+}
+
+// tamper rewrites the commands of a pull reply, keeping their digests.
+func (p *proxy) tamper(resp *http.Response) error {
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	_ = resp.Body.Close()
+	var reply workerproto.PullReply
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return err
+	}
+	for i, g := range reply.Grants {
+		c, err := task.DecodeCommand(g.Command)
+		if err != nil {
+			return err
+		}
+		p.rewrite(&c)
+		if reply.Grants[i].Command, err = task.EncodeCommand(c); err != nil {
+			return err
+		}
+	}
+	if raw, err = json.Marshal(reply); err != nil {
+		return err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	resp.ContentLength = int64(len(raw))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+	return nil
+}
+
+func fail(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(workerproto.Error{Code: code, Message: msg})
+}
+
+// runWorker runs a real worker against server until the test ends.
+func runWorker(t *testing.T, server, cred string) *syncBuffer {
+	t.Helper()
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := agent.Run(ctx, agent.Config{Server: server, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
+			StopTimeout: 5 * time.Second, PullWait: time.Second, BaseEnv: []string{"PATH=/usr/bin:/bin"},
+			Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		done <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("worker: %v\n%s", err, logs.String())
+		}
+	})
+	return logs
+}
+
+// ended is the one attempt of project's one Run, once it ended.
+type ended struct {
+	id, state, errorCode, errorMessage, runState string
+	logTruncated                                 bool
+}
+
+func (f *fixture) ended(t *testing.T, project string) ended {
+	t.Helper()
+	var a ended
+	eventually(t, 20*time.Second, "the attempt to end", func() bool {
+		err := f.env.Super.QueryRow(t.Context(), `SELECT a.id::text, a.state, coalesce(a.error_code, ''), coalesce(a.error_message, ''), r.state, a.log_truncated
+			FROM qinglong.attempts a JOIN qinglong.runs r ON r.id = a.run_id JOIN qinglong.projects p ON p.id = r.project_id
+			WHERE p.name = $1`, project).Scan(&a.id, &a.state, &a.errorCode, &a.errorMessage, &a.runState, &a.logTruncated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.state == "succeeded" || a.state == "failed"
+	})
+	return a
+}
+
+func (f *fixture) log(t *testing.T, attemptID string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if _, _, err := f.rt.ReadAttemptLog(t.Context(), attemptID, 0, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// scriptTask is a definitions document of project with one task running
+// script and one trigger that never fires by itself.
+func scriptTask(project, script string) string {
+	indented := "      " + strings.ReplaceAll(strings.TrimSpace(script), "\n", "\n      ")
+	return fmt.Sprintf("project: %s\ntasks:\n  - name: job\n    script: |\n%s\ntriggers:\n  - {name: t00000, task: job, cron: %q, timezone: UTC}\n",
+		project, indented, clustertest.QuietCron())
+}
+
+// A command whose bytes were altered between the replica and the worker
+// no longer matches the digest recorded when its revision was published:
+// the worker does not run it, and the attempt ends failed with a reason
+// that says what to check.
+func TestAGrantWhoseCommandWasAlteredOnTheWayIsRefusedAndNeverRun(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	dir := t.TempDir()
+	f.admitDefinitions(t, f.rt, "altered", scriptTask("altered", "touch "+dir+"/published"), 1, nil)
+	p := newProxy(t, f.url, func(c *task.Command) { c.Script = "touch " + dir + "/altered" })
+	logs := runWorker(t, p.url, f.worker(t, "altered"))
+	a := f.ended(t, "altered")
+	if a.state != "failed" || a.runState != "failed" || a.errorCode != agent.ErrorCodeDigestMismatch ||
+		!strings.HasPrefix(a.errorMessage, "grant digest mismatch: the command received does not match the revision the control plane recorded") {
+		t.Fatalf("attempt %+v; want failed with %s and its reason", a, agent.ErrorCodeDigestMismatch)
+	}
+	for _, name := range []string{"altered", "published"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+			t.Errorf("%s: %v; the command ran", name, err)
+		}
+	}
+	if l := f.log(t, a.id); !strings.Contains(l, "grant digest mismatch") || !strings.Contains(l, "proxy") {
+		t.Errorf("the attempt's log %q does not say why nothing ran", l)
+	}
+	if !strings.Contains(logs.String(), `"code":"`+agent.ErrorCodeDigestMismatch+`"`) {
+		t.Errorf("the worker did not log the refusal:\n%s", logs.String())
+	}
+}
+
+var dropMarker = regexp.MustCompile(`\n\[qinglong: (\d+) bytes of output were dropped here: [^\]\n]*\]\n`)
+
+// Output the worker had to drop while it could not send its log (its
+// buffer, as large as the log cap, was full) is replaced in the stored
+// log by a marker with the count; the log, markers included, stays within
+// the cap.
+func TestOutputDroppedWhileTheReplicaWasUnreachableLeavesAMarkerWithItsCount(t *testing.T) {
+	t.Parallel()
+	const logCap, written = 64 << 10, 200_000
+	f := newFixture(t, Config{Settings: pgstore.WorkerSettings{RunLease: 30 * time.Second, LogCap: logCap}})
+	dir := t.TempDir()
+	f.admitDefinitions(t, f.rt, "dropped", scriptTask("dropped", fmt.Sprintf(`
+head -c %d /dev/zero | tr '\0' x
+touch %[2]s/wrote
+while [ ! -e %[2]s/go ]; do sleep 0.02; done
+echo after`, written, dir)), 1, nil)
+	p := newProxy(t, f.url, nil)
+	p.blockLogs.Store(true)
+	runWorker(t, p.url, f.worker(t, "dropped"))
+	eventually(t, 20*time.Second, "the command to write its output", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "wrote"))
+		return err == nil && p.refusedLogs.Load() > 0
+	})
+	p.blockLogs.Store(false)
+	// The command goes on writing only once the worker could send what it
+	// held, so its last line finds room.
+	eventually(t, 20*time.Second, "the held output to be sent", func() bool {
+		return f.env.Int(t, `SELECT coalesce(sum(a.log_bytes), 0) FROM qinglong.attempts a JOIN qinglong.runs r ON r.id = a.run_id
+			JOIN qinglong.projects p ON p.id = r.project_id WHERE p.name = 'dropped'`) > 0
+	})
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := f.ended(t, "dropped")
+	l := f.log(t, a.id)
+	markers := dropMarker.FindAllStringSubmatch(l, -1)
+	var dropped int
+	for _, m := range markers {
+		n, _ := strconv.Atoi(m[1])
+		dropped += n
+	}
+	kept := strings.Count(l, "x")
+	switch {
+	case a.state != "succeeded" || a.logTruncated:
+		t.Fatalf("attempt %+v; want succeeded, its log not cut by the cap", a)
+	case len(markers) == 0 || dropped == 0:
+		t.Fatalf("no marker of the dropped output in a log of %d bytes holding %d of %d bytes written; its tail: %q", len(l), kept, written, l[max(0, len(l)-300):])
+	case kept+dropped != written:
+		t.Fatalf("the log holds %d bytes of output and its markers count %d dropped; %d were written", kept, dropped, written)
+	case !strings.HasSuffix(l, "after\n"):
+		t.Fatalf("the output after the gap is missing; the log ends %q", l[max(0, len(l)-300):])
+	case len(l) > logCap:
+		t.Fatalf("the log holds %d bytes, over the %d-byte cap", len(l), logCap)
+	}
+}
