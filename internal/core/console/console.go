@@ -164,6 +164,8 @@ type Console struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	throttle *throttle
+	slots    *checkSlots
+	verify   func(hash, password string, found bool) bool
 }
 
 // New returns the console handler.
@@ -177,7 +179,8 @@ func New(cfg Config) *Console {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{}, throttle: newThrottle()}
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{},
+		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword}
 	byPattern := map[string]map[string]http.HandlerFunc{}
 	var order []string
 	for _, rt := range routes {

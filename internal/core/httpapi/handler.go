@@ -102,14 +102,21 @@ type Handler struct {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
+// consoleStats is the console's side of the counters: its failed,
+// throttled and busy-refused sign-ins.
+type consoleStats interface {
+	AuthStats() (failures, throttled, busy uint64)
+}
+
 // Stats are the handler's authentication counters.
 // The console's failed and throttled sign-ins count with the API's.
 func (h *Handler) Stats() Stats {
 	st := Stats{AuthFailures: h.g.authFailures.Load(), AuthThrottled: h.g.authThrottled.Load(), RateLimited: h.g.rateLimited.Load()}
-	if c, ok := h.a.Console.(interface{ AuthStats() (uint64, uint64) }); ok {
-		failures, throttled := c.AuthStats()
+	if c, ok := h.a.Console.(consoleStats); ok {
+		failures, throttled, busy := c.AuthStats()
 		st.AuthFailures += failures
 		st.AuthThrottled += throttled
+		st.SigninBusy += busy
 	}
 	return st
 }
