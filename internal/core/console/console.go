@@ -390,7 +390,8 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 }
 
 // signin checks a user's password or a token, throttled per address (and
-// per user name), and starts a session.
+// for a user name, per address and under a loose ceiling per name), and
+// starts a session.
 func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	ck, err := r.Cookie(signinCookie)
