@@ -107,7 +107,8 @@ func (t *throttle) addr(addr string) *rate.Limiter {
 	return t.limiter(t.byAddr, addr, signinEvery, signinBurst)
 }
 
-// pair keys a name and an address apart: neither holds a NUL.
+// pair keys a name with an address; an address holds no NUL, so the
+// key's last NUL parts them whatever the name holds.
 func (t *throttle) pair(addr, name string) *rate.Limiter {
 	return t.limiter(t.byPair, name+"\x00"+addr, signinEvery, signinPairBurst)
 }
