@@ -102,7 +102,7 @@ func (r *replica) listen() error {
 	live := liveReaders{adm: r.adm}
 	var err error
 	cfg := httpapi.Config{
-		Runs: live, Triggers: live, Detail: live, Tokens: live, Pauser: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts,
+		Runs: live, Triggers: live, Detail: live, Tokens: live, Pauser: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
 		Ready: r.adm.ready, Log: r.log, Observe: r.observe,
 	}
 	if r.metricsHTTP == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -28,6 +29,9 @@ type settings struct {
 	// --insecure-http); AllowedHosts the API's Host allow-list.
 	HTTPTLS      *tls.Config
 	AllowedHosts []string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client.
+	TrustedProxies []netip.Prefix
 	// MetricsAddr serves /metrics on a listener of its own; empty: off.
 	MetricsAddr string
 	// DatabaseURL is the runtime role's URL with application_name set to
@@ -143,6 +147,10 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err != nil {
 		return settings{}, &cli.UsageError{Err: err}
 	}
+	proxies, err := httpapi.ParseTrustedProxies(cli.SplitList(f.TrustedProxies))
+	if err != nil {
+		return settings{}, &cli.UsageError{Err: err}
+	}
 	ret := retentionSettings{Policy: policy}
 	if f.MaintenanceURL != "" {
 		if ret.URL, err = namedURL("--database-maintenance-url", f.MaintenanceURL, owner); err != nil {
@@ -150,7 +158,8 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 		}
 	}
 	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, cli.SplitList(f.AllowedHosts)),
-		MetricsAddr: f.MetricsAddr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
+		TrustedProxies: proxies,
+		MetricsAddr:    f.MetricsAddr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
 		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile},
 		Retention: ret}, nil
 }

@@ -57,6 +57,9 @@ type ServeFlags struct {
 	TLSKey       string
 	InsecureHTTP bool
 	AllowedHosts string
+	// TrustedProxies are the reverse proxies (comma-separated addresses
+	// or CIDR prefixes) whose X-Forwarded-For names the client.
+	TrustedProxies string
 	// RunAs is the single-node profiles' default account of commands,
 	// user[:group].
 	RunAs string
@@ -179,6 +182,8 @@ wins over the file.`,
 	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
 	fs.BoolVar(&f.InsecureHTTP, "insecure-http", false, "serve plain HTTP on an --http-addr other hosts can reach (tokens then cross the network in clear text)")
 	fs.StringVar(&f.AllowedHosts, "allowed-hosts", "", "comma-separated extra host names the API answers to in the Host header (default: the --http-addr host, localhost, 127.0.0.1, ::1); a guard against DNS rebinding")
+	fs.StringVar(&f.TrustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR prefixes of reverse proxies in front of --http-addr whose X-Forwarded-For names the client "+
+		"that throttles, limits and audit records key on (default: none; every peer is the client)")
 	fs.StringVar(&f.MetricsAddr, "metrics-addr", "", "listen address of Prometheus metrics at /metrics, on a listener of its own, e.g. 127.0.0.1:9464 "+
 		"(loopback only) or 0.0.0.0:9464; port 0 picks a free port, the bound address is logged (default: off)")
 	if cluster {

@@ -164,6 +164,8 @@ type Console struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	throttle *throttle
+	slots    *checkSlots
+	verify   func(hash, password string, found bool) bool
 }
 
 // New returns the console handler.
@@ -177,7 +179,8 @@ func New(cfg Config) *Console {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{}, throttle: newThrottle()}
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{},
+		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword}
 	byPattern := map[string]map[string]http.HandlerFunc{}
 	var order []string
 	for _, rt := range routes {
@@ -387,7 +390,8 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 }
 
 // signin checks a user's password or a token, throttled per address (and
-// per user name), and starts a session.
+// for a user name, per address and under a loose ceiling per name), and
+// starts a session.
 func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	ck, err := r.Cookie(signinCookie)

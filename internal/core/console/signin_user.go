@@ -15,7 +15,8 @@ import (
 // signinUser checks a user's password and starts a session. An unknown
 // name, a wrong password and a disabled account get the same answer after
 // the same work (one Argon2id verification), so the answer does not tell
-// which names exist.
+// which names exist. A sign-in that finds no free check slot is refused
+// before the name is looked up, so that refusal tells nothing either.
 func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr string) {
 	l := lang(r)
 	password := r.PostFormValue("password")
@@ -23,18 +24,19 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 		c.renderSignin(w, r, tr(l, "err.nousers"), http.StatusUnauthorized)
 		return
 	}
+	if !c.slots.acquire(r.Context()) {
+		w.Header().Set("Retry-After", "5")
+		c.renderSignin(w, r, tr(l, "err.busy"), http.StatusServiceUnavailable)
+		return
+	}
+	defer c.slots.release()
 	u, hash, err := c.cfg.Users.UserCredentials(r.Context(), name)
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
 		c.cfg.Log.Warn("console sign-in: user store", "err", err)
 		http.Error(w, "the user store did not answer; try again", http.StatusServiceUnavailable)
 		return
 	}
-	ok := false
-	if err != nil {
-		account.VerifyAbsent(password)
-	} else {
-		ok = account.VerifyPassword(hash, password) && u.State() == account.StateActive
-	}
+	ok := c.verify(hash, password, err == nil) && u.State() == account.StateActive
 	if !ok {
 		c.throttle.failed(addr, name)
 		c.renderSignin(w, r, tr(l, "err.badlogin"), http.StatusUnauthorized)
@@ -48,28 +50,46 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
-// Sign-in throttling, as the API's failed-authentication throttle: each
-// address, and each user name, may fail signinBurst times at once, then
-// one more time a minute.
+// verifyPassword checks password against a found user's hash, or spends
+// the same work on a dummy hash when no user was found.
+func verifyPassword(hash, password string, found bool) bool {
+	if !found {
+		account.VerifyAbsent(password)
+		return false
+	}
+	return account.VerifyPassword(hash, password)
+}
+
+// Sign-in throttling. Each address may fail signinBurst times at once,
+// then one more time a minute, as with the API's tokens. Failures for one
+// user name are counted per address too (signinPairBurst, then one a
+// minute), so a stranger's failures slow the stranger, never the owner
+// signing in from elsewhere. What keeps guessing one name from many
+// addresses slow is a loose ceiling per name: signinNameBurst failures,
+// refilled at signinNameEvery, from wherever they come.
 const (
-	signinBurst = 10
-	signinEvery = time.Minute
+	signinBurst     = 10
+	signinPairBurst = 5
+	signinEvery     = time.Minute
+	signinNameBurst = 100
+	signinNameEvery = time.Minute / signinNameBurst
 	// maxThrottled bounds each limiter map; past it the map is cleared,
 	// which at worst forgives some clients early.
 	maxThrottled = 10_000
 )
 
 type throttle struct {
-	mu              sync.Mutex
-	byAddr, byName  map[string]*rate.Limiter
-	fails, refusals atomic.Uint64
+	now                    func() time.Time
+	mu                     sync.Mutex
+	byAddr, byPair, byName map[string]*rate.Limiter
+	fails, refusals        atomic.Uint64
 }
 
-func newThrottle() *throttle {
-	return &throttle{byAddr: map[string]*rate.Limiter{}, byName: map[string]*rate.Limiter{}}
+func newThrottle(now func() time.Time) *throttle {
+	return &throttle{now: now, byAddr: map[string]*rate.Limiter{}, byPair: map[string]*rate.Limiter{}, byName: map[string]*rate.Limiter{}}
 }
 
-func (t *throttle) limiter(m map[string]*rate.Limiter, key string) *rate.Limiter {
+func (t *throttle) limiter(m map[string]*rate.Limiter, key string, every time.Duration, burst int) *rate.Limiter {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	l, ok := m[key]
@@ -77,33 +97,53 @@ func (t *throttle) limiter(m map[string]*rate.Limiter, key string) *rate.Limiter
 		if len(m) >= maxThrottled {
 			clear(m)
 		}
-		l = rate.NewLimiter(rate.Every(signinEvery), signinBurst)
+		l = rate.NewLimiter(rate.Every(every), burst)
 		m[key] = l
 	}
 	return l
 }
 
+func (t *throttle) addr(addr string) *rate.Limiter {
+	return t.limiter(t.byAddr, addr, signinEvery, signinBurst)
+}
+
+// pair keys a name with an address; an address holds no NUL, so the
+// key's last NUL parts them whatever the name holds.
+func (t *throttle) pair(addr, name string) *rate.Limiter {
+	return t.limiter(t.byPair, name+"\x00"+addr, signinEvery, signinPairBurst)
+}
+
+func (t *throttle) name(name string) *rate.Limiter {
+	return t.limiter(t.byName, name, signinNameEvery, signinNameBurst)
+}
+
 // allowed reports whether a sign-in from addr (for the user name, when
 // given) may be tried now, counting a refusal.
 func (t *throttle) allowed(addr, name string) bool {
-	ok := t.limiter(t.byAddr, addr).Tokens() >= 1 && (name == "" || t.limiter(t.byName, name).Tokens() >= 1)
+	now := t.now()
+	ok := t.addr(addr).TokensAt(now) >= 1 &&
+		(name == "" || t.pair(addr, name).TokensAt(now) >= 1 && t.name(name).TokensAt(now) >= 1)
 	if !ok {
 		t.refusals.Add(1)
 	}
 	return ok
 }
 
-// failed spends one of the address's (and the name's) failures.
+// failed spends one of the address's failures and, for a user name, one
+// of the name's from that address and one of the name's ceiling.
 func (t *throttle) failed(addr, name string) {
 	t.fails.Add(1)
-	t.limiter(t.byAddr, addr).Allow()
+	now := t.now()
+	t.addr(addr).AllowN(now, 1)
 	if name != "" {
-		t.limiter(t.byName, name).Allow()
+		t.pair(addr, name).AllowN(now, 1)
+		t.name(name).AllowN(now, 1)
 	}
 }
 
-// AuthStats are the console's failed and throttled sign-ins since it
-// started; the API adds them to its own authentication counters.
-func (c *Console) AuthStats() (failures, throttled uint64) {
-	return c.throttle.fails.Load(), c.throttle.refusals.Load()
+// AuthStats are the console's failed and throttled sign-ins, and those
+// refused because too many were being checked at once, since it started;
+// the API adds them to its own counters.
+func (c *Console) AuthStats() (failures, throttled, busy uint64) {
+	return c.throttle.fails.Load(), c.throttle.refusals.Load(), c.slots.busy.Load()
 }

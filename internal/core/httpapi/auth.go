@@ -66,6 +66,9 @@ type Stats struct {
 	// RateLimited counts requests refused with 429 because their token
 	// used up its rate.
 	RateLimited uint64
+	// SigninBusy counts console sign-ins refused with 503 because too
+	// many passwords were being checked at once.
+	SigninBusy uint64
 }
 
 type guard struct {

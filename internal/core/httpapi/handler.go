@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -66,6 +67,10 @@ type Config struct {
 	// AllowedHosts are the host names (no port) the Host header may
 	// carry on an API route; DefaultAllowedHosts gives the usual ones.
 	AllowedHosts []string
+	// TrustedProxies are the reverse proxies (ParseTrustedProxies) whose
+	// X-Forwarded-For names the client every limit, throttle and audit
+	// record keys on; none by default, when the peer is the client.
+	TrustedProxies []netip.Prefix
 	// Limits bound each client (zero fields take DefaultLimits').
 	Limits Limits
 	// NowMs is the clock token expiry and last use are read by (default:
@@ -100,16 +105,31 @@ type Handler struct {
 	patterns []string
 }
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if len(h.a.TrustedProxies) > 0 {
+		if addr := clientAddr(r, h.a.TrustedProxies); addr != r.RemoteAddr {
+			r = r.Clone(r.Context())
+			r.RemoteAddr = addr
+		}
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// consoleStats is the console's side of the counters: its failed,
+// throttled and busy-refused sign-ins.
+type consoleStats interface {
+	AuthStats() (failures, throttled, busy uint64)
+}
 
 // Stats are the handler's authentication counters.
 // The console's failed and throttled sign-ins count with the API's.
 func (h *Handler) Stats() Stats {
 	st := Stats{AuthFailures: h.g.authFailures.Load(), AuthThrottled: h.g.authThrottled.Load(), RateLimited: h.g.rateLimited.Load()}
-	if c, ok := h.a.Console.(interface{ AuthStats() (uint64, uint64) }); ok {
-		failures, throttled := c.AuthStats()
+	if c, ok := h.a.Console.(consoleStats); ok {
+		failures, throttled, busy := c.AuthStats()
 		st.AuthFailures += failures
 		st.AuthThrottled += throttled
+		st.SigninBusy += busy
 	}
 	return st
 }

@@ -80,6 +80,9 @@ type Config struct {
 	TLS httpapi.TLSSettings
 	// AllowedHosts are extra Host header names the API answers to.
 	AllowedHosts []string
+	// TrustedProxies are the reverse proxies (addresses or CIDR prefixes)
+	// whose X-Forwarded-For names the client; none by default.
+	TrustedProxies []string
 	// MetricsAddr, when set, serves Prometheus metrics at /metrics on a
 	// listener of its own (":0" picks a port).
 	MetricsAddr string

@@ -24,8 +24,13 @@ func (s *Server) listen() error {
 	if err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "http listener")
 	}
+	proxies, err := httpapi.ParseTrustedProxies(s.cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
 	cfg := httpapi.Config{
-		Runs: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Pauser: s.store, Cancel: s.store.CancelRun,
+		TrustedProxies: proxies,
+		Runs:           s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Pauser: s.store, Cancel: s.store.CancelRun,
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Log: s.cfg.Logger,
 		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},

@@ -98,6 +98,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			HTTPAddr:          f.HTTPAddr,
 			TLS:               httpapi.TLSSettings{Cert: f.TLSCert, Key: f.TLSKey, Insecure: f.InsecureHTTP},
 			AllowedHosts:      cli.SplitList(f.AllowedHosts),
+			TrustedProxies:    cli.SplitList(f.TrustedProxies),
 			RunAs:             task.ParseRunAs(f.RunAs),
 			NotifyBackoff:     f.NotifyBackoff,
 			NotifyMaxAttempts: f.NotifyMaxAttempts,
@@ -107,8 +108,11 @@ func Serve(p server.Profile) cli.ServeFunc {
 		if err := cfg.WithDefaults().Validate(); err != nil {
 			return &cli.UsageError{Err: err}
 		}
-		if f.HTTPAddr == "" && (f.TLSCert != "" || f.TLSKey != "" || f.InsecureHTTP || f.AllowedHosts != "") {
-			return cli.Usagef("--tls-cert, --tls-key, --insecure-http and --allowed-hosts set up the API listener; give --http-addr too")
+		if f.HTTPAddr == "" && (f.TLSCert != "" || f.TLSKey != "" || f.InsecureHTTP || f.AllowedHosts != "" || f.TrustedProxies != "") {
+			return cli.Usagef("--tls-cert, --tls-key, --insecure-http, --allowed-hosts and --trusted-proxies set up the API listener; give --http-addr too")
+		}
+		if _, err := httpapi.ParseTrustedProxies(cfg.TrustedProxies); err != nil {
+			return &cli.UsageError{Err: err}
 		}
 		if f.HTTPAddr != "" {
 			if _, err := httpapi.LoadTLS(f.HTTPAddr, cfg.TLS); err != nil {
