@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/availability"
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
@@ -184,5 +185,99 @@ func TestTheWakeUpFollowsTheDatabaseInstantBoundedByTheCadence(t *testing.T) {
 		if s := wakeSpread(); s < minWakeSpread || s >= maxWakeSpread {
 			t.Fatalf("spread %s outside [%s, %s)", s, minWakeSpread, maxWakeSpread)
 		}
+	}
+}
+
+// TestAReplicaThatFindsEveryRowHeldByAnotherLooksAgainBeforeTheCadence: a
+// replica whose claim finds every row held by another replica learns no
+// next instant (a held row's next cursor is written only when its holder
+// commits). Waiting the whole cadence from there would put it behind the
+// others at every following instant, so that it could claim nothing for as
+// long as they keep up: it looks again within growing waits, never above
+// the cadence, and once the holder has committed it learns the instant
+// like everyone else.
+func TestAReplicaThatFindsEveryRowHeldByAnotherLooksAgainBeforeTheCadence(t *testing.T) {
+	t.Parallel()
+	const cadence = time.Hour
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("held", 3, "* * * * * *"))
+	holder := env.Runtime(t, "holder", pgstore.DefaultLease)
+	page, err := schedule.TakePage(t.Context(), holder, schedule.RoundConfig{PageSize: 16, Parallel: 1, NewID: ids.New})
+	if held := env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE claim_owner = 'holder'`); err != nil || held != 3 {
+		t.Fatalf("the holder claimed %d of the 3 rows: %v", held, err)
+	}
+	c, err := New(Config{Owner: "loser", Cadence: cadence}, env.Runtime(t, "loser", pgstore.DefaultLease), slog.New(slog.DiscardHandler), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waits []time.Duration
+	for range 8 {
+		sum, err := c.Round(t.Context())
+		if err != nil || sum.Taken != 0 {
+			t.Fatalf("took %d rows held by another replica: %v", sum.Taken, err)
+		}
+		wait, ok := c.wakeAfter(sum)
+		if !ok || wait >= cadence {
+			t.Fatalf("after finding every row held (round %d) the replica waits the %s cadence (asked %t for %s)", len(waits)+1, cadence, ok, wait)
+		}
+		if n := len(waits); n > 0 && wait < waits[n-1] {
+			t.Fatalf("waits while every row stays held shrank: %v then %s", waits, wait)
+		}
+		waits = append(waits, wait)
+	}
+	if waits[len(waits)-1] <= waits[0] {
+		t.Fatalf("waits while every row stays held did not grow: %v", waits)
+	}
+	if sum := page.Commit(t.Context(), holder); sum.Counts[schedule.Initialized] != 3 {
+		t.Fatalf("the holder's commit: %v", sum.Counts)
+	}
+	sum, err := c.Round(t.Context())
+	if err != nil || sum.Next == nil {
+		t.Fatalf("after the holder committed the replica learned no next instant: %v", err)
+	}
+	if wait, ok := c.wakeAfter(sum); !ok || wait > time.Second+maxWakeSpread {
+		t.Fatalf("after the holder committed the replica waits %s (asked %t), not until the next second", wait, ok)
+	}
+}
+
+// TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate: the database's
+// clock reading lies between the local readings when a claim was sent and
+// when its answer arrived. An answer that arrived late (a commit flush, a
+// busy machine) says only that the offset is somewhere in a wide range; the
+// replica keeps the tightest of its recent claims' lower bounds, so one late
+// answer does not move its next wake-up later by the delay. The estimate
+// never leaves the latest claim's range, so a local clock stepped ahead is
+// followed at once.
+func TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate(t *testing.T) {
+	t.Parallel()
+	const cadence = 5 * time.Second
+	st := &fakeStore{}
+	b := setup(t, Config{PageSize: 8, Cadence: cadence}, st)
+	local := time.UnixMilli(t0)
+	b.coord.now = func() time.Time { return local }
+	after := func(next schedule.NextDue) time.Duration {
+		t.Helper()
+		wait, ok := b.coord.wakeAfter(schedule.Summary{Taken: 1, Horizon: true, Next: &next})
+		if !ok {
+			t.Fatal("no wake-up asked for a known instant")
+		}
+		return wait
+	}
+	// A quick claim: the offset is 0 within a millisecond; the next row is
+	// due 500 ms from now.
+	quick := after(schedule.NextDue{AtMs: t0 + 500, ClockOffsetMs: 0, ClockOffsetMaxMs: 1})
+	// The next claim's answer came back 84 ms after the database read its
+	// clock.
+	late := after(schedule.NextDue{AtMs: t0 + 500, ClockOffsetMs: -84, ClockOffsetMaxMs: 1})
+	if late-quick > maxWakeSpread {
+		t.Fatalf("a claim answered 84 ms late moved the wake-up from %s to %s", quick, late)
+	}
+	// The local clock stepped an hour ahead: the range the latest claim
+	// brackets wins over every earlier bound, and the row due 500 ms from
+	// now is still 500 ms away.
+	local = local.Add(time.Hour)
+	stepped := after(schedule.NextDue{AtMs: t0 + 500, ClockOffsetMs: -time.Hour.Milliseconds() - 1, ClockOffsetMaxMs: -time.Hour.Milliseconds()})
+	if stepped < 499*time.Millisecond || stepped-quick > maxWakeSpread {
+		t.Fatalf("after the local clock stepped an hour ahead the wait is %s, want about %s", stepped, quick)
 	}
 }
