@@ -281,3 +281,32 @@ func TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate(t *testing.T) {
 		t.Fatalf("after the local clock stepped an hour ahead the wait is %s, want about %s", stepped, quick)
 	}
 }
+
+// TestAReplicaThatJustKnewAnInstantLooksAgainAtLeastFourTimesACadence:
+// right after a round that knew the next instant, claims that find every
+// row held (the holders are committing) look again at least four times a
+// cadence however many there are in a row, so the replica learns the next
+// instant before it falls due instead of waiting past it; a replica that
+// has not known one lately lets the waits grow to the cadence.
+func TestAReplicaThatJustKnewAnInstantLooksAgainAtLeastFourTimesACadence(t *testing.T) {
+	t.Parallel()
+	const cadence = time.Hour
+	held := schedule.Summary{Horizon: true}
+	idle := setup(t, Config{PageSize: 8, Cadence: cadence}, &fakeStore{}).coord
+	busy := setup(t, Config{PageSize: 8, Cadence: cadence}, &fakeStore{}).coord
+	busy.now = func() time.Time { return time.UnixMilli(t0) }
+	if _, ok := busy.wakeAfter(schedule.Summary{Taken: 1, Horizon: true, Next: &schedule.NextDue{AtMs: t0 + 1000, ClockOffsetMaxMs: 1}}); !ok {
+		t.Fatal("no wake-up asked for a known instant")
+	}
+	var idleWait, busyWait time.Duration
+	for range 40 {
+		idleWait, _ = idle.wakeAfter(held)
+		busyWait, _ = busy.wakeAfter(held)
+		if busyWait > cadence/4 {
+			t.Fatalf("right after knowing an instant the replica waits %s with every row held, more than a quarter of the %s cadence", busyWait, cadence)
+		}
+	}
+	if idleWait != cadence || busyWait != cadence/4 {
+		t.Fatalf("after 40 claims finding every row held: %s without a recent instant (want the cadence), %s right after one (want a quarter cadence)", idleWait, busyWait)
+	}
+}

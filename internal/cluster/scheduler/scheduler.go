@@ -29,6 +29,8 @@ type Coordinator struct {
 	// learned no next instant (wake.go); zero once an instant is known.
 	// Only the loop's goroutine uses it.
 	lookAgain time.Duration
+	// knewAt is when a round last learned the next instant (monotonic).
+	knewAt time.Time
 	// offsets estimates the database clock's offset from the last claims
 	// (wake.go). Only the loop's goroutine uses it.
 	offsets clockOffsets

@@ -17,8 +17,9 @@ const (
 )
 
 // firstLookAgain is the first wait after a claim that found nothing and
-// learned no next instant; each such claim in a row doubles it, up to the
-// cadence.
+// learned no next instant; each such claim in a row doubles it, up to a
+// quarter of the cadence for two cadences after the replica last knew an
+// instant, up to the cadence after that.
 const firstLookAgain = 20 * time.Millisecond
 
 // wakeSpread draws one wake's spread from [minWakeSpread, maxWakeSpread).
@@ -51,11 +52,19 @@ func (c *Coordinator) wakeAfter(sum schedule.Summary) (time.Duration, bool) {
 		// commits. Waiting the cadence from here would wake this replica
 		// after the others at every following instant, where it would again
 		// find every row held; so it looks again soon, then less and less
-		// often (an idle cluster settles on the cadence).
-		c.lookAgain = min(max(2*c.lookAgain, firstLookAgain), c.cfg.Cadence)
+		// often. While it knew an instant lately the holders are most
+		// likely committing, and a wait that grew past their commit would
+		// skip the next instant and find every row held again: it looks
+		// again at least four times a cadence. An idle cluster settles on
+		// the cadence.
+		ceiling := c.cfg.Cadence
+		if !c.knewAt.IsZero() && time.Since(c.knewAt) < 2*c.cfg.Cadence {
+			ceiling = c.cfg.Cadence / 4
+		}
+		c.lookAgain = min(max(2*c.lookAgain, firstLookAgain), ceiling)
 		return c.lookAgain, true
 	}
-	c.lookAgain = 0
+	c.lookAgain, c.knewAt = 0, time.Now()
 	// The wait is schedule.NextDue.Wait: the local instant at which the
 	// database clock reaches the due time (by the offset estimated from the
 	// last claims), plus the spread, bounded by the cadence. Which
