@@ -10,7 +10,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/availability"
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
@@ -188,58 +187,6 @@ func TestTheWakeUpFollowsTheDatabaseInstantBoundedByTheCadence(t *testing.T) {
 	}
 }
 
-// TestAReplicaThatFindsEveryRowHeldByAnotherLooksAgainBeforeTheCadence: a
-// replica whose claim finds every row held by another replica learns no
-// next instant (a held row's next cursor is written only when its holder
-// commits). Waiting the whole cadence from there would put it behind the
-// others at every following instant, so that it could claim nothing for as
-// long as they keep up: it looks again within growing waits, never above
-// the cadence, and once the holder has committed it learns the instant
-// like everyone else.
-func TestAReplicaThatFindsEveryRowHeldByAnotherLooksAgainBeforeTheCadence(t *testing.T) {
-	t.Parallel()
-	const cadence = time.Hour
-	env := clustertest.New(t)
-	env.Apply(t, clustertest.Triggers("held", 3, "* * * * * *"))
-	holder := env.Runtime(t, "holder", pgstore.DefaultLease)
-	page, err := schedule.TakePage(t.Context(), holder, schedule.RoundConfig{PageSize: 16, Parallel: 1, NewID: ids.New})
-	if held := env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules WHERE claim_owner = 'holder'`); err != nil || held != 3 {
-		t.Fatalf("the holder claimed %d of the 3 rows: %v", held, err)
-	}
-	c, err := New(Config{Owner: "loser", Cadence: cadence}, env.Runtime(t, "loser", pgstore.DefaultLease), slog.New(slog.DiscardHandler), availability.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var waits []time.Duration
-	for range 4 {
-		sum, err := c.Round(t.Context())
-		if err != nil || sum.Taken != 0 {
-			t.Fatalf("took %d rows held by another replica: %v", sum.Taken, err)
-		}
-		wait, ok := c.wakeAfter(sum)
-		if !ok || wait >= cadence {
-			t.Fatalf("after finding every row held (round %d) the replica waits the %s cadence (asked %t for %s)", len(waits)+1, cadence, ok, wait)
-		}
-		if n := len(waits); n > 0 && wait < waits[n-1] {
-			t.Fatalf("waits while every row stays held shrank: %v then %s", waits, wait)
-		}
-		waits = append(waits, wait)
-	}
-	if waits[len(waits)-1] <= waits[0] {
-		t.Fatalf("waits while every row stays held did not grow: %v", waits)
-	}
-	if sum := page.Commit(t.Context(), holder); sum.Counts[schedule.Initialized] != 3 {
-		t.Fatalf("the holder's commit: %v", sum.Counts)
-	}
-	sum, err := c.Round(t.Context())
-	if err != nil || sum.Next == nil {
-		t.Fatalf("after the holder committed the replica learned no next instant: %v", err)
-	}
-	if wait, ok := c.wakeAfter(sum); !ok || wait > time.Second+maxWakeSpread {
-		t.Fatalf("after the holder committed the replica waits %s (asked %t), not until the next second", wait, ok)
-	}
-}
-
 // TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate: the database's
 // clock reading lies between the local readings when a claim was sent and
 // when its answer arrived. An answer that arrived late (a commit flush, a
@@ -257,7 +204,7 @@ func TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate(t *testing.T) {
 	b.coord.now = func() time.Time { return local }
 	after := func(next schedule.NextDue) time.Duration {
 		t.Helper()
-		wait, ok := b.coord.wakeAfter(schedule.Summary{Taken: 1, Horizon: true, Next: &next})
+		wait, ok := b.coord.wakeAfter(schedule.Summary{Taken: 1, Next: &next})
 		if !ok {
 			t.Fatal("no wake-up asked for a known instant")
 		}
@@ -279,34 +226,5 @@ func TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate(t *testing.T) {
 	stepped := after(schedule.NextDue{AtMs: t0 + 500, ClockOffsetMs: -time.Hour.Milliseconds() - 1, ClockOffsetMaxMs: -time.Hour.Milliseconds()})
 	if stepped < 499*time.Millisecond || stepped-quick > maxWakeSpread {
 		t.Fatalf("after the local clock stepped an hour ahead the wait is %s, want about %s", stepped, quick)
-	}
-}
-
-// TestAReplicaThatJustKnewAnInstantLooksAgainAtLeastFourTimesACadence:
-// right after a round that knew the next instant, claims that find every
-// row held (the holders are committing) look again at least four times a
-// cadence however many there are in a row, so the replica learns the next
-// instant before it falls due instead of waiting past it; a replica that
-// has not known one lately lets the waits grow to the cadence.
-func TestAReplicaThatJustKnewAnInstantLooksAgainAtLeastFourTimesACadence(t *testing.T) {
-	t.Parallel()
-	const cadence = time.Hour
-	held := schedule.Summary{Horizon: true}
-	idle := setup(t, Config{PageSize: 8, Cadence: cadence}, &fakeStore{}).coord
-	busy := setup(t, Config{PageSize: 8, Cadence: cadence}, &fakeStore{}).coord
-	busy.now = func() time.Time { return time.UnixMilli(t0) }
-	if _, ok := busy.wakeAfter(schedule.Summary{Taken: 1, Horizon: true, Next: &schedule.NextDue{AtMs: t0 + 1000, ClockOffsetMaxMs: 1}}); !ok {
-		t.Fatal("no wake-up asked for a known instant")
-	}
-	var idleWait, busyWait time.Duration
-	for range 40 {
-		idleWait, _ = idle.wakeAfter(held)
-		busyWait, _ = busy.wakeAfter(held)
-		if busyWait > cadence/4 {
-			t.Fatalf("right after knowing an instant the replica waits %s with every row held, more than a quarter of the %s cadence", busyWait, cadence)
-		}
-	}
-	if idleWait != cadence || busyWait != cadence/4 {
-		t.Fatalf("after 40 claims finding every row held: %s without a recent instant (want the cadence), %s right after one (want a quarter cadence)", idleWait, busyWait)
 	}
 }

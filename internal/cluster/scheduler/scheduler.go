@@ -25,12 +25,6 @@ type Coordinator struct {
 	// now is the local wall clock, read only to turn the database instant
 	// of the next due row into a local wake-up (wake.go).
 	now func() time.Time
-	// lookAgain is the last wait after a claim that found nothing and
-	// learned no next instant (wake.go); zero once an instant is known.
-	// Only the loop's goroutine uses it.
-	lookAgain time.Duration
-	// knewAt is when a round last learned the next instant (monotonic).
-	knewAt time.Time
 	// offsets estimates the database clock's offset from the last claims
 	// (wake.go). Only the loop's goroutine uses it.
 	offsets clockOffsets

@@ -16,12 +16,6 @@ const (
 	maxWakeSpread = 20 * time.Millisecond
 )
 
-// firstLookAgain is the first wait after a claim that found nothing and
-// learned no next instant; each such claim in a row doubles it, up to a
-// quarter of the cadence for two cadences after the replica last knew an
-// instant, up to the cadence after that.
-const firstLookAgain = 20 * time.Millisecond
-
 // wakeSpread draws one wake's spread from [minWakeSpread, maxWakeSpread).
 func wakeSpread() time.Duration {
 	return minWakeSpread + rand.N(maxWakeSpread-minWakeSpread) //nolint:gosec // G404: spreading wake-ups, not security
@@ -39,32 +33,9 @@ func (c *Coordinator) planWake(sum schedule.Summary) {
 // round at once anyway; a full page that made none keeps the cadence, so
 // rows that keep failing are not retried as fast as the database answers.
 func (c *Coordinator) wakeAfter(sum schedule.Summary) (time.Duration, bool) {
-	if sum.Full(c.cfg.PageSize) {
+	if sum.Full(c.cfg.PageSize) || sum.Next == nil {
 		return 0, false
 	}
-	if sum.Next == nil {
-		if !sum.Horizon || sum.Taken > 0 {
-			return 0, false
-		}
-		// The claim took nothing and no unclaimed row falls due later:
-		// typically every row is held by replicas that claimed before this
-		// one, and a held row's next cursor is written only when its holder
-		// commits. Waiting the cadence from here would wake this replica
-		// after the others at every following instant, where it would again
-		// find every row held; so it looks again soon, then less and less
-		// often. While it knew an instant lately the holders are most
-		// likely committing, and a wait that grew past their commit would
-		// skip the next instant and find every row held again: it looks
-		// again at least four times a cadence. An idle cluster settles on
-		// the cadence.
-		ceiling := c.cfg.Cadence
-		if !c.knewAt.IsZero() && time.Since(c.knewAt) < 2*c.cfg.Cadence {
-			ceiling = c.cfg.Cadence / 4
-		}
-		c.lookAgain = min(max(2*c.lookAgain, firstLookAgain), ceiling)
-		return c.lookAgain, true
-	}
-	c.lookAgain, c.knewAt = 0, time.Now()
 	// The wait is schedule.NextDue.Wait: the local instant at which the
 	// database clock reaches the due time (by the offset estimated from the
 	// last claims), plus the spread, bounded by the cadence. Which

@@ -81,12 +81,9 @@ type Summary struct {
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
 	Errors []error
 	// Next is when a row known to this round falls due, for the loop to
-	// wake at (horizon.go); nil when the store does not report it, when it
-	// knew of no such row, or when the page was full.
+	// wake at (horizon.go); nil when the store does not report it, or the
+	// page was full.
 	Next *NextDue
-	// Horizon reports that the store reported a horizon with the take
-	// (HorizonTaker): with Next nil, no row it could see falls due later.
-	Horizon bool
 }
 
 // Full reports whether the round took a whole page: more work is likely
@@ -168,7 +165,6 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 	if !p.sum.Full(cfg.PageSize) {
 		p.sum.Next = pageNextDue(next, tickets, cfg.GraceMs)
 	}
-	p.sum.Horizon = next != nil
 	p.sum.Decide = time.Since(p.start) - p.sum.Take
 	return p, nil
 }
