@@ -481,7 +481,11 @@ func shortQuery(q string) string {
 // next one fell due first. At the end of the window, before the processes
 // stop, it counts the schedule rows due and not yet admitted and how long
 // the oldest has waited: a backlog that grows shows there and in a last
-// third's p99 above the first's. Duplicates fail the benchmark. The steady
+// third's p99 above the first's. It also reports, per second of the
+// window, the earliest claim of that second's occurrences by any replica
+// (median and worst: how soon the replicas woke, whatever the commits then
+// cost) and the longest stretch in which one replica claimed nothing.
+// Duplicates fail the benchmark. The steady
 // state at 3,000 triggers on one replica for a minute, beside the 300 of
 // the lag target:
 //
@@ -523,6 +527,12 @@ type lagResult struct {
 	dueAtEnd          int64 // schedule rows due, not yet admitted, as the window ended
 	overdueAtEnd      int64 // of which due for more than 1 s
 	oldestDue         int64 // how long the oldest of them had been due
+	// per second of the window, the earliest claim of its occurrences by
+	// any replica after the due instant (database time): median and worst
+	firstClaimP50, firstClaimMax float64
+	// the longest stretch of the window in which one replica claimed
+	// nothing (the whole window for a replica that never claimed)
+	longestIdle float64
 }
 
 func (r lagResult) report(b *testing.B) {
@@ -534,6 +544,9 @@ func (r lagResult) report(b *testing.B) {
 	b.ReportMetric(float64(r.coalesced), "coalesced")
 	b.ReportMetric(float64(r.dueAtEnd), "due_at_end")
 	b.ReportMetric(float64(r.oldestDue), "oldest_due_ms")
+	b.ReportMetric(r.firstClaimP50, "first_claim_p50_ms")
+	b.ReportMetric(r.firstClaimMax, "first_claim_max_ms")
+	b.ReportMetric(r.longestIdle, "longest_idle_ms")
 }
 
 func serveLagRun(b *testing.B, env *clustertest.Env, bin binary, triggers, replicas int, window time.Duration) lagResult {
@@ -570,10 +583,35 @@ func serveLagRun(b *testing.B, env *clustertest.Env, bin binary, triggers, repli
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(&w, "window %s–%s, load average %s\n", time.UnixMilli(from).UTC().Format(time.TimeOnly),
 		time.UnixMilli(end).UTC().Format(time.TimeOnly), strings.Join(strings.Fields(string(load))[:3], " "))
+	// The earliest claim of each second's occurrences, by any replica:
+	// how soon after the due instant the replicas woke and claimed.
+	firstClaim := map[int64]float64{}
 	for i, p := range procs {
 		rounds := p.logs.withCode("scheduler.round")
 		fmt.Fprintf(&w, "replica lag-%d: ql CPU %.0f ms over %d ms\n", i, p.cpuMs(b)-cpu0[i], end-from)
 		writeRounds(&w, rounds[recs0[i]:], rounds[:recs0[i]], from, end)
+		last := float64(from)
+		for _, rec := range rounds[recs0[i]:] {
+			at := num(rec, "first_acquired_ms")
+			if at < float64(from) || at >= float64(to+1000) {
+				continue
+			}
+			r.longestIdle = max(r.longestIdle, at-last)
+			last = at
+			second := int64(at) / 1000 * 1000
+			if d, ok := firstClaim[second]; !ok || at-float64(second) < d {
+				firstClaim[second] = at - float64(second)
+			}
+		}
+		r.longestIdle = max(r.longestIdle, float64(to+1000)-last)
+	}
+	claims := make([]float64, 0, len(firstClaim))
+	for _, d := range firstClaim {
+		claims = append(claims, d)
+	}
+	sort.Float64s(claims)
+	if len(claims) > 0 {
+		r.firstClaimP50, r.firstClaimMax = claims[len(claims)/2], claims[len(claims)-1]
 	}
 	writeStatements(&w, b, env)
 	// Straight to stderr: the testing package cuts a benchmark's long logs.
@@ -600,8 +638,8 @@ func serveLagRun(b *testing.B, env *clustertest.Env, bin binary, triggers, repli
 	if o := env.Count(b); o.Duplicates != 0 || o.Malformed != 0 {
 		b.Fatalf("occurrences: %+v", o)
 	}
-	fmt.Fprintf(os.Stderr, "--- %s: lag p50 %.0f ms, p99 %.0f ms (first third %.0f, last third %.0f) over %d occurrences; %.0f admitted/s; coalesced %d; at the end %d rows due, %d of them for more than 1 s, the oldest for %d ms\n",
-		b.Name(), r.p50, r.p99, r.firstP99, r.lastP99, runs, r.admittedPerS, r.coalesced, r.dueAtEnd, r.overdueAtEnd, r.oldestDue)
+	fmt.Fprintf(os.Stderr, "--- %s: lag p50 %.0f ms, p99 %.0f ms (first third %.0f, last third %.0f) over %d occurrences; %.0f admitted/s; coalesced %d; at the end %d rows due, %d of them for more than 1 s, the oldest for %d ms; first claim of a second +%.0f ms (median), +%.0f ms (worst); longest stretch a replica claimed nothing %.0f ms\n",
+		b.Name(), r.p50, r.p99, r.firstP99, r.lastP99, runs, r.admittedPerS, r.coalesced, r.dueAtEnd, r.overdueAtEnd, r.oldestDue, r.firstClaimP50, r.firstClaimMax, r.longestIdle)
 	return r
 }
 

@@ -186,3 +186,45 @@ func TestTheWakeUpFollowsTheDatabaseInstantBoundedByTheCadence(t *testing.T) {
 		}
 	}
 }
+
+// TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate: the database's
+// clock reading lies between the local readings when a claim was sent and
+// when its answer arrived. An answer that arrived late (a commit flush, a
+// busy machine) says only that the offset is somewhere in a wide range; the
+// replica keeps the tightest of its recent claims' lower bounds, so one late
+// answer does not move its next wake-up later by the delay. The estimate
+// never leaves the latest claim's range, so a local clock stepped ahead is
+// followed at once.
+func TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate(t *testing.T) {
+	t.Parallel()
+	const cadence = 5 * time.Second
+	st := &fakeStore{}
+	b := setup(t, Config{PageSize: 8, Cadence: cadence}, st)
+	local := time.UnixMilli(t0)
+	b.coord.now = func() time.Time { return local }
+	after := func(next schedule.NextDue) time.Duration {
+		t.Helper()
+		wait, ok := b.coord.wakeAfter(schedule.Summary{Taken: 1, Next: &next})
+		if !ok {
+			t.Fatal("no wake-up asked for a known instant")
+		}
+		return wait
+	}
+	// A quick claim: the offset is 0 within a millisecond; the next row is
+	// due 500 ms from now.
+	quick := after(schedule.NextDue{AtMs: t0 + 500, ClockOffsetMs: 0, ClockOffsetMaxMs: 1})
+	// The next claim's answer came back 84 ms after the database read its
+	// clock.
+	late := after(schedule.NextDue{AtMs: t0 + 500, ClockOffsetMs: -84, ClockOffsetMaxMs: 1})
+	if late-quick > maxWakeSpread {
+		t.Fatalf("a claim answered 84 ms late moved the wake-up from %s to %s", quick, late)
+	}
+	// The local clock stepped an hour ahead: the range the latest claim
+	// brackets wins over every earlier bound, and the row due 500 ms from
+	// now is still 500 ms away.
+	local = local.Add(time.Hour)
+	stepped := after(schedule.NextDue{AtMs: t0 + 500, ClockOffsetMs: -time.Hour.Milliseconds() - 1, ClockOffsetMaxMs: -time.Hour.Milliseconds()})
+	if stepped < 499*time.Millisecond || stepped-quick > maxWakeSpread {
+		t.Fatalf("after the local clock stepped an hour ahead the wait is %s, want about %s", stepped, quick)
+	}
+}

@@ -25,6 +25,9 @@ type Coordinator struct {
 	// now is the local wall clock, read only to turn the database instant
 	// of the next due row into a local wake-up (wake.go).
 	now func() time.Time
+	// offsets estimates the database clock's offset from the last claims
+	// (wake.go). Only the loop's goroutine uses it.
+	offsets clockOffsets
 }
 
 // New validates cfg (after WithDefaults) and builds a stopped scheduler.

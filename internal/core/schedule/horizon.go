@@ -41,6 +41,12 @@ type NextDue struct {
 	// early). A replica whose wall clock is wrong wakes early or late by
 	// the error; nothing else changes.
 	ClockOffsetMs int64
+	// ClockOffsetMaxMs is the store's clock minus the local wall clock
+	// when the take was sent: the store read its clock after that, so the
+	// offset is at most this. The true offset lies in [ClockOffsetMs,
+	// ClockOffsetMaxMs]; an answer delayed on its way back (the claim's
+	// commit flush, a busy machine) widens the range on the late side.
+	ClockOffsetMaxMs int64
 }
 
 // LocalAt is the local wall-clock instant at which the store's clock reads
@@ -70,11 +76,12 @@ func takeWithHorizon(ctx context.Context, st Store, p TakeParams) ([]Ticket, *Ne
 		tickets, err := st.ScheduleTake(ctx, p)
 		return tickets, nil, err
 	}
+	sent := time.Now()
 	tickets, h, err := ht.ScheduleTakeHorizon(ctx, p)
 	if err != nil {
 		return tickets, nil, err
 	}
-	next := &NextDue{ClockOffsetMs: h.NowMs - time.Now().UnixMilli()}
+	next := &NextDue{ClockOffsetMs: h.NowMs - time.Now().UnixMilli(), ClockOffsetMaxMs: h.NowMs - sent.UnixMilli()}
 	if h.NextDueMs != nil {
 		next.AtMs = *h.NextDueMs
 	} else {
