@@ -1,0 +1,12 @@
+-- Room on each page of trigger_schedules for the next version of its rows.
+-- Every occurrence updates its schedule row twice (the claim, then the
+-- admission), and neither update can be HOT: each changes a column of a
+-- claim index (claim_owner, claim_expires_at_ms, the cursor). A new version
+-- that does not fit on its row's page goes to another one, which costs a
+-- second page written and an extra lock record (the old version is marked
+-- before the page is left), and packed pages made that the rule: 3.9 row
+-- locks per occurrence where the claim and the page lock take 2. Half-full
+-- pages hold a claim of all their rows, and the admission finds the claim's
+-- dead versions pruned on the way. Existing pages keep their rows: each
+-- row moves to a page filled only this far the next time it does not fit.
+ALTER TABLE qinglong.trigger_schedules SET (fillfactor = 50);
