@@ -18,14 +18,13 @@ SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only'), cu
 SELECT component, version, name FROM qinglong.schema_capability ORDER BY component
 
 -- name: SchemaFingerprint
--- The schema fingerprint: every relation (with its storage parameters),
--- column, constraint, index, user trigger and function in schema qinglong,
--- one line each. NOT NULL
+-- The schema fingerprint: every relation, column, constraint, index,
+-- user trigger and function in schema qinglong, one line each. NOT NULL
 -- constraints appear as column attributes only (PostgreSQL 18 also lists
 -- them in pg_constraint).
 WITH ns AS (SELECT oid FROM pg_namespace WHERE nspname = 'qinglong')
 SELECT line FROM (
-    SELECT format('relation %s kind=%s%s', c.relname, c.relkind, coalesce(' options=' || array_to_string(c.reloptions, ','), '')) AS line
+    SELECT format('relation %s kind=%s', c.relname, c.relkind) AS line
       FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
     UNION ALL
     SELECT format('column %s.%s %s%s%s', c.relname, a.attname, format_type(a.atttypid, a.atttypmod),
