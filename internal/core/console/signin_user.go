@@ -30,15 +30,26 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 		return
 	}
 	defer c.slots.release()
+	// The throttle was checked before the wait for a slot, when other
+	// sign-ins for the same address or name may have been on their way
+	// too: this takes the try itself, so tries at once cannot pass a limit
+	// that had one left. It is taken before the lookup, so a refusal here
+	// is the same for every name.
+	try, ok := c.throttle.reserve(addr, name)
+	if !ok {
+		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
+		return
+	}
 	u, hash, err := c.cfg.Users.UserCredentials(r.Context(), name)
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
+		try.settle(false)
 		c.cfg.Log.Warn("console sign-in: user store", "err", err)
 		http.Error(w, "the user store did not answer; try again", http.StatusServiceUnavailable)
 		return
 	}
-	ok := c.verify(hash, password, err == nil) && u.State() == account.StateActive
+	ok = c.verify(hash, password, err == nil) && u.State() == account.StateActive
+	try.settle(!ok)
 	if !ok {
-		c.throttle.failed(addr, name)
 		c.renderSignin(w, r, tr(l, "err.badlogin"), http.StatusUnauthorized)
 		return
 	}
@@ -78,20 +89,25 @@ const (
 	maxThrottled = 10_000
 )
 
+// A try reserved for a running password check counts against the
+// limits like a failure until it ends, so the limits hold however many
+// checks run at once; a check that succeeds gives its try back.
 type throttle struct {
 	now                    func() time.Time
 	mu                     sync.Mutex
 	byAddr, byPair, byName map[string]*rate.Limiter
-	fails, refusals        atomic.Uint64
+	// running counts the tries reserved against each limiter.
+	running         map[*rate.Limiter]int
+	fails, refusals atomic.Uint64
 }
 
 func newThrottle(now func() time.Time) *throttle {
-	return &throttle{now: now, byAddr: map[string]*rate.Limiter{}, byPair: map[string]*rate.Limiter{}, byName: map[string]*rate.Limiter{}}
+	return &throttle{now: now, byAddr: map[string]*rate.Limiter{}, byPair: map[string]*rate.Limiter{}, byName: map[string]*rate.Limiter{},
+		running: map[*rate.Limiter]int{}}
 }
 
-func (t *throttle) limiter(m map[string]*rate.Limiter, key string, every time.Duration, burst int) *rate.Limiter {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// limiter returns key's limiter in m, made when missing; t.mu is held.
+func limiter(m map[string]*rate.Limiter, key string, every time.Duration, burst int) *rate.Limiter {
 	l, ok := m[key]
 	if !ok {
 		if len(m) >= maxThrottled {
@@ -103,26 +119,38 @@ func (t *throttle) limiter(m map[string]*rate.Limiter, key string, every time.Du
 	return l
 }
 
-func (t *throttle) addr(addr string) *rate.Limiter {
-	return t.limiter(t.byAddr, addr, signinEvery, signinBurst)
+// limiters are the ones a sign-in from addr, for the user name when
+// given, counts against; t.mu is held. A pair keys a name with an
+// address; an address holds no NUL, so the key's last NUL parts them
+// whatever the name holds.
+func (t *throttle) limiters(addr, name string) []*rate.Limiter {
+	ls := []*rate.Limiter{limiter(t.byAddr, addr, signinEvery, signinBurst)}
+	if name != "" {
+		ls = append(ls,
+			limiter(t.byPair, name+"\x00"+addr, signinEvery, signinPairBurst),
+			limiter(t.byName, name, signinNameEvery, signinNameBurst))
+	}
+	return ls
 }
 
-// pair keys a name with an address; an address holds no NUL, so the
-// key's last NUL parts them whatever the name holds.
-func (t *throttle) pair(addr, name string) *rate.Limiter {
-	return t.limiter(t.byPair, name+"\x00"+addr, signinEvery, signinPairBurst)
-}
-
-func (t *throttle) name(name string) *rate.Limiter {
-	return t.limiter(t.byName, name, signinNameEvery, signinNameBurst)
+// open reports whether each of ls has a try left besides those reserved;
+// t.mu is held.
+func (t *throttle) open(now time.Time, ls []*rate.Limiter) bool {
+	for _, l := range ls {
+		if l.TokensAt(now)-float64(t.running[l]) < 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // allowed reports whether a sign-in from addr (for the user name, when
 // given) may be tried now, counting a refusal.
 func (t *throttle) allowed(addr, name string) bool {
 	now := t.now()
-	ok := t.addr(addr).TokensAt(now) >= 1 &&
-		(name == "" || t.pair(addr, name).TokensAt(now) >= 1 && t.name(name).TokensAt(now) >= 1)
+	t.mu.Lock()
+	ok := t.open(now, t.limiters(addr, name))
+	t.mu.Unlock()
 	if !ok {
 		t.refusals.Add(1)
 	}
@@ -132,12 +160,57 @@ func (t *throttle) allowed(addr, name string) bool {
 // failed spends one of the address's failures and, for a user name, one
 // of the name's from that address and one of the name's ceiling.
 func (t *throttle) failed(addr, name string) {
-	t.fails.Add(1)
 	now := t.now()
-	t.addr(addr).AllowN(now, 1)
-	if name != "" {
-		t.pair(addr, name).AllowN(now, 1)
-		t.name(name).AllowN(now, 1)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.spend(now, t.limiters(addr, name))
+}
+
+// spend records a failure against ls; t.mu is held.
+func (t *throttle) spend(now time.Time, ls []*rate.Limiter) {
+	t.fails.Add(1)
+	for _, l := range ls {
+		l.AllowN(now, 1)
+	}
+}
+
+// try is a sign-in's reserved try; settle ends it once.
+type try struct {
+	t  *throttle
+	ls []*rate.Limiter
+}
+
+// reserve takes a try from addr (and the user name, when given) for a
+// check about to run, or reports false, counting a refusal, when one of
+// the limits has none left.
+func (t *throttle) reserve(addr, name string) (try, bool) {
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ls := t.limiters(addr, name)
+	if !t.open(now, ls) {
+		t.refusals.Add(1)
+		return try{}, false
+	}
+	for _, l := range ls {
+		t.running[l]++
+	}
+	return try{t: t, ls: ls}, true
+}
+
+// settle ends the try, spending it as a failure when failed and giving
+// it back otherwise.
+func (r try) settle(failed bool) {
+	now := r.t.now()
+	r.t.mu.Lock()
+	defer r.t.mu.Unlock()
+	for _, l := range r.ls {
+		if r.t.running[l]--; r.t.running[l] == 0 {
+			delete(r.t.running, l)
+		}
+	}
+	if failed {
+		r.t.spend(now, r.ls)
 	}
 }
 

@@ -2,8 +2,19 @@ package console
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
 func frozenThrottle() *throttle {
@@ -56,5 +67,102 @@ func TestGuessingOneNameFromManyAddressesHitsTheNamesCeiling(t *testing.T) {
 	}
 	if !th.allowed("192.0.2.1", "carol") {
 		t.Fatal("another name is throttled by bob's ceiling")
+	}
+}
+
+// Sign-ins that all passed the throttle while a limit had one try left
+// still run one password check between them: each takes its try once it
+// holds a check slot, before its name is looked up, so the others get
+// the throttled answer, known and unknown names alike.
+func TestSigninsAtOnceCannotPassALimitWithOneTryLeft(t *testing.T) {
+	const k = 4
+	st, err := sqlitestore.Open(t.Context(), sqlitestore.Config{Path: filepath.Join(t.TempDir(), "ql.db"), NowMs: func() int64 { return time.Now().UnixMilli() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if _, err := st.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.UserCreate(t.Context(), account.NewUser{ID: ids.New(), Name: "bob", Role: account.Viewer, Hash: "$argon2id$placeholder"}); err != nil {
+		t.Fatal(err)
+	}
+	users := &countedUsers{Store: st}
+	c := New(Config{Users: users})
+	// A frozen clock refills nothing; each reading is reported, so the
+	// test knows when every sign-in has passed the first check.
+	at := time.UnixMilli(1_700_000_000_000)
+	readings := make(chan struct{}, 64)
+	c.throttle = newThrottle(func() time.Time { readings <- struct{}{}; return at })
+	const addr = "203.0.113.9"
+	for i := range signinBurst - 1 {
+		c.throttle.failed(addr, fmt.Sprintf("name-%d", i))
+	}
+	for range signinBurst - 1 {
+		<-readings
+	}
+	// The test holds every check slot until all k have passed the first
+	// check, which none of them can fail: nothing is reserved yet.
+	c.slots = newCheckSlots(2, time.Minute)
+	for range 2 {
+		c.slots.slots <- struct{}{}
+	}
+	var checks atomic.Int32
+	entered, release := make(chan struct{}, k), make(chan struct{})
+	free := sync.OnceFunc(func() { close(release) })
+	c.verify = func(string, string, bool) bool {
+		n := checks.Add(1)
+		entered <- struct{}{}
+		if n == 1 {
+			<-release
+		}
+		return false
+	}
+	answers := make(chan *httptest.ResponseRecorder, k)
+	var wg sync.WaitGroup
+	defer func() { free(); wg.Wait() }()
+	for i := range k {
+		name := "bob"
+		if i%2 == 1 {
+			name = "nobody"
+		}
+		wg.Go(func() {
+			form := url.Values{"csrf": {"x"}, "user": {name}, "password": {"a wrong password"}}
+			r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			r.RemoteAddr = addr + ":4000"
+			r.AddCookie(&http.Cookie{Name: signinCookie, Value: "x"})
+			w := httptest.NewRecorder()
+			c.ServeHTTP(w, r)
+			answers <- w
+		})
+	}
+	for range k {
+		<-readings
+	}
+	for range 2 {
+		c.slots.release()
+	}
+	// The first to take a try is held in its check; the others answer
+	// meanwhile.
+	<-entered
+	for range k - 1 {
+		w := <-answers
+		if w.Code != http.StatusTooManyRequests || !strings.Contains(w.Body.String(), "Too many failed sign-ins") {
+			t.Errorf("a sign-in beyond the last try: %d, want 429 with the throttled message:\n%s", w.Code, w.Body)
+		}
+	}
+	if n, l := checks.Load(), users.lookups.Load(); n != 1 || l != 1 {
+		t.Errorf("%d passwords were checked and %d names looked up, want 1 and 1", n, l)
+	}
+	if failures, throttled, _ := c.AuthStats(); failures != signinBurst-1 || throttled != k-1 {
+		t.Errorf("counted %d failures and %d throttled, want %d and %d", failures, throttled, signinBurst-1, k-1)
+	}
+	free()
+	if w := <-answers; w.Code != http.StatusUnauthorized {
+		t.Errorf("the sign-in that took the last try: %d, want 401", w.Code)
+	}
+	if c.throttle.allowed(addr, "") {
+		t.Error("the address may still try after its last try failed")
 	}
 }

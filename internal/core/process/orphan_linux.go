@@ -146,8 +146,10 @@ func bootTime() (int64, error) {
 // running when its process group is unknown (the owner died between the
 // spawn and recording the pid) or that left the group. Attempt ids are
 // unique, so the marker never names an unrelated process; one that cleared
-// its environment is not found. SIGTERM, then SIGKILL after
-// orphanTermGrace; it returns how many were found.
+// its environment is not found. A command may fork while it is ended, so
+// each pass signals every marked process it finds: SIGTERM to those new
+// during orphanTermGrace, then SIGKILL to all of them on every pass until
+// none is left. It returns how many distinct processes were found.
 func EndMarked(attemptID string) (int, error) {
 	t := &tree{attemptID: attemptID}
 	marked := func() []int {
@@ -159,26 +161,31 @@ func EndMarked(attemptID string) (int, error) {
 		}
 		return out
 	}
-	found := marked()
-	if len(found) == 0 {
-		return 0, nil
-	}
-	for _, pid := range found {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-	}
-	deadline := time.Now().Add(orphanTermGrace)
-	for len(marked()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(orphanPoll)
-	}
-	for _, pid := range marked() {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	deadline = time.Now().Add(orphanKillWait)
-	for len(marked()) > 0 {
-		if time.Now().After(deadline) {
-			return len(found), errors.New("processes of the attempt survived SIGKILL")
+	seen := map[int]bool{}
+	termUntil := time.Now().Add(orphanTermGrace)
+	var killUntil time.Time
+	for {
+		pids := marked()
+		if len(pids) == 0 {
+			return len(seen), nil
+		}
+		now := time.Now()
+		killing := !now.Before(termUntil)
+		if killing && killUntil.IsZero() {
+			killUntil = now.Add(orphanKillWait)
+		}
+		if killing && now.After(killUntil) {
+			return len(seen), errors.New("processes of the attempt survived SIGKILL")
+		}
+		for _, pid := range pids {
+			switch {
+			case killing:
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			case !seen[pid]:
+				_ = syscall.Kill(pid, syscall.SIGTERM)
+			}
+			seen[pid] = true
 		}
 		time.Sleep(orphanPoll)
 	}
-	return len(found), nil
 }

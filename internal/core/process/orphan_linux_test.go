@@ -143,3 +143,48 @@ func TestEndMarkedEndsOnlyTheAttemptsMarkedProcesses(t *testing.T) {
 		t.Fatal("a process of another attempt was ended")
 	}
 }
+
+// A marked command that ignores SIGTERM and keeps forking while it is
+// ended is ended whole: each pass signals every marked process it finds,
+// so a child forked after a listing is not left out of the SIGKILL.
+func TestEndMarkedEndsACommandThatForksWhileItIsEnded(t *testing.T) {
+	t.Parallel()
+	const id = "attempt-marked-forking"
+	cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; while :; do sleep 300 & sleep 300 & sleep 0.01; done")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=" + id}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	go cmd.Wait() //nolint:errcheck // only reaps
+	// Every process of the command stays in its session's group, so one
+	// signal to the group cleans up whatever a failure leaves.
+	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	// Its first child shows the shell has set its trap: a SIGTERM before
+	// that would end it at once.
+	tr := &tree{attemptID: id}
+	markedNow := func() []int {
+		var out []int
+		for _, p := range processTable() {
+			if !p.zombie && tr.marked(p.pid) {
+				out = append(out, p.pid)
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(markedNow()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never forked")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	n, err := EndMarked(id)
+	if err != nil || n < 2 {
+		t.Fatalf("EndMarked: %d, %v; want the command and its children ended", n, err)
+	}
+	if left := markedNow(); len(left) > 0 {
+		t.Errorf("marked processes %v still run", left)
+	}
+}

@@ -148,3 +148,13 @@ func TestServeRunAsIsCheckedBeforeAnythingRuns(t *testing.T) {
 		t.Fatalf("serve --run-as no-such-user-ql: %d %q; want a start error naming the account", code, errOut)
 	}
 }
+
+// A --trusted-proxies entry that is neither an address nor a CIDR prefix
+// is a usage error naming the entry and showing the forms it takes.
+func TestServeRefusesATrustedProxyThatIsNoAddress(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := ql(t, "serve", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0", "--insecure-http", "--trusted-proxies", "10.0.0.7, proxy.internal")
+	if code != 2 || !strings.Contains(errOut, `"proxy.internal"`) || !strings.Contains(errOut, "10.0.0.0/24") || !strings.Contains(errOut, "--help") {
+		t.Fatalf("serve --trusted-proxies with a host name: %d %q; want a usage error naming it and showing an example", code, errOut)
+	}
+}
