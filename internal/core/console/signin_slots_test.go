@@ -29,12 +29,11 @@ func (u *countedUsers) UserCredentials(ctx context.Context, name string) (accoun
 	return u.Store.UserCredentials(ctx, name)
 }
 
-// With room for N password checks, N+k sign-ins at once never check more
-// than N passwords together; the k that find no slot within the wait are
-// refused with 503 and the busy message before their name is looked up,
-// known and unknown names alike, and are counted.
-func TestAtMostNPasswordChecksRunAtOnceAndTheOverflowIsRefused(t *testing.T) {
-	const n, k = 2, 3
+// storeWithBob is a real migrated store holding the user bob, whose
+// lookups are counted. The sign-in tests replace the password check, so
+// bob's hash is a placeholder that spares hashing.
+func storeWithBob(t *testing.T) *countedUsers {
+	t.Helper()
 	st, err := sqlitestore.Open(t.Context(), sqlitestore.Config{Path: filepath.Join(t.TempDir(), "ql.db"), NowMs: func() int64 { return time.Now().UnixMilli() }})
 	if err != nil {
 		t.Fatal(err)
@@ -43,11 +42,19 @@ func TestAtMostNPasswordChecksRunAtOnceAndTheOverflowIsRefused(t *testing.T) {
 	if _, err := st.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	// The checks below never read the hash: a placeholder spares hashing.
 	if _, err := st.UserCreate(t.Context(), account.NewUser{ID: ids.New(), Name: "bob", Role: account.Viewer, Hash: "$argon2id$placeholder"}); err != nil {
 		t.Fatal(err)
 	}
-	users := &countedUsers{Store: st}
+	return &countedUsers{Store: st}
+}
+
+// With room for N password checks, N+k sign-ins at once never check more
+// than N passwords together; the k that find no slot within the wait are
+// refused with 503 and the busy message before their name is looked up,
+// known and unknown names alike, and are counted.
+func TestAtMostNPasswordChecksRunAtOnceAndTheOverflowIsRefused(t *testing.T) {
+	const n, k = 2, 3
+	users := storeWithBob(t)
 	c := New(Config{Users: users})
 	// The overflow's wait is short: the N holders keep their slots until
 	// every refusal has been answered, so no refusal depends on timing.

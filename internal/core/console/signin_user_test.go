@@ -5,16 +5,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/qinglong/qinglong/internal/core/account"
-	"github.com/qinglong/qinglong/internal/core/ids"
-	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
 
 func frozenThrottle() *throttle {
@@ -76,18 +71,7 @@ func TestGuessingOneNameFromManyAddressesHitsTheNamesCeiling(t *testing.T) {
 // the throttled answer, known and unknown names alike.
 func TestSigninsAtOnceCannotPassALimitWithOneTryLeft(t *testing.T) {
 	const k = 4
-	st, err := sqlitestore.Open(t.Context(), sqlitestore.Config{Path: filepath.Join(t.TempDir(), "ql.db"), NowMs: func() int64 { return time.Now().UnixMilli() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	if _, err := st.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.UserCreate(t.Context(), account.NewUser{ID: ids.New(), Name: "bob", Role: account.Viewer, Hash: "$argon2id$placeholder"}); err != nil {
-		t.Fatal(err)
-	}
-	users := &countedUsers{Store: st}
+	users := storeWithBob(t)
 	c := New(Config{Users: users})
 	// A frozen clock refills nothing; each reading is reported, so the
 	// test knows when every sign-in has passed the first check.
