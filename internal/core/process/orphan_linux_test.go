@@ -113,25 +113,31 @@ func TestOrphanThatFinishedIsGone(t *testing.T) {
 	}
 }
 
+// startMarked runs script in a session of its own whose environment
+// carries attemptID's marker, and returns its pid once it runs. Every
+// process of the script stays in the session's group, so one signal to
+// the group cleans up whatever a failing test leaves.
+func startMarked(t *testing.T, attemptID, script string) int {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=" + attemptID}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	go cmd.Wait() //nolint:errcheck // only reaps
+	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	waitRunning(t, pid)
+	return pid
+}
+
 // A process carrying an attempt's marker is ended even without its group
 // id (it left the group, or its pid was never recorded); a process of
 // another attempt is not touched.
 func TestEndMarkedEndsOnlyTheAttemptsMarkedProcesses(t *testing.T) {
 	t.Parallel()
-	start := func(id string) int {
-		cmd := exec.Command("/bin/sh", "-c", "sleep 300")
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=" + id}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		pid := cmd.Process.Pid
-		go cmd.Wait() //nolint:errcheck // only reaps
-		t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
-		waitRunning(t, pid)
-		return pid
-	}
-	mine, other := start("attempt-marked-1"), start("attempt-marked-2")
+	mine, other := startMarked(t, "attempt-marked-1", "sleep 300"), startMarked(t, "attempt-marked-2", "sleep 300")
 	n, err := EndMarked("attempt-marked-1")
 	if err != nil || n == 0 {
 		t.Fatalf("EndMarked: %d, %v; want the marked processes ended", n, err)
@@ -150,17 +156,7 @@ func TestEndMarkedEndsOnlyTheAttemptsMarkedProcesses(t *testing.T) {
 func TestEndMarkedEndsACommandThatForksWhileItIsEnded(t *testing.T) {
 	t.Parallel()
 	const id = "attempt-marked-forking"
-	cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; while :; do sleep 300 & sleep 300 & sleep 0.01; done")
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=" + id}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := cmd.Process.Pid
-	go cmd.Wait() //nolint:errcheck // only reaps
-	// Every process of the command stays in its session's group, so one
-	// signal to the group cleans up whatever a failure leaves.
-	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	startMarked(t, id, "trap '' TERM; while :; do sleep 300 & sleep 300 & sleep 0.01; done")
 	// Its first child shows the shell has set its trap: a SIGTERM before
 	// that would end it at once.
 	tr := &tree{attemptID: id}
