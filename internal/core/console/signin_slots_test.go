@@ -48,6 +48,19 @@ func storeWithBob(t *testing.T) *countedUsers {
 	return &countedUsers{Store: st}
 }
 
+// wrongSignin posts a sign-in of name with a wrong password from addr,
+// with a matching sign-in cookie and form token, and returns the answer.
+func wrongSignin(c *Console, name, addr string) *httptest.ResponseRecorder {
+	form := url.Values{"csrf": {"x"}, "user": {name}, "password": {"a wrong password"}}
+	r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.RemoteAddr = addr + ":4000"
+	r.AddCookie(&http.Cookie{Name: signinCookie, Value: "x"})
+	w := httptest.NewRecorder()
+	c.ServeHTTP(w, r)
+	return w
+}
+
 // With room for N password checks, N+k sign-ins at once never check more
 // than N passwords together; the k that find no slot within the wait are
 // refused with 503 and the busy message before their name is looked up,
@@ -78,16 +91,7 @@ func TestAtMostNPasswordChecksRunAtOnceAndTheOverflowIsRefused(t *testing.T) {
 		if i%2 == 1 {
 			name = "nobody"
 		}
-		wg.Go(func() {
-			form := url.Values{"csrf": {"x"}, "user": {name}, "password": {"a wrong password"}}
-			r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
-			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			r.RemoteAddr = fmt.Sprintf("198.51.100.%d:4000", i)
-			r.AddCookie(&http.Cookie{Name: signinCookie, Value: "x"})
-			w := httptest.NewRecorder()
-			c.ServeHTTP(w, r)
-			answers <- w
-		})
+		wg.Go(func() { answers <- wrongSignin(c, name, fmt.Sprintf("198.51.100.%d", i)) })
 	}
 	for range n {
 		<-entered

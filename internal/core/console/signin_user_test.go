@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,16 +109,7 @@ func TestSigninsAtOnceCannotPassALimitWithOneTryLeft(t *testing.T) {
 		if i%2 == 1 {
 			name = "nobody"
 		}
-		wg.Go(func() {
-			form := url.Values{"csrf": {"x"}, "user": {name}, "password": {"a wrong password"}}
-			r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
-			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			r.RemoteAddr = addr + ":4000"
-			r.AddCookie(&http.Cookie{Name: signinCookie, Value: "x"})
-			w := httptest.NewRecorder()
-			c.ServeHTTP(w, r)
-			answers <- w
-		})
+		wg.Go(func() { answers <- wrongSignin(c, name, addr) })
 	}
 	for range k {
 		<-readings
