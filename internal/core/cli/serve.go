@@ -92,7 +92,7 @@ var profileOrder = []string{ProfileStandalone, ProfileEdge, ProfileCluster}
 // profileHelp describes each profile in `serve --help`.
 var profileHelp = map[string]string{
 	ProfileStandalone: "embedded SQLite at $QL_DATA_DIR/qinglong.db (else ./qinglong.db), local executor;\n" +
-		"                        page 16, cadence 1s, misfire grace 5m",
+		"                        page 256, cadence 1s, misfire grace 5m",
 	ProfileEdge:    "the same on small devices: page 4, cadence 5s, grace 30s, concurrency 1",
 	ProfileCluster: "PostgreSQL, row leases, no leader; runs are executed by remote workers",
 }

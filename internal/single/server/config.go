@@ -31,7 +31,7 @@ const (
 
 // Defaults per profile (docs/architecture.md, "Profiles").
 const (
-	StandalonePageSize    = 16
+	StandalonePageSize    = 256
 	StandaloneCadence     = time.Second
 	StandaloneGrace       = 5 * time.Minute
 	StandaloneStopTimeout = 10 * time.Second

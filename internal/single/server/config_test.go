@@ -20,8 +20,8 @@ func TestProfilesHaveTheSpecifiedDefaults(t *testing.T) {
 		stop        time.Duration
 		concurrency int
 	}{
-		{"", 16, time.Second, 5 * time.Minute, 10 * time.Second, runtime.NumCPU()},
-		{Standalone, 16, time.Second, 5 * time.Minute, 10 * time.Second, runtime.NumCPU()},
+		{"", 256, time.Second, 5 * time.Minute, 10 * time.Second, runtime.NumCPU()},
+		{Standalone, 256, time.Second, 5 * time.Minute, 10 * time.Second, runtime.NumCPU()},
 		{Edge, 4, 5 * time.Second, 30 * time.Second, 5 * time.Second, 1},
 	}
 	for _, c := range cases {
