@@ -79,7 +79,11 @@ type guard struct {
 	mu      sync.Mutex
 	perTok  map[string]*rate.Limiter
 	perAddr map[string]*rate.Limiter
-	touched map[string]int64
+	// checking counts, per address limiter, the authentications being
+	// checked now: each holds a try like a failure until it ends, so
+	// requests at once cannot all pass a limit with one try left.
+	checking map[*rate.Limiter]int
+	touched  map[string]int64
 
 	authFailures, authThrottled, rateLimited atomic.Uint64
 }
@@ -144,26 +148,60 @@ func (g *guard) limiter(m map[string]*rate.Limiter, key string, lim rate.Limit, 
 // authenticate returns the request's token, or the error to answer with.
 func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
 	addr := remoteHost(r)
-	fails := g.limiter(g.perAddr, addr, g.limits.FailedAuth, g.limits.FailedAuthBurst)
-	if fails.Tokens() < 1 {
+	fails, ok := g.reserveTry(addr)
+	if !ok {
 		g.authThrottled.Add(1)
 		return apitoken.Token{}, qlerror.New(codeRateLimited, "too many failed authentications from %s; wait a minute and check the token", addr)
 	}
-	fail := func(format string, args ...any) (apitoken.Token, error) {
+	t, err := g.check(r)
+	failed := qlerror.CodeOf(err) == qlerror.Unauthenticated
+	g.settleTry(fails, failed)
+	if failed {
 		g.authFailures.Add(1)
-		fails.Allow()
-		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, format, args...)
 	}
+	return t, err
+}
+
+// reserveTry takes a try from addr's failure limit for a check about to
+// run, or reports false when the address has none left besides those
+// already being checked.
+func (g *guard) reserveTry(addr string) (*rate.Limiter, bool) {
+	fails := g.limiter(g.perAddr, addr, g.limits.FailedAuth, g.limits.FailedAuthBurst)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if fails.Tokens()-float64(g.checking[fails]) < 1 {
+		return nil, false
+	}
+	g.checking[fails]++
+	return fails, true
+}
+
+// settleTry ends a check's try, spending it as a failure when failed and
+// giving it back otherwise.
+func (g *guard) settleTry(fails *rate.Limiter, failed bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.checking[fails]--; g.checking[fails] == 0 {
+		delete(g.checking, fails)
+	}
+	if failed {
+		fails.Allow()
+	}
+}
+
+// check reads the request's bearer token and finds it valid, or returns
+// the Unauthenticated error that says what is wrong with it.
+func (g *guard) check(r *http.Request) (apitoken.Token, error) {
 	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || raw == "" {
-		return fail("this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)")
+		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)")
 	}
 	if !apitoken.LooksLikeToken(raw) {
-		return fail("the API token is malformed: tokens start with %s (create one with `ql tokens create`)", apitoken.Prefix)
+		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "the API token is malformed: tokens start with %s (create one with `ql tokens create`)", apitoken.Prefix)
 	}
 	t, err := g.tokens.TokenByDigest(r.Context(), apitoken.Digest(raw))
 	if qlerror.CodeOf(err) == qlerror.NotFound {
-		return fail("the API token is not known; list tokens with `ql tokens list`")
+		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "the API token is not known; list tokens with `ql tokens list`")
 	}
 	if err != nil {
 		return apitoken.Token{}, err
@@ -171,9 +209,9 @@ func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
 	now := g.nowMs()
 	switch t.StateAt(now) {
 	case apitoken.StateRevoked:
-		return fail("the API token %q is revoked; create a new one with `ql tokens create`", t.Name)
+		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "the API token %q is revoked; create a new one with `ql tokens create`", t.Name)
 	case apitoken.StateExpired:
-		return fail("the API token %q has expired; create a new one with `ql tokens create`", t.Name)
+		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "the API token %q has expired; create a new one with `ql tokens create`", t.Name)
 	}
 	g.touch(r.Context(), t.ID, now)
 	return t, nil

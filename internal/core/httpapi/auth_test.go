@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/time/rate"
 
@@ -174,6 +176,93 @@ func TestFailedAuthenticationsAreThrottledPerAddressAndCounted(t *testing.T) {
 	}
 	if s := h.Stats(); s.AuthFailures != 3 || s.AuthThrottled != 1 || s.RateLimited != 0 {
 		t.Fatalf("stats %+v", s)
+	}
+}
+
+// heldLookups is the real token store whose lookups wait until release
+// is closed, announcing each on arrived: requests at once are all inside
+// their check together.
+type heldLookups struct {
+	apitoken.Authenticator
+	arrived chan struct{}
+	release chan struct{}
+}
+
+func (h heldLookups) TokenByDigest(ctx context.Context, digest []byte) (apitoken.Token, error) {
+	h.arrived <- struct{}{}
+	<-h.release
+	return h.Authenticator.TokenByDigest(ctx, digest)
+}
+
+// Each check holds a try of its address until it ends, so requests sent
+// at once with unknown tokens get no more lookups than the burst allows,
+// and a check that finds a good token gives its try back.
+func TestFailedAuthenticationsAtOnceCannotPassTheAddressLimit(t *testing.T) {
+	t.Parallel()
+	const burst, requests = 3, 24
+	st, tokens := tokenStore(t)
+	held := heldLookups{Authenticator: st, arrived: make(chan struct{}, requests), release: make(chan struct{})}
+	f := fakeReaders{}
+	h := NewHandler(Config{Runs: f, Triggers: f, Detail: f, Tokens: held, Ready: func() (bool, string) { return true, "" },
+		Log: slog.New(slog.DiscardHandler), Limits: Limits{FailedAuth: rate.Every(1 << 40), FailedAuthBurst: burst}})
+	good := func(i int) bool { return i == 0 }
+	statuses := make(chan int, requests)
+	for i := range requests {
+		token := tokens[apitoken.Read]
+		if !good(i) {
+			unknown, _, err := apitoken.NewSecret()
+			if err != nil {
+				t.Fatal(err)
+			}
+			token = unknown
+		}
+		go func() {
+			req := httptest.NewRequest("GET", "/api/v1/runs", nil)
+			req.Host = "localhost"
+			req.Header.Set("Authorization", "Bearer "+token)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			statuses <- rec.Code
+		}()
+	}
+	// Every request is either refused before its lookup or waiting in
+	// it; only then are the lookups let go.
+	count := map[int]int{}
+	arrived := 0
+	deadline := time.After(10 * time.Second)
+	for arrived+count[429] < requests {
+		select {
+		case <-held.arrived:
+			arrived++
+		case code := <-statuses:
+			count[code]++
+		case <-deadline:
+			t.Fatalf("after 10 s: %d lookups waiting, statuses %v", arrived, count)
+		}
+	}
+	close(held.release)
+	for range requests - count[429] {
+		count[<-statuses]++
+	}
+	if arrived != burst || count[429] != requests-burst {
+		t.Fatalf("%d lookups ran at once and %d requests were refused with 429; want %d and %d", arrived, count[429], burst, requests-burst)
+	}
+	if count[401]+count[200] != burst || count[200] > 1 {
+		t.Fatalf("statuses %v", count)
+	}
+	s := h.Stats()
+	if s.AuthFailures != uint64(count[401]) || s.AuthThrottled != uint64(requests-burst) {
+		t.Fatalf("stats %+v for statuses %v", s, count)
+	}
+	// The failures spent their tries and the good token's check (when it
+	// got one) gave its own back: exactly the rest are left.
+	for i := range burst - count[401] {
+		if p := send(t, h, "GET", "/api/v1/runs", "localhost", "qlt_nope", ""); p.status != 401 {
+			t.Fatalf("failure %d of the %d tries left: %d %s", i, burst-count[401], p.status, p.code)
+		}
+	}
+	if p := send(t, h, "GET", "/api/v1/runs", "localhost", tokens[apitoken.Admin], ""); p.status != 429 {
+		t.Fatalf("with no try left: %d %s; want 429", p.status, p.code)
 	}
 }
 
