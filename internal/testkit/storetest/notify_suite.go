@@ -76,16 +76,23 @@ func outbox(t *testing.T, f Fixture) []notify.Message {
 }
 
 // runFinished admits the trigger's next occurrence and finishes its
-// Run with end, returning the Run's id. Each call is a distinct
-// occurrence (late differs per call).
+// Run with end, returning the Run's id. Call i is 10·i ms less late than
+// call 0, and the adapter's clock never goes back, so each call's
+// occurrence is later than the one before whatever time passed between
+// them (a lateness growing with i gave the same instant twice whenever
+// the adapter's clock moved exactly that much between two calls).
 func runFinished(t *testing.T, f Fixture, triggerID string, i int, end run.AttemptState) string {
 	t.Helper()
-	id := admitNow(t, f, triggerID, int64(1000+10*i))
+	id := admitNow(t, f, triggerID, runFinishedLateMs-int64(10*i))
 	if err := f.Finish(t.Context(), id, end); err != nil {
 		t.Fatalf("finish run %s %s: %v", id, end, err)
 	}
 	return id
 }
+
+// runFinishedLateMs is how late runFinished's call 0 is; an admission
+// after runFinished calls on the same trigger is less late than any.
+const runFinishedLateMs = 900
 
 func testOutboxWithFinish(t *testing.T, f Fixture) {
 	d := notifyDefs(t, f, "alpha", notify.Rule{On: notify.OnFailed, Channel: "ops"})
@@ -119,7 +126,7 @@ func testOutboxWithFinish(t *testing.T, f Fixture) {
 
 	// The row is part of the finishing transaction: when it cannot be
 	// written, the Run does not finish either.
-	id = admitNow(t, f, d.Trigger.TriggerID, 1030)
+	id = admitNow(t, f, d.Trigger.TriggerID, runFinishedLateMs-100)
 	if err := f.Tamper.FailNotificationInserts(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -165,7 +165,8 @@ func testOverlapSkipRace(t *testing.T, f Fixture) {
 	initialise(t, f)
 	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 2, NewID: ids.New}
 	for i := range occurrences {
-		makeDue(t, f, id, 1_000)
+		// Less late each time, so no two occurrences share an instant.
+		makeDue(t, f, id, int64(1_000-i))
 		var wg sync.WaitGroup
 		for r := range 2 {
 			wg.Go(func() {

@@ -211,8 +211,10 @@ func testRetentionWhileAdmitting(t *testing.T, f Fixture) {
 		rep, perr = retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * day}, retention.Options{BatchSize: 8, Pause: time.Millisecond, Share: 0.5, Budget: time.Minute})
 	}()
 	const admitted = 5
-	for range admitted {
-		admitNow(t, f, busy.Trigger.TriggerID, 1_000)
+	// Each admission is less late than the one before, so no two share an
+	// instant however little time passes between them.
+	for i := range admitted {
+		admitNow(t, f, busy.Trigger.TriggerID, int64(1_000-i))
 	}
 	<-done
 	if perr != nil {
