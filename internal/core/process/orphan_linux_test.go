@@ -19,6 +19,14 @@ func startGroup(t *testing.T, script string) (int, int64) {
 	startedAt := time.Now().UnixMilli()
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return startLeader(t, cmd), startedAt
+}
+
+// startLeader starts cmd, which leads its own group, reaps it in the
+// background, kills its group when the test ends, and returns its pid
+// once it runs.
+func startLeader(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +34,7 @@ func startGroup(t *testing.T, script string) (int, int64) {
 	go cmd.Wait() //nolint:errcheck // only reaps
 	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
 	waitRunning(t, pid)
-	return pid, startedAt
+	return pid
 }
 
 func waitRunning(t *testing.T, pgid int) {
@@ -122,14 +130,7 @@ func startMarked(t *testing.T, attemptID, script string) int {
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "QL_ATTEMPT_ID=" + attemptID}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := cmd.Process.Pid
-	go cmd.Wait() //nolint:errcheck // only reaps
-	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
-	waitRunning(t, pid)
-	return pid
+	return startLeader(t, cmd)
 }
 
 // A process carrying an attempt's marker is ended even without its group
