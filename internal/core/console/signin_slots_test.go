@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
 
 // countedUsers counts the user lookups of a real store.
@@ -34,14 +34,7 @@ func (u *countedUsers) UserCredentials(ctx context.Context, name string) (accoun
 // bob's hash is a placeholder that spares hashing.
 func storeWithBob(t *testing.T) *countedUsers {
 	t.Helper()
-	st, err := sqlitestore.Open(t.Context(), sqlitestore.Config{Path: filepath.Join(t.TempDir(), "ql.db"), NowMs: func() int64 { return time.Now().UnixMilli() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	if _, err := st.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.Open(t)
 	if _, err := st.UserCreate(t.Context(), account.NewUser{ID: ids.New(), Name: "bob", Role: account.Viewer, Hash: "$argon2id$placeholder"}); err != nil {
 		t.Fatal(err)
 	}

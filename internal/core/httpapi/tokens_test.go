@@ -2,29 +2,18 @@ package httpapi
 
 import (
 	"net/http"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
 
 // tokenStore is a real embedded database holding one token per scope.
 func tokenStore(t testing.TB) (*sqlitestore.Store, map[apitoken.Scope]string) {
 	t.Helper()
-	st, err := sqlitestore.Open(t.Context(), sqlitestore.Config{Path: filepath.Join(t.TempDir(), "ql.db"), NowMs: func() int64 { return time.Now().UnixMilli() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	if _, err := st.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Ready(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.Open(t)
 	out := map[apitoken.Scope]string{}
 	for _, s := range apitoken.Scopes {
 		secret, _, err := apitoken.Create(t.Context(), st, ids.New(), "tok-"+string(s), s, 0)
