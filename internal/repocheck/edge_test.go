@@ -18,6 +18,7 @@ var edgePackages = []string{
 	"internal/core/account",
 	"internal/core/apitoken",
 	"internal/core/apply",
+	"internal/core/authlimit",
 	"internal/core/catalog",
 	"internal/core/cli",
 	"internal/core/console",

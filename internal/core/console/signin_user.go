@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -89,21 +90,19 @@ const (
 	maxThrottled = 10_000
 )
 
-// A try reserved for a running password check counts against the
-// limits like a failure until it ends, so the limits hold however many
-// checks run at once; a check that succeeds gives its try back.
+// throttle holds the sign-in limits; a password check in progress holds
+// a try of each limit it counts against (authlimit), so the limits hold
+// however many checks run at once.
 type throttle struct {
 	now                    func() time.Time
 	mu                     sync.Mutex
 	byAddr, byPair, byName map[string]*rate.Limiter
-	// running counts the tries reserved against each limiter.
-	running         map[*rate.Limiter]int
-	fails, refusals atomic.Uint64
+	tries                  authlimit.Tries
+	fails, refusals        atomic.Uint64
 }
 
 func newThrottle(now func() time.Time) *throttle {
-	return &throttle{now: now, byAddr: map[string]*rate.Limiter{}, byPair: map[string]*rate.Limiter{}, byName: map[string]*rate.Limiter{},
-		running: map[*rate.Limiter]int{}}
+	return &throttle{now: now, byAddr: map[string]*rate.Limiter{}, byPair: map[string]*rate.Limiter{}, byName: map[string]*rate.Limiter{}}
 }
 
 // limiter returns key's limiter in m, made when missing; t.mu is held.
@@ -120,10 +119,11 @@ func limiter(m map[string]*rate.Limiter, key string, every time.Duration, burst 
 }
 
 // limiters are the ones a sign-in from addr, for the user name when
-// given, counts against; t.mu is held. A pair keys a name with an
-// address; an address holds no NUL, so the key's last NUL parts them
-// whatever the name holds.
+// given, counts against. A pair keys a name with an address; an address
+// holds no NUL, so the key's last NUL parts them whatever the name holds.
 func (t *throttle) limiters(addr, name string) []*rate.Limiter {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	ls := []*rate.Limiter{limiter(t.byAddr, addr, signinEvery, signinBurst)}
 	if name != "" {
 		ls = append(ls,
@@ -133,24 +133,10 @@ func (t *throttle) limiters(addr, name string) []*rate.Limiter {
 	return ls
 }
 
-// open reports whether each of ls has a try left besides those reserved;
-// t.mu is held.
-func (t *throttle) open(now time.Time, ls []*rate.Limiter) bool {
-	for _, l := range ls {
-		if l.TokensAt(now)-float64(t.running[l]) < 1 {
-			return false
-		}
-	}
-	return true
-}
-
 // allowed reports whether a sign-in from addr (for the user name, when
 // given) may be tried now, counting a refusal.
 func (t *throttle) allowed(addr, name string) bool {
-	now := t.now()
-	t.mu.Lock()
-	ok := t.open(now, t.limiters(addr, name))
-	t.mu.Unlock()
+	ok := t.tries.Open(t.now(), t.limiters(addr, name)...)
 	if !ok {
 		t.refusals.Add(1)
 	}
@@ -160,58 +146,34 @@ func (t *throttle) allowed(addr, name string) bool {
 // failed spends one of the address's failures and, for a user name, one
 // of the name's from that address and one of the name's ceiling.
 func (t *throttle) failed(addr, name string) {
-	now := t.now()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.spend(now, t.limiters(addr, name))
-}
-
-// spend records a failure against ls; t.mu is held.
-func (t *throttle) spend(now time.Time, ls []*rate.Limiter) {
 	t.fails.Add(1)
-	for _, l := range ls {
-		l.AllowN(now, 1)
-	}
+	t.tries.Spend(t.now(), t.limiters(addr, name)...)
 }
 
 // try is a sign-in's reserved try; settle ends it once.
 type try struct {
-	t  *throttle
-	ls []*rate.Limiter
+	t *throttle
+	authlimit.Try
 }
 
 // reserve takes a try from addr (and the user name, when given) for a
 // check about to run, or reports false, counting a refusal, when one of
 // the limits has none left.
 func (t *throttle) reserve(addr, name string) (try, bool) {
-	now := t.now()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	ls := t.limiters(addr, name)
-	if !t.open(now, ls) {
+	held, ok := t.tries.Reserve(t.now(), t.limiters(addr, name)...)
+	if !ok {
 		t.refusals.Add(1)
-		return try{}, false
 	}
-	for _, l := range ls {
-		t.running[l]++
-	}
-	return try{t: t, ls: ls}, true
+	return try{t: t, Try: held}, ok
 }
 
 // settle ends the try, spending it as a failure when failed and giving
 // it back otherwise.
 func (r try) settle(failed bool) {
-	now := r.t.now()
-	r.t.mu.Lock()
-	defer r.t.mu.Unlock()
-	for _, l := range r.ls {
-		if r.t.running[l]--; r.t.running[l] == 0 {
-			delete(r.t.running, l)
-		}
-	}
 	if failed {
-		r.t.spend(now, r.ls)
+		r.t.fails.Add(1)
 	}
+	r.Settle(r.t.now(), failed)
 }
 
 // AuthStats are the console's failed and throttled sign-ins, and those

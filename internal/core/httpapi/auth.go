@@ -13,6 +13,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -79,11 +80,10 @@ type guard struct {
 	mu      sync.Mutex
 	perTok  map[string]*rate.Limiter
 	perAddr map[string]*rate.Limiter
-	// checking counts, per address limiter, the authentications being
-	// checked now: each holds a try like a failure until it ends, so
-	// requests at once cannot all pass a limit with one try left.
-	checking map[*rate.Limiter]int
-	touched  map[string]int64
+	// tries holds a try of the address's limit for each check in
+	// progress, so requests at once cannot pass a limit with one left.
+	tries   authlimit.Tries
+	touched map[string]int64
 
 	authFailures, authThrottled, rateLimited atomic.Uint64
 }
@@ -148,45 +148,19 @@ func (g *guard) limiter(m map[string]*rate.Limiter, key string, lim rate.Limit, 
 // authenticate returns the request's token, or the error to answer with.
 func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
 	addr := remoteHost(r)
-	fails, ok := g.reserveTry(addr)
+	fails := g.limiter(g.perAddr, addr, g.limits.FailedAuth, g.limits.FailedAuthBurst)
+	held, ok := g.tries.Reserve(time.Now(), fails)
 	if !ok {
 		g.authThrottled.Add(1)
 		return apitoken.Token{}, qlerror.New(codeRateLimited, "too many failed authentications from %s; wait a minute and check the token", addr)
 	}
 	t, err := g.check(r)
 	failed := qlerror.CodeOf(err) == qlerror.Unauthenticated
-	g.settleTry(fails, failed)
+	held.Settle(time.Now(), failed)
 	if failed {
 		g.authFailures.Add(1)
 	}
 	return t, err
-}
-
-// reserveTry takes a try from addr's failure limit for a check about to
-// run, or reports false when the address has none left besides those
-// already being checked.
-func (g *guard) reserveTry(addr string) (*rate.Limiter, bool) {
-	fails := g.limiter(g.perAddr, addr, g.limits.FailedAuth, g.limits.FailedAuthBurst)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if fails.Tokens()-float64(g.checking[fails]) < 1 {
-		return nil, false
-	}
-	g.checking[fails]++
-	return fails, true
-}
-
-// settleTry ends a check's try, spending it as a failure when failed and
-// giving it back otherwise.
-func (g *guard) settleTry(fails *rate.Limiter, failed bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.checking[fails]--; g.checking[fails] == 0 {
-		delete(g.checking, fails)
-	}
-	if failed {
-		fails.Allow()
-	}
 }
 
 // check reads the request's bearer token and finds it valid, or returns

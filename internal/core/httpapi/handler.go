@@ -172,7 +172,7 @@ func NewHandler(cfg Config) *Handler {
 		}
 	}
 	g := &guard{limits: cfg.Limits.withDefaults(), nowMs: cfg.NowMs, tokens: cfg.Tokens, hosts: hosts,
-		perTok: map[string]*rate.Limiter{}, perAddr: map[string]*rate.Limiter{}, checking: map[*rate.Limiter]int{}, touched: map[string]int64{}}
+		perTok: map[string]*rate.Limiter{}, perAddr: map[string]*rate.Limiter{}, touched: map[string]int64{}}
 	a := &api{Config: cfg, guard: g}
 	h := &Handler{mux: http.NewServeMux(), a: a, g: g}
 	byPattern := map[string][]route{}

@@ -1,0 +1,90 @@
+// Package authlimit holds the tries of failed-authentication limits
+// (token buckets, one per address, name or pair) while checks run. A
+// check in progress holds a try of each limit it counts against until it
+// ends, like a failure, so checks sent at once cannot pass a limit that
+// had one try left; a check that succeeds gives its tries back.
+package authlimit
+
+import (
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Tries counts the tries held against each limiter. The zero value is
+// ready to use.
+type Tries struct {
+	mu      sync.Mutex
+	running map[*rate.Limiter]int
+}
+
+// open reports whether each of ls has a try left besides those held;
+// t.mu is held.
+func (t *Tries) open(now time.Time, ls []*rate.Limiter) bool {
+	for _, l := range ls {
+		if l.TokensAt(now)-float64(t.running[l]) < 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// Open reports whether a check counting against ls may run now.
+func (t *Tries) Open(now time.Time, ls ...*rate.Limiter) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.open(now, ls)
+}
+
+// Reserve takes a try of each of ls for a check about to run, or reports
+// false, taking nothing, when one of them has none left.
+func (t *Tries) Reserve(now time.Time, ls ...*rate.Limiter) (Try, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.open(now, ls) {
+		return Try{}, false
+	}
+	if t.running == nil {
+		t.running = map[*rate.Limiter]int{}
+	}
+	for _, l := range ls {
+		t.running[l]++
+	}
+	return Try{t: t, ls: ls}, true
+}
+
+// Spend records a failure against each of ls that held no try (one found
+// without a check, such as a malformed request).
+func (t *Tries) Spend(now time.Time, ls ...*rate.Limiter) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	spend(now, ls)
+}
+
+func spend(now time.Time, ls []*rate.Limiter) {
+	for _, l := range ls {
+		l.AllowN(now, 1)
+	}
+}
+
+// Try is a check's held try; Settle ends it once.
+type Try struct {
+	t  *Tries
+	ls []*rate.Limiter
+}
+
+// Settle ends the check, spending its tries as a failure when failed and
+// giving them back otherwise.
+func (r Try) Settle(now time.Time, failed bool) {
+	r.t.mu.Lock()
+	defer r.t.mu.Unlock()
+	for _, l := range r.ls {
+		if r.t.running[l]--; r.t.running[l] == 0 {
+			delete(r.t.running, l)
+		}
+	}
+	if failed {
+		spend(now, r.ls)
+	}
+}
