@@ -7,6 +7,9 @@
 //
 //	go test -run '^$' -bench Aligned -benchtime 1x
 //
+// Beside each peer it measures the floor of QingLong's rows: what writing
+// them costs on the same server with no scheduler at all (floor_test.go).
+//
 // BenchmarkServe and BenchmarkServeLag (the admission lag, and the steady
 // state) drive real `ql serve --profile cluster` processes instead,
 // black-box (BENCHMARKS.md, "Black box" and "Steady state"; serve_test.go

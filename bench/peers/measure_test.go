@@ -17,7 +17,8 @@ var sizes = []int{1_000, 10_000}
 // BenchmarkAligned starts one private PostgreSQL for the whole run, with
 // commit timestamps on so both systems' commits are read from the same
 // clock (the harness's durability settings, fsync on, stay), and measures
-// for each n River's periodic jobs, then QingLong's replica, on it.
+// for each n River's periodic jobs, then QingLong's replica, then the floor
+// of QingLong's rows (floorAligned), on it.
 func BenchmarkAligned(b *testing.B) {
 	srv, err := pgtest.StartServer(context.Background(), pgtest.Options{
 		ExtraConf: map[string]string{"track_commit_timestamp": "on"},
@@ -33,6 +34,7 @@ func BenchmarkAligned(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("n=%d/river", n), func(b *testing.B) { riverAligned(b, srv, n) })
 		b.Run(fmt.Sprintf("n=%d/qinglong", n), func(b *testing.B) { qinglongAligned(b, srv, n) })
+		b.Run(fmt.Sprintf("n=%d/floor", n), func(b *testing.B) { floorAligned(b, srv, n) })
 	}
 }
 

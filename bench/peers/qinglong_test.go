@@ -20,14 +20,7 @@ import (
 // cursors are all the same boundary, started before it so it wakes at the
 // boundary.
 func qinglongAligned(b *testing.B, srv *pgtest.Srv, n int) {
-	env := clustertest.NewOn(b, srv)
-	// Yearly: once admitted at the boundary, a trigger is not due again
-	// within a run, however long its drain takes.
-	docs := make([]string, max(1, n/1000))
-	for i := range docs {
-		docs[i] = clustertest.Triggers(fmt.Sprintf("aligned-%d", i), n/len(docs), "0 0 1 1 *")
-	}
-	env.Apply(b, docs...)
+	env := alignedTriggers(b, srv, n)
 	var last result
 	for b.Loop() {
 		last = qinglongRun(b, env, n)
@@ -35,7 +28,22 @@ func qinglongAligned(b *testing.B, srv *pgtest.Srv, n int) {
 	last.report(b)
 }
 
-func qinglongRun(b *testing.B, env *clustertest.Env, n int) result {
+// alignedTriggers is a database on srv holding n triggers of a yearly
+// expression: once admitted at the boundary, a trigger is not due again
+// within a run, however long its drain takes.
+func alignedTriggers(b *testing.B, srv *pgtest.Srv, n int) *clustertest.Env {
+	env := clustertest.NewOn(b, srv)
+	docs := make([]string, max(1, n/1000))
+	for i := range docs {
+		docs[i] = clustertest.Triggers(fmt.Sprintf("aligned-%d", i), n/len(docs), "0 0 1 1 *")
+	}
+	env.Apply(b, docs...)
+	return env
+}
+
+// alignOn empties the Runs and makes every trigger due at the next boundary
+// at least 5 s away, which it returns, from a clean checkpoint.
+func alignOn(b *testing.B, env *clustertest.Env) time.Time {
 	b.Helper()
 	env.Exec(b, `TRUNCATE qinglong.run_events, qinglong.attempts, qinglong.runs`)
 	boundary := nextBoundary(5 * time.Second)
@@ -44,6 +52,21 @@ func qinglongRun(b *testing.B, env *clustertest.Env, n int) result {
 		    claim_expires_at_ms = NULL, state_version = state_version + 1`, boundary.UnixMilli())
 	env.Exec(b, `VACUUM ANALYZE qinglong.trigger_schedules`)
 	env.Exec(b, `CHECKPOINT`)
+	return boundary
+}
+
+// runsCommitted is the result of a drain read from the Runs' commit
+// timestamps.
+func runsCommitted(b *testing.B, env *clustertest.Env, boundary time.Time) result {
+	b.Helper()
+	return measure(b, env.Super, `SELECT trigger_id::text || ':' || scheduled_for_ms AS key,
+		extract(epoch FROM pg_xact_commit_timestamp(xmin)) * 1000 AS commit_ms
+		FROM qinglong.runs`, boundary.UnixMilli())
+}
+
+func qinglongRun(b *testing.B, env *clustertest.Env, n int) result {
+	b.Helper()
+	boundary := alignOn(b, env)
 	rt := env.Runtime(b, "peer", pgstore.DefaultLease)
 	c, err := scheduler.New(scheduler.Config{Owner: "peer", PageSize: scheduler.MaxPageSize},
 		rt, slog.New(slog.NewTextHandler(io.Discard, nil)), availability.New())
@@ -59,7 +82,5 @@ func qinglongRun(b *testing.B, env *clustertest.Env, n int) result {
 		}
 	}()
 	waitCount(b, env.Super, `SELECT count(*) FROM qinglong.runs`, n, 5*time.Minute, 100*time.Millisecond)
-	return measure(b, env.Super, `SELECT trigger_id::text || ':' || scheduled_for_ms AS key,
-		extract(epoch FROM pg_xact_commit_timestamp(xmin)) * 1000 AS commit_ms
-		FROM qinglong.runs`, boundary.UnixMilli())
+	return runsCommitted(b, env, boundary)
 }
