@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
@@ -18,9 +19,7 @@ import (
 // can record those rows faster on this server, so floor / River bounds
 // from below what any admission that keeps them can reach against River.
 func floorAligned(b *testing.B, srv *pgtest.Srv, n int) {
-	env := alignedTriggers(b, srv, n)
-	var last result
-	for b.Loop() {
+	eachBoundary(b, srv, n, func(env *clustertest.Env) result {
 		boundary := alignOn(b, env)
 		time.Sleep(time.Until(boundary))
 		tag, err := env.Super.Exec(context.Background(), floorWrite, run.EventCreated, run.EventQueued)
@@ -30,9 +29,8 @@ func floorAligned(b *testing.B, srv *pgtest.Srv, n int) {
 		if tag.RowsAffected() != int64(2*n) {
 			b.Fatalf("the floor wrote %d events, want %d (two per occurrence)", tag.RowsAffected(), 2*n)
 		}
-		last = runsCommitted(b, env, boundary)
-	}
-	last.report(b)
+		return runsCommitted(b, env, boundary)
+	})
 }
 
 // floorWrite admits every due schedule row at once. The Runs, Attempts and

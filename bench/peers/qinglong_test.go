@@ -20,10 +20,16 @@ import (
 // cursors are all the same boundary, started before it so it wakes at the
 // boundary.
 func qinglongAligned(b *testing.B, srv *pgtest.Srv, n int) {
+	eachBoundary(b, srv, n, func(env *clustertest.Env) result { return qinglongRun(b, env, n) })
+}
+
+// eachBoundary runs drain once per benchmark iteration over n aligned
+// triggers on srv and reports the last drain.
+func eachBoundary(b *testing.B, srv *pgtest.Srv, n int, drain func(*clustertest.Env) result) {
 	env := alignedTriggers(b, srv, n)
 	var last result
 	for b.Loop() {
-		last = qinglongRun(b, env, n)
+		last = drain(env)
 	}
 	last.report(b)
 }
