@@ -15,9 +15,10 @@ import (
 // records for n occurrences (each trigger's schedule update, its Run, the
 // Run's Attempt and its created and queued events) in the cheapest way the
 // schema allows: one statement in one transaction, every row built by the
-// server, no claim, no fence, no decision, nothing read back. No scheduler
-// can record those rows faster on this server, so floor / River bounds
-// from below what any admission that keeps them can reach against River.
+// server, no claim, no fence, no decision, nothing read back. An admission
+// that records those rows, with its fence and decisions on top, cannot be
+// expected to beat it, so floor / River bounds from below what such an
+// admission can reach against River.
 func floorAligned(b *testing.B, srv *pgtest.Srv, n int) {
 	eachBoundary(b, srv, n, func(env *clustertest.Env) result {
 		boundary := alignOn(b, env)
@@ -36,7 +37,8 @@ func floorAligned(b *testing.B, srv *pgtest.Srv, n int) {
 // floorWrite admits every due schedule row at once. The Runs, Attempts and
 // events have the columns the baseline of pgstore's BenchmarkAdmit writes
 // (the real admission writes a few more, and larger payloads), so the
-// floor is, if anything, low. $1 and $2 are the created and queued event
+// floor is, if anything, low; the idempotency key has the shape of
+// schedule.IdempotencyKey's. $1 and $2 are the created and queued event
 // names.
 const floorWrite = `
 WITH due AS MATERIALIZED (
