@@ -1,8 +1,9 @@
-// Package authlimit holds the tries of failed-authentication limits
-// (token buckets, one per address, name or pair) while checks run. A
-// check in progress holds a try of each limit it counts against until it
-// ends, like a failure, so checks sent at once cannot pass a limit that
-// had one try left; a check that succeeds gives its tries back.
+// Package authlimit holds the failed-authentication limits (token
+// buckets, one per address, name or pair, in bounded Keyed sets) and the
+// tries held against them while checks run. A check in progress holds a
+// try of each limit it counts against until it ends, like a failure, so
+// checks sent at once cannot pass a limit that had one try left; a check
+// that succeeds gives its tries back.
 package authlimit
 
 import (
@@ -12,11 +13,23 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Tries counts the tries held against each limiter. The zero value is
-// ready to use.
+// Tries guards the Keyed sets its keys name and counts the tries held
+// against each limiter. One lock covers both, so finding a key's limiter
+// and taking a try of it is one step: a limiter cannot be forgotten
+// between the two, which would lose the failure spent on it. The zero
+// value is ready to use.
 type Tries struct {
 	mu      sync.Mutex
 	running map[*rate.Limiter]int
+}
+
+// limiters returns the limiters of keys, made when missing; t.mu is held.
+func (t *Tries) limiters(now time.Time, keys []Key) []*rate.Limiter {
+	ls := make([]*rate.Limiter, len(keys))
+	for i, k := range keys {
+		ls[i] = t.limiter(now, k)
+	}
+	return ls
 }
 
 // open reports whether each of ls has a try left besides those held;
@@ -30,18 +43,19 @@ func (t *Tries) open(now time.Time, ls []*rate.Limiter) bool {
 	return true
 }
 
-// Open reports whether a check counting against ls may run now.
-func (t *Tries) Open(now time.Time, ls ...*rate.Limiter) bool {
+// Open reports whether a check counting against keys may run now.
+func (t *Tries) Open(now time.Time, keys ...Key) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.open(now, ls)
+	return t.open(now, t.limiters(now, keys))
 }
 
-// Reserve takes a try of each of ls for a check about to run, or reports
-// false, taking nothing, when one of them has none left.
-func (t *Tries) Reserve(now time.Time, ls ...*rate.Limiter) (Try, bool) {
+// Reserve takes a try of each of keys for a check about to run, or
+// reports false, taking nothing, when one of them has none left.
+func (t *Tries) Reserve(now time.Time, keys ...Key) (Try, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	ls := t.limiters(now, keys)
 	if !t.open(now, ls) {
 		return Try{}, false
 	}
@@ -54,12 +68,20 @@ func (t *Tries) Reserve(now time.Time, ls ...*rate.Limiter) (Try, bool) {
 	return Try{t: t, ls: ls}, true
 }
 
-// Spend records a failure against each of ls that held no try (one found
-// without a check, such as a malformed request).
-func (t *Tries) Spend(now time.Time, ls ...*rate.Limiter) {
+// Spend records a failure against each of keys without a held try (one
+// found without a check, such as a malformed request).
+func (t *Tries) Spend(now time.Time, keys ...Key) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	spend(now, ls)
+	spend(now, t.limiters(now, keys))
+}
+
+// Allow spends one of key's tries, reporting false when none was left: a
+// plain rate limit, such as a token's requests a second.
+func (t *Tries) Allow(now time.Time, key Key) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.limiter(now, key).AllowN(now, 1)
 }
 
 func spend(now time.Time, ls []*rate.Limiter) {

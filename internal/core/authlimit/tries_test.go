@@ -13,7 +13,7 @@ import (
 func TestAHeldTryCountsUntilItEndsAndOnlyAFailureSpendsIt(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	var tries Tries
-	addr := rate.NewLimiter(rate.Every(time.Hour), 1)
+	addr := NewKeyed(rate.Every(time.Hour), 1, 10).Key("192.0.2.1")
 	first, ok := tries.Reserve(now, addr)
 	if !ok {
 		t.Fatal("the only try of a fresh limit was refused")
@@ -37,8 +37,8 @@ func TestAHeldTryCountsUntilItEndsAndOnlyAFailureSpendsIt(t *testing.T) {
 func TestACheckNeedsATryOfEveryLimitAndTakesNoneWhenRefused(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	var tries Tries
-	addr := rate.NewLimiter(rate.Every(time.Hour), 2)
-	name := rate.NewLimiter(rate.Every(time.Hour), 1)
+	addr := NewKeyed(rate.Every(time.Hour), 2, 10).Key("192.0.2.1")
+	name := NewKeyed(rate.Every(time.Hour), 1, 10).Key("bob")
 	tries.Spend(now, name)
 	if _, ok := tries.Reserve(now, addr, name); ok {
 		t.Fatal("a check started though the name's limit had no try left")
@@ -49,5 +49,20 @@ func TestACheckNeedsATryOfEveryLimitAndTakesNoneWhenRefused(t *testing.T) {
 			t.Fatalf("check %d from the address alone was refused: the refused check held a try", i)
 		}
 		defer held.Settle(now, false)
+	}
+}
+
+// A plain rate limit spends one try a call and refuses once none is left.
+func TestAllowSpendsATryAndRefusesWhenNoneIsLeft(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	var tries Tries
+	tok := NewKeyed(rate.Every(time.Hour), 2, 10).Key("token-1")
+	for i := range 2 {
+		if !tries.Allow(now, tok) {
+			t.Fatalf("request %d within the burst was refused", i)
+		}
+	}
+	if tries.Allow(now, tok) {
+		t.Fatal("a request past the burst was allowed")
 	}
 }

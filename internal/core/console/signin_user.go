@@ -2,7 +2,6 @@ package console
 
 import (
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -85,8 +84,8 @@ const (
 	signinEvery     = time.Minute
 	signinNameBurst = 100
 	signinNameEvery = time.Minute / signinNameBurst
-	// maxThrottled bounds each limiter map; past it the map is cleared,
-	// which at worst forgives some clients early.
+	// maxThrottled bounds each set of limits; a full set forgets the
+	// clients it throttles least (authlimit.Keyed).
 	maxThrottled = 10_000
 )
 
@@ -95,48 +94,33 @@ const (
 // however many checks run at once.
 type throttle struct {
 	now                    func() time.Time
-	mu                     sync.Mutex
-	byAddr, byPair, byName map[string]*rate.Limiter
+	byAddr, byPair, byName *authlimit.Keyed
 	tries                  authlimit.Tries
 	fails, refusals        atomic.Uint64
 }
 
 func newThrottle(now func() time.Time) *throttle {
-	return &throttle{now: now, byAddr: map[string]*rate.Limiter{}, byPair: map[string]*rate.Limiter{}, byName: map[string]*rate.Limiter{}}
+	return &throttle{now: now,
+		byAddr: authlimit.NewKeyed(rate.Every(signinEvery), signinBurst, maxThrottled),
+		byPair: authlimit.NewKeyed(rate.Every(signinEvery), signinPairBurst, maxThrottled),
+		byName: authlimit.NewKeyed(rate.Every(signinNameEvery), signinNameBurst, maxThrottled)}
 }
 
-// limiter returns key's limiter in m, made when missing; t.mu is held.
-func limiter(m map[string]*rate.Limiter, key string, every time.Duration, burst int) *rate.Limiter {
-	l, ok := m[key]
-	if !ok {
-		if len(m) >= maxThrottled {
-			clear(m)
-		}
-		l = rate.NewLimiter(rate.Every(every), burst)
-		m[key] = l
-	}
-	return l
-}
-
-// limiters are the ones a sign-in from addr, for the user name when
-// given, counts against. A pair keys a name with an address; an address
-// holds no NUL, so the key's last NUL parts them whatever the name holds.
-func (t *throttle) limiters(addr, name string) []*rate.Limiter {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	ls := []*rate.Limiter{limiter(t.byAddr, addr, signinEvery, signinBurst)}
+// limits are the ones a sign-in from addr, for the user name when given,
+// counts against. A pair keys a name with an address; an address holds
+// no NUL, so the key's last NUL parts them whatever the name holds.
+func (t *throttle) limits(addr, name string) []authlimit.Key {
+	ks := []authlimit.Key{t.byAddr.Key(addr)}
 	if name != "" {
-		ls = append(ls,
-			limiter(t.byPair, name+"\x00"+addr, signinEvery, signinPairBurst),
-			limiter(t.byName, name, signinNameEvery, signinNameBurst))
+		ks = append(ks, t.byPair.Key(name+"\x00"+addr), t.byName.Key(name))
 	}
-	return ls
+	return ks
 }
 
 // allowed reports whether a sign-in from addr (for the user name, when
 // given) may be tried now, counting a refusal.
 func (t *throttle) allowed(addr, name string) bool {
-	ok := t.tries.Open(t.now(), t.limiters(addr, name)...)
+	ok := t.tries.Open(t.now(), t.limits(addr, name)...)
 	if !ok {
 		t.refusals.Add(1)
 	}
@@ -147,7 +131,7 @@ func (t *throttle) allowed(addr, name string) bool {
 // of the name's from that address and one of the name's ceiling.
 func (t *throttle) failed(addr, name string) {
 	t.fails.Add(1)
-	t.tries.Spend(t.now(), t.limiters(addr, name)...)
+	t.tries.Spend(t.now(), t.limits(addr, name)...)
 }
 
 // try is a sign-in's reserved try; settle ends it once.
@@ -160,7 +144,7 @@ type try struct {
 // check about to run, or reports false, counting a refusal, when one of
 // the limits has none left.
 func (t *throttle) reserve(addr, name string) (try, bool) {
-	held, ok := t.tries.Reserve(t.now(), t.limiters(addr, name)...)
+	held, ok := t.tries.Reserve(t.now(), t.limits(addr, name)...)
 	if !ok {
 		t.refusals.Add(1)
 	}

@@ -64,6 +64,28 @@ func TestGuessingOneNameFromManyAddressesHitsTheNamesCeiling(t *testing.T) {
 	}
 }
 
+// Failing from more addresses, on more names, than the throttle
+// remembers does not reset it: a name held at its ceiling and an address
+// out of tries stay refused once maxThrottled others have failed once.
+func TestAFloodOfAddressesAndNamesDoesNotResetTheThrottle(t *testing.T) {
+	th := frozenThrottle()
+	for i := range signinNameBurst {
+		th.failed(fmt.Sprintf("10.0.%d.%d", i/256, i%256), "bob")
+	}
+	for range signinBurst {
+		th.failed("203.0.113.9", "")
+	}
+	for i := range maxThrottled + 1 {
+		th.failed(fmt.Sprintf("2001:db8::%x", i), fmt.Sprintf("name-%d", i))
+	}
+	if th.allowed("192.0.2.1", "bob") {
+		t.Fatalf("bob may be tried again after %d other names failed once each", maxThrottled+1)
+	}
+	if th.allowed("203.0.113.9", "") {
+		t.Fatalf("the address out of tries may try again after %d other addresses failed once each", maxThrottled+1)
+	}
+}
+
 // Sign-ins that all passed the throttle while a limit had one try left
 // still run one password check between them: each takes its try once it
 // holds a check slot, before its name is looked up, so the others get

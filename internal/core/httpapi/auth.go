@@ -51,8 +51,9 @@ var DefaultLimits = Limits{
 // steady use costs one write a minute, not one per request.
 const touchEvery = time.Minute
 
-// maxTracked bounds the per-address and per-token limiter maps; past it
-// they are cleared, which at worst forgives some clients early.
+// maxTracked bounds the per-address and per-token sets of limits (a full
+// set forgets the clients it limits least, authlimit.Keyed) and the map
+// of tokens' last recorded use (cleared when full: it only saves writes).
 const maxTracked = 10_000
 
 // Stats are the server's authentication counters since it started, for
@@ -77,12 +78,13 @@ type guard struct {
 	nowMs   func() int64
 	tokens  apitoken.Authenticator
 	hosts   map[string]bool
-	mu      sync.Mutex
-	perTok  map[string]*rate.Limiter
-	perAddr map[string]*rate.Limiter
+	perTok  *authlimit.Keyed
+	perAddr *authlimit.Keyed
 	// tries holds a try of the address's limit for each check in
 	// progress, so requests at once cannot pass a limit with one left.
-	tries   authlimit.Tries
+	tries authlimit.Tries
+	// mu guards touched, the last use recorded of each token.
+	mu      sync.Mutex
 	touched map[string]int64
 
 	authFailures, authThrottled, rateLimited atomic.Uint64
@@ -131,25 +133,10 @@ func (g *guard) hostAllowed(r *http.Request) bool {
 	return g.hosts[host]
 }
 
-func (g *guard) limiter(m map[string]*rate.Limiter, key string, lim rate.Limit, burst int) *rate.Limiter {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	l, ok := m[key]
-	if !ok {
-		if len(m) >= maxTracked {
-			clear(m)
-		}
-		l = rate.NewLimiter(lim, burst)
-		m[key] = l
-	}
-	return l
-}
-
 // authenticate returns the request's token, or the error to answer with.
 func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
 	addr := remoteHost(r)
-	fails := g.limiter(g.perAddr, addr, g.limits.FailedAuth, g.limits.FailedAuthBurst)
-	held, ok := g.tries.Reserve(time.Now(), fails)
+	held, ok := g.tries.Reserve(time.Now(), g.perAddr.Key(addr))
 	if !ok {
 		g.authThrottled.Add(1)
 		return apitoken.Token{}, qlerror.New(codeRateLimited, "too many failed authentications from %s; wait a minute and check the token", addr)
@@ -239,7 +226,7 @@ func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc 
 				r.Method, r.URL.Path, need, t.Name, t.Scope))
 			return
 		}
-		if l := g.limiter(g.perTok, t.ID, g.limits.PerToken, g.limits.Burst); !l.Allow() {
+		if !g.tries.Allow(time.Now(), g.perTok.Key(t.ID)) {
 			g.rateLimited.Add(1)
 			w.Header().Set("Retry-After", "1")
 			a.writeError(w, r, qlerror.New(codeRateLimited, "token %q is over its rate of %g requests a second; slow down and retry", t.Name, float64(g.limits.PerToken)))

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -171,8 +170,11 @@ func NewHandler(cfg Config) *Handler {
 			hosts[h] = true
 		}
 	}
-	g := &guard{limits: cfg.Limits.withDefaults(), nowMs: cfg.NowMs, tokens: cfg.Tokens, hosts: hosts,
-		perTok: map[string]*rate.Limiter{}, perAddr: map[string]*rate.Limiter{}, touched: map[string]int64{}}
+	lim := cfg.Limits.withDefaults()
+	g := &guard{limits: lim, nowMs: cfg.NowMs, tokens: cfg.Tokens, hosts: hosts,
+		perTok:  authlimit.NewKeyed(lim.PerToken, lim.Burst, maxTracked),
+		perAddr: authlimit.NewKeyed(lim.FailedAuth, lim.FailedAuthBurst, maxTracked),
+		touched: map[string]int64{}}
 	a := &api{Config: cfg, guard: g}
 	h := &Handler{mux: http.NewServeMux(), a: a, g: g}
 	byPattern := map[string][]route{}
