@@ -46,9 +46,7 @@ func (r *Runtime) ScheduleTakeHorizon(ctx context.Context, p schedule.TakeParams
 	if err := br.Close(); err != nil {
 		return nil, h, mapErr(err, "claiming schedule rows")
 	}
-	for i, tk := range tickets {
-		r.handles.remember(tk.Lease.Token, tids[i], tk.Lease.ExpiresAtMs, tk.Lease.AcquiredAtMs)
-	}
+	r.handles.remember(tickets, tids)
 	sort.Slice(tickets, func(i, j int) bool { return ticketBefore(tickets[i], tickets[j]) })
 	return tickets, h, nil
 }

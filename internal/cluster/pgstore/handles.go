@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // handles remembers where each claimed row version lives (its ctid), by
@@ -28,9 +30,17 @@ type handle struct {
 
 func newHandles() *handles { return &handles{m: make(map[string]handle)} }
 
-// remember records the ticket's row version and forgets every handle
-// whose claim expired before nowMs (its ticket can only race now).
-func (h *handles) remember(token string, tid pgtype.TID, expiresAtMs, nowMs int64) {
+// remember records the row versions of one claim's tickets (tids[i] is
+// tickets[i]'s) and forgets every handle whose claim expired before the
+// claim's database time (its ticket can only race now). One sweep per
+// claim, not per ticket: the map holds the pages still in flight, and a
+// sweep per ticket scanned it once for each of a page's 256 rows, under
+// the lock every commit's lookup waits on.
+func (h *handles) remember(tickets []schedule.Ticket, tids []pgtype.TID) {
+	if len(tickets) == 0 {
+		return
+	}
+	nowMs := tickets[0].Lease.AcquiredAtMs
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for k, v := range h.m {
@@ -38,7 +48,9 @@ func (h *handles) remember(token string, tid pgtype.TID, expiresAtMs, nowMs int6
 			delete(h.m, k)
 		}
 	}
-	h.m[token] = handle{tid: tid, expiresAtMs: expiresAtMs}
+	for i, tk := range tickets {
+		h.m[tk.Lease.Token] = handle{tid: tids[i], expiresAtMs: tk.Lease.ExpiresAtMs}
+	}
 }
 
 func (h *handles) lookup(token string) (pgtype.TID, bool) {
