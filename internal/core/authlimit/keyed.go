@@ -15,7 +15,8 @@ import (
 // those with the most tries left, never one with a check in progress.
 // Forgetting every key at once would let someone who fails from that
 // many addresses, or on that many names, reset every limit, the ones
-// throttling them included.
+// throttling them included. A Keyed has no lock of its own: the Tries its
+// keys are passed to guards it, so each Keyed is used with one Tries.
 type Keyed struct {
 	limit rate.Limit
 	burst int
