@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,6 +58,7 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 	if err := c.cfg.Users.UserSignedIn(r.Context(), u.ID, now); err != nil {
 		c.cfg.Log.Warn("console sign-in: recording the sign-in", "err", err) // informational; the sign-in stands
 	}
+	c.throttle.signedIn(addr, name)
 	c.start(w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
@@ -77,16 +79,21 @@ func verifyPassword(hash, password string, found bool) bool {
 // minute), so a stranger's failures slow the stranger, never the owner
 // signing in from elsewhere. What keeps guessing one name from many
 // addresses slow is a loose ceiling per name: signinNameBurst failures,
-// refilled at signinNameEvery, from wherever they come.
+// refilled at signinNameEvery, from wherever they come. Strangers can
+// fill that ceiling on purpose, so it does not apply from an address the
+// name signed in from within knownFor: the owner, back at a known place,
+// is held only to the address's and the pair's limits.
 const (
 	signinBurst     = 10
 	signinPairBurst = 5
 	signinEvery     = time.Minute
 	signinNameBurst = 100
 	signinNameEvery = time.Minute / signinNameBurst
-	// maxThrottled bounds each set of limits; a full set forgets the
-	// clients it throttles least (authlimit.Keyed).
+	// maxThrottled bounds each set of limits (a full set forgets the
+	// clients it throttles least, authlimit.Keyed) and the known pairs (a
+	// full set forgets the pair that signed in longest ago).
 	maxThrottled = 10_000
+	knownFor     = 30 * 24 * time.Hour
 )
 
 // throttle holds the sign-in limits; a password check in progress holds
@@ -97,24 +104,66 @@ type throttle struct {
 	byAddr, byPair, byName *authlimit.Keyed
 	tries                  authlimit.Tries
 	fails, refusals        atomic.Uint64
+	// known holds when each (name, address) pair last signed in.
+	knownMu sync.Mutex
+	known   map[string]time.Time
 }
 
 func newThrottle(now func() time.Time) *throttle {
 	return &throttle{now: now,
 		byAddr: authlimit.NewKeyed(rate.Every(signinEvery), signinBurst, maxThrottled),
 		byPair: authlimit.NewKeyed(rate.Every(signinEvery), signinPairBurst, maxThrottled),
-		byName: authlimit.NewKeyed(rate.Every(signinNameEvery), signinNameBurst, maxThrottled)}
+		byName: authlimit.NewKeyed(rate.Every(signinNameEvery), signinNameBurst, maxThrottled),
+		known:  map[string]time.Time{}}
 }
 
 // limits are the ones a sign-in from addr, for the user name when given,
-// counts against. A pair keys a name with an address; an address holds
-// no NUL, so the key's last NUL parts them whatever the name holds.
+// counts against: the name's ceiling only from an address the name has
+// not signed in from lately. A pair keys a name with an address; an
+// address holds no NUL, so the key's last NUL parts them whatever the
+// name holds.
 func (t *throttle) limits(addr, name string) []authlimit.Key {
 	ks := []authlimit.Key{t.byAddr.Key(addr)}
 	if name != "" {
-		ks = append(ks, t.byPair.Key(name+"\x00"+addr), t.byName.Key(name))
+		pair := name + "\x00" + addr
+		ks = append(ks, t.byPair.Key(pair))
+		if !t.isKnown(pair) {
+			ks = append(ks, t.byName.Key(name))
+		}
 	}
 	return ks
+}
+
+// isKnown reports whether the pair signed in within knownFor.
+func (t *throttle) isKnown(pair string) bool {
+	t.knownMu.Lock()
+	defer t.knownMu.Unlock()
+	at, ok := t.known[pair]
+	return ok && t.now().Sub(at) < knownFor
+}
+
+// signedIn records that name signed in from addr. A full set first drops
+// the pairs older than knownFor or, when none is, the oldest one: the
+// pair it forgets falls back under the name's ceiling, nothing more.
+func (t *throttle) signedIn(addr, name string) {
+	now := t.now()
+	pair := name + "\x00" + addr
+	t.knownMu.Lock()
+	defer t.knownMu.Unlock()
+	if _, ok := t.known[pair]; !ok && len(t.known) >= maxThrottled {
+		oldest, oldestAt := "", now
+		for k, at := range t.known {
+			if now.Sub(at) >= knownFor {
+				delete(t.known, k)
+			} else if !at.After(oldestAt) {
+				oldest, oldestAt = k, at
+			}
+		}
+		if len(t.known) >= maxThrottled {
+			delete(t.known, oldest)
+		}
+	}
+	t.known[pair] = now
 }
 
 // allowed reports whether a sign-in from addr (for the user name, when

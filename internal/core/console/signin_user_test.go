@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,89 @@ func TestGuessingOneNameFromManyAddressesHitsTheNamesCeiling(t *testing.T) {
 	}
 	if !th.allowed("192.0.2.1", "carol") {
 		t.Fatal("another name is throttled by bob's ceiling")
+	}
+}
+
+// Strangers who fill a name's ceiling do not keep its owner out of an
+// address the owner signed in from: there only the address's and the
+// pair's own limits count, so a fresh address stays refused and the
+// owner's address is still held to five failures at that name.
+func TestTheNamesCeilingSparesAnAddressTheOwnerSignedInFrom(t *testing.T) {
+	th := frozenThrottle()
+	th.signedIn("192.0.2.1", "bob")
+	for i := range signinNameBurst {
+		th.failed(fmt.Sprintf("10.0.%d.%d", i/256, i%256), "bob")
+	}
+	if th.allowed("198.51.100.7", "bob") {
+		t.Fatal("bob may be tried from a fresh address past the name's ceiling")
+	}
+	if !th.allowed("192.0.2.1", "bob") {
+		t.Fatal("bob's owner is kept out of the address bob signed in from by strangers filling the name's ceiling")
+	}
+	for range signinPairBurst {
+		th.failed("192.0.2.1", "bob")
+	}
+	if th.allowed("192.0.2.1", "bob") {
+		t.Fatalf("the known address may still try bob after %d failures of its own", signinPairBurst)
+	}
+}
+
+// A sign-in that succeeds is what makes its address known for the name;
+// one that fails is not.
+func TestOnlyASuccessfulSigninMakesItsAddressKnown(t *testing.T) {
+	c := New(Config{Users: storeWithBob(t)})
+	c.verify = func(_, password string, found bool) bool { return found && password == "the right one" }
+	if w := wrongSignin(c, "bob", "198.51.100.7"); w.Code != http.StatusUnauthorized {
+		t.Fatalf("a wrong password: %d, want 401", w.Code)
+	}
+	form := url.Values{"csrf": {"x"}, "user": {"bob"}, "password": {"the right one"}}
+	r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.RemoteAddr = "192.0.2.1:4000"
+	r.AddCookie(&http.Cookie{Name: signinCookie, Value: "x"})
+	w := httptest.NewRecorder()
+	c.ServeHTTP(w, r)
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("the right password: %d, want 303:\n%s", w.Code, w.Body)
+	}
+	if !c.throttle.isKnown("bob\x00192.0.2.1") || c.throttle.isKnown("bob\x00198.51.100.7") {
+		t.Fatal("known pairs: want only the address bob signed in from")
+	}
+}
+
+// An address counts as the owner's for knownFor after its last sign-in;
+// past that it is under the name's ceiling again.
+func TestAKnownAddressFallsBackUnderTheCeilingAfterKnownFor(t *testing.T) {
+	at := time.UnixMilli(1_700_000_000_000)
+	th := newThrottle(func() time.Time { return at })
+	th.signedIn("192.0.2.1", "bob")
+	at = at.Add(knownFor)
+	for i := range signinNameBurst {
+		th.failed(fmt.Sprintf("10.0.%d.%d", i/256, i%256), "bob")
+	}
+	if th.allowed("192.0.2.1", "bob") {
+		t.Fatalf("an address that last signed in %v ago is still spared the name's ceiling", knownFor)
+	}
+}
+
+// The known pairs are bounded: a full set forgets the pair that signed in
+// longest ago, and keeps the others.
+func TestTheKnownPairsAreBoundedAndForgetTheOldestFirst(t *testing.T) {
+	at := time.UnixMilli(1_700_000_000_000)
+	th := newThrottle(func() time.Time { return at })
+	for i := range maxThrottled {
+		th.signedIn(fmt.Sprintf("2001:db8::%x", i), "bob")
+		at = at.Add(time.Millisecond)
+	}
+	th.signedIn("192.0.2.1", "bob")
+	if n := len(th.known); n != maxThrottled {
+		t.Fatalf("%d known pairs, want the bound %d", n, maxThrottled)
+	}
+	if th.isKnown("bob\x002001:db8::0") {
+		t.Fatal("the pair that signed in longest ago was kept over the bound")
+	}
+	if !th.isKnown("bob\x002001:db8::1") || !th.isKnown("bob\x00192.0.2.1") {
+		t.Fatal("a full set forgot a pair other than the oldest")
 	}
 }
 
