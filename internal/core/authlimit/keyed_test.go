@@ -15,6 +15,13 @@ func fail(tries *Tries, now time.Time, key Key, times int) {
 	}
 }
 
+// failFromMany fails times from each of n other addresses.
+func failFromMany(tries *Tries, now time.Time, set *Keyed, n, times int) {
+	for i := range n {
+		fail(tries, now, set.Key(fmt.Sprintf("2001:db8::%x", i)), times)
+	}
+}
+
 // A full set forgets the keys with the most tries left, never the ones it
 // throttles: failing once from many new addresses does not give a
 // throttled address its tries back.
@@ -25,9 +32,7 @@ func TestAFullSetKeepsTheKeysItThrottles(t *testing.T) {
 	set := NewKeyed(rate.Every(time.Hour), burst, max)
 	throttled := set.Key("192.0.2.1")
 	fail(&tries, now, throttled, burst)
-	for i := range 10 * max {
-		fail(&tries, now, set.Key(fmt.Sprintf("2001:db8::%x", i)), 1)
-	}
+	failFromMany(&tries, now, set, 10*max, 1)
 	if tries.Open(now, throttled) {
 		t.Fatalf("the throttled address has a try again after failures from %d other addresses", 10*max)
 	}
@@ -78,9 +83,7 @@ func TestAFullSetNeverForgetsAKeyWithACheckInProgress(t *testing.T) {
 	if !ok {
 		t.Fatal("a fresh address was refused")
 	}
-	for i := range 5 * max {
-		fail(&tries, now, set.Key(fmt.Sprintf("2001:db8::%x", i)), burst)
-	}
+	failFromMany(&tries, now, set, 5*max, burst)
 	held.Settle(now, true)
 	for range burst - 1 {
 		tries.Spend(now, checking)
