@@ -20,6 +20,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
 
 // harness is a real SQLite store with one project, a clock the test moves,
@@ -37,15 +38,9 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{dir: t.TempDir()}
 	h.nowMs.Store(time.Date(2030, 1, 2, 3, 4, 30, 0, time.UTC).UnixMilli())
 	path := filepath.Join(h.dir, "ql.db")
-	st, err := sqlitestore.Open(t.Context(), sqlitestore.Config{Path: path, NowMs: h.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.OpenAt(t, path, h.clock)
 	h.store = st
+	var err error
 	h.raw, err = sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
