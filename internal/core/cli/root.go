@@ -8,14 +8,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/qinglong/qinglong/internal/core/account"
-	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"io"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/retention"
@@ -185,15 +186,41 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 						names = append(names, x.Name())
 					}
 				}
-				hint := "choose one of " + strings.Join(names, ", ")
+				hint := "its commands are " + strings.Join(names, ", ")
 				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 					hint = "did you mean " + strings.Join(s, " or ") + "?"
+				} else if len(names) == 1 {
+					// A group of one command, given something else: the
+					// words were most likely meant for that command
+					// (`ql cron '*/5 * * * *'` for `ql cron next ...`).
+					hint = fmt.Sprintf("did you mean `%s %s %s`?", cmd.CommandPath(), names[0], shellWords(args))
 				}
 				return Usagef("unknown command %q for %q; %s", args[0], cmd.CommandPath(), hint)
 			}
 		}
 		refuseUnknownSubcommands(sub)
 	}
+}
+
+// shellWords joins args as a shell would read them back, quoting each word
+// that holds anything beyond letters, digits and -_./:=@,+.
+func shellWords(args []string) string {
+	words := make([]string, len(args))
+	for i, a := range args {
+		plain := a != ""
+		for _, r := range a {
+			if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_./:=@,+", r)) {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			words[i] = a
+		} else {
+			words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // Main executes the tree and returns the process exit code: 0 ok, 1 runtime

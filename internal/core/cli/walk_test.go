@@ -64,3 +64,14 @@ func TestUnknownSubcommandSuggestsTheNearestOne(t *testing.T) {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 }
+
+// Words given to a group of one command are offered back as that
+// command's, quoted as a shell reads them: a cron expression given to
+// `ql cron` points at `ql cron next`.
+func TestAGroupOfOneCommandSuggestsItForTheWordsGiven(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := ql(t, "cron", "*/5 * * * *", "Europe/Berlin")
+	if want := "did you mean `ql cron next '*/5 * * * *' Europe/Berlin`?"; code != 2 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d stderr %q; want 2 and %q", code, stderr, want)
+	}
+}
