@@ -177,7 +177,8 @@ func (t *throttle) allowed(addr, name string) bool {
 }
 
 // failed spends one of the address's failures and, for a user name, one
-// of the name's from that address and one of the name's ceiling.
+// of the name's from that address and, unless the name signed in from
+// there lately, one of the name's ceiling.
 func (t *throttle) failed(addr, name string) {
 	t.fails.Add(1)
 	t.tries.Spend(t.now(), t.limits(addr, name)...)
