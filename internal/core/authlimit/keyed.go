@@ -9,7 +9,7 @@ import (
 )
 
 // Keyed is one limit kept per key (an address, a user name, a token),
-// remembering at most max keys. A key it forgot starts again with a full
+// remembering at most a bound of keys. A key it forgot starts again with a full
 // bucket, so what it forgets when full is chosen to forgive the least:
 // first the keys whose bucket has refilled (they hold nothing), then
 // those with the most tries left, never one with a check in progress.
@@ -25,9 +25,9 @@ type Keyed struct {
 }
 
 // NewKeyed keeps a bucket of burst tries refilled at limit for each of up
-// to max keys.
-func NewKeyed(limit rate.Limit, burst, max int) *Keyed {
-	return &Keyed{limit: limit, burst: burst, max: max, m: map[string]*rate.Limiter{}}
+// to maxKeys keys.
+func NewKeyed(limit rate.Limit, burst, maxKeys int) *Keyed {
+	return &Keyed{limit: limit, burst: burst, max: maxKeys, m: map[string]*rate.Limiter{}}
 }
 
 // Key names one key's limit of k.

@@ -28,16 +28,16 @@ func failFromMany(tries *Tries, now time.Time, set *Keyed, n, times int) {
 func TestAFullSetKeepsTheKeysItThrottles(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	var tries Tries
-	const burst, max = 5, 100
-	set := NewKeyed(rate.Every(time.Hour), burst, max)
+	const burst, bound = 5, 100
+	set := NewKeyed(rate.Every(time.Hour), burst, bound)
 	throttled := set.Key("192.0.2.1")
 	fail(&tries, now, throttled, burst)
-	failFromMany(&tries, now, set, 10*max, 1)
+	failFromMany(&tries, now, set, 10*bound, 1)
 	if tries.Open(now, throttled) {
-		t.Fatalf("the throttled address has a try again after failures from %d other addresses", 10*max)
+		t.Fatalf("the throttled address has a try again after failures from %d other addresses", 10*bound)
 	}
-	if n := len(set.m); n > max {
-		t.Fatalf("the set holds %d keys, over its bound of %d", n, max)
+	if n := len(set.m); n > bound {
+		t.Fatalf("the set holds %d keys, over its bound of %d", n, bound)
 	}
 }
 
@@ -46,18 +46,18 @@ func TestAFullSetKeepsTheKeysItThrottles(t *testing.T) {
 func TestAFullSetForgetsRefilledKeysFirst(t *testing.T) {
 	start := time.Unix(1_000_000, 0)
 	var tries Tries
-	const burst, max = 3, 20
-	set := NewKeyed(rate.Every(time.Minute), burst, max)
-	for i := range max / 2 {
+	const burst, bound = 3, 20
+	set := NewKeyed(rate.Every(time.Minute), burst, bound)
+	for i := range bound / 2 {
 		fail(&tries, start, set.Key(fmt.Sprintf("old-%d", i)), burst)
 	}
 	later := start.Add(time.Duration(burst) * time.Minute)
-	for i := range max / 2 {
+	for i := range bound / 2 {
 		fail(&tries, later, set.Key(fmt.Sprintf("new-%d", i)), 1)
 	}
 	tries.Spend(later, set.Key("one-more"))
 	forgotten := 0
-	for i := range max / 2 {
+	for i := range bound / 2 {
 		if _, ok := set.m[fmt.Sprintf("new-%d", i)]; !ok {
 			t.Errorf("new-%d, one failure a moment ago, was forgotten while refilled keys were kept", i)
 		}
@@ -65,8 +65,8 @@ func TestAFullSetForgetsRefilledKeysFirst(t *testing.T) {
 			forgotten++
 		}
 	}
-	if forgotten != max/forgetShare {
-		t.Fatalf("a full set forgot %d refilled keys to make room, want %d (a tenth of the set)", forgotten, max/forgetShare)
+	if forgotten != bound/forgetShare {
+		t.Fatalf("a full set forgot %d refilled keys to make room, want %d (a tenth of the set)", forgotten, bound/forgetShare)
 	}
 }
 
@@ -76,14 +76,14 @@ func TestAFullSetForgetsRefilledKeysFirst(t *testing.T) {
 func TestAFullSetNeverForgetsAKeyWithACheckInProgress(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	var tries Tries
-	const burst, max = 5, 10
-	set := NewKeyed(rate.Every(time.Hour), burst, max)
+	const burst, bound = 5, 10
+	set := NewKeyed(rate.Every(time.Hour), burst, bound)
 	checking := set.Key("192.0.2.1")
 	held, ok := tries.Reserve(now, checking)
 	if !ok {
 		t.Fatal("a fresh address was refused")
 	}
-	failFromMany(&tries, now, set, 5*max, burst)
+	failFromMany(&tries, now, set, 5*bound, burst)
 	held.Settle(now, true)
 	for range burst - 1 {
 		tries.Spend(now, checking)
