@@ -9,8 +9,8 @@ import (
 )
 
 // Keyed is one limit kept per key (an address, a user name, a token),
-// remembering at most a bound of keys. A key it forgot starts again with a full
-// bucket, so what it forgets when full is chosen to forgive the least:
+// remembering a bounded number of keys. A key it forgot starts again with
+// a full bucket, so what it forgets when full is chosen to forgive least:
 // first the keys whose bucket has refilled (they hold nothing), then
 // those with the most tries left, never one with a check in progress.
 // Forgetting every key at once would let someone who fails from that
