@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -278,39 +277,58 @@ func TestAHotRowSplitsItsPageRatherThanStarvingIt(t *testing.T) {
 	page := paramsOf(t, s.takeAll(t, s.runtime))
 	hot := page[triggers/2].Ticket.TriggerID
 
-	// Three sessions take turns holding the hot row's lock, each committing
-	// a new version of it (every fence column unchanged): a transaction
-	// that locks it meets a version committed after its snapshot, and fails
-	// with a serialization error, unless it slips into a gap between them.
+	// The page meets a version of the hot row committed after its
+	// snapshot, for certain: a holder locks the row before the page starts
+	// and commits only once the page's lock statement waits on it (polled:
+	// under load, a page left to find the row between two other sessions
+	// took it in a gap, and met no new version at all). Then three sessions
+	// take turns holding the row's lock, each committing a new version of
+	// it (every fence column unchanged), so a retry of the hot row meets one
+	// too, unless it slips into a gap between them.
+	const touch = `UPDATE qinglong.trigger_schedules SET updated_at_ms = updated_at_ms WHERE trigger_id = $1`
+	holder, err := s.super.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback(context.Background()) }()
+	if _, err := holder.Exec(t.Context(), touch, hot); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		results []schedule.CommitResult
+		err     error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		res, err := s.runtime.ScheduleCommitPage(t.Context(), page)
+		answered <- answer{res, err}
+	}()
+	s.blockedBackend(t, s.roles.Runtime)
 	ctx, stop := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
-	var versions atomic.Int64
 	for range 3 {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				err := pgx.BeginFunc(ctx, s.super, func(tx pgx.Tx) error {
-					_, err := tx.Exec(ctx, `UPDATE qinglong.trigger_schedules SET updated_at_ms = updated_at_ms WHERE trigger_id = $1`, hot)
+				_ = pgx.BeginFunc(ctx, s.super, func(tx pgx.Tx) error {
+					_, err := tx.Exec(ctx, touch, hot)
 					if err == nil {
 						time.Sleep(30 * time.Millisecond)
 					}
 					return err
 				})
-				if err == nil {
-					versions.Add(1)
-				}
 			}
 		})
 	}
-	time.Sleep(100 * time.Millisecond)
-	before := versions.Load()
-	results := commitPage(t, s.runtime, page)
-	during := versions.Load() - before
+	if err := holder.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	a := <-answered
 	stop()
 	wg.Wait()
-
-	if during < 2 {
-		t.Fatalf("the hot row got %d new versions while the page committed: it was not hot", during)
+	if a.err != nil || len(a.results) != len(page) {
+		t.Fatalf("page of %d: %d results, %v", len(page), len(a.results), a.err)
 	}
+	results := a.results
 	for i, res := range results {
 		id := page[i].Ticket.TriggerID
 		if id == hot {
