@@ -84,6 +84,17 @@ const (
 	MaxLogCap         = 1 << 30
 )
 
+// Profile is the cli.Profile of the cluster: Serve, and the defaults its
+// settings apply.
+func Profile() cli.Profile {
+	c := scheduler.Config{}.WithDefaults()
+	return cli.Profile{Serve: Serve, Defaults: cli.ServeDefaults{
+		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
+		Concurrency: cli.NoConcurrency, LogMaxBytes: workerproto.DefaultLogCap, Retention: retention.ClusterDefaults,
+		HTTPAddr: httpapi.DefaultAddr,
+	}}
+}
+
 // flagOf names the command-line setting behind each scheduler field.
 var flagOf = map[string]string{
 	"Owner":       "--replica-id",

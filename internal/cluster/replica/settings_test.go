@@ -27,8 +27,25 @@ func TestSettingsDefaultsAreTheClusterProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := s.Coordinator
-	if c.PageSize != 16 || c.Parallel != 4 || c.Lease != 30*time.Second || c.Cadence != time.Second || c.StopTimeout != 10*time.Second || c.Grace != 30*time.Second || s.HTTPAddr != "127.0.0.1:8080" {
+	if c.PageSize != 256 || c.Parallel != 4 || c.Lease != 30*time.Second || c.Cadence != time.Second || c.StopTimeout != 10*time.Second || c.Grace != 30*time.Second || s.HTTPAddr != "127.0.0.1:8080" {
 		t.Fatalf("settings %+v", s)
+	}
+}
+
+// What `serve --help` states as the cluster's defaults is what a replica
+// given no setting runs with.
+func TestTheHelpsClusterDefaultsAreTheSettingsApplied(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	s, err := settingsFrom(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Coordinator
+	applied := cli.ServeDefaults{PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
+		Concurrency: cli.NoConcurrency, LogMaxBytes: s.Worker.Settings.LogCap, Retention: s.Retention.Policy, HTTPAddr: s.HTTPAddr}
+	if stated := Profile().Defaults; stated != applied {
+		t.Fatalf("help states %+v, a replica applies %+v", stated, applied)
 	}
 }
 

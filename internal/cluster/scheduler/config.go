@@ -12,7 +12,7 @@ import (
 
 // Defaults and limits of the cluster scheduler (docs/architecture.md, "Profiles").
 const (
-	DefaultPageSize    = schedule.DefaultPageSize
+	DefaultPageSize    = schedule.MaxPageSize
 	MaxPageSize        = schedule.MaxPageSize
 	DefaultLease       = 30 * time.Second
 	MinLease           = time.Second

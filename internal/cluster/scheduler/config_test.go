@@ -11,7 +11,7 @@ import (
 func TestConfigDefaultsMatchTheSpec(t *testing.T) {
 	t.Parallel()
 	got := Config{Owner: "r1"}.WithDefaults()
-	want := Config{Owner: "r1", PageSize: 16, Lease: 30 * time.Second, Cadence: time.Second, StopTimeout: 10 * time.Second, Parallel: DefaultParallel, Grace: 30 * time.Second}
+	want := Config{Owner: "r1", PageSize: 256, Lease: 30 * time.Second, Cadence: time.Second, StopTimeout: 10 * time.Second, Parallel: DefaultParallel, Grace: 30 * time.Second}
 	if got != want {
 		t.Fatalf("defaults %+v, want %+v", got, want)
 	}

@@ -14,12 +14,12 @@ import (
 func clusterBuild(reached *[]string) Options {
 	return Options{
 		Binary: "ql",
-		Serve: map[string]ServeFunc{
-			ProfileStandalone: func(context.Context, *cobra.Command, *ServeFlags) error { return nil },
-			ProfileCluster: func(_ context.Context, _ *cobra.Command, f *ServeFlags) error {
+		Profiles: map[string]Profile{
+			ProfileStandalone: {Serve: func(context.Context, *cobra.Command, *ServeFlags) error { return nil }},
+			ProfileCluster: {Serve: func(_ context.Context, _ *cobra.Command, f *ServeFlags) error {
 				*reached = append(*reached, "serve "+f.DatabaseURL)
 				return nil
-			},
+			}},
 		},
 		OpenPostgres: func(_ context.Context, dsn string) (*Backend, error) {
 			*reached = append(*reached, "open "+dsn)

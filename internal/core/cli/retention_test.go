@@ -17,10 +17,10 @@ import (
 func TestTheConfigFileTakesARetentionSection(t *testing.T) {
 	t.Parallel()
 	var got retention.Settings
-	opts := Options{Binary: "ql", Serve: map[string]ServeFunc{ProfileStandalone: func(_ context.Context, _ *cobra.Command, f *ServeFlags) error {
+	opts := Options{Binary: "ql", Profiles: map[string]Profile{ProfileStandalone: {Serve: func(_ context.Context, _ *cobra.Command, f *ServeFlags) error {
 		got = f.Retention
 		return nil
-	}}}
+	}}}}
 	dir := t.TempDir()
 	section := filepath.Join(dir, "section.yaml")
 	if err := os.WriteFile(section, []byte("retention:\n  runs: 14d\n  log-bytes: 2GiB\n"), 0o600); err != nil {

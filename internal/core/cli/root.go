@@ -82,9 +82,9 @@ type Options struct {
 	// OpenSQLiteReadOnly opens an existing embedded database for the read
 	// commands, without writing to it.
 	OpenSQLiteReadOnly Opener
-	// Serve runs `serve` for a profile; profiles absent from the map are
-	// not part of this build.
-	Serve map[string]ServeFunc
+	// Profiles are the server profiles of this build, by name; profiles
+	// absent from the map are not part of it.
+	Profiles map[string]Profile
 	// Extra commands (e.g. `db` in the full build).
 	Extra []*cobra.Command
 	// DefaultProfile is what `serve` runs without --profile (default
@@ -98,9 +98,6 @@ func (o Options) defaultProfile() string {
 	}
 	return ProfileStandalone
 }
-
-// ServeFunc runs a server profile until ctx ends.
-type ServeFunc func(ctx context.Context, cmd *cobra.Command, flags *ServeFlags) error
 
 // UsageError marks an error the user fixes by changing the command line;
 // it exits 2.
@@ -119,7 +116,7 @@ func NewRoot(opts Options) *cobra.Command {
 	long := `QingLong turns every due cron occurrence into exactly one durable Run and gets it executed.
 
 It runs as one binary on an embedded SQLite database (profiles standalone and edge)`
-	if _, ok := opts.Serve[ProfileCluster]; ok {
+	if _, ok := opts.Profiles[ProfileCluster]; ok {
 		long += `,
 or as many replicas on PostgreSQL (profile cluster).`
 	} else {

@@ -89,12 +89,12 @@ const (
 // profileOrder lists the profiles as help presents them.
 var profileOrder = []string{ProfileStandalone, ProfileEdge, ProfileCluster}
 
-// profileHelp describes each profile in `serve --help`.
+// profileHelp describes each profile in `serve --help`, before its
+// defaults.
 var profileHelp = map[string]string{
-	ProfileStandalone: "embedded SQLite at $QL_DATA_DIR/qinglong.db (else ./qinglong.db), local executor;\n" +
-		"                        page 256, cadence 1s, misfire grace 5m",
-	ProfileEdge:    "the same on small devices: page 4, cadence 5s, grace 30s, concurrency 1",
-	ProfileCluster: "PostgreSQL, row leases, no leader; runs are executed by remote workers",
+	ProfileStandalone: "embedded SQLite at $QL_DATA_DIR/qinglong.db (else ./qinglong.db), local executor",
+	ProfileEdge:       "the same on small devices",
+	ProfileCluster:    "PostgreSQL, row leases, no leader; runs are executed by remote workers",
 }
 
 // profileExample is one `serve` example per profile: %[1]s is the binary,
@@ -111,9 +111,9 @@ func serveCommand(opts Options) *cobra.Command {
 	def := opts.defaultProfile()
 	var profiles, descriptions, examples []string
 	for _, p := range profileOrder {
-		if _, ok := opts.Serve[p]; ok {
+		if prof, ok := opts.Profiles[p]; ok {
 			profiles = append(profiles, p)
-			descriptions = append(descriptions, fmt.Sprintf("  %-20s  %s", p, profileHelp[p]))
+			descriptions = append(descriptions, fmt.Sprintf("  %-20s  %s;\n  %-20s  %s", p, profileHelp[p], "", prof.Defaults.summary()))
 			flag := " --profile " + p
 			if p == def {
 				flag = ""
@@ -121,7 +121,7 @@ func serveCommand(opts Options) *cobra.Command {
 			examples = append(examples, "  "+fmt.Sprintf(profileExample[p], opts.Binary, flag))
 		}
 	}
-	_, cluster := opts.Serve[ProfileCluster]
+	_, cluster := opts.Profiles[ProfileCluster]
 	envExample := "QL_DATA_DIR, QL_HTTP_ADDR"
 	if cluster {
 		envExample = "QL_DATABASE_URL, QL_HTTP_ADDR"
@@ -146,32 +146,33 @@ wins over the file.`,
 			if err := checkMetricsAddr(f.MetricsAddr); err != nil {
 				return err
 			}
-			serve, ok := opts.Serve[f.Profile]
+			prof, ok := opts.Profiles[f.Profile]
 			if !ok {
 				return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
 			}
 			if f.Profile == ProfileCluster {
 				warn(cmd.Context(), opts.Binary, weakTLS(f.DatabaseURL, os.Getenv))
 			}
-			return serve(cmd.Context(), cmd, f)
+			return prof.Serve(cmd.Context(), cmd, f)
 		},
 	}
-	byProfile := func(values map[string]string) string {
+	byProfile := func(value func(ServeDefaults) string) string {
 		var parts []string
 		for _, p := range profiles {
-			if v, ok := values[p]; ok {
+			if v := value(opts.Profiles[p].Defaults); v != "" {
 				parts = append(parts, p+" "+v)
 			}
 		}
 		return "default: " + strings.Join(parts, ", ")
 	}
-	httpHelp := "HTTP listen address of the API under /api/v1 (API tokens: see tokens create) and the probes /livez and /readyz, e.g. 127.0.0.1:8081; " +
+	httpHelp := "HTTP listen address of the web console at / (accounts: see users create), the API under /api/v1 (API tokens: see tokens create) and the probes /livez and /readyz, e.g. 127.0.0.1:8081; " +
 		"port 0 picks a free port, the bound address is logged; an address other than loopback needs --tls-cert/--tls-key or --insecure-http ("
-	if cluster {
-		httpHelp += byProfile(map[string]string{ProfileStandalone: "off", ProfileEdge: "off", ProfileCluster: "127.0.0.1:8080"}) + ")"
-	} else {
-		httpHelp += "default: off)"
-	}
+	httpHelp += byProfile(func(d ServeDefaults) string {
+		if d.HTTPAddr == "" {
+			return "off"
+		}
+		return d.HTTPAddr
+	}) + ")"
 	fs := c.Flags()
 	fs.StringVar(&configFile, "config", "", "optional YAML file of flag: value settings")
 	fs.StringVar(&f.Profile, "profile", def, strings.Join(profiles, ", "))
@@ -200,23 +201,23 @@ wins over the file.`,
 		fs.DurationVar(&f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time (3s–10m; default 30s); workers renew every third of it")
 	}
 	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; "+
-		byProfile(map[string]string{ProfileStandalone: "16", ProfileEdge: "4", ProfileCluster: "16"})+")")
+		byProfile(func(d ServeDefaults) string { return strconv.Itoa(d.PageSize) })+")")
 	fs.DurationVar(&f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; "+
-		byProfile(map[string]string{ProfileStandalone: "1s", ProfileEdge: "5s", ProfileCluster: "1s"})+")")
+		byProfile(func(d ServeDefaults) string { return shortDuration(d.Cadence) })+")")
 	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it ("+
-		byProfile(map[string]string{ProfileStandalone: "5m", ProfileEdge: "30s", ProfileCluster: "30s"})+")")
+		byProfile(func(d ServeDefaults) string { return shortDuration(d.Grace) })+")")
 	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; "+
-		byProfile(map[string]string{ProfileStandalone: "10s", ProfileEdge: "5s", ProfileCluster: "10s"})+")")
+		byProfile(func(d ServeDefaults) string { return shortDuration(d.StopTimeout) })+")")
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once ("+
-		byProfile(map[string]string{ProfileStandalone: "CPU count", ProfileEdge: "1"})+")")
+		byProfile(ServeDefaults.concurrency)+")")
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output, in bytes ("+
-		byProfile(map[string]string{ProfileStandalone: "1 MiB", ProfileEdge: "1 MiB", ProfileCluster: "16 MiB, 4 KiB–1 GiB"})+")")
+		byProfile(func(d ServeDefaults) string { return retention.FormatBytes(d.LogMaxBytes) })+")")
 	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days after they finished: 30 or 30d, off or 0 keeps them ("+
-		byProfile(map[string]string{ProfileStandalone: "30d", ProfileEdge: "3d", ProfileCluster: "30d"})+")")
+		byProfile(func(d ServeDefaults) string { return age(d.Retention.RunsAge) })+")")
 	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished Runs this many days after they finished; the Runs stay (off or 0 keeps them; "+
-		byProfile(map[string]string{ProfileStandalone: "7d", ProfileEdge: "3d", ProfileCluster: "7d"})+")")
+		byProfile(func(d ServeDefaults) string { return age(d.Retention.LogsAge) })+")")
 	fs.StringVar(&f.Retention.LogBytes, "retention-log-bytes", "", "cap of all logs together, oldest deleted first: 1GiB, 64MiB or bytes, at least 1 MiB (off or 0: no cap; "+
-		byProfile(map[string]string{ProfileStandalone: "1GiB", ProfileEdge: "64MiB", ProfileCluster: "off"})+")")
+		byProfile(func(d ServeDefaults) string { return logBytes(d.Retention.LogBytes) })+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	fs.DurationVar(&f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to 1h (100ms–1h; default 5s)")
 	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–100; default 8)")

@@ -10,11 +10,11 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
-// Page-size limits shared by every profile.
+// Limits shared by every profile: of a page, and of the groups a page
+// commits side by side.
 const (
-	DefaultPageSize = 16
-	MaxPageSize     = 256
-	MaxParallel     = 16
+	MaxPageSize = 256
+	MaxParallel = 16
 )
 
 // RoundConfig configures one round. It has no clock: every decision uses

@@ -152,10 +152,10 @@ func (c Config) WithDefaults() Config {
 	c.Grace = pick(c.Grace, StandaloneGrace, EdgeGrace)
 	c.StopTimeout = pick(c.StopTimeout, StandaloneStopTimeout, EdgeStopTimeout)
 	if c.Concurrency == 0 {
+		c.Concurrency = DefaultConcurrency(c.Profile)
+	}
+	if c.Concurrency == 0 {
 		c.Concurrency = runtime.NumCPU()
-		if edge {
-			c.Concurrency = EdgeConcurrency
-		}
 	}
 	if c.LogCapBytes == 0 {
 		c.LogCapBytes = DefaultLogCapBytes
@@ -205,6 +205,15 @@ func (c Config) Validate() error {
 		return qlerror.Wrap(qlerror.Invalid, err, "%s", err)
 	}
 	return nil
+}
+
+// DefaultConcurrency is how many commands the profile runs at once when
+// Concurrency is unset; 0 is the CPU count.
+func DefaultConcurrency(p Profile) int {
+	if p == Edge {
+		return EdgeConcurrency
+	}
+	return 0
 }
 
 // RetentionDefaults is a profile's retention policy.

@@ -7,7 +7,6 @@ package singlecli
 import (
 	"context"
 	"fmt"
-	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"log/slog"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/server"
@@ -30,11 +30,21 @@ func Options(binary string) cli.Options {
 		Binary:             binary,
 		OpenSQLite:         OpenSQLite,
 		OpenSQLiteReadOnly: OpenSQLiteReadOnly,
-		Serve: map[string]cli.ServeFunc{
-			cli.ProfileStandalone: Serve(server.Standalone),
-			cli.ProfileEdge:       Serve(server.Edge),
+		Profiles: map[string]cli.Profile{
+			cli.ProfileStandalone: Profile(server.Standalone),
+			cli.ProfileEdge:       Profile(server.Edge),
 		},
 	}
+}
+
+// Profile is the cli.Profile of a single-node profile: Serve, and the
+// defaults server.Config applies.
+func Profile(p server.Profile) cli.Profile {
+	c := server.Config{Profile: p}.WithDefaults()
+	return cli.Profile{Serve: Serve(p), Defaults: cli.ServeDefaults{
+		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
+		Concurrency: server.DefaultConcurrency(p), LogMaxBytes: c.LogCapBytes, Retention: c.Retention.Policy,
+	}}
 }
 
 // OpenSQLite is the cli.Opener of the embedded database file.
@@ -73,7 +83,7 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 func Serve(p server.Profile) cli.ServeFunc {
 	return func(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
 		if f.DatabaseURL != "" || f.ReplicaID != "" || f.RolePrefix != "" || f.Lease != 0 || f.CommitParallel != 0 {
-			return cli.Usagef("--database-url, --replica-id, --role-prefix, --lease and --commit-parallel are cluster settings; the %s profile keeps its database in --data-dir and commits one decision at a time", p)
+			return cli.Usagef("--database-url, --replica-id, --role-prefix, --lease and --commit-parallel are cluster settings; the %s profile keeps its database in --data-dir and commits each page in one transaction", p)
 		}
 		if f.SecretsFile != "" {
 			return cli.Usagef("--secrets-file is a cluster setting; the %s profile reads qinglong-secrets.json in --data-dir", p)

@@ -108,7 +108,7 @@ func TestApplyIsDeclarativeAndTheReadCommandsSeeIt(t *testing.T) {
 func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
 	t.Parallel()
 	full := Options("ql")
-	full.Serve[cli.ProfileCluster] = func(context.Context, *cobra.Command, *cli.ServeFlags) error { return nil }
+	full.Profiles[cli.ProfileCluster] = cli.Profile{Serve: func(context.Context, *cobra.Command, *cli.ServeFlags) error { return nil }}
 	run := func(args ...string) (int, string) {
 		var out, errOut bytes.Buffer
 		return cli.Main(context.Background(), full, args, &out, &errOut), errOut.String()

@@ -84,8 +84,8 @@ func BenchmarkStandaloneAdmissions(b *testing.B) {
 		triggers[i] = e.triggerTB(b, p.ID, tk, fmt.Sprintf("t%05d", i))
 	}
 	paths := []commitPath{
-		{"each16", schedule.DefaultPageSize, eachDecision},
-		{"page16", schedule.DefaultPageSize, wholePage},
+		{"each16", 16, eachDecision},
+		{"page16", 16, wholePage},
 		{"page256", schedule.MaxPageSize, wholePage},
 	}
 	drain(b, e, paths[2], 0) // initialise every cursor

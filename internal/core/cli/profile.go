@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/retention"
+)
+
+// ServeFunc runs a server profile until ctx ends.
+type ServeFunc func(ctx context.Context, cmd *cobra.Command, flags *ServeFlags) error
+
+// Profile is one server profile of a build: how `serve` runs it, and the
+// defaults its help states.
+type Profile struct {
+	Serve ServeFunc
+	// Defaults are what the profile applies to the settings left unset.
+	// The profile's own package builds them from the values it applies,
+	// so the help cannot drift from what the server does.
+	Defaults ServeDefaults
+}
+
+// ServeDefaults are a profile's defaults of the settings whose defaults
+// differ by profile.
+type ServeDefaults struct {
+	PageSize    int
+	Cadence     time.Duration
+	Grace       time.Duration
+	StopTimeout time.Duration
+	// Concurrency is how many commands the profile runs at once: 0 is the
+	// CPU count, -1 a profile that runs none itself (the cluster's
+	// workers do).
+	Concurrency int
+	// LogMaxBytes caps one attempt's captured output.
+	LogMaxBytes int64
+	Retention   retention.Policy
+	// HTTPAddr is the API's listen address; "" is off.
+	HTTPAddr string
+}
+
+// NoConcurrency marks a profile whose server runs no command itself.
+const NoConcurrency = -1
+
+// summary is the profile's line in `serve --help`.
+func (d ServeDefaults) summary() string {
+	s := "page " + strconv.Itoa(d.PageSize) + ", cadence " + shortDuration(d.Cadence) + ", misfire grace " + shortDuration(d.Grace)
+	if d.Concurrency > 0 {
+		s += ", concurrency " + strconv.Itoa(d.Concurrency)
+	}
+	return s
+}
+
+// concurrency says the default of --concurrency; "" for a profile that
+// runs no command itself.
+func (d ServeDefaults) concurrency() string {
+	switch {
+	case d.Concurrency == 0:
+		return "CPU count"
+	case d.Concurrency > 0:
+		return strconv.Itoa(d.Concurrency)
+	}
+	return ""
+}
+
+// age says a retention age as its flag takes it: whole days, or off.
+func age(d time.Duration) string {
+	if d == 0 {
+		return "off"
+	}
+	return strconv.FormatInt(int64(d/retention.Day), 10) + "d"
+}
+
+// logBytes says a byte size as --retention-log-bytes takes it.
+func logBytes(n int64) string {
+	if n == 0 {
+		return "off"
+	}
+	return strings.ReplaceAll(retention.FormatBytes(n), " ", "")
+}
+
+// shortDuration writes a whole duration as a flag takes it: 5m, not 5m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

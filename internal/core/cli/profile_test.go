@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/retention"
+)
+
+// `serve --help` states each profile's defaults as the profile gives them,
+// never a copy that could drift from what the server applies.
+func TestServeHelpStatesEachProfilesOwnDefaults(t *testing.T) {
+	t.Parallel()
+	none := func(context.Context, *cobra.Command, *ServeFlags) error { return nil }
+	opts := Options{Binary: "ql", Profiles: map[string]Profile{
+		ProfileStandalone: {Serve: none, Defaults: ServeDefaults{PageSize: 7, Cadence: 3 * time.Minute, Grace: 2 * time.Hour,
+			StopTimeout: 1500 * time.Millisecond, LogMaxBytes: 3 << 20,
+			Retention: retention.Policy{RunsAge: 9 * retention.Day, LogsAge: 0, LogBytes: 5 << 30}}},
+		ProfileCluster: {Serve: none, Defaults: ServeDefaults{PageSize: 11, Cadence: 2 * time.Second, Grace: 45 * time.Second,
+			StopTimeout: 4 * time.Second, Concurrency: NoConcurrency, LogMaxBytes: 6 << 10, HTTPAddr: "127.0.0.1:9999"}},
+	}}
+	code, out, stderr := qlWith(t, opts, "serve", "--help")
+	if code != 0 {
+		t.Fatalf("serve --help: exit %d: %s", code, stderr)
+	}
+	help := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"page 7, cadence 3m, misfire grace 2h",
+		"page 11, cadence 2s, misfire grace 45s",
+		"default: standalone 7, cluster 11)",
+		"default: standalone 3m, cluster 2s)",
+		"default: standalone 2h, cluster 45s)",
+		"default: standalone 1.5s, cluster 4s)",
+		"commands run at once (default: standalone CPU count)",
+		"default: standalone 3 MiB, cluster 6 KiB)",
+		"default: standalone 9d, cluster off)",
+		"default: standalone off, cluster off)",
+		"default: standalone 5GiB, cluster off)",
+		"default: standalone off, cluster 127.0.0.1:9999)",
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("serve --help lacks %q:\n%s", want, out)
+		}
+	}
+}
