@@ -92,6 +92,7 @@ func Profile() cli.Profile {
 		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
 		Concurrency: cli.NoConcurrency, LogMaxBytes: workerproto.DefaultLogCap, Retention: retention.ClusterDefaults,
 		HTTPAddr: httpapi.DefaultAddr,
+		Lease:    c.Lease, CommitParallel: c.Parallel, WorkerAddr: DefaultWorkerAddr, RunLease: DefaultRunLease,
 	}}
 }
 

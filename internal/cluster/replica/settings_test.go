@@ -43,7 +43,8 @@ func TestTheHelpsClusterDefaultsAreTheSettingsApplied(t *testing.T) {
 	}
 	c := s.Coordinator
 	applied := cli.ServeDefaults{PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
-		Concurrency: cli.NoConcurrency, LogMaxBytes: s.Worker.Settings.LogCap, Retention: s.Retention.Policy, HTTPAddr: s.HTTPAddr}
+		Concurrency: cli.NoConcurrency, LogMaxBytes: s.Worker.Settings.LogCap, Retention: s.Retention.Policy, HTTPAddr: s.HTTPAddr,
+		Lease: c.Lease, CommitParallel: c.Parallel, WorkerAddr: s.Worker.Addr, RunLease: s.Worker.Settings.RunLease}
 	if stated := Profile().Defaults; stated != applied {
 		t.Fatalf("help states %+v, a replica applies %+v", stated, applied)
 	}

@@ -44,7 +44,8 @@ type Config struct {
 	Cadence time.Duration
 	// StopTimeout bounds the drain on Stop (100 ms–30 s).
 	StopTimeout time.Duration
-	// Parallel is how many admissions of one round commit at once (1–16).
+	// Parallel is how many commit groups of one page commit side by side,
+	// one transaction each (1–16).
 	Parallel int
 	// Grace is how late an occurrence may be before a skip policy drops it
 	// (0–24 h).

@@ -40,6 +40,12 @@ type ServeDefaults struct {
 	Retention   retention.Policy
 	// HTTPAddr is the API's listen address; "" is off.
 	HTTPAddr string
+	// The cluster's own: the claim lease, the commit groups of a page,
+	// the worker ingress's address and the workers' run lease.
+	Lease          time.Duration
+	CommitParallel int
+	WorkerAddr     string
+	RunLease       time.Duration
 }
 
 // NoConcurrency marks a profile whose server runs no command itself.

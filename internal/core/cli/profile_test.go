@@ -21,7 +21,8 @@ func TestServeHelpStatesEachProfilesOwnDefaults(t *testing.T) {
 			StopTimeout: 1500 * time.Millisecond, LogMaxBytes: 3 << 20,
 			Retention: retention.Policy{RunsAge: 9 * retention.Day, LogsAge: 0, LogBytes: 5 << 30}}},
 		ProfileCluster: {Serve: none, Defaults: ServeDefaults{PageSize: 11, Cadence: 2 * time.Second, Grace: 45 * time.Second,
-			StopTimeout: 4 * time.Second, Concurrency: NoConcurrency, LogMaxBytes: 6 << 10, HTTPAddr: "127.0.0.1:9999"}},
+			StopTimeout: 4 * time.Second, Concurrency: NoConcurrency, LogMaxBytes: 6 << 10, HTTPAddr: "127.0.0.1:9999",
+			Lease: 12 * time.Second, CommitParallel: 3, WorkerAddr: "127.0.0.1:7777", RunLease: 90 * time.Second}},
 	}}
 	code, out, stderr := qlWith(t, opts, "serve", "--help")
 	if code != 0 {
@@ -41,6 +42,10 @@ func TestServeHelpStatesEachProfilesOwnDefaults(t *testing.T) {
 		"default: standalone off, cluster off)",
 		"default: standalone 5GiB, cluster off)",
 		"default: standalone off, cluster 127.0.0.1:9999)",
+		"claim lease (1s–60s; default 12s)",
+		"one transaction each (1–16; default 3)",
+		"worker ingress (default 127.0.0.1:7777;",
+		"(3s–10m; default 1m30s)",
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("serve --help lacks %q:\n%s", want, out)

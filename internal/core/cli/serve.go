@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/retention"
 )
 
@@ -188,17 +189,18 @@ wins over the file.`,
 	fs.StringVar(&f.MetricsAddr, "metrics-addr", "", "listen address of Prometheus metrics at /metrics, on a listener of its own, e.g. 127.0.0.1:9464 "+
 		"(loopback only) or 0.0.0.0:9464; port 0 picks a free port, the bound address is logged (default: off)")
 	if cluster {
+		cd := opts.Profiles[ProfileCluster].Defaults
 		fs.StringVar(&f.DatabaseURL, "database-url", "", "cluster: PostgreSQL URL of the runtime role, without a password (sslmode and sslrootcert honoured; prefer $QL_DATABASE_URL)")
 		fs.StringVar(&f.ReplicaID, "replica-id", "", "cluster: this replica's claim owner (default host name + pid)")
 		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the five database role names readiness checks (default ql_, as 'ql db roles' creates them)")
-		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: admissions of one round committed at once (1–16; default 4)")
-		fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default 30s)")
-		fs.StringVar(&f.WorkerAddr, "worker-addr", "", "cluster: listen address of the worker ingress (default 127.0.0.1:8081; any other than loopback needs --worker-tls-cert and --worker-tls-key)")
+		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: commit groups of a claimed page, committed side by side, one transaction each (1–16; default "+strconv.Itoa(cd.CommitParallel)+")")
+		fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default "+shortDuration(cd.Lease)+")")
+		fs.StringVar(&f.WorkerAddr, "worker-addr", "", "cluster: listen address of the worker ingress (default "+cd.WorkerAddr+"; any other than loopback needs --worker-tls-cert and --worker-tls-key)")
 		fs.StringVar(&f.WorkerTLSCert, "worker-tls-cert", "", "cluster: PEM certificate (chain) file of the worker ingress; serves HTTPS")
 		fs.StringVar(&f.WorkerTLSKey, "worker-tls-key", "", "cluster: PEM private key file of --worker-tls-cert")
 		fs.StringVar(&f.SecretsFile, "secrets-file", "", "cluster: JSON secrets file (name: value, mode 0600) holding the secrets notification channels name (default: none)")
 		fs.StringVar(&f.MaintenanceURL, "database-maintenance-url", "", "cluster: PostgreSQL URL of the maintenance role, without a password (prefer $"+EnvMaintenanceURL+"); given it, the replica runs retention (the runtime role may not delete)")
-		fs.DurationVar(&f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time (3s–10m; default 30s); workers renew every third of it")
+		fs.DurationVar(&f.RunLease, "run-lease", 0, "cluster: how long a worker's lease on a Run lives without renewal, in database time (3s–10m; default "+shortDuration(cd.RunLease)+"); workers renew every third of it")
 	}
 	fs.IntVar(&f.PageSize, "page-size", 0, "rows taken per round (1–256; "+
 		byProfile(func(d ServeDefaults) string { return strconv.Itoa(d.PageSize) })+")")
@@ -219,8 +221,10 @@ wins over the file.`,
 	fs.StringVar(&f.Retention.LogBytes, "retention-log-bytes", "", "cap of all logs together, oldest deleted first: 1GiB, 64MiB or bytes, at least 1 MiB (off or 0: no cap; "+
 		byProfile(func(d ServeDefaults) string { return logBytes(d.Retention.LogBytes) })+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
-	fs.DurationVar(&f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to 1h (100ms–1h; default 5s)")
-	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–100; default 8)")
+	fs.DurationVar(&f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+
+		shortDuration(notify.DefaultMaxBackoff)+" ("+shortDuration(notify.MinBaseBackoff)+"–"+shortDuration(notify.MaxBaseBackoff)+"; default "+shortDuration(notify.DefaultBaseBackoff)+")")
+	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–"+
+		strconv.Itoa(notify.MaxAttemptsLimit)+"; default "+strconv.Itoa(notify.DefaultMaxAttempts)+")")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	return c
 }
