@@ -15,8 +15,10 @@ func TestTwoReplicasAdmitEveryOccurrenceExactlyOnce(t *testing.T) {
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("pair", 200, "* * * * * *"))
 
-	a := startReplica(t, bin, env, "replica-a", "--cadence", "250ms")
-	b := startReplica(t, bin, env, "replica-b", "--cadence", "250ms")
+	// Pages far smaller than a second's 200 occurrences, so that the two
+	// replicas share each second's work rather than one taking it whole.
+	a := startReplica(t, bin, env, "replica-a", "--cadence", "250ms", "--page-size", "32")
+	b := startReplica(t, bin, env, "replica-b", "--cadence", "250ms", "--page-size", "32")
 	a.await(t, CodeReady, 30*time.Second)
 	b.await(t, CodeReady, 30*time.Second)
 
