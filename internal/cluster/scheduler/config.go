@@ -3,11 +3,11 @@ package scheduler
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // Defaults and limits of the cluster scheduler (docs/architecture.md, "Profiles").
@@ -95,29 +95,17 @@ func (c Config) Validate() error {
 	case c.PageSize < 1 || c.PageSize > MaxPageSize:
 		return &FieldError{Field: "PageSize", Value: fmt.Sprint(c.PageSize), Allowed: fmt.Sprintf("1–%d", MaxPageSize)}
 	case c.Lease < MinLease || c.Lease > MaxLease:
-		return &FieldError{Field: "Lease", Value: short(c.Lease), Allowed: span(MinLease, MaxLease)}
+		return &FieldError{Field: "Lease", Value: validate.Duration(c.Lease), Allowed: span(MinLease, MaxLease)}
 	case c.Cadence < loop.MinCadence || c.Cadence > loop.MaxCadence:
-		return &FieldError{Field: "Cadence", Value: short(c.Cadence), Allowed: span(loop.MinCadence, loop.MaxCadence)}
+		return &FieldError{Field: "Cadence", Value: validate.Duration(c.Cadence), Allowed: span(loop.MinCadence, loop.MaxCadence)}
 	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:
-		return &FieldError{Field: "StopTimeout", Value: short(c.StopTimeout), Allowed: span(loop.MinStopTimeout, loop.MaxStopTimeout)}
+		return &FieldError{Field: "StopTimeout", Value: validate.Duration(c.StopTimeout), Allowed: span(loop.MinStopTimeout, loop.MaxStopTimeout)}
 	case c.Parallel < 1 || c.Parallel > MaxParallel:
 		return &FieldError{Field: "Parallel", Value: fmt.Sprint(c.Parallel), Allowed: fmt.Sprintf("1–%d", MaxParallel)}
 	case c.Grace < 0 || c.Grace > MaxGrace:
-		return &FieldError{Field: "Grace", Value: short(c.Grace), Allowed: span(0, MaxGrace)}
+		return &FieldError{Field: "Grace", Value: validate.Duration(c.Grace), Allowed: span(0, MaxGrace)}
 	}
 	return nil
 }
 
-func span(lo, hi time.Duration) string { return short(lo) + "–" + short(hi) }
-
-// short prints 1h rather than Go's 1h0m0s.
-func short(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func span(lo, hi time.Duration) string { return validate.Duration(lo) + "–" + validate.Duration(hi) }

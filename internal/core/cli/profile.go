@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/retention"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // ServeFunc runs a server profile until ctx ends.
@@ -53,7 +54,7 @@ const NoConcurrency = -1
 
 // summary is the profile's line in `serve --help`.
 func (d ServeDefaults) summary() string {
-	s := "page " + strconv.Itoa(d.PageSize) + ", cadence " + shortDuration(d.Cadence) + ", misfire grace " + shortDuration(d.Grace)
+	s := "page " + strconv.Itoa(d.PageSize) + ", cadence " + validate.Duration(d.Cadence) + ", misfire grace " + validate.Duration(d.Grace)
 	if d.Concurrency > 0 {
 		s += ", concurrency " + strconv.Itoa(d.Concurrency)
 	}
@@ -86,16 +87,4 @@ func logBytes(n int64) string {
 		return "off"
 	}
 	return strings.ReplaceAll(retention.FormatBytes(n), " ", "")
-}
-
-// shortDuration writes a whole duration as a flag takes it: 5m, not 5m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

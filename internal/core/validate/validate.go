@@ -4,6 +4,8 @@ package validate
 
 import (
 	"regexp"
+	"strings"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -37,4 +39,17 @@ func MutationID(field, s string) error {
 		return qlerror.New(qlerror.Invalid, "%s: %d characters, the limit is 128", field, len(s))
 	}
 	return nil
+}
+
+// Duration spells d as a flag takes it: 5m rather than Go's 5m0s, 1h
+// rather than 1h0m0s.
+func Duration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
