@@ -161,6 +161,23 @@ func (n planNode) walk(fn func(planNode)) {
 	}
 }
 
+// explainPlan runs explain, an EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) of
+// what (named in failures), and returns its plan with the raw output.
+func explainPlan(t testing.TB, q querier, what, explain string, args ...any) (planNode, []byte) {
+	t.Helper()
+	var out []byte
+	if err := q.QueryRow(t.Context(), explain, args...).Scan(&out); err != nil {
+		t.Fatalf("explain %s: %v", what, err)
+	}
+	var plans []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("explain %s: output %v", what, err)
+	}
+	return plans[0].Plan, out
+}
+
 // claimReadBudget is "a few times the claimed rows": each claimed row is
 // read by its branch scan and once more by the update; the constant covers
 // the empty branches' first probe.

@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -104,18 +103,8 @@ func (s *store) explainPageLock(t testing.TB, stmt string, ids []string) (map[st
 		}
 	}
 	defer c.Exec(ctx, "ROLLBACK") //nolint:errcheck // measurement only
-	var out []byte
 	explain := fmt.Sprintf("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE page_lock(ARRAY['%s']::uuid[])", strings.Join(ids, "','"))
-	if err := c.QueryRow(ctx, explain).Scan(&out); err != nil {
-		t.Fatalf("explain the page lock: %v", err)
-	}
-	var plans []struct {
-		Plan planNode `json:"Plan"`
-	}
-	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
-		t.Fatalf("explain output: %v", err)
-	}
-	top := plans[0].Plan
+	top, out := explainPlan(t, c, "the page lock", explain)
 	if int(top.ActualRows) != len(ids) {
 		t.Fatalf("the page lock answered %v rows for %d ids:\n%s", top.ActualRows, len(ids), out)
 	}

@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -137,22 +136,13 @@ func (s *store) explainPageWrite(t testing.TB, stmt string, page []schedule.Comm
 			literals[i] = "'" + strings.ReplaceAll(string(text), "'", "''") + "'"
 		}
 	}
-	var out []byte
 	explain := "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE " + name + "(" + strings.Join(literals, ", ") + ")"
-	if err := conn.QueryRow(ctx, explain).Scan(&out); err != nil {
-		t.Fatalf("explain the page write: %v", err)
-	}
-	var plans []struct {
-		Plan planNode `json:"Plan"`
-	}
-	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
-		t.Fatalf("explain output: %v", err)
-	}
-	if int(plans[0].Plan.ActualRows) != len(page) {
-		t.Fatalf("the page write answered %v rows for a page of %d:\n%s", plans[0].Plan.ActualRows, len(page), out)
+	top, out := explainPlan(t, conn, "the page write", explain)
+	if int(top.ActualRows) != len(page) {
+		t.Fatalf("the page write answered %v rows for a page of %d:\n%s", top.ActualRows, len(page), out)
 	}
 	reads := 0
-	plans[0].Plan.walk(func(n planNode) {
+	top.walk(func(n planNode) {
 		if n.Relation == "trigger_schedules" && n.NodeType != "ModifyTable" {
 			reads += int((n.ActualRows + n.RemovedByFilter) * n.ActualLoops)
 		}

@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -36,22 +35,13 @@ func (s *store) explainDispatch(t *testing.T, w worker, maxGrants int) (granted,
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []byte
-	if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlDispatch, args...).Scan(&out); err != nil {
-		t.Fatalf("explain dispatch: %v", err)
-	}
-	var plans []struct {
-		Plan planNode `json:"Plan"`
-	}
-	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
-		t.Fatalf("explain output: %v", err)
-	}
-	plans[0].Plan.walk(func(n planNode) {
+	top, out := explainPlan(t, tx, "dispatch", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlDispatch, args...)
+	top.walk(func(n planNode) {
 		if n.Relation == "runs" && n.NodeType != "ModifyTable" {
 			runReads += int(n.ActualRows*n.ActualLoops) + int(n.RemovedByFilter)
 		}
 	})
-	return int(plans[0].Plan.ActualRows), runReads, string(out)
+	return int(top.ActualRows), runReads, string(out)
 }
 
 // TestDispatchNeverWalksRunsPlacedElsewhere queues 5,000 Runs placed on

@@ -19,13 +19,21 @@ func validFlags() cli.ServeFlags {
 	return cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: "postgres://ql_runtime@db:5432/qinglong?sslmode=require", ReplicaID: "r1"}
 }
 
-func TestSettingsDefaultsAreTheClusterProfiles(t *testing.T) {
-	t.Parallel()
+// defaultSettings are a replica's settings when it is given only the
+// required ones.
+func defaultSettings(t *testing.T) settings {
+	t.Helper()
 	f := validFlags()
 	s, err := settingsFrom(&f)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+func TestSettingsDefaultsAreTheClusterProfiles(t *testing.T) {
+	t.Parallel()
+	s := defaultSettings(t)
 	c := s.Coordinator
 	if c.PageSize != 256 || c.Parallel != 4 || c.Lease != 30*time.Second || c.Cadence != time.Second || c.StopTimeout != 10*time.Second || c.Grace != 30*time.Second || s.HTTPAddr != "127.0.0.1:8080" {
 		t.Fatalf("settings %+v", s)
@@ -36,11 +44,7 @@ func TestSettingsDefaultsAreTheClusterProfiles(t *testing.T) {
 // given no setting runs with.
 func TestTheHelpsClusterDefaultsAreTheSettingsApplied(t *testing.T) {
 	t.Parallel()
-	f := validFlags()
-	s, err := settingsFrom(&f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := defaultSettings(t)
 	c := s.Coordinator
 	applied := cli.ServeDefaults{PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
 		Concurrency: cli.NoConcurrency, LogMaxBytes: s.Worker.Settings.LogCap, Retention: s.Retention.Policy, HTTPAddr: s.HTTPAddr,
@@ -52,11 +56,7 @@ func TestTheHelpsClusterDefaultsAreTheSettingsApplied(t *testing.T) {
 
 func TestWorkerIngressSettingsDefaultToLoopbackWithoutTLS(t *testing.T) {
 	t.Parallel()
-	f := validFlags()
-	s, err := settingsFrom(&f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := defaultSettings(t)
 	w := s.Worker
 	if w.Addr != "127.0.0.1:8081" || w.TLS != nil || w.Settings.RunLease != 30*time.Second || w.Settings.LogCap != 16<<20 {
 		t.Fatalf("worker settings %+v", w)
