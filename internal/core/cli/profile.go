@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -71,20 +70,4 @@ func (d ServeDefaults) concurrency() string {
 		return strconv.Itoa(d.Concurrency)
 	}
 	return ""
-}
-
-// age says a retention age as its flag takes it: whole days, or off.
-func age(d time.Duration) string {
-	if d == 0 {
-		return "off"
-	}
-	return strconv.FormatInt(int64(d/retention.Day), 10) + "d"
-}
-
-// logBytes says a byte size as --retention-log-bytes takes it.
-func logBytes(n int64) string {
-	if n == 0 {
-		return "off"
-	}
-	return strings.ReplaceAll(retention.FormatBytes(n), " ", "")
 }

@@ -216,11 +216,11 @@ wins over the file.`,
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output, in bytes ("+
 		byProfile(func(d ServeDefaults) string { return retention.FormatBytes(d.LogMaxBytes) })+")")
 	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days after they finished: 30 or 30d, off or 0 keeps them ("+
-		byProfile(func(d ServeDefaults) string { return age(d.Retention.RunsAge) })+")")
+		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.RunsAge) })+")")
 	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished Runs this many days after they finished; the Runs stay (off or 0 keeps them; "+
-		byProfile(func(d ServeDefaults) string { return age(d.Retention.LogsAge) })+")")
+		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.LogsAge) })+")")
 	fs.StringVar(&f.Retention.LogBytes, "retention-log-bytes", "", "cap of all logs together, oldest deleted first: 1GiB, 64MiB or bytes, at least 1 MiB (off or 0: no cap; "+
-		byProfile(func(d ServeDefaults) string { return logBytes(d.Retention.LogBytes) })+")")
+		byProfile(func(d ServeDefaults) string { return retention.SizeSetting(d.Retention.LogBytes) })+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	fs.DurationVar(&f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+
 		validate.Duration(notify.DefaultMaxBackoff)+" ("+validate.Duration(notify.MinBaseBackoff)+"–"+validate.Duration(notify.MaxBaseBackoff)+"; default "+validate.Duration(notify.DefaultBaseBackoff)+")")

@@ -130,15 +130,23 @@ func FormatBytes(n int64) string {
 
 // String prints the policy as the settings would be written.
 func (p Policy) String() string {
-	age := func(d time.Duration) string {
-		if d == 0 {
-			return "off"
-		}
-		return strconv.FormatInt(int64(d/Day), 10) + "d"
+	return "runs " + AgeSetting(p.RunsAge) + ", logs " + AgeSetting(p.LogsAge) + ", log bytes " + SizeSetting(p.LogBytes)
+}
+
+// AgeSetting writes an age as --retention-runs and --retention-logs take
+// it: whole days (30d), or off.
+func AgeSetting(d time.Duration) string {
+	if d == 0 {
+		return "off"
 	}
-	size := "off"
-	if p.LogBytes != 0 {
-		size = strings.ReplaceAll(FormatBytes(p.LogBytes), " ", "")
+	return strconv.FormatInt(int64(d/Day), 10) + "d"
+}
+
+// SizeSetting writes a size as --retention-log-bytes takes it (1GiB), or
+// off.
+func SizeSetting(n int64) string {
+	if n == 0 {
+		return "off"
 	}
-	return "runs " + age(p.RunsAge) + ", logs " + age(p.LogsAge) + ", log bytes " + size
+	return strings.ReplaceAll(FormatBytes(n), " ", "")
 }
