@@ -39,8 +39,8 @@ func (r *Runtime) TriggerPause(ctx context.Context, req schedule.PauseRequest) (
 // all at database time. Asking for the state the row is already in writes
 // nothing and reports Changed false.
 func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseRequest) (schedule.PauseResult, error) {
-	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
-		return schedule.PauseResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	if err := r.Validate(); err != nil {
+		return schedule.PauseResult{}, err
 	}
 	var out schedule.PauseResult
 	err := serializable(ctx, pool, func(tx pgx.Tx) error {

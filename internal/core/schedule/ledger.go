@@ -1,6 +1,12 @@
 package schedule
 
-import "context"
+import (
+	"context"
+	"unicode/utf8"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
 
 // LedgerKeep is how many ledger entries each trigger keeps in full. Older
 // ones are folded into one count per reason (LedgerEntry.Compacted), so
@@ -35,6 +41,22 @@ type PauseRequest struct {
 	Pause     bool
 	Note      string
 	Actor     string
+}
+
+// MaxPauseNote is the longest note a pause keeps, in characters: the
+// audit trail's column holds no more.
+const MaxPauseNote = 1000
+
+// Validate refuses a request the stores could not record: a malformed
+// trigger id, or a note longer than MaxPauseNote.
+func (r PauseRequest) Validate() error {
+	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	}
+	if n := utf8.RuneCountInString(r.Note); n > MaxPauseNote {
+		return qlerror.New(qlerror.Invalid, "the pause note has %d characters; a note keeps at most %d, shorten it", n, MaxPauseNote)
+	}
+	return nil
 }
 
 // PauseResult is a trigger's pause state after a PauseRequest. Changed is

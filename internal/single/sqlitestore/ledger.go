@@ -56,8 +56,8 @@ func writeLedger(ctx context.Context, tx *txn, tk schedule.Ticket, passed []sche
 // TriggerPause pauses or resumes a trigger's schedule row with its audit
 // record, in one transaction at the injected clock's time.
 func (s *Store) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
-	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
-		return schedule.PauseResult{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+	if err := r.Validate(); err != nil {
+		return schedule.PauseResult{}, err
 	}
 	var out schedule.PauseResult
 	err := s.write(ctx, "pause trigger "+r.TriggerID, routine, func(tx *txn) error {

@@ -27,6 +27,7 @@ func ledgerCases() map[string]func(*testing.T, Fixture) {
 		"TheLedgerOfATriggerIsReadNewestFirstWithItsRevision":     testLedgerRevision,
 		"TheLedgerKeepsTheNewestEntriesAndSumsOlderOnesPerReason": testLedgerCompaction,
 		"APauseSpanWrittenWithoutAVersionBumpFailsClosed":         testPauseSpanDrift,
+		"APauseNoteOverItsLimitIsInvalidAndWritesNothing":         testPauseNoteLimit,
 	}
 }
 
@@ -248,6 +249,30 @@ func testPauseAudit(t *testing.T, f Fixture) {
 	_, err = f.Pauser.TriggerPause(t.Context(), schedule.PauseRequest{TriggerID: ids.New(), Pause: true, Actor: "conformance"})
 	if !qlerror.Is(err, qlerror.NotFound) || !strings.Contains(err.Error(), "ql triggers list") {
 		t.Fatalf("pausing an unknown trigger: %v, want NotFound saying where to look", err)
+	}
+}
+
+func testPauseNoteLimit(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	before := row(t, f, d.Trigger.TriggerID)
+	long := strings.Repeat("字", schedule.MaxPauseNote+1)
+	_, err := f.Pauser.TriggerPause(t.Context(), schedule.PauseRequest{TriggerID: d.Trigger.TriggerID, Pause: true, Note: long, Actor: "conformance"})
+	if !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "at most 1000") {
+		t.Fatalf("pausing with a note of %d characters: %v, want Invalid naming the limit", schedule.MaxPauseNote+1, err)
+	}
+	if after := row(t, f, d.Trigger.TriggerID); after.StateVersion != before.StateVersion {
+		t.Fatalf("a refused pause changed the row %+v -> %+v", before, after)
+	}
+	if res := pause(t, f, d.Trigger.TriggerID, true, long[:len(long)-len("字")]); !res.Changed || !res.Paused {
+		t.Fatalf("pausing with a note of exactly %d characters gave %+v, want paused", schedule.MaxPauseNote, res)
+	}
+	audits, err := f.Audits(t.Context(), d.Trigger.TriggerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(audits) != 1 {
+		t.Fatalf("audit %q, want only the accepted pause", audits)
 	}
 }
 
