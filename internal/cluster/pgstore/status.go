@@ -48,7 +48,7 @@ func (r *Runtime) TriggerList(ctx context.Context, p schedule.TriggerListParams)
 		var pol policyCols
 		err := row.Scan(&s.ProjectID, &s.ProjectName, &s.TriggerID, &s.Name, &s.Revision, &s.Enabled, &s.Cron.Expression, &s.Cron.Timezone,
 			&policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-			&s.TaskID, &s.TaskName, &s.TaskRevision, &s.NextFireAtMs, &s.NextDueAtMs, &s.LastScheduledAtMs, &s.StateVersion, &s.ClaimOwner, &s.ClaimExpiresAtMs)
+			&s.TaskID, &s.TaskName, &s.TaskRevision, &s.NextFireAtMs, &s.NextDueAtMs, &s.LastScheduledAtMs, &s.StateVersion, &s.ClaimOwner, &s.ClaimExpiresAtMs, &s.Paused)
 		s.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
 		pol.into(&s.Cron)
 		return s, err

@@ -209,7 +209,7 @@ func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParam
 			cron.CatchUpWindowMs, cron.HasCatchUpWindow = *t.Cron.CatchUpWindowMs, true
 		}
 		out = append(out, schedule.TriggerStatus{ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name,
-			Revision: t.Revision, Enabled: t.Enabled, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
+			Revision: t.Revision, Enabled: t.Enabled, Paused: t.Paused, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
 			NextFireAtMs: t.NextFireAtMs, NextDueAtMs: t.NextDueAtMs, LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion,
 			ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs})
 	}

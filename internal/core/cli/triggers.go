@@ -72,9 +72,12 @@ overlap policy when it is not allow.`,
 }
 
 // nextFire is a trigger's next nominal fire time, with its jittered due
-// time when jitter moves it, or "ended" once endAt has passed.
+// time when jitter moves it, "ended" once endAt has passed, or "paused"
+// (its cursor is then a time that passes without a Run).
 func nextFire(t schedule.TriggerStatus) string {
 	switch {
+	case t.Paused:
+		return "paused"
 	case t.NextFireAtMs != nil && t.NextDueAtMs == nil:
 		return "ended"
 	case t.NextDueAtMs != nil && *t.NextDueAtMs != *t.NextFireAtMs:

@@ -11,12 +11,16 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -130,6 +134,7 @@ var routes = []route{
 	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
 	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
 	{http.MethodGet, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.definitions }},
+	{http.MethodPost, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.editDefinitions }},
 	{http.MethodPost, "/definitions/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.previewDefinitions }},
 	{http.MethodPost, "/definitions/apply", apitoken.Admin, func(c *Console) handlerFunc { return c.applyDefinitions }},
 	{http.MethodGet, "/workers", apitoken.Read, func(c *Console) handlerFunc { return c.workers }},
@@ -192,6 +197,7 @@ func New(cfg Config) *Console {
 	}
 	for _, p := range order {
 		methods := byPattern[p]
+		allow := slices.Sorted(maps.Keys(methods))
 		c.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 			m := r.Method
 			if m == http.MethodHead {
@@ -201,7 +207,9 @@ func New(cfg Config) *Console {
 				h(w, r)
 				return
 			}
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			setHeaders(w)
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			http.Error(w, "method not allowed: "+p+" answers "+strings.Join(allow, ", "), http.StatusMethodNotAllowed)
 		})
 	}
 	c.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -244,30 +252,51 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			return
 		}
 		s := c.session(r)
+		l := lang(r)
 		if s == nil {
 			if r.Method == http.MethodGet {
 				http.Redirect(w, r, "/signin", http.StatusSeeOther)
 				return
 			}
-			http.Error(w, "sign in first", http.StatusUnauthorized)
+			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.signedout"))
 			return
 		}
 		if !s.scope.Allows(rt.scope) {
-			http.Error(w, "your token's scope "+string(s.scope)+" does not allow this; it needs "+string(rt.scope), http.StatusForbidden)
+			c.failWith(w, r, s, http.StatusForbidden, fmt.Sprintf(tr(l, "err.scope"), s.scope, rt.scope))
 			return
 		}
 		// Console forms are a few short fields, but for a definitions file.
 		limit := int64(maxForm)
-		if strings.HasPrefix(rt.pattern, "/definitions/") {
+		if strings.HasPrefix(rt.pattern, "/definitions") {
 			limit = maxDefinitions
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
-		if r.Method == http.MethodPost && !sameSecret(r.PostFormValue("csrf"), s.csrf) {
-			http.Error(w, "the form is missing its CSRF token or it is stale; reload the page and try again", http.StatusForbidden)
-			return
+		if r.Method == http.MethodPost {
+			if tooLarge(r) {
+				c.failWith(w, r, s, http.StatusRequestEntityTooLarge, fmt.Sprintf("the form is larger than %d KiB, the most this page takes; send less", limit>>10))
+				return
+			}
+			if !sameSecret(r.PostFormValue("csrf"), s.csrf) {
+				c.failWith(w, r, s, http.StatusForbidden, "the form is missing its CSRF token or it is stale; reload the page and try again")
+				return
+			}
 		}
 		h(w, r, s)
 	}
+}
+
+// tooLarge parses the request's form and reports whether its body went
+// past the route's limit (any other parse error leaves the fields empty,
+// which the handler refuses in its own words). The whole capped body is
+// kept in memory, as PostFormValue would.
+func tooLarge(r *http.Request) bool {
+	var big *http.MaxBytesError
+	// ParseForm first: ParseMultipartForm drops its error on a body that
+	// is not multipart.
+	if err := r.ParseForm(); errors.As(err, &big) {
+		return true
+	}
+	return errors.As(r.ParseMultipartForm(maxDefinitions), &big)
 }
 
 func sameSecret(got, want string) bool {
@@ -372,7 +401,16 @@ func remoteHost(r *http.Request) string {
 	return r.RemoteAddr
 }
 
+// publicAssets are the files /assets/ serves without a session: the
+// stylesheet and the script. The page templates beside them in the
+// embedded directory are not served, nor is any listing.
+var publicAssets = map[string]bool{"app.css": true, "app.js": true}
+
 func serveAsset(w http.ResponseWriter, r *http.Request, _ *session) {
+	if !publicAssets[strings.TrimPrefix(r.URL.Path, "/assets/")] {
+		http.NotFound(w, r)
+		return
+	}
 	sub, _ := fs.Sub(assets, "assets") // the directory is embedded above
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	http.StripPrefix("/assets/", http.FileServerFS(sub)).ServeHTTP(w, r)
@@ -383,10 +421,16 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session)
 	c.renderSignin(w, r, "", http.StatusOK)
 }
 
+// renderSignin shows the sign-in form with msg, keeping the user name a
+// failed sign-in was tried with (never the password or token).
 func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg string, status int) {
 	v := randomID()
 	http.SetCookie(w, c.cookie(signinCookie, v, "/signin", 0))
-	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil})
+	user := ""
+	if r.Method == http.MethodPost {
+		user = strings.TrimSpace(r.PostFormValue("user"))
+	}
+	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil, "User": user})
 }
 
 // signin checks a user's password or a token, throttled per address (and
@@ -396,7 +440,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	ck, err := r.Cookie(signinCookie)
 	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) {
-		http.Error(w, "the sign-in form is missing its CSRF token; reload the sign-in page", http.StatusForbidden)
+		c.renderSignin(w, r, "the sign-in form is missing its CSRF token or it is stale; sign in again on this page", http.StatusForbidden)
 		return
 	}
 	l := lang(r)
@@ -420,7 +464,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	t, err := c.cfg.Tokens.TokenByDigest(r.Context(), digest)
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
 		c.cfg.Log.Warn("console sign-in: token store", "err", err)
-		http.Error(w, "the token store did not answer; try again", http.StatusServiceUnavailable)
+		c.renderSignin(w, r, "the token store did not answer; try again", http.StatusServiceUnavailable)
 		return
 	}
 	if err != nil || t.StateAt(c.cfg.NowMs()) != apitoken.StateActive {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -21,6 +23,9 @@ func TestTheLanguageFollowsTheSwitchThenAcceptLanguage(t *testing.T) {
 		{"", "en", "zh-TW", "en"},
 		{"zh", "en", "en-US", "zh"},
 		{"xx", "", "zh", "zh"},
+		{"", "", "en;q=0.1, zh-CN;q=0.9", "zh"},
+		{"", "", "zh;q=0.5, en", "en"},
+		{"", "", "de, fr;q=0.9", "en"},
 	} {
 		r := httptest.NewRequest("GET", "/?lang="+c.query, nil)
 		if c.cookie != "" {
@@ -69,6 +74,47 @@ func TestBothLanguagesHaveEveryMessage(t *testing.T) {
 		if messages["en"][key] == "" {
 			t.Errorf("English lacks %q", key)
 		}
+	}
+}
+
+// Every value a page shows by its word — run and attempt states, token
+// states and scopes, the reasons an occurrence is passed over, what a
+// definitions file changed — has one in both languages.
+func TestEveryShownValueHasAWordInBothLanguages(t *testing.T) {
+	values := map[string][]string{
+		"token":  {apitoken.StateActive, apitoken.StateRevoked, apitoken.StateExpired},
+		"kind":   {"project", "task", "trigger"},
+		"change": {string(catalog.Created), string(catalog.Updated), string(catalog.Unchanged)},
+		"worker": {"active", "draining", "revoked"},
+	}
+	for _, s := range run.States {
+		values["run"] = append(values["run"], string(s))
+	}
+	for _, s := range run.AttemptStates {
+		values["attempt"] = append(values["attempt"], string(s))
+	}
+	for _, s := range apitoken.Scopes {
+		values["scope"] = append(values["scope"], string(s))
+	}
+	for _, r := range schedule.PassReasons {
+		values["passed"] = append(values["passed"], string(r))
+	}
+	for kind, vs := range values {
+		for _, v := range vs {
+			for _, l := range []string{"en", "zh"} {
+				if words[l][kind+"."+v] == "" {
+					t.Errorf("%s has no word for %s %q", l, kind, v)
+				}
+			}
+		}
+	}
+	for key := range words["zh"] {
+		if words["en"][key] == "" {
+			t.Errorf("English lacks the word %q", key)
+		}
+	}
+	if got := word("zh", "run", "from_a_newer_server"); got != "from_a_newer_server" {
+		t.Errorf("a value with no word shows as %q, want itself", got)
 	}
 }
 

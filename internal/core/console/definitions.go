@@ -55,23 +55,41 @@ type fileError struct {
 // ready to edit and preview.
 func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session) {
 	d := definitionsData{CanPublish: c.cfg.Definitions != nil, Project: strings.TrimSpace(r.URL.Query().Get("project"))}
-	list, _, err := c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{Limit: triggersPage})
-	if err != nil {
-		c.fail(w, err)
+	var err error
+	if d.Projects, err = c.projectNames(r.Context()); err != nil {
+		c.fail(w, r, s, err)
 		return
-	}
-	for _, t := range list {
-		if !slices.Contains(d.Projects, t.ProjectName) {
-			d.Projects = append(d.Projects, t.ProjectName)
-		}
 	}
 	if d.Project != "" && d.CanPublish {
 		out, err := c.export(r.Context(), d.Project)
 		if err != nil {
-			c.fail(w, err)
+			c.fail(w, r, s, err)
 			return
 		}
 		d.YAML = string(out)
+	}
+	c.render(w, r, http.StatusOK, "definitions", s, d)
+}
+
+// projectNames are the names the definitions page offers to show.
+func (c *Console) projectNames(ctx context.Context) ([]string, error) {
+	choices, err := c.projectChoices(ctx)
+	names := make([]string, len(choices))
+	for i, p := range choices {
+		names[i] = p.Name
+	}
+	return names, err
+}
+
+// editDefinitions takes a previewed file back to the editor as it was
+// sent, unapplied edits and all (a new project's included, which has no
+// stored revision to show).
+func (c *Console) editDefinitions(w http.ResponseWriter, r *http.Request, s *session) {
+	d := definitionsData{CanPublish: c.cfg.Definitions != nil, YAML: r.PostFormValue("yaml"), Project: strings.TrimSpace(r.PostFormValue("project"))}
+	var err error
+	if d.Projects, err = c.projectNames(r.Context()); err != nil {
+		c.fail(w, r, s, err)
+		return
 	}
 	c.render(w, r, http.StatusOK, "definitions", s, d)
 }
@@ -154,13 +172,17 @@ func (c *Console) applyDefinitions(w http.ResponseWriter, r *http.Request, s *se
 func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *session, dry bool) {
 	d := definitionsData{CanPublish: c.cfg.Definitions != nil}
 	if !d.CanPublish {
-		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server cannot publish definitions: its database role may not "+
+		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot publish definitions: its database role may not "+
 			"(a cluster replica runs as the runtime role); run `ql apply -f FILE` with the admin role's URL"))
 		return
 	}
 	text, err := submitted(r)
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
+		return
+	}
+	if d.Projects, err = c.projectNames(r.Context()); err != nil {
+		c.fail(w, r, s, err)
 		return
 	}
 	d.YAML = text
@@ -178,7 +200,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	status := http.StatusOK
 	switch {
 	case err != nil && qlerror.CodeOf(err) == qlerror.Internal:
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	case err != nil:
 		status = http.StatusBadRequest

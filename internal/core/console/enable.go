@@ -15,17 +15,17 @@ import (
 func (c *Console) enable(on bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Enabler == nil {
-			c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server cannot enable or disable triggers; use `ql triggers enable|disable` (on the cluster with the admin role)"))
+			c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot enable or disable triggers; use `ql triggers enable|disable` (on the cluster with the admin role)"))
 			return
 		}
 		id := r.PathValue("id")
 		d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, 1)
 		if err != nil {
-			c.fail(w, err)
+			c.fail(w, r, s, err)
 			return
 		}
 		if _, err := c.cfg.Enabler.TriggerSetEnabled(r.Context(), catalog.EnableRequest{ProjectID: d.ProjectID, Name: d.Name, Enabled: on, Actor: s.actor(r)}); err != nil {
-			c.fail(w, err)
+			c.fail(w, r, s, err)
 			return
 		}
 		back := "/triggers/" + url.PathEscape(id)

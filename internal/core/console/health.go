@@ -103,12 +103,12 @@ func (c *Console) fleet(ctx context.Context) *fleet {
 // and last heartbeat.
 func (c *Console) workers(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Workers == nil {
-		http.Error(w, "this profile has no remote workers: its Runs execute on the server itself", http.StatusNotFound)
+		c.failWith(w, r, s, http.StatusNotFound, "this profile has no remote workers: its Runs execute on the server itself")
 		return
 	}
 	list, err := c.cfg.Workers(r.Context())
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	c.render(w, r, http.StatusOK, "workers", s, list)

@@ -3,10 +3,12 @@ package console
 import (
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // messages are the console's words in English and Simplified Chinese.
@@ -48,6 +50,15 @@ var messages = map[string]map[string]string{
 		"from": "From", "to": "To", "zone": "Times in",
 		"replicas": "Replicas", "rep.live": "live", "rep.expired": "expired", "host": "Host", "pid": "PID", "version": "Version",
 		"started": "Started", "lastseen": "Last seen",
+		"run": "Run", "yourtime": "Your time", "allruns": "All its runs",
+		"nofires.paused": "none while paused", "nofires.disabled": "none while disabled",
+		"err.400": "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
+		"err.404": "Not found", "err.409": "Not done", "err.413": "Too large", "err.500": "Something went wrong",
+		"err.503": "Not available right now", "err.back": "Back", "err.signinagain": "Sign in again",
+		"err.scope": "Your session's scope %s does not allow this; it needs %s.", "err.signedout": "Your session has ended; sign in again.",
+		"err.overlap":      "The trigger was not run: an earlier run of it is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
+		"err.rerunoverlap": "The run was not re-run: an earlier run of its trigger is unfinished and its overlap policy refuses another.",
+		"tok.revoked":      "Token revoked",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -55,10 +66,10 @@ var messages = map[string]map[string]string{
 		"err.malformed": "这不是 API 令牌：令牌以 qlt_ 开头。", "err.unknown": "令牌未知、已吊销或已过期。",
 		"last24": "最近 24 小时各状态的运行", "counted": "条运行", "failures": "最近失败", "nextfires": "即将触发",
 		"search": "搜索", "project": "项目", "trigger": "触发器", "task": "任务", "schedule": "计划", "next": "下次触发",
-		"state": "状态", "paused": "已暂停", "active": "运行中", "pause": "暂停", "resume": "恢复", "note": "备注",
+		"state": "状态", "paused": "已暂停", "active": "生效中", "pause": "暂停", "resume": "恢复", "note": "备注",
 		"runnow": "立即运行", "ledger": "时间线", "passed": "已跳过", "scheduled": "计划时间", "created": "创建时间",
 		"any": "全部", "filter": "筛选", "more": "下一页", "none": "暂无内容。", "attempts": "尝试", "events": "事件",
-		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "实时", "signedin": "当前令牌",
+		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "实时", "signedin": "已登录：",
 		"disabled": "已停用", "duration": "耗时", "number": "#", "worker": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"definitions": "定义", "def.show": "显示", "def.edit": "定义文件（YAML，与 ql apply 相同）", "def.upload": "或上传文件",
@@ -84,6 +95,15 @@ var messages = map[string]map[string]string{
 		"from": "起始", "to": "截止", "zone": "时区",
 		"replicas": "副本", "rep.live": "个在线", "rep.expired": "已过期", "host": "主机", "pid": "进程号", "version": "版本",
 		"started": "启动时间", "lastseen": "最近在线",
+		"run": "运行", "yourtime": "你的时间", "allruns": "它的全部运行",
+		"nofires.paused": "暂停期间没有", "nofires.disabled": "停用期间没有",
+		"err.400": "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
+		"err.404": "未找到", "err.409": "未执行", "err.413": "内容过大", "err.500": "出错了",
+		"err.503": "暂时不可用", "err.back": "返回", "err.signinagain": "重新登录",
+		"err.scope": "你的会话权限为 %s，不允许此操作；需要 %s。", "err.signedout": "你的会话已结束，请重新登录。",
+		"err.overlap":      "触发器未运行：它上一次的运行尚未结束，其重叠策略不允许再运行一次。请等待它结束，或取消它。",
+		"err.rerunoverlap": "未重新运行：该触发器上一次的运行尚未结束，其重叠策略不允许再运行一次。",
+		"tok.revoked":      "令牌已吊销",
 	},
 }
 
@@ -95,7 +115,8 @@ func tr(lang, key string) string {
 }
 
 // lang is the request's language: ?lang=, then the switch's cookie, then
-// Accept-Language, then English.
+// the language of Accept-Language's highest weight this console speaks
+// (the first of equal weights), then English.
 func lang(r *http.Request) string {
 	if q := r.URL.Query().Get("lang"); messages[q] != nil {
 		return q
@@ -103,16 +124,23 @@ func lang(r *http.Request) string {
 	if ck, err := r.Cookie(langCookie); err == nil && messages[ck.Value] != nil {
 		return ck.Value
 	}
+	best, bestQ := "en", 0.0
 	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
-		tag := strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
-		if strings.HasPrefix(tag, "zh") {
-			return "zh"
+		tag, params, _ := strings.Cut(part, ";")
+		tag = strings.ToLower(strings.TrimSpace(tag))
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
 		}
-		if strings.HasPrefix(tag, "en") {
-			return "en"
+		for _, l := range []string{"zh", "en"} {
+			if strings.HasPrefix(tag, l) && q > bestQ {
+				best, bestQ = l, q
+			}
 		}
 	}
-	return "en"
+	return best
 }
 
 // when formats epoch milliseconds in zone (UTC when empty or unknown),
@@ -125,10 +153,38 @@ func when(ms int64, zone string) string {
 	return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05 MST")
 }
 
+// triggerState is a trigger's state in words: disabled, paused (with its
+// note) or active.
+func triggerState(l string, t schedule.TriggerStatus) string {
+	var parts []string
+	if !t.Enabled {
+		parts = append(parts, tr(l, "disabled"))
+	}
+	if t.Paused {
+		parts = append(parts, tr(l, "paused"))
+	}
+	if len(parts) == 0 {
+		return tr(l, "active")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// firesWhy is the key suffix of the fires list's empty text for a
+// trigger: none fire while it is disabled or paused, or once it ended.
+func firesWhy(t schedule.TriggerStatus) string {
+	switch {
+	case !t.Enabled:
+		return ".disabled"
+	case t.Paused:
+		return ".paused"
+	}
+	return ""
+}
+
 var funcs = template.FuncMap{
-	"t":      tr,
-	"when":   func(ms int64) string { return when(ms, "") },
-	"whenIn": when,
+	"t":    tr,
+	"word": word,
+	"when": when,
 	"whenPtr": func(ms *int64, zone string) string {
 		if ms == nil {
 			return "—"
@@ -147,8 +203,11 @@ var funcs = template.FuncMap{
 		}
 		return (time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond).String()
 	},
-	"dict": func(l string, runs []run.Run) map[string]any { return map[string]any{"L": l, "Runs": runs} },
-	"fires": func(l string, fires []int64, triggerZone, viewerZone string) map[string]any {
-		return map[string]any{"L": l, "Fires": fires, "TriggerZone": triggerZone, "ViewerZone": viewerZone}
+	"triggerState": triggerState,
+	"dict": func(l, zone string, runs []run.Run) map[string]any {
+		return map[string]any{"L": l, "Zone": zone, "Runs": runs}
+	},
+	"fires": func(l string, fires []int64, t schedule.TriggerStatus, viewerZone string) map[string]any {
+		return map[string]any{"L": l, "Fires": fires, "TriggerZone": t.Cron.Timezone, "ViewerZone": viewerZone, "Why": firesWhy(t)}
 	},
 }

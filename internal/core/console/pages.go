@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,10 @@ const (
 // page is what every signed-in template receives.
 type page struct {
 	Lang, CSRF, Token string
+	// LangEN and LangZH are this page in either language: its address
+	// with ?lang= set (a page answering a form links to where the form
+	// was, since a form's answer cannot be fetched again).
+	LangEN, LangZH string
 	// Zone is the viewer's zone ("" for UTC): viewerZone.
 	Zone       string
 	CanOperate bool
@@ -47,6 +52,7 @@ type page struct {
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
 	p := page{Lang: lang(r), Zone: viewerZone(r), Data: data}
+	p.LangEN, p.LangZH = langHref(r, "en"), langHref(r, "zh")
 	if s != nil {
 		p.CSRF, p.Token, p.CanOperate, p.CanAdmin = s.csrf, s.name, s.scope.Allows(apitoken.Operate), s.scope.Allows(apitoken.Admin)
 		p.CanEnable = c.cfg.Enabler != nil && s.scope.Allows(apitoken.Admin)
@@ -67,21 +73,73 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	_, _ = w.Write(buf.Bytes()) // the browser went away; nothing to do
 }
 
-// fail answers a store error as a page.
-func (c *Console) fail(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
-	switch qlerror.CodeOf(err) {
-	case qlerror.NotFound:
-		status = http.StatusNotFound
-	case qlerror.Invalid:
-		status = http.StatusBadRequest
-	case qlerror.FailedPrecondition, qlerror.Conflict:
-		status = http.StatusConflict
+// langHref is the address of the request's page in language l: the same
+// page and query for a GET, else the page of the form's first path
+// segment (/definitions for /definitions/preview, /tokens for a token
+// just created).
+func langHref(r *http.Request, l string) string {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		return "/" + first + "?lang=" + l
 	}
+	q := r.URL.Query()
+	q.Set("lang", l)
+	return r.URL.Path + "?" + q.Encode()
+}
+
+// errorData is what the error page shows: a title by status, the message
+// (what was wrong and what to do), and the way back.
+type errorData struct {
+	Title, Message, Back string
+	SignIn               bool
+}
+
+// fail answers an error as a page in the console's layout and language,
+// with the status its code gives and a link back to the page the request
+// came from.
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
+	status := statusOf(err)
+	msg := err.Error()
 	if status == http.StatusInternalServerError {
 		c.cfg.Log.Error("console", "err", err)
+		msg = "the server could not do this; its log says why"
 	}
-	http.Error(w, err.Error(), status)
+	c.failWith(w, r, s, status, msg)
+}
+
+// statusOf is the HTTP status of an error by its code.
+func statusOf(err error) int {
+	switch qlerror.CodeOf(err) {
+	case qlerror.NotFound:
+		return http.StatusNotFound
+	case qlerror.Invalid:
+		return http.StatusBadRequest
+	case qlerror.FailedPrecondition, qlerror.Conflict:
+		return http.StatusConflict
+	case qlerror.Unavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// failWith answers status with msg as the error page.
+func (c *Console) failWith(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) {
+	d := errorData{Title: "err." + strconv.Itoa(status), Message: msg, Back: backHref(r), SignIn: status == http.StatusUnauthorized}
+	if _, known := messages["en"][d.Title]; !known {
+		d.Title = "err.500"
+	}
+	c.render(w, r, status, "error", s, d)
+}
+
+// backHref is where the error page's Back link goes: the page the request
+// came from when it is this console's (the Referer's path and query),
+// else the overview.
+func backHref(r *http.Request) string {
+	u, err := url.Parse(r.Referer())
+	if err != nil || u.Host != r.Host || u.Path == "" || !strings.HasPrefix(u.Path, "/") {
+		return "/"
+	}
+	return u.RequestURI()
 }
 
 type overviewData struct {
@@ -107,7 +165,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx := r.Context()
 	recent, _, err := c.cfg.Runs.RunList(ctx, run.ListParams{Limit: overviewRuns})
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	since := c.cfg.NowMs() - (24 * time.Hour).Milliseconds()
@@ -126,16 +184,18 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	d.Lag, d.Backlog, d.Fleet = admissionLag(recent, since), c.backlog(ctx), c.fleet(ctx)
 	d.Replicas = c.replicas(ctx)
 	if d.Failures, _, err = c.cfg.Runs.RunList(ctx, run.ListParams{State: run.Failed, Limit: 10}); err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	trig, _, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{Limit: triggersPage})
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	for _, t := range trig {
-		if t.NextFireAtMs != nil {
+		// A paused or disabled trigger's cursor is a time that passes
+		// without a Run: it has no next fire to list.
+		if t.NextFireAtMs != nil && t.Enabled && !t.Paused {
 			d.Next = append(d.Next, t)
 		}
 	}
@@ -148,7 +208,7 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	q := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("q")))
 	list, next, err := c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{Limit: triggersPage, After: r.URL.Query().Get("after")})
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	shown := list[:0:0]
@@ -162,23 +222,23 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	for _, t := range shown {
 		fires[t.TriggerID] = upcoming(t, now)
 	}
-	c.render(w, r, http.StatusOK, "triggers", s, map[string]any{"Q": q, "List": shown, "Next": next, "Fires": fires})
+	c.render(w, r, http.StatusOK, "triggers", s, map[string]any{"Q": q, "List": shown, "Next": next, "Fires": fires, "Request": randomID()})
 }
 
 func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *session) {
 	id := r.PathValue("id")
 	d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, ledgerEntries)
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	runs, _, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{TriggerID: id, Limit: ledgerEntries})
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
-		"Fires": upcoming(d.TriggerStatus, d.NowMs)})
+		"Fires": upcoming(d.TriggerStatus, d.NowMs), "Request": randomID(), "MaxNote": schedule.MaxPauseNote})
 }
 
 // entry is one row of a trigger's timeline: a Run or an occurrence passed
@@ -205,7 +265,7 @@ func timeline(ledger []schedule.LedgerEntry, runs []run.Run) []entry {
 func (c *Console) pause(pause bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Pauser == nil {
-			c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers; use `ql triggers pause|resume`"))
+			c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers; use `ql triggers pause|resume`"))
 			return
 		}
 		id := r.PathValue("id")
@@ -214,7 +274,7 @@ func (c *Console) pause(pause bool) handlerFunc {
 			note = strings.TrimSpace(r.PostFormValue("note"))
 		}
 		if _, err := c.cfg.Pauser.TriggerPause(r.Context(), schedule.PauseRequest{TriggerID: id, Pause: pause, Note: note, Actor: s.actor(r)}); err != nil {
-			c.fail(w, err)
+			c.fail(w, r, s, err)
 			return
 		}
 		http.Redirect(w, r, "/triggers/"+url.PathEscape(id), http.StatusSeeOther)
@@ -223,36 +283,56 @@ func (c *Console) pause(pause bool) handlerFunc {
 
 func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Manual == nil {
-		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now"))
+		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now"))
 		return
 	}
-	c.admitAndShow(w, r, "the trigger was not run: %s (a paused or disabled trigger runs only when forced)",
+	c.admitAndShow(w, r, s, "err.overlap",
 		func(reqID string) (schedule.RunNowResult, error) {
 			return c.cfg.Manual.TriggerRunNow(r.Context(), schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: reqID, Force: r.PostFormValue("force") == "1", Actor: s.actor(r)})
 		})
 }
 
+// projectChoice is one project the runs page's filter offers.
+type projectChoice struct{ ID, Name string }
+
+// runs lists Runs by the filter's project, trigger, state and time window
+// (given in the viewer's zone). A filter that cannot be read is answered
+// on the page itself, beside the fields as they were typed.
 func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	q := r.URL.Query()
 	f := map[string]string{"project": q.Get("project"), "trigger": q.Get("trigger"), "state": q.Get("state"), "from": q.Get("from"), "to": q.Get("to")}
+	projects, err := c.projectChoices(r.Context())
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	for _, p := range projects {
+		if f["project"] == p.Name {
+			f["project"] = p.ID
+		}
+	}
+	data := map[string]any{"F": f, "States": run.States, "Projects": projects}
 	zone := viewerZone(r)
 	from, err := parseLocal("from", f["from"], zone)
+	var to int64
+	if err == nil {
+		to, err = parseLocal("to", f["to"], zone)
+	}
+	var list []run.Run
+	var next string
+	if err == nil {
+		list, next, err = c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: f["project"], TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
+			FromMs: from, ToMs: to})
+	}
 	if err != nil {
-		c.fail(w, err)
+		if qlerror.CodeOf(err) != qlerror.Invalid {
+			c.fail(w, r, s, err)
+			return
+		}
+		data["Error"] = err.Error()
+		c.render(w, r, http.StatusBadRequest, "runs", s, data)
 		return
 	}
-	to, err := parseLocal("to", f["to"], zone)
-	if err != nil {
-		c.fail(w, err)
-		return
-	}
-	list, next, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: f["project"], TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
-		FromMs: from, ToMs: to})
-	if err != nil {
-		c.fail(w, err)
-		return
-	}
-	nextURL := ""
 	if next != "" {
 		v := url.Values{"after": {next}}
 		for k, x := range f {
@@ -260,15 +340,32 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 				v.Set(k, x)
 			}
 		}
-		nextURL = "/runs?" + v.Encode()
+		data["NextURL"] = "/runs?" + v.Encode()
 	}
-	c.render(w, r, http.StatusOK, "runs", s, map[string]any{"F": f, "List": list, "NextURL": nextURL, "States": run.States})
+	data["List"] = list
+	c.render(w, r, http.StatusOK, "runs", s, data)
+}
+
+// projectChoices are the projects of the first page of triggers, by name.
+func (c *Console) projectChoices(ctx context.Context) ([]projectChoice, error) {
+	list, _, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{Limit: triggersPage})
+	if err != nil {
+		return nil, err
+	}
+	var out []projectChoice
+	for _, t := range list {
+		if !slices.ContainsFunc(out, func(p projectChoice) bool { return p.ID == t.ProjectID }) {
+			out = append(out, projectChoice{t.ProjectID, t.ProjectName})
+		}
+	}
+	slices.SortFunc(out, func(a, b projectChoice) int { return cmp.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) {
 	d, err := c.cfg.Runs.RunGet(r.Context(), r.PathValue("id"))
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	ended := d.Run.State.Terminal() || d.Run.State == run.Lost
@@ -278,12 +375,12 @@ func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) 
 
 func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Cancel == nil {
-		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server cannot cancel runs; use `ql runs cancel`"))
+		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot cancel runs; use `ql runs cancel`"))
 		return
 	}
 	id := r.PathValue("id")
 	if _, err := c.cfg.Cancel(r.Context(), id, s.actor(r)); err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	http.Redirect(w, r, "/runs/"+url.PathEscape(id), http.StatusSeeOther)
@@ -299,9 +396,9 @@ const (
 // logStream sends a run's output as server-sent events ("log" events of
 // JSON strings, one "end" event with the final state) across its
 // attempts, until the run ends or the browser leaves.
-func (c *Console) logStream(w http.ResponseWriter, r *http.Request, _ *session) {
+func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.ReadLog == nil {
-		http.Error(w, "this server cannot read logs", http.StatusNotFound)
+		c.failWith(w, r, s, http.StatusNotFound, "this server cannot read logs")
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -316,7 +413,7 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, _ *session) 
 		d, err := c.cfg.Runs.RunGet(ctx, id)
 		if err != nil {
 			if !sent {
-				c.fail(w, err)
+				c.fail(w, r, s, err)
 			}
 			return
 		}

@@ -20,10 +20,10 @@ func (c *Console) canRerun(state run.State) bool {
 // twice makes one Run.
 func (c *Console) rerun(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Manual == nil {
-		c.fail(w, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot re-run runs; use `ql runs rerun`"))
+		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot re-run runs; use `ql runs rerun`"))
 		return
 	}
-	c.admitAndShow(w, r, "the run was not re-run: %s (an earlier run of its trigger is unfinished and its overlap policy refuses another)",
+	c.admitAndShow(w, r, s, "err.rerunoverlap",
 		func(reqID string) (schedule.RunNowResult, error) {
 			res, err := c.cfg.Manual.RunRerun(r.Context(), schedule.RerunRequest{RunID: r.PathValue("id"), RequestID: reqID, Actor: s.actor(r)})
 			return schedule.RunNowResult(res), err
@@ -32,19 +32,20 @@ func (c *Console) rerun(w http.ResponseWriter, r *http.Request, s *session) {
 
 // admitAndShow makes one manual Run with the request id of the form it was
 // posted from, so a resubmitted form makes one Run, not two, and shows it.
-// refused is the message, with the reason for %s, when no Run was made.
-func (c *Console) admitAndShow(w http.ResponseWriter, r *http.Request, refused string, admit func(reqID string) (schedule.RunNowResult, error)) {
+// refused is the message's key when the overlap policy made none (the one
+// reason a manual Run is passed over).
+func (c *Console) admitAndShow(w http.ResponseWriter, r *http.Request, s *session, refused string, admit func(reqID string) (schedule.RunNowResult, error)) {
 	reqID := r.PostFormValue("request")
 	if reqID == "" {
 		reqID = randomID()
 	}
 	res, err := admit(reqID)
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	if res.RunID == "" {
-		c.fail(w, qlerror.New(qlerror.FailedPrecondition, refused, res.Skipped))
+		c.failWith(w, r, s, http.StatusConflict, tr(lang(r), refused))
 		return
 	}
 	http.Redirect(w, r, "/runs/"+url.PathEscape(res.RunID), http.StatusSeeOther)

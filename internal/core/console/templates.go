@@ -8,7 +8,7 @@ import (
 func strconvItoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // pages are the templates each rendered page combines with the layout.
-var pages = []string{"signin", "overview", "triggers", "trigger", "runs", "run", "definitions", "tokens", "workers"}
+var pages = []string{"error", "signin", "overview", "triggers", "trigger", "runs", "run", "definitions", "tokens", "workers"}
 
 func parseTemplates() map[string]*template.Template {
 	out := map[string]*template.Template{}

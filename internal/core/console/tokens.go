@@ -22,7 +22,16 @@ type tokensData struct {
 	Scopes []apitoken.Scope
 	// Secret is the token just created, shown on this one answer only.
 	Secret, Created string
+	// Revoked is the token just revoked, when it is one of List's.
+	Revoked string
+	// Error is why the form's token was not created; Form is the form as
+	// it was sent, to fix and send again.
+	Error string
+	Form  tokenForm
 }
+
+// tokenForm is the new-token form's fields.
+type tokenForm struct{ Name, Scope, Expires string }
 
 type tokenRow struct {
 	apitoken.Token
@@ -31,23 +40,31 @@ type tokenRow struct {
 
 // tokensPage lists every token (never a secret: none is stored).
 func (c *Console) tokensPage(w http.ResponseWriter, r *http.Request, s *session) {
-	c.renderTokens(w, r, s, http.StatusOK, "", "")
+	c.renderTokens(w, r, s, http.StatusOK, tokensData{Revoked: r.URL.Query().Get("revoked")})
 }
 
-func (c *Console) renderTokens(w http.ResponseWriter, r *http.Request, s *session, status int, secret, created string) {
+// renderTokens shows the tokens page with d's message fields and the
+// current list.
+func (c *Console) renderTokens(w http.ResponseWriter, r *http.Request, s *session, status int, d tokensData) {
 	if c.cfg.TokenAdmin == nil {
-		c.fail(w, errNoTokenAdmin())
+		c.fail(w, r, s, errNoTokenAdmin())
 		return
 	}
 	list, err := c.cfg.TokenAdmin.TokenList(r.Context())
 	if err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	now := c.cfg.NowMs()
-	d := tokensData{Scopes: apitoken.Scopes, Secret: secret, Created: created}
+	d.Scopes = apitoken.Scopes
+	revoked := d.Revoked
+	d.Revoked = ""
 	for _, t := range list {
-		d.List = append(d.List, tokenRow{t, t.StateAt(now)})
+		row := tokenRow{t, t.StateAt(now)}
+		if t.Name == revoked && row.State == apitoken.StateRevoked {
+			d.Revoked = revoked
+		}
+		d.List = append(d.List, row)
 	}
 	c.render(w, r, status, "tokens", s, d)
 }
@@ -56,39 +73,47 @@ func (c *Console) renderTokens(w http.ResponseWriter, r *http.Request, s *sessio
 // not in a redirect's URL, and never again.
 func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.TokenAdmin == nil {
-		c.fail(w, errNoTokenAdmin())
+		c.fail(w, r, s, errNoTokenAdmin())
 		return
 	}
-	name := strings.TrimSpace(r.PostFormValue("name"))
-	scope, err := apitoken.ParseScope(r.PostFormValue("scope"))
+	form := tokenForm{Name: strings.TrimSpace(r.PostFormValue("name")), Scope: r.PostFormValue("scope"), Expires: strings.TrimSpace(r.PostFormValue("expires"))}
+	refuse := func(err error) {
+		status := statusOf(err)
+		if status >= http.StatusInternalServerError {
+			c.fail(w, r, s, err)
+			return
+		}
+		c.renderTokens(w, r, s, status, tokensData{Error: err.Error(), Form: form})
+	}
+	scope, err := apitoken.ParseScope(form.Scope)
 	if err != nil {
-		c.fail(w, err)
+		refuse(err)
 		return
 	}
 	var life time.Duration
-	if raw := strings.TrimSpace(r.PostFormValue("expires")); raw != "" {
-		if life, err = apitoken.ParseExpiry(raw); err != nil {
-			c.fail(w, err)
+	if form.Expires != "" {
+		if life, err = apitoken.ParseExpiry(form.Expires); err != nil {
+			refuse(err)
 			return
 		}
 	}
-	secret, t, err := apitoken.Create(r.Context(), c.cfg.TokenAdmin, ids.New(), name, scope, life)
+	secret, t, err := apitoken.Create(r.Context(), c.cfg.TokenAdmin, ids.New(), form.Name, scope, life)
 	if err != nil {
-		c.fail(w, err)
+		refuse(err)
 		return
 	}
 	c.cfg.Log.Info("console: API token created", "name", t.Name, "scope", t.Scope, "actor", s.actor(r))
-	c.renderTokens(w, r, s, http.StatusOK, secret, t.Name)
+	c.renderTokens(w, r, s, http.StatusOK, tokensData{Secret: secret, Created: t.Name})
 }
 
 func (c *Console) tokenRevoke(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.TokenAdmin == nil {
-		c.fail(w, errNoTokenAdmin())
+		c.fail(w, r, s, errNoTokenAdmin())
 		return
 	}
 	name := r.PathValue("name")
 	if err := c.cfg.TokenAdmin.TokenRevoke(r.Context(), name); err != nil {
-		c.fail(w, err)
+		c.fail(w, r, s, err)
 		return
 	}
 	c.cfg.Log.Info("console: API token revoked", "name", name, "actor", s.actor(r))

@@ -83,7 +83,6 @@ type Pauser interface {
 // entries.
 type TriggerDetail struct {
 	TriggerStatus
-	Paused     bool
 	PauseNote  string
 	PausedAtMs *int64
 	// NowMs is the store's clock at the read, for the next fire times.

@@ -8,12 +8,14 @@ import (
 
 // TriggerStatus is a trigger's current revision with its schedule state.
 type TriggerStatus struct {
-	ProjectID    string
-	ProjectName  string
-	TriggerID    string
-	Name         string
-	Revision     int64
-	Enabled      bool
+	ProjectID   string
+	ProjectName string
+	TriggerID   string
+	Name        string
+	Revision    int64
+	Enabled     bool
+	// Paused: the schedule is paused (no occurrence runs until resumed).
+	Paused       bool
 	Cron         trigger.Cron
 	TaskID       string
 	TaskName     string

@@ -32,12 +32,14 @@ func NewCron(c trigger.Cron) Cron {
 
 // Trigger is a trigger's current revision with its schedule state.
 type Trigger struct {
-	ProjectID    string `json:"projectId"`
-	ProjectName  string `json:"projectName"`
-	TriggerID    string `json:"triggerId"`
-	Name         string `json:"name"`
-	Revision     int64  `json:"revision"`
-	Enabled      bool   `json:"enabled"`
+	ProjectID   string `json:"projectId"`
+	ProjectName string `json:"projectName"`
+	TriggerID   string `json:"triggerId"`
+	Name        string `json:"name"`
+	Revision    int64  `json:"revision"`
+	Enabled     bool   `json:"enabled"`
+	// Paused: no occurrence runs until the trigger is resumed.
+	Paused       bool   `json:"paused"`
 	Cron         Cron   `json:"cron"`
 	TaskID       string `json:"taskId"`
 	TaskName     string `json:"taskName"`
@@ -67,7 +69,7 @@ func NewTriggerList(list []schedule.TriggerStatus, next string) TriggerList {
 	for _, t := range list {
 		out.Triggers = append(out.Triggers, Trigger{
 			ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name, Revision: t.Revision,
-			Enabled: t.Enabled, Cron: NewCron(t.Cron),
+			Enabled: t.Enabled, Paused: t.Paused, Cron: NewCron(t.Cron),
 			TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision, NextFireAtMs: t.NextFireAtMs,
 			NextDueAtMs: t.NextDueAtMs, Ended: t.NextFireAtMs != nil && t.NextDueAtMs == nil,
 			LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs,

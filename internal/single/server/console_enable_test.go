@@ -51,7 +51,7 @@ func TestEnableAndDisableNeedTheAdminScopeOnTheAPIAndInTheConsole(t *testing.T) 
 	admin := consoleClient(t)
 	csrf := site.signIn(t, admin, site.tokens[apitoken.Admin])
 	_, page := fetch(t, admin, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
-	if !strings.Contains(page, `id="enable"`) || !strings.Contains(page, "disabled ·") {
+	if !strings.Contains(page, `id="enable"`) || !strings.Contains(page, `id="pause-state">disabled<`) {
 		t.Fatalf("the disabled trigger's page offers no enable button or does not say disabled:\n%s", page)
 	}
 	resp, _ := fetch(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}, "back": {"list"}})

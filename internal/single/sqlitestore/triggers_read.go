@@ -35,16 +35,16 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 		defer rows.Close()
 		for rows.Next() {
 			var t schedule.TriggerStatus
-			var enabled int
+			var enabled, paused int
 			var next, due, last sql.NullInt64
 			var pol policyCols
 			if err := rows.Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
 				&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion); err != nil {
+				&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused); err != nil {
 				return err
 			}
 			pol.into(&t.Cron)
-			t.Enabled, t.NextFireAtMs, t.NextDueAtMs, t.LastScheduledAtMs = enabled == 1, ptr(next), ptr(due), ptr(last)
+			t.Enabled, t.Paused, t.NextFireAtMs, t.NextDueAtMs, t.LastScheduledAtMs = enabled == 1, paused == 1, ptr(next), ptr(due), ptr(last)
 			out = append(out, t)
 		}
 		return rows.Err()

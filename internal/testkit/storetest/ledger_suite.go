@@ -197,9 +197,15 @@ func testPauseResume(t *testing.T, f Fixture) {
 	if err != nil || !det.Paused || det.PauseNote != "deploying v2" || det.PausedAtMs == nil || *det.PausedAtMs != paused.AtMs {
 		t.Fatalf("detail of the paused trigger %+v (%v); want paused since %d with its note", det, err, paused.AtMs)
 	}
+	if !listedPaused(t, f, d.Trigger.TriggerID) {
+		t.Fatal("the trigger listing does not say the paused trigger is paused")
+	}
 	resumed := pause(t, f, d.Trigger.TriggerID, false, "")
 	if !resumed.Changed || resumed.Paused || resumed.AtMs < paused.AtMs+2000 {
 		t.Fatalf("resume gave %+v after a pause at %d", resumed, paused.AtMs)
+	}
+	if listedPaused(t, f, d.Trigger.TriggerID) {
+		t.Fatal("the trigger listing still says the resumed trigger is paused")
 	}
 	tk := takeOne(t, f)
 	if tk.Pause == nil || tk.Pause.FromMs != paused.AtMs || tk.Pause.UntilMs != resumed.AtMs {
@@ -222,6 +228,22 @@ func testPauseResume(t *testing.T, f Fixture) {
 		t.Fatalf("recorded %d occurrences as paused, want %d: %+v", inPause, want, p.Decision.Passed)
 	}
 	requireLedger(t, f, d.Trigger.TriggerID, d.Trigger.Revision, first.Decision, p.Decision)
+}
+
+// listedPaused is whether the trigger listing says the trigger is paused.
+func listedPaused(t *testing.T, f Fixture, triggerID string) bool {
+	t.Helper()
+	list, _, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range list {
+		if x.TriggerID == triggerID {
+			return x.Paused
+		}
+	}
+	t.Fatalf("the trigger listing lacks trigger %s", triggerID)
+	return false
 }
 
 func testPauseAudit(t *testing.T, f Fixture) {

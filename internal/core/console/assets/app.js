@@ -25,6 +25,6 @@
   es.addEventListener("end", function (e) {
     es.close();
     var st = document.getElementById("run-state");
-    if (st && st.textContent !== JSON.parse(e.data)) { window.location.reload(); }
+    if (st && st.getAttribute("data-state") !== JSON.parse(e.data)) { window.location.reload(); }
   });
 })();

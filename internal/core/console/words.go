@@ -1,0 +1,56 @@
+package console
+
+import "fmt"
+
+// words name the values the pages show — states, scopes, the reasons an
+// occurrence was passed over, what a definitions file changed — by kind
+// and value, in both languages. Stored values stay English in the URL and
+// the API; only the page translates them. A value with no word (a newer
+// server's) is shown as it is.
+//
+//nolint:gosec // G101: the words "token" and "revoked" in labels, not a credential
+var words = map[string]map[string]string{
+	"en": {
+		"run.created": "created", "run.queued": "queued", "run.dispatching": "dispatching", "run.running": "running",
+		"run.waiting_approval": "waiting for approval", "run.retry_wait": "waiting to retry", "run.succeeded": "succeeded",
+		"run.failed": "failed", "run.cancelled": "cancelled", "run.timed_out": "timed out", "run.lost": "lost",
+		"attempt.claimed": "claimed", "attempt.starting": "starting", "attempt.running": "running", "attempt.succeeded": "succeeded",
+		"attempt.failed": "failed", "attempt.timed_out": "timed out", "attempt.cancelled": "cancelled", "attempt.lost": "lost",
+		"token.active": "active", "token.revoked": "revoked", "token.expired": "expired",
+		"scope.read": "read", "scope.operate": "operate", "scope.admin": "admin",
+		"worker.active": "active", "worker.draining": "draining", "worker.revoked": "revoked",
+		"passed.misfire": "later than the grace period (misfire: skip)", "passed.collapsed": "collapsed into the run of the oldest missed one (misfire: fire_once)",
+		"passed.catch_up_window": "older than the catch-up window", "passed.paused": "paused", "passed.outside_bounds": "outside the start/end bounds",
+		"passed.disabled": "disabled", "passed.overlap": "an earlier run was unfinished (overlap policy)", "passed.republished": "its revision was replaced",
+		"kind.project": "project", "kind.task": "task", "kind.trigger": "trigger",
+		"change.created": "created", "change.updated": "updated", "change.unchanged": "unchanged",
+	},
+	"zh": {
+		"run.created": "已创建", "run.queued": "排队中", "run.dispatching": "分派中", "run.running": "运行中",
+		"run.waiting_approval": "等待审批", "run.retry_wait": "等待重试", "run.succeeded": "成功",
+		"run.failed": "失败", "run.cancelled": "已取消", "run.timed_out": "超时", "run.lost": "已丢失",
+		"attempt.claimed": "已认领", "attempt.starting": "启动中", "attempt.running": "运行中", "attempt.succeeded": "成功",
+		"attempt.failed": "失败", "attempt.timed_out": "超时", "attempt.cancelled": "已取消", "attempt.lost": "已丢失",
+		"token.active": "有效", "token.revoked": "已吊销", "token.expired": "已过期",
+		"scope.read": "只读", "scope.operate": "操作", "scope.admin": "管理",
+		"worker.active": "在线", "worker.draining": "排空中", "worker.revoked": "已吊销",
+		"passed.misfire": "晚于宽限期（misfire: skip）", "passed.collapsed": "并入最早错过的那次运行（misfire: fire_once）",
+		"passed.catch_up_window": "早于补跑窗口", "passed.paused": "已暂停", "passed.outside_bounds": "超出起止时间",
+		"passed.disabled": "已停用", "passed.overlap": "上一次运行未结束（重叠策略）", "passed.republished": "所属版本已被替换",
+		"kind.project": "项目", "kind.task": "任务", "kind.trigger": "触发器",
+		"change.created": "新建", "change.updated": "更新", "change.unchanged": "未变",
+	},
+}
+
+// word is the page's name of value v of kind in lang: the language's word,
+// else the English one, else v itself.
+func word(lang, kind string, v any) string {
+	key := kind + "." + fmt.Sprint(v)
+	if s, ok := words[lang][key]; ok {
+		return s
+	}
+	if s, ok := words["en"][key]; ok {
+		return s
+	}
+	return fmt.Sprint(v)
+}
