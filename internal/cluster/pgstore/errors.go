@@ -137,6 +137,25 @@ func Transient(err error) bool {
 	return false
 }
 
+// ConnectCause is why a connection could not be made or was refused, for
+// an operator's log: the network error (the server's address and the
+// system's reason, e.g. "dial tcp 10.0.0.5:5432: connect: connection
+// refused") or the server's refusal ("password authentication failed for
+// user …", with its SQLSTATE). Neither carries a password or the URL;
+// any other error gives "".
+func ConnectCause(err error) string {
+	// 28: invalid authorization (password, role); 3D: no such database.
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "28") || strings.HasPrefix(pe.Code, "3D")) {
+		return pe.Message + " (SQLSTATE " + pe.Code + ")"
+	}
+	var ne *net.OpError
+	if errors.As(err, &ne) {
+		return ne.Error()
+	}
+	return ""
+}
+
 // StateCode is the stable diagnostic code of err's SQLSTATE, by class where
 // the exact state adds nothing an operator acts on, or "" when err carries
 // none. Logs use it instead of the server's message, whose text can carry

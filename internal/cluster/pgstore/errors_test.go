@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -230,5 +231,37 @@ func TestASessionTheServerEndedIsALostConnection(t *testing.T) {
 	_, err = pgx.Connect(t.Context(), s.withURL(t, func(u *url.URL) { u.Path = "/no_such_database" }))
 	if !sessionEnded(err) || connectionLost(err) {
 		t.Fatalf("connecting to a missing database: %v; want a FATAL refusal that is not a lost connection", err)
+	}
+}
+
+// A connection that cannot be made says why, for the operator's log: the
+// server's refusal with its SQLSTATE, or the network's reason with the
+// address; never the password or the URL.
+func TestAConnectionFailureNamesItsCauseWithoutThePassword(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	u, err := url.Parse(e.url(RoleRuntime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	password, _ := u.User.Password()
+	u.Path = "/no_such_database"
+	_, err = pgx.Connect(t.Context(), u.String())
+	if cause := ConnectCause(err); !strings.Contains(cause, "does not exist") || !strings.Contains(cause, "3D000") || strings.Contains(cause, password) {
+		t.Errorf("a database that does not exist: cause %q (from %v), want the server's refusal with its SQLSTATE and no password", cause, err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	u.Host = addr
+	_, err = pgx.Connect(t.Context(), u.String())
+	if cause := ConnectCause(err); !strings.Contains(cause, addr) || !strings.Contains(cause, "refused") || strings.Contains(cause, password) {
+		t.Errorf("a closed port: cause %q (from %v), want the address and the system's reason, no password", cause, err)
+	}
+	if cause := ConnectCause(qlerror.New(qlerror.Invalid, "not a connection")); cause != "" {
+		t.Errorf("an error of no connection has cause %q, want none", cause)
 	}
 }

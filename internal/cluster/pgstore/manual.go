@@ -128,7 +128,20 @@ func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest)
 	if err != nil {
 		return schedule.RunNowResult{}, mapErr(err, "running trigger "+req.TriggerID+" now")
 	}
+	r.wakeWorkers(ctx, out.Created)
 	return out, nil
+}
+
+// wakeWorkers tells the pulls waiting on every replica that a manual Run
+// was queued, after its COMMIT (as NotifyRunsQueued says why), so that it
+// starts at once, not at a pull's next bounded wait. Whatever process
+// admitted it — a replica's API, or `ql` on the admin role — the replicas'
+// listeners hear it. A failed notification costs only that wait, so the
+// admission's answer stands.
+func (r *Runtime) wakeWorkers(ctx context.Context, queued bool) {
+	if queued {
+		_ = r.NotifyRunsQueued(ctx) // a failed notification costs only a pull's wait
+	}
 }
 
 // RunRerun admits, in one transaction holding the trigger's schedule row
@@ -177,6 +190,7 @@ func (r *Runtime) RunRerun(ctx context.Context, req schedule.RerunRequest) (sche
 	if err != nil {
 		return schedule.RerunResult{}, mapErr(err, "re-running run "+req.RunID)
 	}
+	r.wakeWorkers(ctx, out.Created)
 	return schedule.RerunResult(out), nil
 }
 
@@ -305,6 +319,7 @@ func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequ
 	if err != nil {
 		return schedule.BackfillResult{}, mapErr(err, "backfilling trigger "+req.TriggerID)
 	}
+	r.wakeWorkers(ctx, out.Admitted > 0)
 	return out, nil
 }
 

@@ -287,13 +287,17 @@ func validateCompletion(req workerproto.CompleteRequest) (attemptResult, error) 
 }
 
 // attemptEnd decides how a completed attempt ended: a cancel intent wins,
-// then a deadline passed in database time, then the exit code.
+// then a deadline passed in database time, then a worker that stopped
+// before its command ended (lost, as a dead worker's attempt is), then the
+// exit code.
 func (f leaseFacts) attemptEnd(req workerproto.CompleteRequest) run.AttemptState {
 	switch {
 	case f.CancelAtMs != nil:
 		return run.AttemptCancelled
 	case f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs:
 		return run.AttemptTimedOut
+	case req.Outcome == workerproto.OutcomeStopped && req.ErrorCode == workerproto.StopWorkerShutdown:
+		return run.AttemptLost
 	case req.Outcome == workerproto.OutcomeExited && *req.ExitCode == 0:
 		return run.AttemptSucceeded
 	}

@@ -258,6 +258,29 @@ func TestCompleteReplayReturnsTheSameAnswer(t *testing.T) {
 	s.checkRunHistories(t)
 }
 
+// An attempt whose worker stopped before its command ended (a rolling
+// restart) ends lost, as a dead worker's does, so a retry policy on lost
+// makes the next attempt; without one the Run is lost, not failed.
+func TestAnAttemptEndedByItsWorkerStoppingIsLostAndRetried(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "shutdown", 2)
+	stopped := func(l workerproto.Lease) workerproto.CompleteRequest {
+		return workerproto.CompleteRequest{Lease: l, Outcome: workerproto.OutcomeStopped, ErrorCode: workerproto.StopWorkerShutdown}
+	}
+	w := s.newWorker(t, "w1", nil, 2)
+	l, _ := s.started(t, w)
+	if reply, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, stopped(l)); err != nil || reply.AttemptState != "lost" || reply.RunState != "lost" {
+		t.Fatalf("stopped by the worker's shutdown, no retry policy: %+v, %v; want lost", reply, err)
+	}
+	s.setCommand(t, projectID, map[string]any{"retry": map[string]any{"maxAttempts": 2, "backoffMs": 0, "on": []string{"lost"}}})
+	l2, _ := s.started(t, w)
+	if reply, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, stopped(l2)); err != nil || reply.AttemptState != "lost" || reply.RunState != "retry_wait" {
+		t.Fatalf("stopped by the worker's shutdown, retried on lost: %+v, %v; want lost and retry_wait", reply, err)
+	}
+	s.checkRunHistories(t)
+}
+
 func TestOtherWorkersLeaseIsForbidden(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)

@@ -7,7 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -343,6 +348,59 @@ func TestNotifyRunsQueuedWakesTheListener(t *testing.T) {
 	}
 	if wakes.Load() < 1 {
 		t.Fatal("no wake-up counted")
+	}
+}
+
+// A manual Run — run now, re-run or backfill, from any process — wakes the
+// pulls waiting on every replica after its COMMIT, so it starts at once
+// rather than at a pull's next bounded wait.
+func TestAManualRunWakesTheWaitingPulls(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	doc, err := apply.Parse("m.yaml", []byte("project: m\ntasks:\n  - name: job\n    script: echo hi\ntriggers:\n"+
+		"  - {name: yearly, task: job, cron: \"0 0 1 1 *\", timezone: UTC}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := catalog.Service{Store: s.admin, Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}
+	if _, err := apply.Apply(t.Context(), svc, doc, ids.New); err != nil {
+		t.Fatal(err)
+	}
+	var triggerID string
+	if err := s.super.QueryRow(t.Context(), `SELECT id FROM qinglong.triggers WHERE name = 'yearly'`).Scan(&triggerID); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	woken := make(chan struct{}, 64)
+	done := make(chan error, 1)
+	go func() { done <- s.runtime.ListenRunsQueued(ctx, func() { woken <- struct{}{} }) }()
+	// Subscribed once a notification of its own is heard; then quiet.
+	for heard := false; !heard; {
+		if err := s.runtime.NotifyRunsQueued(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-woken:
+			heard = true
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	for len(woken) > 0 {
+		<-woken
+	}
+	res, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "wake"})
+	if err != nil || !res.Created {
+		t.Fatalf("run now: %+v, %v", res, err)
+	}
+	select {
+	case <-woken:
+	case <-time.After(5 * time.Second):
+		t.Fatal("run now queued a Run and no waiting pull was woken within 5 s")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("listener: %v", err)
 	}
 }
 

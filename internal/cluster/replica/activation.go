@@ -186,8 +186,10 @@ func (r *replica) logFatal(err error) {
 }
 
 // failureAttrs describe an activation failure for the low-sensitivity
-// sink: the step, the stable codes, and the adapter's own sentence, never
-// the driver's text.
+// sink: the step, the stable codes, the adapter's own sentence and, for a
+// connection that could not be made, its cause (pgstore.ConnectCause:
+// address and reason, never the URL or password); never the driver's
+// other text, which can carry SQL parameters.
 func failureAttrs(err error) []any {
 	var attrs []any
 	var ae *activationError
@@ -205,6 +207,9 @@ func failureAttrs(err error) []any {
 		attrs = append(attrs, slog.String("readiness_code", re.Code), slog.String("error", readinessMessage(err)))
 	case errors.As(err, &qe):
 		attrs = append(attrs, slog.String("error", qe.Msg))
+	}
+	if cause := pgstore.ConnectCause(err); cause != "" {
+		attrs = append(attrs, slog.String("cause", cause))
 	}
 	return attrs
 }

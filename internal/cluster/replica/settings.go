@@ -206,7 +206,7 @@ func workerSettingsFrom(f *cli.ServeFlags) (workerSettings, error) {
 	case f.WorkerTLSCert != "":
 		cert, err := tls.LoadX509KeyPair(f.WorkerTLSCert, f.WorkerTLSKey)
 		if err != nil {
-			return w, cli.Usagef("--worker-tls-cert %s / --worker-tls-key %s cannot be loaded as a PEM certificate and its key: %v", f.WorkerTLSCert, f.WorkerTLSKey, errors.Unwrap(err))
+			return w, cli.Usagef("--worker-tls-cert %s / --worker-tls-key %s cannot be loaded as a PEM certificate and its key: %v", f.WorkerTLSCert, f.WorkerTLSKey, err)
 		}
 		w.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	case !isLoopback(host):

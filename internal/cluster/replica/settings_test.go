@@ -77,6 +77,20 @@ func TestWorkerIngressOffLoopbackStartsWithTLS(t *testing.T) {
 	}
 }
 
+// A certificate and key that do not go together (or swapped files) are
+// refused with TLS's own reason, not an empty one.
+func TestAWorkerCertificateThatCannotLoadSaysWhy(t *testing.T) {
+	t.Parallel()
+	f := validFlags()
+	f.WorkerAddr = "0.0.0.0:8443"
+	cert, key := writeCert(t)
+	f.WorkerTLSCert, f.WorkerTLSKey = key, cert
+	_, err := settingsFrom(&f)
+	if err == nil || strings.Contains(err.Error(), "<nil>") || !strings.Contains(err.Error(), "tls:") {
+		t.Fatalf("swapped certificate and key: %v, want TLS's reason", err)
+	}
+}
+
 func TestAPIOffLoopbackNeedsTLSOrAnExplicitInsecureHTTP(t *testing.T) {
 	t.Parallel()
 	f := validFlags()

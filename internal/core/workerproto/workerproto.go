@@ -166,6 +166,13 @@ const (
 	StopTimedOut  = "timed_out"
 )
 
+// StopWorkerShutdown is the error code of a stopped outcome whose command
+// the worker ended because the worker itself was stopping (its stop
+// timeout ran out), not on a stop reply. The replica records the attempt
+// lost, as if the worker had died, so the retry policy's `lost` applies: a
+// rolling restart of workers loses no Run that may be retried.
+const StopWorkerShutdown = "worker_stopped"
+
 // StartRequest acknowledges a grant just before the worker spawns it.
 type StartRequest struct {
 	Lease

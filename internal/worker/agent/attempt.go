@@ -32,7 +32,7 @@ const (
 	ErrorCodeSecret      = "secret_unavailable"
 	ErrorCodePlanInvalid = "execution_revision_invalid"
 	ErrorCodeJournal     = "journal_unwritable"
-	ErrorCodeStopped     = "worker_stopped"
+	ErrorCodeStopped     = workerproto.StopWorkerShutdown
 	// ErrorCodeDigestMismatch: the granted command does not match the
 	// digest the control plane recorded for it, so it was not run.
 	ErrorCodeDigestMismatch = "grant_digest_mismatch"
