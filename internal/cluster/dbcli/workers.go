@@ -20,7 +20,7 @@ import (
 )
 
 // EnvAdminURL names the admin role's URL for `ql workers`.
-const EnvAdminURL = "QL_DATABASE_ADMIN_URL"
+const EnvAdminURL = cli.EnvAdminURL
 
 // WorkersCommand is `ql workers` with its subcommands.
 func WorkersCommand() *cobra.Command { return newWorkersCommand(os.Getenv) }
@@ -28,11 +28,11 @@ func WorkersCommand() *cobra.Command { return newWorkersCommand(os.Getenv) }
 func newWorkersCommand(getenv func(string) string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "workers",
-		Short: "Manage the cluster's worker credentials: create, list, drain, revoke",
+		Short: "Manage the cluster's worker credentials: create, list, drain, resume, revoke",
 		Long: "Manage the workers allowed to run the cluster's commands. Connects as the admin role with\n" +
 			"$" + EnvAdminURL + " (else $" + EnvURL + "); URLs come from the environment only.",
 	}
-	c.AddCommand(workersCreateCommand(getenv), workersListCommand(getenv), workersRevokeCommand(getenv), workersDrainCommand(getenv))
+	c.AddCommand(workersCreateCommand(getenv), workersListCommand(getenv), workersRevokeCommand(getenv), workersDrainCommand(getenv), workersResumeCommand(getenv))
 	return c
 }
 
@@ -171,11 +171,26 @@ func workersRevokeCommand(getenv func(string) string) *cobra.Command {
 
 func workersDrainCommand(getenv func(string) string) *cobra.Command {
 	return &cobra.Command{
-		Use:          "drain NAME",
-		Short:        "Drain a worker: it gets no new work and finishes what it runs",
+		Use:   "drain NAME",
+		Short: "Drain a worker: it gets no new work and finishes what it runs",
+		Long: "Drains the worker: it gets no new work, finishes what it runs and exits 0 once idle; started\n" +
+			"again while drained, it exits at once. `ql workers resume NAME` returns it to service.",
 		Args:         oneName("drain"),
 		SilenceUsage: true,
-		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerDrain, "draining; it gets no new work and finishes what it runs"),
+		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerDrain, "draining; it gets no new work and finishes what it runs (`ql workers resume` undoes it)"),
+	}
+}
+
+func workersResumeCommand(getenv func(string) string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "resume NAME",
+		Short: "Return a drained worker to service",
+		Long: "Returns a drained worker to service: a session it opens from now on takes work again. A worker\n" +
+			"process that exited on its drain must be started again; one still finishing its commands exits\n" +
+			"once idle, as drained, and takes work when started again.",
+		Args:         oneName("resume"),
+		SilenceUsage: true,
+		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerResume, "active; a worker process started from now on takes work"),
 	}
 }
 

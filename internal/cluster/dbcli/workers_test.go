@@ -99,6 +99,19 @@ func TestWorkersCreateListDrainRevoke(t *testing.T) {
 	if l := listWorkers(t, env); l.Workers[0].State != "draining" {
 		t.Fatalf("after drain the list shows %+v", l.Workers[0])
 	}
+	if out, _, err := workers(t, env, "resume", "build-01"); err != nil || !strings.Contains(out, "worker build-01: active") {
+		t.Fatalf("resume: %v %q", err, out)
+	}
+	if l := listWorkers(t, env); l.Workers[0].State != "active" {
+		t.Fatalf("after resume the list shows %+v", l.Workers[0])
+	}
+	if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 8, Version: "test"}, pgstore.WorkerSettings{}); err != nil {
+		t.Fatalf("register after resume: %v", err)
+	}
+	if l := listWorkers(t, env); l.Workers[0].Sessions != 1 || l.Workers[0].FreeSlots != 2 {
+		t.Fatalf("a session opened after resume: %+v, want one live session taking work", l.Workers[0])
+	}
+	workers(t, env, "drain", "build-01")
 
 	if out, _, err := workers(t, env, "revoke", "build-01"); err != nil || out != "worker build-01: revoked\n" {
 		t.Fatalf("revoke: %v %q", err, out)
@@ -108,6 +121,9 @@ func TestWorkersCreateListDrainRevoke(t *testing.T) {
 	}
 	if l := listWorkers(t, env); l.Workers[0].State != "revoked" {
 		t.Fatalf("after revoke the list shows %+v", l.Workers[0])
+	}
+	if _, _, err := workers(t, env, "resume", "build-01"); err == nil || !strings.Contains(err.Error(), "revoked, which is final") {
+		t.Fatalf("resume of a revoked worker: %v, want a refusal saying revocation is final", err)
 	}
 }
 

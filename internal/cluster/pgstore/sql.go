@@ -126,6 +126,7 @@ var (
 	sqlWorkerList   = stmt("WorkerList")
 	sqlWorkerRevoke = stmt("WorkerRevoke")
 	sqlWorkerDrain  = stmt("WorkerDrain")
+	sqlWorkerResume = stmt("WorkerResume")
 
 	sqlWorkerInsert, workerInsertParams = namedStmt("WorkerInsert")
 )

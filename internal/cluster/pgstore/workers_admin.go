@@ -115,6 +115,23 @@ func (a *Admin) WorkerDrain(ctx context.Context, name string) error {
 	return nil
 }
 
+// WorkerResume returns a drained worker to service: a session it opens
+// from now on takes work again (a worker process that exited on its drain
+// is started again). A worker already active is left so.
+func (a *Admin) WorkerResume(ctx context.Context, name string) error {
+	var before string
+	err := a.pool.QueryRow(ctx, sqlWorkerResume, name).Scan(&before)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return noSuchWorker(name)
+	case err != nil:
+		return mapErr(err, "resuming worker "+name)
+	case before == workerRevoked:
+		return qlerror.New(qlerror.FailedPrecondition, "worker %q is revoked, which is final: create a new credential with `ql workers create NAME`", name)
+	}
+	return nil
+}
+
 func noSuchWorker(name string) error {
 	return qlerror.New(qlerror.NotFound, "worker %q does not exist; list workers with `ql workers list`", name)
 }

@@ -154,5 +154,25 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 		}
 		return opts.OpenSQLiteReadOnly(ctx, dsn)
 	}
+	if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) && f.defaultLocation() {
+		if os.Getenv(EnvAdminURL) != "" {
+			return nil, Usagef("no embedded database at %s, and $%s is set: this command reads the cluster's database from --database-url or "+
+				"$QL_DATABASE_URL (only `ql workers` reads $%s); give it the admin role's URL there, or --data-dir DIR to create an embedded database on purpose",
+				dsn, EnvAdminURL, EnvAdminURL)
+		}
+		warn(ctx, opts.Binary, "created the embedded database "+dsn+" (no --data-dir, --database-url, $QL_DATA_DIR or $QL_DATABASE_URL was given)")
+	}
 	return opts.OpenSQLite(ctx, dsn)
+}
+
+// EnvAdminURL names the cluster admin role's URL, which `ql workers` reads.
+const EnvAdminURL = "QL_DATABASE_ADMIN_URL"
+
+// defaultLocation reports whether the embedded database is where nobody
+// chose it to be (no --data-dir, no $QL_DATA_DIR): creating it there is
+// said aloud, and refused while the cluster's admin URL is set, since the
+// command was then meant for the cluster and a new file here would take
+// its write unseen.
+func (f *dbFlags) defaultLocation() bool {
+	return !onCommandLine(f.cmd.Flags().Lookup("data-dir")) && os.Getenv("QL_DATA_DIR") == ""
 }

@@ -414,7 +414,7 @@ func (w *worker) onSessionState(sid, state string) {
 		select {
 		case <-w.draining:
 		default:
-			w.log.Info("the session is draining: no more pulls; exiting once running commands end", "code", "worker_draining", "reason", "session", "running", w.count())
+			w.log.Info("the session is draining: no more pulls; exiting once running commands end (`ql workers resume NAME` returns the worker to service)", "code", "worker_draining", "reason", "session", "running", w.count())
 		}
 		w.stopPulling(nil)
 	case workerproto.SessionReplaced:

@@ -43,3 +43,15 @@ UPDATE qinglong.workers w
   FROM (SELECT {{now_ms}} AS ms) n, (SELECT state FROM qinglong.workers WHERE name = $1) before
  WHERE w.name = $1
 RETURNING before.state
+
+-- name: WorkerResume
+-- Returns a draining worker to service: a session it opens from now on
+-- takes work. A session already draining stays so and ends once idle (its
+-- worker process exits; start it again). An active one stays so; a revoked
+-- one is left as it is (the caller says so). Returns the state before.
+UPDATE qinglong.workers w
+   SET state = CASE WHEN w.state = 'draining' THEN 'active' ELSE w.state END,
+       updated_at_ms = greatest(w.updated_at_ms, n.ms)
+  FROM (SELECT {{now_ms}} AS ms) n, (SELECT state FROM qinglong.workers WHERE name = $1) before
+ WHERE w.name = $1
+RETURNING before.state

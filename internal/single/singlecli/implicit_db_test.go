@@ -1,0 +1,35 @@
+package singlecli
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+)
+
+// A command that writes creates the embedded database where none was
+// chosen only when nothing says the cluster was meant, and says it did:
+// with the cluster admin role's URL set it refuses and writes nothing.
+func TestAWriteCreatesAnEmbeddedDatabaseOnlyOnPurposeAndSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_DATABASE_ADMIN_URL", "postgres://ql_admin@db.example:5432/qinglong")
+	code, _, errOut := ql(t, "tokens", "create", "ci", "--scope", "read")
+	if code == 0 || !strings.Contains(errOut, "$QL_DATABASE_ADMIN_URL is set") || !strings.Contains(errOut, "--database-url") {
+		t.Fatalf("tokens create with the admin URL set: %d %q, want a refusal naming the variable and what to give", code, errOut)
+	}
+	if _, err := os.Stat("qinglong.db"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the refused command left a database behind: %v", err)
+	}
+	t.Setenv("QL_DATABASE_ADMIN_URL", "")
+	code, _, errOut = ql(t, "tokens", "create", "ci", "--scope", "read")
+	if code != 0 || !strings.Contains(errOut, "created the embedded database qinglong.db (no --data-dir") {
+		t.Fatalf("tokens create with nothing set: %d %q, want the database created and said so", code, errOut)
+	}
+	code, _, errOut = ql(t, "tokens", "create", "cd", "--scope", "read")
+	if code != 0 || strings.Contains(errOut, "created the embedded database") {
+		t.Fatalf("tokens create on the existing database: %d %q, want no creation notice", code, errOut)
+	}
+}
