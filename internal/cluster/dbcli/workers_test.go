@@ -111,7 +111,9 @@ func TestWorkersCreateListDrainRevoke(t *testing.T) {
 	if l := listWorkers(t, env); l.Workers[0].Sessions != 1 || l.Workers[0].FreeSlots != 2 {
 		t.Fatalf("a session opened after resume: %+v, want one live session taking work", l.Workers[0])
 	}
-	workers(t, env, "drain", "build-01")
+	if _, _, err := workers(t, env, "drain", "build-01"); err != nil {
+		t.Fatalf("drain again: %v", err)
+	}
 
 	if out, _, err := workers(t, env, "revoke", "build-01"); err != nil || out != "worker build-01: revoked\n" {
 		t.Fatalf("revoke: %v %q", err, out)
