@@ -27,9 +27,24 @@ type ReplicaBeat struct {
 	Host, Version string
 	PID           int64
 	TTL           time.Duration
-	// First is the first beat of a process: it (re)starts the row, even
-	// one a previous process under the same id marked stopped.
-	First bool
+	// StartedAtMs is the row's start as the answer to this process's
+	// first beat gave it; 0 at that first beat, which (re)starts the row,
+	// even one a previous process under the same id marked stopped.
+	StartedAtMs int64
+}
+
+// BeatAnswer is what a heartbeat found and did.
+type BeatAnswer struct {
+	// StartedAtMs is the row's start when the beat wrote it; 0 when it did
+	// not: the row was restarted since by another process under the same
+	// id (Prior names it), or this process marked it stopped.
+	StartedAtMs int64
+	// PriorHost and PriorPID name the process the row named before the
+	// beat ("" and 0 when there was no row); PriorLive says it was
+	// neither stopped nor expired then.
+	PriorHost string
+	PriorPID  int64
+	PriorLive bool
 }
 
 // Bounds of the replica list: rows seen within replicaListWindow, at most
@@ -49,19 +64,31 @@ const (
 )
 
 // Beat upserts this replica's heartbeat row, its times by the database
-// clock. A beat after this process marked the row stopped changes
-// nothing, so a beat racing the stop cannot revive it.
-func (r *Runtime) Beat(ctx context.Context, b ReplicaBeat) error {
+// clock (sql/replicas.sql, ReplicaBeat, says which row a beat may write).
+func (r *Runtime) Beat(ctx context.Context, b ReplicaBeat) (BeatAnswer, error) {
 	if b.TTL < time.Millisecond || b.Host == "" || b.Version == "" || b.PID <= 0 {
-		return qlerror.New(qlerror.Invalid, "replica heartbeat needs a host, a version, a pid and a time to live of at least 1 ms")
+		return BeatAnswer{}, qlerror.New(qlerror.Invalid, "replica heartbeat needs a host, a version, a pid and a time to live of at least 1 ms")
 	}
-	_, err := r.pool.Exec(ctx, sqlReplicaBeat, r.cfg.Owner, truncate(b.Host, 255), b.PID, truncate(b.Version, 128), b.TTL.Milliseconds(), b.First)
-	return mapErr(err, "writing the replica heartbeat")
+	var started *int64
+	if b.StartedAtMs != 0 {
+		started = &b.StartedAtMs
+	}
+	var a BeatAnswer
+	var wrote, priorPID *int64
+	var priorHost *string
+	err := r.pool.QueryRow(ctx, sqlReplicaBeat, r.cfg.Owner, truncate(b.Host, 255), b.PID, truncate(b.Version, 128), b.TTL.Milliseconds(), started).
+		Scan(&wrote, &priorHost, &priorPID, &a.PriorLive)
+	if err != nil {
+		return BeatAnswer{}, mapErr(err, "writing the replica heartbeat")
+	}
+	a.StartedAtMs, a.PriorHost, a.PriorPID = derefInt(wrote), deref(priorHost), derefInt(priorPID)
+	return a, nil
 }
 
-// BeatStopped marks this replica's row stopped: it is no longer live.
-func (r *Runtime) BeatStopped(ctx context.Context) error {
-	_, err := r.pool.Exec(ctx, sqlReplicaStopped, r.cfg.Owner)
+// BeatStopped marks this replica's row stopped (the row whose start its
+// beats kept): it is no longer live.
+func (r *Runtime) BeatStopped(ctx context.Context, startedAtMs int64) error {
+	_, err := r.pool.Exec(ctx, sqlReplicaStopped, r.cfg.Owner, startedAtMs)
 	return mapErr(err, "marking the replica stopped")
 }
 

@@ -7,8 +7,18 @@ import (
 	"github.com/qinglong/qinglong/internal/core/retention"
 )
 
-func beat(first bool) ReplicaBeat {
-	return ReplicaBeat{Host: "host-a", Version: "v1.2.3", PID: 4242, TTL: time.Minute, First: first}
+func beat(startedAtMs int64) ReplicaBeat {
+	return ReplicaBeat{Host: "host-a", Version: "v1.2.3", PID: 4242, TTL: time.Minute, StartedAtMs: startedAtMs}
+}
+
+// mustBeat beats and fails the test on an error.
+func mustBeat(t *testing.T, rt *Runtime, b ReplicaBeat) BeatAnswer {
+	t.Helper()
+	a, err := rt.Beat(t.Context(), b)
+	if err != nil {
+		t.Fatalf("beat: %v", err)
+	}
+	return a
 }
 
 func liveIDs(t *testing.T, rt *Runtime) (live, listed []string) {
@@ -34,13 +44,12 @@ func TestLiveReplicasAreTheHeartbeatsNeitherExpiredNorStopped(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a, b, c := e.openRuntime(t, "replica-a", testLease), e.openRuntime(t, "replica-b", testLease), e.openRuntime(t, "replica-c", testLease)
+	started := map[*Runtime]int64{}
 	for _, rt := range []*Runtime{a, b, c} {
-		if err := rt.Beat(t.Context(), beat(true)); err != nil {
-			t.Fatalf("beat: %v", err)
-		}
+		started[rt] = mustBeat(t, rt, beat(0)).StartedAtMs
 	}
-	if err := a.Beat(t.Context(), beat(false)); err != nil {
-		t.Fatalf("second beat: %v", err)
+	if ans := mustBeat(t, a, beat(started[a])); ans.StartedAtMs != started[a] {
+		t.Fatalf("second beat answered %+v, want the row's start %d kept", ans, started[a])
 	}
 	list, err := a.ReplicaList(t.Context())
 	if err != nil || len(list) != 3 {
@@ -54,20 +63,51 @@ func TestLiveReplicasAreTheHeartbeatsNeitherExpiredNorStopped(t *testing.T) {
 	if live, listed := liveIDs(t, b); len(live) != 2 || live[0] != "replica-a" || live[1] != "replica-b" || len(listed) != 3 {
 		t.Errorf("live %v of %v, want replica-a and replica-b live, replica-c listed expired", live, listed)
 	}
-	if err := b.BeatStopped(t.Context()); err != nil {
+	if err := b.BeatStopped(t.Context(), started[b]); err != nil {
 		t.Fatalf("stopped: %v", err)
 	}
-	if err := b.Beat(t.Context(), beat(false)); err != nil {
-		t.Fatalf("late beat: %v", err)
+	if ans := mustBeat(t, b, beat(started[b])); ans.StartedAtMs != 0 {
+		t.Fatalf("a late beat after the stop answered %+v, want nothing written", ans)
 	}
 	if live, listed := liveIDs(t, a); len(live) != 1 || live[0] != "replica-a" || len(listed) != 2 {
 		t.Errorf("after replica-b stopped: live %v of %v, want replica-a alone live and replica-b not listed", live, listed)
 	}
-	if err := b.Beat(t.Context(), beat(true)); err != nil {
-		t.Fatalf("restart beat: %v", err)
-	}
+	mustBeat(t, b, beat(0))
 	if live, _ := liveIDs(t, a); len(live) != 2 {
 		t.Errorf("after replica-b restarted: live %v, want replica-a and replica-b", live)
+	}
+}
+
+// Two processes given one replica id: the second one's first beat learns
+// the first is live, and takes the row; the first one's beats then write
+// nothing and learn who took it, and its stop does not mark the second
+// one's row stopped.
+func TestTwoProcessesUnderOneReplicaIDNeitherHideNorStopEachOther(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	first, second := e.openRuntime(t, "shared", testLease), e.openRuntime(t, "shared", testLease)
+	one := mustBeat(t, first, beat(0))
+	if one.StartedAtMs == 0 || one.PriorHost != "" || one.PriorLive {
+		t.Fatalf("the first process's first beat answered %+v, want the row started and no one before it", one)
+	}
+	other := ReplicaBeat{Host: "host-b", Version: "v1.2.3", PID: 77, TTL: time.Minute}
+	two := mustBeat(t, second, other)
+	if two.StartedAtMs == 0 || two.PriorHost != "host-a" || two.PriorPID != 4242 || !two.PriorLive {
+		t.Fatalf("the second process's first beat answered %+v, want the row taken from the live host-a pid 4242", two)
+	}
+	if late := mustBeat(t, first, beat(one.StartedAtMs)); late.StartedAtMs != 0 || late.PriorHost != "host-b" || late.PriorPID != 77 {
+		t.Fatalf("the first process's next beat answered %+v, want nothing written and host-b pid 77 named", late)
+	}
+	if err := first.BeatStopped(t.Context(), one.StartedAtMs); err != nil {
+		t.Fatalf("stopped: %v", err)
+	}
+	list, err := second.ReplicaList(t.Context())
+	if err != nil || len(list) != 1 || list[0].Host != "host-b" || !list[0].Live {
+		t.Fatalf("after the first process stopped the list is %+v (%v), want host-b live", list, err)
+	}
+	other.StartedAtMs = two.StartedAtMs
+	if again := mustBeat(t, second, other); again.StartedAtMs != two.StartedAtMs {
+		t.Fatalf("the second process's next beat answered %+v, want its row kept", again)
 	}
 }
 
@@ -78,9 +118,7 @@ func TestTheRuntimeRoleCannotDeleteHeartbeatsAndRetentionRemovesLongGoneReplicas
 	t.Parallel()
 	e := newEnv(t)
 	rt := e.openRuntime(t, "replica-a", testLease)
-	if err := rt.Beat(t.Context(), beat(true)); err != nil {
-		t.Fatalf("beat: %v", err)
-	}
+	mustBeat(t, rt, beat(0))
 	if _, err := e.conn(t, RoleRuntime).Exec(t.Context(), "DELETE FROM qinglong.replica_heartbeats WHERE false"); sqlState(err) != stateInsufficientPriv {
 		t.Errorf("runtime DELETE FROM replica_heartbeats: %v, want permission denied", err)
 	}

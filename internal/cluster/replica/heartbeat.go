@@ -17,6 +17,8 @@ import (
 const (
 	CodeHeartbeatFailed = "serve.heartbeat_failed"
 	CodeHeartbeatStop   = "serve.heartbeat_stop_failed"
+	// CodeReplicaIDShared: another process uses this replica's id.
+	CodeReplicaIDShared = "serve.replica_id_shared"
 )
 
 // Bounds of the heartbeat's cadence, a quarter of the claim lease: often
@@ -36,11 +38,14 @@ func heartbeatEvery(claimLease time.Duration) time.Duration {
 }
 
 // heartbeat is this process's identity as its heartbeat row shows it, and
-// whether a beat has written the row yet (the first one restarts it).
+// the row's start as its first beat wrote it (0 until then: the first beat
+// restarts the row). taken remembers that another process under the same
+// id restarted the row, so that it is said once, not at every beat.
 type heartbeat struct {
 	host    string
 	pid     int64
-	written atomic.Bool
+	started atomic.Int64
+	taken   atomic.Bool
 }
 
 func newHeartbeat() *heartbeat {
@@ -65,16 +70,36 @@ func (r *replica) heartbeatLoop(act *activation) (*loop.Loop, error) {
 		if !act.latch.Available() {
 			return false, nil
 		}
-		first := !r.beat.written.Load()
-		err := act.rt.Beat(ctx, pgstore.ReplicaBeat{Host: r.beat.host, PID: r.beat.pid, Version: cmp.Or(cli.Version, "dev"), TTL: heartbeatLives * every, First: first})
+		started := r.beat.started.Load()
+		ans, err := act.rt.Beat(ctx, pgstore.ReplicaBeat{Host: r.beat.host, PID: r.beat.pid, Version: cmp.Or(cli.Version, "dev"), TTL: heartbeatLives * every, StartedAtMs: started})
 		if err != nil {
 			r.observeOn(act, err)
 			r.log.Warn("replica heartbeat failed; retrying at its next round", slog.String("code", CodeHeartbeatFailed), slog.String("error", errorText(err)))
 			return false, err
 		}
-		r.beat.written.Store(true)
+		r.sharedID(started, ans)
+		if ans.StartedAtMs != 0 {
+			r.beat.started.Store(ans.StartedAtMs)
+		}
 		return false, nil
 	})
+}
+
+// sharedID says when another process uses this replica's id: at the first
+// beat, a row still live under another host or pid; later, a row another
+// process restarted (this one's beats then write nothing). Two replicas
+// with one id show as one in the console and mark each other stopped; each
+// needs its own --replica-id.
+func (r *replica) sharedID(started int64, ans pgstore.BeatAnswer) {
+	other := ans.PriorHost != r.beat.host || ans.PriorPID != r.beat.pid
+	switch {
+	case started == 0 && ans.PriorLive && other:
+		r.log.Warn("this replica's id was live for another process when this one started: if that process still runs, give each replica its own --replica-id",
+			slog.String("code", CodeReplicaIDShared), slog.String("replica_id", r.s.Coordinator.Owner), slog.String("other_host", ans.PriorHost), slog.Int64("other_pid", ans.PriorPID))
+	case started != 0 && ans.StartedAtMs == 0 && ans.PriorHost != "" && other && !r.beat.taken.Swap(true):
+		r.log.Error("another process took this replica's id: two replicas share one --replica-id; give each its own (this one's heartbeat is no longer shown)",
+			slog.String("code", CodeReplicaIDShared), slog.String("replica_id", r.s.Coordinator.Owner), slog.String("other_host", ans.PriorHost), slog.Int64("other_pid", ans.PriorPID))
+	}
 }
 
 // heartbeatStopped marks this replica's row stopped at a graceful stop,
@@ -82,10 +107,11 @@ func (r *replica) heartbeatLoop(act *activation) (*loop.Loop, error) {
 // once rather than when the row expires. A database that is gone is not
 // waited for: the row then expires.
 func (r *replica) heartbeatStopped(ctx context.Context, act *activation) {
-	if !act.latch.Available() || !r.beat.written.Load() {
+	started := r.beat.started.Load()
+	if !act.latch.Available() || started == 0 {
 		return
 	}
-	if err := act.rt.BeatStopped(ctx); err != nil {
+	if err := act.rt.BeatStopped(ctx, started); err != nil {
 		r.log.Warn("could not mark this replica stopped; its heartbeat row expires instead", slog.String("code", CodeHeartbeatStop), slog.String("error", errorText(err)))
 	}
 }

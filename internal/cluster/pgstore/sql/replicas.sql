@@ -2,27 +2,45 @@
 
 -- name: ReplicaBeat
 -- Upserts this replica's row (runtime role): $1 replica id, $2 host, $3
--- pid, $4 version, $5 time to live in ms, $6 true at the first beat of a
--- process, which (re)starts the row: a replica id reused by a new process
--- gets a new start and loses an old stop. A later beat only moves the
--- times on, and never revives a row its process marked stopped.
-INSERT INTO qinglong.replica_heartbeats AS h
-       (replica_id, host, pid, version, started_at_ms, last_seen_at_ms, expires_at_ms)
-SELECT $1, $2, $3, $4, n.ms, n.ms, n.ms + $5::bigint
-  FROM (SELECT {{now_ms}} AS ms) n
-ON CONFLICT (replica_id) DO UPDATE
-   SET host = excluded.host, pid = excluded.pid, version = excluded.version,
-       started_at_ms = CASE WHEN $6::boolean THEN excluded.started_at_ms ELSE h.started_at_ms END,
-       last_seen_at_ms = greatest(excluded.last_seen_at_ms, h.started_at_ms),
-       expires_at_ms = greatest(excluded.expires_at_ms, h.started_at_ms + 1),
-       stopped_at_ms = NULL
- WHERE $6::boolean OR h.stopped_at_ms IS NULL
+-- pid, $4 version, $5 time to live in ms, $6 the row's start as the answer
+-- to this process's first beat gave it (NULL at that first beat, which
+-- (re)starts the row: a replica id reused by a new process gets a new
+-- start and loses an old stop). A later beat moves the times on only on
+-- the row its own process started and has not marked stopped: it never
+-- revives a stopped row, nor writes over a row that another process under
+-- the same id restarted since (two replicas given one --replica-id).
+-- Answers the row's start when this beat wrote it (NULL when it did not),
+-- and the process the row named before the beat and whether it was live.
+WITH prior AS (
+    SELECT h.host, h.pid, h.stopped_at_ms IS NULL AND h.expires_at_ms > n.ms AS live
+      FROM qinglong.replica_heartbeats h, (SELECT {{now_ms}} AS ms) n
+     WHERE h.replica_id = $1
+),
+beat AS (
+    INSERT INTO qinglong.replica_heartbeats AS h
+           (replica_id, host, pid, version, started_at_ms, last_seen_at_ms, expires_at_ms)
+    SELECT $1, $2, $3, $4, n.ms, n.ms, n.ms + $5::bigint
+      FROM (SELECT {{now_ms}} AS ms) n
+    ON CONFLICT (replica_id) DO UPDATE
+       SET host = excluded.host, pid = excluded.pid, version = excluded.version,
+           started_at_ms = CASE WHEN $6::bigint IS NULL THEN excluded.started_at_ms ELSE h.started_at_ms END,
+           last_seen_at_ms = greatest(excluded.last_seen_at_ms, h.started_at_ms),
+           expires_at_ms = greatest(excluded.expires_at_ms, h.started_at_ms + 1),
+           stopped_at_ms = NULL
+     WHERE $6::bigint IS NULL OR (h.stopped_at_ms IS NULL AND h.started_at_ms = $6::bigint)
+    RETURNING h.started_at_ms
+)
+SELECT (SELECT started_at_ms FROM beat), p.host, p.pid, coalesce(p.live, false)
+  FROM (SELECT 1) one
+  LEFT JOIN prior p ON true
 
 -- name: ReplicaStopped
--- Marks this replica's row stopped (runtime role), at its graceful stop.
+-- Marks this replica's row stopped (runtime role), at its graceful stop:
+-- $1 replica id, $2 the row's start this process's beats kept. A row
+-- another process under the same id restarted is not its to stop.
 UPDATE qinglong.replica_heartbeats
    SET stopped_at_ms = greatest({{now_ms}}, started_at_ms)
- WHERE replica_id = $1 AND stopped_at_ms IS NULL
+ WHERE replica_id = $1 AND started_at_ms = $2 AND stopped_at_ms IS NULL
 
 -- name: ReplicaList
 -- The replicas seen within the last $1 ms and not stopped, live ones first
