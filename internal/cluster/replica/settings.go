@@ -118,7 +118,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 		owner = defaultReplicaID(os.Hostname, os.Getpid())
 	}
 	cfg := scheduler.Config{
-		Owner: owner, PageSize: f.PageSize, Parallel: f.CommitParallel, Lease: f.Lease, Cadence: f.Cadence, StopTimeout: f.StopTimeout, Grace: f.Grace,
+		Owner: owner, PageSize: f.PageSize, Parallel: f.CommitParallel, Lease: f.Lease, Cadence: f.Cadence, StopTimeout: f.StopTimeout, Grace: f.Grace, GraceSet: f.GraceSet,
 	}.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		var fe *scheduler.FieldError

@@ -48,8 +48,10 @@ type Config struct {
 	// one transaction each (1–16).
 	Parallel int
 	// Grace is how late an occurrence may be before a skip policy drops it
-	// (0–24 h).
-	Grace time.Duration
+	// (0–24 h). GraceSet says it was given: 0 then means no grace at all,
+	// not the default.
+	Grace    time.Duration
+	GraceSet bool
 }
 
 // WithDefaults fills every zero field with its default.
@@ -69,7 +71,7 @@ func (c Config) WithDefaults() Config {
 	if c.Parallel == 0 {
 		c.Parallel = DefaultParallel
 	}
-	if c.Grace == 0 {
+	if c.Grace == 0 && !c.GraceSet {
 		c.Grace = DefaultGrace
 	}
 	return c

@@ -84,3 +84,14 @@ func TestBoundaryValuesAreAccepted(t *testing.T) {
 		}
 	}
 }
+
+// A misfire grace given as 0 is a grace of none; left out, it is the
+// default.
+func TestAGivenZeroGraceIsNoGraceNotTheDefault(t *testing.T) {
+	if g := (Config{Owner: "r1", GraceSet: true}).WithDefaults().Grace; g != 0 {
+		t.Errorf("grace given as 0 became %s", g)
+	}
+	if g := (Config{Owner: "r1"}).WithDefaults().Grace; g != DefaultGrace {
+		t.Errorf("grace left out is %s, want %s", g, DefaultGrace)
+	}
+}

@@ -52,3 +52,26 @@ func TestServeHelpStatesEachProfilesOwnDefaults(t *testing.T) {
 		}
 	}
 }
+
+// A 0 given to a serve setting whose range leaves it out is refused by
+// name, never replaced by the profile's default unseen; a 0 misfire grace
+// is a grace of none, and reaches the profile as given.
+func TestServeRefusesAZeroOutOfRangeAndKeepsAZeroGrace(t *testing.T) {
+	t.Parallel()
+	var got *ServeFlags
+	keep := func(_ context.Context, _ *cobra.Command, f *ServeFlags) error { got = f; return nil }
+	opts := Options{Binary: "ql", Profiles: map[string]Profile{ProfileStandalone: {Serve: keep}}}
+	for _, flag := range []string{"--page-size", "--cadence", "--stop-timeout", "--concurrency", "--log-max-bytes", "--notify-backoff", "--notify-max-attempts"} {
+		code, _, stderr := qlWith(t, opts, "serve", flag, "0")
+		if code != 2 || !strings.Contains(stderr, flag+" 0") || !strings.Contains(stderr, "outside its range") {
+			t.Errorf("serve %s 0: exit %d %q, want 2 naming the flag and its range", flag, code, stderr)
+		}
+	}
+	if code, _, stderr := qlWith(t, opts, "serve", "--misfire-grace", "0"); code != 0 || got == nil || !got.GraceSet || got.Grace != 0 {
+		t.Fatalf("serve --misfire-grace 0: exit %d %q, flags %+v; want a grace of none, given", code, stderr, got)
+	}
+	got = nil
+	if code, _, _ := qlWith(t, opts, "serve"); code != 0 || got == nil || got.GraceSet {
+		t.Fatalf("serve without --misfire-grace: exit %d, flags %+v; want the grace left to the profile", code, got)
+	}
+}

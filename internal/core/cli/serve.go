@@ -18,8 +18,10 @@ import (
 )
 
 // ServeFlags are the settings of `ql serve`. Zero values mean "the
-// profile's default"; each profile validates the ones it uses and names the
-// setting and its allowed range when one is out of bounds.
+// profile's default" (a 0 given to a flag whose range leaves it out is
+// refused before, and a 0 grace given is none: GraceSet); each profile
+// validates the ones it uses and names the setting and its allowed range
+// when one is out of bounds.
 type ServeFlags struct {
 	Profile  string
 	DataDir  string
@@ -37,9 +39,12 @@ type ServeFlags struct {
 	CommitParallel int
 	Cadence        time.Duration
 	Grace          time.Duration
-	Lease          time.Duration
-	StopTimeout    time.Duration
-	Concurrency    int
+	// GraceSet: --misfire-grace was given (flag, environment or file), so
+	// 0 means no grace rather than the profile's default.
+	GraceSet    bool
+	Lease       time.Duration
+	StopTimeout time.Duration
+	Concurrency int
 	// LogMaxBytes caps one attempt's captured output: the local
 	// executor's, or on the cluster what workers may append.
 	LogMaxBytes int64
@@ -148,6 +153,10 @@ wins over the file.`,
 			if err := checkMetricsAddr(f.MetricsAddr); err != nil {
 				return err
 			}
+			if err := refuseGivenZero(cmd.Flags(), opts.Binary); err != nil {
+				return err
+			}
+			f.GraceSet = cmd.Flags().Changed("misfire-grace")
 			prof, ok := opts.Profiles[f.Profile]
 			if !ok {
 				return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
@@ -207,7 +216,7 @@ wins over the file.`,
 		byProfile(func(d ServeDefaults) string { return strconv.Itoa(d.PageSize) })+")")
 	fs.DurationVar(&f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Cadence) })+")")
-	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it ("+
+	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (0–24h, 0: none; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Grace) })+")")
 	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.StopTimeout) })+")")
@@ -228,6 +237,27 @@ wins over the file.`,
 		strconv.Itoa(notify.MaxAttemptsLimit)+"; default "+strconv.Itoa(notify.DefaultMaxAttempts)+")")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	return c
+}
+
+// zeroOutOfRange are the serve flags whose range leaves 0 out: left out,
+// a flag takes its profile's default, but a 0 given is a mistake to name,
+// not a default to apply silently.
+var zeroOutOfRange = []string{"page-size", "commit-parallel", "cadence", "lease", "stop-timeout", "concurrency", "log-max-bytes", "run-lease",
+	"notify-backoff", "notify-max-attempts"}
+
+// refuseGivenZero refuses a 0 given (flag, environment or file) to a flag
+// whose range leaves it out.
+func refuseGivenZero(fs *pflag.FlagSet, binary string) error {
+	for _, name := range zeroOutOfRange {
+		fl := fs.Lookup(name)
+		if fl == nil || !fl.Changed {
+			continue
+		}
+		if v := fl.Value.String(); v == "0" || v == "0s" {
+			return Usagef("--%s %s is outside its range (`%s serve --help` gives it); leave the setting out for the profile's default", name, v, binary)
+		}
+	}
+	return nil
 }
 
 // sections are the config file's groups of settings: `retention: {runs:

@@ -62,8 +62,10 @@ type Config struct {
 	// (250ms–1h).
 	Cadence time.Duration
 	// Grace is how late an occurrence may be before a skip policy drops
-	// it (0–24h).
-	Grace time.Duration
+	// it (0–24h). GraceSet says it was given: 0 then means no grace at
+	// all, not the profile's default.
+	Grace    time.Duration
+	GraceSet bool
 	// StopTimeout bounds Stop (100ms–30s).
 	StopTimeout time.Duration
 	// Concurrency is how many commands run at once (1–256; default the
@@ -149,7 +151,9 @@ func (c Config) WithDefaults() Config {
 		}
 	}
 	c.Cadence = pick(c.Cadence, StandaloneCadence, EdgeCadence)
-	c.Grace = pick(c.Grace, StandaloneGrace, EdgeGrace)
+	if !c.GraceSet {
+		c.Grace = pick(c.Grace, StandaloneGrace, EdgeGrace)
+	}
 	c.StopTimeout = pick(c.StopTimeout, StandaloneStopTimeout, EdgeStopTimeout)
 	if c.Concurrency == 0 {
 		c.Concurrency = DefaultConcurrency(c.Profile)

@@ -78,3 +78,14 @@ func TestLayoutKeepsEverythingInTheDataDirectory(t *testing.T) {
 		t.Fatalf("layout of a named file %+v", got)
 	}
 }
+
+// A misfire grace given as 0 is a grace of none; left out, it is the
+// profile's default.
+func TestAGivenZeroGraceIsNoGraceNotTheDefault(t *testing.T) {
+	if g := (Config{GraceSet: true}).WithDefaults().Grace; g != 0 {
+		t.Errorf("grace given as 0 became %s", g)
+	}
+	if g := (Config{Profile: Edge}).WithDefaults().Grace; g != EdgeGrace {
+		t.Errorf("grace left out on edge is %s, want %s", g, EdgeGrace)
+	}
+}

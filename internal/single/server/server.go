@@ -151,7 +151,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		}
 	}
 	s.ready.Store(true)
-	cfg.Logger.Info("serving", "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "concurrency", cfg.Concurrency,
+	cfg.Logger.Info("serving", "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "misfire_grace", cfg.Grace, "concurrency", cfg.Concurrency,
 		"retention", cfg.Retention.Policy.String())
 	return s, nil
 }

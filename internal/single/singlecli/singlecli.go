@@ -102,6 +102,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			PageSize:          f.PageSize,
 			Cadence:           f.Cadence,
 			Grace:             f.Grace,
+			GraceSet:          f.GraceSet,
 			StopTimeout:       f.StopTimeout,
 			Concurrency:       f.Concurrency,
 			LogCapBytes:       f.LogMaxBytes,
