@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -15,8 +17,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
-// maxPauseNote bounds a pause note (the stores refuse longer ones).
-const maxPauseNote = 1000
 
 func oneTriggerArgs(verb string) cobra.PositionalArgs {
 	return oneArg("triggers " + verb + " takes one trigger: its name, project/name or id")
@@ -190,12 +190,12 @@ admitted; it is schedule state, not a new trigger revision, so publishing the tr
 resume it. Each pause and resume is recorded with who (the operating-system user), when (the
 database's clock) and the note. Pausing a paused trigger changes nothing and keeps the first note.
 On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`
-		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to 1000 characters)")
+		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}
 	c.Args = oneTriggerArgs(verb)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		if len(note) > maxPauseNote {
-			return Usagef("--note is %d characters; at most %d", len(note), maxPauseNote)
+		if n := utf8.RuneCountInString(note); n > schedule.MaxPauseNote {
+			return Usagef("--note is %d characters; at most %d", n, schedule.MaxPauseNote)
 		}
 		b, err := openExistingForWrite(cmd.Context(), opts, &db)
 		if err != nil {

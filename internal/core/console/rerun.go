@@ -10,9 +10,10 @@ import (
 )
 
 // canRerun is whether the run page offers Re-run for a Run in state: a
-// finished one, on a server whose store admits manually.
+// finished or lost one (schedule.RerunRefusal), on a server whose store
+// admits manually.
 func (c *Console) canRerun(state run.State) bool {
-	return c.cfg.Manual != nil && state.Terminal()
+	return c.cfg.Manual != nil && schedule.RerunRefusal("", state) == nil
 }
 
 // rerun admits a new Run repeating a finished one and shows it. The form

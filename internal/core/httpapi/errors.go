@@ -68,7 +68,7 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if code == qlerror.Internal {
 		a.Log.Error("request failed", slog.String("code", CodeInternalError), slog.String("path", r.URL.Path), slog.String("error", msg))
-		msg = "internal error; the replica's log has the details under code " + CodeInternalError
+		msg = "internal error; the server's log has the details under code " + CodeInternalError
 	}
 	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Errors: located(err)}})
 }

@@ -76,9 +76,12 @@ func (e *NotFinishedError) Unwrap() error {
 }
 
 // RerunRefusal is the error of a re-run of the Run runID in state, nil
-// when that state is a finished one.
+// when that state is a finished one or lost: a lost Run's attempt ended
+// without an outcome (its server or worker went away and no retry is left),
+// so nothing else ever moves it on, and re-running it is how a user gets
+// the command run.
 func RerunRefusal(runID string, state run.State) error {
-	if state.Terminal() {
+	if state.Terminal() || state == run.Lost {
 		return nil
 	}
 	return &NotFinishedError{RunID: runID, State: state}

@@ -15,6 +15,10 @@ const (
 	ErrorCodeSecret        = "secret_unavailable"
 	ErrorCodePlanInvalid   = "execution_revision_invalid"
 	ErrorCodeLogUnwritable = "log_unwritable"
+	// ErrorCodeCancelled: the command was stopped because its run was
+	// asked to cancel (as the cluster records it), not because the server
+	// stopped.
+	ErrorCodeCancelled = "cancelled"
 )
 
 // Limits of Config.

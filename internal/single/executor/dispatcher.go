@@ -252,6 +252,7 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 		res = d.launch(ctx, a, plan.Command, secrets, mask)
 		if errors.Is(res.Cause, errCancelAsked) {
 			fmt.Fprintf(mask, "\nqinglong: the command was stopped: %v\n", errCancelAsked)
+			res.Code = ErrorCodeCancelled
 		}
 	}
 	flushErr := mask.Flush()

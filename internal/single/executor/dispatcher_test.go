@@ -185,6 +185,25 @@ func TestStopKillsRunningCommandsAndRecordsThemCancelled(t *testing.T) {
 	}
 }
 
+// A command stopped because its run was asked to cancel is recorded with
+// the code cancelled, not the code of a server that stopped.
+func TestACancelledCommandIsRecordedCancelledNotServerStopped(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell("sleep 300", time.Hour))
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	waitState(t, h, runID, run.Running)
+	if _, err := h.store.CancelRun(t.Context(), runID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	d.Wake()
+	res := sig.wait(t, 1)[0]
+	if res.State != run.AttemptCancelled || res.ErrorCode != ErrorCodeCancelled {
+		t.Fatalf("attempt %s with code %q, want cancelled with code %q", res.State, res.ErrorCode, ErrorCodeCancelled)
+	}
+}
+
 // waitState waits, bounded, for the run to reach state — the attempt's
 // process start is recorded asynchronously.
 func waitState(t *testing.T, h *harness, runID string, state run.State) {

@@ -206,7 +206,7 @@ func (c Config) Validate() error {
 		return c.RunAs.Validate("--run-as")
 	}
 	if err := notify.CheckSettings(c.NotifyBackoff, c.NotifyMaxAttempts); err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "%s", err)
+		return qlerror.New(qlerror.Invalid, "%s", err)
 	}
 	return nil
 }

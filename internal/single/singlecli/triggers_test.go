@@ -77,3 +77,19 @@ func TestTriggersPauseShowAndResumeOnTheEmbeddedDatabase(t *testing.T) {
 		t.Fatalf("%d audit records (%v), want one pause and one resume", audits, err)
 	}
 }
+
+// A pause note is counted in characters, as the stores count it: 600
+// two-byte characters pass, 1,001 characters are refused naming the limit.
+func TestAPauseNoteIsCountedInCharacters(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, _, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q", code, errOut)
+	}
+	if code, _, errOut := ql(t, "triggers", "pause", "tick", "--note", strings.Repeat("é", 1001), "--data-dir", dir); code != 2 || !strings.Contains(errOut, "1001 characters; at most 1000") {
+		t.Fatalf("a note of 1001 characters: %d %q, want exit 2 naming the limit", code, errOut)
+	}
+	if code, out, errOut := ql(t, "triggers", "pause", "tick", "--note", strings.Repeat("é", 600), "--data-dir", dir); code != 0 || !strings.Contains(out, "paused at") {
+		t.Fatalf("a note of 600 two-byte characters: %d %q %q, want it paused", code, out, errOut)
+	}
+}

@@ -48,6 +48,9 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor strin
 	switch {
 	case state.Terminal():
 		return nil
+	case state == run.Lost:
+		return qlerror.New(qlerror.FailedPrecondition,
+			"run %s is lost: it ended when its server stopped while it ran, so there is nothing to cancel; re-run it with `ql runs rerun %s`", runID, runID)
 	case !attemptID.Valid || (state != run.Queued && state != run.Running):
 		return qlerror.New(qlerror.FailedPrecondition,
 			"run %s is %s and has no attempt to stop; try again in a moment", runID, state)
