@@ -17,7 +17,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
-
 func oneTriggerArgs(verb string) cobra.PositionalArgs {
 	return oneArg("triggers " + verb + " takes one trigger: its name, project/name or id")
 }
