@@ -15,7 +15,8 @@ func runsRerunCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "rerun RUN_ID [--request-id ID]",
 		Short: "Re-run a finished run: a new run of the same revisions, linked to it",
-		Long: `Admit a new Run that repeats a finished one (succeeded, failed, cancelled or timed out): the same
+		Long: `Admit a new Run that repeats a finished one (succeeded, failed, cancelled, timed out, or lost: its
+attempt ended without an outcome and no retry is left): the same
 trigger, the same task, trigger and execution revisions, so exactly the command that ran runs again,
 even when the definitions were applied again since (` + "`ql triggers run`" + ` runs the current ones), and
 the same scheduled time; it is due at once. The new Run names the original as its rerun_of. Its
