@@ -124,6 +124,12 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 			out := cmd.OutOrStdout()
 			cfg := pgstore.RolesConfig{Prefix: *prefix, Passwords: passwords, Log: func(line string) { fmt.Fprintln(out, line) }}
 			if err := pgstore.EnsureRoles(cmd.Context(), url, cfg); err != nil {
+				if pgstore.StateCode(err) == "insufficient_privilege" {
+					// The store's generic hint points back at this very
+					// command; what is wrong here is the role it connects as.
+					return fmt.Errorf("permission denied: creating roles and installing grants needs a superuser (or a role with CREATEROLE "+
+						"that owns the qinglong schema), and $%s (else $%s) names a role without it; give the superuser's URL there", EnvSuperuserURL, EnvURL)
+				}
 				return err
 			}
 			names := pgstore.RoleNames(*prefix)

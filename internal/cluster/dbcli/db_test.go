@@ -91,6 +91,26 @@ func TestInstallFlowEndsReady(t *testing.T) {
 	}
 }
 
+// `ql db roles` connected as a role that may not create roles says it
+// needs a superuser and where its URL goes, not to see `ql db roles`.
+func TestRolesAsANonSuperuserSaysItNeedsOne(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	prefix := randomPrefix(t)
+	env := map[string]string{EnvSuperuserURL: db.URL}
+	for _, k := range pgstore.RoleKinds {
+		env[passwordEnv(k)] = "secret-" + string(k) + "-0123456789"
+	}
+	if _, err := run(t, env, "roles", "--role-prefix", prefix); err != nil {
+		t.Fatalf("roles as the superuser: %v", err)
+	}
+	env[EnvSuperuserURL] = asRole(t, db.URL, pgstore.RoleNames(prefix).Admin)
+	_, err := run(t, env, "roles", "--role-prefix", prefix)
+	if err == nil || !strings.Contains(err.Error(), "needs a superuser") || !strings.Contains(err.Error(), "$"+EnvSuperuserURL) || strings.Contains(err.Error(), "see `ql db roles`") {
+		t.Fatalf("roles as the admin role: %v; want it to say a superuser is needed and where its URL goes", err)
+	}
+}
+
 func TestCheckPrintsTheStableCode(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)

@@ -39,9 +39,30 @@ func checkPrivileges(ctx context.Context, tx pgx.Tx, roles Roles) error {
 		return &ReadinessError{Code: CodeUnavailable, Err: err}
 	}
 	if d := diffLines(expectedPrivilegeLines(roles), got); d != "" {
+		if missing := prefixMissing(ctx, tx, roles); missing != "" {
+			d = missing + "\n" + d
+		}
 		return &ReadinessError{Code: CodePrivilegeDrift, Detail: d}
 	}
 	return nil
+}
+
+// prefixMissing explains a drift whose roles do not exist at all: the
+// role prefix is most likely wrong (the grants then differ only because
+// nothing was granted to names nobody created). "" when any role exists
+// or the catalog cannot say.
+func prefixMissing(ctx context.Context, tx pgx.Tx, roles Roles) string {
+	var present int
+	var user string
+	if err := tx.QueryRow(ctx, sqlRolesOfPrefix, roleList(roles)).Scan(&present, &user); err != nil || present > 0 {
+		return ""
+	}
+	hint := ""
+	if p, ok := strings.CutSuffix(user, string(RoleRuntime)); ok && user != roles.Runtime {
+		hint = fmt.Sprintf("; this session connects as %s, whose prefix is %s: give --role-prefix %s", user, p, p)
+	}
+	return fmt.Sprintf("none of the roles %s exists: the role prefix is likely wrong (`ql db roles --role-prefix P` created the roles with P)%s",
+		strings.Join(roleList(roles), ", "), hint)
 }
 
 func roleList(r Roles) []string {

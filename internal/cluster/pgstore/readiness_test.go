@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -154,4 +155,19 @@ func TestReadinessFailsClosedOnEachTamperedItem(t *testing.T) {
 			requireReadiness(t, e, RoleRuntime, c.code)
 		})
 	}
+}
+
+// A role prefix naming roles that do not exist is told apart from a drift
+// of real roles: the refusal says the prefix is likely wrong and which
+// prefix the session's own role has.
+func TestAWrongRolePrefixNamesTheLikelyOne(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	err := Check(t.Context(), e.url(RoleRuntime), RoleNames("qx_"))
+	var re *ReadinessError
+	if !errors.As(err, &re) || re.Code != CodePrivilegeDrift || !strings.Contains(re.Detail, "none of the roles qx_migration") ||
+		!strings.Contains(re.Detail, "give --role-prefix "+e.prefix()) {
+		t.Fatalf("readiness with role prefix qx_: %v; want a privilege drift naming the missing roles and the prefix %s", err, e.prefix())
+	}
+	requireReadiness(t, e, RoleRuntime, "")
 }

@@ -100,6 +100,7 @@ var (
 	sqlCapabilityAll        = stmt("CapabilityAll")
 	sqlSchemaFingerprint    = stmt("SchemaFingerprint")
 	sqlPrivilegeFingerprint = stmt("PrivilegeFingerprint")
+	sqlRolesOfPrefix        = stmt("RolesOfPrefix")
 	sqlSessionSearchPath    = stmt("SessionSearchPath")
 	sqlRoleSettings         = stmt("RoleSettings")
 	sqlUnsafeSchemas        = stmt("UnsafeSchemas")

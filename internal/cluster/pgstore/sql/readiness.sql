@@ -54,6 +54,14 @@ SELECT line FROM (
 ) lines
 ORDER BY line
 
+-- name: RolesOfPrefix
+-- How many of the roles ($1) exist, and who this session connects as: a
+-- readiness check whose roles are all missing names the prefix it was
+-- given and the one the session's own role suggests.
+SELECT count(r.rolname)::int, current_user::text
+  FROM unnest($1::text[]) AS n (name)
+  LEFT JOIN pg_roles r ON r.rolname = n.name
+
 -- name: PrivilegeFingerprint
 -- The privilege fingerprint of the four roles ($1): attributes,
 -- memberships in both directions, database/schema/table/column grants
