@@ -76,7 +76,7 @@ type workerSettings struct {
 // of it, so the shortest keeps a renewal a second apart and the longest
 // bounds how late a dead worker's Run is noticed.
 const (
-	DefaultWorkerAddr = "127.0.0.1:8081"
+	DefaultWorkerAddr = workerproto.DefaultIngressAddr
 	DefaultRunLease   = 30 * time.Second
 	MinRunLease       = 3 * time.Second
 	MaxRunLease       = 10 * time.Minute

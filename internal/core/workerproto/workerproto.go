@@ -153,6 +153,10 @@ type Lease struct {
 	LeaseVersion int64  `json:"leaseVersion"`
 }
 
+// DefaultIngressAddr is where a replica's worker ingress listens unless
+// told otherwise (`ql serve --worker-addr`).
+const DefaultIngressAddr = "127.0.0.1:8081"
+
 // Lease reply kinds.
 const (
 	ReplyRenewed  = "renewed"  // go on; the lease now has LeaseVersion
