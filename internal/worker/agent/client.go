@@ -290,7 +290,7 @@ func (c *Client) once(ctx context.Context, base *url.URL, path string, timeout t
 			// Not the ingress's own answer: most often the address is the
 			// replica's API or a proxy, not its worker ingress.
 			e = workerproto.Error{Code: workerproto.CodeInternal, Message: http.StatusText(resp.StatusCode) +
-				"; this address did not answer as a worker ingress: give --server the replicas' --worker-addr (default "+workerproto.DefaultIngressAddr+"), not their API's --http-addr"}
+				"; this address did not answer as a worker ingress: give --server the replicas' --worker-addr (default " + workerproto.DefaultIngressAddr + "), not their API's --http-addr"}
 		}
 		return &Error{Status: resp.StatusCode, Code: e.Code, Message: e.Message}
 	}
