@@ -187,7 +187,8 @@ On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`,
 		c.Long = `Pause a trigger (NAME is its name, project/name, or id). While paused no occurrence of it is
 admitted; it is schedule state, not a new trigger revision, so publishing the trigger again does not
 resume it. Each pause and resume is recorded with who (the operating-system user), when (the
-database's clock) and the note. Pausing a paused trigger changes nothing and keeps the first note.
+database's clock) and the note, in the table trigger_schedule_audit (triggers show shows the pause
+in force and its note). Pausing a paused trigger changes nothing and keeps the first note.
 On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}
