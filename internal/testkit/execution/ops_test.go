@@ -49,9 +49,10 @@ func TestAWorkerFailsOverToAnotherReplicaWhenItsReplicaIsKilledMidPull(t *testin
 
 // SIGTERM on a worker running two commands: it pulls nothing more, the
 // command that ends by itself within --stop-timeout completes as it ended,
-// the one that does not is stopped at the stop timeout and completed as
-// stopped, and the worker exits 0. Neither attempt is left to the lease
-// sweep.
+// the one that does not is stopped at the stop timeout and completed by
+// the worker as stopped, which ends it lost (as a dead worker's attempt,
+// so a retry policy on lost runs it again), and the worker exits 0.
+// Neither attempt is left to the lease sweep.
 func TestSIGTERMOnAWorkerLetsItsCommandsFinishAndStopsTheRestAtTheStopTimeout(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, 3*time.Second)
@@ -84,11 +85,11 @@ timeout: 5m`}))
 		t.Fatalf("the worker exited %v after SIGTERM, before its 5s stop timeout, with a command still running", took)
 	}
 	a := c.attempts(t, forever)[0]
-	if a.ResultCode != workerproto.OutcomeStopped || a.FinishedAtMs == nil {
-		t.Fatalf("the command running past the stop timeout ended as %+v; want it completed by the worker as stopped", a)
+	if a.ResultCode != workerproto.OutcomeStopped || a.FinishedAtMs == nil || a.State != "lost" {
+		t.Fatalf("the command running past the stop timeout ended as %+v; want it completed by the worker as stopped, and lost", a)
 	}
-	if s := c.runState(t, forever); s == "lost" || s == "running" {
-		t.Fatalf("the stopped Run is %s", s)
+	if s := c.runState(t, forever); s != "lost" {
+		t.Fatalf("the stopped Run (no retry policy) is %s, want lost", s)
 	}
 }
 
