@@ -27,6 +27,13 @@ func isUnique(err error) bool {
 	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }
 
+// isNotADatabase reports a file SQLite cannot read as a database: no
+// change of permissions or directory helps it, only a backup does.
+func isNotADatabase(err error) bool {
+	c := primaryCode(err)
+	return c == sqlite3.SQLITE_CORRUPT || c == sqlite3.SQLITE_NOTADB
+}
+
 // mapErr is the one place driver errors become qlerror codes. what names
 // the operation for the message.
 func mapErr(err error, what string) error {
@@ -46,7 +53,7 @@ func mapErr(err error, what string) error {
 		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the disk is full; free space and retry", what)
 	case c == sqlite3.SQLITE_IOERR || c == sqlite3.SQLITE_CANTOPEN:
 		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database file could not be read or written", what)
-	case c == sqlite3.SQLITE_CORRUPT || c == sqlite3.SQLITE_NOTADB:
+	case isNotADatabase(err):
 		return qlerror.Wrap(qlerror.Internal, err, "%s: the database file is corrupt or not a SQLite database; restore it from a backup", what)
 	case isUnique(err):
 		return qlerror.Wrap(qlerror.Conflict, err, "%s: a uniqueness fence failed", what)

@@ -131,6 +131,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	writer.SetConnMaxIdleTime(0)
 	if err := writer.PingContext(ctx); err != nil {
 		writer.Close()
+		if isNotADatabase(err) {
+			return nil, mapErr(err, "open SQLite database "+cfg.Path)
+		}
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s; check that the directory exists and is writable", cfg.Path)
 	}
 	reader, err := sql.Open("sqlite", cfg.Path+"?"+common+"&_pragma=query_only(1)")

@@ -43,6 +43,9 @@ func OpenReadOnly(ctx context.Context, cfg Config) (*Store, error) {
 		dsn += "&immutable=1"
 		reader, err = openReadPool(ctx, dsn, cfg.ReadConns)
 	}
+	if isNotADatabase(err) {
+		return nil, mapErr(err, "open SQLite database "+cfg.Path)
+	}
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s read-only; check that it exists and is readable", cfg.Path)
 	}
