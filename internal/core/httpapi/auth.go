@@ -150,10 +150,21 @@ func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
 	return t, err
 }
 
+// bearerToken is the token of an Authorization header in the Bearer
+// scheme. RFC 7235 makes the scheme's name case-insensitive and lets one or
+// more spaces follow it.
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimLeft(token, " "), true
+}
+
 // check reads the request's bearer token and finds it valid, or returns
 // the Unauthenticated error that says what is wrong with it.
 func (g *guard) check(r *http.Request) (apitoken.Token, error) {
-	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	raw, ok := bearerToken(r.Header.Get("Authorization"))
 	if !ok || raw == "" {
 		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)")
 	}

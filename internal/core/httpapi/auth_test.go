@@ -141,6 +141,31 @@ func TestAnExpiredOrRevokedTokenIsRefused(t *testing.T) {
 	}
 }
 
+// The Bearer scheme's name is case-insensitive (RFC 7235) and one or more
+// spaces may follow it: a client writing "bearer" is let in, and another
+// scheme still is not.
+func TestTheBearerSchemeIsReadWhateverItsCaseAndSpacing(t *testing.T) {
+	t.Parallel()
+	h, tokens := walkHandler(t, Config{Limits: Limits{FailedAuthBurst: 1000}})
+	token := tokens[apitoken.Read]
+	for header, want := range map[string]int{
+		"bearer " + token:   200,
+		"BEARER " + token:   200,
+		"Bearer   " + token: 200,
+		"Basic " + token:    401,
+		"Bearer" + token:    401,
+	} {
+		req := httptest.NewRequest("GET", "/api/v1/runs", nil)
+		req.Host = "localhost"
+		req.Header.Set("Authorization", header)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("Authorization %q: %d; want %d", strings.Replace(header, token, "TOKEN", 1), rec.Code, want)
+		}
+	}
+}
+
 // A browser page whose DNS name was rebound to this server's address
 // sends its own name as Host: the API refuses it, the probes still answer
 // (orchestrators probe by address).
