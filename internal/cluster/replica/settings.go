@@ -163,13 +163,17 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err != nil {
 		return settings{}, &cli.UsageError{Err: err}
 	}
+	allowed := cli.SplitList(f.AllowedHosts)
+	if err := httpapi.CheckAllowedHosts(allowed); err != nil {
+		return settings{}, &cli.UsageError{Err: err}
+	}
 	ret := retentionSettings{Policy: policy}
 	if f.MaintenanceURL != "" {
 		if ret.URL, err = namedURL("--database-maintenance-url", f.MaintenanceURL, owner); err != nil {
 			return settings{}, err
 		}
 	}
-	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, cli.SplitList(f.AllowedHosts)),
+	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, allowed),
 		TrustedProxies: proxies,
 		MetricsAddr:    f.MetricsAddr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
 		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile},

@@ -133,6 +133,7 @@ func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
 		{"http port", func(f *cli.ServeFlags) { f.HTTPAddr = "127.0.0.1:70000" }, []string{"--http-addr", "0–65535"}},
 		{"api off loopback without TLS", func(f *cli.ServeFlags) { f.HTTPAddr = "0.0.0.0:8080" },
 			[]string{"--http-addr 0.0.0.0:8080 is not a loopback address", "--tls-cert", "--insecure-http"}},
+		{"allowed host with a port", func(f *cli.ServeFlags) { f.AllowedHosts = "ql.example.com:8080" }, []string{"--allowed-hosts", "write ql.example.com"}},
 		{"api cert without key", func(f *cli.ServeFlags) { f.TLSKey = "key.pem" }, []string{"--tls-cert and --tls-key go together"}},
 		{"no database", func(f *cli.ServeFlags) { f.DatabaseURL = "" }, []string{"--database-url is required", "QL_DATABASE_URL"}},
 		{"sqlite path", func(f *cli.ServeFlags) { f.DatabaseURL = "/var/lib/ql.db" }, []string{"--database-url", "postgres://"}},

@@ -193,7 +193,8 @@ wins over the file.`,
 	fs.StringVar(&f.TLSCert, "tls-cert", "", "PEM certificate (chain) file of the --http-addr listener; serves HTTPS")
 	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
 	fs.BoolVar(&f.InsecureHTTP, "insecure-http", false, "serve plain HTTP on an --http-addr other hosts can reach (tokens then cross the network in clear text)")
-	fs.StringVar(&f.AllowedHosts, "allowed-hosts", "", "comma-separated extra host names the API answers to in the Host header (default: the --http-addr host, localhost, 127.0.0.1, ::1); a guard against DNS rebinding")
+	fs.StringVar(&f.AllowedHosts, "allowed-hosts", "", "comma-separated extra host names or IP addresses, without port or scheme, the API answers to in the Host header "+
+		"(default: the --http-addr host, localhost, 127.0.0.1, ::1); a guard against DNS rebinding")
 	fs.StringVar(&f.TrustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR prefixes of reverse proxies in front of --http-addr whose X-Forwarded-For names the client "+
 		"that throttles, limits and audit records key on (default: none; every peer is the client)")
 	fs.StringVar(&f.MetricsAddr, "metrics-addr", "", "listen address of Prometheus metrics at /metrics, on a listener of its own, e.g. 127.0.0.1:9464 "+

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -184,6 +185,29 @@ func TestDNSRebindingHostIsRejected(t *testing.T) {
 	}
 	if p := send(t, h, "GET", "/readyz", "evil.example", "", ""); p.status != 200 {
 		t.Errorf("readyz with a foreign Host: %d", p.status)
+	}
+}
+
+// The Host check drops the header's port, so an --allowed-hosts entry
+// with a port, a scheme or brackets could never match: it is refused,
+// naming the host to write instead; names and IP addresses pass.
+func TestAllowedHostsRefuseAPortOrAScheme(t *testing.T) {
+	t.Parallel()
+	for entry, write := range map[string]string{
+		"myhost:18299":            "write myhost",
+		"http://ql.example.com":   "write ql.example.com",
+		"https://ql.example.com/": "write ql.example.com",
+		"[::1]:8080":              "write ::1",
+		"[fd00::5]":               "write fd00::5",
+		"ql.example.com/api":      "write a name such as ql.example.com",
+	} {
+		err := CheckAllowedHosts([]string{"ok.example.com", entry})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", entry)) || !strings.Contains(err.Error(), "without port or scheme") || !strings.HasSuffix(err.Error(), write) {
+			t.Errorf("--allowed-hosts %s: %v; want it refused ending %q", entry, err, write)
+		}
+	}
+	if err := CheckAllowedHosts([]string{"ql.example.com", "QL-2.example.com", "10.0.0.5", "fd00::5", "localhost"}); err != nil {
+		t.Errorf("host names and IP addresses: %v; want them taken", err)
 	}
 }
 

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // loopbackHosts are the names of this machine every server answers to.
@@ -27,6 +30,36 @@ func DefaultAllowedHosts(addr string, extra []string) []string {
 		}
 	}
 	return out
+}
+
+// CheckAllowedHosts refuses an --allowed-hosts entry no request could
+// match: the Host header is compared without its port, so an entry is a
+// host name or an IP address alone. The error suggests the entry meant.
+func CheckAllowedHosts(list []string) error {
+	for _, h := range list {
+		if isHostName(h) {
+			continue
+		}
+		name := strings.Trim(h, "[]")
+		if u, err := url.Parse(h); err == nil && u.Host != "" {
+			name = u.Hostname()
+		} else if host, _, err := net.SplitHostPort(h); err == nil {
+			name = host
+		}
+		if name == "" || !isHostName(name) {
+			name = "a name such as ql.example.com"
+		}
+		return qlerror.New(qlerror.Invalid, "--allowed-hosts entry %q is not a host name: an entry is a host name or IP address without port or scheme "+
+			"(the Host header's port is not compared); write %s", h, name)
+	}
+	return nil
+}
+
+// isHostName reports whether h can equal a Host header's host: an IP
+// address, or a name without the port, scheme, path or brackets of an
+// address.
+func isHostName(h string) bool {
+	return net.ParseIP(h) != nil || !strings.ContainsAny(h, ":/[]@")
 }
 
 // IsLoopback reports whether addr's host names only this machine: a

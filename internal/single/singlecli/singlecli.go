@@ -125,6 +125,9 @@ func Serve(p server.Profile) cli.ServeFunc {
 		if _, err := httpapi.ParseTrustedProxies(cfg.TrustedProxies); err != nil {
 			return &cli.UsageError{Err: err}
 		}
+		if err := httpapi.CheckAllowedHosts(cfg.AllowedHosts); err != nil {
+			return &cli.UsageError{Err: err}
+		}
 		if f.HTTPAddr != "" {
 			if _, err := httpapi.LoadTLS(f.HTTPAddr, cfg.TLS); err != nil {
 				return &cli.UsageError{Err: err}

@@ -158,3 +158,14 @@ func TestServeRefusesATrustedProxyThatIsNoAddress(t *testing.T) {
 		t.Fatalf("serve --trusted-proxies with a host name: %d %q; want a usage error naming it and showing an example", code, errOut)
 	}
 }
+
+// An --allowed-hosts entry with a port could never match a request's Host,
+// whose port is not compared: serve refuses it as a usage error naming the
+// entry and the host name to write.
+func TestServeRefusesAnAllowedHostWithAPort(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := ql(t, "serve", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0", "--allowed-hosts", "myhost:18299,other")
+	if code != 2 || !strings.Contains(errOut, `"myhost:18299"`) || !strings.Contains(errOut, "write myhost") || !strings.Contains(errOut, "--help") {
+		t.Fatalf("serve --allowed-hosts myhost:18299,other: %d %q; want a usage error naming the entry and the host to write", code, errOut)
+	}
+}
