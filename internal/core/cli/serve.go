@@ -150,7 +150,7 @@ wins over the file.`,
 			if err := fillFromFile(cmd.Flags(), configFile); err != nil {
 				return err
 			}
-			if err := checkMetricsAddr(f.MetricsAddr); err != nil {
+			if err := CheckListenAddr("--metrics-addr", f.MetricsAddr, "127.0.0.1:9464"); err != nil {
 				return err
 			}
 			if err := refuseGivenZero(cmd.Flags(), opts.Binary); err != nil {
@@ -289,9 +289,10 @@ func flattenSections(vals map[string]any, configFile string) error {
 	return nil
 }
 
-// checkMetricsAddr checks the shape of --metrics-addr before anything
-// starts; binding it is the server's.
-func checkMetricsAddr(addr string) error {
+// CheckListenAddr checks the shape of a listen address flag before
+// anything starts; binding it is the server's. An empty address is off.
+// example shows a good value.
+func CheckListenAddr(flag, addr, example string) error {
 	if addr == "" {
 		return nil
 	}
@@ -303,7 +304,7 @@ func checkMetricsAddr(addr string) error {
 		}
 	}
 	if err != nil {
-		return Usagef("--metrics-addr %q must be host:port, e.g. 127.0.0.1:9464: %v", addr, err)
+		return Usagef("%s %q must be host:port, e.g. %s: %v", flag, addr, example, err)
 	}
 	return nil
 }

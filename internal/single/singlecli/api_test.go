@@ -78,6 +78,23 @@ func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
 	}
 }
 
+// A listen address without a port, or with one out of range, is refused
+// for its shape, saying it must be host:port, before the address's
+// transport is judged.
+func TestServeRefusesAListenAddressThatIsNotHostAndPort(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ flag, addr, want string }{
+		{"--http-addr", "nonsense", `--http-addr "nonsense" must be host:port, e.g. 127.0.0.1:8080`},
+		{"--http-addr", "127.0.0.1:70000", "port 70000 is outside 0–65535"},
+		{"--metrics-addr", "9464", `--metrics-addr "9464" must be host:port, e.g. 127.0.0.1:9464`},
+	} {
+		code, _, errOut := ql(t, "serve", "--data-dir", t.TempDir(), c.flag, c.addr)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "--tls-cert") {
+			t.Errorf("serve %s %s: %d %q; want a usage error saying %q", c.flag, c.addr, code, errOut, c.want)
+		}
+	}
+}
+
 // A cancel over the API ends a queued Run and its event names the token
 // and the address it came from; a read token may not cancel.
 func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {

@@ -128,6 +128,9 @@ func Serve(p server.Profile) cli.ServeFunc {
 		if err := httpapi.CheckAllowedHosts(cfg.AllowedHosts); err != nil {
 			return &cli.UsageError{Err: err}
 		}
+		if err := cli.CheckListenAddr("--http-addr", f.HTTPAddr, httpapi.DefaultAddr+" (loopback only) or 0.0.0.0:8080"); err != nil {
+			return err
+		}
 		if f.HTTPAddr != "" {
 			if _, err := httpapi.LoadTLS(f.HTTPAddr, cfg.TLS); err != nil {
 				return &cli.UsageError{Err: err}
