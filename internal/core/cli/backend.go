@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // DefaultDBFile is the embedded database's file name inside the data
@@ -25,7 +26,6 @@ type dbFlags struct {
 	cmd     *cobra.Command
 	dataDir string
 	url     string
-	retired string
 	// server, when set (--api-url), is a server's API to ask instead.
 	server string
 }
@@ -41,7 +41,13 @@ func addDBFlags(c *cobra.Command, f *dbFlags, postgres bool) {
 		fs.StringVar(&f.url, "database-url", "", "PostgreSQL database: a postgres:// URL without a password (prefer $QL_DATABASE_URL, which may hold one); wins over $QL_DATA_DIR")
 		BindEnv(fs, "database-url")
 	}
-	fs.StringVar(&f.retired, "db", "", "replaced by --data-dir and --database-url")
+	addRetiredDBFlag(fs)
+}
+
+// addRetiredDBFlag registers --db, hidden: NewRoot's pre-run hook refuses
+// it with what replaced it, so its value is never read as a database.
+func addRetiredDBFlag(fs *pflag.FlagSet) {
+	fs.String("db", "", "replaced by --data-dir and --database-url")
 	_ = fs.MarkHidden("db")
 }
 

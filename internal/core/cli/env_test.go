@@ -49,11 +49,16 @@ func TestOldURLVariableIsRefusedWithItsNewName(t *testing.T) {
 	}
 }
 
-// --db is gone; each form of it is refused with exit 2 and the flag to
-// write instead, computed from the value, before anything is opened.
+// --db is gone; each form of it, on serve and in its --config file too, is
+// refused with exit 2 and the flag to write instead, computed from the
+// value, before anything is opened or served.
 func TestRetiredDBFlagNamesItsReplacement(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cret-pw"
+	config := filepath.Join(t.TempDir(), "serve.yaml")
+	if err := os.WriteFile(config, []byte("db: /srv/ql/qinglong.db\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -63,6 +68,9 @@ func TestRetiredDBFlagNamesItsReplacement(t *testing.T) {
 		{[]string{"runs", "show", "RUN", "--db", "/srv/ql/state.sqlite"}, "rename /srv/ql/state.sqlite to /srv/ql/qinglong.db (with its -wal and -shm files, if any) and write --data-dir /srv/ql"},
 		{[]string{"runs", "logs", "RUN", "--db", "/srv/ql/qinglong.db"}, "write --data-dir /srv/ql"},
 		{[]string{"apply", "-f", "nofile.yaml", "--db", "postgres://ql_admin:" + secret + "@db/ql"}, "give the PostgreSQL URL as --database-url, or in $QL_DATABASE_URL"},
+		{[]string{"serve", "--db", "c1/qinglong.db"}, "--db was replaced by --data-dir, the directory holding qinglong.db; write --data-dir c1"},
+		{[]string{"serve", "--profile", "cluster", "--db", "postgres://ql_runtime:" + secret + "@db/ql"}, "give the PostgreSQL URL as --database-url"},
+		{[]string{"serve", "--profile", "cluster", "--config", config}, "--config " + config + ": --db was replaced by --data-dir, the directory holding qinglong.db; write --data-dir /srv/ql"},
 	} {
 		var reached []string
 		code, out, stderr := qlWith(t, clusterBuild(&reached), c.args...)
@@ -73,8 +81,10 @@ func TestRetiredDBFlagNamesItsReplacement(t *testing.T) {
 			t.Errorf("%v: printed the password", c.args)
 		}
 	}
-	if code, out, _ := qlWith(t, Options{Binary: "ql-edge"}, "runs", "list", "--help"); code != 0 || strings.Contains(out, "--db") {
-		t.Errorf("runs list --help: exit %d; the retired --db is shown:\n%s", code, out)
+	for _, cmd := range []string{"runs list", "serve"} {
+		if code, out, _ := qlWith(t, clusterBuild(new([]string)), append(strings.Fields(cmd), "--help")...); code != 0 || strings.Contains(out, "--db") {
+			t.Errorf("%s --help: exit %d; the retired --db is shown:\n%s", cmd, code, out)
+		}
 	}
 }
 

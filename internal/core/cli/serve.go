@@ -237,6 +237,8 @@ wins over the file.`,
 	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–"+
 		strconv.Itoa(notify.MaxAttemptsLimit)+"; default "+strconv.Itoa(notify.DefaultMaxAttempts)+")")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
+	// After the binding, as on the other commands: no variable sets --db.
+	addRetiredDBFlag(fs)
 	return c
 }
 
@@ -324,7 +326,10 @@ func fillFromFile(fs *pflag.FlagSet, configFile string) error {
 		if err := flattenSections(fileVals, configFile); err != nil {
 			return err
 		}
-		for k := range fileVals {
+		for k, v := range fileVals {
+			if k == "db" {
+				return Usagef("--config %s: %v", configFile, refuseRetiredDB(fmt.Sprint(v)))
+			}
 			if fs.Lookup(k) == nil || k == "config" {
 				return Usagef("--config %s: unknown setting %q (settings are the serve flags, e.g. page-size)", configFile, k)
 			}
