@@ -45,8 +45,9 @@ created. An update names the fields it changes.
 
 --api-url sends the file to a server's API instead (POST /api/v1/apply, with an admin
 token in $QL_TOKEN): the server validates and publishes it the same way and records the
-token and address in its audit. A server whose database role may not publish answers so,
-and says what to run instead.
+token and address in its audit. The API takes at most 1 MiB in one request: split a
+larger project over several files. A server whose database role may not publish
+answers so, and says what to run instead.
 
 File format (see examples/sample.yaml):
 

@@ -27,6 +27,9 @@ type remoteApply struct {
 	} `json:"objects"`
 }
 
+// codeTooLarge is the API's error code of a request body over its cap.
+const codeTooLarge qlerror.Code = "request_too_large"
+
 // applyRemote validates file here (errors name its path and line) and
 // sends it to the server's API, which validates and publishes it again
 // with its own clock and store, and prints what the server did.
@@ -46,6 +49,10 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	q := url.Values{"file": {name}, "dryRun": {strconv.FormatBool(dryRun)}}
 	var out remoteApply
 	if err := c.do(cmd.Context(), "POST", "/api/v1/apply", q, "application/yaml", bytes.NewReader(data), &out); err != nil {
+		if qlerror.CodeOf(err) == codeTooLarge {
+			return qlerror.New(codeTooLarge, "%v: split the project over several files and apply each (objects a file leaves out are kept as they are), "+
+				"or apply it to the database directly (--data-dir or --database-url), which takes files of up to %d MiB", err, apply.MaxFileSize>>20)
+		}
 		return err
 	}
 	for _, o := range out.Objects {

@@ -88,6 +88,22 @@ func TestApplyOverTheAPIValidatesDiffsPublishesAndAudits(t *testing.T) {
 	}
 }
 
+// A file over the API's 1 MiB cap, which an apply to the database would
+// take, is refused by the server and `ql apply --api-url` says to split the
+// project over several files. Not parallel: it sets $QL_TOKEN.
+func TestApplyOverTheAPIPastItsCapSaysToSplitTheProject(t *testing.T) {
+	dir := t.TempDir()
+	admin := newToken(t, dir, "admin", "admin")
+	base := serveAPI(t, dir, "standalone")
+	big := writeFile(t, dir, "big.yaml", quietFile+strings.Repeat("# a comment line that pads the file past the API's cap\n", 30_000))
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", admin)
+	code, _, errOut := ql(t, "apply", "-f", big, "--api-url", base)
+	if code != 1 || !strings.Contains(errOut, "larger than 1048576 bytes") || !strings.Contains(errOut, "split the project over several files") || !strings.Contains(errOut, "4 MiB") {
+		t.Fatalf("apply --api-url of a 1.6 MiB file: %d %q; want the server's cap and the advice to split the project", code, errOut)
+	}
+}
+
 // Without a metrics listener of its own, a server serves /metrics on the
 // API's, to a read token only.
 func TestMetricsAreServedOnTheAPIListenerToAReadToken(t *testing.T) {
