@@ -17,19 +17,7 @@ import (
 func TestAQueuedOneRunIsNotGrantedWhileTheEarlierRunIsUnfinished(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	doc, err := apply.Parse("q.yaml", []byte("project: q\ntasks:\n  - name: job\n    script: echo hi\ntriggers:\n"+
-		"  - {name: tick, task: job, cron: \"0 0 1 1 *\", timezone: UTC, overlap: queue_one}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := catalog.Service{Store: s.admin, Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	if _, err := apply.Apply(t.Context(), svc, doc, ids.New); err != nil {
-		t.Fatal(err)
-	}
-	var triggerID string
-	if err := s.super.QueryRow(t.Context(), `SELECT id FROM qinglong.triggers WHERE name = 'tick'`).Scan(&triggerID); err != nil {
-		t.Fatal(err)
-	}
+	triggerID := s.applyTrigger(t, "q", "{name: tick, task: job, cron: \"0 0 1 1 *\", timezone: UTC, overlap: queue_one}", "tick")
 	first, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "one"})
 	if err != nil {
 		t.Fatal(err)
@@ -48,4 +36,24 @@ func TestAQueuedOneRunIsNotGrantedWhileTheEarlierRunIsUnfinished(t *testing.T) {
 	if _, grants := s.pull(t, w, 4); len(grants) != 1 || grants[0].RunID != second.RunID {
 		t.Fatalf("granted %+v after the first Run ended; want the waiting one", grants)
 	}
+}
+
+// applyTrigger applies, as the admin role, project with one task "job"
+// (echo hi, run by remote workers) and the trigger given as a YAML flow
+// mapping, and returns the id of the trigger named name.
+func (s *store) applyTrigger(t *testing.T, project, trigger, name string) string {
+	t.Helper()
+	doc, err := apply.Parse(project+".yaml", []byte("project: "+project+"\ntasks:\n  - name: job\n    script: echo hi\ntriggers:\n  - "+trigger+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := catalog.Service{Store: s.admin, Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}
+	if _, err := apply.Apply(t.Context(), svc, doc, ids.New); err != nil {
+		t.Fatal(err)
+	}
+	var triggerID string
+	if err := s.super.QueryRow(t.Context(), `SELECT t.id FROM qinglong.triggers t JOIN qinglong.projects p ON p.id = t.project_id WHERE p.name = $1 AND t.name = $2`, project, name).Scan(&triggerID); err != nil {
+		t.Fatal(err)
+	}
+	return triggerID
 }

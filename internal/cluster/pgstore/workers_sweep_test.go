@@ -3,16 +3,11 @@ package pgstore
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/apply"
-	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -318,17 +313,16 @@ func TestConcurrentRegistrationsLeaveOneLiveSession(t *testing.T) {
 	}
 }
 
-func TestNotifyRunsQueuedWakesTheListener(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
+// listening starts a queued-runs listener and returns once it heard a
+// notification of its own (it may not be subscribed at first) and went
+// quiet: its later wake-ups arrive on woken; stop ends it and returns what
+// it ended with.
+func listening(t *testing.T, s *store) (woken chan struct{}, stop func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	var wakes atomic.Int32
-	woken := make(chan struct{}, 16)
+	woken = make(chan struct{}, 64)
 	done := make(chan error, 1)
-	go func() {
-		done <- s.runtime.ListenRunsQueued(ctx, func() { wakes.Add(1); woken <- struct{}{} })
-	}()
-	// The listener may not be subscribed yet: notify until it hears one.
+	go func() { done <- s.runtime.ListenRunsQueued(ctx, func() { woken <- struct{}{} }) }()
 	deadline := time.After(10 * time.Second)
 	for heard := false; !heard; {
 		if err := s.runtime.NotifyRunsQueued(t.Context()); err != nil {
@@ -342,12 +336,19 @@ func TestNotifyRunsQueuedWakesTheListener(t *testing.T) {
 			t.Fatal("no wake-up within 10 s of notifying")
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("listener ended with %v when its context ended, want nil", err)
+	time.Sleep(200 * time.Millisecond)
+	for len(woken) > 0 {
+		<-woken
 	}
-	if wakes.Load() < 1 {
-		t.Fatal("no wake-up counted")
+	return woken, func() error { cancel(); return <-done }
+}
+
+func TestNotifyRunsQueuedWakesTheListener(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	_, stop := listening(t, s)
+	if err := stop(); err != nil {
+		t.Fatalf("listener ended with %v when its context ended, want nil", err)
 	}
 }
 
@@ -357,38 +358,8 @@ func TestNotifyRunsQueuedWakesTheListener(t *testing.T) {
 func TestAManualRunWakesTheWaitingPulls(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	doc, err := apply.Parse("m.yaml", []byte("project: m\ntasks:\n  - name: job\n    script: echo hi\ntriggers:\n"+
-		"  - {name: yearly, task: job, cron: \"0 0 1 1 *\", timezone: UTC}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := catalog.Service{Store: s.admin, Executor: task.RemoteWorker, NowMs: func() int64 { return time.Now().UnixMilli() }}
-	if _, err := apply.Apply(t.Context(), svc, doc, ids.New); err != nil {
-		t.Fatal(err)
-	}
-	var triggerID string
-	if err := s.super.QueryRow(t.Context(), `SELECT id FROM qinglong.triggers WHERE name = 'yearly'`).Scan(&triggerID); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	woken := make(chan struct{}, 64)
-	done := make(chan error, 1)
-	go func() { done <- s.runtime.ListenRunsQueued(ctx, func() { woken <- struct{}{} }) }()
-	// Subscribed once a notification of its own is heard; then quiet.
-	for heard := false; !heard; {
-		if err := s.runtime.NotifyRunsQueued(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-woken:
-			heard = true
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	time.Sleep(200 * time.Millisecond)
-	for len(woken) > 0 {
-		<-woken
-	}
+	triggerID := s.applyTrigger(t, "m", "{name: yearly, task: job, cron: \"0 0 1 1 *\", timezone: UTC}", "yearly")
+	woken, stop := listening(t, s)
 	res, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "wake"})
 	if err != nil || !res.Created {
 		t.Fatalf("run now: %+v, %v", res, err)
@@ -398,8 +369,7 @@ func TestAManualRunWakesTheWaitingPulls(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("run now queued a Run and no waiting pull was woken within 5 s")
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("listener: %v", err)
 	}
 }

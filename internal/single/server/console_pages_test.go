@@ -238,12 +238,8 @@ func TestConsoleKeepsTheUserNameAndConfirmsARevoke(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
 	c := consoleClient(t)
-	_, page := fetch(t, c, http.MethodGet, site.base+"/signin", nil)
-	m := csrfField.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatal("no CSRF field on the sign-in page")
-	}
-	resp, page := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {m[1]}, "user": {site.owner}, "password": {"wrong password"}})
+	form, _ := site.signinForm(t, c)
+	resp, page := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {form}, "user": {site.owner}, "password": {"wrong password"}})
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(page, `value="`+site.owner+`"`) || strings.Contains(page, "wrong password") {
 		t.Errorf("a failed sign-in: %d, want the user name kept and the password dropped:\n%s", resp.StatusCode, page)
 	}

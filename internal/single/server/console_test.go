@@ -116,20 +116,29 @@ func fetch(t testing.TB, c *http.Client, method, u string, form url.Values) (*ht
 	return resp, string(b)
 }
 
-// signIn signs c in with a token and returns the session's CSRF token.
-func (s *consoleSite) signIn(t testing.TB, c *http.Client, token string) string {
+// signinForm fetches the sign-in page for c and returns its form's CSRF
+// value and the page.
+func (s *consoleSite) signinForm(t testing.TB, c *http.Client) (csrf, page string) {
 	t.Helper()
-	_, page := fetch(t, c, http.MethodGet, s.base+"/signin", nil)
+	_, page = fetch(t, c, http.MethodGet, s.base+"/signin", nil)
 	m := csrfField.FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("the sign-in page has no CSRF field:\n%s", page)
 	}
-	resp, _ := fetch(t, c, http.MethodPost, s.base+"/signin", url.Values{"csrf": {m[1]}, "token": {token}})
+	return m[1], page
+}
+
+// signIn signs c in with a token and returns the session's CSRF token.
+func (s *consoleSite) signIn(t testing.TB, c *http.Client, token string) string {
+	t.Helper()
+	csrf, _ := s.signinForm(t, c)
+	resp, _ := fetch(t, c, http.MethodPost, s.base+"/signin", url.Values{"csrf": {csrf}, "token": {token}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
 		t.Fatalf("sign-in answered %d to %q, want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	_, page = fetch(t, c, http.MethodGet, s.base+"/", nil)
-	if m = csrfField.FindStringSubmatch(page); m == nil {
+	_, page := fetch(t, c, http.MethodGet, s.base+"/", nil)
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
 		t.Fatalf("the overview has no CSRF field (sign-out form):\n%s", page)
 	}
 	return m[1]

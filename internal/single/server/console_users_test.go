@@ -18,12 +18,11 @@ var signinError = regexp.MustCompile(`<p class="error" role="alert">([^<]*)</p>`
 // and returns the answer's status, Location and error message.
 func (s *consoleSite) signInUser(t testing.TB, c *http.Client, name, password string) (int, string, string) {
 	t.Helper()
-	_, page := fetch(t, c, http.MethodGet, s.base+"/signin", nil)
-	m := csrfField.FindStringSubmatch(page)
-	if m == nil || !strings.Contains(page, `id="user"`) {
+	csrf, page := s.signinForm(t, c)
+	if !strings.Contains(page, `id="user"`) {
 		t.Fatalf("the sign-in page offers no user sign-in:\n%s", page)
 	}
-	resp, body := fetch(t, c, http.MethodPost, s.base+"/signin", url.Values{"csrf": {m[1]}, "user": {name}, "password": {password}})
+	resp, body := fetch(t, c, http.MethodPost, s.base+"/signin", url.Values{"csrf": {csrf}, "user": {name}, "password": {password}})
 	msg := ""
 	if e := signinError.FindStringSubmatch(body); e != nil {
 		msg = e[1]
