@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -122,17 +123,19 @@ const (
 )
 
 // CheckBackfill validates a backfill request against the store's time
-// nowMs and returns its cap.
+// nowMs and returns its cap. Its messages name each setting as the CLI
+// (--to) and the API (toMs) spell it: both reach here.
 func CheckBackfill(r BackfillRequest, nowMs int64) (int, error) {
 	switch {
 	case r.FromMs > r.ToMs:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: --from is after --to; give the window's start first")
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's start (--from, fromMs) is after its end (--to, toMs); give the start first")
 	case r.FromMs > nowMs:
 		return 0, qlerror.New(qlerror.Invalid, "backfill: the window starts in the future; backfill only admits occurrences that are already due")
 	case r.ToMs > nowMs:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: --to is in the future (the store's time is %d ms); end the window at or before now", nowMs)
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's end (--to, toMs) is in the future (the store's time is %s); end the window at or before now",
+			time.UnixMilli(nowMs).UTC().Format(time.RFC3339Nano))
 	case r.Max < 0 || r.Max > MaxBackfill:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: --max %d is outside 1 … %d", r.Max, MaxBackfill)
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the cap (--max, max) %d is outside 1 … %d", r.Max, MaxBackfill)
 	case r.Max == 0:
 		return DefaultBackfillMax, nil
 	}
