@@ -273,11 +273,11 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if r.Method == http.MethodPost {
 			if tooLarge(r) {
-				c.failWith(w, r, s, http.StatusRequestEntityTooLarge, fmt.Sprintf("the form is larger than %d KiB, the most this page takes; send less", limit>>10))
+				c.failWith(w, r, s, http.StatusRequestEntityTooLarge, fmt.Sprintf(tr(l, "err.toolarge"), limit>>10))
 				return
 			}
 			if !sameSecret(r.PostFormValue("csrf"), s.csrf) {
-				c.failWith(w, r, s, http.StatusForbidden, "the form is missing its CSRF token or it is stale; reload the page and try again")
+				c.failWith(w, r, s, http.StatusForbidden, tr(l, "err.csrf"))
 				return
 			}
 		}

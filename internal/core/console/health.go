@@ -103,7 +103,7 @@ func (c *Console) fleet(ctx context.Context) *fleet {
 // and last heartbeat.
 func (c *Console) workers(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Workers == nil {
-		c.failWith(w, r, s, http.StatusNotFound, "this profile has no remote workers: its Runs execute on the server itself")
+		c.failWith(w, r, s, http.StatusNotFound, tr(lang(r), "err.noworkers"))
 		return
 	}
 	list, err := c.cfg.Workers(r.Context())

@@ -59,6 +59,11 @@ var messages = map[string]map[string]string{
 		"err.overlap":      "The trigger was not run: an earlier run of it is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
 		"err.rerunoverlap": "The run was not re-run: an earlier run of its trigger is unfinished and its overlap policy refuses another.",
 		"tok.revoked":      "Token revoked",
+		"err.toolarge":     "The form is larger than %d KiB, the most this page takes; send less.",
+		"err.csrf":         "The form is missing its CSRF token or it is stale; reload the page and try again.",
+		"err.noworkers":    "This profile has no remote workers: its Runs execute on the server itself.",
+		"err.internal":     "The server could not do this; its log says why.",
+		"err.nolog":        "This server cannot read logs.",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -104,6 +109,11 @@ var messages = map[string]map[string]string{
 		"err.overlap":      "触发器未运行：它上一次的运行尚未结束，其重叠策略不允许再运行一次。请等待它结束，或取消它。",
 		"err.rerunoverlap": "未重新运行：该触发器上一次的运行尚未结束，其重叠策略不允许再运行一次。",
 		"tok.revoked":      "令牌已吊销",
+		"err.toolarge":     "表单大于 %d KiB，超过此页面的上限；请减少内容。",
+		"err.csrf":         "表单缺少 CSRF 令牌或已过期；请刷新页面后重试。",
+		"err.noworkers":    "此配置没有远程执行节点：运行在服务器本机执行。",
+		"err.internal":     "服务器无法完成此操作；原因见其日志。",
+		"err.nolog":        "此服务器无法读取日志。",
 	},
 }
 

@@ -102,7 +102,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err e
 	msg := err.Error()
 	if status == http.StatusInternalServerError {
 		c.cfg.Log.Error("console", "err", err)
-		msg = "the server could not do this; its log says why"
+		msg = tr(lang(r), "err.internal")
 	}
 	c.failWith(w, r, s, status, msg)
 }
@@ -398,7 +398,7 @@ const (
 // attempts, until the run ends or the browser leaves.
 func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.ReadLog == nil {
-		c.failWith(w, r, s, http.StatusNotFound, "this server cannot read logs")
+		c.failWith(w, r, s, http.StatusNotFound, tr(lang(r), "err.nolog"))
 		return
 	}
 	rc := http.NewResponseController(w)

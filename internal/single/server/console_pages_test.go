@@ -136,7 +136,7 @@ func TestConsoleErrorsArePagesInTheLayoutAndLanguage(t *testing.T) {
 		t.Errorf("a pause note of 1001 characters: %d, want 400 naming the limit:\n%s", resp.StatusCode, page)
 	}
 	resp, page = fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {strings.Repeat("x", 20<<10)}})
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(page, "larger than 16 KiB") {
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(page, "16 KiB") {
 		t.Errorf("a form of 20 KiB: %d, want 413 saying the limit:\n%s", resp.StatusCode, page)
 	}
 	signedOut := consoleClient(t)
