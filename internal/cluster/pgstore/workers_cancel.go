@@ -20,8 +20,9 @@ const cancelAttempts = 3
 // started) is cancelled at once, its open attempt too: a late start of
 // that grant is answered terminal. A running one records the intent
 // (cancel_requested_at_ms); its worker hears stop on its next renewal and
-// completes it cancelled. A Run already ended is FailedPrecondition.
-// Cancelling twice changes nothing the second time. actor (who asked, and
+// completes it cancelled. A Run already ended is returned as it is, as on
+// the single-node store, so cancelling twice changes nothing the second
+// time and says what the Run became. actor (who asked, and
 // from where) is recorded in the event's payload, the audit record of the
 // cancel, in its transaction.
 func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
@@ -81,7 +82,7 @@ func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) e
 	}
 	switch {
 	case f.RunState.Terminal():
-		return qlerror.New(qlerror.FailedPrecondition, "run %s already ended %s; there is nothing to cancel", f.RunID, f.RunState)
+		return nil
 	case f.RunState == run.Running || (f.RunState == run.Dispatching && f.started()):
 		if f.CancelAtMs != nil {
 			return nil

@@ -15,7 +15,8 @@ import (
 // write lock, so a dispatcher that reads the attempt later finds it taken.
 // A running run gets a cancel intent (event run.cancel_requested, once):
 // the executor that runs it stops its command at its next poll and records
-// it cancelled. A run that has already ended is returned as it is. actor
+// it cancelled. A lost run (its attempt ended without an outcome) is
+// closed cancelled. A run that has already ended is returned as it is. actor
 // (who asked, and from where) is recorded in the event's payload, the
 // audit record of the cancel, in its transaction.
 func (s *Store) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
@@ -48,16 +49,18 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor strin
 	switch {
 	case state.Terminal():
 		return nil
-	case state == run.Lost:
-		return qlerror.New(qlerror.FailedPrecondition,
-			"run %s is lost: it ended when its server stopped while it ran, so there is nothing to cancel; re-run it with `ql runs rerun %s`", runID, runID)
-	case !attemptID.Valid || (state != run.Queued && state != run.Running):
+	case !attemptID.Valid || (state != run.Queued && state != run.Running && state != run.Lost):
 		return qlerror.New(qlerror.FailedPrecondition,
 			"run %s is %s and has no attempt to stop; try again in a moment", runID, state)
 	}
 	a, err := readAttempt(ctx, tx, attemptID.String)
 	if err != nil {
 		return err
+	}
+	if state == run.Lost {
+		// Nothing runs a lost Run (its attempt already ended lost), so the
+		// cancel only closes the Run, as the cluster's does.
+		return transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": "cancelled after it was lost"}, actor), s.nowMs())
 	}
 	if state == run.Running {
 		return s.requestCancel(ctx, tx, runID, attemptID.String, actor, a)

@@ -22,6 +22,8 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"ListRejectsBadFiltersNamingThem":                 testRunListErrors,
 		"RunsCarryTheNamesTheyFiredUnder":                 testRunNames,
 		"ACancelRecordsWhoAskedInItsEvent":                testCancelActor,
+		"ACancelOfAnEndedRunReturnsItAsItIs":              testCancelOfAnEndedRunReturnsItAsItIs,
+		"ACancelOfALostRunClosesItCancelled":              testCancelOfALostRunClosesItCancelled,
 		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt": testRunListWindow,
 	}
 	for name, fn := range tests {
