@@ -115,3 +115,36 @@ func TestCronNextFindsTheLeapDayAfterACenturyYear(t *testing.T) {
 		t.Fatalf("exit %d out %q stderr %q; want 2104-02-29", code, out, stderr)
 	}
 }
+
+// A run id that is no id and a token or user name no object can have are
+// usage errors: exit 2 with the rule and the hint, before any database is
+// opened.
+func TestAMalformedIDOrNameExitsTwoBeforeAnyDatabaseIsOpened(t *testing.T) {
+	t.Parallel()
+	var opened []string
+	record := func(_ context.Context, dsn string) (*Backend, error) {
+		opened = append(opened, dsn)
+		return nil, errors.New("not opening in this test")
+	}
+	opts := Options{Binary: "ql", OpenSQLite: record, OpenSQLiteReadOnly: record}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"runs", "show", "nope"}, "give a run id as printed by `ql runs list`"},
+		{[]string{"runs", "logs", "42"}, "not a canonical lower-case UUID"},
+		{[]string{"runs", "cancel", "0190C2B4-0000-7000-8000-000000000000"}, "not a canonical lower-case UUID"},
+		{[]string{"runs", "rerun", "x"}, "run id"},
+		{[]string{"tokens", "create", "Bad", "--scope", "read"}, `token name: "Bad" must use lower-case letters`},
+		{[]string{"tokens", "revoke", "ci_"}, "token name"},
+		{[]string{"users", "create", "x y", "--role", "viewer"}, `user name: "x y"`},
+		{[]string{"users", "delete", "UPPER"}, "user name"},
+	} {
+		opened = nil
+		code, _, stderr := qlWith(t, opts, append(c.args, "--data-dir", dir)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "--help") || len(opened) != 0 {
+			t.Errorf("%v: exit %d stderr %q opened %v; want exit 2 saying %q with the hint, nothing opened", c.args, code, stderr, opened, c.want)
+		}
+	}
+}

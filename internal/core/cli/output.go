@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // addOutputFlag registers --output table|json.
@@ -44,12 +47,37 @@ func fmtMs(ms *int64) string {
 // oneArg accepts exactly one argument, else says usage: what the verb
 // takes.
 func oneArg(usage string) cobra.PositionalArgs {
+	return oneChecked(usage, func(string) error { return nil })
+}
+
+// oneChecked is oneArg whose argument must also pass check: an id that is
+// no id or a name no object can have is a usage error (exit 2) found
+// before any database is opened, like a missing argument.
+func oneChecked(usage string, check func(string) error) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != 1 {
 			return Usagef("%s", usage)
 		}
+		if err := check(args[0]); err != nil {
+			return Usagef("%v", err)
+		}
 		return nil
 	}
+}
+
+// oneID takes one id of a kind, printed by lister (e.g. `ql runs list`).
+func oneID(usage, kind, lister string) cobra.PositionalArgs {
+	return oneChecked(usage, func(s string) error {
+		if err := ids.Validate(kind, s); err != nil {
+			return fmt.Errorf("%v; give a %s as printed by `%s`", err, kind, lister)
+		}
+		return nil
+	})
+}
+
+// oneName takes one object name (a token's, a user's).
+func oneName(usage, field string) cobra.PositionalArgs {
+	return oneChecked(usage, func(s string) error { return validate.Name(field, s) })
 }
 
 // listing is what a list verb prints: its JSON document, or a table of

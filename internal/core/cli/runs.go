@@ -97,7 +97,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show RUN_ID",
 		Short: "Show a run with its attempts and events",
-		Args:  oneArg("runs show takes one run id"),
+		Args:  oneID("runs show takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
@@ -178,7 +178,7 @@ func runsLogsCommand(opts Options) *cobra.Command {
 run ends, across the attempts a retry creates (each new attempt is announced on standard error).
 On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
 copied byte for byte.`,
-		Args: oneArg("runs logs takes one run id"),
+		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
@@ -336,7 +336,7 @@ its next lease renewal, stops the command (SIGTERM, then SIGKILL after the task'
 reports the run cancelled. On standalone and edge the serving process's executor finds the cancellation
 at its next poll (about a second) and stops the command the same way. A run that has already ended is
 left as it is.`,
-		Args: oneArg("runs cancel takes one run id"),
+		Args: oneID("runs cancel takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {

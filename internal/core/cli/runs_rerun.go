@@ -28,7 +28,7 @@ Who asked is recorded in the new Run's run.created event. With --api-url the ser
 records the API token as who asked; on the cluster the database path needs the runtime role's URL.`,
 		Example: `  ql runs rerun 0190a4f2-0000-7000-8000-000000000000
   ql runs rerun 0190a4f2-0000-7000-8000-000000000000 --request-id retry-7 --api-url https://ql.example.com:8080`,
-		Args: oneArg("runs rerun takes one run id"),
+		Args: oneID("runs rerun takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
 				return err

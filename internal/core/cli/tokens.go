@@ -25,7 +25,7 @@ admin role's URL.`,
 }
 
 func oneTokenArg(verb string) cobra.PositionalArgs {
-	return oneArg("tokens " + verb + " takes one token name")
+	return oneName("tokens "+verb+" takes one token name", "token name")
 }
 
 func tokensCreateCommand(opts Options) *cobra.Command {

@@ -33,12 +33,7 @@ next request. On the cluster these commands need the admin role's URL.`,
 }
 
 func oneUserArg(verb string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != 1 {
-			return Usagef("users %s takes one user name", verb)
-		}
-		return nil
-	}
+	return oneName("users "+verb+" takes one user name", "user name")
 }
 
 // readPassword reads a new password: one line of standard input with
