@@ -93,7 +93,7 @@ func TestReadingAMissingDatabaseFailsInsteadOfCreatingOne(t *testing.T) {
 		return nil, errors.New("must not be called")
 	}
 	opts := Options{Binary: "ql", OpenSQLite: opener, OpenSQLiteReadOnly: opener}
-	for _, args := range [][]string{{"runs", "list", "--data-dir", dir}, {"runs", "show", "x", "--data-dir", dir}, {"triggers", "list", "--data-dir", dir}} {
+	for _, args := range [][]string{{"runs", "list", "--data-dir", dir}, {"runs", "show", "0190c2b4-0000-7000-8000-000000000000", "--data-dir", dir}, {"triggers", "list", "--data-dir", dir}} {
 		var out, errb bytes.Buffer
 		code := Main(context.Background(), opts, args, &out, &errb)
 		if code != 1 || !strings.Contains(errb.String(), "no QingLong database at "+db) {

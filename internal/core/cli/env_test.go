@@ -65,8 +65,8 @@ func TestRetiredDBFlagNamesItsReplacement(t *testing.T) {
 	}{
 		{[]string{"runs", "list", "--db", "./x/qinglong.db"}, "--db was replaced by --data-dir, the directory holding qinglong.db; write --data-dir x"},
 		{[]string{"triggers", "list", "--db", "qinglong.db"}, "write --data-dir ."},
-		{[]string{"runs", "show", "RUN", "--db", "/srv/ql/state.sqlite"}, "rename /srv/ql/state.sqlite to /srv/ql/qinglong.db (with its -wal and -shm files, if any) and write --data-dir /srv/ql"},
-		{[]string{"runs", "logs", "RUN", "--db", "/srv/ql/qinglong.db"}, "write --data-dir /srv/ql"},
+		{[]string{"runs", "show", "0190c2b4-0000-7000-8000-000000000000", "--db", "/srv/ql/state.sqlite"}, "rename /srv/ql/state.sqlite to /srv/ql/qinglong.db (with its -wal and -shm files, if any) and write --data-dir /srv/ql"},
+		{[]string{"runs", "logs", "0190c2b4-0000-7000-8000-000000000000", "--db", "/srv/ql/qinglong.db"}, "write --data-dir /srv/ql"},
 		{[]string{"apply", "-f", "nofile.yaml", "--db", "postgres://ql_admin:" + secret + "@db/ql"}, "give the PostgreSQL URL as --database-url, or in $QL_DATABASE_URL"},
 		{[]string{"serve", "--db", "c1/qinglong.db"}, "--db was replaced by --data-dir, the directory holding qinglong.db; write --data-dir c1"},
 		{[]string{"serve", "--profile", "cluster", "--db", "postgres://ql_runtime:" + secret + "@db/ql"}, "give the PostgreSQL URL as --database-url"},
