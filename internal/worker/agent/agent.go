@@ -46,8 +46,12 @@ const (
 	// registerRetry paces registering after a refusal that may pass (a
 	// session another replica still holds, a rate limit).
 	registerRetry = 2 * time.Second
-	// registerTimeout bounds one registration, retries included.
-	registerTimeout = 15 * time.Second
+	// registerFirstTimeout bounds the first registration, retries
+	// included; each later one may take twice as long as the one before,
+	// up to registerTimeout. A short first bound is what tells the
+	// operator within seconds that --server cannot be reached.
+	registerFirstTimeout = 3 * time.Second
+	registerTimeout      = 15 * time.Second
 	// journalTrimEvery is how often old journal records are removed.
 	journalTrimEvery = time.Hour
 	// pullRetry paces pulling after a refused or failed pull.
@@ -297,10 +301,12 @@ func orphanName(o process.OrphanOutcome) string {
 // register opens a session, retrying while the ingress is unreachable or
 // the refusal may pass.
 func (w *worker) register(ctx context.Context) error {
+	bound := registerFirstTimeout
 	for {
 		// Bounded, so an unreachable ingress is logged instead of retried
 		// in silence.
-		rctx, cancel := context.WithTimeout(ctx, registerTimeout)
+		rctx, cancel := context.WithTimeout(ctx, bound)
+		bound = min(2*bound, registerTimeout)
 		rep, err := w.client.Register(rctx, workerproto.RegisterRequest{Labels: w.cfg.Labels, Capacity: w.cfg.Concurrency, Version: w.cfg.Version})
 		cancel()
 		if err == nil {

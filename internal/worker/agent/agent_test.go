@@ -527,6 +527,33 @@ func TestAWorkerWithSeveralServersFailsOverToTheNextOne(t *testing.T) {
 	}
 }
 
+// A --server nobody answers is reported (with the network's reason) by
+// the first registration's shorter bound, not after the full one: an
+// operator who mistyped the address learns it within seconds.
+func TestAnUnreachableServerIsReportedBeforeTheFullRegistrationBound(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := newIngress(t, 30_000)
+	start := time.Now()
+	w := runAgent(t, in, func(c *Config) { c.Server = dead })
+	for !strings.Contains(w.logs.String(), "register_failed") {
+		if time.Since(start) >= registerTimeout {
+			t.Fatalf("nothing said about the unreachable server after %v:\n%s", registerTimeout, w.logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(w.logs.String(), "connection refused") {
+		t.Fatalf("the warning does not give the network's reason:\n%s", w.logs)
+	}
+}
+
 // A server list with one bad URL is refused as a whole, naming it.
 func TestAServerListWithABadURLIsRefused(t *testing.T) {
 	t.Parallel()
