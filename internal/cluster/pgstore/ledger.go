@@ -102,9 +102,10 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		var policy string
 		var note *string
 		var pol policyCols
+		var cursor, due *int64
 		err := tx.QueryRow(ctx, sqlTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &t.Enabled,
 			&t.Cron.Expression, &t.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-			&t.TaskID, &t.TaskName, &t.TaskRevision, &t.NextFireAtMs, &t.NextDueAtMs, &t.LastScheduledAtMs,
+			&t.TaskID, &t.TaskName, &t.TaskRevision, &cursor, &due, &t.LastScheduledAtMs,
 			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
@@ -112,6 +113,7 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		if err != nil {
 			return err
 		}
+		t.SetCursor(cursor, due)
 		t.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
 		pol.into(&t.Cron)
 		d.PauseNote = deref(note)

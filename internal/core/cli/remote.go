@@ -210,7 +210,7 @@ func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParam
 		}
 		out = append(out, schedule.TriggerStatus{ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name,
 			Revision: t.Revision, Enabled: t.Enabled, Paused: t.Paused, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
-			NextFireAtMs: t.NextFireAtMs, NextDueAtMs: t.NextDueAtMs, LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion,
+			NextFireAtMs: t.NextFireAtMs, NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion,
 			ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs})
 	}
 	return out, page.Next, nil

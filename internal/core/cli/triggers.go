@@ -78,7 +78,7 @@ func nextFire(t schedule.TriggerStatus) string {
 	switch {
 	case t.Paused:
 		return "paused"
-	case t.NextFireAtMs != nil && t.NextDueAtMs == nil:
+	case t.Ended:
 		return "ended"
 	case t.NextDueAtMs != nil && *t.NextDueAtMs != *t.NextFireAtMs:
 		return fmtMs(t.NextFireAtMs) + " (due " + fmtMs(t.NextDueAtMs) + ")"

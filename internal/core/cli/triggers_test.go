@@ -16,7 +16,7 @@ func TestTheTriggerListSaysPausedInsteadOfANextFire(t *testing.T) {
 	}{
 		{schedule.TriggerStatus{NextFireAtMs: &at, NextDueAtMs: &at}, fmtMs(&at)},
 		{schedule.TriggerStatus{Paused: true, NextFireAtMs: &at, NextDueAtMs: &at}, "paused"},
-		{schedule.TriggerStatus{NextFireAtMs: &at}, "ended"},
+		{schedule.TriggerStatus{Ended: true}, "ended"},
 	} {
 		if got := nextFire(c.t); got != c.want {
 			t.Errorf("next fire of %+v: %q, want %q", c.t, got, c.want)

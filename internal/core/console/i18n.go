@@ -25,7 +25,7 @@ var messages = map[string]map[string]string{
 		"runnow": "Run now", "ledger": "Timeline", "passed": "passed over", "scheduled": "Scheduled", "created": "Created",
 		"any": "any", "filter": "Filter", "more": "Next page", "none": "Nothing here.", "attempts": "Attempts", "events": "Events",
 		"exit": "Exit code", "cancel": "Cancel run", "log": "Output", "live": "live", "signedin": "Signed in as",
-		"disabled": "disabled", "duration": "Duration", "number": "#", "worker": "Worker", "reason": "Reason", "count": "Count",
+		"disabled": "disabled", "ended": "ended", "duration": "Duration", "number": "#", "worker": "Worker", "reason": "Reason", "count": "Count",
 		"enable": "Enable", "disable": "Disable",
 		"definitions": "Definitions", "def.show": "Show", "def.edit": "Definitions file (YAML, as for ql apply)", "def.upload": "or upload a file",
 		"def.previewbtn": "Preview changes", "def.preview": "What applying would change", "def.applied": "Applied",
@@ -75,7 +75,7 @@ var messages = map[string]map[string]string{
 		"runnow": "立即运行", "ledger": "时间线", "passed": "已跳过", "scheduled": "计划时间", "created": "创建时间",
 		"any": "全部", "filter": "筛选", "more": "下一页", "none": "暂无内容。", "attempts": "尝试", "events": "事件",
 		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "实时", "signedin": "已登录：",
-		"disabled": "已停用", "duration": "耗时", "number": "#", "worker": "执行者", "reason": "原因", "count": "次数",
+		"disabled": "已停用", "ended": "已结束", "duration": "耗时", "number": "#", "worker": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"definitions": "定义", "def.show": "显示", "def.edit": "定义文件（YAML，与 ql apply 相同）", "def.upload": "或上传文件",
 		"def.previewbtn": "预览变更", "def.preview": "应用后将发生的变更", "def.applied": "已应用",
@@ -163,8 +163,8 @@ func when(ms int64, zone string) string {
 	return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05 MST")
 }
 
-// triggerState is a trigger's state in words: disabled, paused (with its
-// note) or active.
+// triggerState is a trigger's state in words: disabled, paused, ended
+// (past its endAt) or active.
 func triggerState(l string, t schedule.TriggerStatus) string {
 	var parts []string
 	if !t.Enabled {
@@ -172,6 +172,9 @@ func triggerState(l string, t schedule.TriggerStatus) string {
 	}
 	if t.Paused {
 		parts = append(parts, tr(l, "paused"))
+	}
+	if t.Ended {
+		parts = append(parts, tr(l, "ended"))
 	}
 	if len(parts) == 0 {
 		return tr(l, "active")

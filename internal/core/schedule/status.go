@@ -20,15 +20,30 @@ type TriggerStatus struct {
 	TaskID       string
 	TaskName     string
 	TaskRevision int64
+	// NextFireAtMs is the cursor's nominal fire time; nil while the row
+	// is uninitialised and once Ended.
 	NextFireAtMs *int64
-	// NextDueAtMs is the cursor's jittered due time; nil for an
-	// uninitialised row and for an ended one (a cursor with no due time:
-	// the trigger's endAt has passed).
-	NextDueAtMs       *int64
+	// NextDueAtMs is the cursor's jittered due time; nil as NextFireAtMs.
+	NextDueAtMs *int64
+	// Ended: the trigger's endAt lies before its next occurrence; it will
+	// not fire again unless republished.
+	Ended             bool
 	LastScheduledAtMs *int64
 	StateVersion      int64
 	ClaimOwner        *string // cluster only
 	ClaimExpiresAtMs  *int64  // cluster only
+}
+
+// SetCursor fills the next fire and due times from a stored schedule row's
+// cursor and due time. The row of an ended trigger keeps a cursor past its
+// endAt (so no round takes it again) with no due time; that cursor is no
+// time anything fires at, so it is reported as Ended with no next fire.
+func (t *TriggerStatus) SetCursor(cursor, due *int64) {
+	if cursor != nil && due == nil {
+		t.NextFireAtMs, t.NextDueAtMs, t.Ended = nil, nil, true
+		return
+	}
+	t.NextFireAtMs, t.NextDueAtMs, t.Ended = cursor, due, false
 }
 
 // TriggerListParams pages a trigger listing ordered by trigger id (UUIDv7,

@@ -44,9 +44,11 @@ type Trigger struct {
 	TaskID       string `json:"taskId"`
 	TaskName     string `json:"taskName"`
 	TaskRevision int64  `json:"taskRevision"`
+	// NextFireAtMs is the next nominal fire time; nil while uninitialised
+	// and once Ended.
 	NextFireAtMs *int64 `json:"nextFireAtMs"`
 	// NextDueAtMs is when the row is taken: the next fire time plus its
-	// jitter; nil while uninitialised and once Ended.
+	// jitter; nil as NextFireAtMs.
 	NextDueAtMs *int64 `json:"nextDueAtMs"`
 	// Ended: the trigger's endAt lies before its next occurrence; it will
 	// not fire again unless republished.
@@ -71,7 +73,7 @@ func NewTriggerList(list []schedule.TriggerStatus, next string) TriggerList {
 			ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name, Revision: t.Revision,
 			Enabled: t.Enabled, Paused: t.Paused, Cron: NewCron(t.Cron),
 			TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision, NextFireAtMs: t.NextFireAtMs,
-			NextDueAtMs: t.NextDueAtMs, Ended: t.NextFireAtMs != nil && t.NextDueAtMs == nil,
+			NextDueAtMs: t.NextDueAtMs, Ended: t.Ended,
 			LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs,
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // runNow runs the site's trigger now through the console and returns the
@@ -96,6 +97,28 @@ func TestConsoleShowsAPausedTriggerPausedWithNoNextFire(t *testing.T) {
 	}
 	if _, page := fetch(t, c, http.MethodGet, site.base+"/", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
 		t.Errorf("the overview lists the paused trigger among the next fires:\n%s", page)
+	}
+}
+
+// A trigger past its endAt reads "ended", with no next fire anywhere: its
+// stored cursor lies past the end and is no time it fires at.
+func TestConsoleShowsAnEndedTriggerEndedWithNoNextFire(t *testing.T) {
+	t.Parallel()
+	end := time.Now().Add(-time.Hour).UnixMilli()
+	site := startConsoleSiteWith(t, trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce, EndAtMs: end})
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Read])
+	// The first round finds the end passed and parks the cursor past it.
+	waitFor(t, "the triggers list to show the trigger ended", 10*time.Second, func() bool {
+		_, page := fetch(t, c, http.MethodGet, site.base+"/triggers", nil)
+		return strings.Contains(page, `class="trigger-state">ended<`)
+	})
+	_, page := fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
+	if !strings.Contains(page, `id="next-fire">ended<`) || !strings.Contains(page, "none: the trigger has ended") {
+		t.Errorf("the ended trigger's page does not say ended, with no next fire:\n%s", page)
+	}
+	if _, page := fetch(t, c, http.MethodGet, site.base+"/", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
+		t.Errorf("the overview lists the ended trigger among the next fires:\n%s", page)
 	}
 }
 

@@ -41,6 +41,12 @@ const slowScript = `i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo "line $i"; sl
 
 func startConsoleSite(t testing.TB) *consoleSite {
 	t.Helper()
+	return startConsoleSiteWith(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce})
+}
+
+// startConsoleSiteWith is startConsoleSite with the trigger's schedule.
+func startConsoleSiteWith(t testing.TB, cron trigger.Cron) *consoleSite {
+	t.Helper()
 	dir := t.TempDir()
 	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
 	if err != nil {
@@ -55,8 +61,7 @@ func startConsoleSite(t testing.TB) *consoleSite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, _, err := b.Catalog.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: "nightly", Enabled: true,
-		Cron: trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce}})
+	tg, _, err := b.Catalog.PublishTrigger(t.Context(), p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: "nightly", Enabled: true, Cron: cron})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,7 +141,8 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 			return err
 		}
 		pol.into(&t.Cron)
-		t.Enabled, t.NextFireAtMs, t.NextDueAtMs, t.LastScheduledAtMs = enabled == 1, ptr(next), ptr(due), ptr(last)
+		t.Enabled, t.LastScheduledAtMs = enabled == 1, ptr(last)
+		t.SetCursor(ptr(next), ptr(due))
 		d.Paused, d.PauseNote = paused == 1, note.String
 		if d.Paused {
 			d.PausedAtMs = ptr(pausedAt)

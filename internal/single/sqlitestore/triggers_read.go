@@ -44,7 +44,8 @@ func (s *Store) TriggerList(ctx context.Context, p schedule.TriggerListParams) (
 				return err
 			}
 			pol.into(&t.Cron)
-			t.Enabled, t.Paused, t.NextFireAtMs, t.NextDueAtMs, t.LastScheduledAtMs = enabled == 1, paused == 1, ptr(next), ptr(due), ptr(last)
+			t.Enabled, t.Paused, t.LastScheduledAtMs = enabled == 1, paused == 1, ptr(last)
+			t.SetCursor(ptr(next), ptr(due))
 			out = append(out, t)
 		}
 		return rows.Err()

@@ -239,7 +239,7 @@ func testCatchUpWindow(t *testing.T, f Fixture) {
 
 // testTriggerListPolicies: `triggers list` shows each trigger's time
 // policies as published, its cursor's jittered due time, and an ended row
-// as a cursor without one.
+// as ended, with no next fire or due time.
 func testTriggerListPolicies(t *testing.T, f Fixture) {
 	c := quietCron(t, f)
 	now := nowOf(t, f)
@@ -264,8 +264,11 @@ func testTriggerListPolicies(t *testing.T, f Fixture) {
 		t.Fatalf("jittered trigger listed as %+v; want cron %+v and its cursor's jittered due time", j, c)
 	}
 	e := got[ended.Trigger.TriggerID]
-	if e.Cron != over || e.NextFireAtMs == nil || e.NextDueAtMs != nil {
-		t.Fatalf("ended trigger listed as %+v; want a cursor without a due time", e)
+	if e.Cron != over || !e.Ended || e.NextFireAtMs != nil || e.NextDueAtMs != nil {
+		t.Fatalf("ended trigger listed as %+v; want it ended, with no next fire or due time (its stored cursor is no fire time)", e)
+	}
+	if j.Ended {
+		t.Fatalf("the jittered trigger is listed ended: %+v", j)
 	}
 }
 
