@@ -16,7 +16,8 @@
 //     version and log chunks go out in offset order.
 //   - The worker keeps its own copy of each lease, counted from when the
 //     request that granted or renewed it was sent (never from the reply,
-//     so it can only end early). Before that copy ends it kills the
+//     so it can only end early; for a pull, the send that got the reply,
+//     see Client.Pull). Before that copy ends it kills the
 //     command's process group and reports nothing more for the attempt:
 //     the replica's sweep declares it lost, and a late report would be
 //     refused anyway.
@@ -567,9 +568,8 @@ func (w *worker) pullOnce(free int) int {
 		w.stopPulling(err)
 		return 0
 	}
-	sent := time.Now()
 	sid := w.sessionID()
-	rep, err := w.client.Pull(ctx, workerproto.PullRequest{SessionID: sid, OfferID: offer.ID, Token: offer.Token,
+	rep, sent, err := w.client.Pull(ctx, workerproto.PullRequest{SessionID: sid, OfferID: offer.ID, Token: offer.Token,
 		Max: free, WaitMs: w.cfg.PullWait.Milliseconds()})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -8,12 +8,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -551,6 +556,46 @@ func TestAnUnreachableServerIsReportedBeforeTheFullRegistrationBound(t *testing.
 	}
 	if !strings.Contains(w.logs.String(), "connection refused") {
 		t.Fatalf("the warning does not give the network's reason:\n%s", w.logs)
+	}
+}
+
+// A pull that a replica held in its long-poll and then dropped (it died)
+// is sent again to the next replica, and the grant it gets there counts
+// its lease from that second send: counted from the first, the lease
+// would be spent before the command could start, and the Run would wait a
+// whole lease for its grant to expire and be offered again.
+func TestAPullSentAgainToAnotherReplicaCountsItsLeaseFromTheSecondSend(t *testing.T) {
+	t.Parallel()
+	const leaseMs = 3_000
+	in := newIngress(t, leaseMs)
+	g := in.enqueue(t, shell(`echo hi`))
+	target, err := url.Parse(in.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	// Held past where a copy of the lease counted from the first send
+	// would end (its length less the kill margin of a sixth).
+	hold := time.Duration(leaseMs) * time.Millisecond * 9 / 10
+	var held atomic.Bool
+	dying := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != workerproto.PathPull || held.Swap(true) {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		time.Sleep(hold)
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+	}))
+	t.Cleanup(dying.Close)
+	w := runAgent(t, in, func(c *Config) { c.Server = dying.URL + "," + in.srv.URL })
+	done := in.completed(g.AttemptID)
+	if done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 {
+		t.Fatalf("completion %+v; want the grant of the second send started and run", done)
+	}
+	if !held.Load() || strings.Contains(w.logs.String(), "start_failed") {
+		t.Fatalf("held a pull: %t; the worker's log:\n%s", held.Load(), w.logs)
 	}
 }
 

@@ -185,48 +185,57 @@ func ReadCredential(path string) (string, error) {
 // Register opens a session.
 func (c *Client) Register(ctx context.Context, req workerproto.RegisterRequest) (workerproto.RegisterReply, error) {
 	var out workerproto.RegisterReply
-	return out, c.call(ctx, workerproto.PathRegister, requestTimeout, req, &out)
+	return out, c.call(ctx, workerproto.PathRegister, requestTimeout, req, &out, nil)
 }
 
 // Heartbeat keeps the session alive.
 func (c *Client) Heartbeat(ctx context.Context, req workerproto.HeartbeatRequest) (workerproto.HeartbeatReply, error) {
 	var out workerproto.HeartbeatReply
-	return out, c.call(ctx, workerproto.PathHeartbeat, requestTimeout, req, &out)
+	return out, c.call(ctx, workerproto.PathHeartbeat, requestTimeout, req, &out, nil)
 }
 
-// Pull asks for grants, long-polling up to req.WaitMs.
-func (c *Client) Pull(ctx context.Context, req workerproto.PullRequest) (workerproto.PullReply, error) {
-	var out workerproto.PullReply
-	return out, c.call(ctx, workerproto.PathPull, time.Duration(req.WaitMs)*time.Millisecond+pullSlack, req, &out)
+// Pull asks for grants, long-polling up to req.WaitMs. sent is when the
+// request that got the reply was sent: a grant's lease counts from it.
+// Not from the first send: after a replica died mid long-poll, the pull
+// sent again to another replica is answered with leases as long as the
+// database has left at that answer (a fresh grant's whole length, a
+// replayed one's remainder), so counting from the last send still ends
+// the worker's copy no later than the lease, while counting from the
+// first would spend the dead replica's long-poll of the lease before the
+// command could start.
+func (c *Client) Pull(ctx context.Context, req workerproto.PullRequest) (reply workerproto.PullReply, sent time.Time, err error) {
+	err = c.call(ctx, workerproto.PathPull, time.Duration(req.WaitMs)*time.Millisecond+pullSlack, req, &reply, &sent)
+	return reply, sent, err
 }
 
 // Start acknowledges a grant just before its spawn.
 func (c *Client) Start(ctx context.Context, req workerproto.StartRequest) (workerproto.LeaseReply, error) {
 	var out workerproto.LeaseReply
-	return out, c.call(ctx, workerproto.PathStart, requestTimeout, req, &out)
+	return out, c.call(ctx, workerproto.PathStart, requestTimeout, req, &out, nil)
 }
 
 // Renew extends a lease.
 func (c *Client) Renew(ctx context.Context, req workerproto.RenewRequest) (workerproto.LeaseReply, error) {
 	var out workerproto.LeaseReply
-	return out, c.call(ctx, workerproto.PathRenew, requestTimeout, req, &out)
+	return out, c.call(ctx, workerproto.PathRenew, requestTimeout, req, &out, nil)
 }
 
 // Log appends a chunk of output.
 func (c *Client) Log(ctx context.Context, req workerproto.LogRequest) (workerproto.LogReply, error) {
 	var out workerproto.LogReply
-	return out, c.call(ctx, workerproto.PathLog, requestTimeout, req, &out)
+	return out, c.call(ctx, workerproto.PathLog, requestTimeout, req, &out, nil)
 }
 
 // Complete reports an attempt's end.
 func (c *Client) Complete(ctx context.Context, req workerproto.CompleteRequest) (workerproto.CompleteReply, error) {
 	var out workerproto.CompleteReply
-	return out, c.call(ctx, workerproto.PathComplete, requestTimeout, req, &out)
+	return out, c.call(ctx, workerproto.PathComplete, requestTimeout, req, &out, nil)
 }
 
 // call POSTs req to path and decodes the reply into out, sending the same
-// body again after a transient failure until ctx ends.
-func (c *Client) call(ctx context.Context, path string, timeout time.Duration, req, out any) error {
+// body again after a transient failure until ctx ends. sent, when not
+// nil, is set to when the request that got the reply was sent.
+func (c *Client) call(ctx context.Context, path string, timeout time.Duration, req, out any, sent *time.Time) error {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return err
@@ -234,6 +243,9 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 	wait := backoffMin
 	for {
 		i, base := c.server()
+		if sent != nil {
+			*sent = time.Now()
+		}
 		err := c.once(ctx, base, path, timeout, body, out)
 		if err == nil || !transient(err) {
 			return err

@@ -199,12 +199,19 @@ func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
 		in.mu.Lock()
 		in.pulls = append(in.pulls, req)
 		if o, ok := in.offers[req.OfferID]; ok {
+			// As the database does, a replay's leases are what is left of
+			// them now, not their whole length.
+			grants := make([]workerproto.Grant, len(o.grants))
+			for i, g := range o.grants {
+				g.LeaseMs = time.Until(in.attempts[g.AttemptID].leaseEnd).Milliseconds()
+				grants[i] = g
+			}
 			in.mu.Unlock()
 			if o.token != req.Token {
 				fail(w, http.StatusConflict, workerproto.CodeFenced, "offer %s was made with another token", req.OfferID)
 				return
 			}
-			reply(w, workerproto.PullReply{State: in.state, Grants: o.grants})
+			reply(w, workerproto.PullReply{State: in.state, Grants: grants})
 			return
 		}
 		if in.state != workerproto.SessionActive {
