@@ -135,8 +135,8 @@ func serveCommand(opts Options) *cobra.Command {
 	}
 	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the scheduler and executor until SIGINT/SIGTERM (Ctrl-C)",
-		Long: `Run QingLong until SIGINT or SIGTERM (Ctrl-C), then drain and exit 0.
+		Short: "Run the scheduler and executor until SIGINT/SIGTERM/SIGHUP (Ctrl-C)",
+		Long: `Run QingLong until SIGINT, SIGTERM or SIGHUP (Ctrl-C, a closed terminal), then drain and exit 0.
 
 Profiles in this build (default ` + def + `):
 ` + strings.Join(descriptions, "\n") + `

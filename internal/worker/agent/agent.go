@@ -79,7 +79,7 @@ type Config struct {
 	// command naming a secret fails to start.
 	SecretsFile string
 	// StopTimeout bounds a drain: running commands get this long to
-	// finish after SIGINT/SIGTERM, then are stopped.
+	// finish after SIGINT/SIGTERM/SIGHUP, then are stopped.
 	StopTimeout time.Duration
 	// Version is reported when registering.
 	Version string
@@ -173,7 +173,7 @@ type worker struct {
 	reregister chan struct{}
 }
 
-// Run runs a worker until ctx ends (SIGINT/SIGTERM: drain, then return
+// Run runs a worker until ctx ends (SIGINT/SIGTERM/SIGHUP: drain, then return
 // nil), its session is drained by an operator (return nil once idle), or
 // it cannot go on (ErrReplaced, ErrUnauthenticated, a journal failure).
 func Run(ctx context.Context, cfg Config) (Summary, error) {

@@ -27,13 +27,13 @@ func Command() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "worker",
 		Short: "Run a cluster worker: pull Runs from the replicas and execute their commands",
-		Long: `Run a cluster worker until SIGINT or SIGTERM.
+		Long: `Run a cluster worker until SIGINT, SIGTERM or SIGHUP.
 
 The worker registers with the worker ingress of any replica (--server), pulls Runs when it has free
 slots and runs their commands as local processes, reporting their output and their end. It never
 holds database credentials: only the worker credential an admin created with 'ql workers create'.
 
-On SIGINT/SIGTERM it drains: it stops pulling, lets running commands finish for up to --stop-timeout,
+On SIGINT/SIGTERM/SIGHUP it drains: it stops pulling, lets running commands finish for up to --stop-timeout,
 then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exits 0. Its journal in
 --data-dir records what it started; after a crash nothing recorded as started is run again.`,
 		Example: `  ql worker --server https://replica.example:8081 --credential-file /etc/qinglong/worker.cred
@@ -80,7 +80,7 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 	fs.StringVar(&labels, "labels", "", "labels added to the credential's own, k=v,k2=v2 (placement matches them)")
 	fs.StringVar(&caFile, "ca-file", "", "PEM certificates of the authority that signed the replicas' worker ingress certificates (default: the system's)")
 	fs.StringVar(&secretsFile, "secrets-file", "", "this worker's secrets: a JSON object {\"name\": \"value\"} with mode 0600")
-	fs.DurationVar(&stopTimeout, "stop-timeout", agent.DefaultStopTimeout, "how long running commands may finish after SIGINT/SIGTERM")
+	fs.DurationVar(&stopTimeout, "stop-timeout", agent.DefaultStopTimeout, "how long running commands may finish after SIGINT/SIGTERM/SIGHUP")
 	cli.BindEnv(fs, "server", "credential-file", "ca-file", "data-dir", "concurrency", "labels", "secrets-file", "stop-timeout")
 	return c
 }
