@@ -90,6 +90,10 @@ type Options struct {
 	// DefaultProfile is what `serve` runs without --profile (default
 	// standalone).
 	DefaultProfile string
+	// Backup copies the data directory of the embedded database at dbPath
+	// into the new directory dest (`ql backup`), writing progress to
+	// progress.
+	Backup func(ctx context.Context, dbPath, dest string, progress io.Writer) error
 }
 
 func (o Options) defaultProfile() string {
@@ -140,7 +144,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		return fillFromEnv(c)
 	}
 	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
-		tokensCommand(opts), usersCommand(opts), notificationsCommand(opts), retentionCommand(opts))
+		tokensCommand(opts), usersCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.

@@ -7,6 +7,7 @@ package singlecli
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -30,6 +31,10 @@ func Options(binary string) cli.Options {
 		Binary:             binary,
 		OpenSQLite:         OpenSQLite,
 		OpenSQLiteReadOnly: OpenSQLiteReadOnly,
+		Backup: func(ctx context.Context, dbPath, dest string, progress io.Writer) error {
+			_, err := server.Backup(ctx, dbPath, dest, progress)
+			return err
+		},
 		Profiles: map[string]cli.Profile{
 			cli.ProfileStandalone: Profile(server.Standalone),
 			cli.ProfileEdge:       Profile(server.Edge),

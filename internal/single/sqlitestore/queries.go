@@ -38,6 +38,7 @@ var (
 	qPragmaJournalMode     = query("pragma_journal_mode")
 	qPragmaForeignKeys     = query("pragma_foreign_keys")
 	qPragmaAutoVacuum      = query("pragma_auto_vacuum")
+	qBackupInto            = query("backup_into")
 )
 
 // Statements over the migrated schema; readQueries and writeQueries say
@@ -164,6 +165,9 @@ var (
 	qPragmaIncrementalVacuum = query("pragma_incremental_vacuum")
 )
 
+// Backup's statements (backup.go).
+var qBackupLoggedAttempts = query("backup_logged_attempts")
+
 // The by-names reads run on the read pool (a dry run) and inside a
 // publishing transaction on the writer, so they are prepared on both.
 var (
@@ -175,6 +179,7 @@ var (
 // (prepareAll): the reads of listings, the scheduler's candidate page and
 // the dispatcher's queue.
 var readQueries = []string{
+	qBackupLoggedAttempts,
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,

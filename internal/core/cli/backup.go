@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func backupCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	c := &cobra.Command{
+		Use:   "backup DIR",
+		Short: "Copy the embedded database, its logs and secrets into a new directory, while the server runs",
+		Long: `Copy a single-node data directory into DIR, a new or empty directory: a consistent copy of
+qinglong.db taken in one read transaction (the server may go on serving; what it commits later is
+not in the copy), then the logs of the attempts in that copy, then qinglong-secrets.json (mode
+0600). Copying qinglong.db with cp while a server runs is not a backup: the file lags its -wal
+file. To restore, stop the server and serve the copy: ql serve --data-dir DIR (or move its files
+into the data directory). Runs that were running when the copy was taken end lost on that start,
+as after a crash.
+
+The cluster's database is PostgreSQL: back it up with pg_dump (docs/operations.md, Backup).`,
+		Example: "  " + opts.Binary + " backup /var/backups/qinglong-$(date +%F) --data-dir /var/lib/qinglong",
+		Args:    oneArg("backup takes one directory to write the copy into"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dsn, err := db.resolve(opts)
+			if err != nil {
+				return err
+			}
+			if IsPostgresURL(dsn) || opts.Backup == nil {
+				return fmt.Errorf("ql backup copies the embedded database; the cluster's PostgreSQL database is backed up with pg_dump (see docs/operations.md, Backup)")
+			}
+			if err := mustExist(dsn); err != nil {
+				return err
+			}
+			if err := opts.Backup(cmd.Context(), dsn, args[0], cmd.ErrOrStderr()); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "backup written to %s; restore it with `%s serve --data-dir %s`\n", args[0], opts.Binary, args[0])
+			return nil
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	return c
+}

@@ -1,0 +1,131 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+)
+
+// backupProgressEvery is how many log files are copied between two
+// progress lines.
+const backupProgressEvery = 1000
+
+// BackupSummary is what a backup copied.
+type BackupSummary struct {
+	DBBytes  int64
+	Logs     int
+	LogBytes int64
+	Secrets  bool
+}
+
+// Backup copies the data directory of the database at dbPath into dest, a
+// new (or empty) directory, as a data directory `ql serve --data-dir dest`
+// can serve: a consistent copy of the database taken while the server may
+// run, then the log files of the attempts that copy holds, then the
+// secrets file (mode 0600). A log still being written is copied as far as
+// it got; the copy's attempt is unfinished, and a server started on the
+// copy ends it lost, as after a crash. Logs of attempts admitted after the
+// database copy are left out, so no file in the copy lacks its attempt.
+// On failure dest is removed, so no partial backup is left to be mistaken
+// for a whole one. Progress goes to progress.
+func Backup(ctx context.Context, dbPath, dest string, progress io.Writer) (BackupSummary, error) {
+	var sum BackupSummary
+	created, err := newBackupDir(dest)
+	if err != nil {
+		return sum, err
+	}
+	sum, err = backupInto(ctx, LayoutOfDB(dbPath), LayoutOf(dest), progress)
+	if err != nil && created {
+		_ = os.RemoveAll(dest)
+	}
+	return sum, err
+}
+
+// newBackupDir creates dest, or accepts it empty; created says whether
+// this backup made it (and may remove it).
+func newBackupDir(dest string) (created bool, err error) {
+	entries, err := os.ReadDir(dest)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dest, 0o700); err != nil {
+			return false, qlerror.Wrap(qlerror.Invalid, err, "create the backup directory %s", dest)
+		}
+		return true, nil
+	case err != nil:
+		return false, qlerror.Wrap(qlerror.Invalid, err, "%s cannot be the backup directory; give a new directory", dest)
+	case len(entries) > 0:
+		return false, qlerror.New(qlerror.Invalid, "%s is not empty; give a new or empty directory for the backup", dest)
+	}
+	return false, nil
+}
+
+func backupInto(ctx context.Context, from, to Layout, progress io.Writer) (BackupSummary, error) {
+	var sum BackupSummary
+	logged, err := sqlitestore.BackupTo(ctx, from.DB, to.DB)
+	if err != nil {
+		return sum, err
+	}
+	if st, err := os.Stat(to.DB); err == nil {
+		sum.DBBytes = st.Size()
+	}
+	fmt.Fprintf(progress, "database: %s (%d bytes)\n", to.DB, sum.DBBytes)
+	if err := os.MkdirAll(to.Logs, 0o700); err != nil {
+		return sum, err
+	}
+	for i, id := range logged {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		n, err := copyFile(filepath.Join(from.Logs, id+".log"), filepath.Join(to.Logs, id+".log"), 0o600)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// Retention removed it after the copy was taken.
+		case err != nil:
+			return sum, fmt.Errorf("copy the log of attempt %s: %w", id, err)
+		default:
+			sum.Logs++
+			sum.LogBytes += n
+		}
+		if (i+1)%backupProgressEvery == 0 {
+			fmt.Fprintf(progress, "logs: %d of %d files\n", i+1, len(logged))
+		}
+	}
+	fmt.Fprintf(progress, "logs: %d files (%d bytes)\n", sum.Logs, sum.LogBytes)
+	switch _, err := copyFile(from.Secrets, to.Secrets, 0o600); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return sum, fmt.Errorf("copy the secrets file: %w", err)
+	default:
+		sum.Secrets = true
+		fmt.Fprintf(progress, "secrets: %s (mode 0600: it holds the secrets' values)\n", to.Secrets)
+	}
+	return sum, nil
+}
+
+// copyFile copies src to a new file dst with mode perm.
+func copyFile(src, dst string, perm fs.FileMode) (int64, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close() //nolint:errcheck // read only
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(out, in)
+	if serr := out.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}

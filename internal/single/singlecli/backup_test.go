@@ -1,0 +1,50 @@
+package singlecli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+)
+
+// `ql backup` taken while the server serves is a data directory that
+// serves: the copy's Runs, their logs and the secrets file are there, the
+// database and the secrets keep mode 0600, and a second backup into the
+// same directory is refused rather than mixed into it.
+func TestBackupWhileServingIsAServableCopyWithItsLogsAndSecrets(t *testing.T) {
+	t.Parallel()
+	dir, dest := t.TempDir(), filepath.Join(t.TempDir(), "copy")
+	writeFile(t, dir, "qinglong-secrets.json", `{"api-key": "not-a-real-secret"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, Options("ql-edge"), []string{"serve", "--example", "--data-dir", dir}, &out, &errOut)
+	}()
+	runID := waitForSucceededRun(t, filepath.Join(dir, "qinglong.db"), exit, &errOut)
+
+	code, stdout, stderr := ql(t, "backup", dest, "--data-dir", dir)
+	if code != 0 || !strings.Contains(stdout, "backup written to "+dest) || !strings.Contains(stderr, "logs: ") || !strings.Contains(stderr, "secrets: ") {
+		t.Fatalf("backup: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+	}
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	for _, name := range []string{"qinglong.db", "qinglong-secrets.json"} {
+		st, err := os.Stat(filepath.Join(dest, name))
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s in the backup: %v, %v; want mode 0600", name, st, err)
+		}
+	}
+	if code, logOut, logErr := ql(t, "runs", "logs", runID, "--data-dir", dest); code != 0 || !strings.Contains(logOut, "hello from QingLong, run "+runID) {
+		t.Fatalf("the backup's log of run %s: exit %d %q %q", runID, code, logOut, logErr)
+	}
+	if code, _, stderr := ql(t, "backup", dest, "--data-dir", dir); code != 1 || !strings.Contains(stderr, "is not empty; give a new or empty directory") {
+		t.Fatalf("a second backup into the same directory: exit %d %q", code, stderr)
+	}
+}

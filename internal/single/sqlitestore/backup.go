@@ -1,0 +1,79 @@
+package sqlitestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// BackupTo writes a consistent copy of the database at path to dest, a
+// file that must not exist yet, and returns the ids of the attempts in
+// the copy that have a log file: the files that belong with it. The copy
+// is one read transaction, so a server may go on serving meanwhile; what
+// it commits later is not in the copy. The source is opened read-only
+// (an operator who may only read the file can back it up) and the copy
+// is verified to be a readable QingLong database of this version.
+func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, err error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, qlerror.New(qlerror.NotFound, "no QingLong database at %s; point --data-dir at the directory of the one to back up", path)
+	}
+	if _, err := os.Lstat(dest); err == nil {
+		return nil, qlerror.New(qlerror.Invalid, "%s already exists; a backup is written to a new file", dest)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "sqlite path %s", path)
+	}
+	cfg := Config{Path: path}.WithDefaults()
+	src, err := openReadPool(ctx, fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)", (&url.URL{Path: abs}).EscapedPath(), cfg.BusyTimeout.Milliseconds()), 1)
+	if isNotADatabase(err) {
+		return nil, mapErr(err, "open SQLite database "+path)
+	}
+	if err != nil {
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s to back it up; check that it is readable", path)
+	}
+	// Created first, empty, so the copy holds what the source holds with
+	// the mode a database this store creates gets (VACUUM INTO writes
+	// into an empty file).
+	if err := createPrivate(dest); err != nil {
+		_ = src.Close()
+		return nil, err
+	}
+	_, err = src.ExecContext(ctx, qBackupInto, dest)
+	if cerr := src.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(dest)
+		return nil, mapErr(err, "back up "+path+" to "+dest)
+	}
+	// The copy is only read here; the clock is the host's.
+	copied, err := OpenReadOnly(ctx, Config{Path: dest, NowMs: func() int64 { return time.Now().UnixMilli() }})
+	if err != nil {
+		return nil, err
+	}
+	defer copied.Close() //nolint:errcheck // read only
+	if err := copied.ReadyToRead(ctx); err != nil {
+		return nil, qlerror.Wrap(qlerror.FailedPrecondition, err, "the copy %s is not a database this build can read", dest)
+	}
+	rows, err := copied.readPool().QueryContext(ctx, qBackupLoggedAttempts)
+	if err != nil {
+		return nil, mapErr(err, "list the logged attempts of "+dest)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, mapErr(err, "list the logged attempts of "+dest)
+		}
+		loggedAttempts = append(loggedAttempts, id)
+	}
+	return loggedAttempts, mapErr(rows.Err(), "list the logged attempts of "+dest)
+}
