@@ -217,7 +217,7 @@ wins over the file.`,
 		byProfile(func(d ServeDefaults) string { return strconv.Itoa(d.PageSize) })+")")
 	fs.DurationVar(&f.Cadence, "cadence", 0, "wait between rounds that found no more work (250ms–1h; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Cadence) })+")")
-	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (0–24h, 0: none; "+
+	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (0–24h; 0: only the ones decided within 1s of their time; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Grace) })+")")
 	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.StopTimeout) })+")")

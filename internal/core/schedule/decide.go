@@ -115,22 +115,23 @@ func Decide(in Input) (Decision, error) {
 	if !ok && in.EndAtMs == 0 {
 		return Decision{}, errNoOccurrence(in.Schedule, in.NowMs)
 	}
-	var d Decision
-	switch {
-	case in.NowMs-dueAt > in.GraceMs && in.Policy == trigger.Skip:
-		d = Decision{Action: SkipLate, DueMs: due, NextFireAtMs: next, Passed: passOver(in, PassMisfire, due, lastPassable(in))}
-	case in.Policy != trigger.Skip && in.Policy != trigger.FireOnce:
+	if in.Policy != trigger.Skip && in.Policy != trigger.FireOnce {
 		return Decision{}, qlerror.New(qlerror.Invalid, "schedule: misfire policy %q is not one of skip, fire_once", in.Policy)
-	default:
-		// fire_once (or on time): admit the oldest due occurrence exactly
-		// once and jump the cursor past now — the backlog is never
-		// replayed, and every later occurrence up to now collapses into
-		// this Run.
-		d = Decision{Action: Admit, DueMs: due, ScheduledForMs: due, FireAtMs: dueAt, NextFireAtMs: next}
-		d = applyCatchUpWindow(in, d)
-		if d.Action == Admit {
-			d.Passed = append(d.Passed, passOver(in, PassCollapsed, d.ScheduledForMs+1, lastPassable(in))...)
-		}
+	}
+	// Admit the oldest due occurrence exactly once and jump the cursor
+	// past now — the backlog is never replayed, and every later
+	// occurrence up to now collapses into this Run — unless the policy's
+	// window (skip: the grace; fire_once: the catch-up window, if any)
+	// passes it over for the oldest one inside the window.
+	d := Decision{Action: Admit, DueMs: due, ScheduledForMs: due, FireAtMs: dueAt, NextFireAtMs: next}
+	switch {
+	case in.Policy == trigger.Skip:
+		d = narrowToWindow(in, d, in.GraceMs, PassMisfire)
+	case in.HasCatchUpWindow:
+		d = narrowToWindow(in, d, in.CatchUpWindowMs, PassCatchUpWindow)
+	}
+	if d.Action == Admit {
+		d.Passed = append(d.Passed, passOver(in, PassCollapsed, d.ScheduledForMs+1, lastPassable(in))...)
 	}
 	// The new cursor is an occurrence unless the cron had none after now
 	// and the catch-up window did not move the cursor to one of its own.

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -59,10 +60,51 @@ func TestFutureDueInitializesOnly(t *testing.T) {
 
 func TestLateBeyondGraceWithSkipSkipsToAfterNow(t *testing.T) {
 	t.Parallel()
-	now := t0 + 10*minute + 5
-	d, _ := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: now, Policy: trigger.Skip, GraceMs: minute})
+	// 30 s past the last occurrence: every missed one is beyond the grace.
+	now := t0 + 10*minute + 30_000
+	d, _ := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: now, Policy: trigger.Skip, GraceMs: 10_000})
 	if d.Action != SkipLate || d.NextFireAtMs != t0+11*minute || d.ScheduledForMs != 0 {
 		t.Fatalf("got %+v, want skip with cursor after now", d)
+	}
+}
+
+// After an outage, skip passes over the occurrences later than the grace
+// and admits the oldest one within it (the later ones collapse into that
+// Run): the occurrence due as the server came back runs, it is not
+// dropped with the backlog.
+func TestSkipAfterAnOutageAdmitsTheOldestOccurrenceWithinTheGrace(t *testing.T) {
+	t.Parallel()
+	now := t0 + 10*minute + 5
+	d, _ := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: now, Policy: trigger.Skip, GraceMs: minute})
+	want := []Passed{{Reason: PassMisfire, FirstMs: t0, LastMs: t0 + 9*minute, Count: 10}}
+	if d.Action != Admit || d.ScheduledForMs != t0+10*minute || d.NextFireAtMs != t0+11*minute || !slices.Equal(d.Passed, want) {
+		t.Fatalf("grace 1m: got %+v, want the on-time occurrence admitted and %+v", d, want)
+	}
+	d, _ = Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: now, Policy: trigger.Skip, GraceMs: 5 * minute})
+	want = []Passed{
+		{Reason: PassMisfire, FirstMs: t0, LastMs: t0 + 5*minute, Count: 6},
+		{Reason: PassCollapsed, FirstMs: t0 + 7*minute, LastMs: t0 + 10*minute, Count: 4},
+	}
+	if d.Action != Admit || d.ScheduledForMs != t0+6*minute || !slices.Equal(d.Passed, want) {
+		t.Fatalf("grace 5m: got %+v, want the oldest within the grace admitted and %+v", d, want)
+	}
+}
+
+// A grace of 0 and a catch-up window of 0s still run the occurrences
+// decided on time (within OnTimeMs): a decision always comes a little
+// after its instant, and without the floor such a trigger never ran.
+func TestAZeroGraceOrCatchUpWindowStillAdmitsAnOccurrenceDecidedOnTime(t *testing.T) {
+	t.Parallel()
+	skip, _ := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: t0 + 3, Policy: trigger.Skip})
+	window, _ := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: t0 + 3, Policy: trigger.FireOnce, HasCatchUpWindow: true})
+	for name, d := range map[string]Decision{"skip, grace 0": skip, "fire_once, window 0s": window} {
+		if d.Action != Admit || d.ScheduledForMs != t0 || len(d.Passed) != 0 {
+			t.Errorf("%s: got %+v, want the occurrence decided 3 ms late admitted", name, d)
+		}
+	}
+	late, _ := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: t0 + OnTimeMs + 1, Policy: trigger.Skip})
+	if late.Action != SkipLate || late.NextFireAtMs != t0+minute {
+		t.Fatalf("skip, grace 0, decided past OnTimeMs: got %+v, want it passed", late)
 	}
 }
 

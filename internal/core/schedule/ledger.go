@@ -51,7 +51,7 @@ const MaxPauseNote = 1000
 // trigger id, or a note longer than MaxPauseNote.
 func (r PauseRequest) Validate() error {
 	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)")
 	}
 	if n := utf8.RuneCountInString(r.Note); n > MaxPauseNote {
 		return qlerror.New(qlerror.Invalid, "the pause note has %d characters; a note keeps at most %d, shorten it", n, MaxPauseNote)

@@ -18,7 +18,7 @@ func ManualKey(triggerID, requestID string) string {
 // CheckTriggerID refuses a manual request whose trigger id is not one.
 func CheckTriggerID(triggerID string) error {
 	if err := ids.Validate("trigger id", triggerID); err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id as printed by `ql triggers list`")
+		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)")
 	}
 	return nil
 }

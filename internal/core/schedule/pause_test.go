@@ -9,8 +9,9 @@ import (
 
 func TestAMisfireSkipPassesOverEveryOccurrenceFromTheDueOneToNow(t *testing.T) {
 	t.Parallel()
-	now := t0 + 10*minute + 5
-	d, err := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: now, Policy: trigger.Skip, GraceMs: minute})
+	// 30 s past the last occurrence, beyond the 10 s grace of every one.
+	now := t0 + 10*minute + 30_000
+	d, err := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: now, Policy: trigger.Skip, GraceMs: 10_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,11 +37,12 @@ func TestAFireOnceCatchUpCollapsesTheLaterMissedOccurrences(t *testing.T) {
 
 func TestOccurrencesDueWhilePausedArePassedOverAsPaused(t *testing.T) {
 	t.Parallel()
-	// Paused from t0+90s to t0+5m30s; decided at t0+8m: the misfire policy
-	// applies, the occurrences inside the pause are recorded as paused.
+	// Paused from t0+90s to t0+5m30s; decided at t0+8m30s: the misfire
+	// policy applies, the occurrences inside the pause are recorded as
+	// paused.
 	pause := &PauseSpan{FromMs: t0 + 90_000, UntilMs: t0 + 5*minute + 30_000}
-	now := t0 + 8*minute
-	skip, _ := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: now, Policy: trigger.Skip, GraceMs: minute, Pause: pause})
+	now := t0 + 8*minute + 30_000
+	skip, _ := Decide(Input{Schedule: everyMinute(t), CursorMs: cursor(t0), NowMs: now, Policy: trigger.Skip, GraceMs: 10_000, Pause: pause})
 	want := []Passed{
 		{Reason: PassMisfire, FirstMs: t0, LastMs: t0 + minute, Count: 2},
 		{Reason: PassPaused, FirstMs: t0 + 2*minute, LastMs: t0 + 5*minute, Count: 4},

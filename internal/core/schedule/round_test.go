@@ -85,10 +85,10 @@ func TestRoundAllocatesRunIdentitiesOnlyForAdmits(t *testing.T) {
 	st := &recordingStore{tickets: []Ticket{
 		ticket("admit", cursor(t0), t0+5, trigger.FireOnce),
 		ticket("init", cursor(t0+minute), t0+7, trigger.FireOnce),
-		ticket("skip", cursor(t0), t0+30*minute, trigger.Skip),
+		ticket("skip", cursor(t0), t0+30*minute+30_000, trigger.Skip),
 	}}
 	var allocated atomic.Int32
-	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 2, GraceMs: minute, NewID: func() string {
+	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 10_000, NewID: func() string {
 		allocated.Add(1)
 		return "id"
 	}})
@@ -101,7 +101,7 @@ func TestRoundAllocatesRunIdentitiesOnlyForAdmits(t *testing.T) {
 	if sum.Counts[Admitted] != 1 || sum.Counts[Initialized] != 1 || sum.Counts[Skipped] != 1 || sum.Taken != 3 {
 		t.Fatalf("summary %+v", sum)
 	}
-	if *sum.FirstAcquiredMs != t0+5 || *sum.LastAcquiredMs != t0+30*minute {
+	if *sum.FirstAcquiredMs != t0+5 || *sum.LastAcquiredMs != t0+30*minute+30_000 {
 		t.Fatalf("acquired range %d..%d", *sum.FirstAcquiredMs, *sum.LastAcquiredMs)
 	}
 	for _, c := range st.commits {
@@ -117,9 +117,9 @@ func TestRoundDecidesFromEachTicketsOwnObservationTime(t *testing.T) {
 	// past the grace period with skip.
 	st := &recordingStore{tickets: []Ticket{
 		ticket("on-time", cursor(t0), t0+1, trigger.Skip),
-		ticket("late", cursor(t0), t0+5*minute, trigger.Skip),
+		ticket("late", cursor(t0), t0+5*minute+30_000, trigger.Skip),
 	}}
-	if _, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }}); err != nil {
+	if _, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: 10_000, NewID: func() string { return "x" }}); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]Action{}
