@@ -48,9 +48,9 @@ func resolveFilters(ctx context.Context, r schedule.StatusReader, project, trigg
 	case err != nil:
 		return "", "", err
 	case len(found) == 0 && projectID != "":
-		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q in project %s; `triggers list` shows the triggers and their ids", name, projectLabel)
+		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q in project %s; `ql triggers list` shows the triggers (`-o json` their ids)", name, projectLabel)
 	case len(found) == 0:
-		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q; `triggers list` shows the triggers and their ids", name)
+		return "", "", qlerror.New(qlerror.NotFound, "no trigger named %q; `ql triggers list` shows the triggers (`-o json` their ids)", name)
 	case len(found) > 1:
 		var projects []string
 		for _, t := range found {
