@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -476,12 +477,24 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 			return td, err
 		}
 	}
+	// Checked here, at their own lines; the spec's validation repeats it
+	// for every other way a trigger is published.
+	if _, err := cron.Parse(td.Spec.Cron.Expression, td.Spec.Cron.Timezone); err != nil {
+		at, field := f["cron"], "cron"
+		if pe := (*cron.ParseError)(nil); errors.As(err, &pe) && pe.Part == "timezone" {
+			at, field = f["timezone"], "timezone"
+		}
+		return td, p.errf(at, "trigger.%s: %v", field, err)
+	}
 	if v, ok := f["misfire"]; ok {
 		s, err := p.str(v, "trigger.misfire")
 		if err != nil {
 			return td, err
 		}
 		td.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(s)
+		if td.Spec.Cron.MisfirePolicy != trigger.Skip && td.Spec.Cron.MisfirePolicy != trigger.FireOnce {
+			return td, p.errf(v, "trigger.misfire: %q is not one of skip, fire_once", s)
+		}
 	}
 	if v, ok := f["enabled"]; ok {
 		if td.Spec.Enabled, err = p.boolean(v, "trigger.enabled"); err != nil {

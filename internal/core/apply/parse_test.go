@@ -111,10 +111,11 @@ func TestCheckRejectsBadReferencesAndCron(t *testing.T) {
 	}{
 		{"unknown task", "    task: nope\n    cron: '* * * * *'\n    timezone: UTC\n", []string{"x.yaml:9:", `"nope" is not a task`}},
 		{"disabled task", "    task: off\n    cron: '* * * * *'\n    timezone: UTC\n", []string{"x.yaml:9:", "disabled"}},
-		{"bad cron", "    task: a\n    cron: '61 * * * *'\n    timezone: UTC\n", []string{"x.yaml:9:", "trigger.cron"}},
-		{"bad timezone", "    task: a\n    cron: '* * * * *'\n    timezone: Mars/Olympus\n", []string{"x.yaml:9:", "Mars/Olympus"}},
-		{"macro", "    task: a\n    cron: '@daily'\n    timezone: UTC\n", []string{"x.yaml:9:", "0 0 * * *"}},
-		{"bad misfire", "    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    misfire: replay\n", []string{"x.yaml:9:", "misfirePolicy"}},
+		// A bad cron, timezone or misfire is reported at its own line.
+		{"bad cron", "    task: a\n    cron: '61 * * * *'\n    timezone: UTC\n", []string{"x.yaml:11:", "trigger.cron"}},
+		{"bad timezone", "    task: a\n    cron: '* * * * *'\n    timezone: Mars/Olympus\n", []string{"x.yaml:12:", "trigger.timezone", "Mars/Olympus"}},
+		{"macro", "    task: a\n    cron: '@daily'\n    timezone: UTC\n", []string{"x.yaml:11:", "0 0 * * *"}},
+		{"bad misfire", "    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    misfire: replay\n", []string{"x.yaml:13:", "trigger.misfire", "skip, fire_once"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
