@@ -171,15 +171,21 @@ func oneLine(s string) string {
 func runsLogsCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var follow bool
+	var attempt int64
 	c := &cobra.Command{
 		Use:   "logs RUN_ID",
-		Short: "Print the captured output of a run's latest attempt; -f follows it until the run ends",
-		Long: `Print the captured output of a run's latest attempt. With -f, keep printing new output until the
-run ends, across the attempts a retry creates (each new attempt is announced on standard error).
+		Short: "Print the captured output of a run's latest attempt (or --attempt N); -f follows it until the run ends",
+		Long: `Print the captured output of a run's latest attempt, or with --attempt N of its attempt N (the
+numbers ` + "`ql runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
+attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
+until attempt N has ended.
 On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
 copied byte for byte.`,
 		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if attempt < 0 {
+				return Usagef("--attempt %d is not an attempt number; give one that `ql runs show %s` lists (1 is the first attempt), or leave it out for the latest", attempt, args[0])
+			}
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
@@ -189,7 +195,7 @@ copied byte for byte.`,
 				return fmt.Errorf("this build cannot read the logs of this database")
 			}
 			return copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
-				l := logFollower{b: b, runID: args[0], out: out, errOut: cmd.ErrOrStderr()}
+				l := logFollower{b: b, runID: args[0], number: attempt, out: out, errOut: cmd.ErrOrStderr()}
 				if follow {
 					return l.follow(cmd.Context())
 				}
@@ -199,6 +205,7 @@ copied byte for byte.`,
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
+	c.Flags().Int64Var(&attempt, "attempt", 0, "the attempt to print, by its number in `ql runs show` (default: the latest)")
 	return c
 }
 
@@ -226,8 +233,11 @@ const (
 
 // logFollower copies a run's output to out.
 type logFollower struct {
-	b      *Backend
-	runID  string
+	b     *Backend
+	runID string
+	// number is the attempt asked for, 0 for the latest: a follower
+	// given one stays on it rather than moving to the attempts after it.
+	number int64
 	out    io.Writer
 	errOut io.Writer
 	// attemptID is the attempt being copied and offset how much of its
@@ -237,21 +247,21 @@ type logFollower struct {
 	truncated bool
 }
 
-// once prints the latest attempt's log as it is now.
+// once prints the chosen attempt's log as it is now.
 func (l *logFollower) once(ctx context.Context) error {
 	d, err := l.b.Runs.RunGet(ctx, l.runID)
 	if err != nil {
 		return err
 	}
-	if len(d.Attempts) == 0 {
-		return fmt.Errorf("run %s has no attempt yet", l.runID)
+	a, err := d.Attempt(l.number)
+	if err != nil {
+		return err
 	}
-	last := d.Attempts[len(d.Attempts)-1]
-	l.attemptID = last.ID
+	l.attemptID = a.ID
 	if _, err := l.read(ctx, false); err != nil {
 		return err
 	}
-	l.noteTruncated(last)
+	l.noteTruncated(a)
 	return nil
 }
 
@@ -259,6 +269,9 @@ func (l *logFollower) once(ctx context.Context) error {
 // is read before its log in each round, so the round that sees the run
 // ended also reads every byte written before it ended.
 func (l *logFollower) follow(ctx context.Context) error {
+	if l.number != 0 {
+		return l.followOne(ctx)
+	}
 	wait := followMinWait
 	for {
 		d, err := l.b.Runs.RunGet(ctx, l.runID)
@@ -290,16 +303,57 @@ func (l *logFollower) follow(ctx context.Context) error {
 			fmt.Fprintf(l.errOut, "(run %s is %s)\n", l.runID, d.Run.State)
 			return nil
 		}
-		if got > 0 {
-			wait = followMinWait
-		} else {
-			wait = min(2*wait, followMaxWait)
+		if err := pause(ctx, got, &wait); err != nil {
+			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
+	}
+}
+
+// followOne prints attempt l.number's output as it arrives until that
+// attempt has ended. As in follow, the state is read before the log, so
+// the round that sees the attempt ended (or a later attempt, or the run's
+// end) also reads every byte it wrote.
+func (l *logFollower) followOne(ctx context.Context) error {
+	wait := followMinWait
+	for {
+		d, err := l.b.Runs.RunGet(ctx, l.runID)
+		if err != nil {
+			return err
 		}
+		a, err := d.Attempt(l.number)
+		if err != nil {
+			return err
+		}
+		l.attemptID = a.ID
+		ended := a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID || d.Run.State.Terminal() || d.Run.State == run.Lost
+		got, err := l.read(ctx, true)
+		if err != nil {
+			return err
+		}
+		if ended {
+			l.noteTruncated(a)
+			fmt.Fprintf(l.errOut, "(attempt %d of run %s is %s; the run is %s)\n", a.Number, l.runID, a.State, d.Run.State)
+			return nil
+		}
+		if err := pause(ctx, got, &wait); err != nil {
+			return err
+		}
+	}
+}
+
+// pause waits before a follower's next round: followMinWait after a round
+// that printed output, else twice the last wait up to followMaxWait.
+func pause(ctx context.Context, got int64, wait *time.Duration) error {
+	if got > 0 {
+		*wait = followMinWait
+	} else {
+		*wait = min(2**wait, followMaxWait)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(*wait):
+		return nil
 	}
 }
 

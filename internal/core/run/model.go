@@ -1,5 +1,12 @@
 package run
 
+import (
+	"strconv"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
 // Event names. Payloads are small JSON objects without secrets or logs.
 const (
 	EventCreated        = "run.created"
@@ -90,4 +97,24 @@ type Detail struct {
 	Run      Run
 	Attempts []Attempt
 	Events   []Event
+}
+
+// Attempt is the Run's attempt numbered n, as `ql runs show` lists them,
+// or its latest attempt when n is 0. An n the Run does not have is
+// NotFound, naming the numbers it has, so the caller can pick one.
+func (d Detail) Attempt(n int64) (Attempt, error) {
+	if len(d.Attempts) == 0 {
+		return Attempt{}, qlerror.New(qlerror.NotFound, "run %s has no attempt yet", d.Run.ID)
+	}
+	if n == 0 {
+		return d.Attempts[len(d.Attempts)-1], nil
+	}
+	have := make([]string, 0, len(d.Attempts))
+	for _, a := range d.Attempts {
+		if a.Number == n {
+			return a, nil
+		}
+		have = append(have, strconv.FormatInt(a.Number, 10))
+	}
+	return Attempt{}, qlerror.New(qlerror.NotFound, "run %s has no attempt %d; its attempts are %s", d.Run.ID, n, strings.Join(have, ", "))
 }

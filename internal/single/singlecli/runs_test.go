@@ -145,3 +145,26 @@ func TestRunsLogsFollowReturnsWhenALocalRunEnds(t *testing.T) {
 		t.Fatalf("logs -f returned %s after the two-second command started", took)
 	}
 }
+
+// logs --attempt N prints that attempt's output: a standalone Run has one
+// attempt, so --attempt 1 is its output and a number it does not have is
+// refused with the numbers it has; a number below 1 is a usage error.
+func TestRunsLogsAttemptPrintsTheNumberedAttemptAndNamesTheOnesARunHas(t *testing.T) {
+	t.Parallel()
+	dir, db := serveSlow(t, "0")
+	done := runIn(t, db, "succeeded")
+	want := "start " + done + "\nend\n"
+	for _, args := range [][]string{{"--attempt", "1"}, {"--attempt", "1", "-f"}, nil} {
+		code, out, errOut := ql(t, append([]string{"runs", "logs", done, "--data-dir", dir}, args...)...)
+		if code != 0 || out != want {
+			t.Fatalf("logs %v: %d %q %q; want %q", args, code, out, errOut, want)
+		}
+	}
+	if code, out, errOut := ql(t, "runs", "logs", done, "--attempt", "2", "--data-dir", dir); code != 1 || out != "" ||
+		!strings.Contains(errOut, "run "+done+" has no attempt 2; its attempts are 1") {
+		t.Fatalf("logs --attempt 2 of a one-attempt run: %d %q %q; want refused, naming attempt 1", code, out, errOut)
+	}
+	if code, _, errOut := ql(t, "runs", "logs", done, "--attempt", "-1", "--data-dir", dir); code != 2 || !strings.Contains(errOut, "--attempt -1 is not an attempt number") {
+		t.Fatalf("logs --attempt -1: %d %q; want a usage error", code, errOut)
+	}
+}
