@@ -1,6 +1,12 @@
 package replica
 
 import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +66,73 @@ func TestRunsLogsAttemptPrintsEachAttemptsOutputOnTheCluster(t *testing.T) {
 	}
 	if code, out := runQL(t, bin, runtimeEnv, "runs", "logs", id, "--attempt", "3"); code != 1 || !strings.Contains(out, "run "+id+" has no attempt 3; its attempts are 1, 2") {
 		t.Fatalf("runs logs --attempt 3: exit %d %q; want refused, naming attempts 1 and 2", code, out)
+	}
+}
+
+// The console's run page links each attempt of a retried Run to its own
+// log, and that page streams that attempt's output alone, once, and ends;
+// an attempt the Run does not have is a 404 naming the ones it has.
+func TestTheConsoleShowsTheOutputOfEachAttemptOfARetriedRun(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	rt := env.Runtime(t, "attempt-console", 30*time.Second)
+	id := retriedRun(t, env, rt)
+	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}, "tokens", "create", "viewer", "--scope", "read")
+	if code != 0 {
+		t.Fatalf("tokens create: exit %d %q", code, out)
+	}
+	secret := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	r := startReplica(t, bin, env, "replica-attempts")
+	r.await(t, CodeReady, 30*time.Second)
+	base := "http://" + r.addr
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := c.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	_, page := get("/signin")
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("sign-in page without a CSRF field:\n%s", page)
+	}
+	resp, err := c.PostForm(base+"/signin", url.Values{"csrf": {m[1]}, "token": {secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	status, page := get("/runs/" + id)
+	for _, link := range []string{`href="/runs/` + id + `?attempt=1#log"`, `href="/runs/` + id + `?attempt=2#log"`} {
+		if status != http.StatusOK || !strings.Contains(page, link) {
+			t.Fatalf("the run page (%d) does not link %s:\n%s", status, link, page)
+		}
+	}
+	for n, want := range map[string]string{"1": "first try\n", "2": "second try\n"} {
+		status, page = get("/runs/" + id + "?attempt=" + n)
+		if status != http.StatusOK || !strings.Contains(page, `data-stream="/runs/`+id+`/log?attempt=`+n+`"`) || !strings.Contains(page, `id="log-latest"`) {
+			t.Fatalf("the page of attempt %s (%d) does not stream that attempt's log:\n%s", n, status, page)
+		}
+		status, stream := get("/runs/" + id + "/log?attempt=" + n)
+		wantStream := "id: " + n + ":" + strconv.Itoa(len(want)) + "\nevent: log\ndata: " + strconv.Quote(want) + "\n\nevent: end\ndata: \"succeeded\"\n\n"
+		if status != http.StatusOK || stream != wantStream {
+			t.Fatalf("the log stream of attempt %s: %d %q; want %q", n, status, stream, wantStream)
+		}
+	}
+	if status, page = get("/runs/" + id + "?attempt=3"); status != http.StatusNotFound || !strings.Contains(page, "has no attempt 3; its attempts are 1, 2") {
+		t.Fatalf("the page of attempt 3: %d; want 404 naming attempts 1 and 2:\n%s", status, page)
+	}
+	if status, page = get("/runs/" + id + "/log?attempt=x"); status != http.StatusBadRequest || !strings.Contains(page, "is not an attempt number") {
+		t.Fatalf("the log of attempt x: %d; want 400 saying what an attempt number is:\n%s", status, page)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -362,14 +360,32 @@ func (c *Console) projectChoices(ctx context.Context) ([]projectChoice, error) {
 	return out, nil
 }
 
+// runDetail shows a Run with its attempts and its log: by default the
+// latest attempt's, followed live across retries; with ?attempt=N the
+// log of attempt N alone, so an earlier attempt's output can be read.
 func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) {
+	number, err := attemptParam(r)
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
 	d, err := c.cfg.Runs.RunGet(r.Context(), r.PathValue("id"))
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
+	var shown *run.Attempt
+	if number != 0 {
+		a, err := d.Attempt(number)
+		if err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+		shown = &a
+	}
 	ended := d.Run.State.Terminal() || d.Run.State == run.Lost
 	c.render(w, r, http.StatusOK, "run", s, map[string]any{"D": d, "Ended": ended, "CanCancel": !ended && c.cfg.Cancel != nil, "HasLog": c.cfg.ReadLog != nil,
+		"Shown": shown, "LogDone": ended || (shown != nil && (shown.State.Terminal() || shown.ID != d.Attempts[len(d.Attempts)-1].ID)),
 		"CanRerun": c.canRerun(d.Run.State), "Request": randomID()})
 }
 
@@ -384,97 +400,4 @@ func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	http.Redirect(w, r, "/runs/"+url.PathEscape(id), http.StatusSeeOther)
-}
-
-// Polling bounds of the live log: quick while output flows, backing off
-// while the run is quiet, as `ql runs logs -f` does.
-const (
-	logMinWait = 100 * time.Millisecond
-	logMaxWait = time.Second
-)
-
-// logStream sends a run's output as server-sent events ("log" events of
-// JSON strings, one "end" event with the final state) across its
-// attempts, until the run ends or the browser leaves.
-func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) {
-	if c.cfg.ReadLog == nil {
-		c.failWith(w, r, s, http.StatusNotFound, tr(lang(r), "err.nolog"))
-		return
-	}
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream")
-	ctx := r.Context()
-	id := r.PathValue("id")
-	var attemptID string
-	var offset int64
-	wait := logMinWait
-	sent := false
-	for {
-		d, err := c.cfg.Runs.RunGet(ctx, id)
-		if err != nil {
-			if !sent {
-				c.fail(w, r, s, err)
-			}
-			return
-		}
-		ended := d.Run.State.Terminal() || d.Run.State == run.Lost
-		if n := len(d.Attempts); n > 0 && d.Attempts[n-1].ID != attemptID {
-			if attemptID != "" {
-				if _, err := c.sendLog(ctx, w, attemptID, &offset); err != nil {
-					return
-				}
-			}
-			attemptID, offset = d.Attempts[n-1].ID, 0
-		}
-		got := int64(0)
-		if attemptID != "" {
-			if got, err = c.sendLog(ctx, w, attemptID, &offset); err != nil {
-				return
-			}
-		}
-		if ended {
-			_, _ = fmt.Fprintf(w, "event: end\ndata: %q\n\n", string(d.Run.State))
-			_ = rc.Flush()
-			return
-		}
-		if !sent {
-			_, _ = fmt.Fprint(w, ": live\n\n")
-			sent = true
-		}
-		// A stream outlives the server's write timeout.
-		_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
-		if err := rc.Flush(); err != nil {
-			return
-		}
-		if got > 0 {
-			wait = logMinWait
-		} else {
-			wait = min(2*wait, logMaxWait)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-	}
-}
-
-// sendLog sends an attempt's output from *offset on as one event.
-func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, attemptID string, offset *int64) (int64, error) {
-	var buf bytes.Buffer
-	next, _, err := c.cfg.ReadLog(ctx, attemptID, *offset, &buf)
-	if qlerror.Is(err, qlerror.NotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	got := next - *offset
-	*offset = next
-	if buf.Len() == 0 {
-		return got, nil
-	}
-	b, _ := json.Marshal(strings.ToValidUTF8(buf.String(), "\uFFFD")) // a string always marshals
-	_, err = fmt.Fprintf(w, "event: log\ndata: %s\n\n", b)
-	return got, err
 }

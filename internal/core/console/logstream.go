@@ -1,0 +1,227 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// Polling bounds of the live log: quick while output flows, backing off
+// while the run is quiet, as `ql runs logs -f` does.
+const (
+	logMinWait = 100 * time.Millisecond
+	logMaxWait = time.Second
+)
+
+// logPos is where a log stream stands: the attempt it reads and how many
+// bytes of that attempt's log it has sent.
+type logPos struct {
+	attemptID string
+	number    int64
+	offset    int64
+}
+
+// eventID is the position as a server-sent event's id, "N:OFFSET" (the
+// attempt's number and the offset reached): a browser sends the last one
+// back as Last-Event-ID when it reconnects, and the stream resumes there.
+func (p logPos) eventID() string {
+	return strconv.FormatInt(p.number, 10) + ":" + strconv.FormatInt(p.offset, 10)
+}
+
+// attemptParam is a request's ?attempt=: 0 when absent, else an attempt
+// number (1 or more).
+func attemptParam(r *http.Request) (int64, error) {
+	v := r.URL.Query().Get("attempt")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 {
+		return 0, qlerror.New(qlerror.Invalid, "attempt %q is not an attempt number; use a number the run's attempts table lists (1 is the first)", v)
+	}
+	return n, nil
+}
+
+// logStream sends a run's output as server-sent events: "log" events of
+// JSON strings, each with the position its text reaches as its id, and
+// one "end" event with the run's state. Without ?attempt it starts at the
+// latest attempt and goes on through the attempts a retry creates, until
+// the run ends; with ?attempt=N it sends attempt N's output until that
+// attempt has ended. A reconnecting browser's Last-Event-ID resumes it
+// where the browser stopped, so no byte is shown twice.
+func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.ReadLog == nil {
+		c.failWith(w, r, s, http.StatusNotFound, tr(lang(r), "err.nolog"))
+		return
+	}
+	ctx := r.Context()
+	id := r.PathValue("id")
+	number, err := attemptParam(r)
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	d, err := c.cfg.Runs.RunGet(ctx, id)
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	var pos logPos
+	if number != 0 {
+		a, err := d.Attempt(number)
+		if err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+		pos = logPos{attemptID: a.ID, number: a.Number}
+	}
+	if last := r.Header.Get("Last-Event-ID"); last != "" {
+		if pos, err = c.resumeAt(ctx, d, number, last); err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+	}
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	wait := logMinWait
+	for round := 0; ; round++ {
+		if round > 0 {
+			if d, err = c.cfg.Runs.RunGet(ctx, id); err != nil {
+				return
+			}
+		}
+		done := d.Run.State.Terminal() || d.Run.State == run.Lost
+		got := int64(0)
+		if number == 0 {
+			// An attempt a later one replaced is sent to its end before
+			// the next, so a stream resumed on an earlier attempt misses
+			// none in between.
+			for n := len(d.Attempts); n > 0 && pos.attemptID != d.Attempts[n-1].ID; pos = nextAttempt(d, pos) {
+				if pos.attemptID != "" {
+					sent, err := c.sendLog(ctx, w, &pos)
+					if err != nil {
+						return
+					}
+					got += sent
+				}
+			}
+		} else {
+			a, err := d.Attempt(number)
+			if err != nil {
+				return
+			}
+			done = done || a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID
+		}
+		if pos.attemptID != "" {
+			sent, err := c.sendLog(ctx, w, &pos)
+			if err != nil {
+				return
+			}
+			got += sent
+		}
+		if done {
+			_, _ = fmt.Fprintf(w, "event: end\ndata: %q\n\n", string(d.Run.State))
+			_ = rc.Flush()
+			return
+		}
+		if round == 0 {
+			_, _ = fmt.Fprint(w, ": live\n\n")
+		}
+		// A stream outlives the server's write timeout.
+		_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
+		if err := rc.Flush(); err != nil {
+			return
+		}
+		if got > 0 {
+			wait = logMinWait
+		} else {
+			wait = min(2*wait, logMaxWait)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// nextAttempt is where a stream at pos goes next: the attempt after pos's,
+// or the latest when it has none yet.
+func nextAttempt(d run.Detail, pos logPos) logPos {
+	next := d.Attempts[len(d.Attempts)-1]
+	for i, a := range d.Attempts[:len(d.Attempts)-1] {
+		if a.ID == pos.attemptID {
+			next = d.Attempts[i+1]
+		}
+	}
+	return logPos{attemptID: next.ID, number: next.Number}
+}
+
+// resumeAt is the position a reconnecting browser's Last-Event-ID names.
+// Only a position this stream could have sent is taken: an attempt of the
+// run (the one asked for, if one was) and an offset within what its log
+// holds. Anything else is refused rather than read from 0, which would
+// show the browser what it already has, or from past the end, which would
+// leave a hole.
+func (c *Console) resumeAt(ctx context.Context, d run.Detail, number int64, last string) (logPos, error) {
+	bad := qlerror.New(qlerror.Invalid, "Last-Event-ID %q is not a position of this log stream (attempt:offset, within the attempt's log); reload the page to read the log from its start", last)
+	ns, offs, ok := strings.Cut(last, ":")
+	n, nErr := strconv.ParseInt(ns, 10, 64)
+	off, offErr := strconv.ParseInt(offs, 10, 64)
+	if !ok || nErr != nil || offErr != nil || n < 1 || off < 0 || (number != 0 && n != number) {
+		return logPos{}, bad
+	}
+	a, err := d.Attempt(n)
+	if err != nil {
+		return logPos{}, bad
+	}
+	if off > 0 {
+		// The byte before the offset was sent, so the log holds it.
+		var held byteCount
+		_, _, err := c.cfg.ReadLog(ctx, a.ID, off-1, &held)
+		if qlerror.Is(err, qlerror.NotFound) || (err == nil && held == 0) {
+			return logPos{}, bad
+		}
+		if err != nil {
+			return logPos{}, err
+		}
+	}
+	return logPos{attemptID: a.ID, number: a.Number, offset: off}, nil
+}
+
+// byteCount counts what is written to it and keeps none of it.
+type byteCount int64
+
+func (b *byteCount) Write(p []byte) (int, error) {
+	*b += byteCount(len(p))
+	return len(p), nil
+}
+
+// sendLog sends the attempt's output from pos on as one event and moves
+// pos past what it sent.
+func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, pos *logPos) (int64, error) {
+	var buf bytes.Buffer
+	_, _, err := c.cfg.ReadLog(ctx, pos.attemptID, pos.offset, &buf)
+	if qlerror.Is(err, qlerror.NotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	text := buf.Bytes()
+	if len(text) == 0 {
+		return 0, nil
+	}
+	pos.offset += int64(len(text))
+	b, _ := json.Marshal(strings.ToValidUTF8(string(text), "\uFFFD"))             // a string always marshals
+	_, err = fmt.Fprintf(w, "id: %s\nevent: log\ndata: %s\n\n", pos.eventID(), b) //nolint:gosec // G705: a text/event-stream of two parsed numbers and a JSON string, never read as HTML
+	return int64(len(text)), err
+}

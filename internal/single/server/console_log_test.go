@@ -1,0 +1,166 @@
+package server
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+)
+
+// sseEvent is one server-sent event of a run's log stream.
+type sseEvent struct {
+	id, name, data string
+}
+
+// logStream opens a run's log stream with c, sending lastID as
+// Last-Event-ID when it is not "", and returns the answer and, when it is
+// a stream (200), its events, closed when the stream ends or the test does.
+func (s *consoleSite) logStream(t *testing.T, c *http.Client, path, lastID string) (*http.Response, <-chan sseEvent) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		return resp, nil
+	}
+	events := make(chan sseEvent, 64)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		var e sseEvent
+		for sc.Scan() {
+			field, value, _ := strings.Cut(sc.Text(), ": ")
+			switch field {
+			case "id":
+				e.id = value
+			case "event":
+				e.name = value
+			case "data":
+				e.data = value
+			case "":
+				if e.name != "" {
+					events <- e
+				}
+				e = sseEvent{}
+			}
+		}
+	}()
+	return resp, events
+}
+
+// next is the stream's next event, failing the test after 20s.
+func next(t *testing.T, events <-chan sseEvent) sseEvent {
+	t.Helper()
+	select {
+	case e, ok := <-events:
+		if !ok {
+			t.Fatal("the log stream ended without an end event")
+		}
+		return e
+	case <-time.After(20 * time.Second):
+		t.Fatal("no log event within 20s")
+	}
+	return sseEvent{}
+}
+
+// text is a log event's text.
+func text(t *testing.T, e sseEvent) string {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal([]byte(e.data), &s); err != nil {
+		t.Fatalf("log event %+v: %v", e, err)
+	}
+	return s
+}
+
+// slowOutput is what slowScript prints, in full.
+func slowOutput() string {
+	var b strings.Builder
+	for i := 1; i <= 300; i++ {
+		b.WriteString("line " + strconv.Itoa(i) + "\n")
+	}
+	return b.String()
+}
+
+// Each log event carries the attempt and byte offset its text reaches as
+// its id; a stream reconnecting with that id as Last-Event-ID (as a
+// browser's EventSource does) goes on from it, so the page shows every
+// byte once, in order.
+func TestConsoleLogStreamResumesAtTheLastEventIDAndRepeatsNothing(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	defer site.cancel(t, c, csrf, id)
+
+	var shown, lastID string
+	resp, events := site.logStream(t, c, "/runs/"+id+"/log", "")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("log stream: %d", resp.StatusCode)
+	}
+	for !strings.Contains(shown, "line 2\n") {
+		e := next(t, events)
+		if e.name != "log" {
+			t.Fatalf("the stream sent %+v before the run's output", e)
+		}
+		shown += text(t, e)
+		if lastID = e.id; lastID != "1:"+strconv.Itoa(len(shown)) {
+			t.Fatalf("a log event's id is %q after %d bytes; want 1:%d (attempt 1, the offset reached)", lastID, len(shown), len(shown))
+		}
+	}
+	_ = resp.Body.Close()
+
+	resp, events = site.logStream(t, c, "/runs/"+id+"/log", lastID)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("log stream resumed at %s: %d", lastID, resp.StatusCode)
+	}
+	for len(shown) < len("line 1\nline 2\nline 3\nline 4\n") {
+		shown += text(t, next(t, events))
+	}
+	if want := slowOutput(); !strings.HasPrefix(want, shown) {
+		t.Fatalf("the page would show %q across the reconnect; want the output once, in order", shown)
+	}
+}
+
+// A Last-Event-ID the stream never sent is refused with what was wrong
+// and what to do, rather than read from the start (the page would show
+// its output twice) or from past the log's end (a hole).
+func TestConsoleLogStreamRefusesALastEventIDItCouldNotHaveSent(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	defer site.cancel(t, c, csrf, id)
+	_, events := site.logStream(t, c, "/runs/"+id+"/log", "")
+	if e := next(t, events); e.name != "log" {
+		t.Fatalf("the stream sent %+v before the run's output", e)
+	}
+	for _, last := range []string{"garbage", "1", "1:-1", "0:0", "2:0", "1:99999999", "1:x"} {
+		resp, _ := site.logStream(t, c, "/runs/"+id+"/log", last)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "is not a position of this log stream") ||
+			!strings.Contains(string(body), "reload the page") {
+			t.Errorf("Last-Event-ID %q: %d %q; want 400 saying what was wrong and what to do", last, resp.StatusCode, body[max(0, len(body)-1500):])
+		}
+	}
+	if resp, events := site.logStream(t, c, "/runs/"+id+"/log", "1:0"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(text(t, next(t, events)), "line 1\n") {
+		t.Fatalf("Last-Event-ID 1:0 answered %d; want the log from its start", resp.StatusCode)
+	}
+}
