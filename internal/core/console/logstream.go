@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -106,7 +107,7 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			// none in between.
 			for n := len(d.Attempts); n > 0 && pos.attemptID != d.Attempts[n-1].ID; pos = nextAttempt(d, pos) {
 				if pos.attemptID != "" {
-					sent, err := c.sendLog(ctx, w, &pos)
+					sent, err := c.sendLog(ctx, w, &pos, true)
 					if err != nil {
 						return
 					}
@@ -121,7 +122,7 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			done = done || a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID
 		}
 		if pos.attemptID != "" {
-			sent, err := c.sendLog(ctx, w, &pos)
+			sent, err := c.sendLog(ctx, w, &pos, done)
 			if err != nil {
 				return
 			}
@@ -206,8 +207,11 @@ func (b *byteCount) Write(p []byte) (int, error) {
 }
 
 // sendLog sends the attempt's output from pos on as one event and moves
-// pos past what it sent.
-func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, pos *logPos) (int64, error) {
+// pos past what it sent. Unless final (the attempt's log is complete), a
+// UTF-8 sequence cut at the end of what the log holds so far is kept back
+// for the next read, which completes it: sent alone, each half would show
+// as a replacement character.
+func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, pos *logPos, final bool) (int64, error) {
 	var buf bytes.Buffer
 	_, _, err := c.cfg.ReadLog(ctx, pos.attemptID, pos.offset, &buf)
 	if qlerror.Is(err, qlerror.NotFound) {
@@ -217,6 +221,9 @@ func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, pos *logPo
 		return 0, err
 	}
 	text := buf.Bytes()
+	if !final {
+		text = text[:len(text)-cutRune(text)]
+	}
 	if len(text) == 0 {
 		return 0, nil
 	}
@@ -224,4 +231,19 @@ func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, pos *logPo
 	b, _ := json.Marshal(strings.ToValidUTF8(string(text), "\uFFFD"))             // a string always marshals
 	_, err = fmt.Fprintf(w, "id: %s\nevent: log\ndata: %s\n\n", pos.eventID(), b) //nolint:gosec // G705: a text/event-stream of two parsed numbers and a JSON string, never read as HTML
 	return int64(len(text)), err
+}
+
+// cutRune is the length of the UTF-8 sequence b ends in the middle of (at
+// most utf8.UTFMax-1 bytes), 0 when b ends on a whole character or on
+// bytes no more input could make valid.
+func cutRune(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-(utf8.UTFMax-1); i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return len(b) - i
+			}
+			return 0
+		}
+	}
+	return 0
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // sseEvent is one server-sent event of a run's log stream.
@@ -162,5 +163,32 @@ func TestConsoleLogStreamRefusesALastEventIDItCouldNotHaveSent(t *testing.T) {
 	}
 	if resp, events := site.logStream(t, c, "/runs/"+id+"/log", "1:0"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(text(t, next(t, events)), "line 1\n") {
 		t.Fatalf("Last-Event-ID 1:0 answered %d; want the log from its start", resp.StatusCode)
+	}
+}
+
+// A UTF-8 character the command writes in two pieces, with a pause
+// between them, reaches the live log whole: the stream holds a cut
+// sequence back until the rest arrives, and its offsets stay the bytes
+// it sent.
+func TestConsoleLogStreamKeepsAUTF8CharacterSplitAcrossReadsWhole(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSiteRunning(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
+		`printf 'A\344'; sleep 2; printf '\270\255B\n'`)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	_, events := site.logStream(t, c, "/runs/"+id+"/log", "")
+	var shown []string
+	sent := 0
+	for e := next(t, events); e.name != "end"; e = next(t, events) {
+		s := text(t, e)
+		shown = append(shown, s)
+		sent += len(s)
+		if e.id != "1:"+strconv.Itoa(sent) {
+			t.Fatalf("log event %q has id %q; want 1:%d, the bytes sent so far", s, e.id, sent)
+		}
+	}
+	if strings.Join(shown, "") != "A中B\n" || len(shown) < 2 {
+		t.Fatalf("the live log showed %q; want \"A中B\\n\" in at least two events (the command paused mid-character)", shown)
 	}
 }

@@ -47,6 +47,13 @@ func startConsoleSite(t testing.TB) *consoleSite {
 // startConsoleSiteWith is startConsoleSite with the trigger's schedule.
 func startConsoleSiteWith(t testing.TB, cron trigger.Cron) *consoleSite {
 	t.Helper()
+	return startConsoleSiteRunning(t, cron, slowScript)
+}
+
+// startConsoleSiteRunning is startConsoleSite with the trigger's schedule
+// and its task's script.
+func startConsoleSiteRunning(t testing.TB, cron trigger.Cron, script string) *consoleSite {
+	t.Helper()
 	dir := t.TempDir()
 	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
 	if err != nil {
@@ -57,7 +64,7 @@ func startConsoleSiteWith(t testing.TB, cron trigger.Cron) *consoleSite {
 		t.Fatal(err)
 	}
 	tk, _, err := b.Catalog.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "report", Enabled: true,
-		Command: task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: slowScript, TimeoutMs: time.Hour.Milliseconds()}})
+		Command: task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: script, TimeoutMs: time.Hour.Milliseconds()}})
 	if err != nil {
 		t.Fatal(err)
 	}
