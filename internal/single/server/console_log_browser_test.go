@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/testkit/browsertest"
+)
+
+// In a real browser behind a proxy that cuts every log stream after a
+// second (as a proxy's idle timeout does), the run page's live log shows
+// each line of the output once, in order: the browser's EventSource
+// reconnects with the last event's id and the stream resumes there.
+func TestConsoleLiveLogInABrowserShowsEachLineOnceAcrossReconnects(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startConsoleSite(t)
+	target, err := url.Parse(site.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	proxy.ErrorLog = log.New(io.Discard, "", 0) // each cut is reported as a read error
+	var resumed atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/log") {
+			if r.Header.Get("Last-Event-ID") != "" {
+				resumed.Add(1)
+			}
+			cut, cancel := context.WithTimeout(r.Context(), time.Second)
+			defer cancel()
+			r = r.WithContext(cut)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	browsertest.Step(t, ctx, "sign in through the proxy", chromedp.Navigate(front.URL+"/signin?lang=en"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Operate]),
+		chromedp.Click(chromedp.ID("signin")),
+		browsertest.WaitText("main h1", "Overview"))
+	browsertest.Step(t, ctx, "run now and watch the log across the cuts", chromedp.Navigate(front.URL+"/triggers/"+site.triggerID),
+		chromedp.WaitVisible(chromedp.ID("runnow")),
+		chromedp.Click(chromedp.ID("runnow")),
+		chromedp.WaitVisible(chromedp.ID("log")),
+		browsertest.WaitText("#log", "line 60\n"))
+	shown := browsertest.Value(t, ctx, chromedp.Text(chromedp.ID("log")))
+	if n := resumed.Load(); n == 0 {
+		t.Fatalf("the browser never reconnected with a Last-Event-ID while the log showed %q", shown)
+	}
+	if !strings.HasPrefix(slowOutput(), shown) {
+		t.Fatalf("across %d reconnects the page showed %q; want each line once, in order", resumed.Load(), shown)
+	}
+	browsertest.Step(t, ctx, "cancel the run", chromedp.Click(chromedp.ID("cancel")), browsertest.WaitText("#run-state", "cancelled"))
+}
