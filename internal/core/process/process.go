@@ -19,10 +19,12 @@ const (
 	ErrorCodeExitNonZero = "exit_nonzero"
 	ErrorCodeSignaled    = "killed_by_signal"
 	ErrorCodeSpawnFailed = "spawn_failed"
-	ErrorCodeTimeout     = "timeout"
-	ErrorCodeStopped     = "server_stopped"
-	ErrorCodeRunAs       = "run_as_unavailable"
-	ErrorCodeWorkDir     = "working_dir_unavailable"
+	// ErrorCodeTimeout is the attempt state's own name, as the worker
+	// protocol's stop reason, the metrics and the retry policy name it.
+	ErrorCodeTimeout = "timed_out"
+	ErrorCodeStopped = "server_stopped"
+	ErrorCodeRunAs   = "run_as_unavailable"
+	ErrorCodeWorkDir = "working_dir_unavailable"
 )
 
 // pipeDrainLimit bounds the wait for output after the process group is
@@ -37,6 +39,10 @@ type Result struct {
 	State run.AttemptState
 	// ExitCode is set when the process exited on its own.
 	ExitCode *int64
+	// Signal is the signal that killed the process when it was not sent
+	// by us (a kill -9 by someone else, the OOM killer, a crash); 0
+	// otherwise.
+	Signal int
 	// Code is one of the ErrorCode constants; empty on success.
 	Code string
 	// Cause is context.Cause of Run's ctx when that ended the command.
@@ -214,10 +220,27 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 		<-copied
 	}
 	res := classify(cmd, err, cause)
-	if cause == ErrorCodeStopped {
+	switch cause {
+	case ErrorCodeTimeout:
+		fmt.Fprint(out, stoppedLine(fmt.Sprintf("its timeout of %s passed", time.Duration(c.TimeoutMs)*time.Millisecond), c.KillGrace(), hard))
+	case ErrorCodeStopped:
 		res.Cause = context.Cause(ctx)
+		fmt.Fprint(out, stoppedLine(res.Cause.Error(), c.KillGrace(), hard))
 	}
 	return res
+}
+
+// stoppedLine ends the log of a command this process ended, after all of
+// its output, so whoever reads the log learns that QingLong ended it, why
+// and how. It is a marker line like the truncation marker.
+func stoppedLine(why string, grace time.Duration, hard <-chan struct{}) string {
+	how := fmt.Sprintf("SIGTERM, then SIGKILL after the kill grace of %s", grace)
+	select {
+	case <-hard:
+		how = "SIGTERM, then SIGKILL without waiting out the kill grace"
+	default:
+	}
+	return fmt.Sprintf("\n[qinglong: the command was stopped: %s (%s)]\n", why, how)
 }
 
 func command(c task.Command) *exec.Cmd {
@@ -240,7 +263,7 @@ func classify(cmd *exec.Cmd, err error, cause string) Result {
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
-		return Result{State: run.AttemptFailed, Code: ErrorCodeSignaled}
+		return Result{State: run.AttemptFailed, Code: ErrorCodeSignaled, Signal: int(ws.Signal())}
 	}
 	code := int64(cmd.ProcessState.ExitCode())
 	if code != 0 {

@@ -222,3 +222,50 @@ func TestAStopBeforeTheSpawnStartsNothing(t *testing.T) {
 		t.Fatalf("the command ran after its stop: %v", err)
 	}
 }
+
+func TestACommandEndedByItsTimeoutEndsItsLogWithALineSayingSo(t *testing.T) {
+	t.Parallel()
+	res, out, _ := runShell(t, t.Context(), "echo working; sleep 300", 300*time.Millisecond)
+	want := "working\n\n[qinglong: the command was stopped: its timeout of 300ms passed (SIGTERM, then SIGKILL after the kill grace of 5s)]\n"
+	if res.State != run.AttemptTimedOut || res.Code != "timed_out" || out != want {
+		t.Fatalf("result %+v, log %q; want timed_out (code timed_out), log %q", res, out, want)
+	}
+}
+
+func TestACommandStoppedByItsRunnerEndsItsLogWithALineNamingTheCause(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancelCause(t.Context())
+	var out syncBuffer
+	started := make(chan int, 1)
+	done := make(chan Result, 1)
+	go func() {
+		done <- runCommand(ctx, shell("sleep 300", time.Hour), nil, &out, func(pid int) { started <- pid })
+	}()
+	<-started
+	cancel(fmt.Errorf("the run was asked to cancel"))
+	res := <-done
+	want := "\n[qinglong: the command was stopped: the run was asked to cancel (SIGTERM, then SIGKILL after the kill grace of 5s)]\n"
+	if res.State != run.AttemptCancelled || out.String() != want {
+		t.Fatalf("result %+v, log %q; want cancelled, log %q", res, out.String(), want)
+	}
+}
+
+func TestASignalThatKilledTheCommandIsRecordedByNumberAndName(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		script string
+		signal int
+		name   string
+	}{{"kill -9 $$", 9, "SIGKILL"}, {"kill -SEGV $$", 11, "SIGSEGV"}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			res, _, _ := runShell(t, t.Context(), c.script, time.Minute)
+			if res.Code != ErrorCodeSignaled || res.Signal != c.signal || run.SignalName(res.Signal) != c.name {
+				t.Fatalf("result %+v (signal name %q); want killed_by_signal by %d (%s)", res, run.SignalName(res.Signal), c.signal, c.name)
+			}
+			if msg := run.SignalMessage(res.Signal); msg != fmt.Sprintf("the command was killed by signal %d (%s)", c.signal, c.name) {
+				t.Fatalf("message %q does not name the signal", msg)
+			}
+		})
+	}
+}

@@ -70,8 +70,13 @@ type Attempt struct {
 	ExitCode  *int64
 	ErrorCode string
 	// ErrorMessage says in words why the attempt ended as it did, when
-	// the executor gave a reason (a worker's spawn failure, a lost lease).
+	// the executor gave a reason (a spawn failure, a lost lease, the
+	// signal that killed the command).
 	ErrorMessage string
+	// Signal is the signal that killed the command when QingLong did not
+	// send it, 0 otherwise. It is part of a result, recorded in the
+	// message and the Run's end event (EndPayload); readers leave it 0.
+	Signal int
 	// WorkerName is the cluster worker that held the attempt, "" for a
 	// local_process attempt or one no worker has taken yet.
 	WorkerName   string
@@ -81,6 +86,23 @@ type Attempt struct {
 	LogPath      string
 	LogBytes     int64
 	LogTruncated bool
+}
+
+// EndPayload adds to the payload of the event ending a's Run (or sending
+// it to wait for a retry) how a ended: its exit code, error code and the
+// signal that killed it, by number and name. Both profiles write these
+// keys, so a reader of the events finds them whichever executor ran a.
+func EndPayload(p map[string]any, a Attempt) {
+	if a.ExitCode != nil {
+		p["exitCode"] = *a.ExitCode
+	}
+	if a.ErrorCode != "" {
+		p["errorCode"] = a.ErrorCode
+	}
+	if a.Signal != 0 {
+		p["signal"] = a.Signal
+		p["signalName"] = SignalName(a.Signal)
+	}
 }
 
 // Event is one entry of a Run's append-only history.

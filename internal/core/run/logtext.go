@@ -1,0 +1,34 @@
+package run
+
+import (
+	"fmt"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// SignalMessage is the error message of an attempt whose command was
+// killed by sig: the number and the name, so a SIGKILL (the OOM killer, a
+// kill -9) is told from a crash (SIGSEGV).
+func SignalMessage(sig int) string {
+	return fmt.Sprintf("the command was killed by signal %d (%s)", sig, SignalName(sig))
+}
+
+// SignalName is sig's name, e.g. SIGKILL.
+func SignalName(sig int) string {
+	if name := unix.SignalName(syscall.Signal(sig)); name != "" {
+		return name
+	}
+	return fmt.Sprintf("SIG%d", sig)
+}
+
+// TruncationMarker follows the last bytes an attempt's log keeps under its
+// cap of capBytes, on both profiles: the executor's log file and the
+// replica's stored log read the same.
+func TruncationMarker(capBytes int64) []byte {
+	return fmt.Appendf(nil, "\n[qinglong: output truncated at the log cap of %d bytes; the rest was dropped]\n", capBytes)
+}
+
+// NotStartedMessage is the error message of an attempt whose command was
+// never started; the log names the reason in full.
+const NotStartedMessage = "the command was not started; the attempt's log says why"
