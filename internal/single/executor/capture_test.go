@@ -34,7 +34,7 @@ func TestOutputBeyondTheCapIsCutAndMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, marker, ok := strings.Cut(string(data), "\n[qinglong: output truncated")
-	if !ok || body != strings.Repeat("a", 1024) || !strings.Contains(marker, "first 1024 of 100000 bytes") {
+	if !ok || body != strings.Repeat("a", 1024) || !strings.Contains(marker, "at the log cap of 1024 bytes") {
 		t.Fatalf("log file (%d bytes) is not the first 1024 bytes followed by the truncation marker: ...%q", len(data), data[max(0, len(data)-120):])
 	}
 }

@@ -25,9 +25,9 @@ type Dispatcher struct {
 	loop  *loop.Loop
 	slots chan struct{}
 
-	workers    sync.WaitGroup
-	runCtx     context.Context
-	cancelRuns context.CancelFunc
+	workers   sync.WaitGroup
+	runCtx    context.Context
+	cancelRun context.CancelCauseFunc
 	// killRuns closes when stopping can wait no longer for commands that
 	// were sent SIGTERM: the rest of their kill grace is cut short.
 	killRuns     chan struct{}
@@ -39,9 +39,13 @@ type Dispatcher struct {
 	running map[string]context.CancelCauseFunc
 }
 
-// errCancelAsked is the cause of a command stopped because its run was
-// asked to cancel.
-var errCancelAsked = errors.New("the run was asked to cancel")
+// Causes of a command's stop, which its log's last line names.
+var (
+	// errCancelAsked: its run was asked to cancel.
+	errCancelAsked = errors.New("the run was asked to cancel")
+	// errServerStopping: the server stopped before the command ended.
+	errServerStopping = errors.New("the server is stopping")
+)
 
 // New validates cfg; nothing runs until Start.
 func New(st Store, cfg Config) (*Dispatcher, error) {
@@ -50,7 +54,7 @@ func New(st Store, cfg Config) (*Dispatcher, error) {
 	}
 	d := &Dispatcher{store: st, cfg: cfg, slots: make(chan struct{}, cfg.Concurrency), killRuns: make(chan struct{}),
 		running: map[string]context.CancelCauseFunc{}}
-	d.runCtx, d.cancelRuns = context.WithCancel(context.Background())
+	d.runCtx, d.cancelRun = context.WithCancelCause(context.Background())
 	l, err := loop.New(loop.Config{Name: "executor", Cadence: cfg.PollInterval, StopTimeout: cfg.StopTimeout, OnError: cfg.OnError}, d.round)
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "executor")
@@ -115,6 +119,10 @@ func (d *Dispatcher) Stop(ctx context.Context) error {
 	}
 	return fmt.Errorf("executor: %w after %s: commands were still being recorded", loop.ErrDrainTimeout, d.cfg.StopTimeout)
 }
+
+// cancelRuns stops every running command, its log saying the server is
+// stopping.
+func (d *Dispatcher) cancelRuns() { d.cancelRun(errServerStopping) }
 
 func (d *Dispatcher) hardKill() {
 	d.killRunsOnce.Do(func() { close(d.killRuns) })
@@ -251,7 +259,6 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 	default:
 		res = d.launch(ctx, a, plan.Command, secrets, mask)
 		if errors.Is(res.Cause, errCancelAsked) {
-			fmt.Fprintf(mask, "\nqinglong: the command was stopped: %v\n", errCancelAsked)
 			res.Code = ErrorCodeCancelled
 		}
 	}
@@ -259,9 +266,22 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 	if err := log.Close(); err != nil || flushErr != nil {
 		d.cfg.OnError(fmt.Errorf("attempt %s: write log %s: %v %v", a.ID, logPath, flushErr, err))
 	}
-	out.State, out.ExitCode, out.ErrorCode = res.State, res.ExitCode, res.Code
-	out.LogBytes, out.LogTruncated = log.total, log.truncated
+	out.State, out.ExitCode, out.ErrorCode, out.Signal = res.State, res.ExitCode, res.Code, res.Signal
+	out.ErrorMessage = errorMessage(res)
+	out.LogBytes, out.LogTruncated = log.stored, log.truncated
 	return out
+}
+
+// errorMessage says in words why an attempt ended as it did, in the words
+// a worker reports for the same end.
+func errorMessage(res process.Result) string {
+	switch res.Code {
+	case process.ErrorCodeSignaled:
+		return run.SignalMessage(res.Signal)
+	case process.ErrorCodeSpawnFailed, process.ErrorCodeRunAs, process.ErrorCodeWorkDir, ErrorCodeSecret, ErrorCodePlanInvalid:
+		return run.NotStartedMessage
+	}
+	return ""
 }
 
 // launch runs the attempt's command as a local process and records its

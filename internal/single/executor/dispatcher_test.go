@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -109,7 +111,9 @@ func TestTimedOutRunIsRecordedWithItsEvent(t *testing.T) {
 	}
 }
 
-func TestLargeOutputIsCappedInTheRecordedAttempt(t *testing.T) {
+// logBytes is the size of the stored log (the kept output and the marker),
+// as the cluster counts the bytes it holds, not the output produced.
+func TestLargeOutputIsCappedAndLogBytesCountTheStoredLog(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	runID := h.admit(t, shell(`head -c 50000 /dev/zero | tr '\0' x`, time.Minute))
@@ -117,11 +121,12 @@ func TestLargeOutputIsCappedInTheRecordedAttempt(t *testing.T) {
 	d.Wake()
 	sig.wait(t, 1)
 	a := h.detail(t, runID).Attempts[0]
-	if !a.LogTruncated || a.LogBytes != 50000 || a.State != run.AttemptSucceeded {
-		t.Fatalf("attempt %+v; want succeeded with 50000 bytes, truncated", a)
+	want := 4096 + int64(len(run.TruncationMarker(4096)))
+	if !a.LogTruncated || a.LogBytes != want || a.State != run.AttemptSucceeded {
+		t.Fatalf("attempt %+v; want succeeded with logBytes %d (the cap plus the marker), truncated", a, want)
 	}
 	info, err := os.Stat(a.LogPath)
-	if err != nil || info.Size() < 4096 || info.Size() > 4096+200 {
+	if err != nil || info.Size() != want {
 		t.Fatalf("log file %s: %v, %v; want the 4096-byte cap plus the marker", a.LogPath, info, err)
 	}
 }
@@ -201,6 +206,66 @@ func TestACancelledCommandIsRecordedCancelledNotServerStopped(t *testing.T) {
 	res := sig.wait(t, 1)[0]
 	if res.State != run.AttemptCancelled || res.ErrorCode != ErrorCodeCancelled {
 		t.Fatalf("attempt %s with code %q, want cancelled with code %q", res.State, res.ErrorCode, ErrorCodeCancelled)
+	}
+}
+
+// A command the server stopped says so at the end of its log, as a
+// cancelled or timed-out one does.
+func TestACommandTheServerStoppedEndsItsLogWithALineSayingSo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell("sleep 300", time.Hour))
+	d, sig := h.dispatcher(t, dispatcherOpts{stopTimeout: 2 * time.Second})
+	d.Wake()
+	waitState(t, h, runID, run.Running)
+	if err := d.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sig.wait(t, 1)
+	data, err := os.ReadFile(h.detail(t, runID).Attempts[0].LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(data), "\n[qinglong: the command was stopped: the server is stopping (SIGTERM, then SIGKILL after the kill grace of 5s)]\n") {
+		t.Fatalf("log %q does not end with the line saying the server stopped the command", data)
+	}
+}
+
+// A command killed by a signal it did not get from QingLong names the
+// signal in its attempt's error message and in its Run's end event.
+func TestASignalThatKilledTheCommandIsInItsMessageAndItsRunsEndEvent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, shell("kill -SEGV $$", time.Minute))
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	sig.wait(t, 1)
+	got := h.detail(t, runID)
+	a, end := got.Attempts[0], got.Events[len(got.Events)-1]
+	if a.ErrorCode != process.ErrorCodeSignaled || a.ErrorMessage != "the command was killed by signal 11 (SIGSEGV)" {
+		t.Fatalf("attempt code %q message %q; want killed_by_signal naming SIGSEGV", a.ErrorCode, a.ErrorMessage)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal([]byte(end.Payload), &payload); err != nil {
+		t.Fatal(err)
+	}
+	if end.Name != run.EventFailed || payload["errorCode"] != process.ErrorCodeSignaled || payload["signal"] != 11.0 || payload["signalName"] != "SIGSEGV" {
+		t.Fatalf("end event %s %s; want run.failed with errorCode killed_by_signal, signal 11, signalName SIGSEGV", end.Name, end.Payload)
+	}
+}
+
+// A command that could not start says so in its attempt's error message,
+// as a worker reports it, besides its log.
+func TestACommandThatCouldNotStartHasAMessageAsOnAWorker(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	runID := h.admit(t, task.Command{Mode: task.ModeArgv, Path: "/nonexistent/program", TimeoutMs: 60_000})
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	sig.wait(t, 1)
+	a := h.detail(t, runID).Attempts[0]
+	if a.ErrorCode != process.ErrorCodeSpawnFailed || a.ErrorMessage != run.NotStartedMessage {
+		t.Fatalf("attempt code %q message %q; want spawn_failed with %q", a.ErrorCode, a.ErrorMessage, run.NotStartedMessage)
 	}
 }
 

@@ -1,19 +1,25 @@
 package executor
 
 import (
-	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // cappedLog writes a command's output to its log file up to a byte cap and
 // counts the rest. It never refuses a write: the command must never block
 // on a full pipe because its log is full.
 type cappedLog struct {
-	file      *os.File
-	cap       int64
-	kept      int64
-	total     int64
+	file *os.File
+	cap  int64
+	kept int64
+	// total counts the bytes written to the log, kept or not.
+	total int64
+	// stored counts the bytes in the file: what was kept and the marker.
+	// It is the attempt's logBytes, as the cluster counts the bytes it
+	// holds.
+	stored    int64
 	truncated bool
 	err       error
 }
@@ -40,6 +46,7 @@ func (l *cappedLog) Write(p []byte) (int, error) {
 	if keep > 0 && l.err == nil {
 		n, err := l.file.Write(p[:keep])
 		l.kept += int64(n)
+		l.stored += int64(n)
 		l.err = err
 	}
 	return len(p), nil
@@ -49,7 +56,9 @@ func (l *cappedLog) Write(p []byte) (int, error) {
 // write error, if any.
 func (l *cappedLog) Close() error {
 	if l.truncated && l.err == nil {
-		_, l.err = fmt.Fprintf(l.file, "\n[qinglong: output truncated: kept the first %d of %d bytes]\n", l.kept, l.total)
+		var n int
+		n, l.err = l.file.Write(run.TruncationMarker(l.cap))
+		l.stored += int64(n)
 	}
 	if err := l.file.Close(); l.err == nil {
 		l.err = err

@@ -19,9 +19,10 @@ var finishedRun = map[run.AttemptState]struct {
 }
 
 // AttemptFinish records an attempt's result: a.State (succeeded, failed,
-// timed_out or cancelled), a.ExitCode, a.ErrorCode, a.LogBytes and
-// a.LogTruncated; the run moves to the matching terminal state with its
-// event. A result for an attempt that is already terminal or lost is
+// timed_out or cancelled), a.ExitCode, a.ErrorCode, a.ErrorMessage,
+// a.LogBytes and a.LogTruncated; the run moves to the matching terminal
+// state with its event, which carries the exit code, error code and
+// signal (run.EndPayload). A result for an attempt that is already terminal or lost is
 // rejected, never applied.
 func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) error {
 	to, ok := finishedRun[a.State]
@@ -37,7 +38,7 @@ func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) error {
 			return err
 		}
 		now := s.nowMs()
-		res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(a.State), nullable(a.ExitCode), a.ErrorCode, now, a.LogBytes, boolInt(a.LogTruncated), a.ID, string(cur.state))
+		res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(a.State), nullable(a.ExitCode), a.ErrorCode, now, a.LogBytes, boolInt(a.LogTruncated), a.ID, string(cur.state), a.ErrorMessage)
 		if err != nil {
 			return err
 		}
@@ -45,12 +46,7 @@ func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) error {
 			return err
 		}
 		payload := map[string]any{"attemptId": a.ID}
-		if a.ExitCode != nil {
-			payload["exitCode"] = *a.ExitCode
-		}
-		if a.ErrorCode != "" {
-			payload["errorCode"] = a.ErrorCode
-		}
+		run.EndPayload(payload, a)
 		return transitionRun(ctx, tx, cur, to.state, to.event, payload, now)
 	})
 }

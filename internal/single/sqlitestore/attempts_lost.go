@@ -63,7 +63,7 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 			if err := run.CheckAttemptTransition(cur.state, run.AttemptLost); err != nil {
 				return err
 			}
-			res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptLost), nil, ErrorCodeExecutorLost, now, 0, 0, id, string(cur.state))
+			res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptLost), nil, ErrorCodeExecutorLost, now, 0, 0, id, string(cur.state), "")
 			if err != nil {
 				return err
 			}

@@ -69,7 +69,7 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor strin
 		return err
 	}
 	now := s.nowMs()
-	res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptCancelled), nil, "", now, 0, 0, attemptID.String, string(a.state))
+	res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptCancelled), nil, "", now, 0, 0, attemptID.String, string(a.state), "")
 	if err != nil {
 		return err
 	}

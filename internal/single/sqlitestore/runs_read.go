@@ -168,7 +168,7 @@ func attemptsOf(ctx context.Context, tx *txn, runID string) ([]run.Attempt, erro
 		var a run.Attempt
 		var exit, started, finished sql.NullInt64
 		var truncated int
-		if err := rows.Scan(&a.ID, &a.RunID, &a.Number, &a.Executor, &a.State, &exit, &a.ErrorCode, &a.CreatedAtMs, &started, &finished,
+		if err := rows.Scan(&a.ID, &a.RunID, &a.Number, &a.Executor, &a.State, &exit, &a.ErrorCode, &a.ErrorMessage, &a.CreatedAtMs, &started, &finished,
 			&a.LogPath, &a.LogBytes, &truncated); err != nil {
 			return nil, err
 		}
