@@ -257,6 +257,9 @@ type attemptResult struct {
 	resultCode   string
 	errorCode    string
 	errorMessage string
+	// signal killed a signaled command; it is in the message and the
+	// Run's end event, not a column of its own.
+	signal int
 }
 
 func validateCompletion(req workerproto.CompleteRequest) (attemptResult, error) {
@@ -277,6 +280,15 @@ func validateCompletion(req workerproto.CompleteRequest) (attemptResult, error) 
 	}
 	if req.LogBytes < 0 {
 		return res, qlerror.New(qlerror.Invalid, "log bytes %d is negative", req.LogBytes)
+	}
+	switch {
+	case req.Signal < 0 || req.Signal > workerproto.MaxSignal:
+		return res, qlerror.New(qlerror.Invalid, "signal %d is outside 1–%d", req.Signal, workerproto.MaxSignal)
+	case req.Signal != 0 && req.Outcome != workerproto.OutcomeSignaled:
+		return res, qlerror.New(qlerror.Invalid, "a signal is reported only with outcome %s, not %s", workerproto.OutcomeSignaled, req.Outcome)
+	case req.Signal != 0:
+		// The replica's own words, as a standalone server records them.
+		res.signal, req.ErrorMessage = req.Signal, run.SignalMessage(req.Signal)
 	}
 	msg := strings.ToValidUTF8(req.ErrorMessage, "\uFFFD")
 	if runes := []rune(msg); len(runes) > maxErrorMessageLen {
@@ -336,7 +348,7 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 		if err := endAttempt(ctx, tx, f, end, result); err != nil {
 			return err
 		}
-		runState, err := settleRun(ctx, tx, f, end, result.errorCode, w)
+		runState, err := settleRun(ctx, tx, f, end, result, w)
 		reply = workerproto.CompleteReply{AttemptState: string(end), RunState: string(runState)}
 		return err
 	})
@@ -403,10 +415,13 @@ var runEnds = map[run.AttemptState]struct {
 // settleRun moves the Run after its attempt ended with end: to retry_wait
 // with Attempt N + 1 available after the backoff when the retry policy
 // allows it (never after a cancel: the intent wins), else to the
-// attempt's end. It returns the Run's new state.
-func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, errorCode string, w WorkerIdentity) (run.State, error) {
+// attempt's end. It returns the Run's new state. The event carries how
+// the attempt ended (run.EndPayload), as a standalone server's does.
+func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, res attemptResult, w WorkerIdentity) (run.State, error) {
 	payload := attemptPayload(f, w)
 	payload["outcome"] = string(end)
+	run.EndPayload(payload, run.Attempt{ExitCode: res.exitCode, ErrorCode: res.errorCode, Signal: res.signal})
+	errorCode := res.errorCode
 	if f.CancelAtMs == nil && end != run.AttemptCancelled && f.Retry.Allows(string(end), f.Number) {
 		next := ids.New()
 		if _, err := execNamed(ctx, tx, sqlAttemptRetryInsert, attemptRetryInsertParams, pgx.StrictNamedArgs{

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -187,11 +188,11 @@ func TestLogCapTruncates(t *testing.T) {
 	}
 	var out bytes.Buffer
 	_, truncated, err := s.runtime.ReadAttemptLog(t.Context(), l.AttemptID, 0, &out)
-	if err != nil || !truncated || !strings.HasPrefix(out.String(), "0123456789\n[qinglong: log truncated at 10 bytes") {
+	if err != nil || !truncated || !strings.HasPrefix(out.String(), "0123456789\n[qinglong: output truncated at the log cap of 10 bytes; the rest was dropped]") {
 		t.Fatalf("log %q truncated %v err %v", out.String(), truncated, err)
 	}
-	if out.Len() != 10+len(truncationMarker(10)) || len(truncationMarker(MaxLogCap)) >= 100 {
-		t.Fatalf("a log of %d bytes at a cap of 10; the largest marker has %d bytes; want the cap plus one marker of under 100", out.Len(), len(truncationMarker(MaxLogCap)))
+	if out.Len() != 10+len(run.TruncationMarker(10)) || len(run.TruncationMarker(MaxLogCap)) >= 100 {
+		t.Fatalf("a log of %d bytes at a cap of 10; the largest marker has %d bytes; want the cap plus one marker of under 100", out.Len(), len(run.TruncationMarker(MaxLogCap)))
 	}
 	if a := s.attempt(t, l.AttemptID); !a.LogTruncated || a.LogBytes != int64(out.Len()) {
 		t.Fatalf("attempt %+v after truncation, log of %d bytes", a, out.Len())
@@ -256,6 +257,68 @@ func TestCompleteReplayReturnsTheSameAnswer(t *testing.T) {
 		t.Fatalf("exit code %d (%v), want 3", exit, err)
 	}
 	s.checkRunHistories(t)
+}
+
+// endEvent is the last event of a Run: its name and payload.
+func (s *store) endEvent(t *testing.T, runID string) (string, map[string]any) {
+	t.Helper()
+	var name string
+	var payload map[string]any
+	if err := s.super.QueryRow(t.Context(), `SELECT name, payload FROM qinglong.run_events WHERE run_id = $1 ORDER BY seq DESC LIMIT 1`, runID).
+		Scan(&name, &payload); err != nil {
+		t.Fatal(err)
+	}
+	return name, payload
+}
+
+// The event ending a Run carries the attempt's exit code and error code,
+// as a standalone server's does.
+func TestTheRunsEndEventCarriesTheExitCodeAndErrorCode(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "exit", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	req := exited(l, 3)
+	req.ErrorCode = "exit_nonzero"
+	if _, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, req); err != nil {
+		t.Fatal(err)
+	}
+	name, payload := s.endEvent(t, g.RunID)
+	if name != run.EventFailed || payload["exitCode"] != 3.0 || payload["errorCode"] != "exit_nonzero" || payload["outcome"] != "failed" {
+		t.Fatalf("end event %s %v; want run.failed with exitCode 3 and errorCode exit_nonzero", name, payload)
+	}
+}
+
+// A command killed by a signal names it, by number and name, in its
+// attempt's error message and in its Run's end event; a signal with another
+// outcome, or outside the signals, is refused.
+func TestASignaledCompletionNamesTheSignalInTheMessageAndTheRunsEndEvent(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "sig", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	for _, bad := range []workerproto.CompleteRequest{
+		{Lease: l, Outcome: workerproto.OutcomeSignaled, ErrorCode: "killed_by_signal", Signal: workerproto.MaxSignal + 1},
+		{Lease: l, Outcome: workerproto.OutcomeStopped, ErrorCode: "cancelled", Signal: 9},
+	} {
+		if _, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, bad); !qlerror.Is(err, qlerror.Invalid) {
+			t.Fatalf("completion %+v: %v; want invalid", bad, err)
+		}
+	}
+	req := workerproto.CompleteRequest{Lease: l, Outcome: workerproto.OutcomeSignaled, ErrorCode: "killed_by_signal", Signal: 9}
+	if _, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, req); err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	if err := s.super.QueryRow(t.Context(), `SELECT error_message FROM qinglong.attempts WHERE id = $1`, l.AttemptID).Scan(&msg); err != nil || msg != "the command was killed by signal 9 (SIGKILL)" {
+		t.Fatalf("error message %q (%v); want it to name SIGKILL", msg, err)
+	}
+	name, payload := s.endEvent(t, g.RunID)
+	if name != run.EventFailed || payload["errorCode"] != "killed_by_signal" || payload["signal"] != 9.0 || payload["signalName"] != "SIGKILL" {
+		t.Fatalf("end event %s %v; want run.failed naming signal 9, SIGKILL", name, payload)
+	}
 }
 
 // An attempt whose worker stopped before its command ended (a rolling

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/jackc/pgx/v5"
@@ -14,11 +13,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
-
-// truncationMarker is stored after the last bytes an attempt may keep.
-func truncationMarker(capBytes int64) []byte {
-	return fmt.Appendf(nil, "\n[qinglong: log truncated at %d bytes; the rest of the output was dropped]\n", capBytes)
-}
 
 // AppendAttemptLog appends a chunk to a running attempt's log, fenced by
 // (attempt, token digest, current lease version), a running state and a
@@ -101,7 +95,7 @@ func appendLog(ctx context.Context, tx pgx.Tx, w WorkerIdentity, req workerproto
 		if room > 0 {
 			offsets, chunks = append(offsets, held), append(chunks, req.Data[:room])
 		}
-		offsets, chunks = append(offsets, held+max(room, 0)), append(chunks, truncationMarker(capBytes))
+		offsets, chunks = append(offsets, held+max(room, 0)), append(chunks, run.TruncationMarker(capBytes))
 		reply.Truncated = true
 	}
 	added := int64(0)

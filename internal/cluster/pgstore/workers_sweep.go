@@ -103,7 +103,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 		if f.CancelAtMs != nil {
 			end = run.AttemptCancelled
 		}
-		state, err := settleRun(ctx, tx, f, end, res.errorCode, WorkerIdentity{})
+		state, err := settleRun(ctx, tx, f, end, res, WorkerIdentity{})
 		if err != nil {
 			return 0, 0, 0, err
 		}

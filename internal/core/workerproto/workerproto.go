@@ -232,7 +232,16 @@ type CompleteRequest struct {
 	ErrorCode    string `json:"errorCode,omitempty"`
 	ErrorMessage string `json:"errorMessage,omitempty"`
 	LogBytes     int64  `json:"logBytes"`
+	// Signal is the signal that killed a signaled command (1–64). It was
+	// added after the first release, and an ingress refuses fields it
+	// does not know: a worker whose completion with a Signal is refused
+	// invalid sends it again without (ErrorMessage still names the
+	// signal), so a newer worker completes against an older replica.
+	Signal int `json:"signal,omitempty"`
 }
+
+// MaxSignal bounds CompleteRequest.Signal (Linux's SIGRTMAX).
+const MaxSignal = 64
 
 // CompleteReply is the recorded end: the attempt's terminal state and the
 // Run's state after it (retry_wait when the retry policy made Attempt N+1).

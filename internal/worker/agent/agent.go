@@ -135,7 +135,7 @@ var (
 )
 
 // errDrainTimeout ends commands still running when a drain ran out of time.
-var errDrainTimeout = errors.New("the worker was stopped")
+var errDrainTimeout = errors.New("the worker is stopping")
 
 // worker is one running worker process.
 type worker struct {

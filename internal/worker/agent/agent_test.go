@@ -253,6 +253,83 @@ func TestAStopReplySendsSIGTERMThenSIGKILLAfterTheGrace(t *testing.T) {
 	}
 }
 
+// A command the worker ends on a stop reply, on its own timeout or because
+// the worker is stopping ends its stored log with a line saying so, sent
+// after its output through the offset-ordered log path, in the words a
+// standalone server uses.
+func TestACommandTheWorkerEndsEndsItsStoredLogWithALineSayingWhy(t *testing.T) {
+	t.Parallel()
+	const how = " (SIGTERM, then SIGKILL after the kill grace of 5s)]\n"
+	t.Run("cancelled", func(t *testing.T) {
+		t.Parallel()
+		in := newIngress(t, 30_000)
+		dir := t.TempDir()
+		g := in.enqueue(t, shell(fmt.Sprintf(`echo working; echo $$ > %s/pid; sleep 300`, dir)))
+		runAgent(t, in, nil)
+		readPid(t, filepath.Join(dir, "pid"))
+		in.setStop(g.AttemptID, workerproto.StopCancelled)
+		in.completed(g.AttemptID)
+		if log := string(in.attempt(g.AttemptID).log); log != "working\n\n[qinglong: the command was stopped: the run was asked to cancel"+how {
+			t.Fatalf("log %q; want the output, then the line saying the run was asked to cancel", log)
+		}
+	})
+	t.Run("timed out", func(t *testing.T) {
+		t.Parallel()
+		in := newIngress(t, 30_000)
+		c := shell(`echo working; sleep 300`)
+		c.TimeoutMs = 300
+		g := in.enqueue(t, c)
+		runAgent(t, in, nil)
+		in.completed(g.AttemptID)
+		if log := string(in.attempt(g.AttemptID).log); log != "working\n\n[qinglong: the command was stopped: its timeout of 300ms passed"+how {
+			t.Fatalf("log %q; want the output, then the line saying its timeout passed", log)
+		}
+	})
+	t.Run("worker stopping", func(t *testing.T) {
+		t.Parallel()
+		in := newIngress(t, 30_000)
+		dir := t.TempDir()
+		g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
+		a := runAgent(t, in, func(c *Config) { c.StopTimeout = 500 * time.Millisecond })
+		readPid(t, filepath.Join(dir, "pid"))
+		if _, err := a.stop(); err != nil {
+			t.Fatal(err)
+		}
+		if log := string(in.attempt(g.AttemptID).log); log != "\n[qinglong: the command was stopped: the worker is stopping"+how {
+			t.Fatalf("log %q; want the line saying the worker is stopping", log)
+		}
+	})
+}
+
+// A command killed by a signal is completed naming the signal; a replica
+// older than the signal field, which refuses it, gets the completion again
+// without it, the message still naming the signal.
+func TestASignalIsReportedAndAReplicaOlderThanTheFieldStillGetsTheCompletion(t *testing.T) {
+	t.Parallel()
+	for _, old := range []bool{false, true} {
+		t.Run(fmt.Sprintf("older replica %v", old), func(t *testing.T) {
+			t.Parallel()
+			in := newIngress(t, 30_000)
+			in.beforeSignal = old
+			g := in.enqueue(t, shell(`kill -SEGV $$`))
+			runAgent(t, in, nil)
+			done := in.completed(g.AttemptID)
+			want := 11
+			if old {
+				want = 0
+			}
+			if done.Outcome != workerproto.OutcomeSignaled || done.Signal != want || done.ErrorMessage != "the command was killed by signal 11 (SIGSEGV)" {
+				t.Fatalf("completion %+v; want signaled, signal %d, the message naming SIGSEGV", done, want)
+			}
+			in.mu.Lock()
+			defer in.mu.Unlock()
+			if old != (in.refusedSignal == 1) {
+				t.Fatalf("%d completions refused for the signal field; want one only from the older replica", in.refusedSignal)
+			}
+		})
+	}
+}
+
 // SIGTERM drains a worker: no more pulls, a command that ends within the
 // stop timeout completes normally, one that does not is stopped and
 // completed, and the worker exits 0.

@@ -44,10 +44,24 @@ var (
 	errTerminal  = errors.New("the replica declared the attempt over")
 )
 
-// stopCause is a stop reply's reason as the cause of the command's end.
-type stopCause struct{ reason string }
+// stopCause is a stop reply's reason as the cause of the command's end;
+// its words are the ones the executor of a standalone server gives the
+// same end, in the line that ends the command's log.
+type stopCause struct {
+	reason string
+	// timeout is the command's, named when the reason is its timeout.
+	timeout time.Duration
+}
 
-func (s stopCause) Error() string { return "stop requested: " + s.reason }
+func (s stopCause) Error() string {
+	switch s.reason {
+	case workerproto.StopCancelled:
+		return "the run was asked to cancel"
+	case workerproto.StopTimedOut:
+		return fmt.Sprintf("its timeout of %s passed", s.timeout)
+	}
+	return "stop requested: " + s.reason
+}
 
 // attempt is one grant being run. Only its own goroutine (run) sends its
 // requests and reads or writes its lease fields; stop and terminate may be
@@ -64,6 +78,8 @@ type attempt struct {
 	nextRenew time.Time
 	// stopReason is the reason of the stop reply heard, if any.
 	stopReason string
+	// timeout is the granted command's, once it is read.
+	timeout time.Duration
 
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
@@ -123,6 +139,7 @@ func (a *attempt) run() {
 		return
 	}
 	cmd, decodeErr := task.DecodeCommand(a.grant.Command)
+	a.timeout = time.Duration(cmd.TimeoutMs) * time.Millisecond
 	var verifyErr error
 	if decodeErr == nil {
 		verifyErr = verifyGrant(a.grant, cmd)
@@ -142,7 +159,7 @@ func (a *attempt) run() {
 	done := make(chan process.Result, 1)
 	switch {
 	case a.stopReason != "":
-		done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: stopCause{a.stopReason}}
+		done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: stopCause{a.stopReason, a.timeout}}
 	case decodeErr != nil:
 		fmt.Fprintf(a.out, "qinglong: the worker could not read the execution revision and did not run it: %v\n", decodeErr)
 		done <- process.Result{State: run.AttemptFailed, Code: ErrorCodePlanInvalid}
@@ -361,7 +378,7 @@ func (a *attempt) renew() bool {
 		if a.stopReason == "" {
 			a.stopReason = rep.StopReason
 			a.w.log.Info("stop requested: ending the command", a.logAttrs("code", "attempt_stop", "reason", rep.StopReason)...)
-			a.stop(stopCause{rep.StopReason})
+			a.stop(stopCause{rep.StopReason, a.timeout})
 		}
 	}
 	a.lease.LeaseVersion = rep.LeaseVersion
@@ -400,7 +417,9 @@ func (a *attempt) complete(res process.Result) {
 	case res.Code == ErrorCodeDigestMismatch && res.Cause != nil:
 		req.ErrorMessage = res.Cause.Error()
 	case res.State == run.AttemptFailed && req.Outcome == workerproto.OutcomeSpawnFailed:
-		req.ErrorMessage = "the command was not started; the attempt's log says why"
+		req.ErrorMessage = run.NotStartedMessage
+	case req.Outcome == workerproto.OutcomeSignaled && res.Signal > 0:
+		req.Signal, req.ErrorMessage = res.Signal, run.SignalMessage(res.Signal)
 	}
 	for {
 		if a.over.Load() {
@@ -433,6 +452,12 @@ func (a *attempt) complete(res process.Result) {
 			})
 			a.journalDone(req.Outcome)
 			return
+		}
+		if Code(err) == workerproto.CodeInvalid && req.Signal != 0 {
+			// A replica older than the signal field refuses it; the
+			// message still names the signal.
+			req.Signal = 0
+			continue
 		}
 		if Code(err) != "" {
 			a.w.log.Warn("the completion was refused", a.logAttrs("code", "attempt_complete_refused", "error", err.Error())...)

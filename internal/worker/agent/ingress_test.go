@@ -45,6 +45,22 @@ type ingress struct {
 	// an expired one.
 	state     string
 	registers int
+	// beforeSignal decodes completions as a replica older than the
+	// signal field does: refusing it as unknown.
+	beforeSignal bool
+	// refusedSignal counts completions refused for carrying it.
+	refusedSignal int
+}
+
+// completeBeforeSignal is the completion body of a replica released
+// before CompleteRequest.Signal.
+type completeBeforeSignal struct {
+	workerproto.Lease
+	Outcome      string `json:"outcome"`
+	ExitCode     *int64 `json:"exitCode,omitempty"`
+	ErrorCode    string `json:"errorCode,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+	LogBytes     int64  `json:"logBytes"`
 }
 
 type offerRec struct {
@@ -348,7 +364,19 @@ func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
 
 func (in *ingress) complete(w http.ResponseWriter, r *http.Request) {
 	var req workerproto.CompleteRequest
-	if !in.decode(w, r, &req) {
+	in.mu.Lock()
+	old := in.beforeSignal
+	in.mu.Unlock()
+	if old {
+		var o completeBeforeSignal
+		if !in.decode(w, r, &o) {
+			in.mu.Lock()
+			in.refusedSignal++
+			in.mu.Unlock()
+			return
+		}
+		req = workerproto.CompleteRequest{Lease: o.Lease, Outcome: o.Outcome, ExitCode: o.ExitCode, ErrorCode: o.ErrorCode, ErrorMessage: o.ErrorMessage, LogBytes: o.LogBytes}
+	} else if !in.decode(w, r, &req) {
 		return
 	}
 	in.mu.Lock()
