@@ -207,7 +207,7 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 	}
 	// The job ends with its main process: whatever it left running, in
 	// its group or escaped from it, goes too.
-	procs.end(c.KillGrace(), hard)
+	how := procs.end(c.KillGrace(), hard)
 	if cause != "" {
 		err = <-waited
 	}
@@ -222,10 +222,10 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 	res := classify(cmd, err, cause)
 	switch cause {
 	case ErrorCodeTimeout:
-		fmt.Fprint(out, stoppedLine(fmt.Sprintf("its timeout of %s passed", time.Duration(c.TimeoutMs)*time.Millisecond), c.KillGrace(), hard))
+		fmt.Fprint(out, stoppedLine(fmt.Sprintf("its timeout of %s passed", time.Duration(c.TimeoutMs)*time.Millisecond), how, c.KillGrace()))
 	case ErrorCodeStopped:
 		res.Cause = context.Cause(ctx)
-		fmt.Fprint(out, stoppedLine(res.Cause.Error(), c.KillGrace(), hard))
+		fmt.Fprint(out, stoppedLine(res.Cause.Error(), how, c.KillGrace()))
 	}
 	return res
 }
@@ -233,14 +233,14 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 // stoppedLine ends the log of a command this process ended, after all of
 // its output, so whoever reads the log learns that QingLong ended it, why
 // and how. It is a marker line like the truncation marker.
-func stoppedLine(why string, grace time.Duration, hard <-chan struct{}) string {
-	how := fmt.Sprintf("SIGTERM, then SIGKILL after the kill grace of %s", grace)
-	select {
-	case <-hard:
-		how = "SIGTERM, then SIGKILL without waiting out the kill grace"
-	default:
-	}
-	return fmt.Sprintf("\n[qinglong: the command was stopped: %s (%s)]\n", why, how)
+func stoppedLine(why string, how ending, grace time.Duration) string {
+	signals := map[ending]string{
+		endedAlready:   "it had ended already",
+		endedOnTerm:    fmt.Sprintf("SIGTERM; it ended within the kill grace of %s", grace),
+		endedAfterKill: fmt.Sprintf("SIGTERM, then SIGKILL after the kill grace of %s", grace),
+		endedHardKill:  "SIGTERM, then SIGKILL without waiting out the kill grace",
+	}[how]
+	return fmt.Sprintf("\n[qinglong: the command was stopped: %s (%s)]\n", why, signals)
 }
 
 func command(c task.Command) *exec.Cmd {

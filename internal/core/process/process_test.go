@@ -225,8 +225,13 @@ func TestAStopBeforeTheSpawnStartsNothing(t *testing.T) {
 
 func TestACommandEndedByItsTimeoutEndsItsLogWithALineSayingSo(t *testing.T) {
 	t.Parallel()
-	res, out, _ := runShell(t, t.Context(), "echo working; sleep 300", 300*time.Millisecond)
-	want := "working\n\n[qinglong: the command was stopped: its timeout of 300ms passed (SIGTERM, then SIGKILL after the kill grace of 5s)]\n"
+	// It ignores SIGTERM, so the line names the SIGKILL after the grace.
+	c := shell("trap '' TERM; echo working; sleep 300", 300*time.Millisecond)
+	c.KillGraceMs = 200
+	var log syncBuffer
+	res := runCommand(t.Context(), c, []string{"PATH=/usr/bin:/bin"}, &log, func(int) {})
+	out := log.String()
+	want := "working\n\n[qinglong: the command was stopped: its timeout of 300ms passed (SIGTERM, then SIGKILL after the kill grace of 200ms)]\n"
 	if res.State != run.AttemptTimedOut || res.Code != "timed_out" || out != want {
 		t.Fatalf("result %+v, log %q; want timed_out (code timed_out), log %q", res, out, want)
 	}
@@ -244,7 +249,7 @@ func TestACommandStoppedByItsRunnerEndsItsLogWithALineNamingTheCause(t *testing.
 	<-started
 	cancel(fmt.Errorf("the run was asked to cancel"))
 	res := <-done
-	want := "\n[qinglong: the command was stopped: the run was asked to cancel (SIGTERM, then SIGKILL after the kill grace of 5s)]\n"
+	want := "\n[qinglong: the command was stopped: the run was asked to cancel (SIGTERM; it ended within the kill grace of 5s)]\n"
 	if res.State != run.AttemptCancelled || out.String() != want {
 		t.Fatalf("result %+v, log %q; want cancelled, log %q", res, out.String(), want)
 	}

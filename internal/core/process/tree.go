@@ -36,14 +36,25 @@ func newTree(main int, attemptID string) *tree {
 	return t
 }
 
+// ending is how end ended the attempt's processes, for the line that
+// tells the log's reader.
+type ending int
+
+const (
+	endedAlready   ending = iota // nothing ran any more: no signal was sent
+	endedOnTerm                  // SIGTERM ended everything within the grace
+	endedAfterKill               // SIGKILL ended what outlived the grace
+	endedHardKill                // SIGKILL before the grace ran out: hard closed
+)
+
 // end ends every live member: SIGTERM first so the command may clean up,
 // SIGKILL for what is left after grace or as soon as hard closes. It
 // returns once nothing of the attempt runs, or after treeKillWait past the
 // SIGKILL (a process in uninterruptible sleep dies only when it wakes).
-func (t *tree) end(grace time.Duration, hard <-chan struct{}) {
+func (t *tree) end(grace time.Duration, hard <-chan struct{}) ending {
 	live := t.live()
 	if len(live) == 0 {
-		return
+		return endedAlready
 	}
 	t.signal(live, syscall.SIGTERM)
 	limit := time.NewTimer(grace)
@@ -51,18 +62,21 @@ func (t *tree) end(grace time.Duration, hard <-chan struct{}) {
 	poll := treePollMin
 	look := time.NewTimer(poll)
 	defer look.Stop()
+	var how ending
 wait:
 	for {
 		select {
 		case <-look.C:
 			if live = t.live(); len(live) == 0 {
-				return
+				return endedOnTerm
 			}
 			poll = min(2*poll, treePollMax)
 			look.Reset(poll)
 		case <-limit.C:
+			how = endedAfterKill
 			break wait
 		case <-hard:
+			how = endedHardKill
 			break wait
 		}
 	}
@@ -71,6 +85,7 @@ wait:
 	for len(t.live()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(treePollMin)
 	}
+	return how
 }
 
 // signal sends sig to the group and to every member outside it. ESRCH

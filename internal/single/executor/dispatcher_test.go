@@ -226,7 +226,7 @@ func TestACommandTheServerStoppedEndsItsLogWithALineSayingSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(string(data), "\n[qinglong: the command was stopped: the server is stopping (SIGTERM, then SIGKILL after the kill grace of 5s)]\n") {
+	if !strings.HasSuffix(string(data), "\n[qinglong: the command was stopped: the server is stopping (SIGTERM; it ended within the kill grace of 5s)]\n") {
 		t.Fatalf("log %q does not end with the line saying the server stopped the command", data)
 	}
 }
