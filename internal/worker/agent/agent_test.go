@@ -194,7 +194,8 @@ func TestLaunchingIsJournaledBeforeSpawnAndNeverReSpawnedAfterACrash(t *testing.
 }
 
 // When renewals fail, the worker kills the command's process group before
-// the lease ends on the replica's clock, and reports nothing after.
+// the lease ends on the replica's clock, and reports nothing after; its
+// log, while the replica still takes it, ends with the line saying why.
 func TestTheLeaseClockKillsTheProcessGroupBeforeTheLeaseEnds(t *testing.T) {
 	t.Parallel()
 	in := newIngress(t, 3000)
@@ -215,6 +216,11 @@ func TestTheLeaseClockKillsTheProcessGroupBeforeTheLeaseEnds(t *testing.T) {
 	time.Sleep(time.Until(leaseEnd) + 500*time.Millisecond)
 	if a := in.attempt(g.AttemptID); a.complete != nil || a.late != 0 {
 		t.Fatalf("after its lease the worker still reported (completion %v, %d refused requests)", a.complete, a.late)
+	}
+	// Whether SIGTERM alone ended it before the kill cut the grace short
+	// is a race; the line names the cause either way.
+	if log := string(in.attempt(g.AttemptID).log); !strings.HasPrefix(log, "\n[qinglong: the command was stopped: the lease could not be renewed in time (SIGTERM") {
+		t.Fatalf("log %q; want the line saying the lease could not be renewed", log)
 	}
 	s, err := w.stop()
 	if err != nil || s.LeaseLost != 1 || s.Completed != 0 {

@@ -76,6 +76,9 @@ type attempt struct {
 	leaseLen  time.Duration
 	killAt    time.Time
 	nextRenew time.Time
+	// leaseEnd is when this worker's copy of the lease ends, kill margin
+	// included.
+	leaseEnd time.Time
 	// stopReason is the reason of the stop reply heard, if any.
 	stopReason string
 	// timeout is the granted command's, once it is read.
@@ -107,6 +110,7 @@ func (a *attempt) extend(sent time.Time, leaseMs int64) {
 	a.leaseLen = time.Duration(leaseMs) * time.Millisecond
 	margin := max(a.leaseLen/6, minKillMargin)
 	a.killAt = sent.Add(a.leaseLen - margin)
+	a.leaseEnd = sent.Add(a.leaseLen)
 	a.nextRenew = sent.Add(a.leaseLen / 3)
 }
 
@@ -267,7 +271,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			a.journalDone("terminal")
 			return
 		case !now.Before(a.killAt):
-			a.leaseLost(done, res)
+			a.leaseLost(done, res, mask)
 			return
 		case !now.Before(a.nextRenew):
 			if !a.renew() {
@@ -333,13 +337,25 @@ func (a *attempt) wait(done <-chan process.Result, res *process.Result) {
 }
 
 // leaseLost kills the command: this worker's copy of the lease is about
-// to end, and after it the replica may give the Run to another worker.
-func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result) {
+// to end, and after it the replica may give the Run to another worker. The
+// output still waiting, the line saying why the command was stopped last,
+// is offered to the replica once in the kill margin: its log then says
+// why the command ended, if the replica can still be reached.
+func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mask *process.Redactor) {
 	a.w.log.Warn("the lease could not be renewed in time: the command is killed and the attempt not reported again", a.logAttrs("code", "attempt_lease_lost")...)
 	if res == nil {
 		a.cancel(errLeaseLost)
 		a.hardOnce.Do(func() { close(a.hard) })
 		<-done
+		if err := mask.Flush(); err != nil {
+			a.w.log.Error("could not flush the output", a.logAttrs("code", "output_failed", "error", err.Error())...)
+		}
+		a.out.finish()
+		for a.pending() > 0 && time.Now().Before(a.leaseEnd) {
+			if a.logChunk(a.leaseEnd) != nil {
+				break
+			}
+		}
 	}
 	a.w.count1(func(s *Summary) { s.LeaseLost++ })
 	a.journalDone("lease_lost")
@@ -389,16 +405,24 @@ func (a *attempt) renew() bool {
 // sendLog sends the next chunk at the offset the replica holds; false when
 // the replica refused it for good.
 func (a *attempt) sendLog() bool {
+	err := a.logChunk(a.deadline())
+	if err != nil && Code(err) != "" {
+		a.w.log.Warn("a log chunk was refused: the command is killed", a.logAttrs("code", "attempt_log_refused", "offset", a.offset, "error", err.Error())...)
+		return false
+	}
+	// Unsent, it is sent again after the renewal.
+	return true
+}
+
+// logChunk sends the next chunk at the offset the replica holds, the
+// request bounded by deadline.
+func (a *attempt) logChunk(deadline time.Time) error {
 	data := a.out.peek(chunkSize)
-	ctx, cancel := context.WithDeadline(a.w.reqCtx, a.deadline())
+	ctx, cancel := context.WithDeadline(a.w.reqCtx, deadline)
 	rep, err := a.w.client.Log(ctx, workerproto.LogRequest{Lease: a.lease, Offset: a.offset, Data: data})
 	cancel()
 	if err != nil {
-		if Code(err) == "" {
-			return true // sent again after the renewal
-		}
-		a.w.log.Warn("a log chunk was refused: the command is killed", a.logAttrs("code", "attempt_log_refused", "offset", a.offset, "error", err.Error())...)
-		return false
+		return err
 	}
 	a.out.drop(len(data))
 	a.offset = rep.LogBytes
@@ -406,7 +430,7 @@ func (a *attempt) sendLog() bool {
 		a.logClosed = true
 		a.out.close()
 	}
-	return true
+	return nil
 }
 
 // complete reports res until the replica records it or the lease is lost.
@@ -427,7 +451,7 @@ func (a *attempt) complete(res process.Result) {
 			return
 		}
 		if !time.Now().Before(a.killAt) {
-			a.leaseLost(nil, &res)
+			a.leaseLost(nil, &res, nil)
 			return
 		}
 		if !time.Now().Before(a.nextRenew) {
