@@ -268,7 +268,7 @@ func TestCLICancelsFollowsLogsAndShowsAttemptsOnTheCluster(t *testing.T) {
 	}
 	w.exit(t, lease, 0, offset)
 	code, out = runQL(t, bin, runtimeEnv, "runs", "logs", "-f", truncated)
-	if code != 0 || !strings.HasPrefix(out, "0123456789\n[qinglong: log truncated") || strings.Contains(out, "abcdef") ||
+	if code != 0 || !strings.HasPrefix(out, "0123456789\n[qinglong: output truncated at the log cap of 10 bytes") || strings.Contains(out, "abcdef") ||
 		!strings.Contains(out, "(output was truncated at the log size cap)") {
 		t.Fatalf("logs -f of a truncated log: exit %d %q; want the kept bytes, the marker and the note", code, out)
 	}

@@ -112,7 +112,7 @@ func TestRunsCancelEndsAQueuedLocalRunAndStopsARunningOne(t *testing.T) {
 	if err := db.QueryRow(`SELECT count(*) FROM run_events WHERE run_id = ? AND name = 'run.cancel_requested'`, running).Scan(&intents); err != nil || intents != 1 {
 		t.Fatalf("%d cancel intents recorded (%v); want one", intents, err)
 	}
-	if code, out, _ = ql(t, "runs", "logs", running, "--data-dir", dir); code != 0 || !strings.Contains(out, "the command was stopped: the run was asked to cancel") || strings.Contains(out, "end") {
+	if code, out, _ = ql(t, "runs", "logs", running, "--data-dir", dir); code != 0 || !strings.Contains(out, "the command was stopped: the run was asked to cancel") || strings.Contains(out, "\nend\n") {
 		t.Fatalf("the cancelled run's log: %d %q; want the stop noted and no end", code, out)
 	}
 	time.Sleep(200 * time.Millisecond)
