@@ -258,8 +258,15 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 		res = process.Result{State: run.AttemptFailed, Code: ErrorCodeSecret}
 	default:
 		res = d.launch(ctx, a, plan.Command, secrets, mask)
-		if errors.Is(res.Cause, errCancelAsked) {
+		switch {
+		case errors.Is(res.Cause, errCancelAsked):
 			res.Code = ErrorCodeCancelled
+		case res.State == run.AttemptCancelled:
+			// The server is stopping: nobody cancelled the Run and its
+			// command did not finish. The attempt ends lost, as after a
+			// crash and as a stopping worker's does on the cluster, so the
+			// Run is not recorded as a choice someone made.
+			res.State = run.AttemptLost
 		}
 	}
 	flushErr := mask.Flush()

@@ -167,7 +167,10 @@ func TestConcurrencyBoundsHowManyCommandsRunAtOnce(t *testing.T) {
 	}
 }
 
-func TestStopKillsRunningCommandsAndRecordsThemCancelled(t *testing.T) {
+// A stop kills the running commands and records them lost with the code
+// server_stopped: nobody cancelled their Runs, and their commands did not
+// finish (a crash records the same, at the next start).
+func TestStopKillsRunningCommandsAndRecordsThemLost(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	runID := h.admit(t, shell("sleep 300", time.Hour))
@@ -185,8 +188,8 @@ func TestStopKillsRunningCommandsAndRecordsThemCancelled(t *testing.T) {
 	}
 	res := sig.wait(t, 1)[0]
 	got := h.detail(t, runID)
-	if res.State != run.AttemptCancelled || got.Run.State != run.Cancelled || names(got)[len(got.Events)-1] != run.EventCancelled {
-		t.Fatalf("attempt %s, run %s, events %v; want cancelled", res.State, got.Run.State, names(got))
+	if res.State != run.AttemptLost || res.ErrorCode != process.ErrorCodeStopped || got.Run.State != run.Lost || names(got)[len(got.Events)-1] != run.EventLost {
+		t.Fatalf("attempt %s (%s), run %s, events %v; want lost with %s", res.State, res.ErrorCode, got.Run.State, names(got), process.ErrorCodeStopped)
 	}
 }
 
@@ -368,7 +371,7 @@ func TestAResultIsRecordedAfterTheDatabaseWasBrieflyUnavailable(t *testing.T) {
 }
 
 // A stop does not wait out a long kill grace: what ignores SIGTERM is
-// killed at three quarters of the stop timeout and recorded cancelled.
+// killed at three quarters of the stop timeout and recorded lost.
 func TestStopCutsALongKillGraceShort(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -381,7 +384,7 @@ func TestStopCutsALongKillGraceShort(t *testing.T) {
 	if err := d.Stop(context.Background()); err != nil {
 		t.Fatalf("stop with a 10-minute kill grace: %v", err)
 	}
-	if res := sig.wait(t, 1)[0]; res.State != run.AttemptCancelled {
-		t.Fatalf("attempt %s; want cancelled", res.State)
+	if res := sig.wait(t, 1)[0]; res.State != run.AttemptLost {
+		t.Fatalf("attempt %s; want lost", res.State)
 	}
 }

@@ -16,14 +16,16 @@ var finishedRun = map[run.AttemptState]struct {
 	run.AttemptFailed:    {run.Failed, run.EventFailed},
 	run.AttemptTimedOut:  {run.TimedOut, run.EventTimedOut},
 	run.AttemptCancelled: {run.Cancelled, run.EventCancelled},
+	run.AttemptLost:      {run.Lost, run.EventLost},
 }
 
 // AttemptFinish records an attempt's result: a.State (succeeded, failed,
-// timed_out or cancelled), a.ExitCode, a.ErrorCode, a.ErrorMessage,
-// a.LogBytes and a.LogTruncated; the run moves to the matching terminal
-// state with its event, which carries the exit code, error code and
-// signal (run.EndPayload). A result for an attempt that is already terminal or lost is
-// rejected, never applied.
+// timed_out, cancelled, or lost when its command was stopped with the
+// server), a.ExitCode, a.ErrorCode, a.ErrorMessage, a.LogBytes and
+// a.LogTruncated; the run moves to the matching state (terminal, or lost)
+// with its event, which carries the exit code, error code and signal
+// (run.EndPayload). A result for an attempt that is already terminal or
+// lost is rejected, never applied.
 func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) error {
 	to, ok := finishedRun[a.State]
 	if !ok {
