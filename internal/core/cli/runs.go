@@ -247,17 +247,27 @@ type logFollower struct {
 	truncated bool
 }
 
-// once prints the chosen attempt's log as it is now.
-func (l *logFollower) once(ctx context.Context) error {
+// chosen reads the run and the attempt l.number names, and makes it the
+// one whose log is read.
+func (l *logFollower) chosen(ctx context.Context) (run.Detail, run.Attempt, error) {
 	d, err := l.b.Runs.RunGet(ctx, l.runID)
 	if err != nil {
-		return err
+		return d, run.Attempt{}, err
 	}
 	a, err := d.Attempt(l.number)
 	if err != nil {
-		return err
+		return d, a, err
 	}
 	l.attemptID = a.ID
+	return d, a, nil
+}
+
+// once prints the chosen attempt's log as it is now.
+func (l *logFollower) once(ctx context.Context) error {
+	_, a, err := l.chosen(ctx)
+	if err != nil {
+		return err
+	}
 	if _, err := l.read(ctx, false); err != nil {
 		return err
 	}
@@ -316,15 +326,10 @@ func (l *logFollower) follow(ctx context.Context) error {
 func (l *logFollower) followOne(ctx context.Context) error {
 	wait := followMinWait
 	for {
-		d, err := l.b.Runs.RunGet(ctx, l.runID)
+		d, a, err := l.chosen(ctx)
 		if err != nil {
 			return err
 		}
-		a, err := d.Attempt(l.number)
-		if err != nil {
-			return err
-		}
-		l.attemptID = a.ID
 		ended := a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID || d.Run.State.Terminal() || d.Run.State == run.Lost
 		got, err := l.read(ctx, true)
 		if err != nil {
