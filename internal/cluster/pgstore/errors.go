@@ -200,10 +200,11 @@ const codeDatabaseError = "database_error"
 
 // writeReason is the commit outcome's reason for a failure that is neither
 // a lost connection, a cancellation nor an existing occurrence: the
-// SQLSTATE's stable code when it is a failure reason of its own (resources,
-// timeouts, operator intervention...), write_failed otherwise.
+// SQLSTATE's stable code when it is a failure or unavailability reason of
+// its own (resources, timeouts, a lock wait, operator intervention...),
+// write_failed otherwise.
 func writeReason(err error) schedule.Reason {
-	if r, ok := schedule.ReasonOf(StateCode(err)); ok && r.Outcome() == schedule.Failed {
+	if r, ok := schedule.ReasonOf(StateCode(err)); ok && r.Outcome() != schedule.Raced {
 		return r
 	}
 	return schedule.ReasonWriteFailed

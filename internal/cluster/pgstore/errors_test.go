@@ -160,7 +160,7 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 		{"53100", schedule.ReasonInsufficientResources, schedule.Failed},
 		{"57014", schedule.ReasonStatementCancelled, schedule.Failed},
 		{"57000", schedule.ReasonOperatorIntervention, schedule.Failed},
-		{"55P03", schedule.ReasonLockNotAvailable, schedule.Failed},
+		{"55P03", schedule.ReasonLockNotAvailable, schedule.Unavailable},
 		{"25P03", schedule.ReasonIdleInTransactionTimeout, schedule.Failed},
 		{"40001", schedule.ReasonRetriesExhausted, schedule.Failed},
 		{"40P01", schedule.ReasonRetriesExhausted, schedule.Failed},
@@ -176,7 +176,9 @@ func TestAdmissionFailuresCarryAStableReasonPerSQLState(t *testing.T) {
 		if res.Outcome != c.outcome || res.Reason != c.reason || err == nil {
 			t.Errorf("SQLSTATE %s: %s (%s), %v; want %s (%s)", c.state, res.Outcome, res.Reason, err, c.outcome, c.reason)
 		}
-		if lost := errors.Is(err, schedule.ErrUnavailable); lost != (c.outcome == schedule.Unavailable) {
+		// Only a lost connection trips the availability latch: a lock wait
+		// that ran out is unavailable too, but the session still serves.
+		if lost := errors.Is(err, schedule.ErrUnavailable); lost != (c.reason == schedule.ReasonConnectionLost) {
 			t.Errorf("SQLSTATE %s: wraps ErrUnavailable %v", c.state, lost)
 		}
 		if c.state == "XX000" && StateCode(err) != codeDatabaseError {

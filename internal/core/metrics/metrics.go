@@ -106,7 +106,7 @@ func New(cfg Config) *Metrics {
 		}, []string{"outcome", "reason"}),
 		passed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Subsystem: "scheduler", Name: "occurrences_passed_total",
-			Help: "Occurrences committed decisions passed over without a Run, by occurrence ledger reason (misfire, collapsed, catch_up_window, paused, outside_bounds, disabled).",
+			Help: "Occurrences committed decisions passed over without a Run, by occurrence ledger reason (misfire, collapsed, catch_up_window, paused, outside_bounds, disabled, overlap, republished).",
 		}, []string{"reason"}),
 		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: Namespace, Subsystem: "scheduler", Name: "admission_lag_seconds",
@@ -170,7 +170,8 @@ func (m *Metrics) ObserveRound(s schedule.Summary) {
 	for reason, n := range s.Reasons {
 		outcome := reason.Outcome()
 		if outcome == "" {
-			// A group the store could judge none of: failed, no reason.
+			// A code outside the closed set (a store's defect): the round
+			// counted it failed, and so is it here, under its own name.
 			outcome = schedule.Failed
 		}
 		m.decisions.WithLabelValues(string(outcome), string(reason)).Add(float64(n))

@@ -3,6 +3,10 @@ package metrics
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,8 +55,8 @@ func value(fams map[string]*dto.MetricFamily, name string, labels ...string) flo
 func TestARoundIsCountedByOutcomeAndReason(t *testing.T) {
 	m := New(Config{Profile: "standalone"})
 	m.ObserveRound(schedule.Summary{
-		Counts: map[schedule.Outcome]int{schedule.Admitted: 3, schedule.Skipped: 1, schedule.Raced: 2, schedule.Failed: 2, schedule.Unavailable: 1},
-		Reasons: map[schedule.Reason]int{schedule.ReasonClaimLost: 2, schedule.ReasonCursorDrift: 1, "": 1,
+		Counts: map[schedule.Outcome]int{schedule.Admitted: 3, schedule.Skipped: 1, schedule.Raced: 2, schedule.Failed: 1, schedule.Unavailable: 2},
+		Reasons: map[schedule.Reason]int{schedule.ReasonClaimLost: 2, schedule.ReasonCursorDrift: 1, schedule.ReasonLockNotAvailable: 1,
 			schedule.ReasonOutcomeUnknown: 1},
 		Passed: map[schedule.PassReason]int64{schedule.PassCollapsed: 7},
 		Take:   time.Millisecond, Commit: 2 * time.Millisecond, Groups: 1,
@@ -64,7 +68,7 @@ func TestARoundIsCountedByOutcomeAndReason(t *testing.T) {
 		want            float64
 	}{
 		{"admitted", "", 3}, {"skipped", "", 1}, {"initialized", "", 0}, {"raced", "claim_lost", 2},
-		{"failed", "cursor_drift", 1}, {"failed", "", 1}, {"unavailable", "outcome_unknown", 1},
+		{"failed", "cursor_drift", 1}, {"unavailable", "lock_not_available", 1}, {"unavailable", "outcome_unknown", 1},
 	} {
 		if got := value(fams, "qinglong_scheduler_decisions_total", "outcome", c.outcome, "reason", c.reason); got != c.want {
 			t.Errorf("decisions{outcome=%q, reason=%q} = %g, want %g", c.outcome, c.reason, got, c.want)
@@ -115,5 +119,54 @@ func TestTheStoreIsReadAtMostOncePerCachePeriod(t *testing.T) {
 	}
 	if _, present := fams["qinglong_schedule_due_rows"]; present {
 		t.Error("a failed read still reported the backlog")
+	}
+}
+
+// The metrics table of docs/operations.md lists, for each label with a
+// closed set of values, exactly the values the endpoint exports: an
+// operator writing a rule from the table must not miss a series.
+func TestTheOperationsMetricsTableListsEveryExportedLabelValue(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(metric string) string {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if strings.HasPrefix(line, "| `"+metric+"`") {
+				return line
+			}
+		}
+		t.Fatalf("docs/operations.md has no row for %s", metric)
+		return ""
+	}
+	// listed is every value quoted in the row's last column, the "what".
+	listed := func(line string) []string {
+		cols := strings.Split(strings.TrimSuffix(strings.TrimSpace(line), "|"), "|")
+		var out []string
+		for i, f := range strings.Split(cols[len(cols)-1], "`") {
+			if i%2 == 1 {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	var passed, states []string
+	for _, r := range schedule.PassReasons {
+		passed = append(passed, string(r))
+	}
+	for _, s := range schedule.UnfinishedStates {
+		states = append(states, string(s))
+	}
+	for _, c := range []struct {
+		metric string
+		want   []string
+	}{
+		{"qinglong_scheduler_occurrences_passed_total", passed},
+		{"qinglong_runs", states},
+		{"qinglong_readiness_state", ReadinessStates},
+	} {
+		if got := listed(row(c.metric)); !slices.Equal(got, c.want) {
+			t.Errorf("docs/operations.md lists %s values %v, the endpoint exports %v", c.metric, got, c.want)
+		}
 	}
 }

@@ -89,9 +89,6 @@ const (
 	// ReasonRetriesExhausted: every bounded retry lost a serialization race
 	// (cluster).
 	ReasonRetriesExhausted Reason = "serialization_retries_exhausted"
-	// ReasonLockNotAvailable: a lock wait ended by a time limit (SQLite:
-	// another writer held the file past the busy timeout).
-	ReasonLockNotAvailable Reason = "lock_not_available"
 	// ReasonInsufficientResources: the database is short of a resource
 	// (PostgreSQL SQLSTATE class 53; SQLite: the disk is full).
 	ReasonInsufficientResources Reason = "insufficient_resources"
@@ -121,8 +118,13 @@ const (
 	ReasonWriteFailed Reason = "write_failed"
 )
 
-// Unavailable: the database went away.
+// Unavailable: the database went away, or could not be had in time.
 const (
+	// ReasonLockNotAvailable: a lock wait ended by a time limit (SQLite:
+	// another writer held the file past the busy timeout). Nothing was
+	// written and nothing is wrong with the stored state: the database was
+	// not to be had, as when it goes away.
+	ReasonLockNotAvailable Reason = "lock_not_available"
 	// ReasonConnectionLost: the connection was lost before COMMIT could
 	// run; nothing was written.
 	ReasonConnectionLost Reason = "connection_lost"
@@ -159,7 +161,6 @@ var reasonOutcomes = map[Reason]Outcome{
 	ReasonOccurrenceExists:         Failed,
 	ReasonCancelled:                Failed,
 	ReasonRetriesExhausted:         Failed,
-	ReasonLockNotAvailable:         Failed,
 	ReasonInsufficientResources:    Failed,
 	ReasonOutOfSharedMemory:        Failed,
 	ReasonTooManyConnections:       Failed,
@@ -170,6 +171,7 @@ var reasonOutcomes = map[Reason]Outcome{
 	ReasonConstraintViolation:      Failed,
 	ReasonSchemaError:              Failed,
 	ReasonWriteFailed:              Failed,
+	ReasonLockNotAvailable:         Unavailable,
 	ReasonConnectionLost:           Unavailable,
 	ReasonOutcomeUnknown:           Unavailable,
 }

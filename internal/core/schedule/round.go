@@ -71,8 +71,8 @@ type Summary struct {
 	// jitter). For monitoring.
 	AdmissionLagMs []int64
 	// Reasons counts the raced, failed and unavailable tickets by reason;
-	// a failure no reason names (a store that judged none of a group) is
-	// counted under "". For monitoring.
+	// every one has a reason (a failure nothing names is write_failed).
+	// For monitoring.
 	Reasons map[Reason]int
 	// Passed counts, per ledger reason, the occurrences the round's
 	// committed decisions passed over without a Run (each such occurrence
@@ -199,21 +199,32 @@ func (p *Page) Commit(ctx context.Context, st Store) Summary {
 	return p.sum
 }
 
-// record counts one group's results. A store that could judge none of
-// them, or answered for another number of decisions, failed every one.
+// record counts one group's results. A store that judged none of them
+// gives each the failure that stopped it (a held write lock is
+// lock_not_available, not a failure without a name), and those results are
+// counted as any other, the failure reported once; a store that answered
+// for another number of decisions failed every one as write_failed. No
+// raced, failed or unavailable decision is ever counted without a reason:
+// an alert grouped by reason would show an empty one as nothing to act on.
 func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
-	if err == nil && len(results) != len(group) {
-		err = fmt.Errorf("the store answered %d results for %d decisions", len(results), len(group))
-	}
-	if err != nil {
+	if len(results) != len(group) {
+		if err == nil {
+			err = fmt.Errorf("the store answered %d results for %d decisions", len(results), len(group))
+		}
 		p.sum.Counts[Failed] += len(group)
-		p.sum.Reasons[""] += len(group)
+		p.sum.Reasons[ReasonWriteFailed] += len(group)
 		p.sum.Errors = append(p.sum.Errors, fmt.Errorf("committing %d decisions: %w", len(group), err))
 		return
+	}
+	if err != nil {
+		p.sum.Errors = append(p.sum.Errors, fmt.Errorf("committing %d decisions: %w", len(group), err))
 	}
 	for i, res := range results {
 		if res.Outcome == "" {
 			res.Outcome = Failed
+		}
+		if res.Reason == "" && (res.Outcome == Raced || res.Outcome == Failed || res.Outcome == Unavailable) {
+			res.Reason = ReasonWriteFailed
 		}
 		p.sum.Counts[res.Outcome]++
 		switch res.Outcome {
@@ -228,7 +239,7 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 				p.sum.Passed[ps.Reason] += ps.Count
 			}
 		}
-		if res.Err != nil || res.Outcome == Failed || res.Outcome == Unavailable {
+		if err == nil && (res.Err != nil || res.Outcome == Failed || res.Outcome == Unavailable) {
 			p.sum.Errors = append(p.sum.Errors, &TicketError{TriggerID: group[i].Ticket.TriggerID, Outcome: res.Outcome, Reason: res.Reason, Err: res.Err})
 		}
 	}

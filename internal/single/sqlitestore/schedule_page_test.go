@@ -184,7 +184,7 @@ func TestAPageBehindAHeldWriteLockFailsWholeAsUnavailable(t *testing.T) {
 	}
 	requireCode(t, err, qlerror.Unavailable, "page behind a held write lock")
 	for i, res := range rs {
-		requireOutcome(t, res, schedule.Failed, schedule.ReasonLockNotAvailable)
+		requireOutcome(t, res, schedule.Unavailable, schedule.ReasonLockNotAvailable)
 		if c := e.countsOf(t, ps[i].Ticket.TriggerID); c != (storetest.Counts{}) {
 			t.Fatalf("decision %d of a blocked page wrote %+v", i, c)
 		}

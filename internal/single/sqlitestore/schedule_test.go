@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -108,10 +109,48 @@ func TestCommitBehindAHeldWriteLockFailsAsUnavailable(t *testing.T) {
 	if _, rerr := conn.ExecContext(t.Context(), "ROLLBACK"); rerr != nil {
 		t.Fatal(rerr)
 	}
-	requireOutcome(t, res, schedule.Failed, schedule.ReasonLockNotAvailable)
+	requireOutcome(t, res, schedule.Unavailable, schedule.ReasonLockNotAvailable)
 	requireCode(t, err, qlerror.Unavailable, "commit behind a held write lock")
 	if n := e.countsOf(t, d.Trigger.TriggerID); n != (storetest.Counts{}) {
 		t.Fatalf("blocked commit wrote %+v", n)
+	}
+}
+
+// A round whose page meets another process's write lock counts every
+// decision unavailable with the reason lock_not_available, as the metrics
+// and the alert on them read it: never failed without a reason.
+func TestARoundBehindAHeldWriteLockIsCountedUnavailableAsLockNotAvailable(t *testing.T) {
+	t.Parallel()
+	const n = 3
+	e := newEnv(t)
+	impatient, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs, BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { impatient.Close() })
+	for i := range n {
+		e.due(t, e.defs(t, "p"+string(rune('a'+i)), everyMinute).Trigger.TriggerID, 1_000)
+	}
+	conn, err := e.raw.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatalf("hold the write lock: %v", err)
+	}
+	sum, err := schedule.Round(t.Context(), impatient, schedule.RoundConfig{PageSize: 8, GraceMs: testGraceMs, Parallel: 1, NewID: ids.New})
+	if _, rerr := conn.ExecContext(t.Context(), "ROLLBACK"); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err != nil {
+		t.Fatalf("the take failed: %v", err)
+	}
+	if sum.Counts[schedule.Unavailable] != n || sum.Counts[schedule.Failed] != 0 {
+		t.Fatalf("counted %v, want %d unavailable and none failed", sum.Counts, n)
+	}
+	if want := map[schedule.Reason]int{schedule.ReasonLockNotAvailable: n}; !maps.Equal(sum.Reasons, want) {
+		t.Fatalf("reasons %v, want %v", sum.Reasons, want)
 	}
 }
 
