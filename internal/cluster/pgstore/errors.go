@@ -89,6 +89,13 @@ func connectionLost(err error) bool {
 	return strings.Contains(err.Error(), "conn closed")
 }
 
+// deniedRole reports an error only another role cures: the server refused
+// the login (SQLSTATE class 28) or the role lacks a privilege (42501).
+func deniedRole(err error) bool {
+	s := sqlState(err)
+	return strings.HasPrefix(s, "28") || s == stateInsufficientPriv
+}
+
 // lostState reports the SQLSTATEs of a session the server ended or would
 // not start.
 func lostState(s string) bool {

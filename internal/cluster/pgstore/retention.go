@@ -61,7 +61,32 @@ func (m *Maintenance) Ready(ctx context.Context) error {
 // rows it deletes are locked FOR UPDATE SKIP LOCKED, so concurrent passes
 // (other replicas, `ql retention run`) share the work without deleting
 // anything twice.
+//
+// A batch that finds its connection lost is run once more at once on a
+// fresh one: a server restart ends every session of the pool, idle ones
+// included, and the pool would hand the next batch a connection that is
+// already dead. Only a refused login or a missing privilege points the
+// operator at the maintenance role; a database still gone after the second
+// try is reported as unavailable, and the next pass tries again.
 func (m *Maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {
+	d, more, err := m.retentionBatch(ctx, b)
+	if err != nil && connectionLost(err) && ctx.Err() == nil {
+		// Deleting is idempotent: if the lost batch committed, the second
+		// deletes the next rows and only the first one's counts are missed.
+		m.pool.Reset()
+		d, more, err = m.retentionBatch(ctx, b)
+	}
+	if err != nil {
+		what := "retention (" + string(b.Kind) + ")"
+		if deniedRole(err) {
+			what += "; it needs the maintenance role (`ql db roles`)"
+		}
+		return retention.Deleted{}, false, mapErr(err, what)
+	}
+	return d, more, nil
+}
+
+func (m *Maintenance) retentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {
 	var d retention.Deleted
 	var more bool
 	err := inTx(ctx, m.pool, func(tx pgx.Tx) error {
@@ -113,10 +138,7 @@ func (m *Maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (re
 		}
 		return qlerror.New(qlerror.Invalid, "retention: unknown rule %q", b.Kind)
 	})
-	if err != nil {
-		return retention.Deleted{}, false, mapErr(err, "retention ("+string(b.Kind)+"); it needs the maintenance role (`ql db roles`)")
-	}
-	return d, more, nil
+	return d, more, err
 }
 
 type heldLog struct {
