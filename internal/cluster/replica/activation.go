@@ -28,6 +28,37 @@ const (
 	backoffMax   = 5 * time.Second
 )
 
+// failureLogEvery is the least time between two log lines of activations
+// failing in a row. The retries keep their pace (a few a second while the
+// database is down); the log gets the first failure at once, then a line
+// per failureLogEvery counting the attempts since, and the recovery at
+// once: an outage of an hour writes hundreds of lines, not tens of
+// thousands.
+const failureLogEvery = 10 * time.Second
+
+// failurePace decides which of a run of failures is logged.
+type failurePace struct {
+	every time.Duration
+	// last is when the last logged failure was; unlogged counts the
+	// failures since it that were not logged.
+	last     time.Time
+	unlogged int
+	started  bool
+}
+
+// fail records a failure at now and reports whether to log it, with the
+// number of failed attempts it stands for: itself and those not logged
+// since the last line.
+func (p *failurePace) fail(now time.Time) (log bool, attempts int) {
+	if p.started && now.Sub(p.last) < p.every {
+		p.unlogged++
+		return false, 0
+	}
+	attempts = p.unlogged + 1
+	p.started, p.last, p.unlogged = true, now, 0
+	return true, attempts
+}
+
 // keptConns is how many connections a replica's pool keeps open while
 // idle: one per commit group of a full page, one for the claim that
 // overlaps them and one for telling the other replicas about admitted
@@ -61,8 +92,12 @@ func (e *activationError) Unwrap() error { return e.err }
 
 // activate builds a fresh activation, logging each step. On failure it
 // releases what it opened and returns an *activationError.
+// Only the first attempt of a run is announced; the failures of the later
+// ones are logged at failurePace's pace.
 func (r *replica) activate(ctx context.Context, attempt int) (*activation, error) {
-	r.log.Info("activating: opening a fresh connection pool", slog.String("code", CodeActivating), slog.Int("attempt", attempt))
+	if attempt == 1 {
+		r.log.Info("activating: opening a fresh connection pool", slog.String("code", CodeActivating), slog.Int("attempt", attempt))
+	}
 	act := &activation{latch: availability.New(), use: newUseGate()}
 	rt, err := pgstore.OpenRuntime(ctx, r.s.DatabaseURL, pgstore.RuntimeConfig{Owner: r.s.Coordinator.Owner, Lease: r.s.Coordinator.Lease, RolePrefix: r.s.RolePrefix,
 		MinConns: keptConns(r.s.Coordinator)})
@@ -125,6 +160,7 @@ func (act *activation) release(ctx context.Context) error {
 // with that error. Whatever activation is live when ctx ends is left in
 // r.adm for the ordered stop.
 func (r *replica) supervise(ctx context.Context) error {
+	pace := failurePace{every: failureLogEvery}
 	for attempt := 1; ; attempt++ {
 		act, err := r.activate(ctx, attempt)
 		if ctx.Err() != nil {
@@ -139,8 +175,10 @@ func (r *replica) supervise(ctx context.Context) error {
 				return err
 			}
 			delay := r.backoff(attempt)
-			r.log.Warn("activation failed; retrying", append([]any{slog.String("code", CodeActivationFailed), slog.Int("attempt", attempt),
-				slog.Int64("retry_in_ms", delay.Milliseconds())}, failureAttrs(err)...)...)
+			if log, failed := pace.fail(time.Now()); log {
+				r.log.Warn("activation failed; retrying", append([]any{slog.String("code", CodeActivationFailed), slog.Int("attempt", attempt),
+					slog.Int("failed_since_last_line", failed), slog.Int64("retry_in_ms", delay.Milliseconds())}, failureAttrs(err)...)...)
+			}
 			select {
 			case <-ctx.Done():
 				return nil
@@ -149,7 +187,8 @@ func (r *replica) supervise(ctx context.Context) error {
 			continue
 		}
 		r.adm.open(act)
-		r.log.Info("replica ready: admission open", slog.String("code", CodeReady))
+		r.log.Info("replica ready: admission open", slog.String("code", CodeReady), slog.Int("attempt", attempt))
+		pace = failurePace{every: failureLogEvery}
 		select {
 		case <-ctx.Done():
 			return nil
