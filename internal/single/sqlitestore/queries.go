@@ -160,6 +160,7 @@ var (
 	qRetentionLogsBatch      = query("retention_logs_batch")
 	qRetentionLogsForget     = query("retention_logs_forget")
 	qRetentionLogBytes       = query("retention_log_bytes")
+	qRetentionLogsRunning    = query("retention_logs_running")
 	qRetentionEstimate       = query("retention_estimate")
 	qPragmaFreelist          = query("pragma_freelist")
 	qPragmaIncrementalVacuum = query("pragma_incremental_vacuum")
@@ -184,7 +185,7 @@ var readQueries = []string{
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,
-	qRetentionEstimate, qMonitorBacklog, qMonitorRunState,
+	qRetentionEstimate, qRetentionLogsRunning, qMonitorBacklog, qMonitorRunState,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -207,5 +208,5 @@ var writeQueries = []string{
 	qUserInsert, qUserDisable, qUserDelete, qUserSetPassword, qUserSignedIn,
 	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
-	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qPragmaFreelist, qPragmaIncrementalVacuum,
+	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qPragmaFreelist, qPragmaIncrementalVacuum,
 }

@@ -53,6 +53,11 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 			if err := tx.QueryRowContext(ctx, qRetentionLogBytes).Scan(&total); err != nil {
 				return err
 			}
+			running, rerr := r.runningLogBytes(ctx, tx)
+			if rerr != nil {
+				return rerr
+			}
+			total += running
 			if total <= b.MaxLogBytes {
 				return nil
 			}
@@ -136,6 +141,30 @@ func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit 
 	return d, full, nil
 }
 
+// runningLogBytes is what the logs of the attempts still running hold
+// now: their files' sizes, since their log_bytes is written only when they
+// end. The cap counts them and deletes none of them, so finished logs make
+// room for them.
+func (r *Retention) runningLogBytes(ctx context.Context, tx *txn) (int64, error) {
+	ids, err := queryStrings(ctx, tx, qRetentionLogsRunning)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, id := range ids {
+		fi, err := os.Stat(filepath.Join(r.logDir, id+".log"))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// Not created yet: the command has written nothing.
+			continue
+		case err != nil:
+			return 0, qlerror.Wrap(qlerror.Unavailable, err, "read the size of the log of running attempt %s", id)
+		}
+		total += fi.Size()
+	}
+	return total, nil
+}
+
 type logFile struct {
 	id    string
 	bytes int64
@@ -200,14 +229,20 @@ func (r *Retention) RetentionEstimate(ctx context.Context, p retention.Policy) (
 	}
 	var runs, logs retention.Deleted
 	var total int64
+	var running int64
 	err := r.store.read(ctx, "retention estimate", func(tx *txn) error {
-		return tx.QueryRowContext(ctx, qRetentionEstimate, runsCutoff, logsCutoff).Scan(
-			&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total)
+		if err := tx.QueryRowContext(ctx, qRetentionEstimate, runsCutoff, logsCutoff).Scan(
+			&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total); err != nil {
+			return err
+		}
+		var err error
+		running, err = r.runningLogBytes(ctx, tx)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return retention.Estimate(p, runs, logs, total), nil
+	return retention.Estimate(p, runs, logs, total+running), nil
 }
 
 // RetentionCompact gives the file's free pages back to the file system,

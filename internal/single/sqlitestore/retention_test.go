@@ -1,6 +1,9 @@
 package sqlitestore
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,4 +77,60 @@ func TestMigrateSwitchesAnOldFileToIncrementalVacuum(t *testing.T) {
 // (QL_BENCH_RETENTION_BACKLOG sizes the backlog).
 func BenchmarkAdmissionUnderRetention(b *testing.B) {
 	storetest.BenchAdmissionUnderRetention(b, newEnv(b).fixture(), storetest.RetentionPacing{Name: "paced"})
+}
+
+// The log cap counts the log a running command is still writing at its
+// file's current size (its log_bytes is written only when it ends) and
+// never deletes it: finished logs make room for it, oldest first, and the
+// dry run counts the same.
+func TestTheLogCapCountsARunningCommandsLogAndNeverDeletesIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := e.fixture()
+	d := e.defs(t, "alpha", everyMinute)
+	e.take(t, 1)
+	template := e.admit(t, d.Trigger.TriggerID)
+	var finished []string
+	for _, age := range []time.Duration{3, 2, 1} {
+		runs, err := f.SeedFinished(t.Context(), template, 1, e.clock.NowMs()-(age*retention.Day).Milliseconds(), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		finished = append(finished, runs...)
+	}
+	var attempt string
+	if err := e.raw.QueryRow(`SELECT id FROM attempts WHERE run_id = ?`, template).Scan(&attempt); err != nil {
+		t.Fatal(err)
+	}
+	running := filepath.Join(e.logDir(), attempt+".log")
+	if err := e.tamper(t.Context(), `UPDATE runs SET state = 'running' WHERE id = ?1;
+		UPDATE attempts SET state = 'running', owner = 'test', log_path = ?2, started_at_ms = ?3 WHERE run_id = ?1`, template, running, e.clock.NowMs()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(running, []byte(strings.Repeat("r", 150)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// 300 finished bytes and 150 running: a 250-byte cap frees 200, the
+	// two oldest finished logs.
+	policy := retention.Policy{LogBytes: 250}
+	est, err := f.Retention.RetentionEstimate(t.Context(), policy)
+	if err != nil || est[retention.KindLogBytes].LogBytes != 200 {
+		t.Fatalf("the dry run counts %+v, %v; want 200 log bytes", est, err)
+	}
+	rep, err := retention.Pass(t.Context(), f.Retention, policy, retention.Options{BatchSize: 2, Share: 1, Budget: time.Minute})
+	if err != nil || rep.Total != (retention.Deleted{Logs: 2, LogBytes: 200}) {
+		t.Fatalf("the pass deleted %+v, %v; want the two oldest finished logs", rep.Total, err)
+	}
+	for i, id := range finished {
+		var path string
+		if err := e.raw.QueryRow(`SELECT log_path FROM attempts WHERE run_id = ?`, id).Scan(&path); err != nil {
+			t.Fatal(err)
+		}
+		if kept := path != ""; kept != (i == 2) {
+			t.Errorf("finished log %d (oldest first) kept %v", i, kept)
+		}
+	}
+	if fi, err := os.Stat(running); err != nil || fi.Size() != 150 {
+		t.Fatalf("the running command's log: %v; want it untouched", err)
+	}
 }
