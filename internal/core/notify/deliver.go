@@ -2,6 +2,7 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,16 +11,27 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
 // Defaults of delivery.
 const (
-	DefaultBatch       = 16
 	DefaultMaxAttempts = 8
 	DefaultBaseBackoff = 5 * time.Second
 	DefaultMaxBackoff  = time.Hour
 	DefaultTimeout     = 10 * time.Second
+	// MaxInFlight bounds the deliveries under way at once. Sent one at a
+	// time, one receiver slower than the timeout held every other channel
+	// and project back by a timeout per notification; a few side by side
+	// keep them flowing while a slow one waits, without a burst opening
+	// more than a handful of connections.
+	MaxInFlight = 8
+	// leaseTimeouts is a claim's lease in delivery timeouts: a claimed
+	// row's one delivery starts at once and ends within one timeout, so
+	// the lease never lapses under a live delivery; a process that died
+	// holding the claim leaves the row to be sent again when it lapses.
+	leaseTimeouts = 17
 	// maxErrorLen bounds the reason kept on a row: the receiver's status
 	// and a little of its answer, never a request.
 	maxErrorLen = 300
@@ -53,7 +65,6 @@ type DeliveryConfig struct {
 	Secrets SecretResolver
 	// Client sends requests; its Timeout bounds one delivery.
 	Client      *http.Client
-	Batch       int
 	MaxAttempts int
 	BaseBackoff time.Duration
 	MaxBackoff  time.Duration
@@ -74,9 +85,6 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 		c := *cfg.Client
 		c.Timeout = DefaultTimeout
 		cfg.Client = &c
-	}
-	if cfg.Batch <= 0 {
-		cfg.Batch = DefaultBatch
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
@@ -101,21 +109,61 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 	return &Deliverer{cfg: cfg}
 }
 
-// Round claims one batch and delivers it; more when the batch was full.
-// The claim's lease outlasts every delivery of the batch, so no other
-// process sends these rows meanwhile.
+// Round delivers the due rows, at most MaxInFlight at once, until a claim
+// finds fewer due than it asked for and every delivery it started has
+// ended. It claims only as many rows as it has free slots, so a claimed
+// row's send starts at once: the attempt the claim counts is the one under
+// way (the attempt count is the fence of the row's failure report). A slow
+// receiver holds one slot while the others are claimed and sent. The
+// claim's lease outlasts a delivery many times over, so no other process
+// sends these rows meanwhile. A store error stops the claims; the
+// deliveries under way end first, and the first error is returned. When
+// ctx ends, the sends under way are cancelled and their rows stay claimed
+// until the lease passes.
 func (d *Deliverer) Round(ctx context.Context) (bool, error) {
-	lease := time.Duration(d.cfg.Batch+1) * d.cfg.Client.Timeout
-	batch, err := d.cfg.Outbox.NotificationsClaim(ctx, d.cfg.Batch, lease)
-	if err != nil {
-		return false, err
+	lease := leaseTimeouts * d.cfg.Client.Timeout
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return firstErr
 	}
-	for _, m := range batch {
-		if err := d.deliver(ctx, m); err != nil {
-			return false, err
+	ended := make(chan struct{}, MaxInFlight)
+	inFlight, more := 0, true
+	for {
+		if more && inFlight < MaxInFlight && ctx.Err() == nil && failed() == nil {
+			want := MaxInFlight - inFlight
+			batch, err := d.cfg.Outbox.NotificationsClaim(ctx, want, lease)
+			if err != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				mu.Unlock()
+			}
+			more = err == nil && len(batch) == want
+			for _, m := range batch {
+				inFlight++
+				wg.Go(func() {
+					defer func() { ended <- struct{}{} }()
+					if err := d.deliver(ctx, m); err != nil {
+						mu.Lock()
+						firstErr = cmp.Or(firstErr, err)
+						mu.Unlock()
+					}
+				})
+			}
 		}
+		if inFlight == 0 {
+			break
+		}
+		<-ended
+		inFlight--
 	}
-	return len(batch) == d.cfg.Batch, nil
+	wg.Wait()
+	return false, failed()
 }
 
 // deliver sends one claimed row and records the result. Only a store
@@ -134,8 +182,12 @@ func (d *Deliverer) deliver(ctx context.Context, m Message) error {
 	dead := m.Attempts >= d.cfg.MaxAttempts
 	retryIn := d.Backoff(m.Attempts)
 	reason := truncate(sendErr.Error())
-	d.cfg.Log.Warn("notification not delivered", "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name,
-		"attempt", m.Attempts, "dead", dead, "retryIn", retryIn.String(), "reason", reason)
+	attrs := []any{"id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts, "dead", dead}
+	if !dead {
+		// A dead row is never retried on its own: a wait would mislead.
+		attrs = append(attrs, "retryIn", retryIn.String())
+	}
+	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", reason)...)
 	return d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, reason)
 }
 

@@ -18,12 +18,14 @@ import (
 // the claim / fail / dead / retry cycle of delivery.
 func RunNotify(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"OutboxRowIsWrittenWithTheFinishAndOnlyThen":         testOutboxWithFinish,
-		"OneNotificationPerRuleAndRun":                       testOutboxDedupe,
-		"RecoveredAndConsecutiveFailuresFollowTheRunHistory": testOutboxHistory,
-		"ClaimedRowsAreLeasedRetriedAndDeadLettered":         testOutboxDelivery,
-		"ALedgerEntryNotifiesItsSkippedRulesWithTheDecision": testOutboxSkipped,
-		"OnlyValidCanonicalSettingsAreStored":                testOutboxSettings,
+		"OutboxRowIsWrittenWithTheFinishAndOnlyThen":                 testOutboxWithFinish,
+		"OneNotificationPerRuleAndRun":                               testOutboxDedupe,
+		"RecoveredAndConsecutiveFailuresFollowTheRunHistory":         testOutboxHistory,
+		"ClaimedRowsAreLeasedRetriedAndDeadLettered":                 testOutboxDelivery,
+		"ALedgerEntryNotifiesItsSkippedRulesWithTheDecision":         testOutboxSkipped,
+		"OnlyValidCanonicalSettingsAreStored":                        testOutboxSettings,
+		"ADeliveryRoundSendsSideBySideAndCountsOnlyAttemptsUnderWay": testDeliveryInFlight,
+		"ADeadNotificationIsLoggedWithoutARetryWait":                 testDeadLoggedWithoutRetry,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

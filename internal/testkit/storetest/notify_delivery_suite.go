@@ -1,0 +1,148 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// testDeliveryInFlight: a delivery round sends up to notify.MaxInFlight
+// notifications at once, so receivers that do not answer hold only their
+// own slots while the others are sent; and a row's attempt is counted only
+// once its send is under way (the rows waiting for a slot show 0).
+func testDeliveryInFlight(t *testing.T, f Fixture) {
+	const n = notify.MaxInFlight + 2
+	release := make(chan struct{})
+	var arrived atomic.Int64
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The first MaxInFlight requests wait until the test has looked
+		// at the outbox with all of them under way.
+		if arrived.Add(1) <= notify.MaxInFlight {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(unblock)
+	spec := notify.Spec{}
+	for i := range n {
+		name := fmt.Sprintf("hook%d", i)
+		spec.Channels = append(spec.Channels, notify.Channel{Name: name, Kind: notify.Webhook, URL: srv.URL + "/" + name})
+		spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: name})
+	}
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d := newDefs(t, f, "inflight", quietCron(t, f))
+	d.Project.Notifications = spec.Encode()
+	if _, err := f.Catalog.ProjectSave(t.Context(), d.Project); err != nil {
+		t.Fatalf("save the notification settings: %v", err)
+	}
+	initialise(t, f)
+	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
+	if got := len(outbox(t, f)); got != n {
+		t.Fatalf("%d outbox rows, want %d", got, n)
+	}
+
+	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, Client: &http.Client{Timeout: time.Minute}})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := deliverer.Round(ctx)
+		done <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for arrived.Load() < notify.MaxInFlight {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d notifications reached their receivers while the first waits: delivery is not concurrent", arrived.Load(), notify.MaxInFlight)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the round ended (%v) with %d requests made", err, arrived.Load())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	counted := 0
+	for _, m := range outbox(t, f) {
+		counted += m.Attempts
+	}
+	if counted != notify.MaxInFlight {
+		t.Errorf("with %d sends under way the outbox counts %d attempts: a row is counted before its send", notify.MaxInFlight, counted)
+	}
+	unblock()
+	if err := <-done; err != nil {
+		t.Fatalf("round: %v", err)
+	}
+	for _, m := range outbox(t, f) {
+		if m.State != notify.Delivered || m.Attempts != 1 {
+			t.Errorf("notification to %s: %s after %d attempts, want delivered at the first", m.Channel.Name, m.State, m.Attempts)
+		}
+	}
+}
+
+// testDeadLoggedWithoutRetry: a failed delivery that will be retried is
+// logged with its wait; one that made the notification dead is not, since
+// nothing retries it unless someone asks.
+func testDeadLoggedWithoutRetry(t *testing.T, f Fixture) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	spec := notify.Spec{Channels: []notify.Channel{{Name: "down", Kind: notify.Webhook, URL: srv.URL}},
+		Rules: []notify.Rule{{On: notify.OnFailed, Channel: "down"}}}
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d := newDefs(t, f, "deadlog", quietCron(t, f))
+	d.Project.Notifications = spec.Encode()
+	if _, err := f.Catalog.ProjectSave(t.Context(), d.Project); err != nil {
+		t.Fatalf("save the notification settings: %v", err)
+	}
+	initialise(t, f)
+	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
+	var logged bytes.Buffer
+	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, MaxAttempts: 2, BaseBackoff: notify.MinBaseBackoff,
+		Log: slog.New(slog.NewJSONHandler(&logged, nil))})
+	var lines []map[string]any
+	for len(lines) < 2 {
+		if _, err := deliverer.Round(t.Context()); err != nil {
+			t.Fatalf("round: %v", err)
+		}
+		lines = lines[:0]
+		for line := range strings.SplitSeq(strings.TrimSpace(logged.String()), "\n") {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				continue
+			}
+			lines = append(lines, rec)
+		}
+	}
+	for i, rec := range lines {
+		_, hasWait := rec["retryIn"]
+		if dead := rec["dead"] == true; dead != (i == 1) || hasWait == dead {
+			t.Errorf("failure %d logged %v: want dead only at the second, and a retry wait only when not dead", i+1, rec)
+		}
+	}
+	if ms := outbox(t, f); len(ms) != 1 || ms[0].State != notify.Dead || ms[0].Attempts != 2 {
+		t.Fatalf("outbox %+v, want the row dead after 2 attempts", ms)
+	}
+}
