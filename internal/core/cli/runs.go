@@ -268,6 +268,12 @@ func (l *logFollower) once(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	switch {
+	case a.LogRemoved:
+		return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", l.runID, a.Number, a.LogBytes)
+	case a.StartedAtMs == nil:
+		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output", l.runID, a.Number)
+	}
 	if _, err := l.read(ctx, false); err != nil {
 		return err
 	}

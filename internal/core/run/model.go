@@ -86,6 +86,9 @@ type Attempt struct {
 	LogPath      string
 	LogBytes     int64
 	LogTruncated bool
+	// LogRemoved: log retention removed the attempt's log (it had one:
+	// the attempt started); LogBytes still says how much it held.
+	LogRemoved bool
 }
 
 // EndPayload adds to the payload of the event ending a's Run (or sending

@@ -75,3 +75,36 @@ func TestRetentionRunDeletesWhatItsDryRunCounted(t *testing.T) {
 		t.Fatalf("a bad setting: exit %d, %q; want 2 naming it", code, errOut)
 	}
 }
+
+// `ql runs logs` tells a log that retention removed from one that was
+// never written: the first says it was removed, the second that the
+// attempt has not started.
+func TestRunsLogsTellsARemovedLogFromARunNotStartedYet(t *testing.T) {
+	t.Parallel()
+	dir, db := serveDefs(t, quickFile)
+	done := runIn(t, db, "succeeded")
+	rw, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	ago := (10 * 24 * time.Hour).Milliseconds()
+	if _, err := rw.Exec(`UPDATE runs SET finished_at_ms = finished_at_ms - ?1 WHERE id = ?2;
+		UPDATE attempts SET finished_at_ms = finished_at_ms - ?1 WHERE run_id = ?2`, ago, done); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := ql(t, "retention", "run", "--data-dir", dir, "--retention-runs", "off", "--retention-log-bytes", "off"); code != 0 || !strings.Contains(out, "logs: 1 logs") {
+		t.Fatalf("retention: exit %d, %q %q; want the aged log removed", code, out, errOut)
+	}
+	code, out, errOut := ql(t, "runs", "logs", done, "--data-dir", dir)
+	if code == 0 || out != "" || !strings.Contains(errOut, "was removed by log retention") || strings.Contains(errOut, "not started") {
+		t.Fatalf("logs of a removed log: exit %d, %q %q; want it said removed", code, out, errOut)
+	}
+
+	slowDir, slowDB := serveSlow(t, "30")
+	queued := runIn(t, slowDB, "queued")
+	code, out, errOut = ql(t, "runs", "logs", queued, "--data-dir", slowDir)
+	if code == 0 || out != "" || !strings.Contains(errOut, "has not started yet") || strings.Contains(errOut, "removed") {
+		t.Fatalf("logs of a queued run: exit %d, %q %q; want it said not started", code, out, errOut)
+	}
+}

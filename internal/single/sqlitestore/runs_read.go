@@ -173,6 +173,9 @@ func attemptsOf(ctx context.Context, tx *txn, runID string) ([]run.Attempt, erro
 			return nil, err
 		}
 		a.ExitCode, a.StartedAtMs, a.FinishedAtMs, a.LogTruncated = ptr(exit), ptr(started), ptr(finished), truncated == 1
+		// An attempt is given its log file as it starts; only retention
+		// clears the pointer afterwards.
+		a.LogRemoved = started.Valid && a.LogPath == ""
 		out = append(out, a)
 	}
 	return out, rows.Err()
