@@ -135,9 +135,9 @@ var tableGrants = map[string]map[RoleKind][]string{
 // of the locked table: the maintenance role locks the Runs (and the
 // attempts whose logs) it deletes with FOR UPDATE SKIP LOCKED, so that
 // passes on many replicas share the work. It holds UPDATE on one column
-// of each, and writes only attempts.log_bytes: zero once the attempt's
-// log chunks are deleted, so readers see an empty log rather than a
-// missing one.
+// of each for that lock and writes neither: an attempt whose log chunks it
+// deletes keeps its log_bytes, which with no first chunk left records that
+// retention removed the log.
 var columnGrants = map[string]map[RoleKind]map[string][]string{
 	"runs":     {RoleMaintenance: {"finished_at_ms": {"UPDATE"}}},
 	"attempts": {RoleMaintenance: {"log_bytes": {"UPDATE"}}},

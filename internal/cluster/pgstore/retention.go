@@ -158,8 +158,8 @@ func lockedLogs(ctx context.Context, tx pgx.Tx, sql string, args ...any) ([]held
 	})
 }
 
-// deleteLogs deletes the chunks of locked attempts and empties their
-// log_bytes.
+// deleteLogs deletes the chunks of locked attempts; their log_bytes stays
+// as the size of the log retention removed.
 func deleteLogs(ctx context.Context, tx pgx.Tx, logs []heldLog) (retention.Deleted, error) {
 	var d retention.Deleted
 	if len(logs) == 0 {
@@ -170,12 +170,12 @@ func deleteLogs(ctx context.Context, tx pgx.Tx, logs []heldLog) (retention.Delet
 		ids[i] = l.id
 		d.LogBytes += l.bytes
 	}
-	tag, err := tx.Exec(ctx, sqlRetentionLogsDelete, ids)
-	if err != nil {
+	var gone int64
+	if err := tx.QueryRow(ctx, sqlRetentionLogsDelete, ids).Scan(&gone); err != nil {
 		return d, err
 	}
-	if tag.RowsAffected() != int64(len(logs)) {
-		return d, qlerror.New(qlerror.Conflict, "retention emptied %d of %d locked logs", tag.RowsAffected(), len(logs))
+	if gone != int64(len(logs)) {
+		return d, qlerror.New(qlerror.Conflict, "retention emptied %d of %d locked logs", gone, len(logs))
 	}
 	d.Logs = int64(len(logs))
 	return d, nil

@@ -47,7 +47,7 @@ func (s *store) backdate(ctx context.Context, runID string, d time.Duration) err
 }
 
 // hasLog: the attempt has chunks, and its log_bytes (if it is still
-// stored) agree.
+// stored) count them; bytes without chunks are a log retention removed.
 func (s *store) hasLog(ctx context.Context, attemptID string) (bool, error) {
 	var chunks int
 	var held *int64
@@ -56,8 +56,8 @@ func (s *store) hasLog(ctx context.Context, attemptID string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if held != nil && (*held > 0) != (chunks > 0) {
-		return false, errors.New("attempt " + attemptID + " holds log bytes without chunks, or chunks without log bytes")
+	if held != nil && *held == 0 && chunks > 0 {
+		return false, errors.New("attempt " + attemptID + " holds chunks without log bytes")
 	}
 	return chunks > 0, nil
 }

@@ -175,7 +175,7 @@ func scanAttempt(row pgx.CollectableRow) (run.Attempt, error) {
 	var state string
 	var errorCode, errorMessage, workerName, logPath *string
 	err := row.Scan(&a.ID, &a.RunID, &a.Number, &a.Executor, &state, &a.ExitCode, &errorCode, &errorMessage, &workerName,
-		&a.CreatedAtMs, &a.StartedAtMs, &a.FinishedAtMs, &logPath, &a.LogBytes, &a.LogTruncated)
+		&a.CreatedAtMs, &a.StartedAtMs, &a.FinishedAtMs, &logPath, &a.LogBytes, &a.LogTruncated, &a.LogRemoved)
 	a.State, a.ErrorCode, a.LogPath = run.AttemptState(state), deref(errorCode), deref(logPath)
 	a.ErrorMessage, a.WorkerName = deref(errorMessage), deref(workerName)
 	return a, err

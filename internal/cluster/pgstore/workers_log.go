@@ -149,7 +149,9 @@ func (r *Runtime) ReadAttemptLog(ctx context.Context, attemptID string, offset i
 	}
 	var at int64
 	var chunk []byte
+	read := false
 	_, err = pgx.ForEachRow(rows, []any{&at, &chunk}, func() error {
+		read = true
 		if skip := offset - at; skip > 0 {
 			chunk = chunk[min(skip, int64(len(chunk))):]
 		}
@@ -158,6 +160,10 @@ func (r *Runtime) ReadAttemptLog(ctx context.Context, attemptID string, offset i
 	})
 	if err != nil {
 		return 0, false, mapErr(err, "reading the log of attempt "+attemptID)
+	}
+	if !read {
+		// Bytes held and none left from offset: retention removed the log.
+		return offset, false, qlerror.New(qlerror.NotFound, "attempt %s: its log was removed by log retention", attemptID)
 	}
 	return held, truncated, nil
 }

@@ -21,6 +21,7 @@ func RunRetention(t *testing.T, newFixture Factory) {
 		"ConcurrentPassesDeleteEachRowOnce":                        testRetentionConcurrent,
 		"AdmissionGoesOnWhileRetentionDeletes":                     testRetentionWhileAdmitting,
 		"ADryRunCountsAndDeletesNothing":                           testRetentionDryRun,
+		"ALogRetentionRemovedIsRecordedWithItsSize":                testRetentionLogRecord,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -247,4 +248,31 @@ func testRetentionDryRun(t *testing.T, f Fixture) {
 		}
 	}
 	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 5, Attempts: 5, Events: 2 + 12})
+}
+
+// testRetentionLogRecord: an attempt whose log retention removed says so
+// and keeps the size it had, so `ql runs logs` can tell it from a log never
+// written; the cap no longer counts it and no rule counts it again.
+func testRetentionLogRecord(t *testing.T, f Fixture) {
+	_, template := retentionDefs(t, f)
+	old := seed(t, f, template, 1, 10*day, 100)
+	young := seed(t, f, template, 1, day, 100)
+	if rep := pass(t, f, retention.Policy{LogsAge: 7 * day}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
+		t.Fatalf("pass deleted %+v, want the old log", rep.Total)
+	}
+	for _, c := range []struct {
+		runs    []string
+		removed bool
+	}{{old, true}, {young, false}} {
+		got, err := f.Runs.RunGet(t.Context(), c.runs[0])
+		if err != nil || len(got.Attempts) != 1 {
+			t.Fatalf("run %s: %+v, %v", c.runs[0], got, err)
+		}
+		if a := got.Attempts[0]; a.LogRemoved != c.removed || a.LogBytes != 100 {
+			t.Errorf("attempt of run %s: removed %v holding %d bytes, want removed %v holding 100", c.runs[0], a.LogRemoved, a.LogBytes, c.removed)
+		}
+	}
+	if rep := pass(t, f, retention.Policy{LogBytes: 50, RunsAge: 5 * day}); rep.Total != (retention.Deleted{Runs: 1, Attempts: 1, Events: 3, Logs: 1, LogBytes: 100}) {
+		t.Fatalf("a pass over the removed log and the young one deleted %+v, want the old run without its log counted again and the young log", rep.Total)
+	}
 }

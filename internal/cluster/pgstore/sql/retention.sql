@@ -33,8 +33,9 @@ SELECT pg_catalog.set_config('synchronous_commit', 'off', true),
 -- at most $2;
 -- then their attempts, the log chunks of those attempts, their events and
 -- the Runs themselves, each through its index on the Run or attempt id.
--- Returns runs, attempts, events, logs (attempts that held log bytes) and
--- log bytes deleted. Every data-modifying part runs to completion whether
+-- Returns runs, attempts, events, logs (attempts whose log was still held:
+-- a log the logs rule or the cap removed keeps its log_bytes, and is not
+-- counted twice) and log bytes deleted. Every data-modifying part runs to completion whether
 -- or not the final SELECT reads it.
 WITH doomed AS (
     SELECT r.id
@@ -54,6 +55,7 @@ gone_attempts AS (
 gone_chunks AS (
     DELETE FROM qinglong.run_log_chunks c USING gone_attempts g
      WHERE c.attempt_id = g.id
+    RETURNING c.attempt_id, c.log_offset
 ),
 gone_events AS (
     DELETE FROM qinglong.run_events e USING doomed d WHERE e.run_id = d.id
@@ -66,8 +68,9 @@ gone_runs AS (
 SELECT (SELECT count(*) FROM gone_runs),
        (SELECT count(*) FROM gone_attempts),
        (SELECT count(*) FROM gone_events),
-       (SELECT count(*) FROM gone_attempts WHERE log_bytes > 0),
-       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM gone_attempts)
+       (SELECT count(*) FROM gone_chunks WHERE log_offset = 0),
+       (SELECT coalesce(sum(g.log_bytes), 0)::bigint FROM gone_attempts g
+         WHERE g.id IN (SELECT attempt_id FROM gone_chunks WHERE log_offset = 0))
 
 -- name: RetentionLogsAged
 -- The logs rule: ended, unleased attempts of finished Runs whose log (its
@@ -100,15 +103,16 @@ SELECT a.id, a.log_bytes
    FOR UPDATE OF a SKIP LOCKED
 
 -- name: RetentionLogsDelete
--- The log chunks of the attempts in $1 (locked by the statement before),
--- and their log_bytes to 0: a reader then finds an empty log, the cap no
--- longer counts it, and no rule picks it again. Returns the attempts
--- emptied.
+-- The log chunks of the attempts in $1 (locked by the statement before).
+-- Their log_bytes stays, as on SQLite: how much the log held, and with no
+-- first chunk left the record that retention removed it (a reader says so;
+-- the cap, which counts first chunks, no longer counts it; no rule picks it
+-- again). Returns the attempts whose logs went.
 WITH gone AS (
     DELETE FROM qinglong.run_log_chunks c WHERE c.attempt_id = ANY($1::uuid[])
+    RETURNING c.attempt_id
 )
-UPDATE qinglong.attempts a SET log_bytes = 0
- WHERE a.id = ANY($1::uuid[]) AND a.log_bytes > 0
+SELECT count(DISTINCT attempt_id) FROM gone
 
 -- name: RetentionLogBytes
 -- The bytes every held log holds, running ones too: one attempt per first
@@ -136,6 +140,11 @@ WITH doomed AS (
        AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a
                         WHERE a.run_id = r.id AND (a.state IN ('claimed', 'starting', 'running') OR a.lease_expires_at_ms IS NOT NULL))
 ),
+held AS (
+    SELECT a.log_bytes
+      FROM qinglong.attempts a JOIN qinglong.run_log_chunks c ON c.attempt_id = a.id AND c.log_offset = 0
+     WHERE a.run_id IN (SELECT id FROM doomed)
+),
 old_logs AS (
     SELECT a.log_bytes
       FROM qinglong.run_log_chunks c
@@ -149,8 +158,8 @@ old_logs AS (
 SELECT (SELECT count(*) FROM doomed),
        (SELECT count(*) FROM qinglong.attempts WHERE run_id IN (SELECT id FROM doomed)),
        (SELECT count(*) FROM qinglong.run_events WHERE run_id IN (SELECT id FROM doomed)),
-       (SELECT count(*) FROM qinglong.attempts WHERE run_id IN (SELECT id FROM doomed) AND log_bytes > 0),
-       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM qinglong.attempts WHERE run_id IN (SELECT id FROM doomed) AND log_bytes > 0),
+       (SELECT count(*) FROM held),
+       (SELECT coalesce(sum(log_bytes), 0)::bigint FROM held),
        (SELECT count(*) FROM old_logs),
        (SELECT coalesce(sum(log_bytes), 0)::bigint FROM old_logs),
        (SELECT coalesce(sum(a.log_bytes), 0)::bigint

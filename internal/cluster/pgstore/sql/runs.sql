@@ -14,9 +14,11 @@ SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, exe
 
 -- name: RunAttempts
 -- A run's attempts by number, read in the run's snapshot, with the name of
--- the worker that held each (a worker keeps its name for ever, revoked too).
+-- the worker that held each (a worker keeps its name for ever, revoked too)
+-- and whether retention removed its log: bytes held, no first chunk left.
 SELECT a.id, a.run_id, a.number, a.executor, a.state, a.exit_code, a.error_code, a.error_message, w.name,
-       a.created_at_ms, a.started_at_ms, a.finished_at_ms, a.log_path, a.log_bytes, a.log_truncated
+       a.created_at_ms, a.started_at_ms, a.finished_at_ms, a.log_path, a.log_bytes, a.log_truncated,
+       a.log_bytes > 0 AND NOT EXISTS (SELECT 1 FROM qinglong.run_log_chunks c WHERE c.attempt_id = a.id AND c.log_offset = 0)
   FROM qinglong.attempts a LEFT JOIN qinglong.workers w ON w.id = a.worker_id
  WHERE a.run_id = $1 ORDER BY a.number
 
