@@ -205,7 +205,7 @@ copied byte for byte.`,
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
-	c.Flags().Int64Var(&attempt, "attempt", 0, "print attempt `N`, numbered as ql runs show lists them (default: the latest)")
+	c.Flags().Int64Var(&attempt, "attempt", 0, "print the attempt of this number, as ql runs show lists them (default: the latest)")
 	return c
 }
 
