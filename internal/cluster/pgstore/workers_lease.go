@@ -262,6 +262,20 @@ type attemptResult struct {
 	signal int
 }
 
+// endedAs gives a result the error code of the end the replica decided:
+// a command that exited on its own just after its deadline passed, or
+// after a cancel, ends timed_out (cancelled) and says so with the code
+// the worker gives when it stops the command itself, not with its exit's.
+func (res attemptResult) endedAs(end run.AttemptState) attemptResult {
+	switch end {
+	case run.AttemptTimedOut:
+		res.errorCode = workerproto.StopTimedOut
+	case run.AttemptCancelled:
+		res.errorCode = workerproto.StopCancelled
+	}
+	return res
+}
+
 func validateCompletion(req workerproto.CompleteRequest) (attemptResult, error) {
 	res := attemptResult{resultCode: req.Outcome, errorCode: req.ErrorCode, exitCode: req.ExitCode}
 	switch req.Outcome {
@@ -345,6 +359,7 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 			return nil
 		}
 		end := f.attemptEnd(req)
+		result := result.endedAs(end)
 		if err := endAttempt(ctx, tx, f, end, result); err != nil {
 			return err
 		}

@@ -50,6 +50,30 @@ func TestStartRunsTheAttemptWithADeadlineInDatabaseTime(t *testing.T) {
 	s.checkRunHistories(t)
 }
 
+// A command that exits on its own after its deadline passed in database
+// time ends timed_out with the code timed_out, as one the worker stopped
+// for its timeout does, not with its exit's code.
+func TestACommandExitingAfterItsDeadlineEndsTimedOutWithTheTimeoutsCode(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "late", 1)
+	s.setCommand(t, projectID, map[string]any{"timeoutMs": 1})
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	s.waitPast(t, *s.attempt(t, l.AttemptID).DeadlineAtMs)
+	done, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 1))
+	if err != nil || done.AttemptState != "timed_out" || done.RunState != "timed_out" {
+		t.Fatalf("complete after the deadline: %+v, %v; want timed_out", done, err)
+	}
+	var code *string
+	if err := s.super.QueryRow(t.Context(), `SELECT error_code FROM qinglong.attempts WHERE id = $1`, l.AttemptID).Scan(&code); err != nil || code == nil || *code != workerproto.StopTimedOut {
+		t.Fatalf("error code %v (%v); want %s, not the exit's", code, err, workerproto.StopTimedOut)
+	}
+	if name, payload := s.endEvent(t, g.RunID); name != run.EventTimedOut || payload["errorCode"] != workerproto.StopTimedOut {
+		t.Fatalf("end event %s %v; want run.timed_out with errorCode %s", name, payload, workerproto.StopTimedOut)
+	}
+}
+
 func TestRenewReplyStopOnCancelAndTimeout(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
