@@ -53,10 +53,12 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 		if err != nil {
 			return err
 		}
-		out.Changed, out.Note = false, deref(note)
+		out.Changed = false
 		out.AtMs = derefInt(resumedAt)
 		if out.Paused {
-			out.AtMs = derefInt(pausedAt)
+			// The note is the pause's: a resumed row keeps its last one
+			// for the record, but no pause is in force to carry it.
+			out.AtMs, out.Note = derefInt(pausedAt), deref(note)
 		}
 		if out.Paused == r.Pause {
 			return nil
@@ -74,7 +76,7 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 		if _, err := tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), r.TriggerID, action, r.Actor, nonEmpty(r.Note)); err != nil {
 			return err
 		}
-		out.Changed, out.Paused = true, r.Pause
+		out.Changed, out.Paused, out.Note = true, r.Pause, ""
 		if r.Pause {
 			out.Note = r.Note
 		}

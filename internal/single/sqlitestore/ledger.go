@@ -104,9 +104,11 @@ func pauseState(ctx context.Context, tx *txn, triggerID string) (schedule.PauseR
 	if err != nil {
 		return schedule.PauseResult{}, err
 	}
-	out := schedule.PauseResult{Paused: paused == 1, Note: note.String, AtMs: resumedAt.Int64}
+	out := schedule.PauseResult{Paused: paused == 1, AtMs: resumedAt.Int64}
 	if out.Paused {
-		out.AtMs = pausedAt.Int64
+		// The note is the pause's: a resumed row keeps its last one for
+		// the record, but no pause is in force to carry it.
+		out.AtMs, out.Note = pausedAt.Int64, note.String
 	}
 	return out, nil
 }

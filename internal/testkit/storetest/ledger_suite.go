@@ -201,8 +201,11 @@ func testPauseResume(t *testing.T, f Fixture) {
 		t.Fatal("the trigger listing does not say the paused trigger is paused")
 	}
 	resumed := pause(t, f, d.Trigger.TriggerID, false, "")
-	if !resumed.Changed || resumed.Paused || resumed.AtMs < paused.AtMs+2000 {
-		t.Fatalf("resume gave %+v after a pause at %d", resumed, paused.AtMs)
+	if !resumed.Changed || resumed.Paused || resumed.AtMs < paused.AtMs+2000 || resumed.Note != "" {
+		t.Fatalf("resume gave %+v after a pause at %d; want it resumed with no pause note (none is in force)", resumed, paused.AtMs)
+	}
+	if again := pause(t, f, d.Trigger.TriggerID, false, ""); again.Changed || again.Paused || again.Note != "" {
+		t.Fatalf("a second resume gave %+v; want nothing changed and no pause note", again)
 	}
 	if listedPaused(t, f, d.Trigger.TriggerID) {
 		t.Fatal("the trigger listing still says the resumed trigger is paused")
