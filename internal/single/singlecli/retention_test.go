@@ -101,7 +101,11 @@ func TestRunsLogsTellsARemovedLogFromARunNotStartedYet(t *testing.T) {
 		t.Fatalf("logs of a removed log: exit %d, %q %q; want it said removed", code, out, errOut)
 	}
 
+	// One command at a time, each sleeping 30 s: once one runs, a queued
+	// Run waits behind it (read before, a queued Run may be the one about
+	// to start).
 	slowDir, slowDB := serveSlow(t, "30")
+	runIn(t, slowDB, "running")
 	queued := runIn(t, slowDB, "queued")
 	code, out, errOut = ql(t, "runs", "logs", queued, "--data-dir", slowDir)
 	if code == 0 || out != "" || !strings.Contains(errOut, "has not started yet") || strings.Contains(errOut, "removed") {
