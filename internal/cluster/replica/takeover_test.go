@@ -124,6 +124,9 @@ func TestKilledReplicasClaimsAreTakenOverOnlyAfterDatabaseExpiry(t *testing.T) {
 			t.Fatalf("trigger %s: claim owner %v version %d after takeover; want cleared and past replica-a's version %d", id, owner, version, c.version)
 		}
 	}
+	// The round's log line follows its commit: wait for it, then check
+	// that it counts every admission, and no more.
+	eventually(t, 10*time.Second, "replica-b to log its admitting round", func() bool { return admittedTotal(b.logs) >= triggers })
 	if got := admittedTotal(b.logs); got != triggers {
 		t.Fatalf("replica-b admitted %d, want %d", got, triggers)
 	}
