@@ -23,18 +23,10 @@ func TestABackupIsACommittedSnapshotTakenWithoutWaitingForTheWriter(t *testing.T
 	if _, _, err := e.store.AttemptStart(t.Context(), attemptID, "owner-1", "/logs/"+attemptID+".log"); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := e.raw.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
-		t.Fatal(err)
-	}
+	conn, _ := e.holdWriteLock(t)
 	if _, err := conn.ExecContext(t.Context(), `UPDATE runs SET state = 'failed' WHERE id = ?`, runID); err != nil {
 		t.Fatal(err)
 	}
-	defer conn.ExecContext(context.Background(), `ROLLBACK`) //nolint:errcheck // only releases the lock
 
 	dest := filepath.Join(t.TempDir(), "copy.db")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -164,24 +163,11 @@ func TestAPageCancelledMidwayWritesNothingAndReportsEveryDecisionCancelled(t *te
 func TestAPageBehindAHeldWriteLockFailsWholeAsUnavailable(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	impatient, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs, BusyTimeout: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { impatient.Close() })
+	impatient := e.impatientStore(t)
 	ps := e.duePage(t, 3)
-	conn, err := e.raw.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatalf("hold the write lock: %v", err)
-	}
+	_, release := e.holdWriteLock(t)
 	rs, err := impatient.ScheduleCommitPage(t.Context(), ps)
-	if _, rerr := conn.ExecContext(t.Context(), "ROLLBACK"); rerr != nil {
-		t.Fatal(rerr)
-	}
+	release()
 	requireCode(t, err, qlerror.Unavailable, "page behind a held write lock")
 	for i, res := range rs {
 		requireOutcome(t, res, schedule.Unavailable, schedule.ReasonLockNotAvailable)

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -89,26 +88,13 @@ func TestTwoCommittersOfOneOccurrenceAdmitExactlyOnce(t *testing.T) {
 func TestCommitBehindAHeldWriteLockFailsAsUnavailable(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	impatient, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs, BusyTimeout: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { impatient.Close() })
+	impatient := e.impatientStore(t)
 	d := e.defs(t, "alpha", everyMinute)
 	e.due(t, d.Trigger.TriggerID, 1_000)
 	tk := e.takeOne(t)
-	conn, err := e.raw.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatalf("hold the write lock: %v", err)
-	}
+	_, release := e.holdWriteLock(t)
 	res, err := impatient.ScheduleCommit(t.Context(), commitParams(t, tk))
-	if _, rerr := conn.ExecContext(t.Context(), "ROLLBACK"); rerr != nil {
-		t.Fatal(rerr)
-	}
+	release()
 	requireOutcome(t, res, schedule.Unavailable, schedule.ReasonLockNotAvailable)
 	requireCode(t, err, qlerror.Unavailable, "commit behind a held write lock")
 	if n := e.countsOf(t, d.Trigger.TriggerID); n != (storetest.Counts{}) {
@@ -123,26 +109,13 @@ func TestARoundBehindAHeldWriteLockIsCountedUnavailableAsLockNotAvailable(t *tes
 	t.Parallel()
 	const n = 3
 	e := newEnv(t)
-	impatient, err := Open(t.Context(), Config{Path: e.path, NowMs: e.clock.NowMs, BusyTimeout: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { impatient.Close() })
+	impatient := e.impatientStore(t)
 	for i := range n {
 		e.due(t, e.defs(t, "p"+string(rune('a'+i)), everyMinute).Trigger.TriggerID, 1_000)
 	}
-	conn, err := e.raw.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatalf("hold the write lock: %v", err)
-	}
+	_, release := e.holdWriteLock(t)
 	sum, err := schedule.Round(t.Context(), impatient, schedule.RoundConfig{PageSize: 8, GraceMs: testGraceMs, Parallel: 1, NewID: ids.New})
-	if _, rerr := conn.ExecContext(t.Context(), "ROLLBACK"); rerr != nil {
-		t.Fatal(rerr)
-	}
+	release()
 	if err != nil {
 		t.Fatalf("the take failed: %v", err)
 	}
