@@ -33,17 +33,28 @@ type BackupSummary struct {
 // it got; the copy's attempt is unfinished, and a server started on the
 // copy ends it lost, as after a crash. Logs of attempts admitted after the
 // database copy are left out, so no file in the copy lacks its attempt.
-// On failure dest is removed, so no partial backup is left to be mistaken
-// for a whole one. Progress goes to progress.
+// On failure dest is removed (emptied, when it was given empty), so no
+// partial backup is left to be mistaken for a whole one. The copy's
+// unfinished attempts forget their processes: a server started on it
+// (even on this host) records them lost and never ends the commands the
+// live server still runs. Progress goes to progress.
 func Backup(ctx context.Context, dbPath, dest string, progress io.Writer) (BackupSummary, error) {
 	var sum BackupSummary
 	created, err := newBackupDir(dest)
 	if err != nil {
 		return sum, err
 	}
-	sum, err = backupInto(ctx, LayoutOfDB(dbPath), LayoutOf(dest), progress)
-	if err != nil && created {
+	to := LayoutOf(dest)
+	sum, err = backupInto(ctx, LayoutOfDB(dbPath), to, progress)
+	switch {
+	case err == nil:
+	case created:
 		_ = os.RemoveAll(dest)
+	default:
+		// An empty directory given: leave it empty again.
+		for _, p := range []string{to.DB, to.Logs, to.Secrets} {
+			_ = os.RemoveAll(p)
+		}
 	}
 	return sum, err
 }

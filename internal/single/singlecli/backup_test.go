@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/cli"
 )
@@ -46,5 +48,52 @@ func TestBackupWhileServingIsAServableCopyWithItsLogsAndSecrets(t *testing.T) {
 	}
 	if code, _, stderr := ql(t, "backup", dest, "--data-dir", dir); code != 1 || !strings.Contains(stderr, "is not empty; give a new or empty directory") {
 		t.Fatalf("a second backup into the same directory: exit %d %q", code, stderr)
+	}
+}
+
+// A server started on a backup taken while a command ran (as an operator
+// checking the backup on the same host would) records that Run lost, as
+// after a crash, and leaves the command alone: it is the live server's,
+// which still runs it.
+func TestServingABackupLeavesTheLiveServersCommandsAlone(t *testing.T) {
+	t.Parallel()
+	dir, db := serveSlow(t, "30")
+	running := runIn(t, db, "running")
+	var pid int
+	if err := db.QueryRow(`SELECT pid FROM attempts WHERE run_id = ? AND state = 'running'`, running).Scan(&pid); err != nil || pid <= 0 {
+		t.Fatalf("the running command's pid: %d, %v", pid, err)
+	}
+	dest := filepath.Join(t.TempDir(), "copy")
+	if code, _, stderr := ql(t, "backup", dest, "--data-dir", dir); code != 0 {
+		t.Fatalf("backup: exit %d %q", code, stderr)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dest, "--concurrency", "1", "--stop-timeout", "1s"}, &syncBuffer{}, &errOut)
+	}()
+	defer func() {
+		cancel()
+		if code := <-exit; code != 0 {
+			t.Errorf("the copy's server exited %d: %s", code, errOut.String())
+		}
+	}()
+	copied := readOnlyDB(t, dest)
+	deadline := time.Now().Add(20 * time.Second)
+	for state := ""; state != "lost"; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the copy's Run %s is %q after 20s, want lost; the copy's server said:\n%s", running, state, errOut.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+		_ = copied.QueryRow(`SELECT state FROM runs WHERE id = ?`, running).Scan(&state)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the live server's command (process %d) is gone after the copy started: %v", pid, err)
+	}
+	var state string
+	if err := db.QueryRow(`SELECT state FROM runs WHERE id = ?`, running).Scan(&state); err != nil || state != "running" {
+		t.Fatalf("the live server's Run is %q (%v), want still running", state, err)
 	}
 }

@@ -19,7 +19,9 @@ import (
 // is one read transaction, so a server may go on serving meanwhile; what
 // it commits later is not in the copy. The source is opened read-only
 // (an operator who may only read the file can back it up) and the copy
-// is verified to be a readable QingLong database of this version.
+// is verified to be a readable QingLong database of this version. The
+// copy's unfinished attempts forget their process (a server started on the
+// copy records them lost without ending the live server's commands).
 func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, err error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, qlerror.New(qlerror.NotFound, "no QingLong database at %s; point --data-dir at the directory of the one to back up", path)
@@ -50,6 +52,9 @@ func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, 
 	if cerr := src.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = forgetProcesses(ctx, dest)
+	}
 	if err != nil {
 		_ = os.Remove(dest)
 		return nil, mapErr(err, "back up "+path+" to "+dest)
@@ -76,4 +81,22 @@ func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, 
 		loggedAttempts = append(loggedAttempts, id)
 	}
 	return loggedAttempts, mapErr(rows.Err(), "list the logged attempts of "+dest)
+}
+
+// forgetProcesses clears the process of every unfinished attempt in the
+// copy at dest (see backup_forget_processes.sql).
+func forgetProcesses(ctx context.Context, dest string) error {
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return err
+	}
+	db, err := openReadPool(ctx, "file:"+(&url.URL{Path: abs}).EscapedPath(), 1)
+	if err != nil {
+		return err
+	}
+	_, err = db.ExecContext(ctx, qBackupForgetProcesses)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -39,6 +39,7 @@ var (
 	qPragmaForeignKeys     = query("pragma_foreign_keys")
 	qPragmaAutoVacuum      = query("pragma_auto_vacuum")
 	qBackupInto            = query("backup_into")
+	qBackupForgetProcesses = query("backup_forget_processes")
 )
 
 // Statements over the migrated schema; readQueries and writeQueries say
