@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func get(url string) (int, error) {
 
 // A started server answers /livez and /readyz, runs what it admits, and
 // stops within its stop timeout even with a command still running — which
-// it kills and records cancelled.
+// it kills and records lost.
 func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
@@ -72,5 +73,31 @@ func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 	}
 	if err := srv.Stop(context.Background()); err != nil {
 		t.Fatalf("second stop: %v", err)
+	}
+}
+
+// A server that cannot take its HTTP address fails having done nothing:
+// no attempt recovered, no occurrence decided, no command started.
+func TestAServerThatCannotBindItsAddressFailsHavingDoneNothing(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	publish(t, dataDir, 1, "sleep 300")
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	srv, err := Start(t.Context(), Config{DataDir: dataDir, HTTPAddr: taken.Addr().String(), Cadence: 250 * time.Millisecond,
+		StopTimeout: 4 * time.Second, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err == nil {
+		_ = srv.Stop(context.Background())
+		t.Fatal("the server started on an address another listener holds")
+	}
+	db := observer(t, dataDir)
+	if n := count(t, db, `SELECT count(*) FROM runs`); n != 0 {
+		t.Fatalf("the server that could not bind admitted %d runs", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM trigger_schedules WHERE next_fire_at_ms IS NOT NULL`); n != 0 {
+		t.Fatalf("the server that could not bind decided %d schedule rows", n)
 	}
 }

@@ -98,6 +98,15 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		// Served on the API's listener, behind a read token.
 		s.metrics = s.newMetrics()
 	}
+	// Bound before anything is recovered, admitted or run: a server that
+	// cannot take its address must fail having done nothing (it admitted
+	// and started a command, then stopped it lost, when it bound last).
+	// /readyz answers 503 until the start is complete.
+	if cfg.HTTPAddr != "" {
+		if err := s.listen(); err != nil {
+			return nil, err
+		}
+	}
 	if s.owner, err = executor.AcquireOwner(s.layout.Owners); err != nil {
 		return nil, err
 	}
@@ -142,11 +151,6 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 			return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
 		}
 		if err := s.retain.Start(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.HTTPAddr != "" {
-		if err := s.listen(); err != nil {
 			return nil, err
 		}
 	}
