@@ -32,6 +32,9 @@ const (
 	// the lease never lapses under a live delivery; a process that died
 	// holding the claim leaves the row to be sent again when it lapses.
 	leaseTimeouts = 17
+	// claimPoll is how often a round with sends under way looks for rows
+	// that fell due meanwhile.
+	claimPoll = time.Second
 	// maxErrorLen bounds the reason kept on a row: the receiver's status
 	// and a little of its answer, never a request.
 	maxErrorLen = 300
@@ -109,9 +112,10 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 	return &Deliverer{cfg: cfg}
 }
 
-// Round delivers the due rows, at most MaxInFlight at once, until a claim
-// finds fewer due than it asked for and every delivery it started has
-// ended. It claims only as many rows as it has free slots, so a claimed
+// Round delivers the due rows, at most MaxInFlight at once, until no
+// delivery is under way and a claim finds none due; while deliveries are
+// under way it claims again into the free slots whenever one ends and
+// every claimPoll. It claims only as many rows as it has free slots, so a claimed
 // row's send starts at once: the attempt the claim counts is the one under
 // way (the attempt count is the fence of the row's failure report). A slow
 // receiver holds one slot while the others are claimed and sent. The
@@ -133,17 +137,20 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 		return firstErr
 	}
 	ended := make(chan struct{}, MaxInFlight)
-	inFlight, more := 0, true
+	// While sends are under way, rows that fall due meanwhile are claimed
+	// into the free slots at once (when a send ends, and every claimPoll):
+	// a slow receiver must not hold them back until its timeout.
+	poll := time.NewTicker(claimPoll)
+	defer poll.Stop()
+	inFlight := 0
 	for {
-		if more && inFlight < MaxInFlight && ctx.Err() == nil && failed() == nil {
-			want := MaxInFlight - inFlight
-			batch, err := d.cfg.Outbox.NotificationsClaim(ctx, want, lease)
+		if inFlight < MaxInFlight && ctx.Err() == nil && failed() == nil {
+			batch, err := d.cfg.Outbox.NotificationsClaim(ctx, MaxInFlight-inFlight, lease)
 			if err != nil {
 				mu.Lock()
 				firstErr = cmp.Or(firstErr, err)
 				mu.Unlock()
 			}
-			more = err == nil && len(batch) == want
 			for _, m := range batch {
 				inFlight++
 				wg.Go(func() {
@@ -159,8 +166,11 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 		if inFlight == 0 {
 			break
 		}
-		<-ended
-		inFlight--
+		select {
+		case <-ended:
+			inFlight--
+		case <-poll.C:
+		}
 	}
 	wg.Wait()
 	return false, failed()

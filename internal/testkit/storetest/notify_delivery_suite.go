@@ -146,3 +146,76 @@ func testDeadLoggedWithoutRetry(t *testing.T, f Fixture) {
 		t.Fatalf("outbox %+v, want the row dead after 2 attempts", ms)
 	}
 }
+
+// testDeliveryClaimsWhatFallsDueMeanwhile: a notification that falls due
+// while a round waits on a receiver that does not answer is sent in that
+// round, before the slow send ends: the slow receiver holds back only its
+// own deliveries.
+func testDeliveryClaimsWhatFallsDueMeanwhile(t *testing.T, f Fixture) {
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	var fast atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/slow") {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		} else {
+			fast.Add(1)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(unblock)
+	spec := notify.Spec{
+		Channels: []notify.Channel{{Name: "slow", Kind: notify.Webhook, URL: srv.URL + "/slow"}, {Name: "fast", Kind: notify.Webhook, URL: srv.URL + "/fast"}},
+		Rules:    []notify.Rule{{On: notify.OnFailed, Channel: "slow"}, {On: notify.OnFailed, Channel: "fast"}},
+	}
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d := newDefs(t, f, "meanwhile", quietCron(t, f))
+	d.Project.Notifications = spec.Encode()
+	if _, err := f.Catalog.ProjectSave(t.Context(), d.Project); err != nil {
+		t.Fatalf("save the notification settings: %v", err)
+	}
+	initialise(t, f)
+	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
+
+	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, Client: &http.Client{Timeout: time.Minute}})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := deliverer.Round(ctx)
+		done <- err
+	}()
+	waitUntil(t, "the first fast notification to arrive", func() bool { return fast.Load() == 1 })
+	// The round now waits on the slow send; a second failure falls due.
+	runFinished(t, f, d.Trigger.TriggerID, 2, run.AttemptFailed)
+	waitUntil(t, "the second fast notification to arrive while the slow one waits", func() bool { return fast.Load() == 2 })
+	select {
+	case err := <-done:
+		t.Fatalf("the round ended (%v) while a send was still under way", err)
+	default:
+	}
+	unblock()
+	if err := <-done; err != nil {
+		t.Fatalf("round: %v", err)
+	}
+}
+
+// waitUntil polls cond for up to 20 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -26,6 +26,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"OnlyValidCanonicalSettingsAreStored":                        testOutboxSettings,
 		"ADeliveryRoundSendsSideBySideAndCountsOnlyAttemptsUnderWay": testDeliveryInFlight,
 		"ADeadNotificationIsLoggedWithoutARetryWait":                 testDeadLoggedWithoutRetry,
+		"ANotificationDueWhileASlowSendWaitsIsSentMeanwhile":         testDeliveryClaimsWhatFallsDueMeanwhile,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
