@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,13 +24,15 @@ func get(url string) (int, error) {
 
 // A started server answers /livez and /readyz, runs what it admits, and
 // stops within its stop timeout even with a command still running — which
-// it kills and records lost.
+// it kills and records lost — saying when it starts to stop and when it
+// has stopped.
 func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
 	publish(t, dataDir, 1, "sleep 300")
+	logs := &lockedBuffer{}
 	srv, err := Start(t.Context(), Config{DataDir: dataDir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond,
-		StopTimeout: 4 * time.Second, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		StopTimeout: 4 * time.Second, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +61,9 @@ func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 	}
 	if _, err := get(base + "/livez"); err == nil {
 		t.Fatal("the HTTP server still answers after stop")
+	}
+	if l := logs.String(); !strings.Contains(l, "code="+CodeStopping) || !strings.Contains(l, "code="+CodeStopped) {
+		t.Fatalf("the stop logged no %s and %s lines:\n%s", CodeStopping, CodeStopped, l)
 	}
 	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
 	if err != nil {

@@ -282,10 +282,23 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.StopTimeout)
 		defer cancel()
+		s.cfg.Logger.Info("stopping: admission closed; draining what runs", "code", CodeStopping, "stop_timeout", s.cfg.StopTimeout)
 		s.stopErr = s.teardown(ctx)
+		if s.stopErr != nil {
+			s.cfg.Logger.Warn("stopped, not cleanly", "code", CodeStopped, "error", s.stopErr.Error())
+			return
+		}
+		s.cfg.Logger.Info("stopped", "code", CodeStopped)
 	})
 	return s.stopErr
 }
+
+// The diagnostic codes of a stop's first and last lines, as the cluster
+// replica logs its own.
+const (
+	CodeStopping = "serve.stopping"
+	CodeStopped  = "serve.stopped"
+)
 
 func (s *Server) teardown(ctx context.Context) error {
 	s.stopping.Store(true)
