@@ -140,6 +140,8 @@ func TestAMalformedIDOrNameExitsTwoBeforeAnyDatabaseIsOpened(t *testing.T) {
 		{[]string{"tokens", "revoke", "ci_"}, "token name"},
 		{[]string{"users", "create", "x y", "--role", "viewer"}, `user name: "x y"`},
 		{[]string{"users", "delete", "UPPER"}, "user name"},
+		{[]string{"notifications", "retry", "nope"}, "give a notification id as printed by `ql notifications list --state dead`"},
+		{[]string{"runs", "logs", "0190c2b4-0000-7000-8000-000000000000", "--attempt", "0"}, "--attempt 0 is not an attempt number"},
 	} {
 		opened = nil
 		code, _, stderr := qlWith(t, opts, append(c.args, "--data-dir", dir)...)

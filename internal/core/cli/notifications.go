@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
 )
 
@@ -121,7 +122,12 @@ func notificationsRetryCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "retry ID",
 		Short: "Make a dead notification pending again, with the same idempotency key",
-		Args:  oneArg("notifications retry takes one notification id, as printed by 'notifications list --state dead'"),
+		Args: oneChecked("notifications retry takes one notification id, as printed by 'notifications list --state dead'", func(s string) error {
+			if err := ids.Validate("notification id", strings.TrimSpace(s)); err != nil {
+				return fmt.Errorf("%v; give a notification id as printed by `ql notifications list --state dead`", err)
+			}
+			return nil
+		}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {

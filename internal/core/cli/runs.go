@@ -183,7 +183,7 @@ On a terminal, control characters in the output are shown as escapes; into a fil
 copied byte for byte.`,
 		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if attempt < 0 {
+			if attempt < 0 || (attempt == 0 && cmd.Flags().Changed("attempt")) {
 				return Usagef("--attempt %d is not an attempt number; give one that `ql runs show %s` lists (1 is the first attempt), or leave it out for the latest", attempt, args[0])
 			}
 			b, err := openExisting(cmd.Context(), opts, &db)
@@ -410,6 +410,13 @@ left as it is.`,
 			defer b.Close()
 			if b.CancelRun == nil {
 				return fmt.Errorf("this build cannot cancel runs of this database")
+			}
+			// Read first: the cancel returns an ended Run as it is, and a
+			// Run cancelled before this call must not read as cancelled by
+			// it.
+			if d, err := b.Runs.RunGet(cmd.Context(), args[0]); err == nil && d.Run.State.Terminal() {
+				fmt.Fprintf(cmd.OutOrStdout(), "run %s: already %s; nothing to cancel\n", d.Run.ID, d.Run.State)
+				return nil
 			}
 			r, err := b.CancelRun(cmd.Context(), args[0], actor())
 			if err != nil {

@@ -85,6 +85,10 @@ func TestRunsCancelEndsAQueuedLocalRunAndStopsARunningOne(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "state      cancelled") || !strings.Contains(out, "run.cancelled") {
 		t.Fatalf("show the cancelled run: %d %q", code, out)
 	}
+	// Asked again, the cancel says the Run had already ended.
+	if code, out, errOut := ql(t, "runs", "cancel", queued, "--data-dir", dir); code != 0 || out != "run "+queued+": already cancelled; nothing to cancel\n" {
+		t.Fatalf("cancel a cancelled run: %d %q %q", code, out, errOut)
+	}
 	code, out, errOut = ql(t, "runs", "cancel", running, "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "cancellation requested; it is running until the command is stopped") {
 		t.Fatalf("cancel a running run: %d %q %q", code, out, errOut)
