@@ -281,3 +281,22 @@ func TestConsoleKeepsTheUserNameAndConfirmsARevoke(t *testing.T) {
 		t.Errorf("the tokens page confirms a revoke of an active token from its address alone:\n%s", page)
 	}
 }
+
+// An attempt's row says why it ended when it did not succeed: its message,
+// or else its error code (a cancel, a server or worker stop, a timeout).
+func TestConsoleShowsWhyAnAttemptEnded(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	waitFor(t, "the run to start", 10*time.Second, func() bool {
+		_, page := fetch(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
+		return strings.Contains(page, `data-state="running"`)
+	})
+	site.cancel(t, c, csrf, id)
+	waitFor(t, "the cancelled attempt to show its code", 15*time.Second, func() bool {
+		_, page := fetch(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
+		return strings.Contains(page, `<code class="error-code">cancelled</code>`)
+	})
+}
