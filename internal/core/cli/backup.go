@@ -8,18 +8,20 @@ import (
 
 func backupCommand(opts Options) *cobra.Command {
 	var db dbFlags
-	c := &cobra.Command{
-		Use:   "backup DIR",
-		Short: "Copy the embedded database, its logs and secrets into a new directory, while the server runs",
-		Long: `Copy a single-node data directory into DIR, a new or empty directory: a consistent copy of
+	long := `Copy a single-node data directory into DIR, a new or empty directory: a consistent copy of
 qinglong.db taken in one read transaction (the server may go on serving; what it commits later is
 not in the copy), then the logs of the attempts in that copy, then qinglong-secrets.json (mode
 0600). Copying qinglong.db with cp while a server runs is not a backup: the file lags its -wal
-file. To restore, stop the server and serve the copy: ql serve --data-dir DIR (or move its files
-into the data directory). Runs that were running when the copy was taken end lost on that start,
-as after a crash.
-
-The cluster's database is PostgreSQL: back it up with pg_dump (docs/operations.md, Backup).`,
+file. To restore, stop the server and serve the copy: ` + opts.Binary + ` serve --data-dir DIR (or move
+its files into the data directory). Runs that were running when the copy was taken end lost on that
+start, as after a crash; the commands the live server still runs are left alone.`
+	if opts.OpenPostgres != nil {
+		long += "\n\nThe cluster's database is PostgreSQL: back it up with pg_dump (docs/operations.md, Backup)."
+	}
+	c := &cobra.Command{
+		Use:     "backup DIR",
+		Short:   "Copy the embedded database, its logs and secrets into a new directory, while the server runs",
+		Long:    long,
 		Example: "  " + opts.Binary + " backup /var/backups/qinglong-$(date +%F) --data-dir /var/lib/qinglong",
 		Args:    oneArg("backup takes one directory to write the copy into"),
 		RunE: func(cmd *cobra.Command, args []string) error {
