@@ -187,9 +187,10 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 	pgid := cmd.Process.Pid
 	procs := newTree(pgid, l.attemptID)
 	copied := make(chan struct{})
+	tail := &lineEnd{w: out}
 	go func() {
 		defer close(copied)
-		_, _ = io.Copy(out, pr)
+		_, _ = io.Copy(tail, pr)
 	}()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -220,27 +221,49 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 		<-copied
 	}
 	res := classify(cmd, err, cause)
+	// After <-copied: the copy has written its last byte.
 	switch cause {
 	case ErrorCodeTimeout:
-		fmt.Fprint(out, stoppedLine(fmt.Sprintf("its timeout of %s passed", time.Duration(c.TimeoutMs)*time.Millisecond), how, c.KillGrace()))
+		fmt.Fprint(out, stoppedLine(fmt.Sprintf("its timeout of %s passed", time.Duration(c.TimeoutMs)*time.Millisecond), how, c.KillGrace(), tail.open))
 	case ErrorCodeStopped:
 		res.Cause = context.Cause(ctx)
-		fmt.Fprint(out, stoppedLine(res.Cause.Error(), how, c.KillGrace()))
+		fmt.Fprint(out, stoppedLine(res.Cause.Error(), how, c.KillGrace(), tail.open))
 	}
 	return res
 }
 
+// lineEnd passes output on to w and remembers whether it left a line open
+// (its last byte is not a newline), so a marker after it starts a line of
+// its own without leaving an empty one.
+type lineEnd struct {
+	w    io.Writer
+	open bool
+}
+
+func (l *lineEnd) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if n > 0 {
+		l.open = p[n-1] != '\n'
+	}
+	return n, err
+}
+
 // stoppedLine ends the log of a command this process ended, after all of
 // its output, so whoever reads the log learns that QingLong ended it, why
-// and how. It is a marker line like the truncation marker.
-func stoppedLine(why string, how ending, grace time.Duration) string {
+// and how. It is a marker line like the truncation marker, on a line of its
+// own: after a newline when the output left a line open.
+func stoppedLine(why string, how ending, grace time.Duration, lineOpen bool) string {
 	signals := map[ending]string{
 		endedAlready:   "it had ended already",
 		endedOnTerm:    fmt.Sprintf("SIGTERM; it ended within the kill grace of %s", grace),
 		endedAfterKill: fmt.Sprintf("SIGTERM, then SIGKILL after the kill grace of %s", grace),
 		endedHardKill:  "SIGTERM, then SIGKILL without waiting out the kill grace",
 	}[how]
-	return fmt.Sprintf("\n[qinglong: the command was stopped: %s (%s)]\n", why, signals)
+	start := ""
+	if lineOpen {
+		start = "\n"
+	}
+	return fmt.Sprintf("%s[qinglong: the command was stopped: %s (%s)]\n", start, why, signals)
 }
 
 func command(c task.Command) *exec.Cmd {

@@ -231,7 +231,7 @@ func TestACommandEndedByItsTimeoutEndsItsLogWithALineSayingSo(t *testing.T) {
 	var log syncBuffer
 	res := runCommand(t.Context(), c, []string{"PATH=/usr/bin:/bin"}, &log, func(int) {})
 	out := log.String()
-	want := "working\n\n[qinglong: the command was stopped: its timeout of 300ms passed (SIGTERM, then SIGKILL after the kill grace of 200ms)]\n"
+	want := "working\n[qinglong: the command was stopped: its timeout of 300ms passed (SIGTERM, then SIGKILL after the kill grace of 200ms)]\n"
 	if res.State != run.AttemptTimedOut || res.Code != "timed_out" || out != want {
 		t.Fatalf("result %+v, log %q; want timed_out (code timed_out), log %q", res, out, want)
 	}
@@ -249,7 +249,7 @@ func TestACommandStoppedByItsRunnerEndsItsLogWithALineNamingTheCause(t *testing.
 	<-started
 	cancel(fmt.Errorf("the run was asked to cancel"))
 	res := <-done
-	want := "\n[qinglong: the command was stopped: the run was asked to cancel (SIGTERM; it ended within the kill grace of 5s)]\n"
+	want := "[qinglong: the command was stopped: the run was asked to cancel (SIGTERM; it ended within the kill grace of 5s)]\n"
 	if res.State != run.AttemptCancelled || out.String() != want {
 		t.Fatalf("result %+v, log %q; want cancelled, log %q", res, out.String(), want)
 	}
@@ -272,5 +272,21 @@ func TestASignalThatKilledTheCommandIsRecordedByNumberAndName(t *testing.T) {
 				t.Fatalf("message %q does not name the signal", msg)
 			}
 		})
+	}
+}
+
+// The stop line is a line of its own: after output that ends a line it
+// follows at once, after output that leaves one open it starts a new one.
+func TestTheStopLineStartsALineOfItsOwnWithoutAnEmptyOne(t *testing.T) {
+	t.Parallel()
+	for script, want := range map[string]string{
+		"echo working; sleep 300":   "working\n[qinglong: the command was stopped: its timeout of 300ms passed",
+		"printf working; sleep 300": "working\n[qinglong: the command was stopped: its timeout of 300ms passed",
+	} {
+		var log syncBuffer
+		runCommand(t.Context(), shell(script, 300*time.Millisecond), []string{"PATH=/usr/bin:/bin"}, &log, func(int) {})
+		if !strings.HasPrefix(log.String(), want) {
+			t.Errorf("%s: log %q; want it to start %q", script, log.String(), want)
+		}
 	}
 }

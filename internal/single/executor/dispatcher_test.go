@@ -229,7 +229,8 @@ func TestACommandTheServerStoppedEndsItsLogWithALineSayingSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(string(data), "\n[qinglong: the command was stopped: the server is stopping (SIGTERM; it ended within the kill grace of 5s)]\n") {
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if lines[len(lines)-1] != "[qinglong: the command was stopped: the server is stopping (SIGTERM; it ended within the kill grace of 5s)]" {
 		t.Fatalf("log %q does not end with the line saying the server stopped the command", data)
 	}
 }

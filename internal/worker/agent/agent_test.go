@@ -219,7 +219,7 @@ func TestTheLeaseClockKillsTheProcessGroupBeforeTheLeaseEnds(t *testing.T) {
 	}
 	// Whether SIGTERM alone ended it before the kill cut the grace short
 	// is a race; the line names the cause either way.
-	if log := string(in.attempt(g.AttemptID).log); !strings.HasPrefix(log, "\n[qinglong: the command was stopped: the lease could not be renewed in time (SIGTERM") {
+	if log := string(in.attempt(g.AttemptID).log); !strings.HasPrefix(log, "[qinglong: the command was stopped: the lease could not be renewed in time (SIGTERM") {
 		t.Fatalf("log %q; want the line saying the lease could not be renewed", log)
 	}
 	s, err := w.stop()
@@ -275,7 +275,7 @@ func TestACommandTheWorkerEndsEndsItsStoredLogWithALineSayingWhy(t *testing.T) {
 		readPid(t, filepath.Join(dir, "pid"))
 		in.setStop(g.AttemptID, workerproto.StopCancelled)
 		in.completed(g.AttemptID)
-		if log := string(in.attempt(g.AttemptID).log); log != "working\n\n[qinglong: the command was stopped: the run was asked to cancel"+how {
+		if log := string(in.attempt(g.AttemptID).log); log != "working\n[qinglong: the command was stopped: the run was asked to cancel"+how {
 			t.Fatalf("log %q; want the output, then the line saying the run was asked to cancel", log)
 		}
 	})
@@ -287,7 +287,7 @@ func TestACommandTheWorkerEndsEndsItsStoredLogWithALineSayingWhy(t *testing.T) {
 		g := in.enqueue(t, c)
 		runAgent(t, in, nil)
 		in.completed(g.AttemptID)
-		if log := string(in.attempt(g.AttemptID).log); log != "working\n\n[qinglong: the command was stopped: its timeout of 300ms passed"+how {
+		if log := string(in.attempt(g.AttemptID).log); log != "working\n[qinglong: the command was stopped: its timeout of 300ms passed"+how {
 			t.Fatalf("log %q; want the output, then the line saying its timeout passed", log)
 		}
 	})
@@ -301,7 +301,7 @@ func TestACommandTheWorkerEndsEndsItsStoredLogWithALineSayingWhy(t *testing.T) {
 		if _, err := a.stop(); err != nil {
 			t.Fatal(err)
 		}
-		if log := string(in.attempt(g.AttemptID).log); log != "\n[qinglong: the command was stopped: the worker is stopping"+how {
+		if log := string(in.attempt(g.AttemptID).log); log != "[qinglong: the command was stopped: the worker is stopping"+how {
 			t.Fatalf("log %q; want the line saying the worker is stopping", log)
 		}
 	})
