@@ -58,7 +58,7 @@ func (s *Server) listen() error {
 		return err
 	}
 	s.http, s.api = srv, api
-	s.cfg.Logger.Info("http listening; serving the console at /, /api/v1, /livez and /readyz", "addr", srv.Addr(), "tls", tlsCfg != nil)
+	s.cfg.Logger.Info("http listening; serving the console at /, /api/v1, /livez and /readyz (503 until the start completes)", "addr", srv.Addr(), "tls", tlsCfg != nil)
 	return nil
 }
 

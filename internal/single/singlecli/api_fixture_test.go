@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -53,7 +54,8 @@ func readOnlyDB(t *testing.T, dir string) *sql.DB {
 var listening = regexp.MustCompile(`http listening.* addr=(\S+)`)
 
 // serveAPI serves dir with the API on a free loopback port and returns its
-// base URL.
+// base URL once it is ready: the address is bound, and logged, before the
+// start completes.
 func serveAPI(t *testing.T, dir, profile string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -72,7 +74,14 @@ func serveAPI(t *testing.T, dir, profile string, extra ...string) string {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := listening.FindStringSubmatch(errOut.String()); m != nil {
-			return "http://" + m[1]
+			base := "http://" + m[1]
+			for time.Now().Before(deadline) {
+				if st, _, _ := httpcall.Bearer(t, http.MethodGet, base+"/readyz", "", nil); st == http.StatusOK {
+					return base
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			t.Fatalf("serve at %s was not ready within 10s: %s", base, errOut.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
