@@ -479,7 +479,7 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 	}
 	// Checked here, at their own lines; the spec's validation repeats it
 	// for every other way a trigger is published.
-	if _, err := cron.Parse(td.Spec.Cron.Expression, td.Spec.Cron.Timezone); err != nil {
+	if err := checkCron(td.Spec.Cron); err != nil {
 		at, field := f["cron"], "cron"
 		if pe := (*cron.ParseError)(nil); errors.As(err, &pe) && pe.Part == "timezone" {
 			at, field = f["timezone"], "timezone"
@@ -516,6 +516,15 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 		td.Spec.Cron.Overlap = o
 	}
 	return td, nil
+}
+
+// checkCron is what the spec's validation checks of an expression and its
+// zone (trigger.Spec.Validate), as one error.
+func checkCron(c trigger.Cron) error {
+	if _, err := cron.Parse(c.Expression, c.Timezone); err != nil {
+		return err
+	}
+	return cron.CheckSteps(c.Expression)
 }
 
 // timePolicies reads jitter (a duration, 0s … 1h), startAt and endAt

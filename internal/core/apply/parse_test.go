@@ -116,6 +116,7 @@ func TestCheckRejectsBadReferencesAndCron(t *testing.T) {
 		{"bad timezone", "    task: a\n    cron: '* * * * *'\n    timezone: Mars/Olympus\n", []string{"x.yaml:12:", "trigger.timezone", "Mars/Olympus"}},
 		{"macro", "    task: a\n    cron: '@daily'\n    timezone: UTC\n", []string{"x.yaml:11:", "0 0 * * *"}},
 		{"bad misfire", "    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    misfire: replay\n", []string{"x.yaml:13:", "trigger.misfire", "skip, fire_once"}},
+		{"step as wide as its field", "    task: a\n    cron: '*/90 * * * *'\n    timezone: UTC\n", []string{"x.yaml:11:", "trigger.cron", "matches only the first value"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

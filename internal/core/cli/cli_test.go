@@ -32,6 +32,7 @@ func TestUsageErrorsExitTwoWithAHint(t *testing.T) {
 		{"cron", "next", "* * * * *", "--tz", "UTC", "-n", "0"},
 		{"cron", "next", "@daily", "--tz", "UTC"},
 		{"cron", "next", "* * * * *", "--tz", "UTC", "--after", "yesterday"},
+		{"cron", "next", "*/90 * * * *", "--tz", "UTC"},
 		{"cron", "next", "--nope"},
 		{"serve", "--profile", "cluster"},
 	} {

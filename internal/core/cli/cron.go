@@ -55,6 +55,10 @@ func cronNextCommand() *cobra.Command {
 				from = t
 			}
 			s, err := cron.Parse(args[0], tz)
+			if err == nil {
+				// As `ql apply` would refuse it.
+				err = cron.CheckSteps(args[0])
+			}
 			if err != nil {
 				return &UsageError{Err: err}
 			}

@@ -127,6 +127,9 @@ func (s Spec) Validate(nowMs int64) error {
 		return err
 	}
 	sched, err := cron.Parse(s.Cron.Expression, s.Cron.Timezone)
+	if err == nil {
+		err = cron.CheckSteps(s.Cron.Expression)
+	}
 	if err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "trigger.cron")
 	}

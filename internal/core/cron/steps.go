@@ -1,0 +1,52 @@
+package cron
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// stepSpan is, for each field, how many values it has and the period a
+// step restarts at (cron counts a step from the range's first value again
+// in every period of the next field).
+var stepSpan = map[string]struct {
+	values int
+	period string
+}{
+	"second":       {60, "minute"},
+	"minute":       {60, "hour"},
+	"hour":         {24, "day"},
+	"day-of-month": {31, "month"},
+	"month":        {12, "year"},
+	"day-of-week":  {7, "week"},
+}
+
+// CheckSteps refuses a step as large as its field ("*/90" minutes): a step
+// restarts in every period of the next field, so such a step matches only
+// the first value of its range and never means what it reads as ("every
+// 90 minutes" is hourly at minute 0). Parse accepts it, so that triggers
+// stored before this check keep deciding; a new revision is checked with
+// it. Any other mistake is Parse's to report.
+func CheckSteps(expr string) error {
+	fields, layout, err := splitFields(expr)
+	if err != nil {
+		return err
+	}
+	for i, text := range fields {
+		f := layout[i]
+		span := stepSpan[f.name]
+		for item := range strings.SplitSeq(text, ",") {
+			_, step, ok := strings.Cut(item, "/")
+			if !ok {
+				continue
+			}
+			if n, err := strconv.Atoi(step); err == nil && n >= span.values {
+				return &ParseError{Input: expr, Part: f.name,
+					Problem: fmt.Sprintf("%s field %q: a step of %d is not smaller than the field's %d values, so it matches only the first value of the range, once a %s",
+						f.name, text, n, span.values, span.period),
+					Hint: fmt.Sprintf("write that single value, or a step below %d; a period longer than a %s needs more than one field, or more than one trigger", span.values, span.period)}
+			}
+		}
+	}
+	return nil
+}
