@@ -257,7 +257,7 @@ func refuseGivenZero(fs *pflag.FlagSet, binary string) error {
 			continue
 		}
 		if v := fl.Value.String(); v == "0" || v == "0s" {
-			return Usagef("--%s %s is outside its range (`%s serve --help` gives it); leave the setting out for the profile's default", name, v, binary)
+			return Usagef("--%s %s is outside its range: it must be above 0 (`%s serve --help` states the bounds of most settings); give a larger value, or leave the setting out for the profile's default", name, v, binary)
 		}
 	}
 	return nil
