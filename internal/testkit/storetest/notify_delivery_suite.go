@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -48,28 +47,12 @@ func testDeliveryInFlight(t *testing.T, f Fixture) {
 		spec.Channels = append(spec.Channels, notify.Channel{Name: name, Kind: notify.Webhook, URL: srv.URL + "/" + name})
 		spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: name})
 	}
-	if err := spec.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	d := newDefs(t, f, "inflight", quietCron(t, f))
-	d.Project.Notifications = spec.Encode()
-	if _, err := f.Catalog.ProjectSave(t.Context(), d.Project); err != nil {
-		t.Fatalf("save the notification settings: %v", err)
-	}
-	initialise(t, f)
-	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
+	failedWith(t, f, "inflight", spec)
 	if got := len(outbox(t, f)); got != n {
 		t.Fatalf("%d outbox rows, want %d", got, n)
 	}
 
-	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, Client: &http.Client{Timeout: time.Minute}})
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := deliverer.Round(ctx)
-		done <- err
-	}()
+	done := roundInBackground(t, f)
 	deadline := time.Now().Add(20 * time.Second)
 	for arrived.Load() < notify.MaxInFlight {
 		if time.Now().After(deadline) {
@@ -107,18 +90,8 @@ func testDeadLoggedWithoutRetry(t *testing.T, f Fixture) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(srv.Close)
-	spec := notify.Spec{Channels: []notify.Channel{{Name: "down", Kind: notify.Webhook, URL: srv.URL}},
-		Rules: []notify.Rule{{On: notify.OnFailed, Channel: "down"}}}
-	if err := spec.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	d := newDefs(t, f, "deadlog", quietCron(t, f))
-	d.Project.Notifications = spec.Encode()
-	if _, err := f.Catalog.ProjectSave(t.Context(), d.Project); err != nil {
-		t.Fatalf("save the notification settings: %v", err)
-	}
-	initialise(t, f)
-	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
+	failedWith(t, f, "deadlog", notify.Spec{Channels: []notify.Channel{{Name: "down", Kind: notify.Webhook, URL: srv.URL}},
+		Rules: []notify.Rule{{On: notify.OnFailed, Channel: "down"}}})
 	var logged bytes.Buffer
 	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, MaxAttempts: 2, BaseBackoff: notify.MinBaseBackoff,
 		Log: slog.New(slog.NewJSONHandler(&logged, nil))})
@@ -174,25 +147,9 @@ func testDeliveryClaimsWhatFallsDueMeanwhile(t *testing.T, f Fixture) {
 		Channels: []notify.Channel{{Name: "slow", Kind: notify.Webhook, URL: srv.URL + "/slow"}, {Name: "fast", Kind: notify.Webhook, URL: srv.URL + "/fast"}},
 		Rules:    []notify.Rule{{On: notify.OnFailed, Channel: "slow"}, {On: notify.OnFailed, Channel: "fast"}},
 	}
-	if err := spec.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	d := newDefs(t, f, "meanwhile", quietCron(t, f))
-	d.Project.Notifications = spec.Encode()
-	if _, err := f.Catalog.ProjectSave(t.Context(), d.Project); err != nil {
-		t.Fatalf("save the notification settings: %v", err)
-	}
-	initialise(t, f)
-	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
+	d := failedWith(t, f, "meanwhile", spec)
 
-	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, Client: &http.Client{Timeout: time.Minute}})
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := deliverer.Round(ctx)
-		done <- err
-	}()
+	done := roundInBackground(t, f)
 	waitUntil(t, "the first fast notification to arrive", func() bool { return fast.Load() == 1 })
 	// The round now waits on the slow send; a second failure falls due.
 	runFinished(t, f, d.Trigger.TriggerID, 2, run.AttemptFailed)
@@ -218,4 +175,16 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// roundInBackground runs one delivery round (a minute's timeout per send)
+// until it ends or the test does, and sends its error on the channel.
+func roundInBackground(t *testing.T, f Fixture) <-chan error {
+	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, Client: &http.Client{Timeout: time.Minute}})
+	done := make(chan error, 1)
+	go func() {
+		_, err := deliverer.Round(t.Context())
+		done <- err
+	}()
+	return done
 }

@@ -51,20 +51,37 @@ func notifyDefsOn(t *testing.T, f Fixture, name string, c trigger.Cron, rules ..
 	t.Helper()
 	d := newDefs(t, f, name, c)
 	if len(rules) > 0 {
-		spec := notify.Spec{Channels: []notify.Channel{hook, {Name: "chat", Kind: notify.Slack, URLSecret: "slack_url"}}, Rules: rules}
-		if err := spec.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		d.Project.Notifications = spec.Encode()
-		if _, err := f.Catalog.ProjectSave(t.Context(), d.Project); err != nil {
-			t.Fatalf("save the notification settings: %v", err)
-		}
+		saveNotifications(t, f, &d, notify.Spec{Channels: []notify.Channel{hook, {Name: "chat", Kind: notify.Slack, URLSecret: "slack_url"}}, Rules: rules})
 		got, err := f.Catalog.ProjectByName(t.Context(), name)
 		if err != nil || got.Notifications != d.Project.Notifications {
 			t.Fatalf("project read back with settings %q (%v), want %q", got.Notifications, err, d.Project.Notifications)
 		}
 	}
 	initialise(t, f)
+	return d
+}
+
+// saveNotifications validates spec and saves it as d's project's
+// notification settings.
+func saveNotifications(t *testing.T, f Fixture, d *defs, spec notify.Spec) {
+	t.Helper()
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d.Project.Notifications = spec.Encode()
+	if _, err := f.Catalog.ProjectSave(t.Context(), d.Project); err != nil {
+		t.Fatalf("save the notification settings: %v", err)
+	}
+}
+
+// failedWith makes a project named name whose settings are spec, and one
+// failed Run of its trigger: the notifications spec's rules owe.
+func failedWith(t *testing.T, f Fixture, name string, spec notify.Spec) defs {
+	t.Helper()
+	d := newDefs(t, f, name, quietCron(t, f))
+	saveNotifications(t, f, &d, spec)
+	initialise(t, f)
+	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
 	return d
 }
 
