@@ -93,9 +93,10 @@ func TestRunsCancelEndsAQueuedLocalRunAndStopsARunningOne(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "cancellation requested; it is running until the command is stopped") {
 		t.Fatalf("cancel a running run: %d %q %q", code, out, errOut)
 	}
-	// Asked again: the intent is kept once, or the run is already over.
+	// Asked again: the intent is kept once, or the command has already
+	// been stopped and the run is over.
 	code, out, errOut = ql(t, "runs", "cancel", running, "--data-dir", dir)
-	if code != 0 || !(strings.Contains(out, "cancellation requested") || out == "run "+running+": cancelled\n") {
+	if code != 0 || !(strings.Contains(out, "cancellation requested") || out == "run "+running+": already cancelled; nothing to cancel\n") {
 		t.Fatalf("cancel a running run again: %d %q %q", code, out, errOut)
 	}
 	deadline := time.Now().Add(20 * time.Second)
