@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/executor"
@@ -23,6 +26,14 @@ type Backend struct {
 // OpenBackend opens (creating and migrating if needed) the database file
 // dbPath, so `ql apply` works before the first `ql serve`.
 func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
+	// The directory too, as `ql serve` makes it: a first `ql apply` (or
+	// `serve --example`, which applies before serving) into a new
+	// --data-dir must not fail where the server would have started.
+	if dir := filepath.Dir(dbPath); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the data directory %s; check that its parent is writable, or give another --data-dir", dir)
+		}
+	}
 	nowMs := func() int64 { return time.Now().UnixMilli() }
 	st, err := openStore(ctx, dbPath, Standalone, nowMs)
 	if err != nil {

@@ -97,6 +97,25 @@ func TestApplyReadsStandardInput(t *testing.T) {
 	}
 }
 
+// The first apply into a --data-dir that does not exist yet makes it,
+// private to the account, as the first `ql serve` would; so does
+// `serve --example`, which applies the sample before serving.
+func TestTheFirstApplyMakesAMissingDataDirectory(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "new", "state")
+	code, out, errOut := ql(t, "apply", "-f", writeFile(t, t.TempDir(), "good.yaml", goodFile), "--data-dir", dir)
+	if code != 0 || strings.Count(out, "created") != 3 {
+		t.Fatalf("apply into a new directory: %d %q %q", code, out, errOut)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the data directory: %v %v; want it made with mode 0700", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "qinglong.db")); err != nil {
+		t.Fatalf("apply wrote no database: %v", err)
+	}
+}
+
 // Single-node profiles store retry and placement but do not act on them:
 // apply says so in one line, still succeeds, and a file without them gets
 // no note.
