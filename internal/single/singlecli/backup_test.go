@@ -59,9 +59,14 @@ func TestServingABackupLeavesTheLiveServersCommandsAlone(t *testing.T) {
 	t.Parallel()
 	dir, db := serveSlow(t, "30")
 	running := runIn(t, db, "running")
+	// The Run is running from its start's commit; the attempt's process
+	// id is recorded once the command has been launched, a write later.
 	var pid int
-	if err := db.QueryRow(`SELECT pid FROM attempts WHERE run_id = ? AND state = 'running'`, running).Scan(&pid); err != nil || pid <= 0 {
-		t.Fatalf("the running command's pid: %d, %v", pid, err)
+	for deadline := time.Now().Add(20 * time.Second); pid <= 0; time.Sleep(50 * time.Millisecond) {
+		err := db.QueryRow(`SELECT pid FROM attempts WHERE run_id = ? AND state = 'running'`, running).Scan(&pid)
+		if time.Now().After(deadline) {
+			t.Fatalf("the running command's pid after 20s: %d, %v", pid, err)
+		}
 	}
 	dest := filepath.Join(t.TempDir(), "copy")
 	if code, _, stderr := ql(t, "backup", dest, "--data-dir", dir); code != 0 {
