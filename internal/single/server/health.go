@@ -84,7 +84,11 @@ func (s *Server) readiness() (bool, string) {
 	if !s.ready.Load() {
 		return false, "not_serving"
 	}
-	if s.store.Ping(context.Background()) != nil {
+	// Bounded as the metrics scrape's check is: a probe that hangs on
+	// the database is a failed probe, not a held connection.
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	defer cancel()
+	if s.store.Ping(ctx) != nil {
 		return false, "database_unavailable"
 	}
 	return true, ""
@@ -137,5 +141,6 @@ func (s *Server) readinessState() string {
 	return metrics.StateReady
 }
 
-// pingTimeout bounds the database check of a metrics scrape.
+// pingTimeout bounds the database check of /readyz and of a metrics
+// scrape.
 const pingTimeout = 2 * time.Second
