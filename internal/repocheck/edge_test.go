@@ -28,6 +28,7 @@ var edgePackages = []string{
 	"internal/core/httpserve",
 	"internal/core/ids",
 	"internal/core/metrics",
+	"internal/core/netaddr",
 	"internal/single/singlecli",
 	"internal/single/executor",
 	"internal/single/server",

@@ -16,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/scheduler"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
+	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -213,21 +214,11 @@ func workerSettingsFrom(f *cli.ServeFlags) (workerSettings, error) {
 			return w, cli.Usagef("--worker-tls-cert %s / --worker-tls-key %s cannot be loaded as a PEM certificate and its key: %v", f.WorkerTLSCert, f.WorkerTLSKey, err)
 		}
 		w.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	case !isLoopback(host):
+	case !netaddr.IsLoopbackHost(host):
 		return w, cli.Usagef("--worker-addr %s is not a loopback address, and workers send their credential on every request: "+
 			"give --worker-tls-cert and --worker-tls-key (PEM files) to serve it over TLS, or bind a loopback address (e.g. %s) behind a TLS-terminating proxy", w.Addr, DefaultWorkerAddr)
 	}
 	return w, nil
-}
-
-// isLoopback reports whether host names only this machine: a loopback IP
-// or "localhost". An empty host binds every interface.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // rejectSingleNodeFlags refuses settings that only single-node profiles

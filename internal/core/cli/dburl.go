@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/netaddr"
 )
 
 // refuseArgvPassword refuses a PostgreSQL URL given on the command line that
@@ -70,11 +72,7 @@ func weakTLS(raw string, getenv func(string) string) string {
 // isLocalHost reports whether h is this host: empty (the default socket),
 // a Unix socket directory, localhost or a loopback address.
 func isLocalHost(h string) bool {
-	if h == "" || strings.HasPrefix(h, "/") || h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	return h == "" || strings.HasPrefix(h, "/") || netaddr.IsLoopbackHost(h)
 }
 
 // stderrKey carries the command's error stream to code that has only the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -59,6 +60,12 @@ func remoteClient(f *dbFlags) (*apiClient, error) {
 	u, err := url.Parse(f.server)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, Usagef("--api-url %q must be the API's base URL, e.g. https://ql.example.com:8080", f.server)
+	}
+	// The token rides in every request: over plain HTTP to another host
+	// anyone on the path reads it, as the worker refuses for its credential.
+	if u.Scheme == "http" && !netaddr.IsLoopbackHost(u.Hostname()) {
+		return nil, Usagef("--api-url %q is plain HTTP to another host, and $QL_TOKEN would cross the network readable by anyone on the path: "+
+			"use https:// (the server's --tls-cert), or reach it through a loopback address, e.g. an SSH tunnel (ssh -L 8080:127.0.0.1:8080 HOST, then --api-url http://127.0.0.1:8080)", f.server)
 	}
 	token, err := Getenv(os.Getenv, "QL_TOKEN")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -70,11 +71,7 @@ func IsLoopback(addr string) bool {
 	if err != nil {
 		host = addr
 	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return netaddr.IsLoopbackHost(host)
 }
 
 // TLSSettings are the API listener's transport flags.

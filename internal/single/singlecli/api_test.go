@@ -218,3 +218,23 @@ func TestRunNowAndBackfillOverTheAPIAdmitOnceEach(t *testing.T) {
 		t.Fatalf("backfill again: %d %v", st, refilled)
 	}
 }
+
+// A command given --api-url refuses plain HTTP to another host before it
+// sends anything: the token would cross the network in clear text. A
+// loopback address (a tunnel) stays allowed. Not parallel: it sets
+// $QL_TOKEN.
+func TestTheCLISendsNoTokenOverPlainHTTPToAnotherHost(t *testing.T) {
+	t.Setenv("QL_TOKEN", "qlt_"+strings.Repeat("A", 43))
+	t.Setenv("QL_DATA_DIR", "")
+	for _, args := range [][]string{{"runs", "list"}, {"triggers", "list"}, {"apply", "-f", writeFile(t, t.TempDir(), "f.yaml", goodFile)}} {
+		for _, base := range []string{"http://192.0.2.1:8080", "http://[2001:db8::1]:8080", "http://ql.example.com"} {
+			code, _, errOut := ql(t, append(args, "--api-url", base)...)
+			if code != 2 || !strings.Contains(errOut, "plain HTTP to another host") || !strings.Contains(errOut, "https://") {
+				t.Fatalf("%v --api-url %s: exit %d %q; want a usage error naming the clear-text token", args, base, code, errOut)
+			}
+		}
+	}
+	if code, _, errOut := ql(t, "runs", "list", "--api-url", "http://127.0.0.1:1"); code != 1 || strings.Contains(errOut, "plain HTTP") {
+		t.Fatalf("--api-url to a loopback address: exit %d %q; want it tried (and the closed port reported)", code, errOut)
+	}
+}

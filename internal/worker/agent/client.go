@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -109,7 +109,7 @@ func parseServer(server string) (*url.URL, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return nil, fmt.Errorf("--server %q: want the worker ingress URL of a replica, e.g. https://replica.example:8081 (several: separated by commas)", server)
 	}
-	if u.Scheme == "http" && !loopback(u.Hostname()) {
+	if u.Scheme == "http" && !netaddr.IsLoopbackHost(u.Hostname()) {
 		return nil, fmt.Errorf("--server %q: plain http is accepted only to a loopback address; use https:// (the credential must not cross a network in clear)", server)
 	}
 	if u.User != nil {
@@ -140,14 +140,6 @@ func (c *Client) failover(failed uint64) {
 	if len(c.bases) > 1 {
 		c.current.CompareAndSwap(failed, failed+1)
 	}
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Close drops idle connections.
