@@ -68,7 +68,7 @@ func cronNextCommand() *cobra.Command {
 				next, ok := s.Next(at)
 				if !ok {
 					if i == 0 {
-						return fmt.Errorf("%q never fires in %s after %s (e.g. day 30 of February); fix the day or month", args[0], tz, from.UTC().Format(time.RFC3339))
+						return fmt.Errorf("%q never fires in %s after %s (its days of the month never fall in its months, e.g. day 30 of February or day 31 of April); fix the day or month", args[0], tz, from.UTC().Format(time.RFC3339))
 					}
 					fmt.Fprintln(out, "(no further occurrence)")
 					return nil

@@ -166,8 +166,11 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 	if err := a.decodeBody(r, &body); err != nil {
 		return nil, err
 	}
-	if body.FromMs <= 0 || body.ToMs < body.FromMs {
-		return nil, qlerror.New(qlerror.Invalid, `give "fromMs" and "toMs" (epoch milliseconds, fromMs ≤ toMs): the range of occurrences to admit`)
+	switch {
+	case body.FromMs <= 0:
+		return nil, qlerror.New(qlerror.Invalid, `"fromMs" must be a positive epoch millisecond (the first instant of the range of occurrences to admit), got %d`, body.FromMs)
+	case body.ToMs < body.FromMs:
+		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, body.ToMs, body.FromMs)
 	}
 	res, err := a.Manual.TriggerBackfill(ctx, schedule.BackfillRequest{TriggerID: r.PathValue("id"), FromMs: body.FromMs, ToMs: body.ToMs, Max: body.Max, Actor: principalOf(ctx).actor()})
 	if err != nil {

@@ -217,6 +217,12 @@ func TestRunNowAndBackfillOverTheAPIAdmitOnceEach(t *testing.T) {
 	if st != 200 || refilled["admitted"] != float64(0) || refilled["existing"] != float64(3) {
 		t.Fatalf("backfill again: %d %v", st, refilled)
 	}
+	// A bad range names the field that is wrong.
+	for body, field := range map[string]string{`{"fromMs":0,"toMs":1}`: `"fromMs" must be a positive`, `{"fromMs":5,"toMs":4}`: `"toMs" (4) is before "fromMs" (5)`} {
+		if st, answer := call(t, "POST", base+"/api/v1/triggers/"+id+"/backfill", operator, body); st != 400 || !strings.Contains(fmt.Sprint(answer), field) {
+			t.Fatalf("backfill %s: %d %v; want 400 saying %s", body, st, answer, field)
+		}
+	}
 }
 
 // A command given --api-url refuses plain HTTP to another host before it
