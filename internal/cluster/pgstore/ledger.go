@@ -118,8 +118,11 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		t.SetCursor(cursor, due)
 		t.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
 		pol.into(&t.Cron)
-		d.PauseNote = deref(note)
-		if !d.Paused {
+		// The row keeps the last pause's note and time after a resume; a
+		// detail shows them only while the pause is in force.
+		if d.Paused {
+			d.PauseNote = deref(note)
+		} else {
 			d.PausedAtMs = nil
 		}
 		rows, err := tx.Query(ctx, sqlLedgerOfTrigger, triggerID, ledgerLimit)

@@ -145,9 +145,10 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 		pol.into(&t.Cron)
 		t.Enabled, t.LastScheduledAtMs = enabled == 1, ptr(last)
 		t.SetCursor(ptr(next), ptr(due))
-		d.Paused, d.PauseNote = paused == 1, note.String
-		if d.Paused {
-			d.PausedAtMs = ptr(pausedAt)
+		// The row keeps the last pause's note and time after a resume; a
+		// detail shows them only while the pause is in force.
+		if d.Paused = paused == 1; d.Paused {
+			d.PauseNote, d.PausedAtMs = note.String, ptr(pausedAt)
 		}
 		rows, err := tx.QueryContext(ctx, qLedgerOfTrigger, triggerID, ledgerLimit)
 		if err != nil {

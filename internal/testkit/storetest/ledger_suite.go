@@ -210,6 +210,9 @@ func testPauseResume(t *testing.T, f Fixture) {
 	if listedPaused(t, f, d.Trigger.TriggerID) {
 		t.Fatal("the trigger listing still says the resumed trigger is paused")
 	}
+	if det, err := f.Detail.TriggerDetail(t.Context(), d.Trigger.TriggerID, 10); err != nil || det.Paused || det.PauseNote != "" || det.PausedAtMs != nil {
+		t.Fatalf("detail of the resumed trigger %+v (%v); want it not paused, with no pause note or time (none is in force)", det, err)
+	}
 	tk := takeOne(t, f)
 	if tk.Pause == nil || tk.Pause.FromMs != paused.AtMs || tk.Pause.UntilMs != resumed.AtMs {
 		t.Fatalf("the ticket's pause span is %+v, want [%d, %d)", tk.Pause, paused.AtMs, resumed.AtMs)
