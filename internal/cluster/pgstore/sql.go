@@ -202,6 +202,7 @@ var (
 	sqlUserDisable     = stmt("UserDisable")
 	sqlUserDelete      = stmt("UserDelete")
 	sqlUserSetPassword = stmt("UserSetPassword")
+	sqlUserEnable      = stmt("UserEnable")
 	sqlUserCredentials = stmt("UserCredentials")
 	sqlUserByID        = stmt("UserByID")
 	sqlUserSignedIn    = stmt("UserSignedIn")

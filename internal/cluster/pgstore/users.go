@@ -42,6 +42,11 @@ func (a *Admin) UserDisable(ctx context.Context, name string) error {
 	return a.changeUser(ctx, "disabling user "+name, name, sqlUserDisable)
 }
 
+// UserEnable enables the account of that name with a new password hash.
+func (a *Admin) UserEnable(ctx context.Context, name, hash string) error {
+	return a.changeUser(ctx, "enabling user "+name, name, sqlUserEnable, hash)
+}
+
 // UserDelete removes the account of that name.
 func (a *Admin) UserDelete(ctx context.Context, name string) error {
 	return a.changeUser(ctx, "deleting user "+name, name, sqlUserDelete)

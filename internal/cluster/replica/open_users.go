@@ -25,6 +25,10 @@ func (u adminUsers) UserDisable(ctx context.Context, name string) error {
 	return explainRole(u.a.UserDisable(ctx, name), "disabling console users", "admin")
 }
 
+func (u adminUsers) UserEnable(ctx context.Context, name, hash string) error {
+	return explainRole(u.a.UserEnable(ctx, name, hash), "enabling console users", "admin")
+}
+
 func (u adminUsers) UserDelete(ctx context.Context, name string) error {
 	return explainRole(u.a.UserDelete(ctx, name), "deleting console users", "admin")
 }

@@ -122,6 +122,11 @@ type Manager interface {
 	// UserDisable disables the account; NotFound when there is none.
 	// Disabling a disabled account changes nothing.
 	UserDisable(ctx context.Context, name string) error
+	// UserEnable enables the account again with a new password hash (so
+	// a new PasswordStamp: no session from before it was disabled comes
+	// back); NotFound when there is none. Enabling an active account
+	// only replaces its hash.
+	UserEnable(ctx context.Context, name, hash string) error
 	// UserDelete removes the account; NotFound when there is none.
 	UserDelete(ctx context.Context, name string) error
 	// UserSetPassword replaces the account's password hash, and so its
@@ -166,6 +171,15 @@ func SetPassword(ctx context.Context, m Manager, name, password string) error {
 		return err
 	}
 	return m.UserSetPassword(ctx, name, hash)
+}
+
+// Enable checks and hashes a new password and enables the account with it.
+func Enable(ctx context.Context, m Manager, name, password string) error {
+	hash, err := HashPassword(password)
+	if err != nil {
+		return err
+	}
+	return m.UserEnable(ctx, name, hash)
 }
 
 // ErrNameTaken is the message of a create whose name an account holds.

@@ -18,7 +18,7 @@ import (
 func usersCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "users",
-		Short: "Create, list, disable and delete console user accounts",
+		Short: "Create, list, disable, enable and delete console user accounts",
 		Long: `User accounts sign in to the web console with a name and a password, as an alternative to an API
 token. A user has one role, which acts with a token scope: viewer (read), operator (operate) or owner
 (admin: everything, the tokens page included). Set up the first owner with
@@ -28,7 +28,7 @@ is stored. Disabling or deleting a user, or setting its password, ends its conso
 next request. On the cluster these commands need the admin role's URL.`,
 	}
 	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
-		usersDeleteCommand(opts), usersPasswdCommand(opts))
+		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts))
 	return c
 }
 
@@ -213,10 +213,25 @@ func userChange(opts Options, verb, short, long, done string, change func(cmd *c
 
 func usersDisableCommand(opts Options) *cobra.Command {
 	return userChange(opts, "disable", "Disable a console user: its sessions end and it cannot sign in",
-		"Disable the console user NAME. Its console sessions end at their next request and it can no longer sign\nin; it stays in `users list`. Delete it to free the name.",
+		"Disable the console user NAME. Its console sessions end at their next request and it can no longer sign\nin; it stays in `users list`. Enable it again with `users enable NAME` (with a new password), or delete it\nto free the name.",
 		"disabled", func(cmd *cobra.Command, b *Backend, name string) error {
 			return b.Users.UserDisable(cmd.Context(), name)
 		})
+}
+
+func usersEnableCommand(opts Options) *cobra.Command {
+	var stdin bool
+	c := userChange(opts, "enable", "Enable a disabled console user with a new password",
+		"Enable the console user NAME again, with a new password asked twice on the terminal or read as one line\nof standard input with --password-stdin. The new password is required so that no session signed in\nbefore the user was disabled comes back; the user signs in again with it. Enabling an active user\nonly sets its password.",
+		"is enabled with a new password", func(cmd *cobra.Command, b *Backend, name string) error {
+			p, err := readPassword(cmd, stdin)
+			if err != nil {
+				return err
+			}
+			return account.Enable(cmd.Context(), b.Users, name, p)
+		})
+	c.Flags().BoolVar(&stdin, "password-stdin", false, "read the password as one line of standard input instead of asking")
+	return c
 }
 
 func usersDeleteCommand(opts Options) *cobra.Command {

@@ -29,7 +29,8 @@ func qlIn(t *testing.T, stdin string, args ...string) (int, string, string) {
 // `ql users` sets up the first owner with a password read from standard
 // input (never echoed back), lists users without their hashes, refuses a
 // short password and a password without a terminal or --password-stdin,
-// and disables, re-passwords and deletes a user.
+// and disables, re-passwords, enables (with a new password) and deletes a
+// user.
 func TestUsersCommandsManageConsoleAccounts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -59,6 +60,15 @@ func TestUsersCommandsManageConsoleAccounts(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Users) != 1 || list.Users[0]["state"] != "disabled" || list.Users[0]["scope"] != "admin" || strings.Contains(out, "argon2") {
 		t.Fatalf("list: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := qlIn(t, "", "users", "enable", "alice", "--data-dir", dir); code == 0 || !strings.Contains(errOut, "--password-stdin") {
+		t.Fatalf("enable without a new password: %d %q", code, errOut)
+	}
+	if code, out, errOut := qlIn(t, pw+"3\n", "users", "enable", "alice", "--password-stdin", "--data-dir", dir); code != 0 || !strings.Contains(out, "enabled with a new password") {
+		t.Fatalf("enable: %d %q %q", code, out, errOut)
+	}
+	if code, out, _ := qlIn(t, "", "users", "list", "-o", "json", "--data-dir", dir); code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Users) != 1 || list.Users[0]["state"] != "active" {
+		t.Fatalf("list after enable: %d %q", code, out)
 	}
 	if code, _, errOut := qlIn(t, "", "users", "delete", "alice", "--data-dir", dir); code != 0 {
 		t.Fatalf("delete: %q", errOut)

@@ -134,6 +134,7 @@ var (
 	qUserDisable         = query("user_disable")
 	qUserDelete          = query("user_delete")
 	qUserSetPassword     = query("user_set_password")
+	qUserEnable          = query("user_enable")
 	qUserCredentials     = query("user_credentials")
 	qUserByID            = query("user_by_id")
 	qUserSignedIn        = query("user_signed_in")
@@ -206,7 +207,7 @@ var writeQueries = []string{
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenRevoke, qTokenTouch,
-	qUserInsert, qUserDisable, qUserDelete, qUserSetPassword, qUserSignedIn,
+	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn,
 	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
 	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qPragmaFreelist, qPragmaIncrementalVacuum,

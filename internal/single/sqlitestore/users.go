@@ -54,6 +54,11 @@ func (s *Store) UserDisable(ctx context.Context, name string) error {
 	return s.changeUser(ctx, "disable user "+name, name, qUserDisable, s.nowMs())
 }
 
+// UserEnable enables the account of that name with a new password hash.
+func (s *Store) UserEnable(ctx context.Context, name, hash string) error {
+	return s.changeUser(ctx, "enable user "+name, name, qUserEnable, hash)
+}
+
 // UserDelete removes the account of that name.
 func (s *Store) UserDelete(ctx context.Context, name string) error {
 	return s.changeUser(ctx, "delete user "+name, name, qUserDelete)

@@ -16,6 +16,7 @@ func RunUsers(t *testing.T, newFixture Factory) {
 		"ANameIsUniqueUntilTheUserIsDeleted":             testUserNameUnique,
 		"DisablingKeepsTheUserAndRefusesAMissingName":    testUserDisable,
 		"APasswordChangeReplacesTheHash":                 testUserPassword,
+		"EnablingGivesANewPasswordSoNoOldSessionReturns": testUserEnable,
 		"APasswordChangeEndsTheUsersSessions":            testUserPasswordEndsSessions,
 		"TheLastSigninOnlyMovesForwardAndIsListed":       testUserSignedIn,
 		"ChangesToAMissingUserAreNotFoundAndChangeNoOne": testUserMissing,
@@ -92,6 +93,32 @@ func testUserDisable(t *testing.T, f Fixture) {
 	if err != nil || len(list) != 1 || list[0].State() != account.StateDisabled {
 		t.Fatalf("list: %+v %v", list, err)
 	}
+}
+
+// A disabled user enabled again is active with the new hash; a session
+// from before the disable (its stamp the old hash's) no longer matches,
+// and another user is untouched.
+func testUserEnable(t *testing.T, f Fixture) {
+	u := createUser(t, f, "heidi", account.Operator)
+	createUser(t, f, "ivan", account.Operator)
+	signedIn, _, err := f.UserAuth.UserCredentials(t.Context(), "heidi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Users.UserDisable(t.Context(), "heidi"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Users.UserEnable(t.Context(), "heidi", hashB); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.UserAuth.UserByID(t.Context(), u.ID)
+	if err != nil || got.State() != account.StateActive || got.DisabledAtMs != nil || got.PasswordStamp != account.PasswordStamp(hashB) || got.PasswordStamp == signedIn.PasswordStamp {
+		t.Fatalf("the enabled user: %+v %v; want it active with the new hash's stamp, not the old session's", got, err)
+	}
+	if other, hash, err := f.UserAuth.UserCredentials(t.Context(), "ivan"); err != nil || other.State() != account.StateActive || hash != hashA {
+		t.Fatalf("another user changed: %+v %q %v", other, hash, err)
+	}
+	requireCode(t, f.Users.UserEnable(t.Context(), "nobody", hashB), qlerror.NotFound, "enabling a missing user")
 }
 
 func testUserPassword(t *testing.T, f Fixture) {

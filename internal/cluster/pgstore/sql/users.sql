@@ -20,6 +20,12 @@ UPDATE qinglong.console_users
  WHERE name = $1
 RETURNING id
 
+-- name: UserEnable
+-- Enables an account again with a new password hash (admin role), in one
+-- statement: the new hash changes the password stamp, so a session signed
+-- in before the account was disabled, and never asked since, stays ended.
+UPDATE qinglong.console_users SET disabled_at_ms = NULL, password_hash = $2 WHERE name = $1 RETURNING id
+
 -- name: UserDelete
 -- Removes an account (admin role); its sessions end on their next request.
 DELETE FROM qinglong.console_users WHERE name = $1 RETURNING id
