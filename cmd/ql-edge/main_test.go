@@ -3,13 +3,23 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/qinglong/qinglong/internal/core/cli"
 )
+
+func walk(c *cobra.Command, visit func(*cobra.Command)) {
+	visit(c)
+	for _, sub := range c.Commands() {
+		walk(sub, visit)
+	}
+}
 
 func qlEdge(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -18,20 +28,35 @@ func qlEdge(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-// The edge binary's help shows only what it can do: no cluster profile,
-// flags, examples or PostgreSQL URLs.
+// The edge binary's help shows only what it can do, and names itself for
+// every command to run: no cluster profile, database roles, workers, flags,
+// examples or PostgreSQL URLs, and no ql command a router does not have.
 func TestEdgeHelpShowsNothingOfTheCluster(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"--help"}, {"serve", "--help"}, {"runs", "list", "--help"}, {"apply", "--help"}, {"triggers", "list", "--help"}} {
+	// "ql" starting a command: in a `hint`, an example line, or prose.
+	otherBinary := regexp.MustCompile("(^|[\\s`'\"(])ql[\\s`]")
+	helps := 0
+	walk(cli.NewRoot(options()), func(c *cobra.Command) {
+		args := append(strings.Fields(c.CommandPath())[1:], "--help")
 		code, out, _ := qlEdge(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d", args, code)
 		}
-		for _, word := range []string{"cluster", "postgres", "database-url", "replica-id", "role-prefix", "--lease", "commit-parallel", "QL_DATABASE_URL"} {
+		helps++
+		for _, word := range []string{"cluster", "postgres", "pg_dump", "database-url", "replica", "worker", "role's url", "database role",
+			"maintenance role", "role-prefix", "--lease", "commit-parallel", "QL_DATABASE"} {
 			if strings.Contains(strings.ToLower(out), strings.ToLower(word)) {
 				t.Errorf("ql-edge %s mentions %q:\n%s", strings.Join(args, " "), word, out)
 			}
 		}
+		for _, line := range strings.Split(out, "\n") {
+			if otherBinary.MatchString(line) {
+				t.Errorf("ql-edge %s names ql in %q", strings.Join(args, " "), line)
+			}
+		}
+	})
+	if helps < 40 {
+		t.Fatalf("read %d helps; the walk missed commands", helps)
 	}
 	// The single-node HTTP server serves the API and the health probes.
 	if _, out, _ := qlEdge(t, "serve", "--help"); !strings.Contains(out, "/api/v1") || !strings.Contains(out, "/livez and /readyz") {

@@ -23,50 +23,8 @@ func applyCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "apply -f FILE",
 		Short: "Create or update a project's tasks and triggers from a YAML file",
-		Long: `Converge the database to a definitions file: one project with its tasks and triggers.
-Prints created / updated / unchanged per object. The whole file is validated before
-anything is written: invalid input is reported with file:line and the field, and
-nothing is written. The file is applied in one transaction: every object of it is
-published, or none is. Objects missing from the file are left as they are, so a large
-project can be split over several files.
-
--f - reads the file from standard input. A file holds at most 4 MiB, 10,000 tasks and
-10,000 triggers. YAML anchors, aliases and non-string keys are refused: other YAML
-tools would read such a file differently. Task environment names starting with QL_
-are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID).
-
-retry and placement act only where remote workers run commands (ql serve with workers):
-single-node profiles store them with the task and print a note, but run every Run
-once on this machine.
-
---dry-run validates the file and prints what applying it would do, writing nothing:
-it never creates the database; a database that does not exist yet would get everything
-created. An update names the fields it changes.
-
---api-url sends the file to a server's API instead (POST /api/v1/apply, with an admin
-token in $QL_TOKEN): the server validates and publishes it the same way and records the
-token and address in its audit. The API takes at most 1 MiB in one request: split a
-larger project over several files. A server whose database role may not publish
-answers so, and says what to run instead.
-
-File format (see examples/sample.yaml):
-
-  project: demo
-  tasks:
-    - name: hello
-      script: echo hello          # shell mode (shell: /bin/sh or /bin/bash)
-      # command: ["/bin/date"]    # argv mode instead
-      env: {GREETING: hi, TOKEN: {secret: api-token}}
-      timeout: 30s
-      retry: {maxAttempts: 3, backoff: 10s, on: [lost]}   # workers only
-      placement: {labels: {region: eu}}                   # workers only
-  triggers:
-    - name: every-10s
-      task: hello
-      cron: "*/10 * * * * *"
-      timezone: UTC
-      misfire: fire_once          # or skip`,
-		Args: cobra.NoArgs,
+		Long:  applyLong(opts),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return Usagef("-f FILE is required (-f - reads standard input)")
@@ -101,6 +59,63 @@ File format (see examples/sample.yaml):
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	return c
+}
+
+// applyLong is apply's help; retry and placement are cluster settings, so
+// the edge binary's help only says it stores them.
+func applyLong(opts Options) string {
+	retry := `retry and placement act only where remote workers run commands (` + opts.Binary + ` serve with workers):
+single-node profiles store them with the task and print a note, but run every Run
+once on this machine.`
+	refusal := "A server whose database role may not publish"
+	example := `
+      retry: {maxAttempts: 3, backoff: 10s, on: [lost]}   # workers only
+      placement: {labels: {region: eu}}                   # workers only`
+	if opts.OpenPostgres == nil {
+		retry = `retry and placement are stored with the task, with a note: ` + opts.Binary + ` runs every Run
+once, on this machine.`
+		refusal = "A server that may not publish"
+		example = ""
+	}
+	return `Converge the database to a definitions file: one project with its tasks and triggers.
+Prints created / updated / unchanged per object. The whole file is validated before
+anything is written: invalid input is reported with file:line and the field, and
+nothing is written. The file is applied in one transaction: every object of it is
+published, or none is. Objects missing from the file are left as they are, so a large
+project can be split over several files.
+
+-f - reads the file from standard input. A file holds at most 4 MiB, 10,000 tasks and
+10,000 triggers. YAML anchors, aliases and non-string keys are refused: other YAML
+tools would read such a file differently. Task environment names starting with QL_
+are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID).
+
+` + retry + `
+
+--dry-run validates the file and prints what applying it would do, writing nothing:
+it never creates the database; a database that does not exist yet would get everything
+created. An update names the fields it changes.
+
+--api-url sends the file to a server's API instead (POST /api/v1/apply, with an admin
+token in $QL_TOKEN): the server validates and publishes it the same way and records the
+token and address in its audit. The API takes at most 1 MiB in one request: split a
+larger project over several files. ` + refusal + `
+answers so, and says what to run instead.
+
+File format (see examples/sample.yaml):
+
+  project: demo
+  tasks:
+    - name: hello
+      script: echo hello          # shell mode (shell: /bin/sh or /bin/bash)
+      # command: ["/bin/date"]    # argv mode instead
+      env: {GREETING: hi, TOKEN: {secret: api-token}}
+      timeout: 30s` + example + `
+  triggers:
+    - name: every-10s
+      task: hello
+      cron: "*/10 * * * * *"
+      timezone: UTC
+      misfire: fire_once          # or skip`
 }
 
 // planApply prints what applying doc would do. An embedded database that

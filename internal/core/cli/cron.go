@@ -11,16 +11,16 @@ import (
 
 const maxCronNext = 1000
 
-func cronCommand() *cobra.Command {
+func cronCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cron",
 		Short: "Check cron expressions",
 	}
-	c.AddCommand(cronNextCommand())
+	c.AddCommand(cronNextCommand(opts))
 	return c
 }
 
-func cronNextCommand() *cobra.Command {
+func cronNextCommand(opts Options) *cobra.Command {
 	var (
 		tz    string
 		n     int
@@ -31,8 +31,8 @@ func cronNextCommand() *cobra.Command {
 		Short: "Print the next occurrences of a cron expression",
 		Long: "Print the next N occurrences of EXPR in ZONE, in local time and UTC, exactly as the scheduler\n" +
 			"computes them (daylight-saving gaps and repeats included).\n\n" + cron.Features,
-		Example: `  ql cron next '*/10 * * * * *' --tz UTC -n 3
-  ql cron next '30 2 * * *' --tz America/New_York --after 2026-03-07T12:00:00Z`,
+		Example: "  " + opts.Binary + " cron next '*/10 * * * * *' --tz UTC -n 3\n" +
+			"  " + opts.Binary + " cron next '30 2 * * *' --tz America/New_York --after 2026-03-07T12:00:00Z",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return Usagef("cron next takes exactly one expression (quote it: '*/5 * * * *'), got %d arguments", len(args))

@@ -18,9 +18,9 @@ func notificationsCommand(opts Options) *cobra.Command {
 		Use:   "notifications",
 		Short: "List failure notifications and retry dead ones",
 		Long: `Failure notifications are written to an outbox with the Run state change that causes them and
-delivered by the server (every replica on the cluster) with retries and backoff. A notification
-whose deliveries all failed is dead: fix the channel (URL, secret, receiver), then retry it.
-On the cluster these commands need the runtime role's URL, as ` + "`ql runs`" + ` does.`,
+delivered by the server` + opts.clusterOnly(" (every replica on the cluster)") + ` with retries and backoff. A notification
+whose deliveries all failed is dead: fix the channel (URL, secret, receiver), then retry it.` +
+			opts.clusterOnly("\nOn the cluster these commands need the runtime role's URL, as `ql runs` does."),
 	}
 	c.AddCommand(notificationsListCommand(opts), notificationsRetryCommand(opts))
 	return c
@@ -63,11 +63,10 @@ func notificationsListCommand(opts Options) *cobra.Command {
 	var out, state string
 	var limit int
 	c := &cobra.Command{
-		Use:   "list",
-		Short: "List notifications, newest first",
-		Example: `  ql notifications list --state dead
-  ql notifications list -o json`,
-		Args: cobra.NoArgs,
+		Use:     "list",
+		Short:   "List notifications, newest first",
+		Example: "  " + opts.Binary + " notifications list --state dead\n  " + opts.Binary + " notifications list -o json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
 				return err

@@ -24,6 +24,18 @@ func retentionCommand(opts Options) *cobra.Command {
 	return c
 }
 
+// retentionDefaults says where retention run's settings default from: a
+// build without PostgreSQL has one kind of database and serves its own
+// default profile.
+func retentionDefaults(opts Options) string {
+	if opts.OpenPostgres == nil {
+		return "the defaults of the " + opts.defaultProfile() + " profile"
+	}
+	return `on the embedded database the defaults of the
+binary's default profile, standalone for ql and edge for ql-edge; cluster
+defaults on PostgreSQL`
+}
+
 func retentionRunCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var settings retention.Settings
@@ -34,15 +46,14 @@ func retentionRunCommand(opts Options) *cobra.Command {
 		Long: `Run one retention pass now and print its progress: finished Runs older than
 --retention-runs are deleted with their attempts, events and logs, then logs older
 than --retention-logs, then the oldest logs until all fit in --retention-log-bytes.
-Unfinished Runs are never deleted. The settings default to what ql serve uses
-(the same flags and variables; on the embedded database the defaults of the
-binary's default profile, standalone for ql and edge for ql-edge; cluster
-defaults on PostgreSQL). --dry-run counts and deletes nothing.
+Unfinished Runs are never deleted. The settings default to what ` + opts.Binary + ` serve uses
+(the same flags and variables; ` + retentionDefaults(opts) + `). --dry-run counts and deletes nothing.` +
+			opts.clusterOnly(`
 
-On PostgreSQL it needs the maintenance role: $` + EnvMaintenanceURL + ` is used when
+On PostgreSQL it needs the maintenance role: $`+EnvMaintenanceURL+` is used when
 set, else --database-url / $QL_DATABASE_URL. Passes on several hosts at once
-share the work; none deletes a row twice.`,
-		Example: "  ql retention run --dry-run\n  ql retention run --retention-runs 14d --data-dir /var/lib/qinglong",
+share the work; none deletes a row twice.`),
+		Example: "  " + opts.Binary + " retention run --dry-run\n  " + opts.Binary + " retention run --retention-runs 14d --data-dir /var/lib/qinglong",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if u := os.Getenv(EnvMaintenanceURL); u != "" && opts.OpenPostgres != nil && !onCommandLine(cmd.Flags().Lookup("data-dir")) {

@@ -96,6 +96,16 @@ type Options struct {
 	Backup func(ctx context.Context, dbPath, dest string, progress io.Writer) error
 }
 
+// clusterOnly is text in a build with PostgreSQL and nothing in one without:
+// a help text's sentences about the cluster (its database roles, replicas and
+// workers) would only mislead the user of the edge binary, which cannot run it.
+func (o Options) clusterOnly(text string) string {
+	if o.OpenPostgres == nil {
+		return ""
+	}
+	return text
+}
+
 func (o Options) defaultProfile() string {
 	if o.DefaultProfile != "" {
 		return o.DefaultProfile
@@ -143,7 +153,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		}
 		return fillFromEnv(c)
 	}
-	root.AddCommand(versionCommand(), cronCommand(), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
+	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
 		tokensCommand(opts), usersCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))

@@ -176,7 +176,7 @@ func runsLogsCommand(opts Options) *cobra.Command {
 		Use:   "logs RUN_ID",
 		Short: "Print the captured output of a run's latest attempt (or --attempt N); -f follows it until the run ends",
 		Long: `Print the captured output of a run's latest attempt, or with --attempt N of its attempt N (the
-numbers ` + "`ql runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
+numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
 attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
 until attempt N has ended.
 On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
@@ -205,7 +205,7 @@ copied byte for byte.`,
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
-	c.Flags().Int64Var(&attempt, "attempt", 0, "print the attempt of this number, as ql runs show lists them (default: the latest)")
+	c.Flags().Int64Var(&attempt, "attempt", 0, "print the attempt of this number, as "+opts.Binary+" runs show lists them (default: the latest)")
 	return c
 }
 
@@ -390,18 +390,31 @@ func (l *logFollower) noteTruncated(a run.Attempt) {
 	}
 }
 
+// runsCancelLong is runs cancel's help: how a running command hears of
+// its cancellation differs between the cluster's workers and the
+// single-node executor.
+func runsCancelLong(opts Options) string {
+	if opts.OpenPostgres == nil {
+		return `Cancel a run. A run that has not started (queued) is cancelled at once. A running run's command is
+stopped by the serving process's executor, which finds the cancellation at its next poll (about a
+second): SIGTERM, then SIGKILL after the task's killGrace. A run that has already ended is left as it
+is.`
+	}
+	return `Cancel a run. A run that has not started (queued, waiting to retry, or granted to a worker that has
+not started it) is cancelled at once. On the cluster a running run's worker hears the cancellation on
+its next lease renewal, stops the command (SIGTERM, then SIGKILL after the task's killGrace) and
+reports the run cancelled. On standalone and edge the serving process's executor finds the cancellation
+at its next poll (about a second) and stops the command the same way. A run that has already ended is
+left as it is.`
+}
+
 func runsCancelCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	c := &cobra.Command{
 		Use:   "cancel RUN_ID",
 		Short: "Cancel a run: at once when it has not started, else its command is stopped",
-		Long: `Cancel a run. A run that has not started (queued, waiting to retry, or granted to a worker that has
-not started it) is cancelled at once. On the cluster a running run's worker hears the cancellation on
-its next lease renewal, stops the command (SIGTERM, then SIGKILL after the task's killGrace) and
-reports the run cancelled. On standalone and edge the serving process's executor finds the cancellation
-at its next poll (about a second) and stops the command the same way. A run that has already ended is
-left as it is.`,
-		Args: oneID("runs cancel takes one run id", "run id", "ql runs list"),
+		Long:  runsCancelLong(opts),
+		Args:  oneID("runs cancel takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {

@@ -18,16 +18,16 @@ func runsRerunCommand(opts Options) *cobra.Command {
 		Long: `Admit a new Run that repeats a finished one (succeeded, failed, cancelled, timed out, or lost: its
 attempt ended without an outcome and no retry is left): the same
 trigger, the same task, trigger and execution revisions, so exactly the command that ran runs again,
-even when the definitions were applied again since (` + "`ql triggers run`" + ` runs the current ones), and
+even when the definitions were applied again since (` + "`" + opts.Binary + " triggers run`" + ` runs the current ones), and
 the same scheduled time; it is due at once. The new Run names the original as its rerun_of. Its
 idempotency key is ql3:rerun:v1:<run id>:<request id>, so repeating the command with the same
 --request-id never makes a second Run (it prints the first one); without --request-id a fresh one is
 generated and printed. A Run that has not finished is refused. The trigger must still be runnable
 (its project active, it and its task enabled) and its overlap policy applies, as for run now.
 Who asked is recorded in the new Run's run.created event. With --api-url the server does it, and
-records the API token as who asked; on the cluster the database path needs the runtime role's URL.`,
-		Example: `  ql runs rerun 0190a4f2-0000-7000-8000-000000000000
-  ql runs rerun 0190a4f2-0000-7000-8000-000000000000 --request-id retry-7 --api-url https://ql.example.com:8080`,
+records the API token as who asked` + opts.clusterOnly("; on the cluster the database path needs the runtime role's URL") + ".",
+		Example: "  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000\n" +
+			"  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000 --request-id retry-7 --api-url https://ql.example.com:8080",
 		Args: oneID("runs rerun takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {

@@ -17,8 +17,8 @@ func tokensCommand(opts Options) *cobra.Command {
 		Long: `API tokens authenticate requests to a server's HTTP API (every route but /livez and /readyz needs one,
 as "Authorization: Bearer TOKEN"). A token has one scope: read (list and show runs and triggers), operate
 (also pause, resume, run now, backfill) or admin (everything). A token is printed once when created and
-stored only as its SHA-256; a lost token is revoked and replaced. On the cluster these commands need the
-admin role's URL.`,
+stored only as its SHA-256; a lost token is revoked and replaced.` + opts.clusterOnly(` On the cluster these commands need the
+admin role's URL.`),
 	}
 	c.AddCommand(tokensCreateCommand(opts), tokensListCommand(opts), tokensRevokeCommand(opts))
 	return c

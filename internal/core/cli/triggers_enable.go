@@ -14,28 +14,29 @@ func triggersEnableCommand(opts Options, enable bool) *cobra.Command {
 	var db dbFlags
 	var project string
 	verb := "disable"
+	ql := opts.Binary
 	c := &cobra.Command{
 		Use:   "disable NAME",
 		Short: "Disable a trigger: publish its revision again with enabled: false",
 		Long: `Disable a trigger (NAME is its name, project/name, or id): its current revision is published again
-with only enabled: false, a new revision like any ` + "`ql apply`" + ` of the changed file. While disabled
+with only enabled: false, a new revision like any ` + "`" + ql + " apply`" + ` of the changed file. While disabled
 nothing of it runs; when it is enabled again, every occurrence that fell due meanwhile is recorded in the
-ledger as "disabled" (` + "`ql triggers show`" + `) and none is caught up. Occurrences of the replaced
+ledger as "disabled" (` + "`" + ql + " triggers show`" + `) and none is caught up. Occurrences of the replaced
 revision that were due and not yet decided are recorded too, as "republished". The change is audited
 with the operating-system user. Disabling a disabled trigger changes nothing.
-A later ` + "`ql apply`" + ` of a file saying enabled: true (the default) enables it again: write
-enabled: false in the file to keep it disabled. Pause (` + "`ql triggers pause`" + `) is the
-alternative that is schedule state, kept across applies, with the misfire policy applied on resume.
-On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`,
+A later ` + "`" + ql + " apply`" + ` of a file saying enabled: true (the default) enables it again: write
+enabled: false in the file to keep it disabled. Pause (` + "`" + ql + " triggers pause`" + `) is the
+alternative that is schedule state, kept across applies, with the misfire policy applied on resume.` +
+			opts.clusterOnly("\nOn the cluster this needs the admin role's URL, as `ql apply` does."),
 	}
 	if enable {
 		verb = "enable"
 		c.Use, c.Short = "enable NAME", "Enable a disabled trigger: publish its revision again with enabled: true"
 		c.Long = `Enable a disabled trigger (NAME is its name, project/name, or id): its current revision is published
 again with only enabled: true. The new revision starts at its publish: the occurrences that fell due while
-it was disabled are recorded in the ledger as "disabled" (` + "`ql triggers show`" + `), none runs late.
+it was disabled are recorded in the ledger as "disabled" (` + "`" + ql + " triggers show`" + `), none runs late.
 Its task must be enabled. The change is audited with the operating-system user. Enabling an enabled
-trigger changes nothing. On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`
+trigger changes nothing.` + opts.clusterOnly(" On the cluster this needs the admin role's URL, as `ql apply` does.")
 	}
 	c.Args = oneTriggerArgs(verb)
 	c.RunE = func(cmd *cobra.Command, args []string) error {

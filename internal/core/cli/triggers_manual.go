@@ -30,7 +30,7 @@ trigger is unfinished is refused (exit 0, "not run"), under queue_one the Run wa
 unfinished one (refused while one waits already), under cancel_previous the unfinished Runs are
 cancelled first; --force admits it regardless, to run at once. A paused trigger may run now; a disabled one may not.
 Who asked (the operating-system user), the request id and --force are recorded in the Run's
-run.created event. On the cluster this needs the runtime role's URL, as ` + "`ql runs`" + ` does.`,
+run.created event.` + opts.clusterOnly(" On the cluster this needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("run"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
@@ -116,8 +116,8 @@ counted as existing and never run twice, and repeating a backfill admits nothing
 passed over (misfire, collapsed, paused, overlap, ...) get their Run now. Only occurrences the
 schedule has already decided are taken: the ones from the trigger's next fire time on are left to
 it. At most --max occurrences are considered (default 1000); the report says where the window was
-cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences.
-On the cluster this needs the runtime role's URL, as ` + "`ql runs`" + ` does.`,
+cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences.` +
+			opts.clusterOnly("\nOn the cluster this needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("backfill"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {

@@ -31,8 +31,8 @@ func triggersShowCommand(opts Options) *cobra.Command {
 		Long: `Show one trigger (NAME is its name, project/name, or id): its revision, cron, zone and misfire
 policy, whether it is enabled or paused (with the pause note), its next fire times computed from the
 database's clock and shown in the trigger's zone, its last runs, and its occurrence ledger: every
-occurrence that fell due without a Run, with the reason (misfire, collapsed, paused, ...) and how many.
-On the cluster this reads runs, so it needs the runtime role's URL, as ` + "`ql runs`" + ` does.`,
+occurrence that fell due without a Run, with the reason (misfire, collapsed, paused, ...) and how many.` +
+			opts.clusterOnly("\nOn the cluster this reads runs, so it needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("show"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
@@ -178,8 +178,8 @@ func triggersPauseCommand(opts Options, pause bool) *cobra.Command {
 while it was paused and applies the trigger's misfire policy, as after an outage: under fire_once the
 oldest missed occurrence runs once (if any), under skip one still within the grace period runs. Every
 occurrence that fell due during the pause and got no Run is recorded in the ledger as "paused"
-(` + "`ql triggers show`" + `). Resuming a trigger that is not paused changes nothing.
-On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`,
+(` + "`" + opts.Binary + " triggers show`" + `). Resuming a trigger that is not paused changes nothing.` +
+			opts.clusterOnly("\nOn the cluster this needs the admin role's URL, as `ql apply` does."),
 	}
 	if pause {
 		verb = "pause"
@@ -188,8 +188,8 @@ On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`,
 admitted; it is schedule state, not a new trigger revision, so publishing the trigger again does not
 resume it. Each pause and resume is recorded with who (the operating-system user), when (the
 database's clock) and the note, in the table trigger_schedule_audit (triggers show shows the pause
-in force and its note). Pausing a paused trigger changes nothing and keeps the first note.
-On the cluster this needs the admin role's URL, as ` + "`ql apply`" + ` does.`
+in force and its note). Pausing a paused trigger changes nothing and keeps the first note.` +
+			opts.clusterOnly("\nOn the cluster this needs the admin role's URL, as `ql apply` does.")
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}
 	c.Args = oneTriggerArgs(verb)

@@ -25,7 +25,7 @@ token. A user has one role, which acts with a token scope: viewer (read), operat
 ` + "`" + opts.Binary + ` users create NAME --owner` + "`" + `. Passwords are read from the terminal (asked twice) or, with
 --password-stdin, from standard input; never from a flag or the environment. Only a slow Argon2id hash
 is stored. Disabling or deleting a user, or setting its password, ends its console sessions at their
-next request. On the cluster these commands need the admin role's URL.`,
+next request.` + opts.clusterOnly(" On the cluster these commands need the admin role's URL."),
 	}
 	c.AddCommand(usersCreateCommand(opts), usersListCommand(opts), usersDisableCommand(opts),
 		usersEnableCommand(opts), usersDeleteCommand(opts), usersPasswdCommand(opts))
@@ -244,8 +244,14 @@ func usersDeleteCommand(opts Options) *cobra.Command {
 
 func usersPasswdCommand(opts Options) *cobra.Command {
 	var stdin bool
+	// Only the cluster has several servers whose sessions end.
+	where := ",\nso whoever knew the old password is signed out; setting the same password again does the same. The\nuser"
+	if opts.OpenPostgres != nil {
+		where = " (on the\ncluster, on every replica), so whoever knew the old password is signed out; setting the same password\nagain does the same. The user"
+	}
 	c := userChange(opts, "passwd", "Set a console user's password: its sessions end",
-		"Set the password of the console user NAME, asked twice on the terminal or read as one line of standard\ninput with --password-stdin. Every console session of the user ends at its next request (on the\ncluster, on every replica), so whoever knew the old password is signed out; setting the same password\nagain does the same. The user signs in again with the new password.",
+		"Set the password of the console user NAME, asked twice on the terminal or read as one line of standard\ninput with --password-stdin. Every console session of the user ends at its next request"+
+			where+" signs in again with the new password.",
 		"has a new password", func(cmd *cobra.Command, b *Backend, name string) error {
 			p, err := readPassword(cmd, stdin)
 			if err != nil {
