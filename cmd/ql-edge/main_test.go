@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -111,5 +113,45 @@ func TestEdgeServesTheEdgeProfileByDefault(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "profile=edge") || !strings.Contains(errOut.String(), "page=4") {
 		t.Fatalf("serve did not run the edge profile:\n%s", errOut.String())
+	}
+}
+
+// writeDefs writes a definitions file of one trigger firing every second
+// and returns its path.
+func writeDefs(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "defs.yaml")
+	defs := "project: demo\ntasks:\n  - name: hello\n    script: echo hello\ntriggers:\n" +
+		"  - name: every-second\n    task: hello\n    cron: \"* * * * * *\"\n    timezone: UTC\n"
+	if err := os.WriteFile(path, []byte(defs), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// An error hint printed by ql-edge names ql-edge for the command to run,
+// also when the store, which the full binary shares, built the message.
+func TestAnErrorHintPrintedByQlEdgeNamesQlEdge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, _, stderr := qlEdge(t, "apply", "-f", writeDefs(t), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"runs", "show", "0190a4f2-0000-7000-8000-000000000000"}, "list runs with `ql-edge runs list`"},
+		{[]string{"triggers", "run", "nope"}, "`ql-edge triggers list` shows the triggers"},
+		{[]string{"notifications", "retry", "0190a4f2-0000-7000-8000-000000000000"}, "`ql-edge notifications list` shows them"},
+	} {
+		code, _, stderr := qlEdge(t, append(c.args, "--data-dir", dir)...)
+		if code != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("ql-edge %s: exit %d %q; want 1 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+	code, _, stderr := qlEdge(t, "runs", "list", "--data-dir", t.TempDir())
+	if want := "start with `ql-edge serve` or `ql-edge apply -f FILE` there"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("runs list without a database: exit %d %q; want 1 and %q", code, stderr, want)
 	}
 }

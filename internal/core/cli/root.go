@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -249,13 +250,35 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	if err == nil {
 		return 0
 	}
+	msg := asBinary(root, binary, err.Error())
 	var ue *UsageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", binary, err, commandPath(root, args))
+		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", binary, msg, commandPath(root, args))
 		return 2
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", binary, err)
+	fmt.Fprintf(stderr, "%s: %s\n", binary, msg)
 	return 1
+}
+
+// asBinary names binary instead of ql in the commands msg tells the user to
+// run. An error built below the command tree (in a store, a domain package,
+// a server's API answer) cannot know which binary prints it, so it names ql;
+// a user of another binary must be able to copy the command as printed.
+// Only commands this tree has are renamed, so a pointer at what only the
+// full ql binary has (`ql workers`, "use the full ql binary") keeps its name.
+func asBinary(root *cobra.Command, binary, msg string) string {
+	if binary == "ql" {
+		return msg
+	}
+	var names []string
+	for _, c := range root.Commands() {
+		names = append(names, regexp.QuoteMeta(c.Name()))
+	}
+	// "ql" starts a command where it starts the message or follows a space,
+	// a quote or an opening parenthesis ("create it with ql apply",
+	// "(`ql runs list`)").
+	hint := regexp.MustCompile("(^|[\\s`'\"(])ql (" + strings.Join(names, "|") + ")\\b")
+	return hint.ReplaceAllString(msg, "${1}"+binary+" ${2}")
 }
 
 // isCobraUsage recognises cobra's own argument errors (unknown command,
