@@ -155,3 +155,29 @@ func TestAnErrorHintPrintedByQlEdgeNamesQlEdge(t *testing.T) {
 		t.Errorf("runs list without a database: exit %d %q; want 1 and %q", code, stderr, want)
 	}
 }
+
+// What ql-edge prints when a command succeeded names ql-edge for the next
+// command to run.
+func TestTheNextStepQlEdgePrintsNamesQlEdge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, _, stderr := qlEdge(t, "apply", "-f", writeDefs(t), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	run := func(want string, args ...string) string {
+		t.Helper()
+		code, out, stderr := qlEdge(t, append(args, "--data-dir", dir)...)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("ql-edge %s: exit %d %q %q; want 0 and %q", strings.Join(args, " "), code, out, stderr, want)
+		}
+		return out
+	}
+	out := run("`ql-edge runs show ", "triggers", "run", "every-second")
+	id := regexp.MustCompile(`run (\S+) queued`).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("triggers run printed no run id: %q", out)
+	}
+	run("cancelled", "runs", "cancel", id[1])
+	run("`ql-edge runs show ", "runs", "rerun", id[1])
+	run("a `ql-edge apply` of a file", "triggers", "disable", "every-second")
+}

@@ -70,7 +70,7 @@ records the API token as who asked` + opts.clusterOnly("; on the cluster the dat
 				return writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
 					Skipped: string(res.Skipped)})
 			}
-			printRerun(cmd.OutOrStdout(), req, res)
+			printRerun(cmd.OutOrStdout(), opts.Binary, req, res)
 			return nil
 		},
 	}
@@ -90,12 +90,12 @@ type rerunView struct {
 	Skipped   string `json:"skipped,omitempty"`
 }
 
-func printRerun(w io.Writer, req schedule.RerunRequest, res schedule.RerunResult) {
+func printRerun(w io.Writer, binary string, req schedule.RerunRequest, res schedule.RerunResult) {
 	switch {
 	case res.Skipped != "":
 		fmt.Fprintf(w, "run %s: not re-run (%s: an earlier run of its trigger is unfinished and the overlap policy refuses another)\n", req.RunID, res.Skipped)
 	case res.Created:
-		fmt.Fprintf(w, "run %s: re-run as run %s, queued (request %s; `ql runs show %s`)\n", req.RunID, res.RunID, req.RequestID, res.RunID)
+		fmt.Fprintf(w, "run %s: re-run as run %s, queued (request %s; `%s runs show %s`)\n", req.RunID, res.RunID, req.RequestID, binary, res.RunID)
 	default:
 		fmt.Fprintf(w, "run %s: request %s already made run %s; nothing new was queued\n", req.RunID, req.RequestID, res.RunID)
 	}

@@ -56,7 +56,7 @@ trigger changes nothing.` + opts.clusterOnly(" On the cluster this needs the adm
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), enableMessage(args[0], res))
+		fmt.Fprintln(cmd.OutOrStdout(), enableMessage(ql, args[0], res))
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -86,7 +86,7 @@ func findTrigger(cmd *cobra.Command, r schedule.StatusReader, project, name stri
 	return *found, nil
 }
 
-func enableMessage(name string, res catalog.EnableResult) string {
+func enableMessage(binary, name string, res catalog.EnableResult) string {
 	state := "disabled"
 	if res.Enabled {
 		state = "enabled"
@@ -97,5 +97,5 @@ func enableMessage(name string, res catalog.EnableResult) string {
 	if res.Enabled {
 		return fmt.Sprintf("trigger %s: enabled as revision %d at %s; what fell due while disabled is recorded as disabled, none runs late", name, res.Revision, fmtMs(&res.CreatedAtMs))
 	}
-	return fmt.Sprintf("trigger %s: disabled as revision %d at %s; enable it with `triggers enable %s` (a `ql apply` of a file saying enabled: true enables it too)", name, res.Revision, fmtMs(&res.CreatedAtMs), name)
+	return fmt.Sprintf("trigger %s: disabled as revision %d at %s; enable it with `triggers enable %s` (a `%s apply` of a file saying enabled: true enables it too)", name, res.Revision, fmtMs(&res.CreatedAtMs), name, binary)
 }

@@ -70,7 +70,7 @@ run.created event.` + opts.clusterOnly(" On the cluster this needs the runtime r
 				return writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
 					Skipped: string(res.Skipped)})
 			}
-			printRunNow(cmd.OutOrStdout(), args[0], req.RequestID, res)
+			printRunNow(cmd.OutOrStdout(), opts.Binary, args[0], req.RequestID, res)
 			return nil
 		},
 	}
@@ -91,12 +91,12 @@ type runNowView struct {
 	Skipped   string `json:"skipped,omitempty"`
 }
 
-func printRunNow(w io.Writer, name, requestID string, res schedule.RunNowResult) {
+func printRunNow(w io.Writer, binary, name, requestID string, res schedule.RunNowResult) {
 	switch {
 	case res.Skipped != "":
 		fmt.Fprintf(w, "trigger %s: not run (%s: an earlier run is unfinished and the overlap policy refuses another); --force runs it anyway\n", name, res.Skipped)
 	case res.Created:
-		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `ql runs show %s`)\n", name, res.RunID, requestID, res.RunID)
+		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s runs show %s`)\n", name, res.RunID, requestID, binary, res.RunID)
 	default:
 		fmt.Fprintf(w, "trigger %s: request %s already made run %s; nothing new was queued\n", name, requestID, res.RunID)
 	}
