@@ -181,3 +181,37 @@ func TestTheNextStepQlEdgePrintsNamesQlEdge(t *testing.T) {
 	run("`ql-edge runs show ", "runs", "rerun", id[1])
 	run("a `ql-edge apply` of a file", "triggers", "disable", "every-second")
 }
+
+// The line ql-edge serve logs when a run finishes says how to read its
+// output with ql-edge.
+func TestTheRunFinishedLineOfQlEdgeServeNamesQlEdge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, _, stderr := qlEdge(t, "apply", "-f", writeDefs(t), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: exit %d: %s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, options(), []string{"serve", "--data-dir", dir, "--cadence", "250ms"}, &out, &errOut)
+	}()
+	deadline := time.After(30 * time.Second)
+	for !strings.Contains(errOut.String(), "run finished") {
+		select {
+		case code := <-exit:
+			t.Fatalf("serve exited %d: %s", code, errOut.String())
+		case <-deadline:
+			t.Fatalf("no run finished within 30s: %s", errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "read its output with `ql-edge runs logs ") {
+		t.Fatalf("the run finished line does not name ql-edge:\n%s", errOut.String())
+	}
+}

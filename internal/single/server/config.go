@@ -113,6 +113,10 @@ type Config struct {
 	// means the profile's default (Retention.Set false). Policy.Off keeps
 	// everything.
 	Retention RetentionConfig
+	// Binary names the program that serves (default ql) in the commands
+	// its log lines tell the operator to run: the edge binary's operator
+	// has no ql.
+	Binary string
 }
 
 // RetentionConfig is the retention loop's setting.
@@ -143,6 +147,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.DataDir == "" {
 		c.DataDir = defaultDataDir
+	}
+	if c.Binary == "" {
+		c.Binary = "ql"
 	}
 	if c.PageSize == 0 {
 		c.PageSize = StandalonePageSize

@@ -247,7 +247,7 @@ func (s *Server) finished(a run.Attempt) {
 	if a.ErrorCode != "" {
 		args = append(args, "error", a.ErrorCode)
 	}
-	s.cfg.Logger.Info("run finished; read its output with `ql runs logs "+a.RunID+"`", args...)
+	s.cfg.Logger.Info("run finished; read its output with `"+s.cfg.Binary+" runs logs "+a.RunID+"`", args...)
 }
 
 // round is one scheduler round; after it, the dispatcher is woken for

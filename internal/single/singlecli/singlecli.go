@@ -120,6 +120,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			NotifyMaxAttempts: f.NotifyMaxAttempts,
 			Logger:            slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 			MetricsAddr:       f.MetricsAddr,
+			Binary:            cmd.Root().Name(),
 		}
 		if err := cfg.WithDefaults().Validate(); err != nil {
 			return &cli.UsageError{Err: err}
