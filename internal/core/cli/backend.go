@@ -161,12 +161,19 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 		return opts.OpenSQLiteReadOnly(ctx, dsn)
 	}
 	if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) && f.defaultLocation() {
-		if os.Getenv(EnvAdminURL) != "" {
+		switch {
+		case os.Getenv(EnvAdminURL) != "" && opts.OpenPostgres == nil:
+			return nil, Usagef("no embedded database at %s, and $%s is set, but this %s build has no PostgreSQL support: "+
+				"use the full ql binary for the cluster's database, or --data-dir DIR to create an embedded database on purpose", dsn, EnvAdminURL, opts.Binary)
+		case os.Getenv(EnvAdminURL) != "":
 			return nil, Usagef("no embedded database at %s, and $%s is set: this command reads the cluster's database from --database-url or "+
 				"$QL_DATABASE_URL (only `ql workers` reads $%s); give it the admin role's URL there, or --data-dir DIR to create an embedded database on purpose",
 				dsn, EnvAdminURL, EnvAdminURL)
+		case opts.OpenPostgres == nil:
+			warn(ctx, opts.Binary, "created the embedded database "+dsn+" (no --data-dir or $QL_DATA_DIR was given)")
+		default:
+			warn(ctx, opts.Binary, "created the embedded database "+dsn+" (no --data-dir, --database-url, $QL_DATA_DIR or $QL_DATABASE_URL was given)")
 		}
-		warn(ctx, opts.Binary, "created the embedded database "+dsn+" (no --data-dir, --database-url, $QL_DATA_DIR or $QL_DATABASE_URL was given)")
 	}
 	return opts.OpenSQLite(ctx, dsn)
 }
