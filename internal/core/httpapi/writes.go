@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
+	"reflect"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -14,11 +17,19 @@ import (
 
 // decodeBody reads an optional JSON object body into v: an empty body
 // leaves v as it is; unknown fields are refused, so a misspelt one is an
-// error rather than silently ignored.
+// error rather than silently ignored. Anything but one JSON object (null,
+// an array, a form) is refused, and a content type other than JSON is
+// refused before the body is read, so a client that sent the wrong thing
+// learns it rather than having its fields ignored.
 func (a *api) decodeBody(r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return qlerror.New(qlerror.Invalid, "the request body is %q; send a JSON object with Content-Type: application/json", ct)
+		}
+	}
 	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	var raw json.RawMessage
+	err := dec.Decode(&raw)
 	if errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -26,12 +37,70 @@ func (a *api) decodeBody(r *http.Request, v any) error {
 		if e := tooLarge(err, a.guard.limits.MaxBody); e != err {
 			return e
 		}
-		return qlerror.New(qlerror.Invalid, "the request body is not the JSON object this endpoint takes: %v", err)
+		return bodyError(err)
 	}
 	if dec.More() {
 		return qlerror.New(qlerror.Invalid, "the request body holds more than one JSON value; send one object")
 	}
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return qlerror.New(qlerror.Invalid, "the request body is %s, not a JSON object; send one object, e.g. {}", jsonKind(t))
+	}
+	strict := json.NewDecoder(bytes.NewReader(raw))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(v); err != nil {
+		return bodyError(err)
+	}
 	return nil
+}
+
+// bodyError says what is wrong with a body in the request's own terms
+// (JSON types and field names), never the server's Go types.
+func bodyError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return qlerror.New(qlerror.Invalid, "the field %q is a JSON %s; it must be %s", typeErr.Field, typeErr.Value, jsonTypeOf(typeErr.Type.Kind()))
+	case errors.As(err, &syntaxErr):
+		return qlerror.New(qlerror.Invalid, "the request body is not valid JSON at byte %d (%v); send one JSON object", syntaxErr.Offset, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return qlerror.New(qlerror.Invalid, "the request body ends inside its JSON value; send one whole JSON object")
+	}
+	return qlerror.New(qlerror.Invalid, "the request body is not the JSON object this endpoint takes: %v", err)
+}
+
+// jsonKind names the JSON value a body starts with.
+func jsonKind(t []byte) string {
+	switch {
+	case len(t) == 0:
+		return "empty"
+	case t[0] == '[':
+		return "an array"
+	case t[0] == '"':
+		return "a string"
+	case t[0] == 'n':
+		return "null"
+	case t[0] == 't' || t[0] == 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// jsonTypeOf names the JSON type a field of Go kind k takes.
+func jsonTypeOf(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }
 
 type pauseBody struct {

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -48,7 +49,10 @@ type PauseRequest struct {
 const MaxPauseNote = 1000
 
 // Validate refuses a request the stores could not record: a malformed
-// trigger id, or a note longer than MaxPauseNote.
+// trigger id, or a note longer than MaxPauseNote. A note is one line of
+// plain text: a control character (a newline, an escape sequence) or a
+// bidirectional override would let it forge lines or reorder what
+// `ql triggers show`, the console and the audit trail print around it.
 func (r PauseRequest) Validate() error {
 	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)")
@@ -56,7 +60,21 @@ func (r PauseRequest) Validate() error {
 	if n := utf8.RuneCountInString(r.Note); n > MaxPauseNote {
 		return qlerror.New(qlerror.Invalid, "the pause note has %d characters; a note keeps at most %d, shorten it", n, MaxPauseNote)
 	}
+	if !utf8.ValidString(r.Note) {
+		return qlerror.New(qlerror.Invalid, "the pause note is not valid UTF-8 text")
+	}
+	for i, c := range []rune(r.Note) {
+		if unicode.IsControl(c) || isBidiControl(c) {
+			return qlerror.New(qlerror.Invalid, "the pause note holds %U at character %d; a note is one line of plain text, without control or text-direction characters", c, i+1)
+		}
+	}
 	return nil
+}
+
+// isBidiControl reports the characters that change the direction in which
+// the text around them is shown (marks, embeddings, overrides, isolates).
+func isBidiControl(c rune) bool {
+	return c == '\u061c' || c == '\u200e' || c == '\u200f' || (c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069')
 }
 
 // PauseResult is a trigger's pause state after a PauseRequest. Changed is

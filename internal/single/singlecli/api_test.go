@@ -3,6 +3,8 @@ package singlecli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -242,5 +244,58 @@ func TestTheCLISendsNoTokenOverPlainHTTPToAnotherHost(t *testing.T) {
 	}
 	if code, _, errOut := ql(t, "runs", "list", "--api-url", "http://127.0.0.1:1"); code != 1 || strings.Contains(errOut, "plain HTTP") {
 		t.Fatalf("--api-url to a loopback address: exit %d %q; want it tried (and the closed port reported)", code, errOut)
+	}
+}
+
+// A write's body is one JSON object sent as JSON: null, an array, a form or
+// a field of the wrong type is refused with a message in the request's own
+// terms (JSON types, field names), never the server's Go types; a pause
+// note with a control character is refused naming it.
+func TestAWriteBodyIsOneJSONObjectAndItsErrorsSpeakJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	applyDefs(t, dir, quietFile)
+	operator := newToken(t, dir, "op", "operate")
+	base := serveAPI(t, dir, "standalone")
+	_, body := call(t, "GET", base+"/api/v1/triggers", operator, "")
+	list, _ := body["triggers"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("triggers: %v", body)
+	}
+	pause := base + "/api/v1/triggers/" + list[0].(map[string]any)["triggerId"].(string) + "/pause"
+	for sent, want := range map[string]string{
+		`null`:                           "is null, not a JSON object",
+		`[]`:                             "is an array, not a JSON object",
+		`"note"`:                         "is a string, not a JSON object",
+		`{"note":5}`:                     `the field "note" is a JSON number`,
+		`{"note":"a`:                     "ends inside its JSON value",
+		`note=hello`:                     "not valid JSON at byte",
+		`{"note":"a\u001b[31mred"}`:      "U+001B",
+		`{"note":"fake\nline"}`:          "U+000A",
+		`{"note":"rtl \u202e override"}`: "U+202E",
+	} {
+		st, answer := call(t, "POST", pause, operator, sent)
+		msg := fmt.Sprint(answer)
+		if st != 400 || !strings.Contains(msg, want) || strings.Contains(msg, "Go value") || strings.Contains(msg, "httpapi.") {
+			t.Errorf("pause with %s: %d %v; want 400 saying %q", sent, st, answer, want)
+		}
+	}
+	req, err := http.NewRequestWithContext(t.Context(), "POST", pause, strings.NewReader("note=hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+operator)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(raw), "Content-Type: application/json") {
+		t.Fatalf("a form-encoded pause: %d %s; want 400 asking for JSON", resp.StatusCode, raw)
+	}
+	if st, answer := call(t, "POST", pause, operator, `{"note":"upgrading 数据库"}`); st != 200 || answer["paused"] != true {
+		t.Fatalf("a plain note: %d %v", st, answer)
 	}
 }
