@@ -209,9 +209,9 @@ func workerSettingsFrom(f *cli.ServeFlags) (workerSettings, error) {
 	case (f.WorkerTLSCert == "") != (f.WorkerTLSKey == ""):
 		return w, cli.Usagef("--worker-tls-cert and --worker-tls-key go together: give both PEM files, or neither on a loopback --worker-addr")
 	case f.WorkerTLSCert != "":
-		cert, err := tls.LoadX509KeyPair(f.WorkerTLSCert, f.WorkerTLSKey)
+		cert, err := httpapi.LoadKeyPair("--worker-tls-cert", f.WorkerTLSCert, "--worker-tls-key", f.WorkerTLSKey)
 		if err != nil {
-			return w, cli.Usagef("--worker-tls-cert %s / --worker-tls-key %s cannot be loaded as a PEM certificate and its key: %v", f.WorkerTLSCert, f.WorkerTLSKey, err)
+			return w, &cli.UsageError{Err: err}
 		}
 		w.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	case !netaddr.IsLoopbackHost(host):

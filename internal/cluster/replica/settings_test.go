@@ -3,6 +3,7 @@ package replica
 import (
 	"errors"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -263,5 +264,34 @@ func TestCommitParallelReachesTheCoordinator(t *testing.T) {
 	s, err := settingsFrom(&f)
 	if err != nil || s.Coordinator.Parallel != 8 {
 		t.Fatalf("--commit-parallel 8 gave parallel %d, %v", s.Coordinator.Parallel, err)
+	}
+}
+
+// A private key other users may read is refused for both listeners,
+// naming the flag and the chmod; a group-readable one is accepted.
+func TestAKeyOtherUsersMayReadIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []os.FileMode{0o644, 0o666, 0o604} {
+		f := validFlags()
+		f.WorkerAddr, f.HTTPAddr = "0.0.0.0:8443", "0.0.0.0:8080"
+		f.WorkerTLSCert, f.WorkerTLSKey = writeCert(t)
+		f.TLSCert, f.TLSKey = writeCert(t)
+		for _, c := range []struct {
+			flag, key string
+		}{{"--worker-tls-key", f.WorkerTLSKey}, {"--tls-key", f.TLSKey}} {
+			if err := os.Chmod(c.key, mode); err != nil {
+				t.Fatal(err)
+			}
+			_, err := settingsFrom(&f)
+			if err == nil || !strings.Contains(err.Error(), c.flag+" "+c.key+" is readable or writable by other users") || !strings.Contains(err.Error(), "chmod 600 "+c.key) {
+				t.Fatalf("%s at mode %04o: %v; want it refused naming the flag and chmod 600", c.flag, mode, err)
+			}
+			if err := os.Chmod(c.key, 0o640); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := settingsFrom(&f); err != nil {
+			t.Fatalf("keys at mode 0640: %v; want them accepted", err)
+		}
 	}
 }

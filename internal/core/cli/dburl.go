@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -23,12 +24,33 @@ func refuseArgvPassword(flag, raw string) error {
 	if err != nil {
 		return Usagef("%s cannot be parsed as postgres://user@host:port/database (the URL is not shown, it may hold a password)", flag)
 	}
-	pw, hasPW := u.User.Password()
-	if (hasPW && pw != "") || u.Query().Get("password") != "" {
+	if holdsPassword(u) {
 		return Usagef("%s holds a password, which every user of this host can read in the process list; "+
 			"give the URL in $"+EnvName(strings.TrimPrefix(flag, "--"))+" instead, or leave the password out and keep it in $PGPASSWORD or a pgpass file ($PGPASSFILE)", flag)
 	}
 	return nil
+}
+
+// holdsPassword reports whether a parsed PostgreSQL URL carries a password,
+// in its user part or as a query parameter.
+func holdsPassword(u *url.URL) bool {
+	pw, hasPW := u.User.Password()
+	return (hasPW && pw != "") || u.Query().Get("password") != ""
+}
+
+// refuseSharedPasswordFile refuses a config file that holds a database
+// password while group or others may read it: the same exposure as the
+// password on the command line. A file without one may be shared freely.
+func refuseSharedPasswordFile(configFile, raw string, mode fs.FileMode) error {
+	if mode.Perm()&0o077 == 0 || !IsPostgresURL(raw) {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !holdsPassword(u) {
+		return nil
+	}
+	return Usagef("--config %s holds a database password in database-url and is readable by group or others (mode %04o); "+
+		"run chmod 600 %s, or leave the password out and keep it in $PGPASSWORD or a pgpass file ($PGPASSFILE)", configFile, mode.Perm(), configFile)
 }
 
 // weakTLS returns a warning when the URL reaches a host other than this

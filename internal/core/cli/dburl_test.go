@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -101,5 +104,45 @@ func TestWeakTLSToARemoteDatabaseIsWarnedAbout(t *testing.T) {
 	code, _, stderr := qlWith(t, clusterBuild(&reached), "serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime@db.example/ql?sslmode=require")
 	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "db.example") || len(reached) != 1 {
 		t.Fatalf("serve with sslmode=require: exit %d stderr %q reached %v; want a warning, then serving", code, stderr, reached)
+	}
+}
+
+// A --config file holding a database password is refused, without
+// printing it, while group or others may read it; at mode 0600 it serves,
+// and a shared config file without a password serves too.
+func TestAConfigFileWithADatabasePasswordMustBePrivate(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cret-pw-in-file"
+	dir := t.TempDir()
+	write := func(name, body string, mode os.FileMode) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	withPW := "database-url: postgres://ql_runtime:" + secret + "@db.example/ql?sslmode=verify-full\n"
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604} {
+		config := write(fmt.Sprintf("shared-%o.yaml", mode), withPW, mode)
+		var reached []string
+		code, out, stderr := qlWith(t, clusterBuild(&reached), "serve", "--profile", "cluster", "--config", config)
+		if code != 2 || !strings.Contains(stderr, "readable by group or others") || !strings.Contains(stderr, "chmod 600 "+config) || len(reached) != 0 {
+			t.Errorf("mode %04o: exit %d %q reached %v; want exit 2 asking for chmod 600", mode, code, stderr, reached)
+		}
+		if strings.Contains(out+stderr, secret) {
+			t.Errorf("mode %04o: printed the password", mode)
+		}
+	}
+	for name, c := range map[string]struct {
+		body string
+		mode os.FileMode
+	}{"private.yaml": {withPW, 0o600}, "nopassword.yaml": {"database-url: postgres://ql_runtime@db.example/ql?sslmode=verify-full\n", 0o644}} {
+		var reached []string
+		if code, _, stderr := qlWith(t, clusterBuild(&reached), "serve", "--profile", "cluster", "--config", write(name, c.body, c.mode)); code != 0 || len(reached) != 1 {
+			t.Errorf("%s: exit %d %q reached %v; want it served", name, code, stderr, reached)
+		}
 	}
 }

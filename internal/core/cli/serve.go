@@ -326,6 +326,15 @@ func fillFromFile(fs *pflag.FlagSet, configFile string) error {
 		if err := flattenSections(fileVals, configFile); err != nil {
 			return err
 		}
+		if v, ok := fileVals["database-url"]; ok {
+			info, err := os.Stat(configFile)
+			if err != nil {
+				return Usagef("--config: %v", err)
+			}
+			if err := refuseSharedPasswordFile(configFile, fmt.Sprint(v), info.Mode()); err != nil {
+				return err
+			}
+		}
 		for k, v := range fileVals {
 			if k == "db" {
 				return Usagef("--config %s: %v", configFile, refuseRetiredDB(fmt.Sprint(v)))

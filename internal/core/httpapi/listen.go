@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/netaddr"
@@ -90,9 +91,9 @@ func LoadTLS(addr string, s TLSSettings) (*tls.Config, error) {
 	case (s.Cert == "") != (s.Key == ""):
 		return nil, fmt.Errorf("--tls-cert and --tls-key go together: give both PEM files, or neither")
 	case s.Cert != "":
-		cert, err := tls.LoadX509KeyPair(s.Cert, s.Key)
+		cert, err := LoadKeyPair("--tls-cert", s.Cert, "--tls-key", s.Key)
 		if err != nil {
-			return nil, fmt.Errorf("--tls-cert %s / --tls-key %s cannot be loaded as a PEM certificate and its key: %w", s.Cert, s.Key, unwrapAll(err))
+			return nil, err
 		}
 		return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 	case !IsLoopback(addr) && !s.Insecure:
@@ -101,6 +102,24 @@ func LoadTLS(addr string, s TLSSettings) (*tls.Config, error) {
 			"or give --insecure-http to serve plain HTTP anyway", addr, DefaultAddr)
 	}
 	return nil, nil
+}
+
+// LoadKeyPair loads a listener's PEM certificate and private key, named by
+// their flags in errors. A key other users of the host may read or change
+// is refused, as the secrets and credential files are: whoever reads it
+// can impersonate the server to every client; a group may read it (a
+// certificate-management group often does).
+func LoadKeyPair(certFlag, certFile, keyFlag, keyFile string) (tls.Certificate, error) {
+	info, err := os.Stat(keyFile)
+	if err == nil && info.Mode().Perm()&0o007 != 0 {
+		return tls.Certificate{}, fmt.Errorf("%s %s is readable or writable by other users (mode %04o); run chmod 600 %s (or 640, owned by a group that needs it)",
+			keyFlag, keyFile, info.Mode().Perm(), keyFile)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("%s %s / %s %s cannot be loaded as a PEM certificate and its key: %w", certFlag, certFile, keyFlag, keyFile, unwrapAll(err))
+	}
+	return cert, nil
 }
 
 func unwrapAll(err error) error {
