@@ -74,6 +74,11 @@ func newBackupDir(dest string) (created bool, err error) {
 	case len(entries) > 0:
 		return false, qlerror.New(qlerror.Invalid, "%s is not empty; give a new or empty directory for the backup", dest)
 	}
+	// Another user who may write into the directory could replace the
+	// copy's database before it is restored, and it would be served.
+	if info, err := os.Stat(dest); err == nil && info.Mode().Perm()&0o022 != 0 {
+		return false, qlerror.New(qlerror.Invalid, "%s may be written by group or others (mode %04o), who could replace the copy before a restore; run chmod 700 %s, or give a new directory", dest, info.Mode().Perm(), dest)
+	}
 	return false, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,38 @@ func TestAFailedBackupLeavesNoPartialCopy(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(given); err != nil || len(entries) != 0 {
 		t.Fatalf("the empty directory given holds %v (%v) after the failed backup; want it empty again", entries, err)
+	}
+}
+
+// A backup is never written into a directory other users may write to
+// (they could replace the copy before it is restored); a directory they
+// may only read is fine.
+func TestABackupRefusesADirectoryOthersMayWrite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	for _, mode := range []os.FileMode{0o777, 0o770, 0o702} {
+		given := t.TempDir()
+		if err := os.Chmod(given, mode); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Backup(t.Context(), LayoutOf(dir).DB, given, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "chmod 700 "+given) {
+			t.Fatalf("a backup into a directory of mode %04o: %v; want it refused naming chmod 700", mode, err)
+		}
+		if entries, _ := os.ReadDir(given); len(entries) != 0 {
+			t.Fatalf("the refused backup wrote %v", entries)
+		}
+	}
+	readable := t.TempDir()
+	if err := os.Chmod(readable, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Backup(t.Context(), LayoutOf(dir).DB, readable, io.Discard); err != nil {
+		t.Fatalf("a backup into a directory of mode 0755: %v", err)
 	}
 }
