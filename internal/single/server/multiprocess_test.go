@@ -116,7 +116,7 @@ func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
 	}
 	disable(t, dataDir, trigs[0])
 
-	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: time.Second, Concurrency: 1,
+	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: testStopTimeout, Concurrency: 1,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

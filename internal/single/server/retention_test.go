@@ -23,7 +23,7 @@ func TestAServerRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
 	publish(t, dataDir, 2, "echo hello")
-	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: time.Second, Concurrency: 2,
+	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: testStopTimeout, Concurrency: 2,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Retention: RetentionConfig{Set: true, Policy: retention.Policy{RunsAge: 30 * retention.Day}, Cadence: 250 * time.Millisecond,
 			Options: retention.Options{BatchSize: 1}}})

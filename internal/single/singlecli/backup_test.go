@@ -77,7 +77,7 @@ func TestServingABackupLeavesTheLiveServersCommandsAlone(t *testing.T) {
 	var errOut syncBuffer
 	exit := make(chan int, 1)
 	go func() {
-		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dest, "--concurrency", "1", "--stop-timeout", "1s"}, &syncBuffer{}, &errOut)
+		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dest, "--concurrency", "1", "--stop-timeout", testStopTimeout}, &syncBuffer{}, &errOut)
 	}()
 	defer func() {
 		cancel()

@@ -157,7 +157,7 @@ func TestANotificationIsRetriedWithBackoffDeliveredOncePerKeyAndDeadLettered(t *
 	var errOut syncBuffer
 	exit := make(chan int, 1)
 	go func() {
-		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dir, "--cadence", "250ms", "--stop-timeout", "1s",
+		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dir, "--cadence", "250ms", "--stop-timeout", testStopTimeout,
 			"--notify-backoff", "200ms", "--notify-max-attempts", "3"}, &syncBuffer{}, &errOut)
 	}()
 	stopped := false

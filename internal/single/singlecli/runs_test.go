@@ -40,7 +40,7 @@ func serveDefs(t *testing.T, defs string) (string, *sql.DB) {
 	var errOut syncBuffer
 	exit := make(chan int, 1)
 	go func() {
-		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dir, "--concurrency", "1", "--stop-timeout", "1s"}, &syncBuffer{}, &errOut)
+		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dir, "--concurrency", "1", "--stop-timeout", testStopTimeout}, &syncBuffer{}, &errOut)
 	}()
 	t.Cleanup(func() {
 		cancel()
