@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -182,6 +185,111 @@ func TestTheNextStepQlEdgePrintsNamesQlEdge(t *testing.T) {
 	run("a `ql-edge apply` of a file", "triggers", "disable", "every-second")
 }
 
+// serveUntil runs `ql-edge serve` with args until reached (what) holds of
+// its stderr, then stops it and returns its stderr; serve must exit 0.
+func serveUntil(t *testing.T, what string, reached func(stderr string) bool, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() { exit <- cli.Main(ctx, options(), append([]string{"serve"}, args...), &out, &errOut) }()
+	deadline := time.After(30 * time.Second)
+	for !reached(errOut.String()) {
+		select {
+		case code := <-exit:
+			t.Fatalf("serve exited %d before %s: %s", code, what, errOut.String())
+		case <-deadline:
+			t.Fatalf("no %s within 30s: %s", what, errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	return errOut.String()
+}
+
+// freeAddr is a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// --log-format json makes every line a JSON object with its time, level
+// and message (and its code where it has one), and --log-level warn drops
+// every info line: the start and the stop are not logged, the warning
+// about a data directory others can read is.
+func TestServeLogsJSONLinesFromTheLevelGiven(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	// Nothing at info says the server has started; its /readyz does.
+	ready := func(string) bool {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+	stderr := serveUntil(t, "ready /readyz", ready, "--data-dir", dir, "--http-addr", addr, "--log-format", "json", "--log-level", "warn")
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for _, line := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a line is not JSON (%v): %q", err, line)
+		}
+		if rec["time"] == nil || rec["msg"] == nil || rec["level"] != "WARN" && rec["level"] != "ERROR" {
+			t.Errorf("line %q: want time, msg and a level of warn or above", line)
+		}
+	}
+	var warning map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &warning); err != nil || warning["code"] != "data_dir_shared" || warning["dir"] != dir {
+		t.Fatalf("first line %q: want the data_dir_shared warning naming %s", lines[0], dir)
+	}
+}
+
+// --log-level debug shows what is logged at debug: the scheduler's rounds
+// that found nothing to do.
+func TestServeAtLogLevelDebugLogsTheRoundsThatFoundNothing(t *testing.T) {
+	t.Parallel()
+	const round = `level=DEBUG msg="scheduler round" code=scheduler.round taken=0`
+	logged := func(stderr string) bool {
+		return strings.Contains(stderr, "msg=serving") && strings.Contains(stderr, round)
+	}
+	serveUntil(t, "start and empty round logged", logged, "--data-dir", t.TempDir(), "--cadence", "250ms", "--log-level", "debug")
+}
+
+// A --log-level or --log-format serve does not know stops it at once with
+// exit 2, naming the flag and the values it accepts, before the database
+// is created.
+func TestServeRefusesAnUnknownLogLevelOrFormatNamingTheAcceptedValues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range []struct{ flag, value, want string }{
+		{"--log-level", "verbose", `--log-level "verbose" is not a level; give one of debug, info, warn, error`},
+		{"--log-format", "yaml", `--log-format "yaml" is not a log format; give text or json`},
+	} {
+		code, _, stderr := qlEdge(t, "serve", "--data-dir", dir, c.flag, c.value)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("serve %s %s: exit %d %q; want 2 with %q", c.flag, c.value, code, stderr, c.want)
+		}
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Fatalf("the refused serve left %v in its data directory (%v)", entries, err)
+	}
+}
+
 // The line ql-edge serve logs when a run finishes says how to read its
 // output with ql-edge.
 func TestTheRunFinishedLineOfQlEdgeServeNamesQlEdge(t *testing.T) {
@@ -190,28 +298,8 @@ func TestTheRunFinishedLineOfQlEdgeServeNamesQlEdge(t *testing.T) {
 	if code, _, stderr := qlEdge(t, "apply", "-f", writeDefs(t), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: exit %d: %s", code, stderr)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errOut syncBuffer
-	exit := make(chan int, 1)
-	go func() {
-		exit <- cli.Main(ctx, options(), []string{"serve", "--data-dir", dir, "--cadence", "250ms"}, &out, &errOut)
-	}()
-	deadline := time.After(30 * time.Second)
-	for !strings.Contains(errOut.String(), "run finished") {
-		select {
-		case code := <-exit:
-			t.Fatalf("serve exited %d: %s", code, errOut.String())
-		case <-deadline:
-			t.Fatalf("no run finished within 30s: %s", errOut.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	cancel()
-	if code := <-exit; code != 0 {
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
-	}
-	if !strings.Contains(errOut.String(), "read its output with `ql-edge runs logs ") {
-		t.Fatalf("the run finished line does not name ql-edge:\n%s", errOut.String())
+	finished := func(stderr string) bool { return strings.Contains(stderr, "run finished") }
+	if stderr := serveUntil(t, "run finished", finished, "--data-dir", dir, "--cadence", "250ms"); !strings.Contains(stderr, "read its output with `ql-edge runs logs ") {
+		t.Fatalf("the run finished line does not name ql-edge:\n%s", stderr)
 	}
 }

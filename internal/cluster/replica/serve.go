@@ -36,13 +36,12 @@ const (
 
 // Serve is the cli.ServeFunc of the cluster profile. It returns nil after a
 // clean drain on SIGTERM/SIGINT (ctx ending).
-func Serve(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
+func Serve(ctx context.Context, _ *cobra.Command, f *cli.ServeFlags) error {
 	s, err := settingsFrom(f)
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)).With(slog.String("replica", s.Coordinator.Owner))
-	return serveReplica(ctx, s, log)
+	return serveReplica(ctx, s, f.Logger.With(slog.String("replica", s.Coordinator.Owner)))
 }
 
 // replica is what a started replica holds, for the ordered stop.

@@ -92,8 +92,8 @@ func Profile() cli.Profile {
 	return cli.Profile{Serve: Serve, Defaults: cli.ServeDefaults{
 		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
 		Concurrency: cli.NoConcurrency, LogMaxBytes: workerproto.DefaultLogCap, Retention: retention.ClusterDefaults,
-		HTTPAddr: httpapi.DefaultAddr,
-		Lease:    c.Lease, CommitParallel: c.Parallel, WorkerAddr: DefaultWorkerAddr, RunLease: DefaultRunLease,
+		HTTPAddr: httpapi.DefaultAddr, LogFormat: cli.LogJSON,
+		Lease: c.Lease, CommitParallel: c.Parallel, WorkerAddr: DefaultWorkerAddr, RunLease: DefaultRunLease,
 	}}
 }
 

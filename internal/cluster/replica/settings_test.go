@@ -47,9 +47,12 @@ func TestTheHelpsClusterDefaultsAreTheSettingsApplied(t *testing.T) {
 	t.Parallel()
 	s := defaultSettings(t)
 	c := s.Coordinator
+	// The log format is not a replica setting: serve builds the logger
+	// from the format the help states, and a replica has logged JSON
+	// since before the flag.
 	applied := cli.ServeDefaults{PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
 		Concurrency: cli.NoConcurrency, LogMaxBytes: s.Worker.Settings.LogCap, Retention: s.Retention.Policy, HTTPAddr: s.HTTPAddr,
-		Lease: c.Lease, CommitParallel: c.Parallel, WorkerAddr: s.Worker.Addr, RunLease: s.Worker.Settings.RunLease}
+		LogFormat: cli.LogJSON, Lease: c.Lease, CommitParallel: c.Parallel, WorkerAddr: s.Worker.Addr, RunLease: s.Worker.Settings.RunLease}
 	if stated := Profile().Defaults; stated != applied {
 		t.Fatalf("help states %+v, a replica applies %+v", stated, applied)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"time"
@@ -40,6 +41,9 @@ type ServeDefaults struct {
 	Retention   retention.Policy
 	// HTTPAddr is the API's listen address; "" is off.
 	HTTPAddr string
+	// LogFormat is --log-format's default ("" is text): each profile
+	// keeps the format it logged in before the flag existed.
+	LogFormat string
 	// The cluster's own: the claim lease, the commit groups of a page,
 	// the worker ingress's address and the workers' run lease.
 	Lease          time.Duration
@@ -59,6 +63,9 @@ func (d ServeDefaults) summary() string {
 	}
 	return s
 }
+
+// logFormat is the profile's --log-format when none is given.
+func (d ServeDefaults) logFormat() string { return cmp.Or(d.LogFormat, LogText) }
 
 // concurrency says the default of --concurrency; "" for a profile that
 // runs no command itself.

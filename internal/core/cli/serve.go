@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"strconv"
@@ -84,6 +86,11 @@ type ServeFlags struct {
 	// MaintenanceURL is the cluster's maintenance role URL: a replica
 	// given one runs retention.
 	MaintenanceURL string
+	// Log is --log-level and --log-format ("" format: the profile's
+	// default); Logger is what serve built from them, the one logger of
+	// the profile.
+	Log    LogFlags
+	Logger *slog.Logger
 }
 
 // Profiles.
@@ -161,6 +168,10 @@ wins over the file.`,
 			if !ok {
 				return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
 			}
+			var err error
+			if f.Logger, err = NewLogger(cmd.ErrOrStderr(), f.Log.Level, cmp.Or(f.Log.Format, prof.Defaults.logFormat())); err != nil {
+				return err
+			}
 			if f.Profile == ProfileCluster {
 				warn(cmd.Context(), opts.Binary, weakTLS(f.DatabaseURL, os.Getenv))
 			}
@@ -236,6 +247,7 @@ wins over the file.`,
 		validate.Duration(notify.DefaultMaxBackoff)+" ("+validate.Duration(notify.MinBaseBackoff)+"–"+validate.Duration(notify.MaxBaseBackoff)+"; default "+validate.Duration(notify.DefaultBaseBackoff)+")")
 	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–"+
 		strconv.Itoa(notify.MaxAttemptsLimit)+"; default "+strconv.Itoa(notify.DefaultMaxAttempts)+")")
+	f.Log.Add(fs, "", " ("+byProfile(ServeDefaults.logFormat)+")")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	// After the binding, as on the other commands: no variable sets --db.
 	addRetiredDBFlag(fs)

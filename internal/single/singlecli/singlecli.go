@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,6 +48,7 @@ func Profile(p server.Profile) cli.Profile {
 	return cli.Profile{Serve: Serve(p), Defaults: cli.ServeDefaults{
 		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
 		Concurrency: server.DefaultConcurrency(p), LogMaxBytes: c.LogCapBytes, Retention: c.Retention.Policy,
+		LogFormat: cli.LogText,
 	}}
 }
 
@@ -118,7 +118,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			RunAs:             task.ParseRunAs(f.RunAs),
 			NotifyBackoff:     f.NotifyBackoff,
 			NotifyMaxAttempts: f.NotifyMaxAttempts,
-			Logger:            slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+			Logger:            f.Logger,
 			MetricsAddr:       f.MetricsAddr,
 			Binary:            cmd.Root().Name(),
 		}

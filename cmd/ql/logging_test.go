@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// runUntil runs ql with args until reached (what) holds of its stderr,
+// then stops it as a signal does and returns its stderr; the command must
+// exit 0.
+func runUntil(t *testing.T, what string, reached func(stderr string) bool, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() { exit <- cli.Main(ctx, options(), args, &out, &errOut) }()
+	deadline := time.After(30 * time.Second)
+	for !reached(errOut.String()) {
+		select {
+		case code := <-exit:
+			t.Fatalf("ql %s exited %d before %s: %s", strings.Join(args, " "), code, what, errOut.String())
+		case <-deadline:
+			t.Fatalf("ql %s: no %s within 30s: %s", strings.Join(args, " "), what, errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("ql %s exited %d: %s", strings.Join(args, " "), code, errOut.String())
+	}
+	return errOut.String()
+}
+
+// Each profile of ql serve logs in the format --log-format names, not its
+// default, and --log-level drops the lines below it: a standalone server
+// told json writes JSON lines with their time, level, message and code;
+// a replica told text and warn writes key=value lines of its failed
+// activations only (nothing listens at its database address), none of
+// its info lines.
+func TestServeLogsInTheFormatAndFromTheLevelGivenOnEveryProfile(t *testing.T) {
+	t.Parallel()
+	t.Run("standalone", func(t *testing.T) {
+		t.Parallel()
+		stderr := runUntil(t, "serving line", func(s string) bool { return strings.Contains(s, `"msg":"serving"`) },
+			"serve", "--data-dir", t.TempDir(), "--log-format", "json")
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		var rec map[string]any
+		for _, line := range lines {
+			rec = nil
+			if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["time"] == nil || rec["level"] == nil || rec["msg"] == nil {
+				t.Fatalf("line %q (%v): want a JSON object with time, level and msg", line, err)
+			}
+		}
+		if rec["code"] != "serve.stopped" || rec["level"] != "INFO" {
+			t.Fatalf("last line %v: want the info line of code serve.stopped", rec)
+		}
+	})
+	t.Run("cluster", func(t *testing.T) {
+		t.Parallel()
+		stderr := runUntil(t, "failed activation", func(s string) bool { return strings.Contains(s, "code=serve.activation_failed") },
+			"serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime@127.0.0.1:1/ql?sslmode=disable&connect_timeout=1",
+			"--replica-id", "replica-log", "--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0", "--stop-timeout", "2s",
+			"--log-format", "text", "--log-level", "warn")
+		for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+			if !strings.HasPrefix(line, "time=") || !strings.Contains(line, " replica=replica-log") ||
+				!strings.Contains(line, " level=WARN ") && !strings.Contains(line, " level=ERROR ") {
+				t.Errorf("line %q: want a key=value line of the replica at warn or above", line)
+			}
+		}
+	})
+}
+
+// A --log-level or --log-format ql does not know stops serve (either
+// profile) at once with exit 2, naming the flag and the values it accepts.
+func TestServeRefusesAnUnknownLogLevelOrFormatNamingTheAcceptedValues(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range [][]string{
+		{"serve", "--data-dir", t.TempDir()},
+		{"serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime@127.0.0.1:1/ql"},
+	} {
+		for _, c := range []struct{ flag, value, want string }{
+			{"--log-level", "verbose", `--log-level "verbose" is not a level; give one of debug, info, warn, error`},
+			{"--log-format", "yaml", `--log-format "yaml" is not a log format; give text or json`},
+		} {
+			var out, errOut bytes.Buffer
+			args := append(append([]string{}, cmd...), c.flag, c.value)
+			if code := cli.Main(context.Background(), options(), args, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), c.want) {
+				t.Errorf("ql %s: exit %d %q; want 2 with %q", strings.Join(args, " "), code, errOut.String(), c.want)
+			}
+		}
+	}
+}
