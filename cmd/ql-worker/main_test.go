@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
@@ -58,4 +60,78 @@ func TestFlagsComeFromTheEnvironmentAndAnOpenCredentialFileIsRefused(t *testing.
 	if code != 1 || !strings.Contains(stderr, "chmod 600 "+path) || strings.Contains(stderr, "qlw_secret") {
 		t.Fatalf("exit %d, stderr %q; want exit 1 saying chmod 600, never the credential", code, stderr)
 	}
+}
+
+// --log-format and --log-level set the worker's lines: told text and warn,
+// a worker that cannot reach its replica writes key=value lines of its
+// failed registrations only, not its info line of starting.
+func TestTheWorkerLogsInTheFormatAndFromTheLevelGiven(t *testing.T) {
+	t.Parallel()
+	cred := filepath.Join(t.TempDir(), "worker.cred")
+	if err := os.WriteFile(cred, []byte("qlw_credential\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.MainSingle(ctx, command(), []string{"--server", "http://127.0.0.1:1", "--credential-file", cred, "--data-dir", t.TempDir(),
+			"--log-format", "text", "--log-level", "warn"}, &out, &errOut)
+	}()
+	deadline := time.After(30 * time.Second)
+	for !strings.Contains(errOut.String(), "code=register_failed") {
+		select {
+		case code := <-exit:
+			t.Fatalf("the worker exited %d before a failed registration: %s", code, errOut.String())
+		case <-deadline:
+			t.Fatalf("no failed registration within 30s: %s", errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("the worker exited %d: %s", code, errOut.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(errOut.String()), "\n") {
+		if !strings.HasPrefix(line, "time=") || !strings.Contains(line, " level=WARN ") && !strings.Contains(line, " level=ERROR ") {
+			t.Errorf("line %q: want a key=value line at warn or above", line)
+		}
+	}
+}
+
+// A --log-level or --log-format the worker does not know stops it at once
+// with exit 2, naming the flag and the values it accepts.
+func TestTheWorkerRefusesAnUnknownLogLevelOrFormatNamingTheAcceptedValues(t *testing.T) {
+	t.Parallel()
+	cred := filepath.Join(t.TempDir(), "worker.cred")
+	if err := os.WriteFile(cred, []byte("qlw_credential\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ flag, value, want string }{
+		{"--log-level", "verbose", `--log-level "verbose" is not a level; give one of debug, info, warn, error`},
+		{"--log-format", "yaml", `--log-format "yaml" is not a log format; give text or json`},
+	} {
+		code, _, stderr := qlWorker(t, "--server", "https://replica.invalid:8081", "--credential-file", cred, "--data-dir", t.TempDir(), c.flag, c.value)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s %s: exit %d %q; want 2 with %q", c.flag, c.value, code, stderr, c.want)
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -96,12 +98,18 @@ func TestServeLogsInTheFormatAndFromTheLevelGivenOnEveryProfile(t *testing.T) {
 }
 
 // A --log-level or --log-format ql does not know stops serve (either
-// profile) at once with exit 2, naming the flag and the values it accepts.
-func TestServeRefusesAnUnknownLogLevelOrFormatNamingTheAcceptedValues(t *testing.T) {
+// profile) and worker at once with exit 2, naming the flag and the values
+// it accepts.
+func TestServeAndWorkerRefuseAnUnknownLogLevelOrFormatNamingTheAcceptedValues(t *testing.T) {
 	t.Parallel()
+	cred := filepath.Join(t.TempDir(), "worker.cred")
+	if err := os.WriteFile(cred, []byte("qlw_credential\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, cmd := range [][]string{
 		{"serve", "--data-dir", t.TempDir()},
 		{"serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime@127.0.0.1:1/ql"},
+		{"worker", "--server", "https://replica.invalid:8081", "--credential-file", cred, "--data-dir", t.TempDir()},
 	} {
 		for _, c := range []struct{ flag, value, want string }{
 			{"--log-level", "verbose", `--log-level "verbose" is not a level; give one of debug, info, warn, error`},

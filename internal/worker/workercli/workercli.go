@@ -5,7 +5,6 @@ package workercli
 
 import (
 	"crypto/x509"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +22,7 @@ func Command() *cobra.Command {
 		server, credFile, dataDir, labels, secretsFile, caFile string
 		concurrency                                            int
 		stopTimeout                                            time.Duration
+		logFlags                                               cli.LogFlags
 	)
 	c := &cobra.Command{
 		Use:   "worker",
@@ -40,6 +40,10 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
   QL_SERVER=https://replica.example:8081 QL_CREDENTIAL_FILE=worker.cred ql worker --concurrency 8 --labels zone=eu`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			logger, err := cli.NewLogger(cmd.ErrOrStderr(), logFlags.Level, logFlags.Format)
+			if err != nil {
+				return err
+			}
 			if server == "" {
 				return cli.Usagef("--server is required: the worker ingress URL of a replica (or set %s)", cli.EnvName("server"))
 			}
@@ -63,7 +67,7 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 			cfg := agent.Config{
 				Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl,
 				RootCAs: roots, SecretsFile: secretsFile, StopTimeout: stopTimeout, Version: cli.Version,
-				Logger: slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)),
+				Logger: logger,
 			}
 			if err := cfg.Validate(); err != nil {
 				return cli.Usagef("%v", err)
@@ -81,6 +85,8 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 	fs.StringVar(&caFile, "ca-file", "", "PEM certificates of the authority that signed the replicas' worker ingress certificates (default: the system's)")
 	fs.StringVar(&secretsFile, "secrets-file", "", "this worker's secrets: a JSON object {\"name\": \"value\"} with mode 0600")
 	fs.DurationVar(&stopTimeout, "stop-timeout", agent.DefaultStopTimeout, "how long running commands may finish after SIGINT/SIGTERM/SIGHUP")
+	// JSON, as the worker logged before the flag existed.
+	logFlags.Add(fs, cli.LogJSON, "")
 	cli.BindEnv(fs, "server", "credential-file", "ca-file", "data-dir", "concurrency", "labels", "secrets-file", "stop-timeout")
 	return c
 }
