@@ -123,3 +123,25 @@ func TestServeAndWorkerRefuseAnUnknownLogLevelOrFormatNamingTheAcceptedValues(t 
 		}
 	}
 }
+
+// A replica whose database is on another host without a verified
+// certificate says so in a line of its log format, with its code and its
+// replica id, so a log shipper parsing JSON reads that warning too.
+func TestAReplicaWarnsOfAnUnverifiedDatabaseInALineOfItsLogFormat(t *testing.T) {
+	t.Parallel()
+	const code = `"code":"serve.database_tls_unverified"`
+	stderr := runUntil(t, "warning", func(s string) bool { return strings.Contains(s, code) },
+		"serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime@db.invalid/ql?sslmode=require&connect_timeout=1",
+		"--replica-id", "replica-tls-warning", "--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0", "--stop-timeout", "2s")
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a line is not JSON (%v): %q", err, line)
+		}
+		if rec["code"] == "serve.database_tls_unverified" {
+			if msg, _ := rec["msg"].(string); rec["level"] != "WARN" || rec["replica"] != "replica-tls-warning" || !strings.Contains(msg, "db.invalid with sslmode=require") {
+				t.Fatalf("the warning %v: want level WARN, the replica id and the host", rec)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,9 @@ const (
 	CodeDeactivated      = "serve.deactivated"
 	CodeAdmissionClosed  = "serve.admission_closed"
 	CodeStopped          = "serve.stopped"
+	// CodeDatabaseTLSUnverified: the database is on another host and its
+	// certificate is not verified.
+	CodeDatabaseTLSUnverified = "serve.database_tls_unverified"
 )
 
 // Serve is the cli.ServeFunc of the cluster profile. It returns nil after a
@@ -41,7 +45,13 @@ func Serve(ctx context.Context, _ *cobra.Command, f *cli.ServeFlags) error {
 	if err != nil {
 		return err
 	}
-	return serveReplica(ctx, s, f.Logger.With(slog.String("replica", s.Coordinator.Owner)))
+	log := f.Logger.With(slog.String("replica", s.Coordinator.Owner))
+	// A log line in the replica's format, not a bare one on stderr: the
+	// log shipper parses every line.
+	if msg := cli.WeakTLS(f.DatabaseURL, os.Getenv); msg != "" {
+		log.Warn(msg, slog.String("code", CodeDatabaseTLSUnverified))
+	}
+	return serveReplica(ctx, s, log)
 }
 
 // replica is what a started replica holds, for the ordered stop.

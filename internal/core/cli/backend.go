@@ -151,7 +151,9 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 		return nil, err
 	}
 	if IsPostgresURL(dsn) {
-		warn(ctx, opts.Binary, weakTLS(dsn, os.Getenv))
+		if msg := WeakTLS(dsn, os.Getenv); msg != "" {
+			warn(ctx, opts.Binary, "warning: "+msg)
+		}
 		return opts.OpenPostgres(ctx, dsn)
 	}
 	if mustExistRO {

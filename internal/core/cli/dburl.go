@@ -53,11 +53,11 @@ func refuseSharedPasswordFile(configFile, raw string, mode fs.FileMode) error {
 		"run chmod 600 %s, or leave the password out and keep it in $PGPASSWORD or a pgpass file ($PGPASSFILE)", configFile, mode.Perm(), configFile)
 }
 
-// weakTLS returns a warning when the URL reaches a host other than this
+// WeakTLS returns a warning when the URL reaches a host other than this
 // one with an sslmode that does not verify the server (pgx's default,
 // prefer, does not): anyone on the path could read or change the traffic,
 // credentials included. It returns "" when there is nothing to say.
-func weakTLS(raw string, getenv func(string) string) string {
+func WeakTLS(raw string, getenv func(string) string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ""
@@ -85,7 +85,7 @@ func weakTLS(raw string, getenv func(string) string) string {
 		if mode == "" {
 			mode = "prefer (the default)"
 		}
-		return fmt.Sprintf("warning: the database URL reaches %s with sslmode=%s, which does not verify the server; "+
+		return fmt.Sprintf("the database URL reaches %s with sslmode=%s, which does not verify the server; "+
 			"use sslmode=verify-full (with sslrootcert) for a database on another host", h, mode)
 	}
 	return ""

@@ -95,15 +95,15 @@ func TestWeakTLSToARemoteDatabaseIsWarnedAbout(t *testing.T) {
 				return ""
 			}
 		}
-		msg := weakTLS(tt.url, getenv)
+		msg := WeakTLS(tt.url, getenv)
 		if (msg != "") != tt.warn || (tt.warn && !strings.Contains(msg, "verify-full")) {
 			t.Errorf("%s (PGSSLMODE=%q): warning %q, want warning=%v", tt.url, tt.env, msg, tt.warn)
 		}
 	}
 	var reached []string
-	code, _, stderr := qlWith(t, clusterBuild(&reached), "serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime@db.example/ql?sslmode=require")
-	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "db.example") || len(reached) != 1 {
-		t.Fatalf("serve with sslmode=require: exit %d stderr %q reached %v; want a warning, then serving", code, stderr, reached)
+	code, _, stderr := qlWith(t, clusterBuild(&reached), "runs", "list", "--database-url", "postgres://ql_runtime@db.example/ql?sslmode=require")
+	if code != 1 || !strings.Contains(stderr, "ql: warning: the database URL reaches db.example") || len(reached) != 1 {
+		t.Fatalf("runs list with sslmode=require: exit %d stderr %q reached %v; want a warning, then the open", code, stderr, reached)
 	}
 }
 

@@ -172,9 +172,6 @@ wins over the file.`,
 			if f.Logger, err = NewLogger(cmd.ErrOrStderr(), f.Log.Level, cmp.Or(f.Log.Format, prof.Defaults.logFormat())); err != nil {
 				return err
 			}
-			if f.Profile == ProfileCluster {
-				warn(cmd.Context(), opts.Binary, weakTLS(f.DatabaseURL, os.Getenv))
-			}
 			return prof.Serve(cmd.Context(), cmd, f)
 		},
 	}
