@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/scheduler"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/tlstest"
 )
 
 func validFlags() cli.ServeFlags {
@@ -71,7 +72,7 @@ func TestWorkerIngressOffLoopbackStartsWithTLS(t *testing.T) {
 	t.Parallel()
 	f := validFlags()
 	f.WorkerAddr = "0.0.0.0:8443"
-	f.WorkerTLSCert, f.WorkerTLSKey = writeCert(t)
+	f.WorkerTLSCert, f.WorkerTLSKey = tlstest.WriteCert(t)
 	s, err := settingsFrom(&f)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +88,7 @@ func TestAWorkerCertificateThatCannotLoadSaysWhy(t *testing.T) {
 	t.Parallel()
 	f := validFlags()
 	f.WorkerAddr = "0.0.0.0:8443"
-	cert, key := writeCert(t)
+	cert, key := tlstest.WriteCert(t)
 	f.WorkerTLSCert, f.WorkerTLSKey = key, cert
 	_, err := settingsFrom(&f)
 	if err == nil || strings.Contains(err.Error(), "<nil>") || !strings.Contains(err.Error(), "tls:") {
@@ -99,7 +100,7 @@ func TestAPIOffLoopbackNeedsTLSOrAnExplicitInsecureHTTP(t *testing.T) {
 	t.Parallel()
 	f := validFlags()
 	f.HTTPAddr = "0.0.0.0:8080"
-	f.TLSCert, f.TLSKey = writeCert(t)
+	f.TLSCert, f.TLSKey = tlstest.WriteCert(t)
 	s, err := settingsFrom(&f)
 	if err != nil || s.HTTPTLS == nil || len(s.HTTPTLS.Certificates) != 1 {
 		t.Fatalf("with a certificate: %+v %v", s.HTTPTLS, err)

@@ -22,6 +22,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/tlstest"
 )
 
 // inProcess is a replica served in the test's own process.
@@ -123,7 +124,7 @@ func TestTheWorkerIngressAnswersUnavailableWhileTheReplicaIsNotReady(t *testing.
 
 func TestTheWorkerIngressServesTLSOffLoopback(t *testing.T) {
 	t.Parallel()
-	cert, key := writeCert(t)
+	cert, key := tlstest.WriteCert(t)
 	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: "postgres://ql_runtime@127.0.0.1:1/ql?sslmode=disable&connect_timeout=1",
 		ReplicaID: "replica-tls", HTTPAddr: "127.0.0.1:0", WorkerAddr: "0.0.0.0:0", WorkerTLSCert: cert, WorkerTLSKey: key, StopTimeout: 2 * time.Second}
 	p := serveInProcess(t, f)

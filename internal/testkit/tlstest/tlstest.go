@@ -1,4 +1,6 @@
-package replica
+// Package tlstest makes the certificate files a TLS listener under test
+// serves, so every profile's TLS tests share one way to make them.
+package tlstest
 
 import (
 	"crypto/ecdsa"
@@ -15,9 +17,9 @@ import (
 	"time"
 )
 
-// writeCert writes a self-signed certificate for 127.0.0.1 and localhost
+// WriteCert writes a self-signed certificate for 127.0.0.1 and localhost
 // and its key, and returns their paths.
-func writeCert(t *testing.T) (certFile, keyFile string) {
+func WriteCert(t testing.TB) (certFile, keyFile string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -25,7 +27,7 @@ func writeCert(t *testing.T) (certFile, keyFile string) {
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "ingress test"},
+		Subject:      pkix.Name{CommonName: "qinglong test"},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(time.Hour),
 		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
