@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -21,7 +22,19 @@ import (
 // Diagnostic codes of the HTTP surface.
 const (
 	CodeInternalError = "http.internal_error"
+	// CodeConnectionError is a connection the listener dropped on its
+	// own, before any request: a failed TLS handshake (a port scanner, a
+	// load balancer's TCP check, plain HTTP sent to HTTPS).
+	CodeConnectionError = "http.connection_error"
 )
+
+// ConnectionErrorLog is the API listener's error log: its
+// connection-level errors become warnings of l, in l's format, under
+// CodeConnectionError. Without it Go writes them to stderr as bare lines
+// a log shipper cannot parse.
+func ConnectionErrorLog(l *slog.Logger) *log.Logger {
+	return slog.NewLogLogger(l.With(slog.String("code", CodeConnectionError)).Handler(), slog.LevelWarn)
+}
 
 // DefaultRequestTimeout bounds one API request's database reads: the longest
 // a handler may take under the server's write timeout.

@@ -53,7 +53,7 @@ func (s *Server) listen() error {
 			return next, false, err
 		}})
 	api := httpapi.NewHandler(cfg)
-	srv, err := httpserve.ListenWith(s.cfg.HTTPAddr, api, httpserve.Options{TLS: tlsCfg})
+	srv, err := httpserve.ListenWith(s.cfg.HTTPAddr, api, httpserve.Options{TLS: tlsCfg, ErrorLog: httpapi.ConnectionErrorLog(s.cfg.Logger)})
 	if err != nil {
 		return err
 	}

@@ -1,16 +1,20 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/testkit/tlstest"
 )
 
 // The health server logs the address it bound (port 0 picks one), marks
@@ -70,4 +74,41 @@ func cutWithin(t *testing.T, addr string, limit time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// A connection the API listener drops before any request (plain HTTP sent
+// to its HTTPS: a failed TLS handshake) is a warning of the server's log,
+// in its format and under http.connection_error, not a bare line of Go's
+// standard logger on stderr that a log shipper cannot parse.
+func TestAFailedTLSHandshakeOnTheAPIIsAWarningOfTheServersLog(t *testing.T) {
+	t.Parallel()
+	cert, key := tlstest.WriteCert(t)
+	var logs lockedBuffer
+	srv, err := Start(t.Context(), Config{DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", TLS: httpapi.TLSSettings{Cert: cert, Key: key},
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	conn, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(conn)
+	var warning map[string]any
+	waitFor(t, "the failed handshake logged", 10*time.Second, func() bool {
+		for _, line := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(line, httpapi.CodeConnectionError) {
+				return json.Unmarshal([]byte(line), &warning) == nil
+			}
+		}
+		return false
+	})
+	if msg, _ := warning["msg"].(string); warning["level"] != "WARN" || warning["code"] != httpapi.CodeConnectionError || !strings.Contains(msg, "TLS handshake error") {
+		t.Fatalf("the failed handshake was logged as %v; want a warning naming the handshake", warning)
+	}
 }
