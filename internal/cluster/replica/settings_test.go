@@ -278,8 +278,8 @@ func TestAKeyOtherUsersMayReadIsRefused(t *testing.T) {
 	for _, mode := range []os.FileMode{0o644, 0o666, 0o604} {
 		f := validFlags()
 		f.WorkerAddr, f.HTTPAddr = "0.0.0.0:8443", "0.0.0.0:8080"
-		f.WorkerTLSCert, f.WorkerTLSKey = writeCert(t)
-		f.TLSCert, f.TLSKey = writeCert(t)
+		f.WorkerTLSCert, f.WorkerTLSKey = tlstest.WriteCert(t)
+		f.TLSCert, f.TLSKey = tlstest.WriteCert(t)
 		for _, c := range []struct {
 			flag, key string
 		}{{"--worker-tls-key", f.WorkerTLSKey}, {"--tls-key", f.TLSKey}} {
