@@ -10,6 +10,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // adminPoolSize is small: publishing is rare and serialised per object.
@@ -86,7 +88,11 @@ func projectSave(ctx context.Context, tx pgx.Tx, p project.Project) (catalog.Cha
 		return catalog.Unchanged, nil
 	default:
 		change = catalog.Updated
-		if _, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status), p.Notifications); err == nil && status != string(p.Status) {
+		_, err = tx.Exec(ctx, sqlProjectUpdate, p.ID, p.Name, string(p.Status), p.Notifications)
+		if err == nil && project.Status(status) == project.Archived && p.Status == project.Active {
+			err = recordArchive(ctx, tx, p.ID)
+		}
+		if err == nil && status != string(p.Status) {
 			// Archiving or reactivating flips every row's eligibility.
 			_, err = tx.Exec(ctx, sqlEligibilityOfProject, p.ID)
 		}
@@ -95,6 +101,57 @@ func projectSave(ctx context.Context, tx pgx.Tx, p project.Project) (catalog.Cha
 		return "", qlerror.New(qlerror.Conflict, "project name %q is taken by another project; choose another name", p.Name)
 	}
 	return change, err
+}
+
+// recordArchive writes to the occurrence ledger what fell due on the
+// project's triggers while it was archived (schedule.PassedAtReactivation)
+// and moves their cursors past it, in the reactivation's transaction: an
+// archived project's rows are never claimed, and without this the first
+// decision after it would catch the archive up like an outage.
+func recordArchive(ctx context.Context, tx pgx.Tx, projectID string) error {
+	now, err := publishNow(ctx, tx, projectID)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, sqlReactivatedSchedules, projectID)
+	if err != nil {
+		return err
+	}
+	var l publishLedger
+	var moved []string
+	var cursors []int64
+	var offsets []*int64
+	for rows.Next() {
+		var id, policy string
+		var s schedule.Superseded
+		var pol policyCols
+		if err := rows.Scan(&id, &s.Revision, &s.Cron.Expression, &s.Cron.Timezone, &policy, &s.CreatedAtMs,
+			&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap, &s.CursorMs, &s.Paused, &s.PausedAtMs, &s.ResumedAtMs); err != nil {
+			rows.Close()
+			return err
+		}
+		s.Enabled, s.Cron.MisfirePolicy = true, trigger.MisfirePolicy(policy)
+		pol.into(&s.Cron)
+		r, err := schedule.PassedAtReactivation(id, s, now)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		if r.Moved {
+			moved, cursors, offsets = append(moved, id), append(cursors, r.CursorMs), append(offsets, r.DueOffsetMs)
+			l.add(id, s.Revision, r.Passed)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, sqlSchedulesReactivate, moved, cursors, offsets, now); err != nil {
+		return err
+	}
+	return l.insert(ctx, tx)
 }
 
 // publishNow checks that the project may publish and returns the database

@@ -275,12 +275,7 @@ func (t *adminTx) recordSuperseded(ctx context.Context, triggerIDs []string, now
 	if err != nil {
 		return err
 	}
-	var l struct {
-		triggers, reasons    []string
-		revisions            []int64
-		firsts, lasts, count []int64
-		atLeast              []bool
-	}
+	var l publishLedger
 	for rows.Next() {
 		var id, policy string
 		var s schedule.Superseded
@@ -297,14 +292,33 @@ func (t *adminTx) recordSuperseded(ctx context.Context, triggerIDs []string, now
 			rows.Close()
 			return err
 		}
-		for _, p := range passed {
-			l.triggers, l.revisions, l.reasons = append(l.triggers, id), append(l.revisions, s.Revision), append(l.reasons, string(p.Reason))
-			l.firsts, l.lasts, l.count, l.atLeast = append(l.firsts, p.FirstMs), append(l.lasts, p.LastMs), append(l.count, p.Count), append(l.atLeast, p.AtLeast)
-		}
+		l.add(id, s.Revision, passed)
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	return l.insert(ctx, t.tx)
+}
+
+// publishLedger gathers the ledger entries a publishing transaction owes,
+// for one SupersededLedgerInsert.
+type publishLedger struct {
+	triggers, reasons    []string
+	revisions            []int64
+	firsts, lasts, count []int64
+	atLeast              []bool
+}
+
+func (l *publishLedger) add(triggerID string, revision int64, passed []schedule.Passed) {
+	for _, p := range passed {
+		l.triggers, l.revisions, l.reasons = append(l.triggers, triggerID), append(l.revisions, revision), append(l.reasons, string(p.Reason))
+		l.firsts, l.lasts, l.count, l.atLeast = append(l.firsts, p.FirstMs), append(l.lasts, p.LastMs), append(l.count, p.Count), append(l.atLeast, p.AtLeast)
+	}
+}
+
+// insert appends the gathered entries, numbered on from each trigger's
+// last one, with their notifications and compaction.
+func (l *publishLedger) insert(ctx context.Context, tx pgx.Tx) error {
 	if len(l.triggers) == 0 {
 		return nil
 	}
@@ -316,6 +330,6 @@ func (t *adminTx) recordSuperseded(ctx context.Context, triggerIDs []string, now
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.Exec(ctx, sqlSupersededLedgerInsert, args...)
+	_, err = tx.Exec(ctx, sqlSupersededLedgerInsert, args...)
 	return err
 }

@@ -22,7 +22,8 @@ var words = map[string]map[string]string{
 		"passed.misfire": "later than the grace period (misfire: skip)", "passed.collapsed": "collapsed into the run of the oldest missed one (misfire: fire_once)",
 		"passed.catch_up_window": "older than the catch-up window", "passed.paused": "paused", "passed.outside_bounds": "outside the start/end bounds",
 		"passed.disabled": "disabled", "passed.overlap": "an earlier run was unfinished (overlap policy)", "passed.republished": "its revision was replaced",
-		"kind.project": "project", "kind.task": "task", "kind.trigger": "trigger",
+		"passed.project_archived": "its project was archived",
+		"kind.project":            "project", "kind.task": "task", "kind.trigger": "trigger",
 		"change.created": "created", "change.updated": "updated", "change.unchanged": "unchanged",
 	},
 	"zh": {
@@ -37,7 +38,8 @@ var words = map[string]map[string]string{
 		"passed.misfire": "晚于宽限期（misfire: skip）", "passed.collapsed": "并入最早错过的那次运行（misfire: fire_once）",
 		"passed.catch_up_window": "早于补跑窗口", "passed.paused": "已暂停", "passed.outside_bounds": "超出起止时间",
 		"passed.disabled": "已停用", "passed.overlap": "上一次运行未结束（重叠策略）", "passed.republished": "所属版本已被替换",
-		"kind.project": "项目", "kind.task": "任务", "kind.trigger": "触发器",
+		"passed.project_archived": "所属项目已归档",
+		"kind.project":            "项目", "kind.task": "任务", "kind.trigger": "触发器",
 		"change.created": "新建", "change.updated": "更新", "change.unchanged": "未变",
 	},
 }

@@ -118,7 +118,7 @@ func (s Spec) Channel(name string) (Channel, bool) {
 }
 
 // SkippedReasons are the occurrence-ledger reasons a skipped rule may name.
-var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "republished"}
+var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "republished", "project_archived"}
 
 var (
 	secretRef = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)

@@ -32,10 +32,13 @@ const (
 	// a decision reached the occurrence; it belonged to the replaced
 	// revision, which the ledger entry names (republish.go).
 	PassRepublished PassReason = "republished"
+	// PassProjectArchived: the trigger's project was archived when the
+	// occurrence fell due; the reactivation records it (reactivate.go).
+	PassProjectArchived PassReason = "project_archived"
 )
 
 // PassReasons lists every reason an occurrence is passed over.
-var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled, PassOverlap, PassRepublished}
+var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled, PassOverlap, PassRepublished, PassProjectArchived}
 
 // Passed is a run of consecutive nominal occurrences passed over for one
 // reason: the first and last scheduled instants and how many there are.

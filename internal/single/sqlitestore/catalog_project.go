@@ -8,6 +8,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 var _ catalog.Store = (*Store)(nil)
@@ -53,7 +54,69 @@ func projectSave(ctx context.Context, tx *txn, p project.Project, now int64) (ca
 	if _, err := tx.ExecContext(ctx, qProjectUpdate, p.Name, p.Status, p.Notifications, now, p.ID); err != nil {
 		return "", nameTaken(err, "project", p.Name, "")
 	}
+	if cur.Status == project.Archived && p.Status == project.Active {
+		if err := recordArchive(ctx, tx, p.ID, now); err != nil {
+			return "", err
+		}
+	}
 	return catalog.Updated, nil
+}
+
+// recordArchive writes to the occurrence ledger what fell due on the
+// project's triggers while it was archived (schedule.PassedAtReactivation)
+// and moves their cursors past it, in the reactivation's transaction: an
+// archived project's rows are never taken, and without this the first
+// decision after it would catch the archive up like an outage.
+func recordArchive(ctx context.Context, tx *txn, projectID string, now int64) error {
+	type row struct {
+		s            schedule.Superseded
+		id           string
+		stateVersion int64
+	}
+	rows, err := tx.QueryContext(ctx, qScheduleReactivated, projectID)
+	if err != nil {
+		return err
+	}
+	var read []row
+	for rows.Next() {
+		var r row
+		var paused int
+		var pol policyCols
+		if err := rows.Scan(&r.id, &r.s.Revision, &r.s.Cron.Expression, &r.s.Cron.Timezone, &r.s.Cron.MisfirePolicy, &r.s.CreatedAtMs,
+			&pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
+			&r.s.CursorMs, &paused, &r.s.PausedAtMs, &r.s.ResumedAtMs, &r.stateVersion); err != nil {
+			rows.Close()
+			return err
+		}
+		pol.into(&r.s.Cron)
+		r.s.Enabled, r.s.Paused = true, paused == 1
+		read = append(read, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range read {
+		re, err := schedule.PassedAtReactivation(r.id, r.s, now)
+		if err != nil {
+			return err
+		}
+		if !re.Moved {
+			continue
+		}
+		res, err := tx.ExecContext(ctx, qScheduleReactivate, re.CursorMs, now, nullable(re.DueOffsetMs), r.id, r.stateVersion)
+		if err != nil {
+			return err
+		}
+		if err := exactlyOne(res, qlerror.Conflict, "the schedule of trigger %s changed during the reactivation; apply again", r.id); err != nil {
+			return err
+		}
+		tk := schedule.Ticket{Snapshot: schedule.Snapshot{TriggerID: r.id, TriggerRevision: r.s.Revision}}
+		if err := writeLedger(ctx, tx, tk, re.Passed, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func projectByID(ctx context.Context, tx *txn, id string) (project.Project, error) {

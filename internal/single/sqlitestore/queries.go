@@ -65,6 +65,8 @@ var (
 	qTriggerRevisionInsert   = query("trigger_revision_insert")
 	qScheduleReset           = query("schedule_reset")
 	qScheduleSuperseded      = query("schedule_superseded")
+	qScheduleReactivated     = query("schedule_reactivated")
+	qScheduleReactivate      = query("schedule_reactivate")
 )
 
 var (
@@ -193,7 +195,7 @@ var readQueries = []string{
 // writeQueries are prepared on the writer: everything that runs inside a
 // BEGIN IMMEDIATE transaction.
 var writeQueries = []string{
-	qProjectByID, qProjectInsert, qProjectUpdate,
+	qProjectByID, qProjectInsert, qProjectUpdate, qScheduleReactivated, qScheduleReactivate,
 	qTaskHeads, qTaskReplays, qTaskInsert, qTaskAdvance, qTaskRevisionInsert, qExecutionRevisionInsert, qTaskRevisionPins,
 	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset, qScheduleSuperseded,
 	qTasksByNames, qTriggersByNames,

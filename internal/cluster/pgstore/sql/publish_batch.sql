@@ -170,3 +170,37 @@ WITH ledger AS (
 {{LedgerCompaction}}
 written AS (SELECT count(*) AS n FROM ledger)
 SELECT n FROM written
+
+-- name: ReactivatedSchedules
+-- What reactivating a project reads about each of its schedule rows that
+-- its archive alone kept from being claimed (the claim's eligibility but
+-- for the project's status and the pause: a paused row's occurrences
+-- inside its pause are recorded as paused), under the rows' locks taken in
+-- trigger order: the current revision's spec and the row's cursor and
+-- pause state, from which the reactivation records what fell due while
+-- the project was archived (schedule.PassedAtReactivation).
+SELECT s.trigger_id::text, s.trigger_revision, r.cron_expression, r.cron_timezone, r.misfire_policy, r.created_at_ms,
+       r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy,
+       s.next_fire_at_ms, s.paused, s.paused_at_ms, s.resumed_at_ms
+  FROM qinglong.trigger_schedules s
+  JOIN qinglong.triggers t ON t.id = s.trigger_id AND t.current_revision = s.trigger_revision
+  JOIN qinglong.trigger_revisions r ON r.trigger_id = s.trigger_id AND r.revision = s.trigger_revision
+  JOIN qinglong.tasks k ON k.id = r.task_id AND k.current_revision = r.task_revision
+ WHERE s.project_id = $1 AND r.enabled AND r.kind = 'qinglong/cron@v1'
+ ORDER BY s.trigger_id
+   FOR UPDATE OF s
+
+-- name: SchedulesReactivate
+-- Moves the locked rows of a reactivated project past what fell due while
+-- it was archived (recorded in the same transaction): the new cursor and
+-- its jitter (NULL: the row ended), the claim cleared and state_version
+-- and claim_version bumped, so no ticket or claim taken before the archive
+-- can commit after the reactivation.
+UPDATE qinglong.trigger_schedules s
+   SET next_fire_at_ms = u.cursor, due_offset_ms = u.due_offset,
+       claim_owner = NULL, claim_token = NULL, claim_expires_at_ms = NULL,
+       state_version = s.state_version + 1,
+       claim_version = s.claim_version + 1,
+       updated_at_ms = $4
+  FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS u(trigger_id, cursor, due_offset)
+ WHERE s.trigger_id = u.trigger_id::uuid
