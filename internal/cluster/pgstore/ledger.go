@@ -105,10 +105,11 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		var note *string
 		var pol policyCols
 		var cursor, due *int64
+		var archived bool
 		err := tx.QueryRow(ctx, sqlTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &t.Enabled,
 			&t.Cron.Expression, &t.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 			&t.TaskID, &t.TaskName, &t.TaskRevision, &cursor, &due, &t.LastScheduledAtMs,
-			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs)
+			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs, &archived)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
 		}
@@ -116,6 +117,7 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 			return err
 		}
 		t.SetCursor(cursor, due)
+		t.SetArchived(archived)
 		t.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
 		pol.into(&t.Cron)
 		// The row keeps the last pause's note and time after a resume; a

@@ -20,7 +20,11 @@ func triggersCommand(opts Options) *cobra.Command {
 		Long: `List triggers with their schedule state. NEXT FIRE is the next nominal
 occurrence; with jitter, "(due …)" follows it: the instant the occurrence is
 actually admitted. "ended" means the trigger's endAt lies before its next
-occurrence: it fires no more unless republished. -o json adds each
+occurrence: it fires no more unless republished. "archived" means the
+trigger's project is archived: nothing of it runs until the project's
+definitions file says status: active and is applied again, and what fell
+due meanwhile is then recorded in the ledger as "project_archived", not
+run. -o json says so with "archived": true and no next fire time, and adds each
 trigger's time policies (jitterMs, startAtMs, endAtMs, catchUpWindowMs) and its
 overlap policy when it is not allow.`,
 		Args: cobra.NoArgs,
@@ -72,10 +76,12 @@ overlap policy when it is not allow.`,
 }
 
 // nextFire is a trigger's next nominal fire time, with its jittered due
-// time when jitter moves it, "ended" once endAt has passed, or "paused"
-// (its cursor is then a time that passes without a Run).
+// time when jitter moves it, "ended" once endAt has passed, or "archived"
+// or "paused" (its cursor is then a time that passes without a Run).
 func nextFire(t schedule.TriggerStatus) string {
 	switch {
+	case t.Archived:
+		return "archived"
 	case t.Paused:
 		return "paused"
 	case t.Ended:

@@ -29,9 +29,10 @@ func triggersShowCommand(opts Options) *cobra.Command {
 		Use:   "show NAME",
 		Short: "Show a trigger: its schedule, next fire times, last runs and the occurrences it passed over",
 		Long: `Show one trigger (NAME is its name, project/name, or id): its revision, cron, zone and misfire
-policy, whether it is enabled or paused (with the pause note), its next fire times computed from the
-database's clock and shown in the trigger's zone, its last runs, and its occurrence ledger: every
-occurrence that fell due without a Run, with the reason (misfire, collapsed, paused, ...) and how many.` +
+policy, whether it is enabled, paused (with the pause note) or archived with its project, its next
+fire times computed from the database's clock and shown in the trigger's zone, its last runs, and its
+occurrence ledger: every occurrence that fell due without a Run, with the reason (misfire, collapsed,
+paused, ...) and how many.` +
 			opts.clusterOnly("\nOn the cluster this reads runs, so it needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("show"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,7 +94,10 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 		}
 	}
 	next := "next " + fmtMs(t.NextFireAtMs)
-	if t.Ended {
+	switch {
+	case t.Archived:
+		next = "archived (project " + t.ProjectName + " is archived)"
+	case t.Ended:
 		next = "ended (past endAt)"
 	}
 	fmt.Fprintf(w, "trigger    %s/%s (%s) revision %d\ntask       %s (%s) revision %d\ncron       %s  zone %s  misfire %s\nenabled    %t\npaused     %s\ncursor     %s, last scheduled %s\n",
@@ -104,6 +108,8 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	}
 	note := ""
 	switch {
+	case t.Archived:
+		note = "; archived: none of these fires until project " + t.ProjectName + " is active again"
 	case !t.Enabled:
 		note = "; disabled: none of these fires"
 	case v.Paused:

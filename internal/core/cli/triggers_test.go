@@ -17,6 +17,7 @@ func TestTheTriggerListSaysPausedInsteadOfANextFire(t *testing.T) {
 		{schedule.TriggerStatus{NextFireAtMs: &at, NextDueAtMs: &at}, fmtMs(&at)},
 		{schedule.TriggerStatus{Paused: true, NextFireAtMs: &at, NextDueAtMs: &at}, "paused"},
 		{schedule.TriggerStatus{Ended: true}, "ended"},
+		{schedule.TriggerStatus{Archived: true, Paused: true}, "archived"},
 	} {
 		if got := nextFire(c.t); got != c.want {
 			t.Errorf("next fire of %+v: %q, want %q", c.t, got, c.want)

@@ -52,6 +52,7 @@ var messages = map[string]map[string]string{
 		"started": "Started", "lastseen": "Last seen",
 		"run": "Run", "yourtime": "Your time", "allruns": "All its runs",
 		"nofires.paused": "none while paused", "nofires.disabled": "none while disabled",
+		"archived": "project archived", "nofires.archived": "none while its project is archived",
 		"err.400": "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
 		"err.404": "Not found", "err.409": "Not done", "err.413": "Too large", "err.500": "Something went wrong",
 		"err.503": "Not available right now", "err.back": "Back", "err.signinagain": "Sign in again",
@@ -102,6 +103,7 @@ var messages = map[string]map[string]string{
 		"started": "启动时间", "lastseen": "最近在线",
 		"run": "运行", "yourtime": "你的时间", "allruns": "它的全部运行",
 		"nofires.paused": "暂停期间没有", "nofires.disabled": "停用期间没有",
+		"archived": "项目已归档", "nofires.archived": "项目归档期间没有",
 		"err.400": "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
 		"err.404": "未找到", "err.409": "未执行", "err.413": "内容过大", "err.500": "出错了",
 		"err.503": "暂时不可用", "err.back": "返回", "err.signinagain": "重新登录",
@@ -163,9 +165,13 @@ func when(ms int64, zone string) string {
 	return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05 MST")
 }
 
-// triggerState is a trigger's state in words: disabled, paused, ended
-// (past its endAt) or active.
+// triggerState is a trigger's state in words: archived (its project is;
+// nothing else about it matters until the project is active again), else
+// disabled, paused, ended (past its endAt) or active.
 func triggerState(l string, t schedule.TriggerStatus) string {
+	if t.Archived {
+		return tr(l, "archived")
+	}
 	var parts []string
 	if !t.Enabled {
 		parts = append(parts, tr(l, "disabled"))
@@ -183,9 +189,12 @@ func triggerState(l string, t schedule.TriggerStatus) string {
 }
 
 // firesWhy is the key suffix of the fires list's empty text for a
-// trigger: none fire while it is disabled or paused, or once it ended.
+// trigger: none fire while its project is archived, while it is disabled
+// or paused, or once it ended.
 func firesWhy(t schedule.TriggerStatus) string {
 	switch {
+	case t.Archived:
+		return ".archived"
 	case !t.Enabled:
 		return ".disabled"
 	case t.Paused:

@@ -61,11 +61,11 @@ func parseLocal(field, v, zone string) (int64, error) {
 }
 
 // upcoming are a trigger's next view.NextFireCount fire times after
-// nowMs: none while it is paused or disabled (none of them would run), or
-// when its cron no longer parses (its page says so through the store's
-// own checks).
+// nowMs: none while it is paused or disabled or its project is archived
+// (none of them would run), or when its cron no longer parses (its page
+// says so through the store's own checks).
 func upcoming(t schedule.TriggerStatus, nowMs int64) []int64 {
-	if t.Paused || !t.Enabled {
+	if t.Paused || !t.Enabled || t.Archived {
 		return nil
 	}
 	next, _, err := view.NextFireTimes(t.Cron, nowMs, view.NextFireCount)

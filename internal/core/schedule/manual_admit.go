@@ -200,7 +200,7 @@ func VerifyManual(triggerID string, s Stored) (Ticket, error) {
 func ManualRefusal(triggerID string, reason Reason) error {
 	switch reason {
 	case ReasonProjectInactive:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project; nothing of it runs", triggerID)
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project: nothing of it runs (run now, re-run and backfill included) until the project is active again; to reactivate it, set status: active in the project's definitions file and `ql apply` it", triggerID)
 	case ReasonTriggerNotSchedulable:
 		return qlerror.New(qlerror.FailedPrecondition, "trigger %s (or its task) is disabled; set enabled: true and `ql apply` it first", triggerID)
 	case ReasonTaskRevisionChanged, ReasonTriggerRevisionChanged:

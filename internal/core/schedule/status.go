@@ -27,7 +27,11 @@ type TriggerStatus struct {
 	NextDueAtMs *int64
 	// Ended: the trigger's endAt lies before its next occurrence; it will
 	// not fire again unless republished.
-	Ended             bool
+	Ended bool
+	// Archived: the trigger's project is archived; none of its
+	// occurrences is taken until the project is made active again, and it
+	// has no next fire.
+	Archived          bool
 	LastScheduledAtMs *int64
 	StateVersion      int64
 	ClaimOwner        *string // cluster only
@@ -44,6 +48,17 @@ func (t *TriggerStatus) SetCursor(cursor, due *int64) {
 		return
 	}
 	t.NextFireAtMs, t.NextDueAtMs, t.Ended = cursor, due, false
+}
+
+// SetArchived marks the trigger of an archived project, after SetCursor:
+// its row is not taken while the project is archived, and the
+// reactivation moves the cursor past what fell due meanwhile without
+// running it, so the stored cursor is no time anything fires at.
+func (t *TriggerStatus) SetArchived(archived bool) {
+	t.Archived = archived
+	if archived {
+		t.NextFireAtMs, t.NextDueAtMs = nil, nil
+	}
 }
 
 // TriggerListParams pages a trigger listing ordered by trigger id (UUIDv7,

@@ -52,7 +52,10 @@ type Trigger struct {
 	NextDueAtMs *int64 `json:"nextDueAtMs"`
 	// Ended: the trigger's endAt lies before its next occurrence; it will
 	// not fire again unless republished.
-	Ended             bool    `json:"ended,omitempty"`
+	Ended bool `json:"ended,omitempty"`
+	// Archived: the trigger's project is archived; nothing of it runs
+	// until the project is made active again, and it has no next fire.
+	Archived          bool    `json:"archived,omitempty"`
 	LastScheduledAtMs *int64  `json:"lastScheduledAtMs"`
 	StateVersion      int64   `json:"stateVersion"`
 	ClaimOwner        *string `json:"claimOwner"`
@@ -73,7 +76,7 @@ func NewTriggerList(list []schedule.TriggerStatus, next string) TriggerList {
 			ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name, Revision: t.Revision,
 			Enabled: t.Enabled, Paused: t.Paused, Cron: NewCron(t.Cron),
 			TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision, NextFireAtMs: t.NextFireAtMs,
-			NextDueAtMs: t.NextDueAtMs, Ended: t.Ended,
+			NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived,
 			LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs,
 		})
 	}

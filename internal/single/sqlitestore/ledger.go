@@ -129,13 +129,13 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 	var d schedule.TriggerDetail
 	err := s.read(ctx, "show trigger", func(tx *txn) error {
 		t := &d.TriggerStatus
-		var enabled, paused int
+		var enabled, paused, archived int
 		var next, due, last, pausedAt sql.NullInt64
 		var note sql.NullString
 		var pol policyCols
 		err := tx.QueryRowContext(ctx, qTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &enabled,
 			&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-			&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &note, &pausedAt)
+			&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &note, &pausedAt, &archived)
 		if errors.Is(err, sql.ErrNoRows) {
 			return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
 		}
@@ -145,6 +145,7 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 		pol.into(&t.Cron)
 		t.Enabled, t.LastScheduledAtMs = enabled == 1, ptr(last)
 		t.SetCursor(ptr(next), ptr(due))
+		t.SetArchived(archived == 1)
 		// The row keeps the last pause's note and time after a resume; a
 		// detail shows them only while the pause is in force.
 		if d.Paused = paused == 1; d.Paused {

@@ -96,3 +96,31 @@ func testReactivationRacesTicket(t *testing.T, f Fixture) {
 		}
 	}
 }
+
+func testTriggerListArchived(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	listed := func() (schedule.TriggerStatus, schedule.TriggerDetail) {
+		t.Helper()
+		list, _, err := f.Status.TriggerList(t.Context(), schedule.TriggerListParams{Limit: 10})
+		if err != nil || len(list) != 1 {
+			t.Fatalf("trigger list: %+v, %v", list, err)
+		}
+		detail, err := f.Detail.TriggerDetail(t.Context(), d.Trigger.TriggerID, 10)
+		if err != nil {
+			t.Fatalf("trigger detail: %v", err)
+		}
+		return list[0], detail
+	}
+	if l, dt := listed(); l.Archived || l.NextFireAtMs == nil || dt.Archived || dt.NextFireAtMs == nil {
+		t.Fatalf("an active project's trigger listed %+v, shown %+v; want a next fire and not archived", l, dt.TriggerStatus)
+	}
+	setStatus(t, f, d, project.Archived)
+	if l, dt := listed(); !l.Archived || l.NextFireAtMs != nil || l.NextDueAtMs != nil || !dt.Archived || dt.NextFireAtMs != nil || dt.NextDueAtMs != nil {
+		t.Fatalf("an archived project's trigger listed %+v, shown %+v; want archived with no next fire", l, dt.TriggerStatus)
+	}
+	setStatus(t, f, d, project.Active)
+	if l, _ := listed(); l.Archived || l.NextFireAtMs == nil {
+		t.Fatalf("a reactivated project's trigger listed %+v; want a next fire and not archived", l)
+	}
+}

@@ -38,9 +38,10 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 // `triggers list`) against an adapter.
 func RunStatusReader(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"TriggerListPagesByIDWithScheduleState":     testTriggerList,
-		"TriggerListRejectsBadFiltersNamingThem":    testTriggerListErrors,
-		"TriggerListCarriesTimePoliciesAndDueTimes": testTriggerListPolicies,
+		"TriggerListPagesByIDWithScheduleState":                     testTriggerList,
+		"TriggerListRejectsBadFiltersNamingThem":                    testTriggerListErrors,
+		"TriggerListCarriesTimePoliciesAndDueTimes":                 testTriggerListPolicies,
+		"AnArchivedProjectsTriggersAreListedArchivedWithNoNextFire": testTriggerListArchived,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

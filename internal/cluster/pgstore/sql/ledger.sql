@@ -55,12 +55,13 @@ VALUES ($1, $2, $3, $4, $5, {{now_ms}})
 
 -- name: TriggerDetail
 -- One trigger's current revision, schedule state and pause state for
--- `ql triggers show`, with the database clock.
+-- `ql triggers show`, with the database clock and whether its project is
+-- archived.
 SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
        tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms,
        s.state_version, s.claim_owner, s.claim_expires_at_ms,
-       s.paused, s.pause_note, s.paused_at_ms, {{now_ms}}
+       s.paused, s.pause_note, s.paused_at_ms, {{now_ms}}, p.status = 'archived'
   FROM qinglong.triggers tg
   JOIN qinglong.projects p ON p.id = tg.project_id
   JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision

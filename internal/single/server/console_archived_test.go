@@ -1,0 +1,53 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/project"
+)
+
+// A trigger of an archived project reads "project archived" in the
+// triggers list and on its page, in either language, with no next fire
+// and no Run now. Each page names its language: the last one asked for
+// stays the session's.
+func TestConsoleShowsAnArchivedProjectsTriggerArchivedWithNoNextFireOrRunNow(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	b, err := OpenBackend(t.Context(), LayoutOf(site.dir).DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.Store.ProjectByName(t.Context(), "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status = project.Archived
+	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Operate])
+	for path, want := range map[string][]string{
+		"/triggers?lang=en":                        {`class="trigger-state">project archived<`, "none while its project is archived"},
+		"/triggers/" + site.triggerID + "?lang=en": {`id="pause-state">project archived<`, `id="next-fire">—<`, "none while its project is archived"},
+		"/triggers?lang=zh":                        {`class="trigger-state">项目已归档<`, "项目归档期间没有"},
+		"/triggers/" + site.triggerID + "?lang=zh": {`id="pause-state">项目已归档<`},
+	} {
+		_, page := fetch(t, c, http.MethodGet, site.base+path, nil)
+		for _, w := range want {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s does not show %s:\n%s", path, w, page)
+			}
+		}
+		if strings.Contains(page, "/run\"") {
+			t.Errorf("%s offers Run now for a trigger of an archived project:\n%s", path, page)
+		}
+	}
+	if _, page := fetch(t, c, http.MethodGet, site.base+"/?lang=en", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
+		t.Errorf("the overview lists the archived project's trigger among the next fires:\n%s", page)
+	}
+}
