@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/view"
 )
@@ -58,5 +59,36 @@ func TestAnArchivedProjectsTriggersAreListedArchivedWithNoNextFireAndRunNowSaysH
 	st, refused := call(t, "POST", base+"/api/v1/triggers/"+id+"/run", operator, `{"requestId":"req-1"}`)
 	if words := fmt.Sprint(refused); st != 409 || !strings.Contains(words, "archived project") || !strings.Contains(words, "status: active") {
 		t.Fatalf("run now over the API: %d %v; want 409 saying the project is archived and how to reactivate it", st, refused)
+	}
+}
+
+// `ql apply` of a file that makes an archived project active again
+// records, in the apply's own transaction, what fell due on its triggers
+// while it was archived as project_archived, and the trigger's next fire
+// lies after the apply: none of it is run late.
+func TestApplyingAnArchivedProjectActiveAgainRecordsWhatFellDueAndRunsNoneOfIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	active := projectFile("demo", "tick")
+	apply := func(doc string) {
+		t.Helper()
+		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "demo.yaml", doc), "--data-dir", dir); code != 0 {
+			t.Fatalf("apply: %d %q %q", code, out, errOut)
+		}
+	}
+	apply(active)
+	apply(strings.Replace(active, "project: demo\n", "project: demo\nstatus: archived\n", 1))
+	time.Sleep(2100 * time.Millisecond)
+	apply(active)
+	d := showJSON(t, dir, "demo/tick")
+	var archived int64
+	for _, e := range d.Ledger {
+		if e.Reason != "project_archived" || e.TriggerRevision != 1 {
+			t.Fatalf("ledger entry %+v; want only project_archived ones of revision 1", e)
+		}
+		archived += e.Count
+	}
+	if archived < 2 || len(d.Runs) != 0 || d.Trigger.Archived || d.Trigger.NextFireAtMs == nil || *d.Trigger.NextFireAtMs <= d.Ledger[0].LastMs {
+		t.Fatalf("after the reactivation: %+v; want at least 2 occurrences recorded as project_archived, no run, and the next fire after them", d)
 	}
 }
