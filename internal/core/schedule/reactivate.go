@@ -8,8 +8,8 @@ import (
 // its triggers' schedule rows: the ledger entries of the occurrences it
 // passes over and the row's new cursor.
 type Reactivation struct {
-	// Moved is false when no occurrence fell due before the reactivation:
-	// the row is left as it is.
+	// Moved is false when no occurrence fell due before the reactivation
+	// or the row has ended: the row is left as it is.
 	Moved  bool
 	Passed []Passed
 	// CursorMs is the row's new cursor: the first occurrence at or after

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -14,8 +15,9 @@ import (
 // past it and none of it runs late.
 func archiveCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
-		"AReactivationRecordsWhatFellDueWhileArchivedAndNoneOfItRunsLate": testReactivationRecordsArchive,
-		"ATicketTakenBeforeAnArchiveCannotCommitAfterTheReactivation":     testReactivationRacesTicket,
+		"AReactivationRecordsWhatFellDueWhileArchivedAndNoneOfItRunsLate":  testReactivationRecordsArchive,
+		"ATicketTakenBeforeAnArchiveCannotCommitAfterTheReactivation":      testReactivationRacesTicket,
+		"AReactivationRecordsAPausedTriggersPauseAsPausedAndKeepsItPaused": testReactivationPaused,
 	}
 }
 
@@ -122,5 +124,58 @@ func testTriggerListArchived(t *testing.T, f Fixture) {
 	setStatus(t, f, d, project.Active)
 	if l, _ := listed(); l.Archived || l.NextFireAtMs == nil {
 		t.Fatalf("a reactivated project's trigger listed %+v; want a next fire and not archived", l)
+	}
+}
+
+func testReactivationPaused(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", trigger.Cron{Expression: "* * * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce})
+	if res := commit(t, f, commitParams(t, takeOne(t, f))); res.Outcome != schedule.Initialized && res.Outcome != schedule.Admitted {
+		t.Fatalf("first decision: %s (%s)", res.Outcome, res.Reason)
+	}
+	runs, entries := counts(t, f, d.Trigger.TriggerID).Runs, len(ledger(t, f, d.Trigger.TriggerID))
+	setStatus(t, f, d, project.Archived)
+	makeDue(t, f, d.Trigger.TriggerID, 3000)
+	cursor := *row(t, f, d.Trigger.TriggerID).NextFireAtMs
+	paused := pause(t, f, d.Trigger.TriggerID, true, "maintenance")
+	f.Elapse(1100 * time.Millisecond)
+	before, err := f.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	setStatus(t, f, d, project.Active)
+	after, err := f.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ledger(t, f, d.Trigger.TriggerID)
+	var archived, inPause int64
+	for _, e := range got[:len(got)-entries] {
+		switch {
+		case e.TriggerRevision != d.Trigger.Revision:
+			t.Fatalf("entry %+v names revision %d, want %d", e, e.TriggerRevision, d.Trigger.Revision)
+		case e.Reason == schedule.PassProjectArchived && e.FirstMs >= cursor && e.LastMs < paused.AtMs:
+			archived += e.Count
+		case e.Reason == schedule.PassPaused && e.FirstMs >= paused.AtMs && e.LastMs < after:
+			inPause += e.Count
+		default:
+			t.Fatalf("entry %+v; want project_archived before the pause at %d and paused from it", e, paused.AtMs)
+		}
+	}
+	if want := seconds(cursor, paused.AtMs-1); archived != want || want < 2 {
+		t.Fatalf("ledger %+v: %d occurrences recorded as project_archived, want %d", got, archived, want)
+	}
+	if inPause < seconds(paused.AtMs, before-1) || inPause > seconds(paused.AtMs, after-1) || inPause < 1 {
+		t.Fatalf("ledger %+v: %d occurrences recorded as paused, want those from the pause at %d to the reactivation in [%d, %d]", got, inPause, paused.AtMs, before, after)
+	}
+	// The pause stays in force: the reactivation moved the cursor, it
+	// resumed nothing.
+	if r := row(t, f, d.Trigger.TriggerID); r.NextFireAtMs == nil || *r.NextFireAtMs < before {
+		t.Fatalf("row after the reactivation %+v; want its cursor past the reactivation at %d", r, before)
+	}
+	if tks := take(t, f, schedule.MaxPageSize); len(tks) != 0 {
+		t.Fatalf("took %d rows of a paused trigger after its project's reactivation", len(tks))
+	}
+	if c := counts(t, f, d.Trigger.TriggerID); c.Runs != runs {
+		t.Fatalf("%d runs after the reactivation, want %d: nothing of the archive runs", c.Runs, runs)
 	}
 }
