@@ -29,7 +29,7 @@ printed. The trigger's overlap policy applies: under skip, a request while an ea
 trigger is unfinished is refused (exit 0, "not run"), under queue_one the Run waits for the
 unfinished one (refused while one waits already), under cancel_previous the unfinished Runs are
 cancelled first; --force admits it regardless, to run at once. A paused trigger may run now; a disabled one,
-or one of an archived project, may not (set the project's status: active and ql apply it first).
+or one of an archived project, may not (set the project's status: active and ` + "`" + opts.Binary + ` apply` + "`" + ` it first).
 Who asked (the operating-system user), the request id and --force are recorded in the Run's
 run.created event.` + opts.clusterOnly(" On the cluster this needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("run"),
