@@ -59,8 +59,10 @@ func transitionRun(ctx context.Context, tx *txn, a attemptRow, to run.State, eve
 	if err := run.CheckTransition(a.runState, to); err != nil {
 		return err
 	}
+	// A lost Run records when it was found lost as its finish, as on the
+	// cluster: retention ages it from then, and a later cancel restamps it.
 	var finished any
-	if to.Terminal() {
+	if to.Terminal() || to == run.Lost {
 		finished = now
 	}
 	res, err := tx.ExecContext(ctx, qRunTransition, string(to), now, finished, a.runID, a.runVersion)

@@ -4,11 +4,13 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 func openUnmigrated(t *testing.T, path string) *Store {
@@ -176,4 +178,68 @@ func TestReadinessRefusesAWriterOutsideWAL(t *testing.T) {
 	}
 	s2 := &Store{writer: w, reader: openRaw(t, path), nowMs: newClock().NowMs}
 	requireNotReady(t, s2.Ready(t.Context()), CheckJournalMode)
+}
+
+// A Run found lost records when, as its finish time: found lost by
+// recovery (its owner gone) or by its server's stop, and also one an older
+// build found lost without recording it, which migrating gives its last
+// update (when it was found lost). An unfinished Run has none.
+func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "ql.db")
+	c := newClock()
+	s, err := Open(ctx, Config{Path: path, NowMs: c.NowMs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	stream := Stream()
+	older := slices.IndexFunc(stream, func(m Migration) bool { return m.ID == "sqlite-0014-lost-found-at" })
+	if older < 0 {
+		t.Fatal("the stream has no sqlite-0014-lost-found-at")
+	}
+	if _, err := s.migrate(ctx, stream[:older]); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{store: s, clock: c, raw: openRaw(t, path), path: path}
+	d := e.defs(t, "alpha", everyMinute)
+	e.take(t, 1)
+	before := e.admit(t, d.Trigger.TriggerID)
+	if err := e.finish(ctx, before, run.AttemptLost); err != nil {
+		t.Fatal(err)
+	}
+	// The older build's row: found lost, with no finish time.
+	if err := e.tamper(ctx, `UPDATE runs SET finished_at_ms = NULL WHERE id = ?`, before); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recovered := e.admit(t, d.Trigger.TriggerID)
+	if err := e.finish(ctx, recovered, run.AttemptLost); err != nil {
+		t.Fatal(err)
+	}
+	stopped := e.admit(t, d.Trigger.TriggerID)
+	a := e.pending(t, stopped)
+	if _, _, err := s.AttemptStart(ctx, a.ID, "stopping", filepath.Join(t.TempDir(), a.ID+".log")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AttemptFinish(ctx, run.Attempt{ID: a.ID, State: run.AttemptLost, ErrorCode: "server_stopped"}); err != nil {
+		t.Fatal(err)
+	}
+	queued := e.admit(t, d.Trigger.TriggerID)
+	for _, r := range []struct {
+		what, id string
+		finished bool
+	}{{"found lost by an older build", before, true}, {"found lost by recovery", recovered, true}, {"lost at its server's stop", stopped, true}, {"queued", queued, false}} {
+		var updated int64
+		var finished sql.NullInt64
+		if err := e.raw.QueryRow(`SELECT updated_at_ms, finished_at_ms FROM runs WHERE id = ?`, r.id).Scan(&updated, &finished); err != nil {
+			t.Fatal(err)
+		}
+		if finished.Valid != r.finished || (r.finished && finished.Int64 != updated) {
+			t.Errorf("run %s: finished at %v (last updated %d), want a finish time %v, at its last update", r.what, finished, updated, r.finished)
+		}
+	}
 }
