@@ -88,6 +88,7 @@ func (s *store) fixture() storetest.Fixture {
 		Outbox:       s.runtime,
 		Finish:       (&finisher{s: s}).finish,
 		SeedFinished: s.seedFinished,
+		SeedLost:     s.seedLost,
 		Backdate:     s.backdate,
 		HasLog:       s.hasLog,
 		Monitor:      s.runtime,
@@ -136,6 +137,10 @@ func (s *store) fixture() storetest.Fixture {
 				}
 				return s.tamper(ctx, `CREATE TRIGGER test_fail_queued_event BEFORE INSERT ON qinglong.run_events
 					FOR EACH ROW EXECUTE FUNCTION qinglong.test_fail_queued_event()`)
+			},
+			ReopenAttempts: func(ctx context.Context, runID string) error {
+				return s.tamper(ctx, `UPDATE qinglong.attempts SET state = 'running', finished_at_ms = NULL,
+					lease_token_sha256 = repeat('0', 64), lease_version = 1, lease_expires_at_ms = `+ClockMsSQL+` + 3600000 WHERE run_id = $1`, runID)
 			},
 			FailNotificationInserts: func(ctx context.Context) error {
 				if err := s.tamper(ctx, `CREATE FUNCTION qinglong.test_fail_outbox() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -12,7 +12,7 @@ import (
 )
 
 // RetentionOptions pace retention on PostgreSQL. A batch locks only
-// finished Runs no admission touches, but it shares the server's CPU,
+// ended Runs no admission touches, but it shares the server's CPU,
 // buffer cache and WAL with admission: each deleted Run writes its Run,
 // attempt, events and log chunks to the WAL, mostly as full pages (the
 // oldest pages, untouched since the last checkpoint), and every admission

@@ -9,28 +9,38 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/core/retention"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
-// seedFinishedSQL copies an admitted Run $2 times as succeeded Runs
-// finished at $3, each with one ended attempt holding $4 log bytes (one
-// chunk) and three events, written as the superuser.
-const seedFinishedSQL = `WITH t AS (SELECT * FROM qinglong.runs WHERE id = $1),
+// seedEndedSQL copies an admitted Run $2 times as Runs that ended $5
+// (succeeded, or lost) at $3, each with one attempt ended the same way
+// holding $4 log bytes (one chunk) and three events, written as the
+// superuser.
+const seedEndedSQL = `WITH t AS (SELECT * FROM qinglong.runs WHERE id = $1),
 new AS (SELECT gen_random_uuid() AS run_id, gen_random_uuid() AS attempt_id FROM generate_series(1, $2)),
 r AS (INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
         idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms)
       SELECT n.run_id, t.project_id, t.task_id, t.task_revision, t.trigger_id, t.trigger_revision, t.execution_revision_id,
-        'seed:' || n.run_id, $3, 'succeeded', 4, 3, $3, $3, $3, $3 FROM new n, t),
+        'seed:' || n.run_id, $3, $5::text, 4, 3, $3, $3, $3, $3 FROM new n, t),
 a AS (INSERT INTO qinglong.attempts (id, run_id, number, executor, state, created_at_ms, updated_at_ms, started_at_ms, finished_at_ms, exit_code, log_bytes)
-      SELECT attempt_id, run_id, 1, 'remote_worker', 'succeeded', $3, $3, $3, $3, 0, $4::bigint FROM new),
+      SELECT attempt_id, run_id, 1, 'remote_worker', $5::text, $3, $3, $3, $3, CASE WHEN $5::text = 'succeeded' THEN 0 END, $4::bigint FROM new),
 e AS (INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
-      SELECT n.run_id, s.seq, s.name, '{}', $3 FROM new n, (VALUES (1, 'run.created'), (2, 'run.queued'), (3, 'run.succeeded')) s (seq, name)),
+      SELECT n.run_id, s.seq, s.name, '{}', $3 FROM new n, (VALUES (1, 'run.created'), (2, 'run.queued'), (3, 'run.' || $5::text)) s (seq, name)),
 c AS (INSERT INTO qinglong.run_log_chunks (attempt_id, log_offset, bytes, created_at_ms)
       SELECT attempt_id, 0, convert_to(repeat('x', $4::int), 'UTF8'), $3 FROM new WHERE $4::int > 0)
 SELECT run_id::text FROM new`
 
 func (s *store) seedFinished(ctx context.Context, template string, n int, finishedAtMs int64, logBytes int) ([]string, error) {
-	rows, err := s.super.Query(ctx, seedFinishedSQL, template, n, finishedAtMs, logBytes)
+	return s.seedEnded(ctx, run.Succeeded, template, n, finishedAtMs, logBytes)
+}
+
+func (s *store) seedLost(ctx context.Context, template string, n int, lostAtMs int64, logBytes int) ([]string, error) {
+	return s.seedEnded(ctx, run.Lost, template, n, lostAtMs, logBytes)
+}
+
+func (s *store) seedEnded(ctx context.Context, state run.State, template string, n int, endedAtMs int64, logBytes int) ([]string, error) {
+	rows, err := s.super.Query(ctx, seedEndedSQL, template, n, endedAtMs, logBytes, string(state))
 	if err != nil {
 		return nil, err
 	}
@@ -40,10 +50,12 @@ func (s *store) seedFinished(ctx context.Context, template string, n int, finish
 func (s *store) backdate(ctx context.Context, runID string, d time.Duration) error {
 	ms := d.Milliseconds()
 	if err := s.tamper(ctx, `UPDATE qinglong.runs SET created_at_ms = created_at_ms - $2, queued_at_ms = queued_at_ms - $2,
-		updated_at_ms = updated_at_ms - $2, scheduled_for_ms = scheduled_for_ms - $2, due_at_ms = due_at_ms - $2 WHERE id = $1`, runID, ms); err != nil {
+		updated_at_ms = updated_at_ms - $2, scheduled_for_ms = scheduled_for_ms - $2, due_at_ms = due_at_ms - $2,
+		finished_at_ms = finished_at_ms - $2 WHERE id = $1`, runID, ms); err != nil {
 		return err
 	}
-	return s.tamper(ctx, `UPDATE qinglong.attempts SET created_at_ms = created_at_ms - $2, updated_at_ms = updated_at_ms - $2 WHERE run_id = $1`, runID, ms)
+	return s.tamper(ctx, `UPDATE qinglong.attempts SET created_at_ms = created_at_ms - $2, updated_at_ms = updated_at_ms - $2,
+		started_at_ms = started_at_ms - $2, finished_at_ms = finished_at_ms - $2 WHERE run_id = $1`, runID, ms)
 }
 
 // hasLog: the attempt has chunks, and its log_bytes (if it is still

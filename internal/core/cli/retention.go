@@ -19,7 +19,7 @@ import (
 const EnvMaintenanceURL = "QL_DATABASE_MAINTENANCE_URL"
 
 func retentionCommand(opts Options) *cobra.Command {
-	c := &cobra.Command{Use: "retention", Short: "Delete finished Runs and logs past their retention"}
+	c := &cobra.Command{Use: "retention", Short: "Delete finished and lost Runs and logs past their retention"}
 	c.AddCommand(retentionRunCommand(opts))
 	return c
 }
@@ -44,9 +44,12 @@ func retentionRunCommand(opts Options) *cobra.Command {
 		Use:   "run",
 		Short: "Run one retention pass now, with progress (the server runs one every minute)",
 		Long: `Run one retention pass now and print its progress: finished Runs older than
---retention-runs are deleted with their attempts, events and logs, then logs older
-than --retention-logs, then the oldest logs until all fit in --retention-log-bytes.
-Unfinished Runs are never deleted. The settings default to what ` + opts.Binary + ` serve uses
+--retention-runs are deleted with their attempts, events and logs, and so are lost
+Runs lost that long (counted from when they were found lost: re-run or cancel one
+before then if it matters), then logs older than --retention-logs, then the oldest
+logs until all fit in --retention-log-bytes, a lost Run's as a finished Run's.
+Runs not ended yet, Runs with an attempt still open and the logs of running
+commands are never deleted. The settings default to what ` + opts.Binary + ` serve uses
 (the same flags and variables; ` + retentionDefaults(opts) + `). --dry-run counts and deletes nothing.` +
 			opts.clusterOnly(`
 
@@ -110,8 +113,8 @@ share the work; none deletes a row twice.`),
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	fs := c.Flags()
-	fs.StringVar(&settings.Runs, "retention-runs", "", "days after which finished Runs are deleted (default: the profile's; off keeps them)")
-	fs.StringVar(&settings.Logs, "retention-logs", "", "days after which logs of finished Runs are deleted (default: the profile's; off keeps them)")
+	fs.StringVar(&settings.Runs, "retention-runs", "", "days after which finished Runs, and lost Runs after they were found lost, are deleted (default: the profile's; off keeps them)")
+	fs.StringVar(&settings.Logs, "retention-logs", "", "days after which logs of finished and lost Runs are deleted (default: the profile's; off keeps them)")
 	fs.StringVar(&settings.LogBytes, "retention-log-bytes", "", "cap of all logs together, e.g. 1GiB (default: the profile's; off: no cap)")
 	BindEnv(fs, "retention-runs", "retention-logs", "retention-log-bytes")
 	fs.BoolVar(&dryRun, "dry-run", false, "count what would be deleted; delete nothing")

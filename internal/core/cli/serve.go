@@ -79,8 +79,8 @@ type ServeFlags struct {
 	// SecretsFile is the cluster replica's secrets file, for the secrets
 	// notification channels name.
 	SecretsFile string
-	// Retention is what the server deletes: finished Runs and logs after
-	// a number of days, logs over a total size ("" is the profile's
+	// Retention is what the server deletes: finished and lost Runs and
+	// logs after a number of days, logs over a total size ("" is the profile's
 	// default, "off" or 0 keeps everything).
 	Retention retention.Settings
 	// MaintenanceURL is the cluster's maintenance role URL: a replica
@@ -233,9 +233,9 @@ wins over the file.`,
 		byProfile(ServeDefaults.concurrency)+")")
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output, in bytes ("+
 		byProfile(func(d ServeDefaults) string { return retention.FormatBytes(d.LogMaxBytes) })+")")
-	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days after they finished: 30 or 30d, off or 0 keeps them ("+
+	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days after they finished, and lost Runs this many days after they were found lost: 30 or 30d, off or 0 keeps them ("+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.RunsAge) })+")")
-	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished Runs this many days after they finished; the Runs stay (off or 0 keeps them; "+
+	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished and lost Runs this many days after they ended; the Runs stay (off or 0 keeps them; "+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.LogsAge) })+")")
 	fs.StringVar(&f.Retention.LogBytes, "retention-log-bytes", "", "cap of all logs together, oldest deleted first: 1GiB, 64MiB or bytes, at least 1 MiB (off or 0: no cap; "+
 		byProfile(func(d ServeDefaults) string { return retention.SizeSetting(d.Retention.LogBytes) })+")")

@@ -23,7 +23,8 @@ const (
 type Batch struct {
 	Kind Kind
 	// OlderThan is the rule's age (KindRuns, KindLogs), measured on the
-	// store's clock against the Run's finish time.
+	// store's clock against the Run's finish time (a lost Run's: when it
+	// was found lost).
 	OlderThan time.Duration
 	// MaxLogBytes is the cap (KindLogBytes).
 	MaxLogBytes int64
@@ -48,9 +49,9 @@ func (d *Deleted) Add(o Deleted) {
 
 // Store is what a store offers retention. Every method is safe to call
 // while the store schedules and runs commands, and from several processes
-// at once: a batch deletes only finished Runs (run.State.Terminal) whose
-// attempts are all ended and unleased, and concurrent batches never delete
-// the same row twice.
+// at once: a batch deletes only finished Runs (run.State.Terminal) and
+// lost ones, whose attempts are all ended and unleased, and concurrent
+// batches never delete the same row twice.
 type Store interface {
 	// RetentionBatch deletes one batch, in one short transaction, and
 	// reports whether the rule has more to delete.

@@ -1,8 +1,9 @@
 // Package retention bounds what a long-running installation stores:
-// finished Runs with their attempts, events and logs after an age, logs
-// after a (shorter) age, and the logs' total size. The stores delete in
-// small batches, each its own short transaction, so admission never waits
-// long behind a deletion (docs/architecture.md, "Retention").
+// finished and lost Runs with their attempts, events and logs after an
+// age (a lost Run waits for a decision, but not for ever), logs after a
+// (shorter) age, and the logs' total size. The stores delete in small
+// batches, each its own short transaction, so admission never waits long
+// behind a deletion (docs/architecture.md, "Retention").
 package retention
 
 import (
@@ -16,13 +17,15 @@ import (
 // Policy says what a pass deletes. A zero field is off.
 type Policy struct {
 	// RunsAge deletes finished Runs (and their attempts, events and logs)
-	// that finished longer ago than this.
+	// that finished longer ago than this, and lost Runs found lost longer
+	// ago than this.
 	RunsAge time.Duration
-	// LogsAge deletes the logs of finished Runs that finished longer ago
-	// than this; the Runs stay.
+	// LogsAge deletes the logs of finished and lost Runs whose attempts
+	// ended longer ago than this; the Runs stay.
 	LogsAge time.Duration
 	// LogBytes caps the logs' total size: the logs of the oldest finished
-	// Runs go first until the rest fits.
+	// and lost Runs go first until the rest fits; a running command's
+	// never.
 	LogBytes int64
 }
 

@@ -146,6 +146,7 @@ func (e *env) fixture() storetest.Fixture {
 		Finish:       e.finish,
 		Retention:    e.store.Retention(e.logDir()),
 		SeedFinished: e.seedFinished,
+		SeedLost:     e.seedLost,
 		Backdate:     e.backdate,
 		HasLog:       e.hasLog,
 		Monitor:      e.store,
@@ -198,6 +199,9 @@ func (e *env) fixture() storetest.Fixture {
 			FailQueuedEvents: func(ctx context.Context) error {
 				return e.tamper(ctx, `CREATE TRIGGER injected_fault BEFORE INSERT ON run_events WHEN NEW.name = 'run.queued'
 					BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
+			},
+			ReopenAttempts: func(ctx context.Context, runID string) error {
+				return e.tamper(ctx, `UPDATE attempts SET state = 'running', finished_at_ms = NULL WHERE run_id = ?`, runID)
 			},
 			FailNotificationInserts: func(ctx context.Context) error {
 				return e.tamper(ctx, `CREATE TRIGGER injected_outbox_fault BEFORE INSERT ON notification_outbox

@@ -102,13 +102,14 @@ func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch) (
 		}
 	}
 	if d.Runs != int64(len(ids)) {
-		return d, false, qlerror.New(qlerror.Conflict, "retention deleted %d of %d finished runs under the write lock", d.Runs, len(ids))
+		return d, false, qlerror.New(qlerror.Conflict, "retention deleted %d of %d ended runs under the write lock", d.Runs, len(ids))
 	}
 	return d, len(ids) == b.Limit, nil
 }
 
-// logsBatch removes the oldest logs of finished Runs that ended before
-// cutoff: at most limit, and no more than needed to free atLeast bytes.
+// logsBatch removes the oldest logs of finished or lost Runs that ended
+// before cutoff: at most limit, and no more than needed to free atLeast
+// bytes.
 func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit int, atLeast int64) (retention.Deleted, bool, error) {
 	var d retention.Deleted
 	logs, err := r.logsOf(ctx, tx, qRetentionLogsBatch, cutoff, limit)

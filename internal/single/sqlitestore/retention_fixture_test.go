@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
-// seedSQL copies an admitted Run (?1) ?2 times as Runs that succeeded at
-// ?3, each with one ended attempt (a log of ?4 bytes when ?4 > 0, in the
-// directory ?5) and three events, written behind the store's back. Ids are
-// the random prefixes ?6 (runs) and ?7 (attempts) followed by a counter.
+// seedSQL copies an admitted Run (?1) ?2 times as Runs that ended ?8
+// (succeeded, or lost) at ?3, each with one attempt ended the same way (a
+// log of ?4 bytes when ?4 > 0, in the directory ?5) and three events,
+// written behind the store's back. Ids are the random prefixes ?6 (runs)
+// and ?7 (attempts) followed by a counter.
 const seedSQL = `
 CREATE TEMP TABLE IF NOT EXISTS seed (n INTEGER PRIMARY KEY, run_id TEXT, attempt_id TEXT);
 DELETE FROM temp.seed;
@@ -26,17 +28,18 @@ INSERT INTO temp.seed SELECT n, printf('%s%012x', ?6, n), printf('%s%012x', ?7, 
 INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
 	idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms)
 SELECT s.run_id, r.project_id, r.task_id, r.task_revision, r.trigger_id, r.trigger_revision, r.execution_revision_id,
-	'seed:' || s.run_id, ?3, 'succeeded', 4, 3, ?3, ?3, ?3, ?3 FROM temp.seed s, runs r WHERE r.id = ?1;
+	'seed:' || s.run_id, ?3, ?8, 4, 3, ?3, ?3, ?3, ?3 FROM temp.seed s, runs r WHERE r.id = ?1;
 INSERT INTO attempts (id, run_id, number, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, log_path, log_bytes)
-SELECT attempt_id, run_id, 1, 'local_process', 'succeeded', 'seed', 0, ?3, ?3, ?3,
+SELECT attempt_id, run_id, 1, 'local_process', ?8, 'seed', CASE WHEN ?8 = 'succeeded' THEN 0 END, ?3, ?3, ?3,
 	CASE WHEN ?4 > 0 THEN ?5 || '/' || attempt_id || '.log' ELSE '' END, ?4 FROM temp.seed;
 INSERT INTO run_events (run_id, seq, name, payload, created_at_ms)
 SELECT s.run_id, e.seq, e.name, '{}', ?3 FROM temp.seed s,
-	(SELECT 1 AS seq, 'run.created' AS name UNION ALL SELECT 2, 'run.queued' UNION ALL SELECT 3, 'run.succeeded') e;`
+	(SELECT 1 AS seq, 'run.created' AS name UNION ALL SELECT 2, 'run.queued' UNION ALL SELECT 3, 'run.' || ?8) e;`
 
 const backdateSQL = `UPDATE runs SET created_at_ms = created_at_ms - ?2, queued_at_ms = queued_at_ms - ?2, updated_at_ms = updated_at_ms - ?2,
-	scheduled_for_ms = scheduled_for_ms - ?2, due_at_ms = due_at_ms - ?2 WHERE id = ?1;
-	UPDATE attempts SET created_at_ms = created_at_ms - ?2 WHERE run_id = ?1`
+	scheduled_for_ms = scheduled_for_ms - ?2, due_at_ms = due_at_ms - ?2, finished_at_ms = finished_at_ms - ?2 WHERE id = ?1;
+	UPDATE attempts SET created_at_ms = created_at_ms - ?2, started_at_ms = started_at_ms - ?2, finished_at_ms = finished_at_ms - ?2
+	WHERE run_id = ?1`
 
 func (e *env) logDir() string { return filepath.Join(filepath.Dir(e.path), "logs") }
 
@@ -45,6 +48,14 @@ func (e *env) logDir() string { return filepath.Join(filepath.Dir(e.path), "logs
 func idPrefix() string { return ids.New()[:24] }
 
 func (e *env) seedFinished(ctx context.Context, template string, n int, finishedAtMs int64, logBytes int) ([]string, error) {
+	return e.seedEnded(ctx, run.Succeeded, template, n, finishedAtMs, logBytes)
+}
+
+func (e *env) seedLost(ctx context.Context, template string, n int, lostAtMs int64, logBytes int) ([]string, error) {
+	return e.seedEnded(ctx, run.Lost, template, n, lostAtMs, logBytes)
+}
+
+func (e *env) seedEnded(ctx context.Context, state run.State, template string, n int, endedAtMs int64, logBytes int) ([]string, error) {
 	if err := os.MkdirAll(e.logDir(), 0o700); err != nil {
 		return nil, err
 	}
@@ -54,7 +65,7 @@ func (e *env) seedFinished(ctx context.Context, template string, n int, finished
 		return nil, err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE;"+seedSQL+"COMMIT;", template, n, finishedAtMs, logBytes, e.logDir(), runs, attempts); err != nil {
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE;"+seedSQL+"COMMIT;", template, n, endedAtMs, logBytes, e.logDir(), runs, attempts, string(state)); err != nil {
 		_, _ = conn.ExecContext(ctx, "ROLLBACK")
 		return nil, err
 	}

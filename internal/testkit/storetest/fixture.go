@@ -106,8 +106,13 @@ type Fixture struct {
 	// attempt, three events and, when logBytes > 0, a stored log of that
 	// many bytes. It returns the new Runs' ids.
 	SeedFinished func(ctx context.Context, templateRunID string, n int, finishedAtMs int64, logBytes int) ([]string, error)
-	// Backdate moves every time of a Run, its attempts and events back by
-	// d, as if it had been admitted that long ago.
+	// SeedLost copies the admitted Run template n times as Runs found lost
+	// at lostAtMs, each with one attempt ended lost, three events and,
+	// when logBytes > 0, a stored log of that many bytes. It returns the
+	// new Runs' ids.
+	SeedLost func(ctx context.Context, templateRunID string, n int, lostAtMs int64, logBytes int) ([]string, error)
+	// Backdate moves the times of a Run and its attempts (admission,
+	// start, end) back by d, as if all of it had happened that long ago.
 	Backdate func(ctx context.Context, runID string, d time.Duration) error
 	// HasLog reports whether an attempt's log is still stored.
 	HasLog func(ctx context.Context, attemptID string) (bool, error)
@@ -151,6 +156,10 @@ type Tamper struct {
 	// SetPauseSpan writes a trigger's last pause span (an ended pause)
 	// without bumping its state version.
 	SetPauseSpan func(ctx context.Context, triggerID string, fromMs, untilMs int64) error
+	// ReopenAttempts puts every attempt of a Run back to running, without
+	// an end (on PostgreSQL, under a lease that runs for an hour), leaving
+	// the Run's state as it is.
+	ReopenAttempts func(ctx context.Context, runID string) error
 	// FailNotificationInserts makes every later insert into the
 	// notification outbox fail.
 	FailNotificationInserts func(ctx context.Context) error

@@ -22,6 +22,10 @@ func RunRetention(t *testing.T, newFixture Factory) {
 		"AdmissionGoesOnWhileRetentionDeletes":                     testRetentionWhileAdmitting,
 		"ADryRunCountsAndDeletesNothing":                           testRetentionDryRun,
 		"ALogRetentionRemovedIsRecordedWithItsSize":                testRetentionLogRecord,
+		"LostRunsPastTheirAgeGoWithTheirAttemptsEventsAndLogs":     testRetentionLostRuns,
+		"ALostRunIsKeptForThePeriodFromWhenItWasFoundLost":         testRetentionLostAge,
+		"ALostRunWithAnAttemptStillOpenStays":                      testRetentionLostOpen,
+		"TheLogsRuleAndTheCapTakeALostRunsLogsAsAFinishedRunsLogs": testRetentionLostLogs,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -58,6 +62,32 @@ func seed(t testing.TB, f Fixture, template string, n int, ago time.Duration, lo
 		t.Fatalf("seeding %d finished runs: %v", n, err)
 	}
 	return out
+}
+
+func seedLost(t testing.TB, f Fixture, template string, n int, ago time.Duration, logBytes int) []string {
+	t.Helper()
+	out, err := f.SeedLost(t.Context(), template, n, now(t, f)-ago.Milliseconds(), logBytes)
+	if err != nil {
+		t.Fatalf("seeding %d lost runs: %v", n, err)
+	}
+	return out
+}
+
+func requireGone(t testing.TB, f Fixture, runIDs []string) {
+	t.Helper()
+	for _, id := range runIDs {
+		if _, err := f.Runs.RunGet(t.Context(), id); !qlerror.Is(err, qlerror.NotFound) {
+			t.Fatalf("deleted run %s: got %v, want not found", id, err)
+		}
+	}
+}
+
+func requireState(t testing.TB, f Fixture, runID string, want run.State) {
+	t.Helper()
+	got, err := f.Runs.RunGet(t.Context(), runID)
+	if err != nil || got.Run.State != want {
+		t.Fatalf("run %s: %+v, %v; want it kept, %s", runID, got.Run, err, want)
+	}
 }
 
 func attemptsOf(t testing.TB, f Fixture, runIDs []string) []string {
@@ -275,4 +305,99 @@ func testRetentionLogRecord(t *testing.T, f Fixture) {
 	if rep := pass(t, f, retention.Policy{LogBytes: 50, RunsAge: 5 * day}); rep.Total != (retention.Deleted{Runs: 1, Attempts: 1, Events: 3, Logs: 1, LogBytes: 100}) {
 		t.Fatalf("a pass over the removed log and the young one deleted %+v, want the old run without its log counted again and the young log", rep.Total)
 	}
+}
+
+// testRetentionLostRuns: a lost Run waits for a decision, but once it has
+// been lost for the runs rule's age it goes as a finished Run does, with
+// its attempts, events and logs, and the dry run counts it; one lost for
+// less stays.
+func testRetentionLostRuns(t *testing.T, f Fixture) {
+	d, template := retentionDefs(t, f)
+	old := seedLost(t, f, template, 3, 40*day, 100)
+	finished := seed(t, f, template, 1, 40*day, 100)
+	young := seedLost(t, f, template, 1, day, 100)
+	oldAttempts, youngAttempts := attemptsOf(t, f, old), attemptsOf(t, f, young)
+	policy := retention.Policy{RunsAge: 30 * day}
+	est, err := f.Retention.RetentionEstimate(t.Context(), policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := retention.Deleted{Runs: 4, Attempts: 4, Events: 12, Logs: 4, LogBytes: 400}
+	if est[retention.KindRuns] != want {
+		t.Errorf("the dry run counted %+v, want %+v", est[retention.KindRuns], want)
+	}
+	if rep := pass(t, f, policy); rep.Total != want {
+		t.Fatalf("pass deleted %+v, want the three old lost runs and the old finished one: %+v", rep.Total, want)
+	}
+	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 2, Attempts: 2, Events: 2 + 3})
+	requireGone(t, f, append(old, finished...))
+	requireLogs(t, f, oldAttempts, false)
+	requireLogs(t, f, youngAttempts, true)
+	requireState(t, f, young[0], run.Lost)
+}
+
+// testRetentionLostAge: a lost Run's age counts from when it was found
+// lost, through the adapter's own path that finds it lost, not from its
+// admission: admitted long ago but found lost now, it stays; found lost
+// longer ago than the runs rule's age, it goes.
+func testRetentionLostAge(t *testing.T, f Fixture) {
+	d, admittedLongAgo := retentionDefs(t, f)
+	if err := f.Backdate(t.Context(), admittedLongAgo, 40*day); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Finish(t.Context(), admittedLongAgo, run.AttemptLost); err != nil {
+		t.Fatal(err)
+	}
+	lostLongAgo := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+	if err := f.Finish(t.Context(), lostLongAgo, run.AttemptLost); err != nil {
+		t.Fatal(err)
+	}
+	requireState(t, f, lostLongAgo, run.Lost)
+	if err := f.Backdate(t.Context(), lostLongAgo, 40*day); err != nil {
+		t.Fatal(err)
+	}
+	rep := pass(t, f, retention.Policy{RunsAge: 30 * day})
+	if rep.Total.Runs != 1 || rep.Total.Attempts != 1 {
+		t.Fatalf("pass deleted %+v, want the run found lost 40 days ago with its attempt", rep.Total)
+	}
+	requireGone(t, f, []string{lostLongAgo})
+	requireState(t, f, admittedLongAgo, run.Lost)
+}
+
+// testRetentionLostOpen: a lost Run with an attempt still open (on
+// PostgreSQL, leased) stays however long ago it was found lost, as a
+// finished one would; its sibling with every attempt ended goes.
+func testRetentionLostOpen(t *testing.T, f Fixture) {
+	_, template := retentionDefs(t, f)
+	lost := seedLost(t, f, template, 2, 40*day, 100)
+	if err := f.Tamper.ReopenAttempts(t.Context(), lost[0]); err != nil {
+		t.Fatal(err)
+	}
+	if rep := pass(t, f, retention.Policy{RunsAge: 30 * day, LogsAge: 7 * day, LogBytes: 50}); rep.Total != (retention.Deleted{Runs: 1, Attempts: 1, Events: 3, Logs: 1, LogBytes: 100}) {
+		t.Fatalf("pass deleted %+v, want only the lost run whose attempt ended, with its log", rep.Total)
+	}
+	requireGone(t, f, lost[1:])
+	requireState(t, f, lost[0], run.Lost)
+	requireLogs(t, f, attemptsOf(t, f, lost[:1]), true)
+}
+
+// testRetentionLostLogs: the logs rule and the cap take a lost Run's logs
+// as they take a finished Run's, oldest first, and the Run stays.
+func testRetentionLostLogs(t *testing.T, f Fixture) {
+	d, template := retentionDefs(t, f)
+	oldest := seedLost(t, f, template, 1, 10*day, 100)
+	middle := seedLost(t, f, template, 1, 3*day, 100)
+	newest := seed(t, f, template, 1, day, 100)
+	if rep := pass(t, f, retention.Policy{LogsAge: 7 * day}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
+		t.Fatalf("the logs rule deleted %+v, want the log of the run lost 10 days ago", rep.Total)
+	}
+	requireLogs(t, f, attemptsOf(t, f, oldest), false)
+	if rep := pass(t, f, retention.Policy{LogBytes: 150}); rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
+		t.Fatalf("a 150-byte cap over 200 bytes deleted %+v, want the older log, the lost run's", rep.Total)
+	}
+	requireLogs(t, f, attemptsOf(t, f, middle), false)
+	requireLogs(t, f, attemptsOf(t, f, newest), true)
+	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 4, Attempts: 4, Events: 2 + 9})
+	requireState(t, f, oldest[0], run.Lost)
+	requireState(t, f, middle[0], run.Lost)
 }

@@ -25,12 +25,12 @@ SELECT pg_catalog.set_config('synchronous_commit', 'off', true),
        pg_catalog.set_config('enable_mergejoin', 'off', true)
 
 -- name: RetentionRuns
--- The runs rule: the oldest finished Runs (terminal states only, the
--- partial index's own condition) that finished more than $1 ms ago by the
--- database clock, none with an attempt still open or leased (an aggregate
--- subquery, so it runs per candidate through attempts_run_number_key:
--- written as NOT EXISTS the planner may scan every attempt to anti-join),
--- at most $2;
+-- The runs rule: the oldest ended Runs (terminal states and lost, the
+-- partial index's own condition) that ended more than $1 ms ago by the
+-- database clock (a lost Run when it was found lost), none with an
+-- attempt still open or leased (an aggregate subquery, so it runs per
+-- candidate through attempts_run_number_key: written as NOT EXISTS the
+-- planner may scan every attempt to anti-join), at most $2;
 -- then their attempts, the log chunks of those attempts, their events and
 -- the Runs themselves, each through its index on the Run or attempt id.
 -- Returns runs, attempts, events, logs (attempts whose log was still held:
@@ -40,7 +40,7 @@ SELECT pg_catalog.set_config('synchronous_commit', 'off', true),
 WITH doomed AS (
     SELECT r.id
       FROM qinglong.runs r
-     WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+     WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
        AND r.finished_at_ms < {{now_ms}} - $1::bigint
        AND NOT (SELECT coalesce(bool_or(a.state IN ('claimed', 'starting', 'running') OR a.lease_expires_at_ms IS NOT NULL), false)
                   FROM qinglong.attempts a WHERE a.run_id = r.id)
@@ -73,9 +73,11 @@ SELECT (SELECT count(*) FROM gone_runs),
          WHERE g.id IN (SELECT attempt_id FROM gone_chunks WHERE log_offset = 0))
 
 -- name: RetentionLogsAged
--- The logs rule: ended, unleased attempts of finished Runs whose log (its
--- first chunk, through run_log_chunks_first_idx) is still held and that
--- ended more than $1 ms ago, oldest log first, at most $2, locked.
+-- The logs rule: ended, unleased attempts of finished or lost Runs (a lost
+-- Run's logs go as a finished Run's do; a running command's never) whose
+-- log (its first chunk, through run_log_chunks_first_idx) is still held
+-- and that ended more than $1 ms ago, oldest log first, at most $2,
+-- locked.
 SELECT a.id, a.log_bytes
   FROM qinglong.run_log_chunks c
   JOIN qinglong.attempts a ON a.id = c.attempt_id
@@ -83,7 +85,7 @@ SELECT a.id, a.log_bytes
  WHERE c.log_offset = 0 AND c.created_at_ms < {{now_ms}} - $1::bigint
    AND a.finished_at_ms < {{now_ms}} - $1::bigint
    AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
-   AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+   AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
  ORDER BY c.created_at_ms
  LIMIT $2
    FOR UPDATE OF a SKIP LOCKED
@@ -97,7 +99,7 @@ SELECT a.id, a.log_bytes
   JOIN qinglong.runs r ON r.id = a.run_id
  WHERE c.log_offset = 0 AND a.finished_at_ms IS NOT NULL
    AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
-   AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+   AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
  ORDER BY c.created_at_ms
  LIMIT $1
    FOR UPDATE OF a SKIP LOCKED
@@ -130,12 +132,13 @@ SELECT pg_catalog.pg_try_advisory_xact_lock(8173033203840675444)
 
 -- name: RetentionEstimate
 -- Dry run: what the runs rule ($1 ms) and then the logs rule ($2 ms) would
--- delete now, and the bytes every log holds: runs, attempts, events, logs
--- and bytes of the first; logs and bytes of the second.
+-- delete now (lost Runs as finished ones), and the bytes every log holds:
+-- runs, attempts, events, logs and bytes of the first; logs and bytes of
+-- the second.
 WITH doomed AS (
     SELECT r.id
       FROM qinglong.runs r
-     WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+     WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
        AND r.finished_at_ms < {{now_ms}} - $1::bigint
        AND NOT EXISTS (SELECT 1 FROM qinglong.attempts a
                         WHERE a.run_id = r.id AND (a.state IN ('claimed', 'starting', 'running') OR a.lease_expires_at_ms IS NOT NULL))
@@ -152,7 +155,7 @@ old_logs AS (
       JOIN qinglong.runs r ON r.id = a.run_id
      WHERE c.log_offset = 0 AND a.finished_at_ms < {{now_ms}} - $2::bigint
        AND a.state NOT IN ('claimed', 'starting', 'running') AND a.lease_expires_at_ms IS NULL
-       AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out')
+       AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
        AND r.id NOT IN (SELECT id FROM doomed)
 )
 SELECT (SELECT count(*) FROM doomed),

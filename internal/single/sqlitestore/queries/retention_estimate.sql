@@ -1,15 +1,15 @@
--- Retention dry run: what the runs rule (finished before ?1) and then the
--- logs rule (finished before ?2) would delete now, and the bytes of every
--- log on disk: runs, attempts, events, logs and bytes of the first; logs
--- and bytes of the second.
+-- Retention dry run: what the runs rule (ended before ?1) and then the
+-- logs rule (ended before ?2) would delete now, lost Runs as finished
+-- ones, and the bytes of every log on disk: runs, attempts, events, logs
+-- and bytes of the first; logs and bytes of the second.
 WITH doomed AS (
   SELECT r.id FROM runs r
-  WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out') AND r.finished_at_ms < ?1
+  WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost') AND r.finished_at_ms < ?1
     AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.state IN ('claimed', 'starting', 'running'))
 ), old_logs AS (
   SELECT a.log_bytes FROM attempts a JOIN runs r ON r.id = a.run_id
   WHERE a.log_path <> '' AND a.finished_at_ms < ?2 AND a.state NOT IN ('claimed', 'starting', 'running')
-    AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out') AND r.id NOT IN (SELECT id FROM doomed)
+    AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost') AND r.id NOT IN (SELECT id FROM doomed)
 )
 SELECT (SELECT count(*) FROM doomed),
        (SELECT count(*) FROM attempts WHERE run_id IN (SELECT id FROM doomed)),

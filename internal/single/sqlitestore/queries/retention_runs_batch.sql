@@ -1,8 +1,9 @@
--- Retention: the oldest finished Runs that finished before ?1, at most ?2.
--- Only terminal states (the partial index's own condition), and never a
--- Run with an attempt still open.
+-- Retention: the oldest ended Runs that ended before ?1, at most ?2:
+-- finished ones, and lost ones counted from when they were found lost
+-- (the runs_finished partial index's own condition), and never a Run with
+-- an attempt still open.
 SELECT r.id FROM runs r
-WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out') AND r.finished_at_ms < ?1
+WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost') AND r.finished_at_ms < ?1
   AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.state IN ('claimed', 'starting', 'running'))
 ORDER BY r.finished_at_ms
 LIMIT ?2
