@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"os"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -28,13 +29,15 @@ func (s *Store) AttemptOwners(ctx context.Context) ([]string, error) {
 }
 
 // AttemptsLose marks every starting or running attempt of a dead owner
-// lost, and its run lost with event run.lost, in one transaction, and
-// returns them (ID, PID, StartedAtMs) as they were. Nothing is re-queued: a
+// lost, recording the size its log file holds, and its run lost with event
+// run.lost, in one transaction, and returns them (ID, PID, StartedAtMs) as
+// they were. Nothing is re-queued: a
 // lost run waits to be reconciled.
 func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, error) {
 	var lost []run.Attempt
 	err := s.write(ctx, "mark attempts lost", durable, func(tx *txn) error {
 		lost = nil
+		var logs []string
 		rows, err := tx.QueryContext(ctx, qAttemptsLiveOfOwner, owner)
 		if err != nil {
 			return err
@@ -42,19 +45,21 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 		for rows.Next() {
 			var a run.Attempt
 			var started sql.NullInt64
-			if err := rows.Scan(&a.ID, &a.PID, &started); err != nil {
+			var logPath string
+			if err := rows.Scan(&a.ID, &a.PID, &started, &logPath); err != nil {
 				rows.Close()
 				return err
 			}
 			a.StartedAtMs = ptr(started)
 			lost = append(lost, a)
+			logs = append(logs, logPath)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
 		now := s.nowMs()
-		for _, a := range lost {
+		for i, a := range lost {
 			id := a.ID
 			cur, err := readAttempt(ctx, tx, id)
 			if err != nil {
@@ -63,7 +68,7 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 			if err := run.CheckAttemptTransition(cur.state, run.AttemptLost); err != nil {
 				return err
 			}
-			res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptLost), nil, ErrorCodeExecutorLost, now, 0, 0, id, string(cur.state), "")
+			res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptLost), nil, ErrorCodeExecutorLost, now, logSize(logs[i]), 0, id, string(cur.state), "")
 			if err != nil {
 				return err
 			}
@@ -77,4 +82,19 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 		return nil
 	})
 	return lost, err
+}
+
+// logSize is what a lost attempt's log file holds now: its command died
+// with its owner without reporting it, and the retention cap counts an
+// ended attempt's log by the size it records. A file never created, or
+// not readable, held nothing the cap could count.
+func logSize(path string) int64 {
+	if path == "" {
+		return 0
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }

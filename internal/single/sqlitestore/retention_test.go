@@ -134,3 +134,64 @@ func TestTheLogCapCountsARunningCommandsLogAndNeverDeletesIt(t *testing.T) {
 		t.Fatalf("the running command's log: %v; want it untouched", err)
 	}
 }
+
+// An attempt recovery finds lost (its command died with its server and
+// never reported) records what its log file holds, so the log cap counts
+// it and deletes it among the oldest, as a finished attempt's.
+func TestAnAttemptFoundLostByRecoveryRecordsItsLogsSizeForTheCap(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	e := newEnv(t)
+	f := e.fixture()
+	d := e.defs(t, "alpha", everyMinute)
+	e.take(t, 1)
+	lost := e.admit(t, d.Trigger.TriggerID)
+	a := e.pending(t, lost)
+	if err := os.MkdirAll(e.logDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(e.logDir(), a.ID+".log")
+	if _, _, err := e.store.AttemptStart(ctx, a.ID, "crashed", path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Repeat("x", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.AttemptsLose(ctx, "crashed"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.store.RunGet(ctx, lost)
+	if err != nil || len(got.Attempts) != 1 || got.Attempts[0].LogBytes != 100 {
+		t.Fatalf("the lost run: %+v, %v; want its attempt holding its log's 100 bytes", got, err)
+	}
+	e.clock.Advance(retention.Day)
+	finished, err := f.SeedFinished(ctx, lost, 1, e.clock.NowMs(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := retention.Pass(ctx, f.Retention, retention.Policy{LogBytes: 150}, retention.Options{Share: 1, Budget: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total != (retention.Deleted{Logs: 1, LogBytes: 100}) {
+		t.Fatalf("a 150-byte cap over the lost attempt's log and a newer one deleted %+v, want the lost attempt's 100 bytes", rep.Total)
+	}
+	for _, c := range []struct {
+		run  string
+		want bool
+	}{{lost, false}, {finished[0], true}} {
+		has, err := f.HasLog(ctx, attemptOf(t, e, c.run))
+		if err != nil || has != c.want {
+			t.Errorf("run %s has a log: %v, %v; want %v", c.run, has, err, c.want)
+		}
+	}
+}
+
+func attemptOf(t *testing.T, e *env, runID string) string {
+	t.Helper()
+	got, err := e.store.RunGet(t.Context(), runID)
+	if err != nil || len(got.Attempts) != 1 {
+		t.Fatalf("run %s: %+v, %v", runID, got, err)
+	}
+	return got.Attempts[0].ID
+}
