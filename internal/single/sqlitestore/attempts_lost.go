@@ -31,8 +31,7 @@ func (s *Store) AttemptOwners(ctx context.Context) ([]string, error) {
 // AttemptsLose marks every starting or running attempt of a dead owner
 // lost, recording the size its log file holds, and its run lost with event
 // run.lost, in one transaction, and returns them (ID, PID, StartedAtMs) as
-// they were. Nothing is re-queued: a
-// lost run waits to be reconciled.
+// they were. Nothing is re-queued: a lost run waits to be reconciled.
 func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, error) {
 	var lost []run.Attempt
 	err := s.write(ctx, "mark attempts lost", durable, func(tx *txn) error {
