@@ -195,9 +195,9 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	}
 	t.Cleanup(func() { s.Close() })
 	stream := Stream()
-	older := slices.IndexFunc(stream, func(m Migration) bool { return m.ID == "sqlite-0014-lost-found-at" })
+	older := slices.IndexFunc(stream, func(m Migration) bool { return m.ID == "sqlite-0015-lost-found-at" })
 	if older < 0 {
-		t.Fatal("the stream has no sqlite-0014-lost-found-at")
+		t.Fatal("the stream has no sqlite-0015-lost-found-at")
 	}
 	if _, err := s.migrate(ctx, stream[:older]); err != nil {
 		t.Fatal(err)
