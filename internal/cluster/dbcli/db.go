@@ -150,7 +150,8 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 		Short: "Run the read-only readiness checks",
 		Long: "Checks, in order and read-only: writable primary, supported version, migration history, capability row,\n" +
 			"exact schema, a safe search_path, exact privileges and memberships, the roles' session timeouts and the\n" +
-			"server settings the cluster needs (docs/operations.md).\n" +
+			"server settings the cluster needs, and that the role connected is no more than the runtime role\n" +
+			"(no superuser, BYPASSRLS, CREATEROLE or CREATEDB, no owner of the schema, no other QingLong role) (docs/operations.md).\n" +
 			"Connects with $" + EnvRuntimeURL + " (else $" + EnvURL + ").\n" +
 			"Prints `ready`, or the failing check's stable code and what to do, and exits non-zero.",
 		Args:         cobra.NoArgs,
@@ -160,7 +161,7 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := pgstore.Check(cmd.Context(), url, pgstore.RoleNames(*prefix)); err != nil {
+			if err := pgstore.CheckRuntime(cmd.Context(), url, pgstore.RoleNames(*prefix)); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "ready")

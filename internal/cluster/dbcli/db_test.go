@@ -114,10 +114,39 @@ func TestRolesAsANonSuperuserSaysItNeedsOne(t *testing.T) {
 func TestCheckPrintsTheStableCode(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
-	_, err := run(t, map[string]string{EnvURL: db.URL}, "check")
+	// A plain role: the superuser would be refused first (role_too_powerful).
+	plain := randomPrefix(t) + "plain"
+	if _, err := db.Pool(t).Exec(t.Context(), "CREATE ROLE "+plain+" LOGIN"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, map[string]string{EnvURL: asRole(t, db.URL, plain)}, "check")
 	var re *pgstore.ReadinessError
 	if !errors.As(err, &re) || re.Code != pgstore.CodeHistoryBehind || !strings.Contains(err.Error(), "ql db migrate") {
 		t.Fatalf("check of an empty database: %v; want %s telling to run ql db migrate", err, pgstore.CodeHistoryBehind)
+	}
+}
+
+// `ql db check` checks the runtime role: the superuser's URL given as the
+// runtime role's is refused, saying what the role may do and what to connect
+// as, where it used to print "ready" on an installed database.
+func TestCheckRefusesASuperuserAsTheRuntimeRole(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	prefix := randomPrefix(t)
+	env := map[string]string{EnvSuperuserURL: db.URL, EnvMigrationURL: db.URL, EnvRuntimeURL: db.URL}
+	for _, k := range pgstore.RoleKinds {
+		env[passwordEnv(k)] = "secret-" + string(k) + "-0123456789"
+	}
+	for _, step := range []string{"migrate", "roles"} {
+		if out, err := run(t, env, step, "--role-prefix", prefix); err != nil {
+			t.Fatalf("ql db %s: %v\n%s", step, err, out)
+		}
+	}
+	out, err := run(t, env, "check", "--role-prefix", prefix)
+	var re *pgstore.ReadinessError
+	if !errors.As(err, &re) || re.Code != pgstore.CodeRoleTooPowerful || !strings.Contains(err.Error(), "(SUPERUSER)") ||
+		!strings.Contains(err.Error(), "connect as "+pgstore.RoleNames(prefix).Runtime) || strings.Contains(out, "ready\n") {
+		t.Fatalf("check with the superuser as the runtime role: %v %q; want %s naming SUPERUSER and the runtime role", err, out, pgstore.CodeRoleTooPowerful)
 	}
 }
 

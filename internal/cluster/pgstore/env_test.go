@@ -105,7 +105,14 @@ func quoteIdent(s string) string { return pgx.Identifier{s}.Sanitize() }
 // Roles are server-wide, so its name carries the env's prefix.
 func (e *env) intruder(t testing.TB) string {
 	t.Helper()
-	name := strings.TrimSuffix(e.roles.Runtime, string(RoleRuntime)) + "intruder"
+	return e.intruderNamed(t, "intruder")
+}
+
+// intruderNamed is intruder with the name's suffix given, for a test that
+// needs several.
+func (e *env) intruderNamed(t testing.TB, suffix string) string {
+	t.Helper()
+	name := strings.TrimSuffix(e.roles.Runtime, string(RoleRuntime)) + suffix
 	e.exec(t, "CREATE ROLE "+quoteIdent(name)+" LOGIN PASSWORD 'intruder-pw'")
 	e.exec(t, "GRANT CONNECT ON DATABASE "+quoteIdent(e.db.Name)+" TO "+quoteIdent(name))
 	return name

@@ -27,6 +27,11 @@ const (
 	CodeServerSettingTooSmall = "server_setting_too_small"
 )
 
+// CodeRoleTooPowerful is checked on runtime connections only (a replica's,
+// `ql db check`'s), right after the server's state: a connection as the
+// wrong role is told first, whatever else that role would see.
+const CodeRoleTooPowerful = "role_too_powerful"
+
 // readinessMessages are the one-line human summaries of the codes.
 var readinessMessages = map[string]string{
 	CodeUnavailable:           "PostgreSQL cannot be reached or answered with an error",
@@ -42,6 +47,7 @@ var readinessMessages = map[string]string{
 	CodePrivilegeDrift:        "role attributes, memberships or grants differ from the exact QingLong matrix; run `ql db roles`",
 	CodeUnboundedSession:      "a QingLong role's statement or idle-in-transaction timeout is missing, disabled or too large; run `ql db roles`",
 	CodeServerSettingTooSmall: "a PostgreSQL server setting is below what the cluster needs; raise it in postgresql.conf and restart PostgreSQL (docs/operations.md lists the settings)",
+	CodeRoleTooPowerful:       "the runtime connection's role may do more than the runtime role, which voids the least-privilege grants; connect as the runtime role `ql db roles` created (its URL in QL_DATABASE_URL for a replica, in QL_DATABASE_RUNTIME_URL for `ql db check`)",
 }
 
 // Supported server versions (server_version_num), both inclusive of the
@@ -80,13 +86,27 @@ func (e *ReadinessError) Message() string { return readinessMessages[e.Code] }
 // worker_ingress cannot read the migration history). It returns nil or a
 // *ReadinessError.
 func Check(ctx context.Context, url string, roles Roles) error {
+	return checkAt(ctx, url, roles)
+}
+
+// CheckRuntime is Check for a runtime connection (`ql db check`): it also
+// refuses a role that may do more than the runtime role
+// (CodeRoleTooPowerful), as a replica's readiness does.
+func CheckRuntime(ctx context.Context, url string, roles Roles) error {
+	return checkAt(ctx, url, roles, checkRuntimeRole)
+}
+
+func checkAt(ctx context.Context, url string, roles Roles, extra ...readinessCheck) error {
 	conn, err := connect(ctx, url)
 	if err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: err}
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	return checkReadiness(ctx, conn, roles)
+	return checkReadiness(ctx, conn, roles, extra...)
 }
+
+// readinessCheck is one check, run inside the readiness transaction.
+type readinessCheck func(context.Context, pgx.Tx, Roles) error
 
 type txBeginner interface {
 	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
@@ -95,7 +115,8 @@ type txBeginner interface {
 // checkReadiness runs every check, in order, inside one read-only
 // transaction with search_path pinned to pg_catalog so every name the
 // catalog functions print is schema-qualified the same way on every server.
-func checkReadiness(ctx context.Context, db txBeginner, roles Roles) error {
+// The extra checks run right after the server's state.
+func checkReadiness(ctx context.Context, db txBeginner, roles Roles, extra ...readinessCheck) error {
 	tx, err := db.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead})
 	if err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "starting the readiness transaction")}
@@ -108,10 +129,10 @@ func checkReadiness(ctx context.Context, db txBeginner, roles Roles) error {
 	if _, err := tx.Exec(ctx, sqlPinSearchPath); err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "pinning search_path")}
 	}
-	for _, check := range []func(context.Context, pgx.Tx, Roles) error{
-		checkServer, checkHistory, checkCapability, checkSchema, checkSearchPath(sessionPath),
-		checkPrivileges, checkRolePaths, checkSessionBounds, checkServerSettings,
-	} {
+	checks := append(append([]readinessCheck{checkServer}, extra...),
+		checkHistory, checkCapability, checkSchema, checkSearchPath(sessionPath),
+		checkPrivileges, checkRolePaths, checkSessionBounds, checkServerSettings)
+	for _, check := range checks {
 		if err := check(ctx, tx, roles); err != nil {
 			return err
 		}

@@ -91,6 +91,22 @@ func checkServerSettings(ctx context.Context, tx pgx.Tx, _ Roles) error {
 	return nil
 }
 
+// checkRuntimeRole fails (CodeRoleTooPowerful) when the session's role
+// may do more than the runtime role: the privilege check audits the
+// QingLong roles' grants, not who connects, so a replica connected as a
+// superuser, the schema's owner or the admin role would pass it and act
+// with rights the matrix denies the runtime.
+func checkRuntimeRole(ctx context.Context, tx pgx.Tx, roles Roles) error {
+	powers, err := fingerprint(ctx, tx, sqlSessionRolePowers, []string{roles.Migration, roles.Admin, roles.Maintenance})
+	if err != nil {
+		return &ReadinessError{Code: CodeUnavailable, Err: err}
+	}
+	if len(powers) > 0 {
+		return &ReadinessError{Code: CodeRoleTooPowerful, Detail: strings.Join(powers, "; ") + "; connect as " + roles.Runtime}
+	}
+	return nil
+}
+
 // readRoleSettings returns the effective per-role settings of our roles in
 // this database: a setting made for this database only overrides the one
 // made for every database.

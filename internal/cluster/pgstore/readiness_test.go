@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"errors"
+	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -170,4 +172,68 @@ func TestAWrongRolePrefixNamesTheLikelyOne(t *testing.T) {
 		t.Fatalf("readiness with role prefix qx_: %v; want a privilege drift naming the missing roles and the prefix %s", err, e.prefix())
 	}
 	requireReadiness(t, e, RoleRuntime, "")
+}
+
+// The privilege check audits the QingLong roles' grants, not who
+// connects: a runtime connection (a replica's, `ql db check`'s) as a role
+// that may do more than the runtime role is refused with what it may do.
+func TestARuntimeConnectionAsARoleMorePowerfulThanTheRuntimeRoleIsNotReady(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	// The runtime role itself is ready; a replica's own readiness refuses
+	// the superuser as `ql db check` does (the cases below change the
+	// grants, so these come first).
+	if err := CheckRuntime(t.Context(), e.url(RoleRuntime), e.roles); err != nil {
+		t.Fatalf("runtime readiness as the runtime role: %v", err)
+	}
+	if err := e.openRuntime(t, "replica-a", testLease).Ready(t.Context()); err != nil {
+		t.Fatalf("replica readiness as the runtime role: %v", err)
+	}
+	if err := e.openRuntimeAt(t, e.db.URL, "replica-super", testLease).Ready(t.Context()); readinessCode(err) != CodeRoleTooPowerful {
+		t.Fatalf("replica readiness as the superuser: %v; want %s", err, CodeRoleTooPowerful)
+	}
+	// other is a LOGIN role of the env's prefix, changed by the statement
+	// given (its name in %[1]s), and the URL connecting as it.
+	other := func(t *testing.T, name, alter string) string {
+		t.Helper()
+		role := e.intruderNamed(t, name)
+		if alter != "" {
+			e.exec(t, fmt.Sprintf(alter, quoteIdent(role)))
+		}
+		u, err := url.Parse(e.db.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.UserPassword(role, "intruder-pw")
+		return u.String()
+	}
+	cases := []struct {
+		name string
+		url  func(t *testing.T) string
+		want string
+	}{
+		{"superuser", func(*testing.T) string { return e.db.URL }, "is a superuser (SUPERUSER)"},
+		{"admin role", func(*testing.T) string { return e.url(RoleAdmin) }, "is " + e.roles.Admin + " or a member of it"},
+		{"migration role", func(*testing.T) string { return e.url(RoleMigration) }, "owns the schema qinglong"},
+		{"maintenance role", func(*testing.T) string { return e.url(RoleMaintenance) }, "is " + e.roles.Maintenance + " or a member of it"},
+		{"BYPASSRLS", func(t *testing.T) string { return other(t, "rls", "ALTER ROLE %s BYPASSRLS") }, "bypasses row-level security (BYPASSRLS)"},
+		{"CREATEROLE", func(t *testing.T) string { return other(t, "cr", "ALTER ROLE %s CREATEROLE") }, "may create roles (CREATEROLE)"},
+		{"CREATEDB", func(t *testing.T) string { return other(t, "cd", "ALTER ROLE %s CREATEDB") }, "may create databases (CREATEDB)"},
+		{"member of the admin role", func(t *testing.T) string {
+			return other(t, "ma", "GRANT "+quoteIdent(e.roles.Admin)+" TO %s")
+		}, "is " + e.roles.Admin + " or a member of it"},
+		{"owner of a table", func(t *testing.T) string {
+			return other(t, "own", "ALTER TABLE qinglong.api_tokens OWNER TO %s")
+		}, "owns tables, views or sequences of the schema qinglong (1, api_tokens among them)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckRuntime(t.Context(), c.url(t), e.roles)
+			var re *ReadinessError
+			if !errors.As(err, &re) || re.Code != CodeRoleTooPowerful || !strings.Contains(re.Detail, c.want) ||
+				!strings.Contains(re.Detail, "connect as "+e.roles.Runtime) || !strings.Contains(err.Error(), "`ql db roles` created") {
+				t.Fatalf("runtime readiness as the %s: %v; want %s saying %q and to connect as %s", c.name, err, CodeRoleTooPowerful, c.want, e.roles.Runtime)
+			}
+		})
+	}
 }

@@ -126,9 +126,10 @@ func (r *Runtime) Close() { r.pool.Close() }
 // Executor says who runs cluster admissions: always remote workers.
 func (r *Runtime) Executor() task.Executor { return task.RemoteWorker }
 
-// Ready runs the readiness checks on one of the runtime's connections.
+// Ready runs the readiness checks on one of the runtime's connections,
+// refusing a role that may do more than the runtime role.
 func (r *Runtime) Ready(ctx context.Context) error {
-	return checkReadiness(ctx, r.pool, r.roles)
+	return checkReadiness(ctx, r.pool, r.roles, checkRuntimeRole)
 }
 
 // NowMs reads the database clock, the cluster's only time authority.

@@ -107,6 +107,7 @@ var (
 	sqlRoleSettings         = stmt("RoleSettings")
 	sqlUnsafeSchemas        = stmt("UnsafeSchemas")
 	sqlServerSettings       = stmt("ServerSettings")
+	sqlSessionRolePowers    = stmt("SessionRolePowers")
 )
 
 // sql/runs.sql: run and trigger reads.

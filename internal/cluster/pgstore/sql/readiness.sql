@@ -180,3 +180,40 @@ ORDER BY line
 -- name: ServerSettings
 -- Server settings the cluster needs a minimum of.
 SELECT current_setting('max_pred_locks_per_transaction')::int
+
+-- name: SessionRolePowers
+-- What the session can do beyond the runtime role's grants (one line
+-- each, for the role it logged in as and the one it acts as). The
+-- replica and `ql db check` refuse a runtime connection that is a
+-- superuser, bypasses row-level security, creates roles or databases,
+-- owns the qinglong schema or its relations, or is (or is a member of)
+-- one of the other QingLong roles ($1): each voids the least-privilege
+-- matrix the privilege check audits, since the replica would act with
+-- those rights. A superuser is reported as that alone: it holds
+-- everything else too.
+WITH me AS (SELECT DISTINCT oid, rolname, rolsuper, rolbypassrls, rolcreaterole, rolcreatedb
+              FROM pg_roles WHERE rolname IN (session_user, current_user)),
+     ns AS (SELECT oid, nspname, nspowner FROM pg_namespace WHERE nspname = 'qinglong')
+SELECT line FROM (
+    SELECT format('%s is a superuser (SUPERUSER)', rolname) AS line FROM me WHERE rolsuper
+    UNION ALL
+    SELECT format('%s bypasses row-level security (BYPASSRLS)', rolname) FROM me WHERE rolbypassrls AND NOT rolsuper
+    UNION ALL
+    SELECT format('%s may create roles (CREATEROLE)', rolname) FROM me WHERE rolcreaterole AND NOT rolsuper
+    UNION ALL
+    SELECT format('%s may create databases (CREATEDB)', rolname) FROM me WHERE rolcreatedb AND NOT rolsuper
+    UNION ALL
+    SELECT format('%s owns the schema %s', me.rolname, ns.nspname)
+      FROM me, ns WHERE NOT me.rolsuper AND pg_has_role(me.oid, ns.nspowner, 'MEMBER')
+    UNION ALL
+    SELECT format('%s owns tables, views or sequences of the schema %s (%s, %s among them)', me.rolname, ns.nspname, count(*), min(c.relname))
+      FROM me, ns JOIN pg_class c ON c.relnamespace = ns.oid
+     WHERE NOT me.rolsuper AND c.relkind NOT IN ('i', 'I') -- an index is its table's
+       AND pg_has_role(me.oid, c.relowner, 'MEMBER')
+     GROUP BY me.rolname, ns.nspname
+    UNION ALL
+    SELECT format('%s is %s or a member of it', me.rolname, q.rolname)
+      FROM me, pg_roles q
+     WHERE NOT me.rolsuper AND q.rolname = ANY ($1::text[]) AND pg_has_role(me.oid, q.oid, 'MEMBER')
+) lines
+ORDER BY line
