@@ -1,9 +1,11 @@
 package workeringress
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,5 +104,80 @@ func TestAnotherWorkersSessionAndAttemptAreForbidden(t *testing.T) {
 	f.call(t, alice, workerproto.PathStart, workerproto.StartRequest{Lease: lease}, &started)
 	if started.Reply != workerproto.ReplyRenewed {
 		t.Fatalf("alice's own start after bob's refusals: %+v", started)
+	}
+}
+
+// TestAnAddressThatFailedTenTimesIsRefusedBeforeTheDatabaseIsAsked: the
+// API's limit (10 failures, then one a minute) holds for the worker
+// ingress too, and a throttled request costs no database work.
+func TestAnAddressThatFailedTenTimesIsRefusedBeforeTheDatabaseIsAsked(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	var acquired atomic.Int64
+	acquire := f.h.acquire
+	f.h.acquire = func() (Store, func(), bool) {
+		acquired.Add(1)
+		return acquire()
+	}
+	for i := range DefaultFailedAuthBurst {
+		if status, raw, _ := f.post(t, fmt.Sprintf("%sbogus%03d", workerproto.CredentialPrefix, i), workerproto.PathPull, pullRequest(t, "x", 0)); status != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d %s, want 401", i+1, status, raw)
+		}
+	}
+	before := acquired.Load()
+	valid := f.worker(t, "never-seen-here")
+	for _, cred := range []string{workerproto.CredentialPrefix + "bogus999", "", valid} {
+		status, raw, header := f.post(t, cred, workerproto.PathPull, pullRequest(t, "x", 0))
+		if status != http.StatusTooManyRequests || errorOf(t, raw).Code != workerproto.CodeRateLimited || header.Get("Retry-After") != "60" ||
+			!strings.Contains(string(raw), "too many failed authentications from 127.0.0.1") {
+			t.Fatalf("after %d failures (credential %.8q…): %d %s Retry-After %q; want 429 %s saying why, Retry-After 60",
+				DefaultFailedAuthBurst, cred, status, raw, header.Get("Retry-After"), workerproto.CodeRateLimited)
+		}
+	}
+	if n := acquired.Load() - before; n != 0 {
+		t.Fatalf("throttled requests reached the store %d times, want 0", n)
+	}
+	if got, want := f.h.AuthStats(), (AuthStats{Unknown: uint64(DefaultFailedAuthBurst), Throttled: 3}); got != want {
+		t.Fatalf("auth stats %+v, want %+v", got, want)
+	}
+}
+
+// TestAWorkerAuthenticatedHereIsServedWhileItsAddressIsThrottled: a worker
+// sharing an address with one whose credential is wrong keeps working, and
+// is still refused once revoked (its pass ends with that failure).
+func TestAWorkerAuthenticatedHereIsServedWhileItsAddressIsThrottled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "neighbour")
+	session := f.register(t, cred).SessionID
+	for i := range DefaultFailedAuthBurst + 2 {
+		f.post(t, fmt.Sprintf("%sbogus%03d", workerproto.CredentialPrefix, i), workerproto.PathPull, pullRequest(t, "x", 0))
+	}
+	if status, raw, _ := f.post(t, workerproto.CredentialPrefix+"bogus", workerproto.PathPull, pullRequest(t, "x", 0)); status != http.StatusTooManyRequests {
+		t.Fatalf("the misconfigured worker after %d failures: %d %s, want 429", DefaultFailedAuthBurst+2, status, raw)
+	}
+	beat := func() (int, []byte) {
+		status, raw, _ := f.post(t, cred, workerproto.PathHeartbeat, workerproto.HeartbeatRequest{SessionID: session})
+		return status, raw
+	}
+	// Past the identity cache, so the database is asked again.
+	time.Sleep(AuthCacheTTL + 100*time.Millisecond)
+	if status, raw := beat(); status != http.StatusOK {
+		t.Fatalf("the authenticated worker on the throttled address: %d %s, want 200", status, raw)
+	}
+	if err := f.admin.WorkerRevoke(t.Context(), "neighbour"); err != nil {
+		t.Fatal(err)
+	}
+	for revoked := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		status, raw := beat()
+		if status == http.StatusUnauthorized {
+			break
+		}
+		if status != http.StatusOK || time.Since(revoked) > 5*time.Second {
+			t.Fatalf("the revoked worker: %d %s, want 401 once its cached identity passed", status, raw)
+		}
+	}
+	if status, raw := beat(); status != http.StatusTooManyRequests {
+		t.Fatalf("the revoked worker after its refusal: %d %s, want 429 (its pass ended)", status, raw)
 	}
 }

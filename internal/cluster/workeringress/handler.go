@@ -7,13 +7,18 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -45,6 +50,11 @@ type Config struct {
 	// DefaultRate, DefaultBurst).
 	Rate  float64
 	Burst int
+	// FailedAuth and FailedAuthBurst are the failed authentications one
+	// remote address may make (defaults DefaultFailedAuth,
+	// DefaultFailedAuthBurst).
+	FailedAuth      rate.Limit
+	FailedAuthBurst int
 	// Completed, when set, sees the reply of every accepted completion
 	// (for monitoring: a Run in retry_wait got a next attempt).
 	Completed func(workerproto.CompleteReply)
@@ -59,8 +69,14 @@ type Handler struct {
 	completed func(workerproto.CompleteReply)
 	limits    *limiter
 	auth      *authCache
-	wakeup    *broadcast
-	routes    map[string]func(*request)
+	perAddr   *authlimit.Keyed
+	// tries holds a try of the address's limit for each check in
+	// progress, so requests at once cannot pass a limit with one left.
+	tries authlimit.Tries
+
+	malformed, unknown, throttled atomic.Uint64
+	wakeup                        *broadcast
+	routes                        map[string]func(*request)
 
 	stopOnce sync.Once
 	stopped  chan struct{}
@@ -74,6 +90,12 @@ func New(cfg Config) *Handler {
 	if cfg.Burst <= 0 {
 		cfg.Burst = DefaultBurst
 	}
+	if cfg.FailedAuth <= 0 {
+		cfg.FailedAuth = DefaultFailedAuth
+	}
+	if cfg.FailedAuthBurst <= 0 {
+		cfg.FailedAuthBurst = DefaultFailedAuthBurst
+	}
 	if cfg.Observe == nil {
 		cfg.Observe = func(error) {}
 	}
@@ -83,6 +105,7 @@ func New(cfg Config) *Handler {
 	h := &Handler{
 		acquire: cfg.Acquire, settings: cfg.Settings, log: cfg.Log, observe: cfg.Observe, completed: cfg.Completed,
 		limits: newLimiter(cfg.Rate, cfg.Burst), auth: newAuthCache(), wakeup: newBroadcast(),
+		perAddr: authlimit.NewKeyed(cfg.FailedAuth, cfg.FailedAuthBurst, maxAddresses),
 		stopped: make(chan struct{}),
 	}
 	h.routes = map[string]func(*request){
@@ -127,22 +150,50 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, qlerror.New(codeMethodNotAllowed, "%s takes POST, not %s", r.URL.Path, r.Method))
 		return
 	}
-	credential, ok := bearer(r)
-	if !ok {
+	credential, shaped := bearer(r)
+	key := sha256.Sum256([]byte(credential))
+	// A credential authenticated here lately passes the address's throttle
+	// (VouchFor); any other request holds one of the address's tries until
+	// it is known to have failed, before the database is asked anything.
+	var held authlimit.Try
+	checked := !shaped || !h.auth.vouched(key, time.Now())
+	if checked {
+		addr := peerHost(r)
+		var ok bool
+		if held, ok = h.tries.Reserve(time.Now(), h.perAddr.Key(addr)); !ok {
+			h.throttled.Add(1)
+			w.Header().Set("Retry-After", strconv.Itoa(int(failedAuthRetry/time.Second)))
+			h.writeError(w, r, qlerror.New(codeRateLimited, "too many failed authentications from %s; check the credential of every worker there (`ql workers list` names the valid ones) and retry after the Retry-After header's seconds", addr))
+			return
+		}
+	}
+	settle := func(failed bool) {
+		if checked {
+			held.Settle(time.Now(), failed)
+		}
+	}
+	if !shaped {
+		settle(true)
+		h.malformed.Add(1)
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		h.writeError(w, r, qlerror.New(qlerror.Unauthenticated, "send the worker credential as Authorization: Bearer %s…", workerproto.CredentialPrefix))
 		return
 	}
 	st, release, ok := h.acquire()
 	if !ok {
+		settle(false)
 		h.writeError(w, r, qlerror.New(qlerror.Unavailable, "this replica is not ready (starting, re-activating its database or draining); retry the same request, here or at another replica"))
 		return
 	}
 	req := &request{w: w, r: r, st: st, release: release, credential: credential}
 	defer func() { req.release() }()
-	worker, err := h.authenticate(r.Context(), st, credential)
+	worker, err := h.authenticate(r.Context(), st, key, credential)
+	refused := qlerror.Is(err, qlerror.Unauthenticated)
+	settle(refused)
 	if err != nil {
-		if qlerror.Is(err, qlerror.Unauthenticated) {
+		if refused {
+			h.unknown.Add(1)
+			h.auth.forget(key)
 			w.Header().Set("WWW-Authenticate", "Bearer")
 		}
 		h.fail(req, err)
@@ -155,6 +206,39 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	route(req)
+}
+
+// failedAuthRetry is the Retry-After of a throttled address: the time one
+// more try takes to come back at the default limit.
+const failedAuthRetry = time.Minute
+
+// AuthStats are the ingress's failed authentications since it started.
+type AuthStats struct {
+	// Malformed counts requests refused with 401 without a credential or
+	// with one not shaped like a worker credential.
+	Malformed uint64
+	// Unknown counts requests refused with 401 whose credential the
+	// database does not know or has revoked (it does not tell them apart).
+	Unknown uint64
+	// Throttled counts requests refused with 429 because their address
+	// failed to authenticate too often.
+	Throttled uint64
+}
+
+// AuthStats reads the counters.
+func (h *Handler) AuthStats() AuthStats {
+	return AuthStats{Malformed: h.malformed.Load(), Unknown: h.unknown.Load(), Throttled: h.throttled.Load()}
+}
+
+// peerHost is the address of the request's peer without its port. The
+// ingress believes no forwarding header: workers connect to it directly
+// (TLS ends at the replica).
+func peerHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // bearer is the request's credential, if it carries one of the right shape.
@@ -170,8 +254,7 @@ func bearer(r *http.Request) (string, bool) {
 // authenticate asks the database who the credential belongs to, unless it
 // did so less than AuthCacheTTL ago. The time is taken before the query,
 // so the cached answer is never older than the bound.
-func (h *Handler) authenticate(ctx context.Context, st Store, credential string) (pgstore.WorkerIdentity, error) {
-	key := sha256.Sum256([]byte(credential))
+func (h *Handler) authenticate(ctx context.Context, st Store, key [sha256.Size]byte, credential string) (pgstore.WorkerIdentity, error) {
 	now := time.Now()
 	if id, ok := h.auth.get(key, now); ok {
 		return id, nil

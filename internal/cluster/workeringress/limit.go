@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Default per-worker rate: enough for a worker at workerproto.MaxCapacity
@@ -13,6 +15,18 @@ const (
 	DefaultRate  = 200 // requests per second, refilled continuously
 	DefaultBurst = 400
 )
+
+// The failed-authentication limit per remote address, the API's: 10 at
+// once, then one a minute. Past it, the address's requests are refused
+// with 429 before anything is asked of the database.
+const (
+	DefaultFailedAuth      = rate.Limit(1.0 / 60)
+	DefaultFailedAuthBurst = 10
+)
+
+// maxAddresses bounds the per-address limits (a full set forgets the
+// addresses it limits least, authlimit.Keyed).
+const maxAddresses = 10_000
 
 // maxBuckets bounds the limiter's memory: past it, buckets that have
 // refilled completely (idle workers) are dropped; they would start full
