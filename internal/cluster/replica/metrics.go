@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -46,8 +47,23 @@ func (r *replica) newMetrics() *metrics.Metrics {
 			c, err := act.rt.WorkerCapacity(ctx)
 			return c.Sessions, c.FreeSlots, err
 		},
-		Readiness: r.readiness,
+		Readiness:    r.readiness,
+		AuthFailures: r.authFailures,
 	})
+}
+
+// authFailures are the failed authentications of the API, the console and
+// the worker ingress, zero for a listener not bound yet.
+func (r *replica) authFailures() map[string]authlimit.Failures {
+	out := map[string]authlimit.Failures{metrics.SurfaceAPI: {}, metrics.SurfaceConsole: {}, metrics.SurfaceWorker: {}}
+	if api := r.api.Load(); api != nil {
+		st := api.Stats()
+		out[metrics.SurfaceAPI], out[metrics.SurfaceConsole] = st.API, st.Console
+	}
+	if in := r.ingressAuth.Load(); in != nil {
+		out[metrics.SurfaceWorker] = in.AuthStats()
+	}
+	return out
 }
 
 // readiness maps the replica's readiness to a monitoring state.

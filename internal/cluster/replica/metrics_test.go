@@ -1,13 +1,20 @@
 package replica
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
@@ -83,5 +90,78 @@ func TestMetricsScrapedFromAReplicaMatchTheDatabase(t *testing.T) {
 	}
 	if got := m.Value(t, "qinglong_info", "profile", "cluster"); got != 1 {
 		t.Errorf("qinglong_info{profile=cluster} = %g", got)
+	}
+}
+
+// TestFailedAuthenticationsAreCountedInTheMetricsBySurfaceAndReason: a
+// replica's /metrics count the API's, the console's and the worker
+// ingress's failed and throttled authentications, each under its reason.
+func TestFailedAuthenticationsAreCountedInTheMetricsBySurfaceAndReason(t *testing.T) {
+	t.Parallel()
+	env := clustertest.New(t)
+	p := serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-auth",
+		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
+		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second})
+	api, _ := p.logs.withCode(CodeListening)[0]["addr"].(string)
+	eventually(t, 30*time.Second, "the replica to be ready", func() bool {
+		resp, err := http.Get("http://" + api + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	// The API and the ingress: one malformed credential, nine unknown
+	// ones (the tenth failure), then one more, throttled.
+	unknownToken := "qlt_" + base64.RawURLEncoding.EncodeToString(make([]byte, 32))
+	send := func(url, malformed, unknown string) {
+		t.Helper()
+		for i, cred := range append([]string{malformed}, slices.Repeat([]string{unknown}, 10)...) {
+			status, raw := post(t, http.DefaultClient, url, cred, map[string]any{})
+			if want := map[bool]int{true: http.StatusTooManyRequests, false: http.StatusUnauthorized}[i == 10]; status != want {
+				t.Fatalf("%s, request %d: %d %s, want %d", url, i+1, status, raw, want)
+			}
+		}
+	}
+	send("http://"+api+"/api/v1/triggers/x/pause", "not-a-token", unknownToken)
+	send("http://"+p.workerAddr+workerproto.PathHeartbeat, "not-a-credential", workerproto.CredentialPrefix+"unknown")
+	// The console: one failed sign-in.
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get("http://" + api + "/signin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("sign-in page without a CSRF field:\n%s", page)
+	}
+	resp, err = c.PostForm("http://"+api+"/signin", url.Values{"csrf": {string(m[1])}, "user": {"nobody"}, "password": {"wrong password"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusSeeOther {
+		t.Fatal("a sign-in of an unknown user succeeded")
+	}
+
+	addr, _ := p.logs.withCode(CodeMetricsListening)[0]["addr"].(string)
+	scraped := metricstest.Scrape(t, "http://"+addr+"/metrics")
+	want := map[[2]string]float64{
+		{"api", "malformed"}: 1, {"api", "unknown"}: 9, {"api", "throttled"}: 1,
+		{"console", "unknown"}:  1,
+		{"worker", "malformed"}: 1, {"worker", "unknown"}: 9, {"worker", "throttled"}: 1,
+	}
+	for _, surface := range metrics.AuthSurfaces {
+		for _, reason := range metrics.AuthReasons {
+			if got := scraped.Value(t, "qinglong_auth_failures_total", "surface", surface, "reason", reason); got != want[[2]string{surface, reason}] {
+				t.Errorf("qinglong_auth_failures_total{surface=%q,reason=%q} = %g, want %g", surface, reason, got, want[[2]string{surface, reason}])
+			}
+		}
 	}
 }

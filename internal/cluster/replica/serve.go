@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,15 +57,19 @@ func Serve(ctx context.Context, _ *cobra.Command, f *cli.ServeFlags) error {
 
 // replica is what a started replica holds, for the ordered stop.
 type replica struct {
-	s          settings
-	log        *slog.Logger
-	http       *httpserve.Server
-	ingress    *workeringress.Handler
-	workerHTTP *httpserve.Server
-	adm        *admission
-	retain     *loop.Loop
-	maint      *maintenance
-	beat       *heartbeat
+	s       settings
+	log     *slog.Logger
+	http    *httpserve.Server
+	ingress *workeringress.Handler
+	// api and ingressAuth are the handlers whose authentication counters
+	// the metrics read; scrapes may come before they are set.
+	api         atomic.Pointer[httpapi.Handler]
+	ingressAuth atomic.Pointer[workeringress.Handler]
+	workerHTTP  *httpserve.Server
+	adm         *admission
+	retain      *loop.Loop
+	maint       *maintenance
+	beat        *heartbeat
 	// metrics and metricsHTTP exist only with a metrics address.
 	metrics     *metrics.Metrics
 	metricsHTTP *httpserve.Server
@@ -124,6 +129,7 @@ func (r *replica) listen() error {
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
 		Pauser: cfg.Pauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
 	api := httpapi.NewHandler(cfg)
+	r.api.Store(api)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS, ErrorLog: httpapi.ConnectionErrorLog(r.log)})
 	if err != nil {
 		return err

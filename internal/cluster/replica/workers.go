@@ -68,6 +68,7 @@ func (r *replica) listenWorkers() error {
 			}
 		},
 	})
+	r.ingressAuth.Store(r.ingress)
 	var err error
 	r.workerHTTP, err = httpserve.ListenWith(r.s.Worker.Addr, r.ingress, httpserve.Options{
 		Flag: "--worker-addr", TLS: r.s.Worker.TLS, WriteTimeout: workeringress.WriteTimeout,

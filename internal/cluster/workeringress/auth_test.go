@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -137,7 +138,7 @@ func TestAnAddressThatFailedTenTimesIsRefusedBeforeTheDatabaseIsAsked(t *testing
 	if n := acquired.Load() - before; n != 0 {
 		t.Fatalf("throttled requests reached the store %d times, want 0", n)
 	}
-	if got, want := f.h.AuthStats(), (AuthStats{Unknown: uint64(DefaultFailedAuthBurst), Throttled: 3}); got != want {
+	if got, want := f.h.AuthStats(), (authlimit.Failures{Unknown: uint64(DefaultFailedAuthBurst), Throttled: 3}); got != want {
 		t.Fatalf("auth stats %+v, want %+v", got, want)
 	}
 }

@@ -212,22 +212,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // more try takes to come back at the default limit.
 const failedAuthRetry = time.Minute
 
-// AuthStats are the ingress's failed authentications since it started.
-type AuthStats struct {
-	// Malformed counts requests refused with 401 without a credential or
-	// with one not shaped like a worker credential.
-	Malformed uint64
-	// Unknown counts requests refused with 401 whose credential the
-	// database does not know or has revoked (it does not tell them apart).
-	Unknown uint64
-	// Throttled counts requests refused with 429 because their address
-	// failed to authenticate too often.
-	Throttled uint64
-}
-
-// AuthStats reads the counters.
-func (h *Handler) AuthStats() AuthStats {
-	return AuthStats{Malformed: h.malformed.Load(), Unknown: h.unknown.Load(), Throttled: h.throttled.Load()}
+// AuthStats are the ingress's failed authentications since it started:
+// malformed (no credential, or one not shaped like a worker credential),
+// unknown (the database does not know it or has revoked it: it does not
+// tell them apart) and throttled (its address failed too often).
+func (h *Handler) AuthStats() authlimit.Failures {
+	return authlimit.Failures{Malformed: h.malformed.Load(), Unknown: h.unknown.Load(), Throttled: h.throttled.Load()}
 }
 
 // peerHost is the address of the request's peer without its port. The

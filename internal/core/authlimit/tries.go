@@ -110,3 +110,21 @@ func (r Try) Settle(now time.Time, failed bool) {
 		spend(now, r.ls)
 	}
 }
+
+// Failures count one surface's (the API's, the console's, the worker
+// ingress's) failed authentications by reason since its server started,
+// for metrics.
+type Failures struct {
+	// Malformed: no credential, or one not of the expected shape.
+	Malformed uint64
+	// Unknown: a credential or a user and password nobody holds (on the
+	// worker ingress also a revoked credential: its store does not tell
+	// them apart).
+	Unknown uint64
+	// Expired and Revoked: an API token past its expiry or revoked (the
+	// console counts every failed sign-in as Unknown).
+	Expired, Revoked uint64
+	// Throttled: requests refused with 429 because their address (or the
+	// console user name) failed too often.
+	Throttled uint64
+}

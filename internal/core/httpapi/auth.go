@@ -71,6 +71,9 @@ type Stats struct {
 	// SigninBusy counts console sign-ins refused with 503 because too
 	// many passwords were being checked at once.
 	SigninBusy uint64
+	// API and Console are the failures AuthFailures and AuthThrottled sum,
+	// by surface and reason.
+	API, Console authlimit.Failures
 }
 
 type guard struct {
@@ -87,8 +90,22 @@ type guard struct {
 	mu      sync.Mutex
 	touched map[string]int64
 
-	authFailures, authThrottled, rateLimited atomic.Uint64
+	// fails counts the failed authentications by reason.
+	fails                      [failKinds]atomic.Uint64
+	authThrottled, rateLimited atomic.Uint64
 }
+
+// failure is why an authentication failed, for the counters.
+type failure int
+
+const (
+	failNone failure = iota
+	failMalformed
+	failUnknown
+	failExpired
+	failRevoked
+	failKinds
+)
 
 // principal is who made a request: the token's name and the remote
 // address, for the audit record of what it changes.
@@ -141,11 +158,11 @@ func (g *guard) authenticate(r *http.Request) (apitoken.Token, error) {
 		g.authThrottled.Add(1)
 		return apitoken.Token{}, qlerror.New(codeRateLimited, "too many failed authentications from %s; wait a minute and check the token", addr)
 	}
-	t, err := g.check(r)
+	t, why, err := g.check(r)
 	failed := qlerror.CodeOf(err) == qlerror.Unauthenticated
 	held.Settle(time.Now(), failed)
 	if failed {
-		g.authFailures.Add(1)
+		g.fails[why].Add(1)
 	}
 	return t, err
 }
@@ -163,30 +180,30 @@ func bearerToken(header string) (string, bool) {
 
 // check reads the request's bearer token and finds it valid, or returns
 // the Unauthenticated error that says what is wrong with it.
-func (g *guard) check(r *http.Request) (apitoken.Token, error) {
+func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 	raw, ok := bearerToken(r.Header.Get("Authorization"))
 	if !ok || raw == "" {
-		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)")
+		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "this endpoint needs an API token: send it as `Authorization: Bearer TOKEN` (create one with `ql tokens create NAME --scope read`)")
 	}
 	if !apitoken.LooksLikeToken(raw) {
-		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "the API token is malformed: tokens start with %s (create one with `ql tokens create`)", apitoken.Prefix)
+		return apitoken.Token{}, failMalformed, qlerror.New(qlerror.Unauthenticated, "the API token is malformed: tokens start with %s (create one with `ql tokens create`)", apitoken.Prefix)
 	}
 	t, err := g.tokens.TokenByDigest(r.Context(), apitoken.Digest(raw))
 	if qlerror.CodeOf(err) == qlerror.NotFound {
-		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "the API token is not known; list tokens with `ql tokens list`")
+		return apitoken.Token{}, failUnknown, qlerror.New(qlerror.Unauthenticated, "the API token is not known; list tokens with `ql tokens list`")
 	}
 	if err != nil {
-		return apitoken.Token{}, err
+		return apitoken.Token{}, failNone, err
 	}
 	now := g.nowMs()
 	switch t.StateAt(now) {
 	case apitoken.StateRevoked:
-		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "the API token %q is revoked; create a new one with `ql tokens create`", t.Name)
+		return apitoken.Token{}, failRevoked, qlerror.New(qlerror.Unauthenticated, "the API token %q is revoked; create a new one with `ql tokens create`", t.Name)
 	case apitoken.StateExpired:
-		return apitoken.Token{}, qlerror.New(qlerror.Unauthenticated, "the API token %q has expired; create a new one with `ql tokens create`", t.Name)
+		return apitoken.Token{}, failExpired, qlerror.New(qlerror.Unauthenticated, "the API token %q has expired; create a new one with `ql tokens create`", t.Name)
 	}
 	g.touch(r.Context(), t.ID, now)
-	return t, nil
+	return t, failNone, nil
 }
 
 // touch records the token's use at most once per touchEvery per server; a

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -372,5 +373,34 @@ func TestWritesTheServerCannotDoAreExplained(t *testing.T) {
 		if p := send(t, h, "POST", target, "localhost", tokens[apitoken.Operate], `{}`); p.status != 409 || p.code != "failed_precondition" {
 			t.Errorf("POST %s: %d %s; want 409 failed_precondition", target, p.status, p.code)
 		}
+	}
+}
+
+// Each failed authentication is counted under its reason (what
+// qinglong_auth_failures_total{surface="api"} exports), and the totals are
+// their sum.
+func TestEachFailedAuthenticationIsCountedUnderItsReason(t *testing.T) {
+	t.Parallel()
+	st, tokens := tokenStore(t)
+	f := fakeReaders{}
+	now := int64(0)
+	h := NewHandler(Config{Runs: f, Triggers: f, Detail: f, Tokens: st, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler),
+		NowMs: func() int64 { return now }, Limits: Limits{FailedAuthBurst: 6}})
+	secret, tok, err := apitoken.Create(t.Context(), st, "0190a4f2-0000-7000-8000-0000000000ab", "short", apitoken.Read, 3_600_000_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.TokenRevoke(t.Context(), "tok-read"); err != nil {
+		t.Fatal(err)
+	}
+	now = *tok.ExpiresAtMs
+	unknown := apitoken.Prefix + strings.Repeat("A", 43)
+	for _, token := range []string{"", "not-a-token", unknown, unknown, secret, tokens[apitoken.Read], unknown} {
+		send(t, h, "GET", "/api/v1/runs", "localhost", token, "")
+	}
+	got := h.Stats()
+	want := authlimit.Failures{Malformed: 2, Unknown: 2, Expired: 1, Revoked: 1, Throttled: 1}
+	if got.API != want || got.AuthFailures != 6 || got.AuthThrottled != 1 {
+		t.Fatalf("stats %+v; want the API's %+v, 6 failures and 1 throttled in all", got, want)
 	}
 }

@@ -136,13 +136,18 @@ type consoleStats interface {
 // Stats are the handler's authentication counters.
 // The console's failed and throttled sign-ins count with the API's.
 func (h *Handler) Stats() Stats {
-	st := Stats{AuthFailures: h.g.authFailures.Load(), AuthThrottled: h.g.authThrottled.Load(), RateLimited: h.g.rateLimited.Load()}
+	g := h.g
+	st := Stats{RateLimited: g.rateLimited.Load(), API: authlimit.Failures{
+		Malformed: g.fails[failMalformed].Load(), Unknown: g.fails[failUnknown].Load(),
+		Expired: g.fails[failExpired].Load(), Revoked: g.fails[failRevoked].Load(), Throttled: g.authThrottled.Load(),
+	}}
 	if c, ok := h.a.Console.(consoleStats); ok {
 		failures, throttled, busy := c.AuthStats()
-		st.AuthFailures += failures
-		st.AuthThrottled += throttled
-		st.SigninBusy += busy
+		st.Console = authlimit.Failures{Unknown: failures, Throttled: throttled}
+		st.SigninBusy = busy
 	}
+	st.AuthFailures = st.API.Malformed + st.API.Unknown + st.API.Expired + st.API.Revoked + st.Console.Unknown
+	st.AuthThrottled = st.API.Throttled + st.Console.Throttled
 	return st
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -34,6 +35,9 @@ func exposedNames(t *testing.T) []string {
 		},
 		Workers:   func(context.Context) (int, int, error) { return 0, 0, nil },
 		Readiness: func() string { return StateReady },
+		AuthFailures: func() map[string]authlimit.Failures {
+			return map[string]authlimit.Failures{SurfaceAPI: {}, SurfaceConsole: {}, SurfaceWorker: {}}
+		},
 	})
 	fams, err := m.reg.Gather()
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -47,6 +48,25 @@ const (
 // ReadinessStates lists every readiness state.
 var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining}
 
+// Authentication surfaces, as qinglong_auth_failures_total labels them.
+const (
+	SurfaceAPI     = "api"
+	SurfaceConsole = "console"
+	SurfaceWorker  = "worker"
+)
+
+// AuthSurfaces lists every surface, AuthReasons every reason a failed
+// authentication is counted under (the fields of authlimit.Failures).
+var (
+	AuthSurfaces = []string{SurfaceAPI, SurfaceConsole, SurfaceWorker}
+	AuthReasons  = []string{"malformed", "unknown", "expired", "revoked", "throttled"}
+)
+
+// authReasonCounts are f's counts in the order of AuthReasons.
+func authReasonCounts(f authlimit.Failures) []uint64 {
+	return []uint64{f.Malformed, f.Unknown, f.Expired, f.Revoked, f.Throttled}
+}
+
 // Config is what a server tells its metrics.
 type Config struct {
 	// Profile is the server's profile (standalone, edge, cluster).
@@ -59,6 +79,9 @@ type Config struct {
 	Workers func(ctx context.Context) (sessions, freeSlots int, err error)
 	// Readiness is the server's readiness state, one of ReadinessStates.
 	Readiness func() string
+	// AuthFailures reads the failed authentications of each surface the
+	// server has (keys from AuthSurfaces); nil leaves them out.
+	AuthFailures func() map[string]authlimit.Failures
 	// CacheFor is how long one store read serves scrapes (default
 	// DefaultCacheFor).
 	CacheFor time.Duration
@@ -203,7 +226,7 @@ func (m *Metrics) AttemptsRetried(n int) { m.retried.Add(float64(n)) }
 type stateCollector struct {
 	cfg Config
 
-	due, oldest, runs, sessions, free, ready, readiness, readFailures *prometheus.Desc
+	due, oldest, runs, sessions, free, ready, readiness, readFailures, authFailures *prometheus.Desc
 
 	mu      sync.Mutex
 	readAt  time.Time
@@ -226,11 +249,12 @@ func newStateCollector(cfg Config) *stateCollector {
 		ready:        desc("ready", "1 when the server is ready (/readyz answers 200), else 0."),
 		readiness:    desc("readiness_state", "1 for the server's current readiness state, 0 for the others.", "state"),
 		readFailures: desc("monitor_read_failures_total", "Monitoring reads of the store that failed; while the last one failed, the store-read metrics are absent."),
+		authFailures: desc("auth_failures_total", "Failed authentications by surface (api, console, worker) and reason: malformed, unknown, expired or revoked credentials (refused with 401, or a failed console sign-in), and throttled requests (429: their address, or the console user name, failed too often).", "surface", "reason"),
 	}
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.sessions, c.free, c.ready, c.readiness, c.readFailures} {
+	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.sessions, c.free, c.ready, c.readiness, c.readFailures, c.authFailures} {
 		ch <- d
 	}
 }
@@ -249,6 +273,18 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 				v = 1
 			}
 			ch <- prometheus.MustNewConstMetric(c.readiness, prometheus.GaugeValue, v, s)
+		}
+	}
+	if c.cfg.AuthFailures != nil {
+		bySurface := c.cfg.AuthFailures()
+		for _, surface := range AuthSurfaces {
+			f, ok := bySurface[surface]
+			if !ok {
+				continue
+			}
+			for i, n := range authReasonCounts(f) {
+				ch <- prometheus.MustNewConstMetric(c.authFailures, prometheus.CounterValue, float64(n), surface, AuthReasons[i])
+			}
 		}
 	}
 	c.mu.Lock()

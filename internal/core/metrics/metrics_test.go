@@ -164,6 +164,7 @@ func TestTheOperationsMetricsTableListsEveryExportedLabelValue(t *testing.T) {
 		{"qinglong_scheduler_occurrences_passed_total", passed},
 		{"qinglong_runs", states},
 		{"qinglong_readiness_state", ReadinessStates},
+		{"qinglong_auth_failures_total", append(slices.Clone(AuthSurfaces), AuthReasons...)},
 	} {
 		if got := listed(row(c.metric)); !slices.Equal(got, c.want) {
 			t.Errorf("docs/operations.md lists %s values %v, the endpoint exports %v", c.metric, got, c.want)

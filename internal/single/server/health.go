@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
@@ -57,7 +58,8 @@ func (s *Server) listen() error {
 	if err != nil {
 		return err
 	}
-	s.http, s.api = srv, api
+	s.http = srv
+	s.api.Store(api)
 	s.cfg.Logger.Info("http listening; serving the console at /, /api/v1, /livez and /readyz (503 until the start completes)", "addr", srv.Addr(), "tls", tlsCfg != nil)
 	return nil
 }
@@ -72,10 +74,11 @@ func (s *Server) Addr() string {
 
 // APIStats are the API's authentication counters (zero when HTTP is off).
 func (s *Server) APIStats() httpapi.Stats {
-	if s.api == nil {
+	api := s.api.Load()
+	if api == nil {
 		return httpapi.Stats{}
 	}
-	return s.api.Stats()
+	return api.Stats()
 }
 
 // readiness is ready once started, until stopping, while the database
@@ -100,6 +103,10 @@ func (s *Server) newMetrics() *metrics.Metrics {
 		Profile:   string(s.cfg.Profile),
 		Monitor:   s.store.Monitor,
 		Readiness: s.readinessState,
+		AuthFailures: func() map[string]authlimit.Failures {
+			st := s.APIStats()
+			return map[string]authlimit.Failures{metrics.SurfaceAPI: st.API, metrics.SurfaceConsole: st.Console}
+		},
 	})
 }
 

@@ -3,15 +3,19 @@ package server
 import (
 	"fmt"
 	"math"
+	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 	"github.com/qinglong/qinglong/internal/testkit/metricstest"
 )
 
@@ -106,5 +110,32 @@ func TestMetricsScrapedFromAStandaloneServerMatchTheDatabase(t *testing.T) {
 	}
 	if got := m.Value(t, "qinglong_info", "profile", "standalone"); got != 1 {
 		t.Errorf("qinglong_info{profile=standalone} = %g", got)
+	}
+}
+
+// TestAStandaloneServerCountsFailedAuthenticationsInItsMetrics: the API's
+// and the console's failed authentications reach /metrics on the
+// standalone profile too (it has no worker ingress).
+func TestAStandaloneServerCountsFailedAuthenticationsInItsMetrics(t *testing.T) {
+	t.Parallel()
+	srv, err := startQuiet(t, Config{DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, token := range []string{"not-a-token", apitoken.Prefix + strings.Repeat("A", 43)} {
+		if status, _, _ := httpcall.Bearer(t, http.MethodGet, "http://"+srv.Addr()+"/api/v1/runs", token, nil); status != http.StatusUnauthorized {
+			t.Fatalf("token %q: %d, want 401", token, status)
+		}
+	}
+	m := metricstest.Scrape(t, "http://"+srv.MetricsAddr()+"/metrics")
+	for labels, want := range map[[2]string]float64{
+		{"api", "malformed"}: 1, {"api", "unknown"}: 1, {"api", "throttled"}: 0, {"console", "unknown"}: 0,
+	} {
+		if got := m.Value(t, "qinglong_auth_failures_total", "surface", labels[0], "reason", labels[1]); got != want {
+			t.Errorf("qinglong_auth_failures_total{surface=%q,reason=%q} = %g, want %g", labels[0], labels[1], got, want)
+		}
+	}
+	if got := m.Sum("qinglong_auth_failures_total", "surface", "worker"); got != 0 {
+		t.Errorf("worker series on a standalone server: %g", got)
 	}
 }

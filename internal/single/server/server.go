@@ -37,8 +37,10 @@ type Server struct {
 	retain *loop.Loop
 	diag   schedule.Diagnostics
 	http   *httpserve.Server
-	api    *httpapi.Handler
-	ready  atomic.Bool
+	// api is set once the HTTP listener is bound; metrics scraped before
+	// read it too.
+	api   atomic.Pointer[httpapi.Handler]
+	ready atomic.Bool
 	// stopping is set once the stop begins: readiness then says draining.
 	stopping atomic.Bool
 	// metrics and metricsHTTP exist only with a metrics address.
