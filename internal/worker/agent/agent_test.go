@@ -615,6 +615,51 @@ func TestAWorkerWithSeveralServersFailsOverToTheNextOne(t *testing.T) {
 	}
 }
 
+// A replica that froze (it accepts requests and never answers) is left
+// in time for the renewal to reach the next one, even at the shortest
+// lease: each send of a lease-bound request gets a share of what is left
+// of the lease, not a fixed timeout longer than the whole lease.
+func TestAWorkerWithTwoReplicasRenewsThroughTheSecondWhenTheFirstHangsAtTheShortestLease(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 3_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 6; echo done`, dir)))
+	target, err := url.Parse(in.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var frozen atomic.Bool
+	var hungRenewals atomic.Int32
+	release := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !frozen.Load() {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		if r.URL.Path == workerproto.PathRenew {
+			hungRenewals.Add(1)
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(hung.Close)
+	// Before Close, which waits for the handlers still holding requests.
+	t.Cleanup(func() { close(release) })
+	w := runAgent(t, in, func(c *Config) { c.Server = hung.URL + "," + in.srv.URL })
+	readPid(t, filepath.Join(dir, "pid"))
+	frozen.Store(true)
+	done := in.completed(g.AttemptID)
+	if done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 || string(in.attempt(g.AttemptID).log) != "done\n" {
+		t.Fatalf("completion %+v, log %q; want the command run to its end\n%s", done, in.attempt(g.AttemptID).log, w.logs)
+	}
+	if hungRenewals.Load() == 0 || strings.Contains(w.logs.String(), "attempt_lease_lost") {
+		t.Fatalf("%d renewals sent to the hung replica; the worker's log:\n%s", hungRenewals.Load(), w.logs)
+	}
+}
+
 // A --server nobody answers is reported (with the network's reason) by
 // the first registration's shorter bound, not after the full one: an
 // operator who mistyped the address learns it within seconds.

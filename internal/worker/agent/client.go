@@ -27,9 +27,12 @@ const (
 	// requestTimeout bounds one request other than a pull.
 	requestTimeout = 10 * time.Second
 	// pullSlack is how much longer than its long-poll a pull may take.
-	pullSlack  = 10 * time.Second
-	backoffMin = 100 * time.Millisecond
-	backoffMax = 2 * time.Second
+	pullSlack = 10 * time.Second
+	// minLeaseTry is the least time one send of a lease-bound request is
+	// given (see tryTimeout).
+	minLeaseTry = 200 * time.Millisecond
+	backoffMin  = 100 * time.Millisecond
+	backoffMax  = 2 * time.Second
 	// maxReply caps a reply body: a grant carries at most a stored command.
 	maxReply = 4 << 20
 )
@@ -200,33 +203,59 @@ func (c *Client) Pull(ctx context.Context, req workerproto.PullRequest) (reply w
 	return reply, sent, err
 }
 
+// leaseBound is the timeout of the requests made under a run lease (start,
+// renew, log, complete): their context ends with the lease (or the next
+// renewal), and each send gets a share of what is left of it.
+const leaseBound time.Duration = -1
+
+// tryTimeout bounds one send of a request whose whole is bounded by ctx.
+// A lease-bound send gets half of the time left before ctx's deadline (at
+// least minLeaseTry, at most requestTimeout): a replica that accepts the
+// request and never answers (frozen, hung) must not hold it to the end of
+// the lease, or the worker could not fail over to the next replica and
+// renew there in time. A fixed timeout cannot do it: it would be longer
+// than the whole of a short lease (3 s at least), or cut a long one's
+// sends needlessly short. Half leaves the next replica as long as the
+// hung one had.
+func tryTimeout(ctx context.Context, timeout time.Duration) time.Duration {
+	if timeout != leaseBound {
+		return timeout
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return requestTimeout
+	}
+	return min(requestTimeout, max(minLeaseTry, time.Until(deadline)/2))
+}
+
 // Start acknowledges a grant just before its spawn.
 func (c *Client) Start(ctx context.Context, req workerproto.StartRequest) (workerproto.LeaseReply, error) {
 	var out workerproto.LeaseReply
-	return out, c.call(ctx, workerproto.PathStart, requestTimeout, req, &out, nil)
+	return out, c.call(ctx, workerproto.PathStart, leaseBound, req, &out, nil)
 }
 
 // Renew extends a lease.
 func (c *Client) Renew(ctx context.Context, req workerproto.RenewRequest) (workerproto.LeaseReply, error) {
 	var out workerproto.LeaseReply
-	return out, c.call(ctx, workerproto.PathRenew, requestTimeout, req, &out, nil)
+	return out, c.call(ctx, workerproto.PathRenew, leaseBound, req, &out, nil)
 }
 
 // Log appends a chunk of output.
 func (c *Client) Log(ctx context.Context, req workerproto.LogRequest) (workerproto.LogReply, error) {
 	var out workerproto.LogReply
-	return out, c.call(ctx, workerproto.PathLog, requestTimeout, req, &out, nil)
+	return out, c.call(ctx, workerproto.PathLog, leaseBound, req, &out, nil)
 }
 
 // Complete reports an attempt's end.
 func (c *Client) Complete(ctx context.Context, req workerproto.CompleteRequest) (workerproto.CompleteReply, error) {
 	var out workerproto.CompleteReply
-	return out, c.call(ctx, workerproto.PathComplete, requestTimeout, req, &out, nil)
+	return out, c.call(ctx, workerproto.PathComplete, leaseBound, req, &out, nil)
 }
 
 // call POSTs req to path and decodes the reply into out, sending the same
-// body again after a transient failure until ctx ends. sent, when not
-// nil, is set to when the request that got the reply was sent.
+// body again after a transient failure until ctx ends; each send is
+// bounded by timeout (see tryTimeout for leaseBound). sent, when not nil,
+// is set to when the request that got the reply was sent.
 func (c *Client) call(ctx context.Context, path string, timeout time.Duration, req, out any, sent *time.Time) error {
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -238,7 +267,7 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 		if sent != nil {
 			*sent = time.Now()
 		}
-		err := c.once(ctx, base, path, timeout, body, out)
+		err := c.once(ctx, base, path, tryTimeout(ctx, timeout), body, out)
 		if err == nil || !transient(err) {
 			return err
 		}
