@@ -231,6 +231,39 @@ func TestTheLeaseClockKillsTheProcessGroupBeforeTheLeaseEnds(t *testing.T) {
 	}
 }
 
+// A worker frozen past its lease cannot kill its command in time; once it
+// runs again it says so, and how long past its lease the command ran,
+// instead of calling it a lease it could not renew, and kills it.
+func TestAWorkerFrozenPastItsLeaseSaysOnResumeThatItsCommandOutlivedTheLease(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 3_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
+	h := startHelper(t, in, filepath.Join(dir, "data"), time.Second)
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	waitFor(t, "a renewal", func() bool { return in.attempt(g.AttemptID).version >= 2 })
+	if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(in.attempt(g.AttemptID).leaseEnd) + 2*time.Second)
+	if processGone(pid) {
+		t.Fatal("the command of a frozen worker ended; want it still running, as nothing could stop it")
+	}
+	if err := h.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the command to be killed on resume", func() bool { return processGone(pid) })
+	waitFor(t, "the worker to log that the command outlived its lease", func() bool {
+		return strings.Contains(h.stderr.String(), `"code":"attempt_outlived_lease"`)
+	})
+	if logs := h.stderr.String(); !strings.Contains(logs, `"pastLease":"`) || strings.Contains(logs, `"code":"attempt_lease_lost"`) {
+		t.Fatalf("want one attempt_outlived_lease line with pastLease, no attempt_lease_lost:\n%s", logs)
+	}
+	if a := in.attempt(g.AttemptID); a.complete != nil {
+		t.Fatalf("the worker completed an attempt whose lease it had lost: %+v", a.complete)
+	}
+}
+
 // A stop reply ends a command that ignores SIGTERM: SIGTERM first, SIGKILL
 // after its kill grace, then the attempt is completed as stopped.
 func TestAStopReplySendsSIGTERMThenSIGKILLAfterTheGrace(t *testing.T) {

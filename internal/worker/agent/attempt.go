@@ -341,8 +341,20 @@ func (a *attempt) wait(done <-chan process.Result, res *process.Result) {
 // output still waiting, the line saying why the command was stopped last,
 // is offered to the replica once in the kill margin: its log then says
 // why the command ended, if the replica can still be reached.
+//
+// The loop wakes before the lease ends (by the kill margin), so a worker
+// that finds its copy of the lease already over while the command still
+// runs did not run meanwhile: it was frozen or suspended (SIGSTOP, a
+// cgroup freezer, a paused VM, a swap storm). It could not kill the
+// command in time, and the replica may already have run the attempt again
+// elsewhere: that overlap is logged for what it is, not as a lost lease.
 func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mask *process.Redactor) {
-	a.w.log.Warn("the lease could not be renewed in time: the command is killed and the attempt not reported again", a.logAttrs("code", "attempt_lease_lost")...)
+	if past := time.Since(a.leaseEnd); res == nil && past > 0 {
+		a.w.log.Error("this worker was frozen or suspended past the lease: the command ran on after its lease, and the replica may have run the attempt again meanwhile; the command is killed now and the attempt not reported again",
+			a.logAttrs("code", "attempt_outlived_lease", "pastLease", past.Round(time.Millisecond).String())...)
+	} else {
+		a.w.log.Warn("the lease could not be renewed in time: the command is killed and the attempt not reported again", a.logAttrs("code", "attempt_lease_lost")...)
+	}
 	if res == nil {
 		a.cancel(errLeaseLost)
 		a.hardOnce.Do(func() { close(a.hard) })
