@@ -284,7 +284,7 @@ func (w *worker) recoverLocal() error {
 		if err := errors.Join(endErr, markErr); err != nil {
 			attrs = append(attrs, "error", err.Error())
 		}
-		w.log.Warn("an earlier worker process left this attempt unfinished: it is not run again; the replica settles it when its lease expires", attrs...)
+		w.log.Warn("an earlier worker process left this attempt unfinished: it is not run again nor reported; the replica records it lost once its lease expires (it may have already)", attrs...)
 	}
 	return nil
 }
