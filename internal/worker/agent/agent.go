@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/process"
@@ -166,6 +167,9 @@ type worker struct {
 	draining     chan struct{}
 	drainingOnce sync.Once
 	fatal        error
+	// stopSignal names the signal that stopped the worker ("SIGTERM"),
+	// "" when none did or it is not known.
+	stopSignal string
 	// idle is signalled whenever an attempt ends.
 	idle chan struct{}
 	// reregister asks the heartbeat goroutine, the only one that
@@ -239,6 +243,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}()
 	select {
 	case <-ctx.Done():
+		w.mu.Lock()
+		w.stopSignal = signalName(context.Cause(ctx))
+		w.mu.Unlock()
 		w.stopPulling(nil)
 		w.log.Info("stopping: no more pulls; running commands may finish", "code", "worker_draining", "reason", "signal", "running", w.count(), "stopTimeout", cfg.StopTimeout.String())
 	case <-w.draining:
@@ -254,6 +261,39 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	w.log.Info("worker stopped", "code", "worker_stopped", "completed", s.Completed, "stopped", s.Stopped,
 		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "abandoned", s.Abandoned)
 	return s, fatal
+}
+
+// drainSignals are the signals that stop a worker gracefully, by name.
+var drainSignals = map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
+
+// signalName names the signal a context made by signal.NotifyContext was
+// cancelled by ("SIGTERM"), from the cause it gives ("terminated signal
+// received"); "" for any other cause, which then goes unnamed.
+func signalName(cause error) string {
+	if cause == nil {
+		return ""
+	}
+	for s, name := range drainSignals {
+		if cause.Error() == s.String()+" signal received" {
+			return name
+		}
+	}
+	return ""
+}
+
+// stoppedMessage is the error message of an attempt this worker stopped
+// because it was itself stopping: the replica records it with the attempt
+// (lost, as a crashed worker's), which otherwise would say nothing of why.
+func (w *worker) stoppedMessage() string {
+	w.mu.Lock()
+	sig := w.stopSignal
+	w.mu.Unlock()
+	by := ""
+	if sig != "" {
+		by = " (" + sig + ")"
+	}
+	return fmt.Sprintf("the worker was stopped%s before the command ended, and stopped the command when its stop timeout of %s ran out; "+
+		"the attempt is lost, as a crashed worker's, and a retry policy on lost runs it again", by, w.cfg.StopTimeout)
 }
 
 // recoverLocal abandons what an earlier process of this worker left

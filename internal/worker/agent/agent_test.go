@@ -408,6 +408,28 @@ func TestSIGTERMDrainsRunningCommandsThenExitsZero(t *testing.T) {
 	}
 }
 
+// An attempt a worker stopped because it was itself stopped (SIGTERM)
+// carries a message saying so, as a lease that ran out does: the replica
+// records it with the lost attempt.
+func TestAnAttemptStoppedByItsWorkersSIGTERMSaysSoInItsMessage(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
+	h := startHelper(t, in, filepath.Join(dir, "data"), time.Second)
+	readPid(t, filepath.Join(dir, "pid"))
+	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Wait(); err != nil {
+		t.Fatalf("the worker exited with %v after SIGTERM; want 0\n%s", err, h.stderr.String())
+	}
+	done := in.completed(g.AttemptID)
+	if done.ErrorCode != ErrorCodeStopped || !strings.HasPrefix(done.ErrorMessage, "the worker was stopped (SIGTERM) before the command ended") {
+		t.Fatalf("completion %+v; want %s with a message naming the worker's SIGTERM", done, ErrorCodeStopped)
+	}
+}
+
 // A pull whose reply is lost is sent again with the same offer id and
 // token, and gets the grant made the first time — never a second one.
 func TestARetriedPullAfterALostReplyReusesItsOfferAndGetsTheSameGrant(t *testing.T) {

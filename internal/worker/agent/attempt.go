@@ -456,6 +456,8 @@ func (a *attempt) complete(res process.Result) {
 		req.ErrorMessage = run.NotStartedMessage
 	case req.Outcome == workerproto.OutcomeSignaled && res.Signal > 0:
 		req.Signal, req.ErrorMessage = res.Signal, run.SignalMessage(res.Signal)
+	case req.ErrorCode == ErrorCodeStopped:
+		req.ErrorMessage = a.w.stoppedMessage()
 	}
 	for {
 		if a.over.Load() {
