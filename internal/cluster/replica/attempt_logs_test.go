@@ -58,7 +58,7 @@ func TestRunsLogsAttemptPrintsEachAttemptsOutputOnTheCluster(t *testing.T) {
 		{nil, "second try\n"},
 		{[]string{"--attempt", "1"}, "first try\n"},
 		{[]string{"--attempt", "2"}, "second try\n"},
-		{[]string{"--attempt", "1", "-f"}, "first try\n(attempt 1 of run " + id + " is failed; the run is succeeded)\n"},
+		{[]string{"--attempt", "1", "-f"}, "first try\n(attempt 1 of run " + id + " ended: failed; the run's state: succeeded)\n"},
 	} {
 		if code, out := runQL(t, bin, runtimeEnv, append([]string{"runs", "logs", id}, c.args...)...); code != 0 || out != c.want {
 			t.Errorf("runs logs %v: exit %d %q; want %q", c.args, code, out, c.want)

@@ -214,7 +214,7 @@ func TestCLICancelsFollowsLogsAndShowsAttemptsOnTheCluster(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil || !strings.Contains(stderr.String(), "(run "+followed+" is succeeded)") || !strings.Contains(stderr.String(), "(attempt 2 started: "+g.AttemptID+")") {
+		if err != nil || !strings.Contains(stderr.String(), "(run "+followed+" ended: succeeded)") || !strings.Contains(stderr.String(), "(attempt 2 started: "+g.AttemptID+")") {
 			t.Fatalf("logs -f ended with %v, stderr %q; want exit 0, the second attempt announced and the run's end", err, stderr.String())
 		}
 	case <-time.After(10 * time.Second):

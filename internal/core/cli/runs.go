@@ -316,7 +316,8 @@ func (l *logFollower) follow(ctx context.Context) error {
 			if n := len(d.Attempts); n > 0 {
 				l.noteTruncated(d.Attempts[n-1])
 			}
-			fmt.Fprintf(l.errOut, "(run %s is %s)\n", l.runID, d.Run.State)
+			// "ended: <state>" reads for every end ("is succeeded" did not).
+			fmt.Fprintf(l.errOut, "(run %s ended: %s)\n", l.runID, d.Run.State)
 			return nil
 		}
 		if err := pause(ctx, got, &wait); err != nil {
@@ -343,7 +344,7 @@ func (l *logFollower) followOne(ctx context.Context) error {
 		}
 		if ended {
 			l.noteTruncated(a)
-			fmt.Fprintf(l.errOut, "(attempt %d of run %s is %s; the run is %s)\n", a.Number, l.runID, a.State, d.Run.State)
+			fmt.Fprintf(l.errOut, "(attempt %d of run %s ended: %s; the run's state: %s)\n", a.Number, l.runID, a.State, d.Run.State)
 			return nil
 		}
 		if err := pause(ctx, got, &wait); err != nil {

@@ -143,7 +143,7 @@ func TestRunsLogsFollowReturnsWhenALocalRunEnds(t *testing.T) {
 	if code != 0 || out != "start "+running+"\nend\n" {
 		t.Fatalf("logs -f: %d %q %q; want the whole output", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "(run "+running+" is succeeded)") {
+	if !strings.Contains(errOut, "(run "+running+" ended: succeeded)") {
 		t.Fatalf("logs -f said %q; want the run's end", errOut)
 	}
 	if took := time.Since(start); took > 10*time.Second {
