@@ -6,6 +6,7 @@
 package console
 
 import (
+	"container/list"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -22,7 +23,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/account"
@@ -83,10 +83,6 @@ type Config struct {
 
 // DefaultSessionTTL is a working day: a session held longer signs in again.
 const DefaultSessionTTL = 12 * time.Hour
-
-// maxSessions bounds the in-memory session table; past it the oldest
-// expire first.
-const maxSessions = 10_000
 
 // maxForm caps a console form's body.
 const maxForm = 16 << 10
@@ -158,6 +154,10 @@ type session struct {
 	name      string
 	scope     apitoken.Scope
 	expiresMs int64
+	// owner is principal(), and used and owned its places in the session
+	// table's lists (sessions.go).
+	owner       string
+	used, owned *list.Element
 }
 
 // Console is the console's HTTP handler.
@@ -166,8 +166,7 @@ type Console struct {
 	mux  *http.ServeMux
 	tmpl map[string]*template.Template
 
-	mu       sync.Mutex
-	sessions map[string]*session
+	sessions *sessionTable
 	throttle *throttle
 	slots    *checkSlots
 	verify   func(hash, password string, found bool) bool
@@ -184,7 +183,7 @@ func New(cfg Config) *Console {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: map[string]*session{},
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
 		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword}
 	byPattern := map[string]map[string]http.HandlerFunc{}
 	var order []string
@@ -317,13 +316,7 @@ func (c *Console) session(r *http.Request) *session {
 		return nil
 	}
 	now := c.cfg.NowMs()
-	c.mu.Lock()
-	s, ok := c.sessions[ck.Value]
-	if ok && s.expiresMs <= now {
-		delete(c.sessions, ck.Value)
-		ok = false
-	}
-	c.mu.Unlock()
+	s, ok := c.sessions.get(ck.Value, now)
 	if !ok {
 		return nil
 	}
@@ -349,26 +342,13 @@ func (c *Console) stillValid(ctx context.Context, s *session, now int64) bool {
 	return err == nil && t.StateAt(now) == apitoken.StateActive
 }
 
-func (c *Console) drop(id string) {
-	c.mu.Lock()
-	delete(c.sessions, id)
-	c.mu.Unlock()
-}
+func (c *Console) drop(id string) { c.sessions.remove(id) }
 
 // start records a new session (of a token or a user) and sets its cookie.
 func (c *Console) start(w http.ResponseWriter, s *session) {
 	now := c.cfg.NowMs()
 	s.id, s.csrf, s.expiresMs = randomID(), randomID(), now+c.cfg.SessionTTL.Milliseconds()
-	c.mu.Lock()
-	if len(c.sessions) >= maxSessions {
-		for id, old := range c.sessions {
-			if old.expiresMs <= now+c.cfg.SessionTTL.Milliseconds()/2 {
-				delete(c.sessions, id)
-			}
-		}
-	}
-	c.sessions[s.id] = s
-	c.mu.Unlock()
+	c.sessions.add(s)
 	http.SetCookie(w, c.cookie(sessionCookie, s.id, "/", int(c.cfg.SessionTTL.Seconds())))
 }
 

@@ -292,3 +292,27 @@ func TestConsoleSessionCookieAndScopedButtons(t *testing.T) {
 		t.Errorf("Accept-Language zh-CN did not give the Chinese overview")
 	}
 }
+
+// Signing in again and again with one token keeps at most 20 sessions of
+// it: each sign-in past that ends the token's oldest session, and no
+// session of another token or user.
+func TestAFloodOfSigninsWithOneTokenEndsOnlyItsOwnOldestSessions(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	other := consoleClient(t)
+	site.signIn(t, other, site.tokens[apitoken.Operate])
+	var flood []*http.Client
+	for range 21 {
+		c := consoleClient(t)
+		site.signIn(t, c, site.tokens[apitoken.Read])
+		flood = append(flood, c)
+	}
+	if resp, _ := fetch(t, flood[0], http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the token's oldest session answered %d after 21 sign-ins with it, want 303 to /signin", resp.StatusCode)
+	}
+	for i, c := range append([]*http.Client{other}, flood[1:]...) {
+		if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
+			t.Fatalf("session %d answered %d, want 200: only the flooding token's oldest session may end", i, resp.StatusCode)
+		}
+	}
+}
