@@ -12,6 +12,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/cluster/workeringress"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
@@ -116,7 +117,7 @@ func (r *replica) listen() error {
 	live := liveReaders{adm: r.adm}
 	var err error
 	cfg := httpapi.Config{
-		Runs: live, Triggers: live, Detail: live, Tokens: live, Pauser: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
+		Runs: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
 		Ready: r.adm.ready, Log: r.log, Observe: r.observe,
 	}
 	if r.metricsHTTP == nil {
@@ -126,7 +127,7 @@ func (r *replica) listen() error {
 	if _, ok := any((*pgstore.Runtime)(nil)).(schedule.Manual); ok {
 		cfg.Manual = liveManual{live}
 	}
-	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
+	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Pauser: cfg.Pauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)

@@ -42,6 +42,11 @@ type Config struct {
 	Triggers schedule.StatusReader
 	Detail   schedule.DetailReader
 	Tokens   apitoken.Authenticator
+	// Uses records the last use of a token a session was signed in with,
+	// as the API records its own (default: one of the console's own; give
+	// the API's, so a token used through both is written at most once a
+	// minute).
+	Uses *apitoken.Uses
 	// Users signs console accounts in; nil where the server has none (the
 	// sign-in page then offers only the token).
 	Users account.Authenticator
@@ -182,6 +187,9 @@ func New(cfg Config) *Console {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Uses == nil {
+		cfg.Uses = apitoken.NewUses(cfg.Tokens)
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
 		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword}
@@ -339,7 +347,11 @@ func (c *Console) stillValid(ctx context.Context, s *session, now int64) bool {
 		return err == nil && u.State() == account.StateActive && u.Role.Scope().Allows(s.scope) && u.PasswordStamp == s.stamp
 	}
 	t, err := c.cfg.Tokens.TokenByDigest(ctx, s.digest)
-	return err == nil && t.StateAt(now) == apitoken.StateActive
+	if err != nil || t.StateAt(now) != apitoken.StateActive {
+		return false
+	}
+	c.cfg.Uses.Record(ctx, t.ID, now)
+	return true
 }
 
 func (c *Console) drop(id string) { c.sessions.remove(id) }
@@ -452,6 +464,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		c.renderSignin(w, r, tr(l, "err.unknown"), http.StatusUnauthorized)
 		return
 	}
+	c.cfg.Uses.Record(r.Context(), t.ID, c.cfg.NowMs())
 	c.start(w, &session{digest: digest, name: t.Name, scope: t.Scope})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

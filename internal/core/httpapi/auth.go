@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,13 +46,8 @@ var DefaultLimits = Limits{
 	FailedAuth: rate.Every(time.Minute), FailedAuthBurst: 10,
 }
 
-// touchEvery bounds how often one token's last use is written: a token in
-// steady use costs one write a minute, not one per request.
-const touchEvery = time.Minute
-
 // maxTracked bounds the per-address and per-token sets of limits (a full
-// set forgets the clients it limits least, authlimit.Keyed) and the map
-// of tokens' last recorded use (cleared when full: it only saves writes).
+// set forgets the clients it limits least, authlimit.Keyed).
 const maxTracked = 10_000
 
 // Stats are the server's authentication counters since it started, for
@@ -86,9 +80,7 @@ type guard struct {
 	// tries holds a try of the address's limit for each check in
 	// progress, so requests at once cannot pass a limit with one left.
 	tries authlimit.Tries
-	// mu guards touched, the last use recorded of each token.
-	mu      sync.Mutex
-	touched map[string]int64
+	uses  *apitoken.Uses
 
 	// fails counts the failed authentications by reason.
 	fails                      [failKinds]atomic.Uint64
@@ -202,26 +194,8 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 	case apitoken.StateExpired:
 		return apitoken.Token{}, failExpired, qlerror.New(qlerror.Unauthenticated, "the API token %q has expired; create a new one with `ql tokens create`", t.Name)
 	}
-	g.touch(r.Context(), t.ID, now)
+	g.uses.Record(r.Context(), t.ID, now)
 	return t, failNone, nil
-}
-
-// touch records the token's use at most once per touchEvery per server; a
-// failure to record it never fails the request.
-func (g *guard) touch(ctx context.Context, id string, now int64) {
-	g.mu.Lock()
-	last, ok := g.touched[id]
-	due := !ok || now-last >= touchEvery.Milliseconds()
-	if due {
-		if len(g.touched) >= maxTracked {
-			clear(g.touched)
-		}
-		g.touched[id] = now
-	}
-	g.mu.Unlock()
-	if due {
-		_ = g.tokens.TokenTouch(ctx, id, now) // best effort: last use is informational
-	}
 }
 
 // protect wraps a route that needs a token of scope need.

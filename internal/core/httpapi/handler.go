@@ -56,6 +56,9 @@ type Config struct {
 	Detail schedule.DetailReader
 	// Tokens authenticates every request but the probes'.
 	Tokens apitoken.Authenticator
+	// Uses records the tokens' last use; the console's should be the same
+	// (default: one of the API's own).
+	Uses *apitoken.Uses
 	// Pauser pauses and resumes triggers; nil where the server's
 	// database role may not (the cluster's runtime role).
 	Pauser schedule.Pauser
@@ -192,7 +195,10 @@ func NewHandler(cfg Config) *Handler {
 	g := &guard{limits: lim, nowMs: cfg.NowMs, tokens: cfg.Tokens, hosts: hosts,
 		perTok:  authlimit.NewKeyed(lim.PerToken, lim.Burst, maxTracked),
 		perAddr: authlimit.NewKeyed(lim.FailedAuth, lim.FailedAuthBurst, maxTracked),
-		touched: map[string]int64{}}
+		uses:    cfg.Uses}
+	if g.uses == nil {
+		g.uses = apitoken.NewUses(cfg.Tokens)
+	}
 	a := &api{Config: cfg, guard: g}
 	h := &Handler{mux: http.NewServeMux(), a: a, g: g}
 	byPattern := map[string][]route{}

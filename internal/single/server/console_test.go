@@ -316,3 +316,24 @@ func TestAFloodOfSigninsWithOneTokenEndsOnlyItsOwnOldestSessions(t *testing.T) {
 		}
 	}
 }
+
+// A token used only through a console session records its last use, as
+// one used over the API does, so `ql tokens list` does not show it unused.
+func TestATokenUsedOnlyThroughTheConsoleRecordsItsLastUse(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Read])
+	if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("runs page: %d", resp.StatusCode)
+	}
+	tokens, err := site.srv.store.TokenList(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range tokens {
+		if tok.Name == "console-read" && tok.LastUsedAtMs == nil {
+			t.Fatal("the token a console session was signed in with records no last use")
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/console"
@@ -31,7 +32,7 @@ func (s *Server) listen() error {
 	}
 	cfg := httpapi.Config{
 		TrustedProxies: proxies,
-		Runs:           s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Pauser: s.store, Cancel: s.store.CancelRun,
+		Runs:           s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(s.store), Pauser: s.store, Cancel: s.store.CancelRun,
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Log: s.cfg.Logger,
 		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},
@@ -46,7 +47,7 @@ func (s *Server) listen() error {
 	if m, ok := any(s.store).(schedule.Manual); ok {
 		cfg.Manual = m
 	}
-	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens,
+	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
 		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Secure: tlsCfg != nil, Log: s.cfg.Logger,
 		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
