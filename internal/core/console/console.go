@@ -258,8 +258,13 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			h(w, r, nil)
 			return
 		}
-		s := c.session(r)
+		s, err := c.session(r)
 		l := lang(r)
+		if err != nil {
+			c.cfg.Log.Warn("console: checking a session", "err", err)
+			c.failWith(w, r, nil, http.StatusServiceUnavailable, tr(l, "err.sessioncheck"))
+			return
+		}
 		if s == nil {
 			if r.Method == http.MethodGet {
 				http.Redirect(w, r, "/signin", http.StatusSeeOther)
@@ -317,41 +322,59 @@ func randomID() string {
 }
 
 // session returns the request's live session, nil when there is none or
-// its token no longer authenticates.
-func (c *Console) session(r *http.Request) *session {
+// its token or user no longer allows it (then it is ended). An error is
+// the store's, which decides nothing about the session: it is kept.
+func (c *Console) session(r *http.Request) (*session, error) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	now := c.cfg.NowMs()
 	s, ok := c.sessions.get(ck.Value, now)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	if !c.stillValid(r.Context(), s, now) {
+	valid, err := c.stillValid(r.Context(), s, now)
+	if err != nil {
+		return nil, err
+	}
+	if !valid {
 		c.drop(s.id)
-		return nil
+		return nil, nil
 	}
-	return s
+	return s, nil
 }
 
 // stillValid looks a session's token or user up again; a user's role may
 // only narrow what the session was given at sign-in, and its password must
-// be the one the session signed in with.
-func (c *Console) stillValid(ctx context.Context, s *session, now int64) bool {
+// be the one the session signed in with. A token or user that is not
+// found is gone; any other error is returned, deciding nothing.
+func (c *Console) stillValid(ctx context.Context, s *session, now int64) (bool, error) {
 	if s.userID != "" {
 		if c.cfg.Users == nil {
-			return false
+			return false, nil
 		}
 		u, err := c.cfg.Users.UserByID(ctx, s.userID)
-		return err == nil && u.State() == account.StateActive && u.Role.Scope().Allows(s.scope) && u.PasswordStamp == s.stamp
+		if qlerror.CodeOf(err) == qlerror.NotFound {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return u.State() == account.StateActive && u.Role.Scope().Allows(s.scope) && u.PasswordStamp == s.stamp, nil
 	}
 	t, err := c.cfg.Tokens.TokenByDigest(ctx, s.digest)
-	if err != nil || t.StateAt(now) != apitoken.StateActive {
-		return false
+	if qlerror.CodeOf(err) == qlerror.NotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if t.StateAt(now) != apitoken.StateActive {
+		return false, nil
 	}
 	c.cfg.Uses.Record(ctx, t.ID, now)
-	return true
+	return true, nil
 }
 
 func (c *Console) drop(id string) { c.sessions.remove(id) }
