@@ -453,6 +453,12 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 // starts a session.
 func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	// Before the CSRF check: a cut body has lost its fields, and the
+	// answer must say what was wrong with it.
+	if tooLarge(r) {
+		c.renderSignin(w, r, fmt.Sprintf(tr(lang(r), "err.toolarge"), maxForm>>10), http.StatusRequestEntityTooLarge)
+		return
+	}
 	ck, err := r.Cookie(signinCookie)
 	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) {
 		c.renderSignin(w, r, "the sign-in form is missing its CSRF token or it is stale; sign in again on this page", http.StatusForbidden)

@@ -337,3 +337,16 @@ func TestATokenUsedOnlyThroughTheConsoleRecordsItsLastUse(t *testing.T) {
 		}
 	}
 }
+
+// A sign-in form over 16 KiB is refused with 413 saying so, as every
+// other console form is.
+func TestASigninFormOverTheCapIs413(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf, _ := site.signinForm(t, c)
+	resp, body := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}, "pad": {strings.Repeat("x", 17<<10)}})
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "16 KiB") {
+		t.Fatalf("a sign-in form over 16 KiB: %d, want 413 naming the cap:\n%s", resp.StatusCode, body)
+	}
+}
