@@ -8,7 +8,9 @@ package console
 import (
 	"container/list"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
@@ -175,6 +177,10 @@ type Console struct {
 	throttle *throttle
 	slots    *checkSlots
 	verify   func(hash, password string, found bool) bool
+	// signinKey signs the sign-in form's CSRF values (signinValue), so a
+	// cookie planted by someone else is refused; it is per process, so a
+	// restart only makes open sign-in forms stale.
+	signinKey []byte
 }
 
 // New returns the console handler.
@@ -192,7 +198,9 @@ func New(cfg Config) *Console {
 		cfg.Uses = apitoken.NewUses(cfg.Tokens)
 	}
 	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
-		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword}
+		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword,
+		signinKey: make([]byte, 32)}
+	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms
 	byPattern := map[string]map[string]http.HandlerFunc{}
 	var order []string
 	for _, rt := range routes {
@@ -431,6 +439,24 @@ func serveAsset(w http.ResponseWriter, r *http.Request, _ *session) {
 	http.StripPrefix("/assets/", http.FileServerFS(sub)).ServeHTTP(w, r)
 }
 
+// signinValue is the sign-in form's CSRF value for nonce: the nonce and
+// its HMAC under the process's key. A double-submit cookie alone would
+// take any value a page on another site (or a neighbouring subdomain)
+// managed to plant as a cookie with the same value in its form, signing
+// the victim in to the attacker's account; a value without the server's
+// signature is refused.
+func (c *Console) signinValue(nonce string) string {
+	m := hmac.New(sha256.New, c.signinKey)
+	m.Write([]byte(nonce))
+	return nonce + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// signedSigninValue reports whether v is a value signinValue made.
+func (c *Console) signedSigninValue(v string) bool {
+	nonce, _, ok := strings.Cut(v, ".")
+	return ok && hmac.Equal([]byte(v), []byte(c.signinValue(nonce)))
+}
+
 // signinPage shows the sign-in form with a fresh double-submit CSRF value.
 func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session) {
 	c.renderSignin(w, r, "", http.StatusOK)
@@ -439,7 +465,7 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session)
 // renderSignin shows the sign-in form with msg, keeping the user name a
 // failed sign-in was tried with (never the password or token).
 func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg string, status int) {
-	v := randomID()
+	v := c.signinValue(randomID())
 	http.SetCookie(w, c.cookie(signinCookie, v, "/signin", 0))
 	user := ""
 	if r.Method == http.MethodPost {
@@ -460,7 +486,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	ck, err := r.Cookie(signinCookie)
-	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) {
+	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) || !c.signedSigninValue(ck.Value) {
 		c.renderSignin(w, r, "the sign-in form is missing its CSRF token or it is stale; sign in again on this page", http.StatusForbidden)
 		return
 	}

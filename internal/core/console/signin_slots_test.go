@@ -42,13 +42,14 @@ func storeWithBob(t *testing.T) *countedUsers {
 }
 
 // wrongSignin posts a sign-in of name with a wrong password from addr,
-// with a matching sign-in cookie and form token, and returns the answer.
+// with a matching, signed sign-in cookie and form token, and returns the
+// answer.
 func wrongSignin(c *Console, name, addr string) *httptest.ResponseRecorder {
-	form := url.Values{"csrf": {"x"}, "user": {name}, "password": {"a wrong password"}}
+	form := url.Values{"csrf": {c.signinValue("x")}, "user": {name}, "password": {"a wrong password"}}
 	r := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.RemoteAddr = addr + ":4000"
-	r.AddCookie(&http.Cookie{Name: signinCookie, Value: "x"})
+	r.AddCookie(&http.Cookie{Name: signinCookie, Value: c.signinValue("x")})
 	w := httptest.NewRecorder()
 	c.ServeHTTP(w, r)
 	return w

@@ -350,3 +350,27 @@ func TestASigninFormOverTheCapIs413(t *testing.T) {
 		t.Fatalf("a sign-in form over 16 KiB: %d, want 413 naming the cap:\n%s", resp.StatusCode, body)
 	}
 }
+
+// A sign-in whose CSRF cookie and field carry a value the server did not
+// sign (one planted by another site: login CSRF) is refused, even with a
+// good token.
+func TestASigninWithAPlantedCSRFCookieIsRefused(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	const planted = "chosen-by-the-attacker"
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, site.base+"/signin",
+		strings.NewReader(url.Values{"csrf": {planted}, "token": {site.tokens[apitoken.Read]}}.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(&http.Cookie{Name: "ql_signin", Value: planted})
+	resp, err := consoleClient(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a sign-in with a planted CSRF cookie: %d, want 403", resp.StatusCode)
+	}
+}
