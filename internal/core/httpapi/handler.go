@@ -120,7 +120,16 @@ type Handler struct {
 	patterns []string
 }
 
+// hsts tells a browser that reached the server over HTTPS to use nothing
+// else for a year, so a later plain-HTTP link (or an attacker on the
+// network rewriting one) cannot carry a session cookie or token in clear.
+// Subdomains are left out: they may be other servers.
+const hsts = "max-age=31536000"
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.TLS != nil {
+		w.Header().Set("Strict-Transport-Security", hsts)
+	}
 	if len(h.a.TrustedProxies) > 0 {
 		if addr := clientAddr(r, h.a.TrustedProxies); addr != r.RemoteAddr {
 			r = r.Clone(r.Context())
