@@ -494,6 +494,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	addr := remoteHost(r)
 	name := strings.TrimSpace(r.PostFormValue("user"))
 	if !c.throttle.allowed(addr, name) {
+		w.Header().Set("Retry-After", retryThrottled)
 		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
 		return
 	}

@@ -38,6 +38,7 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 	// is the same for every name.
 	try, ok := c.throttle.reserve(addr, name)
 	if !ok {
+		w.Header().Set("Retry-After", retryThrottled)
 		c.renderSignin(w, r, tr(l, "err.throttled"), http.StatusTooManyRequests)
 		return
 	}
@@ -83,6 +84,10 @@ func verifyPassword(hash, password string, found bool) bool {
 // fill that ceiling on purpose, so it does not apply from an address the
 // name signed in from within knownFor: the owner, back at a known place,
 // is held only to the address's and the pair's limits.
+// retryThrottled is the Retry-After of a throttled sign-in, the API's for
+// a throttled address: a try comes back within signinEvery.
+const retryThrottled = "60"
+
 const (
 	signinBurst     = 10
 	signinPairBurst = 5

@@ -119,8 +119,9 @@ func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) 
 	}
 }
 
-// After ten failed sign-ins from one address even a good token is refused
-// with 429 for a while, and the refusals count with the API's.
+// After ten failed sign-ins from one address even the right password or
+// a good token is refused with 429 for a while, saying when to retry as
+// the API does (Retry-After: 60), and the refusals count with the API's.
 func TestConsoleSigninIsThrottledAfterRepeatedFailures(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -138,8 +139,13 @@ func TestConsoleSigninIsThrottledAfterRepeatedFailures(t *testing.T) {
 	if st != http.StatusTooManyRequests || !strings.Contains(msg, "wait a minute") {
 		t.Fatalf("after ten failures the right password: %d %q, want 429", st, msg)
 	}
-	if got := site.srv.APIStats(); got.AuthThrottled != 1 || got.AuthFailures != 10 {
-		t.Fatalf("counters %+v, want 10 failures and 1 throttled", got)
+	csrf, _ := site.signinForm(t, c)
+	resp, _ := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}})
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "60" {
+		t.Fatalf("after ten failures a good token: %d with Retry-After %q, want 429 with Retry-After 60, as the API's", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if got := site.srv.APIStats(); got.AuthThrottled != 2 || got.AuthFailures != 10 {
+		t.Fatalf("counters %+v, want 10 failures and 2 throttled", got)
 	}
 }
 
