@@ -222,15 +222,11 @@ func New(cfg Config) *Console {
 				h(w, r)
 				return
 			}
-			setHeaders(w)
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			http.Error(w, "method not allowed: "+p+" answers "+strings.Join(allow, ", "), http.StatusMethodNotAllowed)
 		})
 	}
-	c.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		setHeaders(w)
-		http.NotFound(w, r)
-	})
+	c.mux.HandleFunc("/", http.NotFound)
 	return c
 }
 
@@ -244,7 +240,12 @@ func Patterns() [][3]string {
 	return out
 }
 
-func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.mux.ServeHTTP(w, r) }
+// ServeHTTP sets the security headers before the mux sees the request, so
+// every answer has them, the mux's own redirects to a cleaned path too.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setHeaders(w)
+	c.mux.ServeHTTP(w, r)
+}
 
 // setHeaders are the security headers of every console answer: no script
 // but the console's own file, no framing, no sniffing, no caching.
@@ -261,7 +262,6 @@ func setHeaders(w http.ResponseWriter) {
 func (c *Console) guard(rt route) http.HandlerFunc {
 	h := rt.handler(c)
 	return func(w http.ResponseWriter, r *http.Request) {
-		setHeaders(w)
 		if rt.scope == signedOut {
 			h(w, r, nil)
 			return

@@ -202,11 +202,6 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		g := a.guard
-		if !g.hostAllowed(r) {
-			a.writeError(w, r, qlerror.New(codeHostNotAllowed, "host %q is not one this server answers to; "+
-				"add it with --allowed-hosts (a guard against DNS rebinding), or use the server's address", r.Host))
-			return
-		}
 		if ok, reason := a.Ready(); !ok {
 			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); use another replica or retry later", reason))
 			return

@@ -118,6 +118,12 @@ type Handler struct {
 	g   *guard
 	// patterns are the mux patterns registered, in order.
 	patterns []string
+	// apiPaths are the route table's paths outside /api/ (the probes,
+	// /metrics): every other such path is the console's.
+	apiPaths map[string]bool
+	// anyHost are the probes' paths, which answer any Host: orchestrators
+	// probe by address.
+	anyHost map[string]bool
 }
 
 // hsts tells a browser that reached the server over HTTPS to use nothing
@@ -135,6 +141,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r = r.Clone(r.Context())
 			r.RemoteAddr = addr
 		}
+	}
+	// Before any routing: the mux answers a path it cleans (//, ..) with a
+	// redirect of its own, which must not reach a rebinding page either.
+	if !h.anyHost[r.URL.Path] && !h.g.hostAllowed(r) {
+		h.a.writeError(w, r, qlerror.New(codeHostNotAllowed, "host %q is not one this server answers to; "+
+			"add it with --allowed-hosts (a guard against DNS rebinding), or use the server's address", r.Host))
+		return
+	}
+	// The console takes its paths as they came, so that its answers,
+	// its own path-cleaning redirects included, carry its headers.
+	if h.a.Console != nil && !strings.HasPrefix(r.URL.Path, "/api/") && !h.apiPaths[r.URL.Path] {
+		h.a.Console.ServeHTTP(w, r)
+		return
 	}
 	h.mux.ServeHTTP(w, r)
 }
@@ -209,7 +228,7 @@ func NewHandler(cfg Config) *Handler {
 		g.uses = apitoken.NewUses(cfg.Tokens)
 	}
 	a := &api{Config: cfg, guard: g}
-	h := &Handler{mux: http.NewServeMux(), a: a, g: g}
+	h := &Handler{mux: http.NewServeMux(), a: a, g: g, apiPaths: map[string]bool{}, anyHost: map[string]bool{}}
 	byPattern := map[string][]route{}
 	var order []string
 	for _, rt := range routes {
@@ -217,19 +236,17 @@ func NewHandler(cfg Config) *Handler {
 			order = append(order, rt.pattern)
 		}
 		byPattern[rt.pattern] = append(byPattern[rt.pattern], rt)
+		if !strings.HasPrefix(rt.pattern, "/api/") {
+			h.apiPaths[rt.pattern] = true
+		}
+		if rt.scope == public {
+			h.anyHost[rt.pattern] = true
+		}
 	}
 	for _, p := range order {
 		h.handle(p, a.dispatch(byPattern[p]))
 	}
 	h.handle("/", func(w http.ResponseWriter, r *http.Request) {
-		if cfg.Console != nil && !strings.HasPrefix(r.URL.Path, "/api/") {
-			if !g.hostAllowed(r) {
-				a.writeError(w, r, qlerror.New(codeHostNotAllowed, "host %q is not one this server answers to; add it with --allowed-hosts", r.Host))
-				return
-			}
-			cfg.Console.ServeHTTP(w, r)
-			return
-		}
 		a.writeError(w, r, qlerror.New(qlerror.NotFound, "no such endpoint %s; docs/operations.md lists the routes (/api/v1/runs, /api/v1/triggers, ...)", r.URL.Path))
 	})
 	return h
