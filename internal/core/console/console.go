@@ -226,7 +226,10 @@ func New(cfg Config) *Console {
 			http.Error(w, "method not allowed: "+p+" answers "+strings.Join(allow, ", "), http.StatusMethodNotAllowed)
 		})
 	}
-	c.mux.HandleFunc("/", http.NotFound)
+	// Any other path is a page that does not exist: signed out, it sends
+	// the browser to sign in as every page does (so it tells no stranger
+	// which paths exist); signed in, it is the console's 404 page.
+	c.mux.HandleFunc("/", c.guard(route{pattern: "/", scope: apitoken.Read, handler: func(c *Console) handlerFunc { return c.notFound }}))
 	return c
 }
 
@@ -245,6 +248,10 @@ func Patterns() [][3]string {
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setHeaders(w)
 	c.mux.ServeHTTP(w, r)
+}
+
+func (c *Console) notFound(w http.ResponseWriter, r *http.Request, s *session) {
+	c.failWith(w, r, s, http.StatusNotFound, tr(lang(r), "err.nopage"))
 }
 
 // setHeaders are the security headers of every console answer: no script
@@ -457,7 +464,7 @@ func (c *Console) signedSigninValue(v string) bool {
 	return ok && hmac.Equal([]byte(v), []byte(c.signinValue(nonce)))
 }
 
-// signinPage shows the sign-in form with a fresh double-submit CSRF value.
+// signinPage shows the sign-in form with its double-submit CSRF value.
 func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session) {
 	c.renderSignin(w, r, "", http.StatusOK)
 }
@@ -465,8 +472,17 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request, _ *session)
 // renderSignin shows the sign-in form with msg, keeping the user name a
 // failed sign-in was tried with (never the password or token).
 func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg string, status int) {
-	v := c.signinValue(randomID())
-	http.SetCookie(w, c.cookie(signinCookie, v, "/signin", 0))
+	// A browser's signed value is kept: another render of this page for
+	// the same browser (a second tab, or a request it made on its own, for
+	// its icon, and was sent here to sign in) must not make the form being
+	// filled in stale.
+	v := ""
+	if ck, err := r.Cookie(signinCookie); err == nil && c.signedSigninValue(ck.Value) {
+		v = ck.Value
+	} else {
+		v = c.signinValue(randomID())
+		http.SetCookie(w, c.cookie(signinCookie, v, "/signin", 0))
+	}
 	user := ""
 	if r.Method == http.MethodPost {
 		user = strings.TrimSpace(r.PostFormValue("user"))

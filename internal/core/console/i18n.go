@@ -65,6 +65,7 @@ var messages = map[string]map[string]string{
 		"err.noworkers":    "This profile has no remote workers: its Runs execute on the server itself.",
 		"err.internal":     "The server could not do this; its log says why.",
 		"err.nolog":        "This server cannot read logs.",
+		"err.nopage":       "There is no such page here.",
 		"err.sessioncheck": "The server cannot check your session right now (its database did not answer); you are still signed in, try again in a moment.",
 	},
 	"zh": {
@@ -117,6 +118,7 @@ var messages = map[string]map[string]string{
 		"err.noworkers":    "此配置没有远程执行节点：运行在服务器本机执行。",
 		"err.internal":     "服务器无法完成此操作；原因见其日志。",
 		"err.nolog":        "此服务器无法读取日志。",
+		"err.nopage":       "这里没有这个页面。",
 		"err.sessioncheck": "服务器暂时无法核对你的会话（其数据库没有应答）；你仍处于登录状态，请稍后重试。",
 	},
 }

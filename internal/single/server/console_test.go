@@ -410,3 +410,31 @@ func TestEveryAnswerChecksTheHostAndAConsoleRedirectCarriesTheConsoleHeaders(t *
 		t.Fatalf("the console's redirect lacks its security headers: %v", resp.Header)
 	}
 }
+
+// A path the console does not have sends a browser without a session to
+// sign in, like every page (leaving an open sign-in form good), and is the
+// console's own 404 page with one.
+func TestAnUnknownConsolePathIsTheConsoles404PageOrSignin(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	resp, _ := fetch(t, consoleClient(t), http.MethodGet, site.base+"/no/such/page", nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
+		t.Fatalf("an unknown path without a session: %d to %q, want 303 to /signin", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	// A browser fetches its icon on its own while the sign-in form is
+	// open; being sent to sign in, that fetch must not make the form stale.
+	c := consoleClient(t)
+	csrf, _ := site.signinForm(t, c)
+	browser := &http.Client{Jar: c.Jar}
+	if resp, _ := fetch(t, browser, http.MethodGet, site.base+"/favicon.ico", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the icon, followed to sign-in: %d", resp.StatusCode)
+	}
+	resp, _ = fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("the open sign-in form after the icon's fetch: %d, want 303 to /", resp.StatusCode)
+	}
+	resp, page := fetch(t, c, http.MethodGet, site.base+"/no/such/page", nil)
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(page, "There is no such page here.") || !strings.Contains(page, `href="/runs"`) {
+		t.Fatalf("an unknown path with a session: %d, want the console's 404 page in its layout:\n%s", resp.StatusCode, page)
+	}
+}
