@@ -24,7 +24,8 @@ func query(name string) string {
 }
 
 // Statements that run before the schema is known to be exact (opening,
-// migrating, readiness): never prepared.
+// migrating, readiness), or on a connection of their own outside both
+// pools: never prepared on a pool.
 var (
 	qPing                  = query("ping")
 	qSchemaObjects         = query("schema_objects")
@@ -38,6 +39,7 @@ var (
 	qPragmaJournalMode     = query("pragma_journal_mode")
 	qPragmaForeignKeys     = query("pragma_foreign_keys")
 	qPragmaAutoVacuum      = query("pragma_auto_vacuum")
+	qPragmaDataVersion     = query("pragma_data_version")
 	qBackupInto            = query("backup_into")
 	qBackupForgetProcesses = query("backup_forget_processes")
 )
