@@ -41,6 +41,16 @@ const (
 	EdgeStopTimeout       = 5 * time.Second
 	EdgeConcurrency       = 1
 	DefaultLogCapBytes    = 1 << 20
+	// StandaloneWatch and EdgeWatch are how often the server looks whether
+	// another process committed to its file (a trigger applied, enabled or
+	// resumed, a Run admitted with `ql triggers run`), which its own rounds
+	// would learn only at their cadence. A look is one short read
+	// transaction of a few microseconds, so standalone looks as often as a
+	// loop may run; the edge profile looks once a second, keeping a
+	// router's idle wake-ups few while a trigger applied a second or more
+	// ahead of its first occurrence is still admitted at its instant.
+	StandaloneWatch = loop.MinCadence
+	EdgeWatch       = time.Second
 	// edgeCacheKiB keeps the edge profile's page caches within its memory
 	// budget; standalone uses the store's default.
 	edgeCacheKiB   = 256
@@ -216,6 +226,20 @@ func (c Config) Validate() error {
 		return qlerror.New(qlerror.Invalid, "%s", err)
 	}
 	return nil
+}
+
+// watchPeriod is how often the server looks for other processes'
+// commits; 0 means never, when the cadence is as short: the rounds then
+// look often enough by themselves.
+func (c Config) watchPeriod() time.Duration {
+	period := StandaloneWatch
+	if c.Profile == Edge {
+		period = EdgeWatch
+	}
+	if c.Cadence <= period {
+		return 0
+	}
+	return period
 }
 
 // DefaultConcurrency is how many commands the profile runs at once when

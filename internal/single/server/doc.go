@@ -7,13 +7,14 @@
 // Start order (each step only after the previous one succeeded):
 //
 //	validate config → open file → migrate → readiness → owner lock
-//	  → recovery (dead owners' attempts become lost) → dispatcher
-//	  → scheduler loop → HTTP /livez, /readyz (optional)
+//	  → recovery (dead owners' attempts become lost) → commit watch
+//	  → dispatcher → scheduler loop → watch loop (when the cadence is
+//	  longer than the watch period) → HTTP /livez, /readyz (optional)
 //
 // Stop runs in reverse and is bounded by the profile's stop timeout:
-// /readyz turns 503, the scheduler stops and drains, the dispatcher kills
-// what still runs after its grace and records it, then the owner lock and
-// the file are released.
+// /readyz turns 503, the watch stops, the scheduler stops and drains,
+// the dispatcher kills what still runs after its grace and records it,
+// then the owner lock, the watch's connection and the file are released.
 //
 // Two servers on one file never duplicate an occurrence: every decision
 // commits in BEGIN IMMEDIATE against the row's state_version, and the

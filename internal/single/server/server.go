@@ -46,6 +46,11 @@ type Server struct {
 	// metrics and metricsHTTP exist only with a metrics address.
 	metrics     *metrics.Metrics
 	metricsHTTP *httpserve.Server
+	// watch and watcher exist only when the cadence is longer than the
+	// watch period; watchFailing belongs to the watcher's goroutine.
+	watch        *sqlitestore.CommitWatch
+	watcher      *loop.Loop
+	watchFailing bool
 
 	stopOnce sync.Once
 	stopErr  error
@@ -126,6 +131,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if rec.OrphanErr != nil {
 		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "error", rec.OrphanErr.Error())
 	}
+	if err := s.openWatch(ctx); err != nil {
+		return nil, err
+	}
 	if s.disp, err = s.newDispatcher(); err != nil {
 		return nil, err
 	}
@@ -141,6 +149,11 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	if err := s.sched.Start(ctx); err != nil {
 		return nil, err
+	}
+	if s.watcher != nil {
+		if err := s.watcher.Start(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.startNotifications(ctx); err != nil {
 		return nil, err
@@ -306,6 +319,9 @@ func (s *Server) teardown(ctx context.Context) error {
 	s.stopping.Store(true)
 	s.ready.Store(false)
 	var errs []error
+	if s.watcher != nil {
+		errs = append(errs, s.watcher.Stop(ctx))
+	}
 	if s.notify != nil {
 		errs = append(errs, s.notify.Stop(ctx))
 	}
@@ -325,6 +341,9 @@ func (s *Server) teardown(ctx context.Context) error {
 	}
 	if s.owner != nil {
 		errs = append(errs, s.owner.Release())
+	}
+	if s.watch != nil {
+		errs = append(errs, s.watch.Close())
 	}
 	if s.store != nil {
 		errs = append(errs, s.store.Close())

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/loop"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -21,4 +24,59 @@ func (s *Server) planWake(sum schedule.Summary) {
 		return
 	}
 	s.sched.WakeWithin(sum.Next.Wait(time.Now(), s.cfg.Cadence, wakeMargin))
+}
+
+// openWatch reads the database's version and makes the loop that looks
+// every watch period whether another connection committed since, and then
+// wakes the scheduler and the dispatcher: a trigger another process
+// applied is taken at once (its next due instant then shortens the wait as
+// usual), and a Run it admitted starts, or a cancel it asked stops a
+// command, without waiting for the dispatcher's cadence. The version is
+// read before the first rounds of both, so nothing committed after a round
+// read the database goes unseen; the loop starts once they have, since it
+// wakes them.
+//
+// The server's own commits go through its writer, another connection than
+// the watch's, so they are seen too: each wakes both loops once more. That
+// is bounded and comes to rest: a round with nothing to do only reads (the
+// take and the dispatcher's pickup write nothing), and a look wakes them
+// only after something committed since the previous look — at most once per
+// watch period however much commits. It also makes a Run admitted through
+// the API start within a watch period.
+func (s *Server) openWatch(ctx context.Context) error {
+	period := s.cfg.watchPeriod()
+	if period == 0 {
+		return nil
+	}
+	var err error
+	if s.watch, err = s.store.WatchCommits(ctx); err != nil {
+		return err
+	}
+	s.watcher, err = loop.New(loop.Config{Name: "watch", Cadence: period, StopTimeout: s.cfg.StopTimeout,
+		// A look reports its own failures; only a panic reaches the sink.
+		OnError: func(err error) { s.cfg.Logger.Warn("watch", "error", err) }}, s.look)
+	if err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "watch")
+	}
+	return nil
+}
+
+// look is one look of the watch. A failed look is logged once until one
+// succeeds again (it would otherwise repeat every watch period); meanwhile
+// the loops keep their cadence and report their own failures.
+func (s *Server) look(ctx context.Context) (bool, error) {
+	changed, err := s.watch.Changed(ctx)
+	if err != nil {
+		if ctx.Err() == nil && !s.watchFailing {
+			s.cfg.Logger.Warn("cannot see other processes' commits; they are taken at the cadence until this recovers", "error", err.Error())
+		}
+		s.watchFailing = true
+		return false, nil
+	}
+	s.watchFailing = false
+	if changed {
+		s.sched.Wake()
+		s.disp.Wake()
+	}
+	return false, nil
 }
