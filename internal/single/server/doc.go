@@ -6,10 +6,11 @@
 //
 // Start order (each step only after the previous one succeeded):
 //
-//	validate config → open file → migrate → readiness → owner lock
-//	  → recovery (dead owners' attempts become lost) → commit watch
-//	  → dispatcher → scheduler loop → watch loop (when the cadence is
-//	  longer than the watch period) → HTTP /livez, /readyz (optional)
+//	validate config → open file → migrate → readiness
+//	  → HTTP /livez, /readyz (optional; /readyz 503 until the end)
+//	  → commit watch → owner lock → recovery (dead owners' attempts
+//	  become lost) → dispatcher → scheduler loop → watch loop (when the
+//	  cadence is longer than the watch period)
 //
 // Stop runs in reverse and is bounded by the profile's stop timeout:
 // /readyz turns 503, the watch stops, the scheduler stops and drains,

@@ -114,6 +114,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 			return nil, err
 		}
 	}
+	if err := s.openWatch(ctx); err != nil {
+		return nil, err
+	}
 	if s.owner, err = executor.AcquireOwner(s.layout.Owners); err != nil {
 		return nil, err
 	}
@@ -130,9 +133,6 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	if rec.OrphanErr != nil {
 		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "error", rec.OrphanErr.Error())
-	}
-	if err := s.openWatch(ctx); err != nil {
-		return nil, err
 	}
 	if s.disp, err = s.newDispatcher(); err != nil {
 		return nil, err

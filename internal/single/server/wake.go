@@ -32,9 +32,10 @@ func (s *Server) planWake(sum schedule.Summary) {
 // applied is taken at once (its next due instant then shortens the wait as
 // usual), and a Run it admitted starts, or a cancel it asked stops a
 // command, without waiting for the dispatcher's cadence. The version is
-// read before the first rounds of both, so nothing committed after a round
-// read the database goes unseen; the loop starts once they have, since it
-// wakes them.
+// read before anything is recovered, admitted or run, so nothing committed
+// after a round read the database goes unseen (the server's own start-up
+// commits only cost one wake); the loop starts once both loops have, since
+// it wakes them.
 //
 // The server's own commits go through its writer, another connection than
 // the watch's, so they are seen too: each wakes both loops once more. That
