@@ -94,7 +94,8 @@ func TestRunsCancelEndsAQueuedLocalRunAndStopsARunningOne(t *testing.T) {
 		t.Fatalf("cancel a running run: %d %q %q", code, out, errOut)
 	}
 	// Asked again: the intent is kept once, or the command has already
-	// been stopped and the run is over.
+	// been stopped and the run is over (the server sees the first
+	// cancel's commit within its watch period).
 	code, out, errOut = ql(t, "runs", "cancel", running, "--data-dir", dir)
 	if code != 0 || !(strings.Contains(out, "cancellation requested") || out == "run "+running+": already cancelled; nothing to cancel\n") {
 		t.Fatalf("cancel a running run again: %d %q %q", code, out, errOut)
