@@ -9,8 +9,9 @@
 //	validate config → open file → migrate → readiness
 //	  → HTTP /livez, /readyz (optional; /readyz 503 until the end)
 //	  → commit watch → owner lock → recovery (dead owners' attempts
-//	  become lost) → dispatcher → scheduler loop → watch loop (when the
-//	  cadence is longer than the watch period)
+//	  become lost) → dispatcher → scheduler loop → notifications
+//	  → retention → watch loop (when the cadence is longer than the
+//	  watch period)
 //
 // Stop runs in reverse and is bounded by the profile's stop timeout:
 // /readyz turns 503, the watch stops, the scheduler stops and drains,

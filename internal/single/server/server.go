@@ -150,11 +150,6 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.sched.Start(ctx); err != nil {
 		return nil, err
 	}
-	if s.watcher != nil {
-		if err := s.watcher.Start(ctx); err != nil {
-			return nil, err
-		}
-	}
 	if err := s.startNotifications(ctx); err != nil {
 		return nil, err
 	}
@@ -166,6 +161,13 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 			return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
 		}
 		if err := s.retain.Start(ctx); err != nil {
+			return nil, err
+		}
+	}
+	// Last: its first look wakes the loops for the start's own commits,
+	// which would only slow the start down.
+	if s.watcher != nil {
+		if err := s.watcher.Start(ctx); err != nil {
 			return nil, err
 		}
 	}

@@ -34,8 +34,8 @@ func (s *Server) planWake(sum schedule.Summary) {
 // command, without waiting for the dispatcher's cadence. The version is
 // read before anything is recovered, admitted or run, so nothing committed
 // after a round read the database goes unseen (the server's own start-up
-// commits only cost one wake); the loop starts once both loops have, since
-// it wakes them.
+// commits only cost one wake); the loop starts last, once both loops it
+// wakes have.
 //
 // The server's own commits go through its writer, another connection than
 // the watch's, so they are seen too: each wakes both loops once more. That
