@@ -192,3 +192,13 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// now is the database clock in milliseconds, the time leases count in.
+func (f *fixture) now(t *testing.T) int64 {
+	t.Helper()
+	ms, err := f.rt.NowMs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}

@@ -46,14 +46,25 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- its worker active: otherwise nothing is taken. Free slots count the
 -- session's live grants, read after SessionState locked the session, so
 -- the pulls of one session see each other's.
+-- The credential's max concurrency caps every process holding it, not
+-- only this session: attempts still leased to the worker's older sessions
+-- (a replaced process still ending its commands) count against it until
+-- they end or their lease passes. A newer session opens only after the
+-- older session's pull committed (SessionOpen waits for that pull's lock
+-- on the older session's row), so this statement sees those grants.
 WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 sess AS MATERIALIZED (
     SELECT f.labels, least(@max::int, f.free) AS take, least(@max::int, f.free) * 2 + 8 AS candidates
       FROM (SELECT s.labels,
-                   greatest(s.capacity - (SELECT count(*) FROM qinglong.attempts x
-                                           WHERE x.session_id = s.id AND x.state IN ('claimed', 'starting', 'running')), 0) AS free
+                   greatest(least(s.capacity - o.live, w.max_concurrency - o.live - (
+                                SELECT count(*) FROM qinglong.attempts x
+                                 WHERE x.worker_id = s.worker_id AND x.session_id <> s.id
+                                   AND x.state IN ('claimed', 'starting', 'running')
+                                   AND x.lease_expires_at_ms > (SELECT ms FROM n))), 0) AS free
               FROM qinglong.worker_sessions s
               JOIN qinglong.workers w ON w.id = s.worker_id AND w.state = 'active'
+             CROSS JOIN LATERAL (SELECT count(*) AS live FROM qinglong.attempts x
+                                  WHERE x.session_id = s.id AND x.state IN ('claimed', 'starting', 'running')) o
              WHERE s.id = @session_id AND s.worker_id = @worker_id AND s.state = 'active'
                AND s.lease_expires_at_ms > (SELECT ms FROM n)) f
      WHERE f.free > 0
