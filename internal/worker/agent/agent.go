@@ -125,6 +125,10 @@ type Summary struct {
 	// LeaseLost counts attempts killed because their lease could not be
 	// renewed in time; Terminal those the replica declared over.
 	LeaseLost, Terminal int
+	// Killed counts attempts ended at once, with nothing more reported,
+	// because a newer session replaced this worker or its credential was
+	// refused.
+	Killed int
 }
 
 // Errors that end a worker.
@@ -259,7 +263,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	s, fatal := w.summary, w.fatal
 	w.mu.Unlock()
 	w.log.Info("worker stopped", "code", "worker_stopped", "completed", s.Completed, "stopped", s.Stopped,
-		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "abandoned", s.Abandoned)
+		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned)
 	return s, fatal
 }
 

@@ -616,8 +616,8 @@ func TestADrainingSessionStopsPullingAndExitsWhenIdle(t *testing.T) {
 }
 
 // A newer session of the same credential replaces this worker: it kills
-// its commands, reports nothing more for them and stops with an error
-// saying to run one worker per credential.
+// its commands, reports nothing more for them, counts them in its summary
+// and stops with an error saying to run one worker per credential.
 func TestAReplacedWorkerKillsItsCommandsAndStops(t *testing.T) {
 	t.Parallel()
 	in := newIngress(t, 30_000)
@@ -633,8 +633,12 @@ func TestAReplacedWorkerKillsItsCommandsAndStops(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the replaced worker did not stop")
 	}
-	if _, err := w.stop(); !errors.Is(err, ErrReplaced) {
+	s, err := w.stop()
+	if !errors.Is(err, ErrReplaced) {
 		t.Fatalf("the replaced worker stopped with %v; want ErrReplaced", err)
+	}
+	if s.Killed != 1 {
+		t.Fatalf("the replaced worker's summary counts %d killed commands, want 1: %+v", s.Killed, s)
 	}
 	if !processGone(pid) {
 		t.Fatal("the replaced worker left its command running")

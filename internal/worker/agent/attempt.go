@@ -268,6 +268,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 		switch {
 		case a.over.Load():
 			a.wait(done, res)
+			a.w.count1(func(s *Summary) { s.Killed++ })
 			a.journalDone("terminal")
 			return
 		case !now.Before(a.killAt):
@@ -461,6 +462,7 @@ func (a *attempt) complete(res process.Result) {
 	}
 	for {
 		if a.over.Load() {
+			a.w.count1(func(s *Summary) { s.Killed++ })
 			a.journalDone("terminal")
 			return
 		}
