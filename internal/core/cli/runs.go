@@ -178,7 +178,9 @@ func runsLogsCommand(opts Options) *cobra.Command {
 		Long: `Print the captured output of a run's latest attempt, or with --attempt N of its attempt N (the
 numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
 attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
-until attempt N has ended.
+until attempt N has ended. While following, a database that stops answering (a restart, a failover, a
+lost connection) is waited for, up to 5 minutes, once said on standard error: output goes on from the
+byte already printed, none repeated or skipped.
 On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
 copied byte for byte.`,
 		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
@@ -231,6 +233,15 @@ const (
 	followMaxWait = time.Second
 )
 
+// A follower waits out an unavailable database (a restart, a failover, a
+// lost connection: what ends a pooled connection) for up to
+// followOutageLimit in one outage, asking again after a wait doubling up to
+// followOutageMaxWait; a longer outage ends it with what to run.
+const (
+	followOutageLimit   = 5 * time.Minute
+	followOutageMaxWait = 5 * time.Second
+)
+
 // logFollower copies a run's output to out.
 type logFollower struct {
 	b     *Backend
@@ -245,6 +256,10 @@ type logFollower struct {
 	attemptID string
 	offset    int64
 	truncated bool
+	// downSince is when the database stopped answering this follower
+	// (zero while it answers); downWait the wait before the next try.
+	downSince time.Time
+	downWait  time.Duration
 }
 
 // chosen reads the run and the attempt l.number names, and makes it the
@@ -292,7 +307,10 @@ func (l *logFollower) follow(ctx context.Context) error {
 	for {
 		d, err := l.b.Runs.RunGet(ctx, l.runID)
 		if err != nil {
-			return err
+			if err := l.outage(ctx, err); err != nil {
+				return err
+			}
+			continue
 		}
 		ended := d.Run.State.Terminal() || d.Run.State == run.Lost
 		if n := len(d.Attempts); n > 0 && d.Attempts[n-1].ID != l.attemptID {
@@ -300,7 +318,10 @@ func (l *logFollower) follow(ctx context.Context) error {
 			// is read from the offset reached before moving on.
 			if l.attemptID != "" {
 				if _, err := l.read(ctx, true); err != nil {
-					return err
+					if err := l.outage(ctx, err); err != nil {
+						return err
+					}
+					continue
 				}
 				fmt.Fprintf(l.errOut, "(attempt %d started: %s)\n", d.Attempts[n-1].Number, d.Attempts[n-1].ID)
 			}
@@ -309,9 +330,13 @@ func (l *logFollower) follow(ctx context.Context) error {
 		got := int64(0)
 		if l.attemptID != "" {
 			if got, err = l.read(ctx, true); err != nil {
-				return err
+				if err := l.outage(ctx, err); err != nil {
+					return err
+				}
+				continue
 			}
 		}
+		l.answered()
 		if ended {
 			if n := len(d.Attempts); n > 0 {
 				l.noteTruncated(d.Attempts[n-1])
@@ -334,22 +359,60 @@ func (l *logFollower) followOne(ctx context.Context) error {
 	wait := followMinWait
 	for {
 		d, a, err := l.chosen(ctx)
-		if err != nil {
+		if err == nil {
+			ended := a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID || d.Run.State.Terminal() || d.Run.State == run.Lost
+			var got int64
+			if got, err = l.read(ctx, true); err == nil {
+				l.answered()
+				if ended {
+					l.noteTruncated(a)
+					fmt.Fprintf(l.errOut, "(attempt %d of run %s ended: %s; the run's state: %s)\n", a.Number, l.runID, a.State, d.Run.State)
+					return nil
+				}
+				if err := pause(ctx, got, &wait); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if err := l.outage(ctx, err); err != nil {
 			return err
 		}
-		ended := a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID || d.Run.State.Terminal() || d.Run.State == run.Lost
-		got, err := l.read(ctx, true)
-		if err != nil {
-			return err
-		}
-		if ended {
-			l.noteTruncated(a)
-			fmt.Fprintf(l.errOut, "(attempt %d of run %s ended: %s; the run's state: %s)\n", a.Number, l.runID, a.State, d.Run.State)
-			return nil
-		}
-		if err := pause(ctx, got, &wait); err != nil {
-			return err
-		}
+	}
+}
+
+// outage decides what a follower does with the error of a round: an
+// unavailable database is waited for (said once on standard error) and
+// the round is run again, from the offset already printed, until
+// followOutageLimit has passed since it stopped answering; any other
+// error, or a longer outage, ends the follower.
+func (l *logFollower) outage(ctx context.Context, err error) error {
+	if !qlerror.Is(err, qlerror.Unavailable) {
+		return err
+	}
+	now := time.Now()
+	switch {
+	case l.downSince.IsZero():
+		l.downSince, l.downWait = now, followMinWait
+		fmt.Fprintf(l.errOut, "(%s; waiting up to %s for the database to answer again, then following on from the output already printed)\n", oneLine(err.Error()), followOutageLimit)
+	case now.Sub(l.downSince) >= followOutageLimit:
+		return qlerror.Wrap(qlerror.Unavailable, err, "run %s: the database did not answer for %s while its log was followed; once it answers, run `ql runs logs %s -f` again", l.runID, followOutageLimit, l.runID)
+	default:
+		l.downWait = min(2*l.downWait, followOutageMaxWait)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(l.downWait):
+		return nil
+	}
+}
+
+// answered ends an outage: a whole round was read.
+func (l *logFollower) answered() {
+	if !l.downSince.IsZero() {
+		fmt.Fprintf(l.errOut, "(the database answers again; following on)\n")
+		l.downSince = time.Time{}
 	}
 }
 
@@ -373,16 +436,32 @@ func pause(ctx context.Context, got int64, wait *time.Duration) error {
 // returns how many bytes it copied. While following, a log that does not
 // exist yet (the attempt has not started) is empty.
 func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
-	next, truncated, err := l.b.ReadLog(ctx, l.attemptID, l.offset, l.out)
+	out := &countingWriter{w: l.out}
+	next, truncated, err := l.b.ReadLog(ctx, l.attemptID, l.offset, out)
 	if following && qlerror.Is(err, qlerror.NotFound) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, err
+		// What was printed before the read failed is not printed again:
+		// the next read starts after it.
+		l.offset += out.n
+		return out.n, err
 	}
 	got := next - l.offset
 	l.offset, l.truncated = next, l.truncated || truncated
 	return got, nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (l *logFollower) noteTruncated(a run.Attempt) {
