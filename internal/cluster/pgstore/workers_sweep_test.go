@@ -425,3 +425,32 @@ func TestLostAttemptOfACancelledRunEndsItCancelledNotRetried(t *testing.T) {
 	}
 	s.checkRunHistories(t)
 }
+
+// A revoked credential's process is refused and exits: its session, whose
+// lease has not passed yet, is no longer counted live by the workers list
+// nor by the metric.
+func TestARevokedCredentialsSessionsAreNotCountedLive(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.newWorker(t, "revoked", nil, 2)
+	count := func() (listed, metric int) {
+		ws, err := s.admin.WorkerList(t.Context())
+		if err != nil || len(ws) != 1 {
+			t.Fatalf("workers list: %+v, %v", ws, err)
+		}
+		c, err := s.runtime.WorkerCapacity(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws[0].Sessions, c.Sessions
+	}
+	if listed, metric := count(); listed != 1 || metric != 1 {
+		t.Fatalf("before the revocation the list counts %d sessions and the metric %d, want 1", listed, metric)
+	}
+	if err := s.admin.WorkerRevoke(t.Context(), "revoked"); err != nil {
+		t.Fatal(err)
+	}
+	if listed, metric := count(); listed != 0 || metric != 0 {
+		t.Fatalf("after the revocation the list counts %d sessions and the metric %d, want 0", listed, metric)
+	}
+}

@@ -30,11 +30,15 @@ SELECT st.state, (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs r WHERE r.st
   FROM unnest($1::text[]) AS st (state)
 
 -- name: MonitorWorkers
--- Live worker sessions and their free slots: active sessions whose lease
--- has not passed in database time (one row per running worker process).
--- The IN list repeats the predicate of worker_sessions_live_expiry_idx, so
--- the read goes through the sweep's index of live sessions and never visits
--- the ended ones, which accumulate.
+-- Live worker sessions and their free slots as of their last heartbeat:
+-- active sessions whose lease has not passed in database time, of a
+-- credential not revoked (one row per running worker process; a revoked
+-- worker's process is refused and exits, and one that stopped cleanly
+-- ended its session). The IN list repeats the predicate of
+-- worker_sessions_live_expiry_idx, so the read goes through the sweep's
+-- index of live sessions and never visits the ended ones, which
+-- accumulate.
 SELECT count(*), coalesce(sum(greatest(s.capacity - s.running, 0)), 0)
   FROM qinglong.worker_sessions s
+  JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
  WHERE s.state IN ('active', 'draining') AND s.state = 'active' AND s.lease_expires_at_ms > {{now_ms}}

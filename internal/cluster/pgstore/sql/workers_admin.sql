@@ -10,14 +10,16 @@ SELECT @id, @name, @labels, @max_concurrency, @credential_sha256, 'active', n.ms
 
 -- name: WorkerList
 -- Every worker by name, with its live sessions (active or draining whose
--- lease has not passed in database time): how many, their capacity, the
--- free slots they last reported, and the last heartbeat of any session.
+-- lease has not passed in database time, of a credential not revoked: a
+-- revoked worker's process is refused and exits; a session its worker
+-- ended at a clean stop is not live): how many, their capacity, the free
+-- slots as of their last heartbeat, and the last heartbeat of any session.
 SELECT w.name, w.labels, w.max_concurrency, w.state, w.created_at_ms,
        count(s.id), coalesce(sum(s.capacity), 0), coalesce(sum(greatest(s.capacity - s.running, 0)), 0),
        (SELECT max(h.heartbeat_at_ms) FROM qinglong.worker_sessions h WHERE h.worker_id = w.id)
   FROM qinglong.workers w
   LEFT JOIN qinglong.worker_sessions s
-         ON s.worker_id = w.id AND s.state IN ('active', 'draining') AND s.lease_expires_at_ms > {{now_ms}}
+         ON s.worker_id = w.id AND w.state <> 'revoked' AND s.state IN ('active', 'draining') AND s.lease_expires_at_ms > {{now_ms}}
  GROUP BY w.id
  ORDER BY w.name
 
