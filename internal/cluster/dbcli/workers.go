@@ -122,8 +122,13 @@ func workersCreateCommand(getenv func(string) string) *cobra.Command {
 func workersListCommand(getenv func(string) string) *cobra.Command {
 	var out string
 	c := &cobra.Command{
-		Use:          "list",
-		Short:        "List the workers: labels, sessions, capacity and free slots, last heartbeat, state",
+		Use:   "list",
+		Short: "List the workers: labels, sessions, capacity and free slots, last heartbeat, state",
+		Long: `List the workers: labels, sessions, capacity and free slots, last heartbeat, state.
+SESSIONS counts the worker processes running with the credential: one that stopped cleanly ended its
+session, and a revoked credential's are not counted; one that crashed or was cut off counts until its
+session's lease (45s) passes. FREE is as of each session's last heartbeat (every 10s), not the
+moment: a Run granted or ended since shows at the next one.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {

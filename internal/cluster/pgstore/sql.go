@@ -143,6 +143,7 @@ var (
 
 	sqlSessionOpen, sessionOpenParams           = namedStmt("SessionOpen")
 	sqlSessionHeartbeat, sessionHeartbeatParams = namedStmt("SessionHeartbeat")
+	sqlSessionEnd, sessionEndParams             = namedStmt("SessionEnd")
 )
 
 // sql/workers_dispatch.sql: pulls.

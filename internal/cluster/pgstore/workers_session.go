@@ -161,6 +161,31 @@ func (r *Runtime) HeartbeatWorker(ctx context.Context, w WorkerIdentity, req wor
 	return workerproto.HeartbeatReply{State: state}, nil
 }
 
+// EndWorkerSession ends a live session of w whose worker stops cleanly:
+// it is not counted live from now on and gets no work. A session already
+// ended, replaced or expired (or of a revoked worker) is left as it is and
+// its state returned; a session of another worker is PermissionDenied.
+func (r *Runtime) EndWorkerSession(ctx context.Context, w WorkerIdentity, req workerproto.EndRequest) (workerproto.EndReply, error) {
+	if err := ids.Validate("session id", req.SessionID); err != nil {
+		return workerproto.EndReply{}, qlerror.Wrap(qlerror.Invalid, err, "end")
+	}
+	var state string
+	err := queryRowNamed(ctx, r.pool, sqlSessionEnd, sessionEndParams, pgx.StrictNamedArgs{
+		"session_id": req.SessionID, "worker_id": w.ID,
+	}).Scan(&state)
+	if err == nil {
+		return workerproto.EndReply{State: state}, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return workerproto.EndReply{}, mapErr(err, "ending a session")
+	}
+	state, err = sessionState(ctx, r.pool, w, req.SessionID)
+	if err != nil {
+		return workerproto.EndReply{}, err
+	}
+	return workerproto.EndReply{State: state}, nil
+}
+
 // sessionState reads (and, inside a transaction, locks) a session of w
 // and returns its state as of now in database time.
 func sessionState(ctx context.Context, q querier, w WorkerIdentity, sessionID string) (string, error) {

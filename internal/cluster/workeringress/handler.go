@@ -116,6 +116,7 @@ func New(cfg Config) *Handler {
 		workerproto.PathRenew:     h.renew,
 		workerproto.PathLog:       h.appendLog,
 		workerproto.PathComplete:  h.complete,
+		workerproto.PathEnd:       h.end,
 	}
 	return h
 }
@@ -339,6 +340,12 @@ func (h *Handler) register(req *request) {
 func (h *Handler) heartbeat(req *request) {
 	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.HeartbeatRequest) (workerproto.HeartbeatReply, error) {
 		return req.st.HeartbeatWorker(ctx, req.worker, in)
+	}, noSecrets)
+}
+
+func (h *Handler) end(req *request) {
+	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.EndRequest) (workerproto.EndReply, error) {
+		return req.st.EndWorkerSession(ctx, req.worker, in)
 	}, noSecrets)
 }
 

@@ -1,11 +1,14 @@
 package workeringress
 
 import (
+	"context"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/worker/agent"
 )
 
 // Two processes holding one credential: the second registration replaces
@@ -52,5 +55,50 @@ func TestAttemptsLeasedToAReplacedSessionCountAgainstTheCredentialsMaxConcurrenc
 	f.call(t, cred, workerproto.PathPull, pullRequest(t, newer, 0), &pulled)
 	if len(pulled.Grants) != 1 {
 		t.Fatalf("the new session was granted %d Runs after the replaced one's lease passed, want 1", len(pulled.Grants))
+	}
+}
+
+// A worker stopped by SIGTERM drains, ends its session and exits: the
+// workers list and the metric's count stop counting it at once, not when
+// its session's lease passes.
+func TestAWorkerThatStopsCleanlyEndsItsSessionAndIsNoLongerCountedLive(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "clean")
+	logs := &syncBuffer{}
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := agent.Run(ctx, agent.Config{Server: f.url, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
+			StopTimeout: 5 * time.Second, PullWait: time.Second, BaseEnv: []string{"PATH=/usr/bin:/bin"},
+			Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		done <- err
+	}()
+	live := func() (listed, metric int) {
+		ws, err := f.admin.WorkerList(t.Context())
+		if err != nil || len(ws) != 1 {
+			t.Fatalf("workers list: %+v, %v", ws, err)
+		}
+		c, err := f.rt.WorkerCapacity(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws[0].Sessions, c.Sessions
+	}
+	eventually(t, 20*time.Second, "the worker's session", func() bool {
+		listed, metric := live()
+		return listed == 1 && metric == 1
+	})
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the worker stopped with %v\n%s", err, logs)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the worker did not stop\n%s", logs)
+	}
+	if listed, metric := live(); listed != 0 || metric != 0 {
+		t.Fatalf("after the worker exited, the list counts %d sessions and the metric %d; want 0 (the worker ended its session)\n%s", listed, metric, logs)
 	}
 }

@@ -18,6 +18,7 @@ type Store interface {
 	RenewAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.RenewRequest, s pgstore.WorkerSettings) (workerproto.LeaseReply, error)
 	AppendAttemptLog(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.LogRequest, s pgstore.WorkerSettings) (workerproto.LogReply, error)
 	CompleteAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.CompleteRequest) (workerproto.CompleteReply, error)
+	EndWorkerSession(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.EndRequest) (workerproto.EndReply, error)
 }
 
 var _ Store = (*pgstore.Runtime)(nil)

@@ -23,6 +23,7 @@ const (
 	PathRenew     = "/worker/v1/renew"
 	PathLog       = "/worker/v1/log"
 	PathComplete  = "/worker/v1/complete"
+	PathEnd       = "/worker/v1/end"
 )
 
 // Protocol limits shared by both sides.
@@ -88,6 +89,7 @@ const (
 	SessionReplaced = "replaced" // a newer session of this worker exists: stop
 	SessionExpired  = "expired"  // the session lease passed: register again
 	SessionRevoked  = "revoked"  // the credential was revoked: stop
+	SessionEnded    = "ended"    // its worker stopped cleanly and ended it
 )
 
 // HeartbeatRequest keeps a session alive.
@@ -101,6 +103,20 @@ type HeartbeatRequest struct {
 type HeartbeatReply struct {
 	State          string `json:"state"`
 	SessionLeaseMs int64  `json:"sessionLeaseMs"`
+}
+
+// EndRequest ends the session of a worker that stops cleanly (its
+// commands done or stopped and reported), so it stops counting as live at
+// once rather than when its lease passes. A replica older than this request
+// answers it 404 not_found; the session then expires with its lease.
+type EndRequest struct {
+	SessionID string `json:"sessionId"`
+}
+
+// EndReply is the session's state after the request: ended, or the state
+// that had already ended it (replaced, expired, revoked).
+type EndReply struct {
+	State string `json:"state"`
 }
 
 // PullRequest asks for at most Max grants. The worker journals OfferID and

@@ -54,6 +54,9 @@ const (
 	// operator within seconds that --server cannot be reached.
 	registerFirstTimeout = 3 * time.Second
 	registerTimeout      = 15 * time.Second
+	// endTimeout bounds ending the session at a clean stop, retries
+	// included: an unreachable replica holds the exit no longer than that.
+	endTimeout = 5 * time.Second
 	// journalTrimEvery is how often old journal records are removed.
 	journalTrimEvery = time.Hour
 	// pullRetry paces pulling after a refused or failed pull.
@@ -262,6 +265,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	w.mu.Lock()
 	s, fatal := w.summary, w.fatal
 	w.mu.Unlock()
+	if fatal == nil {
+		w.endSession()
+	}
 	w.log.Info("worker stopped", "code", "worker_stopped", "completed", s.Completed, "stopped", s.Stopped,
 		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned)
 	return s, fatal
@@ -298,6 +304,26 @@ func (w *worker) stoppedMessage() string {
 	}
 	return fmt.Sprintf("the worker was stopped%s before the command ended, and stopped the command when its stop timeout of %s ran out; "+
 		"the attempt is lost, as a crashed worker's, and a retry policy on lost runs it again", by, w.cfg.StopTimeout)
+}
+
+// endSession ends the session of a worker that stops cleanly, so the
+// cluster stops counting it live at once instead of when its lease passes.
+// It is a courtesy: on any failure (a replica older than the request
+// answers not_found) the session expires with its lease, and the stop goes
+// on.
+func (w *worker) endSession() {
+	ctx, cancel := context.WithTimeout(w.reqCtx, endTimeout)
+	defer cancel()
+	sid := w.sessionID()
+	rep, err := w.client.End(ctx, workerproto.EndRequest{SessionID: sid})
+	switch {
+	case Code(err) == workerproto.CodeNotFound:
+		w.log.Info("the replica did not end the session (a replica older than the request, or a session already gone): it expires with its lease", "code", "session_end_unknown")
+	case err != nil:
+		w.log.Warn("could not end the session: it expires with its lease", "code", "session_end_failed", "error", err.Error())
+	default:
+		w.log.Info("session ended", "code", "session_ended", "state", rep.State)
+	}
 }
 
 // recoverLocal abandons what an earlier process of this worker left

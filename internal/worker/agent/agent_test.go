@@ -615,6 +615,35 @@ func TestADrainingSessionStopsPullingAndExitsWhenIdle(t *testing.T) {
 	}
 }
 
+// A worker that stops cleanly ends its session, so the cluster stops
+// counting it live at once; a replica older than that request answers it
+// not_found, and the worker still exits 0.
+func TestAWorkerThatStopsCleanlyEndsItsSessionAndToleratesAReplicaOlderThanTheRequest(t *testing.T) {
+	t.Parallel()
+	for _, older := range []bool{false, true} {
+		in := newIngress(t, 30_000)
+		in.beforeEnd = older
+		w := runAgent(t, in, nil)
+		waitFor(t, "the worker to register", func() bool {
+			in.mu.Lock()
+			defer in.mu.Unlock()
+			return in.registers == 1
+		})
+		if _, err := w.stop(); err != nil {
+			t.Fatalf("older replica %v: the worker stopped with %v", older, err)
+		}
+		in.mu.Lock()
+		ended := in.ended
+		in.mu.Unlock()
+		switch {
+		case !older && ended != 1:
+			t.Fatalf("the worker ended %d sessions at its stop, want 1\n%s", ended, w.logs)
+		case older && !strings.Contains(w.logs.String(), `"code":"session_end_unknown"`):
+			t.Fatalf("a replica older than the end request: the worker did not say the session expires with its lease\n%s", w.logs)
+		}
+	}
+}
+
 // A newer session of the same credential replaces this worker: it kills
 // its commands, reports nothing more for them, counts them in its summary
 // and stops with an error saying to run one worker per credential.

@@ -252,6 +252,12 @@ func (c *Client) Complete(ctx context.Context, req workerproto.CompleteRequest) 
 	return out, c.call(ctx, workerproto.PathComplete, leaseBound, req, &out, nil)
 }
 
+// End ends the session of a worker that stops cleanly.
+func (c *Client) End(ctx context.Context, req workerproto.EndRequest) (workerproto.EndReply, error) {
+	var out workerproto.EndReply
+	return out, c.call(ctx, workerproto.PathEnd, requestTimeout, req, &out, nil)
+}
+
 // call POSTs req to path and decodes the reply into out, sending the same
 // body again after a transient failure until ctx ends; each send is
 // bounded by timeout (see tryTimeout for leaseBound). sent, when not nil,

@@ -50,6 +50,10 @@ type ingress struct {
 	beforeSignal bool
 	// refusedSignal counts completions refused for carrying it.
 	refusedSignal int
+	// beforeEnd answers the end of a session as a replica older than it
+	// does (404 not_found); ended counts the sessions ended.
+	beforeEnd bool
+	ended     int
 }
 
 // completeBeforeSignal is the completion body of a replica released
@@ -97,6 +101,7 @@ func newIngress(t testing.TB, leaseMs int64) *ingress {
 	mux.HandleFunc(workerproto.PathRenew, in.renew)
 	mux.HandleFunc(workerproto.PathLog, in.appendLog)
 	mux.HandleFunc(workerproto.PathComplete, in.complete)
+	mux.HandleFunc(workerproto.PathEnd, in.end)
 	in.srv = httptest.NewServer(mux)
 	t.Cleanup(in.srv.Close)
 	return in
@@ -202,6 +207,24 @@ func (in *ingress) heartbeat(w http.ResponseWriter, r *http.Request) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	reply(w, workerproto.HeartbeatReply{State: in.state, SessionLeaseMs: workerproto.SessionLease.Milliseconds()})
+}
+
+func (in *ingress) end(w http.ResponseWriter, r *http.Request) {
+	in.mu.Lock()
+	older := in.beforeEnd
+	in.mu.Unlock()
+	if older {
+		fail(w, http.StatusNotFound, workerproto.CodeNotFound, "no worker ingress path %s; the paths are under /worker/v1/", r.URL.Path)
+		return
+	}
+	var req workerproto.EndRequest
+	if !in.decode(w, r, &req) {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.ended++
+	reply(w, workerproto.EndReply{State: workerproto.SessionEnded})
 }
 
 func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {

@@ -59,6 +59,19 @@ UPDATE qinglong.worker_sessions s
    AND s.state IN ('active', 'draining') AND s.lease_expires_at_ms > n.ms AND w.state <> 'revoked'
 RETURNING s.state
 
+-- name: SessionEnd
+-- Ends a live session of this worker at its worker's clean stop (fenced
+-- by session id, worker id and a live state): from now on it is not
+-- counted live and gets no work. Attempts keep their leases, which belong
+-- to the worker, not to a session: one the worker could not report ends
+-- with its lease as any other. Returns nothing when a fence fails (the
+-- caller then reads the state that ended it).
+UPDATE qinglong.worker_sessions s
+   SET state = 'ended', updated_at_ms = greatest(s.updated_at_ms, n.ms)
+  FROM (SELECT {{now_ms}} AS ms) n
+ WHERE s.id = @session_id AND s.worker_id = @worker_id AND s.state IN ('active', 'draining')
+RETURNING s.state
+
 -- name: SessionState
 -- A session's owner and its state as of now in database time: a live
 -- session whose lease passed is expired even before the sweep marks it;
@@ -67,7 +80,7 @@ RETURNING s.state
 -- session, so two of them never both fill the same free slots.
 SELECT s.worker_id,
        CASE WHEN w.state = 'revoked' THEN 'revoked'
-            WHEN s.state IN ('replaced', 'expired') THEN s.state
+            WHEN s.state IN ('replaced', 'expired', 'ended') THEN s.state
             WHEN s.lease_expires_at_ms <= {{now_ms}} THEN 'expired'
             WHEN w.state = 'draining' OR s.state = 'draining' THEN 'draining'
             ELSE 'active' END
