@@ -64,6 +64,10 @@ func queryNamed1(ctx context.Context, r *Runtime, sql string, p sqlParams, named
 	return queryRowNamed(ctx, r.pool, sql, p, named).Scan(into)
 }
 
+// ErrorCodeWorkerRevoked ends an attempt lost because its worker's
+// credential was revoked while the command ran.
+const ErrorCodeWorkerRevoked = "worker_revoked"
+
 // sweepStarted ends one page of started attempts whose lease passed:
 // each becomes lost — or timed out, when its deadline passed in database
 // time: the worker was told to stop and its renewals ran out — then its
@@ -74,11 +78,15 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	var page []leaseFacts
-	var f leaseFacts
+	type expired struct {
+		leaseFacts
+		revoked bool
+	}
+	var page []expired
+	var f expired
 	var state, runState string
 	_, err = pgx.ForEachRow(rows, []any{&f.AttemptID, &f.RunID, &f.Number, &state, &f.DeadlineAtMs, &runState, &f.RunVersion, &f.CancelAtMs,
-		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs}, func() error {
+		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.revoked}, func() error {
 		f.State, f.RunState = run.AttemptState(state), run.State(runState)
 		page = append(page, f)
 		return nil
@@ -86,9 +94,14 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	for _, f := range page {
+	for _, x := range page {
+		f := x.leaseFacts
 		end, res := run.AttemptLost, attemptResult{errorCode: "lease_expired",
 			errorMessage: "the worker stopped renewing the lease (crashed, stopped or cut off)"}
+		if x.revoked {
+			res = attemptResult{errorCode: ErrorCodeWorkerRevoked,
+				errorMessage: "the worker's credential was revoked while the command ran (ql workers revoke): the worker was refused and killed the command"}
+		}
 		if f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs {
 			end, res = run.AttemptTimedOut, attemptResult{errorCode: "lease_expired_after_timeout",
 				errorMessage: "the command passed its timeout and the worker's lease ran out before it reported the end"}

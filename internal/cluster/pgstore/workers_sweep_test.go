@@ -454,3 +454,30 @@ func TestARevokedCredentialsSessionsAreNotCountedLive(t *testing.T) {
 		t.Fatalf("after the revocation the list counts %d sessions and the metric %d, want 0", listed, metric)
 	}
 }
+
+// A worker whose credential is revoked while its command runs is refused
+// and kills the command; when the lease runs out the attempt is lost with
+// that reason, not as a worker that crashed or was cut off.
+func TestAnAttemptWhoseWorkerWasRevokedWhileItRanIsLostAsWorkerRevoked(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "revoked", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	if err := s.admin.WorkerRevoke(t.Context(), "w1"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 {
+		t.Fatalf("sweep: %+v, %v", res, err)
+	}
+	var state, code, message, runCode string
+	if err := s.super.QueryRow(t.Context(), `SELECT a.state, a.error_code, a.error_message, coalesce(e.payload ->> 'errorCode', '')
+		FROM qinglong.attempts a JOIN qinglong.runs r ON r.id = a.run_id JOIN qinglong.run_events e ON e.run_id = r.id AND e.seq = r.last_event_seq
+		WHERE a.id = $1`, l.AttemptID).Scan(&state, &code, &message, &runCode); err != nil {
+		t.Fatal(err)
+	}
+	if state != "lost" || code != "worker_revoked" || runCode != "worker_revoked" || !strings.Contains(message, "revoked") {
+		t.Fatalf("attempt of run %s: %s, %s %q, run %s; want lost with worker_revoked, in the Run's end event too", g.RunID, state, code, message, runCode)
+	}
+}

@@ -46,17 +46,21 @@ SELECT count(*) FROM released
 -- name: SweepStartedPage
 -- Started attempts whose lease passed in database time, with their Run
 -- and retry policy, locked (attempt then Run) and skipped when another
--- step holds them. Go decides each (lost — timed out when its deadline
--- passed — then retry or Run lost) and writes it in this same transaction
--- with the fenced statements of workers_lease.sql.
+-- step holds them, and whether the worker's credential was revoked while
+-- the lease still ran (its worker was refused and killed the command:
+-- that, not a crash, is why the renewals stopped). Go decides each (lost —
+-- timed out when its deadline passed — then retry or Run lost) and writes
+-- it in this same transaction with the fenced statements of
+-- workers_lease.sql.
 SELECT a.id, a.run_id, a.number, a.state, a.deadline_at_ms, r.state, r.version, r.cancel_requested_at_ms,
        coalesce((e.command -> 'retry' ->> 'maxAttempts')::int, 0),
        coalesce((e.command -> 'retry' ->> 'backoffMs')::bigint, 0),
        coalesce(ARRAY(SELECT jsonb_array_elements_text(e.command -> 'retry' -> 'on')), '{}'),
-       n.ms
+       n.ms, coalesce(w.revoked_at_ms < a.lease_expires_at_ms, false)
   FROM qinglong.attempts a
   JOIN qinglong.runs r ON r.id = a.run_id
   JOIN qinglong.execution_revisions e ON e.task_id = r.task_id AND e.task_revision = r.task_revision AND e.executor = a.executor
+  LEFT JOIN qinglong.workers w ON w.id = a.worker_id
   CROSS JOIN (SELECT {{now_ms}} AS ms) n
  WHERE a.lease_expires_at_ms <= n.ms AND a.state IN ('starting', 'running')
  ORDER BY a.lease_expires_at_ms
