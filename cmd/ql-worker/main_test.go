@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
+	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
 func TestMain(m *testing.M) { leakcheck.Main(m) }
@@ -119,19 +119,4 @@ func TestTheWorkerRefusesAnUnknownLogLevelOrFormatNamingTheAcceptedValues(t *tes
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = syncbuf.Buffer

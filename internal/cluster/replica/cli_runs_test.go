@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
 // fakeWorker drives the worker API the way `ql worker` does, in process.
@@ -118,23 +118,7 @@ func admitRuns(t *testing.T, env *clustertest.Env, rt *pgstore.Runtime, n int) [
 	return out
 }
 
-// lockedBuffer is written by a child's output copier and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = syncbuf.Buffer
 
 // On the cluster: a queued run is cancelled at once; `runs logs -f` prints
 // a worker's chunks in order as they arrive, across a retry, and returns

@@ -2,11 +2,8 @@ package replica
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -26,31 +23,8 @@ func TestAConsoleRequestDuringADatabaseOutageAnswers503AndKeepsTheSession(t *tes
 	r := startReplica(t, bin, env, "replica-outage")
 	r.await(t, CodeReady, 30*time.Second)
 	base := "http://" + r.addr
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	get := func(path string) (*http.Response, string) {
-		t.Helper()
-		resp, err := c.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, string(b)
-	}
-	_, page := get("/signin")
-	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("sign-in page without a CSRF field:\n%s", page)
-	}
-	resp, err := c.PostForm(base+"/signin", url.Values{"csrf": {m[1]}, "token": {secret}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	c, get := consoleBrowser(t, base)
+	resp := consoleSignIn(t, c, get, base, url.Values{"token": {secret}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign-in: %d", resp.StatusCode)
 	}
@@ -70,7 +44,7 @@ func TestAConsoleRequestDuringADatabaseOutageAnswers503AndKeepsTheSession(t *tes
 		code, reason := r.readyz(t)
 		return code == http.StatusServiceUnavailable && reason == ReasonDatabaseUnavailable
 	})
-	if resp, page = get("/runs"); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(page, "Not available right now") {
+	if resp, page := get("/runs"); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(page, "Not available right now") {
 		t.Fatalf("/runs during the outage: %d to %q, want the console's 503 page:\n%s", resp.StatusCode, resp.Header.Get("Location"), page)
 	}
 	if err := hold.Rollback(context.Background()); err != nil {

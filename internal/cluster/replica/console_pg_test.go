@@ -40,35 +40,12 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	r := startReplica(t, bin, env, "replica-web")
 	r.await(t, CodeReady, 30*time.Second)
 	base := "http://" + r.addr
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	get := func(path string) (*http.Response, string) {
-		t.Helper()
-		resp, err := c.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, string(b)
-	}
-	_, page := get("/signin")
-	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("sign-in page without a CSRF field:\n%s", page)
-	}
-	resp, err := c.PostForm(base+"/signin", url.Values{"csrf": {m[1]}, "token": {secret}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	c, get := consoleBrowser(t, base)
+	resp := consoleSignIn(t, c, get, base, url.Values{"token": {secret}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
 		t.Fatalf("sign-in: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	resp, page = get("/triggers")
+	resp, page := get("/triggers")
 	link := regexp.MustCompile(`href="(/triggers/[0-9a-f-]{36})"`).FindStringSubmatch(page)
 	if resp.StatusCode != http.StatusOK || link == nil {
 		t.Fatalf("triggers page: %d without the cluster's trigger:\n%s", resp.StatusCode, page)
@@ -100,17 +77,7 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	}
 	signInUser := func(password string) {
 		t.Helper()
-		_, page := get("/signin")
-		m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
-		if m == nil {
-			t.Fatalf("sign-in page without a CSRF field:\n%s", page)
-		}
-		resp, err := c.PostForm(base+"/signin", url.Values{"csrf": {m[1]}, "user": {"web-owner"}, "password": {password}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusSeeOther {
+		if resp := consoleSignIn(t, c, get, base, url.Values{"user": {"web-owner"}, "password": {password}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("user sign-in on a replica: %d", resp.StatusCode)
 		}
 	}
@@ -265,4 +232,43 @@ func startWorker(t *testing.T, bin string, env *clustertest.Env, r *child, name 
 	eventually(t, 20*time.Second, "worker "+name+" to register", func() bool {
 		return strings.Contains(out.String(), `"code":"worker_registered"`)
 	})
+}
+
+// consoleBrowser is a client of the console at base that keeps its cookies
+// and stops at redirects, and get, which reads a page with it.
+func consoleBrowser(t *testing.T, base string) (*http.Client, func(path string) (*http.Response, string)) {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return c, func(path string) (*http.Response, string) {
+		t.Helper()
+		resp, err := c.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+}
+
+// consoleSignIn posts the sign-in form with form's fields and the CSRF
+// value its page gave, and returns the answer (its body closed).
+func consoleSignIn(t *testing.T, c *http.Client, get func(string) (*http.Response, string), base string, form url.Values) *http.Response {
+	t.Helper()
+	_, page := get("/signin")
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("sign-in page without a CSRF field:\n%s", page)
+	}
+	form.Set("csrf", m[1])
+	resp, err := c.PostForm(base+"/signin", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }

@@ -9,35 +9,19 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
 func shell(script string, timeout time.Duration) task.Command {
 	return task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: script, TimeoutMs: timeout.Milliseconds()}
 }
 
-// syncBuffer collects output written from the copy goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = syncbuf.Buffer
 
 // runCommand runs c as the dispatcher would with no task account, in
 // c's working directory or in the test's temporary directory.
