@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,6 +50,19 @@ func TestStreamIDsAndChecksumsAreStable(t *testing.T) {
 	for i, m := range stream {
 		if !strings.HasPrefix(m.Checksum, "sha256:") || len(m.Checksum) != 71 {
 			t.Fatalf("migration %d checksum %q is not sha256:<64 hex>", i, m.Checksum)
+		}
+	}
+}
+
+// Each migration has its own number, from 0001 without a gap: two
+// branches that each took the next number would otherwise both apply, in
+// an order only their names decide, and a file migrated by one of them
+// before the other merged would refuse the merged stream.
+func TestTheStreamIsNumberedFromOneWithoutGapsOrRepeats(t *testing.T) {
+	t.Parallel()
+	for i, m := range Stream() {
+		if want := fmt.Sprintf("sqlite-%04d-", i+1); !strings.HasPrefix(m.ID, want) {
+			t.Fatalf("migration %d is %s; want the number %04d (a gap or a repeated number: renumber the newest file)", i+1, m.ID, i+1)
 		}
 	}
 }
