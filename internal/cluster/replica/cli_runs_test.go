@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"sort"
@@ -156,14 +157,7 @@ func TestCLICancelsFollowsLogsAndShowsAttemptsOnTheCluster(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := outputLines(stdout)
 	expect := func(chunk string) {
 		t.Helper()
 		select {
@@ -256,4 +250,18 @@ func TestCLICancelsFollowsLogsAndShowsAttemptsOnTheCluster(t *testing.T) {
 		!strings.Contains(out, "(output was truncated at the log size cap)") {
 		t.Fatalf("logs -f of a truncated log: exit %d %q; want the kept bytes, the marker and the note", code, out)
 	}
+}
+
+// outputLines sends each line a command prints on out, and closes when out
+// does.
+func outputLines(out io.Reader) <-chan string {
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return lines
 }

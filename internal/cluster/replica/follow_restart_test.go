@@ -1,8 +1,6 @@
 package replica
 
 import (
-	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,20 +8,15 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
-	"github.com/qinglong/qinglong/internal/testkit/clustertest"
-	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
+// `ql runs logs -f` waits out a PostgreSQL restart (said once on stderr)
+// and goes on from the byte it had printed: every line once, then the
+// run's end.
 func TestRunsLogsFollowWaitsOutAPostgreSQLRestartAndGoesOnWithoutRepeatingOrLosingOutput(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
-	// A server of its own: the shared one serves every other test.
-	srv, err := pgtest.StartServer(t.Context(), pgtest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
-	env := clustertest.NewOn(t, srv)
+	srv, env := ownServer(t)
 	rt := env.Runtime(t, "cli-follow", 30*time.Second)
 	followed := admitRuns(t, env, rt, 1)[0]
 	w := newFakeWorker(t, env, rt, "w-follow")
@@ -41,14 +34,7 @@ func TestRunsLogsFollowWaitsOutAPostgreSQLRestartAndGoesOnWithoutRepeatingOrLosi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := outputLines(stdout)
 	expect := func(line string) {
 		t.Helper()
 		select {

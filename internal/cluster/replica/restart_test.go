@@ -14,13 +14,7 @@ import (
 func TestAReplicaComesBackAfterAPostgreSQLRestartWithoutAProcessRestart(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
-	// A server of its own: the shared one serves every other test.
-	srv, err := pgtest.StartServer(t.Context(), pgtest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
-	env := clustertest.NewOn(t, srv)
+	srv, env := ownServer(t)
 	env.Apply(t, clustertest.Triggers("restart", 20, "* * * * * *"))
 	// The default cadence, 1 s: the one the resumption is measured against.
 	r := startReplica(t, bin, env, "replica-r")
@@ -64,4 +58,16 @@ func TestAReplicaComesBackAfterAPostgreSQLRestartWithoutAProcessRestart(t *testi
 	if o := env.Count(t); o.Duplicates != 0 || o.Malformed != 0 {
 		t.Fatalf("occurrences %+v", o)
 	}
+}
+
+// ownServer starts a PostgreSQL server for a test that restarts it (the
+// shared one serves every other test) and the cluster environment on it.
+func ownServer(t *testing.T) (*pgtest.Srv, *clustertest.Env) {
+	t.Helper()
+	srv, err := pgtest.StartServer(t.Context(), pgtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	return srv, clustertest.NewOn(t, srv)
 }
