@@ -18,7 +18,7 @@ var messages = map[string]map[string]string{
 	"en": {
 		"title": "QingLong", "overview": "Overview", "triggers": "Triggers", "runs": "Runs", "signout": "Sign out",
 		"signin": "Sign in", "token": "API token", "signin.help": "Paste an API token (create one with `ql tokens create NAME --scope operate`).",
-		"err.malformed": "That is not an API token: tokens start with qlt_.", "err.unknown": "That token is not known, revoked or expired.",
+		"err.malformed": "That is not a whole API token: a token is qlt_ and 43 more characters, printed once when it was created. Paste all of it, or create a new one.", "err.unknown": "That token is not known, revoked or expired.",
 		"last24": "Runs of the last 24 hours by state", "counted": "runs counted", "failures": "Recent failures", "nextfires": "Next fires",
 		"search": "Search", "project": "Project", "trigger": "Trigger", "task": "Task", "schedule": "Schedule", "next": "Next fire",
 		"state": "State", "paused": "paused", "active": "active", "pause": "Pause", "resume": "Resume", "note": "Note",
@@ -71,7 +71,7 @@ var messages = map[string]map[string]string{
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
 		"signin": "登录", "token": "API 令牌", "signin.help": "粘贴 API 令牌（用 `ql tokens create NAME --scope operate` 创建）。",
-		"err.malformed": "这不是 API 令牌：令牌以 qlt_ 开头。", "err.unknown": "令牌未知、已吊销或已过期。",
+		"err.malformed": "这不是完整的 API 令牌：令牌由 qlt_ 加 43 个字符组成，只在创建时显示一次。请完整粘贴，或新建一个令牌。", "err.unknown": "令牌未知、已吊销或已过期。",
 		"last24": "最近 24 小时各状态的运行", "counted": "条运行", "failures": "最近失败", "nextfires": "即将触发",
 		"search": "搜索", "project": "项目", "trigger": "触发器", "task": "任务", "schedule": "计划", "next": "下次触发",
 		"state": "状态", "paused": "已暂停", "active": "生效中", "pause": "暂停", "resume": "恢复", "note": "备注",

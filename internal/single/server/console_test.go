@@ -351,6 +351,22 @@ func TestASigninFormOverTheCapIs413(t *testing.T) {
 	}
 }
 
+// A token pasted short (or not a token at all) is told what a whole one
+// looks like and what to do, not only what it starts with.
+func TestAPastedTokenThatIsNotWholeIsToldWhatAWholeOneIs(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	whole := site.tokens[apitoken.Read]
+	for _, pasted := range []string{whole[:20], "qlt_short", "not-a-token"} {
+		csrf, _ := site.signinForm(t, c)
+		resp, body := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {pasted}})
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "qlt_ and 43 more characters") || !strings.Contains(body, "Paste all of it") {
+			t.Fatalf("sign-in with %q: %d, want 401 saying what a whole token is:\n%s", pasted, resp.StatusCode, body)
+		}
+	}
+}
+
 // A sign-in whose CSRF cookie and field carry a value the server did not
 // sign (one planted by another site: login CSRF) is refused, even with a
 // good token.
