@@ -668,14 +668,7 @@ func TestAReplacedWorkerKillsItsCommandsAndStops(t *testing.T) {
 // second.
 func TestAWorkerWithSeveralServersFailsOverToTheNextOne(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dead := deadServer(t)
 	in := newIngress(t, 30_000)
 	g := in.enqueue(t, shell(`echo hi`))
 	w := runAgent(t, in, func(c *Config) { c.Server = dead + " , " + in.srv.URL })
@@ -738,14 +731,7 @@ func TestAWorkerWithTwoReplicasRenewsThroughTheSecondWhenTheFirstHangsAtTheShort
 // operator who mistyped the address learns it within seconds.
 func TestAnUnreachableServerIsReportedBeforeTheFullRegistrationBound(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dead := deadServer(t)
 	in := newIngress(t, 30_000)
 	start := time.Now()
 	w := runAgent(t, in, func(c *Config) { c.Server = dead })
@@ -883,4 +869,19 @@ func TestARefusedCredentialStopsTheWorker(t *testing.T) {
 	if _, err := w.stop(); !errors.Is(err, ErrUnauthenticated) || !strings.Contains(err.Error(), "ql workers create") {
 		t.Fatalf("stopped with %v; want ErrUnauthenticated saying what to do", err)
 	}
+}
+
+// deadServer returns the URL of a local address nothing listens on: it
+// was listened on and closed, so a connection there is refused at once.
+func deadServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dead
 }
