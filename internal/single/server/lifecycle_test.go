@@ -107,3 +107,26 @@ func TestAServerThatCannotBindItsAddressFailsHavingDoneNothing(t *testing.T) {
 		t.Fatalf("the server that could not bind decided %d schedule rows", n)
 	}
 }
+
+// A server asked to stop while it is still starting (a SIGTERM during its
+// recovery) stops cleanly, as one asked after its start would: Serve
+// returns no error, so `ql serve` exits 0, and says so in its log.
+func TestAServerAskedToStopWhileStartingStopsCleanly(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	publish(t, dataDir, 1, "sleep 300")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	logs := &lockedBuffer{}
+	err := Serve(ctx, Config{DataDir: dataDir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond,
+		StopTimeout: 4 * time.Second, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatalf("a server stopped while starting returned %v, want a clean stop", err)
+	}
+	if !strings.Contains(logs.String(), "code="+CodeStoppedWhileStarting) {
+		t.Fatalf("the stop logged no %s line:\n%s", CodeStoppedWhileStarting, logs)
+	}
+	if n := count(t, observer(t, dataDir), `SELECT count(*) FROM runs`); n != 0 {
+		t.Fatalf("the server stopped while starting admitted %d runs", n)
+	}
+}

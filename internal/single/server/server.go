@@ -59,6 +59,14 @@ type Server struct {
 // Serve starts a server and runs it until ctx ends, then stops it.
 func Serve(ctx context.Context, cfg Config) error {
 	s, err := Start(ctx, cfg)
+	if err != nil && ctx.Err() != nil {
+		// Asked to stop while starting (a SIGTERM during recovery): Start
+		// has undone what it began, and whatever step the stop cut short
+		// failed because of it, so this is a clean stop, as one after the
+		// start would be. The step's error is kept in the log.
+		cfg.WithDefaults().Logger.Info("stopped while starting", "code", CodeStoppedWhileStarting, "error", err.Error())
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -315,6 +323,9 @@ func (s *Server) Stop(ctx context.Context) error {
 const (
 	CodeStopping = "serve.stopping"
 	CodeStopped  = "serve.stopped"
+	// CodeStoppedWhileStarting: asked to stop before the start was
+	// complete; what had started was undone.
+	CodeStoppedWhileStarting = "serve.stopped_while_starting"
 )
 
 func (s *Server) teardown(ctx context.Context) error {
