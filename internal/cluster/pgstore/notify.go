@@ -83,10 +83,18 @@ func scanMessages(rows pgx.Rows) ([]notify.Message, error) {
 	return out, rows.Err()
 }
 
-// NotificationsClaim takes up to limit due pending rows, skipping the ones
-// another replica is claiming.
-func (r *Runtime) NotificationsClaim(ctx context.Context, limit int, lease time.Duration) ([]notify.Message, error) {
-	rows, err := r.pool.Query(ctx, sqlNotifyClaim, lease.Milliseconds(), limit)
+// NotificationsClaim takes up to c.Limit due pending rows within their
+// channels' shares, skipping the ones another replica is claiming.
+func (r *Runtime) NotificationsClaim(ctx context.Context, c notify.Claim) ([]notify.Message, error) {
+	projects := make([]string, 0, len(c.InFlight))
+	channels := make([]string, 0, len(c.InFlight))
+	counts := make([]int32, 0, len(c.InFlight))
+	for ref, n := range c.InFlight {
+		projects = append(projects, ref.ProjectID)
+		channels = append(channels, ref.Channel)
+		counts = append(counts, int32(n)) //nolint:gosec // G115: at most notify.MaxInFlight
+	}
+	rows, err := r.pool.Query(ctx, sqlNotifyClaim, c.Lease.Milliseconds(), c.Limit, projects, channels, counts, c.PerChannel, c.Lookahead)
 	if err != nil {
 		return nil, mapErr(err, "claiming notifications")
 	}

@@ -27,6 +27,14 @@ const (
 	// keep them flowing while a slow one waits, without a burst opening
 	// more than a handful of connections.
 	MaxInFlight = 8
+	// PerChannelInFlight is one channel's share of MaxInFlight: a receiver
+	// that does not answer, with a backlog of its own, holds at most these
+	// slots until its timeout, and the other channels' notifications go
+	// out through the rest meanwhile.
+	PerChannelInFlight = MaxInFlight / 2
+	// claimLookahead is how many due rows, first due first, a claim looks
+	// among for rows within their channel's share.
+	claimLookahead = 32 * MaxInFlight
 	// leaseTimeouts is a claim's lease in delivery timeouts: a claimed
 	// row's one delivery starts at once and ends within one timeout, so
 	// the lease never lapses under a live delivery; a process that died
@@ -112,13 +120,15 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 	return &Deliverer{cfg: cfg}
 }
 
-// Round delivers the due rows, at most MaxInFlight at once, until no
-// delivery is under way and a claim finds none due; while deliveries are
-// under way it claims again into the free slots whenever one ends and
-// every claimPoll. It claims only as many rows as it has free slots, so a claimed
-// row's send starts at once: the attempt the claim counts is the one under
-// way (the attempt count is the fence of the row's failure report). A slow
-// receiver holds one slot while the others are claimed and sent. The
+// Round delivers the due rows, at most MaxInFlight at once and at most
+// PerChannelInFlight of one channel, until no delivery is under way and a
+// claim finds none due; while deliveries are under way it claims again
+// into the free slots whenever one ends and every claimPoll. It claims
+// only as many rows as it has free slots, so a claimed row's send starts
+// at once: the attempt the claim counts is the one under way (the attempt
+// count is the fence of the row's failure report). A slow receiver holds
+// at most its channel's share of the slots while the others are claimed
+// and sent. The
 // claim's lease outlasts a delivery many times over, so no other process
 // sends these rows meanwhile. A store error stops the claims; the
 // deliveries under way end first, and the first error is returned. When
@@ -136,7 +146,8 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 		defer mu.Unlock()
 		return firstErr
 	}
-	ended := make(chan struct{}, MaxInFlight)
+	ended := make(chan ChannelRef, MaxInFlight)
+	perChannel := make(map[ChannelRef]int)
 	// While sends are under way, rows that fall due meanwhile are claimed
 	// into the free slots at once (when a send ends, and every claimPoll):
 	// a slow receiver must not hold them back until its timeout.
@@ -145,7 +156,8 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 	inFlight := 0
 	for {
 		if inFlight < MaxInFlight && ctx.Err() == nil && failed() == nil {
-			batch, err := d.cfg.Outbox.NotificationsClaim(ctx, MaxInFlight-inFlight, lease)
+			batch, err := d.cfg.Outbox.NotificationsClaim(ctx, Claim{Limit: MaxInFlight - inFlight, Lease: lease,
+				PerChannel: PerChannelInFlight, InFlight: perChannel, Lookahead: claimLookahead})
 			if err != nil {
 				mu.Lock()
 				firstErr = cmp.Or(firstErr, err)
@@ -153,8 +165,9 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 			}
 			for _, m := range batch {
 				inFlight++
+				perChannel[RefOf(m)]++
 				wg.Go(func() {
-					defer func() { ended <- struct{}{} }()
+					defer func() { ended <- RefOf(m) }()
 					if err := d.deliver(ctx, m); err != nil {
 						mu.Lock()
 						firstErr = cmp.Or(firstErr, err)
@@ -167,8 +180,11 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 			break
 		}
 		select {
-		case <-ended:
+		case ref := <-ended:
 			inFlight--
+			if perChannel[ref]--; perChannel[ref] == 0 {
+				delete(perChannel, ref)
+			}
 		case <-poll.C:
 		}
 	}

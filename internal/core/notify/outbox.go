@@ -217,6 +217,33 @@ func DecodeMessage(m *Message, channel, payload string) error {
 	return json.Unmarshal([]byte(payload), &m.Payload)
 }
 
+// Claim asks an Outbox for rows to send.
+type Claim struct {
+	Limit int
+	Lease time.Duration
+	// PerChannel caps the rows of one channel under way in this process:
+	// a row is taken only while its channel has fewer, counting InFlight
+	// and the rows the claim takes before it.
+	PerChannel int
+	// InFlight is how many rows of each channel this process is sending.
+	InFlight map[ChannelRef]int
+	// Lookahead bounds the due rows, first due first, among which the
+	// claim looks for rows within their channel's share: its cost stays
+	// bounded however long one channel's backlog grows.
+	Lookahead int
+}
+
+// ChannelRef names a channel: channels are named within their project.
+type ChannelRef struct {
+	ProjectID string
+	Channel   string
+}
+
+// RefOf is the channel m is sent to.
+func RefOf(m Message) ChannelRef {
+	return ChannelRef{ProjectID: m.ProjectID, Channel: m.Channel.Name}
+}
+
 // ListQuery selects outbox rows, newest first; State "" is every state.
 type ListQuery struct {
 	State State
@@ -225,10 +252,11 @@ type ListQuery struct {
 
 // Outbox is the store side of delivery. Times are the store's clock.
 type Outbox interface {
-	// NotificationsClaim takes up to limit pending rows due now: each gets
-	// attempts + 1 and is not due again for lease, so replicas sharing
-	// the outbox never send one row at once.
-	NotificationsClaim(ctx context.Context, limit int, lease time.Duration) ([]Message, error)
+	// NotificationsClaim takes up to c.Limit pending rows due now, in due
+	// order, within each channel's share: each gets attempts + 1 and is not
+	// due again for c.Lease, so replicas sharing the outbox never send one
+	// row at once.
+	NotificationsClaim(ctx context.Context, c Claim) ([]Message, error)
 	// NotificationDelivered marks the row delivered.
 	NotificationDelivered(ctx context.Context, id string) error
 	// NotificationFailed records a failed delivery of the claim with the

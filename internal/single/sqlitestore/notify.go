@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -112,11 +113,12 @@ func scanMessages(rows *sql.Rows) ([]notify.Message, error) {
 	return out, rows.Err()
 }
 
-// NotificationsClaim takes up to limit due pending rows (one process
+// NotificationsClaim takes up to c.Limit due pending rows within their
+// channels' shares (one process
 // serves a SQLite file, so the write lock is the only claim needed). It
 // looks on the read pool first: an idle outbox never takes the writer
 // from the scheduler and the executor.
-func (s *Store) NotificationsClaim(ctx context.Context, limit int, lease time.Duration) ([]notify.Message, error) {
+func (s *Store) NotificationsClaim(ctx context.Context, c notify.Claim) ([]notify.Message, error) {
 	var due bool
 	if err := s.readPool().QueryRowContext(ctx, qNotifyDue, s.nowMs()).Scan(&due); err != nil {
 		return nil, mapErr(err, "look for due notifications")
@@ -124,9 +126,22 @@ func (s *Store) NotificationsClaim(ctx context.Context, limit int, lease time.Du
 	if !due {
 		return nil, nil
 	}
+	type channelBusy struct {
+		Project string `json:"p"`
+		Channel string `json:"c"`
+		N       int    `json:"n"`
+	}
+	load := make([]channelBusy, 0, len(c.InFlight))
+	for ref, n := range c.InFlight {
+		load = append(load, channelBusy{Project: ref.ProjectID, Channel: ref.Channel, N: n})
+	}
+	busy, err := json.Marshal(load)
+	if err != nil {
+		return nil, err
+	}
 	var out []notify.Message
-	err := s.write(ctx, "claim notifications", routine, func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qNotifyClaim, s.nowMs(), lease.Milliseconds(), limit)
+	err = s.write(ctx, "claim notifications", routine, func(tx *txn) error {
+		rows, err := tx.QueryContext(ctx, qNotifyClaim, s.nowMs(), c.Lease.Milliseconds(), c.Limit, string(busy), c.PerChannel, c.Lookahead)
 		if err != nil {
 			return err
 		}

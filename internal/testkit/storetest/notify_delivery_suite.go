@@ -165,6 +165,56 @@ func testDeliveryClaimsWhatFallsDueMeanwhile(t *testing.T, f Fixture) {
 	}
 }
 
+// testSlowChannelHoldsOnlyItsShare: a receiver that does not answer, with
+// a backlog of its own, holds at most its channel's share of a round's
+// send slots, so every notification of another channel is sent while it
+// waits (with all slots to take, its backlog filled them one by one and
+// the other channel's last notifications waited for its timeout).
+func testSlowChannelHoldsOnlyItsShare(t *testing.T, f Fixture) {
+	const runs = 2 * notify.MaxInFlight
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	var fast, slow atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/slow") {
+			slow.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		} else {
+			fast.Add(1)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(unblock)
+	spec := notify.Spec{
+		Channels: []notify.Channel{{Name: "slow", Kind: notify.Webhook, URL: srv.URL + "/slow"}, {Name: "fast", Kind: notify.Webhook, URL: srv.URL + "/fast"}},
+		Rules:    []notify.Rule{{On: notify.OnFailed, Channel: "slow"}, {On: notify.OnFailed, Channel: "fast"}},
+	}
+	d := failedWith(t, f, "share", spec)
+	for i := 2; i <= runs; i++ {
+		runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
+	}
+	done := roundInBackground(t, f)
+	waitUntil(t, "every notification to the fast receiver while the slow one waits", func() bool { return fast.Load() == runs })
+	if n := slow.Load(); n > notify.PerChannelInFlight {
+		t.Fatalf("%d sends to the receiver that does not answer are under way, want at most its share %d", n, notify.PerChannelInFlight)
+	}
+	unblock()
+	if err := <-done; err != nil {
+		t.Fatalf("round: %v", err)
+	}
+	for _, m := range outbox(t, f) {
+		if m.State != notify.Delivered {
+			t.Errorf("notification to %s: %s, want delivered once the slow receiver answers", m.Channel.Name, m.State)
+		}
+	}
+}
+
 // waitUntil polls cond for up to 20 s.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()

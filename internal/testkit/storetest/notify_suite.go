@@ -27,6 +27,8 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ADeliveryRoundSendsSideBySideAndCountsOnlyAttemptsUnderWay": testDeliveryInFlight,
 		"ADeadNotificationIsLoggedWithoutARetryWait":                 testDeadLoggedWithoutRetry,
 		"ANotificationDueWhileASlowSendWaitsIsSentMeanwhile":         testDeliveryClaimsWhatFallsDueMeanwhile,
+		"AClaimTakesNoRowPastItsChannelsShare":                       testClaimWithinChannelShares,
+		"AReceiverThatDoesNotAnswerHoldsOnlyItsChannelsShare":        testSlowChannelHoldsOnlyItsShare,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -230,22 +232,26 @@ func testOutboxHistory(t *testing.T, f Fixture) {
 	}
 }
 
+// claimTen claims up to ten rows for an hour, with no channel's share in
+// the way.
+var claimTen = notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 10, Lookahead: 100}
+
 func testOutboxDelivery(t *testing.T, f Fixture) {
 	d := notifyDefs(t, f, "alpha", notify.Rule{On: notify.OnFailed, Channel: "ops"})
 	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
 	ctx := t.Context()
-	claimed, err := f.Outbox.NotificationsClaim(ctx, 10, time.Hour)
+	claimed, err := f.Outbox.NotificationsClaim(ctx, claimTen)
 	if err != nil || len(claimed) != 1 || claimed[0].Attempts != 1 {
 		t.Fatalf("first claim: %+v, %v; want the row with attempt 1", claimed, err)
 	}
 	id := claimed[0].ID
-	if again, err := f.Outbox.NotificationsClaim(ctx, 10, time.Hour); err != nil || len(again) != 0 {
+	if again, err := f.Outbox.NotificationsClaim(ctx, claimTen); err != nil || len(again) != 0 {
 		t.Fatalf("a claimed row was claimed again within its lease: %+v, %v", again, err)
 	}
 	if err := f.Outbox.NotificationFailed(ctx, id, 1, 0, false, "the receiver answered 503"); err != nil {
 		t.Fatal(err)
 	}
-	claimed, err = f.Outbox.NotificationsClaim(ctx, 10, time.Hour)
+	claimed, err = f.Outbox.NotificationsClaim(ctx, claimTen)
 	if err != nil || len(claimed) != 1 || claimed[0].ID != id || claimed[0].Attempts != 2 || claimed[0].LastError != "the receiver answered 503" {
 		t.Fatalf("claim after a failure due now: %+v, %v; want the same row at attempt 2 with its last error", claimed, err)
 	}
@@ -266,7 +272,7 @@ func testOutboxDelivery(t *testing.T, f Fixture) {
 	if err != nil || m.State != notify.Pending || m.Attempts != 0 {
 		t.Fatalf("retry of a dead row: %+v, %v; want pending with 0 attempts", m, err)
 	}
-	claimed, err = f.Outbox.NotificationsClaim(ctx, 10, time.Hour)
+	claimed, err = f.Outbox.NotificationsClaim(ctx, claimTen)
 	if err != nil || len(claimed) != 1 || claimed[0].ID != id {
 		t.Fatalf("claim after retry: %+v, %v", claimed, err)
 	}
@@ -346,5 +352,45 @@ func testOutboxSettings(t *testing.T, f Fixture) {
 		p.Notifications = bad
 		_, err := f.Catalog.ProjectSave(t.Context(), p)
 		requireCode(t, err, qlerror.Invalid, "saving settings "+bad)
+	}
+}
+
+// testClaimWithinChannelShares: a claim takes no row of a channel past
+// its share, counting the rows under way and those it takes before; a
+// channel is named within its project, so another project's channel of the
+// same name has a share of its own; and the claim looks only at the first
+// Lookahead due rows.
+func testClaimWithinChannelShares(t *testing.T, f Fixture) {
+	share := notifyDefs(t, f, "share", notify.Rule{On: notify.OnFailed, Channel: "ops"}, notify.Rule{On: notify.OnFailed, Channel: "chat"})
+	for i := range 5 {
+		runFinished(t, f, share.Trigger.TriggerID, i, run.AttemptFailed)
+	}
+	other := notifyDefs(t, f, "other", notify.Rule{On: notify.OnFailed, Channel: "ops"})
+	runFinished(t, f, other.Trigger.TriggerID, 0, run.AttemptFailed)
+	shareOps := notify.ChannelRef{ProjectID: share.Project.ID, Channel: "ops"}
+	shareChat := notify.ChannelRef{ProjectID: share.Project.ID, Channel: "chat"}
+	otherOps := notify.ChannelRef{ProjectID: other.Project.ID, Channel: "ops"}
+	ctx := t.Context()
+	byChannel := func(ms []notify.Message) map[notify.ChannelRef]int {
+		got := map[notify.ChannelRef]int{}
+		for _, m := range ms {
+			got[notify.RefOf(m)]++
+		}
+		return got
+	}
+
+	claimed, err := f.Outbox.NotificationsClaim(ctx, notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 2,
+		InFlight: map[notify.ChannelRef]int{shareOps: 1}, Lookahead: 100})
+	want := map[notify.ChannelRef]int{shareOps: 1, shareChat: 2, otherOps: 1}
+	if got := byChannel(claimed); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("claim with a share of 2 and one row of share/ops under way: %v (%v), want %v", got, err, want)
+	}
+	claimed, err = f.Outbox.NotificationsClaim(ctx, notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 10, Lookahead: 2})
+	if err != nil || len(claimed) != 2 {
+		t.Fatalf("claim looking at the first 2 due rows took %d (%v), want 2", len(claimed), err)
+	}
+	claimed, err = f.Outbox.NotificationsClaim(ctx, notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 10, Lookahead: 100})
+	if err != nil || len(claimed) != 5 {
+		t.Fatalf("the last claim took %d (%v), want the 5 rows left of 11", len(claimed), err)
 	}
 }

@@ -32,11 +32,33 @@ ON CONFLICT (rule_key, subject) DO NOTHING
 -- Claims due pending rows in due order, skipping rows another replica is
 -- claiming: one more attempt each, and not due again until the lease
 -- passes (a replica that dies mid-delivery leaves the row to be sent
--- again, with the same id as its idempotency key).
+-- again, with the same id as its idempotency key). No row is taken past
+-- its channel's share ($6), counting the rows of the channel this replica
+-- has under way ($3, $4, $5) and those the claim takes before it, so a
+-- receiver that does not answer holds only its share of the send slots.
+-- The share is counted among the first $7 due rows only: the claim reads
+-- a bounded head of the due index however long one channel's backlog is.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+busy AS (
+    SELECT * FROM unnest($3::uuid[], $4::text[], $5::int[]) AS b(project_id, channel, n)
+),
+ahead AS (
+    SELECT o.id, o.project_id, o.channel->>'name' AS channel, o.next_attempt_at_ms
+      FROM qinglong.notification_outbox o
+     WHERE o.state = 'pending' AND o.next_attempt_at_ms <= (SELECT ms FROM n)
+     ORDER BY o.next_attempt_at_ms
+     LIMIT $7
+),
+shared AS (
+    SELECT r.id
+      FROM (SELECT a.id, coalesce(b.n, 0) + row_number() OVER (PARTITION BY a.project_id, a.channel ORDER BY a.next_attempt_at_ms, a.id) AS nth
+              FROM ahead a LEFT JOIN busy b ON b.project_id = a.project_id AND b.channel = a.channel) r
+     WHERE r.nth <= $6
+),
 picked AS (
     SELECT o.id FROM qinglong.notification_outbox o
-     WHERE o.state = 'pending' AND o.next_attempt_at_ms <= (SELECT ms FROM n)
+     WHERE o.id IN (SELECT id FROM shared)
+       AND o.state = 'pending' AND o.next_attempt_at_ms <= (SELECT ms FROM n)
      ORDER BY o.next_attempt_at_ms
      LIMIT $2
        FOR UPDATE SKIP LOCKED
