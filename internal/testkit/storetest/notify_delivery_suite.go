@@ -125,41 +125,20 @@ func testDeadLoggedWithoutRetry(t *testing.T, f Fixture) {
 // round, before the slow send ends: the slow receiver holds back only its
 // own deliveries.
 func testDeliveryClaimsWhatFallsDueMeanwhile(t *testing.T, f Fixture) {
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	unblock := func() { releaseOnce.Do(func() { close(release) }) }
-	var fast atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/slow") {
-			select {
-			case <-release:
-			case <-r.Context().Done():
-				return
-			}
-		} else {
-			fast.Add(1)
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(unblock)
-	spec := notify.Spec{
-		Channels: []notify.Channel{{Name: "slow", Kind: notify.Webhook, URL: srv.URL + "/slow"}, {Name: "fast", Kind: notify.Webhook, URL: srv.URL + "/fast"}},
-		Rules:    []notify.Rule{{On: notify.OnFailed, Channel: "slow"}, {On: notify.OnFailed, Channel: "fast"}},
-	}
-	d := failedWith(t, f, "meanwhile", spec)
+	rc := newSlowAndFast(t)
+	d := failedWith(t, f, "meanwhile", rc.spec)
 
 	done := roundInBackground(t, f)
-	waitUntil(t, "the first fast notification to arrive", func() bool { return fast.Load() == 1 })
+	waitUntil(t, "the first fast notification to arrive", func() bool { return rc.fast.Load() == 1 })
 	// The round now waits on the slow send; a second failure falls due.
 	runFinished(t, f, d.Trigger.TriggerID, 2, run.AttemptFailed)
-	waitUntil(t, "the second fast notification to arrive while the slow one waits", func() bool { return fast.Load() == 2 })
+	waitUntil(t, "the second fast notification to arrive while the slow one waits", func() bool { return rc.fast.Load() == 2 })
 	select {
 	case err := <-done:
 		t.Fatalf("the round ended (%v) while a send was still under way", err)
 	default:
 	}
-	unblock()
+	rc.unblock()
 	if err := <-done; err != nil {
 		t.Fatalf("round: %v", err)
 	}
@@ -172,39 +151,17 @@ func testDeliveryClaimsWhatFallsDueMeanwhile(t *testing.T, f Fixture) {
 // the other channel's last notifications waited for its timeout).
 func testSlowChannelHoldsOnlyItsShare(t *testing.T, f Fixture) {
 	const runs = 2 * notify.MaxInFlight
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	unblock := func() { releaseOnce.Do(func() { close(release) }) }
-	var fast, slow atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/slow") {
-			slow.Add(1)
-			select {
-			case <-release:
-			case <-r.Context().Done():
-				return
-			}
-		} else {
-			fast.Add(1)
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(unblock)
-	spec := notify.Spec{
-		Channels: []notify.Channel{{Name: "slow", Kind: notify.Webhook, URL: srv.URL + "/slow"}, {Name: "fast", Kind: notify.Webhook, URL: srv.URL + "/fast"}},
-		Rules:    []notify.Rule{{On: notify.OnFailed, Channel: "slow"}, {On: notify.OnFailed, Channel: "fast"}},
-	}
-	d := failedWith(t, f, "share", spec)
+	rc := newSlowAndFast(t)
+	d := failedWith(t, f, "share", rc.spec)
 	for i := 2; i <= runs; i++ {
 		runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
 	}
 	done := roundInBackground(t, f)
-	waitUntil(t, "every notification to the fast receiver while the slow one waits", func() bool { return fast.Load() == runs })
-	if n := slow.Load(); n > notify.PerChannelInFlight {
+	waitUntil(t, "every notification to the fast receiver while the slow one waits", func() bool { return rc.fast.Load() == runs })
+	if n := rc.slow.Load(); n > notify.PerChannelInFlight {
 		t.Fatalf("%d sends to the receiver that does not answer are under way, want at most its share %d", n, notify.PerChannelInFlight)
 	}
-	unblock()
+	rc.unblock()
 	if err := <-done; err != nil {
 		t.Fatalf("round: %v", err)
 	}
@@ -213,6 +170,43 @@ func testSlowChannelHoldsOnlyItsShare(t *testing.T, f Fixture) {
 			t.Errorf("notification to %s: %s, want delivered once the slow receiver answers", m.Channel.Name, m.State)
 		}
 	}
+}
+
+// slowAndFast are two webhook receivers and a project's settings that
+// send every failure to both: "slow" answers only once unblocked (or its
+// request is cancelled), "fast" at once; each counts its requests.
+type slowAndFast struct {
+	spec       notify.Spec
+	slow, fast atomic.Int64
+	unblock    func()
+}
+
+func newSlowAndFast(t *testing.T) *slowAndFast {
+	rc := &slowAndFast{}
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	rc.unblock = func() { releaseOnce.Do(func() { close(release) }) }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/slow") {
+			rc.slow.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		} else {
+			rc.fast.Add(1)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	// Before Close, which waits for the handlers still holding requests.
+	t.Cleanup(rc.unblock)
+	rc.spec = notify.Spec{
+		Channels: []notify.Channel{{Name: "slow", Kind: notify.Webhook, URL: srv.URL + "/slow"}, {Name: "fast", Kind: notify.Webhook, URL: srv.URL + "/fast"}},
+		Rules:    []notify.Rule{{On: notify.OnFailed, Channel: "slow"}, {On: notify.OnFailed, Channel: "fast"}},
+	}
+	return rc
 }
 
 // waitUntil polls cond for up to 20 s.
