@@ -192,6 +192,13 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 	return false, failed()
 }
 
+// The diagnostic codes of a delivery's line: sent, or not (with its reason,
+// whether it is retried and when).
+const (
+	CodeDelivered    = "notify.delivered"
+	CodeNotDelivered = "notify.not_delivered"
+)
+
 // deliver sends one claimed row and records the result. Only a store
 // error is returned: a failed delivery is the row's state.
 func (d *Deliverer) deliver(ctx context.Context, m Message) error {
@@ -202,13 +209,13 @@ func (d *Deliverer) deliver(ctx context.Context, m Message) error {
 		return nil
 	}
 	if sendErr == nil {
-		d.cfg.Log.Info("notification delivered", "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts)
+		d.cfg.Log.Info("notification delivered", "code", CodeDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts)
 		return d.cfg.Outbox.NotificationDelivered(ctx, m.ID)
 	}
 	dead := m.Attempts >= d.cfg.MaxAttempts
 	retryIn := d.Backoff(m.Attempts)
 	reason := truncate(sendErr.Error())
-	attrs := []any{"id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts, "dead", dead}
+	attrs := []any{"code", CodeNotDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts, "dead", dead}
 	if !dead {
 		// A dead row is never retried on its own: a wait would mislead.
 		attrs = append(attrs, "retryIn", retryIn.String())

@@ -61,9 +61,16 @@ func (s *Server) listen() error {
 	}
 	s.http = srv
 	s.api.Store(api)
-	s.cfg.Logger.Info("http listening; serving the console at /, /api/v1, /livez and /readyz (503 until the start completes)", "addr", srv.Addr(), "tls", tlsCfg != nil)
+	s.cfg.Logger.Info("http listening; serving the console at /, /api/v1, /livez and /readyz (503 until the start completes)", "code", CodeHTTPListening, "addr", srv.Addr(), "tls", tlsCfg != nil)
 	return nil
 }
+
+// The diagnostic codes of the listeners' lines, which give their addresses:
+// the replica's own, so one rule matches both profiles.
+const (
+	CodeHTTPListening    = "serve.http_listening"
+	CodeMetricsListening = "serve.metrics_listening"
+)
 
 // Addr is the HTTP address, or "" when HTTP is off.
 func (s *Server) Addr() string {
@@ -120,7 +127,7 @@ func (s *Server) listenMetrics() error {
 		return err
 	}
 	s.metricsHTTP = srv
-	s.cfg.Logger.Info("metrics listening; serving "+metrics.Path, "addr", srv.Addr())
+	s.cfg.Logger.Info("metrics listening; serving "+metrics.Path, "code", CodeMetricsListening, "addr", srv.Addr())
 	return nil
 }
 

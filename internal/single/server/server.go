@@ -136,11 +136,11 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		s.metrics.AttemptsLost(rec.Lost)
 	}
 	if rec.Lost > 0 {
-		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; they were not re-run", "lost", rec.Lost,
+		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; they were not re-run", "code", CodeAttemptsLost, "lost", rec.Lost,
 			"orphans_ended", rec.OrphansEnded, "orphans_left", rec.OrphansLeft)
 	}
 	if rec.OrphanErr != nil {
-		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "error", rec.OrphanErr.Error())
+		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "code", CodeOrphanLeft, "error", rec.OrphanErr.Error())
 	}
 	if s.disp, err = s.newDispatcher(); err != nil {
 		return nil, err
@@ -180,10 +180,21 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		}
 	}
 	s.ready.Store(true)
-	cfg.Logger.Info("serving", "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "misfire_grace", cfg.Grace, "concurrency", cfg.Concurrency,
+	cfg.Logger.Info("serving", "code", CodeReady, "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "misfire_grace", cfg.Grace, "concurrency", cfg.Concurrency,
 		"retention", cfg.Retention.Policy.String())
 	return s, nil
 }
+
+// The diagnostic codes of the start: its recovery's two warnings (attempts
+// a server that stopped unexpectedly left are now lost; a lost attempt's
+// command could not be ended), and its last line, once it serves. The
+// recovery's codes are the cluster's recovery.* family; serve.ready is the
+// replica's own.
+const (
+	CodeAttemptsLost = "recovery.attempts_lost"
+	CodeOrphanLeft   = "recovery.orphan_left"
+	CodeReady        = "serve.ready"
+)
 
 // CodeDataDirShared is the diagnostic code of the warning about a data
 // directory open to its group or others.
@@ -235,7 +246,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		RunAs:        s.cfg.RunAs,
 		PollInterval: s.cfg.Cadence,
 		StopTimeout:  s.cfg.StopTimeout,
-		OnError:      func(err error) { s.cfg.Logger.Warn("executor", "error", err) },
+		OnError:      func(err error) { s.cfg.Logger.Warn("executor", "code", CodeExecutorFailed, "error", err) },
 		OnFinish:     s.finished,
 	})
 }
@@ -257,12 +268,21 @@ func (s *Server) startNotifications(ctx context.Context) error {
 	})
 	var err error
 	s.notify, err = loop.New(loop.Config{Name: "notifications", Cadence: s.cfg.Cadence, StopTimeout: s.cfg.StopTimeout,
-		OnError: func(err error) { s.cfg.Logger.Warn("notifications", "error", err) }}, d.Round)
+		OnError: func(err error) { s.cfg.Logger.Warn("notifications", "code", CodeNotificationsFailed, "error", err) }}, d.Round)
 	if err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "notifications")
 	}
 	return s.notify.Start(ctx)
 }
+
+// The diagnostic codes of the executor's and the notifications' warnings
+// (a round that failed; it is retried at the next) and of the line each
+// ended attempt logs. serve.notifications_failed is the replica's own.
+const (
+	CodeExecutorFailed      = "serve.executor_failed"
+	CodeNotificationsFailed = "serve.notifications_failed"
+	CodeRunFinished         = "run.finished"
+)
 
 func (s *Server) finished(a run.Attempt) {
 	args := []any{"run", a.RunID, "state", a.State}
@@ -272,7 +292,7 @@ func (s *Server) finished(a run.Attempt) {
 	if a.ErrorCode != "" {
 		args = append(args, "error", a.ErrorCode)
 	}
-	s.cfg.Logger.Info("run finished; read its output with `"+s.cfg.Binary+" runs logs "+a.RunID+"`", args...)
+	s.cfg.Logger.Info("run finished; read its output with `"+s.cfg.Binary+" runs logs "+a.RunID+"`", append([]any{"code", CodeRunFinished}, args...)...)
 }
 
 // round is one scheduler round; after it, the dispatcher is woken for

@@ -55,12 +55,19 @@ func (s *Server) openWatch(ctx context.Context) error {
 	}
 	s.watcher, err = loop.New(loop.Config{Name: "watch", Cadence: period, StopTimeout: s.cfg.StopTimeout,
 		// A look reports its own failures; only a panic reaches the sink.
-		OnError: func(err error) { s.cfg.Logger.Warn("watch", "error", err) }}, s.look)
+		OnError: func(err error) { s.cfg.Logger.Warn("watch", "code", CodeWatchFailed, "error", err) }}, s.look)
 	if err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "watch")
 	}
 	return nil
 }
+
+// The diagnostic codes of the watch's warnings: a look that panicked, and
+// the first of a series of looks that could not read the database's version.
+const (
+	CodeWatchFailed = "serve.watch_failed"
+	CodeWatchBlind  = "serve.watch_blind"
+)
 
 // look is one look of the watch. A failed look is logged once until one
 // succeeds again (it would otherwise repeat every watch period); meanwhile
@@ -69,7 +76,7 @@ func (s *Server) look(ctx context.Context) (bool, error) {
 	changed, err := s.watch.Changed(ctx)
 	if err != nil {
 		if ctx.Err() == nil && !s.watchFailing {
-			s.cfg.Logger.Warn("cannot see other processes' commits; they are taken at the cadence until this recovers", "error", err.Error())
+			s.cfg.Logger.Warn("cannot see other processes' commits; they are taken at the cadence until this recovers", "code", CodeWatchBlind, "error", err.Error())
 		}
 		s.watchFailing = true
 		return false, nil
