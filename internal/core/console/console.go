@@ -101,6 +101,23 @@ const (
 	langCookie    = "ql_lang"
 )
 
+// The diagnostic codes of the console's log lines, on every profile: an API
+// token created or revoked (with its name and who did it), and the
+// warnings and errors of a store that did not answer a page, a sign-in or
+// a session check, or of a page that could not be rendered.
+const (
+	CodeTokenCreated       = "console.token_created"
+	CodeTokenRevoked       = "console.token_revoked"
+	CodeSessionCheckFailed = "console.session_check_failed"
+	CodeSigninStoreFailed  = "console.signin_store_failed"
+	CodeSigninRecordFailed = "console.signin_record_failed"
+	CodeBacklogFailed      = "console.backlog_failed"
+	CodeWorkersFailed      = "console.workers_failed"
+	CodeReplicasFailed     = "console.replicas_failed"
+	CodeRenderFailed       = "console.render_failed"
+	CodeInternalError      = "console.internal_error"
+)
+
 // signedOut is the scope of routes that need no session.
 const signedOut apitoken.Scope = ""
 
@@ -276,7 +293,7 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		s, err := c.session(r)
 		l := lang(r)
 		if err != nil {
-			c.cfg.Log.Warn("console: checking a session", "err", err)
+			c.cfg.Log.Warn("console: checking a session", "code", CodeSessionCheckFailed, "err", err)
 			c.failWith(w, r, nil, http.StatusServiceUnavailable, tr(l, "err.sessioncheck"))
 			return
 		}
@@ -527,7 +544,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	digest := apitoken.Digest(raw)
 	t, err := c.cfg.Tokens.TokenByDigest(r.Context(), digest)
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
-		c.cfg.Log.Warn("console sign-in: token store", "err", err)
+		c.cfg.Log.Warn("console sign-in: token store", "code", CodeSigninStoreFailed, "err", err)
 		c.renderSignin(w, r, "the token store did not answer; try again", http.StatusServiceUnavailable)
 		return
 	}

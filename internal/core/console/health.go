@@ -57,7 +57,7 @@ func (c *Console) backlog(ctx context.Context) *backlog {
 	}
 	m, err := c.cfg.Monitor(ctx, backlogLimit)
 	if err != nil {
-		c.cfg.Log.Warn("console: reading the backlog", "err", err)
+		c.cfg.Log.Warn("console: reading the backlog", "code", CodeBacklogFailed, "err", err)
 		return nil
 	}
 	return &backlog{Due: m.Due, AtLeast: m.Due >= backlogLimit, OldestDueAtMs: m.OldestDueAtMs}
@@ -85,7 +85,7 @@ func (c *Console) fleet(ctx context.Context) *fleet {
 	}
 	list, err := c.cfg.Workers(ctx)
 	if err != nil {
-		c.cfg.Log.Warn("console: listing workers", "err", err)
+		c.cfg.Log.Warn("console: listing workers", "code", CodeWorkersFailed, "err", err)
 		return nil
 	}
 	f := &fleet{}

@@ -59,7 +59,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	}
 	var buf bytes.Buffer
 	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
-		c.cfg.Log.Error("console: render", "page", name, "err", err)
+		c.cfg.Log.Error("console: render", "code", CodeRenderFailed, "page", name, "err", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
@@ -99,7 +99,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err e
 	status := statusOf(err)
 	msg := err.Error()
 	if status == http.StatusInternalServerError {
-		c.cfg.Log.Error("console", "err", err)
+		c.cfg.Log.Error("console", "code", CodeInternalError, "err", err)
 		msg = tr(lang(r), "err.internal")
 	}
 	c.failWith(w, r, s, status, msg)

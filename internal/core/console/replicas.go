@@ -25,7 +25,7 @@ func (c *Console) replicas(ctx context.Context) *replicaSet {
 	}
 	list, err := c.cfg.Replicas(ctx)
 	if err != nil {
-		c.cfg.Log.Warn("console: listing replicas", "err", err)
+		c.cfg.Log.Warn("console: listing replicas", "code", CodeReplicasFailed, "err", err)
 		return nil
 	}
 	s := &replicaSet{List: list}

@@ -45,7 +45,7 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 	u, hash, err := c.cfg.Users.UserCredentials(r.Context(), name)
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
 		try.settle(false)
-		c.cfg.Log.Warn("console sign-in: user store", "err", err)
+		c.cfg.Log.Warn("console sign-in: user store", "code", CodeSigninStoreFailed, "err", err)
 		c.renderSignin(w, r, "the user store did not answer; try again", http.StatusServiceUnavailable)
 		return
 	}
@@ -57,7 +57,7 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 	}
 	now := c.cfg.NowMs()
 	if err := c.cfg.Users.UserSignedIn(r.Context(), u.ID, now); err != nil {
-		c.cfg.Log.Warn("console sign-in: recording the sign-in", "err", err) // informational; the sign-in stands
+		c.cfg.Log.Warn("console sign-in: recording the sign-in", "code", CodeSigninRecordFailed, "err", err) // informational; the sign-in stands
 	}
 	c.throttle.signedIn(addr, name)
 	c.start(w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()})

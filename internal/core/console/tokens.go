@@ -102,7 +102,7 @@ func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session
 		refuse(err)
 		return
 	}
-	c.cfg.Log.Info("console: API token created", "name", t.Name, "scope", t.Scope, "actor", s.actor(r))
+	c.cfg.Log.Info("console: API token created", "code", CodeTokenCreated, "name", t.Name, "scope", t.Scope, "actor", s.actor(r))
 	c.renderTokens(w, r, s, http.StatusOK, tokensData{Secret: secret, Created: t.Name})
 }
 
@@ -116,6 +116,6 @@ func (c *Console) tokenRevoke(w http.ResponseWriter, r *http.Request, s *session
 		c.fail(w, r, s, err)
 		return
 	}
-	c.cfg.Log.Info("console: API token revoked", "name", name, "actor", s.actor(r))
+	c.cfg.Log.Info("console: API token revoked", "code", CodeTokenRevoked, "name", name, "actor", s.actor(r))
 	http.Redirect(w, r, "/tokens?revoked="+url.QueryEscape(name), http.StatusSeeOther)
 }
