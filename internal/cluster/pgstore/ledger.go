@@ -48,7 +48,7 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 		var pausedAt, resumedAt *int64
 		err := tx.QueryRow(ctx, sqlSchedulePauseState, r.TriggerID).Scan(&out.Paused, &note, &pausedAt, &resumedAt)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return qlerror.New(qlerror.NotFound, "trigger %s has no schedule; `ql triggers list` shows the triggers", r.TriggerID)
+			return qlerror.New(qlerror.NotFound, "trigger %s has no schedule; `ql triggers list` shows the triggers", r.TriggerID).Because(schedule.RefusalTriggerMissing)
 		}
 		if err != nil {
 			return err
@@ -111,7 +111,7 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 			&t.TaskID, &t.TaskName, &t.TaskRevision, &cursor, &due, &t.LastScheduledAtMs,
 			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs, &archived)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
+			return schedule.TriggerMissing(triggerID)
 		}
 		if err != nil {
 			return err

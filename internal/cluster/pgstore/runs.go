@@ -11,6 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 var _ run.Reader = (*Runtime)(nil)
@@ -129,7 +130,7 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	var d run.Detail
 	d.Run, err = scanRun(tx.QueryRow(ctx, sqlRunGet, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return run.Detail{}, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id)
+		return run.Detail{}, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id).Because(schedule.RefusalRunMissing)
 	}
 	if err != nil {
 		return run.Detail{}, mapErr(err, "reading run "+id)

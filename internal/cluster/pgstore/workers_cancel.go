@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // cancelAttempts bounds re-reading the latest attempt when a retry
@@ -55,7 +56,7 @@ func lockLatestAttempt(ctx context.Context, tx querier, runID string) (leaseFact
 		var attemptID string
 		err := tx.QueryRow(ctx, sqlLatestAttempt, runID).Scan(&attemptID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return leaseFacts{}, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID)
+			return leaseFacts{}, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID).Because(schedule.RefusalRunMissing)
 		}
 		if err != nil {
 			return leaseFacts{}, err

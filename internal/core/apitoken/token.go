@@ -53,11 +53,21 @@ func (s Scope) Allows(need Scope) bool {
 	return s.Valid() && need.Valid() && s.rank() >= need.rank()
 }
 
+// The reasons of a token's refusals that a user can cause: a scope or an
+// expiry that cannot be read, a name an active token holds, a revoke of a
+// name none does.
+const (
+	RefusalScope       qlerror.Reason = "token_scope_invalid"
+	RefusalExpiry      qlerror.Reason = "token_expiry_invalid"
+	RefusalNameTaken   qlerror.Reason = "token_name_taken"
+	RefusalNoSuchToken qlerror.Reason = "token_missing"
+)
+
 // ParseScope checks a scope given by a user.
 func ParseScope(raw string) (Scope, error) {
 	s := Scope(raw)
 	if !s.Valid() {
-		return "", qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", raw)
+		return "", qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", raw).Because(RefusalScope)
 	}
 	return s, nil
 }
@@ -105,17 +115,17 @@ func ParseExpiry(raw string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(raw, "d"); ok {
 		n, err := strconv.Atoi(days)
 		if err != nil {
-			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h)", raw)
+			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h)", raw).Because(RefusalExpiry)
 		}
 		d = time.Duration(n) * 24 * time.Hour
 	} else {
 		var err error
 		if d, err = time.ParseDuration(raw); err != nil {
-			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h)", raw)
+			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h)", raw).Because(RefusalExpiry)
 		}
 	}
 	if d < time.Minute || d > MaxExpiry {
-		return 0, qlerror.New(qlerror.Invalid, "expiry %q is outside 1m–3650d", raw)
+		return 0, qlerror.New(qlerror.Invalid, "expiry %q is outside 1m–3650d", raw).Because(RefusalExpiry)
 	}
 	return d, nil
 }
@@ -192,10 +202,10 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 		return "", Token{}, err
 	}
 	if !scope.Valid() {
-		return "", Token{}, qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", scope)
+		return "", Token{}, qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", scope).Because(RefusalScope)
 	}
 	if expiresIn != 0 && (expiresIn < time.Minute || expiresIn > MaxExpiry) {
-		return "", Token{}, qlerror.New(qlerror.Invalid, "expiry %s is outside 1m–3650d", expiresIn)
+		return "", Token{}, qlerror.New(qlerror.Invalid, "expiry %s is outside 1m–3650d", expiresIn).Because(RefusalExpiry)
 	}
 	secret, digest, err := NewSecret()
 	if err != nil {
@@ -210,10 +220,10 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 
 // ErrNameTaken is the message of a create whose name an active token holds.
 func ErrNameTaken(name string) error {
-	return qlerror.New(qlerror.Conflict, "an active token named %q exists; revoke it first (`ql tokens revoke %s`) or choose another name", name, name)
+	return qlerror.New(qlerror.Conflict, "an active token named %q exists; revoke it first (`ql tokens revoke %s`) or choose another name", name, name).Because(RefusalNameTaken)
 }
 
 // ErrNoSuchToken is the message of a revoke of a name no active token has.
 func ErrNoSuchToken(name string) error {
-	return qlerror.New(qlerror.NotFound, "no active token is named %q; list them with `ql tokens list`", name)
+	return qlerror.New(qlerror.NotFound, "no active token is named %q; list them with `ql tokens list`", name).Because(RefusalNoSuchToken)
 }

@@ -41,11 +41,18 @@ const (
 	Internal Code = "internal"
 )
 
+// Reason names one refusal more finely than its Code, stably: a caller that
+// says it in its own words (the console, in the page's language) matches
+// the reason, never the message, whose words may change. Each is declared
+// next to the code that refuses with it.
+type Reason string
+
 // Error is a coded error.
 type Error struct {
-	Code Code
-	Msg  string
-	Err  error
+	Code   Code
+	Msg    string
+	Err    error
+	Reason Reason
 }
 
 func (e *Error) Error() string {
@@ -65,6 +72,24 @@ func New(code Code, format string, args ...any) *Error {
 // Wrap returns a coded error wrapping err.
 func Wrap(code Code, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// Because gives e its reason and returns it.
+func (e *Error) Because(r Reason) *Error {
+	e.Reason = r
+	return e
+}
+
+// ReasonOf returns the reason of the first coded error in err's chain that
+// has one, or "" when none has.
+func ReasonOf(err error) Reason {
+	for err != nil {
+		if e, ok := err.(*Error); ok && e.Reason != "" {
+			return e.Reason
+		}
+		err = errors.Unwrap(err)
+	}
+	return ""
 }
 
 // CodeOf returns the code of the first coded error in err's chain, or

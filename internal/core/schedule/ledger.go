@@ -48,6 +48,13 @@ type PauseRequest struct {
 // audit trail's column holds no more.
 const MaxPauseNote = 1000
 
+// The reasons of a pause note's refusals: too long, or not one line of
+// plain text.
+const (
+	RefusalPauseNoteTooLong qlerror.Reason = "pause_note_too_long"
+	RefusalPauseNoteNotText qlerror.Reason = "pause_note_not_text"
+)
+
 // Validate refuses a request the stores could not record: a malformed
 // trigger id, or a note longer than MaxPauseNote. A note is one line of
 // plain text: a control character (a newline, an escape sequence) or a
@@ -58,14 +65,14 @@ func (r PauseRequest) Validate() error {
 		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)")
 	}
 	if n := utf8.RuneCountInString(r.Note); n > MaxPauseNote {
-		return qlerror.New(qlerror.Invalid, "the pause note has %d characters; a note keeps at most %d, shorten it", n, MaxPauseNote)
+		return qlerror.New(qlerror.Invalid, "the pause note has %d characters; a note keeps at most %d, shorten it", n, MaxPauseNote).Because(RefusalPauseNoteTooLong)
 	}
 	if !utf8.ValidString(r.Note) {
-		return qlerror.New(qlerror.Invalid, "the pause note is not valid UTF-8 text")
+		return qlerror.New(qlerror.Invalid, "the pause note is not valid UTF-8 text").Because(RefusalPauseNoteNotText)
 	}
 	for i, c := range []rune(r.Note) {
 		if unicode.IsControl(c) || isBidiControl(c) {
-			return qlerror.New(qlerror.Invalid, "the pause note holds %U at character %d; a note is one line of plain text, without control or text-direction characters", c, i+1)
+			return qlerror.New(qlerror.Invalid, "the pause note holds %U at character %d; a note is one line of plain text, without control or text-direction characters", c, i+1).Because(RefusalPauseNoteNotText)
 		}
 	}
 	return nil

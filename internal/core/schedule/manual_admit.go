@@ -35,10 +35,22 @@ func RunNowKey(r RunNowRequest) (requestID, key string, err error) {
 	return requestID, ManualKey(r.TriggerID, requestID), nil
 }
 
+// The reasons of the refusals of a manual request (run now, re-run,
+// backfill) that a user can cause: the console says each in the page's
+// language.
+const (
+	RefusalTriggerMissing  qlerror.Reason = "trigger_missing"
+	RefusalRunMissing      qlerror.Reason = "run_missing"
+	RefusalRunNotFinished  qlerror.Reason = "run_not_finished"
+	RefusalProjectArchived qlerror.Reason = "project_archived"
+	RefusalTriggerDisabled qlerror.Reason = "trigger_disabled"
+	RefusalRepublishing    qlerror.Reason = "trigger_republishing"
+)
+
 // TriggerMissing is the error of a manual request whose trigger does not
 // exist.
 func TriggerMissing(triggerID string) error {
-	return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
+	return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID).Because(RefusalTriggerMissing)
 }
 
 // RerunKey is the idempotency key of a re-run request: the same Run and
@@ -73,7 +85,7 @@ func (e *NotFinishedError) Error() string {
 // Unwrap gives the refusal its code, FailedPrecondition, in the same
 // words.
 func (e *NotFinishedError) Unwrap() error {
-	return qlerror.New(qlerror.FailedPrecondition, "%s", e.Error())
+	return qlerror.New(qlerror.FailedPrecondition, "%s", e.Error()).Because(RefusalRunNotFinished)
 }
 
 // RerunRefusal is the error of a re-run of the Run runID in state, nil
@@ -90,7 +102,7 @@ func RerunRefusal(runID string, state run.State) error {
 
 // RunMissing is the error of a re-run request whose Run does not exist.
 func RunMissing(runID string) error {
-	return qlerror.New(qlerror.NotFound, "run %s does not exist (retention may have deleted it); `ql runs list` shows the runs", runID)
+	return qlerror.New(qlerror.NotFound, "run %s does not exist (retention may have deleted it); `ql runs list` shows the runs", runID).Because(RefusalRunMissing)
 }
 
 // MaxRequestIDLen bounds a run-now request id, so its key stays within
@@ -200,11 +212,11 @@ func VerifyManual(triggerID string, s Stored) (Ticket, error) {
 func ManualRefusal(triggerID string, reason Reason) error {
 	switch reason {
 	case ReasonProjectInactive:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project: nothing of it runs (run now, re-run and backfill included) until the project is active again; to reactivate it, set status: active in the project's definitions file and `ql apply` it", triggerID)
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project: nothing of it runs (run now, re-run and backfill included) until the project is active again; to reactivate it, set status: active in the project's definitions file and `ql apply` it", triggerID).Because(RefusalProjectArchived)
 	case ReasonTriggerNotSchedulable:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s (or its task) is disabled; set enabled: true and `ql apply` it first", triggerID)
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s (or its task) is disabled; set enabled: true and `ql apply` it first", triggerID).Because(RefusalTriggerDisabled)
 	case ReasonTaskRevisionChanged, ReasonTriggerRevisionChanged:
-		return qlerror.New(qlerror.Conflict, "trigger %s is being republished; try again in a moment", triggerID)
+		return qlerror.New(qlerror.Conflict, "trigger %s is being republished; try again in a moment", triggerID).Because(RefusalRepublishing)
 	}
 	return qlerror.New(qlerror.Internal, "trigger %s fails closed (%s): its stored definitions contradict themselves; restore them or republish the trigger", triggerID, reason)
 }

@@ -15,17 +15,25 @@ const MaxNameLen = 128
 
 var namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9_.-]*[a-z0-9])?$`)
 
+// The reasons of a name's refusals: missing, too long, or not of the
+// allowed characters.
+const (
+	RefusalNameMissing qlerror.Reason = "name_missing"
+	RefusalNameTooLong qlerror.Reason = "name_too_long"
+	RefusalNameShape   qlerror.Reason = "name_shape"
+)
+
 // Name checks an object name: 1–128 characters of lower-case letters,
 // digits, '-', '_' and '.', starting and ending with a letter or digit.
 func Name(field, s string) error {
 	if s == "" {
-		return qlerror.New(qlerror.Invalid, "%s: is required", field)
+		return qlerror.New(qlerror.Invalid, "%s: is required", field).Because(RefusalNameMissing)
 	}
 	if len(s) > MaxNameLen {
-		return qlerror.New(qlerror.Invalid, "%s: %d characters, the limit is %d", field, len(s), MaxNameLen)
+		return qlerror.New(qlerror.Invalid, "%s: %d characters, the limit is %d", field, len(s), MaxNameLen).Because(RefusalNameTooLong)
 	}
 	if !namePattern.MatchString(s) {
-		return qlerror.New(qlerror.Invalid, "%s: %q must use lower-case letters, digits, '-', '_' or '.', and start and end with a letter or digit", field, s)
+		return qlerror.New(qlerror.Invalid, "%s: %q must use lower-case letters, digits, '-', '_' or '.', and start and end with a letter or digit", field, s).Because(RefusalNameShape)
 	}
 	return nil
 }

@@ -99,7 +99,7 @@ func pauseState(ctx context.Context, tx *txn, triggerID string) (schedule.PauseR
 	var pausedAt, resumedAt sql.NullInt64
 	err := tx.QueryRowContext(ctx, qSchedulePauseState, triggerID).Scan(&paused, &note, &pausedAt, &resumedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return schedule.PauseResult{}, qlerror.New(qlerror.NotFound, "trigger %s has no schedule; `ql triggers list` shows the triggers", triggerID)
+		return schedule.PauseResult{}, qlerror.New(qlerror.NotFound, "trigger %s has no schedule; `ql triggers list` shows the triggers", triggerID).Because(schedule.RefusalTriggerMissing)
 	}
 	if err != nil {
 		return schedule.PauseResult{}, err
@@ -137,7 +137,7 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 			&t.Cron.Expression, &t.Cron.Timezone, &t.Cron.MisfirePolicy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 			&t.TaskID, &t.TaskName, &t.TaskRevision, &next, &due, &last, &t.StateVersion, &paused, &note, &pausedAt, &archived)
 		if errors.Is(err, sql.ErrNoRows) {
-			return qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", triggerID)
+			return schedule.TriggerMissing(triggerID)
 		}
 		if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // CancelRun cancels a queued run at once: its claimed attempt and the run
@@ -41,7 +42,7 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor strin
 	var attemptID sql.NullString
 	err := tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID)
+		return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID).Because(schedule.RefusalRunMissing)
 	}
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 var _ run.Reader = (*Store)(nil)
@@ -129,7 +130,7 @@ func (s *Store) RunGet(ctx context.Context, id string) (run.Detail, error) {
 		var err error
 		d.Run, err = scanRun(tx.QueryRowContext(ctx, qRunGet, id))
 		if errors.Is(err, sql.ErrNoRows) {
-			return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id)
+			return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", id).Because(schedule.RefusalRunMissing)
 		}
 		if err != nil {
 			return err
