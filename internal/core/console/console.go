@@ -520,7 +520,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	}
 	ck, err := r.Cookie(signinCookie)
 	if err != nil || !sameSecret(r.PostFormValue("csrf"), ck.Value) || !c.signedSigninValue(ck.Value) {
-		c.renderSignin(w, r, "the sign-in form is missing its CSRF token or it is stale; sign in again on this page", http.StatusForbidden)
+		c.renderSignin(w, r, tr(lang(r), "err.signincsrf"), http.StatusForbidden)
 		return
 	}
 	l := lang(r)
@@ -545,7 +545,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	t, err := c.cfg.Tokens.TokenByDigest(r.Context(), digest)
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
 		c.cfg.Log.Warn("console sign-in: token store", "code", CodeSigninStoreFailed, "err", err)
-		c.renderSignin(w, r, "the token store did not answer; try again", http.StatusServiceUnavailable)
+		c.renderSignin(w, r, tr(lang(r), "err.tokenstore"), http.StatusServiceUnavailable)
 		return
 	}
 	if err != nil || t.StateAt(c.cfg.NowMs()) != apitoken.StateActive {

@@ -146,12 +146,12 @@ func submitted(r *http.Request) (string, error) {
 	case errors.Is(err, http.ErrMissingFile), errors.Is(err, http.ErrNotMultipart):
 		return r.PostFormValue("yaml"), nil
 	case err != nil:
-		return "", qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read")
+		return "", qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read").Because(refusalUnreadableFile)
 	}
 	defer f.Close() //nolint:errcheck // read only
 	var b bytes.Buffer
 	if _, err := io.Copy(&b, f); err != nil {
-		return "", qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read")
+		return "", qlerror.Wrap(qlerror.Invalid, err, "the uploaded file cannot be read").Because(refusalUnreadableFile)
 	}
 	return b.String(), nil
 }
@@ -173,7 +173,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	d := definitionsData{CanPublish: c.cfg.Definitions != nil}
 	if !d.CanPublish {
 		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot publish definitions: its database role may not "+
-			"(a cluster replica runs as the runtime role); run `ql apply -f FILE` with the admin role's URL"))
+			"(a cluster replica runs as the runtime role); run `ql apply -f FILE` with the admin role's URL").Because(refusalCannotPublish))
 		return
 	}
 	text, err := submitted(r)
@@ -204,7 +204,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	case err != nil:
 		status = http.StatusBadRequest
-		d.Errors = []fileError{{Message: err.Error()}}
+		d.Errors = []fileError{{Message: errorText(lang(r), err)}}
 		if line, col, detail, ok := apply.Locate(err); ok {
 			d.Errors = []fileError{{Line: line, Column: col, Message: detail}}
 		}

@@ -15,7 +15,7 @@ import (
 func (c *Console) enable(on bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Enabler == nil {
-			c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot enable or disable triggers; use `ql triggers enable|disable` (on the cluster with the admin role)"))
+			c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot enable or disable triggers; use `ql triggers enable|disable` (on the cluster with the admin role)").Because(refusalCannotEnable))
 			return
 		}
 		id := r.PathValue("id")

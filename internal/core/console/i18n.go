@@ -67,6 +67,9 @@ var messages = map[string]map[string]string{
 		"err.nolog":        "This server cannot read logs.",
 		"err.nopage":       "There is no such page here.",
 		"err.sessioncheck": "The server cannot check your session right now (its database did not answer); you are still signed in, try again in a moment.",
+		"err.tokenstore":   "the token store did not answer; try again",
+		"err.userstore":    "the user store did not answer; try again",
+		"err.signincsrf":   "the sign-in form is missing its CSRF token or it is stale; sign in again on this page",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -120,6 +123,9 @@ var messages = map[string]map[string]string{
 		"err.nolog":        "此服务器无法读取日志。",
 		"err.nopage":       "这里没有这个页面。",
 		"err.sessioncheck": "服务器暂时无法核对你的会话（其数据库没有应答）；你仍处于登录状态，请稍后重试。",
+		"err.tokenstore":   "令牌存储没有应答，请重试。",
+		"err.userstore":    "用户存储没有应答，请重试。",
+		"err.signincsrf":   "登录表单缺少 CSRF 令牌或已过期，请在本页重新登录。",
 	},
 }
 

@@ -46,7 +46,7 @@ func attemptParam(r *http.Request) (int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 1 {
-		return 0, qlerror.New(qlerror.Invalid, "attempt %q is not an attempt number; use a number the run's attempts table lists (1 is the first)", v)
+		return 0, qlerror.New(qlerror.Invalid, "attempt %q is not an attempt number; use a number the run's attempts table lists (1 is the first)", v).Because(refusalNotAnAttempt)
 	}
 	return n, nil
 }

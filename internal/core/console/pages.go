@@ -97,7 +97,7 @@ type errorData struct {
 // came from.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
 	status := statusOf(err)
-	msg := err.Error()
+	msg := errorText(lang(r), err)
 	if status == http.StatusInternalServerError {
 		c.cfg.Log.Error("console", "code", CodeInternalError, "err", err)
 		msg = tr(lang(r), "err.internal")
@@ -263,7 +263,7 @@ func timeline(ledger []schedule.LedgerEntry, runs []run.Run) []entry {
 func (c *Console) pause(pause bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Pauser == nil {
-			c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers; use `ql triggers pause|resume`"))
+			c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers; use `ql triggers pause|resume`").Because(refusalCannotPause))
 			return
 		}
 		id := r.PathValue("id")
@@ -281,7 +281,7 @@ func (c *Console) pause(pause bool) handlerFunc {
 
 func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Manual == nil {
-		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now"))
+		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now").Because(refusalCannotRunNow))
 		return
 	}
 	c.admitAndShow(w, r, s, "err.overlap",
@@ -327,7 +327,7 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 			c.fail(w, r, s, err)
 			return
 		}
-		data["Error"] = err.Error()
+		data["Error"] = errorText(lang(r), err)
 		c.render(w, r, http.StatusBadRequest, "runs", s, data)
 		return
 	}
@@ -391,7 +391,7 @@ func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) 
 
 func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Cancel == nil {
-		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot cancel runs; use `ql runs cancel`"))
+		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot cancel runs; use `ql runs cancel`").Because(refusalCannotCancel))
 		return
 	}
 	id := r.PathValue("id")

@@ -21,7 +21,7 @@ func (c *Console) canRerun(state run.State) bool {
 // twice makes one Run.
 func (c *Console) rerun(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Manual == nil {
-		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot re-run runs; use `ql runs rerun`"))
+		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot re-run runs; use `ql runs rerun`").Because(refusalCannotRerun))
 		return
 	}
 	c.admitAndShow(w, r, s, "err.rerunoverlap",

@@ -46,7 +46,7 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 	if err != nil && qlerror.CodeOf(err) != qlerror.NotFound {
 		try.settle(false)
 		c.cfg.Log.Warn("console sign-in: user store", "code", CodeSigninStoreFailed, "err", err)
-		c.renderSignin(w, r, "the user store did not answer; try again", http.StatusServiceUnavailable)
+		c.renderSignin(w, r, tr(l, "err.userstore"), http.StatusServiceUnavailable)
 		return
 	}
 	ok = c.verify(hash, password, err == nil) && u.State() == account.StateActive

@@ -14,7 +14,7 @@ import (
 // errNoTokenAdmin answers the tokens page where the server's database role
 // may not manage tokens (a cluster replica runs as the runtime role).
 func errNoTokenAdmin() error {
-	return qlerror.New(qlerror.FailedPrecondition, "this server cannot manage API tokens (a cluster replica runs as the runtime role); use `ql tokens` with the admin role's URL")
+	return qlerror.New(qlerror.FailedPrecondition, "this server cannot manage API tokens (a cluster replica runs as the runtime role); use `ql tokens` with the admin role's URL").Because(refusalCannotManageTokens)
 }
 
 type tokensData struct {
@@ -83,7 +83,7 @@ func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session
 			c.fail(w, r, s, err)
 			return
 		}
-		c.renderTokens(w, r, s, status, tokensData{Error: err.Error(), Form: form})
+		c.renderTokens(w, r, s, status, tokensData{Error: errorText(lang(r), err), Form: form})
 	}
 	scope, err := apitoken.ParseScope(form.Scope)
 	if err != nil {

@@ -57,7 +57,7 @@ func parseLocal(field, v, zone string) (int64, error) {
 			return t.UnixMilli(), nil
 		}
 	}
-	return 0, qlerror.New(qlerror.Invalid, "%s %q is not a date and time like 2026-11-30T08:00", field, v)
+	return 0, qlerror.New(qlerror.Invalid, "%s %q is not a date and time like 2026-11-30T08:00", field, v).Because(refusalNotATime)
 }
 
 // upcoming are a trigger's next view.NextFireCount fire times after

@@ -155,8 +155,8 @@ func TestConsoleErrorsArePagesInTheLayoutAndLanguage(t *testing.T) {
 	}
 	long := strings.Repeat("x", 1001)
 	resp, page = fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {long}})
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "at most 1000") || strings.Contains(page, "constraint") {
-		t.Errorf("a pause note of 1001 characters: %d, want 400 naming the limit:\n%s", resp.StatusCode, page)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "最多 1000 个字符") || strings.Contains(page, "constraint") {
+		t.Errorf("a pause note of 1001 characters: %d, want 400 naming the limit in Chinese:\n%s", resp.StatusCode, page)
 	}
 	resp, page = fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {strings.Repeat("x", 20<<10)}})
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(page, "16 KiB") {

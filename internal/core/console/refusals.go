@@ -1,0 +1,69 @@
+package console
+
+import (
+	"fmt"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// The reasons of the console's own refusals: a server whose store cannot
+// do what a form asks, and a form value that cannot be read.
+const (
+	refusalCannotPause        qlerror.Reason = "console_cannot_pause"
+	refusalCannotRunNow       qlerror.Reason = "console_cannot_run_now"
+	refusalCannotCancel       qlerror.Reason = "console_cannot_cancel"
+	refusalCannotRerun        qlerror.Reason = "console_cannot_rerun"
+	refusalCannotEnable       qlerror.Reason = "console_cannot_enable"
+	refusalCannotManageTokens qlerror.Reason = "console_cannot_manage_tokens"
+	refusalCannotPublish      qlerror.Reason = "console_cannot_publish"
+	refusalUnreadableFile     qlerror.Reason = "console_file_unreadable"
+	refusalNotATime           qlerror.Reason = "console_not_a_time"
+	refusalNotAnAttempt       qlerror.Reason = "console_not_an_attempt"
+)
+
+// refusals say, in the languages other than English, the refusals whose
+// reason the console knows. An English page shows the error's own sentence:
+// it is the reference these translate, and it names the ids and commands
+// that the page around the message already shows.
+var refusals = map[string]map[qlerror.Reason]string{
+	"zh": {
+		schedule.RefusalTriggerMissing:   "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
+		schedule.RefusalRunMissing:       "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
+		schedule.RefusalRunNotFinished:   "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
+		schedule.RefusalProjectArchived:  "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和补跑）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply`。",
+		schedule.RefusalTriggerDisabled:  "该触发器（或其任务）已停用；请先设置 enabled: true 并执行 `ql apply`。",
+		schedule.RefusalRepublishing:     "该触发器正在重新发布，请稍后重试。",
+		schedule.RefusalPauseNoteTooLong: fmt.Sprintf("暂停备注过长：最多 %d 个字符，请缩短。", schedule.MaxPauseNote),
+		schedule.RefusalPauseNoteNotText: "暂停备注只能是一行纯文本，不能含控制字符或文字方向字符。",
+		apitoken.RefusalScope:            "权限范围须是 read、operate 或 admin 之一。",
+		apitoken.RefusalExpiry:           "有效期请写整天数（如 90d）或时长（如 12h），范围 1m 到 3650d。",
+		apitoken.RefusalNameTaken:        "已有同名的有效令牌；请先吊销它，或换一个名称。",
+		apitoken.RefusalNoSuchToken:      "没有该名称的有效令牌；令牌页列出现有的令牌。",
+		validate.RefusalNameMissing:      "请填写名称。",
+		validate.RefusalNameTooLong:      fmt.Sprintf("名称过长：最多 %d 个字符。", validate.MaxNameLen),
+		validate.RefusalNameShape:        "名称只能使用小写字母、数字、'-'、'_' 和 '.'，且须以字母或数字开头和结尾。",
+		refusalCannotPause:               "此服务器不能暂停或恢复触发器；请使用 `ql triggers pause|resume`。",
+		refusalCannotRunNow:              "此服务器的存储现在不能运行触发器。",
+		refusalCannotCancel:              "此服务器不能取消运行；请使用 `ql runs cancel`。",
+		refusalCannotRerun:               "此服务器的存储不能重新运行；请使用 `ql runs rerun`。",
+		refusalCannotEnable:              "此服务器不能启用或停用触发器；请使用 `ql triggers enable|disable`（在集群上使用管理员角色）。",
+		refusalCannotManageTokens:        "此服务器不能管理 API 令牌（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql tokens`。",
+		refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`。",
+		refusalUnreadableFile:            "无法读取上传的文件。",
+		refusalNotATime:                  "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
+		refusalNotAnAttempt:              "不是有效的尝试序号：请使用该运行的尝试表中列出的序号（第一次为 1）。",
+	},
+}
+
+// errorText is err's message in language l: the table's sentence for its
+// reason when l has one, else the error's own words (an English page's, and
+// any error whose reason the console does not know).
+func errorText(l string, err error) string {
+	if s, ok := refusals[l][qlerror.ReasonOf(err)]; ok {
+		return s
+	}
+	return err.Error()
+}

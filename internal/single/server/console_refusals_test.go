@@ -1,0 +1,139 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// refusal is one request the console refuses with a store's or a core
+// package's error: its English page shows the error's own words (en), its
+// Chinese page the console's sentence for the reason (zh) and none of them.
+type refusal struct {
+	what, method, path string
+	form               url.Values
+	en, zh             string
+}
+
+// check asks r in both languages and compares each page with its sentence.
+func (r refusal) check(t *testing.T, site *consoleSite, c *http.Client, csrf string) {
+	t.Helper()
+	for _, l := range []string{"en", "zh"} {
+		var form url.Values
+		if r.method == http.MethodPost {
+			form = url.Values{"csrf": {csrf}}
+			for k, v := range r.form {
+				form[k] = v
+			}
+		}
+		sep := "?"
+		if strings.Contains(r.path, "?") {
+			sep = "&"
+		}
+		resp, page := fetch(t, c, r.method, site.base+r.path+sep+"lang="+l, form)
+		if resp.StatusCode < 400 {
+			t.Errorf("%s (%s): answered %d, want a refusal", r.what, l, resp.StatusCode)
+			continue
+		}
+		switch {
+		case l == "en" && !strings.Contains(page, r.en):
+			t.Errorf("%s: the English page does not say %q:\n%s", r.what, r.en, page)
+		case l == "zh" && (!strings.Contains(page, r.zh) || strings.Contains(page, r.en)):
+			t.Errorf("%s: the Chinese page does not say %q, or still says %q:\n%s", r.what, r.zh, r.en, page)
+		}
+	}
+}
+
+// A refusal the console shows from a store or a core package — run now of
+// a disabled trigger, of an archived project's or of one that does not
+// exist, a re-run of an unfinished or missing Run, a pause note too long
+// or not plain text, a token's scope, expiry or name, a revoke of no token,
+// a time or attempt that cannot be read, a Run or trigger that does not
+// exist, a sign-in form without its CSRF
+// token — reads in Chinese on a Chinese
+// page, with none of the English sentence, and as it always did in English.
+func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	trig := "/triggers/" + site.triggerID
+
+	if resp, _ := fetch(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("disable: %d", resp.StatusCode)
+	}
+	refusal{"run now of a disabled trigger", http.MethodPost, trig + "/run", nil,
+		"is disabled; set enabled: true", "该触发器（或其任务）已停用"}.check(t, site, c, csrf)
+	if resp, _ := fetch(t, c, http.MethodPost, site.base+trig+"/enable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("enable: %d", resp.StatusCode)
+	}
+
+	resp, _ := fetch(t, c, http.MethodPost, site.base+trig+"/run", url.Values{"csrf": {csrf}})
+	running := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(running, "/runs/") {
+		t.Fatalf("run now: %d to %q", resp.StatusCode, running)
+	}
+	defer fetch(t, c, http.MethodPost, site.base+running+"/cancel", url.Values{"csrf": {csrf}})
+
+	for _, r := range []refusal{
+		{"run now of a trigger that does not exist", http.MethodPost, "/triggers/" + ids.New() + "/run", nil,
+			"does not exist; `ql triggers list` shows the triggers", "该触发器不存在"},
+		{"re-run of an unfinished Run", http.MethodPost, running + "/rerun", nil,
+			"only a finished Run can be re-run", "该运行尚未结束"},
+		{"re-run of a Run that does not exist", http.MethodPost, "/runs/" + ids.New() + "/rerun", nil,
+			"(retention may have deleted it)", "该运行不存在"},
+		{"a pause note too long", http.MethodPost, trig + "/pause", url.Values{"note": {strings.Repeat("n", schedule.MaxPauseNote+1)}},
+			"shorten it", "暂停备注过长"},
+		{"a pause note of two lines", http.MethodPost, trig + "/pause", url.Values{"note": {"one\x1btwo"}},
+			"a note is one line of plain text", "暂停备注只能是一行纯文本"},
+		{"a token scope that is none", http.MethodPost, "/tokens", url.Values{"name": {"ci"}, "scope": {"root"}},
+			"is not one of read, operate, admin", "权限范围须是"},
+		{"a token expiry that cannot be read", http.MethodPost, "/tokens", url.Values{"name": {"ci"}, "scope": {"read"}, "expires": {"soon"}},
+			"write whole days (90d) or a duration (12h)", "有效期请写整天数"},
+		{"a token name of capitals", http.MethodPost, "/tokens", url.Values{"name": {"CI"}, "scope": {"read"}},
+			"must use lower-case letters", "名称只能使用小写字母"},
+		{"a token name an active token holds", http.MethodPost, "/tokens", url.Values{"name": {"console-read"}, "scope": {"read"}},
+			"an active token named", "已有同名的有效令牌"},
+		{"a revoke of no token", http.MethodPost, "/tokens/nosuch/revoke", nil,
+			"no active token is named", "没有该名称的有效令牌"},
+		{"a runs filter time that is none", http.MethodGet, "/runs?from=yesterday", nil,
+			"is not a date and time like", "时间无法识别"},
+		{"an attempt that is no number", http.MethodGet, running + "?attempt=first", nil,
+			"is not an attempt number", "不是有效的尝试序号"},
+		{"a Run that does not exist", http.MethodGet, "/runs/" + ids.New(), nil,
+			"list runs with `ql runs list`", "该运行不存在"},
+		{"a cancel of a Run that does not exist", http.MethodPost, "/runs/" + ids.New() + "/cancel", nil,
+			"list runs with `ql runs list`", "该运行不存在"},
+		{"a pause of a trigger that does not exist", http.MethodPost, "/triggers/" + ids.New() + "/pause", nil,
+			"`ql triggers list` shows the triggers", "该触发器不存在"},
+		{"a trigger that does not exist", http.MethodGet, "/triggers/" + ids.New(), nil,
+			"`ql triggers list` shows the triggers", "该触发器不存在"},
+	} {
+		r.check(t, site, c, csrf)
+	}
+	// A browser that never loaded the sign-in form has no sign-in CSRF cookie.
+	refusal{"a sign-in without the form's CSRF cookie", http.MethodPost, "/signin", url.Values{"token": {site.tokens[apitoken.Read]}},
+		"the sign-in form is missing its CSRF token", "登录表单缺少 CSRF 令牌"}.check(t, site, consoleClient(t), csrf)
+
+	b, err := OpenBackend(t.Context(), LayoutOf(site.dir).DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.Store.ProjectByName(t.Context(), "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status = project.Archived
+	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	refusal{"run now of an archived project's trigger", http.MethodPost, trig + "/run", nil,
+		"belongs to an archived project", "所属的项目已归档"}.check(t, site, c, csrf)
+}
