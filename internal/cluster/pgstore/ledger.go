@@ -96,7 +96,7 @@ func nonEmpty(s string) *string {
 // and its newest ledger entries in one REPEATABLE READ snapshot.
 func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
 	if err := ids.Validate("trigger id", triggerID); err != nil {
-		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)")
+		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(schedule.RefusalNotATriggerID)
 	}
 	var d schedule.TriggerDetail
 	err := pgx.BeginTxFunc(ctx, r.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {

@@ -120,7 +120,7 @@ func knownRunState(s run.State) bool {
 // repeatable-read snapshot so the three agree.
 func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	if err := ids.Validate("run id", id); err != nil {
-		return run.Detail{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
+		return run.Detail{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
 	}
 	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {

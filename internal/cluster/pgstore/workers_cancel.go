@@ -28,7 +28,7 @@ const cancelAttempts = 3
 // cancel, in its transaction.
 func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
 	if err := ids.Validate("run id", runID); err != nil {
-		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
+		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
 	}
 	var out run.Run
 	err := inTx(ctx, r.pool, func(tx pgx.Tx) error {

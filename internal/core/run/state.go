@@ -94,6 +94,14 @@ func (s AttemptState) Terminal() bool {
 	return !open
 }
 
+// The reasons of a change refused by a Run's state: it or its attempt has
+// already ended (a cancel that raced the end), or it has no attempt yet to
+// stop (a cancel between two of its steps).
+const (
+	RefusalAlreadyEnded  qlerror.Reason = "already_ended"
+	RefusalNothingToStop qlerror.Reason = "nothing_to_stop"
+)
+
 // CheckAttemptTransition returns an error unless from → to is allowed.
 func CheckAttemptTransition(from, to AttemptState) error {
 	return checkIn(attemptTransitions, "attempt", from, to)
@@ -105,7 +113,7 @@ func checkIn[S ~string](table map[S][]S, what string, from, to S) error {
 		if !known(table, from) {
 			return qlerror.New(qlerror.Invalid, "%s state %q is unknown", what, from)
 		}
-		return qlerror.New(qlerror.FailedPrecondition, "%s is already %s (terminal); %s is not applied", what, from, to)
+		return qlerror.New(qlerror.FailedPrecondition, "%s is already %s (terminal); %s is not applied", what, from, to).Because(RefusalAlreadyEnded)
 	}
 	for _, n := range next {
 		if n == to {

@@ -62,7 +62,7 @@ const (
 // `ql triggers show`, the console and the audit trail print around it.
 func (r PauseRequest) Validate() error {
 	if err := ids.Validate("trigger id", r.TriggerID); err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)")
+		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(RefusalNotATriggerID)
 	}
 	if n := utf8.RuneCountInString(r.Note); n > MaxPauseNote {
 		return qlerror.New(qlerror.Invalid, "the pause note has %d characters; a note keeps at most %d, shorten it", n, MaxPauseNote).Because(RefusalPauseNoteTooLong)

@@ -18,7 +18,7 @@ func ManualKey(triggerID, requestID string) string {
 // CheckTriggerID refuses a manual request whose trigger id is not one.
 func CheckTriggerID(triggerID string) error {
 	if err := ids.Validate("trigger id", triggerID); err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)")
+		return qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(RefusalNotATriggerID)
 	}
 	return nil
 }
@@ -45,6 +45,10 @@ const (
 	RefusalProjectArchived qlerror.Reason = "project_archived"
 	RefusalTriggerDisabled qlerror.Reason = "trigger_disabled"
 	RefusalRepublishing    qlerror.Reason = "trigger_republishing"
+	// An id that is not one, typed into an address or a command: the
+	// stores refuse them with these too.
+	RefusalNotATriggerID qlerror.Reason = "not_a_trigger_id"
+	RefusalNotARunID     qlerror.Reason = "not_a_run_id"
 )
 
 // TriggerMissing is the error of a manual request whose trigger does not
@@ -63,7 +67,7 @@ func RerunKey(runID, requestID string) string {
 // is keyed on and its idempotency key.
 func RerunRequestKey(r RerunRequest) (requestID, key string, err error) {
 	if err := ids.Validate("run id", r.RunID); err != nil {
-		return "", "", qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
+		return "", "", qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(RefusalNotARunID)
 	}
 	if requestID, err = RequestIDOf(RunNowRequest{RequestID: r.RequestID}); err != nil {
 		return "", "", err

@@ -124,7 +124,7 @@ func nullString(s string) any {
 // entries in one read transaction, at the injected clock's time.
 func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
 	if err := ids.Validate("trigger id", triggerID); err != nil {
-		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)")
+		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(schedule.RefusalNotATriggerID)
 	}
 	var d schedule.TriggerDetail
 	err := s.read(ctx, "show trigger", func(tx *txn) error {

@@ -22,7 +22,7 @@ import (
 // audit record of the cancel, in its transaction.
 func (s *Store) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
 	if err := ids.Validate("run id", runID); err != nil {
-		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`")
+		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
 	}
 	err := s.write(ctx, "cancel run "+runID, routine, func(tx *txn) error {
 		return s.cancelInTx(ctx, tx, runID, "cancelled before it started", actor)
@@ -52,7 +52,7 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor strin
 		return nil
 	case !attemptID.Valid || (state != run.Queued && state != run.Running && state != run.Lost):
 		return qlerror.New(qlerror.FailedPrecondition,
-			"run %s is %s and has no attempt to stop; try again in a moment", runID, state)
+			"run %s is %s and has no attempt to stop; try again in a moment", runID, state).Because(run.RefusalNothingToStop)
 	}
 	a, err := readAttempt(ctx, tx, attemptID.String)
 	if err != nil {
