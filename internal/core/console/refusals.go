@@ -5,6 +5,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
@@ -36,6 +37,10 @@ var refusals = map[string]map[qlerror.Reason]string{
 		schedule.RefusalProjectArchived:  "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和补跑）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply`。",
 		schedule.RefusalTriggerDisabled:  "该触发器（或其任务）已停用；请先设置 enabled: true 并执行 `ql apply`。",
 		schedule.RefusalRepublishing:     "该触发器正在重新发布，请稍后重试。",
+		schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
+		schedule.RefusalNotARunID:        "这不是运行 ID：请使用 `ql runs list` 列出的 ID。",
+		run.RefusalAlreadyEnded:          "该运行（或其尝试）已经结束，未做任何更改。",
+		run.RefusalNothingToStop:         "该运行还没有可停止的尝试，请稍后重试。",
 		schedule.RefusalPauseNoteTooLong: fmt.Sprintf("暂停备注过长：最多 %d 个字符，请缩短。", schedule.MaxPauseNote),
 		schedule.RefusalPauseNoteNotText: "暂停备注只能是一行纯文本，不能含控制字符或文字方向字符。",
 		apitoken.RefusalScope:            "权限范围须是 read、operate 或 admin 之一。",

@@ -55,7 +55,7 @@ func (r refusal) check(t *testing.T, site *consoleSite, c *http.Client, csrf str
 // exist, a re-run of an unfinished or missing Run, a pause note too long
 // or not plain text, a token's scope, expiry or name, a revoke of no token,
 // a time or attempt that cannot be read, a Run or trigger that does not
-// exist, a sign-in form without its CSRF
+// exist or an id that is none, a sign-in form without its CSRF
 // token — reads in Chinese on a Chinese
 // page, with none of the English sentence, and as it always did in English.
 func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
@@ -114,6 +114,12 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 			"`ql triggers list` shows the triggers", "该触发器不存在"},
 		{"a trigger that does not exist", http.MethodGet, "/triggers/" + ids.New(), nil,
 			"`ql triggers list` shows the triggers", "该触发器不存在"},
+		{"a trigger id that is none", http.MethodGet, "/triggers/not-an-id", nil, "give a trigger id", "这不是触发器 ID"},
+		{"run now of a trigger id that is none", http.MethodPost, "/triggers/not-an-id/run", nil, "give a trigger id", "这不是触发器 ID"},
+		{"a pause of a trigger id that is none", http.MethodPost, "/triggers/not-an-id/pause", nil, "give a trigger id", "这不是触发器 ID"},
+		{"a run id that is none", http.MethodGet, "/runs/not-an-id", nil, "give a run id", "这不是运行 ID"},
+		{"a cancel of a run id that is none", http.MethodPost, "/runs/not-an-id/cancel", nil, "give a run id", "这不是运行 ID"},
+		{"a re-run of a run id that is none", http.MethodPost, "/runs/not-an-id/rerun", nil, "give a run id", "这不是运行 ID"},
 	} {
 		r.check(t, site, c, csrf)
 	}
