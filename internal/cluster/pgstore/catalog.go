@@ -167,7 +167,7 @@ func publishNow(ctx context.Context, tx pgx.Tx, projectID string) (int64, error)
 		return 0, err
 	}
 	if project.Status(status) != project.Active {
-		return 0, qlerror.New(qlerror.FailedPrecondition, "project %s is %s; set it active before publishing to it", projectID, status)
+		return 0, qlerror.New(qlerror.FailedPrecondition, "project %s is %s; set it active before publishing to it", projectID, status).Because(catalog.RefusalProjectArchived)
 	}
 	return now, nil
 }

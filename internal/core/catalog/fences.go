@@ -6,6 +6,10 @@ import (
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
+// RefusalProjectArchived is the reason of a publish (an enable or disable
+// included) to a project that is archived, as both adapters refuse it.
+const RefusalProjectArchived qlerror.Reason = "publish_to_archived_project"
+
 // The rules of a publish's fences, written once so that both adapters
 // reject the same items with the same words; the adapters only read what
 // the rules need, inside their transactions, and write what they allow.

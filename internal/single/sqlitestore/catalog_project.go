@@ -139,7 +139,7 @@ func (c *catalogTx) activeProject(ctx context.Context, id string) error {
 		return err
 	}
 	if p.Status != project.Active {
-		return qlerror.New(qlerror.FailedPrecondition, "project %q is archived; set its status to active before publishing to it", p.Name)
+		return qlerror.New(qlerror.FailedPrecondition, "project %q is archived; set its status to active before publishing to it", p.Name).Because(catalog.RefusalProjectArchived)
 	}
 	c.active[id] = true
 	return nil
