@@ -59,7 +59,7 @@ var refusals = map[string]map[qlerror.Reason]string{
 		refusalCannotEnable:              "此服务器不能启用或停用触发器；请使用 `ql triggers enable|disable`（在集群上使用管理员角色）。",
 		refusalCannotManageTokens:        "此服务器不能管理 API 令牌（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql tokens`。",
 		refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`。",
-		refusalUnreadableFile:            "无法读取上传的文件。",
+		refusalUnreadableFile:            "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",
 		refusalNotATime:                  "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
 		refusalNotAnAttempt:              "不是有效的尝试序号：请使用该运行的尝试表中列出的序号（第一次为 1）。",
 	},
