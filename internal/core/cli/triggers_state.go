@@ -32,7 +32,8 @@ func triggersShowCommand(opts Options) *cobra.Command {
 policy, whether it is enabled, paused (with the pause note) or archived with its project, its next
 fire times computed from the database's clock and shown in the trigger's zone, its last runs, and its
 occurrence ledger: every occurrence that fell due without a Run, with the reason (misfire, collapsed,
-paused, ...) and how many.` +
+paused, ...) and how many. The ledger shows its newest --ledger entries and says when older ones are
+left out; --ledger 1009 shows all of it (1,000 entries in full, older ones summed per reason).` +
 			opts.clusterOnly("\nOn the cluster this reads runs, so it needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("show"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,8 +43,8 @@ paused, ...) and how many.` +
 			if runs < 1 || runs > run.MaxPageSize {
 				return Usagef("--runs %d is outside 1–%d", runs, run.MaxPageSize)
 			}
-			if ledger < 1 || ledger > 500 {
-				return Usagef("--ledger %d is outside 1–500", ledger)
+			if ledger < 1 || ledger > view.MaxLedgerShown {
+				return Usagef("--ledger %d is outside 1–%d", ledger, view.MaxLedgerShown)
 			}
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
@@ -57,7 +58,7 @@ paused, ...) and how many.` +
 			if err != nil {
 				return err
 			}
-			d, err := b.Detail.TriggerDetail(cmd.Context(), id, ledger)
+			d, err := b.Detail.TriggerDetail(cmd.Context(), id, view.DetailLedgerRead(ledger))
 			if err != nil {
 				return err
 			}
@@ -65,25 +66,25 @@ paused, ...) and how many.` +
 			if err != nil {
 				return err
 			}
-			v, err := view.NewTriggerDetail(d, list)
+			v, err := view.NewTriggerDetail(d, list, ledger)
 			if err != nil {
 				return err
 			}
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
-			return printTriggerDetail(cmd, v)
+			return printTriggerDetail(cmd, v, ledger)
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
 	c.Flags().IntVar(&runs, "runs", 10, "how many of its last runs to show")
-	c.Flags().IntVar(&ledger, "ledger", 20, "how many of its newest ledger entries to show (1–500)")
+	c.Flags().IntVar(&ledger, "ledger", 20, fmt.Sprintf("how many of its newest ledger entries to show (1–%d; %d is the whole ledger)", view.MaxLedgerShown, view.MaxLedgerShown))
 	return c
 }
 
-func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
+func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail, ledger int) error {
 	w := cmd.OutOrStdout()
 	t := v.Trigger
 	paused := "no"
@@ -149,7 +150,13 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	if len(v.Ledger) == 0 {
 		fmt.Fprintln(tw, "(every occurrence so far got its run)")
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if v.LedgerMore {
+		fmt.Fprintf(w, "(older entries than these %d are not shown: --ledger %d shows the whole ledger)\n", ledger, view.MaxLedgerShown)
+	}
+	return nil
 }
 
 // policiesLine names a trigger's time policies, or "" when it has none.

@@ -16,7 +16,6 @@ const (
 	maxTriggerPage     = 500
 	detailRuns         = 10
 	defaultLedger      = 20
-	maxLedger          = 500
 )
 
 func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
@@ -37,18 +36,19 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 
 // triggerGet is one trigger as `ql triggers show -o json` prints it: its
 // schedule and pause state, next fire times, last runs and newest ledger
-// entries (?ledger=N, 1–500).
+// entries (?ledger=N, 1–view.MaxLedgerShown, which is the whole ledger), and
+// whether older ones exist.
 func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
 	q, err := params(r.URL.Query(), "ledger")
 	if err != nil {
 		return nil, err
 	}
-	n, err := limit(q["ledger"], defaultLedger, maxLedger)
+	n, err := limit(q["ledger"], defaultLedger, view.MaxLedgerShown)
 	if err != nil {
 		return nil, err
 	}
 	id := r.PathValue("id")
-	d, err := a.Detail.TriggerDetail(ctx, id, n)
+	d, err := a.Detail.TriggerDetail(ctx, id, view.DetailLedgerRead(n))
 	if err != nil {
 		return nil, err
 	}
@@ -56,5 +56,5 @@ func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return view.NewTriggerDetail(d, runs)
+	return view.NewTriggerDetail(d, runs, n)
 }

@@ -41,7 +41,20 @@ type TriggerDetail struct {
 	NextFires  []FireTime    `json:"nextFires"`
 	Runs       []Run         `json:"runs"`
 	Ledger     []LedgerEntry `json:"ledger"`
+	// LedgerMore says the trigger has older ledger entries than Ledger
+	// lists, so a reader does not take the newest entries for all of
+	// them and an occurrence outside them for unaccounted.
+	LedgerMore bool `json:"ledgerMore"`
 }
+
+// MaxLedgerShown is the most ledger entries a trigger detail shows: a
+// trigger's whole ledger, its newest schedule.LedgerKeep entries in full and
+// at most one summed entry per reason for the older ones.
+var MaxLedgerShown = schedule.LedgerKeep + len(schedule.PassReasons)
+
+// DetailLedgerRead is how many ledger entries to read for a detail that
+// shows ledgerLimit of them: one more, whose presence says older ones exist.
+func DetailLedgerRead(ledgerLimit int) int { return ledgerLimit + 1 }
 
 // LocalTimeFormat is how a fire time is shown in its trigger's zone.
 const LocalTimeFormat = "2006-01-02 15:04:05 MST -07:00"
@@ -67,10 +80,12 @@ func NextFireTimes(c trigger.Cron, afterMs int64, n int) ([]int64, *time.Locatio
 	return next, sched.Location(), nil
 }
 
-// NewTriggerDetail shapes d with its last runs and its next NextFireCount
-// fire times after the store's clock reading, in the trigger's zone; an
-// error when its stored cron no longer parses.
-func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run) (TriggerDetail, error) {
+// NewTriggerDetail shapes d with its last runs, its newest ledgerLimit
+// ledger entries and its next NextFireCount fire times after the store's
+// clock reading, in the trigger's zone; an error when its stored cron no
+// longer parses. d is read with DetailLedgerRead(ledgerLimit) entries, one
+// more than it shows, so that LedgerMore can tell whether older ones exist.
+func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, ledgerLimit int) (TriggerDetail, error) {
 	next, loc, err := NextFireTimes(d.Cron, d.NowMs, NextFireCount)
 	if err != nil {
 		return TriggerDetail{}, fmt.Errorf("trigger %s: its stored cron no longer parses: %w", d.TriggerID, err)
@@ -86,6 +101,9 @@ func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run) (TriggerDetail, 
 	}
 	for _, r := range runs {
 		out.Runs = append(out.Runs, NewRun(r))
+	}
+	if len(d.Ledger) > ledgerLimit {
+		d.Ledger, out.LedgerMore = d.Ledger[:ledgerLimit], true
 	}
 	for _, e := range d.Ledger {
 		out.Ledger = append(out.Ledger, LedgerEntry{

@@ -2,6 +2,8 @@ package singlecli
 
 import (
 	"encoding/json"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +93,58 @@ func TestAPauseNoteIsCountedInCharacters(t *testing.T) {
 	}
 	if code, out, errOut := ql(t, "triggers", "pause", "tick", "--note", strings.Repeat("é", 600), "--data-dir", dir); code != 0 || !strings.Contains(out, "paused at") {
 		t.Fatalf("a note of 600 two-byte characters: %d %q %q, want it paused", code, out, errOut)
+	}
+}
+
+// triggers show lists the newest --ledger entries and, when the trigger
+// has older ones, says so in the table and as ledgerMore in -o json, so
+// that nobody takes the newest entries for the whole ledger; the largest
+// --ledger shows all of it.
+func TestTriggersShowSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", projectFile("demo", "tick")), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	for i := range 3 {
+		if code, _, errOut := ql(t, "triggers", "disable", "tick", "--data-dir", dir); code != 0 {
+			t.Fatalf("disable %d: %d %q", i, code, errOut)
+		}
+		time.Sleep(1100 * time.Millisecond)
+		if code, _, errOut := ql(t, "triggers", "enable", "tick", "--data-dir", dir); code != 0 {
+			t.Fatalf("enable %d: %d %q", i, code, errOut)
+		}
+	}
+	// Each enable records the disabled revision's occurrences, and a
+	// disable may record the enabled one's if a second began between them.
+	all := showJSON(t, dir, "tick")
+	n := len(all.Ledger)
+	if n < 3 || all.LedgerMore {
+		t.Fatalf("show: %d ledger entries, ledgerMore %t; want at least the three disables and no more", n, all.LedgerMore)
+	}
+	fewer := strconv.Itoa(n - 1)
+	code, out, errOut := ql(t, "triggers", "show", "tick", "--ledger", fewer, "-o", "json", "--data-dir", dir)
+	var d view.TriggerDetail
+	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || len(d.Ledger) != n-1 || !d.LedgerMore {
+		t.Fatalf("show --ledger %s -o json: %d %q %q; want %s entries and ledgerMore", fewer, code, out, errOut, fewer)
+	}
+	code, out, errOut = ql(t, "triggers", "show", "tick", "--ledger", fewer, "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "(older entries than these "+fewer+" are not shown: --ledger 1009 shows the whole ledger)") {
+		t.Fatalf("show --ledger %s: %d %q %q; want the older entries said to be left out", fewer, code, out, errOut)
+	}
+	if code, out, _ := ql(t, "triggers", "show", "tick", "--ledger", strconv.Itoa(n), "--data-dir", dir); code != 0 || strings.Contains(out, "older entries") {
+		t.Fatalf("show --ledger %d: %d %q; want no word of older entries when there are none", n, code, out)
+	}
+	if code, _, errOut := ql(t, "triggers", "show", "tick", "--ledger", "1009", "--data-dir", dir); code != 0 {
+		t.Fatalf("show --ledger 1009: %d %q; want the whole ledger allowed", code, errOut)
+	}
+	token := newToken(t, dir, "reader", "read")
+	base := serveAPI(t, dir, "standalone")
+	url := base + "/api/v1/triggers/" + all.Trigger.TriggerID + "?ledger="
+	if st, v := call(t, http.MethodGet, url+"1", token, ""); st != http.StatusOK || v["ledgerMore"] != true {
+		t.Fatalf("GET ?ledger=1: %d ledgerMore %v; want true", st, v["ledgerMore"])
+	}
+	if st, v := call(t, http.MethodGet, url+"1009", token, ""); st != http.StatusOK || v["ledgerMore"] != false {
+		t.Fatalf("GET ?ledger=1009: %d ledgerMore %v; want the whole ledger and false", st, v["ledgerMore"])
 	}
 }
