@@ -230,9 +230,9 @@ func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk sched
 // applyOverlap returns p with the decision its trigger's overlap policy
 // makes of it, as the unfinished Runs read under the row lock say
 // (schedule.OverlapOf): an admission passed over, kept with its Run
-// waiting for the unfinished one (waits, queue_one), or kept after every
-// unfinished Run was cancelled in the admission's transaction through the
-// same steps as CancelRun.
+// waiting for the unfinished one (waits, queue_one), or kept waiting
+// (waits) after every unfinished Run was cancelled in the admission's
+// transaction through the same steps as CancelRun.
 func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f commitFacts) (_ schedule.CommitParams, waits bool, _ error) {
 	if p.Decision.Action != schedule.Admit {
 		return p, false, nil
@@ -247,6 +247,7 @@ func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f com
 		if err := cancelRuns(ctx, q, f.Unfinished); err != nil {
 			return p, false, err
 		}
+		return p, true, nil
 	}
 	return p, false, nil
 }

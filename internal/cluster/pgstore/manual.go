@@ -254,6 +254,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 			if err := cancelRuns(ctx, tx, f.Unfinished); err != nil {
 				return out, err
 			}
+			m.waits = true
 		}
 	}
 	m.runID, m.dueAtMs, m.audit = ids.New(), f.NowMs, audit

@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
 // Under queue_one the Run admitted behind an unfinished one is granted to
@@ -35,6 +36,61 @@ func TestAQueuedOneRunIsNotGrantedWhileTheEarlierRunIsUnfinished(t *testing.T) {
 	}
 	if _, grants := s.pull(t, w, 4); len(grants) != 1 || grants[0].RunID != second.RunID {
 		t.Fatalf("granted %+v after the first Run ended; want the waiting one", grants)
+	}
+}
+
+// Under cancel_previous the Run admitted behind a running one is granted to
+// no worker until the Run it cancelled has stopped (its worker learns of
+// the cancel only at its next renewal), for a clock admission and a run now
+// alike, so two commands of the trigger never run at once meanwhile, as on
+// a single node.
+func TestACancelPreviousRunIsNotGrantedUntilTheRunItCancelledHasStopped(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	triggerID := s.applyTrigger(t, "c", "{name: tick, task: job, cron: \"0 0 1 1 *\", timezone: UTC, overlap: cancel_previous}", "tick")
+	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: testGraceMs, Parallel: 1, NewID: ids.New}
+	if sum, err := schedule.Round(t.Context(), s.runtime, cfg); err != nil || sum.Counts[schedule.Initialized] != 1 {
+		t.Fatalf("initialising round: %v %v %v", sum.Counts, sum.Errors, err)
+	}
+	w := s.newWorker(t, "w1", nil, 4)
+	stopped := func(l workerproto.Lease) {
+		t.Helper()
+		if _, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, workerproto.CompleteRequest{Lease: l, Outcome: workerproto.OutcomeStopped}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1, g1 := s.started(t, w)
+	if g1.RunID != first.RunID {
+		t.Fatalf("granted %s; want the first Run", g1.RunID)
+	}
+	if err := s.makeDue(t.Context(), triggerID, 1_000); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := schedule.Round(t.Context(), s.runtime, cfg); err != nil || sum.Counts[schedule.Admitted] != 1 {
+		t.Fatalf("admitting round: %v %v %v", sum.Counts, sum.Errors, err)
+	}
+	if _, grants := s.pull(t, w, 4); len(grants) != 0 {
+		t.Fatalf("granted %+v; want the clock's Run waiting while the one it cancelled still runs", grants)
+	}
+	stopped(l1)
+	l2, g2 := s.started(t, w)
+	if g2.RunID == first.RunID {
+		t.Fatalf("granted the cancelled Run again")
+	}
+	third, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "three"})
+	if err != nil || !third.Created {
+		t.Fatalf("run now: %+v, %v; want a Run", third, err)
+	}
+	if _, grants := s.pull(t, w, 4); len(grants) != 0 {
+		t.Fatalf("granted %+v; want the manual Run waiting while the one it cancelled still runs", grants)
+	}
+	stopped(l2)
+	if _, grants := s.pull(t, w, 4); len(grants) != 1 || grants[0].RunID != third.RunID {
+		t.Fatalf("granted %+v once the cancelled Run stopped; want the manual one", grants)
 	}
 }
 

@@ -12,7 +12,11 @@ const (
 	// OverlapPass: no Run; the occurrence is passed over (PassOverlap).
 	OverlapPass
 	// OverlapCancelThenAdmit: every unfinished Run of the trigger gets a
-	// cancel intent, then the occurrence is admitted.
+	// cancel intent, then the occurrence is admitted as a Run that waits,
+	// as OverlapAdmitWaiting's does, until they have finished. A running
+	// Run's command stops only when its executor or worker acts on the
+	// intent (a single node at once, a cluster worker at its next lease
+	// renewal), and the new command must not run beside it meanwhile.
 	OverlapCancelThenAdmit
 	// OverlapAdmitWaiting: admit a Run that no dispatcher starts while an
 	// earlier Run of its trigger is unfinished.
@@ -23,7 +27,8 @@ const (
 // unfinished Runs (queued, dispatching, running or waiting to retry; a lost
 // Run counts as finished): skip passes it over while any is unfinished,
 // queue_one admits it to wait behind one and passes it over behind two,
-// cancel_previous cancels them first. Adapters read unfinished under the schedule row's lock, in
+// cancel_previous cancels them first and admits it to wait until they have
+// stopped. Adapters read unfinished under the schedule row's lock, in
 // the admission's own transaction: every admission of a trigger locks and
 // writes that row, so each one sees every Run admitted before it, and a
 // Run that finishes meanwhile can only turn a pass into an admit later,

@@ -66,7 +66,8 @@ const (
 	// occurrence over.
 	OverlapQueueOne OverlapPolicy = "queue_one"
 	// OverlapCancelPrevious asks every unfinished Run of the trigger to
-	// stop, then admits the occurrence.
+	// stop, then admits the occurrence as a Run that waits until they have
+	// stopped.
 	OverlapCancelPrevious OverlapPolicy = "cancel_previous"
 )
 

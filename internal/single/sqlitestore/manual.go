@@ -143,6 +143,7 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 					return out, err
 				}
 			}
+			waits = true
 		}
 	}
 	plan, err := verifiedExecution(ctx, tx, tk)

@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
@@ -48,5 +49,66 @@ func TestAQueuedOneRunIsNotDispatchedWhileTheEarlierRunIsUnfinished(t *testing.T
 	}
 	if p := pendingRuns(); !p[second.RunID] {
 		t.Fatalf("pending runs %v; want the waiting Run once the earlier one finished", p)
+	}
+}
+
+// Under cancel_previous the Run admitted behind a running one is not handed
+// to the dispatcher until the Run it cancelled has stopped, for a clock
+// admission and a run now alike, so two commands of the trigger never run
+// at once while the cancelled one is being stopped.
+func TestACancelPreviousRunIsNotDispatchedUntilTheRunItCancelledHasStopped(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := storetest.QuietCron(e.clock.NowMs())
+	c.Overlap = trigger.OverlapCancelPrevious
+	d := e.defs(t, "demo", c)
+	id := d.Trigger.TriggerID
+	pendingRuns := func() map[string]bool {
+		list, err := e.store.AttemptsPending(t.Context(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, a := range list {
+			out[a.RunID] = true
+		}
+		return out
+	}
+	// running starts runID's attempt as the dispatcher does.
+	running := func(runID string) run.Attempt {
+		a := e.pending(t, runID)
+		if _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	first, err := e.store.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: id, RequestID: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := running(first.RunID)
+	second := e.admit(t, id)
+	if p := pendingRuns(); p[second] {
+		t.Fatalf("pending runs %v; want the clock's Run waiting while the one it cancelled still runs", p)
+	}
+	if err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := pendingRuns(); !p[second] {
+		t.Fatalf("pending runs %v; want the clock's Run once the one it cancelled stopped", p)
+	}
+	b := running(second)
+	third, err := e.store.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: id, RequestID: "three"})
+	if err != nil || !third.Created {
+		t.Fatalf("run now: %+v, %v; want a Run", third, err)
+	}
+	if p := pendingRuns(); p[third.RunID] {
+		t.Fatalf("pending runs %v; want the manual Run waiting while the one it cancelled still runs", p)
+	}
+	if err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: b.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := pendingRuns(); !p[third.RunID] {
+		t.Fatalf("pending runs %v; want the manual Run once the one it cancelled stopped", p)
 	}
 }

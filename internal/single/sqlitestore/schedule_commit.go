@@ -178,8 +178,8 @@ func checkDecision(p schedule.CommitParams) error {
 // applyOverlap reads the trigger's unfinished Runs inside the admission's
 // write transaction and applies its overlap policy to the admission d: the
 // decision to write instead (d, or d passed over) and whether its Run
-// waits for the unfinished one (queue_one), after asking the unfinished
-// Runs to stop under cancel_previous.
+// waits for the unfinished ones (queue_one, and cancel_previous after
+// asking them to stop).
 func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d schedule.Decision) (schedule.Decision, bool, error) {
 	if tk.Cron.Overlap == trigger.OverlapAllow {
 		return d, false, nil
@@ -199,6 +199,7 @@ func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d
 				return d, false, err
 			}
 		}
+		return d, true, nil
 	}
 	return d, false, nil
 }

@@ -34,8 +34,8 @@ SELECT a.id, a.run_id, a.number, p.name, tr.name, a.lease_version, a.lease_expir
 -- each, so Runs placed elsewhere are never read. The candidates are twice
 -- the slots and more, since concurrent pulls skip each other's locked rows;
 -- the locking step re-checks every condition on the rows it locks. A Run
--- admitted under queue_one (waits_for_previous) is not picked while an
--- earlier Run of its trigger is unfinished (one probe of
+-- admitted under queue_one or cancel_previous (waits_for_previous) is not
+-- picked while an earlier Run of its trigger is unfinished (one probe of
 -- runs_unfinished_trigger_idx); its finishing only ever makes it
 -- pickable, so reading it without a lock can delay a grant, never double
 -- one.

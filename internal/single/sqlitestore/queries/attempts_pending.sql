@@ -1,7 +1,7 @@
 -- The dispatcher's queue: claimed local attempts of queued runs, oldest
 -- admission first. Reads the partial index of claimed attempts. A Run
--- admitted under queue_one waits while an earlier Run of its trigger is
--- unfinished (one probe of the index of unfinished Runs).
+-- admitted under queue_one or cancel_previous waits while an earlier Run
+-- of its trigger is unfinished (one probe of the index of unfinished Runs).
 SELECT a.id, a.run_id, a.number, a.executor, a.state, a.created_at_ms
 FROM attempts a
 JOIN runs r ON r.id = a.run_id
