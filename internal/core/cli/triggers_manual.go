@@ -158,7 +158,11 @@ cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurren
 				return writeJSON(cmd.OutOrStdout(), backfillView{TriggerID: id, Occurrences: total.Occurrences, Admitted: total.Admitted,
 					Existing: total.Existing, Truncated: total.Truncated, LastMs: total.LastMs, RunIDs: append([]string{}, total.RunIDs...)})
 			}
-			msg := fmt.Sprintf("trigger %s: %d occurrences, %d admitted, %d already had a run", args[0], total.Occurrences, total.Admitted, total.Existing)
+			occurrences := "occurrences"
+			if total.Occurrences == 1 {
+				occurrences = "occurrence"
+			}
+			msg := fmt.Sprintf("trigger %s: %d %s, %d admitted, %d already had a run", args[0], total.Occurrences, occurrences, total.Admitted, total.Existing)
 			if total.Truncated {
 				msg += fmt.Sprintf("; cut at --max after %s: continue with --from %s", fmtMs(&total.LastMs), time.UnixMilli(total.LastMs+1).UTC().Format(time.RFC3339Nano))
 			}

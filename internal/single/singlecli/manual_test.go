@@ -85,6 +85,10 @@ func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "2 occurrences, 2 admitted") || !strings.Contains(out, "continue with --from 2020-02-01T01:00:00.001Z") {
 		t.Fatalf("capped backfill: %d %q; want two admitted and where to continue", code, out)
 	}
+	code, out, _ = ql(t, "triggers", "backfill", "hourly", "--from", "2020-02-02T00:00:00Z", "--to", "2020-02-02T00:00:00Z", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, ": 1 occurrence, 1 admitted, 0 already had a run") {
+		t.Fatalf("one-occurrence backfill: %d %q; want it counted in the singular", code, out)
+	}
 	code, out, errOut = ql(t, "triggers", "backfill", "hourly", "--from", "2020-03-01T00:00:00Z", "--to", "2020-04-30T00:00:00Z", "--max", "1500", "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "1441 occurrences, 1441 admitted") || !strings.Contains(errOut, "backfill: 1000 occurrences so far") {
 		t.Fatalf("long backfill: %d %q %q; want 1441 admitted (60 days and the closing hour) with progress on stderr", code, out, errOut)
