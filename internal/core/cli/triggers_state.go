@@ -180,6 +180,11 @@ func policiesLine(t view.Trigger) string {
 	return strings.Join(parts, "  ")
 }
 
+// pauseRoles says which cluster roles may pause and resume: the replicas,
+// which run as the runtime role, pause and resume from the API and the
+// console, so that role may append to the audit of it as well.
+const pauseRoles = "On the cluster this needs the admin or the runtime role's URL."
+
 func triggersPauseCommand(opts Options, pause bool) *cobra.Command {
 	var db dbFlags
 	var project, note string
@@ -192,17 +197,17 @@ while it was paused and applies the trigger's misfire policy, as after an outage
 oldest missed occurrence runs once (if any), under skip one still within the grace period runs. Every
 occurrence that fell due during the pause and got no Run is recorded in the ledger as "paused"
 (` + "`" + opts.Binary + " triggers show`" + `). Resuming a trigger that is not paused changes nothing.` +
-			opts.clusterOnly("\nOn the cluster this needs the admin role's URL, as `ql apply` does."),
+			opts.clusterOnly("\n"+pauseRoles),
 	}
 	if pause {
 		verb = "pause"
 		c.Use, c.Short = "pause NAME [--note TEXT]", "Pause a trigger: nothing of it is scheduled until it is resumed"
-		c.Long = `Pause a trigger (NAME is its name, project/name, or id). While paused no occurrence of it is
-admitted; it is schedule state, not a new trigger revision, so publishing the trigger again does not
-resume it. Each pause and resume is recorded with who (the operating-system user), when (the
-database's clock) and the note, in the table trigger_schedule_audit (triggers show shows the pause
-in force and its note). Pausing a paused trigger changes nothing and keeps the first note.` +
-			opts.clusterOnly("\nOn the cluster this needs the admin role's URL, as `ql apply` does.")
+		c.Long = `Pause a trigger (NAME is its name, project/name, or id). While paused no occurrence of its
+cron is admitted (` + "`" + opts.Binary + " triggers run`" + ` still runs it on request); it is schedule state, not a new
+trigger revision, so publishing the trigger again does not resume it. Each pause and resume is
+recorded with who (the operating-system user), when (the database's clock) and the note, in the
+table trigger_schedule_audit (triggers show shows the pause in force and its note). Pausing a paused trigger changes nothing and keeps the first note.` +
+			opts.clusterOnly("\n"+pauseRoles)
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}
 	c.Args = oneTriggerArgs(verb)
