@@ -483,3 +483,34 @@ func TestALeaseRunningOutPastTheDeadlineEndsTheRunTimedOutNotLost(t *testing.T) 
 	}
 	s.checkRunHistories(t)
 }
+
+// A worker that vanished while its command was still within its timeout
+// leaves an attempt lost (and retried under on: [lost]) however late the
+// sweep finds it: a sweep delayed past the deadline, as when every replica
+// was down, must not call it timed out, since the lease ran out first.
+func TestALeaseRunningOutBeforeTheDeadlineEndsTheAttemptLostEvenWhenSweptAfterIt(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	projectID, _ := s.admitRuns(t, "vanished", 1)
+	s.setCommand(t, projectID, storedRetry(3, 0, "lost"))
+	s.setCommand(t, projectID, map[string]any{"timeoutMs": 3 * shortLease.RunLease.Milliseconds()})
+	w := s.newWorker(t, "w1", nil, 1)
+	l, g := s.started(t, w)
+	a := s.attempt(t, l.AttemptID)
+	if a.DeadlineAtMs == nil || *a.DeadlineAtMs <= *a.ExpiresAtMs {
+		t.Fatalf("deadline %v, lease expiry %v; want the lease to run out first", a.DeadlineAtMs, *a.ExpiresAtMs)
+	}
+	// The worker vanished at once, and no sweep ran until the deadline passed.
+	s.waitPast(t, *a.DeadlineAtMs)
+	res, err := s.runtime.SweepLeases(t.Context(), 10)
+	if err != nil || res.Lost != 1 || res.Retried != 1 {
+		t.Fatalf("sweep %+v, %v; want one attempt lost and retried", res, err)
+	}
+	if a := s.attempt(t, l.AttemptID); a.State != "lost" {
+		t.Fatalf("attempt is %s, want lost: its lease ran out before its deadline", a.State)
+	}
+	if state, _ := s.runState(t, g.RunID); state != "retry_wait" && state != "queued" {
+		t.Fatalf("run is %s, want it waiting for its retry", state)
+	}
+	s.checkRunHistories(t)
+}

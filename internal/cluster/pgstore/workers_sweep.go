@@ -69,8 +69,8 @@ func queryNamed1(ctx context.Context, r *Runtime, sql string, p sqlParams, named
 const ErrorCodeWorkerRevoked = "worker_revoked"
 
 // sweepStarted ends one page of started attempts whose lease passed:
-// each becomes lost — or timed out, when its deadline passed in database
-// time: the worker was told to stop and its renewals ran out — then its
+// each becomes lost — or timed out, when its lease ran out at or after its
+// deadline: the worker was told to stop and its renewals ran out — then its
 // Run is cancelled (a cancel intent wins), retried (the attempt's end in
 // the policy and attempts left) or ended like the attempt.
 func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, runsLost int, err error) {
@@ -81,12 +81,17 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 	type expired struct {
 		leaseFacts
 		revoked bool
+		// pastDeadline: the lease ran out at or after the deadline. Not the
+		// sweep's own time, which lags behind the expiry when no replica
+		// swept for a while: a worker that vanished within the timeout
+		// would then read as one whose command outran it.
+		pastDeadline bool
 	}
 	var page []expired
 	var f expired
 	var state, runState string
 	_, err = pgx.ForEachRow(rows, []any{&f.AttemptID, &f.RunID, &f.Number, &state, &f.DeadlineAtMs, &runState, &f.RunVersion, &f.CancelAtMs,
-		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.revoked}, func() error {
+		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.revoked, &f.pastDeadline}, func() error {
 		f.State, f.RunState = run.AttemptState(state), run.State(runState)
 		page = append(page, f)
 		return nil
@@ -102,7 +107,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 			res = attemptResult{errorCode: ErrorCodeWorkerRevoked,
 				errorMessage: "the worker's credential was revoked while the command ran (ql workers revoke): the worker was refused and killed the command"}
 		}
-		if f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs {
+		if x.pastDeadline {
 			end, res = run.AttemptTimedOut, attemptResult{errorCode: "lease_expired_after_timeout",
 				errorMessage: "the command passed its timeout and the worker's lease ran out before it reported the end"}
 		}

@@ -48,15 +48,19 @@ SELECT count(*) FROM released
 -- and retry policy, locked (attempt then Run) and skipped when another
 -- step holds them, and whether the worker's credential was revoked while
 -- the lease still ran (its worker was refused and killed the command:
--- that, not a crash, is why the renewals stopped). Go decides each (lost —
--- timed out when its deadline passed — then retry or Run lost) and writes
--- it in this same transaction with the fenced statements of
+-- that, not a crash, is why the renewals stopped), and whether the lease
+-- ran out at or after the deadline (the command passed its timeout while
+-- its worker held the lease; a lease that ran out before it is a worker
+-- that vanished, however late the sweep comes). Go decides each (lost —
+-- timed out when the lease outlived the deadline — then retry or Run lost)
+-- and writes it in this same transaction with the fenced statements of
 -- workers_lease.sql.
 SELECT a.id, a.run_id, a.number, a.state, a.deadline_at_ms, r.state, r.version, r.cancel_requested_at_ms,
        coalesce((e.command -> 'retry' ->> 'maxAttempts')::int, 0),
        coalesce((e.command -> 'retry' ->> 'backoffMs')::bigint, 0),
        coalesce(ARRAY(SELECT jsonb_array_elements_text(e.command -> 'retry' -> 'on')), '{}'),
-       n.ms, coalesce(w.revoked_at_ms < a.lease_expires_at_ms, false)
+       n.ms, coalesce(w.revoked_at_ms < a.lease_expires_at_ms, false),
+       coalesce(a.deadline_at_ms <= a.lease_expires_at_ms, false)
   FROM qinglong.attempts a
   JOIN qinglong.runs r ON r.id = a.run_id
   JOIN qinglong.execution_revisions e ON e.task_id = r.task_id AND e.task_revision = r.task_revision AND e.executor = a.executor
