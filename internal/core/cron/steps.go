@@ -7,18 +7,18 @@ import (
 )
 
 // stepSpan is, for each field, how many values it has and the period a
-// step restarts at (cron counts a step from the range's first value again
-// in every period of the next field).
+// step restarts at, with its article (cron counts a step from the range's
+// first value again in every period of the next field).
 var stepSpan = map[string]struct {
 	values int
 	period string
 }{
-	"second":       {60, "minute"},
-	"minute":       {60, "hour"},
-	"hour":         {24, "day"},
-	"day-of-month": {31, "month"},
-	"month":        {12, "year"},
-	"day-of-week":  {7, "week"},
+	"second":       {60, "a minute"},
+	"minute":       {60, "an hour"},
+	"hour":         {24, "a day"},
+	"day-of-month": {31, "a month"},
+	"month":        {12, "a year"},
+	"day-of-week":  {7, "a week"},
 }
 
 // CheckSteps refuses a step as large as its field ("*/90" minutes): a step
@@ -42,9 +42,9 @@ func CheckSteps(expr string) error {
 			}
 			if n, err := strconv.Atoi(step); err == nil && n >= span.values {
 				return &ParseError{Input: expr, Part: f.name,
-					Problem: fmt.Sprintf("%s field %q: a step of %d is not smaller than the field's %d values, so it matches only the first value of the range, once a %s",
+					Problem: fmt.Sprintf("%s field %q: a step of %d is not smaller than the field's %d values, so it matches only the first value of the range, once %s",
 						f.name, text, n, span.values, span.period),
-					Hint: fmt.Sprintf("write that single value, or a step below %d; a period longer than a %s needs more than one field, or more than one trigger", span.values, span.period)}
+					Hint: fmt.Sprintf("write that single value, or a step below %d; a period longer than %s needs more than one field, or more than one trigger", span.values, span.period)}
 			}
 		}
 	}

@@ -29,6 +29,9 @@ func TestCheckStepsRefusesAStepAsLargeAsItsField(t *testing.T) {
 			t.Errorf("CheckSteps(%q) = %v; want the %s field refused", expr, err, field)
 		}
 	}
+	if err := CheckSteps("*/90 * * * *"); err == nil || !strings.Contains(err.Error(), "once an hour") || !strings.Contains(err.Error(), "longer than an hour") {
+		t.Errorf(`CheckSteps("*/90 * * * *") = %v; want its period named "an hour"`, err)
+	}
 	for _, expr := range []string{"*/59 * * * *", "0 */23 * * *", "*/15 9-17 * * MON-FRI", "0 0 1 */6 *", "30 2 * * *"} {
 		if err := CheckSteps(expr); err != nil {
 			t.Errorf("CheckSteps(%q) = %v; want it accepted", expr, err)
