@@ -206,9 +206,26 @@ func ManualTicket(triggerID string, s Stored) Ticket {
 func VerifyManual(triggerID string, s Stored) (Ticket, error) {
 	tk := ManualTicket(triggerID, s)
 	if reason := VerifySnapshot(tk, s); reason != "" {
+		if reason == ReasonTriggerNotSchedulable {
+			if err := disabledRefusal(triggerID, s); err != nil {
+				return tk, err
+			}
+		}
 		return tk, ManualRefusal(triggerID, reason)
 	}
 	return tk, nil
+}
+
+// disabledRefusal names a disabled trigger and the command that enables it
+// without editing its file; nil when the trigger is enabled (its task is
+// then the disabled one, which only a definitions file enables, and an
+// apply refuses an enabled trigger of a disabled task anyway).
+func disabledRefusal(triggerID string, s Stored) error {
+	if s.Trigger.Spec.Enabled {
+		return nil
+	}
+	name := s.Trigger.Spec.Name
+	return qlerror.New(qlerror.FailedPrecondition, "trigger %s (%s) is disabled: nothing of it runs, run now and backfill included; enable it with `ql triggers enable %s`, or set enabled: true on it in its definitions file and `ql apply` it", name, triggerID, name)
 }
 
 // ManualRefusal explains why a verified manual admission cannot go ahead,

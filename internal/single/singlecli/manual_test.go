@@ -109,3 +109,25 @@ func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
 		}
 	}
 }
+
+// Run now and backfill of a disabled trigger are refused naming the
+// trigger and the command that enables it.
+func TestRunNowAndBackfillOfADisabledTriggerSayHowToEnableIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", projectFile("demo", "tick")), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := ql(t, "triggers", "disable", "tick", "--data-dir", dir); code != 0 {
+		t.Fatalf("disable: %d %q", code, errOut)
+	}
+	const want = "is disabled: nothing of it runs, run now and backfill included; enable it with `ql-edge triggers enable tick`"
+	for _, args := range [][]string{
+		{"triggers", "run", "tick", "--data-dir", dir},
+		{"triggers", "backfill", "tick", "--from", "2020-01-01T00:00:00Z", "--to", "2020-01-01T00:00:05Z", "--data-dir", dir},
+	} {
+		if code, _, errOut := ql(t, args...); code != 1 || !strings.Contains(errOut, "trigger tick (") || !strings.Contains(errOut, want) {
+			t.Errorf("%v: %d %q; want it refused naming the trigger and %q", args, code, errOut, want)
+		}
+	}
+}
