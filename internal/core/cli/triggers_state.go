@@ -33,7 +33,7 @@ policy, whether it is enabled, paused (with the pause note) or archived with its
 fire times computed from the database's clock and shown in the trigger's zone, its last runs, and its
 occurrence ledger: every occurrence that fell due without a Run, with the reason (misfire, collapsed,
 paused, ...) and how many. The ledger shows its newest --ledger entries and says when older ones are
-left out; --ledger 1009 shows all of it (1,000 entries in full, older ones summed per reason).` +
+left out; --ledger ` + strconv.Itoa(view.MaxLedgerShown) + ` shows all of it (the newest entries in full, older ones summed per reason).` +
 			opts.clusterOnly("\nOn the cluster this reads runs, so it needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("show"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,7 +73,7 @@ left out; --ledger 1009 shows all of it (1,000 entries in full, older ones summe
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
-			return printTriggerDetail(cmd, v, ledger)
+			return printTriggerDetail(cmd, v)
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -84,7 +84,7 @@ left out; --ledger 1009 shows all of it (1,000 entries in full, older ones summe
 	return c
 }
 
-func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail, ledger int) error {
+func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	w := cmd.OutOrStdout()
 	t := v.Trigger
 	paused := "no"
@@ -154,7 +154,7 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail, ledger int) er
 		return err
 	}
 	if v.LedgerMore {
-		fmt.Fprintf(w, "(older entries than these %d are not shown: --ledger %d shows the whole ledger)\n", ledger, view.MaxLedgerShown)
+		fmt.Fprintf(w, "(older entries than these %d are not shown: --ledger %d shows the whole ledger)\n", len(v.Ledger), view.MaxLedgerShown)
 	}
 	return nil
 }
@@ -206,7 +206,8 @@ occurrence that fell due during the pause and got no Run is recorded in the ledg
 cron is admitted (` + "`" + opts.Binary + " triggers run`" + ` still runs it on request); it is schedule state, not a new
 trigger revision, so publishing the trigger again does not resume it. Each pause and resume is
 recorded with who (the operating-system user), when (the database's clock) and the note, in the
-table trigger_schedule_audit (triggers show shows the pause in force and its note). Pausing a paused trigger changes nothing and keeps the first note.` +
+table trigger_schedule_audit (triggers show shows the pause in force and its note). Pausing a
+paused trigger changes nothing and keeps the first note.` +
 			opts.clusterOnly("\n"+pauseRoles)
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}

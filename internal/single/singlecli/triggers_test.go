@@ -129,14 +129,15 @@ func TestTriggersShowSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 		t.Fatalf("show --ledger %s -o json: %d %q %q; want %s entries and ledgerMore", fewer, code, out, errOut, fewer)
 	}
 	code, out, errOut = ql(t, "triggers", "show", "tick", "--ledger", fewer, "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "(older entries than these "+fewer+" are not shown: --ledger 1009 shows the whole ledger)") {
+	whole := strconv.Itoa(view.MaxLedgerShown)
+	if code != 0 || !strings.Contains(out, "(older entries than these "+fewer+" are not shown: --ledger "+whole+" shows the whole ledger)") {
 		t.Fatalf("show --ledger %s: %d %q %q; want the older entries said to be left out", fewer, code, out, errOut)
 	}
 	if code, out, _ := ql(t, "triggers", "show", "tick", "--ledger", strconv.Itoa(n), "--data-dir", dir); code != 0 || strings.Contains(out, "older entries") {
 		t.Fatalf("show --ledger %d: %d %q; want no word of older entries when there are none", n, code, out)
 	}
-	if code, _, errOut := ql(t, "triggers", "show", "tick", "--ledger", "1009", "--data-dir", dir); code != 0 {
-		t.Fatalf("show --ledger 1009: %d %q; want the whole ledger allowed", code, errOut)
+	if code, _, errOut := ql(t, "triggers", "show", "tick", "--ledger", whole, "--data-dir", dir); code != 0 {
+		t.Fatalf("show --ledger %s: %d %q; want the whole ledger allowed", whole, code, errOut)
 	}
 	token := newToken(t, dir, "reader", "read")
 	base := serveAPI(t, dir, "standalone")
@@ -144,7 +145,7 @@ func TestTriggersShowSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 	if st, v := call(t, http.MethodGet, url+"1", token, ""); st != http.StatusOK || v["ledgerMore"] != true {
 		t.Fatalf("GET ?ledger=1: %d ledgerMore %v; want true", st, v["ledgerMore"])
 	}
-	if st, v := call(t, http.MethodGet, url+"1009", token, ""); st != http.StatusOK || v["ledgerMore"] != false {
-		t.Fatalf("GET ?ledger=1009: %d ledgerMore %v; want the whole ledger and false", st, v["ledgerMore"])
+	if st, v := call(t, http.MethodGet, url+whole, token, ""); st != http.StatusOK || v["ledgerMore"] != false {
+		t.Fatalf("GET ?ledger=%s: %d ledgerMore %v; want the whole ledger and false", whole, st, v["ledgerMore"])
 	}
 }
