@@ -12,6 +12,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
@@ -47,6 +48,7 @@ func applyCommand(opts Options) *cobra.Command {
 			if b.Catalog.Executor == task.LocalProcess {
 				noteClusterOnly(cmd, doc)
 			}
+			noteJitterPastPeriod(cmd, doc)
 			results, err := apply.Apply(cmd.Context(), b.Catalog, doc, ids.New)
 			for _, r := range results {
 				fmt.Fprintln(cmd.OutOrStdout(), r)
@@ -91,6 +93,10 @@ are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID).
 
 ` + retry + `
 
+A trigger whose jitter is longer than the time between two of its occurrences is applied
+with a note: the later occurrence may fall due before the earlier one is admitted, and is
+then caught up like a missed one, so the trigger runs less often than its cron says.
+
 --dry-run validates the file and prints what applying it would do, writing nothing:
 it never creates the database; a database that does not exist yet would get everything
 created. An update names the fields it changes.
@@ -128,6 +134,7 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	if !IsPostgresURL(path) {
 		noteClusterOnly(cmd, doc)
 	}
+	noteJitterPastPeriod(cmd, doc)
 	var results []apply.Result
 	if _, serr := os.Stat(path); !IsPostgresURL(path) && errors.Is(serr, fs.ErrNotExist) {
 		svc := catalog.Service{Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
@@ -167,5 +174,50 @@ func noteClusterOnly(cmd *cobra.Command, doc *apply.Document) {
 		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "note: retry and placement apply on the cluster profile only; this single-node database stores them but runs every Run once, here (tasks: %s)\n",
+		strings.Join(names, ", "))
+}
+
+// jitterNoteOccurrences is how many upcoming occurrences of a trigger
+// noteJitterPastPeriod reads for the shortest time between two of them.
+const jitterNoteOccurrences = 64
+
+// noteJitterPastPeriod prints one line when a trigger's jitter is longer
+// than the time between two of its next occurrences. The later one then
+// may fall due before the earlier one is admitted, and is caught up like a
+// missed occurrence (fire_once collapses it, skip passes it over): the file
+// is valid, but such a trigger runs less often than its cron says.
+func noteJitterPastPeriod(cmd *cobra.Command, doc *apply.Document) {
+	now := time.Now().UnixMilli()
+	var names []string
+	for _, t := range doc.Triggers {
+		c := t.Spec.Cron
+		if c.JitterMs == 0 {
+			continue
+		}
+		s, err := cron.Parse(c.Expression, c.Timezone)
+		if err != nil {
+			continue
+		}
+		prev, ok := s.Next(max(now, c.StartAtMs-1))
+		for i := 0; ok && i < jitterNoteOccurrences; i++ {
+			next, more := s.Next(prev)
+			if !more {
+				break
+			}
+			if next-prev < c.JitterMs {
+				names = append(names, fmt.Sprintf("%s (jitter %s, %s between occurrences)", t.Spec.Name,
+					time.Duration(c.JitterMs)*time.Millisecond, time.Duration(next-prev)*time.Millisecond))
+				break
+			}
+			prev = next
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)\n",
 		strings.Join(names, ", "))
 }

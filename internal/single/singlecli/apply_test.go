@@ -140,3 +140,25 @@ func TestApplyNotesThatSingleNodeIgnoresRetryAndPlacement(t *testing.T) {
 		t.Fatalf("apply without retry: %d, stderr %q; want no note", code, errOut)
 	}
 }
+
+// apply and its dry run note the triggers whose jitter is longer than the
+// time between two of their occurrences, which then run less often than
+// their cron says; a jitter below the period is applied without a word.
+func TestApplyNotesAJitterLongerThanTheTimeBetweenOccurrences(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	defs := "project: demo\ntasks:\n  - name: job\n    script: echo hi\ntriggers:\n" +
+		"  - {name: fast, task: job, cron: \"*/10 * * * * *\", timezone: UTC, jitter: 30s}\n" +
+		"  - {name: daily, task: job, cron: \"0 9 * * *\", timezone: UTC, jitter: 1h}\n"
+	file := writeFile(t, dir, "jitter.yaml", defs)
+	const want = "keep jitter below the cron's period (triggers: fast (jitter 30s, 10s between occurrences))"
+	for _, args := range [][]string{{"apply", "--dry-run", "-f", file, "--data-dir", dir}, {"apply", "-f", file, "--data-dir", dir}} {
+		if code, out, errOut := ql(t, args...); code != 0 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, want) {
+			t.Fatalf("%v: %d %q %q; want one note naming only the fast trigger", args, code, out, errOut)
+		}
+	}
+	below := strings.Replace(defs, "jitter: 30s", "jitter: 9s", 1)
+	if code, _, errOut := ql(t, "apply", "-f", writeFile(t, dir, "below.yaml", below), "--data-dir", dir); code != 0 || errOut != "" {
+		t.Fatalf("apply with jitter below the period: %d, stderr %q; want no note", code, errOut)
+	}
+}
