@@ -37,7 +37,7 @@ var refusals = map[string]map[qlerror.Reason]string{
 		schedule.RefusalRunNotFinished:   "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
 		schedule.RefusalProjectArchived:  "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和补跑）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply`。",
 		catalog.RefusalProjectArchived:   "该项目已归档：要向它发布（包括启用或停用触发器），请先在项目的定义文件中设置 status: active 并执行 `ql apply`。",
-		schedule.RefusalTriggerDisabled:  "该触发器（或其任务）已停用；请先设置 enabled: true 并执行 `ql apply`。",
+		schedule.RefusalTriggerDisabled:  "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
 		schedule.RefusalRepublishing:     "该触发器正在重新发布，请稍后重试。",
 		schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
 		schedule.RefusalNotARunID:        "这不是运行 ID：请使用 `ql runs list` 列出的 ID。",

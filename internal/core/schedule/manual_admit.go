@@ -225,7 +225,7 @@ func disabledRefusal(triggerID string, s Stored) error {
 		return nil
 	}
 	name := s.Trigger.Spec.Name
-	return qlerror.New(qlerror.FailedPrecondition, "trigger %s (%s) is disabled: nothing of it runs, run now and backfill included; enable it with `ql triggers enable %s`, or set enabled: true on it in its definitions file and `ql apply` it", name, triggerID, name)
+	return qlerror.New(qlerror.FailedPrecondition, "trigger %s (%s) is disabled: nothing of it runs, run now and backfill included; enable it with `ql triggers enable %s`, or set enabled: true on it in its definitions file and `ql apply` it", name, triggerID, name).Because(RefusalTriggerDisabled)
 }
 
 // ManualRefusal explains why a verified manual admission cannot go ahead,

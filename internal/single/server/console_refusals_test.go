@@ -69,7 +69,7 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
 	refusal{"run now of a disabled trigger", http.MethodPost, trig + "/run", nil,
-		"is disabled; set enabled: true", "该触发器（或其任务）已停用"}.check(t, site, c, csrf)
+		"is disabled: nothing of it runs", "该触发器（或其任务）已停用"}.check(t, site, c, csrf)
 	if resp, _ := fetch(t, c, http.MethodPost, site.base+trig+"/enable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("enable: %d", resp.StatusCode)
 	}
