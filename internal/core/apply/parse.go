@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -85,16 +86,30 @@ func Read(file string, r io.Reader) (*Document, error) {
 
 // Parse parses data; file names the source in error messages.
 func Parse(file string, data []byte) (*Document, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		if le := syntaxError(file, err); le != nil {
-			return nil, le
-		}
-		return nil, qlerror.New(qlerror.Invalid, "%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
 	p := parser{file: file}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
+		return nil, p.yamlError(err)
+	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
-		return nil, p.errf(&root, "the file is empty; it must be a mapping with project, tasks and triggers")
+		return nil, qlerror.New(qlerror.Invalid, "%s: the file is empty; it must be a mapping with project, tasks and triggers", file)
+	}
+	// A second document (after ---) would otherwise be dropped without a
+	// word: its project, tasks and triggers never published while apply
+	// reports success for the first.
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, p.yamlError(err)
+		}
+		if len(next.Content) > 0 && next.Content[0].Tag != "!!null" {
+			return nil, p.errf(next.Content[0], "a second YAML document (after ---); a file holds one project: put each document in a file of its own")
+		}
 	}
 	if err := p.plain(root.Content[0]); err != nil {
 		return nil, err
@@ -104,6 +119,14 @@ func Parse(file string, data []byte) (*Document, error) {
 		return nil, err
 	}
 	return doc, nil
+}
+
+// yamlError is the decoder's error, at its line when it names one.
+func (p parser) yamlError(err error) error {
+	if le := syntaxError(p.file, err); le != nil {
+		return le
+	}
+	return qlerror.New(qlerror.Invalid, "%s: %s", p.file, strings.TrimPrefix(err.Error(), "yaml: "))
 }
 
 // plain rejects what YAML tools disagree on or what expands in memory:

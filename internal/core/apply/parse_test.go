@@ -136,3 +136,26 @@ func TestCheckRejectsBadReferencesAndCron(t *testing.T) {
 		})
 	}
 }
+
+// A file of several YAML documents is refused at the second one's line:
+// applying only the first would report success while the projects, tasks
+// and triggers of the rest were never published. A leading --- and a
+// trailing empty document are still one document.
+func TestASecondYAMLDocumentIsRefusedNotDropped(t *testing.T) {
+	t.Parallel()
+	second := "project: demo\ntasks:\n  - name: a\n    script: echo\n---\n---\nproject: other\ntasks:\n  - name: b\n    script: echo\n"
+	_, err := Parse("x.yaml", []byte(second))
+	if err == nil {
+		t.Fatal("a file with two documents was accepted")
+	}
+	for _, w := range []string{"x.yaml:7:", "second YAML document", "a file of its own"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	for _, one := range []string{"---\nproject: demo\n", "project: demo\n---\n", "project: demo\n---\n---\n"} {
+		if _, err := Parse("x.yaml", []byte(one)); err != nil {
+			t.Errorf("%q: %v", one, err)
+		}
+	}
+}

@@ -86,8 +86,8 @@ nothing is written. The file is applied in one transaction: every object of it i
 published, or none is. Objects missing from the file are left as they are, so a large
 project can be split over several files.
 
--f - reads the file from standard input. A file holds at most 4 MiB, 10,000 tasks and
-10,000 triggers. YAML anchors, aliases and non-string keys are refused: other YAML
+-f - reads the file from standard input. A file holds one YAML document (a second one,
+after ---, is refused), at most 4 MiB, 10,000 tasks and 10,000 triggers. YAML anchors, aliases and non-string keys are refused: other YAML
 tools would read such a file differently. Task environment names starting with QL_
 are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID).
 
