@@ -178,8 +178,13 @@ func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
 	if r.s.Notify.Secrets != "" {
 		secrets = process.Secrets{Path: r.s.Notify.Secrets}.Resolve
 	}
+	var observe func(string)
+	if r.metrics != nil {
+		observe = r.metrics.NotificationDelivery
+	}
 	d := notify.NewDeliverer(notify.DeliveryConfig{
 		Outbox: act.rt, Secrets: secrets, MaxAttempts: r.s.Notify.MaxAttempts, BaseBackoff: r.s.Notify.Backoff, Log: r.log,
+		Observe: observe,
 	})
 	return loop.New(loop.Config{
 		Name:        "notifications",

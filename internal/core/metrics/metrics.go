@@ -1,7 +1,8 @@
 // Package metrics is QingLong's Prometheus instrumentation, the same on
 // every profile: what the scheduler decided and how late, how long its
 // claims and commits took, what is due and not yet taken, the unfinished
-// Runs, lost and retried attempts, worker capacity (cluster) and readiness.
+// Runs, lost and retried attempts, notification deliveries, worker capacity
+// (cluster) and readiness.
 // Each server owns one Metrics with a registry of its own and serves it on
 // a listener of its own (Listen), never on the API's.
 //
@@ -22,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/qinglong/qinglong/internal/core/authlimit"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -102,6 +104,7 @@ type Metrics struct {
 	roundFailures prometheus.Counter
 	lost          prometheus.Counter
 	retried       prometheus.Counter
+	notifications *prometheus.CounterVec
 }
 
 // durationBuckets are the claim's and commit's: half a millisecond to ten
@@ -159,6 +162,15 @@ func New(cfg Config) *Metrics {
 			Help: "Attempts this server gave a next attempt under their task's retry policy (cluster).",
 		}),
 	}
+	m.notifications = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace, Name: "notification_deliveries_total",
+		Help: "Failure notification deliveries this server made, by outcome: delivered (2xx), failed (retried after its backoff) or dead (its last allowed attempt failed).",
+	}, []string{"outcome"})
+	// A receiver that has never failed still shows failed and dead at 0,
+	// so an alert on their rate has a series from the start.
+	for _, o := range notify.Outcomes {
+		m.notifications.WithLabelValues(o)
+	}
 	// The outcomes every scheduler reaches exist from the start, so a
 	// rate over them is 0, not absent, before the first decision.
 	for _, o := range []schedule.Outcome{schedule.Admitted, schedule.Initialized, schedule.Skipped} {
@@ -172,7 +184,7 @@ func New(cfg Config) *Metrics {
 		ConstLabels: prometheus.Labels{"profile": cfg.Profile},
 	})
 	info.Set(1)
-	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, info,
+	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, info,
 		newStateCollector(cfg),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -219,6 +231,12 @@ func (m *Metrics) AttemptsLost(n int) { m.lost.Add(float64(n)) }
 
 // AttemptsRetried records n attempts given a next attempt.
 func (m *Metrics) AttemptsRetried(n int) { m.retried.Add(float64(n)) }
+
+// NotificationDelivery records one notification delivery's outcome (one
+// of notify.Outcomes).
+func (m *Metrics) NotificationDelivery(outcome string) {
+	m.notifications.WithLabelValues(outcome).Inc()
+}
 
 // stateCollector reads the store at scrape time, at most once per
 // CacheFor: the backlog, the unfinished Runs and (cluster) the workers.

@@ -12,6 +12,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -165,6 +166,7 @@ func TestTheOperationsMetricsTableListsEveryExportedLabelValue(t *testing.T) {
 		{"qinglong_runs", states},
 		{"qinglong_readiness_state", ReadinessStates},
 		{"qinglong_auth_failures_total", append(slices.Clone(AuthSurfaces), AuthReasons...)},
+		{"qinglong_notification_deliveries_total", notify.Outcomes},
 	} {
 		if got := listed(row(c.metric)); !slices.Equal(got, c.want) {
 			t.Errorf("docs/operations.md lists %s values %v, the endpoint exports %v", c.metric, got, c.want)

@@ -67,6 +67,18 @@ func CheckSettings(backoff time.Duration, attempts int) error {
 	return nil
 }
 
+// Delivery outcomes, as DeliveryConfig.Observe reports them: delivered,
+// failed (retried after its backoff) or dead (failed its last allowed
+// attempt: nothing retries it but ql notifications retry).
+const (
+	OutcomeDelivered = "delivered"
+	OutcomeFailed    = "failed"
+	OutcomeDead      = "dead"
+)
+
+// Outcomes lists every delivery outcome.
+var Outcomes = []string{OutcomeDelivered, OutcomeFailed, OutcomeDead}
+
 // SecretResolver returns the values of secret names (the secrets store).
 type SecretResolver func(refs []string) (map[string]string, error)
 
@@ -80,6 +92,10 @@ type DeliveryConfig struct {
 	BaseBackoff time.Duration
 	MaxBackoff  time.Duration
 	Log         *slog.Logger
+	// Observe, when set, is told each delivery's outcome (one of
+	// Outcomes) once the outbox has recorded it, so a count of it agrees
+	// with ql notifications list.
+	Observe func(outcome string)
 }
 
 // Deliverer sends pending outbox rows. Run its Round on a loop.Loop.
@@ -108,6 +124,9 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Observe == nil {
+		cfg.Observe = func(string) {}
 	}
 	if cfg.Secrets == nil {
 		cfg.Secrets = func(refs []string) (map[string]string, error) {
@@ -210,7 +229,11 @@ func (d *Deliverer) deliver(ctx context.Context, m Message) error {
 	}
 	if sendErr == nil {
 		d.cfg.Log.Info("notification delivered", "code", CodeDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts)
-		return d.cfg.Outbox.NotificationDelivered(ctx, m.ID)
+		if err := d.cfg.Outbox.NotificationDelivered(ctx, m.ID); err != nil {
+			return err
+		}
+		d.cfg.Observe(OutcomeDelivered)
+		return nil
 	}
 	dead := m.Attempts >= d.cfg.MaxAttempts
 	retryIn := d.Backoff(m.Attempts)
@@ -221,7 +244,15 @@ func (d *Deliverer) deliver(ctx context.Context, m Message) error {
 		attrs = append(attrs, "retryIn", retryIn.String())
 	}
 	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", reason)...)
-	return d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, reason)
+	if err := d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, reason); err != nil {
+		return err
+	}
+	if dead {
+		d.cfg.Observe(OutcomeDead)
+	} else {
+		d.cfg.Observe(OutcomeFailed)
+	}
+	return nil
 }
 
 // Backoff is the wait after the attempts-th failure: base · 2^(attempts−1),

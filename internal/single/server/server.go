@@ -259,12 +259,17 @@ func (s *Server) startNotifications(ctx context.Context) error {
 		return err
 	}
 	secrets := process.Secrets{Path: s.layout.Secrets}
+	var observe func(string)
+	if s.metrics != nil {
+		observe = s.metrics.NotificationDelivery
+	}
 	d := notify.NewDeliverer(notify.DeliveryConfig{
 		Outbox:      s.store,
 		Secrets:     secrets.Resolve,
 		MaxAttempts: s.cfg.NotifyMaxAttempts,
 		BaseBackoff: s.cfg.NotifyBackoff,
 		Log:         s.cfg.Logger,
+		Observe:     observe,
 	})
 	var err error
 	s.notify, err = loop.New(loop.Config{Name: "notifications", Cadence: s.cfg.Cadence, StopTimeout: s.cfg.StopTimeout,

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/testkit/metricstest"
 )
 
 // hmacSecret signs the webhook bodies of these tests.
@@ -266,5 +268,65 @@ func TestTheOutboxSurvivesASIGKILLBetweenCommitAndDelivery(t *testing.T) {
 	got := r.requests("/hook")
 	if len(got) != 2 || got[0].key == "" || got[1].key != got[0].key || string(got[1].body) != string(got[0].body) || !got[1].signed {
 		t.Fatalf("the receiver got %d deliveries (%+v); want the interrupted one and one more with the same key and body", len(got), got)
+	}
+}
+
+// metricsAddrLogged is the metrics listener's address a server logged at
+// start (it was given port 0), waited for up to limit.
+func metricsAddrLogged(t *testing.T, errOut *syncBuffer, limit time.Duration) string {
+	t.Helper()
+	logged := regexp.MustCompile(`msg="metrics listening[^"]*" addr=(\S+)`)
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if m := logged.FindStringSubmatch(errOut.String()); m != nil {
+			return m[1]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no metrics address logged within %s: %s", limit, errOut.String())
+	return ""
+}
+
+// Every delivery's outcome reaches /metrics as the outbox records it: an
+// accepted one as delivered, a refused one that will be retried as
+// failed and the refusal of its last allowed attempt as dead, so an
+// operator can alert on notifications that no longer reach anyone.
+func TestNotificationDeliveriesAreCountedByOutcomeInTheMetrics(t *testing.T) {
+	t.Parallel()
+	r := newReceiver(t, func(path string, _ int) int {
+		if path == "/ok" {
+			return http.StatusOK
+		}
+		return http.StatusServiceUnavailable
+	})
+	dir, db := notifyDataDir(t, failingDefs(r.srv.URL, "ok", "down"))
+	ctx, cancel := context.WithCancel(context.Background())
+	var errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dir, "--cadence", "250ms", "--stop-timeout", testStopTimeout,
+			"--metrics-addr", "127.0.0.1:0", "--notify-backoff", "200ms", "--notify-max-attempts", "2"}, &syncBuffer{}, &errOut)
+	}()
+	defer func() {
+		cancel()
+		if code := <-exit; code != 0 {
+			t.Errorf("serve exited %d: %s", code, errOut.String())
+		}
+	}()
+	addr := metricsAddrLogged(t, &errOut, 30*time.Second)
+	before := metricstest.Scrape(t, "http://"+addr+"/metrics")
+	for _, o := range notify.Outcomes {
+		if got := before.Value(t, "qinglong_notification_deliveries_total", "outcome", o); got != 0 {
+			t.Errorf("before any delivery, outcome %s = %g, want 0", o, got)
+		}
+	}
+	runFailing(t, dir)
+	outboxState(t, db, "delivered", 1, 30*time.Second)
+	outboxState(t, db, "dead", 1, 30*time.Second)
+	after := metricstest.Scrape(t, "http://"+addr+"/metrics")
+	for o, want := range map[string]float64{notify.OutcomeDelivered: 1, notify.OutcomeFailed: 1, notify.OutcomeDead: 1} {
+		if got := after.Value(t, "qinglong_notification_deliveries_total", "outcome", o); got != want {
+			t.Errorf("qinglong_notification_deliveries_total{outcome=%q} = %g, want %g", o, got, want)
+		}
 	}
 }
