@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,33 @@ func TestADataDirectoryOpenToOthersIsWarnedAboutOnce(t *testing.T) {
 		}
 		if c.warn == 1 && !strings.Contains(log.String(), "chmod 700") {
 			t.Fatalf("the warning does not say what to do:\n%s", log.String())
+		}
+	}
+}
+
+// A server that had to create its database says so, with the apply that
+// gives it something to run: a mistyped --data-dir must not serve a new,
+// empty database as quietly as the real one. A server on an existing
+// database says nothing of the kind.
+func TestAServerThatCreatesItsDatabaseSaysItIsEmpty(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "typo")
+	for i, want := range []int{1, 0} {
+		var log lockedBuffer
+		cfg := Config{DataDir: dir, Binary: "ql", Logger: slog.New(slog.NewTextHandler(&log, nil))}
+		cfg.Cadence, cfg.StopTimeout, cfg.Concurrency = time.Hour, testStopTimeout, 1
+		srv, err := Start(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(log.String(), "created a new, empty database"); got != want {
+			t.Fatalf("start %d: %d notices of a new database, want %d; log:\n%s", i+1, got, want, log.String())
+		}
+		if want == 1 && !strings.Contains(log.String(), "ql apply -f FILE --data-dir "+dir) {
+			t.Fatalf("the notice does not say what to apply where:\n%s", log.String())
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -101,8 +102,16 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 			return nil, err
 		}
 	}
+	_, statErr := os.Stat(s.layout.DB)
 	if s.store, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
 		return nil, err
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// A mistyped --data-dir (or a restore into the wrong directory)
+		// would otherwise serve a new, empty database as quietly as the
+		// real one, and nothing would ever run.
+		cfg.Logger.Warn("created a new, empty database: nothing runs until a definitions file is applied with `"+
+			cfg.Binary+" apply -f FILE --data-dir "+cfg.DataDir+"`; if a database was expected here, stop and check --data-dir", "db", s.layout.DB)
 	}
 	switch {
 	case cfg.MetricsAddr != "":
