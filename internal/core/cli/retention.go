@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -40,6 +41,7 @@ func retentionRunCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var settings retention.Settings
 	var dryRun bool
+	var configFile, profile string
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run one retention pass now, with progress (the server runs one every minute)",
@@ -50,7 +52,11 @@ before then if it matters), then logs older than --retention-logs, then the olde
 logs until all fit in --retention-log-bytes, a lost Run's as a finished Run's.
 Runs not ended yet, Runs with an attempt still open and the logs of running
 commands are never deleted. The settings default to what ` + opts.Binary + ` serve uses
-(the same flags and variables; ` + retentionDefaults(opts) + `). --dry-run counts and deletes nothing.` +
+(the same flags and variables; ` + retentionDefaults(opts) + `). Give it the
+server's --config FILE (or $QL_CONFIG) and --profile (or $QL_PROFILE) too when the
+server has them: its retention settings and data directory then come from the same
+place, and a pass never deletes what the server keeps. --dry-run counts and deletes
+nothing.` +
 			opts.clusterOnly(`
 
 On PostgreSQL it needs the maintenance role: $`+EnvMaintenanceURL+` is used when
@@ -59,6 +65,15 @@ share the work; none deletes a row twice.`),
 		Example: "  " + opts.Binary + " retention run --dry-run\n  " + opts.Binary + " retention run --retention-runs 14d --data-dir /var/lib/qinglong",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			serveFlags := serveCommand(opts).Flags()
+			if err := fillFromServeFile(cmd.Flags(), configFile, func(k string) bool { return serveFlags.Lookup(k) != nil }); err != nil {
+				return err
+			}
+			if profile != "" {
+				if _, ok := opts.Profiles[profile]; !ok {
+					return Usagef("--profile %q is not available in %s; give the profile the server runs: %s", profile, opts.Binary, strings.Join(buildProfiles(opts), ", "))
+				}
+			}
 			if u := os.Getenv(EnvMaintenanceURL); u != "" && opts.OpenPostgres != nil && !onCommandLine(cmd.Flags().Lookup("data-dir")) {
 				db.url = u
 			}
@@ -70,10 +85,9 @@ share the work; none deletes a row twice.`),
 			if b.Retention == nil {
 				return fmt.Errorf("this database cannot run retention from here")
 			}
-			defaults := b.RetentionDefaults
-			if opts.defaultProfile() == ProfileEdge {
-				// The edge binary serves the edge profile by default.
-				defaults = retention.EdgeDefaults
+			defaults, err := retentionProfileDefaults(opts, &db, profile, b.RetentionDefaults)
+			if err != nil {
+				return err
 			}
 			policy, err := settings.Resolve(defaults)
 			if err != nil {
@@ -117,8 +131,45 @@ share the work; none deletes a row twice.`),
 	fs.StringVar(&settings.Logs, "retention-logs", "", "days after which logs of finished and lost Runs are deleted (default: the profile's; off keeps them)")
 	fs.StringVar(&settings.LogBytes, "retention-log-bytes", "", "cap of all logs together, e.g. 1GiB (default: the profile's; off: no cap)")
 	BindEnv(fs, "retention-runs", "retention-logs", "retention-log-bytes")
+	fs.StringVar(&configFile, "config", "", "the server's YAML file of flag: value settings: its retention settings and data directory apply here too")
+	fs.StringVar(&profile, "profile", "", "the profile the server runs, whose retention defaults apply ("+strings.Join(buildProfiles(opts), ", ")+"; default "+opts.defaultProfile()+")")
+	BindEnv(fs, "config", "profile")
 	fs.BoolVar(&dryRun, "dry-run", false, "count what would be deleted; delete nothing")
 	return c
+}
+
+// buildProfiles are the profiles of this build, in their usual order.
+func buildProfiles(opts Options) []string {
+	var out []string
+	for _, p := range profileOrder {
+		if _, ok := opts.Profiles[p]; ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// retentionProfileDefaults is the retention policy the server of profile
+// (empty: the binary's default) keeps by default. A pass must start from
+// the same defaults as the server: the edge binary serving standalone keeps
+// Runs 30 days, and a pass with the edge defaults would delete those older
+// than 3. On PostgreSQL the cluster's defaults are the only ones.
+func retentionProfileDefaults(opts Options, db *dbFlags, profile string, store retention.Policy) (retention.Policy, error) {
+	dsn, err := db.resolve(opts)
+	if err != nil {
+		return retention.Policy{}, err
+	}
+	if IsPostgresURL(dsn) {
+		if profile != "" && profile != ProfileCluster {
+			return retention.Policy{}, Usagef("--profile %s is an embedded database's profile, and this is the cluster's PostgreSQL database: leave --profile out", profile)
+		}
+		return store, nil
+	}
+	p := cmp.Or(profile, opts.defaultProfile())
+	if p == ProfileCluster {
+		return retention.Policy{}, Usagef("--profile cluster runs on PostgreSQL, and this is an embedded database: give --database-url, or the profile the server on this data directory runs")
+	}
+	return opts.Profiles[p].Defaults.Retention, nil
 }
 
 func describe(k retention.Kind, d retention.Deleted) string {

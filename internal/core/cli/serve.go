@@ -323,6 +323,14 @@ func CheckListenAddr(flag, addr, example string) error {
 // fillFromFile applies the config file to flags neither the command line
 // nor the environment set.
 func fillFromFile(fs *pflag.FlagSet, configFile string) error {
+	return fillFromServeFile(fs, configFile, func(k string) bool { return fs.Lookup(k) != nil })
+}
+
+// fillFromServeFile applies a serve config file to those of fs's flags
+// neither the command line nor the environment set; serveSetting tells a
+// setting of the file's from a mistake (another command reads the file
+// serve reads, and takes only some of its settings).
+func fillFromServeFile(fs *pflag.FlagSet, configFile string, serveSetting func(string) bool) error {
 	var fileVals map[string]any
 	if configFile != "" {
 		data, err := os.ReadFile(configFile)
@@ -348,7 +356,7 @@ func fillFromFile(fs *pflag.FlagSet, configFile string) error {
 			if k == "db" {
 				return Usagef("--config %s: %v", configFile, refuseRetiredDB(fmt.Sprint(v)))
 			}
-			if fs.Lookup(k) == nil || k == "config" {
+			if !serveSetting(k) || k == "config" {
 				return Usagef("--config %s: unknown setting %q (settings are the serve flags, e.g. page-size)", configFile, k)
 			}
 		}

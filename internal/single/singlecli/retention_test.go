@@ -112,3 +112,64 @@ func TestRunsLogsTellsARemovedLogFromARunNotStartedYet(t *testing.T) {
 		t.Fatalf("logs of a queued run: exit %d, %q %q; want it said not started", code, out, errOut)
 	}
 }
+
+// `ql retention run` given the server's --config file keeps what the
+// server keeps: the file's retention settings and data directory apply
+// (its other serve settings are accepted and left alone), so a pass by
+// hand never deletes Runs the server was told to keep for longer than the
+// defaults; so does $QL_CONFIG, which a pass ignored while it deleted what
+// the server kept. --profile picks that profile's defaults, as the
+// server's does. Not parallel: it sets $QL_CONFIG.
+func TestRetentionRunTakesTheServersConfigFileAndProfile(t *testing.T) {
+	dir, db := serveDefs(t, quickFile)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM runs WHERE state = 'succeeded'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no two runs finished within 30s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rw, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	if _, err := rw.Exec(`UPDATE runs SET finished_at_ms = finished_at_ms - ? WHERE state = 'succeeded'`, (40 * 24 * time.Hour).Milliseconds()); err != nil {
+		t.Fatal(err)
+	}
+	aged := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM runs WHERE finished_at_ms < ?`, time.Now().Add(-30*24*time.Hour).UnixMilli()).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := aged()
+	config := writeFile(t, t.TempDir(), "serve.yaml", "data-dir: "+dir+"\nhttp-addr: 127.0.0.1:0\nretention: {runs: 60d, logs: 60d}\n")
+	code, out, errOut := ql(t, "retention", "run", "--dry-run", "--config", config)
+	if code != 0 || !strings.Contains(out, "policy: runs 60d, logs 60d, log bytes 1GiB") || !strings.Contains(out, "would delete runs: 0 runs") {
+		t.Fatalf("dry run with the server's config: exit %d, %q %q; want its 60-day policy on its data directory, deleting nothing", code, out, errOut)
+	}
+	t.Setenv("QL_CONFIG", config)
+	if code, out, errOut := ql(t, "retention", "run", "--data-dir", dir); code != 0 || !strings.Contains(out, "policy: runs 60d") {
+		t.Fatalf("pass with the server's config in $QL_CONFIG: exit %d, %q %q", code, out, errOut)
+	}
+	t.Setenv("QL_CONFIG", "")
+	if n := aged(); n != before {
+		t.Fatalf("a pass with the server's 60-day policy left %d of %d runs 40 days old", n, before)
+	}
+	if code, out, errOut := ql(t, "retention", "run", "--dry-run", "--data-dir", dir, "--profile", "edge"); code != 0 || !strings.Contains(out, "policy: runs 3d, logs 3d, log bytes 64MiB") {
+		t.Fatalf("dry run with --profile edge: exit %d, %q %q; want the edge defaults", code, out, errOut)
+	}
+	bad := writeFile(t, t.TempDir(), "serve.yaml", "retention-days: 60\n")
+	if code, _, errOut := ql(t, "retention", "run", "--dry-run", "--data-dir", dir, "--config", bad); code != 2 || !strings.Contains(errOut, `unknown setting "retention-days"`) {
+		t.Fatalf("a config file with a mistake: exit %d, %q; want 2 naming the setting", code, errOut)
+	}
+}
