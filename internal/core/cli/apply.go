@@ -53,6 +53,9 @@ func applyCommand(opts Options) *cobra.Command {
 			for _, r := range results {
 				fmt.Fprintln(cmd.OutOrStdout(), r)
 			}
+			if err == nil && b.MissingSecrets != nil {
+				noteMissingSecrets(cmd, b.MissingSecrets, doc)
+			}
 			return err
 		},
 	}
@@ -87,9 +90,12 @@ published, or none is. Objects missing from the file are left as they are, so a 
 project can be split over several files.
 
 -f - reads the file from standard input. A file holds one YAML document (a second one,
-after ---, is refused), at most 4 MiB, 10,000 tasks and 10,000 triggers. YAML anchors, aliases and non-string keys are refused: other YAML
-tools would read such a file differently. Task environment names starting with QL_
-are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID).
+after ---, is refused), at most 4 MiB, 10,000 tasks and 10,000 triggers. YAML anchors,
+aliases and non-string keys are refused: other YAML tools would read such a file
+differently. Task environment names starting with QL_
+are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID). On an embedded
+database, apply notes the secrets the file names (env {secret: NAME}, a channel's
+signingSecret, urlSecret or tokenSecret) that qinglong-secrets.json does not define yet.
 
 ` + retry + `
 
@@ -220,4 +226,39 @@ func noteJitterPastPeriod(cmd *cobra.Command, doc *apply.Document) {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "note: a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)\n",
 		strings.Join(names, ", "))
+}
+
+// noteMissingSecrets prints one line naming the secrets doc refers to that
+// the secrets file does not define yet. Applying them is fine (the file is
+// read at each start, so they may be added later), but until then every
+// Run of such a task fails with secret_unavailable and every such channel's
+// notification fails, which a first apply should say at once. A file this
+// process cannot read (another user's) is left to the server to judge.
+func noteMissingSecrets(cmd *cobra.Command, missing func([]string) ([]string, error), doc *apply.Document) {
+	var refs []string
+	seen := map[string]bool{}
+	add := func(ref string) {
+		if ref != "" && !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+	}
+	for _, t := range doc.Tasks {
+		for _, e := range t.Spec.Command.Env {
+			add(e.SecretRef)
+		}
+	}
+	if doc.HasNotifications {
+		for _, c := range doc.Notifications.Channels {
+			for _, ref := range c.Refs() {
+				add(ref)
+			}
+		}
+	}
+	absent, err := missing(refs)
+	if err != nil || len(absent) == 0 {
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: "+
+		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails\n", strings.Join(absent, ", "))
 }

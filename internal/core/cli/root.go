@@ -62,6 +62,10 @@ type Backend struct {
 	// the profile cannot. RetentionDefaults is the profile's policy.
 	Retention         retention.Store
 	RetentionDefaults retention.Policy
+	// MissingSecrets returns the secret names of refs the secrets store
+	// does not define, where this process can read the store the server
+	// reads (the embedded database's data directory); nil elsewhere.
+	MissingSecrets func(refs []string) ([]string, error)
 	// RetentionOptions pace a pass on this store (zero: the defaults).
 	RetentionOptions retention.Options
 	Close            func()

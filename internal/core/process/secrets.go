@@ -23,17 +23,35 @@ type Secrets struct {
 // value occurs.
 const MinSecretLen = 4
 
-// Resolve returns the values of refs. A missing file is an empty store.
-// The file is checked on the descriptor it is read from — owner (this
-// server's user) and mode (no group or other access) — so it cannot be
-// swapped between the check and the read.
-func (s Secrets) Resolve(refs []string) (map[string]string, error) {
+// Missing returns the names of refs the file does not define (all of
+// them when there is no file), for a warning before any command needs
+// them. A file the server could not read either is an error.
+func (s Secrets) Missing(refs []string) ([]string, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
+	all, err := s.load()
+	if errors.Is(err, os.ErrNotExist) {
+		return refs, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ref := range refs {
+		if _, ok := all[ref]; !ok {
+			out = append(out, ref)
+		}
+	}
+	return out, nil
+}
+
+// load reads the whole file after checking its owner and mode; a missing
+// file is os.ErrNotExist.
+func (s Secrets) load() (map[string]string, error) {
 	f, err := os.Open(s.Path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined: %s does not exist; create it as a JSON object {\"%s\": \"...\"} with mode 0600", refs[0], s.Path, refs[0])
+		return nil, err
 	}
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path)
@@ -60,6 +78,24 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 	if err := json.Unmarshal(data, &all); err != nil {
 		// The decoder's message names offsets and types, never content.
 		return nil, qlerror.Wrap(qlerror.FailedPrecondition, err, "secrets file %s must be a JSON object of string values", s.Path)
+	}
+	return all, nil
+}
+
+// Resolve returns the values of refs. A missing file is an empty store.
+// The file is checked on the descriptor it is read from — owner (this
+// server's user) and mode (no group or other access) — so it cannot be
+// swapped between the check and the read.
+func (s Secrets) Resolve(refs []string) (map[string]string, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	all, err := s.load()
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined: %s does not exist; create it as a JSON object {\"%s\": \"...\"} with mode 0600", refs[0], s.Path, refs[0])
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := make(map[string]string, len(refs))
 	for _, ref := range refs {

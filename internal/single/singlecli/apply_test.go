@@ -162,3 +162,38 @@ func TestApplyNotesAJitterLongerThanTheTimeBetweenOccurrences(t *testing.T) {
 		t.Fatalf("apply with jitter below the period: %d, stderr %q; want no note", code, errOut)
 	}
 }
+
+// A file may name secrets the secrets file does not define yet (it is read
+// at each start), but every Run or notification needing one fails until
+// it does: apply names the missing ones in one note, still succeeds, and
+// says nothing once they are defined.
+func TestApplyNotesSecretsTheSecretsFileDoesNotDefineYet(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	defs := writeFile(t, t.TempDir(), "secrets.yaml", `project: vault
+notifications:
+  channels:
+    ops: {type: webhook, url: "http://127.0.0.1:1/hook", signingSecret: ops_hmac}
+  rules:
+    - {on: failed, channel: ops}
+tasks:
+  - name: backup
+    script: echo "$TOKEN"
+    env: {TOKEN: {secret: api_token}, PLAIN: value}
+`)
+	code, out, errOut := ql(t, "apply", "-f", defs, "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "task backup: created") {
+		t.Fatalf("apply naming undefined secrets: %d %q %q; want it applied", code, out, errOut)
+	}
+	if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "does not define api_token, ops_hmac yet") {
+		t.Fatalf("stderr %q; want one note naming both secrets", errOut)
+	}
+	writeFile(t, dir, "qinglong-secrets.json", `{"api_token": "t0ken-value"}`)
+	if _, _, errOut := ql(t, "apply", "-f", defs, "--data-dir", dir); !strings.Contains(errOut, "does not define ops_hmac yet") || strings.Contains(errOut, "api_token") {
+		t.Fatalf("stderr %q; want the note to name only the secret still missing", errOut)
+	}
+	writeFile(t, dir, "qinglong-secrets.json", `{"api_token": "t0ken-value", "ops_hmac": "hmac-value"}`)
+	if code, _, errOut := ql(t, "apply", "-f", defs, "--data-dir", dir); code != 0 || errOut != "" {
+		t.Fatalf("apply with every secret defined: %d, stderr %q; want no note", code, errOut)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/server"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
@@ -61,7 +62,7 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun,
 		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone),
-		Close: b.Close}, nil
+		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Close: b.Close}, nil
 }
 
 // OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
