@@ -239,8 +239,13 @@ func shellWords(args []string) string {
 	return strings.Join(words, " ")
 }
 
+// ExitInterrupted is the exit code of a command stopped by SIGINT, SIGTERM
+// or SIGHUP before it finished, as a shell reports a command a SIGINT
+// ended (128 + 2).
+const ExitInterrupted = 130
+
 // Main executes the tree and returns the process exit code: 0 ok, 1 runtime
-// error, 2 usage error.
+// error, 2 usage error, ExitInterrupted when a signal stopped it.
 func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
 	return execute(ctx, NewRoot(opts), opts.Binary, args, stdout, stderr)
 }
@@ -253,6 +258,12 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	err := root.ExecuteContext(context.WithValue(ctx, stderrKey{}, stderr))
 	if err == nil {
 		return 0
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// Ctrl-C is how one stops `runs logs -f`: it is no failure, and
+		// "context canceled" would read like one.
+		fmt.Fprintf(stderr, "%s: interrupted\n", binary)
+		return ExitInterrupted
 	}
 	msg := asBinary(root, binary, err.Error())
 	var ue *UsageError

@@ -3,6 +3,7 @@ package singlecli
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +150,34 @@ func TestRunsLogsFollowReturnsWhenALocalRunEnds(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("logs -f returned %s after the two-second command started", took)
+	}
+}
+
+// Ctrl-C (or SIGTERM) is how one stops following a Run that has not
+// ended: the command says it was interrupted and exits 130, as a shell
+// reports a command SIGINT ended, not "context canceled" with the exit
+// status of a failure.
+func TestAnInterruptedFollowSaysInterruptedAndExits130(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	applyDefs(t, dir, strings.ReplaceAll(strings.Replace(slowFile, `"* * * * * *"`, `"0 0 1 1 *"`, 1), "SECONDS", "1"))
+	if code, out, errOut := ql(t, "triggers", "run", "every-second", "--data-dir", dir); code != 0 {
+		t.Fatalf("triggers run: %d %q %q", code, out, errOut)
+	}
+	code, out, _ := ql(t, "runs", "list", "--data-dir", dir, "-o", "json")
+	var listed struct {
+		Runs []struct{ ID string } `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &listed); code != 0 || err != nil || len(listed.Runs) != 1 {
+		t.Fatalf("runs list: %d %q (%v)", code, out, err)
+	}
+	// No server runs it: the follow waits until it is interrupted.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(500*time.Millisecond, cancel).Stop()
+	var stdout, stderr syncBuffer
+	code = cli.Main(ctx, Options("ql"), []string{"runs", "logs", "-f", listed.Runs[0].ID, "--data-dir", dir}, &stdout, &stderr)
+	if code != cli.ExitInterrupted || stderr.String() != "ql: interrupted\n" {
+		t.Fatalf("an interrupted logs -f: exit %d, stderr %q; want %d and only that it was interrupted", code, stderr.String(), cli.ExitInterrupted)
 	}
 }
 
