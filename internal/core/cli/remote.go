@@ -72,7 +72,8 @@ func remoteClient(f *dbFlags) (*apiClient, error) {
 		return nil, err
 	}
 	if token == "" {
-		return nil, Usagef("--api-url needs an API token in $QL_TOKEN (create one with `tokens create NAME --scope read`)")
+		return nil, Usagef("--api-url needs an API token in $QL_TOKEN: create one with `ql tokens create NAME --scope %s` where the server's database is "+
+			"(on its host, with its --data-dir), then export QL_TOKEN=qlt_…", remoteScope(f.cmd))
 	}
 	return &apiClient{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{Timeout: remoteTimeout}}, nil
 }
@@ -252,4 +253,16 @@ func runOf(r view.Run) run.Run {
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
 		RerunOf: r.RerunOf}
+}
+
+// remoteScope is the token scope cmd needs from the API: the hint for a
+// missing token must name it, or the token it makes is refused next.
+func remoteScope(cmd *cobra.Command) string {
+	switch cmd.Name() {
+	case "apply":
+		return "admin"
+	case "rerun":
+		return "operate"
+	}
+	return "read"
 }

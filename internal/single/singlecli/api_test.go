@@ -130,6 +130,28 @@ func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 	}
 }
 
+// A command given --api-url without $QL_TOKEN says which scope of token it
+// needs and where to make one: the API refuses apply a read token, and a
+// hint naming read for every command sent the user to make one that is
+// refused next. No server is needed: the check comes before any request.
+func TestAMissingAPITokenIsToldTheScopeItsCommandNeeds(t *testing.T) {
+	t.Parallel()
+	defs := writeFile(t, t.TempDir(), "defs.yaml", quietFile)
+	for _, c := range []struct {
+		args  []string
+		scope string
+	}{
+		{[]string{"apply", "-f", defs}, "admin"},
+		{[]string{"runs", "rerun", "0193a8a0-0000-7000-8000-00000000abcd"}, "operate"},
+		{[]string{"runs", "list"}, "read"},
+	} {
+		code, _, errOut := ql(t, append(c.args, "--api-url", "http://127.0.0.1:1")...)
+		if code != 2 || !strings.Contains(errOut, "ql-edge tokens create NAME --scope "+c.scope+"`") || !strings.Contains(errOut, "export QL_TOKEN=") {
+			t.Errorf("%v without $QL_TOKEN: %d %q; want the %s scope named in the command that makes one", c.args, code, errOut, c.scope)
+		}
+	}
+}
+
 // `runs list` and `triggers list` given --api-url print what they print
 // from the database, asking the API with the token in $QL_TOKEN. Not
 // parallel: it sets $QL_TOKEN.
