@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -255,5 +256,36 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 		if finished.Valid != r.finished || (r.finished && finished.Int64 != updated) {
 			t.Errorf("run %s: finished at %v (last updated %d), want a finish time %v, at its last update", r.what, finished, updated, r.finished)
 		}
+	}
+}
+
+// Finding nothing to migrate in a file already at the end of the stream
+// takes no write lock: while another process holds it, a command's open
+// neither waits it out once per migration nor fails naming a migration it
+// never needed (readiness, which must write, names the lock instead).
+func TestAnUpToDateFileMigratesWithoutTheWriteLock(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ql.db")
+	if _, err := openUnmigrated(t, path).Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(t.Context(), "ROLLBACK") //nolint:errcheck // the lock only has to end
+	s := openUnmigratedWith(t, Config{Path: path, BusyTimeout: 200 * time.Millisecond})
+	applied, err := s.Migrate(t.Context())
+	if err != nil || len(applied) != 0 {
+		t.Fatalf("migrate of an up-to-date file under another's write lock: applied %v, %v; want nothing to do and no error", applied, err)
 	}
 }
