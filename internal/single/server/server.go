@@ -111,7 +111,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		// would otherwise serve a new, empty database as quietly as the
 		// real one, and nothing would ever run.
 		cfg.Logger.Warn("created a new, empty database: nothing runs until a definitions file is applied with `"+
-			cfg.Binary+" apply -f FILE --data-dir "+cfg.DataDir+"`; if a database was expected here, stop and check --data-dir", "db", s.layout.DB)
+			cfg.Binary+" apply -f FILE --data-dir "+cfg.DataDir+"`; if a database was expected here, stop and check --data-dir", "code", CodeDatabaseCreated, "db", s.layout.DB)
 	}
 	switch {
 	case cfg.MetricsAddr != "":
@@ -204,6 +204,10 @@ const (
 	CodeOrphanLeft   = "recovery.orphan_left"
 	CodeReady        = "serve.ready"
 )
+
+// CodeDatabaseCreated is the diagnostic code of the warning that the
+// server created its database, new and empty.
+const CodeDatabaseCreated = "serve.database_created"
 
 // CodeDataDirShared is the diagnostic code of the warning about a data
 // directory open to its group or others.
