@@ -154,7 +154,45 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	if err != nil {
 		return run.Detail{}, mapErr(err, "reading the events of run "+id)
 	}
+	if d.Run.State == run.Queued {
+		if d.Waiting, err = runWaiting(ctx, tx, d.Run); err != nil {
+			return run.Detail{}, mapErr(err, "reading why run "+id+" waits")
+		}
+	}
 	return d, nil
+}
+
+// runWaiting says why no live worker can take the queued Run r now, nil
+// when one can (it is granted at that worker's next pull) or when r does
+// not run on workers. It reads the live sessions as Dispatch would see
+// them at this instant: a worker that connects, frees a slot or changes
+// its labels afterwards shows at the next read.
+func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error) {
+	var w run.Waiting
+	var live, takes, matching int
+	var free bool
+	err := tx.QueryRow(ctx, sqlRunWaiting, r.TaskID, r.TaskRevision, run.MaxWaitingLabelSets).
+		Scan(&w.Labels, &live, &takes, &matching, &free, &w.WorkerLabels)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case live == 0:
+		w.Reason = run.WaitNoWorker
+	case takes == 0:
+		w.Reason, w.Workers = run.WaitWorkersDraining, live
+	case matching == 0:
+		w.Reason, w.Workers = run.WaitNoMatchingWorker, takes
+	case !free:
+		w.Reason, w.Workers = run.WaitWorkersBusy, matching
+	default:
+		return nil, nil
+	}
+	if w.Reason != run.WaitNoMatchingWorker {
+		w.WorkerLabels = nil
+	}
+	return &w, nil
 }
 
 func scanRun(row pgx.Row) (run.Run, error) {

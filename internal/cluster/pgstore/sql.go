@@ -115,6 +115,7 @@ var (
 	sqlRunColumns  = stmt("RunColumns")
 	sqlRunAttempts = stmt("RunAttempts")
 	sqlRunEvents   = stmt("RunEvents")
+	sqlRunWaiting  = stmt("RunWaiting")
 	sqlTriggerList = stmt("TriggerList")
 )
 

@@ -122,6 +122,9 @@ type Detail struct {
 	Run      Run
 	Attempts []Attempt
 	Events   []Event
+	// Waiting says why no worker takes the Run, when it is queued on the
+	// cluster and no live worker can take it now; nil otherwise.
+	Waiting *Waiting
 }
 
 // Attempt is the Run's attempt numbered n, as `ql runs show` lists them,

@@ -26,6 +26,56 @@ SELECT a.id, a.run_id, a.number, a.executor, a.state, a.exit_code, a.error_code,
 -- A run's events by their gap-free sequence, read in the run's snapshot.
 SELECT run_id, seq, name, payload::text, created_at_ms FROM qinglong.run_events WHERE run_id = $1 ORDER BY seq
 
+-- name: RunWaiting
+-- Why no worker takes a queued Run, read in the Run's snapshot from the
+-- live worker sessions with the conditions Dispatch (workers_dispatch.sql)
+-- grants under: the placement labels of the Run's remote_worker
+-- execution revision ($1 task, $2 revision; no row when it has none);
+-- the live sessions (active or draining, lease not passed, credential not
+-- revoked, as `ql workers list` counts them); those taking work (session
+-- and credential active); those of them carrying every placement label;
+-- whether one of these has a free slot, counted as Dispatch counts it
+-- (the session's live attempts, and the credential's max concurrency less
+-- the attempts its other sessions still hold under a lease); and the
+-- distinct label sets of the sessions taking work, those carrying most of
+-- the placement first, at most $3. One row per worker process is read,
+-- through worker_sessions_live_expiry_idx; the free slots are probed
+-- only until one is found.
+WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+place AS MATERIALIZED (
+    SELECT coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) AS labels
+      FROM qinglong.execution_revisions e
+     WHERE e.task_id = $1 AND e.task_revision = $2 AND e.executor = 'remote_worker'
+),
+live AS MATERIALIZED (
+    SELECT s.id, s.worker_id, s.labels, s.capacity, w.max_concurrency, s.state = 'active' AND w.state = 'active' AS takes
+      FROM qinglong.worker_sessions s
+      JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
+     WHERE s.state IN ('active', 'draining') AND s.lease_expires_at_ms > (SELECT ms FROM n)
+),
+matching AS MATERIALIZED (
+    SELECT l.* FROM live l, place p WHERE l.takes AND p.labels <@ l.labels
+)
+SELECT p.labels,
+       (SELECT count(*) FROM live),
+       (SELECT count(*) FROM live WHERE takes),
+       (SELECT count(*) FROM matching),
+       EXISTS (SELECT 1 FROM matching m
+                CROSS JOIN LATERAL (SELECT count(*) AS live FROM qinglong.attempts x
+                                     WHERE x.session_id = m.id AND x.state IN ('claimed', 'starting', 'running')) o
+                WHERE least(m.capacity - o.live, m.max_concurrency - o.live - (
+                          SELECT count(*) FROM qinglong.attempts x
+                           WHERE x.worker_id = m.worker_id AND x.session_id <> m.id
+                             AND x.state IN ('claimed', 'starting', 'running')
+                             AND x.lease_expires_at_ms > (SELECT ms FROM n))) > 0),
+       coalesce((SELECT jsonb_agg(c.labels ORDER BY c.carried DESC, c.labels)
+                   FROM (SELECT l.labels, (SELECT count(*) FROM jsonb_each(p.labels) k WHERE l.labels -> k.key = k.value) AS carried
+                           FROM live l WHERE l.takes
+                          GROUP BY l.labels
+                          ORDER BY carried DESC, l.labels
+                          LIMIT $3) c), '[]'::jsonb)
+  FROM place p
+
 -- name: TriggerList
 -- Keyset page over the trigger heads of one project (or all), by id, with
 -- each trigger's current revision and schedule state, and whether its

@@ -1,0 +1,96 @@
+package run
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// WaitReason says why a queued Run of the cluster is not being taken by a
+// worker. The codes are stable: the API and `ql runs show -o json` print
+// them for scripts.
+type WaitReason string
+
+const (
+	// WaitNoWorker: no worker process is connected to the cluster.
+	WaitNoWorker WaitReason = "no_worker"
+	// WaitWorkersDraining: workers are connected, but every one is
+	// draining (`ql workers drain`) and takes no new Run.
+	WaitWorkersDraining WaitReason = "workers_draining"
+	// WaitNoMatchingWorker: workers take work, but none carries all of
+	// the labels of the task's placement.
+	WaitNoMatchingWorker WaitReason = "no_matching_worker"
+	// WaitWorkersBusy: workers carrying the placement's labels take work,
+	// but every one of their slots holds a Run.
+	WaitWorkersBusy WaitReason = "workers_busy"
+)
+
+// MaxWaitingLabelSets bounds Waiting.WorkerLabels.
+const MaxWaitingLabelSets = 5
+
+// Waiting is why a queued cluster Run has no worker yet, as the live
+// worker sessions stood when the Run was read. Readers fill it only for a
+// queued Run of the cluster that no live worker can take now; a Run a
+// worker will take at its next pull, and every Run of a single-node
+// server, has none.
+type Waiting struct {
+	Reason WaitReason
+	// Labels are the labels the task's placement requires a worker to
+	// carry, all of them; empty when the task has no placement.
+	Labels map[string]string
+	// Workers counts the live workers the reason is about: the draining
+	// ones (workers_draining), the ones taking work (no_matching_worker),
+	// or the busy ones carrying the labels (workers_busy).
+	Workers int
+	// WorkerLabels are, for no_matching_worker, the distinct label sets
+	// of the live workers taking work, those carrying most of Labels
+	// first, at most MaxWaitingLabelSets of them.
+	WorkerLabels []map[string]string
+}
+
+// Message says in words why the Run waits and what would let it run;
+// binary is the command name the user runs (ql, ql-edge).
+func (w Waiting) Message(binary string) string {
+	switch w.Reason {
+	case WaitNoWorker:
+		return "no worker is connected, so nothing can run it; start one with `ql-worker --server URL --credential-file FILE` " +
+			"(a credential comes from `" + binary + " workers create NAME`; docs/workers.md)"
+	case WaitWorkersDraining:
+		return fmt.Sprintf("every connected worker (%d) is draining and takes no new Run; return one to service with `%s workers resume NAME`, or start another", w.Workers, binary)
+	case WaitNoMatchingWorker:
+		msg := fmt.Sprintf("its task's placement requires the labels %s and none of the %d live workers carries them all", FormatLabels(w.Labels), w.Workers)
+		if len(w.WorkerLabels) > 0 {
+			sets := make([]string, 0, len(w.WorkerLabels))
+			for _, l := range w.WorkerLabels {
+				sets = append(sets, "{"+FormatLabels(l)+"}")
+			}
+			msg += " (they carry " + strings.Join(sets, " ") + ")"
+		}
+		return msg + "; start a worker with those labels (`" + binary + " workers create NAME --labels …` or `ql-worker --labels …`), or change the task's placement.labels"
+	case WaitWorkersBusy:
+		return fmt.Sprintf("it waits for a free slot on the %d live workers %s: each runs as many commands at once as its concurrency allows", w.Workers, matchingWhat(w.Labels))
+	}
+	return string(w.Reason)
+}
+
+func matchingWhat(labels map[string]string) string {
+	if len(labels) == 0 {
+		return "taking work"
+	}
+	return "carrying " + FormatLabels(labels)
+}
+
+// FormatLabels writes labels as k=v pairs sorted by key, comma-separated,
+// as `--labels` takes them; "none" when there are none.
+func FormatLabels(labels map[string]string) string {
+	if len(labels) == 0 {
+		return "none"
+	}
+	keys := slices.Sorted(maps.Keys(labels))
+	pairs := make([]string, 0, len(keys))
+	for _, k := range keys {
+		pairs = append(pairs, k+"="+labels[k])
+	}
+	return strings.Join(pairs, ",")
+}
