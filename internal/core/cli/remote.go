@@ -187,6 +187,9 @@ func (c *apiClient) RunGet(ctx context.Context, id string) (run.Detail, error) {
 		return run.Detail{}, err
 	}
 	out := run.Detail{Run: runOf(d.Run)}
+	if w := d.Waiting; w != nil {
+		out.Waiting = &run.Waiting{Reason: w.Reason, Labels: w.Labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels}
+	}
 	for _, a := range d.Attempts {
 		out.Attempts = append(out.Attempts, run.Attempt{ID: a.ID, RunID: d.Run.ID, Number: a.Number, Executor: a.Executor, State: a.State,
 			ExitCode: a.ExitCode, ErrorCode: a.ErrorCode, ErrorMessage: a.ErrorMessage, WorkerName: a.Worker, CreatedAtMs: a.CreatedAtMs,

@@ -125,6 +125,9 @@ func runsShowCommand(opts Options) *cobra.Command {
 			if r.DueAtMs != 0 && r.DueAtMs != r.ScheduledForMs {
 				fmt.Fprintf(w, "due        %s (jitter %s)\n", fmtMs(&r.DueAtMs), time.Duration(r.DueAtMs-r.ScheduledForMs)*time.Millisecond)
 			}
+			if d.Waiting != nil {
+				fmt.Fprintf(w, "waiting    %s\n", oneLine(d.Waiting.Message()))
+			}
 			tw := newTable(w)
 			fmt.Fprintln(tw, "\nATTEMPT\tSTATE\tEXECUTOR\tWORKER\tEXIT\tSTARTED\tFINISHED\tERROR")
 			for _, a := range d.Attempts {

@@ -49,17 +49,18 @@ type Waiting struct {
 	WorkerLabels []map[string]string
 }
 
-// Message says in words why the Run waits and what would let it run;
-// binary is the command name the user runs (ql, ql-edge).
-func (w Waiting) Message(binary string) string {
+// Message says in words why the Run waits and what would let it run. Only
+// the cluster has workers, and only the ql binary serves it, so the
+// commands it names are ql's.
+func (w Waiting) Message() string {
 	switch w.Reason {
 	case WaitNoWorker:
 		return "no worker is connected, so nothing can run it; start one with `ql-worker --server URL --credential-file FILE` " +
-			"(a credential comes from `" + binary + " workers create NAME`; docs/workers.md)"
+			"(a credential comes from `ql workers create NAME`; docs/workers.md)"
 	case WaitWorkersDraining:
-		return fmt.Sprintf("every connected worker (%d) is draining and takes no new Run; return one to service with `%s workers resume NAME`, or start another", w.Workers, binary)
+		return fmt.Sprintf("every connected worker (%d) is draining and takes no new Run; return one to service with `ql workers resume NAME`, or start another", w.Workers)
 	case WaitNoMatchingWorker:
-		msg := fmt.Sprintf("its task's placement requires the labels %s and none of the %d live workers carries them all", FormatLabels(w.Labels), w.Workers)
+		msg := fmt.Sprintf("its task's placement requires the labels %s and none of the %d live %s carries them all", FormatLabels(w.Labels), w.Workers, workers(w.Workers))
 		if len(w.WorkerLabels) > 0 {
 			sets := make([]string, 0, len(w.WorkerLabels))
 			for _, l := range w.WorkerLabels {
@@ -67,11 +68,18 @@ func (w Waiting) Message(binary string) string {
 			}
 			msg += " (they carry " + strings.Join(sets, " ") + ")"
 		}
-		return msg + "; start a worker with those labels (`" + binary + " workers create NAME --labels …` or `ql-worker --labels …`), or change the task's placement.labels"
+		return msg + "; start a worker with those labels (`ql workers create NAME --labels …`, or `ql-worker --labels …`), or change the task's placement.labels"
 	case WaitWorkersBusy:
-		return fmt.Sprintf("it waits for a free slot on the %d live workers %s: each runs as many commands at once as its concurrency allows", w.Workers, matchingWhat(w.Labels))
+		return fmt.Sprintf("it waits for a free slot on the %d live %s %s: each already runs as many commands as its concurrency allows", w.Workers, workers(w.Workers), matchingWhat(w.Labels))
 	}
 	return string(w.Reason)
+}
+
+func workers(n int) string {
+	if n == 1 {
+		return "worker"
+	}
+	return "workers"
 }
 
 func matchingWhat(labels map[string]string) string {
@@ -82,10 +90,10 @@ func matchingWhat(labels map[string]string) string {
 }
 
 // FormatLabels writes labels as k=v pairs sorted by key, comma-separated,
-// as `--labels` takes them; "none" when there are none.
+// as `--labels` takes them; "no labels" when there are none.
 func FormatLabels(labels map[string]string) string {
 	if len(labels) == 0 {
-		return "none"
+		return "no labels"
 	}
 	keys := slices.Sorted(maps.Keys(labels))
 	pairs := make([]string, 0, len(keys))

@@ -70,6 +70,20 @@ type RunDetail struct {
 	Run      Run       `json:"run"`
 	Attempts []Attempt `json:"attempts"`
 	Events   []Event   `json:"events"`
+	// Waiting is present only while the Run is queued on the cluster and
+	// no live worker can take it; a single-node server never sends it.
+	Waiting *Waiting `json:"waiting,omitempty"`
+}
+
+// Waiting is the stable shape of why no worker takes a queued Run.
+type Waiting struct {
+	Reason run.WaitReason `json:"reason"`
+	// Labels are the labels the task's placement requires ({} for none).
+	Labels       map[string]string   `json:"labels"`
+	Workers      int                 `json:"workers"`
+	WorkerLabels []map[string]string `json:"workerLabels,omitempty"`
+	// Message is Reason in English words, with what to do.
+	Message string `json:"message"`
 }
 
 // NewRun shapes r.
@@ -96,6 +110,13 @@ func NewRunList(list []run.Run, next string) RunList {
 // rather than breaking the document.
 func NewRunDetail(d run.Detail) RunDetail {
 	out := RunDetail{Run: NewRun(d.Run), Attempts: make([]Attempt, 0, len(d.Attempts)), Events: make([]Event, 0, len(d.Events))}
+	if w := d.Waiting; w != nil {
+		labels := w.Labels
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		out.Waiting = &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels, Message: w.Message()}
+	}
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{
 			ID: x.ID, Number: x.Number, Executor: x.Executor, State: x.State, ExitCode: x.ExitCode, ErrorCode: x.ErrorCode,
