@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -57,19 +58,26 @@ var messages = map[string]map[string]string{
 		"err.404": "Not found", "err.409": "Not done", "err.413": "Too large", "err.500": "Something went wrong",
 		"err.503": "Not available right now", "err.back": "Back", "err.signinagain": "Sign in again",
 		"err.scope": "Your session's scope %s does not allow this; it needs %s.", "err.signedout": "Your session has ended; sign in again.",
-		"err.overlap":      "The trigger was not run: an earlier run of it is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
-		"err.rerunoverlap": "The run was not re-run: an earlier run of its trigger is unfinished and its overlap policy refuses another.",
-		"tok.revoked":      "Token revoked",
-		"err.toolarge":     "The form is larger than %d KiB, the most this page takes; send less.",
-		"err.csrf":         "The form is missing its CSRF token or it is stale; reload the page and try again.",
-		"err.noworkers":    "This profile has no remote workers: its Runs execute on the server itself.",
-		"err.internal":     "The server could not do this; its log says why.",
-		"err.nolog":        "This server cannot read logs.",
-		"err.nopage":       "There is no such page here.",
-		"err.sessioncheck": "The server cannot check your session right now (its database did not answer); you are still signed in, try again in a moment.",
-		"err.tokenstore":   "the token store did not answer; try again",
-		"err.userstore":    "the user store did not answer; try again",
-		"err.signincsrf":   "the sign-in form is missing its CSRF token or it is stale; sign in again on this page",
+		"err.overlap":             "The trigger was not run: an earlier run of it is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
+		"err.rerunoverlap":        "The run was not re-run: an earlier run of its trigger is unfinished and its overlap policy refuses another.",
+		"tok.revoked":             "Token revoked",
+		"err.toolarge":            "The form is larger than %d KiB, the most this page takes; send less.",
+		"err.csrf":                "The form is missing its CSRF token or it is stale; reload the page and try again.",
+		"err.noworkers":           "This profile has no remote workers: its Runs execute on the server itself.",
+		"err.internal":            "The server could not do this; its log says why.",
+		"err.nolog":               "This server cannot read logs.",
+		"err.nopage":              "There is no such page here.",
+		"err.sessioncheck":        "The server cannot check your session right now (its database did not answer); you are still signed in, try again in a moment.",
+		"err.tokenstore":          "the token store did not answer; try again",
+		"err.userstore":           "the user store did not answer; try again",
+		"err.signincsrf":          "the sign-in form is missing its CSRF token or it is stale; sign in again on this page",
+		"wait.title":              "Why it waits",
+		"wait.no_worker":          "No worker is connected, so nothing can run it. Start one with ql-worker --server URL --credential-file FILE (create its credential with ql workers create NAME).",
+		"wait.workers_draining":   "Every connected worker (%d) is draining and takes no new run. Return one to service with ql workers resume NAME, or start another.",
+		"wait.no_matching_worker": "Its task's placement requires the labels %s, and none of the %d live workers carries them all. Start a worker with those labels, or change the task's placement.labels.",
+		"wait.workerlabels":       "The live workers carry: %s.",
+		"wait.workers_busy":       "It waits for a free slot on the %d live workers its placement allows (%s): each already runs as many commands as its concurrency allows.",
+		"wait.nolabels":           "no labels",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -113,19 +121,26 @@ var messages = map[string]map[string]string{
 		"err.404": "未找到", "err.409": "未执行", "err.413": "内容过大", "err.500": "出错了",
 		"err.503": "暂时不可用", "err.back": "返回", "err.signinagain": "重新登录",
 		"err.scope": "你的会话权限为 %s，不允许此操作；需要 %s。", "err.signedout": "你的会话已结束，请重新登录。",
-		"err.overlap":      "触发器未运行：它上一次的运行尚未结束，其重叠策略不允许再运行一次。请等待它结束，或取消它。",
-		"err.rerunoverlap": "未重新运行：该触发器上一次的运行尚未结束，其重叠策略不允许再运行一次。",
-		"tok.revoked":      "令牌已吊销",
-		"err.toolarge":     "表单大于 %d KiB，超过此页面的上限；请减少内容。",
-		"err.csrf":         "表单缺少 CSRF 令牌或已过期；请刷新页面后重试。",
-		"err.noworkers":    "此配置没有远程执行节点：运行在服务器本机执行。",
-		"err.internal":     "服务器无法完成此操作；原因见其日志。",
-		"err.nolog":        "此服务器无法读取日志。",
-		"err.nopage":       "这里没有这个页面。",
-		"err.sessioncheck": "服务器暂时无法核对你的会话（其数据库没有应答）；你仍处于登录状态，请稍后重试。",
-		"err.tokenstore":   "令牌存储没有应答，请重试。",
-		"err.userstore":    "用户存储没有应答，请重试。",
-		"err.signincsrf":   "登录表单缺少 CSRF 令牌或已过期，请在本页重新登录。",
+		"err.overlap":             "触发器未运行：它上一次的运行尚未结束，其重叠策略不允许再运行一次。请等待它结束，或取消它。",
+		"err.rerunoverlap":        "未重新运行：该触发器上一次的运行尚未结束，其重叠策略不允许再运行一次。",
+		"tok.revoked":             "令牌已吊销",
+		"err.toolarge":            "表单大于 %d KiB，超过此页面的上限；请减少内容。",
+		"err.csrf":                "表单缺少 CSRF 令牌或已过期；请刷新页面后重试。",
+		"err.noworkers":           "此配置没有远程执行节点：运行在服务器本机执行。",
+		"err.internal":            "服务器无法完成此操作；原因见其日志。",
+		"err.nolog":               "此服务器无法读取日志。",
+		"err.nopage":              "这里没有这个页面。",
+		"err.sessioncheck":        "服务器暂时无法核对你的会话（其数据库没有应答）；你仍处于登录状态，请稍后重试。",
+		"err.tokenstore":          "令牌存储没有应答，请重试。",
+		"err.userstore":           "用户存储没有应答，请重试。",
+		"err.signincsrf":          "登录表单缺少 CSRF 令牌或已过期，请在本页重新登录。",
+		"wait.title":              "等待原因",
+		"wait.no_worker":          "没有任何执行节点连接，因此无法运行。请用 ql-worker --server URL --credential-file FILE 启动一个（用 ql workers create NAME 创建其凭据）。",
+		"wait.workers_draining":   "所有已连接的执行节点（%d 个）都在排空，不再接收新的运行。请用 ql workers resume NAME 恢复其中一个，或再启动一个。",
+		"wait.no_matching_worker": "其任务的 placement 要求标签 %s，但 %d 个在线执行节点中没有一个同时具备这些标签。请启动带有这些标签的执行节点，或修改任务的 placement.labels。",
+		"wait.workerlabels":       "在线执行节点的标签：%s。",
+		"wait.workers_busy":       "正在等待其 placement 允许的 %d 个在线执行节点（%s）空出槽位：每个节点运行的命令数都已达到其并发上限。",
+		"wait.nolabels":           "无标签",
 	},
 }
 
@@ -213,10 +228,44 @@ func firesWhy(t schedule.TriggerStatus) string {
 	return ""
 }
 
+// waitingText says in l why no worker takes a queued cluster Run, "" when
+// nothing keeps it waiting (w is nil).
+func waitingText(l string, w *run.Waiting) string {
+	if w == nil {
+		return ""
+	}
+	labels := func(m map[string]string) string {
+		if len(m) == 0 {
+			return tr(l, "wait.nolabels")
+		}
+		return run.FormatLabels(m)
+	}
+	switch w.Reason {
+	case run.WaitNoWorker:
+		return tr(l, "wait.no_worker")
+	case run.WaitWorkersDraining:
+		return fmt.Sprintf(tr(l, "wait.workers_draining"), w.Workers)
+	case run.WaitNoMatchingWorker:
+		text := fmt.Sprintf(tr(l, "wait.no_matching_worker"), labels(w.Labels), w.Workers)
+		if len(w.WorkerLabels) > 0 {
+			sets := make([]string, 0, len(w.WorkerLabels))
+			for _, m := range w.WorkerLabels {
+				sets = append(sets, "{"+labels(m)+"}")
+			}
+			text += " " + fmt.Sprintf(tr(l, "wait.workerlabels"), strings.Join(sets, " "))
+		}
+		return text
+	case run.WaitWorkersBusy:
+		return fmt.Sprintf(tr(l, "wait.workers_busy"), w.Workers, labels(w.Labels))
+	}
+	return string(w.Reason)
+}
+
 var funcs = template.FuncMap{
-	"t":    tr,
-	"word": word,
-	"when": when,
+	"t":       tr,
+	"waiting": waitingText,
+	"word":    word,
+	"when":    when,
 	"whenPtr": func(ms *int64, zone string) string {
 		if ms == nil {
 			return "—"

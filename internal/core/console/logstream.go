@@ -93,9 +93,21 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	wait := logMinWait
+	l, waiting := lang(r), ""
 	for round := 0; ; round++ {
 		if round > 0 {
 			if d, err = c.cfg.Runs.RunGet(ctx, id); err != nil {
+				return
+			}
+		}
+		// Only a queued cluster Run has a reason to wait, so a stream of
+		// a single-node server never sends this event.
+		if text := waitingText(l, d.Waiting); text != waiting {
+			waiting = text
+			// A string always marshals; the stream is text/event-stream,
+			// never read as HTML.
+			b, _ := json.Marshal(text)
+			if _, err := fmt.Fprintf(w, "event: waiting\ndata: %s\n\n", b); err != nil { //nolint:gosec // G705: one JSON string
 				return
 			}
 		}

@@ -22,6 +22,15 @@
     pre.textContent += JSON.parse(e.data);
     pre.scrollTop = pre.scrollHeight;
   });
+  // A queued cluster Run's reason to wait, as it changes: a worker that
+  // connects or frees a slot takes the notice away.
+  es.addEventListener("waiting", function (e) {
+    var dd = document.getElementById("run-waiting"), dt = document.getElementById("run-waiting-title");
+    if (!dd || !dt) { return; }
+    var text = JSON.parse(e.data);
+    dd.textContent = text;
+    dd.hidden = dt.hidden = text === "";
+  });
   es.addEventListener("end", function (e) {
     es.close();
     var st = document.getElementById("run-state");
