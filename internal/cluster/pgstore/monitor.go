@@ -58,3 +58,18 @@ func (r *Runtime) WorkerCapacity(ctx context.Context) (WorkerCapacity, error) {
 	}
 	return c, nil
 }
+
+// UnplaceableRuns counts the queued Runs whose placement no live worker
+// taking work carries (every queued Run while none takes work), at most
+// limit: Runs no pull will grant until a worker with their labels
+// connects, however many slots are free.
+func (r *Runtime) UnplaceableRuns(ctx context.Context, limit int) (int, error) {
+	if limit < 1 || limit > schedule.MonitorLimit {
+		return 0, qlerror.New(qlerror.Invalid, "monitor limit %d is outside 1–%d", limit, schedule.MonitorLimit)
+	}
+	var n int
+	if err := r.pool.QueryRow(ctx, sqlMonitorUnplaceable, limit).Scan(&n); err != nil {
+		return 0, mapErr(err, "counting the queued Runs no worker can take")
+	}
+	return n, nil
+}

@@ -106,3 +106,70 @@ func TestAQueuedRunWhileEveryWorkerDrainsSaysTheyAreDraining(t *testing.T) {
 		t.Fatalf("waiting %+v, want %s of 1 worker", w, run.WaitWorkersDraining)
 	}
 }
+
+// The unplaceable count is every queued Run while no worker takes work,
+// then only the Runs whose placement no live worker carries, never a Run a
+// matching worker could take once it has a free slot, and at most the
+// limit.
+func TestTheUnplaceableCountIsTheQueuedRunsNoLiveWorkerCarriesThePlacementOf(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	gpuProject, _ := s.admitRuns(t, "gpu", 2)
+	s.setCommand(t, gpuProject, map[string]any{"placement": map[string]any{"labels": map[string]string{"gpu": "a100"}}})
+	s.admitRuns(t, "plain", 3)
+	count := func(limit int) int {
+		t.Helper()
+		n, err := s.runtime.UnplaceableRuns(t.Context(), limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(100); n != 5 {
+		t.Fatalf("with no worker: %d unplaceable, want all 5 queued", n)
+	}
+	if n := count(3); n != 3 {
+		t.Fatalf("cut at 3: %d", n)
+	}
+	s.newWorker(t, "cpu", map[string]string{"zone": "eu"}, 8)
+	if n := count(100); n != 2 {
+		t.Fatalf("with a worker without gpu: %d unplaceable, want the 2 gpu Runs", n)
+	}
+	gpu := s.newWorker(t, "gpu", map[string]string{"gpu": "a100"}, 1)
+	if _, grants := s.pull(t, gpu, 1); len(grants) != 1 {
+		t.Fatalf("the gpu worker was granted %d, want 1", len(grants))
+	}
+	if n := count(100); n != 0 {
+		t.Fatalf("with a busy gpu worker: %d unplaceable, want 0 (the Run waits for its slot)", n)
+	}
+}
+
+// The unplaceable count reads a bounded number of runs rows whatever the
+// queue holds: 5,000 queued Runs no worker can take are counted up to the
+// limit, not walked.
+func TestTheUnplaceableCountNeverWalksTheQueue(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "gpu", 1)
+	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			'backlog-' || g, scheduled_for_ms, 'queued', 2, 2, created_at_ms, queued_at_ms, updated_at_ms
+		FROM qinglong.runs, generate_series(1, 5000) g`)
+	s.exec(t, `ANALYZE`)
+	const limit = 100
+	top, plan := explainPlan(t, s.super, "unplaceable", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlMonitorUnplaceable, limit)
+	reads := 0
+	top.walk(func(n planNode) {
+		if n.Relation == "runs" {
+			reads += int(n.ActualRows*n.ActualLoops) + int(n.RemovedByFilter)
+		}
+	})
+	if n, err := s.runtime.UnplaceableRuns(t.Context(), limit); err != nil || n != limit {
+		t.Fatalf("counted %d, %v; want the limit %d", n, err, limit)
+	}
+	t.Logf("counted up to %d of 5,001 queued Runs: %d runs rows read", limit, reads)
+	if budget := 2*limit + 8; reads > budget {
+		t.Fatalf("the count read %d runs rows (budget %d) with 5,001 queued; plan:\n%s", reads, budget, plan)
+	}
+}

@@ -39,9 +39,10 @@ var (
 
 // sql/monitor.sql: what monitoring reads.
 var (
-	sqlMonitorBacklog   = stmt("MonitorBacklog")
-	sqlMonitorRunStates = stmt("MonitorRunStates")
-	sqlMonitorWorkers   = stmt("MonitorWorkers")
+	sqlMonitorBacklog     = stmt("MonitorBacklog")
+	sqlMonitorRunStates   = stmt("MonitorRunStates")
+	sqlMonitorWorkers     = stmt("MonitorWorkers")
+	sqlMonitorUnplaceable = stmt("MonitorUnplaceable")
 )
 
 // sql/recovery_page.sql: startup recovery.

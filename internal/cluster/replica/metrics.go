@@ -47,6 +47,13 @@ func (r *replica) newMetrics() *metrics.Metrics {
 			c, err := act.rt.WorkerCapacity(ctx)
 			return c.Sessions, c.FreeSlots, err
 		},
+		Unplaceable: func(ctx context.Context, limit int) (int, error) {
+			act := r.adm.current()
+			if act == nil {
+				return 0, errNoActivation
+			}
+			return act.rt.UnplaceableRuns(ctx, limit)
+		},
 		Readiness:    r.readiness,
 		AuthFailures: r.authFailures,
 	})

@@ -26,7 +26,8 @@ import (
 // a worker registered with three slots that pulls nothing — the replica's
 // /metrics, read with Prometheus's text parser, agree with PostgreSQL:
 // decisions admitted and Runs, the lag and the Runs' times, Runs by state,
-// worker sessions and free slots, the backlog and readiness.
+// worker sessions and free slots, no unplaceable Run (the worker takes any
+// task without a placement), the backlog and readiness.
 func TestMetricsScrapedFromAReplicaMatchTheDatabase(t *testing.T) {
 	t.Parallel()
 	const triggers = 6
@@ -82,7 +83,7 @@ func TestMetricsScrapedFromAReplicaMatchTheDatabase(t *testing.T) {
 	}
 	for name, want := range map[string]float64{
 		"qinglong_schedule_due_rows": 0, "qinglong_schedule_oldest_due_age_seconds": 0, "qinglong_ready": 1,
-		"qinglong_monitor_read_failures_total": 0,
+		"qinglong_monitor_read_failures_total": 0, "qinglong_runs_unplaceable": 0,
 	} {
 		if got := m.Value(t, name); got != want {
 			t.Errorf("%s = %g, want %g", name, got, want)

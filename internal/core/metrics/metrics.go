@@ -79,6 +79,9 @@ type Config struct {
 	// Workers, cluster only, reads the live worker sessions and their
 	// free slots; nil leaves those gauges out.
 	Workers func(ctx context.Context) (sessions, freeSlots int, err error)
+	// Unplaceable, cluster only, counts the queued Runs whose placement
+	// no live worker carries, at most limit; nil leaves the gauge out.
+	Unplaceable func(ctx context.Context, limit int) (int, error)
 	// Readiness is the server's readiness state, one of ReadinessStates.
 	Readiness func() string
 	// AuthFailures reads the failed authentications of each surface the
@@ -244,13 +247,16 @@ func (m *Metrics) NotificationDelivery(outcome string) {
 type stateCollector struct {
 	cfg Config
 
-	due, oldest, runs, sessions, free, ready, readiness, readFailures, authFailures *prometheus.Desc
+	due, oldest, runs, sessions, free, unplaceable, ready, readiness, readFailures, authFailures *prometheus.Desc
 
 	mu      sync.Mutex
 	readAt  time.Time
 	snap    *schedule.MonitorSnapshot
 	workers *[2]int
-	failed  int
+	// unplaced is nil while its last read failed or when the server has
+	// no workers.
+	unplaced *int
+	failed   int
 }
 
 func newStateCollector(cfg Config) *stateCollector {
@@ -264,6 +270,7 @@ func newStateCollector(cfg Config) *stateCollector {
 		runs:         desc("runs", fmt.Sprintf("Unfinished Runs per state, each counted up to %d.", cfg.Limit), "state"),
 		sessions:     desc("worker_sessions", "Live worker sessions: active, their lease not passed (cluster)."),
 		free:         desc("worker_free_slots", "Free slots of the live worker sessions: capacity minus running attempts (cluster)."),
+		unplaceable:  desc("runs_unplaceable", fmt.Sprintf("Queued Runs whose task's placement labels no live worker taking work carries, all of them while none takes work (cluster); counted up to %d.", cfg.Limit)),
 		ready:        desc("ready", "1 when the server is ready (/readyz answers 200), else 0."),
 		readiness:    desc("readiness_state", "1 for the server's current readiness state, 0 for the others.", "state"),
 		readFailures: desc("monitor_read_failures_total", "Monitoring reads of the store that failed; while the last one failed, the store-read metrics are absent."),
@@ -272,7 +279,7 @@ func newStateCollector(cfg Config) *stateCollector {
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.sessions, c.free, c.ready, c.readiness, c.readFailures, c.authFailures} {
+	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures} {
 		ch <- d
 	}
 }
@@ -327,6 +334,9 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.GaugeValue, float64(c.workers[0]))
 		ch <- prometheus.MustNewConstMetric(c.free, prometheus.GaugeValue, float64(c.workers[1]))
 	}
+	if c.unplaced != nil {
+		ch <- prometheus.MustNewConstMetric(c.unplaceable, prometheus.GaugeValue, float64(*c.unplaced))
+	}
 }
 
 // refresh reads the store once; a failed read leaves its metrics out
@@ -335,7 +345,7 @@ func (c *stateCollector) refresh() {
 	c.readAt = time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 	defer cancel()
-	c.snap, c.workers = nil, nil
+	c.snap, c.workers, c.unplaced = nil, nil, nil
 	if c.cfg.Monitor != nil {
 		snap, err := c.cfg.Monitor(ctx, c.cfg.Limit)
 		if err != nil {
@@ -350,6 +360,14 @@ func (c *stateCollector) refresh() {
 			c.failed++
 		} else {
 			c.workers = &[2]int{sessions, free}
+		}
+	}
+	if c.cfg.Unplaceable != nil {
+		n, err := c.cfg.Unplaceable(ctx, c.cfg.Limit)
+		if err != nil {
+			c.failed++
+		} else {
+			c.unplaced = &n
 		}
 	}
 }

@@ -42,3 +42,54 @@ SELECT count(*), coalesce(sum(greatest(s.capacity - s.running, 0)), 0)
   FROM qinglong.worker_sessions s
   JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
  WHERE s.state IN ('active', 'draining') AND s.state = 'active' AND s.lease_expires_at_ms > {{now_ms}}
+
+-- name: MonitorUnplaceable
+-- Queued Runs that no live worker taking work could take whatever its
+-- free slots: no active session of an active credential, its lease not
+-- passed, carries every label of the placement of the Run's execution
+-- revision (so every queued Run while no worker takes work). These are
+-- the Runs a pull can never grant until a worker with other labels
+-- connects (Dispatch, workers_dispatch.sql, applies the same
+-- containment). Bounded like Dispatch's own search, whatever the tables
+-- hold: the task revisions having queued Runs are listed by a skip scan
+-- of runs_queued_revision_idx (one probe each, at most $1 revisions),
+-- each placement is compared with the live sessions (the IN list repeats
+-- the predicate of worker_sessions_live_expiry_idx), and the Runs of the
+-- revisions no session matches are counted through the same index, cut at
+-- $1 in all.
+-- $1 limit.
+WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+takers AS MATERIALIZED (
+    SELECT s.labels
+      FROM qinglong.worker_sessions s
+      JOIN qinglong.workers w ON w.id = s.worker_id AND w.state = 'active'
+     WHERE s.state IN ('active', 'draining') AND s.state = 'active' AND s.lease_expires_at_ms > (SELECT ms FROM n)
+),
+revs AS (
+    (SELECT r.task_id, r.task_revision
+       FROM qinglong.runs r
+      WHERE r.state = 'queued'
+      ORDER BY r.task_id, r.task_revision
+      LIMIT 1)
+    UNION ALL
+    SELECT x.task_id, x.task_revision
+      FROM revs v
+     CROSS JOIN LATERAL (SELECT r.task_id, r.task_revision
+                           FROM qinglong.runs r
+                          WHERE r.state = 'queued' AND (r.task_id, r.task_revision) > (v.task_id, v.task_revision)
+                          ORDER BY r.task_id, r.task_revision
+                          LIMIT 1) x
+),
+unplaceable AS (
+    SELECT v.task_id, v.task_revision
+      FROM (SELECT task_id, task_revision FROM revs LIMIT $1) v
+      JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
+     WHERE NOT EXISTS (SELECT 1 FROM takers t WHERE coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ t.labels)
+)
+SELECT count(*)
+  FROM (SELECT 1
+          FROM unplaceable v
+         CROSS JOIN LATERAL (SELECT 1 FROM qinglong.runs r
+                              WHERE r.task_id = v.task_id AND r.task_revision = v.task_revision AND r.state = 'queued'
+                              LIMIT $1) q
+         LIMIT $1) c
