@@ -26,7 +26,8 @@ import (
 // A queued cluster Run that no live worker can take says why where people
 // look: `ql runs show` prints a waiting line naming the placement's labels,
 // and its -o json and the API's run detail carry the same waiting object
-// (reason, labels, workers, workerLabels, message); once a worker carrying
+// (reason, labels, workers, workerLabels, message), which the CLI asking
+// the API prints as it does from the database; once a worker carrying
 // the labels is connected, the Run is about to be dispatched and neither
 // says anything more. Not parallel: the runtime role's URL holds a
 // password, so it reaches the CLI through $QL_DATABASE_URL.
@@ -117,6 +118,19 @@ func TestAQueuedRunNoWorkerCanTakeSaysWhyInTheCLIAndTheAPI(t *testing.T) {
 		len(w.WorkerLabels) != 1 || !reflect.DeepEqual(w.WorkerLabels[0], map[string]string{"zone": "eu"}) ||
 		!strings.Contains(text, "waiting    its task's placement requires the labels gpu=a100,zone=eu") || !strings.Contains(text, "{zone=eu}") {
 		t.Fatalf("with a worker lacking gpu: waiting %+v, text:\n%s\nwant no_matching_worker naming gpu=a100,zone=eu and the worker's zone=eu", w, text)
+	}
+	// The CLI asking the API prints the same, waiting line included.
+	t.Setenv("QL_TOKEN", "qlt_any") // the test server signs every request in itself
+	waitingLine := func(text string) string {
+		for line := range strings.Lines(text) {
+			if strings.HasPrefix(line, "waiting ") {
+				return line
+			}
+		}
+		return ""
+	}
+	if remote := string(ql("runs", "show", runID, "--api-url", srv.URL)); waitingLine(remote) == "" || waitingLine(remote) != waitingLine(text) {
+		t.Fatalf("ql runs show over the API printed:\n%s\nover the database:\n%s\nwant the same waiting line", remote, text)
 	}
 
 	connect("eu-gpu", want)
