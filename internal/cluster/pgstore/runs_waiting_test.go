@@ -80,15 +80,28 @@ func TestAQueuedRunWhoseMatchingWorkersAreAllBusyWaitsForAFreeSlot(t *testing.T)
 }
 
 // A queued Run that a live, matching worker with a free slot takes at its
-// next pull says nothing more than queued.
+// next pull says nothing more than queued: a busy matching worker makes it
+// wait, and a second one with a free slot takes the notice away.
 func TestAQueuedRunALiveWorkerCanTakeHasNoWaitingReason(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	project, runs := s.admitRuns(t, "ready", 1)
+	project, runs := s.admitRuns(t, "ready", 2)
 	s.setCommand(t, project, map[string]any{"placement": map[string]any{"labels": map[string]string{"zone": "eu"}}})
+	full := s.newWorker(t, "full", map[string]string{"zone": "eu"}, 1)
+	_, grants := s.pull(t, full, 1)
+	if len(grants) != 1 {
+		t.Fatalf("granted %d, want 1", len(grants))
+	}
+	queued := runs["t000"]
+	if grants[0].RunID == queued {
+		queued = runs["t001"]
+	}
+	if w := s.waitingOf(t, queued); w == nil || w.Reason != run.WaitWorkersBusy {
+		t.Fatalf("with its only matching worker full: waiting %+v, want %s", w, run.WaitWorkersBusy)
+	}
 	s.newWorker(t, "eu", map[string]string{"zone": "eu", "disk": "ssd"}, 2)
-	if w := s.waitingOf(t, runs["t000"]); w != nil {
-		t.Fatalf("waiting %+v, want none: the worker takes it at its next pull", w)
+	if w := s.waitingOf(t, queued); w != nil {
+		t.Fatalf("waiting %+v, want none: the worker with a free slot takes it at its next pull", w)
 	}
 }
 
