@@ -116,9 +116,9 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 }
 
 // In a real browser against a cluster replica: sign in, see the overview,
-// run a trigger now and land on its Run (queued: no worker yet), start a
-// real remote worker and watch the Run's output arrive live on that page
-// without reloading it, cancel the running Run and see it cancelled, look
+// run a trigger now and land on its Run (queued: no worker yet, which the
+// page says), start a real remote worker and watch the notice go and the
+// Run's output arrive live on that page without reloading it, cancel the running Run and see it cancelled, look
 // at it at phone size, sign out, and be sent to sign-in without a session.
 func TestTheClusterConsoleInABrowser(t *testing.T) {
 	bin := buildQL(t)
@@ -167,11 +167,17 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 	if st := browsertest.Value(t, ctx, chromedp.Text(chromedp.CSS("#run-state"))); st != "queued" {
 		t.Fatalf("with no worker the run is %q, want queued", st)
 	}
+	if why := browsertest.Value(t, ctx, chromedp.Text(chromedp.ID("run-waiting"))); !strings.Contains(why, "No worker is connected") {
+		t.Fatalf("with no worker the run page says it waits because %q, want that no worker is connected", why)
+	}
 	browsertest.Value(t, ctx, chromedp.Evaluate[bool]("window.qlRendered = true"))
 	startWorker(t, bin, env, r, "worker-browser")
 	browsertest.Step(t, ctx, "watch the log arrive live", browsertest.WaitText("#log", "line 3\n"))
 	if !browsertest.Value(t, ctx, chromedp.Evaluate[bool]("window.qlRendered === true")) {
 		t.Fatal("the run page was loaded again before its output showed; want the lines over its event stream")
+	}
+	if !browsertest.Value(t, ctx, chromedp.Evaluate[bool](`document.getElementById("run-waiting").hidden`)) {
+		t.Fatal("the run's output shows and the page still says why it waits; want the stream to take the notice away")
 	}
 	browsertest.Step(t, ctx, "cancel the running run", chromedp.Click(chromedp.ID("cancel")),
 		browsertest.WaitText("#run-state", "cancelled"))
