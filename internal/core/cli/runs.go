@@ -101,7 +101,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
 or every matching worker is busy.`,
-		Args:  oneID("runs show takes one run id", "run id", "ql runs list"),
+		Args: oneID("runs show takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
