@@ -187,7 +187,8 @@ numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing
 attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
 until attempt N has ended. While following, a database that stops answering (a restart, a failover, a
 lost connection) is waited for, up to 5 minutes, once said on standard error: output goes on from the
-byte already printed, none repeated or skipped.
+byte already printed, none repeated or skipped. On the cluster, a queued run that no live worker can
+take says why on standard error (each new reason once while following).
 On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
 copied byte for byte.`,
 		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
@@ -267,6 +268,23 @@ type logFollower struct {
 	// (zero while it answers); downWait the wait before the next try.
 	downSince time.Time
 	downWait  time.Duration
+	// waiting is the last reason to wait for a worker printed, so a
+	// follower says each one once, not at every round.
+	waiting string
+}
+
+// noteWaiting says on standard error why no worker takes the queued Run,
+// when that reason is new: a follower otherwise sits silent with nothing
+// to tell the user that no worker fits.
+func (l *logFollower) noteWaiting(w *run.Waiting) {
+	msg := ""
+	if w != nil {
+		msg = w.Message()
+	}
+	if msg != "" && msg != l.waiting {
+		fmt.Fprintf(l.errOut, "(run %s waits: %s)\n", l.runID, oneLine(msg))
+	}
+	l.waiting = msg
 }
 
 // chosen reads the run and the attempt l.number names, and makes it the
@@ -286,13 +304,15 @@ func (l *logFollower) chosen(ctx context.Context) (run.Detail, run.Attempt, erro
 
 // once prints the chosen attempt's log as it is now.
 func (l *logFollower) once(ctx context.Context) error {
-	_, a, err := l.chosen(ctx)
+	d, a, err := l.chosen(ctx)
 	if err != nil {
 		return err
 	}
 	switch {
 	case a.LogRemoved:
 		return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", l.runID, a.Number, a.LogBytes)
+	case a.StartedAtMs == nil && d.Waiting != nil && a.ID == d.Attempts[len(d.Attempts)-1].ID:
+		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output; it waits: %s", l.runID, a.Number, d.Waiting.Message())
 	case a.StartedAtMs == nil:
 		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output", l.runID, a.Number)
 	}
@@ -320,6 +340,7 @@ func (l *logFollower) follow(ctx context.Context) error {
 			continue
 		}
 		ended := d.Run.State.Terminal() || d.Run.State == run.Lost
+		l.noteWaiting(d.Waiting)
 		if n := len(d.Attempts); n > 0 && d.Attempts[n-1].ID != l.attemptID {
 			// Output of the previous attempt written after the last round
 			// is read from the offset reached before moving on.
@@ -368,6 +389,9 @@ func (l *logFollower) followOne(ctx context.Context) error {
 		d, a, err := l.chosen(ctx)
 		if err == nil {
 			ended := a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID || d.Run.State.Terminal() || d.Run.State == run.Lost
+			if !ended {
+				l.noteWaiting(d.Waiting)
+			}
 			var got int64
 			if got, err = l.read(ctx, true); err == nil {
 				l.answered()

@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
 // A queued cluster Run that no live worker can take says why where people
@@ -29,7 +30,8 @@ import (
 // (reason, labels, workers, workerLabels, message), which the CLI asking
 // the API prints as it does from the database; once a worker carrying
 // the labels is connected, the Run is about to be dispatched and neither
-// says anything more. Not parallel: the runtime role's URL holds a
+// says anything more. `ql runs logs` of the waiting Run says why it has
+// no output, and `ql runs logs -f` says why it waits, once. Not parallel: the runtime role's URL holds a
 // password, so it reaches the CLI through $QL_DATABASE_URL.
 func TestAQueuedRunNoWorkerCanTakeSaysWhyInTheCLIAndTheAPI(t *testing.T) {
 	env := clustertest.New(t)
@@ -47,10 +49,11 @@ func TestAQueuedRunNoWorkerCanTakeSaysWhyInTheCLIAndTheAPI(t *testing.T) {
 	srv := httptest.NewServer(httpapi.Authed(t, httpapi.Config{Runs: rt, Triggers: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))
 	t.Cleanup(srv.Close)
 	t.Setenv("QL_DATABASE_URL", env.URL(pgstore.RoleRuntime))
+	opts := cli.Options{Binary: "ql", OpenPostgres: replica.Open}
 	ql := func(args ...string) []byte {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		if code := cli.Main(context.Background(), cli.Options{Binary: "ql", OpenPostgres: replica.Open}, args, &out, &errOut); code != 0 {
+		if code := cli.Main(context.Background(), opts, args, &out, &errOut); code != 0 {
 			t.Fatalf("ql %v: exit %d %s", args, code, errOut.String())
 		}
 		return out.Bytes()
@@ -90,6 +93,26 @@ func TestAQueuedRunNoWorkerCanTakeSaysWhyInTheCLIAndTheAPI(t *testing.T) {
 	text, d := show()
 	if w := d.Waiting; w == nil || w.Reason != "no_worker" || !strings.Contains(w.Message, "ql-worker") || !strings.Contains(text, "waiting    no worker is connected") {
 		t.Fatalf("with no worker: waiting %+v, text:\n%s\nwant no_worker and how to start one", w, text)
+	}
+	// Its log has nothing yet and says why; a follower says it once.
+	var out, errOut bytes.Buffer
+	if code := cli.Main(context.Background(), opts, []string{"runs", "logs", runID}, &out, &errOut); code == 0 ||
+		!strings.Contains(errOut.String(), "has not started yet, so it has no output; it waits: no worker is connected") {
+		t.Fatalf("runs logs of the waiting run: exit %d, %q; want the reason it has no output", code, errOut.String())
+	}
+	var followed syncbuf.Buffer
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan int, 1)
+	go func() { done <- cli.Main(ctx, opts, []string{"runs", "logs", "-f", runID}, io.Discard, &followed) }()
+	said := "(run " + runID + " waits: no worker is connected"
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(followed.String(), said) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // a few more rounds, which must not repeat it
+	cancel()
+	<-done
+	if n := strings.Count(followed.String(), said); n != 1 {
+		t.Fatalf("runs logs -f of the waiting run printed %q; want the reason once", followed.String())
 	}
 
 	admin, err := pgstore.OpenAdmin(t.Context(), env.URL(pgstore.RoleAdmin))
