@@ -164,15 +164,17 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 
 // runWaiting says why no live worker can take the queued Run r now, nil
 // when one can (it is granted at that worker's next pull) or when r does
-// not run on workers. It reads the live sessions as Dispatch would see
+// not run on workers. The workers come first: a Run behind an earlier one
+// of its trigger also needs a worker once that one finishes. It reads the live sessions as Dispatch would see
 // them at this instant: a worker that connects, frees a slot or changes
 // its labels afterwards shows at the next read.
 func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error) {
 	var w run.Waiting
 	var live, takes, matching int
 	var free bool
-	err := tx.QueryRow(ctx, sqlRunWaiting, r.TaskID, r.TaskRevision, run.MaxWaitingLabelSets).
-		Scan(&w.Labels, &live, &takes, &matching, &free, &w.WorkerLabels)
+	var previous *string
+	err := tx.QueryRow(ctx, sqlRunWaiting, r.TaskID, r.TaskRevision, run.MaxWaitingLabelSets, r.ID).
+		Scan(&w.Labels, &live, &takes, &matching, &free, &w.WorkerLabels, &previous)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil
@@ -186,6 +188,8 @@ func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error)
 		w.Reason, w.Workers = run.WaitNoMatchingWorker, takes
 	case !free:
 		w.Reason, w.Workers = run.WaitWorkersBusy, matching
+	case previous != nil:
+		w.Reason, w.PreviousRun = run.WaitPrevious, *previous
 	default:
 		return nil, nil
 	}

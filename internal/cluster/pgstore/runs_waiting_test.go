@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // waitingOf reads Run id as `ql runs show` does and returns why it waits.
@@ -184,5 +185,35 @@ func TestTheUnplaceableCountNeverWalksTheQueue(t *testing.T) {
 	t.Logf("counted up to %d of 5,001 queued Runs: %d runs rows read", limit, reads)
 	if budget := 2*limit + 8; reads > budget {
 		t.Fatalf("the count read %d runs rows (budget %d) with 5,001 queued; plan:\n%s", reads, budget, plan)
+	}
+}
+
+// A queued Run its trigger's queue_one policy holds behind an unfinished
+// earlier Run, while a worker with a free slot is live, says it waits for
+// that Run; once that Run has ended it says nothing more.
+func TestAQueuedRunHeldBehindAnEarlierRunOfItsTriggerSaysWhichRun(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	triggerID := s.applyTrigger(t, "q", "{name: tick, task: job, cron: \"0 0 1 1 *\", timezone: UTC, overlap: queue_one}", "tick")
+	first, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "two"})
+	if err != nil || !second.Created {
+		t.Fatalf("second request: %+v, %v; want a waiting Run", second, err)
+	}
+	s.newWorker(t, "w1", nil, 4)
+	if w := s.waitingOf(t, second.RunID); w == nil || w.Reason != run.WaitPrevious || w.PreviousRun != first.RunID {
+		t.Fatalf("waiting %+v, want %s behind %s", w, run.WaitPrevious, first.RunID)
+	}
+	if w := s.waitingOf(t, first.RunID); w != nil {
+		t.Fatalf("the first Run waits %+v, want nothing: the worker takes it at its next pull", w)
+	}
+	if _, err := s.runtime.CancelRun(t.Context(), first.RunID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if w := s.waitingOf(t, second.RunID); w != nil {
+		t.Fatalf("after the first Run ended the second waits %+v, want nothing", w)
 	}
 }

@@ -100,7 +100,7 @@ func runsShowCommand(opts Options) *cobra.Command {
 		Long: `Show a run with its attempts and events. On the cluster, a queued run that no live worker can take
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
-or every matching worker is busy.`,
+every matching worker is busy, or its trigger's queue_one policy holds it behind an earlier run.`,
 		Args: oneID("runs show takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {

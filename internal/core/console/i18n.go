@@ -78,6 +78,7 @@ var messages = map[string]map[string]string{
 		"wait.workerlabels":       "The live workers carry: %s.",
 		"wait.workers_busy":       "It waits for a free slot on the %d live workers its placement allows (%s): each already runs as many commands as its concurrency allows.",
 		"wait.nolabels":           "no labels",
+		"wait.waits_for_previous": "Its trigger's overlap policy (queue_one) holds it until the earlier run %s has finished.",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -141,6 +142,7 @@ var messages = map[string]map[string]string{
 		"wait.workerlabels":       "在线执行节点的标签：%s。",
 		"wait.workers_busy":       "正在等待其 placement 允许的 %d 个在线执行节点（%s）空出槽位：每个节点运行的命令数都已达到其并发上限。",
 		"wait.nolabels":           "无标签",
+		"wait.waits_for_previous": "其触发器的重叠策略（queue_one）让它等到更早的运行 %s 结束。",
 	},
 }
 
@@ -257,6 +259,8 @@ func waitingText(l string, w *run.Waiting) string {
 		return text
 	case run.WaitWorkersBusy:
 		return fmt.Sprintf(tr(l, "wait.workers_busy"), w.Workers, labels(w.Labels))
+	case run.WaitPrevious:
+		return fmt.Sprintf(tr(l, "wait.waits_for_previous"), w.PreviousRun)
 	}
 	return string(w.Reason)
 }

@@ -24,6 +24,10 @@ const (
 	// WaitWorkersBusy: workers carrying the placement's labels take work,
 	// but every one of their slots holds a Run.
 	WaitWorkersBusy WaitReason = "workers_busy"
+	// WaitPrevious: a worker could take it, but its trigger's overlap
+	// policy (queue_one) holds it until an earlier Run of the trigger
+	// finishes.
+	WaitPrevious WaitReason = "waits_for_previous"
 )
 
 // MaxWaitingLabelSets bounds Waiting.WorkerLabels.
@@ -47,6 +51,9 @@ type Waiting struct {
 	// of the live workers taking work, those carrying most of Labels
 	// first, at most MaxWaitingLabelSets of them.
 	WorkerLabels []map[string]string
+	// PreviousRun is, for waits_for_previous, the nearest earlier
+	// unfinished Run of the trigger.
+	PreviousRun string
 }
 
 // Message says in words why the Run waits and what would let it run. Only
@@ -69,6 +76,8 @@ func (w Waiting) Message() string {
 			msg += " (they carry " + strings.Join(sets, " ") + ")"
 		}
 		return msg + "; start a worker with those labels (`ql workers create NAME --labels …`, or `ql-worker --labels …`), or change the task's placement.labels"
+	case WaitPrevious:
+		return fmt.Sprintf("its trigger's overlap policy (queue_one) holds it until the earlier run %s has finished; `ql runs show %[1]s` says why that one has not", w.PreviousRun)
 	case WaitWorkersBusy:
 		return fmt.Sprintf("it waits for a free slot on the %d live %s %s: each already runs as many commands as its concurrency allows", w.Workers, workers(w.Workers), matchingWhat(w.Labels))
 	}

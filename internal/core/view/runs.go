@@ -82,6 +82,9 @@ type Waiting struct {
 	Labels       map[string]string   `json:"labels"`
 	Workers      int                 `json:"workers"`
 	WorkerLabels []map[string]string `json:"workerLabels,omitempty"`
+	// PreviousRun is the earlier Run a waits_for_previous Run is held
+	// behind.
+	PreviousRun string `json:"previousRun,omitempty"`
 	// Message is Reason in English words, with what to do.
 	Message string `json:"message"`
 }
@@ -115,7 +118,8 @@ func NewRunDetail(d run.Detail) RunDetail {
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		out.Waiting = &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels, Message: w.Message()}
+		out.Waiting = &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
+			PreviousRun: w.PreviousRun, Message: w.Message()}
 	}
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{

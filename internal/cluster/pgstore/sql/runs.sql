@@ -38,7 +38,10 @@ SELECT run_id, seq, name, payload::text, created_at_ms FROM qinglong.run_events 
 -- (the session's live attempts, and the credential's max concurrency less
 -- the attempts its other sessions still hold under a lease); and the
 -- distinct label sets of the sessions taking work, those carrying most of
--- the placement first, at most $3. One row per worker process is read,
+-- the placement first, at most $3; and, for a Run admitted under
+-- queue_one ($4 the Run), the nearest earlier unfinished Run of its
+-- trigger, which Dispatch waits for (one probe of
+-- runs_unfinished_trigger_idx). One row per worker process is read,
 -- through worker_sessions_live_expiry_idx; the free slots are probed
 -- only until one is found.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
@@ -73,7 +76,14 @@ SELECT p.labels,
                            FROM live l WHERE l.takes
                           GROUP BY l.labels
                           ORDER BY carried DESC, l.labels
-                          LIMIT $3) c), '[]'::jsonb)
+                          LIMIT $3) c), '[]'::jsonb),
+       (SELECT e.id::text
+          FROM qinglong.runs r
+          JOIN qinglong.runs e ON e.trigger_id = r.trigger_id AND e.id < r.id
+                              AND e.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+         WHERE r.id = $4 AND r.waits_for_previous
+         ORDER BY e.id DESC
+         LIMIT 1)
   FROM place p
 
 -- name: TriggerList
