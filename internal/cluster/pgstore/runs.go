@@ -162,12 +162,13 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	return d, nil
 }
 
-// runWaiting says why no live worker can take the queued Run r now, nil
-// when one can (it is granted at that worker's next pull) or when r does
-// not run on workers. The workers come first: a Run behind an earlier one
-// of its trigger also needs a worker once that one finishes. It reads the live sessions as Dispatch would see
-// them at this instant: a worker that connects, frees a slot or changes
-// its labels afterwards shows at the next read.
+// runWaiting says why no worker can take the queued Run r now, nil when
+// one can (it is granted at that worker's next pull) or when r does not
+// run on workers. It reads the live sessions as Dispatch would see them at
+// this instant: a worker that connects, frees a slot or changes its
+// labels afterwards shows at the next read. The worker reasons come
+// before queue_one's: a Run held behind an earlier one of its trigger
+// also needs a worker once that one finishes.
 func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error) {
 	var w run.Waiting
 	var live, takes, matching int

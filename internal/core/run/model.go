@@ -123,7 +123,7 @@ type Detail struct {
 	Attempts []Attempt
 	Events   []Event
 	// Waiting says why no worker takes the Run, when it is queued on the
-	// cluster and no live worker can take it now; nil otherwise.
+	// cluster and no worker can take it now; nil otherwise.
 	Waiting *Waiting
 }
 

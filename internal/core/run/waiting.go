@@ -7,8 +7,7 @@ import (
 	"strings"
 )
 
-// WaitReason says why a queued Run of the cluster is not being taken by a
-// worker. The codes are stable: the API and `ql runs show -o json` print
+// WaitReason says why no worker takes a queued Run of the cluster. The codes are stable: the API and `ql runs show -o json` print
 // them for scripts.
 type WaitReason string
 
@@ -35,9 +34,9 @@ const MaxWaitingLabelSets = 5
 
 // Waiting is why a queued cluster Run has no worker yet, as the live
 // worker sessions stood when the Run was read. Readers fill it only for a
-// queued Run of the cluster that no live worker can take now; a Run a
-// worker will take at its next pull, and every Run of a single-node
-// server, has none.
+// queued Run of the cluster that no worker can take now; a Run a worker
+// will take at its next pull, and every Run of a single-node server, has
+// none.
 type Waiting struct {
 	Reason WaitReason
 	// Labels are the labels the task's placement requires a worker to

@@ -71,7 +71,7 @@ type RunDetail struct {
 	Attempts []Attempt `json:"attempts"`
 	Events   []Event   `json:"events"`
 	// Waiting is present only while the Run is queued on the cluster and
-	// no live worker can take it; a single-node server never sends it.
+	// no worker can take it now; a single-node server never sends it.
 	Waiting *Waiting `json:"waiting,omitempty"`
 }
 
