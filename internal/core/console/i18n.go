@@ -79,7 +79,7 @@ var messages = map[string]map[string]string{
 		"wait.workerlabels":       "The live workers carry: %s.",
 		"wait.workers_busy":       "It waits for a free slot on the %d live workers its placement allows (%s): each already runs as many commands as its concurrency allows.",
 		"wait.nolabels":           "no labels",
-		"wait.waits_for_previous": "Its trigger's overlap policy (queue_one) holds it until the earlier run %s has finished.",
+		"wait.waits_for_previous": "Its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished.",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -144,7 +144,7 @@ var messages = map[string]map[string]string{
 		"wait.workerlabels":       "在线执行节点的标签：%s。",
 		"wait.workers_busy":       "正在等待其 placement 允许的 %d 个在线执行节点（%s）空出槽位：每个节点运行的命令数都已达到其并发上限。",
 		"wait.nolabels":           "无标签",
-		"wait.waits_for_previous": "其触发器的重叠策略（queue_one）让它等到更早的运行 %s 结束。",
+		"wait.waits_for_previous": "其触发器的重叠策略（queue_one，或 cancel_previous 在其取消的运行停止期间）让它等到更早的运行 %s 结束。",
 	},
 }
 

@@ -24,7 +24,8 @@ const (
 	// but every one of their slots holds a Run.
 	WaitWorkersBusy WaitReason = "workers_busy"
 	// WaitPrevious: a worker could take it, but its trigger's overlap
-	// policy (queue_one) holds it until an earlier Run of the trigger
+	// policy (queue_one, or cancel_previous while the Run it cancelled
+	// stops) holds it until an earlier Run of the trigger
 	// finishes.
 	WaitPrevious WaitReason = "waits_for_previous"
 )
@@ -76,7 +77,7 @@ func (w Waiting) Message() string {
 		}
 		return msg + "; start a worker with those labels (`ql workers create NAME --labels …`, or `ql-worker --labels …`), or change the task's placement.labels"
 	case WaitPrevious:
-		return fmt.Sprintf("its trigger's overlap policy (queue_one) holds it until the earlier run %s has finished; `ql runs show %[1]s` says why that one has not", w.PreviousRun)
+		return fmt.Sprintf("its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished; `ql runs show %[1]s` says why that one has not", w.PreviousRun)
 	case WaitWorkersBusy:
 		return fmt.Sprintf("it waits for a free slot on the %d live %s %s: each already runs as many commands as its concurrency allows", w.Workers, workers(w.Workers), matchingWhat(w.Labels))
 	}
