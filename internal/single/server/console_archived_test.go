@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // A trigger of an archived project reads "project archived" in the
@@ -37,7 +38,7 @@ func TestConsoleShowsAnArchivedProjectsTriggerArchivedWithNoNextFireOrRunNow(t *
 		"/triggers?lang=zh":                        {`class="trigger-state">项目已归档<`, "项目归档期间没有"},
 		"/triggers/" + site.triggerID + "?lang=zh": {`id="pause-state">项目已归档<`},
 	} {
-		_, page := fetch(t, c, http.MethodGet, site.base+path, nil)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+path, nil)
 		for _, w := range want {
 			if !strings.Contains(page, w) {
 				t.Errorf("%s does not show %s:\n%s", path, w, page)
@@ -47,7 +48,7 @@ func TestConsoleShowsAnArchivedProjectsTriggerArchivedWithNoNextFireOrRunNow(t *
 			t.Errorf("%s offers Run now for a trigger of an archived project:\n%s", path, page)
 		}
 	}
-	if _, page := fetch(t, c, http.MethodGet, site.base+"/?lang=en", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/?lang=en", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
 		t.Errorf("the overview lists the archived project's trigger among the next fires:\n%s", page)
 	}
 }

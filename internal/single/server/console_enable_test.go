@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // Enable and disable need the admin scope on the API and in the console:
@@ -44,24 +45,24 @@ func TestEnableAndDisableNeedTheAdminScopeOnTheAPIAndInTheConsole(t *testing.T) 
 	operator := consoleClient(t)
 	site.signIn(t, operator, site.tokens[apitoken.Operate])
 	for _, path := range []string{"/triggers", "/triggers/" + site.triggerID} {
-		if _, page := fetch(t, operator, http.MethodGet, site.base+path, nil); strings.Contains(page, "/enable\"") || strings.Contains(page, "/disable\"") {
+		if _, page := httpcall.Form(t, operator, http.MethodGet, site.base+path, nil); strings.Contains(page, "/enable\"") || strings.Contains(page, "/disable\"") {
 			t.Errorf("an operate token's %s offers enable or disable", path)
 		}
 	}
 	admin := consoleClient(t)
 	csrf := site.signIn(t, admin, site.tokens[apitoken.Admin])
-	_, page := fetch(t, admin, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
+	_, page := httpcall.Form(t, admin, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
 	if !strings.Contains(page, `id="enable"`) || !strings.Contains(page, `id="pause-state">disabled<`) {
 		t.Fatalf("the disabled trigger's page offers no enable button or does not say disabled:\n%s", page)
 	}
-	resp, _ := fetch(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}, "back": {"list"}})
+	resp, _ := httpcall.Form(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}, "back": {"list"}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/triggers" {
 		t.Fatalf("enable from the list: %d to %q, want 303 to /triggers", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	if _, page := fetch(t, admin, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, "/triggers/"+site.triggerID+"/disable") {
+	if _, page := httpcall.Form(t, admin, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, "/triggers/"+site.triggerID+"/disable") {
 		t.Fatalf("the list offers no disable for the enabled trigger:\n%s", page)
 	}
-	resp, _ = fetch(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}})
+	resp, _ = httpcall.Form(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/triggers/"+site.triggerID {
 		t.Fatalf("disable from the trigger page: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}

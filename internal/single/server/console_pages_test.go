@@ -9,13 +9,14 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // runNow runs the site's trigger now through the console and returns the
 // new Run's id.
 func (s *consoleSite) runNow(t *testing.T, c *http.Client, csrf string) string {
 	t.Helper()
-	resp, _ := fetch(t, c, http.MethodPost, s.base+"/triggers/"+s.triggerID+"/run", url.Values{"csrf": {csrf}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, s.base+"/triggers/"+s.triggerID+"/run", url.Values{"csrf": {csrf}})
 	id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
 	if resp.StatusCode != http.StatusSeeOther || id == "" {
 		t.Fatalf("run now: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
@@ -26,7 +27,7 @@ func (s *consoleSite) runNow(t *testing.T, c *http.Client, csrf string) string {
 // cancel cancels a Run through the console.
 func (s *consoleSite) cancel(t *testing.T, c *http.Client, csrf, id string) {
 	t.Helper()
-	fetch(t, c, http.MethodPost, s.base+"/runs/"+id+"/cancel", url.Values{"csrf": {csrf}})
+	httpcall.Form(t, c, http.MethodPost, s.base+"/runs/"+id+"/cancel", url.Values{"csrf": {csrf}})
 }
 
 // Every time a page lists is in the zone the page names: the runs list,
@@ -41,7 +42,7 @@ func TestConsoleListsTimesInTheZoneItNames(t *testing.T) {
 	u, _ := url.Parse(site.base)
 	c.Jar.SetCookies(u, []*http.Cookie{{Name: "ql_tz", Value: "Asia/Shanghai", Path: "/"}})
 	for _, path := range []string{"/runs", "/runs/" + id, "/tokens"} {
-		_, page := fetch(t, c, http.MethodGet, site.base+path, nil)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+path, nil)
 		if !strings.Contains(page, " CST") || strings.Contains(page, " UTC<") || strings.Contains(page, " UTC ") {
 			t.Errorf("%s with the viewer in Asia/Shanghai does not list its times in CST only:\n%s", path, page)
 		}
@@ -55,19 +56,19 @@ func TestConsoleRunNowMakesOneRunPerForm(t *testing.T) {
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
 	for _, path := range []string{"/triggers", "/triggers/" + site.triggerID} {
-		_, page := fetch(t, c, http.MethodGet, site.base+path, nil)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+path, nil)
 		m := requestField.FindStringSubmatch(page)
 		if m == nil {
 			t.Fatalf("%s's Run now form carries no request id:\n%s", path, page)
 		}
 		form := url.Values{"csrf": {csrf}, "request": {m[1]}}
-		first, _ := fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", form)
-		again, _ := fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", form)
+		first, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", form)
+		again, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", form)
 		loc := first.Header.Get("Location")
 		if first.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/runs/") || again.Header.Get("Location") != loc {
 			t.Fatalf("run now twice with %s's form: %d to %q, then to %q; want one Run", path, first.StatusCode, loc, again.Header.Get("Location"))
 		}
-		fetch(t, c, http.MethodPost, site.base+loc+"/cancel", url.Values{"csrf": {csrf}})
+		httpcall.Form(t, c, http.MethodPost, site.base+loc+"/cancel", url.Values{"csrf": {csrf}})
 	}
 }
 
@@ -82,20 +83,20 @@ func TestConsoleShowsAPausedTriggerPausedWithNoNextFire(t *testing.T) {
 	// The first round sets the schedule's cursor; only then is there a
 	// next fire to list.
 	waitFor(t, "the overview to list the active trigger's next fire", 10*time.Second, func() bool {
-		_, page := fetch(t, c, http.MethodGet, site.base+"/", nil)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil)
 		return strings.Contains(page, "/triggers/"+site.triggerID)
 	})
-	if resp, _ := fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {"freeze"}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {"freeze"}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("pause: %d", resp.StatusCode)
 	}
-	if _, page := fetch(t, c, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, `class="trigger-state">paused<`) || strings.Contains(page, `class="fire-trigger"`) {
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, `class="trigger-state">paused<`) || strings.Contains(page, `class="fire-trigger"`) {
 		t.Errorf("the triggers list does not show the paused trigger paused without fires:\n%s", page)
 	}
-	_, page := fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
 	if !strings.Contains(page, `id="pause-state">paused — freeze<`) || !strings.Contains(page, `id="next-fire">—<`) || !strings.Contains(page, "none while paused") {
 		t.Errorf("the paused trigger's page does not say paused, with no next fire:\n%s", page)
 	}
-	if _, page := fetch(t, c, http.MethodGet, site.base+"/", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
 		t.Errorf("the overview lists the paused trigger among the next fires:\n%s", page)
 	}
 }
@@ -110,14 +111,14 @@ func TestConsoleShowsAnEndedTriggerEndedWithNoNextFire(t *testing.T) {
 	site.signIn(t, c, site.tokens[apitoken.Read])
 	// The first round finds the end passed and parks the cursor past it.
 	waitFor(t, "the triggers list to show the trigger ended", 10*time.Second, func() bool {
-		_, page := fetch(t, c, http.MethodGet, site.base+"/triggers", nil)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers", nil)
 		return strings.Contains(page, `class="trigger-state">ended<`)
 	})
-	_, page := fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
 	if !strings.Contains(page, `id="next-fire">ended<`) || !strings.Contains(page, "none: the trigger has ended") {
 		t.Errorf("the ended trigger's page does not say ended, with no next fire:\n%s", page)
 	}
-	if _, page := fetch(t, c, http.MethodGet, site.base+"/", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
 		t.Errorf("the overview lists the ended trigger among the next fires:\n%s", page)
 	}
 }
@@ -129,11 +130,11 @@ func TestConsoleOffersNoRunNowForADisabledTrigger(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	if resp, _ := fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
 	for path, state := range map[string]string{"/triggers": `class="trigger-state">disabled<`, "/triggers/" + site.triggerID: `id="pause-state">disabled<`} {
-		_, page := fetch(t, c, http.MethodGet, site.base+path, nil)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+path, nil)
 		if strings.Contains(page, "/run\"") || !strings.Contains(page, state) {
 			t.Errorf("%s offers Run now for the disabled trigger or does not say disabled:\n%s", path, page)
 		}
@@ -148,22 +149,22 @@ func TestConsoleErrorsArePagesInTheLayoutAndLanguage(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
-	resp, page := fetch(t, c, http.MethodGet, site.base+"/triggers/not-an-id?lang=zh", nil)
+	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/not-an-id?lang=zh", nil)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") ||
 		!strings.Contains(page, "<h1>请求无效</h1>") || !strings.Contains(page, `id="error-back"`) || !strings.Contains(page, "ql triggers list") {
 		t.Errorf("an unknown trigger id in Chinese: %d %s, want a 400 page titled in Chinese with the message and a way back:\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), page)
 	}
 	long := strings.Repeat("x", 1001)
-	resp, page = fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {long}})
+	resp, page = httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {long}})
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "最多 1000 个字符") || strings.Contains(page, "constraint") {
 		t.Errorf("a pause note of 1001 characters: %d, want 400 naming the limit in Chinese:\n%s", resp.StatusCode, page)
 	}
-	resp, page = fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {strings.Repeat("x", 20<<10)}})
+	resp, page = httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {strings.Repeat("x", 20<<10)}})
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(page, "16 KiB") {
 		t.Errorf("a form of 20 KiB: %d, want 413 saying the limit:\n%s", resp.StatusCode, page)
 	}
 	signedOut := consoleClient(t)
-	resp, page = fetch(t, signedOut, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {"x"}})
+	resp, page = httpcall.Form(t, signedOut, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {"x"}})
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(page, `id="error-signin" href="/signin"`) {
 		t.Errorf("an action without a session: %d, want 401 with a way to sign in:\n%s", resp.StatusCode, page)
 	}
@@ -176,12 +177,12 @@ func TestConsoleFormsKeepWhatWasTypedOnAnError(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	resp, page := fetch(t, c, http.MethodPost, site.base+"/tokens", url.Values{"csrf": {csrf}, "name": {"deploy-bot"}, "scope": {"operate"}, "expires": {"soon"}})
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/tokens", url.Values{"csrf": {csrf}, "name": {"deploy-bot"}, "scope": {"operate"}, "expires": {"soon"}})
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, `id="tok-error"`) || !strings.Contains(page, `value="deploy-bot"`) ||
 		!strings.Contains(page, `value="soon"`) || !strings.Contains(page, `value="operate" selected`) {
 		t.Errorf("a token with expiry \"soon\": %d, want the form back with its values and the error:\n%s", resp.StatusCode, page)
 	}
-	resp, page = fetch(t, c, http.MethodGet, site.base+"/runs?state=failed&from=garbage", nil)
+	resp, page = httpcall.Form(t, c, http.MethodGet, site.base+"/runs?state=failed&from=garbage", nil)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, `id="runs-error"`) || !strings.Contains(page, `value="garbage"`) ||
 		!strings.Contains(page, `value="failed" selected`) {
 		t.Errorf("runs from \"garbage\": %d, want the filter back with its values and the error:\n%s", resp.StatusCode, page)
@@ -197,11 +198,11 @@ func TestConsoleRunsFilterOffersTheProjectsByName(t *testing.T) {
 	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
 	id := site.runNow(t, c, csrf)
 	defer site.cancel(t, c, csrf, id)
-	resp, page := fetch(t, c, http.MethodGet, site.base+"/runs?project=shop", nil)
+	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?project=shop", nil)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `selected>shop</option>`) || !strings.Contains(page, id) {
 		t.Errorf("runs of project shop by name: %d, want its run listed and shop chosen:\n%s", resp.StatusCode, page)
 	}
-	if _, page = fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil); !strings.Contains(page, `href="/runs?trigger=`+site.triggerID+`"`) {
+	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil); !strings.Contains(page, `href="/runs?trigger=`+site.triggerID+`"`) {
 		t.Errorf("the trigger's page does not link to its runs:\n%s", page)
 	}
 }
@@ -214,11 +215,11 @@ func TestConsoleDefinitionsBackToEditingKeepsTheText(t *testing.T) {
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	const file = "project: brand-new\ntasks: []\n"
-	resp, page := fetch(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {file}})
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {file}})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="def-back"`) || !strings.Contains(page, `formaction="/definitions"`) {
 		t.Fatalf("preview of a new project: %d, want a Back to editing button posting the text:\n%s", resp.StatusCode, page)
 	}
-	resp, page = fetch(t, c, http.MethodPost, site.base+"/definitions", url.Values{"csrf": {csrf}, "yaml": {file}, "project": {"brand-new"}})
+	resp, page = httpcall.Form(t, c, http.MethodPost, site.base+"/definitions", url.Values{"csrf": {csrf}, "yaml": {file}, "project": {"brand-new"}})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="def-yaml"`) || !strings.Contains(page, "project: brand-new") || !strings.Contains(page, `<option value="shop">`) {
 		t.Errorf("back to editing: %d, want the editor with the text and the projects:\n%s", resp.StatusCode, page)
 	}
@@ -231,13 +232,13 @@ func TestConsoleLanguageSwitchKeepsThePage(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	if _, page := fetch(t, c, http.MethodGet, site.base+"/runs?state=failed", nil); !strings.Contains(page, `href="/runs?lang=zh&amp;state=failed"`) {
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?state=failed", nil); !strings.Contains(page, `href="/runs?lang=zh&amp;state=failed"`) {
 		t.Errorf("the runs page filtered by state does not switch language in place:\n%s", page)
 	}
-	if _, page := fetch(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {"project: shop\n"}}); !strings.Contains(page, `href="/definitions?lang=zh"`) {
+	if _, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {"project: shop\n"}}); !strings.Contains(page, `href="/definitions?lang=zh"`) {
 		t.Errorf("the preview's language switch does not go to the definitions page:\n%s", page)
 	}
-	if _, page := fetch(t, c, http.MethodGet, site.base+"/runs?lang=zh", nil); !strings.Contains(page, "<th>运行</th>") || strings.Contains(page, "<th>Run</th>") {
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?lang=zh", nil); !strings.Contains(page, "<th>运行</th>") || strings.Contains(page, "<th>Run</th>") {
 		t.Errorf("the Chinese runs page has an English header:\n%s", page)
 	}
 }
@@ -249,11 +250,11 @@ func TestConsoleServesOnlyItsStylesheetAndScript(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	for path, want := range map[string]int{"/assets/app.css": 200, "/assets/app.js": 200, "/assets/": 404, "/assets/layout.html": 404, "/assets/signin.html": 404} {
-		if resp, _ := fetch(t, c, http.MethodGet, site.base+path, nil); resp.StatusCode != want {
+		if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+path, nil); resp.StatusCode != want {
 			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
 		}
 	}
-	resp, _ := fetch(t, c, http.MethodPut, site.base+"/runs", nil)
+	resp, _ := httpcall.Form(t, c, http.MethodPut, site.base+"/runs", nil)
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET" || resp.Header.Get("Content-Security-Policy") == "" {
 		t.Errorf("PUT /runs: %d, Allow %q, CSP %q; want 405 allowing GET with the security headers", resp.StatusCode, resp.Header.Get("Allow"), resp.Header.Get("Content-Security-Policy"))
 	}
@@ -266,18 +267,18 @@ func TestConsoleKeepsTheUserNameAndConfirmsARevoke(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	form, _ := site.signinForm(t, c)
-	resp, page := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {form}, "user": {site.owner}, "password": {"wrong password"}})
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {form}, "user": {site.owner}, "password": {"wrong password"}})
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(page, `value="`+site.owner+`"`) || strings.Contains(page, "wrong password") {
 		t.Errorf("a failed sign-in: %d, want the user name kept and the password dropped:\n%s", resp.StatusCode, page)
 	}
 	admin := consoleClient(t)
 	csrf := site.signIn(t, admin, site.tokens[apitoken.Admin])
-	resp, _ = fetch(t, admin, http.MethodPost, site.base+"/tokens/console-read/revoke", url.Values{"csrf": {csrf}})
+	resp, _ = httpcall.Form(t, admin, http.MethodPost, site.base+"/tokens/console-read/revoke", url.Values{"csrf": {csrf}})
 	loc := resp.Header.Get("Location")
-	if _, page = fetch(t, admin, http.MethodGet, site.base+loc, nil); !strings.Contains(page, `id="tok-revoked"`) || !strings.Contains(page, "<code>console-read</code>") {
+	if _, page = httpcall.Form(t, admin, http.MethodGet, site.base+loc, nil); !strings.Contains(page, `id="tok-revoked"`) || !strings.Contains(page, "<code>console-read</code>") {
 		t.Errorf("the tokens page after a revoke (%s) does not confirm it:\n%s", loc, page)
 	}
-	if _, page = fetch(t, admin, http.MethodGet, site.base+"/tokens?revoked=console-admin", nil); strings.Contains(page, `id="tok-revoked"`) {
+	if _, page = httpcall.Form(t, admin, http.MethodGet, site.base+"/tokens?revoked=console-admin", nil); strings.Contains(page, `id="tok-revoked"`) {
 		t.Errorf("the tokens page confirms a revoke of an active token from its address alone:\n%s", page)
 	}
 }
@@ -291,12 +292,12 @@ func TestConsoleShowsWhyAnAttemptEnded(t *testing.T) {
 	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
 	id := site.runNow(t, c, csrf)
 	waitFor(t, "the run to start", 10*time.Second, func() bool {
-		_, page := fetch(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
 		return strings.Contains(page, `data-state="running"`)
 	})
 	site.cancel(t, c, csrf, id)
 	waitFor(t, "the cancelled attempt to show its code", 15*time.Second, func() bool {
-		_, page := fetch(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
 		return strings.Contains(page, `<code class="error-code">cancelled</code>`)
 	})
 }

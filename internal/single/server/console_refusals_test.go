@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // refusal is one request the console refuses with a store's or a core
@@ -36,7 +37,7 @@ func (r refusal) check(t *testing.T, site *consoleSite, c *http.Client, csrf str
 		if strings.Contains(r.path, "?") {
 			sep = "&"
 		}
-		resp, page := fetch(t, c, r.method, site.base+r.path+sep+"lang="+l, form)
+		resp, page := httpcall.Form(t, c, r.method, site.base+r.path+sep+"lang="+l, form)
 		if resp.StatusCode < 400 {
 			t.Errorf("%s (%s): answered %d, want a refusal", r.what, l, resp.StatusCode)
 			continue
@@ -65,21 +66,21 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	trig := "/triggers/" + site.triggerID
 
-	if resp, _ := fetch(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
 	refusal{"run now of a disabled trigger", http.MethodPost, trig + "/run", nil,
 		"is disabled: nothing of it runs", "该触发器（或其任务）已停用"}.check(t, site, c, csrf)
-	if resp, _ := fetch(t, c, http.MethodPost, site.base+trig+"/enable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/enable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("enable: %d", resp.StatusCode)
 	}
 
-	resp, _ := fetch(t, c, http.MethodPost, site.base+trig+"/run", url.Values{"csrf": {csrf}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/run", url.Values{"csrf": {csrf}})
 	running := resp.Header.Get("Location")
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(running, "/runs/") {
 		t.Fatalf("run now: %d to %q", resp.StatusCode, running)
 	}
-	defer fetch(t, c, http.MethodPost, site.base+running+"/cancel", url.Values{"csrf": {csrf}})
+	defer httpcall.Form(t, c, http.MethodPost, site.base+running+"/cancel", url.Values{"csrf": {csrf}})
 
 	for _, r := range []refusal{
 		{"run now of a trigger that does not exist", http.MethodPost, "/triggers/" + ids.New() + "/run", nil,

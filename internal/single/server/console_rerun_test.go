@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 var requestField = regexp.MustCompile(`name="request" value="([^"]+)"`)
@@ -22,21 +23,21 @@ func TestConsoleRerunsAFinishedRunOncePerForm(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
-	resp, _ := fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
 	orig := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
 	if resp.StatusCode != http.StatusSeeOther || orig == "" {
 		t.Fatalf("run now: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	if _, page := fetch(t, c, http.MethodGet, site.base+"/runs/"+orig, nil); strings.Contains(page, `id="rerun"`) {
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+orig, nil); strings.Contains(page, `id="rerun"`) {
 		t.Fatal("an unfinished Run's page offers Re-run")
 	}
-	if resp, body := fetch(t, c, http.MethodPost, site.base+"/runs/"+orig+"/rerun", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusConflict || !strings.Contains(body, "only a finished Run") {
+	if resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+orig+"/rerun", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusConflict || !strings.Contains(body, "only a finished Run") {
 		t.Fatalf("re-run of an unfinished Run: %d %q, want 409 saying why", resp.StatusCode, body)
 	}
-	fetch(t, c, http.MethodPost, site.base+"/runs/"+orig+"/cancel", url.Values{"csrf": {csrf}})
+	httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+orig+"/cancel", url.Values{"csrf": {csrf}})
 	var page string
 	waitFor(t, "the cancelled Run's page to offer Re-run", 10*time.Second, func() bool {
-		_, page = fetch(t, c, http.MethodGet, site.base+"/runs/"+orig, nil)
+		_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+orig, nil)
 		return strings.Contains(page, `id="rerun"`)
 	})
 	m := requestField.FindStringSubmatch(page)
@@ -44,14 +45,14 @@ func TestConsoleRerunsAFinishedRunOncePerForm(t *testing.T) {
 		t.Fatalf("the Re-run form carries no request id:\n%s", page)
 	}
 	form := url.Values{"csrf": {csrf}, "request": {m[1]}}
-	first, _ := fetch(t, c, http.MethodPost, site.base+"/runs/"+orig+"/rerun", form)
-	again, _ := fetch(t, c, http.MethodPost, site.base+"/runs/"+orig+"/rerun", form)
+	first, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+orig+"/rerun", form)
+	again, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+orig+"/rerun", form)
 	loc := first.Header.Get("Location")
 	if first.StatusCode != http.StatusSeeOther || loc == "/runs/"+orig || !strings.HasPrefix(loc, "/runs/") || again.Header.Get("Location") != loc {
 		t.Fatalf("re-run twice with one form: %d to %q, then to %q; want one new Run", first.StatusCode, loc, again.Header.Get("Location"))
 	}
-	if _, page = fetch(t, c, http.MethodGet, site.base+loc, nil); !strings.Contains(page, `id="rerun-of" href="/runs/`+orig+`"`) {
+	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+loc, nil); !strings.Contains(page, `id="rerun-of" href="/runs/`+orig+`"`) {
 		t.Fatalf("the re-run's page does not name the original %s:\n%s", orig, page)
 	}
-	fetch(t, c, http.MethodPost, site.base+loc+"/cancel", url.Values{"csrf": {csrf}})
+	httpcall.Form(t, c, http.MethodPost, site.base+loc+"/cancel", url.Values{"csrf": {csrf}})
 }

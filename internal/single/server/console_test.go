@@ -18,6 +18,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // consoleSite is a standalone server on SQLite with one trigger that
@@ -106,33 +107,11 @@ func consoleClient(t testing.TB) *http.Client {
 	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
-func fetch(t testing.TB, c *http.Client, method, u string, form url.Values) (*http.Response, string) {
-	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, u, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
-
 // signinForm fetches the sign-in page for c and returns its form's CSRF
 // value and the page.
 func (s *consoleSite) signinForm(t testing.TB, c *http.Client) (csrf, page string) {
 	t.Helper()
-	_, page = fetch(t, c, http.MethodGet, s.base+"/signin", nil)
+	_, page = httpcall.Form(t, c, http.MethodGet, s.base+"/signin", nil)
 	m := csrfField.FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("the sign-in page has no CSRF field:\n%s", page)
@@ -144,11 +123,11 @@ func (s *consoleSite) signinForm(t testing.TB, c *http.Client) (csrf, page strin
 func (s *consoleSite) signIn(t testing.TB, c *http.Client, token string) string {
 	t.Helper()
 	csrf, _ := s.signinForm(t, c)
-	resp, _ := fetch(t, c, http.MethodPost, s.base+"/signin", url.Values{"csrf": {csrf}, "token": {token}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, s.base+"/signin", url.Values{"csrf": {csrf}, "token": {token}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
 		t.Fatalf("sign-in answered %d to %q, want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	_, page := fetch(t, c, http.MethodGet, s.base+"/", nil)
+	_, page := httpcall.Form(t, c, http.MethodGet, s.base+"/", nil)
 	m := csrfField.FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("the overview has no CSRF field (sign-out form):\n%s", page)
@@ -182,7 +161,7 @@ func TestEveryConsoleRouteNeedsASessionAndItsScope(t *testing.T) {
 		if method == http.MethodPost {
 			form = url.Values{}
 		}
-		resp, _ := fetch(t, anon, method, site.base+path, form)
+		resp, _ := httpcall.Form(t, anon, method, site.base+path, form)
 		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe-inline") {
 			t.Errorf("%s %s: Content-Security-Policy %q is not strict", method, path, csp)
 		}
@@ -206,7 +185,7 @@ func TestEveryConsoleRouteNeedsASessionAndItsScope(t *testing.T) {
 		if scope == "" || apitoken.Read.Allows(scope) {
 			continue
 		}
-		resp, body := fetch(t, reader, method, site.base+path, url.Values{"csrf": {readCSRF}})
+		resp, body := httpcall.Form(t, reader, method, site.base+path, url.Values{"csrf": {readCSRF}})
 		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "scope read") {
 			t.Errorf("%s %s with a read token: %d %q, want 403 naming the scope", method, path, resp.StatusCode, body)
 		}
@@ -220,7 +199,7 @@ func TestConsolePostWithoutCSRFIsRefused(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
 	c := consoleClient(t)
-	resp, _ := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"token": {site.tokens[apitoken.Operate]}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"token": {site.tokens[apitoken.Operate]}})
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("sign-in without CSRF: %d, want 403", resp.StatusCode)
 	}
@@ -237,13 +216,13 @@ func TestConsolePostWithoutCSRFIsRefused(t *testing.T) {
 	}
 	for _, path := range []string{"/triggers/" + site.triggerID + "/pause", "/triggers/" + site.triggerID + "/run", "/signout"} {
 		for _, form := range []url.Values{{}, {"csrf": {"forged"}}} {
-			resp, body := fetch(t, c, http.MethodPost, site.base+path, form)
+			resp, body := httpcall.Form(t, c, http.MethodPost, site.base+path, form)
 			if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "CSRF") {
 				t.Errorf("POST %s with csrf %q: %d %q, want 403 naming CSRF", path, form.Get("csrf"), resp.StatusCode, body)
 			}
 		}
 	}
-	_, page := fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
 	if !strings.Contains(page, `id="pause"`) {
 		t.Fatalf("the trigger was changed by a CSRF-less POST, or the page offers no pause:\n%s", page)
 	}
@@ -255,12 +234,12 @@ func TestConsoleSessionCookieAndScopedButtons(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
 	c := consoleClient(t)
-	_, page := fetch(t, c, http.MethodGet, site.base+"/signin", nil)
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/signin", nil)
 	m := csrfField.FindStringSubmatch(page)
 	if m == nil {
 		t.Fatal("no CSRF field on the sign-in page")
 	}
-	resp, _ := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {m[1]}, "token": {site.tokens[apitoken.Read]}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {m[1]}, "token": {site.tokens[apitoken.Read]}})
 	var set string
 	for _, v := range resp.Header.Values("Set-Cookie") {
 		if strings.HasPrefix(v, "ql_session=") {
@@ -272,7 +251,7 @@ func TestConsoleSessionCookieAndScopedButtons(t *testing.T) {
 	}
 	// The next fire is known once the scheduler has taken the trigger up.
 	waitFor(t, "the trigger page shows the next fire in the trigger's zone", 5*time.Second, func() bool {
-		_, page = fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
+		_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
 		return strings.Contains(page, " CST ·")
 	})
 	for _, button := range []string{`id="pause"`, `id="runnow"`} {
@@ -307,11 +286,11 @@ func TestAFloodOfSigninsWithOneTokenEndsOnlyItsOwnOldestSessions(t *testing.T) {
 		site.signIn(t, c, site.tokens[apitoken.Read])
 		flood = append(flood, c)
 	}
-	if resp, _ := fetch(t, flood[0], http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, flood[0], http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("the token's oldest session answered %d after 21 sign-ins with it, want 303 to /signin", resp.StatusCode)
 	}
 	for i, c := range append([]*http.Client{other}, flood[1:]...) {
-		if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
+		if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
 			t.Fatalf("session %d answered %d, want 200: only the flooding token's oldest session may end", i, resp.StatusCode)
 		}
 	}
@@ -324,7 +303,7 @@ func TestATokenUsedOnlyThroughTheConsoleRecordsItsLastUse(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	site.signIn(t, c, site.tokens[apitoken.Read])
-	if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
+	if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("runs page: %d", resp.StatusCode)
 	}
 	tokens, err := site.srv.store.TokenList(t.Context())
@@ -345,7 +324,7 @@ func TestASigninFormOverTheCapIs413(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf, _ := site.signinForm(t, c)
-	resp, body := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}, "pad": {strings.Repeat("x", 17<<10)}})
+	resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}, "pad": {strings.Repeat("x", 17<<10)}})
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "16 KiB") {
 		t.Fatalf("a sign-in form over 16 KiB: %d, want 413 naming the cap:\n%s", resp.StatusCode, body)
 	}
@@ -360,7 +339,7 @@ func TestAPastedTokenThatIsNotWholeIsToldWhatAWholeOneIs(t *testing.T) {
 	whole := site.tokens[apitoken.Read]
 	for _, pasted := range []string{whole[:20], "qlt_short", "not-a-token"} {
 		csrf, _ := site.signinForm(t, c)
-		resp, body := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {pasted}})
+		resp, body := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {pasted}})
 		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "qlt_ and 43 more characters") || !strings.Contains(body, "Paste all of it") {
 			t.Fatalf("sign-in with %q: %d, want 401 saying what a whole token is:\n%s", pasted, resp.StatusCode, body)
 		}
@@ -433,7 +412,7 @@ func TestEveryAnswerChecksTheHostAndAConsoleRedirectCarriesTheConsoleHeaders(t *
 func TestAnUnknownConsolePathIsTheConsoles404PageOrSignin(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
-	resp, _ := fetch(t, consoleClient(t), http.MethodGet, site.base+"/no/such/page", nil)
+	resp, _ := httpcall.Form(t, consoleClient(t), http.MethodGet, site.base+"/no/such/page", nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
 		t.Fatalf("an unknown path without a session: %d to %q, want 303 to /signin", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -442,14 +421,14 @@ func TestAnUnknownConsolePathIsTheConsoles404PageOrSignin(t *testing.T) {
 	c := consoleClient(t)
 	csrf, _ := site.signinForm(t, c)
 	browser := &http.Client{Jar: c.Jar}
-	if resp, _ := fetch(t, browser, http.MethodGet, site.base+"/favicon.ico", nil); resp.StatusCode != http.StatusOK {
+	if resp, _ := httpcall.Form(t, browser, http.MethodGet, site.base+"/favicon.ico", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("the icon, followed to sign-in: %d", resp.StatusCode)
 	}
-	resp, _ = fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}})
+	resp, _ = httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
 		t.Fatalf("the open sign-in form after the icon's fetch: %d, want 303 to /", resp.StatusCode)
 	}
-	resp, page := fetch(t, c, http.MethodGet, site.base+"/no/such/page", nil)
+	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/no/such/page", nil)
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(page, "There is no such page here.") || !strings.Contains(page, `href="/runs"`) {
 		t.Fatalf("an unknown path with a session: %d, want the console's 404 page in its layout:\n%s", resp.StatusCode, page)
 	}

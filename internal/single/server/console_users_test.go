@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 var signinError = regexp.MustCompile(`<p class="error" role="alert">([^<]*)</p>`)
@@ -22,7 +23,7 @@ func (s *consoleSite) signInUser(t testing.TB, c *http.Client, name, password st
 	if !strings.Contains(page, `id="user"`) {
 		t.Fatalf("the sign-in page offers no user sign-in:\n%s", page)
 	}
-	resp, body := fetch(t, c, http.MethodPost, s.base+"/signin", url.Values{"csrf": {csrf}, "user": {name}, "password": {password}})
+	resp, body := httpcall.Form(t, c, http.MethodPost, s.base+"/signin", url.Values{"csrf": {csrf}, "user": {name}, "password": {password}})
 	msg := ""
 	if e := signinError.FindStringSubmatch(body); e != nil {
 		msg = e[1]
@@ -55,7 +56,7 @@ func TestConsoleWrongPasswordIsRefusedLikeAnUnknownUser(t *testing.T) {
 	if st, loc, msg := site.signInUser(t, c, site.owner, ownerPassword); st != http.StatusSeeOther || loc != "/" {
 		t.Fatalf("the right password: %d to %q (%q), want 303 to /", st, loc, msg)
 	}
-	_, page := fetch(t, c, http.MethodGet, site.base+"/", nil)
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil)
 	csrf := csrfField.FindStringSubmatch(page)
 	if csrf == nil || !strings.Contains(page, "olivia") || !strings.Contains(page, `id="nav-tokens"`) {
 		t.Fatalf("an owner's overview names no user or offers no tokens page:\n%s", page)
@@ -63,7 +64,7 @@ func TestConsoleWrongPasswordIsRefusedLikeAnUnknownUser(t *testing.T) {
 	if !strings.Contains(page, `id="backlog"`) || strings.Contains(page, `href="/workers"`) || strings.Contains(page, `id="replicas"`) {
 		t.Fatalf("the standalone overview shows no backlog, or offers a workers page or replicas:\n%s", page)
 	}
-	resp, _ := fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf[1]}, "force": {"1"}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf[1]}, "force": {"1"}})
 	runID := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
 	if resp.StatusCode != http.StatusSeeOther || runID == "" {
 		t.Fatalf("run now as a user: %d %q", resp.StatusCode, resp.Header.Get("Location"))
@@ -100,13 +101,13 @@ func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) 
 		if st, _, msg := site.signInUser(t, c, name, ownerPassword); st != http.StatusSeeOther {
 			t.Fatalf("sign in as %s: %d %q", name, st, msg)
 		}
-		if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
+		if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
 			t.Fatalf("a viewer's runs page: %d", resp.StatusCode)
 		}
 		if err := end.change(name); err != nil {
 			t.Fatal(err)
 		}
-		if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
+		if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
 			t.Fatalf("a %s user's session: %d to %q, want 303 to /signin", end.what, resp.StatusCode, resp.Header.Get("Location"))
 		}
 	}
@@ -114,7 +115,7 @@ func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) 
 	if st, _, msg := site.signInUser(t, c, "user-re-passworded", newPassword); st != http.StatusSeeOther {
 		t.Fatalf("sign in with the new password: %d %q", st, msg)
 	}
-	if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
+	if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("the session signed in with the new password: %d", resp.StatusCode)
 	}
 }
@@ -128,9 +129,9 @@ func TestConsoleSigninIsThrottledAfterRepeatedFailures(t *testing.T) {
 	c := consoleClient(t)
 	bad := apitoken.Prefix + strings.Repeat("A", 43)
 	for i := range 10 {
-		_, page := fetch(t, c, http.MethodGet, site.base+"/signin", nil)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/signin", nil)
 		m := csrfField.FindStringSubmatch(page)
-		resp, _ := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {m[1]}, "token": {bad}})
+		resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {m[1]}, "token": {bad}})
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("failure %d: %d, want 401", i+1, resp.StatusCode)
 		}
@@ -140,7 +141,7 @@ func TestConsoleSigninIsThrottledAfterRepeatedFailures(t *testing.T) {
 		t.Fatalf("after ten failures the right password: %d %q, want 429", st, msg)
 	}
 	csrf, _ := site.signinForm(t, c)
-	resp, _ := fetch(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}})
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "60" {
 		t.Fatalf("after ten failures a good token: %d with Retry-After %q, want 429 with Retry-After 60, as the API's", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
@@ -157,16 +158,16 @@ func TestConsoleTokensPageNeedsAdminAndShowsASecretOnlyOnce(t *testing.T) {
 	site := startConsoleSite(t)
 	op := consoleClient(t)
 	site.signIn(t, op, site.tokens[apitoken.Operate])
-	if resp, _ := fetch(t, op, http.MethodGet, site.base+"/tokens", nil); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := httpcall.Form(t, op, http.MethodGet, site.base+"/tokens", nil); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("the tokens page with an operate token: %d, want 403", resp.StatusCode)
 	}
-	if _, page := fetch(t, op, http.MethodGet, site.base+"/", nil); strings.Contains(page, `href="/tokens"`) {
+	if _, page := httpcall.Form(t, op, http.MethodGet, site.base+"/", nil); strings.Contains(page, `href="/tokens"`) {
 		t.Fatal("an operate session is offered the tokens page")
 	}
 
 	admin := consoleClient(t)
 	csrf := site.signIn(t, admin, site.tokens[apitoken.Admin])
-	resp, page := fetch(t, admin, http.MethodPost, site.base+"/tokens", url.Values{"csrf": {csrf}, "name": {"deploy"}, "scope": {"read"}, "expires": {"30d"}})
+	resp, page := httpcall.Form(t, admin, http.MethodPost, site.base+"/tokens", url.Values{"csrf": {csrf}, "name": {"deploy"}, "scope": {"read"}, "expires": {"30d"}})
 	secret := regexp.MustCompile(`<code id="new-token">(qlt_[A-Za-z0-9_-]+)</code>`).FindStringSubmatch(page)
 	if resp.StatusCode != http.StatusOK || secret == nil || !apitoken.LooksLikeToken(secret[1]) {
 		t.Fatalf("create a token: %d, no secret shown:\n%s", resp.StatusCode, page)
@@ -175,11 +176,11 @@ func TestConsoleTokensPageNeedsAdminAndShowsASecretOnlyOnce(t *testing.T) {
 	if err != nil || tok.Name != "deploy" || tok.Scope != apitoken.Read || tok.ExpiresAtMs == nil {
 		t.Fatalf("the shown secret is not the created token: %+v %v", tok, err)
 	}
-	_, page = fetch(t, admin, http.MethodGet, site.base+"/tokens", nil)
+	_, page = httpcall.Form(t, admin, http.MethodGet, site.base+"/tokens", nil)
 	if strings.Contains(page, secret[1]) || !strings.Contains(page, "deploy") || strings.Contains(page, "qlt_") {
 		t.Fatalf("the tokens page after creation shows a secret, or not the token:\n%s", page)
 	}
-	if resp, _ := fetch(t, admin, http.MethodPost, site.base+"/tokens/deploy/revoke", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, admin, http.MethodPost, site.base+"/tokens/deploy/revoke", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke: %d", resp.StatusCode)
 	}
 	if tok, err := site.srv.store.TokenByDigest(t.Context(), apitoken.Digest(secret[1])); err != nil || tok.RevokedAtMs == nil {

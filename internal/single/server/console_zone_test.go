@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // The triggers page and a trigger's page list its next five fires in the
@@ -23,17 +24,17 @@ func TestConsoleShowsFiresInBothZonesAndFiltersRunsByTime(t *testing.T) {
 	c.Jar.SetCookies(u, []*http.Cookie{{Name: "ql_tz", Value: "America/New_York", Path: "/"}})
 	var page string
 	waitFor(t, "the triggers page to list the next fires", 5*time.Second, func() bool {
-		_, page = fetch(t, c, http.MethodGet, site.base+"/triggers", nil)
+		_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers", nil)
 		return strings.Count(page, `class="fire-trigger"`) == 5
 	})
 	// 03:00 on 1 January in Shanghai is 14:00 on 31 December in New York.
 	if strings.Count(page, "-01-01 03:00:00 CST") != 5 || strings.Count(page, "-12-31 14:00:00 EST") != 5 {
 		t.Fatalf("the triggers page does not show five fires in both zones:\n%s", page)
 	}
-	if _, page = fetch(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=Europe/Berlin", nil); strings.Count(page, "-12-31 20:00:00 CET</span>") != 5 {
+	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=Europe/Berlin", nil); strings.Count(page, "-12-31 20:00:00 CET</span>") != 5 {
 		t.Fatalf("the trigger page with ?tz=Europe/Berlin does not show five fires in Berlin time:\n%s", page)
 	}
-	resp, _ := fetch(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
+	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
 	id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
 	ny, _ := time.LoadLocation("America/New_York")
 	local := func(d time.Duration) string { return time.Now().Add(d).In(ny).Format("2006-01-02T15:04") }
@@ -42,13 +43,13 @@ func TestConsoleShowsFiresInBothZonesAndFiltersRunsByTime(t *testing.T) {
 		shown    bool
 	}{{local(-time.Hour), local(time.Hour), true}, {local(time.Hour), "", false}, {"", local(-time.Hour), false}} {
 		q := url.Values{"from": {tc.from}, "to": {tc.to}}
-		resp, page := fetch(t, c, http.MethodGet, site.base+"/runs?"+q.Encode(), nil)
+		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?"+q.Encode(), nil)
 		if resp.StatusCode != http.StatusOK || strings.Contains(page, id) != tc.shown || !strings.Contains(page, "America/New_York") {
 			t.Errorf("runs from %q to %q in New York time: %d, run %s shown %t, want %t", tc.from, tc.to, resp.StatusCode, id, !tc.shown, tc.shown)
 		}
 	}
-	if resp, _ := fetch(t, c, http.MethodGet, site.base+"/runs?from=yesterday", nil); resp.StatusCode != http.StatusBadRequest {
+	if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?from=yesterday", nil); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("runs from \"yesterday\": %d, want 400", resp.StatusCode)
 	}
-	fetch(t, c, http.MethodPost, site.base+"/runs/"+id+"/cancel", url.Values{"csrf": {csrf}})
+	httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+id+"/cancel", url.Values{"csrf": {csrf}})
 }

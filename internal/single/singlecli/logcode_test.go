@@ -3,7 +3,6 @@ package singlecli
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -141,14 +140,14 @@ func consoleTokenRoundTrip(t *testing.T, base, admin string) {
 		return m[1]
 	}
 	post := func(path string, form url.Values) int {
-		st, _ := consoleFetch(t, c, http.MethodPost, base+path, form)
-		return st
+		resp, _ := httpcall.Form(t, c, http.MethodPost, base+path, form)
+		return resp.StatusCode
 	}
-	_, page := consoleFetch(t, c, http.MethodGet, base+"/signin", nil)
+	_, page := httpcall.Form(t, c, http.MethodGet, base+"/signin", nil)
 	if st := post("/signin", url.Values{"csrf": {csrf(page)}, "token": {admin}}); st != http.StatusSeeOther {
 		t.Fatalf("sign-in answered %d, want 303", st)
 	}
-	_, page = consoleFetch(t, c, http.MethodGet, base+"/tokens", nil)
+	_, page = httpcall.Form(t, c, http.MethodGet, base+"/tokens", nil)
 	token := csrf(page)
 	if st := post("/tokens", url.Values{"csrf": {token}, "name": {"short-lived"}, "scope": {"read"}}); st != http.StatusOK {
 		t.Fatalf("creating a token answered %d, want 200", st)
@@ -156,26 +155,4 @@ func consoleTokenRoundTrip(t *testing.T, base, admin string) {
 	if st := post("/tokens/short-lived/revoke", url.Values{"csrf": {token}}); st != http.StatusSeeOther {
 		t.Fatalf("revoking the token answered %d, want 303", st)
 	}
-}
-
-func consoleFetch(t *testing.T, c *http.Client, method, u string, form url.Values) (int, string) {
-	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, u, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
 }

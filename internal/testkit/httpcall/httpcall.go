@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -32,4 +34,29 @@ func Bearer(t testing.TB, method, url, token string, body []byte) (int, []byte, 
 		t.Fatalf("%s %s: reading the answer: %v", method, url, err)
 	}
 	return resp.StatusCode, out, resp.Header
+}
+
+// Form sends form (nil: no body) to u with method through c, as a browser
+// posts a console form, and returns the answer and its whole body. A
+// request that cannot be sent fails the test.
+func Form(t testing.TB, c *http.Client, method, u string, form url.Values) (*http.Response, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, u, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
