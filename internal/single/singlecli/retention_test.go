@@ -25,42 +25,12 @@ triggers:
 func TestRetentionRunDeletesWhatItsDryRunCounted(t *testing.T) {
 	t.Parallel()
 	dir, db := serveDefs(t, quickFile)
-	finished := func() int {
-		var n int
-		if err := db.QueryRow(`SELECT count(*) FROM runs WHERE finished_at_ms < ?`, time.Now().Add(-30*24*time.Hour).UnixMilli()).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var n int
-		if err := db.QueryRow(`SELECT count(*) FROM runs WHERE state = 'succeeded'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n >= 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no two runs finished within 30s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	rw, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rw.Close()
-	res, err := rw.Exec(`UPDATE runs SET finished_at_ms = finished_at_ms - ? WHERE state = 'succeeded'`, (40 * 24 * time.Hour).Milliseconds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	aged, _ := res.RowsAffected()
+	aged := ageFinishedRuns(t, dir, db)
 	code, out, errOut := ql(t, "retention", "run", "--dry-run", "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("would delete runs: %d runs, %d attempts", aged, aged)) || !strings.Contains(out, "policy: runs 30d, logs 7d, log bytes 1GiB") {
 		t.Fatalf("dry run: exit %d, %q %q; want %d runs counted", code, out, errOut, aged)
 	}
-	if n := finished(); n != int(aged) {
+	if n := runsFinishedBefore30Days(t, db); n != int(aged) {
 		t.Fatalf("after the dry run %d old runs are left, want all %d", n, aged)
 	}
 	code, out, errOut = ql(t, "retention", "run", "--data-dir", dir)
@@ -68,7 +38,7 @@ func TestRetentionRunDeletesWhatItsDryRunCounted(t *testing.T) {
 		!strings.Contains(out, fmt.Sprintf("runs: %d runs, %d attempts, ", aged, aged)) {
 		t.Fatalf("run: exit %d, %q %q; want %d runs deleted with progress", code, out, errOut, aged)
 	}
-	if n := finished(); n != 0 {
+	if n := runsFinishedBefore30Days(t, db); n != 0 {
 		t.Fatalf("after the pass %d old runs are left", n)
 	}
 	if code, _, errOut := ql(t, "retention", "run", "--data-dir", dir, "--retention-runs", "soon"); code != 2 || !strings.Contains(errOut, "--retention-runs") {
@@ -122,6 +92,35 @@ func TestRunsLogsTellsARemovedLogFromARunNotStartedYet(t *testing.T) {
 // server's does. Not parallel: it sets $QL_CONFIG.
 func TestRetentionRunTakesTheServersConfigFileAndProfile(t *testing.T) {
 	dir, db := serveDefs(t, quickFile)
+	ageFinishedRuns(t, dir, db)
+	before := runsFinishedBefore30Days(t, db)
+	config := writeFile(t, t.TempDir(), "serve.yaml", "data-dir: "+dir+"\nhttp-addr: 127.0.0.1:0\nretention: {runs: 60d, logs: 60d}\n")
+	code, out, errOut := ql(t, "retention", "run", "--dry-run", "--config", config)
+	if code != 0 || !strings.Contains(out, "policy: runs 60d, logs 60d, log bytes 1GiB") || !strings.Contains(out, "would delete runs: 0 runs") {
+		t.Fatalf("dry run with the server's config: exit %d, %q %q; want its 60-day policy on its data directory, deleting nothing", code, out, errOut)
+	}
+	t.Setenv("QL_CONFIG", config)
+	if code, out, errOut := ql(t, "retention", "run", "--data-dir", dir); code != 0 || !strings.Contains(out, "policy: runs 60d") {
+		t.Fatalf("pass with the server's config in $QL_CONFIG: exit %d, %q %q", code, out, errOut)
+	}
+	t.Setenv("QL_CONFIG", "")
+	if n := runsFinishedBefore30Days(t, db); n != before {
+		t.Fatalf("a pass with the server's 60-day policy left %d of %d runs 40 days old", n, before)
+	}
+	if code, out, errOut := ql(t, "retention", "run", "--dry-run", "--data-dir", dir, "--profile", "edge"); code != 0 || !strings.Contains(out, "policy: runs 3d, logs 3d, log bytes 64MiB") {
+		t.Fatalf("dry run with --profile edge: exit %d, %q %q; want the edge defaults", code, out, errOut)
+	}
+	bad := writeFile(t, t.TempDir(), "serve.yaml", "retention-days: 60\n")
+	if code, _, errOut := ql(t, "retention", "run", "--dry-run", "--data-dir", dir, "--config", bad); code != 2 || !strings.Contains(errOut, `unknown setting "retention-days"`) {
+		t.Fatalf("a config file with a mistake: exit %d, %q; want 2 naming the setting", code, errOut)
+	}
+}
+
+// ageFinishedRuns waits for the server on dir to finish two Runs, then
+// makes every succeeded Run 40 days older (past the 30-day default, within
+// a 60-day setting) and returns how many it aged.
+func ageFinishedRuns(t *testing.T, dir string, db *sql.DB) int64 {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var n int
@@ -141,35 +140,24 @@ func TestRetentionRunTakesTheServersConfigFileAndProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rw.Close()
-	if _, err := rw.Exec(`UPDATE runs SET finished_at_ms = finished_at_ms - ? WHERE state = 'succeeded'`, (40 * 24 * time.Hour).Milliseconds()); err != nil {
+	res, err := rw.Exec(`UPDATE runs SET finished_at_ms = finished_at_ms - ? WHERE state = 'succeeded'`, (40 * 24 * time.Hour).Milliseconds())
+	if err != nil {
 		t.Fatal(err)
 	}
-	aged := func() int {
-		var n int
-		if err := db.QueryRow(`SELECT count(*) FROM runs WHERE finished_at_ms < ?`, time.Now().Add(-30*24*time.Hour).UnixMilli()).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+	aged, err := res.RowsAffected()
+	if err != nil {
+		t.Fatal(err)
 	}
-	before := aged()
-	config := writeFile(t, t.TempDir(), "serve.yaml", "data-dir: "+dir+"\nhttp-addr: 127.0.0.1:0\nretention: {runs: 60d, logs: 60d}\n")
-	code, out, errOut := ql(t, "retention", "run", "--dry-run", "--config", config)
-	if code != 0 || !strings.Contains(out, "policy: runs 60d, logs 60d, log bytes 1GiB") || !strings.Contains(out, "would delete runs: 0 runs") {
-		t.Fatalf("dry run with the server's config: exit %d, %q %q; want its 60-day policy on its data directory, deleting nothing", code, out, errOut)
+	return aged
+}
+
+// runsFinishedBefore30Days counts the Runs that finished more than 30 days
+// ago, the default runs retention.
+func runsFinishedBefore30Days(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM runs WHERE finished_at_ms < ?`, time.Now().Add(-30*24*time.Hour).UnixMilli()).Scan(&n); err != nil {
+		t.Fatal(err)
 	}
-	t.Setenv("QL_CONFIG", config)
-	if code, out, errOut := ql(t, "retention", "run", "--data-dir", dir); code != 0 || !strings.Contains(out, "policy: runs 60d") {
-		t.Fatalf("pass with the server's config in $QL_CONFIG: exit %d, %q %q", code, out, errOut)
-	}
-	t.Setenv("QL_CONFIG", "")
-	if n := aged(); n != before {
-		t.Fatalf("a pass with the server's 60-day policy left %d of %d runs 40 days old", n, before)
-	}
-	if code, out, errOut := ql(t, "retention", "run", "--dry-run", "--data-dir", dir, "--profile", "edge"); code != 0 || !strings.Contains(out, "policy: runs 3d, logs 3d, log bytes 64MiB") {
-		t.Fatalf("dry run with --profile edge: exit %d, %q %q; want the edge defaults", code, out, errOut)
-	}
-	bad := writeFile(t, t.TempDir(), "serve.yaml", "retention-days: 60\n")
-	if code, _, errOut := ql(t, "retention", "run", "--dry-run", "--data-dir", dir, "--config", bad); code != 2 || !strings.Contains(errOut, `unknown setting "retention-days"`) {
-		t.Fatalf("a config file with a mistake: exit %d, %q; want 2 naming the setting", code, errOut)
-	}
+	return n
 }
