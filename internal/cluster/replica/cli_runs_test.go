@@ -32,23 +32,7 @@ type fakeWorker struct {
 
 func newFakeWorker(t *testing.T, env *clustertest.Env, rt *pgstore.Runtime, name string) *fakeWorker {
 	t.Helper()
-	admin, err := pgstore.OpenAdmin(t.Context(), env.URL(pgstore.RoleAdmin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	cred, err := admin.WorkerCreate(t.Context(), name, nil, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := rt.AuthenticateWorker(t.Context(), cred)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 4, Version: "test"}, pgstore.WorkerSettings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, reg := env.ConnectWorker(t, rt, name, nil, 4)
 	return &fakeWorker{rt: rt, id: id, session: reg.SessionID}
 }
 

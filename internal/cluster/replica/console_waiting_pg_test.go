@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
 
@@ -88,22 +86,7 @@ func TestTheConsoleRunPageSaysWhyAQueuedClusterRunWaits(t *testing.T) {
 
 	connect := func(name string, labels map[string]string) {
 		t.Helper()
-		admin, err := pgstore.OpenAdmin(t.Context(), env.URL(pgstore.RoleAdmin))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer admin.Close()
-		cred, err := admin.WorkerCreate(t.Context(), name, labels, 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, err := rt.AuthenticateWorker(t.Context(), cred)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 4, Version: "test"}, pgstore.WorkerSettings{}); err != nil {
-			t.Fatal(err)
-		}
+		env.ConnectWorker(t, rt, name, labels, 4)
 	}
 	connect("eu-cpu", map[string]string{"zone": "eu"})
 	if en, zh := page("en"), page("zh"); !strings.Contains(en, `data-reason="no_matching_worker"`) ||

@@ -19,7 +19,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
@@ -115,24 +114,9 @@ func TestAQueuedRunNoWorkerCanTakeSaysWhyInTheCLIAndTheAPI(t *testing.T) {
 		t.Fatalf("runs logs -f of the waiting run printed %q; want the reason once", followed.String())
 	}
 
-	admin, err := pgstore.OpenAdmin(t.Context(), env.URL(pgstore.RoleAdmin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
 	connect := func(name string, labels map[string]string) {
 		t.Helper()
-		cred, err := admin.WorkerCreate(t.Context(), name, labels, 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, err := rt.AuthenticateWorker(t.Context(), cred)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 4, Version: "test"}, pgstore.WorkerSettings{}); err != nil {
-			t.Fatal(err)
-		}
+		env.ConnectWorker(t, rt, name, labels, 4)
 	}
 	connect("eu-cpu", map[string]string{"zone": "eu"})
 	text, d = show()
