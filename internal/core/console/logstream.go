@@ -107,7 +107,7 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			// A string always marshals; the stream is text/event-stream,
 			// never read as HTML.
 			b, _ := json.Marshal(text)
-			if _, err := fmt.Fprintf(w, "event: waiting\ndata: %s\n\n", b); err != nil { //nolint:gosec // G705: one JSON string
+			if _, err := fmt.Fprintf(w, "event: waiting\ndata: %s\n\n", b); err != nil {
 				return
 			}
 		}

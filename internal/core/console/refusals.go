@@ -31,7 +31,7 @@ const (
 // it is the reference these translate, and it names the ids and commands
 // that the page around the message already shows.
 var refusals = map[string]map[qlerror.Reason]string{
-	"zh": {
+	"zh": { //nolint:gosec // G101: sentences keyed by refusal reasons (some name tokens), no credential
 		schedule.RefusalTriggerMissing:   "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
 		schedule.RefusalRunMissing:       "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
 		schedule.RefusalRunNotFinished:   "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",

@@ -12,18 +12,18 @@ import (
 type WaitReason string
 
 const (
-	// WaitNoWorker: no worker process is connected to the cluster.
+	// WaitNoWorker means no worker process is connected to the cluster.
 	WaitNoWorker WaitReason = "no_worker"
-	// WaitWorkersDraining: workers are connected, but every one is
+	// WaitWorkersDraining means workers are connected, but every one is
 	// draining (`ql workers drain`) and takes no new Run.
 	WaitWorkersDraining WaitReason = "workers_draining"
-	// WaitNoMatchingWorker: workers take work, but none carries all of
+	// WaitNoMatchingWorker means workers take work, but none carries all of
 	// the labels of the task's placement.
 	WaitNoMatchingWorker WaitReason = "no_matching_worker"
-	// WaitWorkersBusy: workers carrying the placement's labels take work,
+	// WaitWorkersBusy means workers carrying the placement's labels take work,
 	// but every one of their slots holds a Run.
 	WaitWorkersBusy WaitReason = "workers_busy"
-	// WaitPrevious: a worker could take it, but its trigger's overlap
+	// WaitPrevious means a worker could take it, but its trigger's overlap
 	// policy (queue_one, or cancel_previous while the Run it cancelled
 	// stops) holds it until an earlier Run of the trigger
 	// finishes.
