@@ -17,19 +17,7 @@ import (
 func TestConsoleShowsAnArchivedProjectsTriggerArchivedWithNoNextFireOrRunNow(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
-	b, err := OpenBackend(t.Context(), LayoutOf(site.dir).DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.Store.ProjectByName(t.Context(), "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Status = project.Archived
-	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
+	site.archiveShop(t)
 	c := consoleClient(t)
 	site.signIn(t, c, site.tokens[apitoken.Operate])
 	for path, want := range map[string][]string{
@@ -50,5 +38,24 @@ func TestConsoleShowsAnArchivedProjectsTriggerArchivedWithNoNextFireOrRunNow(t *
 	}
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/?lang=en", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
 		t.Errorf("the overview lists the archived project's trigger among the next fires:\n%s", page)
+	}
+}
+
+// archiveShop archives the site's project "shop" as a definitions file
+// with status: archived would.
+func (s *consoleSite) archiveShop(t *testing.T) {
+	t.Helper()
+	b, err := OpenBackend(t.Context(), LayoutOf(s.dir).DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.Store.ProjectByName(t.Context(), "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status = project.Archived
+	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
-	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
@@ -128,19 +127,7 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 	refusal{"a sign-in without the form's CSRF cookie", http.MethodPost, "/signin", url.Values{"token": {site.tokens[apitoken.Read]}},
 		"the sign-in form is missing its CSRF token", "登录表单缺少 CSRF 令牌"}.check(t, site, consoleClient(t), csrf)
 
-	b, err := OpenBackend(t.Context(), LayoutOf(site.dir).DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.Store.ProjectByName(t.Context(), "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Status = project.Archived
-	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
+	site.archiveShop(t)
 	refusal{"run now of an archived project's trigger", http.MethodPost, trig + "/run", nil,
 		"belongs to an archived project", "所属的项目已归档"}.check(t, site, c, csrf)
 	refusal{"a disable of an archived project's trigger", http.MethodPost, trig + "/disable", nil,
