@@ -18,15 +18,7 @@ import (
 func TestAQueuedOneRunIsNotGrantedWhileTheEarlierRunIsUnfinished(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	triggerID := s.applyTrigger(t, "q", "{name: tick, task: job, cron: \"0 0 1 1 *\", timezone: UTC, overlap: queue_one}", "tick")
-	first, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "one"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "two"})
-	if err != nil || !second.Created {
-		t.Fatalf("second request: %+v, %v; want a waiting Run", second, err)
-	}
+	first, second := s.queueOneBehind(t)
 	w := s.newWorker(t, "w1", nil, 4)
 	if _, grants := s.pull(t, w, 4); len(grants) != 1 || grants[0].RunID != first.RunID {
 		t.Fatalf("granted %+v; want only the first Run, the second waiting behind it", grants)
@@ -112,4 +104,20 @@ func (s *store) applyTrigger(t *testing.T, project, trigger, name string) string
 		t.Fatal(err)
 	}
 	return triggerID
+}
+
+// queueOneBehind applies a queue_one trigger and runs it now twice: the
+// first Run is unfinished, so the second is admitted to wait behind it.
+func (s *store) queueOneBehind(t *testing.T) (first, second schedule.RunNowResult) {
+	t.Helper()
+	triggerID := s.applyTrigger(t, "q", "{name: tick, task: job, cron: \"0 0 1 1 *\", timezone: UTC, overlap: queue_one}", "tick")
+	first, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err = s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "two"})
+	if err != nil || !second.Created {
+		t.Fatalf("second request: %+v, %v; want a waiting Run", second, err)
+	}
+	return first, second
 }

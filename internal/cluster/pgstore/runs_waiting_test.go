@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/run"
-	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // waitingOf reads Run id as `ql runs show` does and returns why it waits.
@@ -194,15 +193,7 @@ func TestTheUnplaceableCountNeverWalksTheQueue(t *testing.T) {
 func TestAQueuedRunHeldBehindAnEarlierRunOfItsTriggerSaysWhichRun(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	triggerID := s.applyTrigger(t, "q", "{name: tick, task: job, cron: \"0 0 1 1 *\", timezone: UTC, overlap: queue_one}", "tick")
-	first, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "one"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := s.runtime.TriggerRunNow(t.Context(), schedule.RunNowRequest{TriggerID: triggerID, RequestID: "two"})
-	if err != nil || !second.Created {
-		t.Fatalf("second request: %+v, %v; want a waiting Run", second, err)
-	}
+	first, second := s.queueOneBehind(t)
 	s.newWorker(t, "w1", nil, 4)
 	if w := s.waitingOf(t, second.RunID); w == nil || w.Reason != run.WaitPrevious || w.PreviousRun != first.RunID {
 		t.Fatalf("waiting %+v, want %s behind %s", w, run.WaitPrevious, first.RunID)
