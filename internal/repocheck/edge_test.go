@@ -36,6 +36,7 @@ var edgePackages = []string{
 	"internal/core/notify",
 	"internal/core/retention",
 	"internal/core/process",
+	"internal/core/plural",
 	"internal/core/project",
 	"internal/core/qlerror",
 	"internal/core/run",

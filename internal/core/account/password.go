@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/crypto/argon2"
 
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -41,7 +42,7 @@ func CheckPassword(p string) error {
 	case !utf8.ValidString(p):
 		return qlerror.New(qlerror.Invalid, "the password is not valid UTF-8")
 	case n < MinPassword:
-		return qlerror.New(qlerror.Invalid, "the password has %d characters; use at least %d", n, MinPassword)
+		return qlerror.New(qlerror.Invalid, "the password has %s; use at least %d", plural.Count(n, "character", "characters"), MinPassword)
 	case n > MaxPassword:
 		return qlerror.New(qlerror.Invalid, "the password has %d characters; use at most %d", n, MaxPassword)
 	}

@@ -55,3 +55,13 @@ func TestPasswordLengthAndRoleScopes(t *testing.T) {
 		t.Fatal("a scope name was taken as a role")
 	}
 }
+
+// A password refused for its length says how many characters it has in
+// the right number: one character is not "1 characters".
+func TestATooShortPasswordCountsItsCharactersInTheRightNumber(t *testing.T) {
+	for p, want := range map[string]string{"x": "has 1 character;", "xy": "has 2 characters;"} {
+		if err := CheckPassword(p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckPassword(%q) = %v, want it to say it %s", p, err, want)
+		}
+	}
+}
