@@ -90,7 +90,7 @@ func TestTheConsoleRunPageSaysWhyAQueuedClusterRunWaits(t *testing.T) {
 	}
 	connect("eu-cpu", map[string]string{"zone": "eu"})
 	if en, zh := page("en"), page("zh"); !strings.Contains(en, `data-reason="no_matching_worker"`) ||
-		!strings.Contains(en, "requires the labels gpu=a100,zone=eu, and none of the 1 live workers") || !strings.Contains(en, "carry: {zone=eu}") ||
+		!strings.Contains(en, "requires the labels gpu=a100,zone=eu, and the 1 live worker does not carry them all") || !strings.Contains(en, "carry: {zone=eu}") ||
 		!strings.Contains(zh, "要求标签 gpu=a100,zone=eu") || !strings.Contains(zh, "在线执行节点的标签：{zone=eu}") {
 		t.Fatalf("with a worker lacking gpu the run page does not name the labels:\n%s\n%s", en, zh)
 	}

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,9 +64,16 @@ func TestTheTimelineMergesRunsAndPassedOccurrencesNewestFirst(t *testing.T) {
 	}
 }
 
-// Both languages name every word the pages use.
+// Both languages name every word the pages use. A singular form (key.one)
+// is a language's own: Chinese has none, and each has its plural key.
 func TestBothLanguagesHaveEveryMessage(t *testing.T) {
 	for key := range messages["en"] {
+		if base, ok := strings.CutSuffix(key, singular); ok {
+			if messages["en"][base] == "" {
+				t.Errorf("English has the singular %q of no message", key)
+			}
+			continue
+		}
 		if messages["zh"][key] == "" {
 			t.Errorf("Chinese lacks %q", key)
 		}
@@ -136,5 +144,27 @@ func TestAdmissionLagIsMeasuredFromTheDueTimeOfRecentRuns(t *testing.T) {
 	}
 	if admissionLag(nil, 0) != nil {
 		t.Fatal("a lag without runs")
+	}
+}
+
+// A queued Run's reason names one live worker in the singular in English,
+// several in the plural, and Chinese, which has no plural, says both alike.
+func TestTheWaitingReasonNamesOneLiveWorkerInTheSingular(t *testing.T) {
+	gpu := map[string]string{"gpu": "a100"}
+	for _, c := range []struct {
+		lang string
+		w    run.Waiting
+		want string
+	}{
+		{"en", run.Waiting{Reason: run.WaitNoMatchingWorker, Labels: gpu, Workers: 1}, "and the 1 live worker does not carry them all."},
+		{"en", run.Waiting{Reason: run.WaitNoMatchingWorker, Labels: gpu, Workers: 2}, "and none of the 2 live workers carries them all."},
+		{"en", run.Waiting{Reason: run.WaitWorkersBusy, Labels: gpu, Workers: 1}, "on the 1 live worker its placement allows (gpu=a100): it already runs"},
+		{"en", run.Waiting{Reason: run.WaitWorkersBusy, Labels: gpu, Workers: 2}, "on the 2 live workers its placement allows (gpu=a100): each already runs"},
+		{"zh", run.Waiting{Reason: run.WaitNoMatchingWorker, Labels: gpu, Workers: 1}, "但 1 个在线执行节点中没有一个"},
+		{"zh", run.Waiting{Reason: run.WaitWorkersBusy, Labels: gpu, Workers: 1}, "允许的 1 个在线执行节点（gpu=a100）"},
+	} {
+		if got := waitingText(c.lang, &c.w); !strings.Contains(got, c.want) {
+			t.Errorf("%s, %s with %d workers: %q, want %q", c.lang, c.w.Reason, c.w.Workers, got, c.want)
+		}
 	}
 }

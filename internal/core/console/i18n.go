@@ -72,14 +72,16 @@ var messages = map[string]map[string]string{
 		"err.userstore":    "the user store did not answer; try again",
 		"err.signincsrf":   "the sign-in form is missing its CSRF token or it is stale; sign in again on this page",
 		// Why a queued cluster Run waits for a worker (waitingText).
-		"wait.title":              "Why it waits",
-		"wait.no_worker":          "No worker is connected, so nothing can run it. Start one with ql-worker --server URL --credential-file FILE (create its credential with ql workers create NAME).",
-		"wait.workers_draining":   "Every connected worker (%d) is draining and takes no new run. Return one to service with ql workers resume NAME, or start another.",
-		"wait.no_matching_worker": "Its task's placement requires the labels %s, and none of the %d live workers carries them all. Start a worker with those labels, or change the task's placement.labels.",
-		"wait.workerlabels":       "The live workers carry: %s.",
-		"wait.workers_busy":       "It waits for a free slot on the %d live workers its placement allows (%s): each already runs as many commands as its concurrency allows.",
-		"wait.nolabels":           "no labels",
-		"wait.waits_for_previous": "Its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished.",
+		"wait.title":                  "Why it waits",
+		"wait.no_worker":              "No worker is connected, so nothing can run it. Start one with ql-worker --server URL --credential-file FILE (create its credential with ql workers create NAME).",
+		"wait.workers_draining":       "Every connected worker (%d) is draining and takes no new run. Return one to service with ql workers resume NAME, or start another.",
+		"wait.no_matching_worker":     "Its task's placement requires the labels %s, and none of the %d live workers carries them all. Start a worker with those labels, or change the task's placement.labels.",
+		"wait.no_matching_worker.one": "Its task's placement requires the labels %s, and the %d live worker does not carry them all. Start a worker with those labels, or change the task's placement.labels.",
+		"wait.workerlabels":           "The live workers carry: %s.",
+		"wait.workers_busy":           "It waits for a free slot on the %d live workers its placement allows (%s): each already runs as many commands as its concurrency allows.",
+		"wait.workers_busy.one":       "It waits for a free slot on the %d live worker its placement allows (%s): it already runs as many commands as its concurrency allows.",
+		"wait.nolabels":               "no labels",
+		"wait.waits_for_previous":     "Its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished.",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -154,6 +156,19 @@ func tr(lang, key string) string {
 	}
 	return messages["en"][key]
 }
+
+// trCount is key's words in l for the count n: its singular form
+// (key.one) when n is 1 and l has one, as English does and Chinese, which
+// does not inflect nouns for number, does not.
+func trCount(l, key string, n int) string {
+	if s, ok := messages[l][key+singular]; ok && n == 1 {
+		return s
+	}
+	return tr(l, key)
+}
+
+// singular ends the key of a message's form for a count of one.
+const singular = ".one"
 
 // lang is the request's language: ?lang=, then the switch's cookie, then
 // the language of Accept-Language's highest weight this console speaks
@@ -250,7 +265,7 @@ func waitingText(l string, w *run.Waiting) string {
 	case run.WaitWorkersDraining:
 		return fmt.Sprintf(tr(l, "wait.workers_draining"), w.Workers)
 	case run.WaitNoMatchingWorker:
-		text := fmt.Sprintf(tr(l, "wait.no_matching_worker"), labels(w.Labels), w.Workers)
+		text := fmt.Sprintf(trCount(l, "wait.no_matching_worker", w.Workers), labels(w.Labels), w.Workers)
 		if len(w.WorkerLabels) > 0 {
 			sets := make([]string, 0, len(w.WorkerLabels))
 			for _, m := range w.WorkerLabels {
@@ -260,7 +275,7 @@ func waitingText(l string, w *run.Waiting) string {
 		}
 		return text
 	case run.WaitWorkersBusy:
-		return fmt.Sprintf(tr(l, "wait.workers_busy"), w.Workers, labels(w.Labels))
+		return fmt.Sprintf(trCount(l, "wait.workers_busy", w.Workers), w.Workers, labels(w.Labels))
 	case run.WaitPrevious:
 		return fmt.Sprintf(tr(l, "wait.waits_for_previous"), w.PreviousRun)
 	}

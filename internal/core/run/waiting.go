@@ -67,7 +67,10 @@ func (w Waiting) Message() string {
 	case WaitWorkersDraining:
 		return fmt.Sprintf("every connected worker (%d) is draining and takes no new Run; return one to service with `ql workers resume NAME`, or start another", w.Workers)
 	case WaitNoMatchingWorker:
-		msg := fmt.Sprintf("its task's placement requires the labels %s and none of the %d live %s carries them all", FormatLabels(w.Labels), w.Workers, workers(w.Workers))
+		msg := fmt.Sprintf("its task's placement requires the labels %s and none of the %d live workers carries them all", FormatLabels(w.Labels), w.Workers)
+		if w.Workers == 1 {
+			msg = fmt.Sprintf("its task's placement requires the labels %s and the one live worker does not carry them all", FormatLabels(w.Labels))
+		}
 		if len(w.WorkerLabels) > 0 {
 			sets := make([]string, 0, len(w.WorkerLabels))
 			for _, l := range w.WorkerLabels {
@@ -79,16 +82,12 @@ func (w Waiting) Message() string {
 	case WaitPrevious:
 		return fmt.Sprintf("its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished; `ql runs show %[1]s` says why that one has not", w.PreviousRun)
 	case WaitWorkersBusy:
-		return fmt.Sprintf("it waits for a free slot on the %d live %s %s: each already runs as many commands as its concurrency allows", w.Workers, workers(w.Workers), matchingWhat(w.Labels))
+		if w.Workers == 1 {
+			return fmt.Sprintf("it waits for a free slot on the one live worker %s: it already runs as many commands as its concurrency allows", matchingWhat(w.Labels))
+		}
+		return fmt.Sprintf("it waits for a free slot on the %d live workers %s: each already runs as many commands as its concurrency allows", w.Workers, matchingWhat(w.Labels))
 	}
 	return string(w.Reason)
-}
-
-func workers(n int) string {
-	if n == 1 {
-		return "worker"
-	}
-	return "workers"
 }
 
 func matchingWhat(labels map[string]string) string {
