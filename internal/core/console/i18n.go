@@ -52,6 +52,7 @@ var messages = map[string]map[string]string{
 		"replicas": "Replicas", "rep.live": "live", "rep.expired": "expired", "host": "Host", "pid": "PID", "version": "Version",
 		"started": "Started", "lastseen": "Last seen",
 		"run": "Run", "yourtime": "Your time", "allruns": "All its runs",
+		"ledger.more":    "Only its newest %d ledger entries of occurrences passed over are shown; older ones exist. `ql triggers show %s --ledger %d` lists the whole ledger.",
 		"nofires.paused": "none while paused", "nofires.disabled": "none while disabled",
 		"archived": "project archived", "nofires.archived": "none while its project is archived",
 		"err.400": "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
@@ -119,6 +120,7 @@ var messages = map[string]map[string]string{
 		"replicas": "副本", "rep.live": "个在线", "rep.expired": "已过期", "host": "主机", "pid": "进程号", "version": "版本",
 		"started": "启动时间", "lastseen": "最近在线",
 		"run": "运行", "yourtime": "你的时间", "allruns": "它的全部运行",
+		"ledger.more":    "这里只显示已跳过记录中最新的 %d 条，还有更早的记录。用 `ql triggers show %s --ledger %d` 查看全部记录。",
 		"nofires.paused": "暂停期间没有", "nofires.disabled": "停用期间没有",
 		"archived": "项目已归档", "nofires.archived": "项目归档期间没有",
 		"err.400": "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
@@ -283,7 +285,10 @@ func waitingText(l string, w *run.Waiting) string {
 }
 
 var funcs = template.FuncMap{
-	"t":       tr,
+	"t": tr,
+	"tf": func(l, key string, args ...any) string {
+		return fmt.Sprintf(tr(l, key), args...)
+	},
 	"waiting": waitingText,
 	"word":    word,
 	"when":    when,

@@ -15,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 // Page sizes: the runs list, the runs the overview counts, the triggers a
@@ -225,18 +226,23 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 
 func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *session) {
 	id := r.PathValue("id")
-	d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, ledgerEntries)
+	d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, view.DetailLedgerRead(ledgerEntries))
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
+	// The entry read past ledgerEntries only says older ones exist, so
+	// that the page does not pass its newest entries off as the ledger.
+	ledgerMore := len(d.Ledger) > ledgerEntries
+	d.Ledger = d.Ledger[:min(len(d.Ledger), ledgerEntries)]
 	runs, _, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{TriggerID: id, Limit: ledgerEntries})
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
 	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
-		"Fires": upcoming(d.TriggerStatus, d.NowMs), "Request": randomID(), "MaxNote": schedule.MaxPauseNote})
+		"Fires": upcoming(d.TriggerStatus, d.NowMs), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,
+		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown})
 }
 
 // entry is one row of a trigger's timeline: a Run or an occurrence passed

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"database/sql"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
@@ -300,4 +303,45 @@ func TestConsoleShowsWhyAnAttemptEnded(t *testing.T) {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
 		return strings.Contains(page, `<code class="error-code">cancelled</code>`)
 	})
+}
+
+// A trigger's page shows the newest 50 entries of its ledger and, when it
+// has older ones, says so in the page's language and names the command
+// that lists the whole ledger, so that nobody takes the newest entries for
+// every occurrence passed over.
+func TestConsoleTriggerPageSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Read])
+	seed := func(from, to int) {
+		db, err := sql.Open("sqlite", LayoutOf(site.dir).DB+"?_pragma=busy_timeout(10000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`WITH RECURSIVE i(n) AS (SELECT ?2 UNION ALL SELECT n + 1 FROM i WHERE n < ?3)
+			INSERT INTO occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms,
+				occurrence_count, at_least, recorded_at_ms)
+			SELECT ?1, n, 1, 'misfire', n * 1000, n * 1000, 1, 0, n * 1000 FROM i`, site.triggerID, from, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := func(lang string) string {
+		_, p := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang="+lang, nil)
+		return p
+	}
+	seed(1, 50)
+	if p := page("en"); strings.Count(p, "× passed over") != 50 || strings.Contains(p, `id="ledger-more"`) {
+		t.Fatalf("a ledger of 50 entries: want all 50 shown and no word of older ones:\n%s", p)
+	}
+	seed(51, 51)
+	whole := fmt.Sprintf("`ql triggers show shop/nightly --ledger %d`", view.MaxLedgerShown)
+	if p := page("en"); strings.Count(p, "× passed over") != 50 || !strings.Contains(p, `id="ledger-more"`) ||
+		!strings.Contains(p, "Only its newest 50 ledger entries of occurrences passed over are shown; older ones exist. "+whole) {
+		t.Errorf("a ledger of 51 entries in English: want the newest 50 and a word of the older ones naming %s:\n%s", whole, p)
+	}
+	if p := page("zh"); !strings.Contains(p, "这里只显示已跳过记录中最新的 50 条，还有更早的记录。用 "+whole) {
+		t.Errorf("a ledger of 51 entries in Chinese: want a word of the older ones naming %s:\n%s", whole, p)
+	}
 }
