@@ -30,7 +30,8 @@ func triggersShowCommand(opts Options) *cobra.Command {
 		Short: "Show a trigger: its schedule, next fire times, last runs and the occurrences it passed over",
 		Long: `Show one trigger (NAME is its name, project/name, or id): its revision, cron, zone and misfire
 policy, whether it is enabled, paused (with the pause note) or archived with its project, its next
-fire times computed from the database's clock and shown in the trigger's zone, its last runs, and its
+fire times computed from the database's clock and shown in the trigger's zone, its last --runs runs
+(saying when older ones exist: ` + "`" + opts.Binary + ` runs list --trigger NAME` + "`" + ` lists them all), and its
 occurrence ledger: every occurrence that fell due without a Run, with the reason (misfire, collapsed,
 paused, ...) and how many. The ledger shows its newest --ledger entries and says when older ones are
 left out; --ledger ` + strconv.Itoa(view.MaxLedgerShown) + ` shows all of it (the newest entries in full, older ones summed per reason).` +
@@ -62,18 +63,18 @@ left out; --ledger ` + strconv.Itoa(view.MaxLedgerShown) + ` shows all of it (th
 			if err != nil {
 				return err
 			}
-			list, _, err := b.Runs.RunList(cmd.Context(), run.ListParams{TriggerID: id, Limit: runs})
+			list, next, err := b.Runs.RunList(cmd.Context(), run.ListParams{TriggerID: id, Limit: runs})
 			if err != nil {
 				return err
 			}
-			v, err := view.NewTriggerDetail(d, list, ledger)
+			v, err := view.NewTriggerDetail(d, list, next, ledger)
 			if err != nil {
 				return err
 			}
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
-			return printTriggerDetail(cmd, v)
+			return printTriggerDetail(cmd, opts.Binary, v)
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -84,7 +85,7 @@ left out; --ledger ` + strconv.Itoa(view.MaxLedgerShown) + ` shows all of it (th
 	return c
 }
 
-func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
+func printTriggerDetail(cmd *cobra.Command, binary string, v view.TriggerDetail) error {
 	w := cmd.OutOrStdout()
 	t := v.Trigger
 	paused := "no"
@@ -134,6 +135,9 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	}
 	if len(v.Runs) == 0 {
 		fmt.Fprintln(tw, "(no runs)")
+	}
+	if v.RunsMore {
+		fmt.Fprintf(tw, "(older runs than these %d are not shown: `%s runs list --trigger %s/%s` lists them all)\n", len(v.Runs), binary, t.ProjectName, t.Name)
 	}
 	fmt.Fprintln(tw, "\nPASSED OVER\tCOUNT\tFIRST\tLAST\tREV\tRECORDED")
 	for _, e := range v.Ledger {

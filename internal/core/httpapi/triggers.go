@@ -35,9 +35,9 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 }
 
 // triggerGet is one trigger as `ql triggers show -o json` prints it: its
-// schedule and pause state, next fire times, last runs and newest ledger
-// entries (?ledger=N, 1–view.MaxLedgerShown, which is the whole ledger), and
-// whether older ones exist.
+// schedule and pause state, next fire times, last runs and whether older
+// ones exist, and newest ledger entries (?ledger=N, 1–view.MaxLedgerShown,
+// which is the whole ledger) and whether older ones exist.
 func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
 	q, err := params(r.URL.Query(), "ledger")
 	if err != nil {
@@ -52,9 +52,9 @@ func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs, _, err := a.Runs.RunList(ctx, run.ListParams{TriggerID: id, Limit: detailRuns})
+	runs, next, err := a.Runs.RunList(ctx, run.ListParams{TriggerID: id, Limit: detailRuns})
 	if err != nil {
 		return nil, err
 	}
-	return view.NewTriggerDetail(d, runs, n)
+	return view.NewTriggerDetail(d, runs, next, n)
 }

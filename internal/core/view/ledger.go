@@ -33,14 +33,18 @@ type FireTime struct {
 
 // TriggerDetail is what `ql triggers show` prints.
 type TriggerDetail struct {
-	Trigger    Trigger       `json:"trigger"`
-	Paused     bool          `json:"paused"`
-	PauseNote  string        `json:"pauseNote,omitempty"`
-	PausedAtMs *int64        `json:"pausedAtMs"`
-	NowMs      int64         `json:"nowMs"`
-	NextFires  []FireTime    `json:"nextFires"`
-	Runs       []Run         `json:"runs"`
-	Ledger     []LedgerEntry `json:"ledger"`
+	Trigger    Trigger    `json:"trigger"`
+	Paused     bool       `json:"paused"`
+	PauseNote  string     `json:"pauseNote,omitempty"`
+	PausedAtMs *int64     `json:"pausedAtMs"`
+	NowMs      int64      `json:"nowMs"`
+	NextFires  []FireTime `json:"nextFires"`
+	Runs       []Run      `json:"runs"`
+	// RunsMore says the trigger has older Runs than Runs lists (`ql runs
+	// list --trigger` lists them all), so its last Runs are not taken for
+	// every Run it had.
+	RunsMore bool          `json:"runsMore"`
+	Ledger   []LedgerEntry `json:"ledger"`
 	// LedgerMore says the trigger has older ledger entries than Ledger
 	// lists, so a reader does not take the newest entries for all of
 	// them and an occurrence outside them for unaccounted.
@@ -80,12 +84,13 @@ func NextFireTimes(c trigger.Cron, afterMs int64, n int) ([]int64, *time.Locatio
 	return next, sched.Location(), nil
 }
 
-// NewTriggerDetail shapes d with its last runs, its newest ledgerLimit
+// NewTriggerDetail shapes d with its last runs (runsNext is the cursor of
+// their listing, "" when no older Run exists), its newest ledgerLimit
 // ledger entries and its next NextFireCount fire times after the store's
 // clock reading, in the trigger's zone; an error when its stored cron no
 // longer parses. d is read with DetailLedgerRead(ledgerLimit) entries, one
 // more than it shows, so that LedgerMore can tell whether older ones exist.
-func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, ledgerLimit int) (TriggerDetail, error) {
+func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, runsNext string, ledgerLimit int) (TriggerDetail, error) {
 	next, loc, err := NextFireTimes(d.Cron, d.NowMs, NextFireCount)
 	if err != nil {
 		return TriggerDetail{}, fmt.Errorf("trigger %s: its stored cron no longer parses: %w", d.TriggerID, err)
@@ -93,7 +98,7 @@ func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, ledgerLimit int)
 	out := TriggerDetail{
 		Trigger: NewTriggerList([]schedule.TriggerStatus{d.TriggerStatus}, "").Triggers[0],
 		Paused:  d.Paused, PauseNote: d.PauseNote, PausedAtMs: d.PausedAtMs, NowMs: d.NowMs,
-		NextFires: make([]FireTime, 0, len(next)), Runs: make([]Run, 0, len(runs)), Ledger: make([]LedgerEntry, 0, len(d.Ledger)),
+		NextFires: make([]FireTime, 0, len(next)), Runs: make([]Run, 0, len(runs)), RunsMore: runsNext != "", Ledger: make([]LedgerEntry, 0, len(d.Ledger)),
 	}
 	for _, ms := range next {
 		out.NextFires = append(out.NextFires, FireTime{AtMs: ms, Local: time.UnixMilli(ms).In(loc).Format(LocalTimeFormat),

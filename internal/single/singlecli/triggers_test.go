@@ -149,3 +149,41 @@ func TestTriggersShowSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 		t.Fatalf("GET ?ledger=%s: %d ledgerMore %v; want the whole ledger and false", whole, st, v["ledgerMore"])
 	}
 }
+
+// triggers show lists the last --runs Runs and, when the trigger has older
+// ones, says so under them naming the listing that has them all, and as
+// runsMore in -o json and the API, so that nobody takes the last Runs for
+// every Run the trigger had.
+func TestTriggersShowSaysWhenOlderRunsAreNotShown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", projectFile("demo", "tick")), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	const runs = 11
+	for i := range runs {
+		if code, out, errOut := ql(t, "triggers", "run", "tick", "--force", "--data-dir", dir); code != 0 {
+			t.Fatalf("run %d: %d %q %q", i, code, out, errOut)
+		}
+	}
+	code, out, errOut := ql(t, "triggers", "show", "tick", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "(older runs than these 10 are not shown: `ql-edge runs list --trigger demo/tick` lists them all)") {
+		t.Fatalf("show of %d Runs: %d %q %q; want the oldest said to be left out", runs, code, out, errOut)
+	}
+	if code, out, _ := ql(t, "triggers", "show", "tick", "--runs", strconv.Itoa(runs), "--data-dir", dir); code != 0 || strings.Contains(out, "older runs") {
+		t.Fatalf("show --runs %d of %d Runs: %d %q; want no word of older runs when there are none", runs, runs, code, out)
+	}
+	if d := showJSON(t, dir, "tick"); len(d.Runs) != 10 || !d.RunsMore {
+		t.Fatalf("show -o json: %d runs, runsMore %t; want 10 and runsMore", len(d.Runs), d.RunsMore)
+	}
+	var all view.TriggerDetail
+	code, out, errOut = ql(t, "triggers", "show", "tick", "--runs", strconv.Itoa(runs), "-o", "json", "--data-dir", dir)
+	if code != 0 || json.Unmarshal([]byte(out), &all) != nil || len(all.Runs) != runs || all.RunsMore {
+		t.Fatalf("show --runs %d -o json: %d %q %q; want every Run and no runsMore", runs, code, out, errOut)
+	}
+	token := newToken(t, dir, "reader", "read")
+	base := serveAPI(t, dir, "standalone")
+	if st, v := call(t, http.MethodGet, base+"/api/v1/triggers/"+all.Trigger.TriggerID, token, ""); st != http.StatusOK || v["runsMore"] != true {
+		t.Fatalf("GET the trigger of %d Runs: %d runsMore %v; want true, the API showing 10", runs, st, v["runsMore"])
+	}
+}
