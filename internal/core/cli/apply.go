@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
@@ -159,7 +160,7 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	for _, r := range results {
 		fmt.Fprintln(cmd.OutOrStdout(), r.Planned())
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d tasks, %d triggers); dry run, nothing written\n", doc.File, len(doc.Tasks), len(doc.Triggers))
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%s, %s); dry run, nothing written\n", doc.File, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -64,7 +65,7 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 		}
 	}
 	if dryRun {
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%d tasks, %d triggers); dry run, nothing written\n", file, len(doc.Tasks), len(doc.Triggers))
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%s, %s); dry run, nothing written\n", file, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/retention"
 )
 
@@ -175,18 +176,21 @@ func retentionProfileDefaults(opts Options, db *dbFlags, profile string, store r
 func describe(k retention.Kind, d retention.Deleted) string {
 	switch k {
 	case retention.KindRuns:
-		return fmt.Sprintf("runs: %d runs, %d attempts, %d events, %d logs (%s)", d.Runs, d.Attempts, d.Events, d.Logs, retention.FormatBytes(d.LogBytes))
+		return fmt.Sprintf("runs: %s, %s, %s, %s (%s)", plural.Count(d.Runs, "run", "runs"), plural.Count(d.Attempts, "attempt", "attempts"),
+			plural.Count(d.Events, "event", "events"), logCount(d.Logs), retention.FormatBytes(d.LogBytes))
 	case retention.KindLogs:
-		return fmt.Sprintf("old logs: %d logs (%s)", d.Logs, retention.FormatBytes(d.LogBytes))
+		return fmt.Sprintf("old logs: %s (%s)", logCount(d.Logs), retention.FormatBytes(d.LogBytes))
 	}
 	if d.Logs == 0 && d.LogBytes > 0 {
 		return fmt.Sprintf("logs over the cap: the oldest logs holding %s", retention.FormatBytes(d.LogBytes))
 	}
-	return fmt.Sprintf("logs over the cap: %d logs (%s)", d.Logs, retention.FormatBytes(d.LogBytes))
+	return fmt.Sprintf("logs over the cap: %s (%s)", logCount(d.Logs), retention.FormatBytes(d.LogBytes))
 }
 
+func logCount(n int64) string { return plural.Count(n, "log", "logs") }
+
 func describeShort(d retention.Deleted) string {
-	return fmt.Sprintf("%d runs, %d logs", d.Runs, d.Logs)
+	return plural.Count(d.Runs, "run", "runs") + ", " + logCount(d.Logs)
 }
 
 func summary(w io.Writer, rep retention.Report) {

@@ -74,7 +74,7 @@ func TestApplyOverTheAPIValidatesDiffsPublishesAndAudits(t *testing.T) {
 			t.Setenv("QL_TOKEN", admin)
 			back := writeFile(t, dir, "back.yaml", quietFile)
 			code, out, errOut := ql(t, "apply", "--dry-run", "-f", back, "--api-url", base)
-			if code != 0 || !strings.Contains(out, "trigger yearly: would update cron.expression (revision 3)") || !strings.Contains(out, "dry run, nothing written") {
+			if code != 0 || !strings.Contains(out, "trigger yearly: would update cron.expression (revision 3)") || !strings.Contains(out, "valid (1 task, 1 trigger); dry run, nothing written") {
 				t.Fatalf("apply --dry-run --api-url: %d %q %q", code, out, errOut)
 			}
 			if code, out, errOut := ql(t, "apply", "-f", back, "--api-url", base); code != 0 || !strings.Contains(out, "trigger yearly: updated (revision 3)") {

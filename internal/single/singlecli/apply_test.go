@@ -14,13 +14,14 @@ import (
 )
 
 // A dry run never creates the database, also not for an invalid file,
-// and reports what applying would create.
+// and reports what applying would create, counting one task and one
+// trigger in the singular.
 func TestDryRunCreatesNoDatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	code, out, errOut := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--data-dir", dir)
-	if code != 0 || strings.Count(out, "would create") != 3 || !strings.Contains(out, "nothing written") {
-		t.Errorf("dry run: %d %q %q; want project, task and trigger reported as would create", code, out, errOut)
+	if code != 0 || strings.Count(out, "would create") != 3 || !strings.Contains(out, "valid (1 task, 1 trigger); dry run, nothing written") {
+		t.Errorf("dry run: %d %q %q; want project, task and trigger reported as would create, and 1 task, 1 trigger counted", code, out, errOut)
 	}
 	bad := strings.Replace(goodFile, "timezone: UTC", "timezone: Mars/Olympus", 1)
 	if code, _, _ := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "bad.yaml", bad), "--data-dir", dir); code != 1 {

@@ -63,7 +63,7 @@ func TestRunsLogsTellsARemovedLogFromARunNotStartedYet(t *testing.T) {
 		UPDATE attempts SET finished_at_ms = finished_at_ms - ?1 WHERE run_id = ?2`, ago, done); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := ql(t, "retention", "run", "--data-dir", dir, "--retention-runs", "off", "--retention-log-bytes", "off"); code != 0 || !strings.Contains(out, "logs: 1 logs") {
+	if code, out, errOut := ql(t, "retention", "run", "--data-dir", dir, "--retention-runs", "off", "--retention-log-bytes", "off"); code != 0 || !strings.Contains(out, "old logs: 1 log (") {
 		t.Fatalf("retention: exit %d, %q %q; want the aged log removed", code, out, errOut)
 	}
 	code, out, errOut := ql(t, "runs", "logs", done, "--data-dir", dir)
