@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
@@ -110,10 +111,10 @@ func backupInto(ctx context.Context, from, to Layout, progress io.Writer) (Backu
 			sum.LogBytes += n
 		}
 		if (i+1)%backupProgressEvery == 0 {
-			fmt.Fprintf(progress, "logs: %d of %d files\n", i+1, len(logged))
+			fmt.Fprintf(progress, "logs: %d of %s\n", i+1, plural.Count(len(logged), "file", "files"))
 		}
 	}
-	fmt.Fprintf(progress, "logs: %d files (%d bytes)\n", sum.Logs, sum.LogBytes)
+	fmt.Fprintf(progress, "logs: %s (%s)\n", plural.Count(sum.Logs, "file", "files"), plural.Count(sum.LogBytes, "byte", "bytes"))
 	switch _, err := copyFile(from.Secrets, to.Secrets, 0o600); {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

@@ -1,11 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // A backup that fails part way leaves no partial copy to be mistaken for
@@ -70,5 +75,28 @@ func TestABackupRefusesADirectoryOthersMayWrite(t *testing.T) {
 	}
 	if _, err := Backup(t.Context(), LayoutOf(dir).DB, readable, io.Discard); err != nil {
 		t.Fatalf("a backup into a directory of mode 0755: %v", err)
+	}
+}
+
+// A backup's report counts one log file, and one byte, in the singular.
+func TestABackupOfOneLogCountsItInTheSingular(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSiteRunning(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}, "printf x")
+	c := consoleClient(t)
+	site.runNow(t, c, site.signIn(t, c, site.tokens[apitoken.Operate]))
+	waitFor(t, "the Run's one-byte log", 10*time.Second, func() bool {
+		logs, _ := filepath.Glob(filepath.Join(LayoutOf(site.dir).Logs, "*.log"))
+		if len(logs) != 1 {
+			return false
+		}
+		st, err := os.Stat(logs[0])
+		return err == nil && st.Size() == 1
+	})
+	var progress bytes.Buffer
+	if _, err := Backup(t.Context(), LayoutOf(site.dir).DB, filepath.Join(t.TempDir(), "copy"), &progress); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(progress.String(), "logs: 1 file (1 byte)\n") {
+		t.Fatalf("a backup of one log of one byte reported %q; want logs: 1 file (1 byte)", progress.String())
 	}
 }
