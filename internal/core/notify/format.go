@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/plural"
 )
 
 // Headers of every delivery.
@@ -110,14 +112,14 @@ func Verify(secret string, body []byte, header string) bool {
 
 var verbs = map[Event]string{
 	OnFailed: "failed", OnTimedOut: "timed out", OnLost: "was lost", OnSkipped: "skipped an occurrence",
-	OnRecovered: "recovered", OnConsecutiveFailures: "failed %d times in a row",
+	OnRecovered: "recovered", OnConsecutiveFailures: "failed %s in a row",
 }
 
 // Title is the one-line summary of a payload.
 func Title(p Payload) string {
 	verb := verbs[p.Event]
 	if p.Event == OnConsecutiveFailures {
-		verb = fmt.Sprintf(verb, p.ConsecutiveFailures)
+		verb = fmt.Sprintf(verb, plural.Count(p.ConsecutiveFailures, "time", "times"))
 	}
 	name := p.Project
 	if p.Trigger != "" {

@@ -113,3 +113,14 @@ func TestASecretURLIsCheckedWithoutShowingIt(t *testing.T) {
 		t.Fatalf("error %v; want one naming the secret without its value", err)
 	}
 }
+
+// A rule of consecutive failures with a count of one titles its
+// notification "failed 1 time in a row", and more than one in the plural.
+func TestAConsecutiveFailuresTitleCountsOneTimeInTheSingular(t *testing.T) {
+	for n, want := range map[int]string{1: "QingLong: shop/nightly failed 1 time in a row", 3: "QingLong: shop/nightly failed 3 times in a row"} {
+		p := Payload{Event: OnConsecutiveFailures, Project: "shop", Trigger: "nightly", ConsecutiveFailures: n}
+		if got := Title(p); got != want {
+			t.Errorf("Title after %d failures = %q, want %q", n, got, want)
+		}
+	}
+}
