@@ -97,10 +97,10 @@ func runsShowCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show RUN_ID",
 		Short: "Show a run with its attempts and events",
-		Long: `Show a run with its attempts and events. On the cluster, a queued run that no live worker can take
+		Long: "Show a run with its attempts and events." + opts.clusterOnly(` On the cluster, a queued run that no live worker can take
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
-every matching worker is busy, or its trigger's queue_one policy holds it behind an earlier run.`,
+every matching worker is busy, or its trigger's overlap policy holds it behind an earlier run.`),
 		Args: oneID("runs show takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
@@ -187,8 +187,8 @@ numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing
 attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
 until attempt N has ended. While following, a database that stops answering (a restart, a failover, a
 lost connection) is waited for, up to 5 minutes, once said on standard error: output goes on from the
-byte already printed, none repeated or skipped. On the cluster, a queued run that no live worker can
-take says why on standard error (each new reason once while following).
+byte already printed, none repeated or skipped.` + opts.clusterOnly(` On the cluster, a queued run that no live worker can
+take says why on standard error (each new reason once while following).`) + `
 On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
 copied byte for byte.`,
 		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
