@@ -23,8 +23,19 @@ type SweepResult struct {
 	Lost, Retried, RunsLost int
 	// Requeued: retry_wait Runs whose backoff passed, queued again.
 	Requeued int
+	// NextRequeue is the time, in database time from the requeue, until
+	// the earliest backoff still running ends; zero when none runs. The
+	// caller sweeps again then, so a retry waits its backoff and no more.
+	NextRequeue time.Duration
 	// SessionsExpired: live sessions whose lease passed.
 	SessionsExpired int
+}
+
+// Changed reports whether the sweep changed anything (NextRequeue is a
+// reading, not a change).
+func (r SweepResult) Changed() bool {
+	r.NextRequeue = 0
+	return r != SweepResult{}
 }
 
 // SweepLeases runs one bounded page (at most limit rows, SKIP LOCKED) of
@@ -48,9 +59,14 @@ func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, erro
 	}); err != nil {
 		return res, mapErr(err, "ending expired attempts")
 	}
-	err = queryNamed1(ctx, r, sqlSweepRequeue, sweepRequeueParams, pgx.StrictNamedArgs{"limit": limit, "event": run.EventQueued}, &res.Requeued)
+	var nextMs *int64
+	err = queryRowNamed(ctx, r.pool, sqlSweepRequeue, sweepRequeueParams, pgx.StrictNamedArgs{"limit": limit, "event": run.EventQueued}).
+		Scan(&res.Requeued, &nextMs)
 	if err != nil {
 		return res, mapErr(err, "requeueing runs after their backoff")
+	}
+	if nextMs != nil {
+		res.NextRequeue = time.Duration(*nextMs) * time.Millisecond
 	}
 	tag, err := r.pool.Exec(ctx, sqlSweepSessions, limit)
 	if err != nil {

@@ -75,7 +75,11 @@ SELECT a.id, a.run_id, a.number, a.state, a.deadline_at_ms, r.state, r.version, 
 -- retry_wait Runs whose next attempt's backoff passed in database time go
 -- queued (version + 1, one event); the attempt's backoff is cleared, so
 -- attempts_backoff_idx holds only attempts still waiting. Returns the
--- number requeued.
+-- number requeued and the time from now to the earliest backoff still
+-- running (NULL when none runs), read by one probe of attempts_backoff_idx:
+-- the sweep's next round is set for it, so a retry is queued when its
+-- backoff ends rather than at the sweep's cadence. Both are in database
+-- time, so the wait does not depend on the replica's clock.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 picked AS (
     SELECT a.id, a.run_id, a.number
@@ -108,7 +112,12 @@ events AS (
       FROM moved m JOIN picked p ON p.run_id = m.id, n
     RETURNING 1
 )
-SELECT count(*) FROM moved
+SELECT (SELECT count(*) FROM moved),
+       (SELECT b.available_at_ms - (SELECT ms FROM n)
+          FROM qinglong.attempts b
+         WHERE b.available_at_ms > (SELECT ms FROM n) AND b.state = 'claimed' AND b.lease_token_sha256 IS NULL
+         ORDER BY b.available_at_ms
+         LIMIT 1)
 
 -- name: SweepSessions
 -- Live sessions whose lease passed in database time become expired; the
