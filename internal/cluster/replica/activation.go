@@ -113,7 +113,7 @@ func (r *replica) activate(ctx context.Context, attempt int) (*activation, error
 		return fail("readiness", err)
 	}
 	r.log.Info("database ready", slog.String("code", CodeDatabaseReady))
-	gate := recovery.Gate{Source: rt, Sweep: r.sweepRound(act), PageSize: recovery.MaxPageSize, Log: r.log}
+	gate := recovery.Gate{Source: rt, Sweep: r.sweepRound(act, nil), PageSize: recovery.MaxPageSize, Log: r.log}
 	if _, err := gate.Run(ctx); err != nil {
 		return fail("recovery", fmt.Errorf("startup recovery did not converge: %w", err))
 	}

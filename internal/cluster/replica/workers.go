@@ -43,6 +43,12 @@ const (
 	maxSweepEvery = 5 * time.Second
 )
 
+// requeueMargin is added to the wait for the earliest running backoff:
+// that wait is in whole milliseconds of database time, so a round set for
+// it exactly could come a fraction of a millisecond early and find the
+// backoff not yet passed.
+const requeueMargin = 5 * time.Millisecond
+
 // sweepEvery is the sweep's cadence for a run lease.
 func sweepEvery(runLease time.Duration) time.Duration {
 	return min(max(runLease/4, minSweepEvery), maxSweepEvery)
@@ -63,9 +69,13 @@ func (r *replica) listenWorkers() error {
 		Log:      r.log,
 		Observe:  r.observe,
 		Completed: func(reply workerproto.CompleteReply) {
-			if r.metrics != nil && reply.RunState == string(run.RetryWait) {
+			if reply.RunState != string(run.RetryWait) {
+				return
+			}
+			if r.metrics != nil {
 				r.metrics.AttemptsRetried(1)
 			}
+			r.backoffStarted()
 		},
 	})
 	r.ingressAuth.Store(r.ingress)
@@ -82,6 +92,17 @@ func (r *replica) listenWorkers() error {
 	r.log.Info("worker ingress listening; answering 503 until startup completes", slog.String("code", CodeWorkerListening),
 		slog.String("addr", r.workerHTTP.Addr()), slog.Bool("tls", r.s.Worker.TLS != nil))
 	return nil
+}
+
+// backoffStarted wakes the live activation's sweep after a completion
+// put a Run in retry_wait: its round reads the earliest backoff end, this
+// one's included, and sets the next round for it. Without it the new
+// backoff would be seen only at the round after the cadence (up to
+// maxSweepEvery), and the retry would start that much late.
+func (r *replica) backoffStarted() {
+	if act := r.adm.current(); act != nil && act.loops != nil {
+		act.loops.sweep.Wake()
+	}
 }
 
 // acquireStore is the ingress's way to the live activation's store.
@@ -124,11 +145,12 @@ type workerLoops struct {
 // startWorkerLoops starts the sweep (first round at once) and the
 // listener of act.
 func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*workerLoops, error) {
+	var sweep *loop.Loop
 	sweep, err := loop.New(loop.Config{
 		Name:        "lease sweep",
 		Cadence:     sweepEvery(r.s.Worker.Settings.RunLease),
 		StopTimeout: r.s.Coordinator.StopTimeout,
-	}, r.sweepRound(act))
+	}, r.sweepRound(act, func(d time.Duration) { sweep.WakeWithin(d + requeueMargin) }))
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +226,9 @@ func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
 
 // sweepRound is one page of the lease sweep; a full page runs the next at
 // once. Sweep errors go to the log and the latch, never stop the loop.
-func (r *replica) sweepRound(act *activation) loop.Round {
+// When a retry backoff is still running, nextRequeue (when set) gets the
+// wait until the earliest one ends.
+func (r *replica) sweepRound(act *activation, nextRequeue func(time.Duration)) loop.Round {
 	return func(ctx context.Context) (bool, error) {
 		if !act.latch.Available() {
 			return false, nil
@@ -216,7 +240,10 @@ func (r *replica) sweepRound(act *activation) loop.Round {
 			return false, err
 		}
 		r.observeSweep(res)
-		if res != (pgstore.SweepResult{}) {
+		if res.NextRequeue > 0 && nextRequeue != nil {
+			nextRequeue(res.NextRequeue)
+		}
+		if res.Changed() {
 			r.log.Info("expired leases swept", slog.String("code", CodeSwept), slog.Int("released", res.Released), slog.Int("lost", res.Lost),
 				slog.Int("retried", res.Retried), slog.Int("runs_lost", res.RunsLost), slog.Int("requeued", res.Requeued),
 				slog.Int("sessions_expired", res.SessionsExpired))
