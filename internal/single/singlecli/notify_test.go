@@ -275,7 +275,7 @@ func TestTheOutboxSurvivesASIGKILLBetweenCommitAndDelivery(t *testing.T) {
 // start (it was given port 0), waited for up to limit.
 func metricsAddrLogged(t *testing.T, errOut *syncBuffer, limit time.Duration) string {
 	t.Helper()
-	logged := regexp.MustCompile(`msg="metrics listening[^"]*" addr=(\S+)`)
+	logged := regexp.MustCompile(`msg="metrics listening[^"]*" .*?addr=(\S+)`)
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		if m := logged.FindStringSubmatch(errOut.String()); m != nil {
