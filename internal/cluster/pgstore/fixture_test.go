@@ -90,8 +90,12 @@ func (s *store) fixture() storetest.Fixture {
 		SeedFinished: s.seedFinished,
 		SeedLost:     s.seedLost,
 		Backdate:     s.backdate,
-		HasLog:       s.hasLog,
-		Monitor:      s.runtime,
+		BackdateNotification: func(ctx context.Context, id string, d time.Duration) error {
+			return s.tamper(ctx, `UPDATE qinglong.notification_outbox SET created_at_ms = created_at_ms - $2, updated_at_ms = updated_at_ms - $2,
+				next_attempt_at_ms = next_attempt_at_ms - $2, delivered_at_ms = delivered_at_ms - $2 WHERE id = $1`, id, d.Milliseconds())
+		},
+		HasLog:  s.hasLog,
+		Monitor: s.runtime,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET next_fire_at_ms = $2, due_offset_ms = $3, state_version = state_version + 1
 				WHERE trigger_id = $1`, triggerID, cursorMs, dueOffsetMs)

@@ -119,10 +119,11 @@ var tableGrants = map[string]map[RoleKind][]string{
 	"console_users": {RoleAdmin: {"SELECT", "INSERT", "UPDATE", "DELETE"}, RoleRuntime: {"SELECT"}},
 	// The runtime writes notifications with the state changes causing
 	// them, claims, marks and (`ql notifications retry`, with the runtime
-	// role's URL as `ql runs`) retries them; nobody deletes one.
-	// The admin only inserts the notifications of the ledger entries a
-	// publish writes (SELECT for their ON CONFLICT ... DO NOTHING).
-	"notification_outbox": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}},
+	// role's URL as `ql runs`) retries them; it never deletes one. The
+	// admin only inserts the notifications of the ledger entries a publish
+	// writes (SELECT for their ON CONFLICT ... DO NOTHING). The maintenance
+	// role's retention deletes delivered and dead ones after their age.
+	"notification_outbox": {RoleAdmin: {"SELECT", "INSERT"}, RoleRuntime: {"SELECT", "INSERT", "UPDATE"}, RoleMaintenance: {"SELECT", "DELETE"}},
 	// Each replica upserts its own heartbeat and marks it stopped at a
 	// graceful stop (the runtime reads them all for the console); it never
 	// deletes one: the maintenance role's retention pass removes the rows
@@ -141,6 +142,8 @@ var tableGrants = map[string]map[RoleKind][]string{
 var columnGrants = map[string]map[RoleKind]map[string][]string{
 	"runs":     {RoleMaintenance: {"finished_at_ms": {"UPDATE"}}},
 	"attempts": {RoleMaintenance: {"log_bytes": {"UPDATE"}}},
+	// The notifications rule locks the rows it deletes the same way.
+	"notification_outbox": {RoleMaintenance: {"delivered_at_ms": {"UPDATE"}}},
 	// A console sign-in records its time and nothing else.
 	"console_users": {RoleRuntime: {"last_signin_at_ms": {"UPDATE"}}},
 }

@@ -28,8 +28,8 @@ var RetentionOptions = retention.Options{BatchSize: 64, Share: 0.05}
 const maintenanceConns = 2
 
 // Maintenance is the maintenance role's store: retention.Store over its
-// own small pool. The runtime role cannot delete Runs, attempts, events or
-// logs; only this role can.
+// own small pool. The runtime role cannot delete Runs, attempts, events,
+// logs or notifications; only this role can.
 type Maintenance struct {
 	pool  *pgxpool.Pool
 	roles Roles
@@ -135,6 +135,13 @@ func (m *Maintenance) retentionBatch(ctx context.Context, b retention.Batch) (re
 			d, err = deleteLogs(ctx, tx, logs)
 			more = d.Logs > 0 && total-d.LogBytes > b.MaxLogBytes
 			return err
+		case retention.KindNotifications:
+			if _, err := tx.Exec(ctx, sqlRetentionSettings); err != nil {
+				return err
+			}
+			err := tx.QueryRow(ctx, sqlRetentionNotifs, b.OlderThan.Milliseconds(), b.Limit).Scan(&d.Notifications)
+			more = d.Notifications == int64(b.Limit)
+			return err
 		}
 		return qlerror.New(qlerror.Invalid, "retention: unknown rule %q", b.Kind)
 	})
@@ -187,7 +194,10 @@ const offAge = math.MaxInt64 / 4
 // RetentionEstimate counts, in one statement, what a pass under p would
 // delete now.
 func (m *Maintenance) RetentionEstimate(ctx context.Context, p retention.Policy) (map[retention.Kind]retention.Deleted, error) {
-	runsAge, logsAge := int64(offAge), int64(offAge)
+	runsAge, logsAge, notificationsAge := int64(offAge), int64(offAge), int64(offAge)
+	if p.NotificationsAge != 0 {
+		notificationsAge = p.NotificationsAge.Milliseconds()
+	}
 	if p.RunsAge != 0 {
 		runsAge = p.RunsAge.Milliseconds()
 	}
@@ -195,13 +205,13 @@ func (m *Maintenance) RetentionEstimate(ctx context.Context, p retention.Policy)
 		logsAge = p.LogsAge.Milliseconds()
 	}
 	var runs, logs retention.Deleted
-	var total int64
-	err := m.pool.QueryRow(ctx, sqlRetentionEstimate, runsAge, logsAge).Scan(
-		&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total)
+	var total, notifications int64
+	err := m.pool.QueryRow(ctx, sqlRetentionEstimate, runsAge, logsAge, notificationsAge).Scan(
+		&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total, &notifications)
 	if err != nil {
 		return nil, mapErr(err, "retention estimate")
 	}
-	return retention.Estimate(p, runs, logs, total), nil
+	return retention.Estimate(p, runs, logs, total, notifications), nil
 }
 
 // RetentionCompact gives nothing back: PostgreSQL's autovacuum makes the

@@ -1,8 +1,10 @@
 package pgstore
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -65,5 +67,60 @@ func TestRetentionBatchPlanReadsOnlyItsRunsRows(t *testing.T) {
 		if !strings.Contains(text, idx) {
 			t.Errorf("the runs batch's plan does not use %s:\n%s", idx, text)
 		}
+	}
+}
+
+// TestRetentionNotificationsPlanReadsOnlyOldEndedRows: under
+// RetentionSettings a notifications batch finds its rows through
+// notification_outbox_state_idx, one range per ended state up to its
+// cutoff, never by reading the whole outbox (which the planner prefers
+// without them), so its cost follows the batch and not the rows kept
+// (pending or young).
+func TestRetentionNotificationsPlanReadsOnlyOldEndedRows(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	m := s.openMaintenance(t)
+	ctx := t.Context()
+	for _, stmt := range []string{
+		`SET session_replication_role = replica`,
+		`INSERT INTO qinglong.notification_outbox (id, project_id, rule_key, subject, event, channel, payload, state,
+		    next_attempt_at_ms, created_at_ms, updated_at_ms, delivered_at_ms)
+		 SELECT gen_random_uuid(), gen_random_uuid(), 'sha256:' || repeat('0', 64), 'run:' || n, 'failed', '{}', '{}',
+		        (ARRAY['pending', 'delivered', 'dead'])[1 + n % 3], 1, extract(epoch FROM now())::bigint * 1000 - n,
+		        extract(epoch FROM now())::bigint * 1000 - n, NULL
+		   FROM generate_series(1, 30000) n`,
+		`RESET session_replication_role`,
+		`ANALYZE qinglong.notification_outbox`,
+	} {
+		if _, err := s.super.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%v\n%s", err, stmt)
+		}
+	}
+	var plan []string
+	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sqlRetentionSettings); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN "+sqlRetentionNotifs, int64(30*24*time.Hour/time.Millisecond), 64)
+		if err != nil {
+			return err
+		}
+		plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(plan, "\n")
+	if strings.Contains(text, "Seq Scan") {
+		t.Errorf("the notifications batch's plan reads the whole outbox:\n%s", text)
+	}
+	if !strings.Contains(text, "notification_outbox_state_idx") {
+		t.Errorf("the notifications batch's plan does not use notification_outbox_state_idx:\n%s", text)
+	}
+	if !slices.ContainsFunc(plan, func(l string) bool {
+		return strings.Contains(l, "Index Cond:") && strings.Contains(l, "created_at_ms <")
+	}) {
+		t.Errorf("the notifications batch's cutoff filters every row its scan reads instead of bounding the index range:\n%s", text)
 	}
 }

@@ -245,4 +245,5 @@ var (
 	sqlRetentionLogBytes   = stmt("RetentionLogBytes")
 	sqlRetentionCapLock    = stmt("RetentionCapLock")
 	sqlRetentionEstimate   = stmt("RetentionEstimate")
+	sqlRetentionNotifs     = stmt("RetentionNotifications")
 )

@@ -11,31 +11,37 @@ import (
 // Kind is what one batch deletes.
 type Kind string
 
-// The three rules, applied in this order: whole Runs first (they take
-// their logs with them), then old logs, then the oldest logs over the cap.
+// The rules, applied in this order: whole Runs first (they take their
+// logs with them), then old logs, then the oldest logs over the cap, then
+// old delivered and dead notifications (independent of the others: an
+// outbox row has no foreign key to its Run).
 const (
-	KindRuns     Kind = "runs"
-	KindLogs     Kind = "logs"
-	KindLogBytes Kind = "log_bytes"
+	KindRuns          Kind = "runs"
+	KindLogs          Kind = "logs"
+	KindLogBytes      Kind = "log_bytes"
+	KindNotifications Kind = "notifications"
 )
+
+// Kinds lists the rules in the order a pass applies them.
+var Kinds = []Kind{KindRuns, KindLogs, KindLogBytes, KindNotifications}
 
 // Batch asks a store for one small deletion.
 type Batch struct {
 	Kind Kind
-	// OlderThan is the rule's age (KindRuns, KindLogs), measured on the
-	// store's clock against the Run's finish time (a lost Run's: when it
-	// was found lost).
+	// OlderThan is the rule's age (KindRuns, KindLogs, KindNotifications),
+	// measured on the store's clock against the Run's finish time (a lost
+	// Run's: when it was found lost), or a notification's creation.
 	OlderThan time.Duration
 	// MaxLogBytes is the cap (KindLogBytes).
 	MaxLogBytes int64
-	// Limit bounds the Runs (KindRuns) or logs (the others) one batch
-	// deletes.
+	// Limit bounds the Runs (KindRuns), notifications (KindNotifications)
+	// or logs (the others) one batch deletes.
 	Limit int
 }
 
 // Deleted counts what was (or, estimated, would be) deleted.
 type Deleted struct {
-	Runs, Attempts, Events, Logs, LogBytes int64
+	Runs, Attempts, Events, Logs, LogBytes, Notifications int64
 }
 
 // Add sums two counts.
@@ -45,13 +51,15 @@ func (d *Deleted) Add(o Deleted) {
 	d.Events += o.Events
 	d.Logs += o.Logs
 	d.LogBytes += o.LogBytes
+	d.Notifications += o.Notifications
 }
 
 // Store is what a store offers retention. Every method is safe to call
 // while the store schedules and runs commands, and from several processes
 // at once: a batch deletes only finished Runs (run.State.Terminal) and
-// lost ones, whose attempts are all ended and unleased, and concurrent
-// batches never delete the same row twice.
+// lost ones, whose attempts are all ended and unleased, and delivered or
+// dead notifications, never a pending one; concurrent batches never delete
+// the same row twice.
 type Store interface {
 	// RetentionBatch deletes one batch, in one short transaction, and
 	// reports whether the rule has more to delete.
@@ -127,6 +135,7 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 		{Kind: KindRuns, OlderThan: p.RunsAge},
 		{Kind: KindLogs, OlderThan: p.LogsAge},
 		{Kind: KindLogBytes, MaxLogBytes: p.LogBytes},
+		{Kind: KindNotifications, OlderThan: p.NotificationsAge},
 	}
 	for _, b := range rules {
 		if b.OlderThan == 0 && b.MaxLogBytes == 0 {
@@ -226,7 +235,7 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 		}
 		if rep.Total != (Deleted{}) {
 			c.Logger.Info("retention pass", "code", CodePass, "runs", rep.Total.Runs, "attempts", rep.Total.Attempts, "events", rep.Total.Events,
-				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "freed_bytes", rep.FreedBytes,
+				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "notifications", rep.Total.Notifications, "freed_bytes", rep.FreedBytes,
 				"batches", rep.Batches, "more", rep.More, "elapsed_ms", rep.Elapsed.Milliseconds())
 		}
 		return rep.More, nil
@@ -234,9 +243,10 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 }
 
 // Estimate assembles a dry run's counts from what the runs rule and then
-// the logs rule would delete and the bytes of every log now: the cap
-// counts the bytes still over it after both.
-func Estimate(p Policy, runs, logs Deleted, totalLogBytes int64) map[Kind]Deleted {
+// the logs rule would delete, the bytes of every log now (the cap counts
+// the bytes still over it after both) and the notifications the
+// notifications rule would delete.
+func Estimate(p Policy, runs, logs Deleted, totalLogBytes, notifications int64) map[Kind]Deleted {
 	out := map[Kind]Deleted{}
 	if p.RunsAge != 0 {
 		out[KindRuns] = runs
@@ -247,6 +257,9 @@ func Estimate(p Policy, runs, logs Deleted, totalLogBytes int64) map[Kind]Delete
 	if p.LogBytes != 0 {
 		over := totalLogBytes - out[KindRuns].LogBytes - out[KindLogs].LogBytes - p.LogBytes
 		out[KindLogBytes] = Deleted{LogBytes: max(over, 0)}
+	}
+	if p.NotificationsAge != 0 {
+		out[KindNotifications] = Deleted{Notifications: notifications}
 	}
 	return out
 }

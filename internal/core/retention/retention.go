@@ -1,7 +1,8 @@
 // Package retention bounds what a long-running installation stores:
 // finished and lost Runs with their attempts, events and logs after an
 // age (a lost Run waits for a decision, but not for ever), logs after a
-// (shorter) age, and the logs' total size. The stores delete in small
+// (shorter) age, the logs' total size, and delivered and dead
+// notifications after an age. The stores delete in small
 // batches, each its own short transaction, so admission never waits long
 // behind a deletion (docs/architecture.md, "Retention").
 package retention
@@ -27,10 +28,15 @@ type Policy struct {
 	// and lost Runs go first until the rest fits; a running command's
 	// never.
 	LogBytes int64
+	// NotificationsAge deletes delivered and dead notifications created
+	// longer ago than this; a pending one (still to be sent) never.
+	NotificationsAge time.Duration
 }
 
 // Off reports whether the policy deletes nothing.
-func (p Policy) Off() bool { return p.RunsAge == 0 && p.LogsAge == 0 && p.LogBytes == 0 }
+func (p Policy) Off() bool {
+	return p.RunsAge == 0 && p.LogsAge == 0 && p.LogBytes == 0 && p.NotificationsAge == 0
+}
 
 // Day is the unit of the age settings.
 const Day = 24 * time.Hour
@@ -42,17 +48,19 @@ const (
 	MaxLogBytes = 1 << 50
 )
 
-// Defaults per profile.
+// Defaults per profile. Notifications are kept as long as the Runs they
+// are about: a notification outlives its Run's deletion by one period at
+// most, and `ql notifications list` shows what `ql runs` still explains.
 var (
-	StandaloneDefaults = Policy{RunsAge: 30 * Day, LogsAge: 7 * Day, LogBytes: 1 << 30}
-	EdgeDefaults       = Policy{RunsAge: 3 * Day, LogsAge: 3 * Day, LogBytes: 64 << 20}
-	ClusterDefaults    = Policy{RunsAge: 30 * Day, LogsAge: 7 * Day}
+	StandaloneDefaults = Policy{RunsAge: 30 * Day, LogsAge: 7 * Day, LogBytes: 1 << 30, NotificationsAge: 30 * Day}
+	EdgeDefaults       = Policy{RunsAge: 3 * Day, LogsAge: 3 * Day, LogBytes: 64 << 20, NotificationsAge: 3 * Day}
+	ClusterDefaults    = Policy{RunsAge: 30 * Day, LogsAge: 7 * Day, NotificationsAge: 30 * Day}
 )
 
-// Settings are the three settings as given (flag, variable or config
-// file); "" means the profile's default.
+// Settings are the settings as given (flag, variable or config file); ""
+// means the profile's default.
 type Settings struct {
-	Runs, Logs, LogBytes string
+	Runs, Logs, LogBytes, Notifications string
 }
 
 // Resolve parses the settings over the profile's defaults. Errors name
@@ -72,6 +80,11 @@ func (s Settings) Resolve(defaults Policy) (Policy, error) {
 	}
 	if s.LogBytes != "" {
 		if p.LogBytes, err = ParseBytes("--retention-log-bytes", s.LogBytes); err != nil {
+			return Policy{}, err
+		}
+	}
+	if s.Notifications != "" {
+		if p.NotificationsAge, err = ParseAge("--retention-notifications", s.Notifications); err != nil {
 			return Policy{}, err
 		}
 	}
@@ -133,11 +146,12 @@ func FormatBytes(n int64) string {
 
 // String prints the policy as the settings would be written.
 func (p Policy) String() string {
-	return "runs " + AgeSetting(p.RunsAge) + ", logs " + AgeSetting(p.LogsAge) + ", log bytes " + SizeSetting(p.LogBytes)
+	return "runs " + AgeSetting(p.RunsAge) + ", logs " + AgeSetting(p.LogsAge) + ", log bytes " + SizeSetting(p.LogBytes) +
+		", notifications " + AgeSetting(p.NotificationsAge)
 }
 
-// AgeSetting writes an age as --retention-runs and --retention-logs take
-// it: whole days (30d), or off.
+// AgeSetting writes an age as --retention-runs, --retention-logs and
+// --retention-notifications take it: whole days (30d), or off.
 func AgeSetting(d time.Duration) string {
 	if d == 0 {
 		return "off"

@@ -12,10 +12,10 @@ func TestSettingsResolveOverTheProfileDefaults(t *testing.T) {
 		want Policy
 	}{
 		{Settings{}, StandaloneDefaults},
-		{Settings{Runs: "14", Logs: "2d", LogBytes: "512MiB"}, Policy{RunsAge: 14 * Day, LogsAge: 2 * Day, LogBytes: 512 << 20}},
-		{Settings{Runs: "off", Logs: "0", LogBytes: "OFF"}, Policy{}},
-		{Settings{LogBytes: "1073741824"}, Policy{RunsAge: 30 * Day, LogsAge: 7 * Day, LogBytes: 1 << 30}},
-		{Settings{LogBytes: "2 GiB"}, Policy{RunsAge: 30 * Day, LogsAge: 7 * Day, LogBytes: 2 << 30}},
+		{Settings{Runs: "14", Logs: "2d", LogBytes: "512MiB", Notifications: "10d"}, Policy{RunsAge: 14 * Day, LogsAge: 2 * Day, LogBytes: 512 << 20, NotificationsAge: 10 * Day}},
+		{Settings{Runs: "off", Logs: "0", LogBytes: "OFF", Notifications: "off"}, Policy{}},
+		{Settings{LogBytes: "1073741824"}, Policy{RunsAge: 30 * Day, LogsAge: 7 * Day, LogBytes: 1 << 30, NotificationsAge: 30 * Day}},
+		{Settings{LogBytes: "2 GiB"}, Policy{RunsAge: 30 * Day, LogsAge: 7 * Day, LogBytes: 2 << 30, NotificationsAge: 30 * Day}},
 	}
 	for _, c := range cases {
 		got, err := c.s.Resolve(StandaloneDefaults)
@@ -23,10 +23,10 @@ func TestSettingsResolveOverTheProfileDefaults(t *testing.T) {
 			t.Errorf("%+v: %+v, %v; want %+v", c.s, got, err, c.want)
 		}
 	}
-	if !(Policy{}).Off() || StandaloneDefaults.Off() {
-		t.Fatal("Off: wrong for the zero policy or the defaults")
+	if !(Policy{}).Off() || StandaloneDefaults.Off() || (Policy{NotificationsAge: Day}).Off() {
+		t.Fatal("Off: wrong for the zero policy, the defaults or the notifications rule alone")
 	}
-	if got := EdgeDefaults.String(); got != "runs 3d, logs 3d, log bytes 64MiB" {
+	if got := EdgeDefaults.String(); got != "runs 3d, logs 3d, log bytes 64MiB, notifications 3d" {
 		t.Fatalf("edge defaults print as %q", got)
 	}
 }
@@ -41,6 +41,7 @@ func TestBadSettingsAreRefusedNamingTheFlagAndWhatItAllows(t *testing.T) {
 		{Settings{Runs: "99999d"}, []string{"--retention-runs"}},
 		{Settings{LogBytes: "1GB"}, []string{"--retention-log-bytes", "1GiB", "1 MiB"}},
 		{Settings{LogBytes: "100"}, []string{"--retention-log-bytes", "1 MiB"}},
+		{Settings{Notifications: "a month"}, []string{"--retention-notifications", `"a month"`, "off"}},
 	} {
 		_, err := c.s.Resolve(StandaloneDefaults)
 		if err == nil {
@@ -56,11 +57,29 @@ func TestBadSettingsAreRefusedNamingTheFlagAndWhatItAllows(t *testing.T) {
 }
 
 func TestEstimateCountsTheCapAfterTheAgeRules(t *testing.T) {
-	est := Estimate(Policy{RunsAge: time.Hour, LogBytes: 100}, Deleted{Runs: 1, LogBytes: 50}, Deleted{Logs: 9, LogBytes: 900}, 300)
+	est := Estimate(Policy{RunsAge: time.Hour, LogBytes: 100}, Deleted{Runs: 1, LogBytes: 50}, Deleted{Logs: 9, LogBytes: 900}, 300, 7)
 	if _, ok := est[KindLogs]; ok {
 		t.Fatal("the logs rule is off, yet estimated")
 	}
+	if _, ok := est[KindNotifications]; ok {
+		t.Fatal("the notifications rule is off, yet estimated")
+	}
 	if est[KindLogBytes].LogBytes != 150 || est[KindRuns].Runs != 1 {
 		t.Fatalf("estimate %+v; want 150 bytes over the cap after the runs rule", est)
+	}
+}
+
+// TestEveryProfileKeepsNotificationsAsLongAsItsRuns: the notifications
+// rule is on by default on every profile, for the period finished Runs are
+// kept, so the outbox is bounded wherever a server runs.
+func TestEveryProfileKeepsNotificationsAsLongAsItsRuns(t *testing.T) {
+	for name, p := range map[string]Policy{"standalone": StandaloneDefaults, "edge": EdgeDefaults, "cluster": ClusterDefaults} {
+		if p.NotificationsAge == 0 || p.NotificationsAge != p.RunsAge {
+			t.Errorf("%s keeps notifications %s and Runs %s; want the same period, on", name, AgeSetting(p.NotificationsAge), AgeSetting(p.RunsAge))
+		}
+	}
+	est := Estimate(Policy{NotificationsAge: Day}, Deleted{}, Deleted{}, 0, 7)
+	if est[KindNotifications].Notifications != 7 || len(est) != 1 {
+		t.Fatalf("estimate %+v; want the 7 notifications alone", est)
 	}
 }

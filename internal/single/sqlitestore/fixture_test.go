@@ -148,8 +148,11 @@ func (e *env) fixture() storetest.Fixture {
 		SeedFinished: e.seedFinished,
 		SeedLost:     e.seedLost,
 		Backdate:     e.backdate,
-		HasLog:       e.hasLog,
-		Monitor:      e.store,
+		BackdateNotification: func(ctx context.Context, id string, d time.Duration) error {
+			return e.tamper(ctx, backdateNotificationSQL, id, d.Milliseconds())
+		},
+		HasLog:  e.hasLog,
+		Monitor: e.store,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {
 			return e.tamper(ctx, `UPDATE trigger_schedules SET next_fire_at_ms = ?, due_offset_ms = ?, state_version = state_version + 1
 				WHERE trigger_id = ?`, cursorMs, nullable(dueOffsetMs), triggerID)

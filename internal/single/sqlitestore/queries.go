@@ -168,6 +168,7 @@ var (
 	qRetentionLogBytes       = query("retention_log_bytes")
 	qRetentionLogsRunning    = query("retention_logs_running")
 	qRetentionEstimate       = query("retention_estimate")
+	qRetentionNotifications  = query("retention_notifications_batch")
 	qPragmaFreelist          = query("pragma_freelist")
 	qPragmaIncrementalVacuum = query("pragma_incremental_vacuum")
 )
@@ -214,5 +215,5 @@ var writeQueries = []string{
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn,
 	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
-	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qPragmaFreelist, qPragmaIncrementalVacuum,
+	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qPragmaFreelist, qPragmaIncrementalVacuum,
 }

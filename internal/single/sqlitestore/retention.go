@@ -63,6 +63,15 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 			}
 			d, _, err = r.logsBatch(ctx, tx, math.MaxInt64, b.Limit, total-b.MaxLogBytes)
 			more = d.Logs > 0 && total-d.LogBytes > b.MaxLogBytes
+		case retention.KindNotifications:
+			res, err := tx.ExecContext(ctx, qRetentionNotifications, r.cutoff(b), b.Limit)
+			if err != nil {
+				return err
+			}
+			if d.Notifications, err = res.RowsAffected(); err != nil {
+				return err
+			}
+			more = d.Notifications == int64(b.Limit)
 		default:
 			err = qlerror.New(qlerror.Invalid, "retention: unknown rule %q", b.Kind)
 		}
@@ -221,7 +230,10 @@ func queryStrings(ctx context.Context, tx *txn, q string, args ...any) ([]string
 // would delete now.
 func (r *Retention) RetentionEstimate(ctx context.Context, p retention.Policy) (map[retention.Kind]retention.Deleted, error) {
 	now := r.store.nowMs()
-	runsCutoff, logsCutoff := int64(math.MinInt64), int64(math.MinInt64)
+	runsCutoff, logsCutoff, notificationsCutoff := int64(math.MinInt64), int64(math.MinInt64), int64(math.MinInt64)
+	if p.NotificationsAge != 0 {
+		notificationsCutoff = now - p.NotificationsAge.Milliseconds()
+	}
 	if p.RunsAge != 0 {
 		runsCutoff = now - p.RunsAge.Milliseconds()
 	}
@@ -229,11 +241,10 @@ func (r *Retention) RetentionEstimate(ctx context.Context, p retention.Policy) (
 		logsCutoff = now - p.LogsAge.Milliseconds()
 	}
 	var runs, logs retention.Deleted
-	var total int64
-	var running int64
+	var total, running, notifications int64
 	err := r.store.read(ctx, "retention estimate", func(tx *txn) error {
-		if err := tx.QueryRowContext(ctx, qRetentionEstimate, runsCutoff, logsCutoff).Scan(
-			&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total); err != nil {
+		if err := tx.QueryRowContext(ctx, qRetentionEstimate, runsCutoff, logsCutoff, notificationsCutoff).Scan(
+			&runs.Runs, &runs.Attempts, &runs.Events, &runs.Logs, &runs.LogBytes, &logs.Logs, &logs.LogBytes, &total, &notifications); err != nil {
 			return err
 		}
 		var err error
@@ -243,7 +254,7 @@ func (r *Retention) RetentionEstimate(ctx context.Context, p retention.Policy) (
 	if err != nil {
 		return nil, err
 	}
-	return retention.Estimate(p, runs, logs, total+running), nil
+	return retention.Estimate(p, runs, logs, total+running, notifications), nil
 }
 
 // RetentionCompact gives the file's free pages back to the file system,

@@ -41,6 +41,9 @@ const backdateSQL = `UPDATE runs SET created_at_ms = created_at_ms - ?2, queued_
 	UPDATE attempts SET created_at_ms = created_at_ms - ?2, started_at_ms = started_at_ms - ?2, finished_at_ms = finished_at_ms - ?2
 	WHERE run_id = ?1`
 
+const backdateNotificationSQL = `UPDATE notification_outbox SET created_at_ms = created_at_ms - ?2, updated_at_ms = updated_at_ms - ?2,
+	next_attempt_at_ms = next_attempt_at_ms - ?2, delivered_at_ms = delivered_at_ms - ?2 WHERE id = ?1`
+
 func (e *env) logDir() string { return filepath.Join(filepath.Dir(e.path), "logs") }
 
 // idPrefix is a random UUIDv7-shaped prefix to which seedSQL appends a

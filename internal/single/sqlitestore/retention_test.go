@@ -195,3 +195,31 @@ func attemptOf(t *testing.T, e *env, runID string) string {
 	}
 	return got.Attempts[0].ID
 }
+
+// A notifications batch reads only the old delivered and dead rows: one
+// search of notification_outbox_state per state, bounded by the cutoff,
+// never a scan of the outbox, so its cost follows the batch and not the
+// rows kept (pending or young).
+func TestTheNotificationsBatchSearchesTheStateIndexUpToItsCutoff(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	rows, err := e.raw.Query("EXPLAIN QUERY PLAN "+qRetentionNotifications, 1, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	rows.Close()
+	joined := strings.Join(plan, "\n")
+	if strings.Contains(joined, "SCAN notification_outbox") ||
+		!strings.Contains(joined, "SEARCH notification_outbox USING INDEX notification_outbox_state (state=? AND created_at_ms<?)") {
+		t.Fatalf("the notifications batch's plan:\n%s\nwant a search of notification_outbox_state by state and cutoff, no scan", joined)
+	}
+}

@@ -114,6 +114,10 @@ type Fixture struct {
 	// Backdate moves the times of a Run and its attempts (admission,
 	// start, end) back by d, as if all of it had happened that long ago.
 	Backdate func(ctx context.Context, runID string, d time.Duration) error
+	// BackdateNotification moves the times of an outbox row (creation,
+	// last update, due, delivery) back by d, as if it had been written
+	// that long ago.
+	BackdateNotification func(ctx context.Context, id string, d time.Duration) error
 	// HasLog reports whether an attempt's log is still stored.
 	HasLog func(ctx context.Context, attemptID string) (bool, error)
 

@@ -1,10 +1,13 @@
 package storetest
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -15,17 +18,18 @@ import (
 // admission during deletion.
 func RunRetention(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"FinishedRunsPastTheirAgeGoWithTheirAttemptsEventsAndLogs": testRetentionRuns,
-		"OldLogsGoAndTheirRunsStay":                                testRetentionLogs,
-		"TheLogCapDeletesTheOldestLogsFirst":                       testRetentionCap,
-		"ConcurrentPassesDeleteEachRowOnce":                        testRetentionConcurrent,
-		"AdmissionGoesOnWhileRetentionDeletes":                     testRetentionWhileAdmitting,
-		"ADryRunCountsAndDeletesNothing":                           testRetentionDryRun,
-		"ALogRetentionRemovedIsRecordedWithItsSize":                testRetentionLogRecord,
-		"LostRunsPastTheirAgeGoWithTheirAttemptsEventsAndLogs":     testRetentionLostRuns,
-		"ALostRunIsKeptForThePeriodFromWhenItWasFoundLost":         testRetentionLostAge,
-		"ALostRunWithAnAttemptStillOpenStays":                      testRetentionLostOpen,
-		"TheLogsRuleAndTheCapTakeALostRunsLogsAsAFinishedRunsLogs": testRetentionLostLogs,
+		"FinishedRunsPastTheirAgeGoWithTheirAttemptsEventsAndLogs":      testRetentionRuns,
+		"OldLogsGoAndTheirRunsStay":                                     testRetentionLogs,
+		"TheLogCapDeletesTheOldestLogsFirst":                            testRetentionCap,
+		"ConcurrentPassesDeleteEachRowOnce":                             testRetentionConcurrent,
+		"AdmissionGoesOnWhileRetentionDeletes":                          testRetentionWhileAdmitting,
+		"ADryRunCountsAndDeletesNothing":                                testRetentionDryRun,
+		"ALogRetentionRemovedIsRecordedWithItsSize":                     testRetentionLogRecord,
+		"LostRunsPastTheirAgeGoWithTheirAttemptsEventsAndLogs":          testRetentionLostRuns,
+		"ALostRunIsKeptForThePeriodFromWhenItWasFoundLost":              testRetentionLostAge,
+		"ALostRunWithAnAttemptStillOpenStays":                           testRetentionLostOpen,
+		"TheLogsRuleAndTheCapTakeALostRunsLogsAsAFinishedRunsLogs":      testRetentionLostLogs,
+		"DeliveredAndDeadNotificationsPastTheirAgeGoAndPendingOnesStay": testRetentionNotifications,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -400,4 +404,104 @@ func testRetentionLostLogs(t *testing.T, f Fixture) {
 	requireCounts(t, f, d.Trigger.TriggerID, Counts{Runs: 4, Attempts: 4, Events: 2 + 9})
 	requireState(t, f, oldest[0], run.Lost)
 	requireState(t, f, middle[0], run.Lost)
+}
+
+// testRetentionNotifications: the notifications rule deletes delivered and
+// dead outbox rows created longer ago than its age, in batches of at most
+// the limit, counted alike by a dry run; younger ones stay, and so does
+// every pending row, however old (it is still to be sent), and the Runs
+// the rows are about.
+func testRetentionNotifications(t *testing.T, f Fixture) {
+	ctx := t.Context()
+	d := notifyDefs(t, f, "alpha", notify.Rule{On: notify.OnFailed, Channel: "ops"})
+	i := 0
+	// next finishes one more failed Run and returns its notification,
+	// the only row not delivered, dead or waiting out a failure.
+	next := func() string {
+		t.Helper()
+		i++
+		runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
+		ms := outbox(t, f)
+		if len(ms) != i || ms[0].State != notify.Pending {
+			t.Fatalf("after failed run %d the outbox holds %+v; want %d rows, the newest pending", i, ms, i)
+		}
+		return ms[0].ID
+	}
+	claim := func(id string) {
+		t.Helper()
+		got, err := f.Outbox.NotificationsClaim(ctx, claimTen)
+		if err != nil || len(got) != 1 || got[0].ID != id {
+			t.Fatalf("claim: %+v, %v; want notification %s alone", got, err, id)
+		}
+	}
+	var delivered, dead []string
+	for range 4 {
+		id := next()
+		claim(id)
+		if err := f.Outbox.NotificationDelivered(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		delivered = append(delivered, id)
+	}
+	for range 3 {
+		id := next()
+		claim(id)
+		if err := f.Outbox.NotificationFailed(ctx, id, 1, 0, true, "gave up"); err != nil {
+			t.Fatal(err)
+		}
+		dead = append(dead, id)
+	}
+	retrying := next()
+	claim(retrying)
+	if err := f.Outbox.NotificationFailed(ctx, retrying, 1, time.Hour, false, "the receiver answered 503"); err != nil {
+		t.Fatal(err)
+	}
+	unsent := next()
+
+	old := append(append(slices.Clone(delivered[:3]), dead[:2]...), retrying, unsent)
+	for _, id := range old {
+		if err := f.BackdateNotification(ctx, id, 31*day); err != nil {
+			t.Fatalf("backdate notification %s: %v", id, err)
+		}
+	}
+	policy := retention.Policy{NotificationsAge: 30 * day}
+
+	if rep := pass(t, f, retention.Policy{RunsAge: 30 * day, LogsAge: 7 * day}); rep.Total != (retention.Deleted{}) {
+		t.Fatalf("a pass with the notifications rule off deleted %+v", rep.Total)
+	}
+	est, err := f.Retention.RetentionEstimate(ctx, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[retention.Kind]retention.Deleted{retention.KindNotifications: {Notifications: 5}}; !maps.Equal(est, want) {
+		t.Fatalf("dry run %+v, want %+v", est, want)
+	}
+	if n := len(outbox(t, f)); n != 9 {
+		t.Fatalf("the dry run left %d notifications, want all 9", n)
+	}
+
+	b, more, err := f.Retention.RetentionBatch(ctx, retention.Batch{Kind: retention.KindNotifications, OlderThan: 30 * day, Limit: 2})
+	if err != nil || b != (retention.Deleted{Notifications: 2}) || !more {
+		t.Fatalf("one batch of 2: %+v, more %v, %v; want 2 deleted and more to do", b, more, err)
+	}
+	rep := pass(t, f, policy)
+	if rep.Total != (retention.Deleted{Notifications: 3}) || rep.Batches != 2 {
+		t.Fatalf("pass: %+v in %d batches; want the 3 old delivered or dead notifications left, in batches of 2", rep.Total, rep.Batches)
+	}
+	var kept []string
+	for _, m := range outbox(t, f) {
+		kept = append(kept, m.ID)
+	}
+	want := []string{delivered[3], dead[2], retrying, unsent}
+	slices.Sort(kept)
+	slices.Sort(want)
+	if !slices.Equal(kept, want) {
+		t.Fatalf("kept notifications %v, want the young delivered and dead ones and both pending ones %v", kept, want)
+	}
+	if rep := pass(t, f, policy); rep.Total != (retention.Deleted{}) {
+		t.Fatalf("a second pass deleted %+v, want nothing", rep.Total)
+	}
+	if c, err := f.Counts(ctx, d.Trigger.TriggerID); err != nil || c.Runs != 9 || c.Attempts != 9 {
+		t.Fatalf("the notifications rule touched the Runs: %+v, %v; want all 9 with their attempts", c, err)
+	}
 }

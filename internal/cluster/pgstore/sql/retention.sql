@@ -4,7 +4,11 @@
 -- twice) and never wait for a row the runtime holds.
 
 -- name: RetentionSettings
--- Settings of one runs batch's transaction (SET LOCAL: they end with it).
+-- Settings of one runs or notifications batch's transaction (SET LOCAL:
+-- they end with it). A notifications batch's cutoff is computed from the
+-- clock, so the planner guesses a third of the outbox matches and, with a
+-- LIMIT, prefers reading the table until it has enough: with every row
+-- kept (pending or young) that reads the whole outbox every batch.
 -- Every step of the batch is keyed by an index on the batch's own few Runs;
 -- with a stale estimate (after a burst of Runs, before autovacuum analyzes)
 -- the planner would hash-join instead, scanning every attempt, event and
@@ -130,11 +134,36 @@ SELECT coalesce(sum(a.log_bytes), 0)::bigint
 -- nothing (another is doing the work).
 SELECT pg_catalog.pg_try_advisory_xact_lock(8173033203840675444)
 
+-- name: RetentionNotifications
+-- The notifications rule: delivered and dead notifications created more
+-- than $1 ms ago by the database clock, at most $2, through
+-- notification_outbox_state_idx (one range per state, under
+-- RetentionSettings; the cutoff is a subquery, computed once, so that it
+-- bounds the index range instead of filtering every row the scan reads),
+-- locked and deleted.
+-- A pending row is still to be sent and never matches: a dead row that
+-- `ql notifications retry` made pending again after this snapshot is
+-- re-checked under its lock and left. Returns the rows deleted.
+WITH doomed AS (
+    SELECT o.id
+      FROM qinglong.notification_outbox o
+     WHERE o.state IN ('delivered', 'dead')
+       AND o.created_at_ms < (SELECT {{now_ms}} - $1::bigint)
+     LIMIT $2
+       FOR UPDATE SKIP LOCKED
+),
+gone AS (
+    DELETE FROM qinglong.notification_outbox o USING doomed d WHERE o.id = d.id
+    RETURNING 1
+)
+SELECT count(*) FROM gone
+
 -- name: RetentionEstimate
 -- Dry run: what the runs rule ($1 ms) and then the logs rule ($2 ms) would
 -- delete now (lost Runs as finished ones), and the bytes every log holds:
 -- runs, attempts, events, logs and bytes of the first; logs and bytes of
--- the second.
+-- the second; then the delivered and dead notifications the notifications
+-- rule ($3 ms) would delete.
 WITH doomed AS (
     SELECT r.id
       FROM qinglong.runs r
@@ -166,4 +195,7 @@ SELECT (SELECT count(*) FROM doomed),
        (SELECT count(*) FROM old_logs),
        (SELECT coalesce(sum(log_bytes), 0)::bigint FROM old_logs),
        (SELECT coalesce(sum(a.log_bytes), 0)::bigint
-          FROM qinglong.run_log_chunks c JOIN qinglong.attempts a ON a.id = c.attempt_id WHERE c.log_offset = 0)
+          FROM qinglong.run_log_chunks c JOIN qinglong.attempts a ON a.id = c.attempt_id WHERE c.log_offset = 0),
+       (SELECT count(*)
+          FROM qinglong.notification_outbox
+         WHERE state IN ('delivered', 'dead') AND created_at_ms < {{now_ms}} - $3::bigint)

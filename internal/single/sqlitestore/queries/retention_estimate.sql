@@ -1,7 +1,8 @@
 -- Retention dry run: what the runs rule (ended before ?1) and then the
 -- logs rule (ended before ?2) would delete now, lost Runs as finished
 -- ones, and the bytes of every log on disk: runs, attempts, events, logs
--- and bytes of the first; logs and bytes of the second.
+-- and bytes of the first; logs and bytes of the second; then the delivered
+-- and dead notifications created before ?3.
 WITH doomed AS (
   SELECT r.id FROM runs r
   WHERE r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost') AND r.finished_at_ms < ?1
@@ -18,4 +19,5 @@ SELECT (SELECT count(*) FROM doomed),
        (SELECT coalesce(sum(log_bytes), 0) FROM attempts WHERE run_id IN (SELECT id FROM doomed) AND log_path <> ''),
        (SELECT count(*) FROM old_logs),
        (SELECT coalesce(sum(log_bytes), 0) FROM old_logs),
-       (SELECT coalesce(sum(log_bytes), 0) FROM attempts WHERE log_path <> '')
+       (SELECT coalesce(sum(log_bytes), 0) FROM attempts WHERE log_path <> ''),
+       (SELECT count(*) FROM notification_outbox WHERE state IN ('delivered', 'dead') AND created_at_ms < ?3)
