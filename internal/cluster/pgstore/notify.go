@@ -141,7 +141,7 @@ func (r *Runtime) NotificationRetry(ctx context.Context, id string) (notify.Mess
 	var state string
 	switch err := r.pool.QueryRow(ctx, sqlNotifyState, id).Scan(&state); {
 	case errors.Is(err, pgx.ErrNoRows):
-		return out, qlerror.New(qlerror.NotFound, "notification %s does not exist; `ql notifications list` shows them", id)
+		return out, qlerror.New(qlerror.NotFound, "notification %s does not exist (a delivered or dead one is deleted once older than --retention-notifications); `ql notifications list` shows those kept", id)
 	case err != nil:
 		return out, mapErr(err, "retrying notification "+id)
 	}

@@ -19,7 +19,9 @@ func notificationsCommand(opts Options) *cobra.Command {
 		Short: "List failure notifications and retry dead ones",
 		Long: `Failure notifications are written to an outbox with the Run state change that causes them and
 delivered by the server` + opts.clusterOnly(" (every replica on the cluster)") + ` with retries and backoff. A notification
-whose deliveries all failed is dead: fix the channel (URL, secret, receiver), then retry it.` +
+whose deliveries all failed is dead: fix the channel (URL, secret, receiver), then retry it.
+Retention deletes delivered and dead notifications older than --retention-notifications
+(the runs period by default): a dead one can be retried only until then.` +
 			opts.clusterOnly("\nOn the cluster these commands need the runtime role's URL, as `ql runs` does."),
 	}
 	c.AddCommand(notificationsListCommand(opts), notificationsRetryCommand(opts))
@@ -121,6 +123,9 @@ func notificationsRetryCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "retry ID",
 		Short: "Make a dead notification pending again, with the same idempotency key",
+		Long: `Make a dead notification pending again, with the same idempotency key and its attempts
+counted afresh. Retention deletes dead notifications older than the server's
+--retention-notifications (the runs period by default); one deleted can no longer be retried.`,
 		Args: oneChecked("notifications retry takes one notification id, as printed by 'notifications list --state dead'", func(s string) error {
 			if err := ids.Validate("notification id", strings.TrimSpace(s)); err != nil {
 				return fmt.Errorf("%v; give a notification id as printed by `ql notifications list --state dead`", err)

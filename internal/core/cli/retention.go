@@ -21,7 +21,7 @@ import (
 const EnvMaintenanceURL = "QL_DATABASE_MAINTENANCE_URL"
 
 func retentionCommand(opts Options) *cobra.Command {
-	c := &cobra.Command{Use: "retention", Short: "Delete finished and lost Runs and logs past their retention"}
+	c := &cobra.Command{Use: "retention", Short: "Delete finished and lost Runs, logs and sent or dead notifications past their retention"}
 	c.AddCommand(retentionRunCommand(opts))
 	return c
 }
@@ -50,9 +50,11 @@ func retentionRunCommand(opts Options) *cobra.Command {
 --retention-runs are deleted with their attempts, events and logs, and so are lost
 Runs lost that long (counted from when they were found lost: re-run or cancel one
 before then if it matters), then logs older than --retention-logs, then the oldest
-logs until all fit in --retention-log-bytes, a lost Run's as a finished Run's.
-Runs not ended yet, Runs with an attempt still open and the logs of running
-commands are never deleted. The settings default to what ` + opts.Binary + ` serve uses
+logs until all fit in --retention-log-bytes, a lost Run's as a finished Run's,
+then delivered and dead notifications created longer ago than
+--retention-notifications (a dead one deleted can no longer be sent again with
+notifications retry). Runs not ended yet, Runs with an attempt still open, the
+logs of running commands and pending notifications are never deleted. The settings default to what ` + opts.Binary + ` serve uses
 (the same flags and variables; ` + retentionDefaults(opts) + `). Give it the
 server's --config FILE (or $QL_CONFIG) and --profile (or $QL_PROFILE) too when the
 server has them: its retention settings and data directory then come from the same
@@ -105,7 +107,7 @@ share the work; none deletes a row twice.`),
 				if err != nil {
 					return err
 				}
-				for _, k := range []retention.Kind{retention.KindRuns, retention.KindLogs, retention.KindLogBytes} {
+				for _, k := range retention.Kinds {
 					if d, ok := est[k]; ok {
 						fmt.Fprintf(w, "would delete %s\n", describe(k, d))
 					}
@@ -131,7 +133,8 @@ share the work; none deletes a row twice.`),
 	fs.StringVar(&settings.Runs, "retention-runs", "", "days after which finished Runs, and lost Runs after they were found lost, are deleted (default: the profile's; off keeps them)")
 	fs.StringVar(&settings.Logs, "retention-logs", "", "days after which logs of finished and lost Runs are deleted (default: the profile's; off keeps them)")
 	fs.StringVar(&settings.LogBytes, "retention-log-bytes", "", "cap of all logs together, e.g. 1GiB (default: the profile's; off: no cap)")
-	BindEnv(fs, "retention-runs", "retention-logs", "retention-log-bytes")
+	fs.StringVar(&settings.Notifications, "retention-notifications", "", "days after which delivered and dead notifications are deleted, counted from their creation; a deleted dead one can no longer be retried (default: the profile's; off keeps them)")
+	BindEnv(fs, "retention-runs", "retention-logs", "retention-log-bytes", "retention-notifications")
 	fs.StringVar(&configFile, "config", "", "the server's YAML file of flag: value settings: its retention settings and data directory apply here too")
 	fs.StringVar(&profile, "profile", "", "the profile the server runs, whose retention defaults apply ("+strings.Join(buildProfiles(opts), ", ")+"; default "+opts.defaultProfile()+")")
 	BindEnv(fs, "config", "profile")
@@ -180,6 +183,8 @@ func describe(k retention.Kind, d retention.Deleted) string {
 			plural.Count(d.Events, "event", "events"), logCount(d.Logs), retention.FormatBytes(d.LogBytes))
 	case retention.KindLogs:
 		return fmt.Sprintf("old logs: %s (%s)", logCount(d.Logs), retention.FormatBytes(d.LogBytes))
+	case retention.KindNotifications:
+		return fmt.Sprintf("old notifications: %d delivered or dead", d.Notifications)
 	}
 	if d.Logs == 0 && d.LogBytes > 0 {
 		return fmt.Sprintf("logs over the cap: the oldest logs holding %s", retention.FormatBytes(d.LogBytes))
@@ -190,12 +195,12 @@ func describe(k retention.Kind, d retention.Deleted) string {
 func logCount(n int64) string { return plural.Count(n, "log", "logs") }
 
 func describeShort(d retention.Deleted) string {
-	return plural.Count(d.Runs, "run", "runs") + ", " + logCount(d.Logs)
+	return plural.Count(d.Runs, "run", "runs") + ", " + logCount(d.Logs) + ", " + plural.Count(d.Notifications, "notification", "notifications")
 }
 
 func summary(w io.Writer, rep retention.Report) {
 	var parts []string
-	for _, k := range []retention.Kind{retention.KindRuns, retention.KindLogs, retention.KindLogBytes} {
+	for _, k := range retention.Kinds {
 		if d, ok := rep.ByKind[k]; ok {
 			parts = append(parts, describe(k, d))
 		}

@@ -239,6 +239,8 @@ wins over the file.`,
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.LogsAge) })+")")
 	fs.StringVar(&f.Retention.LogBytes, "retention-log-bytes", "", "cap of all logs together, oldest deleted first: 1GiB, 64MiB or bytes, at least 1 MiB (off or 0: no cap; "+
 		byProfile(func(d ServeDefaults) string { return retention.SizeSetting(d.Retention.LogBytes) })+")")
+	fs.StringVar(&f.Retention.Notifications, "retention-notifications", "", "delete delivered and dead notifications this many days after they were created, never a pending one; a deleted dead one can no longer be retried (off or 0 keeps them; "+
+		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.NotificationsAge) })+")")
 	fs.StringVar(&f.RunAs, "run-as", "", "single-node: user[:group] that runs commands whose task sets no runAs (needs root; default: the server's own user)")
 	fs.DurationVar(&f.NotifyBackoff, "notify-backoff", 0, "wait after a notification's first failed delivery, doubled after each further one, up to "+
 		validate.Duration(notify.DefaultMaxBackoff)+" ("+validate.Duration(notify.MinBaseBackoff)+"–"+validate.Duration(notify.MaxBaseBackoff)+"; default "+validate.Duration(notify.DefaultBaseBackoff)+")")
@@ -286,7 +288,7 @@ func flattenSections(vals map[string]any, configFile string) error {
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			return Usagef("--config %s: %s must be a mapping of settings, e.g. %s: {runs: 30d, logs: 7d, log-bytes: 1GiB}", configFile, sec, sec)
+			return Usagef("--config %s: %s must be a mapping of settings, e.g. %s: {runs: 30d, logs: 7d, log-bytes: 1GiB, notifications: 30d}", configFile, sec, sec)
 		}
 		delete(vals, sec)
 		for k, x := range m {

@@ -161,3 +161,75 @@ func runsFinishedBefore30Days(t *testing.T, db *sql.DB) int {
 	}
 	return n
 }
+
+// `ql retention run` counts (--dry-run) and then deletes the delivered and
+// dead notifications older than --retention-notifications, from the flag,
+// its variable or the server's config file, and never a pending one.
+func TestRetentionRunDeletesOldDeliveredAndDeadNotifications(t *testing.T) {
+	dir := t.TempDir()
+	applyDefs(t, dir, goodFile)
+	rw, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	var project string
+	if err := rw.QueryRow(`SELECT id FROM projects`).Scan(&project); err != nil {
+		t.Fatal(err)
+	}
+	old, young := time.Now().Add(-40*24*time.Hour).UnixMilli(), time.Now().Add(-time.Hour).UnixMilli()
+	for i, row := range []struct {
+		state string
+		at    int64
+	}{{"delivered", old}, {"delivered", old}, {"dead", old}, {"pending", old}, {"delivered", young}} {
+		if _, err := rw.Exec(`INSERT INTO notification_outbox (id, project_id, rule_key, subject, event, channel_json, payload_json, state,
+			next_attempt_at_ms, created_at_ms, updated_at_ms) VALUES (?, ?, 'rule', ?, 'failed', '{}', '{}', ?, ?, ?, ?)`,
+			fmt.Sprintf("n%d", i), project, fmt.Sprintf("run:%d", i), row.state, row.at, row.at, row.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	left := func() string {
+		rows, err := rw.Query(`SELECT id FROM notification_outbox ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var ids []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return strings.Join(ids, " ")
+	}
+
+	code, out, errOut := ql(t, "retention", "run", "--dry-run", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "notifications 30d") || !strings.Contains(out, "would delete old notifications: 3 delivered or dead") {
+		t.Fatalf("dry run: exit %d, %q %q; want the default of 30 days and 3 notifications counted", code, out, errOut)
+	}
+	config := writeFile(t, t.TempDir(), "serve.yaml", "retention: {notifications: off}\n")
+	if code, out, errOut := ql(t, "retention", "run", "--dry-run", "--data-dir", dir, "--config", config); code != 0 ||
+		!strings.Contains(out, "notifications off") || strings.Contains(out, "old notifications") {
+		t.Fatalf("dry run with notifications off in the config file: exit %d, %q %q; want the rule off", code, out, errOut)
+	}
+	t.Setenv("QL_RETENTION_NOTIFICATIONS", "60d")
+	if code, out, errOut := ql(t, "retention", "run", "--data-dir", dir); code != 0 || !strings.Contains(out, "notifications 60d") {
+		t.Fatalf("pass with $QL_RETENTION_NOTIFICATIONS=60d: exit %d, %q %q", code, out, errOut)
+	}
+	t.Setenv("QL_RETENTION_NOTIFICATIONS", "")
+	if got := left(); got != "n0 n1 n2 n3 n4" {
+		t.Fatalf("after dry runs and a 60-day pass the outbox holds %q, want every row", got)
+	}
+	code, out, errOut = ql(t, "retention", "run", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "deleted old notifications: ") || !strings.Contains(out, "old notifications: 3 delivered or dead; ") {
+		t.Fatalf("pass: exit %d, %q %q; want 3 notifications deleted with progress", code, out, errOut)
+	}
+	if got := left(); got != "n3 n4" {
+		t.Fatalf("after the pass the outbox holds %q, want the old pending row and the young delivered one", got)
+	}
+	if code, _, errOut := ql(t, "retention", "run", "--data-dir", dir, "--retention-notifications", "a month"); code != 2 || !strings.Contains(errOut, "--retention-notifications") {
+		t.Fatalf("a bad setting: exit %d, %q; want 2 naming it", code, errOut)
+	}
+}

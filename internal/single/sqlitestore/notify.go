@@ -197,7 +197,7 @@ func (s *Store) NotificationRetry(ctx context.Context, id string) (notify.Messag
 		var state string
 		switch err := tx.QueryRowContext(ctx, qNotifyState, id).Scan(&state); {
 		case errors.Is(err, sql.ErrNoRows):
-			return qlerror.New(qlerror.NotFound, "notification %s does not exist; `ql notifications list` shows them", id)
+			return qlerror.New(qlerror.NotFound, "notification %s does not exist (a delivered or dead one is deleted once older than --retention-notifications); `ql notifications list` shows those kept", id)
 		case err != nil:
 			return err
 		}
