@@ -131,7 +131,7 @@ func TestAnErrorHintPrintedByQlEdgeNamesQlEdge(t *testing.T) {
 	}{
 		{[]string{"runs", "show", "0190a4f2-0000-7000-8000-000000000000"}, "list runs with `ql-edge runs list`"},
 		{[]string{"triggers", "run", "nope"}, "`ql-edge triggers list` shows the triggers"},
-		{[]string{"notifications", "retry", "0190a4f2-0000-7000-8000-000000000000"}, "`ql-edge notifications list` shows them"},
+		{[]string{"notifications", "retry", "0190a4f2-0000-7000-8000-000000000000"}, "`ql-edge notifications list` shows those kept"},
 	} {
 		code, _, stderr := qlEdge(t, append(c.args, "--data-dir", dir)...)
 		if code != 1 || !strings.Contains(stderr, c.want) {
