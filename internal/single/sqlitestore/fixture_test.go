@@ -286,3 +286,26 @@ func TestStatusReaderConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunStatusReader(t, newFixture)
 }
+
+// queryPlan is SQLite's plan of q with args, one detail line per step.
+func (e *env) queryPlan(t *testing.T, q string, args ...any) []string {
+	t.Helper()
+	rows, err := e.raw.Query("EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}

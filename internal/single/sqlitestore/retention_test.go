@@ -203,20 +203,7 @@ func attemptOf(t *testing.T, e *env, runID string) string {
 func TestTheNotificationsBatchSearchesTheStateIndexUpToItsCutoff(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	rows, err := e.raw.Query("EXPLAIN QUERY PLAN "+qRetentionNotifications, 1, 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	rows.Close()
+	plan := e.queryPlan(t, qRetentionNotifications, 1, 16)
 	joined := strings.Join(plan, "\n")
 	if strings.Contains(joined, "SCAN notification_outbox") ||
 		!strings.Contains(joined, "SEARCH notification_outbox USING INDEX notification_outbox_state (state=? AND created_at_ms<?)") {

@@ -12,20 +12,7 @@ import (
 func TestTheNextDueInstantIsOneSearchOfTheDueIndex(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	rows, err := e.raw.Query("EXPLAIN QUERY PLAN "+qScheduleNextDue, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	rows.Close()
+	plan := e.queryPlan(t, qScheduleNextDue, 1)
 	joined := strings.Join(plan, "\n")
 	if len(plan) != 1 || !strings.HasPrefix(plan[0], "SEARCH trigger_schedules USING COVERING INDEX trigger_schedules_due") {
 		t.Fatalf("next-due plan is not one search of the due index:\n%s", joined)

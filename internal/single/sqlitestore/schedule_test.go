@@ -18,20 +18,7 @@ func TestTakeReadsTheDueIndexInClaimOrder(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	for _, q := range []string{qScheduleTakeUninitialised, qScheduleTakeDue} {
-		rows, err := e.raw.Query("EXPLAIN QUERY PLAN "+q, 1, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := e.queryPlan(t, q, 1, 2)
 		joined := strings.Join(plan, "\n")
 		if !strings.HasPrefix(plan[0], "SEARCH s USING INDEX trigger_schedules_due") || strings.Contains(joined, "TEMP B-TREE") || strings.Contains(joined, "SCAN") {
 			t.Fatalf("take plan reads more than one page:\n%s", joined)
