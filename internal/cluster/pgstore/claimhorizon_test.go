@@ -60,18 +60,10 @@ func TestARowFallingDueWhileTheClaimRunsIsInItsHorizon(t *testing.T) {
 	s := newStore(t)
 	s.buildClaimLayout(t, claimLayout{total: 100})
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, s.url(RoleRuntime))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	// The explicit transaction stands for the take's pipeline: it began
 	// before both rows are placed.
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx) // measurement only
+	tx, rollback := s.runtimeTx(t)
+	defer rollback()
 	var began int64
 	if err := tx.QueryRow(ctx, `SELECT (extract(epoch FROM transaction_timestamp()) * 1000)::bigint`).Scan(&began); err != nil {
 		t.Fatal(err)

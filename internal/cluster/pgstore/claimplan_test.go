@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // claimLayout is the adversarial schedule table of docs/architecture.md, "Claim": total rows, of
@@ -106,16 +104,8 @@ func (s *store) explainClaim(t testing.TB, limit int) claimCost {
 func (s *store) explainClaimAfter(t testing.TB, limit int, settings string) claimCost {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.url(RoleRuntime))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx) // measurement only
+	tx, rollback := s.runtimeTx(t)
+	defer rollback()
 	for _, stmt := range []string{settings, "PREPARE claim AS " + sqlClaim} {
 		if _, err := tx.Exec(ctx, stmt); err != nil {
 			t.Fatalf("explain claim: %v", err)

@@ -250,3 +250,24 @@ func TestStatusReaderConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunStatusReader(t, newFixture)
 }
+
+// runtimeTx begins a transaction on a connection of its own as the
+// runtime role; rollback ends both, so what a measurement did in it
+// (row locks, writes) is gone before the next one.
+func (s *store) runtimeTx(t testing.TB) (tx pgx.Tx, rollback func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, s.url(RoleRuntime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err = conn.Begin(ctx)
+	if err != nil {
+		_ = conn.Close(ctx)
+		t.Fatal(err)
+	}
+	return tx, func() {
+		_ = tx.Rollback(ctx)
+		_ = conn.Close(ctx)
+	}
+}

@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -16,17 +15,8 @@ import (
 // read (returned or filtered).
 func (s *store) explainDispatch(t *testing.T, w worker, maxGrants int) (granted, runReads int, plan string) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.url(RoleRuntime))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx) // measurement only
+	tx, rollback := s.runtimeTx(t)
+	defer rollback()
 	req := w.offer(t, maxGrants)
 	args, err := dispatchParams.args(pgx.StrictNamedArgs{
 		"session_id": req.SessionID, "worker_id": w.ID, "worker_name": w.Name, "offer_id": req.OfferID,

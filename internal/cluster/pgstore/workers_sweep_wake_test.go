@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -78,17 +77,8 @@ func TestTheSweepReadsTheEarliestBackoffWithoutWalkingTheWaitingRuns(t *testing.
 // filtered).
 func (s *store) explainRequeue(t *testing.T) (attemptReads int, plan string) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.url(RoleRuntime))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx) // measurement only
+	tx, rollback := s.runtimeTx(t)
+	defer rollback()
 	args, err := sweepRequeueParams.args(pgx.StrictNamedArgs{"limit": MaxSweepPage, "event": run.EventQueued})
 	if err != nil {
 		t.Fatal(err)
