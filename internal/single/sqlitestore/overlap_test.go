@@ -30,24 +30,13 @@ func TestAQueuedOneRunIsNotDispatchedWhileTheEarlierRunIsUnfinished(t *testing.T
 	if err != nil || third.Skipped != schedule.PassOverlap {
 		t.Fatalf("third request: %+v, %v; want it refused with one Run waiting already", third, err)
 	}
-	pendingRuns := func() map[string]bool {
-		list, err := e.store.AttemptsPending(t.Context(), 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]bool{}
-		for _, a := range list {
-			out[a.RunID] = true
-		}
-		return out
-	}
-	if p := pendingRuns(); !p[first.RunID] || p[second.RunID] {
+	if p := e.pendingRuns(t); !p[first.RunID] || p[second.RunID] {
 		t.Fatalf("pending runs %v; want the first and not the one waiting behind it", p)
 	}
 	if _, err := e.store.CancelRun(t.Context(), first.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if p := pendingRuns(); !p[second.RunID] {
+	if p := e.pendingRuns(t); !p[second.RunID] {
 		t.Fatalf("pending runs %v; want the waiting Run once the earlier one finished", p)
 	}
 }
@@ -63,17 +52,6 @@ func TestACancelPreviousRunIsNotDispatchedUntilTheRunItCancelledHasStopped(t *te
 	c.Overlap = trigger.OverlapCancelPrevious
 	d := e.defs(t, "demo", c)
 	id := d.Trigger.TriggerID
-	pendingRuns := func() map[string]bool {
-		list, err := e.store.AttemptsPending(t.Context(), 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]bool{}
-		for _, a := range list {
-			out[a.RunID] = true
-		}
-		return out
-	}
 	// running starts runID's attempt as the dispatcher does.
 	running := func(runID string) run.Attempt {
 		a := e.pending(t, runID)
@@ -88,13 +66,13 @@ func TestACancelPreviousRunIsNotDispatchedUntilTheRunItCancelledHasStopped(t *te
 	}
 	a := running(first.RunID)
 	second := e.admit(t, id)
-	if p := pendingRuns(); p[second] {
+	if p := e.pendingRuns(t); p[second] {
 		t.Fatalf("pending runs %v; want the clock's Run waiting while the one it cancelled still runs", p)
 	}
 	if err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
 		t.Fatal(err)
 	}
-	if p := pendingRuns(); !p[second] {
+	if p := e.pendingRuns(t); !p[second] {
 		t.Fatalf("pending runs %v; want the clock's Run once the one it cancelled stopped", p)
 	}
 	b := running(second)
@@ -102,13 +80,28 @@ func TestACancelPreviousRunIsNotDispatchedUntilTheRunItCancelledHasStopped(t *te
 	if err != nil || !third.Created {
 		t.Fatalf("run now: %+v, %v; want a Run", third, err)
 	}
-	if p := pendingRuns(); p[third.RunID] {
+	if p := e.pendingRuns(t); p[third.RunID] {
 		t.Fatalf("pending runs %v; want the manual Run waiting while the one it cancelled still runs", p)
 	}
 	if err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: b.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
 		t.Fatal(err)
 	}
-	if p := pendingRuns(); !p[third.RunID] {
+	if p := e.pendingRuns(t); !p[third.RunID] {
 		t.Fatalf("pending runs %v; want the manual Run once the one it cancelled stopped", p)
 	}
+}
+
+// pendingRuns is the set of Runs whose attempt the dispatcher would be
+// handed now.
+func (e *env) pendingRuns(t *testing.T) map[string]bool {
+	t.Helper()
+	list, err := e.store.AttemptsPending(t.Context(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, a := range list {
+		out[a.RunID] = true
+	}
+	return out
 }
