@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // staleRetentionStats fills attempts, events and log chunks with rows of a
@@ -42,22 +43,7 @@ func TestRetentionBatchPlanReadsOnlyItsRunsRows(t *testing.T) {
 			t.Fatalf("%v\n%s", err, stmt)
 		}
 	}
-	var plan []string
-	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, sqlRetentionSettings); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, "EXPLAIN "+sqlRetentionRuns, int64(1), 64)
-		if err != nil {
-			return err
-		}
-		plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "\n")
+	text := retentionPlan(t, m.pool, sqlRetentionRuns, int64(1), 64)
 	for _, bad := range []string{"Seq Scan", "Hash Join", "Merge Join"} {
 		if strings.Contains(text, bad) {
 			t.Errorf("the runs batch's plan has a %s:\n%s", bad, text)
@@ -96,12 +82,31 @@ func TestRetentionNotificationsPlanReadsOnlyOldEndedRows(t *testing.T) {
 			t.Fatalf("%v\n%s", err, stmt)
 		}
 	}
+	text := retentionPlan(t, m.pool, sqlRetentionNotifs, int64(30*24*time.Hour/time.Millisecond), 64)
+	if strings.Contains(text, "Seq Scan") {
+		t.Errorf("the notifications batch's plan reads the whole outbox:\n%s", text)
+	}
+	if !strings.Contains(text, "notification_outbox_state_idx") {
+		t.Errorf("the notifications batch's plan does not use notification_outbox_state_idx:\n%s", text)
+	}
+	if !slices.ContainsFunc(strings.Split(text, "\n"), func(l string) bool {
+		return strings.Contains(l, "Index Cond:") && strings.Contains(l, "created_at_ms <")
+	}) {
+		t.Errorf("the notifications batch's cutoff filters every row its scan reads instead of bounding the index range:\n%s", text)
+	}
+}
+
+// retentionPlan is the plan of a retention batch statement with args, as
+// the maintenance pool runs it: after RetentionSettings, in its transaction.
+func retentionPlan(t *testing.T, pool *pgxpool.Pool, stmt string, args ...any) string {
+	t.Helper()
+	ctx := t.Context()
 	var plan []string
-	err := pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, sqlRetentionSettings); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, "EXPLAIN "+sqlRetentionNotifs, int64(30*24*time.Hour/time.Millisecond), 64)
+		rows, err := tx.Query(ctx, "EXPLAIN "+stmt, args...)
 		if err != nil {
 			return err
 		}
@@ -111,16 +116,5 @@ func TestRetentionNotificationsPlanReadsOnlyOldEndedRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Join(plan, "\n")
-	if strings.Contains(text, "Seq Scan") {
-		t.Errorf("the notifications batch's plan reads the whole outbox:\n%s", text)
-	}
-	if !strings.Contains(text, "notification_outbox_state_idx") {
-		t.Errorf("the notifications batch's plan does not use notification_outbox_state_idx:\n%s", text)
-	}
-	if !slices.ContainsFunc(plan, func(l string) bool {
-		return strings.Contains(l, "Index Cond:") && strings.Contains(l, "created_at_ms <")
-	}) {
-		t.Errorf("the notifications batch's cutoff filters every row its scan reads instead of bounding the index range:\n%s", text)
-	}
+	return strings.Join(plan, "\n")
 }
