@@ -164,11 +164,7 @@ func TestTheUnplaceableCountNeverWalksTheQueue(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	s.admitRuns(t, "gpu", 1)
-	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
-		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-			'backlog-' || g, scheduled_for_ms, 'queued', 2, 2, created_at_ms, queued_at_ms, updated_at_ms
-		FROM qinglong.runs, generate_series(1, 5000) g`)
+	s.copyRun(t, "backlog", "queued", 5000)
 	s.exec(t, `ANALYZE`)
 	const limit = 100
 	top, plan := explainPlan(t, s.super, "unplaceable", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlMonitorUnplaceable, limit)
@@ -207,4 +203,16 @@ func TestAQueuedRunHeldBehindAnEarlierRunOfItsTriggerSaysWhichRun(t *testing.T) 
 	if w := s.waitingOf(t, second.RunID); w != nil {
 		t.Fatalf("after the first Run ended the second waits %+v, want nothing", w)
 	}
+}
+
+// copyRun adds n copies of the one Run in the database (foreign keys and
+// all), each with its own idempotency key (prefix-i) and in state: a
+// backlog a plan test measures against.
+func (s *store) copyRun(t *testing.T, prefix, state string, n int) {
+	t.Helper()
+	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			$1 || '-' || g, scheduled_for_ms, $2, 2, 2, created_at_ms, queued_at_ms, updated_at_ms
+		FROM qinglong.runs, generate_series(1, $3::int) g`, prefix, state, n)
 }

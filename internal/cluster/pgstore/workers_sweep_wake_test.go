@@ -45,11 +45,7 @@ func TestTheSweepReadsTheEarliestBackoffWithoutWalkingTheWaitingRuns(t *testing.
 	t.Parallel()
 	s := newStore(t)
 	s.admitRuns(t, "waiting", 1)
-	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
-		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
-			'waiting-' || g, scheduled_for_ms, 'retry_wait', 2, 2, created_at_ms, queued_at_ms, updated_at_ms
-		FROM qinglong.runs, generate_series(1, 5000) g`)
+	s.copyRun(t, "waiting", "retry_wait", 5000)
 	s.exec(t, `INSERT INTO qinglong.attempts (id, run_id, number, executor, state, available_at_ms, created_at_ms, updated_at_ms)
 		SELECT gen_random_uuid(), r.id, 2, 'remote_worker', 'claimed', `+ClockMsSQL+` + 60000 + (random() * 60000)::bigint,
 			r.created_at_ms, r.created_at_ms
