@@ -167,7 +167,7 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 // run on workers. It reads the live sessions as Dispatch would see them at
 // this instant: a worker that connects, frees a slot or changes its
 // labels afterwards shows at the next read. The worker reasons come
-// before queue_one's: a Run held behind an earlier one of its trigger
+// before the overlap policy's: a Run held behind an earlier one of its trigger
 // also needs a worker once that one finishes.
 func runWaiting(ctx context.Context, tx pgx.Tx, r run.Run) (*run.Waiting, error) {
 	var w run.Waiting

@@ -38,9 +38,10 @@ SELECT run_id, seq, name, payload::text, created_at_ms FROM qinglong.run_events 
 -- (the session's live attempts, and the credential's max concurrency less
 -- the attempts its other sessions still hold under a lease); and the
 -- distinct label sets of the sessions taking work, those carrying most of
--- the placement first, at most $3; and, for a Run admitted under
--- queue_one ($4 the Run), the nearest earlier unfinished Run of its
--- trigger, which Dispatch waits for (one probe of
+-- the placement first, at most $3; and, for a Run admitted to wait behind
+-- an earlier one (queue_one, or cancel_previous while the Run it cancelled
+-- stops; $4 the Run), the nearest earlier unfinished Run of its trigger,
+-- which Dispatch waits for (one probe of
 -- runs_unfinished_trigger_idx). One row per worker process is read,
 -- through worker_sessions_live_expiry_idx; the free slots are probed
 -- only until one is found.
