@@ -196,7 +196,7 @@ func TestAGrantWhoseCommandWasAlteredOnTheWayIsRefusedAndNeverRun(t *testing.T) 
 	}
 }
 
-var dropMarker = regexp.MustCompile(`\n\[qinglong: (\d+) bytes of output were dropped here: [^\]\n]*\]\n`)
+var dropMarker = regexp.MustCompile(`\n\[qinglong: (\d+) bytes? of output (?:was|were) dropped here: [^\]\n]*\]\n`)
 
 // Output the worker had to drop while it could not send its log (its
 // buffer, as large as the log cap, was full) is replaced in the stored

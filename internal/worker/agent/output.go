@@ -4,13 +4,19 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/qinglong/qinglong/internal/core/plural"
 )
 
 // dropMarker is written into the output where n bytes were dropped because
 // the buffer was full: the stored log then says it is incomplete, where,
 // and by how much. It starts and ends a line of its own.
 func dropMarker(n int64) []byte {
-	return fmt.Appendf(nil, "\n[qinglong: %d bytes of output were dropped here: the worker could not send them to a replica before its buffer filled]\n", n)
+	were := "were"
+	if n == 1 {
+		were = "was"
+	}
+	return fmt.Appendf(nil, "\n[qinglong: %s of output %s dropped here: the worker could not send its output to a replica before its buffer filled]\n", plural.Count(n, "byte", "bytes"), were)
 }
 
 // maxDropMarker bounds a marker's length, whatever the count.
