@@ -53,6 +53,11 @@ type Error struct {
 	Msg    string
 	Err    error
 	Reason Reason
+	// Params are the values a sentence for Reason names, by name: the
+	// field's path, the value given, the values allowed or the range
+	// ("field", "value", "allowed", "min", "max"…). A caller wording the
+	// reason in its own language needs them; Msg already says them.
+	Params map[string]string
 }
 
 func (e *Error) Error() string {
@@ -74,9 +79,17 @@ func Wrap(code Code, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
 }
 
-// Because gives e its reason and returns it.
-func (e *Error) Because(r Reason) *Error {
+// Because gives e its reason and, as key, value pairs (as log/slog takes
+// its attributes), the values a sentence for the reason names; it returns e.
+// A value is kept as fmt.Sprint spells it; a key without a value is dropped.
+func (e *Error) Because(r Reason, params ...any) *Error {
 	e.Reason = r
+	for i := 0; i+1 < len(params); i += 2 {
+		if e.Params == nil {
+			e.Params = make(map[string]string, len(params)/2)
+		}
+		e.Params[fmt.Sprint(params[i])] = fmt.Sprint(params[i+1])
+	}
 	return e
 }
 
@@ -90,6 +103,18 @@ func ReasonOf(err error) Reason {
 		err = errors.Unwrap(err)
 	}
 	return ""
+}
+
+// ParamsOf returns the params of the error whose reason ReasonOf returns
+// (nil when none has a reason): the values its sentence names.
+func ParamsOf(err error) map[string]string {
+	for err != nil {
+		if e, ok := err.(*Error); ok && e.Reason != "" {
+			return e.Params
+		}
+		err = errors.Unwrap(err)
+	}
+	return nil
 }
 
 // CodeOf returns the code of the first coded error in err's chain, or
