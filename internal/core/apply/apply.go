@@ -39,25 +39,27 @@ func Check(doc *Document, nowMs int64) error {
 	tasks := map[string]TaskDoc{}
 	for _, t := range doc.Tasks {
 		if _, dup := tasks[t.Spec.Name]; dup {
-			return located(qlerror.Invalid, nil, doc.File, t.Line, 0, "task %q is defined twice", t.Spec.Name)
+			return located(doc.File, t.Line, 0, invalid("task %q is defined twice", t.Spec.Name).Because(RefusalDefinedTwice, "kind", "task", "name", t.Spec.Name))
 		}
 		tasks[t.Spec.Name] = t
 	}
 	seen := map[string]bool{}
 	for _, tr := range doc.Triggers {
 		if seen[tr.Spec.Name] {
-			return located(qlerror.Invalid, nil, doc.File, tr.Line, 0, "trigger %q is defined twice", tr.Spec.Name)
+			return located(doc.File, tr.Line, 0, invalid("trigger %q is defined twice", tr.Spec.Name).Because(RefusalDefinedTwice, "kind", "trigger", "name", tr.Spec.Name))
 		}
 		seen[tr.Spec.Name] = true
 		t, ok := tasks[tr.TaskName]
 		if !ok {
-			return located(qlerror.Invalid, nil, doc.File, tr.Line, 0, "trigger %q: trigger.task %q is not a task of this file", tr.Spec.Name, tr.TaskName)
+			return located(doc.File, tr.Line, 0, invalid("trigger %q: trigger.task %q is not a task of this file", tr.Spec.Name, tr.TaskName).
+				Because(RefusalUnknownTask, "trigger", tr.Spec.Name, "task", tr.TaskName))
 		}
 		if tr.Spec.Enabled && !t.Spec.Enabled {
-			return located(qlerror.Invalid, nil, doc.File, tr.Line, 0, "trigger %q is enabled but task %q is disabled; enable the task or set enabled: false on the trigger", tr.Spec.Name, tr.TaskName)
+			return located(doc.File, tr.Line, 0, invalid("trigger %q is enabled but task %q is disabled; enable the task or set enabled: false on the trigger", tr.Spec.Name, tr.TaskName).
+				Because(RefusalTriggerOfDisabledTask, "trigger", tr.Spec.Name, "task", tr.TaskName))
 		}
 		if err := tr.Spec.Validate(nowMs); err != nil {
-			return located(qlerror.Invalid, nil, doc.File, tr.Line, 0, "trigger %q: %s", tr.Spec.Name, qlMsg(err))
+			return located(doc.File, tr.Line, 0, qlerror.Wrap(qlerror.Invalid, err, "trigger %q", tr.Spec.Name))
 		}
 	}
 	return nil
@@ -267,7 +269,8 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 			triggerID, expected = newID(), 0
 		}
 		if ok && cur.TaskID != pin.TaskID {
-			return nil, triggerErr(doc, i, qlerror.New(qlerror.FailedPrecondition, "is bound to another task; a trigger never moves to another task — give the new binding a new trigger name"))
+			return nil, triggerErr(doc, i, qlerror.New(qlerror.FailedPrecondition, "is bound to another task; a trigger never moves to another task — give the new binding a new trigger name").
+				Because(RefusalTriggerRebound, "trigger", tr.Spec.Name))
 		}
 		digest := trigger.ContentDigest(projectID, triggerID, pin.TaskID, pin.Revision, pin.ContentDigest, tr.Spec)
 		if ok && cur.ContentDigest == digest {
@@ -306,12 +309,12 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 
 func taskErr(doc *Document, i int, err error) error {
 	td := doc.Tasks[i]
-	return located(qlerror.CodeOf(err), err, doc.File, td.Line, 0, "task %q", td.Spec.Name)
+	return located(doc.File, td.Line, 0, qlerror.Wrap(qlerror.CodeOf(err), err, "task %q", td.Spec.Name))
 }
 
 func triggerErr(doc *Document, i int, err error) error {
 	tr := doc.Triggers[i]
-	return located(qlerror.CodeOf(err), err, doc.File, tr.Line, 0, "trigger %q", tr.Spec.Name)
+	return located(doc.File, tr.Line, 0, qlerror.Wrap(qlerror.CodeOf(err), err, "trigger %q", tr.Spec.Name))
 }
 
 // mutationID is unique per (object, transition): re-applying the same file

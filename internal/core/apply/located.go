@@ -2,7 +2,6 @@ package apply
 
 import (
 	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 
@@ -12,7 +11,9 @@ import (
 // LocatedError is an error about one place of a definitions file: its
 // line and, where the parser knows it, its column (0 when not). Its text
 // is the usual "file:line: message"; callers that show the place apart
-// (the HTTP API, the console) read Line, Column and Detail.
+// (the HTTP API, the console) read Line, Column and Detail, and the
+// reason and params of the error it wraps (qlerror.ReasonOf, ParamsOf) to
+// word it in their own language.
 type LocatedError struct {
 	Line, Column int
 	// Detail is the message without the "file:line: " prefix.
@@ -22,18 +23,18 @@ type LocatedError struct {
 
 func (e *LocatedError) Error() string { return e.err.Error() }
 
-// Unwrap exposes the coded error, so qlerror.CodeOf sees its code.
+// Unwrap exposes the coded error, so qlerror.CodeOf sees its code and
+// qlerror.ReasonOf the reason of the error it locates.
 func (e *LocatedError) Unwrap() error { return e.err }
 
-// located is the error of code at file:line(:column), optionally caused by
-// cause (whose text follows the message, as qlerror.Wrap has it).
-func located(code qlerror.Code, cause error, file string, line, column int, format string, args ...any) error {
-	detail := fmt.Sprintf(format, args...)
-	e := qlerror.Wrap(code, cause, "%s:%d: %s", file, line, detail)
-	if cause != nil {
-		detail += ": " + cause.Error()
-	}
-	return &LocatedError{Line: line, Column: column, Detail: detail, err: e}
+// located is err placed at file:line(:column), with err's code.
+func located(file string, line, column int, err error) error {
+	return &LocatedError{Line: line, Column: column, Detail: err.Error(), err: qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d", file, line)}
+}
+
+// invalid is the Invalid error of a definitions file's content.
+func invalid(format string, args ...any) *qlerror.Error {
+	return qlerror.New(qlerror.Invalid, format, args...)
 }
 
 // Locate returns where in its file err points, if it does: its line,
@@ -50,11 +51,12 @@ func Locate(err error) (line, column int, detail string, ok bool) {
 // ("line 3: did not find expected key").
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
-// syntaxError is the decoder's error at its line, when it names one.
+// syntaxError is the decoder's error at its line, when it names one; the
+// decoder's words are the reason's detail.
 func syntaxError(file string, err error) error {
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		if line, convErr := strconv.Atoi(m[1]); convErr == nil {
-			return located(qlerror.Invalid, nil, file, line, 0, "%s", m[2])
+			return located(file, line, 0, invalid("%s", m[2]).Because(RefusalYAMLSyntax, "detail", m[2]))
 		}
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // Limits of one definitions file. A project larger than this is split
@@ -79,7 +80,8 @@ func Read(file string, r io.Reader) (*Document, error) {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "%s: cannot read definitions file", file)
 	}
 	if len(data) > MaxFileSize {
-		return nil, qlerror.New(qlerror.Invalid, "%s: larger than the limit of %d bytes (4 MiB); split the project over several files", file, MaxFileSize)
+		return nil, qlerror.New(qlerror.Invalid, "%s: larger than the limit of %d bytes (4 MiB); split the project over several files", file, MaxFileSize).
+			Because(RefusalTooLarge, "limit", MaxFileSize)
 	}
 	return Parse(file, data)
 }
@@ -93,7 +95,7 @@ func Parse(file string, data []byte) (*Document, error) {
 		return nil, p.yamlError(err)
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
-		return nil, qlerror.New(qlerror.Invalid, "%s: the file is empty; it must be a mapping with project, tasks and triggers", file)
+		return nil, qlerror.New(qlerror.Invalid, "%s: the file is empty; it must be a mapping with project, tasks and triggers", file).Because(RefusalEmptyFile)
 	}
 	// A second document (after ---) would otherwise be dropped without a
 	// word: its project, tasks and triggers never published while apply
@@ -108,7 +110,8 @@ func Parse(file string, data []byte) (*Document, error) {
 			return nil, p.yamlError(err)
 		}
 		if len(next.Content) > 0 && next.Content[0].Tag != "!!null" {
-			return nil, p.errf(next.Content[0], "a second YAML document (after ---); a file holds one project: put each document in a file of its own")
+			return nil, p.at(next.Content[0], invalid("a second YAML document (after ---); a file holds one project: put each document in a file of its own").
+				Because(RefusalSecondDocument))
 		}
 	}
 	if err := p.plain(root.Content[0]); err != nil {
@@ -126,7 +129,8 @@ func (p parser) yamlError(err error) error {
 	if le := syntaxError(p.file, err); le != nil {
 		return le
 	}
-	return qlerror.New(qlerror.Invalid, "%s: %s", p.file, strings.TrimPrefix(err.Error(), "yaml: "))
+	detail := strings.TrimPrefix(err.Error(), "yaml: ")
+	return qlerror.New(qlerror.Invalid, "%s: %s", p.file, detail).Because(RefusalYAMLSyntax, "detail", detail)
 }
 
 // plain rejects what YAML tools disagree on or what expands in memory:
@@ -135,12 +139,13 @@ func (p parser) yamlError(err error) error {
 func (p parser) plain(n *yaml.Node) error {
 	// An alias always follows its anchor, so refusing anchors refuses both.
 	if n.Anchor != "" {
-		return p.errf(n, "YAML anchors and aliases (&%s) are not allowed; write the value out where it is used", n.Anchor)
+		return p.at(n, invalid("YAML anchors and aliases (&%s) are not allowed; write the value out where it is used", n.Anchor).
+			Because(RefusalYAMLAnchor, "anchor", n.Anchor))
 	}
 	for i, c := range n.Content {
 		if n.Kind == yaml.MappingNode && i%2 == 0 {
 			if c.Kind != yaml.ScalarNode || c.Tag != "!!str" {
-				return p.errf(c, "mapping keys must be plain strings, not %s; quote the key", describe(c))
+				return p.at(c, invalid("mapping keys must be plain strings, not %s; quote the key", describe(c)).Because(RefusalKeyNotString))
 			}
 		}
 		if err := p.plain(c); err != nil {
@@ -167,24 +172,58 @@ type parser struct {
 	file string
 }
 
-func (p parser) errf(n *yaml.Node, format string, args ...any) error {
-	return located(qlerror.Invalid, nil, p.file, n.Line, n.Column, format, args...)
+// at is err placed at n's line and column.
+func (p parser) at(n *yaml.Node, err error) error {
+	return located(p.file, n.Line, n.Column, err)
+}
+
+// notDuration is the error of n, whose value s is no duration in whole
+// milliseconds from lo to hi, in the words of format (which names field).
+func (p parser) notDuration(n *yaml.Node, field, s string, lo, hi time.Duration, format string, args ...any) error {
+	return p.at(n, invalid(format, args...).Because(validate.RefusalNotDuration,
+		"field", field, "value", s, "min", validate.Duration(lo), "max", validate.Duration(hi)))
+}
+
+// outOfRange is the error of n, which must be a whole number from lo to
+// hi, in the words of format (which names field).
+func (p parser) outOfRange(n *yaml.Node, field string, lo, hi int, format string, args ...any) error {
+	return p.at(n, invalid(format, args...).Because(validate.RefusalOutOfRange, "field", field, "value", n.Value, "min", lo, "max", hi))
+}
+
+// required is the error at n, the mapping missing field, in the words of
+// format (which names the field).
+func (p parser) required(n *yaml.Node, field, format string, args ...any) error {
+	return p.at(n, invalid(format, args...).Because(validate.RefusalRequired, "field", field))
+}
+
+// notMapping is the error of n, which must be a mapping, in the words of
+// format (which names the field).
+func (p parser) notMapping(n *yaml.Node, field, format string, args ...any) error {
+	return p.at(n, invalid(format, args...).Because(RefusalNotMapping, "field", field))
+}
+
+// notList is the error of n, which must be a list, in the words of format
+// (which names the field).
+func (p parser) notList(n *yaml.Node, field, format string, args ...any) error {
+	return p.at(n, invalid(format, args...).Because(RefusalNotList, "field", field))
 }
 
 // fields returns the mapping's keys → value nodes, rejecting unknown and
 // duplicate keys with their line.
 func (p parser) fields(n *yaml.Node, what string, allowed ...string) (map[string]*yaml.Node, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, p.errf(n, "%s must be a mapping (key: value)", what)
+		return nil, p.notMapping(n, what, "%s must be a mapping (key: value)", what)
 	}
 	out := make(map[string]*yaml.Node, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !contains(allowed, k.Value) {
-			return nil, p.errf(k, "%s: unknown field %q (allowed: %s)", what, k.Value, strings.Join(allowed, ", "))
+			list := strings.Join(allowed, ", ")
+			return nil, p.at(k, invalid("%s: unknown field %q (allowed: %s)", what, k.Value, list).
+				Because(RefusalUnknownField, "field", what, "value", k.Value, "allowed", list))
 		}
 		if _, dup := out[k.Value]; dup {
-			return nil, p.errf(k, "%s: field %q given twice", what, k.Value)
+			return nil, p.at(k, invalid("%s: field %q given twice", what, k.Value).Because(validate.RefusalGivenTwice, "field", what, "value", k.Value))
 		}
 		out[k.Value] = v
 	}
@@ -193,14 +232,14 @@ func (p parser) fields(n *yaml.Node, what string, allowed ...string) (map[string
 
 func (p parser) str(n *yaml.Node, field string) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", p.errf(n, "%s must be a string", field)
+		return "", p.at(n, invalid("%s must be a string", field).Because(RefusalNotString, "field", field))
 	}
 	return n.Value, nil
 }
 
 func (p parser) boolean(n *yaml.Node, field string) (bool, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		return false, p.errf(n, "%s must be true or false", field)
+		return false, p.at(n, invalid("%s must be true or false", field).Because(RefusalNotBool, "field", field))
 	}
 	v, _ := strconv.ParseBool(n.Value)
 	return v, nil
@@ -214,7 +253,7 @@ func (p parser) document(n *yaml.Node) (*Document, error) {
 	doc := &Document{File: p.file, Status: project.Active}
 	pn, ok := f["project"]
 	if !ok {
-		return nil, p.errf(n, "project: is required (the project's name)")
+		return nil, p.required(n, "project", "project: is required (the project's name)")
 	}
 	if doc.Project, err = p.str(pn, "project"); err != nil {
 		return nil, err
@@ -227,7 +266,7 @@ func (p parser) document(n *yaml.Node) (*Document, error) {
 		doc.Status = project.Status(v)
 	}
 	if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: doc.Status}).Validate(); err != nil {
-		return nil, p.errf(pn, "%s", qlMsg(err))
+		return nil, p.at(pn, err)
 	}
 	if nn, ok := f["notifications"]; ok {
 		if doc.Notifications, err = p.notifications(nn); err != nil {
@@ -237,10 +276,11 @@ func (p parser) document(n *yaml.Node) (*Document, error) {
 	}
 	if tn, ok := f["tasks"]; ok {
 		if tn.Kind != yaml.SequenceNode {
-			return nil, p.errf(tn, "tasks must be a list")
+			return nil, p.notList(tn, "tasks", "tasks must be a list")
 		}
 		if len(tn.Content) > MaxTasks {
-			return nil, p.errf(tn, "tasks: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTasks)
+			return nil, p.at(tn, invalid("tasks: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTasks).
+				Because(RefusalTooManyEntries, "field", "tasks", "count", len(tn.Content), "limit", MaxTasks))
 		}
 		for _, item := range tn.Content {
 			td, err := p.task(item)
@@ -252,10 +292,11 @@ func (p parser) document(n *yaml.Node) (*Document, error) {
 	}
 	if tn, ok := f["triggers"]; ok {
 		if tn.Kind != yaml.SequenceNode {
-			return nil, p.errf(tn, "triggers must be a list")
+			return nil, p.notList(tn, "triggers", "triggers must be a list")
 		}
 		if len(tn.Content) > MaxTriggers {
-			return nil, p.errf(tn, "triggers: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTriggers)
+			return nil, p.at(tn, invalid("triggers: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTriggers).
+				Because(RefusalTooManyEntries, "field", "triggers", "count", len(tn.Content), "limit", MaxTriggers))
 		}
 		for _, item := range tn.Content {
 			td, err := p.trigger(item)
@@ -295,7 +336,8 @@ func (p parser) task(n *yaml.Node) (TaskDoc, error) {
 	cmd, hasCmd := f["command"]
 	switch {
 	case hasCmd && (hasShell || hasScript):
-		return td, p.errf(cmd, "task %q: give either command (argv mode) or shell + script (shell mode), not both", td.Spec.Name)
+		return td, p.at(cmd, invalid("task %q: give either command (argv mode) or shell + script (shell mode), not both", td.Spec.Name).
+			Because(RefusalCommandAndScript, "task", td.Spec.Name))
 	case hasCmd:
 		c.Mode = task.ModeArgv
 		argv, err := p.stringList(cmd, "task.command")
@@ -303,7 +345,8 @@ func (p parser) task(n *yaml.Node) (TaskDoc, error) {
 			return td, err
 		}
 		if len(argv) == 0 {
-			return td, p.errf(cmd, "task.command: needs at least the absolute path of the program, e.g. [\"/usr/bin/env\", \"date\"]")
+			return td, p.at(cmd, invalid("task.command: needs at least the absolute path of the program, e.g. [\"/usr/bin/env\", \"date\"]").
+				Because(RefusalEmptyCommand, "field", "task.command"))
 		}
 		c.Path, c.Args = argv[0], argv[1:]
 	case hasShell || hasScript:
@@ -320,7 +363,7 @@ func (p parser) task(n *yaml.Node) (TaskDoc, error) {
 			}
 		}
 	default:
-		return td, p.errf(n, "task %q: needs command (argv mode) or script (shell mode)", td.Spec.Name)
+		return td, p.at(n, invalid("task %q: needs command (argv mode) or script (shell mode)", td.Spec.Name).Because(RefusalNoCommand, "task", td.Spec.Name))
 	}
 	if v, ok := f["env"]; ok {
 		if c.Env, err = p.env(v); err != nil {
@@ -339,11 +382,11 @@ func (p parser) task(n *yaml.Node) (TaskDoc, error) {
 		}
 		d, err := time.ParseDuration(s)
 		if err != nil || d%time.Millisecond != 0 {
-			return td, p.errf(v, "task.timeout: %q is not a duration in whole milliseconds like 30s, 5m or 2h", s)
+			return td, p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %q is not a duration in whole milliseconds like 30s, 5m or 2h", s)
 		}
 		c.TimeoutMs = d.Milliseconds()
 		if c.TimeoutMs == 0 {
-			return td, p.errf(v, "task.timeout: must be at least 1ms")
+			return td, p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: must be at least 1ms")
 		}
 	}
 	if v, ok := f["runAs"]; ok {
@@ -352,7 +395,7 @@ func (p parser) task(n *yaml.Node) (TaskDoc, error) {
 		}
 	}
 	if v, ok := f["killGrace"]; ok {
-		if c.KillGraceMs, err = p.millis(v, "task.killGrace"); err != nil {
+		if c.KillGraceMs, err = p.millis(v, "task.killGrace", task.MaxKillGrace); err != nil {
 			return td, err
 		}
 	}
@@ -367,7 +410,7 @@ func (p parser) task(n *yaml.Node) (TaskDoc, error) {
 		}
 	}
 	if err := td.Spec.Normalize().Validate(); err != nil {
-		return td, p.errf(n, "task %q: %s", td.Spec.Name, qlMsg(err))
+		return td, p.at(n, qlerror.Wrap(qlerror.Invalid, err, "task %q", td.Spec.Name))
 	}
 	return td, nil
 }
@@ -383,13 +426,15 @@ func (p parser) retry(n *yaml.Node) (task.RetryPolicy, error) {
 	r := task.RetryPolicy{On: []string{task.RetryOnLost}}
 	m, ok := f["maxAttempts"]
 	if !ok {
-		return r, p.errf(n, "task.retry.maxAttempts: is required (attempts in all, 1 … %d; 1 means no retry)", task.MaxRetryAttempts)
+		return r, p.required(n, "task.retry.maxAttempts", "task.retry.maxAttempts: is required (attempts in all, 1 … %d; 1 means no retry)", task.MaxRetryAttempts)
 	}
 	if m.Kind != yaml.ScalarNode || m.Tag != "!!int" {
-		return r, p.errf(m, "task.retry.maxAttempts: must be a whole number of attempts in all, 1 … %d", task.MaxRetryAttempts)
+		return r, p.outOfRange(m, "task.retry.maxAttempts", 1, task.MaxRetryAttempts,
+			"task.retry.maxAttempts: must be a whole number of attempts in all, 1 … %d", task.MaxRetryAttempts)
 	}
 	if r.MaxAttempts, err = strconv.Atoi(m.Value); err != nil || r.MaxAttempts < 1 || r.MaxAttempts > task.MaxRetryAttempts {
-		return r, p.errf(m, "task.retry.maxAttempts: %s is outside 1 … %d (1 means no retry)", m.Value, task.MaxRetryAttempts)
+		return r, p.outOfRange(m, "task.retry.maxAttempts", 1, task.MaxRetryAttempts,
+			"task.retry.maxAttempts: %s is outside 1 … %d (1 means no retry)", m.Value, task.MaxRetryAttempts)
 	}
 	if v, ok := f["backoff"]; ok {
 		s, err := p.str(v, "task.retry.backoff")
@@ -398,13 +443,16 @@ func (p parser) retry(n *yaml.Node) (task.RetryPolicy, error) {
 		}
 		d, err := time.ParseDuration(s)
 		if err != nil || d%time.Millisecond != 0 || d < 0 || d.Milliseconds() > task.MaxRetryBackoffMs {
-			return r, p.errf(v, "task.retry.backoff: %q is not a duration in whole milliseconds from 0s to 24h, like 10s or 5m", s)
+			return r, p.notDuration(v, "task.retry.backoff", s, 0, time.Duration(task.MaxRetryBackoffMs)*time.Millisecond,
+				"task.retry.backoff: %q is not a duration in whole milliseconds from 0s to 24h, like 10s or 5m", s)
 		}
 		r.BackoffMs = d.Milliseconds()
 	}
 	if v, ok := f["on"]; ok {
 		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			return r, p.errf(v, "task.retry.on: must be a list of some of %s, e.g. [lost, timed_out]", strings.Join(task.RetryOutcomes, ", "))
+			outcomes := strings.Join(task.RetryOutcomes, ", ")
+			return r, p.at(v, invalid("task.retry.on: must be a list of some of %s, e.g. [lost, timed_out]", outcomes).
+				Because(RefusalRetryOn, "field", "task.retry.on", "allowed", outcomes))
 		}
 		r.On = nil
 		for i, item := range v.Content {
@@ -413,10 +461,12 @@ func (p parser) retry(n *yaml.Node) (task.RetryPolicy, error) {
 				return r, err
 			}
 			if !contains(task.RetryOutcomes, o) {
-				return r, p.errf(item, "task.retry.on: %q is not an outcome that can be retried; use %s", o, strings.Join(task.RetryOutcomes, ", "))
+				outcomes := strings.Join(task.RetryOutcomes, ", ")
+				return r, p.at(item, invalid("task.retry.on: %q is not an outcome that can be retried; use %s", o, outcomes).
+					Because(validate.RefusalNotOneOf, "field", "task.retry.on", "value", o, "allowed", outcomes))
 			}
 			if contains(r.On, o) {
-				return r, p.errf(item, "task.retry.on: %q is given twice", o)
+				return r, p.at(item, invalid("task.retry.on: %q is given twice", o).Because(validate.RefusalGivenTwice, "field", "task.retry.on", "value", o))
 			}
 			r.On = append(r.On, o)
 		}
@@ -435,14 +485,14 @@ func (p parser) placement(n *yaml.Node) (task.Placement, error) {
 	}
 	v, ok := f["labels"]
 	if !ok {
-		return task.Placement{}, p.errf(n, "task.placement.labels: is required, e.g. placement: {labels: {region: eu}}")
+		return task.Placement{}, p.required(n, "task.placement.labels", "task.placement.labels: is required, e.g. placement: {labels: {region: eu}}")
 	}
 	labels, err := p.stringMap(v, "task.placement.labels")
 	if err != nil {
 		return task.Placement{}, err
 	}
 	if err := task.CheckWorkerLabels("task.placement.labels", labels); err != nil {
-		return task.Placement{}, p.errf(v, "%s", qlMsg(err))
+		return task.Placement{}, p.at(v, err)
 	}
 	return task.Placement{Labels: labels}, nil
 }
@@ -456,7 +506,7 @@ func (p parser) runAs(n *yaml.Node) (task.RunAs, error) {
 	var r task.RunAs
 	u, ok := f["user"]
 	if !ok {
-		return r, p.errf(n, "task.runAs.user: is required (a user name or numeric uid)")
+		return r, p.required(n, "task.runAs.user", "task.runAs.user: is required (a user name or numeric uid)")
 	}
 	if r.User, err = p.str(u, "task.runAs.user"); err != nil {
 		return r, err
@@ -467,20 +517,21 @@ func (p parser) runAs(n *yaml.Node) (task.RunAs, error) {
 		}
 	}
 	if err := r.Validate("task.runAs"); err != nil {
-		return r, p.errf(n, "%s", qlMsg(err))
+		return r, p.at(n, err)
 	}
 	return r, nil
 }
 
-// millis reads a positive duration in whole milliseconds, like 10s.
-func (p parser) millis(n *yaml.Node, field string) (int64, error) {
+// millis reads a positive duration in whole milliseconds, like 10s; hi
+// is the most the field takes, which the spec's validation checks.
+func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, error) {
 	s, err := p.str(n, field)
 	if err != nil {
 		return 0, err
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d%time.Millisecond != 0 || d <= 0 {
-		return 0, p.errf(n, "%s: %q is not a positive duration in whole milliseconds like 500ms, 10s or 1m", field, s)
+		return 0, p.notDuration(n, field, s, time.Millisecond, hi, "%s: %q is not a positive duration in whole milliseconds like 500ms, 10s or 1m", field, s)
 	}
 	return d.Milliseconds(), nil
 }
@@ -494,7 +545,7 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 	for key, dst := range map[string]*string{"name": &td.Spec.Name, "task": &td.TaskName, "cron": &td.Spec.Cron.Expression, "timezone": &td.Spec.Cron.Timezone} {
 		v, ok := f[key]
 		if !ok {
-			return td, p.errf(n, "trigger.%s: is required", key)
+			return td, p.required(n, "trigger."+key, "trigger.%s: is required", key)
 		}
 		if *dst, err = p.str(v, "trigger."+key); err != nil {
 			return td, err
@@ -507,7 +558,7 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 		if pe := (*cron.ParseError)(nil); errors.As(err, &pe) && pe.Part == "timezone" {
 			at, field = f["timezone"], "timezone"
 		}
-		return td, p.errf(at, "trigger.%s: %v", field, err)
+		return td, p.at(at, cron.Refusal("trigger."+field, err))
 	}
 	if v, ok := f["misfire"]; ok {
 		s, err := p.str(v, "trigger.misfire")
@@ -516,7 +567,8 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 		}
 		td.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(s)
 		if td.Spec.Cron.MisfirePolicy != trigger.Skip && td.Spec.Cron.MisfirePolicy != trigger.FireOnce {
-			return td, p.errf(v, "trigger.misfire: %q is not one of skip, fire_once", s)
+			return td, p.at(v, invalid("trigger.misfire: %q is not one of skip, fire_once", s).
+				Because(validate.RefusalNotOneOf, "field", "trigger.misfire", "value", s, "allowed", "skip, fire_once"))
 		}
 	}
 	if v, ok := f["enabled"]; ok {
@@ -534,7 +586,8 @@ func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
 		}
 		o, known := trigger.ParseOverlap(s)
 		if !known || s == "" {
-			return td, p.errf(v, "trigger.overlap: %q is not one of allow, skip, queue_one, cancel_previous", s)
+			return td, p.at(v, invalid("trigger.overlap: %q is not one of allow, skip, queue_one, cancel_previous", s).
+				Because(validate.RefusalNotOneOf, "field", "trigger.overlap", "value", s, "allowed", "allow, skip, queue_one, cancel_previous"))
 		}
 		td.Spec.Cron.Overlap = o
 	}
@@ -572,16 +625,18 @@ func (p parser) timePolicies(f map[string]*yaml.Node, c *trigger.Cron) error {
 		}
 		at, err := time.Parse(time.RFC3339, s)
 		if err != nil || at.UnixMilli() <= 0 || at.Nanosecond()%int(time.Millisecond) != 0 {
-			return p.errf(v, "trigger.%s: %q is not an RFC 3339 instant after 1970 in whole milliseconds, like 2026-12-01T00:00:00Z", key, s)
+			return p.at(v, invalid("trigger.%s: %q is not an RFC 3339 instant after 1970 in whole milliseconds, like 2026-12-01T00:00:00Z", key, s).
+				Because(RefusalNotInstant, "field", "trigger."+key, "value", s))
 		}
 		*dst = at.UnixMilli()
 	}
 	if c.EndAtMs != 0 && c.EndAtMs <= c.StartAtMs {
-		return p.errf(f["endAt"], "trigger.endAt: must be after startAt")
+		return p.at(f["endAt"], invalid("trigger.endAt: must be after startAt").Because(trigger.RefusalEndNotAfterStart))
 	}
 	if v, ok := f["catchUpWindow"]; ok {
 		if c.MisfirePolicy != trigger.FireOnce {
-			return p.errf(v, "trigger.catchUpWindow: only applies to misfire: fire_once; remove it or set misfire: fire_once")
+			return p.at(v, invalid("trigger.catchUpWindow: only applies to misfire: fire_once; remove it or set misfire: fire_once").
+				Because(trigger.RefusalCatchUpNotFireOnce, "value", c.MisfirePolicy))
 		}
 		ms, err := p.duration(v, "trigger.catchUpWindow", trigger.MaxCatchUpWindowMs, "0s to 8784h (366 days), like 10m")
 		if err != nil {
@@ -600,14 +655,14 @@ func (p parser) duration(n *yaml.Node, field string, maxMs int64, allowed string
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d%time.Millisecond != 0 || d < 0 || d.Milliseconds() > maxMs {
-		return 0, p.errf(n, "%s: %q is not a duration in whole milliseconds from %s", field, s, allowed)
+		return 0, p.notDuration(n, field, s, 0, time.Duration(maxMs)*time.Millisecond, "%s: %q is not a duration in whole milliseconds from %s", field, s, allowed)
 	}
 	return d.Milliseconds(), nil
 }
 
 func (p parser) stringMap(n *yaml.Node, field string) (map[string]string, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, p.errf(n, "%s must be a mapping", field)
+		return nil, p.notMapping(n, field, "%s must be a mapping", field)
 	}
 	out := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -623,7 +678,7 @@ func (p parser) stringMap(n *yaml.Node, field string) (map[string]string, error)
 
 func (p parser) stringList(n *yaml.Node, field string) ([]string, error) {
 	if n.Kind != yaml.SequenceNode {
-		return nil, p.errf(n, "%s must be a list of strings", field)
+		return nil, p.notList(n, field, "%s must be a list of strings", field)
 	}
 	out := make([]string, 0, len(n.Content))
 	for i, item := range n.Content {
@@ -639,13 +694,13 @@ func (p parser) stringList(n *yaml.Node, field string) ([]string, error) {
 // env reads NAME: value or NAME: {secret: ref}.
 func (p parser) env(n *yaml.Node) ([]task.EnvVar, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, p.errf(n, "task.env must be a mapping of NAME: value or NAME: {secret: ref}")
+		return nil, p.notMapping(n, "task.env", "task.env must be a mapping of NAME: value or NAME: {secret: ref}")
 	}
 	var out []task.EnvVar
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if err := task.CheckEnvName(k.Value); err != nil {
-			return nil, p.errf(k, "%s", qlMsg(err))
+			return nil, p.at(k, err)
 		}
 		e := task.EnvVar{Name: k.Value}
 		if v.Kind == yaml.MappingNode {
@@ -655,7 +710,7 @@ func (p parser) env(n *yaml.Node) ([]task.EnvVar, error) {
 			}
 			ref, ok := f["secret"]
 			if !ok {
-				return nil, p.errf(v, "task.env.%s: a mapping must be {secret: ref}", k.Value)
+				return nil, p.at(v, invalid("task.env.%s: a mapping must be {secret: ref}", k.Value).Because(RefusalEnvMapping, "field", "task.env."+k.Value))
 			}
 			if e.SecretRef, err = p.str(ref, "task.env."+k.Value+".secret"); err != nil {
 				return nil, err
@@ -680,13 +735,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// qlMsg returns the message of a coded error without re-wrapping noise.
-func qlMsg(err error) string {
-	var e *qlerror.Error
-	if errors.As(err, &e) {
-		return e.Error()
-	}
-	return err.Error()
 }

@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // notifications reads
@@ -32,10 +33,11 @@ func (p parser) notifications(n *yaml.Node) (notify.Spec, error) {
 	defined := map[string]bool{}
 	if cn, ok := f["channels"]; ok {
 		if cn.Kind != yaml.MappingNode {
-			return spec, p.errf(cn, "notifications.channels must be a mapping of NAME: {type: …, url: …}")
+			return spec, p.notMapping(cn, "notifications.channels", "notifications.channels must be a mapping of NAME: {type: …, url: …}")
 		}
 		if len(cn.Content)/2 > notify.MaxChannels {
-			return spec, p.errf(cn, "notifications.channels: %d channels, the limit is %d", len(cn.Content)/2, notify.MaxChannels)
+			return spec, p.at(cn, invalid("notifications.channels: %d channels, the limit is %d", len(cn.Content)/2, notify.MaxChannels).
+				Because(validate.RefusalTooMany, "field", "notifications.channels", "count", len(cn.Content)/2, "limit", notify.MaxChannels))
 		}
 		for i := 0; i+1 < len(cn.Content); i += 2 {
 			c, err := p.channel(cn.Content[i].Value, cn.Content[i+1])
@@ -43,7 +45,8 @@ func (p parser) notifications(n *yaml.Node) (notify.Spec, error) {
 				return spec, err
 			}
 			if defined[c.Name] {
-				return spec, p.errf(cn.Content[i], "notifications.channels: %q is given twice", c.Name)
+				return spec, p.at(cn.Content[i], invalid("notifications.channels: %q is given twice", c.Name).
+					Because(validate.RefusalGivenTwice, "field", "notifications.channels", "value", c.Name))
 			}
 			defined[c.Name] = true
 			spec.Channels = append(spec.Channels, c)
@@ -51,13 +54,14 @@ func (p parser) notifications(n *yaml.Node) (notify.Spec, error) {
 	}
 	rn, ok := f["rules"]
 	if !ok {
-		return spec, p.errf(n, "notifications.rules: is required, e.g. rules: [{on: failed, channel: ops}]")
+		return spec, p.required(n, "notifications.rules", "notifications.rules: is required, e.g. rules: [{on: failed, channel: ops}]")
 	}
 	if rn.Kind != yaml.SequenceNode {
-		return spec, p.errf(rn, "notifications.rules must be a list")
+		return spec, p.notList(rn, "notifications.rules", "notifications.rules must be a list")
 	}
 	if len(rn.Content) > notify.MaxRules {
-		return spec, p.errf(rn, "notifications.rules: %d rules, the limit is %d", len(rn.Content), notify.MaxRules)
+		return spec, p.at(rn, invalid("notifications.rules: %d rules, the limit is %d", len(rn.Content), notify.MaxRules).
+			Because(validate.RefusalTooMany, "field", "notifications.rules", "count", len(rn.Content), "limit", notify.MaxRules))
 	}
 	for i, item := range rn.Content {
 		r, err := p.rule(i, item)
@@ -66,7 +70,7 @@ func (p parser) notifications(n *yaml.Node) (notify.Spec, error) {
 		}
 		spec.Rules = append(spec.Rules, r)
 		if err := (notify.Spec{Channels: spec.Channels, Rules: spec.Rules}).Validate(); err != nil {
-			return spec, p.errf(item, "%s", qlMsg(err))
+			return spec, p.at(item, err)
 		}
 	}
 	return spec, nil
@@ -81,7 +85,7 @@ func (p parser) channel(name string, n *yaml.Node) (notify.Channel, error) {
 	c := notify.Channel{Name: name}
 	t, ok := f["type"]
 	if !ok {
-		return c, p.errf(n, "%s.type: is required (webhook, telegram, dingtalk, wecom, feishu, bark, ntfy or slack)", what)
+		return c, p.required(n, what+".type", "%s.type: is required (webhook, telegram, dingtalk, wecom, feishu, bark, ntfy or slack)", what)
 	}
 	kind, err := p.str(t, what+".type")
 	if err != nil {
@@ -96,7 +100,7 @@ func (p parser) channel(name string, n *yaml.Node) (notify.Channel, error) {
 		}
 	}
 	if err := c.Validate(); err != nil {
-		return c, p.errf(n, "%s", qlMsg(err))
+		return c, p.at(n, err)
 	}
 	return c, nil
 }
@@ -112,7 +116,7 @@ func (p parser) rule(i int, n *yaml.Node) (notify.Rule, error) {
 	cf, hasCF := f["consecutive_failures"]
 	switch {
 	case hasOn && hasCF:
-		return r, p.errf(n, "%s: give on: EVENT or consecutive_failures: N, not both", what)
+		return r, p.at(n, invalid("%s: give on: EVENT or consecutive_failures: N, not both", what).Because(RefusalRuleEventAndStreak, "field", what))
 	case hasOn:
 		s, err := p.str(on, what+".on")
 		if err != nil {
@@ -120,18 +124,20 @@ func (p parser) rule(i int, n *yaml.Node) (notify.Rule, error) {
 		}
 		r.On = notify.Event(s)
 		if r.On == notify.OnConsecutiveFailures {
-			return r, p.errf(on, "%s.on: write consecutive_failures: N (the streak) instead of on: consecutive_failures", what)
+			return r, p.at(on, invalid("%s.on: write consecutive_failures: N (the streak) instead of on: consecutive_failures", what).
+				Because(RefusalRuleStreakAsEvent, "field", what+".on"))
 		}
 	case hasCF:
 		if cf.Kind != yaml.ScalarNode || cf.Tag != "!!int" {
-			return r, p.errf(cf, "%s.consecutive_failures: must be a whole number from 1 to %d", what, notify.MaxConsecutive)
+			return r, p.outOfRange(cf, what+".consecutive_failures", 1, notify.MaxConsecutive, "%s.consecutive_failures: must be a whole number from 1 to %d", what, notify.MaxConsecutive)
 		}
 		r.On = notify.OnConsecutiveFailures
 		if r.Count, err = strconv.Atoi(cf.Value); err != nil || r.Count < 1 || r.Count > notify.MaxConsecutive {
-			return r, p.errf(cf, "%s.consecutive_failures: %s is outside 1 … %d", what, cf.Value, notify.MaxConsecutive)
+			return r, p.outOfRange(cf, what+".consecutive_failures", 1, notify.MaxConsecutive, "%s.consecutive_failures: %s is outside 1 … %d", what, cf.Value, notify.MaxConsecutive)
 		}
 	default:
-		return r, p.errf(n, "%s: needs on: EVENT (failed, timed_out, lost, skipped, recovered) or consecutive_failures: N", what)
+		return r, p.at(n, invalid("%s: needs on: EVENT (failed, timed_out, lost, skipped, recovered) or consecutive_failures: N", what).
+			Because(RefusalRuleNoEvent, "field", what))
 	}
 	if v, ok := f["reasons"]; ok {
 		if r.Reasons, err = p.stringList(v, what+".reasons"); err != nil {

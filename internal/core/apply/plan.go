@@ -39,7 +39,7 @@ var _ catalog.Tx = (*dryTx)(nil)
 
 func (d *dryTx) ProjectByName(ctx context.Context, name string) (project.Project, error) {
 	if d.r == nil {
-		return project.Project{}, qlerror.New(qlerror.NotFound, "project %q does not exist", name)
+		return project.Project{}, qlerror.New(qlerror.NotFound, "project %q does not exist", name).Because(catalog.RefusalProjectMissing, "name", name)
 	}
 	p, err := d.r.ProjectByName(ctx, name)
 	if err == nil {
@@ -91,7 +91,7 @@ func (d *dryTx) TriggersPublish(_ context.Context, ps []catalog.TriggerPublishPa
 
 func (d *dryTx) active(projectID string) error {
 	if s := d.status[projectID]; s != project.Active {
-		return qlerror.New(qlerror.FailedPrecondition, "the project is %s; set its status to active before publishing to it", s)
+		return qlerror.New(qlerror.FailedPrecondition, "the project is %s; set its status to active before publishing to it", s).Because(catalog.RefusalProjectArchived)
 	}
 	return nil
 }

@@ -10,6 +10,10 @@ import (
 // included) to a project that is archived, as both adapters refuse it.
 const RefusalProjectArchived qlerror.Reason = "publish_to_archived_project"
 
+// RefusalProjectMissing is the reason of a read of a project by a name no
+// project has (name), as both adapters refuse it.
+const RefusalProjectMissing qlerror.Reason = "project_missing"
+
 // The rules of a publish's fences, written once so that both adapters
 // reject the same items with the same words; the adapters only read what
 // the rules need, inside their transactions, and write what they allow.

@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"regexp"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -31,46 +32,82 @@ const (
 // it is the reference these translate, and it names the ids and commands
 // that the page around the message already shows.
 var refusals = map[string]map[qlerror.Reason]string{
-	"zh": { //nolint:gosec // G101: sentences keyed by refusal reasons (some name tokens), no credential
-		schedule.RefusalTriggerMissing:   "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
-		schedule.RefusalRunMissing:       "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
-		schedule.RefusalRunNotFinished:   "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
-		schedule.RefusalProjectArchived:  "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和补跑）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply`。",
-		catalog.RefusalProjectArchived:   "该项目已归档：要向它发布（包括启用或停用触发器），请先在项目的定义文件中设置 status: active 并执行 `ql apply`。",
-		schedule.RefusalTriggerDisabled:  "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
-		schedule.RefusalRepublishing:     "该触发器正在重新发布，请稍后重试。",
-		schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
-		schedule.RefusalNotARunID:        "这不是运行 ID：请使用 `ql runs list` 列出的 ID。",
-		run.RefusalAlreadyEnded:          "该运行（或其尝试）已经结束，未做任何更改。",
-		run.RefusalNothingToStop:         "该运行还没有可停止的尝试，请稍后重试。",
-		schedule.RefusalPauseNoteTooLong: fmt.Sprintf("暂停备注过长：最多 %d 个字符，请缩短。", schedule.MaxPauseNote),
-		schedule.RefusalPauseNoteNotText: "暂停备注只能是一行纯文本，不能含控制字符或文字方向字符。",
-		apitoken.RefusalScope:            "权限范围须是 read、operate 或 admin 之一。",
-		apitoken.RefusalExpiry:           "有效期请写整天数（如 90d）或时长（如 12h），范围 1m 到 3650d。",
-		apitoken.RefusalNameTaken:        "已有同名的有效令牌；请先吊销它，或换一个名称。",
-		apitoken.RefusalNoSuchToken:      "没有该名称的有效令牌；令牌页列出现有的令牌。",
-		validate.RefusalNameMissing:      "请填写名称。",
-		validate.RefusalNameTooLong:      fmt.Sprintf("名称过长：最多 %d 个字符。", validate.MaxNameLen),
-		validate.RefusalNameShape:        "名称只能使用小写字母、数字、'-'、'_' 和 '.'，且须以字母或数字开头和结尾。",
-		refusalCannotPause:               "此服务器不能暂停或恢复触发器；请使用 `ql triggers pause|resume`。",
-		refusalCannotRunNow:              "此服务器的存储现在不能运行触发器。",
-		refusalCannotCancel:              "此服务器不能取消运行；请使用 `ql runs cancel`。",
-		refusalCannotRerun:               "此服务器的存储不能重新运行；请使用 `ql runs rerun`。",
-		refusalCannotEnable:              "此服务器不能启用或停用触发器；请使用 `ql triggers enable|disable`（在集群上使用管理员角色）。",
-		refusalCannotManageTokens:        "此服务器不能管理 API 令牌（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql tokens`。",
-		refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`。",
-		refusalUnreadableFile:            "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",
-		refusalNotATime:                  "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
-		refusalNotAnAttempt:              "不是有效的尝试序号：请使用该运行的尝试表中列出的序号（第一次为 1）。",
-	},
+	"zh": union(refusalsZH, definitionsRefusalsZH),
+}
+
+// refusalsZH say in Chinese the refusals of the pages' actions and forms.
+var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences keyed by refusal reasons (some name tokens), no credential
+	schedule.RefusalTriggerMissing:   "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
+	schedule.RefusalRunMissing:       "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
+	schedule.RefusalRunNotFinished:   "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
+	schedule.RefusalProjectArchived:  "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和补跑）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply`。",
+	catalog.RefusalProjectArchived:   "该项目已归档：要向它发布（包括启用或停用触发器），请先在项目的定义文件中设置 status: active 并执行 `ql apply`。",
+	schedule.RefusalTriggerDisabled:  "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
+	schedule.RefusalRepublishing:     "该触发器正在重新发布，请稍后重试。",
+	schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
+	schedule.RefusalNotARunID:        "这不是运行 ID：请使用 `ql runs list` 列出的 ID。",
+	run.RefusalAlreadyEnded:          "该运行（或其尝试）已经结束，未做任何更改。",
+	run.RefusalNothingToStop:         "该运行还没有可停止的尝试，请稍后重试。",
+	schedule.RefusalPauseNoteTooLong: fmt.Sprintf("暂停备注过长：最多 %d 个字符，请缩短。", schedule.MaxPauseNote),
+	schedule.RefusalPauseNoteNotText: "暂停备注只能是一行纯文本，不能含控制字符或文字方向字符。",
+	apitoken.RefusalScope:            "权限范围须是 read、operate 或 admin 之一。",
+	apitoken.RefusalExpiry:           "有效期请写整天数（如 90d）或时长（如 12h），范围 1m 到 3650d。",
+	apitoken.RefusalNameTaken:        "已有同名的有效令牌；请先吊销它，或换一个名称。",
+	apitoken.RefusalNoSuchToken:      "没有该名称的有效令牌；令牌页列出现有的令牌。",
+	validate.RefusalNameMissing:      "请填写名称。",
+	validate.RefusalNameTooLong:      fmt.Sprintf("名称过长：最多 %d 个字符。", validate.MaxNameLen),
+	validate.RefusalNameShape:        "名称只能使用小写字母、数字、'-'、'_' 和 '.'，且须以字母或数字开头和结尾。",
+	refusalCannotPause:               "此服务器不能暂停或恢复触发器；请使用 `ql triggers pause|resume`。",
+	refusalCannotRunNow:              "此服务器的存储现在不能运行触发器。",
+	refusalCannotCancel:              "此服务器不能取消运行；请使用 `ql runs cancel`。",
+	refusalCannotRerun:               "此服务器的存储不能重新运行；请使用 `ql runs rerun`。",
+	refusalCannotEnable:              "此服务器不能启用或停用触发器；请使用 `ql triggers enable|disable`（在集群上使用管理员角色）。",
+	refusalCannotManageTokens:        "此服务器不能管理 API 令牌（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql tokens`。",
+	refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`。",
+	refusalUnreadableFile:            "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",
+	refusalNotATime:                  "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
+	refusalNotAnAttempt:              "不是有效的尝试序号：请使用该运行的尝试表中列出的序号（第一次为 1）。",
 }
 
 // errorText is err's message in language l: the table's sentence for its
 // reason when l has one, else the error's own words (an English page's, and
 // any error whose reason the console does not know).
 func errorText(l string, err error) string {
-	if s, ok := refusals[l][qlerror.ReasonOf(err)]; ok {
+	if s, ok := sentence(l, err); ok {
 		return s
 	}
 	return err.Error()
+}
+
+// placeholder is a param's place in a sentence: {field}, {value}…
+var placeholder = regexp.MustCompile(`\{[a-z]+\}`)
+
+// sentence is the table's sentence for err's reason in language l, its
+// placeholders filled with err's params (in l's word for one, where
+// paramWords or words has it); ok is false when l has no sentence for the
+// reason, or err lacks a param it names: the error's English then says it
+// whole rather than a sentence with a hole.
+func sentence(l string, err error) (string, bool) {
+	s, ok := refusals[l][qlerror.ReasonOf(err)]
+	if !ok {
+		return "", false
+	}
+	params := qlerror.ParamsOf(err)
+	complete := true
+	s = placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		key := m[1 : len(m)-1]
+		v, ok := params[key]
+		if !ok {
+			complete = false
+			return m
+		}
+		if w, ok := paramWords[l][key+"."+v]; ok {
+			return w
+		}
+		if w, ok := words[l][key+"."+v]; ok {
+			return w
+		}
+		return v
+	})
+	return s, complete
 }

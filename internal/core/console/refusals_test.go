@@ -12,13 +12,19 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
+// refusingPackages are the directories of the packages whose refusals the
+// console shows: its own, the stores' contract and the core packages, a
+// definitions file's parse and validation among them.
+var refusingPackages = []string{".", "../schedule", "../run", "../catalog", "../apitoken", "../validate",
+	"../apply", "../cron", "../task", "../trigger", "../notify", "../project"}
+
 // Every refusal reason declared by the console and by the core packages
 // whose refusals it shows has a sentence in every language but English (an
 // English page shows the error's own words), so a Chinese page shows no
 // English sentence of theirs.
 func TestEveryRefusalReasonHasASentenceInEveryOtherLanguage(t *testing.T) {
 	declared := 0
-	for _, dir := range []string{".", "../schedule", "../run", "../catalog", "../apitoken", "../validate"} {
+	for _, dir := range refusingPackages {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
@@ -27,11 +33,7 @@ func TestEveryRefusalReasonHasASentenceInEveryOtherLanguage(t *testing.T) {
 			if strings.HasSuffix(path, "_test.go") {
 				continue
 			}
-			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, reason := range reasonsDeclared(f) {
+			for _, reason := range reasonsDeclaredIn(t, path) {
 				declared++
 				for l, table := range refusals {
 					if table[reason] == "" {
@@ -46,9 +48,14 @@ func TestEveryRefusalReasonHasASentenceInEveryOtherLanguage(t *testing.T) {
 	}
 }
 
-// reasonsDeclared are the values of the constants f declares of type
-// qlerror.Reason.
-func reasonsDeclared(f *ast.File) []qlerror.Reason {
+// reasonsDeclaredIn are the values of the constants the Go file at path
+// declares of type qlerror.Reason.
+func reasonsDeclaredIn(t *testing.T, path string) []qlerror.Reason {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []qlerror.Reason
 	ast.Inspect(f, func(n ast.Node) bool {
 		spec, ok := n.(*ast.ValueSpec)

@@ -2,9 +2,12 @@ package cron
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	robfig "github.com/robfig/cron/v3"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // field describes one position of the expression for error messages.
@@ -12,6 +15,8 @@ type field struct {
 	name string
 	// hint lists what the field accepts.
 	hint string
+	// values are the values it takes, in no language's words.
+	values string
 	// parser parses this field alone, so a robfig error can be pinned to the
 	// field that caused it; robfig's own message does not say which one.
 	parser robfig.Parser
@@ -20,13 +25,13 @@ type field struct {
 const anyStepList = "* ? , - /"
 
 var (
-	secondField = field{"second", "second takes 0-59 and " + anyStepList, robfig.NewParser(robfig.Second)}
-	minuteField = field{"minute", "minute takes 0-59 and " + anyStepList, robfig.NewParser(robfig.Minute)}
-	hourField   = field{"hour", "hour takes 0-23 and " + anyStepList, robfig.NewParser(robfig.Hour)}
-	domField    = field{"day-of-month", "day-of-month takes 1-31 and " + anyStepList, robfig.NewParser(robfig.Dom)}
-	monthField  = field{"month", "month takes 1-12 or JAN-DEC and " + anyStepList, robfig.NewParser(robfig.Month)}
+	secondField = field{"second", "second takes 0-59 and " + anyStepList, "0-59", robfig.NewParser(robfig.Second)}
+	minuteField = field{"minute", "minute takes 0-59 and " + anyStepList, "0-59", robfig.NewParser(robfig.Minute)}
+	hourField   = field{"hour", "hour takes 0-23 and " + anyStepList, "0-23", robfig.NewParser(robfig.Hour)}
+	domField    = field{"day-of-month", "day-of-month takes 1-31 and " + anyStepList, "1-31", robfig.NewParser(robfig.Dom)}
+	monthField  = field{"month", "month takes 1-12 or JAN-DEC and " + anyStepList, "1-12, JAN-DEC", robfig.NewParser(robfig.Month)}
 	dowField    = field{"day-of-week", "day-of-week takes 0-6 or SUN-SAT (0 = Sunday; write 0 or SUN, not 7) and " +
-		anyStepList, robfig.NewParser(robfig.Dow)}
+		anyStepList, "0-6, SUN-SAT (0 = SUN)", robfig.NewParser(robfig.Dow)}
 
 	fiveFields = []field{minuteField, hourField, domField, monthField, dowField}
 	sixFields  = []field{secondField, minuteField, hourField, domField, monthField, dowField}
@@ -38,8 +43,8 @@ var (
 func splitFields(expr string) ([]string, []field, error) {
 	trimmed := strings.TrimSpace(expr)
 	if trimmed == "" {
-		return nil, nil, &ParseError{Input: expr, Part: "expression", Problem: "the expression is empty",
-			Hint: `write 5 fields such as "*/5 * * * *"`}
+		return nil, nil, (&ParseError{Input: expr, Part: "expression", Problem: "the expression is empty",
+			Hint: `write 5 fields such as "*/5 * * * *"`}).because(RefusalEmpty)
 	}
 	if err := rejectMacro(expr, trimmed); err != nil {
 		return nil, nil, err
@@ -71,38 +76,38 @@ func fieldLayout(expr string, count int) ([]field, error) {
 	if count == 7 {
 		hint = "a trailing year field is not supported; " + hint
 	}
-	return nil, &ParseError{Input: expr, Part: "expression",
+	return nil, (&ParseError{Input: expr, Part: "expression",
 		Problem: fmt.Sprintf("expected 5 fields (minute hour day-of-month month day-of-week) "+
 			"or 6 with leading seconds, got %d", count),
-		Hint: hint}
+		Hint: hint}).because(RefusalFieldCount, "count", strconv.Itoa(count))
 }
 
 // checkField catches the mistakes robfig accepts silently ("1,,2", "," which
 // selects nothing, "*-5" read as "*") or reports poorly (L, W, #).
 func checkField(expr string, f field, text string) error {
-	fail := func(problem, hint string) error {
-		return &ParseError{Input: expr, Part: f.name, Problem: fmt.Sprintf("%s field %q: %s", f.name, text, problem),
-			Hint: hint}
+	fail := func(problem, hint string, r qlerror.Reason, params ...string) error {
+		return (&ParseError{Input: expr, Part: f.name, Problem: fmt.Sprintf("%s field %q: %s", f.name, text, problem),
+			Hint: hint}).because(r, append([]string{"part", f.name, "text", text, "values", f.values}, params...)...)
 	}
 	for _, r := range text {
 		switch {
 		case r == '#':
-			return fail(`"#" (nth weekday of the month) is not supported`, unsupportedHint)
+			return fail(`"#" (nth weekday of the month) is not supported`, unsupportedHint, RefusalUnsupported)
 		case r >= '0' && r <= '9', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', strings.ContainsRune("*?,-/", r):
 		default:
-			return fail(fmt.Sprintf("unexpected character %q", r), f.hint)
+			return fail(fmt.Sprintf("unexpected character %q", r), f.hint, RefusalCharacter, "char", string(r))
 		}
 	}
 	for item := range strings.SplitSeq(text, ",") {
 		if item == "" {
-			return fail("empty list item", f.hint)
+			return fail("empty list item", f.hint, RefusalEmptyItem)
 		}
 		base, _, _ := strings.Cut(item, "/")
 		if strings.ContainsAny(base, "*?") && base != "*" && base != "?" {
-			return fail(fmt.Sprintf("%q cannot be part of a range", base), `write "*", "*/step" or "a-b/step"`)
+			return fail(fmt.Sprintf("%q cannot be part of a range", base), `write "*", "*/step" or "a-b/step"`, RefusalStarInRange, "item", base)
 		}
 		if problem := quartzToken(item); problem != "" {
-			return fail(problem, unsupportedHint)
+			return fail(problem, unsupportedHint, RefusalUnsupported)
 		}
 	}
 	return nil
@@ -137,9 +142,10 @@ func quartzToken(item string) string {
 func locateFieldError(expr string, fields []string, layout []field, cause error) error {
 	for i, text := range fields {
 		if _, err := layout[i].parser.Parse(text); err != nil {
-			return &ParseError{Input: expr, Part: layout[i].name,
-				Problem: fmt.Sprintf("%s field %q: %v", layout[i].name, text, err), Hint: layout[i].hint}
+			return (&ParseError{Input: expr, Part: layout[i].name,
+				Problem: fmt.Sprintf("%s field %q: %v", layout[i].name, text, err), Hint: layout[i].hint}).
+				because(RefusalField, "part", layout[i].name, "text", text, "values", layout[i].values, "detail", err.Error())
 		}
 	}
-	return &ParseError{Input: expr, Part: "expression", Problem: cause.Error(), Hint: Features}
+	return (&ParseError{Input: expr, Part: "expression", Problem: cause.Error(), Hint: Features}).because(RefusalExpression, "detail", cause.Error())
 }

@@ -27,16 +27,18 @@ func rejectMacro(expr, trimmed string) error {
 	switch {
 	case macroEquivalents[name] != "":
 		err.Hint = fmt.Sprintf("write %q instead", macroEquivalents[name])
+		return err.because(RefusalMacro, "macro", name, "instead", macroEquivalents[name])
 	case name == "@every":
 		err.Problem = "interval triggers (@every) are not supported"
 		err.Hint = `write a cron expression such as "*/5 * * * *" (steps restart at each hour or day boundary)`
+		return err.because(RefusalEvery)
 	case name == "@reboot":
 		err.Problem = "startup triggers (@reboot) are not supported"
 		err.Hint = `write a cron expression such as "0 3 * * *"`
-	default:
-		err.Hint = `write 5 fields such as "0 0 * * *"`
+		return err.because(RefusalReboot)
 	}
-	return err
+	err.Hint = `write 5 fields such as "0 0 * * *"`
+	return err.because(RefusalUnknownMacro, "macro", name)
 }
 
 // rejectTimezonePrefix refuses robfig's TZ=/CRON_TZ= prefixes: the timezone is
@@ -49,8 +51,8 @@ func rejectTimezonePrefix(expr, trimmed string) error {
 	}
 	prefix, rest, _ := strings.Cut(trimmed, " ")
 	_, zone, _ := strings.Cut(prefix, "=")
-	return &ParseError{Input: expr, Part: "expression",
+	return (&ParseError{Input: expr, Part: "expression",
 		Problem: fmt.Sprintf("timezone prefix %q is not supported", prefix),
 		Hint: fmt.Sprintf("put %q in the separate timezone field and write the expression as %q",
-			zone, strings.TrimSpace(rest))}
+			zone, strings.TrimSpace(rest))}).because(RefusalTimezonePrefix, "prefix", prefix, "zone", zone, "rest", strings.TrimSpace(rest))
 }

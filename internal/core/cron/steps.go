@@ -12,13 +12,15 @@ import (
 var stepSpan = map[string]struct {
 	values int
 	period string
+	// unit is the period's unit, in no language's words.
+	unit string
 }{
-	"second":       {60, "a minute"},
-	"minute":       {60, "an hour"},
-	"hour":         {24, "a day"},
-	"day-of-month": {31, "a month"},
-	"month":        {12, "a year"},
-	"day-of-week":  {7, "a week"},
+	"second":       {60, "a minute", "minute"},
+	"minute":       {60, "an hour", "hour"},
+	"hour":         {24, "a day", "day"},
+	"day-of-month": {31, "a month", "month"},
+	"month":        {12, "a year", "year"},
+	"day-of-week":  {7, "a week", "week"},
 }
 
 // CheckSteps refuses a step as large as its field ("*/90" minutes): a step
@@ -41,10 +43,11 @@ func CheckSteps(expr string) error {
 				continue
 			}
 			if n, err := strconv.Atoi(step); err == nil && n >= span.values {
-				return &ParseError{Input: expr, Part: f.name,
+				return (&ParseError{Input: expr, Part: f.name,
 					Problem: fmt.Sprintf("%s field %q: a step of %d is not smaller than the field's %d values, so it matches only the first value of the range, once %s",
 						f.name, text, n, span.values, span.period),
-					Hint: fmt.Sprintf("write that single value, or a step below %d; a period longer than %s needs more than one field, or more than one trigger", span.values, span.period)}
+					Hint: fmt.Sprintf("write that single value, or a step below %d; a period longer than %s needs more than one field, or more than one trigger", span.values, span.period)}).
+					because(RefusalStep, "part", f.name, "text", text, "step", strconv.Itoa(n), "size", strconv.Itoa(span.values), "period", span.unit)
 			}
 		}
 	}

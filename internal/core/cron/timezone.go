@@ -14,19 +14,19 @@ const timezoneHint = `give an IANA zone name such as "Europe/Berlin", "America/N
 func loadLocation(name string) (*time.Location, error) {
 	switch name {
 	case "":
-		return nil, &ParseError{Input: name, Part: "timezone",
+		return nil, (&ParseError{Input: name, Part: "timezone",
 			Problem: "the IANA timezone is required (the host zone is never implied)",
-			Hint:    timezoneHint}
+			Hint:    timezoneHint}).because(RefusalTimezoneMissing)
 	case "Local":
-		return nil, &ParseError{Input: name, Part: "timezone",
+		return nil, (&ParseError{Input: name, Part: "timezone",
 			Problem: `"Local" would mean the host's zone, which is never implied`,
-			Hint:    timezoneHint}
+			Hint:    timezoneHint}).because(RefusalTimezoneLocal)
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, &ParseError{Input: name, Part: "timezone",
+		return nil, (&ParseError{Input: name, Part: "timezone",
 			Problem: fmt.Sprintf("unknown IANA timezone %q", name),
-			Hint:    timezoneHint + " (names are case-sensitive)"}
+			Hint:    timezoneHint + " (names are case-sensitive)"}).because(RefusalTimezoneUnknown, "value", name)
 	}
 	return loc, nil
 }

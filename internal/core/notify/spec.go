@@ -117,6 +117,42 @@ func (s Spec) Channel(name string) (Channel, bool) {
 	return Channel{}, false
 }
 
+// The reasons of the settings' refusals of their own (their fields' sets
+// and sizes carry validate's), with the params their sentences may name.
+const (
+	// RefusalChannelNoURL is a channel with neither url nor urlSecret:
+	// field.
+	RefusalChannelNoURL qlerror.Reason = "notify_channel_no_url"
+	// RefusalChannelURLAndSecret is a channel with both: field.
+	RefusalChannelURLAndSecret qlerror.Reason = "notify_channel_url_and_secret"
+	// RefusalChannelURL is a url that is no absolute http(s) URL without
+	// credentials, of at most limit characters: field, limit.
+	RefusalChannelURL qlerror.Reason = "notify_channel_url"
+	// RefusalSecretName is a secret name of other characters: field,
+	// value, limit.
+	RefusalSecretName qlerror.Reason = "notify_secret_name"
+	// RefusalSigningNotWebhook is a signingSecret on a channel that is no
+	// webhook: field.
+	RefusalSigningNotWebhook qlerror.Reason = "notify_signing_not_webhook"
+	// RefusalTokenNotWebhook is a tokenSecret on a channel that is
+	// neither webhook nor ntfy: field.
+	RefusalTokenNotWebhook qlerror.Reason = "notify_token_not_webhook"
+	// RefusalChatIDRequired is a telegram channel without chatId: field.
+	RefusalChatIDRequired qlerror.Reason = "notify_chat_id_required"
+	// RefusalChatIDNotTelegram is a chatId on another channel: field.
+	RefusalChatIDNotTelegram qlerror.Reason = "notify_chat_id_not_telegram"
+	// RefusalChatID is a chatId of other characters: field, value.
+	RefusalChatID qlerror.Reason = "notify_chat_id"
+	// RefusalRuleTwice is a rule given twice: field.
+	RefusalRuleTwice qlerror.Reason = "notify_rule_twice"
+	// RefusalChannelUndefined is a rule naming no channel of the
+	// settings: field, value.
+	RefusalChannelUndefined qlerror.Reason = "notify_channel_undefined"
+	// RefusalReasonsNotSkipped is reasons on a rule other than skipped:
+	// field.
+	RefusalReasonsNotSkipped qlerror.Reason = "notify_reasons_not_skipped"
+)
+
 // SkippedReasons are the occurrence-ledger reasons a skipped rule may name.
 var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "republished", "project_archived"}
 
@@ -128,15 +164,18 @@ var (
 // Validate checks every channel and rule; messages name the field.
 func (s Spec) Validate() error {
 	if len(s.Channels) > MaxChannels {
-		return qlerror.New(qlerror.Invalid, "notifications.channels: %d channels, the limit is %d", len(s.Channels), MaxChannels)
+		return qlerror.New(qlerror.Invalid, "notifications.channels: %d channels, the limit is %d", len(s.Channels), MaxChannels).
+			Because(validate.RefusalTooMany, "field", "notifications.channels", "count", len(s.Channels), "limit", MaxChannels)
 	}
 	if len(s.Rules) > MaxRules {
-		return qlerror.New(qlerror.Invalid, "notifications.rules: %d rules, the limit is %d", len(s.Rules), MaxRules)
+		return qlerror.New(qlerror.Invalid, "notifications.rules: %d rules, the limit is %d", len(s.Rules), MaxRules).
+			Because(validate.RefusalTooMany, "field", "notifications.rules", "count", len(s.Rules), "limit", MaxRules)
 	}
 	seen := map[string]bool{}
 	for _, c := range s.Channels {
 		if seen[c.Name] {
-			return qlerror.New(qlerror.Invalid, "notifications.channels: %q is given twice", c.Name)
+			return qlerror.New(qlerror.Invalid, "notifications.channels: %q is given twice", c.Name).
+				Because(validate.RefusalGivenTwice, "field", "notifications.channels", "value", c.Name)
 		}
 		seen[c.Name] = true
 		if err := c.Validate(); err != nil {
@@ -149,7 +188,8 @@ func (s Spec) Validate() error {
 			return err
 		}
 		if keys[r.Key()] {
-			return qlerror.New(qlerror.Invalid, "notifications.rules[%d]: the same rule is given twice", i)
+			return qlerror.New(qlerror.Invalid, "notifications.rules[%d]: the same rule is given twice", i).
+				Because(RefusalRuleTwice, "field", fmt.Sprintf("notifications.rules[%d]", i))
 		}
 		keys[r.Key()] = true
 	}
@@ -163,36 +203,44 @@ func (c Channel) Validate() error {
 		return err
 	}
 	if !contains(Kinds, c.Kind) {
-		return qlerror.New(qlerror.Invalid, "%s.type: %q is not one of %s", field, c.Kind, joinKinds())
+		return qlerror.New(qlerror.Invalid, "%s.type: %q is not one of %s", field, c.Kind, joinKinds()).
+			Because(validate.RefusalNotOneOf, "field", field+".type", "value", c.Kind, "allowed", joinKinds())
 	}
 	switch {
 	case c.URL == "" && c.URLSecret == "":
-		return qlerror.New(qlerror.Invalid, "%s: needs url, or urlSecret naming the secret that holds the URL (when the URL carries a token)", field)
+		return qlerror.New(qlerror.Invalid, "%s: needs url, or urlSecret naming the secret that holds the URL (when the URL carries a token)", field).
+			Because(RefusalChannelNoURL, "field", field)
 	case c.URL != "" && c.URLSecret != "":
-		return qlerror.New(qlerror.Invalid, "%s: give url or urlSecret, not both", field)
+		return qlerror.New(qlerror.Invalid, "%s: give url or urlSecret, not both", field).Because(RefusalChannelURLAndSecret, "field", field)
 	case c.URL != "":
 		if err := CheckURL(c.URL); err != nil {
-			return qlerror.New(qlerror.Invalid, "%s.url: %s", field, err)
+			return qlerror.New(qlerror.Invalid, "%s.url: %s", field, err).Because(RefusalChannelURL, "field", field+".url", "limit", maxURLLen)
 		}
 	}
 	for k, v := range map[string]string{"urlSecret": c.URLSecret, "signingSecret": c.SigningSecret, "tokenSecret": c.TokenSecret} {
 		if v != "" && (len(v) > maxSecretRefLen || !secretRef.MatchString(v)) {
-			return qlerror.New(qlerror.Invalid, "%s.%s: %q is not a secret name (letters, digits, '_', '.', '-', at most %d)", field, k, v, maxSecretRefLen)
+			return qlerror.New(qlerror.Invalid, "%s.%s: %q is not a secret name (letters, digits, '_', '.', '-', at most %d)", field, k, v, maxSecretRefLen).
+				Because(RefusalSecretName, "field", field+"."+k, "value", v, "limit", maxSecretRefLen)
 		}
 	}
 	if c.SigningSecret != "" && c.Kind != Webhook {
-		return qlerror.New(qlerror.Invalid, "%s.signingSecret: only a webhook channel signs its body; remove it", field)
+		return qlerror.New(qlerror.Invalid, "%s.signingSecret: only a webhook channel signs its body; remove it", field).
+			Because(RefusalSigningNotWebhook, "field", field+".signingSecret")
 	}
 	if c.TokenSecret != "" && c.Kind != Ntfy && c.Kind != Webhook {
-		return qlerror.New(qlerror.Invalid, "%s.tokenSecret: only webhook and ntfy channels send a bearer token; remove it", field)
+		return qlerror.New(qlerror.Invalid, "%s.tokenSecret: only webhook and ntfy channels send a bearer token; remove it", field).
+			Because(RefusalTokenNotWebhook, "field", field+".tokenSecret")
 	}
 	switch {
 	case c.Kind == Telegram && c.ChatID == "":
-		return qlerror.New(qlerror.Invalid, "%s.chatId: is required for telegram (the chat the bot posts to)", field)
+		return qlerror.New(qlerror.Invalid, "%s.chatId: is required for telegram (the chat the bot posts to)", field).
+			Because(RefusalChatIDRequired, "field", field+".chatId")
 	case c.Kind != Telegram && c.ChatID != "":
-		return qlerror.New(qlerror.Invalid, "%s.chatId: only a telegram channel has a chat id; remove it", field)
+		return qlerror.New(qlerror.Invalid, "%s.chatId: only a telegram channel has a chat id; remove it", field).
+			Because(RefusalChatIDNotTelegram, "field", field+".chatId")
 	case c.ChatID != "" && (len(c.ChatID) > maxChatIDLen || !chatID.MatchString(c.ChatID)):
-		return qlerror.New(qlerror.Invalid, "%s.chatId: %q is not a chat id like -1001234567890 or @channel", field, c.ChatID)
+		return qlerror.New(qlerror.Invalid, "%s.chatId: %q is not a chat id like -1001234567890 or @channel", field, c.ChatID).
+			Because(RefusalChatID, "field", field+".chatId", "value", c.ChatID)
 	}
 	return nil
 }
@@ -215,23 +263,29 @@ func CheckURL(raw string) error {
 
 func (r Rule) validate(field string, channels map[string]bool) error {
 	if !contains(Events, r.On) {
-		return qlerror.New(qlerror.Invalid, "%s.on: %q is not one of %s", field, r.On, joinEvents())
+		return qlerror.New(qlerror.Invalid, "%s.on: %q is not one of %s", field, r.On, joinEvents()).
+			Because(validate.RefusalNotOneOf, "field", field+".on", "value", r.On, "allowed", joinEvents())
 	}
 	if r.Channel == "" {
-		return qlerror.New(qlerror.Invalid, "%s.channel: is required (a channel named under notifications.channels)", field)
+		return qlerror.New(qlerror.Invalid, "%s.channel: is required (a channel named under notifications.channels)", field).
+			Because(validate.RefusalRequired, "field", field+".channel")
 	}
 	if !channels[r.Channel] {
-		return qlerror.New(qlerror.Invalid, "%s.channel: %q is not defined under notifications.channels", field, r.Channel)
+		return qlerror.New(qlerror.Invalid, "%s.channel: %q is not defined under notifications.channels", field, r.Channel).
+			Because(RefusalChannelUndefined, "field", field+".channel", "value", r.Channel)
 	}
 	if len(r.Reasons) > 0 && r.On != OnSkipped {
-		return qlerror.New(qlerror.Invalid, "%s.reasons: only a skipped rule filters by reason; remove it", field)
+		return qlerror.New(qlerror.Invalid, "%s.reasons: only a skipped rule filters by reason; remove it", field).
+			Because(RefusalReasonsNotSkipped, "field", field+".reasons")
 	}
 	if len(r.Reasons) > maxSkippedReasonsLen {
-		return qlerror.New(qlerror.Invalid, "%s.reasons: too many reasons", field)
+		return qlerror.New(qlerror.Invalid, "%s.reasons: too many reasons", field).
+			Because(validate.RefusalTooMany, "field", field+".reasons", "count", len(r.Reasons), "limit", maxSkippedReasonsLen)
 	}
 	for _, reason := range r.Reasons {
 		if !contains(SkippedReasons, reason) {
-			return qlerror.New(qlerror.Invalid, "%s.reasons: %q is not a ledger reason; use %s", field, reason, strings.Join(SkippedReasons, ", "))
+			return qlerror.New(qlerror.Invalid, "%s.reasons: %q is not a ledger reason; use %s", field, reason, strings.Join(SkippedReasons, ", ")).
+				Because(validate.RefusalNotOneOf, "field", field+".reasons", "value", reason, "allowed", strings.Join(SkippedReasons, ", "))
 		}
 	}
 	switch {

@@ -37,7 +37,8 @@ func (p Project) Validate() error {
 		return err
 	}
 	if p.Status != Active && p.Status != Archived {
-		return qlerror.New(qlerror.Invalid, "project.status: %q is not one of active, archived", p.Status)
+		return qlerror.New(qlerror.Invalid, "project.status: %q is not one of active, archived", p.Status).
+			Because(validate.RefusalNotOneOf, "field", "project.status", "value", p.Status, "allowed", "active, archived")
 	}
 	// Every Run's end reads the settings back: only a canonical, valid
 	// form may be stored, so none can fail a finish.

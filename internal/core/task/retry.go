@@ -6,7 +6,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // Retry outcomes: the ends of an attempt a retry policy may name.
@@ -63,10 +66,12 @@ func (p RetryPolicy) normalize() RetryPolicy {
 // validate checks a policy that is not the zero one.
 func (p RetryPolicy) validate(field string) error {
 	if p.MaxAttempts < 1 || p.MaxAttempts > MaxRetryAttempts {
-		return invalid("%s.maxAttempts: %d is outside 1 … %d (1 means no retry)", field, p.MaxAttempts, MaxRetryAttempts)
+		return invalid("%s.maxAttempts: %d is outside 1 … %d (1 means no retry)", field, p.MaxAttempts, MaxRetryAttempts).
+			Because(validate.RefusalOutOfRange, "field", field+".maxAttempts", "value", p.MaxAttempts, "min", 1, "max", MaxRetryAttempts)
 	}
 	if p.BackoffMs < 0 || p.BackoffMs > MaxRetryBackoffMs {
-		return invalid("%s.backoff: %dms is outside 0 … 24h", field, p.BackoffMs)
+		return invalid("%s.backoff: %dms is outside 0 … 24h", field, p.BackoffMs).
+			Because(validate.RefusalNotDuration, "field", field+".backoff", "value", validate.Duration(time.Duration(p.BackoffMs)*time.Millisecond), "min", "0s", "max", "24h")
 	}
 	if len(p.On) == 0 {
 		return invalid("%s.on: names no outcome; give some of %s", field, strings.Join(RetryOutcomes, ", "))
@@ -74,10 +79,11 @@ func (p RetryPolicy) validate(field string) error {
 	seen := make(map[string]bool, len(p.On))
 	for _, o := range p.On {
 		if !slices.Contains(RetryOutcomes, o) {
-			return invalid("%s.on: %q is not one of %s", field, o, strings.Join(RetryOutcomes, ", "))
+			return invalid("%s.on: %q is not one of %s", field, o, strings.Join(RetryOutcomes, ", ")).
+				Because(validate.RefusalNotOneOf, "field", field+".on", "value", o, "allowed", strings.Join(RetryOutcomes, ", "))
 		}
 		if seen[o] {
-			return invalid("%s.on: %q is named twice", field, o)
+			return invalid("%s.on: %q is named twice", field, o).Because(validate.RefusalGivenTwice, "field", field+".on", "value", o)
 		}
 		seen[o] = true
 	}
@@ -106,14 +112,17 @@ var labelValuePattern = regexp.MustCompile(`^[A-Za-z0-9_.:/+-]*$`)
 // MaxLabelLen letters, digits and '_', '.', ':', '/', '+', '-'.
 func CheckWorkerLabels(field string, labels map[string]string) error {
 	if len(labels) > MaxWorkerLabels {
-		return invalid("%s: %d labels, the limit is %d", field, len(labels), MaxWorkerLabels)
+		return invalid("%s: %d labels, the limit is %d", field, len(labels), MaxWorkerLabels).
+			Because(validate.RefusalTooMany, "field", field, "count", len(labels), "limit", MaxWorkerLabels)
 	}
 	for k, v := range labels {
 		if len(k) > MaxLabelLen || !labelKeyPattern.MatchString(k) {
-			return invalid("%s: key %q must be 1–%d lower-case letters, digits, '-', '_', '.', '/', starting and ending with a letter or digit", field, k, MaxLabelLen)
+			return invalid("%s: key %q must be 1–%d lower-case letters, digits, '-', '_', '.', '/', starting and ending with a letter or digit", field, k, MaxLabelLen).
+				Because(RefusalLabelKey, "field", field, "value", k)
 		}
 		if len(v) > MaxLabelLen || !utf8.ValidString(v) || !labelValuePattern.MatchString(v) {
-			return invalid("%s.%s: value %q must be at most %d letters, digits, '_', '.', ':', '/', '+', '-'", field, k, v, MaxLabelLen)
+			return invalid("%s.%s: value %q must be at most %d letters, digits, '_', '.', ':', '/', '+', '-'", field, k, v, MaxLabelLen).
+				Because(RefusalWorkerLabelValue, "field", field+"."+k, "value", v)
 		}
 	}
 	return nil

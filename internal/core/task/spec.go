@@ -4,6 +4,7 @@
 package task
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"sort"
@@ -42,6 +43,32 @@ const (
 	// SIGKILL when its task sets no killGrace.
 	DefaultKillGrace = 5 * time.Second
 	maxAccountLen    = 64
+)
+
+// The reasons of a command's refusals of its own (its fields' ranges, sets
+// and sizes carry validate's), with the params their sentences may name.
+const (
+	// RefusalProgramNotAbsolute is a program that is no absolute, clean
+	// path: field, value.
+	RefusalProgramNotAbsolute qlerror.Reason = "task_program_not_absolute"
+	// RefusalDirNotAbsolute is a working directory that is no absolute,
+	// clean path: field, value.
+	RefusalDirNotAbsolute qlerror.Reason = "task_dir_not_absolute"
+	// RefusalEnvName is an environment name of other characters: value.
+	RefusalEnvName qlerror.Reason = "task_env_name"
+	// RefusalEnvReserved is an environment name starting QL_: value.
+	RefusalEnvReserved qlerror.Reason = "task_env_reserved"
+	// RefusalSecretRef is a secret reference of other characters: field,
+	// value.
+	RefusalSecretRef qlerror.Reason = "task_secret_ref" //nolint:gosec // G101: a reason's name, not a credential
+	// RefusalLabelKey is a label key of other characters: field, value.
+	RefusalLabelKey qlerror.Reason = "task_label_key"
+	// RefusalWorkerLabelValue is a placement label value of other
+	// characters: field, value.
+	RefusalWorkerLabelValue qlerror.Reason = "task_worker_label_value"
+	// RefusalAccount is a user or group that is no name or number:
+	// field, value.
+	RefusalAccount qlerror.Reason = "task_account"
 )
 
 // Mode says how the command is started.
@@ -93,13 +120,15 @@ func (r RunAs) String() string {
 // known on the machine that runs the command.
 func (r RunAs) Validate(field string) error {
 	if r.User == "" {
-		return invalid("%s.user: is required (a user name or numeric uid)", field)
+		return invalid("%s.user: is required (a user name or numeric uid)", field).Because(validate.RefusalRequired, "field", field+".user")
 	}
 	if !accountPattern.MatchString(r.User) || len(r.User) > maxAccountLen {
-		return invalid("%s.user: %q must be a user name or numeric uid of 1–%d letters, digits, '_', '.', '-'", field, r.User, maxAccountLen)
+		return invalid("%s.user: %q must be a user name or numeric uid of 1–%d letters, digits, '_', '.', '-'", field, r.User, maxAccountLen).
+			Because(RefusalAccount, "field", field+".user", "value", r.User)
 	}
 	if r.Group != "" && (!accountPattern.MatchString(r.Group) || len(r.Group) > maxAccountLen) {
-		return invalid("%s.group: %q must be a group name or numeric gid of 1–%d letters, digits, '_', '.', '-'", field, r.Group, maxAccountLen)
+		return invalid("%s.group: %q must be a group name or numeric gid of 1–%d letters, digits, '_', '.', '-'", field, r.Group, maxAccountLen).
+			Because(RefusalAccount, "field", field+".group", "value", r.Group)
 	}
 	return nil
 }
@@ -176,17 +205,18 @@ func (s Spec) Validate() error {
 		return err
 	}
 	if len(s.Labels) > MaxLabels {
-		return invalid("task.labels: %d labels, the limit is %d", len(s.Labels), MaxLabels)
+		return invalid("task.labels: %d labels, the limit is %d", len(s.Labels), MaxLabels).Because(validate.RefusalTooMany, "field", "task.labels", "count", len(s.Labels), "limit", MaxLabels)
 	}
 	for k, v := range s.Labels {
 		if len(k) > MaxLabelLen || !labelKeyPattern.MatchString(k) {
-			return invalid("task.labels: key %q must be 1–%d lower-case letters, digits, '-', '_', '.', '/'", k, MaxLabelLen)
+			return invalid("task.labels: key %q must be 1–%d lower-case letters, digits, '-', '_', '.', '/'", k, MaxLabelLen).Because(RefusalLabelKey, "field", "task.labels", "value", k)
 		}
 		if len(v) > MaxLabelLen {
-			return invalid("task.labels.%s: value has %d characters, the limit is %d", k, len(v), MaxLabelLen)
+			return invalid("task.labels.%s: value has %d characters, the limit is %d", k, len(v), MaxLabelLen).
+				Because(validate.RefusalTooLong, "field", "task.labels."+k, "size", len(v), "limit", MaxLabelLen)
 		}
 		if !utf8.ValidString(v) {
-			return invalid("task.labels.%s: value is not valid UTF-8", k)
+			return invalid("task.labels.%s: value is not valid UTF-8", k).Because(validate.RefusalNotUTF8, "field", "task.labels."+k)
 		}
 	}
 	return s.Command.validate()
@@ -196,56 +226,61 @@ func (c Command) validate() error {
 	// JSON, the stored form, would replace a byte that is not UTF-8, and
 	// the stored revision would then no longer match its digest.
 	if field, bad := invalidUTF8(c); bad {
-		return invalid("task.command.%s: is not valid UTF-8", field)
+		return invalid("task.command.%s: is not valid UTF-8", field).Because(validate.RefusalNotUTF8, "field", "task.command."+field)
 	}
 	switch c.Mode {
 	case ModeArgv:
-		if err := absPath("task.command.path", c.Path); err != nil {
+		if err := absPath("task.command.path", c.Path, RefusalProgramNotAbsolute); err != nil {
 			return err
 		}
 		if c.Shell != "" || c.Script != "" {
 			return invalid("task.command: argv mode takes path and args, not shell or script")
 		}
 		if len(c.Args) > MaxArgs {
-			return invalid("task.command.args: %d arguments, the limit is %d", len(c.Args), MaxArgs)
+			return invalid("task.command.args: %d arguments, the limit is %d", len(c.Args), MaxArgs).Because(validate.RefusalTooMany, "field", "task.command.args", "count", len(c.Args), "limit", MaxArgs)
 		}
 		for i, a := range c.Args {
 			if len(a) > MaxArgLen {
-				return invalid("task.command.args[%d]: %d bytes, the limit is %d", i, len(a), MaxArgLen)
+				return invalid("task.command.args[%d]: %d bytes, the limit is %d", i, len(a), MaxArgLen).
+					Because(validate.RefusalTooLong, "field", fmt.Sprintf("task.command.args[%d]", i), "size", len(a), "limit", MaxArgLen)
 			}
 			if strings.ContainsRune(a, 0) {
-				return invalid("task.command.args[%d]: contains a NUL byte", i)
+				return invalid("task.command.args[%d]: contains a NUL byte", i).Because(validate.RefusalNULByte, "field", fmt.Sprintf("task.command.args[%d]", i))
 			}
 		}
 	case ModeShell:
 		if !allowedShell(c.Shell) {
-			return invalid("task.command.shell: %q is not allowed; use one of %s", c.Shell, strings.Join(AllowedShells, ", "))
+			return invalid("task.command.shell: %q is not allowed; use one of %s", c.Shell, strings.Join(AllowedShells, ", ")).
+				Because(validate.RefusalNotOneOf, "field", "task.command.shell", "value", c.Shell, "allowed", strings.Join(AllowedShells, ", "))
 		}
 		if c.Path != "" || len(c.Args) > 0 {
 			return invalid("task.command: shell mode takes shell and script, not path or args")
 		}
 		if strings.TrimSpace(c.Script) == "" {
-			return invalid("task.command.script: is required in shell mode")
+			return invalid("task.command.script: is required in shell mode").Because(validate.RefusalRequired, "field", "task.command.script")
 		}
 		if len(c.Script) > MaxScriptLen {
-			return invalid("task.command.script: %d bytes, the limit is %d", len(c.Script), MaxScriptLen)
+			return invalid("task.command.script: %d bytes, the limit is %d", len(c.Script), MaxScriptLen).
+				Because(validate.RefusalTooLong, "field", "task.command.script", "size", len(c.Script), "limit", MaxScriptLen)
 		}
 		if strings.ContainsRune(c.Script, 0) {
-			return invalid("task.command.script: contains a NUL byte")
+			return invalid("task.command.script: contains a NUL byte").Because(validate.RefusalNULByte, "field", "task.command.script")
 		}
 	default:
 		return invalid("task.command.mode: %q is not one of argv, shell", c.Mode)
 	}
 	if c.WorkingDir != "" {
-		if err := absPath("task.command.workingDir", c.WorkingDir); err != nil {
+		if err := absPath("task.command.workingDir", c.WorkingDir, RefusalDirNotAbsolute); err != nil {
 			return err
 		}
 	}
 	if c.TimeoutMs < MinTimeout.Milliseconds() || c.TimeoutMs > MaxTimeout.Milliseconds() {
-		return invalid("task.command.timeout: %dms is outside 1ms … 365 days", c.TimeoutMs)
+		return invalid("task.command.timeout: %dms is outside 1ms … 365 days", c.TimeoutMs).Because(validate.RefusalNotDuration,
+			"field", "task.command.timeout", "value", validate.Duration(time.Duration(c.TimeoutMs)*time.Millisecond), "min", validate.Duration(MinTimeout), "max", validate.Duration(MaxTimeout))
 	}
 	if c.KillGraceMs != 0 && (c.KillGraceMs < MinKillGrace.Milliseconds() || c.KillGraceMs > MaxKillGrace.Milliseconds()) {
-		return invalid("task.command.killGrace: %dms is outside 1ms … %s", c.KillGraceMs, MaxKillGrace)
+		return invalid("task.command.killGrace: %dms is outside 1ms … %s", c.KillGraceMs, MaxKillGrace).Because(validate.RefusalNotDuration,
+			"field", "task.command.killGrace", "value", validate.Duration(time.Duration(c.KillGraceMs)*time.Millisecond), "min", validate.Duration(MinKillGrace), "max", validate.Duration(MaxKillGrace))
 	}
 	if !c.RunAs.IsZero() {
 		if err := c.RunAs.Validate("task.command.runAs"); err != nil {
@@ -265,7 +300,7 @@ func (c Command) validate() error {
 
 func validateEnv(env []EnvVar) error {
 	if len(env) > MaxEnv {
-		return invalid("task.command.env: %d entries, the limit is %d", len(env), MaxEnv)
+		return invalid("task.command.env: %d entries, the limit is %d", len(env), MaxEnv).Because(validate.RefusalTooMany, "field", "task.command.env", "count", len(env), "limit", MaxEnv)
 	}
 	seen := make(map[string]bool, len(env))
 	for _, e := range env {
@@ -273,7 +308,7 @@ func validateEnv(env []EnvVar) error {
 			return err
 		}
 		if seen[e.Name] {
-			return invalid("task.command.env.%s: defined twice", e.Name)
+			return invalid("task.command.env.%s: defined twice", e.Name).Because(validate.RefusalGivenTwice, "field", "task.command.env", "value", e.Name)
 		}
 		seen[e.Name] = true
 		if e.SecretRef != "" {
@@ -281,15 +316,17 @@ func validateEnv(env []EnvVar) error {
 				return invalid("task.command.env.%s: give a value or a secret reference, not both", e.Name)
 			}
 			if len(e.SecretRef) > maxSecretRefLen || !secretRefPattern.MatchString(e.SecretRef) {
-				return invalid("task.command.env.%s: secret reference %q must be 1–%d lower-case letters, digits, '-', '_', '.'", e.Name, e.SecretRef, maxSecretRefLen)
+				return invalid("task.command.env.%s: secret reference %q must be 1–%d lower-case letters, digits, '-', '_', '.'", e.Name, e.SecretRef, maxSecretRefLen).
+					Because(RefusalSecretRef, "field", "task.command.env."+e.Name, "value", e.SecretRef)
 			}
 			continue
 		}
 		if len(e.Value) > MaxEnvValueLen {
-			return invalid("task.command.env.%s: value has %d bytes, the limit is %d", e.Name, len(e.Value), MaxEnvValueLen)
+			return invalid("task.command.env.%s: value has %d bytes, the limit is %d", e.Name, len(e.Value), MaxEnvValueLen).
+				Because(validate.RefusalTooLong, "field", "task.command.env."+e.Name, "size", len(e.Value), "limit", MaxEnvValueLen)
 		}
 		if strings.ContainsRune(e.Value, 0) {
-			return invalid("task.command.env.%s: value contains a NUL byte", e.Name)
+			return invalid("task.command.env.%s: value contains a NUL byte", e.Name).Because(validate.RefusalNULByte, "field", "task.command.env."+e.Name)
 		}
 	}
 	return nil
@@ -298,23 +335,26 @@ func validateEnv(env []EnvVar) error {
 // CheckEnvName checks the name of one environment variable of a task.
 func CheckEnvName(name string) error {
 	if !envNamePattern.MatchString(name) {
-		return invalid("task.command.env: name %q must match [A-Za-z_][A-Za-z0-9_]*", name)
+		return invalid("task.command.env: name %q must match [A-Za-z_][A-Za-z0-9_]*", name).Because(RefusalEnvName, "value", name)
 	}
 	if strings.HasPrefix(name, ReservedEnvPrefix) {
-		return invalid("task.command.env: name %q is reserved: QingLong sets the %s* variables (QL_RUN_ID, QL_ATTEMPT_ID) of every run; choose another name", name, ReservedEnvPrefix)
+		return invalid("task.command.env: name %q is reserved: QingLong sets the %s* variables (QL_RUN_ID, QL_ATTEMPT_ID) of every run; choose another name", name, ReservedEnvPrefix).
+			Because(RefusalEnvReserved, "value", name)
 	}
 	return nil
 }
 
-func absPath(field, p string) error {
+// absPath checks p, the path of field, refusing a relative one for
+// notAbs.
+func absPath(field, p string, notAbs qlerror.Reason) error {
 	if p == "" {
-		return invalid("%s: is required", field)
+		return invalid("%s: is required", field).Because(validate.RefusalRequired, "field", field)
 	}
 	if len(p) > maxPathLen {
-		return invalid("%s: %d bytes, the limit is %d", field, len(p), maxPathLen)
+		return invalid("%s: %d bytes, the limit is %d", field, len(p), maxPathLen).Because(validate.RefusalTooLong, "field", field, "size", len(p), "limit", maxPathLen)
 	}
 	if !path.IsAbs(p) || path.Clean(p) != p {
-		return invalid("%s: %q must be an absolute, clean path (like /usr/bin/env)", field, p)
+		return invalid("%s: %q must be an absolute, clean path (like /usr/bin/env)", field, p).Because(notAbs, "field", field, "value", p)
 	}
 	return nil
 }
@@ -328,6 +368,6 @@ func allowedShell(s string) bool {
 	return false
 }
 
-func invalid(format string, args ...any) error {
+func invalid(format string, args ...any) *qlerror.Error {
 	return qlerror.New(qlerror.Invalid, format, args...)
 }

@@ -4,6 +4,8 @@
 package trigger
 
 import (
+	"time"
+
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/digest"
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -83,6 +85,18 @@ func ParseOverlap(s string) (OverlapPolicy, bool) {
 	return "", false
 }
 
+// The reasons of a trigger's refusals of its own (its fields' ranges and
+// sets carry validate's), with the params their sentences may name.
+const (
+	// RefusalNoOccurrence is an expression that never fires: value.
+	RefusalNoOccurrence qlerror.Reason = "trigger_no_occurrence"
+	// RefusalEndNotAfterStart is an endAt not after startAt.
+	RefusalEndNotAfterStart qlerror.Reason = "trigger_end_not_after_start"
+	// RefusalCatchUpNotFireOnce is a catch-up window under a misfire
+	// policy other than fire_once: value (the policy).
+	RefusalCatchUpNotFireOnce qlerror.Reason = "trigger_catch_up_not_fire_once"
+)
+
 // MaxJitterMs caps jitter at one hour: jitter spreads the load of many
 // triggers sharing a fire time over a short span; a longer delay is a
 // different schedule, better written as one. It also bounds the work a
@@ -122,7 +136,8 @@ func (s Spec) Validate(nowMs int64) error {
 	switch s.Cron.MisfirePolicy {
 	case Skip, FireOnce:
 	default:
-		return qlerror.New(qlerror.Invalid, "trigger.cron.misfirePolicy: %q is not one of skip, fire_once", s.Cron.MisfirePolicy)
+		return qlerror.New(qlerror.Invalid, "trigger.cron.misfirePolicy: %q is not one of skip, fire_once", s.Cron.MisfirePolicy).
+			Because(validate.RefusalNotOneOf, "field", "trigger.cron.misfirePolicy", "value", s.Cron.MisfirePolicy, "allowed", "skip, fire_once")
 	}
 	if err := s.Cron.validatePolicies(); err != nil {
 		return err
@@ -132,10 +147,11 @@ func (s Spec) Validate(nowMs int64) error {
 		err = cron.CheckSteps(s.Cron.Expression)
 	}
 	if err != nil {
-		return qlerror.Wrap(qlerror.Invalid, err, "trigger.cron")
+		return cron.Refusal("trigger.cron", err)
 	}
 	if _, ok := sched.Next(nowMs); !ok {
-		return qlerror.New(qlerror.Invalid, "trigger.cron.expression: %q has no occurrence in the next years (e.g. 30 February); fix the day or month", s.Cron.Expression)
+		return qlerror.New(qlerror.Invalid, "trigger.cron.expression: %q has no occurrence in the next years (e.g. 30 February); fix the day or month", s.Cron.Expression).
+			Because(RefusalNoOccurrence, "value", s.Cron.Expression)
 	}
 	return nil
 }
@@ -216,21 +232,25 @@ func (c Cron) digestPolicies(b *digest.Builder) {
 func (c Cron) validatePolicies() error {
 	switch {
 	case c.JitterMs < 0 || c.JitterMs > MaxJitterMs:
-		return qlerror.New(qlerror.Invalid, "trigger.cron.jitter: %dms is outside 0 … 1h", c.JitterMs)
+		return qlerror.New(qlerror.Invalid, "trigger.cron.jitter: %dms is outside 0 … 1h", c.JitterMs).
+			Because(validate.RefusalNotDuration, "field", "trigger.cron.jitter", "value", validate.Duration(time.Duration(c.JitterMs)*time.Millisecond), "min", "0s", "max", "1h")
 	case c.StartAtMs < 0:
 		return qlerror.New(qlerror.Invalid, "trigger.cron.startAt: must not be before 1970-01-01T00:00:00Z")
 	case c.EndAtMs < 0:
 		return qlerror.New(qlerror.Invalid, "trigger.cron.endAt: must not be before 1970-01-01T00:00:00Z")
 	case c.EndAtMs != 0 && c.EndAtMs <= c.StartAtMs:
-		return qlerror.New(qlerror.Invalid, "trigger.cron.endAt: must be after startAt")
+		return qlerror.New(qlerror.Invalid, "trigger.cron.endAt: must be after startAt").Because(RefusalEndNotAfterStart)
 	case !c.HasCatchUpWindow && c.CatchUpWindowMs != 0:
 		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: a window of %dms is given but not marked as set", c.CatchUpWindowMs)
 	case c.HasCatchUpWindow && c.MisfirePolicy != FireOnce:
-		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: only applies to misfire: fire_once (misfire: %s passes every late occurrence)", c.MisfirePolicy)
+		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: only applies to misfire: fire_once (misfire: %s passes every late occurrence)", c.MisfirePolicy).
+			Because(RefusalCatchUpNotFireOnce, "value", c.MisfirePolicy)
 	case c.Overlap != OverlapAllow && c.Overlap != OverlapSkip && c.Overlap != OverlapQueueOne && c.Overlap != OverlapCancelPrevious:
-		return qlerror.New(qlerror.Invalid, "trigger.cron.overlap: %q is not one of allow, skip, queue_one, cancel_previous", c.Overlap)
+		return qlerror.New(qlerror.Invalid, "trigger.cron.overlap: %q is not one of allow, skip, queue_one, cancel_previous", c.Overlap).
+			Because(validate.RefusalNotOneOf, "field", "trigger.cron.overlap", "value", c.Overlap, "allowed", "allow, skip, queue_one, cancel_previous")
 	case c.HasCatchUpWindow && (c.CatchUpWindowMs < 0 || c.CatchUpWindowMs > MaxCatchUpWindowMs):
-		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: %dms is outside 0 … 366 days", c.CatchUpWindowMs)
+		return qlerror.New(qlerror.Invalid, "trigger.cron.catchUpWindow: %dms is outside 0 … 366 days", c.CatchUpWindowMs).
+			Because(validate.RefusalNotDuration, "field", "trigger.cron.catchUpWindow", "value", validate.Duration(time.Duration(c.CatchUpWindowMs)*time.Millisecond), "min", "0s", "max", "8784h")
 	}
 	return nil
 }

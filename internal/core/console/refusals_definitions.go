@@ -1,0 +1,139 @@
+package console
+
+import (
+	"fmt"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// definitionsRefusalsZH say in Chinese what is wrong with a definitions
+// file, for the reasons its parse and validation give. {name} stands for
+// the error's param of that name (qlerror.ParamsOf), in the page's word
+// for it where paramWords has one; a sentence one of whose params the
+// error lacks is not used (errorText falls back to the English). The
+// page shows the line and column beside the sentence; the sentence names
+// the field, so a value given at one line for another field (a task's
+// checks are at the task's line) can still be found. Words of a parser
+// that is not ours (the YAML decoder's, the cron grammar's) are quoted as
+// they are.
+var definitionsRefusalsZH = map[qlerror.Reason]string{
+	// The file's YAML and shape.
+	apply.RefusalYAMLSyntax: "YAML 语法错误（解析器原文：“{detail}”）。请检查这一行和它的上一行：缩进是否对齐（只能用空格，不能用 Tab）、冒号后是否有空格、" +
+		"引号和括号是否成对；以 *、@、&、! 开头的值（例如 cron 表达式 */5 * * * *）必须加引号。",
+	apply.RefusalEmptyFile:      "文件是空的：它应是一个映射，至少写出 project（项目名称），通常还有 tasks 和 triggers。",
+	apply.RefusalTooLarge:       "文件超过了 {limit} 字节（4 MiB）的上限；请把项目拆分到多个文件中（文件中没有的对象保持不变）。",
+	apply.RefusalSecondDocument: "这里开始了第二个 YAML 文档（--- 之后）；一个文件只能写一个项目：请把每个文档放到单独的文件中。",
+	apply.RefusalYAMLAnchor:     "不允许使用 YAML 锚点和别名（&{anchor}）；请在每个用到的地方把值完整写出来。",
+	apply.RefusalKeyNotString:   "映射的键必须是普通字符串（不能是数字、列表、映射或合并键 <<）；请给这个键加上引号。",
+	apply.RefusalUnknownField:   "{field}：没有名为“{value}”的字段，请检查拼写、大小写和缩进。可用的字段：{allowed}。",
+	apply.RefusalNotMapping:     "{field}：必须是映射（每行一个“键: 值”）。",
+	apply.RefusalNotList:        "{field}：必须是列表（每项以“- ”开头，或写成 [a, b]）。",
+	apply.RefusalNotString:      "{field}：必须是一个字符串值，不能是列表或映射。",
+	apply.RefusalNotBool:        "{field}：必须是 true 或 false（不加引号）。",
+	apply.RefusalTooManyEntries: "{field}：共 {count} 项，超过了每个文件 {limit} 项的上限；请把项目拆分到多个文件中（文件中没有的对象保持不变）。",
+	// Tasks.
+	apply.RefusalCommandAndScript: "任务“{task}”：command（argv 模式）和 shell + script（shell 模式）只能二选一。",
+	apply.RefusalNoCommand:        "任务“{task}”：缺少要运行的命令；请写 command（argv 模式，如 [\"/usr/bin/env\", \"date\"]）或 script（shell 模式）。",
+	apply.RefusalEmptyCommand:     "{field}：至少要写出程序的绝对路径，如 [\"/usr/bin/env\", \"date\"]。",
+	apply.RefusalEnvMapping:       "{field}：写成映射时只能是 {secret: 密钥名称}；普通的值请直接写成“名称: 值”。",
+	apply.RefusalRetryOn:          "{field}：必须是由 {allowed} 中的若干项组成的列表，如 [lost, timed_out]。",
+	task.RefusalProgramNotAbsolute: "{field}：程序“{value}”须写成规范的绝对路径（以 / 开头，不含 . 或 .. 段），如 /usr/bin/env；" +
+		"程序的完整路径可用 command -v 程序名 查到（argv 模式不经过 shell，不按 PATH 查找）。",
+	task.RefusalDirNotAbsolute:   "{field}：工作目录“{value}”须是规范的绝对路径（以 / 开头，不含 . 或 .. 段），如 /srv/app。",
+	task.RefusalEnvName:          "环境变量名“{value}”无效：只能使用字母、数字和下划线，且不能以数字开头。",
+	task.RefusalEnvReserved:      "环境变量名“{value}”是保留的：QingLong 为每次运行设置以 QL_ 开头的变量（QL_RUN_ID、QL_ATTEMPT_ID）；请换一个名称。",
+	task.RefusalSecretRef:        "{field}：密钥名称“{value}”无效：只能使用小写字母、数字、'-'、'_' 和 '.'，以字母或数字开头，最多 128 个字符。",
+	task.RefusalLabelKey:         "{field}：标签键“{value}”无效：只能使用 1–256 个小写字母、数字、'-'、'_'、'.'、'/'，且以字母或数字开头和结尾。",
+	task.RefusalWorkerLabelValue: "{field}：标签值“{value}”无效：最多 256 个字母、数字、'_'、'.'、':'、'/'、'+'、'-'（不能有空格）。",
+	task.RefusalAccount:          "{field}：“{value}”不是有效的用户名（组名）或数字 ID：只能使用字母、数字、'_'、'.'、'-'，最多 64 个字符。",
+	// Triggers and their schedules.
+	apply.RefusalDefinedTwice:          "{kind}“{name}”定义了两次；同一文件中的名称不能重复，请删去或改名其中一个。",
+	apply.RefusalUnknownTask:           "触发器“{trigger}”：它的 task“{task}”不是本文件中定义的任务；请在同一文件的 tasks 中定义它，或改正名称。",
+	apply.RefusalTriggerOfDisabledTask: "触发器“{trigger}”已启用，但它的任务“{task}”已停用；请启用该任务，或在触发器上设置 enabled: false。",
+	apply.RefusalTriggerRebound:        "触发器“{trigger}”已绑定到另一个任务，触发器不会改绑到别的任务；要换任务，请给新的绑定起一个新的触发器名称。",
+	apply.RefusalNotInstant:            "{field}：“{value}”不是 RFC 3339 时间；请写成 2026-12-01T00:00:00Z 或 2026-12-01T08:00:00+08:00 这样带时区的时间（1970 年之后，精确到毫秒）。",
+	trigger.RefusalNoOccurrence:        "cron 表达式“{value}”在未来几年内都不会触发（例如 2 月 30 日）；请修正日或月。",
+	trigger.RefusalEndNotAfterStart:    "trigger.endAt：结束时间必须晚于 startAt。",
+	trigger.RefusalCatchUpNotFireOnce:  "trigger.catchUpWindow：只在 misfire: fire_once 下有效（这里是 misfire: {value}）；请删去它，或设置 misfire: fire_once。",
+	cron.RefusalEmpty:                  "cron 表达式是空的；请写 5 个字段，如“*/5 * * * *”。",
+	cron.RefusalMacro:                  "不支持宏 {macro}；请改写为“{instead}”。",
+	cron.RefusalUnknownMacro:           "不支持宏 {macro}；请写 5 个字段，如“0 0 * * *”。",
+	cron.RefusalEvery:                  "不支持间隔触发（@every）；请写 cron 表达式，如“*/5 * * * *”（步长在每小时或每天的边界重新计数）。",
+	cron.RefusalReboot:                 "不支持启动时触发（@reboot）；请写 cron 表达式，如“0 3 * * *”。",
+	cron.RefusalTimezonePrefix:         "cron 表达式不支持时区前缀 {prefix}；请把“{zone}”写在单独的 timezone 字段中，表达式写作“{rest}”。",
+	cron.RefusalFieldCount: "cron 表达式应有 5 个字段（分 时 日 月 星期），或在开头加上秒共 6 个，这里有 {count} 个（不支持末尾的年份字段）；" +
+		"例如“30 2 * * *”表示每天 02:30，“15 30 2 * * *”表示每天 02:30:15。",
+	cron.RefusalUnsupported: "cron 表达式的{part}字段“{text}”：不支持 L、W 和 #；请写出明确的值，如日字段“1,15”或星期字段“MON-FRI”。",
+	cron.RefusalCharacter:   "cron 表达式的{part}字段“{text}”含有无法识别的字符“{char}”；{part}字段可取 {values}，以及 * ? , - /。",
+	cron.RefusalEmptyItem:   "cron 表达式的{part}字段“{text}”中有空的列表项（两个逗号相连）；{part}字段可取 {values}，以及 * ? , - /。",
+	cron.RefusalStarInRange: "cron 表达式的{part}字段“{text}”：“{item}”不能作为范围的一部分；请写“*”“*/步长”或“a-b/步长”。",
+	cron.RefusalField:       "cron 表达式的{part}字段“{text}”无效（解析器原文：“{detail}”）；{part}字段可取 {values}，以及 * ? , - /。",
+	cron.RefusalExpression:  "cron 表达式无效（解析器原文：“{detail}”）。",
+	cron.RefusalStep: "cron 表达式的{part}字段“{text}”：步长 {step} 不小于该字段的 {size} 个取值，所以只匹配范围内的第一个值，每{period}一次；" +
+		"请直接写那个值，或用小于 {size} 的步长。更长的周期需要用到更多字段，或多个触发器。",
+	cron.RefusalTimezoneMissing: "缺少时区：请写 IANA 时区名，如“Asia/Shanghai”“Europe/Berlin”或“UTC”（不会默认使用主机的时区）。",
+	cron.RefusalTimezoneLocal:   "时区不能写“Local”：它表示主机的时区，而触发器在每台机器上的含义必须相同；请写 IANA 时区名，如“Asia/Shanghai”或“UTC”。",
+	cron.RefusalTimezoneUnknown: "未知的 IANA 时区“{value}”；请写“Asia/Shanghai”“Europe/Berlin”或“UTC”这样的时区名（区分大小写）。",
+	// The project and its notifications.
+	catalog.RefusalProjectMissing:     "项目“{name}”不存在（项目名区分大小写）；新项目由定义文件创建：在定义页面写 project: {name}，预览后应用。",
+	apply.RefusalRuleEventAndStreak:   "{field}：on: 事件 和 consecutive_failures: N 只能二选一。",
+	apply.RefusalRuleStreakAsEvent:    "{field}：请写 consecutive_failures: N（连续失败的次数），而不是 on: consecutive_failures。",
+	apply.RefusalRuleNoEvent:          "{field}：缺少触发条件；请写 on: 事件（failed、timed_out、lost、skipped、recovered）或 consecutive_failures: N。",
+	notify.RefusalChannelNoURL:        "{field}：缺少 url；请写 url，或在 URL 中含有令牌时写 urlSecret（保存该 URL 的密钥名称）。",
+	notify.RefusalChannelURLAndSecret: "{field}：url 和 urlSecret 只能二选一。",
+	notify.RefusalChannelURL:          "{field}：须是以 http:// 或 https:// 开头的完整 URL，最长 {limit} 个字符，且不能带用户名或密码（凭据请放在密钥中：urlSecret 或 tokenSecret）。",
+	notify.RefusalSecretName:          "{field}：“{value}”不是有效的密钥名称：只能使用字母、数字、'_'、'.'、'-'，最多 {limit} 个字符。",
+	notify.RefusalSigningNotWebhook:   "{field}：只有 webhook 通道会对请求体签名；请删去它。",
+	notify.RefusalTokenNotWebhook:     "{field}：只有 webhook 和 ntfy 通道会发送 bearer 令牌；请删去它。",
+	notify.RefusalChatIDRequired:      "{field}：telegram 通道必须写 chatId（机器人发消息的聊天）。",
+	notify.RefusalChatIDNotTelegram:   "{field}：只有 telegram 通道有 chatId；请删去它。",
+	notify.RefusalChatID:              "{field}：“{value}”不是有效的 chat id；请写 -1001234567890 或 @channel 这样的值。",
+	notify.RefusalRuleTwice:           "{field}：同样的规则写了两次；请删去重复的那一条。",
+	notify.RefusalChannelUndefined:    "{field}：通道“{value}”没有在 notifications.channels 中定义；请先定义它，或改正名称。",
+	notify.RefusalReasonsNotSkipped:   "{field}：只有 on: skipped 的规则能按原因过滤；请删去 reasons。",
+	// The checks every field shares.
+	validate.RefusalRequired:    "{field}：缺少这个必填字段，或它的值为空；请补上。",
+	validate.RefusalNotOneOf:    "{field}：“{value}”不是可选的值；可选：{allowed}。",
+	validate.RefusalOutOfRange:  "{field}：“{value}”无效，须是 {min} 到 {max} 之间的整数。",
+	validate.RefusalNotDuration: "{field}：“{value}”无效，须是 {min} 到 {max} 之间的时长，精确到毫秒，如 500ms、30s、5m、2h（单位只有 ms、s、m、h，没有 d：1 天写作 24h）。",
+	validate.RefusalTooMany:     "{field}：共 {count} 项，超过了 {limit} 项的上限。",
+	validate.RefusalTooLong:     "{field}：过长（长度 {size}，上限 {limit}）。",
+	validate.RefusalGivenTwice:  "{field}：“{value}”出现了两次；每项只能写一次，请删去或合并重复的那一项。",
+	validate.RefusalNULByte:     "{field}：含有 NUL 字节，请删去它。",
+	validate.RefusalNotUTF8:     "{field}：不是有效的 UTF-8 文本；请以 UTF-8 编码保存文件。",
+}
+
+// paramWords name, per language, the params whose values are words of
+// the file's English rather than names the user wrote: the mapping a
+// field error is about ("file" is its top level), a cron field and the
+// period a step restarts in. A param whose value has no word here (or in
+// words, as kind.task) is shown as it is.
+var paramWords = map[string]map[string]string{
+	"zh": {
+		"field.file": "文件顶层", "field.task": "任务", "field.trigger": "触发器",
+		"part.second": "秒", "part.minute": "分钟", "part.hour": "小时", "part.day-of-month": "日", "part.month": "月", "part.day-of-week": "星期",
+		"period.minute": "分钟", "period.hour": "小时", "period.day": "天", "period.month": "月", "period.year": "年", "period.week": "周",
+	},
+}
+
+// union is the sentences of every table, one table per group of
+// reasons; a reason in two tables is a mistake caught at start.
+func union(tables ...map[qlerror.Reason]string) map[qlerror.Reason]string {
+	out := map[qlerror.Reason]string{}
+	for _, t := range tables {
+		for r, s := range t {
+			if _, dup := out[r]; dup {
+				panic(fmt.Sprintf("console: reason %q has two sentences", r))
+			}
+			out[r] = s
+		}
+	}
+	return out
+}
