@@ -206,7 +206,11 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		status = http.StatusBadRequest
 		d.Errors = []fileError{{Message: errorText(lang(r), err)}}
 		if line, col, detail, ok := apply.Locate(err); ok {
-			d.Errors = []fileError{{Line: line, Column: col, Message: detail}}
+			msg, worded := sentence(lang(r), err)
+			if !worded {
+				msg = detail
+			}
+			d.Errors = []fileError{{Line: line, Column: col, Message: msg}}
 		}
 	case dry:
 		d.Step, d.Diff = "preview", results
