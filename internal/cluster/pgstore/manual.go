@@ -132,12 +132,14 @@ func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest)
 	return out, nil
 }
 
-// wakeWorkers tells the pulls waiting on every replica that a manual Run
-// was queued, after its COMMIT (as NotifyRunsQueued says why), so that it
-// starts at once, not at a pull's next bounded wait. Whatever process
-// admitted it — a replica's API, or `ql` on the admin role — the replicas'
-// listeners hear it. A failed notification costs only that wait, so the
-// admission's answer stands.
+// wakeWorkers sends the pulls waiting on every replica back to the
+// database, after the COMMIT that gave them a reason (as NotifyRunsQueued
+// says why): a manual Run queued, a grant given back, a session replaced
+// (its own pull then answers replaced). So the Run starts, or the worker
+// hears, at once, not at a pull's next bounded wait. Whatever process made
+// the change — a replica's API or ingress, or `ql` on the admin role — the
+// replicas' listeners hear it. A failed notification costs only that
+// wait, so the step's answer stands.
 func (r *Runtime) wakeWorkers(ctx context.Context, queued bool) {
 	if queued {
 		_ = r.NotifyRunsQueued(ctx) // a failed notification costs only a pull's wait

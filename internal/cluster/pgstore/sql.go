@@ -142,6 +142,7 @@ var (
 	sqlWorkerAuthenticate = stmt("WorkerAuthenticate")
 	sqlWorkerForRegister  = stmt("WorkerForRegister")
 	sqlSessionState       = stmt("SessionState")
+	sqlSessionUnstarted   = stmt("SessionUnstartedGrants")
 
 	sqlSessionOpen, sessionOpenParams           = namedStmt("SessionOpen")
 	sqlSessionHeartbeat, sessionHeartbeatParams = namedStmt("SessionHeartbeat")
@@ -165,6 +166,7 @@ var (
 
 	sqlAttemptStart, attemptStartParams             = namedStmt("AttemptStart")
 	sqlAttemptRenew, attemptRenewParams             = namedStmt("AttemptRenew")
+	sqlAttemptRelease, attemptReleaseParams         = namedStmt("AttemptRelease")
 	sqlAttemptEnd, attemptEndParams                 = namedStmt("AttemptEnd")
 	sqlAttemptRetryInsert, attemptRetryInsertParams = namedStmt("AttemptRetryInsert")
 	sqlRunAdvance, runAdvanceParams                 = namedStmt("RunAdvance")

@@ -36,6 +36,10 @@ type leaseFacts struct {
 	KillGraceMs      int64
 	Retry            task.RetryPolicy
 	NowMs            int64
+	// SessionID is the session the attempt was granted under (nil once
+	// released or never granted); SessionState that session's state as of
+	// NowMs (workerproto's Session* states).
+	SessionID, SessionState *string
 }
 
 // lockLease locks an attempt and its Run and reads its facts; an unknown
@@ -45,7 +49,7 @@ func lockLease(ctx context.Context, tx querier, attemptID string) (leaseFacts, e
 	var state, runState string
 	err := tx.QueryRow(ctx, sqlLeaseFacts, attemptID).Scan(&f.RunID, &f.Number, &state, &f.WorkerID, &f.TokenSHA256, &f.LeaseVersion,
 		&f.ExpiresAtMs, &f.DeadlineAtMs, &f.ResultCode, &runState, &f.RunVersion, &f.CancelAtMs, &f.LaterAttempt, &f.TimeoutMs,
-		&f.KillGraceMs, &f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs)
+		&f.KillGraceMs, &f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.SessionID, &f.SessionState)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return f, notFoundAttempt(attemptID)
 	}
@@ -91,9 +95,14 @@ func (f leaseFacts) started() bool {
 
 // leaseReply is the answer for a started lease as the facts stand at
 // version, expiring at expiresAtMs: stop when a cancel was asked (it wins)
-// or the deadline passed in database time, renewed otherwise.
+// or the deadline passed in database time, renewed otherwise; with the
+// state of the session the attempt was granted under, so a replaced or
+// drained worker hears it now rather than at its next heartbeat.
 func (f leaseFacts) leaseReply(version, expiresAtMs int64, deadlineAtMs *int64) workerproto.LeaseReply {
 	reply := workerproto.LeaseReply{Reply: workerproto.ReplyRenewed, LeaseVersion: version, LeaseMs: msLeft(expiresAtMs, f.NowMs)}
+	if f.SessionState != nil {
+		reply.SessionState = *f.SessionState
+	}
 	if deadlineAtMs != nil {
 		reply.DeadlineMs = msLeft(*deadlineAtMs, f.NowMs)
 	}
@@ -138,7 +147,9 @@ var terminalReply = workerproto.LeaseReply{Reply: workerproto.ReplyTerminal}
 // cancel was asked is cancelled here instead (reply terminal). A replay
 // of an acknowledged start answers as a renewal would, changing nothing;
 // a grant that expired, was released or ended is answered terminal: the
-// worker must not spawn it.
+// worker must not spawn it. So is a grant of a session replaced by a newer
+// one of the credential (or ended): it goes back to the queue instead, and
+// the reply's session state says why.
 func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req workerproto.StartRequest, s WorkerSettings) (workerproto.LeaseReply, error) {
 	s, err := s.withDefaults()
 	if err != nil {
@@ -149,8 +160,9 @@ func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req worker
 		return workerproto.LeaseReply{}, err
 	}
 	var reply workerproto.LeaseReply
+	released := false
 	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
-		reply = terminalReply
+		reply, released = terminalReply, false
 		switch {
 		case !f.sameToken(digest) || !f.live():
 			return nil
@@ -163,6 +175,18 @@ func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req worker
 			return nil
 		case f.CancelAtMs != nil || f.RunState.Terminal():
 			return cancelUnstarted(ctx, tx, f, w)
+		case f.sessionOver():
+			// Its process was replaced, or ended the session: the grant
+			// goes back to the queue instead (as their release at that
+			// moment would have done), and the worker hears why.
+			reply.SessionState = *f.SessionState
+			why := ReleasedSessionEnded
+			if *f.SessionState == workerproto.SessionReplaced {
+				why = ReleasedSessionReplaced
+			}
+			var err error
+			released, err = releaseUnstarted(ctx, tx, f, w, map[string]any{"reason": why, "session": *f.SessionID})
+			return err
 		}
 		var deadline *int64
 		if f.TimeoutMs > 0 {
@@ -184,7 +208,15 @@ func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req worker
 	if err != nil {
 		return workerproto.LeaseReply{}, mapErr(err, "starting attempt "+req.AttemptID)
 	}
+	r.wakeWorkers(ctx, released)
 	return reply, nil
+}
+
+// sessionOver reports a grant whose session is replaced or ended: no
+// process of that session may start it any more.
+func (f leaseFacts) sessionOver() bool {
+	return f.SessionID != nil && f.SessionState != nil &&
+		(*f.SessionState == workerproto.SessionReplaced || *f.SessionState == workerproto.SessionEnded)
 }
 
 // cancelUnstarted ends a granted, unstarted attempt cancelled, and its Run

@@ -60,8 +60,8 @@ const sessionOpenAttempts = 10
 // credential's plus the request's (a key the request contradicts is
 // Invalid), capacity is the request's capped at the credential's max
 // concurrency. The new session replaces the worker's previous one in the
-// same statement (generation + 1, the old one replaced); a draining
-// worker's session starts draining.
+// same statement (generation + 1, the old one replaced; see retireReplaced
+// for what follows); a draining worker's session starts draining.
 func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req workerproto.RegisterRequest, s WorkerSettings) (workerproto.RegisterReply, error) {
 	s, err := s.withDefaults()
 	if err != nil {
@@ -105,6 +105,7 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 		HeartbeatMs: workerproto.HeartbeatEvery.Milliseconds(), SessionLeaseMs: workerproto.SessionLease.Milliseconds(),
 		RunLeaseMs: s.RunLease.Milliseconds(), LogCapBytes: s.LogCap,
 	}
+	var replacedIDs []string
 	for attempt := 1; ; attempt++ {
 		rows, err := queryNamed(ctx, r.pool, sqlSessionOpen, sessionOpenParams, pgx.StrictNamedArgs{
 			"worker_id": w.ID, "id": ids.New(), "labels": effective, "capacity": capacity, "version": req.Version,
@@ -112,7 +113,7 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 		})
 		if err == nil {
 			var sessionState string
-			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &sessionState}, func() error { return nil })
+			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &sessionState, &replacedIDs}, func() error { return nil })
 		}
 		if sqlState(err) == stateUniqueViolation {
 			if attempt < sessionOpenAttempts && commitRetry.wait(ctx, attempt) == nil {
@@ -129,7 +130,30 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 		// Revoked between the read and the insert.
 		return workerproto.RegisterReply{}, errUnauthenticated()
 	}
+	if len(replacedIDs) > 0 {
+		r.retireReplaced(ctx, w, replacedIDs)
+	}
 	return reply, nil
+}
+
+// retireReplaced acts on the sessions a registration of w just replaced:
+// their grants never started go back to the queue (each Run's event says
+// session_replaced; the replaced process's start of one is answered
+// terminal), and the pulls waiting on every replica are woken, so the
+// replaced worker's own long-poll answers replaced now rather than that
+// worker hearing it at its next heartbeat. The registration stands
+// whatever happens here: a failure leaves those grants to their leases,
+// as before.
+func (r *Runtime) retireReplaced(ctx context.Context, w WorkerIdentity, sessions []string) {
+	_ = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		for _, id := range sessions {
+			if _, err := releaseSessionGrants(ctx, tx, w, id, ReleasedSessionReplaced); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	r.wakeWorkers(ctx, true)
 }
 
 // HeartbeatWorker extends a live session of w and returns its state:
@@ -164,26 +188,36 @@ func (r *Runtime) HeartbeatWorker(ctx context.Context, w WorkerIdentity, req wor
 // EndWorkerSession ends a live session of w whose worker stops cleanly:
 // it is not counted live from now on and gets no work. A session already
 // ended, replaced or expired (or of a revoked worker) is left as it is and
-// its state returned; a session of another worker is PermissionDenied.
+// its state returned; a session of another worker is PermissionDenied. In
+// the same transaction, whatever the session's state, the grants of the
+// session never started go back to the queue (releaseSessionGrants: each
+// Run's event says session_ended), instead of when their leases pass: the
+// worker ends its session only once it runs nothing, so those are grants
+// it never saw (a pull reply lost as it stopped) or never got started. The
+// waiting pulls of every replica are then woken.
 func (r *Runtime) EndWorkerSession(ctx context.Context, w WorkerIdentity, req workerproto.EndRequest) (workerproto.EndReply, error) {
 	if err := ids.Validate("session id", req.SessionID); err != nil {
 		return workerproto.EndReply{}, qlerror.Wrap(qlerror.Invalid, err, "end")
 	}
-	var state string
-	err := queryRowNamed(ctx, r.pool, sqlSessionEnd, sessionEndParams, pgx.StrictNamedArgs{
-		"session_id": req.SessionID, "worker_id": w.ID,
-	}).Scan(&state)
-	if err == nil {
-		return workerproto.EndReply{State: state}, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
+	var reply workerproto.EndReply
+	err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		err := queryRowNamed(ctx, tx, sqlSessionEnd, sessionEndParams, pgx.StrictNamedArgs{
+			"session_id": req.SessionID, "worker_id": w.ID,
+		}).Scan(&reply.State)
+		if errors.Is(err, pgx.ErrNoRows) {
+			reply.State, err = sessionState(ctx, tx, w, req.SessionID)
+		}
+		if err != nil {
+			return err
+		}
+		reply.Released, err = releaseSessionGrants(ctx, tx, w, req.SessionID, ReleasedSessionEnded)
+		return err
+	})
+	if err != nil {
 		return workerproto.EndReply{}, mapErr(err, "ending a session")
 	}
-	state, err = sessionState(ctx, r.pool, w, req.SessionID)
-	if err != nil {
-		return workerproto.EndReply{}, err
-	}
-	return workerproto.EndReply{State: state}, nil
+	r.wakeWorkers(ctx, reply.Released > 0)
+	return reply, nil
 }
 
 // sessionState reads (and, inside a transaction, locks) a session of w

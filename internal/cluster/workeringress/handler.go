@@ -117,6 +117,7 @@ func New(cfg Config) *Handler {
 		workerproto.PathLog:       h.appendLog,
 		workerproto.PathComplete:  h.complete,
 		workerproto.PathEnd:       h.end,
+		workerproto.PathGiveBack:  h.giveBack,
 	}
 	return h
 }
@@ -347,6 +348,12 @@ func (h *Handler) end(req *request) {
 	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.EndRequest) (workerproto.EndReply, error) {
 		return req.st.EndWorkerSession(ctx, req.worker, in)
 	}, noSecrets)
+}
+
+func (h *Handler) giveBack(req *request) {
+	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.GiveBackRequest) (workerproto.GiveBackReply, error) {
+		return req.st.GiveBackGrant(ctx, req.worker, in)
+	}, func(in workerproto.GiveBackRequest) []string { return []string{in.Token} })
 }
 
 func (h *Handler) start(req *request) {

@@ -63,14 +63,7 @@ func TestALongPollIsWokenByALocalAdmission(t *testing.T) {
 func TestALongPollIsWokenByANotificationFromAnotherReplica(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Config{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		Listen(ctx, f.rt.ListenRunsQueued, f.h.Wake, slog.New(slog.DiscardHandler))
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	listeners(t, f, 1)
+	f.listen(t)
 	cred := f.worker(t, "remote")
 	session := f.register(t, cred).SessionID
 	reply := f.pullAsync(t, cred, pullRequest(t, session, workerproto.MaxPullWait.Milliseconds()))
@@ -145,6 +138,20 @@ func listenerPids(t *testing.T, f *fixture) []int32 {
 }
 
 // listeners waits until n backends listen, and returns them.
+// listen runs the replica's runs-queued listener for the fixture's
+// ingress, as a replica does, until the test ends.
+func (f *fixture) listen(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Listen(ctx, f.rt.ListenRunsQueued, f.h.Wake, slog.New(slog.DiscardHandler))
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	listeners(t, f, 1)
+}
+
 func listeners(t *testing.T, f *fixture, n int) []int32 {
 	t.Helper()
 	var pids []int32

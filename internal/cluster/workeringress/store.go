@@ -19,6 +19,7 @@ type Store interface {
 	AppendAttemptLog(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.LogRequest, s pgstore.WorkerSettings) (workerproto.LogReply, error)
 	CompleteAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.CompleteRequest) (workerproto.CompleteReply, error)
 	EndWorkerSession(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.EndRequest) (workerproto.EndReply, error)
+	GiveBackGrant(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.GiveBackRequest) (workerproto.GiveBackReply, error)
 }
 
 var _ Store = (*pgstore.Runtime)(nil)

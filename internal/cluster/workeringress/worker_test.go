@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -38,6 +39,11 @@ type proxy struct {
 	// blockLogs answers log requests 503; refusedLogs counts them.
 	blockLogs   atomic.Bool
 	refusedLogs atomic.Int64
+	// swallowGrants loses every pull reply that carries grants (the
+	// replica made them): the connection is held unanswered until the
+	// worker gives up on it. swallowed receives each such reply's body.
+	swallowGrants atomic.Bool
+	swallowed     chan []byte
 }
 
 func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
@@ -46,7 +52,7 @@ func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{rewrite: rewrite}
+	p := &proxy{rewrite: rewrite, swallowed: make(chan []byte, 16)}
 	transport := &http.Transport{}
 	rp := httputil.NewSingleHostReverseProxy(to)
 	rp.Transport = transport
@@ -60,6 +66,19 @@ func newProxy(t *testing.T, target string, rewrite func(*task.Command)) *proxy {
 		if r.URL.Path == workerproto.PathLog && p.blockLogs.Load() {
 			p.refusedLogs.Add(1)
 			fail(w, http.StatusServiceUnavailable, workerproto.CodeUnavailable, "the replica cannot be reached")
+			return
+		}
+		if r.URL.Path == workerproto.PathPull && p.swallowGrants.Load() {
+			rec := httptest.NewRecorder()
+			rp.ServeHTTP(rec, r)
+			if rec.Code == http.StatusOK && strings.Contains(rec.Body.String(), `"attemptId"`) {
+				p.swallowed <- rec.Body.Bytes()
+				<-r.Context().Done()
+				return
+			}
+			maps.Copy(w.Header(), rec.Header())
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
 			return
 		}
 		rp.ServeHTTP(w, r)

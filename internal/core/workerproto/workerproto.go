@@ -4,7 +4,17 @@
 // it holds no behaviour.
 //
 // Every step after a grant names its lease by (attempt id, raw lease token,
-// lease version). The replica stores only the token's SHA-256, so a
+// lease version).
+//
+// A grant is started once the replica acknowledged its start (StartRequest
+// answered renewed or stop): the worker spawns the command only after that
+// answer, so from then on the replica must assume it may run, and the
+// attempt ends only by a completion or its lease (lost). A grant not yet
+// started was never spawned: the replica gives it back to the queue when
+// its lease passes, when the worker gives it back (GiveBackRequest), or
+// when the worker ends its session (EndRequest), each fenced so that a
+// start acknowledged first wins and a start arriving after is answered
+// terminal. So a command that did start is never run twice. The replica stores only the token's SHA-256, so a
 // database reader can never act as the worker. Durations in replies are
 // relative, counted from when the replica received the request (a grant
 // made after a long-poll wait is shortened by the wait): worker and replica
@@ -24,6 +34,7 @@ const (
 	PathLog       = "/worker/v1/log"
 	PathComplete  = "/worker/v1/complete"
 	PathEnd       = "/worker/v1/end"
+	PathGiveBack  = "/worker/v1/giveback"
 )
 
 // Protocol limits shared by both sides.
@@ -107,16 +118,24 @@ type HeartbeatReply struct {
 
 // EndRequest ends the session of a worker that stops cleanly (its
 // commands done or stopped and reported), so it stops counting as live at
-// once rather than when its lease passes. A replica older than this request
-// answers it 404 not_found; the session then expires with its lease.
+// once rather than when its lease passes. The session's grants that were
+// never started (a pull reply the worker never read, a start that was
+// never acknowledged) go back to the queue in the same transaction, each
+// Run's event saying so (reason session_ended), instead of when their
+// leases pass. A replica older than this request answers it 404
+// not_found; the session then expires with its lease, and its unstarted
+// grants with theirs.
 type EndRequest struct {
 	SessionID string `json:"sessionId"`
 }
 
 // EndReply is the session's state after the request: ended, or the state
-// that had already ended it (replaced, expired, revoked).
+// that had already ended it (replaced, expired, revoked); and how many of
+// its grants never started went back to the queue (a replica older than
+// that count leaves it out).
 type EndReply struct {
-	State string `json:"state"`
+	State    string `json:"state"`
+	Released int    `json:"released,omitempty"`
 }
 
 // PullRequest asks for at most Max grants. The worker journals OfferID and
@@ -132,7 +151,11 @@ type PullRequest struct {
 	WaitMs int64 `json:"waitMs"`
 }
 
-// PullReply carries the grants (possibly none) and the session's state.
+// PullReply carries the grants (possibly none) and the session's state. A
+// pull waiting for work is answered as soon as its session is no longer
+// active: a registration that replaces a session wakes the waiting pulls
+// of every replica, so a replaced worker with a free slot hears it at
+// once (a replica older than that wake answers at the wait's bound).
 type PullReply struct {
 	State  string  `json:"state"`
 	Grants []Grant `json:"grants"`
@@ -161,6 +184,44 @@ type Grant struct {
 	ProjectID string `json:"projectId"`
 	TaskID    string `json:"taskId"`
 }
+
+// GiveBackRequest returns a grant the worker will not start (it is
+// stopping, or cannot journal or hold it) so another worker can take the
+// Run at once, instead of when its lease passes. It is fenced like every
+// lease step and takes effect only on a grant not yet started: one whose
+// start the replica acknowledged is answered GiveBackStarted and must be
+// completed as usual. Reason is one of the GiveBack* reasons; the Run's
+// event records it. Added after the first release: a replica older than
+// it answers 404 not_found, and the grant then waits for its lease.
+type GiveBackRequest struct {
+	Lease
+	Reason string `json:"reason"`
+}
+
+// Why a worker gives a grant back.
+const (
+	// GiveBackStopping: the worker is stopping (a signal, a drain, or an
+	// error that ends it) and starts nothing more.
+	GiveBackStopping = "worker_stopping"
+	// GiveBackOverCapacity: the reply granted more than the worker asked
+	// for.
+	GiveBackOverCapacity = "over_capacity"
+	// GiveBackJournal: the worker could not journal the grant, so it will
+	// never start it.
+	GiveBackJournal = "journal_failed"
+)
+
+// GiveBackReply says what became of a grant given back.
+type GiveBackReply struct {
+	Reply string `json:"reply"`
+}
+
+// Give-back reply kinds.
+const (
+	GiveBackReleased = "released" // the Run is queued again (or, if a cancel was asked, cancelled)
+	GiveBackStarted  = "started"  // its start was acknowledged: complete it as usual
+	GiveBackGone     = "gone"     // no longer this lease (released, expired, ended): nothing to do
+)
 
 // Lease names one grant in every later step.
 type Lease struct {
@@ -207,12 +268,20 @@ type RenewRequest struct {
 // worker can still log and complete) LeaseVersion is the version every
 // later step must carry and LeaseMs how long the lease lives from now.
 // DeadlineMs is the time left before the command's timeout, after start.
+//
+// SessionState is the state, as of the answer, of the session the attempt
+// was granted under (one of the Session* states), so a worker replaced by
+// a newer session of its credential, or drained, hears it at its next
+// renewal rather than its next heartbeat. It was added after the first
+// release: a replica older than it leaves it out (empty), and a worker
+// older than it ignores it (replies are decoded leniently).
 type LeaseReply struct {
 	Reply        string `json:"reply"`
 	StopReason   string `json:"stopReason,omitempty"`
 	LeaseVersion int64  `json:"leaseVersion"`
 	LeaseMs      int64  `json:"leaseMs"`
 	DeadlineMs   int64  `json:"deadlineMs"`
+	SessionState string `json:"sessionState,omitempty"`
 }
 
 // LogRequest appends Data at Offset of the attempt's log. Offset must be

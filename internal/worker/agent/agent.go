@@ -57,6 +57,9 @@ const (
 	// endTimeout bounds ending the session at a clean stop, retries
 	// included: an unreachable replica holds the exit no longer than that.
 	endTimeout = 5 * time.Second
+	// giveBackTimeout bounds giving a grant back, retries included: it is
+	// a courtesy, and the grant's lease gives it back anyway.
+	giveBackTimeout = 5 * time.Second
 	// journalTrimEvery is how often old journal records are removed.
 	journalTrimEvery = time.Hour
 	// pullRetry paces pulling after a refused or failed pull.
@@ -182,6 +185,13 @@ type worker struct {
 	// reregister asks the heartbeat goroutine, the only one that
 	// registers after the start, for a new session.
 	reregister chan struct{}
+	// expired is the last session this worker learnt had expired: its own
+	// registration again replaces it, so replaced said of it (by a reply
+	// sent before the new session's id arrived) is no news.
+	expired string
+	// giveBackUnknown: a replica answered a give-back not found (older
+	// than the request); said once.
+	giveBackUnknown sync.Once
 }
 
 // Run runs a worker until ctx ends (SIGINT/SIGTERM/SIGHUP: drain, then return
@@ -322,7 +332,9 @@ func (w *worker) endSession() {
 	case err != nil:
 		w.log.Warn("could not end the session: it expires with its lease", "code", "session_end_failed", "error", err.Error())
 	default:
-		w.log.Info("session ended", "code", "session_ended", "state", rep.State)
+		// released: grants of the session this worker never started (a
+		// pull reply lost as it stopped) that the replica queued again.
+		w.log.Info("session ended", "code", "session_ended", "state", rep.State, "released", rep.Released)
 	}
 }
 
@@ -483,7 +495,10 @@ func (w *worker) heartbeats(ctx context.Context) {
 // sid carries. A reply about a session this worker already replaced by
 // registering again says nothing about the current one.
 func (w *worker) onSessionState(sid, state string) {
-	if sid != w.sessionID() && (state == workerproto.SessionReplaced || state == workerproto.SessionExpired) {
+	w.mu.Lock()
+	stale := sid != w.session || (state == workerproto.SessionReplaced && sid == w.expired)
+	w.mu.Unlock()
+	if stale && (state == workerproto.SessionReplaced || state == workerproto.SessionExpired) {
 		return
 	}
 	switch state {
@@ -497,15 +512,19 @@ func (w *worker) onSessionState(sid, state string) {
 	case workerproto.SessionReplaced:
 		w.replaced()
 	case workerproto.SessionExpired:
-		w.requestRegister()
+		w.requestRegister(sid)
 	case workerproto.SessionRevoked:
 		w.revoked()
 	}
 }
 
-// requestRegister asks for a new session; running attempts keep their
-// leases, which belong to the worker, not to a session.
-func (w *worker) requestRegister() {
+// requestRegister asks for a new session in place of sid, which has
+// expired; running attempts keep their leases, which belong to the
+// worker, not to a session.
+func (w *worker) requestRegister(sid string) {
+	w.mu.Lock()
+	w.expired = sid
+	w.mu.Unlock()
 	select {
 	case w.reregister <- struct{}{}:
 	default:
@@ -530,7 +549,7 @@ func (w *worker) onSessionError(sid, what string, err error) {
 		w.revoked()
 	case workerproto.CodeNotFound:
 		// The session is gone (a partition longer than its lease).
-		w.requestRegister()
+		w.requestRegister(sid)
 	default:
 		w.log.Warn(what+" failed", "code", what+"_failed", "error", err.Error())
 	}
@@ -650,7 +669,10 @@ func (w *worker) pullOnce(free int) int {
 	}
 	grants := rep.Grants
 	if len(grants) > free {
-		w.log.Error("the replica granted more than asked; the extra grants are left to expire", "code", "grant_overflow", "asked", free, "granted", len(grants))
+		w.log.Error("the replica granted more than asked; the extra grants are given back", "code", "grant_overflow", "asked", free, "granted", len(grants))
+		for _, g := range grants[free:] {
+			w.giveBack(g, offer.Token, workerproto.GiveBackOverCapacity)
+		}
 		grants = grants[:free]
 	}
 	recs := make([]journal.Granted, len(grants))
@@ -658,14 +680,18 @@ func (w *worker) pullOnce(free int) int {
 		recs[i] = journal.Granted{AttemptID: g.AttemptID, RunID: g.RunID}
 	}
 	if err := w.journal.Answered(context.Background(), offer, recs); err != nil {
-		// Unjournaled grants are never started: their leases expire
-		// unstarted and the replica offers them again.
+		// Unjournaled grants are never started: they go back to the
+		// queue (or, from a replica older than that, wait for their
+		// leases).
 		w.log.Error("could not journal grants: stopping", "code", "journal_failed", "error", err.Error())
+		for _, g := range grants {
+			w.giveBack(g, offer.Token, workerproto.GiveBackJournal)
+		}
 		w.stopPulling(err)
 		return 0
 	}
 	for _, g := range grants {
-		w.start(g, offer.Token, sent)
+		w.start(g, offer.Token, sid, sent)
 	}
 	w.onSessionState(sid, rep.State)
 	if rep.State == workerproto.SessionExpired && len(grants) == 0 {
@@ -674,9 +700,44 @@ func (w *worker) pullOnce(free int) int {
 	return len(grants)
 }
 
-// start runs one grant in its own goroutine; it holds one slot until done.
-func (w *worker) start(g workerproto.Grant, token string, sent time.Time) {
-	a := newAttempt(w, g, token, sent)
+// giveBack returns a grant this worker will not start, so the replica
+// queues its Run again at once instead of when its lease passes. It never
+// fails the worker: a replica older than the request (not found), or one
+// that cannot be reached, leaves the grant to its lease.
+func (w *worker) giveBack(g workerproto.Grant, token, reason string) {
+	ctx, cancel := context.WithTimeout(w.reqCtx, giveBackTimeout)
+	defer cancel()
+	rep, err := w.client.GiveBack(ctx, workerproto.GiveBackRequest{
+		Lease: workerproto.Lease{AttemptID: g.AttemptID, Token: token, LeaseVersion: g.LeaseVersion}, Reason: reason})
+	attrs := []any{"attemptId", g.AttemptID, "runId", g.RunID, "attempt", g.AttemptNumber, "project", g.Project, "task", g.Task, "reason", reason}
+	switch {
+	case Code(err) == workerproto.CodeNotFound:
+		w.giveBackUnknown.Do(func() {
+			w.log.Info("the replica did not take the grant back (a replica older than the request): it is offered again when its lease passes",
+				append(attrs, "code", "grant_give_back_unknown")...)
+		})
+	case err != nil:
+		w.log.Warn("could not give the grant back: it is offered again when its lease passes", append(attrs, "code", "grant_give_back_failed", "error", err.Error())...)
+	default:
+		w.log.Info("grant given back", append(attrs, "code", "grant_given_back", "reply", rep.Reply)...)
+	}
+}
+
+// stopping reports whether the worker has stopped pulling (a signal, a
+// drained session, or an error that ends it): it starts nothing more.
+func (w *worker) stopping() bool {
+	select {
+	case <-w.draining:
+		return true
+	default:
+		return false
+	}
+}
+
+// start runs one grant, pulled under session sid, in its own goroutine;
+// it holds one slot until done.
+func (w *worker) start(g workerproto.Grant, token, sid string, sent time.Time) {
+	a := newAttempt(w, g, token, sid, sent)
 	w.mu.Lock()
 	w.running[g.AttemptID] = a
 	w.mu.Unlock()

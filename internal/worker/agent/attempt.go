@@ -70,6 +70,9 @@ type attempt struct {
 	w     *worker
 	grant workerproto.Grant
 	lease workerproto.Lease
+	// session is the session the grant was pulled under: the state a
+	// start or renewal reply carries is that session's.
+	session string
 	// leaseLen is the run lease's length; killAt is when this worker's
 	// copy of the lease is about to end (counted from the send of the
 	// request that granted or renewed it, less the kill margin).
@@ -97,9 +100,9 @@ type attempt struct {
 	logClosed bool
 }
 
-func newAttempt(w *worker, g workerproto.Grant, token string, sent time.Time) *attempt {
+func newAttempt(w *worker, g workerproto.Grant, token, session string, sent time.Time) *attempt {
 	a := &attempt{w: w, grant: g, lease: workerproto.Lease{AttemptID: g.AttemptID, Token: token, LeaseVersion: g.LeaseVersion},
-		hard: make(chan struct{})}
+		session: session, hard: make(chan struct{})}
 	a.ctx, a.cancel = context.WithCancelCause(context.Background())
 	a.extend(sent, g.LeaseMs)
 	return a
@@ -139,6 +142,13 @@ func (a *attempt) journalDone(outcome string) {
 // run takes the grant through start, spawn, renewals, output and
 // completion.
 func (a *attempt) run() {
+	if a.w.stopping() || a.ctx.Err() != nil {
+		// Not started yet, and this worker starts nothing more: the grant
+		// goes back to the queue for another worker now.
+		a.w.giveBack(a.grant, a.lease.Token, workerproto.GiveBackStopping)
+		a.journalDone("given_back")
+		return
+	}
 	if !a.startACK() {
 		return
 	}
@@ -244,6 +254,7 @@ func (a *attempt) startACK() bool {
 		a.journalDone("start_failed")
 		return false
 	}
+	a.sessionState(rep)
 	switch rep.Reply {
 	case workerproto.ReplyTerminal:
 		a.w.count1(func(s *Summary) { s.Terminal++ })
@@ -398,6 +409,7 @@ func (a *attempt) renew() bool {
 		a.w.count1(func(s *Summary) { s.Terminal++ })
 		return false
 	}
+	a.sessionState(rep)
 	switch rep.Reply {
 	case workerproto.ReplyTerminal:
 		a.w.log.Info("the replica declared the attempt over: the command is killed", a.logAttrs("code", "attempt_terminal")...)
@@ -413,6 +425,16 @@ func (a *attempt) renew() bool {
 	a.lease.LeaseVersion = rep.LeaseVersion
 	a.extend(sent, rep.LeaseMs)
 	return true
+}
+
+// sessionState acts on the state of the attempt's session a start or
+// renewal reply carries, as on a heartbeat's: a worker replaced or drained
+// hears it at its next renewal, not only at its next heartbeat. A replica
+// older than the field sends none.
+func (a *attempt) sessionState(rep workerproto.LeaseReply) {
+	if rep.SessionState != "" {
+		a.w.onSessionState(a.session, rep.SessionState)
+	}
 }
 
 // sendLog sends the next chunk at the offset the replica holds; false when

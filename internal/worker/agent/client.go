@@ -252,6 +252,12 @@ func (c *Client) Complete(ctx context.Context, req workerproto.CompleteRequest) 
 	return out, c.call(ctx, workerproto.PathComplete, leaseBound, req, &out, nil)
 }
 
+// GiveBack returns a grant the worker will not start.
+func (c *Client) GiveBack(ctx context.Context, req workerproto.GiveBackRequest) (workerproto.GiveBackReply, error) {
+	var out workerproto.GiveBackReply
+	return out, c.call(ctx, workerproto.PathGiveBack, requestTimeout, req, &out, nil)
+}
+
 // End ends the session of a worker that stops cleanly.
 func (c *Client) End(ctx context.Context, req workerproto.EndRequest) (workerproto.EndReply, error) {
 	var out workerproto.EndReply

@@ -65,3 +65,15 @@ notified AS (
         ON CONFLICT (rule_key, subject) DO NOTHING
     RETURNING 1
 ),
+
+-- fragment: SessionStateNow
+-- A worker session's state as of now in database time, s being the
+-- session's row and w its worker's: a live session whose lease passed is
+-- expired even before the sweep marks it; a drained or revoked worker's
+-- session says so. The pulls (SessionState) and the start and renewal
+-- replies (LeaseFacts) answer it, so they never disagree.
+CASE WHEN w.state = 'revoked' THEN 'revoked'
+     WHEN s.state IN ('replaced', 'expired', 'ended') THEN s.state
+     WHEN s.lease_expires_at_ms <= {{now_ms}} THEN 'expired'
+     WHEN w.state = 'draining' OR s.state = 'draining' THEN 'draining'
+     ELSE 'active' END

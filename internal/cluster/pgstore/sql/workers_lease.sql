@@ -11,7 +11,10 @@
 -- step decides on: the lease, the Run's state and cancel intent, whether a
 -- later attempt exists, the command's timeout, kill grace and retry policy
 -- (read from the stored command, the execution revision the Run was
--- admitted with), and the database time of this transaction.
+-- admitted with), the database time of this transaction, and the session
+-- the attempt was granted under with its state as of now (read, not
+-- locked: the start and renewal replies carry it, so a replaced or
+-- drained worker hears it at its next renewal).
 SELECT a.run_id, a.number, a.state, a.worker_id, a.lease_token_sha256, a.lease_version, a.lease_expires_at_ms, a.deadline_at_ms,
        a.result_code, r.state, r.version, r.cancel_requested_at_ms,
        EXISTS (SELECT 1 FROM qinglong.attempts x WHERE x.run_id = a.run_id AND x.number > a.number),
@@ -20,10 +23,13 @@ SELECT a.run_id, a.number, a.state, a.worker_id, a.lease_token_sha256, a.lease_v
        coalesce((e.command -> 'retry' ->> 'maxAttempts')::int, 0),
        coalesce((e.command -> 'retry' ->> 'backoffMs')::bigint, 0),
        coalesce(ARRAY(SELECT jsonb_array_elements_text(e.command -> 'retry' -> 'on')), '{}'),
-       {{now_ms}}
+       {{now_ms}}, a.session_id,
+       CASE WHEN s.id IS NOT NULL THEN {{SessionStateNow}} END
   FROM qinglong.attempts a
   JOIN qinglong.runs r ON r.id = a.run_id
   JOIN qinglong.execution_revisions e ON e.task_id = r.task_id AND e.task_revision = r.task_revision AND e.executor = a.executor
+  LEFT JOIN qinglong.worker_sessions s ON s.id = a.session_id
+  LEFT JOIN qinglong.workers w ON w.id = s.worker_id
  WHERE a.id = $1
    FOR NO KEY UPDATE OF a, r
 
@@ -42,6 +48,18 @@ UPDATE qinglong.attempts
        deadline_at_ms = @deadline_at_ms, lease_expires_at_ms = @now_ms::bigint + @lease_ms::bigint,
        updated_at_ms = greatest(updated_at_ms, @now_ms)
  WHERE id = @attempt_id AND state = 'claimed' AND lease_version = @lease_version
+
+-- name: AttemptRelease
+-- Gives an unstarted grant back (its worker gave it back, or its session
+-- ended): every lease field cleared, the token digest too, so a late start
+-- of it is answered terminal, as after the sweep's release (SweepRelease);
+-- its Run goes back to queued through RunAdvance in the same transaction.
+-- Fenced by what LeaseFacts read under the lock: still claimed (never
+-- started), the same token digest and lease version.
+UPDATE qinglong.attempts
+   SET worker_id = NULL, session_id = NULL, offer_id = NULL, lease_token_sha256 = NULL, lease_version = NULL,
+       lease_expires_at_ms = NULL, offered_at_ms = NULL, updated_at_ms = greatest(updated_at_ms, @now_ms)
+ WHERE id = @attempt_id AND state = 'claimed' AND lease_token_sha256 = @token_sha256 AND lease_version = @lease_version
 
 -- name: AttemptRenew
 -- Renewal: lease version v → v + 1 and the expiry extended from now in

@@ -18,7 +18,10 @@ SELECT name, labels, max_concurrency, state FROM qinglong.workers WHERE id = $1
 -- worker_sessions_generation_key (the loser retries and replaces the
 -- winner); one that computes a later generation replaces it: at most one
 -- session of a worker stays live. A draining worker's session starts
--- draining; a revoked worker opens nothing (no row returned).
+-- draining; a revoked worker opens nothing (no row returned). Also returns
+-- the sessions it replaced: the caller then gives back their grants never
+-- started and wakes the waiting pulls, so a replaced worker's long-poll
+-- answers replaced at once.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 w AS (
     SELECT id, state FROM qinglong.workers WHERE id = @worker_id AND state <> 'revoked'
@@ -38,9 +41,9 @@ replaced AS (
        SET state = 'replaced', updated_at_ms = greatest(s.updated_at_ms, n.ms)
       FROM opened o, n
      WHERE s.worker_id = @worker_id AND s.state IN ('active', 'draining') AND s.generation < o.generation
-    RETURNING 1
+    RETURNING s.id
 )
-SELECT o.id, o.generation, o.state FROM opened o
+SELECT o.id, o.generation, o.state, ARRAY(SELECT id::text FROM replaced) FROM opened o
 
 -- name: SessionHeartbeat
 -- Extends a live session of this worker (fenced by session id, worker id,
@@ -62,10 +65,14 @@ RETURNING s.state
 -- name: SessionEnd
 -- Ends a live session of this worker at its worker's clean stop (fenced
 -- by session id, worker id and a live state): from now on it is not
--- counted live and gets no work. Attempts keep their leases, which belong
--- to the worker, not to a session: one the worker could not report ends
--- with its lease as any other. Returns nothing when a fence fails (the
--- caller then reads the state that ended it).
+-- counted live and gets no work. Started attempts keep their leases, which
+-- belong to the worker, not to a session: one the worker could not report
+-- ends with its lease as any other. Its grants never started are given
+-- back by the same transaction (SessionUnstartedGrants, then
+-- AttemptRelease). Returns nothing when a fence fails (the caller then
+-- reads the state that ended it). The UPDATE waits for a pull of the
+-- session still in progress (it holds the row's lock), so the statements
+-- after it see that pull's grants.
 UPDATE qinglong.worker_sessions s
    SET state = 'ended', updated_at_ms = greatest(s.updated_at_ms, n.ms)
   FROM (SELECT {{now_ms}} AS ms) n
@@ -73,17 +80,23 @@ UPDATE qinglong.worker_sessions s
 RETURNING s.state
 
 -- name: SessionState
--- A session's owner and its state as of now in database time: a live
--- session whose lease passed is expired even before the sweep marks it;
--- a drained or revoked worker's session says so. The row is locked (NO KEY
--- UPDATE): inside a pull's transaction this serialises the pulls of one
--- session, so two of them never both fill the same free slots.
-SELECT s.worker_id,
-       CASE WHEN w.state = 'revoked' THEN 'revoked'
-            WHEN s.state IN ('replaced', 'expired', 'ended') THEN s.state
-            WHEN s.lease_expires_at_ms <= {{now_ms}} THEN 'expired'
-            WHEN w.state = 'draining' OR s.state = 'draining' THEN 'draining'
-            ELSE 'active' END
+-- A session's owner and its state as of now in database time
+-- (SessionStateNow). The row is locked (NO KEY UPDATE): inside a pull's
+-- transaction this serialises the pulls of one session, so two of them
+-- never both fill the same free slots, and an end of the session waits
+-- for a pull in progress, so it sees that pull's grants.
+SELECT s.worker_id, {{SessionStateNow}}
   FROM qinglong.worker_sessions s JOIN qinglong.workers w ON w.id = s.worker_id
  WHERE s.id = $1
    FOR NO KEY UPDATE OF s
+
+-- name: SessionUnstartedGrants
+-- The grants of one session that were never started (claimed, still
+-- leased), with the token digest each was granted under, read without a
+-- lock through attempts_session_live_idx at a session's end: each is then
+-- locked through LeaseFacts and given back only if it is still unstarted,
+-- of that session and under that same token.
+SELECT a.id, a.lease_token_sha256
+  FROM qinglong.attempts a
+ WHERE a.session_id = $1 AND a.state = 'claimed' AND a.lease_token_sha256 IS NOT NULL
+ ORDER BY a.id
