@@ -54,6 +54,22 @@ type ingress struct {
 	// does (404 not_found); ended counts the sessions ended.
 	beforeEnd bool
 	ended     int
+	// session is the session the last registration opened; a start or
+	// renewal reply says the state of the session its grant was pulled
+	// under, as the replica does: replaced once a newer registration
+	// exists. beforeSessionState leaves the state out, as a replica older
+	// than the field does. registerDelay holds a registration's reply
+	// after the new session is in force.
+	session            string
+	beforeSessionState bool
+	registerDelay      time.Duration
+	// overGrant grants that many Runs more than a pull asks for (a
+	// misbehaving replica). givenBack records the grants given back;
+	// beforeGiveBack answers a give-back as a replica older than it does
+	// (404 not_found).
+	overGrant      int
+	givenBack      []workerproto.GiveBackRequest
+	beforeGiveBack bool
 }
 
 // completeBeforeSignal is the completion body of a replica released
@@ -74,6 +90,7 @@ type offerRec struct {
 
 type attemptRec struct {
 	grant     workerproto.Grant
+	session   string
 	tokenHash [32]byte
 	version   int64
 	leaseEnd  time.Time
@@ -102,6 +119,7 @@ func newIngress(t testing.TB, leaseMs int64) *ingress {
 	mux.HandleFunc(workerproto.PathLog, in.appendLog)
 	mux.HandleFunc(workerproto.PathComplete, in.complete)
 	mux.HandleFunc(workerproto.PathEnd, in.end)
+	mux.HandleFunc(workerproto.PathGiveBack, in.giveBack)
 	in.srv = httptest.NewServer(mux)
 	t.Cleanup(in.srv.Close)
 	return in
@@ -194,8 +212,12 @@ func (in *ingress) register(w http.ResponseWriter, r *http.Request) {
 	if in.state == workerproto.SessionExpired {
 		in.state = workerproto.SessionActive
 	}
+	session := ids.New()
+	in.session = session
+	delay := in.registerDelay
 	in.mu.Unlock()
-	reply(w, workerproto.RegisterReply{SessionID: ids.New(), Generation: 1, WorkerName: "w1", Labels: req.Labels, Capacity: req.Capacity,
+	time.Sleep(delay)
+	reply(w, workerproto.RegisterReply{SessionID: session, Generation: 1, WorkerName: "w1", Labels: req.Labels, Capacity: req.Capacity,
 		HeartbeatMs: workerproto.HeartbeatEvery.Milliseconds(), SessionLeaseMs: workerproto.SessionLease.Milliseconds(), RunLeaseMs: in.leaseMs, LogCapBytes: in.logCap})
 }
 
@@ -225,6 +247,26 @@ func (in *ingress) end(w http.ResponseWriter, r *http.Request) {
 	defer in.mu.Unlock()
 	in.ended++
 	reply(w, workerproto.EndReply{State: workerproto.SessionEnded})
+}
+
+func (in *ingress) giveBack(w http.ResponseWriter, r *http.Request) {
+	in.mu.Lock()
+	older := in.beforeGiveBack
+	in.mu.Unlock()
+	if older {
+		fail(w, http.StatusNotFound, workerproto.CodeNotFound, "no worker ingress path %s; the paths are under /worker/v1/", r.URL.Path)
+		return
+	}
+	var req workerproto.GiveBackRequest
+	if !in.decode(w, r, &req) {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if a := in.fenced(w, req.Lease); a != nil {
+		in.givenBack = append(in.givenBack, req)
+		reply(w, workerproto.GiveBackReply{Reply: workerproto.GiveBackReleased})
+	}
 }
 
 func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
@@ -261,12 +303,12 @@ func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if len(in.queue) > 0 {
-			n := min(req.Max, len(in.queue))
+			n := min(req.Max+in.overGrant, len(in.queue))
 			grants := append([]workerproto.Grant{}, in.queue[:n]...)
 			in.queue = in.queue[n:]
 			in.offers[req.OfferID] = &offerRec{token: req.Token, grants: grants}
 			for _, g := range grants {
-				in.attempts[g.AttemptID] = &attemptRec{grant: g, tokenHash: sha256.Sum256([]byte(req.Token)), version: 1,
+				in.attempts[g.AttemptID] = &attemptRec{grant: g, session: req.SessionID, tokenHash: sha256.Sum256([]byte(req.Token)), version: 1,
 					leaseEnd: time.Now().Add(time.Duration(in.leaseMs) * time.Millisecond)}
 			}
 			drop := in.dropPulls > 0 && len(grants) > 0
@@ -321,6 +363,13 @@ func (in *ingress) leaseReply(a *attemptRec) workerproto.LeaseReply {
 	a.version++
 	a.leaseEnd = time.Now().Add(time.Duration(in.leaseMs) * time.Millisecond)
 	rep := workerproto.LeaseReply{Reply: workerproto.ReplyRenewed, LeaseVersion: a.version, LeaseMs: in.leaseMs, DeadlineMs: 3600_000}
+	switch {
+	case in.beforeSessionState:
+	case a.session != in.session:
+		rep.SessionState = workerproto.SessionReplaced
+	default:
+		rep.SessionState = in.state
+	}
 	if a.stop != "" {
 		rep.Reply, rep.StopReason = workerproto.ReplyStop, a.stop
 	}

@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// A grant the worker will not start — here one more than it asked for —
+// is given back at once, so its Run is not held until the lease passes;
+// the grant it asked for runs. A replica older than the request answers it
+// not found: the worker says once that the grant waits for its lease, and
+// goes on working.
+func TestAWorkerGivesBackGrantsItWillNotStartAndToleratesAReplicaOlderThanTheRequest(t *testing.T) {
+	t.Parallel()
+	for _, older := range []bool{false, true} {
+		in := newIngress(t, 30_000)
+		in.overGrant, in.beforeGiveBack = 1, older
+		asked := in.enqueue(t, shell(`echo asked`))
+		extra := in.enqueue(t, shell(`echo extra`))
+		w := runAgent(t, in, func(c *Config) { c.Concurrency = 1 })
+		if done := in.completed(asked.AttemptID); done.Outcome != workerproto.OutcomeExited {
+			t.Fatalf("older replica %v: the grant asked for: %+v", older, done)
+		}
+		in.mu.Lock()
+		given, starts := append([]workerproto.GiveBackRequest(nil), in.givenBack...), in.attempts[extra.AttemptID].starts
+		in.mu.Unlock()
+		switch {
+		case starts != 0:
+			t.Fatalf("older replica %v: the grant over the worker's capacity was started", older)
+		case !older && (len(given) != 1 || given[0].AttemptID != extra.AttemptID || given[0].Reason != workerproto.GiveBackOverCapacity):
+			t.Fatalf("given back %+v, want the extra grant, over capacity\n%s", given, w.logs)
+		case older:
+			waitFor(t, "the worker to say the grant waits for its lease", func() bool {
+				return strings.Count(w.logs.String(), `"code":"grant_give_back_unknown"`) == 1
+			})
+		}
+		if _, err := w.stop(); err != nil {
+			t.Fatalf("older replica %v: the worker stopped with %v", older, err)
+		}
+	}
+}
+
+// A worker whose session expired registers again; its own registration
+// replaces the expired session, so a renewal of a command it pulled under
+// that session — even one answered before the new session's id reaches
+// the worker — says replaced. That is no news: the worker is not stopped,
+// and its command runs to its end.
+func TestAWorkerIsNotStoppedByItsOwnRegistrationReplacingItsExpiredSession(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 900) // renewals every 300 ms
+	in.registerDelay = time.Second
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 3; echo finished`, dir)))
+	w := runAgent(t, in, nil)
+	readPid(t, filepath.Join(dir, "pid"))
+	in.mu.Lock()
+	in.state = workerproto.SessionExpired
+	in.mu.Unlock()
+	if done := in.completed(g.AttemptID); done.Outcome != workerproto.OutcomeExited || string(in.attempt(g.AttemptID).log) != "finished\n" {
+		t.Fatalf("the command was disturbed by the worker's new session: %+v\n%s", done, w.logs)
+	}
+	in.mu.Lock()
+	registers := in.registers
+	in.mu.Unlock()
+	if registers != 2 || strings.Contains(w.logs.String(), `"code":"session_replaced"`) {
+		t.Fatalf("%d registrations; the worker took its own new session for a replacement:\n%s", registers, w.logs)
+	}
+	if _, err := w.stop(); err != nil {
+		t.Fatalf("the worker stopped with %v\n%s", err, w.logs)
+	}
+}
