@@ -713,7 +713,7 @@ func (w *worker) giveBack(g workerproto.Grant, token, reason string) {
 	switch {
 	case Code(err) == workerproto.CodeNotFound:
 		w.giveBackUnknown.Do(func() {
-			w.log.Info("the replica did not take the grant back (a replica older than the request): it is offered again when its lease passes",
+			w.log.Info("the replica did not take the grant back (a replica older than the request, or a grant it no longer holds): it is offered again when its lease passes",
 				append(attrs, "code", "grant_give_back_unknown")...)
 		})
 	case err != nil:

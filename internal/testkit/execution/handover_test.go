@@ -1,0 +1,167 @@
+package execution
+
+import (
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/workerproto"
+)
+
+// grantSwallower forwards a worker's requests to a replica's ingress, but
+// loses the first pull reply that carries a grant (the replica made it)
+// and holds that worker's every later pull unanswered until the worker
+// gives up on it: a worker stopped then never saw the grant.
+type grantSwallower struct {
+	url       string
+	swallowed chan struct{}
+}
+
+func newGrantSwallower(t testing.TB, upstream string) *grantSwallower {
+	t.Helper()
+	to, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &grantSwallower{swallowed: make(chan struct{})}
+	rp := httputil.NewSingleHostReverseProxy(to)
+	transport := &http.Transport{}
+	rp.Transport = transport
+	lost := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != workerproto.PathPull {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		if lost {
+			<-r.Context().Done()
+			return
+		}
+		rec := httptest.NewRecorder()
+		rp.ServeHTTP(rec, r)
+		if rec.Code == http.StatusOK && strings.Contains(rec.Body.String(), `"attemptId"`) {
+			lost = true
+			close(g.swallowed)
+			<-r.Context().Done()
+			return
+		}
+		maps.Copy(w.Header(), rec.Header())
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		transport.CloseIdleConnections()
+	})
+	g.url = srv.URL
+	return g
+}
+
+// A worker gets SIGTERM just as the replica granted it a Run whose grant
+// it never saw (the pull's reply was lost): it exits 0, ending its
+// session, and the replica queues the Run again at that moment — another
+// worker starts it within moments, not when the grant's 30 s run lease
+// passes. The grant was never started: the command runs once, on the
+// second worker, as the same attempt.
+func TestAWorkerStoppedHoldingAGrantItNeverSawHandsTheRunToAnotherWorkerAtOnce(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 30*time.Second)
+	c.apply(t, project("handover", c.out(), map[string]string{"echo": echoTask}))
+	r := c.startReplica(t, "replica", "", "")
+	proxy := newGrantSwallower(t, r.workerURL())
+	leaving := c.startWorker(t, c.newWorker(t, "leaving", 4), proxy.url, 1)
+	taking := c.newWorker(t, "taking", 4)
+	run := c.fire(t, "echo")
+	select {
+	case <-proxy.swallowed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no pull reply carried the grant")
+	}
+	if s := c.runState(t, run); s != "dispatching" {
+		t.Fatalf("the Run is %s, want dispatching under the lost grant", s)
+	}
+	// The second worker is up before the first one stops, its pull waiting.
+	c.startWorker(t, taking, r.workerURL(), 1)
+
+	termMs := c.nowMs(t)
+	if err := leaving.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	leaving.wait(t)
+	if !leaving.state.Success() {
+		t.Fatalf("the stopped worker exited with %v, want status 0", leaving.state)
+	}
+	exitMs := c.nowMs(t)
+	c.awaitRun(t, run, 40*time.Second, "succeeded")
+	as := c.attempts(t, run)
+	if len(as) != 1 || as[0].Worker != "taking" || as[0].StartedAtMs == nil {
+		t.Fatalf("attempts %+v, want the one grant started by the second worker", as)
+	}
+	startedAfter := time.Duration(*as[0].StartedAtMs-termMs) * time.Millisecond
+	t.Logf("SIGTERM → the first worker exited after %s; → the Run started on the second worker after %s",
+		time.Duration(exitMs-termMs)*time.Millisecond, startedAfter)
+	if startedAfter > 10*time.Second {
+		t.Fatalf("the Run started on the second worker %s after the first worker's SIGTERM: it waited for the lost grant's lease", startedAfter)
+	}
+	if n := c.env.Int(t, `SELECT count(*) FROM qinglong.run_events WHERE run_id = $1 AND name = 'run.queued' AND payload ->> 'reason' = 'session_ended'`, run); n != 1 {
+		t.Fatalf("%d queued events saying the session ended, want 1", n)
+	}
+	if ids := readLines(t, filepath.Join(c.out(), "ids")); len(ids) != 1 || ids[0] != as[0].ID {
+		t.Fatalf("executions %v, want %s once", ids, as[0].ID)
+	}
+}
+
+// A second worker process starts with the credential of a running one:
+// the first is replaced, and stops — its command killed, exit status 1 —
+// at the first reply that can tell it: its waiting pull (it has a free
+// slot), answered at once, or, when every slot is busy, its next renewal;
+// not at its next heartbeat, up to 10 s later.
+func TestAReplacedWorkerStopsAtOnceNotAtItsNextHeartbeat(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		lease       time.Duration
+		concurrency int
+		within      time.Duration
+	}{
+		{"a free slot, its pull waiting", 30 * time.Second, 2, 3 * time.Second},
+		{"every slot busy, renewing every second", 3 * time.Second, 1, 3 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newCluster(t, tc.lease)
+			c.apply(t, project("replaced", c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 5m"}))
+			c.hold(t)
+			r := c.startReplica(t, "replica", "", "")
+			w := c.newWorker(t, "worker", 4)
+			first := c.startWorker(t, w, r.workerURL(), tc.concurrency)
+			run := c.fire(t, "sleep")
+			c.awaitRun(t, run, 20*time.Second, "running")
+			pid := c.awaitPid(t, c.attempts(t, run)[0].ID)
+
+			second := *w
+			second.dataDir += "-second"
+			c.startWorker(t, &second, r.workerURL(), tc.concurrency)
+			replacedAt := time.Now()
+			first.wait(t)
+			took := time.Since(replacedAt)
+			t.Logf("the replaced worker exited %s after the second process registered", took.Round(time.Millisecond))
+			if first.state.ExitCode() != 1 || first.logCount("session_replaced") != 1 {
+				t.Fatalf("the replaced worker exited with %v, want status 1 after session_replaced", first.state)
+			}
+			if !processGone(pid) {
+				t.Fatal("the replaced worker left its command running")
+			}
+			if took > tc.within {
+				t.Fatalf("the replaced worker stopped %s after the replacement, want within %s", took, tc.within)
+			}
+		})
+	}
+}
