@@ -19,7 +19,9 @@
 //   - a pull that found nothing waits at most min(waitMs, MaxPullWait) and
 //     never beyond its request, holding neither a database connection nor
 //     the activation while it waits: Wake (an admission here, a
-//     notification from another replica, a sweep that released work) sends
-//     it back to the database once more;
+//     notification from another replica, a sweep that released work, a
+//     grant given back, a session ended or replaced) sends it back to the
+//     database once more, so a replaced worker's own pull answers
+//     replaced at once;
 //   - Stop ends every waiting pull at once, for a bounded drain.
 package workeringress

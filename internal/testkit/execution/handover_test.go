@@ -149,10 +149,12 @@ func TestAReplacedWorkerStopsAtOnceNotAtItsNextHeartbeat(t *testing.T) {
 			second := *w
 			second.dataDir += "-second"
 			c.startWorker(t, &second, r.workerURL(), tc.concurrency)
-			replacedAt := time.Now()
 			first.wait(t)
-			took := time.Since(replacedAt)
-			t.Logf("the replaced worker exited %s after the second process registered", took.Round(time.Millisecond))
+			// Both instants on this machine's clock: the new session's
+			// opening in database time, the old process's exit.
+			replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
+			took := time.Duration(first.exitedAt.UnixMilli()-replacedMs) * time.Millisecond
+			t.Logf("the replaced worker exited %s after the second process registered", took)
 			if first.state.ExitCode() != 1 || first.logCount("session_replaced") != 1 {
 				t.Fatalf("the replaced worker exited with %v, want status 1 after session_replaced", first.state)
 			}

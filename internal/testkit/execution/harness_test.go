@@ -42,6 +42,8 @@ type proc struct {
 	logPath string
 	done    <-chan struct{} // closed once the process has exited and been reaped
 	state   *os.ProcessState
+	// exitedAt is when it was reaped, set before done closes.
+	exitedAt time.Time
 }
 
 // startProc starts bin with args and env, its output in logPath. The child
@@ -58,7 +60,7 @@ func startProc(t testing.TB, name, bin string, args, env []string, logPath strin
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	p := &proc{name: name, cmd: cmd, logPath: logPath}
-	p.done, err = procs.Start(cmd, func(st *os.ProcessState) { p.state = st })
+	p.done, err = procs.Start(cmd, func(st *os.ProcessState) { p.state, p.exitedAt = st, time.Now() })
 	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}

@@ -492,8 +492,11 @@ func (w *worker) heartbeats(ctx context.Context) {
 }
 
 // onSessionState acts on the state a heartbeat or pull reply for session
-// sid carries. A reply about a session this worker already replaced by
-// registering again says nothing about the current one.
+// sid carries (a start or renewal reply: the session its grant was pulled
+// under). A reply about a session this worker already replaced by
+// registering again says nothing about the current one; nor does replaced
+// said of the session it saw expire, even before the new session's id
+// arrived: its own registration replaced that one.
 func (w *worker) onSessionState(sid, state string) {
 	w.mu.Lock()
 	stale := sid != w.session || (state == workerproto.SessionReplaced && sid == w.expired)
