@@ -250,7 +250,7 @@ func (a *attempt) startACK() bool {
 	rep, err := a.w.client.Start(ctx, workerproto.StartRequest{Lease: a.lease})
 	cancel()
 	if err != nil {
-		a.w.log.Warn("the start was not acknowledged; the grant is left to expire", a.logAttrs("code", "start_failed", "error", err.Error())...)
+		a.w.log.Warn("the start was not acknowledged; the grant is left to its lease, or to this worker's session end, which gives it back", a.logAttrs("code", "start_failed", "error", err.Error())...)
 		a.journalDone("start_failed")
 		return false
 	}
