@@ -84,7 +84,7 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	}
 	// From here on p is the decision to write: the overlap policy may have
 	// passed the admission over.
-	p, waits, err := applyOverlap(ctx, conn, p, facts)
+	p, waits, finished, err := applyOverlap(ctx, conn, p, facts)
 	if err != nil {
 		if retryable(err) {
 			return schedule.CommitResult{}, err
@@ -119,7 +119,9 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 		// Impossible by construction of sqlCommitWrite (each insert selects
 		// from the step before it); a changed statement that breaks this
 		// must not be reported as a clean outcome.
-		return schedule.ReasonWriteFailed.Result(),
+		res = schedule.ReasonWriteFailed.Result()
+		res.Finished = finished
+		return res,
 			fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt, %d event and %d ledger rows for %s", p.Ticket.TriggerID,
 				w.schedules, w.runs, w.attempts, w.events, w.ledger, outcome)
 	default:
@@ -128,6 +130,9 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 			res.RunID = p.RunID
 		}
 	}
+	// COMMIT answered (the write held or not), so the cancels before the
+	// write stand either way.
+	res.Finished = finished
 	if lost != nil {
 		// COMMIT answered, so res is what happened; the connection is gone
 		// all the same, and the replica must learn it (docs/architecture.md, "Rounds and the lifecycle").
@@ -232,39 +237,45 @@ func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk sched
 // (schedule.OverlapOf): an admission passed over, kept with its Run
 // waiting for the unfinished one (waits, queue_one), or kept waiting
 // (waits) after every unfinished Run was cancelled in the admission's
-// transaction through the same steps as CancelRun.
-func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f commitFacts) (_ schedule.CommitParams, waits bool, _ error) {
+// transaction through the same steps as CancelRun; finished counts the
+// Runs those cancels finished, which stand once the transaction commits.
+func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f commitFacts) (_ schedule.CommitParams, waits bool, finished run.FinishCounts, _ error) {
 	if p.Decision.Action != schedule.Admit {
-		return p, false, nil
+		return p, false, finished, nil
 	}
 	switch schedule.OverlapOf(f.Trigger.Spec.Cron.Overlap, len(f.Unfinished)) {
 	case schedule.OverlapPass:
 		p.Decision = p.Decision.OverlapPassed()
 		p.RunID, p.AttemptID = "", ""
 	case schedule.OverlapAdmitWaiting:
-		return p, true, nil
+		return p, true, finished, nil
 	case schedule.OverlapCancelThenAdmit:
-		if err := cancelRuns(ctx, q, f.Unfinished); err != nil {
-			return p, false, err
+		finished, err := cancelRuns(ctx, q, f.Unfinished)
+		if err != nil {
+			return p, false, run.FinishCounts{}, err
 		}
-		return p, true, nil
+		return p, true, finished, nil
 	}
-	return p, false, nil
+	return p, false, finished, nil
 }
 
 // cancelRuns cancels each Run through CancelRun's steps, in the caller's
-// transaction.
-func cancelRuns(ctx context.Context, q querier, runIDs []string) error {
+// transaction, and counts the Runs it finished.
+func cancelRuns(ctx context.Context, q querier, runIDs []string) (finished run.FinishCounts, err error) {
 	for _, id := range runIDs {
 		lf, err := lockLatestAttempt(ctx, q, id)
 		if err != nil {
-			return err
+			return finished, err
 		}
-		if err := cancelLocked(ctx, q, lf, ""); err != nil {
-			return err
+		fresh, err := cancelLocked(ctx, q, lf, "")
+		if err != nil {
+			return finished, err
+		}
+		if fresh {
+			finished.Add(run.Cancelled)
 		}
 	}
-	return nil
+	return finished, nil
 }
 
 // decisionArgs are sqlCommitWrite's arguments for the verified decision,

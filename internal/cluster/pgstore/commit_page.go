@@ -193,8 +193,9 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	// whole attempt (nothing is written).
 	eff := slices.Clone(group)
 	waits := make(map[int]bool)
+	finished := make(map[int]run.FinishCounts)
 	for _, i := range write {
-		if eff[i], waits[i], err = applyOverlap(ctx, conn, group[i], facts[i].commitFacts); err != nil {
+		if eff[i], waits[i], finished[i], err = applyOverlap(ctx, conn, group[i], facts[i].commitFacts); err != nil {
 			return settle(ctx, out, write, err, false)
 		}
 	}
@@ -246,6 +247,9 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	ended = true
 	for k, i := range write {
 		out[i] = writtenResult(eff[i], touched[k])
+		// COMMIT answered, so the cancels before the write stand, whatever
+		// the write did.
+		out[i].Finished = finished[i]
 		if lost != nil {
 			// COMMIT answered, so the outcome is known; the connection is
 			// gone all the same, and the replica must learn it.

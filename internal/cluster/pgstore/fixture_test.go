@@ -64,6 +64,7 @@ func (e *env) openRuntimeAt(t testing.TB, url, owner string, lease time.Duration
 // through the runtime role; the observation
 // helpers read as the superuser, outside both contracts.
 func (s *store) fixture() storetest.Fixture {
+	fin := &finisher{s: s}
 	return storetest.Fixture{
 		Catalog:  s.admin,
 		Schedule: s.runtime,
@@ -86,7 +87,8 @@ func (s *store) fixture() storetest.Fixture {
 		Elapse:       time.Sleep,
 		Manual:       s.runtime,
 		Outbox:       s.runtime,
-		Finish:       (&finisher{s: s}).finish,
+		Finish:       fin.finish,
+		FinishAgain:  fin.finishAgain,
 		SeedFinished: s.seedFinished,
 		SeedLost:     s.seedLost,
 		Backdate:     s.backdate,
@@ -171,6 +173,11 @@ func newFixture(t *testing.T) storetest.Fixture {
 	f := s.fixture()
 	f.Retention = s.openMaintenance(t)
 	return f
+}
+
+func TestFinishedConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunFinished(t, newFixture)
 }
 
 func TestRetentionConformance(t *testing.T) {

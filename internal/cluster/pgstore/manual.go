@@ -253,9 +253,11 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 		case schedule.OverlapAdmitWaiting:
 			m.waits = true
 		case schedule.OverlapCancelThenAdmit:
-			if err := cancelRuns(ctx, tx, f.Unfinished); err != nil {
+			finished, err := cancelRuns(ctx, tx, f.Unfinished)
+			if err != nil {
 				return out, err
 			}
+			out.Finished = finished
 			m.waits = true
 		}
 	}
@@ -267,7 +269,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 	case !created:
 		return out, qlerror.New(qlerror.Conflict, "%s was admitted concurrently; repeat it to see its Run", what)
 	}
-	return schedule.RunNowResult{RunID: m.runID, Created: true}, nil
+	return schedule.RunNowResult{RunID: m.runID, Created: true, Finished: out.Finished}, nil
 }
 
 // TriggerBackfill admits, in one transaction holding the trigger's schedule

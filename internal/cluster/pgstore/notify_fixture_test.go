@@ -19,6 +19,10 @@ type finisher struct {
 	once sync.Once
 	w    worker
 	err  error
+
+	mu sync.Mutex
+	// last repeats each Run's last finish (finishAgain).
+	last map[string]func(context.Context) (run.State, error)
 }
 
 func (f *finisher) worker(ctx context.Context) (worker, error) {
@@ -42,36 +46,41 @@ func (f *finisher) worker(ctx context.Context) (worker, error) {
 // finish pulls the queued Run's attempt, starts it and ends it: succeeded
 // or failed by the worker's completion, timed_out and lost by the sweep
 // after the lease (and, for timed_out, the deadline) is moved into the
-// past.
-func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptState) error {
+// past. It returns the state the store reported the call finished the Run
+// in.
+func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptState) (run.State, error) {
 	w, err := f.worker(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		return err
+		return "", err
 	}
 	req := workerproto.PullRequest{SessionID: w.session, OfferID: ids.New(), Token: base64.RawURLEncoding.EncodeToString(b), Max: 1}
 	reply, err := f.s.runtime.PullGrants(ctx, w.WorkerIdentity, req, testSettings)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(reply.Grants) != 1 || reply.Grants[0].RunID != runID {
-		return fmt.Errorf("pull granted %+v, want the attempt of run %s", reply.Grants, runID)
+		return "", fmt.Errorf("pull granted %+v, want the attempt of run %s", reply.Grants, runID)
 	}
 	l := lease(req, reply.Grants[0])
 	if _, err := f.s.runtime.StartAttempt(ctx, w.WorkerIdentity, workerproto.StartRequest{Lease: l}, testSettings); err != nil {
-		return err
+		return "", err
 	}
+	var apply func(ctx context.Context) (run.State, error)
 	switch end {
 	case run.AttemptSucceeded, run.AttemptFailed:
 		code := int64(0)
 		if end == run.AttemptFailed {
 			code = 1
 		}
-		_, err := f.s.runtime.CompleteAttempt(ctx, w.WorkerIdentity, workerproto.CompleteRequest{Lease: l, Outcome: workerproto.OutcomeExited, ExitCode: &code})
-		return err
+		complete := workerproto.CompleteRequest{Lease: l, Outcome: workerproto.OutcomeExited, ExitCode: &code}
+		apply = func(ctx context.Context) (run.State, error) {
+			done, err := f.s.runtime.CompleteAttempt(ctx, w.WorkerIdentity, complete)
+			return done.Finished, err
+		}
 	case run.AttemptTimedOut, run.AttemptLost:
 		deadline := "deadline_at_ms"
 		if end == run.AttemptTimedOut {
@@ -79,15 +88,49 @@ func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptStat
 		}
 		if err := f.s.tamper(ctx, `UPDATE qinglong.attempts SET lease_expires_at_ms = `+ClockMsSQL+` - 1, deadline_at_ms = `+deadline+`
 			WHERE id = $1`, l.AttemptID); err != nil {
-			return err
+			return "", err
 		}
-		res, err := f.s.runtime.SweepLeases(ctx, 10)
-		if err == nil && res.RunsLost+res.Lost == 0 {
-			err = fmt.Errorf("the sweep ended nothing: %+v", res)
+		apply = func(ctx context.Context) (run.State, error) {
+			res, err := f.s.runtime.SweepLeases(ctx, 10)
+			switch {
+			case err != nil:
+				return "", err
+			case res.Finished.Total() > 1:
+				return "", fmt.Errorf("the sweep finished %+v, more than the one Run", res.Finished)
+			}
+			for _, s := range run.FinishedStates {
+				if res.Finished.Of(s) == 1 {
+					return s, nil
+				}
+			}
+			return "", nil
 		}
-		return err
+	default:
+		return "", fmt.Errorf("cannot end an attempt %s", end)
 	}
-	return fmt.Errorf("cannot end an attempt %s", end)
+	f.mu.Lock()
+	if f.last == nil {
+		f.last = map[string]func(context.Context) (run.State, error){}
+	}
+	f.last[runID] = apply
+	f.mu.Unlock()
+	finished, err := apply(ctx)
+	if err == nil && finished == "" && (end == run.AttemptTimedOut || end == run.AttemptLost) {
+		err = fmt.Errorf("the sweep ended nothing")
+	}
+	return finished, err
+}
+
+// finishAgain applies the last finish of runID once more: the worker's
+// completion retried (its reply lost), or the sweep run again.
+func (f *finisher) finishAgain(ctx context.Context, runID string) (run.State, error) {
+	f.mu.Lock()
+	apply := f.last[runID]
+	f.mu.Unlock()
+	if apply == nil {
+		return "", fmt.Errorf("run %s was never finished", runID)
+	}
+	return apply(ctx)
 }
 
 // testSettings are the worker settings of the finisher: a lease that does

@@ -23,7 +23,7 @@ func TestAQueuedOneRunIsNotGrantedWhileTheEarlierRunIsUnfinished(t *testing.T) {
 	if _, grants := s.pull(t, w, 4); len(grants) != 1 || grants[0].RunID != first.RunID {
 		t.Fatalf("granted %+v; want only the first Run, the second waiting behind it", grants)
 	}
-	if _, err := s.runtime.CancelRun(t.Context(), first.RunID, "test"); err != nil {
+	if _, _, err := s.runtime.CancelRun(t.Context(), first.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if _, grants := s.pull(t, w, 4); len(grants) != 1 || grants[0].RunID != second.RunID {

@@ -197,7 +197,7 @@ func TestAQueuedRunHeldBehindAnEarlierRunOfItsTriggerSaysWhichRun(t *testing.T) 
 	if w := s.waitingOf(t, first.RunID); w != nil {
 		t.Fatalf("the first Run waits %+v, want nothing: the worker takes it at its next pull", w)
 	}
-	if _, err := s.runtime.CancelRun(t.Context(), first.RunID, "test"); err != nil {
+	if _, _, err := s.runtime.CancelRun(t.Context(), first.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if w := s.waitingOf(t, second.RunID); w != nil {

@@ -25,10 +25,13 @@ const cancelAttempts = 3
 // the single-node store, so cancelling twice changes nothing the second
 // time and says what the Run became. actor (who asked, and
 // from where) is recorded in the event's payload, the audit record of the
-// cancel, in its transaction.
-func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
+// cancel, in its transaction. finished reports that this call finished the
+// Run (run.Finishes): not when it recorded the intent to stop a running
+// one, found it ended — a cancel that raced its completion — or closed a
+// lost one.
+func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (_ run.Run, finished bool, _ error) {
 	if err := ids.Validate("run id", runID); err != nil {
-		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
+		return run.Run{}, false, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
 	}
 	var out run.Run
 	err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
@@ -36,16 +39,16 @@ func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (run.Run, 
 		if err != nil {
 			return err
 		}
-		if err := cancelLocked(ctx, tx, f, actor); err != nil {
+		if finished, err = cancelLocked(ctx, tx, f, actor); err != nil {
 			return err
 		}
 		out, err = scanRun(tx.QueryRow(ctx, sqlRunGet, runID))
 		return err
 	})
 	if err != nil {
-		return run.Run{}, mapErr(err, "cancelling run "+runID)
+		return run.Run{}, false, mapErr(err, "cancelling run "+runID)
 	}
-	return out, nil
+	return out, finished, nil
 }
 
 // lockLatestAttempt locks a Run's latest attempt and the Run (in the order
@@ -76,23 +79,25 @@ func lockLatestAttempt(ctx context.Context, tx querier, runID string) (leaseFact
 	return leaseFacts{}, qlerror.New(qlerror.Conflict, "run %s kept getting new attempts while it was being cancelled; retry", runID)
 }
 
-func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) error {
+// cancelLocked cancels the Run of the locked facts f as CancelRun says;
+// finished reports that it finished the Run.
+func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) (finished bool, err error) {
 	payload := map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}
 	if actor != "" {
 		payload["actor"] = actor
 	}
 	switch {
 	case f.RunState.Terminal():
-		return nil
+		return false, nil
 	case f.RunState == run.Running || (f.RunState == run.Dispatching && f.started()):
 		if f.CancelAtMs != nil {
-			return nil
+			return false, nil
 		}
 		return advanceRun(ctx, tx, f, f.RunState, runChange{event: run.EventCancelRequested, cancel: true, payload: payload})
 	}
 	if !f.State.Terminal() {
 		if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: "cancelled"}); err != nil {
-			return err
+			return false, err
 		}
 	}
 	return advanceRun(ctx, tx, f, run.Cancelled, runChange{event: run.EventCancelled, cancel: true, finished: true, payload: payload})

@@ -140,6 +140,14 @@ func (f leaseFacts) stopOverdue(lease time.Duration) bool {
 
 var terminalReply = workerproto.LeaseReply{Reply: workerproto.ReplyTerminal}
 
+// Started is what StartAttempt did: the reply for the worker, and the
+// state this call finished the Run in — cancelled, when the Run's cancel
+// was asked before the start — or "" when it did not finish it.
+type Started struct {
+	workerproto.LeaseReply
+	Finished run.State `json:"-"`
+}
+
 // StartAttempt acknowledges a grant just before the worker spawns it: the
 // attempt goes claimed → running (through starting, in this transaction),
 // its deadline is fixed at now + the command's timeout in database time,
@@ -150,19 +158,20 @@ var terminalReply = workerproto.LeaseReply{Reply: workerproto.ReplyTerminal}
 // worker must not spawn it. So is a grant of a session replaced by a newer
 // one of the credential (or ended): it goes back to the queue instead, and
 // the reply's session state says why.
-func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req workerproto.StartRequest, s WorkerSettings) (workerproto.LeaseReply, error) {
+func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req workerproto.StartRequest, s WorkerSettings) (Started, error) {
 	s, err := s.withDefaults()
 	if err != nil {
-		return workerproto.LeaseReply{}, err
+		return Started{}, err
 	}
 	digest, err := validateLease(req.Lease)
 	if err != nil {
-		return workerproto.LeaseReply{}, err
+		return Started{}, err
 	}
 	var reply workerproto.LeaseReply
 	released := false
+	var finished run.State
 	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
-		reply, released = terminalReply, false
+		reply, released, finished = terminalReply, false, ""
 		switch {
 		case !f.sameToken(digest) || !f.live():
 			return nil
@@ -174,7 +183,11 @@ func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req worker
 		case f.State != run.AttemptClaimed:
 			return nil
 		case f.CancelAtMs != nil || f.RunState.Terminal():
-			return cancelUnstarted(ctx, tx, f, w)
+			fresh, err := cancelUnstarted(ctx, tx, f, w)
+			if fresh {
+				finished = run.Cancelled
+			}
+			return err
 		case f.sessionOver():
 			// Its process was replaced, or ended the session: the grant
 			// goes back to the queue instead (as their release at that
@@ -199,17 +212,17 @@ func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req worker
 		})); err != nil {
 			return err
 		}
-		if err := advanceRun(ctx, tx, f, run.Running, runChange{event: run.EventRunning, payload: attemptPayload(f, w)}); err != nil {
+		if _, err := advanceRun(ctx, tx, f, run.Running, runChange{event: run.EventRunning, payload: attemptPayload(f, w)}); err != nil {
 			return err
 		}
 		reply = f.leaseReply(*f.LeaseVersion, f.NowMs+s.RunLease.Milliseconds(), deadline)
 		return nil
 	})
 	if err != nil {
-		return workerproto.LeaseReply{}, mapErr(err, "starting attempt "+req.AttemptID)
+		return Started{}, mapErr(err, "starting attempt "+req.AttemptID)
 	}
 	r.wakeWorkers(ctx, released)
-	return reply, nil
+	return Started{LeaseReply: reply, Finished: finished}, nil
 }
 
 // sessionOver reports a grant whose session is replaced or ended: no
@@ -220,13 +233,13 @@ func (f leaseFacts) sessionOver() bool {
 }
 
 // cancelUnstarted ends a granted, unstarted attempt cancelled, and its Run
-// too unless it already ended.
-func cancelUnstarted(ctx context.Context, tx pgx.Tx, f leaseFacts, w WorkerIdentity) error {
+// too unless it already ended; finished reports that it finished the Run.
+func cancelUnstarted(ctx context.Context, tx pgx.Tx, f leaseFacts, w WorkerIdentity) (finished bool, err error) {
 	if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: "cancelled"}); err != nil {
-		return err
+		return false, err
 	}
 	if f.RunState.Terminal() {
-		return nil
+		return false, nil
 	}
 	return advanceRun(ctx, tx, f, run.Cancelled, runChange{event: run.EventCancelled, cancel: true, finished: true, payload: attemptPayload(f, w)})
 }
@@ -362,31 +375,44 @@ func (f leaseFacts) attemptEnd(req workerproto.CompleteRequest) run.AttemptState
 	return run.AttemptFailed
 }
 
+// Completed is what CompleteAttempt did: the reply for the worker; whether
+// the call replayed a completion accepted before (Replayed: it changed
+// nothing, the reply repeats the first one's); and the state this call
+// finished the Run in, "" when it did not finish it — a retry follows, or
+// the call replayed (run.Finishes).
+type Completed struct {
+	workerproto.CompleteReply
+	Replayed bool      `json:"-"`
+	Finished run.State `json:"-"`
+}
+
 // CompleteAttempt records the end of a started attempt, fenced by
 // (attempt, token digest, lease version), a running state and a lease not
 // passed in database time: a completion after the lease passed is refused
 // (Conflict) and changes nothing. The attempt's end is decided by
 // attemptEnd; then the retry policy either creates Attempt N + 1 after the
 // backoff (Run retry_wait) or the Run takes the attempt's end. A replay of
-// an accepted completion gets the same reply.
-func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req workerproto.CompleteRequest) (workerproto.CompleteReply, error) {
+// an accepted completion gets the same reply, marked Replayed.
+func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req workerproto.CompleteRequest) (Completed, error) {
 	digest, err := validateLease(req.Lease)
 	if err != nil {
-		return workerproto.CompleteReply{}, err
+		return Completed{}, err
 	}
 	result, err := validateCompletion(req)
 	if err != nil {
-		return workerproto.CompleteReply{}, err
+		return Completed{}, err
 	}
-	var reply workerproto.CompleteReply
+	var out Completed
 	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
+		out = Completed{}
 		if err := f.completionFence(req, digest); err != nil {
 			return err
 		}
 		if f.State.Terminal() {
-			reply = workerproto.CompleteReply{AttemptState: string(f.State), RunState: string(f.RunState)}
+			out.Replayed = true
+			out.CompleteReply = workerproto.CompleteReply{AttemptState: string(f.State), RunState: string(f.RunState)}
 			if f.LaterAttempt {
-				reply.RunState = string(run.RetryWait)
+				out.RunState = string(run.RetryWait)
 			}
 			return nil
 		}
@@ -395,14 +421,17 @@ func (r *Runtime) CompleteAttempt(ctx context.Context, w WorkerIdentity, req wor
 		if err := endAttempt(ctx, tx, f, end, result); err != nil {
 			return err
 		}
-		runState, err := settleRun(ctx, tx, f, end, result, w)
-		reply = workerproto.CompleteReply{AttemptState: string(end), RunState: string(runState)}
+		runState, fresh, err := settleRun(ctx, tx, f, end, result, w)
+		out.CompleteReply = workerproto.CompleteReply{AttemptState: string(end), RunState: string(runState)}
+		if fresh {
+			out.Finished = runState
+		}
 		return err
 	})
 	if err != nil {
-		return workerproto.CompleteReply{}, mapErr(err, "completing attempt "+req.AttemptID)
+		return Completed{}, mapErr(err, "completing attempt "+req.AttemptID)
 	}
-	return reply, nil
+	return out, nil
 }
 
 // completionFence refuses a completion that does not name the current,
@@ -462,9 +491,10 @@ var runEnds = map[run.AttemptState]struct {
 // settleRun moves the Run after its attempt ended with end: to retry_wait
 // with Attempt N + 1 available after the backoff when the retry policy
 // allows it (never after a cancel: the intent wins), else to the
-// attempt's end. It returns the Run's new state. The event carries how
-// the attempt ended (run.EndPayload), as a standalone server's does.
-func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, res attemptResult, w WorkerIdentity) (run.State, error) {
+// attempt's end. It returns the Run's new state, and whether the change
+// finished the Run (run.Finishes). The event carries how the attempt
+// ended (run.EndPayload), as a standalone server's does.
+func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, res attemptResult, w WorkerIdentity) (_ run.State, finished bool, _ error) {
 	payload := attemptPayload(f, w)
 	payload["outcome"] = string(end)
 	run.EndPayload(payload, run.Attempt{ExitCode: res.exitCode, ErrorCode: res.errorCode, Signal: res.signal})
@@ -474,13 +504,15 @@ func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptStat
 		if _, err := execNamed(ctx, tx, sqlAttemptRetryInsert, attemptRetryInsertParams, pgx.StrictNamedArgs{
 			"id": next, "run_id": f.RunID, "number": f.Number + 1, "available_at_ms": f.NowMs + f.Retry.BackoffMs, "now_ms": f.NowMs,
 		}); err != nil {
-			return "", err
+			return "", false, err
 		}
 		payload["nextAttemptId"], payload["nextAttempt"], payload["availableAtMs"] = next, f.Number+1, f.NowMs+f.Retry.BackoffMs
-		return run.RetryWait, advanceRun(ctx, tx, f, run.RetryWait, runChange{event: run.EventRetryWait, payload: payload})
+		finished, err := advanceRun(ctx, tx, f, run.RetryWait, runChange{event: run.EventRetryWait, payload: payload})
+		return run.RetryWait, finished, err
 	}
 	e := runEnds[end]
-	return e.state, advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload, errorCode: errorCode})
+	finished, err := advanceRun(ctx, tx, f, e.state, runChange{event: e.event, finished: true, cancel: end == run.AttemptCancelled, payload: payload, errorCode: errorCode})
+	return e.state, finished, err
 }
 
 // runChange is one Run state change's event and stamps.
@@ -495,27 +527,30 @@ type runChange struct {
 // advanceRun writes one Run state change (state, version + 1, the next
 // event), checked against the Run's transitions and fenced by the version
 // read under the lock. Staying in the same state is allowed only for a
-// recorded intent (a cancel asked of a running Run).
-func advanceRun(ctx context.Context, tx querier, f leaseFacts, to run.State, c runChange) error {
+// recorded intent (a cancel asked of a running Run). finished reports that
+// the change finished the Run (run.Finishes): the only change counted as
+// its finish, since the version fence lets exactly one writer make it; a
+// lost Run closed cancelled had finished before.
+func advanceRun(ctx context.Context, tx querier, f leaseFacts, to run.State, c runChange) (finished bool, err error) {
 	if to != f.RunState {
 		if err := run.CheckTransition(f.RunState, to); err != nil {
-			return err
+			return false, err
 		}
 	}
 	payload, err := json.Marshal(c.payload)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := expectOne(execNamed(ctx, tx, sqlRunAdvance, runAdvanceParams, pgx.StrictNamedArgs{
 		"run_id": f.RunID, "version": f.RunVersion, "state": string(to), "now_ms": f.NowMs,
 		"cancel": c.cancel, "finished": c.finished, "event": c.event, "payload": payload,
 	})); err != nil {
-		return err
+		return false, err
 	}
 	if !c.finished {
-		return nil
+		return false, nil
 	}
-	return enqueueNotifications(ctx, tx, f.RunID, to, c.errorCode)
+	return run.Finishes(f.RunState, to), enqueueNotifications(ctx, tx, f.RunID, to, c.errorCode)
 }
 
 // attemptPayload is the event payload naming the attempt (and the

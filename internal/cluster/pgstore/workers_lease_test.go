@@ -93,7 +93,7 @@ func TestRenewReplyStopOnCancelAndTimeout(t *testing.T) {
 		t.Fatalf("lease at version %d after a renewal and its replay, want 2", v)
 	}
 	// Cancel intent travels on the next renewal.
-	if _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil {
+	if _, _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	l.LeaseVersion = 2
@@ -260,13 +260,15 @@ func TestCompleteReplayReturnsTheSameAnswer(t *testing.T) {
 	w := s.newWorker(t, "w1", nil, 2)
 	l, g := s.started(t, w)
 	first, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 0))
-	if err != nil || first.AttemptState != "succeeded" || first.RunState != "succeeded" {
-		t.Fatalf("complete: %+v, %v", first, err)
+	if err != nil || first.AttemptState != "succeeded" || first.RunState != "succeeded" || first.Replayed || first.Finished != run.Succeeded {
+		t.Fatalf("complete: %+v, %v; want the Run finished succeeded by this call", first, err)
 	}
 	_, version := s.runState(t, g.RunID)
+	// The worker's retry of a completion whose reply it lost: the same
+	// answer, reported as a replay that finished nothing.
 	again, err := s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 0))
-	if err != nil || again != first {
-		t.Fatalf("replayed completion: %+v, %v; want %+v", again, err, first)
+	if err != nil || again.CompleteReply != first.CompleteReply || !again.Replayed || again.Finished != "" {
+		t.Fatalf("replayed completion: %+v, %v; want %+v as a replay that finished nothing", again, err, first.CompleteReply)
 	}
 	if _, v := s.runState(t, g.RunID); v != version {
 		t.Fatal("a replayed completion changed the run")
@@ -413,7 +415,7 @@ func TestAWorkerIgnoringAStopIsNoLongerRenewedAfterTheLeaseAndKillGrace(t *testi
 	// A lease long enough that a renewal every tenth of it never lets it
 	// lapse on a busy machine.
 	settings := WorkerSettings{RunLease: 2 * time.Second}
-	if _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil {
+	if _, _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	// Heard at once: the stop comes with a renewed lease, for the kill.

@@ -29,6 +29,12 @@ type SweepResult struct {
 	NextRequeue time.Duration
 	// SessionsExpired: live sessions whose lease passed.
 	SessionsExpired int
+	// Finished counts the Runs this call finished (run.Finishes): those
+	// of the started attempts it ended that got no retry — lost, timed
+	// out, or cancelled when a cancel had been asked. A Run another
+	// replica's sweep finished first is not among them: SKIP LOCKED and
+	// the attempt's state give each expired attempt to one sweep.
+	Finished run.FinishCounts
 }
 
 // Changed reports whether the sweep changed anything (NextRequeue is a
@@ -54,7 +60,7 @@ func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, erro
 	}
 	if err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
 		var err error
-		res.Lost, res.Retried, res.RunsLost, err = sweepStarted(ctx, tx, limit)
+		res.Lost, res.Retried, res.RunsLost, res.Finished, err = sweepStarted(ctx, tx, limit)
 		return err
 	}); err != nil {
 		return res, mapErr(err, "ending expired attempts")
@@ -88,11 +94,12 @@ const ErrorCodeWorkerRevoked = "worker_revoked"
 // each becomes lost — or timed out, when its lease ran out at or after its
 // deadline: the worker was told to stop and its renewals ran out — then its
 // Run is cancelled (a cancel intent wins), retried (the attempt's end in
-// the policy and attempts left) or ended like the attempt.
-func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, runsLost int, err error) {
+// the policy and attempts left) or ended like the attempt; finished
+// counts the Runs it finished.
+func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, runsLost int, finished run.FinishCounts, err error) {
 	rows, err := tx.Query(ctx, sqlSweepStartedPage, limit)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, finished, err
 	}
 	type expired struct {
 		leaseFacts
@@ -113,7 +120,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 		return nil
 	})
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, finished, err
 	}
 	for _, x := range page {
 		f := x.leaseFacts
@@ -128,7 +135,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 				errorMessage: "the command passed its timeout and the worker's lease ran out before it reported the end"}
 		}
 		if err := endAttempt(ctx, tx, f, end, res); err != nil {
-			return 0, 0, 0, err
+			return 0, 0, 0, finished, err
 		}
 		lost++
 		if f.RunState != run.Running {
@@ -137,9 +144,12 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 		if f.CancelAtMs != nil {
 			end = run.AttemptCancelled
 		}
-		state, err := settleRun(ctx, tx, f, end, res, WorkerIdentity{})
+		state, fresh, err := settleRun(ctx, tx, f, end, res, WorkerIdentity{})
 		if err != nil {
-			return 0, 0, 0, err
+			return 0, 0, 0, finished, err
+		}
+		if fresh {
+			finished.Add(state)
 		}
 		switch state {
 		case run.RetryWait:
@@ -148,7 +158,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 			runsLost++
 		}
 	}
-	return lost, retried, runsLost, nil
+	return lost, retried, runsLost, finished, nil
 }
 
 // NotifyRunsQueued wakes the pulls waiting on every replica. Call it after

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
@@ -153,7 +154,7 @@ func TestCancelQueuedAtOnceRunningOnRenew(t *testing.T) {
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "cancel", 3)
 	queued := runs["t000"]
-	got, err := s.runtime.CancelRun(t.Context(), queued, "test")
+	got, _, err := s.runtime.CancelRun(t.Context(), queued, "test")
 	if err != nil || got.State != "cancelled" {
 		t.Fatalf("cancel queued: %+v, %v", got, err)
 	}
@@ -161,14 +162,14 @@ func TestCancelQueuedAtOnceRunningOnRenew(t *testing.T) {
 	if err := s.super.QueryRow(t.Context(), `SELECT state FROM qinglong.attempts WHERE run_id = $1`, queued).Scan(&attemptState); err != nil || attemptState != "cancelled" {
 		t.Fatalf("attempt of the cancelled queued run is %s (%v)", attemptState, err)
 	}
-	if again, err := s.runtime.CancelRun(t.Context(), queued, "test"); err != nil || again.State != "cancelled" || again.Version != got.Version {
+	if again, _, err := s.runtime.CancelRun(t.Context(), queued, "test"); err != nil || again.State != "cancelled" || again.Version != got.Version {
 		t.Fatalf("cancel of a cancelled run: %+v, %v; want it returned as it is", again, err)
 	}
 	w := s.newWorker(t, "w1", nil, 2)
 	// Granted, not started: cancelled at once, and the late start is
 	// answered terminal.
 	req, grants := s.pull(t, w, 1)
-	if got, err := s.runtime.CancelRun(t.Context(), grants[0].RunID, "test"); err != nil || got.State != "cancelled" {
+	if got, _, err := s.runtime.CancelRun(t.Context(), grants[0].RunID, "test"); err != nil || got.State != "cancelled" {
 		t.Fatalf("cancel dispatching: %+v, %v", got, err)
 	}
 	if reply, err := s.runtime.StartAttempt(t.Context(), w.WorkerIdentity, workerproto.StartRequest{Lease: lease(req, grants[0])}, shortLease); err != nil || reply.Reply != workerproto.ReplyTerminal {
@@ -176,18 +177,18 @@ func TestCancelQueuedAtOnceRunningOnRenew(t *testing.T) {
 	}
 	// Running: only the intent; the worker hears stop on renew.
 	l, g := s.started(t, w)
-	got, err = s.runtime.CancelRun(t.Context(), g.RunID, "test")
+	got, _, err = s.runtime.CancelRun(t.Context(), g.RunID, "test")
 	if err != nil || got.State != "running" {
 		t.Fatalf("cancel running: %+v, %v; want still running with the intent", got, err)
 	}
-	if again, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil || again.Version != got.Version {
+	if again, _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil || again.Version != got.Version {
 		t.Fatalf("second cancel of a running run changed it: %+v, %v", again, err)
 	}
 	reply, err := s.runtime.RenewAttempt(t.Context(), w.WorkerIdentity, workerproto.RenewRequest{Lease: l}, shortLease)
 	if err != nil || reply.Reply != workerproto.ReplyStop || reply.StopReason != workerproto.StopCancelled {
 		t.Fatalf("renew: %+v, %v", reply, err)
 	}
-	if _, err := s.runtime.CancelRun(t.Context(), "01a22c0e-66df-7d16-810d-c6d839545928", "test"); !qlerror.Is(err, qlerror.NotFound) {
+	if _, _, err := s.runtime.CancelRun(t.Context(), "01a22c0e-66df-7d16-810d-c6d839545928", "test"); !qlerror.Is(err, qlerror.NotFound) {
 		t.Fatalf("cancel of an unknown run: %v", err)
 	}
 	s.checkRunHistories(t)
@@ -411,14 +412,14 @@ func TestLostAttemptOfACancelledRunEndsItCancelledNotRetried(t *testing.T) {
 	s.setCommand(t, projectID, storedRetry(3, 0, "lost"))
 	w := s.newWorker(t, "w1", nil, 1)
 	l, g := s.started(t, w)
-	if _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil {
+	if _, _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	// The worker vanished before it heard the stop.
 	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)
 	res, err := s.runtime.SweepLeases(t.Context(), 10)
-	if err != nil || res.Lost != 1 || res.Retried != 0 || res.RunsLost != 0 {
-		t.Fatalf("sweep %+v, %v; want the attempt lost and the run neither retried nor lost", res, err)
+	if err != nil || res.Lost != 1 || res.Retried != 0 || res.RunsLost != 0 || res.Finished != (run.FinishCounts{Cancelled: 1}) {
+		t.Fatalf("sweep %+v, %v; want the attempt lost, the run neither retried nor lost but finished cancelled", res, err)
 	}
 	if state, _ := s.runState(t, g.RunID); state != "cancelled" {
 		t.Fatalf("run is %s, want cancelled: the cancel intent wins over the retry policy", state)

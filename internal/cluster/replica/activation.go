@@ -321,11 +321,12 @@ func (l liveReaders) TokenTouch(ctx context.Context, id string, atMs int64) erro
 }
 
 // CancelRun cancels a Run through the live activation (the runtime role
-// may: `ql runs cancel` uses it too).
-func (l liveReaders) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
+// may: `ql runs cancel` uses it too); finished reports that this call
+// finished the Run.
+func (l liveReaders) CancelRun(ctx context.Context, runID, actor string) (_ run.Run, finished bool, _ error) {
 	rt, err := l.runtime()
 	if err != nil {
-		return run.Run{}, err
+		return run.Run{}, false, err
 	}
 	return rt.CancelRun(ctx, runID, actor)
 }

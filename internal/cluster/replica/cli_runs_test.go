@@ -48,11 +48,11 @@ func (w *fakeWorker) appendLog(t *testing.T, lease workerproto.Lease, offset int
 
 func (w *fakeWorker) exit(t *testing.T, lease workerproto.Lease, code, logBytes int64) workerproto.CompleteReply {
 	t.Helper()
-	reply, err := w.rt.CompleteAttempt(t.Context(), w.id, workerproto.CompleteRequest{Lease: lease, Outcome: workerproto.OutcomeExited, ExitCode: &code, LogBytes: logBytes})
+	done, err := w.rt.CompleteAttempt(t.Context(), w.id, workerproto.CompleteRequest{Lease: lease, Outcome: workerproto.OutcomeExited, ExitCode: &code, LogBytes: logBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reply
+	return done.CompleteReply
 }
 
 // startOne pulls one grant and acknowledges its start.

@@ -7,6 +7,7 @@ import (
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/metrics"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -87,10 +88,40 @@ func (r *replica) readiness() string {
 	return metrics.StateDatabaseUnavailable
 }
 
-// observeSweep counts what a lease sweep found lost and retried.
+// observeSweep counts what a lease sweep found lost and retried, and the
+// Runs it finished.
 func (r *replica) observeSweep(res pgstore.SweepResult) {
 	if r.metrics != nil {
 		r.metrics.AttemptsLost(res.Lost)
 		r.metrics.AttemptsRetried(res.Retried)
+		r.metrics.RunsFinished(res.Finished)
+	}
+}
+
+// runsFinished counts the Runs a store operation of this replica reported
+// it finished (qinglong_runs_finished_total).
+func (r *replica) runsFinished(c run.FinishCounts) {
+	if r.metrics != nil {
+		r.metrics.RunsFinished(c)
+	}
+}
+
+// runFinished counts one Run a store operation of this replica reported
+// it finished in s; "" counts nothing.
+func (r *replica) runFinished(s run.State) {
+	if r.metrics != nil {
+		r.metrics.RunFinished(s)
+	}
+}
+
+// cancelRun is the API's and the console's cancel through live, counting
+// the Run when the call finished it (a cancel before it started).
+func (r *replica) cancelRun(live liveReaders) func(ctx context.Context, runID, actor string) (run.Run, error) {
+	return func(ctx context.Context, runID, actor string) (run.Run, error) {
+		out, finished, err := live.CancelRun(ctx, runID, actor)
+		if finished {
+			r.runFinished(run.Cancelled)
+		}
+		return out, err
 	}
 }

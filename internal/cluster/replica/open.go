@@ -52,7 +52,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			return next, truncated, explainRole(err, "reading logs", "runtime")
 		},
 		CancelRun: func(ctx context.Context, runID, actor string) (run.Run, error) {
-			r, err := rt.CancelRun(ctx, runID, actor)
+			r, _, err := rt.CancelRun(ctx, runID, actor)
 			return r, explainRole(err, "cancelling runs", "runtime")
 		},
 		Pause:         adminPause{admin},

@@ -117,7 +117,7 @@ func (r *replica) listen() error {
 	live := liveReaders{adm: r.adm}
 	var err error
 	cfg := httpapi.Config{
-		Runs: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, Cancel: live.CancelRun, AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
+		Runs: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, Cancel: r.cancelRun(live), AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
 		Ready: r.adm.ready, Log: r.log, Observe: r.observe,
 	}
 	if r.metricsHTTP == nil {
@@ -125,7 +125,7 @@ func (r *replica) listen() error {
 	}
 	// Run-now and backfill are served where the store admits them.
 	if _, ok := any((*pgstore.Runtime)(nil)).(schedule.Manual); ok {
-		cfg.Manual = liveManual{live}
+		cfg.Manual = schedule.ObservedManual{Manual: liveManual{live}, Finished: r.runsFinished}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Pauser: cfg.Pauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})

@@ -15,7 +15,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/run"
-	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
 // Diagnostic codes of the worker side of a replica.
@@ -64,19 +63,12 @@ func sweepFull(r pgstore.SweepResult, limit int) bool {
 // work: until the first activation completes it answers 503.
 func (r *replica) listenWorkers() error {
 	r.ingress = workeringress.New(workeringress.Config{
-		Acquire:  r.acquireStore,
-		Settings: r.s.Worker.Settings,
-		Log:      r.log,
-		Observe:  r.observe,
-		Completed: func(reply workerproto.CompleteReply) {
-			if reply.RunState != string(run.RetryWait) {
-				return
-			}
-			if r.metrics != nil {
-				r.metrics.AttemptsRetried(1)
-			}
-			r.backoffStarted()
-		},
+		Acquire:   r.acquireStore,
+		Settings:  r.s.Worker.Settings,
+		Log:       r.log,
+		Observe:   r.observe,
+		Completed: r.completed,
+		Started:   func(s pgstore.Started) { r.runFinished(s.Finished) },
 	})
 	r.ingressAuth.Store(r.ingress)
 	var err error
@@ -92,6 +84,24 @@ func (r *replica) listenWorkers() error {
 	r.log.Info("worker ingress listening; answering 503 until startup completes", slog.String("code", CodeWorkerListening),
 		slog.String("addr", r.workerHTTP.Addr()), slog.Bool("tls", r.s.Worker.TLS != nil))
 	return nil
+}
+
+// completed counts what an accepted completion did: the Run it finished,
+// or the next attempt it gave. A replayed completion did it already, in
+// the call that was accepted first (on this replica or another), and
+// counts nothing again.
+func (r *replica) completed(c pgstore.Completed) {
+	if c.Replayed {
+		return
+	}
+	r.runFinished(c.Finished)
+	if c.RunState != string(run.RetryWait) {
+		return
+	}
+	if r.metrics != nil {
+		r.metrics.AttemptsRetried(1)
+	}
+	r.backoffStarted()
 }
 
 // backoffStarted wakes the live activation's sweep after a completion

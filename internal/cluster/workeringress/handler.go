@@ -55,9 +55,13 @@ type Config struct {
 	// DefaultFailedAuthBurst).
 	FailedAuth      rate.Limit
 	FailedAuthBurst int
-	// Completed, when set, sees the reply of every accepted completion
-	// (for monitoring: a Run in retry_wait got a next attempt).
-	Completed func(workerproto.CompleteReply)
+	// Completed, when set, sees every accepted completion, replays
+	// included (marked so): for monitoring, a Run it finished or that got
+	// a next attempt.
+	Completed func(pgstore.Completed)
+	// Started, when set, sees every accepted start: for monitoring, a Run
+	// it finished (cancelled before its start).
+	Started func(pgstore.Started)
 }
 
 // Handler serves the worker ingress.
@@ -66,7 +70,8 @@ type Handler struct {
 	settings  pgstore.WorkerSettings
 	log       *slog.Logger
 	observe   func(error)
-	completed func(workerproto.CompleteReply)
+	completed func(pgstore.Completed)
+	started   func(pgstore.Started)
 	limits    *limiter
 	auth      *authCache
 	perAddr   *authlimit.Keyed
@@ -100,10 +105,13 @@ func New(cfg Config) *Handler {
 		cfg.Observe = func(error) {}
 	}
 	if cfg.Completed == nil {
-		cfg.Completed = func(workerproto.CompleteReply) {}
+		cfg.Completed = func(pgstore.Completed) {}
+	}
+	if cfg.Started == nil {
+		cfg.Started = func(pgstore.Started) {}
 	}
 	h := &Handler{
-		acquire: cfg.Acquire, settings: cfg.Settings, log: cfg.Log, observe: cfg.Observe, completed: cfg.Completed,
+		acquire: cfg.Acquire, settings: cfg.Settings, log: cfg.Log, observe: cfg.Observe, completed: cfg.Completed, started: cfg.Started,
 		limits: newLimiter(cfg.Rate, cfg.Burst), auth: newAuthCache(), wakeup: newBroadcast(),
 		perAddr: authlimit.NewKeyed(cfg.FailedAuth, cfg.FailedAuthBurst, maxAddresses),
 		stopped: make(chan struct{}),
@@ -358,7 +366,11 @@ func (h *Handler) giveBack(req *request) {
 
 func (h *Handler) start(req *request) {
 	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.StartRequest) (workerproto.LeaseReply, error) {
-		return req.st.StartAttempt(ctx, req.worker, in, h.settings)
+		started, err := req.st.StartAttempt(ctx, req.worker, in, h.settings)
+		if err == nil {
+			h.started(started)
+		}
+		return started.LeaseReply, err
 	}, func(in workerproto.StartRequest) []string { return []string{in.Token} })
 }
 
@@ -376,11 +388,11 @@ func (h *Handler) appendLog(req *request) {
 
 func (h *Handler) complete(req *request) {
 	step(h, req, workerproto.MaxBody, func(ctx context.Context, in workerproto.CompleteRequest) (workerproto.CompleteReply, error) {
-		reply, err := req.st.CompleteAttempt(ctx, req.worker, in)
+		done, err := req.st.CompleteAttempt(ctx, req.worker, in)
 		if err == nil {
-			h.completed(reply)
+			h.completed(done)
 		}
-		return reply, err
+		return done.CompleteReply, err
 	}, func(in workerproto.CompleteRequest) []string { return []string{in.Token} })
 }
 

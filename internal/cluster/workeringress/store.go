@@ -14,10 +14,10 @@ type Store interface {
 	RegisterWorker(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.RegisterRequest, s pgstore.WorkerSettings) (workerproto.RegisterReply, error)
 	HeartbeatWorker(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.HeartbeatRequest) (workerproto.HeartbeatReply, error)
 	PullGrants(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.PullRequest, s pgstore.WorkerSettings) (workerproto.PullReply, error)
-	StartAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.StartRequest, s pgstore.WorkerSettings) (workerproto.LeaseReply, error)
+	StartAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.StartRequest, s pgstore.WorkerSettings) (pgstore.Started, error)
 	RenewAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.RenewRequest, s pgstore.WorkerSettings) (workerproto.LeaseReply, error)
 	AppendAttemptLog(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.LogRequest, s pgstore.WorkerSettings) (workerproto.LogReply, error)
-	CompleteAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.CompleteRequest) (workerproto.CompleteReply, error)
+	CompleteAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.CompleteRequest) (pgstore.Completed, error)
 	EndWorkerSession(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.EndRequest) (workerproto.EndReply, error)
 	GiveBackGrant(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.GiveBackRequest) (workerproto.GiveBackReply, error)
 }

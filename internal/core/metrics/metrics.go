@@ -1,8 +1,8 @@
 // Package metrics is QingLong's Prometheus instrumentation, the same on
 // every profile: what the scheduler decided and how late, how long its
 // claims and commits took, what is due and not yet taken, the unfinished
-// Runs, lost and retried attempts, notification deliveries, worker capacity
-// (cluster) and readiness.
+// Runs, the finished Runs by outcome, lost and retried attempts,
+// notification deliveries, worker capacity (cluster) and readiness.
 // Each server owns one Metrics with a registry of its own and serves it on
 // a listener of its own (Listen), never on the API's.
 //
@@ -24,6 +24,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -108,6 +109,7 @@ type Metrics struct {
 	lost          prometheus.Counter
 	retried       prometheus.Counter
 	notifications *prometheus.CounterVec
+	finished      *prometheus.CounterVec
 }
 
 // durationBuckets are the claim's and commit's: half a millisecond to ten
@@ -165,6 +167,19 @@ func New(cfg Config) *Metrics {
 			Help: "Attempts this server gave a next attempt under their task's retry policy (cluster).",
 		}),
 	}
+	m.finished = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace, Name: "runs_finished_total",
+		Help: "Runs this server finished, by outcome: the state the Run finished in (succeeded, failed, timed_out, cancelled, or lost: " +
+			"its attempt ended without an outcome and no retry follows). A Run counts once, in the server whose committed write moved it " +
+			"from unfinished to finished: an attempt given a retry does not count, nor does a write that found the Run finished already " +
+			"(a replayed completion, a raced sweep or cancel), nor a lost Run closed cancelled later; summed over servers, each finished " +
+			"Run counts once. Runs cancelled by a ql command that writes the database itself count on no server.",
+	}, []string{"outcome"})
+	// Every outcome shows 0 from the start, so a rate over failed Runs is
+	// 0, not absent, before the first failure.
+	for _, s := range run.FinishedStates {
+		m.finished.WithLabelValues(string(s))
+	}
 	m.notifications = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace, Name: "notification_deliveries_total",
 		Help: "Failure notification deliveries this server made, by outcome: delivered (2xx), failed (retried after its backoff) or dead (its last allowed attempt failed).",
@@ -187,7 +202,7 @@ func New(cfg Config) *Metrics {
 		ConstLabels: prometheus.Labels{"profile": cfg.Profile},
 	})
 	info.Set(1)
-	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, info,
+	m.reg.MustRegister(m.decisions, m.passed, m.lag, m.claim, m.commit, m.roundFailures, m.lost, m.retried, m.notifications, m.finished, info,
 		newStateCollector(cfg),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -217,6 +232,7 @@ func (m *Metrics) ObserveRound(s schedule.Summary) {
 	for reason, n := range s.Passed {
 		m.passed.WithLabelValues(string(reason)).Add(float64(n))
 	}
+	m.RunsFinished(s.Finished)
 	for _, ms := range s.AdmissionLagMs {
 		m.lag.Observe(float64(max(ms, 0)) / 1000)
 	}
@@ -234,6 +250,24 @@ func (m *Metrics) AttemptsLost(n int) { m.lost.Add(float64(n)) }
 
 // AttemptsRetried records n attempts given a next attempt.
 func (m *Metrics) AttemptsRetried(n int) { m.retried.Add(float64(n)) }
+
+// RunsFinished records the Runs a store operation of this server reported
+// it finished (run.Finishes): never the ones it found finished already.
+func (m *Metrics) RunsFinished(c run.FinishCounts) {
+	for _, s := range run.FinishedStates {
+		if n := c.Of(s); n > 0 {
+			m.finished.WithLabelValues(string(s)).Add(float64(n))
+		}
+	}
+}
+
+// RunFinished records one Run a store operation of this server reported
+// it finished in s; "" (the operation finished no Run) records nothing.
+func (m *Metrics) RunFinished(s run.State) {
+	var c run.FinishCounts
+	c.Add(s)
+	m.RunsFinished(c)
+}
 
 // NotificationDelivery records one notification delivery's outcome (one
 // of notify.Outcomes).

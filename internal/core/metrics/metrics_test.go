@@ -158,6 +158,10 @@ func TestTheOperationsMetricsTableListsEveryExportedLabelValue(t *testing.T) {
 	for _, s := range schedule.UnfinishedStates {
 		states = append(states, string(s))
 	}
+	var finished []string
+	for _, s := range run.FinishedStates {
+		finished = append(finished, string(s))
+	}
 	for _, c := range []struct {
 		metric string
 		want   []string
@@ -167,9 +171,39 @@ func TestTheOperationsMetricsTableListsEveryExportedLabelValue(t *testing.T) {
 		{"qinglong_readiness_state", ReadinessStates},
 		{"qinglong_auth_failures_total", append(slices.Clone(AuthSurfaces), AuthReasons...)},
 		{"qinglong_notification_deliveries_total", notify.Outcomes},
+		{"qinglong_runs_finished_total", finished},
 	} {
 		if got := listed(row(c.metric)); !slices.Equal(got, c.want) {
 			t.Errorf("docs/operations.md lists %s values %v, the endpoint exports %v", c.metric, got, c.want)
 		}
+	}
+}
+
+// Every outcome of a finished Run has a series at 0 from the start (a rate
+// over failed Runs is 0, not absent, before the first failure); the
+// reports of store operations add to their outcome, a round's cancels
+// included, and a report of no finish adds nothing.
+func TestFinishedRunsAreCountedByOutcomeFromZero(t *testing.T) {
+	m := New(Config{Profile: "standalone"})
+	fams := gather(t, m)
+	for _, s := range run.FinishedStates {
+		if got := value(fams, "qinglong_runs_finished_total", "outcome", string(s)); got != 0 {
+			t.Errorf("runs_finished_total{outcome=%q} = %g before any Run finished, want a series at 0", s, got)
+		}
+	}
+	m.RunFinished(run.Failed)
+	m.RunFinished("")
+	m.RunFinished(run.RetryWait)
+	m.RunsFinished(run.FinishCounts{Lost: 2, TimedOut: 1})
+	m.ObserveRound(schedule.Summary{Finished: run.FinishCounts{Cancelled: 3}})
+	fams = gather(t, m)
+	want := map[run.State]float64{run.Succeeded: 0, run.Failed: 1, run.TimedOut: 1, run.Cancelled: 3, run.Lost: 2}
+	for s, n := range want {
+		if got := value(fams, "qinglong_runs_finished_total", "outcome", string(s)); got != n {
+			t.Errorf("runs_finished_total{outcome=%q} = %g, want %g", s, got, n)
+		}
+	}
+	if n := len(fams["qinglong_runs_finished_total"].GetMetric()); n != len(run.FinishedStates) {
+		t.Errorf("runs_finished_total has %d series, want one per finished state (%d)", n, len(run.FinishedStates))
 	}
 }

@@ -1,6 +1,10 @@
 package schedule
 
-import "context"
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
 
 // RunNowRequest asks for one manual Run of a trigger, admitted at once.
 // RequestID makes the request idempotent: the same trigger and RequestID
@@ -17,10 +21,14 @@ type RunNowRequest struct {
 // RunNowResult says what a RunNowRequest did. RunID is set when a Run
 // exists for the request (Created false: an earlier identical request made
 // it). Skipped is set (with its reason) when the overlap policy refused it.
+// Finished counts the Runs the request finished: the trigger's unfinished
+// Runs that its overlap policy cancel_previous cancelled at once
+// (run.Finishes).
 type RunNowResult struct {
-	RunID   string
-	Created bool
-	Skipped PassReason
+	RunID    string
+	Created  bool
+	Skipped  PassReason
+	Finished run.FinishCounts
 }
 
 // BackfillRequest asks for the occurrences of a trigger scheduled in
@@ -61,11 +69,13 @@ type RerunRequest struct {
 
 // RerunResult says what a RerunRequest did, as RunNowResult does: the
 // new Run (Created false: an earlier identical request made it), or the
-// overlap policy's refusal.
+// overlap policy's refusal, and the Runs it finished as RunNowResult
+// counts them.
 type RerunResult struct {
-	RunID   string
-	Created bool
-	Skipped PassReason
+	RunID    string
+	Created  bool
+	Skipped  PassReason
+	Finished run.FinishCounts
 }
 
 // Rerunner re-runs finished Runs. An unknown Run is NotFound; one that has

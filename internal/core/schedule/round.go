@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // Limits shared by every profile: of a page, and of the groups a page
@@ -78,6 +79,9 @@ type Summary struct {
 	// committed decisions passed over without a Run (each such occurrence
 	// is one count of a ledger entry). For monitoring.
 	Passed map[PassReason]int64
+	// Finished counts the Runs the round's committed decisions finished
+	// (CommitResult.Finished). For monitoring.
+	Finished run.FinishCounts
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
 	Errors []error
 	// Next is when a row known to this round falls due, for the loop to
@@ -220,6 +224,7 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 		p.sum.Errors = append(p.sum.Errors, fmt.Errorf("committing %d decisions: %w", len(group), err))
 	}
 	for i, res := range results {
+		p.sum.Finished.Merge(res.Finished)
 		if res.Outcome == "" {
 			res.Outcome = Failed
 		}

@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -101,6 +102,10 @@ type CommitResult struct {
 	// failed, or for a known outcome whose connection was lost after COMMIT,
 	// that loss (wrapping ErrUnavailable). Set only by ScheduleCommitPage.
 	Err error
+	// Finished counts the Runs the committed decision finished: the
+	// trigger's unfinished Runs that its overlap policy cancel_previous
+	// cancelled at once (run.Finishes). Zero when nothing was committed.
+	Finished run.FinishCounts
 }
 
 // Store is the contract every scheduling profile's storage adapter keeps.

@@ -60,8 +60,10 @@ type Config struct {
 	// OnError receives store failures; it must not block for long.
 	OnError func(error)
 	// OnFinish, if set, observes every recorded result (the operator's
-	// "run finished" line); it must not block for long.
-	OnFinish func(run.Attempt)
+	// "run finished" line) with the state the store reported it finished
+	// the Run in ("" when it did not finish it); it must not block for
+	// long.
+	OnFinish func(a run.Attempt, finished run.State)
 }
 
 // Validate names the field and its allowed range.

@@ -201,33 +201,35 @@ func (d *Dispatcher) work(a run.Attempt, plan task.Execution, planErr error, log
 		d.Wake()
 	}()
 	res := d.execute(ctx, a, plan, planErr, logPath)
-	if err := d.record(res); err != nil {
+	finished, err := d.record(res)
+	if err != nil {
 		d.cfg.OnError(fmt.Errorf("record result of attempt %s: %w", a.ID, err))
 		return
 	}
 	if d.cfg.OnFinish != nil {
 		res.RunID = a.RunID
-		d.cfg.OnFinish(res)
+		d.cfg.OnFinish(res, finished)
 	}
 }
 
 // record stores a result, retrying while the database is only unavailable
 // (another process holding the write lock past the busy timeout): a result
 // that is never recorded leaves its run running until the next restart
-// declares it lost.
-func (d *Dispatcher) record(res run.Attempt) error {
+// declares it lost. finished is the state the store reported it finished
+// the Run in.
+func (d *Dispatcher) record(res run.Attempt) (run.State, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
 	for {
-		err := d.store.AttemptFinish(ctx, res)
+		finished, err := d.store.AttemptFinish(ctx, res)
 		if err == nil || !qlerror.Is(err, qlerror.Unavailable) {
-			return err
+			return finished, err
 		}
 		retry := time.NewTimer(recordRetry)
 		select {
 		case <-ctx.Done():
 			retry.Stop()
-			return err
+			return "", err
 		case <-retry.C:
 		}
 	}

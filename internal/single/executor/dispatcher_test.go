@@ -202,7 +202,7 @@ func TestACancelledCommandIsRecordedCancelledNotServerStopped(t *testing.T) {
 	d, sig := h.dispatcher(t, dispatcherOpts{})
 	d.Wake()
 	waitState(t, h, runID, run.Running)
-	if _, err := h.store.CancelRun(t.Context(), runID, "test"); err != nil {
+	if _, _, err := h.store.CancelRun(t.Context(), runID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	d.Wake()
@@ -324,8 +324,8 @@ func TestRecoveryLosesOnlyAttemptsOfDeadOwnersAndNeverReRunsThem(t *testing.T) {
 	}
 	defer self.Release()
 	rec, err := Recover(t.Context(), h.store, self)
-	if err != nil || rec != (Recovery{Lost: 1}) {
-		t.Fatalf("recover: %+v, %v; want exactly the dead owner's attempt (it never started a process)", rec, err)
+	if err != nil || rec != (Recovery{Lost: 1, Finished: run.FinishCounts{Lost: 1}}) {
+		t.Fatalf("recover: %+v, %v; want exactly the dead owner's attempt (it never started a process), its Run finished lost", rec, err)
 	}
 	for runID, want := range map[string]run.State{aliveRun: run.Running, deadRun: run.Lost, pristineRun: run.Queued} {
 		if got := h.detail(t, runID).Run.State; got != want {
@@ -348,9 +348,9 @@ type flakyFinish struct {
 	failures atomic.Int32
 }
 
-func (f *flakyFinish) AttemptFinish(ctx context.Context, a run.Attempt) error {
+func (f *flakyFinish) AttemptFinish(ctx context.Context, a run.Attempt) (run.State, error) {
 	if f.failures.Add(1) == 1 {
-		return qlerror.New(qlerror.Unavailable, "injected: the database is locked by another writer")
+		return "", qlerror.New(qlerror.Unavailable, "injected: the database is locked by another writer")
 	}
 	return f.Store.AttemptFinish(ctx, a)
 }

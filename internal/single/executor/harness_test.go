@@ -103,16 +103,16 @@ func (s *signalling) AttemptStart(ctx context.Context, attemptID, owner, logPath
 
 // AttemptFinish signals only a recorded result; a failed call is retried
 // by the dispatcher.
-func (s *signalling) AttemptFinish(ctx context.Context, a run.Attempt) error {
-	err := s.Store.AttemptFinish(ctx, a)
+func (s *signalling) AttemptFinish(ctx context.Context, a run.Attempt) (run.State, error) {
+	finished, err := s.Store.AttemptFinish(ctx, a)
 	if err != nil {
-		return err
+		return "", err
 	}
 	s.mu.Lock()
 	s.inFlight--
 	s.mu.Unlock()
 	s.finished <- a
-	return nil
+	return finished, nil
 }
 
 type dispatcherOpts struct {

@@ -83,6 +83,9 @@ func ownerGone(dir, id string) (bool, error) {
 type Recovery struct {
 	// Lost counts attempts marked lost.
 	Lost int
+	// Finished counts the Runs the recovery finished: lost, with their
+	// attempt.
+	Finished run.FinishCounts
 	// OrphansEnded counts lost attempts whose command was still running
 	// (its server died, it did not) and was ended.
 	OrphansEnded int
@@ -101,8 +104,8 @@ type Recovery struct {
 // gone. Nothing is re-run: a lost run waits to be reconciled. Claimed
 // attempts that never started are left for the dispatcher.
 func Recover(ctx context.Context, st Store, self *Owner) (Recovery, error) {
-	lost, err := loseDeadOwners(ctx, st, self)
-	rec := Recovery{Lost: len(lost)}
+	lost, finished, err := loseDeadOwners(ctx, st, self)
+	rec := Recovery{Lost: len(lost), Finished: finished}
 	if err != nil {
 		return rec, err
 	}
@@ -161,10 +164,11 @@ func sweepOwners(self *Owner) error {
 	return nil
 }
 
-func loseDeadOwners(ctx context.Context, st Store, self *Owner) ([]run.Attempt, error) {
+func loseDeadOwners(ctx context.Context, st Store, self *Owner) ([]run.Attempt, run.FinishCounts, error) {
+	var finished run.FinishCounts
 	owners, err := st.AttemptOwners(ctx)
 	if err != nil {
-		return nil, err
+		return nil, finished, err
 	}
 	var total []run.Attempt
 	for _, owner := range owners {
@@ -173,16 +177,17 @@ func loseDeadOwners(ctx context.Context, st Store, self *Owner) ([]run.Attempt, 
 		}
 		gone, err := ownerGone(self.dir, owner)
 		if err != nil {
-			return total, fmt.Errorf("check executor owner %s: %w", owner, err)
+			return total, finished, fmt.Errorf("check executor owner %s: %w", owner, err)
 		}
 		if !gone {
 			continue
 		}
-		lost, err := st.AttemptsLose(ctx, owner)
+		lost, runs, err := st.AttemptsLose(ctx, owner)
 		total = append(total, lost...)
+		finished.Merge(runs)
 		if err != nil {
-			return total, err
+			return total, finished, err
 		}
 	}
-	return total, nil
+	return total, finished, nil
 }

@@ -22,14 +22,16 @@ type Store interface {
 	// AttemptRunning records the started process.
 	AttemptRunning(ctx context.Context, attemptID string, pid int) error
 	// AttemptFinish records a result: State, ExitCode, ErrorCode,
-	// LogBytes and LogTruncated of a.
-	AttemptFinish(ctx context.Context, a run.Attempt) error
+	// LogBytes and LogTruncated of a. finished is the state the call
+	// finished the Run in (run.Finishes), "" when it did not finish it.
+	AttemptFinish(ctx context.Context, a run.Attempt) (finished run.State, err error)
 	// AttemptsCancelRequested lists owner's starting or running attempts
 	// whose run was asked to cancel.
 	AttemptsCancelRequested(ctx context.Context, owner string) ([]string, error)
 	// AttemptOwners lists owners holding starting or running attempts.
 	AttemptOwners(ctx context.Context) ([]string, error)
 	// AttemptsLose marks an owner's starting or running attempts lost and
-	// returns them as they were (ID, PID, StartedAtMs).
-	AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, error)
+	// returns them as they were (ID, PID, StartedAtMs), with the Runs the
+	// call finished (lost).
+	AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, run.FinishCounts, error)
 }

@@ -56,7 +56,8 @@ func (b *Backend) ReadLog(_ context.Context, attemptID string, offset int64, w i
 
 // CancelRun cancels a run (see sqlitestore.CancelRun).
 func (b *Backend) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
-	return b.Store.CancelRun(ctx, runID, actor)
+	r, _, err := b.Store.CancelRun(ctx, runID, actor)
+	return r, err
 }
 
 // Close closes the database.

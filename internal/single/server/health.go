@@ -32,7 +32,7 @@ func (s *Server) listen() error {
 	}
 	cfg := httpapi.Config{
 		TrustedProxies: proxies,
-		Runs:           s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(s.store), Pauser: s.store, Cancel: s.store.CancelRun,
+		Runs:           s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(s.store), Pauser: s.store, Cancel: s.cancelRun,
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Log: s.cfg.Logger,
 		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},
@@ -45,7 +45,7 @@ func (s *Server) listen() error {
 	cfg.Enabler = catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs}
 	// Run-now and backfill are served where the store admits them.
 	if m, ok := any(s.store).(schedule.Manual); ok {
-		cfg.Manual = m
+		cfg.Manual = schedule.ObservedManual{Manual: m, Finished: s.runsFinished}
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,

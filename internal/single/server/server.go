@@ -144,6 +144,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.metrics != nil {
 		s.metrics.AttemptsLost(rec.Lost)
 	}
+	s.runsFinished(rec.Finished)
 	if rec.Lost > 0 {
 		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; they were not re-run", "code", CodeAttemptsLost, "lost", rec.Lost,
 			"orphans_ended", rec.OrphansEnded, "orphans_left", rec.OrphansLeft)
@@ -302,7 +303,10 @@ const (
 	CodeRunFinished         = "run.finished"
 )
 
-func (s *Server) finished(a run.Attempt) {
+// finished logs an ended attempt and counts its Run when the store
+// reported the result finished it.
+func (s *Server) finished(a run.Attempt, state run.State) {
+	s.runFinished(state)
 	args := []any{"run", a.RunID, "state", a.State}
 	if a.ExitCode != nil {
 		args = append(args, "exit", *a.ExitCode)

@@ -83,7 +83,7 @@ func (s *Store) AttemptStart(ctx context.Context, attemptID, owner, logPath stri
 		if err := exactlyOne(res, qlerror.Conflict, "attempt %s was taken by another dispatcher", attemptID); err != nil {
 			return err
 		}
-		if err := transitionRun(ctx, tx, a, run.Running, run.EventRunning, map[string]any{"attemptId": attemptID}, now); err != nil {
+		if _, err := transitionRun(ctx, tx, a, run.Running, run.EventRunning, map[string]any{"attemptId": attemptID}, now); err != nil {
 			return err
 		}
 		plan, planErr = verifiedPlan(ctx, tx, a.executionID)

@@ -25,13 +25,15 @@ var finishedRun = map[run.AttemptState]struct {
 // a.LogTruncated; the run moves to the matching state (terminal, or lost)
 // with its event, which carries the exit code, error code and signal
 // (run.EndPayload). A result for an attempt that is already terminal or
-// lost is rejected, never applied.
-func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) error {
+// lost is rejected, never applied. finished is the state the Run finished
+// in by this call (run.Finishes), "" when it did not finish it.
+func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.State, err error) {
 	to, ok := finishedRun[a.State]
 	if !ok {
-		return qlerror.New(qlerror.Invalid, "attempt %s: %q is not a result state", a.ID, a.State)
+		return "", qlerror.New(qlerror.Invalid, "attempt %s: %q is not a result state", a.ID, a.State)
 	}
-	return s.write(ctx, "finish attempt "+a.ID, routine, func(tx *txn) error {
+	err = s.write(ctx, "finish attempt "+a.ID, routine, func(tx *txn) error {
+		finished = ""
 		cur, err := readAttempt(ctx, tx, a.ID)
 		if err != nil {
 			return err
@@ -49,37 +51,46 @@ func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) error {
 		}
 		payload := map[string]any{"attemptId": a.ID}
 		run.EndPayload(payload, a)
-		return transitionRun(ctx, tx, cur, to.state, to.event, payload, now)
+		fresh, err := transitionRun(ctx, tx, cur, to.state, to.event, payload, now)
+		if fresh {
+			finished = to.state
+		}
+		return err
 	})
+	if err != nil {
+		return "", err
+	}
+	return finished, nil
 }
 
 // transitionRun applies one checked run state change under the version
-// fence and appends its event.
-func transitionRun(ctx context.Context, tx *txn, a attemptRow, to run.State, event string, payload map[string]any, now int64) error {
+// fence and appends its event. finished reports that the change finished
+// the Run (run.Finishes): a lost Run closed cancelled had finished before.
+func transitionRun(ctx context.Context, tx *txn, a attemptRow, to run.State, event string, payload map[string]any, now int64) (finished bool, err error) {
 	if err := run.CheckTransition(a.runState, to); err != nil {
-		return err
+		return false, err
 	}
 	// A lost Run records when it was found lost as its finish, as on the
 	// cluster: retention ages it from then, and a later cancel restamps it.
-	var finished any
-	if to.Terminal() || to == run.Lost {
-		finished = now
+	var finishedAt any
+	if to.Finished() {
+		finishedAt = now
 	}
-	res, err := tx.ExecContext(ctx, qRunTransition, string(to), now, finished, a.runID, a.runVersion)
+	res, err := tx.ExecContext(ctx, qRunTransition, string(to), now, finishedAt, a.runID, a.runVersion)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := exactlyOne(res, qlerror.Conflict, "run %s changed concurrently", a.runID); err != nil {
-		return err
+		return false, err
 	}
 	if err := insertEvent(ctx, tx, a.runID, a.lastSeq+1, event, payload, now); err != nil {
-		return err
+		return false, err
 	}
 	// A lost Run is not terminal (it may be reconciled later) but it has
 	// ended for the people watching it.
-	if !to.Terminal() && to != run.Lost {
-		return nil
+	if !to.Finished() {
+		return false, nil
 	}
 	code, _ := payload["errorCode"].(string)
-	return enqueueNotifications(ctx, tx, a.runID, to, code, now)
+	return run.Finishes(a.runState, to), enqueueNotifications(ctx, tx, a.runID, to, code, now)
 }

@@ -31,11 +31,13 @@ func (s *Store) AttemptOwners(ctx context.Context) ([]string, error) {
 // AttemptsLose marks every starting or running attempt of a dead owner
 // lost, recording the size its log file holds, and its run lost with event
 // run.lost, in one transaction, and returns them (ID, PID, StartedAtMs) as
-// they were. Nothing is re-queued: a lost run waits to be reconciled.
-func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, error) {
+// they were, with the Runs this call finished (lost; run.Finishes).
+// Nothing is re-queued: a lost run waits to be reconciled.
+func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, run.FinishCounts, error) {
 	var lost []run.Attempt
+	var finished run.FinishCounts
 	err := s.write(ctx, "mark attempts lost", durable, func(tx *txn) error {
-		lost = nil
+		lost, finished = nil, run.FinishCounts{}
 		var logs []string
 		rows, err := tx.QueryContext(ctx, qAttemptsLiveOfOwner, owner)
 		if err != nil {
@@ -74,13 +76,20 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 			if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", id); err != nil {
 				return err
 			}
-			if err := transitionRun(ctx, tx, cur, run.Lost, run.EventLost, map[string]any{"attemptId": id, "errorCode": ErrorCodeExecutorLost}, now); err != nil {
+			fresh, err := transitionRun(ctx, tx, cur, run.Lost, run.EventLost, map[string]any{"attemptId": id, "errorCode": ErrorCodeExecutorLost}, now)
+			if err != nil {
 				return err
+			}
+			if fresh {
+				finished.Add(run.Lost)
 			}
 		}
 		return nil
 	})
-	return lost, err
+	if err != nil {
+		return lost, run.FinishCounts{}, err
+	}
+	return lost, finished, nil
 }
 
 // logSize is what a lost attempt's log file holds now: its command died

@@ -65,7 +65,7 @@ func TestAttemptLifecycleAppendsOneEventPerChangeInSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	zero := int64(0)
-	if err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptSucceeded, ExitCode: &zero, LogBytes: 12}); err != nil {
+	if _, err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptSucceeded, ExitCode: &zero, LogBytes: 12}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := e.store.RunGet(t.Context(), runID)
@@ -136,9 +136,9 @@ func TestLostAttemptsBelongToTheDeadOwnerOnly(t *testing.T) {
 	if err != nil || !equal(owners, []string{"owner-alive", "owner-dead"}) {
 		t.Fatalf("owners %v, %v", owners, err)
 	}
-	lost, err := e.store.AttemptsLose(t.Context(), "owner-dead")
-	if err != nil || len(lost) != 1 || lost[0].ID != da.ID || lost[0].PID != 4242 || lost[0].StartedAtMs == nil {
-		t.Fatalf("lose: %+v, %v; want attempt %s with its pid 4242 and start time", lost, err, da.ID)
+	lost, finished, err := e.store.AttemptsLose(t.Context(), "owner-dead")
+	if err != nil || len(lost) != 1 || finished != (run.FinishCounts{Lost: 1}) || lost[0].ID != da.ID || lost[0].PID != 4242 || lost[0].StartedAtMs == nil {
+		t.Fatalf("lose: %+v, %+v, %v; want attempt %s with its pid 4242 and start time, its Run finished lost", lost, finished, err, da.ID)
 	}
 	states := map[string]run.State{deadRun: run.Lost, aliveRun: run.Running, idleRun: run.Queued}
 	for id, want := range states {
@@ -157,7 +157,7 @@ func TestLostAttemptsBelongToTheDeadOwnerOnly(t *testing.T) {
 	}
 	// A result arriving after the attempt was declared lost is refused.
 	zero := int64(0)
-	err = e.store.AttemptFinish(t.Context(), run.Attempt{ID: da.ID, State: run.AttemptSucceeded, ExitCode: &zero})
+	_, err = e.store.AttemptFinish(t.Context(), run.Attempt{ID: da.ID, State: run.AttemptSucceeded, ExitCode: &zero})
 	requireCode(t, err, qlerror.FailedPrecondition, "late result for a lost attempt")
 	if again, _ := e.store.RunGet(t.Context(), deadRun); again.Run.State != run.Lost || again.Run.Version != lostRun.Run.Version {
 		t.Fatalf("late result changed the run: %+v", again.Run)
@@ -167,6 +167,6 @@ func TestLostAttemptsBelongToTheDeadOwnerOnly(t *testing.T) {
 func TestAttemptFinishOnlyAcceptsResultStates(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: ids.New(), State: run.AttemptRunning})
+	_, err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: ids.New(), State: run.AttemptRunning})
 	requireCode(t, err, qlerror.Invalid, "finish with a non-result state")
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,6 +37,10 @@ type env struct {
 	clock *clock
 	raw   *sql.DB
 	path  string
+
+	mu sync.Mutex
+	// finishes repeats each Run's last finish (finishAgain).
+	finishes map[string]func(context.Context) (run.State, error)
 }
 
 func newEnv(t testing.TB) *env {
@@ -144,6 +149,7 @@ func (e *env) fixture() storetest.Fixture {
 		Manual:       e.store,
 		Outbox:       e.store,
 		Finish:       e.finish,
+		FinishAgain:  e.finishAgain,
 		Retention:    e.store.Retention(e.logDir()),
 		SeedFinished: e.seedFinished,
 		SeedLost:     e.seedLost,
@@ -218,33 +224,68 @@ func newFixture(t *testing.T) storetest.Fixture { return newEnv(t).fixture() }
 
 // finish starts a queued Run's attempt as the dispatcher does and ends it
 // as the executor reports (or, for lost, as recovery finds its owner gone).
-func (e *env) finish(ctx context.Context, runID string, end run.AttemptState) error {
+func (e *env) finish(ctx context.Context, runID string, end run.AttemptState) (run.State, error) {
 	d, err := e.store.RunGet(ctx, runID)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(d.Attempts) != 1 {
-		return fmt.Errorf("run %s has %d attempts", runID, len(d.Attempts))
+		return "", fmt.Errorf("run %s has %d attempts", runID, len(d.Attempts))
 	}
 	a := d.Attempts[0]
 	owner := "finish-" + runID
 	if a.State == run.AttemptClaimed {
 		if _, _, err := e.store.AttemptStart(ctx, a.ID, owner, filepath.Join(filepath.Dir(e.path), runID+".log")); err != nil {
-			return err
+			return "", err
 		}
 		if err := e.store.AttemptRunning(ctx, a.ID, 4242); err != nil {
-			return err
+			return "", err
 		}
 	}
+	var apply func(ctx context.Context) (run.State, error)
 	if end == run.AttemptLost {
-		_, err := e.store.AttemptsLose(ctx, owner)
-		return err
+		apply = func(ctx context.Context) (run.State, error) {
+			_, finished, err := e.store.AttemptsLose(ctx, owner)
+			if finished.Total() > 1 {
+				return "", fmt.Errorf("the recovery of %s finished %d Runs", owner, finished.Total())
+			}
+			if finished.Lost == 1 {
+				return run.Lost, err
+			}
+			return "", err
+		}
+	} else {
+		code := ""
+		if end != run.AttemptSucceeded {
+			code = "exit_status"
+		}
+		result := run.Attempt{ID: a.ID, State: end, ErrorCode: code}
+		apply = func(ctx context.Context) (run.State, error) { return e.store.AttemptFinish(ctx, result) }
 	}
-	code := ""
-	if end != run.AttemptSucceeded {
-		code = "exit_status"
+	e.mu.Lock()
+	if e.finishes == nil {
+		e.finishes = map[string]func(context.Context) (run.State, error){}
 	}
-	return e.store.AttemptFinish(ctx, run.Attempt{ID: a.ID, State: end, ErrorCode: code})
+	e.finishes[runID] = apply
+	e.mu.Unlock()
+	return apply(ctx)
+}
+
+// finishAgain applies the last finish of runID once more: the executor's
+// result recorded again, or the recovery of its owner run again.
+func (e *env) finishAgain(ctx context.Context, runID string) (run.State, error) {
+	e.mu.Lock()
+	apply := e.finishes[runID]
+	e.mu.Unlock()
+	if apply == nil {
+		return "", fmt.Errorf("run %s was never finished", runID)
+	}
+	return apply(ctx)
+}
+
+func TestFinishedConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunFinished(t, newFixture)
 }
 
 func TestNotifyConformance(t *testing.T) {

@@ -158,7 +158,7 @@ func finishRuns(rt *rapid.T, e *env) {
 	}
 	rows.Close()
 	for _, id := range open {
-		if err := e.finish(context.Background(), id, run.AttemptSucceeded); err != nil {
+		if _, err := e.finish(context.Background(), id, run.AttemptSucceeded); err != nil {
 			rt.Fatalf("finish run %s: %v", id, err)
 		}
 	}

@@ -126,6 +126,7 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 		return out, err
 	}
 	waits := false
+	var finished run.FinishCounts
 	if !m.force && tk.Cron.Overlap != "" {
 		unfinished, err := unfinishedRuns(ctx, tx, tk.TriggerID)
 		if err != nil {
@@ -139,8 +140,12 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 			waits = true
 		case schedule.OverlapCancelThenAdmit:
 			for _, id := range unfinished {
-				if err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)", ""); err != nil {
+				fresh, err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)", "")
+				if err != nil {
 					return out, err
+				}
+				if fresh {
+					finished.Add(run.Cancelled)
 				}
 			}
 			waits = true
@@ -159,7 +164,7 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 	if m.rerunOf != "" {
 		scheduledFor = m.scheduledForMs
 	}
-	out.RunID, out.Created = ids.New(), true
+	out.RunID, out.Created, out.Finished = ids.New(), true, finished
 	return out, manualErr(s.insertRun(ctx, tx, tk, admission{runID: out.RunID, attemptID: ids.New(), executionID: plan.ID, key: m.key,
 		scheduledForMs: scheduledFor, dueAtMs: now, waits: waits, rerunOf: m.rerunOf, audit: m.audit}, now))
 }

@@ -221,7 +221,7 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	d := e.defs(t, "alpha", everyMinute)
 	e.take(t, 1)
 	before := e.admit(t, d.Trigger.TriggerID)
-	if err := e.finish(ctx, before, run.AttemptLost); err != nil {
+	if _, err := e.finish(ctx, before, run.AttemptLost); err != nil {
 		t.Fatal(err)
 	}
 	// The older build's row: found lost, with no finish time.
@@ -232,7 +232,7 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	recovered := e.admit(t, d.Trigger.TriggerID)
-	if err := e.finish(ctx, recovered, run.AttemptLost); err != nil {
+	if _, err := e.finish(ctx, recovered, run.AttemptLost); err != nil {
 		t.Fatal(err)
 	}
 	stopped := e.admit(t, d.Trigger.TriggerID)
@@ -240,7 +240,7 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	if _, _, err := s.AttemptStart(ctx, a.ID, "stopping", filepath.Join(t.TempDir(), a.ID+".log")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AttemptFinish(ctx, run.Attempt{ID: a.ID, State: run.AttemptLost, ErrorCode: "server_stopped"}); err != nil {
+	if _, err := s.AttemptFinish(ctx, run.Attempt{ID: a.ID, State: run.AttemptLost, ErrorCode: "server_stopped"}); err != nil {
 		t.Fatal(err)
 	}
 	queued := e.admit(t, d.Trigger.TriggerID)

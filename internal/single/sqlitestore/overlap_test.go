@@ -33,7 +33,7 @@ func TestAQueuedOneRunIsNotDispatchedWhileTheEarlierRunIsUnfinished(t *testing.T
 	if p := e.pendingRuns(t); !p[first.RunID] || p[second.RunID] {
 		t.Fatalf("pending runs %v; want the first and not the one waiting behind it", p)
 	}
-	if _, err := e.store.CancelRun(t.Context(), first.RunID, "test"); err != nil {
+	if _, _, err := e.store.CancelRun(t.Context(), first.RunID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if p := e.pendingRuns(t); !p[second.RunID] {
@@ -69,7 +69,7 @@ func TestACancelPreviousRunIsNotDispatchedUntilTheRunItCancelledHasStopped(t *te
 	if p := e.pendingRuns(t); p[second] {
 		t.Fatalf("pending runs %v; want the clock's Run waiting while the one it cancelled still runs", p)
 	}
-	if err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
+	if _, err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
 		t.Fatal(err)
 	}
 	if p := e.pendingRuns(t); !p[second] {
@@ -83,7 +83,7 @@ func TestACancelPreviousRunIsNotDispatchedUntilTheRunItCancelledHasStopped(t *te
 	if p := e.pendingRuns(t); p[third.RunID] {
 		t.Fatalf("pending runs %v; want the manual Run waiting while the one it cancelled still runs", p)
 	}
-	if err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: b.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
+	if _, err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: b.ID, State: run.AttemptCancelled, ErrorCode: "cancelled"}); err != nil {
 		t.Fatal(err)
 	}
 	if p := e.pendingRuns(t); !p[third.RunID] {

@@ -157,7 +157,7 @@ func TestAnAttemptFoundLostByRecoveryRecordsItsLogsSizeForTheCap(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Repeat("x", 100)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.AttemptsLose(ctx, "crashed"); err != nil {
+	if _, _, err := e.store.AttemptsLose(ctx, "crashed"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := e.store.RunGet(ctx, lost)

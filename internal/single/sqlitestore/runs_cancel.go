@@ -19,44 +19,48 @@ import (
 // it cancelled. A lost run (its attempt ended without an outcome) is
 // closed cancelled. A run that has already ended is returned as it is. actor
 // (who asked, and from where) is recorded in the event's payload, the
-// audit record of the cancel, in its transaction.
-func (s *Store) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
+// audit record of the cancel, in its transaction. finished reports that
+// this call finished the Run (run.Finishes): not when it recorded the
+// intent to stop a running one, found it ended or closed a lost one.
+func (s *Store) CancelRun(ctx context.Context, runID, actor string) (r run.Run, finished bool, err error) {
 	if err := ids.Validate("run id", runID); err != nil {
-		return run.Run{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
+		return run.Run{}, false, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
 	}
-	err := s.write(ctx, "cancel run "+runID, routine, func(tx *txn) error {
-		return s.cancelInTx(ctx, tx, runID, "cancelled before it started", actor)
+	err = s.write(ctx, "cancel run "+runID, routine, func(tx *txn) error {
+		var err error
+		finished, err = s.cancelInTx(ctx, tx, runID, "cancelled before it started", actor)
+		return err
 	})
 	if err != nil {
-		return run.Run{}, err
+		return run.Run{}, false, err
 	}
 	d, err := s.RunGet(ctx, runID)
-	return d.Run, err
+	return d.Run, finished, err
 }
 
 // cancelInTx cancels runID inside tx as CancelRun says; why is the reason a
 // run cancelled before it started records, actor who asked (empty for the
-// scheduler itself).
-func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor string) error {
+// scheduler itself). finished reports that it finished the Run.
+func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor string) (finished bool, err error) {
 	var state run.State
 	var attemptID sql.NullString
-	err := tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
+	err = tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID).Because(schedule.RefusalRunMissing)
+		return false, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID).Because(schedule.RefusalRunMissing)
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	switch {
 	case state.Terminal():
-		return nil
+		return false, nil
 	case !attemptID.Valid || (state != run.Queued && state != run.Running && state != run.Lost):
-		return qlerror.New(qlerror.FailedPrecondition,
+		return false, qlerror.New(qlerror.FailedPrecondition,
 			"run %s is %s and has no attempt to stop; try again in a moment", runID, state).Because(run.RefusalNothingToStop)
 	}
 	a, err := readAttempt(ctx, tx, attemptID.String)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if state == run.Lost {
 		// Nothing runs a lost Run (its attempt already ended lost), so the
@@ -64,18 +68,18 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor strin
 		return transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": "cancelled after it was lost"}, actor), s.nowMs())
 	}
 	if state == run.Running {
-		return s.requestCancel(ctx, tx, runID, attemptID.String, actor, a)
+		return false, s.requestCancel(ctx, tx, runID, attemptID.String, actor, a)
 	}
 	if err := run.CheckAttemptTransition(a.state, run.AttemptCancelled); err != nil {
-		return err
+		return false, err
 	}
 	now := s.nowMs()
 	res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptCancelled), nil, "", now, 0, 0, attemptID.String, string(a.state), "")
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", attemptID.String); err != nil {
-		return err
+		return false, err
 	}
 	return transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": why}, actor), now)
 }

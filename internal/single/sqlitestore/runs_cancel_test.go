@@ -13,7 +13,7 @@ func TestCancellingAQueuedRunEndsItAtOnceAndNoDispatcherStartsIt(t *testing.T) {
 	d := e.defs(t, "alpha", everyMinute)
 	runID := e.admit(t, d.Trigger.TriggerID)
 	a := e.pending(t, runID)
-	r, err := e.store.CancelRun(t.Context(), runID, "test")
+	r, _, err := e.store.CancelRun(t.Context(), runID, "test")
 	if err != nil || r.State != run.Cancelled || r.FinishedAtMs == nil {
 		t.Fatalf("cancel a queued run: %+v, %v; want it cancelled with a finish time", r, err)
 	}
@@ -31,7 +31,7 @@ func TestCancellingAQueuedRunEndsItAtOnceAndNoDispatcherStartsIt(t *testing.T) {
 	if _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); !qlerror.Is(err, qlerror.Conflict) {
 		t.Fatalf("a dispatcher starting the cancelled attempt: %v; want a conflict", err)
 	}
-	again, err := e.store.CancelRun(t.Context(), runID, "test")
+	again, _, err := e.store.CancelRun(t.Context(), runID, "test")
 	if err != nil || again.State != run.Cancelled || again.Version != r.Version {
 		t.Fatalf("cancel again: %+v, %v; want the run unchanged", again, err)
 	}
@@ -51,7 +51,7 @@ func TestCancellingARunningLocalRunRecordsOneIntentForItsOwner(t *testing.T) {
 	}
 	before, _ := e.store.RunGet(t.Context(), runID)
 	for range 2 {
-		r, err := e.store.CancelRun(t.Context(), runID, "test")
+		r, _, err := e.store.CancelRun(t.Context(), runID, "test")
 		if err != nil || r.State != run.Running || r.Version != before.Run.Version+1 {
 			t.Fatalf("cancel a running local run: %+v, %v; want it still running at version %d (one intent)", r, err, before.Run.Version+1)
 		}
@@ -67,13 +67,13 @@ func TestCancellingARunningLocalRunRecordsOneIntentForItsOwner(t *testing.T) {
 		t.Fatalf("another owner's intents: %v, %v; want none", ids, err)
 	}
 	code := int64(143)
-	if err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptCancelled, ExitCode: &code, ErrorCode: "stopped"}); err != nil {
+	if _, err := e.store.AttemptFinish(t.Context(), run.Attempt{ID: a.ID, State: run.AttemptCancelled, ExitCode: &code, ErrorCode: "stopped"}); err != nil {
 		t.Fatal(err)
 	}
 	if ids, err := e.store.AttemptsCancelRequested(t.Context(), "owner-1"); err != nil || len(ids) != 0 {
 		t.Fatalf("intents after the attempt ended: %v, %v; want none", ids, err)
 	}
-	if _, err := e.store.CancelRun(t.Context(), "0193a8a0-0000-7000-8000-00000000abcd", "test"); !qlerror.Is(err, qlerror.NotFound) {
+	if _, _, err := e.store.CancelRun(t.Context(), "0193a8a0-0000-7000-8000-00000000abcd", "test"); !qlerror.Is(err, qlerror.NotFound) {
 		t.Fatalf("cancel an unknown run: %v; want not found", err)
 	}
 }

@@ -61,7 +61,7 @@ func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedu
 	if err != nil {
 		return failure(ctx, err)
 	}
-	action, err := s.commitDecision(ctx, tx, p)
+	action, finished, err := s.commitDecision(ctx, tx, p)
 	if err != nil {
 		_ = tx.Rollback()
 		var v *verdict
@@ -77,7 +77,9 @@ func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedu
 		// resolves it from durable facts.
 		return schedule.ReasonOutcomeUnknown.Result(), mapErr(err, "commit schedule decision")
 	}
-	return resultOf(p, action), nil
+	res := resultOf(p, action)
+	res.Finished = finished
+	return res, nil
 }
 
 // resultOf is the result of p's decision committed as action (an admission
@@ -118,52 +120,53 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 
 // commitDecision verifies and writes p's decision in tx and returns the
 // action it wrote: the decision's own, or a skip when the trigger's overlap
-// policy passed the admission over.
-func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitParams) (schedule.Action, error) {
+// policy passed the admission over; and the Runs it finished (cancelled
+// by cancel_previous), which stand once tx commits.
+func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitParams) (_ schedule.Action, finished run.FinishCounts, _ error) {
 	tk, d := p.Ticket, p.Decision
 	if err := verifyTicket(ctx, tx, tk); err != nil {
-		return "", err
+		return "", finished, err
 	}
 	if err := checkDecision(p); err != nil {
-		return "", err
+		return "", finished, err
 	}
 	now := s.nowMs()
 	waits := false
 	if d.Action == schedule.Admit {
 		var err error
-		if d, waits, err = s.applyOverlap(ctx, tx, tk, d); err != nil {
-			return "", err
+		if d, waits, finished, err = s.applyOverlap(ctx, tx, tk, d); err != nil {
+			return "", finished, err
 		}
 	}
 	if d.Action != schedule.Admit {
 		res, err := tx.ExecContext(ctx, qScheduleAdvanceCursor, d.NextFireAtMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
 			nullable(d.NextDueOffset()))
 		if err != nil {
-			return "", err
+			return "", finished, err
 		}
 		if err := fenceHeld(res); err != nil {
-			return "", err
+			return "", finished, err
 		}
-		return d.Action, writeLedger(ctx, tx, tk, d.Passed, now)
+		return d.Action, finished, writeLedger(ctx, tx, tk, d.Passed, now)
 	}
 	plan, err := verifiedExecution(ctx, tx, tk)
 	if err != nil {
-		return "", err
+		return "", finished, err
 	}
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
 	if err := s.insertRun(ctx, tx, tk, admission{runID: p.RunID, attemptID: p.AttemptID, executionID: plan.ID, key: key,
 		scheduledForMs: d.ScheduledForMs, dueAtMs: d.FireAtMs, waits: waits}, now); err != nil {
-		return "", err
+		return "", finished, err
 	}
 	res, err := tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
 		nullable(d.NextDueOffset()))
 	if err != nil {
-		return "", err
+		return "", finished, err
 	}
 	if err := fenceHeld(res); err != nil {
-		return "", err
+		return "", finished, err
 	}
-	return d.Action, writeLedger(ctx, tx, tk, d.Passed, now)
+	return d.Action, finished, writeLedger(ctx, tx, tk, d.Passed, now)
 }
 
 // checkDecision refuses p's decision unless it is exactly the one its
@@ -179,29 +182,33 @@ func checkDecision(p schedule.CommitParams) error {
 // write transaction and applies its overlap policy to the admission d: the
 // decision to write instead (d, or d passed over) and whether its Run
 // waits for the unfinished ones (queue_one, and cancel_previous after
-// asking them to stop).
-func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d schedule.Decision) (schedule.Decision, bool, error) {
+// asking them to stop), with the Runs cancel_previous finished.
+func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d schedule.Decision) (_ schedule.Decision, waits bool, finished run.FinishCounts, _ error) {
 	if tk.Cron.Overlap == trigger.OverlapAllow {
-		return d, false, nil
+		return d, false, finished, nil
 	}
 	unfinished, err := unfinishedRuns(ctx, tx, tk.TriggerID)
 	if err != nil {
-		return d, false, err
+		return d, false, finished, err
 	}
 	switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
 	case schedule.OverlapPass:
-		return d.OverlapPassed(), false, nil
+		return d.OverlapPassed(), false, finished, nil
 	case schedule.OverlapAdmitWaiting:
-		return d, true, nil
+		return d, true, finished, nil
 	case schedule.OverlapCancelThenAdmit:
 		for _, id := range unfinished {
-			if err := s.cancelInTx(ctx, tx, id, "cancelled by a later occurrence (overlap: cancel_previous)", ""); err != nil {
-				return d, false, err
+			fresh, err := s.cancelInTx(ctx, tx, id, "cancelled by a later occurrence (overlap: cancel_previous)", "")
+			if err != nil {
+				return d, false, run.FinishCounts{}, err
+			}
+			if fresh {
+				finished.Add(run.Cancelled)
 			}
 		}
-		return d, true, nil
+		return d, true, finished, nil
 	}
-	return d, false, nil
+	return d, false, finished, nil
 }
 
 func unfinishedRuns(ctx context.Context, tx *txn, triggerID string) ([]string, error) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -92,6 +93,9 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 		return idx, err
 	}
 	actions := make(map[int]schedule.Action, len(idx))
+	// finished holds the Runs each written decision finished, reported
+	// once the transaction commits.
+	finished := make(map[int]run.FinishCounts)
 	rows, written := idx, make([]int, 0, len(idx))
 	if bySet {
 		var intact bool
@@ -109,6 +113,7 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 			return nil, nil
 		}
 		res, action, intact := s.commitRow(ctx, tx, ps[i])
+		finished[i], res.Finished = res.Finished, run.FinishCounts{}
 		out[i] = res
 		if action != "" {
 			written = append(written, i)
@@ -149,13 +154,15 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 	}
 	for _, i := range written {
 		out[i] = resultOf(ps[i], actions[i])
+		out[i].Finished = finished[i]
 	}
 	return nil, nil
 }
 
 // commitRow runs one decision inside its own savepoint. action, when set,
 // is what the decision wrote, standing in the transaction (its result is set
-// once the transaction commits); intact is false when the transaction can no
+// once the transaction commits; res carries only the Runs it finished);
+// intact is false when the transaction can no
 // longer be trusted to hold only the decisions before this one — SQLite
 // ended it, or the savepoint could not be opened, undone or closed.
 func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams) (res schedule.CommitResult, action schedule.Action, intact bool) {
@@ -167,11 +174,12 @@ func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams)
 	if _, err := tx.ExecContext(sctx, qScheduleRowSavepoint); err != nil {
 		return withErr(failure(ctx, err)), "", false
 	}
-	action, err := s.commitDecision(sctx, tx, p)
+	action, finished, err := s.commitDecision(sctx, tx, p)
 	if err == nil {
 		if _, err := tx.ExecContext(sctx, qScheduleRowRelease); err != nil {
 			return withErr(failure(ctx, err)), "", false
 		}
+		res.Finished = finished
 		return res, action, true
 	}
 	var v *verdict

@@ -13,11 +13,11 @@ func testCancelOfAnEndedRunReturnsItAsItIs(t *testing.T, f Fixture) {
 	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
-	if err := f.Finish(t.Context(), id, run.AttemptSucceeded); err != nil {
+	if _, err := f.Finish(t.Context(), id, run.AttemptSucceeded); err != nil {
 		t.Fatalf("finish: %v", err)
 	}
 	before := counts(t, f, d.Trigger.TriggerID)
-	r, err := f.Cancel(t.Context(), id, "test")
+	r, _, err := f.Cancel(t.Context(), id, "test")
 	if err != nil || r.State != run.Succeeded {
 		t.Fatalf("cancel of a succeeded Run: %+v, %v; want it returned succeeded, no error", r, err)
 	}
@@ -33,13 +33,13 @@ func testCancelOfALostRunClosesItCancelled(t *testing.T, f Fixture) {
 	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
-	if err := f.Finish(t.Context(), id, run.AttemptLost); err != nil {
+	if _, err := f.Finish(t.Context(), id, run.AttemptLost); err != nil {
 		t.Fatalf("lose the Run: %v", err)
 	}
 	if r := runByID(t, f, id); r.State != run.Lost {
 		t.Fatalf("the Run is %s, want lost before the cancel", r.State)
 	}
-	r, err := f.Cancel(t.Context(), id, "ops")
+	r, _, err := f.Cancel(t.Context(), id, "ops")
 	if err != nil || r.State != run.Cancelled {
 		t.Fatalf("cancel of a lost Run: %+v, %v; want it cancelled", r, err)
 	}

@@ -75,8 +75,9 @@ type Fixture struct {
 	// Manual admits Runs on request, as `ql triggers run` and `ql triggers
 	// backfill` do.
 	Manual schedule.Manual
-	// Cancel cancels a Run as `ql runs cancel` does, recording actor.
-	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
+	// Cancel cancels a Run as `ql runs cancel` does, recording actor;
+	// finished reports that the call finished the Run (run.Finishes).
+	Cancel func(ctx context.Context, runID, actor string) (r run.Run, finished bool, err error)
 	// Tokens creates, lists and revokes API tokens as `ql tokens` does
 	// (on the cluster, the admin role); Auth authenticates them as a
 	// server does (on the cluster, the runtime role).
@@ -92,8 +93,17 @@ type Fixture struct {
 	// Finish ends the only live attempt of a queued Run with end
 	// (succeeded, failed, timed_out or lost) through the adapter's own
 	// finishing path: the executor's result or recovery on SQLite, a
-	// worker's completion or the lease sweep on PostgreSQL.
-	Finish func(ctx context.Context, runID string, end run.AttemptState) error
+	// worker's completion or the lease sweep on PostgreSQL. It returns the
+	// state the adapter reported the call finished the Run in, "" when it
+	// reported none.
+	Finish func(ctx context.Context, runID string, end run.AttemptState) (finished run.State, err error)
+	// FinishAgain applies the last Finish of runID once more, exactly as
+	// it was sent: the worker's completion retried (its reply was lost),
+	// or the sweep run again, on PostgreSQL; the executor's result
+	// recorded again, or the recovery run again, on SQLite. It returns
+	// what Finish does; an adapter may refuse the repeat (an attempt
+	// already ended) rather than answer it.
+	FinishAgain func(ctx context.Context, runID string) (finished run.State, err error)
 	// Elapse lets d pass on the adapter's time authority: the injected
 	// clock moves on, the database's is waited for.
 	Elapse func(d time.Duration)

@@ -119,6 +119,14 @@ func testRunNowCancelPrevious(t *testing.T, f Fixture) {
 	if !second.Created || states[first.RunID] != run.Cancelled || states[second.RunID] != run.Queued {
 		t.Fatalf("runs %v after %+v; want the first cancelled and the second queued", states, second)
 	}
+	// The request reports the Run it finished, and only that one.
+	if first.Finished != (run.FinishCounts{}) || second.Finished != (run.FinishCounts{Cancelled: 1}) {
+		t.Fatalf("finished %+v by the first request, %+v by the second; want nothing, then the first Run cancelled", first.Finished, second.Finished)
+	}
+	// A repeat of the request names its Run and finishes nothing again.
+	if again := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"}); again.Created || again.Finished != (run.FinishCounts{}) {
+		t.Fatalf("repeated request: %+v, want the same Run and nothing finished", again)
+	}
 }
 
 // Requests to run a skip trigger now race a clock admission of it (and

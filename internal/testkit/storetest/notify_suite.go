@@ -106,7 +106,7 @@ func outbox(t *testing.T, f Fixture) []notify.Message {
 func runFinished(t *testing.T, f Fixture, triggerID string, i int, end run.AttemptState) string {
 	t.Helper()
 	id := admitNow(t, f, triggerID, runFinishedLateMs-int64(10*i))
-	if err := f.Finish(t.Context(), id, end); err != nil {
+	if _, err := f.Finish(t.Context(), id, end); err != nil {
 		t.Fatalf("finish run %s %s: %v", id, end, err)
 	}
 	return id
@@ -124,7 +124,7 @@ func testOutboxWithFinish(t *testing.T, f Fixture) {
 	if ms := outbox(t, f); len(ms) != 0 {
 		t.Fatalf("an admitted, unfinished Run has %d outbox rows, want 0", len(ms))
 	}
-	if err := f.Finish(t.Context(), id, run.AttemptFailed); err != nil {
+	if _, err := f.Finish(t.Context(), id, run.AttemptFailed); err != nil {
 		t.Fatal(err)
 	}
 	ms := outbox(t, f)
@@ -152,7 +152,7 @@ func testOutboxWithFinish(t *testing.T, f Fixture) {
 	if err := f.Tamper.FailNotificationInserts(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Finish(t.Context(), id, run.AttemptFailed); err == nil {
+	if _, err := f.Finish(t.Context(), id, run.AttemptFailed); err == nil {
 		t.Fatal("the finish committed although its outbox row could not be written")
 	}
 	got, err := f.Runs.RunGet(t.Context(), id)
@@ -179,7 +179,7 @@ func testOutboxDedupe(t *testing.T, f Fixture) {
 	timedOut := runFinished(t, f, d.Trigger.TriggerID, 2, run.AttemptTimedOut)
 	lost := runFinished(t, f, d.Trigger.TriggerID, 3, run.AttemptLost)
 	// A finish reported again changes nothing and writes nothing.
-	_ = f.Finish(t.Context(), failed, run.AttemptFailed)
+	_, _ = f.Finish(t.Context(), failed, run.AttemptFailed)
 
 	per := map[string]int{}
 	keys := map[string]bool{}

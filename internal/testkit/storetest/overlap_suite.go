@@ -50,7 +50,7 @@ func admitDue(t *testing.T, f Fixture, triggerID string) (schedule.CommitParams,
 
 func cancelRun(t *testing.T, f Fixture, runID string) {
 	t.Helper()
-	if _, err := f.Cancel(t.Context(), runID, "test"); err != nil {
+	if _, _, err := f.Cancel(t.Context(), runID, "test"); err != nil {
 		t.Fatalf("cancel run %s: %v", runID, err)
 	}
 }
@@ -148,6 +148,10 @@ func testOverlapCancelPrevious(t *testing.T, f Fixture) {
 	}
 	if len(states) != 2 || states[first.RunID] != run.Cancelled || states[second.RunID] != run.Queued {
 		t.Fatalf("runs %v; want the earlier one cancelled and the new one queued", states)
+	}
+	// The commit reports the Run it finished, for the finished-Runs count.
+	if res.Finished != (run.FinishCounts{Cancelled: 1}) {
+		t.Fatalf("the admission reports %+v finished, want the earlier Run cancelled", res.Finished)
 	}
 	requireLedger(t, f, id, d.Trigger.Revision, first.Decision, second.Decision)
 }

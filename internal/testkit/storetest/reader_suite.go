@@ -246,7 +246,7 @@ func testCancelActor(t *testing.T, f Fixture) {
 	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
-	r, err := f.Cancel(t.Context(), id, "api:ops@192.0.2.7")
+	r, _, err := f.Cancel(t.Context(), id, "api:ops@192.0.2.7")
 	if err != nil || r.State != run.Cancelled {
 		t.Fatalf("cancel: %+v %v", r, err)
 	}

@@ -38,7 +38,7 @@ func testRerunRepeatsTheOriginal(t *testing.T, f Fixture) {
 	id := d.Trigger.TriggerID
 	initialise(t, f)
 	orig := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "first"})
-	if err := f.Finish(t.Context(), orig.RunID, run.AttemptFailed); err != nil {
+	if _, err := f.Finish(t.Context(), orig.RunID, run.AttemptFailed); err != nil {
 		t.Fatalf("finish the original: %v", err)
 	}
 	spec := commandSpec("job", true)

@@ -349,11 +349,11 @@ func testRetentionLostAge(t *testing.T, f Fixture) {
 	if err := f.Backdate(t.Context(), admittedLongAgo, 40*day); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Finish(t.Context(), admittedLongAgo, run.AttemptLost); err != nil {
+	if _, err := f.Finish(t.Context(), admittedLongAgo, run.AttemptLost); err != nil {
 		t.Fatal(err)
 	}
 	lostLongAgo := admitNow(t, f, d.Trigger.TriggerID, 1_000)
-	if err := f.Finish(t.Context(), lostLongAgo, run.AttemptLost); err != nil {
+	if _, err := f.Finish(t.Context(), lostLongAgo, run.AttemptLost); err != nil {
 		t.Fatal(err)
 	}
 	requireState(t, f, lostLongAgo, run.Lost)
