@@ -58,6 +58,20 @@
 // rules out SERIALIZABLE; commit_lock.sql why the row lock is enough).
 // handles.go explains why the row is addressed by ctid.
 //
+// # Finishing a Run
+//
+// A Run finishes (run.Finishes) in exactly one write: advanceRun, under
+// the Run's version fence, from an unfinished state to succeeded, failed,
+// timed_out, cancelled or lost. Every operation that can make it —
+// CompleteAttempt, SweepLeases, StartAttempt, CancelRun, a commit or a
+// manual admission that cancels under cancel_previous — reports the Runs
+// it finished once its transaction committed; a write that finds the Run
+// finished (a replayed completion, a second replica's sweep, a cancel that
+// lost the race) reports none, and neither does an attempt given a retry
+// (retry_wait) nor a lost Run closed cancelled. A replica counts those
+// reports (qinglong_runs_finished_total), so the sum over replicas counts
+// each Run once; a COMMIT whose reply is lost is reported by no call.
+//
 // # Roles
 //
 // migration owns the schema (only DDL authority); admin publishes; runtime

@@ -48,7 +48,9 @@ func (r SweepResult) Changed() bool {
 // each kind of expiry, each in its own short transaction, all in database
 // time: unstarted grants released; started attempts lost, then retried or
 // their Run lost; retry_wait Runs whose backoff passed queued; expired
-// sessions marked. Replicas may sweep at once: they split the rows.
+// sessions marked. Replicas may sweep at once: they split the rows. On an
+// error, the result still counts what the transactions before it
+// committed.
 func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, error) {
 	var res SweepResult
 	if limit < 1 || limit > MaxSweepPage {
@@ -58,13 +60,15 @@ func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, erro
 	if err != nil {
 		return res, mapErr(err, "releasing expired grants")
 	}
+	var started SweepResult
 	if err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
 		var err error
-		res.Lost, res.Retried, res.RunsLost, res.Finished, err = sweepStarted(ctx, tx, limit)
+		started.Lost, started.Retried, started.RunsLost, started.Finished, err = sweepStarted(ctx, tx, limit)
 		return err
 	}); err != nil {
 		return res, mapErr(err, "ending expired attempts")
 	}
+	res.Lost, res.Retried, res.RunsLost, res.Finished = started.Lost, started.Retried, started.RunsLost, started.Finished
 	var nextMs *int64
 	err = queryRowNamed(ctx, r.pool, sqlSweepRequeue, sweepRequeueParams, pgx.StrictNamedArgs{"limit": limit, "event": run.EventQueued}).
 		Scan(&res.Requeued, &nextMs)

@@ -89,16 +89,16 @@ func (r *replica) listenWorkers() error {
 // completed counts what an accepted completion did: the Run it finished,
 // or the next attempt it gave. A replayed completion did it already, in
 // the call that was accepted first (on this replica or another), and
-// counts nothing again.
+// counts nothing again; it still wakes the sweep for a backoff, which
+// costs one early round at most.
 func (r *replica) completed(c pgstore.Completed) {
-	if c.Replayed {
-		return
+	if !c.Replayed {
+		r.runFinished(c.Finished)
 	}
-	r.runFinished(c.Finished)
 	if c.RunState != string(run.RetryWait) {
 		return
 	}
-	if r.metrics != nil {
+	if r.metrics != nil && !c.Replayed {
 		r.metrics.AttemptsRetried(1)
 	}
 	r.backoffStarted()
@@ -244,12 +244,13 @@ func (r *replica) sweepRound(act *activation, nextRequeue func(time.Duration)) l
 			return false, nil
 		}
 		res, err := act.rt.SweepLeases(ctx, sweepPage)
+		// What committed before a failed step stands, and is counted.
+		r.observeSweep(res)
 		if err != nil {
 			r.observeOn(act, err)
 			r.log.Warn("lease sweep failed; retrying at its next round", slog.String("code", CodeSweepFailed), slog.String("error", errorText(err)))
 			return false, err
 		}
-		r.observeSweep(res)
 		if res.NextRequeue > 0 && nextRequeue != nil {
 			nextRequeue(res.NextRequeue)
 		}

@@ -44,6 +44,14 @@
 // at FULL (see durability). A power loss can therefore undo only
 // admissions no command has started for.
 //
+// A Run finishes (run.Finishes) in one transitionRun under its version:
+// the executor's result (AttemptFinish), the recovery of a dead owner
+// (AttemptsLose), a cancel of a Run that had not started (CancelRun, and
+// cancel_previous in a commit or a manual admission). Each reports the Runs
+// it finished; one that finds its Run finished (a result refused as the
+// attempt already ended, a second cancel, a lost Run closed cancelled)
+// reports none, so a server counting the reports counts each Run once.
+//
 // Revisions and run events are append-only, enforced by triggers in the
 // schema; readiness (Ready) demands the file's schema equal, object for
 // object, what the embedded migration stream produces.
