@@ -38,8 +38,9 @@ var giveBackReason = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 // acknowledged is answered started (the worker may have spawned it; it
 // completes it as usual), one released, expired or ended meanwhile gone.
 // The Run goes dispatching → queued with an event naming the worker and
-// its reason, and the waiting pulls of every replica are woken. A Run
-// whose cancel was asked is cancelled instead, as a late start would do.
+// its reason, and the waiting pulls of every replica are woken. A grant
+// whose Run's cancel was asked is answered gone and left to the lease
+// sweep, which ends it cancelled (see releaseUnstarted).
 func (r *Runtime) GiveBackGrant(ctx context.Context, w WorkerIdentity, req workerproto.GiveBackRequest) (workerproto.GiveBackReply, error) {
 	digest, err := validateLease(req.Lease)
 	if err != nil {
@@ -78,18 +79,15 @@ func (r *Runtime) GiveBackGrant(ctx context.Context, w WorkerIdentity, req worke
 // releaseUnstarted gives back a grant never started, on facts read under
 // the attempt's and its Run's lock: its lease cleared (a later start of it
 // is answered terminal) and its Run dispatching → queued, one event with
-// the attempt, the worker and why (payload's reason). A Run whose cancel
-// was asked, or that already ended, is cancelled instead, as a start would
-// do. It reports false, changing nothing, for an attempt that is started,
-// ended or not leased, or a Run not dispatching: those are left to their
-// completion or their lease.
+// the attempt, the worker and why (payload's reason). It reports false,
+// changing nothing, for an attempt that is started, ended or not leased,
+// or a Run not dispatching: those are left to their completion or their
+// lease. So is a Run whose cancel was asked: the lease sweep ends it
+// cancelled, and the sweep's result is where a replica learns that a Run
+// finished (the runs-finished count), as for a crashed worker's grant.
 func releaseUnstarted(ctx context.Context, tx pgx.Tx, f leaseFacts, w WorkerIdentity, why map[string]any) (bool, error) {
-	switch {
-	case f.State != run.AttemptClaimed || f.TokenSHA256 == nil || f.LeaseVersion == nil:
-		return false, nil
-	case f.CancelAtMs != nil || f.RunState.Terminal():
-		return true, cancelUnstarted(ctx, tx, f, w)
-	case f.RunState != run.Dispatching:
+	if f.State != run.AttemptClaimed || f.TokenSHA256 == nil || f.LeaseVersion == nil ||
+		f.CancelAtMs != nil || f.RunState != run.Dispatching {
 		return false, nil
 	}
 	if err := expectOne(execNamed(ctx, tx, sqlAttemptRelease, attemptReleaseParams, pgx.StrictNamedArgs{
@@ -101,7 +99,10 @@ func releaseUnstarted(ctx context.Context, tx pgx.Tx, f leaseFacts, w WorkerIden
 	for k, v := range why {
 		payload[k] = v
 	}
-	return true, advanceRun(ctx, tx, f, run.Queued, runChange{event: run.EventQueued, payload: payload})
+	if _, err := advanceRun(ctx, tx, f, run.Queued, runChange{event: run.EventQueued, payload: payload}); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // releaseSessionGrants gives back, when session sessionID of w ended or
