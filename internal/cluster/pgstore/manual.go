@@ -280,7 +280,8 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 // the current revision. An occurrence with a Run already — that key, or a
 // clock-admitted Run at the same time under an earlier revision — counts
 // as Existing and is left alone. Overlap and pause do not apply: the
-// request names the occurrences it wants.
+// request names the occurrences it wants. A dry run is rolled back at the
+// end.
 func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequest) (schedule.BackfillResult, error) {
 	if err := schedule.CheckTriggerID(req.TriggerID); err != nil {
 		return schedule.BackfillResult{}, err
@@ -319,8 +320,12 @@ func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequ
 			out.Admitted++
 			out.RunIDs = append(out.RunIDs, runID)
 		}
-		return nil
+		return schedule.EndBackfill(req)
 	})
+	if schedule.RolledBack(err) {
+		out.RunIDs = nil
+		return out, nil
+	}
 	if err != nil {
 		return schedule.BackfillResult{}, mapErr(err, "backfilling trigger "+req.TriggerID)
 	}

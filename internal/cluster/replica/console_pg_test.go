@@ -24,8 +24,9 @@ import (
 
 // A cluster replica serves the web console on its API listener: a token
 // the admin role created signs in, the overview and triggers show the
-// cluster's trigger, the trigger page offers pause and run now (the
-// runtime role may do both), and revoking the token ends its session at once.
+// cluster's trigger, the trigger page offers pause, run now and backfill
+// (the runtime role may do all three; a backfill previews, then creates
+// its Runs), and revoking the token ends its session at once.
 func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
@@ -53,6 +54,7 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	if _, page = get(link[1]); !strings.Contains(page, `id="runnow"`) || !strings.Contains(page, `id="pause"`) {
 		t.Fatalf("the trigger page on a replica should offer run now and pause:\n%s", page)
 	}
+	consoleBackfill(t, c, base, link[1], page)
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "revoke", "ops"); code != 0 {
 		t.Fatalf("revoke: exit %d %q", code, out)
 	}

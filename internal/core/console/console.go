@@ -56,7 +56,8 @@ type Config struct {
 	// nil where the server's role cannot (the page is then not offered).
 	TokenAdmin apitoken.Manager
 	// Pauser, Cancel and Manual are nil where the server cannot pause,
-	// cancel or run now; the console then offers no such button.
+	// cancel or run now and backfill; the console then offers no such
+	// button or form.
 	Pauser schedule.Pauser
 	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
 	Manual schedule.Manual
@@ -147,6 +148,8 @@ var routes = []route{
 	{http.MethodPost, "/triggers/{id}/pause", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(true) }},
 	{http.MethodPost, "/triggers/{id}/resume", apitoken.Operate, func(c *Console) handlerFunc { return c.pause(false) }},
 	{http.MethodPost, "/triggers/{id}/run", apitoken.Operate, func(c *Console) handlerFunc { return c.runNow }},
+	{http.MethodPost, "/triggers/{id}/backfill/preview", apitoken.Operate, func(c *Console) handlerFunc { return c.backfillPreview }},
+	{http.MethodPost, "/triggers/{id}/backfill", apitoken.Operate, func(c *Console) handlerFunc { return c.backfill }},
 	{http.MethodPost, "/triggers/{id}/enable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(true) }},
 	{http.MethodPost, "/triggers/{id}/disable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(false) }},
 	{http.MethodGet, "/runs", apitoken.Read, func(c *Console) handlerFunc { return c.runs }},

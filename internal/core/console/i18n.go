@@ -83,6 +83,17 @@ var messages = map[string]map[string]string{
 		"wait.workers_busy.one":       "It waits for a free slot on the %d live worker its placement allows (%s): it already runs as many commands as its concurrency allows.",
 		"wait.nolabels":               "no labels",
 		"wait.waits_for_previous":     "Its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished.",
+		// The backfill form, its preview and its result (backfill.go).
+		"bf.title": "Backfill", "bf.window": "Window to backfill", "bf.previewbtn": "Preview the backfill", "bf.zone": "Times in %s.",
+		"bf.help":        "A Run is created for each occurrence of the schedule between the two instants (both included) that has none yet, as the schedule would have admitted it: an occurrence that ran, or was backfilled, never runs twice. Only occurrences before the schedule's next fire are taken. Pause and the overlap policy do not apply. At most %d occurrences at a time; nothing is created before you confirm the preview.",
+		"bf.preview":     "What the backfill would do",
+		"bf.occurrences": "Occurrences in the window", "bf.first": "First", "bf.last": "Last",
+		"bf.new": "Runs it would create", "bf.admitted": "Runs created", "bf.existing": "Already had a Run",
+		"bf.confirm": "Create %d Runs", "bf.confirm.one": "Create %d Run",
+		"bf.nothing": "Nothing to create: every occurrence in the window already has a Run.",
+		"bf.none":    "The window holds no occurrence to backfill: only occurrences before the schedule's next fire, within the trigger's start and end bounds, can be backfilled.",
+		"bf.done":    "Backfill done", "bf.runs": "The new Runs:", "bf.more": "and %d more", "bf.timeline": "Its timeline",
+		"bf.off": "Backfill is not offered while the trigger is disabled or its project is archived: nothing of it runs.",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -149,6 +160,17 @@ var messages = map[string]map[string]string{
 		"wait.workers_busy":       "正在等待其 placement 允许的 %d 个在线执行节点（%s）空出槽位：每个节点运行的命令数都已达到其并发上限。",
 		"wait.nolabels":           "无标签",
 		"wait.waits_for_previous": "其触发器的重叠策略（queue_one，或 cancel_previous 在其取消的运行停止期间）让它等到更早的运行 %s 结束。",
+		// The backfill form, its preview and its result (backfill.go).
+		"bf.title": "回填", "bf.window": "回填窗口", "bf.previewbtn": "预览回填", "bf.zone": "时间按 %s 时区。",
+		"bf.help":        "为两个时刻之间（含两端）每个还没有运行的计划发生时刻创建一个运行，与调度当时会创建的相同：已经运行过或已回填过的发生时刻不会再运行。只处理调度下次触发之前的发生时刻。暂停与重叠策略不适用。每次最多 %d 个发生时刻；确认预览之前不会创建任何内容。",
+		"bf.preview":     "回填将会做的事",
+		"bf.occurrences": "窗口内的发生时刻", "bf.first": "第一个", "bf.last": "最后一个",
+		"bf.new": "将创建的运行", "bf.admitted": "已创建的运行", "bf.existing": "已有运行",
+		"bf.confirm": "创建 %d 个运行",
+		"bf.nothing": "无需创建：窗口内每个发生时刻都已有运行。",
+		"bf.none":    "窗口内没有可回填的发生时刻：只能回填调度下次触发之前、触发器起止时间之内的发生时刻。",
+		"bf.done":    "回填完成", "bf.runs": "新建的运行：", "bf.more": "另有 %d 个", "bf.timeline": "它的时间线",
+		"bf.off": "触发器停用或其项目归档期间不提供回填：它的任何运行都不会进行。",
 	},
 }
 
@@ -288,6 +310,13 @@ var funcs = template.FuncMap{
 	"t": tr,
 	"tf": func(l, key string, args ...any) string {
 		return fmt.Sprintf(tr(l, key), args...)
+	},
+	// tn is key's words for the count n (trCount), with n in them.
+	"tn": func(l, key string, n int) string {
+		return fmt.Sprintf(trCount(l, key, n), n)
+	},
+	"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
+		return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
 	},
 	"waiting": waitingText,
 	"word":    word,

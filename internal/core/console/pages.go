@@ -73,12 +73,16 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 }
 
 // langHref is the address of the request's page in language l: the same
-// page and query for a GET, else the page of the form's first path
-// segment (/definitions for /definitions/preview, /tokens for a token
-// just created).
+// page and query for a GET, else the trigger's page for a form about one
+// trigger (its backfill's preview and result), else the page of the
+// form's first path segment (/definitions for /definitions/preview,
+// /tokens for a token just created).
 func langHref(r *http.Request, l string) string {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if id := r.PathValue("id"); first == "triggers" && id != "" {
+			return "/triggers/" + url.PathEscape(id) + "?lang=" + l
+		}
 		return "/" + first + "?lang=" + l
 	}
 	q := r.URL.Query()
@@ -242,7 +246,7 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
 		"Fires": upcoming(d.TriggerStatus, d.NowMs), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,
-		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown})
+		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown, "Backfill": newBackfillForm(r, s, id, d.NowMs)})
 }
 
 // entry is one row of a trigger's timeline: a Run or an occurrence passed

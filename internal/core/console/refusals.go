@@ -19,6 +19,8 @@ const (
 	refusalCannotRunNow       qlerror.Reason = "console_cannot_run_now"
 	refusalCannotCancel       qlerror.Reason = "console_cannot_cancel"
 	refusalCannotRerun        qlerror.Reason = "console_cannot_rerun"
+	refusalCannotBackfill     qlerror.Reason = "console_cannot_backfill"
+	refusalBackfillBounds     qlerror.Reason = "console_backfill_bounds"
 	refusalCannotEnable       qlerror.Reason = "console_cannot_enable"
 	refusalCannotManageTokens qlerror.Reason = "console_cannot_manage_tokens"
 	refusalCannotPublish      qlerror.Reason = "console_cannot_publish"
@@ -40,11 +42,18 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalTriggerMissing:   "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
 	schedule.RefusalRunMissing:       "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
 	schedule.RefusalRunNotFinished:   "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
-	schedule.RefusalProjectArchived:  "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和补跑）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply`。",
+	schedule.RefusalProjectArchived:  "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply`。",
 	catalog.RefusalProjectArchived:   "该项目已归档：要向它发布（包括启用或停用触发器），请先在项目的定义文件中设置 status: active 并执行 `ql apply`。",
 	schedule.RefusalTriggerDisabled:  "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
 	schedule.RefusalRepublishing:     "该触发器正在重新发布，请稍后重试。",
 	schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
+	schedule.RefusalBackfillReversed: "回填窗口的起始时间晚于截止时间；请先填较早的时间。",
+	schedule.RefusalBackfillFuture:   "回填窗口不能延伸到未来：回填只为已经到期的发生时刻创建运行；请把截止时间设为现在或更早。",
+	schedule.RefusalBackfillCap:      fmt.Sprintf("回填上限（--max、max）须在 1 到 %d 之间。", schedule.MaxBackfill),
+	schedule.RefusalBackfillTooMany:  fmt.Sprintf("窗口内的发生时刻超过 %d 个，这是一次回填的上限；请缩小窗口，分几次回填。", backfillMax),
+	schedule.RefusalCronUnparsable:   "该触发器存储的 cron 表达式已无法解析；请重新发布该触发器。",
+	refusalCannotBackfill:            "此服务器的存储不能回填触发器；请使用 `ql triggers backfill`。",
+	refusalBackfillBounds:            "请填写回填窗口的起始和截止时间，写成 2026-11-30T08:00 这样的日期和时间。",
 	schedule.RefusalNotARunID:        "这不是运行 ID：请使用 `ql runs list` 列出的 ID。",
 	run.RefusalAlreadyEnded:          "该运行（或其尝试）已经结束，未做任何更改。",
 	run.RefusalNothingToStop:         "该运行还没有可停止的尝试，请稍后重试。",

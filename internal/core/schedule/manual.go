@@ -33,24 +33,30 @@ type RunNowResult struct {
 
 // BackfillRequest asks for the occurrences of a trigger scheduled in
 // [FromMs, ToMs] that have no Run yet, up to Max of them, each with the
-// idempotency key its cron admission would have had.
+// idempotency key its cron admission would have had. A window holding more
+// than Max is cut there, or refused whole when RefuseOverMax. DryRun does
+// it all in a transaction that is rolled back: the result counts what the
+// backfill would do (its RunIDs empty) and nothing is created.
 type BackfillRequest struct {
-	TriggerID string
-	FromMs    int64
-	ToMs      int64
-	Max       int
-	Actor     string
+	TriggerID     string
+	FromMs        int64
+	ToMs          int64
+	Max           int
+	RefuseOverMax bool
+	DryRun        bool
+	Actor         string
 }
 
 // BackfillResult reports a backfill: how many occurrences the window holds
-// (up to the cap), how many got a new Run, how many already had one, and
-// whether the cap cut the window short (Truncated, with the scheduled
-// time of the last occurrence considered).
+// (up to the cap), the scheduled times of the first and last of them, how
+// many got a new Run, how many already had one, and whether the cap cut
+// the window short (Truncated: LastMs is then where).
 type BackfillResult struct {
 	Occurrences int
 	Admitted    int
 	Existing    int
 	Truncated   bool
+	FirstMs     int64
 	LastMs      int64
 	RunIDs      []string
 }

@@ -2,7 +2,6 @@ package schedule
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -131,52 +130,6 @@ func RequestIDOf(r RunNowRequest) (string, error) {
 	return r.RequestID, nil
 }
 
-// DefaultBackfillMax is how many occurrences a backfill considers when its
-// request names no cap; MaxBackfill is the largest cap one request may ask.
-const (
-	DefaultBackfillMax = 1_000
-	MaxBackfill        = 100_000
-)
-
-// CheckBackfill validates a backfill request against the store's time
-// nowMs and returns its cap. Its messages name each setting as the CLI
-// (--to) and the API (toMs) spell it: both reach here.
-func CheckBackfill(r BackfillRequest, nowMs int64) (int, error) {
-	switch {
-	case r.FromMs > r.ToMs:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's start (--from, fromMs) is after its end (--to, toMs); give the start first")
-	case r.FromMs > nowMs:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: the window starts in the future; backfill only admits occurrences that are already due")
-	case r.ToMs > nowMs:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's end (--to, toMs) is in the future (the store's time is %s); end the window at or before now",
-			time.UnixMilli(nowMs).UTC().Format(time.RFC3339Nano))
-	case r.Max < 0 || r.Max > MaxBackfill:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: the cap (--max, max) %d is outside 1 … %d", r.Max, MaxBackfill)
-	case r.Max == 0:
-		return DefaultBackfillMax, nil
-	}
-	return r.Max, nil
-}
-
-// BackfillPlan checks r against the store's time nowMs and lists the
-// occurrences it asks for (BackfillOccurrences), with the result's
-// Occurrences, Truncated and LastMs filled in.
-func BackfillPlan(tk Ticket, r BackfillRequest, nowMs int64) ([]int64, BackfillResult, error) {
-	limit, err := CheckBackfill(r, nowMs)
-	if err != nil {
-		return nil, BackfillResult{}, err
-	}
-	occ, more, err := BackfillOccurrences(tk, r.FromMs, r.ToMs, limit)
-	if err != nil {
-		return nil, BackfillResult{}, qlerror.Wrap(qlerror.FailedPrecondition, err, "trigger %s: its cron no longer parses", r.TriggerID)
-	}
-	out := BackfillResult{Occurrences: len(occ), Truncated: more}
-	if len(occ) > 0 {
-		out.LastMs = occ[len(occ)-1]
-	}
-	return occ, out, nil
-}
-
 // ManualTicket is the ticket a manual admission stands on: the stored
 // schedule row and definitions of a trigger, as read under the adapter's
 // write lock, so VerifySnapshot checks exactly what an admission needs
@@ -240,38 +193,4 @@ func ManualRefusal(triggerID string, reason Reason) error {
 		return qlerror.New(qlerror.Conflict, "trigger %s is being republished; try again in a moment", triggerID).Because(RefusalRepublishing)
 	}
 	return qlerror.New(qlerror.Internal, "trigger %s fails closed (%s): its stored definitions contradict themselves; restore them or republish the trigger", triggerID, reason)
-}
-
-// BackfillOccurrences lists the nominal occurrences of the ticket's cron in
-// [fromMs, toMs] that lie within its startAt/endAt bounds and that the
-// clock has already decided, at most limit of them, and whether more
-// follow (the last listed is then where the window was cut).
-//
-// The occurrences from the row's cursor on (from the revision's creation
-// while it has none) are the clock's still: it admits or passes each of
-// them with the same idempotency key, and would find a backfilled one's
-// Run in its way, so a backfill never takes them.
-func BackfillOccurrences(tk Ticket, fromMs, toMs int64, limit int) (occ []int64, more bool, err error) {
-	s, err := parseTicket(tk)
-	if err != nil {
-		return nil, false, err
-	}
-	c := tk.Cron
-	lo := max(fromMs, c.StartAtMs)
-	hi := toMs
-	if c.EndAtMs != 0 {
-		hi = min(hi, c.EndAtMs)
-	}
-	if tk.NextFireAtMs != nil {
-		hi = min(hi, *tk.NextFireAtMs-1)
-	} else {
-		hi = min(hi, tk.TriggerCreatedAtMs-1)
-	}
-	for at, ok := s.Next(lo - 1); ok && at <= hi; at, ok = s.Next(at) {
-		if len(occ) == limit {
-			return occ, true, nil
-		}
-		occ = append(occ, at)
-	}
-	return occ, false, nil
 }

@@ -176,7 +176,7 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 // the current revision. An occurrence with a Run already — that key, or a
 // clock-admitted Run at the same time under an earlier revision — counts as
 // Existing and is left alone. Overlap and pause do not apply: the request
-// names the occurrences it wants.
+// names the occurrences it wants. A dry run is rolled back at the end.
 func (s *Store) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest) (schedule.BackfillResult, error) {
 	if err := schedule.CheckTriggerID(r.TriggerID); err != nil {
 		return schedule.BackfillResult{}, err
@@ -222,8 +222,12 @@ func (s *Store) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest)
 			out.Admitted++
 			out.RunIDs = append(out.RunIDs, runID)
 		}
-		return nil
+		return schedule.EndBackfill(r)
 	})
+	if schedule.RolledBack(err) {
+		out.RunIDs = nil
+		return out, nil
+	}
 	if err != nil {
 		return schedule.BackfillResult{}, err
 	}

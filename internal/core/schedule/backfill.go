@@ -1,0 +1,122 @@
+package schedule
+
+import (
+	"errors"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// DefaultBackfillMax is how many occurrences a backfill considers when its
+// request names no cap; MaxBackfill is the largest cap one request may ask.
+const (
+	DefaultBackfillMax = 1_000
+	MaxBackfill        = 100_000
+)
+
+// The reasons of a backfill's refusals: the console says each in the
+// page's language.
+const (
+	RefusalBackfillReversed qlerror.Reason = "backfill_reversed"
+	RefusalBackfillFuture   qlerror.Reason = "backfill_in_future"
+	RefusalBackfillCap      qlerror.Reason = "backfill_cap"
+	RefusalBackfillTooMany  qlerror.Reason = "backfill_too_many"
+	RefusalCronUnparsable   qlerror.Reason = "cron_unparsable"
+)
+
+// errDryRun is what a dry run's transaction returns to be rolled back
+// (EndBackfill); the store then answers with what the transaction had
+// counted (RolledBack), so a preview takes the very path of the backfill
+// it previews.
+var errDryRun = qlerror.New(qlerror.Internal, "backfill: a dry run, rolled back")
+
+// EndBackfill is what a backfill's transaction returns last: for a dry
+// run an error that rolls it back, nil (commit) otherwise.
+func EndBackfill(r BackfillRequest) error {
+	if r.DryRun {
+		return errDryRun
+	}
+	return nil
+}
+
+// RolledBack reports whether a backfill's transaction ended with
+// EndBackfill's rollback: its count is then the dry run's answer.
+func RolledBack(err error) bool { return errors.Is(err, errDryRun) }
+
+// CheckBackfill validates a backfill request against the store's time
+// nowMs and returns its cap. Its messages name each setting as the CLI
+// (--to) and the API (toMs) spell it: both reach here.
+func CheckBackfill(r BackfillRequest, nowMs int64) (int, error) {
+	switch {
+	case r.FromMs > r.ToMs:
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's start (--from, fromMs) is after its end (--to, toMs); give the start first").Because(RefusalBackfillReversed)
+	case r.FromMs > nowMs:
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the window starts in the future; backfill only admits occurrences that are already due").Because(RefusalBackfillFuture)
+	case r.ToMs > nowMs:
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's end (--to, toMs) is in the future (the store's time is %s); end the window at or before now",
+			time.UnixMilli(nowMs).UTC().Format(time.RFC3339Nano)).Because(RefusalBackfillFuture)
+	case r.Max < 0 || r.Max > MaxBackfill:
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the cap (--max, max) %d is outside 1 … %d", r.Max, MaxBackfill).Because(RefusalBackfillCap)
+	case r.Max == 0:
+		return DefaultBackfillMax, nil
+	}
+	return r.Max, nil
+}
+
+// BackfillPlan checks r against the store's time nowMs and lists the
+// occurrences it asks for (BackfillOccurrences), with the result's
+// Occurrences, Truncated, FirstMs and LastMs filled in. A window holding
+// more than the cap is cut there, or refused when r.RefuseOverMax.
+func BackfillPlan(tk Ticket, r BackfillRequest, nowMs int64) ([]int64, BackfillResult, error) {
+	limit, err := CheckBackfill(r, nowMs)
+	if err != nil {
+		return nil, BackfillResult{}, err
+	}
+	occ, more, err := BackfillOccurrences(tk, r.FromMs, r.ToMs, limit)
+	if err != nil {
+		return nil, BackfillResult{}, qlerror.Wrap(qlerror.FailedPrecondition, err, "trigger %s: its cron no longer parses; republish the trigger", r.TriggerID).Because(RefusalCronUnparsable)
+	}
+	out := BackfillResult{Occurrences: len(occ), Truncated: more}
+	if len(occ) > 0 {
+		out.FirstMs, out.LastMs = occ[0], occ[len(occ)-1]
+	}
+	if more && r.RefuseOverMax {
+		return nil, BackfillResult{}, qlerror.New(qlerror.Invalid, "backfill: the window holds more than %d occurrences, the most one backfill here admits (the %d-th is at %s); narrow the window, or backfill the rest in another",
+			limit, limit, time.UnixMilli(out.LastMs).UTC().Format(time.RFC3339Nano)).Because(RefusalBackfillTooMany)
+	}
+	return occ, out, nil
+}
+
+// BackfillOccurrences lists the nominal occurrences of the ticket's cron in
+// [fromMs, toMs] that lie within its startAt/endAt bounds and that the
+// clock has already decided, at most limit of them, and whether more
+// follow (the last listed is then where the window was cut).
+//
+// The occurrences from the row's cursor on (from the revision's creation
+// while it has none) are the clock's still: it admits or passes each of
+// them with the same idempotency key, and would find a backfilled one's
+// Run in its way, so a backfill never takes them.
+func BackfillOccurrences(tk Ticket, fromMs, toMs int64, limit int) (occ []int64, more bool, err error) {
+	s, err := parseTicket(tk)
+	if err != nil {
+		return nil, false, err
+	}
+	c := tk.Cron
+	lo := max(fromMs, c.StartAtMs)
+	hi := toMs
+	if c.EndAtMs != 0 {
+		hi = min(hi, c.EndAtMs)
+	}
+	if tk.NextFireAtMs != nil {
+		hi = min(hi, *tk.NextFireAtMs-1)
+	} else {
+		hi = min(hi, tk.TriggerCreatedAtMs-1)
+	}
+	for at, ok := s.Next(lo - 1); ok && at <= hi; at, ok = s.Next(at) {
+		if len(occ) == limit {
+			return occ, true, nil
+		}
+		occ = append(occ, at)
+	}
+	return occ, false, nil
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+)
+
+// window is the backfill form's fields for a window given in UTC.
+func window(from, to time.Time) url.Values {
+	const local = "2006-01-02T15:04"
+	return url.Values{"from": {from.UTC().Format(local)}, "to": {to.UTC().Format(local)}}
+}
+
+// Each refusal of a backfill — a window reversed, reaching into the
+// future or missing a bound, a time that is none, a trigger that does not
+// exist or an id that is none, a disabled trigger, an archived project's —
+// is shown on the page in its language, the preview's and the
+// confirmation's alike, and creates nothing.
+func TestConsoleBackfillRefusalsAreShownInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	site := backfillSite(t, yearly)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	trig := "/triggers/" + site.triggerID
+	now := time.Now()
+	past := window(now.AddDate(-3, 0, 0), now.Add(-time.Minute))
+	for _, step := range []string{"/backfill/preview", "/backfill"} {
+		for _, r := range []refusal{
+			{"a reversed window", http.MethodPost, trig + step, window(now.AddDate(-1, 0, 0), now.AddDate(-2, 0, 0)),
+				"is after its end", "回填窗口的起始时间晚于截止时间"},
+			{"a window ending tomorrow", http.MethodPost, trig + step, window(now.AddDate(-1, 0, 0), now.AddDate(0, 0, 1)),
+				"is in the future", "回填窗口不能延伸到未来"},
+			{"a window starting tomorrow", http.MethodPost, trig + step, window(now.AddDate(0, 0, 1), now.AddDate(0, 0, 2)),
+				"starts in the future", "回填窗口不能延伸到未来"},
+			{"a window without its start", http.MethodPost, trig + step, url.Values{"to": past["to"]},
+				"give both bounds of the window", "请填写回填窗口的起始和截止时间"},
+			{"a start that is no time", http.MethodPost, trig + step, url.Values{"from": {"yesterday"}, "to": past["to"]},
+				"is not a date and time like", "时间无法识别"},
+			{"a trigger that does not exist", http.MethodPost, "/triggers/" + ids.New() + step, past,
+				"`ql triggers list` shows the triggers", "该触发器不存在"},
+			{"a trigger id that is none", http.MethodPost, "/triggers/not-an-id" + step, past, "give a trigger id", "这不是触发器 ID"},
+		} {
+			r.what += " (" + step + ")"
+			r.check(t, site, c, csrf)
+		}
+	}
+
+	httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}})
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+trig+"?lang=en", nil); !strings.Contains(page, `id="backfill-off"`) || strings.Contains(page, `id="backfill-form"`) {
+		t.Errorf("a disabled trigger's page offers the backfill form, or does not say why not:\n%s", page)
+	}
+	refusal{"a backfill of a disabled trigger", http.MethodPost, trig + "/backfill/preview", past,
+		"is disabled: nothing of it runs", "该触发器（或其任务）已停用"}.check(t, site, c, csrf)
+	httpcall.Form(t, c, http.MethodPost, site.base+trig+"/enable", url.Values{"csrf": {csrf}})
+	site.archiveShop(t)
+	refusal{"a backfill of an archived project's trigger", http.MethodPost, trig + "/backfill", past,
+		"belongs to an archived project", "所属的项目已归档"}.check(t, site, c, csrf)
+	if ids := runIDsOf(t, site); len(ids) != 0 {
+		t.Fatalf("refused backfills created the runs %v", ids)
+	}
+}
+
+// A window holding more occurrences than one backfill from the console
+// admits is refused whole, in the page's language, and nothing of it is
+// created.
+func TestConsoleBackfillRefusesAWindowOverItsCapWhole(t *testing.T) {
+	t.Parallel()
+	site := backfillSite(t, trigger.Cron{Expression: "0 * * * * *", Timezone: "UTC", MisfirePolicy: trigger.Skip})
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	now := time.Now()
+	refusal{"a window of two days of minutes", http.MethodPost, "/triggers/" + site.triggerID + "/backfill/preview", window(now.AddDate(0, 0, -3), now.AddDate(0, 0, -1)),
+		"holds more than 1000 occurrences", "窗口内的发生时刻超过 1000 个"}.check(t, site, c, csrf)
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/backfill", url.Values{"csrf": {csrf}, "from": window(now.AddDate(0, 0, -3), now)["from"], "to": window(now, now)["to"]})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, `id="backfill-error"`) {
+		t.Fatalf("a backfill of three days of minutes: %d, want 400 on the page:\n%s", resp.StatusCode, page)
+	}
+	for _, id := range runIDsOf(t, site) {
+		if r, err := site.srv.store.RunGet(t.Context(), id); err != nil || r.Run.ScheduledForMs < now.Add(-time.Minute).UnixMilli() {
+			t.Fatalf("a refused backfill created run %s (%v)", id, err)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+)
+
+// yearly is the console site's schedule: 03:00 on 1 January in Shanghai.
+var yearly = trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce}
+
+// backfillSite is a console site whose trigger runs a command that ends
+// at once, so backfilled Runs finish by themselves.
+func backfillSite(t *testing.T, cron trigger.Cron) *consoleSite {
+	t.Helper()
+	return startConsoleSiteRunning(t, cron, "echo backfilled")
+}
+
+// newYears are the yearly occurrences from 1 January of year on that
+// have passed.
+func newYears(year int) []time.Time {
+	shanghai, _ := time.LoadLocation("Asia/Shanghai")
+	var out []time.Time
+	for at := time.Date(year, 1, 1, 3, 0, 0, 0, shanghai); at.Before(time.Now()); at = at.AddDate(1, 0, 0) {
+		out = append(out, at)
+	}
+	return out
+}
+
+var (
+	backfillCount = regexp.MustCompile(`id="backfill-count">(\d+)<`)
+	backfillRun   = regexp.MustCompile(`<li><a href="/runs/([^"]+)">`)
+)
+
+// backfillPage posts the backfill form's window to step ("backfill/preview"
+// or "backfill") and returns the answer, its page and the occurrences it
+// counts (-1 when it shows no count).
+func backfillPage(t *testing.T, site *consoleSite, c *http.Client, csrf, step, from, to string) (*http.Response, string, int) {
+	t.Helper()
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/"+step,
+		url.Values{"csrf": {csrf}, "from": {from}, "to": {to}})
+	n := -1
+	if m := backfillCount.FindStringSubmatch(page); m != nil {
+		n, _ = strconv.Atoi(m[1])
+	}
+	return resp, page, n
+}
+
+// runIDsOf are the ids of the trigger's Runs, sorted.
+func runIDsOf(t *testing.T, site *consoleSite) []string {
+	t.Helper()
+	list, _, err := site.srv.store.RunList(t.Context(), run.ListParams{TriggerID: site.triggerID, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range list {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// The trigger's page offers an operate session the backfill form, filled
+// with the last day in the viewer's zone; its preview counts the window's
+// occurrences with the first and last and creates nothing; confirming it
+// creates one Run per occurrence, linked from the result, and confirming
+// it again creates none.
+func TestConsoleBackfillPreviewsTheWindowThenCreatesItsRunsOnce(t *testing.T) {
+	t.Parallel()
+	site := backfillSite(t, yearly)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	before := time.Now().UTC()
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang=en", nil)
+	day := func(at time.Time) string { return `id="backfill-to" name="to" value="` + at.Format("2006-01-02T") }
+	if !strings.Contains(page, day(before)) && !strings.Contains(page, day(time.Now().UTC())) {
+		t.Fatalf("the backfill form's window does not end today:\n%s", page)
+	}
+	for _, want := range []string{`id="backfill-form"`, `action="/triggers/` + site.triggerID + `/backfill/preview?tz=UTC"`,
+		"Times in UTC.", "At most 1000 occurrences"} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the trigger page lacks %s:\n%s", want, page)
+		}
+	}
+
+	want := newYears(2022)
+	to := time.Now().UTC().Format("2006-01-02T15:04")
+	resp, page, n := backfillPage(t, site, c, csrf, "backfill/preview", "2021-06-01T00:00", to)
+	if resp.StatusCode != http.StatusOK || n != len(want) || !strings.Contains(page, `id="backfill-confirm"`) ||
+		!strings.Contains(page, "2022-01-01 03:00:00 CST") || !strings.Contains(page, want[len(want)-1].Format("2006-01-02")+" 03:00:00 CST") {
+		t.Fatalf("preview: %d counting %d, want %d occurrences from 2022-01-01 with a confirm button:\n%s", resp.StatusCode, n, len(want), page)
+	}
+	if ids := runIDsOf(t, site); len(ids) != 0 {
+		t.Fatalf("the preview created the runs %v", ids)
+	}
+	if !strings.Contains(page, `href="/triggers/`+site.triggerID+`?lang=zh" lang="zh-CN" id="lang-zh"`) {
+		t.Fatalf("the preview's language switch does not lead back to the trigger's page:\n%s", page)
+	}
+
+	resp, page, n = backfillPage(t, site, c, csrf, "backfill", "2021-06-01T00:00", to)
+	var linked []string
+	for _, m := range backfillRun.FindAllStringSubmatch(page, -1) {
+		linked = append(linked, m[1])
+	}
+	slices.Sort(linked)
+	if resp.StatusCode != http.StatusOK || n != len(want) || !strings.Contains(page, `id="backfill-done"`) || !slices.Equal(linked, runIDsOf(t, site)) ||
+		len(linked) != len(want) || !strings.Contains(page, `href="/runs?trigger=`+site.triggerID+`"`) {
+		t.Fatalf("backfill: %d, linking %v of the runs %v; want %d runs linked:\n%s", resp.StatusCode, linked, runIDsOf(t, site), len(want), page)
+	}
+
+	_, page, _ = backfillPage(t, site, c, csrf, "backfill", "2021-06-01T00:00", to)
+	if !strings.Contains(page, `id="backfill-new">0<`) || !strings.Contains(page, `id="backfill-existing">`+strconv.Itoa(len(want))+`<`) || len(runIDsOf(t, site)) != len(want) {
+		t.Fatalf("a second backfill of the window created runs:\n%s", page)
+	}
+	if _, page, _ = backfillPage(t, site, c, csrf, "backfill/preview", "2021-06-01T00:00", to); !strings.Contains(page, `id="backfill-nothing"`) {
+		t.Fatalf("the preview of a window backfilled already offers to create runs:\n%s", page)
+	}
+}
+
+// The window is read in the zone the page showed times in: 03:00 on
+// 1 January 2022 is the occurrence in Shanghai, and no occurrence in UTC.
+func TestConsoleBackfillReadsTheWindowInTheViewersZone(t *testing.T) {
+	t.Parallel()
+	site := backfillSite(t, yearly)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	for zone, want := range map[string]int{"Asia/Shanghai": 1, "UTC": 0} {
+		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/backfill/preview?tz="+zone,
+			url.Values{"csrf": {csrf}, "from": {"2022-01-01T03:00"}, "to": {"2022-01-01T03:00"}})
+		if m := backfillCount.FindStringSubmatch(page); resp.StatusCode != http.StatusOK || m == nil || m[1] != strconv.Itoa(want) || !strings.Contains(page, "Times in "+zone) {
+			t.Errorf("a window of one instant in %s: %d, want %d occurrences:\n%s", zone, resp.StatusCode, want, page)
+		}
+	}
+}
+
+// A read session's trigger page has no backfill form, and a forged
+// preview or backfill from it is refused for its scope, creating nothing;
+// an operate session's post without its CSRF token is refused too.
+func TestConsoleBackfillIsRefusedToAReadSessionAndWithoutCSRF(t *testing.T) {
+	t.Parallel()
+	site := backfillSite(t, yearly)
+	reader := consoleClient(t)
+	readCSRF := site.signIn(t, reader, site.tokens[apitoken.Read])
+	if _, page := httpcall.Form(t, reader, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil); strings.Contains(page, `id="backfill`) {
+		t.Fatalf("a read session's trigger page offers backfill:\n%s", page)
+	}
+	to := time.Now().UTC().Format("2006-01-02T15:04")
+	for _, step := range []string{"backfill/preview", "backfill"} {
+		if resp, page, _ := backfillPage(t, site, reader, readCSRF, step, "2021-06-01T00:00", to); resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "scope read") {
+			t.Errorf("%s from a read session: %d, want 403 naming the scope:\n%s", step, resp.StatusCode, page)
+		}
+	}
+	op := consoleClient(t)
+	site.signIn(t, op, site.tokens[apitoken.Operate])
+	if resp, page, _ := backfillPage(t, site, op, "", "backfill", "2021-06-01T00:00", to); resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "CSRF") {
+		t.Errorf("a backfill without the CSRF token: %d, want 403:\n%s", resp.StatusCode, page)
+	}
+	if ids := runIDsOf(t, site); len(ids) != 0 {
+		t.Fatalf("refused backfills created the runs %v", ids)
+	}
+}
