@@ -2,7 +2,7 @@ package replica
 
 import (
 	"context"
-	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
@@ -69,7 +71,13 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 	}
 	// Worker requests through the swap: each takes the live activation's
 	// store or answers 503, and none may find a pool closed under it (an
-	// internal error, 500).
+	// internal error, 500). A known credential, so the address's limit of
+	// failed authentications never answers for the database (429), paced
+	// under the worker's own request rate for the same reason; its
+	// heartbeats name a session that does not exist, which only the
+	// database can say (404).
+	credential := env.WorkerCredential(t, "inproc-worker", nil, 1)
+	heartbeat := fmt.Sprintf(`{"sessionId":%q}`, ids.New())
 	workerAddr, _ := logs.withCode(CodeWorkerListening)[0]["addr"].(string)
 	var statusMu sync.Mutex
 	statuses := map[int]int{}
@@ -82,11 +90,12 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 				return
 			default:
 			}
-			req, err := http.NewRequest(http.MethodPost, "http://"+workerAddr+workerproto.PathHeartbeat, strings.NewReader(`{"sessionId":"x"}`))
+			time.Sleep(5 * time.Millisecond)
+			req, err := http.NewRequest(http.MethodPost, "http://"+workerAddr+workerproto.PathHeartbeat, strings.NewReader(heartbeat))
 			if err != nil {
 				panic(err)
 			}
-			req.Header.Set("Authorization", "Bearer "+workerproto.CredentialPrefix+"unknown")
+			req.Header.Set("Authorization", "Bearer "+credential)
 			if resp, err := http.DefaultClient.Do(req); err == nil {
 				resp.Body.Close()
 				statusMu.Lock()
@@ -95,6 +104,11 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 			}
 		}
 	}()
+	eventually(t, 10*time.Second, "worker requests to reach the database", func() bool {
+		statusMu.Lock()
+		defer statusMu.Unlock()
+		return statuses[http.StatusNotFound] >= 10
+	})
 	eventually(t, 10*time.Second, "a backend to terminate", func() bool { return len(backends(t, env, "replica-in")) > 0 })
 	before := backends(t, env, "replica-in")
 	terminateBackends(t, env, "replica-in")
@@ -105,11 +119,11 @@ func TestTheSupervisorReactivatesInProcessUnderConcurrentRequests(t *testing.T) 
 	wg.Wait()
 	statusMu.Lock()
 	for status, n := range statuses {
-		if status != http.StatusUnauthorized && status != http.StatusServiceUnavailable {
-			t.Errorf("%d worker requests answered %d; want only 401 (the credential is unknown) or 503 (between activations)", n, status)
+		if status != http.StatusNotFound && status != http.StatusServiceUnavailable {
+			t.Errorf("%d worker requests answered %d; want only 404 (the session does not exist) or 503 (between activations)", n, status)
 		}
 	}
-	if statuses[http.StatusUnauthorized] == 0 {
+	if statuses[http.StatusNotFound] == 0 {
 		t.Errorf("no worker request reached the database (statuses %v)", statuses)
 	}
 	statusMu.Unlock()

@@ -13,10 +13,7 @@ import (
 // every replica. It returns the worker's identity and the registration.
 func (e *Env) ConnectWorker(t testing.TB, rt *pgstore.Runtime, name string, labels map[string]string, capacity int) (pgstore.WorkerIdentity, workerproto.RegisterReply) {
 	t.Helper()
-	cred, err := e.adminStore(t).WorkerCreate(t.Context(), name, labels, capacity)
-	if err != nil {
-		t.Fatalf("create worker %s: %v", name, err)
-	}
+	cred := e.WorkerCredential(t, name, labels, capacity)
 	id, err := rt.AuthenticateWorker(t.Context(), cred)
 	if err != nil {
 		t.Fatalf("authenticate worker %s: %v", name, err)
@@ -26,4 +23,15 @@ func (e *Env) ConnectWorker(t testing.TB, rt *pgstore.Runtime, name string, labe
 		t.Fatalf("register worker %s: %v", name, err)
 	}
 	return id, reg
+}
+
+// WorkerCredential creates a worker credential named name carrying labels,
+// of at most capacity slots, as `ql workers create` does, and returns it.
+func (e *Env) WorkerCredential(t testing.TB, name string, labels map[string]string, capacity int) string {
+	t.Helper()
+	cred, err := e.adminStore(t).WorkerCreate(t.Context(), name, labels, capacity)
+	if err != nil {
+		t.Fatalf("create worker %s: %v", name, err)
+	}
+	return cred
 }
