@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"iter"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,27 +25,39 @@ var refusingPackages = []string{".", "../schedule", "../run", "../catalog", "../
 // English sentence of theirs.
 func TestEveryRefusalReasonHasASentenceInEveryOtherLanguage(t *testing.T) {
 	declared := 0
-	for _, dir := range refusingPackages {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, path := range files {
-			if strings.HasSuffix(path, "_test.go") {
-				continue
-			}
-			for _, reason := range reasonsDeclaredIn(t, path) {
-				declared++
-				for l, table := range refusals {
-					if table[reason] == "" {
-						t.Errorf("%s: reason %q has no sentence in %s", path, reason, l)
-					}
-				}
+	for path, reason := range reasonsDeclaredInPackages(t, refusingPackages) {
+		declared++
+		for l, table := range refusals {
+			if table[reason] == "" {
+				t.Errorf("%s: reason %q has no sentence in %s", path, reason, l)
 			}
 		}
 	}
 	if declared < 10 {
 		t.Fatalf("only %d reasons were found declared; the scan is broken", declared)
+	}
+}
+
+// reasonsDeclaredInPackages yields each reason the non-test Go files of
+// dirs declare, with the file that declares it.
+func reasonsDeclaredInPackages(t *testing.T, dirs []string) iter.Seq2[string, qlerror.Reason] {
+	return func(yield func(string, qlerror.Reason) bool) {
+		for _, dir := range dirs {
+			files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, path := range files {
+				if strings.HasSuffix(path, "_test.go") {
+					continue
+				}
+				for _, reason := range reasonsDeclaredIn(t, path) {
+					if !yield(path, reason) {
+						return
+					}
+				}
+			}
+		}
 	}
 }
 
