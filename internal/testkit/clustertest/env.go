@@ -147,11 +147,16 @@ func Triggers(project string, n int, expr string) string {
 }
 
 // MakeDue moves every schedule row's cursor lateMs into the past by the
-// database clock, as if the rows had been initialised earlier.
+// database clock, as if the rows had been initialised earlier. Like a
+// republish it also drops any claim: a replica that claimed a row just
+// before (to initialise it) fails its fence on the new state version, and
+// a claim left in place would hide the row from every claimer until the
+// lease expired.
 func (e *Env) MakeDue(t testing.TB, lateMs int64) {
 	t.Helper()
 	e.Exec(t, `UPDATE qinglong.trigger_schedules
-		SET next_fire_at_ms = `+pgstore.ClockMsSQL+` - $1, state_version = state_version + 1`, lateMs)
+		SET next_fire_at_ms = `+pgstore.ClockMsSQL+` - $1, state_version = state_version + 1,
+		    claim_owner = NULL, claim_token = NULL, claim_expires_at_ms = NULL, claim_version = claim_version + 1`, lateMs)
 }
 
 // Exec runs one statement as the superuser.
