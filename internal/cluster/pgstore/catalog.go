@@ -94,7 +94,7 @@ func projectSave(ctx context.Context, tx pgx.Tx, p project.Project) (catalog.Cha
 		}
 		if err == nil && status != string(p.Status) {
 			// Archiving or reactivating flips every row's eligibility.
-			_, err = tx.Exec(ctx, sqlEligibilityOfProject, p.ID)
+			err = refreshEligibility(ctx, tx, sqlEligibilityOfProject, p.ID)
 		}
 	}
 	if sqlState(err) == stateUniqueViolation {

@@ -219,7 +219,7 @@ func (t *adminTx) writeTasks(ctx context.Context, w *taskWrites, now int64) erro
 	}
 	// The new heads unpin every trigger still on an older revision.
 	for projectID, tasks := range w.byProject {
-		if _, err := t.tx.Exec(ctx, sqlEligibilityOfTasks, projectID, tasks); err != nil {
+		if err := refreshEligibility(ctx, t.tx, sqlEligibilityOfTasks, projectID, tasks); err != nil {
 			return err
 		}
 	}

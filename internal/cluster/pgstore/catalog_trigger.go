@@ -256,7 +256,7 @@ func (t *adminTx) writeTriggers(ctx context.Context, w *triggerWrites, now int64
 	if _, err := t.tx.Exec(ctx, sqlSchedulesUpsert, w.ids, w.projects, w.revisions, now); err != nil {
 		return err
 	}
-	if _, err = t.tx.Exec(ctx, sqlEligibilityOfTriggers, w.ids); err != nil {
+	if err = refreshEligibility(ctx, t.tx, sqlEligibilityOfTriggers, w.ids); err != nil {
 		return err
 	}
 	for _, a := range w.audits {

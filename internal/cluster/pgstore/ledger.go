@@ -70,7 +70,7 @@ func triggerPause(ctx context.Context, pool *pgxpool.Pool, r schedule.PauseReque
 		if err := tx.QueryRow(ctx, q, args...).Scan(&out.AtMs); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, sqlEligibilityOfTriggers, []string{r.TriggerID}); err != nil {
+		if err := refreshEligibility(ctx, tx, sqlEligibilityOfTriggers, []string{r.TriggerID}); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, sqlScheduleAuditInsert, ids.New(), r.TriggerID, action, r.Actor, nonEmpty(r.Note)); err != nil {

@@ -173,15 +173,21 @@ var (
 	sqlLogAppend, logAppendParams                   = namedStmt("LogAppend")
 )
 
-// sql/workers_sweep.sql: the lease sweep and the wake-ups.
+// sql/workers_sweep.sql: the lease sweep.
 var (
 	sqlSweepStartedPage = stmt("SweepStartedPage")
 	sqlSweepSessions    = stmt("SweepSessions")
-	sqlNotifyRunsQueued = stmt("NotifyRunsQueued")
-	sqlListenRunsQueued = stmt("ListenRunsQueued")
 
 	sqlSweepRelease, sweepReleaseParams = namedStmt("SweepRelease")
 	sqlSweepRequeue, sweepRequeueParams = namedStmt("SweepRequeue")
+)
+
+// sql/notices.sql: the notices replicas send each other.
+var (
+	sqlNotifyRunsQueued       = stmt("NotifyRunsQueued")
+	sqlNotifySchedulesChanged = stmt("NotifySchedulesChanged")
+	sqlListenRunsQueued       = stmt("ListenRunsQueued")
+	sqlListenSchedulesChanged = stmt("ListenSchedulesChanged")
 )
 
 // sql/ledger.sql: the occurrence ledger's reads, pause and resume.

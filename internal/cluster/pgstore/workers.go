@@ -47,10 +47,6 @@ const (
 	MaxLogCap = int64(1) << 30
 )
 
-// RunsQueuedChannel is the LISTEN/NOTIFY channel that wakes pulls waiting
-// for work (sql/workers_sweep.sql listens on it by name).
-const RunsQueuedChannel = "qinglong_runs_queued"
-
 // withDefaults fills zero fields and checks the ranges.
 func (s WorkerSettings) withDefaults() (WorkerSettings, error) {
 	if s.RunLease == 0 {

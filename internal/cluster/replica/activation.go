@@ -125,6 +125,10 @@ func (r *replica) activate(ctx context.Context, attempt int) (*activation, error
 	if r.metrics != nil {
 		coord.Observe(r.metrics)
 	}
+	// The worker loops' listener wakes the scheduler on a schedules-changed
+	// notice, so it is set before they start; the scheduler's first round
+	// follows at once anyway.
+	act.coord = coord
 	if act.loops, err = r.startWorkerLoops(ctx, act); err != nil {
 		return fail("worker loops", err)
 	}
@@ -134,7 +138,6 @@ func (r *replica) activate(ctx context.Context, attempt int) (*activation, error
 		_ = act.loops.stop(stopCtx)
 		return fail("scheduler", err)
 	}
-	act.coord = coord
 	return act, nil
 }
 

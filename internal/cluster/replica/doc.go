@@ -11,7 +11,7 @@
 //	      open a fresh runtime pool (TLS as the URL says)
 //	      → readiness (schema, history, privileges)
 //	      → startup recovery: lease sweep to convergence, then the scan (candidates held)
-//	      → lease sweep loop and runs-queued listener started
+//	      → lease sweep loop and notice listener started
 //	      → scheduler started (each round that admitted wakes the workers' pulls)
 //	  → admission open: /readyz 200, the API and the worker ingress answer
 //

@@ -140,7 +140,7 @@ func (r *replica) runsQueued(ctx context.Context, act *activation) {
 }
 
 // workerLoops are an activation's background work: for workers, the lease
-// sweep, the notifications and the runs-queued listener; and the
+// sweep, the notifications and the notice listener; and the
 // replica's heartbeat. All use the activation's pool and are stopped
 // before it closes.
 type workerLoops struct {
@@ -185,9 +185,20 @@ func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*worke
 	w := &workerLoops{sweep: sweep, notify: notifications, beat: beat, cancel: cancel, listenDone: make(chan struct{})}
 	go func() {
 		defer close(w.listenDone)
-		workeringress.Listen(lctx, act.rt.ListenRunsQueued, r.ingress.Wake, r.log)
+		workeringress.Listen(lctx, r.listenNotices(act), r.ingress.Wake, r.log)
 	}()
 	return w, nil
+}
+
+// listenNotices is the listener of act's notices: runs-queued ones wake
+// the pulls (wake), schedules-changed ones the scheduler. Each (re)start of
+// the listener wakes the scheduler too, as workeringress.Listen wakes the
+// pulls: a notice sent while no listener was subscribed is lost.
+func (r *replica) listenNotices(act *activation) workeringress.ListenFunc {
+	return func(ctx context.Context, wake func()) error {
+		act.coord.Wake()
+		return act.rt.Listen(ctx, pgstore.Notices{RunsQueued: wake, SchedulesChanged: act.coord.Wake})
+	}
 }
 
 // stop ends the loops and the listener within ctx.
@@ -197,7 +208,7 @@ func (w *workerLoops) stop(ctx context.Context) error {
 	select {
 	case <-w.listenDone:
 	case <-ctx.Done():
-		err = errors.Join(err, errors.New("runs-queued listener: still running at the stop timeout"))
+		err = errors.Join(err, errors.New("notice listener: still running at the stop timeout"))
 	}
 	return err
 }

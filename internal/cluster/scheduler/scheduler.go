@@ -76,6 +76,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	return nil
 }
 
+// Wake asks for a round as soon as the running one (if any) ends: another
+// process changed the schedule rows (pgstore.SchedulesChangedChannel), and
+// a new row's first occurrence may fall due before the next tick. Safe
+// before Start and after Stop.
+func (c *Coordinator) Wake() { c.loop.Wake() }
+
 // Stop cancels the running round and waits at most StopTimeout for it; on
 // timeout it returns an error wrapping loop.ErrDrainTimeout that names what
 // was still running. Idempotent.

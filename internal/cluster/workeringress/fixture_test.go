@@ -37,6 +37,12 @@ type fixture struct {
 	logs  *syncBuffer
 }
 
+// listenRunsQueued is a ListenFunc over the fixture's runtime, as a
+// replica's listener is for its pulls.
+func (f *fixture) listenRunsQueued(ctx context.Context, wake func()) error {
+	return f.rt.Listen(ctx, pgstore.Notices{RunsQueued: wake})
+}
+
 func newFixture(t *testing.T, cfg Config) *fixture {
 	t.Helper()
 	env := clustertest.New(t)

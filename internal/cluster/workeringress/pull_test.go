@@ -90,7 +90,7 @@ func TestTheListenerIsRestartedAfterItsConnectionIsLost(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Listen(ctx, f.rt.ListenRunsQueued, f.h.Wake, slog.New(slog.NewJSONHandler(logs, nil)))
+		Listen(ctx, f.listenRunsQueued, f.h.Wake, slog.New(slog.NewJSONHandler(logs, nil)))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	first := listeners(t, f, 1)[0]
@@ -146,7 +146,7 @@ func (f *fixture) listen(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Listen(ctx, f.rt.ListenRunsQueued, f.h.Wake, slog.New(slog.DiscardHandler))
+		Listen(ctx, f.listenRunsQueued, f.h.Wake, slog.New(slog.DiscardHandler))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	listeners(t, f, 1)

@@ -47,7 +47,7 @@ const (
 
 // ListenFunc listens for the database's runs-queued notifications on a
 // connection of its own, calling wake for each, until ctx ends or the
-// connection is lost (pgstore's ListenRunsQueued).
+// connection is lost (pgstore's Listen).
 type ListenFunc func(ctx context.Context, wake func()) error
 
 // Listen runs listen until ctx ends, restarting it with backoff when its
@@ -71,7 +71,7 @@ func Listen(ctx context.Context, listen ListenFunc, wake func(), log *slog.Logge
 		if err != nil {
 			attrs = append(attrs, slog.String("error", errorText(err)))
 		}
-		log.Warn("runs-queued listener lost its connection; restarting it", attrs...)
+		log.Warn("notice listener lost its connection; restarting it", attrs...)
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():

@@ -130,13 +130,3 @@ UPDATE qinglong.worker_sessions s
                  ORDER BY x.lease_expires_at_ms
                  LIMIT $1
                    FOR NO KEY UPDATE SKIP LOCKED)
-
--- name: NotifyRunsQueued
--- Wakes the pulls waiting on any replica. Sent outside the admission
--- transaction, after its COMMIT: a NOTIFY inside a transaction takes a
--- database-wide lock at commit and would serialise every admission.
-SELECT pg_notify($1, '')
-
--- name: ListenRunsQueued
--- Subscribes a dedicated connection to the wake-ups.
-LISTEN qinglong_runs_queued

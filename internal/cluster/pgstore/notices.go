@@ -1,0 +1,96 @@
+package pgstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The LISTEN/NOTIFY channels replicas wake each other on
+// (sql/notices.sql listens on them by name).
+const (
+	// RunsQueuedChannel wakes the pulls waiting for work.
+	RunsQueuedChannel = "qinglong_runs_queued"
+	// SchedulesChangedChannel wakes the schedulers: a row a claim may take
+	// was published, re-enabled or resumed. Without it a replica would see
+	// such a row only at its next cadence tick, and a trigger applied
+	// shortly before its first occurrence would fire that much late.
+	SchedulesChangedChannel = "qinglong_schedules_changed"
+)
+
+// Notices are the functions a listener calls, one per channel; a nil one
+// ignores its channel.
+type Notices struct {
+	RunsQueued       func()
+	SchedulesChanged func()
+}
+
+// NotifyRunsQueued wakes the pulls waiting on every replica. Call it after
+// an admission round that admitted something, once its transactions have
+// committed: never inside one (a NOTIFY serialises commits).
+func (r *Runtime) NotifyRunsQueued(ctx context.Context) error {
+	_, err := r.pool.Exec(ctx, sqlNotifyRunsQueued, RunsQueuedChannel)
+	return mapErr(err, "notifying queued runs")
+}
+
+// refreshEligibility runs one eligibility refresh (eligibility.go) in tx
+// and, in the same round trip, queues the schedules-changed notice, which
+// PostgreSQL delivers only if tx commits. Every transaction that can make
+// a row claimable runs a refresh last, so each of them wakes the
+// schedulers.
+func refreshEligibility(ctx context.Context, tx pgx.Tx, query string, args ...any) error {
+	b := &pgx.Batch{}
+	b.Queue(query, args...)
+	b.Queue(sqlNotifySchedulesChanged, SchedulesChangedChannel)
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// listenerCloseTimeout bounds the close of the listener's connection.
+const listenerCloseTimeout = time.Second
+
+// Listen calls on's function for every notice on its channel, on a
+// dedicated connection of its own (a listening session must not go back
+// to the pool). It returns nil when ctx ends, and an error when the
+// connection is lost: the caller then listens again, and meanwhile pulls
+// fall back to their bounded wait and schedulers to their cadence.
+func (r *Runtime) Listen(ctx context.Context, on Notices) error {
+	conn, err := pgx.ConnectConfig(ctx, r.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return mapErr(err, "opening the notice listener")
+	}
+	defer func() {
+		// Bounded: on a partitioned network the goodbye to the server
+		// would otherwise hold a deactivation up to its stop timeout.
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listenerCloseTimeout)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	for _, listen := range []string{sqlListenRunsQueued, sqlListenSchedulesChanged} {
+		if _, err := conn.Exec(ctx, listen); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return mapErr(err, "listening for notices")
+		}
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return mapErr(err, "waiting for notices")
+		}
+		wake := on.RunsQueued
+		if n.Channel == SchedulesChangedChannel {
+			wake = on.SchedulesChanged
+		}
+		if wake != nil {
+			wake()
+		}
+	}
+}

@@ -1,0 +1,28 @@
+-- The notices replicas send each other through LISTEN/NOTIFY (notices.go).
+-- A notice only wakes a loop early: what the loop then does is decided by
+-- the database as if it had woken on its own cadence, so a lost notice
+-- costs at most that cadence.
+
+-- name: NotifyRunsQueued
+-- Wakes the pulls waiting on any replica. Sent outside the admission
+-- transaction, after its COMMIT: a NOTIFY inside a transaction takes a
+-- database-wide lock at commit and would serialise every admission.
+SELECT pg_notify($1, '')
+
+-- name: NotifySchedulesChanged
+-- Wakes every replica's scheduler after a change of the schedule rows a
+-- claim may take (a publish, a task's new head, archiving or reactivating
+-- a project, a pause or resume). Sent inside the changing transaction, so
+-- it is delivered only if that transaction commits, and only after its
+-- rows are visible to the claim it causes. Unlike the admission's, these
+-- transactions are rare, so the lock a NOTIFY takes at commit (taken only
+-- by notifying transactions) serialises nothing that matters.
+SELECT pg_notify($1, '')
+
+-- name: ListenRunsQueued
+-- Subscribes the dedicated listening connection to the runs-queued notices.
+LISTEN qinglong_runs_queued
+
+-- name: ListenSchedulesChanged
+-- Subscribes the same connection to the schedules-changed notices.
+LISTEN qinglong_schedules_changed
