@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -46,16 +44,17 @@ func applyCommand(opts Options) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			if b.Catalog.Executor == task.LocalProcess {
-				noteClusterOnly(cmd, doc)
-			}
-			noteJitterPastPeriod(cmd, doc)
+			printNotes(cmd, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, NowMs: time.Now().UnixMilli()}))
 			results, err := apply.Apply(cmd.Context(), b.Catalog, doc, ids.New)
 			for _, r := range results {
 				fmt.Fprintln(cmd.OutOrStdout(), r)
 			}
+			// The secrets are noted after the results: the file is applied,
+			// and what it still needs is the last thing to read.
 			if err == nil && b.MissingSecrets != nil {
-				noteMissingSecrets(cmd, b.MissingSecrets, doc)
+				if n, ok := apply.SecretsNote(doc, b.MissingSecrets); ok {
+					printNotes(cmd, []apply.Note{n})
+				}
 			}
 			return err
 		},
@@ -138,10 +137,7 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	if err != nil {
 		return err
 	}
-	if !IsPostgresURL(path) {
-		noteClusterOnly(cmd, doc)
-	}
-	noteJitterPastPeriod(cmd, doc)
+	printNotes(cmd, apply.Notes(doc, apply.NoteScope{RunsHere: !IsPostgresURL(path), NowMs: time.Now().UnixMilli()}))
 	var results []apply.Result
 	if _, serr := os.Stat(path); !IsPostgresURL(path) && errors.Is(serr, fs.ErrNotExist) {
 		svc := catalog.Service{Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
@@ -164,102 +160,10 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	return nil
 }
 
-// noteClusterOnly prints one line when tasks of doc set retry or placement,
-// which single-node profiles store but do not act on: the operator should
-// not believe a Run will be retried or placed when it will not.
-func noteClusterOnly(cmd *cobra.Command, doc *apply.Document) {
-	var names []string
-	for _, t := range doc.Tasks {
-		if !t.Spec.Command.Retry.IsZero() || !t.Spec.Command.Placement.IsZero() {
-			names = append(names, t.Spec.Name)
-		}
+// printNotes prints each note about a valid file on its own line of
+// standard error, apart from the results a script reads.
+func printNotes(cmd *cobra.Command, notes []apply.Note) {
+	for _, n := range notes {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
 	}
-	if len(names) == 0 {
-		return
-	}
-	if len(names) > 3 {
-		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "note: retry and placement apply on the cluster profile only; this single-node database stores them but runs every Run once, here (tasks: %s)\n",
-		strings.Join(names, ", "))
-}
-
-// jitterNoteOccurrences is how many upcoming occurrences of a trigger
-// noteJitterPastPeriod reads for the shortest time between two of them.
-const jitterNoteOccurrences = 64
-
-// noteJitterPastPeriod prints one line when a trigger's jitter is longer
-// than the time between two of its next occurrences. The later one then
-// may fall due before the earlier one is admitted, and is caught up like a
-// missed occurrence (fire_once collapses it, skip passes it over): the file
-// is valid, but such a trigger runs less often than its cron says.
-func noteJitterPastPeriod(cmd *cobra.Command, doc *apply.Document) {
-	now := time.Now().UnixMilli()
-	var names []string
-	for _, t := range doc.Triggers {
-		c := t.Spec.Cron
-		if c.JitterMs == 0 {
-			continue
-		}
-		s, err := cron.Parse(c.Expression, c.Timezone)
-		if err != nil {
-			continue
-		}
-		prev, ok := s.Next(max(now, c.StartAtMs-1))
-		for i := 0; ok && i < jitterNoteOccurrences; i++ {
-			next, more := s.Next(prev)
-			if !more {
-				break
-			}
-			if next-prev < c.JitterMs {
-				names = append(names, fmt.Sprintf("%s (jitter %s, %s between occurrences)", t.Spec.Name,
-					time.Duration(c.JitterMs)*time.Millisecond, time.Duration(next-prev)*time.Millisecond))
-				break
-			}
-			prev = next
-		}
-	}
-	if len(names) == 0 {
-		return
-	}
-	if len(names) > 3 {
-		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "note: a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)\n",
-		strings.Join(names, ", "))
-}
-
-// noteMissingSecrets prints one line naming the secrets doc refers to that
-// the secrets file does not define yet. Applying them is fine (the file is
-// read at each start, so they may be added later), but until then every
-// Run of such a task fails with secret_unavailable and every such channel's
-// notification fails, which a first apply should say at once. A file this
-// process cannot read (another user's) is left to the server to judge.
-func noteMissingSecrets(cmd *cobra.Command, missing func([]string) ([]string, error), doc *apply.Document) {
-	var refs []string
-	seen := map[string]bool{}
-	add := func(ref string) {
-		if ref != "" && !seen[ref] {
-			seen[ref] = true
-			refs = append(refs, ref)
-		}
-	}
-	for _, t := range doc.Tasks {
-		for _, e := range t.Spec.Command.Env {
-			add(e.SecretRef)
-		}
-	}
-	if doc.HasNotifications {
-		for _, c := range doc.Notifications.Channels {
-			for _, ref := range c.Refs() {
-				add(ref)
-			}
-		}
-	}
-	absent, err := missing(refs)
-	if err != nil || len(absent) == 0 {
-		return
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "note: the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: "+
-		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails\n", strings.Join(absent, ", "))
 }

@@ -1,0 +1,210 @@
+package apply
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/cron"
+)
+
+// NoteReason names one thing a valid file says that will likely not do
+// what its author expects, stably: `ql apply` prints its English sentence
+// and the console says it in the page's language, both from one Note.
+type NoteReason string
+
+// The notes a file can get. Each names the params its items carry.
+const (
+	// NotePlacementIgnored is tasks setting retry or placement on a
+	// profile that runs every Run once on its own machine: name.
+	NotePlacementIgnored NoteReason = "defs_note_placement_ignored"
+	// NoteJitterPastPeriod is triggers whose jitter is longer than the
+	// time between two of their occurrences: name, jitter, period.
+	NoteJitterPastPeriod NoteReason = "defs_note_jitter_past_period"
+	// NoteSecretsMissing is secrets the file refers to that the secrets
+	// file does not define yet: name.
+	NoteSecretsMissing NoteReason = "defs_note_secrets_missing"
+)
+
+// maxNoteItems is how many objects a note of tasks or triggers names; the
+// rest are counted, so a large file's note stays one line.
+const maxNoteItems = 3
+
+// Note is one note about a valid file: its reason and the objects it is
+// about, each with the params its sentence names, and how many more
+// objects it is about than Items holds.
+type Note struct {
+	Reason NoteReason
+	Items  []map[string]string
+	More   int
+}
+
+// String is the note's English sentence, as `ql apply` prints it after
+// "note: ".
+func (n Note) String() string {
+	names := make([]string, len(n.Items), len(n.Items)+1)
+	for i, it := range n.Items {
+		names[i] = it["name"]
+		if n.Reason == NoteJitterPastPeriod {
+			names[i] = fmt.Sprintf("%s (jitter %s, %s between occurrences)", it["name"], it["jitter"], it["period"])
+		}
+	}
+	if n.More > 0 {
+		names = append(names, fmt.Sprintf("and %d more", n.More))
+	}
+	return fmt.Sprintf(noteEnglish[n.Reason], strings.Join(names, ", "))
+}
+
+// noteEnglish are the notes' English sentences, %s the list of the
+// objects each is about.
+var noteEnglish = map[NoteReason]string{
+	NotePlacementIgnored: "retry and placement apply on the cluster profile only; this single-node database stores them but runs every Run once, here (tasks: %s)",
+	NoteJitterPastPeriod: "a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
+		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)",
+	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +
+		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails",
+}
+
+// capped is a note of items, naming the first maxNoteItems; ok is false
+// when there are none.
+func capped(r NoteReason, items []map[string]string) (Note, bool) {
+	if len(items) == 0 {
+		return Note{}, false
+	}
+	n := Note{Reason: r, Items: items}
+	if len(items) > maxNoteItems {
+		n.Items, n.More = items[:maxNoteItems], len(items)-maxNoteItems
+	}
+	return n, true
+}
+
+// PlacementNote is the note of doc's tasks that set retry or placement,
+// for a profile that stores them but does not act on them (every Run runs
+// once, on the server's machine): the operator should not believe a Run
+// will be retried or placed when it will not.
+func PlacementNote(doc *Document) (Note, bool) {
+	var items []map[string]string
+	for _, t := range doc.Tasks {
+		if !t.Spec.Command.Retry.IsZero() || !t.Spec.Command.Placement.IsZero() {
+			items = append(items, map[string]string{"name": t.Spec.Name})
+		}
+	}
+	return capped(NotePlacementIgnored, items)
+}
+
+// jitterNoteOccurrences is how many upcoming occurrences of a trigger
+// JitterNote reads for the shortest time between two of them.
+const jitterNoteOccurrences = 64
+
+// JitterNote is the note of doc's triggers whose jitter is longer than
+// the time between two of their next occurrences after nowMs. The later
+// one then may fall due before the earlier one is admitted, and is caught
+// up like a missed occurrence (fire_once collapses it, skip passes it
+// over): the file is valid, but such a trigger runs less often than its
+// cron says.
+func JitterNote(doc *Document, nowMs int64) (Note, bool) {
+	var items []map[string]string
+	for _, t := range doc.Triggers {
+		c := t.Spec.Cron
+		if c.JitterMs == 0 {
+			continue
+		}
+		s, err := cron.Parse(c.Expression, c.Timezone)
+		if err != nil {
+			continue
+		}
+		prev, ok := s.Next(max(nowMs, c.StartAtMs-1))
+		for i := 0; ok && i < jitterNoteOccurrences; i++ {
+			next, more := s.Next(prev)
+			if !more {
+				break
+			}
+			if next-prev < c.JitterMs {
+				items = append(items, map[string]string{"name": t.Spec.Name,
+					"jitter": (time.Duration(c.JitterMs) * time.Millisecond).String(), "period": (time.Duration(next-prev) * time.Millisecond).String()})
+				break
+			}
+			prev = next
+		}
+	}
+	return capped(NoteJitterPastPeriod, items)
+}
+
+// SecretRefs are the names of the secrets doc refers to, each once, in
+// the file's order: task environments', then notification channels'.
+func SecretRefs(doc *Document) []string {
+	var refs []string
+	seen := map[string]bool{}
+	add := func(ref string) {
+		if ref != "" && !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+	}
+	for _, t := range doc.Tasks {
+		for _, e := range t.Spec.Command.Env {
+			add(e.SecretRef)
+		}
+	}
+	if doc.HasNotifications {
+		for _, c := range doc.Notifications.Channels {
+			for _, ref := range c.Refs() {
+				add(ref)
+			}
+		}
+	}
+	return refs
+}
+
+// SecretsNote is the note naming the secrets doc refers to that missing
+// says the secrets file does not define yet. Applying them is fine (the
+// file is read at each start, so they may be added later), but until then
+// every Run of such a task fails with secret_unavailable and every such
+// channel's notification fails, which a first apply should say at once.
+// A file missing cannot read (another user's) gives no note: the server
+// that runs the commands judges it. Every secret is named, however many:
+// each must be added.
+func SecretsNote(doc *Document, missing func([]string) ([]string, error)) (Note, bool) {
+	absent, err := missing(SecretRefs(doc))
+	if err != nil || len(absent) == 0 {
+		return Note{}, false
+	}
+	n := Note{Reason: NoteSecretsMissing, Items: make([]map[string]string, len(absent))}
+	for i, name := range absent {
+		n.Items[i] = map[string]string{"name": name}
+	}
+	return n, true
+}
+
+// NoteScope is what the caller of Notes knows of where the file is
+// applied.
+type NoteScope struct {
+	// RunsHere is a profile that runs every Run once on its own machine
+	// (standalone, edge): retry and placement are stored, not acted on.
+	RunsHere bool
+	NowMs    int64
+	// MissingSecrets reads the secrets file of the machine that runs the
+	// commands; nil where that is not this one (a cluster's workers hold
+	// their own), which then notes nothing of secrets.
+	MissingSecrets func([]string) ([]string, error)
+}
+
+// Notes are every note doc gets where s says it is applied, in the order
+// `ql apply` prints them.
+func Notes(doc *Document, s NoteScope) []Note {
+	var out []Note
+	if s.RunsHere {
+		if n, ok := PlacementNote(doc); ok {
+			out = append(out, n)
+		}
+	}
+	if n, ok := JitterNote(doc, s.NowMs); ok {
+		out = append(out, n)
+	}
+	if s.MissingSecrets != nil {
+		if n, ok := SecretsNote(doc, s.MissingSecrets); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
