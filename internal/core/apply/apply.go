@@ -102,7 +102,14 @@ func apply(ctx context.Context, svc catalog.Service, doc *Document, newID func()
 	})
 	switch {
 	case qlerror.Is(err, qlerror.Unavailable):
-		return nil, qlerror.Wrap(qlerror.Unavailable, err, "%s: the outcome is unknown; apply the file again (it converges)", doc.File)
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "%s: the outcome is unknown; apply the file again (it converges)", doc.File).
+			Because(RefusalOutcomeUnknown, "file", doc.File)
+	// A conflict the store gave no reason of its own is a concurrent
+	// writer's: a head moved between the file's read and its write, or
+	// serialization races lost until the retries ran out. One with a
+	// reason keeps it, so its own sentence is shown.
+	case qlerror.Is(err, qlerror.Conflict) && qlerror.ReasonOf(err) == "":
+		return nil, qlerror.Wrap(qlerror.Conflict, err, "%s: nothing was applied", doc.File).Because(RefusalWriteConflict, "file", doc.File)
 	case err != nil:
 		return nil, qlerror.Wrap(qlerror.CodeOf(err), err, "%s: nothing was applied", doc.File)
 	}

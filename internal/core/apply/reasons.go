@@ -69,4 +69,12 @@ const (
 	// RefusalTriggerRebound is a trigger the file binds to another task
 	// than the one it is bound to: trigger.
 	RefusalTriggerRebound qlerror.Reason = "defs_trigger_rebound"
+	// RefusalWriteConflict is a valid file whose publish lost to another
+	// writer of the same objects after it was validated: file. Nothing
+	// of it was written.
+	RefusalWriteConflict qlerror.Reason = "defs_write_conflict"
+	// RefusalOutcomeUnknown is a valid file whose publish the store did
+	// not see end (a lost connection, a write lock held elsewhere): file.
+	// It may or may not have been written; applying it again converges.
+	RefusalOutcomeUnknown qlerror.Reason = "defs_outcome_unknown"
 )

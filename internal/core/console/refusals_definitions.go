@@ -98,6 +98,9 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	notify.RefusalRuleTwice:           "{field}：同样的规则写了两次；请删去重复的那一条。",
 	notify.RefusalChannelUndefined:    "{field}：通道“{value}”没有在 notifications.channels 中定义；请先定义它，或改正名称。",
 	notify.RefusalReasonsNotSkipped:   "{field}：只有 on: skipped 的规则能按原因过滤；请删去 reasons。",
+	// The write of a valid file.
+	apply.RefusalWriteConflict:  "另一个写入者同时更改了这些定义，本次未应用任何内容；请返回编辑并重新预览，确认变更后再应用。",
+	apply.RefusalOutcomeUnknown: "无法确认这次应用是否已写入（数据库连接中断，或写锁被其他进程持有）；请再次应用同一文件：应用是收敛的，已写入的对象会显示为未变更。",
 	// The checks every field shares.
 	validate.RefusalRequired:    "{field}：缺少这个必填字段，或它的值为空；请补上。",
 	validate.RefusalNotOneOf:    "{field}：“{value}”不是可选的值；可选：{allowed}。",

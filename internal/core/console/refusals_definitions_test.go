@@ -249,6 +249,8 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	cron.RefusalExpression:        "robfig refusing an expression whose every field it accepts alone, which its grammar never does",
 	apply.RefusalTriggerRebound:   "needs a database holding the trigger (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
 	catalog.RefusalProjectMissing: "a missing project is created by a file; the definitions page's view of one is a server test",
+	apply.RefusalOutcomeUnknown:   "the write of a valid file failing, not the file (server: TestAnApplyOfUnknownOutcomeSaysSoInThePagesLanguage)",
+	apply.RefusalWriteConflict:    "the write of a valid file losing to another writer, not the file",
 }
 
 // Each reason a definitions file can be refused for is given by a file of
@@ -259,7 +261,7 @@ func TestEveryDefinitionsReasonIsReadInChineseByABrokenFile(t *testing.T) {
 	for _, f := range brokenFiles {
 		given[f.reason] = true
 	}
-	for path, r := range reasonsDeclaredInPackages(t, []string{"../apply", "../cron", "../task", "../trigger", "../notify", "../project", "../validate"}) {
+	for path, r := range reasonsDeclaredInPackages(t, []string{"../apply", "../cron", "../task", "../trigger", "../notify", "../project", "../validate"}, "qlerror.Reason") {
 		if !given[r] && notReachedByAFile[r] == "" {
 			t.Errorf("%s: reason %q is given by no file of brokenFiles", path, r)
 		}

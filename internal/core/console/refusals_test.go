@@ -25,7 +25,7 @@ var refusingPackages = []string{".", "../schedule", "../run", "../catalog", "../
 // English sentence of theirs.
 func TestEveryRefusalReasonHasASentenceInEveryOtherLanguage(t *testing.T) {
 	declared := 0
-	for path, reason := range reasonsDeclaredInPackages(t, refusingPackages) {
+	for path, reason := range reasonsDeclaredInPackages(t, refusingPackages, "qlerror.Reason") {
 		declared++
 		for l, table := range refusals {
 			if table[reason] == "" {
@@ -39,8 +39,10 @@ func TestEveryRefusalReasonHasASentenceInEveryOtherLanguage(t *testing.T) {
 }
 
 // reasonsDeclaredInPackages yields each reason the non-test Go files of
-// dirs declare, with the file that declares it.
-func reasonsDeclaredInPackages(t *testing.T, dirs []string) iter.Seq2[string, qlerror.Reason] {
+// dirs declare as constants of the type typ, as the files write it
+// ("qlerror.Reason"; "NoteReason" in apply itself), with the file that
+// declares it.
+func reasonsDeclaredInPackages(t *testing.T, dirs []string, typ string) iter.Seq2[string, qlerror.Reason] {
 	return func(yield func(string, qlerror.Reason) bool) {
 		for _, dir := range dirs {
 			files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -51,7 +53,7 @@ func reasonsDeclaredInPackages(t *testing.T, dirs []string) iter.Seq2[string, ql
 				if strings.HasSuffix(path, "_test.go") {
 					continue
 				}
-				for _, reason := range reasonsDeclaredIn(t, path) {
+				for _, reason := range reasonsDeclaredIn(t, path, typ) {
 					if !yield(path, reason) {
 						return
 					}
@@ -62,8 +64,8 @@ func reasonsDeclaredInPackages(t *testing.T, dirs []string) iter.Seq2[string, ql
 }
 
 // reasonsDeclaredIn are the values of the constants the Go file at path
-// declares of type qlerror.Reason.
-func reasonsDeclaredIn(t *testing.T, path string) []qlerror.Reason {
+// declares of the type typ, as it writes it.
+func reasonsDeclaredIn(t *testing.T, path, typ string) []qlerror.Reason {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 	if err != nil {
@@ -75,7 +77,16 @@ func reasonsDeclaredIn(t *testing.T, path string) []qlerror.Reason {
 		if !ok || spec.Type == nil {
 			return true
 		}
-		if sel, ok := spec.Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Reason" {
+		written := ""
+		switch ty := spec.Type.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := ty.X.(*ast.Ident); ok {
+				written = x.Name + "." + ty.Sel.Name
+			}
+		case *ast.Ident:
+			written = ty.Name
+		}
+		if written != typ {
 			return true
 		}
 		for _, v := range spec.Values {
