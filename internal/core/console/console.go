@@ -67,6 +67,11 @@ type Config struct {
 	// Definitions reads and publishes definitions files (the definitions
 	// page); nil where the server's database role may not publish.
 	Definitions *catalog.Service
+	// MissingSecrets names the secrets of a list the secrets file of
+	// this machine does not define, for the definitions page's note; nil
+	// where the commands run elsewhere (a cluster's workers hold their
+	// own secrets), and the page then notes nothing of secrets.
+	MissingSecrets func(refs []string) ([]string, error)
 	// ReadLog copies an attempt's output from offset on to w; nil where
 	// the server cannot read logs (the page then shows none).
 	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)

@@ -43,6 +43,9 @@ type definitionsData struct {
 	Step    string
 	Diff    []apply.Result
 	Changes int
+	// Notes say, in the page's language, what the valid file does that
+	// its author likely does not expect (as `ql apply` notes it).
+	Notes []string
 }
 
 // fileError is one error of the file at its place (Line 0: none known).
@@ -213,9 +216,9 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 			d.Errors = []fileError{{Line: line, Column: col, Message: msg}}
 		}
 	case dry:
-		d.Step, d.Diff = "preview", results
+		d.Step, d.Diff, d.Notes = "preview", results, c.definitionsNotes(lang(r), doc)
 	default:
-		d.Step, d.Diff = "applied", results
+		d.Step, d.Diff, d.Notes = "applied", results, c.definitionsNotes(lang(r), doc)
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
+	"database/sql"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -90,5 +93,98 @@ func TestTheDefinitionsPageNamesAMissingProjectInThePagesLanguage(t *testing.T) 
 	resp, page = httpcall.Form(t, c, http.MethodGet, site.base+"/definitions?project=shopp&lang=en", nil)
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(page, "project &#34;shopp&#34; does not exist") {
 		t.Errorf("a project that does not exist in English: %d, want 404 naming it:\n%s", resp.StatusCode, page)
+	}
+}
+
+// notedFile is a valid file of the site's project that `ql apply` notes
+// three things of: its task sets retry (which a single node stores but
+// never acts on), its trigger's jitter is longer than its period, and it
+// names a secret (api_token) besides one the secrets file defines.
+const notedFile = "project: shop\ntasks:\n  - name: report\n    script: echo\n    retry: {maxAttempts: 3}\n" +
+	"    env: {TOKEN: {secret: api_token}, KEY: {secret: defined_key}}\n" +
+	"triggers:\n  - name: nightly\n    task: report\n    cron: '*/10 * * * * *'\n    timezone: UTC\n    jitter: 30s\n"
+
+// defNotes is the definitions page's list of notes ("" when it has none).
+func defNotes(page string) string {
+	_, notes, ok := strings.Cut(page, `id="def-notes"`)
+	if !ok {
+		return ""
+	}
+	notes, _, _ = strings.Cut(notes, "</div>")
+	return notes
+}
+
+// The preview and the result of an apply note, in the page's language,
+// what a valid file does that its author likely does not expect, as `ql
+// apply` does: on this single-node server retry is stored but never acted
+// on, a jitter past the cron's period, and the secrets its secrets file
+// does not define (only those). The English page says `ql apply`'s words.
+func TestTheDefinitionsPageNotesWhatAValidFileWillNotDoInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	if err := os.WriteFile(LayoutOf(site.dir).Secrets, []byte(`{"defined_key": "k3y-value"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	zh := []string{"重试（retry）和放置（placement）只在集群部署中生效", "（任务：report）",
+		"请让抖动短于 cron 的周期（触发器：nightly（抖动 30s，两次发生相隔 10s））", "还没有定义 api_token："}
+	en := []string{"retry and placement apply on the cluster profile only", "keep jitter below the cron&#39;s period (triggers: nightly (jitter 30s, 10s between occurrences))",
+		"does not define api_token yet"}
+	for _, step := range []string{"/definitions/preview", "/definitions/apply"} {
+		form := url.Values{"csrf": {csrf}, "yaml": {notedFile}}
+		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+step+"?lang=zh", form)
+		notes := defNotes(page)
+		if resp.StatusCode != http.StatusOK || strings.Count(notes, "<li>") != 3 || strings.Contains(notes, "defined_key") || strings.Contains(notes, "note") {
+			t.Errorf("%s in Chinese: %d, want 200 with three notes, none naming the defined secret, none in English:\n%s", step, resp.StatusCode, notes)
+		}
+		for _, w := range zh {
+			if !strings.Contains(notes, w) {
+				t.Errorf("%s in Chinese: the notes do not say %q:\n%s", step, w, notes)
+			}
+		}
+		resp, page = httpcall.Form(t, c, http.MethodPost, site.base+step+"?lang=en", form)
+		notes = defNotes(page)
+		for _, w := range en {
+			if resp.StatusCode != http.StatusOK || !strings.Contains(notes, w) {
+				t.Errorf("%s in English: %d, the notes do not say %q:\n%s", step, resp.StatusCode, w, notes)
+			}
+		}
+	}
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/preview?lang=zh",
+		url.Values{"csrf": {csrf}, "yaml": {shopTrigger + "    cron: '0 3 * * *'\n    timezone: UTC\n"}})
+	if resp.StatusCode != http.StatusOK || strings.Contains(page, `id="def-notes"`) {
+		t.Errorf("a file that gets no note: %d, want 200 without notes:\n%s", resp.StatusCode, defNotes(page))
+	}
+}
+
+// A valid file whose write the store does not see end (here another
+// process holds the database's write lock past the server's busy timeout)
+// is answered on the Chinese page in Chinese: the outcome is unknown and
+// applying the file again converges.
+func TestAnApplyOfUnknownOutcomeSaysSoInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	db, err := sql.Open("sqlite", LayoutOf(site.dir).DB+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatalf("hold the write lock: %v", err)
+	}
+	// Not t.Context(): the cleanup runs after the test's context ended.
+	t.Cleanup(func() { _, _ = conn.ExecContext(context.Background(), "ROLLBACK"); conn.Close() })
+	form := url.Values{"csrf": {csrf}, "yaml": {shopTrigger + "    cron: '0 4 * * *'\n    timezone: UTC\n"}}
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply?lang=zh", form)
+	errs := defErrors(page)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, "无法确认这次应用是否已写入") || strings.Contains(errs, "outcome is unknown") {
+		t.Errorf("an apply behind a held write lock in Chinese: %d, want 400 saying in Chinese that its outcome is unknown:\n%s", resp.StatusCode, errs)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/metrics"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -49,7 +50,10 @@ func (s *Server) listen() error {
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
-		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Secure: tlsCfg != nil, Log: s.cfg.Logger,
+		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions,
+		// This server runs the commands itself, with its own secrets
+		// file: the definitions page can name the secrets it lacks.
+		MissingSecrets: process.Secrets{Path: s.layout.Secrets}.Missing, Secure: tlsCfg != nil, Log: s.cfg.Logger,
 		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
 			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
 			return next, false, err

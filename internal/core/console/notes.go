@@ -1,0 +1,83 @@
+package console
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// noteLanguage says the notes about a valid file in a language other than
+// English (an English page shows the note's own sentence, which `ql apply`
+// prints). A sentence's {items} is the list of the objects the note is
+// about, each said by item with its params ({name}, {jitter}, {period}),
+// joined by sep, with more for those the note counts but does not name.
+type noteLanguage struct {
+	sep, more string
+	sentences map[apply.NoteReason]noteWords
+}
+
+type noteWords struct{ sentence, item string }
+
+var notes = map[string]noteLanguage{
+	"zh": {sep: "、", more: "，另有 %d 个", sentences: map[apply.NoteReason]noteWords{
+		apply.NotePlacementIgnored: {
+			sentence: "重试（retry）和放置（placement）只在集群部署中生效；此单节点服务器保存它们，但每次运行只在本机执行一次，不会重试（任务：{items}）。",
+			item:     "{name}"},
+		apply.NoteJitterPastPeriod: {
+			sentence: "抖动（jitter）长于两次发生之间的间隔时，后一次发生会在前一次被接纳之前到期，并像错过的发生一样处理（fire_once 将其合并，skip 将其跳过），" +
+				"触发器因此比 cron 所写的运行得少；请让抖动短于 cron 的周期（触发器：{items}）。",
+			item: "{name}（抖动 {jitter}，两次发生相隔 {period}）"},
+		apply.NoteSecretsMissing: {
+			sentence: "密钥文件（数据目录中的 qinglong-secrets.json）还没有定义 {items}：请在运行或通知用到它们之前添加（一个“名称 → 值”的 JSON 对象，权限 0600），否则会失败。",
+			item:     "{name}"},
+	}},
+}
+
+// noteText is n in language l: its sentence in l with every item's params
+// filled in, else the note's English (an English page's, and a note of a
+// reason or with a param l lacks, rather than a sentence with a hole).
+func noteText(l string, n apply.Note) string {
+	lw, ok := notes[l]
+	w, known := lw.sentences[n.Reason]
+	if !ok || !known {
+		return n.String()
+	}
+	complete := true
+	fill := func(s string, params map[string]string) string {
+		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+			v, ok := params[m[1:len(m)-1]]
+			if !ok {
+				complete = false
+				return m
+			}
+			return v
+		})
+	}
+	items := make([]string, len(n.Items))
+	for i, it := range n.Items {
+		items[i] = fill(w.item, it)
+	}
+	list := strings.Join(items, lw.sep)
+	if n.More > 0 {
+		list += fmt.Sprintf(lw.more, n.More)
+	}
+	s := fill(w.sentence, map[string]string{"items": list})
+	if !complete {
+		return n.String()
+	}
+	return s
+}
+
+// definitionsNotes are the notes of doc this server can know: retry and
+// placement only where it runs every Run itself, secrets only where it
+// holds the secrets file of the machine that runs the commands.
+func (c *Console) definitionsNotes(l string, doc *apply.Document) []string {
+	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets})
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = noteText(l, n)
+	}
+	return out
+}

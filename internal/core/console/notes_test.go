@@ -1,0 +1,70 @@
+package console
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/process"
+)
+
+// Every reason a note about a valid file may have has a sentence in every
+// language but English (an English page shows `ql apply`'s words), so a
+// Chinese page shows no English note.
+func TestEveryNoteReasonHasASentenceInEveryOtherLanguage(t *testing.T) {
+	t.Parallel()
+	declared := 0
+	for path, reason := range reasonsDeclaredInPackages(t, []string{"../apply"}, "NoteReason") {
+		declared++
+		for l, lw := range notes {
+			if w := lw.sentences[apply.NoteReason(reason)]; w.sentence == "" || w.item == "" {
+				t.Errorf("%s: note reason %q has no sentence in %s", path, reason, l)
+			}
+		}
+	}
+	if declared < 3 {
+		t.Fatalf("only %d note reasons were found declared; the scan is broken", declared)
+	}
+}
+
+// Each note a valid file gets reads whole in Chinese, every object it is
+// about named with its params (the jitter and the period), the objects
+// past the first three counted; in English it is `ql apply`'s line.
+func TestEveryNoteOfAValidFileReadsWholeInChinese(t *testing.T) {
+	t.Parallel()
+	var tasks, triggers strings.Builder
+	for _, n := range []string{"t1", "t2", "t3", "t4"} {
+		tasks.WriteString("  - {name: " + n + ", script: echo, retry: {maxAttempts: 2}, env: {A: {secret: api_token}}}\n")
+		triggers.WriteString("  - {name: " + n + ", task: t1, cron: '*/10 * * * * *', timezone: UTC, jitter: 30s}\n")
+	}
+	doc, err := apply.Parse("x.yaml", []byte("project: demo\ntasks:\n"+tasks.String()+"triggers:\n"+triggers.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := filepath.Join(t.TempDir(), "qinglong-secrets.json")
+	if err := os.WriteFile(secrets, []byte(`{"other": "value"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ns := apply.Notes(doc, apply.NoteScope{RunsHere: true, NowMs: 1_790_000_000_000, MissingSecrets: process.Secrets{Path: secrets}.Missing})
+	want := map[apply.NoteReason]string{
+		apply.NotePlacementIgnored: "（任务：t1、t2、t3，另有 1 个）",
+		apply.NoteJitterPastPeriod: "（触发器：t1（抖动 30s，两次发生相隔 10s）、t2（抖动 30s，两次发生相隔 10s）、t3（抖动 30s，两次发生相隔 10s），另有 1 个）",
+		apply.NoteSecretsMissing:   "还没有定义 api_token：",
+	}
+	if len(ns) != len(want) {
+		t.Fatalf("notes %v; want one of each reason", ns)
+	}
+	hole := regexp.MustCompile(`\{[a-z]+\}`)
+	for _, n := range ns {
+		zh := noteText("zh", n)
+		if hole.MatchString(zh) || !strings.Contains(zh, want[n.Reason]) {
+			t.Errorf("note %s in Chinese: %q, want it whole, saying %q", n.Reason, zh, want[n.Reason])
+		}
+		if en := noteText("en", n); en != n.String() {
+			t.Errorf("note %s in English: %q, want ql apply's %q", n.Reason, en, n.String())
+		}
+	}
+}
