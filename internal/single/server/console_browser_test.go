@@ -98,6 +98,17 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	browsertest.Step(t, ctx, "confirm and apply it", chromedp.Click(chromedp.ID("def-confirm")),
 		browsertest.WaitText("#def-applied", "updated (revision 2)"),
 		chromedp.Navigate(trig), browsertest.WaitText("main", "0 0 4 1 1 *"))
+	noted := strings.Replace(exported, "0 0 3 1 1 *", "'*/10 * * * * *'", 1)
+	for _, l := range strings.Split(exported, "\n") {
+		if strings.Contains(l, "timezone: Asia/Shanghai") {
+			noted = strings.Replace(noted, l, l+"\n"+l[:len(l)-len(strings.TrimLeft(l, " "))]+"jitter: 30s", 1)
+		}
+	}
+	browsertest.Step(t, ctx, "preview a jitter past the period, noted in Chinese", chromedp.Navigate(b+"/definitions?project=shop&lang=zh"),
+		chromedp.WaitVisible(chromedp.ID("def-yaml")), chromedp.SetValue(chromedp.ID("def-yaml"), noted),
+		chromedp.Click(chromedp.ID("def-preview-btn")),
+		browsertest.WaitText("#def-notes", "请让抖动短于 cron 的周期（触发器：nightly（抖动 30s，两次发生相隔 10s））"))
+	browsertest.Screenshot(t, ctx, dir, "definitions-notes-zh-390x844.png", 390)
 
 	browsertest.Step(t, ctx, "sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
 	browsertest.Step(t, ctx, "refused without a session", chromedp.Navigate(b+"/runs"), chromedp.WaitVisible(chromedp.ID("token")))
