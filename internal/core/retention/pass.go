@@ -215,8 +215,11 @@ type LoopConfig struct {
 
 // NewLoop is the loop a serving process starts: one pass per cadence (the
 // next at once while a pass ran out of budget), one log record per pass
-// that deleted something or failed. Callers start none when the policy
-// is Off.
+// that deleted something or failed. A pass that failed or was stopped
+// after some of its batches committed still logs what they deleted (with
+// the error that ended it): those rows are gone, and the log is the
+// operator's only account of them. Callers start none when the policy is
+// Off.
 func NewLoop(c LoopConfig) (*loop.Loop, error) {
 	if c.Cadence == 0 {
 		c.Cadence = DefaultCadence
@@ -230,13 +233,17 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 		},
 	}, func(ctx context.Context) (bool, error) {
 		rep, err := Pass(ctx, c.Store, c.Policy, c.Options)
+		if rep.Total != (Deleted{}) {
+			attrs := []any{"code", CodePass, "runs", rep.Total.Runs, "attempts", rep.Total.Attempts, "events", rep.Total.Events,
+				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "notifications", rep.Total.Notifications, "freed_bytes", rep.FreedBytes,
+				"batches", rep.Batches, "more", rep.More || err != nil, "elapsed_ms", rep.Elapsed.Milliseconds()}
+			if err != nil {
+				attrs = append(attrs, "ended_by", err.Error())
+			}
+			c.Logger.Info("retention pass", attrs...)
+		}
 		if err != nil {
 			return false, err
-		}
-		if rep.Total != (Deleted{}) {
-			c.Logger.Info("retention pass", "code", CodePass, "runs", rep.Total.Runs, "attempts", rep.Total.Attempts, "events", rep.Total.Events,
-				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "notifications", rep.Total.Notifications, "freed_bytes", rep.FreedBytes,
-				"batches", rep.Batches, "more", rep.More, "elapsed_ms", rep.Elapsed.Milliseconds())
 		}
 		return rep.More, nil
 	})

@@ -5,11 +5,13 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,37 +38,7 @@ func TestAServerRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 	waitFor(t, "four finished runs", 30*time.Second, func() bool { return count(t, db, finished) >= 4 })
 	// Age the finished runs behind the server's back, as if 40 days had
 	// passed since they finished.
-	rw, err := sql.Open("sqlite", LayoutOf(dataDir).DB+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rw.Close()
-	tx, err := rw.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := tx.Query(`UPDATE attempts SET finished_at_ms = finished_at_ms - ?1 WHERE run_id IN (SELECT id FROM runs WHERE state = 'succeeded') RETURNING id`,
-		(40 * retention.Day).Milliseconds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var aged []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		aged = append(aged, id)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(`UPDATE runs SET finished_at_ms = finished_at_ms - ?1 WHERE state = 'succeeded'`, (40 * retention.Day).Milliseconds()); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	aged := ageFinishedRuns(t, dataDir, 40*retention.Day)
 	before := count(t, db, `SELECT count(*) FROM runs`)
 	waitFor(t, "the aged runs to be deleted", 30*time.Second, func() bool {
 		return count(t, db, `SELECT count(*) FROM attempts WHERE id IN (SELECT value FROM json_each(?))`, jsonList(t, aged)) == 0
@@ -81,6 +53,88 @@ func TestAServerRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 	}
 	if err := srv.Stop(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// ageFinishedRuns moves the finish of every succeeded Run and its attempts
+// d into the past, behind the server's back, and returns the attempts' ids.
+func ageFinishedRuns(t *testing.T, dataDir string, d time.Duration) []string {
+	t.Helper()
+	rw, err := sql.Open("sqlite", LayoutOf(dataDir).DB+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	tx, err := rw.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(`UPDATE attempts SET finished_at_ms = finished_at_ms - ?1 WHERE run_id IN (SELECT id FROM runs WHERE state = 'succeeded') RETURNING id`,
+		d.Milliseconds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var aged []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		aged = append(aged, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`UPDATE runs SET finished_at_ms = finished_at_ms - ?1 WHERE state = 'succeeded'`, d.Milliseconds()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return aged
+}
+
+// A pass the server's stop ends after some of its batches committed still
+// logs what they deleted, with what ended it: the rows are gone, and the
+// log is the operator's only account of them.
+func TestAPassTheStopEndsStillLogsWhatItDeleted(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	publish(t, dataDir, 2, "echo hello")
+	var logs lockedBuffer
+	// One Run a batch, and an hour between batches: the stop comes after
+	// the first batch, while the pass waits for the second.
+	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: testStopTimeout, Concurrency: 2,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+		Retention: RetentionConfig{Set: true, Policy: retention.Policy{RunsAge: 30 * retention.Day}, Cadence: 250 * time.Millisecond,
+			Options: retention.Options{BatchSize: 1, Pause: time.Hour}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(context.Background()) //nolint:errcheck // stopped below; a failed test stops it here
+	db := observer(t, dataDir)
+	waitFor(t, "two finished runs", 30*time.Second, func() bool { return count(t, db, `SELECT count(*) FROM runs WHERE state = 'succeeded'`) >= 2 })
+	aged := ageFinishedRuns(t, dataDir, 40*retention.Day)
+	waitFor(t, "the first batch", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM attempts WHERE id IN (SELECT value FROM json_each(?))`, jsonList(t, aged)) == len(aged)-1
+	})
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var deleted float64
+	var endedBy []string
+	for line := range strings.Lines(logs.String()) {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if rec["code"] == retention.CodePass {
+			deleted += rec["runs"].(float64)
+			endedBy = append(endedBy, fmt.Sprint(rec["ended_by"]))
+		}
+	}
+	if deleted != 1 || len(endedBy) != 1 || !strings.Contains(endedBy[0], "context canceled") {
+		t.Fatalf("retention.pass records: %v runs deleted, ended by %q; want the one Run of the stopped pass, ended by its cancel\n%s", deleted, endedBy, logs.String())
 	}
 }
 
