@@ -32,15 +32,32 @@ func AcquireOwner(dir string) (*Owner, error) {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the executor owner directory %s; check permissions of the data directory", dir)
 	}
 	id := ids.New()
-	f, err := os.OpenFile(filepath.Join(dir, id+".lock"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	path := filepath.Join(dir, id+".lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the executor owner file in %s", dir)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	// Blocking: a probe (ownerGone, Serving) that opened the new file
+	// before this lock holds its shared lock for a moment only, and must
+	// not make the server fail to start.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close() //nolint:errcheck // the lock error is the one returned
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "lock the executor owner file in %s; the filesystem must support flock", dir)
 	}
+	// A recovery of another server that probed the file in that moment
+	// took it for a gone owner's and removed it: a lock on a file no probe
+	// finds would let that recovery lose this owner's attempts.
+	if held, err := f.Stat(); err != nil || !sameFile(held, path) {
+		f.Close() //nolint:errcheck // the owner is refused either way
+		return nil, qlerror.New(qlerror.Unavailable, "the executor owner file %s was removed while this server started (another server's recovery took it for a crashed one's); start the server again", path)
+	}
 	return &Owner{ID: id, dir: dir, file: f}, nil
+}
+
+// sameFile reports whether path still names the file held.
+func sameFile(held os.FileInfo, path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && os.SameFile(held, st)
 }
 
 // Release drops the lock and removes the owner file. Call it only after
@@ -54,29 +71,70 @@ func (o *Owner) Release() error {
 }
 
 // ownerGone reports whether the owner process is gone: its lock file is
-// missing, or its lock can be taken.
+// missing, or a shared lock on it can be taken. Shared, so that two probes
+// never see each other as a live owner: a recovery beside a Serving probe
+// (or another server's recovery) on a dead owner's file still finds it
+// gone, where an exclusive probe would take the other's brief lock for the
+// owner's and leave the dead owner's attempts running.
 func ownerGone(dir, id string) (bool, error) {
 	if ids.Validate("owner", id) != nil {
 		// Not an id this executor writes; nobody can hold a lock for it.
 		return true, nil
 	}
 	path := filepath.Join(dir, id+".lock")
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return true, nil
-	}
-	if err != nil {
+	live, err := ownerLive(path)
+	if live || err != nil {
 		return false, err
 	}
-	defer f.Close() //nolint:errcheck // only probed for its lock
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
+	// Another recovery that found it gone too may have removed it first.
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return true, err
+	}
+	return true, nil
+}
+
+// Serving reports whether a live executor owner holds its lock in dir:
+// whether a server is running on the data directory dir belongs to, and so
+// will start a queued Run. It only probes: it takes each lock shared for
+// a moment, which neither a live owner's exclusive lock nor a recovery's
+// probe (ownerGone) mistakes for anything, and removes nothing.
+func Serving(dir string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	return true, os.Remove(path)
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".lock")
+		if !ok || ids.Validate("owner", id) != nil {
+			continue
+		}
+		live, err := ownerLive(filepath.Join(dir, e.Name()))
+		if live || err != nil {
+			return live, err
+		}
+	}
+	return false, nil
+}
+
+// ownerLive reports whether the owner lock file at path is held: a shared
+// lock on it cannot be had. A file removed meanwhile was a gone owner's.
+func ownerLive(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close() //nolint:errcheck // only probed for its lock; closing drops it
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	return false, err
 }
 
 // Recovery is what Recover did.
