@@ -126,3 +126,43 @@ func TestCLIRunsNowAndBackfillsWithTheRuntimeRole(t *testing.T) {
 		t.Fatalf("%d runs, want the one run-now Run and three backfilled", runs)
 	}
 }
+
+// On the cluster, run now tells on stderr what the Run lacks to start —
+// a live replica, a connected worker — and nothing once a replica process
+// serves the database and a worker's session is live.
+func TestRunNowSaysWhatTheClusterLacksToStartItAndNothingOnceAReplicaAndAWorkerAreLive(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
+	file := filepath.Join(t.TempDir(), "defs.yaml")
+	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 1, clustertest.QuietCron())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "apply", "-f", file); code != 0 {
+		t.Fatalf("apply: exit %d %q", code, out)
+	}
+	runNow := func(requestID string) string {
+		t.Helper()
+		code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "run", "t00000", "--request-id", requestID)
+		if code != 0 || !strings.Contains(out, "queued") {
+			t.Fatalf("run now %s: exit %d %q", requestID, code, out)
+		}
+		return out
+	}
+	noReplica, noWorker := "note: no replica is running on this database", "note: the Run waits: no worker is connected"
+	if out := runNow("alone"); !strings.Contains(out, noReplica) || !strings.Contains(out, noWorker) {
+		t.Fatalf("run now with neither replica nor worker: %q; want %q and %q", out, noReplica, noWorker)
+	}
+	env.ConnectWorker(t, env.Runtime(t, "worker-host", 30*time.Second), "w1", nil, 4)
+	if out := runNow("worker"); !strings.Contains(out, noReplica) || strings.Contains(out, noWorker) {
+		t.Fatalf("run now with a worker but no replica: %q; want only %q", out, noReplica)
+	}
+	startReplica(t, bin, env, "rep-a").await(t, CodeReady, 30*time.Second)
+	eventually(t, 10*time.Second, "the replica's first heartbeat", func() bool {
+		return env.Int(t, `SELECT count(*) FROM qinglong.replica_heartbeats WHERE stopped_at_ms IS NULL`) == 1
+	})
+	if out := runNow("served"); strings.Contains(out, "note:") {
+		t.Fatalf("run now with a live replica and worker: %q; want no note", out)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -60,6 +61,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		Users:         adminUsers{admin},
 		Detail:        runtimeDetail{rt},
 		Manual:        runtimeManual{rt},
+		Unattended:    func(ctx context.Context, runID string) (cli.Unattended, error) { return unattended(ctx, rt, runID) },
 		Notifications: rt,
 		// Opened at its first use only: the maintenance role's URL is
 		// another than the one the other commands use.
@@ -72,6 +74,31 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			admin.Close()
 		},
 	}, nil
+}
+
+// unattended tells what a Run just queued lacks to start: a live replica
+// (only a replica grants Runs to workers, and scheduling needs one), and a
+// worker that can take it, as the Run's own waiting reason reads the live
+// worker sessions. A Run that merely waits its turn (busy workers, an
+// earlier Run of its trigger) lacks nothing.
+func unattended(ctx context.Context, rt *pgstore.Runtime, runID string) (cli.Unattended, error) {
+	var u cli.Unattended
+	replicas, err := rt.ReplicaList(ctx)
+	if err != nil {
+		return u, explainRole(err, "listing replicas", "runtime")
+	}
+	u.NoReplica = !slices.ContainsFunc(replicas, func(r pgstore.ReplicaInfo) bool { return r.Live })
+	d, err := rt.RunGet(ctx, runID)
+	if err != nil {
+		return u, explainRole(err, "reading runs", "runtime")
+	}
+	if w := d.Waiting; w != nil {
+		switch w.Reason {
+		case run.WaitNoWorker, run.WaitWorkersDraining, run.WaitNoMatchingWorker:
+			u.Worker = w
+		}
+	}
+	return u, nil
 }
 
 // sqlStater is what PostgreSQL errors offer, without importing the driver.

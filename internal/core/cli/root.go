@@ -46,6 +46,10 @@ type Backend struct {
 	// Manual admits Runs on request (`ql triggers run` and `ql triggers
 	// backfill`); nil when the profile cannot (a read-only open).
 	Manual schedule.Manual
+	// Unattended says what would leave a Run just admitted (runID) waiting
+	// for nothing to take it, for `triggers run` to tell; nil where the
+	// profile cannot tell.
+	Unattended func(ctx context.Context, runID string) (Unattended, error)
 	// Rerun re-runs finished Runs (`ql runs rerun`) where Manual is nil:
 	// over a server's API.
 	Rerun schedule.Rerunner
@@ -69,6 +73,21 @@ type Backend struct {
 	// RetentionOptions pace a pass on this store (zero: the defaults).
 	RetentionOptions retention.Options
 	Close            func()
+}
+
+// Unattended is what is missing for a queued Run to start: the zero
+// value when something will take it.
+type Unattended struct {
+	// NoServer: no server runs on the embedded database, whose data
+	// directory is DataDir.
+	NoServer bool
+	DataDir  string
+	// NoReplica: no cluster replica is live on the database.
+	NoReplica bool
+	// Worker is why no worker can take it, when that is because a worker
+	// is missing (none connected, all draining, none with the labels); a
+	// Run merely waiting its turn has none.
+	Worker *run.Waiting
 }
 
 // Opener opens a backend: dsn is a postgres:// URL or the embedded

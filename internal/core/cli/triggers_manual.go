@@ -67,6 +67,9 @@ run.created event.` + opts.clusterOnly(" On the cluster this needs the runtime r
 			if err != nil {
 				return err
 			}
+			if res.Created {
+				noteUnattended(cmd, opts, b, res.RunID)
+			}
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
 					Skipped: string(res.Skipped)})
@@ -90,6 +93,32 @@ type runNowView struct {
 	RunID     string `json:"runId,omitempty"`
 	Created   bool   `json:"created"`
 	Skipped   string `json:"skipped,omitempty"`
+}
+
+// noteUnattended tells on stderr what would leave the Run just queued
+// waiting with nothing to start it: without a word the user would wait
+// for a Run that no server, replica or worker is there to take. It says
+// nothing when the profile cannot tell, and never fails the command: the
+// Run is queued either way.
+func noteUnattended(cmd *cobra.Command, opts Options, b *Backend, runID string) {
+	if b.Unattended == nil {
+		return
+	}
+	w := cmd.ErrOrStderr()
+	u, err := b.Unattended(cmd.Context(), runID)
+	if err != nil {
+		fmt.Fprintf(w, "note: could not tell whether anything will start run %s: %v\n", runID, err)
+		return
+	}
+	if u.NoServer {
+		fmt.Fprintf(w, "note: no server is running on this database (%s): the Run waits until `%s serve --data-dir %s` starts there\n", u.DataDir, opts.Binary, u.DataDir)
+	}
+	if u.NoReplica {
+		fmt.Fprintf(w, "note: no replica is running on this database: the Run waits until one starts (`%s serve --profile cluster`) and a worker takes it\n", opts.Binary)
+	}
+	if u.Worker != nil {
+		fmt.Fprintf(w, "note: the Run waits: %s\n", u.Worker.Message())
+	}
 }
 
 func printRunNow(w io.Writer, binary, name, requestID string, res schedule.RunNowResult) {

@@ -131,3 +131,32 @@ func TestRunNowAndBackfillOfADisabledTriggerSayHowToEnableIt(t *testing.T) {
 		}
 	}
 }
+
+// triggers run tells on stderr when no server runs on the data directory
+// (the Run would wait in silence until one starts), in the binary's own
+// words, and says nothing of the kind while a server runs there.
+func TestTriggersRunSaysWhenNoServerWillStartTheRunAndNothingWhileOneServes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	applyDefs(t, dir, manualFile)
+	code, out, errOut := ql(t, "triggers", "run", "hourly", "--request-id", "idle", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "queued") {
+		t.Fatalf("run with no server: %d %q %q; want it queued", code, out, errOut)
+	}
+	want := "note: no server is running on this database (" + dir + "): the Run waits until `ql-edge serve --data-dir " + dir + "` starts there"
+	if !strings.Contains(errOut, want) {
+		t.Fatalf("run with no server: stderr %q; want %q", errOut, want)
+	}
+	for _, word := range []string{"cluster", "replica", "worker"} {
+		if strings.Contains(errOut, word) {
+			t.Fatalf("ql-edge's note %q mentions %q", errOut, word)
+		}
+	}
+	serveAPI(t, dir, "standalone")
+	for _, args := range [][]string{{"--request-id", "served"}, {"--request-id", "served-json", "-o", "json"}} {
+		code, out, errOut := ql(t, append([]string{"triggers", "run", "hourly", "--force", "--data-dir", dir}, args...)...)
+		if code != 0 || !strings.Contains(out, "served") || errOut != "" {
+			t.Fatalf("run %v while a server runs: %d %q %q; want it queued and nothing on stderr", args, code, out, errOut)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/single/executor"
 	"github.com/qinglong/qinglong/internal/single/server"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
@@ -62,7 +64,23 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, Triggers: b.Store, ReadLog: b.ReadLog, CancelRun: b.CancelRun,
 		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone),
-		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Close: b.Close}, nil
+		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout), Close: b.Close}, nil
+}
+
+// unattended tells whether a server runs on the data directory: every
+// server holds an executor owner lock there while it runs, and only a
+// server starts queued Runs.
+func unattended(l server.Layout) func(context.Context, string) (cli.Unattended, error) {
+	return func(context.Context, string) (cli.Unattended, error) {
+		serving, err := executor.Serving(l.Owners)
+		if err != nil {
+			return cli.Unattended{}, fmt.Errorf("look for a server's lock in %s: %w", l.Owners, err)
+		}
+		if serving {
+			return cli.Unattended{}, nil
+		}
+		return cli.Unattended{NoServer: true, DataDir: filepath.Dir(l.DB)}, nil
+	}
 }
 
 // OpenSQLiteReadOnly is the cli.Opener of the read commands: the file is
