@@ -136,8 +136,9 @@ func triggersBackfillCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var out, project, from, to string
 	var maxN int
+	var dryRun bool
 	c := &cobra.Command{
-		Use:   "backfill NAME --from T --to T [--max N]",
+		Use:   "backfill NAME --from T --to T [--max N] [--dry-run]",
 		Short: "Admit the past occurrences of a window that have no Run",
 		Long: `Admit a Run for every occurrence of a trigger's cron between --from and --to (RFC 3339 instants,
 inclusive, like 2026-11-01T00:00:00Z) that has none, each with the idempotency key its scheduled
@@ -146,7 +147,10 @@ counted as existing and never run twice, and repeating a backfill admits nothing
 passed over (misfire, collapsed, paused, overlap, ...) get their Run now. Only occurrences the
 schedule has already decided are taken: the ones from the trigger's next fire time on are left to
 it. At most --max occurrences are considered (default 1000); the report says where the window was
-cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences.` +
+cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences.
+--dry-run counts what the backfill would do — the occurrences, the first and last of them, how many
+would get a Run and how many already have one — in the very transactions the backfill would run,
+then rolls them back: it writes nothing.` +
 			opts.clusterOnly("\nOn the cluster this needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("backfill"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -179,23 +183,16 @@ cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurren
 			if err != nil {
 				return err
 			}
-			total, err := backfillChunks(cmd, b.Manual, schedule.BackfillRequest{TriggerID: id, FromMs: fromMs, ToMs: toMs, Max: maxN, Actor: actor()})
+			req := schedule.BackfillRequest{TriggerID: id, FromMs: fromMs, ToMs: toMs, Max: maxN, DryRun: dryRun, Actor: actor()}
+			total, err := backfillChunks(cmd, b.Manual, req)
 			if err != nil {
 				return err
 			}
 			if out == "json" {
-				return writeJSON(cmd.OutOrStdout(), backfillView{TriggerID: id, Occurrences: total.Occurrences, Admitted: total.Admitted,
-					Existing: total.Existing, Truncated: total.Truncated, LastMs: total.LastMs, RunIDs: append([]string{}, total.RunIDs...)})
+				return writeJSON(cmd.OutOrStdout(), backfillView{TriggerID: id, DryRun: dryRun, Occurrences: total.Occurrences, Admitted: total.Admitted,
+					Existing: total.Existing, Truncated: total.Truncated, FirstMs: total.FirstMs, LastMs: total.LastMs, RunIDs: append([]string{}, total.RunIDs...)})
 			}
-			occurrences := "occurrences"
-			if total.Occurrences == 1 {
-				occurrences = "occurrence"
-			}
-			msg := fmt.Sprintf("trigger %s: %d %s, %d admitted, %d already had a run", args[0], total.Occurrences, occurrences, total.Admitted, total.Existing)
-			if total.Truncated {
-				msg += fmt.Sprintf("; cut at --max after %s: continue with --from %s", fmtMs(&total.LastMs), time.UnixMilli(total.LastMs+1).UTC().Format(time.RFC3339Nano))
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), msg)
+			fmt.Fprintln(cmd.OutOrStdout(), backfillReport(args[0], dryRun, total))
 			return nil
 		},
 	}
@@ -205,23 +202,53 @@ cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurren
 	c.Flags().StringVar(&from, "from", "", "the window's first instant (RFC 3339, required)")
 	c.Flags().StringVar(&to, "to", "", "the window's last instant (RFC 3339, required, not in the future)")
 	c.Flags().IntVar(&maxN, "max", schedule.DefaultBackfillMax, fmt.Sprintf("at most this many occurrences (1–%d)", schedule.MaxBackfill))
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "count what the backfill would do and write nothing")
 	return c
+}
+
+// backfillReport says what a backfill did, or for a dry run what it would
+// do, labelled so that nobody takes a preview for Runs that exist.
+func backfillReport(name string, dryRun bool, total schedule.BackfillResult) string {
+	occurrences := "occurrences"
+	if total.Occurrences == 1 {
+		occurrences = "occurrence"
+	}
+	var msg string
+	if dryRun {
+		msg = fmt.Sprintf("dry run, nothing was written: trigger %s: %d %s", name, total.Occurrences, occurrences)
+		if total.Occurrences > 0 {
+			msg += fmt.Sprintf(" from %s to %s", fmtMs(&total.FirstMs), fmtMs(&total.LastMs))
+		}
+		msg += fmt.Sprintf(", %d would be admitted, %d already have a run", total.Admitted, total.Existing)
+	} else {
+		msg = fmt.Sprintf("trigger %s: %d %s, %d admitted, %d already had a run", name, total.Occurrences, occurrences, total.Admitted, total.Existing)
+	}
+	if total.Truncated {
+		msg += fmt.Sprintf("; cut at --max after %s: continue with --from %s", fmtMs(&total.LastMs), time.UnixMilli(total.LastMs+1).UTC().Format(time.RFC3339Nano))
+	}
+	return msg
 }
 
 // backfillView is `triggers backfill -o json`.
 type backfillView struct {
-	TriggerID   string   `json:"triggerId"`
+	TriggerID string `json:"triggerId"`
+	// DryRun: the counts are what the backfill would do; nothing was
+	// written and RunIDs is empty.
+	DryRun      bool     `json:"dryRun"`
 	Occurrences int      `json:"occurrences"`
 	Admitted    int      `json:"admitted"`
 	Existing    int      `json:"existing"`
 	Truncated   bool     `json:"truncated"`
+	FirstMs     int64    `json:"firstMs,omitempty"`
 	LastMs      int64    `json:"lastMs,omitempty"`
 	RunIDs      []string `json:"runIds"`
 }
 
 // backfillChunks runs a backfill as transactions of at most backfillChunk
 // occurrences each, reporting progress on stderr between them, and sums
-// their results.
+// their results. A dry run's chunks add up as the backfill's would: each
+// takes the window after the last one's occurrences, so none counts what
+// another would have admitted.
 func backfillChunks(cmd *cobra.Command, m schedule.Manual, req schedule.BackfillRequest) (schedule.BackfillResult, error) {
 	var total schedule.BackfillResult
 	left := req.Max
@@ -231,6 +258,9 @@ func backfillChunks(cmd *cobra.Command, m schedule.Manual, req schedule.Backfill
 		res, err := m.TriggerBackfill(cmd.Context(), part)
 		if err != nil {
 			return total, err
+		}
+		if total.Occurrences == 0 {
+			total.FirstMs = res.FirstMs
 		}
 		total.Occurrences += res.Occurrences
 		total.Admitted += res.Admitted
@@ -247,7 +277,11 @@ func backfillChunks(cmd *cobra.Command, m schedule.Manual, req schedule.Backfill
 			total.Truncated = true
 			return total, nil
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "backfill: %d occurrences so far (%d admitted), up to %s\n", total.Occurrences, total.Admitted, fmtMs(&res.LastMs))
+		admitted := "admitted"
+		if req.DryRun {
+			admitted = "would be admitted"
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "backfill: %d occurrences so far (%d %s), up to %s\n", total.Occurrences, total.Admitted, admitted, fmtMs(&res.LastMs))
 		req.FromMs = res.LastMs + 1
 	}
 }

@@ -207,23 +207,30 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 
 // backfillBody is POST /api/v1/triggers/{id}/backfill's body: the
 // occurrences in [fromMs, toMs] (epoch milliseconds), at most max of them.
+// DryRun counts what the backfill would do, in its own transaction rolled
+// back, and writes nothing.
 type backfillBody struct {
 	FromMs int64 `json:"fromMs"`
 	ToMs   int64 `json:"toMs"`
 	Max    int   `json:"max"`
+	DryRun bool  `json:"dryRun"`
 }
 
+// backfillView answers a backfill; for a dry run (DryRun) the counts are
+// what the backfill would do and RunIDs is empty.
 type backfillView struct {
+	DryRun      bool     `json:"dryRun"`
 	Occurrences int      `json:"occurrences"`
 	Admitted    int      `json:"admitted"`
 	Existing    int      `json:"existing"`
 	Truncated   bool     `json:"truncated"`
+	FirstMs     int64    `json:"firstMs"`
 	LastMs      int64    `json:"lastMs"`
 	RunIDs      []string `json:"runIds"`
 }
 
 // triggerBackfill admits a trigger's occurrences in a past range through
-// the store's manual admission.
+// the store's manual admission, or counts them in a dry run.
 func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error) {
 	if _, err := params(r.URL.Query()); err != nil {
 		return nil, err
@@ -241,12 +248,13 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 	case body.ToMs < body.FromMs:
 		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, body.ToMs, body.FromMs)
 	}
-	res, err := a.Manual.TriggerBackfill(ctx, schedule.BackfillRequest{TriggerID: r.PathValue("id"), FromMs: body.FromMs, ToMs: body.ToMs, Max: body.Max, Actor: principalOf(ctx).actor()})
+	res, err := a.Manual.TriggerBackfill(ctx, schedule.BackfillRequest{TriggerID: r.PathValue("id"), FromMs: body.FromMs, ToMs: body.ToMs, Max: body.Max, DryRun: body.DryRun,
+		Actor: principalOf(ctx).actor()})
 	if err != nil {
 		return nil, err
 	}
-	return backfillView{Occurrences: res.Occurrences, Admitted: res.Admitted, Existing: res.Existing, Truncated: res.Truncated, LastMs: res.LastMs,
-		RunIDs: append([]string{}, res.RunIDs...)}, nil
+	return backfillView{DryRun: body.DryRun, Occurrences: res.Occurrences, Admitted: res.Admitted, Existing: res.Existing, Truncated: res.Truncated,
+		FirstMs: res.FirstMs, LastMs: res.LastMs, RunIDs: append([]string{}, res.RunIDs...)}, nil
 }
 
 var errNoManual = qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now or backfill them")
