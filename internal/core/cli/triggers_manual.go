@@ -31,7 +31,9 @@ unfinished one (refused while one waits already), under cancel_previous the unfi
 cancelled first; --force admits it regardless, to run at once. A paused trigger may run now; a disabled one,
 or one of an archived project, may not (set the project's status: active and ` + "`" + opts.Binary + ` apply` + "`" + ` it first).
 Who asked (the operating-system user), the request id and --force are recorded in the Run's
-run.created event.` + opts.clusterOnly(" On the cluster this needs the runtime role's URL, as `ql runs` does."),
+run.created event. A server starts the Run: when none runs on the database, a note on stderr says so
+and what to start` + opts.clusterOnly(" (on the cluster: a replica, or a worker that can take it)") + `.` +
+			opts.clusterOnly(" On the cluster this needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("run"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
