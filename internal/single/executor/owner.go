@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
@@ -37,10 +38,7 @@ func AcquireOwner(dir string) (*Owner, error) {
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the executor owner file in %s", dir)
 	}
-	// Blocking: a probe (ownerGone, Serving) that opened the new file
-	// before this lock holds its shared lock for a moment only, and must
-	// not make the server fail to start.
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockOwnerFile(f); err != nil {
 		f.Close() //nolint:errcheck // the lock error is the one returned
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "lock the executor owner file in %s; the filesystem must support flock", dir)
 	}
@@ -52,6 +50,25 @@ func AcquireOwner(dir string) (*Owner, error) {
 		return nil, qlerror.New(qlerror.Unavailable, "the executor owner file %s was removed while this server started (another server's recovery took it for a crashed one's); start the server again", path)
 	}
 	return &Owner{ID: id, dir: dir, file: f}, nil
+}
+
+// ownerLockWait bounds how long a new owner waits for its own file's
+// lock: a probe (ownerGone, Serving) that opened the file before it holds
+// a shared lock for a moment only, and must not make the server fail to
+// start; nothing else opens an owner's file.
+const ownerLockWait = 5 * time.Second
+
+// lockOwnerFile takes f's exclusive lock, retrying while a probe holds it
+// shared, for at most ownerLockWait.
+func lockOwnerFile(f *os.File) error {
+	deadline := time.Now().Add(ownerLockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // sameFile reports whether path still names the file held.
