@@ -84,14 +84,14 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	}
 	// From here on p is the decision to write: the overlap policy may have
 	// passed the admission over.
-	p, waits, finished, err := applyOverlap(ctx, conn, p, facts)
+	p, eff, err := applyOverlap(ctx, conn, p, facts)
 	if err != nil {
 		if retryable(err) {
 			return schedule.CommitResult{}, err
 		}
 		return failure(ctx, err, false)
 	}
-	args, outcome, err := decisionArgs(p, facts, waits)
+	args, outcome, err := decisionArgs(p, facts, eff)
 	if err != nil {
 		return failure(ctx, err, false)
 	}
@@ -102,8 +102,15 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	}
 	var w written
 	commitMaybeRan, err := writeAndCommit(ctx, conn, sqlCommitWrite, args, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger)
+		// The guard column is nil on success (see errFenceFailedAfterCancels).
+		return br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger, nil)
 	})
+	if errors.Is(err, errFenceFailedAfterCancels) {
+		// The server skipped COMMIT, and the deferred ROLLBACK takes the
+		// cancels back with the admission: the claim expired, nothing was
+		// written and no Run was finished.
+		return schedule.ReasonClaimExpired.Result(), nil
+	}
 	var lost *lostAfterCommit
 	if err != nil && !errors.As(err, &lost) {
 		return failure(ctx, err, commitMaybeRan)
@@ -113,14 +120,15 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	case w == written{}:
 		// The lock was held, so only the clock can have moved past expiry
 		// between verification and the fenced update, and then the write
-		// touched nothing: the COMMIT that followed committed nothing.
+		// touched nothing: the COMMIT that followed committed nothing (no
+		// cancels either: with cancels the write would have failed).
 		res = schedule.ReasonClaimExpired.Result()
 	case w != expectedWrite(outcome, len(p.Decision.Passed)):
 		// Impossible by construction of sqlCommitWrite (each insert selects
 		// from the step before it); a changed statement that breaks this
 		// must not be reported as a clean outcome.
 		res = schedule.ReasonWriteFailed.Result()
-		res.Finished = finished
+		res.Finished = eff.finished
 		return res,
 			fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt, %d event and %d ledger rows for %s", p.Ticket.TriggerID,
 				w.schedules, w.runs, w.attempts, w.events, w.ledger, outcome)
@@ -130,9 +138,10 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 			res.RunID = p.RunID
 		}
 	}
-	// COMMIT answered (the write held or not), so the cancels before the
-	// write stand either way.
-	res.Finished = finished
+	// COMMIT answered, so the cancels before the write stand: the write
+	// held, or there were none (the write fails the transaction when its
+	// fence fails after cancels).
+	res.Finished = eff.finished
 	if lost != nil {
 		// COMMIT answered, so res is what happened; the connection is gone
 		// all the same, and the replica must learn it (docs/architecture.md, "Rounds and the lifecycle").
@@ -232,31 +241,55 @@ func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk sched
 	return scanCommitFacts(conn.QueryRow(ctx, sqlCommitLock, tk.TriggerID, tid), tk.TriggerID)
 }
 
+// overlapEffect is what the overlap policy did to an admission before its
+// write.
+type overlapEffect struct {
+	// waits: the admitted Run waits for the trigger's unfinished ones.
+	waits bool
+	// cancelled: the trigger's unfinished Runs were cancelled in the
+	// admission's transaction, so its write must hold or fail the
+	// transaction (errFenceFailedAfterCancels).
+	cancelled bool
+	// finished counts the Runs those cancels finished; they stand only
+	// once the transaction commits.
+	finished run.FinishCounts
+}
+
 // applyOverlap returns p with the decision its trigger's overlap policy
 // makes of it, as the unfinished Runs read under the row lock say
 // (schedule.OverlapOf): an admission passed over, kept with its Run
-// waiting for the unfinished one (waits, queue_one), or kept waiting
-// (waits) after every unfinished Run was cancelled in the admission's
-// transaction through the same steps as CancelRun; finished counts the
-// Runs those cancels finished, which stand once the transaction commits.
-func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f commitFacts) (_ schedule.CommitParams, waits bool, finished run.FinishCounts, _ error) {
+// waiting for the unfinished one (queue_one), or kept waiting after every
+// unfinished Run was cancelled in the admission's transaction through the
+// same steps as CancelRun (cancel_previous).
+//
+// The cancels come before the write, which is pipelined with COMMIT, so
+// they cannot be made conditional on the write's row count in between.
+// Writing them inside the write statement instead would duplicate
+// CancelRun's steps (the attempt's end, the Run's event, the
+// notifications the trigger's rules derive) in SQL. So the write carries
+// the fact that they were made, and fails the transaction when its fence
+// fails after them. The claim's expiry passing in the one statement
+// between verification and the write is rare, and then costs a rollback;
+// reading the write's answer before sending COMMIT would cost every commit
+// that cancels a round trip more.
+func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f commitFacts) (schedule.CommitParams, overlapEffect, error) {
 	if p.Decision.Action != schedule.Admit {
-		return p, false, finished, nil
+		return p, overlapEffect{}, nil
 	}
 	switch schedule.OverlapOf(f.Trigger.Spec.Cron.Overlap, len(f.Unfinished)) {
 	case schedule.OverlapPass:
 		p.Decision = p.Decision.OverlapPassed()
 		p.RunID, p.AttemptID = "", ""
 	case schedule.OverlapAdmitWaiting:
-		return p, true, finished, nil
+		return p, overlapEffect{waits: true}, nil
 	case schedule.OverlapCancelThenAdmit:
 		finished, err := cancelRuns(ctx, q, f.Unfinished)
 		if err != nil {
-			return p, false, run.FinishCounts{}, err
+			return p, overlapEffect{}, err
 		}
-		return p, true, finished, nil
+		return p, overlapEffect{waits: true, cancelled: true, finished: finished}, nil
 	}
-	return p, false, finished, nil
+	return p, overlapEffect{}, nil
 }
 
 // cancelRuns cancels each Run through CancelRun's steps, in the caller's
@@ -280,7 +313,7 @@ func cancelRuns(ctx context.Context, q querier, runIDs []string) (finished run.F
 
 // decisionArgs are sqlCommitWrite's arguments for the verified decision,
 // with the outcome a successful write means.
-func decisionArgs(p schedule.CommitParams, f commitFacts, waits bool) ([]any, schedule.Outcome, error) {
+func decisionArgs(p schedule.CommitParams, f commitFacts, eff overlapEffect) ([]any, schedule.Outcome, error) {
 	tk, l, d := p.Ticket, p.Ticket.Lease, p.Decision
 	var lastScheduled *int64
 	outcome := schedule.Initialized
@@ -294,7 +327,7 @@ func decisionArgs(p schedule.CommitParams, f commitFacts, waits bool) ([]any, sc
 		if admission, err = admissionArgsOf(p, f); err != nil {
 			return nil, "", err
 		}
-		admission["waits"] = waits
+		admission["waits"] = eff.waits
 	}
 	args := pgx.StrictNamedArgs{
 		"trigger_id":           tk.TriggerID,
@@ -310,6 +343,7 @@ func decisionArgs(p schedule.CommitParams, f commitFacts, waits bool) ([]any, sc
 		"next_due_offset_ms":   d.NextDueOffset(),
 		"last_scheduled_at_ms": lastScheduled,
 		"tid":                  f.TID,
+		"cancelled":            eff.cancelled,
 	}
 	maps.Copy(args, admission)
 	maps.Copy(args, ledgerArgs(d.Passed))
@@ -531,17 +565,31 @@ const cancelRequestTimeout = 5 * time.Second
 const cancelResendInterval = 100 * time.Millisecond
 
 // annotate marks an error of the write or COMMIT: the statement our own
-// cancel request interrupted reports the caller's cancellation, and a unique
-// violation of the idempotency key the conflict it means.
+// cancel request interrupted reports the caller's cancellation, a unique
+// violation of the idempotency key the conflict it means, and the write's
+// guard the fence that failed after cancels.
 func annotate(ctx context.Context, err error) error {
 	switch {
 	case sqlState(err) == stateQueryCanceled && ctx.Err() != nil:
 		return fmt.Errorf("%w: %w", ctx.Err(), err)
 	case violates(err, constraintRunIdempotency):
 		return fmt.Errorf("%w: %w", errIdempotency, err)
+	case sqlState(err) == stateDivisionByZero:
+		return fmt.Errorf("%w: %w", errFenceFailedAfterCancels, err)
 	}
 	return err
 }
+
+// stateDivisionByZero is what the write statements' guard fails with
+// (sql/commit_write.sql): the only division in them.
+const stateDivisionByZero = "22012"
+
+// errFenceFailedAfterCancels: a write's fence failed (the claim expired in
+// database time after verification) for a decision whose trigger's
+// unfinished Runs cancel_previous had already cancelled in the transaction.
+// The write failed instead of writing nothing, so COMMIT did not run and
+// the cancels roll back with it.
+var errFenceFailedAfterCancels = errors.New("the claim expired after cancel_previous cancelled the trigger's unfinished Runs; the transaction is rolled back")
 
 // stateQueryCanceled is what a statement interrupted by a cancel request
 // fails with.

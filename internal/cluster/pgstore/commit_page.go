@@ -96,6 +96,13 @@ func (r *Runtime) commitGroup(ctx context.Context, group []schedule.CommitParams
 		if err == nil {
 			return res
 		}
+		if errors.Is(err, errFenceFailedAfterCancels) {
+			// The retry's verification finds that row's claim expired and
+			// leaves it out; the others are written then. Waiting first
+			// would only delay them.
+			lastErr = err
+			continue
+		}
 		var rowFailed *rowWriteFailed
 		if errors.As(err, &rowFailed) {
 			// Nothing was written; the halves find the failing row and
@@ -192,14 +199,13 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	// cancel leaves the transaction holding part of one, so it ends the
 	// whole attempt (nothing is written).
 	eff := slices.Clone(group)
-	waits := make(map[int]bool)
-	finished := make(map[int]run.FinishCounts)
+	overlap := make(map[int]overlapEffect)
 	for _, i := range write {
-		if eff[i], waits[i], finished[i], err = applyOverlap(ctx, conn, group[i], facts[i].commitFacts); err != nil {
+		if eff[i], overlap[i], err = applyOverlap(ctx, conn, group[i], facts[i].commitFacts); err != nil {
 			return settle(ctx, out, write, err, false)
 		}
 	}
-	args, err := pageWriteArgs(eff, write, facts, waits)
+	args, err := pageWriteArgs(eff, write, facts, overlap)
 	if err != nil {
 		return settle(ctx, out, write, err, false)
 	}
@@ -218,7 +224,8 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 		for rows.Next() {
 			var ord int
 			var w written
-			if err := rows.Scan(&ord, &w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger); err != nil {
+			// The guard column is nil on success (see errFenceFailedAfterCancels).
+			if err := rows.Scan(&ord, &w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger, nil); err != nil {
 				return err
 			}
 			if ord < 1 || ord > len(touched) {
@@ -230,6 +237,14 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	})
 	var lost *lostAfterCommit
 	if err != nil && !errors.As(err, &lost) {
+		if errors.Is(err, errFenceFailedAfterCancels) {
+			// A row's fence failed after its trigger's Runs were cancelled:
+			// the write failed rather than let COMMIT keep those cancels
+			// without the admission. The error does not say which row, and
+			// one row's expiry must not fail the others: the group is
+			// retried.
+			return nil, err
+		}
 		if errors.Is(err, errIdempotency) && len(write) > 1 {
 			// Which occurrence gained its Run since the lock statement's
 			// snapshot the error does not say; the retry's snapshot shows it.
@@ -247,9 +262,10 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	ended = true
 	for k, i := range write {
 		out[i] = writtenResult(eff[i], touched[k])
-		// COMMIT answered, so the cancels before the write stand, whatever
-		// the write did.
-		out[i].Finished = finished[i]
+		// COMMIT answered, so the cancels before the write stand: that
+		// row's write held, or it had none (the write fails the
+		// transaction when a row's fence fails after cancels).
+		out[i].Finished = overlap[i].finished
 		if lost != nil {
 			// COMMIT answered, so the outcome is known; the connection is
 			// gone all the same, and the replica must learn it.
@@ -416,7 +432,7 @@ func eachRow(br pgx.BatchResults, n int, what string, scan func(pgx.Rows) (int, 
 
 // pageWriteArgs are sqlCommitPageWrite's arguments for the verified
 // decisions group[write...]: one array element per decision.
-func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pageFacts, waits map[int]bool) ([]any, error) {
+func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pageFacts, overlap map[int]overlapEffect) ([]any, error) {
 	n := len(write)
 	tids := make([]pgtype.TID, n)
 	var (
@@ -427,6 +443,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		runIDs, projectIDs, taskIDs, execIDs, keys, attemptIDs         = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 		created, queued                                                = make([]*string, n), make([]*string, n)
 		waiting                                                        = make([]*bool, n)
+		cancelled                                                      = make([]bool, n)
 	)
 	var nowMs int64
 	var ledgerRows []int64
@@ -443,6 +460,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 			ledgerRows = append(ledgerRows, int64(k+1))
 		}
 		passed = append(passed, d.Passed...)
+		cancelled[k] = overlap[i].cancelled
 		if d.Action != schedule.Admit {
 			continue
 		}
@@ -454,7 +472,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		lastScheduled[k], scheduledFor[k], dueAt[k] = &d.ScheduledForMs, &d.ScheduledForMs, &d.FireAtMs
 		runIDs[k], projectIDs[k], taskIDs[k], taskRevisions[k] = &p.RunID, &tk.ProjectID, &tk.TaskID, &tk.TaskRevision
 		execIDs[k], keys[k], attemptIDs[k], created[k], queued[k] = &a.executionRevID, &a.key, &p.AttemptID, &c, &q
-		w := waits[i]
+		w := overlap[i].waits
 		waiting[k] = &w
 	}
 	args := ledgerArgs(passed)
@@ -465,7 +483,7 @@ func pageWriteArgs(group []schedule.CommitParams, write []int, facts map[int]pag
 		"acquired_at_ms": acquired, "next_cursor": nextCur, "next_due_offset_ms": nextDue, "last_scheduled_at_ms": lastScheduled,
 		"run_id": runIDs, "project_id": projectIDs, "task_id": taskIDs, "task_revision": taskRevisions,
 		"execution_revision_id": execIDs, "idempotency_key": keys, "scheduled_for_ms": scheduledFor, "due_at_ms": dueAt,
-		"attempt_id": attemptIDs, "created_payload": created, "queued_payload": queued, "waits": waiting,
+		"attempt_id": attemptIDs, "created_payload": created, "queued_payload": queued, "waits": waiting, "cancelled": cancelled,
 		"admitted_at_ms": nowMs, "executor": string(task.RemoteWorker),
 		"created_event": run.EventCreated, "queued_event": run.EventQueued,
 	})

@@ -110,7 +110,7 @@ func (s *store) explainPageWrite(t testing.TB, stmt string, page []schedule.Comm
 	for i := range write {
 		write[i] = i
 	}
-	args, err := pageWriteArgs(page, write, facts, map[int]bool{})
+	args, err := pageWriteArgs(page, write, facts, map[int]overlapEffect{})
 	if err != nil {
 		t.Fatal(err)
 	}

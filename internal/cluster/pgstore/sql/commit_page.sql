@@ -165,8 +165,16 @@ SELECT w.ord,
 -- pipelined COMMIT and the caller retries. The decisions' passed-over
 -- occurrences go to the occurrence ledger the same way, only for the rows
 -- whose fence held, numbered and compacted as commit_write.sql does for one.
+-- A row whose @cancelled element is true had its trigger's unfinished Runs
+-- cancelled by cancel_previous earlier in this transaction; if its fence no
+-- longer holds, the statement fails (division_by_zero, 22012, from the
+-- guard column, as commit_write.sql's guard does for one row) rather than
+-- let the pipelined COMMIT keep those cancels without the admission. The
+-- caller retries the page, whose verification then reports that row's
+-- claim expired and writes the others.
 -- Returns, per input row, its position in the arrays (from 1) and the rows
--- touched for it: schedule (0 or 1), runs, attempts, events, ledger entries.
+-- touched for it: schedule (0 or 1), runs, attempts, events, ledger
+-- entries; and the guard (NULL for a row without cancels, else 1).
 -- Each row is reached by the ctid the lock statement locked (@tid: a TID
 -- scan per row, whatever the table's size or how many claims are live; the
 -- lock held since keeps it the row's current version) and must still carry
@@ -186,7 +194,8 @@ SELECT w.ord,
 -- a row that admits nothing): @run_id, @project_id, @task_id,
 -- @task_revision, @execution_revision_id, @idempotency_key,
 -- @scheduled_for_ms, @due_at_ms (its jittered due time), @attempt_id, @created_payload, @queued_payload,
--- @waits (queue_one: the Run waits for the trigger's unfinished one); and,
+-- @waits (queue_one: the Run waits for the trigger's unfinished one),
+-- @cancelled (false for a row whose Runs nothing cancelled); and,
 -- shared by the page, @admitted_at_ms (the lock statement's database time),
 -- @executor and the event names @created_event and @queued_event; the
 -- ledger entries of the whole page as index-aligned arrays, each naming its
@@ -200,13 +209,13 @@ WITH input AS (
                   @acquired_at_ms::bigint[], @next_cursor::bigint[], @next_due_offset_ms::bigint[], @last_scheduled_at_ms::bigint[],
                   @run_id::uuid[], @project_id::uuid[], @task_id::uuid[], @task_revision::bigint[],
                   @execution_revision_id::text[], @idempotency_key::text[], @scheduled_for_ms::bigint[], @due_at_ms::bigint[],
-                  @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[], @waits::boolean[])
+                  @attempt_id::uuid[], @created_payload::jsonb[], @queued_payload::jsonb[], @waits::boolean[], @cancelled::boolean[])
            WITH ORDINALITY AS i (tid, trigger_id, trigger_revision, state_version, fence_cursor,
                  claim_owner, claim_token, claim_version, expires_at_ms,
                  acquired_at_ms, next_cursor, next_due_offset_ms, last_scheduled_at_ms,
                  run_id, project_id, task_id, task_revision,
                  execution_revision_id, idempotency_key, scheduled_for_ms, due_at_ms,
-                 attempt_id, created_payload, queued_payload, waits, ord)
+                 attempt_id, created_payload, queued_payload, waits, cancelled, ord)
 ),
 fenced AS (
     UPDATE qinglong.trigger_schedules s
@@ -275,7 +284,8 @@ events AS (
            AS e (seq, name, payload)
     RETURNING run_id
 )
-SELECT i.ord, coalesce(f.n, 0), coalesce(r.n, 0), coalesce(a.n, 0), coalesce(e.n, 0), coalesce(lg.n, 0)
+SELECT i.ord, coalesce(f.n, 0), coalesce(r.n, 0), coalesce(a.n, 0), coalesce(e.n, 0), coalesce(lg.n, 0),
+       CASE WHEN i.cancelled THEN 1 / coalesce(f.n, 0) END
   FROM input i
   LEFT JOIN (SELECT trigger_id, count(*) AS n FROM fenced GROUP BY trigger_id) f ON f.trigger_id = i.trigger_id
   LEFT JOIN (SELECT trigger_id, count(*) AS n FROM run GROUP BY trigger_id) r ON r.trigger_id = i.trigger_id

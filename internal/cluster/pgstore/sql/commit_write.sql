@@ -19,8 +19,16 @@
 -- that number stable), and every @ledger_keep-th entry folds the entries
 -- older than the newest @ledger_keep into their per-reason totals and
 -- deletes them — at most @ledger_keep rows, once per @ledger_keep entries.
+-- @cancelled says that cancel_previous cancelled the trigger's unfinished
+-- Runs earlier in this transaction. Those cancels and this admission are
+-- one step: a fence that no longer holds must not let the pipelined COMMIT
+-- keep the cancels without the admission. The statement then fails instead
+-- of writing nothing: the last column divides by the number of schedule
+-- rows written, SQL having no way to raise an error of its own, and no
+-- other division in the statement can fail with division_by_zero (22012).
+-- The server then skips COMMIT and the caller rolls the cancels back.
 -- Returns the rows touched: schedule (0 or 1), runs, attempts, events,
--- ledger entries.
+-- ledger entries; and the guard (NULL without cancels, else 1).
 -- Parameters: the ticket's fence (@trigger_id, @trigger_revision,
 -- @state_version, @cursor (NULL allowed), @owner, @token, @claim_version,
 -- @expires_at_ms, @acquired_at_ms), @next_cursor and its jitter
@@ -99,4 +107,4 @@ events AS (
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM fenced), (SELECT count(*) FROM run), (SELECT count(*) FROM attempt), (SELECT count(*) FROM events),
-       (SELECT count(*) FROM ledger)
+       (SELECT count(*) FROM ledger), CASE WHEN @cancelled::boolean THEN 1 / (SELECT count(*) FROM fenced) END
