@@ -102,7 +102,8 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	}
 	var w written
 	commitMaybeRan, err := writeAndCommit(ctx, conn, sqlCommitWrite, args, func(br pgx.BatchResults) error {
-		// The guard column is nil on success (see errFenceFailedAfterCancels).
+		// The last column, the cancels' guard, says nothing when the
+		// statement succeeds: it only ever fails it (errFenceFailedAfterCancels).
 		return br.QueryRow().Scan(&w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger, nil)
 	})
 	if errors.Is(err, errFenceFailedAfterCancels) {

@@ -224,7 +224,8 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 		for rows.Next() {
 			var ord int
 			var w written
-			// The guard column is nil on success (see errFenceFailedAfterCancels).
+			// The last column, the cancels' guard, says nothing when the
+			// statement succeeds: it only ever fails it (errFenceFailedAfterCancels).
 			if err := rows.Scan(&ord, &w.schedules, &w.runs, &w.attempts, &w.events, &w.ledger, nil); err != nil {
 				return err
 			}

@@ -24,9 +24,11 @@
 -- one step: a fence that no longer holds must not let the pipelined COMMIT
 -- keep the cancels without the admission. The statement then fails instead
 -- of writing nothing: the last column divides by the number of schedule
--- rows written, SQL having no way to raise an error of its own, and no
--- other division in the statement can fail with division_by_zero (22012).
--- The server then skips COMMIT and the caller rolls the cancels back.
+-- rows written (plain SQL has no RAISE, and a function for one would be a
+-- schema change), and no other division in the statement can fail with
+-- division_by_zero (22012). The count is a subquery, never a constant the
+-- planner could fold into an error at planning. The server then skips
+-- COMMIT and the caller rolls the cancels back.
 -- Returns the rows touched: schedule (0 or 1), runs, attempts, events,
 -- ledger entries; and the guard (NULL without cancels, else 1).
 -- Parameters: the ticket's fence (@trigger_id, @trigger_revision,
