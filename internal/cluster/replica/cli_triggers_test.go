@@ -26,13 +26,7 @@ func TestCLIPausesWithEitherRoleAndShowsTheLedgerWithTheRuntimeRole(t *testing.T
 	bin := buildQL(t)
 	env := clustertest.New(t)
 	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
-	file := filepath.Join(t.TempDir(), "defs.yaml")
-	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 1, clustertest.QuietCron())), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "apply", "-f", file); code != 0 {
-		t.Fatalf("apply: exit %d %q", code, out)
-	}
+	applyOneQuietTrigger(t, bin, admin)
 	rt := env.Runtime(t, "cli-seeder", 30*time.Second)
 	round := func() schedule.Summary {
 		t.Helper()
@@ -103,13 +97,7 @@ func TestCLIRunsNowAndBackfillsWithTheRuntimeRole(t *testing.T) {
 	bin := buildQL(t)
 	env := clustertest.New(t)
 	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
-	file := filepath.Join(t.TempDir(), "defs.yaml")
-	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 1, clustertest.QuietCron())), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "apply", "-f", file); code != 0 {
-		t.Fatalf("apply: exit %d %q", code, out)
-	}
+	applyOneQuietTrigger(t, bin, admin)
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "triggers", "run", "t00000", "--request-id", "r1"); code != 1 || !strings.Contains(out, "needs the runtime role's URL") {
 		t.Fatalf("run now as admin: exit %d %q; want a message naming the runtime role", code, out)
 	}
@@ -135,13 +123,7 @@ func TestRunNowSaysWhatTheClusterLacksToStartItAndNothingOnceAReplicaAndAWorkerA
 	bin := buildQL(t)
 	env := clustertest.New(t)
 	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
-	file := filepath.Join(t.TempDir(), "defs.yaml")
-	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 1, clustertest.QuietCron())), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "apply", "-f", file); code != 0 {
-		t.Fatalf("apply: exit %d %q", code, out)
-	}
+	applyOneQuietTrigger(t, bin, admin)
 	runNow := func(requestID string) string {
 		t.Helper()
 		code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "run", "t00000", "--request-id", requestID)
@@ -164,5 +146,18 @@ func TestRunNowSaysWhatTheClusterLacksToStartItAndNothingOnceAReplicaAndAWorkerA
 	})
 	if out := runNow("served"); strings.Contains(out, "note:") {
 		t.Fatalf("run now with a live replica and worker: %q; want no note", out)
+	}
+}
+
+// applyOneQuietTrigger applies, with `ql apply` as the admin role (URL
+// admin), a project "cli" of one trigger t00000 that is not due soon.
+func applyOneQuietTrigger(t *testing.T, bin, admin string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "defs.yaml")
+	if err := os.WriteFile(file, []byte(clustertest.Triggers("cli", 1, clustertest.QuietCron())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "apply", "-f", file); code != 0 {
+		t.Fatalf("apply: exit %d %q", code, out)
 	}
 }
