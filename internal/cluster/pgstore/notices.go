@@ -19,10 +19,17 @@ const (
 	SchedulesChangedChannel = "qinglong_schedules_changed"
 )
 
+// SessionChangedPayload is the payload of a notice on RunsQueuedChannel
+// that says a worker session stopped being active (replaced), besides
+// waking the pulls: it also wakes a worker's watch (a pull of Max 0),
+// which no Run queued concerns. Runs queued carry an empty payload.
+const SessionChangedPayload = "session"
+
 // Notices are the functions a listener calls, one per channel; a nil one
-// ignores its channel.
+// ignores its channel. RunsQueued is told whether the notice says a
+// session stopped being active (SessionChangedPayload).
 type Notices struct {
-	RunsQueued       func()
+	RunsQueued       func(sessionChanged bool)
 	SchedulesChanged func()
 }
 
@@ -32,6 +39,14 @@ type Notices struct {
 func (r *Runtime) NotifyRunsQueued(ctx context.Context) error {
 	_, err := r.pool.Exec(ctx, sqlNotifyRunsQueued, RunsQueuedChannel)
 	return mapErr(err, "notifying queued runs")
+}
+
+// NotifySessionChanged wakes the pulls waiting on every replica, the
+// workers' watches included, after a session stopped being active:
+// replaced by a registration. Like NotifyRunsQueued, after the COMMIT.
+func (r *Runtime) NotifySessionChanged(ctx context.Context) error {
+	_, err := r.pool.Exec(ctx, sqlNotifySessionChanged, RunsQueuedChannel, SessionChangedPayload)
+	return mapErr(err, "notifying a session's change")
 }
 
 // refreshEligibility runs one eligibility refresh (eligibility.go) in tx
@@ -85,12 +100,13 @@ func (r *Runtime) Listen(ctx context.Context, on Notices) error {
 			}
 			return mapErr(err, "waiting for notices")
 		}
-		wake := on.RunsQueued
-		if n.Channel == SchedulesChangedChannel {
-			wake = on.SchedulesChanged
-		}
-		if wake != nil {
-			wake()
+		switch {
+		case n.Channel == SchedulesChangedChannel:
+			if on.SchedulesChanged != nil {
+				on.SchedulesChanged()
+			}
+		case on.RunsQueued != nil:
+			on.RunsQueued(n.Payload == SessionChangedPayload)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func listenNotices(t *testing.T, s *store) *noticeListener {
 	l := &noticeListener{runs: make(chan struct{}, 64), schedules: make(chan struct{}, 64)}
 	done := make(chan error, 1)
 	go func() {
-		done <- s.runtime.Listen(ctx, Notices{RunsQueued: func() { l.runs <- struct{}{} }, SchedulesChanged: func() { l.schedules <- struct{}{} }})
+		done <- s.runtime.Listen(ctx, Notices{RunsQueued: func(bool) { l.runs <- struct{}{} }, SchedulesChanged: func() { l.schedules <- struct{}{} }})
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -139,10 +139,11 @@ var (
 
 // sql/workers_session.sql: authentication and sessions.
 var (
-	sqlWorkerAuthenticate = stmt("WorkerAuthenticate")
-	sqlWorkerForRegister  = stmt("WorkerForRegister")
-	sqlSessionState       = stmt("SessionState")
-	sqlSessionUnstarted   = stmt("SessionUnstartedGrants")
+	sqlWorkerAuthenticate  = stmt("WorkerAuthenticate")
+	sqlWorkerForRegister   = stmt("WorkerForRegister")
+	sqlSessionState        = stmt("SessionState")
+	sqlSessionStateWatched = stmt("SessionStateWatched")
+	sqlSessionUnstarted    = stmt("SessionUnstartedGrants")
 
 	sqlSessionOpen, sessionOpenParams           = namedStmt("SessionOpen")
 	sqlSessionHeartbeat, sessionHeartbeatParams = namedStmt("SessionHeartbeat")
@@ -185,6 +186,7 @@ var (
 // sql/notices.sql: the notices replicas send each other.
 var (
 	sqlNotifyRunsQueued       = stmt("NotifyRunsQueued")
+	sqlNotifySessionChanged   = stmt("NotifySessionChanged")
 	sqlNotifySchedulesChanged = stmt("NotifySchedulesChanged")
 	sqlListenRunsQueued       = stmt("ListenRunsQueued")
 	sqlListenSchedulesChanged = stmt("ListenSchedulesChanged")

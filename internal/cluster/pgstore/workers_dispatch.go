@@ -18,6 +18,10 @@ import (
 // that are still unstarted and leased, never new ones; an offer id
 // replayed with another token is a Conflict. A session that is not active
 // (draining, replaced, expired, revoked) gets no grants and its state.
+//
+// Max 0 is a watch: the session's state and no grants, from one read of
+// the session, neither the offer nor the queue (a worker whose every slot
+// is busy keeps one waiting, so it hears at once that it was replaced).
 func (r *Runtime) PullGrants(ctx context.Context, w WorkerIdentity, req workerproto.PullRequest, s WorkerSettings) (workerproto.PullReply, error) {
 	s, err := s.withDefaults()
 	if err != nil {
@@ -29,12 +33,19 @@ func (r *Runtime) PullGrants(ctx context.Context, w WorkerIdentity, req workerpr
 	if err := ids.Validate("offer id", req.OfferID); err != nil {
 		return workerproto.PullReply{}, qlerror.Wrap(qlerror.Invalid, err, "pull")
 	}
-	if req.Max < 1 || req.Max > workerproto.MaxCapacity {
-		return workerproto.PullReply{}, qlerror.New(qlerror.Invalid, "max %d is outside 1–%d", req.Max, workerproto.MaxCapacity)
+	if req.Max < 0 || req.Max > workerproto.MaxCapacity {
+		return workerproto.PullReply{}, qlerror.New(qlerror.Invalid, "max %d is outside 0–%d (0 watches the session)", req.Max, workerproto.MaxCapacity)
 	}
 	digest, err := leaseTokenDigest(req.Token)
 	if err != nil {
 		return workerproto.PullReply{}, err
+	}
+	if req.Max == 0 {
+		state, err := watchedSessionState(ctx, r.pool, w, req.SessionID)
+		if err != nil {
+			return workerproto.PullReply{}, err
+		}
+		return workerproto.PullReply{State: state, Grants: []workerproto.Grant{}}, nil
 	}
 	var reply workerproto.PullReply
 	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {

@@ -139,9 +139,10 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 // retireReplaced acts on the sessions a registration of w just replaced:
 // their grants never started go back to the queue (each Run's event says
 // session_replaced; the replaced process's start of one is answered
-// terminal), and the pulls waiting on every replica are woken, so the
-// replaced worker's own long-poll answers replaced now rather than that
-// worker hearing it at its next heartbeat. The registration stands
+// terminal), and the pulls waiting on every replica are woken, watches
+// included, so the replaced worker's own long-poll answers replaced now
+// rather than that worker hearing it at its next heartbeat or renewal —
+// also when every slot of it is busy and only its watch waits. The registration stands
 // whatever happens here: a failure leaves those grants to their leases,
 // as before.
 func (r *Runtime) retireReplaced(ctx context.Context, w WorkerIdentity, sessions []string) {
@@ -153,7 +154,7 @@ func (r *Runtime) retireReplaced(ctx context.Context, w WorkerIdentity, sessions
 		}
 		return nil
 	})
-	r.wakeWorkers(ctx, true)
+	_ = r.NotifySessionChanged(ctx) // a failed notification leaves the worker to its next heartbeat or renewal
 }
 
 // HeartbeatWorker extends a live session of w and returns its state:
@@ -223,8 +224,17 @@ func (r *Runtime) EndWorkerSession(ctx context.Context, w WorkerIdentity, req wo
 // sessionState reads (and, inside a transaction, locks) a session of w
 // and returns its state as of now in database time.
 func sessionState(ctx context.Context, q querier, w WorkerIdentity, sessionID string) (string, error) {
+	return readSessionState(ctx, q, sqlSessionState, w, sessionID)
+}
+
+// watchedSessionState is sessionState without the lock (a watch's read).
+func watchedSessionState(ctx context.Context, q querier, w WorkerIdentity, sessionID string) (string, error) {
+	return readSessionState(ctx, q, sqlSessionStateWatched, w, sessionID)
+}
+
+func readSessionState(ctx context.Context, q querier, query string, w WorkerIdentity, sessionID string) (string, error) {
 	var owner, state string
-	err := q.QueryRow(ctx, sqlSessionState, sessionID).Scan(&owner, &state)
+	err := q.QueryRow(ctx, query, sessionID).Scan(&owner, &state)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return "", qlerror.New(qlerror.NotFound, "session %s does not exist; register again", sessionID)

@@ -323,7 +323,7 @@ func listening(t *testing.T, s *store) (woken chan struct{}, stop func() error) 
 	ctx, cancel := context.WithCancel(t.Context())
 	woken = make(chan struct{}, 64)
 	done := make(chan error, 1)
-	go func() { done <- s.runtime.Listen(ctx, Notices{RunsQueued: func() { woken <- struct{}{} }}) }()
+	go func() { done <- s.runtime.Listen(ctx, Notices{RunsQueued: func(bool) { woken <- struct{}{} }}) }()
 	deadline := time.After(10 * time.Second)
 	for heard := false; !heard; {
 		if err := s.runtime.NotifyRunsQueued(t.Context()); err != nil {

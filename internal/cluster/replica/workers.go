@@ -185,7 +185,7 @@ func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*worke
 	w := &workerLoops{sweep: sweep, notify: notifications, beat: beat, cancel: cancel, listenDone: make(chan struct{})}
 	go func() {
 		defer close(w.listenDone)
-		workeringress.Listen(lctx, r.listenNotices(act), r.ingress.Wake, r.log)
+		workeringress.Listen(lctx, r.listenNotices(act), r.ingress.Notified, r.log)
 	}()
 	return w, nil
 }
@@ -195,7 +195,7 @@ func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*worke
 // the listener wakes the scheduler too, as workeringress.Listen wakes the
 // pulls: a notice sent while no listener was subscribed is lost.
 func (r *replica) listenNotices(act *activation) workeringress.ListenFunc {
-	return func(ctx context.Context, wake func()) error {
+	return func(ctx context.Context, wake func(sessionChanged bool)) error {
 		act.coord.Wake()
 		return act.rt.Listen(ctx, pgstore.Notices{RunsQueued: wake, SchedulesChanged: act.coord.Wake})
 	}

@@ -39,7 +39,7 @@ type fixture struct {
 
 // listenRunsQueued is a ListenFunc over the fixture's runtime, as a
 // replica's listener is for its pulls.
-func (f *fixture) listenRunsQueued(ctx context.Context, wake func()) error {
+func (f *fixture) listenRunsQueued(ctx context.Context, wake func(sessionChanged bool)) error {
 	return f.rt.Listen(ctx, pgstore.Notices{RunsQueued: wake})
 }
 

@@ -81,7 +81,10 @@ type Handler struct {
 
 	malformed, unknown, throttled atomic.Uint64
 	wakeup                        *broadcast
-	routes                        map[string]func(*request)
+	// changed wakes the waiting pulls and the watches (pulls of max 0):
+	// a session stopped being active.
+	changed *broadcast
+	routes  map[string]func(*request)
 
 	stopOnce sync.Once
 	stopped  chan struct{}
@@ -112,7 +115,7 @@ func New(cfg Config) *Handler {
 	}
 	h := &Handler{
 		acquire: cfg.Acquire, settings: cfg.Settings, log: cfg.Log, observe: cfg.Observe, completed: cfg.Completed, started: cfg.Started,
-		limits: newLimiter(cfg.Rate, cfg.Burst), auth: newAuthCache(), wakeup: newBroadcast(),
+		limits: newLimiter(cfg.Rate, cfg.Burst), auth: newAuthCache(), wakeup: newBroadcast(), changed: newBroadcast(),
 		perAddr: authlimit.NewKeyed(cfg.FailedAuth, cfg.FailedAuthBurst, maxAddresses),
 		stopped: make(chan struct{}),
 	}
@@ -133,6 +136,26 @@ func New(cfg Config) *Handler {
 // Wake sends every waiting pull back to the database: work may be ready
 // (an admission, a notification from another replica, a released lease).
 func (h *Handler) Wake() { h.wakeup.wake() }
+
+// WakeSessions sends every waiting pull and every watch back to the
+// database: a session may have stopped being active (replaced). Watches
+// are not woken by Wake: a queued Run concerns no worker whose every slot
+// is busy, and waking them for each one would cost a query per full
+// worker per admission.
+func (h *Handler) WakeSessions() {
+	h.wakeup.wake()
+	h.changed.wake()
+}
+
+// Notified is the listener's wake: WakeSessions for a notification that a
+// session changed, Wake for any other.
+func (h *Handler) Notified(sessionChanged bool) {
+	if sessionChanged {
+		h.WakeSessions()
+		return
+	}
+	h.Wake()
+}
 
 // Stop ends every waiting pull now, answering what it has, so the server's
 // shutdown is not held by long-polls. Idempotent.

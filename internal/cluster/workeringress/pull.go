@@ -19,6 +19,12 @@ const CodePullWaiting = "ingress.pull_waiting"
 // connection and no claim on the activation: the store is released and
 // acquired afresh, so a re-activated replica answers through its new pool
 // and a draining one answers what it has.
+//
+// A pull of max 0 is a worker's watch, sent while every slot of it is
+// busy: it never grants, and waits only for a session to change
+// (WakeSessions), not for Runs queued, so a full worker costs the
+// database one read of its session per wait bound and per replacement,
+// while it hears its replacement as soon as a pull would.
 func (h *Handler) pull(req *request) {
 	arrived := time.Now()
 	var in workerproto.PullRequest
@@ -30,12 +36,18 @@ func (h *Handler) pull(req *request) {
 		return
 	}
 	wait := min(time.Duration(in.WaitMs)*time.Millisecond, workerproto.MaxPullWait)
+	watch := in.Max == 0
 	bound := time.NewTimer(wait)
 	defer bound.Stop()
 	for {
 		// Taken before the query: a wake between the query and the wait
-		// sends this pull back at once.
-		woken := h.wakeup.c()
+		// sends this pull back at once. A watch has no use for Runs
+		// queued: its nil channel never fires.
+		var woken <-chan struct{}
+		if !watch {
+			woken = h.wakeup.c()
+		}
+		changed := h.changed.c()
 		asked := time.Now()
 		ctx, cancel := context.WithTimeout(req.r.Context(), DefaultStepTimeout)
 		reply, err := req.st.PullGrants(ctx, req.worker, in, h.settings)
@@ -54,6 +66,7 @@ func (h *Handler) pull(req *request) {
 		h.log.Debug("pull found no work; waiting", slog.String("code", CodePullWaiting), slog.String("worker", req.worker.Name))
 		select {
 		case <-woken:
+		case <-changed:
 		case <-bound.C:
 			writeJSON(req.w, http.StatusOK, reply)
 			return

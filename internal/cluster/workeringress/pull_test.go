@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -90,7 +91,7 @@ func TestTheListenerIsRestartedAfterItsConnectionIsLost(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Listen(ctx, f.listenRunsQueued, f.h.Wake, slog.New(slog.NewJSONHandler(logs, nil)))
+		Listen(ctx, f.listenRunsQueued, f.h.Notified, slog.New(slog.NewJSONHandler(logs, nil)))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	first := listeners(t, f, 1)[0]
@@ -146,7 +147,7 @@ func (f *fixture) listen(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Listen(ctx, f.listenRunsQueued, f.h.Wake, slog.New(slog.DiscardHandler))
+		Listen(ctx, f.listenRunsQueued, f.h.Notified, slog.New(slog.DiscardHandler))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	listeners(t, f, 1)
@@ -208,5 +209,40 @@ func TestAGrantAfterALongPollWaitCountsItsLeaseFromTheRequest(t *testing.T) {
 	}
 	if sent.Add(g).After(answered.Add(lease)) {
 		t.Fatalf("grant lease %s counted from the send ends after the replica's lease (granted before %s, length %s)", g, answered.Sub(sent), lease)
+	}
+}
+
+// A worker whose every slot is busy keeps a watch (a pull of max 0)
+// waiting: it is granted nothing, however many Runs are queued, and a
+// registration of its credential through another replica answers it
+// replaced at once, through that replica's notification — so the busy
+// worker stops at once instead of at its next renewal or heartbeat.
+func TestAWatchIsGrantedNothingAndAnswersItsSessionsReplacementAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	f.listen(t)
+	cred := f.worker(t, "busy")
+	session := f.register(t, cred).SessionID
+	f.admit(t, f.rt, "watched", 1, nil)
+	watch := pullRequest(t, session, workerproto.MaxPullWait.Milliseconds())
+	watch.Max = 0
+	reply := f.pullAsync(t, cred, watch)
+	f.waitingPulls(t, 1)
+
+	other := f.env.Runtime(t, "other-replica", 30*time.Second)
+	id, err := other.AuthenticateWorker(t.Context(), cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 2, Version: "test"},
+		pgstore.WorkerSettings{RunLease: 30 * time.Second, LogCap: workerproto.DefaultLogCap}); err != nil {
+		t.Fatal(err)
+	}
+	got := awaitReply(t, reply, workerproto.MaxPullWait/2)
+	if got.State != workerproto.SessionReplaced || len(got.Grants) != 0 {
+		t.Fatalf("the watch answered %+v after its session was replaced, want replaced and no grant", got)
+	}
+	if n := f.env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE state = 'queued'`); n != 1 {
+		t.Fatalf("%d Runs queued after the watch, want the admitted one still queued", n)
 	}
 }

@@ -46,20 +46,21 @@ const (
 )
 
 // ListenFunc listens for the database's runs-queued notifications on a
-// connection of its own, calling wake for each, until ctx ends or the
+// connection of its own, calling wake for each (sessionChanged for one
+// that says a session stopped being active), until ctx ends or the
 // connection is lost (pgstore's Listen).
-type ListenFunc func(ctx context.Context, wake func()) error
+type ListenFunc func(ctx context.Context, wake func(sessionChanged bool)) error
 
 // Listen runs listen until ctx ends, restarting it with backoff when its
-// connection is lost. Every (re)start wakes the waiting pulls once too:
-// notifications sent while no listener was up are lost, and a waiter that
-// asks the database again misses nothing. A listener that fails leaves
-// long-polls to their own wait bound, never to a hot loop.
-func Listen(ctx context.Context, listen ListenFunc, wake func(), log *slog.Logger) {
+// connection is lost. Every (re)start wakes the waiting pulls and watches
+// once too: notifications sent while no listener was up are lost, and a
+// waiter that asks the database again misses nothing. A listener that
+// fails leaves long-polls to their own wait bound, never to a hot loop.
+func Listen(ctx context.Context, listen ListenFunc, wake func(sessionChanged bool), log *slog.Logger) {
 	delay := listenBackoffFirst
 	for ctx.Err() == nil {
 		started := time.Now()
-		wake()
+		wake(true)
 		err := listen(ctx, wake)
 		if ctx.Err() != nil {
 			return

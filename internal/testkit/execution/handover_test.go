@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -165,5 +167,84 @@ func TestAReplacedWorkerStopsAtOnceNotAtItsNextHeartbeat(t *testing.T) {
 				t.Fatalf("the replaced worker stopped %s after the replacement, want within %s", took, tc.within)
 			}
 		})
+	}
+}
+
+// sessionNewsHolder forwards a worker's requests to a replica's ingress;
+// once held, it holds every renewal and heartbeat unanswered until the
+// worker gives up on it, so nothing but the worker's pulls can tell it
+// its session changed.
+type sessionNewsHolder struct {
+	url  string
+	held atomic.Bool
+}
+
+func newSessionNewsHolder(t testing.TB, upstream string) *sessionNewsHolder {
+	t.Helper()
+	to, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &sessionNewsHolder{}
+	rp := httputil.NewSingleHostReverseProxy(to)
+	transport := &http.Transport{}
+	rp.Transport = transport
+	closing := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.held.Load() && (r.URL.Path == workerproto.PathRenew || r.URL.Path == workerproto.PathHeartbeat) {
+			// Read to the end, so the server sees the worker hang up.
+			_, _ = io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+			case <-closing:
+			}
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		close(closing)
+		srv.Close()
+		transport.CloseIdleConnections()
+	})
+	h.url = srv.URL
+	return h
+}
+
+// A worker whose every slot is busy, at the default 30 s run lease, is
+// replaced: it stops — its command killed, exit status 1 — within moments,
+// told by the watch it keeps waiting while full, not at its next renewal
+// or heartbeat (both every 10 s), so two processes do not hold the
+// credential for up to 10 s. The renewals and heartbeats it sends after
+// the replacement are held unanswered, so only the watch can tell it.
+func TestAReplacedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 30*time.Second)
+	c.apply(t, project("replacedbusy", c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 5m"}))
+	c.hold(t)
+	r := c.startReplica(t, "replica", "", "")
+	proxy := newSessionNewsHolder(t, r.workerURL())
+	w := c.newWorker(t, "worker", 4)
+	first := c.startWorker(t, w, proxy.url, 1)
+	run := c.fire(t, "sleep")
+	c.awaitRun(t, run, 20*time.Second, "running")
+	pid := c.awaitPid(t, c.attempts(t, run)[0].ID)
+
+	proxy.held.Store(true)
+	second := *w
+	second.dataDir += "-second"
+	c.startWorker(t, &second, r.workerURL(), 1)
+	first.wait(t)
+	replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
+	took := time.Duration(first.exitedAt.UnixMilli()-replacedMs) * time.Millisecond
+	t.Logf("the replaced worker, its only slot busy, exited %s after the second process registered", took)
+	if first.state.ExitCode() != 1 || first.logCount("session_replaced") != 1 {
+		t.Fatalf("the replaced worker exited with %v, want status 1 after one session_replaced", first.state)
+	}
+	if !processGone(pid) {
+		t.Fatal("the replaced worker left its command running")
+	}
+	if took > 3*time.Second {
+		t.Fatalf("the replaced worker stopped %s after the replacement, want within 3s (not at its next renewal)", took)
 	}
 }

@@ -28,13 +28,17 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -182,6 +186,9 @@ type worker struct {
 	stopSignal string
 	// idle is signalled whenever an attempt ends.
 	idle chan struct{}
+	// full is signalled when an attempt takes the last free slot: the
+	// watch goroutine then keeps a watch waiting.
+	full chan struct{}
 	// reregister asks the heartbeat goroutine, the only one that
 	// registers after the start, for a new session.
 	reregister chan struct{}
@@ -192,6 +199,9 @@ type worker struct {
 	// giveBackUnknown: a replica answered a give-back not found (older
 	// than the request); said once.
 	giveBackUnknown sync.Once
+	// replacedOnce: the watch, a pull and a renewal may all hear the
+	// replacement; it is logged once.
+	replacedOnce sync.Once
 }
 
 // Run runs a worker until ctx ends (SIGINT/SIGTERM/SIGHUP: drain, then return
@@ -230,6 +240,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		running:  map[string]*attempt{},
 		draining: make(chan struct{}),
 		idle:     make(chan struct{}, 1),
+		full:     make(chan struct{}, 1),
 
 		reregister: make(chan struct{}, 1),
 	}
@@ -258,6 +269,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		defer close(pullDone)
 		w.pulls()
 	}()
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		w.watches()
+	}()
 	select {
 	case <-ctx.Done():
 		w.mu.Lock()
@@ -268,6 +284,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	case <-w.draining:
 	}
 	<-pullDone
+	<-watchDone
 	w.drain(ctx)
 	w.attempts.Wait()
 	hbStop()
@@ -559,7 +576,9 @@ func (w *worker) onSessionError(sid, what string, err error) {
 }
 
 func (w *worker) replaced() {
-	w.log.Error("a newer session of this credential replaced this worker: stopping", "code", "session_replaced")
+	w.replacedOnce.Do(func() {
+		w.log.Error("a newer session of this credential replaced this worker: stopping", "code", "session_replaced")
+	})
 	w.stopPulling(ErrReplaced)
 	w.killAll()
 }
@@ -703,6 +722,88 @@ func (w *worker) pullOnce(free int) int {
 	return len(grants)
 }
 
+// watches keeps a watch (a pull of max 0) waiting on the replica while
+// every slot is busy, until the drain. With a free slot the worker's pull
+// waits on the replica, and a replacement answers it at once; with none,
+// no pull waits, and without the watch a replaced worker would hear it
+// only at its next renewal or heartbeat (up to 10 s at the default lease),
+// two processes holding the credential meanwhile. A slot that frees while
+// a watch waits does not end the watch: the pull goes out beside it, and
+// the watch ends at its wait bound (cancelling it would close its
+// connection, a new TLS handshake per freed slot).
+func (w *worker) watches() {
+	for {
+		select {
+		case <-w.draining:
+			return
+		case <-w.full:
+		}
+		for w.count() >= cap(w.slots) && !w.stopping() {
+			if !w.watchOnce() {
+				return
+			}
+		}
+	}
+}
+
+// watchOnce sends one watch and acts on the session state it answers; it
+// reports false when the worker should stop watching: it is stopping, or
+// the replica is older than the watch.
+func (w *worker) watchOnce() bool {
+	ctx, cancel := context.WithCancel(w.reqCtx)
+	defer cancel()
+	go func() {
+		select {
+		case <-w.draining:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	// A watch is granted nothing, so its offer is not journaled: there is
+	// no reply to replay. The replica still takes the pull's fields.
+	offer, err := watchOffer()
+	if err != nil {
+		w.log.Error("could not make a watch's token: the worker hears of a replacement at its next renewal or heartbeat", "code", "session_watch_failed", "error", err.Error())
+		return false
+	}
+	sid := w.sessionID()
+	rep, _, err := w.client.Pull(ctx, workerproto.PullRequest{SessionID: sid, OfferID: offer.ID, Token: offer.Token,
+		Max: 0, WaitMs: w.cfg.PullWait.Milliseconds()})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return false
+	case Code(err) == workerproto.CodeInvalid:
+		w.log.Info("the replica does not take a watch (a replica older than it): while every slot is busy, a replacement is heard at the next renewal or heartbeat", "code", "session_watch_unknown")
+		return false
+	case err != nil:
+		w.onSessionError(sid, "watch", err)
+	default:
+		w.onSessionState(sid, rep.State)
+		if rep.State == workerproto.SessionActive {
+			return true
+		}
+	}
+	// A refusal, or a session that is not active (expired: the new
+	// session's id is on its way), is not asked again at once.
+	t := time.NewTimer(pullRetry)
+	defer t.Stop()
+	select {
+	case <-w.draining:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// watchOffer is a fresh offer id and token for a watch.
+func watchOffer() (journal.Offer, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return journal.Offer{}, err
+	}
+	return journal.Offer{ID: uuid.NewString(), Token: base64.RawURLEncoding.EncodeToString(raw)}, nil
+}
+
 // giveBack returns a grant this worker will not start, so the replica
 // queues its Run again at once instead of when its lease passes. It never
 // fails the worker: a replica older than the request (not found), or one
@@ -743,7 +844,14 @@ func (w *worker) start(g workerproto.Grant, token, sid string, sent time.Time) {
 	a := newAttempt(w, g, token, sid, sent)
 	w.mu.Lock()
 	w.running[g.AttemptID] = a
+	full := len(w.running) >= cap(w.slots)
 	w.mu.Unlock()
+	if full {
+		select {
+		case w.full <- struct{}{}:
+		default:
+		}
+	}
 	w.attempts.Add(1)
 	go func() {
 		defer func() {

@@ -70,6 +70,10 @@ type ingress struct {
 	overGrant      int
 	givenBack      []workerproto.GiveBackRequest
 	beforeGiveBack bool
+	// watches counts the watches (pulls of max 0) answered; beforeWatch
+	// refuses them as a replica older than the watch does (400 invalid).
+	watches     int
+	beforeWatch bool
 }
 
 // completeBeforeSignal is the completion body of a replica released
@@ -269,6 +273,44 @@ func (in *ingress) giveBack(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// watch answers a pull of max 0 as the replica does: the session's state
+// once it is no longer active, or at the wait's bound, never a grant. The
+// fake has no wake for a state set by a test, so it looks every 10 ms.
+func (in *ingress) watch(w http.ResponseWriter, r *http.Request, deadline <-chan time.Time) {
+	in.mu.Lock()
+	older := in.beforeWatch
+	in.mu.Unlock()
+	if older {
+		fail(w, http.StatusBadRequest, workerproto.CodeInvalid, "max 0 is outside 1–%d", workerproto.MaxCapacity)
+		return
+	}
+	look := time.NewTicker(10 * time.Millisecond)
+	defer look.Stop()
+	for {
+		in.mu.Lock()
+		state := in.state
+		in.mu.Unlock()
+		if state != workerproto.SessionActive {
+			in.mu.Lock()
+			in.watches++
+			in.mu.Unlock()
+			reply(w, workerproto.PullReply{State: state, Grants: []workerproto.Grant{}})
+			return
+		}
+		select {
+		case <-look.C:
+		case <-deadline:
+			in.mu.Lock()
+			in.watches++
+			in.mu.Unlock()
+			reply(w, workerproto.PullReply{State: state, Grants: []workerproto.Grant{}})
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
 func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
 	var req workerproto.PullRequest
 	if !in.decode(w, r, &req) {
@@ -276,6 +318,10 @@ func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
 	}
 	deadline := time.NewTimer(time.Duration(req.WaitMs) * time.Millisecond)
 	defer deadline.Stop()
+	if req.Max == 0 {
+		in.watch(w, r, deadline.C)
+		return
+	}
 	for {
 		in.mu.Lock()
 		in.pulls = append(in.pulls, req)

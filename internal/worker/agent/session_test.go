@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -72,5 +73,54 @@ func TestAWorkerIsNotStoppedByItsOwnRegistrationReplacingItsExpiredSession(t *te
 	}
 	if _, err := w.stop(); err != nil {
 		t.Fatalf("the worker stopped with %v\n%s", err, w.logs)
+	}
+}
+
+// A worker whose every slot is busy keeps a watch waiting, so a
+// replacement stops it — its command killed — within moments, not at its
+// next renewal or heartbeat (both 10 s away here). A replica older than
+// the watch refuses it: the worker says so once and goes on, hearing a
+// replacement at its next renewal or heartbeat as before.
+func TestAWorkerWithEverySlotBusyHearsItsReplacementFromItsWatchAndToleratesAReplicaOlderThanTheWatch(t *testing.T) {
+	t.Parallel()
+	for _, older := range []bool{false, true} {
+		in := newIngress(t, 30_000)
+		in.beforeWatch = older
+		dir := t.TempDir()
+		in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
+		w := runAgent(t, in, func(c *Config) { c.Concurrency = 1 })
+		pid := readPid(t, filepath.Join(dir, "pid"))
+		if older {
+			waitFor(t, "the worker to say the replica takes no watch", func() bool {
+				return strings.Count(w.logs.String(), `"code":"session_watch_unknown"`) == 1
+			})
+			if processGone(pid) {
+				t.Fatal("the worker stopped its command when the replica refused its watch")
+			}
+			if _, err := w.stop(); err != nil {
+				t.Fatalf("the worker stopped with %v against a replica older than the watch\n%s", err, w.logs)
+			}
+			continue
+		}
+		in.mu.Lock()
+		in.state = workerproto.SessionReplaced
+		in.mu.Unlock()
+		select {
+		case <-w.exited:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the replaced worker, its only slot busy, did not stop before its next renewal or heartbeat\n%s", w.logs)
+		}
+		if _, err := w.stop(); !errors.Is(err, ErrReplaced) {
+			t.Fatalf("the replaced worker stopped with %v; want ErrReplaced", err)
+		}
+		if !processGone(pid) {
+			t.Fatal("the replaced worker left its command running")
+		}
+		in.mu.Lock()
+		watches := in.watches
+		in.mu.Unlock()
+		if watches == 0 {
+			t.Fatal("no watch told the worker: its replacement came another way")
+		}
 	}
 }

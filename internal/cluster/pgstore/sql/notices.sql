@@ -9,6 +9,13 @@
 -- database-wide lock at commit and would serialise every admission.
 SELECT pg_notify($1, '')
 
+-- name: NotifySessionChanged
+-- Wakes the pulls waiting on any replica, a worker's watch included: a
+-- session stopped being active (replaced). The payload is what tells a
+-- listener it is more than Runs queued; a replica older than the payload
+-- treats it as any wake-up. Sent after the COMMIT, as NotifyRunsQueued.
+SELECT pg_notify($1, $2)
+
 -- name: NotifySchedulesChanged
 -- Wakes every replica's scheduler after a change of the schedule rows a
 -- claim may take (a publish, a task's new head, archiving or reactivating

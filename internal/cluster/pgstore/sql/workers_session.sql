@@ -90,6 +90,14 @@ SELECT s.worker_id, {{SessionStateNow}}
  WHERE s.id = $1
    FOR NO KEY UPDATE OF s
 
+-- name: SessionStateWatched
+-- SessionState without the lock, for a watch (a pull of max 0): it grants
+-- nothing, so it needs no serialising with the session's pulls, and a
+-- plain read writes nothing (no transaction id, no WAL).
+SELECT s.worker_id, {{SessionStateNow}}
+  FROM qinglong.worker_sessions s JOIN qinglong.workers w ON w.id = s.worker_id
+ WHERE s.id = $1
+
 -- name: SessionUnstartedGrants
 -- The grants of one session that were never started (claimed, still
 -- leased), with the token digest each was granted under, read without a
