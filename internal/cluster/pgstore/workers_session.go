@@ -19,9 +19,16 @@ const maxCredentialLen = 256
 
 // errUnauthenticated is the one answer for a missing, unknown or revoked
 // credential: it never says which, so a guesser learns nothing.
-func errUnauthenticated() error {
+func errUnauthenticated() *qlerror.Error {
 	return qlerror.New(qlerror.Unauthenticated, "the worker credential is unknown or revoked; ask an admin for a new one (`ql workers create`)")
 }
+
+// RefusalWorkerRevoked is the reason of a refused credential that was
+// revoked, as opposed to one nobody holds: an operator's action, where an
+// unknown credential may be a guess. The worker is told the same words
+// either way (its credential is no use in both cases, and a guesser learns
+// nothing); the ingress counts them apart.
+const RefusalWorkerRevoked qlerror.Reason = "worker_credential_revoked"
 
 // AuthenticateWorker returns the worker a credential belongs to, looked up
 // by the credential's SHA-256. A revoked credential is refused on the very
@@ -39,7 +46,7 @@ func (r *Runtime) AuthenticateWorker(ctx context.Context, credential string) (Wo
 	case err != nil:
 		return WorkerIdentity{}, mapErr(err, "authenticating a worker")
 	case state == workerRevoked:
-		return WorkerIdentity{}, errUnauthenticated()
+		return WorkerIdentity{}, errUnauthenticated().Because(RefusalWorkerRevoked)
 	}
 	return w, nil
 }

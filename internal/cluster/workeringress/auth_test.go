@@ -72,6 +72,33 @@ func TestARevokedCredentialIsRefusedWithinFiveSeconds(t *testing.T) {
 	}
 }
 
+// A revoked credential is an operator's action, an unknown one may be a
+// guess: the ingress counts their refusals under their own reasons, while
+// telling the worker the same words for both.
+func TestARevokedWorkerCredentialIsCountedRevokedNotUnknown(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "revoked-counted")
+	if err := f.admin.WorkerRevoke(t.Context(), "revoked-counted"); err != nil {
+		t.Fatal(err)
+	}
+	unknown := workerproto.CredentialPrefix + "AAAAnobodyAAAAnobodyAAAAnobodyAAAA"
+	var messages []string
+	for _, c := range []string{cred, unknown} {
+		status, raw, _ := f.post(t, c, workerproto.PathHeartbeat, workerproto.HeartbeatRequest{SessionID: "x"})
+		if status != http.StatusUnauthorized {
+			t.Fatalf("%d %s, want 401", status, raw)
+		}
+		messages = append(messages, errorOf(t, raw).Message)
+	}
+	if got, want := f.h.AuthStats(), (authlimit.Failures{Unknown: 1, Revoked: 1}); got != want {
+		t.Fatalf("auth stats %+v after one revoked and one unknown credential, want %+v", got, want)
+	}
+	if messages[0] != messages[1] {
+		t.Fatalf("the revoked credential was told %q, the unknown one %q: a guesser could tell them apart", messages[0], messages[1])
+	}
+}
+
 func TestAnotherWorkersSessionAndAttemptAreForbidden(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Config{})

@@ -79,8 +79,8 @@ type Handler struct {
 	// progress, so requests at once cannot pass a limit with one left.
 	tries authlimit.Tries
 
-	malformed, unknown, throttled atomic.Uint64
-	wakeup                        *broadcast
+	malformed, unknown, revoked, throttled atomic.Uint64
+	wakeup                                 *broadcast
 	// changed wakes the waiting pulls and the watches (pulls of max 0):
 	// a session stopped being active.
 	changed *broadcast
@@ -225,7 +225,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	settle(refused)
 	if err != nil {
 		if refused {
-			h.unknown.Add(1)
+			if qlerror.ReasonOf(err) == pgstore.RefusalWorkerRevoked {
+				h.revoked.Add(1)
+			} else {
+				h.unknown.Add(1)
+			}
 			h.auth.forget(key)
 			w.Header().Set("WWW-Authenticate", "Bearer")
 		}
@@ -247,10 +251,11 @@ const failedAuthRetry = time.Minute
 
 // AuthStats are the ingress's failed authentications since it started:
 // malformed (no credential, or one not shaped like a worker credential),
-// unknown (the database does not know it or has revoked it: it does not
-// tell them apart) and throttled (its address failed too often).
+// unknown (the database knows no such credential: a typo, or a guess),
+// revoked (an admin revoked it: a worker still running after `ql workers
+// revoke`) and throttled (its address failed too often).
 func (h *Handler) AuthStats() authlimit.Failures {
-	return authlimit.Failures{Malformed: h.malformed.Load(), Unknown: h.unknown.Load(), Throttled: h.throttled.Load()}
+	return authlimit.Failures{Malformed: h.malformed.Load(), Unknown: h.unknown.Load(), Revoked: h.revoked.Load(), Throttled: h.throttled.Load()}
 }
 
 // peerHost is the address of the request's peer without its port. The

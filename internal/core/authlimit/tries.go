@@ -117,12 +117,11 @@ func (r Try) Settle(now time.Time, failed bool) {
 type Failures struct {
 	// Malformed: no credential, or one not of the expected shape.
 	Malformed uint64
-	// Unknown: a credential or a user and password nobody holds (on the
-	// worker ingress also a revoked credential: its store does not tell
-	// them apart).
+	// Unknown: a credential or a user and password nobody holds.
 	Unknown uint64
-	// Expired and Revoked: an API token past its expiry or revoked (the
-	// console counts every failed sign-in as Unknown).
+	// Expired and Revoked: an API token past its expiry or revoked, or a
+	// revoked worker credential (the console counts every failed sign-in
+	// as Unknown).
 	Expired, Revoked uint64
 	// Throttled: requests refused with 429 because their address (or the
 	// console user name) failed too often.
