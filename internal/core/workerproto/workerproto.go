@@ -141,21 +141,31 @@ type EndReply struct {
 // PullRequest asks for at most Max grants. The worker journals OfferID and
 // Token before it sends the request; replaying the same (OfferID, Token)
 // returns the grants made for it the first time, never new ones.
+//
+// Max 0 is a watch: a worker whose every slot is busy keeps one waiting so
+// it hears at once that its session was replaced (it has no pull waiting
+// that could tell it). It is granted nothing, is answered when the session
+// is no longer active or at WaitMs, and is not woken by Runs queued; its
+// offer is not journaled, since there is no grant to replay. It was added
+// after the first release: a replica older than it refuses max 0 as
+// CodeInvalid, and the worker then stops watching (the next renewal or
+// heartbeat tells it, as before); a worker older than it never sends one.
 type PullRequest struct {
 	SessionID string `json:"sessionId"`
 	OfferID   string `json:"offerId"` // a UUID
 	Token     string `json:"token"`   // 32 random bytes, base64url without padding
-	Max       int    `json:"max"`
+	Max       int    `json:"max"`     // 0–MaxCapacity; 0 watches the session
 	// WaitMs is how long the replica may hold the request open when no
 	// Run is ready (0–MaxPullWait).
 	WaitMs int64 `json:"waitMs"`
 }
 
 // PullReply carries the grants (possibly none) and the session's state. A
-// pull waiting for work is answered as soon as its session is no longer
-// active: a registration that replaces a session wakes the waiting pulls
-// of every replica, so a replaced worker with a free slot hears it at
-// once (a replica older than that wake answers at the wait's bound).
+// pull waiting for work, or a watch, is answered as soon as its session is
+// no longer active: a registration that replaces a session wakes the
+// waiting pulls and watches of every replica, so a replaced worker hears
+// it at once, with a free slot or with every slot busy (a replica older
+// than that wake answers at the wait's bound).
 type PullReply struct {
 	State  string  `json:"state"`
 	Grants []Grant `json:"grants"`
