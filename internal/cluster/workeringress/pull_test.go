@@ -246,3 +246,36 @@ func TestAWatchIsGrantedNothingAndAnswersItsSessionsReplacementAtOnce(t *testing
 		t.Fatalf("%d Runs queued after the watch, want the admitted one still queued", n)
 	}
 }
+
+// A watch is not sent back to the database by Runs queued, which concern
+// no worker whose every slot is busy: its session is replaced unseen (no
+// listener here), then Runs-queued wakes come, and the watch still answers
+// at its bound with what it read when it arrived. So a busy cluster's
+// admissions cost nothing per full worker.
+func TestAWatchIsNotSentBackToTheDatabaseByRunsQueued(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "full")
+	session := f.register(t, cred).SessionID
+	watch := pullRequest(t, session, 2000)
+	watch.Max = 0
+	reply := f.pullAsync(t, cred, watch)
+	f.waitingPulls(t, 1)
+	id, err := f.rt.AuthenticateWorker(t.Context(), cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 2, Version: "test"}, f.h.settings); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		f.h.Wake()
+	}
+	got := awaitReply(t, reply, workerproto.MaxPullWait/2)
+	if got.State != workerproto.SessionActive || len(got.Grants) != 0 {
+		t.Fatalf("the watch answered %+v: a Runs-queued wake sent it back to the database", got)
+	}
+	if n := f.logs.count(CodePullWaiting); n != 1 {
+		t.Fatalf("the watch waited %d times, want once", n)
+	}
+}
