@@ -25,7 +25,8 @@ idempotency key is ql3:rerun:v1:<run id>:<request id>, so repeating the command 
 generated and printed. A Run that has not finished is refused. The trigger must still be runnable
 (its project active, it and its task enabled) and its overlap policy applies, as for run now.
 Who asked is recorded in the new Run's run.created event. With --api-url the server does it, and
-records the API token as who asked` + opts.clusterOnly("; on the cluster the database path needs the runtime role's URL") + ".",
+records the API token as who asked` + opts.clusterOnly("; on the cluster the database path needs the runtime role's URL") + `.
+On the database, a note on stderr says when nothing will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`.",
 		Example: "  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000\n" +
 			"  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000 --request-id retry-7 --api-url https://ql.example.com:8080",
 		Args: oneID("runs rerun takes one run id", "run id", "ql runs list"),
@@ -65,6 +66,9 @@ records the API token as who asked` + opts.clusterOnly("; on the cluster the dat
 			res, err := rr.RunRerun(cmd.Context(), req)
 			if err != nil {
 				return err
+			}
+			if res.Created {
+				noteUnattended(cmd, opts, b, res.RunID, 1)
 			}
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,

@@ -70,7 +70,7 @@ and what to start` + opts.clusterOnly(" (on the cluster: a replica, or a worker 
 				return err
 			}
 			if res.Created {
-				noteUnattended(cmd, opts, b, res.RunID)
+				noteUnattended(cmd, opts, b, res.RunID, 1)
 			}
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
@@ -97,12 +97,12 @@ type runNowView struct {
 	Skipped   string `json:"skipped,omitempty"`
 }
 
-// noteUnattended tells on stderr what would leave the Run just queued
-// waiting with nothing to start it: without a word the user would wait
-// for a Run that no server, replica or worker is there to take. It says
-// nothing when the profile cannot tell, and never fails the command: the
-// Run is queued either way.
-func noteUnattended(cmd *cobra.Command, opts Options, b *Backend, runID string) {
+// noteUnattended tells on stderr what would leave the runs Runs just
+// queued (runID one of them) waiting with nothing to start them: without
+// a word the user would wait for Runs that no server, replica or worker is
+// there to take. It says nothing when the profile cannot tell, and never
+// fails the command: the Runs are queued either way.
+func noteUnattended(cmd *cobra.Command, opts Options, b *Backend, runID string, runs int) {
 	if b.Unattended == nil {
 		return
 	}
@@ -112,14 +112,18 @@ func noteUnattended(cmd *cobra.Command, opts Options, b *Backend, runID string) 
 		fmt.Fprintf(w, "note: could not tell whether anything will start run %s: %v\n", runID, err)
 		return
 	}
+	waits := "the Run waits"
+	if runs > 1 {
+		waits = fmt.Sprintf("the %d Runs wait", runs)
+	}
 	if u.NoServer {
-		fmt.Fprintf(w, "note: no server is running on this database (%s): the Run waits until `%s serve --data-dir %s` starts there\n", u.DataDir, opts.Binary, u.DataDir)
+		fmt.Fprintf(w, "note: no server is running on this database (%s): %s until `%s serve --data-dir %s` starts there\n", u.DataDir, waits, opts.Binary, u.DataDir)
 	}
 	if u.NoReplica {
-		fmt.Fprintf(w, "note: no replica is running on this database: the Run waits until one starts (`%s serve --profile cluster`) and a worker takes it\n", opts.Binary)
+		fmt.Fprintf(w, "note: no replica is running on this database: %s until one starts (`%s serve --profile cluster`) and a worker takes it\n", waits, opts.Binary)
 	}
 	if u.Worker != nil {
-		fmt.Fprintf(w, "note: the Run waits: %s\n", u.Worker.Message())
+		fmt.Fprintf(w, "note: %s: %s\n", waits, u.Worker.Message())
 	}
 }
 
@@ -149,7 +153,8 @@ counted as existing and never run twice, and repeating a backfill admits nothing
 passed over (misfire, collapsed, paused, overlap, ...) get their Run now. Only occurrences the
 schedule has already decided are taken: the ones from the trigger's next fire time on are left to
 it. At most --max occurrences are considered (default 1000); the report says where the window was
-cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences.
+cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences, and a note
+when nothing will start the Runs queued, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
 --dry-run counts what the backfill would do — the occurrences, the first and last of them, how many
 would get a Run and how many already have one — in the very transactions the backfill would run,
 then rolls them back: it writes nothing.` +
@@ -189,6 +194,9 @@ then rolls them back: it writes nothing.` +
 			total, err := backfillChunks(cmd, b.Manual, req)
 			if err != nil {
 				return err
+			}
+			if !dryRun && len(total.RunIDs) > 0 {
+				noteUnattended(cmd, opts, b, total.RunIDs[0], len(total.RunIDs))
 			}
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), backfillView{TriggerID: id, DryRun: dryRun, Occurrences: total.Occurrences, Admitted: total.Admitted,

@@ -160,3 +160,49 @@ func TestTriggersRunSaysWhenNoServerWillStartTheRunAndNothingWhileOneServes(t *t
 		}
 	}
 }
+
+// A backfill and a re-run that queue Runs with no server on the database
+// say so too, counting a backfill's Runs; a dry run queues nothing and
+// says nothing of it.
+func TestBackfillAndRerunSayWhenNoServerWillStartTheirRuns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	applyDefs(t, dir, manualFile)
+	window := []string{"triggers", "backfill", "hourly", "--from", "2020-01-01T00:00:00Z", "--to", "2020-01-01T02:00:00Z", "--data-dir", dir}
+	if code, out, errOut := ql(t, append(window, "--dry-run")...); code != 0 || errOut != "" {
+		t.Fatalf("backfill --dry-run: %d %q %q; want nothing on stderr", code, out, errOut)
+	}
+	code, out, errOut := ql(t, window...)
+	want := "note: no server is running on this database (" + dir + "): the 3 Runs wait until `ql-edge serve --data-dir " + dir + "` starts there"
+	if code != 0 || !strings.Contains(out, "3 admitted") || !strings.Contains(errOut, want) {
+		t.Fatalf("backfill with no server: %d %q %q; want 3 admitted and %q", code, out, errOut, want)
+	}
+	// Cancelled, all three: the trigger's overlap policy (skip) refuses a
+	// re-run while any of its Runs is unfinished.
+	rows, err := readOnlyDB(t, dir).Query(`SELECT id FROM runs ORDER BY scheduled_for_ms`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if code, out, errOut := ql(t, "runs", "cancel", id, "--data-dir", dir); code != 0 {
+			t.Fatalf("cancel: %d %q %q", code, out, errOut)
+		}
+	}
+	runID := ids[0]
+	code, out, errOut = ql(t, "runs", "rerun", runID, "--data-dir", dir)
+	want = "note: no server is running on this database (" + dir + "): the Run waits until `ql-edge serve --data-dir " + dir + "` starts there"
+	if code != 0 || !strings.Contains(errOut, want) {
+		t.Fatalf("rerun with no server: %d %q %q; want %q", code, out, errOut, want)
+	}
+}
