@@ -1,11 +1,13 @@
 package apply
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/process"
 )
 
 // NoteReason names one thing a valid file says that will likely not do
@@ -24,6 +26,11 @@ const (
 	// NoteSecretsMissing is secrets the file refers to that the secrets
 	// file does not define yet: name.
 	NoteSecretsMissing NoteReason = "defs_note_secrets_missing"
+	// NoteSecretsUnusable is a secrets file that exists but that the
+	// server cannot use, with the secrets the file refers to as items
+	// (name); its params are the file's path (file), why it cannot be used
+	// (cause, a process.Secrets* cause) and what that cause names.
+	NoteSecretsUnusable NoteReason = "defs_note_secrets_unusable"
 )
 
 // maxNoteItems is how many objects a note of tasks or triggers names; the
@@ -31,12 +38,14 @@ const (
 const maxNoteItems = 3
 
 // Note is one note about a valid file: its reason and the objects it is
-// about, each with the params its sentence names, and how many more
-// objects it is about than Items holds.
+// about, each with the params its sentence names, how many more objects
+// it is about than Items holds, and the params of the note itself (those
+// of the secrets file an unusable-secrets note is about).
 type Note struct {
 	Reason NoteReason
 	Items  []map[string]string
 	More   int
+	Params map[string]string
 }
 
 // String is the note's English sentence, as `ql apply` prints it after
@@ -52,7 +61,33 @@ func (n Note) String() string {
 	if n.More > 0 {
 		names = append(names, fmt.Sprintf("and %d more", n.More))
 	}
+	if n.Reason == NoteSecretsUnusable {
+		why, ok := secretsCauseEnglish[process.SecretsCause(n.Params["cause"])]
+		if !ok {
+			why = "it cannot be read"
+		}
+		return fmt.Sprintf(noteEnglish[n.Reason], n.Params["file"], fillParams(why, n.Params), strings.Join(names, ", "))
+	}
 	return fmt.Sprintf(noteEnglish[n.Reason], strings.Join(names, ", "))
+}
+
+// fillParams is s with each {param} of params replaced by its value.
+func fillParams(s string, params map[string]string) string {
+	pairs := make([]string, 0, 2*len(params))
+	for k, v := range params {
+		pairs = append(pairs, "{"+k+"}", v)
+	}
+	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// secretsCauseEnglish says why a secrets file cannot be used, by its
+// cause, with the cause's params in braces, and what fixes it.
+var secretsCauseEnglish = map[process.SecretsCause]string{
+	process.SecretsDenied:     "the server's user may not read it ({error}); make it that user's file, mode 0600",
+	process.SecretsOwner:      "it is owned by uid {owner}, not by the server's user (uid {uid}); chown it to uid {uid}",
+	process.SecretsMode:       "group or others may access it (mode {mode}); chmod it to 600",
+	process.SecretsNotRegular: "it is not a regular file; put a JSON object of name → value, mode 0600, in its place",
+	process.SecretsNotJSON:    "it is not a JSON object of string values; correct its syntax",
 }
 
 // noteEnglish are the notes' English sentences, %s the list of the
@@ -63,6 +98,7 @@ var noteEnglish = map[NoteReason]string{
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)",
 	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +
 		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails",
+	NoteSecretsUnusable: "the secrets file %s cannot be used: %s. Until it can, every Run or notification that needs %s fails (secret_unavailable)",
 }
 
 // capped is a note of items, naming the first maxNoteItems; ok is false
@@ -161,19 +197,46 @@ func SecretRefs(doc *Document) []string {
 // file is read at each start, so they may be added later), but until then
 // every Run of such a task fails with secret_unavailable and every such
 // channel's notification fails, which a first apply should say at once.
-// A file missing cannot read (another user's) gives no note: the server
-// that runs the commands judges it. Every secret is named, however many:
-// each must be added.
+// A file missing cannot use gives no note here: only the user that runs
+// the commands can judge it (SecretsFileNote). Every secret is named,
+// however many: each must be added.
 func SecretsNote(doc *Document, missing func([]string) ([]string, error)) (Note, bool) {
 	absent, err := missing(SecretRefs(doc))
 	if err != nil || len(absent) == 0 {
 		return Note{}, false
 	}
-	n := Note{Reason: NoteSecretsMissing, Items: make([]map[string]string, len(absent))}
-	for i, name := range absent {
-		n.Items[i] = map[string]string{"name": name}
+	return Note{Reason: NoteSecretsMissing, Items: named(absent)}, true
+}
+
+// SecretsFileNote is the note of the secrets doc refers to: that the
+// secrets file cannot be used (and why) where missing, run as the user
+// that runs the commands, finds it so, else that it does not define some
+// of them yet. An unusable file is worse than a missing secret: every
+// secret is unavailable, though the file exists and looks right.
+func SecretsFileNote(doc *Document, missing func([]string) ([]string, error)) (Note, bool) {
+	refs := SecretRefs(doc)
+	absent, err := missing(refs)
+	var fe *process.SecretsFileError
+	if errors.As(err, &fe) {
+		params := map[string]string{"file": fe.Path, "cause": string(fe.Cause)}
+		for k, v := range fe.Params {
+			params[k] = v
+		}
+		return Note{Reason: NoteSecretsUnusable, Items: named(refs), Params: params}, true
 	}
-	return n, true
+	if err != nil || len(absent) == 0 {
+		return Note{}, false
+	}
+	return Note{Reason: NoteSecretsMissing, Items: named(absent)}, true
+}
+
+// named are the items of names, each its name.
+func named(names []string) []map[string]string {
+	items := make([]map[string]string, len(names))
+	for i, name := range names {
+		items[i] = map[string]string{"name": name}
+	}
+	return items
 }
 
 // NoteScope is what the caller of Notes knows of where the file is
@@ -184,8 +247,9 @@ type NoteScope struct {
 	RunsHere bool
 	NowMs    int64
 	// MissingSecrets reads the secrets file of the machine that runs the
-	// commands; nil where that is not this one (a cluster's workers hold
-	// their own), which then notes nothing of secrets.
+	// commands, as the user that runs them (a file it cannot use is
+	// noted); nil where that is not this process (a cluster's workers
+	// hold their own), which then notes nothing of secrets.
 	MissingSecrets func([]string) ([]string, error)
 }
 
@@ -202,7 +266,7 @@ func Notes(doc *Document, s NoteScope) []Note {
 		out = append(out, n)
 	}
 	if s.MissingSecrets != nil {
-		if n, ok := SecretsNote(doc, s.MissingSecrets); ok {
+		if n, ok := SecretsFileNote(doc, s.MissingSecrets); ok {
 			out = append(out, n)
 		}
 	}

@@ -50,7 +50,11 @@ func applyCommand(opts Options) *cobra.Command {
 				fmt.Fprintln(cmd.OutOrStdout(), r)
 			}
 			// The secrets are noted after the results: the file is applied,
-			// and what it still needs is the last thing to read.
+			// and what it still needs is the last thing to read. Only the
+			// missing ones: this command may run as another user than the
+			// server (root, an operator's account), so a secrets file it
+			// cannot use says nothing of whether the server can; the server
+			// notes that (its console and its apply API).
 			if err == nil && b.MissingSecrets != nil {
 				if n, ok := apply.SecretsNote(doc, b.MissingSecrets); ok {
 					printNotes(cmd, []apply.Note{n})
@@ -164,6 +168,12 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 // standard error, apart from the results a script reads.
 func printNotes(cmd *cobra.Command, notes []apply.Note) {
 	for _, n := range notes {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+		printNote(cmd, n.String())
 	}
+}
+
+// printNote prints one note's sentence as its line of standard error, the
+// same bytes for a local note and a server's.
+func printNote(cmd *cobra.Command, sentence string) {
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", sentence)
 }

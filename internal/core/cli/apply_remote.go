@@ -26,6 +26,22 @@ type remoteApply struct {
 		Revision int64    `json:"revision"`
 		Fields   []string `json:"fields"`
 	} `json:"objects"`
+	Notes []struct {
+		Reason  apply.NoteReason `json:"reason"`
+		Message string           `json:"message"`
+	} `json:"notes"`
+}
+
+// printRemoteNotes prints the server's notes whose reason is (or, with
+// secrets false, is not) about secrets, each as printNotes prints a local
+// note: the server's English sentence, which it computed with what it
+// knows (its secrets file, its profile).
+func printRemoteNotes(cmd *cobra.Command, out remoteApply, secrets bool) {
+	for _, n := range out.Notes {
+		if (n.Reason == apply.NoteSecretsMissing || n.Reason == apply.NoteSecretsUnusable) == secrets {
+			printNote(cmd, n.Message)
+		}
+	}
 }
 
 // codeTooLarge is the API's error code of a request body over its cap.
@@ -56,6 +72,9 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 		}
 		return err
 	}
+	// In the order a local apply prints them: the secrets last, after
+	// the results, as what the applied file still needs.
+	printRemoteNotes(cmd, out, false)
 	for _, o := range out.Objects {
 		r := apply.Result{Kind: o.Kind, Name: o.Name, Change: catalog.Change(o.Change), Revision: o.Revision, Fields: o.Fields}
 		if dryRun {
@@ -67,6 +86,7 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	if dryRun {
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%s, %s); dry run, nothing written\n", file, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
 	}
+	printRemoteNotes(cmd, out, true)
 	return nil
 }
 

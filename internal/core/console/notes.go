@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
@@ -16,6 +17,9 @@ import (
 type noteLanguage struct {
 	sep, more string
 	sentences map[apply.NoteReason]noteWords
+	// causes say why a secrets file cannot be used ({why} of an
+	// unusable-secrets note), by cause, with the note's params.
+	causes map[process.SecretsCause]string
 }
 
 type noteWords struct{ sentence, item string }
@@ -32,6 +36,15 @@ var notes = map[string]noteLanguage{
 		apply.NoteSecretsMissing: {
 			sentence: "密钥文件（数据目录中的 qinglong-secrets.json）还没有定义 {items}：请在运行或通知用到它们之前添加（一个“名称 → 值”的 JSON 对象，权限 0600），否则会失败。",
 			item:     "{name}"},
+		apply.NoteSecretsUnusable: {
+			sentence: "密钥文件 {file} 无法使用：{why}。在修复之前，用到 {items} 的每次运行或通知都会失败（secret_unavailable）。",
+			item:     "{name}"},
+	}, causes: map[process.SecretsCause]string{
+		process.SecretsDenied:     "服务器的用户无权读取它（{error}）；请让它归该用户所有，权限 0600",
+		process.SecretsOwner:      "它属于 uid {owner}，而不是服务器的用户（uid {uid}）；请把它的属主改为 uid {uid}",
+		process.SecretsMode:       "组用户或其他用户可以访问它（权限 {mode}）；请把权限改为 600",
+		process.SecretsNotRegular: "它不是普通文件；请在该位置放一个“名称 → 值”的 JSON 对象文件，权限 0600",
+		process.SecretsNotJSON:    "它不是由字符串值组成的 JSON 对象；请修正其语法",
 	}},
 }
 
@@ -63,7 +76,18 @@ func noteText(l string, n apply.Note) string {
 	if n.More > 0 {
 		list += fmt.Sprintf(lw.more, n.More)
 	}
-	s := fill(w.sentence, map[string]string{"items": list})
+	params := map[string]string{"items": list}
+	for k, v := range n.Params {
+		params[k] = v
+	}
+	if n.Reason == apply.NoteSecretsUnusable {
+		why, ok := lw.causes[process.SecretsCause(n.Params["cause"])]
+		if !ok {
+			return n.String()
+		}
+		params["why"] = fill(why, n.Params)
+	}
+	s := fill(w.sentence, params)
 	if !complete {
 		return n.String()
 	}

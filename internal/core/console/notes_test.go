@@ -68,3 +68,27 @@ func TestEveryNoteOfAValidFileReadsWholeInChinese(t *testing.T) {
 		}
 	}
 }
+
+// Every cause a secrets file can be unusable for (each declared in
+// process) has a sentence in every language but English, so the note
+// that the server cannot use its secrets file reads whole on a Chinese
+// page, saying why and naming the file and the secrets, in no English.
+func TestEverySecretsFileCauseReadsWholeInEveryOtherLanguage(t *testing.T) {
+	t.Parallel()
+	hole := regexp.MustCompile(`\{[a-z]+\}`)
+	declared := 0
+	for path, cause := range reasonsDeclaredInPackages(t, []string{"../process"}, "SecretsCause") {
+		declared++
+		n := apply.Note{Reason: apply.NoteSecretsUnusable, Items: []map[string]string{{"name": "api_token"}},
+			Params: map[string]string{"file": "/srv/ql/qinglong-secrets.json", "cause": string(cause), "owner": "1001", "uid": "1000", "mode": "0644", "error": "permission denied"}}
+		for l := range notes {
+			s := noteText(l, n)
+			if s == n.String() || hole.MatchString(s) || !strings.Contains(s, "/srv/ql/qinglong-secrets.json") || !strings.Contains(s, "api_token") {
+				t.Errorf("%s: a secrets file unusable for %q in %s: %q; want the file, the secret and why, whole, in that language", path, cause, l, s)
+			}
+		}
+	}
+	if declared < 5 {
+		t.Fatalf("only %d secrets file causes were found declared; the scan is broken", declared)
+	}
+}

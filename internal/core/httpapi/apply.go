@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // errNoPublish answers an apply on a server whose database role may not
@@ -38,6 +39,19 @@ type applyView struct {
 	Created   int           `json:"created"`
 	Updated   int           `json:"updated"`
 	Unchanged int           `json:"unchanged"`
+	Notes     []applyNote   `json:"notes"`
+}
+
+// applyNote is one note about a valid file, as `ql apply` prints it:
+// reason names it stably, items and params are what its sentence names,
+// more counts the objects it is about but does not name, and message is
+// the English sentence `ql apply` prints after "note: ".
+type applyNote struct {
+	Reason  string              `json:"reason"`
+	Items   []map[string]string `json:"items"`
+	More    int                 `json:"more,omitempty"`
+	Params  map[string]string   `json:"params,omitempty"`
+	Message string              `json:"message"`
 }
 
 // fileNamePattern bounds ?file=, the name errors cite for the body.
@@ -84,7 +98,7 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := applyView{DryRun: dry, File: file, Project: doc.Project, Objects: make([]applyObject, 0, len(results))}
+	out := applyView{DryRun: dry, File: file, Project: doc.Project, Objects: make([]applyObject, 0, len(results)), Notes: a.definitionsNotes(doc)}
 	for _, res := range results {
 		out.Objects = append(out.Objects, applyObject{Kind: res.Kind, Name: res.Name, Change: string(res.Change), Revision: res.Revision, Fields: res.Fields})
 		switch res.Change {
@@ -97,6 +111,21 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 		}
 	}
 	return out, nil
+}
+
+// definitionsNotes are the notes of doc this server can know, as its
+// console shows them: retry and placement only where it runs every Run
+// itself, secrets only where it holds the secrets file of the machine that
+// runs the commands (a file it cannot use included: it reads it as the
+// user that runs them).
+func (a *api) definitionsNotes(doc *apply.Document) []applyNote {
+	svc := a.Definitions
+	ns := apply.Notes(doc, apply.NoteScope{RunsHere: svc.Executor == task.LocalProcess, NowMs: svc.NowMs(), MissingSecrets: a.MissingSecrets})
+	out := make([]applyNote, len(ns))
+	for i, n := range ns {
+		out[i] = applyNote{Reason: string(n.Reason), Items: n.Items, More: n.More, Params: n.Params, Message: n.String()}
+	}
+	return out
 }
 
 // fileError is one error of a definitions file at its place.

@@ -76,6 +76,12 @@ type Config struct {
 	// where the server's database role may not publish (a cluster
 	// replica's runtime role).
 	Definitions *catalog.Service
+	// MissingSecrets names the secrets of a list the secrets file of the
+	// machine that runs the commands does not define, read as the user
+	// that runs them; nil where that is not this server (a cluster's
+	// workers hold their own), and an apply's answer then notes nothing
+	// of secrets.
+	MissingSecrets func(refs []string) ([]string, error)
 	// Metrics serves GET /metrics on this listener, behind a read token;
 	// nil where metrics are off or have a listener of their own.
 	Metrics http.Handler

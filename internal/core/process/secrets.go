@@ -3,8 +3,11 @@ package process
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"strconv"
 	"syscall"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -25,7 +28,9 @@ const MinSecretLen = 4
 
 // Missing returns the names of refs the file does not define (all of
 // them when there is no file), for a warning before any command needs
-// them. A file the server could not read either is an error.
+// them. A file that exists but that this process cannot use is a
+// *SecretsFileError: where this process is the one that runs the
+// commands, every Run needing a secret would fail for it.
 func (s Secrets) Missing(refs []string) ([]string, error) {
 	if len(refs) == 0 {
 		return nil, nil
@@ -46,40 +51,96 @@ func (s Secrets) Missing(refs []string) ([]string, error) {
 	return out, nil
 }
 
+// SecretsCause says, stably, why a secrets file that exists cannot be
+// used by the user reading it: a note about it is said by cause in each
+// language.
+type SecretsCause string
+
+// The causes of a SecretsFileError.
+const (
+	// SecretsDenied is a file the reading user may not open or read.
+	SecretsDenied SecretsCause = "denied"
+	// SecretsOwner is a file owned by another user than the reading one.
+	SecretsOwner SecretsCause = "owner"
+	// SecretsMode is a file group or others may access.
+	SecretsMode SecretsCause = "mode"
+	// SecretsNotRegular is a directory or another non-regular file.
+	SecretsNotRegular SecretsCause = "not_regular"
+	// SecretsNotJSON is a file that is not a JSON object of strings.
+	SecretsNotJSON SecretsCause = "not_json"
+)
+
+// SecretsFileError is a secrets file that exists but cannot be used by
+// the user reading it: every secret it would hold is then unavailable.
+// Cause is one of the Secrets* causes; Params are what its sentence
+// names ("owner" and "uid" of SecretsOwner, "mode" of SecretsMode,
+// "error", the system's words, of SecretsDenied), never a value or any of
+// the file's content.
+type SecretsFileError struct {
+	Path   string
+	Cause  SecretsCause
+	Params map[string]string
+	err    error
+}
+
+func (e *SecretsFileError) Error() string { return e.err.Error() }
+
+func (e *SecretsFileError) Unwrap() error { return e.err }
+
+// fileError is the SecretsFileError of s's file for cause, err the error
+// a run or a notification refused for it reports.
+func (s Secrets) fileError(cause SecretsCause, params map[string]string, err error) error {
+	return &SecretsFileError{Path: s.Path, Cause: cause, Params: params, err: err}
+}
+
 // load reads the whole file after checking its owner and mode; a missing
-// file is os.ErrNotExist.
+// file is os.ErrNotExist, any other that cannot be used a
+// *SecretsFileError.
 func (s Secrets) load() (map[string]string, error) {
 	f, err := os.Open(s.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path)
+		return nil, s.fileError(SecretsDenied, map[string]string{"error": syscallText(err)}, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path))
 	}
 	defer f.Close() //nolint:errcheck // read only
 	info, err := f.Stat()
 	if err != nil {
-		return nil, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path)
+		return nil, s.fileError(SecretsDenied, map[string]string{"error": syscallText(err)}, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path))
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "secrets file %s is owned by uid %d, not by the server's user (uid %d); run chown %d %s", s.Path, st.Uid, os.Geteuid(), os.Geteuid(), s.Path)
+		return nil, s.fileError(SecretsOwner, map[string]string{"owner": strconv.FormatUint(uint64(st.Uid), 10), "uid": strconv.Itoa(os.Geteuid())},
+			qlerror.New(qlerror.FailedPrecondition, "secrets file %s is owned by uid %d, not by the server's user (uid %d); run chown %d %s", s.Path, st.Uid, os.Geteuid(), os.Geteuid(), s.Path))
 	}
 	if info.Mode().Perm()&0o077 != 0 {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "secrets file %s is accessible by group or others (mode %04o); run chmod 600 %s", s.Path, info.Mode().Perm(), s.Path)
+		return nil, s.fileError(SecretsMode, map[string]string{"mode": fmt.Sprintf("%04o", info.Mode().Perm())},
+			qlerror.New(qlerror.FailedPrecondition, "secrets file %s is accessible by group or others (mode %04o); run chmod 600 %s", s.Path, info.Mode().Perm(), s.Path))
 	}
 	if !info.Mode().IsRegular() {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "secrets file %s is not a regular file", s.Path)
+		return nil, s.fileError(SecretsNotRegular, nil, qlerror.New(qlerror.FailedPrecondition, "secrets file %s is not a regular file", s.Path))
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path)
+		return nil, s.fileError(SecretsDenied, map[string]string{"error": syscallText(err)}, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path))
 	}
 	var all map[string]string
 	if err := json.Unmarshal(data, &all); err != nil {
-		// The decoder's message names offsets and types, never content.
-		return nil, qlerror.Wrap(qlerror.FailedPrecondition, err, "secrets file %s must be a JSON object of string values", s.Path)
+		// The decoder's message names offsets and types; a note about the
+		// file quotes none of it, so no byte of the file reaches a note.
+		return nil, s.fileError(SecretsNotJSON, nil, qlerror.Wrap(qlerror.FailedPrecondition, err, "secrets file %s must be a JSON object of string values", s.Path))
 	}
 	return all, nil
+}
+
+// syscallText is the system's words of err without the path and the
+// operation the *fs.PathError around them names ("permission denied").
+func syscallText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // Resolve returns the values of refs. A missing file is an empty store.

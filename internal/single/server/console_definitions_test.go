@@ -158,6 +158,36 @@ func TestTheDefinitionsPageNotesWhatAValidFileWillNotDoInThePagesLanguage(t *tes
 	}
 }
 
+// A secrets file that exists but is not valid JSON makes every secret
+// unavailable to the Runs and notifications that need one, so the
+// preview and the result of an apply note, in the page's language, that
+// the server cannot use it, why, and every secret the file names, and no
+// byte of the file. (The ways it can be unusable are each shown through
+// the API in the singlecli tests; the page's sentence for each cause is
+// the same fill.)
+func TestTheDefinitionsPageNotesASecretsFileTheServerCannotUseInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	path := LayoutOf(site.dir).Secrets
+	if err := os.WriteFile(path, []byte(`{"defined_key": "k3y-value-never-shown",`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	zh := "密钥文件 " + path + " 无法使用：它不是由字符串值组成的 JSON 对象；请修正其语法。在修复之前，用到 defined_key、api_token 的每次运行或通知都会失败（secret_unavailable）。"
+	en := "the secrets file " + path + " cannot be used: it is not a JSON object of string values; correct its syntax. " +
+		"Until it can, every Run or notification that needs defined_key, api_token fails (secret_unavailable)"
+	for _, step := range []string{"/definitions/preview", "/definitions/apply"} {
+		for lang, want := range map[string]string{"zh": zh, "en": en} {
+			resp, page := httpcall.Form(t, c, http.MethodPost, site.base+step+"?lang="+lang, url.Values{"csrf": {csrf}, "yaml": {notedFile}})
+			notes := defNotes(page)
+			if resp.StatusCode != http.StatusOK || strings.Count(notes, "<li>") != 3 || !strings.Contains(notes, want) || strings.Contains(page, "k3y-value") {
+				t.Errorf("%s in %s: %d, want 200 with three notes, one saying %q and none any byte of the file:\n%s", step, lang, resp.StatusCode, want, notes)
+			}
+		}
+	}
+}
+
 // A valid file whose write the store does not see end (here another
 // process holds the database's write lock past the server's busy timeout)
 // is answered on the Chinese page in Chinese: the outcome is unknown and

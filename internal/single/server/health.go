@@ -37,6 +37,10 @@ func (s *Server) listen() error {
 		AllowedHosts: httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:        s.readiness, Log: s.cfg.Logger,
 		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},
+		// This server runs the commands itself, as its own user, with
+		// its own secrets file: an apply's answer can note the secrets
+		// that file lacks, or that it cannot be used at all.
+		MissingSecrets: process.Secrets{Path: s.layout.Secrets}.Missing,
 	}
 	if s.metrics != nil && s.metricsHTTP == nil {
 		cfg.Metrics = s.metrics.Handler()
@@ -51,9 +55,7 @@ func (s *Server) listen() error {
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
 		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions,
-		// This server runs the commands itself, with its own secrets
-		// file: the definitions page can name the secrets it lacks.
-		MissingSecrets: process.Secrets{Path: s.layout.Secrets}.Missing, Secure: tlsCfg != nil, Log: s.cfg.Logger,
+		MissingSecrets: cfg.MissingSecrets, Secure: tlsCfg != nil, Log: s.cfg.Logger,
 		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
 			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
 			return next, false, err

@@ -223,22 +223,27 @@ triggers:
   - {name: e, task: t1, cron: "*/10 * * * * *", timezone: UTC, jitter: 12s}
 `
 
+// The lines `ql apply` prints on standard error for notesFile on a
+// single-node database without a secrets file.
+const (
+	notePlacement = "note: retry and placement apply on the cluster profile only; this single-node database stores them but runs every Run once, here (tasks: t1, t2, t3, and 2 more)\n"
+	noteJitter    = "note: a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
+		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period " +
+		"(triggers: a (jitter 30s, 10s between occurrences), b (jitter 2m0s, 1m0s between occurrences), c (jitter 1h0m0s, 5s between occurrences), and 2 more)\n"
+	noteSecrets = "note: the secrets file (qinglong-secrets.json in the data directory) does not define api_token, db_pass, ops_hmac yet: " +
+		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails\n"
+)
+
 // The notes of `ql apply` and its dry run are the same bytes whoever
 // computes them: scripts and operators read these lines.
 func TestApplysEnglishNotesAreByteForByteTheSame(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	file := writeFile(t, t.TempDir(), "notes.yaml", notesFile)
-	const placement = "note: retry and placement apply on the cluster profile only; this single-node database stores them but runs every Run once, here (tasks: t1, t2, t3, and 2 more)\n"
-	const jitter = "note: a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
-		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period " +
-		"(triggers: a (jitter 30s, 10s between occurrences), b (jitter 2m0s, 1m0s between occurrences), c (jitter 1h0m0s, 5s between occurrences), and 2 more)\n"
-	const secrets = "note: the secrets file (qinglong-secrets.json in the data directory) does not define api_token, db_pass, ops_hmac yet: " +
-		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails\n"
-	if code, out, errOut := ql(t, "apply", "--dry-run", "-f", file, "--data-dir", dir); code != 0 || errOut != placement+jitter {
-		t.Errorf("dry run: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, placement+jitter)
+	if code, out, errOut := ql(t, "apply", "--dry-run", "-f", file, "--data-dir", dir); code != 0 || errOut != notePlacement+noteJitter {
+		t.Errorf("dry run: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, notePlacement+noteJitter)
 	}
-	if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir); code != 0 || errOut != placement+jitter+secrets {
-		t.Errorf("apply: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, placement+jitter+secrets)
+	if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir); code != 0 || errOut != notePlacement+noteJitter+noteSecrets {
+		t.Errorf("apply: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, notePlacement+noteJitter+noteSecrets)
 	}
 }
