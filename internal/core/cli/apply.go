@@ -99,7 +99,9 @@ aliases and non-string keys are refused: other YAML tools would read such a file
 differently. Task environment names starting with QL_
 are reserved for the variables QingLong sets (QL_RUN_ID, QL_ATTEMPT_ID). On an embedded
 database, apply notes the secrets the file names (env {secret: NAME}, a channel's
-signingSecret, urlSecret or tokenSecret) that qinglong-secrets.json does not define yet.
+signingSecret, urlSecret or tokenSecret) that qinglong-secrets.json does not define yet;
+it cannot judge a secrets file it may not read, as the server may run as another user
+(--api-url asks the server, which also notes a secrets file it cannot use, and why).
 
 ` + retry + `
 
@@ -112,9 +114,10 @@ it never creates the database; a database that does not exist yet would get ever
 created. An update names the fields it changes.
 
 --api-url sends the file to a server's API instead (POST /api/v1/apply, with an admin
-token in $QL_TOKEN): the server validates and publishes it the same way and records the
-token and address in its audit. The API takes at most 1 MiB in one request: split a
-larger project over several files. ` + refusal + `
+token in $QL_TOKEN): the server validates and publishes it the same way, records the
+token and address in its audit and answers its notes, which are printed here as above.
+The API takes at most 1 MiB in one request: split a larger project over several files.
+` + refusal + `
 answers so, and says what to run instead.
 
 File format (see examples/sample.yaml):
