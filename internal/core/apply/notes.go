@@ -62,10 +62,7 @@ func (n Note) String() string {
 		names = append(names, fmt.Sprintf("and %d more", n.More))
 	}
 	if n.Reason == NoteSecretsUnusable {
-		why, ok := secretsCauseEnglish[process.SecretsCause(n.Params["cause"])]
-		if !ok {
-			why = "it cannot be read"
-		}
+		why := secretsCauseEnglish[process.SecretsCause(n.Params["cause"])]
 		return fmt.Sprintf(noteEnglish[n.Reason], n.Params["file"], fillParams(why, n.Params), strings.Join(names, ", "))
 	}
 	return fmt.Sprintf(noteEnglish[n.Reason], strings.Join(names, ", "))

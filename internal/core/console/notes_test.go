@@ -70,10 +70,11 @@ func TestEveryNoteOfAValidFileReadsWholeInChinese(t *testing.T) {
 }
 
 // Every cause a secrets file can be unusable for (each declared in
-// process) has a sentence in every language but English, so the note
-// that the server cannot use its secrets file reads whole on a Chinese
-// page, saying why and naming the file and the secrets, in no English.
-func TestEverySecretsFileCauseReadsWholeInEveryOtherLanguage(t *testing.T) {
+// process) has a sentence in English and in every other language, so the
+// note that the server cannot use its secrets file reads whole on every
+// page, saying why and naming the file and the secrets (a Chinese page in
+// no English).
+func TestEverySecretsFileCauseReadsWholeInEveryLanguage(t *testing.T) {
 	t.Parallel()
 	hole := regexp.MustCompile(`\{[a-z]+\}`)
 	declared := 0
@@ -81,6 +82,9 @@ func TestEverySecretsFileCauseReadsWholeInEveryOtherLanguage(t *testing.T) {
 		declared++
 		n := apply.Note{Reason: apply.NoteSecretsUnusable, Items: []map[string]string{{"name": "api_token"}},
 			Params: map[string]string{"file": "/srv/ql/qinglong-secrets.json", "cause": string(cause), "owner": "1001", "uid": "1000", "mode": "0644", "error": "permission denied"}}
+		if en := n.String(); hole.MatchString(en) || strings.Contains(en, "cannot be used: . ") {
+			t.Errorf("%s: a secrets file unusable for %q in English: %q; want why, whole", path, cause, en)
+		}
 		for l := range notes {
 			s := noteText(l, n)
 			if s == n.String() || hole.MatchString(s) || !strings.Contains(s, "/srv/ql/qinglong-secrets.json") || !strings.Contains(s, "api_token") {
