@@ -20,9 +20,10 @@ const (
 )
 
 // SessionChangedPayload is the payload of a notice on RunsQueuedChannel
-// that says a worker session stopped being active (replaced), besides
-// waking the pulls: it also wakes a worker's watch (a pull of Max 0),
-// which no Run queued concerns. Runs queued carry an empty payload.
+// that says a worker session stopped being active (replaced, or its
+// worker revoked or drained), besides waking the pulls: it also wakes a
+// worker's watch (a pull of Max 0), which no Run queued concerns. Runs
+// queued carry an empty payload.
 const SessionChangedPayload = "session"
 
 // Notices are the functions a listener calls, one per channel; a nil one
@@ -45,7 +46,14 @@ func (r *Runtime) NotifyRunsQueued(ctx context.Context) error {
 // workers' watches included, after a session stopped being active:
 // replaced by a registration. Like NotifyRunsQueued, after the COMMIT.
 func (r *Runtime) NotifySessionChanged(ctx context.Context) error {
-	_, err := r.pool.Exec(ctx, sqlNotifySessionChanged, RunsQueuedChannel, SessionChangedPayload)
+	return notifySessionChanged(ctx, r.pool)
+}
+
+// notifySessionChanged sends the session-changed notice through q: the
+// runtime's pool after a replacement, the admin's after a revocation or
+// a drain (pg_notify is callable by every role).
+func notifySessionChanged(ctx context.Context, q querier) error {
+	_, err := q.Exec(ctx, sqlNotifySessionChanged, RunsQueuedChannel, SessionChangedPayload)
 	return mapErr(err, "notifying a session's change")
 }
 

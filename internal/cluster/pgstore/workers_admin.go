@@ -89,18 +89,28 @@ func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 
 // WorkerRevoke revokes a worker's credential: its next request is refused
 // and its sessions get no more work. Revoking a revoked worker is a no-op.
+// Once the revocation has committed, the pulls and watches waiting on
+// every replica are woken: they read the session again, answer revoked,
+// and the worker stops at once instead of at its next renewal or
+// heartbeat, also when every slot of it is busy and only its watch waits.
 func (a *Admin) WorkerRevoke(ctx context.Context, name string) error {
 	var state string
 	err := a.pool.QueryRow(ctx, sqlWorkerRevoke, name).Scan(&state)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return noSuchWorker(name)
 	}
-	return mapErr(err, "revoking worker "+name)
+	if err != nil {
+		return mapErr(err, "revoking worker "+name)
+	}
+	_ = notifySessionChanged(ctx, a.pool) // a failed notification leaves the worker to its next renewal or heartbeat
+	return nil
 }
 
 // WorkerDrain drains a worker: its sessions get no new work and are told
 // to finish what runs, then exit. Draining a draining worker is a no-op; a
-// revoked one cannot be drained.
+// revoked one cannot be drained. A drain that changed the worker wakes the
+// waiting pulls and watches once it has committed, as a revocation does,
+// so the worker stops pulling at once.
 func (a *Admin) WorkerDrain(ctx context.Context, name string) error {
 	var before string
 	err := a.pool.QueryRow(ctx, sqlWorkerDrain, name).Scan(&before)
@@ -111,6 +121,8 @@ func (a *Admin) WorkerDrain(ctx context.Context, name string) error {
 		return mapErr(err, "draining worker "+name)
 	case before == workerRevoked:
 		return qlerror.New(qlerror.FailedPrecondition, "worker %q is revoked: it gets no work already, there is nothing to drain", name)
+	case before == workerActive:
+		_ = notifySessionChanged(ctx, a.pool) // a failed notification leaves the worker to its next renewal or heartbeat
 	}
 	return nil
 }

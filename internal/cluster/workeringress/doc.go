@@ -25,8 +25,9 @@
 //     replaced at once;
 //   - a watch (a pull of max 0, kept waiting by a worker whose every slot
 //     is busy) is granted nothing and is sent back to the database only
-//     by WakeSessions (a session replaced, a listener's restart), never by
-//     Wake: a full worker costs one read of its session per wait bound,
-//     and still hears its replacement at once;
+//     by WakeSessions (a session replaced, a worker revoked or drained, a
+//     listener's restart), never by Wake: a full worker costs one read of
+//     its session per wait bound, and still hears its replacement, its
+//     revocation or its drain at once;
 //   - Stop ends every waiting pull at once, for a bounded drain.
 package workeringress

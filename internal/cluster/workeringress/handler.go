@@ -138,7 +138,8 @@ func New(cfg Config) *Handler {
 func (h *Handler) Wake() { h.wakeup.wake() }
 
 // WakeSessions sends every waiting pull and every watch back to the
-// database: a session may have stopped being active (replaced). Watches
+// database: a session may have stopped being active (replaced, or its
+// worker revoked or drained). Watches
 // are not woken by Wake: a queued Run concerns no worker whose every slot
 // is busy, and waking them for each one would cost a query per full
 // worker per admission.

@@ -247,6 +247,48 @@ func TestAWatchIsGrantedNothingAndAnswersItsSessionsReplacementAtOnce(t *testing
 	}
 }
 
+// watchAnswersAtOnce keeps the watch of a worker whose every slot is
+// busy waiting, applies change to the worker through the admin role, and
+// returns the watch's answer, which must come before the watch's bound:
+// the change wakes it through the listener, as a replacement does.
+func watchAnswersAtOnce(t *testing.T, name string, change func(a *pgstore.Admin, ctx context.Context, name string) error) workerproto.PullReply {
+	t.Helper()
+	f := newFixture(t, Config{})
+	f.listen(t)
+	cred := f.worker(t, name)
+	session := f.register(t, cred).SessionID
+	watch := pullRequest(t, session, workerproto.MaxPullWait.Milliseconds())
+	watch.Max = 0
+	reply := f.pullAsync(t, cred, watch)
+	f.waitingPulls(t, 1)
+	if err := change(f.admin, t.Context(), name); err != nil {
+		t.Fatal(err)
+	}
+	return awaitReply(t, reply, workerproto.MaxPullWait/2)
+}
+
+// A revocation wakes the watch of a worker whose every slot is busy, and
+// the watch answers revoked: the worker stops its commands at once rather
+// than when its next renewal or heartbeat is refused.
+func TestAWatchAnswersItsWorkersRevocationAtOnce(t *testing.T) {
+	t.Parallel()
+	got := watchAnswersAtOnce(t, "revoked", (*pgstore.Admin).WorkerRevoke)
+	if got.State != workerproto.SessionRevoked || len(got.Grants) != 0 {
+		t.Fatalf("the watch answered %+v after its worker was revoked, want revoked and no grant", got)
+	}
+}
+
+// A drain wakes the watch of a worker whose every slot is busy, and the
+// watch answers draining: the worker stops pulling at once rather than at
+// its next renewal or heartbeat.
+func TestAWatchAnswersItsWorkersDrainAtOnce(t *testing.T) {
+	t.Parallel()
+	got := watchAnswersAtOnce(t, "drained", (*pgstore.Admin).WorkerDrain)
+	if got.State != workerproto.SessionDraining || len(got.Grants) != 0 {
+		t.Fatalf("the watch answered %+v after its worker was drained, want draining and no grant", got)
+	}
+}
+
 // A watch is not sent back to the database by Runs queued, which concern
 // no worker whose every slot is busy: its session is replaced unseen (no
 // listener here), then Runs-queued wakes come, and the watch still answers

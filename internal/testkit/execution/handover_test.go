@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -246,5 +247,43 @@ func TestAReplacedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing
 	}
 	if took > 3*time.Second {
 		t.Fatalf("the replaced worker stopped %s after the replacement, want within 3s (not at its next renewal)", took)
+	}
+}
+
+// A worker whose every slot is busy, at the default 30 s run lease, is
+// revoked with `ql workers revoke`: it stops — its command killed, exit
+// status 1 — within moments, told by the watch the revocation wakes, not
+// when its next renewal or heartbeat is refused (both every 10 s). The
+// renewals and heartbeats it sends after the revocation are held
+// unanswered, so only the watch can tell it.
+func TestARevokedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 30*time.Second)
+	c.apply(t, project("revokedbusy", c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 5m"}))
+	c.hold(t)
+	r := c.startReplica(t, "replica", "", "")
+	proxy := newSessionNewsHolder(t, r.workerURL())
+	w := c.newWorker(t, "worker", 4)
+	p := c.startWorker(t, w, proxy.url, 1)
+	run := c.fire(t, "sleep")
+	c.awaitRun(t, run, 20*time.Second, "running")
+	pid := c.awaitPid(t, c.attempts(t, run)[0].ID)
+
+	proxy.held.Store(true)
+	revokedAt := time.Now()
+	if code, out := c.runQL(t, []string{"QL_DATABASE_ADMIN_URL=" + c.env.URL(pgstore.RoleAdmin)}, "workers", "revoke", "worker"); code != 0 {
+		t.Fatalf("ql workers revoke: exit %d: %s", code, out)
+	}
+	p.wait(t)
+	took := p.exitedAt.Sub(revokedAt)
+	t.Logf("the revoked worker, its only slot busy, exited %s after `ql workers revoke` started", took)
+	if p.state.ExitCode() != 1 || p.logCount("credential_refused") != 1 {
+		t.Fatalf("the revoked worker exited with %v, want status 1 after one credential_refused", p.state)
+	}
+	if !processGone(pid) {
+		t.Fatal("the revoked worker left its command running")
+	}
+	if took > 3*time.Second {
+		t.Fatalf("the revoked worker stopped %s after the revocation, want within 3s (not at its next renewal)", took)
 	}
 }

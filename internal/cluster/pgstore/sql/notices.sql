@@ -11,9 +11,10 @@ SELECT pg_notify($1, '')
 
 -- name: NotifySessionChanged
 -- Wakes the pulls waiting on any replica, a worker's watch included: a
--- session stopped being active (replaced). The payload is what tells a
--- listener it is more than Runs queued; a replica older than the payload
--- treats it as any wake-up. Sent after the COMMIT, as NotifyRunsQueued.
+-- session stopped being active (replaced, or its worker revoked or
+-- drained). The payload is what tells a listener it is more than Runs
+-- queued; a replica older than the payload treats it as any wake-up.
+-- Sent after the COMMIT, as NotifyRunsQueued.
 SELECT pg_notify($1, $2)
 
 -- name: NotifySchedulesChanged
