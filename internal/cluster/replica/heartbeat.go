@@ -32,6 +32,11 @@ const (
 	heartbeatLives    = 3
 )
 
+// firstBeatWithin bounds the beat an activation writes before admission
+// opens: a database that answers nothing keeps the replica unready at most
+// this long on its account.
+const firstBeatWithin = time.Second
+
 // heartbeatEvery is the heartbeat's cadence for a claim lease.
 func heartbeatEvery(claimLease time.Duration) time.Duration {
 	return min(max(claimLease/4, minHeartbeatEvery), maxHeartbeatEvery)
@@ -56,33 +61,61 @@ func newHeartbeat() *heartbeat {
 	return &heartbeat{host: host, pid: int64(os.Getpid())}
 }
 
-// heartbeatLoop writes this replica's heartbeat over act's pool, the first
-// beat at once. It never touches readiness: a failed beat is logged and
-// reported to the latch like any other statement, and the next round
-// tries again.
-func (r *replica) heartbeatLoop(act *activation) (*loop.Loop, error) {
-	every := heartbeatEvery(r.s.Coordinator.Lease)
+// firstBeat writes act's first heartbeat, before admission opens, so that
+// once the replica says it is ready (its log line, /readyz) its row is
+// live: `ql triggers run` and the console count it from that moment, not
+// from the loop's first round, which runs on a goroutine of its own and
+// may land after. It reports whether the row was written. A failed or
+// slow beat does not fail the activation nor hold it past firstBeatWithin:
+// the row only shows the replica and guards no admission, so a replica
+// that can admit opens admission anyway and its loop writes the row at
+// its next round.
+func (r *replica) firstBeat(ctx context.Context, act *activation, every time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, firstBeatWithin)
+	defer cancel()
+	return r.beatOnce(ctx, act, every) == nil
+}
+
+// heartbeatLoop writes this replica's heartbeat over act's pool, every
+// cadence from now on; written is whether firstBeat wrote the row, whose
+// next beat is then a cadence away rather than at once. It never touches
+// readiness: a failed beat is logged and reported to the latch like any
+// other statement, and the next round tries again.
+func (r *replica) heartbeatLoop(act *activation, every time.Duration, written bool) (*loop.Loop, error) {
+	var skip atomic.Bool
+	skip.Store(written)
 	return loop.New(loop.Config{
 		Name:        "replica heartbeat",
 		Cadence:     every,
 		StopTimeout: r.s.Coordinator.StopTimeout,
 	}, func(ctx context.Context) (bool, error) {
-		if !act.latch.Available() {
+		if r.s.beforeBeatRound != nil {
+			r.s.beforeBeatRound(ctx)
+		}
+		if skip.Swap(false) {
 			return false, nil
 		}
-		started := r.beat.started.Load()
-		ans, err := act.rt.Beat(ctx, pgstore.ReplicaBeat{Host: r.beat.host, PID: r.beat.pid, Version: cmp.Or(cli.Version, "dev"), TTL: heartbeatLives * every, StartedAtMs: started})
-		if err != nil {
-			r.observeOn(act, err)
-			r.log.Warn("replica heartbeat failed; retrying at its next round", slog.String("code", CodeHeartbeatFailed), slog.String("error", errorText(err)))
-			return false, err
-		}
-		r.sharedID(started, ans)
-		if ans.StartedAtMs != 0 {
-			r.beat.started.Store(ans.StartedAtMs)
-		}
-		return false, nil
+		return false, r.beatOnce(ctx, act, every)
 	})
+}
+
+// beatOnce writes one heartbeat of act, unless its database is known lost.
+func (r *replica) beatOnce(ctx context.Context, act *activation, every time.Duration) error {
+	if !act.latch.Available() {
+		return nil
+	}
+	started := r.beat.started.Load()
+	ans, err := act.rt.Beat(ctx, pgstore.ReplicaBeat{Host: r.beat.host, PID: r.beat.pid, Version: cmp.Or(cli.Version, "dev"), TTL: heartbeatLives * every, StartedAtMs: started})
+	if err != nil {
+		r.observeOn(act, err)
+		r.log.Warn("replica heartbeat failed; retrying at its next round", slog.String("code", CodeHeartbeatFailed), slog.String("error", errorText(err)))
+		return err
+	}
+	r.sharedID(started, ans)
+	if ans.StartedAtMs != 0 {
+		r.beat.started.Store(ans.StartedAtMs)
+	}
+	return nil
 }
 
 // sharedID says when another process uses this replica's id: at the first

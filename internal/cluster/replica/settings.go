@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -46,6 +47,10 @@ type settings struct {
 	// RetentionCadence is the wait between retention passes (default
 	// retention.DefaultCadence; tests shorten it).
 	RetentionCadence time.Duration
+	// beforeBeatRound, when set, runs at the start of every round of the
+	// heartbeat loop; tests hold the loop's rounds with it to show that
+	// readiness does not wait for them. Nil outside tests.
+	beforeBeatRound func(context.Context)
 }
 
 // notifySettings shape the delivery of the notification outbox; Secrets is

@@ -153,7 +153,8 @@ type workerLoops struct {
 }
 
 // startWorkerLoops starts the sweep (first round at once) and the
-// listener of act.
+// listener of act, and writes the replica's first heartbeat before it
+// returns: the activation opens admission only after.
 func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*workerLoops, error) {
 	var sweep *loop.Loop
 	sweep, err := loop.New(loop.Config{
@@ -174,7 +175,8 @@ func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*worke
 	if err != nil {
 		return nil, errors.Join(err, sweep.Stop(context.WithoutCancel(ctx)))
 	}
-	beat, err := r.heartbeatLoop(act)
+	every := heartbeatEvery(r.s.Coordinator.Lease)
+	beat, err := r.heartbeatLoop(act, every, r.firstBeat(ctx, act, every))
 	if err == nil {
 		err = beat.Start(ctx)
 	}
