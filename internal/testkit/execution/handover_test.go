@@ -287,3 +287,37 @@ func TestARevokedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing.
 		t.Fatalf("the revoked worker stopped %s after the revocation, want within 3s (not at its next renewal)", took)
 	}
 }
+
+// A worker whose every slot is busy, at the default 30 s run lease, is
+// drained with `ql workers drain`: it says it drains within moments, told
+// by the watch the drain wakes, not at its next renewal or heartbeat (both
+// every 10 s, held unanswered here so only the watch can tell it), and
+// still lets its command finish, then exits 0.
+func TestADrainedWorkerWithEverySlotBusyHearsItAtOnceAndFinishesItsCommand(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 30*time.Second)
+	c.apply(t, project("drainedbusy", c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 5m"}))
+	c.hold(t)
+	r := c.startReplica(t, "replica", "", "")
+	proxy := newSessionNewsHolder(t, r.workerURL())
+	w := c.newWorker(t, "worker", 4)
+	p := c.startWorker(t, w, proxy.url, 1)
+	run := c.fire(t, "sleep")
+	c.awaitRun(t, run, 20*time.Second, "running")
+	c.awaitPid(t, c.attempts(t, run)[0].ID)
+
+	proxy.held.Store(true)
+	drainedAt := time.Now()
+	if code, out := c.runQL(t, []string{"QL_DATABASE_ADMIN_URL=" + c.env.URL(pgstore.RoleAdmin)}, "workers", "drain", "worker"); code != 0 {
+		t.Fatalf("ql workers drain: exit %d: %s", code, out)
+	}
+	p.awaitLog(t, "worker_draining", 1, 3*time.Second)
+	t.Logf("the drained worker, its only slot busy, said it drains %s after `ql workers drain` started", time.Since(drainedAt))
+	proxy.held.Store(false)
+	c.release(t)
+	c.awaitRun(t, run, 30*time.Second, "succeeded")
+	p.wait(t)
+	if p.state.ExitCode() != 0 {
+		t.Fatalf("the drained worker exited with %v, want status 0 once its command ended", p.state)
+	}
+}
