@@ -212,6 +212,37 @@ func newSessionNewsHolder(t testing.TB, upstream string) *sessionNewsHolder {
 	return h
 }
 
+// busyWorker is a worker whose only slot runs a held command, at the
+// default 30 s run lease, reaching its replica through a holder of session
+// news that holds every renewal and heartbeat from now on: only the watch
+// the worker keeps while full can tell it what happens to its session.
+type busyWorker struct {
+	c     *cluster
+	r     *replica
+	proxy *sessionNewsHolder
+	w     *workerDef
+	p     *proc
+	run   string
+	pid   int
+}
+
+// startBusyWorker starts a busyWorker in a project named name.
+func startBusyWorker(t *testing.T, name string) busyWorker {
+	t.Helper()
+	b := busyWorker{c: newCluster(t, 30*time.Second)}
+	b.c.apply(t, project(name, b.c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 5m"}))
+	b.c.hold(t)
+	b.r = b.c.startReplica(t, "replica", "", "")
+	b.proxy = newSessionNewsHolder(t, b.r.workerURL())
+	b.w = b.c.newWorker(t, "worker", 4)
+	b.p = b.c.startWorker(t, b.w, b.proxy.url, 1)
+	b.run = b.c.fire(t, "sleep")
+	b.c.awaitRun(t, b.run, 20*time.Second, "running")
+	b.pid = b.c.awaitPid(t, b.c.attempts(t, b.run)[0].ID)
+	b.proxy.held.Store(true)
+	return b
+}
+
 // A worker whose every slot is busy, at the default 30 s run lease, is
 // replaced: it stops — its command killed, exit status 1 — within moments,
 // told by the watch it keeps waiting while full, not at its next renewal
@@ -220,18 +251,8 @@ func newSessionNewsHolder(t testing.TB, upstream string) *sessionNewsHolder {
 // the replacement are held unanswered, so only the watch can tell it.
 func TestAReplacedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, 30*time.Second)
-	c.apply(t, project("replacedbusy", c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 5m"}))
-	c.hold(t)
-	r := c.startReplica(t, "replica", "", "")
-	proxy := newSessionNewsHolder(t, r.workerURL())
-	w := c.newWorker(t, "worker", 4)
-	first := c.startWorker(t, w, proxy.url, 1)
-	run := c.fire(t, "sleep")
-	c.awaitRun(t, run, 20*time.Second, "running")
-	pid := c.awaitPid(t, c.attempts(t, run)[0].ID)
-
-	proxy.held.Store(true)
+	b := startBusyWorker(t, "replacedbusy")
+	c, r, w, first, pid := b.c, b.r, b.w, b.p, b.pid
 	second := *w
 	second.dataDir += "-second"
 	c.startWorker(t, &second, r.workerURL(), 1)
@@ -258,18 +279,8 @@ func TestAReplacedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing
 // unanswered, so only the watch can tell it.
 func TestARevokedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, 30*time.Second)
-	c.apply(t, project("revokedbusy", c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 5m"}))
-	c.hold(t)
-	r := c.startReplica(t, "replica", "", "")
-	proxy := newSessionNewsHolder(t, r.workerURL())
-	w := c.newWorker(t, "worker", 4)
-	p := c.startWorker(t, w, proxy.url, 1)
-	run := c.fire(t, "sleep")
-	c.awaitRun(t, run, 20*time.Second, "running")
-	pid := c.awaitPid(t, c.attempts(t, run)[0].ID)
-
-	proxy.held.Store(true)
+	b := startBusyWorker(t, "revokedbusy")
+	c, p, pid := b.c, b.p, b.pid
 	revokedAt := time.Now()
 	if code, out := c.runQL(t, []string{"QL_DATABASE_ADMIN_URL=" + c.env.URL(pgstore.RoleAdmin)}, "workers", "revoke", "worker"); code != 0 {
 		t.Fatalf("ql workers revoke: exit %d: %s", code, out)
@@ -295,18 +306,8 @@ func TestARevokedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing.
 // still lets its command finish, then exits 0.
 func TestADrainedWorkerWithEverySlotBusyHearsItAtOnceAndFinishesItsCommand(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, 30*time.Second)
-	c.apply(t, project("drainedbusy", c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 5m"}))
-	c.hold(t)
-	r := c.startReplica(t, "replica", "", "")
-	proxy := newSessionNewsHolder(t, r.workerURL())
-	w := c.newWorker(t, "worker", 4)
-	p := c.startWorker(t, w, proxy.url, 1)
-	run := c.fire(t, "sleep")
-	c.awaitRun(t, run, 20*time.Second, "running")
-	c.awaitPid(t, c.attempts(t, run)[0].ID)
-
-	proxy.held.Store(true)
+	b := startBusyWorker(t, "drainedbusy")
+	c, proxy, p, run := b.c, b.proxy, b.p, b.run
 	drainedAt := time.Now()
 	if code, out := c.runQL(t, []string{"QL_DATABASE_ADMIN_URL=" + c.env.URL(pgstore.RoleAdmin)}, "workers", "drain", "worker"); code != 0 {
 		t.Fatalf("ql workers drain: exit %d: %s", code, out)

@@ -661,11 +661,12 @@ func (w *worker) pulls() {
 	}
 }
 
-// pullOnce sends one pull for up to free grants and starts each; it
-// returns how many slots the grants took (negative after a failure).
-func (w *worker) pullOnce(free int) int {
+// untilDraining is a request context that also ends once the worker stops
+// pulling (draining closes), so a long-poll for work or a watch left
+// waiting neither takes a grant nor holds up the stop. Call cancel when the
+// request is done: it ends the goroutine that waits for the drain.
+func (w *worker) untilDraining() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(w.reqCtx)
-	defer cancel()
 	go func() {
 		select {
 		case <-w.draining:
@@ -673,6 +674,14 @@ func (w *worker) pullOnce(free int) int {
 		case <-ctx.Done():
 		}
 	}()
+	return ctx, cancel
+}
+
+// pullOnce sends one pull for up to free grants and starts each; it
+// returns how many slots the grants took (negative after a failure).
+func (w *worker) pullOnce(free int) int {
+	ctx, cancel := w.untilDraining()
+	defer cancel()
 	offer, err := w.journal.NewOffer(ctx)
 	if err != nil {
 		w.log.Error("could not journal an offer: stopping", "code", "journal_failed", "error", err.Error())
@@ -750,15 +759,8 @@ func (w *worker) watches() {
 // reports false when the worker should stop watching: it is stopping, or
 // the replica is older than the watch.
 func (w *worker) watchOnce() bool {
-	ctx, cancel := context.WithCancel(w.reqCtx)
+	ctx, cancel := w.untilDraining()
 	defer cancel()
-	go func() {
-		select {
-		case <-w.draining:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	// A watch is granted nothing, so its offer is not journaled: there is
 	// no reply to replay. The replica still takes the pull's fields.
 	offer, err := watchOffer()
