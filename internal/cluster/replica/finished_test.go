@@ -86,6 +86,8 @@ triggers:
 
 	env.MakeDue(t, 1000)
 	eventually(t, 30*time.Second, "both Runs admitted", func() bool { return env.Int(t, `SELECT count(*) FROM qinglong.runs`) == 2 })
+	a.awaitReady(t)
+	b.awaitReady(t)
 	call := func(p *inProcess, path string, body, into any) []byte {
 		t.Helper()
 		status, raw := post(t, http.DefaultClient, "http://"+p.workerAddr+path, cred, body)

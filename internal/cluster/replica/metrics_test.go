@@ -47,6 +47,7 @@ func TestMetricsScrapedFromAReplicaMatchTheDatabase(t *testing.T) {
 		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
 		Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second})
 	eventually(t, 30*time.Second, "every due Run admitted", func() bool { return env.Int(t, `SELECT count(*) FROM qinglong.runs`) == triggers })
+	p.awaitReady(t)
 	var reg workerproto.RegisterReply
 	status, raw := post(t, http.DefaultClient, "http://"+p.workerAddr+workerproto.PathRegister, cred, workerproto.RegisterRequest{Capacity: 3, Version: "test"})
 	if status != http.StatusOK || json.Unmarshal(raw, &reg) != nil {

@@ -32,6 +32,14 @@ type inProcess struct {
 	stop       func()
 }
 
+// awaitReady waits until the replica has opened admission: its scheduler
+// starts, and may admit Runs, before then, and until then its worker
+// ingress answers 503.
+func (p *inProcess) awaitReady(t *testing.T) {
+	t.Helper()
+	eventually(t, 30*time.Second, "the replica to open admission", func() bool { return len(p.logs.withCode(CodeReady)) > 0 })
+}
+
 // serveInProcess starts serveReplica with f and waits for its listeners.
 func serveInProcess(t *testing.T, f cli.ServeFlags) *inProcess {
 	t.Helper()
@@ -178,6 +186,7 @@ func TestTheSweepReleasesAnExpiredUnstartedGrant(t *testing.T) {
 		HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, StopTimeout: 2 * time.Second, RunLease: MinRunLease}
 	p := serveInProcess(t, f)
 	eventually(t, 30*time.Second, "the replica to admit the due Run", func() bool { return env.Int(t, `SELECT count(*) FROM qinglong.runs`) == 1 })
+	p.awaitReady(t)
 	base := "http://" + p.workerAddr
 	var reg workerproto.RegisterReply
 	if status, raw := post(t, http.DefaultClient, base+workerproto.PathRegister, cred, workerproto.RegisterRequest{Capacity: 1, Version: "test"}); status != http.StatusOK || json.Unmarshal(raw, &reg) != nil {
