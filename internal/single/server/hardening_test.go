@@ -87,6 +87,32 @@ func TestAServerThatCreatesItsDatabaseSaysItIsEmpty(t *testing.T) {
 	}
 }
 
+// A server started without --http-addr says its console and API are off
+// and how to serve them, naming its own binary's account command; one
+// that serves them says nothing of the kind.
+func TestAServerWithoutHTTPSaysHowToServeItsConsole(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"", "127.0.0.1:0"} {
+		var log lockedBuffer
+		cfg := Config{DataDir: t.TempDir(), HTTPAddr: addr, Binary: "ql-edge", Logger: slog.New(slog.NewTextHandler(&log, nil))}
+		cfg.Cadence, cfg.StopTimeout, cfg.Concurrency = time.Hour, testStopTimeout, 1
+		srv, err := Start(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Count(log.String(), "code="+CodeHTTPOff)
+		switch {
+		case addr == "" && (got != 1 || !strings.Contains(log.String(), "--http-addr 127.0.0.1:8080") || !strings.Contains(log.String(), "ql-edge users create NAME --owner")):
+			t.Fatalf("no --http-addr: %d lines %s, want one naming the flag and ql-edge's account command; log:\n%s", got, CodeHTTPOff, log.String())
+		case addr != "" && got != 0:
+			t.Fatalf("--http-addr %s: %d lines %s, want none; log:\n%s", addr, got, CodeHTTPOff, log.String())
+		}
+	}
+}
+
 // A server-wide account that does not exist stops the server at start,
 // before it runs anything.
 func TestAnUnknownServerRunAsAccountFailsTheStart(t *testing.T) {

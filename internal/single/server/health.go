@@ -76,6 +76,9 @@ func (s *Server) listen() error {
 const (
 	CodeHTTPListening    = "serve.http_listening"
 	CodeMetricsListening = "serve.metrics_listening"
+	// CodeHTTPOff says a single-node server serves no console or API, and
+	// the flag that turns them on.
+	CodeHTTPOff = "serve.http_off"
 )
 
 // Addr is the HTTP address, or "" when HTTP is off.

@@ -130,6 +130,12 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		if err := s.listen(); err != nil {
 			return nil, err
 		}
+	} else {
+		// Off by default on a single node (nothing listens that was not
+		// asked for), which a first-time user cannot tell from a console
+		// that failed: the line says how to turn it on.
+		cfg.Logger.Info("the web console and the API are off; serve them with --http-addr 127.0.0.1:8080 and sign in with an account from `"+
+			cfg.Binary+" users create NAME --owner`", "code", CodeHTTPOff)
 	}
 	if err := s.openWatch(ctx); err != nil {
 		return nil, err
