@@ -27,11 +27,19 @@ const (
 	// keep them flowing while a slow one waits, without a burst opening
 	// more than a handful of connections.
 	MaxInFlight = 8
-	// PerChannelInFlight is one channel's share of MaxInFlight: a receiver
-	// that does not answer, with a backlog of its own, holds at most these
-	// slots until its timeout, and the other channels' notifications go
-	// out through the rest meanwhile.
-	PerChannelInFlight = MaxInFlight / 2
+	// PerChannelInFlight is one channel's share of MaxInFlight while its
+	// receiver answers. It is below half so that two receivers that hang
+	// before either has timed out (the first round after a start, or a
+	// receiver that just went down) hold 6 slots and leave 2 to the other
+	// channels; above one so a burst to one channel is still sent side
+	// by side.
+	PerChannelInFlight = 3
+	// SilentInFlight is the share of a channel whose last send got no
+	// answer (timed out or the connection failed): until one of its sends
+	// is answered it holds one slot, so N such channels hold N slots, not
+	// N shares, and the other channels' notifications keep flowing
+	// instead of waiting a whole timeout per round.
+	SilentInFlight = 1
 	// claimLookahead is how many due rows, first due first, a claim looks
 	// among for rows within their channel's share.
 	claimLookahead = 32 * MaxInFlight
@@ -98,9 +106,15 @@ type DeliveryConfig struct {
 	Observe func(outcome string)
 }
 
-// Deliverer sends pending outbox rows. Run its Round on a loop.Loop.
+// Deliverer sends pending outbox rows. Run its Round on a loop.Loop, one
+// round at a time: the slots and the channels' states are the round's.
 type Deliverer struct {
 	cfg DeliveryConfig
+	// silent holds the channels whose last ended send got no answer. It
+	// outlives a round, since a receiver that hangs stays down across
+	// rounds, and lives only in this process: a restart forgets it and
+	// the channel has its full share until its next send times out.
+	silent map[ChannelRef]bool
 }
 
 // NewDeliverer fills defaults.
@@ -136,19 +150,20 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 			return nil, fmt.Errorf("no secrets store is configured; secret %q cannot be read", refs[0])
 		}
 	}
-	return &Deliverer{cfg: cfg}
+	return &Deliverer{cfg: cfg, silent: make(map[ChannelRef]bool)}
 }
 
 // Round delivers the due rows, at most MaxInFlight at once and at most
-// PerChannelInFlight of one channel, until no delivery is under way and a
+// PerChannelInFlight of one channel (SilentInFlight of a channel whose
+// last send got no answer), until no delivery is under way and a
 // claim finds none due; while deliveries are under way it claims again
 // into the free slots whenever one ends and every claimPoll. It claims
 // only as many rows as it has free slots, so a claimed row's send starts
 // at once: the attempt the claim counts is the one under way (the attempt
 // count is the fence of the row's failure report). A slow receiver holds
 // at most its channel's share of the slots while the others are claimed
-// and sent. The
-// claim's lease outlasts a delivery many times over, so no other process
+// and sent, and one slot once a send to it got no answer. The claim's
+// lease outlasts a delivery many times over, so no other process
 // sends these rows meanwhile. A store error stops the claims; the
 // deliveries under way end first, and the first error is returned. When
 // ctx ends, the sends under way are cancelled and their rows stay claimed
@@ -165,7 +180,7 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 		defer mu.Unlock()
 		return firstErr
 	}
-	ended := make(chan ChannelRef, MaxInFlight)
+	ended := make(chan sendEnd, MaxInFlight)
 	perChannel := make(map[ChannelRef]int)
 	// While sends are under way, rows that fall due meanwhile are claimed
 	// into the free slots at once (when a send ends, and every claimPoll):
@@ -176,7 +191,7 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 	for {
 		if inFlight < MaxInFlight && ctx.Err() == nil && failed() == nil {
 			batch, err := d.cfg.Outbox.NotificationsClaim(ctx, Claim{Limit: MaxInFlight - inFlight, Lease: lease,
-				PerChannel: PerChannelInFlight, InFlight: perChannel, Lookahead: claimLookahead})
+				PerChannel: PerChannelInFlight, InFlight: d.load(perChannel), Lookahead: claimLookahead})
 			if err != nil {
 				mu.Lock()
 				firstErr = cmp.Or(firstErr, err)
@@ -186,12 +201,13 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 				inFlight++
 				perChannel[RefOf(m)]++
 				wg.Go(func() {
-					defer func() { ended <- RefOf(m) }()
-					if err := d.deliver(ctx, m); err != nil {
+					r, err := d.deliver(ctx, m)
+					if err != nil {
 						mu.Lock()
 						firstErr = cmp.Or(firstErr, err)
 						mu.Unlock()
 					}
+					ended <- sendEnd{ref: RefOf(m), reach: r}
 				})
 			}
 		}
@@ -199,16 +215,71 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 			break
 		}
 		select {
-		case ref := <-ended:
+		case e := <-ended:
 			inFlight--
-			if perChannel[ref]--; perChannel[ref] == 0 {
-				delete(perChannel, ref)
+			if perChannel[e.ref]--; perChannel[e.ref] == 0 {
+				delete(perChannel, e.ref)
 			}
+			// Before the next claim, so a channel that just timed out
+			// gets no more than its one slot back.
+			d.heard(e.ref, e.reach)
 		case <-poll.C:
 		}
 	}
 	wg.Wait()
 	return false, failed()
+}
+
+// reach is what one send learned of its channel's receiver.
+type reach int
+
+const (
+	// notSent: no request was made (a secret or the URL is wrong) or the
+	// round is stopping; the channel's state stays as it was.
+	notSent reach = iota
+	// answered: the receiver sent an HTTP answer, whatever its status: a
+	// refusal costs a slot only briefly.
+	answered
+	// noAnswer: the request timed out or its connection failed, so the
+	// receiver may hold a slot for a whole timeout at each send.
+	noAnswer
+)
+
+// sendEnd is a send that ended, told to its round.
+type sendEnd struct {
+	ref   ChannelRef
+	reach reach
+}
+
+// heard records what a send learned of its channel: a silent one keeps
+// one slot until one of its sends is answered. The send that ended last
+// decides, so an answer after a timeout gives the share back at once; a
+// send that made no request says nothing of the receiver.
+func (d *Deliverer) heard(ref ChannelRef, r reach) {
+	switch r {
+	case noAnswer:
+		d.silent[ref] = true
+	case answered:
+		delete(d.silent, ref)
+	}
+}
+
+// load is the per-channel count a claim is given: a silent channel's
+// count is raised by the slots of its share it may not use, so the
+// store's share check (the same on every store) leaves it
+// SilentInFlight sends at most.
+func (d *Deliverer) load(perChannel map[ChannelRef]int) map[ChannelRef]int {
+	if len(d.silent) == 0 {
+		return perChannel
+	}
+	out := make(map[ChannelRef]int, len(perChannel)+len(d.silent))
+	for ref, n := range perChannel {
+		out[ref] = n
+	}
+	for ref := range d.silent {
+		out[ref] += PerChannelInFlight - SilentInFlight
+	}
+	return out
 }
 
 // The diagnostic codes of a delivery's line: sent, or not (with its reason,
@@ -218,22 +289,23 @@ const (
 	CodeNotDelivered = "notify.not_delivered"
 )
 
-// deliver sends one claimed row and records the result. Only a store
-// error is returned: a failed delivery is the row's state.
-func (d *Deliverer) deliver(ctx context.Context, m Message) error {
-	sendErr := d.send(ctx, m)
+// deliver sends one claimed row and records the result; it returns what
+// the send learned of the receiver. Only a store error is returned: a
+// failed delivery is the row's state.
+func (d *Deliverer) deliver(ctx context.Context, m Message) (reach, error) {
+	r, sendErr := d.send(ctx, m)
 	if ctx.Err() != nil {
 		// Stopping: the row stays claimed until its lease passes, and is
 		// then delivered again with the same key.
-		return nil
+		return notSent, nil
 	}
 	if sendErr == nil {
 		d.cfg.Log.Info("notification delivered", "code", CodeDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts)
 		if err := d.cfg.Outbox.NotificationDelivered(ctx, m.ID); err != nil {
-			return err
+			return r, err
 		}
 		d.cfg.Observe(OutcomeDelivered)
-		return nil
+		return r, nil
 	}
 	dead := m.Attempts >= d.cfg.MaxAttempts
 	retryIn := d.Backoff(m.Attempts)
@@ -245,14 +317,14 @@ func (d *Deliverer) deliver(ctx context.Context, m Message) error {
 	}
 	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", reason)...)
 	if err := d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, reason); err != nil {
-		return err
+		return r, err
 	}
 	if dead {
 		d.cfg.Observe(OutcomeDead)
 	} else {
 		d.cfg.Observe(OutcomeFailed)
 	}
-	return nil
+	return r, nil
 }
 
 // Backoff is the wait after the attempts-th failure: base · 2^(attempts−1),
@@ -267,18 +339,19 @@ func (d *Deliverer) Backoff(attempts int) time.Duration {
 	return b - rand.N(b/5+1) //nolint:gosec // G404: spreading retries, not security
 }
 
-func (d *Deliverer) send(ctx context.Context, m Message) error {
+// send makes one delivery of m and says whether its receiver answered.
+func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 	sec, err := d.cfg.Secrets(m.Channel.Refs())
 	if err != nil {
-		return err
+		return notSent, err
 	}
 	r, err := Build(m, sec)
 	if err != nil {
-		return err
+		return notSent, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
-		return fmt.Errorf("channel %s: cannot build the request", m.Channel.Name)
+		return notSent, fmt.Errorf("channel %s: cannot build the request", m.Channel.Name)
 	}
 	for k, v := range r.Headers {
 		req.Header.Set(k, v)
@@ -286,14 +359,14 @@ func (d *Deliverer) send(ctx context.Context, m Message) error {
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
 		// The URL may hold a token: say only what failed.
-		return fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err))
+		return noAnswer, fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read only
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("channel %s: the receiver answered %d: %s", m.Channel.Name, resp.StatusCode, bytes.TrimSpace(snippet))
+		return answered, fmt.Errorf("channel %s: the receiver answered %d: %s", m.Channel.Name, resp.StatusCode, bytes.TrimSpace(snippet))
 	}
-	return nil
+	return answered, nil
 }
 
 // transportReason names a transport failure without the URL that

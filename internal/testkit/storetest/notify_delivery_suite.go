@@ -2,8 +2,10 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -231,4 +233,172 @@ func roundInBackground(t *testing.T, f Fixture) <-chan error {
 		done <- err
 	}()
 	return done
+}
+
+// healthyNotifications is how many notifications the healthy channel of
+// testHealthyFlowsBesideSilentChannels is owed, as many as each channel
+// that does not answer.
+const healthyNotifications = 20
+
+// silentTimeout is the delivery timeout of the tests whose receivers do
+// not answer: short, since the first round's sends to them all wait it
+// out, and far above a send to a receiver that answers at once.
+const silentTimeout = time.Second
+
+// testHealthyFlowsBesideSilentChannels: with `silent` channels whose
+// receivers never answer, each with a backlog, a healthy channel's
+// notifications are all delivered within the first timeouts of the
+// silent ones: a channel whose send timed out holds one slot until one is
+// answered, so the silent ones cannot hold all the slots round after
+// round. With every silent channel holding its whole share again after
+// each timeout, the healthy channel got a slot or two per timeout and
+// waited a whole timeout for the next, again and again.
+func testHealthyFlowsBesideSilentChannels(silent int) func(*testing.T, Fixture) {
+	return func(t *testing.T, f Fixture) {
+		// Each silent channel's first round takes at most its share, and
+		// each later send one timeout: by two timeouts after its first
+		// round the healthy channel has been given slots to spare.
+		const bound = notify.PerChannelInFlight + 2
+		stop := make(chan struct{})
+		sent := make([]atomic.Int64, silent)
+		var healthy atomic.Int64
+		var allHealthy, overBound sync.Once
+		healthyDone, silentOver := make(chan []int64, 1), make(chan string, 1)
+		snapshot := func() []int64 {
+			out := make([]int64, silent)
+			for i := range sent {
+				out[i] = sent[i].Load()
+			}
+			return out
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var i int
+			if _, err := fmt.Sscanf(r.URL.Path, "/silent%d", &i); err == nil {
+				if n := sent[i].Add(1); n > bound {
+					overBound.Do(func() {
+						silentOver <- fmt.Sprintf("silent%d got its send %d with %d of the healthy channel's %d notifications delivered", i, n,
+							healthy.Load(), healthyNotifications)
+					})
+				}
+				select {
+				case <-r.Context().Done():
+				case <-stop:
+				}
+				return
+			}
+			if healthy.Add(1) == healthyNotifications {
+				allHealthy.Do(func() { healthyDone <- snapshot() })
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		t.Cleanup(srv.Close)
+		// Before Close, which waits for the handlers still holding requests.
+		t.Cleanup(func() { close(stop) })
+		spec := notify.Spec{}
+		for i := range silent {
+			name := fmt.Sprintf("silent%d", i)
+			spec.Channels = append(spec.Channels, notify.Channel{Name: name, Kind: notify.Webhook, URL: srv.URL + "/" + name})
+			spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: name})
+		}
+		spec.Channels = append(spec.Channels, notify.Channel{Name: "healthy", Kind: notify.Webhook, URL: srv.URL + "/healthy"})
+		spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: "healthy"})
+		d := failedWith(t, f, "silent", spec)
+		for i := 2; i <= healthyNotifications; i++ {
+			runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
+		}
+
+		start := time.Now()
+		done, stopRound := roundWithTimeout(t, f, silentTimeout)
+		defer stopRound()
+		select {
+		case counts := <-healthyDone:
+			t.Logf("%d notifications to the healthy channel beside %d silent ones took %s (timeout %s); sends to the silent ones meanwhile: %v",
+				healthyNotifications, silent, time.Since(start).Round(time.Millisecond), silentTimeout, counts)
+		case what := <-silentOver:
+			t.Fatalf("%s: the silent channels took their whole share again after a timeout, so the healthy channel waited a whole timeout for its slots, round after round", what)
+		case err := <-done:
+			t.Fatalf("the round ended (%v) before the healthy channel's notifications were delivered", err)
+		}
+	}
+}
+
+// testAnsweringReceiverGetsItsShareBack: a receiver whose sends timed out
+// holds one slot; once one of its sends is answered, its channel's
+// backlog is sent side by side again, its whole share at once.
+func testAnsweringReceiverGetsItsShareBack(t *testing.T, f Fixture) {
+	const share = notify.PerChannelInFlight
+	stop := make(chan struct{})
+	var arrived atomic.Int64
+	var mu sync.Mutex
+	held := 0
+	full, lonely := make(chan struct{}), make(chan struct{})
+	var fullOnce, lonelyOnce sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Read to its end, the body lets the server watch the connection,
+		// so a send that timed out ends the request's context.
+		_, _ = io.Copy(io.Discard, r.Body)
+		switch n := arrived.Add(1); {
+		case n <= share:
+			// The first round: no answer, so each send times out.
+			select {
+			case <-r.Context().Done():
+			case <-stop:
+			}
+			return
+		case n == share+1:
+			// The receiver is back: this send (the one slot of a silent
+			// channel) is answered.
+		default:
+			// Held until the channel's whole share is under way at once.
+			mu.Lock()
+			if held++; held == share {
+				fullOnce.Do(func() { close(full) })
+			}
+			mu.Unlock()
+			select {
+			case <-full:
+			case <-r.Context().Done():
+				lonelyOnce.Do(func() { close(lonely) })
+				return
+			case <-stop:
+				return
+			}
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
+	spec := notify.Spec{Channels: []notify.Channel{{Name: "back", Kind: notify.Webhook, URL: srv.URL + "/back"}},
+		Rules: []notify.Rule{{On: notify.OnFailed, Channel: "back"}}}
+	d := failedWith(t, f, "back", spec)
+	for i := 2; i <= 2*share+2; i++ {
+		runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
+	}
+
+	done, stopRound := roundWithTimeout(t, f, 2*silentTimeout)
+	defer stopRound()
+	select {
+	case <-full:
+	case <-lonely:
+		t.Fatalf("after an answer a send to the receiver waited alone for its timeout: the channel did not get its share of %d back", share)
+	case err := <-done:
+		t.Fatalf("the round ended (%v) before the receiver that answers again was sent %d notifications at once", err, share)
+	}
+}
+
+// roundWithTimeout runs one delivery round whose sends time out after
+// timeout; the function returned stops it and waits for its end.
+func roundWithTimeout(t *testing.T, f Fixture, timeout time.Duration) (<-chan error, func()) {
+	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, Client: &http.Client{Timeout: timeout}})
+	ctx, cancel := context.WithCancel(t.Context())
+	done, exited := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(exited)
+		_, err := deliverer.Round(ctx)
+		done <- err
+	}()
+	return done, func() {
+		cancel()
+		<-exited
+	}
 }

@@ -29,6 +29,9 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ANotificationDueWhileASlowSendWaitsIsSentMeanwhile":         testDeliveryClaimsWhatFallsDueMeanwhile,
 		"AClaimTakesNoRowPastItsChannelsShare":                       testClaimWithinChannelShares,
 		"AReceiverThatDoesNotAnswerHoldsOnlyItsChannelsShare":        testSlowChannelHoldsOnlyItsShare,
+		"AHealthyChannelKeepsFlowingWhileTwoChannelsDoNotAnswer":     testHealthyFlowsBesideSilentChannels(2),
+		"AHealthyChannelKeepsFlowingWhileFourChannelsDoNotAnswer":    testHealthyFlowsBesideSilentChannels(4),
+		"AReceiverThatAnswersAgainGetsItsShareBack":                  testAnsweringReceiverGetsItsShareBack,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
