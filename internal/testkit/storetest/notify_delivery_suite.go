@@ -262,7 +262,7 @@ func testHealthyFlowsBesideSilentChannels(silent int) func(*testing.T, Fixture) 
 		stop := make(chan struct{})
 		sent := make([]atomic.Int64, silent)
 		var healthy atomic.Int64
-		var allHealthy, overBound sync.Once
+		var overBound sync.Once
 		healthyDone, silentOver := make(chan []int64, 1), make(chan string, 1)
 		snapshot := func() []int64 {
 			out := make([]int64, silent)
@@ -287,7 +287,7 @@ func testHealthyFlowsBesideSilentChannels(silent int) func(*testing.T, Fixture) 
 				return
 			}
 			if healthy.Add(1) == healthyNotifications {
-				allHealthy.Do(func() { healthyDone <- snapshot() })
+				healthyDone <- snapshot()
 			}
 			w.WriteHeader(http.StatusNoContent)
 		}))
