@@ -46,10 +46,14 @@ const (
 	StateReady               = "ready"
 	StateDatabaseUnavailable = "database_unavailable"
 	StateDraining            = "draining"
+	// StateDatabaseMoved: a single-node server's database path no longer
+	// names the file it opened (moved, deleted or replaced); it admits and
+	// starts nothing until it does again.
+	StateDatabaseMoved = "database_moved"
 )
 
 // ReadinessStates lists every readiness state.
-var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining}
+var ReadinessStates = []string{StateStarting, StateReady, StateDatabaseUnavailable, StateDraining, StateDatabaseMoved}
 
 // Authentication surfaces, as qinglong_auth_failures_total labels them.
 const (

@@ -64,6 +64,12 @@ type Config struct {
 	// the Run in ("" when it did not finish it); it must not block for
 	// long.
 	OnFinish func(a run.Attempt, finished run.State)
+	// Hold, if set, is asked at each round: while it reports true the
+	// dispatcher starts no command (the server's database path names
+	// another file, so a start would be written where nobody reads it).
+	// Commands already running go on and their results are recorded, and
+	// a cancel asked of their Runs still stops them.
+	Hold func() bool
 }
 
 // Validate names the field and its allowed range.

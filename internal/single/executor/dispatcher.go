@@ -128,15 +128,15 @@ func (d *Dispatcher) hardKill() {
 	d.killRunsOnce.Do(func() { close(d.killRuns) })
 }
 
-// round stops the commands whose run was asked to cancel, then starts as
-// many pending attempts as there are free slots. It asks for another round
-// at once when it filled them all from a full page.
+// round stops the commands whose run was asked to cancel, then, unless
+// held, starts as many pending attempts as there are free slots. It asks
+// for another round at once when it filled them all from a full page.
 func (d *Dispatcher) round(ctx context.Context) (bool, error) {
 	if err := d.stopCancelled(ctx); err != nil {
 		return false, err
 	}
 	free := cap(d.slots) - len(d.slots)
-	if free == 0 {
+	if free == 0 || (d.cfg.Hold != nil && d.cfg.Hold()) {
 		return false, nil
 	}
 	pending, err := d.store.AttemptsPending(ctx, free)

@@ -228,18 +228,25 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// watchPeriod is how often the server looks for other processes'
-// commits; 0 means never, when the cadence is as short: the rounds then
-// look often enough by themselves.
-func (c Config) watchPeriod() time.Duration {
+// lookPeriod is how often the server's watch looks: whether its database
+// path still names the file it opened, on every profile and cadence, and
+// whether other processes committed, when watchPeriod is not 0.
+func (c Config) lookPeriod() time.Duration {
 	period := StandaloneWatch
 	if c.Profile == Edge {
 		period = EdgeWatch
 	}
-	if c.Cadence <= period {
-		return 0
+	return min(period, c.Cadence)
+}
+
+// watchPeriod is how often the server looks for other processes'
+// commits; 0 means never, when the cadence is as short: the rounds then
+// look often enough by themselves.
+func (c Config) watchPeriod() time.Duration {
+	if period := c.lookPeriod(); c.Cadence > period {
+		return period
 	}
-	return period
+	return 0
 }
 
 // DefaultConcurrency is how many commands the profile runs at once when

@@ -99,10 +99,13 @@ func (s *Server) APIStats() httpapi.Stats {
 }
 
 // readiness is ready once started, until stopping, while the database
-// file still answers.
+// path names the file the server opened and that file still answers.
 func (s *Server) readiness() (bool, string) {
 	if !s.ready.Load() {
 		return false, "not_serving"
+	}
+	if s.moved.Load() {
+		return false, metrics.StateDatabaseMoved
 	}
 	// Bounded as the metrics scrape's check is: a probe that hangs on
 	// the database is a failed probe, not a held connection.
@@ -156,6 +159,8 @@ func (s *Server) readinessState() string {
 		return metrics.StateDraining
 	case !s.ready.Load():
 		return metrics.StateStarting
+	case s.moved.Load():
+		return metrics.StateDatabaseMoved
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
@@ -47,11 +48,21 @@ type Server struct {
 	// metrics and metricsHTTP exist only with a metrics address.
 	metrics     *metrics.Metrics
 	metricsHTTP *httpserve.Server
-	// watch and watcher exist only when the cadence is longer than the
-	// watch period; watchFailing belongs to the watcher's goroutine.
+	// watcher looks at the database path every look period; watch exists
+	// only when the cadence is longer than the watch period. watchFailing,
+	// movedSince and movedLogged belong to the watcher's goroutine.
 	watch        *sqlitestore.CommitWatch
 	watcher      *loop.Loop
 	watchFailing bool
+	// dbFile is the database file as opened; moved is set while the path
+	// names another file (or none), which holds the scheduler and the
+	// dispatcher. admitting is held for reading by each scheduler round
+	// and for writing to set moved.
+	dbFile      os.FileInfo
+	moved       atomic.Bool
+	admitting   sync.RWMutex
+	movedSince  time.Time
+	movedLogged time.Time
 
 	stopOnce sync.Once
 	stopErr  error
@@ -104,6 +115,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	_, statErr := os.Stat(s.layout.DB)
 	if s.store, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
+		return nil, err
+	}
+	if err := s.recordDatabaseFile(); err != nil {
 		return nil, err
 	}
 	if errors.Is(statErr, fs.ErrNotExist) {
@@ -190,10 +204,8 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	// Last: its first look wakes the loops for the start's own commits,
 	// which would only slow the start down.
-	if s.watcher != nil {
-		if err := s.watcher.Start(ctx); err != nil {
-			return nil, err
-		}
+	if err := s.watcher.Start(ctx); err != nil {
+		return nil, err
 	}
 	s.ready.Store(true)
 	cfg.Logger.Info("serving", "code", CodeReady, "profile", cfg.Profile, "db", s.layout.DB, "page", cfg.PageSize, "cadence", cfg.Cadence, "misfire_grace", cfg.Grace, "concurrency", cfg.Concurrency,
@@ -268,6 +280,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		StopTimeout:  s.cfg.StopTimeout,
 		OnError:      func(err error) { s.cfg.Logger.Warn("executor", "code", CodeExecutorFailed, "error", err) },
 		OnFinish:     s.finished,
+		Hold:         s.moved.Load,
 	})
 }
 
@@ -325,8 +338,14 @@ func (s *Server) finished(a run.Attempt, state run.State) {
 
 // round is one scheduler round; after it, the dispatcher is woken for
 // whatever it admitted — and only then, since the admissions are
-// committed.
+// committed. While the database path names another file it admits
+// nothing (see checkDatabasePath).
 func (s *Server) round(ctx context.Context) (bool, error) {
+	s.admitting.RLock()
+	defer s.admitting.RUnlock()
+	if s.moved.Load() {
+		return false, nil
+	}
 	sum, err := schedule.Round(ctx, s.store, schedule.RoundConfig{
 		PageSize: s.cfg.PageSize,
 		GraceMs:  s.cfg.Grace.Milliseconds(),

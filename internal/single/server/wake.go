@@ -26,16 +26,20 @@ func (s *Server) planWake(sum schedule.Summary) {
 	s.sched.WakeWithin(sum.Next.Wait(time.Now(), s.cfg.Cadence, wakeMargin))
 }
 
-// openWatch reads the database's version and makes the loop that looks
-// every watch period whether another connection committed since, and then
-// wakes the scheduler and the dispatcher: a trigger another process
-// applied is taken at once (its next due instant then shortens the wait as
-// usual), and a Run it admitted starts, or a cancel it asked stops a
-// command, without waiting for the dispatcher's cadence. The version is
-// read before anything is recovered, admitted or run, so nothing committed
-// after a round read the database goes unseen (the server's own start-up
-// commits only cost one wake); the loop starts last, once both loops it
-// wakes have.
+// openWatch makes the loop that looks, every look period, whether the
+// database path still names the file the server opened (see moved.go),
+// and reads the database's version for the commit watch.
+//
+// The commit watch exists when the cadence is longer than the watch
+// period: each look then tells whether another connection committed since
+// the previous one, and wakes the scheduler and the dispatcher: a trigger
+// another process applied is taken at once (its next due instant then
+// shortens the wait as usual), and a Run it admitted starts, or a cancel it
+// asked stops a command, without waiting for the dispatcher's cadence. The
+// version is read before anything is recovered, admitted or run, so
+// nothing committed after a round read the database goes unseen (the
+// server's own start-up commits only cost one wake); the loop starts last,
+// once both loops it wakes have.
 //
 // The server's own commits go through its writer, another connection than
 // the watch's, so they are seen too: each wakes both loops once more. That
@@ -45,15 +49,13 @@ func (s *Server) planWake(sum schedule.Summary) {
 // watch period however much commits. It also makes a Run admitted through
 // the API start within a watch period.
 func (s *Server) openWatch(ctx context.Context) error {
-	period := s.cfg.watchPeriod()
-	if period == 0 {
-		return nil
-	}
 	var err error
-	if s.watch, err = s.store.WatchCommits(ctx); err != nil {
-		return err
+	if s.cfg.watchPeriod() > 0 {
+		if s.watch, err = s.store.WatchCommits(ctx); err != nil {
+			return err
+		}
 	}
-	s.watcher, err = loop.New(loop.Config{Name: "watch", Cadence: period, StopTimeout: s.cfg.StopTimeout,
+	s.watcher, err = loop.New(loop.Config{Name: "watch", Cadence: s.cfg.lookPeriod(), StopTimeout: s.cfg.StopTimeout,
 		// A look reports its own failures; only a panic reaches the sink.
 		OnError: func(err error) { s.cfg.Logger.Warn("watch", "code", CodeWatchFailed, "error", err) }}, s.look)
 	if err != nil {
@@ -71,8 +73,13 @@ const (
 
 // look is one look of the watch. A failed look is logged once until one
 // succeeds again (it would otherwise repeat every watch period); meanwhile
-// the loops keep their cadence and report their own failures.
+// the loops keep their cadence and report their own failures. While the
+// database path names another file, the commits are not looked at: the
+// loops they would wake are held.
 func (s *Server) look(ctx context.Context) (bool, error) {
+	if s.checkDatabasePath(time.Now()) || s.watch == nil {
+		return false, nil
+	}
 	changed, err := s.watch.Changed(ctx)
 	if err != nil {
 		if ctx.Err() == nil && !s.watchFailing {

@@ -136,7 +136,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s; check that the directory exists and is writable", cfg.Path)
 	}
-	reader, err := sql.Open("sqlite", cfg.Path+"?"+common+"&_pragma=query_only(1)")
+	reader, err := sql.Open("sqlite", existingFile(cfg.Path)+"&"+common+"&_pragma=query_only(1)")
 	if err != nil {
 		writer.Close()
 		return nil, mapErr(err, "open "+cfg.Path)
@@ -146,6 +146,18 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s := &Store{cfg: cfg, writer: writer, reader: reader, nowMs: cfg.NowMs, writerTurn: make(chan struct{}, 1)}
 	s.prepared.Store(&statements{})
 	return s, nil
+}
+
+// existingFile is the start of the name of a connection that opens path
+// only if a file is there: the pools open connections lazily, and one
+// opened after the file was moved or deleted would otherwise create a new,
+// empty database at the path (sharing the moved file's WAL, still under
+// the old name), which the next CLI command or start would take for the
+// real one. The file exists by then: createPrivate made it. '%' is the one
+// character of a plain path a URI name must escape (Validate refuses '?'
+// and '#').
+func existingFile(path string) string {
+	return "file:" + strings.ReplaceAll(path, "%", "%25") + "?mode=rw"
 }
 
 // Close closes both pools.

@@ -28,8 +28,8 @@ func (s *Store) WatchCommits(ctx context.Context) (*CommitWatch, error) {
 	// The watch never reads a table, so the smallest page cache will do;
 	// query_only makes sure the connection cannot commit (its own commits
 	// would not change its data_version).
-	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=cache_size(-%d)&_pragma=query_only(1)",
-		s.cfg.Path, s.cfg.BusyTimeout.Milliseconds(), MinCacheKiB)
+	dsn := fmt.Sprintf("%s&_pragma=busy_timeout(%d)&_pragma=cache_size(-%d)&_pragma=query_only(1)",
+		existingFile(s.cfg.Path), s.cfg.BusyTimeout.Milliseconds(), MinCacheKiB)
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, mapErr(err, "open the commit watch on "+s.cfg.Path)
