@@ -31,3 +31,36 @@ func TestOpeningAFileThatIsNoDatabaseAdvisesABackup(t *testing.T) {
 		}
 	}
 }
+
+// A connection the store opens after its file was moved away (a reader
+// the pool opens lazily, the commit watch) fails rather than creating a
+// new, empty database at the path, which a CLI command or the next start
+// would take for the real one.
+func TestAConnectionOpenedAfterTheFileMovedCreatesNoDatabaseAtItsPath(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "qinglong.db")
+	st, err := Open(t.Context(), Config{Path: path, NowMs: func() int64 { return time.Now().UnixMilli() }, ReadConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Held, the pool's first reader makes the ping below open a second.
+	held, err := st.reader.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if err := os.Rename(path, path+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Ping(t.Context()); err == nil {
+		t.Error("a reader opened after the file moved answered a ping; want it to fail, finding no file")
+	}
+	if w, err := st.WatchCommits(t.Context()); err == nil {
+		w.Close()
+		t.Error("the commit watch opened after the file moved; want it to fail, finding no file")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("stat %s after the store opened connections with its file moved away: %v; want no file there", path, err)
+	}
+}
