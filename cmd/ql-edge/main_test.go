@@ -288,3 +288,55 @@ func TestTheRunFinishedLineOfQlEdgeServeNamesQlEdge(t *testing.T) {
 		t.Fatalf("the run finished line does not name ql-edge:\n%s", stderr)
 	}
 }
+
+// `ql-edge serve` whose database file is moved away says so (/readyz 503
+// database_moved, an error line with its code and remedy, nothing of the
+// cluster), and is ready again by itself once the file is moved back.
+func TestAnEdgeServerWhoseDatabaseIsMovedAwaySaysSoAndResumesWhenItIsBack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, away := filepath.Join(dir, "qinglong.db"), filepath.Join(dir, "elsewhere.db")
+	addr := freeAddr(t)
+	readyz := func() (int, string) {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err != nil {
+			return 0, ""
+		}
+		defer resp.Body.Close()
+		var body struct{ Reason string }
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		return resp.StatusCode, body.Reason
+	}
+	step := 0
+	back := func(stderr string) bool {
+		code, reason := readyz()
+		switch {
+		case step == 0 && code == http.StatusOK:
+			if err := os.Rename(db, away); err != nil {
+				t.Fatal(err)
+			}
+			step++
+		case step == 1 && code == http.StatusServiceUnavailable && reason == "database_moved" && strings.Contains(stderr, "code=serve.database_moved"):
+			if err := os.Rename(away, db); err != nil {
+				t.Fatal(err)
+			}
+			step++
+		case step == 2 && code == http.StatusOK && strings.Contains(stderr, "code=serve.database_back"):
+			return true
+		}
+		return false
+	}
+	stderr := serveUntil(t, "the database moved away and back", back, "--data-dir", dir, "--http-addr", addr)
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.Contains(line, "code=serve.database_moved") {
+			if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "put the file back at "+db) {
+				t.Errorf("the moved line %q: want an error saying to put the file back at %s", line, db)
+			}
+			for _, word := range []string{"cluster", "replica", "PostgreSQL"} {
+				if strings.Contains(line, word) {
+					t.Errorf("the moved line mentions %q: %s", word, line)
+				}
+			}
+		}
+	}
+}
