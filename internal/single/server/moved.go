@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -75,8 +76,8 @@ func (s *Server) checkDatabasePath(now time.Time) bool {
 		found = err.Error()
 	}
 	s.cfg.Logger.Error("the database path no longer names the file this server opened (it was moved, deleted or replaced); nothing is admitted "+
-		"or started until it does, and commands already running finish: put the file back at "+s.layout.DB+
-		", or stop the server and start it on the file where it now is", "code", CodeDatabaseMoved, "db", s.layout.DB, "found", found,
-		"since", s.movedSince.UTC().Format(time.RFC3339))
+		"or started until it does, and commands already running finish: put the file back at "+s.layout.DB+" and the server resumes by itself, "+
+		"or stop the server and start it on the file where it now is, with "+filepath.Base(s.layout.DB)+"-wal (its latest writes) moved next to it under its name",
+		"code", CodeDatabaseMoved, "db", s.layout.DB, "found", found, "since", s.movedSince.UTC().Format(time.RFC3339))
 	return true
 }
