@@ -92,8 +92,11 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// TriggerDetail reads a trigger's status, pause state, the database clock
-// and its newest ledger entries in one REPEATABLE READ snapshot.
+// TriggerDetail reads a trigger's status, pause state, the database clock,
+// its newest ledger entries and newest audit records in one REPEATABLE
+// READ snapshot. A role that may not read the audit trail gets the rest
+// with AuditUnreadable set: the privilege is asked of the catalog first,
+// since a denied SELECT would abort the snapshot.
 func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
 	if err := ids.Validate("trigger id", triggerID); err != nil {
 		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(schedule.RefusalNotATriggerID)
@@ -105,11 +108,11 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		var note *string
 		var pol policyCols
 		var cursor, due *int64
-		var archived bool
+		var archived, auditReadable bool
 		err := tx.QueryRow(ctx, sqlTriggerDetail, triggerID).Scan(&t.ProjectID, &t.ProjectName, &t.TriggerID, &t.Name, &t.Revision, &t.Enabled,
 			&t.Cron.Expression, &t.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
 			&t.TaskID, &t.TaskName, &t.TaskRevision, &cursor, &due, &t.LastScheduledAtMs,
-			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs, &archived)
+			&t.StateVersion, &t.ClaimOwner, &t.ClaimExpiresAtMs, &d.Paused, &note, &d.PausedAtMs, &d.NowMs, &archived, &auditReadable)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return schedule.TriggerMissing(triggerID)
 		}
@@ -137,6 +140,24 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 			err := row.Scan(&e.TriggerRevision, &reason, &e.FirstMs, &e.LastMs, &e.Count, &e.AtLeast, &e.RecordedAtMs, &e.Compacted)
 			e.Reason = schedule.PassReason(reason)
 			return e, err
+		})
+		if err != nil {
+			return err
+		}
+		if !auditReadable {
+			d.AuditUnreadable = true
+			return nil
+		}
+		rows, err = tx.Query(ctx, sqlAuditOfTrigger, triggerID, schedule.AuditShown+1)
+		if err != nil {
+			return err
+		}
+		d.Audit, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (schedule.AuditRecord, error) {
+			var a schedule.AuditRecord
+			var note *string
+			err := row.Scan(&a.Action, &a.Actor, &note, &a.AtMs)
+			a.Note = deref(note)
+			return a, err
 		})
 		return err
 	})

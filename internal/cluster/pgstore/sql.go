@@ -200,6 +200,7 @@ var (
 	sqlScheduleAuditInsert = stmt("ScheduleAuditInsert")
 	sqlTriggerDetail       = stmt("TriggerDetail")
 	sqlLedgerOfTrigger     = stmt("LedgerOfTrigger")
+	sqlAuditOfTrigger      = stmt("ScheduleAuditOfTrigger")
 )
 
 // sql/tokens.sql: API tokens.

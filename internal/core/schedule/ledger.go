@@ -71,16 +71,16 @@ func (r PauseRequest) Validate() error {
 		return qlerror.New(qlerror.Invalid, "the pause note is not valid UTF-8 text").Because(RefusalPauseNoteNotText)
 	}
 	for i, c := range []rune(r.Note) {
-		if unicode.IsControl(c) || isBidiControl(c) {
+		if unicode.IsControl(c) || IsBidiControl(c) {
 			return qlerror.New(qlerror.Invalid, "the pause note holds %U at character %d; a note is one line of plain text, without control or text-direction characters", c, i+1).Because(RefusalPauseNoteNotText)
 		}
 	}
 	return nil
 }
 
-// isBidiControl reports the characters that change the direction in which
+// IsBidiControl reports the characters that change the direction in which
 // the text around them is shown (marks, embeddings, overrides, isolates).
-func isBidiControl(c rune) bool {
+func IsBidiControl(c rune) bool {
 	return c == '\u061c' || c == '\u200e' || c == '\u200f' || (c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069')
 }
 
@@ -114,6 +114,30 @@ type TriggerDetail struct {
 	NowMs int64
 	// Ledger is newest first.
 	Ledger []LedgerEntry
+	// Audit is the trigger's newest AuditShown+1 audit records, newest
+	// first: the one past AuditShown only says that older ones exist.
+	Audit []AuditRecord
+	// AuditUnreadable says the store may not read the audit trail (a
+	// cluster whose runtime role was not given SELECT on it, roles not
+	// re-applied after an upgrade): the rest of the detail is whole, and
+	// Audit is empty rather than taken for a trigger nobody paused.
+	AuditUnreadable bool
+}
+
+// AuditShown is how many audit records a trigger detail shows: the
+// newest ones, enough to tell who paused it and why; the whole trail
+// stays in the table.
+const AuditShown = 10
+
+// AuditRecord is one record of a trigger's pause and resume audit trail
+// (and of the enable or disable that publishes a revision): what was
+// done, by whom (the operating-system user, or the API or console actor
+// with its address), with which note, at the store's clock.
+type AuditRecord struct {
+	Action string
+	Actor  string
+	Note   string
+	AtMs   int64
 }
 
 // DetailReader reads one trigger's detail with up to ledgerLimit ledger

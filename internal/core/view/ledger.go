@@ -49,7 +49,30 @@ type TriggerDetail struct {
 	// lists, so a reader does not take the newest entries for all of
 	// them and an occurrence outside them for unaccounted.
 	LedgerMore bool `json:"ledgerMore"`
+	// Audit is the trigger's newest schedule.AuditShown pause, resume,
+	// enable and disable records, newest first; AuditMore says older ones
+	// exist.
+	Audit     []AuditRecord `json:"audit"`
+	AuditMore bool          `json:"auditMore"`
+	// AuditUnreadable says this database role may not read the audit
+	// trail (AuditUnreadableHint says what to do): Audit is then empty
+	// because it could not be read, not because nobody paused the trigger.
+	AuditUnreadable bool `json:"auditUnreadable"`
 }
+
+// AuditRecord is the stable shape of one audit record: what was done
+// (pause, resume, enable, disable), by whom, with which note, when.
+type AuditRecord struct {
+	Action string `json:"action"`
+	Actor  string `json:"actor"`
+	Note   string `json:"note,omitempty"`
+	AtMs   int64  `json:"atMs"`
+}
+
+// AuditUnreadableHint is what a reader shows for AuditUnreadable: a
+// database role that lacks SELECT on the audit trail, its grants not
+// re-applied after the upgrade that added it.
+const AuditUnreadableHint = "the audit trail is not readable by this database role: its grants predate this version; run `ql db roles` (as a superuser) to grant it"
 
 // MaxLedgerShown is the most ledger entries a trigger detail shows: a
 // trigger's whole ledger, its newest schedule.LedgerKeep entries in full and
@@ -109,6 +132,14 @@ func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, runsNext string,
 	}
 	if len(d.Ledger) > ledgerLimit {
 		d.Ledger, out.LedgerMore = d.Ledger[:ledgerLimit], true
+	}
+	audit := d.Audit
+	if len(audit) > schedule.AuditShown {
+		audit, out.AuditMore = audit[:schedule.AuditShown], true
+	}
+	out.Audit, out.AuditUnreadable = make([]AuditRecord, 0, len(audit)), d.AuditUnreadable
+	for _, a := range audit {
+		out.Audit = append(out.Audit, AuditRecord{Action: a.Action, Actor: a.Actor, Note: a.Note, AtMs: a.AtMs})
 	}
 	for _, e := range d.Ledger {
 		out.Ledger = append(out.Ledger, LedgerEntry{

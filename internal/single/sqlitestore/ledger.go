@@ -120,8 +120,9 @@ func nullString(s string) any {
 	return s
 }
 
-// TriggerDetail reads a trigger's status, pause state and newest ledger
-// entries in one read transaction, at the injected clock's time.
+// TriggerDetail reads a trigger's status, pause state, newest ledger
+// entries and newest audit records in one read transaction, at the
+// injected clock's time.
 func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit int) (schedule.TriggerDetail, error) {
 	if err := ids.Validate("trigger id", triggerID); err != nil {
 		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(schedule.RefusalNotATriggerID)
@@ -165,8 +166,33 @@ func (s *Store) TriggerDetail(ctx context.Context, triggerID string, ledgerLimit
 			e.AtLeast, e.Compacted = atLeast == 1, compacted == 1
 			d.Ledger = append(d.Ledger, e)
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		d.Audit, err = auditOfTrigger(ctx, tx, triggerID)
+		return err
 	})
 	d.NowMs = s.nowMs()
 	return d, err
+}
+
+// auditOfTrigger reads a trigger's newest schedule.AuditShown+1 audit
+// records, newest first.
+func auditOfTrigger(ctx context.Context, tx *txn, triggerID string) ([]schedule.AuditRecord, error) {
+	rows, err := tx.QueryContext(ctx, qAuditOfTrigger, triggerID, schedule.AuditShown+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []schedule.AuditRecord
+	for rows.Next() {
+		var a schedule.AuditRecord
+		var note sql.NullString
+		if err := rows.Scan(&a.Action, &a.Actor, &note, &a.AtMs); err != nil {
+			return nil, err
+		}
+		a.Note = note.String
+		out = append(out, a)
+	}
+	return out, rows.Err()
 }

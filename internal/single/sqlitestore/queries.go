@@ -128,6 +128,7 @@ var (
 	qAttemptsCancelAsked = query("attempts_cancel_requested")
 	qTriggerDetail       = query("trigger_detail")
 	qLedgerOfTrigger     = query("ledger_of_trigger")
+	qAuditOfTrigger      = query("schedule_audit_of_trigger")
 	qTokensList          = query("tokens_list")
 	qTokenByDigest       = query("token_by_digest")
 	qTokenInsert         = query("token_insert")
@@ -191,7 +192,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
-	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,
+	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,
 	qRetentionEstimate, qRetentionLogsRunning, qMonitorBacklog, qMonitorRunState,
 }
 

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ func ledgerCases() map[string]func(*testing.T, Fixture) {
 		"TheLedgerKeepsTheNewestEntriesAndSumsOlderOnesPerReason": testLedgerCompaction,
 		"APauseSpanWrittenWithoutAVersionBumpFailsClosed":         testPauseSpanDrift,
 		"APauseNoteOverItsLimitIsInvalidAndWritesNothing":         testPauseNoteLimit,
+		"TheAuditTrailIsReadNewestFirstAndBounded":                testAuditTrailRead,
 	}
 }
 
@@ -417,4 +419,48 @@ func testPauseSpanDrift(t *testing.T, f Fixture) {
 		t.Fatalf("a refused commit wrote %+v", c)
 	}
 	requireLedger(t, f, d.Trigger.TriggerID, d.Trigger.Revision)
+}
+
+// testAuditTrailRead pauses and resumes a trigger more often than a detail
+// shows: the detail carries the newest records, newest first (the order of
+// the changes even within one millisecond), with who, the note and the
+// store's time of the change, and one more that says older ones exist;
+// another trigger's records never mix in.
+func testAuditTrailRead(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	other := newDefs(t, f, "beta", quietCron(t, f))
+	initialise(t, f)
+	det, err := f.Detail.TriggerDetail(t.Context(), d.Trigger.TriggerID, 10)
+	if err != nil || len(det.Audit) != 0 || det.AuditUnreadable {
+		t.Fatalf("detail of a trigger never paused: audit %+v unreadable %t (%v); want an empty, readable trail", det.Audit, det.AuditUnreadable, err)
+	}
+	pause(t, f, other.Trigger.TriggerID, true, "the other one")
+	// want holds the changes oldest first; a record's time is the store's
+	// clock read in the change's transaction, so it lies between the time
+	// the change reported and that of the next one.
+	var want []schedule.AuditRecord
+	for i := range schedule.AuditShown/2 + 1 {
+		note := fmt.Sprintf("freeze %d", i)
+		p := pause(t, f, d.Trigger.TriggerID, true, note)
+		want = append(want, schedule.AuditRecord{Action: "pause", Actor: "conformance", Note: note, AtMs: p.AtMs})
+		r := pause(t, f, d.Trigger.TriggerID, false, "")
+		want = append(want, schedule.AuditRecord{Action: "resume", Actor: "conformance", AtMs: r.AtMs})
+	}
+	det, err = f.Detail.TriggerDetail(t.Context(), d.Trigger.TriggerID, 10)
+	if err != nil || det.AuditUnreadable {
+		t.Fatalf("detail after %d changes: unreadable %t (%v)", len(want), det.AuditUnreadable, err)
+	}
+	if len(det.Audit) != schedule.AuditShown+1 {
+		t.Fatalf("the detail carries %d audit records %+v; want the newest %d and one more saying older ones exist", len(det.Audit), det.Audit, schedule.AuditShown)
+	}
+	for i, got := range det.Audit {
+		k := len(want) - 1 - i
+		w, upper := want[k], det.NowMs
+		if k+1 < len(want) {
+			upper = want[k+1].AtMs
+		}
+		if got.Action != w.Action || got.Actor != w.Actor || got.Note != w.Note || got.AtMs < w.AtMs || got.AtMs > upper {
+			t.Fatalf("audit record %d (newest first) is %+v; want %+v at %d..%d\nall: %+v", i, got, w, w.AtMs, upper, det.Audit)
+		}
+	}
 }

@@ -55,13 +55,16 @@ VALUES ($1, $2, $3, $4, $5, {{now_ms}})
 
 -- name: TriggerDetail
 -- One trigger's current revision, schedule state and pause state for
--- `ql triggers show`, with the database clock and whether its project is
--- archived.
+-- `ql triggers show`, with the database clock, whether its project is
+-- archived and whether this role may read the audit trail (a runtime role
+-- whose grants were not re-applied since it gained SELECT on it may not:
+-- reading it would fail the whole snapshot).
 SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression, tr.cron_timezone, tr.misfire_policy,
        tr.jitter_ms, tr.start_at_ms, tr.end_at_ms, tr.catch_up_window_ms, tr.overlap_policy,
        tr.task_id, tk.name, tr.task_revision, s.next_fire_at_ms, s.next_fire_at_ms + s.due_offset_ms, s.last_scheduled_at_ms,
        s.state_version, s.claim_owner, s.claim_expires_at_ms,
-       s.paused, s.pause_note, s.paused_at_ms, {{now_ms}}, p.status = 'archived'
+       s.paused, s.pause_note, s.paused_at_ms, {{now_ms}}, p.status = 'archived',
+       has_table_privilege('qinglong.trigger_schedule_audit', 'SELECT')
   FROM qinglong.triggers tg
   JOIN qinglong.projects p ON p.id = tg.project_id
   JOIN qinglong.trigger_revisions tr ON tr.trigger_id = tg.id AND tr.revision = tg.current_revision
@@ -84,4 +87,15 @@ SELECT trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms, oc
           FROM qinglong.occurrence_ledger_compacted
          WHERE trigger_id = $1) e
  ORDER BY part, seq DESC, first_scheduled_at_ms DESC
+ LIMIT $2
+
+-- name: ScheduleAuditOfTrigger
+-- A trigger's newest audit records, newest first, for `ql triggers show`.
+-- Two records of one millisecond keep their order of insertion through
+-- their ids (version 7 UUIDs, increasing within a process). $1 trigger id,
+-- $2 limit.
+SELECT action, actor, note, at_ms
+  FROM qinglong.trigger_schedule_audit
+ WHERE trigger_id = $1
+ ORDER BY at_ms DESC, id DESC
  LIMIT $2
