@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 	"strconv"
@@ -34,7 +35,9 @@ fire times computed from the database's clock and shown in the trigger's zone, i
 (saying when older ones exist: ` + "`" + opts.Binary + ` runs list --trigger NAME` + "`" + ` lists them all), and its
 occurrence ledger: every occurrence that fell due without a Run, with the reason (misfire, collapsed,
 paused, ...) and how many. The ledger shows its newest --ledger entries and says when older ones are
-left out; --ledger ` + strconv.Itoa(view.MaxLedgerShown) + ` shows all of it (the newest entries in full, older ones summed per reason).` +
+left out; --ledger ` + strconv.Itoa(view.MaxLedgerShown) + ` shows all of it (the newest entries in full, older ones summed per reason).
+Last come its newest ` + strconv.Itoa(schedule.AuditShown) + ` audit records, newest first: each pause, resume, enable and disable, who
+asked (the operating-system user, or the API token or console user with its address), when, and the note.` +
 			opts.clusterOnly("\nOn the cluster this reads runs, so it needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("show"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -160,7 +163,58 @@ func printTriggerDetail(cmd *cobra.Command, binary string, v view.TriggerDetail)
 	if v.LedgerMore {
 		fmt.Fprintf(w, "(older entries than these %d are not shown: --ledger %d shows the whole ledger)\n", len(v.Ledger), view.MaxLedgerShown)
 	}
+	return printAudit(w, v)
+}
+
+// printAudit prints the trigger's newest audit records, newest first.
+func printAudit(w io.Writer, v view.TriggerDetail) error {
+	if v.AuditUnreadable {
+		_, err := fmt.Fprintf(w, "\naudit trail not shown: %s\n", view.AuditUnreadableHint)
+		return err
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "\nAUDITED AT\tACTION\tBY\tNOTE")
+	for _, a := range v.Audit {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", fmtMs(&a.AtMs), auditCell(a.Action), auditCell(a.Actor), cmp.Or(auditCell(a.Note), "-"))
+	}
+	if len(v.Audit) == 0 {
+		fmt.Fprintln(tw, "(never paused, resumed, enabled or disabled)")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if v.AuditMore {
+		fmt.Fprintf(w, "(older records than these %d are not shown: the table trigger_schedule_audit keeps them all)\n", len(v.Audit))
+	}
 	return nil
+}
+
+// auditCellRunes is the most characters of one audit text a table cell
+// shows: a note may hold a thousand, which would bury the rest of the
+// table; -o json carries it whole.
+const auditCellRunes = 120
+
+// auditCell makes an audit record's text safe for one table cell: the
+// escapes of oneLine, text-direction characters as \u escapes (a pause
+// refuses them in a note, but an actor, or a record written with SQL, may
+// hold them and would reorder what the terminal shows around them), and
+// at most auditCellRunes characters, cut with "…".
+func auditCell(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == auditCellRunes {
+			b.WriteString("…")
+			break
+		}
+		if schedule.IsBidiControl(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+		n++
+	}
+	return oneLine(b.String())
 }
 
 // policiesLine names a trigger's time policies, or "" when it has none.
@@ -210,7 +264,7 @@ occurrence that fell due during the pause and got no Run is recorded in the ledg
 cron is admitted (` + "`" + opts.Binary + " triggers run`" + ` still runs it on request); it is schedule state, not a new
 trigger revision, so publishing the trigger again does not resume it. Each pause and resume is
 recorded with who (the operating-system user), when (the database's clock) and the note, in the
-table trigger_schedule_audit (triggers show shows the pause in force and its note). Pausing a
+table trigger_schedule_audit (triggers show shows its newest records). Pausing a
 paused trigger changes nothing and keeps the first note.` +
 			opts.clusterOnly("\n"+pauseRoles)
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
