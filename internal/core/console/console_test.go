@@ -94,6 +94,7 @@ func TestEveryShownValueHasAWordInBothLanguages(t *testing.T) {
 		"kind":   {"project", "task", "trigger"},
 		"change": {string(catalog.Created), string(catalog.Updated), string(catalog.Unchanged)},
 		"worker": {"active", "draining", "revoked"},
+		"audit":  {"pause", "resume", "enable", "disable"},
 	}
 	for _, s := range run.States {
 		values["run"] = append(values["run"], string(s))

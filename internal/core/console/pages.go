@@ -239,6 +239,9 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 	// that the page does not pass its newest entries off as the ledger.
 	ledgerMore := len(d.Ledger) > ledgerEntries
 	d.Ledger = d.Ledger[:min(len(d.Ledger), ledgerEntries)]
+	// Likewise the audit record read past schedule.AuditShown.
+	auditMore := len(d.Audit) > schedule.AuditShown
+	d.Audit = d.Audit[:min(len(d.Audit), schedule.AuditShown)]
 	runs, _, err := c.cfg.Runs.RunList(r.Context(), run.ListParams{TriggerID: id, Limit: ledgerEntries})
 	if err != nil {
 		c.fail(w, r, s, err)
@@ -246,7 +249,7 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
 		"Fires": upcoming(d.TriggerStatus, d.NowMs), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,
-		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown, "Backfill": newBackfillForm(r, s, id, d.NowMs)})
+		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown, "AuditMore": auditMore, "Backfill": newBackfillForm(r, s, id, d.NowMs)})
 }
 
 // entry is one row of a trigger's timeline: a Run or an occurrence passed

@@ -25,6 +25,7 @@ var words = map[string]map[string]string{
 		"passed.project_archived": "its project was archived",
 		"kind.project":            "project", "kind.task": "task", "kind.trigger": "trigger",
 		"change.created": "created", "change.updated": "updated", "change.unchanged": "unchanged",
+		"audit.pause": "paused", "audit.resume": "resumed", "audit.enable": "enabled", "audit.disable": "disabled",
 	},
 	"zh": {
 		"run.created": "已创建", "run.queued": "排队中", "run.dispatching": "分派中", "run.running": "运行中",
@@ -41,6 +42,7 @@ var words = map[string]map[string]string{
 		"passed.project_archived": "所属项目已归档",
 		"kind.project":            "项目", "kind.task": "任务", "kind.trigger": "触发器",
 		"change.created": "新建", "change.updated": "更新", "change.unchanged": "未变",
+		"audit.pause": "暂停", "audit.resume": "恢复", "audit.enable": "启用", "audit.disable": "停用",
 	},
 }
 
