@@ -61,7 +61,8 @@ func (r Roles) Name(k RoleKind) string {
 // tableGrants is the exact privilege matrix (docs/architecture.md, "Schema, roles and publishing"): what each non-owner
 // role holds on each table. The migration role owns everything and is
 // absent; a table or role missing here holds nothing. EnsureRoles installs
-// exactly this and readiness fails on any difference, extra or missing.
+// exactly this and readiness fails on any difference, extra or missing,
+// but for a grant of lagGrants that is missing.
 var tableGrants = map[string]map[RoleKind][]string{
 	// worker_ingress holds no table privilege at all, only CONNECT and
 	// USAGE on the schema (grantStatements): the worker ingress runs inside
