@@ -1,6 +1,8 @@
 package execution
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"maps"
 	"net/http"
@@ -320,5 +322,114 @@ func TestADrainedWorkerWithEverySlotBusyHearsItAtOnceAndFinishesItsCommand(t *te
 	p.wait(t)
 	if p.state.ExitCode() != 0 {
 		t.Fatalf("the drained worker exited with %v, want status 0 once its command ended", p.state)
+	}
+}
+
+// upgradingReplica forwards a worker's requests to a replica's ingress,
+// standing for one replica of a rolling upgrade: while olderThanWatch it
+// refuses a watch (a pull of max 0) as a replica older than the watch
+// does; once stopped it answers every request 503, as a replica going
+// down for its upgrade, so the worker moves to its next --server; while
+// newsHeld it holds every renewal and heartbeat unanswered. It counts the
+// watches it forwards.
+type upgradingReplica struct {
+	url            string
+	olderThanWatch atomic.Bool
+	stopped        atomic.Bool
+	newsHeld       atomic.Bool
+	watches        atomic.Int32
+}
+
+func newUpgradingReplica(t testing.TB, upstream string) *upgradingReplica {
+	t.Helper()
+	to, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &upgradingReplica{}
+	rp := httputil.NewSingleHostReverseProxy(to)
+	transport := &http.Transport{}
+	rp.Transport = transport
+	closing := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var pull workerproto.PullRequest
+		watch := r.URL.Path == workerproto.PathPull && json.Unmarshal(body, &pull) == nil && pull.Max == 0
+		switch {
+		case u.stopped.Load():
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(workerproto.Error{Code: workerproto.CodeUnavailable, Message: "the replica is stopping"})
+			return
+		case watch && u.olderThanWatch.Load():
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(workerproto.Error{Code: workerproto.CodeInvalid, Message: "max 0 is outside 1–64"})
+			return
+		case u.newsHeld.Load() && (r.URL.Path == workerproto.PathRenew || r.URL.Path == workerproto.PathHeartbeat):
+			select {
+			case <-r.Context().Done():
+			case <-closing:
+			}
+			return
+		case watch:
+			u.watches.Add(1)
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		close(closing)
+		srv.Close()
+		transport.CloseIdleConnections()
+	})
+	u.url = srv.URL
+	return u
+}
+
+// A worker whose every slot is busy, refused its watch by a replica older
+// than the watch, watches again once it moves to a newer replica — as
+// every worker does during a rolling upgrade, when its replica stops to be
+// upgraded — and so hears a replacement there within moments, not at its
+// next renewal or heartbeat (both every 10 s, held unanswered here so only
+// the watch can tell it). It says once that the older replica takes no
+// watch.
+func TestAWorkerRefusedAWatchByAnOlderReplicaWatchesAgainOnANewerOne(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 30*time.Second)
+	c.apply(t, project("upgrade", c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 5m"}))
+	c.hold(t)
+	r := c.startReplica(t, "replica", "", "")
+	older, newer := newUpgradingReplica(t, r.workerURL()), newUpgradingReplica(t, r.workerURL())
+	older.olderThanWatch.Store(true)
+	w := c.newWorker(t, "worker", 4)
+	first := c.startWorker(t, w, older.url+","+newer.url, 1)
+	run := c.fire(t, "sleep")
+	c.awaitRun(t, run, 20*time.Second, "running")
+	pid := c.awaitPid(t, c.attempts(t, run)[0].ID)
+	first.awaitLog(t, "session_watch_unknown", 1, 10*time.Second)
+
+	older.stopped.Store(true)
+	// The worker's next renewal or heartbeat (within 10 s) finds the
+	// older replica stopping and moves to the newer one.
+	eventually(t, 30*time.Second, "a watch to reach the newer replica", func() bool { return newer.watches.Load() > 0 })
+	newer.newsHeld.Store(true)
+	second := *w
+	second.dataDir += "-second"
+	c.startWorker(t, &second, r.workerURL(), 1)
+	first.wait(t)
+	replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
+	took := time.Duration(first.exitedAt.UnixMilli()-replacedMs) * time.Millisecond
+	t.Logf("the replaced worker, on the newer replica, exited %s after the second process registered", took)
+	if first.state.ExitCode() != 1 || first.logCount("session_replaced") != 1 || first.logCount("session_watch_unknown") != 1 {
+		t.Fatalf("the replaced worker exited with %v after %d session_replaced and %d session_watch_unknown, want status 1 after one of each",
+			first.state, first.logCount("session_replaced"), first.logCount("session_watch_unknown"))
+	}
+	if !processGone(pid) {
+		t.Fatal("the replaced worker left its command running")
+	}
+	if took > 3*time.Second {
+		t.Fatalf("the replaced worker stopped %s after the replacement, want within 3s (not at its next renewal)", took)
 	}
 }

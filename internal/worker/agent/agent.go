@@ -68,6 +68,12 @@ const (
 	journalTrimEvery = time.Hour
 	// pullRetry paces pulling after a refused or failed pull.
 	pullRetry = time.Second
+	// watchRetry is how long a worker that stays on a server older than
+	// the watch waits before it tries a watch there again: during a
+	// rolling upgrade the replicas behind one address (a load balancer)
+	// become newer without the worker moving, and a retry costs that
+	// older replica one refused request.
+	watchRetry = 5 * time.Minute
 )
 
 // Config of a worker.
@@ -202,6 +208,9 @@ type worker struct {
 	// replacedOnce: the watch, a pull and a renewal may all hear the
 	// replacement; it is logged once.
 	replacedOnce sync.Once
+	// watchRefusedBy are the servers (URLs) that refused a watch, each
+	// said once; touched by the watch goroutine only.
+	watchRefusedBy map[string]bool
 }
 
 // Run runs a worker until ctx ends (SIGINT/SIGTERM/SIGHUP: drain, then return
@@ -242,7 +251,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		idle:     make(chan struct{}, 1),
 		full:     make(chan struct{}, 1),
 
-		reregister: make(chan struct{}, 1),
+		reregister:     make(chan struct{}, 1),
+		watchRefusedBy: map[string]bool{},
 	}
 	w.reqCtx, w.reqCancel = context.WithCancel(context.Background())
 	defer w.reqCancel()
@@ -757,7 +767,7 @@ func (w *worker) watches() {
 
 // watchOnce sends one watch and acts on the session state it answers; it
 // reports false when the worker should stop watching: it is stopping, or
-// the replica is older than the watch.
+// it cannot make a watch.
 func (w *worker) watchOnce() bool {
 	ctx, cancel := w.untilDraining()
 	defer cancel()
@@ -775,8 +785,7 @@ func (w *worker) watchOnce() bool {
 	case err != nil && ctx.Err() != nil:
 		return false
 	case Code(err) == workerproto.CodeInvalid:
-		w.log.Info("the replica does not take a watch (a replica older than it): while every slot is busy, a replacement is heard at the next renewal or heartbeat", "code", "session_watch_unknown")
-		return false
+		return w.watchRefused(err)
 	case err != nil:
 		w.onSessionError(sid, "watch", err)
 	default:
@@ -795,6 +804,30 @@ func (w *worker) watchOnce() bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// watchRefused waits after a replica older than the watch refused it,
+// until the worker moves to another server (its next replica may be newer)
+// or watchRetry passes (the same address may lead to a newer replica by
+// then), and reports false when the worker stops meanwhile. Giving up the
+// watch for good would leave a worker that outlived a rolling upgrade
+// without it, hearing a replacement only at its next renewal or heartbeat.
+func (w *worker) watchRefused(err error) bool {
+	server, url, _ := w.client.refuser(err)
+	if !w.watchRefusedBy[url] {
+		w.watchRefusedBy[url] = true
+		w.log.Info("the replica does not take a watch (a replica older than it): while every slot is busy, a replacement is heard at the next renewal or heartbeat; the watch is tried again on another server, or here every 5 minutes",
+			"code", "session_watch_unknown", "server", url)
+	}
+	t := time.NewTimer(watchRetry)
+	defer t.Stop()
+	select {
+	case <-w.draining:
+		return false
+	case <-w.client.movedFrom(server):
+	case <-t.C:
+	}
+	return true
 }
 
 // watchOffer is a fresh offer id and token for a watch.

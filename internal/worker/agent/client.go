@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -43,6 +44,8 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// server is the server that refused (see Client.refuser).
+	server uint64
 }
 
 func (e *Error) Error() string {
@@ -70,6 +73,11 @@ type Client struct {
 	current    atomic.Uint64
 	credential string
 	http       *http.Client
+	// moved is closed, and replaced, at each failover (under mu, after
+	// current moved), so a goroutine waiting for the client to leave a
+	// server cannot miss the move.
+	mu    sync.Mutex
+	moved chan struct{}
 }
 
 // NewClient checks servers, one URL or several separated by commas (each
@@ -89,7 +97,7 @@ func NewClient(servers, credential string, maxConns int, roots *x509.CertPool) (
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots}
 	tr.MaxIdleConnsPerHost = maxConns + 4
 	tr.ResponseHeaderTimeout = 0 // each request has its own deadline
-	return &Client{bases: bases, credential: credential, http: &http.Client{Transport: tr}}, nil
+	return &Client{bases: bases, credential: credential, http: &http.Client{Transport: tr}, moved: make(chan struct{})}, nil
 }
 
 // LoadCAFile reads the PEM certificates of the authorities a worker trusts
@@ -140,9 +148,35 @@ func (c *Client) server() (uint64, *url.URL) {
 // failover moves later requests to the next server, unless a concurrent
 // request already moved them away from the failed one.
 func (c *Client) failover(failed uint64) {
-	if len(c.bases) > 1 {
-		c.current.CompareAndSwap(failed, failed+1)
+	if len(c.bases) > 1 && c.current.CompareAndSwap(failed, failed+1) {
+		c.mu.Lock()
+		close(c.moved)
+		c.moved = make(chan struct{})
+		c.mu.Unlock()
 	}
+}
+
+// refuser is the server that refused with err (as an index that movedFrom
+// takes) and its URL, for logs; ok is false when err is no refusal.
+func (c *Client) refuser(err error) (server uint64, url string, ok bool) {
+	var e *Error
+	if !errors.As(err, &e) {
+		return 0, "", false
+	}
+	return e.server, c.bases[e.server%uint64(len(c.bases))].Redacted(), true
+}
+
+// movedFrom is closed once later requests go to another server than
+// server (at once if they already do).
+func (c *Client) movedFrom(server uint64) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.current.Load() != server {
+		gone := make(chan struct{})
+		close(gone)
+		return gone
+	}
+	return c.moved
 }
 
 // Close drops idle connections.
@@ -281,6 +315,10 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 		}
 		err := c.once(ctx, base, path, tryTimeout(ctx, timeout), body, out)
 		if err == nil || !transient(err) {
+			var e *Error
+			if errors.As(err, &e) {
+				e.server = i
+			}
 			return err
 		}
 		c.failover(i)
