@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -126,11 +128,43 @@ func (s Secrets) load() (map[string]string, error) {
 	}
 	var all map[string]string
 	if err := json.Unmarshal(data, &all); err != nil {
-		// The decoder's message names offsets and types; a note about the
-		// file quotes none of it, so no byte of the file reaches a note.
-		return nil, s.fileError(SecretsNotJSON, nil, qlerror.Wrap(qlerror.FailedPrecondition, err, "secrets file %s must be a JSON object of string values", s.Path))
+		// The decoder's error is not wrapped: its message quotes the
+		// character it stopped at ("invalid character 'x'"), which may be
+		// one of a secret's, and this error reaches a Run's log, the
+		// server's log and the API.
+		return nil, s.fileError(SecretsNotJSON, nil, qlerror.New(qlerror.FailedPrecondition,
+			"secrets file %s is not a JSON object of string values: %s; fix it to the shape {\"name\": \"value\"}", s.Path, notJSONProblem(data, err)))
 	}
 	return all, nil
+}
+
+// notJSONProblem says where a secrets file the decoder refused with err
+// goes wrong, quoting none of its bytes: a byte offset for a syntax error,
+// the JSON kind and the names of the keys whose values are not strings
+// for a type error (json.UnmarshalTypeError names neither for a map).
+func notJSONProblem(data []byte, err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("its JSON breaks off at byte %d of %d", syn.Offset, len(data))
+	}
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) {
+		return "it cannot be decoded as JSON"
+	}
+	// Value is a JSON kind, followed for some numbers by their digits.
+	kind, _, _ := strings.Cut(typ.Value, " ")
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return fmt.Sprintf("it holds a JSON %s, not an object", kind)
+	}
+	var keys []string
+	for k, v := range fields {
+		if v[0] != '"' && string(v) != "null" {
+			keys = append(keys, strconv.Quote(k))
+		}
+	}
+	slices.Sort(keys)
+	return fmt.Sprintf("the value of %s is not a JSON string", strings.Join(keys, ", "))
 }
 
 // syscallText is the system's words of err without the path and the
