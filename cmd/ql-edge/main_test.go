@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,8 +39,6 @@ func qlEdge(t *testing.T, args ...string) (int, string, string) {
 // examples or PostgreSQL URLs, and no ql command a router does not have.
 func TestEdgeHelpShowsNothingOfTheCluster(t *testing.T) {
 	t.Parallel()
-	// "ql" starting a command: in a `hint`, an example line, or prose.
-	otherBinary := regexp.MustCompile("(^|[\\s`'\"(])ql[\\s`]")
 	helps := 0
 	walk(cli.NewRoot(options()), func(c *cobra.Command) {
 		args := append(strings.Fields(c.CommandPath())[1:], "--help")
@@ -48,17 +47,7 @@ func TestEdgeHelpShowsNothingOfTheCluster(t *testing.T) {
 			t.Fatalf("%v: exit %d", args, code)
 		}
 		helps++
-		for _, word := range []string{"cluster", "postgres", "pg_dump", "database-url", "replica", "worker", "role's url", "database role",
-			"maintenance role", "role-prefix", "--lease", "commit-parallel", "QL_DATABASE"} {
-			if strings.Contains(strings.ToLower(out), strings.ToLower(word)) {
-				t.Errorf("ql-edge %s mentions %q:\n%s", strings.Join(args, " "), word, out)
-			}
-		}
-		for _, line := range strings.Split(out, "\n") {
-			if otherBinary.MatchString(line) {
-				t.Errorf("ql-edge %s names ql in %q", strings.Join(args, " "), line)
-			}
-		}
+		showsNothingOfTheCluster(t, args, out, clusterWords)
 	})
 	if helps < 40 {
 		t.Fatalf("read %d helps; the walk missed commands", helps)
@@ -73,6 +62,81 @@ func TestEdgeHelpShowsNothingOfTheCluster(t *testing.T) {
 }
 
 type syncBuffer = syncbuf.Buffer
+
+// clusterWords are what ql-edge, which has no cluster, never says.
+var clusterWords = []string{"cluster", "postgres", "pg_dump", "database-url", "replica", "worker", "role's url", "database role",
+	"maintenance role", "role-prefix", "--lease", "commit-parallel", "QL_DATABASE"}
+
+// otherBinary is "ql" starting a command: in a `hint`, an example line,
+// or prose.
+var otherBinary = regexp.MustCompile("(^|[\\s`'\"(])ql[\\s`]")
+
+// showsNothingOfTheCluster fails t when out, what `ql-edge args` printed,
+// holds one of words or names ql for a command to run; a pointer at the
+// full ql binary, for what only it has, is no command.
+func showsNothingOfTheCluster(t *testing.T, args []string, out string, words []string) {
+	t.Helper()
+	out = strings.ReplaceAll(out, "the full ql binary", "")
+	for _, word := range words {
+		if strings.Contains(strings.ToLower(out), strings.ToLower(word)) {
+			t.Errorf("ql-edge %s mentions %q:\n%s", strings.Join(args, " "), word, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if otherBinary.MatchString(line) {
+			t.Errorf("ql-edge %s names ql in %q", strings.Join(args, " "), line)
+		}
+	}
+}
+
+// What ql-edge prints besides its help — the notes of an apply, and the
+// refusals of a PostgreSQL URL or setting it cannot use — names no
+// cluster, replica, worker or ql command it does not have: a note says
+// what this single-node server does, and a refusal of PostgreSQL points
+// at the full ql binary, never at a flag or variable ql-edge lacks.
+func TestWhatQlEdgePrintsNamesNoClusterReplicaWorkerOrQlCommand(t *testing.T) {
+	dir := t.TempDir()
+	defs := filepath.Join(t.TempDir(), "defs.yaml")
+	if err := os.WriteFile(defs, []byte("project: demo\ntasks:\n  - name: hello\n    script: echo hello\n"+
+		"    retry: {maxAttempts: 3, backoff: 10s, on: [lost]}\n    placement: {labels: {region: eu}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Refusals of a PostgreSQL database the user gave may say that ql-edge
+	// has no PostgreSQL support; nothing else of the cluster.
+	givenPostgres := slices.DeleteFunc(slices.Clone(clusterWords), func(w string) bool { return w == "postgres" })
+	for _, c := range []struct {
+		args  []string
+		words []string
+		code  int
+		want  string
+	}{
+		{[]string{"apply", "-f", defs, "--data-dir", dir, "--dry-run"}, clusterWords, 0, "note: retry and placement are stored but not acted on"},
+		{[]string{"apply", "-f", defs, "--data-dir", dir}, clusterWords, 0, "note: retry and placement are stored but not acted on"},
+		{[]string{"runs", "list", "--db", "postgres://db/ql"}, givenPostgres, 2, "use the full ql binary for that database, or --data-dir DIR"},
+		{[]string{"runs", "list", "--data-dir", "postgres://db/ql"}, givenPostgres, 2, "use the full ql binary for that database"},
+	} {
+		code, out, stderr := qlEdge(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("ql-edge %s: exit %d %q; want %d and %q", strings.Join(c.args, " "), code, stderr, c.code, c.want)
+		}
+		// The test's name, in its temporary paths, is no output's.
+		printed := strings.NewReplacer(dir, "DIR", defs, "FILE").Replace(out + stderr)
+		showsNothingOfTheCluster(t, c.args, printed, c.words)
+	}
+	// A database's admin URL set, and no embedded database where an apply
+	// would create one.
+	t.Chdir(t.TempDir())
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_DATABASE_URL", "")
+	t.Setenv("QL_DATABASE_ADMIN_URL", "postgres://ql_admin@db/ql")
+	args := []string{"apply", "-f", defs}
+	if code, out, stderr := qlEdge(t, args...); code != 2 || !strings.Contains(stderr, "use the full ql binary for that database") {
+		t.Errorf("ql-edge apply with $QL_DATABASE_ADMIN_URL: exit %d %q; want 2, pointing at the full ql binary", code, stderr)
+	} else {
+		printed := strings.ReplaceAll(out+stderr, defs, "FILE")
+		showsNothingOfTheCluster(t, args, printed, slices.DeleteFunc(slices.Clone(givenPostgres), func(w string) bool { return w == "QL_DATABASE" }))
+	}
+}
 
 // `ql-edge serve` without --profile serves the edge profile.
 func TestEdgeServesTheEdgeProfileByDefault(t *testing.T) {

@@ -88,9 +88,11 @@ var secretsCauseEnglish = map[process.SecretsCause]string{
 }
 
 // noteEnglish are the notes' English sentences, %s the list of the
-// objects each is about.
+// objects each is about. None names the cluster, PostgreSQL, workers or a
+// binary: ql-edge, which has none of them, prints and serves these notes
+// too.
 var noteEnglish = map[NoteReason]string{
-	NotePlacementIgnored: "retry and placement apply on the cluster profile only; this single-node database stores them but runs every Run once, here (tasks: %s)",
+	NotePlacementIgnored: "retry and placement are stored but not acted on: this single-node server runs every Run once, on its own machine, and never retries one (tasks: %s)",
 	NoteJitterPastPeriod: "a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)",
 	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +

@@ -54,8 +54,11 @@ func addRetiredDBFlag(fs *pflag.FlagSet) {
 // refuseRetiredDB explains what replaced --db VALUE: the value decides
 // which flag, so the hint can be copied as it is. A URL is never repeated
 // (it may hold a password).
-func refuseRetiredDB(v string) error {
-	if IsPostgresURL(v) {
+func refuseRetiredDB(opts Options, v string) error {
+	switch {
+	case IsPostgresURL(v) && opts.OpenPostgres == nil:
+		return Usagef("--db was replaced, and this %s build has no PostgreSQL support: use the full ql binary for that database, or --data-dir DIR for an embedded one", opts.Binary)
+	case IsPostgresURL(v):
 		return Usagef("--db was replaced: give the PostgreSQL URL as --database-url, or in $QL_DATABASE_URL when it holds a password")
 	}
 	dir, file := filepath.Dir(v), filepath.Base(v)
@@ -98,7 +101,10 @@ func (f *dbFlags) resolve(opts Options) (string, error) {
 		}
 	}
 	dir := cmp.Or(f.dataDir, ".")
-	if IsPostgresURL(dir) {
+	switch {
+	case IsPostgresURL(dir) && opts.OpenPostgres == nil:
+		return "", Usagef("--data-dir (or $QL_DATA_DIR) is a directory, and this %s build has no PostgreSQL support: use the full ql binary for that database", opts.Binary)
+	case IsPostgresURL(dir):
 		return "", Usagef("--data-dir (or $QL_DATA_DIR) is a directory; give a PostgreSQL URL as --database-url or in $QL_DATABASE_URL")
 	}
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
@@ -166,7 +172,7 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 		switch {
 		case os.Getenv(EnvAdminURL) != "" && opts.OpenPostgres == nil:
 			return nil, Usagef("no embedded database at %s, and $%s is set, but this %s build has no PostgreSQL support: "+
-				"use the full ql binary for the cluster's database, or --data-dir DIR to create an embedded database on purpose", dsn, EnvAdminURL, opts.Binary)
+				"use the full ql binary for that database, or --data-dir DIR to create an embedded database on purpose", dsn, EnvAdminURL, opts.Binary)
 		case os.Getenv(EnvAdminURL) != "":
 			return nil, Usagef("no embedded database at %s, and $%s is set: this command reads the cluster's database from --database-url or "+
 				"$QL_DATABASE_URL (only `ql workers` reads $%s); give it the admin role's URL there, or --data-dir DIR to create an embedded database on purpose",

@@ -127,6 +127,7 @@ func TestDataDirAndDatabaseURLChooseTheDatabase(t *testing.T) {
 		{"a path as URL", full, nil, []string{"--database-url", dir}, "must start with postgres://", true},
 		{"edge with a URL variable", edge, map[string]string{"QL_DATABASE_URL": url}, nil, "no PostgreSQL support", true},
 		{"edge flag over a URL variable", edge, map[string]string{"QL_DATABASE_URL": url}, []string{"--data-dir", dir}, filepath.Join(dir, DefaultDBFile), false},
+		{"edge with a URL as data dir", edge, nil, []string{"--data-dir", url}, "this ql-edge build has no PostgreSQL support: use the full ql binary", true},
 		{"edge has no URL flag", edge, nil, []string{"--database-url", url}, "unknown flag: --database-url", true},
 	} {
 		for _, k := range []string{"QL_DATA_DIR", "QL_DATABASE_URL"} {

@@ -69,7 +69,7 @@ share the work; none deletes a row twice.`),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			serveFlags := serveCommand(opts).Flags()
-			if err := fillFromServeFile(cmd.Flags(), configFile, func(k string) bool { return serveFlags.Lookup(k) != nil }); err != nil {
+			if err := fillFromServeFile(opts, cmd.Flags(), configFile, func(k string) bool { return serveFlags.Lookup(k) != nil }); err != nil {
 				return err
 			}
 			if profile != "" {

@@ -173,7 +173,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 	// The only pre-run hook of the tree: a subcommand's own would replace it.
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if fl := c.Flags().Lookup("db"); fl != nil && fl.Changed {
-			return refuseRetiredDB(fl.Value.String())
+			return refuseRetiredDB(opts, fl.Value.String())
 		}
 		return fillFromEnv(c)
 	}

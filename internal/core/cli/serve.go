@@ -154,7 +154,7 @@ wins over the file.`,
 		Example: strings.Join(examples, "\n"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := fillFromFile(cmd.Flags(), configFile); err != nil {
+			if err := fillFromFile(opts, cmd.Flags(), configFile); err != nil {
 				return err
 			}
 			if err := CheckListenAddr("--metrics-addr", f.MetricsAddr, "127.0.0.1:9464"); err != nil {
@@ -324,15 +324,16 @@ func CheckListenAddr(flag, addr, example string) error {
 
 // fillFromFile applies the config file to flags neither the command line
 // nor the environment set.
-func fillFromFile(fs *pflag.FlagSet, configFile string) error {
-	return fillFromServeFile(fs, configFile, func(k string) bool { return fs.Lookup(k) != nil })
+func fillFromFile(opts Options, fs *pflag.FlagSet, configFile string) error {
+	return fillFromServeFile(opts, fs, configFile, func(k string) bool { return fs.Lookup(k) != nil })
 }
 
 // fillFromServeFile applies a serve config file to those of fs's flags
 // neither the command line nor the environment set; serveSetting tells a
 // setting of the file's from a mistake (another command reads the file
-// serve reads, and takes only some of its settings).
-func fillFromServeFile(fs *pflag.FlagSet, configFile string, serveSetting func(string) bool) error {
+// serve reads, and takes only some of its settings); opts is the build,
+// whose refusal of a retired setting names only what it has.
+func fillFromServeFile(opts Options, fs *pflag.FlagSet, configFile string, serveSetting func(string) bool) error {
 	var fileVals map[string]any
 	if configFile != "" {
 		data, err := os.ReadFile(configFile)
@@ -356,7 +357,7 @@ func fillFromServeFile(fs *pflag.FlagSet, configFile string, serveSetting func(s
 		}
 		for k, v := range fileVals {
 			if k == "db" {
-				return Usagef("--config %s: %v", configFile, refuseRetiredDB(fmt.Sprint(v)))
+				return Usagef("--config %s: %v", configFile, refuseRetiredDB(opts, fmt.Sprint(v)))
 			}
 			if !serveSetting(k) || k == "config" {
 				return Usagef("--config %s: unknown setting %q (settings are the serve flags, e.g. page-size)", configFile, k)

@@ -203,7 +203,7 @@ func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc 
 	return func(w http.ResponseWriter, r *http.Request) {
 		g := a.guard
 		if ok, reason := a.Ready(); !ok {
-			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); use another replica or retry later", reason))
+			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); retry later, or ask another server if you run several", reason))
 			return
 		}
 		t, err := g.authenticate(r)

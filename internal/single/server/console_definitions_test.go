@@ -127,9 +127,9 @@ func TestTheDefinitionsPageNotesWhatAValidFileWillNotDoInThePagesLanguage(t *tes
 	}
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	zh := []string{"重试（retry）和放置（placement）只在集群部署中生效", "（任务：report）",
+	zh := []string{"重试（retry）和放置（placement）会被保存，但不会生效", "（任务：report）",
 		"请让抖动短于 cron 的周期（触发器：nightly（抖动 30s，两次发生相隔 10s））", "还没有定义 api_token："}
-	en := []string{"retry and placement apply on the cluster profile only", "keep jitter below the cron&#39;s period (triggers: nightly (jitter 30s, 10s between occurrences))",
+	en := []string{"retry and placement are stored but not acted on", "keep jitter below the cron&#39;s period (triggers: nightly (jitter 30s, 10s between occurrences))",
 		"does not define api_token yet"}
 	for _, step := range []string{"/definitions/preview", "/definitions/apply"} {
 		form := url.Values{"csrf": {csrf}, "yaml": {notedFile}}

@@ -129,7 +129,7 @@ func TestApplyNotesThatSingleNodeIgnoresRetryAndPlacement(t *testing.T) {
 	if code != 0 || strings.Count(out, "created") != 3 {
 		t.Fatalf("apply with retry and placement: %d %q %q; want it applied", code, out, errOut)
 	}
-	if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "note: retry and placement apply on the cluster profile only") || !strings.Contains(errOut, "(tasks: hello)") {
+	if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "note: retry and placement are stored but not acted on") || !strings.Contains(errOut, "(tasks: hello)") {
 		t.Fatalf("stderr %q; want one note naming the task", errOut)
 	}
 	code, out, errOut = ql(t, "apply", "--dry-run", "-f", filepath.Join(dir, "retry.yaml"), "--data-dir", dir)
@@ -226,7 +226,7 @@ triggers:
 // The lines `ql apply` prints on standard error for notesFile on a
 // single-node database without a secrets file.
 const (
-	notePlacement = "note: retry and placement apply on the cluster profile only; this single-node database stores them but runs every Run once, here (tasks: t1, t2, t3, and 2 more)\n"
+	notePlacement = "note: retry and placement are stored but not acted on: this single-node server runs every Run once, on its own machine, and never retries one (tasks: t1, t2, t3, and 2 more)\n"
 	noteJitter    = "note: a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period " +
 		"(triggers: a (jitter 30s, 10s between occurrences), b (jitter 2m0s, 1m0s between occurrences), c (jitter 1h0m0s, 5s between occurrences), and 2 more)\n"
