@@ -27,6 +27,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/x509"
@@ -108,6 +109,9 @@ type Config struct {
 	// PullWait is how long a pull may wait on the replica (default and
 	// maximum workerproto.MaxPullWait).
 	PullWait time.Duration
+	// watchRetry is how long a refused watch waits before it is tried
+	// again on the same server (default watchRetry): a test shortens it.
+	watchRetry time.Duration
 }
 
 // Validate names the setting and its allowed range.
@@ -220,6 +224,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.watchRetry = cmp.Or(cfg.watchRetry, watchRetry)
 	if cfg.BaseEnv == nil {
 		cfg.BaseEnv = process.DefaultBaseEnv()
 	}
@@ -808,7 +813,7 @@ func (w *worker) watchOnce() bool {
 
 // watchRefused waits after a replica older than the watch refused it,
 // until the worker moves to another server (its next replica may be newer)
-// or watchRetry passes (the same address may lead to a newer replica by
+// or the retry interval passes (the same address may lead to a newer replica by
 // then), and reports false when the worker stops meanwhile. Giving up the
 // watch for good would leave a worker that outlived a rolling upgrade
 // without it, hearing a replacement only at its next renewal or heartbeat.
@@ -816,10 +821,10 @@ func (w *worker) watchRefused(err error) bool {
 	server, url, _ := w.client.refuser(err)
 	if !w.watchRefusedBy[url] {
 		w.watchRefusedBy[url] = true
-		w.log.Info("the replica does not take a watch (a replica older than it): while every slot is busy, a replacement is heard at the next renewal or heartbeat; the watch is tried again on another server, or here every 5 minutes",
-			"code", "session_watch_unknown", "server", url)
+		w.log.Info("the replica does not take a watch (a replica older than it): while every slot is busy, a replacement is heard at the next renewal or heartbeat; the watch is tried again on another server, or here after retryAfter",
+			"code", "session_watch_unknown", "server", url, "retryAfter", w.cfg.watchRetry.String())
 	}
-	t := time.NewTimer(watchRetry)
+	t := time.NewTimer(w.cfg.watchRetry)
 	defer t.Stop()
 	select {
 	case <-w.draining:

@@ -70,10 +70,13 @@ type ingress struct {
 	overGrant      int
 	givenBack      []workerproto.GiveBackRequest
 	beforeGiveBack bool
-	// watches counts the watches (pulls of max 0) answered; beforeWatch
-	// refuses them as a replica older than the watch does (400 invalid).
-	watches     int
-	beforeWatch bool
+	// watches counts the watches (pulls of max 0) answered, takenWatches
+	// those that began to wait; beforeWatch refuses them as a replica
+	// older than the watch does (400 invalid), counted in refusedWatches.
+	watches        int
+	takenWatches   int
+	beforeWatch    bool
+	refusedWatches int
 }
 
 // completeBeforeSignal is the completion body of a replica released
@@ -279,6 +282,11 @@ func (in *ingress) giveBack(w http.ResponseWriter, r *http.Request) {
 func (in *ingress) watch(w http.ResponseWriter, r *http.Request, deadline <-chan time.Time) {
 	in.mu.Lock()
 	older := in.beforeWatch
+	if older {
+		in.refusedWatches++
+	} else {
+		in.takenWatches++
+	}
 	in.mu.Unlock()
 	if older {
 		fail(w, http.StatusBadRequest, workerproto.CodeInvalid, "max 0 is outside 1–%d", workerproto.MaxCapacity)

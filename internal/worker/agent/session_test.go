@@ -124,3 +124,49 @@ func TestAWorkerWithEverySlotBusyHearsItsReplacementFromItsWatchAndToleratesARep
 		}
 	}
 }
+
+// A worker whose every slot is busy, on the one address of a replica
+// older than the watch, tries the watch again there at each retry
+// interval, saying once that the replica takes none; once the replica
+// behind that address is newer (upgraded, or another one behind a load
+// balancer), the watch is taken and a replacement stops the worker within
+// moments, not at its next renewal or heartbeat (both 10 s away here).
+func TestAWorkerOnAReplicaOlderThanTheWatchWatchesAgainOnceTheReplicaIsNewer(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	in.beforeWatch = true
+	dir := t.TempDir()
+	in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
+	w := runAgent(t, in, func(c *Config) { c.Concurrency, c.watchRetry = 1, 50*time.Millisecond })
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	waitFor(t, "the worker to try its watch again on the older replica", func() bool {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return in.refusedWatches >= 3
+	})
+	in.mu.Lock()
+	in.beforeWatch = false
+	in.mu.Unlock()
+	if n := strings.Count(w.logs.String(), `"code":"session_watch_unknown"`); n != 1 {
+		t.Fatalf("the worker said %d times that the replica takes no watch, want once\n%s", n, w.logs)
+	}
+	waitFor(t, "the upgraded replica to take a watch", func() bool {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return in.takenWatches > 0
+	})
+	in.mu.Lock()
+	in.state = workerproto.SessionReplaced
+	in.mu.Unlock()
+	select {
+	case <-w.exited:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the replaced worker, its only slot busy, did not stop before its next renewal or heartbeat\n%s", w.logs)
+	}
+	if _, err := w.stop(); !errors.Is(err, ErrReplaced) {
+		t.Fatalf("the replaced worker stopped with %v; want ErrReplaced", err)
+	}
+	if !processGone(pid) {
+		t.Fatal("the replaced worker left its command running")
+	}
+}
