@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -148,7 +147,7 @@ moment: a Run granted or ended since shows at the next one.`,
 			if out == "json" {
 				return writeWorkersJSON(w, list)
 			}
-			tw := newTable(w)
+			tw := cli.NewTable(w)
 			fmt.Fprintln(tw, "NAME\tSTATE\tLABELS\tSESSIONS\tCAPACITY\tFREE\tMAX\tLAST HEARTBEAT")
 			for _, x := range list {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, x.State, orDash(task.FormatWorkerLabels(x.Labels)),
@@ -157,7 +156,7 @@ moment: a Run granted or ended since shows at the next one.`,
 			return tw.Flush()
 		},
 	}
-	c.Flags().StringVarP(&out, "output", "o", "table", "output format: table or json")
+	c.Flags().StringVarP(&out, "output", "o", "table", cli.OutputFlagUsage)
 	return c
 }
 
@@ -259,8 +258,4 @@ func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-func newTable(w io.Writer) *tabwriter.Writer {
-	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 }

@@ -47,7 +47,7 @@ func applyCommand(opts Options) *cobra.Command {
 			printNotes(cmd, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, NowMs: time.Now().UnixMilli()}))
 			results, err := apply.Apply(cmd.Context(), b.Catalog, doc, ids.New)
 			for _, r := range results {
-				fmt.Fprintln(cmd.OutOrStdout(), r)
+				fmt.Fprintln(textWriter{cmd.OutOrStdout()}, r)
 			}
 			// The secrets are noted after the results: the file is applied,
 			// and what it still needs is the last thing to read. Only the
@@ -160,10 +160,11 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	if err != nil {
 		return err
 	}
+	w := textWriter{cmd.OutOrStdout()}
 	for _, r := range results {
-		fmt.Fprintln(cmd.OutOrStdout(), r.Planned())
+		fmt.Fprintln(w, r.Planned())
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%s, %s); dry run, nothing written\n", doc.File, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
+	fmt.Fprintf(w, "%s: valid (%s, %s); dry run, nothing written\n", doc.File, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
 	return nil
 }
 
@@ -178,5 +179,5 @@ func printNotes(cmd *cobra.Command, notes []apply.Note) {
 // printNote prints one note's sentence as its line of standard error, the
 // same bytes for a local note and a server's.
 func printNote(cmd *cobra.Command, sentence string) {
-	fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", sentence)
+	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "note: %s\n", sentence)
 }

@@ -75,16 +75,17 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	// In the order a local apply prints them: the secrets last, after
 	// the results, as what the applied file still needs.
 	printRemoteNotes(cmd, out, false)
+	w := textWriter{cmd.OutOrStdout()}
 	for _, o := range out.Objects {
 		r := apply.Result{Kind: o.Kind, Name: o.Name, Change: catalog.Change(o.Change), Revision: o.Revision, Fields: o.Fields}
 		if dryRun {
-			fmt.Fprintln(cmd.OutOrStdout(), r.Planned())
+			fmt.Fprintln(w, r.Planned())
 		} else {
-			fmt.Fprintln(cmd.OutOrStdout(), r)
+			fmt.Fprintln(w, r)
 		}
 	}
 	if dryRun {
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%s, %s); dry run, nothing written\n", file, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
+		fmt.Fprintf(w, "%s: valid (%s, %s); dry run, nothing written\n", file, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
 	}
 	printRemoteNotes(cmd, out, true)
 	return nil

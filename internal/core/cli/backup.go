@@ -38,7 +38,7 @@ start, as after a crash; the commands the live server still runs are left alone.
 			if err := opts.Backup(cmd.Context(), dsn, args[0], cmd.ErrOrStderr()); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "backup written to %s; restore it with `%s serve --data-dir %s`\n", args[0], opts.Binary, args[0])
+			fmt.Fprintf(textWriter{cmd.OutOrStdout()}, "backup written to %s; restore it with `%s serve --data-dir %s`\n", args[0], opts.Binary, args[0])
 			return nil
 		},
 	}

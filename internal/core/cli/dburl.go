@@ -109,5 +109,5 @@ func warn(ctx context.Context, binary, msg string) {
 	if !ok {
 		w = os.Stderr
 	}
-	fmt.Fprintf(w, "%s: %s\n", binary, msg)
+	fmt.Fprintf(w, "%s: %s\n", binary, userText(msg))
 }

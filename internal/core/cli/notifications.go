@@ -106,7 +106,7 @@ func notificationsListCommand(opts Options) *cobra.Command {
 						name += "/" + v.Trigger
 					}
 					return []string{v.ID, v.State, v.Event, name, v.Channel + " (" + v.ChannelKind + ")", fmt.Sprint(v.Attempts),
-						fmtMs(&v.CreatedAtMs), oneLine(v.LastError)}
+						fmtMs(&v.CreatedAtMs), v.LastError}
 				},
 			})
 		},

@@ -16,8 +16,13 @@ import (
 
 // addOutputFlag registers --output table|json.
 func addOutputFlag(c *cobra.Command, out *string) {
-	c.Flags().StringVarP(out, "output", "o", "table", "output format: table or json")
+	c.Flags().StringVarP(out, "output", "o", "table", OutputFlagUsage)
 }
+
+// OutputFlagUsage is the help of every -o flag. A table escapes the
+// control and text-direction characters of what it shows; JSON carries
+// every text as stored, as JSON escaping is its reader's job.
+const OutputFlagUsage = "output format: table (control and text-direction characters escaped) or json (text as stored)"
 
 func checkOutput(out string) error {
 	if out != "table" && out != "json" {
@@ -26,14 +31,30 @@ func checkOutput(out string) error {
 	return nil
 }
 
+// writeJSON writes v with its text as stored: nothing in it is escaped
+// for a terminal as a table is, because a JSON reader gets the text
+// itself, and escaping it where it is shown is that reader's job.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
-func newTable(w io.Writer) *tabwriter.Writer {
-	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+// Table is a tabwriter whose input is written as userText: every row is
+// escaped before its cells are measured, so an escape widens its column
+// instead of pushing the rest of its row out of line, and no cell of any
+// table can reorder or drive the terminal. Every table the CLI prints is
+// one (the cluster's commands too).
+type Table struct{ *tabwriter.Writer }
+
+// NewTable is a Table writing to w.
+func NewTable(w io.Writer) Table {
+	return Table{tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
+}
+
+// Write escapes p (userText) and hands it to the tabwriter.
+func (t Table) Write(p []byte) (int, error) {
+	return textWriter{t.Writer}.Write(p)
 }
 
 // fmtMs renders epoch milliseconds as UTC RFC 3339, "-" for none.
@@ -98,10 +119,14 @@ func printListing[T any](cmd *cobra.Command, out string, l listing[T]) error {
 	if out == "json" {
 		return writeJSON(w, l.json)
 	}
-	tw := newTable(w)
+	tw := NewTable(w)
 	fmt.Fprintln(tw, strings.Join(l.header, "\t"))
 	for _, it := range l.items {
-		fmt.Fprintln(tw, strings.Join(l.row(it), "\t"))
+		row := l.row(it)
+		for i, cell := range row {
+			row[i] = oneLine(cell)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

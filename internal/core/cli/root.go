@@ -284,7 +284,7 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 		fmt.Fprintf(stderr, "%s: interrupted\n", binary)
 		return ExitInterrupted
 	}
-	msg := asBinary(root, binary, err.Error())
+	msg := userText(asBinary(root, binary, err.Error()))
 	var ue *UsageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", binary, msg, commandPath(root, args))

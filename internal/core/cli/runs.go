@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -119,10 +118,11 @@ every matching worker is busy, or its trigger's overlap policy holds it behind a
 			if out == "json" {
 				return writeJSON(w, view.NewRunDetail(d))
 			}
+			w = textWriter{w}
 			r := d.Run
 			fmt.Fprintf(w, "run        %s\nstate      %s (version %d)\nscheduled  %s\nproject    %s (%s)\ntrigger    %s (%s) revision %d\ntask       %s revision %d\nkey        %s\n",
 				r.ID, r.State, r.Version, fmtMs(&r.ScheduledForMs), nameOr(r.ProjectName, "-"), r.ProjectID,
-				nameOr(r.TriggerName, "-"), r.TriggerID, r.TriggerRevision, r.TaskID, r.TaskRevision, r.IdempotencyKey)
+				nameOr(r.TriggerName, "-"), r.TriggerID, r.TriggerRevision, r.TaskID, r.TaskRevision, oneLine(r.IdempotencyKey))
 			if r.RerunOf != "" {
 				fmt.Fprintf(w, "re-run of  %s\n", r.RerunOf)
 			}
@@ -132,7 +132,7 @@ every matching worker is busy, or its trigger's overlap policy holds it behind a
 			if d.Waiting != nil {
 				fmt.Fprintf(w, "waiting    %s\n", oneLine(d.Waiting.Message()))
 			}
-			tw := newTable(w)
+			tw := NewTable(w)
 			fmt.Fprintln(tw, "\nATTEMPT\tSTATE\tEXECUTOR\tWORKER\tEXIT\tSTARTED\tFINISHED\tERROR")
 			for _, a := range d.Attempts {
 				exit := "-"
@@ -167,14 +167,6 @@ func attemptError(a run.Attempt) string {
 	return "-"
 }
 
-// oneLine makes text from a worker safe for one table cell: control
-// characters, newlines and tabs included, are shown as escapes, so a
-// message can neither drive the terminal nor break the table.
-func oneLine(s string) string {
-	out := appendEscaped(nil, []byte(s))
-	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(string(out))
-}
-
 func runsLogsCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var follow bool
@@ -190,7 +182,9 @@ lost connection) is waited for, up to 5 minutes, once said on standard error: ou
 byte already printed, none repeated or skipped.` + opts.clusterOnly(` On the cluster, a queued run that no live worker can
 take says why on standard error (each new reason once while following).`) + `
 On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
-copied byte for byte.`,
+copied byte for byte. Text-direction characters (U+202E, …) are printed as written, on a terminal too:
+the output is the command's, and right-to-left text needs them. (Every other table and message of
+this CLI shows them as escapes, such as \u202e.)`,
 		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if attempt < 0 || (attempt == 0 && cmd.Flags().Changed("attempt")) {

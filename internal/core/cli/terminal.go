@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // isTerminal reports whether w is a terminal, where a task's output could
@@ -21,9 +24,14 @@ func isTerminal(w io.Writer) bool {
 // would act on instead of showing written as a visible \xNN (or \u00NN)
 // escape: C0 controls except newline and tab (ESC, carriage return,
 // backspace, BEL, …), DEL, the C1 controls U+0080–U+009F, and bytes that
-// are not UTF-8 (a lone 0x9b is CSI to some terminals). p must not end in
-// the middle of a UTF-8 sequence (see escaper).
-func appendEscaped(dst, p []byte) []byte {
+// are not UTF-8 (a lone 0x9b is CSI to some terminals). With directions,
+// the text-direction controls too (schedule.IsBidiControl, as \u202e):
+// a terminal shows the text around one reordered, so a name or a note
+// holding U+202E could make a row or a message read as something else.
+// A command's output (`ql runs logs`) keeps them, as right-to-left text
+// needs them. p must not end in the middle of a UTF-8 sequence (see
+// escaper).
+func appendEscaped(dst, p []byte, directions bool) []byte {
 	for len(p) > 0 {
 		r, size := utf8.DecodeRune(p)
 		switch {
@@ -33,7 +41,7 @@ func appendEscaped(dst, p []byte) []byte {
 			dst = append(dst, p[0])
 		case r < 0x20 || r == 0x7f:
 			dst = fmt.Appendf(dst, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f:
+		case r >= 0x80 && r <= 0x9f, directions && schedule.IsBidiControl(r):
 			dst = fmt.Appendf(dst, `\u%04x`, r)
 		default:
 			dst = append(dst, p[:size]...)
@@ -41,6 +49,36 @@ func appendEscaped(dst, p []byte) []byte {
 		p = p[size:]
 	}
 	return dst
+}
+
+// userText is s as the CLI prints text it did not write itself (names,
+// notes, actors, paths, values an error quotes) in its messages and
+// tables: control and text-direction characters escaped (appendEscaped),
+// newlines and tabs kept. -o json never passes through it: a JSON
+// document carries the text as stored, and escaping it for a terminal is
+// its reader's job.
+func userText(s string) string {
+	return string(appendEscaped(nil, []byte(s), true))
+}
+
+// oneLine is userText for one table cell or one line: newlines and tabs
+// are escaped too, so a text can neither drive the terminal nor break
+// the table.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(userText(s))
+}
+
+// textWriter writes what it is given as userText. The CLI writes each of
+// its lines or table rows whole (fmt.Fprint*), so no character is split
+// between two writes; one that were would be shown as the \xNN escapes of
+// its bytes, still nothing a terminal acts on.
+type textWriter struct{ w io.Writer }
+
+func (t textWriter) Write(p []byte) (int, error) {
+	if _, err := t.w.Write(appendEscaped(nil, p, true)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // escaper is an io.Writer that escapes what it writes (appendEscaped); a
@@ -55,7 +93,7 @@ type escaper struct {
 func (e *escaper) Write(p []byte) (int, error) {
 	data := append(e.pending, p...)
 	cut := len(data) - partialRuneSuffix(data)
-	e.buf = appendEscaped(e.buf[:0], data[:cut])
+	e.buf = appendEscaped(e.buf[:0], data[:cut], false)
 	e.pending = append(make([]byte, 0, utf8.UTFMax), data[cut:]...)
 	if _, err := e.w.Write(e.buf); err != nil {
 		return 0, err
@@ -68,7 +106,7 @@ func (e *escaper) Flush() error {
 	if len(e.pending) == 0 {
 		return nil
 	}
-	_, err := e.w.Write(appendEscaped(nil, e.pending))
+	_, err := e.w.Write(appendEscaped(nil, e.pending, false))
 	e.pending = nil
 	return err
 }

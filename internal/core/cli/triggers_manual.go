@@ -106,7 +106,7 @@ func noteUnattended(cmd *cobra.Command, opts Options, b *Backend, runID string, 
 	if b.Unattended == nil {
 		return
 	}
-	w := cmd.ErrOrStderr()
+	w := textWriter{cmd.ErrOrStderr()}
 	u, err := b.Unattended(cmd.Context(), runID)
 	if err != nil {
 		fmt.Fprintf(w, "note: could not tell whether anything will start run %s: %v\n", runID, err)

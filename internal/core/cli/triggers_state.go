@@ -89,7 +89,7 @@ asked (the operating-system user, or the API token or console user with its addr
 }
 
 func printTriggerDetail(cmd *cobra.Command, binary string, v view.TriggerDetail) error {
-	w := cmd.OutOrStdout()
+	w := textWriter{cmd.OutOrStdout()}
 	t := v.Trigger
 	paused := "no"
 	if v.Paused {
@@ -131,7 +131,7 @@ func printTriggerDetail(cmd *cobra.Command, binary string, v view.TriggerDetail)
 	if len(v.NextFires) == 0 {
 		fmt.Fprintln(w, "  (none: the trigger has ended)")
 	}
-	tw := newTable(w)
+	tw := NewTable(w)
 	fmt.Fprintln(tw, "\nRUN\tSTATE\tSCHEDULED FOR\tREV")
 	for _, r := range v.Runs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.ID, r.State, fmtMs(&r.ScheduledForMs), r.TriggerRevision)
@@ -172,7 +172,7 @@ func printAudit(w io.Writer, v view.TriggerDetail) error {
 		_, err := fmt.Fprintf(w, "\naudit trail not shown: %s\n", view.AuditUnreadableHint)
 		return err
 	}
-	tw := newTable(w)
+	tw := NewTable(w)
 	fmt.Fprintln(tw, "\nAUDITED AT\tACTION\tBY\tNOTE")
 	for _, a := range v.Audit {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", fmtMs(&a.AtMs), auditCell(a.Action), auditCell(a.Actor), cmp.Or(auditCell(a.Note), "-"))
@@ -194,27 +194,15 @@ func printAudit(w io.Writer, v view.TriggerDetail) error {
 // table; -o json carries it whole.
 const auditCellRunes = 120
 
-// auditCell makes an audit record's text safe for one table cell: the
-// escapes of oneLine, text-direction characters as \u escapes (a pause
-// refuses them in a note, but an actor, or a record written with SQL, may
-// hold them and would reorder what the terminal shows around them), and
-// at most auditCellRunes characters, cut with "…".
+// auditCell makes an audit record's text safe for one table cell (a
+// pause refuses control and text-direction characters in a note, but an
+// actor, or a record written with SQL, may hold them): oneLine, at most
+// auditCellRunes characters, cut with "…".
 func auditCell(s string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == auditCellRunes {
-			b.WriteString("…")
-			break
-		}
-		if schedule.IsBidiControl(r) {
-			fmt.Fprintf(&b, `\u%04x`, r)
-		} else {
-			b.WriteRune(r)
-		}
-		n++
+	if utf8.RuneCountInString(s) > auditCellRunes {
+		s = string([]rune(s)[:auditCellRunes]) + "…"
 	}
-	return oneLine(b.String())
+	return oneLine(s)
 }
 
 // policiesLine names a trigger's time policies, or "" when it has none.
