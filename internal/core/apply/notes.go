@@ -84,7 +84,12 @@ var secretsCauseEnglish = map[process.SecretsCause]string{
 	process.SecretsOwner:      "it is owned by uid {owner}, not by the server's user (uid {uid}); chown it to uid {uid}",
 	process.SecretsMode:       "group or others may access it (mode {mode}); chmod it to 600",
 	process.SecretsNotRegular: "it is not a regular file; put a JSON object of name → value, mode 0600, in its place",
-	process.SecretsNotJSON:    "it is not a JSON object of string values; correct its syntax",
+	// One sentence for a file that is not JSON and for one whose JSON has
+	// a value that is not a string: the cause does not tell them apart,
+	// and the owner of a file with a number in it must not hunt for a
+	// syntax error it does not have.
+	process.SecretsNotJSON: "it is not a JSON object of string values; correct its syntax if it is not valid JSON, " +
+		`and write every value as a quoted string ({"name": "value"})`,
 }
 
 // noteEnglish are the notes' English sentences, %s the list of the

@@ -44,7 +44,7 @@ var notes = map[string]noteLanguage{
 		process.SecretsOwner:      "它属于 uid {owner}，而不是服务器的用户（uid {uid}）；请把它的属主改为 uid {uid}",
 		process.SecretsMode:       "组用户或其他用户可以访问它（权限 {mode}）；请把权限改为 600",
 		process.SecretsNotRegular: "它不是普通文件；请在该位置放一个“名称 → 值”的 JSON 对象文件，权限 0600",
-		process.SecretsNotJSON:    "它不是由字符串值组成的 JSON 对象；请修正其语法",
+		process.SecretsNotJSON:    `它不是由字符串值组成的 JSON 对象；若它不是有效的 JSON，请修正其语法，并把每个值都写成带引号的字符串（{"名称": "值"}）`,
 	}},
 }
 

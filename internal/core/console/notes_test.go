@@ -96,3 +96,28 @@ func TestEverySecretsFileCauseReadsWholeInEveryLanguage(t *testing.T) {
 		t.Fatalf("only %d secrets file causes were found declared; the scan is broken", declared)
 	}
 }
+
+// A secrets file of valid JSON with a value that is not a string cannot
+// be used either, and the note says what fixes that too, in every
+// language: to write each value as a quoted string, not only to correct a
+// syntax the file does not get wrong.
+func TestASecretsFileOfValidJSONWithANumberIsToldToQuoteItsValues(t *testing.T) {
+	t.Parallel()
+	doc, err := apply.Parse("x.yaml", []byte("project: demo\ntasks:\n  - {name: t1, script: echo, env: {A: {secret: api_token}}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := filepath.Join(t.TempDir(), "qinglong-secrets.json")
+	if err := os.WriteFile(secrets, []byte(`{"api_token": 12345}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ns := apply.Notes(doc, apply.NoteScope{RunsHere: true, NowMs: 1_790_000_000_000, MissingSecrets: process.Secrets{Path: secrets}.Missing})
+	if len(ns) != 1 || ns[0].Reason != apply.NoteSecretsUnusable || ns[0].Params["cause"] != string(process.SecretsNotJSON) {
+		t.Fatalf("notes %v; want one, that the secrets file is not a JSON object of string values", ns)
+	}
+	for l, want := range map[string]string{"en": `write every value as a quoted string ({"name": "value"})`, "zh": `并把每个值都写成带引号的字符串（{"名称": "值"}）`} {
+		if s := noteText(l, ns[0]); !strings.Contains(s, want) || strings.Contains(s, "12345") {
+			t.Errorf("the note in %s: %q; want it to say %q, and no byte of the file", l, s, want)
+		}
+	}
+}

@@ -174,8 +174,10 @@ func TestTheDefinitionsPageNotesASecretsFileTheServerCannotUseInThePagesLanguage
 	}
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	zh := "密钥文件 " + path + " 无法使用：它不是由字符串值组成的 JSON 对象；请修正其语法。在修复之前，用到 defined_key、api_token 的每次运行或通知都会失败（secret_unavailable）。"
-	en := "the secrets file " + path + " cannot be used: it is not a JSON object of string values; correct its syntax. " +
+	zh := "密钥文件 " + path + " 无法使用：它不是由字符串值组成的 JSON 对象；若它不是有效的 JSON，请修正其语法，并把每个值都写成带引号的字符串（{&#34;名称&#34;: &#34;值&#34;}）。" +
+		"在修复之前，用到 defined_key、api_token 的每次运行或通知都会失败（secret_unavailable）。"
+	en := "the secrets file " + path + " cannot be used: it is not a JSON object of string values; correct its syntax if it is not valid JSON, " +
+		"and write every value as a quoted string ({&#34;name&#34;: &#34;value&#34;}). " +
 		"Until it can, every Run or notification that needs defined_key, api_token fails (secret_unavailable)"
 	for _, step := range []string{"/definitions/preview", "/definitions/apply"} {
 		for lang, want := range map[string]string{"zh": zh, "en": en} {

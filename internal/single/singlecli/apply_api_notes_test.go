@@ -91,7 +91,8 @@ func unusableSecrets(t *testing.T) []unusable {
 		}
 	}
 	cases := []unusable{
-		{"not_json", "it is not a JSON object of string values; correct its syntax", write(`{"api_token": "v4lue-never-shown"`, 0o600)},
+		{"not_json", "it is not a JSON object of string values; correct its syntax if it is not valid JSON, " +
+			`and write every value as a quoted string ({"name": "value"})`, write(`{"api_token": "v4lue-never-shown"`, 0o600)},
 		{"not_regular", "it is not a regular file; put a JSON object of name → value, mode 0600, in its place", func(path string) {
 			if err := os.Mkdir(path, 0o700); err != nil {
 				t.Fatal(err)
