@@ -238,11 +238,17 @@ func TestTheNextStepQlEdgePrintsNamesQlEdge(t *testing.T) {
 // its stderr, then stops it and returns its stderr; serve must exit 0.
 func serveUntil(t *testing.T, what string, reached func(stderr string) bool, args ...string) string {
 	t.Helper()
+	return serveWith(t, options(), what, reached, args...)
+}
+
+// serveWith is serveUntil for the binary of opts.
+func serveWith(t *testing.T, opts cli.Options, what string, reached func(stderr string) bool, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out, errOut syncBuffer
 	exit := make(chan int, 1)
-	go func() { exit <- cli.Main(ctx, options(), append([]string{"serve"}, args...), &out, &errOut) }()
+	go func() { exit <- cli.Main(ctx, opts, append([]string{"serve"}, args...), &out, &errOut) }()
 	deadline := time.After(30 * time.Second)
 	for !reached(errOut.String()) {
 		select {

@@ -92,6 +92,10 @@ type Config struct {
 	// NowMs is the clock (default: the system clock).
 	NowMs func() int64
 	Log   *slog.Logger
+	// Binary names the program that serves (default ql) in the commands
+	// the pages and refusals tell the user to run: the user of the edge
+	// binary has no ql to run them with.
+	Binary string
 }
 
 // DefaultSessionTTL is a working day: a session held longer signs in again.
@@ -222,7 +226,10 @@ func New(cfg Config) *Console {
 	if cfg.Uses == nil {
 		cfg.Uses = apitoken.NewUses(cfg.Tokens)
 	}
-	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
+	if cfg.Binary == "" {
+		cfg.Binary = "ql"
+	}
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
 		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword,
 		signinKey: make([]byte, 32)}
 	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms

@@ -207,13 +207,13 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	case err != nil:
 		status = http.StatusBadRequest
-		d.Errors = []fileError{{Message: errorText(lang(r), err)}}
+		d.Errors = []fileError{{Message: c.errorText(lang(r), err)}}
 		if line, col, detail, ok := apply.Locate(err); ok {
 			msg, worded := sentence(lang(r), err)
 			if !worded {
 				msg = detail
 			}
-			d.Errors = []fileError{{Line: line, Column: col, Message: msg}}
+			d.Errors = []fileError{{Line: line, Column: col, Message: c.named(msg)}}
 		}
 	case dry:
 		d.Step, d.Diff, d.Notes = "preview", results, c.definitionsNotes(lang(r), doc)

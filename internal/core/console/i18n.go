@@ -312,44 +312,49 @@ func waitingText(l string, w *run.Waiting) string {
 	return string(w.Reason)
 }
 
-var funcs = template.FuncMap{
-	"t": tr,
-	"tf": func(l, key string, args ...any) string {
-		return fmt.Sprintf(tr(l, key), args...)
-	},
-	// tn is key's words for the count n (trCount), with n in them.
-	"tn": func(l, key string, n int) string {
-		return fmt.Sprintf(trCount(l, key, n), n)
-	},
-	"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
-		return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
-	},
-	"waiting": waitingText,
-	"word":    word,
-	"when":    when,
-	"whenPtr": func(ms *int64, zone string) string {
-		if ms == nil {
-			return "—"
-		}
-		return when(*ms, zone)
-	},
-	"exit": func(c *int64) string {
-		if c == nil {
-			return "—"
-		}
-		return strconvItoa(*c)
-	},
-	"duration": func(a run.Attempt) string {
-		if a.StartedAtMs == nil || a.FinishedAtMs == nil {
-			return "—"
-		}
-		return (time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond).String()
-	},
-	"triggerState": triggerState,
-	"dict": func(l, zone string, runs []run.Run) map[string]any {
-		return map[string]any{"L": l, "Zone": zone, "Runs": runs}
-	},
-	"fires": func(l string, fires []int64, t schedule.TriggerStatus, viewerZone string) map[string]any {
-		return map[string]any{"L": l, "Fires": fires, "TriggerZone": t.Cron.Timezone, "ViewerZone": viewerZone, "Why": firesWhy(t)}
-	},
+// funcs are the pages' functions for a console served by binary: the
+// catalogue's sentences name its commands with binary (asBinary) before
+// any value is put in them, so only the console's own words are renamed.
+func funcs(binary string) template.FuncMap {
+	return template.FuncMap{
+		"t": func(l, key string) string { return asBinary(binary, tr(l, key)) },
+		"tf": func(l, key string, args ...any) string {
+			return fmt.Sprintf(asBinary(binary, tr(l, key)), args...)
+		},
+		// tn is key's words for the count n (trCount), with n in them.
+		"tn": func(l, key string, n int) string {
+			return fmt.Sprintf(asBinary(binary, trCount(l, key, n)), n)
+		},
+		"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
+			return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
+		},
+		"waiting": waitingText,
+		"word":    word,
+		"when":    when,
+		"whenPtr": func(ms *int64, zone string) string {
+			if ms == nil {
+				return "—"
+			}
+			return when(*ms, zone)
+		},
+		"exit": func(c *int64) string {
+			if c == nil {
+				return "—"
+			}
+			return strconvItoa(*c)
+		},
+		"duration": func(a run.Attempt) string {
+			if a.StartedAtMs == nil || a.FinishedAtMs == nil {
+				return "—"
+			}
+			return (time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond).String()
+		},
+		"triggerState": triggerState,
+		"dict": func(l, zone string, runs []run.Run) map[string]any {
+			return map[string]any{"L": l, "Zone": zone, "Runs": runs}
+		},
+		"fires": func(l string, fires []int64, t schedule.TriggerStatus, viewerZone string) map[string]any {
+			return map[string]any{"L": l, "Fires": fires, "TriggerZone": t.Cron.Timezone, "ViewerZone": viewerZone, "Why": firesWhy(t)}
+		},
+	}
 }

@@ -102,7 +102,7 @@ type errorData struct {
 // came from.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
 	status := statusOf(err)
-	msg := errorText(lang(r), err)
+	msg := c.errorText(lang(r), err)
 	if status == http.StatusInternalServerError {
 		c.cfg.Log.Error("console", "code", CodeInternalError, "err", err)
 		msg = tr(lang(r), "err.internal")
@@ -125,9 +125,10 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// failWith answers status with msg as the error page.
+// failWith answers status with msg as the error page, its commands named
+// with this console's binary.
 func (c *Console) failWith(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) {
-	d := errorData{Title: "err." + strconv.Itoa(status), Message: msg, Back: backHref(r), SignIn: status == http.StatusUnauthorized}
+	d := errorData{Title: "err." + strconv.Itoa(status), Message: c.named(msg), Back: backHref(r), SignIn: status == http.StatusUnauthorized}
 	if _, known := messages["en"][d.Title]; !known {
 		d.Title = "err.500"
 	}
@@ -340,7 +341,7 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 			c.fail(w, r, s, err)
 			return
 		}
-		data["Error"] = errorText(lang(r), err)
+		data["Error"] = c.errorText(lang(r), err)
 		c.render(w, r, http.StatusBadRequest, "runs", s, data)
 		return
 	}

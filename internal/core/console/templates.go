@@ -10,10 +10,13 @@ func strconvItoa(n int64) string { return strconv.FormatInt(n, 10) }
 // pages are the templates each rendered page combines with the layout.
 var pages = []string{"error", "signin", "overview", "triggers", "trigger", "backfill", "runs", "run", "definitions", "tokens", "workers"}
 
-func parseTemplates() map[string]*template.Template {
+// parseTemplates parses every page for a console served by binary, whose
+// name the catalogue's commands take (see funcs).
+func parseTemplates(binary string) map[string]*template.Template {
 	out := map[string]*template.Template{}
+	fm := funcs(binary)
 	for _, p := range pages {
-		out[p] = template.Must(template.New(p).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/runrows.html", "assets/backfillform.html", "assets/"+p+".html"))
+		out[p] = template.Must(template.New(p).Funcs(fm).ParseFS(assets, "assets/layout.html", "assets/runrows.html", "assets/backfillform.html", "assets/"+p+".html"))
 	}
 	return out
 }

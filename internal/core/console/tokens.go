@@ -83,7 +83,7 @@ func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session
 			c.fail(w, r, s, err)
 			return
 		}
-		c.renderTokens(w, r, s, status, tokensData{Error: errorText(lang(r), err), Form: form})
+		c.renderTokens(w, r, s, status, tokensData{Error: c.errorText(lang(r), err), Form: form})
 	}
 	scope, err := apitoken.ParseScope(form.Scope)
 	if err != nil {

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/view"
+	"github.com/qinglong/qinglong/internal/single/singlecli"
+)
+
+// runOK runs the binary of opts with args and returns its stdout; it
+// must exit 0.
+func runOK(t *testing.T, opts cli.Options, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := cli.Main(context.Background(), opts, args, &out, &errOut); code != 0 {
+		t.Fatalf("%s %s: exit %d: %s", opts.Binary, strings.Join(args, " "), code, errOut.String())
+	}
+	return out.String()
+}
+
+// consolePage is one page a console served, its HTML unescaped, and the
+// commands it must name (a %s for the binary).
+type consolePage struct {
+	name, body string
+	want       []string
+}
+
+// consolePages serves the console of the binary of opts on a database
+// with a project demo (a trigger nightly with more ledger entries than its
+// page shows, and a disabled trigger off), signs in with an admin token,
+// and returns, in English and in Chinese, the sign-in page, the
+// definitions page and a preview, nightly's page with its ledger hint,
+// and the refusals of a run now of off, of a trigger id and of a run id
+// that are none. It also returns what the server's /metrics served.
+func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
+	t.Helper()
+	dir := t.TempDir()
+	defs := filepath.Join(t.TempDir(), "defs.yaml")
+	file := "project: demo\ntasks:\n  - name: hello\n    script: echo hello\n    retry: {maxAttempts: 3}\ntriggers:\n" +
+		"  - {name: nightly, task: hello, cron: '0 3 * * *', timezone: UTC}\n" +
+		"  - {name: off, task: hello, cron: '0 4 * * *', timezone: UTC, enabled: false}\n"
+	if err := os.WriteFile(defs, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, opts, "apply", "-f", defs, "--data-dir", dir)
+	token := strings.TrimSpace(runOK(t, opts, "tokens", "create", "browser", "--scope", "admin", "--data-dir", dir))
+	triggerID := func(name string) string {
+		m := regexp.MustCompile(`"triggerId":\s*"([^"]+)"`).FindStringSubmatch(runOK(t, opts, "triggers", "show", "demo/"+name, "-o", "json", "--data-dir", dir))
+		if m == nil {
+			t.Fatalf("triggers show demo/%s -o json printed no triggerId", name)
+		}
+		return m[1]
+	}
+	nightly, off := triggerID("nightly"), triggerID("off")
+	// One entry more than the page shows, so it says how to list them all.
+	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 51)
+		INSERT INTO occurrence_ledger (trigger_id, seq, trigger_revision, reason, first_scheduled_at_ms, last_scheduled_at_ms,
+			occurrence_count, at_least, recorded_at_ms)
+		SELECT ?1, n, 1, 'misfire', n * 1000, n * 1000, 1, 0, n * 1000 FROM i`, nightly); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	base := "http://" + addr
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	fetch := func(method, path string, form url.Values) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if form != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, html.UnescapeString(string(b))
+	}
+	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+	csrfOf := func(page string) string {
+		t.Helper()
+		m := csrf.FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("the page has no CSRF field:\n%s", page)
+		}
+		return m[1]
+	}
+	var pages []consolePage
+	var scraped string
+	ready := func(string) bool {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return false
+		}
+		for _, l := range []string{"en", "zh"} {
+			_, page := fetch(http.MethodGet, "/signin?lang="+l, nil)
+			pages = append(pages, consolePage{"sign-in (" + l + ")", page, []string{"`%s users create NAME --owner`", "`%s tokens create NAME --scope operate`"}})
+		}
+		_, page := fetch(http.MethodGet, "/signin", nil)
+		if st, _ := fetch(http.MethodPost, "/signin", url.Values{"csrf": {csrfOf(page)}, "token": {token}}); st != http.StatusSeeOther {
+			t.Fatalf("sign-in with the admin token answered %d", st)
+		}
+		_, page = fetch(http.MethodGet, "/", nil)
+		session := csrfOf(page)
+		for _, l := range []string{"en", "zh"} {
+			_, page := fetch(http.MethodGet, "/definitions?project=demo&lang="+l, nil)
+			pages = append(pages, consolePage{"definitions (" + l + ")", page, []string{"%s apply"}})
+			_, page = fetch(http.MethodPost, "/definitions/preview?lang="+l, url.Values{"csrf": {session}, "yaml": {file}})
+			pages = append(pages, consolePage{"definitions preview (" + l + ")", page, nil})
+			_, page = fetch(http.MethodGet, "/triggers/"+nightly+"?lang="+l, nil)
+			pages = append(pages, consolePage{"trigger with a ledger hint (" + l + ")", page,
+				[]string{"`%s triggers show demo/nightly --ledger " + fmt.Sprint(view.MaxLedgerShown) + "`"}})
+			enable := map[string]string{"en": "`%s triggers enable off`", "zh": "`%s triggers enable 名称`"}[l]
+			st, page := fetch(http.MethodPost, "/triggers/"+off+"/run?lang="+l, url.Values{"csrf": {session}, "request": {"r-" + l}})
+			if st != http.StatusConflict {
+				t.Fatalf("run now of a disabled trigger (%s): %d, want 409:\n%s", l, st, page)
+			}
+			pages = append(pages, consolePage{"refusal of a run now of a disabled trigger (" + l + ")", page, []string{enable, "`%s apply`"}})
+			_, page = fetch(http.MethodGet, "/triggers/not-a-trigger?lang="+l, nil)
+			pages = append(pages, consolePage{"refusal of a trigger id that is none (" + l + ")", page, []string{"`%s triggers list -o json`"}})
+			_, page = fetch(http.MethodGet, "/runs/not-a-run?lang="+l, nil)
+			pages = append(pages, consolePage{"refusal of a run id that is none (" + l + ")", page, []string{"`%s runs list`"}})
+		}
+		if st, body := func() (int, string) {
+			resp, err := http.Get("http://" + metricsAddr + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp.StatusCode, string(b)
+		}(); st != http.StatusOK {
+			t.Fatalf("/metrics: %d", st)
+		} else {
+			scraped = body
+		}
+		return true
+	}
+	serveWith(t, opts, "the console's pages", ready, "--data-dir", dir, "--http-addr", addr, "--metrics-addr", metricsAddr, "--log-level", "warn")
+	return pages, scraped
+}
+
+// The console a ql-edge server serves names ql-edge for every command it
+// tells its user to run, on every page and in every refusal, in English
+// and in Chinese — the sign-in page's help, the definitions page, a
+// trigger's ledger hint, the refusal of a disabled trigger's run now and
+// of ids that are none — and names nothing of the cluster, no replica,
+// worker or PostgreSQL, and no ql command.
+func TestTheConsoleOfQlEdgeNamesOnlyQlEdgeCommandsAndNothingOfTheCluster(t *testing.T) {
+	t.Parallel()
+	pages, _ := consolePages(t, options())
+	for _, p := range pages {
+		for _, w := range p.want {
+			if want := fmt.Sprintf(w, "ql-edge"); !strings.Contains(p.body, want) {
+				t.Errorf("%s does not name %q:\n%s", p.name, want, p.body)
+			}
+		}
+		showsNothingOfTheCluster(t, []string{"serve:", p.name}, p.body, clusterWords)
+	}
+}
+
+// The console of the full ql binary names ql for the same commands: the
+// binary is told to the console, not taken for ql-edge.
+func TestTheConsoleOfTheFullQlBinaryNamesQlCommands(t *testing.T) {
+	t.Parallel()
+	pages, _ := consolePages(t, singlecli.Options("ql"))
+	for _, p := range pages {
+		for _, w := range p.want {
+			if want := fmt.Sprintf(w, "ql"); !strings.Contains(p.body, want) {
+				t.Errorf("%s does not name %q:\n%s", p.name, want, p.body)
+			}
+		}
+		if strings.Contains(p.body, "ql-edge") {
+			t.Errorf("%s of the full ql binary names ql-edge:\n%s", p.name, p.body)
+		}
+	}
+}
