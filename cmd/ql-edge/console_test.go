@@ -200,6 +200,24 @@ func TestTheConsoleOfQlEdgeNamesOnlyQlEdgeCommandsAndNothingOfTheCluster(t *test
 	}
 }
 
+// The metrics a ql-edge server serves say nothing of the cluster in their
+// help: no worker lease, worker surface or retry policy a single-node
+// server does not act on, and no ql command.
+func TestTheMetricsOfQlEdgeSayNothingOfTheCluster(t *testing.T) {
+	t.Parallel()
+	_, scraped := consolePages(t, options())
+	var help []string
+	for _, line := range strings.Split(scraped, "\n") {
+		if strings.HasPrefix(line, "# HELP qinglong_") {
+			help = append(help, line)
+		}
+	}
+	if len(help) < 10 {
+		t.Fatalf("the scrape has %d help lines of qinglong metrics:\n%s", len(help), scraped)
+	}
+	showsNothingOfTheCluster(t, []string{"serve:", "/metrics"}, strings.Join(help, "\n"), clusterWords)
+}
+
 // The console of the full ql binary names ql for the same commands: the
 // binary is told to the console, not taken for ql-edge.
 func TestTheConsoleOfTheFullQlBinaryNamesQlCommands(t *testing.T) {

@@ -32,7 +32,7 @@ func (r *replica) listenMetrics() error {
 // listener (behind a read token) when no listener of its own is set.
 func (r *replica) newMetrics() *metrics.Metrics {
 	return metrics.New(metrics.Config{
-		Profile: "cluster",
+		Profile: metrics.ProfileCluster,
 		Monitor: func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
 			act := r.adm.current()
 			if act == nil {

@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,6 +74,10 @@ var (
 func authReasonCounts(f authlimit.Failures) []uint64 {
 	return []uint64{f.Malformed, f.Unknown, f.Expired, f.Revoked, f.Throttled}
 }
+
+// ProfileCluster is the profile of a cluster replica's metrics, whose
+// help may speak of workers; every other profile's is a single node's.
+const ProfileCluster = "cluster"
 
 // Config is what a server tells its metrics.
 type Config struct {
@@ -133,6 +138,15 @@ func New(cfg Config) *Metrics {
 	if cfg.Limit == 0 {
 		cfg.Limit = schedule.MonitorLimit
 	}
+	// A single-node server's help says only what it does: ql-edge, which
+	// serves these metrics too, has no cluster, workers or retries to
+	// speak of.
+	lostHelp := "Attempts this server found lost: the server that ran them stopped unexpectedly, and its next start found them."
+	retriedHelp := "Attempts this server gave a next attempt under their task's retry policy: always 0 on a single-node server, which runs every Run once."
+	if cfg.Profile == ProfileCluster {
+		lostHelp = "Attempts this server found lost: their worker's lease passed."
+		retriedHelp = "Attempts this server gave a next attempt under their task's retry policy."
+	}
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -164,11 +178,11 @@ func New(cfg Config) *Metrics {
 		}),
 		lost: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "attempts_lost_total",
-			Help: "Attempts this server found lost: their worker's lease passed (cluster), or the server that ran them stopped unexpectedly (standalone, edge).",
+			Help: lostHelp,
 		}),
 		retried: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "attempts_retried_total",
-			Help: "Attempts this server gave a next attempt under their task's retry policy (cluster).",
+			Help: retriedHelp,
 		}),
 	}
 	m.finished = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -177,7 +191,7 @@ func New(cfg Config) *Metrics {
 			"its attempt ended without an outcome and no retry follows). A Run counts once, in the server whose committed write moved it " +
 			"from unfinished to finished: an attempt given a retry does not count, nor does a write that found the Run finished already " +
 			"(a replayed completion, a raced sweep or cancel), nor a lost Run closed cancelled later; summed over servers, each finished " +
-			"Run counts once. Runs cancelled by a ql command that writes the database itself count on no server.",
+			"Run counts once. Runs cancelled by a command that writes the database itself, not through a server, count on no server.",
 	}, []string{"outcome"})
 	// Every outcome shows 0 from the start, so a rate over failed Runs is
 	// 0, not absent, before the first failure.
@@ -301,6 +315,13 @@ func newStateCollector(cfg Config) *stateCollector {
 	desc := func(name, help string, labels ...string) *prometheus.Desc {
 		return prometheus.NewDesc(prometheus.BuildFQName(Namespace, "", name), help, labels, nil)
 	}
+	// A single-node server has no worker surface, so its help names none;
+	// the worker gauges are collected only where Workers or Unplaceable is
+	// set, a cluster replica, so no single-node scrape carries their help.
+	surfaces := []string{SurfaceAPI, SurfaceConsole}
+	if cfg.Profile == ProfileCluster {
+		surfaces = AuthSurfaces
+	}
 	return &stateCollector{
 		cfg:          cfg,
 		due:          desc("schedule_due_rows", fmt.Sprintf("Schedule rows due and not taken by any claim, of enabled, unpaused triggers; counted up to %d (a value of %[1]d means at least that).", cfg.Limit)),
@@ -312,7 +333,7 @@ func newStateCollector(cfg Config) *stateCollector {
 		ready:        desc("ready", "1 when the server is ready (/readyz answers 200), else 0."),
 		readiness:    desc("readiness_state", "1 for the server's current readiness state, 0 for the others.", "state"),
 		readFailures: desc("monitor_read_failures_total", "Monitoring reads of the store that failed; while the last one failed, the store-read metrics are absent."),
-		authFailures: desc("auth_failures_total", "Failed authentications by surface (api, console, worker) and reason: malformed, unknown, expired or revoked credentials (refused with 401, or a failed console sign-in), and throttled requests (429: their address, or the console user name, failed too often).", "surface", "reason"),
+		authFailures: desc("auth_failures_total", "Failed authentications by surface ("+strings.Join(surfaces, ", ")+") and reason: malformed, unknown, expired or revoked credentials (refused with 401, or a failed console sign-in), and throttled requests (429: their address, or the console user name, failed too often).", "surface", "reason"),
 	}
 }
 
