@@ -24,6 +24,7 @@ var edgePackages = []string{
 	"internal/core/console",
 	"internal/core/cron",
 	"internal/core/digest",
+	"internal/core/hold",
 	"internal/core/httpapi",
 	"internal/core/httpserve",
 	"internal/core/ids",

@@ -30,6 +30,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -84,6 +85,10 @@ type Config struct {
 	// Replicas lists the cluster's replicas by their heartbeats for the
 	// overview; nil on profiles without them, which then show none.
 	Replicas func(ctx context.Context) ([]Replica, error)
+	// Writes holds every form that writes, and the sign-in (which records
+	// the sign-in and the token's use), while a write would be lost; nil:
+	// never. The pages are still served meanwhile.
+	Writes hold.Gate
 	// Secure marks the session cookie Secure: set it when serving TLS.
 	Secure bool
 	// SessionTTL is how long a session lasts after sign-in (default
@@ -340,8 +345,25 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 				return
 			}
 		}
+		if writes(rt) {
+			// Held open until the form's write is done: the hold waits for
+			// it, so no write admitted before the hold lands after it began.
+			done, err := hold.Admit(c.cfg.Writes)
+			if err != nil {
+				c.fail(w, r, s, err)
+				return
+			}
+			defer done()
+		}
 		h(w, r, s)
 	}
+}
+
+// writes reports whether a signed-in route writes to the store: every form
+// but signing out (the session table is the process's own) and the
+// previews, which only read.
+func writes(rt route) bool {
+	return rt.method == http.MethodPost && rt.pattern != "/signout" && !strings.HasSuffix(rt.pattern, "/preview")
 }
 
 // tooLarge parses the request's form and reports whether its body went
@@ -539,6 +561,12 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	l := lang(r)
+	done, err := hold.Admit(c.cfg.Writes)
+	if err != nil {
+		c.renderSignin(w, r, errorText(l, err), statusOf(err))
+		return
+	}
+	defer done()
 	addr := remoteHost(r)
 	name := strings.TrimSpace(r.PostFormValue("user"))
 	if !c.throttle.allowed(addr, name) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -76,6 +77,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	refusalUnreadableFile:            "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",
 	refusalNotATime:                  "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
 	refusalNotAnAttempt:              "不是有效的尝试序号：请使用该运行的尝试表中列出的序号（第一次为 1）。",
+	hold.RefusalDatabaseMoved:        "此服务器现在不接受写入：它运行期间，数据库文件 {db} 被移走、删除或替换，写入将会丢失；请把文件放回 {db} 后重试（服务器会自行恢复），或停止服务器，在文件现在所在的位置启动它，并把它的 -wal 文件以相应的名称移到它旁边。",
 }
 
 // errorText is err's message in language l: the table's sentence for its

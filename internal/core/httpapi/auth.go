@@ -13,6 +13,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
+	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -202,7 +203,9 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		g := a.guard
-		if ok, reason := a.Ready(); !ok {
+		// A server not ready only because its writes are held answers
+		// reads, and refuses a write below in the hold's own words.
+		if ok, reason := a.Ready(); !ok && !hold.Held(a.Writes) {
 			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); retry later, or ask another server if you run several", reason))
 			return
 		}
@@ -228,6 +231,16 @@ func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc 
 			w.Header().Set("Retry-After", "1")
 			a.writeError(w, r, qlerror.New(codeRateLimited, "token %q is over its rate of %g requests a second; slow down and retry", t.Name, float64(g.limits.PerToken)))
 			return
+		}
+		if need != apitoken.Read {
+			// Held open until the write is done: the hold waits for it, so
+			// no write admitted before the hold lands after it began.
+			done, err := hold.Admit(a.Writes)
+			if err != nil {
+				a.writeError(w, r, err)
+				return
+			}
+			defer done()
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, g.limits.MaxBody)
 		ctx := context.WithValue(r.Context(), principalKey{}, principal{token: t.Name, addr: remoteHost(r)})

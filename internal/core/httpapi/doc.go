@@ -14,7 +14,12 @@
 // Host header against an allow-list (DNS rebinding), the token's rate and
 // the body's size, and throttles addresses that fail to authenticate.
 //
-// Every error is JSON {"error":{"code":…,"message":…}} with a stable code;
+// Every route refuses while the server is not ready, but for reads while
+// only its writes are held (Config.Writes); a held write is refused in the
+// hold's words, with its reason.
+//
+// Every error is JSON {"error":{"code":…,"message":…,"reason":…}} with a
+// stable code, and a reason where the refusal has one;
 // exactly one function (statusOf) maps codes to HTTP statuses, and internal
 // errors never show their detail to the client.
 package httpapi

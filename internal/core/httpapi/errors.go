@@ -48,6 +48,9 @@ type errorBody struct {
 type errorDetail struct {
 	Code    qlerror.Code `json:"code"`
 	Message string       `json:"message"`
+	// Reason names the refusal more finely than Code, where it has a
+	// reason: a client matches it, never the message.
+	Reason qlerror.Reason `json:"reason,omitempty"`
 	// Errors place a definitions file's errors at their line and column.
 	Errors []fileError `json:"errors,omitempty"`
 }
@@ -70,5 +73,5 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		a.Log.Error("request failed", slog.String("code", CodeInternalError), slog.String("path", r.URL.Path), slog.String("error", msg))
 		msg = "internal error; the server's log has the details under code " + CodeInternalError
 	}
-	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Errors: located(err)}})
+	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Reason: qlerror.ReasonOf(err), Errors: located(err)}})
 }

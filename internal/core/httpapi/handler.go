@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/authlimit"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -98,7 +99,11 @@ type Config struct {
 	// the system clock).
 	NowMs func() int64
 	Ready Readiness
-	Log   *slog.Logger
+	// Writes holds every route that needs more than a read token while a
+	// write would be lost (nil: never). While it holds, reads are answered
+	// though Ready says not ready: the data they read is consistent.
+	Writes hold.Gate
+	Log    *slog.Logger
 	// Observe sees every store error, so a lost connection a request finds
 	// trips the replica's availability latch like one the scheduler finds.
 	Observe func(error)

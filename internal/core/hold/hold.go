@@ -1,0 +1,46 @@
+// Package hold is how a serving process refuses the writes of its HTTP API
+// and web console while a write would be lost, and says why: one gate the
+// API, the console and the process's own loops pass, so none of them can
+// write where the others are held.
+package hold
+
+import "github.com/qinglong/qinglong/internal/core/qlerror"
+
+// Gate holds a serving process's writes while it cannot take them.
+type Gate interface {
+	// Admit admits one write, which holds the gate open until done is
+	// called: the process waits for the writes it admitted before it holds
+	// the next, so none admitted lands after the hold began. While writes
+	// are held, err is the refusal saying why and what to do.
+	Admit() (done func(), err error)
+	// Held reports whether writes are held now. The process is then not
+	// ready, yet what it reads is its own consistent data, so reads are
+	// still answered.
+	Held() bool
+}
+
+// Admit admits one write through g; a nil g admits every write.
+func Admit(g Gate) (done func(), err error) {
+	if g == nil {
+		return func() {}, nil
+	}
+	return g.Admit()
+}
+
+// Held reports whether g holds writes now; a nil g never does.
+func Held(g Gate) bool {
+	return g != nil && g.Held()
+}
+
+// RefusalDatabaseMoved is the reason of a write refused because the
+// single-node server's database path no longer names the file it opened.
+const RefusalDatabaseMoved qlerror.Reason = "database_moved"
+
+// DatabaseMoved is the refusal of a write while the database path db names
+// another file, or none: the write would go to the file the server holds
+// open, which neither a command nor the next start opens.
+func DatabaseMoved(db string) *qlerror.Error {
+	return qlerror.New(qlerror.Unavailable, "this server takes no writes now: its database file %s was moved, deleted or replaced while it runs, "+
+		"so the write would be lost; put the file back at %s and retry (the server resumes by itself), or stop the server and start it "+
+		"on the file where it now is, with its -wal file moved next to it under its name", db, db).Because(RefusalDatabaseMoved, "db", db)
+}
