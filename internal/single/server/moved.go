@@ -1,13 +1,18 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/hold"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/retention"
 )
 
 // The diagnostic codes of the database path no longer naming the file the
@@ -42,18 +47,24 @@ func (s *Server) recordDatabaseFile() error {
 // its open descriptor, but nobody reads them: a CLI command opens the path
 // and finds another database or creates an empty one, and the next start
 // opens the path too, so every Run admitted or command started meanwhile
-// would be lost work. The scheduler and the dispatcher are held until the
-// path names the server's file again. Called from the watch's goroutine
+// would be lost work. The scheduler, the dispatcher, the notifications'
+// claims, retention and the API's and the console's writes are held until
+// the path names the server's file again; reads go on, from the server's
+// own file. Called from the watch's goroutine
 // only, which owns movedSince and movedLogged.
 func (s *Server) checkDatabasePath(now time.Time) bool {
 	info, err := os.Stat(s.layout.DB)
 	if err == nil && os.SameFile(s.dbFile, info) {
 		if s.moved.Load() {
 			s.moved.Store(false)
-			s.cfg.Logger.Info("the database file is back at its path; admitting and starting commands again", "code", CodeDatabaseBack,
+			s.cfg.Logger.Info("the database file is back at its path; admitting, starting commands, sending notifications and taking writes again", "code", CodeDatabaseBack,
 				"db", s.layout.DB, "held", now.Sub(s.movedSince).Round(time.Millisecond))
 			s.sched.Wake()
 			s.disp.Wake()
+			s.notify.Wake()
+			if s.retain != nil {
+				s.retain.Wake()
+			}
 		}
 		return false
 	}
@@ -76,8 +87,93 @@ func (s *Server) checkDatabasePath(now time.Time) bool {
 		found = err.Error()
 	}
 	s.cfg.Logger.Error("the database path no longer names the file this server opened (it was moved, deleted or replaced); nothing is admitted "+
-		"or started until it does, and commands already running finish: put the file back at "+s.layout.DB+" and the server resumes by itself, "+
+		"or started, no notification is sent and the API and the console take no writes until it does, and commands already running finish: put the file back at "+s.layout.DB+" and the server resumes by itself, "+
 		"or stop the server and start it on the file where it now is, with "+filepath.Base(s.layout.DB)+"-wal (its latest writes) moved next to it under its name",
 		"code", CodeDatabaseMoved, "db", s.layout.DB, "found", found, "since", s.movedSince.UTC().Format(time.RFC3339))
 	return true
+}
+
+// writes is the server's write gate, which the API and the console pass:
+// it holds their writes as checkDatabasePath holds the scheduler's rounds.
+type writes struct{ s *Server }
+
+// Admit takes admitting for reading until done, as a scheduler round
+// does: checkDatabasePath takes it for writing to set moved, so once the
+// hold is set (and readiness says so) no write admitted before it is still
+// under way, and none is admitted after it.
+func (w writes) Admit() (func(), error) {
+	w.s.admitting.RLock()
+	if w.s.moved.Load() {
+		w.s.admitting.RUnlock()
+		return nil, hold.DatabaseMoved(w.s.layout.DB)
+	}
+	return w.s.admitting.RUnlock, nil
+}
+
+// Held reports whether the database path names another file, or none.
+func (w writes) Held() bool { return w.s.moved.Load() }
+
+// unlessMoved runs write under admitting's read lock, as a scheduler round
+// runs, unless the database path names another file, and reports whether
+// it ran.
+func (s *Server) unlessMoved(write func()) bool {
+	s.admitting.RLock()
+	defer s.admitting.RUnlock()
+	if s.moved.Load() {
+		return false
+	}
+	write()
+	return true
+}
+
+// heldOutbox claims no notification while the database path names another
+// file: a delivery recorded only in the file the server holds open would
+// be sent again by the next start on the path. Recording a delivery
+// already sent is not held: it belongs in the server's file, like a
+// command's result, whether that file comes back or is started where it
+// now is.
+type heldOutbox struct {
+	notify.Outbox
+	s *Server
+}
+
+func (o heldOutbox) NotificationsClaim(ctx context.Context, c notify.Claim) (msgs []notify.Message, err error) {
+	o.s.unlessMoved(func() { msgs, err = o.Outbox.NotificationsClaim(ctx, c) })
+	return msgs, err
+}
+
+// heldRetention deletes nothing while the database path names another
+// file: a batch removes log files a start on the path would still find
+// rows for. A held batch reports nothing more to delete, so the pass ends
+// quietly; the loop is woken when the file is back.
+type heldRetention struct {
+	retention.Store
+	s *Server
+}
+
+func (r heldRetention) RetentionBatch(ctx context.Context, b retention.Batch) (d retention.Deleted, more bool, err error) {
+	r.s.unlessMoved(func() { d, more, err = r.Store.RetentionBatch(ctx, b) })
+	return d, more, err
+}
+
+func (r heldRetention) RetentionCompact(ctx context.Context) (freed int64, err error) {
+	r.s.unlessMoved(func() { freed, err = r.Store.RetentionCompact(ctx) })
+	return freed, err
+}
+
+// heldTouches records no token use while the database path names another
+// file. It reads the flag without the lock: a request's sign-in or write
+// may already hold admitting for reading, and a second read lock behind a
+// waiting look would deadlock; a use recorded in the moment the hold is
+// set is informational and harmless.
+type heldTouches struct {
+	apitoken.Authenticator
+	s *Server
+}
+
+func (t heldTouches) TokenTouch(ctx context.Context, id string, atMs int64) error {
+	if t.s.moved.Load() {
+		return nil
+	}
+	return t.Authenticator.TokenTouch(ctx, id, atMs)
 }

@@ -55,9 +55,11 @@ type Server struct {
 	watcher      *loop.Loop
 	watchFailing bool
 	// dbFile is the database file as opened; moved is set while the path
-	// names another file (or none), which holds the scheduler and the
-	// dispatcher. admitting is held for reading by each scheduler round
-	// and for writing to set moved.
+	// names another file (or none), which holds the scheduler, the
+	// dispatcher, the notifications' claims, retention, and the API's and
+	// the console's writes. admitting is held for reading by each
+	// scheduler round, each write the API or the console admits (writes),
+	// each claim and each retention batch, and for writing to set moved.
 	dbFile      os.FileInfo
 	moved       atomic.Bool
 	admitting   sync.RWMutex
@@ -193,7 +195,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	if !cfg.Retention.Policy.Off() {
 		if s.retain, err = retention.NewLoop(retention.LoopConfig{
-			Store: s.store.Retention(s.layout.Logs), Policy: cfg.Retention.Policy, Cadence: cfg.Retention.Cadence,
+			Store: heldRetention{Store: s.store.Retention(s.layout.Logs), s: s}, Policy: cfg.Retention.Policy, Cadence: cfg.Retention.Cadence,
 			StopTimeout: cfg.StopTimeout, Options: cfg.Retention.Options, Logger: cfg.Logger,
 		}); err != nil {
 			return nil, qlerror.Wrap(qlerror.Invalid, err, "retention")
@@ -297,7 +299,7 @@ func (s *Server) startNotifications(ctx context.Context) error {
 		observe = s.metrics.NotificationDelivery
 	}
 	d := notify.NewDeliverer(notify.DeliveryConfig{
-		Outbox:      s.store,
+		Outbox:      heldOutbox{Outbox: s.store, s: s},
 		Secrets:     secrets.Resolve,
 		MaxAttempts: s.cfg.NotifyMaxAttempts,
 		BaseBackoff: s.cfg.NotifyBackoff,
