@@ -97,8 +97,8 @@ func (s *Server) checkDatabasePath(now time.Time) bool {
 // it holds their writes as checkDatabasePath holds the scheduler's rounds.
 type writes struct{ s *Server }
 
-// Admit takes admitting for reading until done, as a scheduler round
-// does: checkDatabasePath takes it for writing to set moved, so once the
+// Admit takes admitting for reading until done, as unlessMoved does for
+// the server's own loops: checkDatabasePath takes it for writing to set moved, so once the
 // hold is set (and readiness says so) no write admitted before it is still
 // under way, and none is admitted after it.
 func (w writes) Admit() (func(), error) {
@@ -113,17 +113,16 @@ func (w writes) Admit() (func(), error) {
 // Held reports whether the database path names another file, or none.
 func (w writes) Held() bool { return w.s.moved.Load() }
 
-// unlessMoved runs write under admitting's read lock, as a scheduler round
-// runs, unless the database path names another file, and reports whether
-// it ran.
-func (s *Server) unlessMoved(write func()) bool {
+// unlessMoved runs write under admitting's read lock unless the database
+// path names another file. checkDatabasePath takes the lock for writing to
+// set moved, so once the hold is set no write run here is still under way.
+func (s *Server) unlessMoved(write func()) {
 	s.admitting.RLock()
 	defer s.admitting.RUnlock()
 	if s.moved.Load() {
-		return false
+		return
 	}
 	write()
-	return true
 }
 
 // heldOutbox claims no notification while the database path names another
@@ -137,6 +136,7 @@ type heldOutbox struct {
 	s *Server
 }
 
+// NotificationsClaim claims nothing while the path names another file.
 func (o heldOutbox) NotificationsClaim(ctx context.Context, c notify.Claim) (msgs []notify.Message, err error) {
 	o.s.unlessMoved(func() { msgs, err = o.Outbox.NotificationsClaim(ctx, c) })
 	return msgs, err
@@ -151,11 +151,13 @@ type heldRetention struct {
 	s *Server
 }
 
+// RetentionBatch deletes nothing while the path names another file.
 func (r heldRetention) RetentionBatch(ctx context.Context, b retention.Batch) (d retention.Deleted, more bool, err error) {
 	r.s.unlessMoved(func() { d, more, err = r.Store.RetentionBatch(ctx, b) })
 	return d, more, err
 }
 
+// RetentionCompact gives nothing back while the path names another file.
 func (r heldRetention) RetentionCompact(ctx context.Context) (freed int64, err error) {
 	r.s.unlessMoved(func() { freed, err = r.Store.RetentionCompact(ctx) })
 	return freed, err
@@ -171,6 +173,7 @@ type heldTouches struct {
 	s *Server
 }
 
+// TokenTouch records nothing while the path names another file.
 func (t heldTouches) TokenTouch(ctx context.Context, id string, atMs int64) error {
 	if t.s.moved.Load() {
 		return nil

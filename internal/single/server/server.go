@@ -342,12 +342,13 @@ func (s *Server) finished(a run.Attempt, state run.State) {
 // whatever it admitted — and only then, since the admissions are
 // committed. While the database path names another file it admits
 // nothing (see checkDatabasePath).
-func (s *Server) round(ctx context.Context) (bool, error) {
-	s.admitting.RLock()
-	defer s.admitting.RUnlock()
-	if s.moved.Load() {
-		return false, nil
-	}
+func (s *Server) round(ctx context.Context) (more bool, err error) {
+	s.unlessMoved(func() { more, err = s.admit(ctx) })
+	return more, err
+}
+
+// admit is the scheduler round's work.
+func (s *Server) admit(ctx context.Context) (bool, error) {
 	sum, err := schedule.Round(ctx, s.store, schedule.RoundConfig{
 		PageSize: s.cfg.PageSize,
 		GraceMs:  s.cfg.Grace.Milliseconds(),
