@@ -122,6 +122,9 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.recordDatabaseFile(); err != nil {
 		return nil, err
 	}
+	if err := s.store.OpenReaders(ctx); err != nil {
+		return nil, err
+	}
 	if errors.Is(statErr, fs.ErrNotExist) {
 		// A mistyped --data-dir (or a restore into the wrong directory)
 		// would otherwise serve a new, empty database as quietly as the

@@ -148,6 +148,36 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
+// OpenReaders opens every connection of the read pool now; the pool keeps
+// them, as it never closes an idle one. A server calls it once its file is
+// open: each connection holds the file's descriptor from then on, so reads
+// go on from the server's own file if the path is later moved, deleted or
+// replaced, where a connection opened then would find no file (see
+// existingFile) and a read needing one would fail.
+func (s *Store) OpenReaders(ctx context.Context) error {
+	conns := make([]*sql.Conn, 0, s.cfg.ReadConns)
+	defer func() {
+		for _, c := range conns {
+			c.Close() //nolint:errcheck // returns an open connection to the pool; nothing was written on it
+		}
+	}()
+	// Each held until all are open: a connection returned at once would
+	// be taken again by the next Conn, and the pool would open only one.
+	for range s.cfg.ReadConns {
+		c, err := s.reader.Conn(ctx)
+		if err == nil {
+			err = c.PingContext(ctx)
+		}
+		if c != nil {
+			conns = append(conns, c)
+		}
+		if err != nil {
+			return qlerror.Wrap(qlerror.Unavailable, err, "open the read connections of %s; check that nothing moves or deletes it", s.cfg.Path)
+		}
+	}
+	return nil
+}
+
 // existingFile is the start of the name of a connection that opens path
 // only if a file is there: the pools open connections lazily, and one
 // opened after the file was moved or deleted would otherwise create a new,

@@ -64,3 +64,41 @@ func TestAConnectionOpenedAfterTheFileMovedCreatesNoDatabaseAtItsPath(t *testing
 		t.Fatalf("stat %s after the store opened connections with its file moved away: %v; want no file there", path, err)
 	}
 }
+
+// With its read connections opened before the file moved away, the store
+// answers as many readers at once as its pool holds from the file it
+// opened, none of which needs a new connection that would find no file.
+func TestEveryReaderOfAStoreWhoseReadersAreOpenAnswersWhileItsFileIsAway(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "qinglong.db")
+	const readers = 3
+	st, err := Open(t.Context(), Config{Path: path, NowMs: func() int64 { return time.Now().UnixMilli() }, ReadConns: readers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.OpenReaders(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path, path+".away"); err != nil {
+		t.Fatal(err)
+	}
+	// Held together, so each is a connection of its own.
+	for i := range readers {
+		c, err := st.reader.Conn(t.Context())
+		if err == nil {
+			defer c.Close()
+			var n int
+			err = c.QueryRowContext(t.Context(), `SELECT count(*) FROM runs`).Scan(&n)
+		}
+		if err != nil {
+			t.Fatalf("reader %d of %d with the file away: %v; want it answered from the file the store opened", i+1, readers, err)
+		}
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("stat %s after reading with the file away: %v; want no file there", path, err)
+	}
+}
