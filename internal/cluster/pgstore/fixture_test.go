@@ -96,6 +96,13 @@ func (s *store) fixture() storetest.Fixture {
 			return s.tamper(ctx, `UPDATE qinglong.notification_outbox SET created_at_ms = created_at_ms - $2, updated_at_ms = updated_at_ms - $2,
 				next_attempt_at_ms = next_attempt_at_ms - $2, delivered_at_ms = delivered_at_ms - $2 WHERE id = $1`, id, d.Milliseconds())
 		},
+		SeedNotifications: func(ctx context.Context, templateID string, n int) error {
+			return s.tamper(ctx, `INSERT INTO qinglong.notification_outbox (id, project_id, run_id, rule_key, subject, event, channel, payload,
+					state, attempts, next_attempt_at_ms, created_at_ms, updated_at_ms)
+				SELECT gen_random_uuid(), o.project_id, o.run_id, o.rule_key, o.subject || '#' || k, o.event, o.channel, o.payload,
+					'pending', 0, o.next_attempt_at_ms - k, o.created_at_ms, o.updated_at_ms
+				  FROM qinglong.notification_outbox o, generate_series(1, $2::int) AS k WHERE o.id = $1`, templateID, n)
+		},
 		HasLog:  s.hasLog,
 		Monitor: s.runtime,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {

@@ -94,7 +94,7 @@ func (r *Runtime) NotificationsClaim(ctx context.Context, c notify.Claim) ([]not
 		channels = append(channels, ref.Channel)
 		counts = append(counts, int32(n)) //nolint:gosec // G115: at most notify.MaxInFlight
 	}
-	rows, err := r.pool.Query(ctx, sqlNotifyClaim, c.Lease.Milliseconds(), c.Limit, projects, channels, counts, c.PerChannel, c.Lookahead)
+	rows, err := r.pool.Query(ctx, sqlNotifyClaim, c.Lease.Milliseconds(), c.Limit, projects, channels, counts, c.PerChannel)
 	if err != nil {
 		return nil, mapErr(err, "claiming notifications")
 	}

@@ -40,9 +40,6 @@ const (
 	// N shares, and the other channels' notifications keep flowing
 	// instead of waiting a whole timeout per round.
 	SilentInFlight = 1
-	// claimLookahead is how many due rows, first due first, a claim looks
-	// among for rows within their channel's share.
-	claimLookahead = 32 * MaxInFlight
 	// leaseTimeouts is a claim's lease in delivery timeouts: a claimed
 	// row's one delivery starts at once and ends within one timeout, so
 	// the lease never lapses under a live delivery; a process that died
@@ -191,7 +188,7 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 	for {
 		if inFlight < MaxInFlight && ctx.Err() == nil && failed() == nil {
 			batch, err := d.cfg.Outbox.NotificationsClaim(ctx, Claim{Limit: MaxInFlight - inFlight, Lease: lease,
-				PerChannel: PerChannelInFlight, InFlight: d.load(perChannel), Lookahead: claimLookahead})
+				PerChannel: PerChannelInFlight, InFlight: d.load(perChannel)})
 			if err != nil {
 				mu.Lock()
 				firstErr = cmp.Or(firstErr, err)

@@ -227,10 +227,6 @@ type Claim struct {
 	PerChannel int
 	// InFlight is how many rows of each channel this process is sending.
 	InFlight map[ChannelRef]int
-	// Lookahead bounds the due rows, first due first, among which the
-	// claim looks for rows within their channel's share: its cost stays
-	// bounded however long one channel's backlog grows.
-	Lookahead int
 }
 
 // ChannelRef names a channel: channels are named within their project.
@@ -255,7 +251,10 @@ type Outbox interface {
 	// NotificationsClaim takes up to c.Limit pending rows due now, in due
 	// order, within each channel's share: each gets attempts + 1 and is not
 	// due again for c.Lease, so replicas sharing the outbox never send one
-	// row at once.
+	// row at once. Each channel's own first due rows are candidates, however
+	// many rows of other channels fall due before them: a backlog of one
+	// channel never hides another channel's rows from a claim with free
+	// slots.
 	NotificationsClaim(ctx context.Context, c Claim) ([]Message, error)
 	// NotificationDelivered marks the row delivered.
 	NotificationDelivered(ctx context.Context, id string) error

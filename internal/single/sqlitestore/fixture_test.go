@@ -157,6 +157,9 @@ func (e *env) fixture() storetest.Fixture {
 		BackdateNotification: func(ctx context.Context, id string, d time.Duration) error {
 			return e.tamper(ctx, backdateNotificationSQL, id, d.Milliseconds())
 		},
+		SeedNotifications: func(ctx context.Context, templateID string, n int) error {
+			return e.tamper(ctx, seedNotificationsSQL, templateID, n)
+		},
 		HasLog:  e.hasLog,
 		Monitor: e.store,
 		MoveCursor: func(ctx context.Context, triggerID string, cursorMs int64, dueOffsetMs *int64) error {

@@ -141,7 +141,7 @@ func (s *Store) NotificationsClaim(ctx context.Context, c notify.Claim) ([]notif
 	}
 	var out []notify.Message
 	err = s.write(ctx, "claim notifications", routine, func(tx *txn) error {
-		rows, err := tx.QueryContext(ctx, qNotifyClaim, s.nowMs(), c.Lease.Milliseconds(), c.Limit, string(busy), c.PerChannel, c.Lookahead)
+		rows, err := tx.QueryContext(ctx, qNotifyClaim, s.nowMs(), c.Lease.Milliseconds(), c.Limit, string(busy), c.PerChannel)
 		if err != nil {
 			return err
 		}

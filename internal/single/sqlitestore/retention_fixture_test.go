@@ -44,6 +44,16 @@ const backdateSQL = `UPDATE runs SET created_at_ms = created_at_ms - ?2, queued_
 const backdateNotificationSQL = `UPDATE notification_outbox SET created_at_ms = created_at_ms - ?2, updated_at_ms = updated_at_ms - ?2,
 	next_attempt_at_ms = next_attempt_at_ms - ?2, delivered_at_ms = delivered_at_ms - ?2 WHERE id = ?1`
 
+// seedNotificationsSQL copies outbox row ?1 ?2 times as pending rows with
+// fresh ids and subjects, copy k due k ms before it.
+const seedNotificationsSQL = `WITH RECURSIVE k (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?2)
+INSERT INTO notification_outbox (id, project_id, run_id, rule_key, subject, event, channel_json, payload_json, state,
+                                 attempts, next_attempt_at_ms, created_at_ms, updated_at_ms)
+SELECT lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-' || hex(randomblob(2)) || '-' || hex(randomblob(2)) || '-' || hex(randomblob(6))),
+       o.project_id, o.run_id, o.rule_key, o.subject || '#' || k.i, o.event, o.channel_json, o.payload_json, 'pending',
+       0, o.next_attempt_at_ms - k.i, o.created_at_ms, o.updated_at_ms
+  FROM notification_outbox o, k WHERE o.id = ?1`
+
 func (e *env) logDir() string { return filepath.Join(filepath.Dir(e.path), "logs") }
 
 // idPrefix is a random UUIDv7-shaped prefix to which seedSQL appends a

@@ -128,6 +128,11 @@ type Fixture struct {
 	// last update, due, delivery) back by d, as if it had been written
 	// that long ago.
 	BackdateNotification func(ctx context.Context, id string, d time.Duration) error
+	// SeedNotifications copies the pending outbox row template n times
+	// with fresh ids and subjects, copy k (1…n) due k ms before it: a
+	// backlog of the template's channel due ahead of every row due with
+	// or after the template.
+	SeedNotifications func(ctx context.Context, templateID string, n int) error
 	// HasLog reports whether an attempt's log is still stored.
 	HasLog func(ctx context.Context, attemptID string) (bool, error)
 

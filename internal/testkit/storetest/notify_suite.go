@@ -28,6 +28,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ADeadNotificationIsLoggedWithoutARetryWait":                 testDeadLoggedWithoutRetry,
 		"ANotificationDueWhileASlowSendWaitsIsSentMeanwhile":         testDeliveryClaimsWhatFallsDueMeanwhile,
 		"AClaimTakesNoRowPastItsChannelsShare":                       testClaimWithinChannelShares,
+		"AHungChannelsBacklogNeverHidesAHealthyChannelFromAClaim":    testBacklogHidesNoChannel,
 		"AReceiverThatDoesNotAnswerHoldsOnlyItsChannelsShare":        testSlowChannelHoldsOnlyItsShare,
 		"AHealthyChannelKeepsFlowingWhileTwoChannelsDoNotAnswer":     testHealthyFlowsBesideSilentChannels(2),
 		"AHealthyChannelKeepsFlowingWhileFourChannelsDoNotAnswer":    testHealthyFlowsBesideSilentChannels(4),
@@ -237,7 +238,7 @@ func testOutboxHistory(t *testing.T, f Fixture) {
 
 // claimTen claims up to ten rows for an hour, with no channel's share in
 // the way.
-var claimTen = notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 10, Lookahead: 100}
+var claimTen = notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 10}
 
 func testOutboxDelivery(t *testing.T, f Fixture) {
 	d := notifyDefs(t, f, "alpha", notify.Rule{On: notify.OnFailed, Channel: "ops"})
@@ -361,8 +362,7 @@ func testOutboxSettings(t *testing.T, f Fixture) {
 // testClaimWithinChannelShares: a claim takes no row of a channel past
 // its share, counting the rows under way and those it takes before; a
 // channel is named within its project, so another project's channel of the
-// same name has a share of its own; and the claim looks only at the first
-// Lookahead due rows.
+// same name has a share of its own.
 func testClaimWithinChannelShares(t *testing.T, f Fixture) {
 	share := notifyDefs(t, f, "share", notify.Rule{On: notify.OnFailed, Channel: "ops"}, notify.Rule{On: notify.OnFailed, Channel: "chat"})
 	for i := range 5 {
@@ -383,17 +383,61 @@ func testClaimWithinChannelShares(t *testing.T, f Fixture) {
 	}
 
 	claimed, err := f.Outbox.NotificationsClaim(ctx, notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 2,
-		InFlight: map[notify.ChannelRef]int{shareOps: 1}, Lookahead: 100})
+		InFlight: map[notify.ChannelRef]int{shareOps: 1}})
 	want := map[notify.ChannelRef]int{shareOps: 1, shareChat: 2, otherOps: 1}
 	if got := byChannel(claimed); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("claim with a share of 2 and one row of share/ops under way: %v (%v), want %v", got, err, want)
 	}
-	claimed, err = f.Outbox.NotificationsClaim(ctx, notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 10, Lookahead: 2})
-	if err != nil || len(claimed) != 2 {
-		t.Fatalf("claim looking at the first 2 due rows took %d (%v), want 2", len(claimed), err)
+	claimed, err = f.Outbox.NotificationsClaim(ctx, notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 10})
+	if err != nil || len(claimed) != 7 {
+		t.Fatalf("the last claim took %d (%v), want the 7 rows left of 11", len(claimed), err)
 	}
-	claimed, err = f.Outbox.NotificationsClaim(ctx, notify.Claim{Limit: 10, Lease: time.Hour, PerChannel: 10, Lookahead: 100})
-	if err != nil || len(claimed) != 5 {
-		t.Fatalf("the last claim took %d (%v), want the 5 rows left of 11", len(claimed), err)
+}
+
+// testBacklogHidesNoChannel: with 300 due rows of a channel whose receiver
+// hangs ahead of a healthy channel's rows, the first claim (a process's
+// first, nothing under way) takes the healthy channel's rows into the
+// slots the hung channel's share leaves free, and so does a claim that
+// leaves the hung channel its one slot: each channel's own first due rows
+// are candidates, however long another channel's backlog.
+func testBacklogHidesNoChannel(t *testing.T, f Fixture) {
+	hung := notify.Channel{Name: "hung", Kind: notify.Webhook, URL: "http://127.0.0.1:9/hung"}
+	healthy := notify.Channel{Name: "healthy", Kind: notify.Webhook, URL: "http://127.0.0.1:9/healthy"}
+	d := newDefs(t, f, "backlog", quietCron(t, f))
+	saveNotifications(t, f, &d, notify.Spec{Channels: []notify.Channel{hung, healthy},
+		Rules: []notify.Rule{{On: notify.OnFailed, Channel: "hung"}, {On: notify.OnTimedOut, Channel: "healthy"}}})
+	initialise(t, f)
+	runFinished(t, f, d.Trigger.TriggerID, 0, run.AttemptFailed)
+	ms := outbox(t, f)
+	if len(ms) != 1 || ms[0].Channel.Name != "hung" {
+		t.Fatalf("outbox %+v, want the one row of the hung channel", ms)
+	}
+	const backlog = 300
+	if err := f.SeedNotifications(t.Context(), ms[0].ID, backlog-1); err != nil {
+		t.Fatalf("seed the hung channel's backlog: %v", err)
+	}
+	for i := 1; i <= 2*notify.PerChannelInFlight; i++ {
+		runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptTimedOut)
+	}
+	ref := func(name string) notify.ChannelRef { return notify.ChannelRef{ProjectID: d.Project.ID, Channel: name} }
+	for _, tc := range []struct {
+		name     string
+		inFlight map[notify.ChannelRef]int
+		want     map[notify.ChannelRef]int
+	}{
+		{"the first claim", nil,
+			map[notify.ChannelRef]int{ref("hung"): notify.PerChannelInFlight, ref("healthy"): notify.PerChannelInFlight}},
+		{"a later claim leaving the silent hung channel one slot", map[notify.ChannelRef]int{ref("hung"): notify.PerChannelInFlight - notify.SilentInFlight},
+			map[notify.ChannelRef]int{ref("hung"): notify.SilentInFlight, ref("healthy"): notify.PerChannelInFlight}},
+	} {
+		claimed, err := f.Outbox.NotificationsClaim(t.Context(), notify.Claim{Limit: notify.MaxInFlight, Lease: time.Hour,
+			PerChannel: notify.PerChannelInFlight, InFlight: tc.inFlight})
+		got := map[notify.ChannelRef]int{}
+		for _, m := range claimed {
+			got[notify.RefOf(m)]++
+		}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Fatalf("%s, with %d due rows of the hung channel ahead of the healthy one's: claimed %v (%v), want %v", tc.name, backlog, got, err, tc.want)
+		}
 	}
 }

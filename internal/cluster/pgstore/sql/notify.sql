@@ -36,30 +36,58 @@ ON CONFLICT (rule_key, subject) DO NOTHING
 -- its channel's share ($6), counting the rows of the channel this replica
 -- has under way ($3, $4, $5) and those the claim takes before it, so a
 -- receiver that does not answer holds only its share of the send slots.
--- The share is counted among the first $7 due rows only: the claim reads
--- a bounded head of the due index however long one channel's backlog is.
-WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+--
+-- The candidates are each channel's own first $6 due rows (no channel may
+-- take more), found through notification_outbox_channel_due_idx: channels
+-- walks the channels with pending rows, one descent each (PostgreSQL has
+-- no skip scan of its own), and heads reads each one's due rows in due
+-- order. A channel's backlog costs the claim $6 rows, and a healthy
+-- channel's rows are candidates however many rows of a channel that does
+-- not answer fell due before them: a look at the first rows due of all
+-- channels together was filled by such a backlog and left the free slots
+-- empty until it had died out. picked re-reads the candidates under FOR
+-- UPDATE SKIP LOCKED, so a row another replica claimed meanwhile (no
+-- longer due) or is claiming now is not taken twice; it looks them up by
+-- primary key from an array, since the generic plan of a join (or IN)
+-- against heads hashed them and scanned every due row of the outbox.
+WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 busy AS (
     SELECT * FROM unnest($3::uuid[], $4::text[], $5::int[]) AS b(project_id, channel, n)
 ),
-ahead AS (
-    SELECT o.id, o.project_id, o.channel->>'name' AS channel, o.next_attempt_at_ms
-      FROM qinglong.notification_outbox o
-     WHERE o.state = 'pending' AND o.next_attempt_at_ms <= (SELECT ms FROM n)
-     ORDER BY o.next_attempt_at_ms
-     LIMIT $7
+channels AS (
+    (SELECT o.project_id, o.channel->>'name' AS channel
+       FROM qinglong.notification_outbox o
+      WHERE o.state = 'pending'
+      ORDER BY o.project_id, o.channel->>'name'
+      LIMIT 1)
+    UNION ALL
+    SELECT nx.project_id, nx.channel
+      FROM channels c
+     CROSS JOIN LATERAL (
+           SELECT o.project_id, o.channel->>'name' AS channel
+             FROM qinglong.notification_outbox o
+            WHERE o.state = 'pending' AND (o.project_id, o.channel->>'name') > (c.project_id, c.channel)
+            ORDER BY o.project_id, o.channel->>'name'
+            LIMIT 1) nx
 ),
-shared AS (
-    SELECT r.id
-      FROM (SELECT a.id, coalesce(b.n, 0) + row_number() OVER (PARTITION BY a.project_id, a.channel ORDER BY a.next_attempt_at_ms, a.id) AS nth
-              FROM ahead a LEFT JOIN busy b ON b.project_id = a.project_id AND b.channel = a.channel) r
-     WHERE r.nth <= $6
+heads AS (
+    SELECT h.id, h.next_attempt_at_ms,
+           coalesce(b.n, 0) + row_number() OVER (PARTITION BY c.project_id, c.channel ORDER BY h.next_attempt_at_ms, h.id) AS nth
+      FROM channels c
+     CROSS JOIN LATERAL (
+           SELECT o.id, o.next_attempt_at_ms
+             FROM qinglong.notification_outbox o
+            WHERE o.state = 'pending' AND o.project_id = c.project_id AND o.channel->>'name' = c.channel
+              AND o.next_attempt_at_ms <= (SELECT ms FROM n)
+            ORDER BY o.next_attempt_at_ms, o.id
+            LIMIT $6) h
+      LEFT JOIN busy b ON b.project_id = c.project_id AND b.channel = c.channel
 ),
 picked AS (
     SELECT o.id FROM qinglong.notification_outbox o
-     WHERE o.id IN (SELECT id FROM shared)
+     WHERE o.id = ANY (ARRAY(SELECT id FROM heads WHERE nth <= $6))
        AND o.state = 'pending' AND o.next_attempt_at_ms <= (SELECT ms FROM n)
-     ORDER BY o.next_attempt_at_ms
+     ORDER BY o.next_attempt_at_ms, o.id
      LIMIT $2
        FOR UPDATE SKIP LOCKED
 )
