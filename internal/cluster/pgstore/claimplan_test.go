@@ -136,6 +136,7 @@ func (s *store) explainClaimAfter(t testing.TB, limit int, settings string) clai
 type planNode struct {
 	NodeType        string     `json:"Node Type"`
 	Relation        string     `json:"Relation Name"`
+	IndexName       string     `json:"Index Name"`
 	ActualRows      float64    `json:"Actual Rows"`
 	ActualLoops     float64    `json:"Actual Loops"`
 	RemovedByFilter float64    `json:"Rows Removed by Filter"`
