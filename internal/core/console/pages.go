@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -46,12 +47,20 @@ type page struct {
 	ShowTokens bool
 	// ShowWorkers offers the workers page (the cluster).
 	ShowWorkers bool
-	Data        any
+	// Held is, while the server holds every write, the refusal a form
+	// would get, shown above every page: its pages still show what it
+	// holds, and a user should not have to submit a form to learn that
+	// none would be taken.
+	Held string
+	Data any
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
 	p := page{Lang: lang(r), Zone: viewerZone(r), Data: data}
 	p.LangEN, p.LangZH = langHref(r, "en"), langHref(r, "zh")
+	if err := hold.Held(c.cfg.Writes); err != nil {
+		p.Held = c.errorText(p.Lang, err)
+	}
 	if s != nil {
 		p.CSRF, p.Token, p.CanOperate, p.CanAdmin = s.csrf, s.name, s.scope.Allows(apitoken.Operate), s.scope.Allows(apitoken.Admin)
 		p.CanEnable = c.cfg.Enabler != nil && s.scope.Allows(apitoken.Admin)

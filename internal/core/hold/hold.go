@@ -13,10 +13,11 @@ type Gate interface {
 	// the next, so none admitted lands after the hold began. While writes
 	// are held, err is the refusal saying why and what to do.
 	Admit() (done func(), err error)
-	// Held reports whether writes are held now. The process is then not
-	// ready, yet what it reads is its own consistent data, so reads are
-	// still answered.
-	Held() bool
+	// Held is the refusal a write would get now, nil while writes are
+	// admitted. The process is then not ready, yet what it reads is its
+	// own consistent data, so reads are still answered (and the console
+	// shows the refusal above every page).
+	Held() error
 }
 
 // Admit admits one write through g; a nil g admits every write.
@@ -27,9 +28,13 @@ func Admit(g Gate) (done func(), err error) {
 	return g.Admit()
 }
 
-// Held reports whether g holds writes now; a nil g never does.
-func Held(g Gate) bool {
-	return g != nil && g.Held()
+// Held is the refusal a write through g would get now, nil while g admits
+// writes; a nil g never holds them.
+func Held(g Gate) error {
+	if g == nil {
+		return nil
+	}
+	return g.Held()
 }
 
 // RefusalDatabaseMoved is the reason of a write refused because the

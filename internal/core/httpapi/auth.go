@@ -205,7 +205,7 @@ func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc 
 		g := a.guard
 		// A server not ready only because its writes are held answers
 		// reads, and refuses a write below in the hold's own words.
-		if ok, reason := a.Ready(); !ok && !hold.Held(a.Writes) {
+		if ok, reason := a.Ready(); !ok && hold.Held(a.Writes) == nil {
 			a.writeError(w, r, qlerror.New(qlerror.Unavailable, "this server is not admitting requests (%s); retry later, or ask another server if you run several", reason))
 			return
 		}

@@ -110,8 +110,14 @@ func (w writes) Admit() (func(), error) {
 	return w.s.admitting.RUnlock, nil
 }
 
-// Held reports whether the database path names another file, or none.
-func (w writes) Held() bool { return w.s.moved.Load() }
+// Held is the refusal of a write while the database path names another
+// file, or none.
+func (w writes) Held() error {
+	if !w.s.moved.Load() {
+		return nil
+	}
+	return hold.DatabaseMoved(w.s.layout.DB)
+}
 
 // unlessMoved runs write under admitting's read lock unless the database
 // path names another file. checkDatabasePath takes the lock for writing to

@@ -272,3 +272,34 @@ func TestANotificationDueWhileTheDatabaseIsMovedAwayIsSentOnlyOnceItIsBack(t *te
 		t.Fatal("no notification sent within 10s of the database file being back")
 	}
 }
+
+// TestEveryConsolePageSaysItsServerTakesNoWritesWhileTheDatabaseIsMovedAway:
+// while the database file is moved away, every page of the console says,
+// above what it shows and in the page's language, that the server takes no
+// writes and what to do — a user learns it before submitting a form, not
+// from a refusal — and once the file is back no page says it.
+func TestEveryConsolePageSaysItsServerTakesNoWritesWhileTheDatabaseIsMovedAway(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Admin])
+	db := LayoutOf(site.dir).DB
+	pages := []string{"/", "/triggers", "/triggers/" + site.triggerID, "/runs"}
+	banner := `id="held"`
+	back := site.moveAway(t)
+	for _, l := range []string{"en", "zh"} {
+		want := map[string]string{"en": "put the file back at " + db, "zh": "请把文件放回 " + db}[l]
+		for _, path := range pages {
+			resp, page := httpcall.Form(t, c, http.MethodGet, site.base+path+"?lang="+l, nil)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(page, banner) || !strings.Contains(page, want) {
+				t.Errorf("%s (%s) while the database file is moved away: %d, want 200 with the banner saying %q:\n%s", path, l, resp.StatusCode, want, page)
+			}
+		}
+	}
+	back()
+	for _, path := range pages {
+		if resp, page := httpcall.Form(t, c, http.MethodGet, site.base+path, nil); resp.StatusCode != http.StatusOK || strings.Contains(page, banner) {
+			t.Errorf("%s once the database file is back: %d, want 200 without the banner:\n%s", path, resp.StatusCode, page)
+		}
+	}
+}
