@@ -140,8 +140,25 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 		}
 		_, page = fetch(http.MethodGet, "/", nil)
 		session := csrfOf(page)
+		// A Run of its own, for the run page (its attempts' table).
+		req, err := http.NewRequest(http.MethodPost, base+"/triggers/"+nightly+"/run", strings.NewReader(url.Values{"csrf": {session}, "request": {"r-run-page"}}.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err = c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		runPage := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(runPage, "/runs/") {
+			t.Fatalf("run now of demo/nightly: %d to %q, want 303 to its run page", resp.StatusCode, runPage)
+		}
 		for _, l := range []string{"en", "zh"} {
-			_, page := fetch(http.MethodGet, "/definitions?project=demo&lang="+l, nil)
+			_, page := fetch(http.MethodGet, runPage+"?lang="+l, nil)
+			pages = append(pages, consolePage{"a run's page (" + l + ")", page, nil})
+			_, page = fetch(http.MethodGet, "/definitions?project=demo&lang="+l, nil)
 			pages = append(pages, consolePage{"definitions (" + l + ")", page, []string{"%s apply"}})
 			_, page = fetch(http.MethodPost, "/definitions/preview?lang="+l, url.Values{"csrf": {session}, "yaml": {file}})
 			pages = append(pages, consolePage{"definitions preview (" + l + ")", page, nil})
