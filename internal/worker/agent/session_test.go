@@ -102,20 +102,7 @@ func TestAWorkerWithEverySlotBusyHearsItsReplacementFromItsWatchAndToleratesARep
 			}
 			continue
 		}
-		in.mu.Lock()
-		in.state = workerproto.SessionReplaced
-		in.mu.Unlock()
-		select {
-		case <-w.exited:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("the replaced worker, its only slot busy, did not stop before its next renewal or heartbeat\n%s", w.logs)
-		}
-		if _, err := w.stop(); !errors.Is(err, ErrReplaced) {
-			t.Fatalf("the replaced worker stopped with %v; want ErrReplaced", err)
-		}
-		if !processGone(pid) {
-			t.Fatal("the replaced worker left its command running")
-		}
+		replaceBusyWorker(t, in, w, pid)
 		in.mu.Lock()
 		watches := in.watches
 		in.mu.Unlock()
@@ -155,6 +142,14 @@ func TestAWorkerOnAReplicaOlderThanTheWatchWatchesAgainOnceTheReplicaIsNewer(t *
 		defer in.mu.Unlock()
 		return in.takenWatches > 0
 	})
+	replaceBusyWorker(t, in, w, pid)
+}
+
+// replaceBusyWorker replaces w's session at the ingress and checks that the
+// worker, its only slot busy with the command of pid, stops within moments
+// — before its next renewal or heartbeat — as replaced, ending the command.
+func replaceBusyWorker(t *testing.T, in *ingress, w running, pid int) {
+	t.Helper()
 	in.mu.Lock()
 	in.state = workerproto.SessionReplaced
 	in.mu.Unlock()
