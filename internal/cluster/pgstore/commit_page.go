@@ -14,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // splitAfter is how many attempts of a group lose a serialization race or a
@@ -24,8 +25,8 @@ const splitAfter = 2
 // ScheduleCommitPage commits a page of decisions in one REPEATABLE READ
 // transaction (docs/architecture.md, "Admission", sql/commit_page.sql):
 // one statement locks every row of the page in trigger id order and reads
-// its facts, a second in the same round trip reads its Runs, each decision
-// is verified exactly as ScheduleCommit verifies
+// its facts, a second reads its Runs where a decision needs them
+// (lockPage), each decision is verified exactly as ScheduleCommit verifies
 // it, and one fenced statement writes the rows that passed, pipelined with
 // COMMIT in the same round trip. Each result is what ScheduleCommit would
 // give that decision alone:
@@ -79,7 +80,7 @@ func (r *Runtime) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitPa
 		for k, i := range now {
 			group[k] = ps[i]
 		}
-		for k, res := range r.commitGroup(ctx, group) {
+		for k, res := range r.commitGroup(ctx, group, false) {
 			out[now[k]] = res
 		}
 		pending = later
@@ -88,13 +89,23 @@ func (r *Runtime) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitPa
 }
 
 // commitGroup commits a group of decisions for distinct triggers, retrying
-// and splitting it as ScheduleCommitPage says.
-func (r *Runtime) commitGroup(ctx context.Context, group []schedule.CommitParams) []schedule.CommitResult {
+// and splitting it as ScheduleCommitPage says; probe reads the group's Runs
+// before its write (lockPage).
+func (r *Runtime) commitGroup(ctx context.Context, group []schedule.CommitParams, probe bool) []schedule.CommitResult {
 	var lastErr error
 	for attempt := 1; attempt <= commitRetry.attempts; attempt++ {
-		res, err := r.commitGroupOnce(ctx, group)
+		res, err := r.commitGroupOnce(ctx, group, probe)
 		if err == nil {
 			return res
+		}
+		if errors.Is(err, errIdempotency) {
+			// An occurrence of the group already had its Run, or gained
+			// it since the lock's snapshot; the error does not say which.
+			// The retry's probe finds it and leaves it out, and nothing
+			// is gained by waiting first.
+			probe = true
+			lastErr = err
+			continue
 		}
 		if errors.Is(err, errFenceFailedAfterCancels) {
 			// The retry's verification finds that row's claim expired and
@@ -108,12 +119,12 @@ func (r *Runtime) commitGroup(ctx context.Context, group []schedule.CommitParams
 			// Nothing was written; the halves find the failing row and
 			// commit the others.
 			half := len(group) / 2
-			return append(r.commitGroup(ctx, group[:half]), r.commitGroup(ctx, group[half:])...)
+			return append(r.commitGroup(ctx, group[:half], probe), r.commitGroup(ctx, group[half:], probe)...)
 		}
 		lastErr = err
 		if len(group) > 1 && attempt >= splitAfter {
 			half := len(group) / 2
-			return append(r.commitGroup(ctx, group[:half]), r.commitGroup(ctx, group[half:])...)
+			return append(r.commitGroup(ctx, group[:half], probe), r.commitGroup(ctx, group[half:], probe)...)
 		}
 		if commitRetry.wait(ctx, attempt) != nil {
 			break
@@ -140,7 +151,7 @@ type pageFacts struct {
 // error only for the group to be retried (a lost serialization race or
 // deadlock, or an idempotency key taken by an occurrence it cannot tell
 // apart among several); every other outcome is final and in the results.
-func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitParams) (out []schedule.CommitResult, retry error) {
+func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitParams, probe bool) (out []schedule.CommitResult, retry error) {
 	out = make([]schedule.CommitResult, len(group))
 	conn, err := r.pool.Acquire(ctx)
 	if err != nil {
@@ -168,7 +179,7 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 		}
 	}()
 
-	facts, err := lockPage(ctx, conn, group)
+	facts, err := lockPage(ctx, conn, group, probe)
 	if err != nil {
 		return settle(ctx, out, nil, err, false)
 	}
@@ -247,8 +258,9 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 			return nil, err
 		}
 		if errors.Is(err, errIdempotency) && len(write) > 1 {
-			// Which occurrence gained its Run since the lock statement's
-			// snapshot the error does not say; the retry's snapshot shows it.
+			// Which occurrence had its Run already (unprobed) or gained it
+			// since the lock statement's snapshot the error does not say;
+			// the retry probes for it (commitGroup).
 			return nil, err
 		}
 		if res, _ := failure(ctx, err, commitMaybeRan); rowCaused(res.Reason) && ctx.Err() == nil && !commitMaybeRan && len(write) > 1 {
@@ -334,32 +346,33 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 	return schedule.Initialized
 }
 
-// lockPage starts the group's transaction, locks its rows and reads their
-// Runs in one round trip, returning each found row's facts by its
-// decision's position in the group. The lock keeps its cached generic plan,
-// written to stay primary-key lookups per row whatever the statistics
-// (sql/commit_page.sql, CommitPageLock);
-// the probe of runs alone is planned each time it runs, for the table's
-// size at that moment (sql/commit_page.sql, CommitPageProbe, says why and
-// why it reads what the lock saw), and the statements after it are back on
-// cached plans.
-func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams) (map[int]pageFacts, error) {
+// lockPage starts the group's transaction and locks its rows, returning
+// each found row's facts by its decision's position in the group. The lock
+// keeps its cached generic plan, written to stay primary-key lookups per
+// row whatever the statistics (sql/commit_page.sql, CommitPageLock). The
+// page's Runs are read (CommitPageProbe, planned each time it runs for the
+// table's size at that moment; that file says why, and why it reads what
+// the lock saw) only where a decision needs them: with probe set, in the
+// lock's round trip, for every admission of the page (the retry after an
+// occurrence of the group turned out to have its Run already); otherwise,
+// in a second round trip after the lock, only when an admission's trigger
+// has an overlap policy, which needs its unfinished Runs. Without either, a
+// Run that already exists is found by the write (runs_idempotency_key
+// fails it) and the group is retried with probe set: a replay is rare, and
+// every other page saves the probe, the most costly statement of its
+// transaction after the write.
+func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams, probe bool) (map[int]pageFacts, error) {
 	ids := make([]string, len(group))
-	keys := make([]*string, len(group))
 	for i, p := range group {
 		ids[i] = p.Ticket.TriggerID
-		if p.Decision.Action == schedule.Admit {
-			key := schedule.IdempotencyKey(p.Ticket.TriggerID, p.Ticket.TriggerRevision, p.Decision.ScheduledForMs)
-			keys[i] = &key
-		}
 	}
 	b := &pgx.Batch{}
 	b.Queue(sqlBeginAdmission)
 	b.Queue(sqlGenericPlans)
 	b.Queue(sqlCommitPageLock, ids)
-	b.Queue(sqlCustomPlans)
-	b.Queue(sqlCommitPageProbe, ids, keys)
-	b.Queue(sqlGenericPlans)
+	if probe {
+		queueProbe(b, group)
+	}
 	br := conn.SendBatch(ctx, b)
 	defer br.Close()
 	for range 2 {
@@ -383,10 +396,63 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 	if err != nil {
 		return nil, err
 	}
-	if _, err := br.Exec(); err != nil {
+	if probe {
+		if err := readProbe(br, group, facts); err != nil {
+			return nil, err
+		}
+		return facts, br.Close()
+	}
+	if err := br.Close(); err != nil {
 		return nil, err
 	}
-	err = eachRow(br, len(group), "probe of runs", func(rows pgx.Rows) (int, error) {
+	if !needsUnfinished(group, facts) {
+		return facts, nil
+	}
+	b = &pgx.Batch{}
+	queueProbe(b, group)
+	br = conn.SendBatch(ctx, b)
+	defer br.Close()
+	if err := readProbe(br, group, facts); err != nil {
+		return nil, err
+	}
+	return facts, br.Close()
+}
+
+// needsUnfinished reports whether an admission of the group is for a
+// trigger with an overlap policy, whose decision depends on the trigger's
+// unfinished Runs.
+func needsUnfinished(group []schedule.CommitParams, facts map[int]pageFacts) bool {
+	for i, p := range group {
+		if f, ok := facts[i]; ok && p.Decision.Action == schedule.Admit && f.Trigger.Spec.Cron.Overlap != trigger.OverlapAllow {
+			return true
+		}
+	}
+	return false
+}
+
+// queueProbe queues the probe of the group's Runs, planned for its own
+// parameters (CustomPlans), with the cached plans set again after it.
+func queueProbe(b *pgx.Batch, group []schedule.CommitParams) {
+	ids := make([]string, len(group))
+	keys := make([]*string, len(group))
+	for i, p := range group {
+		ids[i] = p.Ticket.TriggerID
+		if p.Decision.Action == schedule.Admit {
+			key := schedule.IdempotencyKey(p.Ticket.TriggerID, p.Ticket.TriggerRevision, p.Decision.ScheduledForMs)
+			keys[i] = &key
+		}
+	}
+	b.Queue(sqlCustomPlans)
+	b.Queue(sqlCommitPageProbe, ids, keys)
+	b.Queue(sqlGenericPlans)
+}
+
+// readProbe reads the results queueProbe queued into facts.
+func readProbe(br pgx.BatchResults, group []schedule.CommitParams, facts map[int]pageFacts) error {
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	err := eachRow(br, len(group), "probe of runs", func(rows pgx.Rows) (int, error) {
 		var ord int
 		var occurred bool
 		var unfinished []string
@@ -402,12 +468,10 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 		return ord, nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := br.Exec(); err != nil {
-		return nil, err
-	}
-	return facts, br.Close()
+	_, err = br.Exec()
+	return err
 }
 
 // eachRow reads the next result of br row by row through scan, which

@@ -15,7 +15,9 @@ const benchLockRuns = 50_000
 // connection that first ran it while runs was empty and with no ANALYZE of
 // runs since: a fresh installation's first bursts, before autovacuum gets
 // to the table. Groups of 1 and of 64 (a full page of 256 commits as four
-// groups of 64); none of the occurrences has its Run yet. The installation
+// groups of 64), each without the probe of runs (probe=false: a page whose
+// triggers have no overlap policy) and with it (probe=true: the retry after
+// a replay); none of the occurrences has its Run yet. The installation
 // grows between sizes from the page's 64 triggers to 1,000 and 10,000
 // (the others not due), each size with its trigger tables analyzed, as
 // autovacuum would have; each size also reports the buffers and the rows
@@ -31,7 +33,7 @@ func BenchmarkPageLock(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer conn.Release()
-	if _, err := lockPage(ctx, conn, nil); err != nil {
+	if _, err := lockPage(ctx, conn, nil, true); err != nil {
 		b.Fatal(err)
 	}
 	if err := rollback(ctx, conn); err != nil {
@@ -67,29 +69,31 @@ func BenchmarkPageLock(b *testing.B) {
 	for _, triggers := range []int{64, 1_000, 10_000} {
 		s.growTriggers(b, page[0].Ticket.TriggerID, triggers)
 		for _, n := range []int{1, 64} {
-			b.Run(fmt.Sprintf("triggers=%d/runs=%d/group=%d", triggers, benchLockRuns, n), func(b *testing.B) {
-				for b.Loop() {
-					facts, err := lockPage(ctx, conn, page[:n])
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := rollback(ctx, conn); err != nil {
-						b.Fatal(err)
-					}
-					for i := range n {
-						if f, ok := facts[i]; !ok || f.occurred {
-							b.Fatalf("row %d of %d: found %v, has its Run %v", i, n, ok, f.occurred)
+			for _, probe := range []bool{false, true} {
+				b.Run(fmt.Sprintf("triggers=%d/runs=%d/group=%d/probe=%v", triggers, benchLockRuns, n, probe), func(b *testing.B) {
+					for b.Loop() {
+						facts, err := lockPage(ctx, conn, page[:n], probe)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if err := rollback(ctx, conn); err != nil {
+							b.Fatal(err)
+						}
+						for i := range n {
+							if f, ok := facts[i]; !ok || f.occurred {
+								b.Fatalf("row %d of %d: found %v, has its Run %v", i, n, ok, f.occurred)
+							}
 						}
 					}
-				}
-				reads, buffers := s.explainPageLock(b, sqlCommitPageLock, ids[:n])
-				rows := 0
-				for _, r := range reads {
-					rows += r
-				}
-				b.ReportMetric(float64(buffers), "buffers/lock")
-				b.ReportMetric(float64(rows), "rows/lock")
-			})
+					reads, buffers := s.explainPageLock(b, sqlCommitPageLock, ids[:n])
+					rows := 0
+					for _, r := range reads {
+						rows += r
+					}
+					b.ReportMetric(float64(buffers), "buffers/lock")
+					b.ReportMetric(float64(rows), "rows/lock")
+				})
+			}
 		}
 	}
 }

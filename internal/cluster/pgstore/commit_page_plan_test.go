@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 
 // TestThePageCommitProbesRunsByKeyHoweverMuchTheTableGrew: the page
 // commit's reads of runs (CommitPageProbe: the occurrence's Run by
-// idempotency key, the trigger's unfinished Runs) stay index probes when the
+// idempotency key, the trigger's unfinished Runs; here as the retry after a
+// replay sends it, for every admission of the page) stay index probes when the
 // connection first ran them on an empty runs table and the table then grew
 // with no ANALYZE in between (a fresh installation's first bursts), while the
 // page lock keeps its cached generic plan. The negative control shows the
@@ -32,7 +34,7 @@ func TestThePageCommitProbesRunsByKeyHoweverMuchTheTableGrew(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	if _, err := lockPage(ctx, conn, nil); err != nil {
+	if _, err := lockPage(ctx, conn, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := rollback(ctx, conn); err != nil {
@@ -68,7 +70,7 @@ func TestThePageCommitProbesRunsByKeyHoweverMuchTheTableGrew(t *testing.T) {
 	}
 	p.Decision.Action = schedule.Admit
 
-	facts, err := lockPage(ctx, conn, []schedule.CommitParams{p})
+	facts, err := lockPage(ctx, conn, []schedule.CommitParams{p}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +103,91 @@ func TestThePageCommitProbesRunsByKeyHoweverMuchTheTableGrew(t *testing.T) {
 			t.Errorf("the probe does not read runs by key after the table grew:\n%s", text)
 		case name == "control" && !seq:
 			t.Errorf("the negative control did not reproduce the full pass over runs, so the test proves nothing:\n%s", text)
+		}
+	}
+}
+
+// TestAPageReadsRunsOnlyForAnOverlapPolicyOrAfterAReplay: a page of
+// admissions whose triggers have no overlap policy is locked without the
+// probe of runs (the costliest statement of its transaction after the
+// write), an admission whose trigger has one still has its trigger's
+// unfinished Runs read in the same transaction, and the retry after a
+// replay (probe set) finds the occurrence that already has its Run.
+func TestAPageReadsRunsOnlyForAnOverlapPolicyOrAfterAReplay(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := t.Context()
+	projectID, runs := s.admitRuns(t, "probed", 3)
+	rows, err := s.super.Query(ctx, `SELECT tr.name, s.trigger_id, s.trigger_revision, s.next_fire_at_ms, s.last_scheduled_at_ms
+		  FROM qinglong.trigger_schedules s JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+		 WHERE s.project_id = $1 ORDER BY tr.name`, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page []schedule.CommitParams
+	var names []string
+	var admittedAt []int64
+	for rows.Next() {
+		var p schedule.CommitParams
+		var name string
+		var last int64
+		if err := rows.Scan(&name, &p.Ticket.TriggerID, &p.Ticket.TriggerRevision, &p.Decision.ScheduledForMs, &last); err != nil {
+			t.Fatal(err)
+		}
+		p.Decision.Action = schedule.Admit
+		page, names, admittedAt = append(page, p), append(names, name), append(admittedAt, last)
+	}
+	if err := rows.Err(); err != nil || len(page) != 3 {
+		t.Fatalf("%d schedule rows, %v; want 3", len(page), err)
+	}
+	conn, err := s.runtime.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	lock := func(page []schedule.CommitParams, probe bool) map[int]pageFacts {
+		t.Helper()
+		facts, err := lockPage(ctx, conn, page, probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rollback(ctx, conn); err != nil {
+			t.Fatal(err)
+		}
+		if len(facts) != len(page) {
+			t.Fatalf("locked %d of %d rows", len(facts), len(page))
+		}
+		return facts
+	}
+	probes := func() int64 {
+		pl := preparedPlans(t, conn.Conn())[sqlCommitPageProbe]
+		return pl.custom + pl.generic
+	}
+
+	lock(page, false)
+	if n := probes(); n != 0 {
+		t.Errorf("a page without overlap policies ran the probe of runs %d times; want 0", n)
+	}
+
+	s.exec(t, `UPDATE qinglong.trigger_revisions SET overlap_policy = 'skip' WHERE trigger_id = $1`, page[1].Ticket.TriggerID)
+	facts := lock(page, false)
+	if n := probes(); n != 1 {
+		t.Errorf("a page with one overlap policy ran the probe of runs %d times; want 1", n)
+	}
+	if got := facts[1].Unfinished; len(got) != 1 || got[0] != runs[names[1]] {
+		t.Errorf("%s (skip): unfinished Runs %v; want its queued Run %s", names[1], got, runs[names[1]])
+	}
+	s.exec(t, `UPDATE qinglong.trigger_revisions SET overlap_policy = NULL WHERE trigger_id = $1`, page[1].Ticket.TriggerID)
+
+	replay := slices.Clone(page)
+	replay[2].Decision.ScheduledForMs = admittedAt[2]
+	facts = lock(replay, true)
+	if n := probes(); n != 2 {
+		t.Errorf("the replay's retry ran the probe of runs %d times in all; want 2", n)
+	}
+	for i := range replay {
+		if want := i == 2; facts[i].occurred != want {
+			t.Errorf("%s: has its Run %v; want %v", names[i], facts[i].occurred, want)
 		}
 	}
 }

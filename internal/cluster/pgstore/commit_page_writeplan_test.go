@@ -97,7 +97,7 @@ func (s *store) explainPageWrite(t testing.TB, stmt string, page []schedule.Comm
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	facts, err := lockPage(ctx, conn, page)
+	facts, err := lockPage(ctx, conn, page, false)
 	if err != nil {
 		t.Fatal(err)
 	}

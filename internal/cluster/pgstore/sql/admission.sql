@@ -51,9 +51,10 @@ SELECT set_config('plan_cache_mode', 'force_generic_plan', true)
 -- name: CustomPlans
 -- The opposite of GenericPlans, for a statement whose best plan depends on
 -- how big a growing table is at the moment (commit_page.sql,
--- CommitPageProbe): the statements after it in the transaction are planned
--- for their own parameters and the tables' current size each time they
--- run. The pipeline sets GenericPlans again right after that statement.
+-- CommitPageProbe, sent only where a decision needs it): the statements
+-- after it in the transaction are planned for their own parameters and the
+-- tables' current size each time they run. The pipeline sets GenericPlans
+-- again right after that statement.
 SELECT set_config('plan_cache_mode', 'force_custom_plan', true)
 
 -- name: ScheduleLocate

@@ -1,16 +1,18 @@
 -- Group admission (docs/architecture.md, "Admission"): a page of decisions
 -- in one REPEATABLE READ transaction (admission.sql says why not
 -- SERIALIZABLE), the same facts, fence and writes as commit_lock.sql and
--- commit_write.sql for every row, in three statements whatever the page's
--- size: the lock and the probe of runs in one round trip, the write with
--- COMMIT in the next.
+-- commit_write.sql for every row, in at most three statements whatever the
+-- page's size: the lock (with the probe of runs in its round trip when the
+-- page is retried after a replay, or after it when an admission's trigger
+-- has an overlap policy), then the write with COMMIT in the next round
+-- trip.
 
 -- name: CommitPageLock
 -- Group admission step 1: lock every schedule row of the page and sample the
 -- database clock in the same statement, reading for each row every fact
 -- commit_lock.sql reads (that file says why the schedule row's lock alone
--- keeps them true until COMMIT) except the Runs: CommitPageProbe, next in
--- the same round trip, reads those.
+-- keeps them true until COMMIT) except the Runs: CommitPageProbe, after it
+-- in the same transaction, reads those where a decision needs them.
 -- Rows are locked in trigger id order (want is materialized in that order
 -- and each row is locked by its own lookup, in the order the rows of want
 -- are read), so two pages that share rows take their locks in one order
@@ -100,8 +102,8 @@ SELECT now.ms, s.tid,
  ORDER BY w.trigger_id
 
 -- name: CommitPageProbe
--- Group admission step 2, in the same round trip and transaction as
--- CommitPageLock, right after it: for each row of the page, whether the
+-- Group admission step 2, in the same transaction as CommitPageLock, right
+-- after it, only where a decision needs it: for each row of the page, whether the
 -- occurrence its decision would admit already has its Run (its idempotency
 -- key, NULL for a decision that admits nothing, probed under the project of
 -- the row as stored), and the trigger's unfinished Runs under an overlap
@@ -159,10 +161,10 @@ SELECT w.ord,
 -- RETURNs only the rows whose fence held. The Runs, Attempts and events are
 -- inserted only for those (each insert selects from the step before it), so
 -- a row whose fence no longer holds writes nothing while the others commit.
--- An occurrence that already has its Run was left out by the caller
--- (CommitPageProbe reads it); one that gained it since would fail the unique
--- key and with it the whole statement, after which the server skips the
--- pipelined COMMIT and the caller retries. The decisions' passed-over
+-- An occurrence that already has its Run was left out by the caller when
+-- CommitPageProbe ran; one it did not probe, or that gained its Run since,
+-- fails the unique key and with it the whole statement, after which the
+-- server skips the pipelined COMMIT and the caller retries with the probe. The decisions' passed-over
 -- occurrences go to the occurrence ledger the same way, only for the rows
 -- whose fence held, numbered and compacted as commit_write.sql does for one.
 -- A row whose @cancelled element is true had its trigger's unfinished Runs
