@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,25 +22,44 @@ const (
 	DefaultBaseBackoff = 5 * time.Second
 	DefaultMaxBackoff  = time.Hour
 	DefaultTimeout     = 10 * time.Second
-	// MaxInFlight bounds the deliveries under way at once. Sent one at a
-	// time, one receiver slower than the timeout held every other channel
-	// and project back by a timeout per notification; a few side by side
-	// keep them flowing while a slow one waits, without a burst opening
-	// more than a handful of connections.
+	// MaxInFlight is the number of delivery slots: the sends under way
+	// that have not yet waited answerWithin for their answer. Sent one at
+	// a time, one receiver slower than the timeout held every other
+	// channel and project back by a timeout per notification; a few side
+	// by side keep them flowing while a slow one waits, without a burst
+	// opening more than a handful of connections.
 	MaxInFlight = 8
 	// PerChannelInFlight is one channel's share of MaxInFlight while its
-	// receiver answers. It is below half so that two receivers that hang
-	// before either has timed out (the first round after a start, or a
-	// receiver that just went down) hold 6 slots and leave 2 to the other
-	// channels; above one so a burst to one channel is still sent side
-	// by side.
+	// receiver answers: above one so a burst to one channel is still sent
+	// side by side. Receivers that hang together may each take their share
+	// before any of their sends has gone unanswered for answerWithin; past
+	// it their sends give their slots back (see answerWithin).
 	PerChannelInFlight = 3
-	// SilentInFlight is the share of a channel whose last send got no
-	// answer (timed out or the connection failed): until one of its sends
-	// is answered it holds one slot, so N such channels hold N slots, not
-	// N shares, and the other channels' notifications keep flowing
-	// instead of waiting a whole timeout per round.
+	// SilentInFlight is the share of a channel whose send got no answer
+	// (timed out, its connection failed, or still unanswered after
+	// answerWithin): until one of its sends is answered it has one send
+	// under way at most, so N such channels hold N sends, not N shares.
 	SilentInFlight = 1
+	// MaxUnderWay bounds every send under way at once, those past
+	// answerWithin included, which hold no slot: when a partition hangs
+	// every receiver, the round stops claiming at this many sends instead
+	// of opening a connection per channel with a backlog; each of them
+	// ends within one timeout.
+	MaxUnderWay = 2 * MaxInFlight
+	// answerWithin is how long a send holds one of the MaxInFlight slots
+	// without an answer, at most a tenth of the timeout (at the default
+	// timeout both are one second). A receiver that works answers within
+	// a fraction of a second; one still silent after a second is most
+	// likely down. Three or more receivers that went down together filled
+	// every slot with sends waiting out their timeout, and every healthy
+	// channel waited that whole timeout; past this bound the send keeps
+	// its connection but gives its slot to the others, and its channel is
+	// silent (SilentInFlight) from that moment, not only once it times out.
+	answerWithin = time.Second
+	// answerWithinParts is the fraction of the timeout answerWithin never
+	// exceeds: with a short timeout, waiting most of it for a slot would
+	// save the other channels little.
+	answerWithinParts = 10
 	// leaseTimeouts is a claim's lease in delivery timeouts: a claimed
 	// row's one delivery starts at once and ends within one timeout, so
 	// the lease never lapses under a live delivery; a process that died
@@ -107,10 +127,11 @@ type DeliveryConfig struct {
 // round at a time: the slots and the channels' states are the round's.
 type Deliverer struct {
 	cfg DeliveryConfig
-	// silent holds the channels whose last ended send got no answer. It
-	// outlives a round, since a receiver that hangs stays down across
-	// rounds, and lives only in this process: a restart forgets it and
-	// the channel has its full share until its next send times out.
+	// silent holds the channels whose latest send got no answer: it
+	// timed out, failed to connect, or waited answerWithin. It outlives a
+	// round, since a receiver that hangs stays down across rounds, and
+	// lives only in this process: a restart forgets it and the channel
+	// has its full share until a send of it waits answerWithin.
 	silent map[ChannelRef]bool
 }
 
@@ -150,23 +171,25 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 	return &Deliverer{cfg: cfg, silent: make(map[ChannelRef]bool)}
 }
 
-// Round delivers the due rows, at most MaxInFlight at once and at most
-// PerChannelInFlight of one channel (SilentInFlight of a channel whose
-// last send got no answer), until no delivery is under way and a
-// claim finds none due; while deliveries are under way it claims again
-// into the free slots whenever one ends and every claimPoll. It claims
-// only as many rows as it has free slots, so a claimed row's send starts
-// at once: the attempt the claim counts is the one under way (the attempt
-// count is the fence of the row's failure report). A slow receiver holds
-// at most its channel's share of the slots while the others are claimed
-// and sent, and one slot once a send to it got no answer. The claim's
-// lease outlasts a delivery many times over, so no other process
-// sends these rows meanwhile. A store error stops the claims; the
-// deliveries under way end first, and the first error is returned. When
-// ctx ends, the sends under way are cancelled and their rows stay claimed
-// until the lease passes.
+// Round delivers the due rows, at most MaxInFlight at once in its slots
+// (MaxUnderWay in all) and at most PerChannelInFlight of one channel (SilentInFlight of a silent channel),
+// until no delivery is under way and a claim finds none due; while
+// deliveries are under way it claims again into the free slots whenever
+// one ends, one passes answerWithin, and every claimPoll. It claims only
+// as many rows as it has free slots, so a claimed row's send starts at
+// once: the attempt the claim counts is the one under way (the attempt
+// count is the fence of the failure report). A slow receiver holds at
+// most its channel's share of the slots, and none once its sends have
+// waited answerWithin: such a send runs on to its answer or its timeout
+// outside the slots, within MaxUnderWay, and its channel is silent
+// meanwhile. The claim's lease outlasts a delivery many times over, so no
+// other process sends these rows meanwhile. A store error stops the
+// claims; the deliveries under way end first, and the first error is
+// returned. When ctx ends, the sends under way are cancelled and their
+// rows stay claimed until the lease passes.
 func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 	lease := leaseTimeouts * d.cfg.Client.Timeout
+	waitAnswer := min(answerWithin, d.cfg.Client.Timeout/answerWithinParts)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -177,17 +200,26 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 		defer mu.Unlock()
 		return firstErr
 	}
-	ended := make(chan sendEnd, MaxInFlight)
+	ended := make(chan sendEnd, MaxUnderWay)
+	// perChannel counts every send under way, in a slot or past
+	// answerWithin, so the store's share check sees them all.
 	perChannel := make(map[ChannelRef]int)
+	// slotted holds the sends that hold a slot; waiting lists them in
+	// start order, which is the order they pass answerWithin (ended ones
+	// are dropped when they reach its head).
+	slotted := make(map[int]bool)
+	var waiting []slotHolder
+	unanswered := time.NewTimer(waitAnswer)
+	defer unanswered.Stop()
 	// While sends are under way, rows that fall due meanwhile are claimed
 	// into the free slots at once (when a send ends, and every claimPoll):
 	// a slow receiver must not hold them back until its timeout.
 	poll := time.NewTicker(claimPoll)
 	defer poll.Stop()
-	inFlight := 0
+	underWay, nextID := 0, 0
 	for {
-		if inFlight < MaxInFlight && ctx.Err() == nil && failed() == nil {
-			batch, err := d.cfg.Outbox.NotificationsClaim(ctx, Claim{Limit: MaxInFlight - inFlight, Lease: lease,
+		if free := min(MaxInFlight-len(slotted), MaxUnderWay-underWay); free > 0 && ctx.Err() == nil && failed() == nil {
+			batch, err := d.cfg.Outbox.NotificationsClaim(ctx, Claim{Limit: free, Lease: lease,
 				PerChannel: PerChannelInFlight, InFlight: d.load(perChannel)})
 			if err != nil {
 				mu.Lock()
@@ -195,36 +227,76 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 				mu.Unlock()
 			}
 			for _, m := range batch {
-				inFlight++
-				perChannel[RefOf(m)]++
+				id, ref := nextID, RefOf(m)
+				nextID++
+				underWay++
+				perChannel[ref]++
+				slotted[id] = true
+				h := slotHolder{id: id, ref: ref, until: time.Now().Add(waitAnswer), replied: new(atomic.Bool)}
+				waiting = append(waiting, h)
 				wg.Go(func() {
-					r, err := d.deliver(ctx, m)
+					r, err := d.deliver(ctx, m, h.replied)
 					if err != nil {
 						mu.Lock()
 						firstErr = cmp.Or(firstErr, err)
 						mu.Unlock()
 					}
-					ended <- sendEnd{ref: RefOf(m), reach: r}
+					ended <- sendEnd{id: id, ref: ref, reach: r}
 				})
 			}
 		}
-		if inFlight == 0 {
+		if underWay == 0 {
 			break
+		}
+		for len(waiting) > 0 && !slotted[waiting[0].id] {
+			waiting = waiting[1:]
+		}
+		if len(waiting) > 0 {
+			unanswered.Reset(time.Until(waiting[0].until))
+		} else {
+			unanswered.Stop()
 		}
 		select {
 		case e := <-ended:
-			inFlight--
+			underWay--
+			delete(slotted, e.id)
 			if perChannel[e.ref]--; perChannel[e.ref] == 0 {
 				delete(perChannel, e.ref)
 			}
 			// Before the next claim, so a channel that just timed out
-			// gets no more than its one slot back.
+			// gets no more than its one send back.
 			d.heard(e.ref, e.reach)
+		case <-unanswered.C:
+			now := time.Now()
+			// Sends unanswered for answerWithin give their slots to the
+			// others and make their channels silent, so receivers that
+			// went down together cannot hold every slot until their
+			// timeout; an answer, even a late one, gives the share back.
+			for len(waiting) > 0 && !waiting[0].until.After(now) {
+				// A send whose receiver replied is recording its result:
+				// it keeps its slot for the moment that takes, and a slow
+				// store makes no channel silent.
+				if h := waiting[0]; slotted[h.id] && !h.replied.Load() {
+					delete(slotted, h.id)
+					d.heard(h.ref, noAnswer)
+				}
+				waiting = waiting[1:]
+			}
 		case <-poll.C:
 		}
 	}
 	wg.Wait()
 	return false, failed()
+}
+
+// slotHolder is a send that holds a slot until it ends or until, past
+// answerWithin without an answer, it gives the slot up.
+type slotHolder struct {
+	id    int
+	ref   ChannelRef
+	until time.Time
+	// replied is set once the receiver's answer has arrived.
+	replied *atomic.Bool
 }
 
 // reach is what one send learned of its channel's receiver.
@@ -237,21 +309,23 @@ const (
 	// answered: the receiver sent an HTTP answer, whatever its status: a
 	// refusal costs a slot only briefly.
 	answered
-	// noAnswer: the request timed out or its connection failed, so the
-	// receiver may hold a slot for a whole timeout at each send.
+	// noAnswer: the request timed out or its connection failed, or it
+	// is still unanswered after answerWithin.
 	noAnswer
 )
 
 // sendEnd is a send that ended, told to its round.
 type sendEnd struct {
+	id    int
 	ref   ChannelRef
 	reach reach
 }
 
 // heard records what a send learned of its channel: a silent one keeps
-// one slot until one of its sends is answered. The send that ended last
-// decides, so an answer after a timeout gives the share back at once; a
-// send that made no request says nothing of the receiver.
+// one send under way until one of its sends is answered. The latest news
+// decides, so an answer after a timeout, or a late answer to a send past
+// answerWithin, gives the share back at once; a send that made no request
+// says nothing of the receiver.
 func (d *Deliverer) heard(ref ChannelRef, r reach) {
 	switch r {
 	case noAnswer:
@@ -288,9 +362,13 @@ const (
 
 // deliver sends one claimed row and records the result; it returns what
 // the send learned of the receiver. Only a store error is returned: a
-// failed delivery is the row's state.
-func (d *Deliverer) deliver(ctx context.Context, m Message) (reach, error) {
+// failed delivery is the row's state. replied is set as soon as the receiver's answer has arrived, before the
+// result is recorded.
+func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool) (reach, error) {
 	r, sendErr := d.send(ctx, m)
+	if r == answered {
+		replied.Store(true)
+	}
 	if ctx.Err() != nil {
 		// Stopping: the row stays claimed until its lease passes, and is
 		// then delivered again with the same key.

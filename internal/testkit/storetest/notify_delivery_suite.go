@@ -322,6 +322,82 @@ func testHealthyFlowsBesideSilentChannels(silent int) func(*testing.T, Fixture) 
 	}
 }
 
+// hungTimeout is the delivery timeout of
+// testHealthyFlowsBeforeHungSendsTimeOut: long, so that however slow the
+// machine no hung send times out unless the healthy channel waits for it,
+// and long enough that an unanswered send gives its slot up after the
+// same second as at the default timeout.
+const hungTimeout = time.Minute
+
+// testHealthyFlowsBeforeHungSendsTimeOut: with `hung` channels whose
+// receivers went down together, each with a backlog, enough to fill every
+// delivery slot before any of their sends times out, a healthy channel's
+// notifications are all delivered while every hung send is still open:
+// a send unanswered for a moment gives its slot to the others and makes
+// its channel silent. With the slots held until the hung sends timed out,
+// the healthy channel waited that whole timeout.
+func testHealthyFlowsBeforeHungSendsTimeOut(hung int) func(*testing.T, Fixture) {
+	return func(t *testing.T, f Fixture) {
+		stop := make(chan struct{})
+		var open, ended, healthy atomic.Int64
+		type snapshot struct{ open, ended int64 }
+		healthyDone := make(chan snapshot, 1)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Read to its end, the body lets the server watch the
+			// connection, so a send that timed out ends the request's
+			// context.
+			_, _ = io.Copy(io.Discard, r.Body)
+			if r.URL.Path != "/healthy" {
+				open.Add(1)
+				select {
+				case <-r.Context().Done():
+					ended.Add(1)
+				case <-stop:
+				}
+				open.Add(-1)
+				return
+			}
+			if healthy.Add(1) == healthyNotifications {
+				healthyDone <- snapshot{open: open.Load(), ended: ended.Load()}
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		t.Cleanup(srv.Close)
+		// Before Close, which waits for the handlers still holding requests.
+		t.Cleanup(func() { close(stop) })
+		spec := notify.Spec{}
+		for i := range hung {
+			name := fmt.Sprintf("hung%d", i)
+			spec.Channels = append(spec.Channels, notify.Channel{Name: name, Kind: notify.Webhook, URL: srv.URL + "/" + name})
+			spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: name})
+		}
+		spec.Channels = append(spec.Channels, notify.Channel{Name: "healthy", Kind: notify.Webhook, URL: srv.URL + "/healthy"})
+		spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: "healthy"})
+		d := failedWith(t, f, "hung", spec)
+		for i := 2; i <= healthyNotifications; i++ {
+			runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
+		}
+
+		done, stopRound := roundWithTimeout(t, f, hungTimeout)
+		defer stopRound()
+		select {
+		case got := <-healthyDone:
+			if got.ended != 0 {
+				t.Fatalf("the healthy channel's %d notifications were delivered only after %d hung sends ended: it waited for their timeout",
+					healthyNotifications, got.ended)
+			}
+			if got.open < notify.MaxInFlight {
+				t.Fatalf("%d hung sends were open, fewer than the %d slots: the hung receivers never held every slot, so nothing was shown",
+					got.open, notify.MaxInFlight)
+			}
+		case err := <-done:
+			t.Fatalf("the round ended (%v) before the healthy channel's notifications were delivered", err)
+		case <-time.After(2 * hungTimeout):
+			t.Fatalf("the healthy channel's notifications were not all delivered within %s beside %d hung channels", 2*hungTimeout, hung)
+		}
+	}
+}
+
 // testAnsweringReceiverGetsItsShareBack: a receiver whose sends timed out
 // holds one slot; once one of its sends is answered, its channel's
 // backlog is sent side by side again, its whole share at once.

@@ -31,7 +31,8 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"AHungChannelsBacklogNeverHidesAHealthyChannelFromAClaim":    testBacklogHidesNoChannel,
 		"AReceiverThatDoesNotAnswerHoldsOnlyItsChannelsShare":        testSlowChannelHoldsOnlyItsShare,
 		"AHealthyChannelKeepsFlowingWhileTwoChannelsDoNotAnswer":     testHealthyFlowsBesideSilentChannels(2),
-		"AHealthyChannelKeepsFlowingWhileFourChannelsDoNotAnswer":    testHealthyFlowsBesideSilentChannels(4),
+		"AHealthyChannelKeepsFlowingWhileFourChannelsDoNotAnswer":    testHealthyFlowsBeforeHungSendsTimeOut(4),
+		"AHealthyChannelKeepsFlowingWhileNineChannelsDoNotAnswer":    testHealthyFlowsBeforeHungSendsTimeOut(9),
 		"AReceiverThatAnswersAgainGetsItsShareBack":                  testAnsweringReceiverGetsItsShareBack,
 	}
 	for name, fn := range tests {
