@@ -398,6 +398,96 @@ func testHealthyFlowsBeforeHungSendsTimeOut(hung int) func(*testing.T, Fixture) 
 	}
 }
 
+// releaseAfterCap is how long the receivers of testHungSendsBoundedInAll
+// hold every send once notify.MaxUnderWay are open: twice the second
+// after which a send leaves its slot, so a round without the bound would
+// start more sends meanwhile.
+const releaseAfterCap = 2 * time.Second
+
+// testHungSendsBoundedInAll: when every receiver hangs (a total outage),
+// the sends that gave their slots up still count against
+// notify.MaxUnderWay, so no send starts while that many are open. Once
+// that many have been open for a while, the receivers refuse
+// notify.MaxInFlight of them, and the round sends the rest of the
+// channels' notifications in their place.
+func testHungSendsBoundedInAll(t *testing.T, f Fixture) {
+	const channels = notify.MaxUnderWay + notify.MaxInFlight
+	stop := make(chan struct{})
+	var (
+		mu       sync.Mutex
+		open     int
+		arrived  int
+		held     []chan struct{}
+		capped   bool
+		overOnce sync.Once
+	)
+	over, allSent := make(chan string, 1), make(chan struct{})
+	releaseSome := time.AfterFunc(time.Hour, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for range notify.MaxInFlight {
+			close(held[0])
+			held = held[1:]
+			open--
+		}
+	})
+	releaseSome.Stop()
+	t.Cleanup(func() { releaseSome.Stop() })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		release := make(chan struct{})
+		mu.Lock()
+		if open >= notify.MaxUnderWay {
+			overOnce.Do(func() { over <- fmt.Sprintf("a send started while %d were open", open) })
+		}
+		open++
+		if arrived++; arrived == channels {
+			close(allSent)
+		}
+		held = append(held, release)
+		if open == notify.MaxUnderWay && !capped {
+			capped = true
+			releaseSome.Reset(releaseAfterCap)
+		}
+		mu.Unlock()
+		select {
+		case <-release:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	// Before Close, which waits for the handlers still holding requests.
+	t.Cleanup(func() { close(stop) })
+	spec := notify.Spec{}
+	for i := range channels {
+		name := fmt.Sprintf("down%d", i)
+		spec.Channels = append(spec.Channels, notify.Channel{Name: name, Kind: notify.Webhook, URL: srv.URL + "/" + name})
+		spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: name})
+	}
+	failedWith(t, f, "outage", spec)
+
+	done, stopRound := roundWithTimeout(t, f, hungTimeout)
+	defer stopRound()
+	select {
+	case <-allSent:
+		select {
+		case what := <-over:
+			t.Fatalf("%s: the sends under way are not bounded by %d", what, notify.MaxUnderWay)
+		default:
+		}
+	case what := <-over:
+		t.Fatalf("%s: the sends under way are not bounded by %d", what, notify.MaxUnderWay)
+	case err := <-done:
+		t.Fatalf("the round ended (%v) before every channel's notification was sent", err)
+	case <-time.After(hungTimeout / 2):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("%d of %d notifications sent within %s, %d sends open: the round did not fill the room the refused sends left", arrived, channels, hungTimeout/2, open)
+	}
+}
+
 // testAnsweringReceiverGetsItsShareBack: a receiver whose sends timed out
 // holds one slot; once one of its sends is answered, its channel's
 // backlog is sent side by side again, its whole share at once.

@@ -34,6 +34,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"AHealthyChannelKeepsFlowingWhileFourChannelsDoNotAnswer":    testHealthyFlowsBeforeHungSendsTimeOut(4),
 		"AHealthyChannelKeepsFlowingWhileNineChannelsDoNotAnswer":    testHealthyFlowsBeforeHungSendsTimeOut(9),
 		"AReceiverThatAnswersAgainGetsItsShareBack":                  testAnsweringReceiverGetsItsShareBack,
+		"ReceiversThatAllHangHoldAtMostMaxUnderWaySendsAtOnce":       testHungSendsBoundedInAll,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
