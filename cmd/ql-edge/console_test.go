@@ -175,6 +175,20 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 			pages = append(pages, consolePage{"refusal of a trigger id that is none (" + l + ")", page, []string{"`%s triggers list -o json`"}})
 			_, page = fetch(http.MethodGet, "/runs/not-a-run?lang="+l, nil)
 			pages = append(pages, consolePage{"refusal of a run id that is none (" + l + ")", page, []string{"`%s runs list`"}})
+			// The workers address, which a single-node server's nav does
+			// not offer, says where the commands run, and where running
+			// them on other machines belongs: the cluster profile on the
+			// full ql binary, which serves one, else that binary.
+			st, page = fetch(http.MethodGet, "/workers?lang="+l, nil)
+			title := map[string]string{"en": "<h1>Where commands run</h1>", "zh": "<h1>命令在哪里执行</h1>"}[l]
+			elsewhere := map[bool]map[string]string{
+				true:  {"en": "belong to the cluster profile", "zh": "属于集群配置"},
+				false: {"en": "Running commands on other machines takes the full ql binary.", "zh": "要在其他机器上执行命令，需要完整版的 ql 程序。"},
+			}[opts.Binary == "ql"][l]
+			if st != http.StatusOK || !strings.Contains(page, title) || !strings.Contains(page, elsewhere) || strings.Contains(page, "%!") {
+				t.Fatalf("the workers address (%s): %d, want 200 titled %q saying %q, every count in its sentence:\n%s", l, st, title, elsewhere, page)
+			}
+			pages = append(pages, consolePage{"the workers address (" + l + ")", page, []string{"`%s serve --concurrency N`"}})
 		}
 		if st, body := func() (int, string) {
 			resp, err := http.Get("http://" + metricsAddr + "/metrics")
@@ -202,8 +216,8 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 // tells its user to run, on every page and in every refusal, in English
 // and in Chinese — the sign-in page's help, the definitions page, a
 // trigger's ledger hint, the refusal of a disabled trigger's run now and
-// of ids that are none — and names nothing of the cluster, no replica,
-// worker or PostgreSQL, and no ql command.
+// of ids that are none, the workers address — and names nothing of the
+// cluster, no replica, worker or PostgreSQL, and no ql command.
 func TestTheConsoleOfQlEdgeNamesOnlyQlEdgeCommandsAndNothingOfTheCluster(t *testing.T) {
 	t.Parallel()
 	pages, _ := consolePages(t, options())
@@ -213,7 +227,9 @@ func TestTheConsoleOfQlEdgeNamesOnlyQlEdgeCommandsAndNothingOfTheCluster(t *test
 				t.Errorf("%s does not name %q:\n%s", p.name, want, p.body)
 			}
 		}
-		showsNothingOfTheCluster(t, []string{"serve:", p.name}, p.body, clusterWords)
+		// The workers address is the user's, typed, and its language
+		// links repeat it; what the page says is the rest.
+		showsNothingOfTheCluster(t, []string{"serve:", p.name}, strings.ReplaceAll(p.body, "/workers?lang=", ""), clusterWords)
 	}
 }
 

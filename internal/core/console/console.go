@@ -80,8 +80,13 @@ type Config struct {
 	// backlog (bounded by limit); nil hides it.
 	Monitor func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error)
 	// Workers lists the remote workers (the cluster); nil on profiles
-	// without them, which then have no workers page.
+	// without them, which then offer no workers page: their address says
+	// instead that the server runs every command itself.
 	Workers func(ctx context.Context) ([]Worker, error)
+	// LocalConcurrency is how many commands a single-node server's own
+	// executor runs at once, which that answer gives; 0 where the
+	// commands run elsewhere.
+	LocalConcurrency int
 	// Replicas lists the cluster's replicas by their heartbeats for the
 	// overview; nil on profiles without them, which then show none.
 	Replicas func(ctx context.Context) ([]Replica, error)

@@ -99,11 +99,25 @@ func (c *Console) fleet(ctx context.Context) *fleet {
 	return f
 }
 
+// local is what the workers address shows on a single-node server.
+type local struct {
+	// Concurrency is how many commands its executor runs at once.
+	Concurrency int
+	// FullBinary: the full ql binary serves, which also serves the
+	// cluster, so the page may say where remote workers belong; ql-edge
+	// has no cluster to name.
+	FullBinary bool
+}
+
 // workers lists the cluster's workers with their live sessions, free slots
-// and last heartbeat.
+// and last heartbeat. A single-node server has none and misses none: it
+// runs every command itself, so its nav offers no such page, and its
+// address (a bookmark, a link from a cluster's console or the docs)
+// answers with where the commands run, as a page of its own rather than
+// an error, since nothing is wrong.
 func (c *Console) workers(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Workers == nil {
-		c.failWith(w, r, s, http.StatusNotFound, tr(lang(r), "err.noworkers"))
+		c.render(w, r, http.StatusOK, "local", s, local{Concurrency: c.cfg.LocalConcurrency, FullBinary: c.cfg.Binary == "ql"})
 		return
 	}
 	list, err := c.cfg.Workers(r.Context())

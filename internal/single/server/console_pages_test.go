@@ -345,3 +345,39 @@ func TestConsoleTriggerPageSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 		t.Errorf("a ledger of 51 entries in Chinese: want a word of the older ones naming %s:\n%s", whole, p)
 	}
 }
+
+// A single-node server runs every command itself: its console offers no
+// workers page, and the workers address (a bookmark, a link from a
+// cluster's console) answers in either language with a page saying where
+// the commands run and how many at once, and where remote workers belong,
+// not with an error as if something were missing.
+func TestTheWorkersAddressOfASingleNodeServerSaysItRunsEveryCommandItself(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Read])
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil); strings.Contains(page, `href="/workers"`) {
+		t.Fatalf("the single-node overview offers a workers page:\n%s", page)
+	}
+	n := site.srv.cfg.Concurrency
+	atOnce := map[string]string{"en": fmt.Sprintf("It runs up to %d commands at once", n), "zh": fmt.Sprintf("它最多同时执行 %d 条命令", n)}
+	if n == 1 {
+		atOnce = map[string]string{"en": "It runs 1 command at a time", "zh": "它一次执行 1 条命令"}
+	}
+	for l, want := range map[string][]string{
+		"en": {"<h1>Where commands run</h1>", "This server runs every command itself, on this machine", atOnce["en"], "ql serve --concurrency N",
+			"Remote workers, which run the commands on other machines, belong to the cluster profile"},
+		"zh": {"<h1>命令在哪里执行</h1>", "本服务器在本机自行执行每一条命令", atOnce["zh"], "ql serve --concurrency N",
+			"远程执行节点（在其他机器上执行命令）属于集群配置"},
+	} {
+		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/workers?lang="+l, nil)
+		if resp.StatusCode != http.StatusOK || strings.Contains(page, `id="error-message"`) || strings.Contains(page, "%!") {
+			t.Errorf("the workers address in %s: %d, want 200, no error and every count in its sentence:\n%s", l, resp.StatusCode, page)
+		}
+		for _, w := range want {
+			if !strings.Contains(page, w) {
+				t.Errorf("the workers address in %s does not say %q:\n%s", l, w, page)
+			}
+		}
+	}
+}
