@@ -184,8 +184,12 @@ func testOutboxDedupe(t *testing.T, f Fixture) {
 	failed := runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
 	timedOut := runFinished(t, f, d.Trigger.TriggerID, 2, run.AttemptTimedOut)
 	lost := runFinished(t, f, d.Trigger.TriggerID, 3, run.AttemptLost)
-	// A finish reported again changes nothing and writes nothing.
-	_, _ = f.Finish(t.Context(), failed, run.AttemptFailed)
+	// The failed Run's finish reported again (the worker's completion
+	// retried, the executor's result recorded again) finishes nothing, so
+	// it writes no second row for its rules.
+	if again, err := f.FinishAgain(t.Context(), failed); (err != nil && !qlerror.Is(err, qlerror.FailedPrecondition)) || again != "" {
+		t.Fatalf("the repeat of the failed Run's finish: reports %q, %v; want an answer or a refusal of the ended attempt, and nothing finished", again, err)
+	}
 
 	per := map[string]int{}
 	keys := map[string]bool{}
