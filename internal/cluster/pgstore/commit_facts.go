@@ -46,6 +46,11 @@ type commitFacts struct {
 	// Unfinished are the trigger's unfinished Runs, read only when its
 	// revision has an overlap policy.
 	Unfinished []string
+
+	// taskVerified and executionVerified: the page's lock already
+	// verified the digests of Task and of Execution from the same stored
+	// text (pageDefs); false leaves the check to the verification.
+	taskVerified, executionVerified bool
 }
 
 // stored is what the shared snapshot verification compares the ticket with.
@@ -62,21 +67,24 @@ func (f commitFacts) stored() schedule.Stored {
 		StateVersion:        f.StateVersion,
 		NextFireAtMs:        f.NextFireAtMs,
 		Pause:               schedule.PauseSpanOf(f.Paused, f.PausedAtMs, f.ResumedAtMs),
+		TaskDigestVerified:  f.taskVerified,
 	}
 }
 
 // scanCommitFacts reads one row of sqlCommitLock.
 func scanCommitFacts(row pgx.Row, triggerID string) (commitFacts, error) {
 	var f commitFacts
-	if err := scanFacts(row, &f, triggerID, &f.Unfinished); err != nil {
+	if err := scanFacts(row, &f, triggerID, nil, &f.Unfinished); err != nil {
 		return commitFacts{}, err
 	}
 	return f, nil
 }
 
 // scanFacts reads one row of a lock statement into f: the facts every lock
-// statement reads, then the columns that follow them into extra.
-func scanFacts(row pgx.Row, f *commitFacts, triggerID string, extra ...any) error {
+// statement reads, then the columns that follow them into extra. defs, when
+// not nil, decodes and verifies each distinct stored definition of a page
+// once.
+func scanFacts(row pgx.Row, f *commitFacts, triggerID string, defs *pageDefs, extra ...any) error {
 	var policy string
 	var pol policyCols
 	var labels, command []byte
@@ -103,13 +111,15 @@ func scanFacts(row pgx.Row, f *commitFacts, triggerID string, extra ...any) erro
 	f.Task.TaskID, f.Task.Revision = f.Trigger.TaskID, f.Trigger.TaskRevision
 	// Undecodable stored content leaves the spec empty, so the digest check
 	// that follows fails closed.
-	f.Task.Spec.Labels, _ = decodeLabels(labels)
-	f.Task.Spec.Command, _ = decodeCommand(command)
+	f.Task.Spec.Labels = defs.labelsOf(labels)
+	f.Task.Spec.Command = defs.command(command)
+	f.taskVerified = defs.taskVerified(f.Task, labels, command)
 	if erID != nil {
 		e := &task.Execution{ID: *erID, ProjectID: *erProject, TaskID: f.Task.TaskID, TaskRevision: f.Task.Revision,
 			TaskContentDigest: *erTaskDigest, Executor: task.Executor(*erExecutor), Digest: *erDigest}
-		e.Command, _ = decodeCommand(erCommand)
+		e.Command = defs.command(erCommand)
 		f.Execution = e
+		f.executionVerified = defs.executionVerified(*e, erCommand, f.Task.Revision, f.Task.ContentDigest)
 	}
 	return nil
 }

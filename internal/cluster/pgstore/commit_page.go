@@ -381,10 +381,11 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 		}
 	}
 	facts := make(map[int]pageFacts, len(group))
+	defs := newPageDefs()
 	err := eachRow(br, len(group), "lock", func(rows pgx.Rows) (int, error) {
 		var ord int
 		var pf pageFacts
-		if err := scanFacts(rows, &pf.commitFacts, "", &ord); err != nil {
+		if err := scanFacts(rows, &pf.commitFacts, "", defs, &ord); err != nil {
 			return 0, err
 		}
 		if ord >= 1 && ord <= len(group) {

@@ -33,7 +33,7 @@ func verifyTicket(p schedule.CommitParams, f commitFacts) schedule.Reason {
 		case f.Execution == nil:
 			return schedule.ReasonExecutionMissing
 		case f.Execution.ProjectID != f.ProjectID ||
-			f.Execution.Verify(f.Task.Revision, f.Task.ContentDigest, task.RemoteWorker) != nil:
+			!f.executionVerified && f.Execution.Verify(f.Task.Revision, f.Task.ContentDigest, task.RemoteWorker) != nil:
 			return schedule.ReasonExecutionCorrupt
 		}
 	}

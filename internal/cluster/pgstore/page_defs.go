@@ -1,0 +1,107 @@
+package pgstore
+
+import "github.com/qinglong/qinglong/internal/core/task"
+
+// pageDefs holds what one page lock derived from its rows' stored
+// definitions. The rows of a page mostly pin a few task revisions, and
+// decoding a task's command and labels, or computing the digests of its
+// revision and of its execution revision, cost more per row than reading
+// them: a CPU profile of page drains put a third of the Go side of a page
+// commit there. Each result is a pure function of the exact stored text it
+// is kept by, so a row whose stored copy differs in any byte is decoded and
+// verified on its own; only a digest that matched is kept, so a mismatch is
+// always recomputed and reported as before. A nil *pageDefs keeps nothing.
+type pageDefs struct {
+	commands   map[string]task.Command
+	labels     map[string]map[string]string
+	tasks      map[taskDigestKey]bool
+	executions map[executionDigestKey]bool
+}
+
+// taskDigestKey is everything a task revision's digest is computed from, as
+// stored, and the digest stored with it.
+type taskDigestKey struct {
+	projectID, taskID, name string
+	enabled                 bool
+	labels, command, digest string
+}
+
+// executionDigestKey is everything an execution revision's verification
+// reads, as stored, with the task revision it is checked against.
+type executionDigestKey struct {
+	id, projectID, taskID, taskContentDigest, executor, command, digest string
+	taskRevision                                                        int64
+	pinnedRevision                                                      int64
+	pinnedDigest                                                        string
+}
+
+func newPageDefs() *pageDefs {
+	return &pageDefs{commands: map[string]task.Command{}, labels: map[string]map[string]string{},
+		tasks: map[taskDigestKey]bool{}, executions: map[executionDigestKey]bool{}}
+}
+
+// command decodes a stored command; an undecodable one stays empty, so the
+// digest check that follows fails closed. Rows share the decoded value and
+// only read it.
+func (d *pageDefs) command(raw []byte) task.Command {
+	if d == nil {
+		c, _ := decodeCommand(raw)
+		return c
+	}
+	if c, ok := d.commands[string(raw)]; ok {
+		return c
+	}
+	c, _ := decodeCommand(raw)
+	d.commands[string(raw)] = c
+	return c
+}
+
+// labelsOf decodes stored labels as command does commands.
+func (d *pageDefs) labelsOf(raw []byte) map[string]string {
+	if d == nil {
+		l, _ := decodeLabels(raw)
+		return l
+	}
+	if l, ok := d.labels[string(raw)]; ok {
+		return l
+	}
+	l, _ := decodeLabels(raw)
+	d.labels[string(raw)] = l
+	return l
+}
+
+// taskVerified reports whether the page already verified the digest of a
+// task revision stored exactly as rev was decoded from (labels and command
+// its raw text), verifying it now if not. False says only that it is not
+// known to match: the caller's check recomputes it.
+func (d *pageDefs) taskVerified(rev task.Revision, labels, command []byte) bool {
+	if d == nil {
+		return false
+	}
+	k := taskDigestKey{projectID: rev.ProjectID, taskID: rev.TaskID, name: rev.Spec.Name, enabled: rev.Spec.Enabled,
+		labels: string(labels), command: string(command), digest: rev.ContentDigest}
+	if ok, seen := d.tasks[k]; seen {
+		return ok
+	}
+	ok := rev.VerifyDigest() == nil
+	d.tasks[k] = ok
+	return ok
+}
+
+// executionVerified is taskVerified for an execution revision (its command
+// the raw text) checked against the task revision and digest it is pinned
+// to, for the remote_worker executor.
+func (d *pageDefs) executionVerified(e task.Execution, command []byte, taskRevision int64, taskDigest string) bool {
+	if d == nil {
+		return false
+	}
+	k := executionDigestKey{id: e.ID, projectID: e.ProjectID, taskID: e.TaskID, taskContentDigest: e.TaskContentDigest,
+		executor: string(e.Executor), command: string(command), digest: e.Digest, taskRevision: e.TaskRevision,
+		pinnedRevision: taskRevision, pinnedDigest: taskDigest}
+	if ok, seen := d.executions[k]; seen {
+		return ok
+	}
+	ok := e.Verify(taskRevision, taskDigest, task.RemoteWorker) == nil
+	d.executions[k] = ok
+	return ok
+}
