@@ -44,30 +44,36 @@ func newPageDefs() *pageDefs {
 // digest check that follows fails closed. Rows share the decoded value and
 // only read it.
 func (d *pageDefs) command(raw []byte) task.Command {
-	if d == nil {
+	c := func(raw []byte) task.Command {
 		c, _ := decodeCommand(raw)
 		return c
 	}
-	if c, ok := d.commands[string(raw)]; ok {
-		return c
+	if d == nil {
+		return c(raw)
 	}
-	c, _ := decodeCommand(raw)
-	d.commands[string(raw)] = c
-	return c
+	return decodedOnce(d.commands, raw, c)
 }
 
 // labelsOf decodes stored labels as command does commands.
 func (d *pageDefs) labelsOf(raw []byte) map[string]string {
-	if d == nil {
+	l := func(raw []byte) map[string]string {
 		l, _ := decodeLabels(raw)
 		return l
 	}
-	if l, ok := d.labels[string(raw)]; ok {
-		return l
+	if d == nil {
+		return l(raw)
 	}
-	l, _ := decodeLabels(raw)
-	d.labels[string(raw)] = l
-	return l
+	return decodedOnce(d.labels, raw, l)
+}
+
+// decodedOnce is decode(raw), kept in seen by raw's text.
+func decodedOnce[V any](seen map[string]V, raw []byte, decode func([]byte) V) V {
+	if v, ok := seen[string(raw)]; ok {
+		return v
+	}
+	v := decode(raw)
+	seen[string(raw)] = v
+	return v
 }
 
 // taskVerified reports whether the page already verified the digest of a

@@ -294,18 +294,7 @@ func testHealthyFlowsBesideSilentChannels(silent int) func(*testing.T, Fixture) 
 		t.Cleanup(srv.Close)
 		// Before Close, which waits for the handlers still holding requests.
 		t.Cleanup(func() { close(stop) })
-		spec := notify.Spec{}
-		for i := range silent {
-			name := fmt.Sprintf("silent%d", i)
-			spec.Channels = append(spec.Channels, notify.Channel{Name: name, Kind: notify.Webhook, URL: srv.URL + "/" + name})
-			spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: name})
-		}
-		spec.Channels = append(spec.Channels, notify.Channel{Name: "healthy", Kind: notify.Webhook, URL: srv.URL + "/healthy"})
-		spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: "healthy"})
-		d := failedWith(t, f, "silent", spec)
-		for i := 2; i <= healthyNotifications; i++ {
-			runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
-		}
+		failedBesideHealthy(t, f, "silent", silent, srv.URL)
 
 		start := time.Now()
 		done, stopRound := roundWithTimeout(t, f, silentTimeout)
@@ -319,6 +308,25 @@ func testHealthyFlowsBesideSilentChannels(silent int) func(*testing.T, Fixture) 
 		case err := <-done:
 			t.Fatalf("the round ended (%v) before the healthy channel's notifications were delivered", err)
 		}
+	}
+}
+
+// failedBesideHealthy publishes a trigger whose failures notify n channels
+// named prefix0, prefix1, … at url/<name> and one named healthy at
+// url/healthy, and fails healthyNotifications of its Runs.
+func failedBesideHealthy(t *testing.T, f Fixture, prefix string, n int, url string) {
+	t.Helper()
+	spec := notify.Spec{}
+	for i := range n {
+		name := fmt.Sprintf("%s%d", prefix, i)
+		spec.Channels = append(spec.Channels, notify.Channel{Name: name, Kind: notify.Webhook, URL: url + "/" + name})
+		spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: name})
+	}
+	spec.Channels = append(spec.Channels, notify.Channel{Name: "healthy", Kind: notify.Webhook, URL: url + "/healthy"})
+	spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: "healthy"})
+	d := failedWith(t, f, prefix, spec)
+	for i := 2; i <= healthyNotifications; i++ {
+		runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
 	}
 }
 
@@ -365,18 +373,7 @@ func testHealthyFlowsBeforeHungSendsTimeOut(hung int) func(*testing.T, Fixture) 
 		t.Cleanup(srv.Close)
 		// Before Close, which waits for the handlers still holding requests.
 		t.Cleanup(func() { close(stop) })
-		spec := notify.Spec{}
-		for i := range hung {
-			name := fmt.Sprintf("hung%d", i)
-			spec.Channels = append(spec.Channels, notify.Channel{Name: name, Kind: notify.Webhook, URL: srv.URL + "/" + name})
-			spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: name})
-		}
-		spec.Channels = append(spec.Channels, notify.Channel{Name: "healthy", Kind: notify.Webhook, URL: srv.URL + "/healthy"})
-		spec.Rules = append(spec.Rules, notify.Rule{On: notify.OnFailed, Channel: "healthy"})
-		d := failedWith(t, f, "hung", spec)
-		for i := 2; i <= healthyNotifications; i++ {
-			runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
-		}
+		failedBesideHealthy(t, f, "hung", hung, srv.URL)
 
 		done, stopRound := roundWithTimeout(t, f, hungTimeout)
 		defer stopRound()
