@@ -102,7 +102,7 @@ func (r *Runtime) TriggerDetail(ctx context.Context, triggerID string, ledgerLim
 		return schedule.TriggerDetail{}, qlerror.Wrap(qlerror.Invalid, err, "give a trigger id (triggerId in `ql triggers list -o json`)").Because(schedule.RefusalNotATriggerID)
 	}
 	var d schedule.TriggerDetail
-	err := pgx.BeginTxFunc(ctx, r.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := runTx(ctx, r.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		t := &d.TriggerStatus
 		var policy string
 		var note *string

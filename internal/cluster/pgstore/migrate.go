@@ -214,7 +214,7 @@ func applyMigration(ctx context.Context, conn *pgx.Conn, m Migration) error {
 	if err != nil {
 		return mapErr(err, "starting migration "+m.ID)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+	defer rollbackTx(ctx, tx)
 	if err := assertCapability(ctx, tx, m.Seq-1); err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func checkReadiness(ctx context.Context, db txBeginner, roles Roles, extra ...re
 	if err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "starting the readiness transaction")}
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	defer rollbackTx(ctx, tx)
 	var sessionPath string
 	if err := tx.QueryRow(ctx, sqlSessionSearchPath).Scan(&sessionPath); err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: mapErr(err, "reading search_path")}

@@ -74,7 +74,7 @@ func EnsureRoles(ctx context.Context, url string, cfg RolesConfig) error {
 	if err != nil {
 		return mapErr(err, "starting the grant transaction")
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+	defer rollbackTx(ctx, tx)
 	for _, stmt := range append(roleSettingStatements(roles), grantStatements(roles)...) {
 		if _, err := tx.Exec(ctx, stmt); err != nil {
 			return mapErr(err, "installing role settings and grants")

@@ -126,7 +126,7 @@ func (r *Runtime) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	if err != nil {
 		return run.Detail{}, mapErr(err, "reading run "+id)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	defer rollbackTx(ctx, tx)
 	var d run.Detail
 	d.Run, err = scanRun(tx.QueryRow(ctx, sqlRunGet, id))
 	if errors.Is(err, pgx.ErrNoRows) {

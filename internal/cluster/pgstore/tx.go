@@ -65,13 +65,47 @@ func serializable(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error
 }
 
 func runSerializable(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
-	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	return runTx(ctx, pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+}
+
+// rollbackWithin bounds the ROLLBACK sent on a context of its own.
+const rollbackWithin = 5 * time.Second
+
+// runTx runs fn in one transaction begun with opts and commits it, unless
+// fn failed or the caller gave up first (a worker whose request timed out,
+// a closed browser tab): then nothing is committed and the caller's error
+// is returned.
+//
+// Why not pgx.BeginFunc: pgx closes a connection whose ROLLBACK or COMMIT
+// fails, and with the caller's context already done both fail before they
+// are sent. Every abandoned request then cost the pool its connection and
+// the server a new backend; under overload, when requests are abandoned
+// most, that churn starved the rest and worker leases expired in bulk.
+// Here the caller's context is checked before COMMIT, and the ROLLBACK
+// goes out on rollbackTx's bounded context, so the connection is kept
+// whenever it is still sound.
+func runTx(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
+	tx, err := pool.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+	defer rollbackTx(ctx, tx)
 	if err := fn(tx); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return tx.Commit(ctx)
+}
+
+// rollbackTx ends tx unless it was committed, on a context that outlives
+// the caller's by at most rollbackWithin. A ROLLBACK that cannot be sent
+// in that time (the socket broke) closes the connection, as it must.
+func rollbackTx(ctx context.Context, tx pgx.Tx) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackWithin)
+	defer cancel()
+	// ErrTxClosed after a commit; on any other error pgx has closed the
+	// connection, and the pool replaces it.
+	_ = tx.Rollback(rctx)
 }

@@ -127,7 +127,7 @@ func validateLease(l workerproto.Lease) (string, error) {
 func inTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
 	var err error
 	for attempt := 1; attempt <= commitRetry.attempts; attempt++ {
-		err = pgx.BeginFunc(ctx, pool, fn)
+		err = runTx(ctx, pool, pgx.TxOptions{}, fn)
 		if !retryable(err) {
 			return err
 		}

@@ -130,7 +130,7 @@ func (r *Runtime) ReadAttemptLog(ctx context.Context, attemptID string, offset i
 	if err != nil {
 		return 0, false, mapErr(err, "reading the log of attempt "+attemptID)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	defer rollbackTx(ctx, tx)
 	var held int64
 	var truncated bool
 	err = tx.QueryRow(ctx, sqlLogLength, attemptID).Scan(&held, &truncated)
