@@ -46,7 +46,12 @@ func TestAReplicaThatLostItsDatabaseAdmitsNothingUntilAFreshActivationCompletes(
 	bin := buildQL(t)
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("terminate", 50, "* * * * * *"))
-	a := startReplica(t, bin, env, "replica-a", "--cadence", "250ms")
+	// A short claim lease: a page whose claim committed just before the
+	// backends were terminated, and whose commits then failed, is left to
+	// expire (a lost database claims and releases nothing more), so its
+	// rows are admitted again only after the lease.
+	const claimLease = 5 * time.Second
+	a := startReplica(t, bin, env, "replica-a", "--cadence", "250ms", "--lease", claimLease.String())
 	a.await(t, CodeReady, 30*time.Second)
 	eventually(t, 30*time.Second, "replica-a admitting", func() bool { return admittedTotal(a.logs) > 0 })
 
@@ -107,7 +112,7 @@ func TestAReplicaThatLostItsDatabaseAdmitsNothingUntilAFreshActivationCompletes(
 	if !newBackend(t, env, "replica-a", before) {
 		t.Fatalf("replica-a is ready on its old backends [%s]", fmtPids(before))
 	}
-	eventually(t, 10*time.Second, "replica-a admitting again", func() bool {
+	eventually(t, claimLease+10*time.Second, "replica-a admitting again", func() bool {
 		return env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE created_at_ms > $1`, heldUntil) > 0
 	})
 	if n := len(a.logs.withCode(scheduler.CodeUnavailable)) + len(a.logs.withCode(CodeUnavailable)); n != 1 {
