@@ -149,6 +149,9 @@ type Summary struct {
 	// because a newer session replaced this worker or its credential was
 	// refused.
 	Killed int
+	// Paced counts the times the worker took fewer commands than its
+	// capacity because the replicas answered late (see pacer).
+	Paced int
 }
 
 // Errors that end a worker.
@@ -177,6 +180,9 @@ type worker struct {
 
 	slots    chan struct{}
 	attempts sync.WaitGroup
+	// pace holds the slots above the worker's share while the replicas
+	// answer late.
+	pace *pacer
 
 	mu      sync.Mutex
 	session string
@@ -273,6 +279,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return w.summary, err
 	}
 	w.slots = make(chan struct{}, w.capacity())
+	w.pace = newPacer(w.capacity(), func() { <-w.slots })
 	hbDone := make(chan struct{})
 	hbCtx, hbStop := context.WithCancel(context.Background())
 	go func() {
@@ -311,7 +318,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		w.endSession()
 	}
 	w.log.Info("worker stopped", "code", "worker_stopped", "completed", s.Completed, "stopped", s.Stopped,
-		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned)
+		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned, "paced", s.Paced)
 	return s, fatal
 }
 
@@ -660,6 +667,10 @@ func (w *worker) pulls() {
 				break fill
 			}
 		}
+		if free = w.pace.withhold(free); free == 0 {
+			w.signalIfFull()
+			continue
+		}
 		used := w.pullOnce(free)
 		for range free - max(used, 0) {
 			<-w.slots
@@ -762,7 +773,7 @@ func (w *worker) watches() {
 			return
 		case <-w.full:
 		}
-		for w.count() >= cap(w.slots) && !w.stopping() {
+		for w.noFreeSlot() && !w.stopping() {
 			if !w.watchOnce() {
 				return
 			}
@@ -884,14 +895,8 @@ func (w *worker) start(g workerproto.Grant, token, sid string, sent time.Time) {
 	a := newAttempt(w, g, token, sid, sent)
 	w.mu.Lock()
 	w.running[g.AttemptID] = a
-	full := len(w.running) >= cap(w.slots)
 	w.mu.Unlock()
-	if full {
-		select {
-		case w.full <- struct{}{}:
-		default:
-		}
-	}
+	w.signalIfFull()
 	w.attempts.Add(1)
 	go func() {
 		defer func() {
@@ -907,6 +912,38 @@ func (w *worker) start(g workerproto.Grant, token, sid string, sent time.Time) {
 		}()
 		a.run()
 	}()
+}
+
+// noFreeSlot: every slot runs a command or is held by the pacer.
+func (w *worker) noFreeSlot() bool {
+	return w.count()+w.pace.holding() >= cap(w.slots)
+}
+
+// signalIfFull wakes the watch goroutine when the last free slot was
+// taken, by a command or by the pacer.
+func (w *worker) signalIfFull() {
+	if w.noFreeSlot() {
+		select {
+		case w.full <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// answered tells the pacer how long a start or renewal took (unanswered:
+// it got no answer) and says when the worker's share changes from or back
+// to its capacity.
+func (w *worker) answered(took, lease time.Duration, unanswered bool) {
+	limit, cut, restored := w.pace.answered(took, lease, unanswered, time.Now())
+	switch {
+	case cut:
+		w.count1(func(s *Summary) { s.Paced++ })
+		w.log.Warn("the replicas answer starts and renewals late: the worker takes fewer commands at once until they answer in time again",
+			"code", "worker_paced", "took", took.Round(time.Millisecond).String(), "answered", !unanswered, "lease", lease.String(),
+			"limit", limit, "capacity", cap(w.slots))
+	case restored:
+		w.log.Info("the replicas answer in time again: the worker takes commands up to its capacity", "code", "worker_pace_restored", "capacity", limit)
+	}
 }
 
 func (w *worker) count1(f func(*Summary)) {

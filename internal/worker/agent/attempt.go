@@ -249,6 +249,7 @@ func (a *attempt) startACK() bool {
 	ctx, cancel := context.WithDeadline(a.w.reqCtx, a.killAt)
 	rep, err := a.w.client.Start(ctx, workerproto.StartRequest{Lease: a.lease})
 	cancel()
+	a.answered(sent, err)
 	if err != nil {
 		a.w.log.Warn("the start was not acknowledged; the grant is left to its lease, or to this worker's session end, which gives it back", a.logAttrs("code", "start_failed", "error", err.Error())...)
 		a.journalDone("start_failed")
@@ -400,6 +401,7 @@ func (a *attempt) renew() bool {
 	ctx, cancel := context.WithDeadline(a.w.reqCtx, a.killAt)
 	rep, err := a.w.client.Renew(ctx, workerproto.RenewRequest{Lease: a.lease})
 	cancel()
+	a.answered(sent, err)
 	if err != nil {
 		if Code(err) == "" {
 			// Unreachable until the lease clock: the loop kills at killAt.
@@ -425,6 +427,18 @@ func (a *attempt) renew() bool {
 	a.lease.LeaseVersion = rep.LeaseVersion
 	a.extend(sent, rep.LeaseMs)
 	return true
+}
+
+// answered tells the worker's pacer how long a start or renewal sent at
+// sent took, under the lease in force. A refusal is an answer; an error
+// without a code is none (no replica answered in time), unless the worker
+// itself gave up the request (replaced, credential refused): that tells
+// nothing of the replicas.
+func (a *attempt) answered(sent time.Time, err error) {
+	if a.over.Load() || a.w.reqCtx.Err() != nil {
+		return
+	}
+	a.w.answered(time.Since(sent), a.leaseLen, err != nil && Code(err) == "")
 }
 
 // sessionState acts on the state of the attempt's session a start or

@@ -41,6 +41,9 @@ type ingress struct {
 	dropPulls int
 	// renewDown answers every renewal 503 from then on.
 	renewDown bool
+	// answerDelay holds each start's and renewal's answer that long, as
+	// an overloaded replica does.
+	answerDelay time.Duration
 	// state is the session state replies carry; registering again ends
 	// an expired one.
 	state     string
@@ -435,6 +438,7 @@ func (in *ingress) start(w http.ResponseWriter, r *http.Request) {
 	if !in.decode(w, r, &req) {
 		return
 	}
+	in.delayAnswer()
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if a := in.fenced(w, req.Lease); a != nil {
@@ -448,6 +452,7 @@ func (in *ingress) renew(w http.ResponseWriter, r *http.Request) {
 	if !in.decode(w, r, &req) {
 		return
 	}
+	in.delayAnswer()
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.renewDown {
@@ -457,6 +462,33 @@ func (in *ingress) renew(w http.ResponseWriter, r *http.Request) {
 	if a := in.fenced(w, req.Lease); a != nil {
 		reply(w, in.leaseReply(a))
 	}
+}
+
+// delayAnswer waits answerDelay, without holding the ingress.
+func (in *ingress) delayAnswer() {
+	in.mu.Lock()
+	d := in.answerDelay
+	in.mu.Unlock()
+	time.Sleep(d)
+}
+
+func (in *ingress) setAnswerDelay(d time.Duration) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.answerDelay = d
+}
+
+// runningNow counts the attempts started and not complete, and the Runs
+// still queued.
+func (in *ingress) runningNow() (running, queued int) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, a := range in.attempts {
+		if a.starts > 0 && a.complete == nil {
+			running++
+		}
+	}
+	return running, len(in.queue)
 }
 
 func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
