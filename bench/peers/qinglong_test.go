@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 // qinglongAligned: QingLong's cluster scheduler (one replica in process:
 // the coordinator over the runtime store, page 256), n triggers whose
 // cursors are all the same boundary, started before it so it wakes at the
-// boundary.
+// boundary (PEERS_CLAIM_AHEAD, e.g. 1s, claims ahead of it).
 func qinglongAligned(b *testing.B, srv *pgtest.Srv, n int) {
 	eachBoundary(b, srv, n, func(env *clustertest.Env) result { return qinglongRun(b, env, n) })
 }
@@ -74,7 +75,15 @@ func qinglongRun(b *testing.B, env *clustertest.Env, n int) result {
 	b.Helper()
 	boundary := alignOn(b, env)
 	rt := env.Runtime(b, "peer", pgstore.DefaultLease)
-	c, err := scheduler.New(scheduler.Config{Owner: "peer", PageSize: scheduler.MaxPageSize},
+	cfg := scheduler.Config{Owner: "peer", PageSize: scheduler.MaxPageSize}
+	if v := os.Getenv("PEERS_CLAIM_AHEAD"); v != "" {
+		ahead, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatalf("PEERS_CLAIM_AHEAD=%q: %v (a duration such as 1s; 0s is off, the default)", v, err)
+		}
+		cfg.ClaimAhead = ahead
+	}
+	c, err := scheduler.New(cfg,
 		rt, slog.New(slog.NewTextHandler(io.Discard, nil)), availability.New())
 	if err != nil {
 		b.Fatal(err)

@@ -326,6 +326,7 @@ func serveBoundary(b *testing.B, env *clustertest.Env, p *serveProc, n int, boun
 	before := walStats(b, env)
 	cpu0 := p.cpuMs(b)
 	recs0 := len(p.logs.withCode("scheduler.round"))
+	ahead0 := len(p.logs.withCode("scheduler.claimed_ahead"))
 	waits := sampleWaits(env)
 	waitCount(b, env.Super, fmt.Sprintf(`SELECT count(*) FROM qinglong.runs WHERE scheduled_for_ms = %d`, boundary), n, 55*time.Second, 500*time.Millisecond)
 	cpu := p.cpuMs(b) - cpu0
@@ -339,6 +340,12 @@ func serveBoundary(b *testing.B, env *clustertest.Env, p *serveProc, n int, boun
 		time.UnixMilli(boundary).UTC().Format(time.TimeOnly), n, r.Drain, r.P50, r.P99, r.Duplicates, cpu, strings.Join(strings.Fields(string(load))[:3], " "))
 	rounds := p.logs.withCode("scheduler.round")
 	writeRounds(&w, rounds[recs0:], rounds[:recs0], boundary, boundary+r.Drain.Milliseconds())
+	// Claims ahead of the boundary (--claim-ahead, logged at debug level):
+	// a round record's first claim is then the boundary itself, the
+	// instant its tickets were decided at.
+	for _, a := range p.logs.withCode("scheduler.claimed_ahead")[ahead0:] {
+		fmt.Fprintf(&w, "claimed ahead: %.0f rows in %.0f pages, the last %.0f ms before the boundary\n", num(a, "rows"), num(a, "pages"), num(a, "ahead_ms"))
+	}
 	fmt.Fprintf(&w, "WAL: %d records, %d writes, %d flushes (%.0f ms syncing); %d sessions opened, %d commits\n",
 		after.records-before.records, after.writes-before.writes, after.syncs-before.syncs, after.syncMs-before.syncMs,
 		after.sessions-before.sessions, after.commits-before.commits)

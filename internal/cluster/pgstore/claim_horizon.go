@@ -17,18 +17,35 @@ var (
 	sqlClaimHorizon  = stmt("ClaimHorizon")
 )
 
+var _ schedule.AheadTaker = (*Runtime)(nil)
+
 // ScheduleTakeHorizon is ScheduleTake plus, in the same round trip and the
 // same implicit transaction (after the claim, so this page's rows are
 // already held and excluded), the database clock and the earliest cursor
 // of an unclaimed schedulable row due strictly after it.
 func (r *Runtime) ScheduleTakeHorizon(ctx context.Context, p schedule.TakeParams) ([]schedule.Ticket, schedule.TakeHorizon, error) {
+	return r.take(ctx, p, 0)
+}
+
+// ScheduleTakeAhead is ScheduleTakeHorizon that also claims the rows
+// falling due at or before dueByMs, database time, but never more than
+// half a lease ahead of the database clock (sql/claim.sql, "claim ahead").
+func (r *Runtime) ScheduleTakeAhead(ctx context.Context, p schedule.TakeParams, dueByMs int64) ([]schedule.Ticket, schedule.TakeHorizon, error) {
+	if dueByMs <= 0 {
+		return nil, schedule.TakeHorizon{}, qlerror.New(qlerror.Invalid, "claim-ahead instant %d must be above 0 (database time in milliseconds)", dueByMs)
+	}
+	return r.take(ctx, p, dueByMs)
+}
+
+// take runs the claim's pipeline; dueByMs is the claim's $4.
+func (r *Runtime) take(ctx context.Context, p schedule.TakeParams, dueByMs int64) ([]schedule.Ticket, schedule.TakeHorizon, error) {
 	var h schedule.TakeHorizon
 	if p.Limit < 1 || p.Limit > schedule.MaxPageSize {
 		return nil, h, qlerror.New(qlerror.Invalid, "take limit %d is outside 1–%d", p.Limit, schedule.MaxPageSize)
 	}
 	b := &pgx.Batch{}
 	b.Queue(sqlClaimSettings)
-	b.Queue(sqlClaim, r.cfg.Owner, p.Limit, r.cfg.Lease.Milliseconds())
+	b.Queue(sqlClaim, r.cfg.Owner, p.Limit, r.cfg.Lease.Milliseconds(), dueByMs)
 	b.Queue(sqlClaimHorizon)
 	br := r.pool.SendBatch(ctx, b)
 	defer br.Close()

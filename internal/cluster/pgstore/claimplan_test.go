@@ -112,7 +112,7 @@ func (s *store) explainClaimAfter(t testing.TB, limit int, settings string) clai
 		}
 	}
 	var out []byte
-	explain := fmt.Sprintf("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim('bench', %d, 30000)", limit)
+	explain := fmt.Sprintf("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim('bench', %d, 30000, 0)", limit)
 	if err := tx.QueryRow(ctx, explain).Scan(&out); err != nil {
 		t.Fatalf("explain claim: %v", err)
 	}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -94,7 +96,14 @@ func (r *Runtime) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitPa
 func (r *Runtime) commitGroup(ctx context.Context, group []schedule.CommitParams, probe bool) []schedule.CommitResult {
 	var lastErr error
 	for attempt := 1; attempt <= commitRetry.attempts; attempt++ {
-		res, err := r.commitGroupOnce(ctx, group, probe)
+		res, err := r.commitGroupOnce(ctx, group, probe, true)
+		var behind *clockBehindDecision
+		for waits := 1; errors.As(err, &behind); waits++ {
+			// The last lock (or one after the caller left) waits no more:
+			// verification fails the rows still ahead of the clock closed.
+			wait := waits <= clockWaits && loop.Sleep(ctx, behind.wait) == nil
+			res, err = r.commitGroupOnce(ctx, group, probe, wait)
+		}
 		if err == nil {
 			return res
 		}
@@ -138,6 +147,44 @@ func (r *Runtime) commitGroup(ctx context.Context, group []schedule.CommitParams
 	return out
 }
 
+// clockWaits bounds how often a group waits for the database clock to
+// reach the due time its rows claimed ahead were decided at (clockBehind).
+// The scheduler commits such a page once its own estimate of the database
+// clock has passed that time, from a lower bound of the offset, so one wait
+// is already the exception (a local clock stepped since); the bound keeps a
+// clock that keeps jumping from holding the group for ever.
+const clockWaits = 3
+
+// clockBehindDecision is the retry error of a group whose lock found the
+// database clock behind a row's decision time: the group is rolled back
+// (nothing was written), waits this long and is locked again.
+type clockBehindDecision struct{ wait time.Duration }
+
+func (e *clockBehindDecision) Error() string {
+	return fmt.Sprintf("the database clock is %s behind the due time a row claimed ahead was decided at", e.wait)
+}
+
+// clockBehind is how far the page lock's database clock is behind the
+// latest decision time of the group's rows claimed ahead (0 when none
+// is): a decision made at a row's due time may be admitted only once the
+// database clock has reached it, and committing a moment later is what
+// the same claim taken at that moment would have done. A row more than
+// half a lease ahead is not waited for (a claim never reaches further
+// ahead: sql/claim.sql); its verification fails it closed.
+func (r *Runtime) clockBehind(group []schedule.CommitParams, facts map[int]pageFacts) time.Duration {
+	var behind int64
+	for i, p := range group {
+		f, ok := facts[i]
+		if !ok || !decidedAhead(p.Ticket) {
+			continue
+		}
+		if d := p.Ticket.ObservedAtMs - f.NowMs; d > behind && d <= r.cfg.Lease.Milliseconds()/2 {
+			behind = d
+		}
+	}
+	return time.Duration(behind) * time.Millisecond
+}
+
 // pageFacts are one row's facts as the page's lock statement and its probe
 // of runs read them.
 type pageFacts struct {
@@ -149,9 +196,11 @@ type pageFacts struct {
 
 // commitGroupOnce is one transaction attempt for a group. It returns an
 // error only for the group to be retried (a lost serialization race or
-// deadlock, or an idempotency key taken by an occurrence it cannot tell
-// apart among several); every other outcome is final and in the results.
-func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitParams, probe bool) (out []schedule.CommitResult, retry error) {
+// deadlock, an idempotency key taken by an occurrence it cannot tell
+// apart among several, or with waitForClock a database clock behind a
+// row's decision time: clockBehindDecision); every other outcome is final
+// and in the results.
+func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitParams, probe, waitForClock bool) (out []schedule.CommitResult, retry error) {
 	out = make([]schedule.CommitResult, len(group))
 	conn, err := r.pool.Acquire(ctx)
 	if err != nil {
@@ -182,6 +231,9 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	facts, err := lockPage(ctx, conn, group, probe)
 	if err != nil {
 		return settle(ctx, out, nil, err, false)
+	}
+	if wait := r.clockBehind(group, facts); wait > 0 && waitForClock {
+		return nil, &clockBehindDecision{wait: wait}
 	}
 	var write []int
 	for i, p := range group {

@@ -9,7 +9,9 @@ import (
 // schedule.VerifySnapshot, in the order every adapter follows) and then its
 // claim still hold against the locked row, and returns "" when the write may
 // go ahead. A lost or expired claim is a race; a database clock behind the
-// claim's acquisition fails closed.
+// claim's acquisition, or behind the due time a row claimed ahead was
+// decided at, fails closed (the page commit waits for the clock to reach
+// that due time first: decidedAhead).
 func verifyTicket(p schedule.CommitParams, f commitFacts) schedule.Reason {
 	tk, l := p.Ticket, p.Ticket.Lease
 	if r := schedule.VerifySnapshot(tk, f.stored()); r != "" {
@@ -22,7 +24,7 @@ func verifyTicket(p schedule.CommitParams, f commitFacts) schedule.Reason {
 		return schedule.ReasonClaimLost
 	case f.NowMs >= l.ExpiresAtMs:
 		return schedule.ReasonClaimExpired
-	case f.NowMs < l.AcquiredAtMs:
+	case f.NowMs < l.AcquiredAtMs, decidedAhead(tk) && f.NowMs < tk.ObservedAtMs:
 		return schedule.ReasonClockWentBack
 	}
 	if r := verifyDecision(p); r != "" {
@@ -40,12 +42,21 @@ func verifyTicket(p schedule.CommitParams, f commitFacts) schedule.Reason {
 	return ""
 }
 
-// verifyDecision: a decision must come from the claim's acquired time,
-// and be exactly the one the shared decider derives from the verified
-// ticket (whose cron, cursor and revision time are the locked row's).
+// verifyDecision: a decision must come from the claim's acquired time, or
+// from the row's due time when the row was claimed ahead of it (the due
+// time of the locked row's own cursor, after the acquisition), and be
+// exactly the one the shared decider derives from the verified ticket
+// (whose cron, cursor and revision time are the locked row's).
 func verifyDecision(p schedule.CommitParams) schedule.Reason {
-	if p.Ticket.ObservedAtMs != p.Ticket.Lease.AcquiredAtMs {
+	if tk := p.Ticket; tk.ObservedAtMs != tk.Lease.AcquiredAtMs && !decidedAhead(tk) {
 		return schedule.ReasonDecisionNotFromClaimTime
 	}
 	return schedule.CheckDecision(p)
+}
+
+// decidedAhead reports whether tk was claimed ahead of its due time and is
+// decided at it.
+func decidedAhead(tk schedule.Ticket) bool {
+	due := tk.DueAtMs()
+	return due != nil && *due > tk.Lease.AcquiredAtMs && tk.ObservedAtMs == *due
 }

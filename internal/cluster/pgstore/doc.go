@@ -41,7 +41,11 @@
 // and that instant is the ticket's ObservedAtMs, the lease's acquired time
 // and the base of its expiry; the commit samples it again under the row
 // lock (time ≥ expiry → raced, time < acquired → fail closed) and once more
-// in the final UPDATE. No API here takes a time from the caller.
+// in the final UPDATE. No API here takes a time from the caller but a
+// claim ahead's instant (ScheduleTakeAhead), which only widens which rows
+// the claim takes, by at most half a lease: such a ticket is decided at its
+// row's own due time, and admitted only once the database clock, read
+// under the row lock, has reached it.
 //
 // # Admission
 //

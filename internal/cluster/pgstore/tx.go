@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/core/loop"
 )
 
 // retryPolicy bounds re-running a transaction that lost a serialization
@@ -36,14 +38,7 @@ func (p retryPolicy) wait(ctx context.Context, attempt int) error {
 	if shift := attempt - 1; shift < 30 && p.base<<shift < ceiling {
 		ceiling = p.base << shift
 	}
-	t := time.NewTimer(ceiling/2 + rand.N(ceiling/2+1))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return loop.Sleep(ctx, ceiling/2+rand.N(ceiling/2+1))
 }
 
 // serializable runs fn in a SERIALIZABLE transaction, retrying under

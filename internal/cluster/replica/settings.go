@@ -111,6 +111,7 @@ var flagOf = map[string]string{
 	"Cadence":     "--cadence",
 	"StopTimeout": "--stop-timeout",
 	"Grace":       "--misfire-grace",
+	"ClaimAhead":  "--claim-ahead",
 }
 
 // settingsFrom validates every setting without touching the network. Any
@@ -125,6 +126,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	}
 	cfg := scheduler.Config{
 		Owner: owner, PageSize: f.PageSize, Parallel: f.CommitParallel, Lease: f.Lease, Cadence: f.Cadence, StopTimeout: f.StopTimeout, Grace: f.Grace, GraceSet: f.GraceSet,
+		ClaimAhead: f.ClaimAhead,
 	}.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		var fe *scheduler.FieldError

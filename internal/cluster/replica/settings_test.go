@@ -132,6 +132,8 @@ func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
 		{"lease sub-millisecond", func(f *cli.ServeFlags) { f.Lease = 1500*time.Millisecond + 1 }, []string{"--lease", "milliseconds"}},
 		{"stop timeout too long", func(f *cli.ServeFlags) { f.StopTimeout = time.Minute }, []string{"--stop-timeout", "100ms–30s"}},
 		{"grace negative", func(f *cli.ServeFlags) { f.Grace = -time.Second }, []string{"--misfire-grace", "0s–24h"}},
+		{"claim ahead over a quarter of the lease", func(f *cli.ServeFlags) { f.Lease, f.ClaimAhead = 4*time.Second, 1500*time.Millisecond },
+			[]string{"--claim-ahead", "0s–1s", "a quarter of the lease"}},
 		{"replica id shape", func(f *cli.ServeFlags) { f.ReplicaID = "no spaces" }, []string{"--replica-id", "1–128 characters"}},
 		{"role prefix shape", func(f *cli.ServeFlags) { f.RolePrefix = "Bad-Prefix" }, []string{"--role-prefix"}},
 		{"http addr", func(f *cli.ServeFlags) { f.HTTPAddr = "8080" }, []string{"--http-addr", "host:port"}},

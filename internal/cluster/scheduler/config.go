@@ -23,6 +23,10 @@ const (
 	MaxParallel        = schedule.MaxParallel
 	DefaultGrace       = 30 * time.Second
 	MaxGrace           = 24 * time.Hour
+	// MaxClaimAhead bounds how long a row claimed ahead waits for its due
+	// time, during which only this replica can admit it (ahead.go; off by
+	// default).
+	MaxClaimAhead = 2 * time.Second
 )
 
 // OwnerPattern is the shape of a claim owner; the schema's check constraint
@@ -31,7 +35,7 @@ var OwnerPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
 
 // Config of one replica's scheduler. There is deliberately no clock or
 // time-source field: every decision uses the database time its claim was
-// acquired at.
+// acquired at, or for a row claimed ahead (ClaimAhead) its own due time.
 type Config struct {
 	// Owner is the replica id written into every claim it takes.
 	Owner string
@@ -52,6 +56,10 @@ type Config struct {
 	// not the default.
 	Grace    time.Duration
 	GraceSet bool
+	// ClaimAhead is how long before the next due instant the replica
+	// claims the rows due at it (ahead.go): 0–2 s and at most a quarter of
+	// Lease; 0, the default, is off.
+	ClaimAhead time.Duration
 }
 
 // WithDefaults fills every zero field with its default.
@@ -106,6 +114,9 @@ func (c Config) Validate() error {
 		return &FieldError{Field: "Parallel", Value: fmt.Sprint(c.Parallel), Allowed: fmt.Sprintf("1–%d", MaxParallel)}
 	case c.Grace < 0 || c.Grace > MaxGrace:
 		return &FieldError{Field: "Grace", Value: validate.Duration(c.Grace), Allowed: span(0, MaxGrace)}
+	case c.ClaimAhead < 0 || c.ClaimAhead > min(MaxClaimAhead, c.Lease/4):
+		return &FieldError{Field: "ClaimAhead", Value: validate.Duration(c.ClaimAhead),
+			Allowed: span(0, min(MaxClaimAhead, c.Lease/4)) + " (at most " + validate.Duration(MaxClaimAhead) + " and a quarter of the lease; 0 is off)"}
 	}
 	return nil
 }

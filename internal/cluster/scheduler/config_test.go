@@ -54,6 +54,9 @@ func TestValidateNamesTheFieldAndItsRange(t *testing.T) {
 		{"parallel too high", func(c *Config) { c.Parallel = 17 }, "Parallel", "1–16"},
 		{"grace negative", func(c *Config) { c.Grace = -time.Second }, "Grace", "0s–24h"},
 		{"grace too long", func(c *Config) { c.Grace = 25 * time.Hour }, "Grace", "0s–24h"},
+		{"claim ahead negative", func(c *Config) { c.ClaimAhead = -time.Millisecond }, "ClaimAhead", "0s–2s"},
+		{"claim ahead too long", func(c *Config) { c.ClaimAhead = 2*time.Second + time.Millisecond }, "ClaimAhead", "0s–2s"},
+		{"claim ahead over a quarter of the lease", func(c *Config) { c.Lease, c.ClaimAhead = 4*time.Second, 1001*time.Millisecond }, "ClaimAhead", "0s–1s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

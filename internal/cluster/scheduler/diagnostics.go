@@ -14,6 +14,10 @@ const (
 	CodeStopped       = "scheduler.stopped"
 	CodeUnavailable   = "scheduler.database_unavailable"
 	CodeDrainTimedOut = "scheduler.drain_timeout"
+	// CodeClaimedAhead (debug) reports the pages claimed ahead of a due
+	// instant: how many rows, and how long before the instant the last
+	// claim ended.
+	CodeClaimedAhead = "scheduler.claimed_ahead"
 )
 
 // poolStater is a store that reports its connection pool's counters

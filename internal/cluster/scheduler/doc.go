@@ -17,8 +17,8 @@
 //
 // Guarantees:
 //   - a round claims at most PageSize rows (hard cap 256) and decides each
-//     from its claim's database acquisition time only: the config has no
-//     clock;
+//     from its claim's database acquisition time only (a row claimed
+//     ahead, from its own due time): the config has no clock;
 //   - Run and Attempt identities are allocated only for admits;
 //   - rounds never overlap (within one, at most one page commits while the
 //     next is claimed), and errors go to the diagnostic sink (the

@@ -18,9 +18,15 @@ import (
 // its local wall clock shifted by skew, counting its rounds.
 func onTimeCoordinator(t *testing.T, env *clustertest.Env, owner string, cadence, skew time.Duration) (*Coordinator, *atomic.Int64) {
 	t.Helper()
+	return onTimeCoordinatorWith(t, env, Config{Owner: owner, Cadence: cadence}, skew)
+}
+
+// onTimeCoordinatorWith is onTimeCoordinator with the whole config.
+func onTimeCoordinatorWith(t *testing.T, env *clustertest.Env, cfg Config, skew time.Duration) (*Coordinator, *atomic.Int64) {
+	t.Helper()
 	var rounds atomic.Int64
 	log := slog.New(roundCounter{Handler: slog.NewTextHandler(io.Discard, nil), rounds: &rounds, t: t})
-	c, err := New(Config{Owner: owner, Cadence: cadence}, env.Runtime(t, owner, pgstore.DefaultLease), log, availability.New())
+	c, err := New(cfg, env.Runtime(t, cfg.Owner, pgstore.DefaultLease), log, availability.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,5 +232,78 @@ func TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate(t *testing.T) {
 	stepped := after(schedule.NextDue{AtMs: t0 + 500, ClockOffsetMs: -time.Hour.Milliseconds() - 1, ClockOffsetMaxMs: -time.Hour.Milliseconds()})
 	if stepped < 499*time.Millisecond || stepped-quick > maxWakeSpread {
 		t.Fatalf("after the local clock stepped an hour ahead the wait is %s, want about %s", stepped, quick)
+	}
+}
+
+// TestABurstClaimedAheadIsAdmittedOnceAndNeverBeforeItsInstant: with
+// --claim-ahead, the rows of each second's burst are held by the replica
+// before their instant (seen in the table: claimed, not yet due by the
+// database clock), and every occurrence is still admitted once, on its cron
+// second, never before it by the database clock, and on time.
+func TestABurstClaimedAheadIsAdmittedOnceAndNeverBeforeItsInstant(t *testing.T) {
+	t.Parallel()
+	const triggers = 200
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("ahead", triggers, "* * * * * *"))
+	c, _ := onTimeCoordinatorWith(t, env, Config{Owner: "ahead", ClaimAhead: 400 * time.Millisecond}, 0)
+	// Rows held before they are due: only a claim ahead takes those.
+	var heldAhead int64
+	deadline := time.Now().Add(4 * time.Second)
+	for time.Now().Before(deadline) {
+		heldAhead = max(heldAhead, env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules
+			WHERE claim_owner IS NOT NULL AND next_fire_at_ms + due_offset_ms > `+pgstore.ClockMsSQL))
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if heldAhead == 0 {
+		t.Fatal("no row was ever claimed before its due time: the replica did not claim ahead")
+	}
+	maxLag, minLag, runs := admissionLag(t, env, 0)
+	if runs < 2*triggers || minLag < 0 || maxLag > time.Second.Milliseconds() {
+		t.Fatalf("%d runs in 4 s of %d triggers firing every second, lag %d–%d ms: want at least %d, none before its instant, none a second late",
+			runs, triggers, minLag, maxLag, 2*triggers)
+	}
+	offBoundary := env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE scheduled_for_ms % 1000 <> 0`)
+	if o := env.Count(t); offBoundary != 0 || o.Duplicates != 0 || o.Malformed != 0 {
+		t.Fatalf("%d occurrences off their cron second, %+v", offBoundary, o)
+	}
+	t.Logf("%d runs, lag %d–%d ms, up to %d rows held ahead of their instant", runs, minLag, maxLag, heldAhead)
+}
+
+// TestAWrongLocalClockMovesOnlyTheWakeUpOfAClaimAhead: claiming ahead, a
+// replica whose wall clock is stepped after each claim claims and commits
+// at the wrong local moments, and that is all: every occurrence is admitted
+// once, on its cron second, never before it by the database clock. An hour
+// behind it claims at the instant on the cadence, an hour ahead it polls;
+// 300 ms ahead it claims ahead and commits 300 ms before the instant,
+// where the store waits for the database clock.
+func TestAWrongLocalClockMovesOnlyTheWakeUpOfAClaimAhead(t *testing.T) {
+	t.Parallel()
+	for _, skew := range []time.Duration{-time.Hour, 300 * time.Millisecond, time.Hour} {
+		env := clustertest.New(t)
+		env.Apply(t, clustertest.Triggers("skew", 3, "* * * * * *"))
+		c, _ := onTimeCoordinatorWith(t, env, Config{Owner: "skew", ClaimAhead: 400 * time.Millisecond}, skew)
+		time.Sleep(3 * time.Second)
+		if err := c.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		maxLag, minLag, runs := admissionLag(t, env, 0)
+		if runs == 0 || minLag < 0 || maxLag > 2*time.Second.Milliseconds() {
+			t.Fatalf("skew %s: %d runs, lag %d–%d ms: a wrong clock changed what was admitted or when it was due", skew, runs, minLag, maxLag)
+		}
+		offBoundary := env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE scheduled_for_ms % 1000 <> 0`)
+		if o := env.Count(t); offBoundary != 0 || o.Duplicates != 0 || o.Malformed != 0 {
+			t.Fatalf("skew %s: %d occurrences off their cron second, %+v", skew, offBoundary, o)
+		}
+		// 300 ms ahead, every commit reaches the database before the
+		// instant: had the store not waited for its clock, each row would
+		// have failed closed and stayed claimed for a lease, admitting
+		// nothing after the first second.
+		if skew == 300*time.Millisecond && runs < 2*3 {
+			t.Fatalf("skew %s: %d runs of 3 triggers in 3 s: the early commits were not admitted at their instant", skew, runs)
+		}
+		t.Logf("skew %s: %d runs, lag %d–%d ms", skew, runs, minLag, maxLag)
 	}
 }

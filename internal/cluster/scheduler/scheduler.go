@@ -28,6 +28,9 @@ type Coordinator struct {
 	// offsets estimates the database clock's offset from the last claims
 	// (wake.go). Only the loop's goroutine uses it.
 	offsets clockOffsets
+	// target is the due instant the next round claims ahead of (ahead.go),
+	// set by the wake planned for it; only the loop's goroutine uses it.
+	target *schedule.NextDue
 }
 
 // New validates cfg (after WithDefaults) and builds a stopped scheduler.
@@ -72,7 +75,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	}
 	c.log.Info("scheduler started", slog.String("code", CodeStarted), slog.String("owner", c.cfg.Owner),
 		slog.Int("page_size", c.cfg.PageSize), slog.Int64("lease_ms", c.cfg.Lease.Milliseconds()),
-		slog.Int64("cadence_ms", c.cfg.Cadence.Milliseconds()))
+		slog.Int64("cadence_ms", c.cfg.Cadence.Milliseconds()), slog.Int64("claim_ahead_ms", c.cfg.ClaimAhead.Milliseconds()))
 	return nil
 }
 
@@ -152,6 +155,9 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 		return prev, true
 	}
 	defer collect()
+	if err := c.claimAhead(ctx); err != nil {
+		return false, err
+	}
 	overlap := false
 	for {
 		// A replica that lost its database takes no claim from then on: its

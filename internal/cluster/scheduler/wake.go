@@ -43,7 +43,13 @@ func (c *Coordinator) wakeAfter(sum schedule.Summary) (time.Duration, bool) {
 	// database clock at the next claim alone.
 	next := *sum.Next
 	next.ClockOffsetMs = c.offsets.estimate(next)
-	return next.Wait(c.now(), c.cfg.Cadence, wakeSpread()), true
+	spread := wakeSpread()
+	if left := next.LocalAt().Sub(c.now()); c.cfg.ClaimAhead > 0 && left > 0 && left <= c.cfg.Cadence+c.cfg.ClaimAhead {
+		// Wake a claim-ahead before the instant (ahead.go).
+		c.target = &next
+		return max(left-c.cfg.ClaimAhead, 0) + spread, true
+	}
+	return next.Wait(c.now(), c.cfg.Cadence, spread), true
 }
 
 // offsetBounds is how many claims' lower bounds of the clock offset the

@@ -43,8 +43,11 @@ type ServeFlags struct {
 	Grace          time.Duration
 	// GraceSet: --misfire-grace was given (flag, environment or file), so
 	// 0 means no grace rather than the profile's default.
-	GraceSet    bool
-	Lease       time.Duration
+	GraceSet bool
+	Lease    time.Duration
+	// ClaimAhead is how long before a due instant a cluster replica claims
+	// the rows due at it; 0 is off.
+	ClaimAhead  time.Duration
 	StopTimeout time.Duration
 	Concurrency int
 	// LogMaxBytes caps one attempt's captured output: the local
@@ -214,6 +217,8 @@ wins over the file.`,
 		fs.StringVar(&f.RolePrefix, "role-prefix", "", "cluster: prefix of the five database role names readiness checks (default ql_, as 'ql db roles' creates them)")
 		fs.IntVar(&f.CommitParallel, "commit-parallel", 0, "cluster: commit groups of a claimed page, committed side by side, one transaction each (1–16; default "+strconv.Itoa(cd.CommitParallel)+")")
 		fs.DurationVar(&f.Lease, "lease", 0, "cluster: claim lease (1s–60s; default "+validate.Duration(cd.Lease)+")")
+		fs.DurationVar(&f.ClaimAhead, "claim-ahead", 0, "cluster: how long before the next due instant the replica claims the rows due at it, so that only their admission remains at the instant "+
+			"(0–2s and at most a quarter of --lease; default 0: off, claim at the instant). A replica that stops or dies while it holds rows claimed ahead delays them by a --lease")
 		fs.StringVar(&f.WorkerAddr, "worker-addr", "", "cluster: listen address of the worker ingress (default "+cd.WorkerAddr+"; any other than loopback needs --worker-tls-cert and --worker-tls-key)")
 		fs.StringVar(&f.WorkerTLSCert, "worker-tls-cert", "", "cluster: PEM certificate (chain) file of the worker ingress; serves HTTPS")
 		fs.StringVar(&f.WorkerTLSKey, "worker-tls-key", "", "cluster: PEM private key file of --worker-tls-cert")

@@ -165,7 +165,7 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 			if !more {
 				break
 			}
-			if err := sleep(ctx, max(o.Pause, time.Duration(float64(took)*(1-o.Share)/o.Share))); err != nil {
+			if err := loop.Sleep(ctx, max(o.Pause, time.Duration(float64(took)*(1-o.Share)/o.Share))); err != nil {
 				rep.Elapsed = time.Since(start)
 				return rep, err
 			}
@@ -181,17 +181,6 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Diagnostic codes of the retention loop.

@@ -3,6 +3,8 @@ package schedule
 import (
 	"context"
 	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // TakeHorizon is what a take learned, in the same round trip, about when
@@ -68,16 +70,23 @@ func (n *NextDue) Wait(now time.Time, cadence, spread time.Duration) time.Durati
 	return min(max(n.LocalAt().Sub(now), 0)+spread, cadence)
 }
 
-// takeWithHorizon takes a page and, when the store reports it, the
-// horizon with the store-minus-local clock offset measured at the take.
-func takeWithHorizon(ctx context.Context, st Store, p TakeParams) ([]Ticket, *NextDue, error) {
-	ht, ok := st.(HorizonTaker)
-	if !ok {
+// takeWithHorizon takes a page (ahead, up to dueByMs, when it is above 0)
+// and, when the store reports it, the horizon with the store-minus-local
+// clock offset measured at the take.
+func takeWithHorizon(ctx context.Context, st Store, p TakeParams, dueByMs int64) ([]Ticket, *NextDue, error) {
+	take := func() ([]Ticket, TakeHorizon, error) { return st.(HorizonTaker).ScheduleTakeHorizon(ctx, p) }
+	if dueByMs > 0 {
+		at, ok := st.(AheadTaker)
+		if !ok {
+			return nil, nil, qlerror.New(qlerror.Invalid, "this store cannot claim ahead of a due instant (it takes no claims); leave claim-ahead off")
+		}
+		take = func() ([]Ticket, TakeHorizon, error) { return at.ScheduleTakeAhead(ctx, p, dueByMs) }
+	} else if _, ok := st.(HorizonTaker); !ok {
 		tickets, err := st.ScheduleTake(ctx, p)
 		return tickets, nil, err
 	}
 	sent := time.Now()
-	tickets, h, err := ht.ScheduleTakeHorizon(ctx, p)
+	tickets, h, err := take()
 	if err != nil {
 		return tickets, nil, err
 	}

@@ -60,10 +60,12 @@ const (
 	// version bump every writer makes.
 	ReasonCursorDrift Reason = "cursor_drift"
 	// ReasonClockWentBack: the database clock is behind the claim's
-	// acquisition time (cluster).
+	// acquisition time, or behind the due time a row claimed ahead was
+	// decided at (cluster).
 	ReasonClockWentBack Reason = "clock_went_back"
-	// ReasonDecisionNotFromClaimTime: the ticket's observation time is not
-	// its claim's acquisition time (cluster).
+	// ReasonDecisionNotFromClaimTime: the ticket's observation time is
+	// neither its claim's acquisition time nor, for a row claimed ahead of
+	// its due time, that due time (cluster).
 	ReasonDecisionNotFromClaimTime Reason = "decision_not_from_claim_time"
 	// ReasonCronInvalid: the stored cron expression or time zone no longer
 	// parses.

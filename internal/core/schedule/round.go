@@ -30,6 +30,11 @@ type RoundConfig struct {
 	Parallel int
 	// NewID allocates Run and Attempt identities; called only for admits.
 	NewID func() string
+	// DueByMs, when above 0, claims ahead (AheadTaker): the take also
+	// holds the rows that fall due at or before this instant of the
+	// store's clock, which may lie ahead of it, and each such ticket is
+	// decided at its own due time. 0 takes only what is due already.
+	DueByMs int64
 }
 
 // Validate names the field and its allowed range.
@@ -45,6 +50,9 @@ func (c RoundConfig) Validate() error {
 	}
 	if c.NewID == nil {
 		return qlerror.New(qlerror.Internal, "round config without an id allocator")
+	}
+	if c.DueByMs < 0 {
+		return qlerror.New(qlerror.Invalid, "claim-ahead instant %d is negative", c.DueByMs)
 	}
 	return nil
 }
@@ -132,20 +140,29 @@ type Page struct {
 // Full reports whether the take returned a whole page.
 func (p *Page) Full() bool { return p.sum.Full(p.cfg.PageSize) }
 
+// Taken is how many rows the take returned.
+func (p *Page) Taken() int { return p.sum.Taken }
+
 // TakePage takes one page and decides each ticket from its own observation
-// time.
+// time: the claim's, or for a row claimed ahead of its due time, that due
+// time (decidedAt).
 func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 	p := &Page{cfg: cfg, start: time.Now(), sum: Summary{Counts: make(map[Outcome]int, len(Outcomes)), Reasons: map[Reason]int{}, Passed: map[PassReason]int64{}}}
 	if err := cfg.Validate(); err != nil {
 		return p, err
 	}
-	tickets, next, err := takeWithHorizon(ctx, st, TakeParams{Limit: cfg.PageSize})
+	tickets, next, err := takeWithHorizon(ctx, st, TakeParams{Limit: cfg.PageSize}, cfg.DueByMs)
 	p.sum.Take = time.Since(p.start)
 	if err != nil {
 		p.sum.Duration = p.sum.Take
 		return p, err
 	}
 	p.sum.Taken = len(tickets)
+	if cfg.DueByMs > 0 {
+		for i := range tickets {
+			tickets[i].ObservedAtMs = decidedAt(tickets[i])
+		}
+	}
 	for _, tk := range tickets {
 		at := tk.ObservedAtMs
 		if p.sum.FirstAcquiredMs == nil || at < *p.sum.FirstAcquiredMs {

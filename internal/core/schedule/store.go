@@ -67,8 +67,9 @@ type Ticket struct {
 	Snapshot
 	Lease *Lease
 	// ObservedAtMs is the only "now" a decision about this ticket may use:
-	// the claim's database acquisition time in the cluster, the injected
-	// clock's reading at page time for single-node profiles.
+	// the claim's database acquisition time in the cluster (for a row
+	// claimed ahead of its due time, that due time: decidedAt), the
+	// injected clock's reading at page time for single-node profiles.
 	ObservedAtMs int64
 }
 

@@ -27,8 +27,8 @@
 --   * O(claimed) reads: each branch walks its own index in its own order
 --     and stops after $2 eligible, lockable rows:
 --       A  uninitialised (NULL cursor), unclaimed  -> trigger_schedules_unclaimed_order_idx
---       B  due (jittered due time), unclaimed      -> trigger_schedules_unclaimed_order_idx
---       C  expired claims                          -> trigger_schedules_claim_expiry_idx
+--       B  due (jittered due time, by due_by), unclaimed -> trigger_schedules_unclaimed_order_idx
+--       C  expired claims (due by due_by)          -> trigger_schedules_claim_expiry_idx
 --     (a row falls due at its cursor's jittered due time, next_fire_at_ms
 --     + due_offset_ms, the index's leading expression (migration
 --     trigger-policies); `<= now` never matches NULL, hence A; an ended
@@ -38,9 +38,19 @@
 --   * the union (at most 3 x $2 locked rows) is re-sorted into claim order
 --     and cut to $2; rows locked but not chosen are released at the end of
 --     this autocommit statement, untouched.
--- $1 owner, $2 limit, $3 lease in milliseconds.
+--   * claim ahead (docs/architecture.md, "Claim ahead"): branches B and C
+--     also take rows that fall due after the clock but at or before
+--     `due_by`, the instant $4 names (0: none, `due_by` is the clock), never
+--     more than half a lease ahead of the clock, so a claim taken ahead
+--     still has half its lease left at the row's due time. The lease starts
+--     at the clock as for any claim; the decision is made at the row's due
+--     time and admitted only once the database clock has reached it
+--     (commit_verify.go).
+-- $1 owner, $2 limit, $3 lease in milliseconds, $4 the instant to claim
+-- ahead to (0: none).
 WITH now AS MATERIALIZED (
-    SELECT {{now_ms}} AS ms
+    SELECT c.ms, greatest(c.ms, least($4::bigint, c.ms + $3::bigint / 2)) AS due_by
+      FROM (SELECT {{now_ms}} AS ms) c
 ),
 uninitialised AS (
      SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
@@ -69,7 +79,7 @@ due AS (
                JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
               WHERE p.id = s.project_id AND p.status = 'active')
         AND s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.due_offset_ms IS NOT NULL
-        AND s.next_fire_at_ms + s.due_offset_ms <= (SELECT ms FROM now)
+        AND s.next_fire_at_ms + s.due_offset_ms <= (SELECT due_by FROM now)
       ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST, s.project_id, s.trigger_id
       LIMIT $2
         FOR UPDATE OF s SKIP LOCKED
@@ -85,7 +95,7 @@ expired AS (
                JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
               WHERE p.id = s.project_id AND p.status = 'active')
         AND s.claim_owner IS NOT NULL AND s.claim_expires_at_ms <= (SELECT ms FROM now) AND NOT s.paused
-        AND (s.next_fire_at_ms IS NULL OR s.next_fire_at_ms + s.due_offset_ms <= (SELECT ms FROM now))
+        AND (s.next_fire_at_ms IS NULL OR s.next_fire_at_ms + s.due_offset_ms <= (SELECT due_by FROM now))
       ORDER BY s.claim_expires_at_ms, s.trigger_id
       LIMIT $2
         FOR UPDATE OF s SKIP LOCKED
