@@ -70,11 +70,14 @@ func TestAWorkerTakesFewerCommandsAtOnceWhileTheReplicasAnswerLate(t *testing.T)
 	// More than a sixth of the lease (2 s), so every start and renewal is
 	// late, and less than the quarter of it a renewal's send may take
 	// (3 s), so none is lost.
-	in.answerDelay = 2400 * time.Millisecond
-	r := runAgent(t, in, func(c *Config) { c.Concurrency = 4 })
+	const delay = 2400 * time.Millisecond
+	in.answerDelay = delay
+	// Queued before the worker starts, so its first pull fills the whole
+	// capacity before any answer can be late.
 	for range 60 {
 		in.enqueue(t, shell("sleep 1"))
 	}
+	r := runAgent(t, in, func(c *Config) { c.Concurrency = 4 })
 	waitFor(t, "the worker to say it takes fewer commands", func() bool { return strings.Contains(r.logs.String(), `"code":"worker_paced"`) })
 	// The commands started before the cut end; then, with work still
 	// queued, at most two run at once (the share halves from 4 to 2, and
@@ -84,6 +87,11 @@ func TestAWorkerTakesFewerCommandsAtOnceWhileTheReplicasAnswerLate(t *testing.T)
 			t.Log(r.logs.String())
 		}
 	}()
+	// Every start sent before the cut (up to the whole capacity, when the
+	// first pull found the work queued) is answered up to the delay later
+	// and its command then runs its second: until both have passed, the
+	// running count says nothing of the share.
+	time.Sleep(delay + time.Second)
 	waitFor(t, "the commands started before the cut to end", func() bool {
 		running, _ := in.runningNow()
 		return running <= 2
