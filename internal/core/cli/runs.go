@@ -529,20 +529,16 @@ func runsCancelCommand(opts Options) *cobra.Command {
 			if b.CancelRun == nil {
 				return fmt.Errorf("this build cannot cancel runs of this database")
 			}
-			// Read first: the cancel returns an ended Run as it is, and a
-			// Run cancelled before this call must not read as cancelled by
-			// it.
-			if d, err := b.Runs.RunGet(cmd.Context(), args[0]); err == nil && d.Run.State.Terminal() {
-				fmt.Fprintf(cmd.OutOrStdout(), "run %s: already %s; nothing to cancel\n", d.Run.ID, d.Run.State)
-				return nil
-			}
-			r, err := b.CancelRun(cmd.Context(), args[0], actor())
+			// Only finished says this call ended the Run: one that its
+			// command or an earlier cancel ended, even a moment before,
+			// is reported as already ended.
+			r, finished, err := b.CancelRun(cmd.Context(), args[0], actor())
 			if err != nil {
 				return err
 			}
 			switch {
-			case r.State == run.Cancelled:
-				fmt.Fprintf(cmd.OutOrStdout(), "run %s: cancelled\n", r.ID)
+			case finished:
+				fmt.Fprintf(cmd.OutOrStdout(), "run %s: %s\n", r.ID, r.State)
 				return nil
 			case r.State.Terminal():
 				fmt.Fprintf(cmd.OutOrStdout(), "run %s: already %s; nothing to cancel\n", r.ID, r.State)

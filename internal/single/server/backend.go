@@ -9,7 +9,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
-	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/single/executor"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
@@ -52,12 +51,6 @@ func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
 func (b *Backend) ReadLog(_ context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error) {
 	next, err = executor.ReadLogFrom(b.Layout.Logs, attemptID, offset, w)
 	return next, false, err
-}
-
-// CancelRun cancels a run (see sqlitestore.CancelRun).
-func (b *Backend) CancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
-	r, _, err := b.Store.CancelRun(ctx, runID, actor)
-	return r, err
 }
 
 // Close closes the database.

@@ -156,7 +156,7 @@ func TestACancelAnotherProcessAsksStopsTheRunningCommandLongBeforeTheNextTick(t 
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if _, err := b.CancelRun(t.Context(), runID, "elsewhere"); err != nil {
+	if _, _, err := b.Store.CancelRun(t.Context(), runID, "elsewhere"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the Run to end cancelled", 15*time.Second, func() bool {

@@ -13,9 +13,9 @@ func TestCancellingAQueuedRunEndsItAtOnceAndNoDispatcherStartsIt(t *testing.T) {
 	d := e.defs(t, "alpha", everyMinute)
 	runID := e.admit(t, d.Trigger.TriggerID)
 	a := e.pending(t, runID)
-	r, _, err := e.store.CancelRun(t.Context(), runID, "test")
-	if err != nil || r.State != run.Cancelled || r.FinishedAtMs == nil {
-		t.Fatalf("cancel a queued run: %+v, %v; want it cancelled with a finish time", r, err)
+	r, finished, err := e.store.CancelRun(t.Context(), runID, "test")
+	if err != nil || r.State != run.Cancelled || r.FinishedAtMs == nil || !finished {
+		t.Fatalf("cancel a queued run: %+v, finished %v, %v; want it cancelled by this call with a finish time", r, finished, err)
 	}
 	got, err := e.store.RunGet(t.Context(), runID)
 	if err != nil {
@@ -31,9 +31,11 @@ func TestCancellingAQueuedRunEndsItAtOnceAndNoDispatcherStartsIt(t *testing.T) {
 	if _, _, err := e.store.AttemptStart(t.Context(), a.ID, "owner-1", ""); !qlerror.Is(err, qlerror.Conflict) {
 		t.Fatalf("a dispatcher starting the cancelled attempt: %v; want a conflict", err)
 	}
-	again, _, err := e.store.CancelRun(t.Context(), runID, "test")
-	if err != nil || again.State != run.Cancelled || again.Version != r.Version {
-		t.Fatalf("cancel again: %+v, %v; want the run unchanged", again, err)
+	// The repeat must not report that it ended the Run: `ql runs cancel`
+	// says "already cancelled" from this alone.
+	again, finished, err := e.store.CancelRun(t.Context(), runID, "test")
+	if err != nil || again.State != run.Cancelled || again.Version != r.Version || finished {
+		t.Fatalf("cancel again: %+v, finished %v, %v; want the run unchanged and not finished by this call", again, finished, err)
 	}
 }
 
@@ -51,8 +53,8 @@ func TestCancellingARunningLocalRunRecordsOneIntentForItsOwner(t *testing.T) {
 	}
 	before, _ := e.store.RunGet(t.Context(), runID)
 	for range 2 {
-		r, _, err := e.store.CancelRun(t.Context(), runID, "test")
-		if err != nil || r.State != run.Running || r.Version != before.Run.Version+1 {
+		r, finished, err := e.store.CancelRun(t.Context(), runID, "test")
+		if err != nil || r.State != run.Running || r.Version != before.Run.Version+1 || finished {
 			t.Fatalf("cancel a running local run: %+v, %v; want it still running at version %d (one intent)", r, err, before.Run.Version+1)
 		}
 	}
