@@ -136,7 +136,7 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	default:
 		res = schedule.CommitResult{Outcome: outcome}
 		if outcome == schedule.Admitted {
-			res.RunID = p.RunID
+			res.RunID, res.AdmittedAtMs = p.RunID, facts.NowMs
 		}
 	}
 	// COMMIT answered, so the cancels before the write stand: the write

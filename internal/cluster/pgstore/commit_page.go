@@ -326,7 +326,7 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	}
 	ended = true
 	for k, i := range write {
-		out[i] = writtenResult(eff[i], touched[k])
+		out[i] = writtenResult(eff[i], touched[k], facts[i].NowMs)
 		// COMMIT answered, so the cancels before the write stand: that
 		// row's write held, or it had none (the write fails the
 		// transaction when a row's fence fails after cancels).
@@ -363,8 +363,9 @@ func settle(ctx context.Context, out []schedule.CommitResult, rows []int, err er
 }
 
 // writtenResult is the outcome of a decision the page's write was sent for,
-// from the rows it reported touching for it.
-func writtenResult(p schedule.CommitParams, w written) schedule.CommitResult {
+// from the rows it reported touching for it; admittedAtMs is the lock
+// statement's database time, the Runs' creation time.
+func writtenResult(p schedule.CommitParams, w written, admittedAtMs int64) schedule.CommitResult {
 	outcome := outcomeOf(p.Decision.Action)
 	switch {
 	case w == written{}:
@@ -382,7 +383,7 @@ func writtenResult(p schedule.CommitParams, w written) schedule.CommitResult {
 	}
 	res := schedule.CommitResult{Outcome: outcome}
 	if outcome == schedule.Admitted {
-		res.RunID = p.RunID
+		res.RunID, res.AdmittedAtMs = p.RunID, admittedAtMs
 	}
 	return res
 }

@@ -159,7 +159,7 @@ func New(cfg Config) *Metrics {
 		}, []string{"reason"}),
 		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: Namespace, Subsystem: "scheduler", Name: "admission_lag_seconds",
-			Help:    "Per admitted occurrence, database time of the claim (the take on SQLite) that admitted it minus its due time (scheduled time plus jitter).",
+			Help:    "Per admitted occurrence, its Run's creation time (database time; the store's clock on SQLite) minus its due time (scheduled time plus jitter).",
 			Buckets: lagBuckets,
 		}),
 		claim: prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -99,6 +99,11 @@ type CommitResult struct {
 	// (Reason.Outcome) is always Outcome.
 	Reason Reason
 	RunID  string
+	// AdmittedAtMs is, for Admitted, the store's time the admission wrote
+	// as its Run's creation time (database time in the cluster): the
+	// admission lag (Summary.AdmissionLagMs) is measured to it. Zero for
+	// every other outcome.
+	AdmittedAtMs int64
 	// Err is the detail ScheduleCommit returns beside this result: why it
 	// failed, or for a known outcome whose connection was lost after COMMIT,
 	// that loss (wrapping ErrUnavailable). Set only by ScheduleCommitPage.

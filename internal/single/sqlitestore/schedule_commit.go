@@ -61,7 +61,7 @@ func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedu
 	if err != nil {
 		return failure(ctx, err)
 	}
-	action, finished, err := s.commitDecision(ctx, tx, p)
+	w, finished, err := s.commitDecision(ctx, tx, p)
 	if err != nil {
 		_ = tx.Rollback()
 		var v *verdict
@@ -77,17 +77,24 @@ func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedu
 		// resolves it from durable facts.
 		return schedule.ReasonOutcomeUnknown.Result(), mapErr(err, "commit schedule decision")
 	}
-	res := resultOf(p, action)
+	res := resultOf(p, w)
 	res.Finished = finished
 	return res, nil
 }
 
-// resultOf is the result of p's decision committed as action (an admission
-// the overlap policy passed over is skipped).
-func resultOf(p schedule.CommitParams, action schedule.Action) schedule.CommitResult {
-	res := schedule.CommitResult{Outcome: outcomeOf(action)}
-	if action == schedule.Admit {
-		res.RunID = p.RunID
+// wrote is what a decision wrote: its action (an admission the overlap
+// policy passed over is a skip) at the injected clock's reading atMs, the
+// admitted Run's creation time.
+type wrote struct {
+	action schedule.Action
+	atMs   int64
+}
+
+// resultOf is the result of p's decision committed as w.
+func resultOf(p schedule.CommitParams, w wrote) schedule.CommitResult {
+	res := schedule.CommitResult{Outcome: outcomeOf(w.action)}
+	if w.action == schedule.Admit {
+		res.RunID, res.AdmittedAtMs = p.RunID, w.atMs
 	}
 	return res
 }
@@ -118,55 +125,55 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 	return schedule.Skipped
 }
 
-// commitDecision verifies and writes p's decision in tx and returns the
-// action it wrote: the decision's own, or a skip when the trigger's overlap
-// policy passed the admission over; and the Runs it finished (cancelled
+// commitDecision verifies and writes p's decision in tx and returns what
+// it wrote: the decision's own action, or a skip when the trigger's overlap
+// policy passed the admission over, and when; and the Runs it finished (cancelled
 // by cancel_previous), which stand once tx commits.
-func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitParams) (_ schedule.Action, finished run.FinishCounts, _ error) {
+func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitParams) (_ wrote, finished run.FinishCounts, _ error) {
 	tk, d := p.Ticket, p.Decision
 	if err := verifyTicket(ctx, tx, tk); err != nil {
-		return "", finished, err
+		return wrote{}, finished, err
 	}
 	if err := checkDecision(p); err != nil {
-		return "", finished, err
+		return wrote{}, finished, err
 	}
 	now := s.nowMs()
 	waits := false
 	if d.Action == schedule.Admit {
 		var err error
 		if d, waits, finished, err = s.applyOverlap(ctx, tx, tk, d); err != nil {
-			return "", finished, err
+			return wrote{}, finished, err
 		}
 	}
 	if d.Action != schedule.Admit {
 		res, err := tx.ExecContext(ctx, qScheduleAdvanceCursor, d.NextFireAtMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
 			nullable(d.NextDueOffset()))
 		if err != nil {
-			return "", finished, err
+			return wrote{}, finished, err
 		}
 		if err := fenceHeld(res); err != nil {
-			return "", finished, err
+			return wrote{}, finished, err
 		}
-		return d.Action, finished, writeLedger(ctx, tx, tk, d.Passed, now)
+		return wrote{d.Action, now}, finished, writeLedger(ctx, tx, tk, d.Passed, now)
 	}
 	plan, err := verifiedExecution(ctx, tx, tk)
 	if err != nil {
-		return "", finished, err
+		return wrote{}, finished, err
 	}
 	key := schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)
 	if err := s.insertRun(ctx, tx, tk, admission{runID: p.RunID, attemptID: p.AttemptID, executionID: plan.ID, key: key,
 		scheduledForMs: d.ScheduledForMs, dueAtMs: d.FireAtMs, waits: waits}, now); err != nil {
-		return "", finished, err
+		return wrote{}, finished, err
 	}
 	res, err := tx.ExecContext(ctx, qScheduleAdvanceAdmitted, d.NextFireAtMs, d.ScheduledForMs, now, tk.TriggerID, tk.TriggerRevision, tk.StateVersion, nullable(tk.NextFireAtMs),
 		nullable(d.NextDueOffset()))
 	if err != nil {
-		return "", finished, err
+		return wrote{}, finished, err
 	}
 	if err := fenceHeld(res); err != nil {
-		return "", finished, err
+		return wrote{}, finished, err
 	}
-	return d.Action, finished, writeLedger(ctx, tx, tk, d.Passed, now)
+	return wrote{d.Action, now}, finished, writeLedger(ctx, tx, tk, d.Passed, now)
 }
 
 // checkDecision refuses p's decision unless it is exactly the one its

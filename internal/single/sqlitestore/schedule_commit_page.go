@@ -92,7 +92,7 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 	if err != nil {
 		return idx, err
 	}
-	actions := make(map[int]schedule.Action, len(idx))
+	actions := make(map[int]wrote, len(idx))
 	// finished holds the Runs each written decision finished, reported
 	// once the transaction commits.
 	finished := make(map[int]run.FinishCounts)
@@ -112,12 +112,12 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 			cancelAll(out, written, rows[k:])
 			return nil, nil
 		}
-		res, action, intact := s.commitRow(ctx, tx, ps[i])
+		res, w, intact := s.commitRow(ctx, tx, ps[i])
 		finished[i], res.Finished = res.Finished, run.FinishCounts{}
 		out[i] = res
-		if action != "" {
+		if w.action != "" {
 			written = append(written, i)
-			actions[i] = action
+			actions[i] = w
 		}
 		if intact {
 			continue
@@ -159,28 +159,28 @@ func (s *Store) commitGroup(ctx context.Context, ps []schedule.CommitParams, idx
 	return nil, nil
 }
 
-// commitRow runs one decision inside its own savepoint. action, when set,
-// is what the decision wrote, standing in the transaction (its result is set
+// commitRow runs one decision inside its own savepoint. w, when its action
+// is set, is what the decision wrote, standing in the transaction (its result is set
 // once the transaction commits; res carries only the Runs it finished);
 // intact is false when the transaction can no
 // longer be trusted to hold only the decisions before this one — SQLite
 // ended it, or the savepoint could not be opened, undone or closed.
-func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams) (res schedule.CommitResult, action schedule.Action, intact bool) {
+func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams) (res schedule.CommitResult, w wrote, intact bool) {
 	// The statements run detached from the caller's cancellation: watching
 	// it costs every statement a goroutine, and it is checked between
 	// decisions and before COMMIT instead (a cancellation also rolls the
 	// transaction back by itself, failing the statements after it).
 	sctx := context.WithoutCancel(ctx)
 	if _, err := tx.ExecContext(sctx, qScheduleRowSavepoint); err != nil {
-		return withErr(failure(ctx, err)), "", false
+		return withErr(failure(ctx, err)), wrote{}, false
 	}
-	action, finished, err := s.commitDecision(sctx, tx, p)
+	w, finished, err := s.commitDecision(sctx, tx, p)
 	if err == nil {
 		if _, err := tx.ExecContext(sctx, qScheduleRowRelease); err != nil {
-			return withErr(failure(ctx, err)), "", false
+			return withErr(failure(ctx, err)), wrote{}, false
 		}
 		res.Finished = finished
-		return res, action, true
+		return res, w, true
 	}
 	var v *verdict
 	if errors.As(err, &v) {
@@ -192,12 +192,12 @@ func (s *Store) commitRow(ctx context.Context, tx *txn, p schedule.CommitParams)
 	// Undoing to the savepoint fails when SQLite already rolled the whole
 	// transaction back (the savepoint is gone with it).
 	if _, rerr := tx.ExecContext(sctx, qScheduleRowRollback); rerr != nil {
-		return res, "", false
+		return res, wrote{}, false
 	}
 	if _, rerr := tx.ExecContext(sctx, qScheduleRowRelease); rerr != nil {
-		return res, "", false
+		return res, wrote{}, false
 	}
-	return res, "", true
+	return res, wrote{}, true
 }
 
 // cancelAll reports as cancelled the decisions a cancelled transaction

@@ -30,10 +30,10 @@ import (
 // the set-based read or write failed (undone to its savepoint: which row
 // failed it the error does not say, and one row's failure must never fail
 // the others). written are the decisions the set-based write left standing
-// in tx, with their actions in actions. intact is false when SQLite ended
+// in tx, with what each wrote in actions. intact is false when SQLite ended
 // the transaction; nothing of it stands.
 func (s *Store) commitSet(ctx context.Context, tx *txn, ps []schedule.CommitParams, idx []int, out []schedule.CommitResult,
-	actions map[int]schedule.Action,
+	actions map[int]wrote,
 ) (rest, written []int, intact bool) {
 	set, rest := setBased(ps, idx)
 	if len(set) == 0 {
@@ -67,7 +67,7 @@ func (s *Store) commitSet(ctx context.Context, tx *txn, ps []schedule.CommitPara
 	if len(write) == 0 {
 		return rest, nil, true
 	}
-	moved, err := s.writeSet(sctx, tx, ps, write, execIDs)
+	moved, atMs, err := s.writeSet(sctx, tx, ps, write, execIDs)
 	if err != nil {
 		if _, err := tx.ExecContext(sctx, qSchedulePageRollback); err != nil {
 			return nil, nil, false
@@ -83,7 +83,7 @@ func (s *Store) commitSet(ctx context.Context, tx *txn, ps []schedule.CommitPara
 			continue
 		}
 		written = append(written, i)
-		actions[i] = ps[i].Decision.Action
+		actions[i] = wrote{ps[i].Decision.Action, atMs}
 	}
 	return rest, written, true
 }
@@ -204,11 +204,12 @@ func judgeSet(ctx context.Context, tx *txn, p schedule.CommitParams, f pageFacts
 // writeSet writes the verified decisions write of ps in the page's
 // savepoint: the fenced cursor updates in one statement, then the Run,
 // Attempt and both events of each admission whose row it moved, three
-// statements for the page. It returns the triggers whose rows moved. On
-// error the caller undoes the savepoint; on success it is released.
-func (s *Store) writeSet(ctx context.Context, tx *txn, ps []schedule.CommitParams, write []int, execIDs map[int]string) (map[string]bool, error) {
+// statements for the page. It returns the triggers whose rows moved and
+// the injected clock's reading it wrote them at. On error the caller undoes
+// the savepoint; on success it is released.
+func (s *Store) writeSet(ctx context.Context, tx *txn, ps []schedule.CommitParams, write []int, execIDs map[int]string) (map[string]bool, int64, error) {
 	if _, err := tx.ExecContext(ctx, qSchedulePageSavepoint); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	now := s.nowMs()
 	cursors := make([][]any, len(write))
@@ -222,11 +223,11 @@ func (s *Store) writeSet(ctx context.Context, tx *txn, ps []schedule.CommitParam
 	}
 	arg, err := json.Marshal(cursors)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	moved, err := movedRows(ctx, tx, string(arg), now)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var admits [][]any
 	for _, i := range write {
@@ -240,16 +241,16 @@ func (s *Store) writeSet(ctx context.Context, tx *txn, ps []schedule.CommitParam
 	}
 	if len(admits) > 0 {
 		if arg, err = json.Marshal(admits); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if err := insertAdmissions(ctx, tx, string(arg), len(admits), now); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, qSchedulePageRelease); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return moved, nil
+	return moved, now, nil
 }
 
 // movedRows runs the page's fenced cursor update and returns the triggers

@@ -44,6 +44,7 @@ func requireAdmitted(t *testing.T, f Fixture, p schedule.CommitParams, res sched
 	if res.Outcome != schedule.Admitted || res.Reason != "" || res.RunID != p.RunID {
 		t.Fatalf("trigger %s: %s (%s) run %q; want admitted run %s", p.Ticket.TriggerID, res.Outcome, res.Reason, res.RunID, p.RunID)
 	}
+	requireAdmittedAt(t, f, res)
 	if c := counts(t, f, p.Ticket.TriggerID); c != (Counts{Runs: 1, Attempts: 1, Events: 2}) {
 		t.Fatalf("trigger %s admitted in a page has %+v, want 1 run, 1 attempt, 2 events", p.Ticket.TriggerID, c)
 	}
@@ -52,8 +53,21 @@ func requireAdmitted(t *testing.T, f Fixture, p schedule.CommitParams, res sched
 // requireResult requires the reason (and its outcome) and no Run.
 func requireResult(t *testing.T, what string, res schedule.CommitResult, reason schedule.Reason) {
 	t.Helper()
-	if res.Outcome != reason.Outcome() || res.Reason != reason || res.RunID != "" {
-		t.Fatalf("%s: %s (%s) run %q; want %s (%s)", what, res.Outcome, res.Reason, res.RunID, reason.Outcome(), reason)
+	if res.Outcome != reason.Outcome() || res.Reason != reason || res.RunID != "" || res.AdmittedAtMs != 0 {
+		t.Fatalf("%s: %s (%s) run %q admitted at %d; want %s (%s), no Run", what, res.Outcome, res.Reason, res.RunID, res.AdmittedAtMs, reason.Outcome(), reason)
+	}
+}
+
+// requireAdmittedAt requires an admission's result to carry its Run's
+// creation time: the admission lag metric is measured to it.
+func requireAdmittedAt(t *testing.T, f Fixture, res schedule.CommitResult) {
+	t.Helper()
+	got, err := f.Runs.RunGet(t.Context(), res.RunID)
+	if err != nil {
+		t.Fatalf("read admitted run %s: %v", res.RunID, err)
+	}
+	if res.AdmittedAtMs == 0 || res.AdmittedAtMs != got.Run.CreatedAtMs {
+		t.Fatalf("admission of run %s reports it admitted at %d; its Run was created at %d", res.RunID, res.AdmittedAtMs, got.Run.CreatedAtMs)
 	}
 }
 

@@ -159,6 +159,7 @@ func testAdmitCounts(t *testing.T, f Fixture) {
 	if res.Outcome != schedule.Admitted || res.RunID != p.RunID {
 		t.Fatalf("commit: %s (%s) run %s; want admitted run %s", res.Outcome, res.Reason, res.RunID, p.RunID)
 	}
+	requireAdmittedAt(t, f, res)
 	if c := counts(t, f, d.Trigger.TriggerID); c != (Counts{Runs: 1, Attempts: 1, Events: 2}) {
 		t.Fatalf("admit wrote %+v, want 1 run, 1 attempt, 2 events", c)
 	}
