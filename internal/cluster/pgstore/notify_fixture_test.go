@@ -82,12 +82,16 @@ func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptStat
 			return done.Finished, err
 		}
 	case run.AttemptTimedOut, run.AttemptLost:
-		deadline := "deadline_at_ms"
+		// The sweep ends the attempt timed_out only when its deadline is
+		// at or before its lease's expiry, so both are moved to one
+		// reading of the clock: two readings in one statement may differ
+		// by a millisecond, and the Run then ended lost.
+		deadline := "a.deadline_at_ms"
 		if end == run.AttemptTimedOut {
-			deadline = ClockMsSQL + " - 1"
+			deadline = "n.ms - 1"
 		}
-		if err := f.s.tamper(ctx, `UPDATE qinglong.attempts SET lease_expires_at_ms = `+ClockMsSQL+` - 1, deadline_at_ms = `+deadline+`
-			WHERE id = $1`, l.AttemptID); err != nil {
+		if err := f.s.tamper(ctx, `UPDATE qinglong.attempts a SET lease_expires_at_ms = n.ms - 1, deadline_at_ms = `+deadline+`
+			FROM (SELECT `+ClockMsSQL+` AS ms) n WHERE a.id = $1`, l.AttemptID); err != nil {
 			return "", err
 		}
 		apply = func(ctx context.Context) (run.State, error) {

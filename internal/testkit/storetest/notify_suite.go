@@ -104,16 +104,17 @@ func outbox(t *testing.T, f Fixture) []notify.Message {
 }
 
 // runFinished admits the trigger's next occurrence and finishes its
-// Run with end, returning the Run's id. Call i is 10·i ms less late than
-// call 0, and the adapter's clock never goes back, so each call's
-// occurrence is later than the one before whatever time passed between
-// them (a lateness growing with i gave the same instant twice whenever
-// the adapter's clock moved exactly that much between two calls).
+// Run with end (it must end in that state), returning the Run's id. Call
+// i is 10·i ms less late than call 0, and the adapter's clock never goes
+// back, so each call's occurrence is later than the one before whatever
+// time passed between them (a lateness growing with i gave the same
+// instant twice whenever the adapter's clock moved exactly that much
+// between two calls).
 func runFinished(t *testing.T, f Fixture, triggerID string, i int, end run.AttemptState) string {
 	t.Helper()
 	id := admitNow(t, f, triggerID, runFinishedLateMs-int64(10*i))
-	if _, err := f.Finish(t.Context(), id, end); err != nil {
-		t.Fatalf("finish run %s %s: %v", id, end, err)
+	if got, err := f.Finish(t.Context(), id, end); err != nil || string(got) != string(end) {
+		t.Fatalf("finish run %s %s: the Run ended %q (%v)", id, end, got, err)
 	}
 	return id
 }
