@@ -236,10 +236,13 @@ func TestAClaimAnsweredLateDoesNotMakeTheReplicaWakeLate(t *testing.T) {
 }
 
 // TestABurstClaimedAheadIsAdmittedOnceAndNeverBeforeItsInstant: with
-// --claim-ahead, the rows of each second's burst are held by the replica
+// --claim-ahead, the rows of a second's burst are held by the replica
 // before their instant (seen in the table: claimed, not yet due by the
-// database clock), and every occurrence is still admitted once, on its cron
-// second, never before it by the database clock, and on time.
+// database clock), and each of them is still admitted once, on its cron
+// second, never before it by the database clock, and well within the lease
+// (a burst left claimed would wait for the lease to pass). Nothing here
+// depends on how fast the machine is: a replica too slow to claim ahead of
+// one instant does so at a later one.
 func TestABurstClaimedAheadIsAdmittedOnceAndNeverBeforeItsInstant(t *testing.T) {
 	t.Parallel()
 	const triggers = 200
@@ -247,29 +250,43 @@ func TestABurstClaimedAheadIsAdmittedOnceAndNeverBeforeItsInstant(t *testing.T) 
 	env.Apply(t, clustertest.Triggers("ahead", triggers, "* * * * * *"))
 	c, _ := onTimeCoordinatorWith(t, env, Config{Owner: "ahead", ClaimAhead: 400 * time.Millisecond}, 0)
 	// Rows held before they are due: only a claim ahead takes those.
-	var heldAhead int64
-	deadline := time.Now().Add(4 * time.Second)
-	for time.Now().Before(deadline) {
-		heldAhead = max(heldAhead, env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedules
-			WHERE claim_owner IS NOT NULL AND next_fire_at_ms + due_offset_ms > `+pgstore.ClockMsSQL))
+	var instant, held int64
+	deadline := time.Now().Add(pgstore.DefaultLease)
+	for held == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no row was claimed before its due time within %s: the replica did not claim ahead", pgstore.DefaultLease)
+		}
+		if err := env.Super.QueryRow(context.Background(), `WITH ahead AS (SELECT next_fire_at_ms + due_offset_ms AS due FROM qinglong.trigger_schedules
+			        WHERE claim_owner IS NOT NULL AND next_fire_at_ms + due_offset_ms > `+pgstore.ClockMsSQL+`)
+			SELECT coalesce(min(due), 0), count(*) FILTER (WHERE due = (SELECT min(due) FROM ahead)) FROM ahead`).Scan(&instant, &held); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Every row held ahead of the instant gets its Run for it, sooner than
+	// half a lease: a claim left to expire would take a whole one.
+	admitted := func() int64 {
+		return env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE scheduled_for_ms = $1`, instant)
+	}
+	until := time.Now().Add(pgstore.DefaultLease / 2)
+	for admitted() < held {
+		if time.Now().After(until) {
+			t.Fatalf("%d of the %d rows claimed ahead of %d were admitted within half a lease", admitted(), held, instant)
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err := c.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if heldAhead == 0 {
-		t.Fatal("no row was ever claimed before its due time: the replica did not claim ahead")
-	}
-	maxLag, minLag, runs := admissionLag(t, env, 0)
-	if runs < 2*triggers || minLag < 0 || maxLag > time.Second.Milliseconds() {
-		t.Fatalf("%d runs in 4 s of %d triggers firing every second, lag %d–%d ms: want at least %d, none before its instant, none a second late",
-			runs, triggers, minLag, maxLag, 2*triggers)
+	_, minLag, runs := admissionLag(t, env, 0)
+	if minLag < 0 {
+		t.Fatalf("a Run was created %d ms before its instant", -minLag)
 	}
 	offBoundary := env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE scheduled_for_ms % 1000 <> 0`)
 	if o := env.Count(t); offBoundary != 0 || o.Duplicates != 0 || o.Malformed != 0 {
 		t.Fatalf("%d occurrences off their cron second, %+v", offBoundary, o)
 	}
-	t.Logf("%d runs, lag %d–%d ms, up to %d rows held ahead of their instant", runs, minLag, maxLag, heldAhead)
+	t.Logf("%d rows held ahead of %d, each admitted at or after it; %d runs, none early", held, instant, runs)
 }
 
 // TestAWrongLocalClockMovesOnlyTheWakeUpOfAClaimAhead: claiming ahead, a

@@ -126,9 +126,9 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 }
 
 // commitDecision verifies and writes p's decision in tx and returns what
-// it wrote: the decision's own action, or a skip when the trigger's overlap
-// policy passed the admission over, and when; and the Runs it finished (cancelled
-// by cancel_previous), which stand once tx commits.
+// it wrote: the decision's own action, or a skip when the trigger's
+// overlap policy passed the admission over, and when; and the Runs it
+// finished (cancelled by cancel_previous), which stand once tx commits.
 func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitParams) (_ wrote, finished run.FinishCounts, _ error) {
 	tk, d := p.Ticket, p.Decision
 	if err := verifyTicket(ctx, tx, tk); err != nil {
