@@ -18,7 +18,7 @@ import (
 // empty (so the same command can be run again).
 func TestAFailedBackupLeavesNoPartialCopy(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestAFailedBackupLeavesNoPartialCopy(t *testing.T) {
 // may only read is fine.
 func TestABackupRefusesADirectoryOthersMayWrite(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
 	if err != nil {
 		t.Fatal(err)

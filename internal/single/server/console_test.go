@@ -55,7 +55,7 @@ func startConsoleSiteWith(t testing.TB, cron trigger.Cron) *consoleSite {
 // and its task's script.
 func startConsoleSiteRunning(t testing.TB, cron trigger.Cron, script string) *consoleSite {
 	t.Helper()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
 	if err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ func finishedCounts(t *testing.T, addr string) map[run.State]float64 {
 // cancel, which only asked — and a second cancel of it counts nothing.
 func TestAStandaloneServerCountsEachFinishedRunOnceByOutcome(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	token := publishScripts(t, dir, "exit 3", "sleep 300")
 	var now atomic.Int64
 	now.Store(time.Now().Add(2 * time.Hour).UnixMilli())
@@ -133,7 +133,7 @@ func TestAStandaloneServerCountsEachFinishedRunOnceByOutcome(t *testing.T) {
 // call, before its answer; cancelling it again counts nothing.
 func TestAStandaloneServerCountsAQueuedRunItsAPICancelledOnce(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	token := publishScripts(t, dir, "sleep 300", "sleep 300")
 	var now atomic.Int64
 	now.Store(time.Now().Add(2 * time.Hour).UnixMilli())

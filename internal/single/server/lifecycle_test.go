@@ -28,7 +28,7 @@ func get(url string) (int, error) {
 // has stopped.
 func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 	t.Parallel()
-	dataDir := t.TempDir()
+	dataDir := installedDir(t)
 	publish(t, dataDir, 1, "sleep 300")
 	logs := &lockedBuffer{}
 	srv, err := Start(t.Context(), Config{DataDir: dataDir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond,
@@ -86,7 +86,7 @@ func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 // no attempt recovered, no occurrence decided, no command started.
 func TestAServerThatCannotBindItsAddressFailsHavingDoneNothing(t *testing.T) {
 	t.Parallel()
-	dataDir := t.TempDir()
+	dataDir := installedDir(t)
 	publish(t, dataDir, 1, "sleep 300")
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -113,7 +113,7 @@ func TestAServerThatCannotBindItsAddressFailsHavingDoneNothing(t *testing.T) {
 // returns no error, so `ql serve` exits 0, and says so in its log.
 func TestAServerAskedToStopWhileStartingStopsCleanly(t *testing.T) {
 	t.Parallel()
-	dataDir := t.TempDir()
+	dataDir := installedDir(t)
 	publish(t, dataDir, 1, "sleep 300")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

@@ -56,7 +56,7 @@ func publishHourly(t *testing.T, dataDir string, n int, script string) {
 func TestMetricsScrapedFromAStandaloneServerMatchTheDatabase(t *testing.T) {
 	t.Parallel()
 	const triggers = 5
-	dir := t.TempDir()
+	dir := installedDir(t)
 	publishHourly(t, dir, triggers, "sleep 300")
 	var now atomic.Int64
 	now.Store(time.Now().Add(2 * time.Hour).UnixMilli())

@@ -35,7 +35,7 @@ type movedServer struct {
 // path would find the file without its WAL).
 func startMovable(t *testing.T, p Profile, cadence time.Duration, cron trigger.Cron) *movedServer {
 	t.Helper()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyElsewhere(t, dir, cron, "true")
 	m := &movedServer{db: LayoutOf(dir).DB, log: &lockedBuffer{}}
 	srv, err := Start(t.Context(), Config{DataDir: dir, Profile: p, Cadence: cadence, StopTimeout: testStopTimeout, Concurrency: 1,

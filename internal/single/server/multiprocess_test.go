@@ -34,7 +34,7 @@ const (
 // mistake the first, live one for a crashed one.
 func TestTwoServersOnOneFileNeverDuplicateAnOccurrence(t *testing.T) {
 	t.Parallel()
-	dataDir := t.TempDir()
+	dataDir := installedDir(t)
 	publish(t, dataDir, 30, "true")
 	db := observer(t, dataDir)
 	a := startHelper(t, dataDir, 4)
@@ -75,7 +75,7 @@ func TestTwoServersOnOneFileNeverDuplicateAnOccurrence(t *testing.T) {
 // the commands the dead server left running.
 func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
 	t.Parallel()
-	dataDir := t.TempDir()
+	dataDir := installedDir(t)
 	trigs := publish(t, dataDir, 1, "sleep 300")
 	db := observer(t, dataDir)
 	h := startHelper(t, dataDir, 2)

@@ -15,7 +15,7 @@ import (
 // nothing after the first round for an hour.
 func TestATriggerDueBetweenCadenceTicksIsAdmittedAtItsDueInstant(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	publish(t, dir, 3, "true")
 	var rounds atomic.Int32
 	srv, err := startQuiet(t, Config{DataDir: dir, OnRound: func(schedule.Summary) { rounds.Add(1) }})

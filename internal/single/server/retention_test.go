@@ -23,7 +23,7 @@ import (
 // and its executor on running.
 func TestAServerRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 	t.Parallel()
-	dataDir := t.TempDir()
+	dataDir := installedDir(t)
 	publish(t, dataDir, 2, "echo hello")
 	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: testStopTimeout, Concurrency: 2,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -99,7 +99,7 @@ func ageFinishedRuns(t *testing.T, dataDir string, d time.Duration) []string {
 // log is the operator's only account of them.
 func TestAPassTheStopEndsStillLogsWhatItDeleted(t *testing.T) {
 	t.Parallel()
-	dataDir := t.TempDir()
+	dataDir := installedDir(t)
 	publish(t, dataDir, 2, "echo hello")
 	var logs lockedBuffer
 	// One Run a batch, and an hour between batches: the stop comes after

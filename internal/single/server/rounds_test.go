@@ -19,7 +19,7 @@ import (
 // be committed waits for the cadence instead of starting the next round.
 func TestRoundsAreLoggedWithTheSharedCodesAndAFailingPageDoesNotSpin(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	publish(t, dir, 4, "true")
 	db, err := sql.Open("sqlite", LayoutOf(dir).DB+"?_pragma=busy_timeout(10000)")
 	if err != nil {

@@ -50,7 +50,7 @@ func leakedPiece(text, secret string) string {
 // log lines or the API's answer about the Run.
 func TestASecretsFileThatIsNotJSONLeaksNoByteOfItIntoTheRunsErrorTheLogsOrTheAPI(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
 	if err != nil {
 		t.Fatal(err)

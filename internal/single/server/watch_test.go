@@ -76,7 +76,7 @@ func startEdgeIdle(t *testing.T, dataDir string) *atomic.Int32 {
 // occurrence at that occurrence's instant.
 func TestATriggerAnotherProcessAppliesIsAdmittedAtItsDueInstantNotAtTheNextTick(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	startEdgeIdle(t, dir)
 	cron := everySecond
 	cron.StartAtMs = time.Now().Add(3 * time.Second).UnixMilli()
@@ -98,7 +98,7 @@ func TestATriggerAnotherProcessAppliesIsAdmittedAtItsDueInstantNotAtTheNextTick(
 // with an hour's cadence, idle since its first round, within seconds.
 func TestARunAnotherProcessAdmitsNowStartsLongBeforeTheNextTick(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	tg := applyElsewhere(t, dir, never, "true")
 	startEdgeIdle(t, dir)
 	runID := runNowElsewhere(t, dir, tg)
@@ -115,7 +115,7 @@ func TestARunAnotherProcessAdmitsNowStartsLongBeforeTheNextTick(t *testing.T) {
 // several watch periods.
 func TestTheServersOwnCommitsWakeItAtMostOnceAndThenItRests(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	tg := applyElsewhere(t, dir, never, "true")
 	rounds := startEdgeIdle(t, dir)
 	runID := runNowElsewhere(t, dir, tg)
@@ -137,7 +137,7 @@ func TestTheServersOwnCommitsWakeItAtMostOnceAndThenItRests(t *testing.T) {
 // server with an hour's cadence within seconds, its Run ending cancelled.
 func TestACancelAnotherProcessAsksStopsTheRunningCommandLongBeforeTheNextTick(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	// The server admits and starts the first occurrence by itself, and
 	// while its command runs passes the later ones over without a Run
 	// (which wakes no dispatcher round), so only the cancel comes from

@@ -20,7 +20,7 @@ func TestTheSingleNodeProfilesServeTheAuthenticatedAPI(t *testing.T) {
 	for _, profile := range []string{"standalone", "edge"} {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := installedDir(t)
 			applyDefs(t, dir, quietFile)
 			reader, operator := newToken(t, dir, "reader", "read"), newToken(t, dir, "op", "operate")
 			base := serveAPI(t, dir, profile)
@@ -101,7 +101,7 @@ func TestServeRefusesAListenAddressThatIsNotHostAndPort(t *testing.T) {
 // and the address it came from; a read token may not cancel.
 func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	// Each command waits for the test to end rather than for a time: one
 	// running holds the only slot, so later Runs stay queued, and none is
 	// left for the short stop timeout to kill, which under load could
@@ -156,7 +156,7 @@ func TestAMissingAPITokenIsToldTheScopeItsCommandNeeds(t *testing.T) {
 // from the database, asking the API with the token in $QL_TOKEN. Not
 // parallel: it sets $QL_TOKEN.
 func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, quietFile)
 	reader := newToken(t, dir, "reader", "read")
 	base := serveAPI(t, dir, "standalone")
@@ -205,7 +205,7 @@ func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
 // them once, counting them as existing the second time.
 func TestRunNowAndBackfillOverTheAPIAdmitOnceEach(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	defs := strings.Replace(quietFile, `cron: "0 0 1 1 *"`, `cron: "* * * * *"`, 1)
 	applyDefs(t, dir, defs)
 	operator := newToken(t, dir, "op", "operate")
@@ -275,7 +275,7 @@ func TestTheCLISendsNoTokenOverPlainHTTPToAnotherHost(t *testing.T) {
 // note with a control character is refused naming it.
 func TestAWriteBodyIsOneJSONObjectAndItsErrorsSpeakJSON(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, quietFile)
 	operator := newToken(t, dir, "op", "operate")
 	base := serveAPI(t, dir, "standalone")

@@ -29,7 +29,7 @@ func notesOf(t *testing.T, body map[string]any) []map[string]any {
 func TestApplyOverTheAPINotesWhatALocalApplyNotesByteForByte(t *testing.T) {
 	for _, profile := range []string{"standalone", "edge"} {
 		t.Run(profile, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := installedDir(t)
 			admin := newToken(t, dir, "admin", "admin")
 			base := serveAPI(t, dir, profile)
 			file := writeFile(t, t.TempDir(), "notes.yaml", notesFile)
@@ -119,7 +119,7 @@ func unusableSecrets(t *testing.T) []unusable {
 // server, so it notes nothing of such a file. Not parallel: it sets
 // $QL_TOKEN.
 func TestTheServerNotesASecretsFileItCannotUseAndWhy(t *testing.T) {
-	dir := t.TempDir()
+	dir := installedDir(t)
 	admin := newToken(t, dir, "admin", "admin")
 	base := serveAPI(t, dir, "standalone")
 	file := writeFile(t, t.TempDir(), "notes.yaml", notesFile)

@@ -15,7 +15,7 @@ import (
 func TestApplyOverTheAPIValidatesDiffsPublishesAndAudits(t *testing.T) {
 	for _, profile := range []string{"standalone", "edge"} {
 		t.Run(profile, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := installedDir(t)
 			applyDefs(t, dir, quietFile)
 			admin, operator := newToken(t, dir, "admin", "admin"), newToken(t, dir, "op", "operate")
 			base := serveAPI(t, dir, profile)
@@ -92,7 +92,7 @@ func TestApplyOverTheAPIValidatesDiffsPublishesAndAudits(t *testing.T) {
 // take, is refused by the server and `ql apply --api-url` says to split the
 // project over several files. Not parallel: it sets $QL_TOKEN.
 func TestApplyOverTheAPIPastItsCapSaysToSplitTheProject(t *testing.T) {
-	dir := t.TempDir()
+	dir := installedDir(t)
 	admin := newToken(t, dir, "admin", "admin")
 	base := serveAPI(t, dir, "standalone")
 	big := writeFile(t, dir, "big.yaml", quietFile+strings.Repeat("# a comment line that pads the file past the API's cap\n", 30_000))
@@ -108,7 +108,7 @@ func TestApplyOverTheAPIPastItsCapSaysToSplitTheProject(t *testing.T) {
 // API's, to a read token only.
 func TestMetricsAreServedOnTheAPIListenerToAReadToken(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	reader := newToken(t, dir, "reader", "read")
 	base := serveAPI(t, dir, "standalone")
 	if st, _, _ := httpcall.Bearer(t, "GET", base+"/metrics", "", nil); st != 401 {

@@ -42,7 +42,7 @@ func TestDryRunCreatesNoDatabase(t *testing.T) {
 // leaves the file as it was.
 func TestDryRunOnAnExistingDatabaseChangesNothing(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	db := filepath.Join(dir, "qinglong.db")
 	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
@@ -86,7 +86,7 @@ func TestApplyReadsStandardInput(t *testing.T) {
 		_, _ = w.WriteString(goodFile)
 		w.Close()
 	}()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	db := filepath.Join(dir, "qinglong.db")
 	var out, errOut bytes.Buffer
 	code := cli.Main(context.Background(), Options("ql"), []string{"apply", "-f", "-", "--data-dir", dir}, &out, &errOut)
@@ -122,7 +122,7 @@ func TestTheFirstApplyMakesAMissingDataDirectory(t *testing.T) {
 // no note.
 func TestApplyNotesThatSingleNodeIgnoresRetryAndPlacement(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	withRetry := strings.Replace(goodFile, "    script: echo hello\n",
 		"    script: echo hello\n    retry: {maxAttempts: 3, on: [lost, failed]}\n    placement: {labels: {region: eu}}\n", 1)
 	code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "retry.yaml", withRetry), "--data-dir", dir)
@@ -147,7 +147,7 @@ func TestApplyNotesThatSingleNodeIgnoresRetryAndPlacement(t *testing.T) {
 // their cron says; a jitter below the period is applied without a word.
 func TestApplyNotesAJitterLongerThanTheTimeBetweenOccurrences(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	defs := "project: demo\ntasks:\n  - name: job\n    script: echo hi\ntriggers:\n" +
 		"  - {name: fast, task: job, cron: \"*/10 * * * * *\", timezone: UTC, jitter: 30s}\n" +
 		"  - {name: daily, task: job, cron: \"0 9 * * *\", timezone: UTC, jitter: 1h}\n"
@@ -170,7 +170,7 @@ func TestApplyNotesAJitterLongerThanTheTimeBetweenOccurrences(t *testing.T) {
 // says nothing once they are defined.
 func TestApplyNotesSecretsTheSecretsFileDoesNotDefineYet(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	defs := writeFile(t, t.TempDir(), "secrets.yaml", `project: vault
 notifications:
   channels:
@@ -238,7 +238,7 @@ const (
 // computes them: scripts and operators read these lines.
 func TestApplysEnglishNotesAreByteForByteTheSame(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	file := writeFile(t, t.TempDir(), "notes.yaml", notesFile)
 	if code, out, errOut := ql(t, "apply", "--dry-run", "-f", file, "--data-dir", dir); code != 0 || errOut != notePlacement+noteJitter {
 		t.Errorf("dry run: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, notePlacement+noteJitter)

@@ -16,7 +16,7 @@ import (
 // with words saying the project is archived and how to reactivate it.
 func TestAnArchivedProjectsTriggersAreListedArchivedWithNoNextFireAndRunNowSaysHowToReactivate(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, quietFile)
 	applyDefs(t, dir, strings.Replace(quietFile, "project: api\n", "project: api\nstatus: archived\n", 1))
 
@@ -68,7 +68,7 @@ func TestAnArchivedProjectsTriggersAreListedArchivedWithNoNextFireAndRunNowSaysH
 // lies after the apply: none of it is run late.
 func TestApplyingAnArchivedProjectActiveAgainRecordsWhatFellDueAndRunsNoneOfIt(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	active := projectFile("demo", "tick")
 	apply := func(doc string) {
 		t.Helper()

@@ -18,7 +18,7 @@ import (
 // note cut. -o json lists the same records, their text whole.
 func TestTriggersShowPrintsTheNewestAuditRecordsNewestFirstAndSafely(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, quietFile)
 	if code, out, _ := ql(t, "triggers", "show", "yearly", "--data-dir", dir); code != 0 || !strings.Contains(out, "(never paused, resumed, enabled or disabled)") {
 		t.Fatalf("show of a trigger never paused: %d %q", code, out)
@@ -94,7 +94,7 @@ func TestTriggersShowPrintsTheNewestAuditRecordsNewestFirstAndSafely(t *testing.
 // and resumed it.
 func TestTheAPITriggerViewListsItsAuditRecordsNewestFirst(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, quietFile)
 	operator := newToken(t, dir, "op", "operate")
 	base := serveAPI(t, dir, "standalone")

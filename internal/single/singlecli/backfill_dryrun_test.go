@@ -14,7 +14,7 @@ import (
 // backfill then does.
 func TestABackfillDryRunWritesNothingAndCountsWhatTheBackfillThenDoes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, manualFile)
 	operator := newToken(t, dir, "op", "operate")
 	db := readOnlyDB(t, dir)

@@ -12,7 +12,7 @@ import (
 // the ledger as disabled and none runs late.
 func TestTriggersDisableAndEnablePublishAFlippedRevisionAndRecordWhatFellDue(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", projectFile("demo", "tick")), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}

@@ -35,7 +35,7 @@ func TestStoredTextIsPrintedWithItsTextDirectionControlsEscaped(t *testing.T) {
 		}
 	}
 
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, quietFile)
 	code, out, errOut := ql(t, "triggers", "run", "yearly", "-o", "json", "--data-dir", dir)
 	var queued struct {

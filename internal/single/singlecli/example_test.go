@@ -18,7 +18,7 @@ type syncBuffer = syncbuf.Buffer
 // seconds, a run is admitted, executed, and its log readable.
 func TestServeExampleRunsTheSampleWithinSeconds(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out, errOut syncBuffer

@@ -27,7 +27,7 @@ type listedRun struct{ ID, ProjectID, ProjectName, TriggerID, TriggerName string
 // ambiguous name is an error naming it rather than an empty list.
 func TestRunFiltersTakeNames(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	db := filepath.Join(dir, "qinglong.db")
 	for name, doc := range map[string]string{"alpha": projectFile("alpha", "tick"), "beta": projectFile("beta", "tick", "tock")} {
 		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, name+".yaml", doc), "--data-dir", dir); code != 0 {

@@ -22,7 +22,7 @@ triggers:
 // policy unless forced, and says what it did, in text and JSON.
 func TestTriggersRunIsIdempotentPerRequestAndObeysOverlap(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", manualFile), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}
@@ -65,7 +65,7 @@ func TestTriggersRunIsIdempotentPerRequestAndObeysOverlap(t *testing.T) {
 // work and refuses reversed or future windows with what to do.
 func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", manualFile), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}
@@ -114,7 +114,7 @@ func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
 // trigger and the command that enables it.
 func TestRunNowAndBackfillOfADisabledTriggerSayHowToEnableIt(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", projectFile("demo", "tick")), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}
@@ -137,7 +137,7 @@ func TestRunNowAndBackfillOfADisabledTriggerSayHowToEnableIt(t *testing.T) {
 // words, and says nothing of the kind while a server runs there.
 func TestTriggersRunSaysWhenNoServerWillStartTheRunAndNothingWhileOneServes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, manualFile)
 	code, out, errOut := ql(t, "triggers", "run", "hourly", "--request-id", "idle", "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "queued") {
@@ -166,7 +166,7 @@ func TestTriggersRunSaysWhenNoServerWillStartTheRunAndNothingWhileOneServes(t *t
 // says nothing of it.
 func TestBackfillAndRerunSayWhenNoServerWillStartTheirRuns(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, manualFile)
 	window := []string{"triggers", "backfill", "hourly", "--from", "2020-01-01T00:00:00Z", "--to", "2020-01-01T02:00:00Z", "--data-dir", dir}
 	if code, out, errOut := ql(t, append(window, "--dry-run")...); code != 0 || errOut != "" {

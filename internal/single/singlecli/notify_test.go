@@ -120,7 +120,7 @@ func runFailing(t *testing.T, dir string) {
 // name.
 func notifyDataDir(t *testing.T, defs string) (string, *sql.DB) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	writeFile(t, dir, "qinglong-secrets.json", `{"hook_hmac": "`+hmacSecret+`"}`)
 	applyDefs(t, dir, defs)
 	return dir, readOnlyDB(t, dir)

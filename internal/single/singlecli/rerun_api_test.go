@@ -11,7 +11,7 @@ import (
 // asked; a read token may not, and a Run that has not finished is refused
 // with 409. Not parallel: it sets $QL_TOKEN.
 func TestARerunOverTheAPIAndTheCLIIsLinkedAuditedAndOncePerRequest(t *testing.T) {
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, quietFile)
 	reader, operator := newToken(t, dir, "reader", "read"), newToken(t, dir, "op", "operate")
 	base := serveAPI(t, dir, "standalone")

@@ -166,7 +166,7 @@ func runsFinishedBefore30Days(t *testing.T, db *sql.DB) int {
 // dead notifications older than --retention-notifications, from the flag,
 // its variable or the server's config file, and never a pending one.
 func TestRetentionRunDeletesOldDeliveredAndDeadNotifications(t *testing.T) {
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, goodFile)
 	rw, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)")
 	if err != nil {

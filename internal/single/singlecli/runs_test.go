@@ -35,7 +35,7 @@ func serveSlow(t *testing.T, seconds string) (string, *sql.DB) {
 // command at a time; it returns the directory and a query on its database.
 func serveDefs(t *testing.T, defs string) (string, *sql.DB) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, defs)
 	ctx, cancel := context.WithCancel(context.Background())
 	var errOut syncBuffer
@@ -159,7 +159,7 @@ func TestRunsLogsFollowReturnsWhenALocalRunEnds(t *testing.T) {
 // status of a failure.
 func TestAnInterruptedFollowSaysInterruptedAndExits130(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	applyDefs(t, dir, strings.ReplaceAll(strings.Replace(slowFile, `"* * * * * *"`, `"0 0 1 1 *"`, 1), "SECONDS", "1"))
 	if code, out, errOut := ql(t, "triggers", "run", "every-second", "--data-dir", dir); code != 0 {
 		t.Fatalf("triggers run: %d %q %q", code, out, errOut)

@@ -58,7 +58,7 @@ func TestInvalidDefinitionsAreExplainedAndWriteNothing(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := installedDir(t)
 			db := filepath.Join(dir, "qinglong.db")
 			code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", c.file), "--data-dir", dir)
 			if code == 0 {
@@ -83,7 +83,7 @@ func TestInvalidDefinitionsAreExplainedAndWriteNothing(t *testing.T) {
 
 func TestApplyIsDeclarativeAndTheReadCommandsSeeIt(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	file := writeFile(t, dir, "defs.yaml", goodFile)
 	code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir)
 	if code != 0 || strings.Count(out, "created") != 3 {

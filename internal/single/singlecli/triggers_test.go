@@ -84,7 +84,7 @@ func TestTriggersPauseShowAndResumeOnTheEmbeddedDatabase(t *testing.T) {
 // two-byte characters pass, 1,001 characters are refused naming the limit.
 func TestAPauseNoteIsCountedInCharacters(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	if code, _, errOut := ql(t, "apply", "-f", writeFile(t, dir, "defs.yaml", goodFile), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q", code, errOut)
 	}
@@ -102,7 +102,7 @@ func TestAPauseNoteIsCountedInCharacters(t *testing.T) {
 // --ledger shows all of it.
 func TestTriggersShowSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", projectFile("demo", "tick")), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}
@@ -156,7 +156,7 @@ func TestTriggersShowSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 // every Run the trigger had.
 func TestTriggersShowSaysWhenOlderRunsAreNotShown(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "m.yaml", projectFile("demo", "tick")), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}

@@ -33,7 +33,7 @@ func qlIn(t *testing.T, stdin string, args ...string) (int, string, string) {
 // user.
 func TestUsersCommandsManageConsoleAccounts(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := installedDir(t)
 	const pw = "correct horse battery"
 	code, out, errOut := qlIn(t, pw+"\n", "users", "create", "alice", "--owner", "--password-stdin", "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, `"alice" (role owner, scope admin)`) || strings.Contains(out+errOut, pw) {

@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/testkit/filetemplate"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
@@ -46,14 +48,17 @@ type env struct {
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ql.db")
+	filetemplate.CopyTo(t, "sqlitestore-migrated", migrateFresh, path)
 	c := newClock()
 	s, err := Open(t.Context(), Config{Path: path, NowMs: c.NowMs})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if _, err := s.Migrate(t.Context()); err != nil {
-		t.Fatalf("migrate: %v", err)
+	// The copy is already migrated; this finds the history complete and
+	// proves the copy is.
+	if applied, err := s.Migrate(t.Context()); err != nil || len(applied) > 0 {
+		t.Fatalf("migrate a migrated copy: applied %v, %v", applied, err)
 	}
 	if err := s.Ready(t.Context()); err != nil {
 		t.Fatalf("ready: %v", err)
@@ -64,6 +69,20 @@ func newEnv(t testing.TB) *env {
 	}
 	t.Cleanup(func() { raw.Close() })
 	return &env{store: s, clock: c, raw: raw, path: path}
+}
+
+// migrateFresh builds the migrated database every env starts from: a
+// fresh file through the same Open and Migrate as a first start, closed so
+// that its write-ahead log is folded into the file.
+func migrateFresh(ctx context.Context, path string) error {
+	s, err := Open(ctx, Config{Path: path, NowMs: newClock().NowMs})
+	if err != nil {
+		return err
+	}
+	if _, err := s.Migrate(ctx); err != nil {
+		return errors.Join(err, s.Close())
+	}
+	return s.Close()
 }
 
 func (e *env) service() catalog.Service {
