@@ -41,18 +41,25 @@ type Prepare func(ctx context.Context, path string) error
 
 // CopyTo creates dst (which must not exist) as a copy of the file prepare
 // built for key, private to its owner (mode 0600, as QingLong creates its
-// database files). A failed
-// preparation fails every test that asks for the key, with its error.
+// database files). A failed preparation fails every test that asks for the
+// key, with its error.
 func CopyTo(t testing.TB, key string, prepare Prepare, dst string) {
 	t.Helper()
+	if err := copyTo(key, prepare, dst); err != nil {
+		t.Fatalf("filetemplate: %v", err)
+	}
+}
+
+func copyTo(key string, prepare Prepare, dst string) error {
 	tpl := lookup(key)
 	tpl.once.Do(func() { tpl.data, tpl.err = build(prepare) })
 	if tpl.err != nil {
-		t.Fatalf("filetemplate: preparing %q: %v", key, tpl.err)
+		return fmt.Errorf("preparing %q: %w", key, tpl.err)
 	}
 	if err := write(dst, tpl.data); err != nil {
-		t.Fatalf("filetemplate: copying %q to %s: %v", key, dst, err)
+		return fmt.Errorf("copying %q to %s: %w", key, dst, err)
 	}
+	return nil
 }
 
 // write creates dst, never replacing a file a test already made there.
