@@ -11,13 +11,10 @@ import (
 	"testing"
 )
 
-// uniqueKey keeps each test's templates apart: the registry lives as long
-// as the test binary.
-func uniqueKey(t *testing.T) string { return t.Name() }
-
 // Every copy holds exactly what the one preparation wrote, is its owner's
 // alone, and is a file of its own: writing to one changes no later copy.
-// The preparation's directory is gone once it is read.
+// The preparation's directory is gone once it is read. (Each test here
+// keys its template by its own name: the registry outlives the test.)
 func TestEveryCopyIsTheOnePreparationsFileAndPrivate(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
@@ -30,11 +27,11 @@ func TestEveryCopyIsTheOnePreparationsFileAndPrivate(t *testing.T) {
 	}
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
-	CopyTo(t, uniqueKey(t), prepare, first)
+	CopyTo(t, t.Name(), prepare, first)
 	if err := os.WriteFile(first, []byte("changed by its test"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	CopyTo(t, uniqueKey(t), prepare, second)
+	CopyTo(t, t.Name(), prepare, second)
 	if got, err := os.ReadFile(second); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("the second copy holds %q (%v), want %q", got, err, want)
 	}
@@ -59,7 +56,7 @@ func TestACopyNeverReplacesAnExistingFile(t *testing.T) {
 	if err := os.WriteFile(dst, []byte("the test's own"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := copyTo(uniqueKey(t), func(_ context.Context, path string) error { return os.WriteFile(path, []byte("template"), 0o600) }, dst)
+	err := copyTo(t.Name(), func(_ context.Context, path string) error { return os.WriteFile(path, []byte("template"), 0o600) }, dst)
 	if !errors.Is(err, os.ErrExist) {
 		t.Fatalf("copy over an existing file: %v, want an error wrapping os.ErrExist", err)
 	}
@@ -79,7 +76,7 @@ func TestAPreparationThatLeavesContentBesideItsFileFails(t *testing.T) {
 		}
 		return os.WriteFile(path+"-wal", []byte("frames not yet in the main file"), 0o600)
 	}
-	err := copyTo(uniqueKey(t), prepare, filepath.Join(t.TempDir(), "copy"))
+	err := copyTo(t.Name(), prepare, filepath.Join(t.TempDir(), "copy"))
 	if err == nil || !strings.Contains(err.Error(), "template-wal") {
 		t.Fatalf("preparation leaving a WAL: %v, want an error naming template-wal", err)
 	}
@@ -97,7 +94,7 @@ func TestAFailedPreparationFailsEveryCopyWithItsError(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, name := range []string{"a", "b"} {
-		if err := copyTo(uniqueKey(t), prepare, filepath.Join(dir, name)); !errors.Is(err, broken) {
+		if err := copyTo(t.Name(), prepare, filepath.Join(dir, name)); !errors.Is(err, broken) {
 			t.Fatalf("copy %s: %v, want the preparation's error", name, err)
 		}
 		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
