@@ -7,6 +7,7 @@ package pgstore
 // sql/admission.sql: claiming and admitting.
 var (
 	sqlClaim          = stmt("Claim")
+	sqlClaimRelease   = stmt("ClaimRelease")
 	sqlCommitLock     = stmt("CommitLock")
 	sqlBeginAdmission = stmt("BeginAdmission")
 	sqlCommit         = stmt("Commit")

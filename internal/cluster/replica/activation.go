@@ -90,11 +90,13 @@ type activationError struct {
 func (e *activationError) Error() string { return e.step + ": " + e.err.Error() }
 func (e *activationError) Unwrap() error { return e.err }
 
-// activate builds a fresh activation, logging each step. On failure it
-// releases what it opened and returns an *activationError.
+// activate builds a fresh activation, logging each step, and gives back
+// through it the claims carried from the activation lost before it
+// (giveBackCarried). On failure it releases what it opened and returns an
+// *activationError.
 // Only the first attempt of a run is announced; the failures of the later
 // ones are logged at failurePace's pace.
-func (r *replica) activate(ctx context.Context, attempt int) (*activation, error) {
+func (r *replica) activate(ctx context.Context, attempt int, carried []schedule.Ticket) (*activation, error) {
 	if attempt == 1 {
 		r.log.Info("activating: opening a fresh connection pool", slog.String("code", CodeActivating), slog.Int("attempt", attempt))
 	}
@@ -117,6 +119,7 @@ func (r *replica) activate(ctx context.Context, attempt int) (*activation, error
 	if _, err := gate.Run(ctx); err != nil {
 		return fail("recovery", fmt.Errorf("startup recovery did not converge: %w", err))
 	}
+	r.giveBackCarried(ctx, rt, carried)
 	coord, err := scheduler.New(r.s.Coordinator, rt, r.log, act.latch)
 	if err != nil {
 		return fail("scheduler", err)
@@ -164,8 +167,11 @@ func (act *activation) release(ctx context.Context) error {
 // r.adm for the ordered stop.
 func (r *replica) supervise(ctx context.Context) error {
 	pace := failurePace{every: failureLogEvery}
+	// carried are the claims the last lost activation left held, until an
+	// activation has given them back.
+	var carried []schedule.Ticket
 	for attempt := 1; ; attempt++ {
-		act, err := r.activate(ctx, attempt)
+		act, err := r.activate(ctx, attempt, carried)
 		if ctx.Err() != nil {
 			if act != nil {
 				r.adm.open(act)
@@ -189,6 +195,7 @@ func (r *replica) supervise(ctx context.Context) error {
 			}
 			continue
 		}
+		carried = nil
 		r.adm.open(act)
 		r.log.Info("replica ready: admission open", slog.String("code", CodeReady), slog.Int("attempt", attempt))
 		pace = failurePace{every: failureLogEvery}
@@ -203,6 +210,7 @@ func (r *replica) supervise(ctx context.Context) error {
 		} else {
 			r.log.Info("lost activation stopped; activating afresh", slog.String("code", CodeDeactivated))
 		}
+		carried = act.coord.Held()
 		attempt = 0
 	}
 }

@@ -48,7 +48,7 @@ func BenchmarkReplicaStartup(b *testing.B) {
 			for b.Loop() {
 				expireLeases(b, env, c.unfinished/10)
 				start := time.Now()
-				act, err := r.activate(context.Background(), 1)
+				act, err := r.activate(context.Background(), 1, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

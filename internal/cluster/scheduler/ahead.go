@@ -21,9 +21,10 @@ import (
 // after the other from the local instant at which the database clock
 // reaches the due time by the offset's lower bound, so the database clock
 // has reached it (the store waits for it otherwise); each ticket is decided
-// at its row's due time, which the store verifies. A replica stopped or cut
-// off from its database before it commits leaves the claims to expire, for
-// another replica to take over, as any claimed page.
+// at its row's due time, which the store verifies. A replica stopped
+// before it commits gives the claims back, for another replica to take at
+// once; one cut off from its database keeps them for its next activation
+// to give back (settle).
 func (c *Coordinator) claimAhead(ctx context.Context) error {
 	t := c.target
 	c.target = nil
@@ -39,6 +40,7 @@ func (c *Coordinator) claimAhead(ctx context.Context) error {
 	cfg := c.roundConfig()
 	cfg.DueByMs = t.AtMs
 	var pages []*schedule.Page
+	defer func() { c.settle(ctx, pages...) }()
 	for c.now().Before(at) && c.latch.Available() {
 		page, err := schedule.TakePage(ctx, c.store, cfg)
 		if err != nil {

@@ -18,6 +18,11 @@ const (
 	// instant: how many rows, and how long before the instant the last
 	// claim ended.
 	CodeClaimedAhead = "scheduler.claimed_ahead"
+	// CodeReleased reports the claims a stop gave back (release.go), and
+	// CodeReleaseFailed a release that failed: those rows wait out their
+	// lease instead.
+	CodeReleased      = "scheduler.claims_released"
+	CodeReleaseFailed = "scheduler.release_failed"
 )
 
 // poolStater is a store that reports its connection pool's counters

@@ -4,12 +4,13 @@
 // There is no leader. Every replica runs the same scheduler; the row
 // claims (owner, token, claim version, expiry in database time) decide who
 // may commit which schedule row, so two replicas never admit the same
-// occurrence and a dead replica's rows are taken over once its claims expire.
+// occurrence and a dead replica's rows are taken over once its claims expire
+// (a stopping replica gives its uncommitted claims back instead).
 //
 //	Start ─► round ─► full page and progress? ──yes──► round (at once)
 //	           ▲                 │no
 //	           └─── cadence ◄────┘
-//	Stop ─► cancel the running round ─► wait ≤ StopTimeout ─► ErrDrainTimeout naming what still ran
+//	Stop ─► cancel the running round (it gives back the claims it did not commit) ─► wait ≤ StopTimeout ─► ErrDrainTimeout naming what still ran
 //
 // While a burst drains, a round overlaps its pages: once a full page made
 // progress, the next page is claimed and decided while it commits (at most

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 
@@ -38,6 +39,8 @@ type fakeStore struct {
 	commitGate chan struct{}
 	// onTake, when set, is called after every take with its call number.
 	onTake func(call int, remaining int)
+	// released are the trigger ids of the tickets given back.
+	released []string
 }
 
 func (s *fakeStore) ScheduleTake(_ context.Context, p schedule.TakeParams) ([]schedule.Ticket, error) {
@@ -94,6 +97,23 @@ func commitEach(ctx context.Context, commit func(context.Context, schedule.Commi
 		out[i], out[i].Err = commit(ctx, p)
 	}
 	return out
+}
+
+// ScheduleRelease records the tickets given back; the fake holds no
+// claims, so every one of them counts as released.
+func (s *fakeStore) ScheduleRelease(_ context.Context, tickets []schedule.Ticket) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, tk := range tickets {
+		s.released = append(s.released, tk.TriggerID)
+	}
+	return len(tickets), nil
+}
+
+func (s *fakeStore) releasedIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.released)
 }
 
 func (s *fakeStore) Executor() task.Executor { return task.RemoteWorker }

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/availability"
@@ -31,6 +32,10 @@ type Coordinator struct {
 	// target is the due instant the next round claims ahead of (ahead.go),
 	// set by the wake planned for it; only the loop's goroutine uses it.
 	target *schedule.NextDue
+	// kept are the tickets a lost database left claimed (release.go),
+	// for the replica's next activation to give back.
+	keptMu sync.Mutex
+	kept   []schedule.Ticket
 }
 
 // New validates cfg (after WithDefaults) and builds a stopped scheduler.
@@ -138,12 +143,17 @@ func (c *Coordinator) report(ctx context.Context, sum schedule.Summary) {
 // before it commits, so a burst drains at commit speed rather than claim +
 // commit speed. At most one page is in flight, and the round waits for it
 // before it returns, so a stop still waits for (and cancels) everything the
-// round started. The first page, and the page after one on which nothing
+// round started, then settles the claims its last two pages may still hold
+// (settle). The first page, and the page after one on which nothing
 // could be committed, commit on their own; the round ends as soon as such
 // a page says (Summary.StartNextAtOnce) that the next should wait for the
 // cadence.
 func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 	var inflight chan schedule.Summary
+	// flying is the page last sent to commit in flight, page the page last
+	// taken (and perhaps committed on its own): the only two that can hold
+	// claims when a stop lands.
+	var flying, page *schedule.Page
 	// collect waits for the page in flight, if any, and reports it.
 	collect := func() (prev schedule.Summary, had bool) {
 		if inflight == nil {
@@ -154,19 +164,27 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 		c.report(ctx, prev)
 		return prev, true
 	}
-	defer collect()
+	defer func() {
+		collect()
+		c.settle(ctx, flying, page)
+	}()
 	if err := c.claimAhead(ctx); err != nil {
 		return false, err
 	}
 	overlap := false
 	for {
+		if ctx.Err() != nil {
+			// Stopped while the page before committed on its own: no take
+			// after the stop, and page still names that page for settle.
+			return false, nil
+		}
 		// A replica that lost its database takes no claim from then on: its
 		// owner stops this scheduler and activates a fresh one, and until it
 		// has, readiness says the replica is not working.
 		if !c.latch.Available() {
 			return false, nil
 		}
-		page, err := schedule.TakePage(ctx, c.store, c.roundConfig())
+		page, err = schedule.TakePage(ctx, c.store, c.roundConfig())
 		prev, had := collect()
 		if had {
 			overlap = prev.Progress() > 0
@@ -176,14 +194,14 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 			return false, err
 		}
 		if !c.latch.Available() {
-			// The page in flight lost the database: this page's claims are
-			// left to expire, as a replica that died would leave them.
+			// The page in flight lost the database: this page is not
+			// committed; its claims are kept for the next activation.
 			return false, nil
 		}
 		if had && ctx.Err() != nil {
 			// Stopping while a page was in flight: the page taken beside it
-			// is not committed (its claims expire, for another replica to
-			// take over), so no commit starts after the stop.
+			// is not committed, so no commit starts after the stop; its
+			// claims are given back for another replica to take at once.
 			return false, nil
 		}
 		if !page.Full() || !overlap {
@@ -197,7 +215,8 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 			continue
 		}
 		inflight = make(chan schedule.Summary, 1)
-		go func(done chan<- schedule.Summary) { done <- page.Commit(ctx, c.store) }(inflight)
+		flying = page
+		go func(p *schedule.Page, done chan<- schedule.Summary) { done <- p.Commit(ctx, c.store) }(page, inflight)
 	}
 }
 

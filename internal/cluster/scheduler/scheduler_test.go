@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -446,8 +447,10 @@ type heldPages struct {
 	started chan int32
 	release chan struct{}
 	lose    bool
-	// untilStop: a held page also ends when its round's context does.
-	untilStop bool
+	// untilStop: a held page also ends when its round's context does;
+	// cutShort: it then commits nothing and fails, as a commit whose
+	// transaction the stop cancelled.
+	untilStop, cutShort bool
 }
 
 func (s *heldPages) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
@@ -458,6 +461,9 @@ func (s *heldPages) ScheduleCommitPage(ctx context.Context, ps []schedule.Commit
 			select {
 			case <-s.release:
 			case <-ctx.Done():
+				if s.cutShort {
+					return nil, ctx.Err()
+				}
 			}
 		} else {
 			<-s.release
@@ -539,13 +545,28 @@ func TestALostDatabaseStopsClaimingAtOnceWithAPageInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n, pages := st.takeCount(), st.pages.Load(); n != 3 || pages != 2 {
-		t.Fatalf("%d takes and %d page commits after the loss, want 3 and 2: the claimed page is left to expire", n, pages)
+		t.Fatalf("%d takes and %d page commits after the loss, want 3 and 2: the claimed page is not committed", n, pages)
+	}
+	if released := st.releasedIDs(); len(released) != 0 {
+		t.Fatalf("released %v through a lost database, want nothing", released)
+	}
+	var held []string
+	for _, tk := range co.Held() {
+		held = append(held, tk.TriggerID)
+	}
+	slices.Sort(held)
+	want := []string{"trigger-2-0", "trigger-2-1", "trigger-2-2", "trigger-2-3", "trigger-3-0", "trigger-3-1", "trigger-3-2", "trigger-3-3"}
+	if !slices.Equal(held, want) {
+		t.Fatalf("kept %v for the next activation, want the page whose commit lost the database and the page beside it, %v", held, want)
+	}
+	if again := co.Held(); len(again) != 0 {
+		t.Fatalf("Held handed out %d tickets a second time", len(again))
 	}
 }
 
 // A stop that lands while one page commits and the next is already claimed
 // lets the committing page end and commits nothing more: the claimed page's
-// claims are left to expire for another replica.
+// claims are given back, for another replica to take at once.
 func TestAStopWithAPageInFlightCommitsNoFurtherPage(t *testing.T) {
 	t.Parallel()
 	st := &heldPages{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{}), untilStop: true}
@@ -563,5 +584,68 @@ func TestAStopWithAPageInFlightCommitsNoFurtherPage(t *testing.T) {
 	}
 	if pages := st.pages.Load(); pages != 2 {
 		t.Fatalf("%d pages committed, want 2: the page claimed beside the one in flight must not be committed after the stop", pages)
+	}
+	released := st.releasedIDs()
+	slices.Sort(released)
+	if want := []string{"trigger-3-0", "trigger-3-1", "trigger-3-2", "trigger-3-3"}; !slices.Equal(released, want) {
+		t.Fatalf("released %v, want the page claimed beside the one in flight, %v (the page in flight committed)", released, want)
+	}
+}
+
+// A stop that cuts a page's commit short gives back the claims of that
+// page as well as of the page claimed beside it: neither was committed.
+func TestAStopGivesBackTheClaimsOfTheCommitItCutShort(t *testing.T) {
+	t.Parallel()
+	st := &heldPages{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{}), untilStop: true, cutShort: true}
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-st.started
+	waitTakes(t, st.fakeStore, 3)
+	if err := co.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	released := st.releasedIDs()
+	slices.Sort(released)
+	want := []string{"trigger-2-0", "trigger-2-1", "trigger-2-2", "trigger-2-3", "trigger-3-0", "trigger-3-1", "trigger-3-2", "trigger-3-3"}
+	if !slices.Equal(released, want) {
+		t.Fatalf("released %v, want the page whose commit the stop cut short and the page beside it, %v", released, want)
+	}
+}
+
+// A stop that cuts short one commit group of a page committing on its own
+// (the first of a round), after the other group committed, gives back the
+// claims of the group it cut short and takes no page after it: the page
+// made progress, so without the stop the next would be taken at once.
+func TestAStopGivesBackTheGroupItCutShortAndTakesNoFurtherPage(t *testing.T) {
+	t.Parallel()
+	// Two groups of 64: the first commits, the second is held until the stop.
+	st := &heldPages{fakeStore: &fakeStore{backlog: 4 * 128, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{}),
+		untilStop: true, cutShort: true}
+	co, err := New(Config{Owner: "replica-a", PageSize: 128, Parallel: 2, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-st.started
+	if err := co.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st.mu.Lock()
+	var committed []string
+	for _, p := range st.commits {
+		committed = append(committed, p.Ticket.TriggerID)
+	}
+	st.mu.Unlock()
+	released := st.releasedIDs()
+	if len(committed) != 64 || len(released) != 64 || slices.ContainsFunc(released, func(id string) bool { return slices.Contains(committed, id) }) || st.takeCount() != 1 {
+		t.Fatalf("%d committed, %d released (first %v) after %d takes; want the 64 of the group the stop cut short given back, none committed, and no take after the stop",
+			len(committed), len(released), released[:min(4, len(released))], st.takeCount())
 	}
 }

@@ -137,6 +137,10 @@ type Page struct {
 	// never reach the store.
 	commits []CommitParams
 	start   time.Time
+	// committed says Commit ran; unsettled are then the tickets it did
+	// not admit, initialise or skip (Held lists them).
+	committed bool
+	unsettled []Ticket
 }
 
 // Full reports whether the take returned a whole page.
@@ -202,6 +206,7 @@ func (p *Page) Commit(ctx context.Context, st Store) Summary {
 		size = (len(p.commits) + groups - 1) / groups
 	}
 	p.sum.Groups = groups
+	p.committed = true
 	began := time.Now()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -236,6 +241,9 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 		}
 		p.sum.Counts[Failed] += len(group)
 		p.sum.Reasons[ReasonWriteFailed] += len(group)
+		for _, c := range group {
+			p.unsettled = append(p.unsettled, c.Ticket)
+		}
 		p.sum.Errors = append(p.sum.Errors, fmt.Errorf("committing %d decisions: %w", len(group), err))
 		return
 	}
@@ -257,6 +265,7 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 			p.sum.AdmissionLagMs = append(p.sum.AdmissionLagMs, res.AdmittedAtMs-group[i].Decision.FireAtMs)
 		case Raced, Failed, Unavailable:
 			p.sum.Reasons[res.Reason]++
+			p.unsettled = append(p.unsettled, group[i].Ticket)
 		}
 		if res.Outcome == Admitted || res.Outcome == Initialized || res.Outcome == Skipped {
 			for _, ps := range group[i].Decision.Passed {

@@ -123,3 +123,40 @@ RETURNING s.project_id, s.trigger_id, s.trigger_revision, tr.content_digest, tr.
           s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version,
           s.claim_owner, s.claim_token, s.claim_version, s.claim_expires_at_ms, s.updated_at_ms, s.ctid,
           s.paused_at_ms, s.resumed_at_ms
+
+-- name: ClaimRelease
+-- Gives back claims this replica took and will not commit (a stopping
+-- replica's pages: docs/architecture.md, "Claim"), so that another replica
+-- can claim the rows at once instead of after the lease. One autocommit
+-- statement for the whole set.
+-- Fence: a row is released only while its claim is still exactly the one
+-- the ticket took — the same owner, token, claim version and state version.
+-- A claim that was committed (the commit clears the token and bumps the
+-- state version), expired and taken over by another replica (new token and
+-- claim version), or changed in any other way since is left as it is: the
+-- token alone is unique per claim, the versions make a row touched since
+-- the claim (a publish, a pause) keep its own state. A claim that expired
+-- and that nobody took over is released like a live one: it was ours, and
+-- an unclaimed row is what the next claim reads either way.
+-- The release bumps state_version, so a commit of the released ticket (by
+-- any code path still holding it) is refused by its own fence. Rows are
+-- reached by primary key, one lookup per ticket.
+-- $1 trigger ids, $2 owners, $3 tokens, $4 claim versions, $5 state
+-- versions, index-aligned. Returns how many rows were released.
+WITH released AS (
+    UPDATE qinglong.trigger_schedules s
+       SET claim_owner = NULL,
+           claim_token = NULL,
+           claim_expires_at_ms = NULL,
+           state_version = s.state_version + 1,
+           updated_at_ms = greatest(s.updated_at_ms, {{now_ms}})
+      FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::bigint[], $5::bigint[])
+           AS r (trigger_id, claim_owner, claim_token, claim_version, state_version)
+     WHERE s.trigger_id = r.trigger_id
+       AND s.claim_owner = r.claim_owner
+       AND s.claim_token = r.claim_token
+       AND s.claim_version = r.claim_version
+       AND s.state_version = r.state_version
+    RETURNING 1
+)
+SELECT count(*) FROM released

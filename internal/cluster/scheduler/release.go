@@ -1,0 +1,87 @@
+package scheduler
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
+)
+
+// maxReleaseWait bounds how long a stop waits to give claims back; it
+// never takes more than half the stop timeout either, so the rest of the
+// drain keeps its share.
+const maxReleaseWait = 2 * time.Second
+
+// settle deals, as a round ends, with the claims its pages may still hold
+// (schedule.Page.Held): a page claimed but never committed (beside a page
+// in flight, or claimed ahead of an instant that had not come), and the
+// tickets of a commit that did not settle them. Left alone, each such row
+// waits out its lease — up to a minute — before another replica may take
+// it, so a rolling restart or a lost connection during a burst would
+// delay a page or more of occurrences by that much.
+//
+//   - Stopped (ctx done) with the database answering: it gives them back
+//     at once (giveBack).
+//   - The database lost: it keeps them for the replica's next activation
+//     to give back through its fresh pool (Held); trying now could only
+//     wait out its timeout.
+//   - Otherwise the round ended normally, and what a commit did not
+//     settle (a lost race, a decision that failed closed) keeps its claim
+//     until it expires, as ever: giving it back would only have the same
+//     row fail again sooner.
+//
+// Giving back is fenced per row by the full claim (schedule.Releaser), so
+// it is safe whatever became of a ticket: a commit that did land before
+// its reply was lost changed the row, and the release leaves it as it is.
+func (c *Coordinator) settle(ctx context.Context, pages ...*schedule.Page) {
+	lost := !c.latch.Available()
+	if !lost && ctx.Err() == nil {
+		return
+	}
+	var held []schedule.Ticket
+	for _, p := range pages {
+		if p != nil {
+			held = append(held, p.Held()...)
+		}
+	}
+	if len(held) == 0 {
+		return
+	}
+	if lost {
+		c.keptMu.Lock()
+		c.kept = append(c.kept, held...)
+		c.keptMu.Unlock()
+		return
+	}
+	c.giveBack(ctx, held)
+}
+
+// giveBack releases held on a context of its own, bounded, since ctx (the
+// stopped round's) is cancelled.
+func (c *Coordinator) giveBack(ctx context.Context, held []schedule.Ticket) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(c.cfg.StopTimeout/2, maxReleaseWait))
+	defer cancel()
+	released, err := schedule.Release(rctx, c.store, held)
+	if err != nil {
+		c.log.Warn("could not give back the claims of a stopped round; they expire with their lease",
+			append([]any{slog.String("code", CodeReleaseFailed), slog.String("owner", c.cfg.Owner), slog.Int("tickets", len(held))}, schedule.ErrorAttrs(err)...)...)
+	}
+	if released > 0 {
+		c.log.Info("gave back the claims of a stopped round", slog.String("code", CodeReleased), slog.String("owner", c.cfg.Owner),
+			slog.Int("rows", released))
+	}
+}
+
+// Held returns, once Stop has returned, the tickets whose claims the
+// scheduler left held because it had lost its database, and forgets them:
+// the replica's next activation gives them back through its fresh pool
+// (schedule.Release). Their claims may have expired or been taken over by
+// then; the release's fence leaves such rows as they are.
+func (c *Coordinator) Held() []schedule.Ticket {
+	c.keptMu.Lock()
+	defer c.keptMu.Unlock()
+	held := c.kept
+	c.kept = nil
+	return held
+}
