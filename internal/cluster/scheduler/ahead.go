@@ -41,8 +41,8 @@ func (c *Coordinator) claimAhead(ctx context.Context) error {
 	cfg.DueByMs = t.AtMs
 	var pages []*schedule.Page
 	defer func() { c.settle(ctx, pages...) }()
-	for c.now().Before(at) && c.latch.Available() {
-		page, err := schedule.TakePage(ctx, c.store, cfg)
+	for c.now().Before(at) && c.latch.Available() && ctx.Err() == nil {
+		page, err := c.take(ctx, cfg)
 		if err != nil {
 			c.observe(err)
 			return err

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -12,6 +13,39 @@ import (
 // never takes more than half the stop timeout either, so the rest of the
 // drain keeps its share.
 const maxReleaseWait = 2 * time.Second
+
+// releaseWait is how long a stop waits for a take to answer, and then for
+// the release of the claims: half the stop timeout at most, and never more
+// than maxReleaseWait, so the two fit within the stop timeout.
+func (c *Coordinator) releaseWait() time.Duration { return min(c.cfg.StopTimeout/2, maxReleaseWait) }
+
+// take takes a page on a context a stop does not cancel at once. A claim
+// is one autocommit statement whose tickets arrive in its answer: cut off
+// by the stop after the database committed it, it would leave rows claimed
+// that no ticket names, so nothing could give them back and they would
+// wait out their lease. The take is instead given releaseWait after the
+// stop to answer (it takes milliseconds), and the round then commits
+// nothing more and gives the page back (settle).
+func (c *Coordinator) take(ctx context.Context, cfg schedule.RoundConfig) (*schedule.Page, error) {
+	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	var mu sync.Mutex
+	var grace *time.Timer
+	unhook := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		grace = time.AfterFunc(c.releaseWait(), cancel)
+	})
+	defer func() {
+		unhook()
+		mu.Lock()
+		defer mu.Unlock()
+		if grace != nil {
+			grace.Stop()
+		}
+	}()
+	return schedule.TakePage(tctx, c.store, cfg)
+}
 
 // settle deals, as a round ends, with the claims its pages may still hold
 // (schedule.Page.Held): a page claimed but never committed (beside a page
@@ -60,7 +94,7 @@ func (c *Coordinator) settle(ctx context.Context, pages ...*schedule.Page) {
 // giveBack releases held on a context of its own, bounded, since ctx (the
 // stopped round's) is cancelled.
 func (c *Coordinator) giveBack(ctx context.Context, held []schedule.Ticket) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(c.cfg.StopTimeout/2, maxReleaseWait))
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.releaseWait())
 	defer cancel()
 	released, err := schedule.Release(rctx, c.store, held)
 	if err != nil {

@@ -184,7 +184,7 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 		if !c.latch.Available() {
 			return false, nil
 		}
-		page, err = schedule.TakePage(ctx, c.store, c.roundConfig())
+		page, err = c.take(ctx, c.roundConfig())
 		prev, had := collect()
 		if had {
 			overlap = prev.Progress() > 0
@@ -198,10 +198,11 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 			// committed; its claims are kept for the next activation.
 			return false, nil
 		}
-		if had && ctx.Err() != nil {
-			// Stopping while a page was in flight: the page taken beside it
-			// is not committed, so no commit starts after the stop; its
-			// claims are given back for another replica to take at once.
+		if ctx.Err() != nil {
+			// Stopped during the take, or while a page was in flight: the
+			// page just taken is not committed, so no commit starts after
+			// the stop; its claims are given back for another replica to
+			// take at once.
 			return false, nil
 		}
 		if !page.Full() || !overlap {

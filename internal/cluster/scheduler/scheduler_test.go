@@ -649,3 +649,74 @@ func TestAStopGivesBackTheGroupItCutShortAndTakesNoFurtherPage(t *testing.T) {
 			len(committed), len(released), released[:min(4, len(released))], st.takeCount())
 	}
 }
+
+// slowTake holds every take until proceed is closed or its context ends.
+type slowTake struct {
+	*fakeStore
+	entered chan struct{}
+	proceed chan struct{}
+}
+
+func (s *slowTake) ScheduleTake(ctx context.Context, p schedule.TakeParams) ([]schedule.Ticket, error) {
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	select {
+	case <-s.proceed:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.fakeStore.ScheduleTake(ctx, p)
+}
+
+// A stop that lands while a claim is on its way lets the claim answer
+// (cut off, the database could have committed it with nobody holding its
+// tickets), commits nothing of it and gives its page back.
+func TestAStopLetsATakeInFlightAnswerAndGivesItsPageBack(t *testing.T) {
+	t.Parallel()
+	st := &slowTake{fakeStore: &fakeStore{backlog: 4, observed: t0 + 1}, entered: make(chan struct{}, 1), proceed: make(chan struct{})}
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-st.entered
+	stopped := make(chan error, 1)
+	go func() { stopped <- co.Stop(context.Background()) }()
+	time.Sleep(100 * time.Millisecond) // the stop has cancelled the round
+	close(st.proceed)
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	released := st.releasedIDs()
+	slices.Sort(released)
+	if want := []string{"trigger-1-0", "trigger-1-1", "trigger-1-2", "trigger-1-3"}; !slices.Equal(released, want) || len(st.commits) != 0 {
+		t.Fatalf("released %v with %d decisions committed; want the page the take answered after the stop, %v, and no commit", released, len(st.commits), want)
+	}
+}
+
+// A take that does not answer within half the stop timeout is cut off, so
+// the stop still ends within its timeout.
+func TestAStopCutsOffATakeThatDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	const stopTimeout = 400 * time.Millisecond
+	st := &slowTake{fakeStore: &fakeStore{backlog: 4, observed: t0 + 1}, entered: make(chan struct{}, 1), proceed: make(chan struct{})}
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour, StopTimeout: stopTimeout}, st, slog.New(slog.DiscardHandler), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-st.entered
+	began := time.Now()
+	if err := co.Stop(context.Background()); err != nil {
+		t.Fatalf("stop with a take that never answers: %v", err)
+	}
+	if took := time.Since(began); took < stopTimeout/2 {
+		t.Fatalf("the stop returned after %s, before the take's grace of %s: the take was cut off at once", took, stopTimeout/2)
+	}
+}
