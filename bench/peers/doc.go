@@ -10,10 +10,11 @@
 // Beside each peer it measures the floor of QingLong's rows: what writing
 // them costs on the same server with no scheduler at all (floor_test.go).
 //
-// BenchmarkServe and BenchmarkServeLag (the admission lag, and the steady
-// state) drive real `ql serve --profile cluster` processes instead,
-// black-box (BENCHMARKS.md, "Black box" and "Steady state"; serve_test.go
-// lists their settings):
+// BenchmarkServe, BenchmarkServeLag (the admission lag, and the steady
+// state) and BenchmarkServeRestart (a replica stopped at a boundary) drive
+// real `ql serve --profile cluster` processes instead, black-box
+// (BENCHMARKS.md, "Black box", "Steady state" and "A replica stopped at a
+// boundary"; serve_test.go and restart_test.go list their settings):
 //
 //	go test -run '^$' -bench 'BenchmarkServe$' -benchtime 1x
 package peers

@@ -35,6 +35,9 @@ import (
 //	                 each count in turn (default 300)
 //	PEERS_LAG_REPLICAS  its replicas (default 3)
 //	PEERS_LAG_SECONDS   its window (default 10)
+//	PEERS_RESTART_N     triggers of BenchmarkServeRestart (default 10000)
+//	PEERS_RESTART_AT_MS when it stops one of its two replicas, in ms after
+//	                 the boundary (default 300; negative: before it)
 //	PEERS_RIVER      when set, River's aligned drain of the same n on the
 //	                 same server first (BenchmarkAligned's), for the ratio
 //	PEERS_AUTO_EXPLAIN_MS  when set, auto_explain logs every statement
