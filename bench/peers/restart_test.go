@@ -48,27 +48,14 @@ func BenchmarkServeRestart(b *testing.B) {
 
 func restartRun(b *testing.B, env *clustertest.Env, bin binary, n int, at time.Duration) result {
 	b.Helper()
-	env.Exec(b, `TRUNCATE qinglong.run_events, qinglong.attempts, qinglong.runs`)
-	env.Exec(b, `UPDATE qinglong.trigger_schedules
-		SET next_fire_at_ms = NULL, last_scheduled_at_ms = NULL, claim_owner = NULL, claim_token = NULL,
-		    claim_expires_at_ms = NULL, state_version = state_version + 1`)
-	env.Exec(b, `VACUUM ANALYZE qinglong.trigger_schedules`)
-	env.Exec(b, `CHECKPOINT`)
+	resetSchedules(b, env)
 	flags := append([]string{"--page-size", "256"}, bin.flags...)
 	stopping := startServe(b, bin.path, env, "stopping", flags...)
 	staying := startServe(b, bin.path, env, "staying", flags...)
 	defer staying.stop(b)
 	defer stopping.stop(b)
-	waitCount(b, env.Super, `SELECT count(*) FROM qinglong.trigger_schedules
-		WHERE next_fire_at_ms IS NOT NULL AND claim_owner IS NULL`, n, 2*time.Minute, 200*time.Millisecond)
-	var boundary int64
-	for {
-		boundary = env.Int(b, `SELECT min(next_fire_at_ms) FROM qinglong.trigger_schedules`)
-		if boundary-time.Now().UnixMilli() >= 3000 {
-			break
-		}
-		time.Sleep(time.Duration(boundary-time.Now().UnixMilli()+500) * time.Millisecond)
-	}
+	awaitInitialised(b, env, n)
+	boundary := sharedBoundary(b, env)
 	time.Sleep(time.Until(time.UnixMilli(boundary).Add(at)))
 	began := time.Now()
 	stopping.stop(b)

@@ -292,32 +292,47 @@ func applyTriggers(b *testing.B, env *clustertest.Env, prefix string, n int, cro
 
 func serveRun(b *testing.B, env *clustertest.Env, bin binary, n int) result {
 	b.Helper()
+	resetSchedules(b, env)
+	p := startServe(b, bin.path, env, "bb", append([]string{"--page-size", "256"}, bin.flags...)...)
+	defer p.stop(b)
+	awaitInitialised(b, env, n)
+	var r result
+	boundaries, _ := strconv.Atoi(envOr("PEERS_BOUNDARIES", "1"))
+	for k := range max(1, boundaries) {
+		r = serveBoundary(b, env, p, n, sharedBoundary(b, env), k)
+	}
+	return r
+}
+
+// resetSchedules empties the Runs and sets every schedule row back to
+// uninitialised and unclaimed, as after `ql apply`.
+func resetSchedules(b *testing.B, env *clustertest.Env) {
+	b.Helper()
 	env.Exec(b, `TRUNCATE qinglong.run_events, qinglong.attempts, qinglong.runs`)
 	env.Exec(b, `UPDATE qinglong.trigger_schedules
 		SET next_fire_at_ms = NULL, last_scheduled_at_ms = NULL, claim_owner = NULL, claim_token = NULL,
 		    claim_expires_at_ms = NULL, state_version = state_version + 1`)
 	env.Exec(b, `VACUUM ANALYZE qinglong.trigger_schedules`)
 	env.Exec(b, `CHECKPOINT`)
-	p := startServe(b, bin.path, env, "bb", append([]string{"--page-size", "256"}, bin.flags...)...)
-	defer p.stop(b)
-	// Initialised: every cursor set, no claim held.
+}
+
+// awaitInitialised waits until n rows have their cursor set and no claim.
+func awaitInitialised(b *testing.B, env *clustertest.Env, n int) {
+	b.Helper()
 	waitCount(b, env.Super, `SELECT count(*) FROM qinglong.trigger_schedules
 		WHERE next_fire_at_ms IS NOT NULL AND claim_owner IS NULL`, n, 2*time.Minute, 200*time.Millisecond)
-	var r result
-	boundaries, _ := strconv.Atoi(envOr("PEERS_BOUNDARIES", "1"))
-	for k := range max(1, boundaries) {
-		var boundary int64
-		// The next cursor all rows share, at least 3 s ahead.
-		for {
-			boundary = env.Int(b, `SELECT min(next_fire_at_ms) FROM qinglong.trigger_schedules`)
-			if boundary-time.Now().UnixMilli() >= 3000 {
-				break
-			}
-			time.Sleep(time.Duration(boundary-time.Now().UnixMilli()+500) * time.Millisecond)
+}
+
+// sharedBoundary is the next cursor all rows share, at least 3 s ahead.
+func sharedBoundary(b *testing.B, env *clustertest.Env) int64 {
+	b.Helper()
+	for {
+		boundary := env.Int(b, `SELECT min(next_fire_at_ms) FROM qinglong.trigger_schedules`)
+		if boundary-time.Now().UnixMilli() >= 3000 {
+			return boundary
 		}
-		r = serveBoundary(b, env, p, n, boundary, k)
+		time.Sleep(time.Duration(boundary-time.Now().UnixMilli()+500) * time.Millisecond)
 	}
-	return r
 }
 
 // serveBoundary measures one boundary: statistics reset just before it,
@@ -561,11 +576,7 @@ func (r lagResult) report(b *testing.B) {
 
 func serveLagRun(b *testing.B, env *clustertest.Env, bin binary, triggers, replicas int, window time.Duration) lagResult {
 	b.Helper()
-	env.Exec(b, `TRUNCATE qinglong.run_events, qinglong.attempts, qinglong.runs`)
-	env.Exec(b, `UPDATE qinglong.trigger_schedules
-		SET next_fire_at_ms = NULL, last_scheduled_at_ms = NULL, claim_owner = NULL, claim_token = NULL,
-		    claim_expires_at_ms = NULL, state_version = state_version + 1`)
-	env.Exec(b, `VACUUM ANALYZE qinglong.trigger_schedules`)
+	resetSchedules(b, env)
 	procs := make([]*serveProc, replicas)
 	for i := range procs {
 		procs[i] = startServe(b, bin.path, env, fmt.Sprintf("lag-%d", i), append([]string{"--page-size", "256"}, bin.flags...)...)

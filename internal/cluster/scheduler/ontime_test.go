@@ -250,19 +250,7 @@ func TestABurstClaimedAheadIsAdmittedOnceAndNeverBeforeItsInstant(t *testing.T) 
 	env.Apply(t, clustertest.Triggers("ahead", triggers, "* * * * * *"))
 	c, _ := onTimeCoordinatorWith(t, env, Config{Owner: "ahead", ClaimAhead: 400 * time.Millisecond}, 0)
 	// Rows held before they are due: only a claim ahead takes those.
-	var instant, held int64
-	deadline := time.Now().Add(pgstore.DefaultLease)
-	for held == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no row was claimed before its due time within %s: the replica did not claim ahead", pgstore.DefaultLease)
-		}
-		if err := env.Super.QueryRow(context.Background(), `WITH ahead AS (SELECT next_fire_at_ms + due_offset_ms AS due FROM qinglong.trigger_schedules
-			        WHERE claim_owner IS NOT NULL AND next_fire_at_ms + due_offset_ms > `+pgstore.ClockMsSQL+`)
-			SELECT coalesce(min(due), 0), count(*) FILTER (WHERE due = (SELECT min(due) FROM ahead)) FROM ahead`).Scan(&instant, &held); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	instant, held := awaitClaimedAhead(t, env, "ahead", 0)
 	// Every row held ahead of the instant gets its Run for it, sooner than
 	// half a lease: a claim left to expire would take a whole one.
 	admitted := func() int64 {
@@ -323,4 +311,24 @@ func TestAWrongLocalClockMovesOnlyTheWakeUpOfAClaimAhead(t *testing.T) {
 		}
 		t.Logf("skew %s: %d runs, lag %d–%d ms", skew, runs, minLag, maxLag)
 	}
+}
+
+// awaitClaimedAhead waits, at most a lease, until owner holds rows whose
+// due instant is more than marginMs ahead of the database clock, and
+// returns the earliest such instant and how many rows owner holds for it.
+func awaitClaimedAhead(t *testing.T, env *clustertest.Env, owner string, marginMs int64) (instant, held int64) {
+	t.Helper()
+	deadline := time.Now().Add(pgstore.DefaultLease)
+	for held == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s claimed no row more than %d ms before its due time within %s", owner, marginMs, pgstore.DefaultLease)
+		}
+		if err := env.Super.QueryRow(context.Background(), `WITH ahead AS (SELECT next_fire_at_ms + due_offset_ms AS due FROM qinglong.trigger_schedules
+			        WHERE claim_owner = $1 AND next_fire_at_ms + due_offset_ms > `+pgstore.ClockMsSQL+` + $2)
+			SELECT coalesce(min(due), 0), count(*) FILTER (WHERE due = (SELECT min(due) FROM ahead)) FROM ahead`, owner, marginMs).Scan(&instant, &held); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return instant, held
 }

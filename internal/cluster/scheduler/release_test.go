@@ -21,21 +21,9 @@ func TestAReplicaStoppedHoldingClaimsAheadGivesThemBack(t *testing.T) {
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("held", triggers, "*/5 * * * * *"))
 	stopping, _ := onTimeCoordinatorWith(t, env, Config{Owner: "stopping", ClaimAhead: 2 * time.Second}, 0)
-	// Rows claimed ahead with at least half a second to go before their
+	// Rows claimed ahead with more than half a second to go before their
 	// instant, so that the stop lands before the replica commits them.
-	var instant, held int64
-	deadline := time.Now().Add(pgstore.DefaultLease)
-	for held == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no row was claimed at least 500 ms before its due time within %s", pgstore.DefaultLease)
-		}
-		if err := env.Super.QueryRow(context.Background(), `WITH ahead AS (SELECT next_fire_at_ms + due_offset_ms AS due FROM qinglong.trigger_schedules
-			        WHERE claim_owner = 'stopping' AND next_fire_at_ms + due_offset_ms > `+pgstore.ClockMsSQL+` + 500)
-			SELECT coalesce(min(due), 0), count(*) FILTER (WHERE due = (SELECT min(due) FROM ahead)) FROM ahead`).Scan(&instant, &held); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	instant, held := awaitClaimedAhead(t, env, "stopping", 500)
 	if err := stopping.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}

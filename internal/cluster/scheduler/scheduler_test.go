@@ -495,13 +495,7 @@ func waitTakes(t *testing.T, st *fakeStore, n int) {
 func TestTheNextPageIsClaimedWhileAPageCommitsWithAtMostOneInFlight(t *testing.T) {
 	t.Parallel()
 	st := &heldPages{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{})}
-	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := co.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	co := started(t, Config{PageSize: 4, Cadence: time.Hour}, st, availability.New())
 	if n := <-st.started; n != 2 {
 		t.Fatalf("page %d held first, want 2", n)
 	}
@@ -525,13 +519,7 @@ func TestALostDatabaseStopsClaimingAtOnceWithAPageInFlight(t *testing.T) {
 	t.Parallel()
 	st := &heldPages{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{}), lose: true}
 	latch := availability.New()
-	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: 250 * time.Millisecond}, st, slog.New(slog.DiscardHandler), latch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := co.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	co := started(t, Config{PageSize: 4, Cadence: 250 * time.Millisecond}, st, latch)
 	<-st.started
 	waitTakes(t, st.fakeStore, 3)
 	close(st.release)
@@ -570,13 +558,7 @@ func TestALostDatabaseStopsClaimingAtOnceWithAPageInFlight(t *testing.T) {
 func TestAStopWithAPageInFlightCommitsNoFurtherPage(t *testing.T) {
 	t.Parallel()
 	st := &heldPages{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{}), untilStop: true}
-	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := co.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	co := started(t, Config{PageSize: 4, Cadence: time.Hour}, st, availability.New())
 	<-st.started
 	waitTakes(t, st.fakeStore, 3)
 	if err := co.Stop(context.Background()); err != nil {
@@ -597,13 +579,7 @@ func TestAStopWithAPageInFlightCommitsNoFurtherPage(t *testing.T) {
 func TestAStopGivesBackTheClaimsOfTheCommitItCutShort(t *testing.T) {
 	t.Parallel()
 	st := &heldPages{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{}), untilStop: true, cutShort: true}
-	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := co.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	co := started(t, Config{PageSize: 4, Cadence: time.Hour}, st, availability.New())
 	<-st.started
 	waitTakes(t, st.fakeStore, 3)
 	if err := co.Stop(context.Background()); err != nil {
@@ -626,13 +602,7 @@ func TestAStopGivesBackTheGroupItCutShortAndTakesNoFurtherPage(t *testing.T) {
 	// Two groups of 64: the first commits, the second is held until the stop.
 	st := &heldPages{fakeStore: &fakeStore{backlog: 4 * 128, observed: t0 + 1}, started: make(chan int32, 16), release: make(chan struct{}),
 		untilStop: true, cutShort: true}
-	co, err := New(Config{Owner: "replica-a", PageSize: 128, Parallel: 2, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := co.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	co := started(t, Config{PageSize: 128, Parallel: 2, Cadence: time.Hour}, st, availability.New())
 	<-st.started
 	if err := co.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -676,13 +646,7 @@ func (s *slowTake) ScheduleTake(ctx context.Context, p schedule.TakeParams) ([]s
 func TestAStopLetsATakeInFlightAnswerAndGivesItsPageBack(t *testing.T) {
 	t.Parallel()
 	st := &slowTake{fakeStore: &fakeStore{backlog: 4, observed: t0 + 1}, entered: make(chan struct{}, 1), proceed: make(chan struct{})}
-	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.DiscardHandler), availability.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := co.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	co := started(t, Config{PageSize: 4, Cadence: time.Hour}, st, availability.New())
 	<-st.entered
 	stopped := make(chan error, 1)
 	go func() { stopped <- co.Stop(context.Background()) }()
@@ -704,13 +668,7 @@ func TestAStopCutsOffATakeThatDoesNotAnswer(t *testing.T) {
 	t.Parallel()
 	const stopTimeout = 400 * time.Millisecond
 	st := &slowTake{fakeStore: &fakeStore{backlog: 4, observed: t0 + 1}, entered: make(chan struct{}, 1), proceed: make(chan struct{})}
-	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour, StopTimeout: stopTimeout}, st, slog.New(slog.DiscardHandler), availability.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := co.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	co := started(t, Config{PageSize: 4, Cadence: time.Hour, StopTimeout: stopTimeout}, st, availability.New())
 	<-st.entered
 	began := time.Now()
 	if err := co.Stop(context.Background()); err != nil {
@@ -719,4 +677,19 @@ func TestAStopCutsOffATakeThatDoesNotAnswer(t *testing.T) {
 	if took := time.Since(began); took < stopTimeout/2 {
 		t.Fatalf("the stop returned after %s, before the take's grace of %s: the take was cut off at once", took, stopTimeout/2)
 	}
+}
+
+// started is a started coordinator on st with cfg (owner replica-a), its
+// log discarded.
+func started(t *testing.T, cfg Config, st schedule.Store, latch *availability.Latch) *Coordinator {
+	t.Helper()
+	cfg.Owner = "replica-a"
+	co, err := New(cfg, st, slog.New(slog.DiscardHandler), latch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return co
 }
