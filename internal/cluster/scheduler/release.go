@@ -9,9 +9,9 @@ import (
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
-// maxReleaseWait bounds how long a stop waits to give claims back; it
-// never takes more than half the stop timeout either, so the rest of the
-// drain keeps its share.
+// maxReleaseWait bounds each of the two waits a stop allows after it has
+// cancelled the round: for a take on its way to answer (take), and for the
+// claims to be given back (giveBack).
 const maxReleaseWait = 2 * time.Second
 
 // releaseWait is how long a stop waits for a take to answer, and then for
@@ -29,17 +29,23 @@ func (c *Coordinator) releaseWait() time.Duration { return min(c.cfg.StopTimeout
 func (c *Coordinator) take(ctx context.Context, cfg schedule.RoundConfig) (*schedule.Page, error) {
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
+	// The grace timer is armed when ctx ends and disarmed when the take
+	// returns, whichever order the two come in.
 	var mu sync.Mutex
 	var grace *time.Timer
+	var returned bool
 	unhook := context.AfterFunc(ctx, func() {
 		mu.Lock()
 		defer mu.Unlock()
-		grace = time.AfterFunc(c.releaseWait(), cancel)
+		if !returned {
+			grace = time.AfterFunc(c.releaseWait(), cancel)
+		}
 	})
 	defer func() {
 		unhook()
 		mu.Lock()
 		defer mu.Unlock()
+		returned = true
 		if grace != nil {
 			grace.Stop()
 		}

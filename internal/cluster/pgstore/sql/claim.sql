@@ -132,12 +132,12 @@ RETURNING s.project_id, s.trigger_id, s.trigger_revision, tr.content_digest, tr.
 -- Fence: a row is released only while its claim is still exactly the one
 -- the ticket took — the same owner, token, claim version and state version.
 -- A claim that was committed (the commit clears the token and bumps the
--- state version), expired and taken over by another replica (new token and
--- claim version), or changed in any other way since is left as it is: the
--- token alone is unique per claim, the versions make a row touched since
--- the claim (a publish, a pause) keep its own state. A claim that expired
--- and that nobody took over is released like a live one: it was ours, and
--- an unclaimed row is what the next claim reads either way.
+-- state version), expired and taken over (a new token and versions, even
+-- under the same owner name: a restarted replica reuses it), or cleared by
+-- a publish or a pause (each bumps the state version) is left as it is.
+-- A claim that expired and that nobody took over is released like a live
+-- one: it was ours, and an unclaimed row is what the next claim reads
+-- either way.
 -- The release bumps state_version, so a commit of the released ticket (by
 -- any code path still holding it) is refused by its own fence. Rows are
 -- reached by primary key, one lookup per ticket.
