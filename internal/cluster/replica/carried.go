@@ -31,6 +31,13 @@ func (r *replica) giveBackCarried(ctx context.Context, rt *pgstore.Runtime, carr
 	ctx, cancel := context.WithTimeout(ctx, r.s.Coordinator.StopTimeout)
 	defer cancel()
 	released, err := rt.ScheduleRelease(ctx, carried)
+	if r.metrics != nil {
+		failed := 0
+		if err != nil {
+			failed = len(carried)
+		}
+		r.metrics.ClaimsGivenBack(released, failed)
+	}
 	if err != nil {
 		r.log.Warn("could not give back the claims the lost activation held; they expire with their lease",
 			append([]any{slog.String("code", CodeGiveBackFailed), slog.Int("tickets", len(carried))}, schedule.ErrorAttrs(err)...)...)

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/metricstest"
 )
 
 // TestClaimsALostDatabaseLeftHeldAreGivenBackByTheFreshActivation: a
@@ -15,15 +17,16 @@ import (
 // ahead of its instant cannot commit it, and cannot give the claims back
 // through its dead pool; its fresh activation gives them back, so the
 // burst is admitted seconds after its instant, once, instead of after the
-// 30 s lease the claims were taken with.
+// 30 s lease the claims were taken with; its /metrics count them.
 func TestClaimsALostDatabaseLeftHeldAreGivenBackByTheFreshActivation(t *testing.T) {
 	t.Parallel()
 	const triggers = 50
 	bin := buildQL(t)
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("carried", triggers, "*/5 * * * * *"))
-	a := startReplica(t, bin, env, "replica-a", "--claim-ahead", "2s")
+	a := startReplica(t, bin, env, "replica-a", "--claim-ahead", "2s", "--metrics-addr", "127.0.0.1:0")
 	a.await(t, CodeReady, 30*time.Second)
+	metricsAddr, _ := a.await(t, CodeMetricsListening, time.Second)["addr"].(string)
 	var instant, held int64
 	eventually(t, pgstore.DefaultLease, "replica-a to hold rows at least a second before their instant", func() bool {
 		if err := env.Super.QueryRow(context.Background(), `WITH ahead AS (SELECT next_fire_at_ms + due_offset_ms AS due FROM qinglong.trigger_schedules
@@ -37,6 +40,11 @@ func TestClaimsALostDatabaseLeftHeldAreGivenBackByTheFreshActivation(t *testing.
 	given := a.await(t, CodeClaimsGivenBack, 30*time.Second)
 	if rows, _ := given["rows"].(float64); int64(rows) != held {
 		t.Fatalf("the fresh activation gave back %v rows, want the %d held ahead of %d:\n%s", given["rows"], held, instant, a.logs)
+	}
+	m := metricstest.Scrape(t, "http://"+metricsAddr+"/metrics")
+	if released, failed := m.Value(t, "qinglong_scheduler_claims_given_back_total", "result", metrics.GiveBackReleased),
+		m.Value(t, "qinglong_scheduler_claims_given_back_total", "result", metrics.GiveBackFailed); int64(released) != held || failed != 0 {
+		t.Fatalf("/metrics counts %g claims given back and %g failed; the fresh activation gave back %d", released, failed, held)
 	}
 	eventually(t, 15*time.Second, "the burst given back to be admitted", func() bool {
 		return env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE scheduled_for_ms = $1`, instant) == held

@@ -41,6 +41,9 @@ type fakeStore struct {
 	onTake func(call int, remaining int)
 	// released are the trigger ids of the tickets given back.
 	released []string
+	// releaseErr, when set, fails every release, which then gives back
+	// nothing.
+	releaseErr error
 }
 
 func (s *fakeStore) ScheduleTake(_ context.Context, p schedule.TakeParams) ([]schedule.Ticket, error) {
@@ -104,6 +107,9 @@ func commitEach(ctx context.Context, commit func(context.Context, schedule.Commi
 func (s *fakeStore) ScheduleRelease(_ context.Context, tickets []schedule.Ticket) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.releaseErr != nil {
+		return 0, s.releaseErr
+	}
 	for _, tk := range tickets {
 		s.released = append(s.released, tk.TriggerID)
 	}

@@ -103,13 +103,18 @@ func (c *Coordinator) giveBack(ctx context.Context, held []schedule.Ticket) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.releaseWait())
 	defer cancel()
 	released, err := schedule.Release(rctx, c.store, held)
+	failed := 0
 	if err != nil {
+		failed = len(held)
 		c.log.Warn("could not give back the claims of a stopped round; they expire with their lease",
 			append([]any{slog.String("code", CodeReleaseFailed), slog.String("owner", c.cfg.Owner), slog.Int("tickets", len(held))}, schedule.ErrorAttrs(err)...)...)
 	}
 	if released > 0 {
 		c.log.Info("gave back the claims of a stopped round", slog.String("code", CodeReleased), slog.String("owner", c.cfg.Owner),
 			slog.Int("rows", released))
+	}
+	if c.releases != nil {
+		c.releases.ClaimsGivenBack(released, failed)
 	}
 }
 

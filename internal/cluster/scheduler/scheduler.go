@@ -23,6 +23,9 @@ type Coordinator struct {
 	// admitted is told after a round that admitted Runs, once its
 	// transactions are over (OnAdmitted).
 	admitted func(ctx context.Context, runs int)
+	// releases is told what became of the claims a stop gave back
+	// (Observe); nil tells nobody.
+	releases schedule.ReleaseObserver
 	// now is the local wall clock, read only to turn the database instant
 	// of the next due row into a local wake-up (wake.go).
 	now func() time.Time
@@ -70,8 +73,19 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 // schedule row's lock. Call it before Start.
 func (c *Coordinator) OnAdmitted(fn func(ctx context.Context, runs int)) { c.admitted = fn }
 
-// Observe sets m to be told every round. Call it before Start.
-func (c *Coordinator) Observe(m schedule.RoundObserver) { c.diag.Metrics = m }
+// Observer is told every round and what became of the claims a stop gave
+// back (the metrics package).
+type Observer interface {
+	schedule.RoundObserver
+	schedule.ReleaseObserver
+}
+
+// Observe sets m to be told every round and every release. Call it before
+// Start.
+func (c *Coordinator) Observe(m Observer) {
+	c.diag.Metrics = m
+	c.releases = m
+}
 
 // Start begins rounds; the first starts at once. Idempotent while running.
 func (c *Coordinator) Start(ctx context.Context) error {

@@ -680,13 +680,16 @@ func TestAStopCutsOffATakeThatDoesNotAnswer(t *testing.T) {
 }
 
 // started is a started coordinator on st with cfg (owner replica-a), its
-// log discarded.
-func started(t *testing.T, cfg Config, st schedule.Store, latch *availability.Latch) *Coordinator {
+// log discarded, telling obs (at most one) its rounds and releases.
+func started(t *testing.T, cfg Config, st schedule.Store, latch *availability.Latch, obs ...Observer) *Coordinator {
 	t.Helper()
 	cfg.Owner = "replica-a"
 	co, err := New(cfg, st, slog.New(slog.DiscardHandler), latch)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, o := range obs {
+		co.Observe(o)
 	}
 	if err := co.Start(context.Background()); err != nil {
 		t.Fatal(err)

@@ -70,6 +70,16 @@ var (
 	AuthReasons  = []string{"malformed", "unknown", "expired", "revoked", "throttled"}
 )
 
+// Results of giving claims back, as qinglong_scheduler_claims_given_back_total
+// labels them (cluster only).
+const (
+	GiveBackReleased = "released"
+	GiveBackFailed   = "failed"
+)
+
+// GiveBackResults lists every result of giving claims back.
+var GiveBackResults = []string{GiveBackReleased, GiveBackFailed}
+
 // authReasonCounts are f's counts in the order of AuthReasons.
 func authReasonCounts(f authlimit.Failures) []uint64 {
 	return []uint64{f.Malformed, f.Unknown, f.Expired, f.Revoked, f.Throttled}
@@ -119,6 +129,9 @@ type Metrics struct {
 	retried       prometheus.Counter
 	notifications *prometheus.CounterVec
 	finished      *prometheus.CounterVec
+	// givenBack is nil on a single-node server, whose takes hold no claim
+	// to give back.
+	givenBack *prometheus.CounterVec
 }
 
 // durationBuckets are the claim's and commit's: half a millisecond to ten
@@ -215,6 +228,17 @@ func New(cfg Config) *Metrics {
 	for _, r := range schedule.PassReasons {
 		m.passed.WithLabelValues(string(r))
 	}
+	if cfg.Profile == ProfileCluster {
+		m.givenBack = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "scheduler", Name: "claims_given_back_total",
+			Help: "Claims of schedule rows this replica gave back instead of committing them, by result: released (the row was free for any replica at once: " +
+				"a stop, or the first activation after a lost database, gave back what its rounds had claimed) or failed (the release itself failed; those rows wait out their claim lease).",
+		}, []string{"result"})
+		for _, r := range GiveBackResults {
+			m.givenBack.WithLabelValues(r)
+		}
+		m.reg.MustRegister(m.givenBack)
+	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "info", Help: "Always 1; its label names the server's profile.",
 		ConstLabels: prometheus.Labels{"profile": cfg.Profile},
@@ -258,6 +282,16 @@ func (m *Metrics) ObserveRound(s schedule.Summary) {
 	if s.Groups > 0 {
 		m.commit.Observe(s.Commit.Seconds())
 	}
+}
+
+// ClaimsGivenBack records released rows whose claims were given back and
+// failed tickets whose release failed; nothing on a single-node server.
+func (m *Metrics) ClaimsGivenBack(released, failed int) {
+	if m.givenBack == nil {
+		return
+	}
+	m.givenBack.WithLabelValues(GiveBackReleased).Add(float64(released))
+	m.givenBack.WithLabelValues(GiveBackFailed).Add(float64(failed))
 }
 
 // RoundFailed records a round that failed as a whole.

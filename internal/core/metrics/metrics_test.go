@@ -172,6 +172,7 @@ func TestTheOperationsMetricsTableListsEveryExportedLabelValue(t *testing.T) {
 		{"qinglong_auth_failures_total", append(slices.Clone(AuthSurfaces), AuthReasons...)},
 		{"qinglong_notification_deliveries_total", notify.Outcomes},
 		{"qinglong_runs_finished_total", finished},
+		{"qinglong_scheduler_claims_given_back_total", GiveBackResults},
 	} {
 		if got := listed(row(c.metric)); !slices.Equal(got, c.want) {
 			t.Errorf("docs/operations.md lists %s values %v, the endpoint exports %v", c.metric, got, c.want)
@@ -205,5 +206,33 @@ func TestFinishedRunsAreCountedByOutcomeFromZero(t *testing.T) {
 	}
 	if n := len(fams["qinglong_runs_finished_total"].GetMetric()); n != len(run.FinishedStates) {
 		t.Errorf("runs_finished_total has %d series, want one per finished state (%d)", n, len(run.FinishedStates))
+	}
+}
+
+// A cluster replica counts the claims it gave back by result, both series
+// at 0 from the start (an alert on failed releases has a series before the
+// first); a single-node server, whose takes hold no claim, exports no such
+// metric and ignores the call.
+func TestClaimsGivenBackAreCountedOnAClusterReplicaOnly(t *testing.T) {
+	m := New(Config{Profile: ProfileCluster})
+	for _, r := range GiveBackResults {
+		if got := value(gather(t, m), "qinglong_scheduler_claims_given_back_total", "result", r); got != 0 {
+			t.Errorf("claims_given_back_total{result=%q} = %g before any release, want a series at 0", r, got)
+		}
+	}
+	m.ClaimsGivenBack(5, 0)
+	m.ClaimsGivenBack(0, 3)
+	fams := gather(t, m)
+	if got := value(fams, "qinglong_scheduler_claims_given_back_total", "result", GiveBackReleased); got != 5 {
+		t.Errorf("released: %g, want 5", got)
+	}
+	if got := value(fams, "qinglong_scheduler_claims_given_back_total", "result", GiveBackFailed); got != 3 {
+		t.Errorf("failed: %g, want 3", got)
+	}
+
+	single := New(Config{Profile: "edge"})
+	single.ClaimsGivenBack(2, 1)
+	if f, ok := gather(t, single)["qinglong_scheduler_claims_given_back_total"]; ok {
+		t.Errorf("an edge server exports %s: %v", f.GetName(), f.GetMetric())
 	}
 }

@@ -17,6 +17,15 @@ type Releaser interface {
 	ScheduleRelease(ctx context.Context, tickets []Ticket) (int, error)
 }
 
+// ReleaseObserver records, for monitoring (the metrics package), what
+// became of claims a scheduler tried to give back.
+type ReleaseObserver interface {
+	// ClaimsGivenBack records released rows given back, free for any
+	// taker at once, and failed tickets whose release failed: those wait
+	// out their lease.
+	ClaimsGivenBack(released, failed int)
+}
+
 // Release gives tickets' claims back through st when st is a Releaser,
 // and returns 0 and nil, asking nothing, when it is not or tickets is
 // empty.
