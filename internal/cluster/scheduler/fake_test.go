@@ -37,6 +37,9 @@ type fakeStore struct {
 	// commitGate, when set, blocks every commit until it receives (or is
 	// closed), ignoring ctx: a commit stuck in the database.
 	commitGate chan struct{}
+	// onCommit, when set, is called as every commit begins, before the
+	// gate.
+	onCommit func()
 	// onTake, when set, is called after every take with its call number.
 	onTake func(call int, remaining int)
 	// released are the trigger ids of the tickets given back.
@@ -71,6 +74,9 @@ func (s *fakeStore) ScheduleTake(_ context.Context, p schedule.TakeParams) ([]sc
 }
 
 func (s *fakeStore) ScheduleCommit(_ context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
+	if s.onCommit != nil {
+		s.onCommit()
+	}
 	if s.commitGate != nil {
 		<-s.commitGate
 	}

@@ -290,7 +290,9 @@ func TestStopReturnsDrainTimeoutNamingTheRunningRound(t *testing.T) {
 	gate := make(chan struct{})
 	inCommit := make(chan struct{})
 	var once sync.Once
-	st := &fakeStore{backlog: 1, observed: t0 + 1, onTake: func(int, int) { once.Do(func() { close(inCommit) }) }, commitGate: gate}
+	// The stop must land once the commit has begun: landing while the take
+	// is still on its way, it would have the round commit nothing at all.
+	st := &fakeStore{backlog: 1, observed: t0 + 1, onCommit: func() { once.Do(func() { close(inCommit) }) }, commitGate: gate}
 	b := setup(t, Config{StopTimeout: 100 * time.Millisecond}, st)
 	if err := b.coord.Start(context.Background()); err != nil {
 		t.Fatal(err)
