@@ -710,6 +710,11 @@ func (w *worker) pullOnce(free int) int {
 	defer cancel()
 	offer, err := w.journal.NewOffer(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			// The drain ended the request before its offer was journaled:
+			// nothing was offered, so a routine stop has nothing to report.
+			return 0
+		}
 		w.log.Error("could not journal an offer: stopping", "code", "journal_failed", "error", err.Error())
 		w.stopPulling(err)
 		return 0

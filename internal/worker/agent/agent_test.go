@@ -886,3 +886,25 @@ func deadServer(t *testing.T) string {
 	}
 	return dead
 }
+
+// A routine stop logs no error: a pull the drain cut short before its
+// offer was journaled offered nothing, so there is nothing to report
+// (operators alert on errors, and a rolling restart is not one). Stopped
+// at once after registering, a worker's drain often lands while a pull is
+// about to journal its offer, so the stop is repeated.
+func TestAStopCuttingShortAPullLogsNoError(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	for i := range 20 {
+		w := runAgent(t, in, func(c *Config) { c.PullWait = time.Millisecond })
+		waitFor(t, "the worker to register", func() bool {
+			return strings.Contains(w.logs.String(), `"code":"worker_registered"`)
+		})
+		if _, err := w.stop(); err != nil {
+			t.Fatalf("stop %d: %v\n%s", i, err, w.logs)
+		}
+		if strings.Contains(w.logs.String(), `"level":"ERROR"`) {
+			t.Fatalf("stop %d logged an error:\n%s", i, w.logs)
+		}
+	}
+}
