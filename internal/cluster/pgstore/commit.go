@@ -301,11 +301,11 @@ func cancelRuns(ctx context.Context, q querier, runIDs []string) (finished run.F
 		if err != nil {
 			return finished, err
 		}
-		fresh, err := cancelLocked(ctx, q, lf, "")
+		eff, err := cancelLocked(ctx, q, lf, "")
 		if err != nil {
 			return finished, err
 		}
-		if fresh {
+		if eff.Finished {
 			finished.Add(run.Cancelled)
 		}
 	}

@@ -102,7 +102,7 @@ func TestACancelRacingACompletionReportsTheRunOnce(t *testing.T) {
 	for i := range rounds {
 		l, g := s.started(t, w)
 		var done Completed
-		var cancelled bool
+		var cancelled run.CancelEffect
 		var completeErr, cancelErr error
 		var wg sync.WaitGroup
 		wg.Go(func() { done, completeErr = s.runtime.CompleteAttempt(t.Context(), w.WorkerIdentity, exited(l, 1)) })
@@ -112,7 +112,7 @@ func TestACancelRacingACompletionReportsTheRunOnce(t *testing.T) {
 			t.Fatalf("round %d: complete %v, cancel %v", i, completeErr, cancelErr)
 		}
 		state, _ := s.runState(t, g.RunID)
-		if cancelled || done.Finished != run.State(state) || (state != string(run.Failed) && state != string(run.Cancelled)) {
+		if cancelled.Finished || done.Finished != run.State(state) || (state != string(run.Failed) && state != string(run.Cancelled)) {
 			t.Fatalf("round %d: the Run is %s; the completion reports %q finished, the cancel %v; want the completion alone to report the Run's end",
 				i, state, done.Finished, cancelled)
 		}

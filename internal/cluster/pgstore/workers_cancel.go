@@ -25,30 +25,31 @@ const cancelAttempts = 3
 // the single-node store, so cancelling twice changes nothing the second
 // time and says what the Run became. actor (who asked, and
 // from where) is recorded in the event's payload, the audit record of the
-// cancel, in its transaction. finished reports that this call finished the
-// Run (run.Finishes): not when it recorded the intent to stop a running
-// one, found it ended — a cancel that raced its completion — or closed a
-// lost one.
-func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (_ run.Run, finished bool, _ error) {
+// cancel, in its transaction. The effect says whether this call finished
+// the Run (run.Finishes) or closed a lost one; neither when it recorded the
+// intent to stop a running one or found it ended — a cancel that raced its
+// completion.
+func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (_ run.Run, _ run.CancelEffect, _ error) {
 	if err := ids.Validate("run id", runID); err != nil {
-		return run.Run{}, false, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
+		return run.Run{}, run.CancelEffect{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
 	}
 	var out run.Run
+	var eff run.CancelEffect
 	err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
 		f, err := lockLatestAttempt(ctx, tx, runID)
 		if err != nil {
 			return err
 		}
-		if finished, err = cancelLocked(ctx, tx, f, actor); err != nil {
+		if eff, err = cancelLocked(ctx, tx, f, actor); err != nil {
 			return err
 		}
 		out, err = scanRun(tx.QueryRow(ctx, sqlRunGet, runID))
 		return err
 	})
 	if err != nil {
-		return run.Run{}, false, mapErr(err, "cancelling run "+runID)
+		return run.Run{}, run.CancelEffect{}, mapErr(err, "cancelling run "+runID)
 	}
-	return out, finished, nil
+	return out, eff, nil
 }
 
 // lockLatestAttempt locks a Run's latest attempt and the Run (in the order
@@ -79,26 +80,28 @@ func lockLatestAttempt(ctx context.Context, tx querier, runID string) (leaseFact
 	return leaseFacts{}, qlerror.New(qlerror.Conflict, "run %s kept getting new attempts while it was being cancelled; retry", runID)
 }
 
-// cancelLocked cancels the Run of the locked facts f as CancelRun says;
-// finished reports that it finished the Run.
-func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) (finished bool, err error) {
+// cancelLocked cancels the Run of the locked facts f as CancelRun says and
+// reports what it did.
+func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) (run.CancelEffect, error) {
 	payload := map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}
 	if actor != "" {
 		payload["actor"] = actor
 	}
 	switch {
 	case f.RunState.Terminal():
-		return false, nil
+		return run.CancelEffect{}, nil
 	case f.RunState == run.Running || (f.RunState == run.Dispatching && f.started()):
 		if f.CancelAtMs != nil {
-			return false, nil
+			return run.CancelEffect{}, nil
 		}
-		return advanceRun(ctx, tx, f, f.RunState, runChange{event: run.EventCancelRequested, cancel: true, payload: payload})
+		_, err := advanceRun(ctx, tx, f, f.RunState, runChange{event: run.EventCancelRequested, cancel: true, payload: payload})
+		return run.CancelEffect{}, err
 	}
 	if !f.State.Terminal() {
 		if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: "cancelled"}); err != nil {
-			return false, err
+			return run.CancelEffect{}, err
 		}
 	}
-	return advanceRun(ctx, tx, f, run.Cancelled, runChange{event: run.EventCancelled, cancel: true, finished: true, payload: payload})
+	finished, err := advanceRun(ctx, tx, f, run.Cancelled, runChange{event: run.EventCancelled, cancel: true, finished: true, payload: payload})
+	return run.CancelEffect{Finished: finished, ClosedLost: err == nil && f.RunState == run.Lost}, err
 }

@@ -154,9 +154,9 @@ func TestCancelQueuedAtOnceRunningOnRenew(t *testing.T) {
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "cancel", 3)
 	queued := runs["t000"]
-	got, finished, err := s.runtime.CancelRun(t.Context(), queued, "test")
-	if err != nil || got.State != "cancelled" || !finished {
-		t.Fatalf("cancel queued: %+v, finished %v, %v; want it cancelled by this call", got, finished, err)
+	got, eff, err := s.runtime.CancelRun(t.Context(), queued, "test")
+	if err != nil || got.State != "cancelled" || !eff.Finished {
+		t.Fatalf("cancel queued: %+v, effect %+v, %v; want it cancelled by this call", got, eff, err)
 	}
 	var attemptState string
 	if err := s.super.QueryRow(t.Context(), `SELECT state FROM qinglong.attempts WHERE run_id = $1`, queued).Scan(&attemptState); err != nil || attemptState != "cancelled" {
@@ -164,8 +164,8 @@ func TestCancelQueuedAtOnceRunningOnRenew(t *testing.T) {
 	}
 	// The repeat must not report that it ended the Run: `ql runs cancel`
 	// says "already cancelled" from this alone.
-	if again, finished, err := s.runtime.CancelRun(t.Context(), queued, "test"); err != nil || again.State != "cancelled" || again.Version != got.Version || finished {
-		t.Fatalf("cancel of a cancelled run: %+v, finished %v, %v; want it returned as it is, not finished by this call", again, finished, err)
+	if again, eff, err := s.runtime.CancelRun(t.Context(), queued, "test"); err != nil || again.State != "cancelled" || again.Version != got.Version || eff != (run.CancelEffect{}) {
+		t.Fatalf("cancel of a cancelled run: %+v, effect %+v, %v; want it returned as it is, not finished by this call", again, eff, err)
 	}
 	w := s.newWorker(t, "w1", nil, 2)
 	// Granted, not started: cancelled at once, and the late start is
@@ -179,8 +179,8 @@ func TestCancelQueuedAtOnceRunningOnRenew(t *testing.T) {
 	}
 	// Running: only the intent; the worker hears stop on renew.
 	l, g := s.started(t, w)
-	got, finished, err = s.runtime.CancelRun(t.Context(), g.RunID, "test")
-	if err != nil || got.State != "running" || finished {
+	got, eff, err = s.runtime.CancelRun(t.Context(), g.RunID, "test")
+	if err != nil || got.State != "running" || eff != (run.CancelEffect{}) {
 		t.Fatalf("cancel running: %+v, %v; want still running with the intent", got, err)
 	}
 	if again, _, err := s.runtime.CancelRun(t.Context(), g.RunID, "test"); err != nil || again.Version != got.Version {

@@ -332,12 +332,11 @@ func (l liveReaders) TokenTouch(ctx context.Context, id string, atMs int64) erro
 }
 
 // CancelRun cancels a Run through the live activation (the runtime role
-// may: `ql runs cancel` uses it too); finished reports that this call
-// finished the Run.
-func (l liveReaders) CancelRun(ctx context.Context, runID, actor string) (_ run.Run, finished bool, _ error) {
+// may: `ql runs cancel` uses it too) and says what this call did.
+func (l liveReaders) CancelRun(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error) {
 	rt, err := l.runtime()
 	if err != nil {
-		return run.Run{}, false, err
+		return run.Run{}, run.CancelEffect{}, err
 	}
 	return rt.CancelRun(ctx, runID, actor)
 }

@@ -118,8 +118,8 @@ func (r *replica) runFinished(s run.State) {
 // the Run when the call finished it (a cancel before it started).
 func (r *replica) cancelRun(live liveReaders) func(ctx context.Context, runID, actor string) (run.Run, error) {
 	return func(ctx context.Context, runID, actor string) (run.Run, error) {
-		out, finished, err := live.CancelRun(ctx, runID, actor)
-		if finished {
+		out, eff, err := live.CancelRun(ctx, runID, actor)
+		if eff.Finished {
 			r.runFinished(run.Cancelled)
 		}
 		return out, err

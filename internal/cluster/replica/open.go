@@ -52,9 +52,9 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			next, truncated, err := rt.ReadAttemptLog(ctx, attemptID, offset, w)
 			return next, truncated, explainRole(err, "reading logs", "runtime")
 		},
-		CancelRun: func(ctx context.Context, runID, actor string) (run.Run, bool, error) {
-			r, finished, err := rt.CancelRun(ctx, runID, actor)
-			return r, finished, explainRole(err, "cancelling runs", "runtime")
+		CancelRun: func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error) {
+			r, eff, err := rt.CancelRun(ctx, runID, actor)
+			return r, eff, explainRole(err, "cancelling runs", "runtime")
 		},
 		Pause:         adminPause{admin},
 		Tokens:        adminTokens{admin},

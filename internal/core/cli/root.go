@@ -35,9 +35,9 @@ type Backend struct {
 	// cap; NotFound when the attempt has no log yet.
 	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
 	// CancelRun cancels a run (see `ql runs cancel`) and returns it as it
-	// is after the request, and whether this request ended it; nil when
-	// the profile cannot.
-	CancelRun func(ctx context.Context, runID, actor string) (_ run.Run, finished bool, _ error)
+	// is after the request, and what this request did to it; nil when the
+	// profile cannot.
+	CancelRun func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error)
 	// Pause pauses and resumes triggers (`ql triggers pause/resume`); nil
 	// when the profile cannot (a read-only open).
 	Pause schedule.Pauser

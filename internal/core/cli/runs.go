@@ -502,15 +502,15 @@ func runsCancelLong(opts Options) string {
 	if opts.OpenPostgres == nil {
 		return `Cancel a run. A run that has not started (queued) is cancelled at once. A running run's command is
 stopped by the serving process's executor, which finds the cancellation at its next poll (about a
-second): SIGTERM, then SIGKILL after the task's killGrace. A run that has already ended is left as it
-is.`
+second): SIGTERM, then SIGKILL after the task's killGrace. A lost run (nothing runs it any more) is
+closed cancelled. A run that has already ended is left as it is.`
 	}
 	return `Cancel a run. A run that has not started (queued, waiting to retry, or granted to a worker that has
 not started it) is cancelled at once. On the cluster a running run's worker hears the cancellation on
 its next lease renewal, stops the command (SIGTERM, then SIGKILL after the task's killGrace) and
 reports the run cancelled. On standalone and edge the serving process's executor finds the cancellation
-at its next poll (about a second) and stops the command the same way. A run that has already ended is
-left as it is.`
+at its next poll (about a second) and stops the command the same way. A lost run (nothing runs it any
+more) is closed cancelled. A run that has already ended is left as it is.`
 }
 
 func runsCancelCommand(opts Options) *cobra.Command {
@@ -529,16 +529,19 @@ func runsCancelCommand(opts Options) *cobra.Command {
 			if b.CancelRun == nil {
 				return fmt.Errorf("this build cannot cancel runs of this database")
 			}
-			// Only finished says this call ended the Run: one that its
+			// Only the effect says this call ended the Run: one that its
 			// command or an earlier cancel ended, even a moment before,
 			// is reported as already ended.
-			r, finished, err := b.CancelRun(cmd.Context(), args[0], actor())
+			r, eff, err := b.CancelRun(cmd.Context(), args[0], actor())
 			if err != nil {
 				return err
 			}
 			switch {
-			case finished:
+			case eff.Finished:
 				fmt.Fprintf(cmd.OutOrStdout(), "run %s: %s\n", r.ID, r.State)
+				return nil
+			case eff.ClosedLost:
+				fmt.Fprintf(cmd.OutOrStdout(), "run %s: %s (it was lost: nothing was running it)\n", r.ID, r.State)
 				return nil
 			case r.State.Terminal():
 				fmt.Fprintf(cmd.OutOrStdout(), "run %s: already %s; nothing to cancel\n", r.ID, r.State)

@@ -74,3 +74,16 @@ func (c *FinishCounts) of(s State) *int {
 	}
 	return nil
 }
+
+// CancelEffect is what one cancel call did to a Run. Neither set: the call
+// ended nothing — it recorded the intent to stop a running Run (the Run's
+// state is then still unfinished), found that intent recorded already, or
+// found the Run ended.
+type CancelEffect struct {
+	// Finished: this call finished the Run cancelled (Finishes), before
+	// its command started. The only effect counted as a Run's finish.
+	Finished bool
+	// ClosedLost: this call closed a lost Run cancelled. It had finished
+	// (lost) before, so this is not its finish.
+	ClosedLost bool
+}

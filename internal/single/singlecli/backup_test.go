@@ -2,6 +2,7 @@ package singlecli
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,31 @@ func TestBackupWhileServingIsAServableCopyWithItsLogsAndSecrets(t *testing.T) {
 // which still runs it.
 func TestServingABackupLeavesTheLiveServersCommandsAlone(t *testing.T) {
 	t.Parallel()
+	c := serveCopyWithALostRun(t)
+	pid, running, db := c.pid, c.runID, c.live
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the live server's command (process %d) is gone after the copy started: %v", pid, err)
+	}
+	var state string
+	if err := db.QueryRow(`SELECT state FROM runs WHERE id = ?`, running).Scan(&state); err != nil || state != "running" {
+		t.Fatalf("the live server's Run is %q (%v), want still running", state, err)
+	}
+}
+
+// lostCopy is a server on a backup taken while the live server ran a
+// command: the copy's server has recorded that Run lost.
+type lostCopy struct {
+	dir   string  // the copy's data directory, served
+	runID string  // the Run lost in the copy, running in the live server
+	pid   int     // the live server's command
+	live  *sql.DB // the live server's database, read-only
+}
+
+// serveCopyWithALostRun serves a live server running a slow command, backs
+// it up, serves the copy until the copy has recorded the Run lost, and
+// stops both servers when the test ends.
+func serveCopyWithALostRun(t *testing.T) lostCopy {
+	t.Helper()
 	dir, db := serveSlow(t, "30")
 	running := runIn(t, db, "running")
 	// The Run is running from its start's commit; the attempt's process
@@ -79,12 +105,12 @@ func TestServingABackupLeavesTheLiveServersCommandsAlone(t *testing.T) {
 	go func() {
 		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dest, "--concurrency", "1", "--stop-timeout", testStopTimeout}, &syncBuffer{}, &errOut)
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if code := <-exit; code != 0 {
 			t.Errorf("the copy's server exited %d: %s", code, errOut.String())
 		}
-	}()
+	})
 	copied := readOnlyDB(t, dest)
 	deadline := time.Now().Add(20 * time.Second)
 	for state := ""; state != "lost"; {
@@ -94,11 +120,21 @@ func TestServingABackupLeavesTheLiveServersCommandsAlone(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		_ = copied.QueryRow(`SELECT state FROM runs WHERE id = ?`, running).Scan(&state)
 	}
-	if err := syscall.Kill(pid, 0); err != nil {
-		t.Fatalf("the live server's command (process %d) is gone after the copy started: %v", pid, err)
+	return lostCopy{dir: dest, runID: running, pid: pid, live: db}
+}
+
+// `ql runs cancel` of a lost Run closes it cancelled and says so — not
+// "already cancelled", which would tell the operator nothing happened —
+// and asked again, says that it had already ended.
+func TestRunsCancelOfALostRunSaysItClosedIt(t *testing.T) {
+	t.Parallel()
+	c := serveCopyWithALostRun(t)
+	code, out, errOut := ql(t, "runs", "cancel", c.runID, "--data-dir", c.dir)
+	if want := "run " + c.runID + ": cancelled (it was lost: nothing was running it)\n"; code != 0 || out != want {
+		t.Fatalf("cancel a lost run: exit %d %q %q; want %q", code, out, errOut, want)
 	}
-	var state string
-	if err := db.QueryRow(`SELECT state FROM runs WHERE id = ?`, running).Scan(&state); err != nil || state != "running" {
-		t.Fatalf("the live server's Run is %q (%v), want still running", state, err)
+	code, out, errOut = ql(t, "runs", "cancel", c.runID, "--data-dir", c.dir)
+	if want := "run " + c.runID + ": already cancelled; nothing to cancel\n"; code != 0 || out != want {
+		t.Fatalf("cancel it again: exit %d %q %q; want %q", code, out, errOut, want)
 	}
 }

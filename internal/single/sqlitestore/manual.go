@@ -140,11 +140,11 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 			waits = true
 		case schedule.OverlapCancelThenAdmit:
 			for _, id := range unfinished {
-				fresh, err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)", "")
+				eff, err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)", "")
 				if err != nil {
 					return out, err
 				}
-				if fresh {
+				if eff.Finished {
 					finished.Add(run.Cancelled)
 				}
 			}

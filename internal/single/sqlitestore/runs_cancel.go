@@ -19,69 +19,71 @@ import (
 // it cancelled. A lost run (its attempt ended without an outcome) is
 // closed cancelled. A run that has already ended is returned as it is. actor
 // (who asked, and from where) is recorded in the event's payload, the
-// audit record of the cancel, in its transaction. finished reports that
-// this call finished the Run (run.Finishes): not when it recorded the
-// intent to stop a running one, found it ended or closed a lost one.
-func (s *Store) CancelRun(ctx context.Context, runID, actor string) (r run.Run, finished bool, err error) {
+// audit record of the cancel, in its transaction. The effect says whether
+// this call finished the Run (run.Finishes) or closed a lost one; neither
+// when it recorded the intent to stop a running one or found it ended.
+func (s *Store) CancelRun(ctx context.Context, runID, actor string) (r run.Run, eff run.CancelEffect, err error) {
 	if err := ids.Validate("run id", runID); err != nil {
-		return run.Run{}, false, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
+		return run.Run{}, run.CancelEffect{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
 	}
 	err = s.write(ctx, "cancel run "+runID, routine, func(tx *txn) error {
 		var err error
-		finished, err = s.cancelInTx(ctx, tx, runID, "cancelled before it started", actor)
+		eff, err = s.cancelInTx(ctx, tx, runID, "cancelled before it started", actor)
 		return err
 	})
 	if err != nil {
-		return run.Run{}, false, err
+		return run.Run{}, run.CancelEffect{}, err
 	}
 	d, err := s.RunGet(ctx, runID)
-	return d.Run, finished, err
+	return d.Run, eff, err
 }
 
-// cancelInTx cancels runID inside tx as CancelRun says; why is the reason a
-// run cancelled before it started records, actor who asked (empty for the
-// scheduler itself). finished reports that it finished the Run.
-func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor string) (finished bool, err error) {
+// cancelInTx cancels runID inside tx as CancelRun says and reports what it
+// did; why is the reason a run cancelled before it started records, actor
+// who asked (empty for the scheduler itself).
+func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor string) (run.CancelEffect, error) {
 	var state run.State
 	var attemptID sql.NullString
-	err = tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
+	err := tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID).Because(schedule.RefusalRunMissing)
+		return run.CancelEffect{}, qlerror.New(qlerror.NotFound, "run %s does not exist; list runs with `ql runs list`", runID).Because(schedule.RefusalRunMissing)
 	}
 	if err != nil {
-		return false, err
+		return run.CancelEffect{}, err
 	}
 	switch {
 	case state.Terminal():
-		return false, nil
+		return run.CancelEffect{}, nil
 	case !attemptID.Valid || (state != run.Queued && state != run.Running && state != run.Lost):
-		return false, qlerror.New(qlerror.FailedPrecondition,
+		return run.CancelEffect{}, qlerror.New(qlerror.FailedPrecondition,
 			"run %s is %s and has no attempt to stop; try again in a moment", runID, state).Because(run.RefusalNothingToStop)
 	}
 	a, err := readAttempt(ctx, tx, attemptID.String)
 	if err != nil {
-		return false, err
+		return run.CancelEffect{}, err
 	}
 	if state == run.Lost {
 		// Nothing runs a lost Run (its attempt already ended lost), so the
 		// cancel only closes the Run, as the cluster's does.
-		return transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": "cancelled after it was lost"}, actor), s.nowMs())
+		_, err := transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": "cancelled after it was lost"}, actor), s.nowMs())
+		return run.CancelEffect{ClosedLost: err == nil}, err
 	}
 	if state == run.Running {
-		return false, s.requestCancel(ctx, tx, runID, attemptID.String, actor, a)
+		return run.CancelEffect{}, s.requestCancel(ctx, tx, runID, attemptID.String, actor, a)
 	}
 	if err := run.CheckAttemptTransition(a.state, run.AttemptCancelled); err != nil {
-		return false, err
+		return run.CancelEffect{}, err
 	}
 	now := s.nowMs()
 	res, err := tx.ExecContext(ctx, qAttemptMarkFinished, string(run.AttemptCancelled), nil, "", now, 0, 0, attemptID.String, string(a.state), "")
 	if err != nil {
-		return false, err
+		return run.CancelEffect{}, err
 	}
 	if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", attemptID.String); err != nil {
-		return false, err
+		return run.CancelEffect{}, err
 	}
-	return transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": why}, actor), now)
+	finished, err := transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": why}, actor), now)
+	return run.CancelEffect{Finished: finished}, err
 }
 
 // requestCancel records the intent to stop a running run's command, once.

@@ -13,9 +13,9 @@ func TestCancellingAQueuedRunEndsItAtOnceAndNoDispatcherStartsIt(t *testing.T) {
 	d := e.defs(t, "alpha", everyMinute)
 	runID := e.admit(t, d.Trigger.TriggerID)
 	a := e.pending(t, runID)
-	r, finished, err := e.store.CancelRun(t.Context(), runID, "test")
-	if err != nil || r.State != run.Cancelled || r.FinishedAtMs == nil || !finished {
-		t.Fatalf("cancel a queued run: %+v, finished %v, %v; want it cancelled by this call with a finish time", r, finished, err)
+	r, eff, err := e.store.CancelRun(t.Context(), runID, "test")
+	if err != nil || r.State != run.Cancelled || r.FinishedAtMs == nil || !eff.Finished {
+		t.Fatalf("cancel a queued run: %+v, effect %+v, %v; want it cancelled by this call with a finish time", r, eff, err)
 	}
 	got, err := e.store.RunGet(t.Context(), runID)
 	if err != nil {
@@ -33,9 +33,9 @@ func TestCancellingAQueuedRunEndsItAtOnceAndNoDispatcherStartsIt(t *testing.T) {
 	}
 	// The repeat must not report that it ended the Run: `ql runs cancel`
 	// says "already cancelled" from this alone.
-	again, finished, err := e.store.CancelRun(t.Context(), runID, "test")
-	if err != nil || again.State != run.Cancelled || again.Version != r.Version || finished {
-		t.Fatalf("cancel again: %+v, finished %v, %v; want the run unchanged and not finished by this call", again, finished, err)
+	again, eff, err := e.store.CancelRun(t.Context(), runID, "test")
+	if err != nil || again.State != run.Cancelled || again.Version != r.Version || eff != (run.CancelEffect{}) {
+		t.Fatalf("cancel again: %+v, effect %+v, %v; want the run unchanged and not finished by this call", again, eff, err)
 	}
 }
 
@@ -53,8 +53,8 @@ func TestCancellingARunningLocalRunRecordsOneIntentForItsOwner(t *testing.T) {
 	}
 	before, _ := e.store.RunGet(t.Context(), runID)
 	for range 2 {
-		r, finished, err := e.store.CancelRun(t.Context(), runID, "test")
-		if err != nil || r.State != run.Running || r.Version != before.Run.Version+1 || finished {
+		r, eff, err := e.store.CancelRun(t.Context(), runID, "test")
+		if err != nil || r.State != run.Running || r.Version != before.Run.Version+1 || eff != (run.CancelEffect{}) {
 			t.Fatalf("cancel a running local run: %+v, %v; want it still running at version %d (one intent)", r, err, before.Run.Version+1)
 		}
 	}

@@ -205,11 +205,11 @@ func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d
 		return d, true, finished, nil
 	case schedule.OverlapCancelThenAdmit:
 		for _, id := range unfinished {
-			fresh, err := s.cancelInTx(ctx, tx, id, "cancelled by a later occurrence (overlap: cancel_previous)", "")
+			eff, err := s.cancelInTx(ctx, tx, id, "cancelled by a later occurrence (overlap: cancel_previous)", "")
 			if err != nil {
 				return d, false, run.FinishCounts{}, err
 			}
-			if fresh {
+			if eff.Finished {
 				finished.Add(run.Cancelled)
 			}
 		}

@@ -28,7 +28,9 @@ func testCancelOfAnEndedRunReturnsItAsItIs(t *testing.T, f Fixture) {
 
 // A lost Run (its attempt ended without an outcome and no retry is left)
 // is not finished, so a cancel closes it: cancelled, with run.cancelled
-// naming who asked, and its attempt stays lost.
+// naming who asked, and its attempt stays lost. The cancel says it closed
+// a lost Run (`ql runs cancel` says so, not "already cancelled"); asked
+// again, it says it did nothing.
 func testCancelOfALostRunClosesItCancelled(t *testing.T, f Fixture) {
 	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
@@ -39,9 +41,12 @@ func testCancelOfALostRunClosesItCancelled(t *testing.T, f Fixture) {
 	if r := runByID(t, f, id); r.State != run.Lost {
 		t.Fatalf("the Run is %s, want lost before the cancel", r.State)
 	}
-	r, _, err := f.Cancel(t.Context(), id, "ops")
-	if err != nil || r.State != run.Cancelled {
-		t.Fatalf("cancel of a lost Run: %+v, %v; want it cancelled", r, err)
+	r, eff, err := f.Cancel(t.Context(), id, "ops")
+	if err != nil || r.State != run.Cancelled || eff != (run.CancelEffect{ClosedLost: true}) {
+		t.Fatalf("cancel of a lost Run: %+v, effect %+v, %v; want it cancelled, reported closed lost (not finished)", r, eff, err)
+	}
+	if _, again, err := f.Cancel(t.Context(), id, "ops"); err != nil || again != (run.CancelEffect{}) {
+		t.Fatalf("second cancel of the closed lost Run: effect %+v, %v; want nothing reported", again, err)
 	}
 	got, err := f.Runs.RunGet(t.Context(), id)
 	if err != nil {

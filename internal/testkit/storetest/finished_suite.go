@@ -72,13 +72,13 @@ func testCancelReportedOnce(t *testing.T, f Fixture) {
 	d := newDefs(t, f, "alpha", quietCron(t, f))
 	initialise(t, f)
 	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
-	r, finished, err := f.Cancel(t.Context(), id, "test")
-	if err != nil || !finished || r.State != run.Cancelled {
-		t.Fatalf("cancel of a queued Run: %s, finished %v, %v; want it cancelled and reported finished", r.State, finished, err)
+	r, eff, err := f.Cancel(t.Context(), id, "test")
+	if err != nil || eff != (run.CancelEffect{Finished: true}) || r.State != run.Cancelled {
+		t.Fatalf("cancel of a queued Run: %s, effect %+v, %v; want it cancelled and reported finished", r.State, eff, err)
 	}
-	r, finished, err = f.Cancel(t.Context(), id, "test")
-	if err != nil || finished || r.State != run.Cancelled {
-		t.Fatalf("second cancel: %s, finished %v, %v; want it cancelled and not reported again", r.State, finished, err)
+	r, eff, err = f.Cancel(t.Context(), id, "test")
+	if err != nil || eff != (run.CancelEffect{}) || r.State != run.Cancelled {
+		t.Fatalf("second cancel: %s, effect %+v, %v; want it cancelled and nothing reported again", r.State, eff, err)
 	}
 }
 
@@ -94,9 +94,9 @@ func testCancelAfterTheEnd(t *testing.T, f Fixture) {
 			if _, err := f.Finish(t.Context(), id, end); err != nil {
 				t.Fatalf("finish %s: %v", end, err)
 			}
-			r, finished, err := f.Cancel(t.Context(), id, "test")
-			if err != nil || finished {
-				t.Fatalf("cancel after %s: %s, finished %v, %v; want nothing reported finished", end, r.State, finished, err)
+			r, eff, err := f.Cancel(t.Context(), id, "test")
+			if err != nil || eff.Finished {
+				t.Fatalf("cancel after %s: %s, effect %+v, %v; want nothing reported finished", end, r.State, eff, err)
 			}
 		})
 	}

@@ -77,7 +77,7 @@ type Fixture struct {
 	Manual schedule.Manual
 	// Cancel cancels a Run as `ql runs cancel` does, recording actor;
 	// finished reports that the call finished the Run (run.Finishes).
-	Cancel func(ctx context.Context, runID, actor string) (r run.Run, finished bool, err error)
+	Cancel func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error)
 	// Tokens creates, lists and revokes API tokens as `ql tokens` does
 	// (on the cluster, the admin role); Auth authenticates them as a
 	// server does (on the cluster, the runtime role).
