@@ -120,3 +120,22 @@ func TestTheWorkerRefusesAnUnknownLogLevelOrFormatNamingTheAcceptedValues(t *tes
 }
 
 type syncBuffer = syncbuf.Buffer
+
+// The commands the worker's messages point at belong to the full ql binary
+// (an admin's `ql workers create`), so they keep its name: the worker has
+// no such command, and a hint naming ql-worker could not be followed.
+func TestTheWorkersHintsNameTheFullQLBinary(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := qlWorker(t, "--server", "https://replica.invalid:8081", "--data-dir", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "'ql workers create' printed") || strings.Contains(stderr, "ql-worker workers") {
+		t.Fatalf("no --credential-file: exit %d, %q; want a usage error pointing at ql workers create", code, stderr)
+	}
+	cred := filepath.Join(t.TempDir(), "worker.cred")
+	if err := os.WriteFile(cred, []byte("not a credential\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = qlWorker(t, "--server", "https://replica.invalid:8081", "--credential-file", cred, "--data-dir", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "as `ql workers create` prints it") || strings.Contains(stderr, "ql-worker workers") {
+		t.Fatalf("a file holding no credential: exit %d, %q; want the fix naming ql workers create", code, stderr)
+	}
+}

@@ -309,6 +309,11 @@ func asBinary(root *cobra.Command, binary, msg string) string {
 	for _, c := range root.Commands() {
 		names = append(names, regexp.QuoteMeta(c.Name()))
 	}
+	if len(names) == 0 {
+		// A one-command binary (ql-worker) has no command of ql's to
+		// rename, and an empty alternation would match every "ql X".
+		return msg
+	}
 	// "ql" starts a command where it starts the message or follows a space,
 	// a quote or an opening parenthesis ("create it with ql apply",
 	// "(`ql runs list`)").
