@@ -139,3 +139,24 @@ func TestTheWorkersHintsNameTheFullQLBinary(t *testing.T) {
 		t.Fatalf("a file holding no credential: exit %d, %q; want the fix naming ql workers create", code, stderr)
 	}
 }
+
+// A --server the worker cannot use (another scheme, plain http off the
+// loopback) is a usage error, exit 2 like every other bad flag, refused
+// before anything is read or sent.
+func TestABadServerURLIsAUsageError(t *testing.T) {
+	t.Parallel()
+	cred := filepath.Join(t.TempDir(), "worker.cred")
+	if err := os.WriteFile(cred, []byte("qlw_credential\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for server, want := range map[string]string{
+		"ftp://replica.example":  "want the worker ingress URL of a replica",
+		"http://10.1.2.3:8081":   "plain http is accepted only to a loopback address",
+		"https://a:8081,ftp://b": "want the worker ingress URL of a replica",
+	} {
+		code, _, stderr := qlWorker(t, "--server", server, "--credential-file", cred, "--data-dir", t.TempDir())
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("--server %s: exit %d, %q; want exit 2 saying %q", server, code, stderr, want)
+		}
+	}
+}

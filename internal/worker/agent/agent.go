@@ -130,7 +130,8 @@ func (c Config) Validate() error {
 	case c.PullWait < 0 || c.PullWait > workerproto.MaxPullWait:
 		return fmt.Errorf("pull wait %s is outside 0–%s", c.PullWait, workerproto.MaxPullWait)
 	}
-	return nil
+	_, err := parseServers(c.Server)
+	return err
 }
 
 // Summary is what a worker did, printed when it stops.

@@ -85,13 +85,9 @@ type Client struct {
 // with TLS verification on: against roots, or the system's certificate
 // authorities when roots is nil.
 func NewClient(servers, credential string, maxConns int, roots *x509.CertPool) (*Client, error) {
-	var bases []*url.URL
-	for _, server := range strings.Split(servers, ",") {
-		u, err := parseServer(strings.TrimSpace(server))
-		if err != nil {
-			return nil, err
-		}
-		bases = append(bases, u)
+	bases, err := parseServers(servers)
+	if err != nil {
+		return nil, err
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots}
@@ -113,6 +109,19 @@ func LoadCAFile(path string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("--ca-file %s holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the certificate authority's certificate, not a key", path)
 	}
 	return pool, nil
+}
+
+// parseServers parses the comma-separated ingress URLs of --server.
+func parseServers(servers string) ([]*url.URL, error) {
+	var bases []*url.URL
+	for _, server := range strings.Split(servers, ",") {
+		u, err := parseServer(strings.TrimSpace(server))
+		if err != nil {
+			return nil, err
+		}
+		bases = append(bases, u)
+	}
+	return bases, nil
 }
 
 func parseServer(server string) (*url.URL, error) {
