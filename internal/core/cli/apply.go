@@ -146,6 +146,9 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	}
 	printNotes(cmd, apply.Notes(doc, apply.NoteScope{RunsHere: !IsPostgresURL(path), NowMs: time.Now().UnixMilli()}))
 	var results []apply.Result
+	// missing reads the secrets an apply would note as missing; nil where
+	// there is nothing to read them from (no database yet).
+	var missing func(refs []string) ([]string, error)
 	if _, serr := os.Stat(path); !IsPostgresURL(path) && errors.Is(serr, fs.ErrNotExist) {
 		svc := catalog.Service{Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
 		results, err = apply.Plan(cmd.Context(), svc, nil, doc, ids.New)
@@ -155,6 +158,7 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 			return oerr
 		}
 		defer b.Close()
+		missing = b.MissingSecrets
 		results, err = apply.Plan(cmd.Context(), b.Catalog, b.Catalog.Store, doc, ids.New)
 	}
 	if err != nil {
@@ -165,6 +169,12 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 		fmt.Fprintln(w, r.Planned())
 	}
 	fmt.Fprintf(w, "%s: valid (%s, %s); dry run, nothing written\n", doc.File, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
+	// The same note, at the same place, as the apply it previews.
+	if missing != nil {
+		if n, ok := apply.SecretsNote(doc, missing); ok {
+			printNotes(cmd, []apply.Note{n})
+		}
+	}
 	return nil
 }
 

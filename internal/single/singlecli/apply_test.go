@@ -166,8 +166,8 @@ func TestApplyNotesAJitterLongerThanTheTimeBetweenOccurrences(t *testing.T) {
 
 // A file may name secrets the secrets file does not define yet (it is read
 // at each start), but every Run or notification needing one fails until
-// it does: apply names the missing ones in one note, still succeeds, and
-// says nothing once they are defined.
+// it does: apply (and its dry run) names the missing ones in one note,
+// still succeeds, and says nothing once they are defined.
 func TestApplyNotesSecretsTheSecretsFileDoesNotDefineYet(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -182,7 +182,12 @@ tasks:
     script: echo "$TOKEN"
     env: {TOKEN: {secret: api_token}, PLAIN: value}
 `)
-	code, out, errOut := ql(t, "apply", "-f", defs, "--data-dir", dir)
+	// The dry run that previews the apply notes them as the apply does.
+	code, out, errOut := ql(t, "apply", "--dry-run", "-f", defs, "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "dry run, nothing written") || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "does not define api_token, ops_hmac yet") {
+		t.Fatalf("dry run naming undefined secrets: %d %q %q; want the plan and one note naming both secrets", code, out, errOut)
+	}
+	code, out, errOut = ql(t, "apply", "-f", defs, "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "task backup: created") {
 		t.Fatalf("apply naming undefined secrets: %d %q %q; want it applied", code, out, errOut)
 	}
@@ -240,8 +245,8 @@ func TestApplysEnglishNotesAreByteForByteTheSame(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
 	file := writeFile(t, t.TempDir(), "notes.yaml", notesFile)
-	if code, out, errOut := ql(t, "apply", "--dry-run", "-f", file, "--data-dir", dir); code != 0 || errOut != notePlacement+noteJitter {
-		t.Errorf("dry run: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, notePlacement+noteJitter)
+	if code, out, errOut := ql(t, "apply", "--dry-run", "-f", file, "--data-dir", dir); code != 0 || errOut != notePlacement+noteJitter+noteSecrets {
+		t.Errorf("dry run: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, notePlacement+noteJitter+noteSecrets)
 	}
 	if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir); code != 0 || errOut != notePlacement+noteJitter+noteSecrets {
 		t.Errorf("apply: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, notePlacement+noteJitter+noteSecrets)

@@ -100,7 +100,8 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 	// The catalog serves `ql apply --dry-run`'s reads; a write through it
 	// fails on the read-only connection.
 	cat := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs}
-	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Detail: st, Notifications: st, Close: b.Close}, nil
+	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, ReadLog: b.ReadLog, Detail: st, Notifications: st,
+		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Close: b.Close}, nil
 }
 
 // Serve is the cli.ServeFunc of a single-node profile.
