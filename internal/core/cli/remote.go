@@ -54,8 +54,14 @@ func openRemote(f *dbFlags) (*Backend, error) {
 // remoteClient is the API client of a command given --api-url.
 func remoteClient(f *dbFlags) (*apiClient, error) {
 	fs := f.cmd.Flags()
-	if onCommandLine(fs.Lookup("data-dir")) || (fs.Lookup("database-url") != nil && onCommandLine(fs.Lookup("database-url"))) {
-		return nil, Usagef("give --api-url (a server's API) or --data-dir/--database-url (the database), not both")
+	urlFlag := fs.Lookup("database-url")
+	if onCommandLine(fs.Lookup("data-dir")) || (urlFlag != nil && onCommandLine(urlFlag)) {
+		// Only the flags this binary has: ql-edge has no --database-url.
+		database := "--data-dir (the database)"
+		if urlFlag != nil {
+			database = "--data-dir/--database-url (the database)"
+		}
+		return nil, Usagef("give --api-url (a server's API) or %s, not both", database)
 	}
 	u, err := url.Parse(f.server)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
