@@ -80,7 +80,7 @@ func resolveProject(ctx context.Context, r schedule.StatusReader, s string) (str
 		return "", err
 	}
 	if id == "" {
-		return "", qlerror.New(qlerror.NotFound, "no project named %q has triggers; `triggers list` shows the projects, and --project takes a name or an id", s)
+		return "", qlerror.New(qlerror.NotFound, "no project named %q has triggers; `ql triggers list` shows the projects, and --project takes a name or an id", s)
 	}
 	return id, nil
 }

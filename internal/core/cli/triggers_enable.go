@@ -97,5 +97,5 @@ func enableMessage(binary, name string, res catalog.EnableResult) string {
 	if res.Enabled {
 		return fmt.Sprintf("trigger %s: enabled as revision %d at %s; what fell due while disabled is recorded as disabled, none runs late", name, res.Revision, fmtMs(&res.CreatedAtMs))
 	}
-	return fmt.Sprintf("trigger %s: disabled as revision %d at %s; enable it with `triggers enable %s` (a `%s apply` of a file saying enabled: true enables it too)", name, res.Revision, fmtMs(&res.CreatedAtMs), name, binary)
+	return fmt.Sprintf("trigger %s: disabled as revision %d at %s; enable it with `%s triggers enable %s` (a `%s apply` of a file saying enabled: true enables it too)", name, res.Revision, fmtMs(&res.CreatedAtMs), binary, name, binary)
 }

@@ -278,7 +278,7 @@ paused trigger changes nothing and keeps the first note.` +
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), pauseMessage(args[0], pause, res))
+		fmt.Fprintln(cmd.OutOrStdout(), pauseMessage(opts.Binary, args[0], pause, res))
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -286,11 +286,13 @@ paused trigger changes nothing and keeps the first note.` +
 	return c
 }
 
-func pauseMessage(name string, pause bool, res schedule.PauseResult) string {
+// pauseMessage is what pausing (or resuming) trigger name did; its hint is
+// a command binary can run as printed.
+func pauseMessage(binary, name string, pause bool, res schedule.PauseResult) string {
 	at := fmtMs(&res.AtMs)
 	switch {
 	case pause && res.Changed:
-		return fmt.Sprintf("trigger %s: paused at %s; resume it with `triggers resume %s`", name, at, name)
+		return fmt.Sprintf("trigger %s: paused at %s; resume it with `%s triggers resume %s`", name, at, binary, name)
 	case pause:
 		msg := fmt.Sprintf("trigger %s: already paused since %s; nothing changed", name, at)
 		if res.Note != "" {

@@ -33,8 +33,8 @@ func TestTriggersPauseShowAndResumeOnTheEmbeddedDatabase(t *testing.T) {
 	dir, db := serveSlow(t, "0")
 	runIn(t, db, "succeeded")
 	code, out, errOut := ql(t, "triggers", "pause", "every-second", "--note", "deploying v2", "--data-dir", dir)
-	if code != 0 || !strings.HasPrefix(out, "trigger every-second: paused at ") {
-		t.Fatalf("pause: %d %q %q", code, out, errOut)
+	if code != 0 || !strings.HasPrefix(out, "trigger every-second: paused at ") || !strings.HasSuffix(out, "; resume it with `ql-edge triggers resume every-second`\n") {
+		t.Fatalf("pause: %d %q %q; want the hint a command as printed", code, out, errOut)
 	}
 	if code, out, _ := ql(t, "triggers", "pause", "demo/every-second", "--data-dir", dir); code != 0 || !strings.Contains(out, "already paused since") || !strings.Contains(out, "deploying v2") {
 		t.Fatalf("pause again: %d %q; want a no-op keeping the note", code, out)
