@@ -71,18 +71,17 @@ func runListQuery(p run.ListParams) (string, []any, error) {
 		args = append(args, v)
 		where = append(where, strings.Replace(fragment, "%d", strconv.Itoa(len(args)), 1))
 	}
-	for _, f := range []struct{ field, value, fragment string }{
-		{"project", p.ProjectID, sqlRunFilterProject},
-		{"trigger", p.TriggerID, sqlRunFilterTrigger},
-		{"after", p.After, sqlRunFilterAfter},
+	if err := p.CheckIDs(); err != nil {
+		return "", nil, err
+	}
+	for _, f := range []struct{ value, fragment string }{
+		{p.ProjectID, sqlRunFilterProject},
+		{p.TriggerID, sqlRunFilterTrigger},
+		{p.After, sqlRunFilterAfter},
 	} {
-		if f.value == "" {
-			continue
+		if f.value != "" {
+			add(f.fragment, f.value)
 		}
-		if err := ids.Validate(f.field, f.value); err != nil {
-			return "", nil, qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as the id printed by `ql runs list` or `ql triggers list`", f.field)
-		}
-		add(f.fragment, f.value)
 	}
 	if err := p.CheckWindow(); err != nil {
 		return "", nil, err

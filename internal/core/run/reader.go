@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -27,6 +28,24 @@ type ListParams struct {
 	// After as any listing does.
 	FromMs int64
 	ToMs   int64
+}
+
+// CheckIDs refuses a project, trigger or cursor that is not an id, saying
+// which command prints the one wanted.
+func (p ListParams) CheckIDs() error {
+	for _, f := range []struct{ field, value, hint string }{
+		{"project", p.ProjectID, "a project id, as `ql triggers list` prints it (or a project name, which the CLI resolves)"},
+		{"trigger", p.TriggerID, "a trigger id, as `ql triggers list` prints it"},
+		{"after", p.After, "the id of the last run of the previous page, as `ql runs list` prints it"},
+	} {
+		if f.value == "" {
+			continue
+		}
+		if err := ids.Validate(f.field, f.value); err != nil {
+			return qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as %s", f.field, f.hint)
+		}
+	}
+	return nil
 }
 
 // CheckWindow refuses a time window that is reversed or outside the times

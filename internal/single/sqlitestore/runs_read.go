@@ -22,13 +22,8 @@ func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, strin
 	if err != nil {
 		return nil, "", err
 	}
-	for _, f := range []struct{ field, value string }{{"project", p.ProjectID}, {"trigger", p.TriggerID}, {"after", p.After}} {
-		if f.value == "" {
-			continue
-		}
-		if err := ids.Validate(f.field, f.value); err != nil {
-			return nil, "", qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as the id printed by `ql runs list` or `ql triggers list`", f.field)
-		}
+	if err := p.CheckIDs(); err != nil {
+		return nil, "", err
 	}
 	if err := p.CheckWindow(); err != nil {
 		return nil, "", err

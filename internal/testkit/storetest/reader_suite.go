@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -147,17 +148,25 @@ func testRunList(t *testing.T, f Fixture) {
 	}
 }
 
+// testRunListErrors: a bad listing is refused as invalid, and a value that
+// is not an id says which command prints the one wanted.
 func testRunListErrors(t *testing.T, f Fixture) {
-	for _, p := range []run.ListParams{
-		{Limit: run.MaxPageSize + 1},
-		{Limit: -1},
-		{ProjectID: "demo"},
-		{TriggerID: "x"},
-		{After: "1"},
-		{State: "sleeping"},
+	for _, c := range []struct {
+		p    run.ListParams
+		says string
+	}{
+		{run.ListParams{Limit: run.MaxPageSize + 1}, ""},
+		{run.ListParams{Limit: -1}, ""},
+		{run.ListParams{ProjectID: "demo"}, "give the project as a project id, as `ql triggers list` prints it"},
+		{run.ListParams{TriggerID: "x"}, "give the trigger as a trigger id, as `ql triggers list` prints it"},
+		{run.ListParams{After: "1"}, "give the after as the id of the last run of the previous page, as `ql runs list` prints it"},
+		{run.ListParams{State: "sleeping"}, ""},
 	} {
-		_, _, err := f.Runs.RunList(t.Context(), p)
-		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("run listing %+v", p))
+		_, _, err := f.Runs.RunList(t.Context(), c.p)
+		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("run listing %+v", c.p))
+		if c.says != "" && !strings.Contains(err.Error(), c.says) {
+			t.Errorf("run listing %+v: %v; want it to say %q", c.p, err, c.says)
+		}
 	}
 }
 
