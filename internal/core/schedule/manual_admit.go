@@ -164,7 +164,7 @@ func VerifyManual(triggerID string, s Stored) (Ticket, error) {
 				return tk, err
 			}
 		}
-		return tk, ManualRefusal(triggerID, reason)
+		return tk, ManualRefusal(s.Trigger.Spec.Name, triggerID, reason)
 	}
 	return tk, nil
 }
@@ -181,16 +181,18 @@ func disabledRefusal(triggerID string, s Stored) error {
 	return qlerror.New(qlerror.FailedPrecondition, "trigger %s (%s) is disabled: nothing of it runs, run now and backfill included; enable it with `ql triggers enable %s`, or set enabled: true on it in its definitions file and `ql apply` it", name, triggerID, name).Because(RefusalTriggerDisabled)
 }
 
-// ManualRefusal explains why a verified manual admission cannot go ahead,
-// as VerifySnapshot's reason says.
-func ManualRefusal(triggerID string, reason Reason) error {
+// ManualRefusal explains why a verified manual admission of trigger name
+// (id triggerID) cannot go ahead, as VerifySnapshot's reason says. The
+// trigger is named as the user names it, its id beside it.
+func ManualRefusal(name, triggerID string, reason Reason) error {
+	trigger := fmt.Sprintf("%s (%s)", name, triggerID)
 	switch reason {
 	case ReasonProjectInactive:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project: nothing of it runs (run now, re-run and backfill included) until the project is active again; to reactivate it, set status: active in the project's definitions file and `ql apply` it", triggerID).Because(RefusalProjectArchived)
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project: nothing of it runs (run now, re-run and backfill included) until the project is active again; to reactivate it, set status: active in the project's definitions file and `ql apply` it", trigger).Because(RefusalProjectArchived)
 	case ReasonTriggerNotSchedulable:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s (or its task) is disabled; set enabled: true and `ql apply` it first", triggerID).Because(RefusalTriggerDisabled)
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s (or its task) is disabled; set enabled: true and `ql apply` it first", trigger).Because(RefusalTriggerDisabled)
 	case ReasonTaskRevisionChanged, ReasonTriggerRevisionChanged:
-		return qlerror.New(qlerror.Conflict, "trigger %s is being republished; try again in a moment", triggerID).Because(RefusalRepublishing)
+		return qlerror.New(qlerror.Conflict, "trigger %s is being republished; try again in a moment", trigger).Because(RefusalRepublishing)
 	}
-	return qlerror.New(qlerror.Internal, "trigger %s fails closed (%s): its stored definitions contradict themselves; restore them or republish the trigger", triggerID, reason)
+	return qlerror.New(qlerror.Internal, "trigger %s fails closed (%s): its stored definitions contradict themselves; restore them or republish the trigger", trigger, reason)
 }
