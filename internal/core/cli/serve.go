@@ -232,7 +232,7 @@ wins over the file.`,
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Cadence) })+")")
 	fs.DurationVar(&f.Grace, "misfire-grace", 0, "how late an occurrence may be before skip policy drops it (0–24h; 0: only the ones decided within 1s of their time; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.Grace) })+")")
-	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; "+
+	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; single-node: running commands get SIGTERM at half of it, SIGKILL at three quarters; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.StopTimeout) })+")")
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once ("+
 		byProfile(ServeDefaults.concurrency)+")")
