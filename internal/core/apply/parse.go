@@ -388,6 +388,9 @@ func (p parser) task(n *yaml.Node) (TaskDoc, error) {
 		if c.TimeoutMs == 0 {
 			return td, p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: must be at least 1ms")
 		}
+		if d > task.MaxTimeout {
+			return td, p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %s is longer than the most it takes, 365 days (8760h)", s)
+		}
 	}
 	if v, ok := f["runAs"]; ok {
 		if c.RunAs, err = p.runAs(v); err != nil {
@@ -522,8 +525,9 @@ func (p parser) runAs(n *yaml.Node) (task.RunAs, error) {
 	return r, nil
 }
 
-// millis reads a positive duration in whole milliseconds, like 10s; hi
-// is the most the field takes, which the spec's validation checks.
+// millis reads a positive duration in whole milliseconds, like 10s, of
+// at most hi. The spec's validation checks the range too; checked here,
+// a value out of it is reported at its own line, not its task's.
 func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, error) {
 	s, err := p.str(n, field)
 	if err != nil {
@@ -532,6 +536,9 @@ func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, err
 	d, err := time.ParseDuration(s)
 	if err != nil || d%time.Millisecond != 0 || d <= 0 {
 		return 0, p.notDuration(n, field, s, time.Millisecond, hi, "%s: %q is not a positive duration in whole milliseconds like 500ms, 10s or 1m", field, s)
+	}
+	if d > hi {
+		return 0, p.notDuration(n, field, s, time.Millisecond, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.Duration(hi))
 	}
 	return d.Milliseconds(), nil
 }

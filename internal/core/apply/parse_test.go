@@ -76,6 +76,8 @@ func TestInvalidInputNamesFileLineAndField(t *testing.T) {
 		{"unknown task field", "project: demo\ntasks:\n  - name: a\n    script: echo\n    retries: 3\n", []string{"x.yaml:5:", `unknown field "retries"`}},
 		{"missing project", "tasks: []\n", []string{"x.yaml:1:", "project: is required"}},
 		{"bad timeout", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: soon\n", []string{"x.yaml:5:", "task.timeout"}},
+		{"timeout too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: 100000h\n", []string{"x.yaml:5:", "task.timeout: 100000h is longer than the most it takes, 365 days (8760h)"}},
+		{"kill grace too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    killGrace: 11m\n", []string{"x.yaml:5:", "task.killGrace: 11m is longer than the most it takes, 10m"}},
 		{"relative path", "project: demo\ntasks:\n  - name: a\n    command: [date]\n", []string{"x.yaml:3:", "task.command.path", "absolute"}},
 		{"both modes", "project: demo\ntasks:\n  - name: a\n    script: echo\n    command: [/bin/date]\n", []string{"x.yaml:5:", "not both"}},
 		{"bad shell", "project: demo\ntasks:\n  - name: a\n    shell: /bin/zsh\n    script: echo\n", []string{"x.yaml:3:", "task.command.shell", "/bin/sh"}},
