@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +168,26 @@ func TestTheWaitingReasonNamesOneLiveWorkerInTheSingular(t *testing.T) {
 		if got := waitingText(c.lang, &c.w); !strings.Contains(got, c.want) {
 			t.Errorf("%s, %s with %d workers: %q, want %q", c.lang, c.w.Reason, c.w.Workers, got, c.want)
 		}
+	}
+}
+
+// The overview's failures merge the newest Runs of each failed state
+// (failed, timed_out, lost) into one list, newest first, cut at its size.
+func TestRecentFailuresMergeEveryFailedStateNewestFirst(t *testing.T) {
+	failed := []run.Run{{ID: "05", State: run.Failed}, {ID: "01", State: run.Failed}}
+	timedOut := []run.Run{{ID: "04", State: run.TimedOut}}
+	lost := []run.Run{{ID: "06", State: run.Lost}, {ID: "02", State: run.Lost}}
+	var ids []string
+	for _, r := range newestRuns(4, failed, timedOut, lost) {
+		ids = append(ids, r.ID)
+	}
+	if want := []string{"06", "05", "04", "02"}; !slices.Equal(ids, want) {
+		t.Fatalf("merged %v, want %v", ids, want)
+	}
+	if got := newestRuns(10, nil, timedOut); len(got) != 1 {
+		t.Fatalf("merged %v, want the one timed-out Run", got)
+	}
+	if !slices.Contains(failedStates, run.TimedOut) || !slices.Contains(failedStates, run.Lost) || slices.Contains(failedStates, run.Cancelled) {
+		t.Fatalf("failed states %v: want timed_out and lost among them, never cancelled", failedStates)
 	}
 }

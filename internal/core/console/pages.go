@@ -20,13 +20,15 @@ import (
 )
 
 // Page sizes: the runs list, the runs the overview counts, the triggers a
-// page lists and the ledger entries a trigger's page shows.
+// page lists, the ledger entries a trigger's page shows, and the next
+// fires and failures the overview lists.
 const (
-	runsPage      = 50
-	overviewRuns  = 500
-	triggersPage  = 500
-	ledgerEntries = 50
-	nextFires     = 10
+	runsPage            = 50
+	overviewRuns        = 500
+	triggersPage        = 500
+	ledgerEntries       = 50
+	nextFires           = 10
+	recentFailuresShown = 10
 )
 
 // page is what every signed-in template receives.
@@ -196,7 +198,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	slices.SortFunc(d.ByState, func(a, b stateCount) int { return cmp.Compare(a.State, b.State) })
 	d.Lag, d.Backlog, d.Fleet = admissionLag(recent, since), c.backlog(ctx), c.fleet(ctx)
 	d.Replicas = c.replicas(ctx)
-	if d.Failures, _, err = c.cfg.Runs.RunList(ctx, run.ListParams{State: run.Failed, Limit: 10}); err != nil {
+	if d.Failures, err = c.recentFailures(ctx); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
@@ -215,6 +217,32 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	slices.SortFunc(d.Next, func(a, b schedule.TriggerStatus) int { return cmp.Compare(*a.NextFireAtMs, *b.NextFireAtMs) })
 	d.Next = d.Next[:min(len(d.Next), nextFires)]
 	c.render(w, r, http.StatusOK, "overview", s, d)
+}
+
+// failedStates are the states of a Run whose task did not do its job: a
+// cancelled one was stopped on purpose.
+var failedStates = []run.State{run.Failed, run.TimedOut, run.Lost}
+
+// recentFailures are the newest recentFailuresShown Runs in a failed
+// state, newest first.
+func (c *Console) recentFailures(ctx context.Context) ([]run.Run, error) {
+	var lists [][]run.Run
+	for _, st := range failedStates {
+		list, _, err := c.cfg.Runs.RunList(ctx, run.ListParams{State: st, Limit: recentFailuresShown})
+		if err != nil {
+			return nil, err
+		}
+		lists = append(lists, list)
+	}
+	return newestRuns(recentFailuresShown, lists...), nil
+}
+
+// newestRuns merges listings of Runs, each newest first, into the newest n:
+// a Run's id is time-ordered, as every listing's order is.
+func newestRuns(n int, lists ...[]run.Run) []run.Run {
+	all := slices.Concat(lists...)
+	slices.SortFunc(all, func(a, b run.Run) int { return cmp.Compare(b.ID, a.ID) })
+	return all[:min(n, len(all))]
 }
 
 func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
