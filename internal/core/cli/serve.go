@@ -187,7 +187,7 @@ wins over the file.`,
 		}
 		return "default: " + strings.Join(parts, ", ")
 	}
-	httpHelp := "HTTP listen address of the web console at / (accounts: see users create), the API under /api/v1 (API tokens: see tokens create) and the probes /livez and /readyz, e.g. 127.0.0.1:8081; " +
+	httpHelp := "HTTP listen address of the web console at / (accounts: see users create), the API under /api/v1 (API tokens: see tokens create) and the probes /livez and /readyz, e.g. 127.0.0.1:8080; " +
 		"port 0 picks a free port, the bound address is logged; an address other than loopback needs --tls-cert/--tls-key or --insecure-http ("
 	httpHelp += byProfile(func(d ServeDefaults) string {
 		if d.HTTPAddr == "" {
