@@ -134,7 +134,9 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 			fmt.Errorf("commit of trigger %s wrote %d schedule, %d run, %d attempt, %d event and %d ledger rows for %s", p.Ticket.TriggerID,
 				w.schedules, w.runs, w.attempts, w.events, w.ledger, outcome)
 	default:
-		res = schedule.CommitResult{Outcome: outcome}
+		// p's decision is the one written, overlap pass included, and the
+		// write inserted exactly its ledger entries (expectedWrite).
+		res = schedule.CommitResult{Outcome: outcome, Passed: p.Decision.Passed}
 		if outcome == schedule.Admitted {
 			res.RunID, res.AdmittedAtMs = p.RunID, facts.NowMs
 		}

@@ -381,7 +381,9 @@ func writtenResult(p schedule.CommitParams, w written, admittedAtMs int64) sched
 			w.schedules, w.runs, w.attempts, w.events, w.ledger, outcome)
 		return res
 	}
-	res := schedule.CommitResult{Outcome: outcome}
+	// p's decision is the one written (applyOverlap's), and the write
+	// inserted exactly its ledger entries (expectedWrite).
+	res := schedule.CommitResult{Outcome: outcome, Passed: p.Decision.Passed}
 	if outcome == schedule.Admitted {
 		res.RunID, res.AdmittedAtMs = p.RunID, admittedAtMs
 	}

@@ -12,9 +12,12 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // gather is the registry's metrics by family name.
@@ -84,6 +87,56 @@ func TestARoundIsCountedByOutcomeAndReason(t *testing.T) {
 	h := fams["qinglong_scheduler_admission_lag_seconds"].GetMetric()[0].GetHistogram()
 	if h.GetSampleCount() != 3 || h.GetSampleSum() < 0.5999 || h.GetSampleSum() > 0.6001 {
 		t.Errorf("lag: %d samples summing %g, want 3 summing 0.6", h.GetSampleCount(), h.GetSampleSum())
+	}
+}
+
+// overlapStore hands out one due ticket and commits its admission as an
+// adapter does when the trigger's overlap policy is skip and its previous
+// Run has not finished: as a skip with the overlap pass, which it reports.
+type overlapStore struct{ tk schedule.Ticket }
+
+func (s overlapStore) ScheduleTake(context.Context, schedule.TakeParams) ([]schedule.Ticket, error) {
+	return []schedule.Ticket{s.tk}, nil
+}
+
+func (overlapStore) ScheduleCommit(_ context.Context, p schedule.CommitParams) (schedule.CommitResult, error) {
+	return schedule.CommitResult{Outcome: schedule.Skipped, Passed: p.Decision.OverlapPassed().Passed}, nil
+}
+
+func (s overlapStore) ScheduleCommitPage(ctx context.Context, ps []schedule.CommitParams) ([]schedule.CommitResult, error) {
+	out := make([]schedule.CommitResult, len(ps))
+	for i, p := range ps {
+		out[i], _ = s.ScheduleCommit(ctx, p)
+	}
+	return out, nil
+}
+
+func (overlapStore) Executor() task.Executor { return task.LocalProcess }
+
+// An occurrence the store passed over for overlap inside its commit (the
+// round handed it an admission) is counted under overlap, as the ledger
+// records it, and its decision as skipped.
+func TestAnOverlapPassTheCommitReportsIsCounted(t *testing.T) {
+	due := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).UnixMilli()
+	st := overlapStore{tk: schedule.Ticket{
+		Snapshot: schedule.Snapshot{
+			TriggerID: "t", TriggerCreatedAtMs: due - time.Hour.Milliseconds(), NextFireAtMs: &due,
+			Cron: trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce, Overlap: trigger.OverlapSkip},
+		},
+		ObservedAtMs: due + 5,
+	}}
+	sum, err := schedule.Round(t.Context(), st, schedule.RoundConfig{PageSize: 1, Parallel: 1, GraceMs: 10_000, NewID: ids.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Config{Profile: "standalone"})
+	m.ObserveRound(sum)
+	fams := gather(t, m)
+	if got := value(fams, "qinglong_scheduler_occurrences_passed_total", "reason", "overlap"); got != 1 {
+		t.Errorf("passed{overlap} = %g, want 1", got)
+	}
+	if got := value(fams, "qinglong_scheduler_decisions_total", "outcome", "skipped", "reason", ""); got != 1 {
+		t.Errorf("decisions{outcome=skipped} = %g, want 1", got)
 	}
 }
 

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"os"
+	"reflect"
 	"regexp"
 	"testing"
 )
@@ -25,7 +26,7 @@ func TestEveryReasonHasOneOutcomeAndIsDocumented(t *testing.T) {
 		if o != Raced && o != Failed && o != Unavailable {
 			t.Errorf("reason %s goes with %s; a reason only explains raced, failed or unavailable", r, o)
 		}
-		if got, ok := ReasonOf(string(r)); !ok || got != r || got.Result() != (CommitResult{Outcome: o, Reason: r}) {
+		if got, ok := ReasonOf(string(r)); !ok || got != r || !reflect.DeepEqual(got.Result(), CommitResult{Outcome: o, Reason: r}) {
 			t.Errorf("reason %s is not found again by its code", r)
 		}
 		if documented[r] != o {

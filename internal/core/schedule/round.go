@@ -86,7 +86,8 @@ type Summary struct {
 	// For monitoring.
 	Reasons map[Reason]int
 	// Passed counts, per ledger reason, the occurrences the round's
-	// committed decisions passed over without a Run (each such occurrence
+	// committed decisions passed over without a Run, as their commits
+	// wrote them to the ledger (CommitResult.Passed; each such occurrence
 	// is one count of a ledger entry). For monitoring.
 	Passed map[PassReason]int64
 	// Finished counts the Runs the round's committed decisions finished
@@ -267,10 +268,11 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 			p.sum.Reasons[res.Reason]++
 			p.unsettled = append(p.unsettled, group[i].Ticket)
 		}
-		if res.Outcome == Admitted || res.Outcome == Initialized || res.Outcome == Skipped {
-			for _, ps := range group[i].Decision.Passed {
-				p.sum.Passed[ps.Reason] += ps.Count
-			}
+		// What the commit wrote to the ledger, not what the decision
+		// handed to it passed: the store may pass an admission over for
+		// overlap under its lock.
+		for _, ps := range res.Passed {
+			p.sum.Passed[ps.Reason] += ps.Count
 		}
 		if err == nil && (res.Err != nil || res.Outcome == Failed || res.Outcome == Unavailable) {
 			p.sum.Errors = append(p.sum.Errors, &TicketError{TriggerID: group[i].Ticket.TriggerID, Outcome: res.Outcome, Reason: res.Reason, Err: res.Err})

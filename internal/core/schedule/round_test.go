@@ -3,10 +3,12 @@ package schedule
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -37,11 +39,11 @@ func (s *recordingStore) ScheduleCommit(_ context.Context, p CommitParams) (Comm
 	s.mu.Unlock()
 	switch p.Decision.Action {
 	case Admit:
-		return CommitResult{Outcome: Admitted, RunID: p.RunID}, nil
+		return CommitResult{Outcome: Admitted, RunID: p.RunID, Passed: p.Decision.Passed}, nil
 	case SkipLate:
-		return CommitResult{Outcome: Skipped}, nil
+		return CommitResult{Outcome: Skipped, Passed: p.Decision.Passed}, nil
 	}
-	return CommitResult{Outcome: Initialized}, nil
+	return CommitResult{Outcome: Initialized, Passed: p.Decision.Passed}, nil
 }
 
 func (s *recordingStore) ScheduleCommitPage(ctx context.Context, ps []CommitParams) ([]CommitResult, error) {
@@ -191,5 +193,49 @@ func TestRoundConfigRejectsOutOfRange(t *testing.T) {
 		if _, err := Round(context.Background(), &recordingStore{}, c); err == nil {
 			t.Fatalf("config %+v accepted", c)
 		}
+	}
+}
+
+// overlapStore commits as recordingStore does, except that it passes the
+// admissions of the busy triggers over for overlap, as an adapter does
+// when it finds an unfinished Run under its lock.
+type overlapStore struct {
+	recordingStore
+	busy map[string]bool
+}
+
+func (s *overlapStore) ScheduleCommitPage(ctx context.Context, ps []CommitParams) ([]CommitResult, error) {
+	out := make([]CommitResult, len(ps))
+	for i, p := range ps {
+		if s.busy[p.Ticket.TriggerID] {
+			p.Decision, p.RunID, p.AttemptID = p.Decision.OverlapPassed(), "", ""
+		}
+		out[i], _ = s.ScheduleCommit(ctx, p)
+	}
+	return out, nil
+}
+
+// A round counts the occurrences its commits report passing over, so an
+// admission the store passed over for overlap counts as that, beside what
+// the decision passed over itself; what the decisions were handed does not
+// count.
+func TestRoundCountsWhatTheCommitsPassedOver(t *testing.T) {
+	t.Parallel()
+	st := &overlapStore{
+		recordingStore: recordingStore{tickets: []Ticket{
+			// Three minutes late under fire_once: the oldest occurrence is
+			// admitted and the three after it collapse into it.
+			ticket("busy", cursor(t0-3*minute), t0+5, trigger.FireOnce),
+			ticket("free", cursor(t0), t0+5, trigger.FireOnce),
+		}},
+		busy: map[string]bool{"busy": true},
+	}
+	sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: 10_000, NewID: ids.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[PassReason]int64{PassOverlap: 1, PassCollapsed: 3}
+	if sum.Counts[Skipped] != 1 || sum.Counts[Admitted] != 1 || !maps.Equal(sum.Passed, want) {
+		t.Fatalf("counts %v, passed %v; want one skip, one admission and passed %v", sum.Counts, sum.Passed, want)
 	}
 }

@@ -112,6 +112,13 @@ type CommitResult struct {
 	// trigger's unfinished Runs that its overlap policy cancel_previous
 	// cancelled at once (run.Finishes). Zero when nothing was committed.
 	Finished run.FinishCounts
+	// Passed are the occurrences the committed decision passed over,
+	// exactly the entries the commit wrote to the occurrence ledger. They
+	// are the decision's own Passed unless the store changed the decision
+	// under its lock: an admission the trigger's overlap policy passed
+	// over (Decision.OverlapPassed) adds its overlap entry, which only the
+	// store knows of. Nil when nothing was committed.
+	Passed []Passed
 }
 
 // Store is the contract every scheduling profile's storage adapter keeps.

@@ -84,15 +84,17 @@ func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedu
 
 // wrote is what a decision wrote: its action (an admission the overlap
 // policy passed over is a skip) at the injected clock's reading atMs, the
-// admitted Run's creation time.
+// admitted Run's creation time, and the ledger entries passed (with that
+// skip's overlap entry).
 type wrote struct {
 	action schedule.Action
 	atMs   int64
+	passed []schedule.Passed
 }
 
 // resultOf is the result of p's decision committed as w.
 func resultOf(p schedule.CommitParams, w wrote) schedule.CommitResult {
-	res := schedule.CommitResult{Outcome: outcomeOf(w.action)}
+	res := schedule.CommitResult{Outcome: outcomeOf(w.action), Passed: w.passed}
 	if w.action == schedule.Admit {
 		res.RunID, res.AdmittedAtMs = p.RunID, w.atMs
 	}
@@ -154,7 +156,7 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 		if err := fenceHeld(res); err != nil {
 			return wrote{}, finished, err
 		}
-		return wrote{d.Action, now}, finished, writeLedger(ctx, tx, tk, d.Passed, now)
+		return wrote{action: d.Action, atMs: now, passed: d.Passed}, finished, writeLedger(ctx, tx, tk, d.Passed, now)
 	}
 	plan, err := verifiedExecution(ctx, tx, tk)
 	if err != nil {
@@ -173,7 +175,7 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	if err := fenceHeld(res); err != nil {
 		return wrote{}, finished, err
 	}
-	return wrote{d.Action, now}, finished, writeLedger(ctx, tx, tk, d.Passed, now)
+	return wrote{action: d.Action, atMs: now, passed: d.Passed}, finished, writeLedger(ctx, tx, tk, d.Passed, now)
 }
 
 // checkDecision refuses p's decision unless it is exactly the one its

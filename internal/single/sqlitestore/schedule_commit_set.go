@@ -83,7 +83,9 @@ func (s *Store) commitSet(ctx context.Context, tx *txn, ps []schedule.CommitPara
 			continue
 		}
 		written = append(written, i)
-		actions[i] = wrote{ps[i].Decision.Action, atMs}
+		// Nothing passed: setBased leaves every decision that passes an
+		// occurrence over to the ledger's decision-by-decision write.
+		actions[i] = wrote{action: ps[i].Decision.Action, atMs: atMs}
 	}
 	return rest, written, true
 }

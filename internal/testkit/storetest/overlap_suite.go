@@ -1,8 +1,11 @@
 package storetest
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -20,6 +23,7 @@ func overlapCases() map[string]func(*testing.T, Fixture) {
 		"OverlapQueueOneAdmitsOneWaitingRunThenPassesTheRest":           testOverlapQueueOne,
 		"OverlapCancelPreviousCancelsTheUnfinishedRunThenAdmits":        testOverlapCancelPrevious,
 		"OverlapSkipNeverAdmitsTwoRunsWhileThePreviousOneFinishes":      testOverlapSkipRace,
+		"AnOverlapPassIsReportedByTheCommit":                            testAnOverlapPassIsReportedByTheCommit,
 	}
 }
 
@@ -202,4 +206,56 @@ func testOverlapSkipRace(t *testing.T, f Fixture) {
 	if runs := int64(counts(t, f, id).Runs); runs+overlaps != occurrences || runs == 0 {
 		t.Fatalf("%d runs and %d overlap entries for %d occurrences; want exactly one of them each", runs, overlaps, occurrences)
 	}
+}
+
+// An admission the overlap policy passes over inside the commit is
+// reported by the commit as the pass it wrote to the ledger, and a round
+// counts exactly what its commits wrote (Summary.Passed, which the
+// occurrences-passed metric counts): the decision handed to the store
+// passed nothing over for overlap.
+func testAnOverlapPassIsReportedByTheCommit(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	c.Overlap = trigger.OverlapSkip
+	d := newDefs(t, f, "alpha", c)
+	id := d.Trigger.TriggerID
+	initialise(t, f)
+	if _, res := admitDue(t, f, id); res.Outcome != schedule.Admitted || len(res.Passed) != 0 {
+		t.Fatalf("first admission: %s (%s) passing %+v over, want admitted passing nothing over", res.Outcome, res.Reason, res.Passed)
+	}
+	before := len(ledger(t, f, id))
+	second, res := admitDue(t, f, id)
+	written := writtenSince(t, f, id, before)
+	if res.Outcome != schedule.Skipped || len(second.Decision.Passed) != 0 || len(res.Passed) != 1 || res.Passed[0].Reason != schedule.PassOverlap ||
+		res.Passed[0].Count != 1 || !slices.Equal(res.Passed, written) {
+		t.Fatalf("admission behind an unfinished run: %s (%s) passing %+v over; the ledger recorded %+v; want skipped, one overlap pass, as recorded",
+			res.Outcome, res.Reason, res.Passed, written)
+	}
+	// Three hours late, the admission also collapses the later missed
+	// occurrences (fire_once): the round must count both reasons exactly
+	// as the ledger holds them.
+	makeDue(t, f, id, 3*time.Hour.Milliseconds()+1_000)
+	before = len(ledger(t, f, id))
+	s, err := schedule.Round(t.Context(), f.Schedule, schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 1, NewID: ids.New})
+	if err != nil || s.Counts[schedule.Skipped] != 1 || s.Progress() != 1 {
+		t.Fatalf("round behind an unfinished run: %v %v %v, want one skip", s.Counts, s.Errors, err)
+	}
+	recorded := map[schedule.PassReason]int64{}
+	for _, p := range writtenSince(t, f, id, before) {
+		recorded[p.Reason] += p.Count
+	}
+	if recorded[schedule.PassOverlap] != 1 || recorded[schedule.PassCollapsed] == 0 || !maps.Equal(s.Passed, recorded) {
+		t.Fatalf("the round counted %v passed over; the ledger recorded %v (want one overlap and the collapsed occurrences)", s.Passed, recorded)
+	}
+}
+
+// writtenSince is what the trigger's ledger gained since it held before
+// entries, oldest first (the order a decision passes them over in).
+func writtenSince(t *testing.T, f Fixture, triggerID string, before int) []schedule.Passed {
+	t.Helper()
+	entries := ledger(t, f, triggerID)
+	var out []schedule.Passed
+	for i := len(entries) - before - 1; i >= 0; i-- {
+		out = append(out, entries[i].Passed)
+	}
+	return out
 }
