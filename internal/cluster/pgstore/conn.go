@@ -7,8 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // querier is what both a connection and a transaction offer.
@@ -27,7 +25,7 @@ const connectTimeout = 10 * time.Second
 func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, qlerror.New(qlerror.Invalid, "database URL: cannot be parsed; use postgres://user@host:port/db (the password belongs in PGPASSWORD or a password file)")
+		return nil, urlError(url, err)
 	}
 	cfg.ConnectTimeout = connectTimeout
 	applySession(&cfg.Config, 0, 0)
@@ -44,7 +42,7 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 func openPool(ctx context.Context, url string, maxConns, minConns int32, statement, idle time.Duration) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, qlerror.New(qlerror.Invalid, "database URL: cannot be parsed; use postgres://user@host:port/db (the password belongs in PGPASSWORD or a password file)")
+		return nil, urlError(url, err)
 	}
 	cfg.ConnConfig.ConnectTimeout = connectTimeout
 	applySession(&cfg.ConnConfig.Config, statement, idle)

@@ -31,6 +31,7 @@ const (
 	stateAdminShutdown        = "57P01"
 	stateCrashShutdown        = "57P02"
 	stateCannotConnectNow     = "57P03"
+	stateInvalidCatalogName   = "3D000"
 )
 
 func sqlState(err error) string {
@@ -226,9 +227,10 @@ func mapErr(err error, what string) error {
 	if errors.As(err, &qe) {
 		return err
 	}
+	err = tellOnce(err)
 	switch {
 	case connectionLost(err):
-		return qlerror.Wrap(qlerror.Unavailable, errors.Join(schedule.ErrUnavailable, err), "%s: the database is unavailable", what)
+		return qlerror.Wrap(qlerror.Unavailable, unavailable{err}, "%s: the database is unavailable", what)
 	case errors.Is(err, context.DeadlineExceeded):
 		return qlerror.Wrap(qlerror.Timeout, err, "%s: the database did not answer in time (a lock held elsewhere or a slow statement); retry later", what)
 	case errors.Is(err, context.Canceled):
@@ -237,6 +239,12 @@ func mapErr(err error, what string) error {
 		return qlerror.Wrap(qlerror.NotFound, err, "%s: not found", what)
 	}
 	switch s := sqlState(err); {
+	case LoginRefused(err):
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: PostgreSQL refused the login of role %s; check the role's password (the URL's, else $PGPASSWORD, "+
+			"else the role's line in the password file $PGPASSFILE or ~/.pgpass) and that the role exists and may log in from this host "+
+			"(`ql db roles` creates QingLong's roles; pg_hba.conf admits hosts)", what, loginRole(err))
+	case s == stateInvalidCatalogName:
+		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: database %s does not exist on this server; check the database name in the URL", what, loginDatabase(err))
 	case s == stateUniqueViolation:
 		return qlerror.Wrap(qlerror.Conflict, err, "%s: already exists", what)
 	case s == stateForeignKeyViolation, s == stateCheckViolation:

@@ -2,10 +2,13 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // Readiness codes: stable strings, in the order checked (the search_path
@@ -83,8 +86,10 @@ func (e *ReadinessError) Message() string { return readinessMessages[e.Code] }
 
 // Check runs the readiness checks over a fresh connection to url (the
 // migration, admin or runtime role may run it; the runtime will;
-// worker_ingress cannot read the migration history). It returns nil or a
-// *ReadinessError.
+// worker_ingress cannot read the migration history). It returns nil, a
+// *ReadinessError, or the connection's own error when the URL, the login
+// or the database name is wrong: the checks never ran, and "unavailable"
+// would send the operator looking for a server that answered.
 func Check(ctx context.Context, url string, roles Roles) error {
 	return checkAt(ctx, url, roles)
 }
@@ -99,6 +104,15 @@ func CheckRuntime(ctx context.Context, url string, roles Roles) error {
 func checkAt(ctx context.Context, url string, roles Roles, extra ...readinessCheck) error {
 	conn, err := connect(ctx, url)
 	if err != nil {
+		var qe *qlerror.Error
+		switch {
+		case qlerror.Is(err, qlerror.Invalid), qlerror.Is(err, qlerror.FailedPrecondition):
+			return err
+		case errors.As(err, &qe) && qe.Code == qlerror.Unavailable && qe.Err != nil:
+			// The code already says the server cannot be reached; the
+			// cause alone adds why.
+			return &ReadinessError{Code: CodeUnavailable, Err: qe.Err}
+		}
 		return &ReadinessError{Code: CodeUnavailable, Err: err}
 	}
 	defer conn.Close(context.WithoutCancel(ctx))

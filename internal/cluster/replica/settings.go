@@ -307,6 +307,9 @@ func namedURL(flag, raw, owner string) (string, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
+		if problem := pgstore.URLProblem(raw); problem != "" {
+			return "", cli.Usagef("%s: %s", flag, problem)
+		}
 		return "", cli.Usagef("%s cannot be parsed; use postgres://user@host:port/db?sslmode=verify-full (put the password in PGPASSWORD or a password file)", flag)
 	}
 	q := u.Query()
@@ -321,6 +324,9 @@ func namedURL(flag, raw, owner string) (string, error) {
 		if _, err := os.Stat(path); err != nil {
 			return "", cli.Usagef("%s: %s %s cannot be read: %v", flag, file, path, errors.Unwrap(err))
 		}
+	}
+	if problem := pgstore.URLProblem(raw); problem != "" {
+		return "", cli.Usagef("%s: %s", flag, problem)
 	}
 	if q.Get("application_name") == "" {
 		q.Set("application_name", "qinglong:"+owner)

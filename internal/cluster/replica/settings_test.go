@@ -145,6 +145,9 @@ func TestSettingsRejectBadValuesNamingTheSettingAndWhatIsAllowed(t *testing.T) {
 		{"no database", func(f *cli.ServeFlags) { f.DatabaseURL = "" }, []string{"--database-url is required", "QL_DATABASE_URL"}},
 		{"sqlite path", func(f *cli.ServeFlags) { f.DatabaseURL = "/var/lib/ql.db" }, []string{"--database-url", "postgres://"}},
 		{"bad sslmode", func(f *cli.ServeFlags) { f.DatabaseURL = "postgres://u@h/d?sslmode=maybe" }, []string{"sslmode", "verify-full"}},
+		{"bad connect_timeout", func(f *cli.ServeFlags) { f.DatabaseURL = "postgres://u@h/d?connect_timeout=soon" },
+			[]string{"--database-url", "connect_timeout", "whole number of seconds"}},
+		{"bad escape in the password", func(f *cli.ServeFlags) { f.DatabaseURL = "postgres://u:pw%zz@h/d" }, []string{"--database-url", "the password", "%25"}},
 		{"missing root cert", func(f *cli.ServeFlags) {
 			f.DatabaseURL = "postgres://u@h/d?sslmode=verify-full&sslrootcert=" + url.QueryEscape(filepath.Join(t.TempDir(), "none.pem"))
 		}, []string{"sslrootcert", "none.pem"}},

@@ -1,0 +1,130 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
+)
+
+// connectsAs is every way a command opens a connection: `ql db check`
+// (CheckRuntime), `ql db roles` (EnsureRoles), `ql db migrate` (Migrate),
+// and a replica's or a command's pool (OpenRuntime).
+var connectsAs = map[string]func(ctx context.Context, url string) error{
+	"check": func(ctx context.Context, url string) error {
+		return CheckRuntime(ctx, url, RoleNames(""))
+	},
+	"roles": func(ctx context.Context, url string) error {
+		return EnsureRoles(ctx, url, RolesConfig{})
+	},
+	"migrate": func(ctx context.Context, url string) error {
+		_, err := Migrate(ctx, url, nil)
+		return err
+	},
+	"pool": func(ctx context.Context, url string) error {
+		rt, err := OpenRuntime(ctx, url, RuntimeConfig{Owner: "connerr-test"})
+		if err == nil {
+			rt.Close()
+		}
+		return err
+	},
+}
+
+func TestABadURLParameterIsNamedAndNotCalledUnavailable(t *testing.T) {
+	t.Parallel()
+	const password = "Secret-pw-4711"
+	base := fmt.Sprintf("postgres://ql_runtime:%s@127.0.0.1:%d/qinglong", password, pgtest.Server(t).Port())
+	cases := []struct{ url, names string }{
+		{base + "?sslmode=bogus", "sslmode"},
+		{base + "?connect_timeout=abc", "connect_timeout"},
+		{base + "?target_session_attrs=bogus", "target_session_attrs"},
+		{base + "?sslmode=disable&channel_binding", "channel_binding"},
+		{strings.Replace(base, ":"+password+"@", ":"+password+"%zz@", 1), "password"},
+		{strings.Replace(base, "/qinglong", "/ql%zzdb", 1), "database name"},
+		{fmt.Sprintf("postgres://ql_runtime:%s@127.0.0.1:port%s/qinglong", password, password), "port"},
+		{fmt.Sprintf("host=127.0.0.1 port=%d user=ql_runtime password=%s sslmode=xx dbname=qinglong", pgtest.Server(t).Port(), password), "sslmode"},
+	}
+	for _, c := range cases {
+		for step, open := range connectsAs {
+			err := open(t.Context(), c.url)
+			var re *ReadinessError
+			if !qlerror.Is(err, qlerror.Invalid) || errors.As(err, &re) || Transient(err) {
+				t.Errorf("%s, URL naming %s: %v; want a configuration error, neither a readiness failure nor one worth retrying", step, c.names, err)
+				continue
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, c.names) || strings.Contains(msg, password) || strings.Contains(msg, "unavailable") || strings.Contains(msg, "reached") {
+				t.Errorf("%s: %q; want it to name the %s, and neither the password nor an unreachable server", step, msg, c.names)
+			}
+		}
+	}
+}
+
+func TestAWrongPasswordSaysTheServerRefusedTheRoleAndWhereItsPasswordComesFrom(t *testing.T) {
+	t.Parallel()
+	srv := pgtest.NewPasswordServer(t)
+	db := srv.NewDatabase(t)
+	const role, wrong = "ql_refused", "Wrong-pw-0815"
+	if err := createLogin(t, db.URL, role, "Right-pw-4242-4242"); err != nil {
+		t.Fatal(err)
+	}
+	// sslmode left at pgx's default, prefer: this server offers no TLS, so
+	// pgx's first attempt is refused TLS before the password is refused.
+	url := fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s", role, wrong, srv.Port(), db.Name)
+	for step, open := range connectsAs {
+		err := open(t.Context(), url)
+		var re *ReadinessError
+		if !qlerror.Is(err, qlerror.FailedPrecondition) || errors.As(err, &re) || Transient(err) || !LoginRefused(err) {
+			t.Errorf("%s: %v; want a refused login, neither a readiness failure nor one worth retrying", step, err)
+			continue
+		}
+		msg := err.Error()
+		for _, want := range []string{"refused the login of role " + role, "$PGPASSWORD", "$PGPASSFILE", "~/.pgpass", "`ql db roles`", "28P01"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: %q lacks %q", step, msg, want)
+			}
+		}
+		if strings.Contains(msg, wrong) || strings.Contains(msg, "unavailable") || strings.Contains(msg, "TLS") {
+			t.Errorf("%s: %q; want neither the password, nor an unavailable server, nor the TLS attempt", step, msg)
+		}
+	}
+}
+
+func TestAServerThatCannotBeReachedIsSaidOnce(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	for step, open := range connectsAs {
+		err := open(t.Context(), "postgres://ql_runtime@"+addr+"/qinglong")
+		if !Transient(err) {
+			t.Errorf("%s: %v; want a failure worth retrying", step, err)
+			continue
+		}
+		msg := err.Error()
+		if strings.Count(msg, addr) != 1 || strings.Count(msg, "refused") != 1 || strings.Contains(msg, "\n") ||
+			strings.Count(msg, "is unavailable")+strings.Count(msg, "cannot be reached") != 1 {
+			t.Errorf("%s: %q; want the address and the refusal once, on one line, and unreachable said once", step, msg)
+		}
+	}
+}
+
+// createLogin creates a LOGIN role with a password (on a server of the
+// test's own: roles are server-wide).
+func createLogin(t *testing.T, superURL, role, password string) error {
+	conn, err := connect(t.Context(), superURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(t.Context(), "CREATE ROLE "+role+" LOGIN PASSWORD '"+password+"'")
+	return err
+}
