@@ -41,7 +41,7 @@ func (mt *maintenance) open(ctx context.Context) (*pgstore.Maintenance, error) {
 	}
 	m, err := pgstore.OpenMaintenance(ctx, mt.url, mt.prefix)
 	if err != nil {
-		return nil, err
+		return nil, maintenanceLogin(err)
 	}
 	if mt.log == nil {
 		mt.m = m
@@ -54,6 +54,26 @@ func (mt *maintenance) open(ctx context.Context) (*pgstore.Maintenance, error) {
 	}
 	mt.m = m
 	return m, nil
+}
+
+// maintenanceLogin says which setting a refused login of the maintenance
+// role comes from and how to give that role its own password: a replica's
+// $PGPASSWORD is its runtime role's, and pgx (as libpq) sends it for every
+// role and then never reads the password file. Only the server's cause is
+// kept of the generic refusal, whose advice this replaces.
+func maintenanceLogin(err error) error {
+	if !pgstore.LoginRefused(err) {
+		return err
+	}
+	cause := err
+	var qe *qlerror.Error
+	if errors.As(err, &qe) && qe.Err != nil {
+		cause = qe.Err
+	}
+	return qlerror.Wrap(qlerror.FailedPrecondition, cause, "retention: PostgreSQL refused the login of the maintenance role's URL ($%s, or --database-maintenance-url); "+
+		"$PGPASSWORD, when set, is sent for every role and the password file is then not read, so give this role's password in $%s itself "+
+		"(never on the command line), or unset $PGPASSWORD and keep one line per role in the password file ($PGPASSFILE, else ~/.pgpass); "+
+		"`ql db roles` creates the role and sets its password", cli.EnvMaintenanceURL, cli.EnvMaintenanceURL)
 }
 
 // settle drops the pool after a lost connection; the next pass opens a

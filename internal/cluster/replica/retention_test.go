@@ -2,15 +2,20 @@ package replica
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
 // A replica given the maintenance role's URL deletes old finished Runs
@@ -74,5 +79,38 @@ func TestAReplicaRunsRetentionWhileItsSchedulerAdmits(t *testing.T) {
 	}
 	if deleted != seeded {
 		t.Fatalf("retention.pass records add up to %v runs deleted, want %d", deleted, seeded)
+	}
+}
+
+// The maintenance role's refused login (a replica's $PGPASSWORD is its
+// runtime role's) names the setting its URL comes from and how to give
+// that role its own password, and never shows the password tried.
+func TestTheMaintenanceRolesRefusedLoginNamesItsSettingAndHowToGiveItsPassword(t *testing.T) {
+	t.Parallel()
+	srv := pgtest.NewPasswordServer(t)
+	db := srv.NewDatabase(t)
+	const role, wrong = "ql_maintenance", "Runtime-pw-0815"
+	super, err := pgx.Connect(t.Context(), db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer super.Close(context.Background())
+	if _, err := super.Exec(t.Context(), "CREATE ROLE "+role+" LOGIN PASSWORD 'Maintenance-pw-4242'"); err != nil {
+		t.Fatal(err)
+	}
+	mt := &maintenance{url: fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s", role, wrong, srv.Port(), db.Name), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	defer mt.Close()
+	_, _, err = mt.RetentionBatch(t.Context(), retention.Batch{Kind: retention.KindRuns, OlderThan: time.Hour, Limit: 1})
+	if !pgstore.LoginRefused(err) || pgstore.Transient(err) {
+		t.Fatalf("%v; want the refused login, not a failure worth retrying", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"maintenance role", "$" + cli.EnvMaintenanceURL, "--database-maintenance-url", "$PGPASSWORD", "$PGPASSFILE", "`ql db roles`", `"` + role + `"`, "28P01"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, wrong) || strings.Contains(msg, "unavailable") {
+		t.Errorf("%q; want neither the password nor an unavailable server", msg)
 	}
 }
