@@ -26,9 +26,20 @@ func refuseArgvPassword(flag, raw string) error {
 	}
 	if holdsPassword(u) {
 		return Usagef("%s holds a password, which every user of this host can read in the process list; "+
-			"give the URL in $"+EnvName(strings.TrimPrefix(flag, "--"))+" instead, or leave the password out and keep it in $PGPASSWORD or a pgpass file ($PGPASSFILE)", flag)
+			"give the URL in $"+EnvName(strings.TrimPrefix(flag, "--"))+" instead, or %s", flag, passwordElsewhere(strings.TrimPrefix(flag, "--")))
 	}
 	return nil
+}
+
+// passwordElsewhere says where a URL setting's password may be kept
+// instead. $PGPASSWORD is sent for every role a process logs in as, so it
+// cannot also hold the maintenance role's, which a replica uses beside the
+// runtime role's.
+func passwordElsewhere(setting string) string {
+	if setting == "database-maintenance-url" {
+		return "leave the password out and keep one line per role in a pgpass file ($PGPASSFILE, else ~/.pgpass) with $PGPASSWORD unset"
+	}
+	return "leave the password out and keep it in $PGPASSWORD or a pgpass file ($PGPASSFILE)"
 }
 
 // holdsPassword reports whether a parsed PostgreSQL URL carries a password,
@@ -38,10 +49,15 @@ func holdsPassword(u *url.URL) bool {
 	return (hasPW && pw != "") || u.Query().Get("password") != ""
 }
 
-// refuseSharedPasswordFile refuses a config file that holds a database
-// password while group or others may read it: the same exposure as the
-// password on the command line. A file without one may be shared freely.
-func refuseSharedPasswordFile(configFile, raw string, mode fs.FileMode) error {
+// passwordSettings are the config file's settings that may hold a
+// database password.
+var passwordSettings = []string{"database-url", "database-maintenance-url"}
+
+// refuseSharedPasswordFile refuses a config file whose setting holds a
+// database password while group or others may read it: the same exposure
+// as the password on the command line. A file without one may be shared
+// freely.
+func refuseSharedPasswordFile(configFile, setting, raw string, mode fs.FileMode) error {
 	if mode.Perm()&0o077 == 0 || !IsPostgresURL(raw) {
 		return nil
 	}
@@ -49,8 +65,8 @@ func refuseSharedPasswordFile(configFile, raw string, mode fs.FileMode) error {
 	if err != nil || !holdsPassword(u) {
 		return nil
 	}
-	return Usagef("--config %s holds a database password in database-url and is readable by group or others (mode %04o); "+
-		"run chmod 600 %s, or leave the password out and keep it in $PGPASSWORD or a pgpass file ($PGPASSFILE)", configFile, mode.Perm(), configFile)
+	return Usagef("--config %s holds a database password in %s and is readable by group or others (mode %04o); "+
+		"run chmod 600 %s, or %s", configFile, setting, mode.Perm(), configFile, passwordElsewhere(setting))
 }
 
 // WeakTLS returns a warning when the URL reaches a host other than this

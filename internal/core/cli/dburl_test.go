@@ -55,6 +55,15 @@ func TestDatabaseURLWithAPasswordIsRefusedOnTheCommandLine(t *testing.T) {
 			t.Errorf("%v: reached %v before refusing", args[:2], reached)
 		}
 	}
+	// The maintenance role's password cannot go to $PGPASSWORD, which a
+	// replica sends for its runtime role too: the hint says so.
+	var refused []string
+	code, out, stderr := qlWith(t, clusterBuild(&refused), "serve", "--profile", "cluster", "--database-url", "postgres://ql_runtime@db/ql?sslmode=verify-full",
+		"--database-maintenance-url", "postgres://ql_maintenance:"+secret+"@db/ql?sslmode=verify-full")
+	if code != 2 || !strings.Contains(stderr, "QL_DATABASE_MAINTENANCE_URL") || !strings.Contains(stderr, "with $PGPASSWORD unset") ||
+		strings.Contains(out+stderr, secret) || len(refused) != 0 {
+		t.Errorf("--database-maintenance-url with a password: exit %d stderr %q reached %v; want a usage error pointing at its variable or a pgpass file", code, stderr, refused)
+	}
 	t.Setenv("QL_DATABASE_URL", "postgres://ql_runtime:"+secret+"@localhost/ql")
 	var reached []string
 	if code, _, stderr := qlWith(t, clusterBuild(&reached), "serve", "--profile", "cluster"); code != 0 || len(reached) != 1 || stderr != "" {
@@ -125,15 +134,21 @@ func TestAConfigFileWithADatabasePasswordMustBePrivate(t *testing.T) {
 		return path
 	}
 	withPW := "database-url: postgres://ql_runtime:" + secret + "@db.example/ql?sslmode=verify-full\n"
-	for _, mode := range []os.FileMode{0o644, 0o640, 0o604} {
-		config := write(fmt.Sprintf("shared-%o.yaml", mode), withPW, mode)
-		var reached []string
-		code, out, stderr := qlWith(t, clusterBuild(&reached), "serve", "--profile", "cluster", "--config", config)
-		if code != 2 || !strings.Contains(stderr, "readable by group or others") || !strings.Contains(stderr, "chmod 600 "+config) || len(reached) != 0 {
-			t.Errorf("mode %04o: exit %d %q reached %v; want exit 2 asking for chmod 600", mode, code, stderr, reached)
-		}
-		if strings.Contains(out+stderr, secret) {
-			t.Errorf("mode %04o: printed the password", mode)
+	// The maintenance role's URL is as secret as the runtime role's.
+	withMaintenancePW := "database-url: postgres://ql_runtime@db.example/ql?sslmode=verify-full\n" +
+		"database-maintenance-url: postgres://ql_maintenance:" + secret + "@db.example/ql?sslmode=verify-full\n"
+	for setting, body := range map[string]string{"database-url": withPW, "database-maintenance-url": withMaintenancePW} {
+		for _, mode := range []os.FileMode{0o644, 0o640, 0o604} {
+			config := write(fmt.Sprintf("shared-%s-%o.yaml", setting, mode), body, mode)
+			var reached []string
+			code, out, stderr := qlWith(t, clusterBuild(&reached), "serve", "--profile", "cluster", "--config", config)
+			if code != 2 || !strings.Contains(stderr, "holds a database password in "+setting+" and is readable by group or others") ||
+				!strings.Contains(stderr, "chmod 600 "+config) || len(reached) != 0 {
+				t.Errorf("%s, mode %04o: exit %d %q reached %v; want exit 2 naming the setting and asking for chmod 600", setting, mode, code, stderr, reached)
+			}
+			if strings.Contains(out+stderr, secret) {
+				t.Errorf("%s, mode %04o: printed the password", setting, mode)
+			}
 		}
 	}
 	for name, c := range map[string]struct {

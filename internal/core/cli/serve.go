@@ -351,12 +351,16 @@ func fillFromServeFile(opts Options, fs *pflag.FlagSet, configFile string, serve
 		if err := flattenSections(fileVals, configFile); err != nil {
 			return err
 		}
-		if v, ok := fileVals["database-url"]; ok {
+		for _, setting := range passwordSettings {
+			v, ok := fileVals[setting]
+			if !ok {
+				continue
+			}
 			info, err := os.Stat(configFile)
 			if err != nil {
 				return Usagef("--config: %v", err)
 			}
-			if err := refuseSharedPasswordFile(configFile, fmt.Sprint(v), info.Mode()); err != nil {
+			if err := refuseSharedPasswordFile(configFile, setting, fmt.Sprint(v), info.Mode()); err != nil {
 				return err
 			}
 		}
