@@ -78,11 +78,7 @@ func testRunNowIdempotent(t *testing.T, f Fixture) {
 }
 
 func testRunNowOverlap(t *testing.T, f Fixture) {
-	c := quietCron(t, f)
-	c.Overlap = trigger.OverlapSkip
-	d := newDefs(t, f, "alpha", c)
-	id := d.Trigger.TriggerID
-	initialise(t, f)
+	id := overlapDefs(t, f, trigger.OverlapSkip).Trigger.TriggerID
 	first := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "one"})
 	if !first.Created {
 		t.Fatalf("first request: %+v, want created", first)
@@ -105,11 +101,7 @@ func testRunNowOverlap(t *testing.T, f Fixture) {
 }
 
 func testRunNowCancelPrevious(t *testing.T, f Fixture) {
-	c := quietCron(t, f)
-	c.Overlap = trigger.OverlapCancelPrevious
-	d := newDefs(t, f, "alpha", c)
-	id := d.Trigger.TriggerID
-	initialise(t, f)
+	id := overlapDefs(t, f, trigger.OverlapCancelPrevious).Trigger.TriggerID
 	first := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "one"})
 	second := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"})
 	states := map[string]run.State{}
@@ -132,11 +124,7 @@ func testRunNowCancelPrevious(t *testing.T, f Fixture) {
 // Requests to run a skip trigger now race a clock admission of it (and
 // each other): one of them gets the Run, every other one is passed over.
 func testRunNowRace(t *testing.T, f Fixture) {
-	c := quietCron(t, f)
-	c.Overlap = trigger.OverlapSkip
-	d := newDefs(t, f, "alpha", c)
-	id := d.Trigger.TriggerID
-	initialise(t, f)
+	id := overlapDefs(t, f, trigger.OverlapSkip).Trigger.TriggerID
 	makeDue(t, f, id, 1_000)
 	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 1, NewID: ids.New}
 	var wg sync.WaitGroup

@@ -73,12 +73,20 @@ func testOverlapAllow(t *testing.T, f Fixture) {
 	}
 }
 
-func testOverlapSkip(t *testing.T, f Fixture) {
+// overlapDefs publishes project alpha with one quiet trigger under the
+// overlap policy given and initialises its schedule row.
+func overlapDefs(t *testing.T, f Fixture, policy trigger.OverlapPolicy) defs {
+	t.Helper()
 	c := quietCron(t, f)
-	c.Overlap = trigger.OverlapSkip
+	c.Overlap = policy
 	d := newDefs(t, f, "alpha", c)
-	id := d.Trigger.TriggerID
 	initialise(t, f)
+	return d
+}
+
+func testOverlapSkip(t *testing.T, f Fixture) {
+	d := overlapDefs(t, f, trigger.OverlapSkip)
+	id := d.Trigger.TriggerID
 	first, res := admitDue(t, f, id)
 	if res.Outcome != schedule.Admitted || res.RunID != first.RunID {
 		t.Fatalf("first admission: %s (%s), want admitted", res.Outcome, res.Reason)
@@ -109,11 +117,8 @@ func testOverlapSkip(t *testing.T, f Fixture) {
 }
 
 func testOverlapQueueOne(t *testing.T, f Fixture) {
-	c := quietCron(t, f)
-	c.Overlap = trigger.OverlapQueueOne
-	d := newDefs(t, f, "alpha", c)
+	d := overlapDefs(t, f, trigger.OverlapQueueOne)
 	id := d.Trigger.TriggerID
-	initialise(t, f)
 	first, res := admitDue(t, f, id)
 	if res.Outcome != schedule.Admitted {
 		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
@@ -133,11 +138,8 @@ func testOverlapQueueOne(t *testing.T, f Fixture) {
 }
 
 func testOverlapCancelPrevious(t *testing.T, f Fixture) {
-	c := quietCron(t, f)
-	c.Overlap = trigger.OverlapCancelPrevious
-	d := newDefs(t, f, "alpha", c)
+	d := overlapDefs(t, f, trigger.OverlapCancelPrevious)
 	id := d.Trigger.TriggerID
-	initialise(t, f)
 	first, res := admitDue(t, f, id)
 	if res.Outcome != schedule.Admitted {
 		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
@@ -166,11 +168,7 @@ func testOverlapCancelPrevious(t *testing.T, f Fixture) {
 // has two unfinished Runs.
 func testOverlapSkipRace(t *testing.T, f Fixture) {
 	const occurrences = 6
-	c := quietCron(t, f)
-	c.Overlap = trigger.OverlapSkip
-	d := newDefs(t, f, "alpha", c)
-	id := d.Trigger.TriggerID
-	initialise(t, f)
+	id := overlapDefs(t, f, trigger.OverlapSkip).Trigger.TriggerID
 	cfg := schedule.RoundConfig{PageSize: 4, GraceMs: graceMs, Parallel: 2, NewID: ids.New}
 	for i := range occurrences {
 		// Less late each time, so no two occurrences share an instant.
@@ -214,11 +212,7 @@ func testOverlapSkipRace(t *testing.T, f Fixture) {
 // occurrences-passed metric counts): the decision handed to the store
 // passed nothing over for overlap.
 func testAnOverlapPassIsReportedByTheCommit(t *testing.T, f Fixture) {
-	c := quietCron(t, f)
-	c.Overlap = trigger.OverlapSkip
-	d := newDefs(t, f, "alpha", c)
-	id := d.Trigger.TriggerID
-	initialise(t, f)
+	id := overlapDefs(t, f, trigger.OverlapSkip).Trigger.TriggerID
 	if _, res := admitDue(t, f, id); res.Outcome != schedule.Admitted || len(res.Passed) != 0 {
 		t.Fatalf("first admission: %s (%s) passing %+v over, want admitted passing nothing over", res.Outcome, res.Reason, res.Passed)
 	}
