@@ -72,6 +72,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 		"例如“30 2 * * *”表示每天 02:30，“15 30 2 * * *”表示每天 02:30:15。",
 	cron.RefusalUnsupported: "cron 表达式的{part}字段“{text}”：不支持 L、W 和 #；请写出明确的值，如日字段“1,15”或星期字段“MON-FRI”。",
 	cron.RefusalCharacter:   "cron 表达式的{part}字段“{text}”含有无法识别的字符“{char}”；{part}字段可取 {values}，以及 * ? , - /。",
+	cron.RefusalValue:       "cron 表达式的{part}字段“{text}”：“{item}”不是该字段的取值；{part}字段可取 {values}，以及 * ? , - /。",
 	cron.RefusalEmptyItem:   "cron 表达式的{part}字段“{text}”中有空的列表项（两个逗号相连）；{part}字段可取 {values}，以及 * ? , - /。",
 	cron.RefusalStarInRange: "cron 表达式的{part}字段“{text}”：“{item}”不能作为范围的一部分；请写“*”“*/步长”或“a-b/步长”。",
 	cron.RefusalField:       "cron 表达式的{part}字段“{text}”无效（解析器原文：“{detail}”）；{part}字段可取 {values}，以及 * ? , - /。",

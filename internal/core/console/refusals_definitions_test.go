@@ -116,6 +116,7 @@ var brokenFiles = []brokenFile{
 	{"a startup trigger", withCron("@reboot", "UTC"), cron.RefusalReboot, 8, []string{"@reboot"}},
 	{"a zone prefix", withCron("CRON_TZ=Asia/Shanghai 0 3 * * *", "UTC"), cron.RefusalTimezonePrefix, 8, []string{"“Asia/Shanghai”写在单独的 timezone 字段中", "“0 3 * * *”"}},
 	{"a last day", withCron("0 3 L * *", "UTC"), cron.RefusalUnsupported, 8, []string{"日字段“L”", "不支持 L、W 和 #"}},
+	{"a word as a month", withCron("0 3 * FOO *", "UTC"), cron.RefusalValue, 8, []string{"月字段“FOO”：“FOO”不是该字段的取值", "JAN-DEC"}},
 	{"a character of none", withCron("0 3 % * *", "UTC"), cron.RefusalCharacter, 8, []string{"日字段“%”", "“%”", "1-31"}},
 	{"an empty list item", withCron("0 3 1,,2 * *", "UTC"), cron.RefusalEmptyItem, 8, []string{"日字段“1,,2”中有空的列表项"}},
 	{"a star in a range", withCron("0 3 *-5 * *", "UTC"), cron.RefusalStarInRange, 8, []string{"“*-5”不能作为范围的一部分"}},

@@ -60,6 +60,9 @@ const (
 	// RefusalCharacter is a character of no grammar: part, text, char,
 	// values.
 	RefusalCharacter qlerror.Reason = "cron_character"
+	// RefusalValue is a word the field does not take ("L" as a minute,
+	// "FOO" as a month): part, text, item, values.
+	RefusalValue qlerror.Reason = "cron_value"
 	// RefusalEmptyItem is an empty list item ("1,,2"): part, text, values.
 	RefusalEmptyItem qlerror.Reason = "cron_empty_item"
 	// RefusalStarInRange is "*" inside a range ("*-5"): part, text, item.

@@ -2,6 +2,7 @@ package cron
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,18 +21,27 @@ type field struct {
 	// parser parses this field alone, so a robfig error can be pinned to the
 	// field that caused it; robfig's own message does not say which one.
 	parser robfig.Parser
+	// names are the words the field takes besides numbers (lower case).
+	names []string
+	// day marks the two day fields, where Quartz's L and W mean something
+	// a user may have meant; elsewhere they are merely not values.
+	day bool
 }
 
 const anyStepList = "* ? , - /"
 
 var (
-	secondField = field{"second", "second takes 0-59 and " + anyStepList, "0-59", robfig.NewParser(robfig.Second)}
-	minuteField = field{"minute", "minute takes 0-59 and " + anyStepList, "0-59", robfig.NewParser(robfig.Minute)}
-	hourField   = field{"hour", "hour takes 0-23 and " + anyStepList, "0-23", robfig.NewParser(robfig.Hour)}
-	domField    = field{"day-of-month", "day-of-month takes 1-31 and " + anyStepList, "1-31", robfig.NewParser(robfig.Dom)}
-	monthField  = field{"month", "month takes 1-12 or JAN-DEC and " + anyStepList, "1-12, JAN-DEC", robfig.NewParser(robfig.Month)}
-	dowField    = field{"day-of-week", "day-of-week takes 0-6 or SUN-SAT (0 = Sunday; write 0 or SUN, not 7) and " +
-		anyStepList, "0-6, SUN-SAT (0 = SUN)", robfig.NewParser(robfig.Dow)}
+	secondField = field{name: "second", hint: "second takes 0-59 and " + anyStepList, values: "0-59", parser: robfig.NewParser(robfig.Second)}
+	minuteField = field{name: "minute", hint: "minute takes 0-59 and " + anyStepList, values: "0-59", parser: robfig.NewParser(robfig.Minute)}
+	hourField   = field{name: "hour", hint: "hour takes 0-23 and " + anyStepList, values: "0-23", parser: robfig.NewParser(robfig.Hour)}
+	domField    = field{name: "day-of-month", hint: "day-of-month takes 1-31 and " + anyStepList, values: "1-31",
+		parser: robfig.NewParser(robfig.Dom), day: true}
+	monthField = field{name: "month", hint: "month takes 1-12 or JAN-DEC and " + anyStepList, values: "1-12, JAN-DEC",
+		parser: robfig.NewParser(robfig.Month),
+		names:  []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}}
+	dowField = field{name: "day-of-week", hint: "day-of-week takes 0-6 or SUN-SAT (0 = Sunday; write 0 or SUN, not 7) and " + anyStepList,
+		values: "0-6, SUN-SAT (0 = SUN)", parser: robfig.NewParser(robfig.Dow),
+		names: []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}, day: true}
 
 	fiveFields = []field{minuteField, hourField, domField, monthField, dowField}
 	sixFields  = []field{secondField, minuteField, hourField, domField, monthField, dowField}
@@ -106,11 +116,29 @@ func checkField(expr string, f field, text string) error {
 		if strings.ContainsAny(base, "*?") && base != "*" && base != "?" {
 			return fail(fmt.Sprintf("%q cannot be part of a range", base), `write "*", "*/step" or "a-b/step"`, RefusalStarInRange, "item", base)
 		}
-		if problem := quartzToken(item); problem != "" {
-			return fail(problem, unsupportedHint, RefusalUnsupported)
+		if f.day {
+			if problem := quartzToken(f, item); problem != "" {
+				return fail(problem, unsupportedHint, RefusalUnsupported)
+			}
+		}
+		if tok := notAValue(f, item); tok != "" {
+			return fail(fmt.Sprintf("%q is not a value of this field", tok), f.hint, RefusalValue, "item", tok, "values", f.values)
 		}
 	}
 	return nil
+}
+
+// notAValue returns the first part of a list item that is neither a number,
+// "*", "?" nor one of the field's names. robfig would refuse it as "failed
+// to parse int … strconv.Atoi", which says nothing a user can act on.
+func notAValue(f field, item string) string {
+	for _, tok := range strings.FieldsFunc(item, func(r rune) bool { return r == '-' || r == '/' }) {
+		if tok == "*" || tok == "?" || strings.Trim(tok, "0123456789") == "" || slices.Contains(f.names, strings.ToLower(tok)) {
+			continue
+		}
+		return tok
+	}
+	return ""
 }
 
 const unsupportedHint = `L, W and # are not in this grammar; write explicit values instead, ` +
@@ -119,12 +147,16 @@ const unsupportedHint = `L, W and # are not in this grammar; write explicit valu
 // quartzToken recognises Quartz's L and W day modifiers ("L", "LW", "5L",
 // "15W", "L-3"), which would otherwise fail as "failed to parse int". Names
 // such as JUL or WED are not tokens of this form, so they pass.
-func quartzToken(item string) string {
+func quartzToken(f field, item string) string {
 	for _, tok := range strings.FieldsFunc(strings.ToUpper(item), func(r rune) bool { return r == '-' || r == '/' }) {
 		digits := strings.TrimLeft(tok, "0123456789")
 		switch {
-		case tok == "L" || tok == "LW":
-			return fmt.Sprintf("%q (last day) is not supported", tok)
+		case tok == "L" && f.name == dowField.name:
+			return `"L" (last day of the week) is not supported`
+		case tok == "L":
+			return `"L" (last day of the month) is not supported`
+		case tok == "LW":
+			return `"LW" (last weekday of the month) is not supported`
 		case digits == "L" && len(tok) > 1:
 			return fmt.Sprintf("%q (last given weekday) is not supported", tok)
 		case digits == "W" && len(tok) > 1:
