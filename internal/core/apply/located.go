@@ -3,7 +3,10 @@ package apply
 import (
 	"errors"
 	"regexp"
+	"sort"
 	"strconv"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -51,13 +54,52 @@ func Locate(err error) (line, column int, detail string, ok bool) {
 // ("line 3: did not find expected key").
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
-// syntaxError is the decoder's error at its line, when it names one; the
-// decoder's words are the reason's detail.
-func syntaxError(file string, err error) error {
+// syntaxError is the decoder's error at the line at fault (problemLine),
+// when it names a line; the decoder's words are the reason's detail.
+func syntaxError(file string, data []byte, err error) error {
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		if line, convErr := strconv.Atoi(m[1]); convErr == nil {
-			return located(file, line, 0, invalid("%s", m[2]).Because(RefusalYAMLSyntax, "detail", m[2]))
+			return located(file, problemLine(data, line, m[2]), 0, invalid("%s", m[2]).Because(RefusalYAMLSyntax, "detail", m[2]))
 		}
 	}
 	return nil
+}
+
+// problemLine is the line a YAML syntax error is on. For an error inside a
+// block the decoder names the line where the block starts, not the line it
+// could not read: a key indented one space too few in a list of triggers is
+// reported at "triggers:", however far above. The first prefix of the file
+// that fails with the same words ends at the line at fault; no prefix ending
+// above the block's start can fail so, which bounds the search. When the
+// whole file does not fail so on its own (the error was in a later
+// document), the decoder's line stands.
+func problemLine(data []byte, reported int, detail string) int {
+	ends := lineEnds(data)
+	failsAt := func(lines int) bool {
+		var n yaml.Node
+		err := yaml.Unmarshal(data[:ends[lines-1]], &n)
+		if err == nil {
+			return false
+		}
+		m := yamlLine.FindStringSubmatch(err.Error())
+		return m != nil && m[2] == detail
+	}
+	if reported < 1 || reported > len(ends) || !failsAt(len(ends)) {
+		return reported
+	}
+	return reported + sort.Search(len(ends)-reported+1, func(i int) bool { return failsAt(reported + i) })
+}
+
+// lineEnds are the offsets just past each line of data, newline included.
+func lineEnds(data []byte) []int {
+	var ends []int
+	for i, b := range data {
+		if b == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		ends = append(ends, len(data))
+	}
+	return ends
 }

@@ -92,7 +92,7 @@ func Parse(file string, data []byte) (*Document, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
-		return nil, p.yamlError(err)
+		return nil, p.yamlError(data, err)
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
 		return nil, qlerror.New(qlerror.Invalid, "%s: the file is empty; it must be a mapping with project, tasks and triggers", file).Because(RefusalEmptyFile)
@@ -107,7 +107,7 @@ func Parse(file string, data []byte) (*Document, error) {
 			break
 		}
 		if err != nil {
-			return nil, p.yamlError(err)
+			return nil, p.yamlError(data, err)
 		}
 		if len(next.Content) > 0 && next.Content[0].Tag != "!!null" {
 			return nil, p.at(next.Content[0], invalid("a second YAML document (after ---); a file holds one project: put each document in a file of its own").
@@ -125,8 +125,8 @@ func Parse(file string, data []byte) (*Document, error) {
 }
 
 // yamlError is the decoder's error, at its line when it names one.
-func (p parser) yamlError(err error) error {
-	if le := syntaxError(p.file, err); le != nil {
+func (p parser) yamlError(data []byte, err error) error {
+	if le := syntaxError(p.file, data, err); le != nil {
 		return le
 	}
 	detail := strings.TrimPrefix(err.Error(), "yaml: ")

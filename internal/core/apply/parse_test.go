@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -159,5 +160,37 @@ func TestASecondYAMLDocumentIsRefusedNotDropped(t *testing.T) {
 		if _, err := Parse("x.yaml", []byte(one)); err != nil {
 			t.Errorf("%q: %v", one, err)
 		}
+	}
+}
+
+func TestAYAMLSyntaxErrorNamesTheLineAtFaultNotTheBlocksFirst(t *testing.T) {
+	t.Parallel()
+	misindented := "project: demo\ntasks:\n  - name: a\n    script: echo hi\ntriggers:\n  - name: t\n    task: a\n" +
+		"    cron: '0 * * * *'\n    timezone: UTC\n  - name: u\n    task: a\n   cron: '0 * * * *'\n    timezone: UTC\n"
+	cases := []struct {
+		name, yaml string
+		line       int
+	}{
+		{"a key indented one space too few in a list", misindented, 12},
+		{"the same as the file's last line, without its newline", strings.TrimSuffix(misindented, "    timezone: UTC\n"), 12},
+		{"a key indented too far", "project: demo\ntasks:\n  - name: a\n     script: echo\n", 4},
+		{"a tab", "project: demo\ntasks:\n\t- name: a\n", 3},
+		{"a flow list left open", "project: [demo\n", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse("x.yaml", []byte(c.yaml))
+			line, _, detail, ok := Locate(err)
+			if !ok {
+				t.Fatalf("error %v names no line", err)
+			}
+			if line != c.line {
+				t.Errorf("line %d (%s), want %d", line, detail, c.line)
+			}
+			if want := fmt.Sprintf("x.yaml:%d: ", c.line); !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error %q does not start %q", err, want)
+			}
+		})
 	}
 }
