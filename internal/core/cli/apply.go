@@ -24,7 +24,7 @@ func applyCommand(opts Options) *cobra.Command {
 		Use:   "apply -f FILE",
 		Short: "Create or update a project's tasks and triggers from a YAML file",
 		Long:  applyLong(opts),
-		Args:  cobra.NoArgs,
+		Args:  fileFlagOnly,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return Usagef("-f FILE is required (-f - reads standard input)")
@@ -190,4 +190,17 @@ func printNotes(cmd *cobra.Command, notes []apply.Note) {
 // same bytes for a local note and a server's.
 func printNote(cmd *cobra.Command, sentence string) {
 	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "note: %s\n", sentence)
+}
+
+// fileFlagOnly refuses a file named without -f, the way most tools take
+// one ("ql apply defs.yaml"), with the command to write instead; cobra's
+// own refusal calls the file an unknown command.
+func fileFlagOnly(cmd *cobra.Command, args []string) error {
+	switch len(args) {
+	case 0:
+		return nil
+	case 1:
+		return Usagef("apply reads its file from -f: write %s -f %s", cmd.CommandPath(), args[0])
+	}
+	return Usagef("apply takes one file, given with -f (%d arguments given); to apply several files, run it once per file", len(args))
 }

@@ -151,3 +151,21 @@ func TestAMalformedIDOrNameExitsTwoBeforeAnyDatabaseIsOpened(t *testing.T) {
 		}
 	}
 }
+
+func TestApplyGivenAFileWithoutDashFSaysHowToWriteIt(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		binary string
+		args   []string
+		want   string
+	}{
+		{"ql", []string{"apply", "defs.yaml"}, "apply reads its file from -f: write ql apply -f defs.yaml"},
+		{"ql-edge", []string{"apply", "defs.yaml"}, "write ql-edge apply -f defs.yaml"},
+		{"ql", []string{"apply", "a.yaml", "b.yaml"}, "apply takes one file, given with -f (2 arguments given); to apply several files, run it once per file"},
+	} {
+		code, _, stderr := qlWith(t, Options{Binary: c.binary}, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "unknown command") {
+			t.Errorf("%s %v: exit %d, stderr %q; want exit 2 and %q", c.binary, c.args, code, stderr, c.want)
+		}
+	}
+}
