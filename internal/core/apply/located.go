@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"errors"
 	"regexp"
 	"sort"
@@ -59,7 +60,12 @@ var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 func syntaxError(file string, data []byte, err error) error {
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		if line, convErr := strconv.Atoi(m[1]); convErr == nil {
-			return located(file, problemLine(data, line, m[2]), 0, invalid("%s", m[2]).Because(RefusalYAMLSyntax, "detail", m[2]))
+			at := problemLine(data, line, m[2])
+			msg := m[2]
+			if indentedWithTab(data, at) {
+				msg += " (the line is indented with a tab; YAML indents with spaces only)"
+			}
+			return located(file, at, 0, invalid("%s", msg).Because(RefusalYAMLSyntax, "detail", m[2]))
 		}
 	}
 	return nil
@@ -88,6 +94,22 @@ func problemLine(data []byte, reported int, detail string) int {
 		return reported
 	}
 	return reported + sort.Search(len(ends)-reported+1, func(i int) bool { return failsAt(reported + i) })
+}
+
+// indentedWithTab tells whether line (1-based) of data has a tab in its
+// indentation, the most common YAML error a reader cannot see.
+func indentedWithTab(data []byte, line int) bool {
+	ends := lineEnds(data)
+	if line < 1 || line > len(ends) {
+		return false
+	}
+	start := 0
+	if line > 1 {
+		start = ends[line-2]
+	}
+	text := data[start:ends[line-1]]
+	indent := text[:len(text)-len(bytes.TrimLeft(text, " \t"))]
+	return bytes.IndexByte(indent, '\t') >= 0
 }
 
 // lineEnds are the offsets just past each line of data, newline included.

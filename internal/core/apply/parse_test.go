@@ -175,6 +175,7 @@ func TestAYAMLSyntaxErrorNamesTheLineAtFaultNotTheBlocksFirst(t *testing.T) {
 		{"the same as the file's last line, without its newline", strings.TrimSuffix(misindented, "    timezone: UTC\n"), 12},
 		{"a key indented too far", "project: demo\ntasks:\n  - name: a\n     script: echo\n", 4},
 		{"a tab", "project: demo\ntasks:\n\t- name: a\n", 3},
+		{"a tab after spaces", "project: demo\ntasks:\n  - name: a\n  \tscript: echo\n", 4},
 		{"a flow list left open", "project: [demo\n", 1},
 	}
 	for _, c := range cases {
@@ -190,6 +191,9 @@ func TestAYAMLSyntaxErrorNamesTheLineAtFaultNotTheBlocksFirst(t *testing.T) {
 			}
 			if want := fmt.Sprintf("x.yaml:%d: ", c.line); !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("error %q does not start %q", err, want)
+			}
+			if tab := strings.Contains(err.Error(), "indented with a tab"); tab != strings.Contains(c.name, "tab") {
+				t.Errorf("error %q: says the line is indented with a tab: %v", err, tab)
 			}
 		})
 	}
