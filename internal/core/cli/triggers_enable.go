@@ -20,7 +20,8 @@ func triggersEnableCommand(opts Options, enable bool) *cobra.Command {
 		Short: "Disable a trigger: publish its revision again with enabled: false",
 		Long: `Disable a trigger (NAME is its name, project/name, or id): its current revision is published again
 with only enabled: false, a new revision like any ` + "`" + ql + " apply`" + ` of the changed file. While disabled
-nothing of it runs; when it is enabled again, every occurrence that fell due meanwhile is recorded in the
+no Run of it is admitted (by its schedule, run now or backfill); Runs admitted before, queued or running,
+go on (` + "`" + ql + " runs list --trigger NAME --state queued`" + ` lists them, ` + "`" + ql + " runs cancel`" + ` stops one). When it is enabled again, every occurrence that fell due meanwhile is recorded in the
 ledger as "disabled" (` + "`" + ql + " triggers show`" + `) and none is caught up. Occurrences of the replaced
 revision that were due and not yet decided are recorded too, as "republished". The change is audited
 with the operating-system user. Disabling a disabled trigger changes nothing.

@@ -152,8 +152,11 @@ admission would have had: an occurrence that already ran (under any revision of 
 counted as existing and never run twice, and repeating a backfill admits nothing new. Occurrences
 passed over (misfire, collapsed, paused, overlap, ...) get their Run now. Only occurrences the
 schedule has already decided are taken: the ones from the trigger's next fire time on are left to
-it. The window may reach back before the trigger was created (a backfill fills history); the
-trigger's startAt and endAt bound it. At most --max occurrences are considered (default 1000); the report says where the window was
+it. The occurrences are those of the trigger's current revision (its cron, timezone and jitter):
+a window before a change of cron holds the new cron's times, not the old ones (as a scheduler
+backfilling with today's definition does); an occurrence that ran at the same instant under an
+older revision still counts as existing. The window may reach back before the trigger was created
+(a backfill fills history); the trigger's startAt and endAt bound it. At most --max occurrences are considered (default 1000); the report says where the window was
 cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences, and a note
 when nothing will start the Runs queued, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
 --dry-run counts what the backfill would do — the occurrences, the first and last of them, how many

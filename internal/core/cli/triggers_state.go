@@ -253,7 +253,10 @@ cron is admitted (` + "`" + opts.Binary + " triggers run`" + ` still runs it on 
 trigger revision, so publishing the trigger again does not resume it. Each pause and resume is
 recorded with who (the operating-system user), when (the database's clock) and the note, in the
 table trigger_schedule_audit (triggers show shows its newest records). Pausing a
-paused trigger changes nothing and keeps the first note.` +
+paused trigger changes nothing and keeps the first note. Resuming applies the trigger's misfire
+policy to what fell due meanwhile, as after an outage: under fire_once (the default) the oldest
+missed occurrence runs once at resume, under skip one still within the grace period; to run none,
+give the trigger catchUpWindow: 0s in its definitions file.` +
 			opts.clusterOnly("\n"+pauseRoles)
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}
