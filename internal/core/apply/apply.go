@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -168,12 +169,15 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 			return nil, err
 		}
 	}
-	pinned, res, err := convergeTasks(ctx, svc, tx, proj.ID, doc, tasks, newID)
+	// archiving: this very apply archives the project (or creates it
+	// archived), so a refused publish of its objects is the file's own doing.
+	archiving := doc.Status != project.Active && (change == catalog.Created || slices.Contains(fields, "status"))
+	pinned, res, err := convergeTasks(ctx, svc, tx, proj.ID, doc, archiving, tasks, newID)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, res...)
-	res, err = convergeTriggers(ctx, svc, tx, proj.ID, doc, pinned, triggers, newID)
+	res, err = convergeTriggers(ctx, svc, tx, proj.ID, doc, archiving, pinned, triggers, newID)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +216,7 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 
 // convergeTasks publishes every task whose content differs from its
 // current revision and returns the revision each trigger pins, by name.
-func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, projectID string, doc *Document, current map[string]task.Revision, newID func() string) (map[string]task.Revision, []Result, error) {
+func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, projectID string, doc *Document, archiving bool, current map[string]task.Revision, newID func() string) (map[string]task.Revision, []Result, error) {
 	pinned := make(map[string]task.Revision, len(doc.Tasks))
 	out := make([]Result, len(doc.Tasks))
 	var params []catalog.TaskPublishParams
@@ -247,7 +251,7 @@ func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, proj
 	res, err := tx.TasksPublish(ctx, params)
 	var item *catalog.ItemError
 	if errors.As(err, &item) && item.Index >= 0 && item.Index < len(at) {
-		return nil, nil, taskErr(doc, at[item.Index], item.Err)
+		return nil, nil, taskErr(doc, at[item.Index], archivingErr(doc, archiving, out[at[item.Index]], item.Err))
 	}
 	if err != nil {
 		return nil, nil, err
@@ -263,7 +267,7 @@ func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, proj
 
 // convergeTriggers publishes every trigger whose content (or pinned task
 // revision) differs from its current revision.
-func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, projectID string, doc *Document, pinned map[string]task.Revision, current map[string]trigger.Revision, newID func() string) ([]Result, error) {
+func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, projectID string, doc *Document, archiving bool, pinned map[string]task.Revision, current map[string]trigger.Revision, newID func() string) ([]Result, error) {
 	out := make([]Result, len(doc.Triggers))
 	var params []catalog.TriggerPublishParams
 	var at []int
@@ -303,7 +307,7 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 	res, err := tx.TriggersPublish(ctx, params)
 	var item *catalog.ItemError
 	if errors.As(err, &item) && item.Index >= 0 && item.Index < len(at) {
-		return nil, triggerErr(doc, at[item.Index], item.Err)
+		return nil, triggerErr(doc, at[item.Index], archivingErr(doc, archiving, out[at[item.Index]], item.Err))
 	}
 	if err != nil {
 		return nil, err
@@ -312,6 +316,32 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 		out[at[j]].Revision = r.Revision
 	}
 	return out, nil
+}
+
+// archivingErr words the store's refusal to publish to an archived project
+// when it is this very file that archives it (archiving): "project is
+// archived; set its status to active" reads as if the file said active, and
+// hides that the refusal is about an object the file also creates or
+// changes (often a trigger disabled from the command line that the file
+// enables again). A project archived before keeps the store's words.
+func archivingErr(doc *Document, archiving bool, r Result, err error) error {
+	if !archiving || qlerror.ReasonOf(err) != catalog.RefusalProjectArchived {
+		return err
+	}
+	what := "creates this " + r.Kind
+	if r.Change != catalog.Created {
+		what = fmt.Sprintf("changes this %s (%s)", r.Kind, strings.Join(r.Fields, ", "))
+	}
+	fix := fmt.Sprintf("make the %s in the file as it is published", r.Kind)
+	if r.Kind == "trigger" {
+		fix += fmt.Sprintf(" (`ql triggers show %s`)", r.Name)
+	}
+	if r.Change == catalog.Created {
+		fix = "leave it out of the file"
+	}
+	return qlerror.New(qlerror.FailedPrecondition, "this file archives project %q and %s in the same apply, and an archived project takes no new revision: "+
+		"%s, or apply the change with status: active first and archive after", doc.Project, what, fix).
+		Because(RefusalArchivingWithChanges, "kind", r.Kind, "name", r.Name, "project", doc.Project, "fields", strings.Join(r.Fields, ", "))
 }
 
 func taskErr(doc *Document, i int, err error) error {

@@ -8,6 +8,12 @@ import "github.com/qinglong/qinglong/internal/core/qlerror"
 // notify and project. Each names the params its sentence may use; every
 // located one is at its line (LocatedError) as well.
 const (
+	// RefusalArchivingWithChanges is a file that archives its project and
+	// in the same apply creates or changes a task or trigger of it, which
+	// an archived project cannot take: kind (task or trigger), name,
+	// project, fields (the changed ones, comma separated; empty for a new
+	// object).
+	RefusalArchivingWithChanges qlerror.Reason = "defs_archiving_with_changes"
 	// RefusalYAMLSyntax is text the YAML decoder cannot read: detail
 	// (the decoder's own words).
 	RefusalYAMLSyntax qlerror.Reason = "defs_yaml_syntax"

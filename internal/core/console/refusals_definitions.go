@@ -83,6 +83,8 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	cron.RefusalTimezoneLocal:   "时区不能写“Local”：它表示主机的时区，而触发器在每台机器上的含义必须相同；请写 IANA 时区名，如“Asia/Shanghai”或“UTC”。",
 	cron.RefusalTimezoneUnknown: "未知的 IANA 时区“{value}”；请写“Asia/Shanghai”“Europe/Berlin”或“UTC”这样的时区名（区分大小写）。",
 	// The project and its notifications.
+	apply.RefusalArchivingWithChanges: "本文件将项目“{project}”归档，同时在同一次应用中新建或修改了“{name}”，而已归档的项目不接受新的修订：" +
+		"请让文件中的它与已发布的一致（或从文件中删去新建的它），或者先以 status: active 应用这项修改，再归档。",
 	catalog.RefusalProjectMissing:     "项目“{name}”不存在（项目名区分大小写）；新项目由定义文件创建：在定义页面写 project: {name}，预览后应用。",
 	apply.RefusalRuleEventAndStreak:   "{field}：on: 事件 和 consecutive_failures: N 只能二选一。",
 	apply.RefusalRuleStreakAsEvent:    "{field}：请写 consecutive_failures: N（连续失败的次数），而不是 on: consecutive_failures。",

@@ -241,17 +241,20 @@ func TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine(t *testing.T) {
 	checkChinese(t, "a trigger bound to another task", err, apply.RefusalTriggerRebound, 6, []string{"触发器“t”已绑定到另一个任务"}, hole)
 	err = refusedDefinitions(t, "project: demo\nstatus: archived\n"+strings.TrimPrefix(defsTask, "project: demo\n"), heldProject{status: project.Archived})
 	checkChinese(t, "a task of an archived project", err, catalog.RefusalProjectArchived, 4, []string{"该项目已归档"}, hole)
+	err = refusedDefinitions(t, "project: demo\nstatus: archived\n"+strings.TrimPrefix(defsTask, "project: demo\n"), heldProject{status: project.Active})
+	checkChinese(t, "a file archiving its project and creating a task", err, apply.RefusalArchivingWithChanges, 4, []string{"本文件将项目“demo”归档", "“a”"}, hole)
 }
 
 // notReachedByAFile are the reasons of the definitions packages that no
 // file of brokenFiles can give, each with why.
 var notReachedByAFile = map[qlerror.Reason]string{
-	validate.RefusalNotUTF8:       "the YAML decoder reads only UTF-8 and its escapes yield UTF-8 (the check is for other callers)",
-	cron.RefusalExpression:        "robfig refusing an expression whose every field it accepts alone, which its grammar never does",
-	apply.RefusalTriggerRebound:   "needs a database holding the trigger (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
-	catalog.RefusalProjectMissing: "a missing project is created by a file; the definitions page's view of one is a server test",
-	apply.RefusalOutcomeUnknown:   "the write of a valid file failing, not the file (server: TestAnApplyOfUnknownOutcomeSaysSoInThePagesLanguage)",
-	apply.RefusalWriteConflict:    "the write of a valid file losing to another writer, not the file",
+	validate.RefusalNotUTF8:           "the YAML decoder reads only UTF-8 and its escapes yield UTF-8 (the check is for other callers)",
+	cron.RefusalExpression:            "robfig refusing an expression whose every field it accepts alone, which its grammar never does",
+	apply.RefusalTriggerRebound:       "needs a database holding the trigger (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
+	apply.RefusalArchivingWithChanges: "needs a database holding the project active (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
+	catalog.RefusalProjectMissing:     "a missing project is created by a file; the definitions page's view of one is a server test",
+	apply.RefusalOutcomeUnknown:       "the write of a valid file failing, not the file (server: TestAnApplyOfUnknownOutcomeSaysSoInThePagesLanguage)",
+	apply.RefusalWriteConflict:        "the write of a valid file losing to another writer, not the file",
 }
 
 // Each reason a definitions file can be refused for is given by a file of

@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
@@ -217,4 +218,27 @@ func names[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// testArchivingFileWithAChangeSaysSo: a file that archives its project and
+// also changes one of its triggers is refused whole, and the refusal names
+// the file's own archiving and the changed fields: the store's "project is
+// archived; set it active" would read as if the file had said active.
+func testArchivingFileWithAChangeSaysSo(t *testing.T, f Fixture) {
+	applyFile(t, f, fileOf(t, []string{"job"}, "true", [][2]string{{"tick", "job"}}, 1))
+	archiving := fileOf(t, []string{"job"}, "true", [][2]string{{"tick", "job"}}, 2)
+	archiving.Status = project.Archived
+	_, err := apply.Apply(t.Context(), f.Service, archiving, ids.New)
+	requireCode(t, err, qlerror.FailedPrecondition, "file archiving its project and changing a trigger")
+	if r := qlerror.ReasonOf(err); r != apply.RefusalArchivingWithChanges {
+		t.Errorf("reason %q, want %q (%v)", r, apply.RefusalArchivingWithChanges, err)
+	}
+	for _, want := range []string{`trigger "tick"`, `this file archives project "alpha" and changes this trigger (cron.expression)`, "ql triggers show tick"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if p, err := f.Catalog.ProjectByName(t.Context(), "alpha"); err != nil || p.Status != project.Active {
+		t.Fatalf("project after the refused file: %+v, %v; want still active", p, err)
+	}
 }

@@ -29,6 +29,7 @@ func RunCatalog(t *testing.T, newFixture Factory) {
 		"RepublishedTriggerResetsItsScheduleRow":            testRepublishResetsRow,
 		"StoredRevisionsReadBackWithTheirDigests":           testReadBack,
 		"FileWhoseLastObjectFailsPublishesNothing":          testFileIsAllOrNothing,
+		"ArchivingFileWithAChangeSaysSo":                    testArchivingFileWithAChangeSaysSo,
 		"TransactionWhoseLastItemFailsWritesNothing":        testTxIsAllOrNothing,
 		"EveryObjectOfAFileHasOnePublishTime":               testOnePublishTimePerFile,
 		"ReaderNeverSeesHalfAFile":                          testReaderNeverSeesHalfAFile,
