@@ -45,7 +45,8 @@ func TestNoFlagUsageHoldsBackquotes(t *testing.T) {
 
 // The quick start (`go run ./cmd/ql serve --example` in the checkout) and
 // `go build` leave nothing git would offer to commit: the database with its
-// WAL files, the logs, the secrets and owner files, and the binaries.
+// WAL files, the logs, the secrets and owner files, the server's lock
+// file, and the binaries.
 func TestGitIgnoresWhatTheQuickStartCreates(t *testing.T) {
 	t.Parallel()
 	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
@@ -58,7 +59,7 @@ func TestGitIgnoresWhatTheQuickStartCreates(t *testing.T) {
 	}
 	l := server.LayoutOf(".")
 	paths := []string{l.DB, l.DB + "-wal", l.DB + "-shm", filepath.Join(l.Logs, "attempt.log"), l.Secrets,
-		filepath.Join(l.Owners, "owner"), "ql", "ql-edge"}
+		filepath.Join(l.Owners, "owner"), l.Lock, "ql", "ql-edge"}
 	cmd := exec.Command("git", append([]string{"check-ignore", "--no-index", "--"}, paths...)...)
 	cmd.Dir = strings.TrimSpace(string(top))
 	out, _ := cmd.Output()

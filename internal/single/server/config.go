@@ -1,13 +1,14 @@
 package server
 
 import (
-	"github.com/qinglong/qinglong/internal/core/httpapi"
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
@@ -123,6 +124,11 @@ type Config struct {
 	// means the profile's default (Retention.Set false). Policy.Off keeps
 	// everything.
 	Retention RetentionConfig
+	// BeforeOpen, if set, runs once the data directory is this server's,
+	// before the server opens its database: `serve --example` applies the
+	// sample there, so a start refused because another server uses the
+	// directory has changed nothing in it.
+	BeforeOpen func(context.Context) error
 	// Binary names the program that serves (default ql) in the commands
 	// its log lines tell the operator to run: the edge binary's operator
 	// has no ql.
@@ -274,6 +280,7 @@ type Layout struct {
 	Logs    string // <attemptId>.log per attempt
 	Secrets string // JSON object name → value, mode 0600
 	Owners  string // one lock file per live executor
+	Lock    string // locked by the server serving the directory; holds its pid
 }
 
 // LayoutOf is the layout of dataDir.
@@ -283,6 +290,7 @@ func LayoutOf(dataDir string) Layout {
 		Logs:    filepath.Join(dataDir, "qinglong-logs"),
 		Secrets: filepath.Join(dataDir, "qinglong-secrets.json"),
 		Owners:  filepath.Join(dataDir, "qinglong-owners"),
+		Lock:    filepath.Join(dataDir, "qinglong-server.lock"),
 	}
 }
 

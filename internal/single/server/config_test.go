@@ -71,7 +71,8 @@ func TestInvalidConfigIsRejectedBeforeAnythingIsCreated(t *testing.T) {
 func TestLayoutKeepsEverythingInTheDataDirectory(t *testing.T) {
 	t.Parallel()
 	l := LayoutOf("/var/lib/ql")
-	want := Layout{DB: "/var/lib/ql/qinglong.db", Logs: "/var/lib/ql/qinglong-logs", Secrets: "/var/lib/ql/qinglong-secrets.json", Owners: "/var/lib/ql/qinglong-owners"}
+	want := Layout{DB: "/var/lib/ql/qinglong.db", Logs: "/var/lib/ql/qinglong-logs", Secrets: "/var/lib/ql/qinglong-secrets.json", Owners: "/var/lib/ql/qinglong-owners",
+		Lock: "/var/lib/ql/qinglong-server.lock"}
 	if l != want {
 		t.Fatalf("layout %+v, want %+v", l, want)
 	}

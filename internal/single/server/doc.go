@@ -6,7 +6,7 @@
 //
 // Start order (each step only after the previous one succeeded):
 //
-//	validate config → open file → migrate → readiness
+//	validate config → data directory lock → open file → migrate → readiness
 //	  → HTTP /livez, /readyz (optional; /readyz 503 until the end)
 //	  → commit watch → owner lock → recovery (dead owners' attempts
 //	  become lost) → dispatcher → scheduler loop → notifications
@@ -16,9 +16,13 @@
 // Stop runs in reverse and is bounded by the profile's stop timeout:
 // /readyz turns 503, the watch stops, the scheduler stops and drains,
 // the dispatcher kills what still runs after its grace and records it,
-// then the owner lock, the watch's connection and the file are released.
+// then the owner lock, the watch's connection, the file and last the data
+// directory lock are released.
 //
-// Two servers on one file never duplicate an occurrence: every decision
-// commits in BEGIN IMMEDIATE against the row's state_version, and the
-// occurrence's idempotency key is unique.
+// One server serves a data directory: a second one's start is refused at
+// the lock, before it touches anything. Other processes (ql apply, ql
+// triggers run) still commit to the file beside the server, and none of
+// them duplicates an occurrence: every decision commits in BEGIN IMMEDIATE
+// against the row's state_version, and the occurrence's idempotency key is
+// unique.
 package server

@@ -61,11 +61,15 @@ type helper struct {
 	totalsFile string
 }
 
-func startHelper(t *testing.T, dataDir string, concurrency int) *helper {
+// startHelper starts a serve process on dataDir; env adds to its
+// environment (QL_TEST_ROUNDS_ONLY=1: the scheduler's rounds only, see
+// roundsOnly).
+func startHelper(t *testing.T, dataDir string, concurrency int, env ...string) *helper {
 	t.Helper()
 	h := &helper{cmd: exec.Command(os.Args[0], "-test.run=^$"), totalsFile: filepath.Join(t.TempDir(), "totals.json")}
 	h.cmd.Env = append(os.Environ(), helperEnv+"=1", "QL_DATA_DIR="+dataDir, "QL_TEST_CONCURRENCY="+strconv.Itoa(concurrency),
 		"QL_TEST_TOTALS="+h.totalsFile)
+	h.cmd.Env = append(h.cmd.Env, env...)
 	h.cmd.Stdout, h.cmd.Stderr = &h.stdout, &h.stderr
 	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/testkit/leakcheck"
@@ -41,42 +42,51 @@ type helperTotals struct {
 // serveHelper serves QL_DATA_DIR until SIGTERM, then prints its round
 // totals as one JSON line. While it serves, it also keeps its running totals
 // in the file QL_TEST_TOTALS names (replaced whole after every round), so a
-// test can wait until each process has really taken part.
+// test can wait until each process has really taken part. With
+// QL_TEST_ROUNDS_ONLY set it is no server but a process committing the
+// scheduler's rounds to the file beside one (see roundsOnly).
 func serveHelper() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	concurrency, _ := strconv.Atoi(os.Getenv("QL_TEST_CONCURRENCY"))
 	var mu sync.Mutex
 	var totals helperTotals
-	err := Serve(ctx, Config{
+	onRound := func(s schedule.Summary) {
+		mu.Lock()
+		defer mu.Unlock()
+		totals.Admitted += s.Counts[schedule.Admitted]
+		totals.Raced += s.Counts[schedule.Raced]
+		// The round the stop cut short fails its remaining commits
+		// with the cancelled context, writing nothing.
+		if ctx.Err() != nil {
+			return
+		}
+		for _, err := range s.Errors {
+			// SQLite's lock is not fair: under sustained writes from
+			// the other process a commit can wait out its busy
+			// timeout. It writes nothing and the row is taken again
+			// next round, so it is counted apart from real failures.
+			if qlerror.Is(err, qlerror.Unavailable) {
+				totals.Busy++
+			} else {
+				totals.Failed++
+			}
+		}
+		writeTotals(os.Getenv("QL_TEST_TOTALS"), totals)
+	}
+	cfg := Config{
 		DataDir:     os.Getenv("QL_DATA_DIR"),
 		Cadence:     250 * time.Millisecond,
 		Concurrency: concurrency,
 		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
-		OnRound: func(s schedule.Summary) {
-			mu.Lock()
-			defer mu.Unlock()
-			totals.Admitted += s.Counts[schedule.Admitted]
-			totals.Raced += s.Counts[schedule.Raced]
-			// The round the stop cut short fails its remaining commits
-			// with the cancelled context, writing nothing.
-			if ctx.Err() != nil {
-				return
-			}
-			for _, err := range s.Errors {
-				// SQLite's lock is not fair: under sustained writes from
-				// the other process a commit can wait out its busy
-				// timeout. It writes nothing and the row is taken again
-				// next round, so it is counted apart from real failures.
-				if qlerror.Is(err, qlerror.Unavailable) {
-					totals.Busy++
-				} else {
-					totals.Failed++
-				}
-			}
-			writeTotals(os.Getenv("QL_TEST_TOTALS"), totals)
-		},
-	})
+		OnRound:     onRound,
+	}
+	var err error
+	if os.Getenv("QL_TEST_ROUNDS_ONLY") != "" {
+		err = roundsOnly(ctx, cfg)
+	} else {
+		err = Serve(ctx, cfg)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if err := json.NewEncoder(os.Stdout).Encode(totals); err != nil {
@@ -87,6 +97,35 @@ func serveHelper() int {
 		return 1
 	}
 	return 0
+}
+
+// roundsOnly runs the scheduler's rounds on cfg's database, as a server's
+// scheduler does, until ctx ends: a process that commits the same
+// decisions to the file as the server beside it, which no server lock
+// keeps out (any process may write the file), so the two show what the
+// store's compare-and-swap alone guarantees across processes.
+func roundsOnly(ctx context.Context, cfg Config) error {
+	b, err := OpenBackend(ctx, LayoutOf(cfg.DataDir).DB)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	cfg = cfg.WithDefaults()
+	for {
+		sum, err := schedule.Round(ctx, b.Store, schedule.RoundConfig{PageSize: cfg.PageSize, GraceMs: cfg.Grace.Milliseconds(), Parallel: 1, NewID: ids.New})
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		cfg.OnRound(sum)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(cfg.Cadence):
+		}
+	}
 }
 
 // writeTotals replaces path with totals; a failed write only delays the

@@ -31,6 +31,7 @@ import (
 type Server struct {
 	cfg    Config
 	layout Layout
+	lock   *dirLock
 	store  *sqlitestore.Store
 	owner  *executor.Owner
 	disp   *executor.Dispatcher
@@ -109,9 +110,19 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the data directory %s", cfg.DataDir)
 	}
+	// First: a second server on the directory must fail having opened,
+	// migrated, recovered and released nothing.
+	if s.lock, err = lockDataDir(cfg.DataDir, s.layout.Lock); err != nil {
+		return nil, err
+	}
 	warnIfShared(cfg.Logger, cfg.DataDir)
 	if !cfg.RunAs.IsZero() {
 		if err := process.CheckRunAs(cfg.RunAs); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.BeforeOpen != nil {
+		if err := cfg.BeforeOpen(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -433,6 +444,10 @@ func (s *Server) teardown(ctx context.Context) error {
 	}
 	if s.store != nil {
 		errs = append(errs, s.store.Close())
+	}
+	// Last: a server started after this one must find the file closed.
+	if s.lock != nil {
+		errs = append(errs, s.lock.release())
 	}
 	return errors.Join(errs...)
 }

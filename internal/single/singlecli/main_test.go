@@ -1,7 +1,6 @@
 package singlecli
 
 import (
-	"context"
 	"os"
 	"testing"
 
@@ -10,12 +9,13 @@ import (
 )
 
 // envRunCLI makes the test binary act as ql, so a test can run a command
-// in a process of its own.
+// in a process of its own: as the binary does, signals included (a served
+// one drains on SIGTERM).
 const envRunCLI = "QL_LOCALCLI_TEST_RUN_CLI"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envRunCLI) == "1" {
-		os.Exit(cli.Main(context.Background(), Options("ql"), os.Args[1:], os.Stdout, os.Stderr))
+		cli.Run(Options("ql"))
 	}
 	leakcheck.Main(m)
 }

@@ -163,9 +163,8 @@ func Serve(p server.Profile) cli.ServeFunc {
 			}
 		}
 		if f.Example {
-			if err := applyExample(ctx, cmd, server.LayoutOf(cfg.WithDefaults().DataDir).DB); err != nil {
-				return err
-			}
+			db := server.LayoutOf(cfg.WithDefaults().DataDir).DB
+			cfg.BeforeOpen = func(ctx context.Context) error { return applyExample(ctx, cmd, db) }
 		}
 		return server.Serve(ctx, cfg)
 	}

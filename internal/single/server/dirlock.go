@@ -1,0 +1,117 @@
+package server
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// dirLock is a server's hold on its data directory: an exclusive flock on
+// the directory's lock file, taken before the database is opened and
+// released after it is closed. Two servers on one directory would each run
+// commands up to their own concurrency, race each other's rounds, and the
+// second's start would make the first's notification claims due again, so
+// a second server is refused. The kernel drops a flock when its process
+// dies, however it dies: a server killed with SIGKILL leaves no lock
+// behind, only the file, which the next server locks again. The file holds
+// the holder's pid for the refusal's message and for the operator; the pid
+// is never what decides.
+type dirLock struct {
+	file *os.File
+}
+
+// lockDataDir takes the data directory dir's server lock at path, or
+// refuses: another server holds it, or the file cannot be locked.
+func lockDataDir(dir, path string) (*dirLock, error) {
+	// O_NOFOLLOW: the file is truncated and written once locked, so a
+	// symbolic link planted at its name must not lead that write
+	// elsewhere. Go opens it close-on-exec, so no command the server
+	// starts inherits the lock and keeps it past the server's death.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, openLockError(dir, path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close() //nolint:errcheck // the lock error is the one returned
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, inUse(dir, path)
+		}
+		return nil, qlerror.Wrap(qlerror.Unavailable, err,
+			"lock %s: the file system of the data directory %s must support flock (some network file systems do not); give a --data-dir on a local file system", path, dir)
+	}
+	if err := writeHolder(f); err != nil {
+		f.Close() //nolint:errcheck // the write error is the one returned
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "write this server's pid into %s", path)
+	}
+	return &dirLock{file: f}, nil
+}
+
+// writeHolder replaces the file's content with this process's pid.
+func writeHolder(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return err
+}
+
+// openLockError says why the lock file cannot be opened and what to do.
+func openLockError(dir, path string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		return qlerror.Wrap(qlerror.Unavailable, err,
+			"the data directory %s is on a read-only file system; the server writes its database, logs and lock file there: give a writable --data-dir", dir)
+	case errors.Is(err, fs.ErrPermission):
+		return qlerror.Wrap(qlerror.Unavailable, err,
+			"cannot create or open the server lock file %s; run the server as the user that owns the data directory %s (files another user left there need chown), or give a --data-dir this user may write", path, dir)
+	case errors.Is(err, syscall.ELOOP):
+		return qlerror.Wrap(qlerror.Unavailable, err,
+			"the server lock file %s is a symbolic link, which the server refuses to follow; remove it (the server creates the file itself)", path)
+	}
+	return qlerror.Wrap(qlerror.Unavailable, err, "open the server lock file %s", path)
+}
+
+// inUse is the refusal of a second server, naming the holder's pid when
+// the file names a live process: the holder writes it just after it locks,
+// so a start racing that write finds no pid, or the pid of a server that
+// died before, which no longer runs.
+func inUse(dir, path string) error {
+	who := "another server"
+	if pid, ok := holderPID(path); ok {
+		who += " (pid " + strconv.Itoa(pid) + ")"
+	}
+	return qlerror.New(qlerror.FailedPrecondition,
+		"%s is serving the data directory %s: only one server may use a data directory; stop that server first, or give this one another --data-dir",
+		who, dir)
+}
+
+// holderPID reads the pid in the lock file at path and reports whether it
+// names a running process.
+func holderPID(path string) (int, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return 0, false
+	}
+	return pid, true
+}
+
+// release empties the file, so that a stopped server leaves no pid in it
+// that reads like a running one, and drops the lock. The file stays:
+// removing it would let a server that opened it just before lock a file no
+// later server opens.
+func (l *dirLock) release() error {
+	truncErr := l.file.Truncate(0)
+	return errors.Join(truncErr, l.file.Close())
+}
