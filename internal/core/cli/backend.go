@@ -134,18 +134,42 @@ func openExistingForWrite(ctx context.Context, opts Options, f *dbFlags) (*Backe
 		return nil, err
 	}
 	if !IsPostgresURL(dsn) {
-		if err := mustExist(dsn); err != nil {
+		if err := mustExist(f.cmd, dsn); err != nil {
 			return nil, err
 		}
 	}
 	return open(ctx, opts, f, false)
 }
 
-func mustExist(path string) error {
+func mustExist(cmd *cobra.Command, path string) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --data-dir (or $QL_DATA_DIR) at the directory of an existing one", path)
+		return fmt.Errorf("no QingLong database at %s: start with `ql serve` or `ql apply -f FILE` there, or point --data-dir (or $QL_DATA_DIR) at the directory of an existing one%s", path, apiUnused(cmd))
 	}
 	return nil
+}
+
+// apiUnused is what a missing database's error adds when $QL_API_URL is
+// set for a command that has no --api-url: the user meant to reach a
+// server, and "no database here" alone would not say that this command
+// only ever opens a database. It lists the commands that do ask a server,
+// read from the command tree so the list cannot go stale.
+func apiUnused(cmd *cobra.Command) string {
+	if cmd == nil || os.Getenv("QL_API_URL") == "" || cmd.Flags().Lookup("api-url") != nil {
+		return ""
+	}
+	root := cmd.Root()
+	var via []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("api-url") != nil {
+			via = append(via, strings.TrimPrefix(c.CommandPath(), root.Name()+" "))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return fmt.Sprintf(". $QL_API_URL is set, but `%s` works on a database, never through a server's API (the commands that can: %s); run it where the database is, or use the server's console", cmd.CommandPath(), strings.Join(via, ", "))
 }
 
 func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Backend, error) {
@@ -163,7 +187,7 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 		return opts.OpenPostgres(ctx, dsn)
 	}
 	if mustExistRO {
-		if err := mustExist(dsn); err != nil {
+		if err := mustExist(f.cmd, dsn); err != nil {
 			return nil, err
 		}
 		return opts.OpenSQLiteReadOnly(ctx, dsn)

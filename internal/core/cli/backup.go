@@ -32,7 +32,7 @@ start, as after a crash; the commands the live server still runs are left alone.
 			if IsPostgresURL(dsn) || opts.Backup == nil {
 				return fmt.Errorf("ql backup copies the embedded database; the cluster's PostgreSQL database is backed up with pg_dump (see docs/operations.md, Backup)")
 			}
-			if err := mustExist(dsn); err != nil {
+			if err := mustExist(cmd, dsn); err != nil {
 				return err
 			}
 			if err := opts.Backup(cmd.Context(), dsn, args[0], cmd.ErrOrStderr()); err != nil {

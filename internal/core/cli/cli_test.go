@@ -169,3 +169,20 @@ func TestApplyGivenAFileWithoutDashFSaysHowToWriteIt(t *testing.T) {
 		}
 	}
 }
+
+func TestACommandWithoutAPIURLSaysSoWhenQLAPIURLIsSetAndNoDatabaseIsThere(t *testing.T) {
+	t.Setenv("QL_API_URL", "https://127.0.0.1:1")
+	dir := t.TempDir()
+	code, _, stderr := ql(t, "triggers", "pause", "tick", "--data-dir", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (stderr %q)", code, stderr)
+	}
+	for _, want := range []string{"no QingLong database at", "$QL_API_URL is set, but `ql triggers pause` works on a database", "runs list", "triggers list", "apply"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q lacks %q", stderr, want)
+		}
+	}
+	if _, _, stderr := ql(t, "runs", "list", "--data-dir", dir); strings.Contains(stderr, "$QL_API_URL is set") {
+		t.Errorf("a command that can ask the API was told it cannot: %q", stderr)
+	}
+}
