@@ -661,8 +661,12 @@ func (p parser) duration(n *yaml.Node, field string, maxMs int64, allowed string
 		return 0, err
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d%time.Millisecond != 0 || d < 0 || d.Milliseconds() > maxMs {
-		return 0, p.notDuration(n, field, s, 0, time.Duration(maxMs)*time.Millisecond, "%s: %q is not a duration in whole milliseconds from %s", field, s, allowed)
+	hi := time.Duration(maxMs) * time.Millisecond
+	if err != nil || d%time.Millisecond != 0 || d < 0 {
+		return 0, p.notDuration(n, field, s, 0, hi, "%s: %q is not a duration in whole milliseconds from %s", field, s, allowed)
+	}
+	if d > hi {
+		return 0, p.notDuration(n, field, s, 0, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.Duration(hi))
 	}
 	return d.Milliseconds(), nil
 }

@@ -78,6 +78,8 @@ func TestInvalidInputNamesFileLineAndField(t *testing.T) {
 		{"missing project", "tasks: []\n", []string{"x.yaml:1:", "project: is required"}},
 		{"bad timeout", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: soon\n", []string{"x.yaml:5:", "task.timeout"}},
 		{"timeout too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    timeout: 100000h\n", []string{"x.yaml:5:", "task.timeout: 100000h is longer than the most it takes, 365 days (8760h)"}},
+		{"jitter too long", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: 2h\n", []string{"x.yaml:7:", "trigger.jitter: 2h is longer than the most it takes, 1h"}},
+		{"jitter not a duration", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: soon\n", []string{"x.yaml:7:", `trigger.jitter: "soon" is not a duration in whole milliseconds from 0s to 1h`}},
 		{"kill grace too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    killGrace: 11m\n", []string{"x.yaml:5:", "task.killGrace: 11m is longer than the most it takes, 10m"}},
 		{"relative path", "project: demo\ntasks:\n  - name: a\n    command: [date]\n", []string{"x.yaml:3:", "task.command.path", "absolute"}},
 		{"both modes", "project: demo\ntasks:\n  - name: a\n    script: echo\n    command: [/bin/date]\n", []string{"x.yaml:5:", "not both"}},
