@@ -3,10 +3,12 @@ package apply
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
 )
 
@@ -31,6 +33,10 @@ const (
 	// (name); its params are the file's path (file), why it cannot be used
 	// (cause, a process.Secrets* cause) and what that cause names.
 	NoteSecretsUnusable NoteReason = "defs_note_secrets_unusable"
+	// NoteTokenInURL is channels of a chat service whose URL carries the
+	// service's token, written in the file (url) instead of a secret
+	// (urlSecret): name (the channel's, with its kind).
+	NoteTokenInURL NoteReason = "defs_note_token_in_url"
 )
 
 // maxNoteItems is how many objects a note of tasks or triggers names; the
@@ -103,6 +109,8 @@ var noteEnglish = map[NoteReason]string{
 	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +
 		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails",
 	NoteSecretsUnusable: "the secrets file %s cannot be used: %s. Until it can, every Run or notification that needs %s fails (secret_unavailable)",
+	NoteTokenInURL: "the URL of a chat service carries its token, and a url written in the file is stored in the database and shown with the definitions; " +
+		"put the URL in a secret and name it with urlSecret instead (channels: %s)",
 }
 
 // capped is a note of items, naming the first maxNoteItems; ok is false
@@ -269,10 +277,32 @@ func Notes(doc *Document, s NoteScope) []Note {
 	if n, ok := JitterNote(doc, s.NowMs); ok {
 		out = append(out, n)
 	}
+	if n, ok := TokenInURLNote(doc); ok {
+		out = append(out, n)
+	}
 	if s.MissingSecrets != nil {
 		if n, ok := SecretsFileNote(doc, s.MissingSecrets); ok {
 			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// tokenInURL are the channel kinds whose URL holds the service's token
+// (a bot token in Telegram's path, DingTalk's access_token, WeCom's key,
+// Feishu's and Slack's hook path, Bark's device key): whoever reads the
+// URL can post as the bot.
+var tokenInURL = []notify.Kind{notify.Telegram, notify.DingTalk, notify.WeCom, notify.Feishu, notify.Slack, notify.Bark}
+
+// TokenInURLNote is the note of doc's channels of those kinds that write
+// their url in the file, where the token ends up in the database and on
+// every page that shows the definitions, instead of naming a secret.
+func TokenInURLNote(doc *Document) (Note, bool) {
+	var items []map[string]string
+	for _, c := range doc.Notifications.Channels {
+		if c.URL != "" && slices.Contains(tokenInURL, c.Kind) {
+			items = append(items, map[string]string{"name": fmt.Sprintf("%s (%s)", c.Name, c.Kind)})
+		}
+	}
+	return capped(NoteTokenInURL, items)
 }

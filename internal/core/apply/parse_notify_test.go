@@ -80,3 +80,27 @@ func TestParseRejectsBadNotificationsWithTheirLine(t *testing.T) {
 		})
 	}
 }
+
+func TestAChatChannelWithItsTokenInAWrittenURLGetsANote(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("x.yaml", []byte(`project: demo
+notifications:
+  channels:
+    tg: {type: telegram, url: 'https://api.telegram.org/bot1:x/sendMessage', chatId: '1'}
+    ding: {type: dingtalk, url: 'https://oapi.dingtalk.com/robot/send?access_token=x'}
+    tgs: {type: telegram, urlSecret: tg_url, chatId: '1'}
+    hook: {type: webhook, url: 'https://hooks.example.com/q'}
+  rules:
+    - {on: failed, channel: tg}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := TokenInURLNote(doc)
+	if !ok {
+		t.Fatal("no note for channels writing a chat service's URL in the file")
+	}
+	if got, want := n.String(), "urlSecret instead (channels: tg (telegram), ding (dingtalk))"; !strings.HasSuffix(got, want) {
+		t.Errorf("note %q, want it to end %q (a channel naming a secret, and a generic webhook, get none)", got, want)
+	}
+}

@@ -36,6 +36,9 @@ var notes = map[string]noteLanguage{
 		apply.NoteSecretsMissing: {
 			sentence: "密钥文件（数据目录中的 qinglong-secrets.json）还没有定义 {items}：请在运行或通知用到它们之前添加（一个“名称 → 值”的 JSON 对象，权限 0600），否则会失败。",
 			item:     "{name}"},
+		apply.NoteTokenInURL: {
+			sentence: "聊天服务的 URL 中带有它的令牌，而写在文件中的 url 会存入数据库，并随定义一起显示；请把 URL 放进密钥，改用 urlSecret 指明（渠道：{items}）。",
+			item:     "{name}"},
 		apply.NoteSecretsUnusable: {
 			sentence: "密钥文件 {file} 无法使用：{why}。在修复之前，用到 {items} 的每次运行或通知都会失败（secret_unavailable）。",
 			item:     "{name}"},

@@ -40,7 +40,12 @@ func TestEveryNoteOfAValidFileReadsWholeInChinese(t *testing.T) {
 		tasks.WriteString("  - {name: " + n + ", script: echo, retry: {maxAttempts: 2}, env: {A: {secret: api_token}}}\n")
 		triggers.WriteString("  - {name: " + n + ", task: t1, cron: '*/10 * * * * *', timezone: UTC, jitter: 30s}\n")
 	}
-	doc, err := apply.Parse("x.yaml", []byte("project: demo\ntasks:\n"+tasks.String()+"triggers:\n"+triggers.String()))
+	var channels strings.Builder
+	for _, n := range []string{"c1", "c2", "c3", "c4"} {
+		channels.WriteString("    " + n + ": {type: telegram, url: 'https://api.telegram.org/bot1:x/sendMessage', chatId: '1'}\n")
+	}
+	doc, err := apply.Parse("x.yaml", []byte("project: demo\nnotifications:\n  channels:\n"+channels.String()+"  rules:\n    - {on: failed, channel: c1}\n"+
+		"tasks:\n"+tasks.String()+"triggers:\n"+triggers.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +58,7 @@ func TestEveryNoteOfAValidFileReadsWholeInChinese(t *testing.T) {
 		apply.NotePlacementIgnored: "（任务：t1、t2、t3，另有 1 个）",
 		apply.NoteJitterPastPeriod: "（触发器：t1（抖动 30s，两次发生相隔 10s）、t2（抖动 30s，两次发生相隔 10s）、t3（抖动 30s，两次发生相隔 10s），另有 1 个）",
 		apply.NoteSecretsMissing:   "还没有定义 api_token：",
+		apply.NoteTokenInURL:       "改用 urlSecret 指明（渠道：c1 (telegram)、c2 (telegram)、c3 (telegram)，另有 1 个）",
 	}
 	if len(ns) != len(want) {
 		t.Fatalf("notes %v; want one of each reason", ns)
