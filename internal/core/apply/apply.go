@@ -22,15 +22,20 @@ type Result struct {
 	Revision int64
 	// Fields names what an update changes ("status", "command.script",
 	// "cron.expression", "taskRevision" for a trigger following its
-	// task); empty for objects created or unchanged.
+	// task); "notifications" for a project created with some; empty
+	// otherwise.
 	Fields []string
 }
 
 func (r Result) String() string {
-	if r.Revision > 0 {
-		return fmt.Sprintf("%s %s: %s (revision %d)", r.Kind, r.Name, r.Change, r.Revision)
+	change := string(r.Change)
+	if r.Change == catalog.Created && len(r.Fields) > 0 {
+		change += " with " + strings.Join(r.Fields, ", ")
 	}
-	return fmt.Sprintf("%s %s: %s", r.Kind, r.Name, r.Change)
+	if r.Revision > 0 {
+		return fmt.Sprintf("%s %s: %s (revision %d)", r.Kind, r.Name, change, r.Revision)
+	}
+	return fmt.Sprintf("%s %s: %s", r.Kind, r.Name, change)
 }
 
 // Check validates cross-references and cron expressions without a store:
@@ -195,6 +200,11 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 	switch {
 	case qlerror.Is(err, qlerror.NotFound):
 		p, change = project.Project{ID: newID(), Name: doc.Project, Status: doc.Status, Notifications: notifications}, catalog.Created
+		// Said, so that a dry run's "would create" does not read as a bare
+		// name: the notifications are the project's own part of the file.
+		if doc.HasNotifications && !doc.Notifications.Empty() {
+			fields = append(fields, "notifications")
+		}
 	case err != nil:
 		return p, "", nil, err
 	case p.Status == doc.Status && p.Notifications == notifications:

@@ -4,7 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 const notifyBase = "project: demo\nnotifications:\n"
@@ -102,5 +105,30 @@ notifications:
 	}
 	if got, want := n.String(), "urlSecret instead (channels: tg (telegram), ding (dingtalk))"; !strings.HasSuffix(got, want) {
 		t.Errorf("note %q, want it to end %q (a channel naming a secret, and a generic webhook, get none)", got, want)
+	}
+}
+
+func TestAProjectCreatedWithNotificationsSaysSo(t *testing.T) {
+	t.Parallel()
+	svc := catalog.Service{Executor: task.LocalProcess, NowMs: func() int64 { return 1_790_000_000_000 }}
+	for _, c := range []struct{ file, plan string }{
+		{notifyBase + "  channels:\n    ops: {type: webhook, url: 'https://hooks.example.com/q'}\n  rules:\n    - {on: failed, channel: ops}\n",
+			"project demo: would create with notifications"},
+		{"project: demo\n", "project demo: would create"},
+	} {
+		doc, err := Parse("x.yaml", []byte(c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Plan(t.Context(), svc, nil, doc, ids.New)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res[0].Planned(); got != c.plan {
+			t.Errorf("dry run %q, want %q", got, c.plan)
+		}
+		if got, want := res[0].String(), strings.Replace(c.plan, "would create", "created", 1); got != want {
+			t.Errorf("apply %q, want %q", got, want)
+		}
 	}
 }

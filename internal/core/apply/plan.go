@@ -18,7 +18,10 @@ func (r Result) Planned() string {
 	if verb == "" {
 		verb = string(r.Change)
 	}
-	if len(r.Fields) > 0 {
+	switch {
+	case len(r.Fields) > 0 && r.Change == catalog.Created:
+		verb += " with " + strings.Join(r.Fields, ", ")
+	case len(r.Fields) > 0:
 		verb += " " + strings.Join(r.Fields, ", ")
 	}
 	if r.Revision > 0 {

@@ -73,8 +73,15 @@ func TestARequestTimingOutBehindALockLeavesTheReplicaAvailable(t *testing.T) {
 	if err := lock.Rollback(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// The read after the release gets the same 300 ms as the one before: on
+	// a loaded machine one may time out on its own, so a few tries are
+	// allowed; a replica left unavailable would answer none of them.
 	var detail struct{ Run struct{ ID string } }
-	if st := getJSON(t, srv.URL+"/api/v1/runs/"+sum.Admitted[0], &detail); st != 200 || detail.Run.ID != sum.Admitted[0] {
+	st := getJSON(t, srv.URL+"/api/v1/runs/"+sum.Admitted[0], &detail)
+	for try := 1; st == 504 && try < 20; try++ {
+		st = getJSON(t, srv.URL+"/api/v1/runs/"+sum.Admitted[0], &detail)
+	}
+	if st != 200 || detail.Run.ID != sum.Admitted[0] {
 		t.Fatalf("read after the lock was released: %d %+v", st, detail)
 	}
 }
