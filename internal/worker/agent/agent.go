@@ -112,6 +112,9 @@ type Config struct {
 	// watchRetry is how long a refused watch waits before it is tried
 	// again on the same server (default watchRetry): a test shortens it.
 	watchRetry time.Duration
+	// unreachableRepeat is how often a worker that gets no answer says so
+	// again (default unreachableRepeat): a test shortens it.
+	unreachableRepeat time.Duration
 }
 
 // Validate names the setting and its allowed range.
@@ -232,6 +235,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		cfg.Logger = slog.Default()
 	}
 	cfg.watchRetry = cmp.Or(cfg.watchRetry, watchRetry)
+	cfg.unreachableRepeat = cmp.Or(cfg.unreachableRepeat, unreachableRepeat)
 	if cfg.BaseEnv == nil {
 		cfg.BaseEnv = process.DefaultBaseEnv()
 	}
@@ -246,6 +250,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	defer client.Close()
+	client.reach = newReachability(cfg.Logger, cfg.unreachableRepeat)
 	j, err := journal.Open(context.Background(), cfg.DataDir)
 	if err != nil {
 		return Summary{}, err
@@ -518,6 +523,7 @@ func (w *worker) heartbeats(ctx context.Context) {
 			}
 			continue
 		case <-t.C:
+		case <-w.client.reach.lost:
 		}
 		hctx, cancel := context.WithTimeout(ctx, workerproto.HeartbeatEvery)
 		sid := w.sessionID()
@@ -594,7 +600,12 @@ func (w *worker) onSessionError(sid, what string, err error) {
 		// The session is gone (a partition longer than its lease).
 		w.requestRegister(sid)
 	default:
-		w.log.Warn(what+" failed", "code", what+"_failed", "error", err.Error())
+		// A request that got no answer at all was said by reachability,
+		// once per outage and not at every heartbeat.
+		var refused *Error
+		if errors.As(err, &refused) {
+			w.log.Warn(what+" failed", "code", what+"_failed", "error", err.Error())
+		}
 	}
 }
 

@@ -78,6 +78,8 @@ type Client struct {
 	// server cannot miss the move.
 	mu    sync.Mutex
 	moved chan struct{}
+	// reach, when set, hears of every send that got an answer or none.
+	reach *reachability
 }
 
 // NewClient checks servers, one URL or several separated by commas (each
@@ -319,10 +321,12 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 	wait := backoffMin
 	for {
 		i, base := c.server()
+		began := time.Now()
 		if sent != nil {
-			*sent = time.Now()
+			*sent = began
 		}
 		err := c.once(ctx, base, path, tryTimeout(ctx, timeout), body, out)
+		c.observe(ctx, base, err, began)
 		if err == nil || !transient(err) {
 			var e *Error
 			if errors.As(err, &e) {
@@ -344,6 +348,20 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 		case <-t.C:
 		}
 		wait = min(2*wait, backoffMax)
+	}
+}
+
+// observe tells reach whether a send to base, begun at began, was
+// answered. A send its caller gave up on (a drain, a stop) says nothing of
+// the server; one whose caller's deadline passed got no answer in time.
+func (c *Client) observe(ctx context.Context, base *url.URL, err error, began time.Time) {
+	switch {
+	case c.reach == nil:
+	case err == nil || !transient(err):
+		c.reach.reached(base.Redacted(), time.Now())
+	case !errors.Is(ctx.Err(), context.Canceled):
+		now := time.Now()
+		c.reach.failed(base.Redacted(), err, began, now, now.Sub(began))
 	}
 }
 

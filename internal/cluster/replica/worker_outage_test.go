@@ -1,0 +1,137 @@
+package replica
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/worker/agent"
+)
+
+// A worker whose only replica stops says so at its first failed request —
+// one warning naming the replica's address, the cause and how often it
+// retries — and not again at each of the retries that follow; when the
+// replica, started again on the same address, answers, one line says so
+// and for how long it did not. Neither holds the credential.
+func TestAWorkerCutOffFromItsOnlyReplicaSaysSoOnceAndWhenItIsBack(t *testing.T) {
+	t.Parallel()
+	env := clustertest.New(t)
+	cred := env.WorkerCredential(t, "cut-off", nil, 1)
+	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-outage", RolePrefix: env.Prefix,
+		HTTPAddr: "127.0.0.1:0", WorkerAddr: unassignedAddr(t), Cadence: 250 * time.Millisecond, StopTimeout: time.Second, RunLease: DefaultRunLease}
+	first := serveInProcess(t, f)
+	first.awaitReady(t)
+	server := "http://" + f.WorkerAddr
+
+	pr, pw := io.Pipe()
+	logs := &logLines{added: make(chan struct{}, 1)}
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		logs.consume(pr)
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() {
+		_, err := agent.Run(ctx, agent.Config{Server: server, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
+			StopTimeout: 2 * time.Second, Version: "test", Logger: slog.New(slog.NewJSONHandler(pw, nil))})
+		ran <- err
+	}()
+	stopWorker := func() {
+		if cancel == nil {
+			return
+		}
+		cancel()
+		cancel = nil
+		if err := <-ran; err != nil {
+			t.Errorf("the worker returned %v after the stop", err)
+		}
+		pw.Close()
+		<-consumed
+		if t.Failed() {
+			t.Logf("worker log:\n%s", logs)
+		}
+	}
+	t.Cleanup(stopWorker)
+	eventually(t, 30*time.Second, "the worker to register", func() bool { return len(logs.withCode("worker_registered")) == 1 })
+
+	first.stop()
+	eventually(t, 2*time.Second, "the worker to say it gets no answer", func() bool { return len(logs.withCode("server_unreachable")) > 0 })
+	warn := logs.withCode("server_unreachable")[0]
+	if warn["level"] != "WARN" || warn["server"] != server || warn["retryEvery"] != "2s" || warn["error"] == nil || warn["error"] == "" {
+		t.Fatalf("the warning is %v; want level WARN, server %s, the cause as error and retryEvery 2s", warn, server)
+	}
+	// The worker retries its pull with a pause growing to 2 s: a few
+	// seconds are several failed requests, and still one warning.
+	time.Sleep(4 * time.Second)
+	if n := len(logs.withCode("server_unreachable")); n != 1 {
+		t.Fatalf("%d warnings within 4 s of the outage; want one, then one per 30 s:\n%s", n, logs)
+	}
+	for _, code := range []string{"pull_failed", "heartbeat_failed"} {
+		if n := len(logs.withCode(code)); n != 0 {
+			t.Fatalf("%d %s lines: a request that got no answer is said by server_unreachable, once:\n%s", n, code, logs)
+		}
+	}
+
+	second := serveInProcess(t, f)
+	second.awaitReady(t)
+	// A pull that reaches the replica again waits there for work; the
+	// heartbeat the outage started is answered at once, within a retry.
+	eventually(t, 4*time.Second, "the worker to say the replica answers again", func() bool { return len(logs.withCode("server_reachable")) > 0 })
+	back := logs.withCode("server_reachable")[0]
+	gone, err := time.ParseDuration(back["unreachableFor"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back["level"] != "INFO" || back["server"] != server || gone < 4*time.Second {
+		t.Fatalf("the line saying the replica is back is %v; want level INFO, server %s and unreachableFor at least 4s", back, server)
+	}
+	if failed, _ := back["failedRequests"].(float64); failed < 3 {
+		t.Fatalf("the worker counted %v failed requests in the outage; want several retries behind the one warning", back["failedRequests"])
+	}
+	stopWorker()
+	second.stop()
+
+	if strings.Contains(logs.String(), cred) {
+		t.Fatal("the worker's log holds its credential")
+	}
+}
+
+// unassignedAddr is a free loopback address whose port lies below the
+// kernel's ephemeral range, so no connection or listener of another test
+// is given it while the replica bound to it is down: a port of that range,
+// freed by the stop, was seen taken before the restart could bind it.
+func unassignedAddr(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Fatal(err)
+	}
+	low, err := strconv.Atoi(strings.Fields(string(raw))[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = 10000
+	if low <= from+1000 {
+		t.Fatalf("the ephemeral port range starts at %d: no port below it is left for a listener to bind again", low)
+	}
+	for range 100 {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(from+rand.IntN(low-from)))
+		if l, err := net.Listen("tcp", addr); err == nil {
+			l.Close()
+			return addr
+		}
+	}
+	t.Fatalf("no free port in %d–%d", from, low-1)
+	return ""
+}

@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// unreachableRepeat is how often a worker that still gets no answer says
+// so again: often enough that an operator tailing its log sees within half
+// a minute that it is still cut off, seldom enough that an outage of hours
+// stays a few hundred lines (a line per failed send would be one every
+// 2 s per request in flight).
+const unreachableRepeat = 30 * time.Second
+
+func newReachability(log *slog.Logger, repeat time.Duration) *reachability {
+	return &reachability{log: log, repeat: repeat, lost: make(chan struct{}, 1)}
+}
+
+// reachability says in the worker's log when the replicas stop answering
+// and when they answer again. The client retries every request by itself
+// (see Client.call) and a pull retries for as long as the worker runs, so
+// without it a cut-off worker would log nothing until a heartbeat gave up,
+// seconds later, and then one line per heartbeat.
+//
+// It speaks only once a server has answered: until then the worker is
+// registering, and register says why each try failed.
+type reachability struct {
+	log *slog.Logger
+	// repeat is how often a continuing outage is logged again.
+	repeat time.Duration
+	// lost is signalled when an outage begins, so the worker heartbeats at
+	// once: a pull that reaches a replica again waits there for work, up
+	// to its long-poll, and only a request answered at once tells within
+	// a retry that the replica is back.
+	lost chan struct{}
+
+	mu sync.Mutex
+	// answered is when a server last answered; zero before the first.
+	answered time.Time
+	// since is the first failure of the outage under way; zero while the
+	// servers answer. said is when it was last logged; failures counts
+	// the sends that failed in it.
+	since    time.Time
+	said     time.Time
+	failures int
+}
+
+// reached records an answer, refusals included (the server was reached),
+// from server at now, and says the outage under way is over.
+func (r *reachability) reached(server string, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.answered = now
+	if r.since.IsZero() {
+		return
+	}
+	r.log.Info("the replica answers again", "code", "server_reachable", "server", server,
+		"unreachableFor", now.Sub(r.since).Round(time.Millisecond).String(), "failedRequests", r.failures)
+	r.since, r.failures = time.Time{}, 0
+}
+
+// failed records a send to server, begun at sent, that got no answer at
+// now (a network failure, no answer in time, a 503 or a 429).
+func (r *reachability) failed(server string, cause error, sent, now time.Time, tried time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Before the first answer the worker is registering, which says so
+	// itself; a send begun before the last answer is older news than it.
+	if r.answered.IsZero() || sent.Before(r.answered) {
+		return
+	}
+	r.failures++
+	switch {
+	case r.since.IsZero():
+		r.since, r.said = now, now
+		select {
+		case r.lost <- struct{}{}:
+		default:
+		}
+		r.log.Warn("no answer from the replica: the worker retries each request, pausing up to retryEvery between tries (on the next --server when there are several), "+
+			"and says so again every "+r.repeat.String()+" until one answers; a running command is killed if its lease cannot be renewed meanwhile",
+			"code", "server_unreachable", "server", server, "error", unreachableCause(cause, tried), "retryEvery", backoffMax.String())
+	case now.Sub(r.said) >= r.repeat:
+		r.said = now
+		r.log.Warn("still no answer from the replicas: the worker keeps retrying", "code", "server_unreachable", "server", server,
+			"error", unreachableCause(cause, tried), "retryEvery", backoffMax.String(),
+			"unreachableFor", now.Sub(r.since).Round(time.Millisecond).String(), "failedRequests", r.failures)
+	}
+}
+
+// unreachableCause says why a send got no answer without the URL, which
+// the line names as its server, nor anything from the request (the
+// credential travels in a header, which no error carries).
+func unreachableCause(err error, tried time.Duration) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if ue.Timeout() {
+			return fmt.Sprintf("no answer within %s", tried.Round(time.Millisecond))
+		}
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
