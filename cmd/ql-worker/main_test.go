@@ -45,6 +45,31 @@ func TestTheWorkerBinaryIsTheWorkerAlone(t *testing.T) {
 	}
 }
 
+// A worker's drain lets running commands finish, so its stop timeout may
+// be far longer than a replica's, but not without bound: outside 1s–24h
+// the worker stops at once with exit 2, naming the flag, the value as the
+// operator wrote it and the range.
+func TestTheWorkerRefusesAStopTimeoutOutsideOneSecondToADayAsWritten(t *testing.T) {
+	t.Parallel()
+	cred := filepath.Join(t.TempDir(), "worker.cred")
+	if err := os.WriteFile(cred, []byte("qlw_credential\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"0", "500ms", "-1s", "25h", "90000s", "1441m"} {
+		// A value taken would start the worker: the deadline ends it.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		var out, errOut bytes.Buffer
+		code := cli.MainSingle(ctx, command(), []string{"--server", "http://127.0.0.1:1", "--credential-file", cred, "--data-dir", t.TempDir(), "--stop-timeout", v}, &out, &errOut)
+		cancel()
+		if want := "--stop-timeout " + v + " is outside 1s–24h"; code != 2 || !strings.Contains(errOut.String(), want) {
+			t.Errorf("--stop-timeout %s: exit %d %q; want 2 with %q", v, code, errOut.String(), want)
+		}
+	}
+	if _, out, _ := qlWorker(t, "--help"); !strings.Contains(out, "(1s–24h;") {
+		t.Errorf("ql-worker --help does not state the stop timeout's range:\n%s", out)
+	}
+}
+
 // Not parallel: sets the environment. Flags come from QL_<FLAG>, and a
 // credential file that others can read is refused (exit 1) with the fix,
 // before anything is sent.

@@ -109,6 +109,27 @@ func TestServeAndWorkerRefuseAnUnknownLogLevelOrFormatNamingTheAcceptedValues(t 
 	}
 }
 
+// `ql worker` refuses a stop timeout outside 1s–24h as ql-worker does:
+// exit 2, naming the flag, the value as written and the range.
+func TestTheWorkerCommandRefusesAStopTimeoutOutsideItsRange(t *testing.T) {
+	t.Parallel()
+	cred := filepath.Join(t.TempDir(), "worker.cred")
+	if err := os.WriteFile(cred, []byte("qlw_credential\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"100ms", "48h"} {
+		// A value taken would start the worker: the deadline ends it.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		var out, errOut bytes.Buffer
+		args := []string{"worker", "--server", "http://127.0.0.1:1", "--credential-file", cred, "--data-dir", t.TempDir(), "--stop-timeout", v}
+		code := cli.Main(ctx, options(), args, &out, &errOut)
+		cancel()
+		if want := "--stop-timeout " + v + " is outside 1s–24h"; code != 2 || !strings.Contains(errOut.String(), want) {
+			t.Errorf("ql %s: exit %d %q; want 2 with %q", strings.Join(args, " "), code, errOut.String(), want)
+		}
+	}
+}
+
 // A replica whose database is on another host without a verified
 // certificate says so in a line of its log format, with its code and its
 // replica id, so a log shipper parsing JSON reads that warning too.

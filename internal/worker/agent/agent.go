@@ -42,6 +42,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/worker/journal"
 )
@@ -50,6 +51,15 @@ import (
 const (
 	DefaultConcurrency = 4
 	DefaultStopTimeout = 30 * time.Second
+	// MinStopTimeout and MaxStopTimeout bound the drain after a signal.
+	// Unlike a replica's drain (at most 30 s: its rounds are short), a
+	// worker's lets running commands finish, which a nightly batch job
+	// may take hours to do, so the bound is a day: longer is a unit slip
+	// (30000m for 30000ms), and a wait without any limit is what `ql
+	// workers drain` gives. Below a second no command is let finish: the
+	// drain would be a stop that reports every running attempt lost.
+	MinStopTimeout = time.Second
+	MaxStopTimeout = 24 * time.Hour
 	// registerRetry paces registering after a refusal that may pass (a
 	// session another replica still holds, a rate limit).
 	registerRetry = 2 * time.Second
@@ -128,13 +138,25 @@ func (c Config) Validate() error {
 		return errors.New("--data-dir is required")
 	case c.Concurrency < 1 || c.Concurrency > workerproto.MaxCapacity:
 		return fmt.Errorf("--concurrency %d is outside 1–%d", c.Concurrency, workerproto.MaxCapacity)
-	case c.StopTimeout <= 0:
-		return fmt.Errorf("--stop-timeout %s must be positive", c.StopTimeout)
 	case c.PullWait < 0 || c.PullWait > workerproto.MaxPullWait:
 		return fmt.Errorf("pull wait %s is outside 0–%s", c.PullWait, workerproto.MaxPullWait)
 	}
+	if err := CheckStopTimeout(c.StopTimeout, validate.Duration(c.StopTimeout)); err != nil {
+		return err
+	}
 	_, err := parseServers(c.Server)
 	return err
+}
+
+// CheckStopTimeout refuses a stop timeout d outside MinStopTimeout–
+// MaxStopTimeout, naming it as written.
+func CheckStopTimeout(d time.Duration, written string) error {
+	if d >= MinStopTimeout && d <= MaxStopTimeout {
+		return nil
+	}
+	return fmt.Errorf("--stop-timeout %s is outside %s–%s: it is how long running commands may finish after SIGINT/SIGTERM/SIGHUP before they are stopped; "+
+		"give a value within it, or drain the worker with `ql workers drain NAME`, which lets its commands finish however long they take",
+		written, validate.Duration(MinStopTimeout), validate.Duration(MaxStopTimeout))
 }
 
 // Summary is what a worker did, printed when it stops.

@@ -314,7 +314,7 @@ func TestACommandTheWorkerEndsEndsItsStoredLogWithALineSayingWhy(t *testing.T) {
 		in := newIngress(t, 30_000)
 		dir := t.TempDir()
 		g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
-		a := runAgent(t, in, func(c *Config) { c.StopTimeout = 500 * time.Millisecond })
+		a := runAgent(t, in, func(c *Config) { c.StopTimeout = MinStopTimeout })
 		readPid(t, filepath.Join(dir, "pid"))
 		if _, err := a.stop(); err != nil {
 			t.Fatal(err)
@@ -905,6 +905,25 @@ func TestAStopCuttingShortAPullLogsNoError(t *testing.T) {
 		}
 		if strings.Contains(w.logs.String(), `"level":"ERROR"`) {
 			t.Fatalf("stop %d logged an error:\n%s", i, w.logs)
+		}
+	}
+}
+
+// A worker's stop timeout runs from one second to one day, both bounds
+// included: a value outside is refused naming the flag and the range.
+func TestTheStopTimeoutRunsFromOneSecondToADay(t *testing.T) {
+	t.Parallel()
+	cfg := Config{Server: "https://replica.example:8081", Credential: testCredential, DataDir: t.TempDir(), Concurrency: 1}
+	for _, d := range []time.Duration{time.Second, DefaultStopTimeout, 24 * time.Hour} {
+		cfg.StopTimeout = d
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("stop timeout %s: %v; want it accepted", d, err)
+		}
+	}
+	for _, d := range []time.Duration{0, time.Second - time.Millisecond, 24*time.Hour + time.Second} {
+		cfg.StopTimeout = d
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--stop-timeout") || !strings.Contains(err.Error(), "is outside 1s–24h") {
+			t.Errorf("stop timeout %s: %v; want it refused naming --stop-timeout and 1s–24h", d, err)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/worker/agent"
 )
 
@@ -21,9 +22,9 @@ func Command() *cobra.Command {
 	var (
 		server, credFile, dataDir, labels, secretsFile, caFile string
 		concurrency                                            int
-		stopTimeout                                            time.Duration
 		logFlags                                               cli.LogFlags
 	)
+	stopTimeout := writtenDuration{d: agent.DefaultStopTimeout}
 	c := &cobra.Command{
 		Use:   "worker",
 		Short: "Run a cluster worker: pull Runs from the replicas and execute their commands",
@@ -50,6 +51,9 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 			if credFile == "" {
 				return cli.Usagef("--credential-file is required: the file holding the credential 'ql workers create' printed (or set %s)", cli.EnvName("credential-file"))
 			}
+			if err := agent.CheckStopTimeout(stopTimeout.d, stopTimeout.String()); err != nil {
+				return cli.Usagef("%v", err)
+			}
 			lbl, err := parseLabels(labels)
 			if err != nil {
 				return err
@@ -66,7 +70,7 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 			}
 			cfg := agent.Config{
 				Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl,
-				RootCAs: roots, SecretsFile: secretsFile, StopTimeout: stopTimeout, Version: cli.Version,
+				RootCAs: roots, SecretsFile: secretsFile, StopTimeout: stopTimeout.d, Version: cli.Version,
 				Logger: logger,
 			}
 			if err := cfg.Validate(); err != nil {
@@ -84,12 +88,39 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 	fs.StringVar(&labels, "labels", "", "labels added to the credential's own, k=v,k2=v2 (placement matches them)")
 	fs.StringVar(&caFile, "ca-file", "", "PEM certificates of the authority that signed the replicas' worker ingress certificates (default: the system's)")
 	fs.StringVar(&secretsFile, "secrets-file", "", "this worker's secrets: a JSON object {\"name\": \"value\"} with mode 0600")
-	fs.DurationVar(&stopTimeout, "stop-timeout", agent.DefaultStopTimeout, "how long running commands may finish after SIGINT/SIGTERM/SIGHUP")
+	fs.Var(&stopTimeout, "stop-timeout", "how long running commands may finish after SIGINT/SIGTERM/SIGHUP before they are stopped ("+
+		validate.Duration(agent.MinStopTimeout)+"–"+validate.Duration(agent.MaxStopTimeout)+"; for no limit, drain the worker with 'ql workers drain NAME')")
 	// JSON, as the worker logged before the flag existed.
 	logFlags.Add(fs, cli.LogJSON, "")
 	cli.BindEnv(fs, "server", "credential-file", "ca-file", "data-dir", "concurrency", "labels", "secrets-file", "stop-timeout")
 	return c
 }
+
+// writtenDuration is a duration flag that keeps the text it was given, so
+// a refusal names the value as the operator wrote it (90000s, not
+// 25h0m0s).
+type writtenDuration struct {
+	d       time.Duration
+	written string
+}
+
+func (w *writtenDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	w.d, w.written = d, s
+	return nil
+}
+
+func (w *writtenDuration) String() string {
+	if w.written != "" {
+		return w.written
+	}
+	return validate.Duration(w.d)
+}
+
+func (w *writtenDuration) Type() string { return "duration" }
 
 // defaultDataDir is a per-user state directory, or ./qinglong-worker when
 // the user has no home.
