@@ -95,6 +95,38 @@ func TestAWrongPasswordSaysTheServerRefusedTheRoleAndWhereItsPasswordComesFrom(t
 	}
 }
 
+// A login PostgreSQL refuses — a wrong password (28P01), a role that may
+// not log in (28000) — has a diagnostic code of its own, login_refused,
+// which says what to check, not database_error, which says nothing.
+func TestARefusedLoginIsCodedLoginRefusedNotDatabaseError(t *testing.T) {
+	t.Parallel()
+	srv := pgtest.NewPasswordServer(t)
+	db := srv.NewDatabase(t)
+	const password = "Right-pw-4242-4242"
+	if err := createLogin(t, db.URL, "ql_wrong_pw", password); err != nil {
+		t.Fatal(err)
+	}
+	if err := createRole(t, db.URL, "ql_no_login", "NOLOGIN PASSWORD '"+password+"'"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ role, password, state string }{
+		{"ql_wrong_pw", "Wrong-pw-0815", "28P01"},
+		{"ql_no_login", password, "28000"},
+	} {
+		url := fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s", c.role, c.password, srv.Port(), db.Name)
+		for step, open := range connectsAs {
+			err := open(t.Context(), url)
+			if got := sqlState(err); got != c.state {
+				t.Errorf("%s as %s: SQLSTATE %q (%v); want %s", step, c.role, got, err, c.state)
+				continue
+			}
+			if code := StateCode(err); code != "login_refused" {
+				t.Errorf("%s as %s (%s): code %q; want login_refused", step, c.role, c.state, code)
+			}
+		}
+	}
+}
+
 func TestAServerThatCannotBeReachedIsSaidOnce(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -120,11 +152,16 @@ func TestAServerThatCannotBeReachedIsSaidOnce(t *testing.T) {
 // createLogin creates a LOGIN role with a password (on a server of the
 // test's own: roles are server-wide).
 func createLogin(t *testing.T, superURL, role, password string) error {
+	return createRole(t, superURL, role, "LOGIN PASSWORD '"+password+"'")
+}
+
+// createRole creates role with options.
+func createRole(t *testing.T, superURL, role, options string) error {
 	conn, err := connect(t.Context(), superURL)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	_, err = conn.Exec(t.Context(), "CREATE ROLE "+role+" LOGIN PASSWORD '"+password+"'")
+	_, err = conn.Exec(t.Context(), "CREATE ROLE "+role+" "+options)
 	return err
 }

@@ -175,6 +175,8 @@ func StateCode(err error) string {
 		return ""
 	case lostState(s):
 		return string(schedule.ReasonConnectionLost)
+	case LoginRefused(err):
+		return codeLoginRefused
 	case s == stateOutOfSharedMemory:
 		return "out_of_shared_memory"
 	case s == stateTooManyConnections:
@@ -205,6 +207,11 @@ func StateCode(err error) string {
 
 // codeDatabaseError is StateCode's code for a SQLSTATE of no class it names.
 const codeDatabaseError = "database_error"
+
+// codeLoginRefused is StateCode's code for a login the server refused
+// (class 28): the role's password or pg_hba.conf is at fault, not the
+// server's health, so retrying or waiting never cures it.
+const codeLoginRefused = "login_refused"
 
 // writeReason is the commit outcome's reason for a failure that is neither
 // a lost connection, a cancellation nor an existing occurrence: the

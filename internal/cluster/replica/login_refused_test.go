@@ -1,0 +1,63 @@
+package replica
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
+)
+
+// A replica whose login PostgreSQL refuses stops at once with a line whose
+// db_code, login_refused, says what to check (the role's password, its
+// LOGIN, pg_hba.conf), not database_error; the line never shows the
+// password tried.
+func TestAReplicasRefusedLoginIsLoggedAsLoginRefused(t *testing.T) {
+	t.Parallel()
+	srv := pgtest.NewPasswordServer(t)
+	db := srv.NewDatabase(t)
+	super, err := pgx.Connect(t.Context(), db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer super.Close(context.Background())
+	const role, wrong = "ql_runtime", "Wrong-pw-0815"
+	if _, err := super.Exec(t.Context(), "CREATE ROLE "+role+" LOGIN PASSWORD 'Right-pw-4242-4242'"); err != nil {
+		t.Fatal(err)
+	}
+	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s", role, wrong, srv.Port(), db.Name),
+		ReplicaID: "replica-refused", HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", StopTimeout: 2 * time.Second}
+	s, err := settingsFrom(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	logs := &logLines{added: make(chan struct{}, 1)}
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		logs.consume(pr)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil)))
+	pw.Close()
+	<-consumed
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("serve returned %v (context %v); want it to stop at once on the refused login:\n%s", err, ctx.Err(), logs)
+	}
+	fatal := logs.withCode(CodeActivationFatal)
+	if len(fatal) != 1 || fatal[0]["db_code"] != "login_refused" {
+		t.Fatalf("want one %s line with db_code login_refused:\n%s", CodeActivationFatal, logs)
+	}
+	if !strings.Contains(fmt.Sprint(fatal[0]["cause"]), "28P01") || strings.Contains(logs.String(), wrong) {
+		t.Fatalf("the line %v; want the refusal's SQLSTATE as its cause and never the password tried", fatal[0])
+	}
+}
