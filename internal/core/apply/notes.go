@@ -36,7 +36,7 @@ const (
 	// NoteTokenInURL is channels of a chat service whose URL carries the
 	// service's token, written in the file (url) instead of a secret
 	// (urlSecret): name (the channel's, with its kind).
-	NoteTokenInURL NoteReason = "defs_note_token_in_url"
+	NoteTokenInURL NoteReason = "defs_note_token_in_url" //nolint:gosec // G101: a reason code, not a credential
 )
 
 // maxNoteItems is how many objects a note of tasks or triggers names; the
