@@ -11,9 +11,11 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults of delivery.
@@ -71,6 +73,9 @@ const (
 	// maxErrorLen bounds the reason kept on a row: the receiver's status
 	// and a little of its answer, never a request.
 	maxErrorLen = 300
+	// maxSnippet is how much of a refusing receiver's answer a reason
+	// quotes.
+	maxSnippet = 200
 )
 
 // Bounds of the delivery settings an operator may give.
@@ -437,11 +442,33 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 		return noAnswer, fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read only
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxSnippet))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return answered, fmt.Errorf("channel %s: the receiver answered %d: %s", m.Channel.Name, resp.StatusCode, bytes.TrimSpace(snippet))
+		return answered, fmt.Errorf("channel %s: the receiver answered %d%s", m.Channel.Name, resp.StatusCode, saying(snippet))
 	}
 	return answered, nil
+}
+
+// saying quotes what a receiver answered, for a reason: escaped as a Go
+// string, so its control bytes and NULs reach neither a terminal nor the
+// store, and without a character the read limit cut in two. PostgreSQL
+// refuses a NUL or bytes that are not UTF-8 in text, and a failure it
+// cannot record leaves its row to be claimed again after each lease,
+// never dead.
+func saying(answer []byte) string {
+	answer = bytes.TrimSpace(answer)
+	if len(answer) == 0 {
+		return " with an empty body"
+	}
+	for i := len(answer) - 1; i >= 0 && i >= len(answer)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(answer[i]) {
+			if !utf8.FullRune(answer[i:]) {
+				answer = answer[:i]
+			}
+			break
+		}
+	}
+	return ": " + strconv.Quote(string(answer))
 }
 
 // transportReason names a transport failure without the URL that
@@ -457,9 +484,15 @@ func transportReason(err error) string {
 	return err.Error()
 }
 
+// truncate bounds a reason to maxErrorLen bytes, cut at a character so
+// the reason stays UTF-8.
 func truncate(s string) string {
 	if len(s) <= maxErrorLen {
 		return s
 	}
-	return s[:maxErrorLen] + "…"
+	cut := maxErrorLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -1,8 +1,10 @@
 package notify
 
 import (
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // The wait after the n-th failure doubles from the base up to the cap,
@@ -26,6 +28,18 @@ func TestDeliverySettingsOutsideTheirRangeAreRefused(t *testing.T) {
 	}{{0, 0, true}, {100 * time.Millisecond, 100, true}, {time.Millisecond, 3, false}, {2 * time.Hour, 3, false}, {time.Second, 101, false}, {time.Second, -1, false}} {
 		if err := CheckSettings(tc.backoff, tc.attempts); (err == nil) != tc.ok {
 			t.Fatalf("CheckSettings(%s, %d) = %v, want ok %t", tc.backoff, tc.attempts, err, tc.ok)
+		}
+	}
+}
+
+// A reason longer than the bound is cut at a character: a cut inside one
+// left bytes that are not UTF-8, which PostgreSQL refuses to store.
+func TestALongReasonIsCutAtACharacter(t *testing.T) {
+	for pad := range utf8.UTFMax {
+		reason := strings.Repeat("x", maxErrorLen-pad) + strings.Repeat("服", maxErrorLen)
+		got := truncate(reason)
+		if !utf8.ValidString(got) || len(got) > maxErrorLen+len("…") || !strings.HasSuffix(got, "…") {
+			t.Fatalf("a reason of %d bytes cut to %q (%d bytes): want valid UTF-8 of at most %d bytes and the ellipsis", len(reason), got, len(got), maxErrorLen)
 		}
 	}
 }

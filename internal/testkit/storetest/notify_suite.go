@@ -35,6 +35,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"AHealthyChannelKeepsFlowingWhileNineChannelsDoNotAnswer":    testHealthyFlowsBeforeHungSendsTimeOut(9),
 		"AReceiverThatAnswersAgainGetsItsShareBack":                  testAnsweringReceiverGetsItsShareBack,
 		"ReceiversThatAllHangHoldAtMostMaxUnderWaySendsAtOnce":       testHungSendsBoundedInAll,
+		"ARefusalsTextIsRecordedEscapedAndCutAtACharacter":           testRefusalTextIsRecordedEscaped,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
