@@ -442,9 +442,15 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 		return noAnswer, fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read only
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxSnippet))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxSnippet))
 		return answered, fmt.Errorf("channel %s: the receiver answered %d%s", m.Channel.Name, resp.StatusCode, saying(snippet))
+	}
+	if ack, ok := acknowledgements[m.Channel.Kind]; ok {
+		answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAcknowledgement+1))
+		if err := ack.check(resp.StatusCode, answer); err != nil {
+			return answered, fmt.Errorf("channel %s: %w", m.Channel.Name, err)
+		}
 	}
 	return answered, nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -37,23 +38,89 @@ func testRefusalTextIsRecordedEscaped(t *testing.T, f Fixture) {
 	}
 }
 
+// testChatRefusalsAreFailures: DingTalk, WeCom and Feishu answer 200 to a
+// message they refuse, with the refusal's code in the body; such an answer
+// is a failed attempt whose reason names the service, its code and its
+// message, and so is a 200 without the service's acknowledgement. Only a
+// code of 0, in the current or (Feishu) the older fields, delivers. Taken
+// for delivered, the refusals of a wrong keyword, signature or token lost
+// every notification without a trace.
+func testChatRefusalsAreFailures(t *testing.T, f Fixture) {
+	cases := []struct {
+		name   string
+		kind   notify.Kind
+		answer string
+		// reason is what the reason must hold; "" is delivered.
+		reason string
+	}{
+		{"dingtalk-ok", notify.DingTalk, `{"errcode":0,"errmsg":"ok"}`, ""},
+		{"dingtalk-sign", notify.DingTalk, `{"errcode":310000,"errmsg":"sign not match"}`,
+			`channel dingtalk-sign: DingTalk refused the notification: errcode 310000, "sign not match"`},
+		{"dingtalk-keyword", notify.DingTalk, `{"errcode":310000,"errmsg":"keywords not in content"}`, `errcode 310000, "keywords not in content"`},
+		{"wecom-ok", notify.WeCom, `{"errcode":0,"errmsg":"ok"}`, ""},
+		{"wecom-key", notify.WeCom, `{"errcode":93000,"errmsg":"invalid webhook url"}`,
+			`channel wecom-key: WeCom refused the notification: errcode 93000, "invalid webhook url"`},
+		{"wecom-escaped", notify.WeCom, `{"errcode":45009,"errmsg":"接口调用超过限制\u0007"}`, `errcode 45009, "接口调用超过限制\a"`},
+		{"feishu-ok", notify.Feishu, `{"code":0,"msg":"success","data":{},"Extra":null,"StatusCode":0,"StatusMessage":"success"}`, ""},
+		{"feishu-older-ok", notify.Feishu, `{"Extra":null,"StatusCode":0,"StatusMessage":"success"}`, ""},
+		{"feishu-sign", notify.Feishu, `{"code":19021,"data":{},"msg":"sign match fail or timestamp is not within one hour from current time"}`,
+			`Feishu refused the notification: code 19021, "sign match fail or timestamp is not within one hour from current time"`},
+		{"feishu-older-keyword", notify.Feishu, `{"Extra":null,"StatusCode":19024,"StatusMessage":"Key Words Not Found"}`,
+			`Feishu refused the notification: StatusCode 19024, "Key Words Not Found"`},
+		{"dingtalk-page", notify.DingTalk, `<html>sign in to the proxy</html>`,
+			`the receiver answered 200 without DingTalk's acknowledgement (a JSON object with errcode 0): "<html>sign in to the proxy</html>"`},
+		{"feishu-empty", notify.Feishu, ``, `the receiver answered 200 without Feishu's acknowledgement (a JSON object with code 0) with an empty body`},
+		{"wecom-other", notify.WeCom, `{"ok":true}`, `without WeCom's acknowledgement`},
+		{"wecom-null", notify.WeCom, `{"errcode":null}`, `without WeCom's acknowledgement`},
+	}
+	answers := make(map[string]string, len(cases))
+	for _, tc := range cases {
+		answers["/"+tc.name] = tc.answer
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, answers[r.URL.Path])
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range cases {
+		m := deliverOnce(t, f, tc.name, notify.Channel{Name: tc.name, Kind: tc.kind, URL: srv.URL + "/" + tc.name}, notify.DeliveryConfig{})
+		switch {
+		case tc.reason == "" && m.State != notify.Delivered:
+			t.Errorf("%s answering %s: the notification is %s (%q), want delivered", tc.kind, tc.answer, m.State, m.LastError)
+		case tc.reason != "" && (m.State != notify.Pending || m.Attempts != 1 || !strings.Contains(m.LastError, tc.reason)):
+			t.Errorf("%s answering %s: the notification is %s after %d attempts with reason %q; want pending, to be retried, with a reason holding %q",
+				tc.kind, tc.answer, m.State, m.Attempts, m.LastError, tc.reason)
+		}
+	}
+
+	// The last allowed attempt refused is dead, as any other failure.
+	m := deliverOnce(t, f, "dingtalk-last", notify.Channel{Name: "dingtalk-last", Kind: notify.DingTalk, URL: srv.URL + "/dingtalk-sign"},
+		notify.DeliveryConfig{MaxAttempts: 1})
+	if m.State != notify.Dead || !strings.Contains(m.LastError, "errcode 310000") {
+		t.Errorf("a refusal at the last allowed attempt left the notification %s (%q), want dead", m.State, m.LastError)
+	}
+}
+
 // deliverOnce publishes a project whose failures notify channel c, fails
 // one Run and runs one delivery round of a deliverer configured by cfg
-// (its outbox the fixture's, its backoff the shortest unless cfg gives
-// one); it returns the notification as the round left it.
+// (its outbox the fixture's, its backoff a minute unless cfg gives one,
+// so the round ends before any failed notification falls due again); it
+// returns the project's notification as the round left it.
 func deliverOnce(t *testing.T, f Fixture, project string, c notify.Channel, cfg notify.DeliveryConfig) notify.Message {
 	t.Helper()
-	failedWith(t, f, project, notify.Spec{Channels: []notify.Channel{c}, Rules: []notify.Rule{{On: notify.OnFailed, Channel: c.Name}}})
+	d := failedWith(t, f, project, notify.Spec{Channels: []notify.Channel{c}, Rules: []notify.Rule{{On: notify.OnFailed, Channel: c.Name}}})
 	cfg.Outbox = f.Outbox
 	if cfg.BaseBackoff == 0 {
-		cfg.BaseBackoff = notify.MinBaseBackoff
+		cfg.BaseBackoff = time.Minute
 	}
 	if _, err := notify.NewDeliverer(cfg).Round(t.Context()); err != nil {
 		t.Fatalf("round: %v", err)
 	}
-	ms := outbox(t, f)
-	if len(ms) != 1 {
-		t.Fatalf("%d notifications, want the one the failed Run owes", len(ms))
+	for _, m := range outbox(t, f) {
+		if m.ProjectID == d.Project.ID {
+			return m
+		}
 	}
-	return ms[0]
+	t.Fatalf("project %s has no notification, want the one its failed Run owes", project)
+	return notify.Message{}
 }

@@ -36,6 +36,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"AReceiverThatAnswersAgainGetsItsShareBack":                  testAnsweringReceiverGetsItsShareBack,
 		"ReceiversThatAllHangHoldAtMostMaxUnderWaySendsAtOnce":       testHungSendsBoundedInAll,
 		"ARefusalsTextIsRecordedEscapedAndCutAtACharacter":           testRefusalTextIsRecordedEscaped,
+		"AChatServicesRefusalInA200AnswerIsAFailedAttempt":           testChatRefusalsAreFailures,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

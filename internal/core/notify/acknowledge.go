@@ -1,0 +1,67 @@
+package notify
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// maxAcknowledgement bounds the answer read for a chat service's
+// acknowledgement: theirs are a few dozen bytes, and a longer answer is
+// not one.
+const maxAcknowledgement = 16 << 10
+
+// ackField is a chat service's pair of answer fields: a code, zero when
+// the service took the message, and the message that explains another.
+type ackField struct{ code, message string }
+
+// acknowledgement is how a chat service says in the body of its answer
+// whether it took a message: DingTalk, WeCom and Feishu answer 200 to a
+// refusal too (a missing keyword, a wrong signature, token or IP, a rate
+// limit), with a non-zero code in the body.
+type acknowledgement struct {
+	service string
+	// fields are the service's pairs, the current one first: the first
+	// one the answer holds decides.
+	fields []ackField
+}
+
+var acknowledgements = map[Kind]acknowledgement{
+	DingTalk: {service: "DingTalk", fields: []ackField{{"errcode", "errmsg"}}},
+	WeCom:    {service: "WeCom", fields: []ackField{{"errcode", "errmsg"}}},
+	// Feishu's current answers carry code and msg; older ones, still
+	// seen, StatusCode and StatusMessage only.
+	Feishu: {service: "Feishu", fields: []ackField{{"code", "msg"}, {"StatusCode", "StatusMessage"}}},
+}
+
+// check reads a 2xx answer of the service. The message was taken only if
+// the answer is a JSON object whose code is 0: an answer without the code
+// (not JSON, another object, an empty body) did not come from the service
+// as it acknowledges a message, whatever it is (a proxy's page, a URL of
+// something else), so it is a failure rather than a notification taken
+// for delivered without evidence.
+func (a acknowledgement) check(status int, answer []byte) error {
+	var fields map[string]json.RawMessage
+	if len(answer) <= maxAcknowledgement && json.Unmarshal(answer, &fields) == nil {
+		for _, f := range a.fields {
+			raw, ok := fields[f.code]
+			if !ok {
+				continue
+			}
+			var code json.Number
+			if json.Unmarshal(raw, &code) != nil || code == "" {
+				break
+			}
+			if n, err := code.Int64(); err == nil && n == 0 {
+				return nil
+			}
+			var message string
+			if json.Unmarshal(fields[f.message], &message) != nil {
+				message = string(fields[f.message])
+			}
+			return fmt.Errorf("%s refused the notification: %s %s, %s", a.service, f.code, code, strconv.Quote(message))
+		}
+	}
+	return fmt.Errorf("the receiver answered %d without %s's acknowledgement (a JSON object with %s 0)%s; check that the URL is the robot's webhook URL",
+		status, a.service, a.fields[0].code, saying(answer[:min(len(answer), maxSnippet)]))
+}
