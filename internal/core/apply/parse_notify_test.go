@@ -63,7 +63,7 @@ func TestParseRejectsBadNotificationsWithTheirLine(t *testing.T) {
 		"url with password":   {"  channels:\n    ops: {type: slack, url: \"https://u:p@h.example.com\"}\n  rules: []\n", "x.yaml:4: notifications.channels.ops.url: must not carry a user or password"},
 		"plain http scheme":   {"  channels:\n    ops: {type: slack, url: \"ftp://h.example.com\"}\n  rules: []\n", "must be an absolute http:// or https:// URL"},
 		"telegram no chat":    {"  channels:\n    tg: {type: telegram, urlSecret: tg}\n  rules: []\n", "x.yaml:4: notifications.channels.tg.chatId: is required"},
-		"signing not webhook": {"  channels:\n    s: {type: slack, url: \"https://h.example.com\", signingSecret: k}\n  rules: []\n", "only a webhook channel signs"},
+		"signing not webhook": {"  channels:\n    s: {type: slack, url: \"https://h.example.com\", signingSecret: k}\n  rules: []\n", "only webhook, dingtalk and feishu channels sign"},
 		"undefined channel":   {ch + "    - {on: failed, channel: nope}\n", `x.yaml:6: notifications.rules[0].channel: "nope" is not defined`},
 		"unknown event":       {ch + "    - {on: exploded, channel: ops}\n", `x.yaml:6: notifications.rules[0].on: "exploded" is not one of`},
 		"reasons off skipped": {ch + "    - {on: failed, reasons: [paused], channel: ops}\n", "x.yaml:6: notifications.rules[0].reasons: only a skipped rule"},

@@ -93,7 +93,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	notify.RefusalChannelURLAndSecret: "{field}：url 和 urlSecret 只能二选一。",
 	notify.RefusalChannelURL:          "{field}：须是以 http:// 或 https:// 开头的完整 URL，最长 {limit} 个字符，且不能带用户名或密码（凭据请放在密钥中：urlSecret 或 tokenSecret）。",
 	notify.RefusalSecretName:          "{field}：“{value}”不是有效的密钥名称：只能使用字母、数字、'_'、'.'、'-'，最多 {limit} 个字符。",
-	notify.RefusalSigningNotWebhook:   "{field}：只有 webhook 通道会对请求体签名；请删去它。",
+	notify.RefusalSigningNotWebhook:   "{field}：只有 webhook、dingtalk 和 feishu 通道会对请求签名；请删去它。",
 	notify.RefusalTokenNotWebhook:     "{field}：只有 webhook 和 ntfy 通道会发送 bearer 令牌；请删去它。",
 	notify.RefusalChatIDRequired:      "{field}：telegram 通道必须写 chatId（机器人发消息的聊天）。",
 	notify.RefusalChatIDNotTelegram:   "{field}：只有 telegram 通道有 chatId；请删去它。",

@@ -425,7 +425,7 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 	if err != nil {
 		return notSent, err
 	}
-	r, err := Build(m, sec)
+	r, err := Build(m, sec, time.Now())
 	if err != nil {
 		return notSent, err
 	}

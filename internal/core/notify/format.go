@@ -3,10 +3,14 @@ package notify
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/plural"
 )
@@ -44,9 +48,12 @@ func (c Channel) Refs() []string {
 	return out
 }
 
-// Build renders m for its channel with the resolved secrets. The body
-// depends only on the row, so every delivery of it is byte-identical.
-func Build(m Message, sec Secrets) (Request, error) {
+// Build renders m for its channel with the resolved secrets, for a
+// delivery at now. The body depends only on the row, so every delivery of
+// it is byte-identical, except a signed Feishu channel's: Feishu takes a
+// signature only within an hour of its time, so each delivery signs anew
+// (a signed DingTalk channel's does so in the URL).
+func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	c := m.Channel
 	req := Request{URL: c.URL, Headers: map[string]string{
 		"Content-Type": "application/json", HeaderIdempotencyKey: m.ID, HeaderEvent: string(m.Payload.Event),
@@ -68,7 +75,12 @@ func Build(m Message, sec Secrets) (Request, error) {
 	case DingTalk, WeCom:
 		body = map[string]any{"msgtype": "text", "text": map[string]string{"content": title + "\n" + text}}
 	case Feishu:
-		body = map[string]any{"msg_type": "text", "content": map[string]string{"text": title + "\n" + text}}
+		fields := map[string]any{"msg_type": "text", "content": map[string]string{"text": title + "\n" + text}}
+		if c.SigningSecret != "" {
+			ts := strconv.FormatInt(now.Unix(), 10)
+			fields["timestamp"], fields["sign"] = ts, FeishuSign(sec[c.SigningSecret], ts)
+		}
+		body = fields
 	case Bark:
 		body = map[string]string{"title": title, "body": text, "group": "qinglong"}
 	case Slack:
@@ -88,8 +100,21 @@ func Build(m Message, sec Secrets) (Request, error) {
 		}
 		req.Body = b
 	}
-	if c.SigningSecret != "" {
+	switch {
+	case c.SigningSecret == "":
+	case c.Kind == Webhook:
 		req.Headers[HeaderSignature] = Sign(sec[c.SigningSecret], req.Body)
+	case c.Kind == DingTalk:
+		u, err := url.Parse(req.URL)
+		if err != nil {
+			return Request{}, fmt.Errorf("channel %s: the URL does not parse", c.Name)
+		}
+		ts := strconv.FormatInt(now.UnixMilli(), 10)
+		q := u.Query()
+		q.Set("timestamp", ts)
+		q.Set("sign", DingTalkSign(sec[c.SigningSecret], ts))
+		u.RawQuery = q.Encode()
+		req.URL = u.String()
 	}
 	if c.TokenSecret != "" {
 		req.Headers["Authorization"] = "Bearer " + sec[c.TokenSecret]
@@ -102,6 +127,23 @@ func Sign(secret string, body []byte) string {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(body)
 	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// DingTalkSign is the sign parameter of a DingTalk robot in signed mode
+// (加签) at timestamp, in milliseconds: the base64 HMAC-SHA256 of
+// "timestamp\nsecret" under the secret.
+func DingTalkSign(secret, timestamp string) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(timestamp + "\n" + secret))
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// FeishuSign is the sign field of a Feishu bot with signature
+// verification (签名校验) at timestamp, in seconds: the base64
+// HMAC-SHA256 of nothing under the key "timestamp\nsecret".
+func FeishuSign(secret, timestamp string) string {
+	mac := hmac.New(sha256.New, []byte(timestamp+"\n"+secret))
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
 // Verify checks a signature header in constant time; receivers in Go can

@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/*.golden from the current formats")
+
+// sentAt is when the tests' deliveries are made.
+var sentAt = time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
 
 // sample is one consecutive_failures notification, as the outbox stores it.
 func sample(c Channel) Message {
@@ -40,7 +45,7 @@ func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
 			if err := c.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			req, err := Build(sample(c), secrets)
+			req, err := Build(sample(c), secrets, sentAt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +68,7 @@ func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
 			if !bytes.Equal(req.Body, want) {
 				t.Fatalf("body\n%s\nwant (%s)\n%s", req.Body, golden, want)
 			}
-			again, err := Build(sample(c), secrets)
+			again, err := Build(sample(c), secrets, sentAt)
 			if err != nil || !bytes.Equal(again.Body, req.Body) {
 				t.Fatal("two deliveries of one row differ in their body")
 			}
@@ -81,7 +86,7 @@ func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
 // secret fails.
 func TestWebhookSignatureVerifiesOnlyTheSignedBodyAndSecret(t *testing.T) {
 	c := Channel{Name: "ops", Kind: Webhook, URL: "https://hooks.example.com/ql", SigningSecret: "hmac", TokenSecret: "token"}
-	req, err := Build(sample(c), Secrets{"hmac": "s3cret-value", "token": "bearer-value"})
+	req, err := Build(sample(c), Secrets{"hmac": "s3cret-value", "token": "bearer-value"}, sentAt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +109,66 @@ func TestWebhookSignatureVerifiesOnlyTheSignedBodyAndSecret(t *testing.T) {
 	}
 }
 
+// A signed DingTalk channel adds timestamp (milliseconds) and sign to its
+// URL, a signed Feishu channel timestamp (seconds) and sign to its body,
+// as the services document; the expected values were computed apart, with
+// Python's hmac.
+func TestDingTalkAndFeishuSignAsTheServicesCheck(t *testing.T) {
+	secrets := Secrets{"url": "https://oapi.dingtalk.com/robot/send?access_token=t0ken", "sec": "SEC0123456789abcdef"}
+	ding := Channel{Name: "ops", Kind: DingTalk, URLSecret: "url", SigningSecret: "sec"}
+	if err := ding.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	req, err := Build(sample(ding), secrets, sentAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	if q.Get("access_token") != "t0ken" || q.Get("timestamp") != "1796004000000" || q.Get("sign") != "71F0PtoZggxnVfsDW693DyFGfW2o0Gf4OdGAUa767HA=" {
+		t.Fatalf("DingTalk query %v, want the token kept, timestamp 1796004000000 and its sign", q)
+	}
+	if _, ok := req.Headers[HeaderSignature]; ok || bytes.Contains(req.Body, []byte("sign")) {
+		t.Fatalf("a DingTalk request carries QingLong's signature or a sign in its body: %v %s", req.Headers, req.Body)
+	}
+
+	feishu := Channel{Name: "ops", Kind: Feishu, URL: "https://open.feishu.cn/open-apis/bot/v2/hook/x", SigningSecret: "sec"}
+	if err := feishu.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	req, err = Build(sample(feishu), secrets, sentAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Timestamp string `json:"timestamp"`
+		Sign      string `json:"sign"`
+		MsgType   string `json:"msg_type"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil || body.Timestamp != "1796004000" ||
+		body.Sign != "X8nnd7HPeq5PO+hS6UPd/cQdh80hNc8L7LBjce6CPm8=" || body.MsgType != "text" || req.URL != feishu.URL {
+		t.Fatalf("Feishu request to %s with body %s (%v), want timestamp 1796004000 and its sign in a text message", req.URL, req.Body, err)
+	}
+	if bytes.Contains(req.Body, []byte(secrets["sec"])) {
+		t.Fatal("a Feishu body carries the signing secret itself")
+	}
+
+	for _, kind := range []Kind{WeCom, Slack, Telegram, Bark, Ntfy} {
+		c := Channel{Name: "ops", Kind: kind, URLSecret: "url", SigningSecret: "sec", ChatID: map[bool]string{true: "@x"}[kind == Telegram]}
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "only webhook, dingtalk and feishu channels sign") {
+			t.Errorf("a signing secret on a %s channel: %v, want it refused", kind, err)
+		}
+	}
+}
+
 // A URL from a secret is checked like one written in the file, and the
 // error names the secret, never its value.
 func TestASecretURLIsCheckedWithoutShowingIt(t *testing.T) {
 	c := Channel{Name: "ops", Kind: Slack, URLSecret: "slack"}
-	_, err := Build(sample(c), Secrets{"slack": "ftp://user:pa55word@example.com"})
+	_, err := Build(sample(c), Secrets{"slack": "ftp://user:pa55word@example.com"}, sentAt)
 	if err == nil || !strings.Contains(err.Error(), `"slack"`) || strings.Contains(err.Error(), "pa55word") {
 		t.Fatalf("error %v; want one naming the secret without its value", err)
 	}

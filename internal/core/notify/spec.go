@@ -65,8 +65,9 @@ const (
 // Channel is where a rule's notifications go. The URL is given either in
 // the definitions (URL) or, because most chat services put their token in
 // it, by the name of a secret holding it (URLSecret). SigningSecret names
-// the secret whose value signs a webhook body; TokenSecret a bearer token
-// (ntfy). Only secret names are stored, never values.
+// the secret whose value signs a webhook body, or a DingTalk or Feishu
+// request as those services check; TokenSecret a bearer token (ntfy).
+// Only secret names are stored, never values.
 type Channel struct {
 	Name          string `json:"name"`
 	Kind          Kind   `json:"kind"`
@@ -131,8 +132,8 @@ const (
 	// RefusalSecretName is a secret name of other characters: field,
 	// value, limit.
 	RefusalSecretName qlerror.Reason = "notify_secret_name"
-	// RefusalSigningNotWebhook is a signingSecret on a channel that is no
-	// webhook: field.
+	// RefusalSigningNotWebhook is a signingSecret on a channel that is
+	// neither webhook, dingtalk nor feishu: field.
 	RefusalSigningNotWebhook qlerror.Reason = "notify_signing_not_webhook"
 	// RefusalTokenNotWebhook is a tokenSecret on a channel that is
 	// neither webhook nor ntfy: field.
@@ -223,8 +224,8 @@ func (c Channel) Validate() error {
 				Because(RefusalSecretName, "field", field+"."+k, "value", v, "limit", maxSecretRefLen)
 		}
 	}
-	if c.SigningSecret != "" && c.Kind != Webhook {
-		return qlerror.New(qlerror.Invalid, "%s.signingSecret: only a webhook channel signs its body; remove it", field).
+	if c.SigningSecret != "" && c.Kind != Webhook && c.Kind != DingTalk && c.Kind != Feishu {
+		return qlerror.New(qlerror.Invalid, "%s.signingSecret: only webhook, dingtalk and feishu channels sign their requests; remove it", field).
 			Because(RefusalSigningNotWebhook, "field", field+".signingSecret")
 	}
 	if c.TokenSecret != "" && c.Kind != Ntfy && c.Kind != Webhook {

@@ -1,9 +1,16 @@
 package storetest
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/process"
 )
 
 // testRefusalTextIsRecordedEscaped: what a refusing receiver said is kept
@@ -98,6 +106,76 @@ func testChatRefusalsAreFailures(t *testing.T, f Fixture) {
 		notify.DeliveryConfig{MaxAttempts: 1})
 	if m.State != notify.Dead || !strings.Contains(m.LastError, "errcode 310000") {
 		t.Errorf("a refusal at the last allowed attempt left the notification %s (%q), want dead", m.State, m.LastError)
+	}
+}
+
+// testDingTalkAndFeishuSignedModes: a dingtalk or feishu channel with a
+// signingSecret is taken by a robot in its signed mode, which checks the
+// signature the way the services document it (DingTalk: timestamp in
+// milliseconds and sign in the URL; Feishu: timestamp in seconds and sign
+// in the body; both within an hour of now); the secrets come from a
+// secrets file. Without a signature such a robot refuses every message.
+func testDingTalkAndFeishuSignedModes(t *testing.T, f Fixture) {
+	const robotSecret = "SECb1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6"
+	fresh := func(ts string, unit time.Duration) bool {
+		n, err := strconv.ParseInt(ts, 10, 64)
+		return err == nil && time.Since(time.UnixMilli(n*int64(unit/time.Millisecond))).Abs() < time.Hour
+	}
+	sum := func(key, message string) string {
+		mac := hmac.New(sha256.New, []byte(key))
+		mac.Write([]byte(message))
+		return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robot/send":
+			q := r.URL.Query()
+			ts := q.Get("timestamp")
+			if q.Get("access_token") != "t0ken" || !fresh(ts, time.Millisecond) || q.Get("sign") != sum(robotSecret, ts+"\n"+robotSecret) {
+				_, _ = io.WriteString(w, `{"errcode":310000,"errmsg":"sign not match"}`)
+				return
+			}
+			_, _ = io.WriteString(w, `{"errcode":0,"errmsg":"ok"}`)
+		case "/open-apis/bot/v2/hook/t0ken":
+			var body struct{ Timestamp, Sign string }
+			if json.NewDecoder(r.Body).Decode(&body) != nil || !fresh(body.Timestamp, time.Second) || body.Sign != sum(body.Timestamp+"\n"+robotSecret, "") {
+				_, _ = io.WriteString(w, `{"code":19021,"data":{},"msg":"sign match fail or timestamp is not within one hour from current time"}`)
+				return
+			}
+			_, _ = io.WriteString(w, `{"StatusCode":0,"StatusMessage":"success","code":0,"data":{},"msg":"success"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	file := filepath.Join(t.TempDir(), "qinglong-secrets.json")
+	secrets, err := json.Marshal(map[string]string{"ding_url": srv.URL + "/robot/send?access_token=t0ken", "robot_sec": robotSecret, "stale_sec": "SECnot-this-robots"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, secrets, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := notify.DeliveryConfig{Secrets: process.Secrets{Path: file}.Resolve}
+	for _, tc := range []struct {
+		c      notify.Channel
+		reason string
+	}{
+		{notify.Channel{Name: "ding", Kind: notify.DingTalk, URLSecret: "ding_url", SigningSecret: "robot_sec"}, ""},
+		{notify.Channel{Name: "feishu", Kind: notify.Feishu, URL: srv.URL + "/open-apis/bot/v2/hook/t0ken", SigningSecret: "robot_sec"}, ""},
+		{notify.Channel{Name: "ding-stale", Kind: notify.DingTalk, URLSecret: "ding_url", SigningSecret: "stale_sec"}, `errcode 310000, "sign not match"`},
+		{notify.Channel{Name: "feishu-unsigned", Kind: notify.Feishu, URL: srv.URL + "/open-apis/bot/v2/hook/t0ken"}, "code 19021"},
+	} {
+		m := deliverOnce(t, f, tc.c.Name, tc.c, cfg)
+		switch {
+		case tc.reason == "" && m.State != notify.Delivered:
+			t.Errorf("channel %s signed by its robot's secret: the notification is %s (%q), want delivered", tc.c.Name, m.State, m.LastError)
+		case tc.reason != "" && (m.State != notify.Pending || !strings.Contains(m.LastError, tc.reason)):
+			t.Errorf("channel %s: the notification is %s (%q), want pending with a reason holding %q", tc.c.Name, m.State, m.LastError, tc.reason)
+		}
+		if strings.Contains(m.LastError, robotSecret) || strings.Contains(m.LastError, "t0ken") {
+			t.Errorf("channel %s: the reason %q shows a secret", tc.c.Name, m.LastError)
+		}
 	}
 }
 

@@ -37,6 +37,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ReceiversThatAllHangHoldAtMostMaxUnderWaySendsAtOnce":       testHungSendsBoundedInAll,
 		"ARefusalsTextIsRecordedEscapedAndCutAtACharacter":           testRefusalTextIsRecordedEscaped,
 		"AChatServicesRefusalInA200AnswerIsAFailedAttempt":           testChatRefusalsAreFailures,
+		"DingTalkAndFeishuRobotsInSignedModeTakeSignedChannels":      testDingTalkAndFeishuSignedModes,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
