@@ -142,14 +142,19 @@ type Deliverer struct {
 
 // NewDeliverer fills defaults.
 func NewDeliverer(cfg DeliveryConfig) *Deliverer {
-	if cfg.Client == nil {
-		cfg.Client = &http.Client{Timeout: DefaultTimeout}
+	c := http.Client{Timeout: DefaultTimeout}
+	if cfg.Client != nil {
+		c = *cfg.Client
 	}
-	if cfg.Client.Timeout <= 0 {
-		c := *cfg.Client
+	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
-		cfg.Client = &c
 	}
+	// A redirect is reported, never followed: the client would turn the
+	// POST into a GET without its body (301, 302, 303), record the answer
+	// of whatever the target is as the receiver's, and post a signed body
+	// to wherever the receiver names (307, 308).
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	cfg.Client = &c
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
 	}
@@ -442,6 +447,9 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 		return noAnswer, fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read only
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.Header.Get("Location") != "" {
+		return answered, fmt.Errorf("channel %s: %s", m.Channel.Name, redirection(resp, m.Channel))
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxSnippet))
 		return answered, fmt.Errorf("channel %s: the receiver answered %d%s", m.Channel.Name, resp.StatusCode, saying(snippet))
@@ -453,6 +461,28 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 		}
 	}
 	return answered, nil
+}
+
+// redirection says where a receiver redirected to and what to do: put
+// that URL in the channel. The target is shown without its user, query
+// and fragment, which may carry a token; for a channel whose URL is a
+// secret its path is left out as well (Telegram's, Slack's and Feishu's
+// carry theirs there), saying only whether it is the request's own.
+func redirection(resp *http.Response, c Channel) string {
+	to, err := resp.Location()
+	if err != nil {
+		return fmt.Sprintf("the receiver redirected (%d) to a Location that is no URL; put the URL the receiver expects in the channel", resp.StatusCode)
+	}
+	to.User, to.RawQuery, to.ForceQuery, to.Fragment, to.RawFragment = nil, "", false, "", ""
+	if c.URLSecret == "" {
+		return fmt.Sprintf("the receiver redirected to %s (%d); put that URL in the channel", to, resp.StatusCode)
+	}
+	path := "another path (not shown: it may carry the token)"
+	if to.EscapedPath() == resp.Request.URL.EscapedPath() {
+		path = "the same path"
+	}
+	to.Path, to.RawPath = "", ""
+	return fmt.Sprintf("the receiver redirected to %s with %s (%d); put the URL it redirects to in secret %q", to, path, resp.StatusCode, c.URLSecret)
 }
 
 // saying quotes what a receiver answered, for a reason: escaped as a Go

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -148,15 +149,8 @@ func testDingTalkAndFeishuSignedModes(t *testing.T, f Fixture) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	file := filepath.Join(t.TempDir(), "qinglong-secrets.json")
-	secrets, err := json.Marshal(map[string]string{"ding_url": srv.URL + "/robot/send?access_token=t0ken", "robot_sec": robotSecret, "stale_sec": "SECnot-this-robots"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, secrets, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := notify.DeliveryConfig{Secrets: process.Secrets{Path: file}.Resolve}
+	cfg := notify.DeliveryConfig{Secrets: secretsFile(t, map[string]string{"ding_url": srv.URL + "/robot/send?access_token=t0ken", "robot_sec": robotSecret,
+		"stale_sec": "SECnot-this-robots"})}
 	for _, tc := range []struct {
 		c      notify.Channel
 		reason string
@@ -177,6 +171,92 @@ func testDingTalkAndFeishuSignedModes(t *testing.T, f Fixture) {
 			t.Errorf("channel %s: the reason %q shows a secret", tc.c.Name, m.LastError)
 		}
 	}
+}
+
+// testRedirectsAreReportedNotFollowed: a receiver that redirects fails the
+// attempt with a reason saying where it redirected to (without the
+// target's user, query or fragment; for a URL from a secret, without its
+// path either) and to put that URL in the channel, and the target is sent
+// nothing. Followed, a 301 or 302 turned the POST into a GET whose
+// target's answer was taken for the receiver's (a page answering 200
+// made the notification delivered), and a 307 or 308 posted the body,
+// signed, to wherever the receiver named.
+func testRedirectsAreReportedNotFollowed(t *testing.T, f Fixture) {
+	var reached atomic.Int64
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reached.Add(1)
+		_, _ = io.WriteString(w, `{"errcode":0,"errmsg":"ok"}`)
+	}))
+	t.Cleanup(target.Close)
+	targetHost := strings.TrimPrefix(target.URL, "http://")
+	redirects := map[string]struct {
+		status   int
+		location string
+	}{
+		"/moved":                      {http.StatusMovedPermanently, "http://user:pa55@" + targetHost + "/hook?token=t0ken#part"},
+		"/found":                      {http.StatusFound, target.URL + "/hook"},
+		"/temporary":                  {http.StatusTemporaryRedirect, target.URL + "/hook?token=t0ken"},
+		"/permanent":                  {http.StatusPermanentRedirect, target.URL + "/robot/send?access_token=t0ken"},
+		"/relative":                   {http.StatusMovedPermanently, "/v2/hook?token=t0ken"},
+		"/services/T0/B0/t0ken":       {http.StatusMovedPermanently, target.URL + "/services/T0/B0/t0ken"},
+		"/services/T0/B0/t0ken-moved": {http.StatusMovedPermanently, target.URL + "/services/T1/B1/0ther-t0ken"},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		to, ok := redirects[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Location", to.location)
+		w.WriteHeader(to.status)
+	}))
+	t.Cleanup(srv.Close)
+	cfg := notify.DeliveryConfig{Secrets: secretsFile(t, map[string]string{"same_url": srv.URL + "/services/T0/B0/t0ken",
+		"moved_url": srv.URL + "/services/T0/B0/t0ken-moved"})}
+	for _, tc := range []struct {
+		c    notify.Channel
+		want string
+	}{
+		{notify.Channel{Name: "moved", Kind: notify.Webhook, URL: srv.URL + "/moved"},
+			"channel moved: the receiver redirected to " + target.URL + "/hook (301); put that URL in the channel"},
+		{notify.Channel{Name: "found", Kind: notify.Webhook, URL: srv.URL + "/found"}, "redirected to " + target.URL + "/hook (302)"},
+		{notify.Channel{Name: "temporary", Kind: notify.Webhook, URL: srv.URL + "/temporary"}, "redirected to " + target.URL + "/hook (307)"},
+		{notify.Channel{Name: "permanent", Kind: notify.DingTalk, URL: srv.URL + "/permanent"}, "redirected to " + target.URL + "/robot/send (308)"},
+		{notify.Channel{Name: "relative", Kind: notify.Webhook, URL: srv.URL + "/relative"}, "redirected to " + srv.URL + "/v2/hook (301)"},
+		{notify.Channel{Name: "same", Kind: notify.Slack, URLSecret: "same_url"},
+			"redirected to " + target.URL + ` with the same path (301); put the URL it redirects to in secret "same_url"`},
+		{notify.Channel{Name: "elsewhere", Kind: notify.Slack, URLSecret: "moved_url"},
+			"redirected to " + target.URL + ` with another path (not shown: it may carry the token) (301); put the URL it redirects to in secret "moved_url"`},
+	} {
+		m := deliverOnce(t, f, tc.c.Name, tc.c, cfg)
+		if m.State != notify.Pending || m.Attempts != 1 || !strings.Contains(m.LastError, tc.want) {
+			t.Errorf("channel %s redirected: the notification is %s after %d attempts with reason %q; want pending with a reason holding %q",
+				tc.c.Name, m.State, m.Attempts, m.LastError, tc.want)
+		}
+		for _, secret := range []string{"pa55", "t0ken", "0ther", "part"} {
+			if strings.Contains(m.LastError, secret) {
+				t.Errorf("channel %s: the reason %q shows %q, a part of the URL that may be a token", tc.c.Name, m.LastError, secret)
+			}
+		}
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("the redirects' target was sent %d requests, want none", n)
+	}
+}
+
+// secretsFile writes values to a secrets file, as the server reads them,
+// and returns its resolver.
+func secretsFile(t *testing.T, values map[string]string) notify.SecretResolver {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "qinglong-secrets.json")
+	b, err := json.Marshal(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return process.Secrets{Path: file}.Resolve
 }
 
 // deliverOnce publishes a project whose failures notify channel c, fails

@@ -38,6 +38,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ARefusalsTextIsRecordedEscapedAndCutAtACharacter":           testRefusalTextIsRecordedEscaped,
 		"AChatServicesRefusalInA200AnswerIsAFailedAttempt":           testChatRefusalsAreFailures,
 		"DingTalkAndFeishuRobotsInSignedModeTakeSignedChannels":      testDingTalkAndFeishuSignedModes,
+		"ARedirectIsAFailedAttemptSayingWhereNeverFollowed":          testRedirectsAreReportedNotFollowed,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
