@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // maxAcknowledgement bounds the answer read for a chat service's
@@ -24,14 +25,22 @@ type acknowledgement struct {
 	// fields are the service's pairs, the current one first: the first
 	// one the answer holds decides.
 	fields []ackField
+	// rateLimit is the code of a message refused for coming too fast, and
+	// holds how long the service keeps refusing the robot's messages
+	// after it, as its documentation says.
+	rateLimit string
+	holds     time.Duration
 }
 
 var acknowledgements = map[Kind]acknowledgement{
-	DingTalk: {service: "DingTalk", fields: []ackField{{"errcode", "errmsg"}}},
-	WeCom:    {service: "WeCom", fields: []ackField{{"errcode", "errmsg"}}},
+	// 20 messages a minute per robot; past them, 10 minutes refused.
+	DingTalk: {service: "DingTalk", fields: []ackField{{"errcode", "errmsg"}}, rateLimit: "130101", holds: 10 * time.Minute},
+	// 20 messages a minute per robot; a limit per minute blocks 60 s.
+	WeCom: {service: "WeCom", fields: []ackField{{"errcode", "errmsg"}}, rateLimit: "45009", holds: time.Minute},
 	// Feishu's current answers carry code and msg; older ones, still
-	// seen, StatusCode and StatusMessage only.
-	Feishu: {service: "Feishu", fields: []ackField{{"code", "msg"}, {"StatusCode", "StatusMessage"}}},
+	// seen, StatusCode and StatusMessage only. 100 messages a minute and
+	// 5 a second per bot.
+	Feishu: {service: "Feishu", fields: []ackField{{"code", "msg"}, {"StatusCode", "StatusMessage"}}, rateLimit: "11232", holds: time.Minute},
 }
 
 // check reads a 2xx answer of the service. The message was taken only if
@@ -59,7 +68,12 @@ func (a acknowledgement) check(status int, answer []byte) error {
 			if json.Unmarshal(fields[f.message], &message) != nil {
 				message = string(fields[f.message])
 			}
-			return fmt.Errorf("%s refused the notification: %s %s, %s", a.service, f.code, code, strconv.Quote(message))
+			refused := fmt.Errorf("%s refused the notification: %s %s, %s", a.service, f.code, code, strconv.Quote(message))
+			if code.String() == a.rateLimit {
+				return &askedToWait{wait: a.holds, err: fmt.Errorf("%w; a rate limit: %s refuses the robot's messages for %s after it, so the next attempt waits as long",
+					refused, a.service, a.holds)}
+			}
+			return refused
 		}
 	}
 	return fmt.Errorf("the receiver answered %d without %s's acknowledgement (a JSON object with %s 0)%s; check that the URL is the robot's webhook URL",

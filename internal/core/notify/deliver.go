@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -394,6 +395,12 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 	}
 	dead := m.Attempts >= d.cfg.MaxAttempts
 	retryIn := d.Backoff(m.Attempts)
+	var asked *askedToWait
+	if errors.As(sendErr, &asked) {
+		// Sooner, the attempt would only be refused again, and a burst of
+		// refusals used up every attempt within the receiver's wait.
+		retryIn = max(retryIn, min(asked.wait, d.cfg.MaxBackoff))
+	}
 	reason := truncate(sendErr.Error())
 	attrs := []any{"code", CodeNotDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts, "dead", dead}
 	if !dead {
@@ -452,7 +459,16 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxSnippet))
-		return answered, fmt.Errorf("channel %s: the receiver answered %d%s", m.Channel.Name, resp.StatusCode, saying(snippet))
+		wait, asked := retryAfter(resp, time.Now())
+		if !asked {
+			return answered, fmt.Errorf("channel %s: the receiver answered %d%s", m.Channel.Name, resp.StatusCode, saying(snippet))
+		}
+		capped := ""
+		if wait > d.cfg.MaxBackoff {
+			capped = fmt.Sprintf(", more than the %s waited at most", d.cfg.MaxBackoff)
+		}
+		return answered, &askedToWait{wait: wait, err: fmt.Errorf("channel %s: the receiver answered %d and asked to wait %s (Retry-After)%s%s",
+			m.Channel.Name, resp.StatusCode, wait, capped, saying(snippet))}
 	}
 	if ack, ok := acknowledgements[m.Channel.Kind]; ok {
 		answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAcknowledgement+1))
@@ -461,6 +477,38 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 		}
 	}
 	return answered, nil
+}
+
+// askedToWait is a refusal that asks for a wait before the next attempt:
+// an HTTP Retry-After, or a chat service's rate limit.
+type askedToWait struct {
+	err  error
+	wait time.Duration
+}
+
+func (e *askedToWait) Error() string { return e.err.Error() }
+func (e *askedToWait) Unwrap() error { return e.err }
+
+// maxRetryAfter bounds a Retry-After as read, far above any wait kept.
+const maxRetryAfter = 1000 * time.Hour
+
+// retryAfter reads the wait a 429 or 503 answer asks for in its
+// Retry-After header, in seconds or as an HTTP date; asked is false
+// without one, with one that does not parse, or with a date already past.
+func retryAfter(resp *http.Response, now time.Time) (wait time.Duration, asked bool) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	h := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if secs, err := strconv.ParseUint(h, 10, 64); err == nil {
+		wait = time.Duration(min(secs, uint64(maxRetryAfter/time.Second))) * time.Second
+	} else if at, err := http.ParseTime(h); err == nil {
+		wait = min(at.Sub(now).Round(time.Second), maxRetryAfter)
+	}
+	if wait <= 0 {
+		return 0, false
+	}
+	return wait, true
 }
 
 // redirection says where a receiver redirected to and what to do: put

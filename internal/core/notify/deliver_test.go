@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,35 @@ func TestALongReasonIsCutAtACharacter(t *testing.T) {
 		got := truncate(reason)
 		if !utf8.ValidString(got) || len(got) > maxErrorLen+len("…") || !strings.HasSuffix(got, "…") {
 			t.Fatalf("a reason of %d bytes cut to %q (%d bytes): want valid UTF-8 of at most %d bytes and the ellipsis", len(reason), got, len(got), maxErrorLen)
+		}
+	}
+}
+
+// Retry-After is read on a 429 or 503 only, in seconds or as an HTTP date;
+// one that does not parse or lies in the past asks for nothing, and a huge
+// one is bounded rather than overflowing into a negative wait.
+func TestRetryAfterIsReadInSecondsOrAsADateOnA429Or503(t *testing.T) {
+	now := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		status int
+		header string
+		wait   time.Duration
+	}{
+		{http.StatusTooManyRequests, "120", 2 * time.Minute},
+		{http.StatusServiceUnavailable, " 7 ", 7 * time.Second},
+		{http.StatusServiceUnavailable, "Mon, 30 Nov 2026 02:10:00 GMT", 10 * time.Minute},
+		{http.StatusTooManyRequests, "99999999999999999999", 0},
+		{http.StatusTooManyRequests, "18446744073709551615", maxRetryAfter},
+		{http.StatusTooManyRequests, "Sun, 29 Nov 2026 02:10:00 GMT", 0},
+		{http.StatusTooManyRequests, "-5", 0},
+		{http.StatusTooManyRequests, "soon", 0},
+		{http.StatusTooManyRequests, "", 0},
+		{http.StatusBadGateway, "120", 0},
+		{http.StatusMovedPermanently, "120", 0},
+	} {
+		resp := &http.Response{StatusCode: tc.status, Header: http.Header{"Retry-After": {tc.header}}}
+		if wait, asked := retryAfter(resp, now); wait != tc.wait || asked != (tc.wait > 0) {
+			t.Errorf("%d with Retry-After %q: wait %s (asked %t), want %s", tc.status, tc.header, wait, asked, tc.wait)
 		}
 	}
 }

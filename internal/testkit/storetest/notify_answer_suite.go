@@ -244,6 +244,70 @@ func testRedirectsAreReportedNotFollowed(t *testing.T, f Fixture) {
 	}
 }
 
+// testReceiversAskingToWaitAreWaitedFor: a 429 or 503 answer with
+// Retry-After, in seconds or as an HTTP date, puts the next attempt off
+// for at least that long, at most the longest backoff (an hour), and its
+// reason says the receiver asked to wait; so does a chat service's rate
+// limit refusal, for as long as the service documents it refuses the
+// robot's messages. The next attempt came after the usual backoff, a
+// second here, and a receiver's wait used up every attempt.
+func testReceiversAskingToWaitAreWaitedFor(t *testing.T, f Fixture) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/seconds":
+			w.Header().Set("Retry-After", "120")
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "/date":
+			w.Header().Set("Retry-After", time.Now().Add(300*time.Second).UTC().Format(http.TimeFormat))
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "/day":
+			w.Header().Set("Retry-After", "86400")
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "/dingtalk":
+			_, _ = io.WriteString(w, `{"errcode":130101,"errmsg":"send too fast, exceed 20 times per minute"}`)
+		case "/wecom":
+			_, _ = io.WriteString(w, `{"errcode":45009,"errmsg":"api freq out of limit"}`)
+		case "/feishu":
+			_, _ = io.WriteString(w, `{"code":11232,"data":{},"msg":"frequency limited"}`)
+		default:
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	const slack = 2 * time.Second
+	for _, tc := range []struct {
+		name   string
+		kind   notify.Kind
+		wait   time.Duration
+		reason string
+	}{
+		{"seconds", notify.Webhook, 120 * time.Second, "channel seconds: the receiver answered 429 and asked to wait 2m0s (Retry-After)"},
+		{"date", notify.Webhook, 300 * time.Second, "the receiver answered 503 and asked to wait"},
+		{"day", notify.Webhook, time.Hour, "the receiver answered 429 and asked to wait 24h0m0s (Retry-After), more than the 1h0m0s waited at most"},
+		{"dingtalk", notify.DingTalk, 10 * time.Minute, "errcode 130101, \"send too fast, exceed 20 times per minute\"; a rate limit: DingTalk refuses the robot's messages for 10m0s"},
+		{"wecom", notify.WeCom, time.Minute, "errcode 45009, \"api freq out of limit\"; a rate limit: WeCom refuses the robot's messages for 1m0s"},
+		{"feishu", notify.Feishu, time.Minute, "code 11232, \"frequency limited\"; a rate limit: Feishu refuses the robot's messages for 1m0s"},
+		// Last: its next attempt falls due within the rounds that follow.
+		{"unasked", notify.Webhook, time.Second, "the receiver answered 429 with an empty body"},
+	} {
+		before, err := f.NowMs(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := deliverOnce(t, f, tc.name, notify.Channel{Name: tc.name, Kind: tc.kind, URL: srv.URL + "/" + tc.name}, notify.DeliveryConfig{BaseBackoff: time.Second})
+		after, err := f.NowMs(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The failure was recorded between before and after.
+		earliest, latest := time.Duration(m.NextAttemptAtMs-after)*time.Millisecond, time.Duration(m.NextAttemptAtMs-before)*time.Millisecond
+		if m.State != notify.Pending || m.Attempts != 1 || !strings.Contains(m.LastError, tc.reason) || latest < tc.wait-slack || earliest > tc.wait {
+			t.Errorf("channel %s: the notification is %s after %d attempts, next due in %s–%s, with reason %q; want pending, due in %s, with a reason holding %q",
+				tc.name, m.State, m.Attempts, earliest, latest, m.LastError, tc.wait, tc.reason)
+		}
+	}
+}
+
 // secretsFile writes values to a secrets file, as the server reads them,
 // and returns its resolver.
 func secretsFile(t *testing.T, values map[string]string) notify.SecretResolver {

@@ -39,6 +39,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"AChatServicesRefusalInA200AnswerIsAFailedAttempt":           testChatRefusalsAreFailures,
 		"DingTalkAndFeishuRobotsInSignedModeTakeSignedChannels":      testDingTalkAndFeishuSignedModes,
 		"ARedirectIsAFailedAttemptSayingWhereNeverFollowed":          testRedirectsAreReportedNotFollowed,
+		"AReceiverAskingToWaitIsNotTriedAgainSooner":                 testReceiversAskingToWaitAreWaitedFor,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
