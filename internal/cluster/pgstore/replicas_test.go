@@ -129,7 +129,7 @@ func TestTheRuntimeRoleCannotDeleteHeartbeatsAndRetentionRemovesLongGoneReplicas
 		t.Fatalf("open maintenance: %v", err)
 	}
 	t.Cleanup(m.Close)
-	if _, _, err := m.RetentionBatch(t.Context(), retention.Batch{Kind: retention.KindRuns, OlderThan: time.Hour, Limit: 10}); err != nil {
+	if _, err := m.RetentionBatch(t.Context(), retention.Batch{Kind: retention.KindRuns, OlderThan: time.Hour, Limit: 10}); err != nil {
 		t.Fatalf("retention batch: %v", err)
 	}
 	var ids []string

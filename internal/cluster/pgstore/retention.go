@@ -68,7 +68,11 @@ func (m *Maintenance) Ready(ctx context.Context) error {
 // already dead. Only a refused login or a missing privilege points the
 // operator at the maintenance role; a database still gone after the second
 // try is reported as unavailable, and the next pass tries again.
-func (m *Maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {
+//
+// Logs are chunks in the database, deleted in the batch's transaction:
+// there is no file that could stay behind, so nothing is ever kept and
+// b.Skip is always empty.
+func (m *Maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Result, error) {
 	d, more, err := m.retentionBatch(ctx, b)
 	if err != nil && connectionLost(err) && ctx.Err() == nil {
 		// Deleting is idempotent: if the lost batch committed, the second
@@ -81,9 +85,9 @@ func (m *Maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (re
 		if deniedRole(err) {
 			what += "; it needs the maintenance role (`ql db roles`)"
 		}
-		return retention.Deleted{}, false, mapErr(err, what)
+		return retention.Result{}, mapErr(err, what)
 	}
-	return d, more, nil
+	return retention.Result{Deleted: d, More: more}, nil
 }
 
 func (m *Maintenance) retentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {

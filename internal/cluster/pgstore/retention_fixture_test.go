@@ -128,7 +128,7 @@ SELECT (SELECT count(*) FROM gone_runs),
 // and RetentionOptions: the benchmark's baseline, measured in the same run.
 type previousRetention struct{ *Maintenance }
 
-func (p previousRetention) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {
+func (p previousRetention) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Result, error) {
 	if b.Kind != retention.KindRuns {
 		return p.Maintenance.RetentionBatch(ctx, b)
 	}
@@ -136,7 +136,7 @@ func (p previousRetention) RetentionBatch(ctx context.Context, b retention.Batch
 	err := inTx(ctx, p.pool, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, previousRetentionRunsSQL, b.OlderThan.Milliseconds(), b.Limit).Scan(&d.Runs, &d.Attempts, &d.Events, &d.Logs, &d.LogBytes)
 	})
-	return d, d.Runs == int64(b.Limit), err
+	return retention.Result{Deleted: d, More: d.Runs == int64(b.Limit)}, err
 }
 
 // BenchmarkAdmissionUnderRetention: admission rate with retention deleting

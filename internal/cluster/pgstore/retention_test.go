@@ -17,7 +17,7 @@ func TestARetentionBatchAfterItsSessionsWereTerminatedRunsOnAFreshConnection(t *
 	e := newEnv(t)
 	m := e.openMaintenance(t)
 	batch := retention.Batch{Kind: retention.KindRuns, OlderThan: time.Hour, Limit: 10}
-	if _, _, err := m.RetentionBatch(t.Context(), batch); err != nil {
+	if _, err := m.RetentionBatch(t.Context(), batch); err != nil {
 		t.Fatalf("first batch: %v", err)
 	}
 	var ended int
@@ -25,7 +25,7 @@ func TestARetentionBatchAfterItsSessionsWereTerminatedRunsOnAFreshConnection(t *
 		WHERE datname = current_database() AND usename = $1`, e.roles.Maintenance).Scan(&ended); err != nil || ended == 0 {
 		t.Fatalf("terminated %d maintenance sessions, %v; want at least one", ended, err)
 	}
-	if _, _, err := m.RetentionBatch(t.Context(), batch); err != nil {
+	if _, err := m.RetentionBatch(t.Context(), batch); err != nil {
 		t.Fatalf("the batch after the sessions ended: %v", err)
 	}
 }
@@ -40,7 +40,7 @@ func TestARetentionBatchWithoutTheMaintenancePrivilegesNamesTheRoles(t *testing.
 		t.Fatalf("open as the runtime role: %v", err)
 	}
 	t.Cleanup(m.Close)
-	_, _, err = m.RetentionBatch(t.Context(), retention.Batch{Kind: retention.KindRuns, OlderThan: time.Hour, Limit: 10})
+	_, err = m.RetentionBatch(t.Context(), retention.Batch{Kind: retention.KindRuns, OlderThan: time.Hour, Limit: 10})
 	if err == nil || !strings.Contains(err.Error(), "it needs the maintenance role (`ql db roles`)") {
 		t.Fatalf("a batch as the runtime role: %v, want it to name the maintenance role", err)
 	}

@@ -90,13 +90,13 @@ func (mt *maintenance) settle(err error) error {
 	return err
 }
 
-func (mt *maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {
+func (mt *maintenance) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Result, error) {
 	m, err := mt.open(ctx)
 	if err != nil {
-		return retention.Deleted{}, false, err
+		return retention.Result{}, err
 	}
-	d, more, err := m.RetentionBatch(ctx, b)
-	return d, more, mt.settle(err)
+	res, err := m.RetentionBatch(ctx, b)
+	return res, mt.settle(err)
 }
 
 func (mt *maintenance) RetentionEstimate(ctx context.Context, p retention.Policy) (map[retention.Kind]retention.Deleted, error) {

@@ -100,7 +100,7 @@ func TestTheMaintenanceRolesRefusedLoginNamesItsSettingAndHowToGiveItsPassword(t
 	}
 	mt := &maintenance{url: fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s", role, wrong, srv.Port(), db.Name), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	defer mt.Close()
-	_, _, err = mt.RetentionBatch(t.Context(), retention.Batch{Kind: retention.KindRuns, OlderThan: time.Hour, Limit: 1})
+	_, err = mt.RetentionBatch(t.Context(), retention.Batch{Kind: retention.KindRuns, OlderThan: time.Hour, Limit: 1})
 	if !pgstore.LoginRefused(err) || pgstore.Transient(err) {
 		t.Fatalf("%v; want the refused login, not a failure worth retrying", err)
 	}

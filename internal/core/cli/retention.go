@@ -54,7 +54,9 @@ logs until all fit in --retention-log-bytes, a lost Run's as a finished Run's,
 then delivered and dead notifications created longer ago than
 --retention-notifications (a dead one deleted can no longer be sent again with
 notifications retry). Runs not ended yet, Runs with an attempt still open, the
-logs of running commands and pending notifications are never deleted. The settings default to what ` + opts.Binary + ` serve uses
+logs of running commands and pending notifications are never deleted. A log file
+that cannot be removed is listed with its cause and its Run kept (the next pass
+tries again); the pass goes on with the rest and then exits 1. The settings default to what ` + opts.Binary + ` serve uses
 (the same flags and variables; ` + retentionDefaults(opts) + `). Give it the
 server's --config FILE (or $QL_CONFIG) and --profile (or $QL_PROFILE) too when the
 server has them: its retention settings and data directory then come from the same
@@ -124,8 +126,14 @@ share the work; none deletes a row twice.`),
 				}
 			}
 			rep, err := retention.Pass(cmd.Context(), b.Retention, policy, o)
-			summary(w, rep)
-			return err
+			for _, k := range rep.Kept {
+				fmt.Fprintf(w, "could not remove %s\n", k)
+			}
+			summary(w, rep, err)
+			if err != nil {
+				return err
+			}
+			return keptError(rep)
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -198,15 +206,59 @@ func describeShort(d retention.Deleted) string {
 	return plural.Count(d.Runs, "run", "runs") + ", " + logCount(d.Logs) + ", " + plural.Count(d.Notifications, "notification", "notifications")
 }
 
-func summary(w io.Writer, rep retention.Report) {
+// summary is a pass's last line: what it deleted, and whether it ended
+// by an error (printed after it) or could not remove some logs.
+func summary(w io.Writer, rep retention.Report, err error) {
 	var parts []string
 	for _, k := range retention.Kinds {
-		if d, ok := rep.ByKind[k]; ok {
+		if d, ok := rep.ByKind[k]; ok && (d != (retention.Deleted{}) || err == nil) {
 			parts = append(parts, describe(k, d))
 		}
+	}
+	took := rep.Elapsed.Round(time.Millisecond)
+	if err != nil {
+		if len(parts) == 0 {
+			fmt.Fprintf(w, "stopped after %s by the error below, having deleted nothing\n", took)
+			return
+		}
+		fmt.Fprintf(w, "stopped after %s by the error below, having deleted %s\n", took, strings.Join(parts, "; "))
+		return
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "nothing")
 	}
-	fmt.Fprintf(w, "done in %s: %s; %s given back to the file system\n", rep.Elapsed.Round(time.Millisecond), strings.Join(parts, "; "), retention.FormatBytes(rep.FreedBytes))
+	ended := "done in " + took.String()
+	if n := len(rep.Kept); n > 0 {
+		ended = fmt.Sprintf("incomplete after %s (%s not removed)", took, logCount(int64(n)))
+	}
+	fmt.Fprintf(w, "%s: %s; %s given back to the file system\n", ended, strings.Join(parts, "; "), retention.FormatBytes(rep.FreedBytes))
+}
+
+// ruleNames are the rules as an operator knows them, by their settings.
+var ruleNames = map[retention.Kind]string{
+	retention.KindRuns:          "the runs rule (--retention-runs)",
+	retention.KindLogs:          "the logs rule (--retention-logs)",
+	retention.KindLogBytes:      "the log cap (--retention-log-bytes)",
+	retention.KindNotifications: "the notifications rule (--retention-notifications)",
+}
+
+// keptError is the error of a pass that could not remove some logs: it
+// deleted everything else it could, and says what to do about them.
+func keptError(rep retention.Report) error {
+	if len(rep.Kept) == 0 {
+		return nil
+	}
+	runs := "their Runs are"
+	if len(rep.Kept) == 1 {
+		runs = "its Run is"
+	}
+	msg := fmt.Sprintf("could not remove %s (listed above), so %s kept; every other rule and Run went on", plural.Count(int64(len(rep.Kept)), "log file", "log files"), runs)
+	if len(rep.Cut) > 0 {
+		var rules []string
+		for _, k := range rep.Cut {
+			rules = append(rules, ruleNames[k])
+		}
+		msg += fmt.Sprintf(" (%s stopped after %d such files; the rest of its work waits for the next pass)", strings.Join(rules, " and "), retention.KeptPerRule)
+	}
+	return fmt.Errorf("%s: %s", msg, retention.KeptAdvice)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,5 +47,33 @@ func TestTheConfigFileTakesARetentionSection(t *testing.T) {
 	}
 	if code, _, stderr := qlWith(t, opts, "serve", "--config", bad); code != 2 || !strings.Contains(stderr, "retention must be a mapping") {
 		t.Fatalf("a retention section that is no mapping: exit %d, %q", code, stderr)
+	}
+}
+
+// A pass an error ended never reads as done: its summary says it stopped
+// and what it deleted before (or that it deleted nothing), and a pass
+// that could not remove some logs says it is incomplete.
+func TestTheSummaryOfAPassThatFailedNeverSaysDone(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		rep  retention.Report
+		err  error
+		want string
+	}{
+		{"failed at once", retention.Report{ByKind: map[retention.Kind]retention.Deleted{}}, errors.New("disk I/O error"),
+			"stopped after 0s by the error below, having deleted nothing\n"},
+		{"failed after a batch", retention.Report{ByKind: map[retention.Kind]retention.Deleted{retention.KindRuns: {Runs: 2, Attempts: 2}, retention.KindLogs: {}}},
+			errors.New("disk I/O error"), "stopped after 0s by the error below, having deleted runs: 2 runs, 2 attempts, 0 events, 0 logs (0 B)\n"},
+		{"a log kept", retention.Report{ByKind: map[retention.Kind]retention.Deleted{retention.KindRuns: {}}, Kept: []retention.Kept{{}}}, nil,
+			"incomplete after 0s (1 log not removed): runs: 0 runs, 0 attempts, 0 events, 0 logs (0 B); 0 B given back to the file system\n"},
+		{"done", retention.Report{ByKind: map[retention.Kind]retention.Deleted{}}, nil, "done in 0s: nothing; 0 B given back to the file system\n"},
+	}
+	for _, c := range cases {
+		var b strings.Builder
+		summary(&b, c.rep, c.err)
+		if b.String() != c.want {
+			t.Errorf("%s: %q, want %q", c.name, b.String(), c.want)
+		}
 	}
 }

@@ -2,6 +2,9 @@ package retention
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
 	"time"
 
@@ -37,6 +40,29 @@ type Batch struct {
 	// Limit bounds the Runs (KindRuns), notifications (KindNotifications)
 	// or logs (the others) one batch deletes.
 	Limit int
+	// Skip lists the attempts whose logs this pass could not remove: a
+	// batch passes over them, and the runs rule over their Runs, so one
+	// stuck file is tried once per pass and never holds back what follows
+	// it. A store that never keeps a log has nothing to skip.
+	Skip []string
+}
+
+// Result is what one batch did.
+type Result struct {
+	Deleted Deleted
+	// More is true when the rule has more to delete.
+	More bool
+	// Kept lists the logs the batch could not remove. Their rows stay
+	// (the runs rule keeps their Runs whole), so the next pass tries them
+	// again and no file is ever left behind with nothing naming it.
+	Kept []Kept
+}
+
+// Kept is a log file retention could not remove.
+type Kept struct {
+	Run, Attempt, Path string
+	// Err is why (the file system's answer).
+	Err error
 }
 
 // Deleted counts what was (or, estimated, would be) deleted.
@@ -62,8 +88,10 @@ func (d *Deleted) Add(o Deleted) {
 // the same row twice.
 type Store interface {
 	// RetentionBatch deletes one batch, in one short transaction, and
-	// reports whether the rule has more to delete.
-	RetentionBatch(ctx context.Context, b Batch) (d Deleted, more bool, err error)
+	// reports whether the rule has more to delete. A log file it cannot
+	// remove is no error: it is kept, with its rows, and reported in the
+	// Result; an error means the batch's transaction did not commit.
+	RetentionBatch(ctx context.Context, b Batch) (Result, error)
 	// RetentionEstimate counts what a pass under p would delete now,
 	// deleting nothing. For the cap it counts the bytes over it after the
 	// age rules (LogBytes) and the logs holding them (Logs).
@@ -113,6 +141,13 @@ func (o Options) withDefaults() Options {
 // deleting.
 const DefaultShare = 0.1
 
+// KeptPerRule is how many logs a rule may fail to remove in one pass
+// before the pass moves on to the next rule. Files that cannot be removed
+// seldom fail alone (a read-only directory fails them all): without a
+// bound, a pass would try every file of the backlog, each one more to pass
+// over in every batch after it, and list them all.
+const KeptPerRule = 64
+
 // Report is one pass.
 type Report struct {
 	ByKind     map[Kind]Deleted
@@ -121,7 +156,13 @@ type Report struct {
 	FreedBytes int64
 	// More is true when the budget ended the pass before every rule was
 	// done.
-	More    bool
+	More bool
+	// Kept lists the logs the pass could not remove, each once; their
+	// Runs and attempts stay for the next pass to try again.
+	Kept []Kept
+	// Cut lists the rules the pass left after KeptPerRule logs they
+	// could not remove; the rest of their work waits for the next pass.
+	Cut     []Kind
 	Elapsed time.Duration
 }
 
@@ -131,6 +172,10 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 	o = o.withDefaults()
 	start := time.Now()
 	rep := Report{ByKind: map[Kind]Deleted{}}
+	// The attempts whose logs the pass could not remove, passed over by
+	// every batch after: a Run the runs rule kept for its log is not
+	// tried again by the logs rule or the cap in the same pass.
+	var skipped []string
 	rules := []Batch{
 		{Kind: KindRuns, OlderThan: p.RunsAge},
 		{Kind: KindLogs, OlderThan: p.LogsAge},
@@ -142,13 +187,15 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 			continue
 		}
 		b.Limit = o.BatchSize
+		kept := 0
 		for {
 			if time.Since(start) > o.Budget {
 				rep.More = true
 				break
 			}
+			b.Skip = skipped
 			began := time.Now()
-			d, more, err := st.RetentionBatch(ctx, b)
+			res, err := st.RetentionBatch(ctx, b)
 			took := time.Since(began)
 			if err != nil {
 				rep.Elapsed = time.Since(start)
@@ -156,13 +203,22 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 			}
 			rep.Batches++
 			k := rep.ByKind[b.Kind]
-			k.Add(d)
+			k.Add(res.Deleted)
 			rep.ByKind[b.Kind] = k
-			rep.Total.Add(d)
-			if o.OnBatch != nil {
-				o.OnBatch(b.Kind, d, k)
+			rep.Total.Add(res.Deleted)
+			rep.Kept = append(rep.Kept, res.Kept...)
+			for _, l := range res.Kept {
+				skipped = append(skipped, l.Attempt)
 			}
-			if !more {
+			kept += len(res.Kept)
+			if o.OnBatch != nil {
+				o.OnBatch(b.Kind, res.Deleted, k)
+			}
+			if !res.More {
+				break
+			}
+			if kept >= KeptPerRule {
+				rep.Cut = append(rep.Cut, b.Kind)
 				break
 			}
 			if err := loop.Sleep(ctx, max(o.Pause, time.Duration(float64(took)*(1-o.Share)/o.Share))); err != nil {
@@ -187,7 +243,26 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 const (
 	CodePass       = "retention.pass"
 	CodePassFailed = "retention.pass_failed" //nolint:gosec // G101: a diagnostic code, not a credential
+	CodeNotRemoved = "retention.logs_not_removed"
 )
+
+// KeptAdvice says what to do about logs a pass could not remove.
+const KeptAdvice = "make each file removable by the server's user (an immutable file: chattr -i; " +
+	"its directory: write permission; a directory in a log's place: move it away), or delete the file yourself; " +
+	"until its log is gone its Run stays, and each pass tries it again"
+
+// keptListed bounds the files one log record names.
+const keptListed = 10
+
+// String names the file, its attempt and Run, and the cause.
+func (k Kept) String() string {
+	cause := k.Err
+	var pe *fs.PathError
+	if errors.As(cause, &pe) {
+		cause = pe.Err
+	}
+	return fmt.Sprintf("%s (attempt %s of Run %s): %v", k.Path, k.Attempt, k.Run, cause)
+}
 
 // DefaultCadence is how often a serving process runs a pass.
 const DefaultCadence = time.Minute
@@ -204,11 +279,13 @@ type LoopConfig struct {
 
 // NewLoop is the loop a serving process starts: one pass per cadence (the
 // next at once while a pass ran out of budget), one log record per pass
-// that deleted something or failed. A pass that failed or was stopped
-// after some of its batches committed still logs what they deleted (with
-// the error that ended it): those rows are gone, and the log is the
-// operator's only account of them. Callers start none when the policy is
-// Off.
+// that deleted something or failed, and one warning per pass that could
+// not remove some logs (naming the first few, their count and what to do;
+// the pass went on without them, and the next tries them again). A pass
+// that failed or was stopped after some of its batches committed still
+// logs what they deleted (with the error that ended it): those rows are
+// gone, and the log is the operator's only account of them. Callers start
+// none when the policy is Off.
 func NewLoop(c LoopConfig) (*loop.Loop, error) {
 	if c.Cadence == 0 {
 		c.Cadence = DefaultCadence
@@ -225,11 +302,19 @@ func NewLoop(c LoopConfig) (*loop.Loop, error) {
 		if rep.Total != (Deleted{}) {
 			attrs := []any{"code", CodePass, "runs", rep.Total.Runs, "attempts", rep.Total.Attempts, "events", rep.Total.Events,
 				"logs", rep.Total.Logs, "log_bytes", rep.Total.LogBytes, "notifications", rep.Total.Notifications, "freed_bytes", rep.FreedBytes,
-				"batches", rep.Batches, "more", rep.More || err != nil, "elapsed_ms", rep.Elapsed.Milliseconds()}
+				"batches", rep.Batches, "more", rep.More || err != nil, "not_removed", len(rep.Kept), "elapsed_ms", rep.Elapsed.Milliseconds()}
 			if err != nil {
 				attrs = append(attrs, "ended_by", err.Error())
 			}
 			c.Logger.Info("retention pass", attrs...)
+		}
+		if len(rep.Kept) > 0 {
+			var files []string
+			for _, k := range rep.Kept[:min(len(rep.Kept), keptListed)] {
+				files = append(files, k.String())
+			}
+			c.Logger.Warn("retention could not remove some log files and kept their Runs", "code", CodeNotRemoved,
+				"not_removed", len(rep.Kept), "files", files, "rules_cut_short", rep.Cut, "action", KeptAdvice)
 		}
 		if err != nil {
 			return false, err

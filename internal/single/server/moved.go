@@ -158,9 +158,9 @@ type heldRetention struct {
 }
 
 // RetentionBatch deletes nothing while the path names another file.
-func (r heldRetention) RetentionBatch(ctx context.Context, b retention.Batch) (d retention.Deleted, more bool, err error) {
-	r.s.unlessMoved(func() { d, more, err = r.Store.RetentionBatch(ctx, b) })
-	return d, more, err
+func (r heldRetention) RetentionBatch(ctx context.Context, b retention.Batch) (res retention.Result, err error) {
+	r.s.unlessMoved(func() { res, err = r.Store.RetentionBatch(ctx, b) })
+	return res, err
 }
 
 // RetentionCompact gives nothing back while the path names another file.

@@ -146,3 +146,76 @@ func jsonList(t *testing.T, ids []string) string {
 	}
 	return string(b)
 }
+
+// A log file the server's retention cannot remove is reported once per
+// pass as a warning naming it, its cause and what to do, and never stops
+// retention: every other old Run goes, no pass fails, and once the file
+// can go a later pass deletes its Run.
+func TestAServersRetentionWarnsOfALogItCannotRemoveAndGoesOn(t *testing.T) {
+	t.Parallel()
+	dataDir := installedDir(t)
+	publish(t, dataDir, 2, "echo hello")
+	var logs lockedBuffer
+	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: 250 * time.Millisecond, StopTimeout: testStopTimeout, Concurrency: 2,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+		Retention: RetentionConfig{Set: true, Policy: retention.Policy{RunsAge: 30 * retention.Day}, Cadence: 250 * time.Millisecond,
+			Options: retention.Options{BatchSize: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(context.Background()) //nolint:errcheck // stopped below; a failed test stops it here
+	db := observer(t, dataDir)
+	waitFor(t, "three finished runs", 30*time.Second, func() bool { return count(t, db, `SELECT count(*) FROM runs WHERE state = 'succeeded'`) >= 3 })
+	var jammed string
+	if err := db.QueryRow(`SELECT a.id FROM attempts a JOIN runs r ON r.id = a.run_id WHERE r.state = 'succeeded' AND a.log_path <> '' ORDER BY r.finished_at_ms LIMIT 1`).Scan(&jammed); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(LayoutOf(dataDir).Logs, jammed+".log")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(path, "inside"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	aged := ageFinishedRuns(t, dataDir, 40*retention.Day)
+	waitFor(t, "every aged run but the jammed one deleted", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM attempts WHERE id IN (SELECT value FROM json_each(?))`, jsonList(t, aged)) == 1
+	})
+	waitFor(t, "the warning", 30*time.Second, func() bool { return strings.Contains(logs.String(), retention.CodeNotRemoved) })
+	if count(t, db, `SELECT count(*) FROM attempts WHERE id = ? AND log_path <> ''`, jammed) != 1 {
+		t.Fatalf("the jammed attempt %s is gone or forgot its file; want it kept, pointing to the file", jammed)
+	}
+	var warned bool
+	for line := range strings.Lines(logs.String()) {
+		var rec struct {
+			Code, Level, Action string
+			NotRemoved          int `json:"not_removed"`
+			Files               []string
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		switch rec.Code {
+		case retention.CodePassFailed:
+			t.Fatalf("a pass failed: %s", line)
+		case retention.CodeNotRemoved:
+			warned = true
+			if rec.Level != "WARN" || rec.NotRemoved != 1 || len(rec.Files) != 1 || !strings.Contains(rec.Files[0], path) ||
+				!strings.Contains(rec.Files[0], "directory not empty") || !strings.Contains(rec.Action, "chattr -i") {
+				t.Fatalf("the warning %s; want one file named with its cause, and what to do", line)
+			}
+		}
+	}
+	if !warned {
+		t.Fatalf("no %s record:\n%s", retention.CodeNotRemoved, logs.String())
+	}
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the jammed run deleted once its file can go", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM attempts WHERE id = ?`, jammed) == 0
+	})
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -3,6 +3,7 @@ package singlecli
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -231,5 +232,84 @@ func TestRetentionRunDeletesOldDeliveredAndDeadNotifications(t *testing.T) {
 	}
 	if code, _, errOut := ql(t, "retention", "run", "--data-dir", dir, "--retention-notifications", "a month"); code != 2 || !strings.Contains(errOut, "--retention-notifications") {
 		t.Fatalf("a bad setting: exit %d, %q; want 2 naming it", code, errOut)
+	}
+}
+
+// keepEverything turns the server's own retention off, so that only the
+// pass a test runs deletes anything.
+var keepEverything = []string{"--retention-runs", "off", "--retention-logs", "off", "--retention-log-bytes", "off", "--retention-notifications", "off"}
+
+// `ql retention run` past a log file it cannot remove (an immutable file,
+// a read-only directory; here a non-empty directory in its place) names
+// the file and the cause, keeps that Run and deletes everything else: the
+// other old Runs and the old notifications, which have nothing to do with
+// the file. It ends with a summary that says the pass is incomplete, never
+// "done", and exit 1 saying what to do; once the file can go, the next
+// pass deletes the Run.
+func TestRetentionRunGoesOnPastALogItCannotRemoveAndFailsNamingIt(t *testing.T) {
+	t.Parallel()
+	dir, db := serveDefs(t, quickFile, keepEverything...)
+	aged := ageFinishedRuns(t, dir, db)
+	var stuckRun, attempt string
+	if err := db.QueryRow(`SELECT r.id, a.id FROM runs r JOIN attempts a ON a.run_id = r.id
+		WHERE r.state = 'succeeded' AND r.finished_at_ms < ? AND a.log_path <> '' ORDER BY r.finished_at_ms LIMIT 1`,
+		time.Now().Add(-30*24*time.Hour).UnixMilli()).Scan(&stuckRun, &attempt); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "qinglong-logs", attempt+".log")
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(path, "inside"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	oldNotifications(t, dir, 2)
+
+	code, out, errOut := ql(t, "retention", "run", "--data-dir", dir)
+	if code != 1 || !strings.Contains(out, "could not remove "+path+" (attempt "+attempt+" of Run "+stuckRun+"): directory not empty") ||
+		!strings.Contains(out, "deleted runs: ") || !strings.Contains(out, "old notifications: 2 delivered or dead") {
+		t.Fatalf("pass: exit %d, %q %q; want exit 1, the file named with its cause, the other %d old runs and both notifications deleted", code, out, errOut, aged-1)
+	}
+	if !strings.Contains(out, "incomplete after ") || strings.Contains(out, "done in") {
+		t.Fatalf("the summary of a pass that left a file: %q; want it said incomplete, not done", out)
+	}
+	if !strings.Contains(errOut, "could not remove 1 log file (listed above), so its Run is kept") || !strings.Contains(errOut, "chattr -i") {
+		t.Fatalf("the error: %q; want the count and what to do", errOut)
+	}
+	if n := runsFinishedBefore30Days(t, db); n != 1 {
+		t.Fatalf("%d old runs are left, want the one whose log could not be removed", n)
+	}
+	var notifications int
+	if err := db.QueryRow(`SELECT count(*) FROM notification_outbox`).Scan(&notifications); err != nil || notifications != 0 {
+		t.Fatalf("%d notifications left, %v; want the old delivered ones deleted", notifications, err)
+	}
+
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = ql(t, "retention", "run", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "runs: 1 run, 1 attempt") || !strings.Contains(out, "done in ") {
+		t.Fatalf("the next pass: exit %d, %q %q; want the kept run deleted", code, out, errOut)
+	}
+	if n := runsFinishedBefore30Days(t, db); n != 0 {
+		t.Fatalf("after the next pass %d old runs are left", n)
+	}
+}
+
+// oldNotifications adds n delivered notifications created 40 days ago.
+func oldNotifications(t *testing.T, dir string, n int) {
+	t.Helper()
+	rw, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	old := time.Now().Add(-40 * 24 * time.Hour).UnixMilli()
+	for i := range n {
+		if _, err := rw.Exec(`INSERT INTO notification_outbox (id, project_id, rule_key, subject, event, channel_json, payload_json, state,
+			next_attempt_at_ms, created_at_ms, updated_at_ms) SELECT ?, id, 'rule', ?, 'failed', '{}', '{}', 'delivered', ?, ?, ? FROM projects`,
+			fmt.Sprintf("old%d", i), fmt.Sprintf("run:old%d", i), old, old, old); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -32,16 +32,18 @@ func serveSlow(t *testing.T, seconds string) (string, *sql.DB) {
 }
 
 // serveDefs applies defs to a fresh data directory and serves it with one
-// command at a time; it returns the directory and a query on its database.
-func serveDefs(t *testing.T, defs string) (string, *sql.DB) {
+// command at a time and serveArgs; it returns the directory and a query on
+// its database.
+func serveDefs(t *testing.T, defs string, serveArgs ...string) (string, *sql.DB) {
 	t.Helper()
 	dir := installedDir(t)
 	applyDefs(t, dir, defs)
 	ctx, cancel := context.WithCancel(context.Background())
 	var errOut syncBuffer
 	exit := make(chan int, 1)
+	args := append([]string{"serve", "--data-dir", dir, "--concurrency", "1", "--stop-timeout", testStopTimeout}, serveArgs...)
 	go func() {
-		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dir, "--concurrency", "1", "--stop-timeout", testStopTimeout}, &syncBuffer{}, &errOut)
+		exit <- cli.Main(ctx, Options("ql"), args, &syncBuffer{}, &errOut)
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -37,17 +37,20 @@ func (r *Retention) cutoff(b retention.Batch) int64 {
 // Log files are removed inside it, before the commit: a commit that fails
 // leaves rows whose files are gone, which the next batch finds and
 // finishes (a missing file is not an error), never a file nothing points
-// to.
-func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Deleted, bool, error) {
-	var d retention.Deleted
-	var more bool
+// to. A file that cannot be removed keeps its rows for the same reason:
+// its attempt keeps pointing to it (and the runs rule keeps its Run
+// whole), it is reported in the Result, and the batch goes on without it.
+func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (retention.Result, error) {
+	var res retention.Result
+	skip := jsonList(b.Skip)
 	err := r.store.write(ctx, "retention "+string(b.Kind), routine, func(tx *txn) error {
+		res = retention.Result{}
 		var err error
 		switch b.Kind {
 		case retention.KindRuns:
-			d, more, err = r.runsBatch(ctx, tx, b)
+			res, err = r.runsBatch(ctx, tx, b, skip)
 		case retention.KindLogs:
-			d, more, err = r.logsBatch(ctx, tx, r.cutoff(b), b.Limit, math.MaxInt64)
+			res, err = r.logsBatch(ctx, tx, r.cutoff(b), b.Limit, math.MaxInt64, skip)
 		case retention.KindLogBytes:
 			var total int64
 			if err := tx.QueryRowContext(ctx, qRetentionLogBytes).Scan(&total); err != nil {
@@ -61,94 +64,128 @@ func (r *Retention) RetentionBatch(ctx context.Context, b retention.Batch) (rete
 			if total <= b.MaxLogBytes {
 				return nil
 			}
-			d, _, err = r.logsBatch(ctx, tx, math.MaxInt64, b.Limit, total-b.MaxLogBytes)
-			more = d.Logs > 0 && total-d.LogBytes > b.MaxLogBytes
+			res, err = r.logsBatch(ctx, tx, math.MaxInt64, b.Limit, total-b.MaxLogBytes, skip)
+			// A log kept is passed over by the next batch, which takes
+			// the next oldest in its place: the files still there count.
+			res.More = (res.Deleted.Logs > 0 || len(res.Kept) > 0) && total-res.Deleted.LogBytes > b.MaxLogBytes
 		case retention.KindNotifications:
-			res, err := tx.ExecContext(ctx, qRetentionNotifications, r.cutoff(b), b.Limit)
+			out, err := tx.ExecContext(ctx, qRetentionNotifications, r.cutoff(b), b.Limit)
 			if err != nil {
 				return err
 			}
-			if d.Notifications, err = res.RowsAffected(); err != nil {
+			if res.Deleted.Notifications, err = out.RowsAffected(); err != nil {
 				return err
 			}
-			more = d.Notifications == int64(b.Limit)
+			res.More = res.Deleted.Notifications == int64(b.Limit)
 		default:
 			err = qlerror.New(qlerror.Invalid, "retention: unknown rule %q", b.Kind)
 		}
 		return err
 	})
-	return d, more, err
+	if err != nil {
+		return retention.Result{}, err
+	}
+	return res, nil
 }
 
-func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch) (retention.Deleted, bool, error) {
-	var d retention.Deleted
-	ids, err := queryStrings(ctx, tx, qRetentionRunsBatch, r.cutoff(b), b.Limit)
+func (r *Retention) runsBatch(ctx context.Context, tx *txn, b retention.Batch, skip string) (retention.Result, error) {
+	var res retention.Result
+	ids, err := queryStrings(ctx, tx, qRetentionRunsBatch, r.cutoff(b), b.Limit, skip)
 	if err != nil || len(ids) == 0 {
-		return d, false, err
+		return res, err
 	}
-	list, err := json.Marshal(ids)
+	logs, err := r.logsOf(ctx, tx, qRetentionLogsOfRuns, jsonList(ids))
 	if err != nil {
-		return d, false, err
+		return res, err
 	}
-	logs, err := r.logsOf(ctx, tx, qRetentionLogsOfRuns, string(list))
-	if err != nil {
-		return d, false, err
+	var removed []logFile
+	removed, res.Kept = r.removeFiles(logs)
+	keptRuns := map[string]bool{}
+	for _, k := range res.Kept {
+		keptRuns[k.Run] = true
 	}
-	d.Logs, d.LogBytes, err = r.removeFiles(logs)
-	if err != nil {
-		return d, false, err
+	// A kept Run's logs that did go are forgotten now, so its attempts
+	// point only to files that are still there.
+	var gone []string
+	for _, l := range removed {
+		res.Deleted.Logs++
+		res.Deleted.LogBytes += l.bytes
+		if keptRuns[l.run] {
+			gone = append(gone, l.id)
+		}
 	}
+	if len(gone) > 0 {
+		if _, err := tx.ExecContext(ctx, qRetentionLogsForget, jsonList(gone)); err != nil {
+			return res, err
+		}
+	}
+	doomed := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !keptRuns[id] {
+			doomed = append(doomed, id)
+		}
+	}
+	list := jsonList(doomed)
+	d := &res.Deleted
 	for _, step := range []struct {
 		q string
 		n *int64
 	}{{qRetentionEventsDelete, &d.Events}, {qRetentionAttemptsDelete, &d.Attempts}, {qRetentionRunsDelete, &d.Runs}} {
-		res, err := tx.ExecContext(ctx, step.q, string(list))
+		out, err := tx.ExecContext(ctx, step.q, list)
 		if err != nil {
-			return d, false, err
+			return res, err
 		}
-		if *step.n, err = res.RowsAffected(); err != nil {
-			return d, false, err
+		if *step.n, err = out.RowsAffected(); err != nil {
+			return res, err
 		}
 	}
-	if d.Runs != int64(len(ids)) {
-		return d, false, qlerror.New(qlerror.Conflict, "retention deleted %d of %d ended runs under the write lock", d.Runs, len(ids))
+	if d.Runs != int64(len(doomed)) {
+		return res, qlerror.New(qlerror.Conflict, "retention deleted %d of %d ended runs under the write lock", d.Runs, len(doomed))
 	}
-	return d, len(ids) == b.Limit, nil
+	res.More = len(ids) == b.Limit
+	return res, nil
 }
 
 // logsBatch removes the oldest logs of finished or lost Runs that ended
-// before cutoff: at most limit, and no more than needed to free atLeast
-// bytes.
-func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit int, atLeast int64) (retention.Deleted, bool, error) {
-	var d retention.Deleted
-	logs, err := r.logsOf(ctx, tx, qRetentionLogsBatch, cutoff, limit)
+// before cutoff, passing over the attempts in skip: at most limit, and no
+// more than needed to free atLeast bytes.
+func (r *Retention) logsBatch(ctx context.Context, tx *txn, cutoff int64, limit int, atLeast int64, skip string) (retention.Result, error) {
+	var res retention.Result
+	logs, err := r.logsOf(ctx, tx, qRetentionLogsBatch, cutoff, limit, skip)
 	if err != nil || len(logs) == 0 {
-		return d, false, err
+		return res, err
 	}
-	full := len(logs) == limit
+	res.More = len(logs) == limit
 	var freed int64
 	for i, l := range logs {
 		freed += l.bytes
 		if freed >= atLeast {
-			logs, full = logs[:i+1], false
+			logs, res.More = logs[:i+1], false
 			break
 		}
 	}
-	ids := make([]string, len(logs))
-	for i, l := range logs {
+	var removed []logFile
+	removed, res.Kept = r.removeFiles(logs)
+	if len(removed) == 0 {
+		return res, nil
+	}
+	ids := make([]string, len(removed))
+	for i, l := range removed {
 		ids[i] = l.id
+		res.Deleted.Logs++
+		res.Deleted.LogBytes += l.bytes
 	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return d, false, err
+	if _, err := tx.ExecContext(ctx, qRetentionLogsForget, jsonList(ids)); err != nil {
+		return res, err
 	}
-	if d.Logs, d.LogBytes, err = r.removeFiles(logs); err != nil {
-		return d, false, err
-	}
-	if _, err := tx.ExecContext(ctx, qRetentionLogsForget, string(list)); err != nil {
-		return d, false, err
-	}
-	return d, full, nil
+	return res, nil
+}
+
+// jsonList is ids as the statements' JSON array argument: [] for none,
+// never null, which json_each would read as one NULL id.
+func jsonList(ids []string) string {
+	b, _ := json.Marshal(append([]string{}, ids...)) // a []string always marshals
+	return string(b)
 }
 
 // runningLogBytes is what the logs of the attempts still running hold
@@ -176,8 +213,8 @@ func (r *Retention) runningLogBytes(ctx context.Context, tx *txn) (int64, error)
 }
 
 type logFile struct {
-	id    string
-	bytes int64
+	id, run string
+	bytes   int64
 }
 
 func (r *Retention) logsOf(ctx context.Context, tx *txn, q string, args ...any) ([]logFile, error) {
@@ -189,7 +226,7 @@ func (r *Retention) logsOf(ctx context.Context, tx *txn, q string, args ...any) 
 	var out []logFile
 	for rows.Next() {
 		var l logFile
-		if err := rows.Scan(&l.id, &l.bytes); err != nil {
+		if err := rows.Scan(&l.id, &l.bytes, &l.run); err != nil {
 			return nil, err
 		}
 		out = append(out, l)
@@ -197,16 +234,18 @@ func (r *Retention) logsOf(ctx context.Context, tx *txn, q string, args ...any) 
 	return out, rows.Err()
 }
 
-// removeFiles removes the logs' files; one already gone counts as removed.
-func (r *Retention) removeFiles(logs []logFile) (n, bytes int64, err error) {
+// removeFiles removes the logs' files; one already gone counts as
+// removed, one the file system refuses to remove is kept.
+func (r *Retention) removeFiles(logs []logFile) (removed []logFile, kept []retention.Kept) {
 	for _, l := range logs {
-		if err := os.Remove(filepath.Join(r.logDir, l.id+".log")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return n, bytes, qlerror.Wrap(qlerror.Unavailable, err, "remove the log of attempt %s", l.id)
+		path := filepath.Join(r.logDir, l.id+".log")
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			kept = append(kept, retention.Kept{Run: l.run, Attempt: l.id, Path: path, Err: err})
+			continue
 		}
-		n++
-		bytes += l.bytes
+		removed = append(removed, l)
 	}
-	return n, bytes, nil
+	return removed, kept
 }
 
 func queryStrings(ctx context.Context, tx *txn, q string, args ...any) ([]string, error) {

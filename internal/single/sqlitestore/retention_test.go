@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
@@ -208,5 +211,142 @@ func TestTheNotificationsBatchSearchesTheStateIndexUpToItsCutoff(t *testing.T) {
 	if strings.Contains(joined, "SCAN notification_outbox") ||
 		!strings.Contains(joined, "SEARCH notification_outbox USING INDEX notification_outbox_state (state=? AND created_at_ms<?)") {
 		t.Fatalf("the notifications batch's plan:\n%s\nwant a search of notification_outbox_state by state and cutoff, no scan", joined)
+	}
+}
+
+// jam makes an attempt's log file impossible to remove, as an immutable
+// file or a read-only directory does for its owner (and root): a
+// non-empty directory in its place.
+func jam(t *testing.T, e *env, attempt string) string {
+	t.Helper()
+	path := filepath.Join(e.logDir(), attempt+".log")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(path, "inside"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A log file that cannot be removed is reported once, names its file, its
+// attempt and Run and the cause, and keeps its Run (with every row that
+// names the file, so the file is never left behind): the pass goes on
+// with the Runs after it and the logs rule, and the next pass, once the
+// file can go, deletes the Run.
+func TestALogThatCannotBeRemovedKeepsItsRunAndThePassGoesOn(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	e := newEnv(t)
+	f := e.fixture()
+	d := e.defs(t, "alpha", everyMinute)
+	e.take(t, 1)
+	template := e.admit(t, d.Trigger.TriggerID)
+	old, err := f.SeedFinished(ctx, template, 4, e.clock.NowMs()-(40*retention.Day).Milliseconds(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aged, err := f.SeedFinished(ctx, template, 2, e.clock.NowMs()-(10*retention.Day).Milliseconds(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stuckRun, stuckLog := attemptOf(t, e, old[0]), attemptOf(t, e, aged[0])
+	// The stuck Run's second attempt has a log that can go: it goes, and
+	// the attempt no longer points to it.
+	second := ids.New()
+	if err := os.WriteFile(filepath.Join(e.logDir(), second+".log"), []byte(strings.Repeat("y", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.tamper(ctx, `INSERT INTO attempts (id, run_id, number, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, log_path, log_bytes)
+		SELECT ?2, run_id, 2, executor, state, owner, exit_code, created_at_ms, started_at_ms, finished_at_ms, ?3, 100 FROM attempts WHERE id = ?1`,
+		stuckRun, second, filepath.Join(e.logDir(), second+".log")); err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]string{stuckRun: jam(t, e, stuckRun), stuckLog: jam(t, e, stuckLog)}
+
+	policy := retention.Policy{RunsAge: 30 * retention.Day, LogsAge: 7 * retention.Day}
+	rep, err := retention.Pass(ctx, f.Retention, policy, retention.Options{BatchSize: 2, Share: 1, Budget: time.Minute})
+	if err != nil {
+		t.Fatalf("a pass with two logs it cannot remove failed: %v", err)
+	}
+	if rep.ByKind[retention.KindRuns].Runs != 3 || rep.ByKind[retention.KindLogs].Logs != 1 || rep.Total.Logs != 5 {
+		t.Fatalf("the pass deleted %+v; want the 3 other old Runs, the other aged log, and the stuck Run's second log", rep.ByKind)
+	}
+	if len(rep.Kept) != 2 || len(rep.Cut) != 0 {
+		t.Fatalf("the pass kept %v (rules cut short: %v); want the two stuck logs, each once", rep.Kept, rep.Cut)
+	}
+	for _, k := range rep.Kept {
+		msg := k.String()
+		if k.Path != paths[k.Attempt] || !strings.Contains(msg, paths[k.Attempt]) || !strings.Contains(msg, k.Run) || !strings.Contains(msg, "directory not empty") {
+			t.Errorf("kept %q; want its path, its Run and the cause", msg)
+		}
+	}
+	for _, id := range []string{old[0], aged[0]} {
+		if got, err := e.store.RunGet(ctx, id); err != nil || got.Run.State != run.Succeeded {
+			t.Fatalf("Run %s of a stuck log: %+v, %v; want it kept", id, got.Run, err)
+		}
+	}
+	for _, c := range []struct {
+		attempt string
+		want    bool
+	}{{stuckRun, true}, {second, false}, {stuckLog, true}, {attemptOf(t, e, aged[1]), false}} {
+		if has, err := f.HasLog(ctx, c.attempt); err != nil || has != c.want {
+			t.Errorf("attempt %s has a log: %v, %v; want %v", c.attempt, has, err, c.want)
+		}
+	}
+	for _, id := range old[1:] {
+		if _, err := e.store.RunGet(ctx, id); !qlerror.Is(err, qlerror.NotFound) {
+			t.Errorf("old Run %s after the pass: %v; want it deleted", id, err)
+		}
+	}
+
+	for _, p := range paths {
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err = retention.Pass(ctx, f.Retention, policy, retention.Options{BatchSize: 2, Share: 1, Budget: time.Minute})
+	if err != nil || len(rep.Kept) != 0 || rep.ByKind[retention.KindRuns].Runs != 1 || rep.ByKind[retention.KindLogs].Logs != 1 {
+		t.Fatalf("the next pass, the files gone: %+v, kept %v, %v; want the kept Run and the kept log deleted", rep.ByKind, rep.Kept, err)
+	}
+	if _, err := e.store.RunGet(ctx, old[0]); !qlerror.Is(err, qlerror.NotFound) {
+		t.Fatalf("the kept Run after the next pass: %v; want it deleted", err)
+	}
+}
+
+// A rule that cannot remove KeptPerRule logs in a pass leaves the rest of
+// its work to the next pass, and the rules after it still run: a log
+// directory nothing can be removed from costs a bounded pass, not one
+// over every file of the backlog.
+func TestARuleThatCannotRemoveManyLogsStopsAndTheNextRuleRuns(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	e := newEnv(t)
+	f := e.fixture()
+	d := e.defs(t, "alpha", everyMinute)
+	e.take(t, 1)
+	template := e.admit(t, d.Trigger.TriggerID)
+	stuck, err := f.SeedFinished(ctx, template, retention.KeptPerRule+6, e.clock.NowMs()-(40*retention.Day).Milliseconds(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range stuck {
+		jam(t, e, attemptOf(t, e, id))
+	}
+	behind, err := f.SeedFinished(ctx, template, 2, e.clock.NowMs()-(35*retention.Day).Milliseconds(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := retention.Pass(ctx, f.Retention, retention.Policy{RunsAge: 30 * retention.Day, LogsAge: 7 * retention.Day},
+		retention.Options{BatchSize: 16, Share: 1, Budget: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cut) != 1 || rep.Cut[0] != retention.KindRuns || rep.ByKind[retention.KindRuns].Runs != 0 {
+		t.Fatalf("the runs rule: cut %v, deleted %+v; want it stopped after %d stuck logs, before the Runs behind them", rep.Cut, rep.ByKind[retention.KindRuns], retention.KeptPerRule)
+	}
+	if len(rep.Kept) != len(stuck) || rep.ByKind[retention.KindLogs].Logs != int64(len(behind)) {
+		t.Fatalf("kept %d logs and the logs rule removed %d; want every stuck log once (%d) and the logs of the Runs behind them (%d)",
+			len(rep.Kept), rep.ByKind[retention.KindLogs].Logs, len(stuck), len(behind))
 	}
 }

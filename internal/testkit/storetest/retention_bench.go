@@ -173,15 +173,15 @@ type batchGate struct {
 	deleted int64
 }
 
-func (g *batchGate) RetentionBatch(ctx context.Context, bt retention.Batch) (retention.Deleted, bool, error) {
+func (g *batchGate) RetentionBatch(ctx context.Context, bt retention.Batch) (retention.Result, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.stopped {
-		return retention.Deleted{}, false, errBlockOver
+		return retention.Result{}, errBlockOver
 	}
-	d, more, err := g.Store.RetentionBatch(ctx, bt)
-	g.deleted += d.Runs
-	return d, more, err
+	res, err := g.Store.RetentionBatch(ctx, bt)
+	g.deleted += res.Deleted.Runs
+	return res, err
 }
 
 // run starts a pass under o; the function it returns stops it and

@@ -1,8 +1,11 @@
 -- Retention: the oldest logs still on disk of ended attempts of finished
--- or lost Runs that ended before ?1, at most ?2, with their sizes. A lost
--- Run's logs go as a finished Run's do; a running command's never.
-SELECT a.id, a.log_bytes FROM attempts a JOIN runs r ON r.id = a.run_id
+-- or lost Runs that ended before ?1, at most ?2, with their sizes and
+-- Runs, passing over the attempts in the JSON array ?3 (their logs could
+-- not be removed this pass). A lost Run's logs go as a finished Run's do;
+-- a running command's never.
+SELECT a.id, a.log_bytes, a.run_id FROM attempts a JOIN runs r ON r.id = a.run_id
 WHERE a.log_path <> '' AND a.finished_at_ms < ?1
+  AND a.id NOT IN (SELECT value FROM json_each(?3))
   AND a.state NOT IN ('claimed', 'starting', 'running')
   AND r.state IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
 ORDER BY a.finished_at_ms
