@@ -120,9 +120,9 @@ share the work; none deletes a row twice.`),
 			o.Budget = time.Duration(math.MaxInt64)
 			// An operator waits for it: at least half the time, not a tenth.
 			o.Share = max(o.Share, 0.5)
-			o.OnBatch = func(k retention.Kind, batch, total retention.Deleted) {
+			o.OnBatch = func(k retention.Kind, batch, soFar retention.Deleted) {
 				if batch != (retention.Deleted{}) {
-					fmt.Fprintf(w, "deleted %s (so far %s)\n", describe(k, batch), describeShort(total))
+					fmt.Fprintf(w, "deleted %s (so far %s)\n", describe(k, batch), describeShort(soFar))
 				}
 			}
 			rep, err := retention.Pass(cmd.Context(), b.Retention, policy, o)

@@ -117,8 +117,9 @@ type Options struct {
 	// that fraction of the time at most, and an admission waits for one
 	// small batch at most.
 	Share float64
-	// OnBatch, when set, sees every batch (the CLI's progress).
-	OnBatch func(k Kind, batch, total Deleted)
+	// OnBatch, when set, sees every batch and what the pass deleted so
+	// far, over every rule (the CLI's progress).
+	OnBatch func(k Kind, batch, soFar Deleted)
 }
 
 func (o Options) withDefaults() Options {
@@ -212,7 +213,7 @@ func Pass(ctx context.Context, st Store, p Policy, o Options) (Report, error) {
 			}
 			kept += len(res.Kept)
 			if o.OnBatch != nil {
-				o.OnBatch(b.Kind, res.Deleted, k)
+				o.OnBatch(b.Kind, res.Deleted, rep.Total)
 			}
 			if !res.More {
 				break

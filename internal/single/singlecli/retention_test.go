@@ -313,3 +313,43 @@ func oldNotifications(t *testing.T, dir string, n int) {
 		}
 	}
 }
+
+// The progress of `ql retention run` counts, on every line, what the
+// whole pass deleted so far: the logs rule's line after the runs rule's
+// still counts the Runs and their logs.
+func TestRetentionRunCountsSoFarOverTheWholePass(t *testing.T) {
+	t.Parallel()
+	dir, db := serveDefs(t, quickFile, keepEverything...)
+	aged := ageFinishedRuns(t, dir, db)
+	recent := time.Now().Add(-time.Hour).UnixMilli()
+	deadline := time.Now().Add(30 * time.Second)
+	var logged string
+	for db.QueryRow(`SELECT r.id FROM runs r JOIN attempts a ON a.run_id = r.id
+		WHERE r.state = 'succeeded' AND r.finished_at_ms > ? AND a.log_path <> '' LIMIT 1`, recent).Scan(&logged) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("no run with a log finished within 30s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rw, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	if _, err := rw.Exec(`UPDATE attempts SET finished_at_ms = finished_at_ms - ? WHERE run_id = ?`, (10 * 24 * time.Hour).Milliseconds(), logged); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := ql(t, "retention", "run", "--data-dir", dir, "--retention-log-bytes", "off")
+	if code != 0 {
+		t.Fatalf("pass: exit %d, %q %q", code, out, errOut)
+	}
+	var logsLine string
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "deleted old logs: ") {
+			logsLine = line
+		}
+	}
+	if want := fmt.Sprintf("(so far %d runs, %d logs, 0 notifications)", aged, aged+1); !strings.Contains(logsLine, "deleted old logs: 1 log (") || !strings.HasSuffix(strings.TrimSpace(logsLine), want) {
+		t.Fatalf("the logs rule's line %q; want its one log and %s, counting the runs rule's before it\n%s", logsLine, want, out)
+	}
+}

@@ -30,6 +30,7 @@ func RunRetention(t *testing.T, newFixture Factory) {
 		"ALostRunWithAnAttemptStillOpenStays":                           testRetentionLostOpen,
 		"TheLogsRuleAndTheCapTakeALostRunsLogsAsAFinishedRunsLogs":      testRetentionLostLogs,
 		"DeliveredAndDeadNotificationsPastTheirAgeGoAndPendingOnesStay": testRetentionNotifications,
+		"EachBatchSeesWhatTheWholePassDeletedSoFar":                     testRetentionSoFar,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -185,6 +186,33 @@ func testRetentionLogs(t *testing.T, f Fixture) {
 	requireLogs(t, f, attemptsOf(t, f, young), true)
 	if again := pass(t, f, retention.Policy{LogsAge: 7 * day}); again.Total != (retention.Deleted{}) {
 		t.Fatalf("a second pass deleted %+v, want nothing", again.Total)
+	}
+}
+
+// testRetentionSoFar: the progress a pass reports with each batch counts
+// every rule before it, not its own rule's batches alone.
+func testRetentionSoFar(t *testing.T, f Fixture) {
+	_, template := retentionDefs(t, f)
+	seed(t, f, template, 3, 40*day, 100)
+	seed(t, f, template, 2, 10*day, 100)
+	var sum retention.Deleted
+	var lastLogs retention.Deleted
+	rep, err := retention.Pass(t.Context(), f.Retention, retention.Policy{RunsAge: 30 * day, LogsAge: 7 * day},
+		retention.Options{BatchSize: 2, Pause: time.Millisecond, Share: 1, Budget: time.Minute,
+			OnBatch: func(k retention.Kind, batch, soFar retention.Deleted) {
+				sum.Add(batch)
+				if soFar != sum {
+					t.Errorf("after a %s batch of %+v: so far %+v, want the pass's %+v", k, batch, soFar, sum)
+				}
+				if k == retention.KindLogs {
+					lastLogs = soFar
+				}
+			}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (retention.Deleted{Runs: 3, Attempts: 3, Events: 9, Logs: 5, LogBytes: 500}); rep.Total != want || lastLogs != want {
+		t.Fatalf("pass deleted %+v, the logs rule's last batch saw %+v so far; want both %+v", rep.Total, lastLogs, want)
 	}
 }
 
