@@ -8,6 +8,7 @@
 package retention
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -91,15 +92,20 @@ func (s Settings) Resolve(defaults Policy) (Policy, error) {
 	return p, nil
 }
 
-// ParseAge reads a number of days: "30", "30d", or "0"/"off" for off.
+// ParseAge reads a number of days: "30", "30d", or "0"/"off" for off. A
+// value that is not a number is refused as such; a number outside
+// 0–MaxAgeDays is refused with the range.
 func ParseAge(flag, v string) (time.Duration, error) {
 	s := strings.TrimSpace(strings.ToLower(v))
 	if s == "off" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
-	if err != nil || n < 0 || n > MaxAgeDays {
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, qlerror.New(qlerror.Invalid, "%s %q is not a number of days: write e.g. 30 or 30d (0–%d), or off (0) to keep everything", flag, v, MaxAgeDays)
+	}
+	if err != nil || n < 0 || n > MaxAgeDays {
+		return 0, qlerror.New(qlerror.Invalid, "%s %q is out of range (0–%d days): write a number of days in that range, e.g. 30, or off (0) to keep everything", flag, v, MaxAgeDays)
 	}
 	return time.Duration(n) * Day, nil
 }
@@ -109,7 +115,9 @@ var byteUnits = []struct {
 	mult   int64
 }{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"b", 1}}
 
-// ParseBytes reads a size: "1GiB", "64MiB", "1073741824", or "0"/"off".
+// ParseBytes reads a size: "1GiB", "64MiB", "1073741824", or "0"/"off". A
+// value that is not a size is refused as such; a size outside
+// MinLogBytes–MaxLogBytes is refused with the range.
 func ParseBytes(flag, v string) (int64, error) {
 	s := strings.TrimSpace(strings.ToLower(v))
 	if s == "off" {
@@ -123,12 +131,12 @@ func ParseBytes(flag, v string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	bad := err != nil || n < 0 || n > MaxLogBytes/mult
-	if !bad && n != 0 && n*mult < MinLogBytes {
-		bad = true
-	}
-	if bad {
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, qlerror.New(qlerror.Invalid, "%s %q is not a size: write e.g. 1GiB, 64MiB or a number of bytes (%s–%s), or off (0) for no cap", flag, v, FormatBytes(MinLogBytes), FormatBytes(MaxLogBytes))
+	}
+	if err != nil || n < 0 || n > MaxLogBytes/mult || (n != 0 && n*mult < MinLogBytes) {
+		return 0, qlerror.New(qlerror.Invalid, "%s %q is out of range (%s–%s): write a size in that range, e.g. 1GiB, or off (0) for no cap", flag, v,
+			FormatBytes(MinLogBytes), FormatBytes(MaxLogBytes))
 	}
 	return n * mult, nil
 }

@@ -56,6 +56,29 @@ func TestBadSettingsAreRefusedNamingTheFlagAndWhatItAllows(t *testing.T) {
 	}
 }
 
+// A well-formed value outside a setting's range is refused as out of
+// range, with the range; "is not a …" is kept for what cannot be read.
+func TestAWellFormedSettingOutOfRangeSaysSoWithTheRange(t *testing.T) {
+	for _, c := range []struct {
+		s          Settings
+		want, bare string
+	}{
+		{Settings{Runs: "36601"}, `--retention-runs "36601" is out of range (0–36600 days)`, "not a number"},
+		{Settings{Logs: "-1d"}, `--retention-logs "-1d" is out of range (0–36600 days)`, "not a number"},
+		{Settings{Notifications: "99999999999999999999"}, `--retention-notifications "99999999999999999999" is out of range (0–36600 days)`, "not a number"},
+		{Settings{LogBytes: "1KiB"}, `--retention-log-bytes "1KiB" is out of range (1 MiB–1024 TiB)`, "not a size"},
+		{Settings{LogBytes: "2048TiB"}, `--retention-log-bytes "2048TiB" is out of range (1 MiB–1024 TiB)`, "not a size"},
+		{Settings{LogBytes: "99999999999999999999"}, `--retention-log-bytes "99999999999999999999" is out of range (1 MiB–1024 TiB)`, "not a size"},
+		{Settings{Runs: "30 days"}, `--retention-runs "30 days" is not a number of days`, "out of range"},
+		{Settings{LogBytes: "1.5GiB"}, `--retention-log-bytes "1.5GiB" is not a size`, "out of range"},
+	} {
+		_, err := c.s.Resolve(StandaloneDefaults)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.bare) {
+			t.Errorf("%+v: %v; want %q", c.s, err, c.want)
+		}
+	}
+}
+
 func TestEstimateCountsTheCapAfterTheAgeRules(t *testing.T) {
 	est := Estimate(Policy{RunsAge: time.Hour, LogBytes: 100}, Deleted{Runs: 1, LogBytes: 50}, Deleted{Logs: 9, LogBytes: 900}, 300, 7)
 	if _, ok := est[KindLogs]; ok {
