@@ -121,7 +121,7 @@ func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest)
 			return err
 		}
 		out, err = admitManual(ctx, tx, f, tk, manualRun{key: key, scheduledForMs: f.NowMs}, req.Force,
-			map[string]any{"manual": "run_now", "requestId": requestID, "actor": req.Actor, "force": req.Force},
+			map[string]any{"manual": run.OriginRunNow, "requestId": requestID, "actor": req.Actor, "force": req.Force},
 			"run-now request "+requestID+" of trigger "+req.TriggerID)
 		return err
 	})
@@ -185,7 +185,7 @@ func (r *Runtime) RunRerun(ctx context.Context, req schedule.RerunRequest) (sche
 		}
 		f.Execution = src.execution
 		out, err = admitManual(ctx, tx, f, tk, manualRun{key: key, scheduledForMs: src.scheduledForMs, rerunOf: req.RunID}, false,
-			map[string]any{"manual": "rerun", "rerunOf": req.RunID, "requestId": requestID, "actor": req.Actor},
+			map[string]any{"manual": run.OriginRerun, "rerunOf": req.RunID, "requestId": requestID, "actor": req.Actor},
 			"re-run request "+requestID+" of run "+req.RunID)
 		return err
 	})
@@ -309,7 +309,7 @@ func (r *Runtime) TriggerBackfill(ctx context.Context, req schedule.BackfillRequ
 			runID := ids.New()
 			created, err := insertManual(ctx, tx, f, tk, manualRun{runID: runID, key: schedule.IdempotencyKey(req.TriggerID, tk.TriggerRevision, at),
 				scheduledForMs: at, dueAtMs: schedule.FireAt(req.TriggerID, at, tk.Cron.JitterMs),
-				audit: map[string]any{"manual": "backfill", "actor": req.Actor}})
+				audit: map[string]any{"manual": run.OriginBackfill, "actor": req.Actor}})
 			if err != nil {
 				return err
 			}

@@ -129,17 +129,21 @@ func TestEveryShownValueHasAWordInBothLanguages(t *testing.T) {
 }
 
 // The admission lag is measured on the recent Runs of the window only,
-// from their jittered due time, leaving out Runs created before it (run
-// now).
+// from their jittered due time, and on the clock's alone: the Runs a
+// person asked for (run now, re-run, backfill) are left out, as the
+// admission lag metric leaves them out.
 func TestAdmissionLagIsMeasuredFromTheDueTimeOfRecentRuns(t *testing.T) {
 	var runs []run.Run
 	for i := range 100 {
-		runs = append(runs, run.Run{ScheduledForMs: 10_000, DueAtMs: 10_000, CreatedAtMs: 10_000 + int64(i+1)*10})
+		runs = append(runs, run.Run{ScheduledForMs: 10_000, DueAtMs: 10_000, CreatedAtMs: 10_000 + int64(i+1)*10, Origin: run.OriginClock})
 	}
 	runs = append(runs,
-		run.Run{ScheduledForMs: 20_000, CreatedAtMs: 19_000},    // run now
-		run.Run{ScheduledForMs: 1_000, CreatedAtMs: 5_000},      // before the window
-		run.Run{ScheduledForMs: 9_000, CreatedAtMs: 10_000 + 2}) // no DueAtMs: its scheduled time
+		run.Run{ScheduledForMs: 1_000, CreatedAtMs: 5_000, Origin: run.OriginClock},      // before the window
+		run.Run{ScheduledForMs: 9_000, CreatedAtMs: 10_000 + 2, Origin: run.OriginClock}) // no DueAtMs: its scheduled time
+	// A person's Runs: due when asked for, or long before (a backfill).
+	for _, o := range []run.Origin{run.OriginRunNow, run.OriginRerun, run.OriginBackfill} {
+		runs = append(runs, run.Run{ScheduledForMs: 1_000, DueAtMs: 1_000, CreatedAtMs: 3_600_000, Origin: o})
+	}
 	got := admissionLag(runs, 9_500)
 	if got == nil || got.N != 101 || got.P50 != 510*time.Millisecond || got.P99 != time.Second {
 		t.Fatalf("lag %+v, want 101 runs, p50 510ms, p99 1s", got)

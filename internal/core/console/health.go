@@ -21,8 +21,11 @@ type lag struct {
 }
 
 // admissionLag measures the lag of the Runs given (the overview's recent
-// page, so the read stays bounded) created since sinceMs. A Run admitted
-// before its due time (run now) has no lag and is left out.
+// page, so the read stays bounded) created since sinceMs. Only the clock's
+// Runs count, as in qinglong_scheduler_admission_lag_seconds: a request's
+// Run is due when it is asked for (run now, re-run) or was due long before
+// (a backfill of past occurrences), so its lag says nothing of how late
+// the schedule admits.
 func admissionLag(runs []run.Run, sinceMs int64) *lag {
 	var ds []int64
 	for _, r := range runs {
@@ -30,7 +33,7 @@ func admissionLag(runs []run.Run, sinceMs int64) *lag {
 		if due == 0 {
 			due = r.ScheduledForMs
 		}
-		if r.CreatedAtMs >= sinceMs && r.CreatedAtMs >= due {
+		if r.Origin == run.OriginClock && r.CreatedAtMs >= sinceMs && r.CreatedAtMs >= due {
 			ds = append(ds, r.CreatedAtMs-due)
 		}
 	}

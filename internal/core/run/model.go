@@ -55,6 +55,33 @@ type Run struct {
 	// RerunOf is the finished Run this one repeats, "" for a Run the clock
 	// or a run-now request admitted.
 	RerunOf string
+	// Origin is what admitted the Run: its trigger's clock, or a person's
+	// request.
+	Origin Origin
+}
+
+// Origin is what admitted a Run. A request's Run records which request it
+// was under the key "manual" of its run.created event (the audit of the
+// request, beside who asked); a Run the clock admitted has no such key.
+// The readers give it from there, so it holds for every Run ever admitted.
+type Origin string
+
+// The origins of a Run. The requests' are the values of run.created's
+// "manual" key.
+const (
+	OriginClock    Origin = "clock"
+	OriginRunNow   Origin = "run_now"
+	OriginRerun    Origin = "rerun"
+	OriginBackfill Origin = "backfill"
+)
+
+// OriginOf is the origin of a Run whose run.created event records the
+// request manual ("" when it records none: the clock admitted it).
+func OriginOf(manual string) Origin {
+	if manual == "" {
+		return OriginClock
+	}
+	return Origin(manual)
 }
 
 // Attempt is one try at executing a Run.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -168,5 +169,34 @@ func TestConsoleBackfillIsRefusedToAReadSessionAndWithoutCSRF(t *testing.T) {
 	}
 	if ids := runIDsOf(t, site); len(ids) != 0 {
 		t.Fatalf("refused backfills created the runs %v", ids)
+	}
+}
+
+// The overview's admission lag leaves out the Runs a person asked for, as
+// qinglong_scheduler_admission_lag_seconds does: backfilled Runs of past
+// years, a run now and a re-run are counted among the day's Runs, and none
+// of them is a lag of the schedule's.
+func TestTheOverviewsAdmissionLagLeavesOutBackfilledAndRequestedRuns(t *testing.T) {
+	t.Parallel()
+	site := backfillSite(t, yearly)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	to := time.Now().UTC().Format("2006-01-02T15:04")
+	if resp, page, n := backfillPage(t, site, c, csrf, "backfill", "2021-06-01T00:00", to); resp.StatusCode != http.StatusOK || n != len(newYears(2022)) {
+		t.Fatalf("backfill: %d counting %d, want %d occurrences:\n%s", resp.StatusCode, n, len(newYears(2022)), page)
+	}
+	site.runNow(t, c, csrf)
+	backfilled := runIDsOf(t, site)[0]
+	waitFor(t, "a backfilled Run to finish", 10*time.Second, func() bool {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+backfilled, nil)
+		return strings.Contains(page, `id="rerun"`)
+	})
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+backfilled+"/rerun", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("re-run of the backfilled Run %s: %d, want 303 to the new Run", backfilled, resp.StatusCode)
+	}
+	all := len(runIDsOf(t, site))
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/?lang=en", nil)
+	if !strings.Contains(page, `<dd id="lag">—</dd>`) || !strings.Contains(page, fmt.Sprintf("<p>%d runs counted</p>", all)) {
+		t.Fatalf("the overview after %d requested Runs and none of the clock's: want them counted and no admission lag:\n%s", all, page)
 	}
 }

@@ -47,7 +47,7 @@ func (s *Store) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (sc
 			return err
 		}
 		out, err = s.admitManual(ctx, tx, tk, manualRequest{key: key, force: r.Force,
-			audit: map[string]any{"manual": "run_now", "requestId": requestID, "actor": r.Actor, "force": r.Force}})
+			audit: map[string]any{"manual": run.OriginRunNow, "requestId": requestID, "actor": r.Actor, "force": r.Force}})
 		return err
 	})
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *Store) RunRerun(ctx context.Context, r schedule.RerunRequest) (schedule
 		tk.TaskRevision, tk.TaskContentDigest = src.taskRevision, src.taskDigest
 		tk.TriggerRevision, tk.TriggerContentDigest = src.triggerRevision, src.triggerDigest
 		out, err = s.admitManual(ctx, tx, tk, manualRequest{key: key, rerunOf: r.RunID, executionID: src.executionID, scheduledForMs: src.scheduledForMs,
-			audit: map[string]any{"manual": "rerun", "rerunOf": r.RunID, "requestId": requestID, "actor": r.Actor}})
+			audit: map[string]any{"manual": run.OriginRerun, "rerunOf": r.RunID, "requestId": requestID, "actor": r.Actor}})
 		return err
 	})
 	if err != nil {
@@ -210,7 +210,7 @@ func (s *Store) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest)
 			runID := ids.New()
 			err := s.insertRun(ctx, tx, tk, admission{runID: runID, attemptID: ids.New(), executionID: plan.ID, key: key,
 				scheduledForMs: at, dueAtMs: schedule.FireAt(r.TriggerID, at, tk.Cron.JitterMs),
-				audit: map[string]any{"manual": "backfill", "actor": r.Actor}}, now)
+				audit: map[string]any{"manual": run.OriginBackfill, "actor": r.Actor}}, now)
 			var v *verdict
 			if errors.As(err, &v) && v.reason == schedule.ReasonOccurrenceExists {
 				out.Existing++

@@ -22,6 +22,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"ListPagesNewestFirstWithEveryFilter":             testRunList,
 		"ListRejectsBadFiltersNamingThem":                 testRunListErrors,
 		"RunsCarryTheNamesTheyFiredUnder":                 testRunNames,
+		"RunsSayWhetherTheClockOrARequestAdmittedThem":    testRunOrigins,
 		"ACancelRecordsWhoAskedInItsEvent":                testCancelActor,
 		"ACancelOfAnEndedRunReturnsItAsItIs":              testCancelOfAnEndedRunReturnsItAsItIs,
 		"ACancelOfALostRunClosesItCancelled":              testCancelOfALostRunClosesItCancelled,
@@ -190,6 +191,45 @@ func testRunNames(t *testing.T, f Fixture) {
 	for _, r := range []run.Run{list[0], got.Run} {
 		if r.ProjectName != "alpha" || r.TriggerName != d.Trigger.Spec.Name {
 			t.Fatalf("run %s named %q/%q, want alpha/%s (the trigger's name at revision %d)", r.ID, r.ProjectName, r.TriggerName, d.Trigger.Spec.Name, r.TriggerRevision)
+		}
+	}
+}
+
+// testRunOrigins: a Run read by id or in a listing says what admitted it —
+// the clock, run now, a re-run or a backfill — so that what measures the
+// clock's admissions (the console's admission lag) can leave the others
+// out, as the admission lag metric does.
+func testRunOrigins(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	d := newDefs(t, f, "alpha", c)
+	id := d.Trigger.TriggerID
+	initialise(t, f)
+	clock := admitNow(t, f, id, 1_000)
+	now := nowOf(t, f)
+	want := map[string]run.Origin{clock: run.OriginClock}
+	want[runNow(t, f, schedule.RunNowRequest{TriggerID: id, Force: true}).RunID] = run.OriginRunNow
+	past := cronTimes(t, c, now-3*60*60_000, now-2*60*60_000)
+	filled := backfill(t, f, schedule.BackfillRequest{TriggerID: id, FromMs: past[0], ToMs: past[len(past)-1]})
+	if len(filled.RunIDs) != len(past) {
+		t.Fatalf("backfill %+v, want a Run for each of %v", filled, past)
+	}
+	for _, r := range filled.RunIDs {
+		want[r] = run.OriginBackfill
+	}
+	if _, err := f.Finish(t.Context(), clock, run.AttemptFailed); err != nil {
+		t.Fatalf("finish the clock's Run: %v", err)
+	}
+	want[rerun(t, f, schedule.RerunRequest{RunID: clock}).RunID] = run.OriginRerun
+	list := runsOf(t, f, id)
+	if len(list) != len(want) {
+		t.Fatalf("%d runs listed, want %d", len(list), len(want))
+	}
+	for _, r := range list {
+		if r.Origin != want[r.ID] {
+			t.Errorf("run %s listed as admitted by %q, want %q", r.ID, r.Origin, want[r.ID])
+		}
+		if got := runByID(t, f, r.ID); got.Origin != want[r.ID] {
+			t.Errorf("run %s read as admitted by %q, want %q", r.ID, got.Origin, want[r.ID])
 		}
 	}
 }

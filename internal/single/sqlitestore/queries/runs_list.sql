@@ -3,9 +3,12 @@
 -- or range of its index — runs_project or runs_trigger (each ending in
 -- id), or the primary key for the keyset cursor and the time window —
 -- rather than a catch-all "? = '' OR …" plan that scans the whole table.
+-- The last column is the request that admitted the Run, as its run.created
+-- event records it (NULL for the clock's): one probe of run_events' key.
 SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id, idempotency_key,
        scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
        (SELECT p.name FROM projects p WHERE p.id = runs.project_id),
        (SELECT tr.name FROM trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision),
-       rerun_of
+       rerun_of,
+       (SELECT json_extract(e.payload, '$.manual') FROM run_events e WHERE e.run_id = runs.id AND e.seq = 1)
 FROM runs
