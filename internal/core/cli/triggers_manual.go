@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 // backfillChunk is how many occurrences one backfill transaction admits:
@@ -151,12 +152,16 @@ inclusive, like 2026-11-01T00:00:00Z) that has none, each with the idempotency k
 admission would have had: an occurrence that already ran (under any revision of the trigger) is
 counted as existing and never run twice, and repeating a backfill admits nothing new. Occurrences
 passed over (misfire, collapsed, paused, overlap, ...) get their Run now. Only occurrences the
-schedule has already decided are taken: the ones from the trigger's next fire time on are left to
-it. The occurrences are those of the trigger's current revision (its cron, timezone and jitter):
-a window before a change of cron holds the new cron's times, not the old ones (as a scheduler
-backfilling with today's definition does); an occurrence that ran at the same instant under an
-older revision still counts as existing. The window may reach back before the trigger was created
-(a backfill fills history); the trigger's startAt and endAt bound it. At most --max occurrences are considered (default 1000); the report says where the window was
+schedule has already decided are taken: the ones from the trigger's next fire time on (from its
+publication on, while no server has run its schedule) are left to it. A window that takes none of
+its occurrences says why (it ends before the trigger's startAt, starts after its endAt, or holds
+only occurrences not decided yet) and what to do; -o json gives it as nothingTaken. The
+occurrences are those of the trigger's current revision (its cron, timezone and jitter): a window
+before a change of cron holds the new cron's times, not the old ones (as a scheduler backfilling
+with today's definition does); an occurrence that ran at the same instant under an older revision
+still counts as existing. The window may reach back before the trigger was created (a backfill
+fills history); the trigger's startAt and endAt bound it. At most --max occurrences are considered
+(default 1000); the report says where the window was
 cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurrences, and a note
 when nothing will start the Runs queued, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
 --dry-run counts what the backfill would do — the occurrences, the first and last of them, how many
@@ -204,7 +209,8 @@ then rolls them back: it writes nothing.` +
 			}
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), backfillView{TriggerID: id, DryRun: dryRun, Occurrences: total.Occurrences, Admitted: total.Admitted,
-					Existing: total.Existing, Truncated: total.Truncated, FirstMs: total.FirstMs, LastMs: total.LastMs, RunIDs: append([]string{}, total.RunIDs...)})
+					Existing: total.Existing, Truncated: total.Truncated, FirstMs: total.FirstMs, LastMs: total.LastMs, RunIDs: append([]string{}, total.RunIDs...),
+					NothingTaken: view.NewNothingTaken(total.NoneTaken)})
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), backfillReport(args[0], dryRun, total))
 			return nil
@@ -240,6 +246,9 @@ func backfillReport(name string, dryRun bool, total schedule.BackfillResult) str
 	if total.Truncated {
 		msg += fmt.Sprintf("; cut at --max after %s: continue with --from %s", fmtMs(&total.LastMs), time.UnixMilli(total.LastMs+1).UTC().Format(time.RFC3339Nano))
 	}
+	if why := total.NoneTaken.Message(); why != "" {
+		msg += "; " + why
+	}
 	return msg
 }
 
@@ -256,6 +265,9 @@ type backfillView struct {
 	FirstMs     int64    `json:"firstMs,omitempty"`
 	LastMs      int64    `json:"lastMs,omitempty"`
 	RunIDs      []string `json:"runIds"`
+	// NothingTaken says why no occurrence was taken, when the window
+	// holds some that are not a backfill's; absent otherwise.
+	NothingTaken *view.NothingTaken `json:"nothingTaken,omitempty"`
 }
 
 // backfillChunks runs a backfill as transactions of at most backfillChunk
@@ -277,6 +289,9 @@ func backfillChunks(cmd *cobra.Command, m schedule.Manual, req schedule.Backfill
 			total.FirstMs = res.FirstMs
 		}
 		total.Occurrences += res.Occurrences
+		if total.Occurrences == 0 {
+			total.NoneTaken = res.NoneTaken
+		}
 		total.Admitted += res.Admitted
 		total.Existing += res.Existing
 		total.RunIDs = append(total.RunIDs, res.RunIDs...)

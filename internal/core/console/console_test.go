@@ -86,6 +86,27 @@ func TestBothLanguagesHaveEveryMessage(t *testing.T) {
 	}
 }
 
+// Every reason a backfill gives for taking no occurrence has its sentence
+// in both languages, naming the instant it stands on; a result without a
+// reason has the general one.
+func TestEveryReasonABackfillTookNothingHasASentenceInBothLanguages(t *testing.T) {
+	const at = 1_767_225_600_000 // 2026-01-01T00:00:00Z
+	for _, r := range schedule.NoneReasons {
+		for _, l := range []string{"en", "zh"} {
+			if messages[l]["bf.none."+string(r)] == "" {
+				t.Errorf("%s has no sentence for a backfill that took nothing because %s", l, r)
+			}
+			got := backfillNone(l, &schedule.BackfillResult{NoneTaken: schedule.NoneTaken{Reason: r, AtMs: at}}, "UTC")
+			if !strings.Contains(got, "2026-01-01 00:00:00 UTC") || strings.Contains(got, "%!") {
+				t.Errorf("%s, %s: %q does not name the instant", l, r, got)
+			}
+		}
+	}
+	if got := backfillNone("zh", &schedule.BackfillResult{}, "UTC"); got != messages["zh"]["bf.none"] {
+		t.Errorf("no reason: %q, want the general sentence", got)
+	}
+}
+
 // Every value a page shows by its word — run and attempt states, token
 // states and scopes, the reasons an occurrence is passed over, what a
 // definitions file changed — has one in both languages.

@@ -102,6 +102,11 @@ var messages = map[string]map[string]string{
 		"bf.none":    "The window holds no occurrence to backfill: only occurrences before the schedule's next fire, within the trigger's start and end bounds, can be backfilled.",
 		"bf.done":    "Backfill done", "bf.runs": "The new Runs:", "bf.more": "and %d more", "bf.timeline": "Its timeline",
 		"bf.off": "Backfill is not offered while the trigger is disabled or its project is archived: nothing of it runs.",
+		// Why a window holding occurrences took none (schedule.NoneReason),
+		// naming the instant in the form's zone.
+		"bf.none.before_start": "The window ends before the trigger's startAt, %[1]s: it has no occurrence before then. Move the window to %[1]s or later.",
+		"bf.none.after_end":    "The window starts after the trigger's endAt, %[1]s: it has no occurrence after then. End the window at %[1]s or earlier.",
+		"bf.none.not_decided":  "Occurrences from %[1]s on are not decided yet: the schedule admits them itself, so a backfill leaves them to it. End the window before %[1]s.",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -187,6 +192,11 @@ var messages = map[string]map[string]string{
 		"bf.none":    "窗口内没有可回填的发生时刻：只能回填调度下次触发之前、触发器起止时间之内的发生时刻。",
 		"bf.done":    "回填完成", "bf.runs": "新建的运行：", "bf.more": "另有 %d 个", "bf.timeline": "它的时间线",
 		"bf.off": "触发器停用或其项目归档期间不提供回填：它的任何运行都不会进行。",
+		// Why a window holding occurrences took none (schedule.NoneReason),
+		// naming the instant in the form's zone.
+		"bf.none.before_start": "窗口在触发器的起始时间（startAt）%[1]s 之前就已结束：触发器在此之前没有发生时刻。请把窗口移到 %[1]s 或之后。",
+		"bf.none.after_end":    "窗口在触发器的结束时间（endAt）%[1]s 之后才开始：触发器在此之后没有发生时刻。请让窗口在 %[1]s 或之前结束。",
+		"bf.none.not_decided":  "从 %[1]s 起的发生时刻尚未确定：它们由调度自行准入，回填不会处理。请让窗口在 %[1]s 之前结束。",
 	},
 }
 
@@ -322,6 +332,16 @@ func waitingText(l string, w *run.Waiting) string {
 	return string(w.Reason)
 }
 
+// backfillNone says in l why the backfill r took no occurrence, naming the
+// instant it stands on in zone (the form's): the reason's sentence, or the
+// general one when r gives no reason.
+func backfillNone(l string, r *schedule.BackfillResult, zone string) string {
+	if r.NoneTaken.Reason == "" {
+		return tr(l, "bf.none")
+	}
+	return fmt.Sprintf(tr(l, "bf.none."+string(r.NoneTaken.Reason)), when(r.NoneTaken.AtMs, zone))
+}
+
 // funcs are the pages' functions for a console served by binary: the
 // catalogue's sentences name its commands with binary (asBinary) before
 // any value is put in them, so only the console's own words are renamed.
@@ -335,6 +355,7 @@ func funcs(binary string) template.FuncMap {
 		"tn": func(l, key string, n int) string {
 			return fmt.Sprintf(asBinary(binary, trCount(l, key, n)), n)
 		},
+		"bfNone": backfillNone,
 		"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
 			return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
 		},

@@ -227,6 +227,9 @@ type backfillView struct {
 	FirstMs     int64    `json:"firstMs"`
 	LastMs      int64    `json:"lastMs"`
 	RunIDs      []string `json:"runIds"`
+	// NothingTaken says why no occurrence was taken, when the window
+	// holds some that are not a backfill's; absent otherwise.
+	NothingTaken *view.NothingTaken `json:"nothingTaken,omitempty"`
 }
 
 // triggerBackfill admits a trigger's occurrences in a past range through
@@ -254,7 +257,7 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 		return nil, err
 	}
 	return backfillView{DryRun: body.DryRun, Occurrences: res.Occurrences, Admitted: res.Admitted, Existing: res.Existing, Truncated: res.Truncated,
-		FirstMs: res.FirstMs, LastMs: res.LastMs, RunIDs: append([]string{}, res.RunIDs...)}, nil
+		FirstMs: res.FirstMs, LastMs: res.LastMs, RunIDs: append([]string{}, res.RunIDs...), NothingTaken: view.NewNothingTaken(res.NoneTaken)}, nil
 }
 
 var errNoManual = qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now or backfill them")

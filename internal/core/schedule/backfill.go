@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -79,6 +80,8 @@ func BackfillPlan(tk Ticket, r BackfillRequest, nowMs int64) ([]int64, BackfillR
 	out := BackfillResult{Occurrences: len(occ), Truncated: more}
 	if len(occ) > 0 {
 		out.FirstMs, out.LastMs = occ[0], occ[len(occ)-1]
+	} else {
+		out.NoneTaken = WhyNoneTaken(tk, r.FromMs, r.ToMs)
 	}
 	if more && r.RefuseOverMax {
 		return nil, BackfillResult{}, qlerror.New(qlerror.Invalid, "backfill: the window holds more than %d occurrences, the most one backfill here admits (the %d-th is at %s); narrow the window, or backfill the rest in another",
@@ -101,17 +104,8 @@ func BackfillOccurrences(tk Ticket, fromMs, toMs int64, limit int) (occ []int64,
 	if err != nil {
 		return nil, false, err
 	}
-	c := tk.Cron
-	lo := max(fromMs, c.StartAtMs)
-	hi := toMs
-	if c.EndAtMs != 0 {
-		hi = min(hi, c.EndAtMs)
-	}
-	if tk.NextFireAtMs != nil {
-		hi = min(hi, *tk.NextFireAtMs-1)
-	} else {
-		hi = min(hi, tk.TriggerCreatedAtMs-1)
-	}
+	lo, hi := boundedWindow(tk, fromMs, toMs)
+	hi = min(hi, undecidedFrom(tk)-1)
 	for at, ok := s.Next(lo - 1); ok && at <= hi; at, ok = s.Next(at) {
 		if len(occ) == limit {
 			return occ, true, nil
@@ -119,4 +113,95 @@ func BackfillOccurrences(tk Ticket, fromMs, toMs int64, limit int) (occ []int64,
 		occ = append(occ, at)
 	}
 	return occ, false, nil
+}
+
+// boundedWindow is the part of [fromMs, toMs] within the trigger's
+// startAt/endAt bounds (empty when lo > hi).
+func boundedWindow(tk Ticket, fromMs, toMs int64) (lo, hi int64) {
+	lo, hi = max(fromMs, tk.Cron.StartAtMs), toMs
+	if tk.Cron.EndAtMs != 0 {
+		hi = min(hi, tk.Cron.EndAtMs)
+	}
+	return lo, hi
+}
+
+// undecidedFrom is the first instant whose occurrences are still the
+// clock's: the row's cursor, or the revision's creation while it has none.
+func undecidedFrom(tk Ticket) int64 {
+	if tk.NextFireAtMs != nil {
+		return *tk.NextFireAtMs
+	}
+	return tk.TriggerCreatedAtMs
+}
+
+// NoneReason says why a backfill took none of the occurrences its window
+// holds.
+type NoneReason string
+
+// The reasons a window's occurrences are none of a backfill's: the console
+// says each in the page's language (bf.none.<reason>).
+const (
+	// NoneBeforeStart: the window ends before the trigger's startAt.
+	NoneBeforeStart NoneReason = "before_start"
+	// NoneAfterEnd: the window starts after the trigger's endAt.
+	NoneAfterEnd NoneReason = "after_end"
+	// NoneNotDecided: each occurrence of the window within the bounds lies
+	// at or after the row's cursor (after the revision's creation while
+	// the row has none): the clock has not decided it yet, and admits or
+	// passes it itself.
+	NoneNotDecided NoneReason = "not_decided"
+)
+
+// NoneReasons are all the reasons, for the tables that word them.
+var NoneReasons = []NoneReason{NoneBeforeStart, NoneAfterEnd, NoneNotDecided}
+
+// NoneTaken says why a backfill took no occurrence of its window: Reason,
+// and AtMs, the instant that kept them from it (the trigger's startAt or
+// endAt, or the first instant not decided yet). The zero value says
+// nothing: the window holds no occurrence of the cron within the bounds,
+// or the backfill took some.
+type NoneTaken struct {
+	Reason NoneReason
+	AtMs   int64
+}
+
+// WhyNoneTaken says why the window [fromMs, toMs] gives a backfill of the
+// ticket's trigger no occurrence, as BackfillOccurrences lists them: a
+// window of the cron's occurrences that are all still the clock's, a
+// window ending before startAt, or one starting after endAt. The zero
+// NoneTaken when none of these holds (or the cron does not parse).
+func WhyNoneTaken(tk Ticket, fromMs, toMs int64) NoneTaken {
+	s, err := parseTicket(tk)
+	if err != nil {
+		return NoneTaken{}
+	}
+	c := tk.Cron
+	if lo, hi := boundedWindow(tk, fromMs, toMs); lo <= hi {
+		if at, ok := s.Next(lo - 1); ok && at <= hi && at >= undecidedFrom(tk) {
+			return NoneTaken{Reason: NoneNotDecided, AtMs: undecidedFrom(tk)}
+		}
+	}
+	switch {
+	case toMs < c.StartAtMs:
+		return NoneTaken{Reason: NoneBeforeStart, AtMs: c.StartAtMs}
+	case c.EndAtMs != 0 && fromMs > c.EndAtMs:
+		return NoneTaken{Reason: NoneAfterEnd, AtMs: c.EndAtMs}
+	}
+	return NoneTaken{}
+}
+
+// Message says in English why nothing was taken and what to do, "" for the
+// zero NoneTaken. The CLI prints it and the API answers with it; the
+// console words each reason in the page's language.
+func (n NoneTaken) Message() string {
+	at := time.UnixMilli(n.AtMs).UTC().Format(time.RFC3339Nano)
+	switch n.Reason {
+	case NoneBeforeStart:
+		return fmt.Sprintf("the window ends before the trigger's startAt %s, and the trigger has no occurrence before it: move the window to %s or later", at, at)
+	case NoneAfterEnd:
+		return fmt.Sprintf("the window starts after the trigger's endAt %s, and the trigger has no occurrence after it: end the window at %s or earlier", at, at)
+	case NoneNotDecided:
+		return fmt.Sprintf("occurrences from %s on are not decided yet: the schedule admits them itself (a server running on the database does), so a backfill leaves them to it; end the window before %s", at, at)
+	}
+	return ""
 }

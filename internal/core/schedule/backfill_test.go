@@ -3,8 +3,10 @@ package schedule
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // A refused backfill names the setting as the CLI and the API both spell
@@ -31,5 +33,44 @@ func TestBackfillRefusalsNameTheSettingAsTheCLIAndTheAPISpellIt(t *testing.T) {
 				t.Errorf("backfill %+v: %q lacks %q", c.r, err, w)
 			}
 		}
+	}
+}
+
+// A trigger whose schedule no server has started (no cursor yet) leaves
+// every occurrence from its revision's creation on to the clock: a window
+// of them takes none, and the plan says from when they are the clock's and
+// what to do, in words that name that instant; a window before it takes
+// them and says nothing.
+func TestABackfillOfOccurrencesNoServerDecidedYetSaysTheyAreTheSchedules(t *testing.T) {
+	const created = 1_767_225_600_000 // 2026-01-01T00:00:00Z
+	tk := Ticket{Snapshot: Snapshot{TriggerID: "t", TriggerCreatedAtMs: created,
+		Cron: trigger.Cron{Expression: "* * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}}}
+	occ, res, err := BackfillPlan(tk, BackfillRequest{FromMs: created, ToMs: created + 10*60_000}, created+time.Hour.Milliseconds())
+	if err != nil || len(occ) != 0 || res.NoneTaken != (NoneTaken{Reason: NoneNotDecided, AtMs: created}) {
+		t.Fatalf("a window after the creation: %v occurrences, %+v, %v; want none, not decided from %d", occ, res, err, created)
+	}
+	for _, w := range []string{"from 2026-01-01T00:00:00Z on are not decided yet", "the schedule admits them itself", "end the window before 2026-01-01T00:00:00Z"} {
+		if !strings.Contains(res.NoneTaken.Message(), w) {
+			t.Errorf("%q lacks %q", res.NoneTaken.Message(), w)
+		}
+	}
+	occ, res, err = BackfillPlan(tk, BackfillRequest{FromMs: created - 10*60_000, ToMs: created + 10*60_000}, created+time.Hour.Milliseconds())
+	if err != nil || len(occ) != 10 || res.NoneTaken != (NoneTaken{}) {
+		t.Fatalf("a window from before the creation: %d occurrences, %+v, %v; want the 10 before it and no reason", len(occ), res, err)
+	}
+}
+
+// Each reason's message names the bound or the instant it stands on and
+// what to do about it.
+func TestEveryNoneTakenReasonSaysWhatToDo(t *testing.T) {
+	const at = 1_767_225_600_000
+	for _, r := range NoneReasons {
+		m := NoneTaken{Reason: r, AtMs: at}.Message()
+		if !strings.Contains(m, "2026-01-01T00:00:00Z") || !strings.Contains(m, "window") {
+			t.Errorf("%s: %q names no instant or no change of the window", r, m)
+		}
+	}
+	if m := (NoneTaken{}).Message(); m != "" {
+		t.Errorf("no reason says %q", m)
 	}
 }

@@ -50,7 +50,9 @@ type BackfillRequest struct {
 // BackfillResult reports a backfill: how many occurrences the window holds
 // (up to the cap), the scheduled times of the first and last of them, how
 // many got a new Run, how many already had one, and whether the cap cut
-// the window short (Truncated: LastMs is then where).
+// the window short (Truncated: LastMs is then where). A window that gave
+// no occurrence says why in NoneTaken, when its bounds or the clock kept
+// the cron's occurrences from it.
 type BackfillResult struct {
 	Occurrences int
 	Admitted    int
@@ -59,6 +61,7 @@ type BackfillResult struct {
 	FirstMs     int64
 	LastMs      int64
 	RunIDs      []string
+	NoneTaken   NoneTaken
 }
 
 // RerunRequest asks for a new Run that repeats a finished one: the same

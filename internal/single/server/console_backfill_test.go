@@ -200,3 +200,25 @@ func TestTheOverviewsAdmissionLagLeavesOutBackfilledAndRequestedRuns(t *testing.
 		t.Fatalf("the overview after %d requested Runs and none of the clock's: want them counted and no admission lag:\n%s", all, page)
 	}
 }
+
+// A preview of a window that ends before the trigger's startAt says so,
+// naming startAt in the form's zone and what to do, in the page's
+// language, rather than only counting no occurrence.
+func TestConsoleBackfillPreviewSaysWhyAWindowBeforeTheTriggersStartTakesNothing(t *testing.T) {
+	t.Parallel()
+	c := yearly
+	c.StartAtMs = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	site := backfillSite(t, c)
+	cl := consoleClient(t)
+	csrf := site.signIn(t, cl, site.tokens[apitoken.Operate])
+	for lang, want := range map[string]string{
+		"en": "The window ends before the trigger&#39;s startAt, 2024-01-01 00:00:00 UTC: it has no occurrence before then. Move the window to 2024-01-01 00:00:00 UTC or later.",
+		"zh": "窗口在触发器的起始时间（startAt）2024-01-01 00:00:00 UTC 之前就已结束",
+	} {
+		resp, page := httpcall.Form(t, cl, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/backfill/preview?tz=UTC&lang="+lang,
+			url.Values{"csrf": {csrf}, "from": {"2021-06-01T00:00"}, "to": {"2023-06-01T00:00"}})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="backfill-count">0<`) || !strings.Contains(page, `data-reason="before_start">`+want) {
+			t.Errorf("%s preview of a window before startAt: %d, want no occurrence and %q:\n%s", lang, resp.StatusCode, want, page)
+		}
+	}
+}

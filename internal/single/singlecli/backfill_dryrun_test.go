@@ -85,3 +85,93 @@ func TestABackfillDryRunWritesNothingAndCountsWhatTheBackfillThenDoes(t *testing
 		t.Fatalf("%d runs after the backfill, want %d", got, before+preview.Admitted)
 	}
 }
+
+// boundedFile holds a trigger firing hourly through 2021 only, and one
+// firing every second.
+const boundedFile = `project: demo
+tasks:
+  - name: quick
+    script: echo bounded
+triggers:
+  - name: in2021
+    task: quick
+    cron: "0 * * * *"
+    timezone: UTC
+    startAt: 2021-01-01T00:00:00Z
+    endAt: 2022-01-01T00:00:00Z
+  - name: secondly
+    task: quick
+    cron: "* * * * * *"
+    timezone: UTC
+`
+
+// A backfill that takes no occurrence of a window holding some says why
+// and what to do, on the CLI (text and JSON) and over the API alike: the
+// window ends before the trigger's startAt, starts after its endAt, or
+// holds only occurrences the schedule has not decided yet — on a data
+// directory where no server ever ran, every one since the trigger was
+// applied.
+func TestABackfillTakingNoOccurrenceSaysWhyAndWhatToDo(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	applyDefs(t, dir, boundedFile)
+	applied := time.Now().Truncate(time.Second).Add(time.Second)
+	type report struct {
+		Occurrences  int
+		NothingTaken *struct {
+			Reason, Message string
+			AtMs            int64
+		}
+	}
+	start, end := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
+	type window struct {
+		trigger, from, to string
+		// reason and why are the JSON's reason and a part of its message,
+		// which the text report ends with.
+		reason, why string
+	}
+	cases := []window{
+		{"in2021", "2020-06-01T00:00:00Z", "2020-06-02T00:00:00Z", "before_start", "the window ends before the trigger's startAt 2021-01-01T00:00:00Z"},
+		{"in2021", "2022-06-01T00:00:00Z", "2022-06-02T00:00:00Z", "after_end", "the window starts after the trigger's endAt 2022-01-01T00:00:00Z"},
+	}
+	// A window of the secondly trigger's occurrences since it was applied,
+	// which no server has decided.
+	time.Sleep(time.Until(applied.Add(2 * time.Second)))
+	cases = append(cases, window{"secondly", applied.UTC().Format(time.RFC3339), time.Now().UTC().Format(time.RFC3339Nano), "not_decided",
+		"are not decided yet: the schedule admits them itself"})
+	for _, c := range cases {
+		args := []string{"triggers", "backfill", c.trigger, "--from", c.from, "--to", c.to, "--data-dir", dir}
+		code, out, errOut := ql(t, args...)
+		if code != 0 || !strings.Contains(out, "0 occurrences, 0 admitted, 0 already had a run; ") || !strings.Contains(out, c.why) {
+			t.Errorf("backfill of %s from %s to %s: %d %q %q; want 0 occurrences because %q", c.trigger, c.from, c.to, code, out, errOut, c.why)
+		}
+		var got report
+		code, out, errOut = ql(t, append(args, "--dry-run", "-o", "json")...)
+		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.Occurrences != 0 || got.NothingTaken == nil ||
+			got.NothingTaken.Reason != c.reason || !strings.Contains(got.NothingTaken.Message, c.why) {
+			t.Errorf("backfill of %s from %s to %s -o json: %d %q %q (%v); want nothingTaken %s", c.trigger, c.from, c.to, code, out, errOut, err, c.reason)
+		}
+	}
+
+	operator := newToken(t, dir, "op", "operate")
+	base := serveAPI(t, dir, "standalone")
+	_, listed := call(t, "GET", base+"/api/v1/triggers", operator, "")
+	list, _ := listed["triggers"].([]any)
+	id := ""
+	for _, x := range list {
+		if m, _ := x.(map[string]any); m["name"] == "in2021" {
+			id, _ = m["triggerId"].(string)
+		}
+	}
+	body := fmt.Sprintf(`{"fromMs":%d,"toMs":%d}`, start.AddDate(0, -1, 0).UnixMilli(), start.Add(-time.Millisecond).UnixMilli())
+	st, raw := call(t, "POST", base+"/api/v1/triggers/"+id+"/backfill", operator, body)
+	var got report
+	if b, _ := json.Marshal(raw); st != 200 || json.Unmarshal(b, &got) != nil || got.NothingTaken == nil || got.NothingTaken.Reason != "before_start" ||
+		got.NothingTaken.AtMs != start.UnixMilli() || !strings.Contains(got.NothingTaken.Message, "move the window to 2021-01-01T00:00:00Z or later") {
+		t.Fatalf("backfill over the API of the month before startAt: %d %v; want nothingTaken before_start at %d naming it", st, raw, start.UnixMilli())
+	}
+	if st, raw = call(t, "POST", base+"/api/v1/triggers/"+id+"/backfill", operator, fmt.Sprintf(`{"fromMs":%d,"toMs":%d,"dryRun":true}`,
+		end.AddDate(0, -1, 0).UnixMilli(), end.UnixMilli())); st != 200 || raw["nothingTaken"] != nil {
+		t.Fatalf("backfill over the API of a month within the bounds: %d %v; want no nothingTaken", st, raw)
+	}
+}

@@ -14,6 +14,7 @@ func backfillPreviewCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
 		"ABackfillDryRunCountsWhatTheBackfillThenDoesAndWritesNothing": testBackfillDryRun,
 		"ABackfillRefusingOverMaxAdmitsNothingOfAWindowThatHoldsMore":  testBackfillRefuseOverMax,
+		"ABackfillTakingNoOccurrenceSaysWhyTheWindowsAreNotItsToTake":  testBackfillSaysWhyNoneTaken,
 	}
 }
 
@@ -74,5 +75,45 @@ func testBackfillRefuseOverMax(t *testing.T, f Fixture) {
 	exact.DryRun, exact.Max = false, len(want)
 	if res := backfill(t, f, exact); res.Admitted != len(want) || res.Truncated {
 		t.Fatalf("a backfill of exactly its cap: %+v, want all %d admitted", res, len(want))
+	}
+}
+
+// A backfill, and its dry run alike, that takes no occurrence of a window
+// holding some of the cron says why: they all lie before the trigger's
+// startAt, after its endAt, or at or after the row's cursor (the clock's
+// still, whether or not the window starts before it). A window holding
+// none, and one that takes some, say nothing.
+func testBackfillSaysWhyNoneTaken(t *testing.T, f Fixture) {
+	const hour = 60 * 60_000
+	c := quietCron(t, f)
+	now := nowOf(t, f)
+	bounded := c
+	bounded.StartAtMs, bounded.EndAtMs = now-10*hour, now-5*hour
+	b := newDefs(t, f, "alpha", bounded).Trigger.TriggerID
+	open := newDefs(t, f, "beta", c).Trigger.TriggerID
+	initialise(t, f)
+	cursor := cronTimes(t, c, now-3*hour, now-1)[0]
+	moveCursor(t, f, open, cursor, offset(0))
+	for _, x := range []struct {
+		what      string
+		triggerID string
+		from, to  int64
+		want      schedule.NoneTaken
+	}{
+		{"a window ending before startAt", b, now - 20*hour, bounded.StartAtMs - 1, schedule.NoneTaken{Reason: schedule.NoneBeforeStart, AtMs: bounded.StartAtMs}},
+		{"a window starting after endAt", b, bounded.EndAtMs + 1, now - 1, schedule.NoneTaken{Reason: schedule.NoneAfterEnd, AtMs: bounded.EndAtMs}},
+		{"a window from the cursor on", open, cursor, now - 1, schedule.NoneTaken{Reason: schedule.NoneNotDecided, AtMs: cursor}},
+		{"a window whose occurrences all follow the cursor", open, cursor - hour/2, now - 1, schedule.NoneTaken{Reason: schedule.NoneNotDecided, AtMs: cursor}},
+		{"a window with no occurrence", open, cursor - hour/2, cursor - hour/4, schedule.NoneTaken{}},
+	} {
+		for _, dry := range []bool{true, false} {
+			res := backfill(t, f, schedule.BackfillRequest{TriggerID: x.triggerID, FromMs: x.from, ToMs: x.to, DryRun: dry})
+			if res.Occurrences != 0 || res.NoneTaken != x.want {
+				t.Errorf("%s (dry run %t): %+v, want no occurrence and %+v", x.what, dry, res, x.want)
+			}
+		}
+	}
+	if res := backfill(t, f, schedule.BackfillRequest{TriggerID: b, FromMs: bounded.StartAtMs, ToMs: bounded.EndAtMs, DryRun: true}); res.Occurrences == 0 || res.NoneTaken != (schedule.NoneTaken{}) {
+		t.Errorf("a window within the bounds: %+v, want its occurrences and no reason", res)
 	}
 }
