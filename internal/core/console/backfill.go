@@ -17,7 +17,8 @@ const backfillMax = schedule.DefaultBackfillMax
 // the trigger's runs list shows them all.
 const backfillRunsShown = 20
 
-// defaultBackfillWindow is the window the form offers: the day up to now.
+// defaultBackfillWindow is the window the form offers: the day up to now,
+// or less of it for a trigger firing more than backfillMax times a day.
 const defaultBackfillWindow = 24 * time.Hour
 
 // backfillForm is the backfill form: its window as typed, in the zone the
@@ -41,13 +42,16 @@ type backfillData struct {
 	More int
 }
 
-// newBackfillForm is the trigger page's form: the last day up to the
-// store's time nowMs (to the minute, so never past it), in the viewer's
-// zone.
-func newBackfillForm(r *http.Request, s *session, triggerID string, nowMs int64) backfillForm {
-	f := formFor(r, s, triggerID)
+// newBackfillForm is the trigger page's form for t: the last day up to
+// the store's time nowMs (to the minute, so never past it), in the viewer's
+// zone; for a trigger firing more often than that day holds backfillMax
+// occurrences, the last whole minutes that hold no more, so the preview of
+// the window offered is never refused for its size.
+func newBackfillForm(r *http.Request, s *session, t schedule.TriggerStatus, nowMs int64) backfillForm {
+	f := formFor(r, s, t.TriggerID)
 	to := time.UnixMilli(nowMs).In(zoneOf(f.Zone)).Truncate(time.Minute)
-	f.From, f.To = to.Add(-defaultBackfillWindow).Format(localLayouts[0]), to.Format(localLayouts[0])
+	from := schedule.DefaultBackfillFrom(t, to.UnixMilli(), defaultBackfillWindow.Milliseconds(), time.Minute.Milliseconds(), f.Max)
+	f.From, f.To = time.UnixMilli(from).In(to.Location()).Format(localLayouts[0]), to.Format(localLayouts[0])
 	return f
 }
 

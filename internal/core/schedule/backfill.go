@@ -3,6 +3,8 @@ package schedule
 import (
 	"errors"
 	"fmt"
+	"math"
+	"sort"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -204,4 +206,40 @@ func (n NoneTaken) Message() string {
 		return fmt.Sprintf("occurrences from %s on are not decided yet: the schedule admits them itself (a server running on the database does), so a backfill leaves them to it; end the window before %s", at, at)
 	}
 	return ""
+}
+
+// DefaultBackfillFrom is the start of a backfill window of trigger t that
+// ends at toMs and holds at most limit of the occurrences a backfill would
+// take: spanMs before toMs when that window holds no more, else the
+// earliest whole number of stepMs before toMs (the finest step the
+// caller's form shows) from which it does, so that a window offered by
+// default is never refused for its size. The occurrences are counted as
+// BackfillOccurrences lists them — within the bounds, before the cursor —
+// except that a trigger with no cursor (no server decided it yet) counts
+// them all, which can only shorten the window. A cron that does not parse
+// gets spanMs: the backfill then says why it cannot be taken.
+func DefaultBackfillFrom(t TriggerStatus, toMs, spanMs, stepMs int64, limit int) int64 {
+	s, err := parsedCrons.parse(t.Cron.Expression, t.Cron.Timezone)
+	if err != nil || stepMs <= 0 || limit < 1 {
+		return toMs - spanMs
+	}
+	tk := Ticket{Snapshot: Snapshot{Cron: t.Cron, NextFireAtMs: t.NextFireAtMs, TriggerCreatedAtMs: math.MaxInt64}}
+	fits := func(fromMs int64) bool {
+		lo, hi := boundedWindow(tk, fromMs, toMs)
+		hi = min(hi, undecidedFrom(tk)-1)
+		n := 0
+		for at, ok := s.Next(lo - 1); ok && at <= hi; at, ok = s.Next(at) {
+			if n++; n > limit {
+				return false
+			}
+		}
+		return true
+	}
+	if fits(toMs - spanMs) {
+		return toMs - spanMs
+	}
+	// The fewest steps back whose window does not fit; the window one step
+	// shorter does (a window of zero steps holds at most one occurrence).
+	steps := sort.Search(int(spanMs/stepMs), func(k int) bool { return !fits(toMs - int64(k+1)*stepMs) })
+	return toMs - int64(steps)*stepMs
 }

@@ -74,3 +74,42 @@ func TestEveryNoneTakenReasonSaysWhatToDo(t *testing.T) {
 		t.Errorf("no reason says %q", m)
 	}
 }
+
+// The default backfill window is the last day when that holds at most the
+// cap of occurrences, and otherwise the last whole minutes that do: a
+// trigger firing every minute or every second gets the longest window of
+// at most 1,000 occurrences, one whose bounds or cursor cut it short keeps
+// the day, and so does a cron that no longer parses.
+func TestTheDefaultBackfillWindowHoldsAtMostTheCap(t *testing.T) {
+	const to = 1_767_225_600_000 // 2026-01-01T00:00:00Z, a whole minute
+	day, minute := 24*time.Hour.Milliseconds(), time.Minute.Milliseconds()
+	status := func(expr string) TriggerStatus {
+		return TriggerStatus{Cron: trigger.Cron{Expression: expr, Timezone: "UTC", MisfirePolicy: trigger.FireOnce}}
+	}
+	started, cursor := status("* * * * *"), status("* * * * *")
+	started.Cron.StartAtMs = to - 100*minute
+	behind := to - 23*time.Hour.Milliseconds()
+	cursor.NextFireAtMs = &behind
+	for _, c := range []struct {
+		what string
+		t    TriggerStatus
+		want int64
+	}{
+		{"hourly", status("0 * * * *"), to - day},
+		{"every minute", status("* * * * *"), to - 999*minute},
+		{"every second", status("* * * * * *"), to - 16*minute},
+		{"every minute from startAt 100 minutes ago", started, to - day},
+		{"every minute with its cursor 23 hours back", cursor, to - day},
+		{"unparsable", status("not a cron"), to - day},
+	} {
+		got := DefaultBackfillFrom(c.t, to, day, minute, DefaultBackfillMax)
+		if got != c.want {
+			t.Errorf("%s: the window starts %d minutes before its end, want %d", c.what, (to-got)/minute, (to-c.want)/minute)
+			continue
+		}
+		tk := Ticket{Snapshot: Snapshot{Cron: c.t.Cron, NextFireAtMs: c.t.NextFireAtMs, TriggerCreatedAtMs: to + 1}}
+		if _, res, err := BackfillPlan(tk, BackfillRequest{FromMs: got, ToMs: to, RefuseOverMax: true}, to); c.what != "unparsable" && (err != nil || res.Occurrences == 0) {
+			t.Errorf("%s: the default window is refused or empty: %+v, %v", c.what, res, err)
+		}
+	}
+}

@@ -222,3 +222,36 @@ func TestConsoleBackfillPreviewSaysWhyAWindowBeforeTheTriggersStartTakesNothing(
 		}
 	}
 }
+
+var (
+	backfillFrom = regexp.MustCompile(`id="backfill-from" name="from" value="([^"]+)"`)
+	backfillTo   = regexp.MustCompile(`id="backfill-to" name="to" value="([^"]+)"`)
+)
+
+// The window the form offers for a trigger firing every minute — 1,441
+// occurrences in the last day, over the console's cap — is the last 999
+// minutes, whose preview counts its 1,000 occurrences rather than being
+// refused for its size.
+func TestTheDefaultBackfillWindowOfAMinutelyTriggerPreviewsWithinTheCap(t *testing.T) {
+	t.Parallel()
+	site := backfillSite(t, trigger.Cron{Expression: "0 * * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce})
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=UTC", nil)
+	from, to := backfillFrom.FindStringSubmatch(page), backfillTo.FindStringSubmatch(page)
+	if from == nil || to == nil {
+		t.Fatalf("the trigger page offers no backfill window:\n%s", page)
+	}
+	start, err1 := time.Parse("2006-01-02T15:04", from[1])
+	end, err2 := time.Parse("2006-01-02T15:04", to[1])
+	if err1 != nil || err2 != nil || end.Sub(start) != 999*time.Minute {
+		t.Fatalf("the form offers %s to %s, want the last 999 minutes", from[1], to[1])
+	}
+	// Its last occurrence is the schedule's still while no round has
+	// decided the trigger yet, should a minute have begun since its
+	// publication.
+	resp, page, n := backfillPage(t, site, c, csrf, "backfill/preview?tz=UTC", from[1], to[1])
+	if resp.StatusCode != http.StatusOK || n != 1000 && n != 999 {
+		t.Fatalf("the preview of the offered window: %d counting %d, want its 1000 occurrences:\n%s", resp.StatusCode, n, page)
+	}
+}
