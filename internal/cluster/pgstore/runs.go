@@ -92,10 +92,10 @@ func runListQuery(p run.ListParams) (string, []any, error) {
 	if p.ToMs != 0 {
 		add(sqlRunFilterTo, ids.FloorAt(p.ToMs))
 	}
+	if err := p.CheckState(); err != nil {
+		return "", nil, err
+	}
 	if p.State != "" {
-		if !knownRunState(p.State) {
-			return "", nil, qlerror.New(qlerror.Invalid, "run listing: state %q is not one of %v", p.State, run.States)
-		}
 		add(sqlRunFilterState, string(p.State))
 	}
 	q := sqlRunColumns
@@ -104,15 +104,6 @@ func runListQuery(p run.ListParams) (string, []any, error) {
 	}
 	args = append(args, p.Limit+1)
 	return q + strings.Replace(sqlRunListOrder, "%d", strconv.Itoa(len(args)), 1), args, nil
-}
-
-func knownRunState(s run.State) bool {
-	for _, x := range run.States {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // RunGet returns a run with its attempts and events, read in one

@@ -76,6 +76,10 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`。",
 	refusalUnreadableFile:            "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",
 	refusalNotATime:                  "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
+	run.RefusalListState:             "“{state}”不是运行的状态；请在筛选的状态列表中选择一个。",
+	run.RefusalListNotAnID:           "筛选条件中的{filter}不是 ID：请在筛选框中选择项目，从触发器页面的链接进入它的运行，翻页请使用“下一页”链接。",
+	run.RefusalListOutOfRange:        "时间窗口须在 1970 年到 10889 年之间。",
+	run.RefusalListReversed:          "时间窗口的起始时间不早于截止时间；请先填较早的时间。",
 	refusalNotAnAttempt:              "不是有效的尝试序号：请使用该运行的尝试表中列出的序号（第一次为 1）。",
 	hold.RefusalDatabaseMoved:        "此服务器现在不接受写入：它运行期间，数据库文件 {db} 被移走、删除或替换，写入将会丢失；请把文件放回 {db} 后重试（服务器会自行恢复），或停止服务器，在文件现在所在的位置启动它，并把它的 -wal 文件以相应的名称移到它旁边。",
 }

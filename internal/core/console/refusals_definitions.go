@@ -118,12 +118,13 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 
 // paramWords name, per language, the params whose values are words of
 // the file's English rather than names the user wrote: the mapping a
-// field error is about ("file" is its top level), a cron field and the
-// period a step restarts in. A param whose value has no word here (or in
+// field error is about ("file" is its top level), a run listing's filter
+// that is no id, a cron field and the period a step restarts in. A param whose value has no word here (or in
 // words, as kind.task) is shown as it is.
 var paramWords = map[string]map[string]string{
 	"zh": {
 		"field.file": "文件顶层", "field.task": "任务", "field.trigger": "触发器",
+		"filter.project": "项目", "filter.trigger": "触发器", "filter.after": "翻页位置（after）",
 		"part.second": "秒", "part.minute": "分钟", "part.hour": "小时", "part.day-of-month": "日", "part.month": "月", "part.day-of-week": "星期",
 		"period.minute": "分钟", "period.hour": "小时", "period.day": "天", "period.month": "月", "period.year": "年", "period.week": "周",
 	},

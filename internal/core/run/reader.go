@@ -2,6 +2,8 @@ package run
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -30,6 +32,28 @@ type ListParams struct {
 	ToMs   int64
 }
 
+// The reasons of a run listing's refusals: the console says each in the
+// page's language.
+const (
+	RefusalListNotAnID    qlerror.Reason = "run_list_not_an_id"
+	RefusalListState      qlerror.Reason = "run_list_state"
+	RefusalListOutOfRange qlerror.Reason = "run_list_out_of_range"
+	RefusalListReversed   qlerror.Reason = "run_list_reversed"
+)
+
+// CheckState refuses a state that is not a Run's, naming those that are.
+func (p ListParams) CheckState() error {
+	if p.State == "" || slices.Contains(States, p.State) {
+		return nil
+	}
+	names := make([]string, len(States))
+	for i, s := range States {
+		names[i] = string(s)
+	}
+	return qlerror.New(qlerror.Invalid, "run listing: state %q is not a run state; use one of %s", p.State, strings.Join(names, ", ")).
+		Because(RefusalListState, "state", p.State)
+}
+
 // CheckIDs refuses a project, trigger or cursor that is not an id, saying
 // which command prints the one wanted.
 func (p ListParams) CheckIDs() error {
@@ -42,7 +66,7 @@ func (p ListParams) CheckIDs() error {
 			continue
 		}
 		if err := ids.Validate(f.field, f.value); err != nil {
-			return qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as %s", f.field, f.hint)
+			return qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as %s", f.field, f.hint).Because(RefusalListNotAnID, "filter", f.field)
 		}
 	}
 	return nil
@@ -54,9 +78,9 @@ func (p ListParams) CheckWindow() error {
 	const maxMs = 1<<48 - 1
 	switch {
 	case p.FromMs < 0 || p.ToMs < 0 || p.FromMs > maxMs || p.ToMs > maxMs:
-		return qlerror.New(qlerror.Invalid, "run listing: the time window must lie between 1970 and the year 10889")
+		return qlerror.New(qlerror.Invalid, "run listing: the time window must lie between 1970 and the year 10889").Because(RefusalListOutOfRange)
 	case p.ToMs != 0 && p.FromMs >= p.ToMs:
-		return qlerror.New(qlerror.Invalid, "run listing: the window's start is not before its end; give from before to")
+		return qlerror.New(qlerror.Invalid, "run listing: the window's start is not before its end; give from before to").Because(RefusalListReversed)
 	}
 	return nil
 }

@@ -54,7 +54,8 @@ func (r refusal) check(t *testing.T, site *consoleSite, c *http.Client, csrf str
 // a disabled trigger, of an archived project's or of one that does not
 // exist, a re-run of an unfinished or missing Run, a pause note too long
 // or not plain text, a token's scope, expiry or name, a revoke of no token,
-// a time or attempt that cannot be read, a Run or trigger that does not
+// a time or attempt that cannot be read, a runs filter whose state, trigger
+// or window is none, a Run or trigger that does not
 // exist or an id that is none, a sign-in form without its CSRF
 // token — reads in Chinese on a Chinese
 // page, with none of the English sentence, and as it always did in English.
@@ -104,6 +105,12 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 			"no active token is named", "没有该名称的有效令牌"},
 		{"a runs filter time that is none", http.MethodGet, "/runs?from=yesterday", nil,
 			"is not a date and time like", "时间无法识别"},
+		{"a runs filter state that is none", http.MethodGet, "/runs?state=bogus", nil,
+			`state &#34;bogus&#34; is not a run state`, "“bogus”不是运行的状态"},
+		{"a runs filter trigger that is no id", http.MethodGet, "/runs?trigger=nightly", nil,
+			"give the trigger as a trigger id", "筛选条件中的触发器不是 ID"},
+		{"a runs filter window that is reversed", http.MethodGet, "/runs?from=2026-11-30T08:00&to=2026-11-29T08:00", nil,
+			"give from before to", "时间窗口的起始时间不早于截止时间"},
 		{"an attempt that is no number", http.MethodGet, running + "?attempt=first", nil,
 			"is not an attempt number", "不是有效的尝试序号"},
 		{"a Run that does not exist", http.MethodGet, "/runs/" + ids.New(), nil,

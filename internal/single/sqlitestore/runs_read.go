@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -28,8 +27,8 @@ func (s *Store) RunList(ctx context.Context, p run.ListParams) ([]run.Run, strin
 	if err := p.CheckWindow(); err != nil {
 		return nil, "", err
 	}
-	if p.State != "" && !slices.Contains(run.States, p.State) {
-		return nil, "", qlerror.New(qlerror.Invalid, "state: %q is not a run state; use one of created, queued, running, succeeded, failed, timed_out, cancelled, lost", p.State)
+	if err := p.CheckState(); err != nil {
+		return nil, "", err
 	}
 	q, args := runListQuery(p, limit)
 	var out []run.Run

@@ -153,20 +153,27 @@ func testRunList(t *testing.T, f Fixture) {
 // is not an id says which command prints the one wanted.
 func testRunListErrors(t *testing.T, f Fixture) {
 	for _, c := range []struct {
-		p    run.ListParams
-		says string
+		p      run.ListParams
+		says   string
+		reason qlerror.Reason
 	}{
-		{run.ListParams{Limit: run.MaxPageSize + 1}, ""},
-		{run.ListParams{Limit: -1}, ""},
-		{run.ListParams{ProjectID: "demo"}, "give the project as a project id, as `ql triggers list` prints it"},
-		{run.ListParams{TriggerID: "x"}, "give the trigger as a trigger id, as `ql triggers list` prints it"},
-		{run.ListParams{After: "1"}, "give the after as the id of the last run of the previous page, as `ql runs list` prints it"},
-		{run.ListParams{State: "sleeping"}, ""},
+		{run.ListParams{Limit: run.MaxPageSize + 1}, "", ""},
+		{run.ListParams{Limit: -1}, "", ""},
+		{run.ListParams{ProjectID: "demo"}, "give the project as a project id, as `ql triggers list` prints it", run.RefusalListNotAnID},
+		{run.ListParams{TriggerID: "x"}, "give the trigger as a trigger id, as `ql triggers list` prints it", run.RefusalListNotAnID},
+		{run.ListParams{After: "1"}, "give the after as the id of the last run of the previous page, as `ql runs list` prints it", run.RefusalListNotAnID},
+		{run.ListParams{State: "sleeping"}, `state "sleeping" is not a run state; use one of created, queued,`, run.RefusalListState},
+		{run.ListParams{FromMs: 2_000, ToMs: 1_000}, "give from before to", run.RefusalListReversed},
+		{run.ListParams{FromMs: -1}, "between 1970 and the year 10889", run.RefusalListOutOfRange},
 	} {
 		_, _, err := f.Runs.RunList(t.Context(), c.p)
 		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("run listing %+v", c.p))
 		if c.says != "" && !strings.Contains(err.Error(), c.says) {
 			t.Errorf("run listing %+v: %v; want it to say %q", c.p, err, c.says)
+		}
+		// The reason lets the console say it in the page's language.
+		if c.reason != "" && qlerror.ReasonOf(err) != c.reason {
+			t.Errorf("run listing %+v: reason %q, want %q", c.p, qlerror.ReasonOf(err), c.reason)
 		}
 	}
 }
