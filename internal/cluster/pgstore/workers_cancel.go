@@ -98,7 +98,7 @@ func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) (
 		return run.CancelEffect{}, err
 	}
 	if !f.State.Terminal() {
-		if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: "cancelled"}); err != nil {
+		if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: ErrorCodeCancelled}); err != nil {
 			return run.CancelEffect{}, err
 		}
 	}

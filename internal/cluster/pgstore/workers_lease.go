@@ -235,7 +235,7 @@ func (f leaseFacts) sessionOver() bool {
 // cancelUnstarted ends a granted, unstarted attempt cancelled, and its Run
 // too unless it already ended; finished reports that it finished the Run.
 func cancelUnstarted(ctx context.Context, tx pgx.Tx, f leaseFacts, w WorkerIdentity) (finished bool, err error) {
-	if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: "cancelled"}); err != nil {
+	if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: ErrorCodeCancelled}); err != nil {
 		return false, err
 	}
 	if f.RunState.Terminal() {

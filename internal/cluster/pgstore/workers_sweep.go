@@ -90,9 +90,20 @@ func queryNamed1(ctx context.Context, r *Runtime, sql string, p sqlParams, named
 	return queryRowNamed(ctx, r.pool, sql, p, named).Scan(into)
 }
 
-// ErrorCodeWorkerRevoked ends an attempt lost because its worker's
-// credential was revoked while the command ran.
-const ErrorCodeWorkerRevoked = "worker_revoked"
+// Error codes the store records on the attempts it ends itself.
+const (
+	// ErrorCodeWorkerRevoked ends an attempt lost because its worker's
+	// credential was revoked while the command ran.
+	ErrorCodeWorkerRevoked = "worker_revoked"
+	// ErrorCodeLeaseExpired ends an attempt lost because its worker
+	// stopped renewing the lease; ErrorCodeLeaseExpiredAfterTimeout one
+	// timed out, its lease having run out at or after its deadline.
+	ErrorCodeLeaseExpired             = "lease_expired"
+	ErrorCodeLeaseExpiredAfterTimeout = "lease_expired_after_timeout"
+	// ErrorCodeCancelled ends the attempt of a Run cancelled before its
+	// worker reported it ended.
+	ErrorCodeCancelled = "cancelled"
+)
 
 // sweepStarted ends one page of started attempts whose lease passed:
 // each becomes lost — or timed out, when its lease ran out at or after its
@@ -128,14 +139,14 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 	}
 	for _, x := range page {
 		f := x.leaseFacts
-		end, res := run.AttemptLost, attemptResult{errorCode: "lease_expired",
+		end, res := run.AttemptLost, attemptResult{errorCode: ErrorCodeLeaseExpired,
 			errorMessage: "the worker stopped renewing the lease (crashed, stopped or cut off)"}
 		if x.revoked {
 			res = attemptResult{errorCode: ErrorCodeWorkerRevoked,
 				errorMessage: "the worker's credential was revoked while the command ran (ql workers revoke): the worker was refused and killed the command"}
 		}
 		if x.pastDeadline {
-			end, res = run.AttemptTimedOut, attemptResult{errorCode: "lease_expired_after_timeout",
+			end, res = run.AttemptTimedOut, attemptResult{errorCode: ErrorCodeLeaseExpiredAfterTimeout,
 				errorMessage: "the command passed its timeout and the worker's lease ran out before it reported the end"}
 		}
 		if err := endAttempt(ctx, tx, f, end, res); err != nil {

@@ -287,7 +287,8 @@ func TestConsoleKeepsTheUserNameAndConfirmsARevoke(t *testing.T) {
 }
 
 // An attempt's row says why it ended when it did not succeed: its message,
-// or else its error code (a cancel, a server or worker stop, a timeout).
+// or else its error code (a cancel, a server or worker stop, a timeout);
+// a Chinese page says it in Chinese, beside the code.
 func TestConsoleShowsWhyAnAttemptEnded(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -300,9 +301,13 @@ func TestConsoleShowsWhyAnAttemptEnded(t *testing.T) {
 	})
 	site.cancel(t, c, csrf, id)
 	waitFor(t, "the cancelled attempt to show its code", 15*time.Second, func() bool {
-		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
-		return strings.Contains(page, `<code class="error-code">cancelled</code>`)
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang=en", nil)
+		return strings.Contains(page, ` — <code class="error-code">cancelled</code>`)
 	})
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang=zh", nil); !strings.Contains(page,
+		`<span class="error-why">运行被要求取消，命令已被停止</span> <code class="error-code">cancelled</code>`) {
+		t.Fatalf("the Chinese page does not say in Chinese why the attempt ended:\n%s", page)
+	}
 }
 
 // A trigger's page shows the newest 50 entries of its ledger and, when it

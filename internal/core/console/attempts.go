@@ -1,0 +1,44 @@
+package console
+
+// attemptEnds say, in the languages other than English, why an attempt
+// ended, by the error code it carries. An English page shows the
+// attempt's own message, else its code: the message is the reference
+// these translate, and the code is what the docs and `ql runs show` name.
+// A code with no sentence (a newer server's) is shown as English shows it.
+//
+//nolint:gosec // G101: sentences keyed by error codes (one names a secret), no credential
+var attemptEnds = map[string]map[string]string{
+	"zh": {
+		// A command that ran and ended on its own (process).
+		"exit_nonzero":     "命令以非零退出码结束",
+		"killed_by_signal": "命令被一个并非青龙发送的信号终止",
+		// A command that was never started; its log says why.
+		"spawn_failed":               "命令未能启动（原因见该尝试的输出）",
+		"run_as_unavailable":         "命令未能启动：runAs 指定的用户不可用",
+		"working_dir_unavailable":    "命令未能启动：工作目录不可用",
+		"secret_unavailable":         "命令未能启动：它需要的密钥无法读取",
+		"execution_revision_invalid": "命令未能启动：存储的执行版本无效",
+		"log_unwritable":             "命令未能启动：无法创建该尝试的输出日志",
+		"journal_unwritable":         "命令未能启动：执行节点无法写入它的日志（journal）",
+		"grant_digest_mismatch":      "命令未执行：下发的命令与控制面记录的摘要不符",
+		// A command that QingLong stopped.
+		"timed_out": "命令超过了超时时间，已被停止",
+		// timeout: what a standalone timeout was recorded as before
+		// timed_out; such attempts keep it.
+		"timeout":        "命令超过了超时时间，已被停止",
+		"cancelled":      "运行被要求取消，命令已被停止",
+		"server_stopped": "服务器停止时命令被终止（无人取消它，可以重新运行）",
+		"worker_stopped": "执行节点停止时命令被终止（无人取消它）",
+		// An attempt the store ended itself.
+		"executor_lost":               "命令运行期间服务器意外退出，该尝试已丢失",
+		"lease_expired":               "执行节点不再续租（崩溃、停止或断开连接），该尝试已丢失",
+		"lease_expired_after_timeout": "命令超过了超时时间，且执行节点在报告结束之前租约已到期",
+		"worker_revoked":              "命令运行期间执行节点的凭据被吊销：执行节点遭拒并终止了命令",
+	},
+}
+
+// attemptWhy is the sentence in l for an attempt that ended with code, ""
+// when l has none (English, or a code it does not know).
+func attemptWhy(l, code string) string {
+	return attemptEnds[l][code]
+}
