@@ -3,6 +3,8 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -119,14 +121,62 @@ func (r *Runtime) NotificationFailed(ctx context.Context, id string, attempts in
 	return mapErr(err, "recording a failed delivery of notification "+id)
 }
 
-// NotificationsList reads outbox rows, newest first.
-func (r *Runtime) NotificationsList(ctx context.Context, q notify.ListQuery) ([]notify.Message, error) {
-	rows, err := r.pool.Query(ctx, sqlNotifyList, string(q.State), q.Limit)
+// Outbox listing filters, composed per request after sqlNotifyList
+// (sql/notify.sql) so each combination is planned with the listing index of
+// its filter (notification_outbox_state_listing_idx,
+// notification_outbox_project_listing_idx), numbered as they are added:
+// fragments of one dynamic statement, as the run listing's.
+const (
+	sqlNotifyFilterState   = ` state = $%d`
+	sqlNotifyFilterProject = ` project_id = $%d`
+	sqlNotifyFilterAfter   = ` id < $%d`
+	// Newest first: ids are UUIDv7, so id order is creation order.
+	sqlNotifyListOrder = ` ORDER BY id DESC LIMIT $%d`
+)
+
+// NotificationsList returns one page of outbox rows, newest first, and the
+// cursor of the next page ("" when done).
+func (r *Runtime) NotificationsList(ctx context.Context, q notify.ListQuery) ([]notify.Message, string, error) {
+	if err := q.Check(); err != nil {
+		return nil, "", err
+	}
+	stmt, args := notifyListQuery(q)
+	rows, err := r.pool.Query(ctx, stmt, args...)
 	if err != nil {
-		return nil, mapErr(err, "listing notifications")
+		return nil, "", mapErr(err, "listing notifications")
 	}
 	out, err := scanMessages(rows)
-	return out, mapErr(err, "listing notifications")
+	if err != nil {
+		return nil, "", mapErr(err, "listing notifications")
+	}
+	out, next := q.Page(out)
+	return out, next, nil
+}
+
+// notifyListQuery is the listing statement for q's filters and its
+// arguments, one more row than q.Limit to tell whether a page follows.
+func notifyListQuery(q notify.ListQuery) (string, []any) {
+	var where []string
+	var args []any
+	add := func(fragment string, v any) {
+		args = append(args, v)
+		where = append(where, strings.Replace(fragment, "%d", strconv.Itoa(len(args)), 1))
+	}
+	if q.State != "" {
+		add(sqlNotifyFilterState, string(q.State))
+	}
+	if q.ProjectID != "" {
+		add(sqlNotifyFilterProject, q.ProjectID)
+	}
+	if q.After != "" {
+		add(sqlNotifyFilterAfter, q.After)
+	}
+	stmt := sqlNotifyList
+	if len(where) > 0 {
+		stmt += " WHERE" + strings.Join(where, " AND")
+	}
+	args = append(args, q.Limit+1)
+	return stmt + strings.Replace(sqlNotifyListOrder, "%d", strconv.Itoa(len(args)), 1), args
 }
 
 // NotificationRetry makes a dead row pending and due now.

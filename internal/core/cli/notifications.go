@@ -2,16 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
-
-// maxNotificationsListed bounds one listing.
-const maxNotificationsListed = 500
 
 func notificationsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
@@ -28,57 +27,29 @@ Retention deletes delivered and dead notifications older than --retention-notifi
 	return c
 }
 
-// notificationView is one outbox row as `notifications list -o json`
-// prints it: the channel by name and kind only, never a URL, which may
-// carry a token.
-type notificationView struct {
-	ID            string `json:"id"`
-	State         string `json:"state"`
-	Event         string `json:"event"`
-	Project       string `json:"project"`
-	Trigger       string `json:"trigger,omitempty"`
-	RunID         string `json:"runId,omitempty"`
-	Channel       string `json:"channel"`
-	ChannelKind   string `json:"channelKind"`
-	Attempts      int    `json:"attempts"`
-	NextAttemptAt *int64 `json:"nextAttemptAtMs,omitempty"`
-	LastError     string `json:"lastError,omitempty"`
-	CreatedAtMs   int64  `json:"createdAtMs"`
-	DeliveredAtMs *int64 `json:"deliveredAtMs,omitempty"`
-}
-
-func viewOf(m notify.Message) notificationView {
-	v := notificationView{ID: m.ID, State: string(m.State), Event: string(m.Event), Project: m.Payload.Project, Trigger: m.Payload.Trigger,
-		RunID: m.RunID, Channel: m.Channel.Name, ChannelKind: string(m.Channel.Kind), Attempts: m.Attempts, LastError: m.LastError,
-		CreatedAtMs: m.CreatedAtMs}
-	if m.State == notify.Pending {
-		v.NextAttemptAt = &m.NextAttemptAtMs
-	}
-	if m.DeliveredAtMs != 0 {
-		v.DeliveredAtMs = &m.DeliveredAtMs
-	}
-	return v
-}
-
 func notificationsListCommand(opts Options) *cobra.Command {
 	var db dbFlags
-	var out, state string
+	var out, state, project, after string
 	var limit int
 	c := &cobra.Command{
-		Use:     "list",
-		Short:   "List notifications, newest first",
-		Example: "  " + opts.Binary + " notifications list --state dead\n  " + opts.Binary + " notifications list -o json",
-		Args:    cobra.NoArgs,
+		Use:   "list",
+		Short: "List notifications, newest first",
+		Long: `List notifications, newest first, a page at a time. When more follow the page, standard error
+says so after it (also with -o json, whose list is the page alone): "more: --after ID"; give that
+flag to list the next page.`,
+		Example: "  " + opts.Binary + " notifications list --state dead\n  " + opts.Binary + " notifications list --project shop --state dead -o json\n  " +
+			opts.Binary + " notifications list --limit 500 --after ID",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
 			}
 			s := notify.State(state)
-			if s != "" && s != notify.Pending && s != notify.Delivered && s != notify.Dead {
+			if s != "" && !slices.Contains(notify.States, s) {
 				return Usagef("--state %q is not one of pending, delivered, dead", state)
 			}
-			if limit < 1 || limit > maxNotificationsListed {
-				return Usagef("--limit %d is outside 1–%d", limit, maxNotificationsListed)
+			if limit < 1 || limit > notify.MaxListed {
+				return Usagef("--limit %d is outside 1–%d", limit, notify.MaxListed)
 			}
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
@@ -88,19 +59,20 @@ func notificationsListCommand(opts Options) *cobra.Command {
 			if b.Notifications == nil {
 				return fmt.Errorf("this build cannot list notifications of this database")
 			}
-			ms, err := b.Notifications.NotificationsList(cmd.Context(), notify.ListQuery{State: s, Limit: limit})
+			projectID, err := resolveProject(cmd.Context(), b.Triggers, project)
 			if err != nil {
 				return err
 			}
-			views := make([]notificationView, len(ms))
-			for i, m := range ms {
-				views[i] = viewOf(m)
+			ms, next, err := b.Notifications.NotificationsList(cmd.Context(), notify.ListQuery{State: s, ProjectID: projectID, After: after, Limit: limit})
+			if err != nil {
+				return err
 			}
-			return printListing(cmd, out, listing[notificationView]{
+			views := view.NewNotifications(ms)
+			return printListing(cmd, out, listing[view.Notification]{
 				json:   views,
 				header: []string{"ID", "STATE", "EVENT", "TRIGGER", "CHANNEL", "ATTEMPTS", "CREATED", "LAST ERROR"},
 				items:  views,
-				row: func(v notificationView) []string {
+				row: func(v view.Notification) []string {
 					name := v.Project
 					if v.Trigger != "" {
 						name += "/" + v.Trigger
@@ -108,13 +80,17 @@ func notificationsListCommand(opts Options) *cobra.Command {
 					return []string{v.ID, v.State, v.Event, name, v.Channel + " (" + v.ChannelKind + ")", fmt.Sprint(v.Attempts),
 						fmtMs(&v.CreatedAtMs), v.LastError}
 				},
+				next:          next,
+				nextAfterJSON: true,
 			})
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&state, "state", "", "only notifications in this state: pending, delivered or dead")
-	c.Flags().IntVar(&limit, "limit", 100, fmt.Sprintf("how many to list (1–%d)", maxNotificationsListed))
+	c.Flags().StringVar(&project, "project", "", "only notifications of this project (name or id)")
+	c.Flags().IntVar(&limit, "limit", notify.DefaultListed, fmt.Sprintf("page size (1–%d)", notify.MaxListed))
+	c.Flags().StringVar(&after, "after", "", "continue after this notification id (printed as 'more:')")
 	return c
 }
 

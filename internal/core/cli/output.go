@@ -103,21 +103,29 @@ func oneName(usage, field string) cobra.PositionalArgs {
 
 // listing is what a list verb prints: its JSON document, or a table of
 // its items under header, one row of cells each; next, when set, is the
-// keyset cursor of the following page.
+// keyset cursor of the following page. nextAfterJSON says the JSON
+// document does not carry next itself (a bare list, kept as it was before
+// the verb paged), so "more:" follows it too.
 type listing[T any] struct {
-	json   any
-	header []string
-	items  []T
-	row    func(T) []string
-	next   string
+	json          any
+	header        []string
+	items         []T
+	row           func(T) []string
+	next          string
+	nextAfterJSON bool
 }
 
-// printListing prints l as out asks (table or json); a table is followed
-// on standard error by "more: --after NEXT" when a page follows.
+// printListing prints l as out asks (table or json); a table, and the JSON
+// of a listing whose document lacks the cursor, is followed on standard
+// error by "more: --after NEXT" when a page follows.
 func printListing[T any](cmd *cobra.Command, out string, l listing[T]) error {
 	w := cmd.OutOrStdout()
 	if out == "json" {
-		return writeJSON(w, l.json)
+		if err := writeJSON(w, l.json); err != nil || !l.nextAfterJSON {
+			return err
+		}
+		printMore(cmd, l.next)
+		return nil
 	}
 	tw := NewTable(w)
 	fmt.Fprintln(tw, strings.Join(l.header, "\t"))
@@ -131,8 +139,14 @@ func printListing[T any](cmd *cobra.Command, out string, l listing[T]) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if l.next != "" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "more: --after %s\n", l.next)
-	}
+	printMore(cmd, l.next)
 	return nil
+}
+
+// printMore says on standard error how to list the page after this one,
+// when one follows.
+func printMore(cmd *cobra.Command, next string) {
+	if next != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "more: --after %s\n", next)
+	}
 }

@@ -62,7 +62,7 @@ type Backend struct {
 	Users account.Manager
 	// Notifications lists and retries the notification outbox (`ql
 	// notifications`).
-	Notifications notify.Outbox
+	Notifications notify.Manager
 	// Retention deletes past retention (`ql retention run`); nil when
 	// the profile cannot. RetentionDefaults is the profile's policy.
 	Retention         retention.Store

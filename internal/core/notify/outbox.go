@@ -240,12 +240,6 @@ func RefOf(m Message) ChannelRef {
 	return ChannelRef{ProjectID: m.ProjectID, Channel: m.Channel.Name}
 }
 
-// ListQuery selects outbox rows, newest first; State "" is every state.
-type ListQuery struct {
-	State State
-	Limit int
-}
-
 // Outbox is the store side of delivery. Times are the store's clock.
 type Outbox interface {
 	// NotificationsClaim takes up to c.Limit pending rows due now, in due
@@ -261,8 +255,6 @@ type Outbox interface {
 	// NotificationFailed records a failed delivery of the claim with the
 	// given attempt count: the row is due again after retryIn, or dead.
 	NotificationFailed(ctx context.Context, id string, attempts int, retryIn time.Duration, dead bool, reason string) error
-	// NotificationsList reads rows for people.
-	NotificationsList(ctx context.Context, q ListQuery) ([]Message, error)
-	// NotificationRetry makes a dead row pending and due now.
-	NotificationRetry(ctx context.Context, id string) (Message, error)
+	// Manager lists rows for people and retries dead ones.
+	Manager
 }

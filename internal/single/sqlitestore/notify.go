@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -172,14 +173,58 @@ func (s *Store) NotificationFailed(ctx context.Context, id string, attempts int,
 	})
 }
 
-// NotificationsList reads outbox rows, newest first.
-func (s *Store) NotificationsList(ctx context.Context, q notify.ListQuery) ([]notify.Message, error) {
-	rows, err := s.readPool().QueryContext(ctx, qNotifyList, string(q.State), q.Limit)
+// Outbox listing filters, composed after qNotifyList for the ones a
+// query gives (see queries/notify_list.sql for why).
+const (
+	notifyFilterState   = ` state = ?`
+	notifyFilterProject = ` project_id = ?`
+	notifyFilterBefore  = ` id < ?`
+	// Newest first: ids are UUIDv7, so id order is creation order.
+	notifyListOrder = ` ORDER BY id DESC LIMIT ?`
+)
+
+// NotificationsList returns one page of outbox rows, newest first, and the
+// cursor of the next page ("" when done).
+func (s *Store) NotificationsList(ctx context.Context, q notify.ListQuery) ([]notify.Message, string, error) {
+	if err := q.Check(); err != nil {
+		return nil, "", err
+	}
+	stmt, args := notifyListQuery(q)
+	rows, err := s.readPool().QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return nil, mapErr(err, "list notifications")
+		return nil, "", mapErr(err, "list notifications")
 	}
 	out, err := scanMessages(rows)
-	return out, mapErr(err, "list notifications")
+	if err != nil {
+		return nil, "", mapErr(err, "list notifications")
+	}
+	out, next := q.Page(out)
+	return out, next, nil
+}
+
+// notifyListQuery is the listing statement for q's filters and its
+// arguments, one more row than q.Limit to tell whether a page follows.
+func notifyListQuery(q notify.ListQuery) (string, []any) {
+	var where []string
+	var args []any
+	add := func(fragment string, v any) {
+		where = append(where, fragment)
+		args = append(args, v)
+	}
+	if q.State != "" {
+		add(notifyFilterState, string(q.State))
+	}
+	if q.ProjectID != "" {
+		add(notifyFilterProject, q.ProjectID)
+	}
+	if q.After != "" {
+		add(notifyFilterBefore, q.After)
+	}
+	stmt := qNotifyList
+	if len(where) > 0 {
+		stmt += " WHERE" + strings.Join(where, " AND")
+	}
+	return stmt + notifyListOrder, append(args, q.Limit+1)
 }
 
 // NotificationRetry makes a dead row pending and due now.

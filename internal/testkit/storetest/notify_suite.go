@@ -15,7 +15,8 @@ import (
 // RunNotify runs the notification outbox's contract against an adapter:
 // rows written by the transaction that finishes a Run and only by it, one
 // per rule and Run, the recovered and consecutive_failures semantics, and
-// the claim / fail / dead / retry cycle of delivery.
+// the claim / fail / dead / retry cycle of delivery, and the listing and
+// retry people use.
 func RunNotify(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
 		"OutboxRowIsWrittenWithTheFinishAndOnlyThen":                 testOutboxWithFinish,
@@ -24,6 +25,8 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ClaimedRowsAreLeasedRetriedAndDeadLettered":                 testOutboxDelivery,
 		"ALedgerEntryNotifiesItsSkippedRulesWithTheDecision":         testOutboxSkipped,
 		"OnlyValidCanonicalSettingsAreStored":                        testOutboxSettings,
+		"AListingPagesNewestFirstKeepingOnlyItsStateAndProject":      testOutboxListing,
+		"AListingRefusesAStateThatIsNoneAndACursorThatIsNoID":        testOutboxListingRefusals,
 		"ADeliveryRoundSendsSideBySideAndCountsOnlyAttemptsUnderWay": testDeliveryInFlight,
 		"ADeadNotificationIsLoggedWithoutARetryWait":                 testDeadLoggedWithoutRetry,
 		"ANotificationDueWhileASlowSendWaitsIsSentMeanwhile":         testDeliveryClaimsWhatFallsDueMeanwhile,
@@ -101,7 +104,7 @@ func failedWith(t *testing.T, f Fixture, name string, spec notify.Spec) defs {
 // outbox lists every outbox row, newest first.
 func outbox(t *testing.T, f Fixture) []notify.Message {
 	t.Helper()
-	ms, err := f.Outbox.NotificationsList(t.Context(), notify.ListQuery{Limit: 100})
+	ms, _, err := f.Outbox.NotificationsList(t.Context(), notify.ListQuery{Limit: notify.MaxListed})
 	if err != nil {
 		t.Fatalf("list notifications: %v", err)
 	}
@@ -278,7 +281,7 @@ func testOutboxDelivery(t *testing.T, f Fixture) {
 	if err := f.Outbox.NotificationFailed(ctx, id, 2, time.Hour, true, "gave up"); err != nil {
 		t.Fatal(err)
 	}
-	dead, err := f.Outbox.NotificationsList(ctx, notify.ListQuery{State: notify.Dead, Limit: 10})
+	dead, _, err := f.Outbox.NotificationsList(ctx, notify.ListQuery{State: notify.Dead, Limit: 10})
 	if err != nil || len(dead) != 1 || dead[0].ID != id || dead[0].LastError != "gave up" {
 		t.Fatalf("dead rows: %+v, %v; want the row with its last error", dead, err)
 	}
@@ -295,7 +298,7 @@ func testOutboxDelivery(t *testing.T, f Fixture) {
 	if err := f.Outbox.NotificationDelivered(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	done, err := f.Outbox.NotificationsList(ctx, notify.ListQuery{State: notify.Delivered, Limit: 10})
+	done, _, err := f.Outbox.NotificationsList(ctx, notify.ListQuery{State: notify.Delivered, Limit: 10})
 	if err != nil || len(done) != 1 || done[0].DeliveredAtMs == 0 {
 		t.Fatalf("delivered rows: %+v, %v", done, err)
 	}

@@ -113,13 +113,16 @@ UPDATE qinglong.notification_outbox
  WHERE id = $4 AND state = 'pending' AND attempts = $5
 
 -- name: NotifyList
--- Outbox rows for people, newest first, optionally of one state.
+-- The columns of an outbox listing for people, ending at FROM: the listing
+-- composes the filters a request gives after it (notify.go), so each one is
+-- a range of its index in the listing's order
+-- (notification_outbox_state_listing_idx or
+-- notification_outbox_project_listing_idx; the primary key for the cursor
+-- alone) rather than a catch-all "$n = '' OR …" plan that reads the whole
+-- outbox.
 SELECT id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::text, payload::text, state, attempts,
        next_attempt_at_ms, coalesce(last_error, ''), created_at_ms, coalesce(delivered_at_ms, 0)
   FROM qinglong.notification_outbox
- WHERE $1 = '' OR state = $1
- ORDER BY created_at_ms DESC, id DESC
- LIMIT $2
 
 -- name: NotifyRetry
 -- A dead row is pending again and due now, its attempts counted afresh.

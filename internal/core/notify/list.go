@@ -1,0 +1,76 @@
+package notify
+
+import (
+	"context"
+	"slices"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// States lists every state of an outbox row.
+var States = []State{Pending, Delivered, Dead}
+
+// Page sizes of a listing: the default of `ql notifications list` and the
+// API, and the most one page holds.
+const (
+	DefaultListed = 100
+	MaxListed     = 500
+)
+
+// ListQuery selects outbox rows, newest first (by id: a UUIDv7, minted as
+// the row is written, so id order is creation order). State "" is every
+// state, ProjectID "" every project; After is the last id of the previous
+// page; Limit 0 is DefaultListed.
+type ListQuery struct {
+	State     State
+	ProjectID string
+	After     string
+	Limit     int
+}
+
+// Check refuses a state that is none, a project or cursor that is no id
+// and a limit outside 1–MaxListed, and fills in the default limit.
+func (q *ListQuery) Check() error {
+	if q.State != "" && !slices.Contains(States, q.State) {
+		return qlerror.New(qlerror.Invalid, "notification listing: state %q is not one of pending, delivered, dead", q.State)
+	}
+	if q.ProjectID != "" {
+		if err := ids.Validate("project", q.ProjectID); err != nil {
+			return qlerror.Wrap(qlerror.Invalid, err, "notification listing: give the project as its id, as `ql triggers list -o json` prints it (or its name, which `ql notifications list --project` resolves)")
+		}
+	}
+	if q.After != "" {
+		if err := ids.Validate("after", q.After); err != nil {
+			return qlerror.Wrap(qlerror.Invalid, err, "notification listing: give the cursor as the id of the last notification of the previous page, as `ql notifications list` prints it")
+		}
+	}
+	switch {
+	case q.Limit == 0:
+		q.Limit = DefaultListed
+	case q.Limit < 0 || q.Limit > MaxListed:
+		return qlerror.New(qlerror.Invalid, "notification listing: limit %d is outside 1–%d", q.Limit, MaxListed)
+	}
+	return nil
+}
+
+// Page cuts rows, read with one more than q.Limit, to the page and returns
+// the cursor of the next one ("" when this is the last).
+func (q ListQuery) Page(rows []Message) ([]Message, string) {
+	if len(rows) <= q.Limit {
+		return rows, ""
+	}
+	rows = rows[:q.Limit]
+	return rows, rows[len(rows)-1].ID
+}
+
+// Manager is what people do with the outbox: list it and retry dead rows
+// (`ql notifications`, the API, the console). Times are the store's clock.
+type Manager interface {
+	// NotificationsList returns one page of rows, newest first, and the
+	// cursor of the next ("" when done); a query Check refuses is refused.
+	NotificationsList(ctx context.Context, q ListQuery) (rows []Message, next string, err error)
+	// NotificationRetry makes a dead row pending and due now, its
+	// attempts counted afresh, with the same id (idempotency key).
+	NotificationRetry(ctx context.Context, id string) (Message, error)
+}

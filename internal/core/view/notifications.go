@@ -1,0 +1,59 @@
+package view
+
+import "github.com/qinglong/qinglong/internal/core/notify"
+
+// Notification is the stable shape of an outbox row, as `ql notifications
+// list -o json` and GET /api/v1/notifications give it: the channel by
+// name and kind only, never a URL, which may carry a token.
+type Notification struct {
+	ID          string `json:"id"`
+	State       string `json:"state"`
+	Event       string `json:"event"`
+	Project     string `json:"project"`
+	Trigger     string `json:"trigger,omitempty"`
+	RunID       string `json:"runId,omitempty"`
+	Channel     string `json:"channel"`
+	ChannelKind string `json:"channelKind"`
+	Attempts    int    `json:"attempts"`
+	// NextAttemptAtMs is when a pending row is next sent (absent for a
+	// delivered or dead one).
+	NextAttemptAtMs *int64 `json:"nextAttemptAtMs,omitempty"`
+	LastError       string `json:"lastError,omitempty"`
+	CreatedAtMs     int64  `json:"createdAtMs"`
+	DeliveredAtMs   *int64 `json:"deliveredAtMs,omitempty"`
+}
+
+// NotificationList is one page of notifications and the cursor of the
+// next.
+type NotificationList struct {
+	Notifications []Notification `json:"notifications"`
+	Next          string         `json:"next,omitempty"`
+}
+
+// NewNotification shapes m.
+func NewNotification(m notify.Message) Notification {
+	v := Notification{ID: m.ID, State: string(m.State), Event: string(m.Event), Project: m.Payload.Project, Trigger: m.Payload.Trigger,
+		RunID: m.RunID, Channel: m.Channel.Name, ChannelKind: string(m.Channel.Kind), Attempts: m.Attempts, LastError: m.LastError,
+		CreatedAtMs: m.CreatedAtMs}
+	if m.State == notify.Pending {
+		v.NextAttemptAtMs = &m.NextAttemptAtMs
+	}
+	if m.DeliveredAtMs != 0 {
+		v.DeliveredAtMs = &m.DeliveredAtMs
+	}
+	return v
+}
+
+// NewNotifications shapes rows, in their order.
+func NewNotifications(rows []notify.Message) []Notification {
+	out := make([]Notification, 0, len(rows))
+	for _, m := range rows {
+		out = append(out, NewNotification(m))
+	}
+	return out
+}
+
+// NewNotificationList shapes a page of notifications.
+func NewNotificationList(rows []notify.Message, next string) NotificationList {
+	return NotificationList{Notifications: NewNotifications(rows), Next: next}
+}
