@@ -11,7 +11,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
 
@@ -181,8 +180,8 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 
 // NotificationRetry makes a dead row pending and due now.
 func (r *Runtime) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
-	if err := ids.Validate("notification id", id); err != nil {
-		return notify.Message{}, qlerror.Wrap(qlerror.Invalid, err, "give a notification id as printed by `ql notifications list`")
+	if err := notify.CheckRetryID(id); err != nil {
+		return notify.Message{}, err
 	}
 	out, err := scanMessage(r.pool.QueryRow(ctx, sqlNotifyRetry, id))
 	if !errors.Is(err, pgx.ErrNoRows) {
@@ -191,9 +190,9 @@ func (r *Runtime) NotificationRetry(ctx context.Context, id string) (notify.Mess
 	var state string
 	switch err := r.pool.QueryRow(ctx, sqlNotifyState, id).Scan(&state); {
 	case errors.Is(err, pgx.ErrNoRows):
-		return out, qlerror.New(qlerror.NotFound, "notification %s does not exist (a delivered or dead one is deleted once older than --retention-notifications); `ql notifications list` shows those kept", id)
+		return out, notify.ErrMissing(id)
 	case err != nil:
 		return out, mapErr(err, "retrying notification "+id)
 	}
-	return out, qlerror.New(qlerror.FailedPrecondition, "notification %s is %s; only a dead notification can be retried", id, state)
+	return out, notify.ErrNotDead(id, notify.State(state))
 }

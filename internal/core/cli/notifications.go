@@ -20,7 +20,9 @@ func notificationsCommand(opts Options) *cobra.Command {
 delivered by the server` + opts.clusterOnly(" (every replica on the cluster)") + ` with retries and backoff. A notification
 whose deliveries all failed is dead: fix the channel (URL, secret, receiver), then retry it.
 Retention deletes delivered and dead notifications older than --retention-notifications
-(the runs period by default): a dead one can be retried only until then.` +
+(the runs period by default): a dead one can be retried only until then.
+The server's API (GET /api/v1/notifications, POST /api/v1/notifications/ID/retry) and its web
+console's Notifications page list and retry them too.` +
 			opts.clusterOnly("\nOn the cluster these commands need the runtime role's URL, as `ql runs` does."),
 	}
 	c.AddCommand(notificationsListCommand(opts), notificationsRetryCommand(opts))

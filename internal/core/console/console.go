@@ -31,6 +31,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/hold"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -62,6 +63,10 @@ type Config struct {
 	Pauser schedule.Pauser
 	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
 	Manual schedule.Manual
+	// Notifications lists the notification outbox and retries dead
+	// notifications (the notifications page; Retry needs operate); nil
+	// where the server cannot, which then offers no such page.
+	Notifications notify.Manager
 	// Enabler enables and disables triggers (a new revision each); nil
 	// where the server's role may not publish. Admin scope only.
 	Enabler catalog.TriggerEnabler
@@ -175,6 +180,8 @@ var routes = []route{
 	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }},
 	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
 	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
+	{http.MethodGet, "/notifications", apitoken.Read, func(c *Console) handlerFunc { return c.notifications }},
+	{http.MethodPost, "/notifications/{id}/retry", apitoken.Operate, func(c *Console) handlerFunc { return c.retryNotification }},
 	{http.MethodGet, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.definitions }},
 	{http.MethodPost, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.editDefinitions }},
 	{http.MethodPost, "/definitions/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.previewDefinitions }},

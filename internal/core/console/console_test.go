@@ -9,6 +9,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -109,7 +110,8 @@ func TestEveryReasonABackfillTookNothingHasASentenceInBothLanguages(t *testing.T
 
 // Every value a page shows by its word — run and attempt states, token
 // states and scopes, the reasons an occurrence is passed over, what a
-// definitions file changed — has one in both languages.
+// definitions file changed, a notification's state and its rule's event —
+// has one in both languages.
 func TestEveryShownValueHasAWordInBothLanguages(t *testing.T) {
 	values := map[string][]string{
 		"token":  {apitoken.StateActive, apitoken.StateRevoked, apitoken.StateExpired},
@@ -129,6 +131,12 @@ func TestEveryShownValueHasAWordInBothLanguages(t *testing.T) {
 	}
 	for _, r := range schedule.PassReasons {
 		values["passed"] = append(values["passed"], string(r))
+	}
+	for _, st := range notify.States {
+		values["notification"] = append(values["notification"], string(st))
+	}
+	for _, e := range notify.Events {
+		values["event"] = append(values["event"], string(e))
 	}
 	for kind, vs := range values {
 		for _, v := range vs {
@@ -214,5 +222,26 @@ func TestRecentFailuresMergeEveryFailedStateNewestFirst(t *testing.T) {
 	}
 	if !slices.Contains(failedStates, run.TimedOut) || !slices.Contains(failedStates, run.Lost) || slices.Contains(failedStates, run.Cancelled) {
 		t.Fatalf("failed states %v: want timed_out and lost among them, never cancelled", failedStates)
+	}
+}
+
+// A notification's rule reads as its event, a streak as its length and a
+// skipped occurrence with its reason, in the page's language.
+func TestANotificationsRuleNamesItsStreakAndItsSkipReason(t *testing.T) {
+	for _, c := range []struct {
+		lang string
+		m    notify.Message
+		want string
+	}{
+		{"en", notify.Message{Event: notify.OnTimedOut}, "timed out"},
+		{"zh", notify.Message{Event: notify.OnFailed}, "失败"},
+		{"en", notify.Message{Event: notify.OnConsecutiveFailures, Payload: notify.Payload{ConsecutiveFailures: 3}}, "3 failures in a row"},
+		{"zh", notify.Message{Event: notify.OnConsecutiveFailures, Payload: notify.Payload{ConsecutiveFailures: 3}}, "连续 3 次失败"},
+		{"en", notify.Message{Event: notify.OnSkipped, Payload: notify.Payload{Reason: "misfire"}}, "occurrences passed over — later than the grace period (misfire: skip)"},
+		{"zh", notify.Message{Event: notify.OnSkipped, Payload: notify.Payload{Reason: "paused"}}, "跳过发生时刻 — 已暂停"},
+	} {
+		if got := ruleText(c.lang, c.m); got != c.want {
+			t.Errorf("%s, %s %+v: %q, want %q", c.lang, c.m.Event, c.m.Payload, got, c.want)
+		}
 	}
 }

@@ -64,7 +64,17 @@ var messages = map[string]map[string]string{
 		"audit.more":       "Only its newest %d audit records are shown; older ones exist (the table trigger_schedule_audit keeps them all).",
 		"audit.unreadable": "The audit trail cannot be shown: this server's database role may not read it (its grants predate this version). Run `ql db roles` as a superuser to grant it.",
 		"archived":         "project archived", "nofires.archived": "none while its project is archived",
-		"err.400": "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
+		// The notifications page (notifications.go) and the overview's
+		// count of dead notifications.
+		"notifications": "Notifications", "nt.channel": "Channel", "nt.rule": "Rule", "nt.lasterror": "Last error", "nt.next": "Next attempt",
+		"nt.retry":   "Retry",
+		"nt.retried": "Notification %s is pending again, its attempts counted afresh: the server sends it at its next round, with the same idempotency key.",
+		"nt.help":    "A dead notification was refused or unanswered at every attempt: nobody was told of its failure. Fix its channel (the URL, a secret, the receiver), then retry it. Delivered and dead notifications are deleted once older than the server's --retention-notifications.",
+		"nt.streak":  "%d failures in a row",
+		"nt.dead":    "%d notifications could not be delivered (dead): nobody was told of those failures.", "nt.dead.one": "%d notification could not be delivered (dead): nobody was told of that failure.",
+		"nt.deadmore": "More than %d notifications could not be delivered (dead): nobody was told of those failures.",
+		"nt.seedead":  "Show the dead notifications",
+		"err.400":     "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
 		"err.404": "Not found", "err.409": "Not done", "err.413": "Too large", "err.500": "Something went wrong",
 		"err.503": "Not available right now", "err.back": "Back", "err.signinagain": "Sign in again",
 		"err.scope": "Your session's scope %s does not allow this; it needs %s.", "err.signedout": "Your session has ended; sign in again.",
@@ -156,7 +166,17 @@ var messages = map[string]map[string]string{
 		"audit.more":       "这里只显示最新的 %d 条审计记录，还有更早的记录（trigger_schedule_audit 表保存全部记录）。",
 		"audit.unreadable": "无法显示审计记录：此服务器的数据库角色无权读取它（其授权早于当前版本）。请以超级用户身份运行 `ql db roles` 授予该权限。",
 		"archived":         "项目已归档", "nofires.archived": "项目归档期间没有",
-		"err.400": "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
+		// The notifications page (notifications.go) and the overview's
+		// count of dead notifications.
+		"notifications": "通知", "nt.channel": "渠道", "nt.rule": "规则", "nt.lasterror": "最近错误", "nt.next": "下次尝试",
+		"nt.retry":    "重试",
+		"nt.retried":  "通知 %s 已重新进入待发送状态，尝试次数重新计算：服务器将在下一轮以相同的幂等键发送它。",
+		"nt.help":     "无法送达（dead）的通知在每次尝试时都被拒绝或没有应答：没有人得知那次失败。请先修复其渠道（URL、密钥或接收方），再重试。已送达和无法送达的通知在超过服务器的 --retention-notifications 后会被删除。",
+		"nt.streak":   "连续 %d 次失败",
+		"nt.dead":     "%d 条通知无法送达（dead）：没有人得知这些失败。",
+		"nt.deadmore": "超过 %d 条通知无法送达（dead）：没有人得知这些失败。",
+		"nt.seedead":  "查看无法送达的通知",
+		"err.400":     "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
 		"err.404": "未找到", "err.409": "未执行", "err.413": "内容过大", "err.500": "出错了",
 		"err.503": "暂时不可用", "err.back": "返回", "err.signinagain": "重新登录",
 		"err.scope": "你的会话权限为 %s，不允许此操作；需要 %s。", "err.signedout": "你的会话已结束，请重新登录。",
@@ -361,6 +381,7 @@ func funcs(binary string) template.FuncMap {
 			return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
 		},
 		"waiting": waitingText,
+		"rule":    ruleText,
 		"word":    word,
 		"when":    when,
 		"whenPtr": func(ms *int64, zone string) string {

@@ -49,6 +49,9 @@ type page struct {
 	ShowTokens bool
 	// ShowWorkers offers the workers page (the cluster).
 	ShowWorkers bool
+	// ShowNotifications offers the notifications page: a server with an
+	// outbox to read.
+	ShowNotifications bool
 	// Held is, while the server holds every write, the refusal a form
 	// would get, shown above every page: its pages still show what it
 	// holds, and a user should not have to submit a form to learn that
@@ -68,6 +71,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 		p.CanEnable = c.cfg.Enabler != nil && s.scope.Allows(apitoken.Admin)
 		p.ShowTokens = s.scope.Allows(apitoken.Admin) && c.cfg.TokenAdmin != nil
 		p.ShowWorkers = c.cfg.Workers != nil
+		p.ShowNotifications = c.cfg.Notifications != nil
 	}
 	var buf bytes.Buffer
 	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
@@ -166,6 +170,9 @@ type overviewData struct {
 	Backlog  *backlog
 	Fleet    *fleet
 	Replicas *replicaSet
+	// Dead counts the notifications that could not be delivered: nobody
+	// was told of those failures.
+	Dead *deadCount
 }
 
 type stateCount struct {
@@ -199,6 +206,10 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	d.Lag, d.Backlog, d.Fleet = admissionLag(recent, since), c.backlog(ctx), c.fleet(ctx)
 	d.Replicas = c.replicas(ctx)
 	if d.Failures, err = c.recentFailures(ctx); err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	if d.Dead, err = c.deadNotifications(ctx); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}

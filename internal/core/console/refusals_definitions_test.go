@@ -255,6 +255,12 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	catalog.RefusalProjectMissing:     "a missing project is created by a file; the definitions page's view of one is a server test",
 	apply.RefusalOutcomeUnknown:       "the write of a valid file failing, not the file (server: TestAnApplyOfUnknownOutcomeSaysSoInThePagesLanguage)",
 	apply.RefusalWriteConflict:        "the write of a valid file losing to another writer, not the file",
+	// The outbox's refusals, of a listing and a retry: no file's (server:
+	// TestAConsoleNotificationRefusalIsShownInThePagesLanguage).
+	notify.RefusalNotANotificationID:  "a retry's id or a listing's cursor",
+	notify.RefusalNotificationMissing: "a retry of a notification that does not exist",
+	notify.RefusalNotificationNotDead: "a retry of a notification that is not dead",
+	notify.RefusalNotificationState:   "a listing's state filter",
 }
 
 // Each reason a definitions file can be refused for is given by a file of

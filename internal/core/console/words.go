@@ -3,7 +3,8 @@ package console
 import "fmt"
 
 // words name the values the pages show — states, scopes, the reasons an
-// occurrence was passed over, what a definitions file changed — by kind
+// occurrence was passed over, what a definitions file changed, a
+// notification's state and the event of its rule — by kind
 // and value, in both languages. Stored values stay English in the URL and
 // the API; only the page translates them. A value with no word (a newer
 // server's) is shown as it is.
@@ -26,6 +27,9 @@ var words = map[string]map[string]string{
 		"kind.project":            "project", "kind.task": "task", "kind.trigger": "trigger",
 		"change.created": "created", "change.updated": "updated", "change.unchanged": "unchanged",
 		"audit.pause": "paused", "audit.resume": "resumed", "audit.enable": "enabled", "audit.disable": "disabled",
+		"notification.pending": "pending", "notification.delivered": "delivered", "notification.dead": "dead",
+		"event.failed": "failed", "event.timed_out": "timed out", "event.lost": "lost", "event.skipped": "occurrences passed over",
+		"event.recovered": "recovered", "event.consecutive_failures": "failures in a row",
 	},
 	"zh": {
 		"run.created": "已创建", "run.queued": "排队中", "run.dispatching": "分派中", "run.running": "运行中",
@@ -43,6 +47,9 @@ var words = map[string]map[string]string{
 		"kind.project":            "项目", "kind.task": "任务", "kind.trigger": "触发器",
 		"change.created": "新建", "change.updated": "更新", "change.unchanged": "未变",
 		"audit.pause": "暂停", "audit.resume": "恢复", "audit.enable": "启用", "audit.disable": "停用",
+		"notification.pending": "待发送", "notification.delivered": "已送达", "notification.dead": "无法送达",
+		"event.failed": "失败", "event.timed_out": "超时", "event.lost": "已丢失", "event.skipped": "跳过发生时刻",
+		"event.recovered": "已恢复", "event.consecutive_failures": "连续失败",
 	},
 }
 

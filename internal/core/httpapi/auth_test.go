@@ -365,11 +365,13 @@ func TestTheOperationsGuideListsEveryRoute(t *testing.T) {
 }
 
 // Without a store that admits manually, run-now and backfill say so; a
-// cancel without a canceller too.
+// cancel without a canceller too, and a notification's retry without an
+// outbox.
 func TestWritesTheServerCannotDoAreExplained(t *testing.T) {
 	t.Parallel()
 	h, tokens := walkHandler(t, Config{})
-	for _, target := range []string{"/api/v1/triggers/" + someID + "/run", "/api/v1/triggers/" + someID + "/backfill", "/api/v1/runs/" + someID + "/cancel", "/api/v1/runs/" + someID + "/rerun", "/api/v1/triggers/" + someID + "/pause"} {
+	for _, target := range []string{"/api/v1/triggers/" + someID + "/run", "/api/v1/triggers/" + someID + "/backfill", "/api/v1/runs/" + someID + "/cancel", "/api/v1/runs/" + someID + "/rerun", "/api/v1/triggers/" + someID + "/pause",
+		"/api/v1/notifications/" + someID + "/retry"} {
 		if p := send(t, h, "POST", target, "localhost", tokens[apitoken.Operate], `{}`); p.status != 409 || p.code != "failed_precondition" {
 			t.Errorf("POST %s: %d %s; want 409 failed_precondition", target, p.status, p.code)
 		}

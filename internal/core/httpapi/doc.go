@@ -1,12 +1,14 @@
 // Package httpapi is the HTTP API every profile serves: liveness,
-// readiness, the read API over runs and triggers, and the operator's
-// writes (pause, resume, cancel, run now, backfill).
+// readiness, the read API over runs, triggers and notifications, and the
+// operator's writes (pause, resume, cancel, run now, backfill, re-run, a
+// dead notification's retry).
 //
 //	GET  /livez                 200 while the process lives
 //	GET  /readyz                200 while admitting; 503 {"status":"unavailable","reason":…} otherwise
 //	GET  /api/v1/runs           ?project=&trigger=&state=&limit=&after=  → {"runs":[…],"next":"…"}
 //	GET  /api/v1/runs/{id}      → {"run":…,"attempts":[…],"events":[…]}
 //	GET  /api/v1/triggers       ?project=&limit=&after=                 → {"triggers":[…],"next":"…"}
+//	GET  /api/v1/notifications  ?project=&state=&limit=&after=          → {"notifications":[…],"next":"…"}
 //	POST /api/v1/triggers/{id}/pause, …  (routes.go has them all)
 //
 // One route table (routes.go) names the scope of API token each route

@@ -15,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -69,6 +70,9 @@ type Config struct {
 	// Manual runs a trigger now and backfills it; nil where the store
 	// does not implement it.
 	Manual schedule.Manual
+	// Notifications lists the notification outbox and retries dead
+	// notifications; nil where the server cannot.
+	Notifications notify.Manager
 	// Enabler enables and disables triggers (a new revision each); nil
 	// where the server's database role may not publish (the cluster's
 	// runtime role).

@@ -28,6 +28,8 @@ var routes = []route{
 	{http.MethodGet, "/api/v1/runs/{id}", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.runGet) }},
 	{http.MethodPost, "/api/v1/runs/{id}/cancel", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.runCancel) }},
 	{http.MethodPost, "/api/v1/runs/{id}/rerun", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.runRerun) }},
+	{http.MethodGet, "/api/v1/notifications", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.notificationList) }},
+	{http.MethodPost, "/api/v1/notifications/{id}/retry", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.notificationRetry) }},
 	{http.MethodGet, "/api/v1/triggers", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.triggerList) }},
 	{http.MethodGet, "/api/v1/triggers/{id}", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.triggerGet) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/pause", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(true)) }},

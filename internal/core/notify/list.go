@@ -18,6 +18,26 @@ const (
 	MaxListed     = 500
 )
 
+// The refusals of a listing and a retry, which the console says in the
+// page's language.
+const (
+	// RefusalNotANotificationID: a retry's id, or a listing's cursor, is
+	// not an id.
+	RefusalNotANotificationID qlerror.Reason = "not_a_notification_id"
+	// RefusalNotificationMissing: no row has the id (retention deletes
+	// delivered and dead ones once old enough).
+	RefusalNotificationMissing qlerror.Reason = "notification_missing"
+	// RefusalNotificationNotDead: only a dead row is retried; the param
+	// "notification" is the row's state.
+	RefusalNotificationNotDead qlerror.Reason = "notification_not_dead"
+	// RefusalNotificationState: a listing's state is none of States.
+	RefusalNotificationState qlerror.Reason = "notification_state"
+)
+
+// CodeRetried is the log line of a retry asked over the API or in the
+// console, naming the notification and who asked.
+const CodeRetried = "notify.retried"
+
 // ListQuery selects outbox rows, newest first (by id: a UUIDv7, minted as
 // the row is written, so id order is creation order). State "" is every
 // state, ProjectID "" every project; After is the last id of the previous
@@ -33,7 +53,7 @@ type ListQuery struct {
 // and a limit outside 1–MaxListed, and fills in the default limit.
 func (q *ListQuery) Check() error {
 	if q.State != "" && !slices.Contains(States, q.State) {
-		return qlerror.New(qlerror.Invalid, "notification listing: state %q is not one of pending, delivered, dead", q.State)
+		return qlerror.New(qlerror.Invalid, "notification listing: state %q is not one of pending, delivered, dead", q.State).Because(RefusalNotificationState)
 	}
 	if q.ProjectID != "" {
 		if err := ids.Validate("project", q.ProjectID); err != nil {
@@ -42,7 +62,8 @@ func (q *ListQuery) Check() error {
 	}
 	if q.After != "" {
 		if err := ids.Validate("after", q.After); err != nil {
-			return qlerror.Wrap(qlerror.Invalid, err, "notification listing: give the cursor as the id of the last notification of the previous page, as `ql notifications list` prints it")
+			return qlerror.Wrap(qlerror.Invalid, err, "notification listing: give the cursor as the id of the last notification of the previous page, as `ql notifications list` prints it").
+				Because(RefusalNotANotificationID)
 		}
 	}
 	switch {
@@ -62,6 +83,27 @@ func (q ListQuery) Page(rows []Message) ([]Message, string) {
 	}
 	rows = rows[:q.Limit]
 	return rows, rows[len(rows)-1].ID
+}
+
+// CheckRetryID refuses a retry of an id that is none.
+func CheckRetryID(id string) error {
+	if err := ids.Validate("notification id", id); err != nil {
+		return qlerror.Wrap(qlerror.Invalid, err, "give a notification id as printed by `ql notifications list`").Because(RefusalNotANotificationID)
+	}
+	return nil
+}
+
+// ErrMissing is the refusal of a retry of an id no row has.
+func ErrMissing(id string) error {
+	return qlerror.New(qlerror.NotFound, "notification %s does not exist (a delivered or dead one is deleted once older than --retention-notifications); `ql notifications list` shows those kept", id).
+		Because(RefusalNotificationMissing)
+}
+
+// ErrNotDead is the refusal of a retry of a row in state, which is not
+// dead.
+func ErrNotDead(id string, state State) error {
+	return qlerror.New(qlerror.FailedPrecondition, "notification %s is %s; only a dead notification can be retried", id, state).
+		Because(RefusalNotificationNotDead, "notification", state)
 }
 
 // Manager is what people do with the outbox: list it and retry dead rows

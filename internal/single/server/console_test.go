@@ -55,6 +55,13 @@ func startConsoleSiteWith(t testing.TB, cron trigger.Cron) *consoleSite {
 // and its task's script.
 func startConsoleSiteRunning(t testing.TB, cron trigger.Cron, script string) *consoleSite {
 	t.Helper()
+	return startConsoleSiteConfigured(t, cron, script, func(*Config) {})
+}
+
+// startConsoleSiteConfigured is startConsoleSiteRunning with the server's
+// settings changed by configure.
+func startConsoleSiteConfigured(t testing.TB, cron trigger.Cron, script string, configure func(*Config)) *consoleSite {
+	t.Helper()
 	dir := installedDir(t)
 	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
 	if err != nil {
@@ -86,7 +93,9 @@ func startConsoleSiteRunning(t testing.TB, cron trigger.Cron, script string) *co
 		t.Fatal(err)
 	}
 	b.Close()
-	srv, err := Start(t.Context(), Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	cfg := Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
+	configure(&cfg)
+	srv, err := Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -284,7 +284,7 @@ func TestEveryConsolePageSaysItsServerTakesNoWritesWhileTheDatabaseIsMovedAway(t
 	c := consoleClient(t)
 	site.signIn(t, c, site.tokens[apitoken.Admin])
 	db := LayoutOf(site.dir).DB
-	pages := []string{"/", "/triggers", "/triggers/" + site.triggerID, "/runs"}
+	pages := []string{"/", "/triggers", "/triggers/" + site.triggerID, "/runs", "/notifications"}
 	banner := `id="held"`
 	back := site.moveAway(t)
 	for _, l := range []string{"en", "zh"} {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
@@ -229,8 +228,8 @@ func notifyListQuery(q notify.ListQuery) (string, []any) {
 
 // NotificationRetry makes a dead row pending and due now.
 func (s *Store) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
-	if err := ids.Validate("notification id", id); err != nil {
-		return notify.Message{}, qlerror.Wrap(qlerror.Invalid, err, "give a notification id as printed by `ql notifications list`")
+	if err := notify.CheckRetryID(id); err != nil {
+		return notify.Message{}, err
 	}
 	var out notify.Message
 	err := s.write(ctx, "retry notification "+id, durable, func(tx *txn) error {
@@ -242,11 +241,11 @@ func (s *Store) NotificationRetry(ctx context.Context, id string) (notify.Messag
 		var state string
 		switch err := tx.QueryRowContext(ctx, qNotifyState, id).Scan(&state); {
 		case errors.Is(err, sql.ErrNoRows):
-			return qlerror.New(qlerror.NotFound, "notification %s does not exist (a delivered or dead one is deleted once older than --retention-notifications); `ql notifications list` shows those kept", id)
+			return notify.ErrMissing(id)
 		case err != nil:
 			return err
 		}
-		return qlerror.New(qlerror.FailedPrecondition, "notification %s is %s; only a dead notification can be retried", id, state)
+		return notify.ErrNotDead(id, notify.State(state))
 	})
 	return out, err
 }

@@ -104,19 +104,58 @@ func listPages(t *testing.T, f Fixture, q notify.ListQuery) []string {
 }
 
 // testOutboxListingRefusals: a listing's state that is none, or a project
-// or cursor that is no id, is refused as invalid, as is a page size
-// outside 1–MaxListed; no size gives the default.
+// or cursor that is no id, is refused as invalid with its reason, as is a
+// page size outside 1–MaxListed; no size gives the default.
 func testOutboxListingRefusals(t *testing.T, f Fixture) {
 	d := notifyDefs(t, f, "alpha", notify.Rule{On: notify.OnFailed, Channel: "ops"})
 	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
-	for _, q := range []notify.ListQuery{
-		{State: "failed"}, {After: "not-an-id"}, {ProjectID: "alpha"}, {Limit: -1}, {Limit: notify.MaxListed + 1},
+	for _, c := range []struct {
+		q      notify.ListQuery
+		reason qlerror.Reason
+	}{
+		{notify.ListQuery{State: "failed"}, notify.RefusalNotificationState},
+		{notify.ListQuery{After: "not-an-id"}, notify.RefusalNotANotificationID},
+		{notify.ListQuery{ProjectID: "alpha"}, ""},
+		{notify.ListQuery{Limit: -1}, ""},
+		{notify.ListQuery{Limit: notify.MaxListed + 1}, ""},
 	} {
-		_, _, err := f.Outbox.NotificationsList(t.Context(), q)
-		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("listing %+v", q))
+		_, _, err := f.Outbox.NotificationsList(t.Context(), c.q)
+		requireCode(t, err, qlerror.Invalid, fmt.Sprintf("listing %+v", c.q))
+		if c.reason != "" && qlerror.ReasonOf(err) != c.reason {
+			t.Fatalf("listing %+v: reason %q, want %q", c.q, qlerror.ReasonOf(err), c.reason)
+		}
 	}
 	rows, next, err := f.Outbox.NotificationsList(t.Context(), notify.ListQuery{})
 	if err != nil || len(rows) != 1 || next != "" {
 		t.Fatalf("a listing of no page size: %d rows, cursor %q (%v); want the one row at the default size", len(rows), next, err)
+	}
+}
+
+// testOutboxRetryRefusals: a retry of an id that is none, of a row that
+// does not exist, and of a row that is not dead is refused with its reason
+// (the last naming the row's state) and changes nothing.
+func testOutboxRetryRefusals(t *testing.T, f Fixture) {
+	ctx := t.Context()
+	d := notifyDefs(t, f, "alpha", notify.Rule{On: notify.OnFailed, Channel: "ops"})
+	runFinished(t, f, d.Trigger.TriggerID, 1, run.AttemptFailed)
+	pending := outbox(t, f)[0]
+	for _, c := range []struct {
+		id     string
+		code   qlerror.Code
+		reason qlerror.Reason
+		state  string
+	}{
+		{"not-an-id", qlerror.Invalid, notify.RefusalNotANotificationID, ""},
+		{ids.New(), qlerror.NotFound, notify.RefusalNotificationMissing, ""},
+		{pending.ID, qlerror.FailedPrecondition, notify.RefusalNotificationNotDead, "pending"},
+	} {
+		_, err := f.Outbox.NotificationRetry(ctx, c.id)
+		requireCode(t, err, c.code, "retry of "+c.id)
+		if qlerror.ReasonOf(err) != c.reason || qlerror.ParamsOf(err)["notification"] != c.state {
+			t.Fatalf("retry of %s: reason %q with %v, want %q with state %q", c.id, qlerror.ReasonOf(err), qlerror.ParamsOf(err), c.reason, c.state)
+		}
+	}
+	if got := outbox(t, f); len(got) != 1 || got[0].State != notify.Pending || got[0].Attempts != pending.Attempts || got[0].NextAttemptAtMs != pending.NextAttemptAtMs {
+		t.Fatalf("after the refused retries the row is %+v, want it as it was: %+v", got, pending)
 	}
 }

@@ -27,6 +27,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"OnlyValidCanonicalSettingsAreStored":                        testOutboxSettings,
 		"AListingPagesNewestFirstKeepingOnlyItsStateAndProject":      testOutboxListing,
 		"AListingRefusesAStateThatIsNoneAndACursorThatIsNoID":        testOutboxListingRefusals,
+		"ARetryOfNoneOrOfARowNotDeadIsRefusedWithItsReason":          testOutboxRetryRefusals,
 		"ADeliveryRoundSendsSideBySideAndCountsOnlyAttemptsUnderWay": testDeliveryInFlight,
 		"ADeadNotificationIsLoggedWithoutARetryWait":                 testDeadLoggedWithoutRetry,
 		"ANotificationDueWhileASlowSendWaitsIsSentMeanwhile":         testDeliveryClaimsWhatFallsDueMeanwhile,

@@ -1,0 +1,62 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/view"
+)
+
+var errNoNotifications = qlerror.New(qlerror.FailedPrecondition, "this server cannot list or retry notifications over the API; use `ql notifications`")
+
+// notificationList lists the outbox newest first, as `ql notifications
+// list` does, by state and project, a page after the cursor.
+func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error) {
+	q, err := params(r.URL.Query(), "after", "limit", "project", "state")
+	if err != nil {
+		return nil, err
+	}
+	if a.Notifications == nil {
+		return nil, errNoNotifications
+	}
+	n, err := limit(q["limit"], notify.DefaultListed, notify.MaxListed)
+	if err != nil {
+		return nil, err
+	}
+	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: q["project"], After: q["after"], Limit: n})
+	if err != nil {
+		return nil, err
+	}
+	return view.NewNotificationList(rows, next), nil
+}
+
+// notificationRetry makes a dead notification pending again, with the same
+// idempotency key and its attempts counted afresh, as `ql notifications
+// retry` does. It creates nothing, so it takes no request id: asked again
+// once it took, it is refused as no longer dead (409,
+// notification_not_dead). The outbox keeps no record of who asked, so the
+// log does.
+func (a *api) notificationRetry(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Notifications == nil {
+		return nil, errNoNotifications
+	}
+	var body struct{}
+	if err := a.decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	m, err := a.Notifications.NotificationRetry(ctx, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	a.Log.Info("notification retried", slog.String("code", notify.CodeRetried), slog.String("notification", m.ID),
+		slog.String("actor", principalOf(ctx).actor()))
+	return struct {
+		Notification view.Notification `json:"notification"`
+	}{view.NewNotification(m)}, nil
+}
