@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 func ql(t *testing.T, args ...string) (int, string, string) {
@@ -184,5 +186,17 @@ func TestACommandWithoutAPIURLSaysSoWhenQLAPIURLIsSetAndNoDatabaseIsThere(t *tes
 	}
 	if _, _, stderr := ql(t, "runs", "list", "--data-dir", dir); strings.Contains(stderr, "$QL_API_URL is set") {
 		t.Errorf("a command that can ask the API was told it cannot: %q", stderr)
+	}
+}
+
+func TestABackfillDryRunOfOneExistingRunSaysHasNotHave(t *testing.T) {
+	t.Parallel()
+	one := backfillReport("t", true, schedule.BackfillResult{Occurrences: 2, Admitted: 1, Existing: 1, FirstMs: 0, LastMs: 3_600_000})
+	if !strings.HasSuffix(one, ", 1 would be admitted, 1 already has a run") {
+		t.Errorf("report %q, want it to say that 1 already has a run", one)
+	}
+	two := backfillReport("t", true, schedule.BackfillResult{Occurrences: 2, Existing: 2, FirstMs: 0, LastMs: 3_600_000})
+	if !strings.HasSuffix(two, ", 0 would be admitted, 2 already have a run") {
+		t.Errorf("report %q, want it to say that 2 already have a run", two)
 	}
 }

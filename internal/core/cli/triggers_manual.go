@@ -239,7 +239,11 @@ func backfillReport(name string, dryRun bool, total schedule.BackfillResult) str
 		if total.Occurrences > 0 {
 			msg += fmt.Sprintf(" from %s to %s", fmtMs(&total.FirstMs), fmtMs(&total.LastMs))
 		}
-		msg += fmt.Sprintf(", %d would be admitted, %d already have a run", total.Admitted, total.Existing)
+		has := "have"
+		if total.Existing == 1 {
+			has = "has"
+		}
+		msg += fmt.Sprintf(", %d would be admitted, %d already %s a run", total.Admitted, total.Existing, has)
 	} else {
 		msg = fmt.Sprintf("trigger %s: %d %s, %d admitted, %d already had a run", name, total.Occurrences, occurrences, total.Admitted, total.Existing)
 	}
