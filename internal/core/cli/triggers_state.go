@@ -205,20 +205,16 @@ func auditCell(s string) string {
 	return oneLine(s)
 }
 
-// policiesLine names a trigger's time policies, or "" when it has none.
+// policiesLine names a trigger's time policies and its overlap policy
+// when it is not allow, or "" when it has none of them.
 func policiesLine(t view.Trigger) string {
 	var parts []string
-	if t.Cron.JitterMs > 0 {
-		parts = append(parts, "jitter "+(time.Duration(t.Cron.JitterMs)*time.Millisecond).String())
-	}
-	if t.Cron.StartAtMs != 0 {
-		parts = append(parts, "startAt "+fmtMs(&t.Cron.StartAtMs))
-	}
-	if t.Cron.EndAtMs != 0 {
-		parts = append(parts, "endAt "+fmtMs(&t.Cron.EndAtMs))
-	}
-	if w := t.Cron.CatchUpWindowMs; w != nil {
-		parts = append(parts, "catchUpWindow "+(time.Duration(*w)*time.Millisecond).String())
+	for _, p := range t.Cron.Policies() {
+		value := (time.Duration(p.Ms) * time.Millisecond).String()
+		if p.Instant {
+			value = fmtMs(&p.Ms)
+		}
+		parts = append(parts, p.Name+" "+value)
 	}
 	if t.Cron.Overlap != "" {
 		parts = append(parts, "overlap "+t.Cron.Overlap)

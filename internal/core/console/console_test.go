@@ -12,6 +12,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 // The language is ?lang=, then the switch's cookie, then Accept-Language,
@@ -110,15 +112,17 @@ func TestEveryReasonABackfillTookNothingHasASentenceInBothLanguages(t *testing.T
 
 // Every value a page shows by its word — run and attempt states, token
 // states and scopes, the reasons an occurrence is passed over, what a
-// definitions file changed, a notification's state and its rule's event —
-// has one in both languages.
+// definitions file changed, a notification's state and its rule's event,
+// a trigger's misfire and overlap policies — has one in both languages.
 func TestEveryShownValueHasAWordInBothLanguages(t *testing.T) {
 	values := map[string][]string{
-		"token":  {apitoken.StateActive, apitoken.StateRevoked, apitoken.StateExpired},
-		"kind":   {"project", "task", "trigger"},
-		"change": {string(catalog.Created), string(catalog.Updated), string(catalog.Unchanged)},
-		"worker": {"active", "draining", "revoked"},
-		"audit":  {"pause", "resume", "enable", "disable"},
+		"token":   {apitoken.StateActive, apitoken.StateRevoked, apitoken.StateExpired},
+		"kind":    {"project", "task", "trigger"},
+		"change":  {string(catalog.Created), string(catalog.Updated), string(catalog.Unchanged)},
+		"worker":  {"active", "draining", "revoked"},
+		"audit":   {"pause", "resume", "enable", "disable"},
+		"misfire": {string(trigger.Skip), string(trigger.FireOnce)},
+		"overlap": {view.Cron{}.OverlapPolicy(), string(trigger.OverlapSkip), string(trigger.OverlapQueueOne), string(trigger.OverlapCancelPrevious)},
 	}
 	for _, s := range run.States {
 		values["run"] = append(values["run"], string(s))
@@ -154,6 +158,23 @@ func TestEveryShownValueHasAWordInBothLanguages(t *testing.T) {
 	}
 	if got := word("zh", "run", "from_a_newer_server"); got != "from_a_newer_server" {
 		t.Errorf("a value with no word shows as %q, want itself", got)
+	}
+}
+
+// Every time policy a trigger's page lists has its label and the sentence
+// saying what it does in both languages.
+func TestEveryTimePolicyHasALabelAndASentenceInBothLanguages(t *testing.T) {
+	window := int64(0)
+	all := view.Cron{JitterMs: 1, StartAtMs: 1, EndAtMs: 2, CatchUpWindowMs: &window}.Policies()
+	if len(all) != 4 {
+		t.Fatalf("a cron with every time policy set lists %d of them: %+v", len(all), all)
+	}
+	for _, p := range all {
+		for _, l := range []string{"en", "zh"} {
+			if messages[l]["pol."+p.Name] == "" || messages[l]["pol."+p.Name+".help"] == "" {
+				t.Errorf("%s has no label or no sentence for the time policy %s", l, p.Name)
+			}
+		}
 	}
 }
 

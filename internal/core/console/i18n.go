@@ -64,6 +64,14 @@ var messages = map[string]map[string]string{
 		"audit.more":       "Only its newest %d audit records are shown; older ones exist (the table trigger_schedule_audit keeps them all).",
 		"audit.unreadable": "The audit trail cannot be shown: this server's database role may not read it (its grants predate this version). Run `ql db roles` as a superuser to grant it.",
 		"archived":         "project archived", "nofires.archived": "none while its project is archived",
+		// A trigger's policies on its page, as `ql triggers show` prints
+		// them (view.Cron.Policies), each with what it does.
+		"pol.misfire": "Misfire policy", "pol.overlap": "Overlap policy", "pol.jitter": "Jitter", "pol.startAt": "Starts at",
+		"pol.endAt": "Ends at", "pol.catchUpWindow": "Catch-up window",
+		"pol.jitter.help":        "each occurrence is admitted up to this much after its nominal time, at its due time",
+		"pol.startAt.help":       "the trigger has no occurrence before it",
+		"pol.endAt.help":         "the trigger has no occurrence after it",
+		"pol.catchUpWindow.help": "a missed occurrence older than this is passed over, not run",
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
 		"notifications": "Notifications", "nt.channel": "Channel", "nt.rule": "Rule", "nt.lasterror": "Last error", "nt.next": "Next attempt",
@@ -166,6 +174,14 @@ var messages = map[string]map[string]string{
 		"audit.more":       "这里只显示最新的 %d 条审计记录，还有更早的记录（trigger_schedule_audit 表保存全部记录）。",
 		"audit.unreadable": "无法显示审计记录：此服务器的数据库角色无权读取它（其授权早于当前版本）。请以超级用户身份运行 `ql db roles` 授予该权限。",
 		"archived":         "项目已归档", "nofires.archived": "项目归档期间没有",
+		// A trigger's policies on its page, as `ql triggers show` prints
+		// them (view.Cron.Policies), each with what it does.
+		"pol.misfire": "错过策略", "pol.overlap": "重叠策略", "pol.jitter": "抖动（jitter）", "pol.startAt": "起始时间（startAt）",
+		"pol.endAt": "结束时间（endAt）", "pol.catchUpWindow": "补跑窗口（catchUpWindow）",
+		"pol.jitter.help":        "每次发生时刻在其名义时间之后最多推迟这么久，于其到期时间准入",
+		"pol.startAt.help":       "触发器在此之前没有发生时刻",
+		"pol.endAt.help":         "触发器在此之后没有发生时刻",
+		"pol.catchUpWindow.help": "早于此时长的错过发生时刻被跳过，不会运行",
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
 		"notifications": "通知", "nt.channel": "渠道", "nt.rule": "规则", "nt.lasterror": "最近错误", "nt.next": "下次尝试",
@@ -396,6 +412,7 @@ func funcs(binary string) template.FuncMap {
 			}
 			return strconvItoa(*c)
 		},
+		"span": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() },
 		"duration": func(a run.Attempt) string {
 			if a.StartedAtMs == nil || a.FinishedAtMs == nil {
 				return "—"

@@ -4,7 +4,8 @@ import "fmt"
 
 // words name the values the pages show — states, scopes, the reasons an
 // occurrence was passed over, what a definitions file changed, a
-// notification's state and the event of its rule — by kind
+// notification's state and the event of its rule, what a trigger's misfire
+// and overlap policies do — by kind
 // and value, in both languages. Stored values stay English in the URL and
 // the API; only the page translates them. A value with no word (a newer
 // server's) is shown as it is.
@@ -30,6 +31,12 @@ var words = map[string]map[string]string{
 		"notification.pending": "pending", "notification.delivered": "delivered", "notification.dead": "dead",
 		"event.failed": "failed", "event.timed_out": "timed out", "event.lost": "lost", "event.skipped": "occurrences passed over",
 		"event.recovered": "recovered", "event.consecutive_failures": "failures in a row",
+		"misfire.skip":            "an occurrence found later than the grace period is passed over",
+		"misfire.fire_once":       "of the occurrences missed (an outage, a pause), the oldest runs once and the others are passed over",
+		"overlap.allow":           "an occurrence runs whether or not an earlier run is unfinished",
+		"overlap.skip":            "an occurrence is passed over while an earlier run is unfinished",
+		"overlap.queue_one":       "an occurrence waits for the unfinished run to finish; with one waiting already, it is passed over",
+		"overlap.cancel_previous": "an occurrence cancels the unfinished runs and waits until they have stopped",
 	},
 	"zh": {
 		"run.created": "已创建", "run.queued": "排队中", "run.dispatching": "分派中", "run.running": "运行中",
@@ -50,6 +57,12 @@ var words = map[string]map[string]string{
 		"notification.pending": "待发送", "notification.delivered": "已送达", "notification.dead": "无法送达",
 		"event.failed": "失败", "event.timed_out": "超时", "event.lost": "已丢失", "event.skipped": "跳过发生时刻",
 		"event.recovered": "已恢复", "event.consecutive_failures": "连续失败",
+		"misfire.skip":            "晚于宽限期才处理到的发生时刻被跳过",
+		"misfire.fire_once":       "错过的发生时刻（停机、暂停期间）中最早的一次运行一次，其余跳过",
+		"overlap.allow":           "无论更早的运行是否结束，发生时刻都会运行",
+		"overlap.skip":            "更早的运行未结束时，跳过该发生时刻",
+		"overlap.queue_one":       "发生时刻等待未结束的运行结束；已有一个在等待时则跳过",
+		"overlap.cancel_previous": "发生时刻取消未结束的运行，等它们停止后再运行",
 	},
 }
 

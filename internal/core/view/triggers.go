@@ -1,6 +1,8 @@
 package view
 
 import (
+	"cmp"
+
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -26,6 +28,41 @@ func NewCron(c trigger.Cron) Cron {
 	if c.HasCatchUpWindow {
 		w := c.CatchUpWindowMs
 		out.CatchUpWindowMs = &w
+	}
+	return out
+}
+
+// OverlapPolicy is c's overlap policy as a definitions file spells it:
+// "allow" for the default, which the JSON leaves out.
+func (c Cron) OverlapPolicy() string { return cmp.Or(c.Overlap, "allow") }
+
+// Policy is one time policy a trigger sets, for a reader to print.
+type Policy struct {
+	// Name is the field as a definitions file spells it: jitter, startAt,
+	// endAt or catchUpWindow.
+	Name string
+	// Ms is a duration (jitter, catchUpWindow) or, when Instant, a Unix
+	// instant (startAt, endAt), in milliseconds.
+	Ms      int64
+	Instant bool
+}
+
+// Policies are the time policies c sets, in the order a definitions file
+// lists them: `ql triggers show` and the console's trigger page print the
+// same ones.
+func (c Cron) Policies() []Policy {
+	var out []Policy
+	if c.JitterMs > 0 {
+		out = append(out, Policy{Name: "jitter", Ms: c.JitterMs})
+	}
+	if c.StartAtMs != 0 {
+		out = append(out, Policy{Name: "startAt", Ms: c.StartAtMs, Instant: true})
+	}
+	if c.EndAtMs != 0 {
+		out = append(out, Policy{Name: "endAt", Ms: c.EndAtMs, Instant: true})
+	}
+	if c.CatchUpWindowMs != nil {
+		out = append(out, Policy{Name: "catchUpWindow", Ms: *c.CatchUpWindowMs})
 	}
 	return out
 }
