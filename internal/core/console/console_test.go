@@ -246,6 +246,27 @@ func TestRecentFailuresMergeEveryFailedStateNewestFirst(t *testing.T) {
 	}
 }
 
+// The overview's next fires are the active triggers whose next
+// occurrences are admitted soonest, in the order of their due times: with
+// jitter, one nominally later may be admitted first.
+func TestTheOverviewListsNextFiresByDueTime(t *testing.T) {
+	at := func(ms int64) *int64 { return &ms }
+	list := []schedule.TriggerStatus{
+		{TriggerID: "late", Enabled: true, NextFireAtMs: at(100), NextDueAtMs: at(900)},
+		{TriggerID: "soon", Enabled: true, NextFireAtMs: at(200), NextDueAtMs: at(200)},
+		{TriggerID: "paused", Enabled: true, Paused: true, NextFireAtMs: at(50), NextDueAtMs: at(50)},
+		{TriggerID: "disabled", NextFireAtMs: at(60), NextDueAtMs: at(60)},
+		{TriggerID: "ended", Enabled: true, Ended: true},
+	}
+	var ids []string
+	for _, tr := range nextFiresOf(list) {
+		ids = append(ids, tr.TriggerID)
+	}
+	if want := []string{"soon", "late"}; !slices.Equal(ids, want) {
+		t.Fatalf("next fires %v, want %v", ids, want)
+	}
+}
+
 // A notification's rule reads as its event, a streak as its length and a
 // skipped occurrence with its reason, in the page's language.
 func TestANotificationsRuleNamesItsStreakAndItsSkipReason(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 // messages are the console's words in English and Simplified Chinese.
@@ -54,7 +55,7 @@ var messages = map[string]map[string]string{
 		"local.edge":            "Running commands on other machines takes the full ql binary.",
 		"oldest":                "oldest due", "workers": "Workers", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat",
 		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "yours": "your time:", "nofires": "none: the trigger has ended",
-		"from": "From", "to": "To", "zone": "Times in",
+		"from": "From", "to": "To", "zone": "Times in", "due": " (due %s)",
 		"replicas": "Replicas", "rep.live": "live", "rep.expired": "expired", "host": "Host", "pid": "PID", "version": "Version",
 		"started": "Started", "lastseen": "Last seen",
 		"run": "Run", "yourtime": "Your time", "allruns": "All its runs",
@@ -164,7 +165,7 @@ var messages = map[string]map[string]string{
 		"local.edge":            "要在其他机器上执行命令，需要完整版的 ql 程序。",
 		"oldest":                "最早到期", "workers": "执行节点", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳",
 		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "yours": "你的时间：", "nofires": "无：触发器已结束",
-		"from": "起始", "to": "截止", "zone": "时区",
+		"from": "起始", "to": "截止", "zone": "时区", "due": "（抖动后 %s 到期）",
 		"replicas": "副本", "rep.live": "个在线", "rep.expired": "已过期", "host": "主机", "pid": "进程号", "version": "版本",
 		"started": "启动时间", "lastseen": "最近在线",
 		"run": "运行", "yourtime": "你的时间", "allruns": "它的全部运行",
@@ -295,6 +296,17 @@ func when(ms int64, zone string) string {
 	return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05 MST")
 }
 
+// fireText is an occurrence's nominal time in zone and, when jitter moves
+// it, its due time, the instant it is admitted, as `ql triggers show`
+// prints them. The "due" words carry their own space before them: Chinese
+// puts none before its full-width parenthesis.
+func fireText(l string, atMs, dueMs int64, zone string) string {
+	if dueMs == atMs {
+		return when(atMs, zone)
+	}
+	return when(atMs, zone) + fmt.Sprintf(tr(l, "due"), when(dueMs, zone))
+}
+
 // triggerState is a trigger's state in words: archived (its project is;
 // nothing else about it matters until the project is active again), else
 // disabled, paused, ended (past its endAt) or active.
@@ -423,7 +435,17 @@ func funcs(binary string) template.FuncMap {
 		"dict": func(l, zone string, runs []run.Run) map[string]any {
 			return map[string]any{"L": l, "Zone": zone, "Runs": runs}
 		},
-		"fires": func(l string, fires []int64, t schedule.TriggerStatus, viewerZone string) map[string]any {
+		"fire": fireText,
+		"firePtr": func(l string, at, due *int64, zone string) string {
+			if at == nil {
+				return "—"
+			}
+			if due == nil {
+				return fireText(l, *at, *at, zone)
+			}
+			return fireText(l, *at, *due, zone)
+		},
+		"fires": func(l string, fires []view.FireTime, t schedule.TriggerStatus, viewerZone string) map[string]any {
 			return map[string]any{"L": l, "Fires": fires, "TriggerZone": t.Cron.Timezone, "ViewerZone": viewerZone, "Why": firesWhy(t)}
 		},
 	}

@@ -218,16 +218,30 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, r, s, err)
 		return
 	}
-	for _, t := range trig {
-		// A paused or disabled trigger's cursor is a time that passes
-		// without a Run: it has no next fire to list.
+	d.Next = nextFiresOf(trig)
+	c.render(w, r, http.StatusOK, "overview", s, d)
+}
+
+// nextFiresOf are the triggers whose next occurrences are admitted
+// soonest, at most nextFires of them, by due time: with jitter, an
+// occurrence nominally later may be admitted first. A paused or disabled
+// trigger's cursor is a time that passes without a Run: it has no next
+// fire to list.
+func nextFiresOf(list []schedule.TriggerStatus) []schedule.TriggerStatus {
+	var out []schedule.TriggerStatus
+	for _, t := range list {
 		if t.NextFireAtMs != nil && t.Enabled && !t.Paused {
-			d.Next = append(d.Next, t)
+			out = append(out, t)
 		}
 	}
-	slices.SortFunc(d.Next, func(a, b schedule.TriggerStatus) int { return cmp.Compare(*a.NextFireAtMs, *b.NextFireAtMs) })
-	d.Next = d.Next[:min(len(d.Next), nextFires)]
-	c.render(w, r, http.StatusOK, "overview", s, d)
+	dueAt := func(t schedule.TriggerStatus) int64 {
+		if t.NextDueAtMs != nil {
+			return *t.NextDueAtMs
+		}
+		return *t.NextFireAtMs
+	}
+	slices.SortFunc(out, func(a, b schedule.TriggerStatus) int { return cmp.Compare(dueAt(a), dueAt(b)) })
+	return out[:min(len(out), nextFires)]
 }
 
 // failedStates are the states of a Run whose task did not do its job: a
@@ -269,7 +283,7 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 			shown = append(shown, t)
 		}
 	}
-	fires := make(map[string][]int64, len(shown))
+	fires := make(map[string][]view.FireTime, len(shown))
 	now := c.cfg.NowMs()
 	for _, t := range shown {
 		fires[t.TriggerID] = upcoming(t, now)

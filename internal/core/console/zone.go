@@ -60,15 +60,16 @@ func parseLocal(field, v, zone string) (int64, error) {
 	return 0, qlerror.New(qlerror.Invalid, "%s %q is not a date and time like 2026-11-30T08:00", field, v).Because(refusalNotATime)
 }
 
-// upcoming are a trigger's next view.NextFireCount fire times after
-// nowMs: none while it is paused or disabled or its project is archived
-// (none of them would run), or when its cron no longer parses (its page
-// says so through the store's own checks).
-func upcoming(t schedule.TriggerStatus, nowMs int64) []int64 {
+// upcoming are a trigger's next view.NextFireCount fire times at nowMs
+// with their due times, as `ql triggers show` lists them
+// (view.UpcomingFires): none while it is paused or disabled or its project
+// is archived (none of them would run), or when its cron no longer parses
+// (its page says so through the store's own checks).
+func upcoming(t schedule.TriggerStatus, nowMs int64) []view.FireTime {
 	if t.Paused || !t.Enabled || t.Archived {
 		return nil
 	}
-	next, _, err := view.NextFireTimes(t.Cron, nowMs, view.NextFireCount)
+	next, err := view.UpcomingFires(t, nowMs, view.NextFireCount)
 	if err != nil {
 		return nil
 	}

@@ -107,25 +107,48 @@ func NextFireTimes(c trigger.Cron, afterMs int64, n int) ([]int64, *time.Locatio
 	return next, sched.Location(), nil
 }
 
+// UpcomingFires are t's next n occurrences at nowMs, each with its due
+// time, from its cursor when the cursor's due time is still ahead (an
+// occurrence whose nominal time has passed waits out its jitter: it is
+// the next to fire, not one already gone), else after nowMs; an error
+// when its stored cron no longer parses.
+func UpcomingFires(t schedule.TriggerStatus, nowMs int64, n int) ([]FireTime, error) {
+	after, out := nowMs, make([]FireTime, 0, n)
+	pending := t.NextFireAtMs != nil && t.NextDueAtMs != nil && *t.NextDueAtMs > nowMs
+	if pending {
+		after = *t.NextFireAtMs
+		n--
+	}
+	next, loc, err := NextFireTimes(t.Cron, after, n)
+	if err != nil {
+		return nil, fmt.Errorf("trigger %s: its stored cron no longer parses: %w", t.TriggerID, err)
+	}
+	if pending {
+		out = append(out, FireTime{AtMs: *t.NextFireAtMs, Local: time.UnixMilli(*t.NextFireAtMs).In(loc).Format(LocalTimeFormat), DueAtMs: *t.NextDueAtMs})
+	}
+	for _, ms := range next {
+		out = append(out, FireTime{AtMs: ms, Local: time.UnixMilli(ms).In(loc).Format(LocalTimeFormat),
+			DueAtMs: schedule.FireAt(t.TriggerID, ms, t.Cron.JitterMs)})
+	}
+	return out, nil
+}
+
 // NewTriggerDetail shapes d with its last runs (runsNext is the cursor of
 // their listing, "" when no older Run exists), its newest ledgerLimit
-// ledger entries and its next NextFireCount fire times after the store's
-// clock reading, in the trigger's zone; an error when its stored cron no
-// longer parses. d is read with DetailLedgerRead(ledgerLimit) entries, one
-// more than it shows, so that LedgerMore can tell whether older ones exist.
+// ledger entries and its next NextFireCount fire times at the store's
+// clock reading (UpcomingFires), in the trigger's zone; an error when its
+// stored cron no longer parses. d is read with DetailLedgerRead(ledgerLimit)
+// entries, one more than it shows, so that LedgerMore can tell whether
+// older ones exist.
 func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, runsNext string, ledgerLimit int) (TriggerDetail, error) {
-	next, loc, err := NextFireTimes(d.Cron, d.NowMs, NextFireCount)
+	fires, err := UpcomingFires(d.TriggerStatus, d.NowMs, NextFireCount)
 	if err != nil {
-		return TriggerDetail{}, fmt.Errorf("trigger %s: its stored cron no longer parses: %w", d.TriggerID, err)
+		return TriggerDetail{}, err
 	}
 	out := TriggerDetail{
 		Trigger: NewTriggerList([]schedule.TriggerStatus{d.TriggerStatus}, "").Triggers[0],
 		Paused:  d.Paused, PauseNote: d.PauseNote, PausedAtMs: d.PausedAtMs, NowMs: d.NowMs,
-		NextFires: make([]FireTime, 0, len(next)), Runs: make([]Run, 0, len(runs)), RunsMore: runsNext != "", Ledger: make([]LedgerEntry, 0, len(d.Ledger)),
-	}
-	for _, ms := range next {
-		out.NextFires = append(out.NextFires, FireTime{AtMs: ms, Local: time.UnixMilli(ms).In(loc).Format(LocalTimeFormat),
-			DueAtMs: schedule.FireAt(d.TriggerID, ms, d.Cron.JitterMs)})
+		NextFires: fires, Runs: make([]Run, 0, len(runs)), RunsMore: runsNext != "", Ledger: make([]LedgerEntry, 0, len(d.Ledger)),
 	}
 	for _, r := range runs {
 		out.Runs = append(out.Runs, NewRun(r))
