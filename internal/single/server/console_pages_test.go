@@ -144,6 +144,43 @@ func TestConsoleOffersNoRunNowForADisabledTrigger(t *testing.T) {
 	}
 }
 
+// A disabled trigger's page, and the page of a trigger of an archived
+// project, offers neither Pause nor Resume, even to a trigger paused
+// before, and says why in the page's language, as it does for the
+// backfill; once the trigger is enabled again its page offers Resume.
+func TestConsoleOffersNoPauseOrResumeForADisabledOrArchivedTrigger(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	for _, verb := range []string{"pause", "disable"} {
+		if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/"+verb, url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: %d", verb, resp.StatusCode)
+		}
+	}
+	offersNone := func(what string) {
+		t.Helper()
+		for lang, why := range map[string]string{
+			"en": "Pause and resume are not offered while the trigger is disabled or its project is archived: nothing of it runs.",
+			"zh": "触发器停用或其项目归档期间不提供暂停与恢复：它的任何运行都不会进行。",
+		} {
+			_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang="+lang, nil)
+			if strings.Contains(page, `/pause"`) || strings.Contains(page, `/resume"`) || !strings.Contains(page, `id="pause-off">`+why) {
+				t.Errorf("the %s page of %s offers Pause or Resume, or does not say why it offers neither:\n%s", lang, what, page)
+			}
+		}
+	}
+	offersNone("a paused trigger that was then disabled")
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("enable: %d", resp.StatusCode)
+	}
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil); !strings.Contains(page, `/resume"`) || strings.Contains(page, `id="pause-off"`) {
+		t.Errorf("the page of the paused trigger enabled again does not offer Resume:\n%s", page)
+	}
+	site.archiveShop(t)
+	offersNone("a trigger of an archived project")
+}
+
 // An error is a page in the console's layout and language, with the
 // message saying what was wrong and a way back; a store's internal error
 // is logged, not shown.
