@@ -39,22 +39,35 @@ func newGrantSwallower(t testing.TB, upstream string) *grantSwallower {
 	rp := httputil.NewSingleHostReverseProxy(to)
 	transport := &http.Transport{}
 	rp.Transport = transport
-	lost := false
+	var lost atomic.Bool
+	// held ends every pull held unanswered: when its worker gives up on it,
+	// or when the test ends. The server notices a client gone only once it
+	// has read the request's body, so the body is read first; and the end
+	// of the test releases a pull whatever its worker did, since closing
+	// the server waits for every request still being answered.
+	stop := make(chan struct{})
+	held := func(r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != workerproto.PathPull {
 			rp.ServeHTTP(w, r)
 			return
 		}
-		if lost {
-			<-r.Context().Done()
+		if lost.Load() {
+			held(r)
 			return
 		}
 		rec := httptest.NewRecorder()
 		rp.ServeHTTP(rec, r)
 		if rec.Code == http.StatusOK && strings.Contains(rec.Body.String(), `"attemptId"`) {
-			lost = true
+			lost.Store(true)
 			close(g.swallowed)
-			<-r.Context().Done()
+			held(r)
 			return
 		}
 		maps.Copy(w.Header(), rec.Header())
@@ -62,6 +75,7 @@ func newGrantSwallower(t testing.TB, upstream string) *grantSwallower {
 		_, _ = w.Write(rec.Body.Bytes())
 	}))
 	t.Cleanup(func() {
+		close(stop)
 		srv.Close()
 		transport.CloseIdleConnections()
 	})
