@@ -13,6 +13,26 @@ import (
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
 
+// skippedAlertsDefs is a project whose minutely trigger, under misfire:
+// skip, passes occurrences over and whose rule sends each such decision to
+// the webhook at the URL it is formatted with.
+const skippedAlertsDefs = `project: alerts
+notifications:
+  channels:
+    hook: {type: webhook, url: %q}
+  rules:
+    - {on: skipped, channel: hook}
+tasks:
+  - name: noop
+    command: ["/bin/true"]
+triggers:
+  - name: minutely
+    task: noop
+    cron: "* * * * *"
+    timezone: UTC
+    misfire: skip
+`
+
 // On the cluster, end to end: occurrences a misfire: skip trigger passes
 // over raise a skipped notification in the admission's transaction, and a
 // replica delivers it to a webhook that refuses the first delivery: the
@@ -41,22 +61,7 @@ func TestAReplicaDeliversEachNotificationOncePerKey(t *testing.T) {
 	t.Cleanup(recv.Close)
 	bin := buildQL(t)
 	env := clustertest.New(t)
-	env.Apply(t, fmt.Sprintf(`project: alerts
-notifications:
-  channels:
-    hook: {type: webhook, url: %q}
-  rules:
-    - {on: skipped, channel: hook}
-tasks:
-  - name: noop
-    command: ["/bin/true"]
-triggers:
-  - name: minutely
-    task: noop
-    cron: "* * * * *"
-    timezone: UTC
-    misfire: skip
-`, recv.URL+"/hook"))
+	env.Apply(t, fmt.Sprintf(skippedAlertsDefs, recv.URL+"/hook"))
 	// A short claim lease: a round that took the row just as MakeDue
 	// moved it below races and leaves its claim to expire before the row
 	// is taken again.

@@ -35,22 +35,7 @@ func TestAReplicaListsAndRetriesADeadNotification(t *testing.T) {
 	t.Cleanup(recv.Close)
 	bin := buildQL(t)
 	env := clustertest.New(t)
-	env.Apply(t, fmt.Sprintf(`project: alerts
-notifications:
-  channels:
-    hook: {type: webhook, url: %q}
-  rules:
-    - {on: skipped, channel: hook}
-tasks:
-  - name: noop
-    command: ["/bin/true"]
-triggers:
-  - name: minutely
-    task: noop
-    cron: "* * * * *"
-    timezone: UTC
-    misfire: skip
-`, recv.URL+"/hook"))
+	env.Apply(t, fmt.Sprintf(skippedAlertsDefs, recv.URL+"/hook"))
 	admin := []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleAdmin)}
 	token := func(name, scope string) string {
 		t.Helper()
