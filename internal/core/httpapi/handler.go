@@ -316,12 +316,27 @@ func (a *api) admitted(h func(context.Context, *http.Request) (any, error)) http
 		defer cancel()
 		body, err := h(ctx, r)
 		if err != nil {
+			err = a.outOfTime(ctx, r, err)
 			a.observe(err)
 			a.writeError(w, r, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, body)
 	}
+}
+
+// outOfTime names the failure of a request that ran out of its time limit
+// (a store gives the bare context error, or the driver's "interrupted",
+// e.g. SQLite's while another write holds the database), which would
+// otherwise be answered as an internal error and logged as one: the client
+// learns it may retry, or ask for less at once. An error with a code of
+// its own is the store's own sentence and stays.
+func (a *api) outOfTime(ctx context.Context, r *http.Request, err error) error {
+	if qlerror.CodeOf(err) != qlerror.Internal || ctx.Err() != context.DeadlineExceeded || r.Context().Err() != nil {
+		return err
+	}
+	return qlerror.Wrap(qlerror.Timeout, err, "the request did not finish within its %s limit: the database is busy (a retention pass, a large apply or backfill) "+
+		"or the request asks for much at once; retry later, or ask for less (a shorter backfill window, a smaller page)", a.RequestTimeout)
 }
 
 type probeBody struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -221,5 +222,28 @@ func TestDefaultAddrIsLoopback(t *testing.T) {
 	t.Parallel()
 	if !strings.HasPrefix(DefaultAddr, "127.0.0.1:") {
 		t.Fatalf("default address %s is not loopback", DefaultAddr)
+	}
+}
+
+// A request that runs out of its time limit in a store that answers with
+// the bare context error (SQLite's, waiting for the writer) is a 504
+// timeout saying what to do, not a 500 logged as an internal error.
+func TestARequestOutOfTimeIsATimeoutNotAnInternalError(t *testing.T) {
+	t.Parallel()
+	st, tokens := tokenStore(t)
+	logs := &bytes.Buffer{}
+	h := NewHandler(Config{
+		Runs: st, Triggers: st, Detail: st, Tokens: st, RequestTimeout: time.Nanosecond,
+		Ready: func() (bool, string) { return true, "" },
+		Log:   slog.New(slog.NewJSONHandler(logs, nil)),
+	})
+	hs := &harness{h: h, tokens: tokens, logs: logs}
+	r := hs.do(t, http.MethodGet, "/api/v1/runs")
+	msg, _ := r.body["error"].(map[string]any)["message"].(string)
+	if r.status != http.StatusGatewayTimeout || errorCode(r) != "timeout" || !strings.Contains(msg, "did not finish within its 1ns limit") || !strings.Contains(msg, "retry later") {
+		t.Fatalf("response %d %s; want 504 timeout saying the limit and what to do", r.status, r.raw)
+	}
+	if strings.Contains(logs.String(), CodeInternalError) {
+		t.Fatalf("a request out of time was logged as an internal error: %s", logs)
 	}
 }
