@@ -1,5 +1,7 @@
 package console
 
+import "strings"
+
 // attemptEnds say, in the languages other than English, why an attempt
 // ended, by the error code it carries. An English page shows the
 // attempt's own message, else its code: the message is the reference
@@ -41,4 +43,24 @@ var attemptEnds = map[string]map[string]string{
 // when l has none (English, or a code it does not know).
 func attemptWhy(l, code string) string {
 	return attemptEnds[l][code]
+}
+
+// messageShown is how many characters of an attempt's message its row
+// shows before folding the rest away: about three lines of a phone's card.
+// Most messages are a sentence; a worker's refusal can run to a thousand.
+const messageShown = 160
+
+// clipMessage is msg cut to at most messageShown characters, at a space
+// when one is near the end, with an ellipsis; "" when msg is short enough
+// to show whole.
+func clipMessage(msg string) string {
+	runes := []rune(msg)
+	if len(runes) <= messageShown {
+		return ""
+	}
+	cut := string(runes[:messageShown])
+	if i := strings.LastIndexByte(cut, ' '); i >= len(cut)*3/4 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ") + "…"
 }

@@ -405,8 +405,9 @@ func funcs(binary string) template.FuncMap {
 		"tn": func(l, key string, n int) string {
 			return fmt.Sprintf(asBinary(binary, trCount(l, key, n)), n)
 		},
-		"bfNone":     backfillNone,
-		"attemptWhy": attemptWhy,
+		"bfNone":      backfillNone,
+		"attemptWhy":  attemptWhy,
+		"clipMessage": clipMessage,
 		"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
 			return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
 		},
