@@ -150,6 +150,41 @@ func TestCheckRefusesASuperuserAsTheRuntimeRole(t *testing.T) {
 	}
 }
 
+// `ql db check`, `ql db migrate` and `ql db roles` given a URL whose
+// database the server does not have say which database, to create it and
+// install QingLong in it (or correct the URL), and never the password.
+func TestADBCommandOnAMissingDatabaseSaysWhichAndHowToCreateIt(t *testing.T) {
+	t.Parallel()
+	// The shared server trusts every login: the password is there to be
+	// looked for in the output.
+	const password = "Right-pw-4242-4242"
+	u, err := url.Parse(pgtest.Server(t).SuperuserURL("ql_nowhere"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), password)
+	env := map[string]string{EnvURL: u.String()}
+	for _, k := range pgstore.RoleKinds {
+		env[passwordEnv(k)] = "secret-" + string(k) + "-0123456789"
+	}
+	for _, step := range []string{"check", "migrate", "roles"} {
+		out, err := run(t, env, step, "--role-prefix", randomPrefix(t))
+		if pgstore.StateCode(err) != "database_missing" {
+			t.Errorf("ql db %s: %v; want a missing database", step, err)
+			continue
+		}
+		msg := out + err.Error()
+		for _, want := range []string{"database ql_nowhere does not exist on this server", `CREATE DATABASE "ql_nowhere"`, "`ql db migrate` and `ql db roles`"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("ql db %s: %q lacks %q", step, msg, want)
+			}
+		}
+		if strings.Contains(msg, password) {
+			t.Errorf("ql db %s: %q shows the password", step, msg)
+		}
+	}
+}
+
 func TestMissingURLSaysWhichVariable(t *testing.T) {
 	t.Parallel()
 	_, err := run(t, map[string]string{}, "migrate")

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -275,11 +276,13 @@ func loginRole(err error) string {
 	return "the URL names"
 }
 
-// loginDatabase is the database a refused connection asked for.
+// loginDatabase is the database a refused connection asked for: the URL's,
+// else the role's name, which the server takes for a URL that names none;
+// "" when err does not say.
 func loginDatabase(err error) string {
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) && ce.Config != nil && ce.Config.Database != "" {
-		return ce.Config.Database
+	if errors.As(err, &ce) && ce.Config != nil {
+		return cmp.Or(ce.Config.Database, ce.Config.User)
 	}
-	return "the URL names"
+	return ""
 }

@@ -127,6 +127,42 @@ func TestARefusedLoginIsCodedLoginRefusedNotDatabaseError(t *testing.T) {
 	}
 }
 
+// A database the server does not have (3D000) has a diagnostic code of its
+// own, database_missing, and every way of connecting says which database
+// (by name, never the URL or its password), that it must be created and
+// QingLong installed in it, or the URL's name corrected; no retry cures it.
+// A URL that names no database asks for the role's name, which is said.
+func TestAMissingDatabaseIsCodedDatabaseMissingAndSaysHowToCreateIt(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	// The shared server trusts every login: the password is there to be
+	// looked for in the errors. No database has the role's name.
+	role, password := uniquePrefix(t)+"nodb", "Right-pw-4242-4242"
+	if err := createLogin(t, db.URL, role, password); err != nil {
+		t.Fatal(err)
+	}
+	base := fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d", role, password, pgtest.Server(t).Port())
+	for url, name := range map[string]string{base + "/ql_nowhere": "ql_nowhere", base: role} {
+		for step, open := range connectsAs {
+			err := open(t.Context(), url)
+			if code := StateCode(err); code != "database_missing" || !qlerror.Is(err, qlerror.FailedPrecondition) || Transient(err) {
+				t.Errorf("%s, database %s: code %q (%v); want database_missing, a precondition no retry cures", step, name, code, err)
+				continue
+			}
+			msg := err.Error()
+			for _, want := range []string{"database " + name + " does not exist on this server", `CREATE DATABASE "` + name + `"`,
+				"`ql db migrate` and `ql db roles`", "correct the database name in the URL"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("%s: %q lacks %q", step, msg, want)
+				}
+			}
+			if strings.Contains(msg, password) || strings.Contains(msg, "postgres://") {
+				t.Errorf("%s: %q shows the password or the URL", step, msg)
+			}
+		}
+	}
+}
+
 func TestAServerThatCannotBeReachedIsSaidOnce(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

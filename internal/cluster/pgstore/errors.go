@@ -177,6 +177,8 @@ func StateCode(err error) string {
 		return string(schedule.ReasonConnectionLost)
 	case LoginRefused(err):
 		return codeLoginRefused
+	case s == stateInvalidCatalogName:
+		return codeDatabaseMissing
 	case s == stateOutOfSharedMemory:
 		return "out_of_shared_memory"
 	case s == stateTooManyConnections:
@@ -212,6 +214,11 @@ const codeDatabaseError = "database_error"
 // (class 28): the role's password or pg_hba.conf is at fault, not the
 // server's health, so retrying or waiting never cures it.
 const codeLoginRefused = "login_refused"
+
+// codeDatabaseMissing is StateCode's code for a connection to a database
+// the server does not have (3D000): it has to be created, or the URL's
+// name corrected, before anything can connect; retrying never cures it.
+const codeDatabaseMissing = "database_missing"
 
 // writeReason is the commit outcome's reason for a failure that is neither
 // a lost connection, a cancellation nor an existing occurrence: the
@@ -251,7 +258,7 @@ func mapErr(err error, what string) error {
 			"else the role's line in the password file $PGPASSFILE or ~/.pgpass) and that the role exists and may log in from this host "+
 			"(`ql db roles` creates QingLong's roles; pg_hba.conf admits hosts)", what, loginRole(err))
 	case s == stateInvalidCatalogName:
-		return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: database %s does not exist on this server; check the database name in the URL", what, loginDatabase(err))
+		return databaseMissing(err, what)
 	case s == stateUniqueViolation:
 		return qlerror.Wrap(qlerror.Conflict, err, "%s: already exists", what)
 	case s == stateForeignKeyViolation, s == stateCheckViolation:
@@ -268,4 +275,19 @@ func mapErr(err error, what string) error {
 		return qlerror.Wrap(qlerror.Unavailable, err, "%s: the database cannot serve it now (%s); retry later", what, StateCode(err))
 	}
 	return qlerror.Wrap(qlerror.Internal, err, "%s", what)
+}
+
+// databaseMissing says which database the server does not have (by name
+// only: the URL can hold a password) and how to make it: create it, then
+// install QingLong's schema and roles in it, as a first install does.
+func databaseMissing(err error, what string) error {
+	name := loginDatabase(err)
+	create := "create it as a superuser"
+	if name != "" {
+		create += " (CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + ")"
+	} else {
+		name = "the URL names"
+	}
+	return qlerror.Wrap(qlerror.FailedPrecondition, err, "%s: database %s does not exist on this server; %s, then install QingLong in it "+
+		"with `ql db migrate` and `ql db roles`, or correct the database name in the URL", what, name, create)
 }
