@@ -116,12 +116,12 @@ func (r *replica) runFinished(s run.State) {
 
 // cancelRun is the API's and the console's cancel through live, counting
 // the Run when the call finished it (a cancel before it started).
-func (r *replica) cancelRun(live liveReaders) func(ctx context.Context, runID, actor string) (run.Run, error) {
-	return func(ctx context.Context, runID, actor string) (run.Run, error) {
+func (r *replica) cancelRun(live liveReaders) func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error) {
+	return func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error) {
 		out, eff, err := live.CancelRun(ctx, runID, actor)
 		if eff.Finished {
 			r.runFinished(run.Cancelled)
 		}
-		return out, err
+		return out, eff, err
 	}
 }

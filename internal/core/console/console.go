@@ -61,7 +61,7 @@ type Config struct {
 	// cancel or run now and backfill; the console then offers no such
 	// button or form.
 	Pauser schedule.Pauser
-	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
+	Cancel func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error)
 	Manual schedule.Manual
 	// Notifications lists the notification outbox and retries dead
 	// notifications (the notifications page; Retry needs operate); nil

@@ -471,7 +471,7 @@ func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	id := r.PathValue("id")
-	if _, err := c.cfg.Cancel(r.Context(), id, s.actor(r)); err != nil {
+	if _, _, err := c.cfg.Cancel(r.Context(), id, s.actor(r)); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}

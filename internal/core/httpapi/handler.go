@@ -65,8 +65,9 @@ type Config struct {
 	// database role may not (the cluster's runtime role).
 	Pauser schedule.Pauser
 	// Cancel cancels a Run, recording actor (who, from where) in its
-	// event; nil where the server cannot.
-	Cancel func(ctx context.Context, runID, actor string) (run.Run, error)
+	// event, and says what this call did to it; nil where the server
+	// cannot.
+	Cancel func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error)
 	// Manual runs a trigger now and backfills it; nil where the store
 	// does not implement it.
 	Manual schedule.Manual

@@ -35,15 +35,20 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 }
 
 // triggerGet is one trigger as `ql triggers show -o json` prints it: its
-// schedule and pause state, next fire times, last runs and whether older
-// ones exist, and newest ledger entries (?ledger=N, 1–view.MaxLedgerShown,
-// which is the whole ledger) and whether older ones exist.
+// schedule and pause state, next fire times, last runs (?runs=N,
+// 1–run.MaxPageSize) and whether older ones exist, and newest ledger
+// entries (?ledger=N, 1–view.MaxLedgerShown, which is the whole ledger)
+// and whether older ones exist.
 func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
-	q, err := params(r.URL.Query(), "ledger")
+	q, err := params(r.URL.Query(), "ledger", "runs")
 	if err != nil {
 		return nil, err
 	}
 	n, err := limit(q["ledger"], defaultLedger, view.MaxLedgerShown)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := limit(q["runs"], detailRuns, run.MaxPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -52,9 +57,9 @@ func (a *api) triggerGet(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs, next, err := a.Runs.RunList(ctx, run.ListParams{TriggerID: id, Limit: detailRuns})
+	list, next, err := a.Runs.RunList(ctx, run.ListParams{TriggerID: id, Limit: runs})
 	if err != nil {
 		return nil, err
 	}
-	return view.NewTriggerDetail(d, runs, next, n)
+	return view.NewTriggerDetail(d, list, next, n)
 }

@@ -146,7 +146,10 @@ func (a *api) triggerPause(pause bool) func(context.Context, *http.Request) (any
 
 // runCancel cancels a Run: one that has not started at once, a running one
 // by asking its executor to stop it. The store records the token's name
-// and the remote address in the cancel's event, in its transaction.
+// and the remote address in the cancel's event, in its transaction. The
+// answer says what this request did (view.NewCancelEffect): a Run found
+// cancelled was cancelled by this request or had ended so before, which
+// its state alone does not tell.
 func (a *api) runCancel(ctx context.Context, r *http.Request) (any, error) {
 	if _, err := params(r.URL.Query()); err != nil {
 		return nil, err
@@ -158,13 +161,14 @@ func (a *api) runCancel(ctx context.Context, r *http.Request) (any, error) {
 	if err := a.decodeBody(r, &body); err != nil {
 		return nil, err
 	}
-	got, err := a.Cancel(ctx, r.PathValue("id"), principalOf(ctx).actor())
+	got, eff, err := a.Cancel(ctx, r.PathValue("id"), principalOf(ctx).actor())
 	if err != nil {
 		return nil, err
 	}
 	return struct {
-		Run view.Run `json:"run"`
-	}{view.NewRun(got)}, nil
+		Run    view.Run `json:"run"`
+		Effect string   `json:"effect"`
+	}{view.NewRun(got), view.NewCancelEffect(got, eff)}, nil
 }
 
 // runNowBody is POST /api/v1/triggers/{id}/run's body.

@@ -137,3 +137,37 @@ func NewRunDetail(d run.Detail) RunDetail {
 	}
 	return out
 }
+
+// What one cancel did to its Run, as the API answers it ("effect") and
+// `ql runs cancel` tells it.
+const (
+	// CancelCancelled: this cancel ended the Run cancelled, before its
+	// command started.
+	CancelCancelled = "cancelled"
+	// CancelClosedLost: this cancel closed a lost Run (nothing ran it any
+	// more) cancelled.
+	CancelClosedLost = "closed_lost"
+	// CancelStopRequested: the Run has not ended; its command is being
+	// stopped, and the Run ends cancelled once it is.
+	CancelStopRequested = "stop_requested"
+	// CancelNothing: the Run had ended already; nothing changed.
+	CancelNothing = "none"
+)
+
+// NewCancelEffect names what a cancel that left r as it is did (eff).
+func NewCancelEffect(r run.Run, eff run.CancelEffect) string {
+	switch {
+	case eff.Finished:
+		return CancelCancelled
+	case eff.ClosedLost:
+		return CancelClosedLost
+	case r.State.Terminal():
+		return CancelNothing
+	}
+	return CancelStopRequested
+}
+
+// CancelEffectOf is the effect NewCancelEffect named.
+func CancelEffectOf(name string) run.CancelEffect {
+	return run.CancelEffect{Finished: name == CancelCancelled, ClosedLost: name == CancelClosedLost}
+}

@@ -24,10 +24,10 @@ func (s *Server) runFinished(state run.State) {
 
 // cancelRun is the API's and the console's cancel: the store's, counting
 // the Run when this call finished it (a cancel before it started).
-func (s *Server) cancelRun(ctx context.Context, runID, actor string) (run.Run, error) {
+func (s *Server) cancelRun(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error) {
 	r, eff, err := s.store.CancelRun(ctx, runID, actor)
 	if eff.Finished {
 		s.runFinished(run.Cancelled)
 	}
-	return r, err
+	return r, eff, err
 }
