@@ -127,8 +127,12 @@ func openExisting(ctx context.Context, opts Options, f *dbFlags) (*Backend, erro
 }
 
 // openExistingForWrite opens an existing database for writing: a missing
-// embedded file is an error, never created empty.
+// embedded file is an error, never created empty. Given --api-url, it is
+// the server's API, which writes to the server's database.
 func openExistingForWrite(ctx context.Context, opts Options, f *dbFlags) (*Backend, error) {
+	if f.server != "" {
+		return openRemote(f)
+	}
 	dsn, err := f.resolve(opts)
 	if err != nil {
 		return nil, err

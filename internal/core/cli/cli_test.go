@@ -172,20 +172,57 @@ func TestApplyGivenAFileWithoutDashFSaysHowToWriteIt(t *testing.T) {
 	}
 }
 
+// A command without --api-url (the API has no route for its action) that
+// finds no database while $QL_API_URL is set says it never asks a server,
+// and lists the commands that do; a command that can ask the API is not
+// told it cannot, and one given a database on its command line while
+// $QL_API_URL is set is told which of the two to drop.
 func TestACommandWithoutAPIURLSaysSoWhenQLAPIURLIsSetAndNoDatabaseIsThere(t *testing.T) {
 	t.Setenv("QL_API_URL", "https://127.0.0.1:1")
 	dir := t.TempDir()
-	code, _, stderr := ql(t, "triggers", "pause", "tick", "--data-dir", dir)
+	code, _, stderr := ql(t, "runs", "logs", "0193a8a0-0000-7000-8000-00000000abcd", "--data-dir", dir)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (stderr %q)", code, stderr)
 	}
-	for _, want := range []string{"no QingLong database at", "$QL_API_URL is set, but `ql triggers pause` works on a database", "runs list", "triggers list", "apply"} {
+	for _, want := range []string{"no QingLong database at", "$QL_API_URL is set, but `ql runs logs` works on a database", "runs list", "runs cancel",
+		"triggers list", "triggers show", "triggers pause", "triggers backfill", "triggers enable", "notifications retry", "apply"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr %q lacks %q", stderr, want)
 		}
 	}
-	if _, _, stderr := ql(t, "runs", "list", "--data-dir", dir); strings.Contains(stderr, "$QL_API_URL is set") {
-		t.Errorf("a command that can ask the API was told it cannot: %q", stderr)
+	if strings.Contains(stderr, "runs logs,") || strings.Contains(stderr, "tokens") {
+		t.Errorf("stderr %q lists a command that cannot ask the API among those that can", stderr)
+	}
+	for _, args := range [][]string{{"runs", "list"}, {"triggers", "pause", "tick"}, {"notifications", "retry", "0193a8a0-0000-7000-8000-00000000abcd"}} {
+		code, _, stderr := ql(t, append(args, "--data-dir", dir)...)
+		if strings.Contains(stderr, "works on a database") || code != 2 || !strings.Contains(stderr, "$QL_API_URL is set, so this command would ask that server's API") ||
+			!strings.Contains(stderr, "unset QL_API_URL") {
+			t.Errorf("%v --data-dir with $QL_API_URL set: exit %d %q; want exit 2 saying the variable and the flag are both given", args, code, stderr)
+		}
+	}
+}
+
+// Every command that takes --api-url has the token scope it needs listed
+// (the hint for a missing token names it), and every command listed takes
+// --api-url.
+func TestEveryCommandWithAPIURLHasAScope(t *testing.T) {
+	t.Parallel()
+	full := Options{Binary: "ql", OpenPostgres: func(context.Context, string) (*Backend, error) { return nil, nil }}
+	seen := map[string]bool{}
+	for _, c := range allCommands(NewRoot(full)) {
+		if c.Flags().Lookup("api-url") == nil {
+			continue
+		}
+		path := remotePath(c)
+		seen[path] = true
+		if s, ok := remoteScopes[path]; !ok || !s.Valid() {
+			t.Errorf("%s takes --api-url but remoteScopes gives it no scope", path)
+		}
+	}
+	for path := range remoteScopes {
+		if !seen[path] {
+			t.Errorf("remoteScopes lists %s, which takes no --api-url", path)
+		}
 	}
 }
 

@@ -22,7 +22,8 @@ whose deliveries all failed is dead: fix the channel (URL, secret, receiver), th
 Retention deletes delivered and dead notifications older than --retention-notifications
 (the runs period by default): a dead one can be retried only until then.
 The server's API (GET /api/v1/notifications, POST /api/v1/notifications/ID/retry) and its web
-console's Notifications page list and retry them too.` +
+console's Notifications page list and retry them too; given --api-url URL, these commands ask that
+API instead of the database (a token in $QL_TOKEN: read to list, operate to retry).` +
 			opts.clusterOnly("\nOn the cluster these commands need the runtime role's URL, as `ql runs` does."),
 	}
 	c.AddCommand(notificationsListCommand(opts), notificationsRetryCommand(opts))
@@ -38,7 +39,8 @@ func notificationsListCommand(opts Options) *cobra.Command {
 		Short: "List notifications, newest first",
 		Long: `List notifications, newest first, a page at a time. When more follow the page, standard error
 says so after it (also with -o json, whose list is the page alone): "more: --after ID"; give that
-flag to list the next page.`,
+flag to list the next page.
+` + apiHelp("notifications list"),
 		Example: "  " + opts.Binary + " notifications list --state dead\n  " + opts.Binary + " notifications list --project shop --state dead -o json\n  " +
 			opts.Binary + " notifications list --limit 500 --after ID",
 		Args: cobra.NoArgs,
@@ -88,6 +90,7 @@ flag to list the next page.`,
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&state, "state", "", "only notifications in this state: pending, delivered or dead")
 	c.Flags().StringVar(&project, "project", "", "only notifications of this project (name or id)")
@@ -103,7 +106,9 @@ func notificationsRetryCommand(opts Options) *cobra.Command {
 		Short: "Make a dead notification pending again, with the same idempotency key",
 		Long: `Make a dead notification pending again, with the same idempotency key and its attempts
 counted afresh. Retention deletes dead notifications older than the server's
---retention-notifications (the runs period by default); one deleted can no longer be retried.`,
+--retention-notifications (the runs period by default); one deleted can no longer be retried.
+` + apiHelp("notifications retry") + ` The server logs the API token and the address it came from
+as who asked (the outbox keeps no record of it).`,
 		Args: oneChecked("notifications retry takes one notification id, as printed by 'notifications list --state dead'", func(s string) error {
 			if err := ids.Validate("notification id", strings.TrimSpace(s)); err != nil {
 				return fmt.Errorf("%v; give a notification id as printed by `ql notifications list --state dead`", err)
@@ -128,5 +133,6 @@ counted afresh. Retention deletes dead notifications older than the server's
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	return c
 }

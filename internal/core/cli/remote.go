@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -15,7 +16,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/netaddr"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -33,13 +37,58 @@ const remoteTimeout = 30 * time.Second
 // maxRemoteBody bounds what a command reads of one API response.
 const maxRemoteBody = 32 << 20
 
-// addServerFlag lets a read command ask a server's API instead of opening
-// the database; the token comes from $QL_TOKEN only, never the command
-// line, where every user of the host can read it.
+// addServerFlag lets a command ask a server's API instead of opening the
+// database; the token comes from $QL_TOKEN only, never the command line,
+// where every user of the host can read it. Every command whose action
+// the API serves takes it (remoteScopes lists them).
 func addServerFlag(c *cobra.Command, f *dbFlags) {
 	fs := c.Flags()
 	fs.StringVar(&f.server, "api-url", "", "ask this server's API (https://host:port) instead of the database; the API token is read from $QL_TOKEN")
 	BindEnv(fs, "api-url")
+}
+
+// remoteScopes is the token scope each command given --api-url needs from
+// the API, by its path below the root: the scope of the most demanding
+// route it asks (a trigger named by name is found through the read route
+// first). The hint for a missing token names it, or the token it makes
+// is refused next; a command that takes --api-url without an entry here
+// fails TestEveryCommandWithAPIURLHasAScope.
+var remoteScopes = map[string]apitoken.Scope{
+	"apply":               apitoken.Admin,
+	"runs list":           apitoken.Read,
+	"runs show":           apitoken.Read,
+	"runs cancel":         apitoken.Operate,
+	"runs rerun":          apitoken.Operate,
+	"triggers list":       apitoken.Read,
+	"triggers show":       apitoken.Read,
+	"triggers pause":      apitoken.Operate,
+	"triggers resume":     apitoken.Operate,
+	"triggers run":        apitoken.Operate,
+	"triggers backfill":   apitoken.Operate,
+	"triggers enable":     apitoken.Admin,
+	"triggers disable":    apitoken.Admin,
+	"notifications list":  apitoken.Read,
+	"notifications retry": apitoken.Operate,
+}
+
+// remotePath is cmd's path below the root, as remoteScopes keys it.
+func remotePath(cmd *cobra.Command) string {
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+}
+
+// remoteScope is the token scope cmd needs from the API.
+func remoteScope(cmd *cobra.Command) apitoken.Scope {
+	return remoteScopes[remotePath(cmd)]
+}
+
+// apiHelp is the sentence of a command's help on --api-url: what the
+// server does, with the token of which scope. path is the command's path
+// below the root.
+func apiHelp(path string) string {
+	if remoteScopes[path] == apitoken.Read {
+		return "With --api-url URL it asks a server's API instead of the database, with a token of scope read in $QL_TOKEN."
+	}
+	return fmt.Sprintf("With --api-url URL a server does it instead, over its API, with a token of scope %s in $QL_TOKEN.", remoteScopes[path])
 }
 
 // openRemote is the backend of a command given --api-url.
@@ -48,7 +97,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Runs: c, Triggers: c, Rerun: c, Close: func() {}}, nil
+	return &Backend{Runs: c, Triggers: c, Pause: c, Manual: c, CancelRun: c.CancelRun, Notifications: c, api: c, Close: func() {}}, nil
 }
 
 // remoteClient is the API client of a command given --api-url.
@@ -60,6 +109,12 @@ func remoteClient(f *dbFlags) (*apiClient, error) {
 		database := "--data-dir (the database)"
 		if urlFlag != nil {
 			database = "--data-dir/--database-url (the database)"
+		}
+		if !onCommandLine(fs.Lookup("api-url")) {
+			// The user gave a database and never wrote --api-url: say where
+			// the server came from, or they look for a flag they did not give.
+			return nil, Usagef("$QL_API_URL is set, so this command would ask that server's API, and the command line gives %s too: "+
+				"unset QL_API_URL to work on the database, or leave out the database flag to ask the server", database)
 		}
 		return nil, Usagef("give --api-url (a server's API) or %s, not both", database)
 	}
@@ -84,7 +139,10 @@ func remoteClient(f *dbFlags) (*apiClient, error) {
 	return &apiClient{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{Timeout: remoteTimeout}}, nil
 }
 
-// apiClient reads runs and triggers over a server's API.
+// apiClient does over a server's API what the commands given --api-url
+// would do on the database: the same interfaces, so a command prints the
+// same whichever it was given. The server records the token as who asked,
+// so no request sends an actor.
 type apiClient struct {
 	base, token string
 	http        *http.Client
@@ -93,7 +151,9 @@ type apiClient struct {
 var (
 	_ run.Reader            = (*apiClient)(nil)
 	_ schedule.StatusReader = (*apiClient)(nil)
-	_ schedule.Rerunner     = (*apiClient)(nil)
+	_ schedule.Pauser       = (*apiClient)(nil)
+	_ schedule.Manual       = (*apiClient)(nil)
+	_ notify.Manager        = (*apiClient)(nil)
 )
 
 func (c *apiClient) get(ctx context.Context, path string, q url.Values, into any) error {
@@ -220,17 +280,184 @@ func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParam
 	}
 	out := make([]schedule.TriggerStatus, 0, len(page.Triggers))
 	for _, t := range page.Triggers {
-		cron := trigger.Cron{Expression: t.Cron.Expression, Timezone: t.Cron.Timezone, MisfirePolicy: trigger.MisfirePolicy(t.Cron.MisfirePolicy),
-			JitterMs: t.Cron.JitterMs, StartAtMs: t.Cron.StartAtMs, EndAtMs: t.Cron.EndAtMs}
-		if t.Cron.CatchUpWindowMs != nil {
-			cron.CatchUpWindowMs, cron.HasCatchUpWindow = *t.Cron.CatchUpWindowMs, true
-		}
-		out = append(out, schedule.TriggerStatus{ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name,
-			Revision: t.Revision, Enabled: t.Enabled, Paused: t.Paused, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
-			NextFireAtMs: t.NextFireAtMs, NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion,
-			ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs})
+		out = append(out, statusOf(t))
 	}
 	return out, page.Next, nil
+}
+
+// statusOf is the trigger status a view shows (the API's JSON back to the
+// model): every field view.NewTriggerList shapes, so the listing prints
+// as it does from the database.
+func statusOf(t view.Trigger) schedule.TriggerStatus {
+	cron := trigger.Cron{Expression: t.Cron.Expression, Timezone: t.Cron.Timezone, MisfirePolicy: trigger.MisfirePolicy(t.Cron.MisfirePolicy),
+		JitterMs: t.Cron.JitterMs, StartAtMs: t.Cron.StartAtMs, EndAtMs: t.Cron.EndAtMs, Overlap: trigger.OverlapPolicy(t.Cron.Overlap)}
+	if t.Cron.CatchUpWindowMs != nil {
+		cron.CatchUpWindowMs, cron.HasCatchUpWindow = *t.Cron.CatchUpWindowMs, true
+	}
+	return schedule.TriggerStatus{ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name,
+		Revision: t.Revision, Enabled: t.Enabled, Paused: t.Paused, Cron: cron, TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision,
+		NextFireAtMs: t.NextFireAtMs, NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived, LastScheduledAtMs: t.LastScheduledAtMs,
+		StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs}
+}
+
+// TriggerView is one trigger as GET /api/v1/triggers/{id} shapes it, with
+// its last runs and newest ledger entries: what `triggers show` prints
+// from the database, built by the server with its clock.
+func (c *apiClient) TriggerView(ctx context.Context, id string, runs, ledger int) (view.TriggerDetail, error) {
+	q := url.Values{"runs": {strconv.Itoa(runs)}, "ledger": {strconv.Itoa(ledger)}}
+	var d view.TriggerDetail
+	err := c.get(ctx, "/api/v1/triggers/"+url.PathEscape(id), q, &d)
+	return d, err
+}
+
+// TriggerPause pauses (with the note) or resumes a trigger.
+func (c *apiClient) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
+	path, body := "/resume", any(struct{}{})
+	if r.Pause {
+		path, body = "/pause", struct {
+			Note string `json:"note,omitempty"`
+		}{r.Note}
+	}
+	var a struct {
+		Changed bool   `json:"changed"`
+		Paused  bool   `json:"paused"`
+		Note    string `json:"note"`
+		AtMs    int64  `json:"atMs"`
+	}
+	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(r.TriggerID)+path, body, &a); err != nil {
+		return schedule.PauseResult{}, err
+	}
+	return schedule.PauseResult{Changed: a.Changed, Paused: a.Paused, Note: a.Note, AtMs: a.AtMs}, nil
+}
+
+// TriggerSetEnabled publishes trigger id's revision again with enabled
+// set as asked (the API names the trigger by id, the catalog by project
+// and name).
+func (c *apiClient) TriggerSetEnabled(ctx context.Context, id string, enabled bool) (catalog.EnableResult, error) {
+	path := "/disable"
+	if enabled {
+		path = "/enable"
+	}
+	var a struct {
+		Changed  bool  `json:"changed"`
+		Enabled  bool  `json:"enabled"`
+		Revision int64 `json:"revision"`
+		AtMs     int64 `json:"atMs"`
+	}
+	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(id)+path, struct{}{}, &a); err != nil {
+		return catalog.EnableResult{}, err
+	}
+	return catalog.EnableResult{Changed: a.Changed, Enabled: a.Enabled, Revision: a.Revision, CreatedAtMs: a.AtMs}, nil
+}
+
+// TriggerRunNow admits one manual Run of a trigger.
+func (c *apiClient) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest) (schedule.RunNowResult, error) {
+	body := struct {
+		RequestID string `json:"requestId"`
+		Force     bool   `json:"force"`
+	}{r.RequestID, r.Force}
+	var a struct {
+		RunID   string `json:"runId"`
+		Created bool   `json:"created"`
+		Skipped string `json:"skipped"`
+	}
+	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(r.TriggerID)+"/run", body, &a); err != nil {
+		return schedule.RunNowResult{}, err
+	}
+	return schedule.RunNowResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped)}, nil
+}
+
+// TriggerBackfill admits (or, for a dry run, counts) a trigger's
+// occurrences in a window, one request per call: `triggers backfill`
+// cuts a long window into calls as it does on the database.
+func (c *apiClient) TriggerBackfill(ctx context.Context, r schedule.BackfillRequest) (schedule.BackfillResult, error) {
+	if r.RefuseOverMax {
+		// The API cuts a window at max and has no way to refuse it whole.
+		return schedule.BackfillResult{}, qlerror.New(qlerror.Invalid, "a backfill refusing a window over its max cannot be asked of the API")
+	}
+	body := struct {
+		FromMs int64 `json:"fromMs"`
+		ToMs   int64 `json:"toMs"`
+		Max    int   `json:"max"`
+		DryRun bool  `json:"dryRun"`
+	}{r.FromMs, r.ToMs, r.Max, r.DryRun}
+	var a struct {
+		Occurrences  int                `json:"occurrences"`
+		Admitted     int                `json:"admitted"`
+		Existing     int                `json:"existing"`
+		Truncated    bool               `json:"truncated"`
+		FirstMs      int64              `json:"firstMs"`
+		LastMs       int64              `json:"lastMs"`
+		RunIDs       []string           `json:"runIds"`
+		NothingTaken *view.NothingTaken `json:"nothingTaken"`
+	}
+	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(r.TriggerID)+"/backfill", body, &a); err != nil {
+		return schedule.BackfillResult{}, err
+	}
+	out := schedule.BackfillResult{Occurrences: a.Occurrences, Admitted: a.Admitted, Existing: a.Existing, Truncated: a.Truncated,
+		FirstMs: a.FirstMs, LastMs: a.LastMs, RunIDs: a.RunIDs}
+	if n := a.NothingTaken; n != nil {
+		out.NoneTaken = schedule.NoneTaken{Reason: schedule.NoneReason(n.Reason), AtMs: n.AtMs}
+	}
+	return out, nil
+}
+
+// CancelRun cancels a Run and says what this request did to it.
+func (c *apiClient) CancelRun(ctx context.Context, runID, _ string) (run.Run, run.CancelEffect, error) {
+	var a struct {
+		Run    view.Run `json:"run"`
+		Effect string   `json:"effect"`
+	}
+	if err := c.post(ctx, "/api/v1/runs/"+url.PathEscape(runID)+"/cancel", struct{}{}, &a); err != nil {
+		return run.Run{}, run.CancelEffect{}, err
+	}
+	return runOf(a.Run), view.CancelEffectOf(a.Effect), nil
+}
+
+// NotificationsList lists the outbox a page at a time.
+func (c *apiClient) NotificationsList(ctx context.Context, lq notify.ListQuery) ([]notify.Message, string, error) {
+	q := url.Values{}
+	setIf(q, "state", string(lq.State))
+	setIf(q, "project", lq.ProjectID)
+	setIf(q, "after", lq.After)
+	if lq.Limit > 0 {
+		q.Set("limit", strconv.Itoa(lq.Limit))
+	}
+	var page view.NotificationList
+	if err := c.get(ctx, "/api/v1/notifications", q, &page); err != nil {
+		return nil, "", err
+	}
+	out := make([]notify.Message, 0, len(page.Notifications))
+	for _, n := range page.Notifications {
+		out = append(out, messageOf(n))
+	}
+	return out, page.Next, nil
+}
+
+// NotificationRetry makes a dead notification pending again.
+func (c *apiClient) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
+	var a struct {
+		Notification view.Notification `json:"notification"`
+	}
+	if err := c.post(ctx, "/api/v1/notifications/"+url.PathEscape(id)+"/retry", struct{}{}, &a); err != nil {
+		return notify.Message{}, err
+	}
+	return messageOf(a.Notification), nil
+}
+
+// messageOf is the outbox row a view shows: every field
+// view.NewNotification reads, so it shapes the same view again.
+func messageOf(n view.Notification) notify.Message {
+	m := notify.Message{ID: n.ID, State: notify.State(n.State), Event: notify.Event(n.Event), RunID: n.RunID,
+		Channel: notify.Channel{Name: n.Channel, Kind: notify.Kind(n.ChannelKind)}, Payload: notify.Payload{Project: n.Project, Trigger: n.Trigger},
+		Attempts: n.Attempts, LastError: n.LastError, CreatedAtMs: n.CreatedAtMs}
+	if n.NextAttemptAtMs != nil {
+		m.NextAttemptAtMs = *n.NextAttemptAtMs
+	}
+	if n.DeliveredAtMs != nil {
+		m.DeliveredAtMs = *n.DeliveredAtMs
+	}
+	return m
 }
 
 // rerunBody and rerunAnswer are POST /api/v1/runs/{id}/rerun's body and
@@ -262,16 +489,4 @@ func runOf(r view.Run) run.Run {
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs, FinishedAtMs: r.FinishedAtMs,
 		RerunOf: r.RerunOf}
-}
-
-// remoteScope is the token scope cmd needs from the API: the hint for a
-// missing token must name it, or the token it makes is refused next.
-func remoteScope(cmd *cobra.Command) string {
-	switch cmd.Name() {
-	case "apply":
-		return "admin"
-	case "rerun":
-		return "operate"
-	}
-	return "read"
 }

@@ -51,9 +51,6 @@ type Backend struct {
 	// for nothing to take it, for `triggers run` to tell; nil where the
 	// profile cannot tell.
 	Unattended func(ctx context.Context, runID string) (Unattended, error)
-	// Rerun re-runs finished Runs (`ql runs rerun`) where Manual is nil:
-	// over a server's API.
-	Rerun schedule.Rerunner
 	// Tokens creates, lists and revokes API tokens (`ql tokens`); nil
 	// when the profile cannot (a read-only open).
 	Tokens apitoken.Manager
@@ -74,6 +71,10 @@ type Backend struct {
 	// RetentionOptions pace a pass on this store (zero: the defaults).
 	RetentionOptions retention.Options
 	Close            func()
+	// api is the server's API a command given --api-url asks, for what
+	// the API shapes differently from the store (a trigger's view, enable
+	// and disable by id); nil on a database.
+	api *apiClient
 }
 
 // Unattended is what is missing for a queued Run to start: the zero

@@ -503,15 +503,20 @@ func runsCancelLong(opts Options) string {
 		return `Cancel a run. A run that has not started (queued) is cancelled at once. A running run's command is
 stopped by the serving process's executor, which finds the cancellation at its next poll (about a
 second): SIGTERM, then SIGKILL after the task's killGrace. A lost run (nothing runs it any more) is
-closed cancelled. A run that has already ended is left as it is.`
+closed cancelled. A run that has already ended is left as it is.` + runsCancelAudit + apiHelp("runs cancel")
 	}
 	return `Cancel a run. A run that has not started (queued, waiting to retry, or granted to a worker that has
 not started it) is cancelled at once. On the cluster a running run's worker hears the cancellation on
 its next lease renewal, stops the command (SIGTERM, then SIGKILL after the task's killGrace) and
 reports the run cancelled. On standalone and edge the serving process's executor finds the cancellation
 at its next poll (about a second) and stops the command the same way. A lost run (nothing runs it any
-more) is closed cancelled. A run that has already ended is left as it is.`
+more) is closed cancelled. A run that has already ended is left as it is.` + runsCancelAudit + apiHelp("runs cancel")
 }
+
+// runsCancelAudit is the sentence of runs cancel's help on who is recorded.
+const runsCancelAudit = `
+The cancel's event records who asked: the operating-system user, or over --api-url the API token and
+the address it came from. `
 
 func runsCancelCommand(opts Options) *cobra.Command {
 	var db dbFlags
@@ -519,7 +524,9 @@ func runsCancelCommand(opts Options) *cobra.Command {
 		Use:   "cancel RUN_ID",
 		Short: "Cancel a run: at once when it has not started, else its command is stopped",
 		Long:  runsCancelLong(opts),
-		Args:  oneID("runs cancel takes one run id", "run id", "ql runs list"),
+		Example: "  " + opts.Binary + " runs cancel 0190a4f2-0000-7000-8000-000000000000\n" +
+			"  " + opts.Binary + " runs cancel 0190a4f2-0000-7000-8000-000000000000 --api-url https://ql.example.com:8080",
+		Args: oneID("runs cancel takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
@@ -552,5 +559,6 @@ func runsCancelCommand(opts Options) *cobra.Command {
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	return c
 }

@@ -24,9 +24,10 @@ idempotency key is ql3:rerun:v1:<run id>:<request id>, so repeating the command 
 --request-id never makes a second Run (it prints the first one); without --request-id a fresh one is
 generated and printed. A Run that has not finished is refused. The trigger must still be runnable
 (its project active, it and its task enabled) and its overlap policy applies, as for run now.
-Who asked is recorded in the new Run's run.created event. With --api-url the server does it, and
-records the API token as who asked` + opts.clusterOnly("; on the cluster the database path needs the runtime role's URL") + `.
-On the database, a note on stderr says when nothing will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`.",
+Who asked (the operating-system user, or over --api-url the API token and the address it came from)
+is recorded in the new Run's run.created event. On the database, a note on stderr says when nothing
+will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
+` + apiHelp("runs rerun") + opts.clusterOnly(" On the cluster the database path needs the runtime role's URL."),
 		Example: "  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000\n" +
 			"  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000 --request-id retry-7 --api-url https://ql.example.com:8080",
 		Args: oneID("runs rerun takes one run id", "run id", "ql runs list"),
@@ -47,23 +48,15 @@ On the database, a note on stderr says when nothing will start the new Run, as f
 			if _, err := schedule.RequestIDOf(schedule.RunNowRequest{RequestID: req.RequestID}); err != nil {
 				return Usagef("--request-id: %v", err)
 			}
-			open := openExistingForWrite
-			if db.server != "" {
-				open = openExisting
-			}
-			b, err := open(cmd.Context(), opts, &db)
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			rr := b.Rerun
-			if rr == nil && b.Manual != nil {
-				rr = b.Manual
-			}
-			if rr == nil {
+			if b.Manual == nil {
 				return fmt.Errorf("this build cannot re-run runs of this database")
 			}
-			res, err := rr.RunRerun(cmd.Context(), req)
+			res, err := b.Manual.RunRerun(cmd.Context(), req)
 			if err != nil {
 				return err
 			}

@@ -24,11 +24,13 @@ no Run of it is admitted (by its schedule, run now or backfill); Runs admitted b
 go on (` + "`" + ql + " runs list --trigger NAME --state queued`" + ` lists them, ` + "`" + ql + " runs cancel`" + ` stops one). When it is enabled again, every occurrence that fell due meanwhile is recorded in the
 ledger as "disabled" (` + "`" + ql + " triggers show`" + `) and none is caught up. Occurrences of the replaced
 revision that were due and not yet decided are recorded too, as "republished". The change is audited
-with the operating-system user. Disabling a disabled trigger changes nothing.
+with the operating-system user (over --api-url, the API token and the address it came from).
+Disabling a disabled trigger changes nothing.
 A later ` + "`" + ql + " apply`" + ` of a file saying enabled: true (the default) enables it again: write
 enabled: false in the file to keep it disabled. Pause (` + "`" + ql + " triggers pause`" + `) is the
-alternative that is schedule state, kept across applies, with the misfire policy applied on resume.` +
-			opts.clusterOnly("\nOn the cluster this needs the admin role's URL, as `ql apply` does."),
+alternative that is schedule state, kept across applies, with the misfire policy applied on resume.
+` + apiHelp("triggers disable") +
+			opts.clusterOnly("\nOn the cluster this needs the admin role's URL, as `ql apply` does (a replica's API cannot disable)."),
 	}
 	if enable {
 		verb = "enable"
@@ -36,8 +38,9 @@ alternative that is schedule state, kept across applies, with the misfire policy
 		c.Long = `Enable a disabled trigger (NAME is its name, project/name, or id): its current revision is published
 again with only enabled: true. The new revision starts at its publish: the occurrences that fell due while
 it was disabled are recorded in the ledger as "disabled" (` + "`" + ql + " triggers show`" + `), none runs late.
-Its task must be enabled. The change is audited with the operating-system user. Enabling an enabled
-trigger changes nothing.` + opts.clusterOnly(" On the cluster this needs the admin role's URL, as `ql apply` does.")
+Its task must be enabled. The change is audited with the operating-system user (over --api-url, the
+API token and the address it came from). Enabling an enabled trigger changes nothing.
+` + apiHelp("triggers enable") + opts.clusterOnly(" On the cluster this needs the admin role's URL, as `ql apply` does (a replica's API cannot enable).")
 	}
 	c.Args = oneTriggerArgs(verb)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
@@ -46,14 +49,19 @@ trigger changes nothing.` + opts.clusterOnly(" On the cluster this needs the adm
 			return err
 		}
 		defer b.Close()
-		if b.Catalog.Store == nil {
+		if b.Catalog.Store == nil && b.api == nil {
 			return fmt.Errorf("this build cannot %s triggers of this database", verb)
 		}
 		t, err := findTrigger(cmd, b.Triggers, project, args[0])
 		if err != nil {
 			return err
 		}
-		res, err := b.Catalog.TriggerSetEnabled(cmd.Context(), catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: enable, Actor: actor()})
+		var res catalog.EnableResult
+		if b.api != nil {
+			res, err = b.api.TriggerSetEnabled(cmd.Context(), t.TriggerID, enable)
+		} else {
+			res, err = b.Catalog.TriggerSetEnabled(cmd.Context(), catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: enable, Actor: actor()})
+		}
 		if err != nil {
 			return err
 		}
@@ -61,6 +69,7 @@ trigger changes nothing.` + opts.clusterOnly(" On the cluster this needs the adm
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
 	return c
 }

@@ -31,10 +31,12 @@ trigger is unfinished is refused (exit 0, "not run"), under queue_one the Run wa
 unfinished one (refused while one waits already), under cancel_previous the unfinished Runs are
 cancelled first; --force admits it regardless, to run at once. A paused trigger may run now; a disabled one,
 or one of an archived project, may not (set the project's status: active and ` + "`" + opts.Binary + ` apply` + "`" + ` it first).
-Who asked (the operating-system user), the request id and --force are recorded in the Run's
-run.created event. A server starts the Run: when none runs on the database, a note on stderr says so
-and what to start` + opts.clusterOnly(" (on the cluster: a replica, or a worker that can take it)") + `.` +
-			opts.clusterOnly(" On the cluster this needs the runtime role's URL, as `ql runs` does."),
+Who asked (the operating-system user, or over --api-url the API token and the address it came from),
+the request id and --force are recorded in the Run's run.created event. A server starts the Run: when
+none runs on the database, a note on stderr says so and what to start` + opts.clusterOnly(" (on the cluster: a replica, or a worker that can take it)") + `
+(over --api-url a server answered, so there is no such note).
+` + apiHelp("triggers run") +
+			opts.clusterOnly(" On the cluster the database path needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("run"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
@@ -82,6 +84,7 @@ and what to start` + opts.clusterOnly(" (on the cluster: a replica, or a worker 
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
 	c.Flags().StringVar(&requestID, "request-id", "", "names this request: repeating it never makes a second Run (letters, digits, ._-; default: generated)")
@@ -166,8 +169,10 @@ cut. Overlap and pause do not apply. Progress goes to stderr every 1000 occurren
 when nothing will start the Runs queued, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
 --dry-run counts what the backfill would do — the occurrences, the first and last of them, how many
 would get a Run and how many already have one — in the very transactions the backfill would run,
-then rolls them back: it writes nothing.` +
-			opts.clusterOnly("\nOn the cluster this needs the runtime role's URL, as `ql runs` does."),
+then rolls them back: it writes nothing.
+` + apiHelp("triggers backfill") + ` Each 1000 occurrences are one request, and the server records the
+API token and the address it came from as who asked.` +
+			opts.clusterOnly("\nOn the cluster the database path needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("backfill"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
@@ -217,6 +222,7 @@ then rolls them back: it writes nothing.` +
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
 	c.Flags().StringVar(&from, "from", "", "the window's first instant (RFC 3339, required)")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -39,7 +40,8 @@ occurrence ledger: every occurrence that fell due without a Run, with the reason
 paused, ...) and how many. The ledger shows its newest --ledger entries and says when older ones are
 left out; --ledger ` + strconv.Itoa(view.MaxLedgerShown) + ` shows all of it (the newest entries in full, older ones summed per reason).
 Last come its newest ` + strconv.Itoa(schedule.AuditShown) + ` audit records, newest first: each pause, resume, enable and disable, who
-asked (the operating-system user, or the API token or console user with its address), when, and the note.` +
+asked (the operating-system user, or the API token or console user with its address), when, and the note.
+` + apiHelp("triggers show") +
 			opts.clusterOnly("\nOn the cluster this reads runs, so it needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("show"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -57,22 +59,14 @@ asked (the operating-system user, or the API token or console user with its addr
 				return err
 			}
 			defer b.Close()
-			if b.Detail == nil {
+			if b.Detail == nil && b.api == nil {
 				return fmt.Errorf("this build cannot show triggers of this database")
 			}
 			_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
 			if err != nil {
 				return err
 			}
-			d, err := b.Detail.TriggerDetail(cmd.Context(), id, view.DetailLedgerRead(ledger))
-			if err != nil {
-				return err
-			}
-			list, next, err := b.Runs.RunList(cmd.Context(), run.ListParams{TriggerID: id, Limit: runs})
-			if err != nil {
-				return err
-			}
-			v, err := view.NewTriggerDetail(d, list, next, ledger)
+			v, err := triggerView(cmd.Context(), b, id, runs, ledger)
 			if err != nil {
 				return err
 			}
@@ -83,11 +77,30 @@ asked (the operating-system user, or the API token or console user with its addr
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
 	c.Flags().IntVar(&runs, "runs", 10, "how many of its last runs to show")
 	c.Flags().IntVar(&ledger, "ledger", 20, fmt.Sprintf("how many of its newest ledger entries to show (1–%d; %d is the whole ledger)", view.MaxLedgerShown, view.MaxLedgerShown))
 	return c
+}
+
+// triggerView is trigger id as `triggers show` prints it, with its last
+// runs and its newest ledger entries: shaped here from the database, or
+// by the server that --api-url names, from the same view.
+func triggerView(ctx context.Context, b *Backend, id string, runs, ledger int) (view.TriggerDetail, error) {
+	if b.api != nil {
+		return b.api.TriggerView(ctx, id, runs, ledger)
+	}
+	d, err := b.Detail.TriggerDetail(ctx, id, view.DetailLedgerRead(ledger))
+	if err != nil {
+		return view.TriggerDetail{}, err
+	}
+	list, next, err := b.Runs.RunList(ctx, run.ListParams{TriggerID: id, Limit: runs})
+	if err != nil {
+		return view.TriggerDetail{}, err
+	}
+	return view.NewTriggerDetail(d, list, next, ledger)
 }
 
 func printTriggerDetail(cmd *cobra.Command, binary string, v view.TriggerDetail) error {
@@ -240,8 +253,10 @@ func triggersPauseCommand(opts Options, pause bool) *cobra.Command {
 while it was paused and applies the trigger's misfire policy, as after an outage: under fire_once the
 oldest missed occurrence runs once (if any), under skip one still within the grace period runs. Every
 occurrence that fell due during the pause and got no Run is recorded in the ledger as "paused"
-(` + "`" + opts.Binary + " triggers show`" + `). Resuming a trigger that is not paused changes nothing.` +
-			opts.clusterOnly("\n"+pauseRoles),
+(` + "`" + opts.Binary + " triggers show`" + `). Resuming a trigger that is not paused changes nothing.
+The resume is recorded as a pause is: who asked (the operating-system user, or over --api-url the API
+token and the address it came from) and when.
+` + apiHelp("triggers resume") + opts.clusterOnly("\n"+pauseRoles),
 	}
 	if pause {
 		verb = "pause"
@@ -249,13 +264,13 @@ occurrence that fell due during the pause and got no Run is recorded in the ledg
 		c.Long = `Pause a trigger (NAME is its name, project/name, or id). While paused no occurrence of its
 cron is admitted (` + "`" + opts.Binary + " triggers run`" + ` still runs it on request); it is schedule state, not a new
 trigger revision, so publishing the trigger again does not resume it. Each pause and resume is
-recorded with who (the operating-system user), when (the database's clock) and the note, in the
-table trigger_schedule_audit (triggers show shows its newest records). Pausing a
-paused trigger changes nothing and keeps the first note. Resuming applies the trigger's misfire
-policy to what fell due meanwhile, as after an outage: under fire_once (the default) the oldest
-missed occurrence runs once at resume, under skip one still within the grace period; to run none,
-give the trigger catchUpWindow: 0s in its definitions file.` +
-			opts.clusterOnly("\n"+pauseRoles)
+recorded with who (the operating-system user, or over --api-url the API token and the address it came
+from), when (the database's clock) and the note, in the table trigger_schedule_audit (triggers show
+shows its newest records). Pausing a paused trigger changes nothing and keeps the first note.
+Resuming applies the trigger's misfire policy to what fell due meanwhile, as after an outage: under
+fire_once (the default) the oldest missed occurrence runs once at resume, under skip one still within
+the grace period; to run none, give the trigger catchUpWindow: 0s in its definitions file.
+` + apiHelp("triggers pause") + opts.clusterOnly("\n"+pauseRoles)
 		c.Flags().StringVar(&note, "note", "", "why it is paused, shown by triggers show (up to "+strconv.Itoa(schedule.MaxPauseNote)+" characters)")
 	}
 	c.Args = oneTriggerArgs(verb)
@@ -283,6 +298,7 @@ give the trigger catchUpWindow: 0s in its definitions file.` +
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
 	return c
 }

@@ -153,28 +153,19 @@ func TestAMissingAPITokenIsToldTheScopeItsCommandNeeds(t *testing.T) {
 }
 
 // `runs list` and `triggers list` given --api-url print what they print
-// from the database, asking the API with the token in $QL_TOKEN. Not
-// parallel: it sets $QL_TOKEN.
+// from the database, asking the API with the token in $QL_TOKEN: an
+// archived project's trigger as archived, a trigger's overlap policy in
+// -o json. Not parallel: it sets $QL_TOKEN.
 func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
 	dir := installedDir(t)
 	applyDefs(t, dir, quietFile)
+	old := strings.Replace(strings.Replace(quietFile, "project: api\n", "project: old\n", 1), "timezone: UTC\n", "timezone: UTC\n    overlap: skip\n", 1)
+	applyDefs(t, dir, old)
 	reader := newToken(t, dir, "reader", "read")
 	base := serveAPI(t, dir, "standalone")
-	// The server's first round sets the trigger's cursor: until it has
-	// committed, the two reads could fall on either side of it.
-	db := readOnlyDB(t, dir)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		var unset int
-		if err := db.QueryRow(`SELECT count(*) FROM trigger_schedules WHERE next_fire_at_ms IS NULL`).Scan(&unset); err != nil {
-			t.Fatal(err)
-		}
-		if unset == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server's first round set no cursor within 20s")
-		}
-	}
+	waitCursors(t, readOnlyDB(t, dir))
+	// Archived once its cursor is set: an archived trigger's is not.
+	applyDefs(t, dir, strings.Replace(old, "project: old\n", "project: old\nstatus: archived\n", 1))
 	t.Setenv("QL_DATA_DIR", "")
 	if code, _, errOut := ql(t, "triggers", "list", "--api-url", base); code != 2 || !strings.Contains(errOut, "QL_TOKEN") {
 		t.Fatalf("--api-url without a token: %d %q", code, errOut)
@@ -188,6 +179,9 @@ func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
 		code, local, errOut := ql(t, append(args, "--data-dir", dir)...)
 		if code != 0 {
 			t.Fatalf("%v on the database: %d %q", args, code, errOut)
+		}
+		if json := args[len(args)-1] == "json"; args[0] == "triggers" && (!strings.Contains(local, "archived") || (json && !strings.Contains(local, `"overlap": "skip"`))) {
+			t.Fatalf("%v on the database: %q; want the archived trigger with its overlap policy", args, local)
 		}
 		code, remote, errOut := ql(t, append(args, "--api-url", base)...)
 		if code != 0 || remote != local {
