@@ -97,8 +97,9 @@ func TestServeRefusesAListenAddressThatIsNotHostAndPort(t *testing.T) {
 	}
 }
 
-// A cancel over the API ends a queued Run and its event names the token
-// and the address it came from; a read token may not cancel.
+// A cancel over the API ends a queued Run, answers what it did to it, and
+// its event names the token and the address it came from; a read token may
+// not cancel.
 func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -120,8 +121,12 @@ func TestACancelOverTheAPIIsAuditedWithTheTokenAndAddress(t *testing.T) {
 	// is an intent (run.cancel_requested) the executor acts on.
 	st, body := call(t, "POST", base+"/api/v1/runs/"+id+"/cancel", operator, "")
 	got, _ := body["run"].(map[string]any)
-	if st != 200 || (got["state"] != "cancelled" && got["state"] != "running") {
-		t.Fatalf("cancel with an operate token: %d %v", st, body)
+	effect := map[any]string{"cancelled": "cancelled", "running": "stop_requested"}[got["state"]]
+	if st != 200 || effect == "" || body["effect"] != effect {
+		t.Fatalf("cancel with an operate token: %d %v; want the Run cancelled, or its stop requested, and the answer saying which", st, body)
+	}
+	if st, again := call(t, "POST", base+"/api/v1/runs/"+id+"/cancel", operator, ""); effect == "cancelled" && (st != 200 || again["effect"] != "none") {
+		t.Fatalf("a second cancel of the cancelled Run: %d %v; want it to say it did nothing", st, again)
 	}
 	var name, payload string
 	if err := db.QueryRow(`SELECT name, payload FROM run_events WHERE run_id = ? AND name IN ('run.cancelled', 'run.cancel_requested') ORDER BY seq LIMIT 1`, id).Scan(&name, &payload); err != nil ||
