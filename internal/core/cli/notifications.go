@@ -107,8 +107,9 @@ func notificationsRetryCommand(opts Options) *cobra.Command {
 		Long: `Make a dead notification pending again, with the same idempotency key and its attempts
 counted afresh. Retention deletes dead notifications older than the server's
 --retention-notifications (the runs period by default); one deleted can no longer be retried.
-` + apiHelp("notifications retry") + ` The server logs the API token and the address it came from
-as who asked (the outbox keeps no record of it).`,
+` + apiHelp("notifications retry") + `
+The server logs the API token and the address it came from as who asked (the outbox keeps no record
+of it).`,
 		Args: oneChecked("notifications retry takes one notification id, as printed by 'notifications list --state dead'", func(s string) error {
 			if err := ids.Validate("notification id", strings.TrimSpace(s)); err != nil {
 				return fmt.Errorf("%v; give a notification id as printed by `ql notifications list --state dead`", err)

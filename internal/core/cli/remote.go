@@ -86,9 +86,9 @@ func remoteScope(cmd *cobra.Command) apitoken.Scope {
 // below the root.
 func apiHelp(path string) string {
 	if remoteScopes[path] == apitoken.Read {
-		return "With --api-url URL it asks a server's API instead of the database, with a token of scope read in $QL_TOKEN."
+		return "With --api-url URL it asks a server's API instead of the database, with a token of scope read\nin $QL_TOKEN."
 	}
-	return fmt.Sprintf("With --api-url URL a server does it instead, over its API, with a token of scope %s in $QL_TOKEN.", remoteScopes[path])
+	return fmt.Sprintf("With --api-url URL a server does it instead, over its API, with a token of scope %s in\n$QL_TOKEN.", remoteScopes[path])
 }
 
 // openRemote is the backend of a command given --api-url.

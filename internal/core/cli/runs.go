@@ -516,7 +516,8 @@ more) is closed cancelled. A run that has already ended is left as it is.` + run
 // runsCancelAudit is the sentence of runs cancel's help on who is recorded.
 const runsCancelAudit = `
 The cancel's event records who asked: the operating-system user, or over --api-url the API token and
-the address it came from. `
+the address it came from.
+`
 
 func runsCancelCommand(opts Options) *cobra.Command {
 	var db dbFlags

@@ -170,8 +170,9 @@ when nothing will start the Runs queued, as for ` + "`" + opts.Binary + ` trigge
 --dry-run counts what the backfill would do — the occurrences, the first and last of them, how many
 would get a Run and how many already have one — in the very transactions the backfill would run,
 then rolls them back: it writes nothing.
-` + apiHelp("triggers backfill") + ` Each 1000 occurrences are one request, and the server records the
-API token and the address it came from as who asked.` +
+` + apiHelp("triggers backfill") + `
+Each 1000 occurrences are one request; the server records the API token and the address it came
+from as who asked.` +
 			opts.clusterOnly("\nOn the cluster the database path needs the runtime role's URL, as `ql runs` does."),
 		Args: oneTriggerArgs("backfill"),
 		RunE: func(cmd *cobra.Command, args []string) error {
