@@ -185,6 +185,21 @@ func (l *Loop) WakeWithin(d time.Duration) {
 	}
 }
 
+// Ended is closed once the loop's goroutine has returned, so no round runs
+// or will run: after a Stop that timed out, the round it gave up on may
+// still be running, and whoever must not race it (e.g. wait for the work
+// that round starts) waits for this. A loop never started has ended.
+func (l *Loop) Ended() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done == nil {
+		ended := make(chan struct{})
+		close(ended)
+		return ended
+	}
+	return l.done
+}
+
 // Stop cancels the loop and waits for the running round, at most the stop
 // timeout (or ctx, whichever ends first). Idempotent.
 func (l *Loop) Stop(ctx context.Context) error {

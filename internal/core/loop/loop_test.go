@@ -134,6 +134,42 @@ func TestStopIsBoundedAndReportsDrainTimeout(t *testing.T) {
 	t.Fatal("loop goroutine never exited after release")
 }
 
+// After a Stop that gave up on its round, the loop has not ended until that
+// round returns: what the round may still start is waited for from then.
+func TestTheLoopEndsOnlyOnceTheRoundAStopGaveUpOnHasReturned(t *testing.T) {
+	t.Parallel()
+	c := cfg()
+	c.StopTimeout = MinStopTimeout
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	l, _ := New(c, func(ctx context.Context) (bool, error) {
+		close(entered)
+		<-release // ignores cancellation on purpose
+		return false, nil
+	})
+	select {
+	case <-l.Ended():
+	default:
+		t.Fatal("a loop never started has not ended")
+	}
+	_ = l.Start(context.Background())
+	<-entered
+	if err := l.Stop(context.Background()); !errors.Is(err, ErrDrainTimeout) {
+		t.Fatalf("got %v, want drain timeout", err)
+	}
+	select {
+	case <-l.Ended():
+		t.Fatal("the loop ended while its round was still running")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case <-l.Ended():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loop did not end once its round returned")
+	}
+}
+
 func TestStartStopCyclesUnderRace(t *testing.T) {
 	t.Parallel()
 	for i := 0; i < 300; i++ {

@@ -84,8 +84,13 @@ func (d *Dispatcher) Stop(ctx context.Context) error {
 	begun := time.Now()
 	defer d.hardKill()
 	loopErr := d.loop.Stop(ctx)
+	// A round the loop gave up on (its stop timed out) may still start
+	// commands: waiting for them must begin only once it has returned, as
+	// a WaitGroup's Add may not race its Wait, and a command it starts
+	// then is still one to drain.
 	done := make(chan struct{})
 	go func() {
+		<-d.loop.Ended()
 		d.workers.Wait()
 		close(done)
 	}()
