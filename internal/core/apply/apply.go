@@ -41,34 +41,69 @@ func (r Result) String() string {
 // Check validates cross-references and cron expressions without a store:
 // every trigger names a task of the file, names are unique, an enabled
 // trigger does not point at a disabled task, and each expression fires.
+// It reports every error it finds (FileErrors).
 func Check(doc *Document, nowMs int64) error {
-	tasks := map[string]TaskDoc{}
-	for _, t := range doc.Tasks {
-		if _, dup := tasks[t.Spec.Name]; dup {
-			return located(doc.File, t.Line, 0, invalid("task %q is defined twice", t.Spec.Name).Because(RefusalDefinedTwice, "kind", "task", "name", t.Spec.Name))
+	f := &found{}
+	tasks := make([]taskEntry, len(doc.Tasks))
+	for i, t := range doc.Tasks {
+		tasks[i] = taskEntry{TaskDoc: t, named: true, clean: true}
+	}
+	triggers := make([]triggerEntry, len(doc.Triggers))
+	for i, tr := range doc.Triggers {
+		triggers[i] = triggerEntry{TriggerDoc: tr, named: true, bound: true, clean: true}
+	}
+	f.references(doc.File, tasks, triggers)
+	for _, tr := range doc.Triggers {
+		if err := tr.Spec.Validate(nowMs); err != nil {
+			f.add(located(doc.File, tr.Line, 0, qlerror.Wrap(qlerror.Invalid, err, "trigger %q", tr.Spec.Name)))
 		}
-		tasks[t.Spec.Name] = t
+	}
+	return f.err(doc.File)
+}
+
+// references reports what the entries of a file say of each other that is
+// wrong: a task or trigger name given twice, a trigger naming a task the
+// file lacks, an enabled trigger of a disabled task. An entry takes part
+// as far as it was read, so that its own error is not reported again as
+// another: a trigger is not said to name a missing task while a task's
+// name could not be read (it may be that one), nor a disabled one unless
+// both were read whole.
+func (f *found) references(file string, tasks []taskEntry, triggers []triggerEntry) {
+	byName := map[string]taskEntry{}
+	allNamed := true
+	for _, t := range tasks {
+		if !t.named {
+			allNamed = false
+			continue
+		}
+		if _, dup := byName[t.Spec.Name]; dup {
+			f.add(located(file, t.Line, 0, invalid("task %q is defined twice", t.Spec.Name).Because(RefusalDefinedTwice, "kind", "task", "name", t.Spec.Name)))
+			continue
+		}
+		byName[t.Spec.Name] = t
 	}
 	seen := map[string]bool{}
-	for _, tr := range doc.Triggers {
+	for _, tr := range triggers {
+		if !tr.named {
+			continue
+		}
 		if seen[tr.Spec.Name] {
-			return located(doc.File, tr.Line, 0, invalid("trigger %q is defined twice", tr.Spec.Name).Because(RefusalDefinedTwice, "kind", "trigger", "name", tr.Spec.Name))
+			f.add(located(file, tr.Line, 0, invalid("trigger %q is defined twice", tr.Spec.Name).Because(RefusalDefinedTwice, "kind", "trigger", "name", tr.Spec.Name)))
 		}
 		seen[tr.Spec.Name] = true
-		t, ok := tasks[tr.TaskName]
-		if !ok {
-			return located(doc.File, tr.Line, 0, invalid("trigger %q: trigger.task %q is not a task of this file", tr.Spec.Name, tr.TaskName).
-				Because(RefusalUnknownTask, "trigger", tr.Spec.Name, "task", tr.TaskName))
+		if !tr.bound {
+			continue
 		}
-		if tr.Spec.Enabled && !t.Spec.Enabled {
-			return located(doc.File, tr.Line, 0, invalid("trigger %q is enabled but task %q is disabled; enable the task or set enabled: false on the trigger", tr.Spec.Name, tr.TaskName).
-				Because(RefusalTriggerOfDisabledTask, "trigger", tr.Spec.Name, "task", tr.TaskName))
-		}
-		if err := tr.Spec.Validate(nowMs); err != nil {
-			return located(doc.File, tr.Line, 0, qlerror.Wrap(qlerror.Invalid, err, "trigger %q", tr.Spec.Name))
+		t, ok := byName[tr.TaskName]
+		switch {
+		case !ok && allNamed:
+			f.add(located(file, tr.Line, 0, invalid("trigger %q: trigger.task %q is not a task of this file", tr.Spec.Name, tr.TaskName).
+				Because(RefusalUnknownTask, "trigger", tr.Spec.Name, "task", tr.TaskName)))
+		case ok && tr.clean && t.clean && tr.Spec.Enabled && !t.Spec.Enabled:
+			f.add(located(file, tr.Line, 0, invalid("trigger %q is enabled but task %q is disabled; enable the task or set enabled: false on the trigger", tr.Spec.Name, tr.TaskName).
+				Because(RefusalTriggerOfDisabledTask, "trigger", tr.Spec.Name, "task", tr.TaskName)))
 		}
 	}
-	return nil
 }
 
 // Apply converges the store to doc in one transaction: every object of
@@ -231,6 +266,7 @@ func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, proj
 	out := make([]Result, len(doc.Tasks))
 	var params []catalog.TaskPublishParams
 	var at []int
+	refused := &found{}
 	for i, td := range doc.Tasks {
 		out[i] = Result{Kind: "task", Name: td.Spec.Name}
 		cur, ok := current[td.Spec.Name]
@@ -246,7 +282,8 @@ func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, proj
 		}
 		p, err := svc.TaskParams(projectID, taskID, expected, mutationID("task", expected, digest), td.Spec)
 		if err != nil {
-			return nil, nil, taskErr(doc, i, err)
+			refused.add(taskErr(doc, i, err))
+			continue
 		}
 		params, at = append(params, p), append(at, i)
 		pinned[td.Spec.Name] = p.Revision
@@ -254,6 +291,9 @@ func convergeTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, proj
 		if ok {
 			out[i].Fields = changedFields(cur.Spec.Normalize(), p.Revision.Spec)
 		}
+	}
+	if err := refused.err(doc.File); err != nil {
+		return nil, nil, err
 	}
 	if len(params) == 0 {
 		return pinned, out, nil
@@ -281,6 +321,9 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 	out := make([]Result, len(doc.Triggers))
 	var params []catalog.TriggerPublishParams
 	var at []int
+	// Every trigger refused before the store is asked is reported: a file
+	// moving several triggers to other tasks says so of each.
+	refused := &found{}
 	for i, tr := range doc.Triggers {
 		out[i] = Result{Kind: "trigger", Name: tr.Spec.Name}
 		pin := pinned[tr.TaskName]
@@ -290,8 +333,9 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 			triggerID, expected = newID(), 0
 		}
 		if ok && cur.TaskID != pin.TaskID {
-			return nil, triggerErr(doc, i, qlerror.New(qlerror.FailedPrecondition, "is bound to another task; a trigger never moves to another task — give the new binding a new trigger name").
-				Because(RefusalTriggerRebound, "trigger", tr.Spec.Name))
+			refused.add(triggerErr(doc, i, qlerror.New(qlerror.FailedPrecondition, "is bound to another task; a trigger never moves to another task — give the new binding a new trigger name").
+				Because(RefusalTriggerRebound, "trigger", tr.Spec.Name)))
+			continue
 		}
 		digest := trigger.ContentDigest(projectID, triggerID, pin.TaskID, pin.Revision, pin.ContentDigest, tr.Spec)
 		if ok && cur.ContentDigest == digest {
@@ -300,7 +344,8 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 		}
 		p, err := svc.TriggerParams(projectID, triggerID, pin, expected, mutationID("trigger", expected, digest), tr.Spec)
 		if err != nil {
-			return nil, triggerErr(doc, i, err)
+			refused.add(triggerErr(doc, i, err))
+			continue
 		}
 		params, at = append(params, p), append(at, i)
 		out[i].Change, out[i].Revision = changeOf(expected), p.Revision.Revision
@@ -310,6 +355,9 @@ func convergeTriggers(ctx context.Context, svc catalog.Service, tx catalog.Tx, p
 				out[i].Fields = append(out[i].Fields, "taskRevision")
 			}
 		}
+	}
+	if err := refused.err(doc.File); err != nil {
+		return nil, err
 	}
 	if len(params) == 0 {
 		return out, nil
@@ -354,12 +402,12 @@ func archivingErr(doc *Document, archiving bool, r Result, err error) error {
 		Because(RefusalArchivingWithChanges, "kind", r.Kind, "name", r.Name, "project", doc.Project, "fields", strings.Join(r.Fields, ", "))
 }
 
-func taskErr(doc *Document, i int, err error) error {
+func taskErr(doc *Document, i int, err error) *LocatedError {
 	td := doc.Tasks[i]
 	return located(doc.File, td.Line, 0, qlerror.Wrap(qlerror.CodeOf(err), err, "task %q", td.Spec.Name))
 }
 
-func triggerErr(doc *Document, i int, err error) error {
+func triggerErr(doc *Document, i int, err error) *LocatedError {
 	tr := doc.Triggers[i]
 	return located(doc.File, tr.Line, 0, qlerror.Wrap(qlerror.CodeOf(err), err, "trigger %q", tr.Spec.Name))
 }

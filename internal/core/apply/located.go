@@ -3,12 +3,16 @@ package apply
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/qinglong/qinglong/internal/core/plural"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -32,8 +36,104 @@ func (e *LocatedError) Error() string { return e.err.Error() }
 func (e *LocatedError) Unwrap() error { return e.err }
 
 // located is err placed at file:line(:column), with err's code.
-func located(file string, line, column int, err error) error {
+func located(file string, line, column int, err error) *LocatedError {
 	return &LocatedError{Line: line, Column: column, Detail: err.Error(), err: qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d", file, line)}
+}
+
+// MaxErrors is how many errors of one file are listed; those found past
+// it are counted. A file that wrong is more likely a wrong file than 50
+// mistakes to fix one by one.
+const MaxErrors = 50
+
+// FileErrors is every error found in one reading of a definitions file,
+// each at its place, in file order: errors that do not depend on each
+// other (a bad cron in one trigger, a task name given twice, an unknown
+// field in a third) are all reported at once, so a file is fixed in one
+// pass. Nothing of the file was written.
+//
+// Its code, reason and params are the first error's (Unwrap), so a caller
+// that reads one error reads the first.
+type FileErrors struct {
+	File string
+	// Errors are the first MaxErrors errors, in file order.
+	Errors []*LocatedError
+	// More counts the errors found past them.
+	More int
+}
+
+// Error is the one error's text when there is one; else each error on its
+// line (Lines), then the count (Summary).
+func (e *FileErrors) Error() string {
+	if len(e.Errors) == 1 && e.More == 0 {
+		return e.Errors[0].Error()
+	}
+	return strings.Join(append(e.Lines(), e.Summary()), "\n")
+}
+
+// Unwrap is the first error.
+func (e *FileErrors) Unwrap() error { return e.Errors[0] }
+
+// Lines are the errors as compilers print theirs, one a line:
+// FILE:LINE:COLUMN: message (FILE:LINE: message when the column is not
+// known), then a line counting those not listed.
+func (e *FileErrors) Lines() []string {
+	lines := make([]string, 0, len(e.Errors)+1)
+	for _, le := range e.Errors {
+		at := fmt.Sprintf("%s:%d", e.File, le.Line)
+		if le.Column > 0 {
+			at += fmt.Sprintf(":%d", le.Column)
+		}
+		lines = append(lines, at+": "+le.Detail)
+	}
+	if e.More > 0 {
+		lines = append(lines, fmt.Sprintf("and %s, listed once those above are fixed", plural.Count(e.More, "more error", "more errors")))
+	}
+	return lines
+}
+
+// Summary counts the errors: "defs.yaml: 3 errors; nothing was applied".
+func (e *FileErrors) Summary() string {
+	return fmt.Sprintf("%s: %s; nothing was applied", e.File, plural.Count(len(e.Errors)+e.More, "error", "errors"))
+}
+
+// Errors are the errors of a definitions file err holds, in file order,
+// and the count of those found past them: a FileErrors' list, or the one
+// error at its place (a publish refused for one object); none when err
+// is at no place of a file.
+func Errors(err error) (list []*LocatedError, more int) {
+	var fe *FileErrors
+	if errors.As(err, &fe) {
+		return fe.Errors, fe.More
+	}
+	var le *LocatedError
+	if errors.As(err, &le) {
+		return []*LocatedError{le}, 0
+	}
+	return nil, 0
+}
+
+// found gathers the errors of one file as they are found.
+type found struct{ errs []*LocatedError }
+
+func (f *found) add(le *LocatedError) { f.errs = append(f.errs, le) }
+
+// count is how many errors have been found so far: a part of the file
+// read without adding to it was read whole.
+func (f *found) count() int { return len(f.errs) }
+
+// err is the errors found, in file order (by line; on one line, in the
+// order they were found), as a FileErrors; nil when there are none.
+func (f *found) err(file string) error {
+	if len(f.errs) == 0 {
+		return nil
+	}
+	list := slices.Clone(f.errs)
+	slices.SortStableFunc(list, func(a, b *LocatedError) int { return a.Line - b.Line })
+	fe := &FileErrors{File: file, Errors: list}
+	if len(list) > MaxErrors {
+		fe.Errors, fe.More = list[:MaxErrors], len(list)-MaxErrors
+	}
+	return fe
 }
 
 // invalid is the Invalid error of a definitions file's content.
@@ -42,7 +142,8 @@ func invalid(format string, args ...any) *qlerror.Error {
 }
 
 // Locate returns where in its file err points, if it does: its line,
-// column (0 when unknown) and message without the file and line.
+// column (0 when unknown) and message without the file and line; the
+// first error's, of a FileErrors.
 func Locate(err error) (line, column int, detail string, ok bool) {
 	var le *LocatedError
 	if !errors.As(err, &le) {
@@ -57,7 +158,7 @@ var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // syntaxError is the decoder's error at the line at fault (problemLine),
 // when it names a line; the decoder's words are the reason's detail.
-func syntaxError(file string, data []byte, err error) error {
+func syntaxError(file string, data []byte, err error) *LocatedError {
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		if line, convErr := strconv.Atoi(m[1]); convErr == nil {
 			at := problemLine(data, line, m[2])

@@ -86,9 +86,14 @@ func Read(file string, r io.Reader) (*Document, error) {
 	return Parse(file, data)
 }
 
-// Parse parses data; file names the source in error messages.
+// Parse parses data; file names the source in error messages. Every error
+// of the file is reported (FileErrors), each at its place, except where
+// one makes the rest meaningless: a YAML syntax error, a second document,
+// a top level that is no mapping, tasks or triggers that are no list or
+// too long a list are reported alone, and anchors and keys that are not
+// strings (all of them) without the errors of what they would mean.
 func Parse(file string, data []byte) (*Document, error) {
-	p := parser{file: file}
+	p := parser{file: file, found: &found{}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
@@ -110,15 +115,21 @@ func Parse(file string, data []byte) (*Document, error) {
 			return nil, p.yamlError(data, err)
 		}
 		if len(next.Content) > 0 && next.Content[0].Tag != "!!null" {
-			return nil, p.at(next.Content[0], invalid("a second YAML document (after ---); a file holds one project: put each document in a file of its own").
+			p.fail(next.Content[0], invalid("a second YAML document (after ---); a file holds one project: put each document in a file of its own").
 				Because(RefusalSecondDocument))
+			return nil, p.found.err(file)
 		}
 	}
-	if err := p.plain(root.Content[0]); err != nil {
-		return nil, err
+	p.plain(root.Content[0])
+	if p.found.count() > 0 {
+		return nil, p.found.err(file)
 	}
-	doc, err := p.document(root.Content[0])
-	if err != nil {
+	if !p.shape(root.Content[0]) {
+		return nil, p.found.err(file)
+	}
+	doc, tasks, triggers := p.document(root.Content[0])
+	p.found.references(file, tasks, triggers)
+	if err := p.found.err(file); err != nil {
 		return nil, err
 	}
 	return doc, nil
@@ -127,32 +138,31 @@ func Parse(file string, data []byte) (*Document, error) {
 // yamlError is the decoder's error, at its line when it names one.
 func (p parser) yamlError(data []byte, err error) error {
 	if le := syntaxError(p.file, data, err); le != nil {
-		return le
+		p.found.add(le)
+		return p.found.err(p.file)
 	}
 	detail := strings.TrimPrefix(err.Error(), "yaml: ")
 	return qlerror.New(qlerror.Invalid, "%s: %s", p.file, detail).Because(RefusalYAMLSyntax, "detail", detail)
 }
 
-// plain rejects what YAML tools disagree on or what expands in memory:
-// anchors, aliases, merge keys and keys that are not plain strings. Such a
-// file would not mean the same thing to every reader of it.
-func (p parser) plain(n *yaml.Node) error {
+// plain refuses what YAML tools disagree on or what expands in memory:
+// anchors, aliases, merge keys and keys that are not plain strings, each
+// where it is. Such a file would not mean the same thing to every reader
+// of it.
+func (p parser) plain(n *yaml.Node) {
 	// An alias always follows its anchor, so refusing anchors refuses both.
 	if n.Anchor != "" {
-		return p.at(n, invalid("YAML anchors and aliases (&%s) are not allowed; write the value out where it is used", n.Anchor).
+		p.fail(n, invalid("YAML anchors and aliases (&%s) are not allowed; write the value out where it is used", n.Anchor).
 			Because(RefusalYAMLAnchor, "anchor", n.Anchor))
 	}
 	for i, c := range n.Content {
 		if n.Kind == yaml.MappingNode && i%2 == 0 {
 			if c.Kind != yaml.ScalarNode || c.Tag != "!!str" {
-				return p.at(c, invalid("mapping keys must be plain strings, not %s; quote the key", describe(c)).Because(RefusalKeyNotString))
+				p.fail(c, invalid("mapping keys must be plain strings, not %s; quote the key", describe(c)).Because(RefusalKeyNotString))
 			}
 		}
-		if err := p.plain(c); err != nil {
-			return err
-		}
+		p.plain(c)
 	}
-	return nil
 }
 
 // describe names a node's kind for an error message.
@@ -168,370 +178,408 @@ func describe(n *yaml.Node) string {
 	return fmt.Sprintf("%q (%s)", n.Value, strings.TrimPrefix(n.Tag, "!!"))
 }
 
+// parser reads one file. Each of its readings reports what is wrong with
+// the part it reads (fail) and goes on with the parts that do not depend
+// on it; one that returns ok false found its part unusable.
 type parser struct {
-	file string
+	file  string
+	found *found
 }
 
-// at is err placed at n's line and column.
-func (p parser) at(n *yaml.Node, err error) error {
-	return located(p.file, n.Line, n.Column, err)
+// fail reports err at n's line and column. It returns false, for the
+// reading that fails to return as its ok.
+func (p parser) fail(n *yaml.Node, err error) bool {
+	p.found.add(located(p.file, n.Line, n.Column, err))
+	return false
 }
 
-// notDuration is the error of n, whose value s is no duration in whole
+// notDuration reports n, whose value s is no duration in whole
 // milliseconds from lo to hi, in the words of format (which names field).
-func (p parser) notDuration(n *yaml.Node, field, s string, lo, hi time.Duration, format string, args ...any) error {
-	return p.at(n, invalid(format, args...).Because(validate.RefusalNotDuration,
+func (p parser) notDuration(n *yaml.Node, field, s string, lo, hi time.Duration, format string, args ...any) bool {
+	return p.fail(n, invalid(format, args...).Because(validate.RefusalNotDuration,
 		"field", field, "value", s, "min", validate.Duration(lo), "max", validate.Duration(hi)))
 }
 
-// outOfRange is the error of n, which must be a whole number from lo to
-// hi, in the words of format (which names field).
-func (p parser) outOfRange(n *yaml.Node, field string, lo, hi int, format string, args ...any) error {
-	return p.at(n, invalid(format, args...).Because(validate.RefusalOutOfRange, "field", field, "value", n.Value, "min", lo, "max", hi))
+// outOfRange reports n, which must be a whole number from lo to hi, in
+// the words of format (which names field).
+func (p parser) outOfRange(n *yaml.Node, field string, lo, hi int, format string, args ...any) bool {
+	return p.fail(n, invalid(format, args...).Because(validate.RefusalOutOfRange, "field", field, "value", n.Value, "min", lo, "max", hi))
 }
 
-// required is the error at n, the mapping missing field, in the words of
-// format (which names the field).
-func (p parser) required(n *yaml.Node, field, format string, args ...any) error {
-	return p.at(n, invalid(format, args...).Because(validate.RefusalRequired, "field", field))
+// required reports n, the mapping missing field, in the words of format
+// (which names the field) — unless the mapping has a key it does not know
+// (complete false, from fields): that key, reported, is most likely the
+// missing field misspelt, and saying it is missing too would send its
+// author looking for a second mistake.
+func (p parser) required(n *yaml.Node, complete bool, field, format string, args ...any) bool {
+	if !complete {
+		return false
+	}
+	return p.fail(n, invalid(format, args...).Because(validate.RefusalRequired, "field", field))
 }
 
-// notMapping is the error of n, which must be a mapping, in the words of
-// format (which names the field).
-func (p parser) notMapping(n *yaml.Node, field, format string, args ...any) error {
-	return p.at(n, invalid(format, args...).Because(RefusalNotMapping, "field", field))
-}
-
-// notList is the error of n, which must be a list, in the words of format
+// notMapping reports n, which must be a mapping, in the words of format
 // (which names the field).
-func (p parser) notList(n *yaml.Node, field, format string, args ...any) error {
-	return p.at(n, invalid(format, args...).Because(RefusalNotList, "field", field))
+func (p parser) notMapping(n *yaml.Node, field, format string, args ...any) bool {
+	return p.fail(n, invalid(format, args...).Because(RefusalNotMapping, "field", field))
 }
 
-// fields returns the mapping's keys → value nodes, rejecting unknown and
-// duplicate keys with their line.
-func (p parser) fields(n *yaml.Node, what string, allowed ...string) (map[string]*yaml.Node, error) {
+// notList reports n, which must be a list, in the words of format (which
+// names the field).
+func (p parser) notList(n *yaml.Node, field, format string, args ...any) bool {
+	return p.fail(n, invalid(format, args...).Because(RefusalNotList, "field", field))
+}
+
+// fields returns the mapping's keys → value nodes, reporting each unknown
+// and duplicate key at its place (the first of a duplicate key counts);
+// complete is false when there was an unknown one. Nil when n is no
+// mapping (reported).
+func (p parser) fields(n *yaml.Node, what string, allowed ...string) (f map[string]*yaml.Node, complete bool) {
 	if n.Kind != yaml.MappingNode {
-		return nil, p.notMapping(n, what, "%s must be a mapping (key: value)", what)
+		p.notMapping(n, what, "%s must be a mapping (key: value)", what)
+		return nil, false
 	}
 	out := make(map[string]*yaml.Node, len(n.Content)/2)
+	complete = true
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !contains(allowed, k.Value) {
 			list := strings.Join(allowed, ", ")
-			return nil, p.at(k, invalid("%s: unknown field %q (allowed: %s)", what, k.Value, list).
+			p.fail(k, invalid("%s: unknown field %q (allowed: %s)", what, k.Value, list).
 				Because(RefusalUnknownField, "field", what, "value", k.Value, "allowed", list))
+			complete = false
+			continue
 		}
 		if _, dup := out[k.Value]; dup {
-			return nil, p.at(k, invalid("%s: field %q given twice", what, k.Value).Because(validate.RefusalGivenTwice, "field", what, "value", k.Value))
+			p.fail(k, invalid("%s: field %q given twice", what, k.Value).Because(validate.RefusalGivenTwice, "field", what, "value", k.Value))
+			continue
 		}
 		out[k.Value] = v
 	}
-	return out, nil
+	return out, complete
 }
 
-func (p parser) str(n *yaml.Node, field string) (string, error) {
+func (p parser) str(n *yaml.Node, field string) (string, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", p.at(n, invalid("%s must be a string", field).Because(RefusalNotString, "field", field))
+		return "", p.fail(n, invalid("%s must be a string", field).Because(RefusalNotString, "field", field))
 	}
-	return n.Value, nil
+	return n.Value, true
 }
 
-func (p parser) boolean(n *yaml.Node, field string) (bool, error) {
+func (p parser) boolean(n *yaml.Node, field string) (bool, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		return false, p.at(n, invalid("%s must be true or false", field).Because(RefusalNotBool, "field", field))
+		return false, p.fail(n, invalid("%s must be true or false", field).Because(RefusalNotBool, "field", field))
 	}
 	v, _ := strconv.ParseBool(n.Value)
-	return v, nil
+	return v, true
 }
 
-func (p parser) document(n *yaml.Node) (*Document, error) {
-	f, err := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications")
-	if err != nil {
-		return nil, err
+// shape checks what the rest of the file is read by: a top-level mapping
+// whose tasks and triggers are lists within the limits. When it is not
+// so, the one error says it: every entry's error would follow from it.
+func (p parser) shape(n *yaml.Node) bool {
+	if n.Kind != yaml.MappingNode {
+		return p.notMapping(n, "file", "file must be a mapping (key: value)")
 	}
-	doc := &Document{File: p.file, Status: project.Active}
-	pn, ok := f["project"]
-	if !ok {
-		return nil, p.required(n, "project", "project: is required (the project's name)")
-	}
-	if doc.Project, err = p.str(pn, "project"); err != nil {
-		return nil, err
-	}
-	if s, ok := f["status"]; ok {
-		v, err := p.str(s, "status")
-		if err != nil {
-			return nil, err
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
+		if (k != "tasks" && k != "triggers") || seen[k] {
+			continue
 		}
+		seen[k] = true
+		limit := map[string]int{"tasks": MaxTasks, "triggers": MaxTriggers}[k]
+		if v.Kind != yaml.SequenceNode {
+			return p.notList(v, k, "%s must be a list", k)
+		}
+		if len(v.Content) > limit {
+			return p.fail(v, invalid("%s: %d entries, the limit is %d per file; split the project over several files", k, len(v.Content), limit).
+				Because(RefusalTooManyEntries, "field", k, "count", len(v.Content), "limit", limit))
+		}
+	}
+	return true
+}
+
+// document reads a file of the right shape, and its entries as far as
+// each could be read, for the checks of what they say of each other.
+func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) {
+	f, complete := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications")
+	doc := &Document{File: p.file, Status: project.Active}
+	pn, named := f["project"]
+	if !named {
+		p.required(n, complete, "project", "project: is required (the project's name)")
+	} else {
+		doc.Project, named = p.str(pn, "project")
+	}
+	status := true
+	if s, ok := f["status"]; ok {
+		var v string
+		v, status = p.str(s, "status")
 		doc.Status = project.Status(v)
 	}
-	if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: doc.Status}).Validate(); err != nil {
-		return nil, p.at(pn, err)
+	if named && status {
+		if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: doc.Status}).Validate(); err != nil {
+			p.fail(pn, err)
+		}
 	}
 	if nn, ok := f["notifications"]; ok {
-		if doc.Notifications, err = p.notifications(nn); err != nil {
-			return nil, err
-		}
+		doc.Notifications = p.notifications(nn)
 		doc.HasNotifications = true
 	}
+	var tasks []taskEntry
 	if tn, ok := f["tasks"]; ok {
-		if tn.Kind != yaml.SequenceNode {
-			return nil, p.notList(tn, "tasks", "tasks must be a list")
-		}
-		if len(tn.Content) > MaxTasks {
-			return nil, p.at(tn, invalid("tasks: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTasks).
-				Because(RefusalTooManyEntries, "field", "tasks", "count", len(tn.Content), "limit", MaxTasks))
-		}
 		for _, item := range tn.Content {
-			td, err := p.task(item)
-			if err != nil {
-				return nil, err
-			}
-			doc.Tasks = append(doc.Tasks, td)
+			e := p.task(item)
+			tasks = append(tasks, e)
+			doc.Tasks = append(doc.Tasks, e.TaskDoc)
 		}
 	}
+	var triggers []triggerEntry
 	if tn, ok := f["triggers"]; ok {
-		if tn.Kind != yaml.SequenceNode {
-			return nil, p.notList(tn, "triggers", "triggers must be a list")
-		}
-		if len(tn.Content) > MaxTriggers {
-			return nil, p.at(tn, invalid("triggers: %d entries, the limit is %d per file; split the project over several files", len(tn.Content), MaxTriggers).
-				Because(RefusalTooManyEntries, "field", "triggers", "count", len(tn.Content), "limit", MaxTriggers))
-		}
 		for _, item := range tn.Content {
-			td, err := p.trigger(item)
-			if err != nil {
-				return nil, err
-			}
-			doc.Triggers = append(doc.Triggers, td)
+			e := p.trigger(item)
+			triggers = append(triggers, e)
+			doc.Triggers = append(doc.Triggers, e.TriggerDoc)
 		}
 	}
-	return doc, nil
+	return doc, tasks, triggers
 }
 
-func (p parser) task(n *yaml.Node) (TaskDoc, error) {
-	f, err := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout", "runAs", "killGrace", "retry", "placement")
-	if err != nil {
-		return TaskDoc{}, err
+// taskEntry is a task entry as far as it could be read.
+type taskEntry struct {
+	TaskDoc
+	// named: its name was read; clean: all of it was, without an error.
+	named, clean bool
+}
+
+// triggerEntry is a trigger entry as far as it could be read.
+type triggerEntry struct {
+	TriggerDoc
+	// named: its name was read; bound: its task's name was; clean: all
+	// of it was, without an error.
+	named, bound, clean bool
+}
+
+func (p parser) task(n *yaml.Node) taskEntry {
+	before := p.found.count()
+	e := taskEntry{TaskDoc: TaskDoc{Line: n.Line, Spec: task.Spec{Enabled: true}}}
+	f, complete := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout", "runAs", "killGrace", "retry", "placement")
+	if f == nil {
+		return e
 	}
-	td := TaskDoc{Line: n.Line, Spec: task.Spec{Enabled: true}}
 	if v, ok := f["name"]; ok {
-		if td.Spec.Name, err = p.str(v, "task.name"); err != nil {
-			return td, err
-		}
+		e.Spec.Name, e.named = p.str(v, "task.name")
 	}
 	if v, ok := f["enabled"]; ok {
-		if td.Spec.Enabled, err = p.boolean(v, "task.enabled"); err != nil {
-			return td, err
-		}
+		e.Spec.Enabled, _ = p.boolean(v, "task.enabled")
 	}
 	if v, ok := f["labels"]; ok {
-		if td.Spec.Labels, err = p.stringMap(v, "task.labels"); err != nil {
-			return td, err
-		}
+		e.Spec.Labels, _ = p.stringMap(v, "task.labels")
 	}
-	c := &td.Spec.Command
+	c := &e.Spec.Command
 	_, hasShell := f["shell"]
 	_, hasScript := f["script"]
 	cmd, hasCmd := f["command"]
 	switch {
 	case hasCmd && (hasShell || hasScript):
-		return td, p.at(cmd, invalid("task %q: give either command (argv mode) or shell + script (shell mode), not both", td.Spec.Name).
-			Because(RefusalCommandAndScript, "task", td.Spec.Name))
+		p.fail(cmd, invalid("task %q: give either command (argv mode) or shell + script (shell mode), not both", e.Spec.Name).
+			Because(RefusalCommandAndScript, "task", e.Spec.Name))
 	case hasCmd:
 		c.Mode = task.ModeArgv
-		argv, err := p.stringList(cmd, "task.command")
-		if err != nil {
-			return td, err
-		}
-		if len(argv) == 0 {
-			return td, p.at(cmd, invalid("task.command: needs at least the absolute path of the program, e.g. [\"/usr/bin/env\", \"date\"]").
+		argv, ok := p.stringList(cmd, "task.command")
+		switch {
+		case !ok:
+		case len(argv) == 0:
+			p.fail(cmd, invalid("task.command: needs at least the absolute path of the program, e.g. [\"/usr/bin/env\", \"date\"]").
 				Because(RefusalEmptyCommand, "field", "task.command"))
+		default:
+			c.Path, c.Args = argv[0], argv[1:]
 		}
-		c.Path, c.Args = argv[0], argv[1:]
 	case hasShell || hasScript:
 		c.Mode = task.ModeShell
 		c.Shell = "/bin/sh"
 		if v, ok := f["shell"]; ok {
-			if c.Shell, err = p.str(v, "task.shell"); err != nil {
-				return td, err
-			}
+			c.Shell, _ = p.str(v, "task.shell")
 		}
 		if v, ok := f["script"]; ok {
-			if c.Script, err = p.str(v, "task.script"); err != nil {
-				return td, err
-			}
+			c.Script, _ = p.str(v, "task.script")
 		}
-	default:
-		return td, p.at(n, invalid("task %q: needs command (argv mode) or script (shell mode)", td.Spec.Name).Because(RefusalNoCommand, "task", td.Spec.Name))
+	case complete:
+		p.fail(n, invalid("task %q: needs command (argv mode) or script (shell mode)", e.Spec.Name).Because(RefusalNoCommand, "task", e.Spec.Name))
 	}
 	if v, ok := f["env"]; ok {
-		if c.Env, err = p.env(v); err != nil {
-			return td, err
-		}
+		c.Env = p.env(v)
 	}
 	if v, ok := f["workingDir"]; ok {
-		if c.WorkingDir, err = p.str(v, "task.workingDir"); err != nil {
-			return td, err
-		}
+		c.WorkingDir, _ = p.str(v, "task.workingDir")
 	}
 	if v, ok := f["timeout"]; ok {
-		s, err := p.str(v, "task.timeout")
-		if err != nil {
-			return td, err
-		}
-		d, err := time.ParseDuration(s)
-		if err != nil || d%time.Millisecond != 0 {
-			return td, p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %q is not a duration in whole milliseconds like 30s, 5m or 2h", s)
-		}
-		c.TimeoutMs = d.Milliseconds()
-		if c.TimeoutMs == 0 {
-			return td, p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: must be at least 1ms")
-		}
-		if d > task.MaxTimeout {
-			return td, p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %s is longer than the most it takes, 365 days (8760h)", s)
-		}
+		c.TimeoutMs = p.timeout(v)
 	}
 	if v, ok := f["runAs"]; ok {
-		if c.RunAs, err = p.runAs(v); err != nil {
-			return td, err
-		}
+		c.RunAs = p.runAs(v)
 	}
 	if v, ok := f["killGrace"]; ok {
-		if c.KillGraceMs, err = p.millis(v, "task.killGrace", task.MaxKillGrace); err != nil {
-			return td, err
-		}
+		c.KillGraceMs, _ = p.millis(v, "task.killGrace", task.MaxKillGrace)
 	}
 	if v, ok := f["retry"]; ok {
-		if c.Retry, err = p.retry(v); err != nil {
-			return td, err
-		}
+		c.Retry = p.retry(v)
 	}
 	if v, ok := f["placement"]; ok {
-		if c.Placement, err = p.placement(v); err != nil {
-			return td, err
+		c.Placement = p.placement(v)
+	}
+	// The whole task's checks, only of a task read whole: one with a
+	// field left out for its error would fail them for that field again.
+	if e.clean = p.found.count() == before; e.clean {
+		if err := e.Spec.Normalize().Validate(); err != nil {
+			e.clean = p.fail(n, qlerror.Wrap(qlerror.Invalid, err, "task %q", e.Spec.Name))
 		}
 	}
-	if err := td.Spec.Normalize().Validate(); err != nil {
-		return td, p.at(n, qlerror.Wrap(qlerror.Invalid, err, "task %q", td.Spec.Name))
+	return e
+}
+
+// timeout reads task.timeout, a duration in whole milliseconds from 1ms
+// to task.MaxTimeout.
+func (p parser) timeout(v *yaml.Node) int64 {
+	s, ok := p.str(v, "task.timeout")
+	if !ok {
+		return 0
 	}
-	return td, nil
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil || d%time.Millisecond != 0:
+		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %q is not a duration in whole milliseconds like 30s, 5m or 2h", s)
+	case d.Milliseconds() == 0:
+		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: must be at least 1ms")
+	case d > task.MaxTimeout:
+		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %s is longer than the most it takes, 365 days (8760h)", s)
+	}
+	return d.Milliseconds()
 }
 
 // retry reads {maxAttempts: N, backoff: 10s, on: [lost, failed, timed_out]};
 // on defaults to [lost], backoff to 0s. maxAttempts 1 is no retry and reads
 // as the default policy, so it stores and digests like no retry field.
-func (p parser) retry(n *yaml.Node) (task.RetryPolicy, error) {
-	f, err := p.fields(n, "task.retry", "maxAttempts", "backoff", "on")
-	if err != nil {
-		return task.RetryPolicy{}, err
+func (p parser) retry(n *yaml.Node) task.RetryPolicy {
+	f, complete := p.fields(n, "task.retry", "maxAttempts", "backoff", "on")
+	if f == nil {
+		return task.RetryPolicy{}
 	}
 	r := task.RetryPolicy{On: []string{task.RetryOnLost}}
-	m, ok := f["maxAttempts"]
-	if !ok {
-		return r, p.required(n, "task.retry.maxAttempts", "task.retry.maxAttempts: is required (attempts in all, 1 … %d; 1 means no retry)", task.MaxRetryAttempts)
-	}
-	if m.Kind != yaml.ScalarNode || m.Tag != "!!int" {
-		return r, p.outOfRange(m, "task.retry.maxAttempts", 1, task.MaxRetryAttempts,
+	m, given := f["maxAttempts"]
+	switch {
+	case !given:
+		p.required(n, complete, "task.retry.maxAttempts", "task.retry.maxAttempts: is required (attempts in all, 1 … %d; 1 means no retry)", task.MaxRetryAttempts)
+	case m.Kind != yaml.ScalarNode || m.Tag != "!!int":
+		p.outOfRange(m, "task.retry.maxAttempts", 1, task.MaxRetryAttempts,
 			"task.retry.maxAttempts: must be a whole number of attempts in all, 1 … %d", task.MaxRetryAttempts)
-	}
-	if r.MaxAttempts, err = strconv.Atoi(m.Value); err != nil || r.MaxAttempts < 1 || r.MaxAttempts > task.MaxRetryAttempts {
-		return r, p.outOfRange(m, "task.retry.maxAttempts", 1, task.MaxRetryAttempts,
-			"task.retry.maxAttempts: %s is outside 1 … %d (1 means no retry)", m.Value, task.MaxRetryAttempts)
+	default:
+		a, err := strconv.Atoi(m.Value)
+		if err != nil || a < 1 || a > task.MaxRetryAttempts {
+			p.outOfRange(m, "task.retry.maxAttempts", 1, task.MaxRetryAttempts,
+				"task.retry.maxAttempts: %s is outside 1 … %d (1 means no retry)", m.Value, task.MaxRetryAttempts)
+		}
+		r.MaxAttempts = a
 	}
 	if v, ok := f["backoff"]; ok {
-		s, err := p.str(v, "task.retry.backoff")
-		if err != nil {
-			return r, err
+		if s, ok := p.str(v, "task.retry.backoff"); ok {
+			d, err := time.ParseDuration(s)
+			if err != nil || d%time.Millisecond != 0 || d < 0 || d.Milliseconds() > task.MaxRetryBackoffMs {
+				p.notDuration(v, "task.retry.backoff", s, 0, time.Duration(task.MaxRetryBackoffMs)*time.Millisecond,
+					"task.retry.backoff: %q is not a duration in whole milliseconds from 0s to 24h, like 10s or 5m", s)
+			}
+			r.BackoffMs = d.Milliseconds()
 		}
-		d, err := time.ParseDuration(s)
-		if err != nil || d%time.Millisecond != 0 || d < 0 || d.Milliseconds() > task.MaxRetryBackoffMs {
-			return r, p.notDuration(v, "task.retry.backoff", s, 0, time.Duration(task.MaxRetryBackoffMs)*time.Millisecond,
-				"task.retry.backoff: %q is not a duration in whole milliseconds from 0s to 24h, like 10s or 5m", s)
-		}
-		r.BackoffMs = d.Milliseconds()
 	}
 	if v, ok := f["on"]; ok {
-		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			outcomes := strings.Join(task.RetryOutcomes, ", ")
-			return r, p.at(v, invalid("task.retry.on: must be a list of some of %s, e.g. [lost, timed_out]", outcomes).
-				Because(RefusalRetryOn, "field", "task.retry.on", "allowed", outcomes))
-		}
-		r.On = nil
-		for i, item := range v.Content {
-			o, err := p.str(item, fmt.Sprintf("task.retry.on[%d]", i))
-			if err != nil {
-				return r, err
-			}
-			if !contains(task.RetryOutcomes, o) {
-				outcomes := strings.Join(task.RetryOutcomes, ", ")
-				return r, p.at(item, invalid("task.retry.on: %q is not an outcome that can be retried; use %s", o, outcomes).
-					Because(validate.RefusalNotOneOf, "field", "task.retry.on", "value", o, "allowed", outcomes))
-			}
-			if contains(r.On, o) {
-				return r, p.at(item, invalid("task.retry.on: %q is given twice", o).Because(validate.RefusalGivenTwice, "field", "task.retry.on", "value", o))
-			}
-			r.On = append(r.On, o)
-		}
+		r.On = p.retryOn(v)
 	}
 	if r.MaxAttempts == 1 {
-		return task.RetryPolicy{}, nil
+		return task.RetryPolicy{}
 	}
-	return r, nil
+	return r
+}
+
+// retryOn reads retry.on, a list of the outcomes a Run is retried after,
+// each once; it stops at the first that is not.
+func (p parser) retryOn(v *yaml.Node) []string {
+	outcomes := strings.Join(task.RetryOutcomes, ", ")
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		p.fail(v, invalid("task.retry.on: must be a list of some of %s, e.g. [lost, timed_out]", outcomes).
+			Because(RefusalRetryOn, "field", "task.retry.on", "allowed", outcomes))
+		return nil
+	}
+	var on []string
+	for i, item := range v.Content {
+		o, ok := p.str(item, fmt.Sprintf("task.retry.on[%d]", i))
+		switch {
+		case !ok:
+			return on
+		case !contains(task.RetryOutcomes, o):
+			p.fail(item, invalid("task.retry.on: %q is not an outcome that can be retried; use %s", o, outcomes).
+				Because(validate.RefusalNotOneOf, "field", "task.retry.on", "value", o, "allowed", outcomes))
+			return on
+		case contains(on, o):
+			p.fail(item, invalid("task.retry.on: %q is given twice", o).Because(validate.RefusalGivenTwice, "field", "task.retry.on", "value", o))
+			return on
+		}
+		on = append(on, o)
+	}
+	return on
 }
 
 // placement reads {labels: {k: v}}: the labels a worker must have.
-func (p parser) placement(n *yaml.Node) (task.Placement, error) {
-	f, err := p.fields(n, "task.placement", "labels")
-	if err != nil {
-		return task.Placement{}, err
+func (p parser) placement(n *yaml.Node) task.Placement {
+	f, complete := p.fields(n, "task.placement", "labels")
+	if f == nil {
+		return task.Placement{}
 	}
 	v, ok := f["labels"]
 	if !ok {
-		return task.Placement{}, p.required(n, "task.placement.labels", "task.placement.labels: is required, e.g. placement: {labels: {region: eu}}")
+		p.required(n, complete, "task.placement.labels", "task.placement.labels: is required, e.g. placement: {labels: {region: eu}}")
+		return task.Placement{}
 	}
-	labels, err := p.stringMap(v, "task.placement.labels")
-	if err != nil {
-		return task.Placement{}, err
+	labels, ok := p.stringMap(v, "task.placement.labels")
+	if !ok {
+		return task.Placement{}
 	}
 	if err := task.CheckWorkerLabels("task.placement.labels", labels); err != nil {
-		return task.Placement{}, p.at(v, err)
+		p.fail(v, err)
 	}
-	return task.Placement{Labels: labels}, nil
+	return task.Placement{Labels: labels}
 }
 
 // runAs reads {user: name-or-uid, group: name-or-gid}; group is optional.
-func (p parser) runAs(n *yaml.Node) (task.RunAs, error) {
-	f, err := p.fields(n, "task.runAs", "user", "group")
-	if err != nil {
-		return task.RunAs{}, err
-	}
+func (p parser) runAs(n *yaml.Node) task.RunAs {
 	var r task.RunAs
-	u, ok := f["user"]
-	if !ok {
-		return r, p.required(n, "task.runAs.user", "task.runAs.user: is required (a user name or numeric uid)")
+	f, complete := p.fields(n, "task.runAs", "user", "group")
+	if f == nil {
+		return r
 	}
-	if r.User, err = p.str(u, "task.runAs.user"); err != nil {
-		return r, err
+	before := p.found.count()
+	if u, ok := f["user"]; !ok {
+		p.required(n, complete, "task.runAs.user", "task.runAs.user: is required (a user name or numeric uid)")
+	} else {
+		r.User, _ = p.str(u, "task.runAs.user")
 	}
 	if g, ok := f["group"]; ok {
-		if r.Group, err = p.str(g, "task.runAs.group"); err != nil {
-			return r, err
+		r.Group, _ = p.str(g, "task.runAs.group")
+	}
+	if complete && p.found.count() == before {
+		if err := r.Validate("task.runAs"); err != nil {
+			p.fail(n, err)
 		}
 	}
-	if err := r.Validate("task.runAs"); err != nil {
-		return r, p.at(n, err)
-	}
-	return r, nil
+	return r
 }
 
 // millis reads a positive duration in whole milliseconds, like 10s, of
 // at most hi. The spec's validation checks the range too; checked here,
 // a value out of it is reported at its own line, not its task's.
-func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, error) {
-	s, err := p.str(n, field)
-	if err != nil {
-		return 0, err
+func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, bool) {
+	s, ok := p.str(n, field)
+	if !ok {
+		return 0, false
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d%time.Millisecond != 0 || d <= 0 {
@@ -540,125 +588,134 @@ func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, err
 	if d > hi {
 		return 0, p.notDuration(n, field, s, time.Millisecond, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.Duration(hi))
 	}
-	return d.Milliseconds(), nil
+	return d.Milliseconds(), true
 }
 
-func (p parser) trigger(n *yaml.Node) (TriggerDoc, error) {
-	f, err := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled", "jitter", "startAt", "endAt", "catchUpWindow", "overlap")
-	if err != nil {
-		return TriggerDoc{}, err
+func (p parser) trigger(n *yaml.Node) triggerEntry {
+	before := p.found.count()
+	e := triggerEntry{TriggerDoc: TriggerDoc{Line: n.Line, Spec: trigger.Spec{Enabled: true, Cron: trigger.Cron{MisfirePolicy: trigger.FireOnce}}}}
+	f, complete := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled", "jitter", "startAt", "endAt", "catchUpWindow", "overlap")
+	if f == nil {
+		return e
 	}
-	td := TriggerDoc{Line: n.Line, Spec: trigger.Spec{Enabled: true, Cron: trigger.Cron{MisfirePolicy: trigger.FireOnce}}}
-	for key, dst := range map[string]*string{"name": &td.Spec.Name, "task": &td.TaskName, "cron": &td.Spec.Cron.Expression, "timezone": &td.Spec.Cron.Timezone} {
-		v, ok := f[key]
+	read := map[string]bool{}
+	for _, k := range []struct {
+		key string
+		dst *string
+	}{{"name", &e.Spec.Name}, {"task", &e.TaskName}, {"cron", &e.Spec.Cron.Expression}, {"timezone", &e.Spec.Cron.Timezone}} {
+		v, ok := f[k.key]
 		if !ok {
-			return td, p.required(n, "trigger."+key, "trigger.%s: is required", key)
+			p.required(n, complete, "trigger."+k.key, "trigger.%s: is required", k.key)
+			continue
 		}
-		if *dst, err = p.str(v, "trigger."+key); err != nil {
-			return td, err
+		*k.dst, read[k.key] = p.str(v, "trigger."+k.key)
+	}
+	e.named, e.bound = read["name"], read["task"]
+	// What the spec's validation says of the name, as it says it (Check),
+	// but with the file's other errors rather than after them.
+	if e.named {
+		if err := validate.Name("trigger.name", e.Spec.Name); err != nil {
+			p.found.add(located(p.file, n.Line, 0, qlerror.Wrap(qlerror.Invalid, err, "trigger %q", e.Spec.Name)))
 		}
 	}
-	// Checked here, at their own lines; the spec's validation repeats it
-	// for every other way a trigger is published.
-	if err := checkCron(td.Spec.Cron); err != nil {
-		at, field := f["cron"], "cron"
-		if pe := (*cron.ParseError)(nil); errors.As(err, &pe) && pe.Part == "timezone" {
-			at, field = f["timezone"], "timezone"
+	// The expression and its zone are checked apart, each at its own
+	// line: a mistake in one leaves the other worth checking. The spec's
+	// validation repeats it for every other way a trigger is published.
+	if read["cron"] {
+		if err := checkExpression(e.Spec.Cron.Expression); err != nil {
+			p.fail(f["cron"], cron.Refusal("trigger.cron", err))
 		}
-		return td, p.at(at, cron.Refusal("trigger."+field, err))
+	}
+	if read["timezone"] {
+		if err := cron.CheckTimezone(e.Spec.Cron.Timezone); err != nil {
+			p.fail(f["timezone"], cron.Refusal("trigger.timezone", err))
+		}
 	}
 	if v, ok := f["misfire"]; ok {
-		s, err := p.str(v, "trigger.misfire")
-		if err != nil {
-			return td, err
-		}
-		td.Spec.Cron.MisfirePolicy = trigger.MisfirePolicy(s)
-		if td.Spec.Cron.MisfirePolicy != trigger.Skip && td.Spec.Cron.MisfirePolicy != trigger.FireOnce {
-			return td, p.at(v, invalid("trigger.misfire: %q is not one of skip, fire_once", s).
-				Because(validate.RefusalNotOneOf, "field", "trigger.misfire", "value", s, "allowed", "skip, fire_once"))
+		if s, ok := p.str(v, "trigger.misfire"); ok {
+			if m := trigger.MisfirePolicy(s); m == trigger.Skip || m == trigger.FireOnce {
+				e.Spec.Cron.MisfirePolicy = m
+			} else {
+				p.fail(v, invalid("trigger.misfire: %q is not one of skip, fire_once", s).
+					Because(validate.RefusalNotOneOf, "field", "trigger.misfire", "value", s, "allowed", "skip, fire_once"))
+			}
 		}
 	}
 	if v, ok := f["enabled"]; ok {
-		if td.Spec.Enabled, err = p.boolean(v, "trigger.enabled"); err != nil {
-			return td, err
-		}
+		e.Spec.Enabled, _ = p.boolean(v, "trigger.enabled")
 	}
-	if err := p.timePolicies(f, &td.Spec.Cron); err != nil {
-		return td, err
-	}
+	p.timePolicies(f, &e.Spec.Cron)
 	if v, ok := f["overlap"]; ok {
-		s, err := p.str(v, "trigger.overlap")
-		if err != nil {
-			return td, err
+		if s, ok := p.str(v, "trigger.overlap"); ok {
+			if o, known := trigger.ParseOverlap(s); known && s != "" {
+				e.Spec.Cron.Overlap = o
+			} else {
+				p.fail(v, invalid("trigger.overlap: %q is not one of allow, skip, queue_one, cancel_previous", s).
+					Because(validate.RefusalNotOneOf, "field", "trigger.overlap", "value", s, "allowed", "allow, skip, queue_one, cancel_previous"))
+			}
 		}
-		o, known := trigger.ParseOverlap(s)
-		if !known || s == "" {
-			return td, p.at(v, invalid("trigger.overlap: %q is not one of allow, skip, queue_one, cancel_previous", s).
-				Because(validate.RefusalNotOneOf, "field", "trigger.overlap", "value", s, "allowed", "allow, skip, queue_one, cancel_previous"))
-		}
-		td.Spec.Cron.Overlap = o
 	}
-	return td, nil
+	e.clean = p.found.count() == before
+	return e
 }
 
-// checkCron is what the spec's validation checks of an expression and its
-// zone (trigger.Spec.Validate), as one error.
-func checkCron(c trigger.Cron) error {
-	if _, err := cron.Parse(c.Expression, c.Timezone); err != nil {
+// checkExpression is what the spec's validation checks of an expression
+// (trigger.Spec.Validate) but its zone; no expression is valid in one
+// zone and not in another.
+func checkExpression(expr string) error {
+	if _, err := cron.Parse(expr, "UTC"); err != nil {
 		return err
 	}
-	return cron.CheckSteps(c.Expression)
+	return cron.CheckSteps(expr)
 }
 
 // timePolicies reads jitter (a duration, 0s … 1h), startAt and endAt
 // (RFC 3339 instants, endAt after startAt) and, under misfire: fire_once
 // only, catchUpWindow (a duration ≥ 0).
-func (p parser) timePolicies(f map[string]*yaml.Node, c *trigger.Cron) error {
+func (p parser) timePolicies(f map[string]*yaml.Node, c *trigger.Cron) {
 	if v, ok := f["jitter"]; ok {
-		ms, err := p.duration(v, "trigger.jitter", trigger.MaxJitterMs, "0s to 1h, like 30s or 5m")
-		if err != nil {
-			return err
-		}
-		c.JitterMs = ms
+		c.JitterMs, _ = p.duration(v, "trigger.jitter", trigger.MaxJitterMs, "0s to 1h, like 30s or 5m")
 	}
-	for key, dst := range map[string]*int64{"startAt": &c.StartAtMs, "endAt": &c.EndAtMs} {
-		v, ok := f[key]
+	for _, k := range []struct {
+		key string
+		dst *int64
+	}{{"startAt", &c.StartAtMs}, {"endAt", &c.EndAtMs}} {
+		v, ok := f[k.key]
 		if !ok {
 			continue
 		}
-		s, err := p.str(v, "trigger."+key)
-		if err != nil {
-			return err
+		s, ok := p.str(v, "trigger."+k.key)
+		if !ok {
+			continue
 		}
 		at, err := time.Parse(time.RFC3339, s)
 		if err != nil || at.UnixMilli() <= 0 || at.Nanosecond()%int(time.Millisecond) != 0 {
-			return p.at(v, invalid("trigger.%s: %q is not an RFC 3339 instant after 1970 in whole milliseconds, like 2026-12-01T00:00:00Z", key, s).
-				Because(RefusalNotInstant, "field", "trigger."+key, "value", s))
+			p.fail(v, invalid("trigger.%s: %q is not an RFC 3339 instant after 1970 in whole milliseconds, like 2026-12-01T00:00:00Z", k.key, s).
+				Because(RefusalNotInstant, "field", "trigger."+k.key, "value", s))
+			continue
 		}
-		*dst = at.UnixMilli()
+		*k.dst = at.UnixMilli()
 	}
 	if c.EndAtMs != 0 && c.EndAtMs <= c.StartAtMs {
-		return p.at(f["endAt"], invalid("trigger.endAt: must be after startAt").Because(trigger.RefusalEndNotAfterStart))
+		p.fail(f["endAt"], invalid("trigger.endAt: must be after startAt").Because(trigger.RefusalEndNotAfterStart))
 	}
 	if v, ok := f["catchUpWindow"]; ok {
 		if c.MisfirePolicy != trigger.FireOnce {
-			return p.at(v, invalid("trigger.catchUpWindow: only applies to misfire: fire_once; remove it or set misfire: fire_once").
+			p.fail(v, invalid("trigger.catchUpWindow: only applies to misfire: fire_once; remove it or set misfire: fire_once").
 				Because(trigger.RefusalCatchUpNotFireOnce, "value", c.MisfirePolicy))
+			return
 		}
-		ms, err := p.duration(v, "trigger.catchUpWindow", trigger.MaxCatchUpWindowMs, "0s to 8784h (366 days), like 10m")
-		if err != nil {
-			return err
+		if ms, ok := p.duration(v, "trigger.catchUpWindow", trigger.MaxCatchUpWindowMs, "0s to 8784h (366 days), like 10m"); ok {
+			c.CatchUpWindowMs, c.HasCatchUpWindow = ms, true
 		}
-		c.CatchUpWindowMs, c.HasCatchUpWindow = ms, true
 	}
-	return nil
 }
 
 // duration reads a duration in whole milliseconds from 0 to maxMs.
-func (p parser) duration(n *yaml.Node, field string, maxMs int64, allowed string) (int64, error) {
-	s, err := p.str(n, field)
-	if err != nil {
-		return 0, err
+func (p parser) duration(n *yaml.Node, field string, maxMs int64, allowed string) (int64, bool) {
+	s, ok := p.str(n, field)
+	if !ok {
+		return 0, false
 	}
 	d, err := time.ParseDuration(s)
 	hi := time.Duration(maxMs) * time.Millisecond
@@ -668,75 +725,80 @@ func (p parser) duration(n *yaml.Node, field string, maxMs int64, allowed string
 	if d > hi {
 		return 0, p.notDuration(n, field, s, 0, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.Duration(hi))
 	}
-	return d.Milliseconds(), nil
+	return d.Milliseconds(), true
 }
 
-func (p parser) stringMap(n *yaml.Node, field string) (map[string]string, error) {
+// stringMap reads a mapping of strings; it stops at the first value that
+// is not one.
+func (p parser) stringMap(n *yaml.Node, field string) (map[string]string, bool) {
 	if n.Kind != yaml.MappingNode {
 		return nil, p.notMapping(n, field, "%s must be a mapping", field)
 	}
 	out := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		s, err := p.str(v, field+"."+k.Value)
-		if err != nil {
-			return nil, err
+		s, ok := p.str(v, field+"."+k.Value)
+		if !ok {
+			return nil, false
 		}
 		out[k.Value] = s
 	}
-	return out, nil
+	return out, true
 }
 
-func (p parser) stringList(n *yaml.Node, field string) ([]string, error) {
+// stringList reads a list of strings; it stops at the first item that is
+// not one.
+func (p parser) stringList(n *yaml.Node, field string) ([]string, bool) {
 	if n.Kind != yaml.SequenceNode {
 		return nil, p.notList(n, field, "%s must be a list of strings", field)
 	}
 	out := make([]string, 0, len(n.Content))
 	for i, item := range n.Content {
-		s, err := p.str(item, fmt.Sprintf("%s[%d]", field, i))
-		if err != nil {
-			return nil, err
+		s, ok := p.str(item, fmt.Sprintf("%s[%d]", field, i))
+		if !ok {
+			return nil, false
 		}
 		out = append(out, s)
 	}
-	return out, nil
+	return out, true
 }
 
-// env reads NAME: value or NAME: {secret: ref}.
-func (p parser) env(n *yaml.Node) ([]task.EnvVar, error) {
+// env reads NAME: value or NAME: {secret: ref}, reporting each variable's
+// mistake.
+func (p parser) env(n *yaml.Node) []task.EnvVar {
 	if n.Kind != yaml.MappingNode {
-		return nil, p.notMapping(n, "task.env", "task.env must be a mapping of NAME: value or NAME: {secret: ref}")
+		p.notMapping(n, "task.env", "task.env must be a mapping of NAME: value or NAME: {secret: ref}")
+		return nil
 	}
 	var out []task.EnvVar
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if err := task.CheckEnvName(k.Value); err != nil {
-			return nil, p.at(k, err)
+			p.fail(k, err)
+			continue
 		}
 		e := task.EnvVar{Name: k.Value}
+		ok := true
 		if v.Kind == yaml.MappingNode {
-			f, err := p.fields(v, "task.env."+k.Value, "secret")
-			if err != nil {
-				return nil, err
-			}
-			ref, ok := f["secret"]
-			if !ok {
-				return nil, p.at(v, invalid("task.env.%s: a mapping must be {secret: ref}", k.Value).Because(RefusalEnvMapping, "field", "task.env."+k.Value))
-			}
-			if e.SecretRef, err = p.str(ref, "task.env."+k.Value+".secret"); err != nil {
-				return nil, err
+			f, complete := p.fields(v, "task.env."+k.Value, "secret")
+			ref, given := f["secret"]
+			switch {
+			case !given && complete:
+				ok = p.fail(v, invalid("task.env.%s: a mapping must be {secret: ref}", k.Value).Because(RefusalEnvMapping, "field", "task.env."+k.Value))
+			case !given:
+				ok = false
+			default:
+				e.SecretRef, ok = p.str(ref, "task.env."+k.Value+".secret")
 			}
 		} else {
-			s, err := p.str(v, "task.env."+k.Value)
-			if err != nil {
-				return nil, err
-			}
-			e.Value = s
+			e.Value, ok = p.str(v, "task.env."+k.Value)
 		}
-		out = append(out, e)
+		if ok {
+			out = append(out, e)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return out
 }
 
 func contains(list []string, s string) bool {

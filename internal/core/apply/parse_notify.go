@@ -21,133 +21,148 @@ import (
 //	    - {consecutive_failures: 3, channel: NAME}
 //
 // and checks it whole; an empty mapping clears the project's settings.
-func (p parser) notifications(n *yaml.Node) (notify.Spec, error) {
+// Each channel and each rule is read on its own; what a rule says of the
+// channels and of the rules before it is checked only while they were all
+// read whole, as the check names a rule by its place among those.
+func (p parser) notifications(n *yaml.Node) notify.Spec {
 	var spec notify.Spec
 	if n.Kind == yaml.MappingNode && len(n.Content) == 0 {
-		return spec, nil
+		return spec
 	}
-	f, err := p.fields(n, "notifications", "channels", "rules")
-	if err != nil {
-		return spec, err
+	f, complete := p.fields(n, "notifications", "channels", "rules")
+	if f == nil {
+		return spec
 	}
-	defined := map[string]bool{}
+	before := p.found.count()
 	if cn, ok := f["channels"]; ok {
-		if cn.Kind != yaml.MappingNode {
-			return spec, p.notMapping(cn, "notifications.channels", "notifications.channels must be a mapping of NAME: {type: …, url: …}")
-		}
-		if len(cn.Content)/2 > notify.MaxChannels {
-			return spec, p.at(cn, invalid("notifications.channels: %d channels, the limit is %d", len(cn.Content)/2, notify.MaxChannels).
-				Because(validate.RefusalTooMany, "field", "notifications.channels", "count", len(cn.Content)/2, "limit", notify.MaxChannels))
-		}
-		for i := 0; i+1 < len(cn.Content); i += 2 {
-			c, err := p.channel(cn.Content[i].Value, cn.Content[i+1])
-			if err != nil {
-				return spec, err
-			}
-			if defined[c.Name] {
-				return spec, p.at(cn.Content[i], invalid("notifications.channels: %q is given twice", c.Name).
-					Because(validate.RefusalGivenTwice, "field", "notifications.channels", "value", c.Name))
-			}
-			defined[c.Name] = true
-			spec.Channels = append(spec.Channels, c)
-		}
+		spec.Channels = p.channels(cn)
 	}
 	rn, ok := f["rules"]
-	if !ok {
-		return spec, p.required(n, "notifications.rules", "notifications.rules: is required, e.g. rules: [{on: failed, channel: ops}]")
-	}
-	if rn.Kind != yaml.SequenceNode {
-		return spec, p.notList(rn, "notifications.rules", "notifications.rules must be a list")
-	}
-	if len(rn.Content) > notify.MaxRules {
-		return spec, p.at(rn, invalid("notifications.rules: %d rules, the limit is %d", len(rn.Content), notify.MaxRules).
+	switch {
+	case !ok:
+		p.required(n, complete, "notifications.rules", "notifications.rules: is required, e.g. rules: [{on: failed, channel: ops}]")
+		return spec
+	case rn.Kind != yaml.SequenceNode:
+		p.notList(rn, "notifications.rules", "notifications.rules must be a list")
+		return spec
+	case len(rn.Content) > notify.MaxRules:
+		p.fail(rn, invalid("notifications.rules: %d rules, the limit is %d", len(rn.Content), notify.MaxRules).
 			Because(validate.RefusalTooMany, "field", "notifications.rules", "count", len(rn.Content), "limit", notify.MaxRules))
+		return spec
 	}
+	// A misspelt channels key leaves every channel a rule names undefined.
+	whole := complete && p.found.count() == before
 	for i, item := range rn.Content {
-		r, err := p.rule(i, item)
-		if err != nil {
-			return spec, err
+		r, ok := p.rule(i, item)
+		if !ok || !whole {
+			whole = false
+			continue
 		}
 		spec.Rules = append(spec.Rules, r)
 		if err := (notify.Spec{Channels: spec.Channels, Rules: spec.Rules}).Validate(); err != nil {
-			return spec, p.at(item, err)
+			whole = p.fail(item, err)
 		}
 	}
-	return spec, nil
+	return spec
 }
 
-func (p parser) channel(name string, n *yaml.Node) (notify.Channel, error) {
-	what := "notifications.channels." + name
-	f, err := p.fields(n, what, "type", "url", "urlSecret", "signingSecret", "tokenSecret", "chatId")
-	if err != nil {
-		return notify.Channel{}, err
+// channels reads notifications.channels, each channel on its own.
+func (p parser) channels(cn *yaml.Node) []notify.Channel {
+	if cn.Kind != yaml.MappingNode {
+		p.notMapping(cn, "notifications.channels", "notifications.channels must be a mapping of NAME: {type: …, url: …}")
+		return nil
 	}
-	c := notify.Channel{Name: name}
-	t, ok := f["type"]
-	if !ok {
-		return c, p.required(n, what+".type", "%s.type: is required (webhook, telegram, dingtalk, wecom, feishu, bark, ntfy or slack)", what)
+	if len(cn.Content)/2 > notify.MaxChannels {
+		p.fail(cn, invalid("notifications.channels: %d channels, the limit is %d", len(cn.Content)/2, notify.MaxChannels).
+			Because(validate.RefusalTooMany, "field", "notifications.channels", "count", len(cn.Content)/2, "limit", notify.MaxChannels))
+		return nil
 	}
-	kind, err := p.str(t, what+".type")
-	if err != nil {
-		return c, err
-	}
-	c.Kind = notify.Kind(kind)
-	for key, dst := range map[string]*string{"url": &c.URL, "urlSecret": &c.URLSecret, "signingSecret": &c.SigningSecret, "tokenSecret": &c.TokenSecret, "chatId": &c.ChatID} {
-		if v, ok := f[key]; ok {
-			if *dst, err = p.str(v, what+"."+key); err != nil {
-				return c, err
-			}
+	var out []notify.Channel
+	defined := map[string]bool{}
+	for i := 0; i+1 < len(cn.Content); i += 2 {
+		c, ok := p.channel(cn.Content[i].Value, cn.Content[i+1])
+		switch {
+		case defined[c.Name]:
+			p.fail(cn.Content[i], invalid("notifications.channels: %q is given twice", c.Name).
+				Because(validate.RefusalGivenTwice, "field", "notifications.channels", "value", c.Name))
+		case ok:
+			out = append(out, c)
 		}
+		defined[c.Name] = true
+	}
+	return out
+}
+
+func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {
+	what := "notifications.channels." + name
+	c := notify.Channel{Name: name}
+	f, complete := p.fields(n, what, "type", "url", "urlSecret", "signingSecret", "tokenSecret", "chatId")
+	if f == nil {
+		return c, false
+	}
+	before := p.found.count()
+	if t, ok := f["type"]; !ok {
+		p.required(n, complete, what+".type", "%s.type: is required (webhook, telegram, dingtalk, wecom, feishu, bark, ntfy or slack)", what)
+	} else {
+		kind, _ := p.str(t, what+".type")
+		c.Kind = notify.Kind(kind)
+	}
+	for _, k := range []struct {
+		key string
+		dst *string
+	}{{"url", &c.URL}, {"urlSecret", &c.URLSecret}, {"signingSecret", &c.SigningSecret}, {"tokenSecret", &c.TokenSecret}, {"chatId", &c.ChatID}} {
+		if v, ok := f[k.key]; ok {
+			*k.dst, _ = p.str(v, what+"."+k.key)
+		}
+	}
+	if !complete || p.found.count() != before {
+		return c, false
 	}
 	if err := c.Validate(); err != nil {
-		return c, p.at(n, err)
+		return c, p.fail(n, err)
 	}
-	return c, nil
+	return c, true
 }
 
-func (p parser) rule(i int, n *yaml.Node) (notify.Rule, error) {
+func (p parser) rule(i int, n *yaml.Node) (notify.Rule, bool) {
 	what := fmt.Sprintf("notifications.rules[%d]", i)
-	f, err := p.fields(n, what, "on", "consecutive_failures", "reasons", "channel")
-	if err != nil {
-		return notify.Rule{}, err
-	}
 	var r notify.Rule
+	f, complete := p.fields(n, what, "on", "consecutive_failures", "reasons", "channel")
+	if f == nil {
+		return r, false
+	}
+	before := p.found.count()
 	on, hasOn := f["on"]
 	cf, hasCF := f["consecutive_failures"]
 	switch {
 	case hasOn && hasCF:
-		return r, p.at(n, invalid("%s: give on: EVENT or consecutive_failures: N, not both", what).Because(RefusalRuleEventAndStreak, "field", what))
+		p.fail(n, invalid("%s: give on: EVENT or consecutive_failures: N, not both", what).Because(RefusalRuleEventAndStreak, "field", what))
 	case hasOn:
-		s, err := p.str(on, what+".on")
-		if err != nil {
-			return r, err
-		}
+		s, ok := p.str(on, what+".on")
 		r.On = notify.Event(s)
-		if r.On == notify.OnConsecutiveFailures {
-			return r, p.at(on, invalid("%s.on: write consecutive_failures: N (the streak) instead of on: consecutive_failures", what).
+		if ok && r.On == notify.OnConsecutiveFailures {
+			p.fail(on, invalid("%s.on: write consecutive_failures: N (the streak) instead of on: consecutive_failures", what).
 				Because(RefusalRuleStreakAsEvent, "field", what+".on"))
 		}
 	case hasCF:
 		if cf.Kind != yaml.ScalarNode || cf.Tag != "!!int" {
-			return r, p.outOfRange(cf, what+".consecutive_failures", 1, notify.MaxConsecutive, "%s.consecutive_failures: must be a whole number from 1 to %d", what, notify.MaxConsecutive)
+			p.outOfRange(cf, what+".consecutive_failures", 1, notify.MaxConsecutive, "%s.consecutive_failures: must be a whole number from 1 to %d", what, notify.MaxConsecutive)
+			break
 		}
 		r.On = notify.OnConsecutiveFailures
+		var err error
 		if r.Count, err = strconv.Atoi(cf.Value); err != nil || r.Count < 1 || r.Count > notify.MaxConsecutive {
-			return r, p.outOfRange(cf, what+".consecutive_failures", 1, notify.MaxConsecutive, "%s.consecutive_failures: %s is outside 1 … %d", what, cf.Value, notify.MaxConsecutive)
+			p.outOfRange(cf, what+".consecutive_failures", 1, notify.MaxConsecutive, "%s.consecutive_failures: %s is outside 1 … %d", what, cf.Value, notify.MaxConsecutive)
 		}
-	default:
-		return r, p.at(n, invalid("%s: needs on: EVENT (failed, timed_out, lost, skipped, recovered) or consecutive_failures: N", what).
+	case complete:
+		p.fail(n, invalid("%s: needs on: EVENT (failed, timed_out, lost, skipped, recovered) or consecutive_failures: N", what).
 			Because(RefusalRuleNoEvent, "field", what))
 	}
 	if v, ok := f["reasons"]; ok {
-		if r.Reasons, err = p.stringList(v, what+".reasons"); err != nil {
-			return r, err
-		}
+		r.Reasons, _ = p.stringList(v, what+".reasons")
 	}
 	if v, ok := f["channel"]; ok {
-		if r.Channel, err = p.str(v, what+".channel"); err != nil {
-			return r, err
-		}
+		r.Channel, _ = p.str(v, what+".channel")
 	}
-	return r, nil
+	return r, complete && p.found.count() == before
 }

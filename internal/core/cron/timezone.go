@@ -30,3 +30,10 @@ func loadLocation(name string) (*time.Location, error) {
 	}
 	return loc, nil
 }
+
+// CheckTimezone is Parse's check of timezone alone: a caller that checks
+// an expression and its zone apart reports a mistake in each.
+func CheckTimezone(timezone string) error {
+	_, err := loadLocation(timezone)
+	return err
+}
