@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/plural"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
@@ -34,10 +35,10 @@ func applyCommand(opts Options) *cobra.Command {
 			}
 			doc, err := apply.ParseFile(file, cmd.InOrStdin())
 			if err != nil {
-				return err
+				return fileErrors(cmd, err)
 			}
 			if dryRun {
-				return planApply(cmd, opts, &db, doc)
+				return fileErrors(cmd, planApply(cmd, opts, &db, doc))
 			}
 			b, err := openBackend(cmd.Context(), opts, &db)
 			if err != nil {
@@ -60,7 +61,7 @@ func applyCommand(opts Options) *cobra.Command {
 					printNotes(cmd, []apply.Note{n})
 				}
 			}
-			return err
+			return fileErrors(cmd, err)
 		},
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "definitions file (YAML); - for standard input")
@@ -88,10 +89,13 @@ once, on this machine.`
 	}
 	return `Converge the database to a definitions file: one project with its tasks and triggers.
 Prints created / updated / unchanged per object. The whole file is validated before
-anything is written: invalid input is reported with file:line and the field, and
-nothing is written. The file is applied in one transaction: every object of it is
-published, or none is. Objects missing from the file are left as they are, so a large
-project can be split over several files.
+anything is written: every mistake of an invalid file is reported at once, each on
+its own line of standard error as FILE:LINE:COLUMN: message naming the field (the
+first 50, in file order; the rest are counted), then the count, and nothing is
+written. A YAML syntax error is reported alone: the rest of the file cannot be read.
+The file is applied in one transaction: every object of it is published, or none is.
+Objects missing from the file are left as they are, so a large project can be split
+over several files.
 
 -f - reads the file from standard input. A file holds one YAML document (a second one,
 after ---, is refused), at most 4 MiB, 10,000 tasks and 10,000 triggers. YAML anchors,
@@ -176,6 +180,22 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 		}
 	}
 	return nil
+}
+
+// fileErrors prints each error of a definitions file err holds on its own
+// line of standard error, as compilers print theirs (FILE:LINE:COLUMN:
+// message, which editors jump to), and returns the count for the last
+// line, with err's code; any other err is returned as it is.
+func fileErrors(cmd *cobra.Command, err error) error {
+	var fe *apply.FileErrors
+	if !errors.As(err, &fe) {
+		return err
+	}
+	w := textWriter{cmd.ErrOrStderr()}
+	for _, line := range fe.Lines() {
+		fmt.Fprintln(w, line)
+	}
+	return qlerror.New(qlerror.CodeOf(err), "%s", fe.Summary())
 }
 
 // printNotes prints each note about a valid file on its own line of

@@ -61,7 +61,7 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	}
 	doc, err := apply.Read(file, bytes.NewReader(data))
 	if err != nil {
-		return err
+		return fileErrors(cmd, err)
 	}
 	q := url.Values{"file": {name}, "dryRun": {strconv.FormatBool(dryRun)}}
 	var out remoteApply

@@ -169,3 +169,57 @@ func TestServeRefusesAnAllowedHostWithAPort(t *testing.T) {
 		t.Fatalf("serve --allowed-hosts myhost:18299,other: %d %q; want a usage error naming the entry and the host to write", code, errOut)
 	}
 }
+
+// threeMistakes is goodFile with a trigger more and three mistakes that do
+// not depend on each other: an expression (line 8, column 11), a task the
+// file lacks (the trigger at line 10) and a zone (line 13, column 15).
+const threeMistakes = `project: demo
+tasks:
+  - name: hello
+    script: echo hello
+triggers:
+  - name: tick
+    task: hello
+    cron: "61 * * * *"
+    timezone: UTC
+  - name: tock
+    task: nope
+    cron: "0 * * * *"
+    timezone: Mars/Olympus
+`
+
+// Every mistake of an invalid file is printed at once, each on its line of
+// standard error as FILE:LINE:COLUMN: message (FILE:LINE: where the column
+// is not known), in file order, then their count; apply and its dry run
+// both exit 1, and nothing reaches the database.
+func TestEveryMistakeOfAFileIsPrintedAtItsPlaceThenTheirCount(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	file := writeFile(t, dir, "defs.yaml", threeMistakes)
+	want := []string{
+		file + `:8:11: trigger.cron: cron expression "61 * * * *": minute field "61"`,
+		file + `:10: trigger "tock": trigger.task "nope" is not a task of this file`,
+		file + `:13:15: trigger.timezone: cron timezone "Mars/Olympus": unknown IANA timezone`,
+		"ql-edge: " + file + ": 3 errors; nothing was applied",
+	}
+	for _, args := range [][]string{{"apply", "-f", file}, {"apply", "--dry-run", "-f", file}} {
+		code, out, errOut := ql(t, append(args, "--data-dir", dir)...)
+		lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+		if code != 1 || out != "" || len(lines) != len(want) {
+			t.Fatalf("%s: exit %d, %q, %d lines of errors; want exit 1, nothing on standard output and %d lines:\n%s", args, code, out, len(lines), len(want), errOut)
+		}
+		for i, w := range want {
+			if !strings.HasPrefix(lines[i], w) {
+				t.Errorf("%s: line %d of the errors %q; want it to start %q", args, i+1, lines[i], w)
+			}
+		}
+	}
+	b, err := server.OpenBackend(t.Context(), filepath.Join(dir, "qinglong.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.Store.ProjectByName(t.Context(), "demo"); !qlerror.Is(err, qlerror.NotFound) {
+		t.Fatalf("an invalid file wrote project demo (%v)", err)
+	}
+}
