@@ -135,19 +135,28 @@ type fileError struct {
 	Message string `json:"message"`
 }
 
-// located is the place err points at in a definitions file, for the
-// error body; nil when it points at none.
-func located(err error) []fileError {
-	line, col, detail, ok := apply.Locate(err)
-	if !ok {
-		return nil
+// located is the places err points at in a definitions file, every error
+// of it in file order, for the error body, and the count of those found
+// past them; nil when it points at none.
+func located(err error) ([]fileError, int) {
+	list, more := apply.Errors(err)
+	if len(list) == 0 {
+		return nil, 0
 	}
-	return []fileError{{Line: line, Column: col, Message: detail}}
+	out := make([]fileError, len(list))
+	for i, le := range list {
+		out[i] = fileError{Line: le.Line, Column: le.Column, Message: le.Detail}
+	}
+	return out, more
 }
 
 // locatedText is the whole text of a definitions-file error: the outer
-// message alone would drop the cause at the line it names.
+// message alone would drop the causes at the lines it names.
 func locatedText(err error) (string, bool) {
+	var fe *apply.FileErrors
+	if errors.As(err, &fe) {
+		return fe.Error(), true
+	}
 	var le *apply.LocatedError
 	if !errors.As(err, &le) {
 		return "", false

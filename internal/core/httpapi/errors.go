@@ -51,8 +51,11 @@ type errorDetail struct {
 	// Reason names the refusal more finely than Code, where it has a
 	// reason: a client matches it, never the message.
 	Reason qlerror.Reason `json:"reason,omitempty"`
-	// Errors place a definitions file's errors at their line and column.
-	Errors []fileError `json:"errors,omitempty"`
+	// Errors place a definitions file's errors at their line and column,
+	// every one of them in file order up to apply.MaxErrors; MoreErrors
+	// counts those found past them.
+	Errors     []fileError `json:"errors,omitempty"`
+	MoreErrors int         `json:"moreErrors,omitempty"`
 }
 
 // writeError answers with err's code and message. Internal errors are
@@ -73,5 +76,6 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		a.Log.Error("request failed", slog.String("code", CodeInternalError), slog.String("path", r.URL.Path), slog.String("error", msg))
 		msg = "internal error; the server's log has the details under code " + CodeInternalError
 	}
-	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Reason: qlerror.ReasonOf(err), Errors: located(err)}})
+	errs, more := located(err)
+	writeJSON(w, statusOf(code), errorBody{Error: errorDetail{Code: code, Message: msg, Reason: qlerror.ReasonOf(err), Errors: errs, MoreErrors: more}})
 }

@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
+)
+
+// applyError is the error answer of POST /api/v1/apply.
+type applyError struct {
+	Error struct {
+		Code, Message, Reason string
+		Errors                []fileError
+		MoreErrors            int
+	}
+}
+
+// postDefinitions sends yaml to POST /api/v1/apply?file=defs.yaml of a
+// server publishing to a real embedded database.
+func postDefinitions(t *testing.T, h http.Handler, yaml string) (int, applyError) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/apply?file=defs.yaml", strings.NewReader(yaml))
+	req.Host = "localhost:8080"
+	req.Header.Set("Content-Type", "application/yaml")
+	h.ServeHTTP(rec, req)
+	var body applyError
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("body %q is not JSON: %v", rec.Body, err)
+	}
+	return rec.Code, body
+}
+
+// An invalid file is answered with every one of its errors in the errors
+// list, each at its line and column in file order (the first where a
+// client reading one looks for it, with the code and reason of the first),
+// and the message saying them all and their count; past apply.MaxErrors
+// the list stops and moreErrors counts the rest.
+func TestAnInvalidFileIsAnsweredWithEveryErrorInItsList(t *testing.T) {
+	t.Parallel()
+	st := sqlitetest.Open(t)
+	h := authed(t, Config{Definitions: &catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }},
+		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
+	const head = "project: demo\ntasks:\n  - name: a\n    script: echo\ntriggers:\n"
+	three := head +
+		"  - name: t\n    task: a\n    cron: '61 * * * *'\n    timezone: UTC\n" +
+		"  - name: u\n    task: nope\n    cron: '0 * * * *'\n    timezone: UTC\n" +
+		"  - name: v\n    task: a\n    cron: '0 * * * *'\n    timezone: Mars/Olympus\n"
+	status, body := postDefinitions(t, h, three)
+	e := body.Error
+	want := []fileError{
+		{Line: 8, Column: 11, Message: `trigger.cron: cron expression "61 * * * *"`},
+		{Line: 10, Message: `trigger "u": trigger.task "nope" is not a task of this file`},
+		{Line: 17, Column: 15, Message: `trigger.timezone: cron timezone "Mars/Olympus"`},
+	}
+	if status != http.StatusBadRequest || e.Code != "invalid" || e.Reason != "cron_field" || len(e.Errors) != len(want) || e.MoreErrors != 0 {
+		t.Fatalf("three mistakes: %d %+v; want 400, invalid, the first's reason and three errors", status, e)
+	}
+	for i, w := range want {
+		if got := e.Errors[i]; got.Line != w.Line || got.Column != w.Column || !strings.HasPrefix(got.Message, w.Message) {
+			t.Errorf("error %d: %+v; want at %d:%d saying %q", i+1, got, w.Line, w.Column, w.Message)
+		}
+	}
+	if !strings.HasPrefix(e.Message, "defs.yaml:8:11: trigger.cron") || !strings.Contains(e.Message, "\ndefs.yaml:10: trigger \"u\"") ||
+		!strings.HasSuffix(e.Message, "\ndefs.yaml: 3 errors; nothing was applied") {
+		t.Errorf("message %q; want every error, the first first, and their count last", e.Message)
+	}
+
+	var many strings.Builder
+	many.WriteString(head)
+	for i := range apply.MaxErrors + 5 {
+		fmt.Fprintf(&many, "  - {name: t%d, task: a, cron: '61 * * * *', timezone: UTC}\n", i)
+	}
+	status, body = postDefinitions(t, h, many.String())
+	if e := body.Error; status != http.StatusBadRequest || len(e.Errors) != apply.MaxErrors || e.MoreErrors != 5 || e.Errors[apply.MaxErrors-1].Line != 5+apply.MaxErrors ||
+		!strings.Contains(e.Message, "\nand 5 more errors, listed once those above are fixed\ndefs.yaml: 55 errors; nothing was applied") {
+		t.Errorf("55 mistakes: %d, %d errors listed (the last at line %d), %d more, message ending %q; want 400, 50 listed, 5 more",
+			status, len(e.Errors), e.Errors[len(e.Errors)-1].Line, e.MoreErrors, e.Message[max(0, len(e.Message)-120):])
+	}
+}
