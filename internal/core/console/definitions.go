@@ -37,7 +37,10 @@ type definitionsData struct {
 	YAML     string
 	// CanPublish is false where the server's database role may not.
 	CanPublish bool
+	// Errors are the file's errors in file order, at most
+	// apply.MaxErrors; MoreErrors counts those found past them.
 	Errors     []fileError
+	MoreErrors int
 	// Step is "preview" (Diff is a dry run's, to confirm) or "applied"
 	// (Diff is what the apply did); "" while editing.
 	Step    string
@@ -48,10 +51,38 @@ type definitionsData struct {
 	Notes []string
 }
 
+// ErrorCount is how many errors the file has, listed or not.
+func (d definitionsData) ErrorCount() int { return len(d.Errors) + d.MoreErrors }
+
 // fileError is one error of the file at its place (Line 0: none known).
 type fileError struct {
 	Line, Column int
 	Message      string
+}
+
+// fileErrors are the errors of a file err holds, each at its place and in
+// language l, and the count of those not listed; err itself, at no place,
+// when it holds none.
+func (c *Console) fileErrors(l string, err error) ([]fileError, int) {
+	list, more := apply.Errors(err)
+	if len(list) == 0 {
+		return []fileError{{Message: c.errorText(l, err)}}, 0
+	}
+	out := make([]fileError, len(list))
+	for i, le := range list {
+		// One error is worded by err whole, which may say more of it than
+		// its place does (an outcome unknown of a publish at a line).
+		var of error = le
+		if len(list) == 1 {
+			of = err
+		}
+		msg, worded := sentence(l, of)
+		if !worded {
+			msg = le.Detail
+		}
+		out[i] = fileError{Line: le.Line, Column: le.Column, Message: c.named(msg)}
+	}
+	return out, more
 }
 
 // definitions shows a project as YAML (its current revisions exported),
@@ -207,14 +238,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	case err != nil:
 		status = http.StatusBadRequest
-		d.Errors = []fileError{{Message: c.errorText(lang(r), err)}}
-		if line, col, detail, ok := apply.Locate(err); ok {
-			msg, worded := sentence(lang(r), err)
-			if !worded {
-				msg = detail
-			}
-			d.Errors = []fileError{{Line: line, Column: col, Message: c.named(msg)}}
-		}
+		d.Errors, d.MoreErrors = c.fileErrors(lang(r), err)
 	case dry:
 		d.Step, d.Diff, d.Notes = "preview", results, c.definitionsNotes(lang(r), doc)
 	default:

@@ -195,6 +195,21 @@ func TestADefinitionsFilesMistakeReadsInChineseAtItsLine(t *testing.T) {
 	}
 }
 
+// A file of one mistake is refused for that mistake alone: now that every
+// independent mistake of a file is reported, none that its other parts
+// would seem to have with the broken part left out (a trigger naming a
+// task whose entry is broken, a field its misspelling leaves missing) is
+// reported with it.
+func TestAFileOfOneMistakeIsRefusedForItAlone(t *testing.T) {
+	t.Parallel()
+	for _, f := range brokenFiles {
+		err := refusedDefinitions(t, f.yaml, nil)
+		if list, more := apply.Errors(err); f.line != 0 && (len(list) != 1 || more != 0) {
+			t.Errorf("%s: %d errors and %d more, want the one:\n%v", f.what, len(list), more, err)
+		}
+	}
+}
+
 func checkChinese(t *testing.T, what string, err error, reason qlerror.Reason, line int, want []string, hole *regexp.Regexp) {
 	t.Helper()
 	if got := qlerror.ReasonOf(err); got != reason {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -63,6 +64,63 @@ func TestADefinitionsFilesMistakeReadsInThePagesLanguageAtItsLine(t *testing.T) 
 			resp, page = httpcall.Form(t, c, http.MethodPost, site.base+step+"?lang=en", form)
 			if errs := defErrors(page); resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, f.en) {
 				t.Errorf("%s, %s in English: %d, want 400 saying %q:\n%s", f.what, step, resp.StatusCode, f.en, errs)
+			}
+		}
+	}
+}
+
+// Every mistake of a file is listed on the definitions page at once, each
+// at its line (and column, where it is a field's) in the page's language,
+// in file order, with their count; past 50 the rest are counted, not
+// listed. Both the preview and the apply step list them.
+func TestTheDefinitionsPageListsEveryMistakeOfAFileAtItsPlace(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	three := shopTrigger + "    cron: '0 3 * * 7'\n    timezone: Asia/Beijing\n" +
+		"  - name: weekly\n    task: reprot\n    cron: '0 3 * * 1'\n    timezone: UTC\n"
+	var many strings.Builder
+	many.WriteString(strings.TrimSuffix(shopTrigger, "  - name: nightly\n    task: report\n"))
+	for i := range 55 {
+		fmt.Fprintf(&many, "  - {name: t%02d, task: report, cron: '61 * * * *', timezone: UTC}\n", i)
+	}
+	for _, f := range []struct {
+		what, yaml, lang string
+		items            int
+		want             []string
+	}{
+		{"three mistakes", three, "zh", 3, []string{
+			`<span class="line">第 8 行第 11 列</span>：cron 表达式的星期字段“7”无效`,
+			`<span class="line">第 9 行第 15 列</span>：未知的 IANA 时区“Asia/Beijing”`,
+			`<span class="line">第 10 行</span>：触发器“weekly”：它的 task“reprot”不是本文件中定义的任务`,
+			"共 3 个错误。"}},
+		{"three mistakes", three, "en", 3, []string{
+			`<span class="line">line 8, column 11</span>: trigger.cron: cron expression &#34;0 3 * * 7&#34;: day-of-week field`,
+			`<span class="line">line 9, column 15</span>: trigger.timezone: cron timezone &#34;Asia/Beijing&#34;`,
+			`<span class="line">line 10</span>: trigger &#34;weekly&#34;: trigger.task &#34;reprot&#34; is not a task of this file`,
+			"3 errors in all."}},
+		{"55 mistakes", many.String(), "zh", 50, []string{`<span class="line">第 6 行第 37 列</span>`, `<span class="line">第 55 行第 37 列</span>`,
+			"另有 5 个错误未列出，修正以上错误后会列出。", "共 55 个错误。"}},
+		{"55 mistakes", many.String(), "en", 50, []string{`<span class="line">line 55, column 37</span>`,
+			"And 5 more errors, listed once those above are fixed.", "55 errors in all."}},
+	} {
+		for _, step := range []string{"/definitions/preview", "/definitions/apply"} {
+			form := url.Values{"csrf": {csrf}, "yaml": {f.yaml}}
+			resp, page := httpcall.Form(t, c, http.MethodPost, site.base+step+"?lang="+f.lang, form)
+			errs := defErrors(page)
+			if resp.StatusCode != http.StatusBadRequest || strings.Count(errs, "<li>") != f.items {
+				t.Errorf("%s, %s in %s: %d with %d errors listed, want 400 listing %d:\n%s", f.what, step, f.lang, resp.StatusCode, strings.Count(errs, "<li>"), f.items, errs)
+				continue
+			}
+			at := 0
+			for _, w := range f.want {
+				i := strings.Index(errs[at:], w)
+				if i < 0 {
+					t.Errorf("%s, %s in %s: %q is not listed after what comes before it:\n%s", f.what, step, f.lang, w, errs)
+					break
+				}
+				at += i + len(w)
 			}
 		}
 	}
