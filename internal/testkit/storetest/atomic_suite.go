@@ -220,6 +220,38 @@ func names[V any](m map[string]V) []string {
 	return out
 }
 
+// testEveryTriggerMovedIsReported: a file moving several triggers to
+// another task, which a trigger never does, is refused for each of them at
+// its line, in a dry run as in an apply, and publishes nothing.
+func testEveryTriggerMovedIsReported(t *testing.T, f Fixture) {
+	applyFile(t, f, fileOf(t, []string{"job", "other"}, "true", [][2]string{{"tick", "job"}, {"stay", "job"}, {"tock", "job"}}, 1))
+	// The triggers at lines 6 and 8 move; the one between stays.
+	moved := fileOf(t, []string{"job", "other"}, "true", [][2]string{{"tick", "other"}, {"stay", "job"}, {"tock", "other"}}, 2)
+	_, planned := apply.Plan(t.Context(), f.Service, f.Service.Store, moved, ids.New)
+	_, applied := apply.Apply(t.Context(), f.Service, moved, ids.New)
+	for what, err := range map[string]error{"dry run": planned, "apply": applied} {
+		requireCode(t, err, qlerror.FailedPrecondition, what+" of a file moving two triggers")
+		list, more := apply.Errors(err)
+		if len(list) != 2 || more != 0 || list[0].Line != 6 || list[1].Line != 8 ||
+			!strings.HasPrefix(list[0].Detail, `trigger "tick": is bound to another task`) || !strings.HasPrefix(list[1].Detail, `trigger "tock": is bound to another task`) {
+			t.Errorf("%s: %d errors and %d more, want tick's at line 6 and tock's at line 8:\n%v", what, len(list), more, err)
+		}
+	}
+	p, err := f.Catalog.ProjectByName(t.Context(), "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Catalog.TriggersByName(t.Context(), p.ID, []string{"tick", "stay", "tock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tr := range got {
+		if tr.Revision != 1 {
+			t.Errorf("trigger %s after the refused file: revision %d, want still 1", name, tr.Revision)
+		}
+	}
+}
+
 // testArchivingFileWithAChangeSaysSo: a file that archives its project and
 // also changes one of its triggers is refused whole, and the refusal names
 // the file's own archiving and the changed fields: the store's "project is

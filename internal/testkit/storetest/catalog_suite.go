@@ -30,6 +30,7 @@ func RunCatalog(t *testing.T, newFixture Factory) {
 		"StoredRevisionsReadBackWithTheirDigests":           testReadBack,
 		"FileWhoseLastObjectFailsPublishesNothing":          testFileIsAllOrNothing,
 		"ArchivingFileWithAChangeSaysSo":                    testArchivingFileWithAChangeSaysSo,
+		"EveryTriggerMovedToAnotherTaskIsReported":          testEveryTriggerMovedIsReported,
 		"TransactionWhoseLastItemFailsWritesNothing":        testTxIsAllOrNothing,
 		"EveryObjectOfAFileHasOnePublishTime":               testOnePublishTimePerFile,
 		"ReaderNeverSeesHalfAFile":                          testReaderNeverSeesHalfAFile,
