@@ -4,7 +4,8 @@
 // and PostgreSQL.
 //
 // Everything is parsed and validated before anything is written, so invalid
-// input (with file:line and field in the message) writes nothing. A valid
+// input (with file:line and field in the message) writes nothing; every
+// independent error of a file is reported at once (FileErrors). A valid
 // file is then applied in one transaction: every object it changes is
 // published with one publish time, or — when anything fails — none is.
 // Objects already matching the file are reported unchanged; objects missing

@@ -89,10 +89,11 @@ once, on this machine.`
 	}
 	return `Converge the database to a definitions file: one project with its tasks and triggers.
 Prints created / updated / unchanged per object. The whole file is validated before
-anything is written: every mistake of an invalid file is reported at once, each on
-its own line of standard error as FILE:LINE:COLUMN: message naming the field (the
-first 50, in file order; the rest are counted), then the count, and nothing is
-written. A YAML syntax error is reported alone: the rest of the file cannot be read.
+anything is written: every mistake of an invalid file is reported at once, in file
+order, each on its own line of standard error as FILE:LINE:COLUMN: message naming the
+field (FILE:LINE: for a whole entry's mistake), at most 50 and then a line counting the
+rest, and last their count; nothing is written. A YAML syntax error, or a top level,
+tasks or triggers of the wrong shape, is reported alone: the rest cannot be read.
 The file is applied in one transaction: every object of it is published, or none is.
 Objects missing from the file are left as they are, so a large project can be split
 over several files.
