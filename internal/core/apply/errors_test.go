@@ -177,9 +177,9 @@ func TestAMisspeltFieldIsNotAlsoReportedMissing(t *testing.T) {
 
 // An entry that could not be read whole is not reported again by what
 // other entries say of it: a trigger is not said to name a missing task
-// while a task's name is unreadable, nor to run a disabled task whose
-// entry has an error of its own, nor a rule to name an undefined channel
-// whose definition has one.
+// while a task's name is unreadable or empty, nor to run a disabled task
+// whose entry has an error of its own, nor a rule to name an undefined
+// channel whose definition has one.
 func TestAnEntrysErrorIsNotReportedAgainByTheChecksOfOthers(t *testing.T) {
 	t.Parallel()
 	trigger := "triggers:\n  - name: t\n    task: a\n    cron: '0 * * * *'\n    timezone: UTC\n"
@@ -189,6 +189,7 @@ func TestAnEntrysErrorIsNotReportedAgainByTheChecksOfOthers(t *testing.T) {
 	}{
 		"a task's name unreadable": {"project: demo\ntasks:\n  - name: [a]\n    script: echo\n" + trigger, place{3, 11, "task.name must be a string"}},
 		"a task not a mapping":     {"project: demo\ntasks:\n  - a\n" + trigger, place{3, 5, "task must be a mapping"}},
+		"a task of no name":        {"project: demo\ntasks:\n  - {name: '', script: echo}\n" + trigger, place{3, 5, `task "": task.name: is required`}},
 		"a disabled task's error": {"project: demo\ntasks:\n  - name: a\n    script: echo\n    enabled: false\n    timeout: soon\n" + trigger,
 			place{6, 14, "task.timeout"}},
 		"a trigger's task unreadable": {"project: demo\ntasks:\n  - {name: a, script: echo}\n" + strings.Replace(trigger, "task: a", "task: {name: b}", 1),

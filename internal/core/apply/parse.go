@@ -348,15 +348,16 @@ func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) 
 // taskEntry is a task entry as far as it could be read.
 type taskEntry struct {
 	TaskDoc
-	// named: its name was read; clean: all of it was, without an error.
+	// named: its name was read, and is not empty (the name's own error
+	// says so); clean: all of it was read, without an error.
 	named, clean bool
 }
 
 // triggerEntry is a trigger entry as far as it could be read.
 type triggerEntry struct {
 	TriggerDoc
-	// named: its name was read; bound: its task's name was; clean: all
-	// of it was, without an error.
+	// named: its name was read, and is not empty; bound: its task's name
+	// was read; clean: all of it was, without an error.
 	named, bound, clean bool
 }
 
@@ -368,7 +369,9 @@ func (p parser) task(n *yaml.Node) taskEntry {
 		return e
 	}
 	if v, ok := f["name"]; ok {
-		e.Spec.Name, e.named = p.str(v, "task.name")
+		var read bool
+		e.Spec.Name, read = p.str(v, "task.name")
+		e.named = read && e.Spec.Name != ""
 	}
 	if v, ok := f["enabled"]; ok {
 		e.Spec.Enabled, _ = p.boolean(v, "task.enabled")
@@ -598,8 +601,8 @@ func (p parser) trigger(n *yaml.Node) triggerEntry {
 	if f == nil {
 		return e
 	}
-	read := map[string]bool{}
-	for _, k := range []struct {
+	var read [4]bool
+	for i, k := range [...]struct {
 		key string
 		dst *string
 	}{{"name", &e.Spec.Name}, {"task", &e.TaskName}, {"cron", &e.Spec.Cron.Expression}, {"timezone", &e.Spec.Cron.Timezone}} {
@@ -608,12 +611,12 @@ func (p parser) trigger(n *yaml.Node) triggerEntry {
 			p.required(n, complete, "trigger."+k.key, "trigger.%s: is required", k.key)
 			continue
 		}
-		*k.dst, read[k.key] = p.str(v, "trigger."+k.key)
+		*k.dst, read[i] = p.str(v, "trigger."+k.key)
 	}
-	e.named, e.bound = read["name"], read["task"]
+	e.named, e.bound = read[0] && e.Spec.Name != "", read[1]
 	// What the spec's validation says of the name, as it says it (Check),
 	// but with the file's other errors rather than after them.
-	if e.named {
+	if read[0] {
 		if err := validate.Name("trigger.name", e.Spec.Name); err != nil {
 			p.found.add(located(p.file, n.Line, 0, qlerror.Wrap(qlerror.Invalid, err, "trigger %q", e.Spec.Name)))
 		}
@@ -621,12 +624,12 @@ func (p parser) trigger(n *yaml.Node) triggerEntry {
 	// The expression and its zone are checked apart, each at its own
 	// line: a mistake in one leaves the other worth checking. The spec's
 	// validation repeats it for every other way a trigger is published.
-	if read["cron"] {
+	if read[2] {
 		if err := checkExpression(e.Spec.Cron.Expression); err != nil {
 			p.fail(f["cron"], cron.Refusal("trigger.cron", err))
 		}
 	}
-	if read["timezone"] {
+	if read[3] {
 		if err := cron.CheckTimezone(e.Spec.Cron.Timezone); err != nil {
 			p.fail(f["timezone"], cron.Refusal("trigger.timezone", err))
 		}
