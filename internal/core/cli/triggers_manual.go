@@ -205,7 +205,8 @@ from as who asked.` +
 			if err != nil {
 				return err
 			}
-			req := schedule.BackfillRequest{TriggerID: id, FromMs: fromMs, ToMs: toMs, Max: maxN, DryRun: dryRun, Actor: actor()}
+			req := schedule.BackfillRequest{TriggerID: id, FromMs: fromMs, ToMs: toMs, Max: maxN, DryRun: dryRun, Actor: actor(),
+				Names: schedule.BackfillNames{From: "--from", To: "--to", Max: "--max"}}
 			total, err := backfillChunks(cmd, b.Manual, req)
 			if err != nil {
 				return err

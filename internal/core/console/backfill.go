@@ -130,5 +130,5 @@ func backfillRequest(f backfillForm, actor string) (schedule.BackfillRequest, er
 	if err != nil {
 		return schedule.BackfillRequest{}, err
 	}
-	return schedule.BackfillRequest{FromMs: from, ToMs: to, Max: f.Max, RefuseOverMax: true, Actor: actor}, nil
+	return schedule.BackfillRequest{FromMs: from, ToMs: to, Max: f.Max, RefuseOverMax: true, Actor: actor, Names: schedule.BackfillNames{From: "from", To: "to"}}, nil
 }

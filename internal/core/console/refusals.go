@@ -50,7 +50,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
 	schedule.RefusalBackfillReversed: "回填窗口的起始时间晚于截止时间；请先填较早的时间。",
 	schedule.RefusalBackfillFuture:   "回填窗口不能延伸到未来：回填只为已经到期的发生时刻创建运行；请把截止时间设为现在或更早。",
-	schedule.RefusalBackfillCap:      fmt.Sprintf("回填上限（--max、max）须在 1 到 %d 之间。", schedule.MaxBackfill),
+	schedule.RefusalBackfillCap:      fmt.Sprintf("回填上限须在 1 到 %d 之间。", schedule.MaxBackfill),
 	schedule.RefusalBackfillTooMany:  fmt.Sprintf("窗口内的发生时刻超过 %d 个，这是一次回填的上限；请缩小窗口，分几次回填。", backfillMax),
 	schedule.RefusalCronUnparsable:   "该触发器存储的 cron 表达式已无法解析；请重新发布该触发器。",
 	refusalCannotBackfill:            "此服务器的存储不能回填触发器；请使用 `ql triggers backfill`。",

@@ -220,6 +220,9 @@ type backfillBody struct {
 	DryRun bool  `json:"dryRun"`
 }
 
+// apiBackfillNames are the backfill body's fields, as its refusals name them.
+var apiBackfillNames = schedule.BackfillNames{From: "fromMs", To: "toMs", Max: "max"}
+
 // backfillView answers a backfill; for a dry run (DryRun) the counts are
 // what the backfill would do and RunIDs is empty.
 type backfillView struct {
@@ -256,7 +259,7 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, body.ToMs, body.FromMs)
 	}
 	res, err := a.Manual.TriggerBackfill(ctx, schedule.BackfillRequest{TriggerID: r.PathValue("id"), FromMs: body.FromMs, ToMs: body.ToMs, Max: body.Max, DryRun: body.DryRun,
-		Actor: principalOf(ctx).actor()})
+		Actor: principalOf(ctx).actor(), Names: apiBackfillNames})
 	if err != nil {
 		return nil, err
 	}

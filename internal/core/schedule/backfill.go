@@ -47,23 +47,34 @@ func EndBackfill(r BackfillRequest) error {
 func RolledBack(err error) bool { return errors.Is(err, errDryRun) }
 
 // CheckBackfill validates a backfill request against the store's time
-// nowMs and returns its cap. Its messages name each setting as the CLI
-// (--to) and the API (toMs) spell it: both reach here.
+// nowMs and returns its cap. Its messages name each input as r.Names
+// spells it: the CLI's flags, the API's fields, the console's form.
 func CheckBackfill(r BackfillRequest, nowMs int64) (int, error) {
 	switch {
 	case r.FromMs > r.ToMs:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's start (--from, fromMs) is after its end (--to, toMs); give the start first").Because(RefusalBackfillReversed)
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's start%s is after its end%s; give the start first", named(r.Names.From), named(r.Names.To)).
+			Because(RefusalBackfillReversed)
 	case r.FromMs > nowMs:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: the window starts in the future; backfill only admits occurrences that are already due").Because(RefusalBackfillFuture)
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's start%s is in the future; backfill only admits occurrences that are already due", named(r.Names.From)).
+			Because(RefusalBackfillFuture)
 	case r.ToMs > nowMs:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's end (--to, toMs) is in the future (the store's time is %s); end the window at or before now",
-			time.UnixMilli(nowMs).UTC().Format(time.RFC3339Nano)).Because(RefusalBackfillFuture)
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the window's end%s is in the future (the store's time is %s); end the window at or before now",
+			named(r.Names.To), time.UnixMilli(nowMs).UTC().Format(time.RFC3339Nano)).Because(RefusalBackfillFuture)
 	case r.Max < 0 || r.Max > MaxBackfill:
-		return 0, qlerror.New(qlerror.Invalid, "backfill: the cap (--max, max) %d is outside 1 … %d", r.Max, MaxBackfill).Because(RefusalBackfillCap)
+		return 0, qlerror.New(qlerror.Invalid, "backfill: the cap%s %d is outside 1–%d", named(r.Names.Max), r.Max, MaxBackfill).Because(RefusalBackfillCap)
 	case r.Max == 0:
 		return DefaultBackfillMax, nil
 	}
 	return r.Max, nil
+}
+
+// named is a surface's name for an input, in parentheses after the plain
+// words that say it; nothing when the surface gave none.
+func named(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " (" + name + ")"
 }
 
 // BackfillPlan checks r against the store's time nowMs and lists the

@@ -9,20 +9,28 @@ import (
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
-// A refused backfill names the setting as the CLI and the API both spell
-// it, and the store's time as a time, not raw milliseconds; its reason
-// lets the console say it in the page's language.
-func TestBackfillRefusalsNameTheSettingAsTheCLIAndTheAPISpellIt(t *testing.T) {
+// A refused backfill names each input as the caller's surface spells it
+// (the CLI its flags, the API its JSON fields), never another surface's,
+// and in plain words alone when the caller gave no names; it names the
+// store's time as a time, not raw milliseconds; its reason lets the
+// console say it in the page's language.
+func TestABackfillRefusalNamesTheInputsAsTheCallersSurfaceSpellsThem(t *testing.T) {
 	const now = 1_767_225_600_000 // 2026-01-01T00:00:00Z
+	cli := BackfillNames{From: "--from", To: "--to", Max: "--max"}
+	api := BackfillNames{From: "fromMs", To: "toMs", Max: "max"}
 	for _, c := range []struct {
 		r      BackfillRequest
 		want   []string
 		reason qlerror.Reason
 	}{
-		{BackfillRequest{FromMs: 2, ToMs: 1}, []string{"--from, fromMs", "--to, toMs"}, RefusalBackfillReversed},
-		{BackfillRequest{FromMs: 1, ToMs: now + 1}, []string{"--to, toMs", "2026-01-01T00:00:00Z"}, RefusalBackfillFuture},
-		{BackfillRequest{FromMs: now + 1, ToMs: now + 2}, []string{"starts in the future"}, RefusalBackfillFuture},
-		{BackfillRequest{FromMs: 1, ToMs: 2, Max: MaxBackfill + 1}, []string{"--max, max"}, RefusalBackfillCap},
+		{BackfillRequest{FromMs: 2, ToMs: 1, Names: cli}, []string{"start (--from) is after its end (--to)"}, RefusalBackfillReversed},
+		{BackfillRequest{FromMs: 2, ToMs: 1, Names: api}, []string{"start (fromMs) is after its end (toMs)"}, RefusalBackfillReversed},
+		{BackfillRequest{FromMs: 2, ToMs: 1}, []string{"the window's start is after its end"}, RefusalBackfillReversed},
+		{BackfillRequest{FromMs: 1, ToMs: now + 1, Names: cli}, []string{"end (--to) is in the future", "2026-01-01T00:00:00Z"}, RefusalBackfillFuture},
+		{BackfillRequest{FromMs: 1, ToMs: now + 1, Names: api}, []string{"end (toMs) is in the future", "2026-01-01T00:00:00Z"}, RefusalBackfillFuture},
+		{BackfillRequest{FromMs: now + 1, ToMs: now + 2, Names: cli}, []string{"start (--from) is in the future"}, RefusalBackfillFuture},
+		{BackfillRequest{FromMs: 1, ToMs: 2, Max: MaxBackfill + 1, Names: cli}, []string{"cap (--max) 100001 is outside 1–100000"}, RefusalBackfillCap},
+		{BackfillRequest{FromMs: 1, ToMs: 2, Max: -1, Names: api}, []string{"cap (max) -1 is outside 1–100000"}, RefusalBackfillCap},
 	} {
 		_, err := CheckBackfill(c.r, now)
 		if !qlerror.Is(err, qlerror.Invalid) || qlerror.ReasonOf(err) != c.reason {
@@ -31,6 +39,13 @@ func TestBackfillRefusalsNameTheSettingAsTheCLIAndTheAPISpellIt(t *testing.T) {
 		for _, w := range c.want {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("backfill %+v: %q lacks %q", c.r, err, w)
+			}
+		}
+		// No other surface's names, nor a name where the caller gave none.
+		others := map[BackfillNames][]string{cli: {"(fromMs)", "(toMs)", "(max)"}, api: {"(--"}, {}: {"(--", "Ms)", "(max)"}}[c.r.Names]
+		for _, o := range others {
+			if strings.Contains(err.Error(), o) {
+				t.Errorf("backfill %+v: %q names %q, another surface's", c.r, err, o)
 			}
 		}
 	}

@@ -36,7 +36,9 @@ type RunNowResult struct {
 // idempotency key its cron admission would have had. A window holding more
 // than Max is cut there, or refused whole when RefuseOverMax. DryRun does
 // it all in a transaction that is rolled back: the result counts what the
-// backfill would do (its RunIDs empty) and nothing is created.
+// backfill would do (its RunIDs empty) and nothing is created. Max 0 is
+// DefaultBackfillMax. Names are how the caller's surface spells the
+// window's bounds and the cap, for its refusals to name them.
 type BackfillRequest struct {
 	TriggerID     string
 	FromMs        int64
@@ -45,7 +47,16 @@ type BackfillRequest struct {
 	RefuseOverMax bool
 	DryRun        bool
 	Actor         string
+	Names         BackfillNames
 }
+
+// BackfillNames are the words a surface's user gave a backfill's inputs
+// with, which its refusals then name: the CLI's flags (--from), the API's
+// JSON fields (fromMs), a form's. A refusal says what it refuses in plain
+// words ("the window's end") and adds the name in parentheses, so a name
+// left empty leaves the plain words alone, and one surface's user is
+// never told the other's.
+type BackfillNames struct{ From, To, Max string }
 
 // BackfillResult reports a backfill: how many occurrences the window holds
 // (up to the cap), the scheduled times of the first and last of them, how
