@@ -60,10 +60,12 @@ func TestCronNextPrintsLocalAndUTC(t *testing.T) {
 	}
 }
 
-func TestCronNextNeverFiringIsARuntimeError(t *testing.T) {
+// An expression that never fires is the input at fault, as `ql apply`
+// refuses it: exit 2, saying what to fix.
+func TestCronNextNeverFiringExitsTwoAsApplyRefusesIt(t *testing.T) {
 	t.Parallel()
 	code, _, stderr := ql(t, "cron", "next", "0 0 30 2 *", "--tz", "UTC")
-	if code != 1 || !strings.Contains(stderr, "never fires") {
+	if code != 2 || !strings.Contains(stderr, "never fires") || !strings.Contains(stderr, "fix the day or month") {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 }

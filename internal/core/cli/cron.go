@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 const maxCronNext = 1000
@@ -68,7 +69,10 @@ func cronNextCommand(opts Options) *cobra.Command {
 				next, ok := s.Next(at)
 				if !ok {
 					if i == 0 {
-						return fmt.Errorf("%q never fires in %s after %s (its days of the month never fall in its months, e.g. day 30 of February or day 31 of April); fix the day or month", args[0], tz, from.UTC().Format(time.RFC3339))
+						// Invalid, as `ql apply` refuses it: the expression is
+						// what is wrong.
+						return qlerror.New(qlerror.Invalid, "%q never fires in %s after %s (its days of the month never fall in its months, e.g. day 30 of February or day 31 of April); fix the day or month",
+							args[0], tz, from.UTC().Format(time.RFC3339))
 					}
 					fmt.Fprintln(out, "(no further occurrence)")
 					return nil

@@ -20,6 +20,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -162,6 +163,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 	} else {
 		long += "."
 	}
+	long += "\n\n" + exitCodesHelp
 	root := &cobra.Command{
 		Use:           opts.Binary,
 		Short:         "QingLong turns every due cron occurrence into exactly one durable Run",
@@ -260,13 +262,44 @@ func shellWords(args []string) string {
 	return strings.Join(words, " ")
 }
 
-// ExitInterrupted is the exit code of a command stopped by SIGINT, SIGTERM
-// or SIGHUP before it finished, as a shell reports a command a SIGINT
-// ended (128 + 2).
-const ExitInterrupted = 130
+// The exit codes of every command; exitCodesHelp says them to the user,
+// and docs/operations.md's table with it.
+const (
+	// ExitFailed: a runtime failure (the database, the network, the
+	// server; a named object that does not exist). What was done is what
+	// the output says.
+	ExitFailed = 1
+	// ExitUsage: the input is wrong and nothing was done: the command line
+	// (a missing or malformed argument or flag), or a value the command
+	// passed on that the store or the server refused as invalid
+	// (qlerror.Invalid: a malformed cursor, a window in the future, a
+	// definitions file that breaks a rule). The user fixes the input.
+	ExitUsage = 2
+	// ExitRefused: a trigger's policy refused the request (`triggers run`
+	// and `runs rerun` under the overlap policy); nothing was run, and the
+	// command said so as it says what it did.
+	ExitRefused = 3
+	// ExitInterrupted: SIGINT, SIGTERM or SIGHUP stopped the command
+	// before it finished, as a shell reports a command a SIGINT ended
+	// (128 + 2).
+	ExitInterrupted = 130
+)
 
-// Main executes the tree and returns the process exit code: 0 ok, 1 runtime
-// error, 2 usage error, ExitInterrupted when a signal stopped it.
+// exitCodesHelp ends the root's help: the exit codes, for scripts.
+const exitCodesHelp = `Exit codes:
+  0    done
+  1    failed at run time (database, network, server; or what it names does not exist): the message says why
+  2    the input is wrong, nothing was done: the command line, or a value the store or server refused as invalid
+  3    the trigger's overlap policy refused the request (triggers run, runs rerun); nothing was run
+  130  interrupted (SIGINT, SIGTERM, SIGHUP) before it finished`
+
+// errRefused ends a command whose request a trigger's policy refused,
+// once it has printed so (its report, in text or JSON, as when it ran):
+// it exits ExitRefused, adding nothing.
+var errRefused = errors.New("refused by the trigger's policy")
+
+// Main executes the tree and returns the process exit code (ExitFailed,
+// ExitUsage, ExitRefused, ExitInterrupted; 0 when it succeeded).
 func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
 	return execute(ctx, NewRoot(opts), opts.Binary, args, stdout, stderr)
 }
@@ -286,14 +319,23 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 		fmt.Fprintf(stderr, "%s: interrupted\n", binary)
 		return ExitInterrupted
 	}
+	if errors.Is(err, errRefused) {
+		return ExitRefused
+	}
 	msg := userText(asBinary(root, binary, err.Error()))
 	var ue *UsageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	switch {
+	case errors.As(err, &ue) || isCobraUsage(err):
 		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", binary, msg, commandPath(root, args))
-		return 2
+		return ExitUsage
+	case qlerror.Is(err, qlerror.Invalid):
+		// Found below the command line (a store, a service, a server's
+		// answer), so its message says what to change; --help would not.
+		fmt.Fprintf(stderr, "%s: %s\n", binary, msg)
+		return ExitUsage
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", binary, msg)
-	return 1
+	return ExitFailed
 }
 
 // asBinary names binary instead of ql in the commands msg tells the user to

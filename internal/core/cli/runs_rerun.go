@@ -23,7 +23,8 @@ the same scheduled time; it is due at once. The new Run names the original as it
 idempotency key is ql3:rerun:v1:<run id>:<request id>, so repeating the command with the same
 --request-id never makes a second Run (it prints the first one); without --request-id a fresh one is
 generated and printed. A Run that has not finished is refused. The trigger must still be runnable
-(its project active, it and its task enabled) and its overlap policy applies, as for run now.
+(its project active, it and its task enabled) and its overlap policy applies, as for run now: a
+refused request prints "not re-run" (-o json: "skipped") and exits 3.
 Who asked (the operating-system user, or over --api-url the API token and the address it came from)
 is recorded in the new Run's run.created event. On the database, a note on stderr says when nothing
 will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
@@ -64,11 +65,15 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 				noteUnattended(cmd, opts, b, res.RunID, 1)
 			}
 			if out == "json" {
-				return writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
+				err = writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
 					Skipped: string(res.Skipped)})
+			} else {
+				printRerun(cmd.OutOrStdout(), opts.Binary, req, res)
 			}
-			printRerun(cmd.OutOrStdout(), opts.Binary, req, res)
-			return nil
+			if err == nil && res.Skipped != "" {
+				return errRefused
+			}
+			return err
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)

@@ -115,8 +115,8 @@ func TestAnErrorLineShowsTheTextDirectionControlsItQuotesAsEscapes(t *testing.T)
 	dir := t.TempDir()
 	for _, r := range directionControls {
 		code, _, stderr := ql(t, "apply", "-f", filepath.Join(dir, "defs"+string(r)+"txt.yaml"))
-		if code != 1 || !strings.Contains(stderr, fmt.Sprintf(`defs\u%04xtxt.yaml`, r)) || strings.ContainsRune(stderr, r) {
-			t.Errorf("apply of a missing file named with %U: exit %d, %q; want exit 1 and the name escaped", r, code, stderr)
+		if code != ExitUsage || !strings.Contains(stderr, fmt.Sprintf(`defs\u%04xtxt.yaml`, r)) || strings.ContainsRune(stderr, r) {
+			t.Errorf("apply of a missing file named with %U: exit %d, %q; want exit 2 (the path given is wrong) and the name escaped", r, code, stderr)
 		}
 	}
 }

@@ -27,9 +27,10 @@ the cursor and the next fire times do not move. The Run's idempotency key is
 ql3:manual:v1:<trigger id>:<request id>, so repeating the command with the same --request-id never
 makes a second Run (it prints the first one); without --request-id a fresh one is generated and
 printed. The trigger's overlap policy applies: under skip, a request while an earlier Run of the
-trigger is unfinished is refused (exit 0, "not run"), under queue_one the Run waits for the
-unfinished one (refused while one waits already), under cancel_previous the unfinished Runs are
-cancelled first; --force admits it regardless, to run at once. A paused trigger may run now; a disabled one,
+trigger is unfinished is refused, under queue_one the Run waits for the unfinished one (refused
+while one waits already), under cancel_previous the unfinished Runs are cancelled first; a refused
+request prints "not run" (-o json: "skipped") and exits 3, so a script can tell that nothing ran.
+--force admits it regardless, to run at once. A paused trigger may run now; a disabled one,
 or one of an archived project, may not (set the project's status: active and ` + "`" + opts.Binary + ` apply` + "`" + ` it first).
 Who asked (the operating-system user, or over --api-url the API token and the address it came from),
 the request id and --force are recorded in the Run's run.created event. A server starts the Run: when
@@ -76,11 +77,15 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 				noteUnattended(cmd, opts, b, res.RunID, 1)
 			}
 			if out == "json" {
-				return writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
+				err = writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
 					Skipped: string(res.Skipped)})
+			} else {
+				printRunNow(cmd.OutOrStdout(), opts.Binary, args[0], req.RequestID, res)
 			}
-			printRunNow(cmd.OutOrStdout(), opts.Binary, args[0], req.RequestID, res)
-			return nil
+			if err == nil && res.Skipped != "" {
+				return errRefused
+			}
+			return err
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)

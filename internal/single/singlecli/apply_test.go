@@ -24,8 +24,8 @@ func TestDryRunCreatesNoDatabase(t *testing.T) {
 		t.Errorf("dry run: %d %q %q; want project, task and trigger reported as would create, and 1 task, 1 trigger counted", code, out, errOut)
 	}
 	bad := strings.Replace(goodFile, "timezone: UTC", "timezone: Mars/Olympus", 1)
-	if code, _, _ := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "bad.yaml", bad), "--data-dir", dir); code != 1 {
-		t.Fatalf("dry run of an invalid file: exit %d, want 1", code)
+	if code, _, _ := ql(t, "apply", "--dry-run", "-f", writeFile(t, dir, "bad.yaml", bad), "--data-dir", dir); code != 2 {
+		t.Fatalf("dry run of an invalid file: exit %d, want 2, the file being wrong", code)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -47,7 +47,7 @@ func TestBackupWhileServingIsAServableCopyWithItsLogsAndSecrets(t *testing.T) {
 	if code, logOut, logErr := ql(t, "runs", "logs", runID, "--data-dir", dest); code != 0 || !strings.Contains(logOut, "hello from QingLong, run "+runID) {
 		t.Fatalf("the backup's log of run %s: exit %d %q %q", runID, code, logOut, logErr)
 	}
-	if code, _, stderr := ql(t, "backup", dest, "--data-dir", dir); code != 1 || !strings.Contains(stderr, "is not empty; give a new or empty directory") {
+	if code, _, stderr := ql(t, "backup", dest, "--data-dir", dir); code != 2 || !strings.Contains(stderr, "is not empty; give a new or empty directory") {
 		t.Fatalf("a second backup into the same directory: exit %d %q", code, stderr)
 	}
 }

@@ -91,8 +91,8 @@ func TestStoredTextIsPrintedWithItsTextDirectionControlsEscaped(t *testing.T) {
 	}
 	printsEscaped("apply --dry-run", out)
 	code, _, errOut = ql(t, "apply", "-f", filepath.Join(dir, "missing"+hostile+".yaml"), "--data-dir", dir)
-	if code != 1 {
-		t.Fatalf("apply of a missing file: exit %d %q; want 1", code, errOut)
+	if code != 2 {
+		t.Fatalf("apply of a missing file: exit %d %q; want 2, the path given being wrong", code, errOut)
 	}
 	printsEscaped("the error line of apply", errOut)
 }

@@ -46,8 +46,8 @@ func TestTriggersRunIsIdempotentPerRequestAndObeysOverlap(t *testing.T) {
 		t.Fatalf("run r1 twice: %+v then %+v; want one Run, the second time found", first, again)
 	}
 	code, out, _ := ql(t, "triggers", "run", "demo/hourly", "--request-id", "r2", "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "not run (overlap") {
-		t.Fatalf("run behind an unfinished run: %d %q; want it refused by overlap: skip", code, out)
+	if code != 3 || !strings.Contains(out, "not run (overlap") {
+		t.Fatalf("run behind an unfinished run: %d %q; want it refused by overlap: skip, exit 3", code, out)
 	}
 	if forced := runJSON("--request-id", "r2", "--force"); !forced.Created || forced.RunID == first.RunID {
 		t.Fatalf("forced run: %+v, want a new Run", forced)
@@ -99,7 +99,7 @@ func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
 		want string
 	}{
 		{[]string{"--from", "2020-01-02T00:00:00Z", "--to", "2020-01-01T00:00:00Z"}, 2, "is after --to"},
-		{[]string{"--from", "2020-01-01T00:00:00Z", "--to", "2999-01-01T00:00:00Z"}, 1, "end (--to) is in the future"},
+		{[]string{"--from", "2020-01-01T00:00:00Z", "--to", "2999-01-01T00:00:00Z"}, 2, "end (--to) is in the future"},
 		{[]string{"--to", "2020-01-01T00:00:00Z"}, 2, "--from is required"},
 		{[]string{"--from", "yesterday", "--to", "2020-01-01T00:00:00Z"}, 2, "not an RFC 3339 instant"},
 	} {
