@@ -210,14 +210,17 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 }
 
 // backfillBody is POST /api/v1/triggers/{id}/backfill's body: the
-// occurrences in [fromMs, toMs] (epoch milliseconds), at most max of them.
-// DryRun counts what the backfill would do, in its own transaction rolled
-// back, and writes nothing.
+// occurrences in [fromMs, toMs] (epoch milliseconds), at most max of them
+// (schedule.DefaultBackfillMax when max is left out). DryRun counts what
+// the backfill would do, in its own transaction rolled back, and writes
+// nothing.
 type backfillBody struct {
 	FromMs int64 `json:"fromMs"`
 	ToMs   int64 `json:"toMs"`
-	Max    int   `json:"max"`
-	DryRun bool  `json:"dryRun"`
+	// Max is nil when the body leaves it out: an explicit 0 is refused,
+	// as the CLI refuses --max 0, rather than read as the default.
+	Max    *int `json:"max"`
+	DryRun bool `json:"dryRun"`
 }
 
 // apiBackfillNames are the backfill body's fields, as its refusals name them.
@@ -257,9 +260,16 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 		return nil, qlerror.New(qlerror.Invalid, `"fromMs" must be a positive epoch millisecond (the first instant of the range of occurrences to admit), got %d`, body.FromMs)
 	case body.ToMs < body.FromMs:
 		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, body.ToMs, body.FromMs)
+	case body.Max != nil && (*body.Max < 1 || *body.Max > schedule.MaxBackfill):
+		return nil, qlerror.New(qlerror.Invalid, `"max" %d is outside 1–%d: give the most occurrences to consider in that range, or leave it out for %d`,
+			*body.Max, schedule.MaxBackfill, schedule.DefaultBackfillMax).Because(schedule.RefusalBackfillCap)
 	}
-	res, err := a.Manual.TriggerBackfill(ctx, schedule.BackfillRequest{TriggerID: r.PathValue("id"), FromMs: body.FromMs, ToMs: body.ToMs, Max: body.Max, DryRun: body.DryRun,
-		Actor: principalOf(ctx).actor(), Names: apiBackfillNames})
+	req := schedule.BackfillRequest{TriggerID: r.PathValue("id"), FromMs: body.FromMs, ToMs: body.ToMs, DryRun: body.DryRun, Actor: principalOf(ctx).actor(),
+		Names: apiBackfillNames}
+	if body.Max != nil {
+		req.Max = *body.Max
+	}
+	res, err := a.Manual.TriggerBackfill(ctx, req)
 	if err != nil {
 		return nil, err
 	}
