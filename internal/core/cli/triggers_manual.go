@@ -162,7 +162,7 @@ counted as existing and never run twice, and repeating a backfill admits nothing
 passed over (misfire, collapsed, paused, overlap, ...) get their Run now. Only occurrences the
 schedule has already decided are taken: the ones from the trigger's next fire time on (from its
 publication on, while no server has run its schedule) are left to it. A window that takes none of
-its occurrences says why (it ends before the trigger's startAt, starts after its endAt, or holds
+its occurrences says why (it holds none from the trigger's startAt on, none up to its endAt, or
 only occurrences not decided yet) and what to do; -o json gives it as nothingTaken. The
 occurrences are those of the trigger's current revision (its cron, timezone and jitter): a window
 before a change of cron holds the new cron's times, not the old ones (as a scheduler backfilling

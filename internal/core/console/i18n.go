@@ -125,8 +125,8 @@ var messages = map[string]map[string]string{
 		"bf.off": "Backfill is not offered while the trigger is disabled or its project is archived: nothing of it runs.",
 		// Why a window holding occurrences took none (schedule.NoneReason),
 		// naming the instant in the form's zone.
-		"bf.none.before_start": "The window ends before the trigger's startAt, %[1]s: it has no occurrence before then. Move the window to %[1]s or later.",
-		"bf.none.after_end":    "The window starts after the trigger's endAt, %[1]s: it has no occurrence after then. End the window at %[1]s or earlier.",
+		"bf.none.before_start": "The window holds no occurrence from the trigger's startAt, %[1]s, on, and the trigger has none before it. Move the window to %[1]s or later.",
+		"bf.none.after_end":    "The window holds no occurrence up to the trigger's endAt, %[1]s, and the trigger has none after it. Move the window to %[1]s or earlier.",
 		"bf.none.not_decided":  "Occurrences from %[1]s on are not decided yet: the schedule admits them itself, so a backfill leaves them to it. End the window before %[1]s.",
 	},
 	"zh": {
@@ -235,8 +235,8 @@ var messages = map[string]map[string]string{
 		"bf.off": "触发器停用或其项目归档期间不提供回填：它的任何运行都不会进行。",
 		// Why a window holding occurrences took none (schedule.NoneReason),
 		// naming the instant in the form's zone.
-		"bf.none.before_start": "窗口在触发器的起始时间（startAt）%[1]s 之前就已结束：触发器在此之前没有发生时刻。请把窗口移到 %[1]s 或之后。",
-		"bf.none.after_end":    "窗口在触发器的结束时间（endAt）%[1]s 之后才开始：触发器在此之后没有发生时刻。请让窗口在 %[1]s 或之前结束。",
+		"bf.none.before_start": "窗口内没有触发器起始时间（startAt）%[1]s 及之后的发生时刻，而触发器在此之前没有发生时刻。请把窗口移到 %[1]s 或之后。",
+		"bf.none.after_end":    "窗口内没有触发器结束时间（endAt）%[1]s 及之前的发生时刻，而触发器在此之后没有发生时刻。请把窗口移到 %[1]s 或之前。",
 		"bf.none.not_decided":  "从 %[1]s 起的发生时刻尚未确定：它们由调度自行准入，回填不会处理。请让窗口在 %[1]s 之前结束。",
 	},
 }

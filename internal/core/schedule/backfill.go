@@ -154,9 +154,13 @@ type NoneReason string
 // The reasons a window's occurrences are none of a backfill's: the console
 // says each in the page's language (bf.none.<reason>).
 const (
-	// NoneBeforeStart: the window ends before the trigger's startAt.
+	// NoneBeforeStart: the window holds no occurrence from the trigger's
+	// startAt on (it ends before it, or reaches past it to no occurrence),
+	// and those before it are none of the trigger's.
 	NoneBeforeStart NoneReason = "before_start"
-	// NoneAfterEnd: the window starts after the trigger's endAt.
+	// NoneAfterEnd: the window holds no occurrence up to the trigger's
+	// endAt (it starts after it, or reaches back before it to no
+	// occurrence), and those after it are none of the trigger's.
 	NoneAfterEnd NoneReason = "after_end"
 	// NoneNotDecided: each occurrence of the window within the bounds lies
 	// at or after the row's cursor (after the revision's creation while
@@ -181,12 +185,18 @@ type NoneTaken struct {
 // WhyNoneTaken says why the window [fromMs, toMs] gives a backfill of the
 // ticket's trigger no occurrence, as BackfillOccurrences lists them: a
 // window of the cron's occurrences that are all still the clock's, a
-// window ending before startAt, or one starting after endAt. The zero
-// NoneTaken when none of these holds (or the cron does not parse).
+// window ending before startAt or starting after endAt, or one reaching
+// across a bound whose occurrences all lie beyond it. The zero NoneTaken
+// when none of these holds (or the cron does not parse).
 func WhyNoneTaken(tk Ticket, fromMs, toMs int64) NoneTaken {
 	s, err := parseTicket(tk)
 	if err != nil {
 		return NoneTaken{}
+	}
+	// holds: the cron has an occurrence in [lo, hi].
+	holds := func(lo, hi int64) bool {
+		at, ok := s.Next(lo - 1)
+		return lo <= hi && ok && at <= hi
 	}
 	c := tk.Cron
 	if lo, hi := boundedWindow(tk, fromMs, toMs); lo <= hi {
@@ -195,9 +205,9 @@ func WhyNoneTaken(tk Ticket, fromMs, toMs int64) NoneTaken {
 		}
 	}
 	switch {
-	case toMs < c.StartAtMs:
+	case toMs < c.StartAtMs, fromMs < c.StartAtMs && holds(fromMs, c.StartAtMs-1):
 		return NoneTaken{Reason: NoneBeforeStart, AtMs: c.StartAtMs}
-	case c.EndAtMs != 0 && fromMs > c.EndAtMs:
+	case c.EndAtMs != 0 && (fromMs > c.EndAtMs || toMs > c.EndAtMs && holds(max(fromMs, c.EndAtMs+1), toMs)):
 		return NoneTaken{Reason: NoneAfterEnd, AtMs: c.EndAtMs}
 	}
 	return NoneTaken{}
@@ -210,9 +220,9 @@ func (n NoneTaken) Message() string {
 	at := time.UnixMilli(n.AtMs).UTC().Format(time.RFC3339Nano)
 	switch n.Reason {
 	case NoneBeforeStart:
-		return fmt.Sprintf("the window ends before the trigger's startAt %s, and the trigger has no occurrence before it: move the window to %s or later", at, at)
+		return fmt.Sprintf("the window holds no occurrence from the trigger's startAt %s on, and the trigger has none before it: move the window to %s or later", at, at)
 	case NoneAfterEnd:
-		return fmt.Sprintf("the window starts after the trigger's endAt %s, and the trigger has no occurrence after it: end the window at %s or earlier", at, at)
+		return fmt.Sprintf("the window holds no occurrence up to the trigger's endAt %s, and the trigger has none after it: move the window to %s or earlier", at, at)
 	case NoneNotDecided:
 		return fmt.Sprintf("occurrences from %s on are not decided yet: the schedule admits them itself (a server running on the database does), so a backfill leaves them to it; end the window before %s", at, at)
 	}

@@ -75,6 +75,48 @@ func TestABackfillOfOccurrencesNoServerDecidedYetSaysTheyAreTheSchedules(t *test
 	}
 }
 
+// A window reaching across the trigger's startAt or endAt whose
+// occurrences all lie beyond the bound takes none and says so, as a window
+// wholly beyond it does; one holding no occurrence of the cron at all, on
+// either side, says nothing.
+func TestABackfillWindowAcrossABoundWithItsOccurrencesAllBeyondItSaysWhy(t *testing.T) {
+	const start = 1_767_225_600_000 // 2026-01-01T00:00:00Z
+	hour, minute := time.Hour.Milliseconds(), time.Minute.Milliseconds()
+	end := start + 10*hour
+	cursor := end + 100*hour
+	// At half past every hour, from 00:00 to 10:00: the first occurrence
+	// taken is 00:30, the last 09:30.
+	tk := Ticket{Snapshot: Snapshot{TriggerID: "t", NextFireAtMs: func() *int64 { c := cursor; return &c }(),
+		Cron: trigger.Cron{Expression: "30 * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce, StartAtMs: start, EndAtMs: end}}}
+	for _, c := range []struct {
+		what     string
+		from, to int64
+		want     NoneTaken
+	}{
+		{"from 23:00 to 00:10, across startAt, 23:30 before it", start - hour, start + 10*minute, NoneTaken{Reason: NoneBeforeStart, AtMs: start}},
+		{"from 09:50 to 11:00, across endAt, 10:30 after it", end - 10*minute, end + hour, NoneTaken{Reason: NoneAfterEnd, AtMs: end}},
+		{"wholly before startAt", start - 2*hour, start - hour, NoneTaken{Reason: NoneBeforeStart, AtMs: start}},
+		{"wholly after endAt", end + hour, end + 2*hour, NoneTaken{Reason: NoneAfterEnd, AtMs: end}},
+		{"from 23:40 to 00:10, across startAt, no occurrence at all", start - 20*minute, start + 10*minute, NoneTaken{}},
+		{"from 09:50 to 10:20, across endAt, no occurrence at all", end - 10*minute, end + 20*minute, NoneTaken{}},
+	} {
+		occ, res, err := BackfillPlan(tk, BackfillRequest{FromMs: c.from, ToMs: c.to}, cursor+hour)
+		if err != nil || len(occ) != 0 || res.NoneTaken != c.want {
+			t.Errorf("a window %s: %v occurrences, %+v, %v; want none, %+v", c.what, occ, res.NoneTaken, err, c.want)
+		}
+	}
+	for _, w := range []string{"holds no occurrence from the trigger's startAt 2026-01-01T00:00:00Z on", "move the window to 2026-01-01T00:00:00Z or later"} {
+		if m := (NoneTaken{Reason: NoneBeforeStart, AtMs: start}).Message(); !strings.Contains(m, w) {
+			t.Errorf("%q lacks %q", m, w)
+		}
+	}
+	for _, w := range []string{"holds no occurrence up to the trigger's endAt 2026-01-01T10:00:00Z", "move the window to 2026-01-01T10:00:00Z or earlier"} {
+		if m := (NoneTaken{Reason: NoneAfterEnd, AtMs: end}).Message(); !strings.Contains(m, w) {
+			t.Errorf("%q lacks %q", m, w)
+		}
+	}
+}
+
 // Each reason's message names the bound or the instant it stands on and
 // what to do about it.
 func TestEveryNoneTakenReasonSaysWhatToDo(t *testing.T) {

@@ -203,7 +203,8 @@ func TestTheOverviewsAdmissionLagLeavesOutBackfilledAndRequestedRuns(t *testing.
 
 // A preview of a window that ends before the trigger's startAt says so,
 // naming startAt in the form's zone and what to do, in the page's
-// language, rather than only counting no occurrence.
+// language, rather than only counting no occurrence; so does one reaching
+// across startAt whose one occurrence lies before it.
 func TestConsoleBackfillPreviewSaysWhyAWindowBeforeTheTriggersStartTakesNothing(t *testing.T) {
 	t.Parallel()
 	c := yearly
@@ -212,13 +213,17 @@ func TestConsoleBackfillPreviewSaysWhyAWindowBeforeTheTriggersStartTakesNothing(
 	cl := consoleClient(t)
 	csrf := site.signIn(t, cl, site.tokens[apitoken.Operate])
 	for lang, want := range map[string]string{
-		"en": "The window ends before the trigger&#39;s startAt, 2024-01-01 00:00:00 UTC: it has no occurrence before then. Move the window to 2024-01-01 00:00:00 UTC or later.",
-		"zh": "窗口在触发器的起始时间（startAt）2024-01-01 00:00:00 UTC 之前就已结束",
+		"en": "The window holds no occurrence from the trigger&#39;s startAt, 2024-01-01 00:00:00 UTC, on, and the trigger has none before it. Move the window to 2024-01-01 00:00:00 UTC or later.",
+		"zh": "窗口内没有触发器起始时间（startAt）2024-01-01 00:00:00 UTC 及之后的发生时刻",
 	} {
-		resp, page := httpcall.Form(t, cl, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/backfill/preview?tz=UTC&lang="+lang,
-			url.Values{"csrf": {csrf}, "from": {"2021-06-01T00:00"}, "to": {"2023-06-01T00:00"}})
-		if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="backfill-count">0<`) || !strings.Contains(page, `data-reason="before_start">`+want) {
-			t.Errorf("%s preview of a window before startAt: %d, want no occurrence and %q:\n%s", lang, resp.StatusCode, want, page)
+		// The second window holds 2023-12-31 19:00 UTC, the cron's 03:00 in
+		// Shanghai on 1 January, before startAt, and nothing after it.
+		for _, w := range [][2]string{{"2021-06-01T00:00", "2023-06-01T00:00"}, {"2023-06-01T00:00", "2024-06-01T00:00"}} {
+			resp, page := httpcall.Form(t, cl, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/backfill/preview?tz=UTC&lang="+lang,
+				url.Values{"csrf": {csrf}, "from": {w[0]}, "to": {w[1]}})
+			if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="backfill-count">0<`) || !strings.Contains(page, `data-reason="before_start">`+want) {
+				t.Errorf("%s preview of the window %s to %s: %d, want no occurrence and %q:\n%s", lang, w[0], w[1], resp.StatusCode, want, page)
+			}
 		}
 	}
 }

@@ -86,8 +86,8 @@ func TestABackfillDryRunWritesNothingAndCountsWhatTheBackfillThenDoes(t *testing
 	}
 }
 
-// boundedFile holds a trigger firing hourly through 2021 only, and one
-// firing every second.
+// boundedFile holds two triggers firing hourly through 2021 only, on the
+// hour and at half past, and one firing every second.
 const boundedFile = `project: demo
 tasks:
   - name: quick
@@ -99,6 +99,12 @@ triggers:
     timezone: UTC
     startAt: 2021-01-01T00:00:00Z
     endAt: 2022-01-01T00:00:00Z
+  - name: halfpast2021
+    task: quick
+    cron: "30 * * * *"
+    timezone: UTC
+    startAt: 2021-01-01T00:00:00Z
+    endAt: 2022-01-01T00:00:00Z
   - name: secondly
     task: quick
     cron: "* * * * * *"
@@ -107,8 +113,9 @@ triggers:
 
 // A backfill that takes no occurrence of a window holding some says why
 // and what to do, on the CLI (text and JSON) and over the API alike: the
-// window ends before the trigger's startAt, starts after its endAt, or
-// holds only occurrences the schedule has not decided yet — on a data
+// window holds none from the trigger's startAt on (it ends before it, or
+// reaches across it to an occurrence before it only), none up to its
+// endAt, or only occurrences the schedule has not decided yet — on a data
 // directory where no server ever ran, every one since the trigger was
 // applied.
 func TestABackfillTakingNoOccurrenceSaysWhyAndWhatToDo(t *testing.T) {
@@ -131,8 +138,11 @@ func TestABackfillTakingNoOccurrenceSaysWhyAndWhatToDo(t *testing.T) {
 		reason, why string
 	}
 	cases := []window{
-		{"in2021", "2020-06-01T00:00:00Z", "2020-06-02T00:00:00Z", "before_start", "the window ends before the trigger's startAt 2021-01-01T00:00:00Z"},
-		{"in2021", "2022-06-01T00:00:00Z", "2022-06-02T00:00:00Z", "after_end", "the window starts after the trigger's endAt 2022-01-01T00:00:00Z"},
+		{"in2021", "2020-06-01T00:00:00Z", "2020-06-02T00:00:00Z", "before_start", "the window holds no occurrence from the trigger's startAt 2021-01-01T00:00:00Z on"},
+		{"in2021", "2022-06-01T00:00:00Z", "2022-06-02T00:00:00Z", "after_end", "the window holds no occurrence up to the trigger's endAt 2022-01-01T00:00:00Z"},
+		// Across a bound, the window's one occurrence beyond it.
+		{"halfpast2021", "2020-12-31T23:00:00Z", "2021-01-01T00:10:00Z", "before_start", "the window holds no occurrence from the trigger's startAt 2021-01-01T00:00:00Z on"},
+		{"halfpast2021", "2021-12-31T23:50:00Z", "2022-01-01T01:00:00Z", "after_end", "move the window to 2022-01-01T00:00:00Z or earlier"},
 	}
 	// A window of the secondly trigger's occurrences since it was applied,
 	// which no server has decided.

@@ -80,9 +80,10 @@ func testBackfillRefuseOverMax(t *testing.T, f Fixture) {
 
 // A backfill, and its dry run alike, that takes no occurrence of a window
 // holding some of the cron says why: they all lie before the trigger's
-// startAt, after its endAt, or at or after the row's cursor (the clock's
-// still, whether or not the window starts before it). A window holding
-// none, and one that takes some, say nothing.
+// startAt, after its endAt (whether the window lies wholly beyond the
+// bound or reaches across it), or at or after the row's cursor (the
+// clock's still, whether or not the window starts before it). A window
+// holding none, and one that takes some, say nothing.
 func testBackfillSaysWhyNoneTaken(t *testing.T, f Fixture) {
 	const hour = 60 * 60_000
 	c := quietCron(t, f)
@@ -94,6 +95,11 @@ func testBackfillSaysWhyNoneTaken(t *testing.T, f Fixture) {
 	initialise(t, f)
 	cursor := cronTimes(t, c, now-3*hour, now-1)[0]
 	moveCursor(t, f, open, cursor, offset(0))
+	// The trigger's first occurrence, at or after startAt, and its last, at
+	// or before endAt; the cron's occurrences an hour beyond each lie
+	// outside the bounds.
+	first := cronTimes(t, bounded, bounded.StartAtMs, bounded.EndAtMs)[0]
+	last := cronTimes(t, bounded, bounded.EndAtMs-hour, bounded.EndAtMs)[0]
 	for _, x := range []struct {
 		what      string
 		triggerID string
@@ -102,6 +108,9 @@ func testBackfillSaysWhyNoneTaken(t *testing.T, f Fixture) {
 	}{
 		{"a window ending before startAt", b, now - 20*hour, bounded.StartAtMs - 1, schedule.NoneTaken{Reason: schedule.NoneBeforeStart, AtMs: bounded.StartAtMs}},
 		{"a window starting after endAt", b, bounded.EndAtMs + 1, now - 1, schedule.NoneTaken{Reason: schedule.NoneAfterEnd, AtMs: bounded.EndAtMs}},
+		{"a window across startAt whose occurrence precedes it", b, first - hour, first - 1, schedule.NoneTaken{Reason: schedule.NoneBeforeStart, AtMs: bounded.StartAtMs}},
+		{"a window across endAt whose occurrence follows it", b, last + 1, last + hour, schedule.NoneTaken{Reason: schedule.NoneAfterEnd, AtMs: bounded.EndAtMs}},
+		{"a window across startAt with no occurrence", b, first - hour + 1, first - 1, schedule.NoneTaken{}},
 		{"a window from the cursor on", open, cursor, now - 1, schedule.NoneTaken{Reason: schedule.NoneNotDecided, AtMs: cursor}},
 		{"a window whose occurrences all follow the cursor", open, cursor - hour/2, now - 1, schedule.NoneTaken{Reason: schedule.NoneNotDecided, AtMs: cursor}},
 		{"a window with no occurrence", open, cursor - hour/2, cursor - hour/4, schedule.NoneTaken{}},
