@@ -23,7 +23,8 @@ func window(from, to time.Time) url.Values {
 // future or missing a bound, a time that is none, a trigger that does not
 // exist or an id that is none, a disabled trigger, an archived project's —
 // is shown on the page in its language, the preview's and the
-// confirmation's alike, and creates nothing.
+// confirmation's alike (in English naming the form's fields, from and to,
+// never the CLI's or the API's), and creates nothing.
 func TestConsoleBackfillRefusalsAreShownInThePagesLanguage(t *testing.T) {
 	t.Parallel()
 	site := backfillSite(t, yearly)
@@ -35,11 +36,11 @@ func TestConsoleBackfillRefusalsAreShownInThePagesLanguage(t *testing.T) {
 	for _, step := range []string{"/backfill/preview", "/backfill"} {
 		for _, r := range []refusal{
 			{"a reversed window", http.MethodPost, trig + step, window(now.AddDate(-1, 0, 0), now.AddDate(-2, 0, 0)),
-				"is after its end", "回填窗口的起始时间晚于截止时间"},
+				"the window&#39;s start (from) is after its end (to)", "回填窗口的起始时间晚于截止时间"},
 			{"a window ending tomorrow", http.MethodPost, trig + step, window(now.AddDate(-1, 0, 0), now.AddDate(0, 0, 1)),
-				"is in the future", "回填窗口不能延伸到未来"},
+				"the window&#39;s end (to) is in the future", "回填窗口不能延伸到未来"},
 			{"a window starting tomorrow", http.MethodPost, trig + step, window(now.AddDate(0, 0, 1), now.AddDate(0, 0, 2)),
-				"starts in the future", "回填窗口不能延伸到未来"},
+				"the window&#39;s start (from) is in the future", "回填窗口不能延伸到未来"},
 			{"a window without its start", http.MethodPost, trig + step, url.Values{"to": past["to"]},
 				"give both bounds of the window", "请填写回填窗口的起始和截止时间"},
 			{"a start that is no time", http.MethodPost, trig + step, url.Values{"from": {"yesterday"}, "to": past["to"]},
