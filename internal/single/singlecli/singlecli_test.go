@@ -205,8 +205,8 @@ func TestEveryMistakeOfAFileIsPrintedAtItsPlaceThenTheirCount(t *testing.T) {
 	for _, args := range [][]string{{"apply", "-f", file}, {"apply", "--dry-run", "-f", file}} {
 		code, out, errOut := ql(t, append(args, "--data-dir", dir)...)
 		lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
-		if code != 1 || out != "" || len(lines) != len(want) {
-			t.Fatalf("%s: exit %d, %q, %d lines of errors; want exit 1, nothing on standard output and %d lines:\n%s", args, code, out, len(lines), len(want), errOut)
+		if code != 2 || out != "" || len(lines) != len(want) {
+			t.Fatalf("%s: exit %d, %q, %d lines of errors; want exit 2 (invalid input), nothing on standard output and %d lines:\n%s", args, code, out, len(lines), len(want), errOut)
 		}
 		for i, w := range want {
 			if !strings.HasPrefix(lines[i], w) {
