@@ -254,6 +254,9 @@ func TestTriggerCommandsOverTheAPIActOnTheServerAndPrintAsOnTheDatabase(t *testi
 	// Show: the pauses, runs and audit above, read by the server with its
 	// clock, the one thing two reads do not share.
 	waitRunsEnded(t, db)
+	// The enable above leaves the cursor to the server's next round: read
+	// once it has set it, or the two reads fall on either side of it.
+	waitCursors(t, db)
 	clock := regexp.MustCompile(`\(clock \S+|"nowMs": \d+`)
 	for _, args := range [][]string{
 		{"triggers", "show", "alpha"}, {"triggers", "show", "alpha", "-o", "json"}, {"triggers", "show", "api/alpha", "--runs", "3", "--ledger", "1"},
