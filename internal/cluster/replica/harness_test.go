@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -61,6 +62,25 @@ func (l *logLines) consume(r io.Reader) {
 		default:
 		}
 	}
+}
+
+// serveUntilItStops serves s, its JSON log read into logs, until the
+// replica stops of itself or 30 s pass (timedOut): for a replica that must
+// give up at once, e.g. on a database it can never use.
+func serveUntilItStops(s settings) (logs *logLines, err error, timedOut bool) {
+	pr, pw := io.Pipe()
+	logs = &logLines{added: make(chan struct{}, 1)}
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		logs.consume(pr)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil)))
+	_ = pw.Close()
+	<-consumed
+	return logs, err, ctx.Err() != nil
 }
 
 // withCode returns the records carrying code, in order.

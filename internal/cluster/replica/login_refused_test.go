@@ -3,8 +3,6 @@ package replica
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -38,20 +36,9 @@ func TestAReplicasRefusedLoginIsLoggedAsLoginRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, pw := io.Pipe()
-	logs := &logLines{added: make(chan struct{}, 1)}
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		logs.consume(pr)
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err = serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil)))
-	pw.Close()
-	<-consumed
-	if err == nil || ctx.Err() != nil {
-		t.Fatalf("serve returned %v (context %v); want it to stop at once on the refused login:\n%s", err, ctx.Err(), logs)
+	logs, err, timedOut := serveUntilItStops(s)
+	if err == nil || timedOut {
+		t.Fatalf("serve returned %v (timed out: %v); want it to stop at once on the refused login:\n%s", err, timedOut, logs)
 	}
 	fatal := logs.withCode(CodeActivationFatal)
 	if len(fatal) != 1 || fatal[0]["db_code"] != "login_refused" {

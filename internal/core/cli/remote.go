@@ -381,25 +381,11 @@ func (c *apiClient) TriggerBackfill(ctx context.Context, r schedule.BackfillRequ
 		Max    int   `json:"max"`
 		DryRun bool  `json:"dryRun"`
 	}{r.FromMs, r.ToMs, r.Max, r.DryRun}
-	var a struct {
-		Occurrences  int                `json:"occurrences"`
-		Admitted     int                `json:"admitted"`
-		Existing     int                `json:"existing"`
-		Truncated    bool               `json:"truncated"`
-		FirstMs      int64              `json:"firstMs"`
-		LastMs       int64              `json:"lastMs"`
-		RunIDs       []string           `json:"runIds"`
-		NothingTaken *view.NothingTaken `json:"nothingTaken"`
-	}
+	var a view.Backfill
 	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(r.TriggerID)+"/backfill", body, &a); err != nil {
 		return schedule.BackfillResult{}, err
 	}
-	out := schedule.BackfillResult{Occurrences: a.Occurrences, Admitted: a.Admitted, Existing: a.Existing, Truncated: a.Truncated,
-		FirstMs: a.FirstMs, LastMs: a.LastMs, RunIDs: a.RunIDs}
-	if n := a.NothingTaken; n != nil {
-		out.NoneTaken = schedule.NoneTaken{Reason: schedule.NoneReason(n.Reason), AtMs: n.AtMs}
-	}
-	return out, nil
+	return a.Result(), nil
 }
 
 // CancelRun cancels a Run and says what this request did to it.

@@ -226,22 +226,6 @@ type backfillBody struct {
 // apiBackfillNames are the backfill body's fields, as its refusals name them.
 var apiBackfillNames = schedule.BackfillNames{From: "fromMs", To: "toMs", Max: "max"}
 
-// backfillView answers a backfill; for a dry run (DryRun) the counts are
-// what the backfill would do and RunIDs is empty.
-type backfillView struct {
-	DryRun      bool     `json:"dryRun"`
-	Occurrences int      `json:"occurrences"`
-	Admitted    int      `json:"admitted"`
-	Existing    int      `json:"existing"`
-	Truncated   bool     `json:"truncated"`
-	FirstMs     int64    `json:"firstMs"`
-	LastMs      int64    `json:"lastMs"`
-	RunIDs      []string `json:"runIds"`
-	// NothingTaken says why no occurrence was taken, when the window
-	// holds some that are not a backfill's; absent otherwise.
-	NothingTaken *view.NothingTaken `json:"nothingTaken,omitempty"`
-}
-
 // triggerBackfill admits a trigger's occurrences in a past range through
 // the store's manual admission, or counts them in a dry run.
 func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error) {
@@ -273,8 +257,7 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return backfillView{DryRun: body.DryRun, Occurrences: res.Occurrences, Admitted: res.Admitted, Existing: res.Existing, Truncated: res.Truncated,
-		FirstMs: res.FirstMs, LastMs: res.LastMs, RunIDs: append([]string{}, res.RunIDs...), NothingTaken: view.NewNothingTaken(res.NoneTaken)}, nil
+	return view.NewBackfill(body.DryRun, res), nil
 }
 
 var errNoManual = qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now or backfill them")

@@ -18,3 +18,36 @@ func NewNothingTaken(n schedule.NoneTaken) *NothingTaken {
 	}
 	return &NothingTaken{Reason: string(n.Reason), AtMs: n.AtMs, Message: n.Message()}
 }
+
+// Backfill is the API's answer to a backfill, which its CLI client reads
+// back; for a dry run (DryRun) the counts are what the backfill would do
+// and RunIDs is empty.
+type Backfill struct {
+	DryRun      bool     `json:"dryRun"`
+	Occurrences int      `json:"occurrences"`
+	Admitted    int      `json:"admitted"`
+	Existing    int      `json:"existing"`
+	Truncated   bool     `json:"truncated"`
+	FirstMs     int64    `json:"firstMs"`
+	LastMs      int64    `json:"lastMs"`
+	RunIDs      []string `json:"runIds"`
+	// NothingTaken says why no occurrence was taken, when the window
+	// holds some that are not a backfill's; absent otherwise.
+	NothingTaken *NothingTaken `json:"nothingTaken,omitempty"`
+}
+
+// NewBackfill shapes res, a dry run's when dryRun.
+func NewBackfill(dryRun bool, res schedule.BackfillResult) Backfill {
+	return Backfill{DryRun: dryRun, Occurrences: res.Occurrences, Admitted: res.Admitted, Existing: res.Existing, Truncated: res.Truncated,
+		FirstMs: res.FirstMs, LastMs: res.LastMs, RunIDs: append([]string{}, res.RunIDs...), NothingTaken: NewNothingTaken(res.NoneTaken)}
+}
+
+// Result is the backfill's result as the store gave it.
+func (b Backfill) Result() schedule.BackfillResult {
+	out := schedule.BackfillResult{Occurrences: b.Occurrences, Admitted: b.Admitted, Existing: b.Existing, Truncated: b.Truncated,
+		FirstMs: b.FirstMs, LastMs: b.LastMs, RunIDs: b.RunIDs}
+	if n := b.NothingTaken; n != nil {
+		out.NoneTaken = schedule.NoneTaken{Reason: schedule.NoneReason(n.Reason), AtMs: n.AtMs}
+	}
+	return out
+}
