@@ -57,16 +57,16 @@ func (p ListParams) CheckState() error {
 // CheckIDs refuses a project, trigger or cursor that is not an id, saying
 // which command prints the one wanted.
 func (p ListParams) CheckIDs() error {
-	for _, f := range []struct{ field, value, hint string }{
-		{"project", p.ProjectID, "a project id, as `ql triggers list` prints it (or a project name, which the CLI resolves)"},
-		{"trigger", p.TriggerID, "a trigger id, as `ql triggers list` prints it"},
-		{"after", p.After, "the id of the last run of the previous page, as `ql runs list` prints it"},
+	for _, f := range []struct{ field, label, value, hint string }{
+		{"project", "project", p.ProjectID, "a project id, as `ql triggers list` prints it (or a project name, which the CLI resolves)"},
+		{"trigger", "trigger", p.TriggerID, "a trigger id, as `ql triggers list` prints it"},
+		{"after", "page cursor (after)", p.After, "the id of the last run of the previous page, as `ql runs list` prints it"},
 	} {
 		if f.value == "" {
 			continue
 		}
 		if err := ids.Validate(f.field, f.value); err != nil {
-			return qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as %s", f.field, f.hint).Because(RefusalListNotAnID, "filter", f.field)
+			return qlerror.Wrap(qlerror.Invalid, err, "run listing: give the %s as %s", f.label, f.hint).Because(RefusalListNotAnID, "filter", f.field)
 		}
 	}
 	return nil

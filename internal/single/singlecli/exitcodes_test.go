@@ -24,7 +24,7 @@ func TestInputTheStoreRefusesExitsTwoAndARefusalByStateExitsOne(t *testing.T) {
 		want  string
 		never string
 	}{
-		{"a cursor that is no run id", []string{"runs", "list", "--after", "garbage"}, 2, "run listing: give the after as the id of the last run", ""},
+		{"a cursor that is no run id", []string{"runs", "list", "--after", "garbage"}, 2, "run listing: give the page cursor (after) as the id of the last run", ""},
 		{"a window ending in the future", []string{"triggers", "backfill", "hourly", "--from", "2020-01-01T00:00:00Z", "--to", future}, 2,
 			"the window's end (--to) is in the future", "toMs"},
 		{"a window starting in the future", []string{"triggers", "backfill", "hourly", "--from", future, "--to", future}, 2,
