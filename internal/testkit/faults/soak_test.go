@@ -49,7 +49,8 @@ const (
 	readyWithin = time.Minute
 	// superviseEvery paces readiness probes and fault scheduling.
 	superviseEvery = 200 * time.Millisecond
-	// busyBackendSearch bounds looking for a busy backend to terminate.
+	// busyBackendSearch bounds looking for a busy backend to terminate: a
+	// round keeps one busy every second.
 	busyBackendSearch = time.Second
 )
 
@@ -132,8 +133,8 @@ func TestSoakReplicaKillsAndBackendTerminationsNeverDuplicateOrStallAnOccurrence
 	bound := soakGapBound(latency, s.longestNoneReady)
 	t.Logf("gate figures: PostgreSQL %s; %d replicas, %d triggers (%q), lease %v, cadence %v; faults for %v (%s → %s)",
 		srv.Version(), soakReplicas, soakTriggers, soakCron, soakLease, soakCadence, duration, fmtMs(fromMs), fmtMs(toMs))
-	t.Logf("gate figures: %d SIGKILLs (each confirmed by wait status; %d of a replica holding claims, %d claims stranded), %d pg_terminate_backend (each confirmed gone; %d of a busy backend), %d re-activations of replicas that turned unavailable (in-process, no restart), longest time with no ready replica %v",
-		s.kills, s.strandingKills, len(s.stranded), s.terminations, s.busyTerminations, s.reactivations, s.longestNoneReady)
+	t.Logf("gate figures: %d SIGKILLs (each confirmed by wait status; %d of a replica holding claims, %d claims stranded), %d pg_terminate_backend (each of a busy backend, confirmed gone), %d re-activations of replicas that turned unavailable (in-process, no restart), longest time with no ready replica %v",
+		s.kills, s.strandingKills, len(s.stranded), s.terminations, s.reactivations, s.longestNoneReady)
 	t.Logf("gate figures: a killed replica ready again within %v of its restart, one that lost its database within %v; the longest round (%s, claimed at %s) ran %v",
 		s.longestStart, s.longestReactivation, latency.Slowest.Owner, fmtMs(latency.Slowest.ClaimMs), latency.Slowest.Duration)
 	f.report(t, bound, describeSoakBound(latency, s.longestNoneReady))
@@ -161,8 +162,8 @@ type soak struct {
 	logDir string
 	slots  []*slot
 
-	kills, terminations, busyTerminations, reactivations int
-	longestNoneReady                                     time.Duration
+	kills, terminations, reactivations int
+	longestNoneReady                   time.Duration
 
 	// clockOffsetMs turns the local clock into the database's (the server
 	// runs on this host), for the timeline of what the soak did.
@@ -350,11 +351,16 @@ func (s *soak) strand(sl *slot) {
 	}
 }
 
-// terminateOne ends a random backend of the runtime role and waits until
-// it is gone from pg_stat_activity, proving the termination happened. It
-// looks for a backend busy with a statement or transaction for up to
-// busyBackendSearch, since a claim or an admission in flight is the moment
-// that matters most, and falls back to an idle one.
+// terminateOne ends a random backend of the runtime role that is busy
+// with a statement or a transaction, and waits until it is gone from
+// pg_stat_activity, proving the termination happened. A claim or an
+// admission in flight is the moment that matters most; and a backend
+// terminated idle would be noticed only when its replica's pool next lent
+// its connection, any time later, perhaps to the takeover of a later
+// step's kill, whose consequences a gap could then no longer be told from
+// a stall by. So the backend is chosen and terminated in one statement,
+// while it is busy; it looks for one for up to busyBackendSearch, and the
+// step goes without a termination if none is.
 func (s *soak) terminateOne() {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(s.t.Context(), factTimeout)
@@ -362,29 +368,26 @@ func (s *soak) terminateOne() {
 	runtimeRole := pgstore.RoleNames(s.g.prefix).Runtime
 	var pid int64
 	var state, owner, query string
+	var terminated bool
 	for deadline := time.Now().Add(busyBackendSearch); ; {
-		err := s.super.QueryRow(ctx, `SELECT pid, coalesce(state, ''), application_name,
-				left(regexp_replace(coalesce(query, ''), '\s+', ' ', 'g'), 40)
-			FROM pg_stat_activity
-			WHERE datname = current_database() AND usename = $1
-			ORDER BY state = 'idle', random() LIMIT 1`, runtimeRole).Scan(&pid, &state, &owner, &query)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return // every replica is between connections; try again next step
-		}
-		if err != nil {
-			s.t.Fatalf("choosing a runtime backend: %v", err)
-		}
-		if state != "idle" || time.Now().After(deadline) {
+		err := s.super.QueryRow(ctx, `WITH busy AS MATERIALIZED (
+				SELECT pid, state, application_name, left(regexp_replace(coalesce(query, ''), '\s+', ' ', 'g'), 40) AS query
+				  FROM pg_stat_activity
+				 WHERE datname = current_database() AND usename = $1 AND state IN ('active', 'idle in transaction')
+				 ORDER BY random() LIMIT 1)
+			SELECT pid, state, application_name, query, pg_terminate_backend(pid) FROM busy`, runtimeRole).
+			Scan(&pid, &state, &owner, &query, &terminated)
+		if err == nil && terminated {
 			break
 		}
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			s.t.Fatalf("terminating a busy runtime backend: %v", err)
+		}
+		if time.Now().After(deadline) {
+			s.record(fmt.Sprintf("no termination: no runtime backend was busy for %v", busyBackendSearch))
+			return
+		}
 		time.Sleep(pollInterval)
-	}
-	var terminated bool
-	if err := s.super.QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&terminated); err != nil {
-		s.t.Fatalf("pg_terminate_backend(%d): %v", pid, err)
-	}
-	if !terminated {
-		return // it ended by itself in between
 	}
 	// The statement's text, never its parameters: enough to tell a claim
 	// from an admission or a heartbeat.
@@ -393,9 +396,6 @@ func (s *soak) terminateOne() {
 		return count(s.t, s.super, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid) == 0
 	})
 	s.terminations++
-	if state != "idle" {
-		s.busyTerminations++
-	}
 }
 
 // logLines returns up to limit lines of any replica's output (every
