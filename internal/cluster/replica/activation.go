@@ -91,8 +91,8 @@ func (e *activationError) Error() string { return e.step + ": " + e.err.Error() 
 func (e *activationError) Unwrap() error { return e.err }
 
 // activate builds a fresh activation, logging each step, and gives back
-// through it the claims carried from the activation lost before it
-// (giveBackCarried). On failure it releases what it opened and returns an
+// through it, once its database is ready, the claims carried from the
+// activation lost before it (giveBackCarried). On failure it releases what it opened and returns an
 // *activationError.
 // Only the first attempt of a run is announced; the failures of the later
 // ones are logged at failurePace's pace.
@@ -115,11 +115,15 @@ func (r *replica) activate(ctx context.Context, attempt int, carried []schedule.
 		return fail("readiness", err)
 	}
 	r.log.Info("database ready", slog.String("code", CodeDatabaseReady))
+	// The claims carried over are given back before the startup recovery:
+	// that pass reads every unfinished Run, seconds on a large queue, and
+	// the rows would wait it out (up to a whole lease) for nothing, since
+	// giving them back depends on none of it.
+	r.giveBackCarried(ctx, rt, carried)
 	gate := recovery.Gate{Source: rt, Sweep: r.sweepRound(act, nil), PageSize: recovery.MaxPageSize, Log: r.log}
 	if _, err := gate.Run(ctx); err != nil {
 		return fail("recovery", fmt.Errorf("startup recovery did not converge: %w", err))
 	}
-	r.giveBackCarried(ctx, rt, carried)
 	coord, err := scheduler.New(r.s.Coordinator, rt, r.log, act.latch)
 	if err != nil {
 		return fail("scheduler", err)

@@ -2,11 +2,13 @@ package replica
 
 import (
 	"context"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/cluster/recovery"
 	"github.com/qinglong/qinglong/internal/core/metrics"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 	"github.com/qinglong/qinglong/internal/testkit/metricstest"
@@ -41,6 +43,12 @@ func TestClaimsALostDatabaseLeftHeldAreGivenBackByTheFreshActivation(t *testing.
 	if rows, _ := given["rows"].(float64); int64(rows) != held {
 		t.Fatalf("the fresh activation gave back %v rows, want the %d held ahead of %d:\n%s", given["rows"], held, instant, a.logs)
 	}
+	// Given back before the fresh activation's startup recovery, which the
+	// rows need not wait for.
+	eventually(t, 30*time.Second, "the fresh activation to open admission", func() bool { return len(a.logs.withCode(CodeReady)) == 2 })
+	if codes := a.logs.codes(); slices.Index(codes, CodeClaimsGivenBack) > lastIndex(codes, recovery.CodeConverged) {
+		t.Fatalf("the claims were given back after the fresh activation's startup recovery:\n%s", a.logs)
+	}
 	m := metricstest.Scrape(t, "http://"+metricsAddr+"/metrics")
 	if released, failed := m.Value(t, "qinglong_scheduler_claims_given_back_total", "result", metrics.GiveBackReleased),
 		m.Value(t, "qinglong_scheduler_claims_given_back_total", "result", metrics.GiveBackFailed); int64(released) != held || failed != 0 {
@@ -58,4 +66,14 @@ func TestClaimsALostDatabaseLeftHeldAreGivenBackByTheFreshActivation(t *testing.
 		t.Fatalf("occurrences %+v", o)
 	}
 	t.Logf("%d rows held ahead of %d given back by the fresh activation; admitted at most %d ms after it", held, instant, lag)
+}
+
+// lastIndex is the index of the last v in s, -1 when there is none.
+func lastIndex(s []string, v string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == v {
+			return i
+		}
+	}
+	return -1
 }
