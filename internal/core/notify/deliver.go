@@ -139,6 +139,12 @@ type Deliverer struct {
 	// lives only in this process: a restart forgets it and the channel
 	// has its full share until a send of it waits answerWithin.
 	silent map[ChannelRef]bool
+	// resting holds the channels whose receiver asked for a wait (a
+	// Retry-After, a chat service's rate limit) until when: none of their
+	// notifications is sent before then, as each would only be refused
+	// and use up an attempt. Like silent, it outlives a round and lives
+	// only in this process.
+	resting map[ChannelRef]time.Time
 }
 
 // NewDeliverer fills defaults.
@@ -179,7 +185,7 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 			return nil, fmt.Errorf("no secrets store is configured; secret %q cannot be read", refs[0])
 		}
 	}
-	return &Deliverer{cfg: cfg, silent: make(map[ChannelRef]bool)}
+	return &Deliverer{cfg: cfg, silent: make(map[ChannelRef]bool), resting: make(map[ChannelRef]time.Time)}
 }
 
 // Round delivers the due rows, at most MaxInFlight at once in its slots
@@ -246,13 +252,13 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 				h := slotHolder{id: id, ref: ref, until: time.Now().Add(waitAnswer), replied: new(atomic.Bool)}
 				waiting = append(waiting, h)
 				wg.Go(func() {
-					r, err := d.deliver(ctx, m, h.replied)
+					r, rest, err := d.deliver(ctx, m, h.replied)
 					if err != nil {
 						mu.Lock()
 						firstErr = cmp.Or(firstErr, err)
 						mu.Unlock()
 					}
-					ended <- sendEnd{id: id, ref: ref, reach: r}
+					ended <- sendEnd{id: id, ref: ref, reach: r, rest: rest}
 				})
 			}
 		}
@@ -275,8 +281,10 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 				delete(perChannel, e.ref)
 			}
 			// Before the next claim, so a channel that just timed out
-			// gets no more than its one send back.
+			// gets no more than its one send back, and one that asked
+			// for a wait gets none.
 			d.heard(e.ref, e.reach)
+			d.rest(e.ref, e.rest)
 		case <-unanswered.C:
 			now := time.Now()
 			// Sends unanswered for answerWithin give their slots to the
@@ -330,6 +338,8 @@ type sendEnd struct {
 	id    int
 	ref   ChannelRef
 	reach reach
+	// rest is the wait its receiver asked for; 0 when it asked none.
+	rest time.Duration
 }
 
 // heard records what a send learned of its channel: a silent one keeps
@@ -346,20 +356,41 @@ func (d *Deliverer) heard(ref ChannelRef, r reach) {
 	}
 }
 
+// rest keeps ref's notifications back for the wait its receiver asked
+// for, from now; a later end of the wait already kept stays.
+func (d *Deliverer) rest(ref ChannelRef, wait time.Duration) {
+	if wait <= 0 {
+		return
+	}
+	if until := time.Now().Add(wait); until.After(d.resting[ref]) {
+		d.resting[ref] = until
+	}
+}
+
 // load is the per-channel count a claim is given: a silent channel's
 // count is raised by the slots of its share it may not use, so the
 // store's share check (the same on every store) leaves it
-// SilentInFlight sends at most.
+// SilentInFlight sends at most, and a resting channel's to its whole
+// share, which leaves it none until its wait has passed.
 func (d *Deliverer) load(perChannel map[ChannelRef]int) map[ChannelRef]int {
-	if len(d.silent) == 0 {
+	now := time.Now()
+	for ref, until := range d.resting {
+		if !until.After(now) {
+			delete(d.resting, ref)
+		}
+	}
+	if len(d.silent) == 0 && len(d.resting) == 0 {
 		return perChannel
 	}
-	out := make(map[ChannelRef]int, len(perChannel)+len(d.silent))
+	out := make(map[ChannelRef]int, len(perChannel)+len(d.silent)+len(d.resting))
 	for ref, n := range perChannel {
 		out[ref] = n
 	}
 	for ref := range d.silent {
 		out[ref] += PerChannelInFlight - SilentInFlight
+	}
+	for ref := range d.resting {
+		out[ref] = PerChannelInFlight
 	}
 	return out
 }
@@ -372,10 +403,11 @@ const (
 )
 
 // deliver sends one claimed row and records the result; it returns what
-// the send learned of the receiver. Only a store error is returned: a
-// failed delivery is the row's state. replied is set as soon as the receiver's answer has arrived, before the
-// result is recorded.
-func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool) (reach, error) {
+// the send learned of the receiver, and the wait the receiver asked for
+// (0 when none). Only a store error is returned: a failed delivery is the
+// row's state. replied is set as soon as the receiver's answer has
+// arrived, before the result is recorded.
+func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool) (reach, time.Duration, error) {
 	r, sendErr := d.send(ctx, m)
 	if r == answered {
 		replied.Store(true)
@@ -383,23 +415,26 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 	if ctx.Err() != nil {
 		// Stopping: the row stays claimed until its lease passes, and is
 		// then delivered again with the same key.
-		return notSent, nil
+		return notSent, 0, nil
 	}
 	if sendErr == nil {
 		d.cfg.Log.Info("notification delivered", "code", CodeDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts)
 		if err := d.cfg.Outbox.NotificationDelivered(ctx, m.ID); err != nil {
-			return r, err
+			return r, 0, err
 		}
 		d.cfg.Observe(OutcomeDelivered)
-		return r, nil
+		return r, 0, nil
 	}
 	dead := m.Attempts >= d.cfg.MaxAttempts
 	retryIn := d.Backoff(m.Attempts)
+	var rest time.Duration
 	var asked *askedToWait
 	if errors.As(sendErr, &asked) {
 		// Sooner, the attempt would only be refused again, and a burst of
-		// refusals used up every attempt within the receiver's wait.
-		retryIn = max(retryIn, min(asked.wait, d.cfg.MaxBackoff))
+		// refusals used up every attempt within the receiver's wait; the
+		// channel's other notifications wait as long (Round).
+		rest = min(asked.wait, d.cfg.MaxBackoff)
+		retryIn = max(retryIn, rest)
 	}
 	reason := truncate(sendErr.Error())
 	attrs := []any{"code", CodeNotDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts, "dead", dead}
@@ -409,14 +444,14 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 	}
 	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", reason)...)
 	if err := d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, reason); err != nil {
-		return r, err
+		return r, rest, err
 	}
 	if dead {
 		d.cfg.Observe(OutcomeDead)
 	} else {
 		d.cfg.Observe(OutcomeFailed)
 	}
-	return r, nil
+	return r, rest, nil
 }
 
 // Backoff is the wait after the attempts-th failure: base · 2^(attempts−1),

@@ -20,6 +20,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // testRefusalTextIsRecordedEscaped: what a refusing receiver said is kept
@@ -306,6 +307,74 @@ func testReceiversAskingToWaitAreWaitedFor(t *testing.T, f Fixture) {
 				tc.name, m.State, m.Attempts, earliest, latest, m.LastError, tc.wait, tc.reason)
 		}
 	}
+}
+
+// testAskedWaitHoldsTheChannel: once a receiver asked for a wait, none of
+// its channel's notifications is sent before the wait has passed, not only
+// the refused one: each would be refused too and use up an attempt. A
+// round sends a channel's share (3) side by side, all refused with a
+// Retry-After; the fourth, due all along, waits, and goes out after it.
+func testAskedWaitHoldsTheChannel(t *testing.T, f Fixture) {
+	const wait = 2 * time.Second
+	var requests, refused atomic.Int32
+	var open atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		if !open.Load() {
+			refused.Add(1)
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)))
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := notify.Channel{Name: "limited", Kind: notify.Webhook, URL: srv.URL}
+	d := failedWith(t, f, "limited", notify.Spec{Channels: []notify.Channel{c}, Rules: []notify.Rule{{On: notify.OnFailed, Channel: c.Name}}})
+	for i := 2; i <= notify.PerChannelInFlight+1; i++ {
+		runFinished(t, f, d.Trigger.TriggerID, i, run.AttemptFailed)
+	}
+	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, BaseBackoff: time.Second})
+	if _, err := deliverer.Round(t.Context()); err != nil {
+		t.Fatalf("round: %v", err)
+	}
+	var waiting []string
+	for _, m := range outbox(t, f) {
+		if m.ProjectID == d.Project.ID && m.Attempts == 0 {
+			waiting = append(waiting, m.ID)
+		}
+	}
+	if n := requests.Load(); n != notify.PerChannelInFlight || len(waiting) != 1 {
+		t.Fatalf("the receiver asked to wait %s and was sent %d requests, %d notification(s) left untried; want the share of %d refused together and the fourth kept back",
+			wait, n, len(waiting), notify.PerChannelInFlight)
+	}
+	// The refused ones fall due again by the store's clock, which a
+	// fixture may hold still; the one kept back was due all along.
+	open.Store(true)
+	time.Sleep(wait)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := deliverer.Round(t.Context()); err != nil {
+			t.Fatalf("round: %v", err)
+		}
+		if m := outboxRow(t, f, waiting[0]); m.State == notify.Delivered && m.Attempts == 1 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the notification kept back is %s after %d attempts 10s after the wait ended; want it delivered at its first", m.State, m.Attempts)
+		}
+	}
+	if n := refused.Load(); n != notify.PerChannelInFlight {
+		t.Fatalf("%d requests refused, want only the share sent before the receiver asked to wait", n)
+	}
+}
+
+// outboxRow is the outbox row id.
+func outboxRow(t *testing.T, f Fixture, id string) notify.Message {
+	t.Helper()
+	for _, m := range outbox(t, f) {
+		if m.ID == id {
+			return m
+		}
+	}
+	t.Fatalf("no notification %s in the outbox", id)
+	return notify.Message{}
 }
 
 // secretsFile writes values to a secrets file, as the server reads them,
