@@ -100,17 +100,24 @@ func TestErrorsAndPanicsGoToSinkAndNeverStopTheLoop(t *testing.T) {
 	}
 }
 
-func TestStopIsBoundedAndReportsDrainTimeout(t *testing.T) {
-	t.Parallel()
-	c := cfg()
+// stuckLoop is a loop, not started, whose first round ignores its
+// cancellation until release is closed, with its shortest stop timeout;
+// entered is closed once that round runs.
+func stuckLoop() (l *Loop, c Config, entered, release chan struct{}) {
+	c = cfg()
 	c.StopTimeout = MinStopTimeout
-	entered := make(chan struct{})
-	release := make(chan struct{})
-	l, _ := New(c, func(ctx context.Context) (bool, error) {
+	entered, release = make(chan struct{}), make(chan struct{})
+	l, _ = New(c, func(ctx context.Context) (bool, error) {
 		close(entered)
 		<-release // ignores cancellation on purpose
 		return false, nil
 	})
+	return l, c, entered, release
+}
+
+func TestStopIsBoundedAndReportsDrainTimeout(t *testing.T) {
+	t.Parallel()
+	l, c, entered, release := stuckLoop()
 	_ = l.Start(context.Background())
 	<-entered
 	start := time.Now()
@@ -138,15 +145,7 @@ func TestStopIsBoundedAndReportsDrainTimeout(t *testing.T) {
 // round returns: what the round may still start is waited for from then.
 func TestTheLoopEndsOnlyOnceTheRoundAStopGaveUpOnHasReturned(t *testing.T) {
 	t.Parallel()
-	c := cfg()
-	c.StopTimeout = MinStopTimeout
-	entered := make(chan struct{})
-	release := make(chan struct{})
-	l, _ := New(c, func(ctx context.Context) (bool, error) {
-		close(entered)
-		<-release // ignores cancellation on purpose
-		return false, nil
-	})
+	l, _, entered, release := stuckLoop()
 	select {
 	case <-l.Ended():
 	default:
