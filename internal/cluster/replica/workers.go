@@ -243,7 +243,11 @@ func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
 		if !act.latch.Available() {
 			return false, nil
 		}
-		return d.Round(ctx)
+		more, err := d.Round(ctx)
+		// A connection lost under the outbox is lost to the whole
+		// activation: its pool cannot say what the database saw last.
+		r.observeOn(act, err)
+		return more, err
 	})
 }
 
