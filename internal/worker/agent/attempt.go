@@ -518,8 +518,13 @@ func (a *attempt) complete(res process.Result) {
 		rep, err := a.w.client.Complete(ctx, req)
 		cancel()
 		if err == nil {
-			a.w.log.Info("attempt complete", a.logAttrs("code", "attempt_completed", "outcome", req.Outcome, "exitCode", req.ExitCode,
-				"errorCode", req.ErrorCode, "attemptState", rep.AttemptState, "runState", rep.RunState, "logBytes", req.LogBytes)...)
+			attrs := []any{"code", "attempt_completed", "outcome", req.Outcome}
+			if req.ExitCode != nil {
+				// The number, not the pointer: a text log would print its address.
+				attrs = append(attrs, "exitCode", *req.ExitCode)
+			}
+			attrs = append(attrs, "errorCode", req.ErrorCode, "attemptState", rep.AttemptState, "runState", rep.RunState, "logBytes", req.LogBytes)
+			a.w.log.Info("attempt complete", a.logAttrs(attrs...)...)
 			a.w.count1(func(s *Summary) {
 				s.Completed++
 				if req.Outcome == workerproto.OutcomeStopped {
