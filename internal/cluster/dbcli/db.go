@@ -171,7 +171,8 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 }
 
 // urlFrom is the command's own variable, else $QL_DATABASE_URL. A renamed
-// variable still set is refused with its new name (a usage error).
+// variable still set is refused with its new name, and a missing URL is
+// refused naming the variables: usage errors, like serve's missing URL.
 func urlFrom(getenv func(string) string, specific string) (string, error) {
 	for _, name := range []string{specific, EnvURL} {
 		u, err := cli.Getenv(getenv, name)
@@ -179,7 +180,7 @@ func urlFrom(getenv func(string) string, specific string) (string, error) {
 			return u, err
 		}
 	}
-	return "", fmt.Errorf("no database URL: set $%s (or $%s) to postgres://user@host:port/database; put the password in PGPASSWORD or a pgpass file, not on the command line", specific, EnvURL)
+	return "", cli.Usagef("no database URL: set $%s (or $%s) to postgres://user@host:port/database; put the password in PGPASSWORD or a pgpass file, not on the command line", specific, EnvURL)
 }
 
 // readPasswords collects passwords from the directory (when given) and the

@@ -185,11 +185,24 @@ func TestADBCommandOnAMissingDatabaseSaysWhichAndHowToCreateIt(t *testing.T) {
 	}
 }
 
-func TestMissingURLSaysWhichVariable(t *testing.T) {
+// A command given no database URL says which variable to set, as a usage
+// error (exit 2), as serve and worker do for their missing settings.
+func TestMissingURLSaysWhichVariableAndIsAUsageError(t *testing.T) {
 	t.Parallel()
-	_, err := run(t, map[string]string{}, "migrate")
-	if err == nil || !strings.Contains(err.Error(), EnvMigrationURL) || !strings.Contains(err.Error(), EnvURL) {
-		t.Fatalf("migrate without a URL: %v", err)
+	for _, c := range []struct {
+		variable string
+		run      func() error
+	}{
+		{EnvMigrationURL, func() error { _, err := run(t, map[string]string{}, "migrate"); return err }},
+		{EnvSuperuserURL, func() error { _, err := run(t, map[string]string{}, "roles"); return err }},
+		{EnvRuntimeURL, func() error { _, err := run(t, map[string]string{}, "check"); return err }},
+		{EnvAdminURL, func() error { _, _, err := workers(t, map[string]string{}, "list"); return err }},
+	} {
+		err := c.run()
+		var ue *cli.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.variable) || !strings.Contains(err.Error(), EnvURL) {
+			t.Errorf("without a URL: %v; want a usage error naming $%s and $%s", err, c.variable, EnvURL)
+		}
 	}
 }
 
