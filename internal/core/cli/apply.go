@@ -121,7 +121,8 @@ created. An update names the fields it changes.
 --api-url sends the file to a server's API instead (POST /api/v1/apply, with an admin
 token in $QL_TOKEN): the server validates and publishes it the same way, records the
 token and address in its audit and answers its notes, which are printed here as above.
-The API takes at most 1 MiB in one request: split a larger project over several files.
+The API takes at most 1 MiB in one request: a larger file is refused as invalid input
+(exit 2); split the project over several files, or apply it on the database.
 ` + refusal + `
 answers so, and says what to run instead.
 

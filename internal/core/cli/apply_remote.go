@@ -44,8 +44,13 @@ func printRemoteNotes(cmd *cobra.Command, out remoteApply, secrets bool) {
 	}
 }
 
-// codeTooLarge is the API's error code of a request body over its cap.
-const codeTooLarge qlerror.Code = "request_too_large"
+// codeTooLarge is the API's error code of a request body over its cap,
+// apiMaxBody (httpapi.DefaultLimits.MaxBody, which this package does not
+// import: ql-worker, built on it, has no API).
+const (
+	codeTooLarge qlerror.Code = "request_too_large"
+	apiMaxBody                = 1 << 20
+)
 
 // applyRemote validates file here (errors name its path and line) and
 // sends it to the server's API, which validates and publishes it again
@@ -67,8 +72,7 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	var out remoteApply
 	if err := c.do(cmd.Context(), "POST", "/api/v1/apply", q, "application/yaml", bytes.NewReader(data), &out); err != nil {
 		if qlerror.CodeOf(err) == codeTooLarge {
-			return qlerror.New(codeTooLarge, "%v: split the project over several files and apply each (objects a file leaves out are kept as they are), "+
-				"or apply it to the database directly (--data-dir or --database-url), which takes files of up to %d MiB", err, apply.MaxFileSize>>20)
+			return tooLargeForAPI(cmd, file, len(data))
 		}
 		return err
 	}
@@ -89,6 +93,25 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	}
 	printRemoteNotes(cmd, out, true)
 	return nil
+}
+
+// tooLargeForAPI is the server's refusal of a file over its cap on a
+// request body: invalid input (exit 2), as a file over apply's own limit
+// is, since the same file split or applied on the database goes through.
+// It names the database flags this binary has (ql-edge has no
+// --database-url).
+func tooLargeForAPI(cmd *cobra.Command, file string, size int) error {
+	what := file
+	if file == "-" {
+		what = "the definitions on standard input"
+	}
+	database := "--data-dir"
+	if cmd.Flags().Lookup("database-url") != nil {
+		database = "--data-dir or --database-url"
+	}
+	return qlerror.New(qlerror.Invalid, "%s (%.1f MiB) is over the API's limit of %d MiB in one request: split the project over several files "+
+		"and apply each (objects a file leaves out are kept as they are), or apply it on the database directly (%s instead of --api-url), "+
+		"which takes files of up to %d MiB", what, float64(size)/(1<<20), apiMaxBody>>20, database, apply.MaxFileSize>>20)
 }
 
 // readDefinitions reads at most one byte past the file limit (apply.Read

@@ -273,7 +273,8 @@ const (
 	// (a missing or malformed argument or flag), or a value the command
 	// passed on that the store or the server refused as invalid
 	// (qlerror.Invalid: a malformed cursor, a window in the future, a
-	// definitions file that breaks a rule). The user fixes the input.
+	// definitions file that breaks a rule or is over the API's cap). The
+	// user fixes the input.
 	ExitUsage = 2
 	// ExitRefused: a trigger's policy refused the request (`triggers run`
 	// and `runs rerun` under the overlap policy); nothing was run, and the

@@ -89,18 +89,28 @@ func TestApplyOverTheAPIValidatesDiffsPublishesAndAudits(t *testing.T) {
 }
 
 // A file over the API's 1 MiB cap, which an apply to the database would
-// take, is refused by the server and `ql apply --api-url` says to split the
-// project over several files. Not parallel: it sets $QL_TOKEN.
-func TestApplyOverTheAPIPastItsCapSaysToSplitTheProject(t *testing.T) {
+// take, is invalid input (exit 2, nothing written): `ql apply --api-url`
+// says the cap and to split the project over several files or apply it on
+// the database. Not parallel: it sets $QL_TOKEN.
+func TestApplyOverTheAPIPastItsCapIsInvalidInputSayingToSplitTheProject(t *testing.T) {
 	dir := installedDir(t)
 	admin := newToken(t, dir, "admin", "admin")
 	base := serveAPI(t, dir, "standalone")
-	big := writeFile(t, dir, "big.yaml", quietFile+strings.Repeat("# a comment line that pads the file past the API's cap\n", 30_000))
+	// Just under apply's own 4 MiB, so only the API's cap refuses it.
+	big := writeFile(t, dir, "big.yaml", quietFile+strings.Repeat("# a comment line that pads the file past the API's cap\n", 76_000))
 	t.Setenv("QL_DATA_DIR", "")
 	t.Setenv("QL_TOKEN", admin)
 	code, _, errOut := ql(t, "apply", "-f", big, "--api-url", base)
-	if code != 1 || !strings.Contains(errOut, "larger than 1048576 bytes") || !strings.Contains(errOut, "split the project over several files") || !strings.Contains(errOut, "4 MiB") {
-		t.Fatalf("apply --api-url of a 1.6 MiB file: %d %q; want the server's cap and the advice to split the project", code, errOut)
+	for _, want := range []string{"big.yaml (4.0 MiB) is over the API's limit of 1 MiB in one request", "split the project over several files",
+		"apply it on the database directly (--data-dir instead of --api-url), which takes files of up to 4 MiB"} {
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Fatalf("apply --api-url of a 4 MiB file: exit %d, %q; want exit 2 (invalid input) saying %q", code, errOut, want)
+		}
+	}
+	db := readOnlyDB(t, dir)
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM publish_audit`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d publish audit records (%v); want none: nothing was applied", n, err)
 	}
 }
 
