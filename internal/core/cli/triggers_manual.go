@@ -220,9 +220,13 @@ from as who asked.` +
 				noteUnattended(cmd, opts, b, total.RunIDs[0], len(total.RunIDs))
 			}
 			if out == "json" {
-				return writeJSON(cmd.OutOrStdout(), backfillView{TriggerID: id, DryRun: dryRun, Occurrences: total.Occurrences, Admitted: total.Admitted,
-					Existing: total.Existing, Truncated: total.Truncated, FirstMs: total.FirstMs, LastMs: total.LastMs, RunIDs: append([]string{}, total.RunIDs...),
-					NothingTaken: view.NewNothingTaken(total.NoneTaken)})
+				v := backfillView{TriggerID: id, DryRun: dryRun, Occurrences: total.Occurrences, Admitted: total.Admitted,
+					Existing: total.Existing, Truncated: total.Truncated, RunIDs: append([]string{}, total.RunIDs...),
+					NothingTaken: view.NewNothingTaken(total.NoneTaken)}
+				if total.Occurrences > 0 {
+					v.FirstMs, v.LastMs = &total.FirstMs, &total.LastMs
+				}
+				return writeJSON(cmd.OutOrStdout(), v)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), backfillReport(args[0], dryRun, total))
 			return nil
@@ -274,14 +278,16 @@ type backfillView struct {
 	TriggerID string `json:"triggerId"`
 	// DryRun: the counts are what the backfill would do; nothing was
 	// written and RunIDs is empty.
-	DryRun      bool     `json:"dryRun"`
-	Occurrences int      `json:"occurrences"`
-	Admitted    int      `json:"admitted"`
-	Existing    int      `json:"existing"`
-	Truncated   bool     `json:"truncated"`
-	FirstMs     int64    `json:"firstMs,omitempty"`
-	LastMs      int64    `json:"lastMs,omitempty"`
-	RunIDs      []string `json:"runIds"`
+	DryRun      bool `json:"dryRun"`
+	Occurrences int  `json:"occurrences"`
+	Admitted    int  `json:"admitted"`
+	Existing    int  `json:"existing"`
+	Truncated   bool `json:"truncated"`
+	// FirstMs and LastMs are nil when the window gave no occurrence; an
+	// occurrence at 1970-01-01T00:00:00Z is 0, and printed.
+	FirstMs *int64   `json:"firstMs,omitempty"`
+	LastMs  *int64   `json:"lastMs,omitempty"`
+	RunIDs  []string `json:"runIds"`
 	// NothingTaken says why no occurrence was taken, when the window
 	// holds some that are not a backfill's; absent otherwise.
 	NothingTaken *view.NothingTaken `json:"nothingTaken,omitempty"`

@@ -215,8 +215,12 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 // the backfill would do, in its own transaction rolled back, and writes
 // nothing.
 type backfillBody struct {
-	FromMs int64 `json:"fromMs"`
-	ToMs   int64 `json:"toMs"`
+	// FromMs and ToMs are nil when the body leaves them out, which is
+	// refused: 0 is an instant (1970-01-01T00:00:00Z), and any instant
+	// the CLI's --from and --to take on the database, before 1970
+	// included, is taken here too.
+	FromMs *int64 `json:"fromMs"`
+	ToMs   *int64 `json:"toMs"`
 	// Max is nil when the body leaves it out: an explicit 0 is refused,
 	// as the CLI refuses --max 0, rather than read as the default.
 	Max    *int `json:"max"`
@@ -240,15 +244,17 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 		return nil, err
 	}
 	switch {
-	case body.FromMs <= 0:
-		return nil, qlerror.New(qlerror.Invalid, `"fromMs" must be a positive epoch millisecond (the first instant of the range of occurrences to admit), got %d`, body.FromMs)
-	case body.ToMs < body.FromMs:
-		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, body.ToMs, body.FromMs)
+	case body.FromMs == nil:
+		return nil, qlerror.New(qlerror.Invalid, `"fromMs" is required: the first instant of the range of occurrences to admit, in epoch milliseconds`)
+	case body.ToMs == nil:
+		return nil, qlerror.New(qlerror.Invalid, `"toMs" is required: the last instant of the range of occurrences to admit, in epoch milliseconds`)
+	case *body.ToMs < *body.FromMs:
+		return nil, qlerror.New(qlerror.Invalid, `"toMs" (%d) is before "fromMs" (%d): give the range of occurrences to admit as fromMs ≤ toMs, in epoch milliseconds`, *body.ToMs, *body.FromMs)
 	case body.Max != nil && (*body.Max < 1 || *body.Max > schedule.MaxBackfill):
 		return nil, qlerror.New(qlerror.Invalid, `"max" %d is outside 1–%d: give the most occurrences to consider in that range, or leave it out for %d`,
 			*body.Max, schedule.MaxBackfill, schedule.DefaultBackfillMax).Because(schedule.RefusalBackfillCap)
 	}
-	req := schedule.BackfillRequest{TriggerID: r.PathValue("id"), FromMs: body.FromMs, ToMs: body.ToMs, DryRun: body.DryRun, Actor: principalOf(ctx).actor(),
+	req := schedule.BackfillRequest{TriggerID: r.PathValue("id"), FromMs: *body.FromMs, ToMs: *body.ToMs, DryRun: body.DryRun, Actor: principalOf(ctx).actor(),
 		Names: apiBackfillNames}
 	if body.Max != nil {
 		req.Max = *body.Max

@@ -240,8 +240,10 @@ func TestRunNowAndBackfillOverTheAPIAdmitOnceEach(t *testing.T) {
 	if st != 200 || refilled["admitted"] != float64(0) || refilled["existing"] != float64(3) {
 		t.Fatalf("backfill again: %d %v", st, refilled)
 	}
-	// A bad range names the field that is wrong.
-	for body, field := range map[string]string{`{"fromMs":0,"toMs":1}`: `"fromMs" must be a positive`, `{"fromMs":5,"toMs":4}`: `"toMs" (4) is before "fromMs" (5)`} {
+	// A bad range names the field that is wrong; a bound left out is
+	// refused, not read as 1970-01-01T00:00:00Z.
+	for body, field := range map[string]string{`{"toMs":1}`: `"fromMs" is required`, `{"fromMs":0}`: `"toMs" is required`,
+		`{"fromMs":5,"toMs":4}`: `"toMs" (4) is before "fromMs" (5)`} {
 		if st, answer := call(t, "POST", base+"/api/v1/triggers/"+id+"/backfill", operator, body); st != 400 || !strings.Contains(fmt.Sprint(answer), field) {
 			t.Fatalf("backfill %s: %d %v; want 400 saying %s", body, st, answer, field)
 		}

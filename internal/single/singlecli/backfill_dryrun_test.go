@@ -185,3 +185,43 @@ func TestABackfillTakingNoOccurrenceSaysWhyAndWhatToDo(t *testing.T) {
 		t.Fatalf("backfill over the API of a month within the bounds: %d %v; want no nothingTaken", st, raw)
 	}
 }
+
+// A backfill's window may start at or before 1970-01-01T00:00:00Z (epoch
+// 0 or less) on the database and over the API alike: `triggers backfill`
+// prints the same report either way, and the API takes the bounds as
+// epoch milliseconds, 0 and below included. Not parallel: it sets
+// $QL_TOKEN.
+func TestABackfillFromBefore1970IsTakenOnTheDatabaseAndOverTheAPIAlike(t *testing.T) {
+	dir := installedDir(t)
+	applyDefs(t, dir, manualFile)
+	operator := newToken(t, dir, "op", "operate")
+	base := serveAPI(t, dir, "standalone")
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", operator)
+	// The hourly trigger's first occurrences are 1970's first hours.
+	want := `"occurrences": 3`
+	for _, from := range []string{"1970-01-01T00:00:00Z", "1969-12-31T23:30:00Z"} {
+		args := []string{"triggers", "backfill", "hourly", "--from", from, "--to", "1970-01-01T02:30:00Z", "--dry-run", "-o", "json"}
+		dbCode, onDB, dbErr := ql(t, append(args, "--data-dir", dir)...)
+		if dbCode != 0 || !strings.Contains(onDB, want) || !strings.Contains(onDB, `"firstMs": 0`) {
+			t.Fatalf("backfill --from %s on the database: exit %d, %q %q; want %s from epoch 0", from, dbCode, onDB, dbErr, want)
+		}
+		apiCode, overAPI, apiErr := ql(t, append(args, "--api-url", base)...)
+		if apiCode != dbCode || overAPI != onDB {
+			t.Fatalf("backfill --from %s over the API: exit %d, %q %q; want exit %d and %q as on the database", from, apiCode, overAPI, apiErr, dbCode, onDB)
+		}
+	}
+
+	_, listed := call(t, "GET", base+"/api/v1/triggers", operator, "")
+	list, _ := listed["triggers"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("triggers: %v", listed)
+	}
+	id, _ := list[0].(map[string]any)["triggerId"].(string)
+	for _, fromMs := range []int64{0, -30 * 60 * 1000} {
+		body := fmt.Sprintf(`{"fromMs":%d,"toMs":%d,"dryRun":true}`, fromMs, (150 * time.Minute).Milliseconds())
+		if st, raw := call(t, "POST", base+"/api/v1/triggers/"+id+"/backfill", operator, body); st != 200 || raw["occurrences"] != 3.0 || raw["firstMs"] != 0.0 {
+			t.Fatalf("backfill %s over the API: %d %v; want 3 occurrences from epoch 0", body, st, raw)
+		}
+	}
+}
