@@ -38,8 +38,9 @@ func notificationsListCommand(opts Options) *cobra.Command {
 		Use:   "list",
 		Short: "List notifications, newest first",
 		Long: `List notifications, newest first, a page at a time. When more follow the page, standard error
-says so after it (also with -o json, whose list is the page alone): "more: --after ID"; give that
-flag to list the next page.
+says so after the table: "more: --after ID"; give that flag to list the next page. -o json prints
+the page as runs list and triggers list do, and as GET /api/v1/notifications answers:
+{"notifications": [...], "next": "ID"}, next only when more follow.
 ` + apiHelp("notifications list"),
 		Example: "  " + opts.Binary + " notifications list --state dead\n  " + opts.Binary + " notifications list --project shop --state dead -o json\n  " +
 			opts.Binary + " notifications list --limit 500 --after ID",
@@ -71,11 +72,11 @@ flag to list the next page.
 			if err != nil {
 				return err
 			}
-			views := view.NewNotifications(ms)
+			page := view.NewNotificationList(ms, next)
 			return printListing(cmd, out, listing[view.Notification]{
-				json:   views,
+				json:   page,
 				header: []string{"ID", "STATE", "EVENT", "TRIGGER", "CHANNEL", "ATTEMPTS", "CREATED", "LAST ERROR"},
-				items:  views,
+				items:  page.Notifications,
 				row: func(v view.Notification) []string {
 					name := v.Project
 					if v.Trigger != "" {
@@ -84,8 +85,7 @@ flag to list the next page.
 					return []string{v.ID, v.State, v.Event, name, v.Channel + " (" + v.ChannelKind + ")", fmt.Sprint(v.Attempts),
 						fmtMs(&v.CreatedAtMs), v.LastError}
 				},
-				next:          next,
-				nextAfterJSON: true,
+				next: next,
 			})
 		},
 	}

@@ -101,31 +101,25 @@ func oneName(usage, field string) cobra.PositionalArgs {
 	return oneChecked(usage, func(s string) error { return validate.Name(field, s) })
 }
 
-// listing is what a list verb prints: its JSON document, or a table of
-// its items under header, one row of cells each; next, when set, is the
-// keyset cursor of the following page. nextAfterJSON says the JSON
-// document does not carry next itself (a bare list, kept as it was before
-// the verb paged), so "more:" follows it too.
+// listing is what a list verb prints: its JSON document (an object of
+// the page's items and its "next" cursor, as the API answers), or a table
+// of its items under header, one row of cells each; next, when set, is the
+// keyset cursor of the following page.
 type listing[T any] struct {
-	json          any
-	header        []string
-	items         []T
-	row           func(T) []string
-	next          string
-	nextAfterJSON bool
+	json   any
+	header []string
+	items  []T
+	row    func(T) []string
+	next   string
 }
 
-// printListing prints l as out asks (table or json); a table, and the JSON
-// of a listing whose document lacks the cursor, is followed on standard
-// error by "more: --after NEXT" when a page follows.
+// printListing prints l as out asks (table or json); a table is followed
+// on standard error by "more: --after NEXT" when a page follows, which the
+// JSON document carries itself.
 func printListing[T any](cmd *cobra.Command, out string, l listing[T]) error {
 	w := cmd.OutOrStdout()
 	if out == "json" {
-		if err := writeJSON(w, l.json); err != nil || !l.nextAfterJSON {
-			return err
-		}
-		printMore(cmd, l.next)
-		return nil
+		return writeJSON(w, l.json)
 	}
 	tw := NewTable(w)
 	fmt.Fprintln(tw, strings.Join(l.header, "\t"))

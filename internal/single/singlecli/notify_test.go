@@ -206,11 +206,15 @@ func TestANotificationIsRetriedWithBackoffDeliveredOncePerKeyAndDeadLettered(t *
 	if code != 0 {
 		t.Fatalf("notifications list: %d %s", code, stderr)
 	}
-	var dead []struct {
-		ID, State, Channel, LastError string
-		Attempts                      int
+	var page struct {
+		Notifications []struct {
+			ID, State, Channel, LastError string
+			Attempts                      int
+		}
 	}
-	if err := json.Unmarshal([]byte(out), &dead); err != nil || len(dead) != 1 || dead[0].Channel != "down" || dead[0].Attempts != 3 ||
+	err := json.Unmarshal([]byte(out), &page)
+	dead := page.Notifications
+	if err != nil || len(dead) != 1 || dead[0].Channel != "down" || dead[0].Attempts != 3 ||
 		!strings.Contains(dead[0].LastError, "503") || strings.Contains(out, r.srv.URL) {
 		t.Fatalf("dead notifications %s (%v); want the down channel's, 3 attempts, the receiver's answer, and no URL", out, err)
 	}

@@ -377,6 +377,12 @@ func TestNotificationsOverTheAPIListAndRetryAsOnTheDatabase(t *testing.T) {
 			t.Errorf("%v over the API: %+v", args, remote)
 		}
 	}
+	// The JSON page is the API's own shape, as runs list and triggers list
+	// print theirs: the notifications and the next page's cursor.
+	if page := overAPI(t, base, "notifications", "list", "--limit", "1", "-o", "json"); !strings.HasPrefix(page.out, "{\n  \"notifications\": [") ||
+		!strings.Contains(page.out, `"next": "`) || page.err != "" {
+		t.Errorf("notifications list --limit 1 -o json over the API: %+v; want {\"notifications\": [...], \"next\": ...} and nothing on stderr", page)
+	}
 	var dead []string
 	rows, err := db.Query(`SELECT id FROM notification_outbox WHERE state = 'dead' ORDER BY id`)
 	if err != nil {
