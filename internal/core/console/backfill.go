@@ -100,7 +100,7 @@ func (c *Console) backfillStep(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	status := http.StatusOK
 	switch {
-	case err != nil && (statusOf(err) == http.StatusInternalServerError || statusOf(err) == http.StatusNotFound):
+	case err != nil && (statusOf(err) == http.StatusInternalServerError || statusOf(err) == http.StatusNotFound || outOfTime(r, err)):
 		// No trigger to show the form of, or nothing the form can mend.
 		c.fail(w, r, s, err)
 		return

@@ -31,6 +31,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/hold"
+	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -104,6 +105,12 @@ type Config struct {
 	// SessionTTL is how long a session lasts after sign-in (default
 	// DefaultSessionTTL).
 	SessionTTL time.Duration
+	// RequestTimeout bounds the store calls of one request (zero or above
+	// DefaultRequestTimeout: DefaultRequestTimeout), but a run's live log,
+	// which streams for as long as the run does. It is shorter than the
+	// server's write timeout, so a page out of time is answered with a page
+	// saying so instead of a connection cut mid-answer.
+	RequestTimeout time.Duration
 	// NowMs is the clock (default: the system clock).
 	NowMs func() int64
 	Log   *slog.Logger
@@ -112,6 +119,11 @@ type Config struct {
 	// binary has no ql to run them with.
 	Binary string
 }
+
+// DefaultRequestTimeout is the longest a console request's store calls
+// take: the longest a handler may take under the server's write timeout,
+// as an API request's.
+const DefaultRequestTimeout = httpserve.MaxHandlerTime
 
 // DefaultSessionTTL is a working day: a session held longer signs in again.
 const DefaultSessionTTL = 12 * time.Hour
@@ -237,6 +249,9 @@ func New(cfg Config) *Console {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
 	}
+	if cfg.RequestTimeout <= 0 || cfg.RequestTimeout > DefaultRequestTimeout {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -318,6 +333,11 @@ func setHeaders(w http.ResponseWriter) {
 func (c *Console) guard(rt route) http.HandlerFunc {
 	h := rt.handler(c)
 	return func(w http.ResponseWriter, r *http.Request) {
+		if !streams(rt) {
+			ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
 		if rt.scope == signedOut {
 			h(w, r, nil)
 			return
@@ -376,6 +396,13 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 // previews, which only read.
 func writes(rt route) bool {
 	return rt.method == http.MethodPost && rt.pattern != "/signout" && !strings.HasSuffix(rt.pattern, "/preview")
+}
+
+// streams reports whether a route answers for as long as what it shows
+// lasts (a run's live log), beyond any request's time limit: it moves the
+// connection's write deadline on itself as it sends.
+func streams(rt route) bool {
+	return rt.pattern == "/runs/{id}/log"
 }
 
 // tooLarge parses the request's form and reports whether its body went

@@ -233,7 +233,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	status := http.StatusOK
 	switch {
-	case err != nil && qlerror.CodeOf(err) == qlerror.Internal:
+	case err != nil && (qlerror.CodeOf(err) == qlerror.Internal || outOfTime(r, err)):
 		c.fail(w, r, s, err)
 		return
 	case err != nil:

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -116,6 +118,10 @@ type errorData struct {
 // with the status its code gives and a link back to the page the request
 // came from.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
+	if outOfTime(r, err) {
+		c.failWith(w, r, s, http.StatusGatewayTimeout, fmt.Sprintf(tr(lang(r), "err.timeout"), c.cfg.RequestTimeout))
+		return
+	}
 	status := statusOf(err)
 	msg := c.errorText(lang(r), err)
 	if status == http.StatusInternalServerError {
@@ -123,6 +129,17 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err e
 		msg = tr(lang(r), "err.internal")
 	}
 	c.failWith(w, r, s, status, msg)
+}
+
+// outOfTime reports whether err failed a request because its store calls
+// ran out of the request's time limit: the store said so (Timeout), or
+// the limit has passed and the store failed in its own way (SQLite gives
+// the bare context error, or "interrupted", or a lock it stopped waiting
+// for). That is neither the user's mistake nor a broken server: the page
+// says to try again, or ask for less. A browser that went away cancels
+// the request instead, and is answered nothing new.
+func outOfTime(r *http.Request, err error) bool {
+	return qlerror.Is(err, qlerror.Timeout) || (statusOf(err) >= http.StatusInternalServerError && errors.Is(r.Context().Err(), context.DeadlineExceeded))
 }
 
 // statusOf is the HTTP status of an error by its code.
@@ -136,6 +153,8 @@ func statusOf(err error) int {
 		return http.StatusConflict
 	case qlerror.Unavailable:
 		return http.StatusServiceUnavailable
+	case qlerror.Timeout:
+		return http.StatusGatewayTimeout
 	}
 	return http.StatusInternalServerError
 }

@@ -96,6 +96,10 @@ type Config struct {
 	// TrustedProxies are the reverse proxies (addresses or CIDR prefixes)
 	// whose X-Forwarded-For names the client; none by default.
 	TrustedProxies []string
+	// RequestTimeout bounds the store calls of one API request or console
+	// page (zero, and the most: httpserve.MaxHandlerTime, under the
+	// listener's write timeout); one out of time is answered 504.
+	RequestTimeout time.Duration
 	// MetricsAddr, when set, serves Prometheus metrics at /metrics on a
 	// listener of its own (":0" picks a port).
 	MetricsAddr string

@@ -36,7 +36,7 @@ func (s *Server) listen() error {
 		Runs:           s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(heldTouches{Authenticator: s.store, s: s}), Pauser: s.store, Cancel: s.cancelRun,
 		Notifications: s.store,
 		AllowedHosts:  httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
-		Ready:         s.readiness, Writes: writes{s}, Log: s.cfg.Logger,
+		Ready:         s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
 		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},
 		// This server runs the commands itself, as its own user, with
 		// its own secrets file: an apply's answer can note the secrets
@@ -57,6 +57,7 @@ func (s *Server) listen() error {
 		Users: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
 		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Notifications: cfg.Notifications,
 		MissingSecrets: cfg.MissingSecrets, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: tlsCfg != nil, Log: s.cfg.Logger, Binary: s.cfg.Binary,
+		RequestTimeout: s.cfg.RequestTimeout,
 		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
 			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
 			return next, false, err
