@@ -153,23 +153,36 @@ func Locate(err error) (line, column int, detail string, ok bool) {
 }
 
 // yamlLine finds the line the YAML decoder names in its syntax errors
-// ("line 3: did not find expected key").
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+// ("line 3: did not find expected key"). It names none for a mistake on
+// the first line, nor for a byte it cannot read (a control character,
+// invalid UTF-8), wherever that is.
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?(?:line (\d+): )?(.*)$`)
 
-// syntaxError is the decoder's error at the line at fault (problemLine),
-// when it names a line; the decoder's words are the reason's detail.
+// syntaxError is the decoder's error at the line at fault (problemLine);
+// the decoder's words are the reason's detail. An error naming no line is
+// searched for from the first line; it is left without one only when the
+// first document alone does not fail so (the error was in a later one).
 func syntaxError(file string, data []byte, err error) *LocatedError {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		if line, convErr := strconv.Atoi(m[1]); convErr == nil {
-			at := problemLine(data, line, m[2])
-			msg := m[2]
-			if indentedWithTab(data, at) {
-				msg += " (the line is indented with a tab; YAML indents with spaces only)"
-			}
-			return located(file, at, 0, invalid("%s", msg).Because(RefusalYAMLSyntax, "detail", m[2]))
-		}
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return nil
 	}
-	return nil
+	line := 1
+	if m[1] != "" {
+		n, convErr := strconv.Atoi(m[1])
+		if convErr != nil {
+			return nil
+		}
+		line = n
+	} else if !failsWith(data, len(lineEnds(data)), m[2]) {
+		return nil
+	}
+	at := problemLine(data, line, m[2])
+	msg := m[2]
+	if indentedWithTab(data, at) {
+		msg += " (the line is indented with a tab; YAML indents with spaces only)"
+	}
+	return located(file, at, 0, invalid("%s", msg).Because(RefusalYAMLSyntax, "detail", m[2]))
 }
 
 // problemLine is the line a YAML syntax error is on. For an error inside a
@@ -182,19 +195,27 @@ func syntaxError(file string, data []byte, err error) *LocatedError {
 // document), the decoder's line stands.
 func problemLine(data []byte, reported int, detail string) int {
 	ends := lineEnds(data)
-	failsAt := func(lines int) bool {
-		var n yaml.Node
-		err := yaml.Unmarshal(data[:ends[lines-1]], &n)
-		if err == nil {
-			return false
-		}
-		m := yamlLine.FindStringSubmatch(err.Error())
-		return m != nil && m[2] == detail
-	}
+	failsAt := func(lines int) bool { return failsWith(data, lines, detail) }
 	if reported < 1 || reported > len(ends) || !failsAt(len(ends)) {
 		return reported
 	}
 	return reported + sort.Search(len(ends)-reported+1, func(i int) bool { return failsAt(reported + i) })
+}
+
+// failsWith tells whether the first lines of data (at least one) fail to
+// decode with the words detail.
+func failsWith(data []byte, lines int, detail string) bool {
+	ends := lineEnds(data)
+	if lines < 1 || lines > len(ends) {
+		return false
+	}
+	var n yaml.Node
+	err := yaml.Unmarshal(data[:ends[lines-1]], &n)
+	if err == nil {
+		return false
+	}
+	m := yamlLine.FindStringSubmatch(err.Error())
+	return m != nil && m[2] == detail
 }
 
 // indentedWithTab tells whether line (1-based) of data has a tab in its

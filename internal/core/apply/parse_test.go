@@ -179,6 +179,11 @@ func TestAYAMLSyntaxErrorNamesTheLineAtFaultNotTheBlocksFirst(t *testing.T) {
 		{"a tab", "project: demo\ntasks:\n\t- name: a\n", 3},
 		{"a tab after spaces", "project: demo\ntasks:\n  - name: a\n  \tscript: echo\n", 4},
 		{"a flow list left open", "project: [demo\n", 1},
+		// The decoder names no line for these two: one on the first line,
+		// and one it cannot read, wherever it is.
+		{"a tab on the first line", "\tproject: demo\n", 1},
+		{"a control character", "project: demo\ntasks:\n  - name: a\n    script: \"echo \x01\"\n", 4},
+		{"a byte that is not UTF-8", "project: demo\ntasks:\n  - name: a\n    script: echo \xff\n", 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
