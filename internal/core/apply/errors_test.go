@@ -95,6 +95,21 @@ func TestEveryIndependentErrorOfAFileIsReportedAtItsLineInFileOrder(t *testing.T
 	}
 }
 
+// A task's name is checked beside its fields, as a trigger's is: a task
+// whose timeout is also wrong, or that also lacks a name, is not fixed in
+// two passes, the name coming up only once the rest is right.
+func TestATasksNameIsReportedWithTheTasksOtherErrors(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("x.yaml", []byte("project: demo\ntasks:\n  - name: Bad Name\n    script: echo\n    timeout: soon\n"+
+		"  - script: echo\n    command: [/bin/true]\n"))
+	requireErrors(t, err, 0,
+		place{3, 5, `task "Bad Name": task.name: "Bad Name" must use lower-case letters`},
+		place{5, 14, `task.timeout: "soon" is not a duration`},
+		place{6, 5, `task "": task.name: is required`},
+		place{7, 14, "give either command (argv mode) or shell + script (shell mode), not both"},
+	)
+}
+
 // Past MaxErrors the errors are counted, not listed: the first ones in
 // file order are, and a line says how many more there are.
 func TestErrorsPastTheCapAreCountedNotListed(t *testing.T) {

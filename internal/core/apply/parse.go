@@ -368,10 +368,19 @@ func (p parser) task(n *yaml.Node) taskEntry {
 	if f == nil {
 		return e
 	}
-	if v, ok := f["name"]; ok {
-		var read bool
-		e.Spec.Name, read = p.str(v, "task.name")
-		e.named = read && e.Spec.Name != ""
+	v, checkName := f["name"]
+	if checkName {
+		e.Spec.Name, checkName = p.str(v, "task.name")
+		e.named = checkName && e.Spec.Name != ""
+	}
+	// What the spec's validation says of the name (or of its absence), as
+	// it says it, but with the task's other errors rather than in the next
+	// pass: that validation runs only on a task read whole. A missing name
+	// is left unsaid beside an unknown key, most likely the name misspelt.
+	if checkName || (complete && v == nil) {
+		if err := validate.Name("task.name", e.Spec.Name); err != nil {
+			p.fail(n, qlerror.Wrap(qlerror.Invalid, err, "task %q", e.Spec.Name))
+		}
 	}
 	if v, ok := f["enabled"]; ok {
 		e.Spec.Enabled, _ = p.boolean(v, "task.enabled")
