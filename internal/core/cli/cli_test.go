@@ -147,6 +147,7 @@ func TestAMalformedIDOrNameExitsTwoBeforeAnyDatabaseIsOpened(t *testing.T) {
 		{[]string{"users", "delete", "UPPER"}, "user name"},
 		{[]string{"notifications", "retry", "nope"}, "give a notification id as printed by `ql notifications list --state dead`"},
 		{[]string{"runs", "logs", "0190c2b4-0000-7000-8000-000000000000", "--attempt", "0"}, "--attempt 0 is not an attempt number"},
+		{[]string{"runs", "list", "--state", "done"}, `--state "done" is not a run state; use one of created, queued, `},
 	} {
 		opened = nil
 		code, _, stderr := qlWith(t, opts, append(c.args, "--data-dir", dir)...)

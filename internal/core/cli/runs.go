@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,7 +36,7 @@ func runsListCommand(opts Options) *cobra.Command {
 				return Usagef("--limit %d is outside 1–%d", limit, run.MaxPageSize)
 			}
 			if state != "" && !knownState(run.State(state)) {
-				return Usagef("--state %q is not a run state (%v)", state, run.States)
+				return Usagef("--state %q is not a run state; use one of %s", state, stateNames())
 			}
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
@@ -67,7 +68,7 @@ func runsListCommand(opts Options) *cobra.Command {
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "only runs of this project (name or id)")
 	c.Flags().StringVar(&trigger, "trigger", "", "only runs of this trigger (id, name, or project/name)")
-	c.Flags().StringVar(&state, "state", "", "only runs in this state")
+	c.Flags().StringVar(&state, "state", "", "only runs in this state: "+stateNames())
 	c.Flags().IntVar(&limit, "limit", run.DefaultPageSize, "page size (1–500)")
 	c.Flags().StringVar(&after, "after", "", "continue after this run id (printed as 'more:')")
 	return c
@@ -79,6 +80,15 @@ func nameOr(name, fallback string) string {
 		return fallback
 	}
 	return name
+}
+
+// stateNames lists the run states, as --state takes them.
+func stateNames() string {
+	names := make([]string, len(run.States))
+	for i, s := range run.States {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
 }
 
 func knownState(s run.State) bool {
