@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -238,5 +239,38 @@ func TestABackfillDryRunOfOneExistingRunSaysHasNotHave(t *testing.T) {
 	two := backfillReport("t", true, schedule.BackfillResult{Occurrences: 2, Existing: 2, FirstMs: 0, LastMs: 3_600_000})
 	if !strings.HasSuffix(two, ", 0 would be admitted, 2 already have a run") {
 		t.Errorf("report %q, want it to say that 2 already have a run", two)
+	}
+}
+
+// A number flag whose refusal names its range says that range in its
+// help, so nobody learns it only by giving a value outside it.
+func TestANumberFlagsHelpSaysTheRangeItsRefusalNames(t *testing.T) {
+	t.Parallel()
+	root := NewRoot(Options{Binary: "ql"})
+	outside := regexp.MustCompile(`outside (\d+–\d+)`)
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"cron", "next", "* * * * *", "--tz", "UTC"}, "count"},
+		{[]string{"runs", "list"}, "limit"},
+		{[]string{"triggers", "list"}, "limit"},
+		{[]string{"triggers", "show", "t"}, "runs"},
+		{[]string{"triggers", "show", "t"}, "ledger"},
+		{[]string{"triggers", "backfill", "t", "--from", "2026-11-01T00:00:00Z", "--to", "2026-11-02T00:00:00Z"}, "max"},
+		{[]string{"notifications", "list"}, "limit"},
+	} {
+		code, _, stderr := ql(t, append(c.args, "--"+c.flag, "0")...)
+		m := outside.FindStringSubmatch(stderr)
+		if code != 2 || m == nil {
+			t.Fatalf("%v --%s 0: exit %d, stderr %q; want exit 2 naming the range", c.args, c.flag, code, stderr)
+		}
+		cmd, _, err := root.Find(c.args[:2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if usage := cmd.Flags().Lookup(c.flag).Usage; !strings.Contains(usage, m[1]) {
+			t.Errorf("%s --%s: help %q does not name the range %s its refusal does", cmd.CommandPath(), c.flag, usage, m[1])
+		}
 	}
 }

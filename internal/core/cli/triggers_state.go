@@ -80,7 +80,7 @@ asked (the operating-system user, or the API token or console user with its addr
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
-	c.Flags().IntVar(&runs, "runs", 10, "how many of its last runs to show")
+	c.Flags().IntVar(&runs, "runs", 10, fmt.Sprintf("how many of its last runs to show (1–%d)", run.MaxPageSize))
 	c.Flags().IntVar(&ledger, "ledger", 20, fmt.Sprintf("how many of its newest ledger entries to show (1–%d; %d is the whole ledger)", view.MaxLedgerShown, view.MaxLedgerShown))
 	return c
 }
