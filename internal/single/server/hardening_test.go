@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
@@ -111,6 +112,42 @@ func TestAServerWithoutHTTPSaysHowToServeItsConsole(t *testing.T) {
 			t.Fatalf("--http-addr %s: %d lines %s, want none; log:\n%s", addr, got, CodeHTTPOff, log.String())
 		}
 	}
+}
+
+// The commands a server's log lines tell someone to run (the account to
+// create, the output of a finished Run) name its data directory, so that
+// pasted elsewhere they reach its database; given none, as the quick start
+// runs it, they stay short.
+func TestTheCommandsAServerLogsNameItsDataDirectory(t *testing.T) {
+	hints := func(t *testing.T, dataDir string) string {
+		t.Helper()
+		var log lockedBuffer
+		srv, err := startQuiet(t, Config{DataDir: dataDir, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exit := int64(0)
+		srv.finished(run.Attempt{RunID: "0193a8a0-0000-7000-8000-00000000abcd", State: run.AttemptSucceeded, ExitCode: &exit}, run.Succeeded)
+		return log.String()
+	}
+	t.Run("given --data-dir", func(t *testing.T) {
+		dir := t.TempDir()
+		log := hints(t, dir)
+		for _, want := range []string{"`ql users create NAME --owner --data-dir " + dir + "`", "`ql runs logs 0193a8a0-0000-7000-8000-00000000abcd --data-dir " + dir + "`"} {
+			if !strings.Contains(log, want) {
+				t.Errorf("the log does not say %s:\n%s", want, log)
+			}
+		}
+	})
+	t.Run("in the working directory", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		log := hints(t, ".")
+		for _, want := range []string{"`ql users create NAME --owner`", "`ql runs logs 0193a8a0-0000-7000-8000-00000000abcd`"} {
+			if !strings.Contains(log, want) {
+				t.Errorf("the log does not say %s:\n%s", want, log)
+			}
+		}
+	})
 }
 
 // A server-wide account that does not exist stops the server at start,

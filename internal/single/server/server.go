@@ -141,7 +141,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		// would otherwise serve a new, empty database as quietly as the
 		// real one, and nothing would ever run.
 		cfg.Logger.Warn("created a new, empty database: nothing runs until a definitions file is applied with `"+
-			cfg.Binary+" apply -f FILE --data-dir "+cfg.DataDir+"`; if a database was expected here, stop and check --data-dir", "code", CodeDatabaseCreated, "db", s.layout.DB)
+			s.command("apply -f FILE")+"`; if a database was expected here, stop and check --data-dir", "code", CodeDatabaseCreated, "db", s.layout.DB)
 	}
 	switch {
 	case cfg.MetricsAddr != "":
@@ -165,7 +165,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		// asked for), which a first-time user cannot tell from a console
 		// that failed: the line says how to turn it on.
 		cfg.Logger.Info("the web console and the API are off; serve them with --http-addr 127.0.0.1:8080 and sign in with an account from `"+
-			cfg.Binary+" users create NAME --owner`", "code", CodeHTTPOff)
+			s.command("users create NAME --owner")+"`", "code", CodeHTTPOff)
 	}
 	if err := s.openWatch(ctx); err != nil {
 		return nil, err
@@ -349,7 +349,20 @@ func (s *Server) finished(a run.Attempt, state run.State) {
 	if a.ErrorCode != "" {
 		args = append(args, "error", a.ErrorCode)
 	}
-	s.cfg.Logger.Info("run finished; read its output with `"+s.cfg.Binary+" runs logs "+a.RunID+"`", append([]any{"code", CodeRunFinished}, args...)...)
+	s.cfg.Logger.Info("run finished; read its output with `"+s.command("runs logs "+a.RunID)+"`", append([]any{"code", CodeRunFinished}, args...)...)
+}
+
+// command is the command line of args for this server's database, as a
+// line it logs tells someone to run it: with --data-dir unless the data
+// directory is the working directory, where the command finds it without.
+// Without it, a server given --data-dir would send them to a database
+// that is not there.
+func (s *Server) command(args string) string {
+	line := s.cfg.Binary + " " + args
+	if wd, err := os.Getwd(); err != nil || wd != s.cfg.DataDir {
+		line += " --data-dir " + s.cfg.DataDir
+	}
+	return line
 }
 
 // round is one scheduler round; after it, the dispatcher is woken for
