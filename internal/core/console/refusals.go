@@ -81,6 +81,8 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	run.RefusalListOutOfRange:        "时间窗口须在 1970 年到 10889 年之间。",
 	run.RefusalListReversed:          "时间窗口的起始时间不早于截止时间；请先填较早的时间。",
 	refusalNotAnAttempt:              "不是有效的尝试序号：请使用该运行的尝试表中列出的序号（第一次为 1）。",
+	run.RefusalNoAttemptYet:          "该运行还没有尝试：它开始后才有输出；请稍后刷新。",
+	run.RefusalNoSuchAttempt:         "该运行没有第 {attempt} 次尝试；它的尝试序号为 {attempts}。",
 	hold.RefusalDatabaseMoved:        "此服务器现在不接受写入：它运行期间，数据库文件 {db} 被移走、删除或替换，写入将会丢失；请把文件放回 {db} 后重试（服务器会自行恢复），或停止服务器，在文件现在所在的位置启动它，并把它的 -wal 文件以相应的名称移到它旁边。",
 }
 

@@ -154,12 +154,19 @@ type Detail struct {
 	Waiting *Waiting
 }
 
+// The reasons of Detail.Attempt's refusals: the console says each in the
+// page's language.
+const (
+	RefusalNoAttemptYet  qlerror.Reason = "run_no_attempt_yet"
+	RefusalNoSuchAttempt qlerror.Reason = "run_no_such_attempt"
+)
+
 // Attempt is the Run's attempt numbered n, as `ql runs show` lists them,
 // or its latest attempt when n is 0. An n the Run does not have is
 // NotFound, naming the numbers it has, so the caller can pick one.
 func (d Detail) Attempt(n int64) (Attempt, error) {
 	if len(d.Attempts) == 0 {
-		return Attempt{}, qlerror.New(qlerror.NotFound, "run %s has no attempt yet", d.Run.ID)
+		return Attempt{}, qlerror.New(qlerror.NotFound, "run %s has no attempt yet", d.Run.ID).Because(RefusalNoAttemptYet)
 	}
 	if n == 0 {
 		return d.Attempts[len(d.Attempts)-1], nil
@@ -171,5 +178,6 @@ func (d Detail) Attempt(n int64) (Attempt, error) {
 		}
 		have = append(have, strconv.FormatInt(a.Number, 10))
 	}
-	return Attempt{}, qlerror.New(qlerror.NotFound, "run %s has no attempt %d; its attempts are %s", d.Run.ID, n, strings.Join(have, ", "))
+	return Attempt{}, qlerror.New(qlerror.NotFound, "run %s has no attempt %d; its attempts are %s", d.Run.ID, n, strings.Join(have, ", ")).
+		Because(RefusalNoSuchAttempt, "attempt", n, "attempts", strings.Join(have, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -54,7 +55,7 @@ func (r refusal) check(t *testing.T, site *consoleSite, c *http.Client, csrf str
 // a disabled trigger, of an archived project's or of one that does not
 // exist, a re-run of an unfinished or missing Run, a pause note too long
 // or not plain text, a token's scope, expiry or name, a revoke of no token,
-// a time or attempt that cannot be read, a runs filter whose state, trigger
+// a time or attempt that cannot be read or an attempt the Run lacks, a runs filter whose state, trigger
 // or window is none, a Run or trigger that does not
 // exist or an id that is none, a sign-in form without its CSRF
 // token — reads in Chinese on a Chinese
@@ -130,6 +131,12 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 	} {
 		r.check(t, site, c, csrf)
 	}
+	waitFor(t, "the Run's first attempt", 10*time.Second, func() bool {
+		resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+running+"?attempt=1", nil)
+		return resp.StatusCode == http.StatusOK
+	})
+	refusal{"an attempt the Run does not have", http.MethodGet, running + "?attempt=9", nil,
+		"has no attempt 9; its attempts are 1", "该运行没有第 9 次尝试；它的尝试序号为 1。"}.check(t, site, c, csrf)
 	// A browser that never loaded the sign-in form has no sign-in CSRF cookie.
 	refusal{"a sign-in without the form's CSRF cookie", http.MethodPost, "/signin", url.Values{"token": {site.tokens[apitoken.Read]}},
 		"the sign-in form is missing its CSRF token", "登录表单缺少 CSRF 令牌"}.check(t, site, consoleClient(t), csrf)
