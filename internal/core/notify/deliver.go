@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // Defaults of delivery.
@@ -91,7 +93,7 @@ const (
 func CheckSettings(backoff time.Duration, attempts int) error {
 	switch {
 	case backoff != 0 && (backoff < MinBaseBackoff || backoff > MaxBaseBackoff):
-		return fmt.Errorf("notify backoff: %s is outside %s–%s", backoff, MinBaseBackoff, MaxBaseBackoff)
+		return fmt.Errorf("notify backoff: %s is outside %s–%s", validate.Duration(backoff), validate.Duration(MinBaseBackoff), validate.Duration(MaxBaseBackoff))
 	case attempts < 0 || attempts > MaxAttemptsLimit:
 		return fmt.Errorf("notify max attempts: %d is outside 1–%d", attempts, MaxAttemptsLimit)
 	}

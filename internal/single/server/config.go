@@ -16,6 +16,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/single/executor"
 )
 
@@ -218,17 +219,17 @@ func (c Config) Validate() error {
 	case c.PageSize < 1 || c.PageSize > schedule.MaxPageSize:
 		return invalid("page size: %d is outside 1–%d", c.PageSize, schedule.MaxPageSize)
 	case c.Cadence < loop.MinCadence || c.Cadence > loop.MaxCadence:
-		return invalid("cadence: %s is outside %s–%s", c.Cadence, loop.MinCadence, loop.MaxCadence)
+		return invalid("cadence: %s is outside %s–%s", validate.Duration(c.Cadence), validate.Duration(loop.MinCadence), validate.Duration(loop.MaxCadence))
 	case c.Grace < 0 || c.Grace > maxGrace:
-		return invalid("misfire grace: %s is outside 0s–%s", c.Grace, maxGrace)
+		return invalid("misfire grace: %s is outside 0s–%s", validate.Duration(c.Grace), validate.Duration(maxGrace))
 	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:
-		return invalid("stop timeout: %s is outside %s–%s", c.StopTimeout, loop.MinStopTimeout, loop.MaxStopTimeout)
+		return invalid("stop timeout: %s is outside %s–%s", validate.Duration(c.StopTimeout), validate.Duration(loop.MinStopTimeout), validate.Duration(loop.MaxStopTimeout))
 	case c.Concurrency < 1 || c.Concurrency > executor.MaxConcurrency:
 		return invalid("concurrency: %d is outside 1–%d", c.Concurrency, executor.MaxConcurrency)
 	case c.LogCapBytes < executor.MinLogCapBytes || c.LogCapBytes > executor.MaxLogCapBytes:
 		return invalid("log cap: %d bytes is outside %d–%d", c.LogCapBytes, executor.MinLogCapBytes, executor.MaxLogCapBytes)
 	case c.Retention.Cadence < loop.MinCadence || c.Retention.Cadence > loop.MaxCadence:
-		return invalid("retention cadence: %s is outside %s–%s", c.Retention.Cadence, loop.MinCadence, loop.MaxCadence)
+		return invalid("retention cadence: %s is outside %s–%s", validate.Duration(c.Retention.Cadence), validate.Duration(loop.MinCadence), validate.Duration(loop.MaxCadence))
 	case !c.RunAs.IsZero():
 		return c.RunAs.Validate("--run-as")
 	}

@@ -223,3 +223,22 @@ func TestEveryMistakeOfAFileIsPrintedAtItsPlaceThenTheirCount(t *testing.T) {
 		t.Fatalf("an invalid file wrote project demo (%v)", err)
 	}
 }
+
+// A serve setting out of its range is refused with the range spelt as the
+// flags take durations (1h, not Go's 1h0m0s), as the help states it.
+func TestServeStatesADurationsRangeAsItsFlagTakesIt(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		flag, value, want string
+	}{
+		{"--cadence", "10ms", "cadence: 10ms is outside 250ms–1h"},
+		{"--stop-timeout", "1m", "stop timeout: 1m is outside 100ms–30s"},
+		{"--misfire-grace", "25h", "misfire grace: 25h is outside 0s–24h"},
+		{"--notify-backoff", "2h", "notify backoff: 2h is outside 100ms–1h"},
+	} {
+		code, _, errOut := ql(t, "serve", "--data-dir", t.TempDir(), c.flag, c.value)
+		if code != 2 || !strings.Contains(errOut, c.want+"\n") || strings.Contains(errOut, "m0s") {
+			t.Errorf("serve %s %s: exit %d, %q; want exit 2 saying %q", c.flag, c.value, code, errOut, c.want)
+		}
+	}
+}
