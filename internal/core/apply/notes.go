@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // NoteReason names one thing a valid file says that will likely not do
@@ -169,7 +170,7 @@ func JitterNote(doc *Document, nowMs int64) (Note, bool) {
 			}
 			if next-prev < c.JitterMs {
 				items = append(items, map[string]string{"name": t.Spec.Name,
-					"jitter": (time.Duration(c.JitterMs) * time.Millisecond).String(), "period": (time.Duration(next-prev) * time.Millisecond).String()})
+					"jitter": validate.Duration(time.Duration(c.JitterMs) * time.Millisecond), "period": validate.Duration(time.Duration(next-prev) * time.Millisecond)})
 				break
 			}
 			prev = next

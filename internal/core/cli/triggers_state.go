@@ -16,6 +16,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -225,7 +226,7 @@ func auditCell(s string) string {
 func policiesLine(t view.Trigger) string {
 	var parts []string
 	for _, p := range t.Cron.Policies() {
-		value := (time.Duration(p.Ms) * time.Millisecond).String()
+		value := validate.Duration(time.Duration(p.Ms) * time.Millisecond)
 		if p.Instant {
 			value = fmtMs(&p.Ms)
 		}

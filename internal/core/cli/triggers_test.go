@@ -2,8 +2,10 @@ package cli
 
 import (
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/view"
 )
 
 // `ql triggers list` says a paused trigger is paused where its next fire
@@ -22,5 +24,17 @@ func TestTheTriggerListSaysPausedInsteadOfANextFire(t *testing.T) {
 		if got := nextFire(c.t); got != c.want {
 			t.Errorf("next fire of %+v: %q, want %q", c.t, got, c.want)
 		}
+	}
+}
+
+// `ql triggers show` spells a policy's duration as a definitions file
+// takes it (1h, 90m), not as Go prints one (1h0m0s), so it can be copied
+// back into the file.
+func TestTriggersShowSpellsPolicyDurationsAsAFileTakesThem(t *testing.T) {
+	t.Parallel()
+	hour := time.Hour.Milliseconds()
+	got := policiesLine(view.Trigger{Cron: view.Cron{JitterMs: (90 * time.Minute).Milliseconds(), CatchUpWindowMs: &hour}})
+	if want := "jitter 1h30m  catchUpWindow 1h"; got != want {
+		t.Errorf("policies %q, want %q", got, want)
 	}
 }

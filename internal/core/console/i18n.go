@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -432,7 +433,7 @@ func funcs(binary string) template.FuncMap {
 			}
 			return strconvItoa(*c)
 		},
-		"span": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() },
+		"span": func(ms int64) string { return validate.Duration(time.Duration(ms) * time.Millisecond) },
 		"duration": func(a run.Attempt) string {
 			if a.StartedAtMs == nil || a.FinishedAtMs == nil {
 				return "—"

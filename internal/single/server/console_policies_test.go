@@ -31,7 +31,7 @@ func TestConsoleTriggerPageShowsTheTriggersPolicies(t *testing.T) {
 			`<dt>Jitter</dt><dd id="policy-jitter">30s — each occurrence is admitted up to this much after its nominal time, at its due time</dd>`,
 			`<dt>Starts at</dt><dd id="policy-startAt">2030-01-01 08:00:00 CST · 2030-01-01 00:00:00 UTC — the trigger has no occurrence before it</dd>`,
 			`<dt>Ends at</dt><dd id="policy-endAt">2031-06-30 20:00:00 CST · 2031-06-30 12:00:00 UTC — the trigger has no occurrence after it</dd>`,
-			`<dt>Catch-up window</dt><dd id="policy-catchUpWindow">1h0m0s — a missed occurrence older than this is passed over, not run</dd>`,
+			`<dt>Catch-up window</dt><dd id="policy-catchUpWindow">1h — a missed occurrence older than this is passed over, not run</dd>`,
 		},
 		"zh": {
 			`<dt>错过策略</dt><dd id="policy-misfire"><code>fire_once</code> — 错过的发生时刻（停机、暂停期间）中最早的一次运行一次，其余跳过</dd>`,
@@ -39,7 +39,7 @@ func TestConsoleTriggerPageShowsTheTriggersPolicies(t *testing.T) {
 			`<dt>抖动（jitter）</dt><dd id="policy-jitter">30s — 每次发生时刻在其名义时间之后最多推迟这么久，于其到期时间准入</dd>`,
 			`<dt>起始时间（startAt）</dt><dd id="policy-startAt">2030-01-01 08:00:00 CST · 2030-01-01 00:00:00 UTC — 触发器在此之前没有发生时刻</dd>`,
 			`<dt>结束时间（endAt）</dt><dd id="policy-endAt">2031-06-30 20:00:00 CST · 2031-06-30 12:00:00 UTC — 触发器在此之后没有发生时刻</dd>`,
-			`<dt>补跑窗口（catchUpWindow）</dt><dd id="policy-catchUpWindow">1h0m0s — 早于此时长的错过发生时刻被跳过，不会运行</dd>`,
+			`<dt>补跑窗口（catchUpWindow）</dt><dd id="policy-catchUpWindow">1h — 早于此时长的错过发生时刻被跳过，不会运行</dd>`,
 		},
 	} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang="+lang, nil)

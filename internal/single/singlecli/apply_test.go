@@ -234,7 +234,7 @@ const (
 	notePlacement = "note: retry and placement are stored but not acted on: this single-node server runs every Run once, on its own machine, and never retries one (tasks: t1, t2, t3, and 2 more)\n"
 	noteJitter    = "note: a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period " +
-		"(triggers: a (jitter 30s, 10s between occurrences), b (jitter 2m0s, 1m0s between occurrences), c (jitter 1h0m0s, 5s between occurrences), and 2 more)\n"
+		"(triggers: a (jitter 30s, 10s between occurrences), b (jitter 2m, 1m between occurrences), c (jitter 1h, 5s between occurrences), and 2 more)\n"
 	noteSecrets = "note: the secrets file (qinglong-secrets.json in the data directory) does not define api_token, db_pass, ops_hmac yet: " +
 		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails\n"
 )
