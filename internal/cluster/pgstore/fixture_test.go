@@ -66,10 +66,11 @@ func (e *env) openRuntimeAt(t testing.TB, url, owner string, lease time.Duration
 func (s *store) fixture() storetest.Fixture {
 	fin := &finisher{s: s}
 	return storetest.Fixture{
-		Catalog:  s.admin,
-		Schedule: s.runtime,
-		Runs:     s.runtime,
-		Status:   s.runtime,
+		Catalog:     s.admin,
+		Definitions: s.runtime,
+		Schedule:    s.runtime,
+		Runs:        s.runtime,
+		Status:      s.runtime,
 		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
 			NowMs: func() int64 { return time.Now().UnixMilli() }},
 		Row:          s.row,
@@ -228,6 +229,11 @@ func (s *store) makeDue(ctx context.Context, triggerID string, lateMs int64) err
 		SET next_fire_at_ms = `+ClockMsSQL+` - $2, state_version = state_version + 1
 		WHERE trigger_id = $1`, triggerID, lateMs)
 	return err
+}
+
+func TestDefinitionsConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunDefinitions(t, newFixture)
 }
 
 func TestCatalogConformance(t *testing.T) {

@@ -60,6 +60,13 @@ var (
 	sqlTriggerCurrentByName    = stmt("TriggerCurrentByName")
 )
 
+// sql/definitions.sql: an export's reads.
+var (
+	sqlTasksOfProject    = stmt("TasksOfProject")
+	sqlTriggersOfProject = stmt("TriggersOfProject")
+	sqlProjectNames      = stmt("ProjectNames")
+)
+
 // sql/publish_batch.sql: the set-based statements of a publishing batch.
 var (
 	sqlTasksByNames         = stmt("TasksByNames")

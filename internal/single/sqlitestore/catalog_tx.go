@@ -9,7 +9,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/project"
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -60,7 +59,7 @@ func (c *catalogTx) ProjectByName(ctx context.Context, name string) (project.Pro
 	var p project.Project
 	err := c.tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
 	if errors.Is(err, sql.ErrNoRows) {
-		return p, qlerror.New(qlerror.NotFound, "project %q does not exist; create it with ql apply", name).Because(catalog.RefusalProjectMissing, "name", name)
+		return p, projectMissing(name)
 	}
 	return p, err
 }

@@ -148,6 +148,7 @@ func (e *env) audits(ctx context.Context, triggerID string) ([]string, error) {
 func (e *env) fixture() storetest.Fixture {
 	return storetest.Fixture{
 		Catalog:      e.store,
+		Definitions:  e.store,
 		Schedule:     e.store,
 		Runs:         e.store,
 		Status:       e.store,
@@ -313,6 +314,11 @@ func TestFinishedConformance(t *testing.T) {
 func TestNotifyConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunNotify(t, newFixture)
+}
+
+func TestDefinitionsConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunDefinitions(t, newFixture)
 }
 
 func TestCatalogConformance(t *testing.T) {

@@ -184,12 +184,20 @@ var (
 	qTriggersByNames = query("triggers_by_names")
 )
 
+// An export's reads (catalog_definitions.go).
+var (
+	qTasksOfProject    = query("tasks_of_project")
+	qTriggersOfProject = query("triggers_of_project")
+	qProjectNames      = query("project_names")
+)
+
 // readQueries are prepared on the read pool once the store is ready
 // (prepareAll): the reads of listings, the scheduler's candidate page and
 // the dispatcher's queue.
 var readQueries = []string{
 	qBackupLoggedAttempts,
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
+	qTasksOfProject, qTriggersOfProject, qProjectNames,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,

@@ -40,6 +40,9 @@ type Counts struct {
 type Fixture struct {
 	Catalog  catalog.Store
 	Schedule schedule.Store
+	// Definitions reads a project's definitions whole, as `ql export`
+	// does (on the cluster, the runtime role: a replica's API exports).
+	Definitions catalog.DefinitionsReader
 	// Runs reads Runs as `runs list` and `runs show` do.
 	Runs run.Reader
 	// Status lists triggers with their schedule state as `triggers list`

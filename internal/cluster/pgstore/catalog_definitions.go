@@ -1,0 +1,94 @@
+package pgstore
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+)
+
+var (
+	_ catalog.DefinitionsReader = (*Admin)(nil)
+	_ catalog.DefinitionsReader = (*Runtime)(nil)
+)
+
+// ProjectDefinitions reads a project's definitions whole (an export).
+func (a *Admin) ProjectDefinitions(ctx context.Context, name string, limit int) (catalog.Definitions, error) {
+	return projectDefinitions(ctx, a.pool, name, limit)
+}
+
+// ProjectNames returns the first limit project names in name order.
+func (a *Admin) ProjectNames(ctx context.Context, limit int) ([]string, error) {
+	return projectNames(ctx, a.pool, limit)
+}
+
+// ProjectDefinitions reads a project's definitions whole (an export): the
+// runtime role reads the catalog too, so a replica serves exports.
+func (r *Runtime) ProjectDefinitions(ctx context.Context, name string, limit int) (catalog.Definitions, error) {
+	return projectDefinitions(ctx, r.pool, name, limit)
+}
+
+// ProjectNames returns the first limit project names in name order.
+func (r *Runtime) ProjectNames(ctx context.Context, limit int) ([]string, error) {
+	return projectNames(ctx, r.pool, limit)
+}
+
+// projectDefinitions reads the project and its current revisions in one
+// REPEATABLE READ snapshot: a publish between the reads cannot leave a
+// trigger without its task.
+func projectDefinitions(ctx context.Context, pool *pgxpool.Pool, name string, limit int) (catalog.Definitions, error) {
+	var d catalog.Definitions
+	err := runTx(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		d = catalog.Definitions{}
+		var err error
+		if d.Project, err = projectByName(ctx, tx, name); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, sqlTasksOfProject, d.Project.ID, limit)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			r, err := scanTaskRevision(rows)
+			if err == nil {
+				err = r.VerifyDigest()
+			}
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			d.Tasks = append(d.Tasks, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if rows, err = tx.Query(ctx, sqlTriggersOfProject, d.Project.ID, limit); err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanTriggerRevision(rows)
+			if err == nil {
+				err = r.VerifyDigest()
+			}
+			if err != nil {
+				return err
+			}
+			d.Triggers = append(d.Triggers, r)
+		}
+		return rows.Err()
+	})
+	return d, mapErr(err, "reading project "+name)
+}
+
+func projectNames(ctx context.Context, pool *pgxpool.Pool, limit int) ([]string, error) {
+	rows, err := pool.Query(ctx, sqlProjectNames, limit)
+	if err != nil {
+		return nil, mapErr(err, "listing projects")
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return names, mapErr(err, "listing projects")
+}

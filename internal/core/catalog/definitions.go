@@ -1,0 +1,30 @@
+package catalog
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// Definitions are a project with the current revisions of its tasks and
+// triggers, each list in name order: what an export writes.
+type Definitions struct {
+	Project  project.Project
+	Tasks    []task.Revision
+	Triggers []trigger.Revision
+}
+
+// DefinitionsReader reads a project's definitions whole, for an export.
+// Both cluster roles that read the catalog (admin, runtime) may.
+type DefinitionsReader interface {
+	// ProjectDefinitions reads the named project and the current
+	// revisions of the first limit of its tasks and the first limit of
+	// its triggers by name, all in one snapshot, so every trigger's task
+	// is among the tasks a complete read returns; NotFound
+	// (RefusalProjectMissing) when no project has that name.
+	ProjectDefinitions(ctx context.Context, name string, limit int) (Definitions, error)
+	// ProjectNames returns the first limit project names in name order.
+	ProjectNames(ctx context.Context, limit int) ([]string, error)
+}

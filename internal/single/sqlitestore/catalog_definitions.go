@@ -1,0 +1,75 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+)
+
+var _ catalog.DefinitionsReader = (*Store)(nil)
+
+// ProjectDefinitions reads the project and the current revisions of the
+// first limit of its tasks and triggers by name, in one read transaction:
+// a publish between the reads cannot leave a trigger without its task.
+func (s *Store) ProjectDefinitions(ctx context.Context, name string, limit int) (catalog.Definitions, error) {
+	var d catalog.Definitions
+	err := s.read(ctx, "read project "+name, func(tx *txn) error {
+		p := &d.Project
+		err := tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
+		if errors.Is(err, sql.ErrNoRows) {
+			return projectMissing(name)
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, qTasksOfProject, p.ID, limit)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			r, err := scanTask(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			d.Tasks = append(d.Tasks, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if rows, err = tx.QueryContext(ctx, qTriggersOfProject, p.ID, limit); err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanTrigger(rows)
+			if err != nil {
+				return err
+			}
+			d.Triggers = append(d.Triggers, r)
+		}
+		return rows.Err()
+	})
+	return d, err
+}
+
+// ProjectNames returns the first limit project names in name order.
+func (s *Store) ProjectNames(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.readPool().QueryContext(ctx, qProjectNames, limit)
+	if err != nil {
+		return nil, mapErr(err, "list projects")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, mapErr(err, "list projects")
+		}
+		out = append(out, n)
+	}
+	return out, mapErr(rows.Err(), "list projects")
+}

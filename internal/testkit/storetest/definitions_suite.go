@@ -1,0 +1,115 @@
+package storetest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// small is a project whose task b no trigger runs, in a file that names
+// nothing in name order.
+const small = `project: small
+tasks:
+  - {name: c, command: [/bin/true]}
+  - {name: b, command: [/bin/true]}
+  - {name: a, command: [/bin/true]}
+triggers:
+  - {name: z, task: c, cron: "0 3 * * *", timezone: UTC}
+  - {name: y, task: a, cron: "0 4 * * *", timezone: UTC}
+`
+
+func testDefinitionsReadWhole(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "small.yaml", []byte(small)))
+	d, err := f.Definitions.ProjectDefinitions(t.Context(), "small", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks, triggers []string
+	for _, r := range d.Tasks {
+		tasks = append(tasks, r.Spec.Name)
+	}
+	for _, r := range d.Triggers {
+		triggers = append(triggers, r.Spec.Name)
+	}
+	if d.Project.Name != "small" || strings.Join(tasks, ",") != "a,b,c" || strings.Join(triggers, ",") != "y,z" {
+		t.Fatalf("read project %q, tasks %v, triggers %v; want small, a,b,c and y,z", d.Project.Name, tasks, triggers)
+	}
+	d, err = f.Definitions.ProjectDefinitions(t.Context(), "small", 1)
+	if err != nil || len(d.Tasks) != 1 || d.Tasks[0].Spec.Name != "a" || len(d.Triggers) != 1 || d.Triggers[0].Spec.Name != "y" {
+		t.Fatalf("read with limit 1: %+v, %v; want task a and trigger y", d, err)
+	}
+	newProject(t, f, "alpha")
+	if names, err := f.Definitions.ProjectNames(t.Context(), 5); err != nil || strings.Join(names, ",") != "alpha,small" {
+		t.Fatalf("project names %v, %v; want alpha,small", names, err)
+	}
+	if names, err := f.Definitions.ProjectNames(t.Context(), 1); err != nil || strings.Join(names, ",") != "alpha" {
+		t.Fatalf("first project name %v, %v; want alpha", names, err)
+	}
+}
+
+func testExportUnknownProject(t *testing.T, f Fixture) {
+	_, err := apply.ExportProject(t.Context(), f.Definitions, "nope")
+	if qlerror.CodeOf(err) != qlerror.NotFound || qlerror.ReasonOf(err) != catalog.RefusalProjectMissing || !strings.Contains(err.Error(), "no project yet") {
+		t.Fatalf("export with no project: %v; want not_found, project_missing, saying there is none", err)
+	}
+	newProject(t, f, "beta")
+	newProject(t, f, "alpha")
+	_, err = apply.ExportProject(t.Context(), f.Definitions, "nope")
+	if qlerror.CodeOf(err) != qlerror.NotFound || !strings.Contains(err.Error(), `project "nope" does not exist; the projects are alpha, beta`) {
+		t.Fatalf("export of an unknown project: %v; want not_found naming alpha, beta", err)
+	}
+}
+
+func testExportArchived(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "small.yaml", []byte(small)))
+	applyFile(t, f, parse(t, "small.yaml", []byte(strings.Replace(small, "project: small\n", "project: small\nstatus: archived\n", 1))))
+	ex := export(t, f, "small")
+	if !strings.Contains(string(ex.YAML), "status: archived\n") || len(ex.Notes) != 1 || ex.Notes[0].Reason != apply.ExportNoteArchived {
+		t.Fatalf("export of an archived project: notes %v\n%s; want status: archived and the note", ex.Notes, ex.YAML)
+	}
+	requireUnchanged(t, f, ex)
+	if p, err := f.Catalog.ProjectByName(t.Context(), "small"); err != nil || p.Status != project.Archived {
+		t.Fatalf("project after applying its export: %+v, %v; want it still archived", p, err)
+	}
+}
+
+// testExportOlderTask: a task applied without its trigger leaves the
+// trigger on the task's older revision, which a file cannot say: the
+// export notes it, and applying the export moves the trigger on.
+func testExportOlderTask(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "small.yaml", []byte(small)))
+	applyFile(t, f, parse(t, "c.yaml", []byte("project: small\ntasks:\n  - {name: c, command: [/bin/false]}\n")))
+	ex := export(t, f, "small")
+	if len(ex.Notes) != 1 || ex.Notes[0].Reason != apply.ExportNoteOlderTask || !strings.Contains(ex.Notes[0].Message, "z (task c revision 1, current 2)") {
+		t.Fatalf("notes %v; want the trigger z on revision 1 of task c noted", ex.Notes)
+	}
+	res, err := apply.Apply(t.Context(), f.Service, parse(t, "export.yaml", ex.YAML), ids.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if want := r.Name == "z"; (r.Change == catalog.Updated) != want {
+			t.Errorf("applying the export: %s; want only trigger z updated, to the task's current revision", r)
+		}
+	}
+	if again := export(t, f, "small"); len(again.Notes) != 0 {
+		t.Fatalf("notes after the trigger moved on: %v; want none", again.Notes)
+	}
+}
+
+func testExportDisabledTask(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "small.yaml", []byte(small)))
+	applyFile(t, f, parse(t, "c.yaml", []byte("project: small\ntasks:\n  - {name: c, command: [/bin/true], enabled: false}\n")))
+	ex := export(t, f, "small")
+	if len(ex.Notes) != 2 || ex.Notes[1].Reason != apply.ExportNoteDisabledTask || !strings.Contains(ex.Notes[1].Message, "z (task c)") {
+		t.Fatalf("notes %v; want the enabled trigger z of the disabled task c noted", ex.Notes)
+	}
+	if _, err := apply.Parse("export.yaml", ex.YAML); qlerror.CodeOf(err) != qlerror.Invalid || !strings.Contains(err.Error(), `trigger "z" is enabled but task "c" is disabled`) {
+		t.Fatalf("reading the export: %v; want the refusal the note announces", err)
+	}
+}
