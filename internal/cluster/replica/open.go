@@ -46,8 +46,9 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			Executor: task.RemoteWorker,
 			NowMs:    func() int64 { return time.Now().UnixMilli() },
 		},
-		Runs:     runtimeOnly{rt},
-		Triggers: roleHint{rt},
+		Runs:        runtimeOnly{rt},
+		Triggers:    roleHint{rt},
+		Definitions: catalogReader{admin},
 		ReadLog: func(ctx context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
 			next, truncated, err := rt.ReadAttemptLog(ctx, attemptID, offset, w)
 			return next, truncated, explainRole(err, "reading logs", "runtime")

@@ -119,7 +119,10 @@ func (r *replica) listen() error {
 	cfg := httpapi.Config{
 		Runs: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, Cancel: r.cancelRun(live), AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
 		Notifications: live,
-		Ready:         r.adm.ready, Log: r.log, Observe: r.observe,
+		// The runtime role reads the catalog: a replica exports though it
+		// cannot publish.
+		Export: live,
+		Ready:  r.adm.ready, Log: r.log, Observe: r.observe,
 	}
 	if r.metricsHTTP == nil {
 		cfg.Metrics = r.metrics.Handler()

@@ -55,6 +55,7 @@ func addServerFlag(c *cobra.Command, f *dbFlags) {
 // fails TestEveryCommandWithAPIURLHasAScope.
 var remoteScopes = map[string]apitoken.Scope{
 	"apply":               apitoken.Admin,
+	"export":              apitoken.Admin,
 	"runs list":           apitoken.Read,
 	"runs show":           apitoken.Read,
 	"runs cancel":         apitoken.Operate,

@@ -65,6 +65,9 @@ type Backend struct {
 	// the profile cannot. RetentionDefaults is the profile's policy.
 	Retention         retention.Store
 	RetentionDefaults retention.Policy
+	// Definitions reads a project's definitions whole (`ql export`); nil
+	// when the profile cannot.
+	Definitions catalog.DefinitionsReader
 	// MissingSecrets returns the secret names of refs the secrets store
 	// does not define, where this process can read the store the server
 	// reads (the embedded database's data directory); nil elsewhere.
@@ -181,7 +184,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		}
 		return fillFromEnv(c)
 	}
-	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
+	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), exportCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
 		tokensCommand(opts), usersCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))

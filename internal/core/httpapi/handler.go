@@ -82,6 +82,10 @@ type Config struct {
 	// where the server's database role may not publish (a cluster
 	// replica's runtime role).
 	Definitions *catalog.Service
+	// Export reads a project's definitions whole (GET
+	// /api/v1/projects/{name}/definitions); every role that serves the
+	// API may.
+	Export catalog.DefinitionsReader
 	// MissingSecrets names the secrets of a list the secrets file of the
 	// machine that runs the commands does not define, read as the user
 	// that runs them; nil where that is not this server (a cluster's

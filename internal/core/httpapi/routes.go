@@ -39,5 +39,6 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/triggers/{id}/enable", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(true)) }},
 	{http.MethodPost, "/api/v1/triggers/{id}/disable", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(false)) }},
 	{http.MethodPost, "/api/v1/apply", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
+	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},
 	{http.MethodGet, "/metrics", apitoken.Read, func(a *api) http.HandlerFunc { return a.metrics }},
 }

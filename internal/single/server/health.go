@@ -38,6 +38,7 @@ func (s *Server) listen() error {
 		AllowedHosts:  httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:         s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
 		Definitions: &catalog.Service{Store: s.store, Executor: task.LocalProcess, NowMs: s.cfg.NowMs},
+		Export:      s.store,
 		// This server runs the commands itself, as its own user, with
 		// its own secrets file: an apply's answer can note the secrets
 		// that file lacks, or that it cannot be used at all.

@@ -431,6 +431,7 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		none bool
 	}{
 		"apply":               {args: []string{"-f", defs, "--dry-run"}},
+		"export":              {args: []string{"api"}},
 		"runs list":           {},
 		"runs show":           {args: []string{none}, none: true},
 		"runs cancel":         {args: []string{none}, none: true},
