@@ -74,6 +74,9 @@ type Config struct {
 	// Definitions reads and publishes definitions files (the definitions
 	// page); nil where the server's database role may not publish.
 	Definitions *catalog.Service
+	// Export reads a project's definitions whole, for the definitions
+	// page to show; the page shows them where Definitions is set too.
+	Export catalog.DefinitionsReader
 	// MissingSecrets names the secrets of a list the secrets file of
 	// this machine does not define, for the definitions page's note; nil
 	// where the commands run elsewhere (a cluster's workers hold their

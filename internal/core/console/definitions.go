@@ -6,15 +6,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
-	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/task"
-	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // maxDefinitions caps the definitions page's forms: a definitions file,
@@ -23,10 +19,6 @@ const maxDefinitions = 1 << 20
 
 // definitionsFile names the edited text in error messages.
 const definitionsFile = "definitions.yaml"
-
-// maxExportPages bounds the trigger pages an export reads (500 each): as
-// many triggers as one definitions file may hold.
-const maxExportPages = apply.MaxTriggers / triggersPage
 
 // definitionsData is what the definitions page shows: the projects to
 // choose from, the YAML being edited, and the errors, preview or result of
@@ -85,8 +77,8 @@ func (c *Console) fileErrors(l string, err error) ([]fileError, int) {
 	return out, more
 }
 
-// definitions shows a project as YAML (its current revisions exported),
-// ready to edit and preview.
+// definitions shows a project as YAML (its current revisions exported, as
+// `ql export` prints them), ready to edit and preview.
 func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session) {
 	d := definitionsData{CanPublish: c.cfg.Definitions != nil, Project: strings.TrimSpace(r.URL.Query().Get("project"))}
 	var err error
@@ -94,13 +86,13 @@ func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session
 		c.fail(w, r, s, err)
 		return
 	}
-	if d.Project != "" && d.CanPublish {
-		out, err := c.export(r.Context(), d.Project)
+	if d.Project != "" && d.CanPublish && c.cfg.Export != nil {
+		ex, err := apply.ExportProject(r.Context(), c.cfg.Export, d.Project)
 		if err != nil {
 			c.fail(w, r, s, err)
 			return
 		}
-		d.YAML = string(out)
+		d.YAML = string(ex.YAML)
 	}
 	c.render(w, r, http.StatusOK, "definitions", s, d)
 }
@@ -126,50 +118,6 @@ func (c *Console) editDefinitions(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	}
 	c.render(w, r, http.StatusOK, "definitions", s, d)
-}
-
-// export writes the project's current revisions of the tasks its triggers
-// run and of those triggers as a definitions file.
-func (c *Console) export(ctx context.Context, name string) ([]byte, error) {
-	st := c.cfg.Definitions.Store
-	p, err := st.ProjectByName(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	var taskNames, triggerNames []string
-	after := ""
-	for range maxExportPages {
-		list, next, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: p.ID, Limit: triggersPage, After: after})
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range list {
-			triggerNames = append(triggerNames, t.Name)
-			if !slices.Contains(taskNames, t.TaskName) {
-				taskNames = append(taskNames, t.TaskName)
-			}
-		}
-		if after = next; next == "" {
-			break
-		}
-	}
-	tasks, err := st.TasksByName(ctx, p.ID, taskNames)
-	if err != nil {
-		return nil, err
-	}
-	triggers, err := st.TriggersByName(ctx, p.ID, triggerNames)
-	if err != nil {
-		return nil, err
-	}
-	taskList := make([]task.Revision, 0, len(tasks))
-	for _, t := range tasks {
-		taskList = append(taskList, t)
-	}
-	triggerList := make([]trigger.Revision, 0, len(triggers))
-	for _, t := range triggers {
-		triggerList = append(triggerList, t)
-	}
-	return apply.Export(p, taskList, triggerList)
 }
 
 // submitted is the form's definitions file: an uploaded file when one is
