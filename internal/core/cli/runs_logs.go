@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+func runsLogsCommand(opts Options) *cobra.Command {
+	var db dbFlags
+	var follow bool
+	var attempt int64
+	c := &cobra.Command{
+		Use:   "logs RUN_ID",
+		Short: "Print the captured output of a run's latest attempt (or --attempt N); -f follows it until the run ends",
+		Long: `Print the captured output of a run's latest attempt, or with --attempt N of its attempt N (the
+numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
+attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
+until attempt N has ended. While following, a database that stops answering (a restart, a failover, a
+lost connection) is waited for, up to 5 minutes, once said on standard error: output goes on from the
+byte already printed, none repeated or skipped.` + opts.clusterOnly(` On the cluster, a queued run that no live worker can
+take says why on standard error (each new reason once while following).`) + `
+On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
+copied byte for byte. Text-direction characters (U+202E, …) are printed as written, on a terminal too:
+the output is the command's, and right-to-left text needs them. (Every other table and message of
+this CLI shows them as escapes, such as \u202e.)`,
+		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if attempt < 0 || (attempt == 0 && cmd.Flags().Changed("attempt")) {
+				return Usagef("--attempt %d is not an attempt number; give one that `ql runs show %s` lists (1 is the first attempt), or leave it out for the latest", attempt, args[0])
+			}
+			b, err := openExisting(cmd.Context(), opts, &db)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if b.ReadLog == nil {
+				return fmt.Errorf("this build cannot read the logs of this database")
+			}
+			return copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
+				l := logFollower{b: b, runID: args[0], number: attempt, out: out, errOut: cmd.ErrOrStderr()}
+				if follow {
+					return l.follow(cmd.Context())
+				}
+				return l.once(cmd.Context())
+			})
+		},
+	}
+	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
+	c.Flags().Int64Var(&attempt, "attempt", 0, "print the attempt of this number, as "+opts.Binary+" runs show lists them (default: the latest)")
+	return c
+}
+
+// copyLog runs write with out as it should receive a task's output: byte
+// for byte into a file or pipe, with control characters made visible on a
+// terminal, so a task's output cannot drive the operator's terminal.
+func copyLog(out io.Writer, write func(io.Writer) error) error {
+	if !isTerminal(out) {
+		return write(out)
+	}
+	e := &escaper{w: out}
+	if err := write(e); err != nil {
+		return err
+	}
+	return e.Flush()
+}

@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// Polling bounds of `runs logs -f`: quick while output flows, backing off
+// to at most followMaxWait while the run is quiet, so a follower costs the
+// database a few small reads a second at most.
+const (
+	followMinWait = 100 * time.Millisecond
+	followMaxWait = time.Second
+)
+
+// A follower waits out an unavailable database (a restart, a failover, a
+// lost connection: what ends a pooled connection) for up to
+// followOutageLimit in one outage, asking again after a wait doubling up to
+// followOutageMaxWait; a longer outage ends it with what to run.
+const (
+	followOutageLimit   = 5 * time.Minute
+	followOutageMaxWait = 5 * time.Second
+)
+
+// logFollower copies a run's output to out.
+type logFollower struct {
+	b     *Backend
+	runID string
+	// number is the attempt asked for, 0 for the latest: a follower
+	// given one stays on it rather than moving to the attempts after it.
+	number int64
+	out    io.Writer
+	errOut io.Writer
+	// attemptID is the attempt being copied and offset how much of its
+	// log out has received.
+	attemptID string
+	offset    int64
+	truncated bool
+	// downSince is when the database stopped answering this follower
+	// (zero while it answers); downWait the wait before the next try.
+	downSince time.Time
+	downWait  time.Duration
+	// waiting is the last reason to wait for a worker printed, so a
+	// follower says each one once, not at every round.
+	waiting string
+}
+
+// noteWaiting says on standard error why no worker takes the queued Run,
+// when that reason is new: a follower otherwise sits silent with nothing
+// to tell the user that no worker fits.
+func (l *logFollower) noteWaiting(w *run.Waiting) {
+	msg := ""
+	if w != nil {
+		msg = w.Message()
+	}
+	if msg != "" && msg != l.waiting {
+		fmt.Fprintf(l.errOut, "(run %s waits: %s)\n", l.runID, oneLine(msg))
+	}
+	l.waiting = msg
+}
+
+// chosen reads the run and the attempt l.number names, and makes it the
+// one whose log is read.
+func (l *logFollower) chosen(ctx context.Context) (run.Detail, run.Attempt, error) {
+	d, err := l.b.Runs.RunGet(ctx, l.runID)
+	if err != nil {
+		return d, run.Attempt{}, err
+	}
+	a, err := d.Attempt(l.number)
+	if err != nil {
+		return d, a, err
+	}
+	l.attemptID = a.ID
+	return d, a, nil
+}
+
+// once prints the chosen attempt's log as it is now.
+func (l *logFollower) once(ctx context.Context) error {
+	d, a, err := l.chosen(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.LogRemoved:
+		return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", l.runID, a.Number, a.LogBytes)
+	case a.StartedAtMs == nil && d.Waiting != nil && a.ID == d.Attempts[len(d.Attempts)-1].ID:
+		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output; it waits: %s", l.runID, a.Number, d.Waiting.Message())
+	case a.StartedAtMs == nil:
+		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output", l.runID, a.Number)
+	}
+	if _, err := l.read(ctx, false); err != nil {
+		return err
+	}
+	l.noteTruncated(a)
+	return nil
+}
+
+// follow prints output as it arrives until the run ends. The run's state
+// is read before its log in each round, so the round that sees the run
+// ended also reads every byte written before it ended.
+func (l *logFollower) follow(ctx context.Context) error {
+	if l.number != 0 {
+		return l.followOne(ctx)
+	}
+	wait := followMinWait
+	for {
+		d, err := l.b.Runs.RunGet(ctx, l.runID)
+		if err != nil {
+			if err := l.outage(ctx, err); err != nil {
+				return err
+			}
+			continue
+		}
+		ended := d.Run.State.Terminal() || d.Run.State == run.Lost
+		l.noteWaiting(d.Waiting)
+		if n := len(d.Attempts); n > 0 && d.Attempts[n-1].ID != l.attemptID {
+			// Output of the previous attempt written after the last round
+			// is read from the offset reached before moving on.
+			if l.attemptID != "" {
+				if _, err := l.read(ctx, true); err != nil {
+					if err := l.outage(ctx, err); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintf(l.errOut, "(attempt %d started: %s)\n", d.Attempts[n-1].Number, d.Attempts[n-1].ID)
+			}
+			l.attemptID, l.offset, l.truncated = d.Attempts[n-1].ID, 0, false
+		}
+		got := int64(0)
+		if l.attemptID != "" {
+			if got, err = l.read(ctx, true); err != nil {
+				if err := l.outage(ctx, err); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		l.answered()
+		if ended {
+			if n := len(d.Attempts); n > 0 {
+				l.noteTruncated(d.Attempts[n-1])
+			}
+			// "ended: <state>" reads for every end ("is succeeded" did not).
+			fmt.Fprintf(l.errOut, "(run %s ended: %s)\n", l.runID, d.Run.State)
+			return nil
+		}
+		if err := pause(ctx, got, &wait); err != nil {
+			return err
+		}
+	}
+}
+
+// followOne prints attempt l.number's output as it arrives until that
+// attempt has ended. As in follow, the state is read before the log, so
+// the round that sees the attempt ended (or a later attempt, or the run's
+// end) also reads every byte it wrote.
+func (l *logFollower) followOne(ctx context.Context) error {
+	wait := followMinWait
+	for {
+		d, a, err := l.chosen(ctx)
+		if err == nil {
+			ended := a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID || d.Run.State.Terminal() || d.Run.State == run.Lost
+			if !ended {
+				l.noteWaiting(d.Waiting)
+			}
+			var got int64
+			if got, err = l.read(ctx, true); err == nil {
+				l.answered()
+				if ended {
+					l.noteTruncated(a)
+					fmt.Fprintf(l.errOut, "(attempt %d of run %s ended: %s; the run's state: %s)\n", a.Number, l.runID, a.State, d.Run.State)
+					return nil
+				}
+				if err := pause(ctx, got, &wait); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if err := l.outage(ctx, err); err != nil {
+			return err
+		}
+	}
+}
+
+// outage decides what a follower does with the error of a round: an
+// unavailable database is waited for (said once on standard error) and
+// the round is run again, from the offset already printed, until
+// followOutageLimit has passed since it stopped answering; any other
+// error, or a longer outage, ends the follower.
+func (l *logFollower) outage(ctx context.Context, err error) error {
+	if !qlerror.Is(err, qlerror.Unavailable) {
+		return err
+	}
+	now := time.Now()
+	switch {
+	case l.downSince.IsZero():
+		l.downSince, l.downWait = now, followMinWait
+		fmt.Fprintf(l.errOut, "(%s; waiting up to %s for the database to answer again, then following on from the output already printed)\n", oneLine(err.Error()), followOutageLimit)
+	case now.Sub(l.downSince) >= followOutageLimit:
+		return qlerror.Wrap(qlerror.Unavailable, err, "run %s: the database did not answer for %s while its log was followed; once it answers, run `ql runs logs %s -f` again", l.runID, followOutageLimit, l.runID)
+	default:
+		l.downWait = min(2*l.downWait, followOutageMaxWait)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(l.downWait):
+		return nil
+	}
+}
+
+// answered ends an outage: a whole round was read.
+func (l *logFollower) answered() {
+	if !l.downSince.IsZero() {
+		fmt.Fprintf(l.errOut, "(the database answers again; following on)\n")
+		l.downSince = time.Time{}
+	}
+}
+
+// pause waits before a follower's next round: followMinWait after a round
+// that printed output, else twice the last wait up to followMaxWait.
+func pause(ctx context.Context, got int64, wait *time.Duration) error {
+	if got > 0 {
+		*wait = followMinWait
+	} else {
+		*wait = min(2**wait, followMaxWait)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(*wait):
+		return nil
+	}
+}
+
+// read copies the current attempt's log from the offset reached and
+// returns how many bytes it copied. While following, a log that does not
+// exist yet (the attempt has not started) is empty.
+func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
+	out := &countingWriter{w: l.out}
+	next, truncated, err := l.b.ReadLog(ctx, l.attemptID, l.offset, out)
+	if following && qlerror.Is(err, qlerror.NotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		// What was printed before the read failed is not printed again:
+		// the next read starts after it.
+		l.offset += out.n
+		return out.n, err
+	}
+	got := next - l.offset
+	l.offset, l.truncated = next, l.truncated || truncated
+	return got, nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (l *logFollower) noteTruncated(a run.Attempt) {
+	if l.truncated || a.LogTruncated {
+		fmt.Fprintf(l.errOut, "(output was truncated at the log size cap)\n")
+	}
+}
