@@ -356,7 +356,7 @@ func (l liveReaders) TriggerPause(ctx context.Context, r schedule.PauseRequest) 
 }
 
 // ReadAttemptLog reads an attempt's output through the live activation,
-// for the console's log tail.
+// for the console's log tail and the API's log route.
 func (l liveReaders) ReadAttemptLog(ctx context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
 	rt, err := l.runtime()
 	if err != nil {

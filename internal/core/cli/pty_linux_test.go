@@ -69,12 +69,12 @@ func TestOnlyATerminalIsEscapedFor(t *testing.T) {
 func TestRunLogsEscapesOnlyForATerminal(t *testing.T) {
 	t.Parallel()
 	const log = "done\x1b]0;owned\x07\x1b[2J\n"
-	b := &Backend{ReadLog: func(_ context.Context, _ string, offset int64, w io.Writer) (int64, bool, error) {
+	src := func(_ context.Context, _ attemptRef, offset int64, w io.Writer) (int64, bool, error) {
 		n, err := io.WriteString(w, log)
 		return offset + int64(n), false, err
-	}}
+	}
 	read := func(w io.Writer) error {
-		l := logFollower{b: b, attemptID: "a1", out: w}
+		l := logFollower{log: src, attemptID: "a1", out: w}
 		_, err := l.read(t.Context(), false)
 		return err
 	}

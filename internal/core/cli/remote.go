@@ -58,6 +58,7 @@ var remoteScopes = map[string]apitoken.Scope{
 	"export":              apitoken.Admin,
 	"runs list":           apitoken.Read,
 	"runs show":           apitoken.Read,
+	"runs logs":           apitoken.Read,
 	"runs cancel":         apitoken.Operate,
 	"runs rerun":          apitoken.Operate,
 	"triggers list":       apitoken.Read,
@@ -173,13 +174,65 @@ func (c *apiClient) post(ctx context.Context, path string, body, into any) error
 // do sends one request (body of contentType when body is not nil) and
 // decodes the answer into into, or returns the API's error with its code.
 func (c *apiClient) do(ctx context.Context, method, path string, q url.Values, contentType string, body io.Reader, into any) error {
+	_, answer, err := c.send(ctx, method, path, q, contentType, body)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(answer, into); err != nil {
+		return qlerror.New(qlerror.Unavailable, "the server at %s answered something that is not the QingLong API: %v", c.base, err)
+	}
+	return nil
+}
+
+// send sends one request and returns the headers and body of a 200
+// answer, or the API's error with its code. A read the server refuses
+// for the token's rate is asked again after the wait it names (a second
+// at the API's rate limit), for up to remoteTimeout in all: `runs logs
+// -f` asks a few times a second, near the limit, and must not end for it.
+func (c *apiClient) send(ctx context.Context, method, path string, q url.Values, contentType string, body io.Reader) (http.Header, []byte, error) {
 	target := c.base + path
 	if len(q) > 0 {
 		target += "?" + q.Encode()
 	}
+	var limited time.Duration
+	for {
+		header, answer, err := c.sendOnce(ctx, method, target, contentType, body)
+		wait, retry := retryAfter(header)
+		if method != http.MethodGet || qlerror.CodeOf(err) != codeRateLimited || !retry || limited+wait > remoteTimeout {
+			return header, answer, err
+		}
+		limited += wait
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// codeRateLimited is the API's code for a request over its token's rate
+// (429).
+const codeRateLimited qlerror.Code = "rate_limited"
+
+// maxRateWait is the longest Retry-After a read waits out: the API's
+// per-token limit names a second; a longer wait (the minute of an address
+// refused for failed authentications) is the error's to tell.
+const maxRateWait = 5 * time.Second
+
+// retryAfter is the wait a 429's Retry-After names in seconds (at least
+// one, so a read never asks again at once), when it is one a read waits
+// out.
+func retryAfter(h http.Header) (time.Duration, bool) {
+	n, err := strconv.Atoi(h.Get("Retry-After"))
+	wait := time.Duration(max(n, 1)) * time.Second
+	return wait, err == nil && n >= 0 && wait <= maxRateWait
+}
+
+// sendOnce is one request of send.
+func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType string, body io.Reader) (http.Header, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if body != nil {
@@ -187,12 +240,12 @@ func (c *apiClient) do(ctx context.Context, method, path string, q url.Values, c
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return qlerror.Wrap(qlerror.Unavailable, unwrapURL(err), "cannot reach the server at %s", c.base)
+		return nil, nil, qlerror.Wrap(qlerror.Unavailable, unwrapURL(err), "cannot reach the server at %s", c.base)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxRemoteBody))
 	if err != nil {
-		return qlerror.Wrap(qlerror.Unavailable, err, "reading the server's answer")
+		return nil, nil, qlerror.Wrap(qlerror.Unavailable, err, "reading the server's answer")
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct {
@@ -202,14 +255,11 @@ func (c *apiClient) do(ctx context.Context, method, path string, q url.Values, c
 			} `json:"error"`
 		}
 		if json.Unmarshal(answer, &e) != nil || e.Error.Code == "" {
-			return qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --api-url", c.base, resp.Status)
+			return nil, nil, qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --api-url", c.base, resp.Status)
 		}
-		return qlerror.New(e.Error.Code, "server: %s", e.Error.Message)
+		return resp.Header, nil, qlerror.New(e.Error.Code, "server: %s", e.Error.Message)
 	}
-	if err := json.Unmarshal(answer, into); err != nil {
-		return qlerror.New(qlerror.Unavailable, "the server at %s answered something that is not the QingLong API: %v", c.base, err)
-	}
-	return nil
+	return resp.Header, answer, nil
 }
 
 // unwrapURL drops net/http's "Get URL:" prefix; the message names the

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -19,7 +20,10 @@ numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing
 attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
 until attempt N has ended. While following, a database that stops answering (a restart, a failover, a
 lost connection) is waited for, up to 5 minutes, once said on standard error: output goes on from the
-byte already printed, none repeated or skipped.` + opts.clusterOnly(` On the cluster, a queued run that no live worker can
+byte already printed, none repeated or skipped.
+` + apiHelp("runs logs") + ` It prints what it prints on the database, byte for byte. While following, a
+server that stops answering is waited for as the database is, and a request refused for the token's
+rate is asked again after the wait the server names.` + opts.clusterOnly(` On the cluster, a queued run that no live worker can
 take says why on standard error (each new reason once while following).`) + `
 On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
 copied byte for byte. Text-direction characters (U+202E, …) are printed as written, on a terminal too:
@@ -35,11 +39,12 @@ this CLI shows them as escapes, such as \u202e.)`,
 				return err
 			}
 			defer b.Close()
-			if b.ReadLog == nil {
-				return fmt.Errorf("this build cannot read the logs of this database")
+			src, from, err := logSourceOf(b)
+			if err != nil {
+				return err
 			}
 			return copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
-				l := logFollower{b: b, runID: args[0], number: attempt, out: out, errOut: cmd.ErrOrStderr()}
+				l := logFollower{runs: b.Runs, log: src, from: from, runID: args[0], number: attempt, out: out, errOut: cmd.ErrOrStderr()}
 				if follow {
 					return l.follow(cmd.Context())
 				}
@@ -48,9 +53,25 @@ this CLI shows them as escapes, such as \u202e.)`,
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
+	addServerFlag(c, &db)
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
 	c.Flags().Int64Var(&attempt, "attempt", 0, "print the attempt of this number, as "+opts.Binary+" runs show lists them (default: the latest)")
 	return c
+}
+
+// logSourceOf is where the logs of b are read, and its name in a
+// follower's messages: the server's API given --api-url, else the
+// database's logs.
+func logSourceOf(b *Backend) (logSource, string, error) {
+	if b.api != nil {
+		return b.api.readRunLog, "the server", nil
+	}
+	if b.ReadLog == nil {
+		return nil, "", fmt.Errorf("this build cannot read the logs of this database")
+	}
+	return func(ctx context.Context, at attemptRef, offset int64, w io.Writer) (int64, bool, error) {
+		return b.ReadLog(ctx, at.id, offset, w)
+	}, "the database", nil
 }
 
 // copyLog runs write with out as it should receive a task's output: byte

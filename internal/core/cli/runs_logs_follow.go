@@ -18,8 +18,8 @@ const (
 	followMaxWait = time.Second
 )
 
-// A follower waits out an unavailable database (a restart, a failover, a
-// lost connection: what ends a pooled connection) for up to
+// A follower waits out an unavailable database or server (a restart, a
+// failover, a lost connection: what ends a pooled connection) for up to
 // followOutageLimit in one outage, asking again after a wait doubling up to
 // followOutageMaxWait; a longer outage ends it with what to run.
 const (
@@ -27,21 +27,38 @@ const (
 	followOutageMaxWait = 5 * time.Second
 )
 
+// attemptRef names one attempt's log: by the attempt's id on the
+// database, by its run and number over the API.
+type attemptRef struct {
+	runID, id string
+	number    int64
+}
+
+// logSource reads an attempt's log from offset on to w, and returns the
+// offset after what it copied and whether the log was cut at its size cap;
+// NotFound when the attempt has no log yet.
+type logSource func(ctx context.Context, at attemptRef, offset int64, w io.Writer) (next int64, truncated bool, err error)
+
 // logFollower copies a run's output to out.
 type logFollower struct {
-	b     *Backend
+	runs run.Reader
+	log  logSource
+	// from names where the run and its log are read, in the messages of
+	// an outage: "the database" or "the server".
+	from  string
 	runID string
 	// number is the attempt asked for, 0 for the latest: a follower
 	// given one stays on it rather than moving to the attempts after it.
 	number int64
 	out    io.Writer
 	errOut io.Writer
-	// attemptID is the attempt being copied and offset how much of its
-	// log out has received.
-	attemptID string
-	offset    int64
-	truncated bool
-	// downSince is when the database stopped answering this follower
+	// attemptID (number attemptNumber) is the attempt being copied and
+	// offset how much of its log out has received.
+	attemptID     string
+	attemptNumber int64
+	offset        int64
+	truncated     bool
+	// downSince is when the database (or server) stopped answering
 	// (zero while it answers); downWait the wait before the next try.
 	downSince time.Time
 	downWait  time.Duration
@@ -67,7 +84,7 @@ func (l *logFollower) noteWaiting(w *run.Waiting) {
 // chosen reads the run and the attempt l.number names, and makes it the
 // one whose log is read.
 func (l *logFollower) chosen(ctx context.Context) (run.Detail, run.Attempt, error) {
-	d, err := l.b.Runs.RunGet(ctx, l.runID)
+	d, err := l.runs.RunGet(ctx, l.runID)
 	if err != nil {
 		return d, run.Attempt{}, err
 	}
@@ -75,7 +92,7 @@ func (l *logFollower) chosen(ctx context.Context) (run.Detail, run.Attempt, erro
 	if err != nil {
 		return d, a, err
 	}
-	l.attemptID = a.ID
+	l.attemptID, l.attemptNumber = a.ID, a.Number
 	return d, a, nil
 }
 
@@ -109,7 +126,7 @@ func (l *logFollower) follow(ctx context.Context) error {
 	}
 	wait := followMinWait
 	for {
-		d, err := l.b.Runs.RunGet(ctx, l.runID)
+		d, err := l.runs.RunGet(ctx, l.runID)
 		if err != nil {
 			if err := l.outage(ctx, err); err != nil {
 				return err
@@ -130,7 +147,7 @@ func (l *logFollower) follow(ctx context.Context) error {
 				}
 				fmt.Fprintf(l.errOut, "(attempt %d started: %s)\n", d.Attempts[n-1].Number, d.Attempts[n-1].ID)
 			}
-			l.attemptID, l.offset, l.truncated = d.Attempts[n-1].ID, 0, false
+			l.attemptID, l.attemptNumber, l.offset, l.truncated = d.Attempts[n-1].ID, d.Attempts[n-1].Number, 0, false
 		}
 		got := int64(0)
 		if l.attemptID != "" {
@@ -190,7 +207,8 @@ func (l *logFollower) followOne(ctx context.Context) error {
 }
 
 // outage decides what a follower does with the error of a round: an
-// unavailable database is waited for (said once on standard error) and
+// unavailable database or server is waited for (said once on standard
+// error) and
 // the round is run again, from the offset already printed, until
 // followOutageLimit has passed since it stopped answering; any other
 // error, or a longer outage, ends the follower.
@@ -202,9 +220,9 @@ func (l *logFollower) outage(ctx context.Context, err error) error {
 	switch {
 	case l.downSince.IsZero():
 		l.downSince, l.downWait = now, followMinWait
-		fmt.Fprintf(l.errOut, "(%s; waiting up to %s for the database to answer again, then following on from the output already printed)\n", oneLine(err.Error()), followOutageLimit)
+		fmt.Fprintf(l.errOut, "(%s; waiting up to %s for %s to answer again, then following on from the output already printed)\n", oneLine(err.Error()), followOutageLimit, l.from)
 	case now.Sub(l.downSince) >= followOutageLimit:
-		return qlerror.Wrap(qlerror.Unavailable, err, "run %s: the database did not answer for %s while its log was followed; once it answers, run `ql runs logs %s -f` again", l.runID, followOutageLimit, l.runID)
+		return qlerror.Wrap(qlerror.Unavailable, err, "run %s: %s did not answer for %s while its log was followed; once it answers, run `ql runs logs %s -f` again", l.runID, l.from, followOutageLimit, l.runID)
 	default:
 		l.downWait = min(2*l.downWait, followOutageMaxWait)
 	}
@@ -219,7 +237,7 @@ func (l *logFollower) outage(ctx context.Context, err error) error {
 // answered ends an outage: a whole round was read.
 func (l *logFollower) answered() {
 	if !l.downSince.IsZero() {
-		fmt.Fprintf(l.errOut, "(the database answers again; following on)\n")
+		fmt.Fprintf(l.errOut, "(%s answers again; following on)\n", l.from)
 		l.downSince = time.Time{}
 	}
 }
@@ -245,7 +263,7 @@ func pause(ctx context.Context, got int64, wait *time.Duration) error {
 // exist yet (the attempt has not started) is empty.
 func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
 	out := &countingWriter{w: l.out}
-	next, truncated, err := l.b.ReadLog(ctx, l.attemptID, l.offset, out)
+	next, truncated, err := l.log(ctx, attemptRef{runID: l.runID, id: l.attemptID, number: l.attemptNumber}, l.offset, out)
 	if following && qlerror.Is(err, qlerror.NotFound) {
 		return 0, nil
 	}

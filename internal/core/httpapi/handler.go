@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log"
 	"log/slog"
 	"net/http"
@@ -68,6 +69,11 @@ type Config struct {
 	// event, and says what this call did to it; nil where the server
 	// cannot.
 	Cancel func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error)
+	// ReadLog copies an attempt's captured output from offset on to w and
+	// returns the offset after it and whether the log was cut at its size
+	// cap (GET /api/v1/runs/{id}/log); nil where the server cannot read
+	// logs.
+	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
 	// Manual runs a trigger now and backfills it; nil where the store
 	// does not implement it.
 	Manual schedule.Manual
@@ -313,8 +319,15 @@ func (a *api) observe(err error) {
 	}
 }
 
+// rawAnswer is a handler's result that is not JSON (an attempt's output):
+// it writes itself.
+type rawAnswer interface {
+	write(w http.ResponseWriter)
+}
+
 // admitted runs an API handler under the request timeout and answers its
-// result as JSON (the route's guard has checked readiness and the token).
+// result as JSON, or as it writes itself (the route's guard has checked
+// readiness and the token).
 func (a *api) admitted(h func(context.Context, *http.Request) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), a.RequestTimeout)
@@ -324,6 +337,10 @@ func (a *api) admitted(h func(context.Context, *http.Request) (any, error)) http
 			err = a.outOfTime(ctx, r, err)
 			a.observe(err)
 			a.writeError(w, r, err)
+			return
+		}
+		if raw, ok := body.(rawAnswer); ok {
+			raw.write(w)
 			return
 		}
 		writeJSON(w, http.StatusOK, body)

@@ -26,6 +26,7 @@ var routes = []route{
 	{http.MethodGet, "/readyz", public, func(a *api) http.HandlerFunc { return a.readyz }},
 	{http.MethodGet, "/api/v1/runs", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.runList) }},
 	{http.MethodGet, "/api/v1/runs/{id}", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.runGet) }},
+	{http.MethodGet, "/api/v1/runs/{id}/log", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.runLog) }},
 	{http.MethodPost, "/api/v1/runs/{id}/cancel", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.runCancel) }},
 	{http.MethodPost, "/api/v1/runs/{id}/rerun", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.runRerun) }},
 	{http.MethodGet, "/api/v1/notifications", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.notificationList) }},

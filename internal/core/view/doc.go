@@ -1,4 +1,5 @@
 // Package view holds the JSON shapes of runs and triggers. The HTTP API and
 // the CLI's -o json both print these, so a script reads one shape (camelCase
-// field names) whichever it asks.
+// field names) whichever it asks; and the headers of the one answer that
+// is not JSON, an attempt's output.
 package view

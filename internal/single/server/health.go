@@ -43,6 +43,10 @@ func (s *Server) listen() error {
 		// its own secrets file: an apply's answer can note the secrets
 		// that file lacks, or that it cannot be used at all.
 		MissingSecrets: process.Secrets{Path: s.layout.Secrets}.Missing,
+		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
+			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
+			return next, false, err
+		},
 	}
 	if s.metrics != nil && s.metricsHTTP == nil {
 		cfg.Metrics = s.metrics.Handler()
@@ -59,10 +63,7 @@ func (s *Server) listen() error {
 		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications,
 		MissingSecrets: cfg.MissingSecrets, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: tlsCfg != nil, Log: s.cfg.Logger, Binary: s.cfg.Binary,
 		RequestTimeout: s.cfg.RequestTimeout,
-		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
-			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
-			return next, false, err
-		}})
+		ReadLog:        cfg.ReadLog})
 	api := httpapi.NewHandler(cfg)
 	srv, err := httpserve.ListenWith(s.cfg.HTTPAddr, api, httpserve.Options{TLS: tlsCfg, ErrorLog: httpapi.ConnectionErrorLog(s.cfg.Logger)})
 	if err != nil {

@@ -434,6 +434,7 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		"export":              {args: []string{"api"}},
 		"runs list":           {},
 		"runs show":           {args: []string{none}, none: true},
+		"runs logs":           {args: []string{none}, none: true},
 		"runs cancel":         {args: []string{none}, none: true},
 		"runs rerun":          {args: []string{none}, none: true},
 		"triggers list":       {},

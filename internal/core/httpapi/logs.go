@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/view"
+)
+
+// MaxLogAnswer bounds the output one answer of GET /api/v1/runs/{id}/log
+// carries: a client asks again from the answer's view.HeaderLogOffset for the
+// rest, so no answer holds a whole log cap (up to 1 GiB on the cluster) in
+// the server's memory.
+const MaxLogAnswer = 1 << 20
+
+// errNoLogs answers the log route on a server that was given no way to
+// read logs.
+var errNoLogs = qlerror.New(qlerror.FailedPrecondition, "this server was given no way to read the runs' output; read it with `ql runs logs` where its database is")
+
+// errAnswerFull stops a log read at MaxLogAnswer bytes.
+var errAnswerFull = errors.New("the answer is full")
+
+// logAnswer is the log route's answer: the bytes, and the headers that
+// say what they are.
+type logAnswer struct {
+	body    []byte
+	headers map[string]string
+}
+
+func (a logAnswer) write(w http.ResponseWriter) {
+	h := w.Header()
+	// The output is the command's, in no known encoding: never to be
+	// rendered or sniffed as a page.
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	for k, v := range a.headers {
+		h.Set(k, v)
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(a.body) // the client went away; nothing to do
+}
+
+// runLog answers an attempt's captured output from ?offset= on (0 when
+// left out), at most MaxLogAnswer bytes, of attempt ?attempt=N (the
+// latest when left out). The run is read before its log, so an answer
+// that says the attempt ended carries every byte it wrote up to its end
+// of the log. An attempt that has not started answers no bytes.
+func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
+	q, err := params(r.URL.Query(), "attempt", "offset")
+	if err != nil {
+		return nil, err
+	}
+	number, err := wholeParam(q, "attempt", 1, "an attempt number: one GET /api/v1/runs/{id} lists (1 is the first), or leave it out for the latest")
+	if err != nil {
+		return nil, err
+	}
+	offset, err := wholeParam(q, "offset", 0, "a byte offset, 0 or more: the Ql-Log-Offset of the previous answer, or 0 for the start")
+	if err != nil {
+		return nil, err
+	}
+	if a.ReadLog == nil {
+		return nil, errNoLogs
+	}
+	d, err := a.Runs.RunGet(ctx, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Attempts) == 0 {
+		return nil, qlerror.New(qlerror.NotFound, "run %s has no attempt yet, so it has no output; ask again once it has started (GET /api/v1/runs/%s lists its attempts)", d.Run.ID, d.Run.ID)
+	}
+	at, err := d.Attempt(number)
+	if err != nil {
+		return nil, err
+	}
+	if at.LogRemoved {
+		return nil, qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", d.Run.ID, at.Number, at.LogBytes)
+	}
+	body := &capped{max: MaxLogAnswer}
+	truncated := at.LogTruncated
+	if at.StartedAtMs != nil {
+		_, cut, err := a.ReadLog(ctx, at.ID, offset, body)
+		switch {
+		case body.full:
+			// The read stopped at the answer's size, on the writer's
+			// refusal: what it kept is good, the rest is the next answer's.
+		case err != nil:
+			return nil, err
+		default:
+			truncated = truncated || cut
+		}
+	}
+	last := d.Attempts[len(d.Attempts)-1]
+	return logAnswer{body: body.buf.Bytes(), headers: map[string]string{
+		view.HeaderAttempt:       strconv.FormatInt(at.Number, 10),
+		view.HeaderLatestAttempt: strconv.FormatInt(last.Number, 10),
+		view.HeaderLogOffset:     strconv.FormatInt(offset+int64(body.buf.Len()), 10),
+		view.HeaderLogComplete:   strconv.FormatBool(!body.full),
+		view.HeaderLogTruncated:  strconv.FormatBool(truncated),
+		view.HeaderAttemptEnded:  strconv.FormatBool(at.State.Terminal() || at.ID != last.ID || d.Run.State.Finished()),
+		view.HeaderRunState:      string(d.Run.State),
+		view.HeaderRunEnded:      strconv.FormatBool(d.Run.State.Finished()),
+	}}, nil
+}
+
+// wholeParam is query parameter name as a whole number of at least min,
+// 0 when left out; what says what it must be instead.
+func wholeParam(q map[string]string, name string, min int64, what string) (int64, error) {
+	v, ok := q[name]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < min {
+		return 0, qlerror.New(qlerror.Invalid, "%s %q is not %s", name, v, what)
+	}
+	return n, nil
+}
+
+// capped keeps up to max bytes written to it and refuses the rest, which
+// stops the log read that writes to it.
+type capped struct {
+	buf  bytes.Buffer
+	max  int
+	full bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - c.buf.Len()
+	if len(p) <= room {
+		return c.buf.Write(p)
+	}
+	c.buf.Write(p[:room])
+	c.full = true
+	return room, errAnswerFull
+}
