@@ -184,6 +184,20 @@ func TestLogAppendOffsetFencedAndIdempotent(t *testing.T) {
 	if next, _, err := s.runtime.ReadAttemptLog(t.Context(), l.AttemptID, 8, &out); err != nil || next != 12 || out.String() != "rld\n" {
 		t.Fatalf("read from 8: %q next %d err %v", out.String(), next, err)
 	}
+	// A read of at most max bytes, from inside a chunk, across chunks, up
+	// to a chunk's end and past the log's, stops where it says.
+	for _, c := range []struct {
+		offset, max, next int64
+		want              string
+	}{{0, 4, 4, "hell"}, {4, 4, 8, "o wo"}, {3, 3, 6, "lo "}, {6, 6, 12, "world\n"}, {8, 100, 12, "rld\n"}, {12, 5, 12, ""}} {
+		out.Reset()
+		if next, _, err := s.runtime.ReadAttemptLogUpTo(t.Context(), l.AttemptID, c.offset, c.max, &out); err != nil || next != c.next || out.String() != c.want {
+			t.Errorf("read %d bytes from %d: %q next %d err %v; want %q next %d", c.max, c.offset, out.String(), next, err, c.want, c.next)
+		}
+	}
+	if _, _, err := s.runtime.ReadAttemptLogUpTo(t.Context(), l.AttemptID, 0, 0, &out); !qlerror.Is(err, qlerror.Invalid) {
+		t.Errorf("a read of 0 bytes: %v; want it refused", err)
+	}
 	var chunks int
 	if err := s.super.QueryRow(t.Context(), `SELECT count(*) FROM qinglong.run_log_chunks WHERE attempt_id = $1`, l.AttemptID).Scan(&chunks); err != nil || chunks != 2 {
 		t.Fatalf("%d chunks stored (%v), want 2", chunks, err)

@@ -120,6 +120,24 @@ func appendLog(ctx context.Context, tx pgx.Tx, w WorkerIdentity, req workerproto
 // returns the offset to read from next and whether the cap truncated the
 // log. It reads one snapshot, so next is exactly the end of what it wrote.
 func (r *Runtime) ReadAttemptLog(ctx context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
+	return r.readAttemptLog(ctx, attemptID, offset, nil, w)
+}
+
+// ReadAttemptLogUpTo is ReadAttemptLog writing at most max bytes (max >
+// 0): the chunks after them are not read, so a reader taking a long log a
+// piece at a time (the API's log route) reads each chunk about once, not
+// the whole rest of the log for every piece.
+func (r *Runtime) ReadAttemptLogUpTo(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error) {
+	if max <= 0 {
+		return 0, false, qlerror.New(qlerror.Invalid, "log read of %d bytes: give 1 or more", max)
+	}
+	end := offset + max
+	return r.readAttemptLog(ctx, attemptID, offset, &end, w)
+}
+
+// readAttemptLog writes an attempt's log from offset to w, up to end when
+// end is not nil.
+func (r *Runtime) readAttemptLog(ctx context.Context, attemptID string, offset int64, end *int64, w io.Writer) (int64, bool, error) {
 	if err := ids.Validate("attempt id", attemptID); err != nil {
 		return 0, false, qlerror.Wrap(qlerror.Invalid, err, "give an attempt id as `ql runs show` prints it")
 	}
@@ -143,7 +161,11 @@ func (r *Runtime) ReadAttemptLog(ctx context.Context, attemptID string, offset i
 	if offset >= held {
 		return held, truncated, nil
 	}
-	rows, err := tx.Query(ctx, sqlLogChunksFrom, attemptID, offset)
+	next := held
+	if end != nil {
+		next = min(held, *end)
+	}
+	rows, err := tx.Query(ctx, sqlLogChunksFrom, attemptID, offset, end)
 	if err != nil {
 		return 0, false, mapErr(err, "reading the log of attempt "+attemptID)
 	}
@@ -152,6 +174,9 @@ func (r *Runtime) ReadAttemptLog(ctx context.Context, attemptID string, offset i
 	read := false
 	_, err = pgx.ForEachRow(rows, []any{&at, &chunk}, func() error {
 		read = true
+		if keep := next - at; keep < int64(len(chunk)) {
+			chunk = chunk[:max(keep, 0)]
+		}
 		if skip := offset - at; skip > 0 {
 			chunk = chunk[min(skip, int64(len(chunk))):]
 		}
@@ -165,5 +190,5 @@ func (r *Runtime) ReadAttemptLog(ctx context.Context, attemptID string, offset i
 		// Bytes held and none left from offset: retention removed the log.
 		return offset, false, qlerror.New(qlerror.NotFound, "attempt %s: its log was removed by log retention", attemptID)
 	}
-	return held, truncated, nil
+	return next, truncated, nil
 }

@@ -356,13 +356,23 @@ func (l liveReaders) TriggerPause(ctx context.Context, r schedule.PauseRequest) 
 }
 
 // ReadAttemptLog reads an attempt's output through the live activation,
-// for the console's log tail and the API's log route.
+// for the console's log tail.
 func (l liveReaders) ReadAttemptLog(ctx context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
 	rt, err := l.runtime()
 	if err != nil {
 		return offset, false, err
 	}
 	return rt.ReadAttemptLog(ctx, attemptID, offset, w)
+}
+
+// ReadAttemptLogUpTo reads at most max bytes of an attempt's output
+// through the live activation, for the API's log route.
+func (l liveReaders) ReadAttemptLogUpTo(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return offset, false, err
+	}
+	return rt.ReadAttemptLogUpTo(ctx, attemptID, offset, max, w)
 }
 
 // liveManual is manual admission through the live activation, for a

@@ -118,7 +118,7 @@ func (r *replica) listen() error {
 	var err error
 	cfg := httpapi.Config{
 		Runs: live, Triggers: live, Detail: live, Tokens: live, Uses: apitoken.NewUses(live), Pauser: live, Cancel: r.cancelRun(live), AllowedHosts: r.s.AllowedHosts, TrustedProxies: r.s.TrustedProxies,
-		Notifications: live, ReadLog: live.ReadAttemptLog,
+		Notifications: live, ReadLog: live.ReadAttemptLogUpTo,
 		// The runtime role reads the catalog: a replica exports though it
 		// cannot publish.
 		Export: live,
@@ -133,7 +133,7 @@ func (r *replica) listen() error {
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Pauser: cfg.Pauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
-		Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog})
+		Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS, ErrorLog: httpapi.ConnectionErrorLog(r.log)})

@@ -69,11 +69,11 @@ type Config struct {
 	// event, and says what this call did to it; nil where the server
 	// cannot.
 	Cancel func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error)
-	// ReadLog copies an attempt's captured output from offset on to w and
-	// returns the offset after it and whether the log was cut at its size
-	// cap (GET /api/v1/runs/{id}/log); nil where the server cannot read
-	// logs.
-	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
+	// ReadLog copies at most max bytes of an attempt's captured output
+	// from offset on to w and returns the offset after them and whether
+	// the log was cut at its size cap (GET /api/v1/runs/{id}/log); nil
+	// where the server cannot read logs.
+	ReadLog func(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (next int64, truncated bool, err error)
 	// Manual runs a trigger now and backfills it; nil where the store
 	// does not implement it.
 	Manual schedule.Manual

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -12,17 +11,14 @@ import (
 )
 
 // MaxLogAnswer bounds the output one answer of GET /api/v1/runs/{id}/log
-// carries: a client asks again from the answer's view.HeaderLogOffset for the
-// rest, so no answer holds a whole log cap (up to 1 GiB on the cluster) in
-// the server's memory.
+// carries: a client asks again from the answer's view.HeaderLogOffset for
+// the rest, so no answer holds a whole log cap (up to 1 GiB on the
+// cluster) in the server's memory, or reads it from the database.
 const MaxLogAnswer = 1 << 20
 
 // errNoLogs answers the log route on a server that was given no way to
 // read logs.
 var errNoLogs = qlerror.New(qlerror.FailedPrecondition, "this server was given no way to read the runs' output; read it with `ql runs logs` where its database is")
-
-// errAnswerFull stops a log read at MaxLogAnswer bytes.
-var errAnswerFull = errors.New("the answer is full")
 
 // logAnswer is the log route's answer: the bytes, and the headers that
 // say what they are.
@@ -81,26 +77,25 @@ func (a *api) runLog(ctx context.Context, r *http.Request) (any, error) {
 	if at.LogRemoved {
 		return nil, qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", d.Run.ID, at.Number, at.LogBytes)
 	}
-	body := &capped{max: MaxLogAnswer}
+	// One byte more than an answer holds says whether the log goes on
+	// past it.
+	var buf bytes.Buffer
 	truncated := at.LogTruncated
 	if at.StartedAtMs != nil {
-		_, cut, err := a.ReadLog(ctx, at.ID, offset, body)
-		switch {
-		case body.full:
-			// The read stopped at the answer's size, on the writer's
-			// refusal: what it kept is good, the rest is the next answer's.
-		case err != nil:
+		_, cut, err := a.ReadLog(ctx, at.ID, offset, MaxLogAnswer+1, &buf)
+		if err != nil {
 			return nil, err
-		default:
-			truncated = truncated || cut
 		}
+		truncated = truncated || cut
 	}
+	body, more := buf.Bytes(), buf.Len() > MaxLogAnswer
+	body = body[:min(len(body), MaxLogAnswer)]
 	last := d.Attempts[len(d.Attempts)-1]
-	return logAnswer{body: body.buf.Bytes(), headers: map[string]string{
+	return logAnswer{body: body, headers: map[string]string{
 		view.HeaderAttempt:       strconv.FormatInt(at.Number, 10),
 		view.HeaderLatestAttempt: strconv.FormatInt(last.Number, 10),
-		view.HeaderLogOffset:     strconv.FormatInt(offset+int64(body.buf.Len()), 10),
-		view.HeaderLogComplete:   strconv.FormatBool(!body.full),
+		view.HeaderLogOffset:     strconv.FormatInt(offset+int64(len(body)), 10),
+		view.HeaderLogComplete:   strconv.FormatBool(!more),
 		view.HeaderLogTruncated:  strconv.FormatBool(truncated),
 		view.HeaderAttemptEnded:  strconv.FormatBool(at.State.Terminal() || at.ID != last.ID || d.Run.State.Finished()),
 		view.HeaderRunState:      string(d.Run.State),
@@ -120,22 +115,4 @@ func wholeParam(q map[string]string, name string, min int64, what string) (int64
 		return 0, qlerror.New(qlerror.Invalid, "%s %q is not %s", name, v, what)
 	}
 	return n, nil
-}
-
-// capped keeps up to max bytes written to it and refuses the rest, which
-// stops the log read that writes to it.
-type capped struct {
-	buf  bytes.Buffer
-	max  int
-	full bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	room := c.max - c.buf.Len()
-	if len(p) <= room {
-		return c.buf.Write(p)
-	}
-	c.buf.Write(p[:room])
-	c.full = true
-	return room, errAnswerFull
 }

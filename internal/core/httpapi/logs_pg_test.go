@@ -74,7 +74,7 @@ func qlMain(args ...string) (int, string, string) {
 // URL holds a password, so it reaches the CLI through $QL_DATABASE_URL.
 func TestRunsLogsOverTheAPIWaitsOutTheTokensRateAndPrintsTheWholeLog(t *testing.T) {
 	rt, runID, size := seededLog(t)
-	h := httpapi.Authed(t, httpapi.Config{Runs: rt, Triggers: rt, ReadLog: rt.ReadAttemptLog, Limits: httpapi.Limits{PerToken: 2, Burst: 2},
+	h := httpapi.Authed(t, httpapi.Config{Runs: rt, Triggers: rt, ReadLog: rt.ReadAttemptLogUpTo, Limits: httpapi.Limits{PerToken: 2, Burst: 2},
 		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
 	var seen [600]atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(statusCounter{w, &seen}, r) }))
@@ -101,7 +101,7 @@ func TestRunsLogsOverTheAPIWaitsOutTheTokensRateAndPrintsTheWholeLog(t *testing.
 // print nothing until the Run ends. Not parallel, as above.
 func TestRunsLogsOverTheAPIOfAServerWithoutTheLogRouteSaysSo(t *testing.T) {
 	rt, runID, _ := seededLog(t)
-	h := httpapi.Authed(t, httpapi.Config{Runs: rt, Triggers: rt, ReadLog: rt.ReadAttemptLog, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
+	h := httpapi.Authed(t, httpapi.Config{Runs: rt, Triggers: rt, ReadLog: rt.ReadAttemptLogUpTo, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
 	older := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/log") {
 			r.URL.Path += "-not-served"

@@ -20,6 +20,21 @@ func ReadLog(logDir, attemptID string, w io.Writer) error {
 // returns the offset after what it copied; a follower calls it again with
 // that offset while the command still writes.
 func ReadLogFrom(logDir, attemptID string, offset int64, w io.Writer) (int64, error) {
+	return readLog(logDir, attemptID, offset, -1, w)
+}
+
+// ReadLogUpTo is ReadLogFrom copying at most max bytes (max > 0), for a
+// reader taking a log a piece at a time.
+func ReadLogUpTo(logDir, attemptID string, offset, max int64, w io.Writer) (int64, error) {
+	if max <= 0 {
+		return offset, qlerror.New(qlerror.Invalid, "read log: a read of %d bytes; give 1 or more", max)
+	}
+	return readLog(logDir, attemptID, offset, max, w)
+}
+
+// readLog copies an attempt's log from offset on to w, at most max bytes
+// when max is not negative.
+func readLog(logDir, attemptID string, offset, max int64, w io.Writer) (int64, error) {
 	if err := ids.Validate("attempt id", attemptID); err != nil {
 		return offset, qlerror.Wrap(qlerror.Invalid, err, "read log")
 	}
@@ -37,6 +52,10 @@ func ReadLogFrom(logDir, attemptID string, offset int64, w io.Writer) (int64, er
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return offset, qlerror.Wrap(qlerror.Unavailable, err, "read the log of attempt %s", attemptID)
 	}
-	n, err := io.Copy(w, f)
+	var r io.Reader = f
+	if max >= 0 {
+		r = io.LimitReader(f, max)
+	}
+	n, err := io.Copy(w, r)
 	return offset + n, err
 }

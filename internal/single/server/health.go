@@ -43,8 +43,8 @@ func (s *Server) listen() error {
 		// its own secrets file: an apply's answer can note the secrets
 		// that file lacks, or that it cannot be used at all.
 		MissingSecrets: process.Secrets{Path: s.layout.Secrets}.Missing,
-		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
-			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
+		ReadLog: func(_ context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error) {
+			next, err := executor.ReadLogUpTo(s.layout.Logs, attemptID, offset, max, w)
 			return next, false, err
 		},
 	}
@@ -63,7 +63,10 @@ func (s *Server) listen() error {
 		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications,
 		MissingSecrets: cfg.MissingSecrets, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: tlsCfg != nil, Log: s.cfg.Logger, Binary: s.cfg.Binary,
 		RequestTimeout: s.cfg.RequestTimeout,
-		ReadLog:        cfg.ReadLog})
+		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
+			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
+			return next, false, err
+		}})
 	api := httpapi.NewHandler(cfg)
 	srv, err := httpserve.ListenWith(s.cfg.HTTPAddr, api, httpserve.Options{TLS: tlsCfg, ErrorLog: httpapi.ConnectionErrorLog(s.cfg.Logger)})
 	if err != nil {

@@ -143,8 +143,11 @@ SELECT log_bytes, log_truncated FROM qinglong.attempts WHERE id = $1
 -- name: LogChunksFrom
 -- The chunks of an attempt from the one holding an offset on, in order,
 -- read by primary key from that chunk (a follower reading the tail does
--- not re-read the chunks before it).
+-- not re-read the chunks before it), up to the one holding the byte before
+-- $3 when $3 is given (a reader taking a log a piece at a time does not
+-- read the chunks after its piece).
 SELECT log_offset, bytes FROM qinglong.run_log_chunks
  WHERE attempt_id = $1
    AND log_offset >= coalesce((SELECT max(c.log_offset) FROM qinglong.run_log_chunks c WHERE c.attempt_id = $1 AND c.log_offset <= $2), 0)
+   AND ($3::bigint IS NULL OR log_offset < $3)
  ORDER BY log_offset
