@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -143,8 +144,11 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	}
 	// COMMIT answered, so the cancels before the write stand: the write
 	// held, or there were none (the write fails the transaction when its
-	// fence fails after cancels).
+	// fence fails after cancels). The workers of the Runs they asked to
+	// stop are woken now: a statement more only when cancel_previous found
+	// a Run of the trigger running, never in the admission's transaction.
 	res.Finished = eff.finished
+	notifyStopAsked(ctx, r.pool, eff.stops)
 	if lost != nil {
 		// COMMIT answered, so res is what happened; the connection is gone
 		// all the same, and the replica must learn it (docs/architecture.md, "Rounds and the lifecycle").
@@ -256,6 +260,9 @@ type overlapEffect struct {
 	// finished counts the Runs those cancels finished; they stand only
 	// once the transaction commits.
 	finished run.FinishCounts
+	// stops are the worker sessions holding an attempt those cancels asked
+	// to stop, woken once the transaction has committed.
+	stops []string
 }
 
 // applyOverlap returns p with the decision its trigger's overlap policy
@@ -286,32 +293,37 @@ func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f com
 	case schedule.OverlapAdmitWaiting:
 		return p, overlapEffect{waits: true}, nil
 	case schedule.OverlapCancelThenAdmit:
-		finished, err := cancelRuns(ctx, q, f.Unfinished)
+		finished, stops, err := cancelRuns(ctx, q, f.Unfinished)
 		if err != nil {
 			return p, overlapEffect{}, err
 		}
-		return p, overlapEffect{waits: true, cancelled: true, finished: finished}, nil
+		return p, overlapEffect{waits: true, cancelled: true, finished: finished, stops: stops}, nil
 	}
 	return p, overlapEffect{}, nil
 }
 
 // cancelRuns cancels each Run through CancelRun's steps, in the caller's
-// transaction, and counts the Runs it finished.
-func cancelRuns(ctx context.Context, q querier, runIDs []string) (finished run.FinishCounts, err error) {
+// transaction, counts the Runs it finished and names the worker sessions
+// holding the attempts it asked to stop (each once), which the caller
+// wakes after its COMMIT (notifyStopAsked).
+func cancelRuns(ctx context.Context, q querier, runIDs []string) (finished run.FinishCounts, stops []string, err error) {
 	for _, id := range runIDs {
 		lf, err := lockLatestAttempt(ctx, q, id)
 		if err != nil {
-			return finished, err
+			return finished, nil, err
 		}
-		eff, err := cancelLocked(ctx, q, lf, "")
+		c, err := cancelLocked(ctx, q, lf, "")
 		if err != nil {
-			return finished, err
+			return finished, nil, err
 		}
-		if eff.Finished {
+		if c.effect.Finished {
 			finished.Add(run.Cancelled)
 		}
+		if c.stop != "" && !slices.Contains(stops, c.stop) {
+			stops = append(stops, c.stop)
+		}
 	}
-	return finished, nil
+	return finished, stops, nil
 }
 
 // decisionArgs are sqlCommitWrite's arguments for the verified decision,

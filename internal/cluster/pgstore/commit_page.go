@@ -325,12 +325,14 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 		return settle(ctx, out, write, err, commitMaybeRan)
 	}
 	ended = true
+	var stops []string
 	for k, i := range write {
 		out[i] = writtenResult(eff[i], touched[k], facts[i].NowMs)
 		// COMMIT answered, so the cancels before the write stand: that
 		// row's write held, or it had none (the write fails the
 		// transaction when a row's fence fails after cancels).
 		out[i].Finished = overlap[i].finished
+		stops = append(stops, overlap[i].stops...)
 		if lost != nil {
 			// COMMIT answered, so the outcome is known; the connection is
 			// gone all the same, and the replica must learn it.
@@ -338,6 +340,9 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 			out[i].Err = errors.Join(out[i].Err, loss)
 		}
 	}
+	// The workers of the Runs those cancels asked to stop, as commitOnce
+	// wakes them.
+	notifyStopAsked(ctx, r.pool, stops)
 	return out, nil
 }
 

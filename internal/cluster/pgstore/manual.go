@@ -115,12 +115,14 @@ func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest)
 		return schedule.RunNowResult{}, err
 	}
 	var out schedule.RunNowResult
+	var stopped []string
 	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		stopped = nil
 		f, tk, err := manualLock(ctx, tx, req.TriggerID)
 		if err != nil {
 			return err
 		}
-		out, err = admitManual(ctx, tx, f, tk, manualRun{key: key, scheduledForMs: f.NowMs}, req.Force,
+		out, stopped, err = admitManual(ctx, tx, f, tk, manualRun{key: key, scheduledForMs: f.NowMs}, req.Force,
 			map[string]any{"manual": run.OriginRunNow, "requestId": requestID, "actor": req.Actor, "force": req.Force},
 			"run-now request "+requestID+" of trigger "+req.TriggerID)
 		return err
@@ -128,6 +130,7 @@ func (r *Runtime) TriggerRunNow(ctx context.Context, req schedule.RunNowRequest)
 	if err != nil {
 		return schedule.RunNowResult{}, mapErr(err, "running trigger "+req.TriggerID+" now")
 	}
+	notifyStopAsked(ctx, r.pool, stopped)
 	r.wakeWorkers(ctx, out.Created)
 	return out, nil
 }
@@ -158,7 +161,9 @@ func (r *Runtime) RunRerun(ctx context.Context, req schedule.RerunRequest) (sche
 		return schedule.RerunResult{}, err
 	}
 	var out schedule.RunNowResult
+	var stopped []string
 	err = inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		stopped = nil
 		// A finished Run never changes again, so what is read of it before
 		// the trigger's lock still holds under it.
 		src, err := readRerunSource(ctx, tx, req.RunID)
@@ -184,7 +189,7 @@ func (r *Runtime) RunRerun(ctx context.Context, req schedule.RerunRequest) (sche
 			return qlerror.New(qlerror.Internal, "the execution revision run %s pinned fails closed (%s); run the trigger now instead", req.RunID, schedule.ReasonExecutionCorrupt)
 		}
 		f.Execution = src.execution
-		out, err = admitManual(ctx, tx, f, tk, manualRun{key: key, scheduledForMs: src.scheduledForMs, rerunOf: req.RunID}, false,
+		out, stopped, err = admitManual(ctx, tx, f, tk, manualRun{key: key, scheduledForMs: src.scheduledForMs, rerunOf: req.RunID}, false,
 			map[string]any{"manual": run.OriginRerun, "rerunOf": req.RunID, "requestId": requestID, "actor": req.Actor},
 			"re-run request "+requestID+" of run "+req.RunID)
 		return err
@@ -192,6 +197,7 @@ func (r *Runtime) RunRerun(ctx context.Context, req schedule.RerunRequest) (sche
 	if err != nil {
 		return schedule.RerunResult{}, mapErr(err, "re-running run "+req.RunID)
 	}
+	notifyStopAsked(ctx, r.pool, stopped)
 	r.wakeWorkers(ctx, out.Created)
 	return schedule.RerunResult(out), nil
 }
@@ -236,28 +242,30 @@ func readRerunSource(ctx context.Context, tx pgx.Tx, runID string) (rerunSource,
 // cancel_previous cancels them first, through CancelRun's steps); then the
 // queued Run, Attempt 1 and events run.created (with audit) and
 // run.queued, due at once. what names the request for the error of a key
-// taken concurrently.
-func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Ticket, m manualRun, force bool, audit map[string]any, what string) (schedule.RunNowResult, error) {
+// taken concurrently. stopped are the worker sessions holding the
+// attempts those cancels asked to stop, for the caller to wake once it has
+// committed.
+func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Ticket, m manualRun, force bool, audit map[string]any, what string) (_ schedule.RunNowResult, stopped []string, _ error) {
 	var out schedule.RunNowResult
 	switch err := tx.QueryRow(ctx, sqlRunByKey, tk.ProjectID, m.key).Scan(&out.RunID); {
 	case err == nil:
-		return out, nil
+		return out, nil, nil
 	case !errors.Is(err, pgx.ErrNoRows):
-		return out, err
+		return out, nil, err
 	}
 	if !force {
 		switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
 		case schedule.OverlapPass:
 			out.Skipped = schedule.PassOverlap
-			return out, nil
+			return out, nil, nil
 		case schedule.OverlapAdmitWaiting:
 			m.waits = true
 		case schedule.OverlapCancelThenAdmit:
-			finished, err := cancelRuns(ctx, tx, f.Unfinished)
+			finished, stops, err := cancelRuns(ctx, tx, f.Unfinished)
 			if err != nil {
-				return out, err
+				return out, nil, err
 			}
-			out.Finished = finished
+			out.Finished, stopped = finished, stops
 			m.waits = true
 		}
 	}
@@ -265,11 +273,11 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 	created, err := insertManual(ctx, tx, f, tk, m)
 	switch {
 	case err != nil:
-		return out, err
+		return out, nil, err
 	case !created:
-		return out, qlerror.New(qlerror.Conflict, "%s was admitted concurrently; repeat it to see its Run", what)
+		return out, nil, qlerror.New(qlerror.Conflict, "%s was admitted concurrently; repeat it to see its Run", what)
 	}
-	return schedule.RunNowResult{RunID: m.runID, Created: true, Finished: out.Finished}, nil
+	return schedule.RunNowResult{RunID: m.runID, Created: true, Finished: out.Finished}, stopped, nil
 }
 
 // TriggerBackfill admits, in one transaction holding the trigger's schedule

@@ -17,6 +17,13 @@ const (
 	// such a row only at its next cadence tick, and a trigger applied
 	// shortly before its first occurrence would fire that much late.
 	SchedulesChangedChannel = "qinglong_schedules_changed"
+	// StopAskedChannel wakes the waiting pull or watch of one worker
+	// session: a stop was asked of an attempt it holds (its Run was
+	// cancelled while it started or ran). The payload is the session's id,
+	// so only that session's waiter goes back to the database; a channel
+	// of its own, so a replica older than it (which does not listen on
+	// it) is not woken by it at all.
+	StopAskedChannel = "qinglong_stop_asked"
 )
 
 // SessionChangedPayload is the payload of a notice on RunsQueuedChannel
@@ -28,10 +35,12 @@ const SessionChangedPayload = "session"
 
 // Notices are the functions a listener calls, one per channel; a nil one
 // ignores its channel. RunsQueued is told whether the notice says a
-// session stopped being active (SessionChangedPayload).
+// session stopped being active (SessionChangedPayload); StopAsked is told
+// the session one of whose attempts a stop was asked of.
 type Notices struct {
 	RunsQueued       func(sessionChanged bool)
 	SchedulesChanged func()
+	StopAsked        func(sessionID string)
 }
 
 // NotifyRunsQueued wakes the pulls waiting on every replica. Call it after
@@ -55,6 +64,20 @@ func (r *Runtime) NotifySessionChanged(ctx context.Context) error {
 func notifySessionChanged(ctx context.Context, q querier) error {
 	_, err := q.Exec(ctx, sqlNotifySessionChanged, RunsQueuedChannel, SessionChangedPayload)
 	return mapErr(err, "notifying a session's change")
+}
+
+// notifyStopAsked wakes, on every replica, the waiting pull or watch of
+// each session in sessions: a stop was asked of an attempt it holds. One
+// statement, one notice per session, sent after the COMMIT that recorded
+// the stop intents (a NOTIFY inside would take the database-wide commit
+// lock). A failed notification leaves the worker to hear the stop at its
+// next renewal, as before the notice existed, so it is not an error of
+// the cancel.
+func notifyStopAsked(ctx context.Context, q querier, sessions []string) {
+	if len(sessions) == 0 {
+		return
+	}
+	_, _ = q.Exec(ctx, sqlNotifyStopAsked, StopAskedChannel, sessions)
 }
 
 // refreshEligibility runs one eligibility refresh (eligibility.go) in tx
@@ -92,7 +115,7 @@ func (r *Runtime) Listen(ctx context.Context, on Notices) error {
 		defer cancel()
 		_ = conn.Close(closeCtx)
 	}()
-	for _, listen := range []string{sqlListenRunsQueued, sqlListenSchedulesChanged} {
+	for _, listen := range []string{sqlListenRunsQueued, sqlListenSchedulesChanged, sqlListenStopAsked} {
 		if _, err := conn.Exec(ctx, listen); err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -112,6 +135,10 @@ func (r *Runtime) Listen(ctx context.Context, on Notices) error {
 		case n.Channel == SchedulesChangedChannel:
 			if on.SchedulesChanged != nil {
 				on.SchedulesChanged()
+			}
+		case n.Channel == StopAskedChannel:
+			if on.StopAsked != nil {
+				on.StopAsked(n.Payload)
 			}
 		case on.RunsQueued != nil:
 			on.RunsQueued(n.Payload == SessionChangedPayload)

@@ -151,6 +151,7 @@ var (
 	sqlWorkerForRegister   = stmt("WorkerForRegister")
 	sqlSessionState        = stmt("SessionState")
 	sqlSessionStateWatched = stmt("SessionStateWatched")
+	sqlSessionStopsAsked   = stmt("SessionStopsAsked")
 	sqlSessionUnstarted    = stmt("SessionUnstartedGrants")
 
 	sqlSessionOpen, sessionOpenParams           = namedStmt("SessionOpen")
@@ -196,8 +197,10 @@ var (
 	sqlNotifyRunsQueued       = stmt("NotifyRunsQueued")
 	sqlNotifySessionChanged   = stmt("NotifySessionChanged")
 	sqlNotifySchedulesChanged = stmt("NotifySchedulesChanged")
+	sqlNotifyStopAsked        = stmt("NotifyStopAsked")
 	sqlListenRunsQueued       = stmt("ListenRunsQueued")
 	sqlListenSchedulesChanged = stmt("ListenSchedulesChanged")
+	sqlListenStopAsked        = stmt("ListenStopAsked")
 )
 
 // sql/ledger.sql: the occurrence ledger's reads, pause and resume.

@@ -20,8 +20,12 @@ const cancelAttempts = 3
 // retry_wait, waiting_approval, lost, or dispatching with its grant not
 // started) is cancelled at once, its open attempt too: a late start of
 // that grant is answered terminal. A running one records the intent
-// (cancel_requested_at_ms); its worker hears stop on its next renewal and
-// completes it cancelled. A Run already ended is returned as it is, as on
+// (cancel_requested_at_ms) and, once that has committed, wakes the waiting
+// pull or watch of the worker session holding the attempt (notifyStopAsked):
+// the worker renews the attempt at once, hears stop and completes it
+// cancelled — within moments, not at its next renewal (up to a third of
+// the run lease later), which is when a worker that keeps no pull or
+// watch waiting, or one older than the notice, hears it. A Run already ended is returned as it is, as on
 // the single-node store, so cancelling twice changes nothing the second
 // time and says what the Run became. actor (who asked, and
 // from where) is recorded in the event's payload, the audit record of the
@@ -34,13 +38,14 @@ func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (_ run.Run
 		return run.Run{}, run.CancelEffect{}, qlerror.Wrap(qlerror.Invalid, err, "give a run id as printed by `ql runs list`").Because(schedule.RefusalNotARunID)
 	}
 	var out run.Run
-	var eff run.CancelEffect
+	var c cancelled
 	err := inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		c = cancelled{}
 		f, err := lockLatestAttempt(ctx, tx, runID)
 		if err != nil {
 			return err
 		}
-		if eff, err = cancelLocked(ctx, tx, f, actor); err != nil {
+		if c, err = cancelLocked(ctx, tx, f, actor); err != nil {
 			return err
 		}
 		out, err = scanRun(tx.QueryRow(ctx, sqlRunGet, runID))
@@ -49,7 +54,8 @@ func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (_ run.Run
 	if err != nil {
 		return run.Run{}, run.CancelEffect{}, mapErr(err, "cancelling run "+runID)
 	}
-	return out, eff, nil
+	notifyStopAsked(ctx, r.pool, c.stopSessions())
+	return out, c.effect, nil
 }
 
 // lockLatestAttempt locks a Run's latest attempt and the Run (in the order
@@ -80,28 +86,48 @@ func lockLatestAttempt(ctx context.Context, tx querier, runID string) (leaseFact
 	return leaseFacts{}, qlerror.New(qlerror.Conflict, "run %s kept getting new attempts while it was being cancelled; retry", runID)
 }
 
+// cancelled is what cancelLocked did: the effect CancelRun reports, and
+// the worker session holding the attempt whose stop it asked ("" when it
+// asked none), to be woken once the transaction has committed.
+type cancelled struct {
+	effect run.CancelEffect
+	stop   string
+}
+
+// stopSessions is the session to wake, if any, as notifyStopAsked takes it.
+func (c cancelled) stopSessions() []string {
+	if c.stop == "" {
+		return nil
+	}
+	return []string{c.stop}
+}
+
 // cancelLocked cancels the Run of the locked facts f as CancelRun says and
 // reports what it did.
-func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) (run.CancelEffect, error) {
+func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) (cancelled, error) {
 	payload := map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}
 	if actor != "" {
 		payload["actor"] = actor
 	}
 	switch {
 	case f.RunState.Terminal():
-		return run.CancelEffect{}, nil
+		return cancelled{}, nil
 	case f.RunState == run.Running || (f.RunState == run.Dispatching && f.started()):
 		if f.CancelAtMs != nil {
-			return run.CancelEffect{}, nil
+			return cancelled{}, nil
 		}
 		_, err := advanceRun(ctx, tx, f, f.RunState, runChange{event: run.EventCancelRequested, cancel: true, payload: payload})
-		return run.CancelEffect{}, err
+		var c cancelled
+		if f.SessionID != nil {
+			c.stop = *f.SessionID
+		}
+		return c, err
 	}
 	if !f.State.Terminal() {
 		if err := endAttempt(ctx, tx, f, run.AttemptCancelled, attemptResult{errorCode: ErrorCodeCancelled}); err != nil {
-			return run.CancelEffect{}, err
+			return cancelled{}, err
 		}
 	}
 	finished, err := advanceRun(ctx, tx, f, run.Cancelled, runChange{event: run.EventCancelled, cancel: true, finished: true, payload: payload})
-	return run.CancelEffect{Finished: finished, ClosedLost: err == nil && f.RunState == run.Lost}, err
+	return cancelled{effect: run.CancelEffect{Finished: finished, ClosedLost: err == nil && f.RunState == run.Lost}}, err
 }

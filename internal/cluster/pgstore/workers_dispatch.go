@@ -80,6 +80,24 @@ func (r *Runtime) PullGrants(ctx context.Context, w WorkerIdentity, req workerpr
 	return reply, nil
 }
 
+// StopsAsked returns the ids of the attempts of w's session sessionID,
+// starting or running, whose Run a stop was asked of (a cancel recorded
+// as an intent), in one indexed read without a lock: a waiting pull or
+// watch answers them when a stop-asked notice woke it, and the worker
+// renews each at once, which answers stop. Attempts of another worker are
+// never named, whatever session id is given.
+func (r *Runtime) StopsAsked(ctx context.Context, w WorkerIdentity, sessionID string) ([]string, error) {
+	if err := ids.Validate("session id", sessionID); err != nil {
+		return nil, qlerror.Wrap(qlerror.Invalid, err, "pull")
+	}
+	rows, err := r.pool.Query(ctx, sqlSessionStopsAsked, sessionID, w.ID)
+	if err != nil {
+		return nil, mapErr(err, "reading the stops asked of session "+sessionID)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return out, mapErr(err, "reading the stops asked of session "+sessionID)
+}
+
 // grantColumns are the scan targets of a grant row, in the column order
 // both GrantsOfOffer and Dispatch return.
 func grantColumns(g *workerproto.Grant) []any {

@@ -166,9 +166,20 @@ type PullRequest struct {
 // waiting pulls and watches of every replica, so a replaced worker hears
 // it at once, with a free slot or with every slot busy (a replica older
 // than that wake answers at the wait's bound).
+//
+// Stop lists the attempts of this session that a stop was asked of (their
+// Run was cancelled) while they were starting or running. A cancel wakes
+// the waiting pull or watch of the session holding the attempt, which
+// answers with it at once; the worker renews each of them now instead of
+// at its renewal timer, and the renewal's answer is stop, which ends the
+// command as any stop reply does. It was added after the first release: a
+// replica older than it never sends it (the worker hears the stop at its
+// next renewal, as before), and a worker older than it ignores it
+// (replies are decoded leniently).
 type PullReply struct {
-	State  string  `json:"state"`
-	Grants []Grant `json:"grants"`
+	State  string   `json:"state"`
+	Grants []Grant  `json:"grants"`
+	Stop   []string `json:"stop,omitempty"`
 }
 
 // Grant is one leased, not yet started Attempt: the lease (its version 1

@@ -17,6 +17,13 @@ SELECT pg_notify($1, '')
 -- Sent after the COMMIT, as NotifyRunsQueued.
 SELECT pg_notify($1, $2)
 
+-- name: NotifyStopAsked
+-- Wakes the waiting pull or watch of each worker session in $2 (one
+-- notice per session, its id the payload): a stop was asked of an attempt
+-- the session holds. Sent after the COMMIT that recorded the stops, as
+-- NotifyRunsQueued; PostgreSQL folds identical notices of one statement.
+SELECT pg_notify($1, s) FROM unnest($2::text[]) s
+
 -- name: NotifySchedulesChanged
 -- Wakes every replica's scheduler after a change of the schedule rows a
 -- claim may take (a publish, a task's new head, archiving or reactivating
@@ -34,3 +41,7 @@ LISTEN qinglong_runs_queued
 -- name: ListenSchedulesChanged
 -- Subscribes the same connection to the schedules-changed notices.
 LISTEN qinglong_schedules_changed
+
+-- name: ListenStopAsked
+-- Subscribes the same connection to the stop-asked notices.
+LISTEN qinglong_stop_asked

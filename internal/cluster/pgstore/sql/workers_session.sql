@@ -98,6 +98,22 @@ SELECT s.worker_id, {{SessionStateNow}}
   FROM qinglong.worker_sessions s JOIN qinglong.workers w ON w.id = s.worker_id
  WHERE s.id = $1
 
+-- name: SessionStopsAsked
+-- The attempts of session $1 of worker $2, starting or running, whose Run
+-- a stop was asked of (a cancel recorded as an intent): what a waiting
+-- pull or watch answers once a stop-asked notice woke it. The session's
+-- primary key (its owner checked), then one scan of
+-- attempts_session_live_idx (its predicate is implied: a state among
+-- starting and running, of a session), a handful of rows at most (a
+-- session holds at most its capacity), then one runs primary-key probe
+-- each; read without a lock, since it only tells the worker to renew now.
+SELECT a.id
+  FROM qinglong.worker_sessions s
+  JOIN qinglong.attempts a ON a.session_id = s.id AND a.state IN ('starting', 'running')
+  JOIN qinglong.runs r ON r.id = a.run_id
+ WHERE s.id = $1 AND s.worker_id = $2 AND r.cancel_requested_at_ms IS NOT NULL
+ ORDER BY a.id
+
 -- name: SessionUnstartedGrants
 -- The grants of one session that were never started (claimed, still
 -- leased), with the token digest each was granted under, read without a
