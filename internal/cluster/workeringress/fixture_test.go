@@ -38,9 +38,12 @@ type fixture struct {
 }
 
 // listenRunsQueued is a ListenFunc over the fixture's runtime, as a
-// replica's listener is for its pulls.
-func (f *fixture) listenRunsQueued(ctx context.Context, wake func(sessionChanged bool)) error {
-	return f.rt.Listen(ctx, pgstore.Notices{RunsQueued: wake})
+// replica's listener is for its pulls and watches.
+func (f *fixture) listenRunsQueued(ctx context.Context, wake func(Notice)) error {
+	return f.rt.Listen(ctx, pgstore.Notices{
+		RunsQueued: func(changed bool) { wake(Notice{SessionChanged: changed}) },
+		StopAsked:  func(session string) { wake(Notice{StopAsked: session}) },
+	})
 }
 
 func newFixture(t *testing.T, cfg Config) *fixture {

@@ -84,7 +84,10 @@ type Handler struct {
 	// changed wakes the waiting pulls and the watches (pulls of max 0):
 	// a session stopped being active.
 	changed *broadcast
-	routes  map[string]func(*request)
+	// stops wakes the waiting pull or watch of one session: a stop was
+	// asked of one of its attempts.
+	stops  *sessionWakes
+	routes map[string]func(*request)
 
 	stopOnce sync.Once
 	stopped  chan struct{}
@@ -115,7 +118,7 @@ func New(cfg Config) *Handler {
 	}
 	h := &Handler{
 		acquire: cfg.Acquire, settings: cfg.Settings, log: cfg.Log, observe: cfg.Observe, completed: cfg.Completed, started: cfg.Started,
-		limits: newLimiter(cfg.Rate, cfg.Burst), auth: newAuthCache(), wakeup: newBroadcast(), changed: newBroadcast(),
+		limits: newLimiter(cfg.Rate, cfg.Burst), auth: newAuthCache(), wakeup: newBroadcast(), changed: newBroadcast(), stops: newSessionWakes(),
 		perAddr: authlimit.NewKeyed(cfg.FailedAuth, cfg.FailedAuthBurst, maxAddresses),
 		stopped: make(chan struct{}),
 	}
@@ -148,14 +151,28 @@ func (h *Handler) WakeSessions() {
 	h.changed.wake()
 }
 
-// Notified is the listener's wake: WakeSessions for a notification that a
-// session changed, Wake for any other.
-func (h *Handler) Notified(sessionChanged bool) {
-	if sessionChanged {
+// StopAsked sends the waiting pull or watch of session back to the
+// database, which answers the session's attempts a stop was asked of: its
+// worker renews them at once and hears stop, instead of at its renewal
+// timer. No other pull or watch is woken.
+func (h *Handler) StopAsked(session string) { h.stops.wake(session) }
+
+// Notified is the listener's wake: StopAsked for a notification that a
+// stop was asked, WakeSessions for one that a session changed, Wake for
+// Runs queued; a listener's (re)start wakes every pull and watch, and has
+// each read its stops too, since the notices sent meanwhile are lost.
+func (h *Handler) Notified(n Notice) {
+	switch {
+	case n.Relisten:
 		h.WakeSessions()
-		return
+		h.stops.wakeAll()
+	case n.StopAsked != "":
+		h.StopAsked(n.StopAsked)
+	case n.SessionChanged:
+		h.WakeSessions()
+	default:
+		h.Wake()
 	}
-	h.Wake()
 }
 
 // Stop ends every waiting pull now, answering what it has, so the server's

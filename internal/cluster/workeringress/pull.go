@@ -25,6 +25,13 @@ const CodePullWaiting = "ingress.pull_waiting"
 // (WakeSessions), not for Runs queued, so a full worker costs the
 // database one read of its session per wait bound and per replacement,
 // while it hears its replacement as soon as a pull would.
+//
+// A pull or watch woken by a stop asked of one of its session's attempts
+// (StopAsked, or a listener's restart) reads those attempts too and, if
+// there are any, answers them at once: the worker renews each now and
+// hears stop. Only that read tells the stops, never a pull's every query:
+// an answer for a stop the worker is already ending would send its next
+// watch back at once, again and again.
 func (h *Handler) pull(req *request) {
 	arrived := time.Now()
 	var in workerproto.PullRequest
@@ -39,25 +46,39 @@ func (h *Handler) pull(req *request) {
 	watch := in.Max == 0
 	bound := time.NewTimer(wait)
 	defer bound.Stop()
+	stops := h.stops.join(in.SessionID)
+	defer func() { h.stops.leave(in.SessionID, stops) }()
 	for {
 		// Taken before the query: a wake between the query and the wait
 		// sends this pull back at once. A watch has no use for Runs
-		// queued: its nil channel never fires.
+		// queued: its nil channel never fires. A stop wake (whichever wake
+		// the wait took) is joined again before the query that reads the
+		// stops, so none after it is missed either.
 		var woken <-chan struct{}
 		if !watch {
 			woken = h.wakeup.c()
 		}
 		changed := h.changed.c()
+		readStops := false
+		select {
+		case <-stops.ch:
+			readStops = true
+			stops = h.stops.join(in.SessionID)
+		default:
+		}
 		asked := time.Now()
 		ctx, cancel := context.WithTimeout(req.r.Context(), DefaultStepTimeout)
 		reply, err := req.st.PullGrants(ctx, req.worker, in, h.settings)
+		if err == nil && readStops {
+			reply.Stop, err = req.st.StopsAsked(ctx, req.worker, in.SessionID)
+		}
 		cancel()
 		if err != nil {
 			h.fail(req, err, in.Token)
 			return
 		}
 		countFromArrival(reply.Grants, asked.Sub(arrived))
-		if len(reply.Grants) > 0 || reply.State != workerproto.SessionActive || wait == 0 {
+		if len(reply.Grants) > 0 || len(reply.Stop) > 0 || reply.State != workerproto.SessionActive || wait == 0 {
 			writeJSON(req.w, http.StatusOK, reply)
 			return
 		}
@@ -67,6 +88,7 @@ func (h *Handler) pull(req *request) {
 		select {
 		case <-woken:
 		case <-changed:
+		case <-stops.ch:
 		case <-bound.C:
 			writeJSON(req.w, http.StatusOK, reply)
 			return

@@ -14,6 +14,7 @@ type Store interface {
 	RegisterWorker(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.RegisterRequest, s pgstore.WorkerSettings) (workerproto.RegisterReply, error)
 	HeartbeatWorker(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.HeartbeatRequest) (workerproto.HeartbeatReply, error)
 	PullGrants(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.PullRequest, s pgstore.WorkerSettings) (workerproto.PullReply, error)
+	StopsAsked(ctx context.Context, w pgstore.WorkerIdentity, sessionID string) ([]string, error)
 	StartAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.StartRequest, s pgstore.WorkerSettings) (pgstore.Started, error)
 	RenewAttempt(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.RenewRequest, s pgstore.WorkerSettings) (workerproto.LeaseReply, error)
 	AppendAttemptLog(ctx context.Context, w pgstore.WorkerIdentity, req workerproto.LogRequest, s pgstore.WorkerSettings) (workerproto.LogReply, error)
