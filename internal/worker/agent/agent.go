@@ -789,6 +789,7 @@ func (w *worker) pullOnce(free int) int {
 	for _, g := range grants {
 		w.start(g, offer.Token, sid, sent)
 	}
+	w.stopsAsked(rep.Stop)
 	w.onSessionState(sid, rep.State)
 	if rep.State == workerproto.SessionExpired && len(grants) == 0 {
 		return -1 // wait for the new session instead of pulling at once
@@ -844,6 +845,7 @@ func (w *worker) watchOnce() bool {
 	case err != nil:
 		w.onSessionError(sid, "watch", err)
 	default:
+		w.stopsAsked(rep.Stop)
 		w.onSessionState(sid, rep.State)
 		if rep.State == workerproto.SessionActive {
 			return true
@@ -883,6 +885,21 @@ func (w *worker) watchRefused(err error) bool {
 	case <-t.C:
 	}
 	return true
+}
+
+// stopsAsked has each running attempt a pull or watch reply says a stop
+// was asked of renew its lease now rather than at its renewal timer (up to
+// a third of the run lease later): the renewal answers stop, and the
+// command is ended as on any stop reply. An id this worker does not run
+// (it just completed) is no news.
+func (w *worker) stopsAsked(attemptIDs []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, id := range attemptIDs {
+		if a := w.running[id]; a != nil {
+			a.renewSoon()
+		}
+	}
 }
 
 // watchOffer is a fresh offer id and token for a watch.

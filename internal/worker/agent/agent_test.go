@@ -277,6 +277,51 @@ func TestAStopReplySendsSIGTERMThenSIGKILLAfterTheGrace(t *testing.T) {
 	}
 }
 
+// A stop asked of a running command is named by the reply of the worker's
+// waiting watch (every slot busy) or pull (a slot free), as a cancel makes
+// the replica's do: the worker renews that attempt at once, the renewal
+// answers stop, and the command ends within moments at a 30 s run lease —
+// not at its next renewal, 10 s later. Against a replica older than that
+// field the worker hears the stop at its next renewal, as it always did.
+func TestAWorkerRenewsAtOnceAnAttemptItsPullOrWatchSaysWasAskedToStop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		concurrency int
+		leaseMs     int64
+		older       bool
+	}{
+		{"told by its watch, every slot busy", 1, 30_000, false},
+		{"told by its pull, a slot free", 2, 30_000, false},
+		{"a replica older than the field", 1, 3_000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in := newIngress(t, tc.leaseMs)
+			in.beforeStop = tc.older
+			dir := t.TempDir()
+			g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
+			runAgent(t, in, func(c *Config) { c.Concurrency = tc.concurrency })
+			pid := readPid(t, filepath.Join(dir, "pid"))
+			asked := time.Now()
+			in.setStop(g.AttemptID, workerproto.StopCancelled)
+			done := in.completed(g.AttemptID)
+			took := time.Since(asked)
+			if done.Outcome != workerproto.OutcomeStopped || done.ErrorCode != workerproto.StopCancelled || !processGone(pid) {
+				t.Fatalf("completion %+v (command gone: %v); want the command stopped, cancelled", done, processGone(pid))
+			}
+			if log := string(in.attempt(g.AttemptID).log); !strings.HasPrefix(log, "[qinglong: the command was stopped: the run was asked to cancel") {
+				t.Fatalf("log %q; want the line saying the run was asked to cancel", log)
+			}
+			renewal := time.Duration(tc.leaseMs) * time.Millisecond / 3
+			if !tc.older && took >= renewal/2 {
+				t.Fatalf("the command ended %s after the stop was asked, want within moments: its next renewal was up to %s away", took, renewal)
+			}
+			t.Logf("the command ended %s after the stop was asked", took)
+		})
+	}
+}
+
 // A command the worker ends on a stop reply, on its own timeout or because
 // the worker is stopping ends its stored log with a line saying so, sent
 // after its output through the offset-ordered log path, in the words a

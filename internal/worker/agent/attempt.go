@@ -91,6 +91,9 @@ type attempt struct {
 	cancel   context.CancelCauseFunc
 	hard     chan struct{}
 	hardOnce sync.Once
+	// renewNow asks the attempt's goroutine to renew now: a pull or watch
+	// reply said a stop was asked of it.
+	renewNow chan struct{}
 	// over: the attempt reports nothing more (terminate was called).
 	over atomic.Bool
 
@@ -102,7 +105,7 @@ type attempt struct {
 
 func newAttempt(w *worker, g workerproto.Grant, token, session string, sent time.Time) *attempt {
 	a := &attempt{w: w, grant: g, lease: workerproto.Lease{AttemptID: g.AttemptID, Token: token, LeaseVersion: g.LeaseVersion},
-		session: session, hard: make(chan struct{})}
+		session: session, hard: make(chan struct{}), renewNow: make(chan struct{}, 1)}
 	a.ctx, a.cancel = context.WithCancelCause(context.Background())
 	a.extend(sent, g.LeaseMs)
 	return a
@@ -120,6 +123,14 @@ func (a *attempt) extend(sent time.Time, leaseMs int64) {
 // stop ends the command gracefully: SIGTERM, the task's kill grace, then
 // SIGKILL.
 func (a *attempt) stop(cause error) { a.cancel(cause) }
+
+// renewSoon has the attempt renew its lease at once; it never blocks.
+func (a *attempt) renewSoon() {
+	select {
+	case a.renewNow <- struct{}{}:
+	default:
+	}
+}
 
 // terminate kills the command at once (SIGTERM then SIGKILL without
 // grace) and makes the attempt report nothing more.
@@ -313,6 +324,11 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			a.out.finish()
 			res = &r
 		case <-a.out.full:
+		case <-a.renewNow:
+			// A stop already heard needs no second renewal to be heard.
+			if a.stopReason == "" {
+				a.nextRenew = time.Now()
+			}
 		case <-flush.C:
 			if a.pending() > 0 && !a.sendLog() {
 				wake.Stop()

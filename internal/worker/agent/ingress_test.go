@@ -80,6 +80,10 @@ type ingress struct {
 	takenWatches   int
 	beforeWatch    bool
 	refusedWatches int
+	// beforeStop leaves a pull's or watch's stop field out, as a replica
+	// older than it does: a stop set by a test is then heard only at the
+	// attempt's next renewal.
+	beforeStop bool
 }
 
 // completeBeforeSignal is the completion body of a replica released
@@ -112,6 +116,9 @@ type attemptRec struct {
 	reply     workerproto.CompleteReply
 	// reports counts requests after the lease was gone (refused).
 	late int
+	// stopTold: a pull or watch reply named the stop, as the replica's
+	// does once a cancel woke it (once per stop).
+	stopTold bool
 }
 
 const testCredential = workerproto.CredentialPrefix + "test-credential-0123456789"
@@ -177,10 +184,33 @@ func (in *ingress) attempt(id string) attemptRec {
 	return *a
 }
 
+// setStop asks a stop of an attempt, as a cancel does, and wakes the
+// waiting pull (a watch looks every 10 ms).
 func (in *ingress) setStop(id, reason string) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.attempts[id].stop = reason
+	select {
+	case in.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stopsToTell are the attempts of session a stop was asked of that no
+// pull or watch reply named yet (none when the fake is older than the
+// field); in.mu is held.
+func (in *ingress) stopsToTell(session string) []string {
+	if in.beforeStop {
+		return nil
+	}
+	var out []string
+	for id, a := range in.attempts {
+		if a.session == session && a.stop != "" && !a.stopTold && a.starts > 0 && a.complete == nil {
+			a.stopTold = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func fail(w http.ResponseWriter, status int, code, format string, args ...any) {
@@ -280,9 +310,10 @@ func (in *ingress) giveBack(w http.ResponseWriter, r *http.Request) {
 }
 
 // watch answers a pull of max 0 as the replica does: the session's state
-// once it is no longer active, or at the wait's bound, never a grant. The
-// fake has no wake for a state set by a test, so it looks every 10 ms.
-func (in *ingress) watch(w http.ResponseWriter, r *http.Request, deadline <-chan time.Time) {
+// once it is no longer active, or a stop asked of one of its attempts, or
+// at the wait's bound, never a grant. The fake has no wake for a state set
+// by a test, so it looks every 10 ms.
+func (in *ingress) watch(w http.ResponseWriter, r *http.Request, req workerproto.PullRequest, deadline <-chan time.Time) {
 	in.mu.Lock()
 	older := in.beforeWatch
 	if older {
@@ -300,7 +331,12 @@ func (in *ingress) watch(w http.ResponseWriter, r *http.Request, deadline <-chan
 	for {
 		in.mu.Lock()
 		state := in.state
+		stops := in.stopsToTell(req.SessionID)
 		in.mu.Unlock()
+		if len(stops) > 0 {
+			reply(w, workerproto.PullReply{State: state, Grants: []workerproto.Grant{}, Stop: stops})
+			return
+		}
 		if state != workerproto.SessionActive {
 			in.mu.Lock()
 			in.watches++
@@ -330,7 +366,7 @@ func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
 	deadline := time.NewTimer(time.Duration(req.WaitMs) * time.Millisecond)
 	defer deadline.Stop()
 	if req.Max == 0 {
-		in.watch(w, r, deadline.C)
+		in.watch(w, r, req, deadline.C)
 		return
 	}
 	for {
@@ -350,6 +386,12 @@ func (in *ingress) pull(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			reply(w, workerproto.PullReply{State: in.state, Grants: grants})
+			return
+		}
+		if stops := in.stopsToTell(req.SessionID); len(stops) > 0 {
+			state := in.state
+			in.mu.Unlock()
+			reply(w, workerproto.PullReply{State: state, Grants: []workerproto.Grant{}, Stop: stops})
 			return
 		}
 		if in.state != workerproto.SessionActive {
