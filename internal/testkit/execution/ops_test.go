@@ -131,6 +131,78 @@ timeout: 5m`}))
 	eventually(t, 5*time.Second, "the cancelled command to be gone", func() bool { return processGone(pid) })
 }
 
+// A Run cancelled with `ql runs cancel` while its command runs on a
+// worker, at the default 30 s run lease: the cancel wakes the worker's
+// waiting watch (its only slot busy) or pull (a slot free), which names
+// the attempt; the worker renews it at once, hears stop, and ends the
+// command (SIGTERM) within moments — not at its next renewal, a third of
+// the lease (10 s) later, which is when it used to hear it. The cancel is
+// sent just after a renewal, so without the wake the command would run on
+// for almost all of that third. The Run ends cancelled and its log's last
+// line says why the command was stopped.
+func TestACancelStopsTheCommandOnItsWorkerWithinMomentsNotAtItsNextRenewal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		concurrency int
+	}{{"its only slot busy, told by its watch", 1}, {"a slot free, told by its pull", 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newCluster(t, 30*time.Second)
+			c.apply(t, project("cancelnow", c.out(), map[string]string{"loops": `script: |
+  echo "$QL_ATTEMPT_ID" >> "$OUT/ids"
+  echo $$ > "$OUT/$QL_ATTEMPT_ID.pid"
+  while :; do sleep 0.1; done
+timeout: 5m`}))
+			r := c.startReplica(t, "replica", "", "")
+			w := c.newWorker(t, "worker", 4)
+			c.startWorker(t, w, r.workerURL(), tc.concurrency)
+			run := c.fire(t, "loops")
+			c.awaitRun(t, run, 20*time.Second, "running")
+			a := c.attempts(t, run)[0]
+			pid := c.awaitPid(t, a.ID)
+			renewal := c.lease / 3
+			renewed := *a.LeaseVersion
+			eventually(t, renewal+5*time.Second, "a renewal of the attempt", func() bool { return *c.attempts(t, run)[0].LeaseVersion > renewed })
+
+			cancelAt := time.Now()
+			c.runsCancel(t, run)
+			var endedAt time.Time
+			eventually(t, c.lease, "the cancelled command to end", func() bool {
+				if processGone(pid) {
+					endedAt = time.Now()
+					return true
+				}
+				return false
+			})
+			took := endedAt.Sub(cancelAt)
+			c.awaitRun(t, run, 10*time.Second, "cancelled")
+			askedMs := c.env.Int(t, `SELECT cancel_requested_at_ms FROM qinglong.runs WHERE id = $1`, run)
+			completedMs := c.env.Int(t, `SELECT finished_at_ms FROM qinglong.attempts WHERE id = $1`, a.ID)
+			t.Logf("the command ended %s after `ql runs cancel` started; the attempt completed %d ms after the cancel was recorded (database time)",
+				took, completedMs-askedMs)
+			lines := strings.Split(strings.TrimRight(c.attemptLog(t, a.ID), "\n"), "\n")
+			if last := lines[len(lines)-1]; !strings.Contains(last, "the command was stopped: the run was asked to cancel") {
+				t.Fatalf("the cancelled attempt's log ends with %q, want the line saying the run was asked to cancel", last)
+			}
+			if took >= renewal/2 {
+				t.Fatalf("the command ended %s after the cancel, want within moments: a renewal, which used to bring the stop, comes every %s", took, renewal)
+			}
+		})
+	}
+}
+
+// attemptLog is an attempt's stored log.
+func (c *cluster) attemptLog(t testing.TB, attemptID string) string {
+	t.Helper()
+	var log string
+	if err := c.env.Super.QueryRow(context.Background(), `SELECT coalesce(convert_from(string_agg(bytes, ''::bytea ORDER BY log_offset), 'UTF8'), '')
+		FROM qinglong.run_log_chunks WHERE attempt_id = $1`, attemptID).Scan(&log); err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
 // A command that ignores SIGTERM (its trap only records it) outlives its
 // timeout by the kill grace, is then SIGKILLed with its group, and its Run
 // ends timed_out.
