@@ -26,8 +26,13 @@
 //   - a watch (a pull of max 0, kept waiting by a worker whose every slot
 //     is busy) is granted nothing and is sent back to the database only
 //     by WakeSessions (a session replaced, a worker revoked or drained, a
-//     listener's restart), never by Wake: a full worker costs one read of
-//     its session per wait bound, and still hears its replacement, its
-//     revocation or its drain at once;
+//     listener's restart) or by StopAsked of its own session, never by
+//     Wake: a full worker costs one read of its session per wait bound,
+//     and still hears its replacement, its revocation or its drain at once;
+//   - StopAsked (a cancel asked a running attempt of that session to stop)
+//     sends back the waiting pull or watch of that one session only, which
+//     answers the session's attempts asked to stop, so its worker renews
+//     them at once and hears stop; stops are answered only after such a
+//     wake or a listener's restart, never on every query;
 //   - Stop ends every waiting pull at once, for a bounded drain.
 package workeringress

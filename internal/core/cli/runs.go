@@ -185,9 +185,10 @@ second): SIGTERM, then SIGKILL after the task's killGrace. A lost run (nothing r
 closed cancelled. A run that has already ended is left as it is.` + runsCancelAudit + apiHelp("runs cancel")
 	}
 	return `Cancel a run. A run that has not started (queued, waiting to retry, or granted to a worker that has
-not started it) is cancelled at once. On the cluster a running run's worker hears the cancellation on
-its next lease renewal, stops the command (SIGTERM, then SIGKILL after the task's killGrace) and
-reports the run cancelled. On standalone and edge the serving process's executor finds the cancellation
+not started it) is cancelled at once. On the cluster a running run's worker is told within moments
+(its waiting pull or watch is woken), renews its lease, hears the cancellation, stops the command
+(SIGTERM, then SIGKILL after the task's killGrace) and reports the run cancelled; a worker that cannot
+be told at once hears it at its next lease renewal (a third of the run lease). On standalone and edge the serving process's executor finds the cancellation
 at its next poll (about a second) and stops the command the same way. A lost run (nothing runs it any
 more) is closed cancelled. A run that has already ended is left as it is.` + runsCancelAudit + apiHelp("runs cancel")
 }

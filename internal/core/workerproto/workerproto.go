@@ -144,8 +144,10 @@ type EndReply struct {
 //
 // Max 0 is a watch: a worker whose every slot is busy keeps one waiting so
 // it hears at once that its session was replaced (it has no pull waiting
-// that could tell it). It is granted nothing, is answered when the session
-// is no longer active or at WaitMs, and is not woken by Runs queued; its
+// that could tell it), or that a stop was asked of one of its attempts
+// (PullReply.Stop). It is granted nothing, is answered when the session
+// is no longer active, when a stop was asked, or at WaitMs, and is not
+// woken by Runs queued; its
 // offer is not journaled, since there is no grant to replay. It was added
 // after the first release: a replica older than it refuses max 0 as
 // CodeInvalid, and the worker then stops watching (the next renewal or
@@ -280,7 +282,8 @@ type StartRequest struct {
 	Lease
 }
 
-// RenewRequest extends a lease; the worker renews every RunLease/3.
+// RenewRequest extends a lease; the worker renews every RunLease/3, and
+// at once an attempt a pull or watch reply names in PullReply.Stop.
 type RenewRequest struct {
 	Lease
 }
