@@ -115,7 +115,7 @@ func (r *Runtime) Listen(ctx context.Context, on Notices) error {
 		defer cancel()
 		_ = conn.Close(closeCtx)
 	}()
-	for _, listen := range []string{sqlListenRunsQueued, sqlListenSchedulesChanged, sqlListenStopAsked} {
+	for _, listen := range []string{sqlListenRunsQueued, sqlListenStopAsked, sqlListenSchedulesChanged} {
 		if _, err := conn.Exec(ctx, listen); err != nil {
 			if ctx.Err() != nil {
 				return nil

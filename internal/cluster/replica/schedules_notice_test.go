@@ -19,8 +19,8 @@ func TestATriggerAnotherProcessAppliesIsAdmittedAtItsDueInstantNotAtTheNextTick(
 	env := clustertest.New(t)
 	serveInProcess(t, cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "idle",
 		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", Cadence: time.Hour, StopTimeout: 2 * time.Second})
-	// Subscribed to both channels: the listener's last statement is its
-	// second LISTEN, and it is waiting.
+	// Subscribed to every channel: the listener's last statement is its
+	// LISTEN on the schedules channel, and it is waiting.
 	eventually(t, 30*time.Second, "the replica's notice listener", func() bool {
 		return env.Int(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
 			AND query = 'LISTEN qinglong_schedules_changed' AND state = 'idle'`) == 1

@@ -38,10 +38,11 @@ SELECT pg_notify($1, '')
 -- Subscribes the dedicated listening connection to the runs-queued notices.
 LISTEN qinglong_runs_queued
 
--- name: ListenSchedulesChanged
--- Subscribes the same connection to the schedules-changed notices.
-LISTEN qinglong_schedules_changed
-
 -- name: ListenStopAsked
 -- Subscribes the same connection to the stop-asked notices.
 LISTEN qinglong_stop_asked
+
+-- name: ListenSchedulesChanged
+-- Subscribes the same connection to the schedules-changed notices, last:
+-- once it has run, the listener hears every channel.
+LISTEN qinglong_schedules_changed
