@@ -21,15 +21,15 @@ const cancelAttempts = 3
 // started) is cancelled at once, its open attempt too: a late start of
 // that grant is answered terminal. A running one records the intent
 // (cancel_requested_at_ms) and, once that has committed, wakes the waiting
-// pull or watch of the worker session holding the attempt (notifyStopAsked):
-// the worker renews the attempt at once, hears stop and completes it
-// cancelled — within moments, not at its next renewal (up to a third of
-// the run lease later), which is when a worker that keeps no pull or
-// watch waiting, or one older than the notice, hears it. A Run already ended is returned as it is, as on
-// the single-node store, so cancelling twice changes nothing the second
-// time and says what the Run became. actor (who asked, and
-// from where) is recorded in the event's payload, the audit record of the
-// cancel, in its transaction. The effect says whether this call finished
+// pull or watch of the worker session holding the attempt
+// (notifyStopAsked): the worker renews the attempt at once, hears stop and
+// completes it cancelled — within moments, not at its next renewal (up to
+// a third of the run lease later), which is when a worker that keeps no
+// pull or watch waiting, or one older than the notice, hears it. A Run
+// already ended is returned as it is, as on the single-node store, so
+// cancelling twice changes nothing the second time and says what the Run
+// became. actor (who asked, and from where) is recorded in the event's
+// payload, the audit record of the cancel, in its transaction. The effect says whether this call finished
 // the Run (run.Finishes) or closed a lost one; neither when it recorded the
 // intent to stop a running one or found it ended — a cancel that raced its
 // completion.
