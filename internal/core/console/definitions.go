@@ -33,6 +33,11 @@ type definitionsData struct {
 	// apply.MaxErrors; MoreErrors counts those found past them.
 	Errors     []fileError
 	MoreErrors int
+	// Unavailable: the database could not be used (locked by another
+	// writer, read-only, full), so Errors is its one error, not the
+	// file's: the page says so over it rather than that the file is
+	// invalid, and keeps the text to send again.
+	Unavailable bool
 	// Step is "preview" (Diff is a dry run's, to confirm) or "applied"
 	// (Diff is what the apply did); "" while editing.
 	Step    string
@@ -184,6 +189,9 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	case err != nil && (qlerror.CodeOf(err) == qlerror.Internal || outOfTime(r, err)):
 		c.fail(w, r, s, err)
 		return
+	case qlerror.Is(err, qlerror.Unavailable):
+		status, d.Unavailable = http.StatusServiceUnavailable, true
+		d.Errors, d.MoreErrors = c.fileErrors(lang(r), err)
 	case err != nil:
 		status = http.StatusBadRequest
 		d.Errors, d.MoreErrors = c.fileErrors(lang(r), err)

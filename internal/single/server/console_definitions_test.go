@@ -250,8 +250,9 @@ func TestTheDefinitionsPageNotesASecretsFileTheServerCannotUseInThePagesLanguage
 
 // A valid file whose write the store does not see end (here another
 // process holds the database's write lock past the server's busy timeout)
-// is answered on the Chinese page in Chinese: the outcome is unknown and
-// applying the file again converges.
+// is answered 503 on the Chinese page in Chinese: the outcome is unknown
+// and applying the file again converges. The page does not call the file
+// invalid, and keeps its text to send again.
 func TestAnApplyOfUnknownOutcomeSaysSoInThePagesLanguage(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -271,10 +272,12 @@ func TestAnApplyOfUnknownOutcomeSaysSoInThePagesLanguage(t *testing.T) {
 	}
 	// Not t.Context(): the cleanup runs after the test's context ended.
 	t.Cleanup(func() { _, _ = conn.ExecContext(context.Background(), "ROLLBACK"); conn.Close() })
-	form := url.Values{"csrf": {csrf}, "yaml": {shopTrigger + "    cron: '0 4 * * *'\n    timezone: UTC\n"}}
+	file := shopTrigger + "    cron: '0 4 * * *'\n    timezone: UTC\n"
+	form := url.Values{"csrf": {csrf}, "yaml": {file}}
 	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply?lang=zh", form)
 	errs := defErrors(page)
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, "无法确认这次应用是否已写入") || strings.Contains(errs, "outcome is unknown") {
-		t.Errorf("an apply behind a held write lock in Chinese: %d, want 400 saying in Chinese that its outcome is unknown:\n%s", resp.StatusCode, errs)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(errs, "无法确认这次应用是否已写入") || strings.Contains(errs, "outcome is unknown") ||
+		!strings.Contains(errs, "数据库暂时无法使用；文件本身没有错误") || strings.Contains(errs, "文件无效") || !strings.Contains(page, "timezone: UTC") {
+		t.Errorf("an apply behind a held write lock in Chinese: %d, want 503 saying in Chinese that its outcome is unknown, not that the file is invalid, with the text kept:\n%s", resp.StatusCode, page)
 	}
 }
