@@ -200,6 +200,16 @@ func (p parser) notDuration(n *yaml.Node, field, s string, lo, hi time.Duration,
 		"field", field, "value", s, "min", validate.Duration(lo), "max", validate.Duration(hi)))
 }
 
+// notADuration reports n, whose value s does not read as a duration in
+// whole milliseconds from lo to hi, saying the range and the units the
+// field takes as the Chinese sentence for the reason does: a day written
+// 1d is the usual mistake, and the parser's "unknown unit" does not say
+// what to write instead.
+func (p parser) notADuration(n *yaml.Node, field, s string, lo, hi time.Duration) bool {
+	return p.notDuration(n, field, s, lo, hi, "%s: %q is not a duration in whole milliseconds from %s to %s, like 500ms, 30s, 5m or 2h "+
+		"(the units are ms, s, m and h; there is no d: write a day as 24h)", field, s, validate.Duration(lo), validate.Duration(hi))
+}
+
 // outOfRange reports n, which must be a whole number from lo to hi, in
 // the words of format (which names field).
 func (p parser) outOfRange(n *yaml.Node, field string, lo, hi int, format string, args ...any) bool {
@@ -460,7 +470,7 @@ func (p parser) timeout(v *yaml.Node) int64 {
 	d, err := time.ParseDuration(s)
 	switch {
 	case err != nil || d%time.Millisecond != 0:
-		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: %q is not a duration in whole milliseconds like 30s, 5m or 2h", s)
+		p.notADuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout)
 	case d.Milliseconds() == 0:
 		p.notDuration(v, "task.timeout", s, task.MinTimeout, task.MaxTimeout, "task.timeout: must be at least 1ms")
 	case d > task.MaxTimeout:
@@ -497,8 +507,7 @@ func (p parser) retry(n *yaml.Node) task.RetryPolicy {
 		if s, ok := p.str(v, "task.retry.backoff"); ok {
 			d, err := time.ParseDuration(s)
 			if err != nil || d%time.Millisecond != 0 || d < 0 || d.Milliseconds() > task.MaxRetryBackoffMs {
-				p.notDuration(v, "task.retry.backoff", s, 0, time.Duration(task.MaxRetryBackoffMs)*time.Millisecond,
-					"task.retry.backoff: %q is not a duration in whole milliseconds from 0s to 24h, like 10s or 5m", s)
+				p.notADuration(v, "task.retry.backoff", s, 0, time.Duration(task.MaxRetryBackoffMs)*time.Millisecond)
 			}
 			r.BackoffMs = d.Milliseconds()
 		}
@@ -595,7 +604,7 @@ func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, boo
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d%time.Millisecond != 0 || d <= 0 {
-		return 0, p.notDuration(n, field, s, time.Millisecond, hi, "%s: %q is not a positive duration in whole milliseconds like 500ms, 10s or 1m", field, s)
+		return 0, p.notADuration(n, field, s, time.Millisecond, hi)
 	}
 	if d > hi {
 		return 0, p.notDuration(n, field, s, time.Millisecond, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.Duration(hi))
@@ -686,7 +695,7 @@ func checkExpression(expr string) error {
 // only, catchUpWindow (a duration ≥ 0).
 func (p parser) timePolicies(f map[string]*yaml.Node, c *trigger.Cron) {
 	if v, ok := f["jitter"]; ok {
-		c.JitterMs, _ = p.duration(v, "trigger.jitter", trigger.MaxJitterMs, "0s to 1h, like 30s or 5m")
+		c.JitterMs, _ = p.duration(v, "trigger.jitter", trigger.MaxJitterMs)
 	}
 	for _, k := range []struct {
 		key string
@@ -717,14 +726,14 @@ func (p parser) timePolicies(f map[string]*yaml.Node, c *trigger.Cron) {
 				Because(trigger.RefusalCatchUpNotFireOnce, "value", c.MisfirePolicy))
 			return
 		}
-		if ms, ok := p.duration(v, "trigger.catchUpWindow", trigger.MaxCatchUpWindowMs, "0s to 8784h (366 days), like 10m"); ok {
+		if ms, ok := p.duration(v, "trigger.catchUpWindow", trigger.MaxCatchUpWindowMs); ok {
 			c.CatchUpWindowMs, c.HasCatchUpWindow = ms, true
 		}
 	}
 }
 
 // duration reads a duration in whole milliseconds from 0 to maxMs.
-func (p parser) duration(n *yaml.Node, field string, maxMs int64, allowed string) (int64, bool) {
+func (p parser) duration(n *yaml.Node, field string, maxMs int64) (int64, bool) {
 	s, ok := p.str(n, field)
 	if !ok {
 		return 0, false
@@ -732,7 +741,7 @@ func (p parser) duration(n *yaml.Node, field string, maxMs int64, allowed string
 	d, err := time.ParseDuration(s)
 	hi := time.Duration(maxMs) * time.Millisecond
 	if err != nil || d%time.Millisecond != 0 || d < 0 {
-		return 0, p.notDuration(n, field, s, 0, hi, "%s: %q is not a duration in whole milliseconds from %s", field, s, allowed)
+		return 0, p.notADuration(n, field, s, 0, hi)
 	}
 	if d > hi {
 		return 0, p.notDuration(n, field, s, 0, hi, "%s: %s is longer than the most it takes, %s", field, s, validate.Duration(hi))

@@ -205,3 +205,24 @@ func TestAYAMLSyntaxErrorNamesTheLineAtFaultNotTheBlocksFirst(t *testing.T) {
 		})
 	}
 }
+
+// A duration that does not read says, in English as in Chinese, the range
+// the field takes and the units there are: a day written 1d, the usual
+// mistake, is told to be 24h.
+func TestADurationThatDoesNotReadSaysItsRangeAndThatThereIsNoDayUnit(t *testing.T) {
+	t.Parallel()
+	task := "project: demo\ntasks:\n  - name: a\n    script: echo\n"
+	trig := "triggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n"
+	for _, c := range []struct{ what, yaml, want string }{
+		{"a timeout", task + "    timeout: 5x\n", `task.timeout: "5x" is not a duration in whole milliseconds from 1ms to 8760h`},
+		{"a kill grace", task + "    killGrace: 1d\n", `task.killGrace: "1d" is not a duration in whole milliseconds from 1ms to 10m`},
+		{"a retry backoff", task + "    retry: {maxAttempts: 2, backoff: 1d}\n", `task.retry.backoff: "1d" is not a duration in whole milliseconds from 0s to 24h`},
+		{"a jitter", task + trig + "    jitter: soon\n", `trigger.jitter: "soon" is not a duration in whole milliseconds from 0s to 1h`},
+		{"a catch-up window", task + trig + "    catchUpWindow: 2d\n", `trigger.catchUpWindow: "2d" is not a duration in whole milliseconds from 0s to 8784h`},
+	} {
+		_, err := Parse("x.yaml", []byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "like 500ms, 30s, 5m or 2h (the units are ms, s, m and h; there is no d: write a day as 24h)") {
+			t.Errorf("%s: %v; want %q, an example and the units", c.what, err, c.want)
+		}
+	}
+}
