@@ -115,13 +115,13 @@ func ParseExpiry(raw string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(raw, "d"); ok {
 		n, err := strconv.Atoi(days)
 		if err != nil {
-			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h)", raw).Because(RefusalExpiry)
+			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h), from 1m to 3650d", raw).Because(RefusalExpiry)
 		}
 		d = time.Duration(n) * 24 * time.Hour
 	} else {
 		var err error
 		if d, err = time.ParseDuration(raw); err != nil {
-			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h)", raw).Because(RefusalExpiry)
+			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h), from 1m to 3650d", raw).Because(RefusalExpiry)
 		}
 	}
 	if d < time.Minute || d > MaxExpiry {

@@ -229,6 +229,27 @@ func TestConsoleFormsKeepWhatWasTypedOnAnError(t *testing.T) {
 	}
 }
 
+// The token form says the range of an expiry (1m to 3650d) in its help
+// and in its refusal, in English as in Chinese: neither left it to be
+// learnt from a second refusal.
+func TestTheTokenFormSaysTheExpiryRangeInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	for lang, want := range map[string][]string{"en": {"from 1m to 3650d; empty never expires", "(12h), from 1m to 3650d"}, "zh": {"范围 1m 到 3650d；留空则永不过期", "范围 1m 到 3650d。"}} {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/tokens?lang="+lang, nil)
+		if !strings.Contains(page, want[0]) {
+			t.Errorf("the token form's help in %s lacks %q:\n%s", lang, want[0], page)
+		}
+		_, page = httpcall.Form(t, c, http.MethodPost, site.base+"/tokens?lang="+lang, url.Values{"csrf": {csrf}, "name": {"ci"}, "scope": {"read"}, "expires": {"soon"}})
+		_, refusal, _ := strings.Cut(page, `id="tok-error"`)
+		if !strings.Contains(refusal, want[1]) {
+			t.Errorf("an expiry of \"soon\" in %s: the refusal lacks %q:\n%s", lang, want[1], page)
+		}
+	}
+}
+
 // The runs filter offers the projects by name; the project's name in the
 // address is taken for its id.
 func TestConsoleRunsFilterOffersTheProjectsByName(t *testing.T) {
