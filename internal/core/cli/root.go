@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -394,4 +395,31 @@ func Run(opts Options) {
 	code := Main(ctx, opts, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// helpWidth is the width help paragraphs are wrapped to, as the written
+// ones are.
+const helpWidth = 105
+
+// fill is the paragraph text, one line, wrapped at spaces to lines of at
+// most helpWidth characters: a help text assembled from parts (a list
+// taken from a table) reads as the written ones do.
+func fill(text string) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(text) {
+		n := utf8.RuneCountInString(w)
+		switch {
+		case i == 0:
+		case line+1+n > helpWidth:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += n
+	}
+	return b.String()
 }

@@ -406,3 +406,13 @@ func TestEachFailedAuthenticationIsCountedUnderItsReason(t *testing.T) {
 		t.Fatalf("stats %+v; want the API's %+v, 6 failures and 1 throttled in all", got, want)
 	}
 }
+
+// Every route a token is needed for says what it does, in the words `ql
+// tokens --help` lists for its scope (Actions).
+func TestEveryRouteSaysWhatItDoesForTheTokensHelp(t *testing.T) {
+	for _, r := range routes {
+		if (r.scope == public) != (r.does == "") {
+			t.Errorf("%s %s (scope %q) says it does %q; a route needing a token says what it does, a probe nothing", r.method, r.pattern, r.scope, r.does)
+		}
+	}
+}

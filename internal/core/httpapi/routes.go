@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 )
@@ -10,10 +11,12 @@ import (
 const public apitoken.Scope = ""
 
 // route is one entry of the route table: a method and mux pattern, the
-// scope a token needs for it, and its handler.
+// scope a token needs for it, what it does in the words of help texts
+// (routes doing the same to one object share them), and its handler.
 type route struct {
 	method, pattern string
 	scope           apitoken.Scope
+	does            string
 	handler         func(a *api) http.HandlerFunc
 }
 
@@ -22,24 +25,38 @@ type route struct {
 // TestRouteTableIsEnforcedForEveryRouteAndScope walks it whole: a pattern
 // on the mux without an entry here fails that test.
 var routes = []route{
-	{http.MethodGet, "/livez", public, func(a *api) http.HandlerFunc { return a.livez }},
-	{http.MethodGet, "/readyz", public, func(a *api) http.HandlerFunc { return a.readyz }},
-	{http.MethodGet, "/api/v1/runs", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.runList) }},
-	{http.MethodGet, "/api/v1/runs/{id}", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.runGet) }},
-	{http.MethodGet, "/api/v1/runs/{id}/log", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.runLog) }},
-	{http.MethodPost, "/api/v1/runs/{id}/cancel", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.runCancel) }},
-	{http.MethodPost, "/api/v1/runs/{id}/rerun", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.runRerun) }},
-	{http.MethodGet, "/api/v1/notifications", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.notificationList) }},
-	{http.MethodPost, "/api/v1/notifications/{id}/retry", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.notificationRetry) }},
-	{http.MethodGet, "/api/v1/triggers", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.triggerList) }},
-	{http.MethodGet, "/api/v1/triggers/{id}", apitoken.Read, func(a *api) http.HandlerFunc { return a.admitted(a.triggerGet) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/pause", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(true)) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/resume", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(false)) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/run", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerRunNow) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/backfill", apitoken.Operate, func(a *api) http.HandlerFunc { return a.admitted(a.triggerBackfill) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/enable", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(true)) }},
-	{http.MethodPost, "/api/v1/triggers/{id}/disable", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(false)) }},
-	{http.MethodPost, "/api/v1/apply", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
-	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},
-	{http.MethodGet, "/metrics", apitoken.Read, func(a *api) http.HandlerFunc { return a.metrics }},
+	{http.MethodGet, "/livez", public, "", func(a *api) http.HandlerFunc { return a.livez }},
+	{http.MethodGet, "/readyz", public, "", func(a *api) http.HandlerFunc { return a.readyz }},
+	{http.MethodGet, "/api/v1/runs", apitoken.Read, "list and show Runs", func(a *api) http.HandlerFunc { return a.admitted(a.runList) }},
+	{http.MethodGet, "/api/v1/runs/{id}", apitoken.Read, "list and show Runs", func(a *api) http.HandlerFunc { return a.admitted(a.runGet) }},
+	{http.MethodGet, "/api/v1/runs/{id}/log", apitoken.Read, "read a Run's output", func(a *api) http.HandlerFunc { return a.admitted(a.runLog) }},
+	{http.MethodPost, "/api/v1/runs/{id}/cancel", apitoken.Operate, "cancel a Run", func(a *api) http.HandlerFunc { return a.admitted(a.runCancel) }},
+	{http.MethodPost, "/api/v1/runs/{id}/rerun", apitoken.Operate, "re-run a finished Run", func(a *api) http.HandlerFunc { return a.admitted(a.runRerun) }},
+	{http.MethodGet, "/api/v1/notifications", apitoken.Read, "list notifications", func(a *api) http.HandlerFunc { return a.admitted(a.notificationList) }},
+	{http.MethodPost, "/api/v1/notifications/{id}/retry", apitoken.Operate, "retry a dead notification", func(a *api) http.HandlerFunc { return a.admitted(a.notificationRetry) }},
+	{http.MethodGet, "/api/v1/triggers", apitoken.Read, "list and show triggers", func(a *api) http.HandlerFunc { return a.admitted(a.triggerList) }},
+	{http.MethodGet, "/api/v1/triggers/{id}", apitoken.Read, "list and show triggers", func(a *api) http.HandlerFunc { return a.admitted(a.triggerGet) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/pause", apitoken.Operate, "pause and resume a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(true)) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/resume", apitoken.Operate, "pause and resume a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerPause(false)) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/run", apitoken.Operate, "run a trigger now", func(a *api) http.HandlerFunc { return a.admitted(a.triggerRunNow) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/backfill", apitoken.Operate, "backfill a trigger's past window", func(a *api) http.HandlerFunc { return a.admitted(a.triggerBackfill) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/enable", apitoken.Admin, "enable and disable a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(true)) }},
+	{http.MethodPost, "/api/v1/triggers/{id}/disable", apitoken.Admin, "enable and disable a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(false)) }},
+	{http.MethodPost, "/api/v1/apply", apitoken.Admin, "apply a definitions file", func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
+	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, "export a project's definitions", func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},
+	{http.MethodGet, "/metrics", apitoken.Read, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
+}
+
+// Actions are what a token of scope may do that one of the scope below it
+// may not, in the words of help texts, in the route table's order: what
+// `ql tokens --help` says of each scope, so that it cannot fall behind
+// the routes.
+func Actions(scope apitoken.Scope) []string {
+	var out []string
+	for _, r := range routes {
+		if r.scope == scope && !slices.Contains(out, r.does) {
+			out = append(out, r.does)
+		}
+	}
+	return out
 }
