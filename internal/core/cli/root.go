@@ -192,6 +192,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 	// Added now rather than when the tree runs, so the walk below covers it.
 	root.InitDefaultCompletionCmd()
 	refuseUnknownSubcommands(root)
+	reflowHelp(root)
 	return root
 }
 
@@ -401,9 +402,48 @@ func Run(opts Options) {
 // ones are.
 const helpWidth = 105
 
-// fill is the paragraph text, one line, wrapped at spaces to lines of at
-// most helpWidth characters: a help text assembled from parts (a list
-// taken from a table) reads as the written ones do.
+// reflowHelp rewraps the long help of c and of every command under it
+// (reflow).
+func reflowHelp(c *cobra.Command) {
+	c.Long = reflow(c.Long)
+	for _, sub := range c.Commands() {
+		reflowHelp(sub)
+	}
+}
+
+// reflow is help text with each run of lines that continue one sentence
+// from line to line filled again to helpWidth. Help texts are wrapped by
+// hand, but many are put together from parts (a sentence only the
+// cluster build has, a list taken from a table, an edit since): joined as
+// written they break lines early ("starting with QL_" then "are
+// reserved"). A line ending a sentence (., ! or ?) ends its run, so a
+// text that starts each sentence on its own line keeps its shape, and
+// lines laid out by hand (indented, list items, blank) are kept as they
+// are.
+func reflow(text string) string {
+	var out, run []string
+	flush := func() {
+		if len(run) > 0 {
+			out = append(out, fill(strings.Join(run, " ")))
+			run = nil
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if line == "" || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "* ") {
+			flush()
+			out = append(out, line)
+			continue
+		}
+		run = append(run, line)
+		if strings.ContainsAny(line[len(line)-1:], ".!?") {
+			flush()
+		}
+	}
+	flush()
+	return strings.Join(out, "\n")
+}
+
+// fill is text, its words on lines of at most helpWidth characters.
 func fill(text string) string {
 	var b strings.Builder
 	line := 0

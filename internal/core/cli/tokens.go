@@ -16,12 +16,12 @@ func tokensCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tokens",
 		Short: "Create, list and revoke API tokens",
-		Long: fill(`API tokens authenticate requests to a server's HTTP API (every route but /livez and /readyz needs one, as ` +
+		Long: `API tokens authenticate requests to a server's HTTP API (every route but /livez and /readyz needs one, as ` +
 			`"Authorization: Bearer TOKEN") and sign in to its console. A token has one scope: read (` + strings.Join(httpapi.Actions(apitoken.Read), ", ") +
 			`), operate (also ` + strings.Join(httpapi.Actions(apitoken.Operate), ", ") + `) or admin (everything: also ` +
 			strings.Join(httpapi.Actions(apitoken.Admin), ", ") + `, and the console's Definitions and Tokens pages). ` +
 			`A token is printed once when created and stored only as its SHA-256; a lost token is revoked and replaced.` +
-			opts.clusterOnly(` On the cluster these commands need the admin role's URL.`)),
+			opts.clusterOnly(` On the cluster these commands need the admin role's URL.`),
 	}
 	c.AddCommand(tokensCreateCommand(opts), tokensListCommand(opts), tokensRevokeCommand(opts))
 	return c
