@@ -11,6 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // maxDefinitions caps the definitions page's forms: a definitions file,
@@ -92,6 +93,13 @@ func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session
 		return
 	}
 	if d.Project != "" && d.CanPublish && c.cfg.Export != nil {
+		// A name no project can have is not one to create either: the
+		// store's refusal would suggest writing it in a file (project: NAME).
+		if validate.Name("project", d.Project) != nil {
+			c.fail(w, r, s, qlerror.New(qlerror.NotFound, "project %q does not exist: it is not a project name (lower-case letters, digits, '-', '_' or '.', "+
+				"starting and ending with a letter or digit); choose one of the projects listed", d.Project).Because(refusalNotAProjectName, "name", d.Project))
+			return
+		}
 		ex, err := apply.ExportProject(r.Context(), c.cfg.Export, d.Project)
 		if err != nil {
 			c.fail(w, r, s, err)

@@ -154,6 +154,23 @@ func TestTheDefinitionsPageNamesAMissingProjectInThePagesLanguage(t *testing.T) 
 	}
 }
 
+// A name no project can have, asked for on the definitions page, is
+// said to be no project name, in the page's language, without the
+// missing project's advice to write it in a file (project: NAME), which
+// would be refused.
+func TestTheDefinitionsPageSuggestsNoProjectNameThatWouldBeRefused(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Admin])
+	for lang, want := range map[string]string{"zh": "项目“Bad Name”不存在：这不是有效的项目名称", "en": "it is not a project name"} {
+		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions?project=Bad%20Name&lang="+lang, nil)
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(page, want) || strings.Contains(page, "project: Bad Name") {
+			t.Errorf("a project name none can have in %s: %d, want 404 saying %q and no file to write:\n%s", lang, resp.StatusCode, want, page)
+		}
+	}
+}
+
 // notedFile is a valid file of the site's project that `ql apply` notes
 // three things of: its task sets retry (which a single node stores but
 // never acts on), its trigger's jitter is longer than its period, and it
