@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -179,10 +180,37 @@ func syntaxError(file string, data []byte, err error) *LocatedError {
 	}
 	at := problemLine(data, line, m[2])
 	msg := m[2]
-	if indentedWithTab(data, at) {
+	switch {
+	case strings.Contains(m[2], "UTF-8"):
+		return located(file, at, 0, invalid("%s (the file is not UTF-8 text: save it as UTF-8)", msg).Because(RefusalNotUTF8Text, "detail", m[2]))
+	case strings.Contains(m[2], "control characters"):
+		if c, ok := controlCharacter(data, at); ok {
+			return located(file, at, 0, invalid("%s (the line holds %s: remove the character)", msg, c).Because(RefusalControlCharacter, "detail", m[2], "char", c))
+		}
+	case indentedWithTab(data, at):
 		msg += " (the line is indented with a tab; YAML indents with spaces only)"
 	}
 	return located(file, at, 0, invalid("%s", msg).Because(RefusalYAMLSyntax, "detail", m[2]))
+}
+
+// controlCharacter is the first control character on line (1-based) of
+// data that YAML does not take (tab, CR and LF it does), as U+XXXX: it
+// cannot be seen in most editors, so the message names it.
+func controlCharacter(data []byte, line int) (string, bool) {
+	ends := lineEnds(data)
+	if line < 1 || line > len(ends) {
+		return "", false
+	}
+	start := 0
+	if line > 1 {
+		start = ends[line-2]
+	}
+	for _, r := range string(data[start:ends[line-1]]) {
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			return fmt.Sprintf("U+%04X", r), true
+		}
+	}
+	return "", false
 }
 
 // problemLine is the line a YAML syntax error is on. For an error inside a

@@ -172,18 +172,19 @@ func TestAYAMLSyntaxErrorNamesTheLineAtFaultNotTheBlocksFirst(t *testing.T) {
 	cases := []struct {
 		name, yaml string
 		line       int
+		fix        string
 	}{
-		{"a key indented one space too few in a list", misindented, 12},
-		{"the same as the file's last line, without its newline", strings.TrimSuffix(misindented, "    timezone: UTC\n"), 12},
-		{"a key indented too far", "project: demo\ntasks:\n  - name: a\n     script: echo\n", 4},
-		{"a tab", "project: demo\ntasks:\n\t- name: a\n", 3},
-		{"a tab after spaces", "project: demo\ntasks:\n  - name: a\n  \tscript: echo\n", 4},
-		{"a flow list left open", "project: [demo\n", 1},
+		{"a key indented one space too few in a list", misindented, 12, ""},
+		{"the same as the file's last line, without its newline", strings.TrimSuffix(misindented, "    timezone: UTC\n"), 12, ""},
+		{"a key indented too far", "project: demo\ntasks:\n  - name: a\n     script: echo\n", 4, ""},
+		{"a tab", "project: demo\ntasks:\n\t- name: a\n", 3, "YAML indents with spaces only"},
+		{"a tab after spaces", "project: demo\ntasks:\n  - name: a\n  \tscript: echo\n", 4, "YAML indents with spaces only"},
+		{"a flow list left open", "project: [demo\n", 1, ""},
 		// The decoder names no line for these two: one on the first line,
 		// and one it cannot read, wherever it is.
-		{"a tab on the first line", "\tproject: demo\n", 1},
-		{"a control character", "project: demo\ntasks:\n  - name: a\n    script: \"echo \x01\"\n", 4},
-		{"a byte that is not UTF-8", "project: demo\ntasks:\n  - name: a\n    script: echo \xff\n", 4},
+		{"a tab on the first line", "\tproject: demo\n", 1, "YAML indents with spaces only"},
+		{"a control character", "project: demo\ntasks:\n  - name: a\n    script: \"echo \x01\"\n", 4, "(the line holds U+0001: remove the character)"},
+		{"a byte that is not UTF-8", "project: demo\ntasks:\n  - name: a\n    script: echo \xff\n", 4, "(the file is not UTF-8 text: save it as UTF-8)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -201,6 +202,9 @@ func TestAYAMLSyntaxErrorNamesTheLineAtFaultNotTheBlocksFirst(t *testing.T) {
 			}
 			if tab := strings.Contains(err.Error(), "indented with a tab"); tab != strings.Contains(c.name, "tab") {
 				t.Errorf("error %q: says the line is indented with a tab: %v", err, tab)
+			}
+			if c.fix != "" && !strings.Contains(err.Error(), c.fix) {
+				t.Errorf("error %q does not say what to do: %q", err, c.fix)
 			}
 		})
 	}

@@ -17,6 +17,13 @@ const (
 	// RefusalYAMLSyntax is text the YAML decoder cannot read: detail
 	// (the decoder's own words).
 	RefusalYAMLSyntax qlerror.Reason = "defs_yaml_syntax"
+	// RefusalNotUTF8Text is a file with bytes that are not UTF-8 (saved
+	// in another encoding): detail (the decoder's words).
+	RefusalNotUTF8Text qlerror.Reason = "defs_not_utf8"
+	// RefusalControlCharacter is a control character the decoder does not
+	// take (a pasted escape, a NUL): detail (the decoder's words), char
+	// (U+XXXX).
+	RefusalControlCharacter qlerror.Reason = "defs_control_character"
 	// RefusalEmptyFile is a file with no document.
 	RefusalEmptyFile qlerror.Reason = "defs_empty_file"
 	// RefusalTooLarge is a file over the limit: limit (bytes).

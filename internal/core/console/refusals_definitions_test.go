@@ -48,6 +48,8 @@ var brokenFiles = []brokenFile{
 	{"a flow list left open", "project: [demo\n", apply.RefusalYAMLSyntax, 1, []string{"YAML 语法错误", "did not find expected ',' or ']'"}},
 	{"an unquoted cron expression", withTrigger("    cron: */5 * * * *\n    timezone: UTC\n"), apply.RefusalYAMLSyntax, 8, []string{"必须加引号"}},
 	{"a tab", "\t", apply.RefusalYAMLSyntax, 1, []string{"YAML 语法错误", "Tab"}},
+	{"a byte that is not UTF-8", withTask("    script: echo \xff\n"), apply.RefusalNotUTF8Text, 4, []string{"另存为 UTF-8 编码", "invalid leading UTF-8 octet"}},
+	{"a control character", withTask("    script: \"echo \x01\"\n"), apply.RefusalControlCharacter, 4, []string{"控制字符 U+0001", "请删除这个字符"}},
 	{"an empty file", "# nothing yet\n", apply.RefusalEmptyFile, 0, []string{"文件是空的"}},
 	{"a file over 4 MiB", "project: demo\n#" + strings.Repeat("x", apply.MaxFileSize), apply.RefusalTooLarge, 0, []string{"4194304 字节"}},
 	{"a second document", "project: demo\n---\nproject: other\n", apply.RefusalSecondDocument, 3, []string{"第二个 YAML 文档"}},
