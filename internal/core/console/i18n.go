@@ -306,6 +306,15 @@ func when(ms int64, zone string) string {
 	return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05 MST")
 }
 
+// whenMs is when with the milliseconds.
+func whenMs(ms int64, zone string) string {
+	loc, err := time.LoadLocation(zone)
+	if zone == "" || err != nil {
+		loc = time.UTC
+	}
+	return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05.000 MST")
+}
+
 // fireText is an occurrence's nominal time in zone and, when jitter moves
 // it, its due time, the instant it is admitted, as `ql triggers show`
 // prints them. The "due" words carry their own space before them: Chinese
@@ -314,7 +323,13 @@ func fireText(l string, atMs, dueMs int64, zone string) string {
 	if dueMs == atMs {
 		return when(atMs, zone)
 	}
-	return when(atMs, zone) + fmt.Sprintf(tr(l, "due"), when(dueMs, zone))
+	at, due := when(atMs, zone), when(dueMs, zone)
+	if due == at {
+		// A jitter under a second: in whole seconds the due time would
+		// read as the fire time, as if it said nothing.
+		due = whenMs(dueMs, zone)
+	}
+	return at + fmt.Sprintf(tr(l, "due"), due)
 }
 
 // triggerState is a trigger's state in words: archived (its project is;

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/process"
@@ -124,6 +125,28 @@ func TestASecretsFileOfValidJSONWithANumberIsToldToQuoteItsValues(t *testing.T) 
 	for l, want := range map[string]string{"en": `write every value as a quoted string ({"name": "value"})`, "zh": `并把每个值都写成带引号的字符串（{"名称": "值"}）`} {
 		if s := noteText(l, ns[0]); !strings.Contains(s, want) || strings.Contains(s, "12345") {
 			t.Errorf("the note in %s: %q; want it to say %q, and no byte of the file", l, s, want)
+		}
+	}
+}
+
+// A jitter under a second moves an occurrence's due time within its fire
+// time's second: the due time is then shown with its milliseconds, in
+// English and Chinese, not as a copy of the fire time; a due time seconds
+// away is shown, as the fire time is, in whole seconds.
+func TestADueTimeWithinItsFireTimesSecondIsShownWithItsMilliseconds(t *testing.T) {
+	at := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC).UnixMilli()
+	for _, c := range []struct {
+		l     string
+		dueMs int64
+		want  string
+	}{
+		{"en", at + 250, "2026-12-01 03:00:00 UTC (due 2026-12-01 03:00:00.250 UTC)"},
+		{"zh", at + 250, "2026-12-01 03:00:00 UTC（抖动后 2026-12-01 03:00:00.250 UTC 到期）"},
+		{"en", at + 1250, "2026-12-01 03:00:00 UTC (due 2026-12-01 03:00:01 UTC)"},
+		{"en", at, "2026-12-01 03:00:00 UTC"},
+	} {
+		if got := fireText(c.l, at, c.dueMs, "UTC"); got != c.want {
+			t.Errorf("%s, due %d ms after: %q, want %q", c.l, c.dueMs-at, got, c.want)
 		}
 	}
 }
