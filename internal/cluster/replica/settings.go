@@ -20,6 +20,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/netaddr"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/retention"
+	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -131,7 +132,12 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err := cfg.Validate(); err != nil {
 		var fe *scheduler.FieldError
 		if errors.As(err, &fe) {
-			return settings{}, cli.Usagef("%s %s is not allowed (allowed: %s)", flagOf[fe.Field], fe.Value, fe.Allowed)
+			if fe.Field == "Owner" {
+				return settings{}, cli.Usagef("%s %s is not allowed: use %s", flagOf[fe.Field], fe.Value, fe.Allowed)
+			}
+			// Worded as the single-node profiles word a setting out of
+			// range: the flag as typed, its value, the range.
+			return settings{}, cli.Usagef("%s %s is outside %s", flagOf[fe.Field], fe.Value, fe.Allowed)
 		}
 		return settings{}, &cli.UsageError{Err: err}
 	}
@@ -203,10 +209,10 @@ func workerSettingsFrom(f *cli.ServeFlags) (workerSettings, error) {
 		w.Settings.LogCap = workerproto.DefaultLogCap
 	}
 	if l := w.Settings.RunLease; l < MinRunLease || l > MaxRunLease || l%time.Millisecond != 0 {
-		return w, cli.Usagef("--run-lease %s is not allowed (allowed: 3s–10m, whole milliseconds)", l)
+		return w, cli.Usagef("--run-lease %s is outside 3s–10m (whole milliseconds)", validate.Duration(l))
 	}
 	if c := w.Settings.LogCap; c < MinLogCap || c > MaxLogCap {
-		return w, cli.Usagef("--log-max-bytes %d is not allowed on the cluster (allowed: %d–%d)", c, MinLogCap, MaxLogCap)
+		return w, cli.Usagef("--log-max-bytes %d is outside %d–%d on the cluster", c, MinLogCap, MaxLogCap)
 	}
 	host, err := checkAddr("--worker-addr", w.Addr, DefaultWorkerAddr)
 	if err != nil {

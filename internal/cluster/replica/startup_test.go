@@ -67,14 +67,14 @@ func TestServeRejectsBadSettingsBeforeAnyDatabaseConnection(t *testing.T) {
 		args    []string
 		mention string
 	}{
-		{"flag", nil, []string{"--page-size", "1000"}, "--page-size 1000 is not allowed (allowed: 1–256)"},
-		{"environment", []string{"QL_CADENCE=10ms"}, nil, "--cadence 10ms is not allowed (allowed: 250ms–1h)"},
-		{"config file", nil, []string{"--config", config}, "--lease 2m is not allowed (allowed: 1s–1m)"},
-		{"config file from the environment", []string{"QL_CONFIG=" + config}, nil, "--lease 2m is not allowed (allowed: 1s–1m)"},
+		{"flag", nil, []string{"--page-size", "1000"}, "--page-size 1000 is outside 1–256"},
+		{"environment", []string{"QL_CADENCE=10ms"}, nil, "--cadence 10ms is outside 250ms–1h"},
+		{"config file", nil, []string{"--config", config}, "--lease 2m is outside 1s–1m"},
+		{"config file from the environment", []string{"QL_CONFIG=" + config}, nil, "--lease 2m is outside 1s–1m"},
 		{"replica id", nil, []string{"--replica-id", "bad id"}, "--replica-id"},
 		{"worker ingress off loopback without TLS", []string{"QL_WORKER_ADDR=0.0.0.0:8081"}, []string{"--worker-addr", "0.0.0.0:0"},
 			"--worker-addr 0.0.0.0:0 is not a loopback address"},
-		{"run lease", nil, []string{"--run-lease", "1s"}, "--run-lease 1s is not allowed (allowed: 3s–10m"},
+		{"run lease", nil, []string{"--run-lease", "1s"}, "--run-lease 1s is outside 3s–10m"},
 	}
 	for _, c := range cases {
 		args := append([]string{"serve", "--profile", "cluster", "--database-url", dbURL, "--http-addr", "127.0.0.1:0", "--worker-addr", "127.0.0.1:0"}, c.args...)

@@ -93,9 +93,9 @@ const (
 func CheckSettings(backoff time.Duration, attempts int) error {
 	switch {
 	case backoff != 0 && (backoff < MinBaseBackoff || backoff > MaxBaseBackoff):
-		return fmt.Errorf("notify backoff: %s is outside %s–%s", validate.Duration(backoff), validate.Duration(MinBaseBackoff), validate.Duration(MaxBaseBackoff))
+		return fmt.Errorf("--notify-backoff %s is outside %s–%s", validate.Duration(backoff), validate.Duration(MinBaseBackoff), validate.Duration(MaxBaseBackoff))
 	case attempts < 0 || attempts > MaxAttemptsLimit:
-		return fmt.Errorf("notify max attempts: %d is outside 1–%d", attempts, MaxAttemptsLimit)
+		return fmt.Errorf("--notify-max-attempts %d is outside 1–%d", attempts, MaxAttemptsLimit)
 	}
 	return nil
 }

@@ -215,19 +215,19 @@ func (c Config) Validate() error {
 	invalid := func(format string, args ...any) error { return qlerror.New(qlerror.Invalid, format, args...) }
 	switch {
 	case c.Profile != Standalone && c.Profile != Edge:
-		return invalid("profile: %q is not one of standalone, edge", c.Profile)
+		return invalid("--profile %q is not one of standalone, edge", c.Profile)
 	case c.PageSize < 1 || c.PageSize > schedule.MaxPageSize:
-		return invalid("page size: %d is outside 1–%d", c.PageSize, schedule.MaxPageSize)
+		return invalid("--page-size %d is outside 1–%d", c.PageSize, schedule.MaxPageSize)
 	case c.Cadence < loop.MinCadence || c.Cadence > loop.MaxCadence:
-		return invalid("cadence: %s is outside %s–%s", validate.Duration(c.Cadence), validate.Duration(loop.MinCadence), validate.Duration(loop.MaxCadence))
+		return invalid("--cadence %s is outside %s–%s", validate.Duration(c.Cadence), validate.Duration(loop.MinCadence), validate.Duration(loop.MaxCadence))
 	case c.Grace < 0 || c.Grace > maxGrace:
-		return invalid("misfire grace: %s is outside 0s–%s", validate.Duration(c.Grace), validate.Duration(maxGrace))
+		return invalid("--misfire-grace %s is outside 0s–%s", validate.Duration(c.Grace), validate.Duration(maxGrace))
 	case c.StopTimeout < loop.MinStopTimeout || c.StopTimeout > loop.MaxStopTimeout:
-		return invalid("stop timeout: %s is outside %s–%s", validate.Duration(c.StopTimeout), validate.Duration(loop.MinStopTimeout), validate.Duration(loop.MaxStopTimeout))
+		return invalid("--stop-timeout %s is outside %s–%s", validate.Duration(c.StopTimeout), validate.Duration(loop.MinStopTimeout), validate.Duration(loop.MaxStopTimeout))
 	case c.Concurrency < 1 || c.Concurrency > executor.MaxConcurrency:
-		return invalid("concurrency: %d is outside 1–%d", c.Concurrency, executor.MaxConcurrency)
+		return invalid("--concurrency %d is outside 1–%d", c.Concurrency, executor.MaxConcurrency)
 	case c.LogCapBytes < executor.MinLogCapBytes || c.LogCapBytes > executor.MaxLogCapBytes:
-		return invalid("log cap: %d bytes is outside %d–%d", c.LogCapBytes, executor.MinLogCapBytes, executor.MaxLogCapBytes)
+		return invalid("--log-max-bytes %d is outside %d–%d", c.LogCapBytes, executor.MinLogCapBytes, executor.MaxLogCapBytes)
 	case c.Retention.Cadence < loop.MinCadence || c.Retention.Cadence > loop.MaxCadence:
 		return invalid("retention cadence: %s is outside %s–%s", validate.Duration(c.Retention.Cadence), validate.Duration(loop.MinCadence), validate.Duration(loop.MaxCadence))
 	case !c.RunAs.IsZero():

@@ -39,14 +39,15 @@ func TestProfilesHaveTheSpecifiedDefaults(t *testing.T) {
 func TestInvalidSettingsNameTheSettingAndItsRange(t *testing.T) {
 	t.Parallel()
 	cases := map[string]Config{
-		"profile":        {Profile: "cluster"},
-		"page size":      {PageSize: 257},
-		"cadence":        {Cadence: time.Millisecond},
-		"misfire":        {Grace: -time.Second},
-		"stop timeout":   {StopTimeout: time.Minute},
-		"concurrency":    {Concurrency: -1},
-		"log cap":        {LogCapBytes: 10},
-		"notify backoff": {NotifyBackoff: time.Millisecond},
+		"--profile":             {Profile: "cluster"},
+		"--page-size":           {PageSize: 257},
+		"--cadence":             {Cadence: time.Millisecond},
+		"--misfire-grace":       {Grace: -time.Second},
+		"--stop-timeout":        {StopTimeout: time.Minute},
+		"--concurrency":         {Concurrency: -1},
+		"--log-max-bytes":       {LogCapBytes: 10},
+		"--notify-backoff":      {NotifyBackoff: time.Millisecond},
+		"--notify-max-attempts": {NotifyMaxAttempts: -1},
 	}
 	for setting, cfg := range cases {
 		err := cfg.WithDefaults().Validate()
