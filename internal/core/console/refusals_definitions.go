@@ -83,6 +83,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 		"请直接写那个值，或用小于 {size} 的步长。更长的周期需要用到更多字段，或多个触发器。",
 	cron.RefusalTimezoneMissing: "缺少时区：请写 IANA 时区名，如“Asia/Shanghai”“Europe/Berlin”或“UTC”（不会默认使用主机的时区）。",
 	cron.RefusalTimezoneLocal:   "时区不能写“Local”：它表示主机的时区，而触发器在每台机器上的含义必须相同；请写 IANA 时区名，如“Asia/Shanghai”或“UTC”。",
+	cron.RefusalTimezoneCase:    "未知的 IANA 时区“{value}”（时区名区分大小写）；是否应写作“{suggest}”？",
 	cron.RefusalTimezoneUnknown: "未知的 IANA 时区“{value}”；请写“Asia/Shanghai”“Europe/Berlin”或“UTC”这样的时区名（区分大小写）。",
 	// The project and its notifications.
 	apply.RefusalArchivingWithChanges: "本文件将项目“{project}”归档，同时在同一次应用中新建或修改了“{name}”，而已归档的项目不接受新的修订：" +

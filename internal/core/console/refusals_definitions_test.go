@@ -125,6 +125,7 @@ var brokenFiles = []brokenFile{
 	{"a step as wide as its field", withCron("*/90 * * * *", "UTC"), cron.RefusalStep, 8, []string{"分钟字段“*/90”", "步长 90", "每小时一次"}},
 	{"a date that never comes", withCron("0 0 30 2 *", "UTC"), trigger.RefusalNoOccurrence, 6, []string{"“0 0 30 2 *”在未来几年内都不会触发"}},
 	{"a zone of none", withCron("0 3 * * *", "Mars/Olympus"), cron.RefusalTimezoneUnknown, 9, []string{"未知的 IANA 时区“Mars/Olympus”", "区分大小写"}},
+	{"a zone in small letters", withCron("0 3 * * *", "asia/shanghai"), cron.RefusalTimezoneCase, 9, []string{"未知的 IANA 时区“asia/shanghai”", "是否应写作“Asia/Shanghai”"}},
 	{"an empty zone", withCron("0 3 * * *", "''"), cron.RefusalTimezoneMissing, 9, []string{"缺少时区"}},
 	{"the host's zone", withCron("0 3 * * *", "Local"), cron.RefusalTimezoneLocal, 9, []string{"“Local”"}},
 	{"a misfire of none", withCron("0 * * * *", "UTC") + "    misfire: replay\n", validate.RefusalNotOneOf, 10, []string{"trigger.misfire：“replay”", "skip, fire_once"}},

@@ -83,6 +83,10 @@ const (
 	// RefusalTimezoneUnknown is a zone name the zone database does not
 	// have: value.
 	RefusalTimezoneUnknown qlerror.Reason = "cron_timezone_unknown"
+	// RefusalTimezoneCase is a zone name the zone database has only in
+	// other letter case (utc, asia/shanghai): value, suggest (the name
+	// as the database spells it).
+	RefusalTimezoneCase qlerror.Reason = "cron_timezone_case"
 )
 
 // because gives e its reason and, as key, value pairs, its params.

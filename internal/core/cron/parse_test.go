@@ -121,7 +121,10 @@ func TestParseRejectsWithWhatToWriteInstead(t *testing.T) {
 		{"missing timezone", "0 0 * * *", "", "timezone", []string{"IANA timezone is required", "host zone is never implied", `"Europe/Berlin"`}},
 		{"Local timezone", "0 0 * * *", "Local", "timezone", []string{`"Local"`, "never implied"}},
 		{"unknown timezone", "0 0 * * *", "Mars/Olympus_Mons", "timezone", []string{`unknown IANA timezone "Mars/Olympus_Mons"`}},
-		{"timezone names are case-sensitive", "0 0 * * *", "europe/berlin", "timezone", []string{`unknown IANA timezone "europe/berlin"`, "case-sensitive"}},
+		{"timezone names are case-sensitive", "0 0 * * *", "europe/berlin", "timezone", []string{`unknown IANA timezone "europe/berlin"`, "case-sensitive", "did you mean Europe/Berlin?"}},
+		{"a zone name in small letters", "0 0 * * *", "utc", "timezone", []string{`unknown IANA timezone "utc"`, "did you mean UTC?"}},
+		{"a zone name of two words in small letters", "0 0 * * *", "america/new_york", "timezone", []string{"did you mean America/New_York?"}},
+		{"a zone name with a short word", "0 0 * * *", "us/eastern", "timezone", []string{"did you mean US/Eastern?"}},
 		{"timezone with spaces", "0 0 * * *", " UTC", "timezone", []string{`unknown IANA timezone " UTC"`}},
 		{"timezone path escape", "0 0 * * *", "../etc/passwd", "timezone", []string{"unknown IANA timezone"}},
 	}

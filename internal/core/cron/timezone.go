@@ -2,7 +2,9 @@ package cron
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 )
 
 const timezoneHint = `give an IANA zone name such as "Europe/Berlin", "America/New_York" or "UTC"`
@@ -24,11 +26,54 @@ func loadLocation(name string) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
+		if z, ok := caseOf(name); ok {
+			return nil, (&ParseError{Input: name, Part: "timezone",
+				Problem: fmt.Sprintf("unknown IANA timezone %q (names are case-sensitive)", name),
+				Hint:    fmt.Sprintf("did you mean %s?", z)}).because(RefusalTimezoneCase, "value", name, "suggest", z)
+		}
 		return nil, (&ParseError{Input: name, Part: "timezone",
 			Problem: fmt.Sprintf("unknown IANA timezone %q", name),
 			Hint:    timezoneHint + " (names are case-sensitive)"}).because(RefusalTimezoneUnknown, "value", name)
 	}
 	return loc, nil
+}
+
+// caseOf is the zone the zone database spells in another letter case
+// than name, when one of the usual spellings loads: all capitals (utc,
+// est5edt), each word capitalised (asia/shanghai, america/new_york), and
+// so with its short words in capitals (us/eastern). Go lists no zone
+// names (the database may be embedded), so the spellings are tried.
+func caseOf(name string) (string, bool) {
+	words := func(short bool) string {
+		b := []rune(strings.ToLower(name))
+		start := true
+		for i, r := range b {
+			if start {
+				b[i] = unicode.ToUpper(r)
+			}
+			start = !unicode.IsLetter(r)
+		}
+		s := string(b)
+		if short {
+			parts := strings.Split(s, "/")
+			for i, p := range parts {
+				if len(p) <= 3 {
+					parts[i] = strings.ToUpper(p)
+				}
+			}
+			s = strings.Join(parts, "/")
+		}
+		return s
+	}
+	for _, z := range []string{strings.ToUpper(name), words(false), words(true)} {
+		if z == name || z == "Local" {
+			continue
+		}
+		if _, err := time.LoadLocation(z); err == nil {
+			return z, true
+		}
+	}
+	return "", false
 }
 
 // CheckTimezone is Parse's check of timezone alone: a caller that checks
