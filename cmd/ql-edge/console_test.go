@@ -132,7 +132,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 		}
 		for _, l := range []string{"en", "zh"} {
 			_, page := fetch(http.MethodGet, "/signin?lang="+l, nil)
-			pages = append(pages, consolePage{"sign-in (" + l + ")", page, []string{"`%s users create NAME --owner`", "`%s tokens create NAME --scope operate`"}})
+			pages = append(pages, consolePage{"sign-in (" + l + ")", page, []string{"`%s users create NAME --owner --data-dir " + dir + "`", "`%s tokens create NAME --scope operate --data-dir " + dir + "`"}})
 		}
 		_, page := fetch(http.MethodGet, "/signin", nil)
 		if st, _ := fetch(http.MethodPost, "/signin", url.Values{"csrf": {csrfOf(page)}, "token": {token}}); st != http.StatusSeeOther {
@@ -164,7 +164,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 			pages = append(pages, consolePage{"definitions preview (" + l + ")", page, nil})
 			_, page = fetch(http.MethodGet, "/triggers/"+nightly+"?lang="+l, nil)
 			pages = append(pages, consolePage{"trigger with a ledger hint (" + l + ")", page,
-				[]string{"`%s triggers show demo/nightly --ledger " + fmt.Sprint(view.MaxLedgerShown) + "`"}})
+				[]string{"`%s triggers show demo/nightly --ledger " + fmt.Sprint(view.MaxLedgerShown) + " --data-dir " + dir + "`"}})
 			enable := map[string]string{"en": "`%s triggers enable off`", "zh": "`%s triggers enable 名称`"}[l]
 			st, page := fetch(http.MethodPost, "/triggers/"+off+"/run?lang="+l, url.Values{"csrf": {session}, "request": {"r-" + l}})
 			if st != http.StatusConflict {

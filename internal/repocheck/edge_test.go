@@ -42,6 +42,7 @@ var edgePackages = []string{
 	"internal/core/qlerror",
 	"internal/core/run",
 	"internal/core/schedule",
+	"internal/core/shellquote",
 	"internal/single/sqlitestore",
 	"internal/core/task",
 	"internal/core/trigger",

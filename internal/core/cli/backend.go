@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/qinglong/qinglong/internal/core/shellquote"
 )
 
 // DefaultDBFile is the embedded database's file name inside the data
@@ -108,7 +110,7 @@ func (f *dbFlags) resolve(opts Options) (string, error) {
 		return "", Usagef("--data-dir (or $QL_DATA_DIR) is a directory; give a PostgreSQL URL as --database-url or in $QL_DATABASE_URL")
 	}
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return "", Usagef("--data-dir %s is a file; give the directory holding %s: --data-dir %s", dir, DefaultDBFile, filepath.Dir(dir))
+		return "", Usagef("--data-dir %s is a file; give the directory holding %s: --data-dir %s", dir, DefaultDBFile, shellquote.Quote(filepath.Dir(dir)))
 	}
 	return filepath.Join(dir, DefaultDBFile), nil
 }

@@ -94,7 +94,13 @@ func TestRetiredDBFlagNamesItsReplacement(t *testing.T) {
 // QL_DATA_DIR, as before.
 func TestDataDirAndDatabaseURLChooseTheDatabase(t *testing.T) {
 	dir, envDir := t.TempDir(), t.TempDir()
-	for _, d := range []string{dir, envDir} {
+	// A directory the shell would split, as the command a refusal gives
+	// has it quoted.
+	spaced := filepath.Join(t.TempDir(), "my data")
+	if err := os.Mkdir(spaced, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, envDir, spaced} {
 		if err := os.WriteFile(filepath.Join(d, DefaultDBFile), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -123,6 +129,8 @@ func TestDataDirAndDatabaseURLChooseTheDatabase(t *testing.T) {
 		{"URL flag over data-dir variable", full, map[string]string{"QL_DATA_DIR": envDir}, []string{"--database-url", url}, url, false},
 		{"both flags", full, nil, []string{"--data-dir", dir, "--database-url", url}, "not both", true},
 		{"the file as data dir", full, nil, []string{"--data-dir", filepath.Join(dir, DefaultDBFile)}, "is a file; give the directory holding qinglong.db: --data-dir " + dir, true},
+		{"the file as data dir in a directory with a space", full, nil, []string{"--data-dir", filepath.Join(spaced, DefaultDBFile)},
+			"give the directory holding qinglong.db: --data-dir '" + spaced + "'\n", true},
 		{"a URL as data dir", full, nil, []string{"--data-dir", url}, "give a PostgreSQL URL as --database-url", true},
 		{"a path as URL", full, nil, []string{"--database-url", dir}, "must start with postgres://", true},
 		{"edge with a URL variable", edge, map[string]string{"QL_DATABASE_URL": url}, nil, "no PostgreSQL support", true},

@@ -19,7 +19,7 @@ func runPage(t *testing.T, l, code, msg string) string {
 	d := run.Detail{Run: run.Run{ID: "r1", State: run.Failed},
 		Attempts: []run.Attempt{{Number: 1, State: run.AttemptFailed, ExitCode: &exit, ErrorCode: code, ErrorMessage: msg}}}
 	var buf bytes.Buffer
-	if err := parseTemplates("ql")["run"].ExecuteTemplate(&buf, "layout", page{Lang: l, Data: map[string]any{"D": d}}); err != nil {
+	if err := parseTemplates("ql", "")["run"].ExecuteTemplate(&buf, "layout", page{Lang: l, Data: map[string]any{"D": d}}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()

@@ -121,6 +121,12 @@ type Config struct {
 	// the pages and refusals tell the user to run: the user of the edge
 	// binary has no ql to run them with.
 	Binary string
+	// DatabaseFlags are what a command the pages give (create the first
+	// account, a token, show a trigger's whole ledger) adds to reach this
+	// server's database, with a space before them (" --data-dir DIR");
+	// empty where it finds the database without (the data directory is
+	// the working one, or a cluster's URL is in the environment).
+	DatabaseFlags string
 }
 
 // DefaultRequestTimeout is the longest a console request's store calls
@@ -264,7 +270,7 @@ func New(cfg Config) *Console {
 	if cfg.Binary == "" {
 		cfg.Binary = "ql"
 	}
-	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), tmpl: parseTemplates(cfg.Binary, cfg.DatabaseFlags), sessions: newSessionTable(maxSessions, maxSessionsPerPrincipal),
 		throttle: newThrottle(func() time.Time { return time.UnixMilli(cfg.NowMs()) }), slots: defaultCheckSlots(), verify: verifyPassword,
 		signinKey: make([]byte, 32)}
 	_, _ = rand.Read(c.signinKey) // crypto/rand never fails on supported platforms

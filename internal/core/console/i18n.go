@@ -20,7 +20,7 @@ import (
 var messages = map[string]map[string]string{
 	"en": {
 		"title": "QingLong", "overview": "Overview", "triggers": "Triggers", "runs": "Runs", "signout": "Sign out",
-		"signin": "Sign in", "token": "API token", "signin.help": "Paste an API token (create one with `ql tokens create NAME --scope operate`).",
+		"signin": "Sign in", "token": "API token", "signin.help": "Paste an API token (create one with `ql tokens create NAME --scope operate%s`).",
 		"err.malformed": "That is not a whole API token: a token is qlt_ and 43 more characters, printed once when it was created. Paste all of it, or create a new one.", "err.unknown": "That token is not known, revoked or expired.",
 		"last24": "Runs of the last 24 hours by state", "counted": "runs counted", "failures": "Recent failures", "nextfires": "Next fires",
 		"search": "Search", "project": "Project", "trigger": "Trigger", "task": "Task", "schedule": "Schedule", "next": "Next fire",
@@ -41,7 +41,7 @@ var messages = map[string]map[string]string{
 		"def.help":      "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as ql export prints them.",
 		"def.nopublish": "This server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role). Run ql apply -f FILE with the admin role's URL.",
 		"user":          "User name", "password": "Password", "signin.user": "With a user account", "signin.token": "With an API token",
-		"signin.userhelp": "Create the first account with `ql users create NAME --owner`.",
+		"signin.userhelp": "Create the first account with `ql users create NAME --owner%s`.",
 		"err.badlogin":    "Wrong user name or password, or the account is disabled.", "err.nousers": "This server has no user accounts; sign in with an API token.",
 		"err.throttled": "Too many failed sign-ins from here or for this user; wait a minute and try again.",
 		"err.busy":      "Too many sign-ins at once; try again in a few seconds.",
@@ -62,7 +62,7 @@ var messages = map[string]map[string]string{
 		"replicas": "Replicas", "rep.live": "live", "rep.expired": "expired", "host": "Host", "pid": "PID", "version": "Version",
 		"started": "Started", "lastseen": "Last seen",
 		"run": "Run", "yourtime": "Your time", "allruns": "All its runs",
-		"ledger.more":    "Only its newest %d ledger entries of occurrences passed over are shown; older ones exist. `ql triggers show %s --ledger %d` lists the whole ledger.",
+		"ledger.more":    "Only its newest %d ledger entries of occurrences passed over are shown; older ones exist. `ql triggers show %s --ledger %d%s` lists the whole ledger.",
 		"nofires.paused": "none while paused", "nofires.disabled": "none while disabled",
 		"pause.off": "Pause and resume are not offered while the trigger is disabled or its project is archived: nothing of it runs. A pause it has stays in force once it is enabled again or its project is made active; resume it then.",
 		"audit":     "Pause, resume, enable and disable", "audit.when": "When", "audit.action": "Action", "audit.by": "By",
@@ -135,7 +135,7 @@ var messages = map[string]map[string]string{
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
-		"signin": "登录", "token": "API 令牌", "signin.help": "粘贴 API 令牌（用 `ql tokens create NAME --scope operate` 创建）。",
+		"signin": "登录", "token": "API 令牌", "signin.help": "粘贴 API 令牌（用 `ql tokens create NAME --scope operate%s` 创建）。",
 		"err.malformed": "这不是完整的 API 令牌：令牌由 qlt_ 加 43 个字符组成，只在创建时显示一次。请完整粘贴，或新建一个令牌。", "err.unknown": "令牌未知、已吊销或已过期。",
 		"last24": "最近 24 小时各状态的运行", "counted": "条运行", "failures": "最近失败", "nextfires": "即将触发",
 		"search": "搜索", "project": "项目", "trigger": "触发器", "task": "任务", "schedule": "计划", "next": "下次触发",
@@ -156,7 +156,7 @@ var messages = map[string]map[string]string{
 		"def.help":      "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前版本，与 ql export 的输出相同。",
 		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。请用 admin 角色的 URL 运行 ql apply -f FILE。",
 		"user":          "用户名", "password": "密码", "signin.user": "使用用户账号", "signin.token": "使用 API 令牌",
-		"signin.userhelp": "用 `ql users create NAME --owner` 创建第一个账号。",
+		"signin.userhelp": "用 `ql users create NAME --owner%s` 创建第一个账号。",
 		"err.badlogin":    "用户名或密码错误，或账号已停用。", "err.nousers": "此服务器没有用户账号；请用 API 令牌登录。",
 		"err.throttled": "此处或此用户登录失败次数过多；请等待一分钟后重试。",
 		"err.busy":      "同时登录的人太多；请几秒后重试。",
@@ -177,7 +177,7 @@ var messages = map[string]map[string]string{
 		"replicas": "副本", "rep.live": "个在线", "rep.expired": "已过期", "host": "主机", "pid": "进程号", "version": "版本",
 		"started": "启动时间", "lastseen": "最近在线",
 		"run": "运行", "yourtime": "你的时间", "allruns": "它的全部运行",
-		"ledger.more":    "这里只显示已跳过记录中最新的 %d 条，还有更早的记录。用 `ql triggers show %s --ledger %d` 查看全部记录。",
+		"ledger.more":    "这里只显示已跳过记录中最新的 %d 条，还有更早的记录。用 `ql triggers show %s --ledger %d%s` 查看全部记录。",
 		"nofires.paused": "暂停期间没有", "nofires.disabled": "停用期间没有",
 		"pause.off": "触发器停用或其项目归档期间不提供暂停与恢复：它的任何运行都不会进行。已有的暂停在它重新启用或其项目恢复为活动状态后仍然有效；届时再恢复它。",
 		"audit":     "暂停、恢复、启用与停用记录", "audit.when": "时间", "audit.action": "操作", "audit.by": "操作者",
@@ -418,9 +418,10 @@ func backfillNone(l string, r *schedule.BackfillResult, zone string) string {
 // funcs are the pages' functions for a console served by binary: the
 // catalogue's sentences name its commands with binary (asBinary) before
 // any value is put in them, so only the console's own words are renamed.
-func funcs(binary string) template.FuncMap {
+func funcs(binary, dbFlags string) template.FuncMap {
 	return template.FuncMap{
-		"t": func(l, key string) string { return asBinary(binary, tr(l, key)) },
+		"dbflags": func() string { return dbFlags },
+		"t":       func(l, key string) string { return asBinary(binary, tr(l, key)) },
 		"tf": func(l, key string, args ...any) string {
 			return fmt.Sprintf(asBinary(binary, tr(l, key)), args...)
 		},

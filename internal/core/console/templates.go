@@ -12,9 +12,9 @@ var pages = []string{"error", "signin", "overview", "triggers", "trigger", "back
 
 // parseTemplates parses every page for a console served by binary, whose
 // name the catalogue's commands take (see funcs).
-func parseTemplates(binary string) map[string]*template.Template {
+func parseTemplates(binary, dbFlags string) map[string]*template.Template {
 	out := map[string]*template.Template{}
-	fm := funcs(binary)
+	fm := funcs(binary, dbFlags)
 	for _, p := range pages {
 		out[p] = template.Must(template.New(p).Funcs(fm).ParseFS(assets, "assets/layout.html", "assets/runrows.html", "assets/backfillform.html", "assets/"+p+".html"))
 	}

@@ -399,7 +399,7 @@ func TestConsoleTriggerPageSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 		t.Fatalf("a ledger of 50 entries: want all 50 shown and no word of older ones:\n%s", p)
 	}
 	seed(51, 51)
-	whole := fmt.Sprintf("`ql triggers show shop/nightly --ledger %d`", view.MaxLedgerShown)
+	whole := fmt.Sprintf("`ql triggers show shop/nightly --ledger %d --data-dir %s`", view.MaxLedgerShown, site.dir)
 	if p := page("en"); strings.Count(p, "× passed over") != 50 || !strings.Contains(p, `id="ledger-more"`) ||
 		!strings.Contains(p, "Only its newest 50 ledger entries of occurrences passed over are shown; older ones exist. "+whole) {
 		t.Errorf("a ledger of 51 entries in English: want the newest 50 and a word of the older ones naming %s:\n%s", whole, p)

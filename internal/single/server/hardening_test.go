@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"html"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,6 +142,15 @@ func TestTheCommandsAServerLogsNameItsDataDirectory(t *testing.T) {
 			}
 		}
 	})
+	t.Run("given a --data-dir the shell would split", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "my $data")
+		log := hints(t, dir)
+		for _, want := range []string{"`ql users create NAME --owner --data-dir '" + dir + "'`", "`ql runs logs 0193a8a0-0000-7000-8000-00000000abcd --data-dir '" + dir + "'`"} {
+			if !strings.Contains(log, want) {
+				t.Errorf("the log does not say %s:\n%s", want, log)
+			}
+		}
+	})
 	t.Run("in the working directory", func(t *testing.T) {
 		t.Chdir(t.TempDir())
 		log := hints(t, ".")
@@ -148,6 +160,36 @@ func TestTheCommandsAServerLogsNameItsDataDirectory(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The commands the console's sign-in page gives (create the first
+// account, create a token) name the server's data directory, quoted for
+// the shell, in English and Chinese, as its log lines do: pasted, they
+// reach its database.
+func TestTheSignInPagesCommandsNameTheDataDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my $data")
+	srv, err := startQuiet(t, Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flag := " --data-dir '" + dir + "'`"
+	for lang, want := range map[string][]string{
+		"en": {"`ql users create NAME --owner" + flag + ".", "`ql tokens create NAME --scope operate" + flag + ")"},
+		"zh": {"用 `ql users create NAME --owner" + flag + " 创建第一个账号", "用 `ql tokens create NAME --scope operate" + flag + " 创建"},
+	} {
+		resp, err := http.Get("http://" + srv.Addr() + "/signin?lang=" + lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		page := html.UnescapeString(string(body))
+		for _, w := range want {
+			if !strings.Contains(page, w) {
+				t.Errorf("the %s sign-in page does not say %s:\n%s", lang, w, page)
+			}
+		}
+	}
 }
 
 // A server-wide account that does not exist stops the server at start,

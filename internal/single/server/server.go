@@ -23,6 +23,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/retention"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/shellquote"
 	"github.com/qinglong/qinglong/internal/single/executor"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
@@ -353,16 +354,21 @@ func (s *Server) finished(a run.Attempt, state run.State) {
 }
 
 // command is the command line of args for this server's database, as a
-// line it logs tells someone to run it: with --data-dir unless the data
-// directory is the working directory, where the command finds it without.
-// Without it, a server given --data-dir would send them to a database
-// that is not there.
+// line it logs tells someone to run it (dataDirFlag).
 func (s *Server) command(args string) string {
-	line := s.cfg.Binary + " " + args
-	if wd, err := os.Getwd(); err != nil || wd != s.cfg.DataDir {
-		line += " --data-dir " + s.cfg.DataDir
+	return s.cfg.Binary + " " + args + s.dataDirFlag()
+}
+
+// dataDirFlag is what a command given to someone to run adds to reach
+// this server's database: --data-dir and the directory, quoted for the
+// shell, unless it is the working directory, where the command finds it
+// without. Without it, a server given --data-dir would send them to a
+// database that is not there.
+func (s *Server) dataDirFlag() string {
+	if wd, err := os.Getwd(); err == nil && wd == s.cfg.DataDir {
+		return ""
 	}
-	return line
+	return " --data-dir " + shellquote.Quote(s.cfg.DataDir)
 }
 
 // round is one scheduler round; after it, the dispatcher is woken for
