@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,11 +186,18 @@ func describe(n *yaml.Node) string {
 type parser struct {
 	file  string
 	found *found
+	// inTask: the parser reads a task's entry, named taskName (or not
+	// named: ""); each of its errors says which task it is about.
+	inTask   bool
+	taskName string
 }
 
 // fail reports err at n's line and column. It returns false, for the
 // reading that fails to return as its ok.
 func (p parser) fail(n *yaml.Node, err error) bool {
+	if p.inTask {
+		err = qlerror.Wrap(qlerror.CodeOf(err), err, "task %q", p.taskName)
+	}
 	p.found.add(located(p.file, n.Line, n.Column, err))
 	return false
 }
@@ -383,13 +392,14 @@ func (p parser) task(n *yaml.Node) taskEntry {
 		e.Spec.Name, checkName = p.str(v, "task.name")
 		e.named = checkName && e.Spec.Name != ""
 	}
+	p.inTask, p.taskName = true, e.Spec.Name
 	// What the spec's validation says of the name (or of its absence), as
 	// it says it, but with the task's other errors rather than in the next
 	// pass: that validation runs only on a task read whole. A missing name
 	// is left unsaid beside an unknown key, most likely the name misspelt.
 	if checkName || (complete && v == nil) {
 		if err := validate.Name("task.name", e.Spec.Name); err != nil {
-			p.fail(n, qlerror.Wrap(qlerror.Invalid, err, "task %q", e.Spec.Name))
+			p.fail(n, err)
 		}
 	}
 	if v, ok := f["enabled"]; ok {
@@ -404,7 +414,7 @@ func (p parser) task(n *yaml.Node) taskEntry {
 	cmd, hasCmd := f["command"]
 	switch {
 	case hasCmd && (hasShell || hasScript):
-		p.fail(cmd, invalid("task %q: give either command (argv mode) or shell + script (shell mode), not both", e.Spec.Name).
+		p.fail(cmd, invalid("give either command (argv mode) or shell + script (shell mode), not both").
 			Because(RefusalCommandAndScript, "task", e.Spec.Name))
 	case hasCmd:
 		c.Mode = task.ModeArgv
@@ -427,7 +437,7 @@ func (p parser) task(n *yaml.Node) taskEntry {
 			c.Script, _ = p.str(v, "task.script")
 		}
 	case complete:
-		p.fail(n, invalid("task %q: needs command (argv mode) or script (shell mode)", e.Spec.Name).Because(RefusalNoCommand, "task", e.Spec.Name))
+		p.fail(n, invalid("needs command (argv mode) or script (shell mode)").Because(RefusalNoCommand, "task", e.Spec.Name))
 	}
 	if v, ok := f["env"]; ok {
 		c.Env = p.env(v)
@@ -454,7 +464,7 @@ func (p parser) task(n *yaml.Node) taskEntry {
 	// field left out for its error would fail them for that field again.
 	if e.clean = p.found.count() == before; e.clean {
 		if err := e.Spec.Normalize().Validate(); err != nil {
-			e.clean = p.fail(n, qlerror.Wrap(qlerror.Invalid, err, "task %q", e.Spec.Name))
+			e.clean = p.fail(n, asFileKeys(err))
 		}
 	}
 	return e
@@ -795,7 +805,7 @@ func (p parser) env(n *yaml.Node) []task.EnvVar {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if err := task.CheckEnvName(k.Value); err != nil {
-			p.fail(k, err)
+			p.fail(k, asFileKeys(err))
 			continue
 		}
 		e := task.EnvVar{Name: k.Value}
@@ -820,6 +830,52 @@ func (p parser) env(n *yaml.Node) []task.EnvVar {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// specField is the start of a task spec's field path, as its validation
+// and the API's JSON name it, that a definitions file spells otherwise:
+// the command's settings are the task's own keys there, and command is
+// the argv list, its program first.
+var specField = regexp.MustCompile(`^task\.command\.(?:(path)|args\[(\d+)\]|(args)|(script|shell|workingDir|timeout|killGrace|runAs|retry|env|placement)\b)`)
+
+// fileKey is field, a task spec's field path, as the file spells it:
+// task.command.env as task.env, task.command.path as task.command[0],
+// task.command.args[0] as task.command[1].
+func fileKey(field string) string {
+	return specField.ReplaceAllStringFunc(field, func(m string) string {
+		g := specField.FindStringSubmatch(m)
+		switch {
+		case g[1] != "":
+			return "task.command[0]"
+		case g[2] != "":
+			i, _ := strconv.Atoi(g[2])
+			return fmt.Sprintf("task.command[%d]", i+1)
+		case g[3] != "":
+			return "task.command"
+		}
+		return "task." + g[4]
+	})
+}
+
+// asFileKeys is err, of the task spec's checks, naming the file's keys
+// rather than the spec's field paths (fileKey), in its words and in the
+// field its sentence in another language names; its code and reason are
+// kept.
+func asFileKeys(err error) error {
+	e, ok := err.(*qlerror.Error)
+	if !ok {
+		return err
+	}
+	out := *e
+	out.Msg = fileKey(e.Msg)
+	if f, ok := e.Params["field"]; ok {
+		out.Params = maps.Clone(e.Params)
+		out.Params["field"] = fileKey(f)
+	}
+	if e.Err != nil {
+		out.Err = asFileKeys(e.Err)
+	}
+	return &out
 }
 
 func contains(list []string, s string) bool {

@@ -26,13 +26,13 @@ func TestInvalidRunAsAndKillGraceNameTheField(t *testing.T) {
 	t.Parallel()
 	base := "project: demo\ntasks:\n  - name: a\n    script: echo\n"
 	cases := map[string]struct{ yaml, want string }{
-		"runAs not a mapping": {"    runAs: svc\n", "x.yaml:5: task.runAs must be a mapping"},
+		"runAs not a mapping": {"    runAs: svc\n", "x.yaml:5: task \"a\": task.runAs must be a mapping"},
 		"runAs without user":  {"    runAs: {group: svc}\n", "task.runAs.user: is required"},
 		"runAs unknown field": {"    runAs: {user: svc, uid: 3}\n", `unknown field "uid"`},
 		"runAs bad user":      {"    runAs: {user: \"a b\"}\n", "task.runAs.user"},
-		"grace not duration":  {"    killGrace: soon\n", "x.yaml:5: task.killGrace"},
+		"grace not duration":  {"    killGrace: soon\n", "x.yaml:5: task \"a\": task.killGrace"},
 		"grace zero":          {"    killGrace: 0s\n", "task.killGrace"},
-		"grace too long":      {"    killGrace: 1h\n", "x.yaml:5: task.killGrace: 1h is longer than the most it takes, 10m"},
+		"grace too long":      {"    killGrace: 1h\n", "x.yaml:5: task \"a\": task.killGrace: 1h is longer than the most it takes, 10m"},
 	}
 	for name, c := range cases {
 		_, err := Parse("x.yaml", []byte(base+c.yaml))

@@ -81,9 +81,9 @@ func TestInvalidInputNamesFileLineAndField(t *testing.T) {
 		{"jitter too long", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: 2h\n", []string{"x.yaml:7:", "trigger.jitter: 2h is longer than the most it takes, 1h"}},
 		{"jitter not a duration", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: soon\n", []string{"x.yaml:7:", `trigger.jitter: "soon" is not a duration in whole milliseconds from 0s to 1h`}},
 		{"kill grace too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    killGrace: 11m\n", []string{"x.yaml:5:", "task.killGrace: 11m is longer than the most it takes, 10m"}},
-		{"relative path", "project: demo\ntasks:\n  - name: a\n    command: [date]\n", []string{"x.yaml:3:", "task.command.path", "absolute"}},
+		{"relative path", "project: demo\ntasks:\n  - name: a\n    command: [date]\n", []string{"x.yaml:3:", `task "a": task.command[0]: "date" must be an absolute`}},
 		{"both modes", "project: demo\ntasks:\n  - name: a\n    script: echo\n    command: [/bin/date]\n", []string{"x.yaml:5:", "not both"}},
-		{"bad shell", "project: demo\ntasks:\n  - name: a\n    shell: /bin/zsh\n    script: echo\n", []string{"x.yaml:3:", "task.command.shell", "/bin/sh"}},
+		{"bad shell", "project: demo\ntasks:\n  - name: a\n    shell: /bin/zsh\n    script: echo\n", []string{"x.yaml:3:", `task "a": task.shell`, "/bin/sh"}},
 		{"enabled not bool", "project: demo\ntasks:\n  - name: a\n    script: echo\n    enabled: yes please\n", []string{"x.yaml:5:", "true or false"}},
 		{"missing timezone", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n", []string{"x.yaml:3:", "trigger.timezone: is required"}},
 		{"bad project name", "project: Demo Project\n", []string{"x.yaml:1:", "project.name"}},
@@ -227,6 +227,34 @@ func TestADurationThatDoesNotReadSaysItsRangeAndThatThereIsNoDayUnit(t *testing.
 		_, err := Parse("x.yaml", []byte(c.yaml))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "like 500ms, 30s, 5m or 2h (the units are ms, s, m and h; there is no d: write a day as 24h)") {
 			t.Errorf("%s: %v; want %q, an example and the units", c.what, err, c.want)
+		}
+	}
+}
+
+// A task's mistakes name the keys of the file, not the fields of the API's
+// task (task.env, not task.command.env; task.command[0], not
+// task.command.path), in the words and in the field a sentence in
+// another language names, and each says which task it is about, whether
+// it is found reading a key or checking the whole task.
+func TestATasksMistakesNameTheFilesKeysAndTheTask(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		what, fields, want, field string
+	}{
+		{"a reserved variable", "    script: echo\n    env: {QL_FOO: x}\n", `x.yaml:5: task "a": task.env: name "QL_FOO" is reserved`, ""},
+		{"a relative program", "    command: [relative/path]\n", `x.yaml:3: task "a": task.command[0]: "relative/path" must be an absolute`, "task.command[0]"},
+		{"an argument with a NUL", "    command: [/bin/echo, ok, \"a\\0b\"]\n", `task "a": task.command[2]: contains a NUL byte`, "task.command[2]"},
+		{"a relative working directory", "    script: echo\n    workingDir: srv\n", `task "a": task.workingDir: "srv"`, "task.workingDir"},
+		{"a shell of none", "    shell: /bin/zsh\n    script: echo\n", `task "a": task.shell: "/bin/zsh" is not allowed`, "task.shell"},
+		{"a secret of no name", "    script: echo\n    env: {K: {secret: \"Bad Ref\"}}\n", `task "a": task.env.K: secret reference "Bad Ref"`, "task.env.K"},
+	} {
+		_, err := Parse("x.yaml", []byte("project: demo\ntasks:\n  - name: a\n"+c.fields))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "task.command.") {
+			t.Errorf("%s: %v; want %q and no field of the API's task", c.what, err, c.want)
+			continue
+		}
+		if f := qlerror.ParamsOf(err)["field"]; f != c.field {
+			t.Errorf("%s: the field its sentence names is %q, want %q", c.what, f, c.field)
 		}
 	}
 }
