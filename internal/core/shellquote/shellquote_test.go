@@ -11,7 +11,7 @@ import (
 func TestAQuotedValueIsReadBackByTheShellAsOneWord(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
-		t.Skip("no sh")
+		t.Fatalf("no sh on PATH (%v): the quoting is checked against a POSIX shell", err)
 	}
 	for _, v := range []string{"/var/lib/qinglong", "/srv/my data", "/srv/it's", "/srv/$HOME", "/srv/a;b", "/srv/`x`", "/srv/数据", "", "/srv/a\\b", "/srv/*"} {
 		q := Quote(v)
