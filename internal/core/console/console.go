@@ -75,7 +75,8 @@ type Config struct {
 	// page); nil where the server's database role may not publish.
 	Definitions *catalog.Service
 	// Export reads a project's definitions whole, for the definitions
-	// page to show; the page shows them where Definitions is set too.
+	// page to show (read-only where Definitions is nil: a cluster
+	// replica's runtime role reads the catalog but may not publish).
 	Export catalog.DefinitionsReader
 	// MissingSecrets names the secrets of a list the secrets file of
 	// this machine does not define, for the definitions page's note; nil

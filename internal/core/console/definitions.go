@@ -84,7 +84,9 @@ func (c *Console) fileErrors(l string, err error) ([]fileError, int) {
 }
 
 // definitions shows a project as YAML (its current revisions exported, as
-// `ql export` prints them), ready to edit and preview.
+// `ql export` prints them), ready to edit and preview; where the server
+// cannot publish, to read and copy, the page saying where an edited file
+// can be applied.
 func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session) {
 	d := definitionsData{CanPublish: c.cfg.Definitions != nil, Project: strings.TrimSpace(r.URL.Query().Get("project"))}
 	var err error
@@ -92,7 +94,7 @@ func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session
 		c.fail(w, r, s, err)
 		return
 	}
-	if d.Project != "" && d.CanPublish && c.cfg.Export != nil {
+	if d.Project != "" && c.cfg.Export != nil {
 		// A name no project can have is not one to create either: the
 		// store's refusal would suggest writing it in a file (project: NAME).
 		if validate.Name("project", d.Project) != nil {
@@ -168,7 +170,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	d := definitionsData{CanPublish: c.cfg.Definitions != nil}
 	if !d.CanPublish {
 		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot publish definitions: its database role may not "+
-			"(a cluster replica runs as the runtime role); run `ql apply -f FILE` with the admin role's URL").Because(refusalCannotPublish))
+			"(a cluster replica runs as the runtime role); run `ql apply -f FILE` with the admin role's URL, or with --api-url against a server that can").Because(refusalCannotPublish))
 		return
 	}
 	text, err := submitted(r)

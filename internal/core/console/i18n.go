@@ -37,10 +37,12 @@ var messages = map[string]map[string]string{
 		"def.unavailable": "The database could not be used; nothing is wrong with the file, send it again once the database answers", "def.at": "line %d", "def.atcolumn": "line %d, column %d", "def.sep": ": ",
 		"def.errorcount": "%d errors in all.", "def.moreerrors": "And %d more errors, listed once those above are fixed.", "def.moreerrors.one": "And %d more error, listed once those above are fixed.",
 		"def.kind": "Kind", "def.name": "Name", "def.change": "Change", "def.fields": "Changed fields", "def.revision": "revision", "def.notes": "Notes",
-		"def.keep":      "Objects missing from the file are left as they are.",
-		"def.help":      "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as ql export prints them.",
-		"def.nopublish": "This server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role). Run ql apply -f FILE with the admin role's URL.",
-		"user":          "User name", "password": "Password", "signin.user": "With a user account", "signin.token": "With an API token",
+		"def.keep": "Objects missing from the file are left as they are.",
+		"def.help": "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as ql export prints them.",
+		"def.nopublish": "This server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role). " +
+			"The file is shown to read and copy: to change the project, save it as a file, edit it and run ql apply -f FILE with the admin role's database URL, " +
+			"or ql apply -f FILE --api-url URL (an admin token in $QL_TOKEN) against a server that can publish.",
+		"user": "User name", "password": "Password", "signin.user": "With a user account", "signin.token": "With an API token",
 		"signin.userhelp": "Create the first account with `ql users create NAME --owner%s`.",
 		"err.badlogin":    "Wrong user name or password, or the account is disabled.", "err.nousers": "This server has no user accounts; sign in with an API token.",
 		"err.throttled": "Too many failed sign-ins from here or for this user; wait a minute and try again.",
@@ -152,10 +154,12 @@ var messages = map[string]map[string]string{
 		"def.unavailable": "数据库暂时无法使用；文件本身没有错误，请在数据库恢复后重新提交", "def.at": "第 %d 行", "def.atcolumn": "第 %d 行第 %d 列", "def.sep": "：",
 		"def.errorcount": "共 %d 个错误。", "def.moreerrors": "另有 %d 个错误未列出，修正以上错误后会列出。",
 		"def.kind": "类型", "def.name": "名称", "def.change": "变更", "def.fields": "变更的字段", "def.revision": "版本", "def.notes": "注意",
-		"def.keep":      "文件中没有的对象保持不变。",
-		"def.help":      "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前版本，与 ql export 的输出相同。",
-		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。请用 admin 角色的 URL 运行 ql apply -f FILE。",
-		"user":          "用户名", "password": "密码", "signin.user": "使用用户账号", "signin.token": "使用 API 令牌",
+		"def.keep": "文件中没有的对象保持不变。",
+		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前版本，与 ql export 的输出相同。",
+		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。" +
+			"下面的文件仅供查看和复制：要修改项目，请把它保存为文件，编辑后用 admin 角色的数据库 URL 运行 ql apply -f FILE，" +
+			"或对能发布定义的服务器运行 ql apply -f FILE --api-url URL（admin 令牌放在 $QL_TOKEN 中）。",
+		"user": "用户名", "password": "密码", "signin.user": "使用用户账号", "signin.token": "使用 API 令牌",
 		"signin.userhelp": "用 `ql users create NAME --owner%s` 创建第一个账号。",
 		"err.badlogin":    "用户名或密码错误，或账号已停用。", "err.nousers": "此服务器没有用户账号；请用 API 令牌登录。",
 		"err.throttled": "此处或此用户登录失败次数过多；请等待一分钟后重试。",

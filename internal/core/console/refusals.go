@@ -75,7 +75,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	refusalCannotEnable:              "此服务器不能启用或停用触发器；请使用 `ql triggers enable|disable`（在集群上使用管理员角色）。",
 	refusalCannotManageTokens:        "此服务器不能管理 API 令牌（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql tokens`。",
 	refusalNotAProjectName:           "项目“{name}”不存在：这不是有效的项目名称（只能使用小写字母、数字、'-'、'_' 和 '.'，且须以字母或数字开头和结尾）；请从列表中选择一个项目。",
-	refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`。",
+	refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`，或对能发布定义的服务器使用 --api-url。",
 	refusalUnreadableFile:            "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",
 	refusalNotATime:                  "时间无法识别：请写成 2026-11-30T08:00 这样的日期和时间。",
 	run.RefusalListState:             "“{state}”不是运行的状态；请在筛选的状态列表中选择一个。",
