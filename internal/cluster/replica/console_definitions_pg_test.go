@@ -47,3 +47,25 @@ func TestAReplicasDefinitionsPageShowsTheProjectReadOnlyAndSaysWhereToApply(t *t
 		}
 	}
 }
+
+// A replica's project pickers (the runs filter, the definitions page)
+// offer every project the runtime role reads, one without a trigger too.
+func TestAReplicasProjectPickersOfferAProjectWithoutTriggers(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("web", 1, clustertest.QuietCron()), "project: quiet\ntasks:\n  - name: job\n    script: echo hi\n")
+	secret := env.Token(t, "owner", apitoken.Admin)
+	r := startReplica(t, bin, env, "replica-picker")
+	r.await(t, CodeReady, 30*time.Second)
+	base := "http://" + r.addr
+	c, get := consoleBrowser(t, base)
+	if resp := consoleSignIn(t, c, get, base, map[string][]string{"token": {secret}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in: %d", resp.StatusCode)
+	}
+	for path, want := range map[string]string{"/definitions": `<option value="quiet">`, "/runs": `<option>quiet</option>`, "/runs?project=quiet": `selected>quiet</option>`} {
+		if resp, page := get(path); resp.StatusCode != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("%s: %d, without the project that has no trigger (%s):\n%s", path, resp.StatusCode, want, page)
+		}
+	}
+}

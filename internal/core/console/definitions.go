@@ -2,7 +2,6 @@ package console
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -90,7 +89,7 @@ func (c *Console) fileErrors(l string, err error) ([]fileError, int) {
 func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session) {
 	d := definitionsData{CanPublish: c.cfg.Definitions != nil, Project: strings.TrimSpace(r.URL.Query().Get("project"))}
 	var err error
-	if d.Projects, err = c.projectNames(r.Context()); err != nil {
+	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
@@ -112,23 +111,13 @@ func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session
 	c.render(w, r, http.StatusOK, "definitions", s, d)
 }
 
-// projectNames are the names the definitions page offers to show.
-func (c *Console) projectNames(ctx context.Context) ([]string, error) {
-	choices, err := c.projectChoices(ctx)
-	names := make([]string, len(choices))
-	for i, p := range choices {
-		names[i] = p.Name
-	}
-	return names, err
-}
-
 // editDefinitions takes a previewed file back to the editor as it was
 // sent, unapplied edits and all (a new project's included, which has no
 // stored revision to show).
 func (c *Console) editDefinitions(w http.ResponseWriter, r *http.Request, s *session) {
 	d := definitionsData{CanPublish: c.cfg.Definitions != nil, YAML: r.PostFormValue("yaml"), Project: strings.TrimSpace(r.PostFormValue("project"))}
 	var err error
-	if d.Projects, err = c.projectNames(r.Context()); err != nil {
+	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
@@ -178,7 +167,7 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		c.fail(w, r, s, err)
 		return
 	}
-	if d.Projects, err = c.projectNames(r.Context()); err != nil {
+	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}

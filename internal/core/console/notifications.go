@@ -45,17 +45,17 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, s *sessi
 		c.fail(w, r, s, err)
 		return
 	}
-	for _, p := range projects {
-		if f["project"] == p.Name {
-			f["project"] = p.ID
-		}
-	}
 	data := map[string]any{"F": f, "States": notify.States, "Projects": projects, "NowMs": c.cfg.NowMs()}
 	if id := q.Get("retried"); ids.Validate("retried", id) == nil {
 		data["Retried"] = id
 	}
-	list, next, err := c.cfg.Notifications.NotificationsList(r.Context(), notify.ListQuery{ProjectID: f["project"], State: notify.State(f["state"]),
-		After: f["after"], Limit: notificationsPage})
+	var list []notify.Message
+	var next string
+	projectID, err := c.projectFilter(r.Context(), f["project"])
+	if err == nil {
+		list, next, err = c.cfg.Notifications.NotificationsList(r.Context(), notify.ListQuery{ProjectID: projectID, State: notify.State(f["state"]),
+			After: f["after"], Limit: notificationsPage})
+	}
 	if err != nil {
 		if qlerror.CodeOf(err) != qlerror.Invalid {
 			c.fail(w, r, s, err)

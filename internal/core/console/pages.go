@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/hold"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -385,9 +387,6 @@ func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
 		})
 }
 
-// projectChoice is one project the runs page's filter offers.
-type projectChoice struct{ ID, Name string }
-
 // runs lists Runs by the filter's project, trigger, state and time window
 // (given in the viewer's zone). A filter that cannot be read is answered
 // on the page itself, beside the fields as they were typed.
@@ -399,22 +398,20 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, r, s, err)
 		return
 	}
-	for _, p := range projects {
-		if f["project"] == p.Name {
-			f["project"] = p.ID
-		}
-	}
 	data := map[string]any{"F": f, "States": run.States, "Projects": projects}
 	zone := viewerZone(r)
-	from, err := parseLocal("from", f["from"], zone)
-	var to int64
+	projectID, err := c.projectFilter(r.Context(), f["project"])
+	var from, to int64
+	if err == nil {
+		from, err = parseLocal("from", f["from"], zone)
+	}
 	if err == nil {
 		to, err = parseLocal("to", f["to"], zone)
 	}
 	var list []run.Run
 	var next string
 	if err == nil {
-		list, next, err = c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: f["project"], TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
+		list, next, err = c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: projectID, TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
 			FromMs: from, ToMs: to})
 	}
 	if err != nil {
@@ -439,20 +436,33 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	c.render(w, r, http.StatusOK, "runs", s, data)
 }
 
-// projectChoices are the projects of the first page of triggers, by name.
-func (c *Console) projectChoices(ctx context.Context) ([]projectChoice, error) {
-	list, _, err := c.cfg.Triggers.TriggerList(ctx, schedule.TriggerListParams{Limit: triggersPage})
-	if err != nil {
-		return nil, err
+// projectsOffered caps the projects a picker offers: a project past them
+// is still taken when its name is typed (the definitions page) or given
+// in the address (?project=NAME).
+const projectsOffered = 1000
+
+// projectChoices are the names of the projects a picker offers, every
+// project's (those without a trigger too) up to projectsOffered, in name
+// order; none where the server reads no definitions.
+func (c *Console) projectChoices(ctx context.Context) ([]string, error) {
+	if c.cfg.Export == nil {
+		return nil, nil
 	}
-	var out []projectChoice
-	for _, t := range list {
-		if !slices.ContainsFunc(out, func(p projectChoice) bool { return p.ID == t.ProjectID }) {
-			out = append(out, projectChoice{t.ProjectID, t.ProjectName})
-		}
+	return c.cfg.Export.ProjectNames(ctx, projectsOffered)
+}
+
+// projectFilter is the project id a filter's project field gives: the
+// named project's, or an id as given ("" for every project).
+func (c *Console) projectFilter(ctx context.Context, v string) (string, error) {
+	if v == "" || c.cfg.Export == nil || ids.Validate("project", v) == nil {
+		return v, nil
 	}
-	slices.SortFunc(out, func(a, b projectChoice) int { return cmp.Compare(a.Name, b.Name) })
-	return out, nil
+	// The project alone: no task or trigger is read.
+	d, err := c.cfg.Export.ProjectDefinitions(ctx, v, 0)
+	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
+		return "", qlerror.New(qlerror.Invalid, "no project is named %q; choose one of the projects listed", v).Because(refusalNoSuchProject, "name", v)
+	}
+	return d.Project.ID, err
 }
 
 // runDetail shows a Run with its attempts and its log: by default the

@@ -26,6 +26,7 @@ const (
 	refusalCannotManageTokens qlerror.Reason = "console_cannot_manage_tokens"
 	refusalCannotPublish      qlerror.Reason = "console_cannot_publish"
 	refusalNotAProjectName    qlerror.Reason = "console_not_a_project_name"
+	refusalNoSuchProject      qlerror.Reason = "console_no_such_project"
 	refusalUnreadableFile     qlerror.Reason = "console_file_unreadable"
 	refusalNotATime           qlerror.Reason = "console_not_a_time"
 	refusalNotAnAttempt       qlerror.Reason = "console_not_an_attempt"
@@ -74,6 +75,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	refusalCannotRerun:               "此服务器的存储不能重新运行；请使用 `ql runs rerun`。",
 	refusalCannotEnable:              "此服务器不能启用或停用触发器；请使用 `ql triggers enable|disable`（在集群上使用管理员角色）。",
 	refusalCannotManageTokens:        "此服务器不能管理 API 令牌（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql tokens`。",
+	refusalNoSuchProject:             "没有名为“{name}”的项目（项目名区分大小写）；请从列表中选择一个项目。",
 	refusalNotAProjectName:           "项目“{name}”不存在：这不是有效的项目名称（只能使用小写字母、数字、'-'、'_' 和 '.'，且须以字母或数字开头和结尾）；请从列表中选择一个项目。",
 	refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`，或对能发布定义的服务器使用 --api-url。",
 	refusalUnreadableFile:            "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",

@@ -85,7 +85,7 @@ func BenchmarkConsoleRunsListPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer be.Close()
-	ts := httptest.NewServer(console.New(console.Config{Runs: be.Store, Triggers: be.Store, Detail: be.Store, Tokens: be.Store}))
+	ts := httptest.NewServer(console.New(console.Config{Runs: be.Store, Triggers: be.Store, Detail: be.Store, Tokens: be.Store, Export: be.Store}))
 	defer ts.Close()
 	site := &consoleSite{base: ts.URL}
 	c := consoleClient(b)

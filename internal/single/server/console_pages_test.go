@@ -444,3 +444,31 @@ func TestTheWorkersAddressOfASingleNodeServerSaysItRunsEveryCommandItself(t *tes
 		}
 	}
 }
+
+// The project pickers (the runs and notifications filters, the
+// definitions page) offer every project, one without a trigger too, and
+// a name no project has is refused on the page in its language.
+func TestTheConsolesProjectPickersOfferAProjectWithoutTriggers(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	file := "project: quiet\ntasks:\n  - name: job\n    script: echo hi\n"
+	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply", url.Values{"csrf": {csrf}, "yaml": {file}}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("apply a project without triggers: %d\n%s", resp.StatusCode, page)
+	}
+	for path, want := range map[string]string{"/definitions": `<option value="quiet">`, "/runs": `<option>quiet</option>`, "/notifications": `<option>quiet</option>`} {
+		if _, page := httpcall.Form(t, c, http.MethodGet, site.base+path, nil); !strings.Contains(page, want) {
+			t.Errorf("%s does not offer the project without triggers (%s):\n%s", path, want, page)
+		}
+	}
+	if resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?project=quiet", nil); resp.StatusCode != http.StatusOK || !strings.Contains(page, `selected>quiet</option>`) {
+		t.Errorf("runs of project quiet: %d, want it chosen:\n%s", resp.StatusCode, page)
+	}
+	for lang, want := range map[string]string{"en": `no project is named &#34;nowhere&#34;`, "zh": "没有名为“nowhere”的项目"} {
+		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?project=nowhere&lang="+lang, nil)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, want) {
+			t.Errorf("runs of a project no one has, in %s: %d, want 400 saying %s:\n%s", lang, resp.StatusCode, want, page)
+		}
+	}
+}
