@@ -42,10 +42,14 @@ type page struct {
 	// with ?lang= set (a page answering a form links to where the form
 	// was, since a form's answer cannot be fetched again).
 	LangEN, LangZH string
-	// Zone is the viewer's zone ("" for UTC): viewerZone.
-	Zone       string
-	CanOperate bool
-	CanAdmin   bool
+	// Zone is the viewer's zone ("" for UTC): viewerZones.
+	Zone string
+	// ZoneRefused is a zone asked for (?tz=, the tz cookie) that this
+	// server does not know, and ZoneRefusal the page's sentence saying so
+	// and that the times stay in Zone.
+	ZoneRefused, ZoneRefusal string
+	CanOperate               bool
+	CanAdmin                 bool
 	// CanEnable: the token is admin and the server can publish (enable.go).
 	CanEnable bool
 	// ShowTokens offers the tokens page: an admin session on a server
@@ -65,7 +69,10 @@ type page struct {
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
-	p := page{Lang: lang(r), Zone: viewerZone(r), Data: data}
+	p := page{Lang: lang(r), Data: data}
+	if p.Zone, p.ZoneRefused = viewerZones(r); p.ZoneRefused != "" {
+		p.ZoneRefusal = zoneRefusal(p.Lang, p.ZoneRefused, p.Zone)
+	}
 	p.LangEN, p.LangZH = langHref(r, "en"), langHref(r, "zh")
 	if err := hold.Held(c.cfg.Writes); err != nil {
 		p.Held = c.errorText(p.Lang, err)

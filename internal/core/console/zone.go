@@ -1,8 +1,12 @@
 package console
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/qinglong/qinglong/internal/core/cron"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -14,24 +18,67 @@ import (
 // secret.
 const tzCookie = "ql_tz"
 
+// tzPrevCookie holds the zone the pages were shown in when the script last
+// set tzCookie: should this server not know the browser's new zone, the
+// pages stay in that one rather than fall back to UTC.
+const tzPrevCookie = "ql_tz_prev"
+
+// maxZoneName bounds a zone name: the longest in the zone database is
+// about half of it, and a refused one is quoted on every page.
+const maxZoneName = 64
+
 // localLayouts are what a datetime-local field sends, with and without
 // seconds.
 var localLayouts = []string{"2006-01-02T15:04", "2006-01-02T15:04:05"}
 
-// viewerZone is the viewer's zone: ?tz=, then the tz cookie, when it names
-// a zone this server knows; "" (shown as UTC) otherwise.
+// viewerZone is the viewer's zone ("" for UTC): viewerZones.
 func viewerZone(r *http.Request) string {
-	if z := r.URL.Query().Get("tz"); knownZone(z) {
-		return z
+	z, _ := viewerZones(r)
+	return z
+}
+
+// viewerZones are the viewer's zone, the first of ?tz=, the tz cookie and
+// the zone before it that this server knows ("" for UTC when none is),
+// and refused: the first of ?tz= and the cookie given that it does not
+// know, which the page names ("" when none), so that a mistyped or too new
+// zone is not silently replaced.
+func viewerZones(r *http.Request) (zone, refused string) {
+	given := []string{r.URL.Query().Get("tz"), "", ""}
+	if ck, err := r.Cookie(tzCookie); err == nil {
+		given[1] = ck.Value
 	}
-	if ck, err := r.Cookie(tzCookie); err == nil && knownZone(ck.Value) {
-		return ck.Value
+	if ck, err := r.Cookie(tzPrevCookie); err == nil {
+		given[2] = ck.Value
 	}
-	return ""
+	for i, z := range given {
+		switch {
+		case z == "":
+		case knownZone(z):
+			return z, refused
+		case refused == "" && i < 2:
+			refused = z
+		}
+	}
+	return "", refused
+}
+
+// zoneRefusal says, in language l, that this server knows no zone z and
+// that the times are shown in zone ("" for UTC), as they were.
+func zoneRefusal(l, z, zone string) string {
+	if r := []rune(z); len(r) > maxZoneName {
+		z = string(r[:maxZoneName]) + "…"
+	}
+	if zone == "" {
+		zone = "UTC"
+	}
+	if pe := (*cron.ParseError)(nil); errors.As(cron.CheckTimezone(z), &pe) && pe.Reason == cron.RefusalTimezoneCase {
+		return fmt.Sprintf(tr(l, "zone.case"), z, pe.Params["suggest"], zone)
+	}
+	return fmt.Sprintf(tr(l, "zone.unknown"), z, zone)
 }
 
 func knownZone(z string) bool {
-	if z == "" || z == "Local" || len(z) > 64 {
+	if z == "" || z == "Local" || len(z) > maxZoneName {
 		return false
 	}
 	_, err := time.LoadLocation(z)

@@ -53,3 +53,51 @@ func TestConsoleShowsFiresInBothZonesAndFiltersRunsByTime(t *testing.T) {
 	}
 	httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+id+"/cancel", url.Values{"csrf": {csrf}})
 }
+
+// A zone this server does not know, in the address or the tz cookie, is
+// named on the page in its language, and the times stay in the zone they
+// were shown in: the cookie's, or the one before the cookie's.
+func TestAZoneTheServerDoesNotKnowIsNamedAndThePreviousZoneKept(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	for _, tc := range []struct {
+		name, query, cookie, prev, lang, zone string
+		says                                  []string
+	}{
+		{"a mistyped ?tz=", "?tz=Mars/Olympus", "America/New_York", "", "en", "America/New_York",
+			[]string{"This server knows no time zone &#34;Mars/Olympus&#34;", "times are shown in America/New_York, as before"}},
+		{"a ?tz= in small letters", "?tz=europe/berlin", "America/New_York", "", "zh", "America/New_York",
+			[]string{"此服务器不认识时区“europe/berlin”", "是否应写作 Europe/Berlin？", "时间仍按 America/New_York 显示"}},
+		{"a cookie the browser set to a zone too new for the server", "", "Mars/Olympus", "Asia/Shanghai", "zh", "Asia/Shanghai",
+			[]string{"此服务器不认识时区“Mars/Olympus”", "时间仍按 Asia/Shanghai 显示"}},
+		{"such a cookie and no zone before it", "", "Mars/Olympus", "", "en", "UTC",
+			[]string{"&#34;Mars/Olympus&#34;", "times are shown in UTC, as before"}},
+	} {
+		c := consoleClient(t)
+		site.signIn(t, c, site.tokens[apitoken.Read])
+		u, _ := url.Parse(site.base)
+		cookies := []*http.Cookie{{Name: "ql_tz", Value: tc.cookie, Path: "/"}}
+		if tc.prev != "" {
+			cookies = append(cookies, &http.Cookie{Name: "ql_tz_prev", Value: tc.prev, Path: "/"})
+		}
+		c.Jar.SetCookies(u, cookies)
+		sep := "?"
+		if tc.query != "" {
+			sep = "&"
+		}
+		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs"+tc.query+sep+"lang="+tc.lang, nil)
+		_, refusal, _ := strings.Cut(page, `id="zone-refused"`)
+		refusal, _, _ = strings.Cut(refusal, "</p>")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: runs page %d", tc.name, resp.StatusCode)
+		}
+		for _, want := range tc.says {
+			if !strings.Contains(refusal, want) {
+				t.Errorf("%s: the page's note on the zone lacks %q:\n%s", tc.name, want, page)
+			}
+		}
+		if !strings.Contains(page, `data-tz="`+strings.TrimPrefix(tc.zone, "UTC")+`"`) || !strings.Contains(page, " "+tc.zone+"</p>") {
+			t.Errorf("%s: the times are not shown in %s:\n%s", tc.name, tc.zone, page)
+		}
+	}
+}

@@ -1,9 +1,13 @@
 // Viewer's zone: the server shows times in the zone of the ql_tz cookie,
 // which this sets from the browser; the first page rendered without it is
-// loaded once more.
+// loaded once more. The zone the page is shown in is kept in ql_tz_prev,
+// which the server keeps to should it not know the browser's zone (it
+// then says so on every page, and this does not set that zone again).
 (function () {
   var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
-  if (!zone || document.body.getAttribute("data-tz") === zone) { return; }
+  var shown = document.body.getAttribute("data-tz");
+  if (!zone || shown === zone || document.body.getAttribute("data-tz-refused") === zone) { return; }
+  if (shown) { document.cookie = "ql_tz_prev=" + shown + "; path=/; max-age=31536000; SameSite=Strict"; }
   document.cookie = "ql_tz=" + zone + "; path=/; max-age=31536000; SameSite=Strict";
   if (window.sessionStorage && sessionStorage.getItem("ql_tz") !== zone) {
     sessionStorage.setItem("ql_tz", zone);
