@@ -15,6 +15,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
@@ -212,6 +213,31 @@ func TestRolesNeedsAPasswordOnlyToCreate(t *testing.T) {
 	_, err := run(t, map[string]string{EnvURL: db.URL}, "roles", "--role-prefix", randomPrefix(t))
 	if err == nil || !strings.Contains(err.Error(), "QL_DATABASE_MIGRATION_PASSWORD") {
 		t.Fatalf("roles without passwords for new roles: %v; want the variable to set", err)
+	}
+}
+
+// Every role whose password is too short is named in the one refusal
+// (exit 2, before any connection), so one run lists all to replace.
+func TestRolesNamesEveryShortPassword(t *testing.T) {
+	t.Parallel()
+	out, err := run(t, map[string]string{
+		EnvURL:                             "postgres://nobody@127.0.0.1:1/none",
+		"QL_DATABASE_ADMIN_PASSWORD":       "short-1",
+		"QL_DATABASE_RUNTIME_PASSWORD":     "long-enough-password",
+		"QL_DATABASE_MIGRATION_PASSWORD":   "short-2",
+		"QL_DATABASE_MAINTENANCE_PASSWORD": "short-3",
+	}, "roles")
+	if !qlerror.Is(err, qlerror.Invalid) {
+		t.Fatalf("roles with short passwords: %v; want an invalid-input error (exit 2)", err)
+	}
+	want := "passwords for the migration, admin and maintenance roles are shorter than 12 characters"
+	if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "runtime") {
+		t.Fatalf("roles with short passwords: %q; want %q and not the runtime role", err, want)
+	}
+	for _, secret := range []string{"short-1", "short-2", "short-3", "long-enough-password"} {
+		if strings.Contains(err.Error(), secret) || strings.Contains(out, secret) {
+			t.Fatalf("roles printed a password: %q %q", err, out)
+		}
 	}
 }
 

@@ -40,12 +40,22 @@ func (c RolesConfig) Validate() error {
 	if c.Prefix != "" && !rolePrefixPattern.MatchString(c.Prefix) {
 		return qlerror.New(qlerror.Invalid, "role prefix %q must be 1–41 lower-case letters, digits or '_', starting with a letter", c.Prefix)
 	}
-	for k, p := range c.Passwords {
-		if len(p) < 12 {
-			return qlerror.New(qlerror.Invalid, "password for the %s role is shorter than 12 characters; use a long random one", k)
+	// Every short password is named at once, in the roles' order, so one
+	// run tells the user all the passwords to replace.
+	var short []string
+	for _, k := range RoleKinds {
+		if p, ok := c.Passwords[k]; ok && len(p) < 12 {
+			short = append(short, string(k))
 		}
 	}
-	return nil
+	switch len(short) {
+	case 0:
+		return nil
+	case 1:
+		return qlerror.New(qlerror.Invalid, "password for the %s role is shorter than 12 characters; use a long random one", short[0])
+	}
+	return qlerror.New(qlerror.Invalid, "passwords for the %s roles are shorter than 12 characters; use a long random one for each",
+		strings.Join(short[:len(short)-1], ", ")+" and "+short[len(short)-1])
 }
 
 // EnsureRoles creates or verifies the five LOGIN roles, pins their
