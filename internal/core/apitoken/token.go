@@ -130,6 +130,17 @@ func ParseExpiry(raw string) (time.Duration, error) {
 	return d, nil
 }
 
+// expirySetting writes a lifetime as --expires takes it: whole days (90d),
+// else a duration (12h, 90m), so a refusal reads like what was typed
+// rather than Go's 2160h0m0s.
+func expirySetting(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d%day == 0 {
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	}
+	return validate.Duration(d)
+}
+
 // State of a token.
 const (
 	StateActive  = "active"
@@ -205,7 +216,7 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 		return "", Token{}, qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", scope).Because(RefusalScope)
 	}
 	if expiresIn != 0 && (expiresIn < time.Minute || expiresIn > MaxExpiry) {
-		return "", Token{}, qlerror.New(qlerror.Invalid, "expiry %s is outside 1m–3650d", expiresIn).Because(RefusalExpiry)
+		return "", Token{}, qlerror.New(qlerror.Invalid, "expiry %s is outside 1m–3650d", expirySetting(expiresIn)).Because(RefusalExpiry)
 	}
 	secret, digest, err := NewSecret()
 	if err != nil {
