@@ -72,13 +72,14 @@ type Config struct {
 	Hold func() bool
 }
 
-// Validate names the field and its allowed range.
+// Validate names the field and its allowed range; the two a user sets are
+// named by ql serve's flags, as serve's own checks name them.
 func (c Config) Validate() error {
 	switch {
 	case c.Concurrency < 1 || c.Concurrency > MaxConcurrency:
-		return qlerror.New(qlerror.Invalid, "executor concurrency: %d is outside 1–%d", c.Concurrency, MaxConcurrency)
+		return qlerror.New(qlerror.Invalid, "--concurrency %d is outside 1–%d", c.Concurrency, MaxConcurrency)
 	case c.LogCapBytes < MinLogCapBytes || c.LogCapBytes > MaxLogCapBytes:
-		return qlerror.New(qlerror.Invalid, "log cap: %d bytes is outside %d–%d", c.LogCapBytes, MinLogCapBytes, MaxLogCapBytes)
+		return qlerror.New(qlerror.Invalid, "--log-max-bytes %d is outside %d–%d", c.LogCapBytes, MinLogCapBytes, MaxLogCapBytes)
 	case c.LogDir == "":
 		return qlerror.New(qlerror.Invalid, "executor log directory: is required")
 	case c.Owner == nil:
