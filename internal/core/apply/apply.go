@@ -55,7 +55,7 @@ func Check(doc *Document, nowMs int64) error {
 	f.references(doc.File, tasks, triggers)
 	for _, tr := range doc.Triggers {
 		if err := tr.Spec.Validate(nowMs); err != nil {
-			f.add(located(doc.File, tr.Line, 0, qlerror.Wrap(qlerror.Invalid, err, "trigger %q", tr.Spec.Name)))
+			f.add(locatedIn(doc.File, tr.Line, 0, "trigger", tr.Spec.Name, err))
 		}
 	}
 	return f.err(doc.File)

@@ -85,7 +85,7 @@ func TestEveryIndependentErrorOfAFileIsReportedAtItsLineInFileOrder(t *testing.T
 		t.Errorf("the first error: line %d, code %s, reason %s; want line 7, invalid, %s", line, qlerror.CodeOf(err), qlerror.ReasonOf(err), validate.RefusalNotDuration)
 	}
 	text := err.Error()
-	for _, w := range []string{"x.yaml:7:14: task \"b\": task.timeout", "\nx.yaml:8: task \"a\" is defined twice\n", "\nx.yaml:22:15: trigger.timezone", "\nx.yaml: 8 errors; nothing was applied"} {
+	for _, w := range []string{"x.yaml:7:14: task \"b\": task.timeout", "\nx.yaml:8: task \"a\" is defined twice\n", "\nx.yaml:22:15: trigger \"t3\": trigger.timezone", "\nx.yaml: 8 errors; nothing was applied"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the text of the errors lacks %q:\n%s", w, text)
 		}

@@ -27,7 +27,12 @@ type LocatedError struct {
 	Line, Column int
 	// Detail is the message without the "file:line: " prefix.
 	Detail string
-	err    *qlerror.Error
+	// Kind ("task" or "trigger") and Name are the entry of the file the
+	// error is about, when it is a mistake in one of its fields (Kind ""
+	// when not): Detail starts `task "NAME": `, and a caller wording the
+	// error by its reason in another language names the entry too.
+	Kind, Name string
+	err        *qlerror.Error
 }
 
 func (e *LocatedError) Error() string { return e.err.Error() }
@@ -39,6 +44,15 @@ func (e *LocatedError) Unwrap() error { return e.err }
 // located is err placed at file:line(:column), with err's code.
 func located(file string, line, column int, err error) *LocatedError {
 	return &LocatedError{Line: line, Column: column, Detail: err.Error(), err: qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d", file, line)}
+}
+
+// locatedIn is err, a mistake in a field of the task or trigger (kind)
+// named name, placed at file:line(:column) and saying which entry it is
+// about.
+func locatedIn(file string, line, column int, kind, name string, err error) *LocatedError {
+	le := located(file, line, column, qlerror.Wrap(qlerror.CodeOf(err), err, "%s %q", kind, name))
+	le.Kind, le.Name = kind, name
+	return le
 }
 
 // MaxErrors is how many errors of one file are listed; those found past

@@ -186,19 +186,25 @@ func describe(n *yaml.Node) string {
 type parser struct {
 	file  string
 	found *found
-	// inTask: the parser reads a task's entry, named taskName (or not
-	// named: ""); each of its errors says which task it is about.
-	inTask   bool
-	taskName string
+	// entry is "task" or "trigger" while the parser reads the fields of
+	// such an entry, named entryName (or not named: ""); each of their
+	// errors says which task or trigger it is about.
+	entry, entryName string
 }
 
 // fail reports err at n's line and column. It returns false, for the
 // reading that fails to return as its ok.
 func (p parser) fail(n *yaml.Node, err error) bool {
-	if p.inTask {
-		err = qlerror.Wrap(qlerror.CodeOf(err), err, "task %q", p.taskName)
+	return p.failAt(n.Line, n.Column, err)
+}
+
+// failAt reports err at line and column (0: none known), as fail does.
+func (p parser) failAt(line, column int, err error) bool {
+	if p.entry != "" {
+		p.found.add(locatedIn(p.file, line, column, p.entry, p.entryName, err))
+	} else {
+		p.found.add(located(p.file, line, column, err))
 	}
-	p.found.add(located(p.file, n.Line, n.Column, err))
 	return false
 }
 
@@ -392,7 +398,7 @@ func (p parser) task(n *yaml.Node) taskEntry {
 		e.Spec.Name, checkName = p.str(v, "task.name")
 		e.named = checkName && e.Spec.Name != ""
 	}
-	p.inTask, p.taskName = true, e.Spec.Name
+	p.entry, p.entryName = "task", e.Spec.Name
 	// What the spec's validation says of the name (or of its absence), as
 	// it says it, but with the task's other errors rather than in the next
 	// pass: that validation runs only on a task read whole. A missing name
@@ -635,18 +641,24 @@ func (p parser) trigger(n *yaml.Node) triggerEntry {
 		dst *string
 	}{{"name", &e.Spec.Name}, {"task", &e.TaskName}, {"cron", &e.Spec.Cron.Expression}, {"timezone", &e.Spec.Cron.Timezone}} {
 		v, ok := f[k.key]
-		if !ok {
+		switch {
+		case !ok:
 			p.required(n, complete, "trigger."+k.key, "trigger.%s: is required", k.key)
-			continue
+		default:
+			*k.dst, read[i] = p.str(v, "trigger."+k.key)
 		}
-		*k.dst, read[i] = p.str(v, "trigger."+k.key)
+		if i == 0 {
+			// The name, read or not, says which trigger every later
+			// mistake of the entry is about.
+			p.entry, p.entryName = "trigger", e.Spec.Name
+		}
 	}
 	e.named, e.bound = read[0] && e.Spec.Name != "", read[1]
 	// What the spec's validation says of the name, as it says it (Check),
 	// but with the file's other errors rather than after them.
 	if read[0] {
 		if err := validate.Name("trigger.name", e.Spec.Name); err != nil {
-			p.found.add(located(p.file, n.Line, 0, qlerror.Wrap(qlerror.Invalid, err, "trigger %q", e.Spec.Name)))
+			p.failAt(n.Line, 0, err)
 		}
 	}
 	// The expression and its zone are checked apart, each at its own

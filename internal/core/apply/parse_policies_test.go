@@ -41,14 +41,14 @@ func TestParseReadsTriggerTimePolicies(t *testing.T) {
 func TestInvalidTimePoliciesNameFileLineAndField(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct{ yaml, want string }{
-		"jitter not a duration": {"    jitter: soon\n", `x.yaml:10: trigger.jitter: "soon" is not a duration`},
+		"jitter not a duration": {"    jitter: soon\n", `x.yaml:10: trigger "t": trigger.jitter: "soon" is not a duration`},
 		"jitter negative":       {"    jitter: -1s\n", "from 0s to 1h"},
-		"jitter too long":       {"    jitter: 61m\n", "x.yaml:10: trigger.jitter"},
-		"startAt not RFC 3339":  {"    startAt: tomorrow\n", `x.yaml:10: trigger.startAt: "tomorrow" is not an RFC 3339 instant`},
-		"endAt before 1970":     {"    endAt: 1969-12-31T00:00:00Z\n", "x.yaml:10: trigger.endAt"},
-		"endAt not after start": {"    startAt: 2026-12-01T00:00:00Z\n    endAt: 2026-12-01T00:00:00Z\n", "x.yaml:11: trigger.endAt: must be after startAt"},
-		"window under skip":     {"    misfire: skip\n    catchUpWindow: 10m\n", "x.yaml:11: trigger.catchUpWindow: only applies to misfire: fire_once"},
-		"window negative":       {"    catchUpWindow: -1m\n", "x.yaml:10: trigger.catchUpWindow"},
+		"jitter too long":       {"    jitter: 61m\n", "x.yaml:10: trigger \"t\": trigger.jitter"},
+		"startAt not RFC 3339":  {"    startAt: tomorrow\n", `x.yaml:10: trigger "t": trigger.startAt: "tomorrow" is not an RFC 3339 instant`},
+		"endAt before 1970":     {"    endAt: 1969-12-31T00:00:00Z\n", "x.yaml:10: trigger \"t\": trigger.endAt"},
+		"endAt not after start": {"    startAt: 2026-12-01T00:00:00Z\n    endAt: 2026-12-01T00:00:00Z\n", "x.yaml:11: trigger \"t\": trigger.endAt: must be after startAt"},
+		"window under skip":     {"    misfire: skip\n    catchUpWindow: 10m\n", "x.yaml:11: trigger \"t\": trigger.catchUpWindow: only applies to misfire: fire_once"},
+		"window negative":       {"    catchUpWindow: -1m\n", "x.yaml:10: trigger \"t\": trigger.catchUpWindow"},
 		"window a number":       {"    catchUpWindow: [10]\n", "trigger.catchUpWindow must be a string"},
 	}
 	for name, c := range cases {
@@ -74,8 +74,8 @@ func TestParseReadsOverlapPolicy(t *testing.T) {
 		}
 	}
 	for value, want := range map[string]string{
-		"never": `x.yaml:10: trigger.overlap: "never" is not one of allow, skip, queue_one, cancel_previous`,
-		`""`:    `x.yaml:10: trigger.overlap: "" is not one of`,
+		"never": `x.yaml:10: trigger "t": trigger.overlap: "never" is not one of allow, skip, queue_one, cancel_previous`,
+		`""`:    `x.yaml:10: trigger "t": trigger.overlap: "" is not one of`,
 		"[1]":   "trigger.overlap must be a string",
 	} {
 		if _, err := Parse("x.yaml", []byte(policyBase+"    overlap: "+value+"\n")); err == nil || !strings.Contains(err.Error(), want) {

@@ -258,3 +258,39 @@ func TestATasksMistakesNameTheFilesKeysAndTheTask(t *testing.T) {
 		}
 	}
 }
+
+// Each mistake in a trigger's fields says which trigger it is about, as a
+// task's do, and names the entry for a caller wording it in another
+// language: whether it is found reading a key, checking the expression or
+// its zone, or checking the whole trigger.
+func TestATriggersMistakesNameTheTrigger(t *testing.T) {
+	t.Parallel()
+	const head = "project: demo\ntasks:\n  - name: a\n    script: echo\ntriggers:\n  - name: t\n    task: a\n"
+	for _, c := range []struct {
+		what, fields, want string
+	}{
+		{"a zone of none", "    cron: '0 3 * * *'\n    timezone: Mars/Olympus\n", `x.yaml:9: trigger "t": trigger.timezone: `},
+		{"a minute of 61", "    cron: '61 * * * *'\n    timezone: UTC\n", `x.yaml:8: trigger "t": trigger.cron: `},
+		{"no zone", "    cron: '0 3 * * *'\n", `x.yaml:6: trigger "t": trigger.timezone: is required`},
+		{"a misfire of none", "    cron: '0 3 * * *'\n    timezone: UTC\n    misfire: replay\n", `x.yaml:10: trigger "t": trigger.misfire: "replay" is not one of`},
+		{"a jitter too long", "    cron: '0 3 * * *'\n    timezone: UTC\n    jitter: 2h\n", `x.yaml:10: trigger "t": trigger.jitter: 2h is longer`},
+		{"an overlap of none", "    cron: '0 3 * * *'\n    timezone: UTC\n    overlap: never\n", `x.yaml:10: trigger "t": trigger.overlap: "never"`},
+	} {
+		_, err := Parse("x.yaml", []byte(head+c.fields))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.what, err, c.want)
+			continue
+		}
+		if list, _ := Errors(err); len(list) != 1 || list[0].Kind != "trigger" || list[0].Name != "t" {
+			t.Errorf("%s: the error names no entry: %+v", c.what, list)
+		}
+	}
+	doc, err := Parse("x.yaml", []byte(head+"    cron: '0 0 30 2 *'\n    timezone: UTC\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Check(doc, 1_790_000_000_000)
+	if list, _ := Errors(err); err == nil || !strings.Contains(err.Error(), `x.yaml:6: trigger "t": `) || len(list) != 1 || list[0].Kind != "trigger" || list[0].Name != "t" {
+		t.Errorf("a date that never comes: %v; want it at the trigger, naming it", err)
+	}
+}

@@ -73,13 +73,30 @@ func (c *Console) fileErrors(l string, err error) ([]fileError, int) {
 		if len(list) == 1 {
 			of = err
 		}
-		msg, worded := sentence(l, of)
+		msg, worded := locatedSentence(l, of, le)
 		if !worded {
 			msg = le.Detail
 		}
 		out[i] = fileError{Line: le.Line, Column: le.Column, Message: c.named(msg)}
 	}
 	return out, more
+}
+
+// locatedSentence is sentence(l, of) for of, the error le of a file or
+// the whole error of a file of one error, started with the task or
+// trigger le is in when it is in one: a reason's sentence says what is
+// wrong with a field, and le's Detail names the entry in English only
+// (触发器“t”：trigger.misfire：…).
+func locatedSentence(l string, of error, le *apply.LocatedError) (string, bool) {
+	msg, ok := sentence(l, of)
+	if !ok || le.Kind == "" {
+		return msg, ok
+	}
+	what := words[l]["kind."+le.Kind]
+	if le.Name == "" {
+		return what + "：" + msg, true
+	}
+	return what + "“" + le.Name + "”：" + msg, true
 }
 
 // definitions shows a project as YAML (its current revisions exported, as

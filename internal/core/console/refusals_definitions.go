@@ -41,8 +41,8 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	apply.RefusalNotBool:          "{field}：必须是 true 或 false（不加引号）。",
 	apply.RefusalTooManyEntries:   "{field}：共 {count} 项，超过了每个文件 {limit} 项的上限；请把项目拆分到多个文件中（文件中没有的对象保持不变）。",
 	// Tasks.
-	apply.RefusalCommandAndScript: "任务“{task}”：command（argv 模式）和 shell + script（shell 模式）只能二选一。",
-	apply.RefusalNoCommand:        "任务“{task}”：缺少要运行的命令；请写 command（argv 模式，如 [\"/usr/bin/env\", \"date\"]）或 script（shell 模式）。",
+	apply.RefusalCommandAndScript: "command（argv 模式）和 shell + script（shell 模式）只能二选一。",
+	apply.RefusalNoCommand:        "缺少要运行的命令；请写 command（argv 模式，如 [\"/usr/bin/env\", \"date\"]）或 script（shell 模式）。",
 	apply.RefusalEmptyCommand:     "{field}：至少要写出程序的绝对路径，如 [\"/usr/bin/env\", \"date\"]。",
 	apply.RefusalEnvMapping:       "{field}：写成映射时只能是 {secret: 密钥名称}；普通的值请直接写成“名称: 值”。",
 	apply.RefusalRetryOn:          "{field}：必须是由 {allowed} 中的若干项组成的列表，如 [lost, timed_out]。",

@@ -60,7 +60,7 @@ var brokenFiles = []brokenFile{
 	{"an unknown trigger field", withCron("0 * * * *", "UTC") + "    colour: red\n", apply.RefusalUnknownField, 10, []string{"触发器：", "“colour”"}},
 	{"a field given twice", "project: demo\nproject: again\n", validate.RefusalGivenTwice, 2, []string{"“project”出现了两次"}},
 	{"the project missing", "tasks: []\n", validate.RefusalRequired, 1, []string{"project：缺少这个必填字段"}},
-	{"a trigger without its zone", withTrigger("    cron: '0 * * * *'\n"), validate.RefusalRequired, 6, []string{"trigger.timezone：缺少"}},
+	{"a trigger without its zone", withTrigger("    cron: '0 * * * *'\n"), validate.RefusalRequired, 6, []string{"触发器“t”：trigger.timezone：缺少"}},
 	{"a task without a name", withTask("    script: echo\n  - script: echo\n"), validate.RefusalNameMissing, 5, []string{"请填写名称"}},
 	{"a project name of capitals", "project: Demo Project\n", validate.RefusalNameShape, 1, []string{"名称只能使用小写字母"}},
 	{"a project name too long", "project: " + strings.Repeat("a", 129) + "\n", validate.RefusalNameTooLong, 1, []string{"最多 128 个字符"}},
@@ -73,7 +73,7 @@ var brokenFiles = []brokenFile{
 	{"a command and a script", withTask("    script: echo\n    command: [/bin/date]\n"), apply.RefusalCommandAndScript, 5, []string{"任务“a”", "二选一"}},
 	{"no command", withTask("    enabled: true\n"), apply.RefusalNoCommand, 3, []string{"任务“a”：缺少要运行的命令"}},
 	{"an empty command", withTask("    command: []\n"), apply.RefusalEmptyCommand, 4, []string{"task.command：至少要写出程序的绝对路径"}},
-	{"a relative program", withTask("    command: [date]\n"), task.RefusalProgramNotAbsolute, 3, []string{"task.command[0]：程序“date”须写成规范的绝对路径", "command -v"}},
+	{"a relative program", withTask("    command: [date]\n"), task.RefusalProgramNotAbsolute, 3, []string{"任务“a”：task.command[0]：程序“date”须写成规范的绝对路径", "command -v"}},
 	{"a relative working directory", withTask("    script: echo\n    workingDir: tmp\n"), task.RefusalDirNotAbsolute, 3, []string{"task.workingDir：工作目录“tmp”"}},
 	{"a shell of none", withTask("    shell: /bin/zsh\n    script: echo\n"), validate.RefusalNotOneOf, 3, []string{"task.shell：“/bin/zsh”", "/bin/sh, /bin/bash"}},
 	{"an empty script", withTask("    script: '  '\n"), validate.RefusalRequired, 3, []string{"task.script：缺少"}},
@@ -123,14 +123,14 @@ var brokenFiles = []brokenFile{
 	{"an empty list item", withCron("0 3 1,,2 * *", "UTC"), cron.RefusalEmptyItem, 8, []string{"日字段“1,,2”中有空的列表项"}},
 	{"a star in a range", withCron("0 3 *-5 * *", "UTC"), cron.RefusalStarInRange, 8, []string{"“*-5”不能作为范围的一部分"}},
 	{"a step as wide as its field", withCron("*/90 * * * *", "UTC"), cron.RefusalStep, 8, []string{"分钟字段“*/90”", "步长 90", "每小时一次"}},
-	{"a date that never comes", withCron("0 0 30 2 *", "UTC"), trigger.RefusalNoOccurrence, 6, []string{"“0 0 30 2 *”在未来几年内都不会触发"}},
-	{"a zone of none", withCron("0 3 * * *", "Mars/Olympus"), cron.RefusalTimezoneUnknown, 9, []string{"未知的 IANA 时区“Mars/Olympus”", "区分大小写"}},
+	{"a date that never comes", withCron("0 0 30 2 *", "UTC"), trigger.RefusalNoOccurrence, 6, []string{"触发器“t”：", "“0 0 30 2 *”在未来几年内都不会触发"}},
+	{"a zone of none", withCron("0 3 * * *", "Mars/Olympus"), cron.RefusalTimezoneUnknown, 9, []string{"触发器“t”：", "未知的 IANA 时区“Mars/Olympus”", "区分大小写"}},
 	{"a zone in small letters", withCron("0 3 * * *", "asia/shanghai"), cron.RefusalTimezoneCase, 9, []string{"未知的 IANA 时区“asia/shanghai”", "是否应写作“Asia/Shanghai”"}},
 	{"an empty zone", withCron("0 3 * * *", "''"), cron.RefusalTimezoneMissing, 9, []string{"缺少时区"}},
 	{"the host's zone", withCron("0 3 * * *", "Local"), cron.RefusalTimezoneLocal, 9, []string{"“Local”"}},
-	{"a misfire of none", withCron("0 * * * *", "UTC") + "    misfire: replay\n", validate.RefusalNotOneOf, 10, []string{"trigger.misfire：“replay”", "skip, fire_once"}},
+	{"a misfire of none", withCron("0 * * * *", "UTC") + "    misfire: replay\n", validate.RefusalNotOneOf, 10, []string{"触发器“t”：trigger.misfire：“replay”", "skip, fire_once"}},
 	{"an overlap of none", withCron("0 * * * *", "UTC") + "    overlap: never\n", validate.RefusalNotOneOf, 10, []string{"trigger.overlap：“never”", "queue_one"}},
-	{"a jitter over an hour", withCron("0 * * * *", "UTC") + "    jitter: 2h\n", validate.RefusalNotDuration, 10, []string{"trigger.jitter：“2h”无效", "0s 到 1h"}},
+	{"a jitter over an hour", withCron("0 * * * *", "UTC") + "    jitter: 2h\n", validate.RefusalNotDuration, 10, []string{"触发器“t”：trigger.jitter：“2h”无效", "0s 到 1h"}},
 	{"a catch-up window in days", withCron("0 * * * *", "UTC") + "    catchUpWindow: 400d\n", validate.RefusalNotDuration, 10, []string{"trigger.catchUpWindow：“400d”", "8784h"}},
 	{"a start of words", withCron("0 * * * *", "UTC") + "    startAt: tomorrow\n", apply.RefusalNotInstant, 10, []string{"trigger.startAt：“tomorrow”不是 RFC 3339 时间"}},
 	{"an end before the start", withCron("0 * * * *", "UTC") + "    startAt: 2026-12-01T00:00:00Z\n    endAt: 2026-11-01T00:00:00Z\n", trigger.RefusalEndNotAfterStart, 11, []string{"结束时间必须晚于 startAt"}},
@@ -222,7 +222,16 @@ func checkChinese(t *testing.T, what string, err error, reason qlerror.Reason, l
 	if at, _, _, _ := apply.Locate(err); at != line {
 		t.Errorf("%s: at line %d, want %d (%v)", what, at, line, err)
 	}
-	s, ok := sentence("zh", err)
+	// As the definitions page words it (fileErrors): the first error at
+	// its place, or the file's one error whole.
+	list, _ := apply.Errors(err)
+	var s string
+	var ok bool
+	if len(list) > 0 {
+		s, ok = locatedSentence("zh", err, list[0])
+	} else {
+		s, ok = sentence("zh", err)
+	}
 	if !ok || hole.MatchString(s) {
 		t.Errorf("%s: no whole Chinese sentence for reason %q with params %v: %q", what, reason, qlerror.ParamsOf(err), s)
 		return

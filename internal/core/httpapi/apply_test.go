@@ -59,9 +59,9 @@ func TestAnInvalidFileIsAnsweredWithEveryErrorInItsList(t *testing.T) {
 	status, body := postDefinitions(t, h, three)
 	e := body.Error
 	want := []fileError{
-		{Line: 8, Column: 11, Message: `trigger.cron: cron expression "61 * * * *"`},
+		{Line: 8, Column: 11, Message: `trigger "t": trigger.cron: cron expression "61 * * * *"`},
 		{Line: 10, Message: `trigger "u": trigger.task "nope" is not a task of this file`},
-		{Line: 17, Column: 15, Message: `trigger.timezone: cron timezone "Mars/Olympus"`},
+		{Line: 17, Column: 15, Message: `trigger "v": trigger.timezone: cron timezone "Mars/Olympus"`},
 	}
 	if status != http.StatusBadRequest || e.Code != "invalid" || e.Reason != "cron_field" || len(e.Errors) != len(want) || e.MoreErrors != 0 {
 		t.Fatalf("three mistakes: %d %+v; want 400, invalid, the first's reason and three errors", status, e)
@@ -71,7 +71,7 @@ func TestAnInvalidFileIsAnsweredWithEveryErrorInItsList(t *testing.T) {
 			t.Errorf("error %d: %+v; want at %d:%d saying %q", i+1, got, w.Line, w.Column, w.Message)
 		}
 	}
-	if !strings.HasPrefix(e.Message, "defs.yaml:8:11: trigger.cron") || !strings.Contains(e.Message, "\ndefs.yaml:10: trigger \"u\"") ||
+	if !strings.HasPrefix(e.Message, "defs.yaml:8:11: trigger \"t\": trigger.cron") || !strings.Contains(e.Message, "\ndefs.yaml:10: trigger \"u\"") ||
 		!strings.HasSuffix(e.Message, "\ndefs.yaml: 3 errors; nothing was applied") {
 		t.Errorf("message %q; want every error, the first first, and their count last", e.Message)
 	}

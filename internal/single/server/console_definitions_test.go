@@ -91,13 +91,13 @@ func TestTheDefinitionsPageListsEveryMistakeOfAFileAtItsPlace(t *testing.T) {
 		want             []string
 	}{
 		{"three mistakes", three, "zh", 3, []string{
-			`<span class="line">第 8 行第 11 列</span>：cron 表达式的星期字段“7”无效`,
-			`<span class="line">第 9 行第 15 列</span>：未知的 IANA 时区“Asia/Beijing”`,
+			`<span class="line">第 8 行第 11 列</span>：触发器“nightly”：cron 表达式的星期字段“7”无效`,
+			`<span class="line">第 9 行第 15 列</span>：触发器“nightly”：未知的 IANA 时区“Asia/Beijing”`,
 			`<span class="line">第 10 行</span>：触发器“weekly”：它的 task“reprot”不是本文件中定义的任务`,
 			"共 3 个错误。"}},
 		{"three mistakes", three, "en", 3, []string{
-			`<span class="line">line 8, column 11</span>: trigger.cron: cron expression &#34;0 3 * * 7&#34;: day-of-week field`,
-			`<span class="line">line 9, column 15</span>: trigger.timezone: cron timezone &#34;Asia/Beijing&#34;`,
+			`<span class="line">line 8, column 11</span>: trigger &#34;nightly&#34;: trigger.cron: cron expression &#34;0 3 * * 7&#34;: day-of-week field`,
+			`<span class="line">line 9, column 15</span>: trigger &#34;nightly&#34;: trigger.timezone: cron timezone &#34;Asia/Beijing&#34;`,
 			`<span class="line">line 10</span>: trigger &#34;weekly&#34;: trigger.task &#34;reprot&#34; is not a task of this file`,
 			"3 errors in all."}},
 		{"55 mistakes", many.String(), "zh", 50, []string{`<span class="line">第 6 行第 37 列</span>`, `<span class="line">第 55 行第 37 列</span>`,

@@ -197,9 +197,9 @@ func TestEveryMistakeOfAFileIsPrintedAtItsPlaceThenTheirCount(t *testing.T) {
 	dir := installedDir(t)
 	file := writeFile(t, dir, "defs.yaml", threeMistakes)
 	want := []string{
-		file + `:8:11: trigger.cron: cron expression "61 * * * *": minute field "61"`,
+		file + `:8:11: trigger "tick": trigger.cron: cron expression "61 * * * *": minute field "61"`,
 		file + `:10: trigger "tock": trigger.task "nope" is not a task of this file`,
-		file + `:13:15: trigger.timezone: cron timezone "Mars/Olympus": unknown IANA timezone`,
+		file + `:13:15: trigger "tock": trigger.timezone: cron timezone "Mars/Olympus": unknown IANA timezone`,
 		"ql-edge: " + file + ": 3 errors; nothing was applied",
 	}
 	for _, args := range [][]string{{"apply", "-f", file}, {"apply", "--dry-run", "-f", file}} {
