@@ -44,7 +44,7 @@ this CLI shows them as escapes, such as \u202e.)`,
 				return err
 			}
 			return copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
-				l := logFollower{runs: b.Runs, log: src, from: from, runID: args[0], number: attempt, out: out, errOut: cmd.ErrOrStderr()}
+				l := logFollower{runs: b.Runs, log: src, from: from, again: followAgain(cmd.Flags(), args[0]), runID: args[0], number: attempt, out: out, errOut: cmd.ErrOrStderr()}
 				if follow {
 					return l.follow(cmd.Context())
 				}

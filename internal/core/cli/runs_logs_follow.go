@@ -6,8 +6,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/shellquote"
 )
 
 // Polling bounds of `runs logs -f`: quick while output flows, backing off
@@ -45,7 +48,10 @@ type logFollower struct {
 	log  logSource
 	// from names where the run and its log are read, in the messages of
 	// an outage: "the database" or "the server".
-	from  string
+	from string
+	// again is the command that follows the run again, as the user gave
+	// it: what a follower that gives up tells them to run.
+	again string
 	runID string
 	// number is the attempt asked for, 0 for the latest: a follower
 	// given one stays on it rather than moving to the attempts after it.
@@ -206,6 +212,20 @@ func (l *logFollower) followOne(ctx context.Context) error {
 	}
 }
 
+// followAgain is `ql runs logs RUN -f` with the flags of fs that choose
+// what is followed and from where, as the command line gave them:
+// --attempt N, and --api-url URL (a server's address is nowhere else to
+// be found; the database's flags, and a URL set in $QL_API_URL, are).
+func followAgain(fs *pflag.FlagSet, runID string) string {
+	again := "ql runs logs " + runID + " -f"
+	for _, name := range []string{"attempt", "api-url"} {
+		if fl := fs.Lookup(name); fl != nil && onCommandLine(fl) {
+			again += " --" + name + " " + shellquote.Quote(fl.Value.String())
+		}
+	}
+	return again
+}
+
 // outage decides what a follower does with the error of a round: an
 // unavailable database or server is waited for (said once on standard
 // error) and
@@ -222,7 +242,7 @@ func (l *logFollower) outage(ctx context.Context, err error) error {
 		l.downSince, l.downWait = now, followMinWait
 		fmt.Fprintf(l.errOut, "(%s; waiting up to %s for %s to answer again, then following on from the output already printed)\n", oneLine(err.Error()), followOutageLimit, l.from)
 	case now.Sub(l.downSince) >= followOutageLimit:
-		return qlerror.Wrap(qlerror.Unavailable, err, "run %s: %s did not answer for %s while its log was followed; once it answers, run `ql runs logs %s -f` again", l.runID, l.from, followOutageLimit, l.runID)
+		return qlerror.Wrap(qlerror.Unavailable, err, "run %s: %s did not answer for %s while its log was followed; once it answers, run `%s` again", l.runID, l.from, followOutageLimit, l.again)
 	default:
 		l.downWait = min(2*l.downWait, followOutageMaxWait)
 	}
