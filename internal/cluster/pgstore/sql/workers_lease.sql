@@ -145,9 +145,12 @@ SELECT log_bytes, log_truncated FROM qinglong.attempts WHERE id = $1
 -- read by primary key from that chunk (a follower reading the tail does
 -- not re-read the chunks before it), up to the one holding the byte before
 -- $3 when $3 is given (a reader taking a log a piece at a time does not
--- read the chunks after its piece).
+-- read the chunks after its piece). The bound is one range of the key
+-- (no $3 is the largest offset there can be), not "$3 IS NULL OR": a plan
+-- made once for every $3, as a prepared statement's may be, would only
+-- filter by that and read every chunk to the end of the log.
 SELECT log_offset, bytes FROM qinglong.run_log_chunks
  WHERE attempt_id = $1
    AND log_offset >= coalesce((SELECT max(c.log_offset) FROM qinglong.run_log_chunks c WHERE c.attempt_id = $1 AND c.log_offset <= $2), 0)
-   AND ($3::bigint IS NULL OR log_offset < $3)
+   AND log_offset < coalesce($3::bigint, 9223372036854775807)
  ORDER BY log_offset
