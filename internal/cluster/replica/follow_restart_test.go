@@ -78,7 +78,7 @@ func TestRunsLogsFollowWaitsOutAPostgreSQLRestartAndGoesOnWithoutRepeatingOrLosi
 		t.Fatalf("logs -f printed %q after the last line: output repeated", rest)
 	}
 	errText := stderr.String()
-	if n := strings.Count(errText, "waiting up to 5m0s for the database to answer again"); n != 1 ||
+	if n := strings.Count(errText, "waiting up to 5m for the database to answer again"); n != 1 ||
 		!strings.Contains(errText, "the database is unavailable") || !strings.Contains(errText, "(run "+followed+" ended: succeeded)") {
 		t.Fatalf("stderr %q: want the wait said once, naming the unavailable database, then the run's end", errText)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/shellquote"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // Polling bounds of `runs logs -f`: quick while output flows, backing off
@@ -240,9 +241,9 @@ func (l *logFollower) outage(ctx context.Context, err error) error {
 	switch {
 	case l.downSince.IsZero():
 		l.downSince, l.downWait = now, followMinWait
-		fmt.Fprintf(l.errOut, "(%s; waiting up to %s for %s to answer again, then following on from the output already printed)\n", oneLine(err.Error()), followOutageLimit, l.from)
+		fmt.Fprintf(l.errOut, "(%s; waiting up to %s for %s to answer again, then following on from the output already printed)\n", oneLine(err.Error()), validate.Duration(followOutageLimit), l.from)
 	case now.Sub(l.downSince) >= followOutageLimit:
-		return qlerror.Wrap(qlerror.Unavailable, err, "run %s: %s did not answer for %s while its log was followed; once it answers, run `%s` again", l.runID, l.from, followOutageLimit, l.again)
+		return qlerror.Wrap(qlerror.Unavailable, err, "run %s: %s did not answer for %s while its log was followed; once it answers, run `%s` again", l.runID, l.from, validate.Duration(followOutageLimit), l.again)
 	default:
 		l.downWait = min(2*l.downWait, followOutageMaxWait)
 	}
