@@ -41,6 +41,11 @@ type Notices struct {
 	RunsQueued       func(sessionChanged bool)
 	SchedulesChanged func()
 	StopAsked        func(sessionID string)
+	// Subscribed, when set, is called once the connection listens on
+	// every channel: a notice sent from then on is heard, one sent before
+	// may have been lost, so this is the moment a (re)started listener's
+	// waiters must look at the database again.
+	Subscribed func()
 }
 
 // NotifyRunsQueued wakes the pulls waiting on every replica. Call it after
@@ -122,6 +127,9 @@ func (r *Runtime) Listen(ctx context.Context, on Notices) error {
 			}
 			return mapErr(err, "listening for notices")
 		}
+	}
+	if on.Subscribed != nil {
+		on.Subscribed()
 	}
 	for {
 		n, err := conn.WaitForNotification(ctx)

@@ -194,16 +194,19 @@ func (r *replica) startWorkerLoops(ctx context.Context, act *activation) (*worke
 
 // listenNotices is the listener of act's notices: runs-queued ones wake
 // the pulls (wake), stop-asked ones the pull or watch of their session,
-// schedules-changed ones the scheduler. Each (re)start of the listener
-// wakes the scheduler too, as workeringress.Listen wakes the pulls: a
-// notice sent while no listener was subscribed is lost.
+// schedules-changed ones the scheduler. Each (re)start of the listener,
+// once it is subscribed, wakes the pulls and watches and the scheduler:
+// a notice sent while no listener was subscribed is lost.
 func (r *replica) listenNotices(act *activation) workeringress.ListenFunc {
 	return func(ctx context.Context, wake func(workeringress.Notice)) error {
-		act.coord.Wake()
 		return act.rt.Listen(ctx, pgstore.Notices{
 			RunsQueued:       func(changed bool) { wake(workeringress.Notice{SessionChanged: changed}) },
 			StopAsked:        func(session string) { wake(workeringress.Notice{StopAsked: session}) },
 			SchedulesChanged: act.coord.Wake,
+			Subscribed: func() {
+				wake(workeringress.Notice{Relisten: true})
+				act.coord.Wake()
+			},
 		})
 	}
 }

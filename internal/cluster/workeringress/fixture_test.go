@@ -43,6 +43,7 @@ func (f *fixture) listenRunsQueued(ctx context.Context, wake func(Notice)) error
 	return f.rt.Listen(ctx, pgstore.Notices{
 		RunsQueued: func(changed bool) { wake(Notice{SessionChanged: changed}) },
 		StopAsked:  func(session string) { wake(Notice{StopAsked: session}) },
+		Subscribed: func() { wake(Notice{Relisten: true}) },
 	})
 }
 

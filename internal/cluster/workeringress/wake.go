@@ -133,20 +133,23 @@ type Notice struct {
 
 // ListenFunc listens for the database's runs-queued and stop-asked
 // notifications on a connection of its own, calling wake for each, until
-// ctx ends or the connection is lost (pgstore's Listen).
+// ctx ends or the connection is lost (pgstore's Listen). Once it listens
+// on every channel, and before the first notice, it wakes with Relisten.
 type ListenFunc func(ctx context.Context, wake func(Notice)) error
 
 // Listen runs listen until ctx ends, restarting it with backoff when its
 // connection is lost. Every (re)start wakes the waiting pulls and watches
-// once too (Relisten): notifications sent while no listener was up are
-// lost, and a waiter that asks the database again misses nothing. A
-// listener that fails leaves long-polls to their own wait bound, never to
-// a hot loop.
+// once too (Relisten, sent by listen once it is subscribed): notifications
+// sent while no listener was up are lost, and a waiter that asks the
+// database again misses nothing. Woken before the subscription, a waiter
+// could ask the database and wait again while a notice sent in between
+// reached no listener, and sleep through it to its wait bound. A listener
+// that fails leaves long-polls to their own wait bound, never to a hot
+// loop.
 func Listen(ctx context.Context, listen ListenFunc, wake func(Notice), log *slog.Logger) {
 	delay := listenBackoffFirst
 	for ctx.Err() == nil {
 		started := time.Now()
-		wake(Notice{Relisten: true})
 		err := listen(ctx, wake)
 		if ctx.Err() != nil {
 			return
