@@ -32,7 +32,8 @@
 //   - StopAsked (a cancel asked a running attempt of that session to stop)
 //     sends back the waiting pull or watch of that one session only, which
 //     answers the session's attempts asked to stop, so its worker renews
-//     them at once and hears stop; stops are answered only after such a
-//     wake or a listener's restart, never on every query;
+//     them at once and hears stop; with none waiting, the stop is kept
+//     (bounded) for that session's next request here; stops are answered
+//     only after such a wake or a listener's restart, never on every query;
 //   - Stop ends every waiting pull at once, for a bounded drain.
 package workeringress

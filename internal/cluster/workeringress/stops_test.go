@@ -1,6 +1,7 @@
 package workeringress
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -130,5 +131,71 @@ func TestAListenersRestartHasEveryWaitingWatchReadItsStops(t *testing.T) {
 	f.h.Notified(Notice{Relisten: true})
 	if got := awaitReply(t, reply, workerproto.MaxPullWait/2); !slices.Equal(got.Stop, []string{g.AttemptID}) {
 		t.Fatalf("the watch answered %+v after the listener's restart, want stop [%s]", got, g.AttemptID)
+	}
+}
+
+// A cancel whose notice comes while the session has no pull or watch
+// waiting on this replica (its worker between two requests) is answered by
+// the session's next request at once: without it, the worker would hear
+// the stop only at the attempt's next renewal, a third of the run lease
+// later, and a watch sent meanwhile would wait out its whole bound.
+func TestAStopNoticeThatFindsNoWaiterIsAnsweredByTheSessionsNextRequest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred, session, g := f.startedRun(t, "between-requests")
+	if _, _, err := f.rt.CancelRun(t.Context(), g.RunID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	f.h.Notified(Notice{StopAsked: session})
+	watch := pullRequest(t, session, workerproto.MaxPullWait.Milliseconds())
+	watch.Max = 0
+	sent := time.Now()
+	got := awaitReply(t, f.pullAsync(t, cred, watch), workerproto.MaxPullWait/2)
+	if !slices.Equal(got.Stop, []string{g.AttemptID}) {
+		t.Fatalf("the next watch answered %+v after %s, want stop [%s] at once", got, time.Since(sent), g.AttemptID)
+	}
+	// Heard once: the session's following watch waits as any watch does.
+	watch = pullRequest(t, session, 300)
+	watch.Max = 0
+	sent = time.Now()
+	if got := awaitReply(t, f.pullAsync(t, cred, watch), 10*time.Second); len(got.Stop) != 0 || time.Since(sent) < 300*time.Millisecond {
+		t.Fatalf("the watch after the stop was heard answered %+v after %s, want nothing before its 300ms bound", got, time.Since(sent))
+	}
+}
+
+// The stops kept for sessions that do not ask are bounded in number and
+// in age: a full set forgets its oldest, and a stop older than its time to
+// live wakes nobody (that worker hears it at its renewal).
+func TestUnheardStopsAreBoundedInNumberAndAge(t *testing.T) {
+	t.Parallel()
+	s := newSessionWakes()
+	clock := time.Unix(1_000_000, 0)
+	s.now = func() time.Time { return clock }
+	s.wake("first")
+	for i := range unheardStopsMax {
+		clock = clock.Add(time.Millisecond)
+		s.wake(fmt.Sprintf("session-%d", i))
+	}
+	if n := len(s.unheard); n != unheardStopsMax {
+		t.Fatalf("%d stops kept, want the bound %d", n, unheardStopsMax)
+	}
+	if fired(s.join("first")) {
+		t.Fatal("the oldest stop of a full set was kept, want it forgotten")
+	}
+	if !fired(s.join("session-1")) {
+		t.Fatal("a kept stop did not wake its session's next request")
+	}
+	clock = clock.Add(unheardStopTTL)
+	if fired(s.join("session-2")) {
+		t.Fatal("a stop older than its time to live woke its session's next request")
+	}
+}
+
+func fired(e *sessionWake) bool {
+	select {
+	case <-e.ch:
+		return true
+	default:
+		return false
 	}
 }

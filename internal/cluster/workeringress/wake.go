@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
 // broadcast wakes every waiter at once: a waiter takes the current
@@ -36,10 +38,33 @@ func (b *broadcast) wake() {
 // no other waiter back to the database. A waiter joins before it asks the
 // database, as with broadcast, so a wake between its query and its wait
 // is never missed.
+//
+// A stop of a session nobody waits for here is kept (unheard) for the
+// session's next pull or watch on this replica, which then reads its stops
+// at once: a worker is between two requests for moments at a time (a pull
+// answered, its grants started, the next one not yet sent), and a notice
+// landing then would otherwise wait for the attempt's next renewal, a
+// third of the run lease later. Every replica hears the notice and keeps
+// it; only the one the worker asks next uses it, the others' copies age
+// out.
 type sessionWakes struct {
-	mu sync.Mutex
-	by map[string]*sessionWake
+	mu      sync.Mutex
+	by      map[string]*sessionWake
+	unheard map[string]time.Time
+	now     func() time.Time
 }
+
+// unheardStopsMax bounds the stops kept for sessions not waiting: past it
+// the oldest goes first (its worker hears that stop at its renewal, as
+// before). Each is a session id and a time: 4,096 of them are a few
+// hundred KiB at most.
+const unheardStopsMax = 4096
+
+// unheardStopTTL is how long a stop is kept for a session that does not
+// ask: a worker sends its next request within moments, or a watch at the
+// latest once a pull's wait has passed; one that has not asked by then is
+// draining or gone, and its renewal (or the session's end) takes over.
+const unheardStopTTL = 2 * workerproto.MaxPullWait
 
 // sessionWake is the wake the waiters of one session share.
 type sessionWake struct {
@@ -48,12 +73,23 @@ type sessionWake struct {
 	fired   bool
 }
 
-func newSessionWakes() *sessionWakes { return &sessionWakes{by: map[string]*sessionWake{}} }
+func newSessionWakes() *sessionWakes {
+	return &sessionWakes{by: map[string]*sessionWake{}, unheard: map[string]time.Time{}, now: time.Now}
+}
 
-// join returns the wake the next stop of session closes.
+// join returns the wake the next stop of session closes, already closed
+// when a stop of that session came while nothing waited for it.
 func (s *sessionWakes) join(session string) *sessionWake {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if at, ok := s.unheard[session]; ok {
+		delete(s.unheard, session)
+		if s.now().Sub(at) < unheardStopTTL {
+			fired := &sessionWake{ch: make(chan struct{}), waiters: 1, fired: true}
+			close(fired.ch)
+			return fired
+		}
+	}
 	e := s.by[session]
 	if e == nil {
 		e = &sessionWake{ch: make(chan struct{})}
@@ -77,13 +113,38 @@ func (s *sessionWakes) leave(session string, e *sessionWake) {
 	}
 }
 
-// wake sends the waiters of session back to the database.
+// wake sends the waiters of session back to the database, or keeps the
+// stop for its next request when none waits.
 func (s *sessionWakes) wake(session string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.by[session]; e != nil {
 		s.fire(session, e)
+		return
 	}
+	s.keepUnheard(session)
+}
+
+// keepUnheard records a stop of session that found no waiter; s.mu is
+// held. Aged stops go first, then, if the set is still full, the oldest.
+func (s *sessionWakes) keepUnheard(session string) {
+	now := s.now()
+	if _, ok := s.unheard[session]; !ok && len(s.unheard) >= unheardStopsMax {
+		oldest, oldestAt := "", now
+		for id, at := range s.unheard {
+			if now.Sub(at) >= unheardStopTTL {
+				delete(s.unheard, id)
+				continue
+			}
+			if !at.After(oldestAt) {
+				oldest, oldestAt = id, at
+			}
+		}
+		if len(s.unheard) >= unheardStopsMax {
+			delete(s.unheard, oldest)
+		}
+	}
+	s.unheard[session] = now
 }
 
 // wakeAll sends every session's waiters back to the database.
