@@ -112,7 +112,7 @@ func workersCreateCommand(getenv func(string) string) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&labels, "labels", "", "the worker's labels, k=v,k=v (e.g. region=eu,gpu=true)")
+	cli.ListVar(c.Flags(), &labels, "labels", "the worker's labels, k=v (e.g. region=eu,gpu=true)")
 	cli.BindEnv(c.Flags(), "labels")
 	c.Flags().IntVar(&maxConcurrency, "max-concurrency", 4, fmt.Sprintf("most commands the worker runs at once (1–%d)", workerproto.MaxCapacity))
 	return c

@@ -204,9 +204,9 @@ wins over the file.`,
 	fs.StringVar(&f.TLSCert, "tls-cert", "", "PEM certificate (chain) file of the --http-addr listener; serves HTTPS")
 	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
 	fs.BoolVar(&f.InsecureHTTP, "insecure-http", false, "serve plain HTTP on an --http-addr other hosts can reach (tokens then cross the network in clear text)")
-	fs.StringVar(&f.AllowedHosts, "allowed-hosts", "", "comma-separated extra host names or IP addresses, without port or scheme, the API answers to in the Host header "+
+	ListVar(fs, &f.AllowedHosts, "allowed-hosts", "extra host names or IP addresses, without port or scheme, the API answers to in the Host header "+
 		"(default: the --http-addr host, localhost, 127.0.0.1, ::1); a guard against DNS rebinding")
-	fs.StringVar(&f.TrustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR prefixes of reverse proxies in front of --http-addr whose X-Forwarded-For names the client "+
+	ListVar(fs, &f.TrustedProxies, "trusted-proxies", "addresses or CIDR prefixes of reverse proxies in front of --http-addr whose X-Forwarded-For names the client "+
 		"that throttles, limits and audit records key on (default: none; every peer is the client)")
 	fs.StringVar(&f.MetricsAddr, "metrics-addr", "", "listen address of Prometheus metrics at /metrics, on a listener of its own, e.g. 127.0.0.1:9464 "+
 		"(loopback only) or 0.0.0.0:9464; port 0 picks a free port, the bound address is logged (default: off)")
@@ -379,8 +379,20 @@ func fillFromServeFile(opts Options, fs *pflag.FlagSet, configFile string, serve
 			return
 		}
 		if v, ok := fileVals[fl.Name]; ok {
-			if e := fs.Set(fl.Name, fmt.Sprint(v)); e != nil {
-				err = Usagef("--config %s: %s: %v", configFile, fl.Name, e)
+			// A list setting may be a YAML sequence: each item is one use
+			// of its flag, as on the command line.
+			items, isList := v.([]any)
+			if _, takesList := fl.Value.(*listFlag); isList && !takesList {
+				err = Usagef("--config %s: %s takes one value, not a list", configFile, fl.Name)
+				return
+			} else if !isList {
+				items = []any{v}
+			}
+			for _, item := range items {
+				if e := fs.Set(fl.Name, fmt.Sprint(item)); e != nil {
+					err = Usagef("--config %s: %s: %v", configFile, fl.Name, e)
+					return
+				}
 			}
 		}
 	})

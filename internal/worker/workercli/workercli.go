@@ -81,11 +81,11 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 		},
 	}
 	fs := c.Flags()
-	fs.StringVar(&server, "server", "", "worker ingress URL of any replica (https://; http:// only to loopback); several, comma-separated, are tried in turn")
+	cli.ListVar(fs, &server, "server", "worker ingress URL of any replica (https://; http:// only to loopback); several are tried in turn")
 	fs.StringVar(&credFile, "credential-file", "", "file holding the worker credential (mode 0600)")
 	fs.StringVar(&dataDir, "data-dir", defaultDataDir(), "directory of the worker's journal and lock (one worker per directory)")
 	fs.IntVar(&concurrency, "concurrency", agent.DefaultConcurrency, "commands run at once (capped by the credential's max concurrency)")
-	fs.StringVar(&labels, "labels", "", "labels added to the credential's own, k=v,k2=v2 (placement matches them)")
+	cli.ListVar(fs, &labels, "labels", "labels added to the credential's own, k=v (placement matches them)")
 	fs.StringVar(&caFile, "ca-file", "", "PEM certificates of the authority that signed the replicas' worker ingress certificates (default: the system's)")
 	fs.StringVar(&secretsFile, "secrets-file", "", "this worker's secrets: a JSON object {\"name\": \"value\"} with mode 0600")
 	fs.Var(&stopTimeout, "stop-timeout", "how long running commands may finish after SIGINT/SIGTERM/SIGHUP before they are stopped ("+
