@@ -163,7 +163,9 @@ func TestAMissingDatabaseIsCodedDatabaseMissingAndSaysHowToCreateIt(t *testing.T
 	}
 }
 
-func TestAServerThatCannotBeReachedIsSaidOnce(t *testing.T) {
+// A server nobody answers for is said once, with the address, and what
+// to check.
+func TestAServerThatCannotBeReachedIsSaidOnceWithWhatToCheck(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -181,6 +183,9 @@ func TestAServerThatCannotBeReachedIsSaidOnce(t *testing.T) {
 		if strings.Count(msg, addr) != 1 || strings.Count(msg, "refused") != 1 || strings.Contains(msg, "\n") ||
 			strings.Count(msg, "is unavailable")+strings.Count(msg, "cannot be reached") != 1 {
 			t.Errorf("%s: %q; want the address and the refusal once, on one line, and unreachable said once", step, msg)
+		}
+		if !strings.Contains(msg, "check that PostgreSQL runs at the URL's host and port") {
+			t.Errorf("%s: %q; want what to check", step, msg)
 		}
 	}
 }

@@ -232,6 +232,9 @@ func writeReason(err error) schedule.Reason {
 	return schedule.ReasonWriteFailed
 }
 
+// checkServerRuns is what to do when nothing answered where a URL points.
+const checkServerRuns = "check that PostgreSQL runs at the URL's host and port and accepts connections, then retry"
+
 // mapErr turns a driver error into a coded error; what names the step.
 func mapErr(err error, what string) error {
 	if err == nil {
@@ -244,6 +247,12 @@ func mapErr(err error, what string) error {
 	err = tellOnce(err)
 	switch {
 	case connectionLost(err):
+		var ce *pgconn.ConnectError
+		if errors.As(err, &ce) {
+			// Nothing answered where the URL points (the cause names the
+			// address): a server down, restarting, or a wrong host or port.
+			return qlerror.Wrap(qlerror.Unavailable, unavailable{err}, "%s: the database is unavailable; %s", what, checkServerRuns)
+		}
 		return qlerror.Wrap(qlerror.Unavailable, unavailable{err}, "%s: the database is unavailable", what)
 	case errors.Is(err, context.DeadlineExceeded):
 		return qlerror.Wrap(qlerror.Timeout, err, "%s: the database did not answer in time (a lock held elsewhere or a slow statement); retry later", what)

@@ -110,8 +110,8 @@ func checkAt(ctx context.Context, url string, roles Roles, extra ...readinessChe
 			return err
 		case errors.As(err, &qe) && qe.Code == qlerror.Unavailable && qe.Err != nil:
 			// The code already says the server cannot be reached; the
-			// cause alone adds why.
-			return &ReadinessError{Code: CodeUnavailable, Err: qe.Err}
+			// cause alone adds why, and what to check.
+			return &ReadinessError{Code: CodeUnavailable, Err: fmt.Errorf("%w; %s", qe.Err, checkServerRuns)}
 		}
 		return &ReadinessError{Code: CodeUnavailable, Err: err}
 	}
