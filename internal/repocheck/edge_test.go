@@ -46,6 +46,7 @@ var edgePackages = []string{
 	"internal/single/sqlitestore",
 	"internal/core/task",
 	"internal/core/trigger",
+	"internal/core/triggerref",
 	"internal/core/validate",
 	"internal/core/view",
 }

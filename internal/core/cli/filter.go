@@ -8,10 +8,8 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/triggerref"
 )
-
-// filterPage is the page size of the name lookups.
-const filterPage = 500
 
 // resolveFilters turns --project and --trigger values into ids. Each may be
 // an id or a name; a trigger name may be qualified as project/trigger, and
@@ -27,7 +25,7 @@ func resolveFilters(ctx context.Context, r schedule.StatusReader, project, trigg
 		return projectID, trigger, nil
 	}
 	name, projectLabel := trigger, project
-	if p, t, ok := strings.Cut(trigger, "/"); ok {
+	if p, t, ok := triggerref.Split(trigger); ok {
 		qualified, err := resolveProject(ctx, r, p)
 		if err != nil {
 			return "", "", err
@@ -37,13 +35,7 @@ func resolveFilters(ctx context.Context, r schedule.StatusReader, project, trigg
 		}
 		projectID, name, projectLabel = qualified, t, p
 	}
-	var found []schedule.TriggerStatus
-	err = eachTrigger(ctx, r, projectID, func(t schedule.TriggerStatus) bool {
-		if t.Name == name {
-			found = append(found, t)
-		}
-		return false
-	})
+	found, err := triggerref.Named(ctx, r, projectID, name)
 	switch {
 	case err != nil:
 		return "", "", err
@@ -68,14 +60,7 @@ func resolveProject(ctx context.Context, r schedule.StatusReader, s string) (str
 	if s == "" || isID(s) {
 		return s, nil
 	}
-	var id string
-	err := eachTrigger(ctx, r, "", func(t schedule.TriggerStatus) bool {
-		if t.ProjectName == s {
-			id = t.ProjectID
-			return true
-		}
-		return false
-	})
+	id, err := triggerref.ProjectID(ctx, r, s)
 	if err != nil {
 		return "", err
 	}
@@ -83,27 +68,6 @@ func resolveProject(ctx context.Context, r schedule.StatusReader, s string) (str
 		return "", qlerror.New(qlerror.NotFound, "no project named %q has triggers; `ql triggers list` shows the projects, and --project takes a name or an id", s)
 	}
 	return id, nil
-}
-
-// eachTrigger calls visit for every trigger (of projectID, when given)
-// until visit returns true.
-func eachTrigger(ctx context.Context, r schedule.StatusReader, projectID string, visit func(schedule.TriggerStatus) bool) error {
-	after := ""
-	for {
-		page, next, err := r.TriggerList(ctx, schedule.TriggerListParams{ProjectID: projectID, Limit: filterPage, After: after})
-		if err != nil {
-			return err
-		}
-		for _, t := range page {
-			if visit(t) {
-				return nil
-			}
-		}
-		if next == "" {
-			return nil
-		}
-		after = next
-	}
 }
 
 func isID(s string) bool { return ids.Validate("id", s) == nil }

@@ -8,6 +8,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/triggerref"
 )
 
 func triggersEnableCommand(opts Options, enable bool) *cobra.Command {
@@ -80,20 +81,14 @@ func findTrigger(cmd *cobra.Command, r schedule.StatusReader, project, name stri
 	if err != nil {
 		return schedule.TriggerStatus{}, err
 	}
-	var found *schedule.TriggerStatus
-	err = eachTrigger(cmd.Context(), r, projectID, func(t schedule.TriggerStatus) bool {
-		if t.TriggerID == id {
-			found = &t
-		}
-		return found != nil
-	})
-	if err == nil && found == nil {
+	found, ok, err := triggerref.ByID(cmd.Context(), r, projectID, id)
+	if err == nil && !ok {
 		err = qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", name)
 	}
 	if err != nil {
 		return schedule.TriggerStatus{}, err
 	}
-	return *found, nil
+	return found, nil
 }
 
 func enableMessage(binary, name string, res catalog.EnableResult) string {

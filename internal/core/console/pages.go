@@ -20,6 +20,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/triggerref"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -408,6 +409,10 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	data := map[string]any{"F": f, "States": run.States, "Projects": projects}
 	zone := viewerZone(r)
 	projectID, err := c.projectFilter(r.Context(), f["project"])
+	var triggerID string
+	if err == nil {
+		triggerID, err = c.triggerFilter(r.Context(), projectID, f["trigger"])
+	}
 	var from, to int64
 	if err == nil {
 		from, err = parseLocal("from", f["from"], zone)
@@ -418,7 +423,7 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	var list []run.Run
 	var next string
 	if err == nil {
-		list, next, err = c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: projectID, TriggerID: f["trigger"], State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
+		list, next, err = c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: projectID, TriggerID: triggerID, State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
 			FromMs: from, ToMs: to})
 	}
 	if err != nil {
@@ -470,6 +475,47 @@ func (c *Console) projectFilter(ctx context.Context, v string) (string, error) {
 		return "", qlerror.New(qlerror.Invalid, "no project is named %q; choose one of the projects listed", v).Because(refusalNoSuchProject, "name", v)
 	}
 	return d.Project.ID, err
+}
+
+// triggerFilter is the trigger id a filter's trigger field gives: the
+// trigger of that name (or project/name), within the project filter when
+// one is chosen, or an id as given ("" for every trigger). A name that
+// matches nothing, or triggers of several projects, is refused saying so,
+// never answered with an empty list.
+func (c *Console) triggerFilter(ctx context.Context, projectID, v string) (string, error) {
+	if v == "" || ids.Validate("trigger", v) == nil || c.cfg.Triggers == nil {
+		return v, nil
+	}
+	project, name, qualified := triggerref.Split(v)
+	if qualified {
+		id, err := c.projectFilter(ctx, project)
+		if err != nil {
+			return "", err
+		}
+		if projectID != "" && id != projectID {
+			return "", qlerror.New(qlerror.Invalid, "trigger %q is in project %s, not in the project chosen; choose its project, or any", v, project).
+				Because(refusalTriggerElsewhere, "trigger", v)
+		}
+		projectID = id
+	}
+	found, err := triggerref.Named(ctx, c.cfg.Triggers, projectID, name)
+	switch {
+	case err != nil:
+		return "", err
+	case len(found) == 0:
+		return "", qlerror.New(qlerror.Invalid, "no trigger is named %q (names are case-sensitive); the Triggers page lists them", v).
+			Because(refusalNoSuchTrigger, "name", v)
+	case len(found) > 1:
+		projects := make([]string, len(found))
+		for i, t := range found {
+			projects[i] = t.ProjectName
+		}
+		slices.Sort(projects)
+		example := projects[0] + "/" + name
+		return "", qlerror.New(qlerror.Invalid, "triggers named %q exist in projects %s; write project/name, e.g. %s", name, strings.Join(projects, ", "), example).
+			Because(refusalTriggerAmbiguous, "name", name, "projects", strings.Join(projects, ", "), "example", example)
+	}
+	return found[0].TriggerID, nil
 }
 
 // runDetail shows a Run with its attempts and its log: by default the

@@ -58,8 +58,8 @@ func (p ListParams) CheckState() error {
 // which command prints the one wanted.
 func (p ListParams) CheckIDs() error {
 	for _, f := range []struct{ field, label, value, hint string }{
-		{"project", "project", p.ProjectID, "a project id, as `ql triggers list` prints it (or a project name, which the CLI resolves)"},
-		{"trigger", "trigger", p.TriggerID, "a trigger id, as `ql triggers list` prints it"},
+		{"project", "project", p.ProjectID, "a project id, as `ql triggers list -o json` prints it (the CLI and the console take its name too)"},
+		{"trigger", "trigger", p.TriggerID, "a trigger id, as `ql triggers list -o json` prints it (the CLI and the console take its name too)"},
 		{"after", "page cursor (after)", p.After, "the id of the last run of the previous page, as `ql runs list` prints it"},
 	} {
 		if f.value == "" {

@@ -52,6 +52,24 @@ func TestConsoleListsTimesInTheZoneItNames(t *testing.T) {
 	}
 }
 
+// The Runs page's trigger filter takes what people type: the trigger's
+// name or project/name, as `ql runs list --trigger` does, besides its id;
+// each lists that trigger's Runs.
+func TestTheRunsPageFiltersByATriggersNameOrProjectAndName(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	defer site.cancel(t, c, csrf, id)
+	for _, ref := range []string{"nightly", "shop/nightly", site.triggerID} {
+		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs?"+url.Values{"trigger": {ref}}.Encode(), nil)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, id) {
+			t.Errorf("/runs?trigger=%s answered %d without the trigger's Run %s:\n%s", ref, resp.StatusCode, id, page)
+		}
+	}
+}
+
 // Run now's form carries a request id: sent twice, it makes one Run.
 func TestConsoleRunNowMakesOneRunPerForm(t *testing.T) {
 	t.Parallel()

@@ -159,8 +159,8 @@ func testRunListErrors(t *testing.T, f Fixture) {
 	}{
 		{run.ListParams{Limit: run.MaxPageSize + 1}, "", ""},
 		{run.ListParams{Limit: -1}, "", ""},
-		{run.ListParams{ProjectID: "demo"}, "give the project as a project id, as `ql triggers list` prints it", run.RefusalListNotAnID},
-		{run.ListParams{TriggerID: "x"}, "give the trigger as a trigger id, as `ql triggers list` prints it", run.RefusalListNotAnID},
+		{run.ListParams{ProjectID: "demo"}, "give the project as a project id, as `ql triggers list -o json` prints it", run.RefusalListNotAnID},
+		{run.ListParams{TriggerID: "x"}, "give the trigger as a trigger id, as `ql triggers list -o json` prints it", run.RefusalListNotAnID},
 		{run.ListParams{After: "1"}, "give the page cursor (after) as the id of the last run of the previous page, as `ql runs list` prints it", run.RefusalListNotAnID},
 		{run.ListParams{State: "sleeping"}, `state "sleeping" is not a run state; use one of created, queued,`, run.RefusalListState},
 		{run.ListParams{FromMs: 2_000, ToMs: 1_000}, "give from before to", run.RefusalListReversed},
