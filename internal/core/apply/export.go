@@ -36,6 +36,14 @@ type (
 		SigningSecret string `yaml:"signingSecret,omitempty"`
 		TokenSecret   string `yaml:"tokenSecret,omitempty"`
 		ChatID        string `yaml:"chatId,omitempty"`
+		// An email channel's.
+		Host           string   `yaml:"host,omitempty"`
+		Port           int      `yaml:"port,omitempty"`
+		TLS            string   `yaml:"tls,omitempty"`
+		From           string   `yaml:"from,omitempty"`
+		To             []string `yaml:"to,omitempty,flow"`
+		Username       string   `yaml:"username,omitempty"`
+		PasswordSecret string   `yaml:"passwordSecret,omitempty"`
 	}
 	exportRule struct {
 		On                  string   `yaml:"on,omitempty"`
@@ -134,7 +142,8 @@ func exportNotifications(s notify.Spec) *exportNotify {
 	}
 	for _, c := range s.Channels {
 		out.Channels[c.Name] = exportChannel{Type: string(c.Kind), URL: c.URL, URLSecret: c.URLSecret, SigningSecret: c.SigningSecret,
-			TokenSecret: c.TokenSecret, ChatID: c.ChatID}
+			TokenSecret: c.TokenSecret, ChatID: c.ChatID, Host: c.Host, Port: c.Port, TLS: c.TLS, From: c.From, To: c.To,
+			Username: c.Username, PasswordSecret: c.PasswordSecret}
 	}
 	for _, r := range s.Rules {
 		er := exportRule{Reasons: r.Reasons, Channel: r.Channel}

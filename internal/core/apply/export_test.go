@@ -15,8 +15,18 @@ status: archived
 notifications:
   channels:
     ops: {type: webhook, url: "https://hooks.example.com/q", signingSecret: hook-key}
+    mail: {type: email, host: smtp.example.com, port: 465, tls: implicit, from: "青龙 <ql@example.com>", to: [ops@example.com, "值班 <oncall@example.cn>"], username: ql, passwordSecret: mail-pass}
+    relay: {type: email, host: 127.0.0.1, tls: none, from: ql@example.com, to: ops@example.com}
+    phone: {type: gotify, url: "https://gotify.example.com", tokenSecret: gotify-app}
+    wechat: {type: pushplus, tokenSecret: pushplus-token}
+    sct: {type: serverchan, tokenSecret: sendkey}
   rules:
     - {on: failed, channel: ops}
+    - {on: failed, channel: mail}
+    - {on: lost, channel: relay}
+    - {on: timed_out, channel: phone}
+    - {on: recovered, channel: wechat}
+    - {consecutive_failures: 2, channel: sct}
     - {on: skipped, reasons: [misfire, paused], channel: ops}
     - {consecutive_failures: 3, channel: ops}
 tasks:

@@ -3,6 +3,7 @@ package apply
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -15,6 +16,7 @@ import (
 //	notifications:
 //	  channels:
 //	    NAME: {type: webhook, url: …, signingSecret: …}
+//	    NAME: {type: email, host: …, from: …, to: [a@b, …], username: …, passwordSecret: …}
 //	  rules:
 //	    - {on: failed, channel: NAME}
 //	    - {on: skipped, reasons: [misfire], channel: NAME}
@@ -96,13 +98,14 @@ func (p parser) channels(cn *yaml.Node) []notify.Channel {
 func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {
 	what := "notifications.channels." + name
 	c := notify.Channel{Name: name}
-	f, complete := p.fields(n, what, "type", "url", "urlSecret", "signingSecret", "tokenSecret", "chatId")
+	f, complete := p.fields(n, what, "type", "url", "urlSecret", "signingSecret", "tokenSecret", "chatId",
+		"host", "port", "tls", "from", "to", "username", "passwordSecret")
 	if f == nil {
 		return c, false
 	}
 	before := p.found.count()
 	if t, ok := f["type"]; !ok {
-		p.required(n, complete, what+".type", "%s.type: is required (webhook, telegram, dingtalk, wecom, feishu, bark, ntfy or slack)", what)
+		p.required(n, complete, what+".type", "%s.type: is required (%s)", what, kindList())
 	} else {
 		kind, _ := p.str(t, what+".type")
 		c.Kind = notify.Kind(kind)
@@ -110,9 +113,27 @@ func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {
 	for _, k := range []struct {
 		key string
 		dst *string
-	}{{"url", &c.URL}, {"urlSecret", &c.URLSecret}, {"signingSecret", &c.SigningSecret}, {"tokenSecret", &c.TokenSecret}, {"chatId", &c.ChatID}} {
+	}{{"url", &c.URL}, {"urlSecret", &c.URLSecret}, {"signingSecret", &c.SigningSecret}, {"tokenSecret", &c.TokenSecret}, {"chatId", &c.ChatID},
+		{"host", &c.Host}, {"tls", &c.TLS}, {"from", &c.From}, {"username", &c.Username}, {"passwordSecret", &c.PasswordSecret}} {
 		if v, ok := f[k.key]; ok {
 			*k.dst, _ = p.str(v, what+"."+k.key)
+		}
+	}
+	if v, ok := f["port"]; ok {
+		port, err := strconv.Atoi(v.Value)
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil || port < 1 || port > 65535 {
+			p.outOfRange(v, what+".port", 1, 65535, "%s.port: must be a whole number from 1 to 65535, like 587 (STARTTLS) or 465 (TLS from the start)", what)
+		}
+		c.Port = port
+	}
+	if v, ok := f["to"]; ok {
+		// One address, or a list of them.
+		if v.Kind == yaml.ScalarNode {
+			if s, ok := p.str(v, what+".to"); ok {
+				c.To = []string{s}
+			}
+		} else {
+			c.To, _ = p.stringList(v, what+".to")
 		}
 	}
 	if !complete || p.found.count() != before {
@@ -122,6 +143,15 @@ func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {
 		return c, p.fail(n, err)
 	}
 	return c, true
+}
+
+// kindList is the channel kinds, as a sentence lists them.
+func kindList() string {
+	s := make([]string, len(notify.Kinds))
+	for i, k := range notify.Kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 func (p parser) rule(i int, n *yaml.Node) (notify.Rule, bool) {

@@ -54,6 +54,55 @@ func TestParseReadsNotificationRulesAndChannels(t *testing.T) {
 	}
 }
 
+// An email channel is read with its server, its addresses (to: one, or a
+// list) and its login; gotify, pushplus and serverchan with their token's
+// secret.
+func TestParseReadsEmailGotifyPushPlusAndServerChanChannels(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("x.yaml", []byte(notifyBase+`  channels:
+    mail:
+      type: email
+      host: smtp.qq.com
+      port: 465
+      from: "青龙 <12345@qq.com>"
+      to: [ops@example.com, "值班 <oncall@example.cn>"]
+      username: "12345@qq.com"
+      passwordSecret: qq_smtp
+    one: {type: email, host: mail.internal, tls: none, from: ql@example.com, to: ops@example.com}
+    phone: {type: gotify, url: "https://gotify.example.com/", tokenSecret: gotify_app}
+    wechat: {type: pushplus, tokenSecret: pushplus_token}
+    sct: {type: serverchan, tokenSecret: sendkey}
+    sct-url: {type: serverchan, urlSecret: sct_url}
+  rules:
+    - {on: failed, channel: mail}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := notify.Spec{
+		Channels: []notify.Channel{
+			{Name: "mail", Kind: notify.Email, Host: "smtp.qq.com", Port: 465, From: "青龙 <12345@qq.com>",
+				To: []string{"ops@example.com", "值班 <oncall@example.cn>"}, Username: "12345@qq.com", PasswordSecret: "qq_smtp"},
+			{Name: "one", Kind: notify.Email, Host: "mail.internal", TLS: notify.TLSNone, From: "ql@example.com", To: []string{"ops@example.com"}},
+			{Name: "phone", Kind: notify.Gotify, URL: "https://gotify.example.com/", TokenSecret: "gotify_app"},
+			{Name: "wechat", Kind: notify.PushPlus, TokenSecret: "pushplus_token"},
+			{Name: "sct", Kind: notify.ServerChan, TokenSecret: "sendkey"},
+			{Name: "sct-url", Kind: notify.ServerChan, URLSecret: "sct_url"},
+		},
+		Rules: []notify.Rule{{On: notify.OnFailed, Channel: "mail"}},
+	}
+	if doc.Notifications.Encode() != want.Encode() {
+		t.Fatalf("read %s\nwant %s", doc.Notifications.Encode(), want.Encode())
+	}
+	mail, _ := doc.Notifications.Channel("mail")
+	if mail.MailTLS() != notify.TLSImplicit || mail.MailPort() != 465 {
+		t.Fatalf("port 465 without tls is %s on %d, want implicit TLS", mail.MailTLS(), mail.MailPort())
+	}
+	if one, _ := doc.Notifications.Channel("one"); one.MailPort() != 25 {
+		t.Fatalf("a tls: none channel without a port is on %d, want 25", one.MailPort())
+	}
+}
+
 func TestParseRejectsBadNotificationsWithTheirLine(t *testing.T) {
 	t.Parallel()
 	ch := "  channels:\n    ops: {type: webhook, url: \"https://h.example.com\"}\n  rules:\n"
@@ -73,6 +122,14 @@ func TestParseRejectsBadNotificationsWithTheirLine(t *testing.T) {
 		"duplicate rule":      {ch + "    - {on: failed, channel: ops}\n    - {on: failed, channel: ops}\n", "x.yaml:7: notifications.rules[1]: the same rule is given twice"},
 		"no rules":            {"  channels:\n    ops: {type: slack, url: \"https://h.example.com\"}\n", "x.yaml:3: notifications.rules: is required"},
 		"unknown field":       {ch + "    - {on: failed, channel: ops, when: always}\n", `unknown field "when"`},
+		"port as text":        {"  channels:\n    m: {type: email, host: h, port: '587', from: a@b.c, to: a@b.c}\n  rules: []\n", "x.yaml:4: notifications.channels.m.port: must be a whole number from 1 to 65535"},
+		"port zero":           {"  channels:\n    m: {type: email, host: h, port: 0, from: a@b.c, to: a@b.c}\n  rules: []\n", "notifications.channels.m.port: must be a whole number"},
+		"to a mapping":        {"  channels:\n    m: {type: email, host: h, from: a@b.c, to: {a: b}}\n  rules: []\n", "notifications.channels.m.to must be a list of strings"},
+		"to not an address":   {"  channels:\n    m: {type: email, host: h, from: a@b.c, to: [ops@example.com, 'ops at example']}\n  rules: []\n", `x.yaml:4: notifications.channels.m.to[1]: "ops at example" is not a mail address`},
+		"email with a url":    {"  channels:\n    m: {type: email, url: 'https://h.example', host: h, from: a@b.c, to: a@b.c}\n  rules: []\n", "notifications.channels.m.url: an email channel is sent over SMTP"},
+		"host on slack":       {"  channels:\n    s: {type: slack, urlSecret: k, host: h}\n  rules: []\n", "notifications.channels.s.host: only an email channel has host"},
+		"gotify no token":     {"  channels:\n    g: {type: gotify, url: 'https://g.example'}\n  rules: []\n", "notifications.channels.g.tokenSecret: is required for gotify"},
+		"serverchan url":      {"  channels:\n    s: {type: serverchan, url: 'https://sctapi.ftqq.com/SCTx.send'}\n  rules: []\n", "the ServerChan URL carries its SendKey"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -119,8 +120,12 @@ type SecretResolver func(refs []string) (map[string]string, error)
 type DeliveryConfig struct {
 	Outbox  Outbox
 	Secrets SecretResolver
-	// Client sends requests; its Timeout bounds one delivery.
-	Client      *http.Client
+	// Client sends requests; its Timeout bounds one delivery, an email
+	// channel's SMTP conversation too.
+	Client *http.Client
+	// MailRoots are the certificate authorities an email channel's
+	// server is checked against; nil is the system's.
+	MailRoots   *x509.CertPool
 	MaxAttempts int
 	BaseBackoff time.Duration
 	MaxBackoff  time.Duration
@@ -147,6 +152,8 @@ type Deliverer struct {
 	// and use up an attempt. Like silent, it outlives a round and lives
 	// only in this process.
 	resting map[ChannelRef]time.Time
+	// hello is the name an email delivery gives itself in EHLO.
+	hello string
 }
 
 // NewDeliverer fills defaults.
@@ -187,7 +194,7 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 			return nil, fmt.Errorf("no secrets store is configured; secret %q cannot be read", refs[0])
 		}
 	}
-	return &Deliverer{cfg: cfg, silent: make(map[ChannelRef]bool), resting: make(map[ChannelRef]time.Time)}
+	return &Deliverer{cfg: cfg, silent: make(map[ChannelRef]bool), resting: make(map[ChannelRef]time.Time), hello: helloName()}
 }
 
 // Round delivers the due rows, at most MaxInFlight at once in its slots
@@ -469,11 +476,25 @@ func (d *Deliverer) Backoff(attempts int) time.Duration {
 }
 
 // send makes one delivery of m and says whether its receiver answered.
+// What its error says of the receiver's answer never shows a value of the
+// channel's secrets: a service that echoes its token back in a refusal
+// has it replaced by the secret's name.
 func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 	sec, err := d.cfg.Secrets(m.Channel.Refs())
 	if err != nil {
 		return notSent, err
 	}
+	var r reach
+	if m.Channel.Kind == Email {
+		r, err = d.sendMail(ctx, m, sec)
+	} else {
+		r, err = d.sendHTTP(ctx, m, sec)
+	}
+	return r, redactErr(err, m.Channel, sec)
+}
+
+// sendHTTP makes one delivery of m to its HTTP channel.
+func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach, error) {
 	r, err := Build(m, sec, time.Now())
 	if err != nil {
 		return notSent, err
@@ -516,6 +537,39 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 	return answered, nil
 }
 
+// redactErr is err with every value of the channel's secrets it shows
+// replaced by the secret's name, quoted as saying quotes an answer or
+// not; the wait a refusal asked for is kept.
+func redactErr(err error, c Channel, sec Secrets) error {
+	if err == nil {
+		return nil
+	}
+	text := err.Error()
+	for _, name := range c.Refs() {
+		v := sec[name]
+		if len(v) < minRedacted {
+			continue
+		}
+		quoted := strconv.Quote(v)
+		for _, form := range []string{v, quoted[1 : len(quoted)-1]} {
+			text = strings.ReplaceAll(text, form, fmt.Sprintf("<secret %s>", name))
+		}
+	}
+	if text == err.Error() {
+		return err
+	}
+	var asked *askedToWait
+	if errors.As(err, &asked) {
+		return &askedToWait{wait: asked.wait, err: errors.New(text)}
+	}
+	return errors.New(text)
+}
+
+// minRedacted is the shortest secret value redactErr looks for: the
+// secrets store holds none shorter, and a shorter one would blot out
+// ordinary words.
+const minRedacted = 4
+
 // askedToWait is a refusal that asks for a wait before the next attempt:
 // an HTTP Retry-After, or a chat service's rate limit.
 type askedToWait struct {
@@ -551,15 +605,16 @@ func retryAfter(resp *http.Response, now time.Time) (wait time.Duration, asked b
 // redirection says where a receiver redirected to and what to do: put
 // that URL in the channel. The target is shown without its user, query
 // and fragment, which may carry a token; for a channel whose URL is a
-// secret its path is left out as well (Telegram's, Slack's and Feishu's
-// carry theirs there), saying only whether it is the request's own.
+// secret, or made of one (ServerChan's), its path is left out as well
+// (Telegram's, Slack's, Feishu's and ServerChan's carry theirs there),
+// saying only whether it is the request's own.
 func redirection(resp *http.Response, c Channel) string {
 	to, err := resp.Location()
 	if err != nil {
 		return fmt.Sprintf("the receiver redirected (%d) to a Location that is no URL; put the URL the receiver expects in the channel", resp.StatusCode)
 	}
 	to.User, to.RawQuery, to.ForceQuery, to.Fragment, to.RawFragment = nil, "", false, "", ""
-	if c.URLSecret == "" {
+	if c.URLSecret == "" && c.Kind != ServerChan {
 		return fmt.Sprintf("the receiver redirected to %s (%d); put that URL in the channel", to, resp.StatusCode)
 	}
 	path := "another path (not shown: it may carry the token)"
@@ -567,7 +622,12 @@ func redirection(resp *http.Response, c Channel) string {
 		path = "the same path"
 	}
 	to.Path, to.RawPath = "", ""
-	return fmt.Sprintf("the receiver redirected to %s with %s (%d); put the URL it redirects to in secret %q", to, path, resp.StatusCode, c.URLSecret)
+	where := fmt.Sprintf("in secret %q", c.URLSecret)
+	if c.URLSecret == "" {
+		// A ServerChan URL made of the SendKey carries it in its path.
+		where = "in a secret and name it in urlSecret"
+	}
+	return fmt.Sprintf("the receiver redirected to %s with %s (%d); put the URL it redirects to %s", to, path, resp.StatusCode, where)
 }
 
 // saying quotes what a receiver answered, for a reason: escaped as a Go

@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/core/plural"
 )
@@ -40,7 +42,7 @@ type Secrets map[string]string
 // Refs are the secret names a channel uses.
 func (c Channel) Refs() []string {
 	var out []string
-	for _, r := range []string{c.URLSecret, c.SigningSecret, c.TokenSecret} {
+	for _, r := range []string{c.URLSecret, c.SigningSecret, c.TokenSecret, c.PasswordSecret} {
 		if r != "" {
 			out = append(out, r)
 		}
@@ -48,22 +50,50 @@ func (c Channel) Refs() []string {
 	return out
 }
 
-// Build renders m for its channel with the resolved secrets, for a
+// PushPlusURL is where a pushplus channel without a url sends.
+const PushPlusURL = "https://www.pushplus.plus/send"
+
+// serverChanTitleLen is the longest title ServerChan takes, in
+// characters; the whole title leads its text.
+const serverChanTitleLen = 32
+
+// Build renders m for its HTTP channel with the resolved secrets, for a
 // delivery at now. The body depends only on the row, so every delivery of
 // it is byte-identical, except a signed Feishu channel's: Feishu takes a
 // signature only within an hour of its time, so each delivery signs anew
-// (a signed DingTalk channel's does so in the URL).
+// (a signed DingTalk channel's does so in the URL). An email channel is
+// sent over SMTP instead (BuildMail).
 func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	c := m.Channel
 	req := Request{URL: c.URL, Headers: map[string]string{
 		"Content-Type": "application/json", HeaderIdempotencyKey: m.ID, HeaderEvent: string(m.Payload.Event),
 	}}
-	if c.URLSecret != "" {
+	switch {
+	case c.URLSecret != "":
 		req.URL = sec[c.URLSecret]
 		if err := CheckURL(req.URL); err != nil {
 			// The message names the secret, never its value.
 			return Request{}, fmt.Errorf("secret %q (the URL of channel %s): %v", c.URLSecret, c.Name, err)
 		}
+	case c.Kind == ServerChan:
+		u, err := ServerChanURL(sec[c.TokenSecret])
+		if err != nil {
+			return Request{}, fmt.Errorf("secret %q (the SendKey of channel %s): %v", c.TokenSecret, c.Name, err)
+		}
+		req.URL = u
+	case c.Kind == PushPlus && c.URL == "":
+		req.URL = PushPlusURL
+	}
+	if c.Kind == Gotify {
+		u, err := url.Parse(req.URL)
+		if err != nil {
+			return Request{}, fmt.Errorf("channel %s: the URL does not parse", c.Name)
+		}
+		// The server's address, or its push URL as Gotify's pages show it.
+		if !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/message") {
+			u = u.JoinPath("message")
+		}
+		req.URL = u.String()
 	}
 	title, text := Title(m.Payload), Text(m.Payload)
 	var body any
@@ -90,6 +120,19 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 		req.Headers["Title"] = title
 		req.Headers["Tags"] = tag(m.Payload.Event)
 		req.Body = []byte(text)
+	case Gotify:
+		body = map[string]any{"title": title, "message": text, "priority": gotifyPriority(m.Payload.Event)}
+		req.Headers["X-Gotify-Key"] = sec[c.TokenSecret]
+	case PushPlus:
+		// The token is the body's: PushPlus takes it nowhere else but the
+		// URL, which a refusal's reason could show.
+		body = map[string]string{"token": sec[c.TokenSecret], "title": title, "content": text, "template": "txt"}
+	case ServerChan:
+		// desp is Markdown, where lines with no blank one between them
+		// run together into one.
+		body = map[string]string{"title": cut(title, serverChanTitleLen), "desp": title + "\n\n" + strings.ReplaceAll(text, "\n", "\n\n")}
+	case Email:
+		return Request{}, fmt.Errorf("channel %s: an email channel is sent over SMTP, not HTTP", c.Name)
 	default:
 		return Request{}, fmt.Errorf("channel %s: unknown kind %q", c.Name, c.Kind)
 	}
@@ -116,10 +159,51 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 		u.RawQuery = q.Encode()
 		req.URL = u.String()
 	}
-	if c.TokenSecret != "" {
+	if c.TokenSecret != "" && (c.Kind == Webhook || c.Kind == Ntfy) {
 		req.Headers["Authorization"] = "Bearer " + sec[c.TokenSecret]
 	}
 	return req, nil
+}
+
+// serverChanKey is a SendKey as ServerChan issues them: letters and
+// digits. A SendKey of ServerChan³ starts with sctp, its user's number
+// and t, which name its host.
+var (
+	serverChanKey = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+	serverChan3   = regexp.MustCompile(`^sctp([0-9]+)t`)
+)
+
+// ServerChanURL is the URL a SendKey posts to: ServerChan Turbo's, or
+// ServerChan³'s for a key of that kind, as the service's SDKs choose it.
+// Its errors never show the key.
+func ServerChanURL(key string) (string, error) {
+	if !serverChanKey.MatchString(key) {
+		return "", fmt.Errorf("is not a SendKey (letters and digits, as sct.ftqq.com or sc3.ft07.com shows it)")
+	}
+	if m := serverChan3.FindStringSubmatch(key); m != nil {
+		return "https://" + m[1] + ".push.ft07.com/send/" + key + ".send", nil
+	}
+	return "https://sctapi.ftqq.com/" + key + ".send", nil
+}
+
+// gotifyPriority is a notification's Gotify priority: 8, which Gotify's
+// apps show at once with a sound, for a failure; 5, a notification with a
+// sound, for a recovery.
+func gotifyPriority(e Event) int {
+	if e == OnRecovered {
+		return 5
+	}
+	return 8
+}
+
+// cut shortens s to at most n characters, the last of them an ellipsis
+// when it had more.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
 
 // Sign is the signature header's value: "sha256=" + hex HMAC-SHA256.

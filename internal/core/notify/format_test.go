@@ -28,12 +28,15 @@ func sample(c Channel) Message {
 }
 
 // Each built-in channel renders the same notification into its service's
-// body format; the golden files are what the services document.
+// body format; the golden files are what the services document (an email
+// channel's is its whole message).
 func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
-	secrets := Secrets{"url": "https://chat.example.com/hook?token=t0ken-value", "hmac": "s3cret-value", "token": "bearer-value"}
+	secrets := Secrets{"url": "https://chat.example.com/hook?token=t0ken-value", "hmac": "s3cret-value", "token": "bearer-value",
+		"pushplus": "pushplus-t0ken", "sendkey": "SCT123456TAbCdEfGh", "mail": "ma1l-password"}
 	for _, kind := range Kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			c := Channel{Name: "ops", Kind: kind, URLSecret: "url"}
+			wantURL := secrets["url"]
 			switch kind {
 			case Webhook:
 				c.SigningSecret = "hmac"
@@ -41,23 +44,50 @@ func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
 				c.ChatID = "-1001234567890"
 			case Ntfy:
 				c.TokenSecret = "token"
+			case Gotify:
+				c.TokenSecret = "token"
+				wantURL = "https://chat.example.com/hook/message?token=t0ken-value"
+			case PushPlus:
+				c.URLSecret, c.TokenSecret, wantURL = "", "pushplus", PushPlusURL
+			case ServerChan:
+				c.URLSecret, c.TokenSecret, wantURL = "", "sendkey", "https://sctapi.ftqq.com/SCT123456TAbCdEfGh.send"
+			case Email:
+				c = Channel{Name: "ops", Kind: Email, Host: "smtp.example.com", From: "QingLong <ql@example.com>",
+					To: []string{"ops@example.com", "值班 <oncall@example.cn>"}, Username: "ql@example.com", PasswordSecret: "mail"}
 			}
 			if err := c.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			req, err := Build(sample(c), secrets, sentAt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if req.URL != secrets["url"] || req.Headers[HeaderIdempotencyKey] != sample(c).ID || req.Headers[HeaderEvent] != "consecutive_failures" {
-				t.Fatalf("request to %q with headers %v; want the secret URL, the row id as idempotency key and the event", req.URL, req.Headers)
-			}
-			if kind != Ntfy && !json.Valid(req.Body) {
-				t.Fatalf("body is not JSON: %s", req.Body)
+			var body []byte
+			if kind == Email {
+				mail, err := BuildMail(sample(c), sentAt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mail.From != "ql@example.com" || strings.Join(mail.To, " ") != "ops@example.com oncall@example.cn" {
+					t.Fatalf("envelope from %q to %q, want the addresses without their display names", mail.From, mail.To)
+				}
+				body = mail.Message
+			} else {
+				req, err := Build(sample(c), secrets, sentAt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if req.URL != wantURL || req.Headers[HeaderIdempotencyKey] != sample(c).ID || req.Headers[HeaderEvent] != "consecutive_failures" {
+					t.Fatalf("request to %q with headers %v; want %s, the row id as idempotency key and the event", req.URL, req.Headers, wantURL)
+				}
+				if kind != Ntfy && !json.Valid(req.Body) {
+					t.Fatalf("body is not JSON: %s", req.Body)
+				}
+				body = req.Body
+				again, err := Build(sample(c), secrets, sentAt)
+				if err != nil || !bytes.Equal(again.Body, req.Body) {
+					t.Fatal("two deliveries of one row differ in their body")
+				}
 			}
 			golden := filepath.Join("testdata", string(kind)+".golden")
 			if *updateGolden {
-				if err := os.WriteFile(golden, req.Body, 0o644); err != nil {
+				if err := os.WriteFile(golden, body, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -65,16 +95,13 @@ func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run with -update-golden to create it)", err)
 			}
-			if !bytes.Equal(req.Body, want) {
-				t.Fatalf("body\n%s\nwant (%s)\n%s", req.Body, golden, want)
+			if !bytes.Equal(body, want) {
+				t.Fatalf("body\n%s\nwant (%s)\n%s", body, golden, want)
 			}
-			again, err := Build(sample(c), secrets, sentAt)
-			if err != nil || !bytes.Equal(again.Body, req.Body) {
-				t.Fatal("two deliveries of one row differ in their body")
-			}
-			for _, v := range []string{secrets["hmac"], secrets["token"]} {
-				if bytes.Contains(req.Body, []byte(v)) {
-					t.Fatalf("the body carries a secret value: %s", req.Body)
+			// PushPlus takes its token in the body and nowhere else.
+			for name, v := range secrets {
+				if name != "url" && bytes.Contains(body, []byte(v)) != (kind == PushPlus && name == "pushplus") {
+					t.Fatalf("the body carries secret %s or lacks PushPlus's token: %s", name, body)
 				}
 			}
 		})

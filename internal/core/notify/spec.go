@@ -46,10 +46,20 @@ const (
 	Bark     Kind = "bark"
 	Ntfy     Kind = "ntfy"
 	Slack    Kind = "slack"
+	// Email is sent over SMTP, not HTTP: see Mail.
+	Email      Kind = "email"
+	Gotify     Kind = "gotify"
+	PushPlus   Kind = "pushplus"
+	ServerChan Kind = "serverchan"
 )
 
 // Kinds lists every channel kind.
-var Kinds = []Kind{Webhook, Telegram, DingTalk, WeCom, Feishu, Bark, Ntfy, Slack}
+var Kinds = []Kind{Webhook, Telegram, DingTalk, WeCom, Feishu, Bark, Ntfy, Slack, Email, Gotify, PushPlus, ServerChan}
+
+// tokenKinds are the kinds that take a tokenSecret: a bearer token
+// (webhook, ntfy), Gotify's application token, PushPlus's token and
+// ServerChan's SendKey.
+var tokenKinds = []Kind{Webhook, Ntfy, Gotify, PushPlus, ServerChan}
 
 // Limits of a project's notification settings.
 const (
@@ -66,8 +76,11 @@ const (
 // the definitions (URL) or, because most chat services put their token in
 // it, by the name of a secret holding it (URLSecret). SigningSecret names
 // the secret whose value signs a webhook body, or a DingTalk or Feishu
-// request as those services check; TokenSecret a bearer token (ntfy).
-// Only secret names are stored, never values.
+// request as those services check; TokenSecret the service's token (a
+// bearer token, Gotify's application token, PushPlus's token,
+// ServerChan's SendKey). An email channel has no URL: it names its SMTP
+// server and the mail's addresses, and PasswordSecret the secret holding
+// its login's password. Only secret names are stored, never values.
 type Channel struct {
 	Name          string `json:"name"`
 	Kind          Kind   `json:"kind"`
@@ -76,6 +89,16 @@ type Channel struct {
 	SigningSecret string `json:"signingSecret,omitempty"`
 	TokenSecret   string `json:"tokenSecret,omitempty"`
 	ChatID        string `json:"chatId,omitempty"`
+	// An email channel's SMTP submission, as written: Port 0 and TLS ""
+	// take their defaults at delivery (MailPort, MailTLS), so the stored
+	// settings are what the file says.
+	Host           string   `json:"host,omitempty"`
+	Port           int      `json:"port,omitempty"`
+	TLS            string   `json:"tls,omitempty"`
+	From           string   `json:"from,omitempty"`
+	To             []string `json:"to,omitempty"`
+	Username       string   `json:"username,omitempty"`
+	PasswordSecret string   `json:"passwordSecret,omitempty"`
 }
 
 // Rule sends a notification to Channel when a Run of the project meets
@@ -135,9 +158,36 @@ const (
 	// RefusalSigningNotWebhook is a signingSecret on a channel that is
 	// neither webhook, dingtalk nor feishu: field.
 	RefusalSigningNotWebhook qlerror.Reason = "notify_signing_not_webhook"
-	// RefusalTokenNotWebhook is a tokenSecret on a channel that is
-	// neither webhook nor ntfy: field.
+	// RefusalTokenNotWebhook is a tokenSecret on a channel that takes
+	// none (none of webhook, ntfy, gotify, pushplus, serverchan): field.
 	RefusalTokenNotWebhook qlerror.Reason = "notify_token_not_webhook"
+	// RefusalTokenRequired is a gotify or pushplus channel without its
+	// tokenSecret: field, kind.
+	RefusalTokenRequired qlerror.Reason = "notify_token_required" //nolint:gosec // G101: a reason code, not a credential
+	// RefusalServerChanKey is a serverchan channel that does not name
+	// exactly one of tokenSecret (the SendKey) and urlSecret (the whole
+	// URL), or writes its url, which carries the SendKey: field.
+	RefusalServerChanKey qlerror.Reason = "notify_serverchan_key"
+	// RefusalMailURL is a url or urlSecret on an email channel: field.
+	RefusalMailURL qlerror.Reason = "notify_mail_url"
+	// RefusalMailFieldNotEmail is an email channel's field (host, port,
+	// tls, from, to, username, passwordSecret) on another: field.
+	RefusalMailFieldNotEmail qlerror.Reason = "notify_mail_field_not_email"
+	// RefusalMailHost is a host that is no host name or IP address:
+	// field, value.
+	RefusalMailHost qlerror.Reason = "notify_mail_host"
+	// RefusalMailPortTLS is port 465, which speaks TLS from its first
+	// byte, with tls starttls or none: field, value.
+	RefusalMailPortTLS qlerror.Reason = "notify_mail_port_tls"
+	// RefusalMailAddress is a from or to that is no mail address: field,
+	// value.
+	RefusalMailAddress qlerror.Reason = "notify_mail_address"
+	// RefusalMailLogin is a username without a passwordSecret or the
+	// other way round: field.
+	RefusalMailLogin qlerror.Reason = "notify_mail_login"
+	// RefusalMailPlainLogin is a login on a channel of tls: none, which
+	// would send the password unencrypted: field.
+	RefusalMailPlainLogin qlerror.Reason = "notify_mail_plain_login"
 	// RefusalChatIDRequired is a telegram channel without chatId: field.
 	RefusalChatIDRequired qlerror.Reason = "notify_chat_id_required"
 	// RefusalChatIDNotTelegram is a chatId on another channel: field.
@@ -207,30 +257,28 @@ func (c Channel) Validate() error {
 		return qlerror.New(qlerror.Invalid, "%s.type: %q is not one of %s", field, c.Kind, joinKinds()).
 			Because(validate.RefusalNotOneOf, "field", field+".type", "value", c.Kind, "allowed", joinKinds())
 	}
-	switch {
-	case c.URL == "" && c.URLSecret == "":
-		return qlerror.New(qlerror.Invalid, "%s: needs url, or urlSecret naming the secret that holds the URL (when the URL carries a token)", field).
-			Because(RefusalChannelNoURL, "field", field)
-	case c.URL != "" && c.URLSecret != "":
-		return qlerror.New(qlerror.Invalid, "%s: give url or urlSecret, not both", field).Because(RefusalChannelURLAndSecret, "field", field)
-	case c.URL != "":
-		if err := CheckURL(c.URL); err != nil {
-			return qlerror.New(qlerror.Invalid, "%s.url: %s", field, err).Because(RefusalChannelURL, "field", field+".url", "limit", maxURLLen)
-		}
+	if err := c.validateURL(field); err != nil {
+		return err
 	}
-	for k, v := range map[string]string{"urlSecret": c.URLSecret, "signingSecret": c.SigningSecret, "tokenSecret": c.TokenSecret} {
-		if v != "" && (len(v) > maxSecretRefLen || !secretRef.MatchString(v)) {
-			return qlerror.New(qlerror.Invalid, "%s.%s: %q is not a secret name (letters, digits, '_', '.', '-', at most %d)", field, k, v, maxSecretRefLen).
-				Because(RefusalSecretName, "field", field+"."+k, "value", v, "limit", maxSecretRefLen)
+	for _, k := range []struct{ key, value string }{
+		{"urlSecret", c.URLSecret}, {"signingSecret", c.SigningSecret}, {"tokenSecret", c.TokenSecret}, {"passwordSecret", c.PasswordSecret},
+	} {
+		if k.value != "" && (len(k.value) > maxSecretRefLen || !secretRef.MatchString(k.value)) {
+			return qlerror.New(qlerror.Invalid, "%s.%s: %q is not a secret name (letters, digits, '_', '.', '-', at most %d)", field, k.key, k.value, maxSecretRefLen).
+				Because(RefusalSecretName, "field", field+"."+k.key, "value", k.value, "limit", maxSecretRefLen)
 		}
 	}
 	if c.SigningSecret != "" && c.Kind != Webhook && c.Kind != DingTalk && c.Kind != Feishu {
 		return qlerror.New(qlerror.Invalid, "%s.signingSecret: only webhook, dingtalk and feishu channels sign their requests; remove it", field).
 			Because(RefusalSigningNotWebhook, "field", field+".signingSecret")
 	}
-	if c.TokenSecret != "" && c.Kind != Ntfy && c.Kind != Webhook {
-		return qlerror.New(qlerror.Invalid, "%s.tokenSecret: only webhook and ntfy channels send a bearer token; remove it", field).
+	switch {
+	case c.TokenSecret != "" && !contains(tokenKinds, c.Kind):
+		return qlerror.New(qlerror.Invalid, "%s.tokenSecret: only webhook, ntfy, gotify, pushplus and serverchan channels send a token; remove it", field).
 			Because(RefusalTokenNotWebhook, "field", field+".tokenSecret")
+	case c.TokenSecret == "" && (c.Kind == Gotify || c.Kind == PushPlus):
+		return qlerror.New(qlerror.Invalid, "%s.tokenSecret: is required for %s (the name of the secret holding the %s)", field, c.Kind, tokenWhat[c.Kind]).
+			Because(RefusalTokenRequired, "field", field+".tokenSecret", "kind", c.Kind)
 	}
 	switch {
 	case c.Kind == Telegram && c.ChatID == "":
@@ -242,6 +290,45 @@ func (c Channel) Validate() error {
 	case c.ChatID != "" && (len(c.ChatID) > maxChatIDLen || !chatID.MatchString(c.ChatID)):
 		return qlerror.New(qlerror.Invalid, "%s.chatId: %q is not a chat id like -1001234567890 or @channel", field, c.ChatID).
 			Because(RefusalChatID, "field", field+".chatId", "value", c.ChatID)
+	}
+	if c.Kind == Email {
+		return c.validateMail(field)
+	}
+	if key := c.mailField(); key != "" {
+		return qlerror.New(qlerror.Invalid, "%s.%s: only an email channel has %s; remove it", field, key, key).
+			Because(RefusalMailFieldNotEmail, "field", field+"."+key)
+	}
+	return nil
+}
+
+// tokenWhat names what a kind's tokenSecret holds.
+var tokenWhat = map[Kind]string{Gotify: "application's token", PushPlus: "pushplus token"}
+
+// validateURL checks where a channel's requests go: url or urlSecret for
+// the HTTP kinds, except ServerChan, whose URL carries the SendKey and so
+// comes from a secret only, and PushPlus, whose URL is known; none for
+// email, which names its SMTP server.
+func (c Channel) validateURL(field string) error {
+	switch {
+	case c.Kind == Email && (c.URL != "" || c.URLSecret != ""):
+		key := map[bool]string{true: "url", false: "urlSecret"}[c.URL != ""]
+		return qlerror.New(qlerror.Invalid, "%s.%s: an email channel is sent over SMTP to its host; remove %s", field, key, key).
+			Because(RefusalMailURL, "field", field+"."+key)
+	case c.Kind == Email:
+		return nil
+	case c.Kind == ServerChan && (c.URL != "" || (c.URLSecret == "") == (c.TokenSecret == "")):
+		return qlerror.New(qlerror.Invalid, "%s: the ServerChan URL carries its SendKey: name the secret holding the SendKey in tokenSecret "+
+			"(or the one holding the whole URL in urlSecret), one of the two, and write no url", field).
+			Because(RefusalServerChanKey, "field", field)
+	case c.URL == "" && c.URLSecret == "" && c.Kind != PushPlus && c.Kind != ServerChan:
+		return qlerror.New(qlerror.Invalid, "%s: needs url, or urlSecret naming the secret that holds the URL (when the URL carries a token)", field).
+			Because(RefusalChannelNoURL, "field", field)
+	case c.URL != "" && c.URLSecret != "":
+		return qlerror.New(qlerror.Invalid, "%s: give url or urlSecret, not both", field).Because(RefusalChannelURLAndSecret, "field", field)
+	case c.URL != "":
+		if err := CheckURL(c.URL); err != nil {
+			return qlerror.New(qlerror.Invalid, "%s.url: %s", field, err).Because(RefusalChannelURL, "field", field+".url", "limit", maxURLLen)
+		}
 	}
 	return nil
 }

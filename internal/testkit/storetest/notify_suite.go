@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -150,7 +151,7 @@ func testOutboxWithFinish(t *testing.T, f Fixture) {
 	}
 	m := ms[0]
 	if m.RunID != id || m.ProjectID != d.Project.ID || m.Event != notify.OnFailed || m.State != notify.Pending || m.Attempts != 0 ||
-		m.Channel != hook || m.Payload.ID != m.ID || m.Payload.Project != "alpha" || m.Payload.Trigger != "tick" ||
+		!reflect.DeepEqual(m.Channel, hook) || m.Payload.ID != m.ID || m.Payload.Project != "alpha" || m.Payload.Trigger != "tick" ||
 		m.Payload.RunState != "failed" || m.Payload.ScheduledFor == "" || m.Payload.FinishedAt == "" {
 		t.Fatalf("outbox row %+v does not describe the failed Run %s of alpha/tick", m, id)
 	}
