@@ -2,6 +2,7 @@ package notify
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -143,5 +144,24 @@ func TestAGotifyChannelPostsToItsServersMessageWithTheAppToken(t *testing.T) {
 	var body struct{ Priority int }
 	if err != nil || req.URL != "https://push.example.com/gotify/message" || json.Unmarshal(req.Body, &body) != nil || body.Priority != 5 {
 		t.Fatalf("a recovery to %s with %s (%v), want priority 5 at /gotify/message", req.URL, req.Body, err)
+	}
+}
+
+// A ServerChan URL made of its SendKey carries the key in its path, so a
+// redirect of it is reported without the path, as one of a URL secret.
+func TestAServerChanRedirectNeverShowsItsSendKey(t *testing.T) {
+	u, err := ServerChanURL("SCT123456TAbCdEfGh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := &http.Response{StatusCode: http.StatusMovedPermanently, Request: req,
+		Header: http.Header{"Location": {"https://sct.ftqq.com/v2/SCT123456TAbCdEfGh.send?x=1"}}}
+	got := redirection(resp, Channel{Name: "sct", Kind: ServerChan, TokenSecret: "sendkey"})
+	if strings.Contains(got, "SCT123456") || !strings.Contains(got, "redirected to https://sct.ftqq.com with another path (not shown: it may carry the token) (301)") {
+		t.Fatalf("redirect reported as %q, want the target's host without the path that holds the SendKey", got)
 	}
 }

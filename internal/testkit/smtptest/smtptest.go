@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"strconv"
@@ -104,6 +105,7 @@ func Start(t testing.TB, cfg Config) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Replies = maps.Clone(cfg.Replies)
 	s := &Server{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Roots: roots, cfg: cfg, ln: ln,
 		tls: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, conns: map[net.Conn]bool{}}
 	s.wg.Go(s.serve)
@@ -228,7 +230,7 @@ func (s *Server) talk(raw net.Conn, se *Session) {
 				out = "503 5.5.1 STARTTLS not offered"
 				break
 			}
-			if r, ok := s.cfg.Replies["STARTTLS"]; ok {
+			if r, ok := s.reply("STARTTLS"); ok {
 				out = r
 				break
 			}
@@ -270,7 +272,7 @@ func (s *Server) talk(raw net.Conn, se *Session) {
 				out = "501 5.5.4 syntax: RCPT TO:<address>"
 			default:
 				out = s.said("RCPT", "250 2.1.5 ok")
-				if r, ok := s.cfg.Replies["RCPT "+to]; ok {
+				if r, ok := s.reply("RCPT " + to); ok {
 					out = r
 				}
 				if out[0] == '2' {
@@ -316,14 +318,37 @@ func (s *Server) record(f func()) {
 
 // said is the reply to step: the one Config gives, else def.
 func (s *Server) said(step, def string) string {
-	if r, ok := s.cfg.Replies[step]; ok {
+	if r, ok := s.reply(step); ok {
 		return r
 	}
 	return def
 }
 
+// reply is the reply Config gives to step, if any.
+func (s *Server) reply(step string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.cfg.Replies[step]
+	return r, ok
+}
+
+// Reply sets the server's reply to step from now on, as Config.Replies
+// does; "" gives the step its usual reply again.
+func (s *Server) Reply(step, line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if line == "" {
+		delete(s.cfg.Replies, step)
+		return
+	}
+	if s.cfg.Replies == nil {
+		s.cfg.Replies = map[string]string{}
+	}
+	s.cfg.Replies[step] = line
+}
+
 func (s *Server) ehlo(c *conn) string {
-	if r, ok := s.cfg.Replies["EHLO"]; ok {
+	if r, ok := s.reply("EHLO"); ok {
 		return r
 	}
 	lines := []string{"smtptest", "8BITMIME"}
@@ -395,7 +420,7 @@ func (s *Server) auth(c *conn, se *Session, arg string) (string, bool) {
 		}
 	}
 	s.record(func() { se.Mechanism, se.User, se.Password, se.LoginTLS = mech, user, password, c.encrypted })
-	if r, ok := s.cfg.Replies["AUTH"]; ok {
+	if r, ok := s.reply("AUTH"); ok {
 		return r, r[0] == '2'
 	}
 	if want, ok := s.cfg.Users[user]; !ok || want != password {
