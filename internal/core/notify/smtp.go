@@ -50,6 +50,9 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 		conn, err = dialer.DialContext(ctx, "tcp", server)
 	}
 	if err != nil {
+		if why, ok := tlsFailure(err); ok {
+			return noAnswer, fmt.Errorf("channel %s: TLS with the mail server %s failed: %s", c.Name, server, why)
+		}
 		return noAnswer, fmt.Errorf("channel %s: cannot reach the mail server %s: %s", c.Name, server, netReason(err))
 	}
 	defer conn.Close() //nolint:errcheck // the delivery's outcome is known by then
@@ -121,6 +124,9 @@ type smtpTalk struct {
 // none (the connection failed or fell silent).
 func (t smtpTalk) failed(step string, err error) (reach, error) {
 	var reply *textproto.Error
+	if why, ok := tlsFailure(err); ok {
+		return noAnswer, fmt.Errorf("channel %s: TLS with the mail server %s failed: %s", t.channel, t.server, why)
+	}
 	if !errors.As(err, &reply) {
 		return noAnswer, fmt.Errorf("channel %s: the mail server %s never %s: %s", t.channel, t.server, step, netReason(err))
 	}
@@ -133,6 +139,24 @@ func (t smtpTalk) failed(step string, err error) (reach, error) {
 		return answered, fmt.Errorf("channel %s: the mail server %s refused: it %s with %d%s%s", t.channel, t.server, step, reply.Code, said, hint)
 	}
 	return answered, fmt.Errorf("channel %s: the mail server %s refused for now: it %s with %d, a temporary refusal%s%s", t.channel, t.server, step, reply.Code, said, hint)
+}
+
+// tlsFailure says why a TLS handshake failed, and what to check when
+// the server's certificate is what it refused; ok is false for a failure
+// of another kind.
+func tlsFailure(err error) (why string, ok bool) {
+	var (
+		verify *tls.CertificateVerificationError
+		alert  tls.AlertError
+		record tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &verify):
+		return fmt.Sprintf("%v; its certificate must be valid for host and signed by an authority this machine trusts", verify.Err), true
+	case errors.As(err, &alert), errors.As(err, &record):
+		return err.Error(), true
+	}
+	return "", false
 }
 
 // netReason names a connection's failure; a deadline passed is the

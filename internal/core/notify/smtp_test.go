@@ -203,20 +203,36 @@ func TestEveryStepASMTPServerRefusesIsAFailedAttemptSayingWhatItSaid(t *testing.
 	}
 }
 
-// A server whose certificate the machine does not trust is told nothing:
-// the login is not sent, and the reason says why.
+// A server whose certificate the machine does not trust is told nothing,
+// after STARTTLS or with TLS from the start: the login is not sent, and
+// the reason says what to check. A channel of implicit TLS to a server
+// that speaks plain text first fails its handshake, saying so.
 func TestAnEmailServerWithACertificateNotTrustedIsSentNoLogin(t *testing.T) {
-	srv := smtptest.Start(t, smtptest.Config{Auth: "PLAIN", Users: map[string]string{"ql": mailPassword}})
-	d := mailer(srv, 5*time.Second)
-	d.cfg.MailRoots = nil
-	_, err := d.send(t.Context(), mailMessage(mailChannel(srv)))
-	if err == nil || !strings.Contains(err.Error(), "certificate") {
-		t.Fatalf("send: %v, want a failure naming the certificate", err)
-	}
-	for _, se := range srv.Sessions() {
-		if se.Mechanism != "" || contains(se.Commands, "MAIL") {
-			t.Fatalf("commands %v: the login or the envelope went to a server not trusted", se.Commands)
+	for _, implicit := range []bool{false, true} {
+		srv := smtptest.Start(t, smtptest.Config{Implicit: implicit, Auth: "PLAIN", Users: map[string]string{"ql": mailPassword}})
+		d := mailer(srv, 5*time.Second)
+		d.cfg.MailRoots = nil
+		c := mailChannel(srv)
+		if implicit {
+			c.TLS = TLSImplicit
 		}
+		_, err := d.send(t.Context(), mailMessage(c))
+		if err == nil || !strings.Contains(err.Error(), "channel mail: TLS with the mail server "+srv.Addr()+" failed: x509: certificate signed by unknown authority; "+
+			"its certificate must be valid for host and signed by an authority this machine trusts") {
+			t.Fatalf("implicit %t: send: %v, want a failure naming the certificate and what to check", implicit, err)
+		}
+		for _, se := range srv.Sessions() {
+			if se.Mechanism != "" || contains(se.Commands, "MAIL") {
+				t.Fatalf("implicit %t: commands %v: the login or the envelope went to a server not trusted", implicit, se.Commands)
+			}
+		}
+	}
+	srv := smtptest.Start(t, smtptest.Config{})
+	c := mailChannel(srv)
+	c.TLS = TLSImplicit
+	r, err := mailer(srv, 5*time.Second).send(t.Context(), mailMessage(c))
+	if err == nil || r != noAnswer || !strings.Contains(err.Error(), "TLS with the mail server "+srv.Addr()+" failed: tls: first record does not look like a TLS handshake") {
+		t.Fatalf("implicit TLS to a plain-text server: %v (reach %d), want the handshake's failure", err, r)
 	}
 }
 
