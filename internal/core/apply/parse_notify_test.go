@@ -189,3 +189,23 @@ func TestAProjectCreatedWithNotificationsSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// The secrets an email, gotify, pushplus or serverchan channel names are
+// among those a file names, so `ql apply` notes the ones the secrets file
+// lacks before a delivery fails for them.
+func TestTheNewChannelsSecretsAreAmongThoseAFileNames(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("x.yaml", []byte(notifyBase+`  channels:
+    mail: {type: email, host: smtp.qq.com, from: a@qq.com, to: b@example.com, username: a@qq.com, passwordSecret: qq_smtp}
+    phone: {type: gotify, urlSecret: gotify_url, tokenSecret: gotify_app}
+    sct: {type: serverchan, tokenSecret: sendkey}
+  rules:
+    - {on: failed, channel: mail}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(SecretRefs(doc), " "); got != "qq_smtp gotify_url gotify_app sendkey" {
+		t.Fatalf("the file names the secrets %q, want qq_smtp gotify_url gotify_app sendkey", got)
+	}
+}
