@@ -22,14 +22,14 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
-# TARGETVARIANT is v7 for linux/arm/v7; Go wants GOARM=7.
+# TARGETVARIANT is v7 for linux/arm/v7; Go wants GOARM=7. build.sh is the
+# release build (static, stripped; ql-edge without HTTP/2), the one CI
+# cross-compiles and BENCHMARKS.md measures.
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     export CGO_ENABLED=0 GOOS="${TARGETOS:-linux}" GOARCH="${TARGETARCH:-amd64}" && \
     if [ "$GOARCH" = arm ]; then export GOARM="${TARGETVARIANT#v}"; fi && \
     mkdir -p /out/bin /out/data && \
-    for cmd in ql ql-edge ql-worker; do \
-        go build -trimpath -ldflags='-s -w' -o "/out/bin/$cmd" "./cmd/$cmd" || exit 1; \
-    done
+    sh ./build.sh -o /out/bin ql ql-edge ql-worker
 
 FROM debian:${DEBIAN_VERSION}-slim
 # The image's user: never root. A numeric id needs no passwd entry, and

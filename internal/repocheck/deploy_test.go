@@ -402,7 +402,7 @@ func TestTheDockerfileCrossCompilesStaticBinariesForANonRootImage(t *testing.T) 
 		t.Fatalf("the Dockerfile has %d stages; want a build stage and a runtime stage", len(stages))
 	}
 	build := strings.Join(stages[0], "\n")
-	for _, want := range []string{"--platform=$BUILDPLATFORM", "CGO_ENABLED=0", "TARGETARCH", "TARGETVARIANT", "GOARM", "./cmd/$cmd", "ql ql-edge ql-worker"} {
+	for _, want := range []string{"--platform=$BUILDPLATFORM", "CGO_ENABLED=0", "TARGETARCH", "TARGETVARIANT", "GOARM", "build.sh -o /out/bin ql ql-edge ql-worker"} {
 		if !strings.Contains(build, want) {
 			t.Errorf("the build stage lacks %q", want)
 		}

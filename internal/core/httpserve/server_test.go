@@ -2,12 +2,16 @@ package httpserve
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/testkit/tlstest"
 )
 
 func TestListenServesUntilShutdown(t *testing.T) {
@@ -40,5 +44,53 @@ func TestListenServesUntilShutdown(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + s.Addr() + "/livez"); err == nil {
 		t.Fatal("server still answers after shutdown")
+	}
+}
+
+// Every server of QingLong speaks HTTP/1.1 over TLS, whatever the client
+// offers: ql-edge's release build leaves net/http's HTTP/2 out (build.sh)
+// and loses nothing by it only while this holds.
+func TestTheServerSpeaksHTTP1OverTLSEvenToAClientOfferingHTTP2(t *testing.T) {
+	t.Parallel()
+	certFile, keyFile := tlstest.WriteCert(t)
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ListenWith("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.Proto)
+	}), Options{TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := s.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	roots := x509.NewCertPool()
+	pemBytes, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots.AppendCertsFromPEM(pemBytes)
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, NextProtos: []string{"h2", "http/1.1"}}, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get("https://" + s.Addr() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Proto != "HTTP/1.1" || string(body) != "HTTP/1.1" {
+		t.Errorf("a client offering h2 got %s (the handler saw %s), want HTTP/1.1: if a server is to speak HTTP/2, ql-edge's build (build.sh) must link it again", resp.Proto, body)
+	}
+	if resp.TLS == nil {
+		t.Error("the response came over plain HTTP; want TLS")
+	} else if resp.TLS.NegotiatedProtocol == "h2" {
+		t.Error("the TLS handshake negotiated h2; want no h2")
 	}
 }

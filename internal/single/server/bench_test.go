@@ -35,17 +35,19 @@ func moduleRoot(b *testing.B) string {
 	return filepath.Dir(strings.TrimSpace(string(out)))
 }
 
-// buildEdge builds a stripped, cgo-free ql-edge for goos/goarch (GOARM
-// given as arm="7") and returns its path.
+// buildEdge builds ql-edge for goos/goarch (GOARM given as arm="7") by the
+// release build, build.sh (static, stripped, without HTTP/2), so what is
+// measured is what ships, and returns its path.
 func buildEdge(b *testing.B, goos, goarch, arm string) string {
-	out := filepath.Join(b.TempDir(), "ql-edge-"+goarch)
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/ql-edge")
-	cmd.Dir = moduleRoot(b)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOARM="+arm)
+	dir := b.TempDir()
+	root := moduleRoot(b)
+	cmd := exec.Command("sh", filepath.Join(root, "build.sh"), "-o", dir, "ql-edge")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "GOARM="+arm)
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("build ql-edge for %s/%s: %v\n%s", goos, goarch, err, msg)
+		b.Fatalf("./build.sh ql-edge for %s/%s: %v\n%s", goos, goarch, err, msg)
 	}
-	return out
+	return filepath.Join(dir, "ql-edge")
 }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }

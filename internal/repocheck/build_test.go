@@ -1,0 +1,63 @@
+package repocheck
+
+import (
+	"debug/buildinfo"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The release build (build.sh, which the Dockerfile, CI and the edge size
+// benchmark run) makes ql-edge as BENCHMARKS.md measures it: static,
+// without the build machine's paths, the symbol table or DWARF, and
+// without net/http's HTTP/2, which the edge uses nowhere (every server of
+// QingLong speaks HTTP/1.1 over TLS: internal/core/httpserve's
+// TestTheServerSpeaksHTTP1OverTLSEvenToAClientOfferingHTTP2).
+func TestTheReleaseEdgeBuildIsStaticStrippedAndLeavesOutHTTP2(t *testing.T) {
+	t.Parallel()
+	script, err := filepath.Abs(filepath.Join(repoRoot, "build.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	cmd := exec.Command("sh", script, "-o", out, "ql-edge")
+	// From another directory, as a user may run it: the script finds the
+	// repository by its own path.
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "GOOS=linux")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("./build.sh -o DIR ql-edge: %v\n%s", err, msg)
+	}
+	bin := filepath.Join(out, "ql-edge")
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if settings["CGO_ENABLED"] != "0" {
+		t.Errorf("ql-edge was built with CGO_ENABLED=%q; a release binary must be static (0)", settings["CGO_ENABLED"])
+	}
+	if settings["-trimpath"] != "true" {
+		t.Error("ql-edge was built without -trimpath: it carries the build machine's paths")
+	}
+	if !slices.Contains(strings.Split(settings["-tags"], ","), "nethttpomithttp2") {
+		t.Errorf("ql-edge was built with tags %q, without nethttpomithttp2: it links net/http's HTTP/2, 0.5 MiB the edge never uses", settings["-tags"])
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, s := range f.Sections {
+		if s.Name == ".symtab" || strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
+			t.Errorf("ql-edge has the section %s: the release build strips symbols and DWARF (-ldflags='-s -w')", s.Name)
+		}
+	}
+}
