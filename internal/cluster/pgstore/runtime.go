@@ -132,6 +132,20 @@ func (r *Runtime) Ready(ctx context.Context) error {
 	return checkReadiness(ctx, r.pool, r.roles, checkRuntimeRole)
 }
 
+// CheckHistory is readiness's first schema check alone: the database's
+// migration history must be exactly this binary's stream. One read of the
+// history, cheap enough for a running replica to repeat every heartbeat,
+// so that a `ql db migrate` of another build under it (CodeHistoryAhead),
+// or a restore of an older database (CodeHistoryBehind), is seen while it
+// runs, not only at its next start.
+func (r *Runtime) CheckHistory(ctx context.Context) error {
+	history, err := readHistory(ctx, r.pool)
+	if err != nil {
+		return err
+	}
+	return compareHistory(history, stream, true)
+}
+
 // NowMs reads the database clock, the cluster's only time authority.
 func (r *Runtime) NowMs(ctx context.Context) (int64, error) {
 	var now int64

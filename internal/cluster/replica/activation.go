@@ -79,6 +79,9 @@ type activation struct {
 	loops *workerLoops
 	// use counts the worker requests in the pool, which closes after them.
 	use *useGate
+	// schema is what the heartbeat learnt of the migration history since
+	// readiness.
+	schema *schemaWatch
 }
 
 // activationError is a failed activation with the step it failed in.
@@ -100,7 +103,7 @@ func (r *replica) activate(ctx context.Context, attempt int, carried []schedule.
 	if attempt == 1 {
 		r.log.Info("activating: opening a fresh connection pool", slog.String("code", CodeActivating), slog.Int("attempt", attempt))
 	}
-	act := &activation{latch: availability.New(), use: newUseGate()}
+	act := &activation{latch: availability.New(), use: newUseGate(), schema: newSchemaWatch()}
 	rt, err := pgstore.OpenRuntime(ctx, r.s.DatabaseURL, pgstore.RuntimeConfig{Owner: r.s.Coordinator.Owner, Lease: r.s.Coordinator.Lease, RolePrefix: r.s.RolePrefix,
 		MinConns: keptConns(r.s.Coordinator)})
 	if err != nil {
@@ -167,7 +170,8 @@ func (act *activation) release(ctx context.Context) error {
 // admission, stops that activation at once (no claim is taken after the
 // loss) and activates afresh, backing off between failed attempts. A
 // failure no retry can cure (configuration, schema, privileges) ends it
-// with that error. Whatever activation is live when ctx ends is left in
+// with that error, and so does a migration history that changes under a
+// live activation (checkSchema). Whatever activation is live when ctx ends is left in
 // r.adm for the ordered stop.
 func (r *replica) supervise(ctx context.Context) error {
 	pace := failurePace{every: failureLogEvery}
@@ -206,6 +210,10 @@ func (r *replica) supervise(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-act.schema.changed:
+			// Left in r.adm, as at a signal: the ordered stop closes
+			// admission and drains what this activation started.
+			return r.schemaChanged(act.schema.err)
 		case <-act.latch.Lost():
 		}
 		r.adm.withdraw()

@@ -23,6 +23,13 @@
 // retry can cure (the URL, TLS or password, a missing or drifted schema,
 // privileges) stops the process with exit 1, naming the readiness code.
 //
+// Readiness's history check is repeated after every heartbeat: a migration
+// history that changes while the replica runs (a newer build's `ql db
+// migrate`, a restore of an older database) ends it through the ordered
+// stop below, with exit 1 naming the readiness code, so a replica never
+// goes on working on a schema its binary does not know for longer than a
+// heartbeat (at most 5 s).
+//
 // A lost database connection (a connection-class SQLSTATE or a broken
 // socket, seen by the scheduler or by an API request; never a request's own
 // deadline or cancellation) trips the activation's availability latch:

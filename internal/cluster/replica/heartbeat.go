@@ -77,8 +77,10 @@ func (r *replica) firstBeat(ctx context.Context, act *activation, every time.Dur
 }
 
 // heartbeatLoop writes this replica's heartbeat over act's pool, every
-// cadence from now on; written is whether firstBeat wrote the row, whose
-// next beat is then a cadence away rather than at once. It never touches
+// cadence from now on, and checks after each beat that the migration
+// history is still its binary's (checkSchema); written is whether
+// firstBeat wrote the row, whose next beat is then a cadence away rather
+// than at once. It never touches
 // readiness: a failed beat is logged and reported to the latch like any
 // other statement, and the next round tries again.
 func (r *replica) heartbeatLoop(act *activation, every time.Duration, written bool) (*loop.Loop, error) {
@@ -95,7 +97,10 @@ func (r *replica) heartbeatLoop(act *activation, every time.Duration, written bo
 		if skip.Swap(false) {
 			return false, nil
 		}
-		return false, r.beatOnce(ctx, act, every)
+		if err := r.beatOnce(ctx, act, every); err != nil {
+			return false, err
+		}
+		return false, r.checkSchema(ctx, act)
 	})
 }
 

@@ -1,0 +1,104 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+)
+
+// A `ql db migrate` of a newer build under a running replica leaves it a
+// schema its binary does not know. Readiness ran when it activated; it
+// must see the change while it runs (at its next heartbeat), stop
+// scheduling and granting through the ordered stop, and exit naming the
+// readiness code and what to do — never go on writing on that schema.
+func TestAReplicaStopsWhenANewerBuildMigratesTheDatabaseUnderIt(t *testing.T) {
+	t.Parallel()
+	env := clustertest.New(t)
+	env.Apply(t, clustertest.Triggers("upgrade", 3, "* * * * * *"))
+	// A 4 s claim lease beats every second (a quarter of it).
+	f := cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: "replica-old",
+		RolePrefix: env.Prefix, HTTPAddr: "127.0.0.1:0", WorkerAddr: "127.0.0.1:0", Cadence: 250 * time.Millisecond,
+		Lease: 4 * time.Second, StopTimeout: 2 * time.Second}
+	s, err := settingsFrom(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	logs := &logLines{added: make(chan struct{}, 1)}
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		logs.consume(pr)
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- serveReplica(ctx, s, slog.New(slog.NewJSONHandler(pw, nil))) }()
+	eventually(t, 30*time.Second, "the replica to be ready", func() bool { return len(logs.withCode(CodeReady)) == 1 })
+	addr, _ := logs.withCode(CodeListening)[0]["addr"].(string)
+	eventually(t, 10*time.Second, "the replica to admit", func() bool {
+		return env.Int(t, `SELECT count(*) FROM qinglong.runs`) > 0
+	})
+
+	// What a newer build's migrate commits: its change, its history row
+	// and the capability row it advances.
+	newest := pgstore.Stream()[len(pgstore.Stream())-1]
+	newer := newest.Seq + 1
+	env.Exec(t, `CREATE TABLE qinglong.from_a_newer_build (id bigint PRIMARY KEY)`)
+	newerID := fmt.Sprintf("pg-%04d-from-a-newer-build", newer)
+	env.Exec(t, `INSERT INTO qinglong.schema_migrations VALUES ($1, $2, 'sha256:'||repeat('c', 64), 0)`, newer, newerID)
+	env.Exec(t, `UPDATE qinglong.schema_capability SET version = $1, name = 'from-a-newer-build'`, newer)
+	migrated := time.Now()
+
+	var stopErr error
+	select {
+	case stopErr = <-served:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("the replica still ran 15 s after the schema moved past its binary:\n%s", logs)
+	}
+	took := time.Since(migrated)
+	_ = pw.Close()
+	<-consumed
+	var re *pgstore.ReadinessError
+	if !errors.As(stopErr, &re) || re.Code != pgstore.CodeHistoryAhead {
+		t.Fatalf("serve returned %v; want the readiness error %s", stopErr, pgstore.CodeHistoryAhead)
+	}
+	// Seen at a heartbeat (every second here), then the ordered stop
+	// (at most the 2 s stop timeout).
+	if took > 6*time.Second {
+		t.Errorf("the replica stopped %s after the migration; want within a heartbeat and the stop timeout", took)
+	}
+	said := logs.withCode(CodeSchemaChanged)
+	if len(said) != 1 {
+		t.Fatalf("%d %s lines; want one:\n%s", len(said), CodeSchemaChanged, logs)
+	}
+	msg, _ := said[0]["msg"].(string)
+	why, _ := said[0]["error"].(string)
+	if said[0]["readiness_code"] != pgstore.CodeHistoryAhead || !strings.Contains(why, newerID) ||
+		!strings.Contains(why, newest.ID) || !strings.Contains(why, "upgrade") || !strings.Contains(msg, "Upgrading") {
+		t.Errorf("the line says %q, error %q; want the code, the unknown migration, the binary's last one, and what to do", msg, why)
+	}
+	codes := logs.codes()
+	if i, j := slices.Index(codes, CodeSchemaChanged), slices.Index(codes, CodeStopped); j < i {
+		t.Errorf("the replica's log does not end with its ordered stop after %s: %v", CodeSchemaChanged, codes)
+	}
+	if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
+		resp.Body.Close()
+		t.Errorf("/readyz still answers (%d) after the replica stopped", resp.StatusCode)
+	}
+	stopped := env.Int(t, `SELECT count(*) FROM qinglong.replica_heartbeats WHERE replica_id = 'replica-old' AND stopped_at_ms IS NOT NULL`)
+	if stopped != 1 {
+		t.Errorf("the replica's heartbeat row is not marked stopped (%d rows): it did not stop in order", stopped)
+	}
+}
