@@ -180,7 +180,7 @@ func compareHistory(history []historyRow, want []Migration, complete bool) error
 	for i, h := range history {
 		if i >= len(want) {
 			return &ReadinessError{Code: CodeHistoryAhead, Detail: fmt.Sprintf(
-				"the database has migration %s which this binary does not know (it knows up to %s); upgrade QingLong before using this database",
+				"the database has migration %s, which this binary does not know (it knows up to %s); to go back to this binary instead, restore the database as it was before that migration (docs/operations.md, \"Upgrading\")",
 				h.ID, want[len(want)-1].ID)}
 		}
 		m := want[i]
@@ -195,7 +195,7 @@ func compareHistory(history []historyRow, want []Migration, complete bool) error
 	}
 	if complete && len(history) < len(want) {
 		return &ReadinessError{Code: CodeHistoryBehind, Detail: fmt.Sprintf(
-			"the database is at %s but this binary needs %s; run `ql db migrate`", lastID(history), want[len(want)-1].ID)}
+			"the database is at %s, this binary needs up to %s", lastID(history), want[len(want)-1].ID)}
 	}
 	return nil
 }

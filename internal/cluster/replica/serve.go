@@ -212,7 +212,11 @@ func closeWithin(ctx context.Context, closeFn func()) error {
 func readinessMessage(err error) string {
 	var re *pgstore.ReadinessError
 	if errors.As(err, &re) {
-		return re.Code + ": " + re.Message() + " " + re.Detail
+		msg := re.Code + ": " + re.Message()
+		if re.Detail != "" {
+			msg += ": " + re.Detail
+		}
+		return msg
 	}
 	return "readiness check failed"
 }
