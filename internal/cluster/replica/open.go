@@ -39,6 +39,16 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		admin.Close()
 		return nil, err
 	}
+	// A command of one build on a database another build migrated would
+	// write what the schema no longer expects, or miss what this binary
+	// needs (during an upgrade: the new binary before `ql db migrate`, or
+	// the old one after it): refused before anything is read or written,
+	// as a replica refuses.
+	if err := rt.CheckHistory(ctx); err != nil {
+		rt.Close()
+		admin.Close()
+		return nil, err
+	}
 	maint := &maintenance{url: dsn}
 	return &cli.Backend{
 		Catalog: catalog.Service{

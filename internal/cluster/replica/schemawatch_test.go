@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -100,5 +102,50 @@ func TestAReplicaStopsWhenANewerBuildMigratesTheDatabaseUnderIt(t *testing.T) {
 	stopped := env.Int(t, `SELECT count(*) FROM qinglong.replica_heartbeats WHERE replica_id = 'replica-old' AND stopped_at_ms IS NOT NULL`)
 	if stopped != 1 {
 		t.Errorf("the replica's heartbeat row is not marked stopped (%d rows): it did not stop in order", stopped)
+	}
+}
+
+// A command of one build on a database another build migrated is refused
+// before it reads or writes, naming the readiness code and what to do:
+// during an upgrade, this build's `ql apply` before `ql db migrate`, or
+// (when the next build has migrated) this build's command after it.
+func TestACommandOnADatabaseOfAnotherBuildIsRefusedBeforeItWrites(t *testing.T) {
+	t.Parallel()
+	bin := buildQL(t)
+	file := filepath.Join(t.TempDir(), "defs.yaml")
+	if err := os.WriteFile(file, []byte(clustertest.Triggers("other-build", 1, clustertest.QuietCron())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	newest := pgstore.Stream()[len(pgstore.Stream())-1]
+	cases := []struct {
+		name, code, says string
+		tamper           func(env *clustertest.Env)
+	}{
+		{"migrated by a newer build", pgstore.CodeHistoryAhead, "pg-9999-from-a-newer-build", func(env *clustertest.Env) {
+			env.Exec(t, `INSERT INTO qinglong.schema_migrations VALUES (9999, 'pg-9999-from-a-newer-build', 'sha256:'||repeat('c', 64), 0)`)
+		}},
+		{"not yet migrated for this build", pgstore.CodeHistoryBehind, "run `ql db migrate`", func(env *clustertest.Env) {
+			env.Exec(t, `DELETE FROM qinglong.schema_migrations WHERE seq = $1`, newest.Seq)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			env := clustertest.New(t)
+			c.tamper(env)
+			admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
+			for _, cmd := range []struct {
+				url  string
+				args []string
+			}{{admin, []string{"apply", "-f", file}}, {runtime, []string{"runs", "list"}}, {runtime, []string{"triggers", "list"}}} {
+				code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + cmd.url}, cmd.args...)
+				if code != 1 || !strings.Contains(out, "("+c.code+")") || !strings.Contains(out, c.says) {
+					t.Errorf("ql %s: exit %d %q; want exit 1 naming %s and saying %q", strings.Join(cmd.args, " "), code, out, c.code, c.says)
+				}
+			}
+			if n := env.Int(t, `SELECT count(*) FROM qinglong.projects`); n != 0 {
+				t.Errorf("the refused apply published %d projects", n)
+			}
+		})
 	}
 }
