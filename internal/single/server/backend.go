@@ -34,7 +34,7 @@ func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
 		}
 	}
 	nowMs := func() int64 { return time.Now().UnixMilli() }
-	st, err := openStore(ctx, dbPath, Standalone, nowMs)
+	st, _, err := openStore(ctx, dbPath, Standalone, nowMs)
 	if err != nil {
 		return nil, err
 	}

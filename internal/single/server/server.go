@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -128,8 +129,15 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		}
 	}
 	_, statErr := os.Stat(s.layout.DB)
-	if s.store, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
+	var migrated []string
+	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
 		return nil, err
+	}
+	if len(migrated) > 0 && !errors.Is(statErr, fs.ErrNotExist) {
+		// An upgrade: the file is now this build's, which an older build
+		// refuses to open; going back means restoring the backup taken
+		// before it.
+		cfg.Logger.Info("migrated the database to this build's schema; older builds no longer open it", "code", CodeMigrated, "db", s.layout.DB, "applied", migrated)
 	}
 	if err := s.recordDatabaseFile(); err != nil {
 		return nil, err
@@ -245,6 +253,10 @@ const (
 // server created its database, new and empty.
 const CodeDatabaseCreated = "serve.database_created"
 
+// CodeMigrated is the diagnostic code of the line saying which migrations
+// the server applied to an existing database as it started.
+const CodeMigrated = "serve.migrated"
+
 // CodeDataDirShared is the diagnostic code of the warning about a data
 // directory open to its group or others.
 const CodeDataDirShared = "data_dir_shared"
@@ -263,25 +275,56 @@ func warnIfShared(log *slog.Logger, dir string) {
 }
 
 // openStore opens, migrates and checks the file with the profile's
-// connection settings.
-func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) (*sqlitestore.Store, error) {
+// connection settings, and returns the migrations it applied.
+func openStore(ctx context.Context, path string, p Profile, nowMs func() int64) (*sqlitestore.Store, []string, error) {
 	scfg := sqlitestore.Config{Path: path, NowMs: nowMs}
 	if p == Edge {
 		scfg.CacheKiB, scfg.ReadConns = edgeCacheKiB, edgeReadConns
 	}
 	st, err := sqlitestore.Open(ctx, scfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, err := st.Migrate(ctx); err != nil {
+	if err := migrateUnlessServed(ctx, st, path); err != nil {
 		st.Close() //nolint:errcheck // the migration error is the one returned
-		return nil, err
+		return nil, nil, err
+	}
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		st.Close() //nolint:errcheck // the migration error is the one returned
+		return nil, nil, err
 	}
 	if err := st.Ready(ctx); err != nil {
 		st.Close() //nolint:errcheck // the readiness error is the one returned
-		return nil, err
+		return nil, nil, err
 	}
-	return st, nil
+	return st, applied, nil
+}
+
+// migrateUnlessServed refuses to migrate the file at path while a server
+// serves its data directory. A file that still needs this build's
+// migrations is served, if at all, by an older build, which checked the
+// schema only when it started: migrating under it would leave it running
+// on a schema it does not know, and a build older than the directory's
+// server lock would not even keep this build's server from starting beside
+// it. Every server holds an executor owner lock while it serves (the
+// server migrating here takes its own only after), so a live one is that
+// older server.
+func migrateUnlessServed(ctx context.Context, st *sqlitestore.Store, path string) error {
+	pending, err := st.Pending(ctx)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	serving, err := executor.Serving(LayoutOfDB(path).Owners)
+	if err != nil {
+		return qlerror.Wrap(qlerror.Unavailable, err, "look for a server serving %s before migrating it", path)
+	}
+	if !serving {
+		return nil
+	}
+	return qlerror.New(qlerror.FailedPrecondition,
+		"the database %s needs this build's migrations %s, but a server of an older build is serving it: stop that server first (nothing was changed), then start this build's server, which migrates the file (docs/operations.md, \"Upgrading\")",
+		path, strings.Join(pending, ", "))
 }
 
 func (s *Server) newDispatcher() (*executor.Dispatcher, error) {

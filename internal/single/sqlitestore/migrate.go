@@ -68,6 +68,26 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 	return applied, s.ensureIncrementalVacuum(ctx)
 }
 
+// Pending returns the ids of the stream's migrations the file has not
+// applied yet, in order, without taking the write lock; it fails as
+// Migrate does when the file's history is not a prefix of the stream (a
+// newer or another build migrated it).
+func (s *Store) Pending(ctx context.Context) ([]string, error) {
+	history, err := readHistory(ctx, s.reader)
+	if err != nil {
+		return nil, mapErr(err, "read the migration history")
+	}
+	stream := Stream()
+	if err := historyIsPrefix(history, stream); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range stream[len(history):] {
+		out = append(out, m.ID)
+	}
+	return out, nil
+}
+
 // migrate applies what the file has not seen yet of stream, the code's
 // stream or (in tests, to build the file an older build left) a prefix of
 // it.
@@ -156,7 +176,7 @@ func readHistory(ctx context.Context, q queryer) ([]historyRow, error) {
 // code's stream: a newer binary migrated the file, or a migration changed.
 func historyIsPrefix(history []historyRow, stream []Migration) error {
 	if len(history) > len(stream) {
-		return qlerror.New(qlerror.FailedPrecondition, "the database has %d migrations applied but this binary knows %d (last applied %s); run a QingLong build at least as new as the one that migrated it", len(history), len(stream), history[len(history)-1].id)
+		return qlerror.New(qlerror.FailedPrecondition, "the database has %d migrations applied but this binary knows %d (last applied %s); run a QingLong build at least as new as the one that migrated it, or, to go back to this build, restore the backup taken before the upgrade (docs/operations.md, \"Upgrading\")", len(history), len(stream), history[len(history)-1].id)
 	}
 	for i, h := range history {
 		if h.id != stream[i].ID || h.checksum != stream[i].Checksum {

@@ -86,7 +86,7 @@ func (s *Store) schemaReady(ctx context.Context) error {
 		return notReady(CheckHistory, "%v", err)
 	}
 	if len(history) != len(stream) {
-		return notReady(CheckHistory, "%d of %d migrations applied; run the migration (ql serve migrates on start)", len(history), len(stream))
+		return notReady(CheckHistory, "%d of %d migrations applied: the file is an older build's; this build's server migrates it as it starts (`ql serve`, once the older server has stopped; docs/operations.md, \"Upgrading\")", len(history), len(stream))
 	}
 	var capName string
 	var capVersion int
