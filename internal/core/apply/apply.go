@@ -53,9 +53,9 @@ func Check(doc *Document, nowMs int64) error {
 		triggers[i] = triggerEntry{TriggerDoc: tr, named: true, bound: true, clean: true}
 	}
 	f.references(doc.File, tasks, triggers)
-	for _, tr := range doc.Triggers {
+	for i, tr := range doc.Triggers {
 		if err := tr.Spec.Validate(nowMs); err != nil {
-			f.add(locatedIn(doc.File, tr.Line, 0, "trigger", tr.Spec.Name, err))
+			f.add(locatedIn(doc.File, tr.Line, 0, Entry{Kind: "trigger", Index: i, Name: tr.Spec.Name}, err))
 		}
 	}
 	return f.err(doc.File)
@@ -71,24 +71,27 @@ func Check(doc *Document, nowMs int64) error {
 func (f *found) references(file string, tasks []taskEntry, triggers []triggerEntry) {
 	byName := map[string]taskEntry{}
 	allNamed := true
-	for _, t := range tasks {
+	for i, t := range tasks {
 		if !t.named {
 			allNamed = false
 			continue
 		}
 		if _, dup := byName[t.Spec.Name]; dup {
-			f.add(located(file, t.Line, 0, invalid("task %q is defined twice", t.Spec.Name).Because(RefusalDefinedTwice, "kind", "task", "name", t.Spec.Name)))
+			f.add(about(file, t.Line, Entry{Kind: "task", Index: i, Name: t.Spec.Name},
+				invalid("task %q is defined twice", t.Spec.Name).Because(RefusalDefinedTwice, "kind", "task", "name", t.Spec.Name, "field", "task.name")))
 			continue
 		}
 		byName[t.Spec.Name] = t
 	}
 	seen := map[string]bool{}
-	for _, tr := range triggers {
+	for i, tr := range triggers {
 		if !tr.named {
 			continue
 		}
+		entry := Entry{Kind: "trigger", Index: i, Name: tr.Spec.Name}
 		if seen[tr.Spec.Name] {
-			f.add(located(file, tr.Line, 0, invalid("trigger %q is defined twice", tr.Spec.Name).Because(RefusalDefinedTwice, "kind", "trigger", "name", tr.Spec.Name)))
+			f.add(about(file, tr.Line, entry, invalid("trigger %q is defined twice", tr.Spec.Name).
+				Because(RefusalDefinedTwice, "kind", "trigger", "name", tr.Spec.Name, "field", "trigger.name")))
 		}
 		seen[tr.Spec.Name] = true
 		if !tr.bound {
@@ -97,10 +100,10 @@ func (f *found) references(file string, tasks []taskEntry, triggers []triggerEnt
 		t, ok := byName[tr.TaskName]
 		switch {
 		case !ok && allNamed:
-			f.add(located(file, tr.Line, 0, invalid("trigger %q: trigger.task %q is not a task of this file", tr.Spec.Name, tr.TaskName).
-				Because(RefusalUnknownTask, "trigger", tr.Spec.Name, "task", tr.TaskName)))
+			f.add(about(file, tr.Line, entry, invalid("trigger %q: trigger.task %q is not a task of this file", tr.Spec.Name, tr.TaskName).
+				Because(RefusalUnknownTask, "trigger", tr.Spec.Name, "task", tr.TaskName, "field", "trigger.task")))
 		case ok && tr.clean && t.clean && tr.Spec.Enabled && !t.Spec.Enabled:
-			f.add(located(file, tr.Line, 0, invalid("trigger %q is enabled but task %q is disabled; enable the task or set enabled: false on the trigger", tr.Spec.Name, tr.TaskName).
+			f.add(about(file, tr.Line, entry, invalid("trigger %q is enabled but task %q is disabled; enable the task or set enabled: false on the trigger", tr.Spec.Name, tr.TaskName).
 				Because(RefusalTriggerOfDisabledTask, "trigger", tr.Spec.Name, "task", tr.TaskName)))
 		}
 	}
@@ -402,14 +405,18 @@ func archivingErr(doc *Document, archiving bool, r Result, err error) error {
 		Because(RefusalArchivingWithChanges, "kind", r.Kind, "name", r.Name, "project", doc.Project, "fields", strings.Join(r.Fields, ", "))
 }
 
+// taskErr is err, a refusal to publish task i of doc, at the task's line
+// and about it. Its words start with the task, as a field's mistake's do,
+// but it is no mistake in a field, so it has no lead (LocatedError.Lead).
 func taskErr(doc *Document, i int, err error) *LocatedError {
 	td := doc.Tasks[i]
-	return located(doc.File, td.Line, 0, qlerror.Wrap(qlerror.CodeOf(err), err, "task %q", td.Spec.Name))
+	return about(doc.File, td.Line, Entry{Kind: "task", Index: i, Name: td.Spec.Name}, qlerror.Wrap(qlerror.CodeOf(err), err, "task %q", td.Spec.Name))
 }
 
+// triggerErr is err, a refusal to publish trigger i of doc, as taskErr.
 func triggerErr(doc *Document, i int, err error) *LocatedError {
 	tr := doc.Triggers[i]
-	return located(doc.File, tr.Line, 0, qlerror.Wrap(qlerror.CodeOf(err), err, "trigger %q", tr.Spec.Name))
+	return about(doc.File, tr.Line, Entry{Kind: "trigger", Index: i, Name: tr.Spec.Name}, qlerror.Wrap(qlerror.CodeOf(err), err, "trigger %q", tr.Spec.Name))
 }
 
 // mutationID is unique per (object, transition): re-applying the same file

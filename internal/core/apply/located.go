@@ -27,13 +27,32 @@ type LocatedError struct {
 	Line, Column int
 	// Detail is the message without the "file:line: " prefix.
 	Detail string
-	// Kind ("task" or "trigger") and Name are the entry of the file the
-	// error is about, when it is a mistake in one of its fields (Kind ""
-	// when not): Detail starts `task "NAME": `, and a caller wording the
-	// error by its reason in another language names the entry too.
-	Kind, Name string
-	err        *qlerror.Error
+	// About is the task or trigger of the file the error is about, when
+	// it is about one (Kind "" when not): a mistake in one of its fields,
+	// its name given twice, its task missing or disabled, the store
+	// refusing to publish it. A client finds the entry by it, not by
+	// reading Detail.
+	About Entry
+	// Lead tells that Detail starts with About (`task "NAME": `) because
+	// the error says what is wrong with a field, not which entry has it:
+	// a caller wording the error by its reason in another language starts
+	// it with the entry too. An error whose own sentence names its entry
+	// (a name given twice, a trigger of a missing task) has no lead.
+	Lead bool
+	err  *qlerror.Error
 }
+
+// Entry is one task or trigger of a definitions file: its kind ("task" or
+// "trigger"), its place in the file's list of them (from 0), and its name
+// ("" when the name could not be read).
+type Entry struct {
+	Kind  string
+	Index int
+	Name  string
+}
+
+// path is the entry's key path in the file: tasks[0], triggers[2].
+func (e Entry) path() string { return fmt.Sprintf("%ss[%d]", e.Kind, e.Index) }
 
 func (e *LocatedError) Error() string { return e.err.Error() }
 
@@ -41,17 +60,46 @@ func (e *LocatedError) Error() string { return e.err.Error() }
 // qlerror.ReasonOf the reason of the error it locates.
 func (e *LocatedError) Unwrap() error { return e.err }
 
+// Path is the key path of the file the error is at, from the file's top:
+// the field its reason names, in its entry (triggers[2].timezone,
+// tasks[0].command[1]) or at the top (notifications.rules[1].on,
+// project); the entry's own path (triggers[2]) when the error names no
+// field of it; "" when neither is known (a YAML syntax error).
+func (e *LocatedError) Path() string {
+	field := qlerror.ParamsOf(e)["field"]
+	if e.About.Kind == "" {
+		if field == "file" {
+			// The top-level mapping itself: the key at fault is in the
+			// error's value, and the line says where.
+			return ""
+		}
+		return field
+	}
+	if rest, ok := strings.CutPrefix(field, e.About.Kind); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+		return e.About.path() + rest
+	}
+	return e.About.path()
+}
+
 // located is err placed at file:line(:column), with err's code.
 func located(file string, line, column int, err error) *LocatedError {
 	return &LocatedError{Line: line, Column: column, Detail: err.Error(), err: qlerror.Wrap(qlerror.CodeOf(err), err, "%s:%d", file, line)}
 }
 
-// locatedIn is err, a mistake in a field of the task or trigger (kind)
-// named name, placed at file:line(:column) and saying which entry it is
-// about.
-func locatedIn(file string, line, column int, kind, name string, err error) *LocatedError {
-	le := located(file, line, column, qlerror.Wrap(qlerror.CodeOf(err), err, "%s %q", kind, name))
-	le.Kind, le.Name = kind, name
+// locatedIn is err, a mistake in a field of entry (or its refusal by the
+// store), placed at file:line(:column) and saying which entry it is
+// about, before err's own words.
+func locatedIn(file string, line, column int, entry Entry, err error) *LocatedError {
+	le := located(file, line, column, qlerror.Wrap(qlerror.CodeOf(err), err, "%s %q", entry.Kind, entry.Name))
+	le.About, le.Lead = entry, true
+	return le
+}
+
+// about is err placed as located places it, about entry, whose name its
+// own words say.
+func about(file string, line int, entry Entry, err error) *LocatedError {
+	le := located(file, line, 0, err)
+	le.About = entry
 	return le
 }
 

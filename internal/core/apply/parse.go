@@ -186,10 +186,11 @@ func describe(n *yaml.Node) string {
 type parser struct {
 	file  string
 	found *found
-	// entry is "task" or "trigger" while the parser reads the fields of
-	// such an entry, named entryName (or not named: ""); each of their
-	// errors says which task or trigger it is about.
-	entry, entryName string
+	// in is the task or trigger entry the parser reads (Kind "" outside
+	// one): each of its errors is about it. Once its name is read (lead),
+	// each also says which task or trigger it is about.
+	in   Entry
+	lead bool
 }
 
 // fail reports err at n's line and column. It returns false, for the
@@ -200,12 +201,26 @@ func (p parser) fail(n *yaml.Node, err error) bool {
 
 // failAt reports err at line and column (0: none known), as fail does.
 func (p parser) failAt(line, column int, err error) bool {
-	if p.entry != "" {
-		p.found.add(locatedIn(p.file, line, column, p.entry, p.entryName, err))
-	} else {
-		p.found.add(located(p.file, line, column, err))
+	switch {
+	case p.lead:
+		p.found.add(locatedIn(p.file, line, column, p.in, err))
+	default:
+		le := located(p.file, line, column, err)
+		le.About = p.in
+		p.found.add(le)
 	}
 	return false
+}
+
+// named gives the entry's name, once read, to its errors found since
+// before that were found before it: a mistake in the entry's keys is
+// reported before its name is read, and is about that entry all the same.
+func (p parser) named(before int, name string) {
+	for _, le := range p.found.errs[before:] {
+		if le.About.Kind == p.in.Kind && le.About.Index == p.in.Index {
+			le.About.Name = name
+		}
+	}
 }
 
 // notDuration reports n, whose value s is no duration in whole
@@ -353,16 +368,16 @@ func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) 
 	}
 	var tasks []taskEntry
 	if tn, ok := f["tasks"]; ok {
-		for _, item := range tn.Content {
-			e := p.task(item)
+		for i, item := range tn.Content {
+			e := p.task(i, item)
 			tasks = append(tasks, e)
 			doc.Tasks = append(doc.Tasks, e.TaskDoc)
 		}
 	}
 	var triggers []triggerEntry
 	if tn, ok := f["triggers"]; ok {
-		for _, item := range tn.Content {
-			e := p.trigger(item)
+		for i, item := range tn.Content {
+			e := p.trigger(i, item)
 			triggers = append(triggers, e)
 			doc.Triggers = append(doc.Triggers, e.TriggerDoc)
 		}
@@ -386,8 +401,9 @@ type triggerEntry struct {
 	named, bound, clean bool
 }
 
-func (p parser) task(n *yaml.Node) taskEntry {
+func (p parser) task(i int, n *yaml.Node) taskEntry {
 	before := p.found.count()
+	p.in = Entry{Kind: "task", Index: i}
 	e := taskEntry{TaskDoc: TaskDoc{Line: n.Line, Spec: task.Spec{Enabled: true}}}
 	f, complete := p.fields(n, "task", "name", "enabled", "labels", "shell", "script", "command", "env", "workingDir", "timeout", "runAs", "killGrace", "retry", "placement")
 	if f == nil {
@@ -398,7 +414,8 @@ func (p parser) task(n *yaml.Node) taskEntry {
 		e.Spec.Name, checkName = p.str(v, "task.name")
 		e.named = checkName && e.Spec.Name != ""
 	}
-	p.entry, p.entryName = "task", e.Spec.Name
+	p.in.Name, p.lead = e.Spec.Name, true
+	p.named(before, e.Spec.Name)
 	// What the spec's validation says of the name (or of its absence), as
 	// it says it, but with the task's other errors rather than in the next
 	// pass: that validation runs only on a task read whole. A missing name
@@ -628,8 +645,9 @@ func (p parser) millis(n *yaml.Node, field string, hi time.Duration) (int64, boo
 	return d.Milliseconds(), true
 }
 
-func (p parser) trigger(n *yaml.Node) triggerEntry {
+func (p parser) trigger(i int, n *yaml.Node) triggerEntry {
 	before := p.found.count()
+	p.in = Entry{Kind: "trigger", Index: i}
 	e := triggerEntry{TriggerDoc: TriggerDoc{Line: n.Line, Spec: trigger.Spec{Enabled: true, Cron: trigger.Cron{MisfirePolicy: trigger.FireOnce}}}}
 	f, complete := p.fields(n, "trigger", "name", "task", "cron", "timezone", "misfire", "enabled", "jitter", "startAt", "endAt", "catchUpWindow", "overlap")
 	if f == nil {
@@ -650,7 +668,8 @@ func (p parser) trigger(n *yaml.Node) triggerEntry {
 		if i == 0 {
 			// The name, read or not, says which trigger every later
 			// mistake of the entry is about.
-			p.entry, p.entryName = "trigger", e.Spec.Name
+			p.in.Name, p.lead = e.Spec.Name, true
+			p.named(before, e.Spec.Name)
 		}
 	}
 	e.named, e.bound = read[0] && e.Spec.Name != "", read[1]

@@ -281,7 +281,7 @@ func TestATriggersMistakesNameTheTrigger(t *testing.T) {
 			t.Errorf("%s: %v; want %q", c.what, err, c.want)
 			continue
 		}
-		if list, _ := Errors(err); len(list) != 1 || list[0].Kind != "trigger" || list[0].Name != "t" {
+		if list, _ := Errors(err); len(list) != 1 || list[0].About.Kind != "trigger" || list[0].About.Name != "t" || !list[0].Lead {
 			t.Errorf("%s: the error names no entry: %+v", c.what, list)
 		}
 	}
@@ -290,7 +290,7 @@ func TestATriggersMistakesNameTheTrigger(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Check(doc, 1_790_000_000_000)
-	if list, _ := Errors(err); err == nil || !strings.Contains(err.Error(), `x.yaml:6: trigger "t": `) || len(list) != 1 || list[0].Kind != "trigger" || list[0].Name != "t" {
+	if list, _ := Errors(err); err == nil || !strings.Contains(err.Error(), `x.yaml:6: trigger "t": `) || len(list) != 1 || list[0].About.Kind != "trigger" || list[0].About.Name != "t" || !list[0].Lead {
 		t.Errorf("a date that never comes: %v; want it at the trigger, naming it", err)
 	}
 }

@@ -71,10 +71,10 @@ const (
 	// RefusalRuleNoEvent is a rule giving neither: field.
 	RefusalRuleNoEvent qlerror.Reason = "defs_rule_no_event"
 	// RefusalDefinedTwice is a task or trigger name given twice in the
-	// file: kind (task, trigger), name.
+	// file: kind (task, trigger), name, field (task.name, trigger.name).
 	RefusalDefinedTwice qlerror.Reason = "defs_defined_twice"
 	// RefusalUnknownTask is a trigger naming a task the file does not
-	// define: trigger, task.
+	// define: trigger, task, field (trigger.task).
 	RefusalUnknownTask qlerror.Reason = "defs_unknown_task"
 	// RefusalTriggerOfDisabledTask is an enabled trigger of a disabled
 	// task: trigger, task.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -74,7 +75,7 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 		if qlerror.CodeOf(err) == codeTooLarge {
 			return tooLargeForAPI(cmd, file, len(data))
 		}
-		return err
+		return serverFileErrorsAt(cmd, file, err)
 	}
 	// In the order a local apply prints them: the secrets last, after
 	// the results, as what the applied file still needs.
@@ -93,6 +94,40 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	}
 	printRemoteNotes(cmd, out, true)
 	return nil
+}
+
+// serverFileErrorsAt prints each error the server placed in the file on
+// its own line of standard error, at the file as the command line names
+// it (FILE:LINE:COLUMN: message, as a local apply prints its errors, which
+// editors jump to; the server knows only its base name), and returns
+// their count for the last line, with the server's code. Any other err is
+// returned as it is, and so is a failure whose outcome the server's own
+// message says more of (unavailable: apply the file again).
+func serverFileErrorsAt(cmd *cobra.Command, file string, err error) error {
+	var fe *serverFileErrors
+	if !errors.As(err, &fe) {
+		return err
+	}
+	switch qlerror.CodeOf(err) {
+	case qlerror.Invalid, qlerror.Conflict, qlerror.MutationDrift, qlerror.FailedPrecondition, qlerror.NotFound:
+	default:
+		return err
+	}
+	if file == "-" {
+		file = "stdin"
+	}
+	w := textWriter{cmd.ErrOrStderr()}
+	for _, e := range fe.List {
+		at := fmt.Sprintf("%s:%d", file, e.Line)
+		if e.Column > 0 {
+			at += fmt.Sprintf(":%d", e.Column)
+		}
+		fmt.Fprintf(w, "%s: %s\n", at, e.Message)
+	}
+	if fe.More > 0 {
+		fmt.Fprintf(w, "and %s, listed once those above are fixed\n", plural.Count(fe.More, "more error", "more errors"))
+	}
+	return qlerror.New(qlerror.CodeOf(err), "server: %s: %s; nothing was applied", file, plural.Count(len(fe.List)+fe.More, "error", "errors"))
 }
 
 // tooLargeForAPI is the server's refusal of a file over its cap on a

@@ -250,17 +250,46 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 	if resp.StatusCode != http.StatusOK {
 		var e struct {
 			Error struct {
-				Code    qlerror.Code `json:"code"`
-				Message string       `json:"message"`
+				Code       qlerror.Code      `json:"code"`
+				Message    string            `json:"message"`
+				Errors     []serverFileError `json:"errors"`
+				MoreErrors int               `json:"moreErrors"`
 			} `json:"error"`
 		}
 		if json.Unmarshal(answer, &e) != nil || e.Error.Code == "" {
 			return nil, nil, qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --api-url", c.base, resp.Status)
 		}
-		return resp.Header, nil, qlerror.New(e.Error.Code, "server: %s", e.Error.Message)
+		err := qlerror.New(e.Error.Code, "server: %s", e.Error.Message)
+		if len(e.Error.Errors) > 0 {
+			return resp.Header, nil, &serverFileErrors{err: err, List: e.Error.Errors, More: e.Error.MoreErrors}
+		}
+		return resp.Header, nil, err
 	}
 	return resp.Header, answer, nil
 }
+
+// serverFileError is one error of a definitions file as the apply API
+// places it (its other fields are for clients that act on the entry).
+type serverFileError struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// serverFileErrors is the server's error (its code, and its message,
+// which says every error with the name the file was sent under) with the
+// errors it placed in the definitions file it was sent and the count of
+// those it found past them, for a caller that places them in the file as
+// the user named it.
+type serverFileErrors struct {
+	err  *qlerror.Error
+	List []serverFileError
+	More int
+}
+
+func (e *serverFileErrors) Error() string { return e.err.Error() }
+
+func (e *serverFileErrors) Unwrap() error { return e.err }
 
 // unwrapURL drops net/http's "Get URL:" prefix; the message names the
 // server itself.

@@ -89,14 +89,14 @@ func (c *Console) fileErrors(l string, err error) ([]fileError, int) {
 // (触发器“t”：trigger.misfire：…).
 func locatedSentence(l string, of error, le *apply.LocatedError) (string, bool) {
 	msg, ok := sentence(l, of)
-	if !ok || le.Kind == "" {
+	if !ok || !le.Lead {
 		return msg, ok
 	}
-	what := words[l]["kind."+le.Kind]
-	if le.Name == "" {
+	what := words[l]["kind."+le.About.Kind]
+	if le.About.Name == "" {
 		return what + "：" + msg, true
 	}
-	return what + "“" + le.Name + "”：" + msg, true
+	return what + "“" + le.About.Name + "”：" + msg, true
 }
 
 // definitions shows a project as YAML (its current revisions exported, as

@@ -3,6 +3,7 @@ package cron
 import (
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -100,11 +101,16 @@ func (e *ParseError) because(r qlerror.Reason, params ...string) *ParseError {
 }
 
 // Refusal is err as the Invalid error of field ("trigger.cron: cron
-// expression …"), with the reason and params of its ParseError.
+// expression …"), with the reason and params of its ParseError and the
+// field among them, as every field's error names its field.
 func Refusal(field string, err error) *qlerror.Error {
 	e := qlerror.Wrap(qlerror.Invalid, err, "%s", field)
 	if pe := (*ParseError)(nil); errors.As(err, &pe) {
-		e.Reason, e.Params = pe.Reason, pe.Params
+		e.Reason, e.Params = pe.Reason, maps.Clone(pe.Params)
+		if e.Params == nil {
+			e.Params = map[string]string{}
+		}
+		e.Params["field"] = field
 	}
 	return e
 }

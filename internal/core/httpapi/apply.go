@@ -128,11 +128,22 @@ func (a *api) definitionsNotes(doc *apply.Document) []applyNote {
 	return out
 }
 
-// fileError is one error of a definitions file at its place.
+// fileError is one error of a definitions file at its place: line,
+// column and message as ever; then what a client needs to act on it
+// without reading the message: the task or trigger it is about (by name;
+// at most one of them, none when the name could not be read), the key
+// path it is at from the file's top (apply.LocatedError.Path), and its
+// reason with the values its sentence names, to word it in another
+// language.
 type fileError struct {
-	Line    int    `json:"line"`
-	Column  int    `json:"column,omitempty"`
-	Message string `json:"message"`
+	Line    int               `json:"line"`
+	Column  int               `json:"column,omitempty"`
+	Message string            `json:"message"`
+	Task    string            `json:"task,omitempty"`
+	Trigger string            `json:"trigger,omitempty"`
+	Path    string            `json:"path,omitempty"`
+	Reason  qlerror.Reason    `json:"reason,omitempty"`
+	Params  map[string]string `json:"params,omitempty"`
 }
 
 // located is the places err points at in a definitions file, every error
@@ -145,7 +156,13 @@ func located(err error) ([]fileError, int) {
 	}
 	out := make([]fileError, len(list))
 	for i, le := range list {
-		out[i] = fileError{Line: le.Line, Column: le.Column, Message: le.Detail}
+		out[i] = fileError{Line: le.Line, Column: le.Column, Message: le.Detail, Path: le.Path(), Reason: qlerror.ReasonOf(le), Params: qlerror.ParamsOf(le)}
+		switch le.About.Kind {
+		case "task":
+			out[i].Task = le.About.Name
+		case "trigger":
+			out[i].Trigger = le.About.Name
+		}
 	}
 	return out, more
 }

@@ -128,3 +128,26 @@ func TestMetricsAreServedOnTheAPIListenerToAReadToken(t *testing.T) {
 		t.Fatalf("/metrics with a read token: %d %q", st, text)
 	}
 }
+
+// A file the server refuses to publish at one of its entries is printed
+// by `ql apply --api-url` as a local apply prints a file's errors: each at
+// the file as the command line names it (FILE:LINE: message, which editors
+// jump to; the server knows only the file's base name), then their count.
+// Not parallel: it sets $QL_TOKEN.
+func TestApplyOverTheAPIPrintsTheServersErrorsAtTheFileAsNamed(t *testing.T) {
+	dir := installedDir(t)
+	archived := strings.Replace(quietFile, "project: api\n", "project: api\nstatus: archived\n", 1)
+	applyDefs(t, dir, quietFile)
+	applyDefs(t, dir, archived)
+	admin := newToken(t, dir, "admin", "admin")
+	base := serveAPI(t, dir, "standalone")
+	file := writeFile(t, t.TempDir(), "api.yaml", strings.Replace(archived, "0 0 1 1 *", "0 0 1 2 *", 1))
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", admin)
+	code, out, errOut := ql(t, "apply", "-f", file, "--api-url", base)
+	want := file + `:7: trigger "yearly": project "api" is archived; set its status to active before publishing to it` + "\n" +
+		"ql-edge: server: " + file + ": 1 error; nothing was applied\n"
+	if code == 0 || out != "" || errOut != want {
+		t.Fatalf("apply --api-url into an archived project: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, want)
+	}
+}
