@@ -19,6 +19,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // Environment variables the commands read besides their flags'. The URL
@@ -79,7 +80,7 @@ func migrateCommand(getenv func(string) string) *cobra.Command {
 			out := cmd.OutOrStdout()
 			applied, err := pgstore.Migrate(cmd.Context(), url, func(line string) { fmt.Fprintln(out, line) })
 			if err != nil {
-				return err
+				return pgstore.ForCommand(err)
 			}
 			if len(applied) == 0 {
 				fmt.Fprintf(out, "up to date: %d migrations applied, none pending\n", len(pgstore.Stream()))
@@ -127,10 +128,10 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 				if pgstore.StateCode(err) == "insufficient_privilege" {
 					// The store's generic hint points back at this very
 					// command; what is wrong here is the role it connects as.
-					return fmt.Errorf("permission denied: creating roles and installing grants needs a superuser (or a role with CREATEROLE "+
+					return qlerror.New(qlerror.PermissionDenied, "permission denied: creating roles and installing grants needs a superuser (or a role with CREATEROLE "+
 						"that owns the qinglong schema), and $%s (else $%s) names a role without it; give the superuser's URL there", EnvSuperuserURL, EnvURL)
 				}
-				return err
+				return pgstore.ForCommand(err)
 			}
 			names := pgstore.RoleNames(*prefix)
 			for _, k := range pgstore.RoleKinds {
@@ -162,7 +163,7 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 				return err
 			}
 			if err := pgstore.CheckRuntime(cmd.Context(), url, pgstore.RoleNames(*prefix)); err != nil {
-				return err
+				return pgstore.ForCommand(err)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "ready")
 			return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -41,7 +42,8 @@ func openWorkerAdmin(ctx context.Context, getenv func(string) string) (*pgstore.
 	if err != nil {
 		return nil, err
 	}
-	return pgstore.OpenAdmin(ctx, url)
+	a, err := pgstore.OpenAdmin(ctx, url)
+	return a, pgstore.ForCommand(err)
 }
 
 // sqlStater is what PostgreSQL errors offer, without importing the driver.
@@ -52,9 +54,9 @@ type sqlStater interface{ SQLState() string }
 func explainWorkerErr(err error) error {
 	var st sqlStater
 	if errors.As(err, &st) && st.SQLState() == "42501" {
-		return fmt.Errorf("%w\n`ql workers` needs the admin role's URL in $%s (or $%s)", err, EnvAdminURL, EnvURL)
+		return qlerror.New(qlerror.PermissionDenied, "%v\n`ql workers` needs the admin role's URL in $%s (or $%s)", err, EnvAdminURL, EnvURL)
 	}
-	return err
+	return pgstore.ForCommand(err)
 }
 
 // checkWorkerName refuses a name no worker can have before connecting.

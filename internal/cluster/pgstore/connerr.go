@@ -286,3 +286,32 @@ func loginDatabase(err error) string {
 	}
 	return ""
 }
+
+// ForCommand is err as a command that acts with its URL's role reads it:
+// PostgreSQL refusing the role's login is the refusal of the command's
+// credential (Unauthenticated), as a privilege the role lacks is
+// (PermissionDenied), and a database the URL names that does not exist is
+// a name that names nothing (NotFound); its words are kept. The store
+// codes all three FailedPrecondition, as a server meets them: there they
+// are the server's configuration, and its callers (a worker, an API
+// client) must not read them as their own credential refused.
+func ForCommand(err error) error {
+	var code qlerror.Code
+	switch s := sqlState(err); {
+	case strings.HasPrefix(s, "28"):
+		code = qlerror.Unauthenticated
+	case s == stateInsufficientPriv:
+		code = qlerror.PermissionDenied
+	case s == stateInvalidCatalogName:
+		code = qlerror.NotFound
+	default:
+		return err
+	}
+	qe, ok := err.(*qlerror.Error)
+	if !ok {
+		return &qlerror.Error{Code: code, Msg: err.Error()}
+	}
+	recoded := *qe
+	recoded.Code = code
+	return &recoded
+}

@@ -27,7 +27,7 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 	}
 
 	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "apply", "-f", file)
-	if code != 1 || !strings.Contains(out, "needs the admin role's URL") {
+	if code != 5 || !strings.Contains(out, "needs the admin role's URL") {
 		t.Fatalf("apply as runtime: exit %d %q; want a message naming the admin role", code, out)
 	}
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "apply", "-f", file); code != 0 || !strings.Contains(out, "trigger t00001: created") {
@@ -75,7 +75,7 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 		t.Fatalf("runs list with QL_PG_URL: exit %d %q; want exit 2 naming QL_DATABASE_URL", code, out)
 	}
 	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "runs", "list")
-	if code != 1 || !strings.Contains(out, "needs the runtime role's URL") {
+	if code != 5 || !strings.Contains(out, "needs the runtime role's URL") {
 		t.Fatalf("runs list as admin: exit %d %q; want a message naming the runtime role", code, out)
 	}
 }

@@ -3,6 +3,8 @@ package replica
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,14 +35,15 @@ func getBody(t *testing.T, url, token string) string {
 // is told which role to use); a replica, on the runtime role, authenticates
 // them, records their use and refuses a revoked one, pauses a trigger with
 // its audit record, serves /metrics to a token, and answers an apply with
-// where to publish instead (publishing is the admin role's).
+// where to publish instead (publishing is the admin role's): 403, and
+// `ql apply --api-url` exits 5 as with the runtime role's URL.
 func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
 	t.Parallel()
 	bin := buildQL(t)
 	env := clustertest.New(t)
 	env.Apply(t, clustertest.Triggers("tok", 1, clustertest.QuietCron()))
 	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
-	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "tokens", "create", "ci", "--scope", "read"); code != 1 || !strings.Contains(out, "needs the admin role's URL") {
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "tokens", "create", "ci", "--scope", "read"); code != 5 || !strings.Contains(out, "needs the admin role's URL") {
 		t.Fatalf("create as runtime: exit %d %q", code, out)
 	}
 	code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "create", "ci", "--scope", "operate", "--expires", "90d")
@@ -82,8 +85,15 @@ func TestTokensAreTheAdminRolesAndTheReplicaAuthenticatesThem(t *testing.T) {
 	}
 	adminToken := env.Token(t, "adm", apitoken.Admin)
 	st, body, _ = httpcall.Bearer(t, http.MethodPost, base+"/api/v1/apply", adminToken, []byte(clustertest.Triggers("tok", 1, clustertest.QuietCron())))
-	if st != 409 || !strings.Contains(string(body), "admin role's URL") {
-		t.Fatalf("apply over the cluster API: %d %s; want 409 saying to apply with the admin role", st, body)
+	if st != 403 || !strings.Contains(string(body), `"code":"permission_denied"`) || !strings.Contains(string(body), "admin role's URL") {
+		t.Fatalf("apply over the cluster API: %d %s; want 403 saying to apply with the admin role", st, body)
+	}
+	file := filepath.Join(t.TempDir(), "defs.yaml")
+	if err := os.WriteFile(file, []byte(clustertest.Triggers("tok", 1, clustertest.QuietCron())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runQL(t, bin, []string{"QL_TOKEN=" + adminToken}, "apply", "-f", file, "--api-url", base); code != 5 || !strings.Contains(out, "admin role's URL") {
+		t.Fatalf("ql apply --api-url to a replica: exit %d %q; want exit 5 (not allowed), as with the runtime role's URL", code, out)
 	}
 	if text := getBody(t, base+"/metrics", secret); !strings.Contains(text, `qinglong_info{profile="cluster"} 1`) {
 		t.Fatalf("/metrics on the replica's API listener: %q", text)

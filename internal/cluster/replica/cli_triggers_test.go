@@ -74,8 +74,8 @@ func TestCLIPausesWithEitherRoleAndShowsTheLedgerWithTheRuntimeRole(t *testing.T
 	if sum := round(); sum.Taken != 1 {
 		t.Fatalf("a round after the resume took %d rows, want the resumed one", sum.Taken)
 	}
-	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "disable", "t00000"); code != 1 || !strings.Contains(out, "admin") {
-		t.Fatalf("disable as runtime: exit %d %q; want a message naming the admin role", code, out)
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "disable", "t00000"); code != 5 || !strings.Contains(out, "admin") {
+		t.Fatalf("disable as runtime: exit %d %q; want exit 5 and a message naming the admin role", code, out)
 	}
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "triggers", "disable", "cli/t00000"); code != 0 || !strings.Contains(out, "disabled as revision 2") {
 		t.Fatalf("disable as admin: exit %d %q", code, out)
@@ -98,8 +98,8 @@ func TestCLIRunsNowAndBackfillsWithTheRuntimeRole(t *testing.T) {
 	env := clustertest.New(t)
 	admin, runtime := env.URL(pgstore.RoleAdmin), env.URL(pgstore.RoleRuntime)
 	applyOneQuietTrigger(t, bin, admin)
-	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "triggers", "run", "t00000", "--request-id", "r1"); code != 1 || !strings.Contains(out, "needs the runtime role's URL") {
-		t.Fatalf("run now as admin: exit %d %q; want a message naming the runtime role", code, out)
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "triggers", "run", "t00000", "--request-id", "r1"); code != 5 || !strings.Contains(out, "needs the runtime role's URL") {
+		t.Fatalf("run now as admin: exit %d %q; want exit 5 and a message naming the runtime role", code, out)
 	}
 	for range 2 {
 		if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + runtime}, "triggers", "run", "t00000", "--request-id", "r1", "-o", "json"); code != 0 || !strings.Contains(out, `"requestId": "r1"`) {

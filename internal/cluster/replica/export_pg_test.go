@@ -60,11 +60,11 @@ func TestExportReadsTheSameFileWithEitherRoleAndOverAReplicasAPI(t *testing.T) {
 		t.Fatalf("applying the export: exit %d %q; want the project, 3 tasks and 2 triggers unchanged", code, out)
 	}
 	code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleMaintenance)}, "export", "rich")
-	if code != 1 || !strings.Contains(out, "exporting definitions needs the admin or the runtime role's URL") {
-		t.Fatalf("export as the maintenance role: exit %d %q; want exit 1 naming the roles that may", code, out)
+	if code != 5 || !strings.Contains(out, "exporting definitions needs the admin or the runtime role's URL") {
+		t.Fatalf("export as the maintenance role: exit %d %q; want exit 5 (not allowed) naming the roles that may", code, out)
 	}
 	code, out = runQL(t, bin, []string{api, "QL_TOKEN=" + env.Token(t, "operator", apitoken.Operate)}, "export", "rich")
-	if code != 1 || !strings.Contains(out, "needs a token of scope admin") {
-		t.Fatalf("export over the API with an operate token: exit %d %q; want exit 1 naming scope admin", code, out)
+	if code != 5 || !strings.Contains(out, "needs a token of scope admin") {
+		t.Fatalf("export over the API with an operate token: exit %d %q; want exit 5 naming scope admin", code, out)
 	}
 }

@@ -32,12 +32,12 @@ const cliOwner = "ql-cli"
 func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 	admin, err := pgstore.OpenAdmin(ctx, dsn)
 	if err != nil {
-		return nil, err
+		return nil, pgstore.ForCommand(err)
 	}
 	rt, err := pgstore.OpenRuntime(ctx, dsn, pgstore.RuntimeConfig{Owner: cliOwner})
 	if err != nil {
 		admin.Close()
-		return nil, err
+		return nil, pgstore.ForCommand(err)
 	}
 	// A command of one build on a database another build migrated would
 	// write what the schema no longer expects, or miss what this binary
@@ -117,11 +117,12 @@ type sqlStater interface{ SQLState() string }
 
 const insufficientPrivilege = "42501"
 
-// explainRole rewrites a permission error into what to do about it.
+// explainRole rewrites a permission error into what to do about it: the
+// URL's role may not, so the command needs another credential.
 func explainRole(err error, what, role string) error {
 	var st sqlStater
 	if err != nil && errors.As(err, &st) && st.SQLState() == insufficientPrivilege {
-		return qlerror.New(qlerror.FailedPrecondition, "%s needs the %s role's URL (e.g. QL_DATABASE_URL=postgres://ql_%s@host/db); the role in this URL may not do it", what, role, role)
+		return qlerror.New(qlerror.PermissionDenied, "%s needs the %s role's URL (e.g. QL_DATABASE_URL=postgres://ql_%s@host/db); the role in this URL may not do it", what, role, role)
 	}
 	return err
 }

@@ -27,7 +27,7 @@ func (c catalogReader) ProjectNames(ctx context.Context, limit int) ([]string, e
 func explainReadRole(err error) error {
 	var st sqlStater
 	if err != nil && errors.As(err, &st) && st.SQLState() == insufficientPrivilege {
-		return qlerror.New(qlerror.FailedPrecondition, "exporting definitions needs the admin or the runtime role's URL "+
+		return qlerror.New(qlerror.PermissionDenied, "exporting definitions needs the admin or the runtime role's URL "+
 			"(e.g. QL_DATABASE_URL=postgres://ql_admin@host/db); the role in this URL may not read them")
 	}
 	return err

@@ -70,7 +70,7 @@ func maintenanceLogin(err error) error {
 	if errors.As(err, &qe) && qe.Err != nil {
 		cause = qe.Err
 	}
-	return qlerror.Wrap(qlerror.FailedPrecondition, cause, "retention: PostgreSQL refused the login of the maintenance role's URL ($%s, or --database-maintenance-url); "+
+	return qlerror.Wrap(qlerror.Unauthenticated, cause, "retention: PostgreSQL refused the login of the maintenance role's URL ($%s, or --database-maintenance-url); "+
 		"$PGPASSWORD, when set, is sent for every role and the password file is then not read, so give this role's password in $%s itself "+
 		"(never on the command line), or unset $PGPASSWORD and keep one line per role in the password file ($PGPASSFILE, else ~/.pgpass); "+
 		"`ql db roles` creates the role and sets its password", cli.EnvMaintenanceURL, cli.EnvMaintenanceURL)
@@ -81,7 +81,7 @@ func maintenanceLogin(err error) error {
 func (mt *maintenance) settle(err error) error {
 	var st sqlStater
 	if err != nil && errors.As(err, &st) && st.SQLState() == insufficientPrivilege {
-		return qlerror.New(qlerror.FailedPrecondition, "retention needs the maintenance role: set $%s to its URL (e.g. postgres://ql_maintenance@host/db; `ql db roles` creates the role); the role in this URL may not delete", cli.EnvMaintenanceURL)
+		return qlerror.New(qlerror.PermissionDenied, "retention needs the maintenance role: set $%s to its URL (e.g. postgres://ql_maintenance@host/db; `ql db roles` creates the role); the role in this URL may not delete", cli.EnvMaintenanceURL)
 	}
 	if qlerror.Is(err, qlerror.Unavailable) && mt.m != nil {
 		mt.m.Close()

@@ -41,7 +41,9 @@ const (
 )
 
 // Serve is the cli.ServeFunc of the cluster profile. It returns nil after a
-// clean drain on SIGTERM/SIGINT (ctx ending).
+// clean drain on SIGTERM/SIGINT (ctx ending). A start PostgreSQL refuses
+// for the replica's role (its login, a privilege) is the refusal of the
+// replica's own credential, and exits as one (pgstore.ForCommand).
 func Serve(ctx context.Context, _ *cobra.Command, f *cli.ServeFlags) error {
 	s, err := settingsFrom(f)
 	if err != nil {
@@ -53,7 +55,7 @@ func Serve(ctx context.Context, _ *cobra.Command, f *cli.ServeFlags) error {
 	if msg := cli.WeakTLS(f.DatabaseURL, os.Getenv); msg != "" {
 		log.Warn(msg, slog.String("code", CodeDatabaseTLSUnverified))
 	}
-	return serveReplica(ctx, s, log)
+	return pgstore.ForCommand(serveReplica(ctx, s, log))
 }
 
 // replica is what a started replica holds, for the ordered stop.

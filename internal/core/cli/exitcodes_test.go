@@ -15,8 +15,10 @@ import (
 // Every command exits by one rule: input refused as invalid wherever it
 // was found (the command line, a store, a server's answer) exits 2, like
 // a usage error; a trigger's policy refusing the request exits 3 with
-// nothing added to what the command printed; everything else that fails,
-// a name of nothing included, exits 1.
+// nothing added to what the command printed; a request that conflicts
+// with what exists (a name taken, a state that does not allow it, a
+// change made meanwhile) exits 4; a credential that may not do it exits
+// 5; everything else that fails, a name of nothing included, exits 1.
 func TestAnErrorsCodeDecidesTheExitCode(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -29,9 +31,14 @@ func TestAnErrorsCodeDecidesTheExitCode(t *testing.T) {
 		{qlerror.New(qlerror.Invalid, "backfill: the window's end (--to) is in the future"), ExitUsage, "ql: backfill: the window's end (--to) is in the future", false},
 		{fmt.Errorf("listing: %w", qlerror.New(qlerror.Invalid, "give the after as a run id")), ExitUsage, "give the after as a run id", false},
 		{qlerror.New(qlerror.NotFound, "no trigger named \"x\""), ExitFailed, "no trigger named", false},
-		{qlerror.New(qlerror.Conflict, "the trigger changed meanwhile"), ExitFailed, "changed meanwhile", false},
-		{qlerror.New(qlerror.MutationDrift, "the request id was used for another request"), ExitFailed, "another request", false},
-		{qlerror.New(qlerror.FailedPrecondition, "the trigger is disabled"), ExitFailed, "disabled", false},
+		{qlerror.New(qlerror.Conflict, "the trigger changed meanwhile"), ExitConflict, "changed meanwhile", false},
+		{qlerror.New(qlerror.Conflict, "a user named \"alice\" exists"), ExitConflict, "exists", false},
+		{qlerror.New(qlerror.MutationDrift, "the request id was used for another request"), ExitConflict, "another request", false},
+		{qlerror.New(qlerror.FailedPrecondition, "the trigger is disabled"), ExitConflict, "disabled", false},
+		{fmt.Errorf("server: %w", qlerror.New(qlerror.FailedPrecondition, "run is queued")), ExitConflict, "queued", false},
+		{qlerror.New(qlerror.Unauthenticated, "the API token is revoked"), ExitDenied, "revoked", false},
+		{qlerror.New(qlerror.PermissionDenied, "needs a token of scope admin"), ExitDenied, "scope admin", false},
+		{qlerror.New(qlerror.Internal, "broken invariant"), ExitFailed, "broken", false},
 		{qlerror.New(qlerror.Unavailable, "cannot reach the database"), ExitFailed, "cannot reach", false},
 		{qlerror.Wrap(qlerror.Unavailable, qlerror.New(qlerror.Invalid, "inner"), "the server answered"), ExitFailed, "the server answered", false},
 		{fmt.Errorf("disk full"), ExitFailed, "disk full", false},
@@ -52,7 +59,8 @@ func TestAnErrorsCodeDecidesTheExitCode(t *testing.T) {
 func TestTheRootHelpListsTheExitCodes(t *testing.T) {
 	t.Parallel()
 	code, out, _ := ql(t, "--help")
-	for _, want := range []string{"Exit codes:", "\n  0 ", "\n  1 ", "\n  2    the input is wrong", "\n  3    the trigger's overlap policy refused", "\n  130 "} {
+	for _, want := range []string{"Exit codes:", "\n  0 ", "\n  1 ", "\n  2    the input is wrong", "\n  3    the trigger's overlap policy refused",
+		"\n  4    the request conflicts with what exists", "\n  5    not allowed", "\n  130 "} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("ql --help: %d, lacks %q:\n%s", code, want, out)
 		}

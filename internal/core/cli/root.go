@@ -285,6 +285,18 @@ const (
 	// and `runs rerun` under the overlap policy); nothing was run, and the
 	// command said so as it says what it did.
 	ExitRefused = 3
+	// ExitConflict: the request conflicts with what exists and nothing was
+	// done: a name that is taken, an object whose state does not allow it
+	// (a disabled trigger, an archived project, a Run not finished yet),
+	// a change made meanwhile (qlerror.Conflict, MutationDrift,
+	// FailedPrecondition). The same command fails again until that state
+	// changes; nothing is broken.
+	ExitConflict = 4
+	// ExitDenied: the credential the command acts with may not do it and
+	// nothing was done: an API token unknown, revoked, expired or of too
+	// small a scope, a database role that may not (qlerror.Unauthenticated,
+	// PermissionDenied). Another credential is needed, not a retry.
+	ExitDenied = 5
 	// ExitInterrupted: SIGINT, SIGTERM or SIGHUP stopped the command
 	// before it finished, as a shell reports a command a SIGINT ended
 	// (128 + 2).
@@ -297,6 +309,9 @@ const exitCodesHelp = `Exit codes:
   1    failed at run time (database, network, server; or what it names does not exist): the message says why
   2    the input is wrong, nothing was done: the command line, or a value the store or server refused as invalid
   3    the trigger's overlap policy refused the request (triggers run, runs rerun); nothing was run
+  4    the request conflicts with what exists, nothing was done: a name taken, a state that does not allow it
+       (a disabled trigger, an archived project, a Run not finished), a change made meanwhile
+  5    not allowed, nothing was done: the API token or database role may not do it
   130  interrupted (SIGINT, SIGTERM, SIGHUP) before it finished`
 
 // errRefused ends a command whose request a trigger's policy refused,
@@ -305,7 +320,8 @@ const exitCodesHelp = `Exit codes:
 var errRefused = errors.New("refused by the trigger's policy")
 
 // Main executes the tree and returns the process exit code (ExitFailed,
-// ExitUsage, ExitRefused, ExitInterrupted; 0 when it succeeded).
+// ExitUsage, ExitRefused, ExitConflict, ExitDenied, ExitInterrupted; 0
+// when it succeeded).
 func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
 	return execute(ctx, NewRoot(opts), opts.Binary, args, stdout, stderr)
 }
@@ -330,17 +346,28 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	}
 	msg := userText(asBinary(root, binary, err.Error()))
 	var ue *UsageError
-	switch {
-	case errors.As(err, &ue) || isCobraUsage(err):
+	if errors.As(err, &ue) || isCobraUsage(err) {
 		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", binary, msg, commandPath(root, args))
 		return ExitUsage
-	case qlerror.Is(err, qlerror.Invalid):
-		// Found below the command line (a store, a service, a server's
-		// answer), so its message says what to change; --help would not.
-		fmt.Fprintf(stderr, "%s: %s\n", binary, msg)
-		return ExitUsage
 	}
+	// Found below the command line (a store, a service, a server's
+	// answer), so its message says what to change; --help would not.
 	fmt.Fprintf(stderr, "%s: %s\n", binary, msg)
+	return exitCodeOf(err)
+}
+
+// exitCodeOf is the exit code of err, a failure below the command line,
+// by its code: the same on the database and over --api-url, where the
+// client gives the server's answer its code.
+func exitCodeOf(err error) int {
+	switch qlerror.CodeOf(err) {
+	case qlerror.Invalid:
+		return ExitUsage
+	case qlerror.Conflict, qlerror.MutationDrift, qlerror.FailedPrecondition:
+		return ExitConflict
+	case qlerror.Unauthenticated, qlerror.PermissionDenied:
+		return ExitDenied
+	}
 	return ExitFailed
 }
 

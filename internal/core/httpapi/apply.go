@@ -15,7 +15,7 @@ import (
 
 // errNoPublish answers an apply on a server whose database role may not
 // publish definitions: the cluster's replicas run as the runtime role.
-var errNoPublish = qlerror.New(qlerror.FailedPrecondition, "this server cannot publish definitions: its database role may not "+
+var errNoPublish = qlerror.New(qlerror.PermissionDenied, "this server cannot publish definitions: its database role may not "+
 	"(a cluster replica runs as the runtime role, and publishing is the admin role's); run `ql apply -f FILE` "+
 	"with the admin role's URL (QL_DATABASE_URL=postgres://ql_admin@host/db) instead")
 

@@ -99,7 +99,7 @@ func lookupUser(name string) (*user.User, error) {
 	var unknownName user.UnknownUserError
 	var unknownID user.UnknownUserIdError
 	if errors.As(err, &unknownName) || errors.As(err, &unknownID) {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "runAs user %q does not exist on this machine; create the account or change runAs", name)
+		return nil, qlerror.New(qlerror.NotFound, "runAs user %q does not exist on this machine; create the account or change runAs", name)
 	}
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "look up runAs user %q", name)
@@ -118,7 +118,7 @@ func lookupGroup(name string) (*user.Group, error) {
 	var unknownName user.UnknownGroupError
 	var unknownID user.UnknownGroupIdError
 	if errors.As(err, &unknownName) || errors.As(err, &unknownID) {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "runAs group %q does not exist on this machine; create the group or change runAs", name)
+		return nil, qlerror.New(qlerror.NotFound, "runAs group %q does not exist on this machine; create the group or change runAs", name)
 	}
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "look up runAs group %q", name)

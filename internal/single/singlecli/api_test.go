@@ -176,8 +176,8 @@ func TestTheCLIReadsOverTheAPIAsFromTheDatabase(t *testing.T) {
 		t.Fatalf("--api-url without a token: %d %q", code, errOut)
 	}
 	t.Setenv("QL_TOKEN", "qlt_"+strings.Repeat("A", 43))
-	if code, _, errOut := ql(t, "triggers", "list", "--api-url", base); code != 1 || !strings.Contains(errOut, "not known") {
-		t.Fatalf("--api-url with an unknown token: %d %q", code, errOut)
+	if code, _, errOut := ql(t, "triggers", "list", "--api-url", base); code != 5 || !strings.Contains(errOut, "not known") {
+		t.Fatalf("--api-url with an unknown token: %d %q; want exit 5, not allowed", code, errOut)
 	}
 	t.Setenv("QL_TOKEN", reader)
 	for _, args := range [][]string{{"triggers", "list", "-o", "json"}, {"triggers", "list"}, {"runs", "list", "-o", "json"}, {"runs", "list", "--trigger", "api/yearly", "-o", "json"}} {

@@ -81,8 +81,8 @@ func TestApplyOverTheAPIValidatesDiffsPublishesAndAudits(t *testing.T) {
 				t.Fatalf("apply --api-url: %d %q %q", code, out, errOut)
 			}
 			t.Setenv("QL_TOKEN", operator)
-			if code, _, errOut := ql(t, "apply", "-f", back, "--api-url", base); code != 1 || !strings.Contains(errOut, "needs a token of scope admin") {
-				t.Fatalf("apply --api-url with an operate token: %d %q", code, errOut)
+			if code, _, errOut := ql(t, "apply", "-f", back, "--api-url", base); code != 5 || !strings.Contains(errOut, "needs a token of scope admin") {
+				t.Fatalf("apply --api-url with an operate token: %d %q; want exit 5, not allowed", code, errOut)
 			}
 		})
 	}

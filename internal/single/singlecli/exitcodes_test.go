@@ -10,9 +10,10 @@ import (
 // Input the store refuses as invalid exits 2, as input the command line
 // refuses does, from every command: a cursor that is no run id, a backfill
 // window reaching into the future (naming the flag, not the API's field).
-// A name that names nothing, and a refusal by the trigger's state, are not
-// the command line's fault: they exit 1.
-func TestInputTheStoreRefusesExitsTwoAndARefusalByStateExitsOne(t *testing.T) {
+// A name that names nothing is not the command line's fault: it exits 1.
+// A refusal by the trigger's state exits 4: the request conflicts with
+// what exists.
+func TestInputTheStoreRefusesExitsTwoAndARefusalByStateExitsFour(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
 	applyDefs(t, dir, manualFile)
@@ -43,8 +44,8 @@ func TestInputTheStoreRefusesExitsTwoAndARefusalByStateExitsOne(t *testing.T) {
 		t.Fatalf("disable: %d %q %q", code, out, errOut)
 	}
 	code, _, errOut := ql(t, "triggers", "backfill", "hourly", "--from", "2020-01-01T00:00:00Z", "--to", "2020-01-01T01:00:00Z", "--data-dir", dir)
-	if code != 1 || !strings.Contains(errOut, "is disabled") {
-		t.Errorf("backfill of a disabled trigger: %d %q; want exit 1, the trigger's state refusing it", code, errOut)
+	if code != 4 || !strings.Contains(errOut, "is disabled") {
+		t.Errorf("backfill of a disabled trigger: %d %q; want exit 4, the trigger's state refusing it", code, errOut)
 	}
 }
 
@@ -93,5 +94,102 @@ func TestARequestTheOverlapPolicyRefusesExitsThree(t *testing.T) {
 	}
 	if r := run(0, "triggers", "run", "hourly", "--request-id", "r3", "--force"); !r.Created {
 		t.Fatalf("forced run r3: %+v, want a new Run", r)
+	}
+}
+
+// A name that is taken exits 4, not 1: the request conflicts with what
+// exists, which a script tells from a failure. The message names what
+// exists and what to do; nothing was created.
+func TestANameThatIsTakenExitsFour(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	const pw = "correct horse battery"
+	if code, out, errOut := qlIn(t, pw+"\n", "users", "create", "alice", "--password-stdin", "--data-dir", dir); code != 0 {
+		t.Fatalf("users create alice: %d %q %q", code, out, errOut)
+	}
+	code, out, errOut := qlProcessIn(t, pw+"\n", "users", "create", "alice", "--password-stdin", "--data-dir", dir)
+	if code != 4 || out != "" || !strings.Contains(errOut, `a user named "alice" exists; choose another name or delete it first`) {
+		t.Errorf("users create alice again: %d %q %q; want exit 4 saying the name is taken and what to do", code, out, errOut)
+	}
+	newToken(t, dir, "ci", "read")
+	code, out, errOut = ql(t, "tokens", "create", "ci", "--scope", "read", "--data-dir", dir)
+	if code != 4 || out != "" || !strings.Contains(errOut, `an active token named "ci" exists; revoke it first`) {
+		t.Errorf("tokens create ci again: %d %q %q; want exit 4 saying the name is taken and what to do", code, out, errOut)
+	}
+}
+
+// A request the state of what it names refuses exits 4 on the database
+// and over the API alike: a re-run of a Run not finished yet, a run of a
+// disabled trigger. A name of nothing still exits 1 on both: a cancel of
+// a Run, a retry of a notification, that do not exist. Not parallel: it
+// sets $QL_TOKEN.
+func TestARequestTheStateRefusesExitsFourOnTheDatabaseAndOverTheAPI(t *testing.T) {
+	dir := installedDir(t)
+	// A Run that is still running when asked over the API, the server
+	// having started it.
+	applyDefs(t, dir, strings.Replace(manualFile, "script: echo manual", "script: sleep 60", 1))
+	operator := newToken(t, dir, "op", "operate")
+	code, out, errOut := ql(t, "triggers", "run", "hourly", "-o", "json", "--data-dir", dir)
+	var run struct{ RunID string }
+	if err := json.Unmarshal([]byte(out), &run); code != 0 || err != nil {
+		t.Fatalf("triggers run: %d %q %q", code, out, errOut)
+	}
+	base := serveAPI(t, dir, "standalone")
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", operator)
+	const unknown = "0193a8a0-0000-7000-8000-00000000abcd"
+	type refusal struct {
+		what string
+		args []string
+		code int
+		want string
+	}
+	check := func(c refusal) {
+		t.Helper()
+		for _, where := range [][]string{{"--data-dir", dir}, {"--api-url", base}} {
+			code, out, errOut := ql(t, append(c.args, where...)...)
+			if code != c.code || !strings.Contains(errOut, c.want) {
+				t.Errorf("%s (%s): %d %q %q; want exit %d saying %q", c.what, where[0], code, out, errOut, c.code, c.want)
+			}
+		}
+	}
+	check(refusal{"a re-run of a queued Run", []string{"runs", "rerun", run.RunID}, 4, "only a finished Run can be re-run"})
+	check(refusal{"a cancel of a Run that does not exist", []string{"runs", "cancel", unknown}, 1, "does not exist"})
+	check(refusal{"a retry of a notification that does not exist", []string{"notifications", "retry", unknown}, 1, "does not exist"})
+	if code, out, errOut := ql(t, "triggers", "disable", "hourly", "--data-dir", dir); code != 0 {
+		t.Fatalf("triggers disable: %d %q %q", code, out, errOut)
+	}
+	check(refusal{"a run of a disabled trigger", []string{"triggers", "run", "hourly"}, 4, "is disabled: nothing of it runs"})
+}
+
+// A credential that may not do what the command asks exits 5: a token
+// that was revoked, a token of too small a scope. The message says which
+// token and what to do; nothing was done. Not parallel: it sets
+// $QL_TOKEN.
+func TestACredentialThatMayNotExitsFive(t *testing.T) {
+	dir := installedDir(t)
+	applyDefs(t, dir, manualFile)
+	reader, gone := newToken(t, dir, "reader", "read"), newToken(t, dir, "gone", "operate")
+	if code, out, errOut := ql(t, "tokens", "revoke", "gone", "--data-dir", dir); code != 0 {
+		t.Fatalf("tokens revoke: %d %q %q", code, out, errOut)
+	}
+	base := serveAPI(t, dir, "standalone")
+	t.Setenv("QL_DATA_DIR", "")
+	for _, c := range []struct {
+		what, token string
+		args        []string
+		want        string
+	}{
+		{"a revoked token", gone, []string{"triggers", "list"}, `the API token "gone" is revoked; create a new one`},
+		{"a read token running a trigger", reader, []string{"triggers", "run", "hourly"}, `needs a token of scope operate; token "reader" has scope read`},
+	} {
+		t.Setenv("QL_TOKEN", c.token)
+		code, out, errOut := ql(t, append(c.args, "--api-url", base)...)
+		if code != 5 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: %d %q %q; want exit 5 saying %q", c.what, code, out, errOut, c.want)
+		}
+	}
+	if code, out, _ := ql(t, "runs", "list", "-o", "json", "--data-dir", dir); code != 0 || strings.Contains(out, `"id"`) {
+		t.Errorf("runs after the refusals: %d %q; want none", code, out)
 	}
 }

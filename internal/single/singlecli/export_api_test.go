@@ -31,8 +31,8 @@ func TestExportOverTheAPIPrintsTheDatabasesBytes(t *testing.T) {
 		t.Fatalf("export nope --api-url: exit %d %q; want exit 1 naming rich", code, errOut)
 	}
 	t.Setenv("QL_TOKEN", operator)
-	if code, _, errOut := ql(t, "export", "rich", "--api-url", base); code != 1 || !strings.Contains(errOut, "needs a token of scope admin") {
-		t.Fatalf("export --api-url with an operate token: exit %d %q", code, errOut)
+	if code, _, errOut := ql(t, "export", "rich", "--api-url", base); code != 5 || !strings.Contains(errOut, "needs a token of scope admin") {
+		t.Fatalf("export --api-url with an operate token: exit %d %q; want exit 5, not allowed", code, errOut)
 	}
 	t.Setenv("QL_TOKEN", "")
 	if code, _, errOut := ql(t, "export", "rich", "--api-url", base); code != 2 || !strings.Contains(errOut, "--scope admin") {

@@ -111,7 +111,8 @@ func TestTriggersBackfillAdmitsMissingOccurrencesOnceAndReports(t *testing.T) {
 }
 
 // Run now and backfill of a disabled trigger are refused naming the
-// trigger and the command that enables it.
+// trigger and the command that enables it, exiting 4: the request
+// conflicts with the trigger's state.
 func TestRunNowAndBackfillOfADisabledTriggerSayHowToEnableIt(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -126,8 +127,8 @@ func TestRunNowAndBackfillOfADisabledTriggerSayHowToEnableIt(t *testing.T) {
 		{"triggers", "run", "tick", "--data-dir", dir},
 		{"triggers", "backfill", "tick", "--from", "2020-01-01T00:00:00Z", "--to", "2020-01-01T00:00:05Z", "--data-dir", dir},
 	} {
-		if code, _, errOut := ql(t, args...); code != 1 || !strings.Contains(errOut, "trigger tick (") || !strings.Contains(errOut, want) {
-			t.Errorf("%v: %d %q; want it refused naming the trigger and %q", args, code, errOut, want)
+		if code, _, errOut := ql(t, args...); code != 4 || !strings.Contains(errOut, "trigger tick (") || !strings.Contains(errOut, want) {
+			t.Errorf("%v: %d %q; want exit 4, refused naming the trigger and %q", args, code, errOut, want)
 		}
 	}
 }

@@ -226,8 +226,8 @@ func TestANotificationIsRetriedWithBackoffDeliveredOncePerKeyAndDeadLettered(t *
 		t.Fatalf("notifications retry: %d %q %q", code, out, stderr)
 	}
 	outboxState(t, db, "pending", 1, 5*time.Second)
-	if code, _, stderr := ql(t, "notifications", "retry", dead[0].ID, "--data-dir", dir); code != 1 || !strings.Contains(stderr, "only a dead notification") {
-		t.Fatalf("a second retry: %d %q; want it refused, the notification is pending", code, stderr)
+	if code, _, stderr := ql(t, "notifications", "retry", dead[0].ID, "--data-dir", dir); code != 4 || !strings.Contains(stderr, "only a dead notification") {
+		t.Fatalf("a second retry: %d %q; want exit 4, refused: the notification is pending", code, stderr)
 	}
 }
 

@@ -79,10 +79,17 @@ func (p *serveProcess) stop(t *testing.T) {
 // end by itself: one still running after 15 s is killed, and fails t.
 func qlProcess(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return qlProcessIn(t, "", args...)
+}
+
+// qlProcessIn is qlProcess with stdin as its standard input.
+func qlProcessIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), envRunCLI+"=1")
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	var exit *exec.ExitError
@@ -108,7 +115,8 @@ func serveRefused(t *testing.T, args ...string) (int, string, string) {
 }
 
 // A second `ql serve` or `ql-edge serve` on a data directory a server
-// uses, whatever its profile, exits 1 with one line naming the directory,
+// uses, whatever its profile, exits 4 (it conflicts with what exists:
+// that server) with one line naming the directory,
 // the running server's pid and what to do, and changes nothing there: not
 // even `--example`'s sample is applied. The running server is untouched
 // and stops cleanly afterwards.
@@ -125,12 +133,12 @@ func TestASecondServerOnADataDirectoryIsRefusedNamingItTheFirstServersPIDAndWhat
 		{"serve", "--profile", "edge", "--data-dir", dir, "--example"},
 	} {
 		code, stdout, stderr := qlProcess(t, args...)
-		if code != 1 || stderr != refusal("ql") || stdout != "" {
-			t.Errorf("ql %s beside a running server: exit %d, stdout %q, stderr %q; want exit 1 and %q", strings.Join(args, " "), code, stdout, stderr, refusal("ql"))
+		if code != 4 || stderr != refusal("ql") || stdout != "" {
+			t.Errorf("ql %s beside a running server: exit %d, stdout %q, stderr %q; want exit 4 and %q", strings.Join(args, " "), code, stdout, stderr, refusal("ql"))
 		}
 	}
-	if code, stdout, stderr := serveRefused(t, "--data-dir", dir); code != 1 || stderr != refusal("ql-edge") || stdout != "" {
-		t.Errorf("ql-edge serve beside a running server: exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, refusal("ql-edge"))
+	if code, stdout, stderr := serveRefused(t, "--data-dir", dir); code != 4 || stderr != refusal("ql-edge") || stdout != "" {
+		t.Errorf("ql-edge serve beside a running server: exit %d, stdout %q, stderr %q; want exit 4 and %q", code, stdout, stderr, refusal("ql-edge"))
 	}
 	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
 	if err != nil {

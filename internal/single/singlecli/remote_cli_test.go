@@ -486,8 +486,8 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		if less, ok := below[scope]; ok {
 			t.Setenv("QL_TOKEN", tokens[less])
 			o := overAPI(t, base, args...)
-			if want := fmt.Sprintf("needs a token of scope %s; token %q has scope %s", scope, map[string]string{"read": "reader", "operate": "op"}[less], less); o.code != 1 || !strings.Contains(o.err, want) {
-				t.Errorf("%s with a %s token: %+v; want the server's refusal saying %q", path, less, o, want)
+			if want := fmt.Sprintf("needs a token of scope %s; token %q has scope %s", scope, map[string]string{"read": "reader", "operate": "op"}[less], less); o.code != 5 || !strings.Contains(o.err, want) {
+				t.Errorf("%s with a %s token: %+v; want the server's refusal saying %q, exit 5 (not allowed)", path, less, o, want)
 			}
 		}
 		t.Setenv("QL_TOKEN", tokens[scope])
