@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 func tokensCommand(opts Options) *cobra.Command {
@@ -166,7 +168,8 @@ func tokensRevokeCommand(opts Options) *cobra.Command {
 		Use:   "revoke NAME",
 		Short: "Revoke an API token: its next request is refused",
 		Long: `Revoke the active API token named NAME. Servers refuse it from its next request on. The row stays
-(with its last use) in ` + "`tokens list`" + `; the name may be given to a new token.`,
+(with its last use) in ` + "`tokens list`" + `; the name may be given to a new token. A token revoked
+already is left as it is, and said so (exit 0), as a worker revoked already is.`,
 		Args: oneTokenArg("revoke"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
@@ -178,6 +181,10 @@ func tokensRevokeCommand(opts Options) *cobra.Command {
 				return fmt.Errorf("this build cannot manage API tokens of this database")
 			}
 			if err := b.Tokens.TokenRevoke(cmd.Context(), args[0]); err != nil {
+				if at, ok := revokedAlready(cmd.Context(), b.Tokens, args[0], err); ok {
+					fmt.Fprintf(cmd.OutOrStdout(), "token %q was revoked already (at %s); nothing changed\n", args[0], fmtMs(&at))
+					return nil
+				}
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "token %q revoked\n", args[0])
@@ -186,4 +193,25 @@ func tokensRevokeCommand(opts Options) *cobra.Command {
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	return c
+}
+
+// revokedAlready tells, for err, the refusal of a revoke of name because
+// no active token has it, whether a token of that name was revoked before,
+// and when the last one was: the state the command asks for holds
+// already, which "no active token" alone would leave the user to find out.
+func revokedAlready(ctx context.Context, tokens apitoken.Manager, name string, err error) (int64, bool) {
+	if qlerror.ReasonOf(err) != apitoken.RefusalNoSuchToken {
+		return 0, false
+	}
+	list, listErr := tokens.TokenList(ctx)
+	if listErr != nil {
+		return 0, false
+	}
+	var at int64
+	for _, t := range list {
+		if t.Name == name && t.RevokedAtMs != nil {
+			at = max(at, *t.RevokedAtMs)
+		}
+	}
+	return at, at != 0
 }

@@ -193,3 +193,23 @@ func TestACredentialThatMayNotExitsFive(t *testing.T) {
 		t.Errorf("runs after the refusals: %d %q; want none", code, out)
 	}
 }
+
+// Revoking a token revoked already changes nothing and says so, exiting 0
+// as revoking a revoked worker, disabling a disabled trigger or user do;
+// a name no token ever had still exits 1 saying how to list them.
+func TestRevokingARevokedTokenSaysSoAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	newToken(t, dir, "ci", "read")
+	if code, out, errOut := ql(t, "tokens", "revoke", "ci", "--data-dir", dir); code != 0 || out != "token \"ci\" revoked\n" {
+		t.Fatalf("tokens revoke ci: %d %q %q", code, out, errOut)
+	}
+	code, out, errOut := ql(t, "tokens", "revoke", "ci", "--data-dir", dir)
+	if code != 0 || !strings.HasPrefix(out, `token "ci" was revoked already (at `) || !strings.HasSuffix(out, "); nothing changed\n") || errOut != "" {
+		t.Errorf("tokens revoke ci again: %d %q %q; want exit 0 saying it was revoked already", code, out, errOut)
+	}
+	code, out, errOut = ql(t, "tokens", "revoke", "nope", "--data-dir", dir)
+	if code != 1 || out != "" || !strings.Contains(errOut, "no active token is named \"nope\"; list them with `ql-edge tokens list`") {
+		t.Errorf("tokens revoke nope: %d %q %q; want exit 1 saying how to list them", code, out, errOut)
+	}
+}
