@@ -38,8 +38,8 @@ func TestCheckRunAsRejectsUnknownAccounts(t *testing.T) {
 	t.Parallel()
 	for _, r := range []task.RunAs{{User: "no-such-user-ql"}, {User: "root", Group: "no-such-group-ql"}} {
 		err := CheckRunAs(r)
-		if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), "does not exist") {
-			t.Errorf("CheckRunAs(%s): %v; want a failed precondition naming the missing account", r, err)
+		if !qlerror.Is(err, qlerror.NotFound) || !strings.Contains(err.Error(), "does not exist") {
+			t.Errorf("CheckRunAs(%s): %v; want not found (a name of nothing, exit 1) naming the missing account", r, err)
 		}
 	}
 	if err := CheckRunAs(task.RunAs{User: "0"}); err != nil && os.Geteuid() == 0 {
