@@ -111,8 +111,8 @@ func TestRunsLogsOverTheAPIOfAServerWithoutTheLogRouteSaysSo(t *testing.T) {
 	t.Cleanup(older.Close)
 	for _, args := range [][]string{{"runs", "logs", runID}, {"runs", "logs", "-f", runID}} {
 		code, out, errOut := qlMain(append(args, "--api-url", older.URL)...)
-		if code != 1 || out != "" || !strings.Contains(errOut, "serves no run logs over its API (it is older than this ql): upgrade it, or run `ql runs logs` where its database is") {
-			t.Errorf("ql %v of a server without the log route: exit %d, %q, %q; want it said, and what to do", args, code, out, errOut)
+		if code != 4 || out != "" || !strings.Contains(errOut, "serves no run logs over its API (it is older than this ql): upgrade it, or run `ql runs logs` where its database is") {
+			t.Errorf("ql %v of a server without the log route: exit %d, %q, %q; want exit 4 (the server as it is cannot), saying so and what to do", args, code, out, errOut)
 		}
 	}
 }
