@@ -198,8 +198,8 @@ func TestAnUnknownServerRunAsAccountFailsTheStart(t *testing.T) {
 	t.Parallel()
 	_, err := startQuiet(t, Config{DataDir: t.TempDir(), RunAs: task.RunAs{User: "no-such-user-ql"},
 		Logger: slog.New(slog.NewTextHandler(&lockedBuffer{}, nil))})
-	if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), `runAs user "no-such-user-ql" does not exist`) {
-		t.Fatalf("start with --run-as no-such-user-ql: %v; want a failed precondition naming the account", err)
+	if !qlerror.Is(err, qlerror.NotFound) || !strings.Contains(err.Error(), `runAs user "no-such-user-ql" does not exist`) {
+		t.Fatalf("start with --run-as no-such-user-ql: %v; want not found (a name of nothing, exit 1) naming the account", err)
 	}
 	if err := (Config{RunAs: task.RunAs{User: "a b"}}).WithDefaults().Validate(); !qlerror.Is(err, qlerror.Invalid) || !strings.Contains(err.Error(), "--run-as") {
 		t.Fatalf("a malformed --run-as: %v; want an invalid setting naming --run-as", err)
