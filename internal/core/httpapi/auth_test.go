@@ -42,7 +42,9 @@ func send(t *testing.T, h http.Handler, method, target, host, token, body string
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	var b struct{ Error struct{ Code, Message string } }
+	var b struct {
+		Error struct{ Code, Message string }
+	}
 	_ = json.Unmarshal(rec.Body.Bytes(), &b)
 	return probe{status: rec.Code, code: b.Error.Code, message: b.Error.Message, header: rec.Header()}
 }
