@@ -167,7 +167,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 	} else {
 		long += "."
 	}
-	long += "\n\n" + exitCodesHelp
+	long += "\n\n" + exitCodesHelp(opts)
 	root := &cobra.Command{
 		Use:           opts.Binary,
 		Short:         "QingLong turns every due cron occurrence into exactly one durable Run",
@@ -303,16 +303,19 @@ const (
 	ExitInterrupted = 130
 )
 
-// exitCodesHelp ends the root's help: the exit codes, for scripts.
-const exitCodesHelp = `Exit codes:
+// exitCodesHelp ends the root's help: the exit codes, for scripts. A
+// database role is a credential of the cluster's only.
+func exitCodesHelp(opts Options) string {
+	return `Exit codes:
   0    done
   1    failed at run time (database, network, server; or what it names does not exist): the message says why
   2    the input is wrong, nothing was done: the command line, or a value the store or server refused as invalid
   3    the trigger's overlap policy refused the request (triggers run, runs rerun); nothing was run
   4    the request conflicts with what exists, nothing was done: a name taken, a state that does not allow it
        (a disabled trigger, an archived project, a Run not finished), a change made meanwhile
-  5    not allowed, nothing was done: the API token or database role may not do it
+  5    not allowed, nothing was done: the API token` + opts.clusterOnly(" or database role") + ` may not do it
   130  interrupted (SIGINT, SIGTERM, SIGHUP) before it finished`
+}
 
 // errRefused ends a command whose request a trigger's policy refused,
 // once it has printed so (its report, in text or JSON, as when it ran):

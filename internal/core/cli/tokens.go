@@ -169,7 +169,7 @@ func tokensRevokeCommand(opts Options) *cobra.Command {
 		Short: "Revoke an API token: its next request is refused",
 		Long: `Revoke the active API token named NAME. Servers refuse it from its next request on. The row stays
 (with its last use) in ` + "`tokens list`" + `; the name may be given to a new token. A token revoked
-already is left as it is, and said so (exit 0), as a worker revoked already is.`,
+already is left as it is, and said so (exit 0).`,
 		Args: oneTokenArg("revoke"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
