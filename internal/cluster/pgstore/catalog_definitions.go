@@ -2,11 +2,14 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 var (
@@ -22,6 +25,12 @@ func (a *Admin) ProjectDefinitions(ctx context.Context, name string, limit int) 
 // ProjectNames returns the first limit project names in name order.
 func (a *Admin) ProjectNames(ctx context.Context, limit int) ([]string, error) {
 	return projectNames(ctx, a.pool, limit)
+}
+
+// ProjectNameOf returns the name of the project with id id, "" when none
+// has it.
+func (a *Admin) ProjectNameOf(ctx context.Context, id string) (string, error) {
+	return projectNameOf(ctx, a.pool, id)
 }
 
 // ProjectDefinitions reads a project's definitions whole (an export): the
@@ -82,6 +91,24 @@ func projectDefinitions(ctx context.Context, pool *pgxpool.Pool, name string, li
 		return rows.Err()
 	})
 	return d, mapErr(err, "reading project "+name)
+}
+
+// ProjectNameOf returns the name of the project with id id, "" when none
+// has it.
+func (r *Runtime) ProjectNameOf(ctx context.Context, id string) (string, error) {
+	return projectNameOf(ctx, r.pool, id)
+}
+
+func projectNameOf(ctx context.Context, pool *pgxpool.Pool, id string) (string, error) {
+	if err := ids.Validate("project id", id); err != nil {
+		return "", qlerror.Wrap(qlerror.Invalid, err, "give a project's id as `ql triggers list -o json` prints it")
+	}
+	var name string
+	err := pool.QueryRow(ctx, sqlProjectNameByID, id).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return name, mapErr(err, "reading project "+id)
 }
 
 func projectNames(ctx context.Context, pool *pgxpool.Pool, limit int) ([]string, error) {

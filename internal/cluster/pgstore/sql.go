@@ -65,6 +65,7 @@ var (
 	sqlTasksOfProject    = stmt("TasksOfProject")
 	sqlTriggersOfProject = stmt("TriggersOfProject")
 	sqlProjectNames      = stmt("ProjectNames")
+	sqlProjectNameByID   = stmt("ProjectNameByID")
 )
 
 // sql/publish_batch.sql: the set-based statements of a publishing batch.

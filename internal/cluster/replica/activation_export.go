@@ -18,6 +18,14 @@ func (l liveReaders) ProjectDefinitions(ctx context.Context, name string, limit 
 	return rt.ProjectDefinitions(ctx, name, limit)
 }
 
+func (l liveReaders) ProjectNameOf(ctx context.Context, id string) (string, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return "", err
+	}
+	return rt.ProjectNameOf(ctx, id)
+}
+
 func (l liveReaders) ProjectNames(ctx context.Context, limit int) ([]string, error) {
 	rt, err := l.runtime()
 	if err != nil {

@@ -23,6 +23,11 @@ func (c catalogReader) ProjectNames(ctx context.Context, limit int) ([]string, e
 	return names, explainReadRole(err)
 }
 
+func (c catalogReader) ProjectNameOf(ctx context.Context, id string) (string, error) {
+	name, err := c.r.ProjectNameOf(ctx, id)
+	return name, explainReadRole(err)
+}
+
 // explainReadRole rewrites a permission error into the roles that may.
 func explainReadRole(err error) error {
 	var st sqlStater

@@ -27,4 +27,8 @@ type DefinitionsReader interface {
 	ProjectDefinitions(ctx context.Context, name string, limit int) (Definitions, error)
 	// ProjectNames returns the first limit project names in name order.
 	ProjectNames(ctx context.Context, limit int) ([]string, error)
+	// ProjectNameOf returns the name of the project whose id is id, ""
+	// when no project has it (an address naming a project by its id, as
+	// older links do); Invalid when id is not an id.
+	ProjectNameOf(ctx context.Context, id string) (string, error)
 }

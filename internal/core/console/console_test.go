@@ -287,3 +287,18 @@ func TestANotificationsRuleNamesItsStreakAndItsSkipReason(t *testing.T) {
 		}
 	}
 }
+
+// A project chosen by name that sorts past the projects a picker offers is
+// offered too, in its place, so the picker shows it chosen and a filter
+// sent again keeps it; one offered already is not offered twice.
+func TestAPickerOffersTheChosenProjectPastItsCap(t *testing.T) {
+	offered := []string{"alpha", "gamma"}
+	for chosen, want := range map[string]string{"zeta": "alpha,gamma,zeta", "beta": "alpha,beta,gamma", "gamma": "alpha,gamma", "": "alpha,gamma"} {
+		if got := strings.Join(withChosen(offered, chosen), ","); got != want {
+			t.Errorf("the choices with %q chosen: %s, want %s", chosen, got, want)
+		}
+	}
+	if strings.Join(offered, ",") != "alpha,gamma" {
+		t.Errorf("withChosen changed the choices it was given: %v", offered)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/validate"
@@ -109,6 +110,23 @@ func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session
 	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)
 		return
+	}
+	if d.Project != "" && c.cfg.Export != nil && ids.Validate("project", d.Project) == nil {
+		// A project's id, as an older link gives it, unless a project is
+		// named so: the address is sent to name it, as a list page's is.
+		redirect := ""
+		_, err = c.cfg.Export.ProjectDefinitions(r.Context(), d.Project, 0)
+		if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
+			redirect, err = c.projectAddress(r, d.Project)
+		}
+		if err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+		if redirect != "" {
+			http.Redirect(w, r, redirect, http.StatusFound)
+			return
+		}
 	}
 	if d.Project != "" && c.cfg.Export != nil {
 		// A name no project can have is not one to create either: the

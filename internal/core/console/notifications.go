@@ -51,9 +51,14 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	var list []notify.Message
 	var next string
-	projectID, err := c.projectFilter(r.Context(), f["project"])
+	pick, redirect, err := c.pickProject(r)
+	if redirect != "" {
+		http.Redirect(w, r, redirect, http.StatusFound)
+		return
+	}
 	if err == nil {
-		list, next, err = c.cfg.Notifications.NotificationsList(r.Context(), notify.ListQuery{ProjectID: projectID, State: notify.State(f["state"]),
+		f["project"], data["Projects"] = pick.Name, withChosen(projects, pick.Name)
+		list, next, err = c.cfg.Notifications.NotificationsList(r.Context(), notify.ListQuery{ProjectID: pick.ID, State: notify.State(f["state"]),
 			After: f["after"], Limit: notificationsPage})
 	}
 	if err != nil {

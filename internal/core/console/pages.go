@@ -299,11 +299,36 @@ func newestRuns(n int, lists ...[]run.Run) []run.Run {
 	return all[:min(n, len(all))]
 }
 
+// triggers lists the triggers of a project (chosen by name) or of every
+// project, a page after the cursor, those whose names hold the search's
+// words. A project no one has is answered on the page itself, beside the
+// filters.
 func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	q := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("q")))
-	list, next, err := c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{Limit: triggersPage, After: r.URL.Query().Get("after")})
+	projects, err := c.projectChoices(r.Context())
 	if err != nil {
 		c.fail(w, r, s, err)
+		return
+	}
+	data := map[string]any{"Q": q, "Project": r.URL.Query().Get("project"), "Projects": projects, "Request": randomID()}
+	pick, redirect, err := c.pickProject(r)
+	if redirect != "" {
+		http.Redirect(w, r, redirect, http.StatusFound)
+		return
+	}
+	var list []schedule.TriggerStatus
+	var next string
+	if err == nil {
+		data["Project"], data["Projects"] = pick.Name, withChosen(projects, pick.Name)
+		list, next, err = c.cfg.Triggers.TriggerList(r.Context(), schedule.TriggerListParams{ProjectID: pick.ID, Limit: triggersPage, After: r.URL.Query().Get("after")})
+	}
+	if err != nil {
+		if qlerror.CodeOf(err) != qlerror.Invalid {
+			c.fail(w, r, s, err)
+			return
+		}
+		data["Error"] = c.errorText(lang(r), err)
+		c.render(w, r, http.StatusBadRequest, "triggers", s, data)
 		return
 	}
 	shown := list[:0:0]
@@ -317,7 +342,17 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	for _, t := range shown {
 		fires[t.TriggerID] = upcoming(t, now)
 	}
-	c.render(w, r, http.StatusOK, "triggers", s, map[string]any{"Q": q, "List": shown, "Next": next, "Fires": fires, "Request": randomID()})
+	if next != "" {
+		v := url.Values{"after": {next}}
+		for k, x := range map[string]string{"project": pick.Name, "q": q} {
+			if x != "" {
+				v.Set(k, x)
+			}
+		}
+		data["NextURL"] = "/triggers?" + v.Encode()
+	}
+	data["List"], data["Fires"] = shown, fires
+	c.render(w, r, http.StatusOK, "triggers", s, data)
 }
 
 func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *session) {
@@ -408,12 +443,17 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	data := map[string]any{"F": f, "States": run.States, "Projects": projects}
 	zone := viewerZone(r)
-	projectID, err := c.projectFilter(r.Context(), f["project"])
-	var triggerID string
-	if err == nil {
-		triggerID, err = c.triggerFilter(r.Context(), projectID, f["trigger"])
+	pick, redirect, err := c.pickProject(r)
+	if redirect != "" {
+		http.Redirect(w, r, redirect, http.StatusFound)
+		return
 	}
+	var triggerID string
 	var from, to int64
+	if err == nil {
+		f["project"], data["Projects"] = pick.Name, withChosen(projects, pick.Name)
+		triggerID, err = c.triggerFilter(r.Context(), pick.ID, f["trigger"])
+	}
 	if err == nil {
 		from, err = parseLocal("from", f["from"], zone)
 	}
@@ -423,7 +463,7 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	var list []run.Run
 	var next string
 	if err == nil {
-		list, next, err = c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: projectID, TriggerID: triggerID, State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
+		list, next, err = c.cfg.Runs.RunList(r.Context(), run.ListParams{ProjectID: pick.ID, TriggerID: triggerID, State: run.State(f["state"]), Limit: runsPage, After: q.Get("after"),
 			FromMs: from, ToMs: to})
 	}
 	if err != nil {
@@ -448,24 +488,9 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	c.render(w, r, http.StatusOK, "runs", s, data)
 }
 
-// projectsOffered caps the projects a picker offers: a project past them
-// is still taken when its name is typed (the definitions page) or given
-// in the address (?project=NAME).
-const projectsOffered = 1000
-
-// projectChoices are the names of the projects a picker offers, every
-// project's (those without a trigger too) up to projectsOffered, in name
-// order; none where the server reads no definitions.
-func (c *Console) projectChoices(ctx context.Context) ([]string, error) {
-	if c.cfg.Export == nil {
-		return nil, nil
-	}
-	return c.cfg.Export.ProjectNames(ctx, projectsOffered)
-}
-
-// projectFilter is the project id a filter's project field gives: the
-// named project's, or an id as given ("" for every project).
-func (c *Console) projectFilter(ctx context.Context, v string) (string, error) {
+// projectNamed is the id of the project a trigger filter's project/name
+// names, or the id as given.
+func (c *Console) projectNamed(ctx context.Context, v string) (string, error) {
 	if v == "" || c.cfg.Export == nil || ids.Validate("project", v) == nil {
 		return v, nil
 	}
@@ -488,7 +513,7 @@ func (c *Console) triggerFilter(ctx context.Context, projectID, v string) (strin
 	}
 	project, name, qualified := triggerref.Split(v)
 	if qualified {
-		id, err := c.projectFilter(ctx, project)
+		id, err := c.projectNamed(ctx, project)
 		if err != nil {
 			return "", err
 		}

@@ -30,6 +30,7 @@ const (
 	refusalNoSuchTrigger      qlerror.Reason = "console_no_such_trigger"
 	refusalTriggerAmbiguous   qlerror.Reason = "console_trigger_ambiguous"
 	refusalTriggerElsewhere   qlerror.Reason = "console_trigger_elsewhere"
+	refusalNoProjectID        qlerror.Reason = "console_no_project_id"
 	refusalUnreadableFile     qlerror.Reason = "console_file_unreadable"
 	refusalNotATime           qlerror.Reason = "console_not_a_time"
 	refusalNotAnAttempt       qlerror.Reason = "console_not_an_attempt"
@@ -82,6 +83,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	refusalNoSuchTrigger:             "没有名为“{name}”的触发器（名称区分大小写）；请在“触发器”页面查看触发器的名称。",
 	refusalTriggerAmbiguous:          "多个项目中都有名为“{name}”的触发器（{projects}）；请写成 项目/名称，例如 {example}。",
 	refusalTriggerElsewhere:          "触发器“{trigger}”属于另一个项目，而不是所选的项目；请选择它的项目，或不选项目。",
+	refusalNoProjectID:               "此服务器上没有 ID 为 {id} 的项目（链接可能来自另一台服务器）；请从列表中选择一个项目。",
 	refusalNotAProjectName:           "项目“{name}”不存在：这不是有效的项目名称（只能使用小写字母、数字、'-'、'_' 和 '.'，且须以字母或数字开头和结尾）；请从列表中选择一个项目。",
 	refusalCannotPublish:             "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`，或对能发布定义的服务器使用 --api-url。",
 	refusalUnreadableFile:            "无法读取上传的文件；请重新选择文件，或把内容粘贴到文本框中。",

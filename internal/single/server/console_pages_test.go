@@ -286,6 +286,59 @@ func TestConsoleRunsFilterOffersTheProjectsByName(t *testing.T) {
 	}
 }
 
+// A list page or the definitions page given a project by its id, as older
+// links give it, sends the browser to the same page naming the project by
+// name, its other filters kept: the picker then shows the project chosen
+// and the listing is the project's. An id no project has is refused on
+// the page, in its language.
+func TestAProjectGivenByItsIDIsChosenByName(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	id := site.runNow(t, c, csrf)
+	defer site.cancel(t, c, csrf, id)
+	file := "project: quiet\ntasks:\n  - name: job\n    script: echo hi\n"
+	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply", url.Values{"csrf": {csrf}, "yaml": {file}}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("apply a project without triggers: %d\n%s", resp.StatusCode, page)
+	}
+	for _, tc := range []struct{ path, query, chosen, listed string }{
+		{"/runs", "trigger=" + site.triggerID + "&lang=zh", `<option selected>shop</option>`, id},
+		{"/triggers", "q=night&lang=zh", `<option selected>shop</option>`, `id="trigger-` + site.triggerID + `"`},
+		{"/notifications", "state=dead&lang=en", `<option selected>shop</option>`, `id="notifications"`},
+		{"/definitions", "lang=en", `id="def-project" name="project" list="def-projects" value="shop"`, "name: nightly"},
+	} {
+		resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+tc.path+"?project="+site.projectID+"&"+tc.query, nil)
+		to, err := url.Parse(resp.Header.Get("Location"))
+		if resp.StatusCode != http.StatusFound || err != nil || to.Path != tc.path || to.Query().Get("project") != "shop" {
+			t.Errorf("%s?project=%s: %d to %q; want a redirect to %s naming project shop", tc.path, site.projectID, resp.StatusCode, resp.Header.Get("Location"), tc.path)
+			continue
+		}
+		kept, _ := url.ParseQuery(tc.query)
+		for k := range kept {
+			if to.Query().Get(k) != kept.Get(k) {
+				t.Errorf("%s?project=%s: the redirect to %s drops %s=%s", tc.path, site.projectID, to, k, kept.Get(k))
+			}
+		}
+		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+to.String(), nil)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, tc.chosen) || !strings.Contains(page, tc.listed) {
+			t.Errorf("%s: %d; want project shop chosen (%s) and %s listed:\n%s", to, resp.StatusCode, tc.chosen, tc.listed, page)
+		}
+	}
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers?project=quiet", nil); strings.Contains(page, `id="trigger-`) || !strings.Contains(page, `<option selected>quiet</option>`) {
+		t.Errorf("the triggers of project quiet, which has none: want none listed and quiet chosen:\n%s", page)
+	}
+	nobody := "01900000-0000-7000-8000-000000000000"
+	for lang, want := range map[string]string{"en": "no project here has the id " + nobody, "zh": "此服务器上没有 ID 为 " + nobody + " 的项目"} {
+		for _, path := range []string{"/runs", "/triggers", "/notifications"} {
+			resp, page := httpcall.Form(t, c, http.MethodGet, site.base+path+"?project="+nobody+"&lang="+lang, nil)
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, want) {
+				t.Errorf("%s of a project id no one has, in %s: %d, want 400 saying %q:\n%s", path, lang, resp.StatusCode, want, page)
+			}
+		}
+	}
+}
+
 // Back to editing from a preview returns the text as it was sent, a new
 // project's included.
 func TestConsoleDefinitionsBackToEditingKeepsTheText(t *testing.T) {

@@ -28,6 +28,8 @@ type consoleSite struct {
 	dir       string
 	base      string
 	triggerID string
+	// projectID is the id of the trigger's project, shop.
+	projectID string
 	tokens    map[apitoken.Scope]string
 	// owner is the name of an account of role owner whose password is
 	// ownerPassword.
@@ -80,7 +82,7 @@ func startConsoleSiteConfigured(t testing.TB, cron trigger.Cron, script string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	site := &consoleSite{dir: dir, triggerID: tg.TriggerID, tokens: map[apitoken.Scope]string{}}
+	site := &consoleSite{dir: dir, triggerID: tg.TriggerID, projectID: p.ID, tokens: map[apitoken.Scope]string{}}
 	for _, s := range apitoken.Scopes {
 		secret, _, err := apitoken.Create(t.Context(), b.Store, ids.New(), "console-"+string(s), s, 0)
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 var _ catalog.DefinitionsReader = (*Store)(nil)
@@ -72,4 +74,18 @@ func (s *Store) ProjectNames(ctx context.Context, limit int) ([]string, error) {
 		out = append(out, n)
 	}
 	return out, mapErr(rows.Err(), "list projects")
+}
+
+// ProjectNameOf returns the name of the project with id id, "" when none
+// has it.
+func (s *Store) ProjectNameOf(ctx context.Context, id string) (string, error) {
+	if err := ids.Validate("project id", id); err != nil {
+		return "", qlerror.Wrap(qlerror.Invalid, err, "give a project's id as `ql triggers list -o json` prints it")
+	}
+	var name string
+	err := s.readPool().QueryRowContext(ctx, qProjectNameByID, id).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return name, mapErr(err, "read project "+id)
 }

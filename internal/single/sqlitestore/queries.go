@@ -189,6 +189,7 @@ var (
 	qTasksOfProject    = query("tasks_of_project")
 	qTriggersOfProject = query("triggers_of_project")
 	qProjectNames      = query("project_names")
+	qProjectNameByID   = query("project_name_by_id")
 )
 
 // readQueries are prepared on the read pool once the store is ready
@@ -197,7 +198,7 @@ var (
 var readQueries = []string{
 	qBackupLoggedAttempts,
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
-	qTasksOfProject, qTriggersOfProject, qProjectNames,
+	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,

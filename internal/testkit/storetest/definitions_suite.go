@@ -52,6 +52,25 @@ func testDefinitionsReadWhole(t *testing.T, f Fixture) {
 	}
 }
 
+// A project named in an address by its id (older links) is found by it,
+// and an id no project has finds none.
+func testProjectNameOf(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "small.yaml", []byte(small)))
+	d, err := f.Definitions.ProjectDefinitions(t.Context(), "small", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, err := f.Definitions.ProjectNameOf(t.Context(), d.Project.ID); err != nil || name != "small" {
+		t.Fatalf("the name of project %s: %q, %v; want small", d.Project.ID, name, err)
+	}
+	if name, err := f.Definitions.ProjectNameOf(t.Context(), ids.New()); err != nil || name != "" {
+		t.Fatalf("the name of an id no project has: %q, %v; want none", name, err)
+	}
+	if _, err := f.Definitions.ProjectNameOf(t.Context(), "small"); qlerror.CodeOf(err) != qlerror.Invalid {
+		t.Fatalf("the name of project id \"small\": %v; want invalid", err)
+	}
+}
+
 func testExportUnknownProject(t *testing.T, f Fixture) {
 	_, err := apply.ExportProject(t.Context(), f.Definitions, "nope")
 	if qlerror.CodeOf(err) != qlerror.NotFound || qlerror.ReasonOf(err) != catalog.RefusalProjectMissing || !strings.Contains(err.Error(), "no project yet") {

@@ -18,6 +18,7 @@ func RunDefinitions(t *testing.T, newFixture Factory) {
 		"AnArchivedProjectExportsArchivedWithANote":            testExportArchived,
 		"ATriggerOfAnOlderTaskRevisionIsNoted":                 testExportOlderTask,
 		"AProjectsDefinitionsAreReadWholeInNameOrder":          testDefinitionsReadWhole,
+		"AProjectsNameIsFoundByItsID":                          testProjectNameOf,
 		"AnUnknownProjectsRefusalNamesTheProjectsThere":        testExportUnknownProject,
 		"AnEnabledTriggerOfATaskDisabledSinceIsNotedAsRefused": testExportDisabledTask,
 	}

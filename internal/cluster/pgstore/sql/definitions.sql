@@ -26,3 +26,8 @@ SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.tas
 -- The first $1 project names in name order, for a message naming the
 -- projects that exist.
 SELECT name FROM qinglong.projects ORDER BY name COLLATE "C" LIMIT $1
+
+-- name: ProjectNameByID
+-- The name of the project with an id, for an address naming a project by
+-- its id.
+SELECT name FROM qinglong.projects WHERE id = $1

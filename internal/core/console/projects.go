@@ -1,0 +1,86 @@
+package console
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// projectsOffered caps the projects a picker offers: a project past them
+// is still taken when its name is typed (the definitions page) or given
+// in the address (?project=NAME), and a list page's picker then offers it
+// too.
+const projectsOffered = 1000
+
+// projectChoices are the names of the projects a picker offers, every
+// project's (those without a trigger too) up to projectsOffered, in name
+// order; none where the server reads no definitions.
+func (c *Console) projectChoices(ctx context.Context) ([]string, error) {
+	if c.cfg.Export == nil {
+		return nil, nil
+	}
+	return c.cfg.Export.ProjectNames(ctx, projectsOffered)
+}
+
+// withChosen are a picker's choices with the chosen project's name among
+// them, in name order, so that the picker shows it chosen (and a form sent
+// again keeps it) however far past projectsOffered it sorts.
+func withChosen(choices []string, name string) []string {
+	i, found := slices.BinarySearch(choices, name)
+	if name == "" || found {
+		return choices
+	}
+	return slices.Insert(slices.Clone(choices), i, name)
+}
+
+// projectPick is the project a list page's ?project= names: the id the
+// listing is filtered by and the name its picker shows ("" for every
+// project).
+type projectPick struct{ ID, Name string }
+
+// pickProject reads a list page's ?project=: a project's name, as the
+// picker sends it, or its id, as older links and the API give it. A name
+// is looked up first, so a project named like an id is found by its name.
+// An id is answered with redirect, the page's address naming the project
+// by name instead: the address then reads as the picker writes it, the
+// picker shows the project chosen, and a link that named it by id keeps
+// working. A name or id no project has is refused (Invalid), for the page
+// to say so beside its filters.
+func (c *Console) pickProject(r *http.Request) (pick projectPick, redirect string, err error) {
+	v := r.URL.Query().Get("project")
+	if v == "" || c.cfg.Export == nil {
+		return projectPick{ID: v, Name: v}, "", nil
+	}
+	// The project alone: no task or trigger is read.
+	d, err := c.cfg.Export.ProjectDefinitions(r.Context(), v, 0)
+	if err == nil {
+		return projectPick{ID: d.Project.ID, Name: d.Project.Name}, "", nil
+	}
+	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {
+		return projectPick{}, "", err
+	}
+	if ids.Validate("project", v) != nil {
+		return projectPick{}, "", qlerror.New(qlerror.Invalid, "no project is named %q; choose one of the projects listed", v).Because(refusalNoSuchProject, "name", v)
+	}
+	redirect, err = c.projectAddress(r, v)
+	if err == nil && redirect == "" {
+		err = qlerror.New(qlerror.Invalid, "no project here has the id %s (the link may come from another server); choose one of the projects listed", v).Because(refusalNoProjectID, "id", v)
+	}
+	return projectPick{}, redirect, err
+}
+
+// projectAddress is the request's address with ?project= naming by name
+// the project whose id is id, "" when no project has that id.
+func (c *Console) projectAddress(r *http.Request, id string) (string, error) {
+	name, err := c.cfg.Export.ProjectNameOf(r.Context(), id)
+	if err != nil || name == "" {
+		return "", err
+	}
+	q := r.URL.Query()
+	q.Set("project", name)
+	return r.URL.Path + "?" + q.Encode(), nil
+}
