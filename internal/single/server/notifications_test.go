@@ -323,10 +323,10 @@ func TestTheConsoleListsNotificationsAndRetriesADeadOne(t *testing.T) {
 	if resp, _ := httpcall.Form(t, op, http.MethodPost, s.base+"/notifications/"+id+"/retry", url.Values{"state": {"dead"}}); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("a retry without the CSRF token: %d, want 403", resp.StatusCode)
 	}
-	resp, _ := httpcall.Form(t, op, http.MethodPost, s.base+"/notifications/"+id+"/retry", url.Values{"csrf": {csrf}, "state": {"dead"}, "project": {s.projectID}})
+	resp, _ := httpcall.Form(t, op, http.MethodPost, s.base+"/notifications/"+id+"/retry", url.Values{"csrf": {csrf}, "state": {"dead"}, "project": {"told"}})
 	back, err := url.Parse(resp.Header.Get("Location"))
 	if resp.StatusCode != http.StatusSeeOther || err != nil || back.Path != "/notifications" || back.Query().Get("retried") != id ||
-		back.Query().Get("state") != "dead" || back.Query().Get("project") != s.projectID {
+		back.Query().Get("state") != "dead" || back.Query().Get("project") != "told" {
 		t.Fatalf("retry: %d to %q; want 303 back to the filtered list naming the retried notification", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	if after := get(op, back.String()); !strings.Contains(after, `id="retried"`) || !strings.Contains(after, "Notification "+id+" is pending again") ||
