@@ -363,18 +363,9 @@ func (l liveReaders) TriggerPause(ctx context.Context, r schedule.PauseRequest) 
 	return rt.TriggerPause(ctx, r)
 }
 
-// ReadAttemptLog reads an attempt's output through the live activation,
-// for the console's log tail.
-func (l liveReaders) ReadAttemptLog(ctx context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
-	rt, err := l.runtime()
-	if err != nil {
-		return offset, false, err
-	}
-	return rt.ReadAttemptLog(ctx, attemptID, offset, w)
-}
-
 // ReadAttemptLogUpTo reads at most max bytes of an attempt's output
-// through the live activation, for the API's log route.
+// through the live activation, for the API's log route and the console's
+// log.
 func (l liveReaders) ReadAttemptLogUpTo(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error) {
 	rt, err := l.runtime()
 	if err != nil {

@@ -135,7 +135,7 @@ func (r *replica) listen() error {
 	}
 	cfg.Console = console.New(console.Config{Runs: cfg.Runs, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Pauser: cfg.Pauser, Users: live, Monitor: live.Monitor, Workers: live.Workers, Replicas: live.Replicas, Cancel: cfg.Cancel, Manual: cfg.Manual, Notifications: cfg.Notifications,
-		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: live.ReadAttemptLog})
+		Export: cfg.Export, Secure: r.s.HTTPTLS != nil, Log: r.log, ReadLog: cfg.ReadLog})
 	api := httpapi.NewHandler(cfg)
 	r.api.Store(api)
 	r.http, err = httpserve.ListenWith(r.s.HTTPAddr, api, httpserve.Options{TLS: r.s.HTTPTLS, ErrorLog: httpapi.ConnectionErrorLog(r.log)})

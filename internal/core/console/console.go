@@ -83,9 +83,10 @@ type Config struct {
 	// where the commands run elsewhere (a cluster's workers hold their
 	// own secrets), and the page then notes nothing of secrets.
 	MissingSecrets func(refs []string) ([]string, error)
-	// ReadLog copies an attempt's output from offset on to w; nil where
-	// the server cannot read logs (the page then shows none).
-	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
+	// ReadLog copies at most max bytes (max > 0) of an attempt's output
+	// from offset on to w, as the API's does; nil where the server cannot
+	// read logs (the page then shows none).
+	ReadLog func(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (next int64, truncated bool, err error)
 	// Monitor reads the due, unclaimed schedule rows for the overview's
 	// backlog (bounded by limit); nil hides it.
 	Monitor func(ctx context.Context, limit int) (schedule.MonitorSnapshot, error)

@@ -14,6 +14,15 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
+// logWholeEN and logWholeZH say how to read an attempt's whole log, of
+// which its Run's page shows a part: the run's id is the sentence's
+// second value, the attempt's number its third and the database flags
+// its fourth.
+const (
+	logWholeEN = "To read all of it: `ql runs logs %[2]s --attempt %[3]d%[4]s`, or GET /api/v1/runs/%[2]s/log?attempt=%[3]d with an API token."
+	logWholeZH = "查看全部输出：`ql runs logs %[2]s --attempt %[3]d%[4]s`，或用 API 令牌请求 GET /api/v1/runs/%[2]s/log?attempt=%[3]d。"
+)
+
 // messages are the console's words in English and Simplified Chinese.
 //
 //nolint:gosec // G101: the word "token" in labels, not a credential
@@ -28,6 +37,9 @@ var messages = map[string]map[string]string{
 		"runnow": "Run now", "ledger": "Timeline", "passed": "passed over", "scheduled": "Scheduled", "created": "Created",
 		"any": "any", "filter": "Filter", "more": "Next page", "none": "Nothing here.", "attempts": "Attempts", "events": "Events",
 		"exit": "Exit code", "cancel": "Cancel run", "log": "Output", "live": "live", "attempt": "attempt", "log.latest": "Follow the latest attempt", "log.of": "Show the output of attempt", "signedin": "Signed in as",
+		"log.omitted": "Only the end of this attempt's output is shown: its first %[1]d bytes are left out. " + logWholeEN,
+		"log.more":    "The output goes on past what is shown here. " + logWholeEN,
+		"log.removed": "Log retention removed this attempt's output (it held %d bytes).", "log.none": "No output.",
 		"disabled": "disabled", "ended": "ended", "duration": "Duration", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
 		"enable": "Enable", "disable": "Disable",
 		"definitions": "Definitions", "def.show": "Show", "def.edit": "Definitions file (YAML, as for ql apply)", "def.upload": "or upload a file",
@@ -147,6 +159,9 @@ var messages = map[string]map[string]string{
 		"runnow": "立即运行", "ledger": "时间线", "passed": "已跳过", "scheduled": "计划时间", "created": "创建时间",
 		"any": "全部", "filter": "筛选", "more": "下一页", "none": "暂无内容。", "attempts": "尝试", "events": "事件",
 		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "实时", "attempt": "尝试", "log.latest": "跟随最新一次尝试", "log.of": "查看输出：尝试", "signedin": "已登录：",
+		"log.omitted": "这里只显示该尝试输出的末尾：前面的 %[1]d 字节未显示。" + logWholeZH,
+		"log.more":    "输出在这里显示的内容之后还有更多。" + logWholeZH,
+		"log.removed": "日志保留策略已删除该尝试的输出（它有 %d 字节）。", "log.none": "没有输出。",
 		"disabled": "已停用", "ended": "已结束", "duration": "耗时", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"definitions": "定义", "def.show": "显示", "def.edit": "定义文件（YAML，与 ql apply 相同）", "def.upload": "或上传文件",

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -199,7 +198,7 @@ func (c *Console) resumeAt(ctx context.Context, d run.Detail, number int64, last
 	if off > 0 {
 		// The byte before the offset was sent, so the log holds it.
 		var held byteCount
-		_, _, err := c.cfg.ReadLog(ctx, a.ID, off-1, &held)
+		_, _, err := c.cfg.ReadLog(ctx, a.ID, off-1, 1, &held)
 		if qlerror.Is(err, qlerror.NotFound) || (err == nil && held == 0) {
 			return logPos{}, bad
 		}
@@ -218,44 +217,45 @@ func (b *byteCount) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// sendLog sends the attempt's output from pos on as one event and moves
-// pos past what it sent. Unless final (the attempt's log is complete), a
-// UTF-8 sequence cut at the end of what the log holds so far is kept back
-// for the next read, which completes it: sent alone, each half would show
-// as a replacement character.
-func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, pos *logPos, final bool) (int64, error) {
-	var buf bytes.Buffer
-	_, _, err := c.cfg.ReadLog(ctx, pos.attemptID, pos.offset, &buf)
-	if qlerror.Is(err, qlerror.NotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	text := buf.Bytes()
-	if !final {
-		text = text[:len(text)-cutRune(text)]
-	}
-	if len(text) == 0 {
-		return 0, nil
-	}
-	pos.offset += int64(len(text))
-	b, _ := json.Marshal(strings.ToValidUTF8(string(text), "\uFFFD"))             // a string always marshals
-	_, err = fmt.Fprintf(w, "id: %s\nevent: log\ndata: %s\n\n", pos.eventID(), b) //nolint:gosec // G705: a text/event-stream of two parsed numbers and a JSON string, never read as HTML
-	return int64(len(text)), err
-}
+// logEventMax bounds one read of a log stream, and so the "log" event it
+// sends: a stream catching up with a long log reads it a piece at a time
+// rather than holding the rest of it in memory at once.
+const logEventMax = 1 << 20
 
-// cutRune is the length of the UTF-8 sequence b ends in the middle of (at
-// most utf8.UTFMax-1 bytes), 0 when b ends on a whole character or on
-// bytes no more input could make valid.
-func cutRune(b []byte) int {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-(utf8.UTFMax-1); i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				return len(b) - i
+// sendLog sends the attempt's output from pos on, one event per piece of at
+// most logEventMax bytes, and moves pos past what it sent. Unless final
+// (the attempt's log is complete), what the log holds so far may end in
+// the middle of a UTF-8 sequence or of a CR LF: that is kept back for the
+// next read, which completes it (sent alone, each half of a character
+// would show as a replacement character, and a CR as a line of its own).
+func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, pos *logPos, final bool) (int64, error) {
+	sent := int64(0)
+	for {
+		var buf bytes.Buffer
+		_, _, err := c.cfg.ReadLog(ctx, pos.attemptID, pos.offset, logEventMax, &buf)
+		if qlerror.Is(err, qlerror.NotFound) {
+			return sent, nil
+		}
+		if err != nil {
+			return sent, err
+		}
+		text := buf.Bytes()
+		// A whole piece is followed by more, which completes its end.
+		full := len(text) == logEventMax
+		if !final || full {
+			text = text[:len(text)-heldBack(text)]
+		}
+		if len(text) > 0 {
+			pos.offset += int64(len(text))
+			b, _ := json.Marshal(logText(text))                                           // a string always marshals
+			_, err = fmt.Fprintf(w, "id: %s\nevent: log\ndata: %s\n\n", pos.eventID(), b) //nolint:gosec // G705: a text/event-stream of two parsed numbers and a JSON string, never read as HTML
+			if err != nil {
+				return sent, err
 			}
-			return 0
+			sent += int64(len(text))
+		}
+		if !full {
+			return sent, nil
 		}
 	}
-	return 0
 }

@@ -567,9 +567,21 @@ func (c *Console) runDetail(w http.ResponseWriter, r *http.Request, s *session) 
 		shown = &a
 	}
 	ended := d.Run.State.Terminal() || d.Run.State == run.Lost
-	c.render(w, r, http.StatusOK, "run", s, map[string]any{"D": d, "Ended": ended, "CanCancel": !ended && c.cfg.Cancel != nil, "HasLog": c.cfg.ReadLog != nil,
-		"Shown": shown, "LogDone": ended || (shown != nil && (shown.State.Terminal() || shown.ID != d.Attempts[len(d.Attempts)-1].ID)),
-		"CanRerun": c.canRerun(d.Run.State), "Request": randomID()})
+	done := ended || (shown != nil && (shown.State.Terminal() || shown.ID != d.Attempts[len(d.Attempts)-1].ID))
+	data := map[string]any{"D": d, "Ended": ended, "CanCancel": !ended && c.cfg.Cancel != nil, "HasLog": c.cfg.ReadLog != nil,
+		"Shown": shown, "LogDone": done, "CanRerun": c.canRerun(d.Run.State), "Request": randomID()}
+	// An ended attempt's output is on the page itself; the script follows
+	// only a log that still grows.
+	if c.cfg.ReadLog != nil && done {
+		if shown == nil && len(d.Attempts) > 0 {
+			shown = &d.Attempts[len(d.Attempts)-1]
+		}
+		if data["Log"], err = c.endedLog(r.Context(), shown); err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+	}
+	c.render(w, r, http.StatusOK, "run", s, data)
 }
 
 func (c *Console) cancel(w http.ResponseWriter, r *http.Request, s *session) {

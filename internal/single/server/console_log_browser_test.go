@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/browsertest"
 )
 
@@ -65,4 +67,36 @@ func TestConsoleLiveLogInABrowserShowsEachLineOnceAcrossReconnects(t *testing.T)
 		t.Fatalf("across %d reconnects the page showed %q; want each line once, in order", resumed.Load(), shown)
 	}
 	browsertest.Step(t, ctx, "cancel the run", chromedp.Click(chromedp.ID("cancel")), browsertest.WaitText("#run-state", "cancelled"))
+}
+
+// In a real browser, an ended Run's page shows its output as the server
+// sent it, with scripts on (the script follows no stream for it, so no
+// byte shows twice, however long the page stays open) and with scripts
+// off; a running Run's page, with scripts on, follows its output live.
+func TestAnEndedRunsOutputShowsOnceInABrowserWithOrWithoutScripts(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startConsoleSiteRunning(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
+		`echo 'first <line>'; sleep 2; printf 'second & \033[1mlast\033[0m\n'`)
+	const want = "first <line>\nsecond & ␛[1mlast␛[0m\n"
+	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(site.base+"/signin?lang=en"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Operate]),
+		chromedp.Click(chromedp.ID("signin")),
+		browsertest.WaitText("main h1", "Overview"))
+	browsertest.Step(t, ctx, "run now and watch the output arrive live", chromedp.Navigate(site.base+"/triggers/"+site.triggerID),
+		chromedp.WaitVisible(chromedp.ID("runnow")),
+		chromedp.Click(chromedp.ID("runnow")),
+		browsertest.WaitText("#log", "first <line>\n"))
+	if shown := browsertest.Value(t, ctx, chromedp.Text(chromedp.ID("log"))); strings.Contains(shown, "second") {
+		t.Fatalf("the live log showed %q before the command wrote its second line", shown)
+	}
+	browsertest.Step(t, ctx, "see the Run end", browsertest.WaitText("#run-state", "succeeded"), browsertest.WaitText("#log", "last"))
+	runURL := browsertest.Value(t, ctx, chromedp.Location())
+	for _, scripts := range []bool{true, false} {
+		browsertest.Step(t, ctx, fmt.Sprintf("open the ended Run's page, scripts on: %t", scripts), browsertest.Scripts(scripts),
+			chromedp.Navigate(runURL), chromedp.WaitVisible(chromedp.ID("log")), chromedp.Sleep(1500*time.Millisecond))
+		if shown := browsertest.Value(t, ctx, chromedp.Text(chromedp.ID("log"))); shown != want {
+			t.Errorf("scripts on: %t: the ended Run's page shows %q; want %q, once", scripts, shown, want)
+		}
+	}
 }

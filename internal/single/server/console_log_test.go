@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // sseEvent is one server-sent event of a run's log stream.
@@ -43,6 +45,8 @@ func (s *consoleSite) logStream(t *testing.T, c *http.Client, path, lastID strin
 	go func() {
 		defer close(events)
 		sc := bufio.NewScanner(resp.Body)
+		// An event carries up to 1 MiB of output, more as JSON.
+		sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
 		var e sseEvent
 		for sc.Scan() {
 			field, value, _ := strings.Cut(sc.Text(), ": ")
@@ -190,5 +194,58 @@ func TestConsoleLogStreamKeepsAUTF8CharacterSplitAcrossReadsWhole(t *testing.T) 
 	}
 	if strings.Join(shown, "") != "A中B\n" || len(shown) < 2 {
 		t.Fatalf("the live log showed %q; want \"A中B\\n\" in at least two events (the command paused mid-character)", shown)
+	}
+}
+
+// The live log shows a command's output as the page of its ended Run
+// does: a CR LF written in two pieces, with a pause between them, is one
+// line's end, not two, and a control character shows as its symbol on
+// both.
+func TestTheLiveLogShowsTheOutputAsTheEndedRunsPageDoes(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSiteRunning(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
+		`printf 'A\r'; sleep 2; printf '\nB\033[0m\n'`)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	_, events := site.logStream(t, c, "/runs/"+id+"/log", "")
+	var shown []string
+	for e := next(t, events); e.name != "end"; e = next(t, events) {
+		shown = append(shown, text(t, e))
+	}
+	const want = "A\nB␛[0m\n"
+	if strings.Join(shown, "") != want || len(shown) < 2 {
+		t.Fatalf("the live log showed %q; want %q in at least two events (the command paused mid-line-end)", shown, want)
+	}
+	waitFor(t, "the Run to end", 10*time.Second, func() bool {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
+		m := logPre.FindStringSubmatch(page)
+		return m != nil && html.UnescapeString(m[2]) == want
+	})
+}
+
+// A stream catching up with a long log sends it in pieces of at most
+// 1 MiB, each event's id the offset its piece reaches, so no stream holds a
+// long log in memory at once; the pieces make the whole output.
+func TestALogStreamSendsALongLogInPiecesOfAtMostAMiB(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
+		`yes 'a line of output' | head -c 2500000`, func(cfg *Config) { cfg.LogCapBytes = 4 << 20 })
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.endedRun(t, c, csrf)
+	_, events := site.logStream(t, c, "/runs/"+id+"/log", "")
+	var whole strings.Builder
+	pieces := 0
+	for e := next(t, events); e.name != "end"; e = next(t, events) {
+		s := text(t, e)
+		whole.WriteString(s)
+		pieces++
+		if len(s) > 1<<20 || e.id != "1:"+strconv.Itoa(whole.Len()) {
+			t.Fatalf("piece %d holds %d bytes with id %q; want at most 1 MiB, its id 1:%d", pieces, len(s), e.id, whole.Len())
+		}
+	}
+	if want := strings.Repeat("a line of output\n", 2500000/17+1)[:2500000]; whole.String() != want || pieces != 3 {
+		t.Fatalf("the stream sent %d bytes in %d pieces; want the 2500000 bytes of output in 3", whole.Len(), pieces)
 	}
 }

@@ -62,11 +62,7 @@ func (s *Server) listen() error {
 		Users: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
 		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications,
 		MissingSecrets: cfg.MissingSecrets, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: tlsCfg != nil, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
-		RequestTimeout: s.cfg.RequestTimeout,
-		ReadLog: func(_ context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
-			next, err := executor.ReadLogFrom(s.layout.Logs, attemptID, offset, w)
-			return next, false, err
-		}})
+		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog})
 	api := httpapi.NewHandler(cfg)
 	srv, err := httpserve.ListenWith(s.cfg.HTTPAddr, api, httpserve.Options{TLS: tlsCfg, ErrorLog: httpapi.ConnectionErrorLog(s.cfg.Logger)})
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -78,6 +80,16 @@ func Value[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// Scripts turns the page's scripts on or off, from the next page loaded on:
+// a test sees what a browser without JavaScript (or before its script has
+// run) is shown.
+func Scripts(on bool) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !on})
+		return err
+	})
 }
 
 // WaitText waits until the element sel's text contains want. A read that

@@ -17,10 +17,11 @@
 
 // Live log tail: the run page's <pre data-stream> follows the run's
 // output over server-sent events and reloads the page when the run ends,
-// so its state, attempts and exit code show.
+// so its state, attempts and exit code show. An ended attempt's output is
+// on the page already, in a <pre> with no stream to follow.
 (function () {
   var pre = document.getElementById("log");
-  if (!pre || !window.EventSource) { return; }
+  if (!pre || !pre.hasAttribute("data-stream") || !window.EventSource) { return; }
   var es = new EventSource(pre.getAttribute("data-stream"));
   es.addEventListener("log", function (e) {
     pre.textContent += JSON.parse(e.data);
