@@ -92,6 +92,16 @@ func Scripts(on bool) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// TimeZone sets the zone the browser is in (the zone its Intl API
+// reports), as its operating system would: a test can move the browser to
+// another zone between two pages.
+func TimeZone(zone string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: zone})
+		return err
+	})
+}
+
 // WaitText waits until the element sel's text contains want. A read that
 // fails because the page is being replaced (a form's redirect) is tried
 // again.

@@ -2,11 +2,14 @@
 // which this sets from the browser; the first page rendered without it is
 // loaded once more. The zone the page is shown in is kept in ql_tz_prev,
 // which the server keeps to should it not know the browser's zone (it
-// then says so on every page, and this does not set that zone again).
+// then says so on every page, and this does not set that zone again). A
+// page whose address asks for a zone (?tz=) is shown in that one, which
+// is not the viewer's: it changes neither cookie.
 (function () {
   var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
   var shown = document.body.getAttribute("data-tz");
   if (!zone || shown === zone || document.body.getAttribute("data-tz-refused") === zone) { return; }
+  if (window.URLSearchParams && new URLSearchParams(window.location.search).has("tz")) { return; }
   if (shown) { document.cookie = "ql_tz_prev=" + shown + "; path=/; max-age=31536000; SameSite=Strict"; }
   document.cookie = "ql_tz=" + zone + "; path=/; max-age=31536000; SameSite=Strict";
   if (window.sessionStorage && sessionStorage.getItem("ql_tz") !== zone) {
