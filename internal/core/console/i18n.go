@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/validate"
@@ -80,6 +81,10 @@ var messages = map[string]map[string]string{
 		"run": "Run", "yourtime": "Your time", "allruns": "All its runs",
 		"ledger.more":    "Only its newest %d ledger entries of occurrences passed over are shown; older ones exist. `ql triggers show %s --ledger %d%s` lists the whole ledger.",
 		"nofires.paused": "none while paused", "nofires.disabled": "none while disabled",
+		"nofires.zone": "none: this server does not know its time zone", "nofires.cron": "none: this server cannot read its schedule",
+		"zone.trigger": "This server does not know the trigger's time zone “%s”: the zone database of its host lacks it (a server with a newer one published the trigger). " +
+			"This server cannot work out the trigger's occurrences, so its scheduler cannot decide them, and the trigger's times show in UTC here. " +
+			"Install a newer zone database on that host (the tzdata package), or a newer release of this server, whose own copy it falls back on.",
 		"pause.off": "Pause and resume are not offered while the trigger is disabled or its project is archived: nothing of it runs. A pause it has stays in force once it is enabled again or its project is made active; resume it then.",
 		"audit":     "Pause, resume, enable and disable", "audit.when": "When", "audit.action": "Action", "audit.by": "By",
 		"audit.more":       "Only its newest %d audit records are shown; older ones exist (the table trigger_schedule_audit keeps them all).",
@@ -202,6 +207,10 @@ var messages = map[string]map[string]string{
 		"run": "运行", "yourtime": "你的时间", "allruns": "它的全部运行",
 		"ledger.more":    "这里只显示已跳过记录中最新的 %d 条，还有更早的记录。用 `ql triggers show %s --ledger %d%s` 查看全部记录。",
 		"nofires.paused": "暂停期间没有", "nofires.disabled": "停用期间没有",
+		"nofires.zone": "无：此服务器不认识它的时区", "nofires.cron": "无：此服务器无法解析它的计划",
+		"zone.trigger": "此服务器不认识该触发器的时区“%s”：服务器主机的时区数据库中没有这个时区（触发器由时区数据库较新的服务器发布）。" +
+			"此服务器无法算出该触发器的发生时刻，因此调度无法处理它，它的时间在这里按 UTC 显示。" +
+			"请在该主机上安装较新的时区数据库（tzdata 软件包），或较新版本的服务器（它自带的时区数据在主机缺少时区时使用）。",
 		"pause.off": "触发器停用或其项目归档期间不提供暂停与恢复：它的任何运行都不会进行。已有的暂停在它重新启用或其项目恢复为活动状态后仍然有效；届时再恢复它。",
 		"audit":     "暂停、恢复、启用与停用记录", "audit.when": "时间", "audit.action": "操作", "audit.by": "操作者",
 		"audit.more":       "这里只显示最新的 %d 条审计记录，还有更早的记录（trigger_schedule_audit 表保存全部记录）。",
@@ -380,7 +389,8 @@ func triggerState(l string, t schedule.TriggerStatus) string {
 
 // firesWhy is the key suffix of the fires list's empty text for a
 // trigger: none fire while its project is archived, while it is disabled
-// or paused, or once it ended.
+// or paused, while this server cannot read its stored schedule (its zone,
+// which the zone database here lacks, or its cron), or once it ended.
 func firesWhy(t schedule.TriggerStatus) string {
 	switch {
 	case t.Archived:
@@ -389,6 +399,22 @@ func firesWhy(t schedule.TriggerStatus) string {
 		return ".disabled"
 	case t.Paused:
 		return ".paused"
+	}
+	if storedZoneUnknown(t) != "" {
+		return ".zone"
+	}
+	if _, err := cron.Parse(t.Cron.Expression, t.Cron.Timezone); err != nil {
+		return ".cron"
+	}
+	return ""
+}
+
+// storedZoneUnknown is t's zone when this server does not know it (the
+// zone database of its host lacks it: a server with a newer one published
+// the trigger), else "".
+func storedZoneUnknown(t schedule.TriggerStatus) string {
+	if cron.CheckTimezone(t.Cron.Timezone) != nil {
+		return t.Cron.Timezone
 	}
 	return ""
 }

@@ -375,7 +375,7 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
-		"Fires": upcoming(d.TriggerStatus, d.NowMs), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,
+		"Fires": upcoming(d.TriggerStatus, d.NowMs), "ZoneUnknown": storedZoneUnknown(d.TriggerStatus), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,
 		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown, "AuditMore": auditMore, "Backfill": newBackfillForm(r, s, d.TriggerStatus, d.NowMs)})
 }
 

@@ -88,7 +88,7 @@ func BackfillPlan(tk Ticket, r BackfillRequest, nowMs int64) ([]int64, BackfillR
 	}
 	occ, more, err := BackfillOccurrences(tk, r.FromMs, r.ToMs, limit)
 	if err != nil {
-		return nil, BackfillResult{}, qlerror.Wrap(qlerror.FailedPrecondition, err, "trigger %s: its cron no longer parses; republish the trigger", r.TriggerID).Because(RefusalCronUnparsable)
+		return nil, BackfillResult{}, storedCronRefusal(r.TriggerID, err)
 	}
 	out := BackfillResult{Occurrences: len(occ), Truncated: more}
 	if len(occ) > 0 {

@@ -170,3 +170,45 @@ func TestTheDefaultBackfillWindowHoldsAtMostTheCap(t *testing.T) {
 		}
 	}
 }
+
+// A trigger's stored zone that the zone database of this server's host
+// lacks (a server with a newer one published it) refuses what needs its
+// occurrences — a backfill, a publish over it, its project's reactivation —
+// naming the zone and saying to update that database, with a reason and
+// the zone for the console to say it in the page's language; a stored cron
+// this server does not read otherwise says to republish the trigger.
+func TestAStoredZoneThisServerDoesNotKnowIsRefusedNamingIt(t *testing.T) {
+	const created = 1_767_225_600_000 // 2026-01-01T00:00:00Z
+	for _, c := range []struct {
+		cron   trigger.Cron
+		reason qlerror.Reason
+		says   []string
+	}{
+		{trigger.Cron{Expression: "* * * * *", Timezone: "Mars/Olympus", MisfirePolicy: trigger.FireOnce}, RefusalTriggerZoneUnknown,
+			[]string{`trigger t: this server does not know its time zone "Mars/Olympus"`, "install a newer zone database on that host (the tzdata package), or a newer release of this server"}},
+		{trigger.Cron{Expression: "* * * * * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}, RefusalCronUnparsable,
+			[]string{"trigger t: its cron no longer parses; republish the trigger"}},
+	} {
+		s := Superseded{Revision: 1, Enabled: true, Cron: c.cron, CreatedAtMs: created}
+		_, _, backfill := BackfillPlan(Ticket{Snapshot: Snapshot{TriggerID: "t", TriggerCreatedAtMs: created, Cron: c.cron}},
+			BackfillRequest{TriggerID: "t", FromMs: created, ToMs: created + 60_000}, created+time.Hour.Milliseconds())
+		_, publish := PassedAtPublish("t", s, created+time.Hour.Milliseconds())
+		_, reactivate := PassedAtReactivation("t", s, created+time.Hour.Milliseconds())
+		for what, err := range map[string]error{"backfill": backfill, "publish": publish, "reactivation": reactivate} {
+			if !qlerror.Is(err, qlerror.FailedPrecondition) || qlerror.ReasonOf(err) != c.reason {
+				t.Fatalf("%s of a trigger of %+v: %v (reason %q); want failed_precondition because %s", what, c.cron, err, qlerror.ReasonOf(err), c.reason)
+			}
+			if c.reason == RefusalTriggerZoneUnknown && qlerror.ParamsOf(err)["zone"] != "Mars/Olympus" {
+				t.Errorf("%s: the refusal's params %v do not name the zone", what, qlerror.ParamsOf(err))
+			}
+			for _, w := range c.says {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: %q lacks %q", what, err, w)
+				}
+			}
+			if c.reason == RefusalTriggerZoneUnknown && strings.Contains(err.Error(), "give an IANA zone name") {
+				t.Errorf("%s: %q tells the user to write another zone, which does not mend a zone valid where it was published", what, err)
+			}
+		}
+	}
+}

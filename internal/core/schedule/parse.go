@@ -1,10 +1,47 @@
 package schedule
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/qinglong/qinglong/internal/core/cron"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
+
+// RefusalTriggerZoneUnknown: a trigger's stored zone is one the zone
+// database of this server's host lacks (a server with a newer one
+// published it), so its occurrences cannot be worked out here: zone.
+const RefusalTriggerZoneUnknown qlerror.Reason = "trigger_zone_unknown"
+
+// CheckStoredCron is nil when this server reads trigger triggerID's stored
+// cron c, else its refusal (storedCronRefusal): for a caller about to act
+// on the trigger, whose own checks would take a stored zone that the zone
+// database here lacks for a mistake to write otherwise.
+func CheckStoredCron(triggerID string, c trigger.Cron) error {
+	if _, err := cron.Parse(c.Expression, c.Timezone); err != nil {
+		return storedCronRefusal(triggerID, err)
+	}
+	return nil
+}
+
+// storedCronRefusal is the refusal of what needs the occurrences of trigger
+// triggerID when its stored cron does not parse here (err, cron.Parse's):
+// the store validated it when it was published, so either the zone
+// database of this server's host lacks its zone (RefusalTriggerZoneUnknown,
+// which a newer zone database mends) or the stored cron is not one this
+// server reads (RefusalCronUnparsable, which a republish mends).
+func storedCronRefusal(triggerID string, err error) error {
+	if pe := (*cron.ParseError)(nil); errors.As(err, &pe) && pe.Part == "timezone" {
+		// The parser's own advice, to write another zone, is not what
+		// mends a zone that was valid where it was published.
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s: this server does not know its time zone %q: the zone database of its host lacks it "+
+			"(a server with a newer one published the trigger), so its occurrences cannot be worked out here; install a newer zone database on that host (the tzdata package), "+
+			"or a newer release of this server, whose own copy it falls back on, and try again",
+			triggerID, pe.Input).Because(RefusalTriggerZoneUnknown, "zone", pe.Input)
+	}
+	return qlerror.Wrap(qlerror.FailedPrecondition, err, "trigger %s: its cron no longer parses; republish the trigger", triggerID).Because(RefusalCronUnparsable)
+}
 
 // parseTicket parses the ticket's cron. A burst decides and then verifies
 // thousands of tickets that share a handful of expressions, and parsing

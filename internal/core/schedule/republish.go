@@ -30,11 +30,13 @@ type Superseded struct {
 // cursor past them: as disabled when that revision was disabled, as
 // paused inside the row's pause, and as republished otherwise. Nothing is
 // caught up: a Run for an occurrence of a revision that no longer exists
-// would run what the user just replaced.
-func PassedAtPublish(s Superseded, publishAtMs int64) ([]Passed, error) {
+// would run what the user just replaced. A stored cron that does not parse
+// here (triggerID's) refuses the publish: its occurrences could not be
+// recorded.
+func PassedAtPublish(triggerID string, s Superseded, publishAtMs int64) ([]Passed, error) {
 	sched, err := cron.Parse(s.Cron.Expression, s.Cron.Timezone)
 	if err != nil {
-		return nil, err
+		return nil, storedCronRefusal(triggerID, err)
 	}
 	from := max(s.CreatedAtMs, s.Cron.StartAtMs)
 	if s.CursorMs != nil {

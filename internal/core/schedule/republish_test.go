@@ -47,7 +47,7 @@ func TestAPublishOwesTheReplacedRevisionItsUndecidedOccurrences(t *testing.T) {
 		},
 	}
 	for name, c := range cases {
-		got, err := PassedAtPublish(c.s, publish)
+		got, err := PassedAtPublish("trigger", c.s, publish)
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("%s: got %+v (%v), want %+v", name, got, err, c.want)
 		}

@@ -1,13 +1,17 @@
 package server
 
 import (
+	"database/sql"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
@@ -98,6 +102,95 @@ func TestAZoneTheServerDoesNotKnowIsNamedAndThePreviousZoneKept(t *testing.T) {
 		}
 		if !strings.Contains(page, `data-tz="`+strings.TrimPrefix(tc.zone, "UTC")+`"`) || !strings.Contains(page, " "+tc.zone+"</p>") {
 			t.Errorf("%s: the times are not shown in %s:\n%s", tc.name, tc.zone, page)
+		}
+	}
+}
+
+// storeUnknownZone gives the site's trigger a stored zone this server does
+// not know, as a server whose zone database has it would have published
+// it: the revision names the zone, with the digest that server computes.
+// Revisions are immutable, so the store's guard is lifted for the edit and
+// put back. The site's trigger sets no time policy.
+func (s *consoleSite) storeUnknownZone(t *testing.T, zone string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", LayoutOf(s.dir).DB+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var projectID, triggerID, taskID, taskDigest, name, expression, misfire, guard, guardSQL string
+	var taskRevision int64
+	var enabled bool
+	if err := db.QueryRow(`SELECT project_id, trigger_id, task_id, task_revision, task_content_digest, name, enabled, expression, misfire_policy FROM trigger_revisions`).
+		Scan(&projectID, &triggerID, &taskID, &taskRevision, &taskDigest, &name, &enabled, &expression, &misfire); err != nil {
+		t.Fatal(err)
+	}
+	spec := trigger.Spec{Name: name, Enabled: enabled, Cron: trigger.Cron{Expression: expression, Timezone: zone, MisfirePolicy: trigger.MisfirePolicy(misfire)}}
+	if err := db.QueryRow(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'trigger_revisions' AND sql LIKE '%BEFORE UPDATE%'`).Scan(&guard, &guardSQL); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TRIGGER ` + guard, `UPDATE trigger_revisions SET timezone = ?, content_digest = ?`, guardSQL} {
+		args := []any{}
+		if strings.HasPrefix(q, "UPDATE") {
+			args = []any{zone, trigger.ContentDigest(projectID, triggerID, taskID, taskRevision, taskDigest, spec)}
+		}
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// A trigger whose stored zone the zone database of this server's host
+// lacks (a server with a newer one published it) is said so on every page
+// that needs its zone, in the page's language, never as a trigger that
+// has ended, a mistake to write otherwise or an internal error: its
+// pages, a backfill, a disable, and an apply over it.
+func TestATriggersZoneThisServerDoesNotKnowIsSaidInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	site.storeUnknownZone(t, "Mars/Olympus")
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions?project=shop", nil)
+	m := regexp.MustCompile(`(?s)<textarea id="def-yaml" name="yaml"[^>]*>(.*?)</textarea>`).FindStringSubmatch(page)
+	if m == nil || !strings.Contains(m[1], "timezone: Mars/Olympus") {
+		t.Fatalf("the project's definitions do not show the stored zone:\n%s", page)
+	}
+	republished := strings.Replace(html.UnescapeString(m[1]), "Mars/Olympus", "UTC", 1)
+	trig := site.base + "/triggers/" + site.triggerID
+	for _, tc := range []struct {
+		lang                             string
+		fires, page, refusal, afterMatch string
+	}{
+		{"en", "none: this server does not know its time zone",
+			"This server does not know the trigger&#39;s time zone “Mars/Olympus”: the zone database of its host lacks it",
+			"this server does not know its time zone &#34;Mars/Olympus&#34;: the zone database of its host lacks it", "install a newer zone database on that host (the tzdata package), or a newer release of this server"},
+		{"zh", "无：此服务器不认识它的时区",
+			"此服务器不认识该触发器的时区“Mars/Olympus”：服务器主机的时区数据库中没有这个时区",
+			"此服务器不认识该触发器的时区“Mars/Olympus”：服务器主机的时区数据库中没有这个时区", "请在该主机上安装较新的时区数据库（tzdata 软件包），或较新版本的服务器"},
+	} {
+		for _, p := range []string{"/triggers", trig} {
+			if _, page := httpcall.Form(t, c, http.MethodGet, site.base+strings.TrimPrefix(p, site.base)+"?lang="+tc.lang, nil); !strings.Contains(page, tc.fires) || strings.Contains(page, map[string]string{"en": "has ended", "zh": "已结束"}[tc.lang]) {
+				t.Errorf("%s in %s: the next fires do not say %q, or say the trigger ended:\n%s", p, tc.lang, tc.fires, page)
+			}
+		}
+		if _, page := httpcall.Form(t, c, http.MethodGet, trig+"?lang="+tc.lang, nil); !strings.Contains(page, `id="trigger-zone-unknown"`) || !strings.Contains(page, tc.page) ||
+			!strings.Contains(page, `<dd id="next-fire">—</dd>`) {
+			t.Errorf("the trigger's page in %s does not say %q, or shows a next fire:\n%s", tc.lang, tc.page, page)
+		}
+		for what, form := range map[string]struct {
+			path   string
+			values url.Values
+		}{
+			"a backfill": {"/triggers/" + site.triggerID + "/backfill/preview", url.Values{"from": {"2026-01-01T00:00"}, "to": {"2026-01-02T00:00"}}},
+			"a disable":  {"/triggers/" + site.triggerID + "/disable", url.Values{}},
+			"an apply":   {"/definitions/apply", url.Values{"yaml": {republished}}},
+		} {
+			form.values.Set("csrf", csrf)
+			resp, page := httpcall.Form(t, c, http.MethodPost, site.base+form.path+"?lang="+tc.lang, form.values)
+			if resp.StatusCode == http.StatusInternalServerError || resp.StatusCode < 400 || !strings.Contains(page, tc.refusal) || !strings.Contains(page, tc.afterMatch) {
+				t.Errorf("%s in %s: %d; want it refused saying %q and %q:\n%s", what, tc.lang, resp.StatusCode, tc.refusal, tc.afterMatch, page)
+			}
 		}
 	}
 }

@@ -225,7 +225,7 @@ func (c *catalogTx) recordSuperseded(ctx context.Context, triggerID string) erro
 	}
 	pol.into(&s.Cron)
 	s.Enabled, s.Paused = enabled == 1, paused == 1
-	passed, err := schedule.PassedAtPublish(s, c.now)
+	passed, err := schedule.PassedAtPublish(triggerID, s, c.now)
 	if err != nil {
 		return err
 	}
