@@ -9,9 +9,9 @@ import (
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
-// RefusalTriggerZoneUnknown: a trigger's stored zone is one the zone
-// database of this server's host lacks (a server with a newer one
-// published it), so its occurrences cannot be worked out here: zone.
+// RefusalTriggerZoneUnknown is the reason of a refusal of what needs a
+// trigger's occurrences when its stored zone is one the zone database of
+// this server's host lacks (a server with a newer one published it): zone.
 const RefusalTriggerZoneUnknown qlerror.Reason = "trigger_zone_unknown"
 
 // CheckStoredCron is nil when this server reads trigger triggerID's stored
