@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -30,6 +31,9 @@ func TestMain(m *testing.M) {
 	}
 	leakcheck.Main(m)
 }
+
+// helperCadence is a helper process's scheduler cadence.
+const helperCadence = 250 * time.Millisecond
 
 // helperTotals is what a helper process reports on stdout when it stops.
 type helperTotals struct {
@@ -76,7 +80,7 @@ func serveHelper() int {
 	}
 	cfg := Config{
 		DataDir:     os.Getenv("QL_DATA_DIR"),
-		Cadence:     250 * time.Millisecond,
+		Cadence:     helperCadence,
 		Concurrency: concurrency,
 		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		OnRound:     onRound,
@@ -103,7 +107,18 @@ func serveHelper() int {
 // scheduler does, until ctx ends: a process that commits the same
 // decisions to the file as the server beside it, which no server lock
 // keeps out (any process may write the file), so the two show what the
-// store's compare-and-swap alone guarantees across processes.
+// store's compare-and-swap alone guarantees across processes. It wakes as
+// the server does (planWake): at once after a full page with progress,
+// else at the next due instant, the cadence the ceiling. Waking on the
+// cadence alone, it took an occurrence only when its round happened to
+// fall inside the few milliseconds between the server's wake at the due
+// instant and its commit, so whether it ever admitted or raced was luck.
+//
+// Once the file QL_TEST_HOLD names exists, the next page it takes with
+// tickets is held, decided but not committed, until another process has
+// admitted a Run since the take (see holdUntilOvertaken): the commit that
+// follows is one whose snapshot another process's commit made stale, every
+// time, where free-running rounds give that only when the timing allows.
 func roundsOnly(ctx context.Context, cfg Config) error {
 	b, err := OpenBackend(ctx, LayoutOf(cfg.DataDir).DB)
 	if err != nil {
@@ -111,21 +126,69 @@ func roundsOnly(ctx context.Context, cfg Config) error {
 	}
 	defer b.Close()
 	cfg = cfg.WithDefaults()
+	holdFile, held := os.Getenv("QL_TEST_HOLD"), false
 	for {
-		sum, err := schedule.Round(ctx, b.Store, schedule.RoundConfig{PageSize: cfg.PageSize, GraceMs: cfg.Grace.Milliseconds(), Parallel: 1, NewID: ids.New})
+		page, err := schedule.TakePage(ctx, b.Store, schedule.RoundConfig{PageSize: cfg.PageSize, GraceMs: cfg.Grace.Milliseconds(), Parallel: 1, NewID: ids.New})
+		if err == nil && !held && holdFile != "" && page.Taken() > 0 && exists(holdFile) {
+			held = true
+			err = holdUntilOvertaken(ctx, LayoutOf(cfg.DataDir).DB)
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		sum := page.Commit(ctx, b.Store)
 		cfg.OnRound(sum)
+		wait := time.Duration(0)
+		if !sum.StartNextAtOnce(cfg.PageSize) {
+			wait = cfg.Cadence
+			if !sum.Full(cfg.PageSize) {
+				wait = sum.Next.Wait(time.Now(), cfg.Cadence, wakeMargin)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(cfg.Cadence):
+		case <-time.After(wait):
 		}
 	}
+}
+
+// holdUntilOvertaken returns once the runs table has grown past what it
+// held when called, that is once another process committed an admission
+// after the caller's take. Every trigger of the test fires at every second
+// and fits one page, so such a commit moved at least one row the caller
+// took, and the caller's commit of it must lose its compare-and-swap.
+func holdUntilOvertaken(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	runs := func() (n int, err error) {
+		err = db.QueryRowContext(ctx, `SELECT count(*) FROM runs`).Scan(&n)
+		return n, err
+	}
+	taken, err := runs()
+	for err == nil {
+		var now int
+		if now, err = runs(); err != nil || now > taken {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // writeTotals replaces path with totals; a failed write only delays the
