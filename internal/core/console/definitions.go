@@ -9,6 +9,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/validate"
@@ -220,6 +221,9 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	status := http.StatusOK
 	switch {
+	case qlerror.ReasonOf(err) == hold.RefusalDatabaseLocked:
+		status, d.Unavailable = http.StatusGatewayTimeout, true
+		d.Errors, d.MoreErrors = c.fileErrors(lang(r), err)
 	case err != nil && (qlerror.CodeOf(err) == qlerror.Internal || outOfTime(r, err)):
 		c.fail(w, r, s, err)
 		return

@@ -129,7 +129,13 @@ type errorData struct {
 // came from.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
 	if outOfTime(r, err) {
-		c.failWith(w, r, s, http.StatusGatewayTimeout, fmt.Sprintf(tr(lang(r), "err.timeout"), c.cfg.RequestTimeout))
+		msg := fmt.Sprintf(tr(lang(r), "err.timeout"), c.cfg.RequestTimeout)
+		// Waiting for another process's lock, the page could not have
+		// asked for less: it says what held it instead.
+		if qlerror.ReasonOf(err) == hold.RefusalDatabaseLocked {
+			msg = c.errorText(lang(r), err)
+		}
+		c.failWith(w, r, s, http.StatusGatewayTimeout, msg)
 		return
 	}
 	status := statusOf(err)

@@ -117,7 +117,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 		"（地址本身只能是 ASCII 字符，显示名称可以是中文）。",
 	// The write of a valid file.
 	apply.RefusalWriteConflict:  "另一个写入者同时更改了这些定义，本次未应用任何内容；请返回编辑并重新预览，确认变更后再应用。",
-	apply.RefusalOutcomeUnknown: "无法确认这次应用是否已写入（数据库连接中断，或写锁被其他进程持有）；请再次应用同一文件：应用是收敛的，已写入的对象会显示为未变更。",
+	apply.RefusalOutcomeUnknown: "无法确认这次应用是否已写入（例如与数据库的连接中断）；请再次应用同一文件：应用是收敛的，已写入的对象会显示为未变更。",
 	// The checks every field shares.
 	validate.RefusalRequired:    "{field}：缺少这个必填字段，或它的值为空；请补上。",
 	validate.RefusalNotOneOf:    "{field}：“{value}”不是可选的值；可选：{allowed}。",

@@ -281,6 +281,27 @@ func TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine(t *testing.T) {
 	checkChinese(t, "a file archiving its project and creating a task", err, apply.RefusalArchivingWithChanges, 4, []string{"本文件将项目“demo”归档", "“a”"}, hole)
 }
 
+// lostStore is a database whose connection is lost under every publish:
+// the store cannot tell whether it committed.
+type lostStore struct{ catalog.Store }
+
+func (lostStore) Publish(context.Context, func(catalog.Tx) error) error {
+	return qlerror.New(qlerror.Unavailable, "the connection to the database was lost")
+}
+
+// A valid file whose publish the store cannot see end reads in Chinese
+// too: the outcome is unknown, and applying the file again converges.
+func TestAnApplyOfUnknownOutcomeReadsInChinese(t *testing.T) {
+	t.Parallel()
+	doc, err := apply.Read("x.yaml", strings.NewReader(defsTask))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := catalog.Service{Store: lostStore{}, Executor: task.LocalProcess, NowMs: func() int64 { return 1_790_000_000_000 }}
+	_, err = apply.Audited(context.Background(), svc, doc, ids.New, "olivia")
+	checkChinese(t, "an apply whose outcome is unknown", err, apply.RefusalOutcomeUnknown, 0, []string{"无法确认这次应用是否已写入", "请再次应用同一文件"}, regexp.MustCompile(`\{[a-z]+\}`))
+}
+
 // notReachedByAFile are the reasons of the definitions packages that no
 // file of brokenFiles can give, each with why.
 var notReachedByAFile = map[qlerror.Reason]string{
@@ -289,7 +310,7 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	apply.RefusalTriggerRebound:       "needs a database holding the trigger (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
 	apply.RefusalArchivingWithChanges: "needs a database holding the project active (TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine)",
 	catalog.RefusalProjectMissing:     "a missing project is created by a file; the definitions page's view of one is a server test",
-	apply.RefusalOutcomeUnknown:       "the write of a valid file failing, not the file (server: TestAnApplyOfUnknownOutcomeSaysSoInThePagesLanguage)",
+	apply.RefusalOutcomeUnknown:       "the write of a valid file failing, not the file (TestAnApplyOfUnknownOutcomeReadsInChinese)",
 	apply.RefusalWriteConflict:        "the write of a valid file losing to another writer, not the file",
 	// The outbox's refusals, of a listing and a retry: no file's (server:
 	// TestAConsoleNotificationRefusalIsShownInThePagesLanguage).

@@ -4,7 +4,11 @@
 // write where the others are held.
 package hold
 
-import "github.com/qinglong/qinglong/internal/core/qlerror"
+import (
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
 
 // Gate holds a serving process's writes while it cannot take them.
 type Gate interface {
@@ -48,4 +52,20 @@ func DatabaseMoved(db string) *qlerror.Error {
 	return qlerror.New(qlerror.Unavailable, "this server takes no writes now: its database file %s was moved, deleted or replaced while it runs, "+
 		"so the write would be lost; put the file back at %s and retry (the server resumes by itself), or stop the server and start it "+
 		"on the file where it now is, with its -wal file moved next to it under its name", db, db).Because(RefusalDatabaseMoved, "db", db)
+}
+
+// RefusalDatabaseLocked is the reason of a write that waited for the
+// single-node database's write lock, which another process held, for all
+// the time its caller had (an API request's or a console page's limit).
+const RefusalDatabaseLocked qlerror.Reason = "database_locked"
+
+// DatabaseLocked is the refusal of a write that waited for the write lock
+// of the database file db, held by another process, for waited, until its
+// caller's time limit: nothing was written, and another try can succeed
+// once that process lets the lock go.
+func DatabaseLocked(db string, waited time.Duration) *qlerror.Error {
+	w := waited.Round(100 * time.Millisecond).String()
+	return qlerror.New(qlerror.Timeout, "another process held the write lock of the database file %s for the %s this write could wait, so nothing was written "+
+		"(a ql command or a backup writing to the file holds it, as does a sqlite3 shell with a transaction open); try again in a moment, "+
+		"and if it keeps happening, find the process that holds the file and let it finish, or stop it", db, w).Because(RefusalDatabaseLocked, "db", db, "waited", w)
 }

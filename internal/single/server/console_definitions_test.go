@@ -1,16 +1,16 @@
 package server
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
@@ -265,36 +265,38 @@ func TestTheDefinitionsPageNotesASecretsFileTheServerCannotUseInThePagesLanguage
 	}
 }
 
-// A valid file whose write the store does not see end (here another
-// process holds the database's write lock past the server's busy timeout)
-// is answered 503 on the Chinese page in Chinese: the outcome is unknown
-// and applying the file again converges. The page does not call the file
-// invalid, and keeps its text to send again.
-func TestAnApplyOfUnknownOutcomeSaysSoInThePagesLanguage(t *testing.T) {
+// A valid file whose write waits for the database's write lock, which
+// another process holds, past the request's time limit is answered 504 on
+// the page in its language: the lock held it, nothing was applied, and
+// what to do. The page does not call the file invalid, and keeps its text
+// to send again; once the lock is let go, the same file applies.
+func TestAnApplyBehindAnotherProcesssLockSaysSoInThePagesLanguage(t *testing.T) {
 	t.Parallel()
-	site := startConsoleSite(t)
+	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce}, slowScript,
+		func(c *Config) { c.RequestTimeout = 500 * time.Millisecond })
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	db, err := sql.Open("sqlite", LayoutOf(site.dir).DB+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	conn, err := db.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatalf("hold the write lock: %v", err)
-	}
-	// Not t.Context(): the cleanup runs after the test's context ended.
-	t.Cleanup(func() { _, _ = conn.ExecContext(context.Background(), "ROLLBACK"); conn.Close() })
+	release := holdDatabaseLock(t, site.dir)
 	file := shopTrigger + "    cron: '0 4 * * *'\n    timezone: UTC\n"
 	form := url.Values{"csrf": {csrf}, "yaml": {file}}
-	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply?lang=zh", form)
-	errs := defErrors(page)
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(errs, "无法确认这次应用是否已写入") || strings.Contains(errs, "outcome is unknown") ||
-		!strings.Contains(errs, "数据库暂时无法使用；文件本身没有错误") || strings.Contains(errs, "文件无效") || !strings.Contains(page, "timezone: UTC") {
-		t.Errorf("an apply behind a held write lock in Chinese: %d, want 503 saying in Chinese that its outcome is unknown, not that the file is invalid, with the text kept:\n%s", resp.StatusCode, page)
+	for lang, want := range map[string][]string{
+		"zh": {"数据库暂时无法使用；文件本身没有错误", "另一个进程持有数据库文件", "因此什么也没有写入"},
+		"en": {"nothing is wrong with the file", "nothing was applied: another process held the write lock of the database file"},
+	} {
+		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply?lang="+lang, form)
+		errs := defErrors(page)
+		ok := resp.StatusCode == http.StatusGatewayTimeout && !strings.Contains(errs, "文件无效") && !strings.Contains(errs, "file is invalid") &&
+			!strings.Contains(errs, "outcome is unknown") && !strings.Contains(errs, "无法确认") && strings.Contains(page, "timezone: UTC")
+		for _, w := range want {
+			ok = ok && strings.Contains(errs, w)
+		}
+		if !ok {
+			t.Errorf("%s: an apply behind another process's lock: %d, want 504 saying %q, not that the file is invalid or the outcome unknown, with the text kept:\n%s", lang, resp.StatusCode, want, page)
+		}
+	}
+	release()
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply", form)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `<tr class="change-updated"><td data-label="Kind">trigger</td>`) {
+		t.Errorf("the same file once the lock is let go: %d, want it applied, the trigger updated:\n%s", resp.StatusCode, page)
 	}
 }

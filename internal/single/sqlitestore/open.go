@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -99,6 +100,10 @@ type Store struct {
 	// so a durable write's synchronous switch never spans another
 	// goroutine's transaction.
 	writerTurn chan struct{}
+	// beginning is set while the holder of the writer's turn begins its
+	// transaction, the one step of a write that waits for another
+	// process's lock.
+	beginning atomic.Bool
 }
 
 // Open opens (creating if needed) the database file. It does not migrate:

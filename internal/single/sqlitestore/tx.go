@@ -3,7 +3,13 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sync/atomic"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/qinglong/qinglong/internal/core/hold"
 )
 
 // Durability of a write. Every commit is atomic and survives a crash of
@@ -56,9 +62,15 @@ func (s *Store) write(ctx context.Context, what string, d durability, fn func(tx
 // the switch to FULL and back must not interleave with another goroutine's
 // transaction.
 func (s *Store) withWriter(ctx context.Context, d durability, fn func() error) error {
+	start := time.Now()
 	select {
 	case s.writerTurn <- struct{}{}:
 	case <-ctx.Done():
+		// The write ahead, still beginning, waits for another process's
+		// lock: that is what this one waited for too.
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.beginning.Load() {
+			return hold.DatabaseLocked(s.cfg.Path, time.Since(start))
+		}
 		return ctx.Err()
 	}
 	defer func() { <-s.writerTurn }()
@@ -75,12 +87,41 @@ func (s *Store) withWriter(ctx context.Context, d durability, fn func() error) e
 	return err
 }
 
+// begin begins a write transaction, which takes the file's write lock.
+// While another process holds it, SQLite waits for the busy timeout and
+// then fails; a caller with a deadline (an API request, a console page)
+// waits until its deadline instead, so its own time limit bounds the whole
+// wait, and learns what it waited for (hold.DatabaseLocked), where it got
+// a lock error after the busy timeout or a bare context error before it,
+// whichever came first. A caller without one (the scheduler's rounds, a
+// command on the database path) keeps the busy timeout.
 func (s *Store) begin(ctx context.Context) (*txn, error) {
-	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &txn{Tx: tx, stmts: s.prepared.Load().writer}, nil
+	s.beginning.Store(true)
+	defer s.beginning.Store(false)
+	start := time.Now()
+	for {
+		try := time.Now()
+		tx, err := s.writer.BeginTx(ctx, nil)
+		if err == nil {
+			return &txn{Tx: tx, stmts: s.prepared.Load().writer}, nil
+		}
+		_, bounded := ctx.Deadline()
+		busy := primaryCode(err) == sqlite3.SQLITE_BUSY
+		switch {
+		case !bounded || errors.Is(ctx.Err(), context.Canceled) || !busy && !errors.Is(err, context.DeadlineExceeded):
+			return nil, err
+		// Waited out the busy timeout with time left: wait again. A
+		// refusal that came sooner is no wait for a lock, and stands.
+		case ctx.Err() == nil && time.Since(try) >= s.cfg.BusyTimeout/2:
+			continue
+		case ctx.Err() == nil:
+			return nil, err
+		}
+		return nil, hold.DatabaseLocked(s.cfg.Path, time.Since(start))
+	}
 }
 
 // read runs fn in one read-only transaction, so the rows it reads come
