@@ -14,7 +14,7 @@ import (
 func TestOutputBeyondTheCapIsCutAndMarked(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a.log")
-	log, err := createLog(path, 1024)
+	log, err := createLog(path, 1024, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestOutputBeyondTheCapIsCutAndMarked(t *testing.T) {
 func TestOutputUnderTheCapIsKeptWhole(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a.log")
-	log, err := createLog(path, 1024)
+	log, err := createLog(path, 1024, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

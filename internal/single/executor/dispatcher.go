@@ -243,12 +243,15 @@ func (d *Dispatcher) record(res run.Attempt) (run.State, error) {
 // execute runs one attempt and returns its result for the store.
 func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execution, planErr error, logPath string) run.Attempt {
 	out := run.Attempt{ID: a.ID, State: run.AttemptFailed}
-	log, err := createLog(logPath, d.cfg.LogCapBytes)
+	cut, marked := d.markCut(a.ID)
+	log, err := createLog(logPath, d.cfg.LogCapBytes, cut)
 	if err != nil {
+		marked()
 		d.cfg.OnError(fmt.Errorf("attempt %s: create log %s: %w", a.ID, logPath, err))
 		out.ErrorCode = ErrorCodeLogUnwritable
 		return out
 	}
+	defer marked()
 	var secrets map[string]string
 	var secretErr error
 	if planErr == nil {
@@ -284,6 +287,34 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 	out.ErrorMessage = errorMessage(res)
 	out.LogBytes, out.LogTruncated = log.stored, log.truncated
 	return out
+}
+
+// markCut is how an attempt's log that passes its cap is marked truncated
+// in the store while the command runs, so the Run's readers (the API's log
+// headers, `ql runs show`) say so before it ends: cut signals it, without
+// waiting, from the copy of the command's output, which the write must
+// never hold up; a goroutine of the attempt's records it. marked returns
+// once that is done, or at once when the log was never cut.
+func (d *Dispatcher) markCut(attemptID string) (cut func(), marked func()) {
+	cutCh, done, recorded := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(recorded)
+		select {
+		case <-cutCh:
+		case <-done:
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		defer cancel()
+		// The attempt's result says it again when it ends.
+		if err := d.store.AttemptLogCut(ctx, attemptID); err != nil {
+			d.cfg.OnError(fmt.Errorf("attempt %s: mark its log cut at the cap: %w", attemptID, err))
+		}
+	}()
+	return func() { close(cutCh) }, func() {
+		close(done)
+		<-recorded
+	}
 }
 
 // errorMessage says in words why an attempt ended as it did, in the words

@@ -131,6 +131,43 @@ func TestLargeOutputIsCappedAndLogBytesCountTheStoredLog(t *testing.T) {
 	}
 }
 
+// A command whose output passes the log cap has its log cut there while it
+// still runs: the file holds the kept bytes and the truncation marker at
+// once, and the attempt reads truncated in the store, so a reader
+// following the Run sees bytes were dropped before it ends, not only
+// after, as on the cluster. The marker is written once, at the cut.
+func TestALogCutAtItsCapSaysSoWhileItsCommandStillRuns(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	release := filepath.Join(h.dir, "release")
+	runID := h.admit(t, shell(`head -c 50000 /dev/zero | tr '\0' x; until [ -e `+release+` ]; do sleep 0.05; done; echo after`, time.Minute))
+	d, sig := h.dispatcher(t, dispatcherOpts{logCap: 4096})
+	d.Wake()
+	want := strings.Repeat("x", 4096) + string(run.TruncationMarker(4096))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		a := h.detail(t, runID).Attempts[0]
+		held, _ := os.ReadFile(a.LogPath)
+		if a.State == run.AttemptRunning && a.LogTruncated && string(held) == want {
+			break
+		}
+		if a.State.Terminal() || time.Now().After(deadline) {
+			t.Fatalf("attempt %s, truncated %v, log of %d bytes ending %q; want it running, truncated, its log the 4096 bytes kept and the marker",
+				a.State, a.LogTruncated, len(held), held[max(0, len(held)-80):])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sig.wait(t, 1)
+	a := h.detail(t, runID).Attempts[0]
+	held, err := os.ReadFile(a.LogPath)
+	if err != nil || string(held) != want || !a.LogTruncated || a.LogBytes != int64(len(want)) || a.State != run.AttemptSucceeded {
+		t.Fatalf("the ended attempt: %+v, log %d bytes (%v); want it succeeded, truncated, its log unchanged, the marker once", a, len(held), err)
+	}
+}
+
 func TestMissingSecretFailsTheRunWithoutStartingIt(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

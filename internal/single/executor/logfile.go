@@ -9,7 +9,11 @@ import (
 
 // cappedLog writes a command's output to its log file up to a byte cap and
 // counts the rest. It never refuses a write: the command must never block
-// on a full pipe because its log is full.
+// on a full pipe because its log is full. The write that passes the cap
+// ends the log with the truncation marker at once, as the cluster stores
+// it with the chunk that passed its cap, so whoever follows the log while
+// the command runs reads that bytes were dropped where they were, not only
+// once the command ends; cut is then told, once.
 type cappedLog struct {
 	file *os.File
 	cap  int64
@@ -21,45 +25,56 @@ type cappedLog struct {
 	// holds.
 	stored    int64
 	truncated bool
+	cut       func()
 	err       error
 }
 
 // createLog creates an attempt's log. The file must not exist yet (each
 // attempt starts once) and must not be a symlink: a link planted in the log
 // directory would otherwise make the server write, as its own user, to
-// wherever the link points.
-func createLog(path string, limit int64) (*cappedLog, error) {
+// wherever the link points. cut, if not nil, is called the moment the log
+// passes limit.
+func createLog(path string, limit int64, cut func()) (*cappedLog, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return &cappedLog{file: f, cap: limit}, nil
+	return &cappedLog{file: f, cap: limit, cut: cut}, nil
 }
 
 func (l *cappedLog) Write(p []byte) (int, error) {
 	l.total += int64(len(p))
-	room := l.cap - l.kept
-	keep := min(room, int64(len(p)))
+	if l.truncated {
+		return len(p), nil
+	}
+	keep := min(l.cap-l.kept, int64(len(p)))
+	if keep > 0 {
+		l.kept += l.store(p[:keep])
+	}
 	if keep < int64(len(p)) {
 		l.truncated = true
-	}
-	if keep > 0 && l.err == nil {
-		n, err := l.file.Write(p[:keep])
-		l.kept += int64(n)
-		l.stored += int64(n)
-		l.err = err
+		_ = l.store(run.TruncationMarker(l.cap))
+		if l.cut != nil {
+			l.cut()
+		}
 	}
 	return len(p), nil
 }
 
-// Close marks a truncated log and closes the file; it returns the first
-// write error, if any.
-func (l *cappedLog) Close() error {
-	if l.truncated && l.err == nil {
-		var n int
-		n, l.err = l.file.Write(run.TruncationMarker(l.cap))
-		l.stored += int64(n)
+// store appends b to the file unless a write failed before, and returns
+// how much of it the file took.
+func (l *cappedLog) store(b []byte) int64 {
+	if l.err != nil {
+		return 0
 	}
+	n, err := l.file.Write(b)
+	l.stored += int64(n)
+	l.err = err
+	return int64(n)
+}
+
+// Close closes the file; it returns the first write error, if any.
+func (l *cappedLog) Close() error {
 	if err := l.file.Close(); l.err == nil {
 		l.err = err
 	}

@@ -20,7 +20,7 @@ func TestASymlinkAtTheLogPathIsRefusedAndItsTargetUntouched(t *testing.T) {
 		if err := os.Symlink(link, path); err != nil {
 			t.Fatal(err)
 		}
-		if log, err := createLog(path, 1024); err == nil {
+		if log, err := createLog(path, 1024, nil); err == nil {
 			log.Close()
 			t.Fatalf("%s: the log was opened through a symlink", name)
 		}
@@ -40,7 +40,7 @@ func TestAnExistingLogFileIsRefused(t *testing.T) {
 	if err := os.WriteFile(path, []byte("earlier\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if log, err := createLog(path, 1024); err == nil {
+	if log, err := createLog(path, 1024, nil); err == nil {
 		log.Close()
 		t.Fatal("an existing log file was opened")
 	}

@@ -21,6 +21,10 @@ type Store interface {
 	AttemptStart(ctx context.Context, attemptID, owner, logPath string) (plan task.Execution, planErr, err error)
 	// AttemptRunning records the started process.
 	AttemptRunning(ctx context.Context, attemptID string, pid int) error
+	// AttemptLogCut records that a starting or running attempt's log was
+	// cut at its cap; an attempt that has ended keeps what its result
+	// said.
+	AttemptLogCut(ctx context.Context, attemptID string) error
 	// AttemptFinish records a result: State, ExitCode, ErrorCode,
 	// LogBytes and LogTruncated of a. finished is the state the call
 	// finished the Run in (run.Finishes), "" when it did not finish it.

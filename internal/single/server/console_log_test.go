@@ -6,13 +6,17 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
@@ -247,5 +251,58 @@ func TestALogStreamSendsALongLogInPiecesOfAtMostAMiB(t *testing.T) {
 	}
 	if want := strings.Repeat("a line of output\n", 2500000/17+1)[:2500000]; whole.String() != want || pieces != 3 {
 		t.Fatalf("the stream sent %d bytes in %d pieces; want the 2500000 bytes of output in 3", whole.Len(), pieces)
+	}
+}
+
+// A running command's output cut at the log cap says so while the command
+// still runs, on the fields readers already take it from: the log route
+// answers Ql-Log-Truncated: true with the attempt not ended, its bytes the
+// kept output and the truncation marker, and the console's live log shows
+// the marker where the output was cut, before the Run's end.
+func TestARunningCommandsLogCutAtItsCapSaysSoBeforeItEnds(t *testing.T) {
+	t.Parallel()
+	release := filepath.Join(t.TempDir(), "release")
+	script := `head -c 5000 /dev/zero | tr '\0' x; until [ -e ` + release + ` ]; do sleep 0.05; done`
+	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}, script,
+		func(c *Config) { c.LogCapBytes = 1024 })
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	want := strings.Repeat("x", 1024) + string(run.TruncationMarker(1024))
+
+	var h http.Header
+	var body []byte
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var status int
+		status, body, h = httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs/"+id+"/log", site.tokens[apitoken.Read], nil)
+		if status == http.StatusOK && string(body) == want && h.Get(view.HeaderLogTruncated) == "true" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log route after 20s: %d, %d bytes ending %q, headers %v; want the kept 1024 bytes and the marker, said truncated",
+				status, len(body), body[max(0, len(body)-60):], h)
+		}
+	}
+	if h.Get(view.HeaderAttemptEnded) != "false" || h.Get(view.HeaderRunEnded) != "false" {
+		t.Fatalf("the log route said truncated only once the command ended: headers %v", h)
+	}
+
+	resp, events := site.logStream(t, c, "/runs/"+id+"/log", "")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("log stream: %d", resp.StatusCode)
+	}
+	shown := ""
+	for shown != want {
+		e := next(t, events)
+		if e.name != "log" || !strings.HasPrefix(want, shown+text(t, e)) {
+			t.Fatalf("the live log sent %+v after %q; want the kept output and the marker, the run still going", e, shown)
+		}
+		shown += text(t, e)
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if e := next(t, events); e.name != "end" {
+		t.Fatalf("after the marker the live log sent %+v; want nothing but the Run's end", e)
 	}
 }

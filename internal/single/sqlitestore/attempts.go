@@ -109,6 +109,19 @@ func verifiedPlan(ctx context.Context, tx *txn, id string) (task.Execution, erro
 	return e, e.Verify(e.TaskRevision, e.TaskContentDigest, task.LocalProcess)
 }
 
+// AttemptLogCut marks a starting or running attempt's log truncated the
+// moment the executor cuts it at its cap, so every reader of the Run says
+// so while its command still runs (the log route's Ql-Log-Truncated,
+// `ql runs show`), as the cluster's attempts are marked when a worker's
+// append passes the cap. An attempt that has ended keeps what its result
+// recorded.
+func (s *Store) AttemptLogCut(ctx context.Context, attemptID string) error {
+	return s.write(ctx, "mark the log of attempt "+attemptID+" cut", routine, func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, qAttemptMarkLogCut, attemptID)
+		return err
+	})
+}
+
 // AttemptRunning records that the attempt's process exists (starting →
 // running) with event attempt.started.
 func (s *Store) AttemptRunning(ctx context.Context, attemptID string, pid int) error {

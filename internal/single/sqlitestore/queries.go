@@ -119,6 +119,7 @@ var (
 	qAttemptMarkStarting = query("attempt_mark_starting")
 	qAttemptMarkRunning  = query("attempt_mark_running")
 	qAttemptMarkFinished = query("attempt_mark_finished")
+	qAttemptMarkLogCut   = query("attempt_mark_log_cut")
 	qRunTransition       = query("run_transition")
 	qRunNoteEvent        = query("run_note_event")
 	qAttemptLiveOwners   = query("attempt_live_owners")
@@ -216,7 +217,7 @@ var writeQueries = []string{
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease,
 	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,
 	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,
-	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished,
+	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
