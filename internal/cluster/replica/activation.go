@@ -365,7 +365,7 @@ func (l liveReaders) TriggerPause(ctx context.Context, r schedule.PauseRequest) 
 
 // ReadAttemptLogUpTo reads at most max bytes of an attempt's output
 // through the live activation, for the API's log route and the console's
-// log.
+// live log.
 func (l liveReaders) ReadAttemptLogUpTo(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error) {
 	rt, err := l.runtime()
 	if err != nil {

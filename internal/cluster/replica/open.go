@@ -59,8 +59,8 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		Runs:        runtimeOnly{rt},
 		Triggers:    roleHint{rt},
 		Definitions: catalogReader{admin},
-		ReadLog: func(ctx context.Context, attemptID string, offset int64, w io.Writer) (int64, bool, error) {
-			next, truncated, err := rt.ReadAttemptLog(ctx, attemptID, offset, w)
+		ReadLog: func(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error) {
+			next, truncated, err := rt.ReadAttemptLogUpTo(ctx, attemptID, offset, max, w)
 			return next, truncated, explainRole(err, "reading logs", "runtime")
 		},
 		CancelRun: func(ctx context.Context, runID, actor string) (run.Run, run.CancelEffect, error) {

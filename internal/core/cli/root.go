@@ -32,10 +32,11 @@ type Backend struct {
 	Catalog  catalog.Service
 	Runs     run.Reader
 	Triggers schedule.StatusReader
-	// ReadLog copies an attempt's captured output from offset to w and
-	// returns the offset after it and whether the log was cut at its size
-	// cap; NotFound when the attempt has no log yet.
-	ReadLog func(ctx context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error)
+	// ReadLog copies at most max bytes (max > 0) of an attempt's captured
+	// output from offset to w and returns the offset after it and whether
+	// the log was cut at its size cap; NotFound when the attempt has no
+	// log yet.
+	ReadLog func(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (next int64, truncated bool, err error)
 	// CancelRun cancels a run (see `ql runs cancel`) and returns it as it
 	// is after the request, and what this request did to it; nil when the
 	// profile cannot.

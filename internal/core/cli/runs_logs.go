@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 func runsLogsCommand(opts Options) *cobra.Command {
@@ -18,9 +24,10 @@ func runsLogsCommand(opts Options) *cobra.Command {
 		Long: `Print the captured output of a run's latest attempt, or with --attempt N of its attempt N (the
 numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
 attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
-until attempt N has ended. While following, a database that stops answering (a restart, a failover, a
-lost connection) is waited for, up to 5 minutes, once said on standard error: output goes on from the
-byte already printed, none repeated or skipped.
+until attempt N has ended. Each read of the database (the run, a MiB of its output) has 10 seconds; one
+that takes longer is the database not answering. While following, a database that stops answering (a
+restart, a failover, a lost connection) is waited for, up to 5 minutes, once said on standard error:
+output goes on from the byte already printed, none repeated or skipped.
 ` + apiHelp("runs logs") + ` It prints what it prints on the database, byte for byte. While following, a
 server that stops answering is waited for as the database is, and a request refused for the token's
 rate is asked again after the wait the server names.` + opts.clusterOnly(` On the cluster, a queued run that no live worker can
@@ -39,12 +46,13 @@ this CLI shows them as escapes, such as \u202e.)`,
 				return err
 			}
 			defer b.Close()
-			src, from, err := logSourceOf(b)
+			src, from, limit, err := logSourceOf(b, readLimit)
 			if err != nil {
 				return err
 			}
 			return copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
-				l := logFollower{runs: b.Runs, log: src, from: from, again: followAgain(cmd.Flags(), args[0]), runID: args[0], number: attempt, out: out, errOut: cmd.ErrOrStderr()}
+				l := logFollower{runs: b.Runs, log: src, from: from, limit: limit, again: followAgain(cmd.Flags(), args[0]), runID: args[0], number: attempt,
+					out: out, errOut: cmd.ErrOrStderr()}
 				if follow {
 					return l.follow(cmd.Context())
 				}
@@ -59,19 +67,67 @@ this CLI shows them as escapes, such as \u202e.)`,
 	return c
 }
 
-// logSourceOf is where the logs of b are read, and its name in a
-// follower's messages: the server's API given --api-url, else the
-// database's logs.
-func logSourceOf(b *Backend) (logSource, string, error) {
+// logSourceOf is where the logs of b are read, its name in a follower's
+// messages, and the time limit of each of its reads: the server's API
+// given --api-url (each request has its own), else the database's logs,
+// read a piece at a time, each piece and each read of the run given limit.
+func logSourceOf(b *Backend, limit time.Duration) (logSource, string, time.Duration, error) {
 	if b.api != nil {
-		return b.api.readRunLog, "the server", nil
+		return b.api.readRunLog, "the server", 0, nil
 	}
 	if b.ReadLog == nil {
-		return nil, "", fmt.Errorf("this build cannot read the logs of this database")
+		return nil, "", 0, fmt.Errorf("this build cannot read the logs of this database")
 	}
 	return func(ctx context.Context, at attemptRef, offset int64, w io.Writer) (int64, bool, error) {
-		return b.ReadLog(ctx, at.id, offset, w)
-	}, "the database", nil
+		truncated := false
+		for {
+			// Read whole before it is copied out: the limit is the
+			// database's, not that of whoever reads the output.
+			var piece bytes.Buffer
+			var next int64
+			var cut bool
+			err := within(ctx, limit, "the database", func(ctx context.Context) (err error) {
+				next, cut, err = b.ReadLog(ctx, at.id, offset, logPiece, &piece)
+				return err
+			})
+			if err != nil {
+				return offset, truncated, err
+			}
+			if _, err := w.Write(piece.Bytes()); err != nil {
+				return offset, truncated, err
+			}
+			offset, truncated = next, truncated || cut
+			if int64(piece.Len()) < logPiece {
+				return offset, truncated, nil
+			}
+		}
+	}, "the database", limit, nil
+}
+
+// readLimit bounds each read `runs logs` makes of the database, as a
+// server bounds an API request's database work: a database that does not
+// answer (every connection taken, a disk or network that hangs) is said,
+// and, while following, waited out as an outage, rather than a command
+// that sits silent for as long as the database does.
+const readLimit = 10 * time.Second
+
+// logPiece is the most of a log one read of the database takes.
+const logPiece = 1 << 20
+
+// within runs read with limit, and names its failure when limit ran out
+// first: from did not answer in time, which a follower waits out as it
+// does a database that does not answer at all.
+func within(ctx context.Context, limit time.Duration, from string, read func(context.Context) error) error {
+	if limit <= 0 {
+		return read(ctx)
+	}
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err := read(rctx)
+	if err != nil && errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return qlerror.Wrap(qlerror.Unavailable, err, "%s did not answer within %s (busy, or its disk or network stalled)", from, validate.Duration(limit))
+	}
+	return err
 }
 
 // copyLog runs write with out as it should receive a task's output: byte

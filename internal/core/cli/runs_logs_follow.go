@@ -50,6 +50,9 @@ type logFollower struct {
 	// from names where the run and its log are read, in the messages of
 	// an outage: "the database" or "the server".
 	from string
+	// limit bounds each read of the run (0: none of the follower's own;
+	// the API's requests have theirs).
+	limit time.Duration
 	// again is the command that follows the run again, as the user gave
 	// it: what a follower that gives up tells them to run.
 	again string
@@ -91,7 +94,7 @@ func (l *logFollower) noteWaiting(w *run.Waiting) {
 // chosen reads the run and the attempt l.number names, and makes it the
 // one whose log is read.
 func (l *logFollower) chosen(ctx context.Context) (run.Detail, run.Attempt, error) {
-	d, err := l.runs.RunGet(ctx, l.runID)
+	d, err := l.runGet(ctx)
 	if err != nil {
 		return d, run.Attempt{}, err
 	}
@@ -133,7 +136,7 @@ func (l *logFollower) follow(ctx context.Context) error {
 	}
 	wait := followMinWait
 	for {
-		d, err := l.runs.RunGet(ctx, l.runID)
+		d, err := l.runGet(ctx)
 		if err != nil {
 			if err := l.outage(ctx, err); err != nil {
 				return err
@@ -178,6 +181,16 @@ func (l *logFollower) follow(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// runGet reads the run, within l.limit.
+func (l *logFollower) runGet(ctx context.Context) (run.Detail, error) {
+	var d run.Detail
+	err := within(ctx, l.limit, l.from, func(ctx context.Context) (err error) {
+		d, err = l.runs.RunGet(ctx, l.runID)
+		return err
+	})
+	return d, err
 }
 
 // followOne prints attempt l.number's output as it arrives until that

@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // A follower that gives up after an outage tells the user to run the
@@ -36,6 +41,83 @@ func TestAFollowerThatGivesUpSaysTheCommandAsGiven(t *testing.T) {
 		err := l.outage(t.Context(), qlerror.New(qlerror.Unavailable, "connection refused"))
 		if !qlerror.Is(err, qlerror.Unavailable) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: giving up: %v; want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// stalledRun is a database holding one succeeded Run with one attempt,
+// whose first reads of the Run, and of its log, wait until their caller
+// gives up, as a database with every connection taken, or a disk that
+// hangs, makes its callers wait.
+type stalledRun struct {
+	run.Reader
+	stalls atomic.Int64
+}
+
+func (s *stalledRun) RunGet(ctx context.Context, id string) (run.Detail, error) {
+	if s.stalls.Add(-1) >= 0 {
+		<-ctx.Done()
+		return run.Detail{}, ctx.Err()
+	}
+	started := int64(1)
+	return run.Detail{Run: run.Run{ID: id, State: run.Succeeded},
+		Attempts: []run.Attempt{{ID: "a1", RunID: id, Number: 1, State: run.AttemptSucceeded, StartedAtMs: &started}}}, nil
+}
+
+// Every read `runs logs` makes of the database has a time limit, the
+// first ones too: without -f, a database that does not answer in time is
+// said, with the limit; with -f it is said once and waited for as any
+// outage, the output then printed from where it stood, once.
+func TestEveryReadOfRunsLogsOnTheDatabaseHasATimeLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 100 * time.Millisecond
+	const id = "0193a8a0-0000-7000-8000-00000000abcd"
+	logStalls := atomic.Int64{}
+	b := &Backend{ReadLog: func(ctx context.Context, _ string, offset, _ int64, w io.Writer) (int64, bool, error) {
+		if logStalls.Add(-1) >= 0 {
+			<-ctx.Done()
+			return offset, false, ctx.Err()
+		}
+		if offset > 0 {
+			return offset, false, nil
+		}
+		n, err := io.WriteString(w, "hello\n")
+		return int64(n), false, err
+	}}
+	follower := func(stalls int64, out, errOut io.Writer) *logFollower {
+		runs := &stalledRun{}
+		runs.stalls.Store(stalls)
+		b.Runs = runs
+		src, from, lim, err := logSourceOf(b, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &logFollower{runs: runs, log: src, from: from, limit: lim, again: "ql runs logs " + id + " -f", runID: id, out: out, errOut: errOut}
+	}
+
+	start := time.Now()
+	err := follower(1, io.Discard, io.Discard).once(t.Context())
+	if took := time.Since(start); !qlerror.Is(err, qlerror.Unavailable) || !strings.Contains(err.Error(), "the database did not answer within 100ms") || took > 5*time.Second {
+		t.Fatalf("runs logs on a database that does not answer: %v after %s; want it said after the 100ms limit", err, took)
+	}
+	logStalls.Store(1)
+	start = time.Now()
+	if err := follower(0, io.Discard, io.Discard).once(t.Context()); !strings.Contains(fmt.Sprint(err), "the database did not answer within 100ms") || time.Since(start) > 5*time.Second {
+		t.Fatalf("runs logs whose log is not read in time: %v; want it said", err)
+	}
+
+	for _, stall := range []string{"run", "log"} {
+		var out, errOut bytes.Buffer
+		runStalls := int64(0)
+		if stall == "run" {
+			runStalls = 1
+		} else {
+			logStalls.Store(1)
+		}
+		if err := follower(runStalls, &out, &errOut).follow(t.Context()); err != nil || out.String() != "hello\n" ||
+			!strings.Contains(errOut.String(), "(the database did not answer within 100ms") || !strings.Contains(errOut.String(), "waiting up to 5m") ||
+			!strings.Contains(errOut.String(), "(the database answers again; following on)") {
+			t.Errorf("runs logs -f whose first read of the %s stalls: %v, printed %q, said %q; want the stall said, waited out, the output once", stall, err, out.String(), errOut.String())
 		}
 	}
 }

@@ -111,10 +111,11 @@ type Config struct {
 	// DefaultSessionTTL).
 	SessionTTL time.Duration
 	// RequestTimeout bounds the store calls of one request (zero or above
-	// DefaultRequestTimeout: DefaultRequestTimeout), but a run's live log,
-	// which streams for as long as the run does. It is shorter than the
-	// server's write timeout, so a page out of time is answered with a page
-	// saying so instead of a connection cut mid-answer.
+	// DefaultRequestTimeout: DefaultRequestTimeout); a run's live log,
+	// which streams for as long as the run does, gets it for each of its
+	// reads instead. It is shorter than the server's write timeout, so a
+	// page out of time is answered with a page saying so instead of a
+	// connection cut mid-answer.
 	RequestTimeout time.Duration
 	// NowMs is the clock (default: the system clock).
 	NowMs func() int64
@@ -151,8 +152,9 @@ const (
 
 // The diagnostic codes of the console's log lines, on every profile: an API
 // token created or revoked (with its name and who did it), and the
-// warnings and errors of a store that did not answer a page, a sign-in or
-// a session check, or of a page that could not be rendered.
+// warnings and errors of a store that did not answer a page, a sign-in, a
+// session check or a live log in time, or of a page that could not be
+// rendered.
 const (
 	CodeTokenCreated       = "console.token_created"
 	CodeTokenRevoked       = "console.token_revoked"
@@ -163,6 +165,7 @@ const (
 	CodeWorkersFailed      = "console.workers_failed"
 	CodeReplicasFailed     = "console.replicas_failed"
 	CodeRenderFailed       = "console.render_failed"
+	CodeLiveLogStopped     = "console.live_log_stopped"
 	CodeInternalError      = "console.internal_error"
 )
 
@@ -344,16 +347,19 @@ func setHeaders(w http.ResponseWriter) {
 func (c *Console) guard(rt route) http.HandlerFunc {
 	h := rt.handler(c)
 	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
+		defer cancel()
+		// A stream's reads are bounded one by one (logStream): of it, only
+		// the check of its session has this request's time.
+		checked := r.WithContext(ctx)
 		if !streams(rt) {
-			ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
-			defer cancel()
-			r = r.WithContext(ctx)
+			r = checked
 		}
 		if rt.scope == signedOut {
 			h(w, r, nil)
 			return
 		}
-		s, err := c.session(r)
+		s, err := c.session(checked)
 		l := lang(r)
 		if err != nil {
 			c.cfg.Log.Warn("console: checking a session", "code", CodeSessionCheckFailed, "err", err)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -50,6 +52,14 @@ func attemptParam(r *http.Request) (int64, error) {
 	return n, nil
 }
 
+// logPiece is the most output one read of a live log takes, and one
+// "log" event carries: a long log is sent a piece at a time, each read
+// under its own time limit, never read whole into memory first.
+const logPiece = 1 << 20
+
+// errLate is a read of a live log that ran out of its time limit.
+var errLate = errors.New("a read of the live log ran out of its time limit")
+
 // logStream sends a run's output as server-sent events: "log" events of
 // JSON strings, each with the position its text reaches as its id, and
 // one "end" event with the run's state. Without ?attempt it starts at the
@@ -57,21 +67,30 @@ func attemptParam(r *http.Request) (int64, error) {
 // the run ends; with ?attempt=N it sends attempt N's output until that
 // attempt has ended. A reconnecting browser's Last-Event-ID resumes it
 // where the browser stopped, so no byte is shown twice.
+//
+// The stream lasts as long as the run, but each of its reads (the run,
+// a piece of its log) has a page's time limit: a read that runs out of it
+// ends the stream with a "stopped" event saying so and what to do, which
+// the page shows, rather than a stream that stalls with nothing said, or,
+// before anything was sent, the browser waiting for an answer that never
+// comes.
 func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.ReadLog == nil {
 		c.failWith(w, r, s, http.StatusNotFound, tr(lang(r), "err.nolog"))
 		return
 	}
 	ctx := r.Context()
+	l := lang(r)
+	st := &stream{w: w, rc: http.NewResponseController(w)}
 	id := r.PathValue("id")
 	number, err := attemptParam(r)
 	if err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
-	d, err := c.cfg.Runs.RunGet(ctx, id)
+	d, err := c.runOf(ctx, id)
 	if err != nil {
-		c.fail(w, r, s, err)
+		c.failStream(st, l, r, s, err)
 		return
 	}
 	var pos logPos
@@ -85,17 +104,17 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	}
 	if last := r.Header.Get("Last-Event-ID"); last != "" {
 		if pos, err = c.resumeAt(ctx, d, number, last); err != nil {
-			c.fail(w, r, s, err)
+			c.failStream(st, l, r, s, err)
 			return
 		}
 	}
-	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	wait := logMinWait
-	l, waiting := lang(r), ""
+	waiting := ""
 	for round := 0; ; round++ {
 		if round > 0 {
-			if d, err = c.cfg.Runs.RunGet(ctx, id); err != nil {
+			if d, err = c.runOf(ctx, id); err != nil {
+				c.stopStream(st, l, err)
 				return
 			}
 		}
@@ -106,7 +125,7 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			// A string always marshals; the stream is text/event-stream,
 			// never read as HTML.
 			b, _ := json.Marshal(text)
-			if _, err := fmt.Fprintf(w, "event: waiting\ndata: %s\n\n", b); err != nil {
+			if err := st.send("event: waiting\ndata: %s\n\n", b); err != nil {
 				return
 			}
 		}
@@ -118,8 +137,9 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			// none in between.
 			for n := len(d.Attempts); n > 0 && pos.attemptID != d.Attempts[n-1].ID; pos = nextAttempt(d, pos) {
 				if pos.attemptID != "" {
-					sent, err := c.sendLog(ctx, w, &pos, true)
+					sent, err := c.sendLog(ctx, st, &pos, true)
 					if err != nil {
+						c.stopStream(st, l, err)
 						return
 					}
 					got += sent
@@ -133,23 +153,24 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			done = done || a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID
 		}
 		if pos.attemptID != "" {
-			sent, err := c.sendLog(ctx, w, &pos, done)
+			sent, err := c.sendLog(ctx, st, &pos, done)
 			if err != nil {
+				c.stopStream(st, l, err)
 				return
 			}
 			got += sent
 		}
 		if done {
-			_, _ = fmt.Fprintf(w, "event: end\ndata: %q\n\n", string(d.Run.State))
-			_ = rc.Flush()
+			_ = st.send("event: end\ndata: %q\n\n", string(d.Run.State))
+			_ = st.rc.Flush()
 			return
 		}
 		if round == 0 {
-			_, _ = fmt.Fprint(w, ": live\n\n")
+			if err := st.send(": live\n\n"); err != nil {
+				return
+			}
 		}
-		// A stream outlives the server's write timeout.
-		_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
-		if err := rc.Flush(); err != nil {
+		if err := st.rc.Flush(); err != nil {
 			return
 		}
 		if got > 0 {
@@ -162,6 +183,74 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			return
 		case <-time.After(wait):
 		}
+	}
+}
+
+// stream is the answer of a live log.
+type stream struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+// send writes one piece of the stream. A stream outlives the server's
+// write timeout: each write has a minute of its own.
+func (st *stream) send(format string, args ...any) error {
+	_ = st.rc.SetWriteDeadline(time.Now().Add(time.Minute))
+	_, err := fmt.Fprintf(st.w, format, args...) //nolint:gosec // G705: a text/event-stream of parsed numbers, JSON strings and a state name, never read as HTML
+	return err
+}
+
+// runOf reads the run under a page's time limit.
+func (c *Console) runOf(ctx context.Context, id string) (run.Detail, error) {
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
+	d, err := c.cfg.Runs.RunGet(rctx, id)
+	return d, late(ctx, rctx, err)
+}
+
+// readLog reads at most max bytes of an attempt's log from offset on
+// under a page's time limit.
+func (c *Console) readLog(ctx context.Context, attemptID string, offset, max int64, w io.Writer) error {
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
+	_, _, err := c.cfg.ReadLog(rctx, attemptID, offset, max, w)
+	return late(ctx, rctx, err)
+}
+
+// late is err as errLate when the read failed because its own time limit
+// (rctx's) ran out while the stream's (ctx) did not: the browser is still
+// there to be told.
+func late(ctx, rctx context.Context, err error) error {
+	if err != nil && errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("%w: %w", errLate, err)
+	}
+	return err
+}
+
+// failStream answers a failure before the stream started: one out of
+// time ends the stream as stopStream does, the page shows it; any other
+// is the request's (no such run, a bad Last-Event-ID), answered as a page.
+func (c *Console) failStream(st *stream, l string, r *http.Request, s *session, err error) {
+	if errors.Is(err, errLate) {
+		st.w.Header().Set("Content-Type", "text/event-stream")
+		c.stopStream(st, l, err)
+		return
+	}
+	c.fail(st.w, r, s, err)
+}
+
+// stopStream ends the stream after a failed read. One out of time says so
+// ("stopped": what happened and what to do), and the page stops following;
+// after any other failure the stream just ends, and the browser connects
+// again on its own, going on from the last event it received.
+func (c *Console) stopStream(st *stream, l string, err error) {
+	if !errors.Is(err, errLate) {
+		return
+	}
+	c.cfg.Log.Warn("console: the live log stopped", "code", CodeLiveLogStopped, "err", err)
+	b, _ := json.Marshal(fmt.Sprintf(tr(l, "log.stopped"), c.cfg.RequestTimeout)) // a string always marshals
+	if st.send("event: stopped\ndata: %s\n\n", b) == nil {
+		_ = st.rc.Flush()
 	}
 }
 
@@ -198,7 +287,7 @@ func (c *Console) resumeAt(ctx context.Context, d run.Detail, number int64, last
 	if off > 0 {
 		// The byte before the offset was sent, so the log holds it.
 		var held byteCount
-		_, _, err := c.cfg.ReadLog(ctx, a.ID, off-1, 1, &held)
+		err := c.readLog(ctx, a.ID, off-1, 1, &held)
 		if qlerror.Is(err, qlerror.NotFound) || (err == nil && held == 0) {
 			return logPos{}, bad
 		}
@@ -217,22 +306,18 @@ func (b *byteCount) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// logEventMax bounds one read of a log stream, and so the "log" event it
-// sends: a stream catching up with a long log reads it a piece at a time
-// rather than holding the rest of it in memory at once.
-const logEventMax = 1 << 20
-
-// sendLog sends the attempt's output from pos on, one event per piece of at
-// most logEventMax bytes, and moves pos past what it sent. Unless final
-// (the attempt's log is complete), what the log holds so far may end in
-// the middle of a UTF-8 sequence or of a CR LF: that is kept back for the
+// sendLog sends the attempt's output from pos on, a piece of at most
+// logPiece bytes at a time (one "log" event each, each read under its own
+// time limit), and moves pos past what it sent. Unless final (the
+// attempt's log is complete), what the log holds so far may end in the
+// middle of a UTF-8 sequence or of a CR LF: that is kept back for the
 // next read, which completes it (sent alone, each half of a character
 // would show as a replacement character, and a CR as a line of its own).
-func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, pos *logPos, final bool) (int64, error) {
+func (c *Console) sendLog(ctx context.Context, st *stream, pos *logPos, final bool) (int64, error) {
 	sent := int64(0)
 	for {
 		var buf bytes.Buffer
-		_, _, err := c.cfg.ReadLog(ctx, pos.attemptID, pos.offset, logEventMax, &buf)
+		err := c.readLog(ctx, pos.attemptID, pos.offset, logPiece, &buf)
 		if qlerror.Is(err, qlerror.NotFound) {
 			return sent, nil
 		}
@@ -241,15 +326,14 @@ func (c *Console) sendLog(ctx context.Context, w http.ResponseWriter, pos *logPo
 		}
 		text := buf.Bytes()
 		// A whole piece is followed by more, which completes its end.
-		full := len(text) == logEventMax
+		full := len(text) == logPiece
 		if !final || full {
 			text = text[:len(text)-heldBack(text)]
 		}
 		if len(text) > 0 {
 			pos.offset += int64(len(text))
-			b, _ := json.Marshal(logText(text))                                           // a string always marshals
-			_, err = fmt.Fprintf(w, "id: %s\nevent: log\ndata: %s\n\n", pos.eventID(), b) //nolint:gosec // G705: a text/event-stream of two parsed numbers and a JSON string, never read as HTML
-			if err != nil {
+			b, _ := json.Marshal(logText(text)) // a string always marshals
+			if err := st.send("id: %s\nevent: log\ndata: %s\n\n", pos.eventID(), b); err != nil {
 				return sent, err
 			}
 			sent += int64(len(text))

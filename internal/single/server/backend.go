@@ -45,11 +45,15 @@ func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
 	}, nil
 }
 
-// ReadLog copies an attempt's captured output from offset on to w. The
-// executor marks a log cut at its cap on the attempt, not in the file, so
-// truncated is always false here: readers take it from the attempt.
-func (b *Backend) ReadLog(_ context.Context, attemptID string, offset int64, w io.Writer) (next int64, truncated bool, err error) {
-	next, err = executor.ReadLogFrom(b.Layout.Logs, attemptID, offset, w)
+// ReadLog copies at most max bytes of an attempt's captured output from
+// offset on to w. The executor marks a log cut at its cap on the attempt,
+// not in the file, so truncated is always false here: readers take it from
+// the attempt. A read whose caller's time is already up is not begun.
+func (b *Backend) ReadLog(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (next int64, truncated bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return offset, false, err
+	}
+	next, err = executor.ReadLogUpTo(b.Layout.Logs, attemptID, offset, max, w)
 	return next, false, err
 }
 

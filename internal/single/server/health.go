@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -16,7 +15,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
-	"github.com/qinglong/qinglong/internal/single/executor"
 )
 
 // listen starts the API server on the configured address, with the
@@ -43,10 +41,8 @@ func (s *Server) listen() error {
 		// its own secrets file: an apply's answer can note the secrets
 		// that file lacks, or that it cannot be used at all.
 		MissingSecrets: process.Secrets{Path: s.layout.Secrets}.Missing,
-		ReadLog: func(_ context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error) {
-			next, err := executor.ReadLogUpTo(s.layout.Logs, attemptID, offset, max, w)
-			return next, false, err
-		},
+		// The logs as every reader on this data directory reads them.
+		ReadLog: (&Backend{Layout: s.layout}).ReadLog,
 	}
 	if s.metrics != nil && s.metricsHTTP == nil {
 		cfg.Metrics = s.metrics.Handler()

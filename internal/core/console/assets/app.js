@@ -20,8 +20,9 @@
 
 // Live log tail: the run page's <pre data-stream> follows the run's
 // output over server-sent events and reloads the page when the run ends,
-// so its state, attempts and exit code show. An ended attempt's output is
-// on the page already, in a <pre> with no stream to follow.
+// so its state, attempts and exit code show, or says why it stopped. An
+// ended attempt's output is on the page already, in a <pre> with no stream
+// to follow.
 (function () {
   var pre = document.getElementById("log");
   if (!pre || !pre.hasAttribute("data-stream") || !window.EventSource) { return; }
@@ -38,6 +39,16 @@
     var text = JSON.parse(e.data);
     dd.textContent = text;
     dd.hidden = dt.hidden = text === "";
+  });
+  // A read the server could not finish in time: the stream ends saying
+  // so, and what to do; following again without a reload would only
+  // meet the same wait.
+  es.addEventListener("stopped", function (e) {
+    es.close();
+    var p = document.getElementById("log-stopped");
+    if (!p) { return; }
+    p.textContent = JSON.parse(e.data);
+    p.hidden = false;
   });
   es.addEventListener("end", function (e) {
     es.close();
