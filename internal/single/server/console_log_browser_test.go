@@ -100,3 +100,46 @@ func TestAnEndedRunsOutputShowsOnceInABrowserWithOrWithoutScripts(t *testing.T) 
 		}
 	}
 }
+
+// In a real browser, a live log the server stops (a read that ran out of
+// its time limit: the server's side is console:
+// TestEveryReadOfALiveLogHasATimeLimitAndSaysWhenItRunsOut) shows what the
+// stream said under the log and stops following: the browser does not
+// connect again on its own, which would only meet the same wait.
+func TestConsoleLiveLogInABrowserSaysWhyItStopped(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startConsoleSite(t)
+	target, err := url.Parse(site.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	const said = "The live output stopped: the server could not read this run or its output within 10s"
+	var streams atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/log") {
+			streams.Add(1)
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "id: 1:3\nevent: log\ndata: \"up\\n\"\n\nevent: stopped\ndata: \""+said+"\"\n\n")
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	browsertest.Step(t, ctx, "sign in through the proxy", chromedp.Navigate(front.URL+"/signin?lang=en"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Operate]),
+		chromedp.Click(chromedp.ID("signin")),
+		browsertest.WaitText("main h1", "Overview"))
+	browsertest.Step(t, ctx, "run now and see the live log stop", chromedp.Navigate(front.URL+"/triggers/"+site.triggerID),
+		chromedp.WaitVisible(chromedp.ID("runnow")),
+		chromedp.Click(chromedp.ID("runnow")),
+		chromedp.WaitVisible(chromedp.ID("log-stopped")),
+		browsertest.WaitText("#log-stopped", said))
+	// An EventSource whose stream ends connects again after about 3s.
+	time.Sleep(4 * time.Second)
+	if shown, n := browsertest.Value(t, ctx, chromedp.Text(chromedp.ID("log"))), streams.Load(); shown != "up\n" || n != 1 {
+		t.Fatalf("after the stop the log shows %q and was asked for %d times; want what came before the stop, asked for once", shown, n)
+	}
+}
