@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -58,6 +59,21 @@ type errorDetail struct {
 	MoreErrors int         `json:"moreErrors,omitempty"`
 }
 
+// sentences is e's message followed by those of the coded errors it wraps
+// directly, each a sentence written for the client: "defs.yaml: nothing
+// was applied" alone does not say why. The chain stops at the first error
+// that is not coded (a driver's, which may carry SQL or server detail),
+// and a sentence its wrapper already repeats is not said twice.
+func sentences(e *qlerror.Error) string {
+	msg := e.Msg
+	for inner, ok := e.Err.(*qlerror.Error); ok; inner, ok = inner.Err.(*qlerror.Error) {
+		if inner.Msg != "" && !strings.Contains(msg, inner.Msg) {
+			msg += ": " + inner.Msg
+		}
+	}
+	return msg
+}
+
 // writeError answers with err's code and message. Internal errors are
 // logged with their adapter message and answered with a fixed text, so
 // neither SQL nor server detail reaches a client.
@@ -66,8 +82,8 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	msg := err.Error()
 	var qe *qlerror.Error
 	if errors.As(err, &qe) {
-		// The adapter's own sentence; the wrapped driver error stays out.
-		msg = qe.Msg
+		// The adapter's own sentences; the wrapped driver error stays out.
+		msg = sentences(qe)
 	}
 	if text, ok := locatedText(err); ok && code != qlerror.Internal {
 		msg = text

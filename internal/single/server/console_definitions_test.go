@@ -300,3 +300,18 @@ func TestAnApplyBehindAnotherProcesssLockSaysSoInThePagesLanguage(t *testing.T) 
 		t.Errorf("the same file once the lock is let go: %d, want it applied, the trigger updated:\n%s", resp.StatusCode, page)
 	}
 }
+
+// The same apply over the API says why nothing was applied, not only that
+// nothing was: its message carries the lock's sentence after the file's.
+func TestAnApplyOverTheAPIBehindAnotherProcesssLockSaysWhy(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce}, slowScript,
+		func(c *Config) { c.RequestTimeout = 500 * time.Millisecond })
+	release := holdDatabaseLock(t, site.dir)
+	defer release()
+	file := shopTrigger + "    cron: '0 4 * * *'\n    timezone: UTC\n"
+	status, body, _ := httpcall.Bearer(t, http.MethodPost, site.base+"/api/v1/apply", site.tokens[apitoken.Admin], []byte(file))
+	if status != http.StatusGatewayTimeout || !strings.Contains(string(body), "nothing was applied: another process held the write lock of the database file") {
+		t.Fatalf("an apply over the API behind another process's lock: %d %s; want 504 saying what held it", status, body)
+	}
+}
