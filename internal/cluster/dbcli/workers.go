@@ -171,7 +171,23 @@ func workersRevokeCommand(getenv func(string) string) *cobra.Command {
 			"worker finish its commands first, drain it and revoke it once `ql workers list` shows no sessions.",
 		Args:         oneName("revoke"),
 		SilenceUsage: true,
-		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerRevoke, "revoked"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			r, err := a.WorkerRevoke(cmd.Context(), args[0])
+			if err != nil {
+				return explainWorkerErr(err)
+			}
+			if r.Already {
+				fmt.Fprintf(cmd.OutOrStdout(), "worker %s: revoked already (at %s); nothing changed\n", args[0], fmtMs(&r.AtMs))
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "worker %s: revoked\n", args[0])
+			return nil
+		},
 	}
 }
 

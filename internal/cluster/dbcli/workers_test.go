@@ -121,6 +121,12 @@ func TestWorkersCreateListDrainRevoke(t *testing.T) {
 	if _, err := rt.AuthenticateWorker(t.Context(), cred); !qlerror.Is(err, qlerror.Unauthenticated) {
 		t.Fatalf("authenticate after revoke: %v; want unauthenticated", err)
 	}
+	// A second revoke changes nothing and says so, as revoking a revoked
+	// token does.
+	if out, _, err := workers(t, env, "revoke", "build-01"); err != nil || !strings.HasPrefix(out, "worker build-01: revoked already (at ") ||
+		!strings.HasSuffix(out, "); nothing changed\n") {
+		t.Fatalf("a second revoke: %v %q; want it said revoked already, nothing changed", err, out)
+	}
 	if l := listWorkers(t, env); l.Workers[0].State != "revoked" {
 		t.Fatalf("after revoke the list shows %+v", l.Workers[0])
 	}

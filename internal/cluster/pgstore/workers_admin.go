@@ -87,23 +87,35 @@ func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 	return out, mapErr(err, "listing workers")
 }
 
+// Revocation is what WorkerRevoke did: when the worker was revoked (epoch
+// milliseconds), and whether an earlier revocation had done it already.
+type Revocation struct {
+	AtMs    int64
+	Already bool
+}
+
 // WorkerRevoke revokes a worker's credential: its next request is refused
-// and its sessions get no more work. Revoking a revoked worker is a no-op.
-// Once the revocation has committed, the pulls and watches waiting on
-// every replica are woken: they read the session again, answer revoked,
-// and the worker stops at once instead of at its next renewal or
-// heartbeat, also when every slot of it is busy and only its watch waits.
-func (a *Admin) WorkerRevoke(ctx context.Context, name string) error {
-	var state string
-	err := a.pool.QueryRow(ctx, sqlWorkerRevoke, name).Scan(&state)
+// and its sessions get no more work. Revoking a revoked worker changes
+// nothing and says so. Once a revocation has committed, the pulls and
+// watches waiting on every replica are woken: they read the session
+// again, answer revoked, and the worker stops at once instead of at its
+// next renewal or heartbeat, also when every slot of it is busy and only
+// its watch waits.
+func (a *Admin) WorkerRevoke(ctx context.Context, name string) (Revocation, error) {
+	var r Revocation
+	var now bool
+	err := a.pool.QueryRow(ctx, sqlWorkerRevoke, name).Scan(&r.AtMs, &now)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return noSuchWorker(name)
+		return Revocation{}, noSuchWorker(name)
 	}
 	if err != nil {
-		return mapErr(err, "revoking worker "+name)
+		return Revocation{}, mapErr(err, "revoking worker "+name)
 	}
-	_ = notifySessionChanged(ctx, a.pool) // a failed notification leaves the worker to its next renewal or heartbeat
-	return nil
+	r.Already = !now
+	if !r.Already {
+		_ = notifySessionChanged(ctx, a.pool) // a failed notification leaves the worker to its next renewal or heartbeat
+	}
+	return r, nil
 }
 
 // WorkerDrain drains a worker: its sessions get no new work and are told

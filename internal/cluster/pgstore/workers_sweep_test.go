@@ -205,7 +205,7 @@ func TestRevokedCredentialIsRefused(t *testing.T) {
 			t.Errorf("credential %q: %v, want unauthenticated", bad, err)
 		}
 	}
-	if err := s.admin.WorkerRevoke(t.Context(), "w1"); err != nil {
+	if _, err := s.admin.WorkerRevoke(t.Context(), "w1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.runtime.AuthenticateWorker(t.Context(), w.credential); !qlerror.Is(err, qlerror.Unauthenticated) {
@@ -217,7 +217,7 @@ func TestRevokedCredentialIsRefused(t *testing.T) {
 	if reply, err := s.runtime.PullGrants(t.Context(), w.WorkerIdentity, w.offer(t, 1), shortLease); err != nil || reply.State != workerproto.SessionRevoked {
 		t.Fatalf("pull of a session opened before revocation: %+v, %v", reply, err)
 	}
-	if err := s.admin.WorkerRevoke(t.Context(), "nobody"); !qlerror.Is(err, qlerror.NotFound) || !strings.Contains(err.Error(), "nobody") {
+	if _, err := s.admin.WorkerRevoke(t.Context(), "nobody"); !qlerror.Is(err, qlerror.NotFound) || !strings.Contains(err.Error(), "nobody") {
 		t.Fatalf("revoke of an unknown worker: %v", err)
 	}
 }
@@ -450,7 +450,7 @@ func TestARevokedCredentialsSessionsAreNotCountedLive(t *testing.T) {
 	if listed, metric := count(); listed != 1 || metric != 1 {
 		t.Fatalf("before the revocation the list counts %d sessions and the metric %d, want 1", listed, metric)
 	}
-	if err := s.admin.WorkerRevoke(t.Context(), "revoked"); err != nil {
+	if _, err := s.admin.WorkerRevoke(t.Context(), "revoked"); err != nil {
 		t.Fatal(err)
 	}
 	if listed, metric := count(); listed != 0 || metric != 0 {
@@ -467,7 +467,7 @@ func TestAnAttemptWhoseWorkerWasRevokedWhileItRanIsLostAsWorkerRevoked(t *testin
 	s.admitRuns(t, "revoked", 1)
 	w := s.newWorker(t, "w1", nil, 1)
 	l, g := s.started(t, w)
-	if err := s.admin.WorkerRevoke(t.Context(), "w1"); err != nil {
+	if _, err := s.admin.WorkerRevoke(t.Context(), "w1"); err != nil {
 		t.Fatal(err)
 	}
 	s.waitPast(t, *s.attempt(t, l.AttemptID).ExpiresAtMs)

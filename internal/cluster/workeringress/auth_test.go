@@ -60,7 +60,7 @@ func TestARevokedCredentialIsRefusedWithinFiveSeconds(t *testing.T) {
 	if s := beat(); s != http.StatusOK {
 		t.Fatalf("heartbeat before the revocation: %d", s)
 	}
-	if err := f.admin.WorkerRevoke(t.Context(), "revoked"); err != nil {
+	if _, err := f.admin.WorkerRevoke(t.Context(), "revoked"); err != nil {
 		t.Fatal(err)
 	}
 	revoked := time.Now()
@@ -79,7 +79,7 @@ func TestARevokedWorkerCredentialIsCountedRevokedNotUnknown(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Config{})
 	cred := f.worker(t, "revoked-counted")
-	if err := f.admin.WorkerRevoke(t.Context(), "revoked-counted"); err != nil {
+	if _, err := f.admin.WorkerRevoke(t.Context(), "revoked-counted"); err != nil {
 		t.Fatal(err)
 	}
 	unknown := workerproto.CredentialPrefix + "AAAAnobodyAAAAnobodyAAAAnobodyAAAA"
@@ -193,7 +193,7 @@ func TestAWorkerAuthenticatedHereIsServedWhileItsAddressIsThrottled(t *testing.T
 	if status, raw := beat(); status != http.StatusOK {
 		t.Fatalf("the authenticated worker on the throttled address: %d %s, want 200", status, raw)
 	}
-	if err := f.admin.WorkerRevoke(t.Context(), "neighbour"); err != nil {
+	if _, err := f.admin.WorkerRevoke(t.Context(), "neighbour"); err != nil {
 		t.Fatal(err)
 	}
 	for revoked := time.Now(); ; time.Sleep(50 * time.Millisecond) {

@@ -272,7 +272,10 @@ func watchAnswersAtOnce(t *testing.T, name string, change func(a *pgstore.Admin,
 // than when its next renewal or heartbeat is refused.
 func TestAWatchAnswersItsWorkersRevocationAtOnce(t *testing.T) {
 	t.Parallel()
-	got := watchAnswersAtOnce(t, "revoked", (*pgstore.Admin).WorkerRevoke)
+	got := watchAnswersAtOnce(t, "revoked", func(a *pgstore.Admin, ctx context.Context, name string) error {
+		_, err := a.WorkerRevoke(ctx, name)
+		return err
+	})
 	if got.State != workerproto.SessionRevoked || len(got.Grants) != 0 {
 		t.Fatalf("the watch answered %+v after its worker was revoked, want revoked and no grant", got)
 	}

@@ -65,7 +65,13 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	if err != nil {
 		return err
 	}
-	doc, err := apply.Read(file, bytes.NewReader(data))
+	// Its mistakes are cited as a local apply cites them: at the path
+	// given, or "stdin" for -.
+	cited := file
+	if file == "-" {
+		cited = "stdin"
+	}
+	doc, err := apply.Read(cited, bytes.NewReader(data))
 	if err != nil {
 		return fileErrors(cmd, err)
 	}

@@ -151,3 +151,20 @@ func TestApplyOverTheAPIPrintsTheServersErrorsAtTheFileAsNamed(t *testing.T) {
 		t.Fatalf("apply --api-url into an archived project: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, want)
 	}
 }
+
+// A file read from standard input is cited as "stdin" over the API as on
+// the database: its mistakes, found before anything is sent, point at the
+// same place either way.
+func TestApplyFromStandardInputCitesStdinOverTheAPIAsOnTheDatabase(t *testing.T) {
+	dir := installedDir(t)
+	admin := newToken(t, dir, "admin", "admin")
+	base := serveAPI(t, dir, "standalone")
+	const broken = "project: api\ntasks:\n  - name: BAD\n"
+	_, _, onDB := qlProcessIn(t, broken, "apply", "-f", "-", "--data-dir", dir)
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", admin)
+	code, _, overAPI := qlProcessIn(t, broken, "apply", "-f", "-", "--api-url", base)
+	if code != 2 || !strings.HasPrefix(overAPI, "stdin:3:") || overAPI != onDB {
+		t.Fatalf("apply -f - --api-url of a broken file: exit %d, %q; want exit 2 and what the database path says, %q", code, overAPI, onDB)
+	}
+}

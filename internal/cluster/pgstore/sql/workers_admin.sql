@@ -26,14 +26,16 @@ SELECT w.name, w.labels, w.max_concurrency, w.state, w.created_at_ms,
 -- name: WorkerRevoke
 -- Revokes a credential. Authentication refuses it from the next request
 -- on, and a revoked worker's sessions get no work; revoking twice keeps the
--- first revocation time. Returns nothing when no worker has the name.
+-- first revocation time. Returns nothing when no worker has the name, else
+-- the revocation's time and whether it is this statement's (an earlier
+-- one kept its own time).
 UPDATE qinglong.workers w
    SET state = 'revoked',
        revoked_at_ms = coalesce(w.revoked_at_ms, n.ms),
        updated_at_ms = greatest(w.updated_at_ms, n.ms)
   FROM (SELECT {{now_ms}} AS ms) n
  WHERE w.name = $1
-RETURNING w.state
+RETURNING w.revoked_at_ms, w.revoked_at_ms = n.ms
 
 -- name: WorkerDrain
 -- Drains an active worker: its sessions get no new work, and a session it
