@@ -144,10 +144,7 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 	base := "http://" + r.addr
 
 	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(base+"/"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), secret),
-		chromedp.Click(chromedp.ID("signin")),
-		browsertest.WaitText("main h1", "Overview"))
+		browsertest.SignInWithToken(secret, "Overview"))
 	// The replica wrote its first heartbeat as it activated, long before
 	// the browser started and signed in.
 	if live := browsertest.Value(t, ctx, chromedp.Text(chromedp.ID("replicas-live"))); live != "Replicas: 1 live" {

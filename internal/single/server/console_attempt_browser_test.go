@@ -26,10 +26,7 @@ func TestConsoleInABrowserShowsAFailedAttemptsMessageOnTheChineseRunPage(t *test
 	message := run.SignalMessage(9)
 
 	browsertest.Step(t, ctx, "sign in", chromedp.EmulateViewport(390, 844), chromedp.Navigate(b+"/signin?lang=zh"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Operate]),
-		chromedp.Click(chromedp.ID("signin")),
-		browsertest.WaitText("main h1", "概览"))
+		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "概览"))
 	browsertest.Step(t, ctx, "run the command that is killed and see its message", chromedp.Navigate(b+"/triggers/"+site.triggerID),
 		chromedp.WaitVisible(chromedp.ID("runnow")),
 		chromedp.Click(chromedp.ID("runnow")),

@@ -27,10 +27,7 @@ func TestConsoleBackfillInABrowserPreviewsConfirmsAndShowsTheRuns(t *testing.T) 
 	dir := browsertest.ArtifactDir(t)
 
 	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(b+"/signin?lang=en"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Operate]),
-		chromedp.Click(chromedp.ID("signin")),
-		browsertest.WaitText("main h1", "Overview"))
+		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "Overview"))
 	browsertest.Step(t, ctx, "fill the backfill form's start and preview", chromedp.Navigate(b+"/triggers/"+site.triggerID),
 		chromedp.WaitVisible(chromedp.ID("backfill-from")),
 		chromedp.SetValue(chromedp.ID("backfill-from"), "2023-06-01T00:00"),

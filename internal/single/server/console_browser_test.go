@@ -29,10 +29,7 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	trig := b + "/triggers/" + site.triggerID
 
 	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(b+"/"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Operate]),
-		chromedp.Click(chromedp.ID("signin")),
-		browsertest.WaitText("main h1", "Overview"),
+		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "Overview"),
 		browsertest.WaitText("main", "Next fires"))
 
 	browsertest.Step(t, ctx, "pause with a note", chromedp.Navigate(trig),

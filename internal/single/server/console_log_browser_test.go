@@ -50,10 +50,7 @@ func TestConsoleLiveLogInABrowserShowsEachLineOnceAcrossReconnects(t *testing.T)
 	t.Cleanup(front.Close)
 
 	browsertest.Step(t, ctx, "sign in through the proxy", chromedp.Navigate(front.URL+"/signin?lang=en"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Operate]),
-		chromedp.Click(chromedp.ID("signin")),
-		browsertest.WaitText("main h1", "Overview"))
+		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "Overview"))
 	browsertest.Step(t, ctx, "run now and watch the log across the cuts", chromedp.Navigate(front.URL+"/triggers/"+site.triggerID),
 		chromedp.WaitVisible(chromedp.ID("runnow")),
 		chromedp.Click(chromedp.ID("runnow")),
@@ -79,10 +76,7 @@ func TestAnEndedRunsOutputShowsOnceInABrowserWithOrWithoutScripts(t *testing.T) 
 		`echo 'first <line>'; sleep 2; printf 'second & \033[1mlast\033[0m\n'`)
 	const want = "first <line>\nsecond & ␛[1mlast␛[0m\n"
 	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(site.base+"/signin?lang=en"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Operate]),
-		chromedp.Click(chromedp.ID("signin")),
-		browsertest.WaitText("main h1", "Overview"))
+		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "Overview"))
 	browsertest.Step(t, ctx, "run now and watch the output arrive live", chromedp.Navigate(site.base+"/triggers/"+site.triggerID),
 		chromedp.WaitVisible(chromedp.ID("runnow")),
 		chromedp.Click(chromedp.ID("runnow")),
@@ -128,10 +122,7 @@ func TestConsoleLiveLogInABrowserSaysWhyItStopped(t *testing.T) {
 	t.Cleanup(front.Close)
 
 	browsertest.Step(t, ctx, "sign in through the proxy", chromedp.Navigate(front.URL+"/signin?lang=en"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Operate]),
-		chromedp.Click(chromedp.ID("signin")),
-		browsertest.WaitText("main h1", "Overview"))
+		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "Overview"))
 	browsertest.Step(t, ctx, "run now and see the live log stop", chromedp.Navigate(front.URL+"/triggers/"+site.triggerID),
 		chromedp.WaitVisible(chromedp.ID("runnow")),
 		chromedp.Click(chromedp.ID("runnow")),

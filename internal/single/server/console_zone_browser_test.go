@@ -35,10 +35,7 @@ func TestTheZoneScriptKeepsThePreviousZoneWhenTheBrowsersIsUnknown(t *testing.T)
 		return ""
 	}
 	browsertest.Step(t, ctx, "sign in from New York", browsertest.TimeZone("America/New_York"), chromedp.Navigate(site.base+"/signin?lang=zh"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), site.tokens[apitoken.Read]),
-		chromedp.Click(chromedp.ID("signin")),
-		browsertest.WaitText("main h1", "概览"))
+		browsertest.SignInWithToken(site.tokens[apitoken.Read], "概览"))
 	browsertest.Step(t, ctx, "see the runs in New York time", chromedp.Navigate(site.base+"/runs"),
 		browsertest.WaitText("main p.help", "时区 America/New_York"))
 	if tz, prev := cookie("ql_tz"), cookie("ql_tz_prev"); tz != "America/New_York" || prev != "" {

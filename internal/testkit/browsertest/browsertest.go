@@ -134,3 +134,22 @@ func Screenshot(t *testing.T, ctx context.Context, dir, name string, width int) 
 		t.Fatal(err)
 	}
 }
+
+// SignInWithToken signs in on the sign-in page the browser shows, with an
+// API token, and waits for the page it lands on to show heading in its
+// main heading (the Overview, in the page's language).
+func SignInWithToken(token, heading string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		for _, a := range []chromedp.Action[chromedp.Void]{
+			chromedp.WaitVisible(chromedp.ID("token")),
+			chromedp.SendKeys(chromedp.ID("token"), token),
+			chromedp.Click(chromedp.ID("signin")),
+			WaitText("main h1", heading),
+		} {
+			if _, err := a(ctx, tg); err != nil {
+				return chromedp.Void{}, err
+			}
+		}
+		return chromedp.Void{}, nil
+	}
+}
