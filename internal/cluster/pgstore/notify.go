@@ -24,9 +24,10 @@ var _ notify.Outbox = (*Runtime)(nil)
 func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.State, errorCode string) error {
 	var specJSON string
 	var now int64
+	var attemptID string
 	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode}
 	if err := tx.QueryRow(ctx, sqlNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &f.TriggerName,
-		&f.ScheduledForMs, &now); err != nil {
+		&f.ScheduledForMs, &now, &f.TaskName, &f.Attempt, &f.ExitCode, &attemptID); err != nil {
 		return err
 	}
 	if specJSON == "" {
@@ -36,6 +37,11 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 	spec, err := notify.Decode(specJSON)
 	if err != nil {
 		return err
+	}
+	if spec.OutputLines() > 0 && attemptID != "" {
+		if f.Output, f.OutputWhole, err = logTail(ctx, tx, attemptID); err != nil {
+			return err
+		}
 	}
 	var previous []run.State
 	if n := spec.History(); n > 0 && f.TriggerID != "" {
@@ -58,6 +64,39 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 		}
 	}
 	return nil
+}
+
+// logTail reads the last notify.OutputReadBytes of an attempt's log from
+// its chunks, and whether they are the whole log.
+func logTail(ctx context.Context, tx querier, attemptID string) ([]byte, bool, error) {
+	rows, err := tx.Query(ctx, sqlNotifyOutput, attemptID, notify.OutputReadBytes)
+	if err != nil {
+		return nil, false, err
+	}
+	var pieces [][]byte
+	var start int64 = -1
+	size := 0
+	var offset int64
+	var piece []byte
+	if _, err := pgx.ForEachRow(rows, []any{&offset, &piece}, func() error {
+		if size < notify.OutputReadBytes {
+			pieces = append(pieces, append([]byte(nil), piece...))
+			size += len(piece)
+			start = offset
+		}
+		return nil
+	}); err != nil {
+		return nil, false, err
+	}
+	var tail []byte
+	for i := len(pieces) - 1; i >= 0; i-- {
+		tail = append(tail, pieces[i]...)
+	}
+	if len(tail) > notify.OutputReadBytes {
+		start += int64(len(tail) - notify.OutputReadBytes)
+		tail = tail[len(tail)-notify.OutputReadBytes:]
+	}
+	return tail, start == 0, nil
 }
 
 func scanMessage(r pgx.Row) (notify.Message, error) {

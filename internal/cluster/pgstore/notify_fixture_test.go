@@ -49,6 +49,12 @@ func (f *finisher) worker(ctx context.Context) (worker, error) {
 // past. It returns the state the store reported the call finished the Run
 // in.
 func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptState) (run.State, error) {
+	return f.finishWithOutput(ctx, runID, end, nil)
+}
+
+// finishWithOutput is finish after the worker sent output to the attempt's
+// log, in pieces of at most logPiece bytes as a worker sends a long one.
+func (f *finisher) finishWithOutput(ctx context.Context, runID string, end run.AttemptState, output []byte) (run.State, error) {
 	w, err := f.worker(ctx)
 	if err != nil {
 		return "", err
@@ -68,6 +74,12 @@ func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptStat
 	l := lease(req, reply.Grants[0])
 	if _, err := f.s.runtime.StartAttempt(ctx, w.WorkerIdentity, workerproto.StartRequest{Lease: l}, testSettings); err != nil {
 		return "", err
+	}
+	for off := 0; off < len(output); off += logPiece {
+		piece := output[off:min(off+logPiece, len(output))]
+		if _, err := f.s.runtime.AppendAttemptLog(ctx, w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: int64(off), Data: piece}, testSettings); err != nil {
+			return "", err
+		}
 	}
 	var apply func(ctx context.Context) (run.State, error)
 	switch end {
@@ -124,6 +136,10 @@ func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptStat
 	}
 	return finished, err
 }
+
+// logPiece is the finisher's log request size: small, so that a test's
+// output spans several chunks.
+const logPiece = 1500
 
 // finishAgain applies the last finish of runID once more: the worker's
 // completion retried (its reply lost), or the sweep run again.

@@ -249,6 +249,7 @@ var (
 var (
 	sqlNotifyFacts     = stmt("NotifyFacts")
 	sqlNotifyHistory   = stmt("NotifyHistory")
+	sqlNotifyOutput    = stmt("NotifyOutput")
 	sqlNotifyInsert    = stmt("NotifyInsert")
 	sqlNotifyClaim     = stmt("NotifyClaim")
 	sqlNotifyDelivered = stmt("NotifyDelivered")

@@ -44,6 +44,7 @@ type (
 		To             []string `yaml:"to,omitempty,flow"`
 		Username       string   `yaml:"username,omitempty"`
 		PasswordSecret string   `yaml:"passwordSecret,omitempty"`
+		Output         int      `yaml:"output,omitempty"`
 	}
 	exportRule struct {
 		On                  string   `yaml:"on,omitempty"`
@@ -143,7 +144,7 @@ func exportNotifications(s notify.Spec) *exportNotify {
 	for _, c := range s.Channels {
 		out.Channels[c.Name] = exportChannel{Type: string(c.Kind), URL: c.URL, URLSecret: c.URLSecret, SigningSecret: c.SigningSecret,
 			TokenSecret: c.TokenSecret, ChatID: c.ChatID, Host: c.Host, Port: c.Port, TLS: c.TLS, From: c.From, To: c.To,
-			Username: c.Username, PasswordSecret: c.PasswordSecret}
+			Username: c.Username, PasswordSecret: c.PasswordSecret, Output: c.Output}
 	}
 	for _, r := range s.Rules {
 		er := exportRule{Reasons: r.Reasons, Channel: r.Channel}

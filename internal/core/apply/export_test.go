@@ -18,7 +18,7 @@ notifications:
     mail: {type: email, host: smtp.example.com, port: 465, tls: implicit, from: "青龙 <ql@example.com>", to: [ops@example.com, "值班 <oncall@example.cn>"], username: ql, passwordSecret: mail-pass}
     relay: {type: email, host: 127.0.0.1, tls: none, from: ql@example.com, to: ops@example.com}
     phone: {type: gotify, url: "https://gotify.example.com", tokenSecret: gotify-app}
-    wechat: {type: pushplus, tokenSecret: pushplus-token}
+    wechat: {type: pushplus, tokenSecret: pushplus-token, output: 10}
     sct: {type: serverchan, tokenSecret: sendkey}
   rules:
     - {on: failed, channel: ops}

@@ -99,7 +99,7 @@ func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {
 	what := "notifications.channels." + name
 	c := notify.Channel{Name: name}
 	f, complete := p.fields(n, what, "type", "url", "urlSecret", "signingSecret", "tokenSecret", "chatId",
-		"host", "port", "tls", "from", "to", "username", "passwordSecret")
+		"host", "port", "tls", "from", "to", "username", "passwordSecret", "output")
 	if f == nil {
 		return c, false
 	}
@@ -125,6 +125,14 @@ func (p parser) channel(name string, n *yaml.Node) (notify.Channel, bool) {
 			p.outOfRange(v, what+".port", 1, 65535, "%s.port: must be a whole number from 1 to 65535, like 587 (STARTTLS) or 465 (TLS from the start)", what)
 		}
 		c.Port = port
+	}
+	if v, ok := f["output"]; ok {
+		lines, err := strconv.Atoi(v.Value)
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil || lines < 0 || lines > notify.MaxOutputLines {
+			p.outOfRange(v, what+".output", 0, notify.MaxOutputLines,
+				"%s.output: must be a whole number from 0 to %d, the last lines of a finished Run's output its notifications quote (0: none)", what, notify.MaxOutputLines)
+		}
+		c.Output = lines
 	}
 	if v, ok := f["to"]; ok {
 		// One address, or a list of them.

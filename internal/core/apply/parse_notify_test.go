@@ -72,7 +72,7 @@ func TestParseReadsEmailGotifyPushPlusAndServerChanChannels(t *testing.T) {
     phone: {type: gotify, url: "https://gotify.example.com/", tokenSecret: gotify_app}
     wechat: {type: pushplus, tokenSecret: pushplus_token}
     sct: {type: serverchan, tokenSecret: sendkey}
-    sct-url: {type: serverchan, urlSecret: sct_url}
+    sct-url: {type: serverchan, urlSecret: sct_url, output: 20}
   rules:
     - {on: failed, channel: mail}
 `))
@@ -87,7 +87,7 @@ func TestParseReadsEmailGotifyPushPlusAndServerChanChannels(t *testing.T) {
 			{Name: "phone", Kind: notify.Gotify, URL: "https://gotify.example.com/", TokenSecret: "gotify_app"},
 			{Name: "wechat", Kind: notify.PushPlus, TokenSecret: "pushplus_token"},
 			{Name: "sct", Kind: notify.ServerChan, TokenSecret: "sendkey"},
-			{Name: "sct-url", Kind: notify.ServerChan, URLSecret: "sct_url"},
+			{Name: "sct-url", Kind: notify.ServerChan, URLSecret: "sct_url", Output: 20},
 		},
 		Rules: []notify.Rule{{On: notify.OnFailed, Channel: "mail"}},
 	}
@@ -130,6 +130,8 @@ func TestParseRejectsBadNotificationsWithTheirLine(t *testing.T) {
 		"host on slack":       {"  channels:\n    s: {type: slack, urlSecret: k, host: h}\n  rules: []\n", "notifications.channels.s.host: only an email channel has host"},
 		"gotify no token":     {"  channels:\n    g: {type: gotify, url: 'https://g.example'}\n  rules: []\n", "notifications.channels.g.tokenSecret: is required for gotify"},
 		"serverchan url":      {"  channels:\n    s: {type: serverchan, url: 'https://sctapi.ftqq.com/SCTx.send'}\n  rules: []\n", "the ServerChan URL carries its SendKey"},
+		"output too many":     {"  channels:\n    s: {type: slack, urlSecret: k, output: 51}\n  rules: []\n", "x.yaml:4: notifications.channels.s.output: must be a whole number from 0 to 50"},
+		"output as text":      {"  channels:\n    s: {type: slack, urlSecret: k, output: all}\n  rules: []\n", "notifications.channels.s.output: must be a whole number from 0 to 50"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

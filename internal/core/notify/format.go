@@ -114,7 +114,7 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	case Bark:
 		body = map[string]string{"title": title, "body": text, "group": "qinglong"}
 	case Slack:
-		body = map[string]string{"text": title + "\n" + text}
+		body = map[string]string{"text": title + "\n" + MarkdownText(m.Payload)}
 	case Ntfy:
 		req.Headers["Content-Type"] = "text/plain; charset=utf-8"
 		req.Headers["Title"] = title
@@ -130,7 +130,11 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	case ServerChan:
 		// desp is Markdown, where lines with no blank one between them
 		// run together into one.
-		body = map[string]string{"title": cut(title, serverChanTitleLen), "desp": title + "\n\n" + strings.ReplaceAll(text, "\n", "\n\n")}
+		desp := title + "\n\n" + strings.ReplaceAll(Details(m.Payload), "\n", "\n\n")
+		if m.Payload.Output != "" {
+			desp += "\n\n" + markdownOutput(m.Payload)
+		}
+		body = map[string]string{"title": cut(title, serverChanTitleLen), "desp": desp}
 	case Email:
 		return Request{}, fmt.Errorf("channel %s: an email channel is sent over SMTP, not HTTP", c.Name)
 	default:
@@ -254,8 +258,8 @@ func Title(p Payload) string {
 	return fmt.Sprintf("QingLong: %s %s", name, verb)
 }
 
-// Text is the detail lines of a payload.
-func Text(p Payload) string {
+// Details is the detail lines of a payload: what ran, how it ended, when.
+func Details(p Payload) string {
 	var b strings.Builder
 	line := func(k, v string) {
 		if v != "" {
@@ -263,7 +267,14 @@ func Text(p Payload) string {
 		}
 	}
 	line("run", p.RunID)
+	line("task", p.Task)
 	line("state", p.RunState)
+	if p.Attempt > 1 {
+		line("attempt", fmt.Sprint(p.Attempt))
+	}
+	if p.ExitCode != nil {
+		line("exit code", fmt.Sprint(*p.ExitCode))
+	}
 	line("error", p.ErrorCode)
 	line("reason", p.Reason)
 	if p.Occurrences > 0 {
@@ -273,6 +284,38 @@ func Text(p Payload) string {
 	line("last scheduled for", p.LastScheduledFor)
 	line("finished at", p.FinishedAt)
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Text is the detail lines of a payload and, when it quotes output, the
+// output after a line saying what it is.
+func Text(p Payload) string {
+	if p.Output == "" {
+		return Details(p)
+	}
+	return Details(p) + "\n" + outputHeading(p) + "\n" + p.Output
+}
+
+// MarkdownText is Text for a service that renders Markdown: the output in
+// a fenced code block, so that its characters are shown, not rendered.
+func MarkdownText(p Payload) string {
+	if p.Output == "" {
+		return Details(p)
+	}
+	return Details(p) + "\n" + markdownOutput(p)
+}
+
+// markdownOutput is the quoted output's heading and the output fenced by
+// more backticks than any run of them in it.
+func markdownOutput(p Payload) string {
+	fence := "```"
+	for strings.Contains(p.Output, fence) {
+		fence += "`"
+	}
+	return outputHeading(p) + "\n" + fence + "\n" + p.Output + "\n" + fence
+}
+
+func outputHeading(p Payload) string {
+	return fmt.Sprintf("output (last %s):", plural.Count(strings.Count(p.Output, "\n")+1, "line", "lines"))
 }
 
 func tag(e Event) string {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -17,15 +18,19 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/*.golden 
 // sentAt is when the tests' deliveries are made.
 var sentAt = time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
 
-// sample is one consecutive_failures notification, as the outbox stores it.
+// sample is one consecutive_failures notification, as the outbox stores it,
+// quoting the end of its output.
 func sample(c Channel) Message {
 	id := "01930000-0000-7000-8000-00000000abcd"
 	return Message{ID: id, Event: OnConsecutiveFailures, Channel: c, State: Pending, Payload: Payload{
 		ID: id, Event: OnConsecutiveFailures, Project: "shop", Trigger: "nightly-backup", RunID: "01930000-0000-7000-8000-000000000001",
 		RunState: "failed", ErrorCode: "exit_status", ScheduledFor: "2026-11-30T02:00:00Z", FinishedAt: "2026-11-30T02:00:03.25Z",
-		ConsecutiveFailures: 3,
+		ConsecutiveFailures: 3, Task: "backup", Attempt: 2, ExitCode: &exitTwo,
+		Output: "tar: /srv/private: Cannot open: Permission denied\ntar: Exiting with failure status due to previous errors",
 	}}
 }
+
+var exitTwo = 2
 
 // Each built-in channel renders the same notification into its service's
 // body format; the golden files are what the services document (an email
@@ -131,7 +136,7 @@ func TestWebhookSignatureVerifiesOnlyTheSignedBodyAndSecret(t *testing.T) {
 		t.Fatal("the signature verifies another secret or a changed body")
 	}
 	var p Payload
-	if err := json.Unmarshal(req.Body, &p); err != nil || p != sample(c).Payload {
+	if err := json.Unmarshal(req.Body, &p); err != nil || !reflect.DeepEqual(p, sample(c).Payload) {
 		t.Fatalf("webhook body %s does not decode to the payload (%v)", req.Body, err)
 	}
 }

@@ -53,6 +53,13 @@ type Payload struct {
 	ScheduledFor        string `json:"scheduledFor,omitempty"`
 	FinishedAt          string `json:"finishedAt,omitempty"`
 	ConsecutiveFailures int    `json:"consecutiveFailures,omitempty"`
+	// What ran and how it ended: the task's name, the number of the
+	// Run's last attempt and its command's exit code (when it exited),
+	// and, for a channel that asks for it, the end of its output.
+	Task     string `json:"task,omitempty"`
+	Attempt  int    `json:"attempt,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	Output   string `json:"output,omitempty"`
 	// A skipped notification names the ledger entry: its reason, how
 	// many occurrences it holds and the last one's time.
 	Reason           string `json:"reason,omitempty"`
@@ -72,6 +79,16 @@ type Finished struct {
 	ErrorCode      string
 	ScheduledForMs int64
 	FinishedAtMs   int64
+	// TaskName, Attempt (the number of the Run's last attempt; 0 when it
+	// had none) and ExitCode (nil when no command exited) say what ran.
+	TaskName string
+	Attempt  int
+	ExitCode *int
+	// Output is the end of the last attempt's log (OutputReadBytes at
+	// most; OutputWhole when that is the whole log), read only when the
+	// project's settings quote output (Spec.OutputLines).
+	Output      []byte
+	OutputWhole bool
 }
 
 // failure reports whether a finished Run counts as a failure for
@@ -138,7 +155,8 @@ func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Me
 		}
 		id := newID()
 		p := Payload{ID: id, Event: r.On, Project: f.ProjectName, Trigger: f.TriggerName, RunID: f.RunID, RunState: string(f.State),
-			ErrorCode: f.ErrorCode, ScheduledFor: stamp(f.ScheduledForMs), FinishedAt: stamp(f.FinishedAtMs)}
+			ErrorCode: f.ErrorCode, ScheduledFor: stamp(f.ScheduledForMs), FinishedAt: stamp(f.FinishedAtMs),
+			Task: f.TaskName, Attempt: f.Attempt, ExitCode: f.ExitCode, Output: OutputTail(f.Output, f.OutputWhole, ch.Output)}
 		if r.On == OnConsecutiveFailures {
 			p.ConsecutiveFailures = streak
 		}

@@ -99,6 +99,11 @@ type Channel struct {
 	To             []string `json:"to,omitempty"`
 	Username       string   `json:"username,omitempty"`
 	PasswordSecret string   `json:"passwordSecret,omitempty"`
+	// Output is how many of the last lines of a finished Run's output
+	// its notifications quote (0: none; at most MaxOutputLines). Output
+	// leaves the installation for the channel's service, so it is asked
+	// for channel by channel.
+	Output int `json:"output,omitempty"`
 }
 
 // Rule sends a notification to Channel when a Run of the project meets
@@ -290,6 +295,10 @@ func (c Channel) Validate() error {
 	case c.ChatID != "" && (len(c.ChatID) > maxChatIDLen || !chatID.MatchString(c.ChatID)):
 		return qlerror.New(qlerror.Invalid, "%s.chatId: %q is not a chat id like -1001234567890 or @channel", field, c.ChatID).
 			Because(RefusalChatID, "field", field+".chatId", "value", c.ChatID)
+	}
+	if c.Output < 0 || c.Output > MaxOutputLines {
+		return qlerror.New(qlerror.Invalid, "%s.output: %d is outside 0 … %d (the lines of a finished Run's output to quote)", field, c.Output, MaxOutputLines).
+			Because(validate.RefusalOutOfRange, "field", field+".output", "value", c.Output, "min", 0, "max", MaxOutputLines)
 	}
 	if c.Kind == Email {
 		return c.validateMail(field)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -147,33 +148,34 @@ func (e *env) audits(ctx context.Context, triggerID string) ([]string, error) {
 
 func (e *env) fixture() storetest.Fixture {
 	return storetest.Fixture{
-		Catalog:      e.store,
-		Definitions:  e.store,
-		Schedule:     e.store,
-		Runs:         e.store,
-		Status:       e.store,
-		Service:      e.service(),
-		Row:          e.row,
-		Counts:       e.counts,
-		MakeDue:      e.makeDue,
-		NowMs:        func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
-		Pauser:       e.store,
-		Tokens:       e.store,
-		Users:        e.store,
-		UserAuth:     e.store,
-		Cancel:       e.store.CancelRun,
-		Auth:         e.store,
-		Detail:       e.store,
-		Audits:       e.audits,
-		Elapse:       e.clock.Advance,
-		Manual:       e.store,
-		Outbox:       e.store,
-		Finish:       e.finish,
-		FinishAgain:  e.finishAgain,
-		Retention:    e.store.Retention(e.logDir()),
-		SeedFinished: e.seedFinished,
-		SeedLost:     e.seedLost,
-		Backdate:     e.backdate,
+		Catalog:          e.store,
+		Definitions:      e.store,
+		Schedule:         e.store,
+		Runs:             e.store,
+		Status:           e.store,
+		Service:          e.service(),
+		Row:              e.row,
+		Counts:           e.counts,
+		MakeDue:          e.makeDue,
+		NowMs:            func(context.Context) (int64, error) { return e.clock.NowMs(), nil },
+		Pauser:           e.store,
+		Tokens:           e.store,
+		Users:            e.store,
+		UserAuth:         e.store,
+		Cancel:           e.store.CancelRun,
+		Auth:             e.store,
+		Detail:           e.store,
+		Audits:           e.audits,
+		Elapse:           e.clock.Advance,
+		Manual:           e.store,
+		Outbox:           e.store,
+		Finish:           e.finish,
+		FinishAgain:      e.finishAgain,
+		FinishWithOutput: e.finishWithOutput,
+		Retention:        e.store.Retention(e.logDir()),
+		SeedFinished:     e.seedFinished,
+		SeedLost:         e.seedLost,
+		Backdate:         e.backdate,
 		BackdateNotification: func(ctx context.Context, id string, d time.Duration) error {
 			return e.tamper(ctx, backdateNotificationSQL, id, d.Milliseconds())
 		},
@@ -248,6 +250,12 @@ func newFixture(t *testing.T) storetest.Fixture { return newEnv(t).fixture() }
 // finish starts a queued Run's attempt as the dispatcher does and ends it
 // as the executor reports (or, for lost, as recovery finds its owner gone).
 func (e *env) finish(ctx context.Context, runID string, end run.AttemptState) (run.State, error) {
+	return e.finishWithOutput(ctx, runID, end, nil)
+}
+
+// finishWithOutput is finish after output was written to the attempt's
+// log file, as the executor writes it before recording the result.
+func (e *env) finishWithOutput(ctx context.Context, runID string, end run.AttemptState, output []byte) (run.State, error) {
 	d, err := e.store.RunGet(ctx, runID)
 	if err != nil {
 		return "", err
@@ -258,11 +266,17 @@ func (e *env) finish(ctx context.Context, runID string, end run.AttemptState) (r
 	a := d.Attempts[0]
 	owner := "finish-" + runID
 	if a.State == run.AttemptClaimed {
-		if _, _, err := e.store.AttemptStart(ctx, a.ID, owner, filepath.Join(filepath.Dir(e.path), runID+".log")); err != nil {
+		logPath := filepath.Join(filepath.Dir(e.path), runID+".log")
+		if _, _, err := e.store.AttemptStart(ctx, a.ID, owner, logPath); err != nil {
 			return "", err
 		}
 		if err := e.store.AttemptRunning(ctx, a.ID, 4242); err != nil {
 			return "", err
+		}
+		if output != nil {
+			if err := os.WriteFile(logPath, output, 0o600); err != nil {
+				return "", err
+			}
 		}
 	}
 	var apply func(ctx context.Context) (run.State, error)
@@ -278,11 +292,16 @@ func (e *env) finish(ctx context.Context, runID string, end run.AttemptState) (r
 			return "", err
 		}
 	} else {
-		code := ""
+		// As a worker's completion on PostgreSQL: the command exited 0 or
+		// 1, a timed-out one was stopped and has no exit code.
+		code, exit := "", int64(0)
 		if end != run.AttemptSucceeded {
-			code = "exit_status"
+			code, exit = "exit_status", 1
 		}
 		result := run.Attempt{ID: a.ID, State: end, ErrorCode: code}
+		if end == run.AttemptSucceeded || end == run.AttemptFailed {
+			result.ExitCode = &exit
+		}
 		apply = func(ctx context.Context) (run.State, error) { return e.store.AttemptFinish(ctx, result) }
 	}
 	e.mu.Lock()

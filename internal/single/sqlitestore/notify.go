@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -23,16 +25,26 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 	var specJSON string
 	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode, FinishedAtMs: now}
 	var triggerName sql.NullString
-	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs); err != nil {
+	var exitCode sql.NullInt64
+	var logPath string
+	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs,
+		&f.TaskName, &f.Attempt, &exitCode, &logPath); err != nil {
 		return err
 	}
 	if specJSON == "" {
 		return nil
 	}
 	f.TriggerName = triggerName.String
+	if exitCode.Valid {
+		code := int(exitCode.Int64)
+		f.ExitCode = &code
+	}
 	spec, err := notify.Decode(specJSON)
 	if err != nil {
 		return err
+	}
+	if spec.OutputLines() > 0 && logPath != "" {
+		f.Output, f.OutputWhole = logTail(logPath)
 	}
 	var previous []run.State
 	if n := spec.History(); n > 0 {
@@ -60,6 +72,29 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 		}
 	}
 	return nil
+}
+
+// logTail reads the last notify.OutputReadBytes of a log file, and
+// whether they are the whole file. A log that cannot be read (removed by
+// hand, a disk error) gives a notification without output: the Run's end
+// is what it reports, and its log page says what became of the file.
+func logTail(path string) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer func() { _ = f.Close() }()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	start := max(info.Size()-notify.OutputReadBytes, 0)
+	tail := make([]byte, info.Size()-start)
+	n, err := f.ReadAt(tail, start)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	return tail[:n], start == 0
 }
 
 // skipNotifier reads a trigger's project settings once and returns what

@@ -107,6 +107,10 @@ type Fixture struct {
 	// what Finish does; an adapter may refuse the repeat (an attempt
 	// already ended) rather than answer it.
 	FinishAgain func(ctx context.Context, runID string) (finished run.State, err error)
+	// FinishWithOutput is Finish after the attempt wrote output to its
+	// log: by the executor's log file on SQLite, a worker's log requests
+	// on PostgreSQL.
+	FinishWithOutput func(ctx context.Context, runID string, end run.AttemptState, output []byte) (finished run.State, err error)
 	// Elapse lets d pass on the adapter's time authority: the injected
 	// clock moves on, the database's is waited for.
 	Elapse func(d time.Duration)

@@ -49,6 +49,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"NewChannelKindsSettingsReachTheirNotificationsWhole":         testNewChannelsReachTheirNotificationsWhole,
 		"AnEmailIsSubmittedOverSMTPAndRetriedWithItsMessageID":        testAnEmailIsSubmittedAndRetriedWithItsMessageID,
 		"PushServicesAreTakenOnlyWithTheirAcknowledgement":            testPushServicesAreTakenOnlyWithTheirAcknowledgement,
+		"ANotificationSaysWhatRanAndQuotesOutputOnlyWhereAsked":       testNotificationSaysWhatRanAndQuotesOutput,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

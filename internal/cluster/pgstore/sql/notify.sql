@@ -4,12 +4,28 @@
 -- name: NotifyFacts
 -- A finished Run's facts for its notifications, read in its finishing
 -- transaction: the project's settings ('' without any), the names people
--- read and the database clock.
+-- read, the database clock, and the Run's last attempt (its number, its
+-- command's exit code and its id; 0, NULL and '' without one).
 SELECT coalesce(p.notifications, ''), p.name, r.project_id, coalesce(r.trigger_id::text, ''),
        coalesce((SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision), ''),
-       r.scheduled_for_ms, {{now_ms}}
+       r.scheduled_for_ms, {{now_ms}},
+       (SELECT t.name FROM qinglong.task_revisions t WHERE t.task_id = r.task_id AND t.revision = r.task_revision),
+       coalesce(a.number, 0), a.exit_code, coalesce(a.id::text, '')
   FROM qinglong.runs r JOIN qinglong.projects p ON p.id = r.project_id
+  LEFT JOIN LATERAL (SELECT number, exit_code, id FROM qinglong.attempts WHERE run_id = r.id ORDER BY number DESC LIMIT 1) a ON true
  WHERE r.id = $1
+
+-- name: NotifyOutput
+-- The end of an attempt's log, for a notification that quotes its output:
+-- the last chunks, newest first, each cut to its last $2 bytes, with the
+-- offset in the log where what is returned starts (0: the log's start).
+-- Read in the finishing transaction only for a project whose channels
+-- quote output.
+SELECT log_offset + greatest(length(bytes) - $2, 0), substring(bytes FROM greatest(length(bytes) - $2, 0) + 1)
+  FROM qinglong.run_log_chunks
+ WHERE attempt_id = $1
+ ORDER BY log_offset DESC
+ LIMIT 8
 
 -- name: NotifyHistory
 -- The states of a trigger's finished Runs admitted before this one, newest
