@@ -58,8 +58,8 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "revoke", "ops"); code != 0 {
 		t.Fatalf("revoke: exit %d %q", code, out)
 	}
-	if resp, _ = get("/runs"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
-		t.Fatalf("after revocation /runs answered %d to %q, want 303 to /signin", resp.StatusCode, resp.Header.Get("Location"))
+	if resp, _ = get("/runs"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin?next=%2Fruns" {
+		t.Fatalf("after revocation /runs answered %d to %q, want 303 to sign in and back", resp.StatusCode, resp.Header.Get("Location"))
 	}
 
 	// A user the admin role created signs in on the replica (which runs as
@@ -185,8 +185,12 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 	browsertest.Screenshot(t, ctx, dir, "cluster-run-390x844.png", 390)
 	browsertest.Step(t, ctx, "sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
 	browsertest.Step(t, ctx, "refused without a session", chromedp.Navigate(base+"/runs"), chromedp.WaitVisible(chromedp.ID("token")))
-	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin") {
-		t.Fatalf("without a session /runs led to %s, want /signin", loc)
+	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin?next=%2Fruns") {
+		t.Fatalf("without a session /runs led to %s, want /signin?next=%%2Fruns", loc)
+	}
+	browsertest.Step(t, ctx, "signed in again, back at the page asked for", browsertest.SignInWithToken(secret, "Runs"))
+	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/runs") {
+		t.Fatalf("the sign-in from /runs led to %s, want back to /runs", loc)
 	}
 }
 

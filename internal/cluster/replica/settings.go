@@ -60,6 +60,7 @@ type notifySettings struct {
 	Backoff     time.Duration
 	MaxAttempts int
 	Secrets     string
+	ConsoleURL  string
 }
 
 // retentionSettings are the retention loop's: it runs when the policy
@@ -169,6 +170,9 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	if err := notify.CheckSettings(f.NotifyBackoff, f.NotifyMaxAttempts); err != nil {
 		return settings{}, &cli.UsageError{Err: err}
 	}
+	if err := notify.CheckConsoleURL(f.ConsoleURL); err != nil {
+		return settings{}, &cli.UsageError{Err: err}
+	}
 	policy, err := f.Retention.Resolve(retention.ClusterDefaults)
 	if err != nil {
 		return settings{}, &cli.UsageError{Err: err}
@@ -190,7 +194,7 @@ func settingsFrom(f *cli.ServeFlags) (settings, error) {
 	return settings{Coordinator: cfg, HTTPAddr: addr, HTTPTLS: httpTLS, AllowedHosts: httpapi.DefaultAllowedHosts(addr, allowed),
 		TrustedProxies: proxies,
 		MetricsAddr:    f.MetricsAddr, DatabaseURL: dbURL, RolePrefix: f.RolePrefix, Worker: worker,
-		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile},
+		Notify:    notifySettings{Backoff: f.NotifyBackoff, MaxAttempts: f.NotifyMaxAttempts, Secrets: f.SecretsFile, ConsoleURL: f.ConsoleURL},
 		Retention: ret}, nil
 }
 

@@ -237,7 +237,7 @@ func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
 	}
 	d := notify.NewDeliverer(notify.DeliveryConfig{
 		Outbox: act.rt, Secrets: secrets, MaxAttempts: r.s.Notify.MaxAttempts, BaseBackoff: r.s.Notify.Backoff, Log: r.log,
-		Observe: observe,
+		ConsoleURL: r.s.Notify.ConsoleURL, Observe: observe,
 	})
 	return loop.New(loop.Config{
 		Name:        "notifications",

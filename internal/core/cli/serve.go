@@ -79,6 +79,9 @@ type ServeFlags struct {
 	// notification's delivery.
 	NotifyBackoff     time.Duration
 	NotifyMaxAttempts int
+	// ConsoleURL is the console's address as people reach it: Run
+	// notifications link to their Run's page there.
+	ConsoleURL string
 	// SecretsFile is the cluster replica's secrets file, for the secrets
 	// notification channels name.
 	SecretsFile string
@@ -251,6 +254,8 @@ wins over the file.`,
 		validate.Duration(notify.DefaultMaxBackoff)+" ("+validate.Duration(notify.MinBaseBackoff)+"–"+validate.Duration(notify.MaxBaseBackoff)+"; default "+validate.Duration(notify.DefaultBaseBackoff)+")")
 	fs.IntVar(&f.NotifyMaxAttempts, "notify-max-attempts", 0, "deliveries of a notification before it is dead, shown by 'notifications list --state dead' (1–"+
 		strconv.Itoa(notify.MaxAttemptsLimit)+"; default "+strconv.Itoa(notify.DefaultMaxAttempts)+")")
+	fs.StringVar(&f.ConsoleURL, "console-url", "", "the web console's address as people reach it, behind a proxy the proxy's, e.g. https://ql.example.com: "+
+		"each notification of a Run links to the Run's page there (default: none, notifications carry no link)")
 	f.Log.Add(fs, "", " ("+byProfile(ServeDefaults.logFormat)+")")
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	// After the binding, as on the other commands: no variable sets --db.

@@ -368,7 +368,7 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		}
 		if s == nil {
 			if r.Method == http.MethodGet {
-				http.Redirect(w, r, "/signin", http.StatusSeeOther)
+				http.Redirect(w, r, signinFor(r.URL.RequestURI()), http.StatusSeeOther)
 				return
 			}
 			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.signedout"))
@@ -597,7 +597,11 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 	if r.Method == http.MethodPost {
 		user = strings.TrimSpace(r.PostFormValue("user"))
 	}
-	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil, "User": user})
+	next := r.URL.Query().Get("next")
+	if r.Method == http.MethodPost {
+		next = r.PostFormValue("next")
+	}
+	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil, "User": user, "Next": localPage(next)})
 }
 
 // signin checks a user's password or a token, throttled per address (and
@@ -654,7 +658,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 	}
 	c.cfg.Uses.Record(r.Context(), t.ID, c.cfg.NowMs())
 	c.start(w, &session{digest: digest, name: t.Name, scope: t.Scope})
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.Redirect(w, r, afterSignin(r), http.StatusSeeOther)
 }
 
 func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {

@@ -61,7 +61,7 @@ func (c *Console) signinUser(w http.ResponseWriter, r *http.Request, name, addr 
 	}
 	c.throttle.signedIn(addr, name)
 	c.start(w, &session{userID: u.ID, stamp: account.PasswordStamp(hash), name: u.Name, scope: u.Role.Scope()})
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.Redirect(w, r, afterSignin(r), http.StatusSeeOther)
 }
 
 // verifyPassword checks password against a found user's hash, or spends

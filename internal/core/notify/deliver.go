@@ -101,6 +101,26 @@ func CheckSettings(backoff time.Duration, attempts int) error {
 	return nil
 }
 
+// CheckConsoleURL refuses a --console-url no link could be made of: it
+// must be an absolute http:// or https:// address, without a user,
+// query or fragment; "" (no links) is fine.
+func CheckConsoleURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("--console-url %q is not the console's address as people reach it: give an absolute http:// or https:// URL "+
+			"without a user, query or fragment, like https://ql.example.com or https://example.com/qinglong", s)
+	}
+	return nil
+}
+
+// RunLink is the address of a Run's page in the console at consoleURL.
+func RunLink(consoleURL, runID string) string {
+	return strings.TrimRight(consoleURL, "/") + "/runs/" + url.PathEscape(runID)
+}
+
 // Delivery outcomes, as DeliveryConfig.Observe reports them: delivered,
 // failed (retried after its backoff) or dead (failed its last allowed
 // attempt: nothing retries it but ql notifications retry).
@@ -130,6 +150,10 @@ type DeliveryConfig struct {
 	BaseBackoff time.Duration
 	MaxBackoff  time.Duration
 	Log         *slog.Logger
+	// ConsoleURL, when set, is the web console's address as people reach
+	// it (CheckConsoleURL): each notification of a Run links to the Run's
+	// page there.
+	ConsoleURL string
 	// Observe, when set, is told each delivery's outcome (one of
 	// Outcomes) once the outbox has recorded it, so a count of it agrees
 	// with ql notifications list.
@@ -483,6 +507,9 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 	sec, err := d.cfg.Secrets(m.Channel.Refs())
 	if err != nil {
 		return notSent, err
+	}
+	if d.cfg.ConsoleURL != "" && m.Payload.RunID != "" {
+		m.Payload.Link = RunLink(d.cfg.ConsoleURL, m.Payload.RunID)
 	}
 	var r reach
 	if m.Channel.Kind == Email {

@@ -283,6 +283,7 @@ func Details(p Payload) string {
 	line("scheduled for", p.ScheduledFor)
 	line("last scheduled for", p.LastScheduledFor)
 	line("finished at", p.FinishedAt)
+	line("link", p.Link)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 

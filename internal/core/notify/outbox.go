@@ -60,6 +60,9 @@ type Payload struct {
 	Attempt  int    `json:"attempt,omitempty"`
 	ExitCode *int   `json:"exitCode,omitempty"`
 	Output   string `json:"output,omitempty"`
+	// Link is the Run's page in the console, added at each delivery by a
+	// server that knows the console's address (--console-url).
+	Link string `json:"link,omitempty"`
 	// A skipped notification names the ledger entry: its reason, how
 	// many occurrences it holds and the last one's time.
 	Reason           string `json:"reason,omitempty"`

@@ -67,3 +67,21 @@ func TestMarkdownOutputIsFencedBeyondItsOwnBackticks(t *testing.T) {
 		t.Fatal("a payload without output renders differently from its details")
 	}
 }
+
+// A console address is taken only when a link can be made of it; a link is
+// the address, without a trailing slash, and the Run's page.
+func TestAConsoleAddressIsCheckedAndLinksToTheRunsPage(t *testing.T) {
+	for _, ok := range []string{"", "https://ql.example.com", "http://10.0.0.5:8080/", "https://example.com/qinglong/"} {
+		if err := CheckConsoleURL(ok); err != nil {
+			t.Errorf("CheckConsoleURL(%q) = %v, want it taken", ok, err)
+		}
+	}
+	for _, bad := range []string{"ql.example.com", "ftp://ql.example.com", "https://", "https://u:p@ql.example.com", "https://ql.example.com/?x=1", "https://ql.example.com/#runs"} {
+		if err := CheckConsoleURL(bad); err == nil || !strings.Contains(err.Error(), "--console-url") || !strings.Contains(err.Error(), "https://ql.example.com") {
+			t.Errorf("CheckConsoleURL(%q) = %v, want a refusal naming the flag and an example", bad, err)
+		}
+	}
+	if got := RunLink("https://example.com/qinglong/", "0193-ab"); got != "https://example.com/qinglong/runs/0193-ab" {
+		t.Fatalf("RunLink = %q", got)
+	}
+}

@@ -125,6 +125,9 @@ type Config struct {
 	// NotifyMaxAttempts is how many deliveries a notification gets before
 	// it is dead (1–100, default 8).
 	NotifyMaxAttempts int
+	// ConsoleURL is the console's address as people reach it; Run
+	// notifications link to their Run's page there ("" no link).
+	ConsoleURL string
 	// Retention says what the server deletes, and when; the zero value
 	// means the profile's default (Retention.Set false). Policy.Off keeps
 	// everything.
@@ -234,6 +237,9 @@ func (c Config) Validate() error {
 		return c.RunAs.Validate("--run-as")
 	}
 	if err := notify.CheckSettings(c.NotifyBackoff, c.NotifyMaxAttempts); err != nil {
+		return qlerror.New(qlerror.Invalid, "%s", err)
+	}
+	if err := notify.CheckConsoleURL(c.ConsoleURL); err != nil {
 		return qlerror.New(qlerror.Invalid, "%s", err)
 	}
 	return nil

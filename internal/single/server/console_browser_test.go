@@ -109,8 +109,8 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 
 	browsertest.Step(t, ctx, "sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
 	browsertest.Step(t, ctx, "refused without a session", chromedp.Navigate(b+"/runs"), chromedp.WaitVisible(chromedp.ID("token")))
-	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin") {
-		t.Fatalf("without a session /runs led to %s, want /signin", loc)
+	if loc := browsertest.Value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/signin?next=%2Fruns") {
+		t.Fatalf("without a session /runs led to %s, want /signin?next=%%2Fruns", loc)
 	}
 
 	createOwner(t, site.dir, "ursula", ownerPassword)

@@ -185,8 +185,12 @@ func TestEveryConsoleRouteNeedsASessionAndItsScope(t *testing.T) {
 				t.Errorf("%s %s without a session: %d, want it served", method, path, resp.StatusCode)
 			}
 		case method == http.MethodGet:
-			if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
-				t.Errorf("%s %s without a session: %d to %q, want 303 to /signin", method, path, resp.StatusCode, resp.Header.Get("Location"))
+			want := "/signin"
+			if path != "/" {
+				want += "?next=" + url.QueryEscape(path)
+			}
+			if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+				t.Errorf("%s %s without a session: %d to %q, want 303 to %s", method, path, resp.StatusCode, resp.Header.Get("Location"), want)
 			}
 		default:
 			if resp.StatusCode != http.StatusUnauthorized {
@@ -424,8 +428,8 @@ func TestAnUnknownConsolePathIsTheConsoles404PageOrSignin(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
 	resp, _ := httpcall.Form(t, consoleClient(t), http.MethodGet, site.base+"/no/such/page", nil)
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
-		t.Fatalf("an unknown path without a session: %d to %q, want 303 to /signin", resp.StatusCode, resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin?next=%2Fno%2Fsuch%2Fpage" {
+		t.Fatalf("an unknown path without a session: %d to %q, want 303 to sign in and back", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	// A browser fetches its icon on its own while the sign-in form is
 	// open; being sent to sign in, that fetch must not make the form stale.
@@ -442,5 +446,38 @@ func TestAnUnknownConsolePathIsTheConsoles404PageOrSignin(t *testing.T) {
 	resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/no/such/page", nil)
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(page, "There is no such page here.") || !strings.Contains(page, `href="/runs"`) {
 		t.Fatalf("an unknown path with a session: %d, want the console's 404 page in its layout:\n%s", resp.StatusCode, page)
+	}
+}
+
+// A page visited without a session (a notification's link to a Run, a
+// bookmark) is where the sign-in returns, with the token or an account;
+// a sign-in asked to return anywhere but a page of this console goes to
+// the overview instead.
+func TestASignInReturnsToThePageThatSentItThere(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	page := "/runs?trigger=" + url.QueryEscape("console-read")
+	c := consoleClient(t)
+	resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+page, nil)
+	signin := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || signin != "/signin?next="+url.QueryEscape(page) {
+		t.Fatalf("%s without a session: %d to %q, want 303 to sign in and back", page, resp.StatusCode, signin)
+	}
+	_, form := httpcall.Form(t, c, http.MethodGet, site.base+signin, nil)
+	if !strings.Contains(form, `name="next" value="/runs?trigger=console-read"`) {
+		t.Fatalf("the sign-in form does not carry the page to return to:\n%s", form)
+	}
+	csrf := csrfField.FindStringSubmatch(form)[1]
+	resp, _ = httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}, "next": {page}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != page {
+		t.Fatalf("the sign-in answered %d to %q, want 303 back to %s", resp.StatusCode, resp.Header.Get("Location"), page)
+	}
+	for _, elsewhere := range []string{"https://evil.example/runs", "//evil.example/runs", "/\\evil.example", "/signin?next=/runs", "runs", "/runs\r\nX: y"} {
+		c := consoleClient(t)
+		csrf, _ := site.signinForm(t, c)
+		resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/signin", url.Values{"csrf": {csrf}, "token": {site.tokens[apitoken.Read]}, "next": {elsewhere}})
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+			t.Errorf("a sign-in asked to return to %q answered %d to %q, want 303 to the overview", elsewhere, resp.StatusCode, resp.Header.Get("Location"))
+		}
 	}
 }

@@ -107,8 +107,8 @@ func TestConsoleDisablingDeletingOrANewPasswordEndsAUsersSessions(t *testing.T) 
 		if err := end.change(name); err != nil {
 			t.Fatal(err)
 		}
-		if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin" {
-			t.Fatalf("a %s user's session: %d to %q, want 303 to /signin", end.what, resp.StatusCode, resp.Header.Get("Location"))
+		if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/runs", nil); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/signin?next=%2Fruns" {
+			t.Fatalf("a %s user's session: %d to %q, want 303 to sign in and back", end.what, resp.StatusCode, resp.Header.Get("Location"))
 		}
 	}
 	c := consoleClient(t)

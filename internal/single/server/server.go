@@ -361,6 +361,7 @@ func (s *Server) startNotifications(ctx context.Context) error {
 		Secrets:     secrets.Resolve,
 		MaxAttempts: s.cfg.NotifyMaxAttempts,
 		BaseBackoff: s.cfg.NotifyBackoff,
+		ConsoleURL:  s.cfg.ConsoleURL,
 		Log:         s.cfg.Logger,
 		Observe:     observe,
 	})

@@ -138,6 +138,7 @@ func Serve(p server.Profile) cli.ServeFunc {
 			RunAs:             task.ParseRunAs(f.RunAs),
 			NotifyBackoff:     f.NotifyBackoff,
 			NotifyMaxAttempts: f.NotifyMaxAttempts,
+			ConsoleURL:        f.ConsoleURL,
 			Logger:            f.Logger,
 			MetricsAddr:       f.MetricsAddr,
 			Binary:            cmd.Root().Name(),

@@ -137,7 +137,8 @@ func Screenshot(t *testing.T, ctx context.Context, dir, name string, width int) 
 
 // SignInWithToken signs in on the sign-in page the browser shows, with an
 // API token, and waits for the page it lands on to show heading in its
-// main heading (the Overview, in the page's language).
+// main heading (the Overview, in the page's language, or the page the
+// browser was on its way to when it was sent to sign in).
 func SignInWithToken(token, heading string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 		for _, a := range []chromedp.Action[chromedp.Void]{

@@ -1,8 +1,13 @@
 package storetest
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -75,6 +80,45 @@ func testNotificationSaysWhatRanAndQuotesOutput(t *testing.T, f Fixture) {
 		if m.RunID == id && (m.Payload.ExitCode != nil || m.Payload.Task != "job" || m.Payload.Attempt != 1) {
 			t.Fatalf("the timed-out Run's notification names exit code %v, task %q, attempt %d; want none, job, 1",
 				m.Payload.ExitCode, m.Payload.Task, m.Payload.Attempt)
+		}
+	}
+}
+
+// testNotificationLinksToTheRunsPage: a server given the console's address
+// adds the Run's page to each delivery of its notifications (the stored
+// row stays as the finish wrote it); without one, none is sent.
+func testNotificationLinksToTheRunsPage(t *testing.T, f Fixture) {
+	var mu sync.Mutex
+	var got []notify.Payload
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var p notify.Payload
+		if err := json.Unmarshal(body, &p); err != nil {
+			t.Errorf("webhook body %s: %v", body, err)
+		}
+		mu.Lock()
+		got = append(got, p)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	for _, c := range []struct{ project, consoleURL, want string }{
+		{"linked", "https://ql.example.com/base/", "https://ql.example.com/base/runs/"},
+		{"unlinked", "", ""},
+	} {
+		m := deliverOnce(t, f, c.project, notify.Channel{Name: "hook", Kind: notify.Webhook, URL: srv.URL + "/" + c.project},
+			notify.DeliveryConfig{ConsoleURL: c.consoleURL})
+		mu.Lock()
+		sent := got[len(got)-1]
+		mu.Unlock()
+		want := ""
+		if c.want != "" {
+			want = c.want + m.RunID
+		}
+		if m.State != notify.Delivered || sent.RunID != m.RunID || sent.Link != want {
+			t.Fatalf("%s: notification %s sent with link %q for run %s, want %q", c.project, m.State, sent.Link, sent.RunID, want)
+		}
+		if m.Payload.Link != "" {
+			t.Fatalf("%s: the stored notification holds link %q, want it added at delivery only", c.project, m.Payload.Link)
 		}
 	}
 }

@@ -50,6 +50,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"AnEmailIsSubmittedOverSMTPAndRetriedWithItsMessageID":        testAnEmailIsSubmittedAndRetriedWithItsMessageID,
 		"PushServicesAreTakenOnlyWithTheirAcknowledgement":            testPushServicesAreTakenOnlyWithTheirAcknowledgement,
 		"ANotificationSaysWhatRanAndQuotesOutputOnlyWhereAsked":       testNotificationSaysWhatRanAndQuotesOutput,
+		"ARunsNotificationLinksToItsConsolePageWhenTheAddressIsKnown": testNotificationLinksToTheRunsPage,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
