@@ -27,11 +27,14 @@ func enqueueNotifications(ctx context.Context, tx querier, runID string, to run.
 	var attemptID string
 	f := notify.Finished{RunID: runID, State: to, ErrorCode: errorCode}
 	if err := tx.QueryRow(ctx, sqlNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &f.TriggerName,
-		&f.ScheduledForMs, &now, &f.TaskName, &f.Attempt, &f.ExitCode, &attemptID); err != nil {
+		&f.ScheduledForMs, &now); err != nil {
 		return err
 	}
 	if specJSON == "" {
 		return nil
+	}
+	if err := tx.QueryRow(ctx, sqlNotifyRunFacts, runID).Scan(&f.TaskName, &f.Attempt, &f.ExitCode, &attemptID); err != nil {
+		return err
 	}
 	f.FinishedAtMs = now
 	spec, err := notify.Decode(specJSON)

@@ -250,6 +250,7 @@ var (
 	sqlNotifyFacts     = stmt("NotifyFacts")
 	sqlNotifyHistory   = stmt("NotifyHistory")
 	sqlNotifyOutput    = stmt("NotifyOutput")
+	sqlNotifyRunFacts  = stmt("NotifyRunFacts")
 	sqlNotifyInsert    = stmt("NotifyInsert")
 	sqlNotifyClaim     = stmt("NotifyClaim")
 	sqlNotifyDelivered = stmt("NotifyDelivered")

@@ -27,12 +27,14 @@ func enqueueNotifications(ctx context.Context, tx *txn, runID string, to run.Sta
 	var triggerName sql.NullString
 	var exitCode sql.NullInt64
 	var logPath string
-	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs,
-		&f.TaskName, &f.Attempt, &exitCode, &logPath); err != nil {
+	if err := tx.QueryRowContext(ctx, qNotifyFacts, runID).Scan(&specJSON, &f.ProjectName, &f.ProjectID, &f.TriggerID, &triggerName, &f.ScheduledForMs); err != nil {
 		return err
 	}
 	if specJSON == "" {
 		return nil
+	}
+	if err := tx.QueryRowContext(ctx, qNotifyRunFacts, runID).Scan(&f.TaskName, &f.Attempt, &exitCode, &logPath); err != nil {
+		return err
 	}
 	f.TriggerName = triggerName.String
 	if exitCode.Valid {

@@ -146,6 +146,7 @@ var (
 	qUserSignedIn        = query("user_signed_in")
 	qNotifyFacts         = query("notify_facts")
 	qNotifyHistory       = query("notify_history")
+	qNotifyRunFacts      = query("notify_run_facts")
 	qNotifyInsert        = query("notify_insert")
 	qNotifyClaim         = query("notify_claim")
 	qNotifyDelivered     = query("notify_delivered")
@@ -224,7 +225,7 @@ var writeQueries = []string{
 	qRunByKey, qRunsCronScheduledIn,
 	qTokenInsert, qTokenRevoke, qTokenTouch,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn,
-	qNotifyFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
+	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
 	qRetentionLogsBatch, qRetentionLogsForget, qRetentionLogBytes, qRetentionLogsRunning, qRetentionNotifications, qPragmaFreelist, qPragmaIncrementalVacuum,
 }

@@ -4,14 +4,21 @@
 -- name: NotifyFacts
 -- A finished Run's facts for its notifications, read in its finishing
 -- transaction: the project's settings ('' without any), the names people
--- read, the database clock, and the Run's last attempt (its number, its
--- command's exit code and its id; 0, NULL and '' without one).
+-- read and the database clock.
 SELECT coalesce(p.notifications, ''), p.name, r.project_id, coalesce(r.trigger_id::text, ''),
        coalesce((SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = r.trigger_id AND tr.revision = r.trigger_revision), ''),
-       r.scheduled_for_ms, {{now_ms}},
-       (SELECT t.name FROM qinglong.task_revisions t WHERE t.task_id = r.task_id AND t.revision = r.task_revision),
-       coalesce(a.number, 0), a.exit_code, coalesce(a.id::text, '')
+       r.scheduled_for_ms, {{now_ms}}
   FROM qinglong.runs r JOIN qinglong.projects p ON p.id = r.project_id
+ WHERE r.id = $1
+
+-- name: NotifyRunFacts
+-- What ran, for a Run whose project has notification settings (read after
+-- NotifyFacts, so a project without any pays nothing more): the task's
+-- name and the Run's last attempt, its number, its command's exit code
+-- and its id (0, NULL and '' without one), through attempts_run_number_key.
+SELECT (SELECT t.name FROM qinglong.task_revisions t WHERE t.task_id = r.task_id AND t.revision = r.task_revision),
+       coalesce(a.number, 0), a.exit_code, coalesce(a.id::text, '')
+  FROM qinglong.runs r
   LEFT JOIN LATERAL (SELECT number, exit_code, id FROM qinglong.attempts WHERE run_id = r.id ORDER BY number DESC LIMIT 1) a ON true
  WHERE r.id = $1
 
