@@ -149,6 +149,9 @@ func Serve(p server.Profile) cli.ServeFunc {
 		if f.HTTPAddr == "" && (f.TLSCert != "" || f.TLSKey != "" || f.InsecureHTTP || f.AllowedHosts != "" || f.TrustedProxies != "") {
 			return cli.Usagef("--tls-cert, --tls-key, --insecure-http, --allowed-hosts and --trusted-proxies set up the API listener; give --http-addr too")
 		}
+		if f.HTTPAddr == "" && f.ConsoleURL != "" {
+			return cli.Usagef("--console-url links notifications to the web console, which this server serves only with --http-addr (off now); give --http-addr too, or leave --console-url out")
+		}
 		if _, err := httpapi.ParseTrustedProxies(cfg.TrustedProxies); err != nil {
 			return &cli.UsageError{Err: err}
 		}

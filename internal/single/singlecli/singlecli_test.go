@@ -245,3 +245,18 @@ func TestServeStatesADurationsRangeAsItsFlagTakesIt(t *testing.T) {
 		}
 	}
 }
+
+// A console address given to a single-node server that serves no console
+// is refused before anything starts: its notifications would link to
+// pages nothing serves. A malformed address is refused naming the flag.
+func TestServeConsoleURLNeedsTheConsoleAndAnAddress(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := ql(t, "serve", "--data-dir", t.TempDir(), "--console-url", "https://ql.example.com")
+	if code != 2 || !strings.Contains(errOut, "--console-url") || !strings.Contains(errOut, "give --http-addr too") {
+		t.Fatalf("serve --console-url without --http-addr: %d %q; want a usage error asking for --http-addr", code, errOut)
+	}
+	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0", "--console-url", "ql.example.com")
+	if code != 2 || !strings.Contains(errOut, `--console-url "ql.example.com" is not the console's address`) {
+		t.Fatalf("serve --console-url ql.example.com: %d %q; want a usage error naming the flag", code, errOut)
+	}
+}
