@@ -60,8 +60,9 @@ const robotURL = "robot's webhook URL"
 // (not JSON, another object, an empty body) did not come from the service
 // as it acknowledges a message, whatever it is (a proxy's page, a URL of
 // something else), so it is a failure rather than a notification taken
-// for delivered without evidence.
-func (a acknowledgement) check(status int, answer []byte) error {
+// for delivered without evidence. What the answer said is quoted with
+// mask's secrets masked before it is cut.
+func (a acknowledgement) check(status int, answer []byte, mask secretMask) error {
 	var fields map[string]json.RawMessage
 	if len(answer) <= maxAcknowledgement && json.Unmarshal(answer, &fields) == nil {
 		for _, f := range a.fields {
@@ -89,5 +90,5 @@ func (a acknowledgement) check(status int, answer []byte) error {
 		}
 	}
 	return fmt.Errorf("the receiver answered %d without %s's acknowledgement (a JSON object with %s %d)%s; check that the URL is the %s",
-		status, a.service, a.fields[0].code, a.ok, saying(answer[:min(len(answer), maxSnippet)]), a.url)
+		status, a.service, a.fields[0].code, a.ok, mask.saying(answer), a.url)
 }

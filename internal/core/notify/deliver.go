@@ -17,7 +17,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
@@ -543,21 +542,22 @@ func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach
 		return answered, fmt.Errorf("channel %s: %s", m.Channel.Name, redirection(resp, m.Channel))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxSnippet))
+		mask := newSecretMask(m.Channel, sec)
+		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, mask.readLimit()))
 		wait, asked := retryAfter(resp, time.Now())
 		if !asked {
-			return answered, fmt.Errorf("channel %s: the receiver answered %d%s", m.Channel.Name, resp.StatusCode, saying(snippet))
+			return answered, fmt.Errorf("channel %s: the receiver answered %d%s", m.Channel.Name, resp.StatusCode, mask.saying(snippet))
 		}
 		capped := ""
 		if wait > d.cfg.MaxBackoff {
 			capped = fmt.Sprintf(", more than the %s waited at most", d.cfg.MaxBackoff)
 		}
 		return answered, &askedToWait{wait: wait, err: fmt.Errorf("channel %s: the receiver answered %d and asked to wait %s (Retry-After)%s%s",
-			m.Channel.Name, resp.StatusCode, wait, capped, saying(snippet))}
+			m.Channel.Name, resp.StatusCode, wait, capped, mask.saying(snippet))}
 	}
 	if ack, ok := acknowledgements[m.Channel.Kind]; ok {
 		answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAcknowledgement+1))
-		if err := ack.check(resp.StatusCode, answer); err != nil {
+		if err := ack.check(resp.StatusCode, answer, newSecretMask(m.Channel, sec)); err != nil {
 			return answered, fmt.Errorf("channel %s: %w", m.Channel.Name, err)
 		}
 	}
@@ -571,17 +571,7 @@ func redactErr(err error, c Channel, sec Secrets) error {
 	if err == nil {
 		return nil
 	}
-	text := err.Error()
-	for _, name := range c.Refs() {
-		v := sec[name]
-		if len(v) < minRedacted {
-			continue
-		}
-		quoted := strconv.Quote(v)
-		for _, form := range []string{v, quoted[1 : len(quoted)-1]} {
-			text = strings.ReplaceAll(text, form, fmt.Sprintf("<secret %s>", name))
-		}
-	}
+	text := newSecretMask(c, sec).apply(err.Error())
 	if text == err.Error() {
 		return err
 	}
@@ -657,28 +647,6 @@ func redirection(resp *http.Response, c Channel) string {
 	return fmt.Sprintf("the receiver redirected to %s with %s (%d); put the URL it redirects to %s", to, path, resp.StatusCode, where)
 }
 
-// saying quotes what a receiver answered, for a reason: escaped as a Go
-// string, so its control bytes and NULs reach neither a terminal nor the
-// store, and without a character the read limit cut in two. PostgreSQL
-// refuses a NUL or bytes that are not UTF-8 in text, and a failure it
-// cannot record leaves its row to be claimed again after each lease,
-// never dead.
-func saying(answer []byte) string {
-	answer = bytes.TrimSpace(answer)
-	if len(answer) == 0 {
-		return " with an empty body"
-	}
-	for i := len(answer) - 1; i >= 0 && i >= len(answer)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(answer[i]) {
-			if !utf8.FullRune(answer[i:]) {
-				answer = answer[:i]
-			}
-			break
-		}
-	}
-	return ": " + strconv.Quote(string(answer))
-}
-
 // transportReason names a transport failure without the URL that
 // url.Error prints (its path may hold a token).
 func transportReason(err error) string {
@@ -693,14 +661,10 @@ func transportReason(err error) string {
 }
 
 // truncate bounds a reason to maxErrorLen bytes, cut at a character so
-// the reason stays UTF-8.
+// the reason stays UTF-8, and never inside a secret's marker.
 func truncate(s string) string {
 	if len(s) <= maxErrorLen {
 		return s
 	}
-	cut := maxErrorLen
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return s[:cutPoint(s, maxErrorLen)] + "…"
 }

@@ -39,7 +39,7 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 		return notSent, err
 	}
 	server := net.JoinHostPort(c.Host, strconv.Itoa(c.MailPort()))
-	talk := smtpTalk{channel: c.Name, server: server, passwordSecret: c.PasswordSecret}
+	talk := smtpTalk{channel: c.Name, server: server, passwordSecret: c.PasswordSecret, mask: newSecretMask(c, sec)}
 	deadline := time.Now().Add(d.cfg.Client.Timeout)
 	config := &tls.Config{ServerName: c.Host, RootCAs: d.cfg.MailRoots, MinVersion: tls.VersionTLS12}
 	dialer := &net.Dialer{Deadline: deadline}
@@ -117,6 +117,8 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 // smtpTalk words a failed step of one SMTP conversation.
 type smtpTalk struct {
 	channel, server, passwordSecret string
+	// mask hides the channel's password in a reply that repeats it.
+	mask secretMask
 }
 
 // failed is the outcome of a step the server did not pass: a reply of
@@ -130,7 +132,7 @@ func (t smtpTalk) failed(step string, err error) (reach, error) {
 	if !errors.As(err, &reply) {
 		return noAnswer, fmt.Errorf("channel %s: the mail server %s never %s: %s", t.channel, t.server, step, netReason(err))
 	}
-	said := saying([]byte(reply.Msg[:min(len(reply.Msg), maxSnippet)]))
+	said := t.mask.saying([]byte(reply.Msg))
 	hint := ""
 	if strings.HasPrefix(step, "answered the login") {
 		hint = fmt.Sprintf("; check username and the password in secret %q", t.passwordSecret)
