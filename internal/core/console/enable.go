@@ -12,7 +12,8 @@ import (
 // enable enables or disables a trigger: a new revision with only
 // `enabled` flipped (catalog.Service.TriggerSetEnabled), audited with the
 // session's token and address. It answers with the page the form was on:
-// the triggers list when it says so, else the trigger's page.
+// the triggers list when it says so, filtered and paged as the form
+// carries it (triggerFilters), else the trigger's page.
 func (c *Console) enable(on bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Enabler == nil {
@@ -38,6 +39,15 @@ func (c *Console) enable(on bool) handlerFunc {
 		back := "/triggers/" + url.PathEscape(id)
 		if r.PostFormValue("back") == "list" {
 			back = "/triggers"
+			v := url.Values{}
+			for _, k := range triggerFilters {
+				if x := r.PostFormValue(k); x != "" {
+					v.Set(k, x)
+				}
+			}
+			if len(v) > 0 {
+				back += "?" + v.Encode()
+			}
 		}
 		http.Redirect(w, r, back, http.StatusSeeOther)
 	}

@@ -305,6 +305,10 @@ func newestRuns(n int, lists ...[]run.Run) []run.Run {
 	return all[:min(n, len(all))]
 }
 
+// triggerFilters are the triggers list's filters and cursor, which an
+// enable or disable form on the list carries back to it.
+var triggerFilters = []string{"project", "q", "after"}
+
 // triggers lists the triggers of a project (chosen by name) or of every
 // project, a page after the cursor, those whose names hold the search's
 // words. A project no one has is answered on the page itself, beside the
@@ -316,7 +320,13 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, r, s, err)
 		return
 	}
-	data := map[string]any{"Q": q, "Project": r.URL.Query().Get("project"), "Projects": projects, "Request": randomID()}
+	// The list's filters as the address gives them, which an enable or
+	// disable form carries back to this list.
+	f := map[string]string{}
+	for _, k := range triggerFilters {
+		f[k] = r.URL.Query().Get(k)
+	}
+	data := map[string]any{"Q": q, "Project": r.URL.Query().Get("project"), "Projects": projects, "Request": randomID(), "F": f}
 	pick, redirect, err := c.pickProject(r)
 	if redirect != "" {
 		http.Redirect(w, r, redirect, http.StatusFound)

@@ -2,8 +2,10 @@ package server
 
 import (
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,5 +70,30 @@ func TestEnableAndDisableNeedTheAdminScopeOnTheAPIAndInTheConsole(t *testing.T) 
 	}
 	if code, body := api(site.tokens[apitoken.Admin], "enable"); code != http.StatusOK || body["changed"] != true || body["revision"] != float64(5) {
 		t.Fatalf("enable after the console's disable: %d %v, want revision 5", code, body)
+	}
+}
+
+// Enabling or disabling a trigger from a filtered triggers list comes back
+// to that list, filtered as it was: the form carries the list's filters.
+func TestEnablingFromAFilteredTriggersListComesBackToTheSameList(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	admin := consoleClient(t)
+	site.signIn(t, admin, site.tokens[apitoken.Admin])
+	list := "/triggers?project=shop&q=night"
+	for _, verb := range []string{"disable", "enable"} {
+		_, page := httpcall.Form(t, admin, http.MethodGet, site.base+list, nil)
+		form := regexp.MustCompile(`(?s)<form method="post" action="/triggers/` + site.triggerID + `/` + verb + `" class="inline">(.*?)</form>`).FindStringSubmatch(page)
+		if form == nil {
+			t.Fatalf("the filtered list offers no %s:\n%s", verb, page)
+		}
+		values := url.Values{}
+		for _, in := range regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`).FindAllStringSubmatch(form[1], -1) {
+			values.Set(in[1], html.UnescapeString(in[2]))
+		}
+		resp, _ := httpcall.Form(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/"+verb, values)
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != list {
+			t.Fatalf("%s from %s: %d to %q, want 303 back to %s", verb, list, resp.StatusCode, resp.Header.Get("Location"), list)
+		}
 	}
 }
