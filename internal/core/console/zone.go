@@ -62,8 +62,9 @@ func viewerZones(r *http.Request) (zone, refused string) {
 	return "", refused
 }
 
-// zoneRefusal says, in language l, that this server knows no zone z and
-// that the times are shown in zone ("" for UTC), as they were.
+// zoneRefusal says, in language l, that this server knows no zone z, or
+// for "Local" which names it takes, and that the times are shown in zone
+// ("" for UTC), as they were.
 func zoneRefusal(l, z, zone string) string {
 	if r := []rune(z); len(r) > maxZoneName {
 		z = string(r[:maxZoneName]) + "…"
@@ -71,8 +72,15 @@ func zoneRefusal(l, z, zone string) string {
 	if zone == "" {
 		zone = "UTC"
 	}
-	if pe := (*cron.ParseError)(nil); errors.As(cron.CheckTimezone(z), &pe) && pe.Reason == cron.RefusalTimezoneCase {
+	pe := (*cron.ParseError)(nil)
+	if errors.As(cron.CheckTimezone(z), &pe) && pe.Reason == cron.RefusalTimezoneCase {
 		return fmt.Sprintf(tr(l, "zone.case"), z, pe.Params["suggest"], zone)
+	}
+	if pe != nil && pe.Reason == cron.RefusalTimezoneLocal {
+		// Go's "Local" is the server process's zone, which has no name
+		// to show and is often UTC in a container: the console, like a
+		// trigger, never implies it, so it says which names it takes.
+		return fmt.Sprintf(tr(l, "zone.local"), zone)
 	}
 	return fmt.Sprintf(tr(l, "zone.unknown"), z, zone)
 }

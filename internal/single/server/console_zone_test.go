@@ -60,7 +60,9 @@ func TestConsoleShowsFiresInBothZonesAndFiltersRunsByTime(t *testing.T) {
 
 // A zone this server does not know, in the address or the tz cookie, is
 // named on the page in its language, and the times stay in the zone they
-// were shown in: the cookie's, or the one before the cookie's.
+// were shown in: the cookie's, or the one before the cookie's. "Local",
+// the server's own zone, is never implied: the page says which names it
+// takes.
 func TestAZoneTheServerDoesNotKnowIsNamedAndThePreviousZoneKept(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -76,6 +78,11 @@ func TestAZoneTheServerDoesNotKnowIsNamedAndThePreviousZoneKept(t *testing.T) {
 			[]string{"此服务器不认识时区“Mars/Olympus”", "时间仍按 Asia/Shanghai 显示"}},
 		{"such a cookie and no zone before it", "", "Mars/Olympus", "", "en", "UTC",
 			[]string{"&#34;Mars/Olympus&#34;", "times are shown in UTC, as before"}},
+		{"?tz=Local, the server's own zone, which is never implied", "?tz=Local", "America/New_York", "", "en", "America/New_York",
+			[]string{"“Local” would be this server&#39;s own zone, which the console never implies", "give an IANA zone name, such as Asia/Shanghai, Europe/Berlin or UTC",
+				"Times are shown in America/New_York, as before"}},
+		{"?tz=Local in Chinese", "?tz=Local", "", "", "zh", "UTC",
+			[]string{"“Local” 指本服务器自身的时区", "请写 IANA 时区名，如 Asia/Shanghai、Europe/Berlin 或 UTC", "时间仍按 UTC 显示"}},
 	} {
 		c := consoleClient(t)
 		site.signIn(t, c, site.tokens[apitoken.Read])
