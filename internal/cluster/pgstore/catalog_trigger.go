@@ -287,12 +287,7 @@ func (t *adminTx) recordSuperseded(ctx context.Context, triggerIDs []string, now
 		}
 		s.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
 		pol.into(&s.Cron)
-		passed, err := schedule.PassedAtPublish(id, s, now)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		l.add(id, s.Revision, passed)
+		l.add(id, s.Revision, schedule.PassedAtPublish(s, now))
 	}
 	if err := rows.Err(); err != nil {
 		return err

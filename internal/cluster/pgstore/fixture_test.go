@@ -120,6 +120,10 @@ func (s *store) fixture() storetest.Fixture {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_revisions tr SET name = $2, enabled = $3, content_digest = $4
 					FROM qinglong.triggers tg WHERE tg.id = $1 AND tr.trigger_id = tg.id AND tr.revision = tg.current_revision`, triggerID, name, enabled, digest)
 			},
+			SetZone: func(ctx context.Context, triggerID, zone, digest string) error {
+				return s.tamper(ctx, `UPDATE qinglong.trigger_revisions tr SET cron_timezone = $2, content_digest = $3
+					FROM qinglong.triggers tg WHERE tg.id = $1 AND tr.trigger_id = tg.id AND tr.revision = tg.current_revision`, triggerID, zone, digest)
+			},
 			CorruptTaskCommand: func(ctx context.Context, taskID string, revision int64) error {
 				return s.tamper(ctx, `UPDATE qinglong.task_revisions SET command = jsonb_set(command, '{args}', '["rm", "-rf", "/"]')
 					WHERE task_id = $1 AND revision = $2`, taskID, revision)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
@@ -40,7 +41,8 @@ var _ TriggerEnabler = Service{}
 // occurrence of it runs; the publish that enables it again records them
 // in the occurrence ledger as disabled, and none is caught up. Asking for
 // the state the trigger is in writes nothing, so a retried request is
-// harmless.
+// harmless. A trigger whose stored cron this host cannot read (a zone its
+// zone database lacks) is refused (schedule.CheckStoredCron).
 func (s Service) TriggerSetEnabled(ctx context.Context, r EnableRequest) (EnableResult, error) {
 	cur, err := s.Store.TriggerByName(ctx, r.ProjectID, r.Name)
 	if err != nil {
@@ -48,6 +50,12 @@ func (s Service) TriggerSetEnabled(ctx context.Context, r EnableRequest) (Enable
 	}
 	if cur.Spec.Enabled == r.Enabled {
 		return EnableResult{Enabled: cur.Spec.Enabled, Revision: cur.Revision, CreatedAtMs: cur.CreatedAtMs}, nil
+	}
+	// A stored zone the zone database here lacks is refused saying so,
+	// not as a zone to write otherwise, which is how the new revision's
+	// own validation would take it.
+	if err := schedule.CheckStoredCron(cur.TriggerID, cur.Spec.Cron); err != nil {
+		return EnableResult{}, err
 	}
 	spec := cur.Spec
 	spec.Enabled = r.Enabled

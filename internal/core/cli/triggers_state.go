@@ -144,7 +144,10 @@ func printTriggerDetail(cmd *cobra.Command, binary string, v view.TriggerDetail)
 		}
 		fmt.Fprintf(w, "  %s  %s%s\n", f.Local, fmtMs(&f.AtMs), due)
 	}
-	if len(v.NextFires) == 0 {
+	switch {
+	case v.NextFiresUnknown != "":
+		fmt.Fprintf(w, "  (none worked out here: %s)\n", v.NextFiresUnknown)
+	case len(v.NextFires) == 0:
 		fmt.Fprintln(w, "  (none: the trigger has ended)")
 	}
 	tw := NewTable(w)

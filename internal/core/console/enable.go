@@ -6,7 +6,6 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
-	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // enable enables or disables a trigger: a new revision with only
@@ -22,12 +21,6 @@ func (c *Console) enable(on bool) handlerFunc {
 		}
 		id := r.PathValue("id")
 		d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, 1)
-		if err == nil {
-			// A new revision of a stored zone the zone database here lacks
-			// is refused; say why, not that the zone is a mistake to write
-			// otherwise.
-			err = schedule.CheckStoredCron(id, d.Cron)
-		}
 		if err != nil {
 			c.fail(w, r, s, err)
 			return

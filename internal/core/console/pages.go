@@ -201,6 +201,10 @@ type overviewData struct {
 	Counted  int
 	Failures []run.Run
 	Next     []schedule.TriggerStatus
+	// Unknown are the active triggers left out of Next because their
+	// stored cron does not parse here (a zone the zone database of this
+	// host lacks): their cursors are no fire this server will make.
+	Unknown  []schedule.TriggerStatus
 	Lag      *lag
 	Backlog  *backlog
 	Fleet    *fleet
@@ -253,7 +257,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, r, s, err)
 		return
 	}
-	d.Next = nextFiresOf(trig)
+	d.Next, d.Unknown = nextFiresOf(trig)
 	c.render(w, r, http.StatusOK, "overview", s, d)
 }
 
@@ -261,11 +265,21 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 // soonest, at most nextFires of them, by due time: with jitter, an
 // occurrence nominally later may be admitted first. A paused or disabled
 // trigger's cursor is a time that passes without a Run: it has no next
-// fire to list.
-func nextFiresOf(list []schedule.TriggerStatus) []schedule.TriggerStatus {
+// fire to list. Nor has an active trigger whose stored cron does not
+// parse here (a zone the zone database of this host lacks): its cursor,
+// left by a server that knew the zone, is no fire this one's scheduler
+// can decide, so it is among unknown instead, which the page names.
+func nextFiresOf(list []schedule.TriggerStatus) (next, unknown []schedule.TriggerStatus) {
 	var out []schedule.TriggerStatus
 	for _, t := range list {
-		if t.NextFireAtMs != nil && t.Enabled && !t.Paused {
+		if !t.Enabled || t.Paused || t.Archived {
+			continue
+		}
+		if schedule.CheckStoredCron(t.TriggerID, t.Cron) != nil {
+			unknown = append(unknown, t)
+			continue
+		}
+		if t.NextFireAtMs != nil {
 			out = append(out, t)
 		}
 	}
@@ -276,7 +290,7 @@ func nextFiresOf(list []schedule.TriggerStatus) []schedule.TriggerStatus {
 		return *t.NextFireAtMs
 	}
 	slices.SortFunc(out, func(a, b schedule.TriggerStatus) int { return cmp.Compare(dueAt(a), dueAt(b)) })
-	return out[:min(len(out), nextFires)]
+	return out[:min(len(out), nextFires)], unknown
 }
 
 // failedStates are the states of a Run whose task did not do its job: a

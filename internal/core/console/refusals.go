@@ -60,7 +60,8 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalBackfillTooMany:  fmt.Sprintf("窗口内的发生时刻超过 %d 个，这是一次回填的上限；请缩小窗口，分几次回填。", backfillMax),
 	schedule.RefusalCronUnparsable:   "该触发器存储的 cron 表达式已无法解析；请重新发布该触发器。",
 	schedule.RefusalTriggerZoneUnknown: "此服务器不认识该触发器的时区“{zone}”：服务器主机的时区数据库中没有这个时区（触发器由时区数据库较新的服务器发布），" +
-		"所以无法算出它的发生时刻，未做任何更改；请在该主机上安装较新的时区数据库（tzdata 软件包），或较新版本的服务器（它自带的时区数据在主机缺少时区时使用），然后重试。",
+		"所以无法算出它的发生时刻，未做任何更改；请在该主机上安装较新的时区数据库（tzdata 软件包），或用 ZONEINFO 指向含有该时区的时区数据库" +
+		"（zoneinfo 目录或 zip 文件，设在服务器的环境中并重启服务器，也设在 ql 的环境中），或使用较新版本的服务器（它自带的时区数据在主机缺少时区时使用）{remedy}",
 	refusalCannotBackfill:            "此服务器的存储不能回填触发器；请使用 `ql triggers backfill`。",
 	refusalBackfillBounds:            "请填写回填窗口的起始和截止时间，写成 2026-11-30T08:00 这样的日期和时间。",
 	schedule.RefusalNotARunID:        "这不是运行 ID：请使用 `ql runs list` 列出的 ID。",

@@ -8,6 +8,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/core/validate"
@@ -141,6 +142,8 @@ var paramWords = map[string]map[string]string{
 		"filter.project": "项目", "filter.trigger": "触发器", "filter.after": "翻页位置（after）",
 		"part.second": "秒", "part.minute": "分钟", "part.hour": "小时", "part.day-of-month": "日", "part.month": "月", "part.day-of-week": "星期",
 		"period.minute": "分钟", "period.hour": "小时", "period.day": "天", "period.month": "月", "period.year": "年", "period.week": "周",
+		"remedy." + schedule.RemedyReapply:  "；也可以用本主机认识的时区重新应用该触发器（`ql apply`，或控制台的“定义”页）：这次发布会取代写有该时区的修订版本。",
+		"remedy." + schedule.RemedyZoneData: "。在此之前，该项目无法在本主机上恢复为活动状态，而已归档的项目不接受该触发器的新修订版本。",
 	},
 }
 

@@ -88,7 +88,7 @@ func BackfillPlan(tk Ticket, r BackfillRequest, nowMs int64) ([]int64, BackfillR
 	}
 	occ, more, err := BackfillOccurrences(tk, r.FromMs, r.ToMs, limit)
 	if err != nil {
-		return nil, BackfillResult{}, storedCronRefusal(r.TriggerID, err)
+		return nil, BackfillResult{}, storedCronRefusal(r.TriggerID, err, RemedyReapply)
 	}
 	out := BackfillResult{Occurrences: len(occ), Truncated: more}
 	if len(occ) > 0 {

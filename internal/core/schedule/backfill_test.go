@@ -173,35 +173,44 @@ func TestTheDefaultBackfillWindowHoldsAtMostTheCap(t *testing.T) {
 
 // A trigger's stored zone that the zone database of this server's host
 // lacks (a server with a newer one published it) refuses what needs its
-// occurrences — a backfill, a publish over it, its project's reactivation —
-// naming the zone and saying to update that database, with a reason and
-// the zone for the console to say it in the page's language; a stored cron
-// this server does not read otherwise says to republish the trigger.
+// occurrences — a backfill, an enable or disable, its project's
+// reactivation — naming the zone and what mends it (a zone database that
+// has it, by tzdata or ZONEINFO; but for the reactivation, applying the
+// trigger again with a known zone), with a reason and the zone and remedy
+// for the console to say it in the page's language; a stored cron this
+// server does not read otherwise says to republish the trigger. A publish
+// over either goes on, owing nothing this host could record: it is the
+// way out.
 func TestAStoredZoneThisServerDoesNotKnowIsRefusedNamingIt(t *testing.T) {
 	const created = 1_767_225_600_000 // 2026-01-01T00:00:00Z
+	zone := []string{`trigger t: this server does not know its time zone "Mars/Olympus"`, "install a newer zone database on that host (the tzdata package)",
+		"point ZONEINFO at one that has the zone", "or run a newer release of this server"}
 	for _, c := range []struct {
-		cron   trigger.Cron
-		reason qlerror.Reason
-		says   []string
+		cron                   trigger.Cron
+		reason                 qlerror.Reason
+		says, saysReactivation []string
 	}{
 		{trigger.Cron{Expression: "* * * * *", Timezone: "Mars/Olympus", MisfirePolicy: trigger.FireOnce}, RefusalTriggerZoneUnknown,
-			[]string{`trigger t: this server does not know its time zone "Mars/Olympus"`, "install a newer zone database on that host (the tzdata package), or a newer release of this server"}},
+			append(zone, "or apply the trigger again with a zone this host knows"), append(zone, "its project cannot be made active on this host until then")},
 		{trigger.Cron{Expression: "* * * * * * * *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}, RefusalCronUnparsable,
-			[]string{"trigger t: its cron no longer parses; republish the trigger"}},
+			[]string{"trigger t: its cron no longer parses; republish the trigger"}, []string{"trigger t: its cron no longer parses; republish the trigger"}},
 	} {
 		s := Superseded{Revision: 1, Enabled: true, Cron: c.cron, CreatedAtMs: created}
 		_, _, backfill := BackfillPlan(Ticket{Snapshot: Snapshot{TriggerID: "t", TriggerCreatedAtMs: created, Cron: c.cron}},
 			BackfillRequest{TriggerID: "t", FromMs: created, ToMs: created + 60_000}, created+time.Hour.Milliseconds())
-		_, publish := PassedAtPublish("t", s, created+time.Hour.Milliseconds())
 		_, reactivate := PassedAtReactivation("t", s, created+time.Hour.Milliseconds())
-		for what, err := range map[string]error{"backfill": backfill, "publish": publish, "reactivation": reactivate} {
+		for what, err := range map[string]error{"backfill": backfill, "enable": CheckStoredCron("t", c.cron), "reactivation": reactivate} {
 			if !qlerror.Is(err, qlerror.FailedPrecondition) || qlerror.ReasonOf(err) != c.reason {
 				t.Fatalf("%s of a trigger of %+v: %v (reason %q); want failed_precondition because %s", what, c.cron, err, qlerror.ReasonOf(err), c.reason)
 			}
-			if c.reason == RefusalTriggerZoneUnknown && qlerror.ParamsOf(err)["zone"] != "Mars/Olympus" {
-				t.Errorf("%s: the refusal's params %v do not name the zone", what, qlerror.ParamsOf(err))
+			says, remedy := c.says, RemedyReapply
+			if what == "reactivation" {
+				says, remedy = c.saysReactivation, RemedyZoneData
 			}
-			for _, w := range c.says {
+			if p := qlerror.ParamsOf(err); c.reason == RefusalTriggerZoneUnknown && (p["zone"] != "Mars/Olympus" || p["remedy"] != remedy) {
+				t.Errorf("%s: the refusal's params %v do not name the zone and remedy %s", what, p, remedy)
+			}
+			for _, w := range says {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("%s: %q lacks %q", what, err, w)
 				}
@@ -209,6 +218,9 @@ func TestAStoredZoneThisServerDoesNotKnowIsRefusedNamingIt(t *testing.T) {
 			if c.reason == RefusalTriggerZoneUnknown && strings.Contains(err.Error(), "give an IANA zone name") {
 				t.Errorf("%s: %q tells the user to write another zone, which does not mend a zone valid where it was published", what, err)
 			}
+		}
+		if owed := PassedAtPublish(s, created+time.Hour.Milliseconds()); owed != nil {
+			t.Errorf("a publish over a trigger of %+v owes %+v, which this host cannot have worked out", c.cron, owed)
 		}
 	}
 }

@@ -20,25 +20,44 @@ const RefusalTriggerZoneUnknown qlerror.Reason = "trigger_zone_unknown"
 // database here lacks for a mistake to write otherwise.
 func CheckStoredCron(triggerID string, c trigger.Cron) error {
 	if _, err := cron.Parse(c.Expression, c.Timezone); err != nil {
-		return storedCronRefusal(triggerID, err)
+		return storedCronRefusal(triggerID, err, RemedyReapply)
 	}
 	return nil
 }
+
+// A refusal of a trigger's stored zone (RefusalTriggerZoneUnknown) names,
+// in its "remedy" param, what mends it besides a zone database that has
+// the zone.
+const (
+	// RemedyReapply: applying the trigger again with a zone this host
+	// knows (its publish replaces the revision that names the zone).
+	RemedyReapply = "reapply"
+	// RemedyZoneData: only a zone database that has the zone, for the
+	// reactivation of the trigger's project, which takes no new revision
+	// of the trigger before it is active.
+	RemedyZoneData = "zonedata"
+)
 
 // storedCronRefusal is the refusal of what needs the occurrences of trigger
 // triggerID when its stored cron does not parse here (err, cron.Parse's):
 // the store validated it when it was published, so either the zone
 // database of this server's host lacks its zone (RefusalTriggerZoneUnknown,
-// which a newer zone database mends) or the stored cron is not one this
-// server reads (RefusalCronUnparsable, which a republish mends).
-func storedCronRefusal(triggerID string, err error) error {
+// which a zone database that has it mends, or, with remedy RemedyReapply,
+// the trigger applied again with another zone) or the stored cron is not
+// one this server reads (RefusalCronUnparsable, which a republish mends).
+func storedCronRefusal(triggerID string, err error, remedy string) error {
 	if pe := (*cron.ParseError)(nil); errors.As(err, &pe) && pe.Part == "timezone" {
-		// The parser's own advice, to write another zone, is not what
-		// mends a zone that was valid where it was published.
+		// The parser's own advice, to write another zone, reads as if the
+		// zone were a typing mistake: it was valid where it was published.
+		then := "; or apply the trigger again with a zone this host knows (`ql apply`, or Definitions in the console): its publish replaces the revision that names this zone"
+		if remedy == RemedyZoneData {
+			then = "; its project cannot be made active on this host until then, and an archived project takes no new revision of the trigger"
+		}
 		return qlerror.New(qlerror.FailedPrecondition, "trigger %s: this server does not know its time zone %q: the zone database of its host lacks it "+
-			"(a server with a newer one published the trigger), so its occurrences cannot be worked out here; install a newer zone database on that host (the tzdata package), "+
-			"or a newer release of this server, whose own copy it falls back on, and try again",
-			triggerID, pe.Input).Because(RefusalTriggerZoneUnknown, "zone", pe.Input)
+			"(a server with a newer one published the trigger), so its occurrences cannot be worked out here and nothing was changed; install a newer zone database on that host (the tzdata package), "+
+			"point ZONEINFO at one that has the zone (a zoneinfo directory or zip, in the environment of the server, which then restarts, and of ql), "+
+			"or run a newer release of this server, whose own copy it falls back on%s",
+			triggerID, pe.Input, then).Because(RefusalTriggerZoneUnknown, "zone", pe.Input, "remedy", remedy)
 	}
 	return qlerror.Wrap(qlerror.FailedPrecondition, err, "trigger %s: its cron no longer parses; republish the trigger", triggerID).Because(RefusalCronUnparsable)
 }

@@ -38,7 +38,7 @@ type Reactivation struct {
 func PassedAtReactivation(triggerID string, s Superseded, reactivatedAtMs int64) (Reactivation, error) {
 	sched, err := cron.Parse(s.Cron.Expression, s.Cron.Timezone)
 	if err != nil {
-		return Reactivation{}, storedCronRefusal(triggerID, err)
+		return Reactivation{}, storedCronRefusal(triggerID, err, RemedyZoneData)
 	}
 	// The first occurrence the row owes is its cursor, as a decision reads
 	// it, or for an uninitialised row the revision's first occurrence.

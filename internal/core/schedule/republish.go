@@ -30,13 +30,17 @@ type Superseded struct {
 // cursor past them: as disabled when that revision was disabled, as
 // paused inside the row's pause, and as republished otherwise. Nothing is
 // caught up: a Run for an occurrence of a revision that no longer exists
-// would run what the user just replaced. A stored cron that does not parse
-// here (triggerID's) refuses the publish: its occurrences could not be
-// recorded.
-func PassedAtPublish(triggerID string, s Superseded, publishAtMs int64) ([]Passed, error) {
+// would run what the user just replaced. A replaced revision whose cron
+// does not parse here (a zone the zone database of this host lacks, or a
+// cron this server does not read) owes nothing this host can record:
+// its occurrences cannot be worked out here, so no decision here reached
+// them either. Its publish goes on, since a new revision is what mends it
+// (the refusals of everything else that needs its occurrences say so);
+// what it owed stays unrecorded.
+func PassedAtPublish(s Superseded, publishAtMs int64) []Passed {
 	sched, err := cron.Parse(s.Cron.Expression, s.Cron.Timezone)
 	if err != nil {
-		return nil, storedCronRefusal(triggerID, err)
+		return nil
 	}
 	from := max(s.CreatedAtMs, s.Cron.StartAtMs)
 	if s.CursorMs != nil {
@@ -48,13 +52,13 @@ func PassedAtPublish(triggerID string, s Superseded, publishAtMs int64) ([]Passe
 	}
 	if !s.Enabled {
 		if p, ok := PassRange(sched, PassDisabled, from, to); ok {
-			return []Passed{p}, nil
+			return []Passed{p}
 		}
-		return nil, nil
+		return nil
 	}
 	in := Input{Schedule: sched, Pause: PauseSpanOf(false, s.PausedAtMs, s.ResumedAtMs)}
 	if s.Paused && s.PausedAtMs != nil {
 		in.Pause = &PauseSpan{FromMs: *s.PausedAtMs, UntilMs: publishAtMs}
 	}
-	return passOver(in, PassRepublished, from, to), nil
+	return passOver(in, PassRepublished, from, to)
 }

@@ -39,7 +39,11 @@ type TriggerDetail struct {
 	PausedAtMs *int64     `json:"pausedAtMs"`
 	NowMs      int64      `json:"nowMs"`
 	NextFires  []FireTime `json:"nextFires"`
-	Runs       []Run      `json:"runs"`
+	// NextFiresUnknown says why NextFires is empty for a trigger whose
+	// stored cron does not parse here (a zone the zone database of this
+	// host lacks), and what mends it; "" otherwise.
+	NextFiresUnknown string `json:"nextFiresUnknown,omitempty"`
+	Runs             []Run  `json:"runs"`
 	// RunsMore says the trigger has older Runs than Runs lists (`ql runs
 	// list --trigger` lists them all), so its last Runs are not taken for
 	// every Run it had.
@@ -136,19 +140,21 @@ func UpcomingFires(t schedule.TriggerStatus, nowMs int64, n int) ([]FireTime, er
 // NewTriggerDetail shapes d with its last runs (runsNext is the cursor of
 // their listing, "" when no older Run exists), its newest ledgerLimit
 // ledger entries and its next NextFireCount fire times at the store's
-// clock reading (UpcomingFires), in the trigger's zone; an error when its
-// stored cron no longer parses. d is read with DetailLedgerRead(ledgerLimit)
-// entries, one more than it shows, so that LedgerMore can tell whether
-// older ones exist.
+// clock reading (UpcomingFires), in the trigger's zone; none, with
+// NextFiresUnknown saying why, when its stored cron does not parse here:
+// the rest of it reads all the same. d is read with
+// DetailLedgerRead(ledgerLimit) entries, one more than it shows, so that
+// LedgerMore can tell whether older ones exist.
 func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, runsNext string, ledgerLimit int) (TriggerDetail, error) {
-	fires, err := UpcomingFires(d.TriggerStatus, d.NowMs, NextFireCount)
-	if err != nil {
-		return TriggerDetail{}, err
-	}
 	out := TriggerDetail{
 		Trigger: NewTriggerList([]schedule.TriggerStatus{d.TriggerStatus}, "").Triggers[0],
 		Paused:  d.Paused, PauseNote: d.PauseNote, PausedAtMs: d.PausedAtMs, NowMs: d.NowMs,
-		NextFires: fires, Runs: make([]Run, 0, len(runs)), RunsMore: runsNext != "", Ledger: make([]LedgerEntry, 0, len(d.Ledger)),
+		NextFires: []FireTime{}, Runs: make([]Run, 0, len(runs)), RunsMore: runsNext != "", Ledger: make([]LedgerEntry, 0, len(d.Ledger)),
+	}
+	if err := schedule.CheckStoredCron(d.TriggerID, d.Cron); err != nil {
+		out.NextFiresUnknown = err.Error()
+	} else if out.NextFires, err = UpcomingFires(d.TriggerStatus, d.NowMs, NextFireCount); err != nil {
+		return TriggerDetail{}, err
 	}
 	for _, r := range runs {
 		out.Runs = append(out.Runs, NewRun(r))

@@ -151,13 +151,22 @@ func (s *consoleSite) storeUnknownZone(t *testing.T, zone string) {
 // lacks (a server with a newer one published it) is said so on every page
 // that needs its zone, in the page's language, never as a trigger that
 // has ended, a mistake to write otherwise or an internal error: its
-// pages, a backfill, a disable, and an apply over it.
+// pages, the overview (which does not list it among the next fires at its
+// cursor, a time no fire is made at, but names it), a backfill and a
+// disable, each refusal saying what mends it. An apply of the trigger with
+// a zone this server knows is the way out: it is taken, and the trigger
+// disables then.
 func TestATriggersZoneThisServerDoesNotKnowIsSaidInThePagesLanguage(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
-	site.storeUnknownZone(t, "Mars/Olympus")
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	listed := `<a href="/triggers/` + site.triggerID + `">shop/nightly</a></td>`
+	waitFor(t, "the overview to list the trigger's next fire", 5*time.Second, func() bool {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil)
+		return strings.Contains(page, listed)
+	})
+	site.storeUnknownZone(t, "Mars/Olympus")
 	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions?project=shop", nil)
 	m := regexp.MustCompile(`(?s)<textarea id="def-yaml" name="yaml"[^>]*>(.*?)</textarea>`).FindStringSubmatch(page)
 	if m == nil || !strings.Contains(m[1], "timezone: Mars/Olympus") {
@@ -168,13 +177,18 @@ func TestATriggersZoneThisServerDoesNotKnowIsSaidInThePagesLanguage(t *testing.T
 	for _, tc := range []struct {
 		lang                             string
 		fires, page, refusal, afterMatch string
+		overview                         string
 	}{
 		{"en", "none: this server does not know its time zone",
 			"This server does not know the trigger&#39;s time zone “Mars/Olympus”: the zone database of its host lacks it",
-			"this server does not know its time zone &#34;Mars/Olympus&#34;: the zone database of its host lacks it", "install a newer zone database on that host (the tzdata package), or a newer release of this server"},
+			"this server does not know its time zone &#34;Mars/Olympus&#34;: the zone database of its host lacks it",
+			"point ZONEINFO at one that has the zone (a zoneinfo directory or zip, in the environment of the server, which then restarts, and of ql), or run a newer release of this server, whose own copy it falls back on; or apply the trigger again with a zone this host knows",
+			"Not listed: the next fires of these triggers cannot be worked out here"},
 		{"zh", "无：此服务器不认识它的时区",
 			"此服务器不认识该触发器的时区“Mars/Olympus”：服务器主机的时区数据库中没有这个时区",
-			"此服务器不认识该触发器的时区“Mars/Olympus”：服务器主机的时区数据库中没有这个时区", "请在该主机上安装较新的时区数据库（tzdata 软件包），或较新版本的服务器"},
+			"此服务器不认识该触发器的时区“Mars/Olympus”：服务器主机的时区数据库中没有这个时区",
+			"或用 ZONEINFO 指向含有该时区的时区数据库（zoneinfo 目录或 zip 文件，设在服务器的环境中并重启服务器，也设在 ql 的环境中），或使用较新版本的服务器（它自带的时区数据在主机缺少时区时使用）；也可以用本主机认识的时区重新应用该触发器",
+			"未列出：此服务器不认识以下触发器的时区"},
 	} {
 		for _, p := range []string{"/triggers", trig} {
 			if _, page := httpcall.Form(t, c, http.MethodGet, site.base+strings.TrimPrefix(p, site.base)+"?lang="+tc.lang, nil); !strings.Contains(page, tc.fires) || strings.Contains(page, map[string]string{"en": "has ended", "zh": "已结束"}[tc.lang]) {
@@ -185,13 +199,18 @@ func TestATriggersZoneThisServerDoesNotKnowIsSaidInThePagesLanguage(t *testing.T
 			!strings.Contains(page, `<dd id="next-fire">—</dd>`) {
 			t.Errorf("the trigger's page in %s does not say %q, or shows a next fire:\n%s", tc.lang, tc.page, page)
 		}
+		_, overview := httpcall.Form(t, c, http.MethodGet, site.base+"/?lang="+tc.lang, nil)
+		_, unknown, _ := strings.Cut(overview, `id="next-fires-unknown"`)
+		unknown, _, _ = strings.Cut(unknown, "</p>")
+		if strings.Contains(overview, listed) || !strings.Contains(unknown, tc.overview) || !strings.Contains(unknown, `<a href="/triggers/`+site.triggerID+`">shop/nightly</a> (Mars/Olympus)`) {
+			t.Errorf("the overview in %s lists the trigger's next fire, or does not name it saying %q:\n%s", tc.lang, tc.overview, overview)
+		}
 		for what, form := range map[string]struct {
 			path   string
 			values url.Values
 		}{
 			"a backfill": {"/triggers/" + site.triggerID + "/backfill/preview", url.Values{"from": {"2026-01-01T00:00"}, "to": {"2026-01-02T00:00"}}},
 			"a disable":  {"/triggers/" + site.triggerID + "/disable", url.Values{}},
-			"an apply":   {"/definitions/apply", url.Values{"yaml": {republished}}},
 		} {
 			form.values.Set("csrf", csrf)
 			resp, page := httpcall.Form(t, c, http.MethodPost, site.base+form.path+"?lang="+tc.lang, form.values)
@@ -199,5 +218,14 @@ func TestATriggersZoneThisServerDoesNotKnowIsSaidInThePagesLanguage(t *testing.T
 				t.Errorf("%s in %s: %d; want it refused saying %q and %q:\n%s", what, tc.lang, resp.StatusCode, tc.refusal, tc.afterMatch, page)
 			}
 		}
+	}
+	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply", url.Values{"csrf": {csrf}, "yaml": {republished}}); resp.StatusCode != http.StatusOK || strings.Contains(page, `role="alert"`) {
+		t.Fatalf("the apply of the trigger in UTC: %d; want it taken:\n%s", resp.StatusCode, page)
+	}
+	if _, page := httpcall.Form(t, c, http.MethodGet, trig, nil); strings.Contains(page, `id="trigger-zone-unknown"`) || !strings.Contains(page, "UTC") {
+		t.Errorf("the trigger's page after the apply in UTC still says its zone is unknown:\n%s", page)
+	}
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, trig+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("the disable after the apply in UTC: %d, want 303", resp.StatusCode)
 	}
 }

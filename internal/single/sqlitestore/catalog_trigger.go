@@ -225,9 +225,6 @@ func (c *catalogTx) recordSuperseded(ctx context.Context, triggerID string) erro
 	}
 	pol.into(&s.Cron)
 	s.Enabled, s.Paused = enabled == 1, paused == 1
-	passed, err := schedule.PassedAtPublish(triggerID, s, c.now)
-	if err != nil {
-		return err
-	}
+	passed := schedule.PassedAtPublish(s, c.now)
 	return writeLedger(ctx, c.tx, schedule.Ticket{Snapshot: schedule.Snapshot{TriggerID: triggerID, TriggerRevision: s.Revision}}, passed, c.now)
 }

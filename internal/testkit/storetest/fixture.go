@@ -159,6 +159,10 @@ type Tamper struct {
 	// RewriteTrigger overwrites the name, enabled flag and content digest of
 	// the trigger's current revision in place.
 	RewriteTrigger func(ctx context.Context, triggerID, name string, enabled bool, digest string) error
+	// SetZone overwrites the zone and content digest of the trigger's
+	// current revision in place, as a server whose zone database has a
+	// zone this one lacks would have published it.
+	SetZone func(ctx context.Context, triggerID, zone, digest string) error
 	// CorruptTaskCommand changes the stored command arguments of a task
 	// revision, leaving its digest.
 	CorruptTaskCommand func(ctx context.Context, taskID string, revision int64) error

@@ -2,10 +2,12 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -21,6 +23,7 @@ func republishCases() map[string]func(*testing.T, Fixture) {
 		"ARepublishOfAPausedTriggerRecordsItsOccurrencesAsPaused":   testRepublishPaused,
 		"ADisabledTriggersOccurrencesAreRecordedWhenReEnabled":      testDisabledRecordedOnEnable,
 		"EnableAndDisablePublishAFlippedRevisionAudited":            testEnableDisable,
+		"AStoredZoneThisHostLacksRefusesAnEnableAndTakesARepublish": testStoredZoneUnknown,
 	}
 }
 
@@ -191,5 +194,44 @@ func testEnableDisable(t *testing.T, f Fixture) {
 	}
 	if want := []string{"disable conformance ", "enable conformance "}; !slices.Equal(audits, want) {
 		t.Fatalf("audit %q, want %q", audits, want)
+	}
+}
+
+// A trigger whose stored zone the zone database of this host lacks (a
+// server with a newer one published it) is refused an enable or disable
+// saying so — which zone, and that a zone database that has it or the
+// trigger applied again with a known zone mends it — never as a zone to
+// write otherwise; and it takes a republish with a zone this host knows,
+// the way out, though its replaced revision owes occurrences this host
+// cannot work out. The republished trigger enables and disables again.
+func testStoredZoneUnknown(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	makeDue(t, f, d.Trigger.TriggerID, 3*60*60_000)
+	stored := d.Trigger.Spec
+	stored.Cron.Timezone = "Mars/Olympus"
+	tamper(t, f.Tamper.SetZone(t.Context(), d.Trigger.TriggerID, stored.Cron.Timezone,
+		trigger.ContentDigest(d.Project.ID, d.Trigger.TriggerID, d.Trigger.TaskID, d.Trigger.TaskRevision, d.Trigger.TaskContentDigest, stored)))
+	set := func(on bool) (catalog.EnableResult, error) {
+		return f.Service.TriggerSetEnabled(t.Context(), catalog.EnableRequest{ProjectID: d.Project.ID, Name: d.Trigger.Spec.Name, Enabled: on, Actor: "conformance"})
+	}
+	_, err := set(false)
+	if !qlerror.Is(err, qlerror.FailedPrecondition) || qlerror.ReasonOf(err) != schedule.RefusalTriggerZoneUnknown || qlerror.ParamsOf(err)["zone"] != "Mars/Olympus" {
+		t.Fatalf("disabling a trigger of a zone this host lacks: %v (reason %q, params %v); want failed_precondition because %s naming the zone",
+			err, qlerror.ReasonOf(err), qlerror.ParamsOf(err), schedule.RefusalTriggerZoneUnknown)
+	}
+	for _, w := range []string{`this server does not know its time zone "Mars/Olympus"`, "the tzdata package", "ZONEINFO", "apply the trigger again with a zone this host knows"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the refusal %q lacks %q", err, w)
+		}
+	}
+	next := stored
+	next.Cron.Timezone = "UTC"
+	r2 := republish(t, f, d, d.Trigger.Revision, next)
+	if cur, err := f.Catalog.TriggerByName(t.Context(), d.Project.ID, d.Trigger.Spec.Name); err != nil || cur.Revision != r2.Revision || cur.Spec.Cron.Timezone != "UTC" {
+		t.Fatalf("after the republish the trigger is %+v (%v); want revision %d in UTC", cur, err, r2.Revision)
+	}
+	if res, err := set(false); err != nil || !res.Changed || res.Revision != r2.Revision+1 {
+		t.Fatalf("disabling the republished trigger: %+v, %v; want revision %d", res, err, r2.Revision+1)
 	}
 }
