@@ -26,7 +26,8 @@ go on (` + "`" + ql + " runs list --trigger NAME --state queued`" + ` lists them
 ledger as "disabled" (` + "`" + ql + " triggers show`" + `) and none is caught up. Occurrences of the replaced
 revision that were due and not yet decided are recorded too, as "republished". The change is audited
 with the operating-system user (over --api-url, the API token and the address it came from).
-Disabling a disabled trigger changes nothing.
+Disabling a disabled trigger changes nothing. A trigger whose stored zone the zone database of this
+host lacks (a newer one published it) is refused, naming the zone and what mends it.
 A later ` + "`" + ql + " apply`" + ` of a file saying enabled: true (the default) enables it again: write
 enabled: false in the file to keep it disabled. Pause (` + "`" + ql + " triggers pause`" + `) is the
 alternative that is schedule state, kept across applies, with the misfire policy applied on resume.
@@ -40,7 +41,9 @@ alternative that is schedule state, kept across applies, with the misfire policy
 again with only enabled: true. The new revision starts at its publish: the occurrences that fell due while
 it was disabled are recorded in the ledger as "disabled" (` + "`" + ql + " triggers show`" + `), none runs late.
 Its task must be enabled. The change is audited with the operating-system user (over --api-url, the
-API token and the address it came from). Enabling an enabled trigger changes nothing.
+API token and the address it came from). Enabling an enabled trigger changes nothing. A trigger whose
+stored zone the zone database of this host lacks (a newer one published it) is refused, naming the
+zone and what mends it.
 ` + apiHelp("triggers enable") + opts.clusterOnly(" On the cluster this needs the admin role's URL, as `ql apply` does (a replica's API cannot enable).")
 	}
 	c.Args = oneTriggerArgs(verb)

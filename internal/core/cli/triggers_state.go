@@ -35,7 +35,8 @@ func triggersShowCommand(opts Options) *cobra.Command {
 policy, whether it is enabled, paused (with the pause note) or archived with its project, its next
 fire times computed from the database's clock and shown in the trigger's zone (with jitter, each with
 "(due …)", the instant it is admitted at; an occurrence whose nominal time has passed while it waits
-out its jitter comes first: it has not fired yet), its last --runs runs
+out its jitter comes first: it has not fired yet; none, saying why and what mends it, when the zone
+database of this host lacks the trigger's zone), its last --runs runs
 (saying when older ones exist: ` + "`" + opts.Binary + ` runs list --trigger NAME` + "`" + ` lists them all), and its
 occurrence ledger: every occurrence that fell due without a Run, with the reason (misfire, collapsed,
 paused, ...) and how many. The ledger shows its newest --ledger entries and says when older ones are
