@@ -40,7 +40,9 @@ func attemptDir(c task.Command, attemptID string, cred *syscall.Credential) (dir
 // startFailure explains why a command did not start. exec reports a
 // missing working directory or a missing #! interpreter as the program
 // itself being missing ("fork/exec /bin/sh: no such file or directory"),
-// so each is checked and named.
+// so each is checked and named; and "argument list too long" names no
+// field of the task, though the task's script, args or env is what is
+// too long.
 func startFailure(err error, c task.Command, dir string) string {
 	program := c.Path
 	if c.Mode == task.ModeShell {
@@ -50,6 +52,11 @@ func startFailure(err error, c task.Command, dir string) string {
 		return fmt.Sprintf("the working directory %s does not exist; create it or change the task's workingDir", dir)
 	} else if statErr == nil && !st.IsDir() {
 		return fmt.Sprintf("the working directory %s is not a directory; change the task's workingDir", dir)
+	}
+	if errors.Is(err, syscall.E2BIG) {
+		return "the command line or the environment is longer than the system lets a program start with " +
+			"(one argument or value below 128 KiB, all of them together below its ARG_MAX); " +
+			"shorten the task's script, args or env: keep a long script or data in a file and pass its path"
 	}
 	if !errors.Is(err, syscall.ENOENT) {
 		return fmt.Sprintf("%v (working directory %s)", err, dir)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
@@ -54,5 +55,33 @@ func TestAMissingShellIsNamed(t *testing.T) {
 	res := runCommand(t.Context(), c, nil, &out, func(int) {})
 	if res.Code != ErrorCodeSpawnFailed || !strings.Contains(out.String(), "the shell /nonexistent/sh does not exist") {
 		t.Fatalf("result %+v, log %q; want spawn_failed naming the shell", res, out.String())
+	}
+}
+
+// The kernel refuses one argument of 128 KiB or more: the longest script
+// a task may have must still start.
+func TestAScriptOfTheLongestAllowedLengthRuns(t *testing.T) {
+	t.Parallel()
+	script := "true #" + strings.Repeat("x", task.MaxScriptLen-len("true #"))
+	c := shell(script, time.Minute)
+	if err := (task.Spec{Name: "long", Command: c}).Validate(); err != nil {
+		t.Fatalf("a script of %d bytes is refused: %v", len(script), err)
+	}
+	var out syncBuffer
+	res := runCommand(t.Context(), c, nil, &out, func(int) {})
+	if res.State != run.AttemptSucceeded {
+		t.Fatalf("a script of the longest allowed length (%d bytes): result %+v, log %q; want it to run", len(script), res, out.String())
+	}
+}
+
+// A command the kernel will not start for its size ("argument list too
+// long") says which fields of the task to shorten.
+func TestACommandTooLongToStartNamesWhatToShorten(t *testing.T) {
+	t.Parallel()
+	c := task.Command{Mode: task.ModeArgv, Path: "/bin/true", Args: []string{strings.Repeat("x", 200<<10)}, TimeoutMs: 60_000}
+	var out syncBuffer
+	res := runCommand(t.Context(), c, nil, &out, func(int) {})
+	if res.Code != ErrorCodeSpawnFailed || !strings.Contains(out.String(), "shorten the task's script, args or env") {
+		t.Fatalf("result %+v, log %q; want spawn_failed saying what to shorten", res, out.String())
 	}
 }

@@ -21,11 +21,16 @@ const SpecKind = "qinglong/command@v1"
 
 // Limits of a command spec.
 const (
-	MaxArgs         = 256
-	MaxArgLen       = 32 << 10
-	MaxEnv          = 256
-	MaxEnvValueLen  = 32 << 10
-	MaxScriptLen    = 256 << 10
+	MaxArgs        = 256
+	MaxArgLen      = 32 << 10
+	MaxEnv         = 256
+	MaxEnvValueLen = 32 << 10
+	// MaxScriptLen is the longest script Linux passes to the shell: a
+	// script runs as `sh -c SCRIPT`, and the kernel refuses to start a
+	// program with one argument of 128 KiB or more, its NUL included
+	// (MAX_ARG_STRLEN). A longer script would be accepted by apply and
+	// then fail every Run with "argument list too long".
+	MaxScriptLen    = 128<<10 - 1
 	MaxLabels       = 64
 	MaxLabelLen     = 256
 	MinTimeout      = time.Millisecond
@@ -260,7 +265,7 @@ func (c Command) validate() error {
 			return invalid("task.command.script: is required in shell mode").Because(validate.RefusalRequired, "field", "task.command.script")
 		}
 		if len(c.Script) > MaxScriptLen {
-			return invalid("task.command.script: %d bytes, the limit is %d", len(c.Script), MaxScriptLen).
+			return invalid("task.command.script: %d bytes, the limit is %d, the longest argument Linux starts a shell with; keep a longer script in a file and run that file", len(c.Script), MaxScriptLen).
 				Because(validate.RefusalTooLong, "field", "task.command.script", "size", len(c.Script), "limit", MaxScriptLen)
 		}
 		if strings.ContainsRune(c.Script, 0) {
