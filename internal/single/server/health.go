@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
@@ -66,8 +67,51 @@ func (s *Server) listen() error {
 	}
 	s.http = srv
 	s.api.Store(api)
-	s.cfg.Logger.Info("http listening; serving the console at /, /api/v1, /livez and /readyz (503 until the start completes)", "code", CodeHTTPListening, "addr", srv.Addr(), "tls", tlsCfg != nil)
+	console := consoleURL(srv.Addr(), tlsCfg != nil)
+	s.cfg.Logger.Info("http listening; open the console at "+console+" (the API at /api/v1, /livez and /readyz; 503 until the start completes)",
+		"code", CodeHTTPListening, "addr", srv.Addr(), "tls", tlsCfg != nil)
+	s.noteNoAccounts(console)
 	return nil
+}
+
+// consoleURL is the address a browser on this machine opens the console
+// at: a server bound to every interface is reached on loopback, which
+// its Host check always accepts.
+func consoleURL(addr string, tls bool) string {
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			loopback := "127.0.0.1"
+			if ip.To4() == nil {
+				loopback = "::1"
+			}
+			addr = net.JoinHostPort(loopback, port)
+		}
+	}
+	return scheme + "://" + addr + "/"
+}
+
+// noteNoAccounts says, when no console account can sign in, how to create
+// one: a first-time user who opens the console otherwise meets a sign-in
+// form with nothing to sign in with. A database that cannot be read here
+// says nothing; the start reads it again and fails on its own.
+func (s *Server) noteNoAccounts(console string) {
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	defer cancel()
+	users, err := s.store.UserList(ctx)
+	if err != nil {
+		return
+	}
+	for _, u := range users {
+		if u.DisabledAtMs == nil {
+			return
+		}
+	}
+	s.cfg.Logger.Info("no console account can sign in yet: create one with `"+s.command("users create NAME --owner")+"`, then sign in at "+console+
+		" (or with an API token from `"+s.command("tokens create NAME --scope operate")+"`)", "code", CodeNoAccounts)
 }
 
 // The diagnostic codes of the listeners' lines, which give their addresses:
@@ -75,6 +119,9 @@ func (s *Server) listen() error {
 const (
 	CodeHTTPListening    = "serve.http_listening"
 	CodeMetricsListening = "serve.metrics_listening"
+	// CodeNoAccounts says the console has no account that can sign in,
+	// and how to create one.
+	CodeNoAccounts = "serve.no_accounts"
 	// CodeHTTPOff says a single-node server serves no console or API, and
 	// the flag that turns them on.
 	CodeHTTPOff = "serve.http_off"

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/testkit/tlstest"
 )
 
@@ -110,5 +112,59 @@ func TestAFailedTLSHandshakeOnTheAPIIsAWarningOfTheServersLog(t *testing.T) {
 	})
 	if msg, _ := warning["msg"].(string); warning["level"] != "WARN" || warning["code"] != httpapi.CodeConnectionError || !strings.Contains(msg, "TLS handshake error") {
 		t.Fatalf("the failed handshake was logged as %v; want a warning naming the handshake", warning)
+	}
+}
+
+// The start names the console's address as a browser opens it and, while
+// no console account can sign in, the command that creates one; once an
+// account exists, only the address.
+func TestAServerWithoutAConsoleAccountSaysWhereTheConsoleIsAndHowToSignIn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	start := func() (*Server, string) {
+		var logs lockedBuffer
+		srv, err := Start(t.Context(), Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", Cadence: time.Hour, StopTimeout: testStopTimeout, Concurrency: 1,
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv, logs.String()
+	}
+	srv, logs := start()
+	url := "http://" + srv.Addr() + "/"
+	if !strings.Contains(logs, "open the console at "+url) {
+		t.Errorf("log %q does not name the console's URL %s", logs, url)
+	}
+	create := "`ql users create NAME --owner --data-dir " + dir + "`"
+	if !strings.Contains(logs, "code="+CodeNoAccounts) || !strings.Contains(logs, create) {
+		t.Errorf("log %q does not say how to create the first account (%s)", logs, create)
+	}
+	if _, err := account.Create(t.Context(), srv.store, ids.New(), "dora", account.Owner, ownerPassword); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs = start()
+	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
+	if strings.Contains(logs, CodeNoAccounts) {
+		t.Errorf("with an account, the start still says none exists: %q", logs)
+	}
+}
+
+func TestTheConsoleURLOfAServerOnEveryInterfaceIsLoopback(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]string{
+		"0.0.0.0:8080":   "http://127.0.0.1:8080/",
+		"[::]:8080":      "http://[::1]:8080/",
+		"10.0.0.5:8080":  "http://10.0.0.5:8080/",
+		"127.0.0.1:8443": "http://127.0.0.1:8443/",
+	} {
+		if got := consoleURL(addr, false); got != want {
+			t.Errorf("consoleURL(%q) = %q, want %q", addr, got, want)
+		}
+	}
+	if got := consoleURL("127.0.0.1:8443", true); got != "https://127.0.0.1:8443/" {
+		t.Errorf("over TLS: %q, want https", got)
 	}
 }
