@@ -1,15 +1,19 @@
 package apply
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -38,6 +42,9 @@ const (
 	// service's token, written in the file (url) instead of a secret
 	// (urlSecret): name (the channel's, with its kind).
 	NoteTokenInURL NoteReason = "defs_note_token_in_url" //nolint:gosec // G101: a reason code, not a credential
+	// NoteUnlistedTriggers is enabled triggers of the file's project the
+	// file does not name, which keep running: name.
+	NoteUnlistedTriggers NoteReason = "defs_note_unlisted_triggers"
 )
 
 // maxNoteItems is how many objects a note of tasks or triggers names; the
@@ -110,6 +117,8 @@ var noteEnglish = map[NoteReason]string{
 	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +
 		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails",
 	NoteSecretsUnusable: "the secrets file %s cannot be used: %s. Until it can, every Run or notification that needs %s fails (secret_unavailable)",
+	NoteUnlistedTriggers: "enabled triggers of this project that the file does not name keep running: leaving one out of a file does not remove it " +
+		"(a renamed trigger runs under its old name too); to retire one, apply it with enabled: false or disable it with triggers disable (triggers: %s)",
 	NoteTokenInURL: "the URL of a chat service carries its token, and a url written in the file is stored in the database and shown with the definitions; " +
 		"put the URL in a secret and name it with urlSecret instead (channels: %s)",
 }
@@ -287,6 +296,60 @@ func Notes(doc *Document, s NoteScope) []Note {
 		}
 	}
 	return out
+}
+
+// UnlistedNote is the note of the enabled triggers of doc's project, as
+// r reads it, that doc does not name. Nothing is removed by leaving it out
+// of a file (a project may be split over several), so a trigger renamed
+// in the file runs under both names, and one deleted from it keeps
+// running: the apply says which. A project that does not exist yet, or
+// that doc archives, gets no note: nothing of it will run.
+func UnlistedNote(ctx context.Context, r catalog.DefinitionsReader, doc *Document) (Note, bool, error) {
+	if doc.Status == project.Archived {
+		return Note{}, false, nil
+	}
+	d, err := r.ProjectDefinitions(ctx, doc.Project, MaxTriggers+1)
+	if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
+		return Note{}, false, nil
+	}
+	if err != nil {
+		return Note{}, false, err
+	}
+	named := make(map[string]bool, len(doc.Triggers))
+	for _, t := range doc.Triggers {
+		named[t.Spec.Name] = true
+	}
+	var items []map[string]string
+	for _, t := range d.Triggers {
+		if t.Spec.Enabled && !named[t.Spec.Name] {
+			items = append(items, map[string]string{"name": t.Spec.Name})
+		}
+	}
+	n, ok := capped(NoteUnlistedTriggers, items)
+	return n, ok, nil
+}
+
+// AddUnlisted is ns with the note of the enabled triggers of doc's project
+// that doc does not name, where r can read them, before the notes of
+// secrets, in the order `ql apply` prints them (the secrets last). A read
+// that fails adds no note: it is asked for after the file was applied (or
+// planned), whose answer must not say it failed.
+func AddUnlisted(ctx context.Context, r catalog.DefinitionsReader, doc *Document, ns []Note) []Note {
+	if r == nil {
+		return ns
+	}
+	n, ok, err := UnlistedNote(ctx, r, doc)
+	if err != nil || !ok {
+		return ns
+	}
+	at := len(ns)
+	for i, m := range ns {
+		if m.Reason == NoteSecretsMissing || m.Reason == NoteSecretsUnusable {
+			at = i
+			break
+		}
+	}
+	return slices.Insert(ns, at, n)
 }
 
 // tokenInURL are the channel kinds whose URL holds the service's token

@@ -46,6 +46,9 @@ func applyCommand(opts Options) *cobra.Command {
 			}
 			defer b.Close()
 			printNotes(cmd, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, NowMs: time.Now().UnixMilli()}))
+			if err := printUnlisted(cmd, b.Definitions, doc); err != nil {
+				return err
+			}
 			results, err := apply.Apply(cmd.Context(), b.Catalog, doc, ids.New)
 			for _, r := range results {
 				fmt.Fprintln(textWriter{cmd.OutOrStdout()}, r)
@@ -96,7 +99,8 @@ rest, and last their count; nothing is written. A YAML syntax error, or a top le
 tasks or triggers of the wrong shape, is reported alone: the rest cannot be read.
 The file is applied in one transaction: every object of it is published, or none is.
 Objects missing from the file are left as they are, so a large project can be split
-over several files.
+over several files; the enabled triggers of the project that the file does not name are
+noted, as they keep running (a trigger renamed in the file runs under its old name too).
 
 -f - reads the file from standard input. A file holds one YAML document (a second one,
 after ---, is refused), at most 4 MiB, 10,000 tasks and 10,000 triggers. YAML anchors,
@@ -165,6 +169,9 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 		}
 		defer b.Close()
 		missing = b.MissingSecrets
+		if err := printUnlisted(cmd, b.Definitions, doc); err != nil {
+			return err
+		}
 		results, err = apply.Plan(cmd.Context(), b.Catalog, b.Catalog.Store, doc, ids.New)
 	}
 	if err != nil {
@@ -206,6 +213,19 @@ func printNotes(cmd *cobra.Command, notes []apply.Note) {
 	for _, n := range notes {
 		printNote(cmd, n.String())
 	}
+}
+
+// printUnlisted prints the note of the enabled triggers of doc's project
+// that doc does not name, where the database's definitions can be read.
+func printUnlisted(cmd *cobra.Command, r catalog.DefinitionsReader, doc *apply.Document) error {
+	if r == nil {
+		return nil
+	}
+	n, ok, err := apply.UnlistedNote(cmd.Context(), r, doc)
+	if ok {
+		printNotes(cmd, []apply.Note{n})
+	}
+	return err
 }
 
 // printNote prints one note's sentence as its line of standard error, the

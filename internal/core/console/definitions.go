@@ -234,9 +234,9 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		status = http.StatusBadRequest
 		d.Errors, d.MoreErrors = c.fileErrors(lang(r), err)
 	case dry:
-		d.Step, d.Diff, d.Notes = "preview", results, c.definitionsNotes(lang(r), doc)
+		d.Step, d.Diff, d.Notes = "preview", results, c.definitionsNotes(r.Context(), lang(r), doc)
 	default:
-		d.Step, d.Diff, d.Notes = "applied", results, c.definitionsNotes(lang(r), doc)
+		d.Step, d.Diff, d.Notes = "applied", results, c.definitionsNotes(r.Context(), lang(r), doc)
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -36,6 +37,10 @@ var notes = map[string]noteLanguage{
 		apply.NoteSecretsMissing: {
 			sentence: "密钥文件（数据目录中的 qinglong-secrets.json）还没有定义 {items}：请在运行或通知用到它们之前添加（一个“名称 → 值”的 JSON 对象，权限 0600），否则会失败。",
 			item:     "{name}"},
+		apply.NoteUnlistedTriggers: {
+			sentence: "此项目中文件没有写到的已启用触发器会照常运行：文件中省略一个触发器并不会删除它（改名的触发器也会以旧名继续运行）；" +
+				"要停用一个，请以 enabled: false 应用它，或用 triggers disable 禁用它（触发器：{items}）。",
+			item: "{name}"},
 		apply.NoteTokenInURL: {
 			sentence: "聊天服务的 URL 中带有它的令牌，而写在文件中的 url 会存入数据库，并随定义一起显示；请把 URL 放进密钥，改用 urlSecret 指明（渠道：{items}）。",
 			item:     "{name}"},
@@ -100,8 +105,9 @@ func noteText(l string, n apply.Note) string {
 // definitionsNotes are the notes of doc this server can know: retry and
 // placement only where it runs every Run itself, secrets only where it
 // holds the secrets file of the machine that runs the commands.
-func (c *Console) definitionsNotes(l string, doc *apply.Document) []string {
+func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document) []string {
 	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets})
+	ns = apply.AddUnlisted(ctx, c.cfg.Export, doc, ns)
 	out := make([]string, len(ns))
 	for i, n := range ns {
 		out[i] = noteText(l, n)

@@ -150,3 +150,14 @@ func TestADueTimeWithinItsFireTimesSecondIsShownWithItsMilliseconds(t *testing.T
 		}
 	}
 }
+
+// The note of the enabled triggers a file leaves out reads whole in
+// Chinese, naming them.
+func TestTheNoteOfTriggersAFileLeavesOutReadsWholeInChinese(t *testing.T) {
+	t.Parallel()
+	n := apply.Note{Reason: apply.NoteUnlistedTriggers, Items: []map[string]string{{"name": "daily"}, {"name": "hourly"}}}
+	zh := noteText("zh", n)
+	if want := "改名的触发器也会以旧名继续运行"; !strings.Contains(zh, want) || !strings.Contains(zh, "（触发器：daily、hourly）") {
+		t.Errorf("in Chinese: %q; want it saying %q and naming daily、hourly", zh, want)
+	}
+}

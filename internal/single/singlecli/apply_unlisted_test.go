@@ -1,0 +1,59 @@
+package singlecli
+
+import (
+	"strings"
+	"testing"
+)
+
+// unlistedFile is a project of one task and the triggers named.
+func unlistedFile(triggers ...string) string {
+	var b strings.Builder
+	b.WriteString("project: demo\ntasks:\n  - {name: hello, script: echo hi}\ntriggers:\n")
+	for _, t := range triggers {
+		b.WriteString("  - {name: " + t + ", task: hello, cron: '0 0 1 1 *', timezone: UTC}\n")
+	}
+	return b.String()
+}
+
+// noteUnlisted is the note `ql apply` prints naming the enabled triggers
+// a file leaves out.
+func noteUnlisted(names string) string {
+	return "note: enabled triggers of this project that the file does not name keep running: leaving one out of a file does not remove it " +
+		"(a renamed trigger runs under its old name too); to retire one, apply it with enabled: false or disable it with triggers disable (triggers: " + names + ")\n"
+}
+
+// A trigger renamed in its file, or left out of it, keeps running under
+// the name it had, so the apply says which enabled triggers of the project
+// the file does not name — a dry run, an apply on the database and one
+// over the API alike — and names no disabled one, which runs nothing.
+// Not parallel: it sets $QL_TOKEN.
+func TestApplyNotesTheEnabledTriggersOfTheProjectTheFileLeavesOut(t *testing.T) {
+	dir := installedDir(t)
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, t.TempDir(), "v1.yaml", unlistedFile("daily", "hourly", "weekly")), "--data-dir", dir); code != 0 || errOut != "" {
+		t.Fatalf("first apply: %d %q %q; want no note: the project is new", code, out, errOut)
+	}
+	if code, _, errOut := ql(t, "triggers", "disable", "demo/weekly", "--data-dir", dir); code != 0 {
+		t.Fatalf("disable: %d %q", code, errOut)
+	}
+	renamed := writeFile(t, t.TempDir(), "v2.yaml", unlistedFile("every-day"))
+	want := noteUnlisted("daily, hourly")
+	for _, args := range [][]string{{"--dry-run"}, {}} {
+		code, out, errOut := ql(t, append([]string{"apply", "-f", renamed, "--data-dir", dir}, args...)...)
+		if code != 0 || errOut != want {
+			t.Errorf("apply %v: %d %q\nstderr %q\nwant %q", args, code, out, errOut, want)
+		}
+	}
+
+	admin := newToken(t, dir, "admin", "admin")
+	base := serveAPI(t, dir, "standalone")
+	st, body := call(t, "POST", base+"/api/v1/apply", admin, unlistedFile("every-day"))
+	notes := notesOf(t, body)
+	if st != 200 || len(notes) != 1 || notes[0]["reason"] != "defs_note_unlisted_triggers" || "note: "+notes[0]["message"].(string)+"\n" != want {
+		t.Errorf("apply over the API: %d, notes %v; want the one note %q", st, body["notes"], want)
+	}
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", admin)
+	if code, out, errOut := ql(t, "apply", "-f", renamed, "--api-url", base); code != 0 || errOut != want {
+		t.Errorf("apply --api-url: %d %q\nstderr %q\nwant %q", code, out, errOut, want)
+	}
+}
