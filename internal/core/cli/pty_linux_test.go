@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // openPTY opens a pseudo-terminal pair and returns its terminal end and the
@@ -107,5 +109,56 @@ func TestRunLogsEscapesOnlyForATerminal(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the line did not reach the terminal within 10s")
+	}
+}
+
+// endedRun is a database holding one succeeded Run with one attempt.
+type endedRun struct{ run.Reader }
+
+func (endedRun) RunGet(_ context.Context, id string) (run.Detail, error) {
+	started := int64(1)
+	return run.Detail{Run: run.Run{ID: id, State: run.Succeeded},
+		Attempts: []run.Attempt{{ID: "a1", RunID: id, Number: 1, State: run.AttemptSucceeded, StartedAtMs: &started}}}, nil
+}
+
+// On a terminal, the follower's closing line starts a line of its own
+// after output whose last line has no newline, rather than trailing it.
+func TestAFollowersLastLineOnATerminalStartsALineOfItsOwn(t *testing.T) {
+	t.Parallel()
+	src := func(_ context.Context, _ attemptRef, offset int64, w io.Writer) (int64, bool, error) {
+		if offset > 0 {
+			return offset, false, nil
+		}
+		n, err := io.WriteString(w, "no newline at the end")
+		return offset + int64(n), false, err
+	}
+	tty, master := openPTY(t)
+	got := make(chan string, 1)
+	go func() {
+		var all []byte
+		buf := make([]byte, 256)
+		for !bytes.Contains(all, []byte("succeeded)")) {
+			n, err := master.Read(buf)
+			all = append(all, buf[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		got <- string(all)
+	}()
+	err := copyLog(tty, func(w io.Writer) error {
+		l := logFollower{runs: endedRun{}, log: src, from: "the database", runID: "r1", out: w, errOut: tty}
+		return l.follow(t.Context())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if want := "no newline at the end\r\n(run r1 ended: succeeded)"; !strings.Contains(s, want) {
+			t.Fatalf("the terminal showed %q; want %q", s, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the follower's last line did not reach the terminal within 10s")
 	}
 }

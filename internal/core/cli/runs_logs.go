@@ -32,8 +32,9 @@ output goes on from the byte already printed, none repeated or skipped.
 server that stops answering is waited for as the database is, and a request refused for the token's
 rate is asked again after the wait the server names.` + opts.clusterOnly(` On the cluster, a queued run that no live worker can
 take says why on standard error (each new reason once while following).`) + `
-On a terminal, control characters in the output are shown as escapes; into a file or a pipe it is
-copied byte for byte. Text-direction characters (U+202E, …) are printed as written, on a terminal too:
+On a terminal, control characters in the output are shown as escapes, and a message on standard
+error after output whose last line has no newline (-f's "(run … ended: …)") starts a line of its own;
+into a file or a pipe it is copied byte for byte. Text-direction characters (U+202E, …) are printed as written, on a terminal too:
 the output is the command's, and right-to-left text needs them. (Every other table and message of
 this CLI shows them as escapes, such as \u202e.)`,
 		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),

@@ -86,7 +86,7 @@ func (l *logFollower) noteWaiting(w *run.Waiting) {
 		msg = w.Message()
 	}
 	if msg != "" && msg != l.waiting {
-		fmt.Fprintf(l.errOut, "(run %s waits: %s)\n", l.runID, oneLine(msg))
+		l.say("(run %s waits: %s)\n", l.runID, oneLine(msg))
 	}
 	l.waiting = msg
 }
@@ -155,7 +155,7 @@ func (l *logFollower) follow(ctx context.Context) error {
 					}
 					continue
 				}
-				fmt.Fprintf(l.errOut, "(attempt %d started: %s)\n", d.Attempts[n-1].Number, d.Attempts[n-1].ID)
+				l.say("(attempt %d started: %s)\n", d.Attempts[n-1].Number, d.Attempts[n-1].ID)
 			}
 			l.attemptID, l.attemptNumber, l.offset, l.truncated = d.Attempts[n-1].ID, d.Attempts[n-1].Number, 0, false
 		}
@@ -174,7 +174,7 @@ func (l *logFollower) follow(ctx context.Context) error {
 				l.noteTruncated(d.Attempts[n-1])
 			}
 			// "ended: <state>" reads for every end ("is succeeded" did not).
-			fmt.Fprintf(l.errOut, "(run %s ended: %s)\n", l.runID, d.Run.State)
+			l.say("(run %s ended: %s)\n", l.runID, d.Run.State)
 			return nil
 		}
 		if err := pause(ctx, got, &wait); err != nil {
@@ -211,7 +211,7 @@ func (l *logFollower) followOne(ctx context.Context) error {
 				l.answered()
 				if ended {
 					l.noteTruncated(a)
-					fmt.Fprintf(l.errOut, "(attempt %d of run %s ended: %s; the run's state: %s)\n", a.Number, l.runID, a.State, d.Run.State)
+					l.say("(attempt %d of run %s ended: %s; the run's state: %s)\n", a.Number, l.runID, a.State, d.Run.State)
 					return nil
 				}
 				if err := pause(ctx, got, &wait); err != nil {
@@ -254,7 +254,7 @@ func (l *logFollower) outage(ctx context.Context, err error) error {
 	switch {
 	case l.downSince.IsZero():
 		l.downSince, l.downWait = now, followMinWait
-		fmt.Fprintf(l.errOut, "(%s; waiting up to %s for %s to answer again, then following on from the output already printed)\n", oneLine(err.Error()), validate.Duration(followOutageLimit), l.from)
+		l.say("(%s; waiting up to %s for %s to answer again, then following on from the output already printed)\n", oneLine(err.Error()), validate.Duration(followOutageLimit), l.from)
 	case now.Sub(l.downSince) >= followOutageLimit:
 		return qlerror.Wrap(qlerror.Unavailable, err, "run %s: %s did not answer for %s while its log was followed; once it answers, run `%s` again", l.runID, l.from, validate.Duration(followOutageLimit), l.again)
 	default:
@@ -271,7 +271,7 @@ func (l *logFollower) outage(ctx context.Context, err error) error {
 // answered ends an outage: a whole round was read.
 func (l *logFollower) answered() {
 	if !l.downSince.IsZero() {
-		fmt.Fprintf(l.errOut, "(%s answers again; following on)\n", l.from)
+		l.say("(%s answers again; following on)\n", l.from)
 		l.downSince = time.Time{}
 	}
 }
@@ -312,6 +312,15 @@ func (l *logFollower) read(ctx context.Context, following bool) (int64, error) {
 	return got, nil
 }
 
+// say writes a follower's message on standard error, on a line of its own
+// where the output goes to a terminal and left its last line unfinished.
+func (l *logFollower) say(format string, args ...any) {
+	if e, ok := l.out.(*escaper); ok {
+		_ = e.EndLine()
+	}
+	fmt.Fprintf(l.errOut, format, args...)
+}
+
 // countingWriter counts the bytes written through it.
 type countingWriter struct {
 	w io.Writer
@@ -326,6 +335,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 func (l *logFollower) noteTruncated(a run.Attempt) {
 	if l.truncated || a.LogTruncated {
-		fmt.Fprintf(l.errOut, "(output was truncated at the log size cap)\n")
+		l.say("(output was truncated at the log size cap)\n")
 	}
 }

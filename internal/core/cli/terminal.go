@@ -88,6 +88,9 @@ type escaper struct {
 	w       io.Writer
 	pending []byte
 	buf     []byte
+	// open is a line the terminal shows unfinished: the last byte written
+	// was not a newline.
+	open bool
 }
 
 func (e *escaper) Write(p []byte) (int, error) {
@@ -98,7 +101,27 @@ func (e *escaper) Write(p []byte) (int, error) {
 	if _, err := e.w.Write(e.buf); err != nil {
 		return 0, err
 	}
+	if len(e.buf) > 0 {
+		e.open = e.buf[len(e.buf)-1] != '\n'
+	}
 	return len(p), nil
+}
+
+// EndLine ends the line the output left open on the terminal, so a
+// message written to the same terminal (standard error, a follower's
+// "(run … ended: …)") starts a line of its own instead of trailing the
+// output's last, unfinished one. Only the terminal sees the newline: a
+// file or pipe gets the output byte for byte, and never an escaper.
+func (e *escaper) EndLine() error {
+	if err := e.Flush(); err != nil {
+		return err
+	}
+	if !e.open {
+		return nil
+	}
+	e.open = false
+	_, err := io.WriteString(e.w, "\n")
+	return err
 }
 
 // Flush escapes and writes a trailing incomplete sequence, byte by byte.
@@ -107,7 +130,7 @@ func (e *escaper) Flush() error {
 		return nil
 	}
 	_, err := e.w.Write(appendEscaped(nil, e.pending, false))
-	e.pending = nil
+	e.pending, e.open = nil, true
 	return err
 }
 
