@@ -110,6 +110,18 @@ func TestATasksNameIsReportedWithTheTasksOtherErrors(t *testing.T) {
 	)
 }
 
+// A trigger's invalid name is placed as a task's is, at its entry's line
+// and column, so an editor jumps to it from either.
+func TestATriggersInvalidNameIsPlacedAsATasksIs(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("x.yaml", []byte("project: demo\ntasks:\n  - name: Bad Name\n    script: echo\n"+
+		"triggers:\n  - name: Bad Trigger\n    task: Bad Name\n    cron: '0 * * * *'\n    timezone: UTC\n"))
+	requireErrors(t, err, 0,
+		place{3, 5, `task "Bad Name": task.name: "Bad Name" must use lower-case letters`},
+		place{6, 5, `trigger "Bad Trigger": trigger.name: "Bad Trigger" must use lower-case letters`},
+	)
+}
+
 // Past MaxErrors the errors are counted, not listed: the first ones in
 // file order are, and a line says how many more there are.
 func TestErrorsPastTheCapAreCountedNotListed(t *testing.T) {

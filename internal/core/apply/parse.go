@@ -677,7 +677,7 @@ func (p parser) trigger(i int, n *yaml.Node) triggerEntry {
 	// but with the file's other errors rather than after them.
 	if read[0] {
 		if err := validate.Name("trigger.name", e.Spec.Name); err != nil {
-			p.failAt(n.Line, 0, err)
+			p.fail(n, err)
 		}
 	}
 	// The expression and its zone are checked apart, each at its own
