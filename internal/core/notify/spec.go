@@ -209,8 +209,11 @@ const (
 	RefusalReasonsNotSkipped qlerror.Reason = "notify_reasons_not_skipped"
 )
 
-// SkippedReasons are the occurrence-ledger reasons a skipped rule may name.
-var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "republished", "project_archived"}
+// SkippedReasons are the occurrence-ledger reasons a skipped rule may name:
+// every reason the ledger records (schedule.PassReasons, which imports
+// this package), so any entry a rule without reasons is told of can be
+// told of alone.
+var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "overlap", "republished", "project_archived"}
 
 var (
 	secretRef = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)

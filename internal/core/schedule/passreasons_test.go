@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/notify"
 )
 
 // TestPassReasonsListsEveryReasonTheLedgerCanWrite: PassReasons is what
@@ -96,4 +98,18 @@ func declaredPassReasons(t *testing.T) []string {
 		return true
 	})
 	return slices.Compact(out)
+}
+
+// A skipped notification rule may name every reason the ledger records:
+// a rule without reasons is told of each of them (an overlap included), so
+// each must be one a rule can keep alone.
+func TestASkippedRuleMayNameEveryReasonTheLedgerRecords(t *testing.T) {
+	t.Parallel()
+	for _, r := range PassReasons {
+		s := notify.Spec{Channels: []notify.Channel{{Name: "ops", Kind: notify.Webhook, URL: "https://hooks.example.com/ql"}},
+			Rules: []notify.Rule{{On: notify.OnSkipped, Channel: "ops", Reasons: []string{string(r)}}}}
+		if err := s.Validate(); err != nil {
+			t.Errorf("a skipped rule keeping only %s: %v", r, err)
+		}
+	}
 }
