@@ -2,8 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/shellquote"
 )
 
 func backupCommand(opts Options) *cobra.Command {
@@ -38,7 +41,15 @@ start, as after a crash; the commands the live server still runs are left alone.
 			if err := opts.Backup(cmd.Context(), dsn, args[0], cmd.ErrOrStderr()); err != nil {
 				return err
 			}
-			fmt.Fprintf(textWriter{cmd.OutOrStdout()}, "backup written to %s; restore it with `%s serve --data-dir %s`\n", args[0], opts.Binary, args[0])
+			// The copy is a whole data directory with every trigger in
+			// it: served beside the live server, it would run each of
+			// them a second time.
+			live, err := filepath.Abs(filepath.Dir(dsn))
+			if err != nil {
+				live = filepath.Dir(dsn)
+			}
+			fmt.Fprintf(textWriter{cmd.OutOrStdout()}, "backup written to %s; to restore it, stop the server of %s first, then run `%s serve --data-dir %s` "+
+				"(served beside that server, the copy would run every trigger a second time)\n", args[0], live, opts.Binary, shellquote.Quote(args[0]))
 			return nil
 		},
 	}

@@ -16,7 +16,8 @@ import (
 // `ql backup` taken while the server serves is a data directory that
 // serves: the copy's Runs, their logs and the secrets file are there, the
 // database and the secrets keep mode 0600, and a second backup into the
-// same directory is refused rather than mixed into it.
+// same directory is refused rather than mixed into it. How to restore it
+// says to stop the live server first.
 func TestBackupWhileServingIsAServableCopyWithItsLogsAndSecrets(t *testing.T) {
 	t.Parallel()
 	dir, dest := t.TempDir(), filepath.Join(t.TempDir(), "copy")
@@ -33,6 +34,11 @@ func TestBackupWhileServingIsAServableCopyWithItsLogsAndSecrets(t *testing.T) {
 	code, stdout, stderr := ql(t, "backup", dest, "--data-dir", dir)
 	if code != 0 || !strings.Contains(stdout, "backup written to "+dest) || !strings.Contains(stderr, "logs: ") || !strings.Contains(stderr, "secrets: ") {
 		t.Fatalf("backup: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+	}
+	// Served beside the live server, the copy would run every trigger
+	// again: the way to restore it says to stop that server first.
+	if want := "to restore it, stop the server of " + dir + " first, then run `ql-edge serve --data-dir " + dest + "`"; !strings.Contains(stdout, want) {
+		t.Errorf("backup: stdout %q; want %q", stdout, want)
 	}
 	cancel()
 	if code := <-exit; code != 0 {
