@@ -582,7 +582,7 @@ func redactErr(err error, c Channel, sec Secrets) error {
 	return errors.New(text)
 }
 
-// minRedacted is the shortest secret value redactErr looks for: the
+// minRedacted is the shortest secret value a secretMask looks for: the
 // secrets store holds none shorter, and a shorter one would blot out
 // ordinary words.
 const minRedacted = 4

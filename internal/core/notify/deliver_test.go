@@ -2,6 +2,7 @@ package notify
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,32 @@ func TestRetryAfterIsReadInSecondsOrAsADateOnA429Or503(t *testing.T) {
 		if wait, asked := retryAfter(resp, now); wait != tc.wait || asked != (tc.wait > 0) {
 			t.Errorf("%d with Retry-After %q: wait %s (asked %t), want %s", tc.status, tc.header, wait, asked, tc.wait)
 		}
+	}
+}
+
+// A receiver that echoes the request's path and query in its refusal, as
+// a web framework's "Cannot POST /bot<token>/sendMessage" does, has the
+// parts of a URL kept in a secret replaced by the secret's name in the
+// reason recorded and logged: the token never shows, the channel's name
+// and the receiver's own words still do.
+func TestARefusalEchoingTheSecretURLsPathShowsNoneOfItsToken(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Cannot POST "+r.URL.RequestURI()+" (path "+r.URL.EscapedPath()+", key "+r.URL.Query().Get("key")+")", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	const token, key = "123456789:AAEhBP0av28tUsEr", "k3y-0f-the-hook"
+	d := NewDeliverer(DeliveryConfig{Client: srv.Client(), Secrets: func([]string) (map[string]string, error) {
+		return map[string]string{"hook_url": srv.URL + "/bot" + token + "/sendMessage?key=" + key}, nil
+	}})
+	m := Message{ID: "n1", Event: OnFailed, Channel: Channel{Name: "hook", Kind: Webhook, URLSecret: "hook_url"},
+		Payload: Payload{ID: "n1", Event: OnFailed, Project: "shop"}}
+	_, err := d.send(t.Context(), m)
+	if err == nil {
+		t.Fatal("a 404 was taken for a delivery")
+	}
+	if msg := err.Error(); strings.Contains(msg, token) || strings.Contains(msg, key) || !strings.Contains(msg, "channel hook: the receiver answered 404") ||
+		!strings.Contains(msg, "Cannot POST <secret hook_url>") {
+		t.Fatalf("the reason %q; want the receiver's words with every part of the secret URL replaced by its name", msg)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -31,10 +32,18 @@ func newSecretMask(c Channel, sec Secrets) secretMask {
 			continue
 		}
 		marker := fmt.Sprintf("<secret %s>", name)
-		quoted := strconv.Quote(v)
-		m.forms = append(m.forms, maskedForm{v, marker})
-		if inner := quoted[1 : len(quoted)-1]; inner != v {
-			m.forms = append(m.forms, maskedForm{inner, marker})
+		forms := []string{v}
+		if name == c.URLSecret {
+			// A receiver may echo a part of the URL alone (a web
+			// framework's "Cannot POST /bot<token>/…").
+			forms = append(forms, urlParts(v)...)
+		}
+		for _, f := range forms {
+			quoted := strconv.Quote(f)
+			m.forms = append(m.forms, maskedForm{f, marker})
+			if inner := quoted[1 : len(quoted)-1]; inner != f {
+				m.forms = append(m.forms, maskedForm{inner, marker})
+			}
 		}
 	}
 	// A value that holds another is replaced whole, before the one it
@@ -100,3 +109,44 @@ func cutPoint(s string, n int) int {
 	}
 	return cut
 }
+
+// urlParts are the parts of a URL held in a secret that a receiver may
+// echo in a refusal without the rest (a web framework's "Cannot POST
+// /bot<token>/sendMessage", a proxy quoting the request line): its
+// request URI, path and query, and each path segment and query value, where
+// the services keep their tokens (Telegram's and Slack's in the path,
+// DingTalk's and WeCom's in the query), each of minURLSegment bytes or
+// more: shorter ones ("hook", "api", "json") are ordinary words whose
+// replacement would blot out the rest of the message, the channel's name
+// included.
+func urlParts(v string) []string {
+	u, err := url.Parse(v)
+	if err != nil {
+		return nil
+	}
+	var parts []string
+	add := func(p string, least int) {
+		if len(p) >= least {
+			parts = append(parts, p)
+		}
+	}
+	add(u.RequestURI(), minURLSegment)
+	add(u.EscapedPath(), minURLSegment)
+	add(u.RawQuery, minURLSegment)
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		add(seg, minURLSegment)
+		if unescaped, err := url.PathUnescape(seg); err == nil && unescaped != seg {
+			add(unescaped, minURLSegment)
+		}
+	}
+	for _, vs := range u.Query() {
+		for _, qv := range vs {
+			add(qv, minURLSegment)
+		}
+	}
+	return parts
+}
+
+// minURLSegment is the shortest part of a secret URL a secretMask looks for:
+// tokens are longer, path words and query values ("hook", "json") shorter.
+const minURLSegment = 8
