@@ -119,7 +119,7 @@ func serveRefused(t *testing.T, args ...string) (int, string, string) {
 // that server) with one line naming the directory,
 // the running server's pid and what to do, and changes nothing there: not
 // even `--example`'s sample is applied. The running server is untouched
-// and stops cleanly afterwards.
+// and stops cleanly afterwards. The help of --data-dir says the same.
 func TestASecondServerOnADataDirectoryIsRefusedNamingItTheFirstServersPIDAndWhatToDo(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -160,6 +160,10 @@ func TestASecondServerOnADataDirectoryIsRefusedNamingItTheFirstServersPIDAndWhat
 		t.Errorf("%d executor owners in the data directory; the refused servers must not have started one", len(owners))
 	}
 	first.stop(t)
+	// The help of --data-dir gives the same exit code.
+	if code, stdout, _ := ql(t, "serve", "--help"); code != 0 || !strings.Contains(stdout, "a second serve on it exits 4") {
+		t.Errorf("serve --help: exit %d; want --data-dir's help to say a second serve exits 4:\n%s", code, stdout)
+	}
 }
 
 // A server killed with SIGKILL, while the commands it started still run,
