@@ -295,7 +295,9 @@ func TestAnApplyBehindAnotherProcesssLockSaysSoInThePagesLanguage(t *testing.T) 
 		}
 	}
 	release()
-	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply", form)
+	// In English whatever language the loop asked for last: the client
+	// keeps the language a page was asked in.
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/apply?lang=en", form)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `<tr class="change-updated"><td data-label="Kind">trigger</td>`) {
 		t.Errorf("the same file once the lock is let go: %d, want it applied, the trigger updated:\n%s", resp.StatusCode, page)
 	}
