@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -24,7 +25,8 @@ func runsLogsCommand(opts Options) *cobra.Command {
 		Long: `Print the captured output of a run's latest attempt, or with --attempt N of its attempt N (the
 numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
 attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
-until attempt N has ended. Each read of the database (the run, a MiB of its output) has 10 seconds; one
+until attempt N has ended; following a Run that has not ended on a database no server (or, on the
+cluster, no replica) runs on says so on standard error first. Each read of the database (the run, a MiB of its output) has 10 seconds; one
 that takes longer is the database not answering. While following, a database that stops answering (a
 restart, a failover, a lost connection) is waited for, up to 5 minutes, once said on standard error:
 output goes on from the byte already printed, none repeated or skipped.
@@ -55,6 +57,7 @@ this CLI shows them as escapes, such as \u202e.)`,
 				l := logFollower{runs: b.Runs, log: src, from: from, limit: limit, again: followAgain(cmd.Flags(), args[0]), runID: args[0], number: attempt,
 					out: out, errOut: cmd.ErrOrStderr()}
 				if follow {
+					noteUnfinishedUnattended(cmd, opts, b, args[0], limit)
 					return l.follow(cmd.Context())
 				}
 				return l.once(cmd.Context())
@@ -134,6 +137,26 @@ func within(ctx context.Context, limit time.Duration, from string, read func(con
 // copyLog runs write with out as it should receive a task's output: byte
 // for byte into a file or pipe, with control characters made visible on a
 // terminal, so a task's output cannot drive the operator's terminal.
+// noteUnfinishedUnattended tells on stderr, before following a Run that
+// has not ended, that nothing is there to start or finish it (no server
+// runs on the database): the follower would otherwise wait in silence.
+// Its read has the follower's time limit; one that fails notes nothing,
+// and the follower meets the failure itself.
+func noteUnfinishedUnattended(cmd *cobra.Command, opts Options, b *Backend, runID string, limit time.Duration) {
+	if b.Unattended == nil || b.Runs == nil {
+		return
+	}
+	var d run.Detail
+	err := within(cmd.Context(), limit, "the database", func(ctx context.Context) (err error) {
+		d, err = b.Runs.RunGet(ctx, runID)
+		return err
+	})
+	if err != nil || d.Run.State.Terminal() || d.Run.State == run.Lost {
+		return
+	}
+	noteUnattendedOf(cmd, opts, b, runID, 1, true)
+}
+
 func copyLog(out io.Writer, write func(io.Writer) error) error {
 	if !isTerminal(out) {
 		return write(out)

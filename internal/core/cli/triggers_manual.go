@@ -112,13 +112,24 @@ type runNowView struct {
 // there to take. It says nothing when the profile cannot tell, and never
 // fails the command: the Runs are queued either way.
 func noteUnattended(cmd *cobra.Command, opts Options, b *Backend, runID string, runs int) {
+	noteUnattendedOf(cmd, opts, b, runID, runs, false)
+}
+
+// noteUnattendedOf is noteUnattended; for a follower (following) it says
+// neither why no worker takes the Run (the follower says that itself, as
+// it changes) nor that it could not tell (one who may read the database
+// may not be able to look for its server, and the output is what they
+// asked for).
+func noteUnattendedOf(cmd *cobra.Command, opts Options, b *Backend, runID string, runs int, following bool) {
 	if b.Unattended == nil {
 		return
 	}
 	w := textWriter{cmd.ErrOrStderr()}
 	u, err := b.Unattended(cmd.Context(), runID)
 	if err != nil {
-		fmt.Fprintf(w, "note: could not tell whether anything will start run %s: %v\n", runID, err)
+		if !following {
+			fmt.Fprintf(w, "note: could not tell whether anything will start run %s: %v\n", runID, err)
+		}
 		return
 	}
 	waits := "the Run waits"
@@ -131,7 +142,7 @@ func noteUnattended(cmd *cobra.Command, opts Options, b *Backend, runID string, 
 	if u.NoReplica {
 		fmt.Fprintf(w, "note: no replica is running on this database: %s until one starts (`%s serve --profile cluster`) and a worker takes it\n", waits, opts.Binary)
 	}
-	if u.Worker != nil {
+	if u.Worker != nil && !following {
 		fmt.Fprintf(w, "note: %s: %s\n", waits, u.Worker.Message())
 	}
 }

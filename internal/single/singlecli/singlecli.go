@@ -100,8 +100,10 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 	// The catalog serves `ql apply --dry-run`'s reads; a write through it
 	// fails on the read-only connection.
 	cat := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs}
+	// Unattended only looks for a server's lock: `runs logs -f` says when
+	// none is there to start or finish the Run it follows.
 	return &cli.Backend{Catalog: cat, Runs: st, Triggers: st, Definitions: st, ReadLog: b.ReadLog, Detail: st, Notifications: st,
-		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Close: b.Close}, nil
+		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout), Close: b.Close}, nil
 }
 
 // Serve is the cli.ServeFunc of a single-node profile.
