@@ -42,6 +42,9 @@ const (
 	// service's token, written in the file (url) instead of a secret
 	// (urlSecret): name (the channel's, with its kind).
 	NoteTokenInURL NoteReason = "defs_note_token_in_url" //nolint:gosec // G101: a reason code, not a credential
+	// NoteEndedTriggers is enabled triggers whose endAt leaves them no
+	// occurrence from now on: name, end (the endAt, RFC 3339).
+	NoteEndedTriggers NoteReason = "defs_note_ended_triggers"
 	// NoteUnlistedTriggers is enabled triggers of the file's project the
 	// file does not name, which keep running: name.
 	NoteUnlistedTriggers NoteReason = "defs_note_unlisted_triggers"
@@ -68,8 +71,11 @@ func (n Note) String() string {
 	names := make([]string, len(n.Items), len(n.Items)+1)
 	for i, it := range n.Items {
 		names[i] = it["name"]
-		if n.Reason == NoteJitterPastPeriod {
+		switch n.Reason {
+		case NoteJitterPastPeriod:
 			names[i] = fmt.Sprintf("%s (jitter %s, %s between occurrences)", it["name"], it["jitter"], it["period"])
+		case NoteEndedTriggers:
+			names[i] = fmt.Sprintf("%s (endAt %s)", it["name"], it["end"])
 		}
 	}
 	if n.More > 0 {
@@ -117,6 +123,7 @@ var noteEnglish = map[NoteReason]string{
 	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +
 		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails",
 	NoteSecretsUnusable: "the secrets file %s cannot be used: %s. Until it can, every Run or notification that needs %s fails (secret_unavailable)",
+	NoteEndedTriggers:   "these triggers have no occurrence left before their endAt, so they fire no more; move endAt later, or leave it out (triggers: %s)",
 	NoteUnlistedTriggers: "enabled triggers of this project that the file does not name keep running: leaving one out of a file does not remove it " +
 		"(a renamed trigger runs under its old name too); to retire one, apply it with enabled: false or disable it with triggers disable (triggers: %s)",
 	NoteTokenInURL: "the URL of a chat service carries its token, and a url written in the file is stored in the database and shown with the definitions; " +
@@ -186,6 +193,28 @@ func JitterNote(doc *Document, nowMs int64) (Note, bool) {
 		}
 	}
 	return capped(NoteJitterPastPeriod, items)
+}
+
+// EndedNote is the note of doc's enabled triggers whose endAt comes
+// before their next occurrence after nowMs (and after their startAt): the
+// file is valid, but such a trigger is published ended and fires no more,
+// as one whose expression never matches, which is refused, would not.
+func EndedNote(doc *Document, nowMs int64) (Note, bool) {
+	var items []map[string]string
+	for _, t := range doc.Triggers {
+		c := t.Spec.Cron
+		if c.EndAtMs == 0 || !t.Spec.Enabled {
+			continue
+		}
+		s, err := cron.Parse(c.Expression, c.Timezone)
+		if err != nil {
+			continue
+		}
+		if next, ok := s.Next(max(nowMs, c.StartAtMs-1)); !ok || next > c.EndAtMs {
+			items = append(items, map[string]string{"name": t.Spec.Name, "end": time.UnixMilli(c.EndAtMs).UTC().Format(time.RFC3339)})
+		}
+	}
+	return capped(NoteEndedTriggers, items)
 }
 
 // SecretRefs are the names of the secrets doc refers to, each once, in
@@ -285,6 +314,9 @@ func Notes(doc *Document, s NoteScope) []Note {
 		}
 	}
 	if n, ok := JitterNote(doc, s.NowMs); ok {
+		out = append(out, n)
+	}
+	if n, ok := EndedNote(doc, s.NowMs); ok {
 		out = append(out, n)
 	}
 	if n, ok := TokenInURLNote(doc); ok {

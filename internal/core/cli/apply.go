@@ -116,7 +116,8 @@ it cannot judge a secrets file it may not read, as the server may run as another
 
 A trigger whose jitter is longer than the time between two of its occurrences is applied
 with a note: the later occurrence may fall due before the earlier one is admitted, and is
-then caught up like a missed one, so the trigger runs less often than its cron says.
+then caught up like a missed one, so the trigger runs less often than its cron says. An
+enabled trigger with no occurrence left before its endAt is applied with a note: it fires no more.
 
 --dry-run validates the file and prints what applying it would do, writing nothing:
 it never creates the database; a database that does not exist yet would get everything

@@ -37,6 +37,9 @@ var notes = map[string]noteLanguage{
 		apply.NoteSecretsMissing: {
 			sentence: "密钥文件（数据目录中的 qinglong-secrets.json）还没有定义 {items}：请在运行或通知用到它们之前添加（一个“名称 → 值”的 JSON 对象，权限 0600），否则会失败。",
 			item:     "{name}"},
+		apply.NoteEndedTriggers: {
+			sentence: "这些触发器在其 endAt 之前已没有剩余的发生，因此不会再触发；请把 endAt 往后移，或去掉它（触发器：{items}）。",
+			item:     "{name}（endAt {end}）"},
 		apply.NoteUnlistedTriggers: {
 			sentence: "此项目中文件没有写到的已启用触发器会照常运行：文件中省略一个触发器并不会删除它（改名的触发器也会以旧名继续运行）；" +
 				"要停用一个，请以 enabled: false 应用它，或用 triggers disable 禁用它（触发器：{items}）。",

@@ -161,3 +161,13 @@ func TestTheNoteOfTriggersAFileLeavesOutReadsWholeInChinese(t *testing.T) {
 		t.Errorf("in Chinese: %q; want it saying %q and naming daily、hourly", zh, want)
 	}
 }
+
+// The note of triggers that fire no more reads whole in Chinese, each
+// named with its endAt.
+func TestTheNoteOfEndedTriggersReadsWholeInChinese(t *testing.T) {
+	t.Parallel()
+	n := apply.Note{Reason: apply.NoteEndedTriggers, Items: []map[string]string{{"name": "past", "end": "2020-01-01T00:00:00Z"}}}
+	if zh, want := noteText("zh", n), "因此不会再触发；请把 endAt 往后移，或去掉它（触发器：past（endAt 2020-01-01T00:00:00Z））。"; !strings.HasSuffix(zh, want) {
+		t.Errorf("in Chinese: %q; want it to end %q", zh, want)
+	}
+}
