@@ -24,7 +24,8 @@ func runsLogsCommand(opts Options) *cobra.Command {
 		Short: "Print the captured output of a run's latest attempt (or --attempt N); -f follows it until the run ends",
 		Long: `Print the captured output of a run's latest attempt, or with --attempt N of its attempt N (the
 numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
-attempts a retry creates (each new attempt is announced on standard error); with -f and --attempt N,
+attempts a retry creates, saying on standard error how each attempt ended, until when a retry waits out its
+backoff, when the next attempt starts, and how the run ended; with -f and --attempt N,
 until attempt N has ended; following a Run that has not ended on a database no server (or, on the
 cluster, no replica) runs on says so on standard error first. Each read of the database (the run, a MiB of its output) has 10 seconds; one
 that takes longer is the database not answering. While following, a database that stops answering (a

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -75,6 +76,89 @@ type logFollower struct {
 	// waiting is the last reason to wait for a worker printed, so a
 	// follower says each one once, not at every round.
 	waiting string
+	// moved: the follower went on from an earlier attempt to attemptID,
+	// whose start it has not said yet.
+	moved bool
+}
+
+// attemptEnd says how an ended attempt ended, on one line: its state, a
+// non-zero exit code, and its error code and message when they say more
+// than the state.
+func attemptEnd(a run.Attempt) string {
+	s := string(a.State)
+	if a.ExitCode != nil && *a.ExitCode != 0 {
+		s += fmt.Sprintf(", exit code %d", *a.ExitCode)
+	}
+	if why := attemptError(a); why != "-" && why != string(a.State) {
+		s += " (" + why + ")"
+	}
+	return s
+}
+
+// retryAt is when the Run's retry backoff lets attempt next start, from
+// the run.retry_wait event that created it; false when no backoff holds it
+// (none was set, or the attempt was queued again at once).
+func retryAt(d run.Detail, next string) (int64, bool) {
+	for _, e := range d.Events {
+		if e.Name != run.EventRetryWait {
+			continue
+		}
+		var p struct {
+			NextAttemptID string `json:"nextAttemptId"`
+			AvailableAtMs int64  `json:"availableAtMs"`
+		}
+		if json.Unmarshal([]byte(e.Payload), &p) == nil && p.NextAttemptID == next && p.AvailableAtMs > e.CreatedAtMs {
+			return p.AvailableAtMs, true
+		}
+	}
+	return 0, false
+}
+
+// moveTo makes attempt next the one followed, saying how the one followed
+// until now ended and, when the retry backoff holds next, until when:
+// the attempt a retry creates exists before it starts, and a backoff can
+// be long.
+func (l *logFollower) moveTo(d run.Detail, next run.Attempt) {
+	if l.attemptID != "" {
+		for _, a := range d.Attempts {
+			if a.ID != l.attemptID {
+				continue
+			}
+			if l.moved && a.StartedAtMs != nil {
+				// It started and ended between two rounds.
+				l.say("(attempt %d started: %s)\n", a.Number, a.ID)
+			}
+			line := fmt.Sprintf("(attempt %d ended: %s", a.Number, attemptEnd(a))
+			if at, ok := retryAt(d, next.ID); ok && next.StartedAtMs == nil {
+				line += fmt.Sprintf("; attempt %d waits out the retry backoff until %s", next.Number, fmtMs(&at))
+			}
+			l.say("%s)\n", line)
+		}
+		l.moved = true
+	}
+	l.attemptID, l.attemptNumber, l.offset, l.truncated = next.ID, next.Number, 0, false
+}
+
+// noteStart says once that the attempt the follower moved on to started.
+func (l *logFollower) noteStart(d run.Detail) {
+	if n := len(d.Attempts); l.moved && n > 0 && d.Attempts[n-1].ID == l.attemptID && d.Attempts[n-1].StartedAtMs != nil {
+		l.say("(attempt %d started: %s)\n", d.Attempts[n-1].Number, d.Attempts[n-1].ID)
+		l.moved = false
+	}
+}
+
+// runEnd is the line a follower ends with: the Run's end state, and for a
+// Run that did not succeed, how its last attempt ended when that says
+// more than the state.
+func runEnd(runID string, d run.Detail) string {
+	line := fmt.Sprintf("(run %s ended: %s", runID, d.Run.State)
+	if n := len(d.Attempts); n > 0 && d.Run.State != run.Succeeded {
+		a := d.Attempts[n-1]
+		if end := attemptEnd(a); end != string(d.Run.State) {
+			line += fmt.Sprintf("; attempt %d: %s", a.Number, end)
+		}
+	}
+	return line + ")"
 }
 
 // noteWaiting says on standard error why no worker takes the queued Run,
@@ -155,10 +239,10 @@ func (l *logFollower) follow(ctx context.Context) error {
 					}
 					continue
 				}
-				l.say("(attempt %d started: %s)\n", d.Attempts[n-1].Number, d.Attempts[n-1].ID)
 			}
-			l.attemptID, l.attemptNumber, l.offset, l.truncated = d.Attempts[n-1].ID, d.Attempts[n-1].Number, 0, false
+			l.moveTo(d, d.Attempts[n-1])
 		}
+		l.noteStart(d)
 		got := int64(0)
 		if l.attemptID != "" {
 			if got, err = l.read(ctx, true); err != nil {
@@ -174,7 +258,7 @@ func (l *logFollower) follow(ctx context.Context) error {
 				l.noteTruncated(d.Attempts[n-1])
 			}
 			// "ended: <state>" reads for every end ("is succeeded" did not).
-			l.say("(run %s ended: %s)\n", l.runID, d.Run.State)
+			l.say("%s\n", runEnd(l.runID, d))
 			return nil
 		}
 		if err := pause(ctx, got, &wait); err != nil {

@@ -121,3 +121,89 @@ func TestEveryReadOfRunsLogsOnTheDatabaseHasATimeLimit(t *testing.T) {
 		}
 	}
 }
+
+// scriptedRun is a database whose Run changes at each read: the reads
+// return its states in turn, then the last one for good.
+type scriptedRun struct {
+	run.Reader
+	states []run.Detail
+	reads  atomic.Int64
+}
+
+func (s *scriptedRun) RunGet(context.Context, string) (run.Detail, error) {
+	i := min(int(s.reads.Add(1))-1, len(s.states)-1)
+	return s.states[i], nil
+}
+
+// A follower says what happened to the Run between two attempts as it
+// happens: how the attempt it followed ended (its exit code, its error
+// code and message), until when the next one waits out the retry backoff,
+// that it started only once it did (not when the retry created it), and
+// how the last attempt of a Run that did not succeed ended.
+func TestAFollowerSaysHowEachAttemptEndedAndWhenTheNextOneStarts(t *testing.T) {
+	t.Parallel()
+	const id = "0193a8a0-0000-7000-8000-00000000abcd"
+	started, three := int64(1), int64(3)
+	running1 := run.Attempt{ID: "a1", Number: 1, State: run.AttemptRunning, StartedAtMs: &started}
+	failed1 := run.Attempt{ID: "a1", Number: 1, State: run.AttemptFailed, StartedAtMs: &started, ExitCode: &three, ErrorCode: "exit_nonzero"}
+	waiting2 := run.Attempt{ID: "a2", Number: 2, State: run.AttemptClaimed}
+	running2 := run.Attempt{ID: "a2", Number: 2, State: run.AttemptRunning, StartedAtMs: &started}
+	lost2 := run.Attempt{ID: "a2", Number: 2, State: run.AttemptLost, StartedAtMs: &started, ErrorCode: "lease_expired",
+		ErrorMessage: "the worker stopped renewing the lease (crashed, stopped or cut off)"}
+	retry := []run.Event{{Seq: 5, Name: run.EventRetryWait, CreatedAtMs: 1796335836056,
+		Payload: `{"attempt": 1, "outcome": "failed", "exitCode": 3, "nextAttempt": 2, "nextAttemptId": "a2", "availableAtMs": 1796335838056}`}}
+	detail := func(state run.State, attempts ...run.Attempt) run.Detail {
+		d := run.Detail{Run: run.Run{ID: id, State: state}, Attempts: attempts}
+		if len(attempts) > 1 {
+			d.Events = retry
+		}
+		return d
+	}
+	runs := &scriptedRun{states: []run.Detail{
+		detail(run.Running, running1),
+		detail(run.RetryWait, failed1, waiting2),
+		detail(run.RetryWait, failed1, waiting2),
+		detail(run.Queued, failed1, waiting2),
+		detail(run.Running, failed1, running2),
+		detail(run.Lost, failed1, lost2),
+	}}
+	logs := map[string]string{"a1": "first try\n", "a2": "second try\n"}
+	src := func(_ context.Context, at attemptRef, offset int64, w io.Writer) (int64, bool, error) {
+		text := logs[at.id]
+		n, err := io.WriteString(w, text[offset:])
+		return offset + int64(n), false, err
+	}
+	var out, errOut bytes.Buffer
+	l := &logFollower{runs: runs, log: src, from: "the database", runID: id, out: &out, errOut: &errOut}
+	if err := l.follow(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := "(attempt 1 ended: failed, exit code 3 (exit_nonzero); attempt 2 waits out the retry backoff until 2026-12-03T22:10:38.056Z)\n" +
+		"(attempt 2 started: a2)\n" +
+		"(run " + id + " ended: lost; attempt 2: lost (lease_expired: the worker stopped renewing the lease (crashed, stopped or cut off)))\n"
+	if out.String() != "first try\nsecond try\n" || errOut.String() != want {
+		t.Fatalf("followed a retried Run: printed %q, said %q; want both attempts' output and said %q", out.String(), errOut.String(), want)
+	}
+
+	// An attempt that starts and ends between two reads of the Run is
+	// still said to have started, before how it ended.
+	failed2 := run.Attempt{ID: "a2", Number: 2, State: run.AttemptFailed, StartedAtMs: &started, ExitCode: &three, ErrorCode: "exit_nonzero"}
+	failed3 := run.Attempt{ID: "a3", Number: 3, State: run.AttemptFailed, StartedAtMs: &started, ExitCode: &three, ErrorCode: "exit_nonzero"}
+	runs = &scriptedRun{states: []run.Detail{
+		detail(run.Running, running1),
+		detail(run.RetryWait, failed1, waiting2),
+		{Run: run.Run{ID: id, State: run.RetryWait}, Attempts: []run.Attempt{failed1, failed2, {ID: "a3", Number: 3, State: run.AttemptClaimed}}, Events: retry},
+		{Run: run.Run{ID: id, State: run.Failed}, Attempts: []run.Attempt{failed1, failed2, failed3}, Events: retry},
+	}}
+	errOut.Reset()
+	l = &logFollower{runs: runs, log: src, from: "the database", runID: id, out: io.Discard, errOut: &errOut}
+	if err := l.follow(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want = "(attempt 1 ended: failed, exit code 3 (exit_nonzero); attempt 2 waits out the retry backoff until 2026-12-03T22:10:38.056Z)\n" +
+		"(attempt 2 started: a2)\n(attempt 2 ended: failed, exit code 3 (exit_nonzero))\n(attempt 3 started: a3)\n" +
+		"(run " + id + " ended: failed; attempt 3: failed, exit code 3 (exit_nonzero))\n"
+	if errOut.String() != want {
+		t.Fatalf("followed a Run whose attempt started and ended between two reads: said %q; want %q", errOut.String(), want)
+	}
+}
