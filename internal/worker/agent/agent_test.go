@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -970,5 +971,57 @@ func TestTheStopTimeoutRunsFromOneSecondToADay(t *testing.T) {
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--stop-timeout") || !strings.Contains(err.Error(), "is outside 1s–24h") {
 			t.Errorf("stop timeout %s: %v; want it refused naming --stop-timeout and 1s–24h", d, err)
 		}
+	}
+}
+
+// An answer that is not the worker ingress's own — a replica's API port
+// given by mistake, a proxy's error page while the replica behind it
+// restarts — says nothing of the Run: the worker sends the request to the
+// next --server, as after a network failure, instead of taking it for a
+// refusal (never registering, or killing a running command at a renewal).
+func TestAWorkerGoesOnThroughTheNextServerWhenOneAnswersAsNoIngress(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 3_000)
+	notIngress := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(notIngress.Close)
+	first := in.enqueue(t, shell(`echo first`))
+	w := runAgent(t, in, func(c *Config) { c.Server = notIngress.URL + "," + in.srv.URL })
+	if done := in.completed(first.AttemptID); done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 {
+		t.Fatalf("completion %+v behind a --server that is no ingress; the worker's log:\n%s", done, w.logs)
+	}
+	if !strings.Contains(w.logs.String(), "not as a worker ingress") {
+		t.Fatalf("the worker's log does not say which address is no ingress:\n%s", w.logs)
+	}
+
+	in = newIngress(t, 3_000)
+	target, err := url.Parse(in.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var down atomic.Bool
+	var pages atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !down.Load() {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		pages.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>\n")
+	}))
+	t.Cleanup(front.Close)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 3; echo done`, dir)))
+	w = runAgent(t, in, func(c *Config) { c.Server = front.URL + "," + in.srv.URL })
+	readPid(t, filepath.Join(dir, "pid"))
+	down.Store(true)
+	done := in.completed(g.AttemptID)
+	if done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 || string(in.attempt(g.AttemptID).log) != "done\n" {
+		t.Fatalf("completion %+v, log %q behind a proxy answering 502; want the command run to its end\n%s", done, in.attempt(g.AttemptID).log, w.logs)
+	}
+	if pages.Load() == 0 || strings.Contains(w.logs.String(), "attempt_renew_refused") {
+		t.Fatalf("%d requests answered by the proxy's error page; the worker's log:\n%s", pages.Load(), w.logs)
 	}
 }

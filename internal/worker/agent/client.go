@@ -52,6 +52,19 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("the replica refused the request (%d %s): %s", e.Status, e.Code, e.Message)
 }
 
+// notIngress is an answer that is not the worker ingress's own: most often
+// the address is a replica's API, or a proxy answering with its error page
+// (a 502 while the replica behind it restarts). No replica refused
+// anything, so it is transient, as a network failure is: the request goes
+// to the next --server, and a running command keeps its lease clock
+// instead of being killed as if its renewal had been refused.
+type notIngress struct{ status int }
+
+func (e notIngress) Error() string {
+	return fmt.Sprintf("the address answered %d %s, not as a worker ingress: give --server the replicas' --worker-addr (default %s), not their API's --http-addr",
+		e.status, http.StatusText(e.status), workerproto.DefaultIngressAddr)
+}
+
 // Code returns err's ingress error code, or "" when err is no refusal.
 func Code(err error) string {
 	var e *Error
@@ -355,8 +368,11 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 // answered. A send its caller gave up on (a drain, a stop) says nothing of
 // the server; one whose caller's deadline passed got no answer in time.
 func (c *Client) observe(ctx context.Context, base *url.URL, err error, began time.Time) {
+	var foreign notIngress
 	switch {
 	case c.reach == nil:
+	case errors.As(err, &foreign):
+		c.reach.foreign(base.Redacted(), err, time.Now())
 	case err == nil || !transient(err):
 		c.reach.reached(base.Redacted(), time.Now())
 	case !errors.Is(ctx.Err(), context.Canceled):
@@ -397,10 +413,7 @@ func (c *Client) once(ctx context.Context, base *url.URL, path string, timeout t
 	if resp.StatusCode/100 != 2 {
 		var e workerproto.Error
 		if json.Unmarshal(data, &e) != nil || e.Code == "" {
-			// Not the ingress's own answer: most often the address is the
-			// replica's API or a proxy, not its worker ingress.
-			e = workerproto.Error{Code: workerproto.CodeInternal, Message: http.StatusText(resp.StatusCode) +
-				"; this address did not answer as a worker ingress: give --server the replicas' --worker-addr (default " + workerproto.DefaultIngressAddr + "), not their API's --http-addr"}
+			return notIngress{status: resp.StatusCode}
 		}
 		return &Error{Status: resp.StatusCode, Code: e.Code, Message: e.Message}
 	}

@@ -47,6 +47,27 @@ type reachability struct {
 	since    time.Time
 	said     time.Time
 	failures int
+	// foreignSaid is when each server that answered as no worker ingress
+	// was last said to.
+	foreignSaid map[string]time.Time
+}
+
+// foreign says that server answered as no worker ingress does, at most
+// once per repeat interval for each server: a --server given the wrong
+// address is a mistake to fix, said also before the first answer and when
+// the next server answers at once, which no outage line would.
+func (r *reachability) foreign(server string, cause error, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if said, ok := r.foreignSaid[server]; ok && now.Sub(said) < r.repeat {
+		return
+	}
+	if r.foreignSaid == nil {
+		r.foreignSaid = map[string]time.Time{}
+	}
+	r.foreignSaid[server] = now
+	r.log.Warn("this --server did not answer as a worker ingress: the worker sends its requests to the next one meanwhile", "code", "server_not_ingress",
+		"server", server, "error", cause.Error())
 }
 
 // reached records an answer, refusals included (the server was reached),
