@@ -42,6 +42,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/worker/journal"
@@ -472,7 +473,12 @@ func (w *worker) register(ctx context.Context) error {
 		switch Code(err) {
 		case workerproto.CodeUnauthenticated:
 			return ErrUnauthenticated
-		case workerproto.CodeInvalid, workerproto.CodeForbidden:
+		case workerproto.CodeInvalid:
+			// What the worker was given (its --labels, --concurrency): the
+			// operator's input to change, which exits 2 as every command's
+			// refused input does.
+			return qlerror.Wrap(qlerror.Invalid, err, "register")
+		case workerproto.CodeForbidden:
 			return fmt.Errorf("register: %w", err)
 		case "":
 			if ctx.Err() != nil {

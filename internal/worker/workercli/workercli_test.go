@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -49,4 +52,32 @@ func TestServerGivenTwiceNamesBothReplicas(t *testing.T) {
 		return
 	}
 	t.Fatalf("no worker_starting line in the worker's output:\n%s", stderr.String())
+}
+
+// A registration the ingress refuses as invalid (a --labels value that
+// contradicts the credential's labels) is the operator's input to change:
+// the worker exits 2 with the replica's reason, by the rule every command
+// exits by, not 1 as for a failure that may pass by itself.
+func TestARegistrationRefusedAsInvalidExitsTwo(t *testing.T) {
+	t.Parallel()
+	const reason = "label zone=us contradicts the credential's zone=eu; drop it from the worker's labels, or create a worker credential with the labels it should have"
+	ingress := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(workerproto.Error{Code: workerproto.CodeInvalid, Message: reason})
+	}))
+	t.Cleanup(ingress.Close)
+	dir := t.TempDir()
+	cred := filepath.Join(dir, "w.cred")
+	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := cli.MainSingle(ctx, Command(), []string{"--server", ingress.URL, "--credential-file", cred, "--labels", "zone=us",
+		"--data-dir", filepath.Join(dir, "journal"), "--stop-timeout", "1s"}, &stdout, &stderr)
+	if code != cli.ExitUsage || !strings.Contains(stderr.String(), reason) {
+		t.Fatalf("a worker whose registration was refused as invalid exited %d, said:\n%s\nwant exit %d with the reason", code, stderr.String(), cli.ExitUsage)
+	}
 }
