@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/netaddr"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 )
 
@@ -207,7 +208,8 @@ func (c *Client) movedFrom(server uint64) <-chan struct{} {
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // ReadCredential reads a credential file, which must be readable by its
-// owner only.
+// owner only. A file to fix (its mode, owner or content) is refused as
+// invalid input: the worker exits 2.
 func ReadCredential(path string) (string, error) {
 	f, err := os.Open(path) //nolint:gosec // G703: the operator's own --credential-file, read with the operator's rights
 	if err != nil {
@@ -219,10 +221,10 @@ func ReadCredential(path string) (string, error) {
 		return "", fmt.Errorf("--credential-file %s: %w", path, err)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("credential file %s is readable by group or others (mode %04o); run chmod 600 %s", path, info.Mode().Perm(), path)
+		return "", qlerror.New(qlerror.Invalid, "credential file %s is readable by group or others (mode %04o); run chmod 600 %s", path, info.Mode().Perm(), path)
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return "", fmt.Errorf("credential file %s is owned by uid %d, not by this worker's user (uid %d); run chown %d %s", path, st.Uid, os.Geteuid(), os.Geteuid(), path)
+		return "", qlerror.New(qlerror.Invalid, "credential file %s is owned by uid %d, not by this worker's user (uid %d); run chown %d %s", path, st.Uid, os.Geteuid(), os.Geteuid(), path)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 4<<10))
 	if err != nil {
@@ -230,7 +232,7 @@ func ReadCredential(path string) (string, error) {
 	}
 	cred := strings.TrimSpace(string(data))
 	if !strings.HasPrefix(cred, workerproto.CredentialPrefix) || strings.ContainsAny(cred, " \t\r\n") {
-		return "", fmt.Errorf("credential file %s does not hold a worker credential (one line starting %s, as `ql workers create` prints it)", path, workerproto.CredentialPrefix)
+		return "", qlerror.New(qlerror.Invalid, "credential file %s does not hold a worker credential (one line starting %s, as `ql workers create` prints it)", path, workerproto.CredentialPrefix)
 	}
 	return cred, nil
 }

@@ -30,6 +30,8 @@ import (
 
 	"github.com/google/uuid"
 	_ "modernc.org/sqlite" // the journal's driver: pure Go, no cgo
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // Attempt states.
@@ -93,7 +95,9 @@ func Open(ctx context.Context, dir string) (*Journal, error) {
 			if pid := strings.TrimSpace(string(holder)); pid != "" {
 				who += " (pid " + pid + ")"
 			}
-			return nil, fmt.Errorf("%s already uses the data directory %s; stop it, or give this worker its own --data-dir", who, dir)
+			// A conflict with what exists, as a second server on a data
+			// directory is: the command exits 4.
+			return nil, qlerror.New(qlerror.Conflict, "%s already uses the data directory %s; stop it, or give this worker its own --data-dir", who, dir)
 		}
 		return nil, fmt.Errorf("lock %s: %w; the filesystem must support flock", lockPath, err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/worker/journal"
 )
 
 // --server given twice names two replicas to try in turn, as
@@ -79,5 +80,49 @@ func TestARegistrationRefusedAsInvalidExitsTwo(t *testing.T) {
 		"--data-dir", filepath.Join(dir, "journal"), "--stop-timeout", "1s"}, &stdout, &stderr)
 	if code != cli.ExitUsage || !strings.Contains(stderr.String(), reason) {
 		t.Fatalf("a worker whose registration was refused as invalid exited %d, said:\n%s\nwant exit %d with the reason", code, stderr.String(), cli.ExitUsage)
+	}
+}
+
+// A worker refused before it registers exits by the rule every command
+// exits by: 4 when another worker holds its --data-dir (as a second server
+// on a data directory does), 2 when its credential file is readable by
+// others or holds no credential (the input to change, as a --config file
+// holding a password others may read is), each saying what to do.
+func TestAWorkerRefusedItsDataDirectoryOrCredentialFileExitsByTheRule(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cred := filepath.Join(dir, "w.cred")
+	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "open.cred")
+	if err := os.WriteFile(open, []byte(workerproto.CredentialPrefix+"abc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notCred := filepath.Join(dir, "api.token")
+	if err := os.WriteFile(notCred, []byte("qlt_abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	held := filepath.Join(dir, "held")
+	j, err := journal.Open(t.Context(), held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = j.Close() })
+	for _, c := range []struct {
+		cred, dataDir string
+		code          int
+		says          string
+	}{
+		{cred, held, cli.ExitConflict, "give this worker its own --data-dir"},
+		{open, filepath.Join(dir, "journal"), cli.ExitUsage, "run chmod 600 " + open},
+		{notCred, filepath.Join(dir, "journal"), cli.ExitUsage, "does not hold a worker credential"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := cli.MainSingle(t.Context(), Command(), []string{"--server", "http://127.0.0.1:1", "--credential-file", c.cred,
+			"--data-dir", c.dataDir, "--stop-timeout", "1s"}, &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.says) {
+			t.Errorf("worker with --credential-file %s --data-dir %s: exit %d, said:\n%s\nwant exit %d saying %q", c.cred, c.dataDir, code, stderr.String(), c.code, c.says)
+		}
 	}
 }
