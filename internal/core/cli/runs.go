@@ -188,7 +188,9 @@ closed cancelled. A run that has already ended is left as it is.` + runsCancelAu
 not started it) is cancelled at once. On the cluster a running run's worker is told within moments
 (its waiting pull or watch is woken), renews its lease, hears the cancellation, stops the command
 (SIGTERM, then SIGKILL after the task's killGrace) and reports the run cancelled; a worker that cannot
-be told at once hears it at its next lease renewal (a third of the run lease). On standalone and edge the serving process's executor finds the cancellation
+be told at once hears it at its next lease renewal (a third of the run lease). A worker that is gone (crashed,
+cut off) never hears it: the run ends cancelled, not retried, when its lease runs out (the run lease, 30s by
+default; its attempt is recorded lost). On standalone and edge the serving process's executor finds the cancellation
 at its next poll (about a second) and stops the command the same way. A lost run (nothing runs it any
 more) is closed cancelled. A run that has already ended is left as it is.` + runsCancelAudit + apiHelp("runs cancel")
 }
