@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -110,6 +111,13 @@ type Config struct {
 	// StopTimeout bounds a drain: running commands get this long to
 	// finish after SIGINT/SIGTERM/SIGHUP, then are stopped.
 	StopTimeout time.Duration
+	// Signals, when set, delivers every SIGINT, SIGTERM and SIGHUP the
+	// process gets (the first also ends Run's context): a second one ends
+	// the stop timeout at once, so an operator who asks twice (Ctrl-C
+	// again, a second kill) is not kept waiting up to --stop-timeout,
+	// which may be hours, nor driven to SIGKILL, which would leave the
+	// commands running unwatched.
+	Signals <-chan os.Signal
 	// Version is reported when registering.
 	Version string
 	// BaseEnv starts every command's environment (default:
@@ -189,7 +197,8 @@ var (
 	ErrUnauthenticated = errors.New("the replica refused the credential (unknown or revoked); create a new one with `ql workers create` and put it in --credential-file")
 )
 
-// errDrainTimeout ends commands still running when a drain ran out of time.
+// errDrainTimeout ends commands still running when a drain ran out of time,
+// or when the worker was asked to stop a second time.
 var errDrainTimeout = errors.New("the worker is stopping")
 
 // worker is one running worker process.
@@ -225,8 +234,11 @@ type worker struct {
 	drainingOnce sync.Once
 	fatal        error
 	// stopSignal names the signal that stopped the worker ("SIGTERM"),
-	// "" when none did or it is not known.
+	// "" when none did or it is not known; again is closed at a second
+	// signal, and hurried says the drain ended on it, not on its timeout.
 	stopSignal string
+	again      chan struct{}
+	hurried    bool
 	// idle is signalled whenever an attempt ends.
 	idle chan struct{}
 	// full is signalled when an attempt takes the last free slot: the
@@ -293,6 +305,12 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 
 		reregister:     make(chan struct{}, 1),
 		watchRefusedBy: map[string]bool{},
+		again:          make(chan struct{}),
+	}
+	if cfg.Signals != nil {
+		done := make(chan struct{})
+		defer close(done)
+		go w.countSignals(cfg.Signals, done)
 	}
 	w.reqCtx, w.reqCancel = context.WithCancel(context.Background())
 	defer w.reqCancel()
@@ -369,19 +387,40 @@ func signalName(cause error) string {
 	return ""
 }
 
+// countSignals closes w.again at the second drain signal the process gets,
+// until done.
+func (w *worker) countSignals(signals <-chan os.Signal, done <-chan struct{}) {
+	for n := 0; ; {
+		select {
+		case <-done:
+			return
+		case <-signals:
+			if n++; n == 2 {
+				close(w.again)
+				return
+			}
+		}
+	}
+}
+
 // stoppedMessage is the error message of an attempt this worker stopped
 // because it was itself stopping: the replica records it with the attempt
 // (lost, as a crashed worker's), which otherwise would say nothing of why.
 func (w *worker) stoppedMessage() string {
 	w.mu.Lock()
 	sig := w.stopSignal
+	hurried := w.hurried
 	w.mu.Unlock()
 	by := ""
 	if sig != "" {
 		by = " (" + sig + ")"
 	}
-	return fmt.Sprintf("the worker was stopped%s before the command ended, and stopped the command when its stop timeout of %s ran out; "+
-		"the attempt is lost, as a crashed worker's, and a retry policy on lost runs it again", by, w.cfg.StopTimeout)
+	when := fmt.Sprintf("when its stop timeout of %s ran out", w.cfg.StopTimeout)
+	if hurried {
+		when = fmt.Sprintf("when it was asked to stop a second time, before its stop timeout of %s ran out", w.cfg.StopTimeout)
+	}
+	return fmt.Sprintf("the worker was stopped%s before the command ended, and stopped the command %s; "+
+		"the attempt is lost, as a crashed worker's, and a retry policy on lost runs it again", by, when)
 }
 
 // endSession ends the session of a worker that stops cleanly, so the
@@ -670,6 +709,16 @@ func (w *worker) drain(ctx context.Context) {
 	if ctx.Err() != nil {
 		arm()
 	}
+	again := w.again
+	stopAll := func(hurried bool) int {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.hurried = w.hurried || hurried
+		for _, a := range w.running {
+			a.stop(errDrainTimeout)
+		}
+		return len(w.running)
+	}
 	for w.count() > 0 {
 		select {
 		case <-w.idle:
@@ -677,14 +726,14 @@ func (w *worker) drain(ctx context.Context) {
 			arm()
 			ctx = context.Background()
 		case <-limit:
-			w.mu.Lock()
-			n := len(w.running)
-			for _, a := range w.running {
-				a.stop(errDrainTimeout)
-			}
-			w.mu.Unlock()
+			n := stopAll(false)
 			w.log.Warn("stop timeout reached: stopping running commands", "code", "worker_stop_timeout", "running", n)
-			limit = nil
+			limit, again = nil, nil
+		case <-again:
+			n := stopAll(true)
+			w.log.Warn("asked to stop a second time: stopping running commands now, before the stop timeout", "code", "worker_stop_now", "running", n,
+				"stopTimeout", w.cfg.StopTimeout.String())
+			limit, again = nil, nil
 		}
 	}
 }

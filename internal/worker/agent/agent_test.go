@@ -1025,3 +1025,40 @@ func TestAWorkerGoesOnThroughTheNextServerWhenOneAnswersAsNoIngress(t *testing.T
 		t.Fatalf("%d requests answered by the proxy's error page; the worker's log:\n%s", pages.Load(), w.logs)
 	}
 }
+
+// A second SIGTERM stops the commands a draining worker still waits for at
+// once, instead of at the end of its --stop-timeout (here an hour): each
+// is stopped and reported lost with a message saying so, and the worker
+// exits 0.
+func TestASecondSignalStopsTheCommandsADrainingWorkerWaitsFor(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 300`, dir)))
+	h := startHelper(t, in, filepath.Join(dir, "data"), time.Hour)
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the worker to drain", func() bool { return strings.Contains(h.stderr.String(), `"code":"worker_draining"`) })
+	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- h.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("the worker exited with %v after a second SIGTERM; want 0\n%s", err, h.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		_ = h.cmd.Process.Kill()
+		<-exited
+		t.Fatalf("the worker still waited for its command 20s after a second SIGTERM\n%s", h.stderr.String())
+	}
+	done := in.attempt(g.AttemptID).complete
+	if done == nil || done.Outcome != workerproto.OutcomeStopped || done.ErrorCode != ErrorCodeStopped || !processGone(pid) ||
+		!strings.Contains(done.ErrorMessage, "asked to stop a second time") || !strings.Contains(h.stderr.String(), `"code":"worker_stop_now"`) {
+		t.Fatalf("completion %+v; want the command stopped at the second signal and reported so\n%s", done, h.stderr.String())
+	}
+}

@@ -74,10 +74,13 @@ func helperMain() int {
 		return 1
 	}
 	stopTimeout, _ := time.ParseDuration(os.Getenv("QL_AGENT_TEST_STOP_TIMEOUT"))
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
 	_, err = Run(ctx, Config{
 		Server: os.Getenv("QL_AGENT_TEST_SERVER"), Credential: cred, DataDir: os.Getenv("QL_AGENT_TEST_DATA_DIR"),
 		Concurrency: 2, StopTimeout: max(stopTimeout, time.Second), PullWait: time.Second,
-		BaseEnv: []string{"PATH=/usr/bin:/bin"}, Logger: slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		BaseEnv: []string{"PATH=/usr/bin:/bin"}, Logger: slog.New(slog.NewJSONHandler(os.Stderr, nil)), Signals: signals,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -6,8 +6,10 @@ package workercli
 import (
 	"crypto/x509"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,7 +37,8 @@ slots and runs their commands as local processes, reporting their output and the
 holds database credentials: only the worker credential an admin created with 'ql workers create'.
 
 On SIGINT/SIGTERM/SIGHUP it drains: it stops pulling, lets running commands finish for up to --stop-timeout,
-then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exits 0. Its journal in
+then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exits 0. A second signal
+stops them at once, without waiting out the rest of --stop-timeout. Its journal in
 --data-dir records what it started; after a crash nothing recorded as started is run again.`,
 		Example: `  ql worker --server https://replica.example:8081 --credential-file /etc/qinglong/worker.cred
   QL_SERVER=https://replica.example:8081 QL_CREDENTIAL_FILE=worker.cred ql worker --concurrency 8 --labels zone=eu`,
@@ -76,6 +79,12 @@ then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exit
 			if err := cfg.Validate(); err != nil {
 				return cli.Usagef("%v", err)
 			}
+			// The first signal ends cmd.Context() (the drain); the worker
+			// counts them all, so a second one stops its commands at once.
+			signals := make(chan os.Signal, 2)
+			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			defer signal.Stop(signals)
+			cfg.Signals = signals
 			_, err = agent.Run(cmd.Context(), cfg)
 			return err
 		},
