@@ -1062,3 +1062,36 @@ func TestASecondSignalStopsTheCommandsADrainingWorkerWaitsFor(t *testing.T) {
 		t.Fatalf("completion %+v; want the command stopped at the second signal and reported so\n%s", done, h.stderr.String())
 	}
 }
+
+// A log chunk the replica stored but answered too late (the worker gave
+// the request up at its deadline) is sent again as it was, which the
+// replica takes as a replay, not with the output written since appended to
+// it, which the replica refuses (the offset is no longer the bytes held,
+// and the bytes are not the stored chunk's): the command was killed for it,
+// under load, when a chunk's deadline was the next renewal a few
+// milliseconds away.
+func TestALogChunkAnsweredTooLateIsSentAgainAsItWasAndTheCommandRunsOn(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 3_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; for i in $(seq 1 40); do echo line $i; sleep 0.05; done; echo done`, dir)))
+	w := runAgent(t, in, nil)
+	readPid(t, filepath.Join(dir, "pid"))
+	waitFor(t, "a first chunk", func() bool { return len(in.attempt(g.AttemptID).log) > 0 })
+	in.mu.Lock()
+	in.holdLogs = true
+	in.mu.Unlock()
+	time.Sleep(1500 * time.Millisecond)
+	in.mu.Lock()
+	in.holdLogs = false
+	in.mu.Unlock()
+	done := in.completed(g.AttemptID)
+	var want strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&want, "line %d\n", i)
+	}
+	want.WriteString("done\n")
+	if done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 || string(in.attempt(g.AttemptID).log) != want.String() {
+		t.Fatalf("completion %+v, log %q; want the command run to its end with its whole output once\n%s", done, in.attempt(g.AttemptID).log, w.logs)
+	}
+}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -101,6 +102,10 @@ type attempt struct {
 	offset int64
 	// logClosed: the replica reached its cap; nothing more is sent.
 	logClosed bool
+	// unanswered is the length of the last chunk sent that got no answer
+	// (0: none): the replica may have stored it, and takes it again only
+	// as the same bytes at the same offset, so it is sent again as it was.
+	unanswered int
 }
 
 func newAttempt(w *worker, g workerproto.Grant, token, session string, sent time.Time) *attempt {
@@ -482,13 +487,20 @@ func (a *attempt) sendLog() bool {
 // logChunk sends the next chunk at the offset the replica holds, the
 // request bounded by deadline.
 func (a *attempt) logChunk(deadline time.Time) error {
-	data := a.out.peek(chunkSize)
+	data := a.out.peek(cmp.Or(a.unanswered, chunkSize))
 	ctx, cancel := context.WithDeadline(a.w.reqCtx, deadline)
 	rep, err := a.w.client.Log(ctx, workerproto.LogRequest{Lease: a.lease, Offset: a.offset, Data: data})
 	cancel()
 	if err != nil {
+		if Code(err) == "" {
+			// Output written since must not be appended to it: the
+			// replica would refuse the chunk as neither the bytes it holds
+			// next nor a replay of the one it stored.
+			a.unanswered = len(data)
+		}
 		return err
 	}
+	a.unanswered = 0
 	a.out.drop(len(data))
 	a.offset = rep.LogBytes
 	if rep.Truncated {

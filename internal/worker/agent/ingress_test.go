@@ -44,6 +44,10 @@ type ingress struct {
 	// answerDelay holds each start's and renewal's answer that long, as
 	// an overloaded replica does.
 	answerDelay time.Duration
+	// holdLogs stores each log chunk and holds its answer until the worker
+	// gives the request up, as a replica that commits and answers too late
+	// does.
+	holdLogs bool
 	// state is the session state replies carry; registering again ends
 	// an expired one.
 	state     string
@@ -539,12 +543,13 @@ func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.mu.Lock()
-	defer in.mu.Unlock()
 	a := in.fenced(w, req.Lease)
 	if a == nil {
+		in.mu.Unlock()
 		return
 	}
 	if len(req.Data) > workerproto.MaxLogChunk {
+		in.mu.Unlock()
 		fail(w, http.StatusRequestEntityTooLarge, workerproto.CodeTooLarge, "chunk of %d bytes", len(req.Data))
 		return
 	}
@@ -553,13 +558,37 @@ func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
 	case req.Offset == held:
 		a.log = append(a.log, req.Data...)
 		a.offsets = append(a.offsets, req.Offset)
-	case req.Offset < held && req.Offset+int64(len(req.Data)) <= held && bytes.Equal(a.log[req.Offset:req.Offset+int64(len(req.Data))], req.Data):
-		// a replay of an accepted chunk
+	case req.Offset < held && a.chunkAt(req.Offset, req.Data):
+		// a replay of an accepted chunk: the same bytes at the same
+		// offset, as the replica accepts it (its stored chunk's bytes)
 	default:
+		in.mu.Unlock()
 		fail(w, http.StatusConflict, workerproto.CodeFenced, "offset %d, the log holds %d bytes", req.Offset, held)
 		return
 	}
-	reply(w, workerproto.LogReply{LogBytes: int64(len(a.log)), Truncated: int64(len(a.log)) >= in.logCap})
+	answer := workerproto.LogReply{LogBytes: int64(len(a.log)), Truncated: int64(len(a.log)) >= in.logCap}
+	hold := in.holdLogs
+	in.mu.Unlock()
+	if hold {
+		<-r.Context().Done()
+		return
+	}
+	reply(w, answer)
+}
+
+// chunkAt reports whether a chunk stored at offset holds exactly data.
+func (a *attemptRec) chunkAt(offset int64, data []byte) bool {
+	for i, at := range a.offsets {
+		if at != offset {
+			continue
+		}
+		end := int64(len(a.log))
+		if i+1 < len(a.offsets) {
+			end = a.offsets[i+1]
+		}
+		return bytes.Equal(a.log[at:end], data)
+	}
+	return false
 }
 
 func (in *ingress) complete(w http.ResponseWriter, r *http.Request) {
