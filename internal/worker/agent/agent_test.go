@@ -1095,3 +1095,26 @@ func TestALogChunkAnsweredTooLateIsSentAgainAsItWasAndTheCommandRunsOn(t *testin
 		t.Fatalf("completion %+v, log %q; want the command run to its end with its whole output once\n%s", done, in.attempt(g.AttemptID).log, w.logs)
 	}
 }
+
+// A replica that answers every log chunk in 80 ms is no outage: a chunk
+// is never sent with less time than a send's least (minLeaseTry) before
+// the next renewal bounds it, so no chunk of a command printing all the
+// time is cut off after a few milliseconds and said as "no answer from the
+// replica" (server_unreachable), as one sent just before a renewal was,
+// many times a minute on a busy worker.
+func TestAChattyCommandsLogIsNeverSentWithTooLittleTimeBeforeARenewal(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 3_000)
+	in.mu.Lock()
+	in.logDelay = 80 * time.Millisecond
+	in.mu.Unlock()
+	g := in.enqueue(t, shell(`i=0; while [ $i -lt 60 ]; do head -c 200000 /dev/zero | tr '\0' x; echo; sleep 0.1; i=$((i+1)); done`))
+	w := runAgent(t, in, nil)
+	done := in.completed(g.AttemptID)
+	if done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 || len(in.attempt(g.AttemptID).log) != 60*200_001 {
+		t.Fatalf("completion %+v, %d bytes of log; want the command's whole output\n%s", done, len(in.attempt(g.AttemptID).log), w.logs)
+	}
+	if strings.Contains(w.logs.String(), "server_unreachable") {
+		t.Fatalf("the worker said its replica was unreachable while it answered every request within 80ms:\n%s", w.logs)
+	}
+}

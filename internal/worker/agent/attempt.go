@@ -302,7 +302,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 		case !now.Before(a.killAt):
 			a.leaseLost(done, res, mask)
 			return
-		case !now.Before(a.nextRenew):
+		case !now.Before(a.renewAt()):
 			if !a.renew() {
 				a.wait(done, res)
 				a.journalDone("terminal")
@@ -320,7 +320,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			a.complete(*res)
 			return
 		}
-		wake := time.NewTimer(time.Until(earliest(a.killAt, a.nextRenew)))
+		wake := time.NewTimer(time.Until(earliest(a.killAt, a.renewAt())))
 		select {
 		case r := <-done:
 			if err := mask.Flush(); err != nil {
@@ -406,6 +406,13 @@ func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mas
 	a.w.count1(func(s *Summary) { s.LeaseLost++ })
 	a.journalDone("lease_lost")
 }
+
+// renewAt is when the next renewal is sent: minLeaseTry before it is due,
+// so that every other request, which must end by then (deadline), is
+// given at least a send's least time. One sent a few milliseconds before
+// the renewal was cut off before any replica could answer it, and said as
+// a replica that did not answer.
+func (a *attempt) renewAt() time.Time { return a.nextRenew.Add(-minLeaseTry) }
 
 // deadline bounds a request other than a renewal: it must not delay the
 // next renewal, nor outlive the lease.
@@ -534,7 +541,7 @@ func (a *attempt) complete(res process.Result) {
 			a.leaseLost(nil, &res, nil)
 			return
 		}
-		if !time.Now().Before(a.nextRenew) {
+		if !time.Now().Before(a.renewAt()) {
 			if !a.renew() {
 				a.journalDone("terminal")
 				return

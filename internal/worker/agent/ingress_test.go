@@ -48,6 +48,8 @@ type ingress struct {
 	// gives the request up, as a replica that commits and answers too late
 	// does.
 	holdLogs bool
+	// logDelay holds each log chunk's answer that long.
+	logDelay time.Duration
 	// state is the session state replies carry; registering again ends
 	// an expired one.
 	state     string
@@ -567,12 +569,13 @@ func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	answer := workerproto.LogReply{LogBytes: int64(len(a.log)), Truncated: int64(len(a.log)) >= in.logCap}
-	hold := in.holdLogs
+	hold, delay := in.holdLogs, in.logDelay
 	in.mu.Unlock()
 	if hold {
 		<-r.Context().Done()
 		return
 	}
+	time.Sleep(delay)
 	reply(w, answer)
 }
 
