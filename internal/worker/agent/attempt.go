@@ -291,6 +291,11 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 	var res *process.Result
 	flush := time.NewTicker(logFlushEvery)
 	defer flush.Stop()
+	// flushDue: the flush ticker fired. Output is sent only from the
+	// switch below, after the renewal is checked: a send from the select
+	// itself, woken late on a busy machine, could start after renewAt
+	// with almost no time left before the renewal bounds it.
+	flushDue := false
 	for {
 		now := time.Now()
 		switch {
@@ -309,7 +314,8 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 				return
 			}
 			continue
-		case a.pending() >= chunkSize || (a.pending() > 0 && res != nil):
+		case a.pending() >= chunkSize || (a.pending() > 0 && (res != nil || flushDue)):
+			flushDue = false
 			if !a.sendLog() {
 				a.wait(done, res)
 				a.journalDone("log_refused")
@@ -335,12 +341,7 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 				a.nextRenew = time.Now()
 			}
 		case <-flush.C:
-			if a.pending() > 0 && !a.sendLog() {
-				wake.Stop()
-				a.wait(done, res)
-				a.journalDone("log_refused")
-				return
-			}
+			flushDue = true
 		case <-wake.C:
 		}
 		wake.Stop()
