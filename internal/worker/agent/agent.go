@@ -134,6 +134,9 @@ type Config struct {
 	// unreachableRepeat is how often a worker that gets no answer says so
 	// again (default unreachableRepeat): a test shortens it.
 	unreachableRepeat time.Duration
+	// logFlushesPerSecond bounds the output flushes of all commands
+	// together (default logFlushesPerSecond): a test lowers it.
+	logFlushesPerSecond int
 }
 
 // Validate names the setting and its allowed range.
@@ -271,6 +274,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	cfg.watchRetry = cmp.Or(cfg.watchRetry, watchRetry)
 	cfg.unreachableRepeat = cmp.Or(cfg.unreachableRepeat, unreachableRepeat)
+	cfg.logFlushesPerSecond = cmp.Or(cfg.logFlushesPerSecond, logFlushesPerSecond)
 	if cfg.BaseEnv == nil {
 		cfg.BaseEnv = process.DefaultBaseEnv()
 	}

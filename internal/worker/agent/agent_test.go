@@ -1118,3 +1118,33 @@ func TestAChattyCommandsLogIsNeverSentWithTooLittleTimeBeforeARenewal(t *testing
 		t.Fatalf("the worker said its replica was unreachable while it answered every request within 80ms:\n%s", w.logs)
 	}
 }
+
+// The output flushes of all of a worker's commands together stay under
+// its bound, however many print at once: each command flushes less often
+// than every 250 ms once they are many, instead of one worker's chatty
+// commands sending more requests a second than a replica takes from it
+// (64 of them were refused 429 at the default 200 a second).
+func TestManyChattyCommandsFlushTheirOutputNoMoreOftenThanTheWorkersBound(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	var grants []workerproto.Grant
+	for range 4 {
+		grants = append(grants, in.enqueue(t, shell(`i=0; while [ $i -lt 60 ]; do echo line $i; sleep 0.05; i=$((i+1)); done`)))
+	}
+	start := time.Now()
+	w := runAgent(t, in, func(c *Config) { c.Concurrency, c.logFlushesPerSecond = 4, 8 })
+	for _, g := range grants {
+		if done := in.completed(g.AttemptID); done.Outcome != workerproto.OutcomeExited || len(in.attempt(g.AttemptID).log) == 0 {
+			t.Fatalf("completion %+v; want every command run to its end\n%s", done, w.logs)
+		}
+	}
+	took := time.Since(start)
+	in.mu.Lock()
+	sent := in.logRequests
+	in.mu.Unlock()
+	// Four commands of about 3 s: at 8 flushes a second in all, about
+	// 24, and a last one each; at 4 a second each, about 48.
+	if limit := int(8*took.Seconds()) + 8; sent > limit {
+		t.Fatalf("%d log requests in %s from 4 commands; want at most %d (8 a second in all, and a last flush each)", sent, took.Round(time.Millisecond), limit)
+	}
+}

@@ -20,8 +20,15 @@ const (
 	// chunkSize is the largest log chunk sent.
 	chunkSize = workerproto.MaxLogChunk
 	// logFlushEvery is how often output waiting to be sent is sent, when
-	// it does not fill a chunk first.
+	// it does not fill a chunk first, while the worker runs few commands.
 	logFlushEvery = 250 * time.Millisecond
+	// logFlushesPerSecond bounds the flushes of all the worker's commands
+	// together: past logFlushEvery × this many commands, each flushes less
+	// often. A replica takes 200 requests a second from one worker
+	// (workeringress.DefaultRate) and every chunk is a transaction: 64
+	// commands printing all the time flushed 256 times a second and were
+	// refused 429, and 256 would flush 1024.
+	logFlushesPerSecond = 100
 	// minKillMargin is the least time before its local lease ends at which
 	// a command is killed: SIGKILL and the wait for the group to vanish
 	// must fit before the replica may declare the attempt lost.
@@ -289,7 +296,7 @@ func (a *attempt) startACK() bool {
 // is complete, over, or its lease is lost.
 func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 	var res *process.Result
-	flush := time.NewTicker(logFlushEvery)
+	flush := time.NewTicker(a.w.flushEvery())
 	defer flush.Stop()
 	// flushDue: the flush ticker fired. Output is sent only from the
 	// switch below, after the renewal is checked: a send from the select
@@ -342,10 +349,19 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			}
 		case <-flush.C:
 			flushDue = true
+			flush.Reset(a.w.flushEvery())
 		case <-wake.C:
 		}
 		wake.Stop()
 	}
+}
+
+// flushEvery is how often each command's output is flushed while the
+// worker runs as many as it does now: logFlushEvery, or less often once
+// all of them together would flush more than logFlushesPerSecond times a
+// second.
+func (w *worker) flushEvery() time.Duration {
+	return max(logFlushEvery, time.Duration(w.count())*time.Second/time.Duration(w.cfg.logFlushesPerSecond))
 }
 
 func earliest(a, b time.Time) time.Time {

@@ -48,8 +48,10 @@ type ingress struct {
 	// gives the request up, as a replica that commits and answers too late
 	// does.
 	holdLogs bool
-	// logDelay holds each log chunk's answer that long.
-	logDelay time.Duration
+	// logDelay holds each log chunk's answer that long; logRequests
+	// counts the log requests.
+	logDelay    time.Duration
+	logRequests int
 	// state is the session state replies carry; registering again ends
 	// an expired one.
 	state     string
@@ -545,6 +547,7 @@ func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.mu.Lock()
+	in.logRequests++
 	a := in.fenced(w, req.Lease)
 	if a == nil {
 		in.mu.Unlock()
