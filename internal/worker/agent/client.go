@@ -377,7 +377,12 @@ func (c *Client) observe(ctx context.Context, base *url.URL, err error, began ti
 		c.reach.foreign(base.Redacted(), err, time.Now())
 	case err == nil || !transient(err):
 		c.reach.reached(base.Redacted(), time.Now())
-	case !errors.Is(ctx.Err(), context.Canceled):
+	case errors.Is(ctx.Err(), context.Canceled):
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && time.Since(began) < minLeaseTry:
+		// The caller's own deadline left this send less than a send's
+		// least time (a goroutine woken late on a busy machine): no
+		// replica could have answered it, so it says nothing of them.
+	default:
 		now := time.Now()
 		c.reach.failed(base.Redacted(), err, began, now, now.Sub(began))
 	}

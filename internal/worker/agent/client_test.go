@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
 // An address that is not a worker ingress (a replica's API, a proxy) is
@@ -27,5 +29,51 @@ func TestAnAddressThatIsNoIngressSaysWhatToGive(t *testing.T) {
 	_, err = c.Register(ctx, workerproto.RegisterRequest{Capacity: 1})
 	if err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "--worker-addr") {
 		t.Fatalf("register at a plain 404 server: %v; want the 404 and what to give --server", err)
+	}
+}
+
+// A send whose caller's deadline left it less than a send's least time
+// says nothing of the replica: no "no answer" warning for it, where a
+// send given its time and not answered is one.
+func TestASendCutShortByItsCallersOwnDeadlineIsNoOutage(t *testing.T) {
+	t.Parallel()
+	slow := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == workerproto.PathLog {
+			select {
+			case <-slow:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(slow) })
+	c, err := NewClient(srv.URL, testCredential, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncbuf.Buffer
+	c.reach = newReachability(slog.New(slog.NewJSONHandler(&logs, nil)), time.Hour)
+	if _, err := c.Heartbeat(t.Context(), workerproto.HeartbeatRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(t.Context(), 5*time.Millisecond)
+	defer cancel()
+	if _, err := c.Log(short, workerproto.LogRequest{}); err == nil {
+		t.Fatal("a log request its caller gave 5ms was answered")
+	}
+	if strings.Contains(logs.String(), "server_unreachable") {
+		t.Fatalf("a send its caller gave 5ms was said as an outage:\n%s", logs.String())
+	}
+	given, cancel := context.WithTimeout(t.Context(), 2*minLeaseTry)
+	defer cancel()
+	if _, err := c.Log(given, workerproto.LogRequest{}); err == nil {
+		t.Fatal("the slow replica answered")
+	}
+	if !strings.Contains(logs.String(), "server_unreachable") {
+		t.Fatalf("a send given %s and not answered was not said:\n%s", 2*minLeaseTry, logs.String())
 	}
 }
