@@ -49,9 +49,11 @@ type ingress struct {
 	// does.
 	holdLogs bool
 	// logDelay holds each log chunk's answer that long; logRequests
-	// counts the log requests.
-	logDelay    time.Duration
-	logRequests int
+	// counts the log requests, logAbandoned those the worker gave up
+	// before their answer.
+	logDelay     time.Duration
+	logRequests  int
+	logAbandoned int
 	// state is the session state replies carry; registering again ends
 	// an expired one.
 	state     string
@@ -578,8 +580,14 @@ func (in *ingress) appendLog(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	}
-	time.Sleep(delay)
-	reply(w, answer)
+	select {
+	case <-time.After(delay):
+		reply(w, answer)
+	case <-r.Context().Done():
+		in.mu.Lock()
+		in.logAbandoned++
+		in.mu.Unlock()
+	}
 }
 
 // chunkAt reports whether a chunk stored at offset holds exactly data.
