@@ -1053,8 +1053,8 @@ func TestASecondSignalStopsTheCommandsADrainingWorkerWaitsFor(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		_ = h.cmd.Process.Kill()
-		<-exited
-		t.Fatalf("the worker still waited for its command 20s after a second SIGTERM\n%s", h.stderr.String())
+		err := <-exited
+		t.Fatalf("the worker still waited for its command 20s after a second SIGTERM (killed: %v)\n%s", err, h.stderr.String())
 	}
 	done := in.attempt(g.AttemptID).complete
 	if done == nil || done.Outcome != workerproto.OutcomeStopped || done.ErrorCode != ErrorCodeStopped || !processGone(pid) ||
