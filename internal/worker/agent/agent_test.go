@@ -1150,3 +1150,43 @@ func TestManyChattyCommandsFlushTheirOutputNoMoreOftenThanTheWorkersBound(t *tes
 		t.Fatalf("%d log requests in %s from 4 commands; want at most %d (8 a second in all, and a last flush each)", sent, took.Round(time.Millisecond), limit)
 	}
 }
+
+// An internal error of one replica (500, the ingress's own answer: a
+// failure the worker cannot act on, logged there) says nothing of the
+// attempt: the worker sends the renewal to the next --server, as after a
+// 503, and the command runs on, instead of being killed as if its lease
+// had been refused.
+func TestARenewalAnsweredWithAnInternalErrorGoesToTheNextServer(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 3_000)
+	target, err := url.Parse(in.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var failing atomic.Bool
+	var internal atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !failing.Load() || r.URL.Path != workerproto.PathRenew {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		internal.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = io.WriteString(w, `{"code":"internal","message":"internal error; the replica's log has the details under code ingress.internal_error"}`+"\n")
+	}))
+	t.Cleanup(front.Close)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; sleep 3; echo done`, dir)))
+	w := runAgent(t, in, func(c *Config) { c.Server = front.URL + "," + in.srv.URL })
+	readPid(t, filepath.Join(dir, "pid"))
+	failing.Store(true)
+	done := in.completed(g.AttemptID)
+	if done.Outcome != workerproto.OutcomeExited || done.ExitCode == nil || *done.ExitCode != 0 || string(in.attempt(g.AttemptID).log) != "done\n" {
+		t.Fatalf("completion %+v, log %q behind a replica answering renewals 500; want the command run to its end\n%s", done, in.attempt(g.AttemptID).log, w.logs)
+	}
+	if internal.Load() == 0 || strings.Contains(w.logs.String(), "attempt_renew_refused") {
+		t.Fatalf("%d renewals answered 500; the worker's log:\n%s", internal.Load(), w.logs)
+	}
+}

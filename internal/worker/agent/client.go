@@ -388,10 +388,17 @@ func (c *Client) observe(ctx context.Context, base *url.URL, err error, began ti
 	}
 }
 
+// transient reports whether err says nothing of the request itself, so
+// that the same request may be sent again, to the next server: a network
+// failure, no answer in time, a 503 or a 429, an answer that is no
+// ingress's own, and an internal error of the replica (500: a failure the
+// worker cannot act on, which another replica, or the same one later, may
+// not have): taken for a refusal, it would kill a running command whose
+// lease nobody refused.
 func transient(err error) bool {
 	var e *Error
 	if errors.As(err, &e) {
-		return e.Status == http.StatusServiceUnavailable || e.Status == http.StatusTooManyRequests
+		return e.Status == http.StatusServiceUnavailable || e.Status == http.StatusTooManyRequests || e.Status == http.StatusInternalServerError
 	}
 	return true
 }
