@@ -91,6 +91,10 @@ func (s *store) fixture() storetest.Fixture {
 		Finish:           fin.finish,
 		FinishWithOutput: fin.finishWithOutput,
 		FinishAgain:      fin.finishAgain,
+		RequeueRetries: func(ctx context.Context) (int, error) {
+			res, err := s.runtime.SweepLeases(ctx, 10)
+			return res.Requeued, err
+		},
 		SeedFinished:     s.seedFinished,
 		SeedLost:         s.seedLost,
 		Backdate:         s.backdate,
@@ -196,6 +200,11 @@ func TestFinishedConformance(t *testing.T) {
 func TestRetentionConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunRetention(t, newFixture)
+}
+
+func TestRetryConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunRetry(t, newFixture)
 }
 
 // audits lists a trigger's pause audit records as the suite compares them.

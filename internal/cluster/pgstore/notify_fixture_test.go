@@ -82,6 +82,9 @@ func (f *finisher) finishWithOutput(ctx context.Context, runID string, end run.A
 		}
 	}
 	var apply func(ctx context.Context) (run.State, error)
+	// swept counts the attempts the sweep ended: the Run it finished, or
+	// gave a retry.
+	var swept int
 	switch end {
 	case run.AttemptSucceeded, run.AttemptFailed:
 		code := int64(0)
@@ -114,6 +117,7 @@ func (f *finisher) finishWithOutput(ctx context.Context, runID string, end run.A
 			case res.Finished.Total() > 1:
 				return "", fmt.Errorf("the sweep finished %+v, more than the one Run", res.Finished)
 			}
+			swept = res.Lost
 			for _, s := range run.FinishedStates {
 				if res.Finished.Of(s) == 1 {
 					return s, nil
@@ -131,7 +135,7 @@ func (f *finisher) finishWithOutput(ctx context.Context, runID string, end run.A
 	f.last[runID] = apply
 	f.mu.Unlock()
 	finished, err := apply(ctx)
-	if err == nil && finished == "" && (end == run.AttemptTimedOut || end == run.AttemptLost) {
+	if err == nil && swept == 0 && (end == run.AttemptTimedOut || end == run.AttemptLost) {
 		err = fmt.Errorf("the sweep ended nothing")
 	}
 	return finished, err

@@ -133,16 +133,37 @@ func (d *Dispatcher) hardKill() {
 	d.killRunsOnce.Do(func() { close(d.killRuns) })
 }
 
+// requeuePage bounds the Runs one round queues again after their retry
+// backoff.
+const requeuePage = 100
+
+// retryMargin is added to the wait for a backoff's end, so the round that
+// follows reads the clock at or after it despite millisecond rounding.
+const retryMargin = 2 * time.Millisecond
+
 // round stops the commands whose run was asked to cancel, then, unless
-// held, starts as many pending attempts as there are free slots. It asks
-// for another round at once when it filled them all from a full page.
+// held, queues the Runs whose retry backoff has passed and starts as many
+// pending attempts as there are free slots. It asks for another round at
+// once when it filled them all from a full page, and for one when the
+// earliest backoff still running ends, so a retry starts then rather than
+// at the next poll.
 func (d *Dispatcher) round(ctx context.Context) (bool, error) {
 	if err := d.stopCancelled(ctx); err != nil {
 		return false, err
 	}
-	free := cap(d.slots) - len(d.slots)
-	if free == 0 || (d.cfg.Hold != nil && d.cfg.Hold()) {
+	if d.cfg.Hold != nil && d.cfg.Hold() {
 		return false, nil
+	}
+	requeued, next, err := d.store.RetriesRequeue(ctx, requeuePage)
+	if err != nil {
+		return false, err
+	}
+	if next > 0 {
+		d.loop.WakeWithin(next + retryMargin)
+	}
+	free := cap(d.slots) - len(d.slots)
+	if free == 0 {
+		return requeued == requeuePage, nil
 	}
 	pending, err := d.store.AttemptsPending(ctx, free)
 	if err != nil {
@@ -163,7 +184,7 @@ func (d *Dispatcher) round(ctx context.Context) (bool, error) {
 		started++
 		go d.work(a, plan, planErr, logPath)
 	}
-	return len(pending) == free && started > 0, nil
+	return (len(pending) == free && started > 0) || requeued == requeuePage, nil
 }
 
 // stopCancelled cancels the command of every attempt of this executor

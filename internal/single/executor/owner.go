@@ -161,6 +161,9 @@ type Recovery struct {
 	// Finished counts the Runs the recovery finished: lost, with their
 	// attempt.
 	Finished run.FinishCounts
+	// Retried counts the lost attempts whose Run waits to retry instead:
+	// its task's retry policy retries a lost attempt.
+	Retried int
 	// OrphansEnded counts lost attempts whose command was still running
 	// (its server died, it did not) and was ended.
 	OrphansEnded int
@@ -174,13 +177,17 @@ type Recovery struct {
 }
 
 // Recover marks lost every starting or running attempt whose owner process
-// is gone, with event run.lost, ends the commands such an owner left
-// running (see process.EndOrphan), then removes the lock files of owners that are
-// gone. Nothing is re-run: a lost run waits to be reconciled. Claimed
-// attempts that never started are left for the dispatcher.
+// is gone, ends the commands such an owner left running (see
+// process.EndOrphan), then removes the lock files of owners that are gone.
+// A Run whose task retries a lost attempt waits to retry (run.retry_wait)
+// and the dispatcher runs its next attempt after the backoff; any other
+// ends lost (run.lost) and waits to be reconciled. Claimed attempts that
+// never started are left for the dispatcher.
 func Recover(ctx context.Context, st Store, self *Owner) (Recovery, error) {
 	lost, finished, err := loseDeadOwners(ctx, st, self)
-	rec := Recovery{Lost: len(lost), Finished: finished}
+	// Every attempt lost was its Run's running one: the Run either ended
+	// lost with it or waits to retry.
+	rec := Recovery{Lost: len(lost), Finished: finished, Retried: len(lost) - finished.Total()}
 	if err != nil {
 		return rec, err
 	}

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -29,6 +30,10 @@ type Store interface {
 	// LogBytes and LogTruncated of a. finished is the state the call
 	// finished the Run in (run.Finishes), "" when it did not finish it.
 	AttemptFinish(ctx context.Context, a run.Attempt) (finished run.State, err error)
+	// RetriesRequeue queues at most limit Runs waiting to retry whose
+	// backoff has passed, and says how long until the earliest backoff
+	// still running ends (zero when none runs).
+	RetriesRequeue(ctx context.Context, limit int) (requeued int, next time.Duration, err error)
 	// AttemptsCancelRequested lists owner's starting or running attempts
 	// whose run was asked to cancel.
 	AttemptsCancelRequested(ctx context.Context, owner string) ([]string, error)

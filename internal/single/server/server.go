@@ -190,9 +190,12 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		s.metrics.AttemptsLost(rec.Lost)
 	}
 	s.runsFinished(rec.Finished)
+	if s.metrics != nil {
+		s.metrics.AttemptsRetried(rec.Retried)
+	}
 	if rec.Lost > 0 {
-		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; they were not re-run", "code", CodeAttemptsLost, "lost", rec.Lost,
-			"orphans_ended", rec.OrphansEnded, "orphans_left", rec.OrphansLeft)
+		cfg.Logger.Warn("attempts of a server that stopped unexpectedly are now lost; those whose task retries a lost attempt run again after its backoff, the others were not re-run",
+			"code", CodeAttemptsLost, "lost", rec.Lost, "retried", rec.Retried, "orphans_ended", rec.OrphansEnded, "orphans_left", rec.OrphansLeft)
 	}
 	if rec.OrphanErr != nil {
 		cfg.Logger.Warn("a lost attempt's command may still be running; end it by hand (its process group id is the attempt's pid)", "code", CodeOrphanLeft, "error", rec.OrphanErr.Error())
@@ -381,10 +384,12 @@ const (
 	CodeExecutorFailed      = "serve.executor_failed"
 	CodeNotificationsFailed = "serve.notifications_failed"
 	CodeRunFinished         = "run.finished"
+	CodeRunRetryWait        = "run.retry_wait"
 )
 
 // finished logs an ended attempt and counts its Run when the store
-// reported the result finished it.
+// reported the result finished it; a result that did not finish it gave
+// the Run a next attempt (its retry policy), which is counted and said.
 func (s *Server) finished(a run.Attempt, state run.State) {
 	s.runFinished(state)
 	args := []any{"run", a.RunID, "state", a.State}
@@ -393,6 +398,13 @@ func (s *Server) finished(a run.Attempt, state run.State) {
 	}
 	if a.ErrorCode != "" {
 		args = append(args, "error", a.ErrorCode)
+	}
+	if state == "" {
+		if s.metrics != nil {
+			s.metrics.AttemptsRetried(1)
+		}
+		s.cfg.Logger.Info("attempt ended; its run waits to retry (the run.retry_wait event of `"+s.command("runs show "+a.RunID)+"` says when)", append([]any{"code", CodeRunRetryWait}, args...)...)
+		return
 	}
 	s.cfg.Logger.Info("run finished; read its output with `"+s.command("runs logs "+a.RunID)+"`", append([]any{"code", CodeRunFinished}, args...)...)
 }

@@ -22,14 +22,15 @@ var finishedRun = map[run.AttemptState]struct {
 // AttemptFinish records an attempt's result: a.State (succeeded, failed,
 // timed_out, cancelled, or lost when its command was stopped with the
 // server), a.ExitCode, a.ErrorCode, a.ErrorMessage, a.LogBytes and
-// a.LogTruncated; the run moves to the matching state (terminal, or lost)
-// with its event, which carries the exit code, error code and signal
-// (run.EndPayload). A result for an attempt that is already terminal or
-// lost is rejected, never applied. finished is the state the Run finished
-// in by this call (run.Finishes), "" when it did not finish it.
+// a.LogTruncated; the run goes to retry_wait when its retry policy allows
+// another attempt (settleRun), else to the matching state (terminal, or
+// lost), with its event, which carries the exit code, error code and
+// signal (run.EndPayload). A result for an attempt that is already
+// terminal or lost is rejected, never applied. finished is the state the
+// Run finished in by this call (run.Finishes), "" when it did not finish
+// it (a retry follows).
 func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.State, err error) {
-	to, ok := finishedRun[a.State]
-	if !ok {
+	if _, ok := finishedRun[a.State]; !ok {
 		return "", qlerror.New(qlerror.Invalid, "attempt %s: %q is not a result state", a.ID, a.State)
 	}
 	err = s.write(ctx, "finish attempt "+a.ID, routine, func(tx *txn) error {
@@ -51,10 +52,7 @@ func (s *Store) AttemptFinish(ctx context.Context, a run.Attempt) (finished run.
 		}
 		payload := map[string]any{"attemptId": a.ID}
 		run.EndPayload(payload, a)
-		fresh, err := transitionRun(ctx, tx, cur, to.state, to.event, payload, now)
-		if fresh {
-			finished = to.state
-		}
+		finished, err = settleRun(ctx, tx, a.ID, cur, a.State, payload, now)
 		return err
 	})
 	if err != nil {

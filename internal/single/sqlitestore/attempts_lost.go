@@ -29,10 +29,11 @@ func (s *Store) AttemptOwners(ctx context.Context) ([]string, error) {
 }
 
 // AttemptsLose marks every starting or running attempt of a dead owner
-// lost, recording the size its log file holds, and its run lost with event
-// run.lost, in one transaction, and returns them (ID, PID, StartedAtMs) as
-// they were, with the Runs this call finished (lost; run.Finishes).
-// Nothing is re-queued: a lost run waits to be reconciled.
+// lost, recording the size its log file holds, in one transaction, and
+// returns them (ID, PID, StartedAtMs) as they were, with the Runs this
+// call finished (lost; run.Finishes). Each Run goes to retry_wait when its
+// retry policy retries a lost attempt (settleRun), else lost with event
+// run.lost: a lost run waits to be reconciled.
 func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, run.FinishCounts, error) {
 	var lost []run.Attempt
 	var finished run.FinishCounts
@@ -76,13 +77,11 @@ func (s *Store) AttemptsLose(ctx context.Context, owner string) ([]run.Attempt, 
 			if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", id); err != nil {
 				return err
 			}
-			fresh, err := transitionRun(ctx, tx, cur, run.Lost, run.EventLost, map[string]any{"attemptId": id, "errorCode": ErrorCodeExecutorLost}, now)
+			state, err := settleRun(ctx, tx, id, cur, run.AttemptLost, map[string]any{"attemptId": id, "errorCode": ErrorCodeExecutorLost}, now)
 			if err != nil {
 				return err
 			}
-			if fresh {
-				finished.Add(run.Lost)
-			}
+			finished.Add(state)
 		}
 		return nil
 	})

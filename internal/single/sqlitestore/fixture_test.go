@@ -171,6 +171,10 @@ func (e *env) fixture() storetest.Fixture {
 		Outbox:           e.store,
 		Finish:           e.finish,
 		FinishAgain:      e.finishAgain,
+		RequeueRetries: func(ctx context.Context) (int, error) {
+			n, _, err := e.store.RetriesRequeue(ctx, 100)
+			return n, err
+		},
 		FinishWithOutput: e.finishWithOutput,
 		Retention:        e.store.Retention(e.logDir()),
 		SeedFinished:     e.seedFinished,
@@ -265,11 +269,11 @@ func (e *env) finishWithOutput(ctx context.Context, runID string, end run.Attemp
 	if err != nil {
 		return "", err
 	}
-	if len(d.Attempts) != 1 {
-		return "", fmt.Errorf("run %s has %d attempts", runID, len(d.Attempts))
+	if len(d.Attempts) == 0 {
+		return "", fmt.Errorf("run %s has no attempt", runID)
 	}
-	a := d.Attempts[0]
-	owner := "finish-" + runID
+	a := d.Attempts[len(d.Attempts)-1]
+	owner := fmt.Sprintf("finish-%s-%d", runID, a.Number)
 	if a.State == run.AttemptClaimed {
 		logPath := filepath.Join(filepath.Dir(e.path), runID+".log")
 		if _, _, err := e.store.AttemptStart(ctx, a.ID, owner, logPath); err != nil {
@@ -401,4 +405,9 @@ func (e *env) queryPlan(t *testing.T, q string, args ...any) []string {
 		t.Fatal(err)
 	}
 	return plan
+}
+
+func TestRetryConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunRetry(t, newFixture)
 }

@@ -127,6 +127,11 @@ var (
 	qRunCancelRead       = query("run_cancel_read")
 	qRunCancelRequested  = query("run_cancel_requested")
 	qAttemptsCancelAsked = query("attempts_cancel_requested")
+	qAttemptRetryFacts   = query("attempt_retry_facts")
+	qAttemptRetryInsert  = query("attempt_retry_insert")
+	qAttemptClearBackoff = query("attempt_clear_backoff")
+	qRetriesNext         = query("retries_next")
+	qRetriesDue          = query("retries_due")
 	qTriggerDetail       = query("trigger_detail")
 	qLedgerOfTrigger     = query("ledger_of_trigger")
 	qAuditOfTrigger      = query("schedule_audit_of_trigger")
@@ -204,7 +209,7 @@ var readQueries = []string{
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,
-	qRetentionEstimate, qRetentionLogsRunning, qMonitorBacklog, qMonitorRunState,
+	qRetentionEstimate, qRetentionLogsRunning, qMonitorBacklog, qMonitorRunState, qRetriesNext,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -220,6 +225,7 @@ var writeQueries = []string{
 	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
+	qAttemptRetryFacts, qAttemptRetryInsert, qAttemptClearBackoff, qRetriesDue,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,

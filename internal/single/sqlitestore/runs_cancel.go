@@ -11,8 +11,9 @@ import (
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
-// CancelRun cancels a queued run at once: its claimed attempt and the run
-// become cancelled, with event run.cancelled, in one transaction under the
+// CancelRun cancels a queued run, or one waiting to retry, at once: its
+// claimed attempt (for a retry, the next one, which then never starts) and
+// the run become cancelled, with event run.cancelled, in one transaction under the
 // write lock, so a dispatcher that reads the attempt later finds it taken.
 // A running run gets a cancel intent (event run.cancel_requested, once):
 // the executor that runs it stops its command at its next poll and records
@@ -54,7 +55,7 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor strin
 	switch {
 	case state.Terminal():
 		return run.CancelEffect{}, nil
-	case !attemptID.Valid || (state != run.Queued && state != run.Running && state != run.Lost):
+	case !attemptID.Valid || (state != run.Queued && state != run.RetryWait && state != run.Running && state != run.Lost):
 		return run.CancelEffect{}, qlerror.New(qlerror.FailedPrecondition,
 			"run %s is %s and has no attempt to stop; try again in a moment", runID, state).Because(run.RefusalNothingToStop)
 	}

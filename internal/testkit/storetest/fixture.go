@@ -93,7 +93,7 @@ type Fixture struct {
 	UserAuth account.Authenticator
 	// Outbox is the adapter's notification outbox.
 	Outbox notify.Outbox
-	// Finish ends the only live attempt of a queued Run with end
+	// Finish ends the latest attempt of a queued Run with end
 	// (succeeded, failed, timed_out or lost) through the adapter's own
 	// finishing path: the executor's result or recovery on SQLite, a
 	// worker's completion or the lease sweep on PostgreSQL. It returns the
@@ -107,6 +107,11 @@ type Fixture struct {
 	// what Finish does; an adapter may refuse the repeat (an attempt
 	// already ended) rather than answer it.
 	FinishAgain func(ctx context.Context, runID string) (finished run.State, err error)
+	// RequeueRetries queues the Runs waiting to retry whose backoff has
+	// passed, through the adapter's own path: the lease sweep on
+	// PostgreSQL, the dispatcher's requeue on SQLite. It returns how many
+	// it queued.
+	RequeueRetries func(ctx context.Context) (requeued int, err error)
 	// FinishWithOutput is Finish after the attempt wrote output to its
 	// log: by the executor's log file on SQLite, a worker's log requests
 	// on PostgreSQL.

@@ -1,0 +1,274 @@
+package storetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+)
+
+// RunRetry runs the retry policy's contract against an adapter: an
+// attempt that ends in an outcome the policy lists, with attempts left,
+// keeps its end while its Run waits out the backoff in retry_wait; after
+// it, the Run is queued again with Attempt N + 1, and the last attempt's
+// end finishes the Run. The states, events and attempt numbers are the
+// same on every store; a Run waiting to retry is unfinished (for the
+// overlap policies) and a cancel ends it at once.
+func RunRetry(t *testing.T, newFixture Factory) {
+	tests := map[string]func(*testing.T, Fixture){
+		"AFailedAttemptIsRetriedAfterItsBackoffUpToMaxAttempts":  testRetryUpToMaxAttempts,
+		"ALostAttemptIsRetriedAndAnOutcomeNotListedEndsTheRun":   testRetryOnlyListedOutcomes,
+		"ACancelOfARunWaitingToRetryCancelsItsNextAttempt":       testRetryWaitCancelled,
+		"ARunWaitingToRetryIsUnfinishedForTheOverlapPolicies":    testRetryWaitUnfinished,
+		"ALaterOccurrenceUnderCancelPreviousCancelsARetryingRun": testRetryWaitCancelledByLaterOccurrence,
+	}
+	for name, fn := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newFixture(t))
+		})
+	}
+}
+
+// retryBackoff is short, as the database's clock is waited for on
+// PostgreSQL.
+const retryBackoff = 300 * time.Millisecond
+
+// retryDefs publishes project name with a task under policy and a quiet
+// trigger under overlap, and initialises its schedule row.
+func retryDefs(t *testing.T, f Fixture, name string, policy task.RetryPolicy, overlap trigger.OverlapPolicy) defs {
+	t.Helper()
+	p := newProject(t, f, name)
+	spec := commandSpec("job", true)
+	spec.Command.Retry = policy
+	tk := publishTask(t, f, p.ID, ids.New(), 0, spec)
+	c := quietCron(t, f)
+	c.Overlap = overlap
+	tg := publishTrigger(t, f, p.ID, ids.New(), tk, 0, trigger.Spec{Name: "tick", Enabled: true, Cron: c})
+	initialise(t, f)
+	return defs{Project: p, Task: tk, Trigger: tg}
+}
+
+// retryStep is one of a Run's events that says how its attempts went:
+// the event's name, the attempt it names and, for run.retry_wait, the
+// next one.
+type retryStep struct {
+	Name        string
+	Attempt     int64
+	NextAttempt int64
+}
+
+// retrySteps are the Run's events ending an attempt or queueing one
+// after a backoff, in order: the part of its history both stores write
+// alike (the steps of a start differ: a worker's grant on the cluster).
+func retrySteps(t *testing.T, d run.Detail) []retryStep {
+	t.Helper()
+	var out []retryStep
+	for _, e := range d.Events {
+		var p struct {
+			Attempt     int64  `json:"attempt"`
+			NextAttempt int64  `json:"nextAttempt"`
+			Reason      string `json:"reason"`
+		}
+		if err := json.Unmarshal([]byte(e.Payload), &p); err != nil {
+			t.Fatalf("event %s payload %s: %v", e.Name, e.Payload, err)
+		}
+		switch e.Name {
+		case run.EventRetryWait, run.EventFailed, run.EventTimedOut, run.EventLost, run.EventSucceeded:
+		case run.EventQueued:
+			if p.Reason != "retry" {
+				continue
+			}
+		default:
+			continue
+		}
+		out = append(out, retryStep{Name: e.Name, Attempt: p.Attempt, NextAttempt: p.NextAttempt})
+	}
+	return out
+}
+
+// attemptStates is each attempt's number and state, in order.
+func attemptStates(d run.Detail) []string {
+	var out []string
+	for _, a := range d.Attempts {
+		out = append(out, fmt.Sprintf("%d %s", a.Number, a.State))
+	}
+	return out
+}
+
+func runDetail(t *testing.T, f Fixture, id string) run.Detail {
+	t.Helper()
+	d, err := f.Runs.RunGet(t.Context(), id)
+	if err != nil {
+		t.Fatalf("read run %s: %v", id, err)
+	}
+	return d
+}
+
+func requeue(t *testing.T, f Fixture, want int) {
+	t.Helper()
+	n, err := f.RequeueRetries(t.Context())
+	if err != nil || n != want {
+		t.Fatalf("requeue: %d Runs, %v; want %d", n, err, want)
+	}
+}
+
+// Three failures under {maxAttempts: 3, on: [failed]}: the first two are
+// retried, each after its backoff and not before, the third finishes the
+// Run failed.
+func testRetryUpToMaxAttempts(t *testing.T, f Fixture) {
+	d := retryDefs(t, f, "retry-failed", task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnFailed}}, trigger.OverlapAllow)
+	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+	for n := 1; n <= 3; n++ {
+		before, err := f.NowMs(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		finished, err := f.Finish(t.Context(), id, run.AttemptFailed)
+		if n == 3 {
+			if err != nil || finished != run.Failed {
+				t.Fatalf("attempt 3 failed: reports %q, %v; want the Run finished failed", finished, err)
+			}
+			break
+		}
+		if err != nil || finished != "" {
+			t.Fatalf("attempt %d failed: reports %q, %v; want no finish (a retry follows)", n, finished, err)
+		}
+		rd := runDetail(t, f, id)
+		if rd.Run.State != run.RetryWait || rd.Run.FinishedAtMs != nil {
+			t.Fatalf("after attempt %d failed the Run is %s (finished at %v), want retry_wait and unfinished", n, rd.Run.State, rd.Run.FinishedAtMs)
+		}
+		last := rd.Events[len(rd.Events)-1]
+		var p struct {
+			AvailableAtMs int64  `json:"availableAtMs"`
+			Outcome       string `json:"outcome"`
+		}
+		if err := json.Unmarshal([]byte(last.Payload), &p); err != nil || last.Name != run.EventRetryWait || p.Outcome != string(run.AttemptFailed) ||
+			p.AvailableAtMs < before+retryBackoff.Milliseconds() || p.AvailableAtMs > last.CreatedAtMs+retryBackoff.Milliseconds() {
+			t.Fatalf("last event %s %s (%v); want run.retry_wait of a failed attempt, the next one available a backoff after the end", last.Name, last.Payload, err)
+		}
+		requeue(t, f, 0)
+		if r := runByID(t, f, id); r.State != run.RetryWait {
+			t.Fatalf("inside the backoff the Run is %s, want retry_wait", r.State)
+		}
+		f.Elapse(retryBackoff + 50*time.Millisecond)
+		requeue(t, f, 1)
+		if r := runByID(t, f, id); r.State != run.Queued {
+			t.Fatalf("after the backoff the Run is %s, want queued", r.State)
+		}
+		requeue(t, f, 0)
+	}
+	rd := runDetail(t, f, id)
+	if got, want := attemptStates(rd), []string{"1 failed", "2 failed", "3 failed"}; !slices.Equal(got, want) {
+		t.Fatalf("attempts %v, want %v", got, want)
+	}
+	want := []retryStep{
+		{run.EventRetryWait, 1, 2}, {run.EventQueued, 2, 0},
+		{run.EventRetryWait, 2, 3}, {run.EventQueued, 3, 0},
+		{run.EventFailed, 3, 0},
+	}
+	if got := retrySteps(t, rd); !slices.Equal(got, want) {
+		t.Fatalf("steps %+v, want %+v", got, want)
+	}
+	if rd.Run.State != run.Failed || rd.Run.FinishedAtMs == nil {
+		t.Fatalf("the Run is %s (finished at %v), want failed", rd.Run.State, rd.Run.FinishedAtMs)
+	}
+}
+
+// Under the default on: [lost], a lost attempt is retried; the next one
+// timing out is not listed and ends the Run timed out with attempts left.
+func testRetryOnlyListedOutcomes(t *testing.T, f Fixture) {
+	d := retryDefs(t, f, "retry-lost", task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnLost}}, trigger.OverlapAllow)
+	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+	if finished, err := f.Finish(t.Context(), id, run.AttemptLost); err != nil || finished != "" {
+		t.Fatalf("attempt 1 lost: reports %q, %v; want no finish (a retry follows)", finished, err)
+	}
+	if r := runByID(t, f, id); r.State != run.RetryWait {
+		t.Fatalf("after the lost attempt the Run is %s, want retry_wait", r.State)
+	}
+	f.Elapse(retryBackoff + 50*time.Millisecond)
+	requeue(t, f, 1)
+	if finished, err := f.Finish(t.Context(), id, run.AttemptTimedOut); err != nil || finished != run.TimedOut {
+		t.Fatalf("attempt 2 timed out: reports %q, %v; want the Run finished timed_out", finished, err)
+	}
+	rd := runDetail(t, f, id)
+	if got, want := attemptStates(rd), []string{"1 lost", "2 timed_out"}; !slices.Equal(got, want) {
+		t.Fatalf("attempts %v, want %v", got, want)
+	}
+	want := []retryStep{{run.EventRetryWait, 1, 2}, {run.EventQueued, 2, 0}, {run.EventTimedOut, 2, 0}}
+	if got := retrySteps(t, rd); !slices.Equal(got, want) {
+		t.Fatalf("steps %+v, want %+v", got, want)
+	}
+}
+
+// A cancel of a Run waiting to retry ends it at once, reported finished,
+// with its next attempt cancelled unstarted; nothing is queued after the
+// backoff.
+func testRetryWaitCancelled(t *testing.T, f Fixture) {
+	d := retryDefs(t, f, "retry-cancel", task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnFailed}}, trigger.OverlapAllow)
+	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+	if _, err := f.Finish(t.Context(), id, run.AttemptFailed); err != nil {
+		t.Fatal(err)
+	}
+	r, eff, err := f.Cancel(t.Context(), id, "test")
+	if err != nil || r.State != run.Cancelled || !eff.Finished {
+		t.Fatalf("cancel of a Run waiting to retry: %s, effect %+v, %v; want it cancelled by this call", r.State, eff, err)
+	}
+	f.Elapse(retryBackoff + 50*time.Millisecond)
+	requeue(t, f, 0)
+	rd := runDetail(t, f, id)
+	if got, want := attemptStates(rd), []string{"1 failed", "2 cancelled"}; !slices.Equal(got, want) || rd.Run.State != run.Cancelled {
+		t.Fatalf("Run %s with attempts %v, want cancelled with %v", rd.Run.State, got, want)
+	}
+}
+
+// Under overlap skip, the next occurrence is passed over while the Run
+// waits to retry; once it has finished, the next is admitted.
+func testRetryWaitUnfinished(t *testing.T, f Fixture) {
+	d := retryDefs(t, f, "retry-skip", task.RetryPolicy{MaxAttempts: 2, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnFailed}}, trigger.OverlapSkip)
+	id := d.Trigger.TriggerID
+	first, res := admitDue(t, f, id)
+	if res.Outcome != schedule.Admitted {
+		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
+	}
+	if _, err := f.Finish(t.Context(), first.RunID, run.AttemptFailed); err != nil {
+		t.Fatal(err)
+	}
+	if _, res := admitDue(t, f, id); res.Outcome != schedule.Skipped {
+		t.Fatalf("admission while the earlier Run waits to retry: %s (%s), want skipped", res.Outcome, res.Reason)
+	}
+	f.Elapse(retryBackoff + 50*time.Millisecond)
+	requeue(t, f, 1)
+	if finished, err := f.Finish(t.Context(), first.RunID, run.AttemptSucceeded); err != nil || finished != run.Succeeded {
+		t.Fatalf("attempt 2 succeeded: reports %q, %v", finished, err)
+	}
+	if _, res := admitDue(t, f, id); res.Outcome != schedule.Admitted {
+		t.Fatalf("admission after the retried Run succeeded: %s (%s), want admitted", res.Outcome, res.Reason)
+	}
+}
+
+// Under overlap cancel_previous, an occurrence admitted while the earlier
+// Run waits to retry cancels it, its next attempt unstarted.
+func testRetryWaitCancelledByLaterOccurrence(t *testing.T, f Fixture) {
+	d := retryDefs(t, f, "retry-cancel-previous", task.RetryPolicy{MaxAttempts: 2, BackoffMs: time.Hour.Milliseconds(), On: []string{task.RetryOnFailed}},
+		trigger.OverlapCancelPrevious)
+	id := d.Trigger.TriggerID
+	first, _ := admitDue(t, f, id)
+	if _, err := f.Finish(t.Context(), first.RunID, run.AttemptFailed); err != nil {
+		t.Fatal(err)
+	}
+	if _, res := admitDue(t, f, id); res.Outcome != schedule.Admitted {
+		t.Fatalf("admission while the earlier Run waits to retry: %s (%s), want admitted", res.Outcome, res.Reason)
+	}
+	rd := runDetail(t, f, first.RunID)
+	if got, want := attemptStates(rd), []string{"1 failed", "2 cancelled"}; !slices.Equal(got, want) || rd.Run.State != run.Cancelled {
+		t.Fatalf("earlier Run %s with attempts %v, want cancelled with %v", rd.Run.State, got, want)
+	}
+}
