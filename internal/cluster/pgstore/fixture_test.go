@@ -95,9 +95,9 @@ func (s *store) fixture() storetest.Fixture {
 			res, err := s.runtime.SweepLeases(ctx, 10)
 			return res.Requeued, err
 		},
-		SeedFinished:     s.seedFinished,
-		SeedLost:         s.seedLost,
-		Backdate:         s.backdate,
+		SeedFinished: s.seedFinished,
+		SeedLost:     s.seedLost,
+		Backdate:     s.backdate,
 		BackdateNotification: func(ctx context.Context, id string, d time.Duration) error {
 			return s.tamper(ctx, `UPDATE qinglong.notification_outbox SET created_at_ms = created_at_ms - $2, updated_at_ms = updated_at_ms - $2,
 				next_attempt_at_ms = next_attempt_at_ms - $2, delivered_at_ms = delivered_at_ms - $2 WHERE id = $1`, id, d.Milliseconds())
