@@ -111,8 +111,8 @@ func TestWhatQlEdgePrintsNamesNoClusterReplicaWorkerOrQlCommand(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{[]string{"apply", "-f", defs, "--data-dir", dir, "--dry-run"}, clusterWords, 0, "note: retry and placement are stored but not acted on"},
-		{[]string{"apply", "-f", defs, "--data-dir", dir}, clusterWords, 0, "note: retry and placement are stored but not acted on"},
+		{[]string{"apply", "-f", defs, "--data-dir", dir, "--dry-run"}, clusterWords, 0, "note: placement is stored but not acted on"},
+		{[]string{"apply", "-f", defs, "--data-dir", dir}, clusterWords, 0, "note: placement is stored but not acted on"},
 		{[]string{"runs", "list", "--db", "postgres://db/ql"}, givenPostgres, 2, "use the full ql binary for that database, or --data-dir DIR"},
 		{[]string{"runs", "list", "--data-dir", "postgres://db/ql"}, givenPostgres, 2, "use the full ql binary for that database"},
 		{[]string{"runs", "list", "--data-dir", dir, "--api-url", "http://127.0.0.1:1"}, clusterWords, 2, "give --api-url (a server's API) or --data-dir (the database), not both"},

@@ -24,8 +24,8 @@ type NoteReason string
 
 // The notes a file can get. Each names the params its items carry.
 const (
-	// NotePlacementIgnored is tasks setting retry or placement on a
-	// profile that runs every Run once on its own machine: name.
+	// NotePlacementIgnored is tasks setting placement on a profile that
+	// runs every Run on its own machine: name.
 	NotePlacementIgnored NoteReason = "defs_note_placement_ignored"
 	// NoteJitterPastPeriod is triggers whose jitter is longer than the
 	// time between two of their occurrences: name, jitter, period.
@@ -117,7 +117,7 @@ var secretsCauseEnglish = map[process.SecretsCause]string{
 // binary: ql-edge, which has none of them, prints and serves these notes
 // too.
 var noteEnglish = map[NoteReason]string{
-	NotePlacementIgnored: "retry and placement are stored but not acted on: this single-node server runs every Run once, on its own machine, and never retries one (tasks: %s)",
+	NotePlacementIgnored: "placement is stored but not acted on: this single-node server runs every Run on its own machine (tasks: %s)",
 	NoteJitterPastPeriod: "a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)",
 	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +
@@ -143,14 +143,14 @@ func capped(r NoteReason, items []map[string]string) (Note, bool) {
 	return n, true
 }
 
-// PlacementNote is the note of doc's tasks that set retry or placement,
-// for a profile that stores them but does not act on them (every Run runs
-// once, on the server's machine): the operator should not believe a Run
-// will be retried or placed when it will not.
+// PlacementNote is the note of doc's tasks that set placement, for a
+// profile that stores it but does not act on it (every Run runs on the
+// server's machine): the operator should not believe a Run will be placed
+// when it will not. Retry is not noted: every profile acts on it.
 func PlacementNote(doc *Document) (Note, bool) {
 	var items []map[string]string
 	for _, t := range doc.Tasks {
-		if !t.Spec.Command.Retry.IsZero() || !t.Spec.Command.Placement.IsZero() {
+		if !t.Spec.Command.Placement.IsZero() {
 			items = append(items, map[string]string{"name": t.Spec.Name})
 		}
 	}
@@ -293,8 +293,8 @@ func named(names []string) []map[string]string {
 // NoteScope is what the caller of Notes knows of where the file is
 // applied.
 type NoteScope struct {
-	// RunsHere is a profile that runs every Run once on its own machine
-	// (standalone, edge): retry and placement are stored, not acted on.
+	// RunsHere is a profile that runs every Run on its own machine
+	// (standalone, edge): placement is stored, not acted on.
 	RunsHere bool
 	NowMs    int64
 	// MissingSecrets reads the secrets file of the machine that runs the

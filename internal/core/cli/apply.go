@@ -74,19 +74,20 @@ func applyCommand(opts Options) *cobra.Command {
 	return c
 }
 
-// applyLong is apply's help; retry and placement are cluster settings, so
-// the edge binary's help only says it stores them.
+// applyLong is apply's help; placement is a cluster setting, so the edge
+// binary's help only says it stores it.
 func applyLong(opts Options) string {
-	retry := `retry and placement act only where remote workers run commands (` + opts.Binary + ` serve with workers):
-single-node profiles store them with the task and print a note, but run every Run
-once on this machine.`
+	retry := `retry runs a Run's command again after the outcomes it names, on every profile;
+placement acts only where remote workers run commands (` + opts.Binary + ` serve with workers):
+single-node profiles store it with the task and print a note, but run every Run on
+this machine.`
 	refusal := "A server whose database role may not publish"
 	example := `
-      retry: {maxAttempts: 3, backoff: 10s, on: [lost]}   # workers only
+      retry: {maxAttempts: 3, backoff: 10s, on: [lost]}
       placement: {labels: {region: eu}}                   # workers only`
 	if opts.OpenPostgres == nil {
-		retry = `retry and placement are stored with the task, with a note: ` + opts.Binary + ` runs every Run
-once, on this machine.`
+		retry = `retry runs a Run's command again after the outcomes it names; placement is stored with
+the task, with a note: ` + opts.Binary + ` runs every Run on this machine.`
 		refusal = "A server that may not publish"
 		example = ""
 	}

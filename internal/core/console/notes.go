@@ -28,7 +28,7 @@ type noteWords struct{ sentence, item string }
 var notes = map[string]noteLanguage{
 	"zh": {sep: "、", more: "，另有 %d 个", sentences: map[apply.NoteReason]noteWords{
 		apply.NotePlacementIgnored: {
-			sentence: "重试（retry）和放置（placement）会被保存，但不会生效：此单节点服务器在本机把每次运行执行一次，不会重试（任务：{items}）。",
+			sentence: "放置（placement）会被保存，但不会生效：此单节点服务器在本机执行每次运行（任务：{items}）。",
 			item:     "{name}"},
 		apply.NoteJitterPastPeriod: {
 			sentence: "抖动（jitter）长于两次发生之间的间隔时，后一次发生会在前一次被接纳之前到期，并像错过的发生一样处理（fire_once 将其合并，skip 将其跳过），" +

@@ -38,7 +38,7 @@ func TestEveryNoteOfAValidFileReadsWholeInChinese(t *testing.T) {
 	t.Parallel()
 	var tasks, triggers strings.Builder
 	for _, n := range []string{"t1", "t2", "t3", "t4"} {
-		tasks.WriteString("  - {name: " + n + ", script: echo, retry: {maxAttempts: 2}, env: {A: {secret: api_token}}}\n")
+		tasks.WriteString("  - {name: " + n + ", script: echo, placement: {labels: {region: eu}}, env: {A: {secret: api_token}}}\n")
 		triggers.WriteString("  - {name: " + n + ", task: t1, cron: '*/10 * * * * *', timezone: UTC, jitter: 30s}\n")
 	}
 	var channels strings.Builder

@@ -175,7 +175,7 @@ func TestTheDefinitionsPageSuggestsNoProjectNameThatWouldBeRefused(t *testing.T)
 // three things of: its task sets retry (which a single node stores but
 // never acts on), its trigger's jitter is longer than its period, and it
 // names a secret (api_token) besides one the secrets file defines.
-const notedFile = "project: shop\ntasks:\n  - name: report\n    script: echo\n    retry: {maxAttempts: 3}\n" +
+const notedFile = "project: shop\ntasks:\n  - name: report\n    script: echo\n    placement: {labels: {region: eu}}\n" +
 	"    env: {TOKEN: {secret: api_token}, KEY: {secret: defined_key}}\n" +
 	"triggers:\n  - name: nightly\n    task: report\n    cron: '*/10 * * * * *'\n    timezone: UTC\n    jitter: 30s\n"
 
@@ -191,8 +191,8 @@ func defNotes(page string) string {
 
 // The preview and the result of an apply note, in the page's language,
 // what a valid file does that its author likely does not expect, as `ql
-// apply` does: on this single-node server retry is stored but never acted
-// on, a jitter past the cron's period, and the secrets its secrets file
+// apply` does: on this single-node server placement is stored but never
+// acted on, a jitter past the cron's period, and the secrets its secrets file
 // does not define (only those). The English page says `ql apply`'s words.
 func TestTheDefinitionsPageNotesWhatAValidFileWillNotDoInThePagesLanguage(t *testing.T) {
 	t.Parallel()
@@ -202,9 +202,9 @@ func TestTheDefinitionsPageNotesWhatAValidFileWillNotDoInThePagesLanguage(t *tes
 	}
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	zh := []string{"重试（retry）和放置（placement）会被保存，但不会生效", "（任务：report）",
+	zh := []string{"放置（placement）会被保存，但不会生效", "（任务：report）",
 		"请让抖动短于 cron 的周期（触发器：nightly（抖动 30s，两次发生相隔 10s））", "还没有定义 api_token："}
-	en := []string{"retry and placement are stored but not acted on", "keep jitter below the cron&#39;s period (triggers: nightly (jitter 30s, 10s between occurrences))",
+	en := []string{"placement is stored but not acted on", "keep jitter below the cron&#39;s period (triggers: nightly (jitter 30s, 10s between occurrences))",
 		"does not define api_token yet"}
 	for _, step := range []string{"/definitions/preview", "/definitions/apply"} {
 		form := url.Values{"csrf": {csrf}, "yaml": {notedFile}}

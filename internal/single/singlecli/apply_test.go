@@ -117,10 +117,10 @@ func TestTheFirstApplyMakesAMissingDataDirectory(t *testing.T) {
 	}
 }
 
-// Single-node profiles store retry and placement but do not act on them:
-// apply says so in one line, still succeeds, and a file without them gets
-// no note.
-func TestApplyNotesThatSingleNodeIgnoresRetryAndPlacement(t *testing.T) {
+// Single-node profiles store placement but do not act on it: apply says so
+// in one line, still succeeds, and a file without it gets no note — nor
+// one with retry alone, which a single node acts on.
+func TestApplyNotesThatSingleNodeIgnoresPlacementNotRetry(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
 	withRetry := strings.Replace(goodFile, "    script: echo hello\n",
@@ -129,16 +129,21 @@ func TestApplyNotesThatSingleNodeIgnoresRetryAndPlacement(t *testing.T) {
 	if code != 0 || strings.Count(out, "created") != 3 {
 		t.Fatalf("apply with retry and placement: %d %q %q; want it applied", code, out, errOut)
 	}
-	if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "note: retry and placement are stored but not acted on") || !strings.Contains(errOut, "(tasks: hello)") {
+	if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "note: placement is stored but not acted on") || !strings.Contains(errOut, "(tasks: hello)") {
 		t.Fatalf("stderr %q; want one note naming the task", errOut)
 	}
 	code, out, errOut = ql(t, "apply", "--dry-run", "-f", filepath.Join(dir, "retry.yaml"), "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "task hello: unchanged") || !strings.Contains(errOut, "note: retry and placement") {
+	if code != 0 || !strings.Contains(out, "task hello: unchanged") || !strings.Contains(errOut, "note: placement is stored") {
 		t.Fatalf("dry run: %d %q %q; want unchanged and the note", code, out, errOut)
 	}
 	plain := t.TempDir()
 	if code, _, errOut := ql(t, "apply", "-f", writeFile(t, plain, "defs.yaml", goodFile), "--data-dir", plain); code != 0 || errOut != "" {
-		t.Fatalf("apply without retry: %d, stderr %q; want no note", code, errOut)
+		t.Fatalf("apply without placement: %d, stderr %q; want no note", code, errOut)
+	}
+	onlyRetry := strings.Replace(goodFile, "    script: echo hello\n", "    script: echo hello\n    retry: {maxAttempts: 3, backoff: 10s, on: [failed]}\n", 1)
+	retrying := t.TempDir()
+	if code, _, errOut := ql(t, "apply", "-f", writeFile(t, retrying, "defs.yaml", onlyRetry), "--data-dir", retrying); code != 0 || errOut != "" {
+		t.Fatalf("apply with retry alone: %d, stderr %q; want no note: a single node retries", code, errOut)
 	}
 }
 
@@ -204,8 +209,8 @@ tasks:
 	}
 }
 
-// notesFile sets off every note apply prints: five tasks with retry or
-// placement (three named, the rest counted), five triggers whose jitter is
+// notesFile sets off every note apply prints: five tasks with placement
+// (three named, the rest counted), five triggers whose jitter is
 // longer than their period (likewise) and three secrets the secrets file
 // does not define.
 const notesFile = `project: noted
@@ -215,11 +220,11 @@ notifications:
   rules:
     - {on: failed, channel: ops}
 tasks:
-  - {name: t1, script: echo, retry: {maxAttempts: 2}, env: {A: {secret: api_token}}}
+  - {name: t1, script: echo, placement: {labels: {region: eu}}, env: {A: {secret: api_token}}}
   - {name: t2, script: echo, placement: {labels: {region: eu}}}
-  - {name: t3, script: echo, retry: {maxAttempts: 2}, env: {B: {secret: db_pass}, C: {secret: api_token}}}
-  - {name: t4, script: echo, retry: {maxAttempts: 2}}
-  - {name: t5, script: echo, retry: {maxAttempts: 2}}
+  - {name: t3, script: echo, placement: {labels: {region: eu}}, env: {B: {secret: db_pass}, C: {secret: api_token}}}
+  - {name: t4, script: echo, placement: {labels: {region: eu}}}
+  - {name: t5, script: echo, placement: {labels: {region: eu}}}
 triggers:
   - {name: a, task: t1, cron: "*/10 * * * * *", timezone: UTC, jitter: 30s}
   - {name: b, task: t1, cron: "* * * * *", timezone: UTC, jitter: 2m}
@@ -231,7 +236,7 @@ triggers:
 // The lines `ql apply` prints on standard error for notesFile on a
 // single-node database without a secrets file.
 const (
-	notePlacement = "note: retry and placement are stored but not acted on: this single-node server runs every Run once, on its own machine, and never retries one (tasks: t1, t2, t3, and 2 more)\n"
+	notePlacement = "note: placement is stored but not acted on: this single-node server runs every Run on its own machine (tasks: t1, t2, t3, and 2 more)\n"
 	noteJitter    = "note: a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period " +
 		"(triggers: a (jitter 30s, 10s between occurrences), b (jitter 2m, 1m between occurrences), c (jitter 1h, 5s between occurrences), and 2 more)\n"
