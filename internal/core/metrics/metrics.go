@@ -152,13 +152,11 @@ func New(cfg Config) *Metrics {
 		cfg.Limit = schedule.MonitorLimit
 	}
 	// A single-node server's help says only what it does: ql-edge, which
-	// serves these metrics too, has no cluster, workers or retries to
-	// speak of.
+	// serves these metrics too, has no cluster or workers to speak of.
 	lostHelp := "Attempts this server found lost: the server that ran them stopped unexpectedly, and its next start found them."
-	retriedHelp := "Attempts this server gave a next attempt under their task's retry policy: always 0 on a single-node server, which runs every Run once."
+	retriedHelp := "Attempts this server gave a next attempt under their task's retry policy."
 	if cfg.Profile == ProfileCluster {
 		lostHelp = "Attempts this server found lost: their worker's lease passed."
-		retriedHelp = "Attempts this server gave a next attempt under their task's retry policy."
 	}
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),

@@ -29,8 +29,8 @@ const (
 	MaxRetryBackoffMs = int64(24 * 3600 * 1000)
 )
 
-// RetryPolicy says whether a cluster Run gets another Attempt after one
-// ended: at most MaxAttempts attempts in all, each next one BackoffMs after
+// RetryPolicy says whether a Run gets another Attempt after one ended, on
+// every profile: at most MaxAttempts attempts in all, each next one BackoffMs after
 // the previous ended, and only after the outcomes in On. The zero value
 // means no retry. It is part of the command, so of the execution revision
 // and its digest: a Run keeps the policy it was admitted with.

@@ -4,16 +4,17 @@
 //
 // Attempt lifecycle (each arrow is one transaction in the store):
 //
-//	claimed ──AttemptStart──► starting ──AttemptRunning──► running ──AttemptFinish──► succeeded | failed | timed_out | cancelled
-//	   │  (run queued → running,           (attempt.started,           (run.<result>)
-//	   │   run.running; one owner wins)     pid recorded)
+//	claimed ──AttemptStart──► starting ──AttemptRunning──► running ──AttemptFinish──► succeeded | failed | timed_out | cancelled | lost
+//	   │  (run queued → running,           (attempt.started,           (run.<result>, or run.retry_wait with
+//	   │   run.running; one owner wins)     pid recorded)               Attempt N + 1 when the retry policy allows)
 //	   └─ never started: stays claimed, picked up by the next dispatcher round (also after a restart)
-//	starting | running ──(owner process died)──► lost   (run.lost, on the next server start; never re-run)
+//	starting | running ──(owner process died)──► lost   (on the next server start: run.lost, or run.retry_wait as above)
+//	retry_wait ──RetriesRequeue (backoff passed)──► queued   (run.queued, reason retry: Attempt N + 1 is picked up)
 //
 // Invariants:
 //   - The dispatcher is woken only after an admission commits (and polls on
-//     a cadence for work another process admitted); it starts at most
-//     Concurrency processes at once.
+//     a cadence for work another process admitted), and when the earliest
+//     retry backoff ends; it starts at most Concurrency processes at once.
 //   - Exactly one dispatcher starts an attempt: claimed → starting is a
 //     compare-and-swap in the store, safe across processes sharing a file.
 //   - Every executor instance holds an exclusive lock on its owner file for

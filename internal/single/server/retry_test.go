@@ -228,3 +228,44 @@ func TestARunWaitingToRetryAcrossARestartIsRetriedAtItsTime(t *testing.T) {
 		t.Fatalf("attempt 2 started %s after attempt 1 ended, want its %s backoff across the restart", gap, backoff)
 	}
 }
+
+// A command its server stopped is lost (server_stopped), and under retry
+// on [lost] its Run waits to retry rather than ending lost: the next start
+// runs it again.
+func TestACommandStoppedWithItsServerIsRetriedByTheNextStart(t *testing.T) {
+	t.Parallel()
+	dataDir := installedDir(t)
+	marker := filepath.Join(t.TempDir(), "first")
+	script := fmt.Sprintf(`if [ -e %[1]s ]; then echo again; exit 0; fi; touch %[1]s; exec sleep 300`, marker)
+	runID := admitRetrying(t, dataDir, script, task.RetryPolicy{MaxAttempts: 2, On: []string{task.RetryOnLost}})
+	cfg := Config{DataDir: dataDir, Cadence: time.Minute, StopTimeout: 2 * time.Second, Concurrency: 1, Logger: slog.New(slog.NewTextHandler(&lockedBuffer{}, nil))}
+	srv, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := observer(t, dataDir)
+	waitFor(t, "the first attempt to run", time.Minute, func() bool {
+		return count(t, db, `SELECT count(*) FROM attempts WHERE run_id = ? AND state = 'running'`, runID) == 1
+	})
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d := readRun(t, dataDir, runID)
+	if d.Run.State != run.RetryWait || len(d.Attempts) != 2 || d.Attempts[0].State != run.AttemptLost || d.Attempts[0].ErrorCode != "server_stopped" ||
+		d.Attempts[1].State != run.AttemptClaimed {
+		t.Fatalf("after the stop the Run is %s with attempts %+v; want retry_wait, attempt 1 lost (server_stopped) and attempt 2 claimed", d.Run.State, d.Attempts)
+	}
+	if srv, err = Start(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(context.Background()) //nolint:errcheck // stopped below; a failed test only needs it gone
+	waitFor(t, "the Run to finish", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM runs WHERE id = ? AND finished_at_ms IS NOT NULL`, runID) == 1
+	})
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := readRun(t, dataDir, runID); d.Run.State != run.Succeeded || len(d.Attempts) != 2 || d.Attempts[1].State != run.AttemptSucceeded {
+		t.Fatalf("the Run is %s with attempts %+v, want succeeded by attempt 2", d.Run.State, d.Attempts)
+	}
+}
