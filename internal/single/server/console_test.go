@@ -64,6 +64,13 @@ func startConsoleSiteRunning(t testing.TB, cron trigger.Cron, script string) *co
 // settings changed by configure.
 func startConsoleSiteConfigured(t testing.TB, cron trigger.Cron, script string, configure func(*Config)) *consoleSite {
 	t.Helper()
+	return startConsoleSiteCommand(t, cron, task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: script, TimeoutMs: time.Hour.Milliseconds()}, configure)
+}
+
+// startConsoleSiteCommand is startConsoleSiteConfigured with the task's
+// whole command.
+func startConsoleSiteCommand(t testing.TB, cron trigger.Cron, cmd task.Command, configure func(*Config)) *consoleSite {
+	t.Helper()
 	dir := installedDir(t)
 	b, err := OpenBackend(t.Context(), LayoutOf(dir).DB)
 	if err != nil {
@@ -73,8 +80,7 @@ func startConsoleSiteConfigured(t testing.TB, cron trigger.Cron, script string, 
 	if _, err := b.Store.ProjectSave(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	tk, _, err := b.Catalog.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "report", Enabled: true,
-		Command: task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: script, TimeoutMs: time.Hour.Milliseconds()}})
+	tk, _, err := b.Catalog.PublishTask(t.Context(), p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "report", Enabled: true, Command: cmd})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,18 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
@@ -267,5 +270,49 @@ func TestACommandStoppedWithItsServerIsRetriedByTheNextStart(t *testing.T) {
 	}
 	if d := readRun(t, dataDir, runID); d.Run.State != run.Succeeded || len(d.Attempts) != 2 || d.Attempts[1].State != run.AttemptSucceeded {
 		t.Fatalf("the Run is %s with attempts %+v, want succeeded by attempt 2", d.Run.State, d.Attempts)
+	}
+}
+
+// A Run waiting to retry reads as such everywhere on a standalone server:
+// the console's Run page says it waits to retry and lists both attempts,
+// the API's Run has both, the failed one with its exit code; and the
+// console's cancel ends it at once, its next attempt never started.
+func TestARunWaitingToRetryShowsEveryAttemptAndIsCancelledAtOnce(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSiteCommand(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
+		task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: "exit 3", TimeoutMs: time.Hour.Milliseconds(),
+			Retry: task.RetryPolicy{MaxAttempts: 2, BackoffMs: time.Hour.Milliseconds(), On: []string{task.RetryOnFailed}}}, func(*Config) {})
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	var page string
+	waitFor(t, "the Run to wait to retry", 15*time.Second, func() bool {
+		_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang=en", nil)
+		return strings.Contains(page, `data-state="retry_wait"`)
+	})
+	if !strings.Contains(page, "waiting to retry") || !strings.Contains(page, `?attempt=1#log`) || !strings.Contains(page, `?attempt=2#log`) ||
+		!strings.Contains(page, run.EventRetryWait) || !strings.Contains(page, `id="cancel"`) {
+		t.Fatalf("the Run page does not show a Run waiting to retry with both attempts and a cancel:\n%s", page)
+	}
+	status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs/"+id, site.tokens[apitoken.Read], nil)
+	var got struct {
+		Run      struct{ State string }
+		Attempts []struct {
+			Number   int64
+			State    string
+			ExitCode *int64
+		}
+	}
+	if err := json.Unmarshal(body, &got); err != nil || status != http.StatusOK {
+		t.Fatalf("GET the Run: %d %s (%v)", status, body, err)
+	}
+	if got.Run.State != "retry_wait" || len(got.Attempts) != 2 || got.Attempts[0].State != "failed" || got.Attempts[0].ExitCode == nil ||
+		*got.Attempts[0].ExitCode != 3 || got.Attempts[1].Number != 2 || got.Attempts[1].State != "claimed" {
+		t.Fatalf("the API's Run: %s; want retry_wait with attempt 1 failed (exit 3) and attempt 2 claimed", body)
+	}
+	site.cancel(t, c, csrf, id)
+	d := readRun(t, site.dir, id)
+	if d.Run.State != run.Cancelled || len(d.Attempts) != 2 || d.Attempts[1].State != run.AttemptCancelled || d.Attempts[1].StartedAtMs != nil {
+		t.Fatalf("after the cancel the Run is %s with attempts %+v; want cancelled, attempt 2 cancelled unstarted", d.Run.State, d.Attempts)
 	}
 }
