@@ -20,6 +20,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+	"github.com/qinglong/qinglong/internal/testkit/metricstest"
 	"github.com/qinglong/qinglong/internal/testkit/storetest"
 )
 
@@ -82,7 +83,7 @@ func TestARetriedCommandRunsAgainAfterItsBackoffUntilItSucceeds(t *testing.T) {
 	script := fmt.Sprintf(`n=$(cat %[1]s 2>/dev/null || echo 0); n=$((n+1)); echo $n > %[1]s; echo "attempt $n"; [ "$n" -ge 3 ]`, counter)
 	runID := admitRetrying(t, dataDir, script, task.RetryPolicy{MaxAttempts: 3, BackoffMs: 1000, On: []string{task.RetryOnFailed}})
 	logs := &lockedBuffer{}
-	srv, err := Start(t.Context(), Config{DataDir: dataDir, Cadence: time.Minute, StopTimeout: 4 * time.Second, Concurrency: 1,
+	srv, err := Start(t.Context(), Config{DataDir: dataDir, MetricsAddr: "127.0.0.1:0", Cadence: time.Minute, StopTimeout: 4 * time.Second, Concurrency: 1,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +93,15 @@ func TestARetriedCommandRunsAgainAfterItsBackoffUntilItSucceeds(t *testing.T) {
 	waitFor(t, "the Run to finish", 30*time.Second, func() bool {
 		return count(t, db, `SELECT count(*) FROM runs WHERE id = ? AND finished_at_ms IS NOT NULL`, runID) == 1
 	})
+	// The finish is counted once its result is recorded, just after the
+	// commit the wait saw.
+	waitFor(t, "the Run counted finished", 10*time.Second, func() bool {
+		return metricstest.Scrape(t, "http://"+srv.MetricsAddr()+"/metrics").Value(t, "qinglong_runs_finished_total", "outcome", "succeeded") == 1
+	})
+	m := metricstest.Scrape(t, "http://"+srv.MetricsAddr()+"/metrics")
+	if retried, failed := m.Value(t, "qinglong_attempts_retried_total"), m.Value(t, "qinglong_runs_finished_total", "outcome", "failed"); retried != 2 || failed != 0 {
+		t.Fatalf("metrics: %g attempts retried, %g Runs finished failed; want 2 and 0: a retried attempt does not finish its Run", retried, failed)
+	}
 	if err := srv.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
