@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -28,6 +29,7 @@ func RunRetry(t *testing.T, newFixture Factory) {
 		"ACancelOfARunWaitingToRetryCancelsItsNextAttempt":       testRetryWaitCancelled,
 		"ARunWaitingToRetryIsUnfinishedForTheOverlapPolicies":    testRetryWaitUnfinished,
 		"ALaterOccurrenceUnderCancelPreviousCancelsARetryingRun": testRetryWaitCancelledByLaterOccurrence,
+		"OnlyTheAttemptThatFinishesTheRunNotifies":               testRetriedAttemptsNotifyNothing,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -270,5 +272,39 @@ func testRetryWaitCancelledByLaterOccurrence(t *testing.T, f Fixture) {
 	rd := runDetail(t, f, first.RunID)
 	if got, want := attemptStates(rd), []string{"1 failed", "2 cancelled"}; !slices.Equal(got, want) || rd.Run.State != run.Cancelled {
 		t.Fatalf("earlier Run %s with attempts %v, want cancelled with %v", rd.Run.State, got, want)
+	}
+}
+
+// Rules on failed, lost and two failures in a row see nothing of the
+// attempts that are retried — a failed one, a lost one — and only the
+// last attempt's failure, which finishes the Run: one failed Run, one row.
+func testRetriedAttemptsNotifyNothing(t *testing.T, f Fixture) {
+	p := newProject(t, f, "retry-notify")
+	spec := commandSpec("job", true)
+	spec.Command.Retry = task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnFailed, task.RetryOnLost}}
+	tk := publishTask(t, f, p.ID, ids.New(), 0, spec)
+	tg := publishTrigger(t, f, p.ID, ids.New(), tk, 0, trigger.Spec{Name: "tick", Enabled: true, Cron: quietCron(t, f)})
+	d := defs{Project: p, Task: tk, Trigger: tg}
+	saveNotifications(t, f, &d, notify.Spec{Channels: []notify.Channel{hook}, Rules: []notify.Rule{
+		{On: notify.OnFailed, Channel: "ops"}, {On: notify.OnLost, Channel: "ops"}, {On: notify.OnConsecutiveFailures, Channel: "ops", Count: 2},
+	}})
+	initialise(t, f)
+	id := admitNow(t, f, tg.TriggerID, 1_000)
+	for _, end := range []run.AttemptState{run.AttemptFailed, run.AttemptLost} {
+		if finished, err := f.Finish(t.Context(), id, end); err != nil || finished != "" {
+			t.Fatalf("attempt %s: reports %q, %v; want a retry", end, finished, err)
+		}
+		if ms := outbox(t, f); len(ms) != 0 {
+			t.Fatalf("a retried %s attempt wrote %d notifications, want none", end, len(ms))
+		}
+		f.Elapse(retryBackoff + 50*time.Millisecond)
+		requeue(t, f, 1)
+	}
+	if finished, err := f.Finish(t.Context(), id, run.AttemptFailed); err != nil || finished != run.Failed {
+		t.Fatalf("attempt 3: reports %q, %v; want the Run finished failed", finished, err)
+	}
+	ms := outbox(t, f)
+	if len(ms) != 1 || ms[0].RunID != id || ms[0].Event != notify.OnFailed {
+		t.Fatalf("outbox %+v; want one row, the Run's failure", ms)
 	}
 }
