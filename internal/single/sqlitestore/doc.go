@@ -47,8 +47,11 @@
 // A Run finishes (run.Finishes) in one transitionRun under its version:
 // the executor's result (AttemptFinish), the recovery of a dead owner
 // (AttemptsLose), a cancel of a Run that had not started (CancelRun, and
-// cancel_previous in a commit or a manual admission). Each reports the Runs
-// it finished; one that finds its Run finished (a result refused as the
+// cancel_previous in a commit or a manual admission). The first two go
+// through settleRun, which instead sends the Run to retry_wait with its
+// next attempt when its retry policy allows one, as the cluster's does;
+// RetriesRequeue queues it again once the backoff has passed. Each reports
+// the Runs it finished; one that finds its Run finished (a result refused as the
 // attempt already ended, a second cancel, a lost Run closed cancelled)
 // reports none, so a server counting the reports counts each Run once.
 //
