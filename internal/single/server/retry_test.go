@@ -55,6 +55,25 @@ func admitRetrying(t *testing.T, dataDir, script string, policy task.RetryPolicy
 	return res.RunID
 }
 
+// restartUntilFinished starts a server on cfg again, waits until the Run
+// runID has finished, stops the server and returns the Run.
+func restartUntilFinished(t *testing.T, cfg Config, runID string) run.Detail {
+	t.Helper()
+	srv, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(context.Background()) //nolint:errcheck // stopped below; a failed test only needs it gone
+	db := observer(t, cfg.DataDir)
+	waitFor(t, "the Run to finish", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM runs WHERE id = ? AND finished_at_ms IS NOT NULL`, runID) == 1
+	})
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return readRun(t, cfg.DataDir, runID)
+}
+
 // readRun reads a Run through the store, as `ql runs show` does.
 func readRun(t *testing.T, dataDir, runID string) run.Detail {
 	t.Helper()
@@ -222,17 +241,7 @@ func TestARunWaitingToRetryAcrossARestartIsRetriedAtItsTime(t *testing.T) {
 	if err := srv.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if srv, err = Start(t.Context(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop(context.Background()) //nolint:errcheck // stopped below; a failed test only needs it gone
-	waitFor(t, "the Run to finish", 30*time.Second, func() bool {
-		return count(t, db, `SELECT count(*) FROM runs WHERE id = ? AND finished_at_ms IS NOT NULL`, runID) == 1
-	})
-	if err := srv.Stop(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	d := readRun(t, dataDir, runID)
+	d := restartUntilFinished(t, cfg, runID)
 	if d.Run.State != run.Succeeded || len(d.Attempts) != 2 {
 		t.Fatalf("the Run is %s with %d attempts, want succeeded with 2", d.Run.State, len(d.Attempts))
 	}
@@ -268,17 +277,7 @@ func TestACommandStoppedWithItsServerIsRetriedByTheNextStart(t *testing.T) {
 		d.Attempts[1].State != run.AttemptClaimed {
 		t.Fatalf("after the stop the Run is %s with attempts %+v; want retry_wait, attempt 1 lost (server_stopped) and attempt 2 claimed", d.Run.State, d.Attempts)
 	}
-	if srv, err = Start(t.Context(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop(context.Background()) //nolint:errcheck // stopped below; a failed test only needs it gone
-	waitFor(t, "the Run to finish", 30*time.Second, func() bool {
-		return count(t, db, `SELECT count(*) FROM runs WHERE id = ? AND finished_at_ms IS NOT NULL`, runID) == 1
-	})
-	if err := srv.Stop(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if d := readRun(t, dataDir, runID); d.Run.State != run.Succeeded || len(d.Attempts) != 2 || d.Attempts[1].State != run.AttemptSucceeded {
+	if d := restartUntilFinished(t, cfg, runID); d.Run.State != run.Succeeded || len(d.Attempts) != 2 || d.Attempts[1].State != run.AttemptSucceeded {
 		t.Fatalf("the Run is %s with attempts %+v, want succeeded by attempt 2", d.Run.State, d.Attempts)
 	}
 }
