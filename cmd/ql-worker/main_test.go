@@ -71,7 +71,7 @@ func TestTheWorkerRefusesAStopTimeoutOutsideOneSecondToADayAsWritten(t *testing.
 }
 
 // Not parallel: sets the environment. Flags come from QL_<FLAG>, and a
-// credential file that others can read is refused (exit 1) with the fix,
+// credential file that others can read is refused (exit 2, refused input) with the fix,
 // before anything is sent.
 func TestFlagsComeFromTheEnvironmentAndAnOpenCredentialFileIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "worker.cred")
@@ -82,8 +82,8 @@ func TestFlagsComeFromTheEnvironmentAndAnOpenCredentialFileIsRefused(t *testing.
 	t.Setenv("QL_CREDENTIAL_FILE", path)
 	t.Setenv("QL_DATA_DIR", t.TempDir())
 	code, _, stderr := qlWorker(t)
-	if code != 1 || !strings.Contains(stderr, "chmod 600 "+path) || strings.Contains(stderr, "qlw_secret") {
-		t.Fatalf("exit %d, stderr %q; want exit 1 saying chmod 600, never the credential", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "chmod 600 "+path) || strings.Contains(stderr, "qlw_secret") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 (refused input) saying chmod 600, never the credential", code, stderr)
 	}
 }
 
@@ -160,7 +160,7 @@ func TestTheWorkersHintsNameTheFullQLBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = qlWorker(t, "--server", "https://replica.invalid:8081", "--credential-file", cred, "--data-dir", t.TempDir())
-	if code != 1 || !strings.Contains(stderr, "as `ql workers create` prints it") || strings.Contains(stderr, "ql-worker workers") {
+	if code != 2 || !strings.Contains(stderr, "as `ql workers create` prints it") || strings.Contains(stderr, "ql-worker workers") {
 		t.Fatalf("a file holding no credential: exit %d, %q; want the fix naming ql workers create", code, stderr)
 	}
 }

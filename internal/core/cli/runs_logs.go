@@ -26,8 +26,7 @@ func runsLogsCommand(opts Options) *cobra.Command {
 numbers ` + "`" + opts.Binary + " runs show`" + ` lists). With -f, keep printing new output until the run ends, across the
 attempts a retry creates, saying on standard error how each attempt ended, until when a retry waits out its
 backoff, when the next attempt starts, and how the run ended; with -f and --attempt N,
-until attempt N has ended; following a Run that has not ended on a database no server (or, on the
-cluster, no replica) runs on says so on standard error first. Each read of the database (the run, a MiB of its output) has 10 seconds; one
+until attempt N has ended; following a Run that has not ended on a database no server` + opts.clusterOnly(" (or, on the\ncluster, no replica)") + ` runs on says so on standard error first. Each read of the database (the run, a MiB of its output) has 10 seconds; one
 that takes longer is the database not answering. While following, a database that stops answering (a
 restart, a failover, a lost connection) is waited for, up to 5 minutes, once said on standard error:
 output goes on from the byte already printed, none repeated or skipped.
