@@ -65,15 +65,7 @@ func TestServerRunsAdmissionsAndStopsWithinItsTimeout(t *testing.T) {
 	if l := logs.String(); !strings.Contains(l, "code="+CodeStopping) || !strings.Contains(l, "code="+CodeStopped) {
 		t.Fatalf("the stop logged no %s and %s lines:\n%s", CodeStopping, CodeStopped, l)
 	}
-	b, err := OpenBackend(t.Context(), LayoutOf(dataDir).DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	d, err := b.Store.RunGet(t.Context(), runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := readRun(t, dataDir, runID)
 	if d.Run.State != run.Lost || d.Attempts[0].ErrorCode != "server_stopped" {
 		t.Fatalf("the command running at stop left its run %s (attempt code %q), want lost with server_stopped: nobody cancelled it", d.Run.State, d.Attempts[0].ErrorCode)
 	}
