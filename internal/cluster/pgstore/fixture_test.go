@@ -90,6 +90,7 @@ func (s *store) fixture() storetest.Fixture {
 		Outbox:           s.runtime,
 		Finish:           fin.finish,
 		FinishWithOutput: fin.finishWithOutput,
+		FinishAfter:      fin.finishAfter,
 		FinishAgain:      fin.finishAgain,
 		RequeueRetries: func(ctx context.Context) (int, error) {
 			res, err := s.runtime.SweepLeases(ctx, 10)

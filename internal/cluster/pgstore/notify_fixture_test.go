@@ -49,12 +49,25 @@ func (f *finisher) worker(ctx context.Context) (worker, error) {
 // past. It returns the state the store reported the call finished the Run
 // in.
 func (f *finisher) finish(ctx context.Context, runID string, end run.AttemptState) (run.State, error) {
-	return f.finishWithOutput(ctx, runID, end, nil)
+	return f.finishRun(ctx, runID, end, nil, nil)
 }
 
 // finishWithOutput is finish after the worker sent output to the attempt's
 // log, in pieces of at most logPiece bytes as a worker sends a long one.
 func (f *finisher) finishWithOutput(ctx context.Context, runID string, end run.AttemptState, output []byte) (run.State, error) {
+	return f.finishRun(ctx, runID, end, output, nil)
+}
+
+// finishAfter is finish with atStart called once the worker started the
+// attempt.
+func (f *finisher) finishAfter(ctx context.Context, runID string, end run.AttemptState, atStart func(context.Context) error) (run.State, error) {
+	return f.finishRun(ctx, runID, end, nil, atStart)
+}
+
+// finishRun has a worker pull and start the attempt of runID, send output
+// to its log, calls atStart (when given), then reports end as the worker
+// (succeeded, failed) or the lease sweep (timed_out, lost) does.
+func (f *finisher) finishRun(ctx context.Context, runID string, end run.AttemptState, output []byte, atStart func(context.Context) error) (run.State, error) {
 	w, err := f.worker(ctx)
 	if err != nil {
 		return "", err
@@ -78,6 +91,11 @@ func (f *finisher) finishWithOutput(ctx context.Context, runID string, end run.A
 	for off := 0; off < len(output); off += logPiece {
 		piece := output[off:min(off+logPiece, len(output))]
 		if _, err := f.s.runtime.AppendAttemptLog(ctx, w.WorkerIdentity, workerproto.LogRequest{Lease: l, Offset: int64(off), Data: piece}, testSettings); err != nil {
+			return "", err
+		}
+	}
+	if atStart != nil {
+		if err := atStart(ctx); err != nil {
 			return "", err
 		}
 	}

@@ -78,6 +78,12 @@ const (
 	AttemptLost      AttemptState = "lost"
 )
 
+// ErrorCodeCancelled is the error code of an attempt ended cancelled
+// because a cancel was asked of its Run, on every profile: also when the
+// command then ended on its own before its runner heard the cancel (the
+// intent wins).
+const ErrorCodeCancelled = "cancelled"
+
 // AttemptStates lists every attempt state.
 var AttemptStates = []AttemptState{AttemptClaimed, AttemptStarting, AttemptRunning, AttemptSucceeded, AttemptFailed, AttemptTimedOut, AttemptCancelled, AttemptLost}
 

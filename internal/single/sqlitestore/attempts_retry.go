@@ -15,7 +15,8 @@ import (
 // settleRun does: to retry_wait, with Attempt N + 1 created claimed and
 // available once the backoff has passed, when the retry policy of the
 // execution revision the Run was admitted with allows it (never after a
-// cancel: the intent wins); else to the attempt's end. The event carries
+// cancel: the intent wins, and the Run ends cancelled); else to the
+// attempt's end. The event carries
 // the attempt's number and outcome besides payload, and for a retry the
 // next attempt and when it may start, as the cluster's does. finished is
 // the state the call finished the Run in, "" when a retry follows.
@@ -26,12 +27,18 @@ func settleRun(ctx context.Context, tx *txn, id string, cur attemptRow, end run.
 	if err := tx.QueryRowContext(ctx, qAttemptRetryFacts, id).Scan(&number, &executor, &commandJSON, &cancelAsked); err != nil {
 		return "", err
 	}
+	if cancelAsked {
+		// The intent wins whatever ended the attempt (its recovery as
+		// lost, too): the Run is cancelled, as the cluster's lease sweep
+		// cancels the Run of a lost attempt a cancel was asked of.
+		end = run.AttemptCancelled
+	}
 	payload["attempt"], payload["outcome"] = number, string(end)
 	// A stored command that does not decode was never run (its plan failed
 	// verification): its result is still recorded, without a retry that
 	// could only fail the same way.
 	cmd, decodeErr := decodeCommandJSON(commandJSON)
-	if decodeErr == nil && !cancelAsked && end != run.AttemptCancelled && cmd.Retry.Allows(string(end), number) {
+	if decodeErr == nil && end != run.AttemptCancelled && cmd.Retry.Allows(string(end), number) {
 		next, at := ids.New(), now+cmd.Retry.BackoffMs
 		if _, err := tx.ExecContext(ctx, qAttemptRetryInsert, next, cur.runID, number+1, executor, at, now); err != nil {
 			return "", err

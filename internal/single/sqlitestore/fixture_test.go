@@ -176,6 +176,7 @@ func (e *env) fixture() storetest.Fixture {
 			return n, err
 		},
 		FinishWithOutput: e.finishWithOutput,
+		FinishAfter:      e.finishAfter,
 		Retention:        e.store.Retention(e.logDir()),
 		SeedFinished:     e.seedFinished,
 		SeedLost:         e.seedLost,
@@ -259,12 +260,24 @@ func newFixture(t *testing.T) storetest.Fixture { return newEnv(t).fixture() }
 // finish starts a queued Run's attempt as the dispatcher does and ends it
 // as the executor reports (or, for lost, as recovery finds its owner gone).
 func (e *env) finish(ctx context.Context, runID string, end run.AttemptState) (run.State, error) {
-	return e.finishWithOutput(ctx, runID, end, nil)
+	return e.finishRun(ctx, runID, end, nil, nil)
 }
 
 // finishWithOutput is finish after output was written to the attempt's
 // log file, as the executor writes it before recording the result.
 func (e *env) finishWithOutput(ctx context.Context, runID string, end run.AttemptState, output []byte) (run.State, error) {
+	return e.finishRun(ctx, runID, end, output, nil)
+}
+
+// finishAfter is finish with atStart called once the attempt runs.
+func (e *env) finishAfter(ctx context.Context, runID string, end run.AttemptState, atStart func(context.Context) error) (run.State, error) {
+	return e.finishRun(ctx, runID, end, nil, atStart)
+}
+
+// finishRun starts the latest attempt of runID when it is still claimed,
+// writes output to its log, calls atStart (when given) and records end as
+// the executor (or, for lost, the recovery) does.
+func (e *env) finishRun(ctx context.Context, runID string, end run.AttemptState, output []byte, atStart func(context.Context) error) (run.State, error) {
 	d, err := e.store.RunGet(ctx, runID)
 	if err != nil {
 		return "", err
@@ -288,6 +301,11 @@ func (e *env) finishWithOutput(ctx context.Context, runID string, end run.Attemp
 			}
 		}
 	}
+	if atStart != nil {
+		if err := atStart(ctx); err != nil {
+			return "", err
+		}
+	}
 	var apply func(ctx context.Context) (run.State, error)
 	if end == run.AttemptLost {
 		apply = func(ctx context.Context) (run.State, error) {
@@ -295,8 +313,10 @@ func (e *env) finishWithOutput(ctx context.Context, runID string, end run.Attemp
 			if finished.Total() > 1 {
 				return "", fmt.Errorf("the recovery of %s finished %d Runs", owner, finished.Total())
 			}
-			if finished.Lost == 1 {
-				return run.Lost, err
+			for _, s := range run.FinishedStates {
+				if finished.Of(s) == 1 {
+					return s, err
+				}
 			}
 			return "", err
 		}

@@ -1,9 +1,12 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 // Cancelling a Run that already ended changes nothing and is no error:
@@ -57,5 +60,56 @@ func testCancelOfALostRunClosesItCancelled(t *testing.T, f Fixture) {
 	}
 	if n := len(got.Attempts); n != 1 || got.Attempts[0].State != run.AttemptLost {
 		t.Fatalf("attempts %+v, want the one lost attempt unchanged", got.Attempts)
+	}
+}
+
+// A cancel asked of a running Run races the command's own end: the
+// command may exit (or time out, or lose its runner) before its runner
+// hears the cancel. The intent wins on every store: the Run ends
+// cancelled, with no retry although its policy lists the outcome, and a
+// command that exited on its own keeps its exit code on an attempt ended
+// cancelled with error code cancelled (a lost attempt stays lost: nobody
+// knows how its command ended).
+func testCancelAskedBeforeTheCommandsOwnEndWins(t *testing.T, f Fixture) {
+	every := []string{task.RetryOnFailed, task.RetryOnTimedOut, task.RetryOnLost}
+	for _, end := range []run.AttemptState{run.AttemptSucceeded, run.AttemptFailed, run.AttemptTimedOut, run.AttemptLost} {
+		d := retryDefs(t, f, "race-"+string(end), task.RetryPolicy{MaxAttempts: 3, BackoffMs: retryBackoff.Milliseconds(), On: every}, trigger.OverlapAllow)
+		id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+		ask := func(ctx context.Context) error {
+			r, eff, err := f.Cancel(ctx, id, "ops")
+			if err != nil || r.State != run.Running || eff != (run.CancelEffect{}) {
+				t.Errorf("%s: cancel of the running Run: %+v, effect %+v, %v; want the intent recorded, the Run still running", end, r, eff, err)
+			}
+			return err
+		}
+		finished, err := f.FinishAfter(t.Context(), id, end, ask)
+		if err != nil || finished != run.Cancelled {
+			t.Fatalf("%s after the cancel was asked: finished %q, %v; want the Run finished cancelled", end, finished, err)
+		}
+		got, err := f.Runs.RunGet(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Run.State != run.Cancelled || len(got.Attempts) != 1 {
+			t.Fatalf("%s: Run %s with %d attempts, want cancelled with its one attempt (no retry after a cancel)", end, got.Run.State, len(got.Attempts))
+		}
+		if last := got.Events[len(got.Events)-1]; last.Name != run.EventCancelled {
+			t.Fatalf("%s: last event %+v, want run.cancelled", end, last)
+		}
+		a := got.Attempts[0]
+		switch end {
+		case run.AttemptSucceeded, run.AttemptFailed:
+			want := int64(0)
+			if end == run.AttemptFailed {
+				want = 1
+			}
+			if a.State != run.AttemptCancelled || a.ErrorCode != run.ErrorCodeCancelled || a.ExitCode == nil || *a.ExitCode != want {
+				t.Fatalf("%s: attempt %s, error code %q, exit code %v; want cancelled, %q, the command's own exit code %d", end, a.State, a.ErrorCode, a.ExitCode, run.ErrorCodeCancelled, want)
+			}
+		case run.AttemptLost:
+			if a.State != run.AttemptLost {
+				t.Fatalf("%s: attempt %s, want it lost (how its command ended is unknown)", end, a.State)
+			}
+		}
 	}
 }

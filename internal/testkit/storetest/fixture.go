@@ -116,6 +116,10 @@ type Fixture struct {
 	// log: by the executor's log file on SQLite, a worker's log requests
 	// on PostgreSQL.
 	FinishWithOutput func(ctx context.Context, runID string, end run.AttemptState, output []byte) (finished run.State, err error)
+	// FinishAfter is Finish with atStart called once the attempt runs and
+	// before its end is reported: what happens meanwhile (a cancel) races
+	// the command's own end.
+	FinishAfter func(ctx context.Context, runID string, end run.AttemptState, atStart func(context.Context) error) (finished run.State, err error)
 	// Elapse lets d pass on the adapter's time authority: the injected
 	// clock moves on, the database's is waited for.
 	Elapse func(d time.Duration)

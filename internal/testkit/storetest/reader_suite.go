@@ -26,6 +26,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"ACancelRecordsWhoAskedInItsEvent":                testCancelActor,
 		"ACancelOfAnEndedRunReturnsItAsItIs":              testCancelOfAnEndedRunReturnsItAsItIs,
 		"ACancelOfALostRunClosesItCancelled":              testCancelOfALostRunClosesItCancelled,
+		"ACancelAskedBeforeTheCommandsOwnEndWins":         testCancelAskedBeforeTheCommandsOwnEndWins,
 		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt": testRunListWindow,
 	}
 	for name, fn := range tests {
