@@ -17,7 +17,7 @@ import (
 
 // The triggers page and a trigger's page list its next five fires in the
 // trigger's zone and in the viewer's (the tz cookie the console's script
-// sets, or ?tz=); the runs page keeps the Runs of a time window given in
+// sets, or ?tz=), the viewer's only where it reads differently; the runs page keeps the Runs of a time window given in
 // the viewer's zone.
 func TestConsoleShowsFiresInBothZonesAndFiltersRunsByTime(t *testing.T) {
 	t.Parallel()
@@ -37,6 +37,11 @@ func TestConsoleShowsFiresInBothZonesAndFiltersRunsByTime(t *testing.T) {
 	}
 	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=Europe/Berlin", nil); strings.Count(page, "-12-31 20:00:00 CET</span>") != 5 {
 		t.Fatalf("the trigger page with ?tz=Europe/Berlin does not show five fires in Berlin time:\n%s", page)
+	}
+	// Seen from the trigger's own zone, each fire is said once: a second
+	// line with the same time would only repeat it.
+	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=Asia/Shanghai", nil); strings.Count(page, `class="fire-trigger"`) != 5 || strings.Contains(page, `class="fire-viewer"`) || strings.Contains(page, "CST · ") {
+		t.Fatalf("the trigger page seen from the trigger's own zone repeats its fires in \"your time\":\n%s", page)
 	}
 	resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
 	id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
