@@ -99,13 +99,22 @@ type (
 // nothing): what the console shows to edit. Tasks and triggers are sorted
 // by name; each trigger's task must be among tasks.
 func Export(p project.Project, tasks []task.Revision, triggers []trigger.Revision) ([]byte, error) {
+	doc, err := exportDocument(p, tasks, triggers)
+	if err != nil {
+		return nil, err
+	}
+	return encodeExport(doc)
+}
+
+// exportDocument is the definitions file of Export, before it is written.
+func exportDocument(p project.Project, tasks []task.Revision, triggers []trigger.Revision) (exportDoc, error) {
 	doc := exportDoc{Project: p.Name}
 	if p.Status != project.Active {
 		doc.Status = string(p.Status)
 	}
 	spec, err := notify.Decode(p.Notifications)
 	if err != nil {
-		return nil, err
+		return exportDoc{}, err
 	}
 	if !spec.Empty() {
 		doc.Notifications = exportNotifications(spec)
@@ -118,12 +127,18 @@ func Export(p project.Project, tasks []task.Revision, triggers []trigger.Revisio
 	for _, tr := range triggers {
 		name, ok := names[tr.TaskID]
 		if !ok {
-			return nil, qlerror.New(qlerror.Internal, "trigger %q: its task %s is not among the exported tasks", tr.Spec.Name, tr.TaskID)
+			return exportDoc{}, qlerror.New(qlerror.Internal, "trigger %q: its task %s is not among the exported tasks", tr.Spec.Name, tr.TaskID)
 		}
 		doc.Triggers = append(doc.Triggers, exportTriggerSpec(name, tr.Spec))
 	}
 	sort.Slice(doc.Tasks, func(i, j int) bool { return doc.Tasks[i].Name < doc.Tasks[j].Name })
 	sort.Slice(doc.Triggers, func(i, j int) bool { return doc.Triggers[i].Name < doc.Triggers[j].Name })
+	return doc, nil
+}
+
+// encodeExport writes doc as the examples and the documentation write a
+// definitions file.
+func encodeExport(doc exportDoc) ([]byte, error) {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2) // as the examples and the documentation write it

@@ -212,6 +212,8 @@ var routes = []route{
 	{http.MethodPost, "/definitions", apitoken.Admin, func(c *Console) handlerFunc { return c.editDefinitions }},
 	{http.MethodPost, "/definitions/preview", apitoken.Admin, func(c *Console) handlerFunc { return c.previewDefinitions }},
 	{http.MethodPost, "/definitions/apply", apitoken.Admin, func(c *Console) handlerFunc { return c.applyDefinitions }},
+	{http.MethodGet, "/definitions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.newTaskForm }},
+	{http.MethodPost, "/definitions/new", apitoken.Admin, func(c *Console) handlerFunc { return c.newTaskPreview }},
 	{http.MethodGet, "/workers", apitoken.Read, func(c *Console) handlerFunc { return c.workers }},
 	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }},
 	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }},

@@ -48,6 +48,9 @@ type definitionsData struct {
 	// Notes say, in the page's language, what the valid file does that
 	// its author likely does not expect (as `ql apply` notes it).
 	Notes []string
+	// Origin is the form that wrote the file (originNewTask), "" for a
+	// file a user wrote or uploaded.
+	Origin string
 }
 
 // ErrorCount is how many errors the file has, listed or not.
@@ -192,10 +195,8 @@ func (c *Console) applyDefinitions(w http.ResponseWriter, r *http.Request, s *se
 }
 
 func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *session, dry bool) {
-	d := definitionsData{CanPublish: c.cfg.Definitions != nil}
-	if !d.CanPublish {
-		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot publish definitions: its database role may not "+
-			"(a cluster replica runs as the runtime role); run `ql apply -f FILE` with the admin role's URL, or with --api-url against a server that can").Because(refusalCannotPublish))
+	if c.cfg.Definitions == nil {
+		c.failCannotPublish(w, r, s)
 		return
 	}
 	text, err := submitted(r)
@@ -203,11 +204,30 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		c.fail(w, r, s, err)
 		return
 	}
+	origin := ""
+	if r.PostFormValue("origin") == originNewTask {
+		origin = originNewTask
+	}
+	c.definitionsText(w, r, s, dry, text, origin)
+}
+
+// failCannotPublish answers a form that publishes definitions on a server
+// whose database role may not.
+func (c *Console) failCannotPublish(w http.ResponseWriter, r *http.Request, s *session) {
+	c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot publish definitions: its database role may not "+
+		"(a cluster replica runs as the runtime role); run `ql apply -f FILE` with the admin role's URL, or with --api-url against a server that can").Because(refusalCannotPublish))
+}
+
+// definitionsText previews (dry) or applies the definitions file text and
+// shows the result on the definitions page; origin is the form that wrote
+// the file ("" for one a user wrote or uploaded), kept through the preview.
+func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *session, dry bool, text, origin string) {
+	d := definitionsData{CanPublish: true, YAML: text, Origin: origin}
+	var err error
 	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)
 		return
 	}
-	d.YAML = text
 	var results []apply.Result
 	doc, err := apply.Parse(definitionsFile, []byte(text))
 	if err == nil {
@@ -234,9 +254,9 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		status = http.StatusBadRequest
 		d.Errors, d.MoreErrors = c.fileErrors(lang(r), err)
 	case dry:
-		d.Step, d.Diff, d.Notes = "preview", results, c.definitionsNotes(r.Context(), lang(r), doc)
+		d.Step, d.Diff, d.Notes = "preview", results, c.definitionsNotes(r.Context(), lang(r), doc, origin)
 	default:
-		d.Step, d.Diff, d.Notes = "applied", results, c.definitionsNotes(r.Context(), lang(r), doc)
+		d.Step, d.Diff, d.Notes = "applied", results, c.definitionsNotes(r.Context(), lang(r), doc, origin)
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

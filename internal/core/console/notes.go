@@ -107,10 +107,13 @@ func noteText(l string, n apply.Note) string {
 
 // definitionsNotes are the notes of doc this server can know: retry and
 // placement only where it runs every Run itself, secrets only where it
-// holds the secrets file of the machine that runs the commands.
-func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document) []string {
+// holds the secrets file of the machine that runs the commands; the
+// triggers a file leaves out only for a file a user wrote (origin "").
+func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document, origin string) []string {
 	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets})
-	ns = apply.AddUnlisted(ctx, c.cfg.Export, doc, ns)
+	if origin != originNewTask {
+		ns = apply.AddUnlisted(ctx, c.cfg.Export, doc, ns)
+	}
 	out := make([]string, len(ns))
 	for i, n := range ns {
 		out[i] = noteText(l, n)

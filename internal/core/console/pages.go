@@ -106,6 +106,10 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 // /tokens for a token just created).
 func langHref(r *http.Request, l string) string {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if r.URL.Path == "/definitions/new" {
+			// The form again, empty: what was typed is not in the address.
+			return r.URL.Path + "?lang=" + l
+		}
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		if id := r.PathValue("id"); first == "triggers" && id != "" {
 			return "/triggers/" + url.PathEscape(id) + "?lang=" + l

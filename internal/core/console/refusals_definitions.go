@@ -33,6 +33,7 @@ var definitionsRefusalsZH = map[qlerror.Reason]string{
 	apply.RefusalEmptyFile:        "文件是空的：它应是一个映射，至少写出 project（项目名称），通常还有 tasks 和 triggers。",
 	apply.RefusalTooLarge:         "文件超过了 {limit} 字节（4 MiB）的上限；请把项目拆分到多个文件中（文件中没有的对象保持不变）。",
 	apply.RefusalSecondDocument:   "这里开始了第二个 YAML 文档（--- 之后）；一个文件只能写一个项目：请把每个文档放到单独的文件中。",
+	apply.RefusalNameTaken:        "项目“{project}”已有名为“{name}”的{kind}：请换一个名称，或在项目的定义文件中修改那个{kind}。",
 	apply.RefusalYAMLAnchor:       "不允许使用 YAML 锚点和别名（&{anchor}）；请在每个用到的地方把值完整写出来。",
 	apply.RefusalKeyNotString:     "映射的键必须是普通字符串（不能是数字、列表、映射或合并键 <<）；请给这个键加上引号。",
 	apply.RefusalUnknownField:     "{field}：没有名为“{value}”的字段，请检查拼写、大小写和缩进。可用的字段：{allowed}。",

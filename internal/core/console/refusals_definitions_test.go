@@ -312,6 +312,7 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	catalog.RefusalProjectMissing:     "a missing project is created by a file; the definitions page's view of one is a server test",
 	apply.RefusalOutcomeUnknown:       "the write of a valid file failing, not the file (TestAnApplyOfUnknownOutcomeReadsInChinese)",
 	apply.RefusalWriteConflict:        "the write of a valid file losing to another writer, not the file",
+	apply.RefusalNameTaken:            "the New task form's, not a file's (server: TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage)",
 	// The outbox's refusals, of a listing and a retry: no file's (server:
 	// TestAConsoleNotificationRefusalIsShownInThePagesLanguage).
 	notify.RefusalNotANotificationID:  "a retry's id or a listing's cursor",

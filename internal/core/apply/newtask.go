@@ -1,0 +1,76 @@
+package apply
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// NewTask is a shell script and the cron trigger that runs it, as the
+// console's New task form gives them: what a first task needs, every other
+// field left to its default (an edit of the project's file sets those).
+type NewTask struct {
+	Project, Task, Script string
+	// Timeout is a duration as a file writes it; "" keeps the default.
+	Timeout string
+	// Trigger is the trigger's name; "" names it after the task.
+	Trigger, Cron, Timezone string
+}
+
+// RefusalNameTaken is a new task's or trigger's name its project already
+// has: kind ("task" or "trigger"), name, project.
+const RefusalNameTaken qlerror.Reason = "defs_name_taken"
+
+// NewTaskFile writes the definitions file that adds t to its project (and
+// creates the project when none has its name): the project with t's task
+// and trigger and nothing else. Applying it changes nothing else: a file
+// leaves the tasks and triggers it does not name as they are, and the
+// project's notifications when it gives none; it carries the project's
+// status, which a file that omits it would set active. A file of only the
+// new entries, rather than the project's whole export with them added, also
+// cannot undo a change another user makes to the project meanwhile. A task
+// or trigger name the project already has is refused, naming it: the file
+// would change that entry, which the form never showed. The fields are
+// checked where the file is (Parse), each error naming its field.
+func NewTaskFile(ctx context.Context, r catalog.DefinitionsReader, t NewTask) ([]byte, error) {
+	if err := validate.Name("project", t.Project); err != nil {
+		return nil, err
+	}
+	if t.Trigger == "" {
+		t.Trigger = t.Task
+	}
+	doc := exportDoc{Project: t.Project}
+	d, err := r.ProjectDefinitions(ctx, t.Project, max(MaxTasks, MaxTriggers)+1)
+	switch {
+	case qlerror.ReasonOf(err) == catalog.RefusalProjectMissing:
+	case err != nil:
+		return nil, err
+	default:
+		if d.Project.Status != project.Active {
+			doc.Status = string(d.Project.Status)
+		}
+		for _, x := range d.Tasks {
+			if x.Spec.Name == t.Task {
+				return nil, nameTaken("task", t.Task, t.Project)
+			}
+		}
+		for _, x := range d.Triggers {
+			if x.Spec.Name == t.Trigger {
+				return nil, nameTaken("trigger", t.Trigger, t.Project)
+			}
+		}
+	}
+	script := t.Script
+	doc.Tasks = []exportTask{{Name: t.Task, Script: &script, Timeout: t.Timeout}}
+	doc.Triggers = []exportTrigger{{Name: t.Trigger, Task: t.Task, Cron: t.Cron, Timezone: t.Timezone, Misfire: string(trigger.FireOnce)}}
+	return encodeExport(doc)
+}
+
+func nameTaken(kind, name, projectName string) error {
+	return qlerror.New(qlerror.Conflict, "project %q already has a %s named %q: choose another name, or change that %s in the project's definitions file",
+		projectName, kind, name, kind).Because(RefusalNameTaken, "kind", kind, "name", name, "project", projectName)
+}

@@ -1,0 +1,93 @@
+package console
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/hold"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// newTaskData is what the New task form shows: the fields as given (the
+// zone the viewer's until one is given), the projects to choose from, and
+// the errors of the last try.
+type newTaskData struct {
+	apply.NewTask
+	Projects []string
+	Errors   []string
+}
+
+// originNewTask marks a definitions file the New task form wrote, through
+// its preview and apply: the note that a file leaves the project's other
+// triggers running is about a file someone wrote whole, not this one.
+const originNewTask = "newtask"
+
+// newTaskForm shows the New task form: a shell script and the cron
+// trigger that runs it, in a project (?project= chooses it), for a user
+// who has no definitions file to edit.
+func (c *Console) newTaskForm(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Definitions == nil {
+		c.failCannotPublish(w, r, s)
+		return
+	}
+	d := newTaskData{NewTask: apply.NewTask{Project: strings.TrimSpace(r.URL.Query().Get("project"))}}
+	c.renderNewTask(w, r, s, http.StatusOK, d)
+}
+
+// newTaskPreview writes the form's task and trigger as a definitions file
+// of their own (apply.NewTaskFile) and previews it as the definitions page
+// previews a file, with the button to apply it; a mistake in a field is
+// said on the form, which keeps what was typed.
+func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Definitions == nil {
+		c.failCannotPublish(w, r, s)
+		return
+	}
+	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
+	d := newTaskData{NewTask: apply.NewTask{Project: field("project"), Task: field("task"), Script: strings.TrimRight(r.PostFormValue("script"), " \t\r\n"),
+		Timeout: field("timeout"), Trigger: field("trigger"), Cron: field("cron"), Timezone: field("timezone")}}
+	l := lang(r)
+	if d.Project == "" || d.Task == "" || d.Script == "" || d.Cron == "" || d.Timezone == "" {
+		d.Errors = []string{tr(l, "nt.required")}
+		c.renderNewTask(w, r, s, http.StatusBadRequest, d)
+		return
+	}
+	text, err := apply.NewTaskFile(r.Context(), c.cfg.Export, d.NewTask)
+	var doc *apply.Document
+	if err == nil {
+		doc, err = apply.Parse(definitionsFile, text)
+	}
+	if err == nil {
+		// What the store would refuse (a project archived) is said on the
+		// form too, before the preview plans the file again to show it.
+		svc := *c.cfg.Definitions
+		_, err = apply.Plan(r.Context(), svc, svc.Store, doc, ids.New)
+	}
+	switch {
+	case err != nil && (qlerror.CodeOf(err) == qlerror.Internal || qlerror.Is(err, qlerror.Unavailable) || outOfTime(r, err) ||
+		qlerror.ReasonOf(err) == hold.RefusalDatabaseLocked):
+		c.fail(w, r, s, err)
+		return
+	case err != nil:
+		// The file is the form's own: its errors are the fields', each
+		// naming its field, and a line of a file nobody saw says nothing.
+		list, _ := c.fileErrors(l, err)
+		for _, e := range list {
+			d.Errors = append(d.Errors, e.Message)
+		}
+		c.renderNewTask(w, r, s, http.StatusBadRequest, d)
+		return
+	}
+	c.definitionsText(w, r, s, true, string(text), originNewTask)
+}
+
+func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *session, status int, d newTaskData) {
+	var err error
+	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	c.render(w, r, status, "newtask", s, d)
+}

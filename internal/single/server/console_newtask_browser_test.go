@@ -1,0 +1,42 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/testkit/browsertest"
+)
+
+// In a real browser, on a phone, in Chinese: from the definitions page,
+// open New task, fill in a task and its schedule, preview, confirm, and
+// find the trigger among the triggers with its next fires; the form and
+// the preview fit the phone.
+func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startConsoleSite(t)
+	b := site.base
+	dir := browsertest.ArtifactDir(t)
+
+	browsertest.Step(t, ctx, "sign in", chromedp.EmulateViewport(390, 844), chromedp.Navigate(b+"/signin?lang=zh"),
+		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "概览"))
+	browsertest.Step(t, ctx, "open the form from the definitions page", chromedp.Navigate(b+"/definitions"),
+		chromedp.Click(chromedp.ID("def-newtask")),
+		browsertest.WaitText("main h1", "新建任务"))
+	browsertest.Step(t, ctx, "fill in the form and preview",
+		chromedp.SendKeys(chromedp.ID("nt-project"), "reports"),
+		chromedp.SendKeys(chromedp.ID("nt-task"), "daily"),
+		chromedp.SendKeys(chromedp.ID("nt-script"), "echo 日报"),
+		chromedp.SendKeys(chromedp.ID("nt-cron"), "0 9 * * *"),
+		chromedp.SetValue(chromedp.ID("nt-timezone"), "Asia/Shanghai"),
+		chromedp.Click(chromedp.ID("nt-preview")),
+		browsertest.WaitText("#def-preview", "应用后将发生的变更"))
+	browsertest.Screenshot(t, ctx, dir, "newtask-preview-390x844.png", 390)
+	browsertest.Step(t, ctx, "confirm", chromedp.Click(chromedp.ID("def-confirm")),
+		browsertest.WaitText("#def-applied", "已应用"))
+	browsertest.Step(t, ctx, "the trigger is listed with its next fires", chromedp.Navigate(b+"/triggers?project=reports"),
+		browsertest.WaitText("main table", "reports/daily"),
+		browsertest.WaitText("main table", "09:00:00 CST"))
+	browsertest.Screenshot(t, ctx, dir, "newtask-triggers-390x844.png", 390)
+}

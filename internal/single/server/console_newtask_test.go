@@ -1,0 +1,204 @@
+package server
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+)
+
+// newTaskForm is the New task form's fields for a task of project p named
+// name running script every second in UTC.
+func newTaskForm(csrf, p, name, script string) url.Values {
+	return url.Values{"csrf": {csrf}, "project": {p}, "task": {name}, "script": {script}, "cron": {"* * * * * *"}, "timezone": {"UTC"}}
+}
+
+// applyPreviewed confirms the preview page shows, as its Apply button
+// does: the file and the form's hidden fields, sent back as they are.
+func applyPreviewed(t *testing.T, c *http.Client, base, csrf, preview string) string {
+	t.Helper()
+	_, form, ok := strings.Cut(preview, `action="/definitions/apply"`)
+	if !ok {
+		t.Fatalf("the preview offers no apply:\n%s", preview)
+	}
+	form, _, _ = strings.Cut(form, "</form>")
+	_, yaml, _ := strings.Cut(form, `<textarea name="yaml" hidden>`)
+	yaml, _, _ = strings.Cut(yaml, "</textarea>")
+	values := url.Values{"csrf": {csrf}, "yaml": {html.UnescapeString(yaml)}}
+	if strings.Contains(form, `name="origin" value="newtask"`) {
+		values.Set("origin", "newtask")
+	}
+	resp, page := httpcall.Form(t, c, http.MethodPost, base+"/definitions/apply?lang=en", values)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="def-applied"`) {
+		t.Fatalf("apply of the preview: %d, want 200 applied:\n%s", resp.StatusCode, page)
+	}
+	return page
+}
+
+// A user with no definitions file creates a project, a task and the cron
+// trigger that runs it from the console's New task form: the preview says
+// what would be created, nothing is created before the confirmation, and
+// once confirmed the trigger fires and its Run runs the script.
+func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	if resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/new?lang=en", nil); resp.StatusCode != http.StatusOK ||
+		!strings.Contains(page, `id="nt-script"`) || !strings.Contains(page, `<option value="shop">`) {
+		t.Fatalf("the New task form: %d, want 200 with its fields and the projects to choose from:\n%s", resp.StatusCode, page)
+	}
+	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=en", newTaskForm(csrf, "backup", "hello", "echo made-in-the-form"))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="def-preview"`) || strings.Count(preview, `class="change-created"`) != 3 {
+		t.Fatalf("the form's preview: %d, want 200 creating the project, its task and its trigger:\n%s", resp.StatusCode, preview)
+	}
+	if _, err := site.srv.store.ProjectDefinitions(t.Context(), "backup", 10); qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {
+		t.Fatalf("after the preview the project is there (%v): nothing is created before the confirmation", err)
+	}
+	applyPreviewed(t, c, site.base, csrf, preview)
+	d, err := site.srv.store.ProjectDefinitions(t.Context(), "backup", 10)
+	if err != nil || len(d.Tasks) != 1 || len(d.Triggers) != 1 || d.Triggers[0].Spec.Name != "hello" || d.Tasks[0].Spec.Command.Script != "echo made-in-the-form" {
+		t.Fatalf("after the apply: %+v, %v; want project backup with task hello and its trigger hello", d, err)
+	}
+	waitFor(t, "the new trigger's Run to succeed", 10*time.Second, func() bool {
+		list, _, err := site.srv.store.RunList(t.Context(), run.ListParams{TriggerID: d.Triggers[0].TriggerID, State: run.Succeeded, Limit: 1})
+		return err == nil && len(list) == 1
+	})
+}
+
+// The form adds its task and trigger to an existing project and nothing
+// else: the project's other task and trigger stay as they were, and the
+// preview lists only the two new entries, with no note that the file
+// leaves the others out (a note about a file the user wrote).
+func TestTheNewTaskFormLeavesTheProjectsOtherEntriesAsTheyAre(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	before, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := newTaskForm(csrf, "shop", "cleanup", "echo clean")
+	form.Set("timeout", "5m")
+	form.Set("trigger", "cleanup-often")
+	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=en", form)
+	if resp.StatusCode != http.StatusOK || strings.Count(preview, `class="change-created"`) != 2 || strings.Contains(preview, "change-updated") ||
+		strings.Contains(preview, `id="def-notes"`) {
+		t.Fatalf("the form's preview in project shop: %d, want 200 creating two entries, changing none, noting nothing:\n%s", resp.StatusCode, preview)
+	}
+	if page := applyPreviewed(t, c, site.base, csrf, preview); strings.Contains(page, `id="def-notes"`) {
+		t.Errorf("the apply's result notes something of the form's file:\n%s", page)
+	}
+	after, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10)
+	if err != nil || len(after.Tasks) != 2 || len(after.Triggers) != 2 {
+		t.Fatalf("project shop after the apply: %+v, %v; want two tasks and two triggers", after, err)
+	}
+	for _, tg := range after.Triggers {
+		switch tg.Spec.Name {
+		case "nightly":
+			if tg.Revision != before.Triggers[0].Revision {
+				t.Errorf("trigger nightly is at revision %d after the form's apply, was %d: the form changed it", tg.Revision, before.Triggers[0].Revision)
+			}
+		case "cleanup-often":
+		default:
+			t.Errorf("unexpected trigger %q", tg.Spec.Name)
+		}
+	}
+	for _, tk := range after.Tasks {
+		if tk.Spec.Name == "cleanup" && tk.Spec.Command.TimeoutMs != (5*time.Minute).Milliseconds() {
+			t.Errorf("task cleanup's timeout is %d ms, want the form's 5m", tk.Spec.Command.TimeoutMs)
+		}
+	}
+}
+
+// A name the project already has is refused on the form, in the page's
+// language, saying what to do, and the form keeps what was typed: the
+// form's file would otherwise change an entry the form never showed.
+func TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	for lang, want := range map[string]string{
+		"zh": "项目“shop”已有名为“report”的任务：请换一个名称，或在项目的定义文件中修改那个任务。",
+		"en": "project &#34;shop&#34; already has a task named &#34;report&#34;: choose another name",
+	} {
+		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+lang, newTaskForm(csrf, "shop", "report", "echo kept-as-typed"))
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, want) || !strings.Contains(page, "echo kept-as-typed</textarea>") {
+			t.Errorf("a task name shop has, in %s: %d, want 400 saying %q with the script kept:\n%s", lang, resp.StatusCode, want, page)
+		}
+	}
+	form := newTaskForm(csrf, "shop", "other", "echo")
+	form.Set("trigger", "nightly")
+	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=en", form); resp.StatusCode != http.StatusBadRequest ||
+		!strings.Contains(page, "already has a trigger named &#34;nightly&#34;") {
+		t.Errorf("a trigger name shop has: %d, want 400 naming it:\n%s", resp.StatusCode, page)
+	}
+}
+
+// A field the form's file cannot take is said on the form in the page's
+// language, naming the field, as the definitions page says it (without a
+// line of a file the user never saw); a field left empty is asked for.
+func TestTheNewTaskFormSaysWhichFieldIsWrongInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	for _, f := range []struct {
+		what, field, value, lang, want string
+	}{
+		{"a cron field out of range", "cron", "0 3 * * 7", "zh", "cron 表达式的星期字段“7”无效"},
+		{"a zone that does not exist", "timezone", "Asia/Beijing", "zh", "未知的 IANA 时区“Asia/Beijing”"},
+		{"a timeout in days", "timeout", "1d", "en", "is not a duration in whole milliseconds"},
+		{"a project name none can have", "project", "My Project", "en", "&#34;My Project&#34; must use lower-case letters"},
+		{"a task name none can have", "task", "Daily Report", "zh", "Daily Report"},
+		{"an empty script", "script", "  ", "zh", "请填写项目、任务名称、脚本、计划和时区。"},
+	} {
+		form := newTaskForm(csrf, "shop", "fresh", "echo")
+		form.Set(f.field, f.value)
+		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+f.lang, form)
+		_, errs, _ := strings.Cut(page, `id="nt-errors"`)
+		errs, _, _ = strings.Cut(errs, "</div>")
+		kept := `value="` + html.EscapeString(f.value) + `"`
+		if f.field == "script" {
+			kept = `name="task" value="fresh"`
+		}
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, f.want) || strings.Contains(errs, `class="line"`) || !strings.Contains(page, kept) {
+			t.Errorf("%s: %d, want 400 saying %q on the form, no line, the fields kept (%s):\n%s", f.what, resp.StatusCode, f.want, kept, page)
+		}
+	}
+	if d, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10); err != nil || len(d.Tasks) != 1 || len(d.Triggers) != 1 {
+		t.Fatalf("project shop after the refused forms: %d tasks, %d triggers, %v; want its one task and trigger only", len(d.Tasks), len(d.Triggers), err)
+	}
+}
+
+// A task is not added to an archived project: the form says so, and
+// what to do, and the project stays archived with what it had. (A file
+// of the new task alone, without the project's status, would have set
+// the project active and its triggers firing again.)
+func TestTheNewTaskFormLeavesAnArchivedProjectArchived(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	site.archiveShop(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=en", newTaskForm(csrf, "shop", "later", "echo"))
+	_, errs, _ := strings.Cut(page, `id="nt-errors"`)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, "the project is archived; set its status to active before publishing to it") {
+		t.Fatalf("the form in archived project shop: %d, want 400 on the form saying the project is archived:\n%s", resp.StatusCode, page)
+	}
+	d, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10)
+	if err != nil || d.Project.Status != project.Archived || len(d.Tasks) != 1 {
+		t.Fatalf("project shop after the form: status %s, %d tasks, %v; want it archived with its one task", d.Project.Status, len(d.Tasks), err)
+	}
+}
