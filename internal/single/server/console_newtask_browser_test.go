@@ -9,7 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/testkit/browsertest"
 )
 
-// In a real browser, on a phone, in Chinese: from the definitions page,
+// In a real browser, on a phone, in Chinese: from the triggers page,
 // open New task, fill in a task and its schedule, preview, confirm, and
 // find the trigger among the triggers with its next fires; the form and
 // the preview fit the phone.
@@ -21,8 +21,8 @@ func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
 
 	browsertest.Step(t, ctx, "sign in", chromedp.EmulateViewport(390, 844), chromedp.Navigate(b+"/signin?lang=zh"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "概览"))
-	browsertest.Step(t, ctx, "open the form from the definitions page", chromedp.Navigate(b+"/definitions"),
-		chromedp.Click(chromedp.ID("def-newtask")),
+	browsertest.Step(t, ctx, "open the form from the triggers page", chromedp.Navigate(b+"/triggers"),
+		chromedp.Click(chromedp.ID("triggers-newtask")),
 		browsertest.WaitText("main h1", "新建任务"))
 	browsertest.Step(t, ctx, "fill in the form and preview",
 		chromedp.SendKeys(chromedp.ID("nt-project"), "reports"),

@@ -53,6 +53,11 @@ func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	for _, from := range []string{"/definitions", "/triggers"} {
+		if _, page := httpcall.Form(t, c, http.MethodGet, site.base+from+"?lang=en", nil); !strings.Contains(page, `href="/definitions/new"`) {
+			t.Errorf("%s offers no New task to an admin:\n%s", from, page)
+		}
+	}
 	if resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/new?lang=en", nil); resp.StatusCode != http.StatusOK ||
 		!strings.Contains(page, `id="nt-script"`) || !strings.Contains(page, `<option value="shop">`) {
 		t.Fatalf("the New task form: %d, want 200 with its fields and the projects to choose from:\n%s", resp.StatusCode, page)
