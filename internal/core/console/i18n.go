@@ -504,6 +504,8 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		},
 		"bfNone":      backfillNone,
 		"attemptWhy":  attemptWhy,
+		"eventName":   eventName,
+		"eventFacts":  eventFacts,
 		"clipMessage": clipMessage,
 		"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
 			return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}

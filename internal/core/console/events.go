@@ -1,0 +1,96 @@
+package console
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// runEventWords name a Run's events in both languages, as the Run page's
+// events list says them: what happened, in words, beside the event's
+// stored name and payload (which stay English, as in the API). An event
+// without a word here (a newer server's) is shown by its stored name.
+var runEventWords = map[string]map[string]string{
+	"en": {
+		run.EventCreated: "created", run.EventQueued: "queued", run.EventDispatching: "offered to a worker",
+		run.EventRunning: "running", run.EventAttemptStarted: "attempt started", run.EventSucceeded: "succeeded",
+		run.EventFailed: "failed", run.EventTimedOut: "timed out", run.EventCancelled: "cancelled", run.EventLost: "lost",
+		run.EventRetryWait: "waiting to retry", run.EventCancelRequested: "cancel asked",
+	},
+	"zh": {
+		run.EventCreated: "已创建", run.EventQueued: "已排队", run.EventDispatching: "已分派给执行器",
+		run.EventRunning: "运行中", run.EventAttemptStarted: "尝试已启动", run.EventSucceeded: "成功",
+		run.EventFailed: "失败", run.EventTimedOut: "超时", run.EventCancelled: "已取消", run.EventLost: "已丢失",
+		run.EventRetryWait: "等待重试", run.EventCancelRequested: "已请求取消",
+	},
+}
+
+// eventFactWords are the words of the facts eventFacts reads from a
+// payload, each a format taking the fact's value.
+var eventFactWords = map[string]map[string]string{
+	"en": {"attempt": "attempt %v", "exitCode": "exit code %v", "errorCode": "%s", "errorWhy": "%s (%s)", "pid": "pid %v", "actor": "by %s",
+		"reason": "reason: %s", "next": "attempt %v from %s", "scheduled": "scheduled for %s"},
+	"zh": {"attempt": "第 %v 次尝试", "exitCode": "退出码 %v", "errorCode": "%s", "errorWhy": "%s（%s）", "pid": "进程号 %v", "actor": "操作者：%s",
+		"reason": "原因：%s", "next": "第 %v 次尝试自 %s 起", "scheduled": "计划时间 %s"},
+}
+
+// eventName is the page's name of a Run's event in language l.
+func eventName(l, name string) string {
+	if s, ok := runEventWords[l][name]; ok {
+		return s
+	}
+	return name
+}
+
+// eventFacts is what e's payload says that a reader of the Run page wants,
+// in language l and times in zone: the attempt, its exit and error codes
+// (the error code with its meaning where the page knows one), the process,
+// who asked, the reason, when the next attempt may start and, for the
+// created event, the time the Run was scheduled for; "" when it says none
+// of them (or is not a JSON object). The payload itself stays on the page
+// as it is stored.
+func eventFacts(l string, e run.Event, zone string) string {
+	var p map[string]any
+	if json.Unmarshal([]byte(e.Payload), &p) != nil {
+		return ""
+	}
+	w := eventFactWords[l]
+	var out []string
+	say := func(key string, args ...any) { out = append(out, fmt.Sprintf(w[key], args...)) }
+	if v, ok := p["attempt"]; ok {
+		say("attempt", v)
+	}
+	if v, ok := p["exitCode"]; ok {
+		say("exitCode", v)
+	}
+	if v, ok := p["errorCode"].(string); ok && v != "" {
+		if why := attemptWhy(l, v); why != "" {
+			v = fmt.Sprintf(w["errorWhy"], why, v)
+		}
+		say("errorCode", v)
+	}
+	if v, ok := p["pid"]; ok {
+		say("pid", v)
+	}
+	if v, ok := p["actor"].(string); ok && v != "" {
+		say("actor", v)
+	}
+	if v, ok := p["reason"].(string); ok && v != "" {
+		say("reason", v)
+	}
+	if n, ok := p["nextAttempt"]; ok {
+		if at, ok := p["availableAtMs"].(float64); ok {
+			say("next", n, when(int64(at), zone))
+		}
+	}
+	if at, ok := p["scheduledForMs"].(float64); ok && e.Name == run.EventCreated {
+		say("scheduled", when(int64(at), zone))
+	}
+	sep := " · "
+	if l == "zh" {
+		sep = "；"
+	}
+	return strings.Join(out, sep)
+}

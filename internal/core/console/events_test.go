@@ -1,0 +1,39 @@
+package console
+
+import (
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// A Run's events read in the page's language: what happened, then what
+// the payload says of it — the attempt, the exit code, the meaning of an
+// error code the page knows (beside the code; an English page shows the code, as the attempts do), who asked, when a retry
+// starts in the viewer's zone; an event this server has no word for is
+// named as stored, and a payload that is not a JSON object adds nothing.
+func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	retry := run.Event{Name: run.EventRetryWait, Payload: `{"attempt":1,"attemptId":"a","exitCode":1,"nextAttempt":2,"availableAtMs":1796356800000,"outcome":"failed"}`}
+	cancelled := run.Event{Name: run.EventCancelled, Payload: `{"attemptId":"a","errorCode":"cancelled","actor":"console:olivia"}`}
+	for _, c := range []struct {
+		l        string
+		e        run.Event
+		name     string
+		facts    string
+		withZone string
+	}{
+		{"en", retry, "waiting to retry", "attempt 1 · exit code 1 · attempt 2 from 2026-12-04 12:00:00 CST", "Asia/Shanghai"},
+		{"zh", retry, "等待重试", "第 1 次尝试；退出码 1；第 2 次尝试自 2026-12-04 04:00:00 UTC 起", ""},
+		{"en", cancelled, "cancelled", "cancelled · by console:olivia", ""},
+		{"zh", cancelled, "已取消", "运行被要求取消，命令已被停止（cancelled）；操作者：console:olivia", ""},
+		{"en", run.Event{Name: "run.something_newer", Payload: `{"attempt":3}`}, "run.something_newer", "attempt 3", ""},
+		{"zh", run.Event{Name: run.EventQueued, Payload: `not json`}, "已排队", "", ""},
+	} {
+		if got := eventName(c.l, c.e.Name); got != c.name {
+			t.Errorf("%s: %s is named %q, want %q", c.l, c.e.Name, got, c.name)
+		}
+		if got := eventFacts(c.l, c.e, c.withZone); got != c.facts {
+			t.Errorf("%s: %s says %q, want %q", c.l, c.e.Name, got, c.facts)
+		}
+	}
+}
