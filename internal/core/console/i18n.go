@@ -42,7 +42,7 @@ var messages = map[string]map[string]string{
 		"log.more":    "The output goes on past what is shown here. " + logWholeEN,
 		"log.removed": "Log retention removed this attempt's output (it held %d bytes).", "log.none": "No output.",
 		"log.stopped": "The live output stopped: the server could not read this run or its output within %s, the most it gives one read (its database or disk is busy). What is shown above is all it had read; reload the page to follow the output again.",
-		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
+		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Took", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
 		"enable": "Enable", "disable": "Disable",
 		"newtask": "New task", "nt.intro": "A shell script and the cron schedule that runs it. Every other setting keeps its default; change it later in the project's definitions file.",
 		"nt.invalid": "Nothing was created", "nt.required": "Fill in the project, the task's name, its script, the schedule and the time zone.",
@@ -180,7 +180,7 @@ var messages = map[string]map[string]string{
 		"log.more":    "输出在这里显示的内容之后还有更多。" + logWholeZH,
 		"log.removed": "日志保留策略已删除该尝试的输出（它有 %d 字节）。", "log.none": "没有输出。",
 		"log.stopped": "实时输出已停止：服务器未能在 %s（它给一次读取的最长时间）内读取此运行或其输出（其数据库或磁盘正忙）。上面显示的是它已读取的全部内容；请刷新页面以继续跟随输出。",
-		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
+		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "用时", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
 		"newtask": "新建任务", "nt.intro": "一段 Shell 脚本，以及运行它的 cron 计划。其他设置都取默认值；以后可以在项目的定义文件中修改。",
 		"nt.invalid": "没有创建任何内容", "nt.required": "请填写项目、任务名称、脚本、计划和时区。",
@@ -527,6 +527,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 			return strconvItoa(*c)
 		},
 		"span": func(ms int64) string { return validate.Duration(time.Duration(ms) * time.Millisecond) },
+		"took": took,
 		"duration": func(a run.Attempt) string {
 			if a.StartedAtMs == nil || a.FinishedAtMs == nil {
 				return "—"
