@@ -94,8 +94,13 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	if _, page = get("/"); !strings.Contains(page, `id="fleet"`) || !strings.Contains(page, `id="backlog"`) || !strings.Contains(page, `href="/workers"`) || strings.Contains(page, `href="/tokens"`) {
 		t.Fatalf("the cluster overview lacks workers or backlog, or offers tokens:\n%s", page)
 	}
-	if resp, page = get("/workers"); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="workers"`) {
-		t.Fatalf("workers page: %d\n%s", resp.StatusCode, page)
+	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "workers", "create", "gpu-box", "--labels", "region=eu,gpu=true"); code != 0 {
+		t.Fatalf("workers create: exit %d %q", code, out)
+	}
+	// The workers page names each worker's labels, which a task's
+	// placement must find all of.
+	if resp, page = get("/workers"); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="workers"`) || !strings.Contains(page, "<code>gpu=true,region=eu</code>") {
+		t.Fatalf("workers page: %d, want the worker gpu-box with its labels\n%s", resp.StatusCode, page)
 	}
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "users", "list", "-o", "json"); code != 0 || !regexp.MustCompile(`"lastSigninAtMs": [0-9]+`).MatchString(out) {
 		t.Fatalf("users list after a replica's sign-in: exit %d %q", code, out)

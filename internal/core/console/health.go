@@ -75,6 +75,9 @@ type Worker struct {
 	// theirs, as the worker last reported them.
 	Sessions, Capacity, FreeSlots int
 	LastHeartbeatMs               *int64
+	// Labels are the worker's labels, which a task's placement must find
+	// all of for the worker to run it.
+	Labels map[string]string
 }
 
 // fleet is the overview's count of the cluster's workers.

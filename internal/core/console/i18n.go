@@ -81,6 +81,7 @@ var messages = map[string]map[string]string{
 		"local.cluster":         "Remote workers, which run the commands on other machines, belong to the cluster profile, where several servers share one PostgreSQL database; a single-node server has none and needs none.",
 		"local.edge":            "Running commands on other machines takes the full ql binary.",
 		"oldest":                "oldest due", "workers": "Workers", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat",
+		"th.sessions": "Sessions", "th.freeslots": "Free slots", "labels": "Labels",
 		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "yours": "your time:", "nofires": "none: the trigger has ended",
 		"zone.unknown": "This server knows no time zone %q (zone names are case-sensitive, such as Europe/Berlin or America/New_York); times are shown in %s, as before.",
 		"zone.case":    "This server knows no time zone %q (zone names are case-sensitive): did you mean %s? Times are shown in %s, as before.",
@@ -219,6 +220,7 @@ var messages = map[string]map[string]string{
 		"local.cluster":         "远程执行节点（在其他机器上执行命令）属于集群配置：多台服务器共用一个 PostgreSQL 数据库。单节点服务器没有远程执行节点，也不需要。",
 		"local.edge":            "要在其他机器上执行命令，需要完整版的 ql 程序。",
 		"oldest":                "最早到期", "workers": "执行节点", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳",
+		"th.sessions": "会话", "th.freeslots": "空闲槽位", "labels": "标签",
 		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "yours": "你的时间：", "nofires": "无：触发器已结束",
 		"zone.unknown": "此服务器不认识时区“%s”（时区名区分大小写，如 Europe/Berlin、America/New_York）；时间仍按 %s 显示。",
 		"zone.case":    "此服务器不认识时区“%s”（时区名区分大小写）：是否应写作 %s？时间仍按 %s 显示。",
@@ -505,6 +507,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"bfNone":      backfillNone,
 		"attemptWhy":  attemptWhy,
 		"eventName":   eventName,
+		"labels":      run.FormatLabels,
 		"eventFacts":  eventFacts,
 		"clipMessage": clipMessage,
 		"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
