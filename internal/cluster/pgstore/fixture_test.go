@@ -70,6 +70,7 @@ func (s *store) fixture() storetest.Fixture {
 		Definitions: s.runtime,
 		Schedule:    s.runtime,
 		Runs:        s.runtime,
+		Last:        s.runtime,
 		Status:      s.runtime,
 		Service: catalog.Service{Store: s.admin, Executor: task.RemoteWorker,
 			NowMs: func() int64 { return time.Now().UnixMilli() }},

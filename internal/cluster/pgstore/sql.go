@@ -125,6 +125,7 @@ var (
 	sqlRunColumns  = stmt("RunColumns")
 	sqlRunAttempts = stmt("RunAttempts")
 	sqlRunEvents   = stmt("RunEvents")
+	sqlRunsLast    = stmt("RunsLast")
 	sqlRunWaiting  = stmt("RunWaiting")
 	sqlTriggerList = stmt("TriggerList")
 )

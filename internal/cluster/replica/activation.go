@@ -303,6 +303,14 @@ func (l liveReaders) RunList(ctx context.Context, p run.ListParams) ([]run.Run, 
 	return rt.RunList(ctx, p)
 }
 
+func (l liveReaders) RunsLast(ctx context.Context, triggerIDs []string) (map[string]run.Last, error) {
+	rt, err := l.runtime()
+	if err != nil {
+		return nil, err
+	}
+	return rt.RunsLast(ctx, triggerIDs)
+}
+
 func (l liveReaders) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	rt, err := l.runtime()
 	if err != nil {

@@ -55,6 +55,10 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 		t.Fatalf("the trigger page on a replica should offer run now and pause:\n%s", page)
 	}
 	consoleBackfill(t, c, base, link[1], page)
+	// The backfill's Runs are the trigger's: the list shows its last one.
+	if _, page = get("/triggers"); !strings.Contains(page, `class="last-run"><a href="/runs/`) {
+		t.Fatalf("the triggers list on a replica does not show the trigger's last Run:\n%s", page)
+	}
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "tokens", "revoke", "ops"); code != 0 {
 		t.Fatalf("revoke: exit %d %q", code, out)
 	}

@@ -43,7 +43,10 @@ var assets embed.FS
 
 // Config is what the console reads and changes, as the API's Config.
 type Config struct {
-	Runs     run.Reader
+	Runs run.Reader
+	// LastRuns reads the newest Run of each trigger the triggers list
+	// shows; nil hides the list's last-run column.
+	LastRuns run.LastReader
 	Triggers schedule.StatusReader
 	Detail   schedule.DetailReader
 	Tokens   apitoken.Authenticator

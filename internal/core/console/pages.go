@@ -386,6 +386,18 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 		data["NextURL"] = "/triggers?" + v.Encode()
 	}
 	data["List"], data["Fires"] = shown, fires
+	if c.cfg.LastRuns != nil && len(shown) > 0 {
+		triggerIDs := make([]string, len(shown))
+		for i, t := range shown {
+			triggerIDs[i] = t.TriggerID
+		}
+		last, err := c.cfg.LastRuns.RunsLast(r.Context(), triggerIDs)
+		if err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+		data["Last"], data["HasLast"] = last, true
+	}
 	c.render(w, r, http.StatusOK, "triggers", s, data)
 }
 

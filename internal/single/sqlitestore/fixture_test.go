@@ -152,6 +152,7 @@ func (e *env) fixture() storetest.Fixture {
 		Definitions: e.store,
 		Schedule:    e.store,
 		Runs:        e.store,
+		Last:        e.store,
 		Status:      e.store,
 		Service:     e.service(),
 		Row:         e.row,

@@ -104,6 +104,7 @@ var (
 	qRunsUnfinishedOfTrigger   = query("runs_unfinished_of_trigger")
 	qRunByKey                  = query("run_by_key")
 	qRunsCronScheduledIn       = query("runs_cron_scheduled_in")
+	qRunsLast                  = query("runs_last")
 )
 
 var (
@@ -207,7 +208,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
-	qRunsList, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
+	qRunsList, qRunsLast, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,
 	qRetentionEstimate, qRetentionLogsRunning, qMonitorBacklog, qMonitorRunState, qRetriesNext,
 }

@@ -45,6 +45,9 @@ type Fixture struct {
 	Definitions catalog.DefinitionsReader
 	// Runs reads Runs as `runs list` and `runs show` do.
 	Runs run.Reader
+	// Last reads the newest Run of each of a page of triggers, as the
+	// console's triggers list does.
+	Last run.LastReader
 	// Status lists triggers with their schedule state as `triggers list`
 	// does.
 	Status schedule.StatusReader

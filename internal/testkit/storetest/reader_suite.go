@@ -27,6 +27,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"ACancelOfAnEndedRunReturnsItAsItIs":              testCancelOfAnEndedRunReturnsItAsItIs,
 		"ACancelOfALostRunClosesItCancelled":              testCancelOfALostRunClosesItCancelled,
 		"ACancelAskedBeforeTheCommandsOwnEndWins":         testCancelAskedBeforeTheCommandsOwnEndWins,
+		"TheNewestRunOfEachTriggerIsTheOneAdmittedLast":   testRunsLast,
 		"ListKeepsATimeWindowByAdmissionAndPagesWithinIt": testRunListWindow,
 	}
 	for name, fn := range tests {

@@ -107,3 +107,13 @@ SELECT p.id, p.name, tg.id, tr.name, tr.revision, tr.enabled, tr.cron_expression
    AND ($2::uuid IS NULL OR tg.id > $2::uuid)
  ORDER BY tg.id
  LIMIT $3
+
+-- name: RunsLast
+-- The newest Run of each trigger of a page of the triggers list ($1): one
+-- probe of runs_trigger_listing_idx (trigger_id, id DESC) per trigger, whose
+-- first id is the Run admitted last (ids are UUIDv7, in admission order). A
+-- trigger without a Run gives no row.
+SELECT r.trigger_id, r.id, r.state, r.scheduled_for_ms, r.finished_at_ms
+  FROM unnest($1::uuid[]) AS t(id)
+ CROSS JOIN LATERAL (SELECT l.trigger_id, l.id, l.state, l.scheduled_for_ms, l.finished_at_ms
+                       FROM qinglong.runs l WHERE l.trigger_id = t.id ORDER BY l.id DESC LIMIT 1) r

@@ -1,0 +1,43 @@
+package run
+
+import (
+	"context"
+
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// Last is the newest Run of a trigger (the one admitted last), as the
+// console's triggers list shows it beside each trigger.
+type Last struct {
+	TriggerID      string
+	RunID          string
+	State          State
+	ScheduledForMs int64
+	FinishedAtMs   *int64
+}
+
+// MaxLastTriggers bounds one LastReader call: a page of the triggers list
+// is at most 500 triggers.
+const MaxLastTriggers = 1000
+
+// LastReader reads the newest Run of each of a page of triggers.
+type LastReader interface {
+	// RunsLast returns the newest Run of each trigger of triggerIDs that
+	// has one, by trigger id; a trigger without a Run is absent.
+	RunsLast(ctx context.Context, triggerIDs []string) (map[string]Last, error)
+}
+
+// CheckLastTriggers refuses a RunsLast request the stores do not take: too
+// many triggers, or one that is not an id.
+func CheckLastTriggers(triggerIDs []string) error {
+	if len(triggerIDs) > MaxLastTriggers {
+		return qlerror.New(qlerror.Invalid, "the newest Runs of %d triggers were asked for at once; ask for at most %d", len(triggerIDs), MaxLastTriggers)
+	}
+	for _, id := range triggerIDs {
+		if err := ids.Validate("trigger id", id); err != nil {
+			return qlerror.Wrap(qlerror.Invalid, err, "give trigger ids as `ql triggers list` prints them")
+		}
+	}
+	return nil
+}
