@@ -175,7 +175,7 @@ func apiUnused(cmd *cobra.Command) string {
 		}
 	}
 	walk(root)
-	return fmt.Sprintf(". $QL_API_URL is set, but `%s` works on a database, never through a server's API (the commands that can: %s); run it where the database is, or use the server's console", cmd.CommandPath(), strings.Join(via, ", "))
+	return fmt.Sprintf(". $QL_API_URL is set, but %s works on a database, never through a server's API (the commands that can: %s); run it where the database is, or use the server's console", cmd.CommandPath(), strings.Join(via, ", "))
 }
 
 func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Backend, error) {

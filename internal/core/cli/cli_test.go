@@ -189,7 +189,7 @@ func TestACommandWithoutAPIURLSaysSoWhenQLAPIURLIsSetAndNoDatabaseIsThere(t *tes
 		t.Fatalf("exit %d, want 1 (stderr %q)", code, stderr)
 	}
 	_, can, _ := strings.Cut(stderr, "the commands that can: ")
-	for _, want := range []string{"no QingLong database at", "$QL_API_URL is set, but `ql retention run` works on a database", "runs list", "runs logs", "runs cancel",
+	for _, want := range []string{"no QingLong database at", "$QL_API_URL is set, but ql retention run works on a database", "runs list", "runs logs", "runs cancel",
 		"triggers list", "triggers show", "triggers pause", "triggers backfill", "triggers enable", "notifications retry", "apply"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr %q lacks %q", stderr, want)

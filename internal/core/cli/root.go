@@ -335,7 +335,7 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(context.WithValue(ctx, stderrKey{}, stderr))
+	cmd, err := root.ExecuteContextC(context.WithValue(ctx, stderrKey{}, stderr))
 	if err == nil {
 		return 0
 	}
@@ -356,7 +356,7 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	}
 	// Found below the command line (a store, a service, a server's
 	// answer), so its message says what to change; --help would not.
-	fmt.Fprintf(stderr, "%s: %s\n", binary, msg)
+	fmt.Fprintf(stderr, "%s: %s\n", binary, withLocation(cmd, binary, msg))
 	return exitCodeOf(err)
 }
 

@@ -237,7 +237,7 @@ func runsCancelCommand(opts Options) *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "run %s: already %s; nothing to cancel\n", r.ID, r.State)
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "run %s: cancellation requested; it is %s until the command is stopped (follow with `%s runs logs -f %s`)\n", r.ID, r.State, opts.Binary, r.ID)
+			fmt.Fprintf(cmd.OutOrStdout(), "run %s: cancellation requested; it is %s until the command is stopped (follow with `%s`)\n", r.ID, r.State, suggest(cmd, "runs", "logs", "-f", r.ID))
 			return nil
 		},
 	}

@@ -42,7 +42,7 @@ this CLI shows them as escapes, such as \u202e.)`,
 		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if attempt < 0 || (attempt == 0 && cmd.Flags().Changed("attempt")) {
-				return Usagef("--attempt %d is not an attempt number; give one that `ql runs show %s` lists (1 is the first attempt), or leave it out for the latest", attempt, args[0])
+				return Usagef("--attempt %d is not an attempt number; give one that `%s` lists (1 is the first attempt), or leave it out for the latest", attempt, suggest(cmd, "runs", "show", args[0]))
 			}
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
@@ -54,7 +54,7 @@ this CLI shows them as escapes, such as \u202e.)`,
 				return err
 			}
 			return copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
-				l := logFollower{runs: b.Runs, log: src, from: from, limit: limit, again: followAgain(cmd.Flags(), args[0]), runID: args[0], number: attempt,
+				l := logFollower{runs: b.Runs, log: src, from: from, limit: limit, again: followAgain(cmd, args[0]), runID: args[0], number: attempt,
 					out: out, errOut: cmd.ErrOrStderr()}
 				if follow {
 					noteUnfinishedUnattended(cmd, opts, b, args[0], limit)

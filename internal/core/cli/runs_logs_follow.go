@@ -7,11 +7,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
-	"github.com/qinglong/qinglong/internal/core/shellquote"
 	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
@@ -310,18 +309,15 @@ func (l *logFollower) followOne(ctx context.Context) error {
 	}
 }
 
-// followAgain is `ql runs logs RUN -f` with the flags of fs that choose
-// what is followed and from where, as the command line gave them:
-// --attempt N, and --api-url URL (a server's address is nowhere else to
-// be found; the database's flags, and a URL set in $QL_API_URL, are).
-func followAgain(fs *pflag.FlagSet, runID string) string {
-	again := "ql runs logs " + runID + " -f"
-	for _, name := range []string{"attempt", "api-url"} {
-		if fl := fs.Lookup(name); fl != nil && onCommandLine(fl) {
-			again += " --" + name + " " + shellquote.Quote(fl.Value.String())
-		}
+// followAgain is `ql runs logs RUN -f` as the invocation cmd gave it:
+// with --attempt N when it chose an attempt, and the flags that chose
+// where from (suggest).
+func followAgain(cmd *cobra.Command, runID string) string {
+	words := []string{"runs", "logs", runID, "-f"}
+	if fl := cmd.Flags().Lookup("attempt"); fl != nil && onCommandLine(fl) {
+		words = append(words, "--attempt", fl.Value.String())
 	}
-	return again
+	return suggest(cmd, words...)
 }
 
 // outage decides what a follower does with the error of a round: an

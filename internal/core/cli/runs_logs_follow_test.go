@@ -16,8 +16,8 @@ import (
 
 // A follower that gives up after an outage tells the user to run the
 // command again as they gave it: over --api-url, with the server's
-// address (and --attempt N when given), which `ql runs logs ID -f` alone
-// would not reach.
+// address (and --attempt N when given), on a database with --data-dir,
+// which `ql runs logs ID -f` alone would not reach.
 func TestAFollowerThatGivesUpSaysTheCommandAsGiven(t *testing.T) {
 	t.Parallel()
 	const id = "0193a8a0-0000-7000-8000-00000000abcd"
@@ -30,15 +30,20 @@ func TestAFollowerThatGivesUpSaysTheCommandAsGiven(t *testing.T) {
 			"run `ql runs logs " + id + " -f --attempt 2 --api-url https://ql.example:8080` again"},
 		{[]string{id, "-f", "--api-url", "http://[::1]:8080/a b"}, "the server",
 			"run `ql runs logs " + id + " -f --api-url 'http://[::1]:8080/a b'` again"},
+		{[]string{id, "-f", "--data-dir", "/srv/my ql"}, "the database",
+			"run `ql runs logs " + id + " -f --data-dir '/srv/my ql'` again"},
 		{[]string{id, "-f"}, "the database", "run `ql runs logs " + id + " -f` again"},
 	} {
-		cmd := runsLogsCommand(Options{Binary: "ql"})
+		cmd, _, err := NewRoot(Options{Binary: "ql"}).Find([]string{"runs", "logs"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.ParseFlags(c.args); err != nil {
 			t.Fatal(err)
 		}
-		l := logFollower{from: c.from, again: followAgain(cmd.Flags(), id), runID: id, out: io.Discard, errOut: io.Discard,
+		l := logFollower{from: c.from, again: followAgain(cmd, id), runID: id, out: io.Discard, errOut: io.Discard,
 			downSince: time.Now().Add(-followOutageLimit - time.Second)}
-		err := l.outage(t.Context(), qlerror.New(qlerror.Unavailable, "connection refused"))
+		err = l.outage(t.Context(), qlerror.New(qlerror.Unavailable, "connection refused"))
 		if !qlerror.Is(err, qlerror.Unavailable) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: giving up: %v; want %q", c.args, err, c.want)
 		}

@@ -68,7 +68,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 				err = writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
 					Skipped: string(res.Skipped)})
 			} else {
-				printRerun(cmd.OutOrStdout(), opts.Binary, req, res)
+				printRerun(cmd.OutOrStdout(), cmd, req, res)
 			}
 			if err == nil && res.Skipped != "" {
 				return errRefused
@@ -92,12 +92,12 @@ type rerunView struct {
 	Skipped   string `json:"skipped,omitempty"`
 }
 
-func printRerun(w io.Writer, binary string, req schedule.RerunRequest, res schedule.RerunResult) {
+func printRerun(w io.Writer, cmd *cobra.Command, req schedule.RerunRequest, res schedule.RerunResult) {
 	switch {
 	case res.Skipped != "":
 		fmt.Fprintf(w, "run %s: not re-run (%s: an earlier run of its trigger is unfinished and the overlap policy refuses another)\n", req.RunID, res.Skipped)
 	case res.Created:
-		fmt.Fprintf(w, "run %s: re-run as run %s, queued (request %s; `%s runs show %s`)\n", req.RunID, res.RunID, req.RequestID, binary, res.RunID)
+		fmt.Fprintf(w, "run %s: re-run as run %s, queued (request %s; `%s`)\n", req.RunID, res.RunID, req.RequestID, suggest(cmd, "runs", "show", res.RunID))
 	default:
 		fmt.Fprintf(w, "run %s: request %s already made run %s; nothing new was queued\n", req.RunID, req.RequestID, res.RunID)
 	}

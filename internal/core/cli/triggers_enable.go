@@ -69,7 +69,7 @@ zone and what mends it.
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), enableMessage(ql, args[0], res))
+		fmt.Fprintln(cmd.OutOrStdout(), enableMessage(ql, args[0], suggest(cmd, "triggers", "enable", qualified(t)), res))
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -86,7 +86,7 @@ func findTrigger(cmd *cobra.Command, r schedule.StatusReader, project, name stri
 	}
 	found, ok, err := triggerref.ByID(cmd.Context(), r, projectID, id)
 	if err == nil && !ok {
-		err = qlerror.New(qlerror.NotFound, "trigger %s does not exist; `ql triggers list` shows the triggers", name)
+		err = qlerror.New(qlerror.NotFound, "trigger %s does not exist; `%s` shows the triggers", name, suggest(cmd, "triggers", "list"))
 	}
 	if err != nil {
 		return schedule.TriggerStatus{}, err
@@ -94,7 +94,9 @@ func findTrigger(cmd *cobra.Command, r schedule.StatusReader, project, name stri
 	return found, nil
 }
 
-func enableMessage(binary, name string, res catalog.EnableResult) string {
+// enableMessage is what enabling (or disabling) trigger name did; enable
+// is the command that enables it again, as suggest words it.
+func enableMessage(binary, name, enable string, res catalog.EnableResult) string {
 	state := "disabled"
 	if res.Enabled {
 		state = "enabled"
@@ -105,5 +107,5 @@ func enableMessage(binary, name string, res catalog.EnableResult) string {
 	if res.Enabled {
 		return fmt.Sprintf("trigger %s: enabled as revision %d at %s; what fell due while disabled is recorded as disabled, none runs late", name, res.Revision, fmtMs(&res.CreatedAtMs))
 	}
-	return fmt.Sprintf("trigger %s: disabled as revision %d at %s; enable it with `%s triggers enable %s` (a `%s apply` of a file saying enabled: true enables it too)", name, res.Revision, fmtMs(&res.CreatedAtMs), binary, name, binary)
+	return fmt.Sprintf("trigger %s: disabled as revision %d at %s; enable it with `%s` (a `%s apply` of a file saying enabled: true enables it too)", name, res.Revision, fmtMs(&res.CreatedAtMs), enable, binary)
 }

@@ -71,7 +71,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			req.TriggerID = id
 			res, err := b.Manual.TriggerRunNow(cmd.Context(), req)
 			if err != nil {
-				return err
+				return disabledHint(cmd, b.Triggers, id, err)
 			}
 			if res.Created {
 				noteUnattended(cmd, opts, b, res.RunID, 1)
@@ -80,7 +80,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 				err = writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
 					Skipped: string(res.Skipped)})
 			} else {
-				printRunNow(cmd.OutOrStdout(), opts.Binary, args[0], req.RequestID, res)
+				printRunNow(cmd.OutOrStdout(), cmd, args[0], req.RequestID, res)
 			}
 			if err == nil && res.Skipped != "" {
 				return errRefused
@@ -137,7 +137,7 @@ func noteUnattendedOf(cmd *cobra.Command, opts Options, b *Backend, runID string
 		waits = fmt.Sprintf("the %d Runs wait", runs)
 	}
 	if u.NoServer {
-		fmt.Fprintf(w, "note: no server is running on this database (%s): %s until `%s serve --data-dir %s` starts there\n", u.DataDir, waits, opts.Binary, u.DataDir)
+		fmt.Fprintf(w, "note: no server is running on this database (%s): %s until `%s` starts there\n", u.DataDir, waits, suggest(cmd, "serve", "--data-dir", u.DataDir))
 	}
 	if u.NoReplica {
 		fmt.Fprintf(w, "note: no replica is running on this database: %s until one starts (`%s serve --profile cluster`) and a worker takes it\n", waits, opts.Binary)
@@ -147,12 +147,12 @@ func noteUnattendedOf(cmd *cobra.Command, opts Options, b *Backend, runID string
 	}
 }
 
-func printRunNow(w io.Writer, binary, name, requestID string, res schedule.RunNowResult) {
+func printRunNow(w io.Writer, cmd *cobra.Command, name, requestID string, res schedule.RunNowResult) {
 	switch {
 	case res.Skipped != "":
 		fmt.Fprintf(w, "trigger %s: not run (%s: an earlier run is unfinished and the overlap policy refuses another); --force runs it anyway\n", name, res.Skipped)
 	case res.Created:
-		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s runs show %s`)\n", name, res.RunID, requestID, binary, res.RunID)
+		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s`)\n", name, res.RunID, requestID, suggest(cmd, "runs", "show", res.RunID))
 	default:
 		fmt.Fprintf(w, "trigger %s: request %s already made run %s; nothing new was queued\n", name, requestID, res.RunID)
 	}
@@ -225,7 +225,7 @@ from as who asked.` +
 				Names: schedule.BackfillNames{From: "--from", To: "--to", Max: "--max"}}
 			total, err := backfillChunks(cmd, b.Manual, req)
 			if err != nil {
-				return err
+				return disabledHint(cmd, b.Triggers, id, err)
 			}
 			if !dryRun && len(total.RunIDs) > 0 {
 				noteUnattended(cmd, opts, b, total.RunIDs[0], len(total.RunIDs))

@@ -75,7 +75,7 @@ asked (the operating-system user, or the API token or console user with its addr
 			if out == "json" {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
-			return printTriggerDetail(cmd, opts.Binary, v)
+			return printTriggerDetail(cmd, v)
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -105,7 +105,7 @@ func triggerView(ctx context.Context, b *Backend, id string, runs, ledger int) (
 	return view.NewTriggerDetail(d, list, next, ledger)
 }
 
-func printTriggerDetail(cmd *cobra.Command, binary string, v view.TriggerDetail) error {
+func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	w := textWriter{cmd.OutOrStdout()}
 	t := v.Trigger
 	paused := "no"
@@ -160,7 +160,7 @@ func printTriggerDetail(cmd *cobra.Command, binary string, v view.TriggerDetail)
 		fmt.Fprintln(tw, "(no runs)")
 	}
 	if v.RunsMore {
-		fmt.Fprintf(tw, "(older runs than these %d are not shown: `%s runs list --trigger %s/%s` lists them all)\n", len(v.Runs), binary, t.ProjectName, t.Name)
+		fmt.Fprintf(tw, "(older runs than these %d are not shown: `%s` lists them all)\n", len(v.Runs), suggest(cmd, "runs", "list", "--trigger", t.ProjectName+"/"+t.Name))
 	}
 	fmt.Fprintln(tw, "\nPASSED OVER\tCOUNT\tFIRST\tLAST\tREV\tRECORDED")
 	for _, e := range v.Ledger {
@@ -291,15 +291,15 @@ the grace period; to run none, give the trigger catchUpWindow: 0s in its definit
 		if b.Pause == nil {
 			return fmt.Errorf("this build cannot %s triggers of this database", verb)
 		}
-		_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+		t, err := findTrigger(cmd, b.Triggers, project, args[0])
 		if err != nil {
 			return err
 		}
-		res, err := b.Pause.TriggerPause(cmd.Context(), schedule.PauseRequest{TriggerID: id, Pause: pause, Note: note, Actor: actor()})
+		res, err := b.Pause.TriggerPause(cmd.Context(), schedule.PauseRequest{TriggerID: t.TriggerID, Pause: pause, Note: note, Actor: actor()})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), pauseMessage(opts.Binary, args[0], pause, res))
+		fmt.Fprintln(cmd.OutOrStdout(), pauseMessage(args[0], suggest(cmd, "triggers", "resume", qualified(t)), pause, res))
 		return nil
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
@@ -308,13 +308,13 @@ the grace period; to run none, give the trigger catchUpWindow: 0s in its definit
 	return c
 }
 
-// pauseMessage is what pausing (or resuming) trigger name did; its hint is
-// a command binary can run as printed.
-func pauseMessage(binary, name string, pause bool, res schedule.PauseResult) string {
+// pauseMessage is what pausing (or resuming) trigger name did; resume is
+// the command that resumes it, as suggest words it.
+func pauseMessage(name, resume string, pause bool, res schedule.PauseResult) string {
 	at := fmtMs(&res.AtMs)
 	switch {
 	case pause && res.Changed:
-		return fmt.Sprintf("trigger %s: paused at %s; resume it with `%s triggers resume %s`", name, at, binary, name)
+		return fmt.Sprintf("trigger %s: paused at %s; resume it with `%s`", name, at, resume)
 	case pause:
 		msg := fmt.Sprintf("trigger %s: already paused since %s; nothing changed", name, at)
 		if res.Note != "" {

@@ -172,13 +172,22 @@ func VerifyManual(triggerID string, s Stored) (Ticket, error) {
 // disabledRefusal names a disabled trigger and the command that enables it
 // without editing its file; nil when the trigger is enabled (its task is
 // then the disabled one, which only a definitions file enables, and an
-// apply refuses an enabled trigger of a disabled task anyway).
+// apply refuses an enabled trigger of a disabled task anyway). The command
+// names the trigger by its id: its bare name may be another project's
+// trigger too, and the command would then be refused as ambiguous.
 func disabledRefusal(triggerID string, s Stored) error {
 	if s.Trigger.Spec.Enabled {
 		return nil
 	}
-	name := s.Trigger.Spec.Name
-	return qlerror.New(qlerror.FailedPrecondition, "trigger %s (%s) is disabled: nothing of it runs, run now and backfill included; enable it with `ql triggers enable %s`, or set enabled: true on it in its definitions file and `ql apply` it", name, triggerID, name).Because(RefusalTriggerDisabled)
+	return DisabledRefusal(s.Trigger.Spec.Name, triggerID, "ql triggers enable "+triggerID)
+}
+
+// DisabledRefusal is the refusal of a disabled trigger named name (id
+// triggerID), enable being the command that enables it as the caller can
+// word it (a CLI that knows the trigger's project and where it found the
+// database words it to be pasted as it is).
+func DisabledRefusal(name, triggerID, enable string) *qlerror.Error {
+	return qlerror.New(qlerror.FailedPrecondition, "trigger %s (%s) is disabled: nothing of it runs, run now and backfill included; enable it with `%s`, or set enabled: true on it in its definitions file and `ql apply` it", name, triggerID, enable).Because(RefusalTriggerDisabled, "trigger", triggerID)
 }
 
 // ManualRefusal explains why a verified manual admission of trigger name

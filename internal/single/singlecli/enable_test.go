@@ -17,7 +17,7 @@ func TestTriggersDisableAndEnablePublishAFlippedRevisionAndRecordWhatFellDue(t *
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}
 	code, out, errOut := ql(t, "triggers", "disable", "demo/tick", "--data-dir", dir)
-	if code != 0 || !strings.HasPrefix(out, "trigger demo/tick: disabled as revision 2 at ") || !strings.Contains(out, "enable it with `ql-edge triggers enable demo/tick`") {
+	if code != 0 || !strings.HasPrefix(out, "trigger demo/tick: disabled as revision 2 at ") || !strings.Contains(out, "enable it with `ql-edge triggers enable demo/tick --data-dir "+dir+"`") {
 		t.Fatalf("disable: %d %q %q; want the hint a command as printed", code, out, errOut)
 	}
 	if code, out, _ := ql(t, "triggers", "disable", "tick", "--data-dir", dir); code != 0 || !strings.Contains(out, "already disabled (revision 2); nothing changed") {

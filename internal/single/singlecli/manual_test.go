@@ -122,7 +122,7 @@ func TestRunNowAndBackfillOfADisabledTriggerSayHowToEnableIt(t *testing.T) {
 	if code, _, errOut := ql(t, "triggers", "disable", "tick", "--data-dir", dir); code != 0 {
 		t.Fatalf("disable: %d %q", code, errOut)
 	}
-	const want = "is disabled: nothing of it runs, run now and backfill included; enable it with `ql-edge triggers enable tick`"
+	want := "is disabled: nothing of it runs, run now and backfill included; enable it with `ql-edge triggers enable demo/tick --data-dir " + dir + "`"
 	for _, args := range [][]string{
 		{"triggers", "run", "tick", "--data-dir", dir},
 		{"triggers", "backfill", "tick", "--from", "2020-01-01T00:00:00Z", "--to", "2020-01-01T00:00:05Z", "--data-dir", dir},

@@ -48,14 +48,23 @@ var instant = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
 
 func anyInstant(s string) string { return instant.ReplaceAllString(s, "TIME") }
 
+// location is the flag a suggested command carries to reach the database
+// or the server the command that printed it reached: over the API the
+// server's address, on the database its directory.
+var location = regexp.MustCompile("( --(?:api-url|data-dir) [^\\s`]+)")
+
+func anyLocation(s string) string { return location.ReplaceAllString(s, " --LOCATION") }
+
 // sameAs fails unless remote printed and exited as local did, once every
 // old word of local is replaced by its new one (swap: old, new, ...: the
-// other trigger's name, the other Run's id) and mask, when given, has
-// been applied to both.
+// other trigger's name, the other Run's id), the location of each
+// suggested command is masked, and mask, when given, has been applied to
+// both.
 func sameAs(t *testing.T, what string, remote, local outcome, mask func(string) string, swap ...string) {
 	t.Helper()
 	r := strings.NewReplacer(swap...)
 	want, got := outcome{local.code, r.Replace(local.out), r.Replace(local.err)}, remote
+	want.out, want.err, got.out, got.err = anyLocation(want.out), anyLocation(want.err), anyLocation(got.out), anyLocation(got.err)
 	if mask != nil {
 		want.out, want.err, got.out, got.err = mask(want.out), mask(want.err), mask(got.out), mask(got.err)
 	}
@@ -66,11 +75,12 @@ func sameAs(t *testing.T, what string, remote, local outcome, mask func(string) 
 }
 
 // sameError fails unless both exited 1 and remote's message is local's as
-// the server said it ("server: " before it), once mask, when given, has
-// been applied to both.
+// the server said it ("server: " before it), once the location of each
+// suggested command is masked, and mask, when given, has been applied to
+// both.
 func sameError(t *testing.T, what string, remote, local outcome, mask func(string) string) {
 	t.Helper()
-	got, want := remote.err, local.err
+	got, want := anyLocation(remote.err), anyLocation(local.err)
 	if mask != nil {
 		got, want = mask(got), mask(want)
 	}

@@ -33,7 +33,7 @@ func TestTriggersPauseShowAndResumeOnTheEmbeddedDatabase(t *testing.T) {
 	dir, db := serveSlow(t, "0")
 	runIn(t, db, "succeeded")
 	code, out, errOut := ql(t, "triggers", "pause", "every-second", "--note", "deploying v2", "--data-dir", dir)
-	if code != 0 || !strings.HasPrefix(out, "trigger every-second: paused at ") || !strings.HasSuffix(out, "; resume it with `ql-edge triggers resume every-second`\n") {
+	if code != 0 || !strings.HasPrefix(out, "trigger every-second: paused at ") || !strings.HasSuffix(out, "; resume it with `ql-edge triggers resume demo/every-second --data-dir "+dir+"`\n") {
 		t.Fatalf("pause: %d %q %q; want the hint a command as printed", code, out, errOut)
 	}
 	if code, out, _ := ql(t, "triggers", "pause", "demo/every-second", "--data-dir", dir); code != 0 || !strings.Contains(out, "already paused since") || !strings.Contains(out, "deploying v2") {
@@ -167,7 +167,7 @@ func TestTriggersShowSaysWhenOlderRunsAreNotShown(t *testing.T) {
 		}
 	}
 	code, out, errOut := ql(t, "triggers", "show", "tick", "--data-dir", dir)
-	if code != 0 || !strings.Contains(out, "(older runs than these 10 are not shown: `ql-edge runs list --trigger demo/tick` lists them all)") {
+	if code != 0 || !strings.Contains(out, "(older runs than these 10 are not shown: `ql-edge runs list --trigger demo/tick --data-dir "+dir+"` lists them all)") {
 		t.Fatalf("show of %d Runs: %d %q %q; want the oldest said to be left out", runs, code, out, errOut)
 	}
 	if code, out, _ := ql(t, "triggers", "show", "tick", "--runs", strconv.Itoa(runs), "--data-dir", dir); code != 0 || strings.Contains(out, "older runs") {
