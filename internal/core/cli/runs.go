@@ -127,9 +127,12 @@ every matching worker is busy, or its trigger's overlap policy holds it behind a
 			}
 			w = textWriter{w}
 			r := d.Run
-			fmt.Fprintf(w, "run        %s\nstate      %s (version %d)\nscheduled  %s\nproject    %s (%s)\ntrigger    %s (%s) revision %d\ntask       %s revision %d\nkey        %s\n",
-				r.ID, r.State, r.Version, fmtMs(&r.ScheduledForMs), nameOr(r.ProjectName, "-"), r.ProjectID,
-				nameOr(r.TriggerName, "-"), r.TriggerID, r.TriggerRevision, r.TaskID, r.TaskRevision, oneLine(r.IdempotencyKey))
+			fmt.Fprintf(w, "run        %s\nstate      %s (version %d)\nscheduled  %s\nproject    %s (%s)\n",
+				r.ID, r.State, r.Version, fmtMs(&r.ScheduledForMs), nameOr(r.ProjectName, "-"), r.ProjectID)
+			if r.TriggerID != "" {
+				fmt.Fprintf(w, "trigger    %s (%s) revision %d\n", nameOr(r.TriggerName, "-"), r.TriggerID, r.TriggerRevision)
+			}
+			fmt.Fprintf(w, "task       %s (%s) revision %d\nkey        %s\n", nameOr(r.TaskName, "-"), r.TaskID, r.TaskRevision, oneLine(r.IdempotencyKey))
 			if r.RerunOf != "" {
 				fmt.Fprintf(w, "re-run of  %s\n", r.RerunOf)
 			}

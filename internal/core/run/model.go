@@ -34,10 +34,12 @@ type Run struct {
 	TriggerID       string
 	TriggerRevision int64
 	// ProjectName is the project's current name; TriggerName the trigger's
-	// name at TriggerRevision (what it was called when it fired). Readers
-	// fill them for people; nothing decides on them.
+	// name at TriggerRevision (what it was called when it fired) and
+	// TaskName the task's at TaskRevision (what ran). Readers fill them for
+	// people; nothing decides on them.
 	ProjectName         string
 	TriggerName         string
+	TaskName            string
 	ExecutionRevisionID string
 	IdempotencyKey      string
 	ScheduledForMs      int64

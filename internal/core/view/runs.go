@@ -8,14 +8,16 @@ import (
 
 // Run is the stable shape of a Run.
 type Run struct {
-	ID                  string `json:"id"`
-	ProjectID           string `json:"projectId"`
-	ProjectName         string `json:"projectName,omitempty"`
-	TaskID              string `json:"taskId"`
-	TaskRevision        int64  `json:"taskRevision"`
-	TriggerID           string `json:"triggerId,omitempty"`
-	TriggerRevision     int64  `json:"triggerRevision,omitempty"`
-	TriggerName         string `json:"triggerName,omitempty"`
+	ID              string `json:"id"`
+	ProjectID       string `json:"projectId"`
+	ProjectName     string `json:"projectName,omitempty"`
+	TaskID          string `json:"taskId"`
+	TaskRevision    int64  `json:"taskRevision"`
+	TriggerID       string `json:"triggerId,omitempty"`
+	TriggerRevision int64  `json:"triggerRevision,omitempty"`
+	TriggerName     string `json:"triggerName,omitempty"`
+	// TaskName is the task's name at TaskRevision: what ran.
+	TaskName            string `json:"taskName,omitempty"`
 	ExecutionRevisionID string `json:"executionRevisionId"`
 	IdempotencyKey      string `json:"idempotencyKey"`
 	ScheduledForMs      int64  `json:"scheduledForMs"`
@@ -93,7 +95,7 @@ type Waiting struct {
 func NewRun(r run.Run) Run {
 	return Run{
 		ID: r.ID, ProjectID: r.ProjectID, ProjectName: r.ProjectName, TaskID: r.TaskID, TaskRevision: r.TaskRevision,
-		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, ExecutionRevisionID: r.ExecutionRevisionID,
+		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
 		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf,

@@ -22,6 +22,7 @@ func RunRunReader(t *testing.T, newFixture Factory) {
 		"ListPagesNewestFirstWithEveryFilter":             testRunList,
 		"ListRejectsBadFiltersNamingThem":                 testRunListErrors,
 		"RunsCarryTheNamesTheyFiredUnder":                 testRunNames,
+		"ARunNamesTheTaskThatRan":                         testRunTaskName,
 		"RunsSayWhetherTheClockOrARequestAdmittedThem":    testRunOrigins,
 		"ACancelRecordsWhoAskedInItsEvent":                testCancelActor,
 		"ACancelOfAnEndedRunReturnsItAsItIs":              testCancelOfAnEndedRunReturnsItAsItIs,
@@ -200,6 +201,28 @@ func testRunNames(t *testing.T, f Fixture) {
 	for _, r := range []run.Run{list[0], got.Run} {
 		if r.ProjectName != "alpha" || r.TriggerName != d.Trigger.Spec.Name {
 			t.Fatalf("run %s named %q/%q, want alpha/%s (the trigger's name at revision %d)", r.ID, r.ProjectName, r.TriggerName, d.Trigger.Spec.Name, r.TriggerRevision)
+		}
+	}
+}
+
+// testRunTaskName: a Run read by id or in a listing names the task it ran
+// (its name at the Run's task revision), for `ql runs show` and the API:
+// the task's id alone says nothing to a person.
+func testRunTaskName(t *testing.T, f Fixture) {
+	d := newDefs(t, f, "alpha", quietCron(t, f))
+	initialise(t, f)
+	id := admitNow(t, f, d.Trigger.TriggerID, 1_000)
+	list, _, err := f.Runs.RunList(t.Context(), run.ListParams{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	got, err := f.Runs.RunGet(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []run.Run{list[0], got.Run} {
+		if r.TaskName == "" || r.TaskName != d.Task.Spec.Name {
+			t.Fatalf("run %s names task %q, want %q (task %s revision %d)", r.ID, r.TaskName, d.Task.Spec.Name, r.TaskID, r.TaskRevision)
 		}
 	}
 }

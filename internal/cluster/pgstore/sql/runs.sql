@@ -11,6 +11,7 @@ SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, exe
        idempotency_key, scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
        (SELECT p.name FROM qinglong.projects p WHERE p.id = runs.project_id),
        (SELECT tr.name FROM qinglong.trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision),
+       (SELECT k.name FROM qinglong.task_revisions k WHERE k.task_id = runs.task_id AND k.revision = runs.task_revision),
        rerun_of,
        (SELECT e.payload->>'manual' FROM qinglong.run_events e WHERE e.run_id = runs.id AND e.seq = 1)
   FROM qinglong.runs

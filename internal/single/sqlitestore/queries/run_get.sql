@@ -3,6 +3,7 @@ SELECT id, project_id, task_id, task_revision, trigger_id, trigger_revision, exe
        scheduled_for_ms, due_at_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms, finished_at_ms,
        (SELECT p.name FROM projects p WHERE p.id = runs.project_id),
        (SELECT tr.name FROM trigger_revisions tr WHERE tr.trigger_id = runs.trigger_id AND tr.revision = runs.trigger_revision),
+       (SELECT k.name FROM task_revisions k WHERE k.task_id = runs.task_id AND k.revision = runs.task_revision),
        rerun_of,
        (SELECT json_extract(e.payload, '$.manual') FROM run_events e WHERE e.run_id = runs.id AND e.seq = 1)
 FROM runs WHERE id = ?
