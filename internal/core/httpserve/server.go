@@ -7,6 +7,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -55,6 +56,24 @@ type Options struct {
 	// ErrorLog receives the server's connection-level errors (default:
 	// the standard logger).
 	ErrorLog *log.Logger
+	// Listener, when set, is the address bound already (Bind), which the
+	// server serves instead of binding addr itself.
+	Listener net.Listener
+}
+
+// Bind binds addr, the setting flag, for a server started later with it
+// as Options.Listener: a server binds its addresses before it creates or
+// changes anything, so one that cannot take them fails having done
+// nothing. The error names the address, the setting and what to do.
+func Bind(addr, flag string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s (%s): another process listens there already; stop it, or choose a free address with %s", addr, flag, flag)
+	case err != nil:
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s; choose a free address with %s", addr, flag)
+	}
+	return ln, nil
 }
 
 // ListenWith is Listen with options.
@@ -65,9 +84,12 @@ func ListenWith(addr string, h http.Handler, o Options) (*Server, error) {
 	if o.WriteTimeout == 0 {
 		o.WriteTimeout = writeTimeout
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s; choose a free address with %s", addr, o.Flag)
+	ln := o.Listener
+	if ln == nil {
+		var err error
+		if ln, err = Bind(addr, o.Flag); err != nil {
+			return nil, err
+		}
 	}
 	if o.TLS != nil {
 		ln = tls.NewListener(ln, o.TLS)

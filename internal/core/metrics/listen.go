@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"net"
 	"net/http"
 
 	"github.com/qinglong/qinglong/internal/core/httpserve"
@@ -12,7 +13,13 @@ const Path = "/metrics"
 // Listen serves m at Path on a listener of its own, with the connection
 // limits of every QingLong HTTP server.
 func Listen(addr string, m *Metrics) (*httpserve.Server, error) {
+	return ListenOn(addr, nil, m)
+}
+
+// ListenOn is Listen on ln, addr bound already (httpserve.Bind); nil ln
+// binds addr.
+func ListenOn(addr string, ln net.Listener, m *Metrics) (*httpserve.Server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET "+Path, m.Handler())
-	return httpserve.ListenWith(addr, mux, httpserve.Options{Flag: "--metrics-addr"})
+	return httpserve.ListenWith(addr, mux, httpserve.Options{Flag: "--metrics-addr", Listener: ln})
 }

@@ -61,10 +61,11 @@ func (s *Server) listen() error {
 		MissingSecrets: cfg.MissingSecrets, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: tlsCfg != nil, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
 		RequestTimeout: s.cfg.RequestTimeout, ReadLog: cfg.ReadLog})
 	api := httpapi.NewHandler(cfg)
-	srv, err := httpserve.ListenWith(s.cfg.HTTPAddr, api, httpserve.Options{TLS: tlsCfg, ErrorLog: httpapi.ConnectionErrorLog(s.cfg.Logger)})
+	srv, err := httpserve.ListenWith(s.cfg.HTTPAddr, api, httpserve.Options{TLS: tlsCfg, ErrorLog: httpapi.ConnectionErrorLog(s.cfg.Logger), Listener: s.httpLn})
 	if err != nil {
 		return err
 	}
+	s.httpLn = nil // the server's now: its Shutdown closes it
 	s.http = srv
 	s.api.Store(api)
 	console := consoleURL(srv.Addr(), tlsCfg != nil)
@@ -180,10 +181,11 @@ func (s *Server) newMetrics() *metrics.Metrics {
 // before recovery and the scheduler start so the first rounds are counted.
 func (s *Server) listenMetrics() error {
 	s.metrics = s.newMetrics()
-	srv, err := metrics.Listen(s.cfg.MetricsAddr, s.metrics)
+	srv, err := metrics.ListenOn(s.cfg.MetricsAddr, s.metricsLn, s.metrics)
 	if err != nil {
 		return err
 	}
+	s.metricsLn = nil // the server's now: its Shutdown closes it
 	s.metricsHTTP = srv
 	s.cfg.Logger.Info("metrics listening; serving "+metrics.Path, "code", CodeMetricsListening, "addr", srv.Addr())
 	return nil

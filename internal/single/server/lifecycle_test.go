@@ -2,10 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +101,51 @@ func TestAServerThatCannotBindItsAddressFailsHavingDoneNothing(t *testing.T) {
 	}
 	if n := count(t, db, `SELECT count(*) FROM trigger_schedules WHERE next_fire_at_ms IS NOT NULL`); n != 0 {
 		t.Fatalf("the server that could not bind decided %d schedule rows", n)
+	}
+}
+
+// A first start on a new data directory that cannot take its address (the
+// HTTP one or the metrics one) leaves nothing behind: no database, no
+// lock file, not even the directory, so a retry with a free address is a
+// first start again. Its error names the address, the flag and what to do.
+// A directory that existed is left as it was, with no database made in it.
+func TestAFirstStartThatCannotBindItsAddressLeavesNoDataDirectoryBehind(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	for _, c := range []struct {
+		flag string
+		cfg  func(dir string) Config
+	}{
+		{"--http-addr", func(dir string) Config { return Config{DataDir: dir, HTTPAddr: addr} }},
+		{"--metrics-addr", func(dir string) Config { return Config{DataDir: dir, MetricsAddr: addr} }},
+	} {
+		dir := filepath.Join(t.TempDir(), "new")
+		cfg := c.cfg(dir)
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		srv, err := Start(t.Context(), cfg)
+		if err == nil {
+			_ = srv.Stop(context.Background())
+			t.Fatalf("%s: the server started on an address another listener holds", c.flag)
+		}
+		want := "cannot listen on " + addr + " (" + c.flag + "): another process listens there already; stop it, or choose a free address with " + c.flag
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want it to say %q", c.flag, err, want)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the failed first start left %s behind (%v)", c.flag, dir, err)
+		}
+	}
+	existing := t.TempDir()
+	if _, err := Start(t.Context(), Config{DataDir: existing, HTTPAddr: addr, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err == nil {
+		t.Fatal("the server started on an address another listener holds")
+	}
+	if _, err := os.Stat(LayoutOf(existing).DB); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the failed start made a database in the existing directory %s (%v)", existing, err)
 	}
 }
 

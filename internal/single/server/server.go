@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,9 @@ type Server struct {
 	// metrics and metricsHTTP exist only with a metrics address.
 	metrics     *metrics.Metrics
 	metricsHTTP *httpserve.Server
+	// httpLn and metricsLn are the addresses bound before the database is
+	// opened, until their servers take them.
+	httpLn, metricsLn net.Listener
 	// watcher looks at the database path every look period; watch exists
 	// only when the cadence is longer than the watch period. watchFailing,
 	// movedSince and movedLogged belong to the watcher's goroutine.
@@ -104,9 +108,11 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		return nil, qlerror.Wrap(qlerror.Invalid, err, "data directory %s", cfg.DataDir)
 	}
 	s := &Server{cfg: cfg, layout: LayoutOf(cfg.DataDir)}
+	_, dirErr := os.Stat(cfg.DataDir)
+	created := errors.Is(dirErr, fs.ErrNotExist)
 	defer func() {
 		if err != nil {
-			s.teardown(context.WithoutCancel(ctx)) //nolint:errcheck // the startup error is the one to report
+			s.undoStart(context.WithoutCancel(ctx), created)
 		}
 	}()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -122,6 +128,11 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		if err := process.CheckRunAs(cfg.RunAs); err != nil {
 			return nil, err
 		}
+	}
+	// Bound before the database is opened (or created, on a first start):
+	// a start that cannot take its addresses fails having made nothing.
+	if err := s.bind(); err != nil {
+		return nil, err
 	}
 	if cfg.BeforeOpen != nil {
 		if err := cfg.BeforeOpen(ctx); err != nil {
@@ -487,6 +498,39 @@ const (
 	CodeStoppedWhileStarting = "serve.stopped_while_starting"
 )
 
+// bind binds the HTTP and metrics addresses, each when given, for
+// listen and listenMetrics to serve.
+func (s *Server) bind() (err error) {
+	if s.cfg.HTTPAddr != "" {
+		if s.httpLn, err = httpserve.Bind(s.cfg.HTTPAddr, "--http-addr"); err != nil {
+			return err
+		}
+	}
+	if s.cfg.MetricsAddr != "" {
+		s.metricsLn, err = httpserve.Bind(s.cfg.MetricsAddr, "--metrics-addr")
+	}
+	return err
+}
+
+// undoStart undoes a start that failed. A data directory this start
+// created is removed again when no database was made in it, so a first
+// start that failed (an address in use) leaves nothing behind: not even
+// the directory, which a later start with another address would otherwise
+// find as if a server had used it. Its lock file is unlinked while the
+// lock is still held: a server starting on it meanwhile fails to lock it
+// without waiting, and one starting after makes a new file.
+func (s *Server) undoStart(ctx context.Context, created bool) {
+	_, dbErr := os.Stat(s.layout.DB)
+	discard := created && errors.Is(dbErr, fs.ErrNotExist) && s.lock != nil
+	if discard {
+		_ = os.Remove(s.layout.Lock)
+	}
+	_ = s.teardown(ctx) // the startup error is the one to report
+	if discard {
+		_ = os.Remove(s.cfg.DataDir) // fails, leaving it, unless it is empty
+	}
+}
+
 func (s *Server) teardown(ctx context.Context) error {
 	s.stopping.Store(true)
 	s.ready.Store(false)
@@ -509,6 +553,11 @@ func (s *Server) teardown(ctx context.Context) error {
 	for _, srv := range []*httpserve.Server{s.http, s.metricsHTTP} {
 		if srv != nil {
 			errs = append(errs, srv.Shutdown(ctx))
+		}
+	}
+	for _, ln := range []net.Listener{s.httpLn, s.metricsLn} {
+		if ln != nil {
+			errs = append(errs, ln.Close())
 		}
 	}
 	if s.owner != nil {
