@@ -30,7 +30,17 @@ const (
 	// program with one argument of 128 KiB or more, its NUL included
 	// (MAX_ARG_STRLEN). A longer script would be accepted by apply and
 	// then fail every Run with "argument list too long".
-	MaxScriptLen    = 128<<10 - 1
+	MaxScriptLen = 128<<10 - 1
+	// MaxExecSize bounds what a command starts with, as Linux counts it
+	// against ARG_MAX (Command.ExecSize). Linux lets a program start with
+	// a quarter of its stack limit: 2 MiB under the default 8 MiB (ulimit
+	// -s 8192), 1 MiB under 4 MiB. A task may take half of the latter,
+	// the other half left to the base environment (PATH, HOME, …), the
+	// variables QingLong sets and the secrets' values, which only the
+	// executor knows. Each argument and variable below its own limit,
+	// together they could pass ARG_MAX, be accepted by apply and fail
+	// every Run with "argument list too long".
+	MaxExecSize     = 512 << 10
 	MaxLabels       = 64
 	MaxLabelLen     = 256
 	MinTimeout      = time.Millisecond
@@ -300,7 +310,40 @@ func (c Command) validate() error {
 	if err := CheckWorkerLabels("task.command.placement.labels", c.Placement.Labels); err != nil {
 		return err
 	}
-	return validateEnv(c.Env)
+	if err := validateEnv(c.Env); err != nil {
+		return err
+	}
+	if n := c.ExecSize(); n > MaxExecSize {
+		return invalid("task.command: starting it takes %d bytes of arguments and environment (each with its NUL and pointer, as Linux counts them), the limit is %d, "+
+			"what a task may take of the arguments and environment Linux starts a program with (ARG_MAX); shorten the script, args or env: keep long data in a file and pass its path", n, MaxExecSize).
+			Because(validate.RefusalTooLong, "field", "task.command", "size", n, "limit", MaxExecSize)
+	}
+	return nil
+}
+
+// ExecSize is how many bytes of ARG_MAX starting c takes, as Linux counts
+// them: every argument (the program's name first) and every variable of
+// the task's environment, each with its terminating NUL and the 8-byte
+// pointer to it. A secret's value is not known here: its variable counts
+// its name alone.
+func (c Command) ExecSize() int {
+	const ptr = 8
+	n := 0
+	str := func(s string) { n += len(s) + 1 + ptr }
+	if c.Mode == ModeShell {
+		str(c.Shell)
+		str("-c")
+		str(c.Script)
+	} else {
+		str(c.Path)
+		for _, a := range c.Args {
+			str(a)
+		}
+	}
+	for _, e := range c.Env {
+		str(e.Name + "=" + e.Value)
+	}
+	return n
 }
 
 func validateEnv(env []EnvVar) error {
