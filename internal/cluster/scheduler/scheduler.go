@@ -48,7 +48,7 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner}, latch: latch, now: time.Now}
+	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner, Repeats: schedule.NewRepeats()}, latch: latch, now: time.Now}
 	if ps, ok := store.(poolStater); ok {
 		c.diag.Extra = func() []any { return poolAttrs(ps) }
 	}

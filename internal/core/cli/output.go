@@ -110,7 +110,9 @@ type listing[T any] struct {
 	header []string
 	items  []T
 	row    func(T) []string
-	next   string
+	// notes follow the table, one a line: what a cell is too narrow for.
+	notes []string
+	next  string
 }
 
 // printListing prints l as out asks (table or json); a table is followed
@@ -132,6 +134,9 @@ func printListing[T any](cmd *cobra.Command, out string, l listing[T]) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, n := range l.notes {
+		fmt.Fprintln(w, oneLine(n))
 	}
 	printMore(cmd, l.next)
 	return nil

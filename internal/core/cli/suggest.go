@@ -125,3 +125,12 @@ func disabledHint(cmd *cobra.Command, r schedule.StatusReader, triggerID string,
 func qualified(t schedule.TriggerStatus) string {
 	return t.ProjectName + "/" + t.Name
 }
+
+// asSuggested is msg, text found below the command tree that the CLI
+// prints as its own (a refusal's words in a listing), with each command
+// it quotes as the invocation cmd would paste it: named as this binary
+// (asBinary) and with its location flags (withLocation).
+func asSuggested(cmd *cobra.Command, msg string) string {
+	bin := cmd.Root().Name()
+	return withLocation(cmd, bin, asBinary(cmd.Root(), bin, msg))
+}

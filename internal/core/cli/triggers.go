@@ -48,8 +48,17 @@ overlap policy when it is not allow.`,
 			if err != nil {
 				return err
 			}
+			v := view.NewTriggerList(list, next)
+			unknown := map[string]bool{}
+			var notes []string
+			for _, t := range v.Triggers {
+				if t.NextFireUnknown != "" {
+					unknown[t.TriggerID] = true
+					notes = append(notes, asSuggested(cmd, fmt.Sprintf("%s/%s: %s (%s)", t.ProjectName, t.Name, nextFiresUnknown, t.NextFireUnknown)))
+				}
+			}
 			return printListing(cmd, out, listing[schedule.TriggerStatus]{
-				json:   view.NewTriggerList(list, next),
+				json:   v,
 				header: []string{"PROJECT", "TRIGGER", "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST SCHEDULED", "CLAIM"},
 				items:  list,
 				row: func(t schedule.TriggerStatus) []string {
@@ -58,9 +67,10 @@ overlap policy when it is not allow.`,
 						claim = *t.ClaimOwner + " until " + fmtMs(t.ClaimExpiresAtMs)
 					}
 					return []string{t.ProjectName, t.Name, fmt.Sprint(t.Revision), fmt.Sprint(t.Enabled), t.Cron.Expression, t.Cron.Timezone,
-						nextFire(t), fmtMs(t.LastScheduledAtMs), claim}
+						nextFire(t, unknown[t.TriggerID]), fmtMs(t.LastScheduledAtMs), claim}
 				},
-				next: next,
+				notes: notes,
+				next:  next,
 			})
 		},
 	}
@@ -75,15 +85,23 @@ overlap policy when it is not allow.`,
 	return c
 }
 
+// nextFiresUnknown is what the trigger listing and `triggers show` say of
+// next fires this server cannot work out, before the refusal saying why.
+const nextFiresUnknown = "none worked out here"
+
 // nextFire is a trigger's next nominal fire time, with its jittered due
 // time when jitter moves it, "ended" once endAt has passed, or "archived"
-// or "paused" (its cursor is then a time that passes without a Run).
-func nextFire(t schedule.TriggerStatus) string {
+// or "paused" (its cursor is then a time that passes without a Run), or
+// nextFiresUnknown when this server cannot work it out (unknown: a stored
+// zone its host lacks), the stored cursor being no time it fires at.
+func nextFire(t schedule.TriggerStatus, unknown bool) string {
 	switch {
 	case t.Archived:
 		return "archived"
 	case t.Paused:
 		return "paused"
+	case unknown:
+		return nextFiresUnknown
 	case t.Ended:
 		return "ended"
 	case t.NextDueAtMs != nil && *t.NextDueAtMs != *t.NextFireAtMs:

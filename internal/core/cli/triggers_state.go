@@ -147,7 +147,7 @@ func printTriggerDetail(cmd *cobra.Command, v view.TriggerDetail) error {
 	}
 	switch {
 	case v.NextFiresUnknown != "":
-		fmt.Fprintf(w, "  (none worked out here: %s)\n", v.NextFiresUnknown)
+		fmt.Fprintf(w, "  (%s: %s)\n", nextFiresUnknown, asSuggested(cmd, v.NextFiresUnknown))
 	case len(v.NextFires) == 0:
 		fmt.Fprintln(w, "  (none: the trigger has ended)")
 	}

@@ -21,7 +21,7 @@ func TestTheTriggerListSaysPausedInsteadOfANextFire(t *testing.T) {
 		{schedule.TriggerStatus{Ended: true}, "ended"},
 		{schedule.TriggerStatus{Archived: true, Paused: true}, "archived"},
 	} {
-		if got := nextFire(c.t); got != c.want {
+		if got := nextFire(c.t, false); got != c.want {
 			t.Errorf("next fire of %+v: %q, want %q", c.t, got, c.want)
 		}
 	}

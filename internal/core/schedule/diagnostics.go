@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -31,6 +32,62 @@ type Diagnostics struct {
 	Extra func() []any
 	// Metrics, when set, is told every round and every failed round.
 	Metrics RoundObserver
+	// Repeats, when set, keeps the failure of a revision's ticket that
+	// every round meets again from being logged each round.
+	Repeats *Repeats
+}
+
+// RepeatEvery is how often a failure Repeats holds back is logged at
+// warn again while it lasts.
+const RepeatEvery = time.Hour
+
+// maxRepeats bounds Repeats: when full it starts over, logging each
+// failure once more.
+const maxRepeats = 4096
+
+// Repeats remembers when the failures of trigger revisions' tickets were
+// last logged at warn. A revision whose stored cron this host cannot read
+// (a zone its zone database lacks) stays due and fails in every round, a
+// round a second: logged each time, it would bury every other line of
+// the log under the same one. It is logged at warn when first met, again
+// after RepeatEvery while it lasts, and at debug in between; a republish
+// (a new revision) or another reason is a new failure, logged at once.
+type Repeats struct {
+	mu     sync.Mutex
+	logged map[repeatKey]time.Time
+	// now is the clock (time.Now; a test's own).
+	now func() time.Time
+}
+
+type repeatKey struct {
+	triggerID string
+	revision  int64
+	reason    Reason
+}
+
+// NewRepeats returns an empty Repeats on the system clock.
+func NewRepeats() *Repeats { return &Repeats{logged: map[repeatKey]time.Time{}, now: time.Now} }
+
+// again reports whether err, a ticket's failure, was logged at warn less
+// than RepeatEvery ago, and notes it logged now when it was not. Only a
+// revision's own failure (a TicketError with its Revision) repeats.
+func (r *Repeats) again(err error) bool {
+	var te *TicketError
+	if r == nil || !errors.As(err, &te) || te.Revision == 0 {
+		return false
+	}
+	k := repeatKey{te.TriggerID, te.Revision, te.Reason}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	if at, ok := r.logged[k]; ok && now.Sub(at) < RepeatEvery {
+		return true
+	}
+	if len(r.logged) >= maxRepeats {
+		clear(r.logged)
+	}
+	r.logged[k] = now
+	return false
 }
 
 // RoundObserver records rounds for monitoring (the metrics package).
@@ -40,12 +97,27 @@ type RoundObserver interface {
 }
 
 // Round logs the round's summary — at info when it took rows, at debug
-// when it found nothing — and one record per ticket that failed, with its
-// trigger, outcome and reason. A round cut short by a stop abandons its
-// remaining tickets on purpose: those are logged at debug, not as warnings.
+// when it found nothing, or nothing but failures logged already — and one
+// record per ticket that failed, with its trigger, outcome and reason. A
+// round cut short by a stop abandons its remaining tickets on purpose:
+// those are logged at debug, not as warnings; so is a failure Repeats
+// holds back (logged at warn less than RepeatEvery ago).
 func (d Diagnostics) Round(ctx context.Context, s Summary) {
+	ticketLevels := make([]slog.Level, len(s.Errors))
+	repeated := 0
+	for i, err := range s.Errors {
+		switch {
+		case ctx.Err() != nil:
+			ticketLevels[i] = slog.LevelDebug
+		case d.Repeats.again(err):
+			ticketLevels[i] = slog.LevelDebug
+			repeated++
+		default:
+			ticketLevels[i] = slog.LevelWarn
+		}
+	}
 	level := slog.LevelDebug
-	if s.Taken > 0 {
+	if s.Taken > repeated {
 		level = slog.LevelInfo
 	}
 	attrs := append(d.attrs(CodeRound), summaryAttrs(s)...)
@@ -56,12 +128,8 @@ func (d Diagnostics) Round(ctx context.Context, s Summary) {
 	if d.Metrics != nil {
 		d.Metrics.ObserveRound(s)
 	}
-	ticketLevel := slog.LevelWarn
-	if ctx.Err() != nil {
-		ticketLevel = slog.LevelDebug
-	}
-	for _, err := range s.Errors {
-		d.Log.Log(ctx, ticketLevel, "scheduler ticket failed", append(d.attrs(CodeTicketFailed), ErrorAttrs(err)...)...)
+	for i, err := range s.Errors {
+		d.Log.Log(ctx, ticketLevels[i], "scheduler ticket failed", append(d.attrs(CodeTicketFailed), ErrorAttrs(err)...)...)
 	}
 }
 

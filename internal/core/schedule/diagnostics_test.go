@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -119,5 +121,61 @@ func TestAnEmptyRoundIsDebugAndAStoppedRoundsTicketsAreNotWarnings(t *testing.T)
 	}
 	if recs[2]["code"] != CodeTicketFailed || recs[2]["level"] != "DEBUG" || recs[2]["error"] != "interrupted" {
 		t.Fatalf("abandoned ticket record %v", recs[2])
+	}
+}
+
+// A revision's ticket that fails in every round (a stored zone this host
+// lacks) is logged at warn once, not once a round: again at debug, with
+// its round (nothing else taken) at debug too, until RepeatEvery has
+// passed; another trigger, another revision of it (a republish) or
+// another reason is logged at warn at once.
+func TestATicketFailingEveryRoundIsWarnedOnceAnHourNotEachRound(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	now := time.Unix(1_800_000_000, 0)
+	reps := NewRepeats()
+	reps.now = func() time.Time { return now }
+	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: reps}
+	zone := func(trigger string, revision int64) error {
+		return &TicketError{TriggerID: trigger, Revision: revision, Outcome: Failed, Reason: ReasonCronInvalid,
+			Err: storedCronRefusal(trigger, &cron.ParseError{Part: "timezone", Input: "Mars/Olympus"}, RemedyReapply)}
+	}
+	round := func(errs ...error) (roundLevel string, ticketLevels []string) {
+		buf.Reset()
+		d.Round(context.Background(), Summary{Taken: len(errs), Counts: map[Outcome]int{Failed: len(errs)}, Errors: errs})
+		recs := records(t, &buf)
+		for _, r := range recs[1:] {
+			ticketLevels = append(ticketLevels, r["level"].(string))
+		}
+		return recs[0]["level"].(string), ticketLevels
+	}
+	for _, c := range []struct {
+		what   string
+		after  time.Duration
+		errs   []error
+		round  string
+		ticket []string
+	}{
+		{"first met", 0, []error{zone("t-1", 3)}, "INFO", []string{"WARN"}},
+		{"the next round", time.Second, []error{zone("t-1", 3)}, "DEBUG", []string{"DEBUG"}},
+		{"59 minutes on", 59 * time.Minute, []error{zone("t-1", 3)}, "DEBUG", []string{"DEBUG"}},
+		{"with another trigger's", time.Second, []error{zone("t-1", 3), zone("t-2", 1)}, "INFO", []string{"DEBUG", "WARN"}},
+		{"republished", time.Second, []error{zone("t-1", 4)}, "INFO", []string{"WARN"}},
+		{"an hour after it was warned of", time.Hour, []error{zone("t-1", 4)}, "INFO", []string{"WARN"}},
+		{"a commit's failure, no revision's", time.Second, []error{&TicketError{TriggerID: "t-1", Outcome: Failed, Reason: "write_failed"}}, "INFO", []string{"WARN"}},
+		{"the same again", time.Second, []error{&TicketError{TriggerID: "t-1", Outcome: Failed, Reason: "write_failed"}}, "INFO", []string{"WARN"}},
+	} {
+		now = now.Add(c.after)
+		r, tickets := round(c.errs...)
+		if r != c.round || fmt.Sprint(tickets) != fmt.Sprint(c.ticket) {
+			t.Errorf("%s: round at %s, tickets at %v; want %s and %v:\n%s", c.what, r, tickets, c.round, c.ticket, buf.String())
+		}
+	}
+	buf.Reset()
+	now = now.Add(2 * time.Hour)
+	d.Round(context.Background(), Summary{Taken: 1, Counts: map[Outcome]int{Failed: 1}, Errors: []error{zone("t-9", 1)}})
+	if rec := records(t, &buf)[1]; rec["error_code"] != "failed_precondition" || rec["reason"] != "cron_invalid" ||
+		!strings.Contains(rec["error"].(string), `this server does not know its time zone "Mars/Olympus"`) {
+		t.Errorf("a ticket of a zone this host lacks logged as %v; want the refusal saying so and what mends it", rec)
 	}
 }

@@ -293,9 +293,13 @@ func Round(ctx context.Context, st Store, cfg RoundConfig) (Summary, error) {
 // TicketError ties a per-ticket failure to its trigger for diagnostics.
 type TicketError struct {
 	TriggerID string
-	Outcome   Outcome
-	Reason    Reason
-	Err       error
+	// Revision is the trigger revision the ticket stood on, when the
+	// failure is one of that revision's (its stored cron): each round
+	// takes the row again, and fails it again, until it is republished.
+	Revision int64
+	Outcome  Outcome
+	Reason   Reason
+	Err      error
 }
 
 func (e *TicketError) Error() string {
@@ -316,7 +320,8 @@ func (e *TicketError) Unwrap() error { return e.Err }
 func decide(cfg RoundConfig, tk Ticket) (CommitParams, error) {
 	sched, err := parseTicket(tk)
 	if err != nil {
-		return CommitParams{}, &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: ReasonCronInvalid, Err: err}
+		return CommitParams{}, &TicketError{TriggerID: tk.TriggerID, Revision: tk.TriggerRevision, Outcome: Failed, Reason: ReasonCronInvalid,
+			Err: storedCronRefusal(tk.TriggerID, err, RemedyReapply)}
 	}
 	d, err := Decide(ticketInput(sched, tk, cfg.GraceMs))
 	if err != nil {

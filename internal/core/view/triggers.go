@@ -81,8 +81,8 @@ type Trigger struct {
 	TaskID       string `json:"taskId"`
 	TaskName     string `json:"taskName"`
 	TaskRevision int64  `json:"taskRevision"`
-	// NextFireAtMs is the next nominal fire time; nil while uninitialised
-	// and once Ended.
+	// NextFireAtMs is the next nominal fire time; nil while uninitialised,
+	// once Ended, and when NextFireUnknown says why it is not worked out.
 	NextFireAtMs *int64 `json:"nextFireAtMs"`
 	// NextDueAtMs is when the row is taken: the next fire time plus its
 	// jitter; nil as NextFireAtMs.
@@ -92,7 +92,13 @@ type Trigger struct {
 	Ended bool `json:"ended,omitempty"`
 	// Archived: the trigger's project is archived; nothing of it runs
 	// until the project is made active again, and it has no next fire.
-	Archived          bool    `json:"archived,omitempty"`
+	Archived bool `json:"archived,omitempty"`
+	// NextFireUnknown, when set, is why this server cannot work out the
+	// trigger's next fire (a stored zone the zone database of its host
+	// lacks), in the words of its refusals: the stored cursor, left by a
+	// server that read the zone, is then no time this one's scheduler
+	// fires at, and is not shown.
+	NextFireUnknown   string  `json:"nextFireUnknown,omitempty"`
 	LastScheduledAtMs *int64  `json:"lastScheduledAtMs"`
 	StateVersion      int64   `json:"stateVersion"`
 	ClaimOwner        *string `json:"claimOwner"`
@@ -116,6 +122,10 @@ func NewTriggerList(list []schedule.TriggerStatus, next string) TriggerList {
 			NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived,
 			LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs,
 		})
+		if err := schedule.CheckStoredCron(t.TriggerID, t.Cron); err != nil {
+			v := &out.Triggers[len(out.Triggers)-1]
+			v.NextFireUnknown, v.NextFireAtMs, v.NextDueAtMs = err.Error(), nil, nil
+		}
 	}
 	return out
 }

@@ -217,7 +217,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.disp.Start(ctx); err != nil {
 		return nil, err
 	}
-	s.diag = schedule.Diagnostics{Log: cfg.Logger}
+	s.diag = schedule.Diagnostics{Log: cfg.Logger, Repeats: schedule.NewRepeats()}
 	if s.metrics != nil {
 		s.diag.Metrics = s.metrics
 	}

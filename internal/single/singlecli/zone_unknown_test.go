@@ -1,12 +1,16 @@
 package singlecli
 
 import (
+	"context"
 	"database/sql"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
@@ -93,5 +97,92 @@ func TestATriggersZoneThisHostLacksIsSaidSoByDisableAndShowOnTheDatabaseAndOverT
 		if o := onDB(t, dir, "triggers", "disable", name); o.code != 0 || !strings.Contains(o.out, "trigger "+name+": disabled as revision 3") {
 			t.Errorf("disable %s after it was applied again in UTC: exit %d %q %q", name, o.code, o.out, o.err)
 		}
+	}
+}
+
+// `triggers list` of a trigger whose stored zone the zone database of this
+// host lacks shows no next fire — the cursor a server that knew the zone
+// stored is no time this one fires at — but says none is worked out here,
+// in the words of the refusal: in its table (with a note naming the zone
+// and what mends it), in -o json (nextFireUnknown, nextFireAtMs null) and
+// over --api-url alike.
+func TestTriggersListSaysTheNextFireOfAZoneThisHostLacksIsNotWorkedOut(t *testing.T) {
+	dir := installedDir(t)
+	applyDefs(t, dir, twinsFile)
+	admin := newToken(t, dir, "boss", "read")
+	base := serveAPI(t, dir, "standalone")
+	db := readOnlyDB(t, dir)
+	waitCursors(t, db)
+	storeZone(t, dir, "Mars/Olympus", "bravo")
+	bravo := triggerID(t, db, "bravo")
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", admin)
+	refusal := "trigger " + bravo + `: this server does not know its time zone "Mars/Olympus"`
+	list := onDB(t, dir, "triggers", "list")
+	row := regexp.MustCompile(`(?m)^api +bravo +.*$`).FindString(list.out)
+	if list.code != 0 || !regexp.MustCompile(`Mars/Olympus +none worked out here +`).MatchString(row) ||
+		!strings.Contains(list.out, "\napi/bravo: none worked out here ("+refusal) || !strings.Contains(list.out, "point ZONEINFO at one that has the zone") {
+		t.Fatalf("triggers list: exit %d %q %q; want bravo's next fire said not worked out here, with why", list.code, list.out, list.err)
+	}
+	if !strings.Contains(list.out, "(`ql-edge apply --data-dir "+dir+"`, or Definitions") {
+		t.Errorf("triggers list %q; want the note's command as this binary, on this data directory", list.out)
+	}
+	if !regexp.MustCompile(`(?m)^api +alpha +.* UTC +\d{4}-`).MatchString(list.out) {
+		t.Fatalf("triggers list %q; want alpha's next fire as ever", list.out)
+	}
+	sameAs(t, "list", overAPI(t, base, "triggers", "list"), list, nil)
+	js := onDB(t, dir, "triggers", "list", "-o", "json")
+	var v struct {
+		Triggers []struct {
+			Name            string
+			NextFireAtMs    *int64
+			NextFireUnknown string
+		}
+	}
+	if err := json.Unmarshal([]byte(js.out), &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range v.Triggers {
+		if unknown := tr.Name == "bravo"; unknown != strings.HasPrefix(tr.NextFireUnknown, refusal) || unknown != (tr.NextFireAtMs == nil) {
+			t.Errorf("triggers list -o json: %+v; want only bravo with no next fire and the refusal", tr)
+		}
+	}
+	sameAs(t, "list -o json", overAPI(t, base, "triggers", "list", "-o", "json"), js, nil)
+}
+
+// A server whose trigger's stored zone its host lacks fails that
+// trigger's ticket in every round (its row stays due), and says so once
+// at warn — naming the zone and what mends it — not once a round: the
+// rounds after log it at debug.
+func TestAServerWarnsOnceOfATriggersZoneItLacksNotEachRound(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	applyDefs(t, dir, projectFile("demo", "tick"))
+	storeZone(t, dir, "Mars/Olympus", "tick")
+	ctx, cancel := context.WithCancel(context.Background())
+	var errOut syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cli.Main(ctx, Options("ql"), []string{"serve", "--data-dir", dir, "--log-level", "debug", "--stop-timeout", testStopTimeout}, &syncBuffer{}, &errOut)
+	}()
+	failed := regexp.MustCompile(`(?m)^.*level=(\w+) msg="scheduler ticket failed".*$`)
+	deadline := time.Now().Add(20 * time.Second)
+	for len(failed.FindAllString(errOut.String(), -1)) < 4 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	lines := failed.FindAllStringSubmatch(errOut.String(), -1)
+	var warned []string
+	for _, l := range lines {
+		if l[1] == "WARN" {
+			warned = append(warned, l[0])
+		}
+	}
+	if len(lines) < 4 || len(warned) != 1 || !strings.Contains(warned[0], `this server does not know its time zone \"Mars/Olympus\"`) ||
+		!strings.Contains(warned[0], "reason=cron_invalid") {
+		t.Fatalf("%d rounds failed the ticket, %d warned of it: %q; want one warning naming the zone over at least 4 rounds:\n%s", len(lines), len(warned), warned, errOut.String())
 	}
 }
