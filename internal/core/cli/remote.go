@@ -252,6 +252,7 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 			Error struct {
 				Code       qlerror.Code      `json:"code"`
 				Message    string            `json:"message"`
+				Reason     qlerror.Reason    `json:"reason"`
 				Errors     []serverFileError `json:"errors"`
 				MoreErrors int               `json:"moreErrors"`
 			} `json:"error"`
@@ -259,7 +260,12 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 		if json.Unmarshal(answer, &e) != nil || e.Error.Code == "" {
 			return nil, nil, qlerror.New(qlerror.Unavailable, "the server at %s answered %s, not the QingLong API; check --api-url", c.base, resp.Status)
 		}
-		err := qlerror.New(e.Error.Code, "server: %s", e.Error.Message)
+		err := qlerror.New(e.Error.Code, "%s%s", serverSaid, e.Error.Message)
+		if e.Error.Reason != "" {
+			// The refusal's reason, for a command that words it as the
+			// database path does (a disabled trigger's enable command).
+			err = err.Because(e.Error.Reason)
+		}
 		if len(e.Error.Errors) > 0 {
 			return resp.Header, nil, &serverFileErrors{err: err, List: e.Error.Errors, More: e.Error.MoreErrors}
 		}
@@ -267,6 +273,9 @@ func (c *apiClient) sendOnce(ctx context.Context, method, target, contentType st
 	}
 	return resp.Header, answer, nil
 }
+
+// serverSaid starts the message of every error a server answered.
+const serverSaid = "server: "
 
 // serverFileError is one error of a definitions file as the apply API
 // places it (its other fields are for clients that act on the entry).

@@ -104,20 +104,30 @@ func withLocation(cmd *cobra.Command, binary, msg string) string {
 	})
 }
 
-// disabledHint is err, when it refuses the disabled trigger triggerID,
-// with the command that enables it named by the trigger's project and
-// name and reaching this invocation's database: the refusal below the
-// command tree knows neither, and names the trigger by its id. Any other
-// error, or one whose trigger cannot be read back, is returned as it is.
+// disabledHint is err, when it refuses triggerID as disabled and the
+// trigger itself is (not only its task), with the command that enables it
+// named by the trigger's project and name and reaching this invocation's
+// database or server: the refusal below the command tree knows neither,
+// and names the trigger by its id. Any other error, or one whose trigger
+// cannot be read back, is returned as it is.
 func disabledHint(cmd *cobra.Command, r schedule.StatusReader, triggerID string, err error) error {
-	if qlerror.ReasonOf(err) != schedule.RefusalTriggerDisabled || qlerror.ParamsOf(err)["trigger"] != triggerID {
+	if qlerror.ReasonOf(err) != schedule.RefusalTriggerDisabled {
+		return err
+	}
+	if id, ok := qlerror.ParamsOf(err)["trigger"]; ok && id != triggerID {
 		return err
 	}
 	t, ok, rerr := triggerref.ByID(cmd.Context(), r, "", triggerID)
-	if rerr != nil || !ok {
+	if rerr != nil || !ok || t.Enabled {
 		return err
 	}
-	return schedule.DisabledRefusal(t.Name, t.TriggerID, suggest(cmd, "triggers", "enable", qualified(t)))
+	refusal := schedule.DisabledRefusal(t.Name, t.TriggerID, suggest(cmd, "triggers", "enable", qualified(t)))
+	if strings.HasPrefix(err.Error(), serverSaid) {
+		// Over --api-url the server refused it: said so, as every answer
+		// of a server is.
+		refusal.Msg = serverSaid + refusal.Msg
+	}
+	return refusal
 }
 
 // qualified is how a suggested command names trigger t: project/name,

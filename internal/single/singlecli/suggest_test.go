@@ -92,3 +92,30 @@ func TestEverySuggestedCommandWorksWhenPasted(t *testing.T) {
 		t.Fatalf("the note of run now %q does not name the server to start as %s…`", errOut, want)
 	}
 }
+
+// Over --api-url, the hint of a disabled trigger's refusal names it by
+// project and name and carries the server's address, so it works pasted
+// as it is too. Not parallel: it sets $QL_TOKEN.
+func TestASuggestedCommandOverTheAPIWorksWhenPasted(t *testing.T) {
+	dir := installedDir(t)
+	for _, p := range []string{"alpha", "beta"} {
+		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, p+".yaml", projectFile(p, "tick")), "--data-dir", dir); code != 0 {
+			t.Fatalf("apply %s: %d %q %q", p, code, out, errOut)
+		}
+	}
+	admin := newToken(t, dir, "admin", "admin")
+	base := serveAPI(t, dir, "standalone")
+	t.Setenv("QL_DATA_DIR", "")
+	t.Setenv("QL_TOKEN", admin)
+	if code, out, errOut := ql(t, "triggers", "disable", "alpha/tick", "--api-url", base); code != 0 {
+		t.Fatalf("disable: %d %q %q", code, out, errOut)
+	}
+	code, _, errOut := ql(t, "triggers", "run", "tick", "--project", "alpha", "--api-url", base)
+	if code != 4 || !strings.HasPrefix(errOut, "ql-edge: server: trigger tick (") {
+		t.Fatalf("run now of a disabled trigger over the API: %d %q; want 4, the server's refusal", code, errOut)
+	}
+	cmd, code, _, pastedErr := paste(t, errOut, "enable it with ")
+	if code != 0 || !strings.Contains(cmd, "alpha/tick") || !strings.Contains(cmd, "--api-url "+base) {
+		t.Fatalf("the hint %q, pasted: exit %d %q; want it to enable alpha/tick on the server", cmd, code, pastedErr)
+	}
+}
