@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
@@ -53,7 +54,7 @@ func (c *apiClient) noLogRoute(err error) error {
 	var qe *qlerror.Error
 	if errors.As(err, &qe) && qe.Code == qlerror.NotFound && strings.HasPrefix(qe.Msg, "server: no such endpoint ") {
 		return qlerror.Wrap(qlerror.FailedPrecondition, err, "the server at %s serves no run logs over its API (it is older than this ql): "+
-			"upgrade it, or run `ql runs logs` where its database is", c.base)
+			"upgrade it, or run `ql runs logs` where its database is", c.base).Because(httpapi.RefusalNotOverTheAPI)
 	}
 	return err
 }

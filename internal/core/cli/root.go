@@ -356,7 +356,7 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	}
 	// Found below the command line (a store, a service, a server's
 	// answer), so its message says what to change; --help would not.
-	fmt.Fprintf(stderr, "%s: %s\n", binary, withLocation(cmd, binary, msg))
+	fmt.Fprintf(stderr, "%s: %s\n", binary, withLocation(cmd, binary, msg, err))
 	return exitCodeOf(err)
 }
 

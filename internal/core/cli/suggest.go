@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/shellquote"
@@ -33,13 +34,13 @@ func suggest(cmd *cobra.Command, words ...string) string {
 
 // locationOf is what the command words names (its path and arguments)
 // needs after it to reach what cmd reached: each location flag given on
-// cmd's command line, when that command takes it and words do not give it
-// already, with a space before each. A value from the environment is not
-// repeated (the same shell still has it). A database URL is repeated
-// without a password, which the command line refuses anyway (ps shows it
-// to every user): the pasted command finds it where this one did, in a
-// pgpass file or $PGPASSWORD.
-func locationOf(cmd *cobra.Command, words []string) string {
+// cmd's command line, but those of skip, when that command takes it and
+// words do not give it already, with a space before each. A value from
+// the environment is not repeated (the same shell still has it). A
+// database URL is repeated without a password, which the command line
+// refuses anyway (ps shows it to every user): the pasted command finds it
+// where this one did, in a pgpass file or $PGPASSWORD.
+func locationOf(cmd *cobra.Command, words []string, skip ...string) string {
 	if cmd == nil {
 		return ""
 	}
@@ -50,7 +51,7 @@ func locationOf(cmd *cobra.Command, words []string) string {
 	var b strings.Builder
 	for _, name := range locationFlags {
 		fl := cmd.Flags().Lookup(name)
-		if fl == nil || !onCommandLine(fl) || target.Flags().Lookup(name) == nil || slices.Contains(words, "--"+name) {
+		if fl == nil || !onCommandLine(fl) || target.Flags().Lookup(name) == nil || slices.Contains(words, "--"+name) || slices.Contains(skip, name) {
 			continue
 		}
 		v := fl.Value.String()
@@ -84,23 +85,29 @@ func withoutPassword(raw string) string {
 // backquotes: the binary's name, then its words.
 var quotedCommand = regexp.MustCompile("`([a-z][a-z-]*) ([^`|]+)`")
 
-// withLocation adds to each command msg quotes (in backquotes, with the
-// binary's name) the location flags of the invocation cmd, as suggest
-// does for the commands the CLI words itself. An error found below the
-// command tree (a store, a domain package, a server's answer) names a
-// command without them, not knowing where this invocation looked; pasted
-// as it was, that command would look elsewhere. A quoted choice of
-// commands (`ql triggers pause|resume`) is left as it is.
-func withLocation(cmd *cobra.Command, binary, msg string) string {
+// withLocation adds to each command err's message msg quotes (in
+// backquotes, with the binary's name) the location flags of the
+// invocation cmd, as suggest does for the commands the CLI words itself.
+// An error found below the command tree (a store, a domain package, a
+// server's answer) names a command without them, not knowing where this
+// invocation looked; pasted as it was, that command would look elsewhere.
+// A quoted choice of commands (`ql triggers pause|resume`) is left as it
+// is, and a server's refusal of what it cannot do over its API names a
+// command to run elsewhere, never again at its address (--api-url).
+func withLocation(cmd *cobra.Command, binary, msg string, err error) string {
 	if cmd == nil {
 		return msg
+	}
+	var skip []string
+	if qlerror.ReasonOf(err) == httpapi.RefusalNotOverTheAPI {
+		skip = append(skip, "api-url")
 	}
 	return quotedCommand.ReplaceAllStringFunc(msg, func(q string) string {
 		m := quotedCommand.FindStringSubmatch(q)
 		if m[1] != binary {
 			return q
 		}
-		return "`" + m[1] + " " + m[2] + locationOf(cmd, strings.Fields(m[2])) + "`"
+		return "`" + m[1] + " " + m[2] + locationOf(cmd, strings.Fields(m[2]), skip...) + "`"
 	})
 }
 
@@ -142,5 +149,5 @@ func qualified(t schedule.TriggerStatus) string {
 // (asBinary) and with its location flags (withLocation).
 func asSuggested(cmd *cobra.Command, msg string) string {
 	bin := cmd.Root().Name()
-	return withLocation(cmd, bin, asBinary(cmd.Root(), bin, msg))
+	return withLocation(cmd, bin, asBinary(cmd.Root(), bin, msg), nil)
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/httpapi"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 // A suggested command carries the database URL the command line gave, but
@@ -24,5 +27,28 @@ func TestASuggestedCommandNeverRepeatsADatabasePassword(t *testing.T) {
 		if strings.Contains(got, "s3cret") || !strings.HasPrefix(got, "ql runs show ID --database-url ") || !strings.Contains(got, "ql_runtime@db/qinglong") {
 			t.Errorf("from --database-url %s: %q; want the URL without its password", url, got)
 		}
+	}
+}
+
+// A command an error quotes gets the invocation's --api-url, so it asks
+// the same server; but not the command a server's refusal of what it
+// cannot do over its API names (run it on the database instead), which
+// pointed at that server again would be refused again.
+func TestACommandAServerCannotRunOverItsAPIIsNotPointedAtItAgain(t *testing.T) {
+	t.Parallel()
+	cmd, _, err := NewRoot(Options{Binary: "ql"}).Find([]string{"runs", "cancel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.ParseFlags([]string{"--api-url", "https://ql.example:8080"}); err != nil {
+		t.Fatal(err)
+	}
+	missing := qlerror.New(qlerror.NotFound, "server: run X does not exist; list runs with `ql runs list`")
+	if got := withLocation(cmd, "ql", missing.Error(), missing); !strings.Contains(got, "`ql runs list --api-url https://ql.example:8080`") {
+		t.Errorf("%q; want the listing asked of the same server", got)
+	}
+	cannot := qlerror.New(qlerror.FailedPrecondition, "server: this server cannot cancel runs over the API; use `ql runs cancel`").Because(httpapi.RefusalNotOverTheAPI)
+	if got := withLocation(cmd, "ql", cannot.Error(), cannot); !strings.Contains(got, "use `ql runs cancel`") {
+		t.Errorf("%q; want the command named as it is, not at the server that refused it", got)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // publish definitions: the cluster's replicas run as the runtime role.
 var errNoPublish = qlerror.New(qlerror.PermissionDenied, "this server cannot publish definitions: its database role may not "+
 	"(a cluster replica runs as the runtime role, and publishing is the admin role's); run `ql apply -f FILE` "+
-	"with the admin role's URL (QL_DATABASE_URL=postgres://ql_admin@host/db) instead")
+	"with the admin role's URL (QL_DATABASE_URL=postgres://ql_admin@host/db) instead").Because(RefusalNotOverTheAPI)
 
 // applyObject is one object of an apply's diff.
 type applyObject struct {

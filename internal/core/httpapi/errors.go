@@ -42,6 +42,12 @@ func statusOf(code qlerror.Code) int {
 	return http.StatusInternalServerError
 }
 
+// RefusalNotOverTheAPI is the reason of a refusal of what this server
+// cannot do over its API, whose message names the command that does it
+// elsewhere (on the database, with another role): a client must not
+// point that command at this server again.
+const RefusalNotOverTheAPI qlerror.Reason = "not_over_api"
+
 type errorBody struct {
 	Error errorDetail `json:"error"`
 }

@@ -18,7 +18,7 @@ const MaxLogAnswer = 1 << 20
 
 // errNoLogs answers the log route on a server that was given no way to
 // read logs.
-var errNoLogs = qlerror.New(qlerror.FailedPrecondition, "this server was given no way to read the runs' output; read it with `ql runs logs` where its database is")
+var errNoLogs = qlerror.New(qlerror.FailedPrecondition, "this server was given no way to read the runs' output; read it with `ql runs logs` where its database is").Because(RefusalNotOverTheAPI)
 
 // logAnswer is the log route's answer: the bytes, and the headers that
 // say what they are.

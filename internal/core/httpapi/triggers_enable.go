@@ -30,7 +30,7 @@ func (a *api) triggerEnable(enable bool) func(context.Context, *http.Request) (a
 			return nil, err
 		}
 		if a.Enabler == nil {
-			return nil, qlerror.New(qlerror.PermissionDenied, "this server cannot enable or disable triggers over the API: its database role may not publish (a cluster replica runs as the runtime role); use `ql triggers enable|disable` with the admin role's URL (QL_DATABASE_URL=postgres://ql_admin@host/db) instead")
+			return nil, qlerror.New(qlerror.PermissionDenied, "this server cannot enable or disable triggers over the API: its database role may not publish (a cluster replica runs as the runtime role); use `ql triggers enable|disable` with the admin role's URL (QL_DATABASE_URL=postgres://ql_admin@host/db) instead").Because(RefusalNotOverTheAPI)
 		}
 		var body struct{}
 		if err := a.decodeBody(r, &body); err != nil {

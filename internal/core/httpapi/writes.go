@@ -126,7 +126,7 @@ func (a *api) triggerPause(pause bool) func(context.Context, *http.Request) (any
 			return nil, err
 		}
 		if a.Pauser == nil {
-			return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers over the API; use `ql triggers pause|resume` (on the cluster with the admin role)")
+			return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers over the API; use `ql triggers pause|resume` (on the cluster with the admin role)").Because(RefusalNotOverTheAPI)
 		}
 		var body pauseBody
 		if err := a.decodeBody(r, &body); err != nil {
@@ -155,7 +155,7 @@ func (a *api) runCancel(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	if a.Cancel == nil {
-		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot cancel runs over the API; use `ql runs cancel`")
+		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot cancel runs over the API; use `ql runs cancel`").Because(RefusalNotOverTheAPI)
 	}
 	var body struct{}
 	if err := a.decodeBody(r, &body); err != nil {
