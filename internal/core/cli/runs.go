@@ -103,7 +103,8 @@ func runsShowCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show RUN_ID",
 		Short: "Show a run with its attempts and events",
-		Long: "Show a run with its attempts and events." + opts.clusterOnly(` On the cluster, a queued run that no live worker can take
+		Long: "Show a run with its attempts and events: its project, the trigger that admitted it (named as it was at that revision) and the task it ran\n" +
+			"(named as it was at the revision that ran), each with its id; -o json gives them as projectName, triggerName and taskName." + opts.clusterOnly(` On the cluster, a queued run that no live worker can take
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
 every matching worker is busy, or its trigger's overlap policy holds it behind an earlier run.`),
