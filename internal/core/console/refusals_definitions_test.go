@@ -79,6 +79,7 @@ var brokenFiles = []brokenFile{
 	{"an empty script", withTask("    script: '  '\n"), validate.RefusalRequired, 3, []string{"task.script：缺少"}},
 	{"a script of NUL", withTask("    script: \"echo\\0\"\n"), validate.RefusalNULByte, 3, []string{"task.script：含有 NUL 字节"}},
 	{"a script too long", withTask("    script: " + strings.Repeat("x", task.MaxScriptLen+1) + "\n"), validate.RefusalTooLong, 3, []string{"task.script：过长", "131072"}},
+	{"a command too long to start", withTask("    command: [/bin/echo" + strings.Repeat(", "+strings.Repeat("x", 30000), 20) + "]\n"), validate.RefusalTooLong, 3, []string{"task.command：过长", "524288"}},
 	{"a timeout of no unit", withTask("    script: echo\n    timeout: 30\n"), validate.RefusalNotDuration, 5, []string{"task.timeout：“30”无效", "1ms 到 8760h"}},
 	{"a timeout of zero", withTask("    script: echo\n    timeout: 0s\n"), validate.RefusalNotDuration, 5, []string{"task.timeout：“0s”无效"}},
 	{"a timeout over a year", withTask("    script: echo\n    timeout: 9000h\n"), validate.RefusalNotDuration, 5, []string{"task.timeout：“9000h”无效", "8760h"}},
