@@ -395,7 +395,7 @@ func archivingErr(doc *Document, archiving bool, r Result, err error) error {
 	}
 	fix := fmt.Sprintf("make the %s in the file as it is published", r.Kind)
 	if r.Kind == "trigger" {
-		fix += fmt.Sprintf(" (`ql triggers show %s`)", r.Name)
+		fix += fmt.Sprintf(" (`ql triggers show %s/%s`)", doc.Project, r.Name)
 	}
 	if r.Change == catalog.Created {
 		fix = "leave it out of the file"

@@ -265,7 +265,7 @@ func testArchivingFileWithAChangeSaysSo(t *testing.T, f Fixture) {
 	if r := qlerror.ReasonOf(err); r != apply.RefusalArchivingWithChanges {
 		t.Errorf("reason %q, want %q (%v)", r, apply.RefusalArchivingWithChanges, err)
 	}
-	for _, want := range []string{`trigger "tick"`, `this file archives project "alpha" and changes this trigger (cron.expression)`, "ql triggers show tick"} {
+	for _, want := range []string{`trigger "tick"`, `this file archives project "alpha" and changes this trigger (cron.expression)`, "ql triggers show alpha/tick"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
