@@ -195,17 +195,19 @@ func TestAnErrorHintPrintedByQlEdgeNamesQlEdge(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"runs", "show", "0190a4f2-0000-7000-8000-000000000000"}, "list runs with `ql-edge runs list`"},
-		{[]string{"triggers", "run", "nope"}, "`ql-edge triggers list` shows the triggers"},
-		{[]string{"notifications", "retry", "0190a4f2-0000-7000-8000-000000000000"}, "`ql-edge notifications list` shows those kept"},
+		// Each carries the --data-dir given, so it works pasted as it is.
+		{[]string{"runs", "show", "0190a4f2-0000-7000-8000-000000000000"}, "list runs with `ql-edge runs list --data-dir " + dir + "`"},
+		{[]string{"triggers", "run", "nope"}, "`ql-edge triggers list --data-dir " + dir + "` shows the triggers"},
+		{[]string{"notifications", "retry", "0190a4f2-0000-7000-8000-000000000000"}, "`ql-edge notifications list --data-dir " + dir + "` shows those kept"},
 	} {
 		code, _, stderr := qlEdge(t, append(c.args, "--data-dir", dir)...)
 		if code != 1 || !strings.Contains(stderr, c.want) {
 			t.Errorf("ql-edge %s: exit %d %q; want 1 and %q", strings.Join(c.args, " "), code, stderr, c.want)
 		}
 	}
-	code, _, stderr := qlEdge(t, "runs", "list", "--data-dir", t.TempDir())
-	if want := "start with `ql-edge serve` or `ql-edge apply -f FILE` there"; code != 1 || !strings.Contains(stderr, want) {
+	none := t.TempDir()
+	code, _, stderr := qlEdge(t, "runs", "list", "--data-dir", none)
+	if want := "start with `ql-edge serve --data-dir " + none + "` or `ql-edge apply -f FILE --data-dir " + none + "` there"; code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("runs list without a database: exit %d %q; want 1 and %q", code, stderr, want)
 	}
 }
