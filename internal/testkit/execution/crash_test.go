@@ -92,6 +92,12 @@ retry: {maxAttempts: 2, on: [lost]}`}))
 	if n := wa.logCount("attempt_abandoned"); n != 1 {
 		t.Fatalf("the restarted worker-a abandoned %d attempts, want 1", n)
 	}
+	// Its report of the attempt the sweep already ended changes nothing:
+	// the lease it names is over.
+	wa.awaitLog(t, "attempt_abandoned_over", 1, 20*time.Second)
+	if xs := c.attempts(t, x); len(xs) != 2 || xs[0].State != "lost" || xs[1].State != "running" || xs[1].Worker != "worker-b" {
+		t.Fatalf("attempts after worker-a's report of a lease already over: %+v; want the first lost, the retry running on worker-b", xs)
+	}
 	if got := c.journalState(t, a, x1.ID); got != "abandoned" {
 		t.Fatalf("worker-a's journal holds %s as %q after the restart, want abandoned", x1.ID, got)
 	}
@@ -111,6 +117,50 @@ retry: {maxAttempts: 2, on: [lost]}`}))
 		}
 		delete(want, id)
 	}
+}
+
+// A worker SIGKILLed while its command runs, started again on the same
+// data dir, reports the attempt it left through that attempt's own lease:
+// the attempt ends lost at once, long before its lease would have passed
+// in database time, and the task's retry on lost runs it again.
+func TestAnAttemptLeftByACrashedWorkerEndsWhenTheWorkerRestartsNotWhenItsLeasePasses(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 30*time.Second)
+	c.apply(t, project("restart", c.out(), map[string]string{"restart": holdScript + `
+timeout: 5m
+retry: {maxAttempts: 2, on: [lost]}`}))
+	c.hold(t)
+	r := c.startReplica(t, "replica", "", "")
+	a := c.newWorker(t, "worker-a", 8)
+	wa := c.startWorker(t, a, r.workerURL(), 2)
+
+	x := c.fire(t, "restart")
+	c.awaitRun(t, x, 20*time.Second, "running")
+	x1 := c.attempts(t, x)[0]
+	pid := c.awaitPid(t, x1.ID)
+	wa.kill(t)
+	leaseEnd := *c.attempts(t, x)[0].LeaseExpiresAtMs
+
+	wa = c.startWorker(t, a, r.workerURL(), 2)
+	wa.awaitLog(t, "attempt_abandoned_reported", 1, 20*time.Second)
+	var state, code string
+	var finished int64
+	if err := c.env.Super.QueryRow(context.Background(), `SELECT state, coalesce(error_code, ''), coalesce(finished_at_ms, 0) FROM qinglong.attempts WHERE id = $1`, x1.ID).
+		Scan(&state, &code, &finished); err != nil {
+		t.Fatal(err)
+	}
+	if state != "lost" || code != workerproto.StopWorkerShutdown || finished == 0 || finished >= leaseEnd {
+		t.Fatalf("the reported attempt is %s (error code %q) at %d; want lost (%s) before its lease's end at %d", state, code, finished, workerproto.StopWorkerShutdown, leaseEnd)
+	}
+	if !processGone(pid) {
+		t.Fatal("the command the killed worker left runs on after the restart")
+	}
+	eventually(t, 20*time.Second, "the retry to run", func() bool {
+		xs := c.attempts(t, x)
+		return len(xs) == 2 && xs[1].State == "running" && xs[1].Worker == "worker-a"
+	})
+	c.release(t)
+	c.awaitRun(t, x, 20*time.Second, "succeeded")
 }
 
 // holdScript is a task body: the command appends its attempt id to

@@ -8,7 +8,9 @@
 //   - Local recovery runs before registering: what the journal holds as
 //     launching or running is never spawned again (see journal.Recover); a
 //     recorded process group is ended only when it is provably the
-//     command's (process.EndOrphan checks its start time).
+//     command's (process.EndOrphan checks its start time). Once
+//     registered, an attempt nothing of whose command runs any more is
+//     reported lost under its own lease (see reportAbandoned).
 //   - Each pull is journaled (offer id, token) before it is sent, and each
 //     grant before its start ACK; `launching` is journaled before the spawn.
 //   - One goroutine per attempt sends every lease request of that attempt
@@ -77,6 +79,10 @@ const (
 	// giveBackTimeout bounds giving a grant back, retries included: it is
 	// a courtesy, and the grant's lease gives it back anyway.
 	giveBackTimeout = 5 * time.Second
+	// reportTimeout bounds reporting, once registered, the attempts an
+	// earlier process left running: what is not reported by then waits
+	// for its lease, as before the report existed.
+	reportTimeout = 10 * time.Second
 	// journalTrimEvery is how often old journal records are removed.
 	journalTrimEvery = time.Hour
 	// pullRetry paces pulling after a refused or failed pull.
@@ -175,8 +181,9 @@ func CheckStopTimeout(d time.Duration, written string) error {
 type Summary struct {
 	// Abandoned counts attempts an earlier process of this worker left
 	// launching or running; OrphansEnded those whose process group was
-	// still running and was ended.
-	Abandoned, OrphansEnded int
+	// still running and was ended; Reported those the replica ended on
+	// this worker's report instead of at their lease's end.
+	Abandoned, OrphansEnded, Reported int
 	// Completed counts attempts reported complete; Stopped those ended by
 	// a stop reply, a timeout or the drain.
 	Completed, Stopped int
@@ -263,6 +270,9 @@ type worker struct {
 	// watchRefusedBy are the servers (URLs) that refused a watch, each
 	// said once; touched by the watch goroutine only.
 	watchRefusedBy map[string]bool
+	// abandoned are the attempts an earlier process left running whose
+	// command is gone: reported to the replica once registered.
+	abandoned []journal.Attempt
 }
 
 // Run runs a worker until ctx ends (SIGINT/SIGTERM/SIGHUP: drain, then return
@@ -329,6 +339,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		return w.summary, err
 	}
+	w.reportAbandoned(ctx)
 	w.slots = make(chan struct{}, w.capacity())
 	w.pace = newPacer(w.capacity(), func() { <-w.slots })
 	hbDone := make(chan struct{})
@@ -369,7 +380,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		w.endSession()
 	}
 	w.log.Info("worker stopped", "code", "worker_stopped", "completed", s.Completed, "stopped", s.Stopped,
-		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned, "paced", s.Paced)
+		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned, "reported", s.Reported, "paced", s.Paced)
 	return s, fatal
 }
 
@@ -451,7 +462,11 @@ func (w *worker) endSession() {
 
 // recoverLocal abandons what an earlier process of this worker left
 // launching or running, ending a recorded process group only when it is
-// provably the command's.
+// provably the command's. An attempt nothing of whose command runs any
+// more is kept for reportAbandoned; one whose process group might still
+// run it (a pid that cannot be proven the command's, a process that
+// could not be ended) is left to its lease, so that a retry never runs
+// beside it any sooner than it did before.
 func (w *worker) recoverLocal() error {
 	left, err := w.journal.Recover(context.Background())
 	if err != nil {
@@ -474,12 +489,78 @@ func (w *worker) recoverLocal() error {
 			w.summary.OrphansEnded++
 		}
 		attrs := []any{"code", "attempt_abandoned", "attemptId", a.ID, "runId", a.RunID, "state", a.State, "pid", a.Pid, "orphan", orphanName(outcome)}
-		if err := errors.Join(endErr, markErr); err != nil {
+		err := errors.Join(endErr, markErr)
+		if err != nil {
 			attrs = append(attrs, "error", err.Error())
 		}
-		w.log.Warn("an earlier worker process left this attempt unfinished: it is not run again nor reported; the replica records it lost once its lease expires (it may have already)", attrs...)
+		if err != nil || outcome == process.OrphanLeft || a.Token == "" {
+			w.log.Warn("an earlier worker process left this attempt unfinished: it is not run again; something may still run under its process group, so it is not reported: the replica records it lost once its lease expires (it may have already)", attrs...)
+			continue
+		}
+		w.abandoned = append(w.abandoned, a)
+		w.log.Warn("an earlier worker process left this attempt unfinished: it is not run again, nothing of its command runs any more, and it is reported lost to the replica once the worker registers", attrs...)
 	}
 	return nil
+}
+
+// abandonedMessage is the error message of an attempt reported by
+// reportAbandoned: the replica records it with the lost attempt.
+const abandonedMessage = "the worker process running the command ended before the command did (a crash, SIGKILL or the machine's restart); " +
+	"started again on the same data directory, it found nothing of the command running any more (or ended what was left of it) and reported the attempt lost; " +
+	"a retry policy on lost runs it again"
+
+// reportAbandoned ends on the replica each attempt an earlier process of
+// this worker left running and whose command is gone, under the lease the
+// journal holds: the attempt ends lost (cancelled or timed out when the
+// replica says so) within moments of the restart, instead of when its
+// lease passes, up to a whole run lease later, and a retry policy on lost
+// runs it again. The lease fences the report as it fences every step: an
+// attempt the replica already ended, released or granted again under
+// another token is answered terminal or refused, and nothing changes. A
+// report that fails leaves the attempt to its lease.
+func (w *worker) reportAbandoned(ctx context.Context) {
+	if len(w.abandoned) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
+	defer cancel()
+	for _, a := range w.abandoned {
+		attrs := []any{"attemptId", a.ID, "runId", a.RunID}
+		rep, err := w.reportLost(ctx, a)
+		switch {
+		case err != nil:
+			w.log.Warn("could not report an abandoned attempt: the replica records it lost once its lease expires", append(attrs, "code", "attempt_abandoned_unreported", "error", err.Error())...)
+		case rep == nil:
+			w.log.Info("the replica had already ended the abandoned attempt (its lease expired, or it was cancelled): nothing to report", append(attrs, "code", "attempt_abandoned_over")...)
+		default:
+			w.count1(func(s *Summary) { s.Reported++ })
+			w.log.Info("abandoned attempt reported: the replica ended it", append(attrs, "code", "attempt_abandoned_reported", "attemptState", rep.AttemptState, "runState", rep.RunState)...)
+		}
+	}
+	w.abandoned = nil
+}
+
+// reportLost renews a's lease under the version the journal holds, which
+// answers the replica's current version (a replay when the last renewal's
+// reply was lost), then completes it as a command the worker stopped by
+// stopping itself: the replica records that as lost. nil: the replica
+// answered the attempt over.
+func (w *worker) reportLost(ctx context.Context, a journal.Attempt) (*workerproto.CompleteReply, error) {
+	lease := workerproto.Lease{AttemptID: a.ID, Token: a.Token, LeaseVersion: a.LeaseVersion}
+	renewed, err := w.client.Renew(ctx, workerproto.RenewRequest{Lease: lease})
+	if err != nil {
+		return nil, err
+	}
+	if renewed.Reply == workerproto.ReplyTerminal {
+		return nil, nil
+	}
+	lease.LeaseVersion = renewed.LeaseVersion
+	rep, err := w.client.Complete(ctx, workerproto.CompleteRequest{Lease: lease, Outcome: workerproto.OutcomeStopped,
+		ErrorCode: ErrorCodeStopped, ErrorMessage: abandonedMessage})
+	if err != nil {
+		return nil, err
+	}
+	return &rep, nil
 }
 
 func orphanName(o process.OrphanOutcome) string {
@@ -832,7 +913,7 @@ func (w *worker) pullOnce(free int) int {
 	}
 	recs := make([]journal.Granted, len(grants))
 	for i, g := range grants {
-		recs[i] = journal.Granted{AttemptID: g.AttemptID, RunID: g.RunID}
+		recs[i] = journal.Granted{AttemptID: g.AttemptID, RunID: g.RunID, LeaseVersion: g.LeaseVersion}
 	}
 	if err := w.journal.Answered(context.Background(), offer, recs); err != nil {
 		// Unjournaled grants are never started: they go back to the

@@ -127,8 +127,9 @@ func TestACommandSeesTheSameEnvironmentAsUnderTheLocalExecutor(t *testing.T) {
 // record was written `launching` before the spawn (the command, reading
 // the journal as it starts, finds its record launching or already
 // running, which only a launching one can become) and `running` with the
-// pid after; the restarted worker never spawns it again, and ends the
-// process group it provably left behind.
+// pid after; the restarted worker never spawns it again, ends the
+// process group it provably left behind, and reports the attempt under
+// the lease its journal holds.
 func TestLaunchingIsJournaledBeforeSpawnAndNeverReSpawnedAfterACrash(t *testing.T) {
 	t.Parallel()
 	in := newIngress(t, 60_000)
@@ -168,8 +169,8 @@ func TestLaunchingIsJournaledBeforeSpawnAndNeverReSpawnedAfterACrash(t *testing.
 	if spawns, _ := os.ReadFile(filepath.Join(dir, "spawns")); strings.Count(string(spawns), "spawned") != 1 {
 		t.Fatalf("the command was spawned %d times; want once", strings.Count(string(spawns), "spawned"))
 	}
-	if a := in.attempt(g.AttemptID); a.starts != 1 || a.complete != nil {
-		t.Fatalf("the replica saw %d starts and completion %v; want one start and no report from the restarted worker", a.starts, a.complete)
+	if a := in.attempt(g.AttemptID); a.starts != 1 || a.complete == nil || a.complete.Outcome != workerproto.OutcomeStopped || a.complete.ErrorCode != ErrorCodeStopped {
+		t.Fatalf("the replica saw %d starts and completion %+v; want one start, and the restarted worker's report of the attempt as stopped by its worker (lost)", a.starts, a.complete)
 	}
 	if rec := readJournal(t, data, g.AttemptID); rec.State != journal.StateAbandoned {
 		t.Fatalf("journal record after restart %+v; want abandoned", rec)

@@ -287,9 +287,24 @@ func (a *attempt) startACK() bool {
 	case workerproto.ReplyStop:
 		a.stopReason = rep.StopReason
 	}
-	a.lease.LeaseVersion = rep.LeaseVersion
+	a.setVersion(rep.LeaseVersion)
 	a.extend(sent, rep.LeaseMs)
 	return true
+}
+
+// setVersion takes the lease version a start or renewal answered,
+// journaling it first: a restarted worker reports an attempt it finds
+// unfinished under the version the journal holds, which must then be the
+// replica's or the one just before it (a renewal whose reply was lost).
+// A version that could not be journaled only costs that report: the
+// replica refuses it as stale, and the attempt waits for its lease.
+func (a *attempt) setVersion(version int64) {
+	if version != a.lease.LeaseVersion {
+		if err := a.w.journal.Renewed(context.Background(), a.grant.AttemptID, version); err != nil {
+			a.w.log.Error("could not journal the lease version", a.logAttrs("code", "journal_failed", "error", err.Error())...)
+		}
+	}
+	a.lease.LeaseVersion = version
 }
 
 // loop serialises the attempt's renewals, output and completion until it
@@ -469,7 +484,7 @@ func (a *attempt) renew() bool {
 			a.stop(stopCause{rep.StopReason, a.timeout})
 		}
 	}
-	a.lease.LeaseVersion = rep.LeaseVersion
+	a.setVersion(rep.LeaseVersion)
 	a.extend(sent, rep.LeaseMs)
 	return true
 }

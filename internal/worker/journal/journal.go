@@ -9,7 +9,13 @@
 //     `running` with the process's pid and start after. A `launching` or
 //     `running` record found when the worker starts is never spawned again:
 //     Recover marks it `abandoned` (its process may have run, perhaps still
-//     runs) and the replica's lease sweep settles the attempt.
+//     runs), and returns it with its lease (the offer's token and the last
+//     lease version journaled) so the restarted worker can end it on the
+//     replica under that lease, instead of leaving it to the lease sweep.
+//   - A lease version is journaled before any request carries it, so the
+//     replica's version is never more than one ahead of the journal's: a
+//     renewal whose reply was lost is replayed with the journaled version
+//     and answered the current one.
 //   - Only one worker uses a data directory at a time: the lock is a flock
 //     the kernel drops when the process dies, however it dies.
 package journal
@@ -67,6 +73,10 @@ type Attempt struct {
 	State       string
 	Pid         int
 	StartedAtMs int64
+	// Token is the lease token (its offer's) and LeaseVersion the last
+	// lease version journaled (see Renewed).
+	Token        string
+	LeaseVersion int64
 }
 
 // Journal is an open, locked journal.
@@ -137,8 +147,16 @@ CREATE TABLE IF NOT EXISTS attempts (
 	started_at_ms INTEGER NOT NULL DEFAULT 0,
 	outcome       TEXT NOT NULL DEFAULT '',
 	launched      INTEGER NOT NULL DEFAULT 0,
-	updated_at_ms INTEGER NOT NULL
+	updated_at_ms INTEGER NOT NULL,
+	lease_version INTEGER NOT NULL DEFAULT 1
 );`
+
+// addLeaseVersion gives a journal written before lease versions were
+// journaled their column; its records read version 1, the version of every
+// grant, so a restarted worker's report of an attempt that was renewed
+// since is refused as stale and the attempt is left to its lease, as
+// before.
+const addLeaseVersion = `ALTER TABLE attempts ADD COLUMN lease_version INTEGER NOT NULL DEFAULT 1`
 
 func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	// synchronous(NORMAL) in WAL mode: a commit is in the WAL (the kernel's
@@ -156,6 +174,17 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open the worker journal %s: %w; if the file is damaged, move it away (the replicas settle what it held)", path, err)
+	}
+	var versioned int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('attempts') WHERE name = 'lease_version'`).Scan(&versioned); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open the worker journal %s: %w", path, err)
+	}
+	if versioned == 0 {
+		if _, err := db.ExecContext(ctx, addLeaseVersion); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open the worker journal %s: add its lease versions: %w; if the file is damaged, move it away (the replicas settle what it held)", path, err)
+		}
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		db.Close()
@@ -187,8 +216,9 @@ func (j *Journal) NewOffer(ctx context.Context) (Offer, error) {
 
 // Granted is one grant of an answered offer.
 type Granted struct {
-	AttemptID string
-	RunID     string
+	AttemptID    string
+	RunID        string
+	LeaseVersion int64
 }
 
 // Answered records the grants the replica made for offer o, each as a
@@ -218,10 +248,11 @@ func (j *Journal) Answered(ctx context.Context, o Offer, grants []Granted) error
 		// unstarted, so a finished record that never launched is granted
 		// afresh; one that launched stays as it is, and Launching then
 		// refuses it: it is never spawned twice.
-		if _, err := tx.ExecContext(ctx, `INSERT INTO attempts (attempt_id, run_id, offer_id, state, updated_at_ms) VALUES (?, ?, ?, 'granted', ?)
-			ON CONFLICT (attempt_id) DO UPDATE SET offer_id = excluded.offer_id, state = 'granted', outcome = '', updated_at_ms = excluded.updated_at_ms
+		if _, err := tx.ExecContext(ctx, `INSERT INTO attempts (attempt_id, run_id, offer_id, state, updated_at_ms, lease_version) VALUES (?, ?, ?, 'granted', ?, ?)
+			ON CONFLICT (attempt_id) DO UPDATE SET offer_id = excluded.offer_id, state = 'granted', outcome = '', updated_at_ms = excluded.updated_at_ms,
+				lease_version = excluded.lease_version
 			WHERE attempts.launched = 0 AND attempts.state IN ('granted', 'done', 'abandoned') AND attempts.offer_id <> excluded.offer_id`,
-			g.AttemptID, g.RunID, o.ID, now); err != nil {
+			g.AttemptID, g.RunID, o.ID, now, max(g.LeaseVersion, 1)); err != nil {
 			return fmt.Errorf("journal grant %s: %w", g.AttemptID, err)
 		}
 	}
@@ -261,6 +292,14 @@ func (j *Journal) Running(ctx context.Context, id string, pid int, startedAtMs i
 		pid, startedAtMs, nowMs(), id)
 }
 
+// Renewed records the lease version the replica answered for attempt id.
+// It must return before a request carries that version: then the replica
+// is never more than one version ahead of the journal (see Recover).
+func (j *Journal) Renewed(ctx context.Context, id string, version int64) error {
+	return j.transition(ctx, id, "renewed",
+		`UPDATE attempts SET lease_version = ? WHERE attempt_id = ? AND state IN ('granted', 'launching', 'running')`, version, id)
+}
+
 // Done records that this worker is finished with attempt id; outcome says
 // how (for the operator reading the file).
 func (j *Journal) Done(ctx context.Context, id, outcome string) error {
@@ -271,25 +310,27 @@ func (j *Journal) Done(ctx context.Context, id, outcome string) error {
 
 // Recover marks every unfinished attempt of an earlier worker process
 // abandoned and returns those that were launching or running, with the pid
-// and start a running one recorded. Nothing is spawned again: whether such
-// a process ran, and how it ended, only the replica's lease sweep decides.
-// Granted ones never started and are left to the sweep as well. Finished
-// records older than a week are removed.
+// and start a running one recorded and the lease they were run under.
+// Nothing is spawned again: the worker ends what is left of such a command
+// and reports the attempt to the replica under that lease, or leaves it to
+// the replica's lease sweep. Granted ones never started and are left to
+// the sweep. Finished records older than a week are removed.
 func (j *Journal) Recover(ctx context.Context) ([]Attempt, error) {
 	tx, err := j.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("recover the worker journal: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
-	rows, err := tx.QueryContext(ctx, `SELECT attempt_id, run_id, offer_id, state, pid, started_at_ms FROM attempts
-		WHERE state IN ('launching', 'running') ORDER BY attempt_id`)
+	rows, err := tx.QueryContext(ctx, `SELECT a.attempt_id, a.run_id, a.offer_id, a.state, a.pid, a.started_at_ms, coalesce(o.token, ''), a.lease_version
+		FROM attempts a LEFT JOIN offers o ON o.offer_id = a.offer_id
+		WHERE a.state IN ('launching', 'running') ORDER BY a.attempt_id`)
 	if err != nil {
 		return nil, fmt.Errorf("recover the worker journal: %w", err)
 	}
 	var out []Attempt
 	for rows.Next() {
 		var a Attempt
-		if err := rows.Scan(&a.ID, &a.RunID, &a.OfferID, &a.State, &a.Pid, &a.StartedAtMs); err != nil {
+		if err := rows.Scan(&a.ID, &a.RunID, &a.OfferID, &a.State, &a.Pid, &a.StartedAtMs, &a.Token, &a.LeaseVersion); err != nil {
 			rows.Close()
 			return nil, err
 		}

@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"database/sql"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -264,5 +266,85 @@ func TestAnAttemptOfferedAgainLaunchesOnlyIfItNeverLaunched(t *testing.T) {
 	}
 	if err := j.Launching(t.Context(), "launched"); err == nil {
 		t.Fatal("an attempt that launched before was made launchable again")
+	}
+}
+
+// A record left launching or running is recovered with the lease it ran
+// under: its offer's token and the last lease version journaled, so the
+// restarted worker can end it on the replica under that lease.
+func TestARecoveredAttemptCarriesTheLeaseItRanUnder(t *testing.T) {
+	// Not parallel: a process forked by a parallel test holds a copy of
+	// the lock's descriptor until it execs, and a reopen would find the
+	// directory locked.
+	dir := t.TempDir()
+	j, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := j.NewOffer(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Answered(t.Context(), o, []Granted{{AttemptID: "a", RunID: "r", LeaseVersion: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Launching(t.Context(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []int64{2, 3} {
+		if err := j.Renewed(t.Context(), "a", v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	j, err = Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	left, err := j.Recover(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].Token != o.Token || left[0].LeaseVersion != 3 {
+		t.Fatalf("recovered %+v; want attempt a with its offer's token and lease version 3", left)
+	}
+	if err := j.Renewed(t.Context(), "a", 4); err == nil {
+		t.Fatal("an abandoned attempt's lease version could still be journaled")
+	}
+}
+
+// A journal written before lease versions were journaled opens, and its
+// records read version 1, every grant's.
+func TestAJournalWithoutLeaseVersionsOpensWithVersionOne(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(schema, ",\n\tlease_version INTEGER NOT NULL DEFAULT 1", "", 1)
+	if old == schema {
+		t.Fatal("the test no longer finds the lease_version column in the schema")
+	}
+	if _, err := db.Exec(old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO offers (offer_id, token, created_at_ms) VALUES ('o', 'tok', 1);
+		INSERT INTO attempts (attempt_id, run_id, offer_id, state, launched, updated_at_ms) VALUES ('a', 'r', 'o', 'running', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	j, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("a journal of an older worker did not open: %v", err)
+	}
+	defer j.Close()
+	left, err := j.Recover(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].Token != "tok" || left[0].LeaseVersion != 1 {
+		t.Fatalf("recovered %+v; want attempt a with token tok at lease version 1", left)
 	}
 }
