@@ -32,11 +32,15 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
+	mathrand "math/rand/v2"
+	"net"
+	"net/http"
 	"os"
 	"sync"
 	"syscall"
@@ -64,9 +68,19 @@ const (
 	// drain would be a stop that reports every running attempt lost.
 	MinStopTimeout = time.Second
 	MaxStopTimeout = 24 * time.Hour
-	// registerRetry paces registering after a refusal that may pass (a
-	// session another replica still holds, a rate limit).
-	registerRetry = 2 * time.Second
+	// registerRetry is the first pause between two tries to register
+	// that failed in a way that may pass (no replica reachable yet, a
+	// session another replica still holds, a rate limit); each later
+	// pause is twice as long, up to registerRetryMax, jittered so that
+	// the workers of a fleet do not come back in step after an outage. A
+	// worker never gives up on such a failure: its replicas may be
+	// started after it.
+	registerRetry    = 2 * time.Second
+	registerRetryMax = 30 * time.Second
+	// registerRepeat is how often a worker that still cannot register
+	// says so again after its first failure: a wrong --server is said at
+	// once and then once a minute with the count, not at every try.
+	registerRepeat = time.Minute
 	// registerFirstTimeout bounds the first registration, retries
 	// included; each later one may take twice as long as the one before,
 	// up to registerTimeout. A short first bound is what tells the
@@ -143,6 +157,12 @@ type Config struct {
 	// logFlushesPerSecond bounds the output flushes of all commands
 	// together (default logFlushesPerSecond): a test lowers it.
 	logFlushesPerSecond int
+	// registerTry bounds the first try to register (default
+	// registerFirstTimeout), registerRetry is the first pause after a
+	// failed try (default registerRetry) and registerRepeat how often a
+	// failure to register is said again (default registerRepeat): a test
+	// shortens them.
+	registerTry, registerRetry, registerRepeat time.Duration
 }
 
 // Validate names the setting and its allowed range.
@@ -285,6 +305,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	cfg.watchRetry = cmp.Or(cfg.watchRetry, watchRetry)
 	cfg.unreachableRepeat = cmp.Or(cfg.unreachableRepeat, unreachableRepeat)
 	cfg.logFlushesPerSecond = cmp.Or(cfg.logFlushesPerSecond, logFlushesPerSecond)
+	cfg.registerTry = cmp.Or(cfg.registerTry, registerFirstTimeout)
+	cfg.registerRetry = cmp.Or(cfg.registerRetry, registerRetry)
+	cfg.registerRepeat = cmp.Or(cfg.registerRepeat, registerRepeat)
 	if cfg.BaseEnv == nil {
 		cfg.BaseEnv = process.DefaultBaseEnv()
 	}
@@ -574,9 +597,11 @@ func orphanName(o process.OrphanOutcome) string {
 }
 
 // register opens a session, retrying while the ingress is unreachable or
-// the refusal may pass.
+// the refusal may pass. A refusal that cannot pass by itself (the
+// credential, the worker's own --labels or --concurrency) ends the worker.
 func (w *worker) register(ctx context.Context) error {
-	bound := registerFirstTimeout
+	bound, pause := w.cfg.registerTry, w.cfg.registerRetry
+	var failing registerFailures
 	for {
 		// Bounded, so an unreachable ingress is logged instead of retried
 		// in silence.
@@ -590,8 +615,12 @@ func (w *worker) register(ctx context.Context) error {
 			w.granted = rep.Capacity
 			w.logCap = rep.LogCapBytes
 			w.mu.Unlock()
-			w.log.Info("registered", "code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
-				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", rep.Labels)
+			attrs := []any{"code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
+				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", rep.Labels}
+			if failing.tries > 0 {
+				attrs = append(attrs, "failedTries", failing.tries, "failingFor", time.Since(failing.since).Round(time.Second).String())
+			}
+			w.log.Info("registered", attrs...)
 			return nil
 		}
 		switch Code(err) {
@@ -609,8 +638,11 @@ func (w *worker) register(ctx context.Context) error {
 				return ctx.Err()
 			}
 		}
-		w.log.Warn("could not register; retrying", "code", "register_failed", "error", err.Error())
-		t := time.NewTimer(registerRetry)
+		failing.failed(w, err, time.Now())
+		// Jitter spreads a fleet's tries after an outage; it guards
+		// nothing.
+		t := time.NewTimer(pause/2 + mathrand.N(pause/2+1)) //nolint:gosec // G404: pacing, not security
+		pause = min(2*pause, registerRetryMax)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -618,6 +650,74 @@ func (w *worker) register(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// registerFailures are the failed tries of one registration.
+type registerFailures struct {
+	tries int
+	// since is the first failure; said when one was last logged.
+	since, said time.Time
+}
+
+// failed counts a failed try and says so at the first and then at most
+// every registerRepeat: an operator sees within seconds what is wrong and
+// what to check, and a worker left running against a wrong --server for a
+// day writes a line a minute, not one every few seconds.
+func (f *registerFailures) failed(w *worker, err error, now time.Time) {
+	f.tries++
+	if f.tries == 1 {
+		f.since, f.said = now, now
+		w.log.Warn("could not register: "+registerHint(err)+"; the worker keeps trying (replicas may start after it), pausing up to "+
+			registerRetryMax.String()+" between tries, and says so again every "+w.cfg.registerRepeat.String()+" while it fails",
+			"code", "register_failed", "server", w.client.Servers(), "error", err.Error())
+		return
+	}
+	if now.Sub(f.said) < w.cfg.registerRepeat {
+		return
+	}
+	f.said = now
+	w.log.Warn("still could not register: "+registerHint(err)+"; the worker keeps trying",
+		"code", "register_failed", "server", w.client.Servers(), "error", err.Error(),
+		"failedTries", f.tries, "failingFor", now.Sub(f.since).Round(time.Second).String())
+}
+
+// registerHint says what a failed registration's last failure means and
+// what to check, from the failure itself (the error, which names the
+// address tried, goes beside it).
+func registerHint(err error) string {
+	var g *gaveUp
+	if errors.As(err, &g) {
+		err = g.last
+	}
+	var (
+		foreign    notIngress
+		refused    *Error
+		dns        *net.DNSError
+		unknownCA  x509.UnknownAuthorityError
+		hostname   x509.HostnameError
+		invalid    x509.CertificateInvalidError
+		verify     *tls.CertificateVerificationError
+		netTimeout interface{ Timeout() bool }
+	)
+	switch {
+	case errors.As(err, &foreign):
+		return "the address answers, but not as a worker ingress: --server must name a replica's worker ingress (its --worker-addr, default port 8081), not its API port, nor a proxy whose replica is down"
+	case errors.As(err, &refused) && refused.Status == http.StatusTooManyRequests:
+		return "the replica refuses requests from this address for now (too many failed authentications or requests): check the credential of every worker at this address"
+	case errors.As(err, &refused) && refused.Status == http.StatusInternalServerError:
+		return "the replica failed on the request (an internal error, logged there under ingress.internal_error)"
+	case errors.As(err, &refused):
+		return "the replica is not ready (starting, or cut off from its database)"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing listens at the address tried: check that --server names a replica's worker ingress (its --worker-addr, default port 8081) and that the replica runs"
+	case errors.As(err, &dns):
+		return "the host name in --server does not resolve: check its spelling and this machine's DNS"
+	case errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify):
+		return "the replica's certificate is not trusted: give --ca-file the authority that signed its --worker-tls-cert, and check that --server names a host the certificate is for"
+	case errors.As(err, &netTimeout) && netTimeout.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		return "no answer in time: check --server, the network and firewalls between this machine and the replica, and that the replica runs"
+	}
+	return "check that --server names a replica's worker ingress and that the replica runs"
 }
 
 // capacity is how many commands run at once: the configured concurrency,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -791,6 +792,63 @@ func TestAnUnreachableServerIsReportedBeforeTheFullRegistrationBound(t *testing.
 	}
 	if !strings.Contains(w.logs.String(), "connection refused") {
 		t.Fatalf("the warning does not give the network's reason:\n%s", w.logs)
+	}
+}
+
+// A worker whose --server has nothing listening says so at its first
+// failed registration — what is wrong, what to check and the address it
+// tried — and then not at every try: it keeps trying, with pauses that
+// grow, and registers once a replica listens there, saying how many tries
+// failed before.
+func TestAWorkerThatCannotRegisterSaysWhatToCheckOnceNotAtEveryTry(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := newIngress(t, 30_000)
+	w := runAgent(t, in, func(c *Config) {
+		c.Server = "http://" + addr
+		c.registerTry, c.registerRetry, c.registerRepeat = 50*time.Millisecond, 20*time.Millisecond, time.Hour
+	})
+	waitFor(t, "a failed registration", func() bool { return strings.Contains(w.logs.String(), "register_failed") })
+	// Long enough for several tries of 50–200 ms and their pauses.
+	time.Sleep(1500 * time.Millisecond)
+	later, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listen again on %s: %v", addr, err)
+	}
+	srv := &http.Server{Handler: in.srv.Config.Handler, ReadHeaderTimeout: time.Second}
+	go func() { _ = srv.Serve(later) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	waitFor(t, "the registration once a replica listens", func() bool { return strings.Contains(w.logs.String(), "worker_registered") })
+
+	var failures []string
+	tries := 0
+	for _, line := range strings.Split(strings.TrimSpace(w.logs.String()), "\n") {
+		var entry struct {
+			Code        string `json:"code"`
+			FailedTries int    `json:"failedTries"`
+		}
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		switch entry.Code {
+		case "register_failed":
+			failures = append(failures, line)
+		case "worker_registered":
+			tries = entry.FailedTries
+		}
+	}
+	if len(failures) != 1 || tries < 2 {
+		t.Fatalf("%d register_failed lines for %d failed tries; want one, said at the first of several:\n%s", len(failures), tries, w.logs)
+	}
+	if !containsAll(failures[0], "nothing listens at the address tried", "check that --server", addr, "connection refused") {
+		t.Fatalf("the failed registration does not say what is wrong, what to check and the address tried:\n%s", failures[0])
 	}
 }
 

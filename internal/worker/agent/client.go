@@ -357,14 +357,28 @@ func (c *Client) call(ctx context.Context, path string, timeout time.Duration, r
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			// The last failure is named, not wrapped: it was transient, and
-			// the caller must not take it for a refusal.
-			return fmt.Errorf("%s: %w (last failure: %v)", path, context.Cause(ctx), err)
+			return &gaveUp{path: path, cause: context.Cause(ctx), last: err}
 		case <-t.C:
 		}
 		wait = min(2*wait, backoffMax)
 	}
 }
+
+// gaveUp is a request whose context ended while it was being sent again
+// after transient failures. It wraps the context's cause only: the last
+// failure was transient, and the caller must not take it for a refusal
+// (errors.As finds no *Error in it); registerHint reads it to say what
+// to check.
+type gaveUp struct {
+	path        string
+	cause, last error
+}
+
+func (g *gaveUp) Error() string {
+	return fmt.Sprintf("%s: %v (last failure: %v)", g.path, g.cause, g.last)
+}
+
+func (g *gaveUp) Unwrap() error { return g.cause }
 
 // observe tells reach whether a send to base, begun at began, was
 // answered. A send its caller gave up on (a drain, a stop) says nothing of
