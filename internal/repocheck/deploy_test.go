@@ -504,3 +504,20 @@ func TestTheSystemdUnitsAreHardened(t *testing.T) {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }
+
+// The worker's unit does not restart the exits that starting it again as
+// it is cannot change — refused input, a conflict (drained, replaced,
+// another worker's data directory), a refused credential — so a drained
+// worker does not start and exit every few seconds, and two processes
+// given one credential do not replace each other in turn.
+func TestTheWorkerUnitDoesNotRestartExitsThatCannotPass(t *testing.T) {
+	t.Parallel()
+	keys := unitKeys(t, filepath.Join(repoRoot, "deploy", "systemd", "qinglong-worker.service"))
+	// cli.ExitUsage, cli.ExitConflict and cli.ExitDenied (docs/operations.md,
+	// Exit codes), written out: importing cli would link a server into
+	// this package's tests.
+	const want = "2 4 5"
+	if got := keys["RestartPreventExitStatus"]; !slices.Equal(got, []string{want}) {
+		t.Errorf("qinglong-worker.service: RestartPreventExitStatus=%v, want %s", got, want)
+	}
+}

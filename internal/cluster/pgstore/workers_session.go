@@ -119,8 +119,7 @@ func (r *Runtime) RegisterWorker(ctx context.Context, w WorkerIdentity, req work
 			"session_lease_ms": workerproto.SessionLease.Milliseconds(),
 		})
 		if err == nil {
-			var sessionState string
-			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &sessionState, &replacedIDs}, func() error { return nil })
+			_, err = pgx.ForEachRow(rows, []any{&reply.SessionID, &reply.Generation, &reply.State, &replacedIDs}, func() error { return nil })
 		}
 		if sqlState(err) == stateUniqueViolation {
 			if attempt < sessionOpenAttempts && commitRetry.wait(ctx, attempt) == nil {

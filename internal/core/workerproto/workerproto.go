@@ -91,6 +91,12 @@ type RegisterReply struct {
 	RunLeaseMs     int64 `json:"runLeaseMs"`
 	// LogCapBytes is the per-attempt log cap.
 	LogCapBytes int64 `json:"logCapBytes"`
+	// State is the new session's state: active, or draining when an admin
+	// drained the worker (`ql workers drain`), which a worker just started
+	// takes as a refusal to work until it is resumed. It was added after
+	// the first release: a replica older than it leaves it out, and the
+	// worker then hears the drain at its first pull.
+	State string `json:"state,omitempty"`
 }
 
 // Session states a heartbeat or pull reply can carry.

@@ -138,8 +138,9 @@ func TestAWorkerStoppedHoldingAGrantItNeverSawHandsTheRunToAnotherWorkerAtOnce(t
 }
 
 // A second worker process starts with the credential of a running one:
-// the first is replaced, and stops — its command killed, exit status 1 —
-// at the first reply that can tell it: its waiting pull (it has a free
+// the first is replaced, and stops — its command killed, exit status 4
+// (a conflict: another process holds its credential) — at the first reply
+// that can tell it: its waiting pull (it has a free
 // slot), answered at once, or, when every slot is busy, its next renewal;
 // not at its next heartbeat, up to 10 s later.
 func TestAReplacedWorkerStopsAtOnceNotAtItsNextHeartbeat(t *testing.T) {
@@ -174,8 +175,8 @@ func TestAReplacedWorkerStopsAtOnceNotAtItsNextHeartbeat(t *testing.T) {
 			replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
 			took := time.Duration(first.exitedAt.UnixMilli()-replacedMs) * time.Millisecond
 			t.Logf("the replaced worker exited %s after the second process registered", took)
-			if first.state.ExitCode() != 1 || first.logCount("session_replaced") != 1 {
-				t.Fatalf("the replaced worker exited with %v, want status 1 after session_replaced", first.state)
+			if first.state.ExitCode() != 4 || first.logCount("session_replaced") != 1 {
+				t.Fatalf("the replaced worker exited with %v, want status 4 after session_replaced", first.state)
 			}
 			if !processGone(pid) {
 				t.Fatal("the replaced worker left its command running")
@@ -260,7 +261,7 @@ func startBusyWorker(t *testing.T, name string) busyWorker {
 }
 
 // A worker whose every slot is busy, at the default 30 s run lease, is
-// replaced: it stops — its command killed, exit status 1 — within moments,
+// replaced: it stops — its command killed, exit status 4 — within moments,
 // told by the watch it keeps waiting while full, not at its next renewal
 // or heartbeat (both every 10 s), so two processes do not hold the
 // credential for up to 10 s. The renewals and heartbeats it sends after
@@ -276,8 +277,8 @@ func TestAReplacedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing
 	replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
 	took := time.Duration(first.exitedAt.UnixMilli()-replacedMs) * time.Millisecond
 	t.Logf("the replaced worker, its only slot busy, exited %s after the second process registered", took)
-	if first.state.ExitCode() != 1 || first.logCount("session_replaced") != 1 {
-		t.Fatalf("the replaced worker exited with %v, want status 1 after one session_replaced", first.state)
+	if first.state.ExitCode() != 4 || first.logCount("session_replaced") != 1 {
+		t.Fatalf("the replaced worker exited with %v, want status 4 after one session_replaced", first.state)
 	}
 	if !processGone(pid) {
 		t.Fatal("the replaced worker left its command running")
@@ -289,8 +290,8 @@ func TestAReplacedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing
 
 // A worker whose every slot is busy, at the default 30 s run lease, is
 // revoked with `ql workers revoke`: it stops — its command killed, exit
-// status 1 — within moments, told by the watch the revocation wakes, not
-// when its next renewal or heartbeat is refused (both every 10 s). The
+// status 5 (its credential refused) — within moments, told by the watch
+// the revocation wakes, not when its next renewal or heartbeat is refused (both every 10 s). The
 // renewals and heartbeats it sends after the revocation are held
 // unanswered, so only the watch can tell it.
 func TestARevokedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing.T) {
@@ -304,8 +305,8 @@ func TestARevokedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing.
 	p.wait(t)
 	took := p.exitedAt.Sub(revokedAt)
 	t.Logf("the revoked worker, its only slot busy, exited %s after `ql workers revoke` started", took)
-	if p.state.ExitCode() != 1 || p.logCount("credential_refused") != 1 {
-		t.Fatalf("the revoked worker exited with %v, want status 1 after one credential_refused", p.state)
+	if p.state.ExitCode() != 5 || p.logCount("credential_refused") != 1 {
+		t.Fatalf("the revoked worker exited with %v, want status 5 after one credential_refused", p.state)
 	}
 	if !processGone(pid) {
 		t.Fatal("the revoked worker left its command running")
@@ -436,8 +437,8 @@ func TestAWorkerRefusedAWatchByAnOlderReplicaWatchesAgainOnANewerOne(t *testing.
 	replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
 	took := time.Duration(first.exitedAt.UnixMilli()-replacedMs) * time.Millisecond
 	t.Logf("the replaced worker, on the newer replica, exited %s after the second process registered", took)
-	if first.state.ExitCode() != 1 || first.logCount("session_replaced") != 1 || first.logCount("session_watch_unknown") != 1 {
-		t.Fatalf("the replaced worker exited with %v after %d session_replaced and %d session_watch_unknown, want status 1 after one of each",
+	if first.state.ExitCode() != 4 || first.logCount("session_replaced") != 1 || first.logCount("session_watch_unknown") != 1 {
+		t.Fatalf("the replaced worker exited with %v after %d session_replaced and %d session_watch_unknown, want status 4 after one of each",
 			first.state, first.logCount("session_replaced"), first.logCount("session_watch_unknown"))
 	}
 	if !processGone(pid) {
@@ -445,5 +446,40 @@ func TestAWorkerRefusedAWatchByAnOlderReplicaWatchesAgainOnANewerOne(t *testing.
 	}
 	if took > 3*time.Second {
 		t.Fatalf("the replaced worker stopped %s after the replacement, want within 3s (not at its next renewal)", took)
+	}
+}
+
+// A worker started while an admin has it drained exits at once with
+// status 4 (a state that does not allow it: systemd's unit does not
+// restart it), saying how to undrain it, and ends the session it opened;
+// resumed, the worker started again takes work.
+func TestAWorkerStartedWhileDrainedExitsFourSayingHowToResumeIt(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 30*time.Second)
+	c.apply(t, project("drainedstart", c.out(), map[string]string{"job": `script: echo done`}))
+	r := c.startReplica(t, "replica", "", "")
+	w := c.newWorker(t, "worker", 4)
+	admin := []string{"QL_DATABASE_ADMIN_URL=" + c.env.URL(pgstore.RoleAdmin)}
+	if code, out := c.runQL(t, admin, "workers", "drain", "worker"); code != 0 {
+		t.Fatalf("ql workers drain: exit %d: %s", code, out)
+	}
+	p := c.startWorker(t, w, r.workerURL(), 2)
+	p.wait(t)
+	if p.state.ExitCode() != 4 || p.logCount("worker_drained") != 1 || !strings.Contains(tail(p.logPath, 5), "ql workers resume") {
+		t.Fatalf("the worker started while drained exited with %v; want status 4 after one worker_drained saying `ql workers resume`:\n%s", p.state, tail(p.logPath, 10))
+	}
+	if n := c.env.Int(t, `SELECT count(*) FROM qinglong.worker_sessions s JOIN qinglong.workers w ON w.id = s.worker_id
+		WHERE w.name = 'worker' AND s.state IN ('active', 'draining')`); n != 0 {
+		t.Fatalf("%d live sessions of the drained worker after it exited; want its session ended", n)
+	}
+
+	if code, out := c.runQL(t, admin, "workers", "resume", "worker"); code != 0 {
+		t.Fatalf("ql workers resume: exit %d: %s", code, out)
+	}
+	p = c.startWorker(t, w, r.workerURL(), 2)
+	run := c.fire(t, "job")
+	c.awaitRun(t, run, 30*time.Second, "succeeded")
+	if p.exited() {
+		t.Fatalf("the resumed worker exited with %v", p.state)
 	}
 }

@@ -246,7 +246,7 @@ killGrace: 1s`}))
 }
 
 // Wrong credentials are 401; a credential revoked with ql workers revoke
-// is 401 within 5 s, and its worker process exits 1; another worker's
+// is 401 within 5 s, and its worker process exits 5; another worker's
 // session is 403.
 func TestWrongRevokedAndAnotherWorkersCredentialsAreRefused(t *testing.T) {
 	t.Parallel()
@@ -284,8 +284,8 @@ func TestWrongRevokedAndAnotherWorkersCredentialsAreRefused(t *testing.T) {
 		t.Fatalf("the revoked credential was accepted for %v", took)
 	}
 	wp.wait(t)
-	if wp.state.ExitCode() != 1 {
-		t.Fatalf("the revoked worker exited with %v, want status 1", wp.state)
+	if wp.state.ExitCode() != 5 {
+		t.Fatalf("the revoked worker exited with %v, want status 5", wp.state)
 	}
 }
 

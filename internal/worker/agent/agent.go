@@ -219,12 +219,21 @@ type Summary struct {
 	Paced int
 }
 
-// Errors that end a worker.
+// Errors that end a worker. None passes by starting the worker again as
+// it is, so each has the exit code that says so (docs/operations.md, Exit
+// codes), which the shipped systemd unit does not restart on: restarted,
+// a replaced worker would replace the other process in turn, for ever,
+// and a refused credential would count against its address's failed
+// authentications every few seconds until its neighbours are throttled.
 var (
-	// ErrReplaced: a newer session of this worker's credential exists.
-	ErrReplaced = errors.New("a newer worker session with the same credential replaced this one; run one worker per credential")
-	// ErrUnauthenticated: the credential was refused.
-	ErrUnauthenticated = errors.New("the replica refused the credential (unknown or revoked); create a new one with `ql workers create` and put it in --credential-file")
+	// ErrReplaced: a newer session of this worker's credential exists
+	// (exit 4: another process holds the credential).
+	ErrReplaced = qlerror.New(qlerror.Conflict, "a newer worker session with the same credential replaced this one; run one worker per credential")
+	// ErrUnauthenticated: the credential was refused (exit 5).
+	ErrUnauthenticated = qlerror.New(qlerror.Unauthenticated, "the replica refused the credential (unknown or revoked); create a new one with `ql workers create` and put it in --credential-file")
+	// ErrDrained: the worker was started while an admin had it drained
+	// (exit 4): it takes no work until it is resumed.
+	ErrDrained = qlerror.New(qlerror.Conflict, "this worker is drained (`ql workers drain`): it takes no work until an admin runs `ql workers resume NAME`; start it again after that")
 )
 
 // errDrainTimeout ends commands still running when a drain ran out of time,
@@ -293,11 +302,15 @@ type worker struct {
 	// abandoned are the attempts an earlier process left running whose
 	// command is gone: reported to the replica once registered.
 	abandoned []journal.Attempt
+	// drainedAtStart: the first registration opened a draining session
+	// (the worker was drained before this process started).
+	drainedAtStart bool
 }
 
 // Run runs a worker until ctx ends (SIGINT/SIGTERM/SIGHUP: drain, then return
-// nil), its session is drained by an operator (return nil once idle), or
-// it cannot go on (ErrReplaced, ErrUnauthenticated, a journal failure).
+// nil), its session is drained by an operator (return nil once idle;
+// ErrDrained at once when it was drained before it started), or it cannot
+// go on (ErrReplaced, ErrUnauthenticated, a journal failure).
 func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -363,6 +376,15 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return w.summary, err
 	}
 	w.reportAbandoned(ctx)
+	if w.drainedAtStart {
+		// A worker restarted by its supervisor while drained would
+		// otherwise exit 0 and, under a supervisor that restarts whatever
+		// the exit (systemd's Restart=always, a Kubernetes pod), start and
+		// exit again every few seconds.
+		w.log.Warn("this worker is drained: it takes no work until an admin runs `ql workers resume NAME`, then start it again; exiting 4", "code", "worker_drained")
+		w.endSession()
+		return w.summary, ErrDrained
+	}
 	w.slots = make(chan struct{}, w.capacity())
 	w.pace = newPacer(w.capacity(), func() { <-w.slots })
 	hbDone := make(chan struct{})
@@ -611,12 +633,14 @@ func (w *worker) register(ctx context.Context) error {
 		cancel()
 		if err == nil {
 			w.mu.Lock()
+			first := w.session == ""
 			w.session = rep.SessionID
 			w.granted = rep.Capacity
 			w.logCap = rep.LogCapBytes
+			w.drainedAtStart = first && rep.State == workerproto.SessionDraining
 			w.mu.Unlock()
 			attrs := []any{"code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
-				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", rep.Labels}
+				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", rep.Labels, "state", rep.State}
 			if failing.tries > 0 {
 				attrs = append(attrs, "failedTries", failing.tries, "failingFor", time.Since(failing.since).Round(time.Second).String())
 			}

@@ -39,7 +39,12 @@ holds database credentials: only the worker credential an admin created with 'ql
 On SIGINT/SIGTERM/SIGHUP it drains: it stops pulling, lets running commands finish for up to --stop-timeout,
 then stops them (SIGTERM, the task's kill grace, SIGKILL), reports them and exits 0. A second signal
 stops them at once, without waiting out the rest of --stop-timeout. Its journal in
---data-dir records what it started; after a crash nothing recorded as started is run again.`,
+--data-dir records what it started; after a crash nothing recorded as started is run again, and
+the restarted worker reports it lost at once.
+
+It does not exit while no replica answers (replicas may start after it). It exits 4 when it is
+drained ('ql workers resume NAME' returns it to service) or another process with its credential
+replaced it, and 5 when its credential is refused: starting it again as it is cannot help.`,
 		Example: `  ql worker --server https://replica.example:8081 --credential-file /etc/qinglong/worker.cred
   QL_SERVER=https://replica.example:8081 QL_CREDENTIAL_FILE=worker.cred ql worker --concurrency 8 --labels zone=eu`,
 		Args: cobra.NoArgs,
