@@ -2,12 +2,14 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // MaxSweepPage bounds one page of each kind of SweepLeases.
@@ -100,10 +102,32 @@ const (
 	// timed out, its lease having run out at or after its deadline.
 	ErrorCodeLeaseExpired             = "lease_expired"
 	ErrorCodeLeaseExpiredAfterTimeout = "lease_expired_after_timeout"
+	// ErrorCodeLeaseExpiredUnswept ends an attempt lost whose lease no
+	// replica swept until SweptLateAfter or more after it ran out: the
+	// replicas could not reach the database then (or none ran), so they
+	// refused the worker's renewals as well, whatever the worker did.
+	ErrorCodeLeaseExpiredUnswept = "lease_expired_replicas_unavailable"
 	// ErrorCodeCancelled ends the attempt of a Run cancelled before its
 	// worker reported it ended.
 	ErrorCodeCancelled = "cancelled"
 )
+
+// MaxSweepEvery is the longest a replica with its database waits between
+// two sweeps, whatever its run lease: an expired lease is acted on within
+// it.
+const MaxSweepEvery = 5 * time.Second
+
+// SweptLateAfter is how long after a lease ran out, in database time, a
+// sweep that ends it proves that no replica could sweep meanwhile: twice
+// the longest cadence and a second for the round itself. No replica swept
+// for that long only when none reached the database (an outage, a
+// partition between the replicas and it) or none ran; either way every
+// renewal sent meanwhile was refused, so the lost attempt is not the
+// worker's doing. Which came first, the outage or the worker's own end,
+// the database cannot tell: a worker that crashed during the outage is
+// recorded the same, and an outage that ended less than this after the
+// lease ran out (or before it) leaves a lease_expired.
+const SweptLateAfter = 2*MaxSweepEvery + time.Second
 
 // sweepStarted ends one page of started attempts whose lease passed:
 // each becomes lost — or timed out, when its lease ran out at or after its
@@ -119,6 +143,8 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 	type expired struct {
 		leaseFacts
 		revoked bool
+		// expiredAtMs is when the lease ran out, in database time.
+		expiredAtMs int64
 		// pastDeadline: the lease ran out at or after the deadline. Not the
 		// sweep's own time, which lags behind the expiry when no replica
 		// swept for a while: a worker that vanished within the timeout
@@ -129,7 +155,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 	var f expired
 	var state, runState string
 	_, err = pgx.ForEachRow(rows, []any{&f.AttemptID, &f.RunID, &f.Number, &state, &f.DeadlineAtMs, &runState, &f.RunVersion, &f.CancelAtMs,
-		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.revoked, &f.pastDeadline}, func() error {
+		&f.Retry.MaxAttempts, &f.Retry.BackoffMs, &f.Retry.On, &f.NowMs, &f.revoked, &f.pastDeadline, &f.expiredAtMs}, func() error {
 		f.State, f.RunState = run.AttemptState(state), run.State(runState)
 		page = append(page, f)
 		return nil
@@ -141,9 +167,16 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 		f := x.leaseFacts
 		end, res := run.AttemptLost, attemptResult{errorCode: ErrorCodeLeaseExpired,
 			errorMessage: "the worker stopped renewing the lease (crashed, stopped or cut off)"}
-		if x.revoked {
+		late := time.Duration(f.NowMs-x.expiredAtMs) * time.Millisecond
+		switch {
+		case x.revoked:
 			res = attemptResult{errorCode: ErrorCodeWorkerRevoked,
 				errorMessage: "the worker's credential was revoked while the command ran (ql workers revoke): the worker was refused and killed the command"}
+		case late >= SweptLateAfter:
+			res = attemptResult{errorCode: ErrorCodeLeaseExpiredUnswept, errorMessage: fmt.Sprintf(
+				"the lease ran out while the replicas could not reach the database (or none ran): no replica ended it until %s after, where one that reaches the database does within %s, "+
+					"so the worker's renewals were refused; the worker's own log says whether it ran on meanwhile (attempt_lease_lost: it did, and killed the command when it could not renew)",
+				validate.Duration(late.Round(time.Second)), validate.Duration(MaxSweepEvery))}
 		}
 		if x.pastDeadline {
 			end, res = run.AttemptTimedOut, attemptResult{errorCode: ErrorCodeLeaseExpiredAfterTimeout,

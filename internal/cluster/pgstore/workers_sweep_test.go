@@ -484,3 +484,54 @@ func TestAnAttemptWhoseWorkerWasRevokedWhileItRanIsLostAsWorkerRevoked(t *testin
 		t.Fatalf("attempt of run %s: %s, %s %q, run %s; want lost with worker_revoked, in the Run's end event too", g.RunID, state, code, message, runCode)
 	}
 }
+
+// sweptEnd reads how the sweep ended attempt id: its state, error code and
+// message, and the error code of its Run's last event.
+func (s *store) sweptEnd(t *testing.T, id string) (state, code, message, runCode string) {
+	t.Helper()
+	if err := s.super.QueryRow(t.Context(), `SELECT a.state, a.error_code, a.error_message, coalesce(e.payload ->> 'errorCode', '')
+		FROM qinglong.attempts a JOIN qinglong.runs r ON r.id = a.run_id JOIN qinglong.run_events e ON e.run_id = r.id AND e.seq = r.last_event_seq
+		WHERE a.id = $1`, id).Scan(&state, &code, &message, &runCode); err != nil {
+		t.Fatal(err)
+	}
+	return state, code, message, runCode
+}
+
+// A lease no replica swept until long after it ran out (in database time)
+// ran out while the replicas could not reach the database, or none ran:
+// they refused the renewals, and the attempt is lost with that reason, in
+// its Run's end event too, not as a worker that stopped renewing.
+func TestALeaseNoReplicaSweptUntilLongAfterItRanOutIsLostToTheReplicasNotTheWorker(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "outage", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, _ := s.started(t, w)
+	// What an outage leaves: the last renewal's expiry, long past when a
+	// replica reaches the database again.
+	s.exec(t, `UPDATE qinglong.attempts SET lease_expires_at_ms = `+ClockMsSQL+` - $2 WHERE id = $1`, l.AttemptID, (SweptLateAfter + time.Second).Milliseconds())
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 {
+		t.Fatalf("sweep: %+v, %v", res, err)
+	}
+	state, code, message, runCode := s.sweptEnd(t, l.AttemptID)
+	if state != "lost" || code != ErrorCodeLeaseExpiredUnswept || runCode != ErrorCodeLeaseExpiredUnswept || !strings.Contains(message, "could not reach the database") {
+		t.Fatalf("attempt: %s, %s %q, run %s; want lost with %s, in the Run's end event too", state, code, message, runCode, ErrorCodeLeaseExpiredUnswept)
+	}
+}
+
+// A lease swept within moments of running out is lost as its worker's:
+// the replicas reached the database, so the worker stopped renewing.
+func TestALeaseSweptSoonAfterItRanOutIsLostAsItsWorkersStoppedRenewals(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "crashed", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, _ := s.started(t, w)
+	s.exec(t, `UPDATE qinglong.attempts SET lease_expires_at_ms = `+ClockMsSQL+` - 1 WHERE id = $1`, l.AttemptID)
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 {
+		t.Fatalf("sweep: %+v, %v", res, err)
+	}
+	if state, code, message, _ := s.sweptEnd(t, l.AttemptID); state != "lost" || code != ErrorCodeLeaseExpired || !strings.Contains(message, "stopped renewing") {
+		t.Fatalf("attempt: %s, %s %q; want lost with %s", state, code, message, ErrorCodeLeaseExpired)
+	}
+}

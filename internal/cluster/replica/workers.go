@@ -39,7 +39,10 @@ const sweepPage = 128
 // as retry backoffs and session expiry ride the same sweep.
 const (
 	minSweepEvery = 250 * time.Millisecond
-	maxSweepEvery = 5 * time.Second
+	// maxSweepEvery is the store's: a lease no replica swept for longer
+	// than it allows is recorded as lost to the replicas' outage
+	// (pgstore.SweptLateAfter).
+	maxSweepEvery = pgstore.MaxSweepEvery
 )
 
 // requeueMargin is added to the wait for the earliest running backoff:

@@ -32,10 +32,11 @@ var attemptEnds = map[string]map[string]string{
 		"server_stopped": "服务器停止时命令被终止（无人取消它，可以重新运行）",
 		"worker_stopped": "执行节点停止时命令被终止（无人取消它）",
 		// An attempt the store ended itself.
-		"executor_lost":               "命令运行期间服务器意外退出，该尝试已丢失",
-		"lease_expired":               "执行节点不再续租（崩溃、停止或断开连接），该尝试已丢失",
-		"lease_expired_after_timeout": "命令超过了超时时间，且执行节点在报告结束之前租约已到期",
-		"worker_revoked":              "命令运行期间执行节点的凭据被吊销：执行节点遭拒并终止了命令",
+		"executor_lost":                      "命令运行期间服务器意外退出，该尝试已丢失",
+		"lease_expired":                      "执行节点不再续租（崩溃、停止或断开连接），该尝试已丢失",
+		"lease_expired_after_timeout":        "命令超过了超时时间，且执行节点在报告结束之前租约已到期",
+		"lease_expired_replicas_unavailable": "租约到期时各副本无法访问数据库（或均未运行），执行节点的续租被拒绝，该尝试已丢失",
+		"worker_revoked":                     "命令运行期间执行节点的凭据被吊销：执行节点遭拒并终止了命令",
 	},
 }
 

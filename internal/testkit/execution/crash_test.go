@@ -180,3 +180,43 @@ func startHTTPProxy(t testing.TB, upstream string) *faults.HTTPProxy {
 	t.Cleanup(func() { _ = p.Close() })
 	return p
 }
+
+// PostgreSQL stopped for longer than the run lease (and the sweep's
+// bound) while a command runs: the replica refuses the worker's renewals,
+// the worker kills its command at its lease clock, and once the database
+// is back the attempt is recorded lost to the replicas' outage, not as a
+// worker that stopped renewing.
+func TestALeaseThatRanOutWhileTheDatabaseWasDownIsNotBlamedOnTheWorker(t *testing.T) {
+	t.Parallel()
+	c, srv := newClusterOn(t, 3*time.Second)
+	c.apply(t, project("outage", c.out(), map[string]string{"outage": holdScript + `
+timeout: 5m`}))
+	c.hold(t)
+	r := c.startReplica(t, "replica", "", "")
+	wa := c.startWorker(t, c.newWorker(t, "worker-a", 8), r.workerURL(), 2)
+	x := c.fire(t, "outage")
+	c.awaitRun(t, x, 20*time.Second, "running")
+	x1 := c.attempts(t, x)[0]
+	c.awaitPid(t, x1.ID)
+
+	postmaster := srv.PID()
+	if err := srv.Restart(t.Context(), pgstore.SweptLateAfter+5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if srv.PID() == postmaster {
+		t.Fatalf("the postmaster (pid %d) did not change: no outage happened", postmaster)
+	}
+	// The superuser pool's connections died with the server.
+	c.env.Super.Reset()
+	if wa.logCount("attempt_lease_lost") != 1 {
+		t.Fatalf("the worker did not lose its lease during the outage:\n%s", tail(wa.logPath, 20))
+	}
+	eventually(t, 30*time.Second, "the attempt to be lost", func() bool { return c.attempts(t, x)[0].State == "lost" })
+	var code string
+	if err := c.env.Super.QueryRow(context.Background(), `SELECT coalesce(error_code, '') FROM qinglong.attempts WHERE id = $1`, x1.ID).Scan(&code); err != nil {
+		t.Fatal(err)
+	}
+	if code != pgstore.ErrorCodeLeaseExpiredUnswept {
+		t.Fatalf("the attempt whose lease ran out during the outage is lost with %q; want %s", code, pgstore.ErrorCodeLeaseExpiredUnswept)
+	}
+}

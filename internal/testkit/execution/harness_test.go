@@ -24,6 +24,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 	"github.com/qinglong/qinglong/internal/testkit/procs"
 	"github.com/qinglong/qinglong/internal/worker/journal"
 )
@@ -190,8 +191,24 @@ type cluster struct {
 
 func newCluster(t testing.TB, lease time.Duration) *cluster {
 	t.Helper()
+	return newClusterIn(t, lease, clustertest.New(t))
+}
+
+// newClusterOn is newCluster on a PostgreSQL server of the test's own, for
+// a test that stops or restarts it.
+func newClusterOn(t testing.TB, lease time.Duration) (*cluster, *pgtest.Srv) {
+	t.Helper()
+	srv, err := pgtest.StartServer(t.Context(), pgtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	return newClusterIn(t, lease, clustertest.NewOn(t, srv)), srv
+}
+
+func newClusterIn(t testing.TB, lease time.Duration, env *clustertest.Env) *cluster {
+	t.Helper()
 	ql, qlw := binaries(t)
-	env := clustertest.New(t)
 	admin, err := pgstore.OpenAdmin(t.Context(), env.URL(pgstore.RoleAdmin))
 	if err != nil {
 		t.Fatal(err)
