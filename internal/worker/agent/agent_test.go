@@ -802,14 +802,22 @@ func TestAnUnreachableServerIsReportedBeforeTheFullRegistrationBound(t *testing.
 // failed before.
 func TestAWorkerThatCannotRegisterSaysWhatToCheckOnceNotAtEveryTry(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	// A socket bound but not listening: connections to its port are
+	// refused, and no other test can take the port meanwhile.
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
+	sock := os.NewFile(uintptr(fd), "ingress socket")
+	t.Cleanup(func() { _ = sock.Close() })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		t.Fatal(err)
 	}
+	bound, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", bound.(*syscall.SockaddrInet4).Port)
 	in := newIngress(t, 30_000)
 	w := runAgent(t, in, func(c *Config) {
 		c.Server = "http://" + addr
@@ -818,9 +826,12 @@ func TestAWorkerThatCannotRegisterSaysWhatToCheckOnceNotAtEveryTry(t *testing.T)
 	waitFor(t, "a failed registration", func() bool { return strings.Contains(w.logs.String(), "register_failed") })
 	// Long enough for several tries of 50–200 ms and their pauses.
 	time.Sleep(1500 * time.Millisecond)
-	later, err := net.Listen("tcp", addr)
+	if err := syscall.Listen(fd, 16); err != nil {
+		t.Fatal(err)
+	}
+	later, err := net.FileListener(sock)
 	if err != nil {
-		t.Fatalf("listen again on %s: %v", addr, err)
+		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: in.srv.Config.Handler, ReadHeaderTimeout: time.Second}
 	go func() { _ = srv.Serve(later) }()
