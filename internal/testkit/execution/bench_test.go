@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
 
@@ -159,4 +161,84 @@ func median(v []float64) float64 {
 func percentile(sorted []float64, p float64) float64 {
 	i := int(p*float64(len(sorted))+0.5) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// BenchmarkLiveLogLatency measures how long a line a command prints takes
+// to reach its readers: a command prints its own clock (`date +%s%3N`) 40
+// times, 0.4 s apart (each line after a quiet spell, at every phase of a
+// 250 ms flush cadence), on a real worker and replica. "stored" is the
+// log chunk's created_at (database time; PostgreSQL is on the same
+// machine, so the clocks agree) less the printed time: what the API and
+// the console show from then on. "follow" is when `ql runs logs -f` on
+// the database wrote the line less the printed time: the stored latency
+// plus the follower's polling (at most 1 s while the log is quiet). Run it
+// once:
+//
+//	go test -run '^$' -bench LiveLogLatency -benchtime 1x ./internal/testkit/execution/
+func BenchmarkLiveLogLatency(b *testing.B) {
+	const lines = 40
+	c := newCluster(b, 30*time.Second)
+	c.apply(b, project("chatter", c.out(), map[string]string{"chatter": fmt.Sprintf(`script: |
+  i=0
+  while [ $i -lt %d ]; do date +%%s%%3N; sleep 0.4; i=$((i + 1)); done
+timeout: 5m`, lines)}))
+	r := c.startReplica(b, "replica", "", "")
+	c.startWorker(b, c.newWorker(b, "worker", 4), r.workerURL(), 4)
+	var stored, follow []float64
+	for b.Loop() {
+		run := c.fire(b, "chatter")
+		c.awaitRun(b, run, 20*time.Second, "running")
+		ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
+		cmd := exec.CommandContext(ctx, c.ql, "runs", "logs", "-f", run)
+		cmd.Env = append(baseEnv(), "QL_DATABASE_URL="+c.env.URL(pgstore.RoleRuntime))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		scan := bufio.NewScanner(out)
+		for scan.Scan() {
+			if printed, err := strconv.ParseInt(strings.TrimSpace(scan.Text()), 10, 64); err == nil {
+				follow = append(follow, float64(time.Now().UnixMilli()-printed))
+			}
+		}
+		if err := cmd.Wait(); err != nil {
+			b.Fatalf("ql runs logs -f: %v", err)
+		}
+		cancel()
+		c.awaitRun(b, run, 20*time.Second, "succeeded")
+		rows, err := c.env.Super.Query(context.Background(), `SELECT l.bytes, l.created_at_ms FROM qinglong.run_log_chunks l
+			JOIN qinglong.attempts a ON a.id = l.attempt_id WHERE a.run_id = $1 ORDER BY l.log_offset`, run)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for rows.Next() {
+			var data []byte
+			var at int64
+			if err := rows.Scan(&data, &at); err != nil {
+				b.Fatal(err)
+			}
+			for _, line := range strings.Fields(string(data)) {
+				if printed, err := strconv.ParseInt(line, 10, 64); err == nil {
+					stored = append(stored, float64(at-printed))
+				}
+			}
+		}
+		rows.Close()
+	}
+	if len(stored) < lines || len(follow) < lines {
+		b.Fatalf("%d stored and %d followed lines, want %d each", len(stored), len(follow), lines)
+	}
+	slices.Sort(stored)
+	slices.Sort(follow)
+	for _, m := range []struct {
+		name string
+		v    []float64
+	}{{"stored", stored}, {"follow", follow}} {
+		b.ReportMetric(percentile(m.v, 0.50), m.name+"-p50-ms")
+		b.ReportMetric(percentile(m.v, 0.99), m.name+"-p99-ms")
+		b.ReportMetric(m.v[len(m.v)-1], m.name+"-max-ms")
+	}
 }

@@ -157,6 +157,9 @@ type Config struct {
 	// logFlushesPerSecond bounds the output flushes of all commands
 	// together (default logFlushesPerSecond): a test lowers it.
 	logFlushesPerSecond int
+	// logFlushEvery is the least time between two flushes of a command's
+	// output (default logFlushEvery): a test lengthens it.
+	logFlushEvery time.Duration
 	// registerTry bounds the first try to register (default
 	// registerFirstTimeout), registerRetry is the first pause after a
 	// failed try (default registerRetry) and registerRepeat how often a
@@ -318,6 +321,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	cfg.watchRetry = cmp.Or(cfg.watchRetry, watchRetry)
 	cfg.unreachableRepeat = cmp.Or(cfg.unreachableRepeat, unreachableRepeat)
 	cfg.logFlushesPerSecond = cmp.Or(cfg.logFlushesPerSecond, logFlushesPerSecond)
+	cfg.logFlushEvery = cmp.Or(cfg.logFlushEvery, logFlushEvery)
 	cfg.registerTry = cmp.Or(cfg.registerTry, registerFirstTimeout)
 	cfg.registerRetry = cmp.Or(cfg.registerRetry, registerRetry)
 	cfg.registerRepeat = cmp.Or(cfg.registerRepeat, registerRepeat)

@@ -1221,6 +1221,20 @@ func TestManyChattyCommandsFlushTheirOutputNoMoreOftenThanTheWorkersBound(t *tes
 	}
 }
 
+// A line a command prints after a quiet spell (here its first) is sent at
+// once, not at the next tick of the flush cadence: with a cadence of an
+// hour the replica holds it while the command still runs.
+func TestALinePrintedAfterAQuietSpellIsSentAtOnceNotAtTheNextFlush(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	g := in.enqueue(t, shell(`echo first; sleep 300`))
+	runAgent(t, in, func(c *Config) { c.logFlushEvery = time.Hour })
+	waitFor(t, "the first line to reach the replica", func() bool { return string(in.attempt(g.AttemptID).log) == "first\n" })
+	if a := in.attempt(g.AttemptID); a.complete != nil {
+		t.Fatalf("the command completed (%+v); want its line sent while it runs", a.complete)
+	}
+}
+
 // An internal error of one replica (500, the ingress's own answer: a
 // failure the worker cannot act on, logged there) says nothing of the
 // attempt: the worker sends the renewal to the next --server, as after a

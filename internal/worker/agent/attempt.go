@@ -19,8 +19,9 @@ import (
 const (
 	// chunkSize is the largest log chunk sent.
 	chunkSize = workerproto.MaxLogChunk
-	// logFlushEvery is how often output waiting to be sent is sent, when
-	// it does not fill a chunk first, while the worker runs few commands.
+	// logFlushEvery is the least time between two sends of a command's
+	// output that does not fill a chunk, while the worker runs few
+	// commands: the first line after a quiet spell is sent at once.
 	logFlushEvery = 250 * time.Millisecond
 	// logFlushesPerSecond bounds the flushes of all the worker's commands
 	// together: past logFlushEvery × this many commands, each flushes less
@@ -311,15 +312,19 @@ func (a *attempt) setVersion(version int64) {
 // is complete, over, or its lease is lost.
 func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 	var res *process.Result
-	flush := time.NewTicker(a.w.flushEvery())
-	defer flush.Stop()
-	// flushDue: the flush ticker fired. Output is sent only from the
-	// switch below, after the renewal is checked: a send from the select
-	// itself, woken late on a busy machine, could start after renewAt
-	// with almost no time left before the renewal bounds it.
-	flushDue := false
+	// flushed is when output was last sent. Output waiting is sent once
+	// flushEvery has passed since then: at once when a command prints
+	// after a quiet spell, instead of at the next tick of a fixed cadence
+	// (up to 0.25 s later), and no more often than that cadence while it
+	// keeps printing, so the worker's commands together still flush at
+	// most logFlushesPerSecond times a second. Output is sent only from
+	// the switch below, after the renewal is checked: a send from the
+	// select itself, woken late on a busy machine, could start after
+	// renewAt with almost no time left before the renewal bounds it.
+	var flushed time.Time
 	for {
 		now := time.Now()
+		flushAt := flushed.Add(a.w.flushEvery())
 		switch {
 		case a.over.Load():
 			a.wait(done, res)
@@ -336,8 +341,8 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 				return
 			}
 			continue
-		case a.pending() >= chunkSize || (a.pending() > 0 && (res != nil || flushDue)):
-			flushDue = false
+		case a.pending() >= chunkSize || (a.pending() > 0 && (res != nil || !now.Before(flushAt))):
+			flushed = now
 			if !a.sendLog() {
 				a.wait(done, res)
 				a.journalDone("log_refused")
@@ -348,7 +353,11 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			a.complete(*res)
 			return
 		}
-		wake := time.NewTimer(time.Until(earliest(a.killAt, a.renewAt())))
+		wakeAt := earliest(a.killAt, a.renewAt())
+		if a.pending() > 0 {
+			wakeAt = earliest(wakeAt, flushAt)
+		}
+		wake := time.NewTimer(time.Until(wakeAt))
 		select {
 		case r := <-done:
 			if err := mask.Flush(); err != nil {
@@ -357,26 +366,24 @@ func (a *attempt) loop(done <-chan process.Result, mask *process.Redactor) {
 			a.out.finish()
 			res = &r
 		case <-a.out.full:
+		case <-a.out.wrote:
 		case <-a.renewNow:
 			// A stop already heard needs no second renewal to be heard.
 			if a.stopReason == "" {
 				a.nextRenew = time.Now()
 			}
-		case <-flush.C:
-			flushDue = true
-			flush.Reset(a.w.flushEvery())
 		case <-wake.C:
 		}
 		wake.Stop()
 	}
 }
 
-// flushEvery is how often each command's output is flushed while the
-// worker runs as many as it does now: logFlushEvery, or less often once
-// all of them together would flush more than logFlushesPerSecond times a
-// second.
+// flushEvery is the least time between two flushes of one command's
+// output while the worker runs as many as it does now: logFlushEvery, or
+// longer once all of them together would flush more than
+// logFlushesPerSecond times a second.
 func (w *worker) flushEvery() time.Duration {
-	return max(logFlushEvery, time.Duration(w.count())*time.Second/time.Duration(w.cfg.logFlushesPerSecond))
+	return max(w.cfg.logFlushEvery, time.Duration(w.count())*time.Second/time.Duration(w.cfg.logFlushesPerSecond))
 }
 
 func earliest(a, b time.Time) time.Time {

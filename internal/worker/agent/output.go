@@ -37,12 +37,14 @@ type output struct {
 	closed bool
 	// dropped counts the bytes dropped since the last marker.
 	dropped int64
-	// full is signalled when a whole chunk is waiting.
-	full chan struct{}
+	// full is signalled when a whole chunk is waiting; wrote when output
+	// arrives with nothing waiting, so that a line printed after a quiet
+	// spell is sent at once.
+	full, wrote chan struct{}
 }
 
 func newOutput(limit int) *output {
-	return &output{limit: limit, full: make(chan struct{}, 1)}
+	return &output{limit: limit, full: make(chan struct{}, 1), wrote: make(chan struct{}, 1)}
 }
 
 func (o *output) Write(p []byte) (int, error) {
@@ -59,6 +61,12 @@ func (o *output) Write(p []byte) (int, error) {
 	keep := 0
 	if o.dropped == 0 {
 		keep = max(0, min(len(p), o.limit-maxDropMarker-len(o.buf)))
+		if keep > 0 && len(o.buf) == 0 {
+			select {
+			case o.wrote <- struct{}{}:
+			default:
+			}
+		}
 		o.buf = append(o.buf, p[:keep]...)
 	}
 	o.dropped += int64(len(p) - keep)
