@@ -196,7 +196,7 @@ func workersDrainCommand(getenv func(string) string) *cobra.Command {
 		Use:   "drain NAME",
 		Short: "Drain a worker: it gets no new work and finishes what it runs",
 		Long: "Drains the worker: it gets no new work, finishes what it runs and exits 0 once idle; started\n" +
-			"again while drained, it exits at once. `ql workers resume NAME` returns it to service.",
+			"again while drained, it exits 4 at once. `ql workers resume NAME` returns it to service.",
 		Args:         oneName("drain"),
 		SilenceUsage: true,
 		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerDrain, "draining; it gets no new work and finishes what it runs (`ql workers resume` undoes it)"),
