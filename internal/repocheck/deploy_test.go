@@ -47,6 +47,10 @@ type k8sDoc struct {
 		} `yaml:"ports"`
 		MinAvailable   *int `yaml:"minAvailable"`
 		MaxUnavailable *int `yaml:"maxUnavailable"`
+		Replicas       *int `yaml:"replicas"`
+		Strategy       struct {
+			Type string `yaml:"type"`
+		} `yaml:"strategy"`
 	} `yaml:"spec"`
 	file string
 }
@@ -350,6 +354,12 @@ func TestTheKubernetesManifestsHoldTheDeploymentsStructure(t *testing.T) {
 	server, _ := w.env("QL_SERVER")
 	if !slices.Equal(w.Command, []string{"ql-worker"}) || !strings.HasPrefix(server, "https://qinglong-workers.") {
 		t.Errorf("the workers run %v against %q; want ql-worker against https://qinglong-workers.…", w.Command, server)
+	}
+	// A second process of one worker credential replaces the first, which
+	// exits 4: the workers' Deployment runs one pod of its credential, and
+	// an update stops the old pod before it starts the new one.
+	if workers.Spec.Replicas == nil || *workers.Spec.Replicas != 1 || workers.Spec.Strategy.Type != "Recreate" {
+		t.Errorf("the workers' Deployment runs %v pods of its one credential with strategy %q; want 1, Recreate", workers.Spec.Replicas, workers.Spec.Strategy.Type)
 	}
 	svc := find(docs, "Service", "qinglong-workers")
 	if svc == nil || !selects(svc.Spec.ServiceSelector, replicas.Spec.Template.Metadata.Labels) {
