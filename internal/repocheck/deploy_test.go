@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -358,8 +359,12 @@ func TestTheKubernetesManifestsHoldTheDeploymentsStructure(t *testing.T) {
 	// A second process of one worker credential replaces the first, which
 	// exits 4: the workers' Deployment runs one pod of its credential, and
 	// an update stops the old pod before it starts the new one.
-	if workers.Spec.Replicas == nil || *workers.Spec.Replicas != 1 || workers.Spec.Strategy.Type != "Recreate" {
-		t.Errorf("the workers' Deployment runs %v pods of its one credential with strategy %q; want 1, Recreate", workers.Spec.Replicas, workers.Spec.Strategy.Type)
+	if pods := workers.Spec.Replicas; pods == nil || *pods != 1 || workers.Spec.Strategy.Type != "Recreate" {
+		n := "the default number of"
+		if pods != nil {
+			n = strconv.Itoa(*pods)
+		}
+		t.Errorf("the workers' Deployment runs %s pods of its one credential with strategy %q; want 1, Recreate", n, workers.Spec.Strategy.Type)
 	}
 	svc := find(docs, "Service", "qinglong-workers")
 	if svc == nil || !selects(svc.Spec.ServiceSelector, replicas.Spec.Template.Metadata.Labels) {
