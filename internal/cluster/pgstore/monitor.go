@@ -11,7 +11,8 @@ import (
 var _ schedule.Monitor = (*Runtime)(nil)
 
 // Monitor reads the backlog of due, unclaimed schedule rows and the
-// unfinished Runs per state, every count cut at limit (sql/monitor.sql).
+// unfinished Runs per state, every count cut at limit, and when the
+// longest-waiting queued Run was queued (sql/monitor.sql).
 func (r *Runtime) Monitor(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
 	snap := schedule.MonitorSnapshot{Runs: map[run.State]int{}}
 	if limit < 1 || limit > schedule.MonitorLimit {
@@ -39,6 +40,9 @@ func (r *Runtime) Monitor(ctx context.Context, limit int) (schedule.MonitorSnaps
 	}
 	if err := rows.Err(); err != nil {
 		return snap, mapErr(err, "counting unfinished Runs")
+	}
+	if err := r.pool.QueryRow(ctx, sqlMonitorOldestQueued).Scan(&snap.OldestQueuedAtMs); err != nil {
+		return snap, mapErr(err, "reading the oldest queued Run")
 	}
 	return snap, nil
 }

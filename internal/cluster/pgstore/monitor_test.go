@@ -71,3 +71,36 @@ func TestTheMonitorReadsTheBacklogFromABoundedRangeOfTheClaimIndex(t *testing.T)
 		t.Fatalf("the backlog read %+v; want at most %d rows of trigger_schedules_unclaimed_order_idx:\n%s", scan, limit, out)
 	}
 }
+
+// When the longest-waiting queued Run was queued is read from the first
+// entry of runs_queued_since_idx: with 20,000 finished Runs and one
+// queued, the read visits no runs row but that Run's index entry (no scan
+// of runs), and answers its queue time.
+func TestTheOldestQueuedRunIsOneProbeOfTheQueuedIndex(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "queue", 1)
+	var queuedAt int64
+	if err := s.super.QueryRow(t.Context(), `SELECT queued_at_ms FROM qinglong.runs WHERE state = 'queued'`).Scan(&queuedAt); err != nil {
+		t.Fatal(err)
+	}
+	s.copyRun(t, "done", "succeeded", 20_000)
+	s.exec(t, `ANALYZE`)
+	snap, err := s.runtime.Monitor(t.Context(), schedule.MonitorLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.OldestQueuedAtMs == nil || *snap.OldestQueuedAtMs != queuedAt || snap.NowMs < queuedAt {
+		t.Fatalf("oldest queued at %v (now %d), want %d", snap.OldestQueuedAtMs, snap.NowMs, queuedAt)
+	}
+	top, plan := explainPlan(t, s.super, "oldest queued", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlMonitorOldestQueued)
+	var scans []planNode
+	top.walk(func(n planNode) {
+		if n.Relation == "runs" {
+			scans = append(scans, n)
+		}
+	})
+	if len(scans) != 1 || scans[0].IndexName != "runs_queued_since_idx" || scans[0].ActualRows > 1 || scans[0].RemovedByFilter != 0 {
+		t.Fatalf("the oldest-queued read scans %+v; want one index probe of runs_queued_since_idx reading at most 1 row:\n%s", scans, plan)
+	}
+}

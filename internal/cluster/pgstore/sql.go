@@ -40,10 +40,11 @@ var (
 
 // sql/monitor.sql: what monitoring reads.
 var (
-	sqlMonitorBacklog     = stmt("MonitorBacklog")
-	sqlMonitorRunStates   = stmt("MonitorRunStates")
-	sqlMonitorWorkers     = stmt("MonitorWorkers")
-	sqlMonitorUnplaceable = stmt("MonitorUnplaceable")
+	sqlMonitorBacklog      = stmt("MonitorBacklog")
+	sqlMonitorRunStates    = stmt("MonitorRunStates")
+	sqlMonitorOldestQueued = stmt("MonitorOldestQueued")
+	sqlMonitorWorkers      = stmt("MonitorWorkers")
+	sqlMonitorUnplaceable  = stmt("MonitorUnplaceable")
 )
 
 // sql/recovery_page.sql: startup recovery.

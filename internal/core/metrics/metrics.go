@@ -1,8 +1,9 @@
 // Package metrics is QingLong's Prometheus instrumentation, the same on
 // every profile: what the scheduler decided and how late, how long its
 // claims and commits took, what is due and not yet taken, the unfinished
-// Runs, the finished Runs by outcome, lost and retried attempts,
-// notification deliveries, worker capacity (cluster) and readiness.
+// Runs and how long the oldest queued one has waited, the finished Runs by
+// outcome, lost and retried attempts, notification deliveries, worker
+// capacity (cluster) and readiness.
 // Each server owns one Metrics with a registry of its own and serves it on
 // a listener of its own (Listen), never on the API's.
 //
@@ -326,12 +327,13 @@ func (m *Metrics) NotificationDelivery(outcome string) {
 }
 
 // stateCollector reads the store at scrape time, at most once per
-// CacheFor: the backlog, the unfinished Runs and (cluster) the workers.
+// CacheFor: the backlog, the unfinished Runs, how long the queue's oldest
+// has waited and (cluster) the workers.
 // Readiness is read at every scrape; it costs nothing.
 type stateCollector struct {
 	cfg Config
 
-	due, oldest, runs, sessions, free, unplaceable, ready, readiness, readFailures, authFailures *prometheus.Desc
+	due, oldest, runs, oldestQueued, sessions, free, unplaceable, ready, readiness, readFailures, authFailures *prometheus.Desc
 
 	mu      sync.Mutex
 	readAt  time.Time
@@ -359,6 +361,7 @@ func newStateCollector(cfg Config) *stateCollector {
 		due:          desc("schedule_due_rows", fmt.Sprintf("Schedule rows due and not taken by any claim, of enabled, unpaused triggers; counted up to %d (a value of %[1]d means at least that).", cfg.Limit)),
 		oldest:       desc("schedule_oldest_due_age_seconds", "Store time now minus the due time of the oldest of those rows; 0 when none is due."),
 		runs:         desc("runs", fmt.Sprintf("Unfinished Runs per state, each counted up to %d.", cfg.Limit), "state"),
+		oldestQueued: desc("runs_oldest_queued_age_seconds", "Store time now minus the time the longest-waiting queued Run was queued (a retried Run: queued again when its backoff ended); 0 when none is queued."),
 		sessions:     desc("worker_sessions", "Live worker sessions: active, their lease not passed (cluster)."),
 		free:         desc("worker_free_slots", "Free slots of the live worker sessions: capacity minus running attempts (cluster)."),
 		unplaceable:  desc("runs_unplaceable", fmt.Sprintf("Queued Runs whose task's placement labels no live worker taking work carries, all of them while none takes work (cluster); counted up to %d.", cfg.Limit)),
@@ -370,7 +373,7 @@ func newStateCollector(cfg Config) *stateCollector {
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures} {
+	for _, d := range []*prometheus.Desc{c.due, c.oldest, c.runs, c.oldestQueued, c.sessions, c.free, c.unplaceable, c.ready, c.readiness, c.readFailures, c.authFailures} {
 		ch <- d
 	}
 }
@@ -420,6 +423,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, st := range schedule.UnfinishedStates {
 			ch <- prometheus.MustNewConstMetric(c.runs, prometheus.GaugeValue, float64(s.Runs[st]), string(st))
 		}
+		queuedAge := 0.0
+		if s.OldestQueuedAtMs != nil {
+			queuedAge = float64(max(s.NowMs-*s.OldestQueuedAtMs, 0)) / 1000
+		}
+		ch <- prometheus.MustNewConstMetric(c.oldestQueued, prometheus.GaugeValue, queuedAge)
 	}
 	if c.workers != nil {
 		ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.GaugeValue, float64(c.workers[0]))

@@ -176,6 +176,27 @@ func TestTheStoreIsReadAtMostOncePerCachePeriod(t *testing.T) {
 	}
 }
 
+// The age of the oldest queued Run is the store's own time since that Run
+// was queued, not the server's clock, and 0 (not absent) while nothing is
+// queued, so an alert on it has a series from the start.
+func TestTheOldestQueuedRunsAgeIsStoreTimeSinceItWasQueued(t *testing.T) {
+	snap := schedule.MonitorSnapshot{NowMs: 90_000, Runs: map[run.State]int{run.Queued: 3}, OldestQueuedAtMs: new(int64(30_000))}
+	m := New(Config{Profile: "standalone", CacheFor: time.Nanosecond, Monitor: func(context.Context, int) (schedule.MonitorSnapshot, error) {
+		return snap, nil
+	}})
+	if got := value(gather(t, m), "qinglong_runs_oldest_queued_age_seconds"); got != 60 {
+		t.Fatalf("oldest queued age %g s, want 60 (store time 90 s, queued at 30 s)", got)
+	}
+	snap = schedule.MonitorSnapshot{NowMs: 95_000, Runs: map[run.State]int{}}
+	fams := gather(t, m)
+	if _, present := fams["qinglong_runs_oldest_queued_age_seconds"]; !present {
+		t.Fatal("with nothing queued the oldest queued age is absent, want 0")
+	}
+	if got := value(fams, "qinglong_runs_oldest_queued_age_seconds"); got != 0 {
+		t.Fatalf("oldest queued age %g s with nothing queued, want 0", got)
+	}
+}
+
 // The metrics table of docs/operations.md lists, for each label with a
 // closed set of values, exactly the values the endpoint exports: an
 // operator writing a rule from the table must not miss a series.

@@ -31,6 +31,10 @@ type MonitorSnapshot struct {
 	// Runs counts the Runs in each of UnfinishedStates, each at most the
 	// limit; a state without Runs may be missing.
 	Runs map[run.State]int
+	// OldestQueuedAtMs is the earliest time a queued Run was queued (a
+	// retried Run: queued again when its backoff ended); nil when no Run
+	// is queued.
+	OldestQueuedAtMs *int64
 }
 
 // Monitor reads a MonitorSnapshot with index reads bounded by limit

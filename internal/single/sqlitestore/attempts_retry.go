@@ -112,6 +112,13 @@ func (s *Store) RetriesRequeue(ctx context.Context, limit int) (requeued int, ne
 			if _, err := transitionRun(ctx, tx, d.cur, run.Queued, run.EventQueued, payload, now); err != nil {
 				return err
 			}
+			res, err = tx.ExecContext(ctx, qRunQueuedAgain, now, d.cur.runID)
+			if err != nil {
+				return err
+			}
+			if err := exactlyOne(res, qlerror.Conflict, "run %s changed concurrently", d.cur.runID); err != nil {
+				return err
+			}
 			requeued++
 		}
 		return nil

@@ -12,13 +12,17 @@ import (
 var (
 	qMonitorBacklog  = query("monitor_backlog")
 	qMonitorRunState = query("monitor_run_state")
+	// qMonitorOldestQueued reads when the longest-waiting queued Run was
+	// queued.
+	qMonitorOldestQueued = query("monitor_oldest_queued")
 )
 
 var _ schedule.Monitor = (*Store)(nil)
 
 // Monitor reads, in one read transaction at one reading of the injected
-// clock, the due rows a take would return and the unfinished Runs per
-// state, every count cut at limit.
+// clock, the due rows a take would return, the unfinished Runs per state,
+// every count cut at limit, and when the longest-waiting queued Run was
+// queued.
 func (s *Store) Monitor(ctx context.Context, limit int) (schedule.MonitorSnapshot, error) {
 	snap := schedule.MonitorSnapshot{NowMs: s.nowMs(), Runs: map[run.State]int{}}
 	if limit < 1 || limit > schedule.MonitorLimit {
@@ -37,6 +41,11 @@ func (s *Store) Monitor(ctx context.Context, limit int) (schedule.MonitorSnapsho
 			}
 			snap.Runs[st] = n
 		}
+		var queued sql.NullInt64
+		if err := tx.QueryRowContext(ctx, qMonitorOldestQueued).Scan(&queued); err != nil {
+			return err
+		}
+		snap.OldestQueuedAtMs = ptr(queued)
 		return nil
 	})
 	return snap, err

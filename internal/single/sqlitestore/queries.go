@@ -133,6 +133,7 @@ var (
 	qAttemptClearBackoff = query("attempt_clear_backoff")
 	qRetriesNext         = query("retries_next")
 	qRetriesDue          = query("retries_due")
+	qRunQueuedAgain      = query("run_queued_again")
 	qTriggerDetail       = query("trigger_detail")
 	qLedgerOfTrigger     = query("ledger_of_trigger")
 	qAuditOfTrigger      = query("schedule_audit_of_trigger")
@@ -210,7 +211,7 @@ var readQueries = []string{
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunsLast, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,
-	qRetentionEstimate, qRetentionLogsRunning, qMonitorBacklog, qMonitorRunState, qRetriesNext,
+	qRetentionEstimate, qRetentionLogsRunning, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qRetriesNext,
 }
 
 // writeQueries are prepared on the writer: everything that runs inside a
@@ -226,7 +227,7 @@ var writeQueries = []string{
 	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,
 	qRunTransition, qRunNoteEvent, qAttemptsLiveOfOwner, qRunCancelRead, qRunCancelRequested,
-	qAttemptRetryFacts, qAttemptRetryInsert, qAttemptClearBackoff, qRetriesDue,
+	qAttemptRetryFacts, qAttemptRetryInsert, qAttemptClearBackoff, qRetriesDue, qRunQueuedAgain,
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,

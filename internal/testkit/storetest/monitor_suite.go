@@ -21,7 +21,8 @@ func monitor(t *testing.T, f Fixture, limit int) schedule.MonitorSnapshot {
 // testMonitorCounts: the backlog counts the due rows a take would return
 // (not a row that is not due yet, nor one of an archived project), up to
 // the limit, with the oldest due time among them; the unfinished Runs are
-// counted per state; a limit outside its range is refused.
+// counted per state, with the time the longest-waiting queued one was
+// queued; a limit outside its range is refused.
 func testMonitorCounts(t *testing.T, f Fixture) {
 	var all []defs
 	for _, name := range []string{"early", "late", "quiet", "archived"} {
@@ -44,8 +45,8 @@ func testMonitorCounts(t *testing.T, f Fixture) {
 	if snap.NowMs < *oldest+10_000 {
 		t.Fatalf("monitor clock %d is before the oldest due row was 10 s late (%d)", snap.NowMs, *oldest+10_000)
 	}
-	if n := snap.Runs[run.Queued]; n != 0 {
-		t.Fatalf("%d queued Runs before any admission", n)
+	if n := snap.Runs[run.Queued]; n != 0 || snap.OldestQueuedAtMs != nil {
+		t.Fatalf("%d queued Runs, the oldest queued at %v, before any admission; want none", n, snap.OldestQueuedAtMs)
 	}
 	if limited := monitor(t, f, 1); limited.Due != 1 || *limited.OldestDueAtMs != *oldest {
 		t.Fatalf("backlog with limit 1: %d due, oldest %v; want 1, the oldest at %d", limited.Due, limited.OldestDueAtMs, *oldest)
@@ -54,12 +55,20 @@ func testMonitorCounts(t *testing.T, f Fixture) {
 	if len(tks) != 2 {
 		t.Fatalf("took %d rows, want the 2 due ones", len(tks))
 	}
-	for _, tk := range tks {
-		if res := commit(t, f, commitParams(t, tk)); res.Outcome != schedule.Admitted {
+	var firstQueuedAt int64
+	for i, tk := range tks {
+		p := commitParams(t, tk)
+		if res := commit(t, f, p); res.Outcome != schedule.Admitted {
 			t.Fatalf("commit of %s: %s (%s), want admitted", tk.TriggerID, res.Outcome, res.Reason)
+		}
+		if at := runDetail(t, f, p.RunID).Run.QueuedAtMs; i == 0 || at < firstQueuedAt {
+			firstQueuedAt = at
 		}
 	}
 	snap = monitor(t, f, schedule.MonitorLimit)
+	if snap.OldestQueuedAtMs == nil || *snap.OldestQueuedAtMs != firstQueuedAt || snap.NowMs < firstQueuedAt {
+		t.Fatalf("oldest queued at %v (now %d); want %d, the earlier of the two Runs' queue times", snap.OldestQueuedAtMs, snap.NowMs, firstQueuedAt)
+	}
 	if snap.Due != 0 || snap.OldestDueAtMs != nil {
 		t.Fatalf("backlog after admitting both: %d due, oldest %v; want none", snap.Due, snap.OldestDueAtMs)
 	}

@@ -30,6 +30,7 @@ func RunRetry(t *testing.T, newFixture Factory) {
 		"ARunWaitingToRetryIsUnfinishedForTheOverlapPolicies":    testRetryWaitUnfinished,
 		"ALaterOccurrenceUnderCancelPreviousCancelsARetryingRun": testRetryWaitCancelledByLaterOccurrence,
 		"OnlyTheAttemptThatFinishesTheRunNotifies":               testRetriedAttemptsNotifyNothing,
+		"ARetriedRunWaitsInTheQueueFromItsRequeue":               testRetryRequeueRestartsTheQueueWait,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -306,5 +307,32 @@ func testRetriedAttemptsNotifyNothing(t *testing.T, f Fixture) {
 	ms := outbox(t, f)
 	if len(ms) != 1 || ms[0].RunID != id || ms[0].Event != notify.OnFailed {
 		t.Fatalf("outbox %+v; want one row, the Run's failure", ms)
+	}
+}
+
+// A Run queued again after its backoff waits in the queue from then, not
+// from its admission: monitoring's oldest queued Run (and the Run's
+// queuedAtMs) does not count its earlier attempt and its backoff as time
+// spent waiting for a start.
+func testRetryRequeueRestartsTheQueueWait(t *testing.T, f Fixture) {
+	d := retryDefs(t, f, "retry-queue-wait", task.RetryPolicy{MaxAttempts: 2, BackoffMs: retryBackoff.Milliseconds(), On: []string{task.RetryOnFailed}}, trigger.OverlapAllow)
+	first, res := admitDue(t, f, d.Trigger.TriggerID)
+	if res.Outcome != schedule.Admitted {
+		t.Fatalf("admission: %s (%s)", res.Outcome, res.Reason)
+	}
+	admittedAt := runDetail(t, f, first.RunID).Run.QueuedAtMs
+	if _, err := f.Finish(t.Context(), first.RunID, run.AttemptFailed); err != nil {
+		t.Fatal(err)
+	}
+	if snap := monitor(t, f, schedule.MonitorLimit); snap.OldestQueuedAtMs != nil {
+		t.Fatalf("oldest queued at %d while the only Run waits to retry; want none queued", *snap.OldestQueuedAtMs)
+	}
+	f.Elapse(retryBackoff + 50*time.Millisecond)
+	requeue(t, f, 1)
+	snap := monitor(t, f, schedule.MonitorLimit)
+	queuedAt := runDetail(t, f, first.RunID).Run.QueuedAtMs
+	if queuedAt < admittedAt+retryBackoff.Milliseconds() || snap.OldestQueuedAtMs == nil || *snap.OldestQueuedAtMs != queuedAt {
+		t.Fatalf("requeued Run queued at %d (admitted at %d), the oldest queued at %v; want both at the requeue, at least the %v backoff after admission",
+			queuedAt, admittedAt, snap.OldestQueuedAtMs, retryBackoff)
 	}
 }

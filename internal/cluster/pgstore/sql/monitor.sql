@@ -29,6 +29,12 @@ SELECT (SELECT ms FROM now), count(*), min(due_at_ms) FROM due
 SELECT st.state, (SELECT count(*) FROM (SELECT 1 FROM qinglong.runs r WHERE r.state = st.state LIMIT $2) c)
   FROM unnest($1::text[]) AS st (state)
 
+-- name: MonitorOldestQueued
+-- When the longest-waiting queued Run was queued (a retried Run: when
+-- SweepRequeue queued it again): one probe of runs_queued_since_idx, which
+-- holds only queued Runs, however many Runs the table holds.
+SELECT min(r.queued_at_ms) FROM qinglong.runs r WHERE r.state = 'queued'
+
 -- name: MonitorWorkers
 -- Live worker sessions and their free slots as of their last heartbeat:
 -- active sessions whose lease has not passed in database time, of a

@@ -76,13 +76,16 @@ SELECT a.id, a.run_id, a.number, a.state, a.deadline_at_ms, r.state, r.version, 
 
 -- name: SweepRequeue
 -- retry_wait Runs whose next attempt's backoff passed in database time go
--- queued (version + 1, one event); the attempt's backoff is cleared, so
--- attempts_backoff_idx holds only attempts still waiting. Returns the
--- number requeued and the time from now to the earliest backoff still
--- running (NULL when none runs), read by one probe of attempts_backoff_idx:
--- the sweep's next round is set for it, so a retry is queued when its
--- backoff ends rather than at the sweep's cadence. Both are in database
--- time, so the wait does not depend on the replica's clock.
+-- queued (version + 1, one event) and wait in the queue from now
+-- (queued_at_ms: monitoring's oldest queued Run does not count the earlier
+-- attempts and the backoff as waiting for a start); the attempt's backoff
+-- is cleared, so attempts_backoff_idx holds only attempts still waiting.
+-- Returns the number requeued and the time from now to the earliest
+-- backoff still running (NULL when none runs), read by one probe of
+-- attempts_backoff_idx: the sweep's next round is set for it, so a retry
+-- is queued when its backoff ends rather than at the sweep's cadence. Both
+-- are in database time, so the wait does not depend on the replica's
+-- clock.
 WITH n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
 picked AS (
     SELECT a.id, a.run_id, a.number
@@ -104,7 +107,7 @@ cleared AS (
 moved AS (
     UPDATE qinglong.runs r
        SET state = 'queued', version = r.version + 1, last_event_seq = r.last_event_seq + 1,
-           updated_at_ms = greatest(r.updated_at_ms, n.ms)
+           updated_at_ms = greatest(r.updated_at_ms, n.ms), queued_at_ms = greatest(r.queued_at_ms, n.ms)
       FROM picked p, n
      WHERE r.id = p.run_id
     RETURNING r.id, r.last_event_seq
