@@ -1,11 +1,14 @@
 -- The dispatcher's queue: claimed local attempts of queued runs, oldest
--- admission first. Reads the partial index of claimed attempts. A Run
--- admitted under queue_one or cancel_previous waits while an earlier Run
--- of its trigger is unfinished (one probe of the index of unfinished Runs).
+-- admission first. The predicate repeats the partial index attempts_pending
+-- (claimed, not waiting out a retry backoff), so a round reads only
+-- attempts it could start and never the ones waiting to retry, however
+-- many wait. A Run admitted under queue_one or cancel_previous waits while
+-- an earlier Run of its trigger is unfinished (one probe of the index of
+-- unfinished Runs).
 SELECT a.id, a.run_id, a.number, a.executor, a.state, a.created_at_ms
 FROM attempts a
 JOIN runs r ON r.id = a.run_id
-WHERE a.state = 'claimed' AND a.executor = 'local_process' AND r.state = 'queued'
+WHERE a.state = 'claimed' AND a.available_at_ms IS NULL AND a.executor = 'local_process' AND r.state = 'queued'
   AND (r.waits_for_previous = 0 OR NOT EXISTS (
     SELECT 1 FROM runs p
     WHERE p.trigger_id = r.trigger_id AND p.id < r.id AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')))

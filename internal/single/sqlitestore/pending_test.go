@@ -1,0 +1,102 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// seedRetryWaitSQL copies Run ?1 ?2 times as Runs waiting to retry, each
+// with its next attempt (number 2) claimed and available at ?5, written
+// behind the store's back as a failed attempt's retry leaves them. Ids
+// are the random prefixes ?3 (runs) and ?4 (attempts) followed by a
+// counter.
+const seedRetryWaitSQL = `
+WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
+INSERT INTO runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+	idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+SELECT printf('%s%012x', ?3, n), r.project_id, r.task_id, r.task_revision, r.trigger_id, r.trigger_revision, r.execution_revision_id,
+	'wait:' || printf('%s%012x', ?3, n), r.scheduled_for_ms, 'retry_wait', 4, 4, r.created_at_ms, r.queued_at_ms, r.updated_at_ms
+FROM i, runs r WHERE r.id = ?1;
+WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?2)
+INSERT INTO attempts (id, run_id, number, executor, state, available_at_ms, created_at_ms)
+SELECT printf('%s%012x', ?4, n), printf('%s%012x', ?3, n), 2, 'local_process', 'claimed', ?5, 0 FROM i;`
+
+// seedRetryWaiting adds n Runs waiting out a backoff that ends in an hour,
+// copied from the Run template.
+func (e *env) seedRetryWaiting(tb testing.TB, template string, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	conn, err := e.raw.Conn(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close()
+	until := e.clock.NowMs() + time.Hour.Milliseconds()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE;"+seedRetryWaitSQL+"COMMIT;", template, n, idPrefix(), idPrefix(), until); err != nil {
+		_, _ = conn.ExecContext(ctx, "ROLLBACK")
+		tb.Fatalf("seed %d Runs waiting to retry: %v", n, err)
+	}
+}
+
+// The dispatcher's queue reads the attempts it could start now and never
+// the ones waiting out a retry backoff: its plan walks the partial index
+// attempts_pending (which holds no waiting attempt), and with 1,000 Runs
+// waiting to retry it still hands over the one queued Run.
+func TestThePendingQueueNeverReadsAttemptsWaitingToRetry(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	d := e.defs(t, "pending", everyMinute)
+	queued := e.admit(t, d.Trigger.TriggerID)
+	e.seedRetryWaiting(t, queued, 1_000)
+	var inIndex int
+	if err := e.raw.QueryRow(`SELECT count(*) FROM attempts INDEXED BY attempts_pending WHERE state = 'claimed' AND available_at_ms IS NULL`).Scan(&inIndex); err != nil {
+		t.Fatal(err)
+	}
+	if inIndex != 1 {
+		t.Fatalf("attempts_pending holds %d attempts, want only the queued Run's 1 of 1,001 claimed", inIndex)
+	}
+	plan := e.queryPlan(t, qAttemptsPending, 16)
+	if joined := strings.Join(plan, "\n"); !strings.Contains(joined, "SCAN a USING INDEX attempts_pending") {
+		t.Fatalf("the pending queue does not walk attempts_pending:\n%s", joined)
+	}
+	if p := e.pendingRuns(t); len(p) != 1 || !p[queued] {
+		t.Fatalf("pending runs %v, want only the queued %s", p, queued)
+	}
+}
+
+// benchPendingWaiting is how many Runs wait out a retry backoff while the
+// dispatcher reads its queue in BenchmarkPendingWithRetriesWaiting.
+const benchPendingWaiting = 10_000
+
+// BenchmarkPendingWithRetriesWaiting measures one read of the
+// dispatcher's queue (AttemptsPending, a round's 16 slots) with one Run
+// queued, with no Run and with 10,000 Runs waiting out a retry backoff:
+// the waiting Runs' attempts are claimed but not due, and a round must not
+// pay for them.
+func BenchmarkPendingWithRetriesWaiting(b *testing.B) {
+	for _, waiting := range []int{0, benchPendingWaiting} {
+		b.Run(fmt.Sprintf("waiting=%d", waiting), func(b *testing.B) {
+			e := newEnv(b)
+			p := e.projectTB(b, "bench")
+			tk := e.taskTB(b, p.ID)
+			tg := e.triggerTB(b, p.ID, tk, "tick")
+			prepareBaseline(b, e).insert(b, e, p.ID, tk, tg)
+			var queued string
+			if err := e.raw.QueryRow(`SELECT id FROM runs`).Scan(&queued); err != nil {
+				b.Fatal(err)
+			}
+			if waiting > 0 {
+				e.seedRetryWaiting(b, queued, waiting)
+			}
+			for b.Loop() {
+				list, err := e.store.AttemptsPending(b.Context(), 16)
+				if err != nil || len(list) != 1 || list[0].RunID != queued {
+					b.Fatalf("pending %+v, %v; want the one queued Run", list, err)
+				}
+			}
+		})
+	}
+}
