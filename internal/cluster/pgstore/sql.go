@@ -191,8 +191,9 @@ var (
 	sqlSweepStartedPage = stmt("SweepStartedPage")
 	sqlSweepSessions    = stmt("SweepSessions")
 
-	sqlSweepRelease, sweepReleaseParams = namedStmt("SweepRelease")
-	sqlSweepRequeue, sweepRequeueParams = namedStmt("SweepRequeue")
+	sqlSweepRelease, sweepReleaseParams         = namedStmt("SweepRelease")
+	sqlSweepRequeue, sweepRequeueParams         = namedStmt("SweepRequeue")
+	sqlSweepNoteWaiting, sweepNoteWaitingParams = namedStmt("SweepNoteWaiting")
 )
 
 // sql/notices.sql: the notices replicas send each other.

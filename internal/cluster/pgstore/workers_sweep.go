@@ -31,6 +31,10 @@ type SweepResult struct {
 	NextRequeue time.Duration
 	// SessionsExpired: live sessions whose lease passed.
 	SessionsExpired int
+	// NotedWaiting: queued Runs no live worker could take (none carries
+	// their placement labels, or none takes work) that got their one
+	// run.waiting event.
+	NotedWaiting int
 	// Finished counts the Runs this call finished (run.Finishes): those
 	// of the started attempts it ended that got no retry — lost, timed
 	// out, or cancelled when a cancel had been asked. A Run another
@@ -50,7 +54,8 @@ func (r SweepResult) Changed() bool {
 // each kind of expiry, each in its own short transaction, all in database
 // time: unstarted grants released; started attempts lost, then retried or
 // their Run lost; retry_wait Runs whose backoff passed queued; expired
-// sessions marked. Replicas may sweep at once: they split the rows. On an
+// sessions marked; and queued Runs no live worker could take given their
+// run.waiting event (once per Run). Replicas may sweep at once: they split the rows. On an
 // error, the result still counts what the transactions before it
 // committed.
 func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, error) {
@@ -85,6 +90,11 @@ func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, erro
 		return res, mapErr(err, "expiring worker sessions")
 	}
 	res.SessionsExpired = int(tag.RowsAffected())
+	err = queryNamed1(ctx, r, sqlSweepNoteWaiting, sweepNoteWaitingParams,
+		pgx.StrictNamedArgs{"limit": limit, "revisions": MaxSweepPage, "event": run.EventWaiting}, &res.NotedWaiting)
+	if err != nil {
+		return res, mapErr(err, "noting the queued Runs no worker can take")
+	}
 	return res, nil
 }
 

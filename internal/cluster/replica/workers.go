@@ -59,7 +59,7 @@ func sweepEvery(runLease time.Duration) time.Duration {
 // sweepFull reports whether a sweep page was full of some kind, so that
 // more of it may be waiting.
 func sweepFull(r pgstore.SweepResult, limit int) bool {
-	return max(r.Released, r.Lost, r.Retried, r.RunsLost, r.Requeued, r.SessionsExpired) >= limit
+	return max(r.Released, r.Lost, r.Retried, r.RunsLost, r.Requeued, r.SessionsExpired, r.NotedWaiting) >= limit
 }
 
 // listenWorkers binds the worker ingress's listener, before any database
@@ -285,7 +285,7 @@ func (r *replica) sweepRound(act *activation, nextRequeue func(time.Duration)) l
 		if res.Changed() {
 			r.log.Info("expired leases swept", slog.String("code", CodeSwept), slog.Int("released", res.Released), slog.Int("lost", res.Lost),
 				slog.Int("retried", res.Retried), slog.Int("runs_lost", res.RunsLost), slog.Int("requeued", res.Requeued),
-				slog.Int("sessions_expired", res.SessionsExpired))
+				slog.Int("sessions_expired", res.SessionsExpired), slog.Int("waiting_noted", res.NotedWaiting))
 		}
 		if res.Released+res.Requeued > 0 {
 			r.runsQueued(ctx, act)

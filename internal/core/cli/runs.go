@@ -107,7 +107,10 @@ func runsShowCommand(opts Options) *cobra.Command {
 			"(named as it was at the revision that ran), each with its id; -o json gives them as projectName, triggerName and taskName." + opts.clusterOnly(` On the cluster, a queued run that no live worker can take
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
-every matching worker is busy, or its trigger's overlap policy holds it behind an earlier run.`),
+every matching worker is busy, or its trigger's overlap policy holds it behind an earlier run. A run
+that no live worker could take for want of a worker (none connected, all draining, or none with its
+labels) also has, from a replica's sweep, one run.waiting event recording the reason and the labels
+it needs.`),
 		Args: oneID("runs show takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {

@@ -17,13 +17,13 @@ var runEventWords = map[string]map[string]string{
 		run.EventCreated: "created", run.EventQueued: "queued", run.EventDispatching: "offered to a worker",
 		run.EventRunning: "running", run.EventAttemptStarted: "attempt started", run.EventSucceeded: "succeeded",
 		run.EventFailed: "failed", run.EventTimedOut: "timed out", run.EventCancelled: "cancelled", run.EventLost: "lost",
-		run.EventRetryWait: "waiting to retry", run.EventCancelRequested: "cancel asked",
+		run.EventRetryWait: "waiting to retry", run.EventCancelRequested: "cancel asked", run.EventWaiting: "waiting for a worker",
 	},
 	"zh": {
 		run.EventCreated: "已创建", run.EventQueued: "已排队", run.EventDispatching: "已分派给执行器",
 		run.EventRunning: "运行中", run.EventAttemptStarted: "尝试已启动", run.EventSucceeded: "成功",
 		run.EventFailed: "失败", run.EventTimedOut: "超时", run.EventCancelled: "已取消", run.EventLost: "已丢失",
-		run.EventRetryWait: "等待重试", run.EventCancelRequested: "已请求取消",
+		run.EventRetryWait: "等待重试", run.EventCancelRequested: "已请求取消", run.EventWaiting: "等待执行节点",
 	},
 }
 
@@ -49,9 +49,19 @@ func eventName(l, name string) string {
 // (the error code with its meaning where the page knows one), the process,
 // who asked, the reason, when the next attempt may start and, for the
 // created event, the time the Run was scheduled for; "" when it says none
-// of them (or is not a JSON object). The payload itself stays on the page
-// as it is stored.
+// of them (or is not a JSON object). A run.waiting event says instead why
+// no worker could take the Run when it was noted, in the words of the
+// page's "Why it waits". The payload itself stays on the page as it is
+// stored.
 func eventFacts(l string, e run.Event, zone string) string {
+	if e.Name == run.EventWaiting {
+		var n run.WaitingNote
+		if json.Unmarshal([]byte(e.Payload), &n) != nil || n.Reason == "" {
+			return ""
+		}
+		w := n.Waiting()
+		return waitingText(l, &w)
+	}
 	var p map[string]any
 	if json.Unmarshal([]byte(e.Payload), &p) != nil {
 		return ""

@@ -37,3 +37,30 @@ func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A Run's run.waiting event reads, in the page's language, as waiting for
+// a worker and why no worker could take it when it was noted, in the words
+// of the page's "Why it waits", not as its reason code.
+func TestARunsWaitingEventSaysWhyNoWorkerCouldTakeIt(t *testing.T) {
+	t.Parallel()
+	labels := run.Event{Name: run.EventWaiting, Payload: `{"reason":"no_matching_worker","labels":{"gpu":"a100"},"workers":2}`}
+	none := run.Event{Name: run.EventWaiting, Payload: `{"reason":"no_worker","labels":{},"workers":0}`}
+	for _, c := range []struct {
+		l     string
+		e     run.Event
+		name  string
+		facts string
+	}{
+		{"en", labels, "waiting for a worker", "Its task's placement requires the labels gpu=a100, and none of the 2 live workers carries them all. Start a worker with those labels, or change the task's placement.labels."},
+		{"zh", labels, "等待执行节点", "其任务的 placement 要求标签 gpu=a100，但 2 个在线执行节点中没有一个同时具备这些标签。请启动带有这些标签的执行节点，或修改任务的 placement.labels。"},
+		{"en", none, "waiting for a worker", "No worker is connected, so nothing can run it. Start one with ql-worker --server URL --credential-file FILE (create its credential with ql workers create NAME)."},
+		{"zh", none, "等待执行节点", "没有任何执行节点连接，因此无法运行。请用 ql-worker --server URL --credential-file FILE 启动一个（用 ql workers create NAME 创建其凭据）。"},
+	} {
+		if got := eventName(c.l, c.e.Name); got != c.name {
+			t.Errorf("%s: %s is named %q, want %q", c.l, c.e.Name, got, c.name)
+		}
+		if got := eventFacts(c.l, c.e, ""); got != c.facts {
+			t.Errorf("%s: %s says %q, want %q", c.l, c.e.Payload, got, c.facts)
+		}
+	}
+}

@@ -23,6 +23,10 @@ const (
 	EventDispatching     = "run.dispatching"
 	EventRetryWait       = "run.retry_wait"
 	EventCancelRequested = "run.cancel_requested"
+	// EventWaiting (cluster): a queued Run no live worker could take,
+	// because none carries its task's placement labels or none takes work;
+	// its payload is WaitingNote. A Run gets it at most once.
+	EventWaiting = "run.waiting"
 )
 
 // Run is one admitted occurrence of a trigger.

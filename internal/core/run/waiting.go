@@ -110,3 +110,18 @@ func FormatLabels(labels map[string]string) string {
 	}
 	return strings.Join(pairs, ",")
 }
+
+// WaitingNote is the payload of a Run's EventWaiting: why no worker could
+// take it when it was noted (WaitNoWorker, WaitWorkersDraining or
+// WaitNoMatchingWorker), the labels its task's placement requires and the
+// workers the reason counts (the draining ones, or the ones taking work).
+type WaitingNote struct {
+	Reason  WaitReason        `json:"reason"`
+	Labels  map[string]string `json:"labels"`
+	Workers int               `json:"workers"`
+}
+
+// Waiting is the note as a Waiting, whose Message says it in words.
+func (n WaitingNote) Waiting() Waiting {
+	return Waiting{Reason: n.Reason, Labels: n.Labels, Workers: n.Workers}
+}

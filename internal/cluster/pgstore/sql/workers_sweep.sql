@@ -125,6 +125,99 @@ SELECT (SELECT count(*) FROM moved),
          ORDER BY b.available_at_ms
          LIMIT 1)
 
+-- name: SweepNoteWaiting
+-- Queued Runs that no live worker taking work could take, because none
+-- carries every label of their task's placement (every such Run while no
+-- worker takes work: none connected, or all draining), get one run.waiting
+-- event (version + 1) with the reason as the Run's `waiting` object says
+-- it (no_worker, workers_draining, no_matching_worker), the labels the
+-- placement needs and the workers counted; waiting_noted_at_ms marks the
+-- Run noted, so it is noted once, never again at later rounds, whatever
+-- happens to it after. The decision reads the live sessions without a
+-- lock (a worker that connects meanwhile makes the note a moment stale,
+-- never wrong when written); only the Runs noted are locked, FOR NO KEY
+-- UPDATE SKIP LOCKED, so a pull granting one of them wins and the note
+-- waits for the next round, where the Run is no longer queued.
+-- Cost, whatever the queue holds: the task revisions having un-noted
+-- queued Runs are listed by a skip scan of runs_queued_unnoted_idx (one
+-- probe each, at most @revisions), each placement is compared with the
+-- live sessions (the IN list repeats the predicate of
+-- worker_sessions_live_expiry_idx), and at most @limit Runs of the
+-- revisions nobody matches are read through the same index. A noted Run
+-- leaves that index, so Runs already noted are never read again.
+WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+live AS MATERIALIZED (
+    SELECT s.labels, s.state = 'active' AND w.state = 'active' AS takes
+      FROM qinglong.worker_sessions s
+      JOIN qinglong.workers w ON w.id = s.worker_id AND w.state <> 'revoked'
+     WHERE s.state IN ('active', 'draining') AND s.lease_expires_at_ms > (SELECT ms FROM n)
+),
+counts AS MATERIALIZED (
+    SELECT count(*) AS live, count(*) FILTER (WHERE takes) AS takers FROM live
+),
+revs AS (
+    (SELECT r.task_id, r.task_revision
+       FROM qinglong.runs r
+      WHERE r.state = 'queued' AND r.waiting_noted_at_ms IS NULL
+      ORDER BY r.task_id, r.task_revision
+      LIMIT 1)
+    UNION ALL
+    SELECT x.task_id, x.task_revision
+      FROM revs v
+     CROSS JOIN LATERAL (SELECT r.task_id, r.task_revision
+                           FROM qinglong.runs r
+                          WHERE r.state = 'queued' AND r.waiting_noted_at_ms IS NULL
+                            AND (r.task_id, r.task_revision) > (v.task_id, v.task_revision)
+                          ORDER BY r.task_id, r.task_revision
+                          LIMIT 1) x
+),
+unplaced AS MATERIALIZED (
+    SELECT v.task_id, v.task_revision, coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) AS labels
+      FROM (SELECT task_id, task_revision FROM revs LIMIT @revisions) v
+      JOIN qinglong.execution_revisions e ON e.task_id = v.task_id AND e.task_revision = v.task_revision AND e.executor = 'remote_worker'
+     WHERE NOT EXISTS (SELECT 1 FROM live l WHERE l.takes AND coalesce(e.command -> 'placement' -> 'labels', '{}'::jsonb) <@ l.labels)
+),
+candidates AS (
+    SELECT c.id, u.labels
+      FROM unplaced u
+     CROSS JOIN LATERAL (SELECT r.id
+                           FROM qinglong.runs r
+                          WHERE r.task_id = u.task_id AND r.task_revision = u.task_revision
+                            AND r.state = 'queued' AND r.waiting_noted_at_ms IS NULL
+                          ORDER BY r.id
+                          LIMIT @limit) c
+     ORDER BY c.id
+     LIMIT @limit
+),
+picked AS (
+    SELECT r.id, c.labels
+      FROM qinglong.runs r
+      JOIN candidates c ON c.id = r.id
+     WHERE r.state = 'queued' AND r.waiting_noted_at_ms IS NULL
+       FOR NO KEY UPDATE OF r SKIP LOCKED
+),
+moved AS (
+    UPDATE qinglong.runs r
+       SET version = r.version + 1, last_event_seq = r.last_event_seq + 1,
+           updated_at_ms = greatest(r.updated_at_ms, n.ms), waiting_noted_at_ms = n.ms
+      FROM picked p, n
+     WHERE r.id = p.id
+    RETURNING r.id, r.last_event_seq
+),
+events AS (
+    INSERT INTO qinglong.run_events (run_id, seq, name, payload, created_at_ms)
+    SELECT m.id, m.last_event_seq, @event,
+           jsonb_build_object('reason', CASE WHEN c.live = 0 THEN 'no_worker'
+                                             WHEN c.takers = 0 THEN 'workers_draining'
+                                             ELSE 'no_matching_worker' END,
+                              'labels', p.labels,
+                              'workers', CASE WHEN c.takers = 0 THEN c.live ELSE c.takers END),
+           n.ms
+      FROM moved m JOIN picked p ON p.id = m.id, counts c, n
+    RETURNING 1
+)
+SELECT count(*) FROM moved
+
 -- name: SweepSessions
 -- Live sessions whose lease passed in database time become expired; the
 -- worker must register again. Their grants keep their own run leases.

@@ -1,0 +1,173 @@
+package pgstore
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// sweepNoting runs one lease sweep and returns how many queued Runs it
+// noted as waiting for a worker.
+func (s *store) sweepNoting(t *testing.T) int {
+	t.Helper()
+	res, err := s.runtime.SweepLeases(t.Context(), 128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.NotedWaiting
+}
+
+// waitingNotes reads Run id as `ql runs show` does and returns the
+// payloads of its run.waiting events, and the names of all its events.
+func (s *store) waitingNotes(t *testing.T, id string) ([]run.WaitingNote, []string) {
+	t.Helper()
+	d, err := s.runtime.RunGet(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []run.WaitingNote
+	var names []string
+	for _, e := range d.Events {
+		names = append(names, e.Name)
+		if e.Name != run.EventWaiting {
+			continue
+		}
+		var n run.WaitingNote
+		if err := json.Unmarshal([]byte(e.Payload), &n); err != nil {
+			t.Fatalf("run.waiting payload %s: %v", e.Payload, err)
+		}
+		notes = append(notes, n)
+	}
+	return notes, names
+}
+
+// A queued Run whose placement no live worker carries gets one run.waiting
+// event naming the reason and the labels it needs, at the first sweep and
+// never again at later ones.
+func TestAQueuedRunNoWorkerCarriesTheLabelsOfSaysOnceWhichLabelsItNeeds(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	project, runs := s.admitRuns(t, "gpu", 1)
+	want := map[string]string{"gpu": "a100"}
+	s.setCommand(t, project, map[string]any{"placement": map[string]any{"labels": want}})
+	s.newWorker(t, "cpu", map[string]string{"zone": "eu"}, 4)
+	if n := s.sweepNoting(t); n != 1 {
+		t.Fatalf("the first sweep noted %d Runs, want the 1 no worker carries the labels of", n)
+	}
+	for range 2 {
+		if n := s.sweepNoting(t); n != 0 {
+			t.Fatalf("a later sweep noted %d Runs again, want 0", n)
+		}
+	}
+	notes, names := s.waitingNotes(t, runs["t000"])
+	if len(notes) != 1 || notes[0].Reason != run.WaitNoMatchingWorker || !maps.Equal(notes[0].Labels, want) || notes[0].Workers != 1 {
+		t.Fatalf("run.waiting notes %+v (events %v), want one %s needing %v among 1 worker", notes, names, run.WaitNoMatchingWorker, want)
+	}
+}
+
+// A queued Run while no worker is connected at all is noted no_worker,
+// needing no labels.
+func TestAQueuedRunWithNoWorkerConnectedIsNotedNoWorker(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	_, runs := s.admitRuns(t, "alone", 1)
+	if n := s.sweepNoting(t); n != 1 {
+		t.Fatalf("the sweep noted %d Runs, want 1", n)
+	}
+	notes, names := s.waitingNotes(t, runs["t000"])
+	if len(notes) != 1 || notes[0].Reason != run.WaitNoWorker || len(notes[0].Labels) != 0 || notes[0].Workers != 0 {
+		t.Fatalf("run.waiting notes %+v (events %v), want one %s", notes, names, run.WaitNoWorker)
+	}
+}
+
+// A queued Run a live matching worker could take, even one whose every
+// slot is busy, is not noted: it waits for a slot, not for a worker.
+func TestAQueuedRunAMatchingWorkerCouldTakeIsNotNoted(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	_, runs := s.admitRuns(t, "busy", 2)
+	w1 := s.newWorker(t, "w1", nil, 1)
+	_, grants := s.pull(t, w1, 1)
+	if len(grants) != 1 {
+		t.Fatalf("granted %d, want 1", len(grants))
+	}
+	if n := s.sweepNoting(t); n != 0 {
+		t.Fatalf("the sweep noted %d Runs, want none while a matching worker is live", n)
+	}
+	for _, id := range runs {
+		if notes, names := s.waitingNotes(t, id); len(notes) != 0 {
+			t.Fatalf("Run %s has run.waiting notes %+v (events %v), want none", id, notes, names)
+		}
+	}
+}
+
+// A noted Run that a worker with its labels then takes is granted as any
+// queued Run: its history is the note, then the grant, and no further
+// note follows.
+func TestANotedRunIsTakenByAMatchingWorkerAsAnyQueuedRun(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	project, runs := s.admitRuns(t, "gpu", 1)
+	s.setCommand(t, project, map[string]any{"placement": map[string]any{"labels": map[string]string{"gpu": "a100"}}})
+	if n := s.sweepNoting(t); n != 1 {
+		t.Fatalf("the sweep noted %d Runs, want 1", n)
+	}
+	gpu := s.newWorker(t, "gpu", map[string]string{"gpu": "a100"}, 1)
+	_, grants := s.pull(t, gpu, 1)
+	if len(grants) != 1 || grants[0].RunID != runs["t000"] {
+		t.Fatalf("the gpu worker was granted %+v, want the noted Run", grants)
+	}
+	if n := s.sweepNoting(t); n != 0 {
+		t.Fatalf("a sweep after the grant noted %d Runs, want 0", n)
+	}
+	notes, names := s.waitingNotes(t, runs["t000"])
+	want := []string{run.EventCreated, run.EventQueued, run.EventWaiting, run.EventDispatching}
+	if len(notes) != 1 || !slices.Equal(names, want) {
+		t.Fatalf("events %v, want %v", names, want)
+	}
+}
+
+// A round of noting reads the queued Runs not noted yet, never the ones it
+// noted before: beside 5,000 noted Runs that still wait, it reads the one
+// new Run and notes it.
+func TestNotingWaitingRunsNeverWalksTheRunsNotedBefore(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	_, runs := s.admitRuns(t, "gpu", 1)
+	s.copyRun(t, "noted", "queued", 5000)
+	s.exec(t, `UPDATE qinglong.runs SET waiting_noted_at_ms = 1 WHERE idempotency_key LIKE 'noted-%'`)
+	s.exec(t, `ANALYZE`)
+	args, err := sweepNoteWaitingParams.args(pgx.StrictNamedArgs{"limit": 128, "revisions": MaxSweepPage, "event": run.EventWaiting})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.super.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, plan := explainPlan(t, tx, "noting", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sqlSweepNoteWaiting, args...)
+	if err := tx.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	top.walk(func(n planNode) {
+		if n.Relation == "runs" {
+			reads += int(n.ActualRows*n.ActualLoops) + int(n.RemovedByFilter)
+		}
+	})
+	t.Logf("runs rows read beside 5,000 noted Runs: %d", reads)
+	if budget := 8; reads > budget {
+		t.Fatalf("noting read %d runs rows (budget %d) beside 5,000 noted Runs; plan:\n%s", reads, budget, plan)
+	}
+	if n := s.sweepNoting(t); n != 1 {
+		t.Fatalf("the sweep noted %d Runs, want the 1 new one", n)
+	}
+	if notes, names := s.waitingNotes(t, runs["t000"]); len(notes) != 1 {
+		t.Fatalf("the new Run's notes %+v (events %v), want 1", notes, names)
+	}
+}
