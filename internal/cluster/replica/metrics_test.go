@@ -55,7 +55,9 @@ func TestMetricsScrapedFromAReplicaMatchTheDatabase(t *testing.T) {
 		t.Fatalf("register: %d %s", status, raw)
 	}
 	addr, _ := p.logs.withCode(CodeMetricsListening)[0]["addr"].(string)
+	queuedAgeFrom := env.Int(t, `SELECT `+pgstore.ClockMsSQL+` - min(queued_at_ms) FROM qinglong.runs WHERE state = 'queued'`)
 	m := metricstest.Scrape(t, "http://"+addr+"/metrics")
+	queuedAgeTo := env.Int(t, `SELECT `+pgstore.ClockMsSQL+` - min(queued_at_ms) FROM qinglong.runs WHERE state = 'queued'`)
 
 	if got := m.Value(t, "qinglong_scheduler_decisions_total", "outcome", "admitted"); got != triggers {
 		t.Errorf("decisions admitted: %g, want %d (the Runs in the database)", got, triggers)
@@ -74,6 +76,12 @@ func TestMetricsScrapedFromAReplicaMatchTheDatabase(t *testing.T) {
 	}
 	if queued := m.Value(t, "qinglong_runs", "state", "queued"); queued != triggers {
 		t.Errorf("queued Runs: %g, want all %d (the worker pulled nothing)", queued, triggers)
+	}
+	// The oldest queued Run's age is database time since it was queued,
+	// read between the two readings of the database clock around the
+	// scrape.
+	if got := m.Value(t, "qinglong_runs_oldest_queued_age_seconds"); got < float64(queuedAgeFrom)/1000 || got > float64(queuedAgeTo)/1000 {
+		t.Errorf("oldest queued age %gs; the database's clock says between %gs and %gs", got, float64(queuedAgeFrom)/1000, float64(queuedAgeTo)/1000)
 	}
 	sessions := env.Int(t, `SELECT count(*) FROM qinglong.worker_sessions WHERE state = 'active'`)
 	free := env.Int(t, `SELECT sum(capacity - running) FROM qinglong.worker_sessions WHERE state = 'active'`)

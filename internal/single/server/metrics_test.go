@@ -51,15 +51,18 @@ func publishHourly(t *testing.T, dataDir string, n int, script string) {
 // collapsed), one command at a time that does not end — the /metrics a
 // Prometheus server scrapes, read with Prometheus's text parser, agree with
 // the database: decisions admitted and Runs, passed occurrences and the
-// ledger, the lag and the Runs' due times, unfinished Runs by state, the
-// backlog and readiness.
+// ledger, the lag and the Runs' due times, unfinished Runs by state, how
+// long the oldest queued Run has waited, the backlog and readiness.
 func TestMetricsScrapedFromAStandaloneServerMatchTheDatabase(t *testing.T) {
 	t.Parallel()
 	const triggers = 5
 	dir := installedDir(t)
 	publishHourly(t, dir, triggers, "sleep 300")
+	// Ten minutes past the hour two hours on: the two hourly occurrences
+	// since publishing are due, and the minute the clock moves before the
+	// scrape reaches no further one.
 	var now atomic.Int64
-	now.Store(time.Now().Add(2 * time.Hour).UnixMilli())
+	now.Store(time.Now().Add(2 * time.Hour).Truncate(time.Hour).Add(10 * time.Minute).UnixMilli())
 	var rounds atomic.Int32
 	srv, err := startQuiet(t, Config{DataDir: dir, MetricsAddr: "127.0.0.1:0", NowMs: now.Load,
 		OnRound: func(schedule.Summary) { rounds.Add(1) }})
@@ -75,6 +78,9 @@ func TestMetricsScrapedFromAStandaloneServerMatchTheDatabase(t *testing.T) {
 	// metrics are recorded, but one may end between the scrape and a later
 	// read (the commit watch wakes one for the server's own commits).
 	roundsBefore := rounds.Load()
+	// A minute passes while the 4 Runs wait for the one slot of
+	// --concurrency.
+	now.Add(time.Minute.Milliseconds())
 	m := metricstest.Scrape(t, "http://"+srv.MetricsAddr()+"/metrics")
 
 	if got := m.Value(t, "qinglong_scheduler_decisions_total", "outcome", "admitted"); got != triggers {
@@ -93,6 +99,12 @@ func TestMetricsScrapedFromAStandaloneServerMatchTheDatabase(t *testing.T) {
 		if got := m.Value(t, "qinglong_runs", "state", string(st)); got != float64(want) {
 			t.Errorf("qinglong_runs{state=%q} = %g, the database holds %d", st, got, want)
 		}
+	}
+	// The oldest of the Runs waiting for the slot has waited the server's
+	// clock minus its queue time: the minute that passed.
+	queuedAt := count(t, db, `SELECT min(queued_at_ms) FROM runs WHERE state = 'queued'`)
+	if got, want := m.Value(t, "qinglong_runs_oldest_queued_age_seconds"), float64(now.Load()-int64(queuedAt))/1000; got != want || want < 60 {
+		t.Errorf("oldest queued age %gs, want %gs (the server's clock minus the oldest queued Run's queue time, at least the minute that passed)", got, want)
 	}
 	if claims, _ := m.Histogram(t, "qinglong_scheduler_claim_duration_seconds"); claims < uint64(roundsBefore) {
 		t.Errorf("%d claims observed for %d rounds", claims, roundsBefore)
