@@ -1,10 +1,13 @@
 package pgstore
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -169,5 +172,81 @@ func TestNotingWaitingRunsNeverWalksTheRunsNotedBefore(t *testing.T) {
 	}
 	if notes, names := s.waitingNotes(t, runs["t000"]); len(notes) != 1 {
 		t.Fatalf("the new Run's notes %+v (events %v), want 1", notes, names)
+	}
+}
+
+// Two replicas sweeping at once note each waiting Run once between them:
+// a Run one holds is skipped by the other, and one noted is no longer a
+// candidate when the other locks it.
+func TestTwoReplicasSweepingAtOnceNoteEachRunOnce(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	const n = 40
+	_, runs := s.admitRuns(t, "crowd", n)
+	other := s.openRuntime(t, "replica-b", testLease)
+	var wg sync.WaitGroup
+	noted := make([]int, 2)
+	errs := make([]error, 2)
+	for i, rt := range []*Runtime{s.runtime, other} {
+		wg.Go(func() {
+			for range 3 {
+				res, err := rt.SweepLeases(t.Context(), 16)
+				noted[i] += res.NotedWaiting
+				if err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("sweeps: %v, %v", errs[0], errs[1])
+	}
+	t.Logf("replica-a noted %d Runs, replica-b %d", noted[0], noted[1])
+	if noted[0]+noted[1] != n {
+		t.Fatalf("the two replicas noted %d and %d Runs, want %d between them", noted[0], noted[1], n)
+	}
+	for name, id := range runs {
+		if notes, events := s.waitingNotes(t, id); len(notes) != 1 {
+			t.Fatalf("Run %s has %d run.waiting events (%v), want 1", name, len(notes), events)
+		}
+	}
+}
+
+// A Run another transaction holds (a pull granting it) is skipped, not
+// waited for: the sweep notes the others at once, and that Run at a later
+// round once it is free and still queued.
+func TestNotingSkipsARunAnotherTransactionHolds(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	_, runs := s.admitRuns(t, "held", 2)
+	tx, err := s.super.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if _, err := tx.Exec(t.Context(), `SELECT 1 FROM qinglong.runs WHERE id = $1 FOR NO KEY UPDATE`, runs["t000"]); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := s.runtime.SweepLeases(ctx, 128)
+	if err != nil || res.NotedWaiting != 1 {
+		t.Fatalf("the sweep beside a held Run noted %d, %v; want the 1 free Run, at once", res.NotedWaiting, err)
+	}
+	if notes, events := s.waitingNotes(t, runs["t000"]); len(notes) != 0 {
+		t.Fatalf("the held Run was noted %+v (events %v) while held", notes, events)
+	}
+	if err := tx.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.sweepNoting(t); n != 1 {
+		t.Fatalf("the sweep after the hold ended noted %d, want the 1 held Run", n)
+	}
+	for name, id := range runs {
+		if notes, events := s.waitingNotes(t, id); len(notes) != 1 {
+			t.Fatalf("Run %s has %d run.waiting events (%v), want 1", name, len(notes), events)
+		}
 	}
 }
