@@ -283,7 +283,7 @@ func (r *replica) sweepRound(act *activation, nextRequeue func(time.Duration)) l
 			nextRequeue(res.NextRequeue)
 		}
 		if res.Changed() {
-			r.log.Info("expired leases swept", slog.String("code", CodeSwept), slog.Int("released", res.Released), slog.Int("lost", res.Lost),
+			r.log.Info("lease sweep changed Runs or sessions", slog.String("code", CodeSwept), slog.Int("released", res.Released), slog.Int("lost", res.Lost),
 				slog.Int("retried", res.Retried), slog.Int("runs_lost", res.RunsLost), slog.Int("requeued", res.Requeued),
 				slog.Int("sessions_expired", res.SessionsExpired), slog.Int("waiting_noted", res.NotedWaiting))
 		}
