@@ -57,6 +57,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 			NowMs:    func() int64 { return time.Now().UnixMilli() },
 		},
 		Runs:        runtimeOnly{rt},
+		LastRuns:    runtimeLast{rt},
 		Triggers:    roleHint{rt},
 		Definitions: catalogReader{admin},
 		ReadLog: func(ctx context.Context, attemptID string, offset, max int64, w io.Writer) (int64, bool, error) {
@@ -237,6 +238,15 @@ func (s runtimeOnly) RunList(ctx context.Context, p run.ListParams) ([]run.Run, 
 func (s runtimeOnly) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	d, err := s.r.RunGet(ctx, id)
 	return d, explainRole(err, "reading runs", "runtime")
+}
+
+// runtimeLast is the triggers' last Runs with permission errors explained:
+// the admin role, which may list triggers, may not read Runs.
+type runtimeLast struct{ r run.LastReader }
+
+func (s runtimeLast) RunsLast(ctx context.Context, triggerIDs []string) (map[string]run.Last, error) {
+	last, err := s.r.RunsLast(ctx, triggerIDs)
+	return last, explainRole(err, "reading the triggers' last Runs", "runtime")
 }
 
 // roleHint is the trigger status reader with permission errors explained.

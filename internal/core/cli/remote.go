@@ -357,14 +357,8 @@ func (c *apiClient) RunGet(ctx context.Context, id string) (run.Detail, error) {
 }
 
 func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
-	q := url.Values{}
-	setIf(q, "project", p.ProjectID)
-	setIf(q, "after", p.After)
-	if p.Limit > 0 {
-		q.Set("limit", strconv.Itoa(p.Limit))
-	}
-	var page view.TriggerList
-	if err := c.get(ctx, "/api/v1/triggers", q, &page); err != nil {
+	page, err := c.TriggerPage(ctx, p)
+	if err != nil {
 		return nil, "", err
 	}
 	out := make([]schedule.TriggerStatus, 0, len(page.Triggers))
@@ -374,9 +368,23 @@ func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParam
 	return out, page.Next, nil
 }
 
+// TriggerPage is a page of triggers as GET /api/v1/triggers shapes it,
+// each with its last Run: what `triggers list` prints from the database.
+func (c *apiClient) TriggerPage(ctx context.Context, p schedule.TriggerListParams) (view.TriggerList, error) {
+	q := url.Values{}
+	setIf(q, "project", p.ProjectID)
+	setIf(q, "after", p.After)
+	if p.Limit > 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	var page view.TriggerList
+	err := c.get(ctx, "/api/v1/triggers", q, &page)
+	return page, err
+}
+
 // statusOf is the trigger status a view shows (the API's JSON back to the
-// model): every field view.NewTriggerList shapes, so the listing prints
-// as it does from the database.
+// model): every field view.NewTriggerList shapes from it, so a command
+// that finds a trigger through the listing reads it as on the database.
 func statusOf(t view.Trigger) schedule.TriggerStatus {
 	cron := trigger.Cron{Expression: t.Cron.Expression, Timezone: t.Cron.Timezone, MisfirePolicy: trigger.MisfirePolicy(t.Cron.MisfirePolicy),
 		JitterMs: t.Cron.JitterMs, StartAtMs: t.Cron.StartAtMs, EndAtMs: t.Cron.EndAtMs, Overlap: trigger.OverlapPolicy(t.Cron.Overlap)}

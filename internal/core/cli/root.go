@@ -29,8 +29,12 @@ import (
 
 // Backend is an opened store as the read/apply commands need it.
 type Backend struct {
-	Catalog  catalog.Service
-	Runs     run.Reader
+	Catalog catalog.Service
+	Runs    run.Reader
+	// LastRuns reads the newest Run of each trigger `ql triggers list`
+	// lists; a PermissionDenied error says the database role may not read
+	// Runs (the cluster's admin role), and the listing says so instead.
+	LastRuns run.LastReader
 	Triggers schedule.StatusReader
 	// ReadLog copies at most max bytes (max > 0) of an attempt's captured
 	// output from offset to w and returns the offset after it and whether

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
@@ -16,7 +18,7 @@ func triggersCommand(opts Options) *cobra.Command {
 	var limit int
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List triggers with next fire time, last scheduled time and claim",
+		Short: "List triggers with next fire time, last run and claim",
 		Long: `List triggers with their schedule state. NEXT FIRE is the next nominal
 occurrence; with jitter, "(due …)" follows it: the instant the occurrence is
 actually admitted. "ended" means the trigger's endAt lies before its next
@@ -28,9 +30,16 @@ run. -o json says so with "archived": true and no next fire time. "none worked
 out here" means the zone database of this host lacks the trigger's stored
 zone (a newer one published it): its occurrences cannot be worked out here, and
 a line under the table says so and what mends it (-o json: "nextFireUnknown",
-with no next fire time). -o json adds each
+with no next fire time). LAST RUN is the trigger's newest run (the one admitted
+last): its state and the time it was scheduled for, "-" when it has none; -o
+json gives it as lastRun (id, state, scheduledForMs, and finishedAtMs once it
+ended), as GET /api/v1/triggers does, and the time it last scheduled an
+occurrence as lastScheduledAtMs (` + "`" + opts.Binary + ` triggers show` + "`" + ` prints it too). -o json adds each
 trigger's time policies (jitterMs, startAtMs, endAtMs, catchUpWindowMs) and its
-overlap policy when it is not allow.`,
+overlap policy when it is not allow.` + opts.clusterOnly(`
+On the cluster the admin role's URL lists the triggers without their runs, which
+it may not read: LAST RUN is "?" and a line under the table says to use the
+runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
@@ -48,33 +57,33 @@ overlap policy when it is not allow.`,
 			if err != nil {
 				return err
 			}
-			list, next, err := b.Triggers.TriggerList(cmd.Context(), schedule.TriggerListParams{ProjectID: projectID, Limit: limit, After: after})
+			v, err := triggerPage(cmd.Context(), b, schedule.TriggerListParams{ProjectID: projectID, Limit: limit, After: after})
 			if err != nil {
 				return err
 			}
-			v := view.NewTriggerList(list, next)
-			unknown := map[string]bool{}
 			var notes []string
 			for _, t := range v.Triggers {
 				if t.NextFireUnknown != "" {
-					unknown[t.TriggerID] = true
 					notes = append(notes, asSuggested(cmd, fmt.Sprintf("%s/%s: %s (%s)", t.ProjectName, t.Name, nextFiresUnknown, t.NextFireUnknown)))
 				}
 			}
-			return printListing(cmd, out, listing[schedule.TriggerStatus]{
+			if v.LastRunsUnknown != "" {
+				notes = append(notes, "LAST RUN "+lastRunUnknown+": "+v.LastRunsUnknown)
+			}
+			return printListing(cmd, out, listing[view.Trigger]{
 				json:   v,
-				header: []string{"PROJECT", "TRIGGER", "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST SCHEDULED", "CLAIM"},
-				items:  list,
-				row: func(t schedule.TriggerStatus) []string {
+				header: []string{"PROJECT", "TRIGGER", "REV", "ENABLED", "CRON", "ZONE", "NEXT FIRE", "LAST RUN", "CLAIM"},
+				items:  v.Triggers,
+				row: func(t view.Trigger) []string {
 					claim := "-"
 					if t.ClaimOwner != nil {
 						claim = *t.ClaimOwner + " until " + fmtMs(t.ClaimExpiresAtMs)
 					}
 					return []string{t.ProjectName, t.Name, fmt.Sprint(t.Revision), fmt.Sprint(t.Enabled), t.Cron.Expression, t.Cron.Timezone,
-						nextFire(t, unknown[t.TriggerID]), fmtMs(t.LastScheduledAtMs), claim}
+						nextFire(t), lastRun(t, v.LastRunsUnknown != ""), claim}
 				},
 				notes: notes,
-				next:  next,
+				next:  v.Next,
 			})
 		},
 	}
@@ -96,15 +105,15 @@ const nextFiresUnknown = "none worked out here"
 // nextFire is a trigger's next nominal fire time, with its jittered due
 // time when jitter moves it, "ended" once endAt has passed, or "archived"
 // or "paused" (its cursor is then a time that passes without a Run), or
-// nextFiresUnknown when this server cannot work it out (unknown: a stored
-// zone its host lacks), the stored cursor being no time it fires at.
-func nextFire(t schedule.TriggerStatus, unknown bool) string {
+// nextFiresUnknown when this server cannot work it out (a stored zone its
+// host lacks), the stored cursor being no time it fires at.
+func nextFire(t view.Trigger) string {
 	switch {
 	case t.Archived:
 		return "archived"
 	case t.Paused:
 		return "paused"
-	case unknown:
+	case t.NextFireUnknown != "":
 		return nextFiresUnknown
 	case t.Ended:
 		return "ended"
@@ -112,4 +121,48 @@ func nextFire(t schedule.TriggerStatus, unknown bool) string {
 		return fmtMs(t.NextFireAtMs) + " (due " + fmtMs(t.NextDueAtMs) + ")"
 	}
 	return fmtMs(t.NextFireAtMs)
+}
+
+// lastRunUnknown is the LAST RUN cell of a listing whose role may not read
+// Runs, before the note saying so: "-" would say the trigger never ran.
+const lastRunUnknown = "?"
+
+// lastRun is the LAST RUN cell: the state of the trigger's newest Run and
+// the time it was scheduled for, "-" when it has none.
+func lastRun(t view.Trigger, unknown bool) string {
+	switch {
+	case unknown:
+		return lastRunUnknown
+	case t.LastRun == nil:
+		return "-"
+	}
+	return string(t.LastRun.State) + " " + fmtMs(&t.LastRun.ScheduledForMs)
+}
+
+// triggerPage is a page of triggers as `triggers list` prints it, each
+// with its newest Run: shaped here from the database, or by the server
+// that --api-url names, from the same view. A database role that may not
+// read Runs (the cluster's admin role, which may list triggers) lists
+// them all the same, saying why no last Run is shown.
+func triggerPage(ctx context.Context, b *Backend, p schedule.TriggerListParams) (view.TriggerList, error) {
+	if b.api != nil {
+		return b.api.TriggerPage(ctx, p)
+	}
+	list, next, err := b.Triggers.TriggerList(ctx, p)
+	if err != nil {
+		return view.TriggerList{}, err
+	}
+	if len(list) == 0 {
+		return view.NewTriggerList(list, next, nil), nil
+	}
+	last, err := b.LastRuns.RunsLast(ctx, view.TriggerIDs(list))
+	if qlerror.CodeOf(err) == qlerror.PermissionDenied {
+		v := view.NewTriggerList(list, next, nil)
+		v.LastRunsUnknown = err.Error()
+		return v, nil
+	}
+	if err != nil {
+		return view.TriggerList{}, err
+	}
+	return view.NewTriggerList(list, next, last), nil
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
@@ -13,15 +12,15 @@ import (
 func TestTheTriggerListSaysPausedInsteadOfANextFire(t *testing.T) {
 	at := int64(1_767_225_600_000)
 	for _, c := range []struct {
-		t    schedule.TriggerStatus
+		t    view.Trigger
 		want string
 	}{
-		{schedule.TriggerStatus{NextFireAtMs: &at, NextDueAtMs: &at}, fmtMs(&at)},
-		{schedule.TriggerStatus{Paused: true, NextFireAtMs: &at, NextDueAtMs: &at}, "paused"},
-		{schedule.TriggerStatus{Ended: true}, "ended"},
-		{schedule.TriggerStatus{Archived: true, Paused: true}, "archived"},
+		{view.Trigger{NextFireAtMs: &at, NextDueAtMs: &at}, fmtMs(&at)},
+		{view.Trigger{Paused: true, NextFireAtMs: &at, NextDueAtMs: &at}, "paused"},
+		{view.Trigger{Ended: true}, "ended"},
+		{view.Trigger{Archived: true, Paused: true}, "archived"},
 	} {
-		if got := nextFire(c.t, false); got != c.want {
+		if got := nextFire(c.t); got != c.want {
 			t.Errorf("next fire of %+v: %q, want %q", c.t, got, c.want)
 		}
 	}

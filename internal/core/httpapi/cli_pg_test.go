@@ -43,7 +43,7 @@ func TestCLIAndAPIPrintTheSameJSON(t *testing.T) {
 	if sum, err := schedule.Round(t.Context(), rt, schedule.RoundConfig{PageSize: 16, Parallel: 2, GraceMs: 30_000, NewID: ids.New}); err != nil || sum.Counts[schedule.Admitted] != 3 {
 		t.Fatalf("round %v %v", sum.Counts, err)
 	}
-	srv := httptest.NewServer(httpapi.Authed(t, httpapi.Config{Runs: rt, Triggers: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))
+	srv := httptest.NewServer(httpapi.Authed(t, httpapi.Config{Runs: rt, LastRuns: rt, Triggers: rt, Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)}))
 	t.Cleanup(srv.Close)
 	t.Setenv("QL_DATABASE_URL", env.URL(pgstore.RoleRuntime))
 	opts := cli.Options{Binary: "ql", OpenPostgres: replica.Open}

@@ -55,6 +55,9 @@ type Readiness func() (ready bool, reason string)
 type Config struct {
 	Runs     run.Reader
 	Triggers schedule.StatusReader
+	// LastRuns reads the newest Run of each trigger GET /api/v1/triggers
+	// lists; nil: the list carries none.
+	LastRuns run.LastReader
 	// Detail serves one trigger with its occurrence ledger.
 	Detail schedule.DetailReader
 	// Tokens authenticates every request but the probes'.

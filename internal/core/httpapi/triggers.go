@@ -18,6 +18,8 @@ const (
 	defaultLedger      = 20
 )
 
+// triggerList is a page of triggers as `ql triggers list -o json` prints
+// it, each with its newest Run (one index probe per trigger).
 func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 	q, err := params(r.URL.Query(), "after", "limit", "project")
 	if err != nil {
@@ -31,7 +33,13 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return view.NewTriggerList(list, next), nil
+	var last map[string]run.Last
+	if a.LastRuns != nil && len(list) > 0 {
+		if last, err = a.LastRuns.RunsLast(ctx, view.TriggerIDs(list)); err != nil {
+			return nil, err
+		}
+	}
+	return view.NewTriggerList(list, next, last), nil
 }
 
 // triggerGet is one trigger as `ql triggers show -o json` prints it: its

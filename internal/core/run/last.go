@@ -8,7 +8,8 @@ import (
 )
 
 // Last is the newest Run of a trigger (the one admitted last), as the
-// console's triggers list shows it beside each trigger.
+// triggers lists (the console's, the API's and `ql triggers list`) show it
+// beside each trigger.
 type Last struct {
 	TriggerID      string
 	RunID          string

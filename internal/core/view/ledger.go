@@ -137,6 +137,17 @@ func UpcomingFires(t schedule.TriggerStatus, nowMs int64, n int) ([]FireTime, er
 	return out, nil
 }
 
+// lastOf is trigger id's newest Run read off runs, its Runs newest first
+// (run.ListParams' order, by id as run.LastReader's): the detail carries
+// the same lastRun as the triggers list without another read.
+func lastOf(id string, runs []run.Run) map[string]run.Last {
+	if len(runs) == 0 {
+		return nil
+	}
+	r := runs[0]
+	return map[string]run.Last{id: {TriggerID: id, RunID: r.ID, State: r.State, ScheduledForMs: r.ScheduledForMs, FinishedAtMs: r.FinishedAtMs}}
+}
+
 // NewTriggerDetail shapes d with its last runs (runsNext is the cursor of
 // their listing, "" when no older Run exists), its newest ledgerLimit
 // ledger entries and its next NextFireCount fire times at the store's
@@ -147,7 +158,7 @@ func UpcomingFires(t schedule.TriggerStatus, nowMs int64, n int) ([]FireTime, er
 // LedgerMore can tell whether older ones exist.
 func NewTriggerDetail(d schedule.TriggerDetail, runs []run.Run, runsNext string, ledgerLimit int) (TriggerDetail, error) {
 	out := TriggerDetail{
-		Trigger: NewTriggerList([]schedule.TriggerStatus{d.TriggerStatus}, "").Triggers[0],
+		Trigger: NewTriggerList([]schedule.TriggerStatus{d.TriggerStatus}, "", lastOf(d.TriggerID, runs)).Triggers[0],
 		Paused:  d.Paused, PauseNote: d.PauseNote, PausedAtMs: d.PausedAtMs, NowMs: d.NowMs,
 		NextFires: []FireTime{}, Runs: make([]Run, 0, len(runs)), RunsMore: runsNext != "", Ledger: make([]LedgerEntry, 0, len(d.Ledger)),
 	}

@@ -3,6 +3,7 @@ package view
 import (
 	"cmp"
 
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 )
@@ -103,29 +104,62 @@ type Trigger struct {
 	StateVersion      int64   `json:"stateVersion"`
 	ClaimOwner        *string `json:"claimOwner"`
 	ClaimExpiresAtMs  *int64  `json:"claimExpiresAtMs"`
+	// LastRun is the trigger's newest Run, the one admitted last; absent
+	// when it has none.
+	LastRun *LastRun `json:"lastRun,omitempty"`
+}
+
+// LastRun is a trigger's newest Run as the triggers list shows it beside
+// the trigger: enough to tell whether its job succeeds without opening
+// the Run.
+type LastRun struct {
+	ID             string    `json:"id"`
+	State          run.State `json:"state"`
+	ScheduledForMs int64     `json:"scheduledForMs"`
+	// FinishedAtMs is absent while the Run has not ended.
+	FinishedAtMs *int64 `json:"finishedAtMs,omitempty"`
 }
 
 // TriggerList is one page of triggers and the cursor of the next.
 type TriggerList struct {
 	Triggers []Trigger `json:"triggers"`
 	Next     string    `json:"next,omitempty"`
+	// LastRunsUnknown, when set, says why no trigger of the page carries
+	// its last Run (a database role that may not read Runs) and what to do,
+	// so that a missing lastRun is not read as a trigger that never ran.
+	LastRunsUnknown string `json:"lastRunsUnknown,omitempty"`
 }
 
-// NewTriggerList shapes a page of triggers.
-func NewTriggerList(list []schedule.TriggerStatus, next string) TriggerList {
+// NewTriggerList shapes a page of triggers, each with its newest Run of
+// last (run.LastReader's answer for the page; nil when none was read).
+func NewTriggerList(list []schedule.TriggerStatus, next string, last map[string]run.Last) TriggerList {
 	out := TriggerList{Triggers: make([]Trigger, 0, len(list)), Next: next}
 	for _, t := range list {
+		var lastRun *LastRun
+		if l, ok := last[t.TriggerID]; ok {
+			lastRun = &LastRun{ID: l.RunID, State: l.State, ScheduledForMs: l.ScheduledForMs, FinishedAtMs: l.FinishedAtMs}
+		}
 		out.Triggers = append(out.Triggers, Trigger{
 			ProjectID: t.ProjectID, ProjectName: t.ProjectName, TriggerID: t.TriggerID, Name: t.Name, Revision: t.Revision,
 			Enabled: t.Enabled, Paused: t.Paused, Cron: NewCron(t.Cron),
 			TaskID: t.TaskID, TaskName: t.TaskName, TaskRevision: t.TaskRevision, NextFireAtMs: t.NextFireAtMs,
 			NextDueAtMs: t.NextDueAtMs, Ended: t.Ended, Archived: t.Archived,
 			LastScheduledAtMs: t.LastScheduledAtMs, StateVersion: t.StateVersion, ClaimOwner: t.ClaimOwner, ClaimExpiresAtMs: t.ClaimExpiresAtMs,
+			LastRun: lastRun,
 		})
 		if err := schedule.CheckStoredCron(t.TriggerID, t.Cron); err != nil {
 			v := &out.Triggers[len(out.Triggers)-1]
 			v.NextFireUnknown, v.NextFireAtMs, v.NextDueAtMs = err.Error(), nil, nil
 		}
+	}
+	return out
+}
+
+// TriggerIDs are the ids of list, for run.LastReader.
+func TriggerIDs(list []schedule.TriggerStatus) []string {
+	out := make([]string, len(list))
+	for i, t := range list {
+		out[i] = t.TriggerID
 	}
 	return out
 }

@@ -32,7 +32,7 @@ func (s *Server) listen() error {
 	}
 	cfg := httpapi.Config{
 		TrustedProxies: proxies,
-		Runs:           s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(heldTouches{Authenticator: s.store, s: s}), Pauser: s.store, Cancel: s.cancelRun,
+		Runs:           s.store, LastRuns: s.store, Triggers: s.store, Detail: s.store, Tokens: s.store, Uses: apitoken.NewUses(heldTouches{Authenticator: s.store, s: s}), Pauser: s.store, Cancel: s.cancelRun,
 		Notifications: s.store,
 		AllowedHosts:  httpapi.DefaultAllowedHosts(s.cfg.HTTPAddr, s.cfg.AllowedHosts),
 		Ready:         s.readiness, Writes: writes{s}, Log: s.cfg.Logger, RequestTimeout: s.cfg.RequestTimeout,
@@ -55,7 +55,7 @@ func (s *Server) listen() error {
 	if m, ok := any(s.store).(schedule.Manual); ok {
 		cfg.Manual = schedule.ObservedManual{Manual: m, Finished: s.runsFinished}
 	}
-	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: s.store, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
+	cfg.Console = console.New(console.Config{Runs: cfg.Runs, LastRuns: cfg.LastRuns, Triggers: cfg.Triggers, Detail: cfg.Detail, Tokens: cfg.Tokens, Uses: cfg.Uses,
 		Users: s.store, TokenAdmin: s.store, Monitor: s.store.Monitor,
 		Pauser: cfg.Pauser, Cancel: cfg.Cancel, Manual: cfg.Manual, Enabler: cfg.Enabler, Definitions: cfg.Definitions, Export: cfg.Export, Notifications: cfg.Notifications,
 		MissingSecrets: cfg.MissingSecrets, LocalConcurrency: s.cfg.Concurrency, Writes: cfg.Writes, Secure: tlsCfg != nil, Log: s.cfg.Logger, Binary: s.cfg.Binary, DatabaseFlags: s.dataDirFlag(),
