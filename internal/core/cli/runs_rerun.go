@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
@@ -23,8 +24,9 @@ the same scheduled time; it is due at once. The new Run names the original as it
 idempotency key is ql3:rerun:v1:<run id>:<request id>, so repeating the command with the same
 --request-id never makes a second Run (it prints the first one); without --request-id a fresh one is
 generated and printed. A Run that has not finished is refused. The trigger must still be runnable
-(its project active, it and its task enabled) and its overlap policy applies, as for run now: a
-refused request prints "not re-run" (-o json: "skipped") and exits 3.
+(its project active, it and its task enabled: a disabled trigger is refused with the command that
+enables it, as run now words it) and its overlap policy applies, as for run now: a refused request
+prints "not re-run" (-o json: "skipped") and exits 3.
 Who asked (the operating-system user, or over --api-url the API token and the address it came from)
 is recorded in the new Run's run.created event. On the database, a note on stderr says when nothing
 will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `.
@@ -59,7 +61,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			}
 			res, err := b.Manual.RunRerun(cmd.Context(), req)
 			if err != nil {
-				return err
+				return rerunDisabledHint(cmd, b, req.RunID, err)
 			}
 			if res.Created {
 				noteUnattended(cmd, opts, b, res.RunID, 1)
@@ -81,6 +83,22 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&requestID, "request-id", "", "names this request: repeating it never makes a second Run (letters, digits, ._-; default: generated)")
 	return c
+}
+
+// rerunDisabledHint is err, when it refuses the trigger of Run runID as
+// disabled, with the command that enables it worded as `triggers run`
+// words it (disabledHint): by project and name, with this invocation's
+// location flags. The refusal names the trigger by its id alone, so the
+// Run is read back for it, on this refusal only.
+func rerunDisabledHint(cmd *cobra.Command, b *Backend, runID string, err error) error {
+	if qlerror.ReasonOf(err) != schedule.RefusalTriggerDisabled {
+		return err
+	}
+	d, rerr := b.Runs.RunGet(cmd.Context(), runID)
+	if rerr != nil || d.Run.TriggerID == "" {
+		return err
+	}
+	return disabledHint(cmd, b.Triggers, d.Run.TriggerID, err)
 }
 
 // rerunView is `runs rerun -o json`.
