@@ -387,11 +387,7 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	data["List"], data["Fires"] = shown, fires
 	if c.cfg.LastRuns != nil && len(shown) > 0 {
-		triggerIDs := make([]string, len(shown))
-		for i, t := range shown {
-			triggerIDs[i] = t.TriggerID
-		}
-		last, err := c.cfg.LastRuns.RunsLast(r.Context(), triggerIDs)
+		last, err := c.cfg.LastRuns.RunsLast(r.Context(), view.TriggerIDs(shown))
 		if err != nil {
 			c.fail(w, r, s, err)
 			return
