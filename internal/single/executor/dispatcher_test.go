@@ -312,7 +312,7 @@ func TestACommandThatCouldNotStartHasAMessageAsOnAWorker(t *testing.T) {
 
 // waitState waits, bounded, for the run to reach state — the attempt's
 // process start is recorded asynchronously.
-func waitState(t *testing.T, h *harness, runID string, state run.State) {
+func waitState(t testing.TB, h *harness, runID string, state run.State) {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	tick := time.NewTicker(10 * time.Millisecond)

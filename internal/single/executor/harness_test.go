@@ -33,7 +33,7 @@ type harness struct {
 	project project.Project
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	h := &harness{dir: t.TempDir()}
 	h.nowMs.Store(time.Date(2030, 1, 2, 3, 4, 30, 0, time.UTC).UnixMilli())
@@ -57,7 +57,7 @@ func (h *harness) clock() int64 { return h.nowMs.Add(1) }
 
 // admit publishes a task running c with a trigger, makes it due and admits
 // one run.
-func (h *harness) admit(t *testing.T, c task.Command) string {
+func (h *harness) admit(t testing.TB, c task.Command) string {
 	t.Helper()
 	svc := catalog.Service{Store: h.store, Executor: task.LocalProcess, NowMs: h.clock}
 	tk, _, err := svc.PublishTask(t.Context(), h.project.ID, ids.New(), 0, ids.New(), task.Spec{Name: "job-" + ids.New()[24:], Enabled: true, Command: c})
@@ -123,14 +123,14 @@ type dispatcherOpts struct {
 }
 
 // dispatcher starts a dispatcher on the harness; errors fail the test.
-func (h *harness) dispatcher(t *testing.T, o dispatcherOpts) (*Dispatcher, *signalling) {
+func (h *harness) dispatcher(t testing.TB, o dispatcherOpts) (*Dispatcher, *signalling) {
 	t.Helper()
 	return h.dispatcherOn(t, h.store, o)
 }
 
 // dispatcherOn starts a dispatcher on st (the harness store, possibly
 // wrapped to inject faults).
-func (h *harness) dispatcherOn(t *testing.T, st Store, o dispatcherOpts) (*Dispatcher, *signalling) {
+func (h *harness) dispatcherOn(t testing.TB, st Store, o dispatcherOpts) (*Dispatcher, *signalling) {
 	t.Helper()
 	owner, err := AcquireOwner(filepath.Join(h.dir, "owners"))
 	if err != nil {
@@ -167,7 +167,7 @@ func (h *harness) dispatcherOn(t *testing.T, st Store, o dispatcherOpts) (*Dispa
 	return d, sig
 }
 
-func (s *signalling) wait(t *testing.T, n int) []run.Attempt {
+func (s *signalling) wait(t testing.TB, n int) []run.Attempt {
 	t.Helper()
 	var out []run.Attempt
 	timeout := time.After(30 * time.Second)
@@ -182,7 +182,7 @@ func (s *signalling) wait(t *testing.T, n int) []run.Attempt {
 	return out
 }
 
-func (h *harness) detail(t *testing.T, runID string) run.Detail {
+func (h *harness) detail(t testing.TB, runID string) run.Detail {
 	t.Helper()
 	d, err := h.store.RunGet(t.Context(), runID)
 	if err != nil {
@@ -206,7 +206,7 @@ func shell(script string, timeout time.Duration) task.Command {
 const secretValue = "v3ry-s3cret-value"
 
 // writeSecrets writes the secrets file of the harness's dispatchers.
-func writeSecrets(t *testing.T, dir string, mode os.FileMode) {
+func writeSecrets(t testing.TB, dir string, mode os.FileMode) {
 	t.Helper()
 	path := filepath.Join(dir, "secrets.json")
 	if err := os.WriteFile(path, []byte(`{"api-token": "`+secretValue+`"}`), mode); err != nil {
