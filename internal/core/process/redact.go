@@ -16,14 +16,21 @@ var mask = []byte("***")
 // Redactor masks secret values in a byte stream, also when a value is split
 // across writes. Masking is best effort: it catches each value, each line
 // of a multi-line value, and the common encodings of a value (see forms);
-// a command that transforms a secret any other way can still print it. At each position it masks the longest secret that starts
-// there; it decides a position only once the longest secret could fit in
-// what it has seen, holding back the last len(longest)-1 bytes until more
-// output (or Flush) arrives.
+// a command that transforms a secret any other way can still print it.
+//
+// At each position it masks the longest secret that starts there. It
+// passes output on as soon as that is decided, and holds back only the
+// tail that could still be the start of a secret: from the first position
+// where what follows is a proper prefix of some secret (the longest such
+// suffix). A line end is passed on at once unless a multi-line secret
+// could continue there. A held tail stays held while the command is quiet,
+// until more output decides it or Flush ends the stream: passing it on
+// would put the first bytes of a secret in the log, which the next output
+// could complete, and masking it would hide output that is no secret, and
+// differently depending on when the command paused.
 type Redactor struct {
 	next    io.Writer
 	secrets [][]byte // longest first
-	hold    int
 	pending []byte
 	out     []byte
 }
@@ -36,9 +43,6 @@ func NewRedactor(next io.Writer, values []string) *Redactor {
 		r.secrets = append(r.secrets, []byte(v))
 	}
 	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
-	if len(r.secrets) > 0 {
-		r.hold = len(r.secrets[0]) - 1
-	}
 	return r
 }
 
@@ -47,23 +51,30 @@ func (r *Redactor) Write(p []byte) (int, error) {
 		return r.next.Write(p)
 	}
 	r.pending = append(r.pending, p...)
-	if err := r.emit(len(r.pending) - r.hold); err != nil {
+	if err := r.emit(false); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-// Flush writes what was held back; the stream has ended.
+// Flush writes what was held back; the stream has ended, so a held tail
+// is decided as no more output follows it: a secret in it is masked, the
+// mere start of one is written as it is.
 func (r *Redactor) Flush() error {
-	return r.emit(len(r.pending))
+	return r.emit(true)
 }
 
-// emit decides every pending position before cut and writes the result.
-func (r *Redactor) emit(cut int) error {
+// emit decides every pending position it can and writes the result; at
+// the end of the stream it can decide them all.
+func (r *Redactor) emit(end bool) error {
 	r.out = r.out[:0]
 	i := 0
-	for i < cut {
-		if n := r.secretAt(r.pending[i:]); n > 0 {
+	for i < len(r.pending) {
+		n, open := r.secretAt(r.pending[i:], end)
+		if open {
+			break
+		}
+		if n > 0 {
 			r.out = append(r.out, mask...)
 			i += n
 			continue
@@ -79,13 +90,22 @@ func (r *Redactor) emit(cut int) error {
 	return err
 }
 
-func (r *Redactor) secretAt(b []byte) int {
+// secretAt is the length of the longest secret b starts with, 0 for none.
+// open says the decision waits for more output: before the end of the
+// stream, b is a proper prefix of a secret longer than any it starts
+// with, which more output could complete.
+func (r *Redactor) secretAt(b []byte, end bool) (n int, open bool) {
 	for _, s := range r.secrets {
-		if bytes.HasPrefix(b, s) {
-			return len(s)
+		switch {
+		case len(b) >= len(s):
+			if bytes.HasPrefix(b, s) {
+				return len(s), false
+			}
+		case !end && bytes.HasPrefix(s, b):
+			return 0, true
 		}
 	}
-	return 0
+	return 0, false
 }
 
 // minMaskLen is the shortest form masked: a shorter line of a multi-line

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,7 +107,8 @@ func TestASecretsFileOwnedBySomeoneElseIsRefused(t *testing.T) {
 }
 
 // Whatever way the output is split into writes, a secret value never
-// reaches the sink and everything else does, byte for byte.
+// reaches the sink and everything else does, byte for byte; after each
+// write, what is held back is only what could start a secret.
 func TestSecretValuesAreMaskedAcrossAnySplitOfWrites(t *testing.T) {
 	t.Parallel()
 	secrets := []string{"s3cr3t-token", "hunter2", "s3cr3t"}
@@ -126,12 +128,93 @@ func TestSecretValuesAreMaskedAcrossAnySplitOfWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 			rest = rest[n:]
+			if len(r.pending) > 0 && !slices.ContainsFunc(r.secrets, func(s []byte) bool { return len(s) > len(r.pending) && bytes.HasPrefix(s, r.pending) }) {
+				t.Fatalf("trial %d: %q held back, which starts no secret", trial, r.pending)
+			}
 		}
 		if err := r.Flush(); err != nil {
 			t.Fatal(err)
 		}
 		if sink.String() != want {
 			t.Fatalf("trial %d: %q, want %q", trial, sink.String(), want)
+		}
+	}
+}
+
+// writes feeds each of parts to a Redactor of secrets in its own write and
+// returns what its sink held after each, and at the end after Flush.
+func writes(t *testing.T, secrets []string, parts ...string) (after []string, flushed string) {
+	t.Helper()
+	var sink bytes.Buffer
+	r := NewRedactor(&sink, secrets)
+	for _, p := range parts {
+		if _, err := r.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+		after = append(after, sink.String())
+	}
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return after, sink.String()
+}
+
+// Output that cannot be the start of a secret is passed on in the write
+// that brings it, a line with a masked secret and the lines after it too:
+// a command that then goes quiet has its lines in the log, not held until
+// it prints again.
+func TestOutputThatCannotStartASecretIsPassedOnAtOnce(t *testing.T) {
+	t.Parallel()
+	after, _ := writes(t, []string{"v3ry-s3cret-value"}, "token=v3ry-s3cret-value ok\ndone\n", "progress 50%\r")
+	if after[0] != "token=*** ok\ndone\n" || after[1] != "token=*** ok\ndone\nprogress 50%\r" {
+		t.Fatalf("after each write: %q; want every line passed on at once", after)
+	}
+}
+
+// The tail of a write that could be the start of a secret is held, however
+// long the command stays quiet, and masked with the rest of the secret
+// when that arrives: passing it on would show the first bytes of the
+// secret, which the next write completes.
+func TestATailThatCouldStartASecretIsHeldAndMaskedWhenTheRestArrives(t *testing.T) {
+	t.Parallel()
+	after, flushed := writes(t, []string{"hunter2"}, "password=hun", "ter2 ok\n")
+	if after[0] != "password=" || after[1] != "password=*** ok\n" || flushed != "password=*** ok\n" {
+		t.Fatalf("after each write: %q, at the end %q; want the start of the secret held, then masked whole", after, flushed)
+	}
+}
+
+// A held tail that the next write shows is no secret is passed on with it,
+// byte for byte.
+func TestAHeldTailThatTurnsOutNoSecretIsPassedOnWithTheNextWrite(t *testing.T) {
+	t.Parallel()
+	after, _ := writes(t, []string{"hunter2"}, "the hun", "gry fox\n")
+	if after[0] != "the " || after[1] != "the hungry fox\n" {
+		t.Fatalf("after each write: %q; want the held tail passed on with the write that decides it", after)
+	}
+}
+
+// A secret that is also the start of a longer one is held until the output
+// says which it is: masking the shorter at once would leave the rest of
+// the longer one in the log.
+func TestASecretThatCouldStartALongerOneIsHeldUntilTheOutputSaysWhich(t *testing.T) {
+	t.Parallel()
+	secrets := []string{"s3cr3t", "s3cr3t-token"}
+	after, _ := writes(t, secrets, "a=s3cr3t", "-token b=s3cr3t", " end\n")
+	if after[0] != "a=" || after[1] != "a=*** b=" || after[2] != "a=*** b=*** end\n" {
+		t.Fatalf("after each write: %q; want each secret held until the next byte decides it", after)
+	}
+}
+
+// The end of the output decides what is held: a secret there is masked,
+// the mere start of one (the command printed no more of it) is written as
+// it is.
+func TestTheEndOfTheOutputFlushesTheHeldTailMaskedWhereItMust(t *testing.T) {
+	t.Parallel()
+	secrets := []string{"s3cr3t", "s3cr3t-token", "hunter2"}
+	for output, want := range map[string]string{"x=s3cr3t": "x=***", "x=s3cr3t-tok": "x=***-tok", "x=hunt": "x=hunt"} {
+		after, flushed := writes(t, secrets, output)
+		if after[0] != "x=" || flushed != want {
+			t.Errorf("%q: %q before the end, %q after it; want %q held, then %q", output, after[0], flushed, strings.TrimPrefix(output, "x="), want)
 		}
 	}
 }

@@ -98,6 +98,46 @@ func TestSecretValuesNeverReachLogsEventsOrTheDatabase(t *testing.T) {
 	}
 }
 
+// A line a command whose environment holds a secret prints is in its log
+// while the command is quiet, not only once it prints again or ends: the
+// masking holds back only output that could still be the start of a
+// secret, and a line end cannot.
+func TestALineACommandWithASecretPrintsIsLoggedBeforeItPrintsAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	writeSecrets(t, h.dir, 0o600)
+	c := shell(`echo "token=$TOKEN ok"; echo done; sleep 300`, time.Hour)
+	c.Env = []task.EnvVar{{Name: "TOKEN", SecretRef: "api-token"}}
+	runID := h.admit(t, c)
+	d, sig := h.dispatcher(t, dispatcherOpts{})
+	d.Wake()
+	waitState(t, h, runID, run.Running)
+	logPath := h.detail(t, runID).Attempts[0].LogPath
+	const want = "token=*** ok\ndone\n"
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		data, err := os.ReadFile(logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(data) == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log %q while the command sleeps; want %q", data, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := h.detail(t, runID); got.Run.State != run.Running {
+		t.Fatalf("run %s; want the line logged while the command still runs", got.Run.State)
+	}
+	if _, _, err := h.store.CancelRun(t.Context(), runID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	d.Wake()
+	sig.wait(t, 1)
+}
+
 func TestTimedOutRunIsRecordedWithItsEvent(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -1235,6 +1235,27 @@ func TestALinePrintedAfterAQuietSpellIsSentAtOnceNotAtTheNextFlush(t *testing.T)
 	}
 }
 
+// A line a command whose environment holds a secret prints reaches the
+// replica while the command is quiet, not only once it prints again or
+// ends: the masking holds back only output that could still be the start
+// of a secret, and a line end cannot.
+func TestALineACommandWithASecretPrintsIsSentBeforeItPrintsAgain(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	secrets := filepath.Join(t.TempDir(), "secrets.json")
+	if err := os.WriteFile(secrets, []byte(`{"api-token": "v3ry-s3cret-value"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := shell(`echo "token=$API_TOKEN ok"; echo done; sleep 300`)
+	c.Env = []task.EnvVar{{Name: "API_TOKEN", SecretRef: "api-token"}}
+	g := in.enqueue(t, c)
+	runAgent(t, in, func(c *Config) { c.SecretsFile = secrets })
+	waitFor(t, "the line to reach the replica", func() bool { return string(in.attempt(g.AttemptID).log) == "token=*** ok\ndone\n" })
+	if a := in.attempt(g.AttemptID); a.complete != nil {
+		t.Fatalf("the command completed (%+v); want its line sent while it runs", a.complete)
+	}
+}
+
 // An internal error of one replica (500, the ingress's own answer: a
 // failure the worker cannot act on, logged there) says nothing of the
 // attempt: the worker sends the renewal to the next --server, as after a
