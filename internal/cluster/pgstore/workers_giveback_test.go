@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -204,5 +205,105 @@ func TestReplacingASessionGivesBackItsUnstartedGrantsAndTellsItsRenewals(t *test
 	if err != nil || renew.Reply != workerproto.ReplyRenewed || renew.LeaseVersion != running.LeaseVersion+1 || renew.SessionState != workerproto.SessionReplaced {
 		t.Fatalf("renewal of the replaced session's attempt: %+v, %v; want renewed (the lease is the worker's) and told replaced", renew, err)
 	}
+	s.checkRunHistories(t)
+}
+
+// A worker started again after a crash gives back the grants its earlier
+// process never started, and may do so just as their leases pass and a
+// sweep releases them too: both lock the attempt and its Run, and the
+// second finds the lease gone, so each Run goes back to the queue exactly
+// once — one run.queued event, from the give-back or from the sweep — and
+// every grant is released by exactly one of them.
+func TestAGiveBackRacingTheSweepQueuesEachRunOnce(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	const n = 16
+	s.admitRuns(t, "race", n)
+	w := s.newWorker(t, "w1", nil, n)
+	req, grants := s.pull(t, w, n)
+	if len(grants) != n {
+		t.Fatalf("pull granted %d, want %d", len(grants), n)
+	}
+	var last int64
+	for _, g := range grants {
+		last = max(last, *s.attempt(t, g.AttemptID).ExpiresAtMs)
+	}
+	s.waitPast(t, last)
+
+	// The sweep pages until it finds nothing more once every give-back
+	// was answered.
+	answered := make(chan struct{})
+	swept := make(chan int, 1)
+	go func() {
+		total := 0
+		defer func() { swept <- total }()
+		for {
+			select {
+			case <-answered:
+				res, err := s.runtime.SweepLeases(context.Background(), 2)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				total += res.Released
+				if res.Released == 0 {
+					return
+				}
+				continue
+			default:
+			}
+			res, err := s.runtime.SweepLeases(context.Background(), 2)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			total += res.Released
+		}
+	}()
+	givenBack := 0
+	var replies []string
+	var failed error
+	for _, g := range grants {
+		reply, err := s.runtime.GiveBackGrant(context.Background(), w.WorkerIdentity, workerproto.GiveBackRequest{Lease: lease(req, g), Reason: workerproto.GiveBackRestarted})
+		if err != nil {
+			failed = err
+			break
+		}
+		replies = append(replies, reply.Reply)
+		if reply.Reply == workerproto.GiveBackReleased {
+			givenBack++
+		}
+	}
+	close(answered)
+	sweptN := <-swept
+	if failed != nil {
+		t.Fatalf("a give-back failed: %v", failed)
+	}
+	for i, r := range replies {
+		if r != workerproto.GiveBackReleased && r != workerproto.GiveBackGone {
+			t.Fatalf("give back %s: %s, want released or gone", grants[i].AttemptID, r)
+		}
+	}
+	// Whatever a sweep skipped while a give-back held it, the give-back
+	// released; a last sweep finds nothing left.
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Released != 0 {
+		t.Fatalf("a sweep after the race: %+v, %v; want nothing left to release", res, err)
+	}
+	if givenBack+sweptN != n {
+		t.Fatalf("%d released by the give-back and %d by the sweep, want %d in all", givenBack, sweptN, n)
+	}
+	for _, g := range grants {
+		if state, _ := s.runState(t, g.RunID); state != "queued" {
+			t.Fatalf("Run %s is %s after the race, want queued", g.RunID, state)
+		}
+		var queued int
+		if err := s.super.QueryRow(t.Context(), `SELECT count(*) FROM qinglong.run_events WHERE run_id = $1 AND name = 'run.queued'`, g.RunID).Scan(&queued); err != nil {
+			t.Fatal(err)
+		}
+		if queued != 2 {
+			t.Fatalf("Run %s was queued %d times, want twice: at admission and by one release", g.RunID, queued)
+		}
+	}
+	t.Logf("released by the give-back: %d, by the sweep: %d", givenBack, sweptN)
 	s.checkRunHistories(t)
 }

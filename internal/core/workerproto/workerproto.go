@@ -238,6 +238,9 @@ const (
 	// GiveBackJournal: the worker could not journal the grant, so it will
 	// never start it.
 	GiveBackJournal = "journal_failed"
+	// GiveBackRestarted: the worker was started again after its earlier
+	// process ended (a crash, SIGKILL) holding the grant, never started.
+	GiveBackRestarted = "worker_restarted"
 )
 
 // GiveBackReply says what became of a grant given back.
