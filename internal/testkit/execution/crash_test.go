@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -161,6 +162,141 @@ retry: {maxAttempts: 2, on: [lost]}`}))
 	})
 	c.release(t)
 	c.awaitRun(t, x, 20*time.Second, "succeeded")
+}
+
+// A worker SIGKILLed holding a grant whose start never reached the
+// replica, and started again on the same data dir only after its session
+// expired (so no registration replaces that session and gives its grants
+// back), gives the grant back under that grant's own lease: the Run runs
+// within moments of the restart, long before the grant's lease would have
+// passed in database time, as the same attempt, never started twice.
+func TestAGrantACrashedWorkerNeverStartedIsOfferedAgainWhenTheWorkerRestarts(t *testing.T) {
+	t.Parallel()
+	// A run lease longer than the session lease, so the grant outlives
+	// the session of the worker that crashed holding it.
+	c := newCluster(t, 2*time.Minute)
+	c.apply(t, project("left", c.out(), map[string]string{"left": holdScript + `
+timeout: 5m`}))
+	c.hold(t)
+	r := c.startReplica(t, "replica", "", "")
+	proxy := startHTTPProxy(t, r.workerURL())
+	a := c.newWorker(t, "worker-a", 8)
+	wa := c.startWorker(t, a, proxy.URL(), 2)
+
+	held := proxy.ArmHold(workerproto.PathStart)
+	x := c.fire(t, "left")
+	select {
+	case <-held.Held():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the worker never sent the start of its grant")
+	}
+	// The held start never reaches the replica: the worker dies first.
+	wa.kill(t)
+	x1 := c.attempts(t, x)[0]
+	if x1.State != "claimed" || x1.StartedAtMs != nil || x1.LeaseExpiresAtMs == nil {
+		t.Fatalf("the grant the killed worker held: %+v; want claimed under a lease, never started", x1)
+	}
+	leaseEnd := *x1.LeaseExpiresAtMs
+	if got := c.journalState(t, a, x1.ID); got != "granted" {
+		t.Fatalf("worker-a's journal holds %s as %q at the crash, want granted", x1.ID, got)
+	}
+	// The worker stayed down past its session lease: the sweep expires
+	// the session, and the restart's registration replaces nothing.
+	c.env.Exec(t, `UPDATE qinglong.worker_sessions s SET lease_expires_at_ms = `+pgstore.ClockMsSQL+`
+		FROM qinglong.workers w WHERE w.id = s.worker_id AND w.name = 'worker-a' AND s.state = 'active'`)
+	eventually(t, 20*time.Second, "the sweep to expire worker-a's session", func() bool {
+		return c.env.Int(t, `SELECT count(*) FROM qinglong.worker_sessions s JOIN qinglong.workers w ON w.id = s.worker_id
+			WHERE w.name = 'worker-a' AND s.state IN ('active', 'draining')`) == 0
+	})
+
+	restart := c.nowMs(t)
+	wa = c.startWorker(t, a, r.workerURL(), 2)
+	wa.awaitLog(t, "grant_left_given_back", 1, 20*time.Second)
+	c.awaitRun(t, x, 20*time.Second, "running")
+	xs := c.attempts(t, x)
+	if len(xs) != 1 || xs[0].ID != x1.ID || xs[0].StartedAtMs == nil || *xs[0].StartedAtMs >= leaseEnd-c.lease.Milliseconds()/2 {
+		t.Fatalf("attempts after the restart: %+v; want the one attempt started well before its grant's lease ended at %d", xs, leaseEnd)
+	}
+	t.Logf("the Run started %d ms after the restart; its grant's lease had %d ms left", *xs[0].StartedAtMs-restart, leaseEnd-restart)
+	if n := c.events(t, x, "run.queued"); n != 2 {
+		t.Fatalf("the Run was queued %d times, want twice: at admission and on the give-back", n)
+	}
+	c.release(t)
+	c.awaitRun(t, x, 20*time.Second, "succeeded")
+	if ids := readLines(t, filepath.Join(c.out(), "ids")); len(ids) != 1 || ids[0] != x1.ID {
+		t.Fatalf("executions %v, want %s once", ids, x1.ID)
+	}
+}
+
+// A worker frozen just after sending the start of a grant, its start then
+// acknowledged by the replica, and SIGKILLed before it read that reply,
+// leaves the grant journaled as granted: its command was never spawned.
+// Started again, the worker gives the grant back, is answered started
+// (the replica keeps a started attempt's lease), and reports the attempt
+// lost under that lease: it ends within moments of the restart, long
+// before its lease would have passed in database time, the task's retry on
+// lost runs it again, and the first attempt's command never ran.
+func TestAGrantWhoseStartWasAcknowledgedButNeverSpawnedEndsLostWhenTheWorkerRestarts(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 30*time.Second)
+	c.apply(t, project("acked", c.out(), map[string]string{"acked": holdScript + `
+timeout: 5m
+retry: {maxAttempts: 2, on: [lost]}`}))
+	c.hold(t)
+	r := c.startReplica(t, "replica", "", "")
+	proxy := startHTTPProxy(t, r.workerURL())
+	a := c.newWorker(t, "worker-a", 8)
+	wa := c.startWorker(t, a, proxy.URL(), 2)
+
+	held := proxy.ArmHold(workerproto.PathStart)
+	x := c.fire(t, "acked")
+	select {
+	case <-held.Held():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the worker never sent the start of its grant")
+	}
+	// Frozen, the worker keeps its connection open but reads nothing: the
+	// replica acknowledges the start and the reply waits unread.
+	if err := syscall.Kill(wa.pid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	held.Release()
+	eventually(t, 20*time.Second, "the replica to answer the start", func() bool {
+		return proxy.Forwarded(workerproto.PathStart) == 1 && proxy.InFlight(workerproto.PathStart) == 0
+	})
+	wa.kill(t)
+	x1 := c.attempts(t, x)[0]
+	if x1.State != "running" || x1.StartedAtMs == nil || x1.LeaseExpiresAtMs == nil {
+		t.Fatalf("the attempt the killed worker held: %+v; want running, its start acknowledged", x1)
+	}
+	leaseEnd := *x1.LeaseExpiresAtMs
+	if got := c.journalState(t, a, x1.ID); got != "granted" {
+		t.Fatalf("worker-a's journal holds %s as %q at the crash, want granted (never launched)", x1.ID, got)
+	}
+
+	wa = c.startWorker(t, a, r.workerURL(), 2)
+	wa.awaitLog(t, "attempt_abandoned_reported", 1, 20*time.Second)
+	var state, code string
+	var finished int64
+	if err := c.env.Super.QueryRow(context.Background(), `SELECT state, coalesce(error_code, ''), coalesce(finished_at_ms, 0) FROM qinglong.attempts WHERE id = $1`, x1.ID).
+		Scan(&state, &code, &finished); err != nil {
+		t.Fatal(err)
+	}
+	if state != "lost" || code != workerproto.StopWorkerShutdown || finished == 0 || finished >= leaseEnd {
+		t.Fatalf("the reported attempt is %s (error code %q) at %d; want lost (%s) before its lease's end at %d", state, code, finished, workerproto.StopWorkerShutdown, leaseEnd)
+	}
+	if n := wa.logCount("grant_left_given_back"); n != 1 {
+		t.Fatalf("the restarted worker-a gave back %d grants, want 1 (answered started)", n)
+	}
+	eventually(t, 20*time.Second, "the retry to run", func() bool {
+		xs := c.attempts(t, x)
+		return len(xs) == 2 && xs[1].State == "running"
+	})
+	c.release(t)
+	c.awaitRun(t, x, 20*time.Second, "succeeded")
+	if ids := readLines(t, filepath.Join(c.out(), "ids")); len(ids) != 1 || ids[0] == x1.ID {
+		t.Fatalf("executions %v, want only the retry's: the first attempt was never spawned", ids)
+	}
 }
 
 // holdScript is a task body: the command appends its attempt id to

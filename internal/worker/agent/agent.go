@@ -10,7 +10,9 @@
 //     recorded process group is ended only when it is provably the
 //     command's (process.EndOrphan checks its start time). Once
 //     registered, an attempt nothing of whose command runs any more is
-//     reported lost under its own lease (see reportAbandoned).
+//     reported lost under its own lease (see reportAbandoned), and a grant
+//     the earlier process never launched is given back under its own lease
+//     (see giveBackLeft).
 //   - Each pull is journaled (offer id, token) before it is sent, and each
 //     grant before its start ACK; `launching` is journaled before the spawn.
 //   - One goroutine per attempt sends every lease request of that attempt
@@ -207,6 +209,9 @@ type Summary struct {
 	// still running and was ended; Reported those the replica ended on
 	// this worker's report instead of at their lease's end.
 	Abandoned, OrphansEnded, Reported int
+	// GivenBack counts grants an earlier process of this worker left
+	// unstarted that the replica queued again on this worker's give-back.
+	GivenBack int
 	// Completed counts attempts reported complete; Stopped those ended by
 	// a stop reply, a timeout or the drain.
 	Completed, Stopped int
@@ -305,6 +310,9 @@ type worker struct {
 	// abandoned are the attempts an earlier process left running whose
 	// command is gone: reported to the replica once registered.
 	abandoned []journal.Attempt
+	// left are the grants an earlier process journaled and never
+	// launched: given back once registered.
+	left []journal.Attempt
 	// drainedAtStart: the first registration opened a draining session
 	// (the worker was drained before this process started).
 	drainedAtStart bool
@@ -380,6 +388,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return w.summary, err
 	}
 	w.reportAbandoned(ctx)
+	w.giveBackLeft(ctx)
 	if w.drainedAtStart {
 		// A worker restarted by its supervisor while drained would
 		// otherwise exit 0 and, under a supervisor that restarts whatever
@@ -429,7 +438,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		w.endSession()
 	}
 	w.log.Info("worker stopped", "code", "worker_stopped", "completed", s.Completed, "stopped", s.Stopped,
-		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned, "reported", s.Reported, "paced", s.Paced)
+		"leaseLost", s.LeaseLost, "terminal", s.Terminal, "killed", s.Killed, "abandoned", s.Abandoned, "reported", s.Reported, "givenBack", s.GivenBack, "paced", s.Paced)
 	return s, fatal
 }
 
@@ -522,6 +531,11 @@ func (w *worker) recoverLocal() error {
 		return err
 	}
 	for _, a := range left {
+		if a.State == journal.StateGranted {
+			// Never spawned: Launching is journaled before any spawn.
+			w.left = append(w.left, a)
+			continue
+		}
 		w.summary.Abandoned++
 		outcome := process.OrphanGone
 		var endErr error
@@ -574,27 +588,87 @@ func (w *worker) reportAbandoned(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
 	defer cancel()
 	for _, a := range w.abandoned {
-		attrs := []any{"attemptId", a.ID, "runId", a.RunID}
-		rep, err := w.reportLost(ctx, a)
-		switch {
-		case err != nil:
-			w.log.Warn("could not report an abandoned attempt: the replica records it lost once its lease expires", append(attrs, "code", "attempt_abandoned_unreported", "error", err.Error())...)
-		case rep == nil:
-			w.log.Info("the replica had already ended the abandoned attempt (its lease expired, or it was cancelled): nothing to report", append(attrs, "code", "attempt_abandoned_over")...)
-		default:
-			w.count1(func(s *Summary) { s.Reported++ })
-			w.log.Info("abandoned attempt reported: the replica ended it", append(attrs, "code", "attempt_abandoned_reported", "attemptState", rep.AttemptState, "runState", rep.RunState)...)
-		}
+		w.reportLeft(ctx, a, abandonedMessage, []any{"attemptId", a.ID, "runId", a.RunID})
 	}
 	w.abandoned = nil
+}
+
+// leftMessage is the error message of a grant whose start the replica
+// had acknowledged when the worker process ended, before it spawned the
+// command, reported by giveBackLeft: the replica records it with the lost
+// attempt.
+const leftMessage = "the worker process ended after the replica acknowledged the start and before it spawned the command (a crash, SIGKILL or the machine's restart); " +
+	"started again on the same data directory, it found from its journal that the command never ran and reported the attempt lost; " +
+	"a retry policy on lost runs it again"
+
+// giveBackLeft gives back each grant an earlier process of this worker
+// journaled and never launched, under that grant's own lease (its offer's
+// token and the version the journal holds), so its Run is offered again
+// within moments of the restart instead of when the grant's lease passes,
+// up to a whole run lease later. The registration that just replaced the
+// earlier process's session usually gave those grants back already (the
+// reply is then gone); it cannot once that session expired, which a run
+// lease longer than the session lease outlives. The replica's fences
+// decide, as for every give-back: a grant released, expired or granted
+// again under another token meanwhile is answered gone and nothing
+// changes; a grant another worker's lease holds is refused; a grant whose
+// start the replica acknowledged (the process ended between that
+// acknowledgement and its journaled launch) is answered started, and,
+// since the journal proves nothing was spawned, is reported lost under the
+// same lease like an abandoned attempt. What is not settled by
+// reportTimeout waits for its lease.
+func (w *worker) giveBackLeft(ctx context.Context) {
+	if len(w.left) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
+	defer cancel()
+	for _, a := range w.left {
+		attrs := []any{"attemptId", a.ID, "runId", a.RunID}
+		if a.Token == "" {
+			w.log.Warn("an earlier worker process left a grant it never started whose lease the journal does not hold: it is offered again when its lease passes",
+				append(attrs, "code", "grant_left_unreturned")...)
+			continue
+		}
+		rep, err := w.client.GiveBack(ctx, workerproto.GiveBackRequest{
+			Lease: workerproto.Lease{AttemptID: a.ID, Token: a.Token, LeaseVersion: a.LeaseVersion}, Reason: workerproto.GiveBackRestarted})
+		if err != nil {
+			w.log.Warn("could not give back a grant an earlier worker process never started: it is offered again when its lease passes",
+				append(attrs, "code", "grant_left_unreturned", "error", err.Error())...)
+			continue
+		}
+		w.log.Info("gave back a grant an earlier worker process never started", append(attrs, "code", "grant_left_given_back", "reply", rep.Reply)...)
+		switch rep.Reply {
+		case workerproto.GiveBackReleased:
+			w.count1(func(s *Summary) { s.GivenBack++ })
+		case workerproto.GiveBackStarted:
+			w.reportLeft(ctx, a, leftMessage, attrs)
+		}
+	}
+	w.left = nil
+}
+
+// reportLeft reports a lost under its lease (see reportLost) and logs the
+// outcome with attrs.
+func (w *worker) reportLeft(ctx context.Context, a journal.Attempt, message string, attrs []any) {
+	rep, err := w.reportLost(ctx, a, message)
+	switch {
+	case err != nil:
+		w.log.Warn("could not report an abandoned attempt: the replica records it lost once its lease expires", append(attrs, "code", "attempt_abandoned_unreported", "error", err.Error())...)
+	case rep == nil:
+		w.log.Info("the replica had already ended the abandoned attempt (its lease expired, or it was cancelled): nothing to report", append(attrs, "code", "attempt_abandoned_over")...)
+	default:
+		w.count1(func(s *Summary) { s.Reported++ })
+		w.log.Info("abandoned attempt reported: the replica ended it", append(attrs, "code", "attempt_abandoned_reported", "attemptState", rep.AttemptState, "runState", rep.RunState)...)
+	}
 }
 
 // reportLost renews a's lease under the version the journal holds, which
 // answers the replica's current version (a replay when the last renewal's
 // reply was lost), then completes it as a command the worker stopped by
-// stopping itself: the replica records that as lost. nil: the replica
-// answered the attempt over.
-func (w *worker) reportLost(ctx context.Context, a journal.Attempt) (*workerproto.CompleteReply, error) {
+// stopping itself, with message: the replica records that as lost. nil:
+// the replica answered the attempt over.
+func (w *worker) reportLost(ctx context.Context, a journal.Attempt, message string) (*workerproto.CompleteReply, error) {
 	lease := workerproto.Lease{AttemptID: a.ID, Token: a.Token, LeaseVersion: a.LeaseVersion}
 	renewed, err := w.client.Renew(ctx, workerproto.RenewRequest{Lease: lease})
 	if err != nil {
@@ -605,7 +679,7 @@ func (w *worker) reportLost(ctx context.Context, a journal.Attempt) (*workerprot
 	}
 	lease.LeaseVersion = renewed.LeaseVersion
 	rep, err := w.client.Complete(ctx, workerproto.CompleteRequest{Lease: lease, Outcome: workerproto.OutcomeStopped,
-		ErrorCode: ErrorCodeStopped, ErrorMessage: abandonedMessage})
+		ErrorCode: ErrorCodeStopped, ErrorMessage: message})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,10 @@
 //     runs), and returns it with its lease (the offer's token and the last
 //     lease version journaled) so the restarted worker can end it on the
 //     replica under that lease, instead of leaving it to the lease sweep.
+//   - A `granted` record found when the worker starts was never spawned
+//     (`launching` is journaled before any spawn): Recover marks it
+//     `abandoned` too and returns it with its lease, so the restarted
+//     worker can give the grant back under that lease at once.
 //   - A lease version is journaled before any request carries it, so the
 //     replica's version is never more than one ahead of the journal's: a
 //     renewal whose reply was lost is replayed with the journaled version
@@ -309,12 +313,15 @@ func (j *Journal) Done(ctx context.Context, id, outcome string) error {
 }
 
 // Recover marks every unfinished attempt of an earlier worker process
-// abandoned and returns those that were launching or running, with the pid
-// and start a running one recorded and the lease they were run under.
-// Nothing is spawned again: the worker ends what is left of such a command
-// and reports the attempt to the replica under that lease, or leaves it to
-// the replica's lease sweep. Granted ones never started and are left to
-// the sweep. Finished records older than a week are removed.
+// abandoned and returns each with the lease it was granted or run under
+// (its offer's token, the last lease version journaled), ordered by id:
+// those launching or running, with the pid and start a running one
+// recorded, and those granted, which were never spawned. Nothing is
+// spawned again: the worker ends what is left of a launching or running
+// command and reports the attempt to the replica under that lease, and
+// gives a granted one back under its lease; what it cannot settle is left
+// to the replica's lease sweep. Finished records older than a week are
+// removed.
 func (j *Journal) Recover(ctx context.Context) ([]Attempt, error) {
 	tx, err := j.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -323,7 +330,7 @@ func (j *Journal) Recover(ctx context.Context) ([]Attempt, error) {
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
 	rows, err := tx.QueryContext(ctx, `SELECT a.attempt_id, a.run_id, a.offer_id, a.state, a.pid, a.started_at_ms, coalesce(o.token, ''), a.lease_version
 		FROM attempts a LEFT JOIN offers o ON o.offer_id = a.offer_id
-		WHERE a.state IN ('launching', 'running') ORDER BY a.attempt_id`)
+		WHERE a.state IN ('granted', 'launching', 'running') ORDER BY a.attempt_id`)
 	if err != nil {
 		return nil, fmt.Errorf("recover the worker journal: %w", err)
 	}
@@ -343,7 +350,9 @@ func (j *Journal) Recover(ctx context.Context) ([]Attempt, error) {
 	now := nowMs()
 	old := now - keepDone.Milliseconds()
 	// An offer of the earlier process whose answer never arrived belonged
-	// to its session: its grants, if any, expire unstarted.
+	// to its session: its grants, if any, go back to the queue when the
+	// restarted worker's registration replaces that session, or else when
+	// their lease passes.
 	for _, q := range []struct {
 		sql  string
 		args []any

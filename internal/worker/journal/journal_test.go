@@ -75,8 +75,9 @@ func TestALaunchingRecordIsAbandonedAfterACrashNeverResumed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(left) != 2 || left[0].ID != "a-launching" || left[0].State != StateLaunching || left[1].ID != "a-running" || left[1].Pid != 4242 || left[1].StartedAtMs != 1234 {
-		t.Fatalf("recovery reported %+v; want the launching record and the running one with its pid and start", left)
+	if len(left) != 3 || left[0].ID != "a-granted" || left[0].State != StateGranted || left[1].ID != "a-launching" || left[1].State != StateLaunching ||
+		left[2].ID != "a-running" || left[2].Pid != 4242 || left[2].StartedAtMs != 1234 {
+		t.Fatalf("recovery reported %+v; want the granted record, the launching one and the running one with its pid and start", left)
 	}
 	for _, id := range []string{"a-launching", "a-running", "a-granted"} {
 		a, err := j.Get(t.Context(), id)
@@ -314,6 +315,57 @@ func TestARecoveredAttemptCarriesTheLeaseItRanUnder(t *testing.T) {
 	}
 }
 
+// A grant an earlier process journaled and never launched is recovered
+// with the lease it was granted under (its offer's token and the grant's
+// lease version, or the one its acknowledged start answered), so the
+// restarted worker can give it back under that lease; it is abandoned,
+// never launched, unless the replica grants it again.
+func TestAGrantNeverLaunchedIsRecoveredWithTheLeaseToGiveItBack(t *testing.T) {
+	// Not parallel: see TestARecoveredAttemptCarriesTheLeaseItRanUnder.
+	dir := t.TempDir()
+	j, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := j.NewOffer(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Answered(t.Context(), o, []Granted{{AttemptID: "g1", RunID: "r1", LeaseVersion: 1}, {AttemptID: "g2", RunID: "r2", LeaseVersion: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Renewed(t.Context(), "g2", 2); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	j, err = Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	left, err := j.Recover(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 2 || left[0].ID != "g1" || left[0].State != StateGranted || left[0].Token != o.Token || left[0].LeaseVersion != 1 ||
+		left[1].ID != "g2" || left[1].State != StateGranted || left[1].Token != o.Token || left[1].LeaseVersion != 2 {
+		t.Fatalf("recovered %+v; want g1 and g2 granted under their offer's token at versions 1 and 2", left)
+	}
+	if err := j.Launching(t.Context(), "g1"); err == nil {
+		t.Fatal("a recovered grant could be launched without being granted again")
+	}
+	again, err := j.NewOffer(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Answered(t.Context(), again, []Granted{{AttemptID: "g1", RunID: "r1", LeaseVersion: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Launching(t.Context(), "g1"); err != nil {
+		t.Fatalf("a recovered grant the replica granted again could not launch: %v", err)
+	}
+}
+
 // A journal written before lease versions were journaled opens, and its
 // records read version 1, every grant's.
 func TestAJournalWithoutLeaseVersionsOpensWithVersionOne(t *testing.T) {
@@ -331,7 +383,8 @@ func TestAJournalWithoutLeaseVersionsOpensWithVersionOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := db.Exec(`INSERT INTO offers (offer_id, token, created_at_ms) VALUES ('o', 'tok', 1);
-		INSERT INTO attempts (attempt_id, run_id, offer_id, state, launched, updated_at_ms) VALUES ('a', 'r', 'o', 'running', 1, 1)`); err != nil {
+		INSERT INTO attempts (attempt_id, run_id, offer_id, state, launched, updated_at_ms) VALUES ('a', 'r', 'o', 'running', 1, 1);
+		INSERT INTO attempts (attempt_id, run_id, offer_id, state, launched, updated_at_ms) VALUES ('b', 'r2', 'o', 'granted', 0, 1)`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -344,7 +397,8 @@ func TestAJournalWithoutLeaseVersionsOpensWithVersionOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(left) != 1 || left[0].Token != "tok" || left[0].LeaseVersion != 1 {
-		t.Fatalf("recovered %+v; want attempt a with token tok at lease version 1", left)
+	if len(left) != 2 || left[0].ID != "a" || left[0].Token != "tok" || left[0].LeaseVersion != 1 ||
+		left[1].ID != "b" || left[1].State != StateGranted || left[1].Token != "tok" || left[1].LeaseVersion != 1 {
+		t.Fatalf("recovered %+v; want running attempt a and granted attempt b, each with token tok at lease version 1", left)
 	}
 }
