@@ -18,7 +18,9 @@ import (
 // 2 attempts); the unstarted grant is offered again and runs elsewhere as
 // the same attempt. The killed worker, restarted on the same data dir,
 // spawns nothing its journal held as running: it abandons the record and
-// ends the command it left behind; every attempt id ran exactly once.
+// ends the command it left behind, and its give-back of the grant it
+// never started leaves that attempt to worker-b; every attempt id ran
+// exactly once.
 func TestASIGKILLedWorkersStartedAttemptsAreLostAfterTheirLeaseAndRetriedElsewhere(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, 3*time.Second)
@@ -94,8 +96,13 @@ retry: {maxAttempts: 2, on: [lost]}`}))
 		t.Fatalf("the restarted worker-a abandoned %d attempts, want 1", n)
 	}
 	// Its report of the attempt the sweep already ended changes nothing:
-	// the lease it names is over.
+	// the lease it names is over. Nor does its give-back of the grant it
+	// never started, which worker-b runs now.
 	wa.awaitLog(t, "attempt_abandoned_over", 1, 20*time.Second)
+	wa.awaitLog(t, "grant_left_taken", 1, 20*time.Second)
+	if ys := c.attempts(t, y); len(ys) != 1 || ys[0].ID != y1.ID || ys[0].State != "running" || ys[0].Worker != "worker-b" {
+		t.Fatalf("the grant worker-a left, after its give-back: %+v; want it running on worker-b", ys)
+	}
 	if xs := c.attempts(t, x); len(xs) != 2 || xs[0].State != "lost" || xs[1].State != "running" || xs[1].Worker != "worker-b" {
 		t.Fatalf("attempts after worker-a's report of a lease already over: %+v; want the first lost, the retry running on worker-b", xs)
 	}

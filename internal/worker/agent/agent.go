@@ -611,7 +611,8 @@ const leftMessage = "the worker process ended after the replica acknowledged the
 // lease longer than the session lease outlives. The replica's fences
 // decide, as for every give-back: a grant released, expired or granted
 // again under another token meanwhile is answered gone and nothing
-// changes; a grant another worker's lease holds is refused; a grant whose
+// changes; a grant another worker's lease holds is refused as that
+// worker's, and left to it; a grant whose
 // start the replica acknowledged (the process ended between that
 // acknowledgement and its journaled launch) is answered started, and,
 // since the journal proves nothing was spawned, is reported lost under the
@@ -632,6 +633,12 @@ func (w *worker) giveBackLeft(ctx context.Context) {
 		}
 		rep, err := w.client.GiveBack(ctx, workerproto.GiveBackRequest{
 			Lease: workerproto.Lease{AttemptID: a.ID, Token: a.Token, LeaseVersion: a.LeaseVersion}, Reason: workerproto.GiveBackRestarted})
+		if Code(err) == workerproto.CodeForbidden {
+			// Released while this worker was down and granted to another
+			// worker since, whose lease the replica keeps.
+			w.log.Info("a grant an earlier worker process never started is another worker's now: nothing to give back", append(attrs, "code", "grant_left_taken")...)
+			continue
+		}
 		if err != nil {
 			w.log.Warn("could not give back a grant an earlier worker process never started: it is offered again when its lease passes",
 				append(attrs, "code", "grant_left_unreturned", "error", err.Error())...)
