@@ -231,10 +231,13 @@ func TestAGiveBackRacingTheSweepQueuesEachRunOnce(t *testing.T) {
 	s.waitPast(t, last)
 
 	// The sweep pages until it finds nothing more once every give-back
-	// was answered.
-	answered := make(chan struct{})
+	// was answered. It takes the grants in lease order, the give-backs
+	// come in the reverse order, both from the same moment, so they meet
+	// on the same rows.
+	answered, begin := make(chan struct{}), make(chan struct{})
 	swept := make(chan int, 1)
 	go func() {
+		<-begin
 		total := 0
 		defer func() { swept <- total }()
 		for {
@@ -263,7 +266,9 @@ func TestAGiveBackRacingTheSweepQueuesEachRunOnce(t *testing.T) {
 	givenBack := 0
 	var replies []string
 	var failed error
-	for _, g := range grants {
+	close(begin)
+	for i := range grants {
+		g := grants[len(grants)-1-i]
 		reply, err := s.runtime.GiveBackGrant(context.Background(), w.WorkerIdentity, workerproto.GiveBackRequest{Lease: lease(req, g), Reason: workerproto.GiveBackRestarted})
 		if err != nil {
 			failed = err
@@ -281,7 +286,7 @@ func TestAGiveBackRacingTheSweepQueuesEachRunOnce(t *testing.T) {
 	}
 	for i, r := range replies {
 		if r != workerproto.GiveBackReleased && r != workerproto.GiveBackGone {
-			t.Fatalf("give back %s: %s, want released or gone", grants[i].AttemptID, r)
+			t.Fatalf("give back %s: %s, want released or gone", grants[len(grants)-1-i].AttemptID, r)
 		}
 	}
 	// Whatever a sweep skipped while a give-back held it, the give-back
