@@ -18,21 +18,23 @@ import (
 func TestTheNextRoundStartsAtOnceOnlyAfterAFullPageThatMadeProgress(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name   string
-		taken  int
-		counts map[Outcome]int
-		want   bool
+		name       string
+		taken      int
+		counts     map[Outcome]int
+		unreadable int
+		want       bool
 	}{
-		{"full page, all admitted", 4, map[Outcome]int{Admitted: 4}, true},
-		{"full page, one initialized among failures", 4, map[Outcome]int{Initialized: 1, Failed: 3}, true},
-		{"full page, one skipped among races", 4, map[Outcome]int{Skipped: 1, Raced: 3}, true},
-		{"full page, all failed", 4, map[Outcome]int{Failed: 4}, false},
-		{"full page, all raced", 4, map[Outcome]int{Raced: 4}, false},
-		{"full page, all unavailable", 4, map[Outcome]int{Unavailable: 2, Failed: 2}, false},
-		{"short page, all admitted", 3, map[Outcome]int{Admitted: 3}, false},
-		{"empty page", 0, map[Outcome]int{}, false},
+		{"full page, all admitted", 4, map[Outcome]int{Admitted: 4}, 0, true},
+		{"full page, one initialized among failures", 4, map[Outcome]int{Initialized: 1, Failed: 3}, 0, true},
+		{"full page, one skipped among races", 4, map[Outcome]int{Skipped: 1, Raced: 3}, 0, true},
+		{"full page, all failed", 4, map[Outcome]int{Failed: 4}, 0, false},
+		{"full page, all unreadable and passed over by the next take", 4, map[Outcome]int{Failed: 4}, 4, true},
+		{"full page, all raced", 4, map[Outcome]int{Raced: 4}, 0, false},
+		{"full page, all unavailable", 4, map[Outcome]int{Unavailable: 2, Failed: 2}, 0, false},
+		{"short page, all admitted", 3, map[Outcome]int{Admitted: 3}, 0, false},
+		{"empty page", 0, map[Outcome]int{}, 0, false},
 	} {
-		s := Summary{Taken: c.taken, Counts: c.counts}
+		s := Summary{Taken: c.taken, Counts: c.counts, Unreadable: c.unreadable}
 		if got := s.StartNextAtOnce(4); got != c.want {
 			t.Errorf("%s: start the next round at once = %v, want %v", c.name, got, c.want)
 		}

@@ -95,6 +95,12 @@ type Summary struct {
 	Finished run.FinishCounts
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
 	Errors []error
+	// Unreadable counts the rows this round failed because this host
+	// cannot read their stored cron (cron_invalid) and that the next take
+	// passes over: on the cluster, each kept by its failed ticket's claim
+	// until it expires; on a single node, each its store was told to
+	// recheck later (Rechecker).
+	Unreadable int
 	// Next is when a row known to this round falls due, for the loop to
 	// wake at (horizon.go); nil when the store does not report it, or the
 	// page was full.
@@ -114,12 +120,18 @@ func (s Summary) Progress() int {
 
 // StartNextAtOnce reports whether the next round should start without
 // waiting for the cadence: the round took a full page, so more is likely
-// due, and it made progress. A full page on which nothing could be
-// committed — rows that keep failing closed, or a database that refuses
-// every commit — waits for the cadence, or the scheduler would spin on the
-// same rows as fast as the store answers.
+// due, and it made progress or put rows this host cannot read out of the
+// next take's way (Unreadable), so the next page holds other rows. A full
+// page on which nothing could be committed — rows that keep failing
+// closed, or a database that refuses every commit — waits for the
+// cadence, or the scheduler would spin on the same rows as fast as the
+// store answers. Waiting a cadence for each page of unreadable rows
+// instead would let enough of them (more than a page for each cadence of
+// the recheck: 24 at the edge profile's page of 4 every 5 s) come round
+// again before the last was put aside, holding every row due after them
+// back for as long as they stay unreadable.
 func (s Summary) StartNextAtOnce(pageSize int) bool {
-	return s.Full(pageSize) && s.Progress() > 0
+	return s.Full(pageSize) && (s.Progress() > 0 || s.Unreadable > 0)
 }
 
 // MinCommitGroup is the fewest decisions a page is split into a commit
@@ -142,6 +154,9 @@ type Page struct {
 	// not admit, initialise or skip (Held lists them).
 	committed bool
 	unsettled []Ticket
+	// unreadable are the tickets whose stored cron this host could not
+	// read (cron_invalid): Commit has a Rechecker pass over their rows.
+	unreadable []Ticket
 }
 
 // Full reports whether the take returned a whole page.
@@ -184,6 +199,9 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 			var te *TicketError
 			if errors.As(err, &te) {
 				p.sum.Reasons[te.Reason]++
+				if te.Reason == ReasonCronInvalid {
+					p.unreadable = append(p.unreadable, tk)
+				}
 			}
 			p.sum.Errors = append(p.sum.Errors, err)
 			continue
@@ -199,7 +217,8 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 
 // Commit commits the page's decisions through ScheduleCommitPage: in one
 // group, or in up to cfg.Parallel groups of at least MinCommitGroup
-// committed side by side, and reports the whole round.
+// committed side by side, has a Rechecker pass over the rows this host
+// could not read (recheckLater), and reports the whole round.
 func (p *Page) Commit(ctx context.Context, st Store) Summary {
 	groups := min(p.cfg.Parallel, (len(p.commits)+MinCommitGroup-1)/MinCommitGroup)
 	size := 0
@@ -223,6 +242,7 @@ func (p *Page) Commit(ctx context.Context, st Store) Summary {
 		}()
 	}
 	wg.Wait()
+	p.recheckLater(ctx, st)
 	p.sum.Commit = time.Since(began)
 	p.sum.Duration = time.Since(p.start)
 	return p.sum

@@ -124,7 +124,8 @@ type CommitResult struct {
 // Store is the contract every scheduling profile's storage adapter keeps.
 //
 // ScheduleTake returns up to Limit due or uninitialised rows ordered by
-// next_fire_at NULLS FIRST, project id, trigger id. ScheduleCommit verifies
+// next_fire_at NULLS FIRST, project id, trigger id, passing over the rows
+// it was told to recheck later (Rechecker) until then. ScheduleCommit verifies
 // the ticket's snapshot and fence and writes the decision atomically: for
 // Admit the queued Run, its first Attempt, events run.created and run.queued
 // and the cursor advance, all or nothing.

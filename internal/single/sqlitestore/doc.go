@@ -39,6 +39,11 @@
 // Publishing a trigger revision resets its row (cursor NULL, state_version
 // + 1) in the same transaction, so no ticket taken before can commit.
 //
+// With no lease, a row whose stored cron this host cannot read would be
+// taken again at the head of every page (its cursor never moves);
+// ScheduleRecheckLater has the take pass it over for a while, only while
+// its state_version is the one that failed, so a republish ends the wait.
+//
 // Durability: schedule decisions and attempt progress commit at
 // synchronous=NORMAL; definitions, migrations and an attempt's start commit
 // at FULL (see durability). A power loss can therefore undo only

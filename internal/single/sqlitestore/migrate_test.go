@@ -218,6 +218,15 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &env{store: s, clock: c, raw: openRaw(t, path), path: path}
+	// This build's take reads the recheck columns a later migration adds
+	// (0022); the older build admits through it with them there, and they
+	// go before the file is migrated, which adds them again.
+	recheck := []string{"recheck_at_ms", "recheck_state_version"}
+	for _, col := range recheck {
+		if err := e.tamper(ctx, `ALTER TABLE trigger_schedules ADD COLUMN `+col+` INTEGER`); err != nil {
+			t.Fatal(err)
+		}
+	}
 	d := e.defs(t, "alpha", everyMinute)
 	e.take(t, 1)
 	before := e.admit(t, d.Trigger.TriggerID)
@@ -227,6 +236,11 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	// The older build's row: found lost, with no finish time.
 	if err := e.tamper(ctx, `UPDATE runs SET finished_at_ms = NULL WHERE id = ?`, before); err != nil {
 		t.Fatal(err)
+	}
+	for _, col := range recheck {
+		if err := e.tamper(ctx, `ALTER TABLE trigger_schedules DROP COLUMN `+col); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)

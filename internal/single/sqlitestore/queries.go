@@ -222,7 +222,7 @@ var writeQueries = []string{
 	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset, qScheduleSuperseded,
 	qTasksByNames, qTriggersByNames,
 	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qRunRerunSource, qAttemptAdmitInsert, qEventInsert,
-	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease,
+	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease, qScheduleRecheckLater,
 	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,
 	qSchedulePageSavepoint, qSchedulePageRollback, qSchedulePageRelease,
 	qAttemptWithRun, qExecutionByID, qAttemptMarkStarting, qAttemptMarkRunning, qAttemptMarkFinished, qAttemptMarkLogCut,

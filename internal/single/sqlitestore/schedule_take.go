@@ -14,7 +14,9 @@ var _ schedule.Store = (*Store)(nil)
 func (s *Store) Executor() task.Executor { return task.LocalProcess }
 
 // ScheduleTake reads one page of uninitialised, then due, schedule rows in
-// the claim order, observed at one reading of the injected clock. It takes
+// the claim order, observed at one reading of the injected clock, passing
+// over the rows this host could not read until their recheck
+// (ScheduleRecheckLater). It takes
 // no lock and writes nothing: the state_version CAS in ScheduleCommit is the
 // single-node fence, so two processes may take the same row and exactly one
 // commit wins.

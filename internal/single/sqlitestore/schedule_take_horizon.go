@@ -22,11 +22,11 @@ func (s *Store) ScheduleTakeHorizon(ctx context.Context, p schedule.TakeParams) 
 	var out []schedule.Ticket
 	err := s.read(ctx, "take schedule page", func(tx *txn) error {
 		var err error
-		if out, err = scanTickets(ctx, tx, now, out, qScheduleTakeUninitialised, p.Limit); err != nil {
+		if out, err = scanTickets(ctx, tx, now, out, qScheduleTakeUninitialised, now, p.Limit); err != nil {
 			return err
 		}
 		if len(out) < p.Limit {
-			if out, err = scanTickets(ctx, tx, now, out, qScheduleTakeDue, now, p.Limit-len(out)); err != nil {
+			if out, err = scanTickets(ctx, tx, now, out, qScheduleTakeDue, now, now, p.Limit-len(out)); err != nil {
 				return err
 			}
 		}

@@ -4,7 +4,10 @@
 -- qualify: active project, the trigger's current and enabled revision,
 -- pinned to its task's current revision. Reads the due index in order and
 -- stops at the limit: its leading expression (the due time) is NULL for
--- every such row, so project and trigger are its order.
+-- every such row, so project and trigger are its order. A row this host
+-- could not read waits out its recheck (?, the observation time;
+-- schedule_recheck_later) like a due one: one published by a server with a
+-- newer zone database is uninitialised here.
 SELECT s.project_id, s.trigger_id, s.trigger_revision, r.content_digest, r.created_at_ms,
        r.expression, r.timezone, r.misfire_policy, r.jitter_ms, r.start_at_ms, r.end_at_ms, r.catch_up_window_ms, r.overlap_policy, r.task_id, r.task_revision, r.task_content_digest,
        s.next_fire_at_ms, s.last_scheduled_at_ms, s.state_version, s.paused_at_ms, s.resumed_at_ms
@@ -17,5 +20,6 @@ WHERE s.enabled = 1 AND s.paused = 0 AND (s.next_fire_at_ms IS NULL OR s.due_off
   AND s.next_fire_at_ms IS NULL
   AND r.enabled = 1 AND t.current_revision = s.trigger_revision
   AND p.status = 'active' AND k.current_revision = r.task_revision
+  AND (s.recheck_at_ms IS NULL OR s.recheck_at_ms <= ? OR s.recheck_state_version <> s.state_version)
 ORDER BY s.project_id, s.trigger_id
 LIMIT ?
