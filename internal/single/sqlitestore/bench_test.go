@@ -234,3 +234,36 @@ func (e *env) triggerTB(b *testing.B, projectID string, tk taskRef, name string)
 	}
 	return rev.TriggerID
 }
+
+// BenchmarkTakePastRowsWaitingARecheck measures a take of a standalone
+// page (256) when the rows due first are 0, 100, 1,000 or 10,000 rows this host
+// could not read, each waiting out its recheck (ScheduleRecheckLater): the
+// take passes over them on the due index, one lookup each, before it
+// reaches the page it returns.
+func BenchmarkTakePastRowsWaitingARecheck(b *testing.B) {
+	for _, waiting := range []int{0, 100, 1_000, benchTriggers} {
+		b.Run(fmt.Sprintf("waiting=%d", waiting), func(b *testing.B) {
+			e := newEnv(b)
+			p := e.projectTB(b, "bench")
+			tk := e.taskTB(b, p.ID)
+			for i := range waiting + schedule.MaxPageSize {
+				e.triggerTB(b, p.ID, tk, fmt.Sprintf("t%05d", i))
+			}
+			drain(b, e, commitPath{"page256", schedule.MaxPageSize, wholePage}, 0)
+			now := e.clock.NowMs()
+			if _, err := e.raw.Exec(`UPDATE trigger_schedules SET next_fire_at_ms = ? - rowid, state_version = state_version + 1`, now); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := e.raw.Exec(`UPDATE trigger_schedules SET recheck_at_ms = ?, recheck_state_version = state_version
+				WHERE trigger_id IN (SELECT trigger_id FROM trigger_schedules ORDER BY next_fire_at_ms LIMIT ?)`, now+time.Hour.Milliseconds(), waiting); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				tks, err := e.store.ScheduleTake(b.Context(), schedule.TakeParams{Limit: schedule.MaxPageSize})
+				if err != nil || len(tks) != schedule.MaxPageSize {
+					b.Fatalf("took %d rows (%v), want %d", len(tks), err, schedule.MaxPageSize)
+				}
+			}
+		})
+	}
+}
