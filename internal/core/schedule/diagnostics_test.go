@@ -15,7 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
-func TestTheNextRoundStartsAtOnceOnlyAfterAFullPageThatMadeProgress(t *testing.T) {
+func TestTheNextRoundStartsAtOnceOnlyAfterAFullPageThatMadeProgressOrPutUnreadableRowsAside(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name       string
