@@ -36,14 +36,30 @@ const olderBuild = "testdata/upgrade/sqlite-0016"
 
 type olderCredentials struct{ User, Password, Token string }
 
-// olderBuildsDataDir builds the fixture's data directory in a new
-// directory: the file from its dump, in WAL mode as a server leaves it,
-// and the captured output of its attempts.
+// olderBuildsDataDir builds the olderBuild fixture's data directory in a
+// new directory, with the credentials that fixture's build created.
 func olderBuildsDataDir(t *testing.T) (string, olderCredentials) {
+	t.Helper()
+	dir := dataDirOf(t, olderBuild)
+	var creds olderCredentials
+	b, err := os.ReadFile(filepath.Join(olderBuild, "credentials.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &creds)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, creds
+}
+
+// dataDirOf builds a fixture's data directory in a new directory: the file
+// from its dump, in WAL mode as a server leaves it, and the captured
+// output of its attempts.
+func dataDirOf(t *testing.T, fixture string) string {
 	t.Helper()
 	dir := t.TempDir()
 	layout := LayoutOf(dir)
-	dump, err := os.ReadFile(filepath.Join(olderBuild, "qinglong.sql"))
+	dump, err := os.ReadFile(filepath.Join(fixture, "qinglong.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,12 +79,12 @@ func olderBuildsDataDir(t *testing.T) (string, olderCredentials) {
 	if err := os.Mkdir(layout.Logs, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	logs, err := os.ReadDir(filepath.Join(olderBuild, "logs"))
+	logs, err := os.ReadDir(filepath.Join(fixture, "logs"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range logs {
-		b, err := os.ReadFile(filepath.Join(olderBuild, "logs", e.Name()))
+		b, err := os.ReadFile(filepath.Join(fixture, "logs", e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,15 +92,7 @@ func olderBuildsDataDir(t *testing.T) (string, olderCredentials) {
 			t.Fatal(err)
 		}
 	}
-	var creds olderCredentials
-	b, err := os.ReadFile(filepath.Join(olderBuild, "credentials.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &creds)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, creds
+	return dir
 }
 
 // migrationsOf lists the ids in a file's migration history.
@@ -383,5 +391,66 @@ func TestThisBuildDoesNotMigrateAFileAnOlderServerServes(t *testing.T) {
 	b.Close()
 	if got, want := migrationsOf(t, db), streamIDs(0); !slices.Equal(got, want) {
 		t.Fatalf("once the older server stopped the history is %v; want %v", got, want)
+	}
+}
+
+// releasedBuild is the data directory the last released build (commit
+// 8b6685d, 19 migrations) left, as a fixture: it applied project released
+// (task flaky exits 3 under retry {maxAttempts: 2, backoff: 20s, on:
+// [failed]}; task long sleeps 30 s under retry {maxAttempts: 2, backoff:
+// 5s, on: [lost]}), ran a Run of each by hand and was stopped with
+// --stop-timeout 2s five seconds later: flaky's first attempt failed and
+// long's was lost at the stop (server_stopped), so both Runs wait to
+// retry, their next attempts claimed with the backoff's end. qinglong.sql
+// is that file's dump, its log paths moved to /var/lib/qinglong. The dump
+// is never regenerated: it is what that build wrote.
+const releasedBuild = "testdata/upgrade/sqlite-0019"
+
+// A Run the released build left waiting to retry gets its next attempt
+// from this build once the backoff is over, as it would have from the
+// build that decided the retry: the attempt that build claimed runs, under
+// the attempt number it was given, and its end finishes the Run under the
+// task's retry policy (the last allowed attempt failing fails the Run).
+func TestARunTheReleasedBuildLeftWaitingToRetryRetriesAfterTheUpgrade(t *testing.T) {
+	t.Parallel()
+	dir := dataDirOf(t, releasedBuild)
+	db := observer(t, dir)
+	runOf := func(trigger string) string {
+		var id string
+		if err := db.QueryRow(`SELECT r.id FROM runs r JOIN triggers g ON g.id = r.trigger_id WHERE g.name = ? AND r.state = 'retry_wait'`, trigger).Scan(&id); err != nil {
+			t.Fatalf("the released build's Run of %s waiting to retry: %v", trigger, err)
+		}
+		return id
+	}
+	failing, lost := runOf("flaky-yearly"), runOf("long-yearly")
+	var stoppedAt int64
+	if err := db.QueryRow(`SELECT max(updated_at_ms) FROM runs`).Scan(&stoppedAt); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	nowMs := func() int64 { return stoppedAt + 30_000 + time.Since(started).Milliseconds() }
+	srv, err := Start(t.Context(), Config{DataDir: dir, NowMs: nowMs, Cadence: 250 * time.Millisecond,
+		StopTimeout: testStopTimeout, Concurrency: 2, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("start on the released build's data directory: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+
+	waitFor(t, "the failing Run's retry to finish it", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM runs WHERE id = ? AND state = 'failed'`, failing) == 1
+	})
+	var number, exit int
+	var state string
+	if err := db.QueryRow(`SELECT number, state, exit_code FROM attempts WHERE run_id = ? ORDER BY number DESC LIMIT 1`, failing).Scan(&number, &state, &exit); err != nil {
+		t.Fatal(err)
+	}
+	if number != 2 || state != "failed" || exit != 3 {
+		t.Errorf("the failing Run's last attempt is number %d, %s, exit %d; want its retry, number 2, failed with exit 3", number, state, exit)
+	}
+	waitFor(t, "the Run lost at the stop to run its retry", 30*time.Second, func() bool {
+		return count(t, db, `SELECT count(*) FROM attempts WHERE run_id = ? AND number = 2 AND state = 'running'`, lost) == 1
+	})
+	if n := count(t, db, `SELECT count(*) FROM attempts WHERE run_id IN (?, ?)`, failing, lost); n != 4 {
+		t.Errorf("the two Runs have %d attempts; want 4, the released build's and one retry each", n)
 	}
 }
