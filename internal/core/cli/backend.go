@@ -213,7 +213,12 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 			warn(ctx, opts.Binary, "created the embedded database "+dsn+" (no --data-dir, --database-url, $QL_DATA_DIR or $QL_DATABASE_URL was given)")
 		}
 	}
-	return opts.OpenSQLite(ctx, dsn)
+	b, err := opts.OpenSQLite(ctx, dsn)
+	if err == nil && len(b.Migrated) > 0 {
+		warn(ctx, opts.Binary, "migrated the database "+dsn+" to this build's schema ("+strings.Join(b.Migrated, ", ")+
+			"); older builds no longer open it: to go back, restore the backup taken before the upgrade (docs/operations.md, \"Upgrading\")")
+	}
+	return b, err
 }
 
 // EnvAdminURL names the cluster admin role's URL, which `ql workers` reads.

@@ -80,7 +80,12 @@ type Backend struct {
 	MissingSecrets func(refs []string) ([]string, error)
 	// RetentionOptions pace a pass on this store (zero: the defaults).
 	RetentionOptions retention.Options
-	Close            func()
+	// Migrated lists the migrations opening an embedded database file an
+	// older build left applied (none for a new or current file): the
+	// command says so, as the server's start does, since older builds no
+	// longer open the file.
+	Migrated []string
+	Close    func()
 	// api is the server's API a command given --api-url asks, for what
 	// the API shapes differently from the store (a trigger's view, enable
 	// and disable by id); nil on a database.

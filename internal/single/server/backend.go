@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -20,6 +22,10 @@ type Backend struct {
 	Store   *sqlitestore.Store
 	Catalog catalog.Service
 	Layout  Layout
+	// Migrated lists the migrations the open applied to a file that
+	// existed before (an older build's); a file the open created lists
+	// none, as the server's start logs none for it.
+	Migrated []string
 }
 
 // OpenBackend opens (creating and migrating if needed) the database file
@@ -33,16 +39,21 @@ func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
 			return nil, qlerror.Wrap(qlerror.Unavailable, err, "create the data directory %s; check that its parent is writable, or give another --data-dir", dir)
 		}
 	}
+	_, statErr := os.Stat(dbPath)
 	nowMs := func() int64 { return time.Now().UnixMilli() }
-	st, _, err := openStore(ctx, dbPath, Standalone, nowMs)
+	st, applied, err := openStore(ctx, dbPath, Standalone, nowMs)
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{
+	b := &Backend{
 		Store:   st,
 		Catalog: catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs},
 		Layout:  LayoutOfDB(dbPath),
-	}, nil
+	}
+	if !errors.Is(statErr, fs.ErrNotExist) {
+		b.Migrated = applied
+	}
+	return b, nil
 }
 
 // ReadLog copies at most max bytes of an attempt's captured output from
