@@ -102,7 +102,7 @@ func (r *reachability) failed(server string, cause error, sent, now time.Time, t
 		case r.lost <- struct{}{}:
 		default:
 		}
-		r.log.Warn("no answer from the replica: the worker retries each request, pausing up to retryEvery between tries (on the next --server when there are several), "+
+		r.log.Warn("no answer from the replica: the worker retries each request, pausing up to "+backoffMax.String()+" between tries (on the next --server when there are several), "+
 			"and says so again every "+r.repeat.String()+" until one answers; a running command is killed if its lease cannot be renewed meanwhile",
 			"code", "server_unreachable", "server", server, "error", unreachableCause(cause, tried), "retryEvery", backoffMax.String())
 	case now.Sub(r.said) >= r.repeat:

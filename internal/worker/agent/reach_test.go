@@ -76,3 +76,19 @@ func networkCause(msg string) bool {
 	}
 	return false
 }
+
+// The first warning of a worker cut off from its replicas says in words
+// how long it pauses between tries, not only in a field the message
+// named by its key.
+func TestACutOffWorkerSaysHowLongItPausesBetweenTries(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	w := runAgent(t, in, nil)
+	waitFor(t, "the worker to register", func() bool { return strings.Contains(w.logs.String(), `"code":"worker_registered"`) })
+	in.srv.Close()
+	waitFor(t, "the worker to say it is cut off", func() bool { return strings.Contains(w.logs.String(), `"code":"server_unreachable"`) })
+	msg, _ := records(t, w.logs.String(), "server_unreachable")[0]["msg"].(string)
+	if !strings.Contains(msg, "pausing up to 2s between tries") || strings.Contains(msg, "retryEvery") {
+		t.Fatalf("the worker's first warning says %q; want it to say it pauses up to 2s between tries", msg)
+	}
+}
