@@ -22,6 +22,7 @@ var attemptEnds = map[string]map[string]string{
 		"execution_revision_invalid": "命令未能启动：存储的执行版本无效",
 		"log_unwritable":             "命令未能启动：无法创建该尝试的输出日志",
 		"journal_unwritable":         "命令未能启动：执行节点无法写入它的日志（journal）",
+		"attempt_launched_before":    "命令未再次启动：执行节点的日志（journal）记录它此前已启动过这次尝试（数据库丢失了那次启动，通常是从更早的备份恢复的）",
 		"grant_digest_mismatch":      "命令未执行：下发的命令与控制面记录的摘要不符",
 		// A command that QingLong stopped.
 		"timed_out": "命令超过了超时时间，已被停止",

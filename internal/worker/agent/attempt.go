@@ -13,6 +13,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
+	"github.com/qinglong/qinglong/internal/worker/journal"
 )
 
 // Pacing of one attempt.
@@ -41,7 +42,10 @@ const (
 	ErrorCodeSecret      = "secret_unavailable"
 	ErrorCodePlanInvalid = "execution_revision_invalid"
 	ErrorCodeJournal     = "journal_unwritable"
-	ErrorCodeStopped     = workerproto.StopWorkerShutdown
+	// ErrorCodeLaunchedBefore: this worker's journal records that it
+	// started the attempt before, so it was not started again.
+	ErrorCodeLaunchedBefore = "attempt_launched_before"
+	ErrorCodeStopped        = workerproto.StopWorkerShutdown
 	// ErrorCodeDigestMismatch: the granted command does not match the
 	// digest the control plane recorded for it, so it was not run.
 	ErrorCodeDigestMismatch = "grant_digest_mismatch"
@@ -105,6 +109,10 @@ type attempt struct {
 	renewNow chan struct{}
 	// over: the attempt reports nothing more (terminate was called).
 	over atomic.Bool
+	// ranBefore: the journal refused the launch because this worker
+	// launched the attempt before; its record ended then, so its end now
+	// is not journaled again.
+	ranBefore atomic.Bool
 
 	out    *output
 	offset int64
@@ -158,6 +166,9 @@ func (a *attempt) logAttrs(attrs ...any) []any {
 }
 
 func (a *attempt) journalDone(outcome string) {
+	if a.ranBefore.Load() {
+		return
+	}
 	if err := a.w.journal.Done(context.Background(), a.grant.AttemptID, outcome); err != nil {
 		a.w.log.Error("could not journal the end of an attempt", a.logAttrs("code", "journal_failed", "error", err.Error())...)
 	}
@@ -213,7 +224,16 @@ func (a *attempt) run() {
 		// before anything was spawned: nothing is.
 		done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: context.Cause(a.ctx)}
 	default:
-		if err := a.w.journal.Launching(context.Background(), a.grant.AttemptID); err != nil {
+		err := a.w.journal.Launching(context.Background(), a.grant.AttemptID)
+		if errors.Is(err, journal.ErrLaunchedBefore) {
+			a.ranBefore.Store(true)
+			a.w.log.Warn("the replica offered an attempt this worker started before (its database lost the start, typically restored from a backup taken before it): it is not started a second time",
+				a.logAttrs("code", ErrorCodeLaunchedBefore)...)
+			fmt.Fprintf(a.out, "qinglong: the command was not started: %v\n", journal.ErrLaunchedBefore)
+			done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeLaunchedBefore}
+			break
+		}
+		if err != nil {
 			a.w.log.Error("could not journal the launch: the command is not started", a.logAttrs("code", "journal_failed", "error", err.Error())...)
 			fmt.Fprintf(a.out, "qinglong: the worker could not write its journal and did not start the command\n")
 			done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeJournal}
@@ -626,7 +646,8 @@ func (a *attempt) complete(res process.Result) {
 func completion(res process.Result, stopReason string) (outcome string, exit *int64, code string) {
 	switch {
 	case res.Code == process.ErrorCodeSpawnFailed || res.Code == process.ErrorCodeRunAs || res.Code == process.ErrorCodeWorkDir ||
-		res.Code == ErrorCodeSecret || res.Code == ErrorCodePlanInvalid || res.Code == ErrorCodeJournal || res.Code == ErrorCodeDigestMismatch:
+		res.Code == ErrorCodeSecret || res.Code == ErrorCodePlanInvalid || res.Code == ErrorCodeJournal || res.Code == ErrorCodeLaunchedBefore ||
+		res.Code == ErrorCodeDigestMismatch:
 		return workerproto.OutcomeSpawnFailed, nil, res.Code
 	case res.State == run.AttemptCancelled:
 		var sc stopCause

@@ -273,18 +273,37 @@ func (j *Journal) transition(ctx context.Context, id, to, query string, args ...
 	if err != nil {
 		return fmt.Errorf("journal attempt %s as %s: %w", id, to, err)
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("journal attempt %s as %s: its record is missing or past that state (%v)", id, to, err)
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("journal attempt %s as %s: %w", id, to, err)
+	}
+	if n != 1 {
+		return fmt.Errorf("journal attempt %s as %s: its record is missing or past that state", id, to)
 	}
 	return nil
 }
+
+// ErrLaunchedBefore is Launching's refusal of an attempt this worker
+// launched before: the journal is sound, but the attempt must never be
+// spawned twice. A replica offers such an attempt again only when its
+// database lost the start, typically one restored from a backup taken
+// before it.
+var ErrLaunchedBefore = errors.New("this worker started the attempt before (its journal records the launch), so it is not started a second time")
 
 // Launching records that attempt id is about to be spawned. It must
 // return before the spawn: a crash after it never spawns the attempt
 // again.
 func (j *Journal) Launching(ctx context.Context, id string) error {
-	return j.transition(ctx, id, StateLaunching,
+	err := j.transition(ctx, id, StateLaunching,
 		`UPDATE attempts SET state = 'launching', launched = 1, updated_at_ms = ? WHERE attempt_id = ? AND state = 'granted'`, nowMs(), id)
+	if err == nil {
+		return nil
+	}
+	var launched int
+	if qerr := j.db.QueryRowContext(ctx, `SELECT launched FROM attempts WHERE attempt_id = ?`, id).Scan(&launched); qerr == nil && launched == 1 {
+		return fmt.Errorf("journal attempt %s as %s: %w", id, StateLaunching, ErrLaunchedBefore)
+	}
+	return err
 }
 
 // Running records the spawned process: its pid (its process group) and the

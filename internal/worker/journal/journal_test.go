@@ -2,6 +2,7 @@ package journal
 
 import (
 	"database/sql"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -400,5 +401,43 @@ func TestAJournalWithoutLeaseVersionsOpensWithVersionOne(t *testing.T) {
 	if len(left) != 2 || left[0].ID != "a" || left[0].Token != "tok" || left[0].LeaseVersion != 1 ||
 		left[1].ID != "b" || left[1].State != StateGranted || left[1].Token != "tok" || left[1].LeaseVersion != 1 {
 		t.Fatalf("recovered %+v; want running attempt a and granted attempt b, each with token tok at lease version 1", left)
+	}
+}
+
+// An attempt this worker launched before, granted again (its replica's
+// database lost the start, as one restored from an older backup does), is
+// refused with ErrLaunchedBefore, which says the attempt ran here before,
+// not that the journal cannot be written; one that never launched is
+// not refused with it.
+func TestALaunchRefusedBecauseItRanBeforeSaysSo(t *testing.T) {
+	t.Parallel()
+	j, err := Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	grant := func(id string) {
+		t.Helper()
+		o, err := j.NewOffer(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Answered(t.Context(), o, []Granted{{AttemptID: id, RunID: "r-" + id}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grant("ran")
+	if err := j.Launching(t.Context(), "ran"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Done(t.Context(), "ran", "succeeded"); err != nil {
+		t.Fatal(err)
+	}
+	grant("ran")
+	if err := j.Launching(t.Context(), "ran"); !errors.Is(err, ErrLaunchedBefore) {
+		t.Fatalf("launching an attempt that ran here before: %v; want ErrLaunchedBefore", err)
+	}
+	if err := j.Launching(t.Context(), "never-granted"); err == nil || errors.Is(err, ErrLaunchedBefore) {
+		t.Fatalf("launching an attempt never granted: %v; want a refusal that is not ErrLaunchedBefore", err)
 	}
 }
