@@ -12,7 +12,8 @@ import (
 // In a real browser, on a phone, in Chinese: from the triggers page,
 // open New task, fill in a task and its schedule, preview, confirm, and
 // find the trigger among the triggers with its next fires; the form and
-// the preview fit the phone.
+// the preview fit the phone, and the preview shows no copy of the file
+// to edit.
 func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := startConsoleSite(t)
@@ -33,6 +34,11 @@ func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
 		chromedp.Click(chromedp.ID("nt-preview")),
 		browsertest.WaitText("#def-preview", "应用后将发生的变更"))
 	browsertest.Screenshot(t, ctx, dir, "newtask-preview-390x844.png", 390)
+	// The file the confirmation sends is the one previewed: it is a hidden
+	// field, not a box to edit whose changes would be applied unseen.
+	if shown := browsertest.Value(t, ctx, chromedp.Evaluate[int](`document.querySelector('form[action="/definitions/apply"] textarea[name=yaml]').getClientRects().length`)); shown != 0 {
+		t.Errorf("the preview shows the file it applies as a box to edit (%d boxes), want it hidden", shown)
+	}
 	browsertest.Step(t, ctx, "confirm", chromedp.Click(chromedp.ID("def-confirm")),
 		browsertest.WaitText("#def-applied", "已应用"))
 	browsertest.Step(t, ctx, "the trigger is listed with its next fires", chromedp.Navigate(b+"/triggers?project=reports"),
