@@ -17,8 +17,9 @@ import (
 // In a real browser: on a yearly trigger's page, fill the backfill form's
 // start, preview the window (its occurrences, first and last), confirm,
 // follow the result's link to the trigger's Runs and see each backfilled
-// Run there, run to its end; the preview and the result fit a phone. A
-// reversed window is refused on the Chinese page in Chinese.
+// Run there, run to its end, each one's Took on one line; the preview and
+// the result fit a phone. A reversed window is refused on the Chinese page
+// in Chinese.
 func TestConsoleBackfillInABrowserPreviewsConfirmsAndShowsTheRuns(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := backfillSite(t, yearly)
@@ -60,6 +61,13 @@ func TestConsoleBackfillInABrowserPreviewsConfirmsAndShowsTheRuns(t *testing.T) 
 			}
 			return strings.Count(table, "succeeded") == len(want)
 		}))
+	// A narrow table squeezes its columns, but how long a Run took is read
+	// as one word: its digits and unit stay on one line.
+	browsertest.Step(t, ctx, "a narrower window", chromedp.EmulateViewport(660, 900))
+	if split := browsertest.Value(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('td[data-label="Took"]')].filter(td => {
+		const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length > 1 }).map(td => td.textContent)`)); len(split) > 0 {
+		t.Errorf("the Took column breaks %v over lines", split)
+	}
 
 	browsertest.Step(t, ctx, "a reversed window is refused in Chinese", chromedp.Navigate(b+"/triggers/"+site.triggerID+"?lang=zh"),
 		chromedp.WaitVisible(chromedp.ID("backfill-from")),
