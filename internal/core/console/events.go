@@ -36,6 +36,24 @@ var eventFactWords = map[string]map[string]string{
 		"reason": "原因：%s", "next": "第 %v 次尝试自 %s 起", "scheduled": "计划时间 %s"},
 }
 
+// eventReasonWords say in Chinese the reasons the stores write into a
+// Run's events (a queued event's retry or a worker's grant going back, a
+// cancelled event's cause), which they store in English; a reason without
+// a word here (a newer server's) is shown as stored.
+var eventReasonWords = map[string]map[string]string{
+	"zh": {
+		"retry":                       "重试",
+		"grant_expired_unstarted":     "分派给执行节点后未在租约内启动",
+		"session_ended":               "执行节点结束了会话，未启动它",
+		"session_replaced":            "执行节点的会话被新进程取代，未启动它",
+		"grant_given_back":            "执行节点交还了它",
+		"cancelled before it started": "启动前被取消",
+		"cancelled after it was lost": "丢失后被取消",
+		"cancelled by a later occurrence (overlap: cancel_previous)": "被后一次触发取消（overlap: cancel_previous）",
+		"cancelled by a manual run (overlap: cancel_previous)":       "被一次手动运行取消（overlap: cancel_previous）",
+	},
+}
+
 // eventName is the page's name of a Run's event in language l.
 func eventName(l, name string) string {
 	if s, ok := runEventWords[l][name]; ok {
@@ -88,6 +106,9 @@ func eventFacts(l string, e run.Event, zone string) string {
 		say("actor", v)
 	}
 	if v, ok := p["reason"].(string); ok && v != "" {
+		if words, ok := eventReasonWords[l][v]; ok {
+			v = words
+		}
 		say("reason", v)
 	}
 	if n, ok := p["nextAttempt"]; ok {

@@ -8,13 +8,17 @@ import (
 
 // A Run's events read in the page's language: what happened, then what
 // the payload says of it — the attempt, the exit code, the meaning of an
-// error code the page knows (beside the code; an English page shows the code, as the attempts do), who asked, when a retry
-// starts in the viewer's zone; an event this server has no word for is
-// named as stored, and a payload that is not a JSON object adds nothing.
+// error code the page knows (beside the code; an English page shows the code, as the attempts do), who asked, the reason
+// (in Chinese on a Chinese page, as stored when the page has no word for
+// it), when a retry starts in the viewer's zone; an event this server has
+// no word for is named as stored, and a payload that is not a JSON object
+// adds nothing.
 func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
 	t.Parallel()
 	retry := run.Event{Name: run.EventRetryWait, Payload: `{"attempt":1,"attemptId":"a","exitCode":1,"nextAttempt":2,"availableAtMs":1796356800000,"outcome":"failed"}`}
 	cancelled := run.Event{Name: run.EventCancelled, Payload: `{"attemptId":"a","errorCode":"cancelled","actor":"console:olivia"}`}
+	requeued := run.Event{Name: run.EventQueued, Payload: `{"attemptId":"a","attempt":2,"reason":"retry"}`}
+	overlapped := run.Event{Name: run.EventCancelled, Payload: `{"attemptId":"a","reason":"cancelled by a later occurrence (overlap: cancel_previous)"}`}
 	for _, c := range []struct {
 		l        string
 		e        run.Event
@@ -26,6 +30,10 @@ func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
 		{"zh", retry, "等待重试", "第 1 次尝试；退出码 1；第 2 次尝试自 2026-12-04 04:00:00 UTC 起", ""},
 		{"en", cancelled, "cancelled", "cancelled · by console:olivia", ""},
 		{"zh", cancelled, "已取消", "运行被要求取消，命令已被停止（cancelled）；操作者：console:olivia", ""},
+		{"zh", requeued, "已排队", "第 2 次尝试；原因：重试", ""},
+		{"en", requeued, "queued", "attempt 2 · reason: retry", ""},
+		{"zh", overlapped, "已取消", "原因：被后一次触发取消（overlap: cancel_previous）", ""},
+		{"zh", run.Event{Name: run.EventQueued, Payload: `{"reason":"something_newer"}`}, "已排队", "原因：something_newer", ""},
 		{"en", run.Event{Name: "run.something_newer", Payload: `{"attempt":3}`}, "run.something_newer", "attempt 3", ""},
 		{"zh", run.Event{Name: run.EventQueued, Payload: `not json`}, "已排队", "", ""},
 	} {
