@@ -24,3 +24,26 @@ func TestARunsPageNamesTheTaskItRan(t *testing.T) {
 		}
 	}
 }
+
+// A Run's events table heads its columns for the one event of each row and
+// when it happened (Event and When, 事件 and 时间), not Events and Created,
+// on a phone's cards too, where each heading labels its value.
+func TestARunsEventsTableHeadsEachRowsEventAndItsTime(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	defer site.cancel(t, c, csrf, id)
+	for lang, want := range map[string][]string{
+		"en": {`<th>#</th><th>Event</th><th>When</th>`, `<td data-label="Event"><span class="event-name">created</span>`, `</details></td><td data-label="When">`},
+		"zh": {`<th>#</th><th>事件</th><th>时间</th>`, `<td data-label="事件"><span class="event-name">已创建</span>`, `</details></td><td data-label="时间">`},
+	} {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang="+lang, nil)
+		for _, w := range want {
+			if !strings.Contains(page, w) {
+				t.Errorf("the Run's page in %s does not have %s:\n%s", lang, w, page)
+			}
+		}
+	}
+}
