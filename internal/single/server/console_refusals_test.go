@@ -99,7 +99,7 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 		{"a token expiry that cannot be read", http.MethodPost, "/tokens", url.Values{"name": {"ci"}, "scope": {"read"}, "expires": {"soon"}},
 			"write whole days (90d) or a duration (12h), from 1m to 3650d", "有效期请写整天数"},
 		{"a token name of capitals", http.MethodPost, "/tokens", url.Values{"name": {"CI"}, "scope": {"read"}},
-			"must use lower-case letters", "名称只能使用小写字母"},
+			"must use lower-case letters", "令牌名称“CI”只能使用小写字母"},
 		{"a token name an active token holds", http.MethodPost, "/tokens", url.Values{"name": {"console-read"}, "scope": {"read"}},
 			"an active token named", "已有同名的有效令牌"},
 		{"a revoke of no token", http.MethodPost, "/tokens/nosuch/revoke", nil,
