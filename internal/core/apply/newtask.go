@@ -35,32 +35,35 @@ const RefusalNameTaken qlerror.Reason = "defs_name_taken"
 // cannot undo a change another user makes to the project meanwhile. A task
 // or trigger name the project already has is refused, naming it: the file
 // would change that entry, which the form never showed. The fields are
-// checked where the file is (Parse), each error naming its field.
+// checked where the file is (Parse), each error naming its field, the
+// project's name too.
 func NewTaskFile(ctx context.Context, r catalog.DefinitionsReader, t NewTask) ([]byte, error) {
-	if err := validate.Name("project", t.Project); err != nil {
-		return nil, err
-	}
 	if t.Trigger == "" {
 		t.Trigger = t.Task
 	}
 	doc := exportDoc{Project: t.Project}
-	d, err := r.ProjectDefinitions(ctx, t.Project, max(MaxTasks, MaxTriggers)+1)
-	switch {
-	case qlerror.ReasonOf(err) == catalog.RefusalProjectMissing:
-	case err != nil:
-		return nil, err
-	default:
-		if d.Project.Status != project.Active {
-			doc.Status = string(d.Project.Status)
-		}
-		for _, x := range d.Tasks {
-			if x.Spec.Name == t.Task {
-				return nil, nameTaken("task", t.Task, t.Project)
+	// A name no project can have is written all the same (no project has
+	// it to look up), so that Parse says what is wrong with it beside every
+	// other field's mistake, not one try after another.
+	if validate.Name("project", t.Project) == nil {
+		d, err := r.ProjectDefinitions(ctx, t.Project, max(MaxTasks, MaxTriggers)+1)
+		switch {
+		case qlerror.ReasonOf(err) == catalog.RefusalProjectMissing:
+		case err != nil:
+			return nil, err
+		default:
+			if d.Project.Status != project.Active {
+				doc.Status = string(d.Project.Status)
 			}
-		}
-		for _, x := range d.Triggers {
-			if x.Spec.Name == t.Trigger {
-				return nil, nameTaken("trigger", t.Trigger, t.Project)
+			for _, x := range d.Tasks {
+				if x.Spec.Name == t.Task {
+					return nil, nameTaken("task", t.Task, t.Project)
+				}
+			}
+			for _, x := range d.Triggers {
+				if x.Spec.Name == t.Trigger {
+					return nil, nameTaken("trigger", t.Trigger, t.Project)
+				}
 			}
 		}
 	}

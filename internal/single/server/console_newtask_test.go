@@ -187,6 +187,33 @@ func TestTheNewTaskFormSaysWhichFieldIsWrongInThePagesLanguage(t *testing.T) {
 	}
 }
 
+// A form with several fields wrong says every one of them at once, in
+// the page's language, each naming what it is about: a project name that
+// cannot be one among them, which once hid every other mistake until it
+// was mended.
+func TestTheNewTaskFormSaysEveryWrongFieldAtOnce(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	form := url.Values{"csrf": {csrf}, "project": {"Reports Team"}, "task": {"daily report"}, "script": {"echo"}, "cron": {"0 25 * * *"},
+		"timezone": {"Asia/Shangai"}, "timeout": {"90"}}
+	for lang, want := range map[string][]string{
+		"en": {"&#34;Reports Team&#34; must use lower-case letters", "&#34;daily report&#34; must use lower-case letters", "hour field &#34;25&#34;",
+			"unknown IANA timezone &#34;Asia/Shangai&#34;", "&#34;90&#34; is not a duration"},
+		"zh": {"项目名称“Reports Team”只能使用小写字母", "任务名称“daily report”只能使用小写字母", "小时字段“25”无效", "未知的 IANA 时区“Asia/Shangai”", "“90”无效"},
+	} {
+		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+lang, form)
+		_, errs, _ := strings.Cut(page, `id="nt-errors"`)
+		errs, _, _ = strings.Cut(errs, "</div>")
+		for _, w := range want {
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, w) {
+				t.Errorf("%s: %d, want 400 saying %q among the form's errors:\n%s", lang, resp.StatusCode, w, errs)
+			}
+		}
+	}
+}
+
 // A task is not added to an archived project: the form says so, and
 // what to do, and the project stays archived with what it had. (A file
 // of the new task alone, without the project's status, would have set
