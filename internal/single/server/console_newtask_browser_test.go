@@ -11,7 +11,8 @@ import (
 
 // In a real browser, on a phone, in Chinese: from the triggers page,
 // open New task, fill in a task and its schedule, preview, confirm, and
-// find the trigger among the triggers with its next fires; the form and
+// follow the page's link to find the trigger among its project's triggers
+// with its next fires; the form and
 // the preview fit the phone, and the preview shows no copy of the file
 // to edit.
 func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
@@ -41,7 +42,7 @@ func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
 	}
 	browsertest.Step(t, ctx, "confirm", chromedp.Click(chromedp.ID("def-confirm")),
 		browsertest.WaitText("#def-applied", "已应用"))
-	browsertest.Step(t, ctx, "the trigger is listed with its next fires", chromedp.Navigate(b+"/triggers?project=reports"),
+	browsertest.Step(t, ctx, "the trigger is listed with its next fires", chromedp.Click(chromedp.ID("def-next")),
 		browsertest.WaitText("main table", "reports/daily"),
 		browsertest.WaitText("main table", "09:00:00 CST"))
 	browsertest.Screenshot(t, ctx, dir, "newtask-triggers-390x844.png", 390)

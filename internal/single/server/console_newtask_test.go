@@ -47,7 +47,8 @@ func applyPreviewed(t *testing.T, c *http.Client, base, csrf, preview string) st
 // A user with no definitions file creates a project, a task and the cron
 // trigger that runs it from the console's New task form: the preview says
 // what would be created, nothing is created before the confirmation, and
-// once confirmed the trigger fires and its Run runs the script.
+// once confirmed the page leads to the project's triggers, and the trigger
+// fires and its Run runs the script.
 func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -69,7 +70,9 @@ func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
 	if _, err := site.srv.store.ProjectDefinitions(t.Context(), "backup", 10); qlerror.ReasonOf(err) != catalog.RefusalProjectMissing {
 		t.Fatalf("after the preview the project is there (%v): nothing is created before the confirmation", err)
 	}
-	applyPreviewed(t, c, site.base, csrf, preview)
+	if applied := applyPreviewed(t, c, site.base, csrf, preview); !strings.Contains(applied, `<a id="def-next" href="/triggers?project=backup">Open the triggers of backup`) {
+		t.Errorf("the applied page does not lead to the project's triggers:\n%s", applied)
+	}
 	d, err := site.srv.store.ProjectDefinitions(t.Context(), "backup", 10)
 	if err != nil || len(d.Tasks) != 1 || len(d.Triggers) != 1 || d.Triggers[0].Spec.Name != "hello" || d.Tasks[0].Spec.Command.Script != "echo made-in-the-form" {
 		t.Fatalf("after the apply: %+v, %v; want project backup with task hello and its trigger hello", d, err)
