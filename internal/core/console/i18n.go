@@ -58,7 +58,7 @@ var messages = map[string]map[string]string{
 		"def.invalid":     "The file is not valid; nothing was applied",
 		"def.unavailable": "The database could not be used; nothing is wrong with the file, send it again once the database answers", "def.at": "line %d", "def.atcolumn": "line %d, column %d", "def.sep": ": ",
 		"def.errorcount": "%d errors in all.", "def.moreerrors": "And %d more errors, listed once those above are fixed.", "def.moreerrors.one": "And %d more error, listed once those above are fixed.",
-		"def.kind": "Kind", "def.name": "Name", "def.change": "Change", "def.fields": "Changed fields", "def.revision": "revision", "def.notes": "Notes",
+		"def.kind": "Kind", "def.name": "Name", "def.change": "Change", "def.fields": "Changed fields", "def.revision": " (revision %d)", "def.notes": "Notes",
 		"def.keep": "Objects missing from the file are left as they are.",
 		"def.help": "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as ql export prints them.",
 		"def.nopublish": "This server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role). " +
@@ -197,7 +197,7 @@ var messages = map[string]map[string]string{
 		"def.invalid":     "文件无效，未应用任何内容",
 		"def.unavailable": "数据库暂时无法使用；文件本身没有错误，请在数据库恢复后重新提交", "def.at": "第 %d 行", "def.atcolumn": "第 %d 行第 %d 列", "def.sep": "：",
 		"def.errorcount": "共 %d 个错误。", "def.moreerrors": "另有 %d 个错误未列出，修正以上错误后会列出。",
-		"def.kind": "类型", "def.name": "名称", "def.change": "变更", "def.fields": "变更的字段", "def.revision": "版本", "def.notes": "注意",
+		"def.kind": "类型", "def.name": "名称", "def.change": "变更", "def.fields": "变更的字段", "def.revision": "（版本 %d）", "def.notes": "注意",
 		"def.keep": "文件中没有的对象保持不变。",
 		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前版本，与 ql export 的输出相同。",
 		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。" +
