@@ -40,6 +40,11 @@ func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
 	if shown := browsertest.Value(t, ctx, chromedp.Evaluate[int](`document.querySelector('form[action="/definitions/apply"] textarea[name=yaml]').getClientRects().length`)); shown != 0 {
 		t.Errorf("the preview shows the file it applies as a box to edit (%d boxes), want it hidden", shown)
 	}
+	// A card shows no label over nothing (a change's fields, when it
+	// changes none).
+	if bare := browsertest.Value(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.cards td")].filter(td => td.textContent === "" && td.getClientRects().length > 0).map(td => td.dataset.label)`)); len(bare) > 0 {
+		t.Errorf("the preview's cards show labels over nothing: %v", bare)
+	}
 	browsertest.Step(t, ctx, "confirm", chromedp.Click(chromedp.ID("def-confirm")),
 		browsertest.WaitText("#def-applied", "已应用"))
 	browsertest.Step(t, ctx, "the trigger is listed with its next fires", chromedp.Click(chromedp.ID("def-next")),
