@@ -60,8 +60,8 @@ func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
 		}
 	}
 	if resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/new?lang=en", nil); resp.StatusCode != http.StatusOK ||
-		!strings.Contains(page, `id="nt-script"`) || !strings.Contains(page, `<option value="shop">`) {
-		t.Fatalf("the New task form: %d, want 200 with its fields and the projects to choose from:\n%s", resp.StatusCode, page)
+		!strings.Contains(page, `id="nt-script"`) || !strings.Contains(page, `<option value="shop">`) || !strings.Contains(page, `name="timeout" value="" placeholder="1h"`) {
+		t.Fatalf("the New task form: %d, want 200 with its fields, the projects to choose from and the timeout an empty field means:\n%s", resp.StatusCode, page)
 	}
 	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=en", newTaskForm(csrf, "backup", "hello", "echo made-in-the-form"))
 	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="def-preview"`) || strings.Count(preview, `class="change-created"`) != 3 {
