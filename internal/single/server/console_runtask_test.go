@@ -47,3 +47,23 @@ func TestARunsEventsTableHeadsEachRowsEventAndItsTime(t *testing.T) {
 		}
 	}
 }
+
+// A trigger's timeline marks a Run a person asked for, as the Runs lists
+// do (run now, 立即运行): a re-run keeps its original's scheduled time, so
+// without the mark a Run and its re-runs read as the schedule's own.
+func TestATriggersTimelineMarksARunAPersonAskedFor(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	defer site.cancel(t, c, csrf, id)
+	for lang, want := range map[string]string{"en": `<small class="origin">run now</small>`, "zh": `<small class="origin">立即运行</small>`} {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang="+lang, nil)
+		_, row, _ := strings.Cut(page, `<a href="/runs/`+id+`">`)
+		row, _, _ = strings.Cut(row, "</tr>")
+		if !strings.Contains(row, want) {
+			t.Errorf("the trigger's timeline in %s shows the Run %s without %s:\n%s", lang, id, want, row)
+		}
+	}
+}
