@@ -145,6 +145,21 @@ func TestConsoleBackfillReadsTheWindowInTheViewersZone(t *testing.T) {
 	}
 }
 
+// The backfill form's help names the zone and then says what a backfill
+// does, one sentence after the other as each language writes them: with
+// a space after an English full stop, none after a Chinese one.
+func TestTheBackfillHelpJoinsItsSentencesAsItsLanguageWrites(t *testing.T) {
+	t.Parallel()
+	site := backfillSite(t, yearly)
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Operate])
+	for lang, want := range map[string]string{"en": "Times in UTC. A Run is created", "zh": "时间按 UTC 时区。为两个时刻之间"} {
+		if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=UTC&lang="+lang, nil); !strings.Contains(page, want) {
+			t.Errorf("the %s backfill help does not read %q:\n%s", lang, want, page)
+		}
+	}
+}
+
 // A read session's trigger page has no backfill form, and a forged
 // preview or backfill from it is refused for its scope, creating nothing;
 // an operate session's post without its CSRF token is refused too.
