@@ -275,3 +275,24 @@ func TestTheDefaultBackfillWindowOfAMinutelyTriggerPreviewsWithinTheCap(t *testi
 		t.Fatalf("the preview of the offered window: %d counting %d, want its 1000 occurrences:\n%s", resp.StatusCode, n, page)
 	}
 }
+
+// The overview's admission lag says how many Runs it counted in the page's
+// language and punctuation: (N runs counted), （N 条运行）.
+func TestTheOverviewsAdmissionLagCountsItsRunsInThePagesLanguage(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSiteRunning(t, trigger.Cron{Expression: "* * * * * *", Timezone: "UTC", MisfirePolicy: trigger.Skip}, "true")
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Read])
+	lag := regexp.MustCompile(`<dd id="lag">p50 [^<]*</dd>`)
+	for lang, want := range map[string]*regexp.Regexp{"en": regexp.MustCompile(`\S \(\d+ runs counted\)</dd>$`), "zh": regexp.MustCompile(`\S（\d+ 条运行）</dd>$`)} {
+		var got string
+		waitFor(t, "the overview's admission lag in "+lang, 10*time.Second, func() bool {
+			_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/?lang="+lang, nil)
+			got = lag.FindString(page)
+			return got != ""
+		})
+		if !want.MatchString(got) {
+			t.Errorf("the %s admission lag reads %q, want it to match %s", lang, got, want)
+		}
+	}
+}
