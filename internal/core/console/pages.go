@@ -216,6 +216,10 @@ type overviewData struct {
 	// Dead counts the notifications that could not be delivered: nobody
 	// was told of those failures.
 	Dead *deadCount
+	// NoTriggers tells a server that has no trigger yet, whose overview
+	// says so and, where it can publish, leads to New task: a new user
+	// lands here after the first sign-in.
+	NoTriggers, CanCreate bool
 }
 
 type stateCount struct {
@@ -262,6 +266,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	d.Next, d.Unknown = nextFiresOf(trig)
+	d.NoTriggers, d.CanCreate = len(trig) == 0, c.cfg.Definitions != nil
 	c.render(w, r, http.StatusOK, "overview", s, d)
 }
 
