@@ -18,7 +18,8 @@ import (
 // token, see the overview, pause a trigger with a note and resume it, run
 // it now and watch its output arrive live on the run page, cancel the
 // running Run, re-run it, see the next fires in the browser's zone, use
-// the console at phone size without horizontal scrolling, as an admin view
+// the console at phone size without horizontal scrolling (the cancelled
+// Run's output wrapped between words), as an admin view
 // a project as YAML, see a validation error with its line, apply an edited
 // definition through the diff preview, sign out, be sent to sign-in
 // without a session, and sign in as an owner made by `ql users create`.
@@ -42,7 +43,8 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	browsertest.Step(t, ctx, "run now and watch the log live", chromedp.Click(chromedp.ID("runnow")),
 		chromedp.WaitVisible(chromedp.ID("log")),
 		browsertest.WaitText("#log", "line 3\n"))
-	if runURL := browsertest.Value(t, ctx, chromedp.Location()); !strings.Contains(runURL, "/runs/") {
+	runURL := browsertest.Value(t, ctx, chromedp.Location())
+	if !strings.Contains(runURL, "/runs/") {
 		t.Fatalf("run now led to %s, want the run's page", runURL)
 	}
 	browsertest.Step(t, ctx, "cancel the running run", chromedp.WaitVisible(chromedp.ID("cancel")),
@@ -64,6 +66,22 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	} {
 		browsertest.Step(t, ctx, "open "+p.path+" at phone size", chromedp.EmulateViewport(390, 844), chromedp.Navigate(b+p.path), browsertest.WaitText("main", p.want))
 		browsertest.Screenshot(t, ctx, dir, p.file, 390)
+	}
+	// On a phone a long line of output (here the line saying the command
+	// was stopped) wraps between its words; only a word longer than the
+	// line is broken.
+	browsertest.Step(t, ctx, "open the cancelled run at phone size", chromedp.Navigate(runURL), browsertest.WaitText("#log", "stopped"))
+	browsertest.Screenshot(t, ctx, dir, "run-cancelled-390x844.png", 390)
+	if split := browsertest.Value(t, ctx, chromedp.Evaluate[[]string](`(() => {
+		const split = [], walk = document.createTreeWalker(document.getElementById("log"), NodeFilter.SHOW_TEXT);
+		for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+			for (const m of n.data.matchAll(/\S{1,20}/g)) {
+				const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+				if (r.getClientRects().length > 1) split.push(m[0]);
+			}
+		}
+		return split; })()`)); len(split) > 0 {
+		t.Errorf("the log breaks the words %q inside them on a phone", split)
 	}
 	t.Logf("screenshots in %s", dir)
 
