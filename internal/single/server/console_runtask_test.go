@@ -2,8 +2,10 @@ package server
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
@@ -64,6 +66,34 @@ func TestATriggersTimelineMarksARunAPersonAskedFor(t *testing.T) {
 		row, _, _ = strings.Cut(row, "</tr>")
 		if !strings.Contains(row, want) {
 			t.Errorf("the trigger's timeline in %s shows the Run %s without %s:\n%s", lang, id, want, row)
+		}
+	}
+}
+
+// A finished Run's page says when it finished and how long it took from
+// its admission (Took, as the Runs lists say it), in the page's language;
+// a Run still going says neither.
+func TestAFinishedRunsPageSaysWhenItFinishedAndHowLongItTook(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang=en", nil); strings.Contains(page, `id="run-finished"`) {
+		t.Errorf("an unfinished Run's page says it finished:\n%s", page)
+	}
+	site.cancel(t, c, csrf, id)
+	for lang, want := range map[string]*regexp.Regexp{
+		"en": regexp.MustCompile(`<dt>Finished</dt><dd id="run-finished">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · Took \d[^<]*s</dd>`),
+		"zh": regexp.MustCompile(`<dt>结束时间</dt><dd id="run-finished">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · 用时 \d[^<]*s</dd>`),
+	} {
+		var page string
+		waitFor(t, "the cancelled Run's page in "+lang+" to say when it finished", 10*time.Second, func() bool {
+			_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?tz=UTC&lang="+lang, nil)
+			return strings.Contains(page, `id="run-finished"`)
+		})
+		if !want.MatchString(page) {
+			t.Errorf("the cancelled Run's page in %s does not match %s:\n%s", lang, want, page)
 		}
 	}
 }
