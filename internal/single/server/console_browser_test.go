@@ -22,7 +22,8 @@ import (
 // Run's output wrapped between words), as an admin view
 // a project as YAML, see a validation error with its line, apply an edited
 // definition through the diff preview, sign out, be sent to sign-in
-// without a session, and sign in as an owner made by `ql users create`.
+// without a session, and sign in as an owner made by `ql users create` on
+// the page whose account and token forms are two cards apart.
 func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := startConsoleSite(t)
@@ -132,8 +133,14 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 	}
 
 	createOwner(t, site.dir, "ursula", ownerPassword)
-	browsertest.Step(t, ctx, "sign in as a user made by `ql users create --owner`", chromedp.EmulateViewport(1024, 768),
-		chromedp.Navigate(b+"/signin?lang=en"), chromedp.WaitVisible(chromedp.ID("user")),
+	browsertest.Step(t, ctx, "open the sign-in page of accounts and tokens", chromedp.EmulateViewport(1024, 768),
+		chromedp.Navigate(b+"/signin?lang=en"), chromedp.WaitVisible(chromedp.ID("user")))
+	// Its two forms are two cards apart, not one box of two sign-ins.
+	if gap := browsertest.Value(t, ctx, chromedp.Evaluate[float64](`(() => { const [a, b] = document.querySelectorAll("main form.card");
+		return b.getBoundingClientRect().top - a.getBoundingClientRect().bottom })()`)); gap < 8 {
+		t.Errorf("the sign-in page's two forms are %.0f px apart, want a gap between the cards", gap)
+	}
+	browsertest.Step(t, ctx, "sign in as a user made by `ql users create --owner`",
 		chromedp.SendKeys(chromedp.ID("user"), "ursula"),
 		chromedp.SendKeys(chromedp.ID("password"), ownerPassword),
 		chromedp.Click(chromedp.ID("signin-user")),
