@@ -130,6 +130,13 @@ func (s *store) fixture() storetest.Fixture {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_revisions tr SET cron_timezone = $2, content_digest = $3
 					FROM qinglong.triggers tg WHERE tg.id = $1 AND tr.trigger_id = tg.id AND tr.revision = tg.current_revision`, triggerID, zone, digest)
 			},
+			SetMisfirePolicy: func(ctx context.Context, triggerID, policy, digest string) error {
+				if err := s.tamper(ctx, `ALTER TABLE qinglong.trigger_revisions DROP CONSTRAINT IF EXISTS trigger_revisions_misfire_policy_check`); err != nil {
+					return err
+				}
+				return s.tamper(ctx, `UPDATE qinglong.trigger_revisions tr SET misfire_policy = $2, content_digest = $3
+					FROM qinglong.triggers tg WHERE tg.id = $1 AND tr.trigger_id = tg.id AND tr.revision = tg.current_revision`, triggerID, policy, digest)
+			},
 			CorruptTaskCommand: func(ctx context.Context, taskID string, revision int64) error {
 				return s.tamper(ctx, `UPDATE qinglong.task_revisions SET command = jsonb_set(command, '{args}', '["rm", "-rf", "/"]')
 					WHERE task_id = $1 AND revision = $2`, taskID, revision)

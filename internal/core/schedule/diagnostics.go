@@ -47,8 +47,9 @@ const maxRepeats = 4096
 
 // Repeats remembers when the failures of trigger revisions' tickets were
 // last logged at warn. A revision whose stored cron this host cannot read
-// (a zone its zone database lacks) stays due and fails in every round, a
-// round a second: logged each time, it would bury every other line of
+// (a zone its zone database lacks, cron_invalid) or whose stored policy
+// this build does not know (decision_failed) stays due and fails each
+// time its row is taken: logged each time, it would bury every other line of
 // the log under the same one. It is logged at warn when first met, again
 // after RepeatEvery while it lasts, and at debug in between; a republish
 // (a new revision) or another reason is a new failure, logged at once.
@@ -153,7 +154,7 @@ func (d Diagnostics) attrs(code string) []any {
 func summaryAttrs(s Summary) []any {
 	attrs := []any{slog.Int("taken", s.Taken), slog.Int64("duration_ms", s.Duration.Milliseconds()),
 		slog.Float64("take_ms", tenthsOfMs(s.Take)), slog.Float64("decide_ms", tenthsOfMs(s.Decide)),
-		slog.Float64("commit_ms", tenthsOfMs(s.Commit)), slog.Int("commit_groups", s.Groups)}
+		slog.Float64("commit_ms", tenthsOfMs(s.Commit)), slog.Int("commit_groups", s.Groups), slog.Int("unreadable", s.Unreadable)}
 	for _, o := range Outcomes {
 		attrs = append(attrs, slog.Int(string(o), s.Counts[o]))
 	}

@@ -67,7 +67,7 @@ func TestRoundRecordsCarryStableCodesCountsAndReasonsButNoDriverText(t *testing.
 	driver := sqlStateErr{"40001", `ERROR: could not serialize access (password=hunter2)`}
 	first, last := int64(1000), int64(1005)
 	d.Round(context.Background(), Summary{
-		Taken: 3, Counts: map[Outcome]int{Admitted: 1, Failed: 2}, FirstAcquiredMs: &first, LastAcquiredMs: &last,
+		Taken: 3, Counts: map[Outcome]int{Admitted: 1, Failed: 2}, FirstAcquiredMs: &first, LastAcquiredMs: &last, Unreadable: 1,
 		Errors: []error{
 			&TicketError{TriggerID: "t-1", Outcome: Failed, Reason: "write_failed", Err: fmt.Errorf("commit: %w", driver)},
 			&TicketError{TriggerID: "t-2", Outcome: Failed, Reason: "task_digest_mismatch",
@@ -81,7 +81,8 @@ func TestRoundRecordsCarryStableCodesCountsAndReasonsButNoDriverText(t *testing.
 	}
 	round, t1, t2, failed := recs[0], recs[1], recs[2], recs[3]
 	if round["code"] != CodeRound || round["level"] != "INFO" || round["taken"] != 3.0 || round["admitted"] != 1.0 ||
-		round["failed"] != 2.0 || round["raced"] != 0.0 || round["first_acquired_ms"] != 1000.0 || round["last_acquired_ms"] != 1005.0 {
+		round["failed"] != 2.0 || round["raced"] != 0.0 || round["first_acquired_ms"] != 1000.0 || round["last_acquired_ms"] != 1005.0 ||
+		round["unreadable"] != 1.0 {
 		t.Fatalf("round record %v", round)
 	}
 	if _, ok := round["owner"]; ok {
@@ -179,5 +180,40 @@ func TestATicketFailingEveryRoundIsWarnedOnceAnHourNotEachRound(t *testing.T) {
 	if rec := records(t, &buf)[1]; rec["error_code"] != "failed_precondition" || rec["reason"] != "cron_invalid" ||
 		!strings.Contains(rec["error"].(string), `this server does not know its time zone "Mars/Olympus"`) {
 		t.Errorf("a ticket of a zone this host lacks logged as %v; want the refusal saying so and what mends it", rec)
+	}
+}
+
+// A row whose stored misfire policy this build does not know (a newer
+// build published it) fails every decision before the commit
+// (decision_failed) until it is republished, as a row of a zone this host
+// lacks does: its failure is one of its revision, warned of when first
+// met and then at debug, not at warn each time the row is taken.
+func TestAPolicyThisBuildDoesNotKnowIsWarnedOncePerRevisionNotEachRound(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: NewRepeats()}
+	newer := ticket("t-newer", cursor(t0), t0+5, "catch_up_all")
+	newer.TriggerRevision = 7
+	st := &recordingStore{tickets: []Ticket{newer}}
+	var levels []any
+	for range 2 {
+		sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var te *TicketError
+		if len(sum.Errors) != 1 || !errors.As(sum.Errors[0], &te) || te.Reason != ReasonDecisionFailed || te.Revision != 7 {
+			t.Fatalf("the round's errors %v; want one decision_failed of revision 7", sum.Errors)
+		}
+		buf.Reset()
+		d.Round(context.Background(), sum)
+		recs := records(t, &buf)
+		levels = append(levels, recs[len(recs)-1]["level"])
+	}
+	if len(st.commits) != 0 {
+		t.Fatalf("the store saw %d decisions; want none", len(st.commits))
+	}
+	if fmt.Sprint(levels) != "[WARN DEBUG]" {
+		t.Fatalf("the ticket was logged at %v in two rounds; want warn, then debug", levels)
 	}
 }

@@ -96,8 +96,10 @@ type Summary struct {
 	// Errors are per-ticket failures (decision or commit), for diagnostics.
 	Errors []error
 	// Unreadable counts the rows this round failed because this host
-	// cannot read their stored cron (cron_invalid) and that the next take
-	// passes over: on the cluster, each kept by its failed ticket's claim
+	// cannot read or decide their stored revision (cron_invalid: a cron or
+	// zone it cannot parse; decision_failed: a policy or bound this build
+	// does not know, or a cron with no occurrence left) and that the next
+	// take passes over: on the cluster, each kept by its failed ticket's claim
 	// until it expires; on a single node, each its store was told to
 	// recheck later (Rechecker).
 	Unreadable int
@@ -146,7 +148,7 @@ type Page struct {
 	cfg RoundConfig
 	sum Summary
 	// commits are the decided tickets; decisions that failed before the
-	// commit (cron invalid, decision failed) are already counted in sum and
+	// commit (cron_invalid, decision_failed) are already counted in sum and
 	// never reach the store.
 	commits []CommitParams
 	start   time.Time
@@ -154,8 +156,9 @@ type Page struct {
 	// not admit, initialise or skip (Held lists them).
 	committed bool
 	unsettled []Ticket
-	// unreadable are the tickets whose stored cron this host could not
-	// read (cron_invalid): Commit has a Rechecker pass over their rows.
+	// unreadable are the tickets whose stored revision this host could
+	// not read or decide (cron_invalid, decision_failed): Commit has a
+	// Rechecker pass over their rows.
 	unreadable []Ticket
 }
 
@@ -199,7 +202,7 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 			var te *TicketError
 			if errors.As(err, &te) {
 				p.sum.Reasons[te.Reason]++
-				if te.Reason == ReasonCronInvalid {
+				if te.Revision != 0 {
 					p.unreadable = append(p.unreadable, tk)
 				}
 			}
@@ -314,8 +317,11 @@ func Round(ctx context.Context, st Store, cfg RoundConfig) (Summary, error) {
 type TicketError struct {
 	TriggerID string
 	// Revision is the trigger revision the ticket stood on, when the
-	// failure is one of that revision's (its stored cron): each round
-	// takes the row again, and fails it again, until it is republished.
+	// failure is one of that revision's (its stored cron, policies or
+	// bounds, failed before the commit as cron_invalid or
+	// decision_failed): nothing but a republish (or a build that reads
+	// it) mends it, so the row is put aside (recheckLater) and its
+	// failure logged once (Repeats).
 	Revision int64
 	Outcome  Outcome
 	Reason   Reason
@@ -336,7 +342,11 @@ func (e *TicketError) Error() string {
 func (e *TicketError) Unwrap() error { return e.Err }
 
 // decide derives a ticket's decision; a failure here never reaches the
-// store.
+// store. Either failure is one of the ticket's revision and cursor alone
+// (the round's own configuration was validated before the take): a cron
+// or zone this host cannot parse, or a stored policy or bound this build
+// does not know (a newer build published it) or a cron with no occurrence
+// left, so the next round would fail the row the same way.
 func decide(cfg RoundConfig, tk Ticket) (CommitParams, error) {
 	sched, err := parseTicket(tk)
 	if err != nil {
@@ -345,7 +355,7 @@ func decide(cfg RoundConfig, tk Ticket) (CommitParams, error) {
 	}
 	d, err := Decide(ticketInput(sched, tk, cfg.GraceMs))
 	if err != nil {
-		return CommitParams{}, &TicketError{TriggerID: tk.TriggerID, Outcome: Failed, Reason: ReasonDecisionFailed, Err: err}
+		return CommitParams{}, &TicketError{TriggerID: tk.TriggerID, Revision: tk.TriggerRevision, Outcome: Failed, Reason: ReasonDecisionFailed, Err: err}
 	}
 	p := CommitParams{Ticket: tk, Decision: d, GraceMs: cfg.GraceMs}
 	if d.Action == Admit {

@@ -39,8 +39,9 @@
 // Publishing a trigger revision resets its row (cursor NULL, state_version
 // + 1) in the same transaction, so no ticket taken before can commit.
 //
-// With no lease, a row whose stored cron this host cannot read would be
-// taken again at the head of every page (its cursor never moves);
+// With no lease, a row whose stored cron this host cannot read, or whose
+// stored policy this build cannot decide, would be taken again at the
+// head of every page (its cursor never moves);
 // ScheduleRecheckLater has the take pass it over for a while, only while
 // its state_version is the one that failed, so a republish ends the wait.
 //

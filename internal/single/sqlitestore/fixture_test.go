@@ -213,6 +213,13 @@ func (e *env) fixture() storetest.Fixture {
 					UPDATE trigger_revisions SET timezone = ?, content_digest = ?
 					WHERE (trigger_id, revision) = (SELECT id, current_revision FROM triggers WHERE id = ?)`, zone, digest, triggerID)
 			},
+			SetMisfirePolicy: func(ctx context.Context, triggerID, policy, digest string) error {
+				return e.tamper(ctx, `PRAGMA ignore_check_constraints = ON;
+					DROP TRIGGER IF EXISTS trigger_revisions_immutable;
+					UPDATE trigger_revisions SET misfire_policy = ?, content_digest = ?
+					WHERE (trigger_id, revision) = (SELECT id, current_revision FROM triggers WHERE id = ?);
+					PRAGMA ignore_check_constraints = OFF`, policy, digest, triggerID)
+			},
 			CorruptTaskCommand: func(ctx context.Context, taskID string, revision int64) error {
 				return e.tamper(ctx, `DROP TRIGGER IF EXISTS task_revisions_immutable;
 					UPDATE task_revisions SET spec_json = json_set(spec_json, '$.command.args', json_array('rm', '-rf', '/'))

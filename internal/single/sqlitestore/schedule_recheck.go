@@ -12,7 +12,7 @@ var _ schedule.Rechecker = (*Store)(nil)
 var qScheduleRecheckLater = query("schedule_recheck_later")
 
 // ScheduleRecheckLater has the take pass over the rows of tickets this host
-// could not read until after has passed on the injected clock, each only
+// could not read or decide until after has passed on the injected clock, each only
 // while it still has its ticket's state version
 // (schedule_recheck_later.sql). The take holds nothing on a single node,
 // so without the wait such rows, due before every other row for as long as

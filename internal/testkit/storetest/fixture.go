@@ -175,6 +175,11 @@ type Tamper struct {
 	// current revision in place, as a server whose zone database has a
 	// zone this one lacks would have published it.
 	SetZone func(ctx context.Context, triggerID, zone, digest string) error
+	// SetMisfirePolicy overwrites the misfire policy and content digest
+	// of the trigger's current revision in place, past the schema's check
+	// of the policies this build knows, as a newer build that knows
+	// another policy would have published it.
+	SetMisfirePolicy func(ctx context.Context, triggerID, policy, digest string) error
 	// CorruptTaskCommand changes the stored command arguments of a task
 	// revision, leaving its digest.
 	CorruptTaskCommand func(ctx context.Context, taskID string, revision int64) error

@@ -10,16 +10,42 @@ import (
 )
 
 // unreadableCases are the guarantees about schedule rows whose stored
-// cron this host cannot read (a zone its zone database lacks, a cron that
-// no longer parses): every decision about such a row fails closed
-// (cron_invalid), and however many of them are due, they hold no other
-// row back.
+// revision this host cannot read (a zone its zone database lacks, a cron
+// that no longer parses: cron_invalid) or this build cannot decide (a
+// misfire policy a newer build published: decision_failed): every
+// decision about such a row fails closed, and however many of them are
+// due, they hold no other row back.
 func unreadableCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
-		"RowsThisHostCannotReadDoNotHoldBackARowDueAfterThem": testUnreadableRowsDoNotStarve,
-		"AnUnreadableRowRepublishedIsTakenInTheNextRound":     testUnreadableRepublishedTakenAtOnce,
-		"ManyPagesOfUnreadableRowsAreSetAsideWithoutWaiting":  testManyUnreadableRowsAreSetAsideWithoutWaiting,
+		"RowsThisHostCannotReadDoNotHoldBackARowDueAfterThem":               testUnreadableRowsDoNotStarve,
+		"AnUnreadableRowRepublishedIsTakenInTheNextRound":                   testUnreadableRepublishedTakenAtOnce,
+		"ManyPagesOfUnreadableRowsAreSetAsideWithoutWaiting":                testManyUnreadableRowsAreSetAsideWithoutWaiting,
+		"RowsOfAPolicyThisBuildDoesNotKnowDoNotHoldBackARowDueAfterThem":    testUnknownPolicyRowsDoNotStarve,
+		"ARowOfAPolicyThisBuildDoesNotKnowRepublishedIsTakenInTheNextRound": testUnknownPolicyRepublishedTakenAtOnce,
 	}
+}
+
+// spoil makes a row this host cannot decide, and names the reason its
+// decision fails with.
+type spoil struct {
+	reason schedule.Reason
+	apply  func(*testing.T, Fixture, defs)
+}
+
+// unreadableZone is a stored zone this host's zone database lacks.
+var unreadableZone = spoil{schedule.ReasonCronInvalid, makeUnreadable}
+
+// unknownPolicy is a stored misfire policy this build does not know.
+var unknownPolicy = spoil{schedule.ReasonDecisionFailed, makeUnknownPolicy}
+
+// makeUnknownPolicy gives d's trigger a stored misfire policy this build
+// does not know, as a newer build that knows it would have published it.
+func makeUnknownPolicy(t *testing.T, f Fixture, d defs) {
+	t.Helper()
+	stored := d.Trigger.Spec
+	stored.Cron.MisfirePolicy = "catch_up_all"
+	tamper(t, f.Tamper.SetMisfirePolicy(t.Context(), d.Trigger.TriggerID, string(stored.Cron.MisfirePolicy),
+		trigger.ContentDigest(d.Project.ID, d.Trigger.TriggerID, d.Trigger.TaskID, d.Trigger.TaskRevision, d.Trigger.TaskContentDigest, stored)))
 }
 
 // unreadablePage is the page size of these cases: the edge profile's.
@@ -53,7 +79,19 @@ func makeUnreadable(t *testing.T, f Fixture, d defs) {
 // again each round instead, the unreadable rows would fill every page for
 // as long as they are due — for ever, since their cursors never move.
 func testUnreadableRowsDoNotStarve(t *testing.T, f Fixture) {
-	requireAdmittedBehindUnreadable(t, f, unreadablePage+1)
+	requireAdmittedBehindUnreadable(t, f, unreadableZone, unreadablePage+1)
+}
+
+// A page and one more of rows whose stored misfire policy this build does
+// not know (a newer build published it), all due before a readable row,
+// never keep the readable one from being admitted: each round fails them
+// closed before the commit (decision_failed, nothing written) and puts
+// them aside as it does rows it cannot read, so the readable row is
+// admitted by the second round of a page of four, exactly once, and the
+// failed rows keep their cursors, their occurrences still owed to the
+// build that can decide them.
+func testUnknownPolicyRowsDoNotStarve(t *testing.T, f Fixture) {
+	requireAdmittedBehindUnreadable(t, f, unknownPolicy, unreadablePage+1)
 }
 
 // Ten pages and one more of rows this host cannot read are all put aside
@@ -64,16 +102,16 @@ func testUnreadableRowsDoNotStarve(t *testing.T, f Fixture) {
 // would come round again (the cluster's lease, a single node's recheck)
 // before the last, and hold the readable row back as long.
 func testManyUnreadableRowsAreSetAsideWithoutWaiting(t *testing.T, f Fixture) {
-	requireAdmittedBehindUnreadable(t, f, 10*unreadablePage+1)
+	requireAdmittedBehindUnreadable(t, f, unreadableZone, 10*unreadablePage+1)
 }
 
-// requireAdmittedBehindUnreadable makes n rows this host cannot read due
-// before one readable row and runs rounds of unreadablePage back to back
+// requireAdmittedBehindUnreadable makes n rows spoilt by sp due before
+// one readable row and runs rounds of unreadablePage back to back
 // for as long as each says to start the next at once: the readable row
 // must be admitted in that one run of rounds, in the round right after the
 // last unreadable row was taken, and the unreadable rows must keep their
 // cursors and have no Run.
-func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, n int) {
+func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, sp spoil, n int) {
 	var bad []defs
 	for i := range n {
 		bad = append(bad, newDefs(t, f, fmt.Sprintf("mars%d", i), quietCron(t, f)))
@@ -82,7 +120,7 @@ func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, n int) {
 	initialise(t, f)
 	for i, d := range bad {
 		makeDue(t, f, d.Trigger.TriggerID, 3*60*60_000-int64(i)*1_000)
-		makeUnreadable(t, f, d)
+		sp.apply(t, f, d)
 	}
 	makeDue(t, f, good.Trigger.TriggerID, 60*60_000)
 	cursors := map[string]Row{}
@@ -95,14 +133,14 @@ func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, n int) {
 	for rounds < maxRounds && admittedIn == 0 {
 		rounds++
 		sum := unreadableRound(t, f)
-		failed += sum.Reasons[schedule.ReasonCronInvalid]
-		if sum.Counts[schedule.Failed] != sum.Reasons[schedule.ReasonCronInvalid] {
-			t.Fatalf("round %d failed %d tickets, %d of them cron_invalid (%v); want only the unreadable rows to fail", rounds, sum.Counts[schedule.Failed],
-				sum.Reasons[schedule.ReasonCronInvalid], sum.Errors)
+		failed += sum.Reasons[sp.reason]
+		if sum.Counts[schedule.Failed] != sum.Reasons[sp.reason] {
+			t.Fatalf("round %d failed %d tickets, %d of them %s (%v); want only the unreadable rows to fail", rounds, sum.Counts[schedule.Failed],
+				sum.Reasons[sp.reason], sp.reason, sum.Errors)
 		}
-		if sum.Unreadable != sum.Reasons[schedule.ReasonCronInvalid] {
-			t.Fatalf("round %d put %d unreadable rows out of the next take's way, of %d it failed as cron_invalid; want each", rounds, sum.Unreadable,
-				sum.Reasons[schedule.ReasonCronInvalid])
+		if sum.Unreadable != sum.Reasons[sp.reason] {
+			t.Fatalf("round %d put %d unreadable rows out of the next take's way, of %d it failed as %s; want each", rounds, sum.Unreadable,
+				sum.Reasons[sp.reason], sp.reason)
 		}
 		if sum.Counts[schedule.Admitted] > 0 {
 			admittedIn = rounds
@@ -113,7 +151,7 @@ func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, n int) {
 	t.Logf("the readable row was admitted in round %d (0: not within %d rounds) behind %d unreadable rows; %d unreadable tickets failed meanwhile",
 		admittedIn, maxRounds, n, failed)
 	if failed != n {
-		t.Fatalf("%d tickets failed as cron_invalid; want each of the %d unreadable rows taken and failed once", failed, n)
+		t.Fatalf("%d tickets failed as %s; want each of the %d unreadable rows taken and failed once", failed, sp.reason, n)
 	}
 	if want := n/unreadablePage + 1; admittedIn != want {
 		t.Fatalf("the readable row was admitted in round %d (0: never in %d rounds); want round %d behind %d unreadable rows on a page of %d",
@@ -139,18 +177,33 @@ func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, n int) {
 // out, and whatever keeps the failed row from the head of the queue holds
 // only the revision that failed.
 func testUnreadableRepublishedTakenAtOnce(t *testing.T, f Fixture) {
+	requireRepublishedTakenAtOnce(t, f, unreadableZone)
+}
+
+// A row that failed on a misfire policy this build does not know, then
+// applied again with one it knows, is taken by the very next round, as a
+// row this host cannot read is.
+func testUnknownPolicyRepublishedTakenAtOnce(t *testing.T, f Fixture) {
+	requireRepublishedTakenAtOnce(t, f, unknownPolicy)
+}
+
+// requireRepublishedTakenAtOnce fails a row spoilt by sp once, requires
+// the next round to leave it alone, republishes the trigger's own spec
+// (a zone and policy this host knows) and requires the round after that
+// to initialise it.
+func requireRepublishedTakenAtOnce(t *testing.T, f Fixture, sp spoil) {
 	d := newDefs(t, f, "mars", quietCron(t, f))
 	initialise(t, f)
 	makeDue(t, f, d.Trigger.TriggerID, 60*60_000)
-	makeUnreadable(t, f, d)
-	if sum := unreadableRound(t, f); sum.Reasons[schedule.ReasonCronInvalid] != 1 {
-		t.Fatalf("the unreadable row's round: %v, reasons %v; want it failed as cron_invalid", sum.Counts, sum.Reasons)
+	sp.apply(t, f, d)
+	if sum := unreadableRound(t, f); sum.Reasons[sp.reason] != 1 || sum.Unreadable != 1 {
+		t.Fatalf("the spoilt row's round: %v, reasons %v, %d put aside; want it failed as %s and put aside", sum.Counts, sum.Reasons, sum.Unreadable, sp.reason)
 	}
 	if sum := unreadableRound(t, f); sum.Taken != 0 {
 		t.Fatalf("the round after the failure took %d rows (%v); want the failed row left alone", sum.Taken, sum.Counts)
 	}
 	next := d.Trigger.Spec
-	next.Cron.Timezone = "UTC"
+	next.Name += "-again"
 	republish(t, f, d, d.Trigger.Revision, next)
 	if sum := unreadableRound(t, f); sum.Counts[schedule.Initialized] != 1 {
 		t.Fatalf("the round after the republish: %v, reasons %v, errors %v; want the republished row initialised", sum.Counts, sum.Reasons, sum.Errors)
