@@ -153,14 +153,18 @@ func TestShortPageWaitsForTheCadence(t *testing.T) {
 	}
 }
 
-// A full page of rows that all fail closed (here a tampered task revision)
-// keeps failing on every claim: starting the next round at once would spin
-// on them as fast as the database answers. It waits for the cadence.
+// A full page of rows whose commits all fail for a cause the round puts no
+// row aside for (here the schema refusing every write, as a database
+// missing a migration would) keeps failing on every claim: starting the
+// next round at once would spin on them as fast as the database answers.
+// It waits for the cadence. (A page failed on its rows' own stored state,
+// a corrupt digest, is put aside and starts the next round at once: the
+// storetest unreadable cases.)
 func TestAFullPageThatMadeNoProgressWaitsForTheCadence(t *testing.T) {
 	t.Parallel()
 	st := failingCommits{fakeStore: &fakeStore{backlog: 10 * 4, observed: t0 + 1},
-		res: schedule.CommitResult{Outcome: schedule.Failed, Reason: "task_digest_corrupt"},
-		err: qlerror.New(qlerror.Internal, "task x revision 1: content digest mismatch")}
+		res: schedule.CommitResult{Outcome: schedule.Failed, Reason: schedule.ReasonConstraintViolation},
+		err: qlerror.New(qlerror.Internal, "the schema refused the admission")}
 	logs := &logBuffer{}
 	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
 	if err != nil {
@@ -180,8 +184,36 @@ func TestAFullPageThatMadeNoProgressWaitsForTheCadence(t *testing.T) {
 		t.Fatalf("%d claims: after its first round the loop must wait a cadence (1h), not claim again at once", n)
 	}
 	recs := logs.records(t, schedule.CodeTicketFailed)
-	if len(recs) != 8 || recs[0]["reason"] != "task_digest_corrupt" || recs[0]["outcome"] != "failed" {
+	if len(recs) != 8 || recs[0]["reason"] != "constraint_violation" || recs[0]["outcome"] != "failed" {
 		t.Fatalf("ticket records %v", recs)
+	}
+}
+
+// A full page whose commits all fail closed on their rows' own stored
+// state (here a corrupt task digest, which no round mends) leaves each row
+// claimed until its claim expires, out of the next claims' way: the round
+// line says so (unreadable) and the next round starts at once, since the
+// next page holds other rows.
+func TestAFullPageFailedOnItsRowsStoredStateIsLoggedAsPutAsideAndStartsTheNextAtOnce(t *testing.T) {
+	t.Parallel()
+	st := failingCommits{fakeStore: &fakeStore{backlog: 4, observed: t0 + 1},
+		res: schedule.CommitResult{Outcome: schedule.Failed, Reason: schedule.ReasonTaskDigestCorrupt},
+		err: qlerror.New(qlerror.Internal, "task x revision 1: content digest mismatch")}
+	logs := &logBuffer{}
+	co, err := New(Config{Owner: "replica-a", PageSize: 4, Cadence: time.Hour}, st, slog.New(slog.NewJSONHandler(logs, nil)), availability.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := co.round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.takeCount(); n != 2 {
+		t.Fatalf("%d claims; want the page put aside, then the next claimed at once", n)
+	}
+	recs := logs.records(t, schedule.CodeRound)
+	// The empty round after it is logged at debug, below this log's level.
+	if len(recs) != 1 || recs[0]["taken"] != 4.0 || recs[0]["failed"] != 4.0 || recs[0]["unreadable"] != 4.0 {
+		t.Fatalf("round records %v; want 4 taken, failed and put aside", recs)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 func TestTheNextRoundStartsAtOnceOnlyAfterAFullPageThatMadeProgressOrPutUnreadableRowsAside(t *testing.T) {
@@ -215,5 +216,49 @@ func TestAPolicyThisBuildDoesNotKnowIsWarnedOncePerRevisionNotEachRound(t *testi
 	}
 	if fmt.Sprint(levels) != "[WARN DEBUG]" {
 		t.Fatalf("the ticket was logged at %v in two rounds; want warn, then debug", levels)
+	}
+}
+
+// refusingStore fails each commit closed with the reason its trigger is
+// mapped to, as an adapter that found the row's stored state wrong does.
+type refusingStore struct {
+	recordingStore
+	reasons map[string]Reason
+}
+
+func (s *refusingStore) ScheduleCommitPage(_ context.Context, ps []CommitParams) ([]CommitResult, error) {
+	out := make([]CommitResult, len(ps))
+	for i, p := range ps {
+		out[i] = CommitResult{Outcome: Failed, Reason: s.reasons[p.Ticket.TriggerID]}
+	}
+	return out, nil
+}
+
+// A commit that fails closed on its row's own stored state (a corrupt
+// digest) is the failure of the ticket's revision, warned of once, not
+// each time the row is taken again; one that failed for the write alone
+// (write_failed) may mend by the next round and is warned of each time.
+func TestACommitFailingOnItsRowsStoredStateIsWarnedOncePerRevision(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: NewRepeats()}
+	corrupt, write := ticket("t-corrupt", cursor(t0), t0+5, trigger.FireOnce), ticket("t-write", cursor(t0), t0+5, trigger.FireOnce)
+	corrupt.TriggerRevision, write.TriggerRevision = 3, 3
+	st := &refusingStore{recordingStore: recordingStore{tickets: []Ticket{corrupt, write}},
+		reasons: map[string]Reason{"t-corrupt": ReasonTriggerDigestCorrupt, "t-write": ReasonWriteFailed}}
+	var levels []string
+	for range 2 {
+		sum, err := Round(context.Background(), st, RoundConfig{PageSize: 4, Parallel: 1, GraceMs: minute, NewID: func() string { return "x" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Reset()
+		d.Round(context.Background(), sum)
+		for _, r := range records(t, &buf)[1:] {
+			levels = append(levels, r["trigger_id"].(string)+" "+r["level"].(string))
+		}
+	}
+	if want := "[t-corrupt WARN t-write WARN t-corrupt DEBUG t-write WARN]"; fmt.Sprint(levels) != want {
+		t.Fatalf("ticket records %v; want %s", levels, want)
 	}
 }

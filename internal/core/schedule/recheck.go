@@ -34,7 +34,8 @@ type Rechecker interface {
 }
 
 // recheckLater has st pass over the rows of unreadable, tickets this
-// round failed on their revision (cron_invalid, decision_failed), for UnreadableRecheck when st is a
+// round failed on their revision (cron_invalid, decision_failed) or on
+// their row's own stored state (failsOnItsRow), for UnreadableRecheck when st is a
 // Rechecker, and counts in Summary.Unreadable the rows the next take
 // passes over: those the Rechecker put aside, or every such row whose
 // ticket holds a claim (it keeps the row until it expires). A wait that

@@ -98,8 +98,9 @@ type Summary struct {
 	// Unreadable counts the rows this round failed because this host
 	// cannot read or decide their stored revision (cron_invalid: a cron or
 	// zone it cannot parse; decision_failed: a policy or bound this build
-	// does not know, or a cron with no occurrence left) and that the next
-	// take passes over: on the cluster, each kept by its failed ticket's claim
+	// does not know, or a cron with no occurrence left), or whose commit
+	// failed closed on its own stored state (failsOnItsRow), and that the
+	// next take passes over: on the cluster, each kept by its failed ticket's claim
 	// until it expires; on a single node, each its store was told to
 	// recheck later (Rechecker).
 	Unreadable int
@@ -157,8 +158,9 @@ type Page struct {
 	committed bool
 	unsettled []Ticket
 	// unreadable are the tickets whose stored revision this host could
-	// not read or decide (cron_invalid, decision_failed): Commit has a
-	// Rechecker pass over their rows.
+	// not read or decide (cron_invalid, decision_failed), or whose commit
+	// failed closed on their row's own stored state (failsOnItsRow):
+	// Commit has a Rechecker pass over their rows.
 	unreadable []Ticket
 }
 
@@ -290,6 +292,9 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 		case Raced, Failed, Unavailable:
 			p.sum.Reasons[res.Reason]++
 			p.unsettled = append(p.unsettled, group[i].Ticket)
+			if res.Outcome == Failed && failsOnItsRow(res.Reason) {
+				p.unreadable = append(p.unreadable, group[i].Ticket)
+			}
 		}
 		// What the commit wrote to the ledger, not what the decision
 		// handed to it passed: the store may pass an admission over for
@@ -298,9 +303,31 @@ func (p *Page) record(group []CommitParams, results []CommitResult, err error) {
 			p.sum.Passed[ps.Reason] += ps.Count
 		}
 		if err == nil && (res.Err != nil || res.Outcome == Failed || res.Outcome == Unavailable) {
-			p.sum.Errors = append(p.sum.Errors, &TicketError{TriggerID: group[i].Ticket.TriggerID, Outcome: res.Outcome, Reason: res.Reason, Err: res.Err})
+			te := &TicketError{TriggerID: group[i].Ticket.TriggerID, Outcome: res.Outcome, Reason: res.Reason, Err: res.Err}
+			if res.Outcome == Failed && failsOnItsRow(res.Reason) {
+				te.Revision = group[i].Ticket.TriggerRevision
+			}
+			p.sum.Errors = append(p.sum.Errors, te)
 		}
 	}
+}
+
+// failsOnItsRow reports whether a commit that failed closed with reason
+// did so on its own row's stored state, which no later round mends by
+// itself: a stored revision that no longer hashes to its digest, a pinned
+// execution revision missing or corrupt, or a cursor at an occurrence
+// that already has its Run. Taken again, such a row fails again, so it is
+// put aside as a row this host cannot read is (recheckLater) and its
+// failure is its revision's (Repeats). A lost race, a snapshot or cursor
+// that moved since the take (the next take reads the row afresh) or a
+// failure of the database as a whole (every row fails alike, none holds
+// the others back) is not.
+func failsOnItsRow(r Reason) bool {
+	switch r {
+	case ReasonTriggerDigestCorrupt, ReasonTaskDigestCorrupt, ReasonExecutionMissing, ReasonExecutionCorrupt, ReasonOccurrenceExists:
+		return true
+	}
+	return false
 }
 
 // Round takes one page, decides each ticket from its own observation time

@@ -14,9 +14,12 @@ import (
 )
 
 // The single-node scheduler logs its rounds with the stable codes every
-// profile shares — a summary with counts by outcome, and one record per
-// failed ticket with its reason — and a full page on which nothing could
-// be committed waits for the cadence instead of starting the next round.
+// profile shares — a summary with counts by outcome and the rows it put
+// aside (unreadable), and one record per failed ticket with its reason —
+// and a full page on which nothing could be committed does not spin: its
+// rows, failed closed on their own stored state (no execution plan), are
+// put aside, the next round (started at once) finds nothing else, and the
+// scheduler then waits for the cadence.
 func TestRoundsAreLoggedWithTheSharedCodesAndAFailingPageDoesNotSpin(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -41,23 +44,24 @@ func TestRoundsAreLoggedWithTheSharedCodesAndAFailingPageDoesNotSpin(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the first round's record", 10*time.Second, func() bool { return len(logRecords(t, &log, schedule.CodeRound)) > 0 })
+	waitFor(t, "two rounds' records", 10*time.Second, func() bool { return len(logRecords(t, &log, schedule.CodeRound)) >= 2 })
 	if err := srv.Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if n := rounds.Load(); n != 1 {
-		t.Fatalf("%d rounds; a full page that all failed must wait the cadence (1h) before the next", n)
+	if n := rounds.Load(); n != 2 {
+		t.Fatalf("%d rounds; after the page it put aside and the empty round after it, the scheduler must wait the cadence (1h)", n)
 	}
 	round := logRecords(t, &log, schedule.CodeRound)
-	if len(round) != 1 || round[0]["taken"] != 4.0 || round[0]["failed"] != 4.0 || round[0]["admitted"] != 0.0 {
-		t.Fatalf("round records %v", round)
+	if len(round) != 2 || round[0]["taken"] != 4.0 || round[0]["failed"] != 4.0 || round[0]["admitted"] != 0.0 || round[0]["unreadable"] != 4.0 ||
+		round[1]["taken"] != 0.0 || round[1]["unreadable"] != 0.0 {
+		t.Fatalf("round records %v; want a page of 4 failed and put aside, then an empty round", round)
 	}
 	tickets := logRecords(t, &log, schedule.CodeTicketFailed)
 	if len(tickets) != 4 {
 		t.Fatalf("%d ticket records, want 4:\n%s", len(tickets), log.String())
 	}
 	for _, r := range tickets {
-		if r["level"] != "WARN" || r["outcome"] != "failed" || r["reason"] == nil || r["error_code"] != "internal" || r["trigger_id"] == nil {
+		if r["level"] != "WARN" || r["outcome"] != "failed" || r["reason"] != "execution_missing" || r["error_code"] != "internal" || r["trigger_id"] == nil {
 			t.Fatalf("ticket record %v", r)
 		}
 	}

@@ -22,6 +22,8 @@ func unreadableCases() map[string]func(*testing.T, Fixture) {
 		"ManyPagesOfUnreadableRowsAreSetAsideWithoutWaiting":                testManyUnreadableRowsAreSetAsideWithoutWaiting,
 		"RowsOfAPolicyThisBuildDoesNotKnowDoNotHoldBackARowDueAfterThem":    testUnknownPolicyRowsDoNotStarve,
 		"ARowOfAPolicyThisBuildDoesNotKnowRepublishedIsTakenInTheNextRound": testUnknownPolicyRepublishedTakenAtOnce,
+		"RowsWhoseStoredTriggerIsCorruptDoNotHoldBackARowDueAfterThem":      testCorruptTriggerRowsDoNotStarve,
+		"RowsWhoseExecutionIsMissingDoNotHoldBackARowDueAfterThem":          testMissingExecutionRowsDoNotStarve,
 	}
 }
 
@@ -37,6 +39,20 @@ var unreadableZone = spoil{schedule.ReasonCronInvalid, makeUnreadable}
 
 // unknownPolicy is a stored misfire policy this build does not know.
 var unknownPolicy = spoil{schedule.ReasonDecisionFailed, makeUnknownPolicy}
+
+// corruptTrigger is a stored trigger revision that no longer hashes to
+// its digest, which the commit finds.
+var corruptTrigger = spoil{schedule.ReasonTriggerDigestCorrupt, func(t *testing.T, f Fixture, d defs) {
+	t.Helper()
+	tamper(t, f.Tamper.RewriteTrigger(t.Context(), d.Trigger.TriggerID, "renamed", true, d.Trigger.ContentDigest))
+}}
+
+// missingExecution is a pinned task revision without its execution
+// revision, which the commit of an admission finds.
+var missingExecution = spoil{schedule.ReasonExecutionMissing, func(t *testing.T, f Fixture, d defs) {
+	t.Helper()
+	tamper(t, f.Tamper.DeleteExecutions(t.Context(), d.Task.TaskID))
+}}
 
 // makeUnknownPolicy gives d's trigger a stored misfire policy this build
 // does not know, as a newer build that knows it would have published it.
@@ -92,6 +108,24 @@ func testUnreadableRowsDoNotStarve(t *testing.T, f Fixture) {
 // build that can decide them.
 func testUnknownPolicyRowsDoNotStarve(t *testing.T, f Fixture) {
 	requireAdmittedBehindUnreadable(t, f, unknownPolicy, unreadablePage+1)
+}
+
+// A page and one more of rows whose stored trigger revision no longer
+// hashes to its digest, all due before a sound row, never keep the sound
+// one from being admitted: each commit fails closed on the row's own
+// stored state (trigger_digest_corrupt), which no round mends, and the row
+// is put aside as one this host cannot read is; each keeps its cursor and
+// gets no Run.
+func testCorruptTriggerRowsDoNotStarve(t *testing.T, f Fixture) {
+	requireAdmittedBehindUnreadable(t, f, corruptTrigger, unreadablePage+1)
+}
+
+// A page and one more of rows whose task lost its execution revision, all
+// due before a sound row, never keep the sound one from being admitted:
+// each admission fails closed at the commit (execution_missing), and the
+// row is put aside; each keeps its cursor and gets no Run.
+func testMissingExecutionRowsDoNotStarve(t *testing.T, f Fixture) {
+	requireAdmittedBehindUnreadable(t, f, missingExecution, unreadablePage+1)
 }
 
 // Ten pages and one more of rows this host cannot read are all put aside
