@@ -344,11 +344,11 @@ func Round(ctx context.Context, st Store, cfg RoundConfig) (Summary, error) {
 type TicketError struct {
 	TriggerID string
 	// Revision is the trigger revision the ticket stood on, when the
-	// failure is one of that revision's (its stored cron, policies or
-	// bounds, failed before the commit as cron_invalid or
-	// decision_failed): nothing but a republish (or a build that reads
-	// it) mends it, so the row is put aside (recheckLater) and its
-	// failure logged once (Repeats).
+	// failure is one of that revision's or its row's stored state (its
+	// cron, policies or bounds, failed before the commit as cron_invalid
+	// or decision_failed; a corruption the commit failed closed on,
+	// failsOnItsRow): no later round mends it by itself, so the row is
+	// put aside (recheckLater) and its failure logged once (Repeats).
 	Revision int64
 	Outcome  Outcome
 	Reason   Reason
