@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
@@ -35,6 +37,32 @@ func attemptDir(c task.Command, attemptID string, cred *syscall.Credential) (dir
 		}
 	}
 	return dir, cleanup, nil
+}
+
+// RemoveAttemptDirs removes the fresh working directories attemptDir made
+// for attemptID that are still there: those of a command whose server or
+// worker died before it could remove them, which nothing else ever would.
+// Call it only once nothing of that command runs any more (its orphan
+// ended or gone): removing a live command's directory would pull it from
+// under the command. It returns how many it removed.
+func RemoveAttemptDirs(attemptID string) (int, error) {
+	if err := ids.Validate("attempt id", attemptID); err != nil {
+		return 0, err
+	}
+	dirs, err := filepath.Glob(filepath.Join(os.TempDir(), "qinglong-"+attemptID+"-*"))
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	var errs []error
+	for _, d := range dirs {
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed++
+	}
+	return removed, errors.Join(errs...)
 }
 
 // startFailure explains why a command did not start. exec reports a

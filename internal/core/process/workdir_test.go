@@ -1,87 +1,42 @@
 package process
 
 import (
-	"os/exec"
+	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/task"
 )
 
-// exec reports a missing working directory as "fork/exec /bin/sh: no such
-// file or directory"; the log must name the directory instead.
-func TestAMissingWorkingDirIsNamed(t *testing.T) {
-	t.Parallel()
-	missing := filepath.Join(t.TempDir(), "gone")
-	c := shell("echo hi", time.Minute)
-	c.WorkingDir = missing
-	var out syncBuffer
-	res := runCommand(t.Context(), c, nil, &out, func(int) {})
-	if res.Code != ErrorCodeSpawnFailed || !strings.Contains(out.String(), "the working directory "+missing+" does not exist") {
-		t.Fatalf("result %+v, log %q; want spawn_failed naming %s", res, out.String(), missing)
+// The working directories a dead server or worker left behind are removed
+// by the attempt's id, with what the command wrote in them, and no other
+// attempt's directory is touched; a string that is not an attempt id
+// removes nothing.
+func TestTheWorkingDirectoriesOfAnEndedAttemptAreRemovedByItsIDAlone(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	ended, other := ids.New(), ids.New()
+	var dirs []string
+	for _, id := range []string{ended, ended, other} {
+		dir, _, err := attemptDir(task.Command{}, id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "left.txt"), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
 	}
-}
-
-// A script whose #! interpreter is missing is reported by exec as the
-// script itself missing; the log must name the interpreter.
-func TestAMissingInterpreterIsNamed(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	script := filepath.Join(dir, "job")
-	// Written by a child process: a file this process held open for
-	// writing could be inherited by a command another test forks at that
-	// moment, and exec'ing it would then fail with "text file busy".
-	write := exec.Command("/bin/sh", "-c", `printf '#!/nonexistent/python9 -u\nprint(1)\n' > "$0" && chmod 755 "$0"`, script)
-	if out, err := write.CombinedOutput(); err != nil {
-		t.Fatalf("writing the script: %v %s", err, out)
+	if n, err := RemoveAttemptDirs(ended); err != nil || n != 2 {
+		t.Fatalf("removed %d directories (%v), want the ended attempt's two", n, err)
 	}
-	var out syncBuffer
-	res := runCommand(t.Context(), task.Command{Mode: task.ModeArgv, Path: script, TimeoutMs: 60_000}, nil, &out, func(int) {})
-	if res.Code != ErrorCodeSpawnFailed || !strings.Contains(out.String(), "the interpreter /nonexistent/python9") {
-		t.Fatalf("result %+v, log %q; want spawn_failed naming the interpreter", res, out.String())
+	for i, d := range dirs {
+		_, err := os.Stat(d)
+		if gone := os.IsNotExist(err); gone != (i < 2) {
+			t.Errorf("%s: gone %t (%v), want only the ended attempt's directories gone", d, gone, err)
+		}
 	}
-	if !strings.Contains(out.String(), script) {
-		t.Fatalf("log %q does not name the script", out.String())
-	}
-}
-
-func TestAMissingShellIsNamed(t *testing.T) {
-	t.Parallel()
-	c := task.Command{Mode: task.ModeShell, Shell: "/nonexistent/sh", Script: "echo", TimeoutMs: 60_000}
-	var out syncBuffer
-	res := runCommand(t.Context(), c, nil, &out, func(int) {})
-	if res.Code != ErrorCodeSpawnFailed || !strings.Contains(out.String(), "the shell /nonexistent/sh does not exist") {
-		t.Fatalf("result %+v, log %q; want spawn_failed naming the shell", res, out.String())
-	}
-}
-
-// The kernel refuses one argument of 128 KiB or more: the longest script
-// a task may have must still start.
-func TestAScriptOfTheLongestAllowedLengthRuns(t *testing.T) {
-	t.Parallel()
-	script := "true #" + strings.Repeat("x", task.MaxScriptLen-len("true #"))
-	c := shell(script, time.Minute)
-	if err := (task.Spec{Name: "long", Command: c}).Validate(); err != nil {
-		t.Fatalf("a script of %d bytes is refused: %v", len(script), err)
-	}
-	var out syncBuffer
-	res := runCommand(t.Context(), c, nil, &out, func(int) {})
-	if res.State != run.AttemptSucceeded {
-		t.Fatalf("a script of the longest allowed length (%d bytes): result %+v, log %q; want it to run", len(script), res, out.String())
-	}
-}
-
-// A command the kernel will not start for its size ("argument list too
-// long") says which fields of the task to shorten.
-func TestACommandTooLongToStartNamesWhatToShorten(t *testing.T) {
-	t.Parallel()
-	c := task.Command{Mode: task.ModeArgv, Path: "/bin/true", Args: []string{strings.Repeat("x", 200<<10)}, TimeoutMs: 60_000}
-	var out syncBuffer
-	res := runCommand(t.Context(), c, nil, &out, func(int) {})
-	if res.Code != ErrorCodeSpawnFailed || !strings.Contains(out.String(), "shorten the task's script, args or env") {
-		t.Fatalf("result %+v, log %q; want spawn_failed saying what to shorten", res, out.String())
+	if n, err := RemoveAttemptDirs("*"); err == nil || n != 0 {
+		t.Errorf("a pattern for an attempt id removed %d (%v), want nothing and an error", n, err)
 	}
 }

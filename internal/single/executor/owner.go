@@ -171,14 +171,16 @@ type Recovery struct {
 	// something still runs that could not be proven to be the command, or
 	// could not be ended; they were left alone.
 	OrphansLeft int
-	// OrphanErr is the first failure to check or end one (for the log; it
+	// OrphanErr is the first failure to check or end one, or to remove
+	// the working directory of one that no longer runs (for the log; it
 	// does not stop the server from starting).
 	OrphanErr error
 }
 
 // Recover marks lost every starting or running attempt whose owner process
 // is gone, ends the commands such an owner left running (see
-// process.EndOrphan), then removes the lock files of owners that are gone.
+// process.EndOrphan) and removes their fresh working directories, then
+// removes the lock files of owners that are gone.
 // A Run whose task retries a lost attempt waits to retry (run.retry_wait)
 // and the dispatcher runs its next attempt after the backoff; any other
 // ends lost (run.lost) and waits to be reconciled. Claimed attempts that
@@ -208,8 +210,17 @@ func endOrphans(lost []run.Attempt, rec *Recovery) {
 		}
 		wg.Go(func() {
 			outcome, err := process.EndOrphan(a.PID, *a.StartedAtMs)
+			var dirErr error
+			if err == nil && outcome != process.OrphanLeft {
+				// Nothing of the command runs any more: its fresh working
+				// directory, which its dead server never removed, goes.
+				_, dirErr = process.RemoveAttemptDirs(a.ID)
+			}
 			mu.Lock()
 			defer mu.Unlock()
+			if dirErr != nil && rec.OrphanErr == nil {
+				rec.OrphanErr = fmt.Errorf("remove the working directory of attempt %s: %w", a.ID, dirErr)
+			}
 			switch {
 			case err != nil:
 				rec.OrphansLeft++

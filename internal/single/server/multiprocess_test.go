@@ -27,7 +27,7 @@ const (
 	attemptsSQL   = `SELECT count(*) FROM attempts`
 	lostSQL       = `SELECT count(*) FROM runs WHERE state = 'lost'`
 	runningSQL    = `SELECT count(*) FROM attempts WHERE state = 'running'`
-	liveSQL       = `SELECT run_id, pid FROM attempts WHERE state = 'running'`
+	liveSQL       = `SELECT run_id, pid, id FROM attempts WHERE state = 'running'`
 )
 
 // A server and another process commit the scheduler's decisions for the
@@ -99,7 +99,8 @@ func TestAServerAndAnotherProcessSchedulingOneFileNeverDuplicateAnOccurrence(t *
 // A server killed with SIGKILL while commands run leaves starting/running
 // attempts behind; the next start marks them lost with run.lost, runs
 // nothing again, and (on Linux, where a reused pid can be told apart) ends
-// the commands the dead server left running.
+// the commands the dead server left running and removes their fresh
+// working directories.
 func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
 	t.Parallel()
 	dataDir := installedDir(t)
@@ -119,16 +120,21 @@ func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var killed []string
+	var killed, workDirs []string
 	var groups []int
 	for rows.Next() {
-		var runID string
+		var runID, attemptID string
 		var pid int
-		if err := rows.Scan(&runID, &pid); err != nil {
+		if err := rows.Scan(&runID, &pid, &attemptID); err != nil {
 			t.Fatal(err)
 		}
 		killed = append(killed, runID)
 		groups = append(groups, pid)
+		dirs, err := filepath.Glob(filepath.Join(os.TempDir(), "qinglong-"+attemptID+"-*"))
+		if err != nil || len(dirs) != 1 {
+			t.Fatalf("the working directories of attempt %s while its command runs: %v (%v); want its one fresh directory", attemptID, dirs, err)
+		}
+		workDirs = append(workDirs, dirs[0])
 		// Whatever the restart leaves is cleaned up with the test.
 		t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
 	}
@@ -170,6 +176,13 @@ func TestKilledServerLeavesLostRunsThatAreNeverReRun(t *testing.T) {
 		for _, pid := range groups {
 			if running := groupRunning(pid); running {
 				t.Fatalf("the orphaned command (process group %d) still runs after the restart", pid)
+			}
+		}
+		// With its command ended, each fresh working directory the killed
+		// server left is removed too: nothing else ever would.
+		for _, d := range workDirs {
+			if _, err := os.Stat(d); !os.IsNotExist(err) {
+				t.Errorf("the working directory %s of an ended orphan is still there after the restart (%v)", d, err)
 			}
 		}
 	}

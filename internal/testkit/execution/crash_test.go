@@ -2,6 +2,7 @@ package execution
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -146,11 +147,20 @@ retry: {maxAttempts: 2, on: [lost]}`}))
 	c.awaitRun(t, x, 20*time.Second, "running")
 	x1 := c.attempts(t, x)[0]
 	pid := c.awaitPid(t, x1.ID)
+	workDir := filepath.Join(os.TempDir(), "qinglong-"+x1.ID+"-*")
+	if dirs, err := filepath.Glob(workDir); err != nil || len(dirs) != 1 {
+		t.Fatalf("the running attempt's working directories: %v (%v); want its one fresh directory", dirs, err)
+	}
 	wa.kill(t)
 	leaseEnd := *c.attempts(t, x)[0].LeaseExpiresAtMs
 
 	wa = c.startWorker(t, a, r.workerURL(), 2)
 	wa.awaitLog(t, "attempt_abandoned_reported", 1, 20*time.Second)
+	// The killed worker never removed its command's fresh working
+	// directory; the restart does, once the command is ended.
+	if dirs, err := filepath.Glob(workDir); err != nil || len(dirs) != 0 {
+		t.Errorf("the working directory of the ended attempt after the restart: %v (%v); want it removed", dirs, err)
+	}
 	var state, code string
 	var finished int64
 	if err := c.env.Super.QueryRow(context.Background(), `SELECT state, coalesce(error_code, ''), coalesce(finished_at_ms, 0) FROM qinglong.attempts WHERE id = $1`, x1.ID).

@@ -553,6 +553,14 @@ func (w *worker) recoverLocal() error {
 		}
 		attrs := []any{"code", "attempt_abandoned", "attemptId", a.ID, "runId", a.RunID, "state", a.State, "pid", a.Pid, "orphan", orphanName(outcome)}
 		err := errors.Join(endErr, markErr)
+		if err == nil && outcome != process.OrphanLeft {
+			// Nothing of the command runs any more: its fresh working
+			// directory, which the dead process never removed, goes (a
+			// failure to remove it is said, and changes nothing else).
+			if _, dirErr := process.RemoveAttemptDirs(a.ID); dirErr != nil {
+				attrs = append(attrs, "dirError", dirErr.Error())
+			}
+		}
 		if err != nil {
 			attrs = append(attrs, "error", err.Error())
 		}
