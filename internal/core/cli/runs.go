@@ -140,8 +140,8 @@ it needs.`),
 			if r.RerunOf != "" {
 				fmt.Fprintf(w, "re-run of  %s\n", r.RerunOf)
 			}
-			if r.DueAtMs != 0 && r.DueAtMs != r.ScheduledForMs {
-				fmt.Fprintf(w, "due        %s (jitter %s)\n", fmtMs(&r.DueAtMs), time.Duration(r.DueAtMs-r.ScheduledForMs)*time.Millisecond)
+			if note := dueNote(r); note != "" {
+				fmt.Fprintf(w, "due        %s (%s)\n", fmtMs(&r.DueAtMs), note)
 			}
 			if d.Waiting != nil {
 				fmt.Fprintf(w, "waiting    %s\n", oneLine(d.Waiting.Message()))
@@ -167,6 +167,26 @@ it needs.`),
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	return c
+}
+
+// dueNote says why a Run's due time is not its scheduled time, "" when it
+// is (or was not recorded). The clock and a backfill make an occurrence due
+// its trigger's jitter after it; a person's request is due when it was
+// made, and a re-run keeps the original's scheduled time, so the gap
+// between them is the time since the original's occurrence, not jitter.
+// A Run read from a server that does not send its origin is known for a
+// re-run by the Run it repeats.
+func dueNote(r run.Run) string {
+	if r.DueAtMs == 0 || r.DueAtMs == r.ScheduledForMs {
+		return ""
+	}
+	switch {
+	case r.Origin == run.OriginRerun || r.RerunOf != "":
+		return "when the re-run was requested; scheduled is the original's"
+	case r.Origin == run.OriginRunNow:
+		return "when it was requested"
+	}
+	return "jitter " + (time.Duration(r.DueAtMs-r.ScheduledForMs) * time.Millisecond).String()
 }
 
 // attemptError is an attempt's error code and message on one line, "-"

@@ -33,6 +33,12 @@ type Run struct {
 	FinishedAtMs *int64    `json:"finishedAtMs"`
 	// RerunOf is the finished Run this one re-runs.
 	RerunOf string `json:"rerunOf,omitempty"`
+	// Origin is what admitted the Run: clock, run_now, rerun or backfill.
+	// It says what DueAtMs is: the clock's and a backfill's occurrence with
+	// its trigger's jitter added, or the instant a person's request was made
+	// (a re-run keeps the original's ScheduledForMs, so its due time is not
+	// that plus jitter).
+	Origin run.Origin `json:"origin,omitempty"`
 }
 
 // Attempt is the stable shape of an Attempt (without its log path and
@@ -98,7 +104,7 @@ func NewRun(r run.Run) Run {
 		TriggerID: r.TriggerID, TriggerRevision: r.TriggerRevision, TriggerName: r.TriggerName, TaskName: r.TaskName, ExecutionRevisionID: r.ExecutionRevisionID,
 		IdempotencyKey: r.IdempotencyKey, ScheduledForMs: r.ScheduledForMs, DueAtMs: r.DueAtMs, State: r.State, Version: r.Version,
 		LastEventSeq: r.LastEventSeq, CreatedAtMs: r.CreatedAtMs, QueuedAtMs: r.QueuedAtMs, UpdatedAtMs: r.UpdatedAtMs,
-		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf,
+		FinishedAtMs: r.FinishedAtMs, RerunOf: r.RerunOf, Origin: r.Origin,
 	}
 }
 
