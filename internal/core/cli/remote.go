@@ -356,8 +356,11 @@ func (c *apiClient) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	return out, nil
 }
 
+// TriggerList is a page of triggers without their last Runs: what finding
+// a trigger or project by name reads, which asks the server for no Run
+// (?lastRun=false) rather than one index probe per trigger it discards.
 func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParams) ([]schedule.TriggerStatus, string, error) {
-	page, err := c.TriggerPage(ctx, p)
+	page, err := c.triggerPage(ctx, p, false)
 	if err != nil {
 		return nil, "", err
 	}
@@ -371,7 +374,14 @@ func (c *apiClient) TriggerList(ctx context.Context, p schedule.TriggerListParam
 // TriggerPage is a page of triggers as GET /api/v1/triggers shapes it,
 // each with its last Run: what `triggers list` prints from the database.
 func (c *apiClient) TriggerPage(ctx context.Context, p schedule.TriggerListParams) (view.TriggerList, error) {
+	return c.triggerPage(ctx, p, true)
+}
+
+func (c *apiClient) triggerPage(ctx context.Context, p schedule.TriggerListParams, lastRun bool) (view.TriggerList, error) {
 	q := url.Values{}
+	if !lastRun {
+		q.Set("lastRun", "false")
+	}
 	setIf(q, "project", p.ProjectID)
 	setIf(q, "after", p.After)
 	if p.Limit > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -19,9 +20,11 @@ const (
 )
 
 // triggerList is a page of triggers as `ql triggers list -o json` prints
-// it, each with its newest Run (one index probe per trigger).
+// it, each with its newest Run (one index probe per trigger), unless
+// ?lastRun=false: a caller that finds a trigger or project by name reads
+// no Run, and would otherwise pay up to maxTriggerPage probes a page.
 func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
-	q, err := params(r.URL.Query(), "after", "limit", "project")
+	q, err := params(r.URL.Query(), "after", "limit", "project", "lastRun")
 	if err != nil {
 		return nil, err
 	}
@@ -29,12 +32,20 @@ func (a *api) triggerList(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	withLast := true
+	switch q["lastRun"] {
+	case "", "true":
+	case "false":
+		withLast = false
+	default:
+		return nil, qlerror.New(qlerror.Invalid, "query parameter lastRun is %q; give true (the default) or false", q["lastRun"])
+	}
 	list, next, err := a.Triggers.TriggerList(ctx, schedule.TriggerListParams{ProjectID: q["project"], Limit: n, After: q["after"]})
 	if err != nil {
 		return nil, err
 	}
 	var last map[string]run.Last
-	if a.LastRuns != nil && len(list) > 0 {
+	if withLast && a.LastRuns != nil && len(list) > 0 {
 		if last, err = a.LastRuns.RunsLast(ctx, view.TriggerIDs(list)); err != nil {
 			return nil, err
 		}
