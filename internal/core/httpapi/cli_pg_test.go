@@ -82,7 +82,7 @@ func TestCLIAndAPIPrintTheSameJSON(t *testing.T) {
 	if err := json.Unmarshal(out, &page); err != nil || len(page.Runs) != 3 {
 		t.Fatalf("runs %s: %v", out, err)
 	}
-	for _, field := range []string{`"id"`, `"scheduledForMs"`, `"projectName"`} {
+	for _, field := range []string{`"id"`, `"scheduledForMs"`, `"projectName"`, `"origin": "clock"`} {
 		if !bytes.Contains(out, []byte(field)) {
 			t.Fatalf("runs list -o json has no %s field:\n%s", field, out)
 		}
