@@ -1,7 +1,9 @@
 package console
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
@@ -72,10 +74,22 @@ func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	case err != nil:
 		// The file is the form's own: its errors are the fields', each
-		// naming its field, and a line of a file nobody saw says nothing.
+		// started with the field's label, and a line of a file nobody saw
+		// says nothing.
 		list, _ := c.fileErrors(l, err)
-		for _, e := range list {
-			d.Errors = append(d.Errors, e.Message)
+		located, _ := apply.Errors(err)
+		for i, e := range list {
+			msg := e.Message
+			if i < len(located) {
+				if label := d.label(located[i].Path()); label != "" {
+					msg = c.named(fieldSentence(l, tr(l, label), located[i]))
+				}
+			}
+			// A trigger named after its task has the task's name: its
+			// mistake is the same sentence as the task name's.
+			if !slices.Contains(d.Errors, msg) {
+				d.Errors = append(d.Errors, msg)
+			}
 		}
 		c.renderNewTask(w, r, s, http.StatusBadRequest, d)
 		return
@@ -90,4 +104,47 @@ func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	c.render(w, r, status, "newtask", s, d)
+}
+
+// newTaskFields are the form's fields' labels by the path of the file's
+// field apply.NewTaskFile writes each to: the file's errors name the
+// file's fields (task.timeout), which the form's user never saw.
+var newTaskFields = map[string]string{
+	"project": "nt.project", "project.name": "nt.project",
+	"tasks[0].name": "nt.task", "tasks[0].script": "nt.script", "tasks[0].timeout": "nt.timeout",
+	"triggers[0].name": "nt.trigger", "triggers[0].cron": "nt.cron", "triggers[0].timezone": "nt.timezone",
+}
+
+// label is the key of the label of the form's field that the file's
+// field at path was written from, "" when none was. A trigger the form
+// names after its task (its name left empty) has the task's name, which
+// the user typed as the task's.
+func (d newTaskData) label(path string) string {
+	if path == "triggers[0].name" && d.Trigger == "" {
+		return "nt.task"
+	}
+	return newTaskFields[path]
+}
+
+// fieldSentence is le's sentence in l started with label, the form
+// field's, in place of the entry and the file's field the sentence starts
+// with (`task "x": task.timeout: `, 任务名称“x”…); a sentence that names
+// no field (cron 表达式的小时字段…) is started with label all the same.
+func fieldSentence(l, label string, le *apply.LocatedError) string {
+	msg, worded := sentence(l, le)
+	if !worded {
+		msg = le.Detail
+		if le.Lead {
+			msg = strings.TrimPrefix(msg, fmt.Sprintf("%s %q: ", le.About.Kind, le.About.Name))
+		}
+	}
+	if field := qlerror.ParamsOf(le)["field"]; field != "" {
+		for _, named := range []string{field + ": ", field + "：", paramWords[l]["field."+field]} {
+			if rest, ok := strings.CutPrefix(msg, named); ok && rest != msg {
+				msg = rest
+				break
+			}
+		}
+	}
+	return label + tr(l, "def.sep") + msg
 }

@@ -204,7 +204,7 @@ func TestTheNewTaskFormSaysEveryWrongFieldAtOnce(t *testing.T) {
 	for lang, want := range map[string][]string{
 		"en": {"&#34;Reports Team&#34; must use lower-case letters", "&#34;daily report&#34; must use lower-case letters", "hour field &#34;25&#34;",
 			"unknown IANA timezone &#34;Asia/Shangai&#34;", "&#34;90&#34; is not a duration"},
-		"zh": {"项目名称“Reports Team”只能使用小写字母", "任务名称“daily report”只能使用小写字母", "小时字段“25”无效", "未知的 IANA 时区“Asia/Shangai”", "“90”无效"},
+		"zh": {"项目：“Reports Team”只能使用小写字母", "任务名称：“daily report”只能使用小写字母", "小时字段“25”无效", "未知的 IANA 时区“Asia/Shangai”", "“90”无效"},
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+lang, form)
 		_, errs, _ := strings.Cut(page, `id="nt-errors"`)
@@ -214,6 +214,43 @@ func TestTheNewTaskFormSaysEveryWrongFieldAtOnce(t *testing.T) {
 				t.Errorf("%s: %d, want 400 saying %q among the form's errors:\n%s", lang, resp.StatusCode, w, errs)
 			}
 		}
+	}
+}
+
+// Each error of the form starts with the label of the field it is
+// about, in the page's language, not with the file's field the form
+// wrote it to (task.timeout), which its user never saw; a trigger named
+// after its task is not said wrong a second time.
+func TestTheNewTaskFormStartsEachErrorWithItsFieldsLabel(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	form := url.Values{"csrf": {csrf}, "project": {"Reports Team"}, "task": {"daily report"}, "script": {"echo"}, "cron": {"0 25 * * *"},
+		"timezone": {"Local"}, "timeout": {"1d"}}
+	for lang, want := range map[string][]string{
+		"en": {"<li>Project: &#34;Reports Team&#34; must use", "<li>Task name: &#34;daily report&#34; must use", "<li>Timeout: &#34;1d&#34; is not a duration",
+			"<li>Schedule (cron): cron expression &#34;0 25 * * *&#34;: hour field", "<li>Time zone (IANA name): cron timezone &#34;Local&#34;"},
+		"zh": {"<li>项目：“Reports Team”只能使用", "<li>任务名称：“daily report”只能使用", "<li>超时：“1d”无效", "<li>计划（cron）：cron 表达式的小时字段“25”无效",
+			"<li>时区（IANA 名称）：时区不能写“Local”"},
+	} {
+		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+lang, form)
+		_, errs, _ := strings.Cut(page, `id="nt-errors"`)
+		errs, _, _ = strings.Cut(errs, "</div>")
+		for _, w := range want {
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, w) {
+				t.Errorf("%s: %d, want 400 with an error starting %q:\n%s", lang, resp.StatusCode, w, errs)
+			}
+		}
+		if n := strings.Count(errs, "<li>"); n != len(want) || strings.Contains(errs, "task.") || strings.Contains(errs, "trigger.") ||
+			strings.Contains(errs, "&#34;daily report&#34;:") || strings.Contains(errs, "任务“daily report”") {
+			t.Errorf("%s: %d errors, want %d, none naming the file's fields or entries:\n%s", lang, n, len(want), errs)
+		}
+	}
+	form.Set("trigger", "Nightly Run")
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=zh", form)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "<li>触发器名称：“Nightly Run”只能使用") {
+		t.Errorf("a trigger name none can have, in zh: %d, want 400 with an error starting with the trigger name's label:\n%s", resp.StatusCode, page)
 	}
 }
 
