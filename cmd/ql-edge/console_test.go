@@ -165,9 +165,10 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 			_, page = fetch(http.MethodGet, "/triggers/"+nightly+"?lang="+l, nil)
 			pages = append(pages, consolePage{"trigger with a ledger hint (" + l + ")", page,
 				[]string{"`%s triggers show demo/nightly --ledger " + fmt.Sprint(view.MaxLedgerShown) + " --data-dir " + dir + "`"}})
-			// The English refusal is the store's, which names the trigger by
-			// its id: its name alone may be another project's trigger too.
-			enable := map[string]string{"en": "`%s triggers enable " + off + "`", "zh": "`%s triggers enable 名称`"}[l]
+			// The command that enables off names it by its project and
+			// name, and reaches this server's database, in both languages:
+			// the store's refusal names it by its id, which no page shows.
+			enable := "`%s triggers enable demo/off --data-dir " + dir + "`"
 			st, page := fetch(http.MethodPost, "/triggers/"+off+"/run?lang="+l, url.Values{"csrf": {session}, "request": {"r-" + l}})
 			if st != http.StatusConflict {
 				t.Fatalf("run now of a disabled trigger (%s): %d, want 409:\n%s", l, st, page)

@@ -471,10 +471,31 @@ func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now").Because(refusalCannotRunNow))
 		return
 	}
+	id := r.PathValue("id")
 	c.admitAndShow(w, r, s, "err.overlap",
 		func(reqID string) (schedule.RunNowResult, error) {
-			return c.cfg.Manual.TriggerRunNow(r.Context(), schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: reqID, Force: r.PostFormValue("force") == "1", Actor: s.actor(r)})
+			res, err := c.cfg.Manual.TriggerRunNow(r.Context(), schedule.RunNowRequest{TriggerID: id, RequestID: reqID, Force: r.PostFormValue("force") == "1", Actor: s.actor(r)})
+			if qlerror.ReasonOf(err) == schedule.RefusalTriggerDisabled {
+				if t, derr := c.cfg.Detail.TriggerDetail(r.Context(), id, 1); derr == nil {
+					err = c.disabledRefusal(t.TriggerStatus, err)
+				}
+			}
+			return res, err
 		})
+}
+
+// disabledRefusal is err, when it refuses trigger t as disabled and t
+// itself is (not only its task), with the command that enables it naming
+// t by its project and name and reaching this server's database, as the
+// page's other commands do: the store's refusal knows neither and names
+// t by its id, which the page does not show. Any other error is returned
+// as it is.
+func (c *Console) disabledRefusal(t schedule.TriggerStatus, err error) error {
+	if qlerror.ReasonOf(err) != schedule.RefusalTriggerDisabled || t.Enabled {
+		return err
+	}
+	enable := "ql triggers enable " + t.ProjectName + "/" + t.Name + c.cfg.DatabaseFlags
+	return schedule.DisabledRefusal(t.Name, t.TriggerID, enable).Because(refusalTriggerDisabled, "name", t.Name, "enable", enable)
 }
 
 // runs lists Runs by the filter's project, trigger, state and time window

@@ -34,6 +34,10 @@ const (
 	refusalUnreadableFile     qlerror.Reason = "console_file_unreadable"
 	refusalNotATime           qlerror.Reason = "console_not_a_time"
 	refusalNotAnAttempt       qlerror.Reason = "console_not_an_attempt"
+	// refusalTriggerDisabled is the store's refusal of a disabled
+	// trigger's run now or backfill, worded with the command that enables
+	// it as this console names it: name, enable.
+	refusalTriggerDisabled qlerror.Reason = "console_trigger_disabled"
 )
 
 // refusals say, in the languages other than English, the refusals whose
@@ -52,6 +56,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalProjectArchived:  "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply`。",
 	catalog.RefusalProjectArchived:   "该项目已归档：要向它发布（包括启用或停用触发器），请先在项目的定义文件中设置 status: active 并执行 `ql apply`。",
 	schedule.RefusalTriggerDisabled:  "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
+	refusalTriggerDisabled:           "触发器“{name}”已停用，立即运行与回填也不执行；在触发器页面或用 `{enable}` 启用它，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
 	schedule.RefusalRepublishing:     "该触发器正在重新发布，请稍后重试。",
 	schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
 	schedule.RefusalBackfillReversed: "回填窗口的起始时间晚于截止时间；请先填较早的时间。",

@@ -59,7 +59,7 @@ func TestConsoleBackfillRefusalsAreShownInThePagesLanguage(t *testing.T) {
 		t.Errorf("a disabled trigger's page offers the backfill form, or does not say why not:\n%s", page)
 	}
 	refusal{"a backfill of a disabled trigger", http.MethodPost, trig + "/backfill/preview", past,
-		"is disabled: nothing of it runs", "该触发器（或其任务）已停用"}.check(t, site, c, csrf)
+		"is disabled: nothing of it runs", "触发器“nightly”已停用，立即运行与回填也不执行"}.check(t, site, c, csrf)
 	httpcall.Form(t, c, http.MethodPost, site.base+trig+"/enable", url.Values{"csrf": {csrf}})
 	site.archiveShop(t)
 	refusal{"a backfill of an archived project's trigger", http.MethodPost, trig + "/backfill", past,
@@ -88,5 +88,36 @@ func TestConsoleBackfillRefusesAWindowOverItsCapWhole(t *testing.T) {
 		if r, err := site.srv.store.RunGet(t.Context(), id); err != nil || r.Run.ScheduledForMs < now.Add(-time.Minute).UnixMilli() {
 			t.Fatalf("a refused backfill created run %s (%v)", id, err)
 		}
+	}
+}
+
+// The refusal of a run now or a backfill of a disabled trigger names the
+// command that enables it by the trigger's project and name, reaching the
+// server's data directory, in both languages: the store's refusal named
+// it by its id, which no page shows, in a command the user could not
+// tell was about this trigger.
+func TestADisabledTriggersRefusalNamesItsEnableCommandByProjectAndName(t *testing.T) {
+	t.Parallel()
+	site := backfillSite(t, yearly)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	trig := "/triggers/" + site.triggerID
+	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+trig+"/disable", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("disable: %d", resp.StatusCode)
+	}
+	now := time.Now()
+	enable := "`ql triggers enable shop/nightly --data-dir " + site.dir + "`"
+	for _, step := range []string{"/run", "/backfill/preview", "/backfill"} {
+		for _, l := range []string{"en", "zh"} {
+			form := window(now.AddDate(-3, 0, 0), now.Add(-time.Minute))
+			form.Set("csrf", csrf)
+			resp, page := httpcall.Form(t, c, http.MethodPost, site.base+trig+step+"?lang="+l, form)
+			if resp.StatusCode != http.StatusConflict || !strings.Contains(page, enable) || strings.Contains(page, "triggers enable "+site.triggerID) {
+				t.Errorf("%s of the disabled trigger (%s): %d, want 409 naming %s, not the trigger's id:\n%s", step, l, resp.StatusCode, enable, page)
+			}
+		}
+	}
+	if ids := runIDsOf(t, site); len(ids) != 0 {
+		t.Fatalf("the refused run now and backfills created the runs %v", ids)
 	}
 }
