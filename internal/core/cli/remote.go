@@ -389,7 +389,22 @@ func (c *apiClient) triggerPage(ctx context.Context, p schedule.TriggerListParam
 	}
 	var page view.TriggerList
 	err := c.get(ctx, "/api/v1/triggers", q, &page)
+	if err != nil && !lastRun && refusedLastRunParam(err) {
+		// A server of an earlier build knows no lastRun and refuses the
+		// parameter; it reads no last Runs anyway, so the page it gives
+		// without the parameter is the one asked for.
+		q.Del("lastRun")
+		page = view.TriggerList{}
+		err = c.get(ctx, "/api/v1/triggers", q, &page)
+	}
 	return page, err
+}
+
+// refusedLastRunParam tells the refusal of GET /api/v1/triggers's lastRun
+// by a server of an earlier build, which takes only after, limit and
+// project and says so in these words (it gives the refusal no reason).
+func refusedLastRunParam(err error) bool {
+	return qlerror.CodeOf(err) == qlerror.Invalid && strings.Contains(err.Error(), `query parameter "lastRun" is not supported`)
 }
 
 // statusOf is the trigger status a view shows (the API's JSON back to the
