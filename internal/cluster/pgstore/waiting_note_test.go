@@ -25,6 +25,15 @@ func (s *store) sweepNoting(t *testing.T) int {
 	return res.NotedWaiting
 }
 
+// queuedAgo moves the queued Runs' queued time (and their admission, which
+// it may not precede) back by d in database time, as if they had waited
+// that long: the sweep notes only Runs queued for WaitingNoteGrace.
+func (s *store) queuedAgo(t *testing.T, d time.Duration) {
+	t.Helper()
+	s.exec(t, `UPDATE qinglong.runs SET created_at_ms = created_at_ms - $1, queued_at_ms = queued_at_ms - $1
+		WHERE state = 'queued' AND waiting_noted_at_ms IS NULL`, d.Milliseconds())
+}
+
 // waitingNotes reads Run id as `ql runs show` does and returns the
 // payloads of its run.waiting events, and the names of all its events.
 func (s *store) waitingNotes(t *testing.T, id string) ([]run.WaitingNote, []string) {
@@ -56,6 +65,7 @@ func TestAQueuedRunNoWorkerCarriesTheLabelsOfSaysOnceWhichLabelsItNeeds(t *testi
 	t.Parallel()
 	s := newStore(t)
 	project, runs := s.admitRuns(t, "gpu", 1)
+	s.queuedAgo(t, WaitingNoteGrace)
 	want := map[string]string{"gpu": "a100"}
 	s.setCommand(t, project, map[string]any{"placement": map[string]any{"labels": want}})
 	s.newWorker(t, "cpu", map[string]string{"zone": "eu"}, 4)
@@ -79,6 +89,7 @@ func TestAQueuedRunWithNoWorkerConnectedIsNotedNoWorker(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "alone", 1)
+	s.queuedAgo(t, WaitingNoteGrace)
 	if n := s.sweepNoting(t); n != 1 {
 		t.Fatalf("the sweep noted %d Runs, want 1", n)
 	}
@@ -94,6 +105,7 @@ func TestAQueuedRunAMatchingWorkerCouldTakeIsNotNoted(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "busy", 2)
+	s.queuedAgo(t, WaitingNoteGrace)
 	w1 := s.newWorker(t, "w1", nil, 1)
 	_, grants := s.pull(t, w1, 1)
 	if len(grants) != 1 {
@@ -116,6 +128,7 @@ func TestANotedRunIsTakenByAMatchingWorkerAsAnyQueuedRun(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	project, runs := s.admitRuns(t, "gpu", 1)
+	s.queuedAgo(t, WaitingNoteGrace)
 	s.setCommand(t, project, map[string]any{"placement": map[string]any{"labels": map[string]string{"gpu": "a100"}}})
 	if n := s.sweepNoting(t); n != 1 {
 		t.Fatalf("the sweep noted %d Runs, want 1", n)
@@ -135,17 +148,30 @@ func TestANotedRunIsTakenByAMatchingWorkerAsAnyQueuedRun(t *testing.T) {
 	}
 }
 
-// A round of noting reads the queued Runs not noted yet, never the ones it
-// noted before: beside 5,000 noted Runs that still wait, it reads the one
-// new Run and notes it.
-func TestNotingWaitingRunsNeverWalksTheRunsNotedBefore(t *testing.T) {
+// A round of noting reads the queued Runs not noted yet that have waited
+// the grace, never the ones it noted before nor those queued within the
+// grace: beside 5,000 noted Runs that still wait and 5,000 queued a moment
+// ago, it reads the one Run that has waited the grace and notes it.
+func TestNotingWaitingRunsNeverWalksTheRunsNotedBeforeOrQueuedWithinTheGrace(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "gpu", 1)
 	s.copyRun(t, "noted", "queued", 5000)
-	s.exec(t, `UPDATE qinglong.runs SET waiting_noted_at_ms = 1 WHERE idempotency_key LIKE 'noted-%'`)
+	// The noted Runs have waited an hour: older than the grace, as the one
+	// Run to note is, so neither its queued time nor its revision sets
+	// them apart in a read that does not skip the noted Runs.
+	s.exec(t, `UPDATE qinglong.runs SET waiting_noted_at_ms = 1, created_at_ms = created_at_ms - 3600000,
+		queued_at_ms = queued_at_ms - 3600000 WHERE idempotency_key LIKE 'noted-%'`)
+	s.queuedAgo(t, WaitingNoteGrace)
+	// Copies of that Run queued at its admission, before it was moved back.
+	s.exec(t, `INSERT INTO qinglong.runs (id, project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			idempotency_key, scheduled_for_ms, state, version, last_event_seq, created_at_ms, queued_at_ms, updated_at_ms)
+		SELECT gen_random_uuid(), project_id, task_id, task_revision, trigger_id, trigger_revision, execution_revision_id,
+			'recent-' || g, scheduled_for_ms, 'queued', 2, 2, queued_at_ms + $2, queued_at_ms + $2, updated_at_ms
+		FROM qinglong.runs, generate_series(1, 5000) g WHERE id = $1`, runs["t000"], WaitingNoteGrace.Milliseconds())
 	s.exec(t, `ANALYZE`)
-	args, err := sweepNoteWaitingParams.args(pgx.StrictNamedArgs{"limit": 128, "revisions": MaxSweepPage, "event": run.EventWaiting})
+	args, err := sweepNoteWaitingParams.args(pgx.StrictNamedArgs{"limit": 128, "revisions": MaxSweepPage,
+		"grace_ms": WaitingNoteGrace.Milliseconds(), "event": run.EventWaiting})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,12 +189,13 @@ func TestNotingWaitingRunsNeverWalksTheRunsNotedBefore(t *testing.T) {
 			reads += int(n.ActualRows*n.ActualLoops) + int(n.RemovedByFilter)
 		}
 	})
-	t.Logf("runs rows read beside 5,000 noted Runs: %d", reads)
+	t.Logf("runs rows read beside 5,000 noted Runs and 5,000 queued within the grace: %d", reads)
 	if budget := 8; reads > budget {
-		t.Fatalf("noting read %d runs rows (budget %d) beside 5,000 noted Runs; plan:\n%s", reads, budget, plan)
+		t.Fatalf("noting read %d runs rows (budget %d) beside 5,000 noted Runs and 5,000 queued within the grace; plan:\n%s",
+			reads, budget, plan)
 	}
 	if n := s.sweepNoting(t); n != 1 {
-		t.Fatalf("the sweep noted %d Runs, want the 1 new one", n)
+		t.Fatalf("the sweep noted %d Runs, want the 1 that has waited the grace", n)
 	}
 	if notes, names := s.waitingNotes(t, runs["t000"]); len(notes) != 1 {
 		t.Fatalf("the new Run's notes %+v (events %v), want 1", notes, names)
@@ -183,6 +210,7 @@ func TestTwoReplicasSweepingAtOnceNoteEachRunOnce(t *testing.T) {
 	s := newStore(t)
 	const n = 40
 	_, runs := s.admitRuns(t, "crowd", n)
+	s.queuedAgo(t, WaitingNoteGrace)
 	other := s.openRuntime(t, "replica-b", testLease)
 	var wg sync.WaitGroup
 	noted := make([]int, 2)
@@ -221,6 +249,7 @@ func TestNotingSkipsARunAnotherTransactionHolds(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	_, runs := s.admitRuns(t, "held", 2)
+	s.queuedAgo(t, WaitingNoteGrace)
 	tx, err := s.super.Begin(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -248,5 +277,34 @@ func TestNotingSkipsARunAnotherTransactionHolds(t *testing.T) {
 		if notes, events := s.waitingNotes(t, id); len(notes) != 1 {
 			t.Fatalf("Run %s has %d run.waiting events (%v), want 1", name, len(notes), events)
 		}
+	}
+}
+
+// A Run admitted while no worker can take it, as in the seconds a worker
+// restarts, is not noted until it has been queued for WaitingNoteGrace in
+// database time: a worker back within the grace takes it with nothing in
+// its history saying no worker could; one that has waited the grace is
+// noted at the next sweep.
+func TestARunIsNotedAsWaitingOnlyOnceItHasBeenQueuedForTheGrace(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	_, runs := s.admitRuns(t, "restart", 1)
+	if n := s.sweepNoting(t); n != 0 {
+		t.Fatalf("a sweep just after the admission noted %d Runs, want none within the grace", n)
+	}
+	s.queuedAgo(t, WaitingNoteGrace/2)
+	if n := s.sweepNoting(t); n != 0 {
+		t.Fatalf("a sweep half the grace after the admission noted %d Runs, want none", n)
+	}
+	if notes, names := s.waitingNotes(t, runs["t000"]); len(notes) != 0 {
+		t.Fatalf("the Run within the grace has run.waiting notes %+v (events %v), want none", notes, names)
+	}
+	s.queuedAgo(t, WaitingNoteGrace/2)
+	if n := s.sweepNoting(t); n != 1 {
+		t.Fatalf("the sweep once the Run had waited the grace noted %d Runs, want 1", n)
+	}
+	notes, names := s.waitingNotes(t, runs["t000"])
+	if len(notes) != 1 || notes[0].Reason != run.WaitNoWorker {
+		t.Fatalf("run.waiting notes %+v (events %v), want one %s", notes, names, run.WaitNoWorker)
 	}
 }

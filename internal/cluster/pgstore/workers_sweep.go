@@ -91,7 +91,8 @@ func (r *Runtime) SweepLeases(ctx context.Context, limit int) (SweepResult, erro
 	}
 	res.SessionsExpired = int(tag.RowsAffected())
 	err = queryNamed1(ctx, r, sqlSweepNoteWaiting, sweepNoteWaitingParams,
-		pgx.StrictNamedArgs{"limit": limit, "revisions": MaxSweepPage, "event": run.EventWaiting}, &res.NotedWaiting)
+		pgx.StrictNamedArgs{"limit": limit, "revisions": MaxSweepPage, "grace_ms": WaitingNoteGrace.Milliseconds(), "event": run.EventWaiting},
+		&res.NotedWaiting)
 	if err != nil {
 		return res, mapErr(err, "noting the queued Runs no worker can take")
 	}
@@ -121,6 +122,15 @@ const (
 	// worker reported it ended.
 	ErrorCodeCancelled = "cancelled"
 )
+
+// WaitingNoteGrace is how long, in database time, a Run must have been
+// queued before the sweep notes that no worker could take it: a worker
+// that restarts ends its session and registers a new one a few seconds
+// later, and the Runs admitted in that gap are taken once it is back, so
+// a note written at once would stay in their history saying no worker
+// could take them. The grace covers that gap plus a sweep's cadence
+// (MaxSweepEvery), so such a Run is taken before a sweep may note it.
+const WaitingNoteGrace = 10 * time.Second
 
 // MaxSweepEvery is the longest a replica with its database waits between
 // two sweeps, whatever its run lease: an expired lease is acted on within

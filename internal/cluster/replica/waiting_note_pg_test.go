@@ -34,6 +34,11 @@ func TestAQueuedClusterRunSaysInItsHistoryWhyItWaits(t *testing.T) {
 	if err := env.Super.QueryRow(t.Context(), `SELECT id::text FROM qinglong.runs`).Scan(&runID); err != nil {
 		t.Fatal(err)
 	}
+	// The Run has waited the grace, so the first sweep may note it.
+	if _, err := env.Super.Exec(t.Context(), `UPDATE qinglong.runs SET created_at_ms = created_at_ms - $2,
+		queued_at_ms = queued_at_ms - $2 WHERE id = $1`, runID, pgstore.WaitingNoteGrace.Milliseconds()); err != nil {
+		t.Fatal(err)
+	}
 	env.ConnectWorker(t, rt, "eu-cpu", map[string]string{"zone": "eu"}, 4)
 	r := startReplica(t, bin, env, "replica-noting")
 	r.await(t, CodeReady, 30*time.Second)

@@ -126,9 +126,13 @@ SELECT (SELECT count(*) FROM moved),
          LIMIT 1)
 
 -- name: SweepNoteWaiting
--- Queued Runs that no live worker taking work could take, because none
--- carries every label of their task's placement (every such Run while no
--- worker takes work: none connected, or all draining), get one run.waiting
+-- Queued Runs that have been queued for at least @grace_ms in database
+-- time (WaitingNoteGrace: a Run admitted while a worker restarts, its
+-- session ended and the new one not yet registered, is taken a moment
+-- later and must not keep a note saying no worker could take it) and that
+-- no live worker taking work could take, because none carries every label
+-- of their task's placement (every such Run while no worker takes work:
+-- none connected, or all draining), get one run.waiting
 -- event (version + 1) with the reason as the Run's `waiting` object says
 -- it (no_worker, workers_draining, no_matching_worker), the labels the
 -- placement needs and the workers counted; waiting_noted_at_ms marks the
@@ -143,9 +147,15 @@ SELECT (SELECT count(*) FROM moved),
 -- probe each, at most @revisions), each placement is compared with the
 -- live sessions (the IN list repeats the predicate of
 -- worker_sessions_live_expiry_idx), and at most @limit Runs of the
--- revisions nobody matches are read through the same index. A noted Run
+-- revisions nobody matches are read through the same index, oldest queued
+-- first, as a range ending at the grace's cut-off, so Runs queued within
+-- the grace are never read (a revision having only such Runs costs one
+-- probe). Each Run read is then locked and written through its primary
+-- key, one probe each (a lateral lock, an id array), so a large queue's
+-- estimates never turn that into a scan of the queued Runs. A noted Run
 -- leaves that index, so Runs already noted are never read again.
 WITH RECURSIVE n AS MATERIALIZED (SELECT {{now_ms}} AS ms),
+cutoff AS MATERIALIZED (SELECT ms - @grace_ms::bigint AS ms FROM n),
 live AS MATERIALIZED (
     SELECT s.labels, s.state = 'active' AND w.state = 'active' AS takes
       FROM qinglong.worker_sessions s
@@ -184,24 +194,26 @@ candidates AS (
                            FROM qinglong.runs r
                           WHERE r.task_id = u.task_id AND r.task_revision = u.task_revision
                             AND r.state = 'queued' AND r.waiting_noted_at_ms IS NULL
-                          ORDER BY r.id
+                            AND r.queued_at_ms <= (SELECT ms FROM cutoff)
+                          ORDER BY r.queued_at_ms, r.id
                           LIMIT @limit) c
      ORDER BY c.id
      LIMIT @limit
 ),
 picked AS (
-    SELECT r.id, c.labels
-      FROM qinglong.runs r
-      JOIN candidates c ON c.id = r.id
-     WHERE r.state = 'queued' AND r.waiting_noted_at_ms IS NULL
-       FOR NO KEY UPDATE OF r SKIP LOCKED
+    SELECT x.id, c.labels
+      FROM candidates c
+     CROSS JOIN LATERAL (SELECT r.id
+                           FROM qinglong.runs r
+                          WHERE r.id = c.id AND r.state = 'queued' AND r.waiting_noted_at_ms IS NULL
+                            FOR NO KEY UPDATE OF r SKIP LOCKED) x
 ),
 moved AS (
     UPDATE qinglong.runs r
        SET version = r.version + 1, last_event_seq = r.last_event_seq + 1,
            updated_at_ms = greatest(r.updated_at_ms, n.ms), waiting_noted_at_ms = n.ms
-      FROM picked p, n
-     WHERE r.id = p.id
+      FROM n
+     WHERE r.id = ANY (ARRAY(SELECT id FROM picked))
     RETURNING r.id, r.last_event_seq
 ),
 events AS (
