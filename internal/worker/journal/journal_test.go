@@ -46,17 +46,7 @@ func TestALaunchingRecordIsAbandonedAfterACrashNeverResumed(t *testing.T) {
 	// the lock's descriptor until it execs, and a reopen would find the
 	// directory locked.
 	dir := t.TempDir()
-	j, err := Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := j.NewOffer(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Answered(t.Context(), o, []Granted{{AttemptID: "a-launching", RunID: "r1"}, {AttemptID: "a-running", RunID: "r2"}, {AttemptID: "a-granted", RunID: "r3"}}); err != nil {
-		t.Fatal(err)
-	}
+	j, _ := granted(t, dir, Granted{AttemptID: "a-launching", RunID: "r1"}, Granted{AttemptID: "a-running", RunID: "r2"}, Granted{AttemptID: "a-granted", RunID: "r3"})
 	for _, id := range []string{"a-launching", "a-running"} {
 		if err := j.Launching(t.Context(), id); err != nil {
 			t.Fatal(err)
@@ -66,12 +56,7 @@ func TestALaunchingRecordIsAbandonedAfterACrashNeverResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What a crash leaves: the file and no lock (the kernel drops it).
-	j.Close()
-	j, err = Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j = reopen(t, j, dir)
 	left, err := j.Recover(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -279,17 +264,7 @@ func TestARecoveredAttemptCarriesTheLeaseItRanUnder(t *testing.T) {
 	// the lock's descriptor until it execs, and a reopen would find the
 	// directory locked.
 	dir := t.TempDir()
-	j, err := Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := j.NewOffer(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Answered(t.Context(), o, []Granted{{AttemptID: "a", RunID: "r", LeaseVersion: 1}}); err != nil {
-		t.Fatal(err)
-	}
+	j, o := granted(t, dir, Granted{AttemptID: "a", RunID: "r", LeaseVersion: 1})
 	if err := j.Launching(t.Context(), "a"); err != nil {
 		t.Fatal(err)
 	}
@@ -298,12 +273,7 @@ func TestARecoveredAttemptCarriesTheLeaseItRanUnder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	j.Close()
-	j, err = Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j = reopen(t, j, dir)
 	left, err := j.Recover(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -324,26 +294,11 @@ func TestARecoveredAttemptCarriesTheLeaseItRanUnder(t *testing.T) {
 func TestAGrantNeverLaunchedIsRecoveredWithTheLeaseToGiveItBack(t *testing.T) {
 	// Not parallel: see TestARecoveredAttemptCarriesTheLeaseItRanUnder.
 	dir := t.TempDir()
-	j, err := Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := j.NewOffer(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Answered(t.Context(), o, []Granted{{AttemptID: "g1", RunID: "r1", LeaseVersion: 1}, {AttemptID: "g2", RunID: "r2", LeaseVersion: 1}}); err != nil {
-		t.Fatal(err)
-	}
+	j, o := granted(t, dir, Granted{AttemptID: "g1", RunID: "r1", LeaseVersion: 1}, Granted{AttemptID: "g2", RunID: "r2", LeaseVersion: 1})
 	if err := j.Renewed(t.Context(), "g2", 2); err != nil {
 		t.Fatal(err)
 	}
-	j.Close()
-	j, err = Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j = reopen(t, j, dir)
 	left, err := j.Recover(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -440,4 +395,35 @@ func TestALaunchRefusedBecauseItRanBeforeSaysSo(t *testing.T) {
 	if err := j.Launching(t.Context(), "never-granted"); err == nil || errors.Is(err, ErrLaunchedBefore) {
 		t.Fatalf("launching an attempt never granted: %v; want a refusal that is not ErrLaunchedBefore", err)
 	}
+}
+
+// granted opens a journal in dir with one offer, answered with grants.
+func granted(t *testing.T, dir string, grants ...Granted) (*Journal, Offer) {
+	t.Helper()
+	j, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := j.NewOffer(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Answered(t.Context(), o, grants); err != nil {
+		t.Fatal(err)
+	}
+	return j, o
+}
+
+// reopen closes j, as a crash leaves its file (the kernel drops the lock),
+// and opens the journal in dir again; the reopened one is closed with the
+// test.
+func reopen(t *testing.T, j *Journal, dir string) *Journal {
+	t.Helper()
+	j.Close()
+	again, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Close() })
+	return again
 }
