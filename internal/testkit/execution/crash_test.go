@@ -194,19 +194,8 @@ func TestAGrantACrashedWorkerNeverStartedIsOfferedAgainWhenTheWorkerRestarts(t *
 	c := newCluster(t, 2*time.Minute)
 	c.apply(t, project("left", c.out(), map[string]string{"left": holdScript + `
 timeout: 5m`}))
-	c.hold(t)
-	r := c.startReplica(t, "replica", "", "")
-	proxy := startHTTPProxy(t, r.workerURL())
-	a := c.newWorker(t, "worker-a", 8)
-	wa := c.startWorker(t, a, proxy.URL(), 2)
-
-	held := proxy.ArmHold(workerproto.PathStart)
-	x := c.fire(t, "left")
-	select {
-	case <-held.Held():
-	case <-time.After(20 * time.Second):
-		t.Fatal("the worker never sent the start of its grant")
-	}
+	h := c.holdFirstStart(t, "left")
+	r, a, wa, x := h.r, h.a, h.wa, h.x
 	// The held start never reaches the replica: the worker dies first.
 	wa.kill(t)
 	x1 := c.attempts(t, x)[0]
@@ -259,19 +248,8 @@ func TestAGrantWhoseStartWasAcknowledgedButNeverSpawnedEndsLostWhenTheWorkerRest
 	c.apply(t, project("acked", c.out(), map[string]string{"acked": holdScript + `
 timeout: 5m
 retry: {maxAttempts: 2, on: [lost]}`}))
-	c.hold(t)
-	r := c.startReplica(t, "replica", "", "")
-	proxy := startHTTPProxy(t, r.workerURL())
-	a := c.newWorker(t, "worker-a", 8)
-	wa := c.startWorker(t, a, proxy.URL(), 2)
-
-	held := proxy.ArmHold(workerproto.PathStart)
-	x := c.fire(t, "acked")
-	select {
-	case <-held.Held():
-	case <-time.After(20 * time.Second):
-		t.Fatal("the worker never sent the start of its grant")
-	}
+	h := c.holdFirstStart(t, "acked")
+	r, a, wa, x, proxy, held := h.r, h.a, h.wa, h.x, h.proxy, h.held
 	// Frozen, the worker keeps its connection open but reads nothing: the
 	// replica acknowledges the start and the reply waits unread.
 	if err := syscall.Kill(wa.pid(), syscall.SIGSTOP); err != nil {
@@ -314,6 +292,39 @@ retry: {maxAttempts: 2, on: [lost]}`}))
 	if ids := readLines(t, filepath.Join(c.out(), "ids")); len(ids) != 1 || ids[0] == x1.ID {
 		t.Fatalf("executions %v, want only the retry's: the first attempt was never spawned", ids)
 	}
+}
+
+// heldStart is a cluster's first Run of a trigger whose start the worker
+// sent and a proxy before the replica's worker ingress holds: the worker
+// pulled the grant, and the replica has not heard it start.
+type heldStart struct {
+	r     *replica
+	proxy *faults.HTTPProxy
+	held  *faults.RequestHold
+	a     *workerDef
+	wa    *proc
+	x     string
+}
+
+// holdFirstStart holds the cluster's commands (c.hold), starts a replica
+// behind a proxy and worker-a (8 slots, 2 at once) through it, fires
+// trigger and returns once the proxy holds the worker's start of its
+// grant.
+func (c *cluster) holdFirstStart(t *testing.T, trigger string) heldStart {
+	t.Helper()
+	c.hold(t)
+	h := heldStart{r: c.startReplica(t, "replica", "", "")}
+	h.proxy = startHTTPProxy(t, h.r.workerURL())
+	h.a = c.newWorker(t, "worker-a", 8)
+	h.wa = c.startWorker(t, h.a, h.proxy.URL(), 2)
+	h.held = h.proxy.ArmHold(workerproto.PathStart)
+	h.x = c.fire(t, trigger)
+	select {
+	case <-h.held.Held():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the worker never sent the start of its grant")
+	}
+	return h
 }
 
 // holdScript is a task body: the command appends its attempt id to
