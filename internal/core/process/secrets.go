@@ -99,6 +99,12 @@ func (s Secrets) fileError(cause SecretsCause, params map[string]string, err err
 // file is os.ErrNotExist, any other that cannot be used a
 // *SecretsFileError.
 func (s Secrets) load() (map[string]string, error) {
+	return s.loadOwnedBy(os.Geteuid())
+}
+
+// loadOwnedBy is load for a file that must belong to uid: root editing
+// the server's file checks it against the server's user, not itself.
+func (s Secrets) loadOwnedBy(uid int) (map[string]string, error) {
 	f, err := os.Open(s.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -111,9 +117,9 @@ func (s Secrets) load() (map[string]string, error) {
 	if err != nil {
 		return nil, s.fileError(SecretsDenied, map[string]string{"error": syscallText(err)}, qlerror.Wrap(qlerror.Unavailable, err, "read secrets file %s", s.Path))
 	}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return nil, s.fileError(SecretsOwner, map[string]string{"owner": strconv.FormatUint(uint64(st.Uid), 10), "uid": strconv.Itoa(os.Geteuid())},
-			qlerror.New(qlerror.FailedPrecondition, "secrets file %s is owned by uid %d, not by the server's user (uid %d); run chown %d %s", s.Path, st.Uid, os.Geteuid(), os.Geteuid(), s.Path))
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
+		return nil, s.fileError(SecretsOwner, map[string]string{"owner": strconv.FormatUint(uint64(st.Uid), 10), "uid": strconv.Itoa(uid)},
+			qlerror.New(qlerror.FailedPrecondition, "secrets file %s is owned by uid %d, not by the server's user (uid %d); run chown %d %s", s.Path, st.Uid, uid, uid, s.Path))
 	}
 	if info.Mode().Perm()&0o077 != 0 {
 		return nil, s.fileError(SecretsMode, map[string]string{"mode": fmt.Sprintf("%04o", info.Mode().Perm())},
