@@ -21,6 +21,7 @@ func RunDefinitions(t *testing.T, newFixture Factory) {
 		"AProjectsNameIsFoundByItsID":                          testProjectNameOf,
 		"AnUnknownProjectsRefusalNamesTheProjectsThere":        testExportUnknownProject,
 		"AnEnabledTriggerOfATaskDisabledSinceIsNotedAsRefused": testExportDisabledTask,
+		"EverySecretTheDefinitionsReferToIsListedWithItsUses":  testSecretUses,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

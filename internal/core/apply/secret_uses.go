@@ -1,0 +1,91 @@
+package apply
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// SecretUse is one place the current definitions refer to a secret: a
+// task's environment variable or a notification channel.
+type SecretUse struct {
+	Project string `json:"project"`
+	// Kind is "task" or "channel".
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Env is the task's variable that receives the secret ("" for a
+	// channel).
+	Env string `json:"env,omitempty"`
+	// Archived is a use in an archived project: nothing of it runs or
+	// sends until the project is active again.
+	Archived bool `json:"archived,omitempty"`
+}
+
+// The kinds of a SecretUse.
+const (
+	SecretUseTask    = "task"
+	SecretUseChannel = "channel"
+)
+
+// MaxSecretUseProjects is how many projects SecretUses reads; the uses of
+// the projects after them are not known (SecretUses says so).
+const MaxSecretUseProjects = 1000
+
+// SecretUses reads every project's current definitions and returns, for
+// each secret name they refer to, where: in project, kind, name order.
+// complete is false when there were more projects than
+// MaxSecretUseProjects or a project held more than a definitions file may
+// (its uses beyond that are not listed). It reads the store only; whether
+// the secrets file defines a name is for the caller to say.
+func SecretUses(ctx context.Context, r catalog.DefinitionsReader) (uses map[string][]SecretUse, complete bool, err error) {
+	names, err := r.ProjectNames(ctx, MaxSecretUseProjects+1)
+	if err != nil {
+		return nil, false, err
+	}
+	complete = len(names) <= MaxSecretUseProjects
+	if !complete {
+		names = names[:MaxSecretUseProjects]
+	}
+	uses = map[string][]SecretUse{}
+	for _, name := range names {
+		d, err := r.ProjectDefinitions(ctx, name, max(MaxTasks, MaxTriggers)+1)
+		if qlerror.ReasonOf(err) == catalog.RefusalProjectMissing {
+			// Deleted between the two reads: it refers to nothing now.
+			continue
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if len(d.Tasks) > MaxTasks {
+			complete = false
+		}
+		archived := d.Project.Status == project.Archived
+		for _, t := range d.Tasks {
+			for _, e := range t.Spec.Command.Env {
+				if e.SecretRef != "" {
+					uses[e.SecretRef] = append(uses[e.SecretRef], SecretUse{Project: name, Kind: SecretUseTask, Name: t.Spec.Name, Env: e.Name, Archived: archived})
+				}
+			}
+		}
+		spec, err := notify.Decode(d.Project.Notifications)
+		if err != nil {
+			return nil, false, qlerror.Wrap(qlerror.Internal, err, "project %q: stored notification settings cannot be read", name)
+		}
+		for _, c := range spec.Channels {
+			for _, ref := range c.Refs() {
+				uses[ref] = append(uses[ref], SecretUse{Project: name, Kind: SecretUseChannel, Name: c.Name, Archived: archived})
+			}
+		}
+	}
+	for _, list := range uses {
+		slices.SortFunc(list, func(a, b SecretUse) int {
+			return strings.Compare(a.Project+"\x00"+a.Kind+"\x00"+a.Name+"\x00"+a.Env, b.Project+"\x00"+b.Kind+"\x00"+b.Name+"\x00"+b.Env)
+		})
+	}
+	return uses, complete, nil
+}
