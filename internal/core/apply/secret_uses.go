@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -88,4 +89,63 @@ func SecretUses(ctx context.Context, r catalog.DefinitionsReader) (uses map[stri
 		})
 	}
 	return uses, complete, nil
+}
+
+// SecretEntry is one name a listing of secrets shows: one the secrets
+// file defines, one the definitions refer to, or both.
+type SecretEntry struct {
+	Name string `json:"name"`
+	// Defined is whether the secrets file defines the name: a used name
+	// it does not define fails every Run or notification that needs it
+	// (secret_unavailable).
+	Defined bool        `json:"defined"`
+	UsedBy  []SecretUse `json:"usedBy"`
+}
+
+// SecretListing is the secrets a file defines beside the uses the
+// definitions make of them, by name; never a value.
+type SecretListing struct {
+	// File is the secrets file's path.
+	File    string        `json:"file"`
+	Secrets []SecretEntry `json:"secrets"`
+	// UsesKnown is false when no definitions were read (a secrets file
+	// named alone, away from any database): UsedBy is then empty and a
+	// missing name cannot be listed.
+	UsesKnown bool `json:"usesKnown"`
+	// Complete is false when the uses of some projects were not read
+	// (SecretUses).
+	Complete bool `json:"complete"`
+}
+
+// ListSecrets lists the names file defines and, where r is not nil, every
+// name the current definitions refer to, with its uses. A file that
+// cannot be used is refused as a Run would refuse it.
+func ListSecrets(ctx context.Context, r catalog.DefinitionsReader, file process.Secrets) (SecretListing, error) {
+	names, err := file.Names()
+	if err != nil {
+		return SecretListing{}, err
+	}
+	out := SecretListing{File: file.Path}
+	uses := map[string][]SecretUse{}
+	if r != nil {
+		if uses, out.Complete, err = SecretUses(ctx, r); err != nil {
+			return SecretListing{}, err
+		}
+		out.UsesKnown = true
+	}
+	defined := make(map[string]bool, len(names))
+	for _, name := range names {
+		defined[name] = true
+	}
+	all := slices.Clone(names)
+	for name := range uses {
+		if !defined[name] {
+			all = append(all, name)
+		}
+	}
+	slices.Sort(all)
+	for _, name := range all {
+		out.Secrets = append(out.Secrets, SecretEntry{Name: name, Defined: defined[name], UsedBy: uses[name]})
+	}
+	return out, nil
 }

@@ -22,6 +22,7 @@ func RunDefinitions(t *testing.T, newFixture Factory) {
 		"AnUnknownProjectsRefusalNamesTheProjectsThere":        testExportUnknownProject,
 		"AnEnabledTriggerOfATaskDisabledSinceIsNotedAsRefused": testExportDisabledTask,
 		"EverySecretTheDefinitionsReferToIsListedWithItsUses":  testSecretUses,
+		"ASecretsListingSaysWhichUsedNamesTheFileLacks":        testSecretListing,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
