@@ -155,8 +155,8 @@ type Detail struct {
 	Run      Run
 	Attempts []Attempt
 	Events   []Event
-	// Waiting says why no worker takes the Run, when it is queued on the
-	// cluster and no worker can take it now; nil otherwise.
+	// Waiting says why the Run has not started, when it is queued and
+	// will not start now (Waiting); nil otherwise.
 	Waiting *Waiting
 }
 

@@ -5,10 +5,15 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/plural"
+	"github.com/qinglong/qinglong/internal/core/shellquote"
 )
 
-// WaitReason says why no worker takes a queued Run of the cluster. The codes are stable: the API and `ql runs show -o json` print
-// them for scripts.
+// WaitReason says why a queued Run has not started: on the cluster, why no
+// worker takes it; on a single-node server, why that server does not start
+// it. The codes are stable: the API and `ql runs show -o json` print them
+// for scripts.
 type WaitReason string
 
 const (
@@ -28,16 +33,24 @@ const (
 	// stops) holds it until an earlier Run of the trigger
 	// finishes.
 	WaitPrevious WaitReason = "waits_for_previous"
+	// WaitServerBusy (single-node) means the server already runs as many
+	// commands as its --concurrency allows.
+	WaitServerBusy WaitReason = "server_busy"
+	// WaitNoServer (single-node) means no server serves the data
+	// directory, so nothing starts a queued Run; only a read of the
+	// database itself (`ql runs show --data-dir`) can find it.
+	WaitNoServer WaitReason = "no_server"
 )
 
 // MaxWaitingLabelSets bounds Waiting.WorkerLabels.
 const MaxWaitingLabelSets = 5
 
-// Waiting is why a queued cluster Run has no worker yet, as the live
-// worker sessions stood when the Run was read. Readers fill it only for a
-// queued Run of the cluster that no worker can take now; a Run a worker
-// will take at its next pull, and every Run of a single-node server, has
-// none.
+// Waiting is why a queued Run has not started, as things stood when it was
+// read: on the cluster, the live worker sessions; on a single-node server,
+// its overlap policy, the commands it runs and whether a server serves the
+// data directory. Readers fill it only for a queued Run that will not start
+// now for that reason; a Run a worker will take at its next pull, or a
+// single-node server at its next dispatch, has none.
 type Waiting struct {
 	Reason WaitReason
 	// Labels are the labels the task's placement requires a worker to
@@ -54,11 +67,24 @@ type Waiting struct {
 	// PreviousRun is, for waits_for_previous, the nearest earlier
 	// unfinished Run of the trigger.
 	PreviousRun string
+	// Running is, for server_busy, how many Runs are dispatching or
+	// running on the data directory.
+	Running int
+	// Concurrency is, for server_busy, the serving server's --concurrency;
+	// 0 when the reader cannot know it (a read of the database beside the
+	// server), and then Running is all that is known.
+	Concurrency int
+	// DataDir is, for no_server, the data directory no server serves.
+	DataDir string
 }
 
 // Message says in words why the Run waits and what would let it run. Only
 // the cluster has workers, and only the ql binary serves it, so the
-// commands it names are ql's.
+// commands its reasons name are ql's. The single-node reasons name only
+// commands both ql and ql-edge have, and no word of the cluster: a
+// command line printing them names its own binary instead of ql (`ql
+// serve` is `ql-edge serve` there), as it does for every message built
+// below it.
 func (w Waiting) Message() string {
 	switch w.Reason {
 	case WaitNoWorker:
@@ -86,6 +112,16 @@ func (w Waiting) Message() string {
 			return fmt.Sprintf("it waits for a free slot on the one live worker %s: it already runs as many commands as its concurrency allows", matchingWhat(w.Labels))
 		}
 		return fmt.Sprintf("it waits for a free slot on the %d live workers %s: each already runs as many commands as its concurrency allows", w.Workers, matchingWhat(w.Labels))
+	case WaitServerBusy:
+		if w.Concurrency > 0 {
+			return fmt.Sprintf("the server already runs %s, as many as its --concurrency (%d) allows; it starts this one when one of them finishes",
+				plural.Count(w.Running, "command", "commands"), w.Concurrency)
+		}
+		return fmt.Sprintf("the server runs %s now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once, "+
+			"and it starts this one once fewer run than that", plural.Count(w.Running, "command", "commands"))
+	case WaitNoServer:
+		return fmt.Sprintf("no `ql serve` runs on this data directory (%s), so nothing starts it; start one with `ql serve --data-dir %s`",
+			w.DataDir, shellquote.Quote(w.DataDir))
 	}
 	return string(w.Reason)
 }

@@ -78,12 +78,13 @@ type RunDetail struct {
 	Run      Run       `json:"run"`
 	Attempts []Attempt `json:"attempts"`
 	Events   []Event   `json:"events"`
-	// Waiting is present only while the Run is queued on the cluster and
-	// no worker can take it now; a single-node server never sends it.
+	// Waiting is present only while the Run is queued and will not start
+	// now: on the cluster no worker can take it, on a single-node server
+	// that server does not start it yet.
 	Waiting *Waiting `json:"waiting,omitempty"`
 }
 
-// Waiting is the stable shape of why no worker takes a queued Run.
+// Waiting is the stable shape of why a queued Run has not started.
 type Waiting struct {
 	Reason run.WaitReason `json:"reason"`
 	// Labels are the labels the task's placement requires ({} for none).
@@ -93,6 +94,13 @@ type Waiting struct {
 	// PreviousRun is the earlier Run a waits_for_previous Run is held
 	// behind.
 	PreviousRun string `json:"previousRun,omitempty"`
+	// Running is how many Runs hold one of a single-node server's slots
+	// (server_busy), Concurrency how many slots it has (0: not known to
+	// the reader, which read the database beside the server).
+	Running     int `json:"running,omitempty"`
+	Concurrency int `json:"concurrency,omitempty"`
+	// DataDir is the data directory no server serves (no_server).
+	DataDir string `json:"dataDir,omitempty"`
 	// Message is Reason in English words, with what to do.
 	Message string `json:"message"`
 }
@@ -127,7 +135,7 @@ func NewRunDetail(d run.Detail) RunDetail {
 			labels = map[string]string{}
 		}
 		out.Waiting = &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-			PreviousRun: w.PreviousRun, Message: w.Message()}
+			PreviousRun: w.PreviousRun, Running: w.Running, Concurrency: w.Concurrency, DataDir: w.DataDir, Message: w.Message()}
 	}
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{

@@ -110,6 +110,7 @@ var (
 var (
 	qRunsList            = query("runs_list")
 	qRunGet              = query("run_get")
+	qRunWaiting          = query("run_waiting")
 	qRunRerunSource      = query("run_rerun_source")
 	qAttemptsOfRun       = query("attempts_of_run")
 	qEventsOfRun         = query("events_of_run")
@@ -209,7 +210,7 @@ var readQueries = []string{
 	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
-	qRunsList, qRunsLast, qRunGet, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
+	qRunsList, qRunsLast, qRunGet, qRunWaiting, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
 	qAttemptsCancelAsked, qTriggerDetail, qLedgerOfTrigger, qAuditOfTrigger, qTokensList, qTokenByDigest, qUsersList, qUserCredentials, qUserByID, qNotifyList, qNotifyDue,
 	qRetentionEstimate, qRetentionLogsRunning, qMonitorBacklog, qMonitorRunState, qMonitorOldestQueued, qRetriesNext,
 }

@@ -132,7 +132,12 @@ func (s *Store) RunGet(ctx context.Context, id string) (run.Detail, error) {
 		if d.Attempts, err = attemptsOf(ctx, tx, id); err != nil {
 			return err
 		}
-		d.Events, err = eventsOf(ctx, tx, id)
+		if d.Events, err = eventsOf(ctx, tx, id); err != nil {
+			return err
+		}
+		if d.Run.State == run.Queued {
+			d.Waiting, err = runWaiting(ctx, tx, id)
+		}
 		return err
 	})
 	return d, err

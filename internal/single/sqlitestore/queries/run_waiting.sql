@@ -1,0 +1,22 @@
+-- What keeps a queued Run from starting, as the database knows it, with
+-- the conditions of the dispatcher's queue (attempts_pending.sql): whether
+-- its latest attempt is one the dispatcher takes (claimed, local, not
+-- waiting out a retry backoff); for a Run admitted to wait behind an
+-- earlier one (queue_one, or cancel_previous while the Run it cancelled
+-- stops), the nearest earlier unfinished Run of its trigger (one probe of
+-- runs_unfinished_trigger); and how many Runs dispatch or run now, each
+-- holding one of the server's slots. The IN list of the count repeats the
+-- predicate of runs_unfinished_state word for word, so it reads that index
+-- and never grows with history.
+SELECT
+  EXISTS (SELECT 1 FROM attempts a
+          WHERE a.run_id = r.id AND a.state = 'claimed' AND a.available_at_ms IS NULL AND a.executor = 'local_process'),
+  (SELECT p.id FROM runs p
+   WHERE r.waits_for_previous = 1 AND p.trigger_id = r.trigger_id AND p.id < r.id
+     AND p.state NOT IN ('succeeded', 'failed', 'cancelled', 'timed_out', 'lost')
+   ORDER BY p.id DESC LIMIT 1),
+  (SELECT count(*) FROM runs x
+   WHERE x.state IN ('created', 'queued', 'dispatching', 'running', 'waiting_approval', 'retry_wait')
+     AND x.state IN ('dispatching', 'running'))
+FROM runs r
+WHERE r.id = ? AND r.state = 'queued'

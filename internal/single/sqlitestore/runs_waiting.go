@@ -1,0 +1,39 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// runWaiting says what in the database keeps the queued Run id from
+// starting at the server's next dispatch, nil when nothing there does. Its
+// trigger's overlap policy comes first: a Run held behind an earlier one
+// does not start whatever slots are free, and the earlier one frees its
+// own slot when it finishes. Otherwise, Runs dispatching or running give
+// server_busy with their count, but not the limit, which only the serving
+// server knows: a reader that knows it keeps the reason only when the
+// count reaches it (server.Runs), and one that does not says the count
+// with what bounds it. A Run whose attempt the dispatcher does not take
+// (one waiting out a retry backoff, which has its own state) has none.
+func runWaiting(ctx context.Context, tx *txn, id string) (*run.Waiting, error) {
+	var dispatchable bool
+	var previous sql.NullString
+	var running int
+	err := tx.QueryRowContext(ctx, qRunWaiting, id).Scan(&dispatchable, &previous, &running)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !dispatchable:
+		return nil, nil
+	case previous.Valid:
+		return &run.Waiting{Reason: run.WaitPrevious, PreviousRun: previous.String}, nil
+	case running > 0:
+		return &run.Waiting{Reason: run.WaitServerBusy, Running: running}, nil
+	}
+	return nil, nil
+}
