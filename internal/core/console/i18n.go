@@ -139,7 +139,7 @@ var messages = map[string]map[string]string{
 		"err.tokenstore":   "the token store did not answer; try again",
 		"err.userstore":    "the user store did not answer; try again",
 		"err.signincsrf":   "the sign-in form is missing its CSRF token or it is stale; sign in again on this page",
-		// Why a queued cluster Run waits for a worker (waitingText).
+		// Why a queued Run waits (waitingText): a cluster Run for a worker.
 		"wait.title":                  "Why it waits",
 		"wait.no_worker":              "No worker is connected, so nothing can run it. Start one with ql-worker --server URL --credential-file FILE (create its credential with ql workers create NAME).",
 		"wait.workers_draining":       "Every connected worker (%d) is draining and takes no new run. Return one to service with ql workers resume NAME, or start another.",
@@ -150,6 +150,9 @@ var messages = map[string]map[string]string{
 		"wait.workers_busy.one":       "It waits for a free slot on the %d live worker its placement allows (%s): it already runs as many commands as its concurrency allows.",
 		"wait.nolabels":               "no labels",
 		"wait.waits_for_previous":     "Its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished.",
+		// Why a queued single-node Run waits for its server.
+		"wait.server_busy":     "The server already runs %d commands, as many as its --concurrency (%d) allows; it starts this one when one of them finishes.",
+		"wait.server_busy.one": "The server already runs %d command, as many as its --concurrency (%d) allows; it starts this one when that one finishes.",
 		// The backfill form, its preview and its result (backfill.go).
 		"bf.title": "Backfill", "bf.window": "Window to backfill", "bf.previewbtn": "Preview the backfill", "bf.zone": "Times in %s.",
 		"bf.help":        "A Run is created for each occurrence of the schedule between the two instants (both included) that has none yet, as the schedule would have admitted it: an occurrence that ran, or was backfilled, never runs twice. Only occurrences before the schedule's next fire are taken. Pause and the overlap policy do not apply. At most %d occurrences at a time; nothing is created before you confirm the preview.",
@@ -277,7 +280,7 @@ var messages = map[string]map[string]string{
 		"err.tokenstore":   "令牌存储没有应答，请重试。",
 		"err.userstore":    "用户存储没有应答，请重试。",
 		"err.signincsrf":   "登录表单缺少 CSRF 令牌或已过期，请在本页重新登录。",
-		// Why a queued cluster Run waits for a worker (waitingText).
+		// Why a queued Run waits (waitingText): a cluster Run for a worker.
 		"wait.title":              "等待原因",
 		"wait.no_worker":          "没有任何执行节点连接，因此无法运行。请用 ql-worker --server URL --credential-file FILE 启动一个（用 ql workers create NAME 创建其凭据）。",
 		"wait.workers_draining":   "所有已连接的执行节点（%d 个）都在排空，不再接收新的运行。请用 ql workers resume NAME 恢复其中一个，或再启动一个。",
@@ -286,6 +289,8 @@ var messages = map[string]map[string]string{
 		"wait.workers_busy":       "正在等待其 placement 允许的 %d 个在线执行节点（%s）空出槽位：每个节点运行的命令数都已达到其并发上限。",
 		"wait.nolabels":           "无标签",
 		"wait.waits_for_previous": "其触发器的重叠策略（queue_one，或 cancel_previous 在其取消的运行停止期间）让它等到更早的运行 %s 结束。",
+		// Why a queued single-node Run waits for its server.
+		"wait.server_busy": "服务器已在运行 %d 个命令，达到其 --concurrency（%d）允许的上限；其中一个结束后即启动此运行。",
 		// The backfill form, its preview and its result (backfill.go).
 		"bf.title": "回填", "bf.window": "回填窗口", "bf.previewbtn": "预览回填", "bf.zone": "时间按 %s 时区。",
 		"bf.help":        "为两个时刻之间（含两端）每个还没有运行的计划发生时刻创建一个运行，与调度当时会创建的相同：已经运行过或已回填过的发生时刻不会再运行。只处理调度下次触发之前的发生时刻。暂停与重叠策略不适用。每次最多 %d 个发生时刻；确认预览之前不会创建任何内容。",
@@ -445,8 +450,12 @@ func storedZoneUnknown(t schedule.TriggerStatus) string {
 	return ""
 }
 
-// waitingText says in l why no worker takes a queued cluster Run, "" when
-// nothing keeps it waiting (w is nil).
+// waitingText says in l why a queued Run has not started (why no worker
+// takes a cluster Run, why a single-node server does not start one yet),
+// "" when nothing keeps it waiting (w is nil). A page is served by a
+// running server, which knows its --concurrency, so server_busy has it;
+// no_server, which only a read of the database beside the server finds,
+// never reaches a page.
 func waitingText(l string, w *run.Waiting) string {
 	if w == nil {
 		return ""
@@ -476,6 +485,8 @@ func waitingText(l string, w *run.Waiting) string {
 		return fmt.Sprintf(trCount(l, "wait.workers_busy", w.Workers), w.Workers, labels(w.Labels))
 	case run.WaitPrevious:
 		return fmt.Sprintf(tr(l, "wait.waits_for_previous"), w.PreviousRun)
+	case run.WaitServerBusy:
+		return fmt.Sprintf(trCount(l, "wait.server_busy", w.Running), w.Running, w.Concurrency)
 	}
 	return string(w.Reason)
 }

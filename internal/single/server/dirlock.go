@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -36,10 +37,15 @@ func lockDataDir(dir, path string) (*dirLock, error) {
 	if err != nil {
 		return nil, openLockError(dir, path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockPastProbes(f); err != nil {
 		f.Close() //nolint:errcheck // the lock error is the one returned
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		switch {
+		case errors.Is(err, errServed):
 			return nil, inUse(dir, path)
+		case errors.Is(err, errProbed):
+			return nil, qlerror.New(qlerror.Unavailable,
+				"another process has held a shared lock on the server lock file %s for %s, which neither a server nor a status probe does; find it (`fuser %s`) and stop it, then start the server again",
+				path, dirLockWait, path)
 		}
 		return nil, qlerror.Wrap(qlerror.Unavailable, err,
 			"lock %s: the file system of the data directory %s must support flock (some network file systems do not); give a --data-dir on a local file system", path, dir)
@@ -49,6 +55,72 @@ func lockDataDir(dir, path string) (*dirLock, error) {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "write this server's pid into %s", path)
 	}
 	return &dirLock{file: f}, nil
+}
+
+// dirLockWait bounds how long a starting server waits while only shared
+// locks hold its lock file: Serving takes one for the span of two system
+// calls, so a server waits out any number of probes well within it.
+const dirLockWait = 5 * time.Second
+
+var (
+	errServed = errors.New("another server holds the lock")
+	errProbed = errors.New("a shared lock holds the file")
+)
+
+// lockPastProbes takes f's exclusive lock, which fails while another
+// process holds the file locked in any mode. Exclusive is a server's, so
+// that is errServed; shared is a probe's (Serving), only for a moment, and
+// must not make the server fail to start: a shared lock granted to this
+// file too tells the two apart (no exclusive holder), and the server drops
+// it and tries again, for at most dirLockWait. Two servers starting at once
+// never both give up: each holds its shared lock only between two calls,
+// so one takes the exclusive lock and the other then finds it held.
+func lockPastProbes(f *os.File) error {
+	fd := int(f.Fd())
+	deadline := time.Now().Add(dirLockWait)
+	for {
+		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return err
+		}
+		err = syscall.Flock(fd, syscall.LOCK_SH|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return errServed
+		}
+		if err != nil {
+			return err
+		}
+		if err := syscall.Flock(fd, syscall.LOCK_UN); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return errProbed
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Serving reports whether a server serves the data directory of layout l:
+// whether its lock file is locked exclusively, which only a running (or
+// starting) server does. It only probes, taking the lock shared and
+// dropping it at once, so a server starting in that moment waits for it
+// (lockPastProbes) rather than failing; it creates and writes nothing, so
+// a reader may call it on a directory it may only read. A directory with
+// no lock file has never been served.
+func Serving(l Layout) (bool, error) {
+	f, err := os.OpenFile(l.Lock, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close() //nolint:errcheck // only probed for its lock; closing drops it
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	return false, err
 }
 
 // writeHolder replaces the file's content with this process's pid.

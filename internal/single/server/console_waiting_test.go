@@ -1,0 +1,67 @@
+package server
+
+import (
+	"encoding/json"
+	"html"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/view"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
+)
+
+// A queued Run's page on a server whose every slot holds a Run says, in
+// English and in Chinese, that the server already runs as many commands as
+// its --concurrency allows, with both numbers; the API's answer for the
+// Run gives the reason with them; the Run holding the slot says nothing.
+func TestTheRunPageSaysInEnglishAndChineseThatTheServerRunsAsManyCommandsAsItsConcurrencyAllows(t *testing.T) {
+	t.Parallel()
+	cron := trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
+	site := startConsoleSiteConfigured(t, cron, slowScript, func(c *Config) { c.Concurrency = 1 })
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	runNow := func() string {
+		resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/run", url.Values{"csrf": {csrf}})
+		id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
+		if resp.StatusCode != http.StatusSeeOther || id == "" {
+			t.Fatalf("run now: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		return id
+	}
+	first := runNow()
+	detail := func(id string) view.RunDetail {
+		status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs/"+id, site.tokens[apitoken.Read], nil)
+		var d view.RunDetail
+		if status != http.StatusOK || json.Unmarshal(body, &d) != nil {
+			t.Fatalf("GET /api/v1/runs/%s: %d %s", id, status, body)
+		}
+		return d
+	}
+	waitFor(t, "the first Run to run", 10*time.Second, func() bool { return detail(first).Run.State == run.Running })
+	second := runNow()
+	if d := detail(second); d.Run.State != run.Queued || d.Waiting == nil || d.Waiting.Reason != run.WaitServerBusy ||
+		d.Waiting.Running != 1 || d.Waiting.Concurrency != 1 {
+		t.Fatalf("the API's second Run: %s, waiting %+v; want queued, %s with 1 of 1", d.Run.State, d.Waiting, run.WaitServerBusy)
+	}
+	for lang, want := range map[string]string{
+		"en": "The server already runs 1 command, as many as its --concurrency (1) allows; it starts this one when that one finishes.",
+		"zh": "服务器已在运行 1 个命令，达到其 --concurrency（1）允许的上限；其中一个结束后即启动此运行。",
+	} {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+second+"?lang="+lang, nil)
+		if !strings.Contains(page, `data-reason="server_busy"`) || !strings.Contains(html.UnescapeString(page), want) {
+			t.Errorf("the queued Run's page in %s does not say %q:\n%s", lang, want, page)
+		}
+	}
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+first, nil); strings.Contains(page, `id="run-waiting"`) {
+		t.Errorf("the running Run's page says why it waits:\n%s", page)
+	}
+	for _, id := range []string{second, first} {
+		httpcall.Form(t, c, http.MethodPost, site.base+"/runs/"+id+"/cancel", url.Values{"csrf": {csrf}})
+	}
+}
