@@ -104,7 +104,13 @@ func runsShowCommand(opts Options) *cobra.Command {
 		Use:   "show RUN_ID",
 		Short: "Show a run with its attempts and events",
 		Long: "Show a run with its attempts and events: its project, the trigger that admitted it (named as it was at that revision) and the task it ran\n" +
-			"(named as it was at the revision that ran), each with its id; -o json gives them as projectName, triggerName and taskName." + opts.clusterOnly(` On the cluster, a queued run that no live worker can take
+			"(named as it was at the revision that ran), each with its id; -o json gives them as projectName, triggerName and taskName.\n" +
+			`A queued run of the standalone or edge profile that will not start at the server's next dispatch says
+why on a waiting line (in -o json, a waiting object with a reason code): its trigger's overlap policy
+holds it behind an earlier run (waits_for_previous), the server already runs as many commands as its
+--concurrency allows (server_busy; read with --data-dir, which cannot see the server's --concurrency,
+it says how many run now), or, read with --data-dir, no server serves the data directory (no_server).` +
+			opts.clusterOnly(` On the cluster, a queued run that no live worker can take
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
 every matching worker is busy, or its trigger's overlap policy holds it behind an earlier run. A run
@@ -127,7 +133,11 @@ it needs.`),
 			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
-				return writeJSON(w, view.NewRunDetail(d))
+				v := view.NewRunDetail(d)
+				if v.Waiting != nil {
+					v.Waiting.Message = asBinary(cmd.Root(), opts.Binary, v.Waiting.Message)
+				}
+				return writeJSON(w, v)
 			}
 			w = textWriter{w}
 			r := d.Run
@@ -144,7 +154,7 @@ it needs.`),
 				fmt.Fprintf(w, "due        %s (%s)\n", fmtMs(&r.DueAtMs), note)
 			}
 			if d.Waiting != nil {
-				fmt.Fprintf(w, "waiting    %s\n", oneLine(d.Waiting.Message()))
+				fmt.Fprintf(w, "waiting    %s\n", oneLine(asBinary(cmd.Root(), opts.Binary, d.Waiting.Message())))
 			}
 			tw := NewTable(w)
 			fmt.Fprintln(tw, "\nATTEMPT\tSTATE\tEXECUTOR\tWORKER\tEXIT\tSTARTED\tFINISHED\tERROR")

@@ -55,7 +55,7 @@ this CLI shows them as escapes, such as \u202e.)`,
 			}
 			return copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
 				l := logFollower{runs: b.Runs, log: src, from: from, limit: limit, again: followAgain(cmd, args[0]), runID: args[0], number: attempt,
-					out: out, errOut: cmd.ErrOrStderr()}
+					out: out, errOut: cmd.ErrOrStderr(), named: func(msg string) string { return asBinary(cmd.Root(), opts.Binary, msg) }}
 				if follow {
 					noteUnfinishedUnattended(cmd, opts, b, args[0], limit)
 					return l.follow(cmd.Context())
@@ -151,7 +151,9 @@ func noteUnfinishedUnattended(cmd *cobra.Command, opts Options, b *Backend, runI
 		d, err = b.Runs.RunGet(ctx, runID)
 		return err
 	})
-	if err != nil || d.Run.State.Terminal() || d.Run.State == run.Lost {
+	// A queued Run's own reason says there is no server: the follower
+	// prints it, once.
+	if err != nil || d.Run.State.Terminal() || d.Run.State == run.Lost || (d.Waiting != nil && d.Waiting.Reason == run.WaitNoServer) {
 		return
 	}
 	noteUnattendedOf(cmd, opts, b, runID, 1, true)

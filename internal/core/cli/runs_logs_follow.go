@@ -72,9 +72,12 @@ type logFollower struct {
 	// (zero while it answers); downWait the wait before the next try.
 	downSince time.Time
 	downWait  time.Duration
-	// waiting is the last reason to wait for a worker printed, so a
-	// follower says each one once, not at every round.
+	// waiting is the last reason to wait printed, so a follower says
+	// each one once, not at every round.
 	waiting string
+	// named is a message as this binary names its commands (asBinary);
+	// nil leaves it as it is.
+	named func(string) string
 	// moved: the follower went on from an earlier attempt to attemptID,
 	// whose start it has not said yet.
 	moved bool
@@ -160,13 +163,17 @@ func runEnd(runID string, d run.Detail) string {
 	return line + ")"
 }
 
-// noteWaiting says on standard error why no worker takes the queued Run,
+// noteWaiting says on standard error why the queued Run has not started
+// (no worker fits it, the server's slots are full, no server runs, ...),
 // when that reason is new: a follower otherwise sits silent with nothing
-// to tell the user that no worker fits.
+// to tell the user why.
 func (l *logFollower) noteWaiting(w *run.Waiting) {
 	msg := ""
 	if w != nil {
 		msg = w.Message()
+		if l.named != nil {
+			msg = l.named(msg)
+		}
 	}
 	if msg != "" && msg != l.waiting {
 		l.say("(run %s waits: %s)\n", l.runID, oneLine(msg))

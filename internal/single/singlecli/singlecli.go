@@ -21,7 +21,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/task"
-	"github.com/qinglong/qinglong/internal/single/executor"
 	"github.com/qinglong/qinglong/internal/single/server"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
@@ -61,20 +60,21 @@ func OpenSQLite(ctx context.Context, dsn string) (*cli.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cli.Backend{Catalog: b.Catalog, Runs: b.Store, LastRuns: b.Store, Triggers: b.Store, Definitions: b.Store, ReadLog: b.ReadLog, CancelRun: b.Store.CancelRun,
+	return &cli.Backend{Catalog: b.Catalog, Runs: localRuns{Reader: b.Store, layout: b.Layout}, LastRuns: b.Store, Triggers: b.Store, Definitions: b.Store, ReadLog: b.ReadLog, CancelRun: b.Store.CancelRun,
 		Pause: b.Store, Detail: b.Store, Manual: b.Store, Tokens: b.Store, Users: b.Store, Notifications: b.Store,
 		Retention: b.Store.Retention(b.Layout.Logs), RetentionDefaults: server.RetentionDefaults(server.Standalone),
 		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout), Migrated: b.Migrated, Close: b.Close}, nil
 }
 
 // unattended tells whether a server runs on the data directory: every
-// server holds an executor owner lock there while it runs, and only a
-// server starts queued Runs.
+// server holds the directory's lock while it runs, and only a server
+// starts queued Runs. It asks as localRuns does, so the two never
+// disagree.
 func unattended(l server.Layout) func(context.Context, string) (cli.Unattended, error) {
 	return func(context.Context, string) (cli.Unattended, error) {
-		serving, err := executor.Serving(l.Owners)
+		serving, err := server.Serving(l)
 		if err != nil {
-			return cli.Unattended{}, fmt.Errorf("look for a server's lock in %s: %w", l.Owners, err)
+			return cli.Unattended{}, fmt.Errorf("look for a server's lock on %s: %w", l.Lock, err)
 		}
 		if serving {
 			return cli.Unattended{}, nil
@@ -102,7 +102,7 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 	cat := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs}
 	// Unattended only looks for a server's lock: `runs logs -f` says when
 	// none is there to start or finish the Run it follows.
-	return &cli.Backend{Catalog: cat, Runs: st, LastRuns: st, Triggers: st, Definitions: st, ReadLog: b.ReadLog, Detail: st, Notifications: st,
+	return &cli.Backend{Catalog: cat, Runs: localRuns{Reader: st, layout: b.Layout}, LastRuns: st, Triggers: st, Definitions: st, ReadLog: b.ReadLog, Detail: st, Notifications: st,
 		MissingSecrets: process.Secrets{Path: b.Layout.Secrets}.Missing, Unattended: unattended(b.Layout), Migrated: b.Migrated, Close: b.Close}, nil
 }
 

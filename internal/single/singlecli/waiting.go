@@ -1,0 +1,34 @@
+package singlecli
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/single/server"
+)
+
+// localRuns reads Runs from the database file itself, beside whatever
+// server serves it (or none), and says so when a queued Run waits because
+// none does: the store knows what is in the database, only this reader
+// can look for the server's lock.
+type localRuns struct {
+	run.Reader
+	layout server.Layout
+}
+
+// RunGet is the store's read, a queued Run's reason replaced by no_server
+// when no server holds the data directory's lock: nothing will start it,
+// whatever else it waits for, and the Runs the database says hold a slot
+// are a stopped server's. A probe that fails (the lock file is not this
+// user's to open) leaves the store's reason, which holds either way.
+func (r localRuns) RunGet(ctx context.Context, id string) (run.Detail, error) {
+	d, err := r.Reader.RunGet(ctx, id)
+	if err != nil || d.Run.State != run.Queued {
+		return d, err
+	}
+	if serving, err := server.Serving(r.layout); err == nil && !serving {
+		d.Waiting = &run.Waiting{Reason: run.WaitNoServer, DataDir: filepath.Dir(r.layout.DB)}
+	}
+	return d, nil
+}
