@@ -24,3 +24,29 @@ func TestAWaitingMessageNamesOneLiveWorkerInTheSingular(t *testing.T) {
 		}
 	}
 }
+
+// The single-node reasons count the commands running in the right number
+// and name nothing a single-node binary lacks: no worker, replica or
+// cluster, and of commands only `ql serve`, which both binaries have.
+func TestASingleNodeWaitingMessageCountsCommandsAndNamesNothingOfTheCluster(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		w    Waiting
+		want string
+	}{
+		{Waiting{Reason: WaitServerBusy, Running: 1, Concurrency: 1}, "the server already runs 1 command, as many as its --concurrency (1) allows"},
+		{Waiting{Reason: WaitServerBusy, Running: 4, Concurrency: 4}, "the server already runs 4 commands, as many as its --concurrency (4) allows"},
+		{Waiting{Reason: WaitServerBusy, Running: 1}, "the server runs 1 command now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once"},
+		{Waiting{Reason: WaitNoServer, DataDir: "/var/lib/my ql"}, "no `ql serve` runs on this data directory (/var/lib/my ql), so nothing starts it; start one with `ql serve --data-dir '/var/lib/my ql'`"},
+	} {
+		got := c.w.Message()
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.w.Reason, got, c.want)
+		}
+		for _, word := range []string{"worker", "replica", "cluster"} {
+			if strings.Contains(got, word) {
+				t.Errorf("%s: %q mentions %q", c.w.Reason, got, word)
+			}
+		}
+	}
+}
