@@ -104,9 +104,10 @@ func lockPastProbes(f *os.File) error {
 // whether its lock file is locked exclusively, which only a running (or
 // starting) server does. It only probes, taking the lock shared and
 // dropping it at once, so a server starting in that moment waits for it
-// (lockPastProbes) rather than failing; it creates and writes nothing, so
-// a reader may call it on a directory it may only read. A directory with
-// no lock file has never been served.
+// (lockPastProbes) rather than failing. It opens the file read-only and
+// creates nothing, so it changes nothing on the directory; a user who may
+// not open the server's file gets the error. A directory with no lock file
+// has never been served.
 func Serving(l Layout) (bool, error) {
 	f, err := os.OpenFile(l.Lock, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
