@@ -219,11 +219,15 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	}
 	e := &env{store: s, clock: c, raw: openRaw(t, path), path: path}
 	// This build's take reads the recheck columns a later migration adds
-	// (0022); the older build admits through it with them there, and they
-	// go before the file is migrated, which adds them again.
-	recheck := []string{"recheck_at_ms", "recheck_state_version"}
-	for _, col := range recheck {
-		if err := e.tamper(ctx, `ALTER TABLE trigger_schedules ADD COLUMN `+col+` INTEGER`); err != nil {
+	// (0022), and its read of a queued Run the attempts' backoff column
+	// (0019); the older build admits and reads through them with them
+	// there, and they go before the file is migrated, which adds them
+	// again.
+	later := []struct{ table, col string }{
+		{"trigger_schedules", "recheck_at_ms"}, {"trigger_schedules", "recheck_state_version"}, {"attempts", "available_at_ms"},
+	}
+	for _, l := range later {
+		if err := e.tamper(ctx, `ALTER TABLE `+l.table+` ADD COLUMN `+l.col+` INTEGER`); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,8 +241,8 @@ func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	if err := e.tamper(ctx, `UPDATE runs SET finished_at_ms = NULL WHERE id = ?`, before); err != nil {
 		t.Fatal(err)
 	}
-	for _, col := range recheck {
-		if err := e.tamper(ctx, `ALTER TABLE trigger_schedules DROP COLUMN `+col); err != nil {
+	for _, l := range later {
+		if err := e.tamper(ctx, `ALTER TABLE `+l.table+` DROP COLUMN `+l.col); err != nil {
 			t.Fatal(err)
 		}
 	}
