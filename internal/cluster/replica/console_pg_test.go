@@ -106,6 +106,17 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 	if resp, page = get("/workers"); resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="workers"`) || !strings.Contains(page, "<code>gpu=true,region=eu</code>") {
 		t.Fatalf("workers page: %d, want the worker gpu-box with its labels\n%s", resp.StatusCode, page)
 	}
+	// The workers run the commands and hold the secrets: a replica's
+	// console offers no secrets page, and its address says, in either
+	// language, where secrets are kept and how to set one.
+	if strings.Contains(page, `href="/secrets"`) {
+		t.Fatalf("a replica's console offers the secrets page:\n%s", page)
+	}
+	for lang, want := range map[string]string{"en": "each machine that runs the commands reads them from its own secrets file", "zh": "每台执行命令的机器从它自己的密钥文件读取密钥"} {
+		if resp, page = get("/secrets?lang=" + lang); resp.StatusCode != http.StatusOK || !strings.Contains(page, want) || !strings.Contains(page, "ql secrets set") || strings.Contains(page, `id="sec-form"`) {
+			t.Fatalf("/secrets?lang=%s on a replica: %d, want 200 saying %q and naming ql secrets set, with no form\n%s", lang, resp.StatusCode, want, page)
+		}
+	}
 	if code, out := runQL(t, bin, []string{"QL_DATABASE_URL=" + admin}, "users", "list", "-o", "json"); code != 0 || !regexp.MustCompile(`"lastSigninAtMs": [0-9]+`).MatchString(out) {
 		t.Fatalf("users list after a replica's sign-in: exit %d %q", code, out)
 	}

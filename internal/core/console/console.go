@@ -33,6 +33,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -86,6 +87,12 @@ type Config struct {
 	// where the commands run elsewhere (a cluster's workers hold their
 	// own secrets), and the page then notes nothing of secrets.
 	MissingSecrets func(refs []string) ([]string, error)
+	// Secrets is the secrets file of this machine, which runs the
+	// commands: the secrets page lists, sets and deletes its secrets
+	// (admin scope only). Nil where the commands run elsewhere (a
+	// cluster's workers hold their own): the page then says where
+	// secrets are kept, and the nav does not offer it.
+	Secrets *process.Secrets
 	// ReadLog copies at most max bytes (max > 0) of an attempt's output
 	// from offset on to w, as the API's does; nil where the server cannot
 	// read logs (the page then shows none).
@@ -145,6 +152,10 @@ const DefaultSessionTTL = 12 * time.Hour
 
 // maxForm caps a console form's body.
 const maxForm = 16 << 10
+
+// maxSecretForm caps the secrets page's set form: the longest value a
+// secret may have, each byte of it escaped (%XX) as a form may send it.
+const maxSecretForm = 3*process.MaxSecretLen + maxForm
 
 // Cookie names. The sign-in form's CSRF cookie exists before any session.
 const (
@@ -221,6 +232,9 @@ var routes = []route{
 	{http.MethodGet, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokensPage }},
 	{http.MethodPost, "/tokens", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenCreate }},
 	{http.MethodPost, "/tokens/{name}/revoke", apitoken.Admin, func(c *Console) handlerFunc { return c.tokenRevoke }},
+	{http.MethodGet, "/secrets", apitoken.Admin, func(c *Console) handlerFunc { return c.secretsPage }},
+	{http.MethodPost, "/secrets", apitoken.Admin, func(c *Console) handlerFunc { return c.secretSet }},
+	{http.MethodPost, "/secrets/delete", apitoken.Admin, func(c *Console) handlerFunc { return c.secretDelete }},
 	{http.MethodPost, "/runs/{id}/rerun", apitoken.Operate, func(c *Console) handlerFunc { return c.rerun }},
 }
 
@@ -385,8 +399,11 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		}
 		// Console forms are a few short fields, but for a definitions file.
 		limit := int64(maxForm)
-		if strings.HasPrefix(rt.pattern, "/definitions") {
+		switch {
+		case strings.HasPrefix(rt.pattern, "/definitions"):
 			limit = maxDefinitions
+		case rt.pattern == "/secrets":
+			limit = maxSecretForm
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if r.Method == http.MethodPost {

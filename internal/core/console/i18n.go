@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/cron"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -128,9 +129,36 @@ var messages = map[string]map[string]string{
 		"err.overlap":      "The trigger was not run: an earlier run of it is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
 		"err.rerunoverlap": "The run was not re-run: an earlier run of its trigger is unfinished and its overlap policy refuses another.",
 		"tok.revoked":      "Token revoked",
-		"err.toolarge":     "The form is larger than %d KiB, the most this page takes; send less.",
-		"err.csrf":         "The form is missing its CSRF token or it is stale; reload the page and try again.",
-		"err.internal":     "The server could not do this; its log says why.",
+
+		// The secrets page.
+		"secrets": "Secrets", "sec.set": "Set a secret", "sec.name": "Name", "sec.value": "Value", "sec.save": "Save secret", "sec.list": "All secrets",
+		"sec.intro":     "Values a task's env or a notification channel refers to by name, kept on this machine in %s (mode 0600). A value can be set or replaced here; it is never shown again.",
+		"sec.elsewhere": "This server does not run the commands, so it keeps no secrets: each machine that runs the commands reads them from its own secrets file. Edit one on that machine with `ql secrets set NAME --secrets-file FILE`.",
+		"sec.namehelp":  "1–128 letters, digits, '_', '.' or '-'; a task's env refers to lower-case names only. A name already defined gets the new value.",
+		"sec.valuehelp": "At least 4 bytes, so it can be masked in output; several lines are kept as typed (a PEM key, a cookie). It is never shown again, here or anywhere.",
+		"sec.usedby":    "Used by", "sec.defined": "defined", "sec.missing": "missing: used but not defined", "sec.unused": "not used by any definition",
+		"sec.replace": "Replace", "sec.define": "Set", "sec.delete": "Delete", "sec.keep": "Keep it", "sec.none": "No secret is defined or used.",
+		"sec.usetask": "task %s, env %s", "sec.usechannel": "notification channel %s", "sec.archived": "archived project: runs and sends nothing",
+		"sec.usesunknown":   "This server reads no definitions: which tasks use a secret is not known here.",
+		"sec.incomplete":    "Not every project's definitions were read (more than 1000 projects, or a project with more tasks than one file may hold): a name only those use is not listed as missing.",
+		"sec.done.created":  "Secret %s created. The next Run that needs it reads it; nothing needs a restart.",
+		"sec.done.replaced": "Secret %s replaced. The next Run that needs it reads the new value (a Run already started keeps the old one); nothing needs a restart.",
+		"sec.done.deleted":  "Secret %s deleted.", "sec.done.absent": "No secret %s was defined; nothing changed.", "sec.done.uses": "It is used by:",
+		"sec.done.fail":      "These now fail with secret_unavailable until it is set again:",
+		"sec.confirm":        "Delete secret %s?",
+		"sec.confirm.uses":   "Once it is deleted, every Run or notification of these fails with secret_unavailable until it is set again:",
+		"sec.confirm.unused": "No definition uses it.",
+		"sec.unusable":       "The secrets file %s cannot be used: %s. Nothing is listed or set until it is fixed.",
+		"sec.err.name":       "%q is not a secret name: use 1–%d letters, digits, '_', '.' or '-' (a task's env refers to lower-case names only).",
+		"sec.err.empty":      "empty: type the secret's value.",
+		"sec.err.short":      "it has %d bytes, at least %d are needed so it can be masked in output without hiding unrelated text; type a longer value, or use a plain env value if it is not secret.",
+		"sec.err.long":       "it has %d bytes, the limit is %d (an environment value's); keep a larger value in a file the command reads.",
+		"sec.err.nul":        "it contains a NUL byte, which no environment value can hold.",
+		"sec.err.utf8":       "it is not UTF-8 text; store binary data encoded (base64, hex) and decode it in the command.",
+
+		"err.toolarge": "The form is larger than %d KiB, the most this page takes; send less.",
+		"err.csrf":     "The form is missing its CSRF token or it is stale; reload the page and try again.",
+		"err.internal": "The server could not do this; its log says why.",
 		"err.timeout": "This page took longer than %s, the most the server gives one page: its database is busy (a retention pass, a large apply or backfill) " +
 			"or the page asks for much at once. Try again in a moment, or ask for less (a shorter backfill window, a narrower filter).",
 		"err.nolog":        "This server cannot read logs.",
@@ -270,6 +298,33 @@ var messages = map[string]map[string]string{
 		"err.overlap":      "触发器未运行：它上一次的运行尚未结束，其重叠策略不允许再运行一次。请等待它结束，或取消它。",
 		"err.rerunoverlap": "未重新运行：该触发器上一次的运行尚未结束，其重叠策略不允许再运行一次。",
 		"tok.revoked":      "令牌已吊销",
+
+		// The secrets page.
+		"secrets": "密钥", "sec.set": "设置密钥", "sec.name": "名称", "sec.value": "值", "sec.save": "保存密钥", "sec.list": "全部密钥",
+		"sec.intro":     "任务的环境变量或通知渠道按名称引用的值，保存在本机的 %s 中（权限 0600）。值可以在这里设置或替换，之后不会再显示。",
+		"sec.elsewhere": "此服务器不执行命令，因此不保存密钥：每台执行命令的机器从它自己的密钥文件读取密钥。请在那台机器上用 `ql secrets set 名称 --secrets-file 文件` 编辑。",
+		"sec.namehelp":  "1–128 个字母、数字、“_”、“.”或“-”；任务的环境变量只能引用小写名称。已定义的名称会改用新值。",
+		"sec.valuehelp": "至少 4 个字节，以便在输出中遮蔽；多行内容按输入原样保存（如 PEM 密钥、Cookie）。保存后不会在任何地方再显示。",
+		"sec.usedby":    "使用者", "sec.defined": "已定义", "sec.missing": "缺失：被使用但未定义", "sec.unused": "没有定义使用它",
+		"sec.replace": "替换", "sec.define": "设置", "sec.delete": "删除", "sec.keep": "保留", "sec.none": "没有定义或使用任何密钥。",
+		"sec.usetask": "任务 %s，环境变量 %s", "sec.usechannel": "通知渠道 %s", "sec.archived": "项目已归档，不运行也不发送",
+		"sec.usesunknown":   "此服务器不读取定义：这里无法知道哪些任务使用某个密钥。",
+		"sec.incomplete":    "并非每个项目的定义都已读取（项目超过 1000 个，或某个项目的任务多于一个文件的上限）：只被这些项目使用的名称不会列为缺失。",
+		"sec.done.created":  "密钥 %s 已创建。下一次需要它的运行会读取它，无需重启。",
+		"sec.done.replaced": "密钥 %s 已替换。下一次需要它的运行会读取新值（已经开始的运行仍使用旧值），无需重启。",
+		"sec.done.deleted":  "密钥 %s 已删除。", "sec.done.absent": "没有名为 %s 的密钥，未做任何更改。", "sec.done.uses": "使用它的有：",
+		"sec.done.fail":      "在重新设置之前，以下各项会因 secret_unavailable 而失败：",
+		"sec.confirm":        "删除密钥 %s？",
+		"sec.confirm.uses":   "删除后，以下各项的每次运行或通知都会因 secret_unavailable 而失败，直到重新设置：",
+		"sec.confirm.unused": "没有定义使用它。",
+		"sec.unusable":       "密钥文件 %s 无法使用：%s。修复之前无法列出或设置密钥。",
+		"sec.err.name":       "“%s”不是有效的密钥名称：请使用 1–%d 个字母、数字、“_”、“.”或“-”（任务的环境变量只能引用小写名称）。",
+		"sec.err.empty":      "为空：请输入密钥的值。",
+		"sec.err.short":      "只有 %d 个字节，至少需要 %d 个，才能在输出中遮蔽它而不误遮无关的文字；请输入更长的值，若它并不机密，请改用普通的环境变量值。",
+		"sec.err.long":       "有 %d 个字节，上限是 %d（环境变量值的上限）；更大的内容请放在命令读取的文件中。",
+		"sec.err.nul":        "含有 NUL 字节，环境变量值不能包含它。",
+		"sec.err.utf8":       "不是 UTF-8 文本；二进制数据请编码（base64、hex）后保存，并在命令中解码。",
+
 		"err.toolarge":     "表单大于 %d KiB，超过此页面的上限；请减少内容。",
 		"err.csrf":         "表单缺少 CSRF 令牌或已过期；请刷新页面后重试。",
 		"err.internal":     "服务器无法完成此操作；原因见其日志。",
@@ -551,6 +606,10 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"triggerState": triggerState,
 		"dict": func(l, zone string, runs []run.Run) map[string]any {
 			return map[string]any{"L": l, "Zone": zone, "Runs": runs}
+		},
+		// secretUses are the uses of a secret the secrets page lists, in l.
+		"secretUses": func(l string, uses []apply.SecretUse) map[string]any {
+			return map[string]any{"L": l, "Uses": uses}
 		},
 		"fire": fireText,
 		"firePtr": func(l string, at, due *int64, zone string) string {

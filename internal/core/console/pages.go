@@ -58,6 +58,9 @@ type page struct {
 	ShowTokens bool
 	// ShowWorkers offers the workers page (the cluster).
 	ShowWorkers bool
+	// ShowSecrets offers the secrets page: an admin session on a server
+	// that holds the secrets file of the machine running the commands.
+	ShowSecrets bool
 	// ShowNotifications offers the notifications page: a server with an
 	// outbox to read.
 	ShowNotifications bool
@@ -83,6 +86,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 		p.CanEnable = c.cfg.Enabler != nil && s.scope.Allows(apitoken.Admin)
 		p.ShowTokens = s.scope.Allows(apitoken.Admin) && c.cfg.TokenAdmin != nil
 		p.ShowWorkers = c.cfg.Workers != nil
+		p.ShowSecrets = s.scope.Allows(apitoken.Admin) && c.cfg.Secrets != nil
 		p.ShowNotifications = c.cfg.Notifications != nil
 	}
 	var buf bytes.Buffer
