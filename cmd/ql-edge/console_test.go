@@ -162,6 +162,11 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 			pages = append(pages, consolePage{"definitions (" + l + ")", page, []string{"%s apply"}})
 			_, page = fetch(http.MethodPost, "/definitions/preview?lang="+l, url.Values{"csrf": {session}, "yaml": {file}})
 			pages = append(pages, consolePage{"definitions preview (" + l + ")", page, nil})
+			st, page := fetch(http.MethodGet, "/secrets?lang="+l, nil)
+			if st != http.StatusOK || !strings.Contains(page, `id="sec-form"`) {
+				t.Fatalf("the secrets page (%s): %d, want 200 with its form:\n%s", l, st, page)
+			}
+			pages = append(pages, consolePage{"secrets (" + l + ")", page, nil})
 			_, page = fetch(http.MethodGet, "/triggers/"+nightly+"?lang="+l, nil)
 			pages = append(pages, consolePage{"trigger with a ledger hint (" + l + ")", page,
 				[]string{"`%s triggers show demo/nightly --ledger " + fmt.Sprint(view.MaxLedgerShown) + " --data-dir " + dir + "`"}})
@@ -169,7 +174,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 			// name, and reaches this server's database, in both languages:
 			// the store's refusal names it by its id, which no page shows.
 			enable := "`%s triggers enable demo/off --data-dir " + dir + "`"
-			st, page := fetch(http.MethodPost, "/triggers/"+off+"/run?lang="+l, url.Values{"csrf": {session}, "request": {"r-" + l}})
+			st, page = fetch(http.MethodPost, "/triggers/"+off+"/run?lang="+l, url.Values{"csrf": {session}, "request": {"r-" + l}})
 			if st != http.StatusConflict {
 				t.Fatalf("run now of a disabled trigger (%s): %d, want 409:\n%s", l, st, page)
 			}
