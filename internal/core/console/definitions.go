@@ -48,6 +48,9 @@ type definitionsData struct {
 	// Notes say, in the page's language, what the valid file does that
 	// its author likely does not expect (as `ql apply` notes it).
 	Notes []string
+	// SecretsNote: a note is about the secrets file (names it lacks, or
+	// that it cannot be used), which the secrets page fixes.
+	SecretsNote bool
 	// Origin is the form that wrote the file (originNewTask), "" for a
 	// file a user wrote or uploaded.
 	Origin string
@@ -254,9 +257,11 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		status = http.StatusBadRequest
 		d.Errors, d.MoreErrors = c.fileErrors(lang(r), err)
 	case dry:
-		d.Step, d.Diff, d.Notes = "preview", results, c.definitionsNotes(r.Context(), lang(r), doc, origin)
+		d.Step, d.Diff = "preview", results
+		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, origin)
 	default:
-		d.Step, d.Diff, d.Notes = "applied", results, c.definitionsNotes(r.Context(), lang(r), doc, origin)
+		d.Step, d.Diff = "applied", results
+		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, origin)
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

@@ -109,14 +109,16 @@ func noteText(l string, n apply.Note) string {
 // placement only where it runs every Run itself, secrets only where it
 // holds the secrets file of the machine that runs the commands; the
 // triggers a file leaves out only for a file a user wrote (origin "").
-func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document, origin string) []string {
+// secrets says whether a note is about the secrets file.
+func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document, origin string) (out []string, secrets bool) {
 	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets})
 	if origin != originNewTask {
 		ns = apply.AddUnlisted(ctx, c.cfg.Export, doc, ns)
 	}
-	out := make([]string, len(ns))
+	out = make([]string, len(ns))
 	for i, n := range ns {
 		out[i] = noteText(l, n)
+		secrets = secrets || n.Reason == apply.NoteSecretsMissing || n.Reason == apply.NoteSecretsUnusable
 	}
-	return out
+	return out, secrets
 }

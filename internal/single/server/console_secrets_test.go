@@ -201,3 +201,29 @@ func TestOnlyAnAdminSeesOrChangesSecrets(t *testing.T) {
 		t.Errorf("refused forms changed the file: aaa_unused is %q", got)
 	}
 }
+
+// A secret missing where the console names it links an admin to the
+// secrets page: the definitions preview's note that the file lacks it,
+// and a Run's attempt that failed with secret_unavailable. A session of
+// an operate token, which may not use the page, gets no link.
+func TestAMissingSecretTheConsoleNamesLinksAnAdminToTheSecretsPage(t *testing.T) {
+	t.Parallel()
+	site := startSecretsSite(t, nil)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
+	file := "project: shop\ntasks:\n  - name: report\n    script: echo\n    env: {API_KEY: {secret: shop_api_key}}\n"
+	if _, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/preview", url.Values{"csrf": {csrf}, "yaml": {file}}); !strings.Contains(defNotes(page), `<a id="def-secrets" href="/secrets">`) {
+		t.Errorf("the preview's note of a missing secret links to no secrets page:\n%s", defNotes(page))
+	}
+	id := site.runNow(t, c, csrf)
+	link := `<a class="secrets-link" href="/secrets">`
+	waitFor(t, "the attempt to fail with secret_unavailable", 20*time.Second, func() bool {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
+		return strings.Contains(page, "secret_unavailable") && strings.Contains(page, link)
+	})
+	operate := consoleClient(t)
+	site.signIn(t, operate, site.tokens[apitoken.Operate])
+	if _, page := httpcall.Form(t, operate, http.MethodGet, site.base+"/runs/"+id, nil); !strings.Contains(page, "secret_unavailable") || strings.Contains(page, link) {
+		t.Errorf("an operate session's run page should show secret_unavailable without the link:\n%s", page)
+	}
+}
