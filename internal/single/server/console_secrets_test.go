@@ -155,8 +155,8 @@ func TestTheSecretsFormSaysAMistakeInThePagesLanguageWithoutTheValue(t *testing.
 	}{
 		{"zh", "bad name!", "v4lue-not-sent-back", "名称：“bad name!”不是有效的密钥名称"},
 		{"en", "bad name!", "v4lue-not-sent-back", `Name: &#34;bad name!&#34; is not a secret name`},
-		{"zh", "short_one", "ab3", "值：只有 3 个字节，至少需要 4 个"},
-		{"en", "short_one", "ab3", "Value: it has 3 bytes, at least 4 are needed"},
+		{"zh", "short_one", "q!z", "值：只有 3 个字节，至少需要 4 个"},
+		{"en", "short_one", "q!z", "Value: it has 3 bytes, at least 4 are needed"},
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/secrets?lang="+f.lang, url.Values{"csrf": {csrf}, "name": {f.name}, "value": {f.value}})
 		errBox, _, _ := strings.Cut(page[max(strings.Index(page, `id="sec-error"`), 0):], "</p>")
