@@ -83,6 +83,9 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range unreadableCases() {
 		run(name, false, fn)
 	}
+	for name, fn := range rowFaultCases() {
+		run(name, false, fn)
+	}
 }
 
 func testTakeOrder(t *testing.T, f Fixture) {

@@ -22,37 +22,31 @@ func unreadableCases() map[string]func(*testing.T, Fixture) {
 		"ManyPagesOfUnreadableRowsAreSetAsideWithoutWaiting":                testManyUnreadableRowsAreSetAsideWithoutWaiting,
 		"RowsOfAPolicyThisBuildDoesNotKnowDoNotHoldBackARowDueAfterThem":    testUnknownPolicyRowsDoNotStarve,
 		"ARowOfAPolicyThisBuildDoesNotKnowRepublishedIsTakenInTheNextRound": testUnknownPolicyRepublishedTakenAtOnce,
-		"RowsWhoseStoredTriggerIsCorruptDoNotHoldBackARowDueAfterThem":      testCorruptTriggerRowsDoNotStarve,
-		"RowsWhoseExecutionIsMissingDoNotHoldBackARowDueAfterThem":          testMissingExecutionRowsDoNotStarve,
 	}
 }
 
-// spoil makes a row this host cannot decide, and names the reason its
-// decision fails with.
+// spoil makes due rows this host cannot decide, and names the reason
+// each one's decision fails with.
 type spoil struct {
 	reason schedule.Reason
-	apply  func(*testing.T, Fixture, defs)
+	apply  func(*testing.T, Fixture, []defs)
+}
+
+// eachRow spoils every row alike, each by fn on its own.
+func eachRow(fn func(*testing.T, Fixture, defs)) func(*testing.T, Fixture, []defs) {
+	return func(t *testing.T, f Fixture, rows []defs) {
+		t.Helper()
+		for _, d := range rows {
+			fn(t, f, d)
+		}
+	}
 }
 
 // unreadableZone is a stored zone this host's zone database lacks.
-var unreadableZone = spoil{schedule.ReasonCronInvalid, makeUnreadable}
+var unreadableZone = spoil{schedule.ReasonCronInvalid, eachRow(makeUnreadable)}
 
 // unknownPolicy is a stored misfire policy this build does not know.
-var unknownPolicy = spoil{schedule.ReasonDecisionFailed, makeUnknownPolicy}
-
-// corruptTrigger is a stored trigger revision that no longer hashes to
-// its digest, which the commit finds.
-var corruptTrigger = spoil{schedule.ReasonTriggerDigestCorrupt, func(t *testing.T, f Fixture, d defs) {
-	t.Helper()
-	tamper(t, f.Tamper.RewriteTrigger(t.Context(), d.Trigger.TriggerID, "renamed", true, d.Trigger.ContentDigest))
-}}
-
-// missingExecution is a pinned task revision without its execution
-// revision, which the commit of an admission finds.
-var missingExecution = spoil{schedule.ReasonExecutionMissing, func(t *testing.T, f Fixture, d defs) {
-	t.Helper()
-	tamper(t, f.Tamper.DeleteExecutions(t.Context(), d.Task.TaskID))
-}}
+var unknownPolicy = spoil{schedule.ReasonDecisionFailed, eachRow(makeUnknownPolicy)}
 
 // makeUnknownPolicy gives d's trigger a stored misfire policy this build
 // does not know, as a newer build that knows it would have published it.
@@ -110,24 +104,6 @@ func testUnknownPolicyRowsDoNotStarve(t *testing.T, f Fixture) {
 	requireAdmittedBehindUnreadable(t, f, unknownPolicy, unreadablePage+1)
 }
 
-// A page and one more of rows whose stored trigger revision no longer
-// hashes to its digest, all due before a sound row, never keep the sound
-// one from being admitted: each commit fails closed on the row's own
-// stored state (trigger_digest_corrupt), which no round mends, and the row
-// is put aside as one this host cannot read is; each keeps its cursor and
-// gets no Run.
-func testCorruptTriggerRowsDoNotStarve(t *testing.T, f Fixture) {
-	requireAdmittedBehindUnreadable(t, f, corruptTrigger, unreadablePage+1)
-}
-
-// A page and one more of rows whose task lost its execution revision, all
-// due before a sound row, never keep the sound one from being admitted:
-// each admission fails closed at the commit (execution_missing), and the
-// row is put aside; each keeps its cursor and gets no Run.
-func testMissingExecutionRowsDoNotStarve(t *testing.T, f Fixture) {
-	requireAdmittedBehindUnreadable(t, f, missingExecution, unreadablePage+1)
-}
-
 // Ten pages and one more of rows this host cannot read are all put aside
 // by rounds run back to back, as the scheduler runs them while a full page
 // says to start the next at once (Summary.StartNextAtOnce), so the
@@ -143,8 +119,10 @@ func testManyUnreadableRowsAreSetAsideWithoutWaiting(t *testing.T, f Fixture) {
 // one readable row and runs rounds of unreadablePage back to back
 // for as long as each says to start the next at once: the readable row
 // must be admitted in that one run of rounds, in the round right after the
-// last unreadable row was taken, and the unreadable rows must keep their
-// cursors and have no Run.
+// last unreadable row was taken, the unreadable rows must keep their
+// cursors and gain no Run, attempt or event, and the round after must take
+// nothing: each unreadable row is still put aside (its claim or recheck
+// lasts UnreadableRecheck), not taken again.
 func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, sp spoil, n int) {
 	var bad []defs
 	for i := range n {
@@ -154,12 +132,13 @@ func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, sp spoil, n int) {
 	initialise(t, f)
 	for i, d := range bad {
 		makeDue(t, f, d.Trigger.TriggerID, 3*60*60_000-int64(i)*1_000)
-		sp.apply(t, f, d)
 	}
+	sp.apply(t, f, bad)
 	makeDue(t, f, good.Trigger.TriggerID, 60*60_000)
-	cursors := map[string]Row{}
+	cursors, written := map[string]Row{}, map[string]Counts{}
 	for _, d := range bad {
 		cursors[d.Trigger.TriggerID] = row(t, f, d.Trigger.TriggerID)
+		written[d.Trigger.TriggerID] = counts(t, f, d.Trigger.TriggerID)
 	}
 
 	maxRounds := n/unreadablePage + 10
@@ -200,9 +179,13 @@ func requireAdmittedBehindUnreadable(t *testing.T, f Fixture, sp spoil, n int) {
 			t.Fatalf("unreadable trigger %s: cursor %v → %v, last %v → %v; want both kept, its occurrences still owed", d.Trigger.TriggerID,
 				before.NextFireAtMs, after.NextFireAtMs, before.LastScheduledAtMs, after.LastScheduledAtMs)
 		}
-		if c := counts(t, f, d.Trigger.TriggerID); c.Runs != 0 {
-			t.Fatalf("unreadable trigger %s has %d Runs, want none", d.Trigger.TriggerID, c.Runs)
+		if before, after := written[d.Trigger.TriggerID], counts(t, f, d.Trigger.TriggerID); after != before {
+			t.Fatalf("unreadable trigger %s: %+v → %+v; want nothing written for it", d.Trigger.TriggerID, before, after)
 		}
+	}
+	if sum := unreadableRound(t, f); sum.Taken != 0 {
+		t.Fatalf("the round after the readable row's took %d rows (%v, reasons %v); want every unreadable row still put aside", sum.Taken,
+			sum.Counts, sum.Reasons)
 	}
 }
 
@@ -229,7 +212,7 @@ func requireRepublishedTakenAtOnce(t *testing.T, f Fixture, sp spoil) {
 	d := newDefs(t, f, "mars", quietCron(t, f))
 	initialise(t, f)
 	makeDue(t, f, d.Trigger.TriggerID, 60*60_000)
-	sp.apply(t, f, d)
+	sp.apply(t, f, []defs{d})
 	if sum := unreadableRound(t, f); sum.Reasons[sp.reason] != 1 || sum.Unreadable != 1 {
 		t.Fatalf("the spoilt row's round: %v, reasons %v, %d put aside; want it failed as %s and put aside", sum.Counts, sum.Reasons, sum.Unreadable, sp.reason)
 	}
