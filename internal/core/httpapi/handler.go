@@ -17,6 +17,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/notify"
+	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -101,6 +102,10 @@ type Config struct {
 	// workers hold their own), and an apply's answer then notes nothing
 	// of secrets.
 	MissingSecrets func(refs []string) ([]string, error)
+	// Secrets is the secrets file the commands this server runs read
+	// (GET, PUT and DELETE /api/v1/secrets); nil where the machines that
+	// run them hold their own (a cluster's workers), and the routes refuse.
+	Secrets *process.Secrets
 	// Metrics serves GET /metrics on this listener, behind a read token;
 	// nil where metrics are off or have a listener of their own.
 	Metrics http.Handler

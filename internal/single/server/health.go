@@ -42,6 +42,7 @@ func (s *Server) listen() error {
 		// its own secrets file: an apply's answer can note the secrets
 		// that file lacks, or that it cannot be used at all.
 		MissingSecrets: process.Secrets{Path: s.layout.Secrets}.Missing,
+		Secrets:        &process.Secrets{Path: s.layout.Secrets},
 		// The logs as every reader on this data directory reads them.
 		ReadLog: (&Backend{Layout: s.layout}).ReadLog,
 	}

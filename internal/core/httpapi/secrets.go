@@ -1,0 +1,114 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// Log codes of the secrets routes: each change is logged with the name
+// and who made it, never the value.
+const (
+	CodeSecretSet     = "secrets.set"
+	CodeSecretDeleted = "secrets.deleted"
+)
+
+// maxSecretBody bounds PUT /api/v1/secrets/{name}'s body: the longest
+// value JSON-escaped at its widest (\u00XX for each byte) and the object
+// around it. The server-wide cap is far larger, sized for definitions
+// files.
+const maxSecretBody = 6*process.MaxSecretLen + 1024
+
+// errNoSecretsFile answers the secrets routes of a server that runs no
+// command itself: the file a Run reads is on the machine that runs it,
+// and this server's own would be another.
+var errNoSecretsFile = qlerror.New(qlerror.FailedPrecondition, "this server keeps no secrets file the commands use: "+
+	"each machine that runs them reads its own; run `ql secrets set NAME --secrets-file FILE` on that machine instead").Because(RefusalNotOverTheAPI)
+
+// secretSetBody is PUT /api/v1/secrets/{name}'s body.
+type secretSetBody struct {
+	Value *string `json:"value"`
+}
+
+// secretList lists the names the server's secrets file defines beside
+// the uses the current definitions make of them; never a value.
+func (a *api) secretList(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Secrets == nil {
+		return nil, errNoSecretsFile
+	}
+	return apply.ListSecrets(ctx, a.Export, *a.Secrets)
+}
+
+// secretSet stores a secret's value, replacing the file in one rename;
+// the next attempt that starts reads it, without a restart.
+func (a *api) secretSet(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Secrets == nil {
+		return nil, errNoSecretsFile
+	}
+	name := r.PathValue("name")
+	if err := process.CheckSecretName(name); err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxSecretBody+1))
+	if err != nil {
+		return nil, tooLarge(err, a.guard.limits.MaxBody)
+	}
+	if len(raw) > maxSecretBody {
+		return nil, qlerror.New(codeTooLarge, "the request body is larger than %d bytes; a secret's value holds at most %d bytes", maxSecretBody, process.MaxSecretLen)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	var body secretSetBody
+	if err := a.decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	if body.Value == nil {
+		return nil, qlerror.New(qlerror.Invalid, `give the secret's value as {"value": "..."}`)
+	}
+	replaced, err := a.Secrets.Set(name, *body.Value)
+	if err != nil {
+		return nil, err
+	}
+	a.Log.Info("secret set", slog.String("code", CodeSecretSet), slog.String("secret", name), slog.Bool("replaced", replaced),
+		slog.String("actor", principalOf(ctx).actor()))
+	return struct {
+		Name     string `json:"name"`
+		Replaced bool   `json:"replaced"`
+	}{name, replaced}, nil
+}
+
+// secretDelete removes a secret from the file; a name it does not define
+// is not found, so a mistyped name is not taken for done.
+func (a *api) secretDelete(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Secrets == nil {
+		return nil, errNoSecretsFile
+	}
+	name := r.PathValue("name")
+	existed, err := a.Secrets.Delete(name)
+	if err != nil {
+		return nil, err
+	}
+	if !existed {
+		return nil, qlerror.New(qlerror.NotFound, "secret %q is not defined in the secrets file %s; GET /api/v1/secrets lists the names it defines", name, a.Secrets.Path)
+	}
+	a.Log.Info("secret deleted", slog.String("code", CodeSecretDeleted), slog.String("secret", name),
+		slog.String("actor", principalOf(ctx).actor()))
+	return struct {
+		Name    string `json:"name"`
+		Deleted bool   `json:"deleted"`
+	}{name, true}, nil
+}
