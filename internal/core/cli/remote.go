@@ -69,6 +69,9 @@ var remoteScopes = map[string]apitoken.Scope{
 	"triggers backfill":   apitoken.Operate,
 	"triggers enable":     apitoken.Admin,
 	"triggers disable":    apitoken.Admin,
+	"secrets list":        apitoken.Admin,
+	"secrets set":         apitoken.Admin,
+	"secrets delete":      apitoken.Admin,
 	"notifications list":  apitoken.Read,
 	"notifications retry": apitoken.Operate,
 }

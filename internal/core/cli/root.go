@@ -126,6 +126,9 @@ type Options struct {
 	// Profiles are the server profiles of this build, by name; profiles
 	// absent from the map are not part of it.
 	Profiles map[string]Profile
+	// SecretsFile is the secrets file of the server on the embedded
+	// database at dbPath (`ql secrets`).
+	SecretsFile func(dbPath string) string
 	// Extra commands (e.g. `db` in the full build).
 	Extra []*cobra.Command
 	// DefaultProfile is what `serve` runs without --profile (default
@@ -196,7 +199,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		return fillFromEnv(c)
 	}
 	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), exportCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),
-		tokensCommand(opts), usersCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
+		tokensCommand(opts), usersCommand(opts), secretsCommand(opts), notificationsCommand(opts), retentionCommand(opts), backupCommand(opts))
 	root.AddCommand(opts.Extra...)
 	root.SetHelpCommand(helpCommand(root))
 	// Added now rather than when the tree runs, so the walk below covers it.
@@ -336,7 +339,15 @@ var errRefused = errors.New("refused by the trigger's policy")
 // ExitUsage, ExitRefused, ExitConflict, ExitDenied, ExitInterrupted; 0
 // when it succeeded).
 func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
-	return execute(ctx, NewRoot(opts), opts.Binary, args, stdout, stderr)
+	return MainIn(ctx, opts, args, os.Stdin, stdout, stderr)
+}
+
+// MainIn is Main reading standard input from stdin: what a command reads
+// there (`ql secrets set`'s value, `ql apply -f -`) is given by the caller.
+func MainIn(ctx context.Context, opts Options, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := NewRoot(opts)
+	root.SetIn(stdin)
+	return execute(ctx, root, opts.Binary, args, stdout, stderr)
 }
 
 // execute runs root with args and maps its error to an exit code.

@@ -32,6 +32,7 @@ func Options(binary string) cli.Options {
 		Binary:             binary,
 		OpenSQLite:         OpenSQLite,
 		OpenSQLiteReadOnly: OpenSQLiteReadOnly,
+		SecretsFile:        func(dbPath string) string { return server.LayoutOfDB(dbPath).Secrets },
 		Backup: func(ctx context.Context, dbPath, dest string, progress io.Writer) error {
 			_, err := server.Backup(ctx, dbPath, dest, progress)
 			return err

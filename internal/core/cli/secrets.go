@@ -1,0 +1,258 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/process"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+func secretsCommand(opts Options) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "secrets",
+		Short: "List, set and delete the secrets tasks and notification channels refer to",
+		Long: `A task's env ({secret: NAME}) and a notification channel (signingSecret, tokenSecret, …) refer to a
+secret by name; its value is in a secrets file, a JSON object of name → value, mode 0600, owned by
+the user the server runs as: qinglong-secrets.json in the data directory` +
+			opts.clusterOnly(" (standalone, edge), or each worker's and replica's --secrets-file (cluster)") + `.
+These commands edit it under a lock, replacing it in one rename: the next attempt that starts, and
+the next notification sent, reads the new value; no restart. Run as root, they keep the file's owner
+(the server's user); run as another user, they refuse a file that is not theirs. No value is ever
+printed or logged. With --api-url URL a server edits its own file over its API (a token of scope
+admin in $QL_TOKEN).`,
+	}
+	c.AddCommand(secretsListCommand(opts), secretsSetCommand(opts), secretsDeleteCommand(opts))
+	return c
+}
+
+func secretsListCommand(opts Options) *cobra.Command {
+	var f secretsFlags
+	var out string
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List the secrets the file defines and the ones the definitions use, never a value",
+		Long: `List every name the secrets file defines and every name the current definitions refer to: DEFINED
+says yes, or missing for a name a task or channel uses that the file lacks (its Runs and notifications
+fail with secret_unavailable until it is set), USED BY the tasks (project/task, the variable) and
+channels that refer to it, an archived project's marked. With --secrets-file alone no database is
+read: the names only. -o json prints what GET /api/v1/secrets answers.`,
+		Example: "  " + opts.Binary + " secrets list --data-dir /var/lib/qinglong\n  " + opts.Binary + " secrets list --secrets-file /etc/qinglong/secrets.json\n  " +
+			opts.Binary + " secrets list --api-url https://ql.example.com:8080 -o json",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			s, done, err := f.open(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			defer done()
+			l, err := s.list(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return printListing(cmd, out, listing[apply.SecretEntry]{
+				json:   l,
+				header: []string{"NAME", "DEFINED", "USED BY"},
+				items:  l.Secrets,
+				row: func(e apply.SecretEntry) []string {
+					defined := "yes"
+					if !e.Defined {
+						defined = "missing"
+					}
+					return []string{e.Name, defined, orDash(usesText(e.UsedBy))}
+				},
+				notes: listingNotes(l, s),
+			})
+		},
+	}
+	addSecretsFlags(c, &f, opts)
+	addOutputFlag(c, &out)
+	return c
+}
+
+// listingNotes are the lines after a listing's table: what it could not
+// say.
+func listingNotes(l apply.SecretListing, s secretsStore) []string {
+	var notes []string
+	if len(l.Secrets) == 0 {
+		notes = append(notes, "the secrets file "+l.File+" defines no secret")
+	}
+	if !l.UsesKnown {
+		why := "which tasks and channels use these names is not known"
+		if ls, ok := s.(localSecrets); ok && ls.unknown != "" {
+			why = ls.unknown
+		}
+		notes = append(notes, why)
+	} else if !l.Complete {
+		notes = append(notes, fmt.Sprintf("the uses are incomplete: only the first %d projects, and of each at most %d tasks, were read", apply.MaxSecretUseProjects, apply.MaxTasks))
+	}
+	return notes
+}
+
+// usesText names each use: project/task (env VAR), project channel NAME,
+// an archived project's marked.
+func usesText(uses []apply.SecretUse) string {
+	parts := make([]string, 0, len(uses))
+	for _, u := range uses {
+		var s string
+		if u.Kind == apply.SecretUseChannel {
+			s = u.Project + " channel " + u.Name
+		} else {
+			s = u.Project + "/" + u.Name + " (env " + u.Env + ")"
+		}
+		if u.Archived {
+			s += " [archived]"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// usesOf is the entry of name in l.
+func usesOf(l apply.SecretListing, name string) []apply.SecretUse {
+	for _, e := range l.Secrets {
+		if e.Name == name {
+			return e.UsedBy
+		}
+	}
+	return nil
+}
+
+func oneSecretArg(verb string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 1 && verb == "set" {
+			return Usagef("secrets set takes the secret's name only: its value is never taken from the command line, where every user of the host reads it (ps); " +
+				"pipe it on standard input, or type it at the prompt")
+		}
+		if len(args) != 1 {
+			return Usagef("secrets %s takes one secret name", verb)
+		}
+		if err := process.CheckSecretName(args[0]); err != nil {
+			return &UsageError{Err: err}
+		}
+		return nil
+	}
+}
+
+func secretsSetCommand(opts Options) *cobra.Command {
+	var f secretsFlags
+	c := &cobra.Command{
+		Use:   "set NAME",
+		Short: "Set a secret's value, read from standard input (never the command line)",
+		Long: `Set the secret NAME (letters, digits, '_', '.', '-'; a task's env refers to lower-case names only),
+creating or replacing it. The value is asked twice without echo on a terminal, or read whole from
+standard input when it is a pipe or a file, without one trailing line ending. It is never taken from
+the command line, where every user of the host reads it (ps). It must hold 4 to ` + fmt.Sprint(process.MaxSecretLen) + ` bytes of UTF-8
+text without NUL. The next attempt that starts reads it. Where the definitions are at hand the
+command says which tasks and channels use the name.`,
+		Example: "  " + opts.Binary + " secrets set api_token --data-dir /var/lib/qinglong\n  printf '%s' \"$TOKEN\" | " + opts.Binary + " secrets set api_token\n  " +
+			opts.Binary + " secrets set hook-key --secrets-file /etc/qinglong/secrets.json < key.txt",
+		Args: oneSecretArg("set"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			s, done, err := f.open(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			defer done()
+			value, err := readSecretValue(cmd, name)
+			if err != nil {
+				return err
+			}
+			if err := process.CheckSecretValue(name, value); err != nil {
+				return err
+			}
+			replaced, err := s.set(cmd.Context(), name, value)
+			if err != nil {
+				return err
+			}
+			what := "created"
+			if replaced {
+				what = "replaced"
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "secret %s: %s\n", name, what)
+			l, err := s.list(cmd.Context())
+			if err != nil || !l.UsesKnown {
+				// The value is stored; only the uses could not be told.
+				return nil
+			}
+			if uses := usesOf(l, name); len(uses) > 0 {
+				fmt.Fprintln(w, userText("used by: "+usesText(uses)))
+			} else {
+				fmt.Fprintf(w, "hint: no definition uses %s yet: refer to it from a task's env ({secret: %s}) or a notification channel's …Secret field\n", name, name)
+			}
+			return nil
+		},
+	}
+	addSecretsFlags(c, &f, opts)
+	return c
+}
+
+func secretsDeleteCommand(opts Options) *cobra.Command {
+	var f secretsFlags
+	c := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a secret from the secrets file",
+		Long: `Delete the secret NAME from the secrets file. When the definitions still use it, a warning on
+standard error names the uses: their Runs and notifications fail with secret_unavailable until it is
+set again. A name the file does not define exits 1, naming those it does.`,
+		Example: "  " + opts.Binary + " secrets delete old_token --data-dir /var/lib/qinglong",
+		Args:    oneSecretArg("delete"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			s, done, err := f.open(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			defer done()
+			existed, err := s.remove(cmd.Context(), name)
+			if err != nil {
+				return err
+			}
+			l, listErr := s.list(cmd.Context())
+			if !existed {
+				return notDefined(name, l, listErr)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "secret %s: deleted\n", name)
+			if uses := usesOf(l, name); listErr == nil && len(uses) > 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), userText("warning: "+name+" is still used by "+usesText(uses)+
+					": their Runs and notifications fail with secret_unavailable until it is set again"))
+			}
+			return nil
+		},
+	}
+	addSecretsFlags(c, &f, opts)
+	return c
+}
+
+// notDefined is the refusal of a delete of a name the file lacks, naming
+// the ones it defines.
+func notDefined(name string, l apply.SecretListing, listErr error) error {
+	if listErr != nil {
+		return qlerror.New(qlerror.NotFound, "secret %q is not defined; `ql secrets list` shows the names that are", name)
+	}
+	var defined []string
+	for _, e := range l.Secrets {
+		if e.Defined {
+			defined = append(defined, e.Name)
+		}
+	}
+	if len(defined) == 0 {
+		return qlerror.New(qlerror.NotFound, "secret %q is not defined: the secrets file %s defines none", name, l.File)
+	}
+	return qlerror.New(qlerror.NotFound, "secret %q is not defined: the secrets file %s defines %s", name, l.File, strings.Join(defined, ", "))
+}
