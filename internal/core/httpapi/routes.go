@@ -44,9 +44,9 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/triggers/{id}/disable", apitoken.Admin, "enable and disable a trigger", func(a *api) http.HandlerFunc { return a.admitted(a.triggerEnable(false)) }},
 	{http.MethodPost, "/api/v1/apply", apitoken.Admin, "apply a definitions file", func(a *api) http.HandlerFunc { return a.admitted(a.applyDefinitions) }},
 	{http.MethodGet, "/api/v1/projects/{name}/definitions", apitoken.Admin, "export a project's definitions", func(a *api) http.HandlerFunc { return a.admitted(a.projectDefinitions) }},
-	{http.MethodGet, "/api/v1/secrets", apitoken.Admin, "list, set and delete secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretList) }},
-	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, "list, set and delete secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
-	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, "list, set and delete secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
+	{http.MethodGet, "/api/v1/secrets", apitoken.Admin, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretList) }},
+	{http.MethodPut, "/api/v1/secrets/{name}", apitoken.Admin, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretSet) }},
+	{http.MethodDelete, "/api/v1/secrets/{name}", apitoken.Admin, "list and edit secrets", func(a *api) http.HandlerFunc { return a.admitted(a.secretDelete) }},
 	{http.MethodGet, "/metrics", apitoken.Read, "read the metrics", func(a *api) http.HandlerFunc { return a.metrics }},
 }
 

@@ -108,6 +108,7 @@ func TestSecretsAreSetListedReplacedAndDeletedOverTheAPIWithoutEchoingAValue(t *
 	expect(http.MethodPut, "/api/v1/secrets/short", `{"value": "ab"}`, 400, "at least 4 are needed")
 	expect(http.MethodPut, "/api/v1/secrets/big", `{"value": "`+strings.Repeat("x", process.MaxSecretLen+1)+`"}`, 400, "the limit is")
 	expect(http.MethodPut, "/api/v1/secrets/none", `{}`, 400, `{\"value\": \"...\"}`)
+	expect(http.MethodPut, "/api/v1/secrets/big", `{"value": "`+strings.Repeat(`\u0001`, process.MaxSecretLen+200)+`"}`, 413, "at most 32768 bytes")
 	for _, a := range answers {
 		if strings.Contains(a, first) || strings.Contains(a, second) {
 			t.Errorf("an answer holds a value: %s", a)

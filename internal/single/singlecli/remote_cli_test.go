@@ -433,12 +433,13 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 	base := serveAPI(t, dir, "standalone")
 	defs := writeFile(t, t.TempDir(), "defs.yaml", quietFile)
 	none := "0193a8a0-0000-7000-8000-00000000abcd"
-	// The arguments of each command; none when the needed scope is
-	// enough and the command still fails (exit 1): a Run or notification
-	// that does not exist.
+	// The arguments of each command and its standard input; none when
+	// the needed scope is enough and the command still fails (exit 1): a
+	// Run, notification or secret that does not exist.
 	cases := map[string]struct {
-		args []string
-		none bool
+		args  []string
+		none  bool
+		stdin string
 	}{
 		"apply":               {args: []string{"-f", defs, "--dry-run"}},
 		"export":              {args: []string{"api"}},
@@ -457,6 +458,9 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		"triggers enable":     {args: []string{"yearly"}},
 		"notifications list":  {},
 		"notifications retry": {args: []string{none}, none: true},
+		"secrets list":        {},
+		"secrets set":         {args: []string{"api_token"}, stdin: "some-value\n"},
+		"secrets delete":      {args: []string{"never_set"}, none: true},
 	}
 	t.Setenv("QL_DATA_DIR", "")
 	var walk func(c *cobra.Command)
@@ -476,8 +480,12 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 			return
 		}
 		args := append(strings.Fields(path), tc.args...)
+		over := func(url string, extra ...string) outcome {
+			code, out, errOut := qlStdin(t, tc.stdin, append(append(slices.Clone(args), extra...), "--api-url", url)...)
+			return outcome{code, out, errOut}
+		}
 		t.Setenv("QL_TOKEN", "")
-		missing := overAPI(t, base, args...)
+		missing := over(base)
 		m := regexp.MustCompile("tokens create NAME --scope (\\w+)`").FindStringSubmatch(missing.err)
 		if missing.code != 2 || m == nil {
 			t.Errorf("%s without $QL_TOKEN: %+v; want the scope it needs named in the command that makes a token", path, missing)
@@ -486,22 +494,22 @@ func TestEveryCommandOverTheAPINeedsTheScopeItsHintNames(t *testing.T) {
 		scope := m[1]
 		t.Setenv("QL_TOKEN", tokens["read"])
 		for _, plain := range []string{"http://192.0.2.1:8080", "http://ql.example.com"} {
-			if o := overAPI(t, plain, args...); o.code != 2 || !strings.Contains(o.err, "plain HTTP to another host") {
+			if o := over(plain); o.code != 2 || !strings.Contains(o.err, "plain HTTP to another host") {
 				t.Errorf("%s --api-url %s: %+v; want the clear-text token refused", path, plain, o)
 			}
 		}
-		if o := overAPI(t, base, append(args, "--data-dir", dir)...); o.code != 2 || !strings.Contains(o.err, "not both") {
+		if o := over(base, "--data-dir", dir); o.code != 2 || !strings.Contains(o.err, "not both") {
 			t.Errorf("%s --api-url --data-dir: %+v; want one of the two asked for", path, o)
 		}
 		if less, ok := below[scope]; ok {
 			t.Setenv("QL_TOKEN", tokens[less])
-			o := overAPI(t, base, args...)
+			o := over(base)
 			if want := fmt.Sprintf("needs a token of scope %s; token %q has scope %s", scope, map[string]string{"read": "reader", "operate": "op"}[less], less); o.code != 5 || !strings.Contains(o.err, want) {
 				t.Errorf("%s with a %s token: %+v; want the server's refusal saying %q, exit 5 (not allowed)", path, less, o, want)
 			}
 		}
 		t.Setenv("QL_TOKEN", tokens[scope])
-		o := overAPI(t, base, args...)
+		o := over(base)
 		if strings.Contains(o.err, "needs a token of scope") || o.code != map[bool]int{false: 0, true: 1}[tc.none] {
 			t.Errorf("%s with a %s token: %+v; want the scope its hint names to be enough", path, scope, o)
 		}
