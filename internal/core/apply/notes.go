@@ -121,7 +121,7 @@ var noteEnglish = map[NoteReason]string{
 	NoteJitterPastPeriod: "a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)",
 	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +
-		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails",
+		"set each with secrets set NAME, or on the console's Secrets page, before a Run or notification needs it, or it fails",
 	NoteSecretsUnusable: "the secrets file %s cannot be used: %s. Until it can, every Run or notification that needs %s fails (secret_unavailable)",
 	NoteEndedTriggers:   "these triggers have no occurrence left before their endAt, so they fire no more; move endAt later, or leave it out (triggers: %s)",
 	NoteUnlistedTriggers: "enabled triggers of this project that the file does not name keep running: leaving one out of a file does not remove it " +

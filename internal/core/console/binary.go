@@ -10,7 +10,7 @@ import (
 // ql-edge alike. What only the full binary has (`ql db`, `ql workers`,
 // ql-worker) is named only on a cluster replica's pages, which ql serves,
 // and keeps its name.
-var sharedCommands = []string{"apply", "backup", "cron", "export", "notifications", "retention", "runs", "serve", "tokens", "triggers", "users", "version"}
+var sharedCommands = []string{"apply", "backup", "cron", "export", "notifications", "retention", "runs", "secrets", "serve", "tokens", "triggers", "users", "version"}
 
 // sharedCommand is "ql" starting one of sharedCommands where a sentence
 // names a command to run: at its start, or after a space, a quote, a

@@ -35,7 +35,7 @@ var notes = map[string]noteLanguage{
 				"触发器因此比 cron 所写的运行得少；请让抖动短于 cron 的周期（触发器：{items}）。",
 			item: "{name}（抖动 {jitter}，两次发生相隔 {period}）"},
 		apply.NoteSecretsMissing: {
-			sentence: "密钥文件（数据目录中的 qinglong-secrets.json）还没有定义 {items}：请在运行或通知用到它们之前添加（一个“名称 → 值”的 JSON 对象，权限 0600），否则会失败。",
+			sentence: "密钥文件（数据目录中的 qinglong-secrets.json）还没有定义 {items}：请在运行或通知用到它们之前用 secrets set NAME 或控制台的“密钥”页面逐个设置，否则会失败。",
 			item:     "{name}"},
 		apply.NoteEndedTriggers: {
 			sentence: "这些触发器在其 endAt 之前已没有剩余的发生，因此不会再触发；请把 endAt 往后移，或去掉它（触发器：{items}）。",

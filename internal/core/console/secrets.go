@@ -159,7 +159,7 @@ func (c *Console) secretSet(w http.ResponseWriter, r *http.Request, s *session) 
 		c.refuseSecret(w, r, s, name, err)
 		return
 	}
-	c.cfg.Log.Info("console: secret set", "code", process.CodeSecretSet, "name", name, "replaced", replaced, "actor", s.actor(r))
+	c.cfg.Log.Info("console: secret set", "code", process.CodeSecretSet, "secret", name, "replaced", replaced, "actor", s.actor(r))
 	to := "/secrets?set=" + url.QueryEscape(name)
 	if replaced {
 		to += "&replaced=1"
@@ -182,7 +182,7 @@ func (c *Console) secretDelete(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	to := "/secrets?deleted=" + url.QueryEscape(name)
 	if existed {
-		c.cfg.Log.Info("console: secret deleted", "code", process.CodeSecretDeleted, "name", name, "actor", s.actor(r))
+		c.cfg.Log.Info("console: secret deleted", "code", process.CodeSecretDeleted, "secret", name, "actor", s.actor(r))
 	} else {
 		to += "&absent=1"
 	}

@@ -12,13 +12,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
-// Log codes of the secrets routes: each change is logged with the name
-// and who made it, never the value.
-const (
-	CodeSecretSet     = "secrets.set"
-	CodeSecretDeleted = "secrets.deleted"
-)
-
 // maxSecretBody bounds PUT /api/v1/secrets/{name}'s body: the longest
 // value JSON-escaped at its widest (\u00XX for each byte) and the object
 // around it. The server-wide cap is far larger, sized for definitions
@@ -80,7 +73,7 @@ func (a *api) secretSet(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Log.Info("secret set", slog.String("code", CodeSecretSet), slog.String("secret", name), slog.Bool("replaced", replaced),
+	a.Log.Info("secret set", slog.String("code", process.CodeSecretSet), slog.String("secret", name), slog.Bool("replaced", replaced),
 		slog.String("actor", principalOf(ctx).actor()))
 	return struct {
 		Name     string `json:"name"`
@@ -105,7 +98,7 @@ func (a *api) secretDelete(ctx context.Context, r *http.Request) (any, error) {
 	if !existed {
 		return nil, qlerror.New(qlerror.NotFound, "secret %q is not defined in the secrets file %s; GET /api/v1/secrets lists the names it defines", name, a.Secrets.Path)
 	}
-	a.Log.Info("secret deleted", slog.String("code", CodeSecretDeleted), slog.String("secret", name),
+	a.Log.Info("secret deleted", slog.String("code", process.CodeSecretDeleted), slog.String("secret", name),
 		slog.String("actor", principalOf(ctx).actor()))
 	return struct {
 		Name    string `json:"name"`

@@ -131,7 +131,7 @@ func TestTheSecretsPageSetsReplacesAndDeletesASecretWithoutSendingItsValue(t *te
 			}
 		}
 	}
-	for code, want := range map[string]int{`"code":"secrets.set","name":"shop_api_key"`: 2, `"code":"secrets.deleted","name":"shop_api_key"`: 1} {
+	for code, want := range map[string]int{`"code":"secrets.set","secret":"shop_api_key"`: 2, `"code":"secrets.deleted","secret":"shop_api_key"`: 1} {
 		if got := strings.Count(logs.String(), code); got != want {
 			t.Errorf("the log has %d lines %s, want %d:\n%s", got, code, want, logs.String())
 		}

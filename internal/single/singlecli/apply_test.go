@@ -241,7 +241,7 @@ const (
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period " +
 		"(triggers: a (jitter 30s, 10s between occurrences), b (jitter 2m, 1m between occurrences), c (jitter 1h, 5s between occurrences), and 2 more)\n"
 	noteSecrets = "note: the secrets file (qinglong-secrets.json in the data directory) does not define api_token, db_pass, ops_hmac yet: " +
-		"add them (a JSON object of name → value, mode 0600) before a Run or notification needs them, or it fails\n"
+		"set each with secrets set NAME, or on the console's Secrets page, before a Run or notification needs it, or it fails\n"
 )
 
 // The notes of `ql apply` and its dry run are the same bytes whoever
