@@ -19,7 +19,8 @@ import (
 // it now and watch its output arrive live on the run page, cancel the
 // running Run, re-run it, see the next fires in the browser's zone, use
 // the console at phone size without horizontal scrolling (the cancelled
-// Run's output wrapped between words), as an admin view
+// Run's output wrapped between words, Run now on one line in the triggers
+// table in either language), as an admin view
 // a project as YAML, see a validation error with its line, apply an edited
 // definition through the diff preview, sign out, be sent to sign-in
 // without a session, and sign in as an owner made by `ql users create` on
@@ -68,6 +69,23 @@ func TestConsoleInABrowserSignsInOperatesAndSignsOut(t *testing.T) {
 		browsertest.Step(t, ctx, "open "+p.path+" at phone size", chromedp.EmulateViewport(390, 844), chromedp.Navigate(b+p.path), browsertest.WaitText("main", p.want))
 		browsertest.Screenshot(t, ctx, dir, p.file, 390)
 	}
+	// A squeezed triggers table keeps Run now on one line in both
+	// languages: on a phone held upright (the table as cards) and on its
+	// side, where the table itself is just past the cards' breakpoint and
+	// its last column is the narrowest it gets.
+	for _, l := range []string{"zh", "en"} { // English last: the language chosen stays for the pages below
+		for _, w := range []int64{390, 641, 667, 736} {
+			browsertest.Step(t, ctx, fmt.Sprintf("open the triggers (%s) %d px wide", l, w), chromedp.EmulateViewport(w, 390),
+				chromedp.Navigate(b+"/triggers?lang="+l), chromedp.WaitVisible(chromedp.CSS("button.runnow")))
+			if lines := browsertest.Value(t, ctx, chromedp.Evaluate[int](`(() => {
+				const r = document.createRange(); r.selectNodeContents(document.querySelector("button.runnow"));
+				return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; })()`)); lines != 1 {
+				t.Errorf("on the triggers page (%s) %d px wide, Run now takes %d lines, want 1", l, w, lines)
+			}
+			browsertest.Screenshot(t, ctx, dir, fmt.Sprintf("triggers-%s-%dx390.png", l, w), int(w))
+		}
+	}
+	browsertest.Step(t, ctx, "hold the phone upright again", chromedp.EmulateViewport(390, 844))
 	// On a phone a long line of output (here the line saying the command
 	// was stopped) wraps between its words; only a word longer than the
 	// line is broken.
