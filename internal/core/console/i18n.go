@@ -574,6 +574,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		},
 		"bfNone":      backfillNone,
 		"attemptWhy":  attemptWhy,
+		"stopNote":    stopNote,
 		"eventName":   eventName,
 		"labels":      run.FormatLabels,
 		"eventFacts":  eventFacts,

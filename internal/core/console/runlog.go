@@ -26,8 +26,11 @@ const lineSearch = 4 << 10
 type endedLog struct {
 	// Number is the attempt's (0: the Run has no attempt).
 	Number int64
-	// Text is the output shown, logText of its last bytes.
-	Text string
+	// Text is the output shown, logText of its last bytes, and Stop the
+	// note QingLong wrote last when it stopped the command, split off it
+	// (splitStop) for the page to say in its language; "" when the log
+	// does not end with one, or goes on past what is shown.
+	Text, Stop string
 	// Omitted counts the bytes of the log before Text, left out.
 	Omitted int64
 	// More: the log goes on past Text, longer than its attempt's record
@@ -77,5 +80,8 @@ func (c *Console) endedLog(ctx context.Context, a *run.Attempt) (*endedLog, erro
 		b, start = b[cut:], start+int64(cut)
 	}
 	out.Text, out.Omitted = logText(b), start
+	if !out.More {
+		out.Text, out.Stop = splitStop(out.Text)
+	}
 	return out, nil
 }

@@ -139,3 +139,39 @@ func TestARunsPageSaysWhatOfAnEndedAttemptsOutputItDoesNotShow(t *testing.T) {
 		}
 	}
 }
+
+// The note QingLong writes last into the log of a command it stopped
+// reads on the Run's page in the page's language, on a Chinese page in
+// Chinese and none of the English; the log itself keeps it in English,
+// as the API (and `ql runs logs`) give it.
+func TestAStoppedCommandsNoteReadsInThePagesLanguageAndTheLogKeepsItsWords(t *testing.T) {
+	t.Parallel()
+	site := startConsoleSite(t)
+	c := consoleClient(t)
+	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
+	id := site.runNow(t, c, csrf)
+	waitFor(t, "the command to print its first line", 20*time.Second, func() bool {
+		status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs/"+id+"/log", site.tokens[apitoken.Read], nil)
+		return status == http.StatusOK && strings.Contains(string(body), "line 1\n")
+	})
+	site.cancel(t, c, csrf, id)
+	waitFor(t, "the Run to be cancelled", 20*time.Second, func() bool {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id, nil)
+		return strings.Contains(page, `data-state="cancelled"`)
+	})
+	const note = "[qinglong: the command was stopped: the run was asked to cancel (SIGTERM; it ended within the kill grace of "
+	status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs/"+id+"/log", site.tokens[apitoken.Read], nil)
+	if status != http.StatusOK || !strings.Contains(string(body), "\n"+note) || !strings.HasSuffix(string(body), ")]\n") {
+		t.Fatalf("the cancelled Run's log: %d %q; want it to end with the note %q…", status, body, note)
+	}
+	for _, l := range []struct{ lang, want, not string }{
+		{"en", `<span id="log-stop">` + note, "青龙"},
+		{"zh", `<span id="log-stop">[青龙：命令已被停止：运行被要求取消（已发送 SIGTERM，它在 `, "the command was stopped"},
+	} {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang="+l.lang, nil)
+		m := logPre.FindStringSubmatch(page)
+		if m == nil || !strings.Contains(m[2], "line 1\n") || !strings.Contains(m[2], l.want) || strings.Contains(m[2], l.not) {
+			t.Errorf("the cancelled Run's page in %s shows the log %q; want its output and the note %q, nothing of %q", l.lang, m, l.want, l.not)
+		}
+	}
+}
