@@ -97,7 +97,7 @@ func (c *Console) backfillStep(w http.ResponseWriter, r *http.Request, s *sessio
 	if err == nil {
 		req.TriggerID, req.DryRun = id, dry
 		res, err = c.cfg.Manual.TriggerBackfill(r.Context(), req)
-		err = c.disabledRefusal(t.TriggerStatus, err)
+		err = c.pinRefusal(r.Context(), t.TriggerStatus, c.disabledRefusal(t.TriggerStatus, err))
 	}
 	status := http.StatusOK
 	switch {
