@@ -50,6 +50,10 @@ func (t *adminTx) TriggersByName(ctx context.Context, projectID string, names []
 	return triggersByName(ctx, t.tx, projectID, names)
 }
 
+func (t *adminTx) TriggerNamesOfTasks(ctx context.Context, projectID string, taskIDs []string) ([]string, error) {
+	return triggerNamesOfTasks(ctx, t.tx, projectID, taskIDs)
+}
+
 // publishTime checks that the project may publish and returns the
 // transaction's publish time.
 func (t *adminTx) publishTime(ctx context.Context, projectID string) (int64, error) {
@@ -78,6 +82,22 @@ func (a *Admin) TasksByName(ctx context.Context, projectID string, names []strin
 func (a *Admin) TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error) {
 	out, err := triggersByName(ctx, a.pool, projectID, names)
 	return out, mapErr(err, "reading triggers")
+}
+
+// TriggerNamesOfTasks returns the names of the project's triggers bound to
+// any of the tasks, in name order.
+func (a *Admin) TriggerNamesOfTasks(ctx context.Context, projectID string, taskIDs []string) ([]string, error) {
+	out, err := triggerNamesOfTasks(ctx, a.pool, projectID, taskIDs)
+	return out, mapErr(err, "reading triggers")
+}
+
+func triggerNamesOfTasks(ctx context.Context, q querier, projectID string, taskIDs []string) ([]string, error) {
+	rows, err := q.Query(ctx, sqlTriggerNamesOfTasks, projectID, taskIDs)
+	if err != nil {
+		return nil, err
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return names, err
 }
 
 func tasksByName(ctx context.Context, q querier, projectID string, names []string) (map[string]task.Revision, error) {

@@ -73,6 +73,7 @@ var (
 var (
 	sqlTasksByNames         = stmt("TasksByNames")
 	sqlTriggersByNames      = stmt("TriggersByNames")
+	sqlTriggerNamesOfTasks  = stmt("TriggerNamesOfTasks")
 	sqlTaskReplays          = stmt("TaskReplays")
 	sqlTriggerReplays       = stmt("TriggerReplays")
 	sqlTaskHeadsLock        = stmt("TaskHeadsLock")

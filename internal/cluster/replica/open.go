@@ -223,6 +223,11 @@ func (s adminOnly) TriggersByName(ctx context.Context, projectID string, names [
 	return r, explainRole(err, "publishing definitions", "admin")
 }
 
+func (s adminOnly) TriggerNamesOfTasks(ctx context.Context, projectID string, taskIDs []string) ([]string, error) {
+	r, err := s.a.TriggerNamesOfTasks(ctx, projectID, taskIDs)
+	return r, explainRole(err, "publishing definitions", "admin")
+}
+
 func (s adminOnly) Publish(ctx context.Context, fn func(tx catalog.Tx) error) error {
 	return explainRole(s.a.Publish(ctx, fn), "publishing definitions", "admin")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -224,7 +225,78 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 	if err != nil {
 		return nil, err
 	}
+	out = append(out, res...)
+	res, err = followTasks(ctx, svc, tx, proj.ID, doc, tasks, pinned)
+	if err != nil {
+		return nil, err
+	}
 	return append(out, res...), nil
+}
+
+// followTasks publishes, for each task this file changes, a revision of
+// every trigger of it the file leaves out, the same but pinned to the
+// task's new revision. A trigger is taken only while it pins its task's
+// current revision: left behind, it would never fire again, silently,
+// while the file's note says the triggers it leaves out keep running. An
+// enabled trigger of a task the file disables stays behind (an enabled
+// trigger may not pin a disabled task): it stops with its task, which is
+// what disabling the task asks. before holds the tasks' revisions read
+// before the file's were published, pinned the ones the file leaves.
+func followTasks(ctx context.Context, svc catalog.Service, tx catalog.Tx, projectID string, doc *Document, before, pinned map[string]task.Revision) ([]Result, error) {
+	next := map[string]task.Revision{}
+	for name, cur := range before {
+		if pin := pinned[name]; pin.Revision != cur.Revision {
+			next[cur.TaskID] = pin
+		}
+	}
+	if len(next) == 0 {
+		return nil, nil
+	}
+	names, err := tx.TriggerNamesOfTasks(ctx, projectID, slices.Sorted(maps.Keys(next)))
+	if err != nil {
+		return nil, err
+	}
+	names = slices.DeleteFunc(names, func(name string) bool {
+		return slices.ContainsFunc(doc.Triggers, func(t TriggerDoc) bool { return t.Spec.Name == name })
+	})
+	if len(names) == 0 {
+		return nil, nil
+	}
+	current, err := tx.TriggersByName(ctx, projectID, names)
+	if err != nil {
+		return nil, err
+	}
+	var params []catalog.TriggerPublishParams
+	var out []Result
+	for _, name := range names {
+		cur, ok := current[name]
+		pin := next[cur.TaskID]
+		if !ok || cur.TaskRevision == pin.Revision || (cur.Spec.Enabled && !pin.Spec.Enabled) {
+			continue
+		}
+		digest := trigger.ContentDigest(projectID, cur.TriggerID, pin.TaskID, pin.Revision, pin.ContentDigest, cur.Spec)
+		p, err := svc.TriggerParams(projectID, cur.TriggerID, pin, cur.Revision, mutationID("trigger", cur.Revision, digest), cur.Spec)
+		if err != nil {
+			return nil, qlerror.Wrap(qlerror.CodeOf(err), err, "trigger %q, which follows task revision %d the file publishes", name, pin.Revision)
+		}
+		params = append(params, p)
+		out = append(out, Result{Kind: "trigger", Name: name, Change: catalog.Updated, Revision: p.Revision.Revision, Fields: []string{"taskRevision"}})
+	}
+	if len(params) == 0 {
+		return nil, nil
+	}
+	res, err := tx.TriggersPublish(ctx, params)
+	var item *catalog.ItemError
+	if errors.As(err, &item) && item.Index >= 0 && item.Index < len(out) {
+		return nil, qlerror.Wrap(qlerror.CodeOf(item.Err), item.Err, "trigger %q, which follows the task revision the file publishes", out[item.Index].Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for j, r := range res {
+		out[j].Revision = r.Revision
+	}
+	return out, nil
 }
 
 func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID func() string) (project.Project, catalog.Change, []string, error) {

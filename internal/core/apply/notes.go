@@ -334,8 +334,9 @@ func Notes(doc *Document, s NoteScope) []Note {
 // r reads it, that doc does not name. Nothing is removed by leaving it out
 // of a file (a project may be split over several), so a trigger renamed
 // in the file runs under both names, and one deleted from it keeps
-// running: the apply says which. A project that does not exist yet, or
-// that doc archives, gets no note: nothing of it will run.
+// running: the apply says which (a trigger of a changed task follows its
+// new revision). A project that does not exist yet, or that doc archives,
+// gets no note: nothing of it will run.
 func UnlistedNote(ctx context.Context, r catalog.DefinitionsReader, doc *Document) (Note, bool, error) {
 	if doc.Status == project.Archived {
 		return Note{}, false, nil
@@ -351,9 +352,21 @@ func UnlistedNote(ctx context.Context, r catalog.DefinitionsReader, doc *Documen
 	for _, t := range doc.Triggers {
 		named[t.Spec.Name] = true
 	}
+	// A trigger of a task that is disabled, or that doc disables, does not
+	// run: it stops with its task, and saying it keeps running would be
+	// false.
+	disabled := map[string]bool{}
+	for _, t := range doc.Tasks {
+		disabled[t.Spec.Name] = !t.Spec.Enabled
+	}
+	taskOff := map[string]bool{}
+	for _, t := range d.Tasks {
+		off, inDoc := disabled[t.Spec.Name]
+		taskOff[t.TaskID] = off || (!inDoc && !t.Spec.Enabled)
+	}
 	var items []map[string]string
 	for _, t := range d.Triggers {
-		if t.Spec.Enabled && !named[t.Spec.Name] {
+		if t.Spec.Enabled && !named[t.Spec.Name] && !taskOff[t.TaskID] {
 			items = append(items, map[string]string{"name": t.Spec.Name})
 		}
 	}

@@ -65,6 +65,13 @@ func (d *dryTx) TriggersByName(ctx context.Context, projectID string, names []st
 	return d.r.TriggersByName(ctx, projectID, names)
 }
 
+func (d *dryTx) TriggerNamesOfTasks(ctx context.Context, projectID string, taskIDs []string) ([]string, error) {
+	if d.r == nil {
+		return nil, nil
+	}
+	return d.r.TriggerNamesOfTasks(ctx, projectID, taskIDs)
+}
+
 func (d *dryTx) ProjectSave(_ context.Context, p project.Project) (catalog.Change, error) {
 	d.status[p.ID] = p.Status
 	return "", nil

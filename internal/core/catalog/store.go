@@ -89,6 +89,9 @@ type Reader interface {
 	TasksByName(ctx context.Context, projectID string, names []string) (map[string]task.Revision, error)
 	// TriggersByName is TasksByName for triggers.
 	TriggersByName(ctx context.Context, projectID string, names []string) (map[string]trigger.Revision, error)
+	// TriggerNamesOfTasks returns the names of the project's triggers
+	// bound to any of the tasks, in name order.
+	TriggerNamesOfTasks(ctx context.Context, projectID string, taskIDs []string) ([]string, error)
 }
 
 // Tx is one publishing transaction: its reads see its own writes, every

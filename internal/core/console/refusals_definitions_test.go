@@ -269,6 +269,10 @@ func (heldProject) TriggersByName(context.Context, string, []string) (map[string
 	return map[string]trigger.Revision{"t": {TriggerID: ids.New(), TaskID: ids.New(), Revision: 1}}, nil
 }
 
+func (heldProject) TriggerNamesOfTasks(context.Context, string, []string) ([]string, error) {
+	return nil, nil
+}
+
 // What a file is refused for by what the database holds reads in Chinese
 // too: a trigger moved to another task, a project archived.
 func TestAFilesClashWithTheDatabaseReadsInChineseAtItsLine(t *testing.T) {

@@ -122,14 +122,15 @@ func TestADisabledTriggersRefusalNamesItsEnableCommandByProjectAndName(t *testin
 	}
 }
 
-// A definitions file that publishes a trigger's task without the trigger
-// leaves the trigger on the task's older revision, and nothing of it runs
-// until it is published again with its task. A run now or a backfill of
-// it is refused saying so, in both languages, and, when the file disabled
-// the task, saying that the task is disabled and that only its file, set
-// enabled and applied with the trigger, enables it: the store's refusal
-// said the trigger was being republished and to try again in a moment,
-// which never helps. Applying the file with both runs it again.
+// A definitions file that changes a trigger's task without naming the
+// trigger carries the trigger along to the task's new revision, so it runs
+// on. A file that disables the task leaves the trigger on the task's older
+// revision, and nothing of it runs until it is published again with its
+// task enabled: a run now or a backfill of it is refused saying that the
+// task is disabled and that only its file, set enabled and applied with
+// the trigger, enables it, in both languages; the store's refusal said the
+// trigger was being republished and to try again in a moment, which never
+// helps. Applying the file with both runs it again.
 func TestATriggerLeftOnAnOldRevisionOfItsTaskIsRefusedSayingHowToRunItAgain(t *testing.T) {
 	t.Parallel()
 	site := backfillSite(t, yearly)
@@ -143,29 +144,26 @@ func TestATriggerLeftOnAnOldRevisionOfItsTaskIsRefusedSayingHowToRunItAgain(t *t
 		}
 	}
 	const task = "project: shop\ntasks:\n  - name: report\n    script: echo backfilled again\n"
+	apply(task)
+	site.runNow(t, c, csrf)
+	before := runIDsOf(t, site)
 	now := time.Now()
-	for _, f := range []struct{ file, en, zh string }{
-		{task, "task report was published again (revision 2) without trigger nightly, which still pins its revision 1: nothing of the trigger runs, " +
-			"run now and backfill included, until it is published again with its task; apply a definitions file naming both (`ql apply`, or on the Definitions page)",
-			"任务“report”已重新发布（修订版 2），但触发器“nightly”没有随之发布，仍固定在该任务的修订版 1：在它与任务一起重新发布之前，它什么都不运行"},
-		{task + "    enabled: false\n", "task report is disabled, so nothing of trigger nightly runs, run now and backfill included; only its definitions file enables a task: " +
-			"set enabled: true on task report in the file and apply it with the trigger (`ql apply`, or on the Definitions page)",
-			"任务“report”已停用，因此触发器“nightly”什么都不运行，立即运行与回填也不执行；任务只能由它的定义文件启用：在文件中为任务“report”设置 enabled: true，并与该触发器一起应用"},
-	} {
-		apply(f.file)
-		for _, step := range []string{"/run", "/backfill/preview", "/backfill"} {
-			for _, l := range []struct{ lang, want, not string }{{"en", f.en, "republished; try again"}, {"zh", f.zh, "请稍后重试"}} {
-				form := window(now.AddDate(-3, 0, 0), now.Add(-time.Minute))
-				form.Set("csrf", csrf)
-				resp, page := httpcall.Form(t, c, http.MethodPost, site.base+trig+step+"?lang="+l.lang, form)
-				if resp.StatusCode != http.StatusConflict || !strings.Contains(page, l.want) || strings.Contains(page, l.not) || l.lang == "zh" && strings.Contains(page, "task report") {
-					t.Errorf("%s after applying %q (%s): %d, want 409 saying %q:\n%s", step, f.file, l.lang, resp.StatusCode, l.want, page)
-				}
+	apply(task + "    enabled: false\n")
+	en := "task report is disabled, so nothing of trigger nightly runs, run now and backfill included; only its definitions file enables a task: " +
+		"set enabled: true on task report in the file and apply it with the trigger (`ql apply`, or on the Definitions page)"
+	zh := "任务“report”已停用，因此触发器“nightly”什么都不运行，立即运行与回填也不执行；任务只能由它的定义文件启用：在文件中为任务“report”设置 enabled: true，并与该触发器一起应用"
+	for _, step := range []string{"/run", "/backfill/preview", "/backfill"} {
+		for _, l := range []struct{ lang, want, not string }{{"en", en, "republished; try again"}, {"zh", zh, "请稍后重试"}} {
+			form := window(now.AddDate(-3, 0, 0), now.Add(-time.Minute))
+			form.Set("csrf", csrf)
+			resp, page := httpcall.Form(t, c, http.MethodPost, site.base+trig+step+"?lang="+l.lang, form)
+			if resp.StatusCode != http.StatusConflict || !strings.Contains(page, l.want) || strings.Contains(page, l.not) || l.lang == "zh" && strings.Contains(page, "task report") {
+				t.Errorf("%s after disabling the task (%s): %d, want 409 saying %q:\n%s", step, l.lang, resp.StatusCode, l.want, page)
 			}
 		}
 	}
-	if ids := runIDsOf(t, site); len(ids) != 0 {
-		t.Fatalf("the refused run now and backfills created the runs %v", ids)
+	if ids := runIDsOf(t, site); len(ids) != len(before) {
+		t.Fatalf("the refused run now and backfills created runs: %v, before them %v", ids, before)
 	}
 	apply(task + "triggers:\n  - {name: nightly, task: report, cron: '0 0 3 1 1 *', timezone: Asia/Shanghai, misfire: fire_once}\n")
 	site.runNow(t, c, csrf)

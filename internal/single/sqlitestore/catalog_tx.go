@@ -80,6 +80,38 @@ func (c *catalogTx) TriggersByName(ctx context.Context, projectID string, names 
 	return triggersByName(ctx, c.tx, projectID, names)
 }
 
+func (c *catalogTx) TriggerNamesOfTasks(ctx context.Context, projectID string, taskIDs []string) ([]string, error) {
+	return triggerNamesOfTasks(ctx, c.tx, projectID, taskIDs)
+}
+
+// TriggerNamesOfTasks returns the names of the project's triggers bound to
+// any of the tasks, in name order.
+func (s *Store) TriggerNamesOfTasks(ctx context.Context, projectID string, taskIDs []string) ([]string, error) {
+	out, err := triggerNamesOfTasks(ctx, s.readPool(), projectID, taskIDs)
+	return out, mapErr(err, "read triggers")
+}
+
+func triggerNamesOfTasks(ctx context.Context, q querier, projectID string, taskIDs []string) ([]string, error) {
+	js, err := json.Marshal(taskIDs)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, qTriggerNamesOfTasks, projectID, string(js))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}
+
 // TasksByName returns the current revisions of the named tasks that exist.
 func (s *Store) TasksByName(ctx context.Context, projectID string, names []string) (map[string]task.Revision, error) {
 	out, err := tasksByName(ctx, s.readPool(), projectID, names)

@@ -190,8 +190,9 @@ var qBackupLoggedAttempts = query("backup_logged_attempts")
 // The by-names reads run on the read pool (a dry run) and inside a
 // publishing transaction on the writer, so they are prepared on both.
 var (
-	qTasksByNames    = query("tasks_by_names")
-	qTriggersByNames = query("triggers_by_names")
+	qTasksByNames        = query("tasks_by_names")
+	qTriggersByNames     = query("triggers_by_names")
+	qTriggerNamesOfTasks = query("trigger_names_of_tasks")
 )
 
 // An export's reads (catalog_definitions.go).
@@ -207,7 +208,7 @@ var (
 // the dispatcher's queue.
 var readQueries = []string{
 	qBackupLoggedAttempts,
-	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames,
+	qProjectByName, qTaskByName, qTriggerByName, qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks,
 	qTasksOfProject, qTriggersOfProject, qProjectNames, qProjectNameByID,
 	qScheduleTakeUninitialised, qScheduleTakeDue, qScheduleNextDue,
 	qRunsList, qRunsLast, qRunGet, qRunWaiting, qAttemptsOfRun, qEventsOfRun, qTriggersList, qAttemptsPending, qAttemptLiveOwners,
@@ -221,7 +222,7 @@ var writeQueries = []string{
 	qProjectByID, qProjectInsert, qProjectUpdate, qScheduleReactivated, qScheduleReactivate,
 	qTaskHeads, qTaskReplays, qTaskInsert, qTaskAdvance, qTaskRevisionInsert, qExecutionRevisionInsert, qTaskRevisionPins,
 	qTriggerHeads, qTriggerReplays, qTriggerInsert, qTriggerAdvance, qTriggerRevisionInsert, qScheduleReset, qScheduleSuperseded,
-	qTasksByNames, qTriggersByNames,
+	qTasksByNames, qTriggersByNames, qTriggerNamesOfTasks,
 	qScheduleCommitRead, qExecutionByTaskRevision, qRunAdmitInsert, qRunRerunSource, qAttemptAdmitInsert, qEventInsert,
 	qScheduleAdvanceAdmitted, qScheduleAdvanceCursor, qScheduleRowSavepoint, qScheduleRowRollback, qScheduleRowRelease, qScheduleRecheckLater,
 	qSchedulePageRead, qSchedulePageAdvance, qRunPageInsert, qAttemptPageInsert, qEventPageInsert,

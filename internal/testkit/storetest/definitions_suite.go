@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // small is a project whose task b no trigger runs, in a file that names
@@ -97,12 +99,21 @@ func testExportArchived(t *testing.T, f Fixture) {
 	}
 }
 
-// testExportOlderTask: a task applied without its trigger leaves the
-// trigger on the task's older revision, which a file cannot say: the
-// export notes it, and applying the export moves the trigger on.
+// testExportOlderTask: a task published without its trigger (by the
+// catalog alone, or by an apply of an earlier release, which did not carry
+// the triggers a file left out along) leaves the trigger on the task's
+// older revision, which a file cannot say: the export notes it, and
+// applying the export moves the trigger on.
 func testExportOlderTask(t *testing.T, f Fixture) {
 	applyFile(t, f, parse(t, "small.yaml", []byte(small)))
-	applyFile(t, f, parse(t, "c.yaml", []byte("project: small\ntasks:\n  - {name: c, command: [/bin/false]}\n")))
+	d, err := f.Definitions.ProjectDefinitions(t.Context(), "small", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := d.Tasks[slices.IndexFunc(d.Tasks, func(r task.Revision) bool { return r.Spec.Name == "c" })]
+	spec := c.Spec
+	spec.Command.Path = "/bin/false"
+	publishTask(t, f, d.Project.ID, c.TaskID, c.Revision, spec)
 	ex := export(t, f, "small")
 	if len(ex.Notes) != 1 || ex.Notes[0].Reason != apply.ExportNoteOlderTask || !strings.Contains(ex.Notes[0].Message, "z (task c revision 1, current 2)") {
 		t.Fatalf("notes %v; want the trigger z on revision 1 of task c noted", ex.Notes)

@@ -23,6 +23,8 @@ func RunDefinitions(t *testing.T, newFixture Factory) {
 		"AnEnabledTriggerOfATaskDisabledSinceIsNotedAsRefused": testExportDisabledTask,
 		"EverySecretTheDefinitionsReferToIsListedWithItsUses":  testSecretUses,
 		"ASecretsListingSaysWhichUsedNamesTheFileLacks":        testSecretListing,
+		"TriggersAFileLeavesOutFollowTheirChangedTask":         testTriggersFollowTheirChangedTask,
+		"AnEnabledTriggerStopsWithTheTaskAFileDisables":        testAnEnabledTriggerStopsWithTheTaskAFileDisables,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

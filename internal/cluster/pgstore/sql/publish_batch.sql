@@ -16,6 +16,16 @@ SELECT r.trigger_id, r.project_id, r.task_id, r.revision, r.task_revision, r.tas
   FROM qinglong.triggers t JOIN qinglong.trigger_revisions r ON r.trigger_id = t.id AND r.revision = t.current_revision
  WHERE t.project_id = $1 AND t.name = ANY($2::text[])
 
+-- name: TriggerNamesOfTasks
+-- The names of a project's triggers bound to any of the tasks $2, so an
+-- apply that changes a task carries the triggers its file leaves out to
+-- the task's new revision. A trigger never moves to another task, so the
+-- head's task_id is the task of every revision.
+SELECT t.name
+  FROM qinglong.triggers t
+ WHERE t.project_id = $1 AND t.task_id = ANY($2::uuid[])
+ ORDER BY t.name
+
 -- name: TaskReplays
 -- Mutation-id replay: the task revisions the (task id, mutation id) pairs
 -- already wrote.
