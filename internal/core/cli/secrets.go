@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 func secretsCommand(opts Options) *cobra.Command {
@@ -192,8 +193,10 @@ command says which tasks and channels use the name.`,
 			}
 			if uses := usesOf(l, name); len(uses) > 0 {
 				fmt.Fprintln(w, userText("used by: "+usesText(uses)))
-			} else {
+			} else if task.EnvCanRefer(name) {
 				fmt.Fprintf(w, "hint: no definition uses %s yet: refer to it from a task's env ({secret: %s}) or a notification channel's …Secret field\n", name, name)
+			} else {
+				fmt.Fprintf(w, "hint: no definition uses %s yet: a notification channel's …Secret field can refer to it; a task's env cannot, it refers only to names of lower-case letters, digits, '_', '.' and '-' that start with a letter or digit\n", name)
 			}
 			return nil
 		},

@@ -363,7 +363,7 @@ func validateEnv(env []EnvVar) error {
 			if e.Value != "" {
 				return invalid("task.command.env.%s: give a value or a secret reference, not both", e.Name)
 			}
-			if len(e.SecretRef) > maxSecretRefLen || !secretRefPattern.MatchString(e.SecretRef) {
+			if !EnvCanRefer(e.SecretRef) {
 				return invalid("task.command.env.%s: secret reference %q must be 1–%d lower-case letters, digits, '-', '_', '.'", e.Name, e.SecretRef, maxSecretRefLen).
 					Because(RefusalSecretRef, "field", "task.command.env."+e.Name, "value", e.SecretRef)
 			}
@@ -418,4 +418,11 @@ func allowedShell(s string) bool {
 
 func invalid(format string, args ...any) *qlerror.Error {
 	return qlerror.New(qlerror.Invalid, format, args...)
+}
+
+// EnvCanRefer reports whether a task's env may refer to the secret name:
+// a secrets file accepts upper-case names and a leading '_', '.' or '-',
+// which only a notification channel's secret fields can refer to.
+func EnvCanRefer(name string) bool {
+	return len(name) <= maxSecretRefLen && secretRefPattern.MatchString(name)
 }

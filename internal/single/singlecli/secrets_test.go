@@ -86,6 +86,21 @@ func TestSecretsSetFromAPipeStripsOneLineEndingAndTheRunResolvesIt(t *testing.T)
 	}
 }
 
+// Setting an unused name a task's env cannot refer to (upper case) hints
+// at the notification channel that can and says the env cannot, instead
+// of suggesting an env reference apply would refuse.
+func TestSecretsSetAnUnusedUpperCaseNameHintsNoEnvReference(t *testing.T) {
+	t.Parallel()
+	dir := secretsDir(t)
+	code, out, errOut := qlStdin(t, "upper-value", "secrets", "set", "SHOP_TOKEN", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "secret SHOP_TOKEN: created\n") {
+		t.Fatalf("set: %d %q %q", code, out, errOut)
+	}
+	if strings.Contains(out, "{secret: SHOP_TOKEN}") || !strings.Contains(out, "a notification channel's …Secret field can refer to it; a task's env cannot") {
+		t.Errorf("the hint for an upper-case name is %q; want it to send the name to a channel, not to a task's env", out)
+	}
+}
+
 // `secrets list` shows each name defined or missing beside its uses, an
 // archived project's marked, in a table and as JSON; with the file alone
 // it lists the names and says the uses are not known.
