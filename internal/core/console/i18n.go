@@ -180,8 +180,8 @@ var messages = map[string]map[string]string{
 		"wait.nolabels":               "no labels",
 		"wait.waits_for_previous":     "Its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished.",
 		// Why a queued single-node Run waits for its server.
-		"wait.server_busy":     "The server already runs %d commands, as many as its --concurrency (%d) allows; it starts this one when one of them finishes.",
-		"wait.server_busy.one": "The server already runs %d command, as many as its --concurrency (%d) allows; it starts this one when that one finishes.",
+		"wait.server_busy":     "The server already runs %d commands, as many as its --concurrency (%d) allows; as one finishes it starts the Run queued first, this one in its turn.",
+		"wait.server_busy.one": "The server already runs %d command, as many as its --concurrency (%d) allows; as it finishes it starts the Run queued first, this one in its turn.",
 		// The backfill form, its preview and its result (backfill.go).
 		"bf.title": "Backfill", "bf.window": "Window to backfill", "bf.previewbtn": "Preview the backfill", "bf.zone": "Times in %s.",
 		"bf.help":        "A Run is created for each occurrence of the schedule between the two instants (both included) that has none yet, as the schedule would have admitted it: an occurrence that ran, or was backfilled, never runs twice. Only occurrences before the schedule's next fire are taken. Pause and the overlap policy do not apply. At most %d occurrences at a time; nothing is created before you confirm the preview.",
@@ -347,7 +347,7 @@ var messages = map[string]map[string]string{
 		"wait.nolabels":           "无标签",
 		"wait.waits_for_previous": "其触发器的重叠策略（queue_one，或 cancel_previous 在其取消的运行停止期间）让它等到更早的运行 %s 结束。",
 		// Why a queued single-node Run waits for its server.
-		"wait.server_busy": "服务器已在运行 %d 个命令，达到其 --concurrency（%d）允许的上限；其中一个结束后即启动此运行。",
+		"wait.server_busy": "服务器已在运行 %d 个命令，达到其 --concurrency（%d）允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
 		// The backfill form, its preview and its result (backfill.go).
 		"bf.title": "回填", "bf.window": "回填窗口", "bf.previewbtn": "预览回填", "bf.zone": "时间按 %s 时区。",
 		"bf.help":        "为两个时刻之间（含两端）每个还没有运行的计划发生时刻创建一个运行，与调度当时会创建的相同：已经运行过或已回填过的发生时刻不会再运行。只处理调度下次触发之前的发生时刻。暂停与重叠策略不适用。每次最多 %d 个发生时刻；确认预览之前不会创建任何内容。",

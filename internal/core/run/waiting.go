@@ -114,7 +114,7 @@ func (w Waiting) Message() string {
 		return fmt.Sprintf("it waits for a free slot on the %d live workers %s: each already runs as many commands as its concurrency allows", w.Workers, matchingWhat(w.Labels))
 	case WaitServerBusy:
 		if w.Concurrency > 0 {
-			return fmt.Sprintf("the server already runs %s, as many as its --concurrency (%d) allows; it starts this one when one of them finishes",
+			return fmt.Sprintf("the server already runs %s, as many as its --concurrency (%d) allows; as one finishes it starts the Run queued first, this one in its turn",
 				plural.Count(w.Running, "command", "commands"), w.Concurrency)
 		}
 		return fmt.Sprintf("the server runs %s now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once, "+

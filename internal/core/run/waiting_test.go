@@ -35,7 +35,7 @@ func TestASingleNodeWaitingMessageCountsCommandsAndNamesNothingOfTheCluster(t *t
 		want string
 	}{
 		{Waiting{Reason: WaitServerBusy, Running: 1, Concurrency: 1}, "the server already runs 1 command, as many as its --concurrency (1) allows"},
-		{Waiting{Reason: WaitServerBusy, Running: 4, Concurrency: 4}, "the server already runs 4 commands, as many as its --concurrency (4) allows"},
+		{Waiting{Reason: WaitServerBusy, Running: 4, Concurrency: 4}, "the server already runs 4 commands, as many as its --concurrency (4) allows; as one finishes it starts the Run queued first, this one in its turn"},
 		{Waiting{Reason: WaitServerBusy, Running: 1}, "the server runs 1 command now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once"},
 		{Waiting{Reason: WaitNoServer, DataDir: "/var/lib/my ql"}, "no `ql serve` runs on this data directory (/var/lib/my ql), so nothing starts it; start one with `ql serve --data-dir '/var/lib/my ql'`"},
 	} {

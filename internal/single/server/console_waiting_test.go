@@ -18,7 +18,8 @@ import (
 
 // A queued Run's page on a server whose every slot holds a Run says, in
 // English and in Chinese, that the server already runs as many commands as
-// its --concurrency allows, with both numbers; the API's answer for the
+// its --concurrency allows, with both numbers, and that queued Runs start
+// in the order they were queued; the API's answer for the
 // Run gives the reason with them; the Run holding the slot says nothing.
 func TestTheRunPageSaysInEnglishAndChineseThatTheServerRunsAsManyCommandsAsItsConcurrencyAllows(t *testing.T) {
 	t.Parallel()
@@ -50,8 +51,8 @@ func TestTheRunPageSaysInEnglishAndChineseThatTheServerRunsAsManyCommandsAsItsCo
 		t.Fatalf("the API's second Run: %s, waiting %+v; want queued, %s with 1 of 1", d.Run.State, d.Waiting, run.WaitServerBusy)
 	}
 	for lang, want := range map[string]string{
-		"en": "The server already runs 1 command, as many as its --concurrency (1) allows; it starts this one when that one finishes.",
-		"zh": "服务器已在运行 1 个命令，达到其 --concurrency（1）允许的上限；其中一个结束后即启动此运行。",
+		"en": "The server already runs 1 command, as many as its --concurrency (1) allows; as it finishes it starts the Run queued first, this one in its turn.",
+		"zh": "服务器已在运行 1 个命令，达到其 --concurrency（1）允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
 	} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+second+"?lang="+lang, nil)
 		if !strings.Contains(page, `data-reason="server_busy"`) || !strings.Contains(html.UnescapeString(page), want) {
