@@ -118,7 +118,7 @@ func (w Waiting) Message() string {
 				plural.Count(w.Running, "command", "commands"), w.Concurrency)
 		}
 		return fmt.Sprintf("the server runs %s now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once, "+
-			"and it starts this one once fewer run than that", plural.Count(w.Running, "command", "commands"))
+			"and as one finishes it starts the Run queued first, this one in its turn", plural.Count(w.Running, "command", "commands"))
 	case WaitNoServer:
 		return fmt.Sprintf("no `ql serve` runs on this data directory (%s), so nothing starts it; start one with `ql serve --data-dir %s`",
 			w.DataDir, shellquote.Quote(w.DataDir))
