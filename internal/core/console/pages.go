@@ -175,6 +175,11 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case qlerror.FailedPrecondition, qlerror.Conflict:
 		return http.StatusConflict
+	case qlerror.PermissionDenied:
+		// What this server's database role may not do (a cluster
+		// replica's runtime role), whose message names where it can be
+		// done: no fault of the server's to hide behind a 500.
+		return http.StatusForbidden
 	case qlerror.Unavailable:
 		return http.StatusServiceUnavailable
 	case qlerror.Timeout:
