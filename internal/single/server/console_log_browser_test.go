@@ -134,3 +134,31 @@ func TestConsoleLiveLogInABrowserSaysWhyItStopped(t *testing.T) {
 		t.Fatalf("after the stop the log shows %q and was asked for %d times; want what came before the stop, asked for once", shown, n)
 	}
 }
+
+// In a real browser, on a Chinese page, a Run's live output box with
+// nothing in it yet is not a blank box: a sentence says that no output
+// came yet (the command has not started, or printed nothing so far), and
+// the command's first line replaces it.
+func TestALiveOutputWithNothingInItYetSaysSoInWords(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startConsoleSiteRunning(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
+		`sleep 2; echo 'late line'`)
+	shown := func(id string) bool {
+		return browsertest.Value(t, ctx, chromedp.Evaluate[bool](`(() => { const e = document.getElementById("`+id+`");
+			return !!e && !e.hidden && getComputedStyle(e).display !== "none"; })()`))
+	}
+	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(site.base+"/signin?lang=zh"),
+		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "概览"))
+	browsertest.Step(t, ctx, "run now", chromedp.Navigate(site.base+"/triggers/"+site.triggerID),
+		chromedp.WaitVisible(chromedp.ID("runnow")),
+		chromedp.Click(chromedp.ID("runnow")),
+		browsertest.WaitText("#log-empty", "暂无输出：命令尚未启动，或到目前为止还没有打印任何内容。"))
+	if !shown("log-empty") || shown("log") {
+		t.Fatalf("before any output: the sentence shown %t, the empty box shown %t; want the sentence alone", shown("log-empty"), shown("log"))
+	}
+	browsertest.Step(t, ctx, "see the first line replace the sentence", browsertest.WaitText("#log", "late line"))
+	if shown("log-empty") || !shown("log") {
+		t.Errorf("after the first line: the sentence shown %t, the box shown %t; want the box alone", shown("log-empty"), shown("log"))
+	}
+	browsertest.Step(t, ctx, "see the Run end", browsertest.WaitText("#run-state", "成功"))
+}

@@ -27,9 +27,13 @@
   var pre = document.getElementById("log");
   if (!pre || !pre.hasAttribute("data-stream") || !window.EventSource) { return; }
   var es = new EventSource(pre.getAttribute("data-stream"));
+  // The sentence saying no output came yet, which the first byte of
+  // output replaces.
+  var empty = document.getElementById("log-empty");
   es.addEventListener("log", function (e) {
     pre.textContent += JSON.parse(e.data);
     pre.scrollTop = pre.scrollHeight;
+    if (empty && pre.textContent !== "") { empty.hidden = true; }
   });
   // A queued cluster Run's reason to wait, as it changes: a worker that
   // connects or frees a slot takes the notice away.
