@@ -1,6 +1,10 @@
 package console
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/run"
+)
 
 // attemptEnds say, in the languages other than English, why an attempt
 // ended, by the error code it carries. An English page shows the
@@ -39,6 +43,19 @@ var attemptEnds = map[string]map[string]string{
 		"lease_expired_replicas_unavailable": "租约到期时各副本无法访问数据库（或均未运行），执行节点的续租被拒绝，该尝试已丢失",
 		"worker_revoked":                     "命令运行期间执行节点的凭据被吊销：执行节点遭拒并终止了命令",
 	},
+}
+
+// attemptState is the page's word in l for the state of attempt a of a
+// Run in state rs. An attempt is stored claimed from the moment its Run is
+// queued, before anything takes it, so its word says that it waits to be
+// started; only a Run dispatching (a cluster's grant) has its claimed
+// attempt granted to a worker that has not started it yet, and says so.
+// The stored states stay as they are in the API and in ql runs show.
+func attemptState(l string, rs run.State, a run.AttemptState) string {
+	if a == run.AttemptClaimed && rs == run.Dispatching {
+		return word(l, "attempt", "granted")
+	}
+	return word(l, "attempt", a)
 }
 
 // attemptWhy is the sentence in l for an attempt that ended with code, ""

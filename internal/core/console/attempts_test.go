@@ -70,3 +70,29 @@ func TestALongAttemptMessageShowsItsFirstWordsAndTheRestOnATap(t *testing.T) {
 		t.Error("a message of messageShown characters is folded, or a longer one without a space is not cut at the limit")
 	}
 }
+
+// An attempt not started yet says where it is, in both languages: waiting
+// to be started while its Run is queued or waits to retry, granted to a
+// worker while its Run is dispatching (a cluster's grant), never a bare
+// "claimed" that reads as taken while it waits.
+func TestAnUnstartedAttemptSaysWhetherItWaitsOrWasGrantedToAWorker(t *testing.T) {
+	for _, c := range []struct {
+		state  run.State
+		en, zh string
+	}{
+		{run.Queued, "waiting to start", "等待启动"},
+		{run.RetryWait, "waiting to start", "等待启动"},
+		{run.Dispatching, "granted to a worker, not started yet", "已交给执行节点，尚未启动"},
+	} {
+		d := run.Detail{Run: run.Run{ID: "r1", State: c.state}, Attempts: []run.Attempt{{Number: 1, State: run.AttemptClaimed}}}
+		for l, want := range map[string]string{"en": c.en, "zh": c.zh} {
+			var buf bytes.Buffer
+			if err := parseTemplates("ql", "")["run"].ExecuteTemplate(&buf, "layout", page{Lang: l, Data: map[string]any{"D": d}}); err != nil {
+				t.Fatal(err)
+			}
+			if cell := `class="attempt-state">` + want + `</td>`; !strings.Contains(buf.String(), cell) {
+				t.Errorf("%s, a claimed attempt of a %s Run: want %s in:\n%s", l, c.state, cell, buf.String())
+			}
+		}
+	}
+}

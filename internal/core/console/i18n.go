@@ -578,13 +578,14 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"tn": func(l, key string, n int) string {
 			return fmt.Sprintf(asBinary(binary, trCount(l, key, n)), n)
 		},
-		"bfNone":      backfillNone,
-		"attemptWhy":  attemptWhy,
-		"stopNote":    stopNote,
-		"eventName":   eventName,
-		"labels":      run.FormatLabels,
-		"eventFacts":  eventFacts,
-		"clipMessage": clipMessage,
+		"bfNone":       backfillNone,
+		"attemptWhy":   attemptWhy,
+		"attemptState": attemptState,
+		"stopNote":     stopNote,
+		"eventName":    eventName,
+		"labels":       run.FormatLabels,
+		"eventFacts":   eventFacts,
+		"clipMessage":  clipMessage,
 		"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
 			return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
 		},

@@ -19,8 +19,9 @@ import (
 // A queued Run's page on a server whose every slot holds a Run says, in
 // English and in Chinese, that the server already runs as many commands as
 // its --concurrency allows, with both numbers, and that queued Runs start
-// in the order they were queued; the API's answer for the
-// Run gives the reason with them; the Run holding the slot says nothing.
+// in the order they were queued, and that its attempt waits to start; the
+// API's answer for the Run gives the reason with them; the Run holding the
+// slot says nothing.
 func TestTheRunPageSaysInEnglishAndChineseThatTheServerRunsAsManyCommandsAsItsConcurrencyAllows(t *testing.T) {
 	t.Parallel()
 	cron := trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}
@@ -57,6 +58,10 @@ func TestTheRunPageSaysInEnglishAndChineseThatTheServerRunsAsManyCommandsAsItsCo
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+second+"?lang="+lang, nil)
 		if !strings.Contains(page, `data-reason="server_busy"`) || !strings.Contains(html.UnescapeString(page), want) {
 			t.Errorf("the queued Run's page in %s does not say %q:\n%s", lang, want, page)
+		}
+		// Its attempt, stored claimed, waits as the Run does.
+		if attempt := map[string]string{"en": "waiting to start", "zh": "等待启动"}[lang]; !strings.Contains(page, `class="attempt-state">`+attempt+`</td>`) {
+			t.Errorf("the queued Run's attempt in %s does not say %q:\n%s", lang, attempt, page)
 		}
 	}
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+first, nil); strings.Contains(page, `id="run-waiting"`) {
