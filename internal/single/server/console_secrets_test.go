@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"html"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -225,5 +226,22 @@ func TestAMissingSecretTheConsoleNamesLinksAnAdminToTheSecretsPage(t *testing.T)
 	site.signIn(t, operate, site.tokens[apitoken.Operate])
 	if _, page := httpcall.Form(t, operate, http.MethodGet, site.base+"/runs/"+id, nil); !strings.Contains(page, "secret_unavailable") || strings.Contains(page, link) {
 		t.Errorf("an operate session's run page should show secret_unavailable without the link:\n%s", page)
+	}
+}
+
+// A secret's use is one link, in the page's language, to the page that
+// shows what uses it: the task (or channel) with its project, to that
+// project's definitions, since a task has no page of its own; not a link
+// on the project's name beside a task named in plain words.
+func TestASecretsUseByATaskLinksToTheDefinitionsThatShowIt(t *testing.T) {
+	t.Parallel()
+	site := startSecretsSite(t, nil)
+	c := consoleClient(t)
+	site.signIn(t, c, site.tokens[apitoken.Admin])
+	for lang, use := range map[string]string{"en": "shop · task report, env API_KEY", "zh": "shop · 任务 report，环境变量 API_KEY"} {
+		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/secrets?lang="+lang, nil)
+		if want := `<a href="/definitions?project=shop">` + use + `</a>`; !strings.Contains(html.UnescapeString(page), want) {
+			t.Errorf("%s: the missing secret's use is not the link %s:\n%s", lang, want, page)
+		}
 	}
 }
