@@ -46,7 +46,9 @@ const (
 	// occurrence from now on: name, end (the endAt, RFC 3339).
 	NoteEndedTriggers NoteReason = "defs_note_ended_triggers"
 	// NoteUnlistedTriggers is enabled triggers of the file's project the
-	// file does not name, which keep running: name.
+	// file does not name, which keep running: name, and task for one
+	// whose task the file changes, which it follows to the task's new
+	// revision.
 	NoteUnlistedTriggers NoteReason = "defs_note_unlisted_triggers"
 )
 
@@ -76,6 +78,10 @@ func (n Note) String() string {
 			names[i] = fmt.Sprintf("%s (jitter %s, %s between occurrences)", it["name"], it["jitter"], it["period"])
 		case NoteEndedTriggers:
 			names[i] = fmt.Sprintf("%s (endAt %s)", it["name"], it["end"])
+		case NoteUnlistedTriggers:
+			if it["task"] != "" {
+				names[i] = fmt.Sprintf("%s (follows task %s to the revision this file publishes)", it["name"], it["task"])
+			}
 		}
 	}
 	if n.More > 0 {
@@ -334,10 +340,12 @@ func Notes(doc *Document, s NoteScope) []Note {
 // r reads it, that doc does not name. Nothing is removed by leaving it out
 // of a file (a project may be split over several), so a trigger renamed
 // in the file runs under both names, and one deleted from it keeps
-// running: the apply says which (a trigger of a changed task follows its
-// new revision). A project that does not exist yet, or that doc archives,
-// gets no note: nothing of it will run.
-func UnlistedNote(ctx context.Context, r catalog.DefinitionsReader, doc *Document) (Note, bool, error) {
+// running: the apply says which. A trigger of a task doc changes follows
+// the task to its new revision, which results (the apply's or its plan's)
+// report as the trigger updated: its item names the task it follows. A
+// project that does not exist yet, or that doc archives, gets no note:
+// nothing of it will run.
+func UnlistedNote(ctx context.Context, r catalog.DefinitionsReader, doc *Document, results []Result) (Note, bool, error) {
 	if doc.Status == project.Archived {
 		return Note{}, false, nil
 	}
@@ -360,14 +368,28 @@ func UnlistedNote(ctx context.Context, r catalog.DefinitionsReader, doc *Documen
 		disabled[t.Spec.Name] = !t.Spec.Enabled
 	}
 	taskOff := map[string]bool{}
+	taskName := map[string]string{}
 	for _, t := range d.Tasks {
 		off, inDoc := disabled[t.Spec.Name]
 		taskOff[t.TaskID] = off || (!inDoc && !t.Spec.Enabled)
+		taskName[t.TaskID] = t.Spec.Name
+	}
+	// Only a trigger following its changed task is reported updated
+	// without the file naming it.
+	follows := map[string]bool{}
+	for _, res := range results {
+		if res.Kind == "trigger" && res.Change == catalog.Updated && !named[res.Name] {
+			follows[res.Name] = true
+		}
 	}
 	var items []map[string]string
 	for _, t := range d.Triggers {
 		if t.Spec.Enabled && !named[t.Spec.Name] && !taskOff[t.TaskID] {
-			items = append(items, map[string]string{"name": t.Spec.Name})
+			item := map[string]string{"name": t.Spec.Name}
+			if follows[t.Spec.Name] {
+				item["task"] = taskName[t.TaskID]
+			}
+			items = append(items, item)
 		}
 	}
 	n, ok := capped(NoteUnlistedTriggers, items)
@@ -375,15 +397,16 @@ func UnlistedNote(ctx context.Context, r catalog.DefinitionsReader, doc *Documen
 }
 
 // AddUnlisted is ns with the note of the enabled triggers of doc's project
-// that doc does not name, where r can read them, before the notes of
-// secrets, in the order `ql apply` prints them (the secrets last). A read
-// that fails adds no note: it is asked for after the file was applied (or
-// planned), whose answer must not say it failed.
-func AddUnlisted(ctx context.Context, r catalog.DefinitionsReader, doc *Document, ns []Note) []Note {
+// that doc does not name, where r can read them, those following a
+// changed task as results report them, before the notes of secrets, in
+// the order `ql apply` prints them (the secrets last). A read that fails
+// adds no note: it is asked for after the file was applied (or planned),
+// whose answer must not say it failed.
+func AddUnlisted(ctx context.Context, r catalog.DefinitionsReader, doc *Document, results []Result, ns []Note) []Note {
 	if r == nil {
 		return ns
 	}
-	n, ok, err := UnlistedNote(ctx, r, doc)
+	n, ok, err := UnlistedNote(ctx, r, doc, results)
 	if err != nil || !ok {
 		return ns
 	}

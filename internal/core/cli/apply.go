@@ -46,12 +46,14 @@ func applyCommand(opts Options) *cobra.Command {
 			}
 			defer b.Close()
 			printNotes(cmd, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, NowMs: time.Now().UnixMilli()}))
-			if err := printUnlisted(cmd, b.Definitions, doc); err != nil {
-				return err
-			}
 			results, err := apply.Apply(cmd.Context(), b.Catalog, doc, ids.New)
 			for _, r := range results {
 				fmt.Fprintln(textWriter{cmd.OutOrStdout()}, r)
+			}
+			if err == nil {
+				if err := printUnlisted(cmd, b.Definitions, doc, results); err != nil {
+					return err
+				}
 			}
 			// The secrets are noted after the results: the file is applied,
 			// and what it still needs is the last thing to read. Only the
@@ -171,10 +173,10 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 		}
 		defer b.Close()
 		missing = b.MissingSecrets
-		if err := printUnlisted(cmd, b.Definitions, doc); err != nil {
-			return err
-		}
 		results, err = apply.Plan(cmd.Context(), b.Catalog, b.Catalog.Store, doc, ids.New)
+		if err == nil {
+			err = printUnlisted(cmd, b.Definitions, doc, results)
+		}
 	}
 	if err != nil {
 		return err
@@ -218,12 +220,13 @@ func printNotes(cmd *cobra.Command, notes []apply.Note) {
 }
 
 // printUnlisted prints the note of the enabled triggers of doc's project
-// that doc does not name, where the database's definitions can be read.
-func printUnlisted(cmd *cobra.Command, r catalog.DefinitionsReader, doc *apply.Document) error {
+// that doc does not name, where the database's definitions can be read,
+// naming the task each one the results carry along follows.
+func printUnlisted(cmd *cobra.Command, r catalog.DefinitionsReader, doc *apply.Document, results []apply.Result) error {
 	if r == nil {
 		return nil
 	}
-	n, ok, err := apply.UnlistedNote(cmd.Context(), r, doc)
+	n, ok, err := apply.UnlistedNote(cmd.Context(), r, doc, results)
 	if ok {
 		printNotes(cmd, []apply.Note{n})
 	}

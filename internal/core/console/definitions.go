@@ -258,10 +258,10 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		d.Errors, d.MoreErrors = c.fileErrors(lang(r), err)
 	case dry:
 		d.Step, d.Diff = "preview", results
-		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, origin)
+		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, origin)
 	default:
 		d.Step, d.Diff = "applied", results
-		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, origin)
+		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, origin)
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

@@ -23,7 +23,10 @@ type noteLanguage struct {
 	causes map[process.SecretsCause]string
 }
 
-type noteWords struct{ sentence, item string }
+// noteWords are a note's sentence and how it says each item; follows,
+// where set, says an item that carries a task (a trigger following the
+// task the file changes).
+type noteWords struct{ sentence, item, follows string }
 
 var notes = map[string]noteLanguage{
 	"zh": {sep: "、", more: "，另有 %d 个", sentences: map[apply.NoteReason]noteWords{
@@ -43,7 +46,7 @@ var notes = map[string]noteLanguage{
 		apply.NoteUnlistedTriggers: {
 			sentence: "此项目中文件没有写到的已启用触发器会照常运行：文件中省略一个触发器并不会删除它（改名的触发器也会以旧名继续运行）；" +
 				"要停用一个，请以 enabled: false 应用它，或用 triggers disable 禁用它（触发器：{items}）。",
-			item: "{name}"},
+			item: "{name}", follows: "{name}（随任务 {task} 转到此文件发布的新版本）"},
 		apply.NoteTokenInURL: {
 			sentence: "聊天服务的 URL 中带有它的令牌，而写在文件中的 url 会存入数据库，并随定义一起显示；请把 URL 放进密钥，改用 urlSecret 指明（渠道：{items}）。",
 			item:     "{name}"},
@@ -81,7 +84,11 @@ func noteText(l string, n apply.Note) string {
 	}
 	items := make([]string, len(n.Items))
 	for i, it := range n.Items {
-		items[i] = fill(w.item, it)
+		item := w.item
+		if it["task"] != "" && w.follows != "" {
+			item = w.follows
+		}
+		items[i] = fill(item, it)
 	}
 	list := strings.Join(items, lw.sep)
 	if n.More > 0 {
@@ -110,10 +117,10 @@ func noteText(l string, n apply.Note) string {
 // holds the secrets file of the machine that runs the commands; the
 // triggers a file leaves out only for a file a user wrote (origin "").
 // secrets says whether a note is about the secrets file.
-func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document, origin string) (out []string, secrets bool) {
+func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document, results []apply.Result, origin string) (out []string, secrets bool) {
 	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets})
 	if origin != originNewTask {
-		ns = apply.AddUnlisted(ctx, c.cfg.Export, doc, ns)
+		ns = apply.AddUnlisted(ctx, c.cfg.Export, doc, results, ns)
 	}
 	out = make([]string, len(ns))
 	for i, n := range ns {

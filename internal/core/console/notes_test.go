@@ -152,13 +152,13 @@ func TestADueTimeWithinItsFireTimesSecondIsShownWithItsMilliseconds(t *testing.T
 }
 
 // The note of the enabled triggers a file leaves out reads whole in
-// Chinese, naming them.
+// Chinese, naming them, and the task one follows to its new revision.
 func TestTheNoteOfTriggersAFileLeavesOutReadsWholeInChinese(t *testing.T) {
 	t.Parallel()
-	n := apply.Note{Reason: apply.NoteUnlistedTriggers, Items: []map[string]string{{"name": "daily"}, {"name": "hourly"}}}
+	n := apply.Note{Reason: apply.NoteUnlistedTriggers, Items: []map[string]string{{"name": "daily", "task": "report"}, {"name": "hourly"}}}
 	zh := noteText("zh", n)
-	if want := "改名的触发器也会以旧名继续运行"; !strings.Contains(zh, want) || !strings.Contains(zh, "（触发器：daily、hourly）") {
-		t.Errorf("in Chinese: %q; want it saying %q and naming daily、hourly", zh, want)
+	if want := "改名的触发器也会以旧名继续运行"; !strings.Contains(zh, want) || !strings.Contains(zh, "（触发器：daily（随任务 report 转到此文件发布的新版本）、hourly）") {
+		t.Errorf("in Chinese: %q; want it saying %q and naming daily, following task report, and hourly", zh, want)
 	}
 }
 

@@ -98,7 +98,7 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := applyView{DryRun: dry, File: file, Project: doc.Project, Objects: make([]applyObject, 0, len(results)), Notes: a.definitionsNotes(ctx, doc)}
+	out := applyView{DryRun: dry, File: file, Project: doc.Project, Objects: make([]applyObject, 0, len(results)), Notes: a.definitionsNotes(ctx, doc, results)}
 	for _, res := range results {
 		out.Objects = append(out.Objects, applyObject{Kind: res.Kind, Name: res.Name, Change: string(res.Change), Revision: res.Revision, Fields: res.Fields})
 		switch res.Change {
@@ -118,10 +118,10 @@ func (a *api) applyDefinitions(ctx context.Context, r *http.Request) (any, error
 // itself, secrets only where it holds the secrets file of the machine that
 // runs the commands (a file it cannot use included: it reads it as the
 // user that runs them).
-func (a *api) definitionsNotes(ctx context.Context, doc *apply.Document) []applyNote {
+func (a *api) definitionsNotes(ctx context.Context, doc *apply.Document, results []apply.Result) []applyNote {
 	svc := a.Definitions
 	ns := apply.Notes(doc, apply.NoteScope{RunsHere: svc.Executor == task.LocalProcess, NowMs: svc.NowMs(), MissingSecrets: a.MissingSecrets})
-	ns = apply.AddUnlisted(ctx, a.Export, doc, ns)
+	ns = apply.AddUnlisted(ctx, a.Export, doc, results, ns)
 	out := make([]applyNote, len(ns))
 	for i, n := range ns {
 		out[i] = applyNote{Reason: string(n.Reason), Items: n.Items, More: n.More, Params: n.Params, Message: n.String()}

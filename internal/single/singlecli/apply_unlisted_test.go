@@ -1,6 +1,7 @@
 package singlecli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,39 @@ func TestApplyNotesTheEnabledTriggersOfTheProjectTheFileLeavesOut(t *testing.T) 
 	t.Setenv("QL_TOKEN", admin)
 	if code, out, errOut := ql(t, "apply", "-f", renamed, "--api-url", base); code != 0 || errOut != want {
 		t.Errorf("apply --api-url: %d %q\nstderr %q\nwant %q", code, out, errOut, want)
+	}
+}
+
+// A file that changes a task and leaves one of its triggers out carries
+// that trigger along to the task's new revision, so the note of the
+// triggers the file leaves out says it follows the task, not only that it
+// keeps running: on a dry run, which reads the plan, and on the apply
+// alike; the API's note item names the task.
+func TestTheNoteOfTriggersAFileLeavesOutNamesTheChangedTaskEachFollows(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, t.TempDir(), "v1.yaml", unlistedFile("daily", "hourly")), "--data-dir", dir); code != 0 || errOut != "" {
+		t.Fatalf("first apply: %d %q %q", code, out, errOut)
+	}
+	changed := strings.Replace(unlistedFile("hourly"), "echo hi", "echo bye", 1)
+	file := writeFile(t, t.TempDir(), "v2.yaml", changed)
+	want := noteUnlisted("daily (follows task hello to the revision this file publishes)")
+	code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir, "--dry-run")
+	if code != 0 || errOut != want || !strings.Contains(out, "trigger daily: would update taskRevision (revision 2)") {
+		t.Errorf("dry run: %d %q\nstderr %q\nwant %q", code, out, errOut, want)
+	}
+	if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir); code != 0 || errOut != want {
+		t.Errorf("apply: %d %q\nstderr %q\nwant %q", code, out, errOut, want)
+	}
+
+	admin := newToken(t, dir, "admin", "admin")
+	base := serveAPI(t, dir, "standalone")
+	st, body := call(t, "POST", base+"/api/v1/apply", admin, strings.Replace(changed, "echo bye", "echo again", 1))
+	notes := notesOf(t, body)
+	if st != 200 || len(notes) != 1 {
+		t.Fatalf("apply over the API: %d, notes %v; want the one note", st, body["notes"])
+	}
+	if items, _ := json.Marshal(notes[0]["items"]); string(items) != `[{"name":"daily","task":"hello"}]` {
+		t.Errorf("apply over the API: %d, notes %v; want daily following task hello", st, body["notes"])
 	}
 }

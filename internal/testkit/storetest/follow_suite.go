@@ -40,8 +40,10 @@ func pins(t *testing.T, f Fixture) map[string]string {
 
 // testTriggersFollowTheirChangedTask: a file that changes a task and leaves
 // its triggers out carries each of them, unchanged otherwise, to the task's
-// new revision in the same apply, and reports it; a trigger of another task
-// is untouched. Left on the old revision, a trigger is never taken again.
+// new revision in the same apply, and reports it, and the note of the
+// triggers it leaves out names the task each enabled one follows; a
+// trigger of another task is untouched. Left on the old revision, a
+// trigger is never taken again.
 func testTriggersFollowTheirChangedTask(t *testing.T, f Fixture) {
 	applyFile(t, f, parse(t, "base.yaml", []byte(followBase)))
 	res := applyFile(t, f, parse(t, "t.yaml", []byte("project: follow\ntasks:\n  - {name: t, command: [/bin/echo, two]}\n")))
@@ -58,6 +60,10 @@ func testTriggersFollowTheirChangedTask(t *testing.T, f Fixture) {
 	if ex := export(t, f, "follow"); len(ex.Notes) != 0 {
 		t.Fatalf("the export notes %v: a trigger is left on an older task revision", ex.Notes)
 	}
+	n, ok, err := apply.UnlistedNote(t.Context(), f.Definitions, parse(t, "t.yaml", []byte("project: follow\ntasks:\n  - {name: t, command: [/bin/echo, two]}\n")), res)
+	if err != nil || !ok || fmt.Sprint(n.Items) != "[map[name:every task:t] map[name:uu]]" {
+		t.Fatalf("unlisted note %+v %v %v: want every, following task t, and uu", n, ok, err)
+	}
 }
 
 // testAnEnabledTriggerStopsWithTheTaskAFileDisables: a file that disables a
@@ -68,11 +74,11 @@ func testTriggersFollowTheirChangedTask(t *testing.T, f Fixture) {
 func testAnEnabledTriggerStopsWithTheTaskAFileDisables(t *testing.T, f Fixture) {
 	applyFile(t, f, parse(t, "base.yaml", []byte(followBase)))
 	doc := parse(t, "t.yaml", []byte("project: follow\ntasks:\n  - {name: t, command: [/bin/echo, one], enabled: false}\n"))
-	applyFile(t, f, doc)
+	applied := applyFile(t, f, doc)
 	if got, w := fmt.Sprint(pins(t, f)), "map[every:r1 pins 1 of 2 off:r2 pins 2 of 2 uu:r1 pins 1 of 1]"; got != w {
 		t.Fatalf("pins %s, want %s", got, w)
 	}
-	n, ok, err := apply.UnlistedNote(t.Context(), f.Definitions, doc)
+	n, ok, err := apply.UnlistedNote(t.Context(), f.Definitions, doc, applied)
 	if err != nil || !ok || fmt.Sprint(n.Items) != "[map[name:uu]]" {
 		t.Fatalf("unlisted note %+v %v %v: want only uu, which keeps running", n, ok, err)
 	}
