@@ -71,7 +71,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			req.TriggerID = id
 			res, err := b.Manual.TriggerRunNow(cmd.Context(), req)
 			if err != nil {
-				return disabledHint(cmd, b.Triggers, id, err)
+				return disabledHint(cmd, b.Triggers, id, pinHint(cmd, b, id, err))
 			}
 			if res.Created {
 				noteUnattended(cmd, opts, b, res.RunID, 1)
@@ -225,7 +225,7 @@ from as who asked.` +
 				Names: schedule.BackfillNames{From: "--from", To: "--to", Max: "--max"}}
 			total, err := backfillChunks(cmd, b.Manual, req)
 			if err != nil {
-				return disabledHint(cmd, b.Triggers, id, err)
+				return disabledHint(cmd, b.Triggers, id, pinHint(cmd, b, id, err))
 			}
 			if !dryRun && len(total.RunIDs) > 0 {
 				noteUnattended(cmd, opts, b, total.RunIDs[0], len(total.RunIDs))

@@ -484,7 +484,7 @@ func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
 	c.admitAndShow(w, r, s, "err.overlap",
 		func(reqID string) (schedule.RunNowResult, error) {
 			res, err := c.cfg.Manual.TriggerRunNow(r.Context(), schedule.RunNowRequest{TriggerID: id, RequestID: reqID, Force: r.PostFormValue("force") == "1", Actor: s.actor(r)})
-			if reason := qlerror.ReasonOf(err); reason == schedule.RefusalTriggerDisabled || reason == schedule.RefusalRepublishing {
+			if reason := qlerror.ReasonOf(err); reason == schedule.RefusalTriggerDisabled || reason == schedule.RefusalStalePin || reason == schedule.RefusalRepublishing {
 				if t, derr := c.cfg.Detail.TriggerDetail(r.Context(), id, 1); derr == nil {
 					err = c.pinRefusal(r.Context(), t.TriggerStatus, c.disabledRefusal(t.TriggerStatus, err))
 				}

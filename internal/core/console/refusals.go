@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/hold"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -58,9 +59,11 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalTriggerDisabled: "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
 	refusalTriggerDisabled:          "触发器“{name}”已停用，立即运行与回填也不执行；在触发器页面或用 `{enable}` 启用它，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
 	schedule.RefusalRepublishing:    "该触发器正在重新发布，请稍后重试。",
-	refusalTaskDisabled: "任务“{task}”已停用，因此触发器“{trigger}”什么都不运行，立即运行与回填也不执行；" +
+	schedule.RefusalStalePin: "该触发器固定在其任务的较旧修订版上，而不是任务当前的修订版：在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；" +
+		"请应用同时写有该任务和该触发器的定义文件，并启用该任务（执行 `ql apply`）。",
+	apply.RefusalTaskDisabled: "任务“{task}”已停用，因此触发器“{trigger}”什么都不运行，立即运行与回填也不执行；" +
 		"任务只能由它的定义文件启用：在文件中为任务“{task}”设置 enabled: true，并与该触发器一起应用（执行 `ql apply`，或在“定义”页面应用）。",
-	refusalTaskRepublished: "任务“{task}”已重新发布（修订版 {revision}），但触发器“{trigger}”没有随之发布，仍固定在该任务的修订版 {pinned}：" +
+	apply.RefusalTaskRepublished: "任务“{task}”已重新发布（修订版 {revision}），但触发器“{trigger}”没有随之发布，仍固定在该任务的修订版 {pinned}：" +
 		"在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；请应用同时写有该任务和该触发器的定义文件（执行 `ql apply`，或在“定义”页面应用）。",
 	schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
 	schedule.RefusalBackfillReversed: "回填窗口的起始时间晚于截止时间；请先填较早的时间。",

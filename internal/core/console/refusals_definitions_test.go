@@ -318,6 +318,10 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	apply.RefusalOutcomeUnknown:       "the write of a valid file failing, not the file (TestAnApplyOfUnknownOutcomeReadsInChinese)",
 	apply.RefusalWriteConflict:        "the write of a valid file losing to another writer, not the file",
 	apply.RefusalNameTaken:            "the New task form's, not a file's (server: TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage)",
+	// A run now's or a backfill's of a trigger its task left behind
+	// (server: TestATriggerLeftOnAnOldRevisionOfItsTaskIsRefusedSayingHowToRunItAgain).
+	apply.RefusalTaskDisabled:    "a manual Run of a trigger whose task a file disabled",
+	apply.RefusalTaskRepublished: "a manual Run of a trigger a task was published again without",
 	// The outbox's refusals, of a listing and a retry: no file's (server:
 	// TestAConsoleNotificationRefusalIsShownInThePagesLanguage).
 	notify.RefusalNotANotificationID:  "a retry's id or a listing's cursor",

@@ -4,54 +4,16 @@ import (
 	"context"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
-	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
-// The refusals of a run now or a backfill of a trigger whose task was
-// published again without it, worded as what they are: task, trigger and,
-// for a task enabled still, the task's revision and the one the trigger
-// pins.
-const (
-	refusalTaskDisabled    qlerror.Reason = "console_task_disabled"
-	refusalTaskRepublished qlerror.Reason = "console_task_republished"
-)
-
 // pinRefusal is err, when the store refused a manual Run of trigger t as
-// being republished while t pins an older revision of its task than the
-// task's current one, worded as what that is: no passing state (a
-// definitions file writes a task and the triggers it names in one
-// transaction) but a task published again without t, so nothing of t runs
-// until t is published again with it; and, when the task's current
-// revision is disabled, that the task is, and that only its definitions
-// file enables it. Both revisions are read in one snapshot. Any other
-// error, or one whose definitions cannot be read, is returned as it is.
+// being republished while t pins an older revision of its task, worded as
+// what that is (apply.PinRefusal), as the API and the command line word
+// it too.
 func (c *Console) pinRefusal(ctx context.Context, t schedule.TriggerStatus, err error) error {
-	if qlerror.ReasonOf(err) != schedule.RefusalRepublishing || c.cfg.Export == nil {
+	if c.cfg.Export == nil {
 		return err
 	}
-	d, derr := c.cfg.Export.ProjectDefinitions(ctx, t.ProjectName, max(apply.MaxTasks, apply.MaxTriggers)+1)
-	if derr != nil {
-		return err
-	}
-	var pinned int64
-	for _, tr := range d.Triggers {
-		if tr.TriggerID == t.TriggerID {
-			pinned = tr.TaskRevision
-		}
-	}
-	for _, tk := range d.Tasks {
-		switch {
-		case tk.TaskID != t.TaskID || pinned == 0 || tk.Revision == pinned:
-		case !tk.Spec.Enabled:
-			return qlerror.New(qlerror.FailedPrecondition, "task %s is disabled, so nothing of trigger %s runs, run now and backfill included; "+
-				"only its definitions file enables a task: set enabled: true on task %s in the file and apply it with the trigger (`ql apply`, or on the Definitions page)",
-				tk.Spec.Name, t.Name, tk.Spec.Name).Because(refusalTaskDisabled, "task", tk.Spec.Name, "trigger", t.Name)
-		default:
-			return qlerror.New(qlerror.FailedPrecondition, "task %s was published again (revision %d) without trigger %s, which still pins its revision %d: "+
-				"nothing of the trigger runs, run now and backfill included, until it is published again with its task; apply a definitions file naming both (`ql apply`, or on the Definitions page)",
-				tk.Spec.Name, tk.Revision, t.Name, pinned).Because(refusalTaskRepublished, "task", tk.Spec.Name, "trigger", t.Name, "revision", tk.Revision, "pinned", pinned)
-		}
-	}
-	return err
+	return apply.PinRefusal(ctx, c.cfg.Export, t, err)
 }

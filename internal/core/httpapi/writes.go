@@ -204,7 +204,7 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 	}
 	res, err := a.Manual.TriggerRunNow(ctx, schedule.RunNowRequest{TriggerID: r.PathValue("id"), RequestID: body.RequestID, Force: body.Force, Actor: principalOf(ctx).actor()})
 	if err != nil {
-		return nil, err
+		return nil, a.pinRefusal(ctx, r.PathValue("id"), err)
 	}
 	return runNowView{RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped)}, nil
 }
@@ -261,7 +261,7 @@ func (a *api) triggerBackfill(ctx context.Context, r *http.Request) (any, error)
 	}
 	res, err := a.Manual.TriggerBackfill(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, a.pinRefusal(ctx, req.TriggerID, err)
 	}
 	return view.NewBackfill(body.DryRun, res), nil
 }

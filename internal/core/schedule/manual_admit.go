@@ -44,6 +44,10 @@ const (
 	RefusalProjectArchived qlerror.Reason = "project_archived"
 	RefusalTriggerDisabled qlerror.Reason = "trigger_disabled"
 	RefusalRepublishing    qlerror.Reason = "trigger_republishing"
+	// RefusalStalePin is a trigger that pins an older revision of its
+	// task than the task's current one (a task published again without
+	// it): nothing of it runs until it is published again with its task.
+	RefusalStalePin qlerror.Reason = "trigger_pins_older_task_revision"
 	// An id that is not one, typed into an address or a command: the
 	// stores refuse them with these too.
 	RefusalNotATriggerID qlerror.Reason = "not_a_trigger_id"
@@ -200,7 +204,14 @@ func ManualRefusal(name, triggerID string, reason Reason) error {
 		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project: nothing of it runs (run now, re-run and backfill included) until the project is active again; to reactivate it, set status: active in the project's definitions file and `ql apply` it", trigger).Because(RefusalProjectArchived)
 	case ReasonTriggerNotSchedulable:
 		return qlerror.New(qlerror.FailedPrecondition, "trigger %s (or its task) is disabled; set enabled: true and `ql apply` it first", trigger).Because(RefusalTriggerDisabled)
-	case ReasonTaskRevisionChanged, ReasonTriggerRevisionChanged:
+	case ReasonTaskRevisionChanged:
+		// Never a passing state: a definitions file publishes a task and
+		// every trigger of it in one transaction. Callers that can read
+		// the definitions say which revisions, or that the task is
+		// disabled (apply.PinRefusal).
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s pins an older revision of its task than the task's current one: nothing of it runs, run now and backfill included, "+
+			"until it is published again with its task; apply a definitions file naming both, with the task enabled (`ql apply`)", trigger).Because(RefusalStalePin)
+	case ReasonTriggerRevisionChanged:
 		return qlerror.New(qlerror.Conflict, "trigger %s is being republished; try again in a moment", trigger).Because(RefusalRepublishing)
 	}
 	return qlerror.New(qlerror.Internal, "trigger %s fails closed (%s): its stored definitions contradict themselves; restore them or republish the trigger", trigger, reason)
