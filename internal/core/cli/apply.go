@@ -28,7 +28,7 @@ func applyCommand(opts Options) *cobra.Command {
 		Args:  fileFlagOnly,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
-				return Usagef("-f FILE is required (-f - reads standard input)")
+				return Usagef("apply takes one file, given with -f FILE (-f - reads standard input)")
 			}
 			if db.server != "" {
 				return applyRemote(cmd, &db, file, dryRun)

@@ -35,8 +35,13 @@ func cronNextCommand(opts Options) *cobra.Command {
 		Example: "  " + opts.Binary + " cron next '*/10 * * * * *' --tz UTC -n 3\n" +
 			"  " + opts.Binary + " cron next '30 2 * * *' --tz America/New_York --after 2026-03-07T12:00:00Z",
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return Usagef("cron next takes exactly one expression (quote it: '*/5 * * * *'), got %d arguments", len(args))
+			switch {
+			case len(args) == 0:
+				return Usagef("cron next takes one expression, quoted as one argument: '*/5 * * * *'")
+			case len(args) > 1:
+				// An unquoted expression is split by the shell (and its
+				// stars expanded to file names).
+				return Usagef("cron next takes one expression, quoted as one argument: '*/5 * * * *' (%d arguments given)", len(args))
 			}
 			return nil
 		},

@@ -110,7 +110,7 @@ counted afresh. Retention deletes dead notifications older than the server's
 ` + apiHelp("notifications retry") + `
 The server logs the API token and the address it came from as who asked (the outbox keeps no record
 of it).`,
-		Args: oneChecked("notifications retry takes one notification id, as printed by 'notifications list --state dead'", func(s string) error {
+		Args: oneChecked("notifications retry takes one notification id, as printed by `ql notifications list --state dead`", func(s string) error {
 			if err := ids.Validate("notification id", strings.TrimSpace(s)); err != nil {
 				return fmt.Errorf("%v; give a notification id as printed by `ql notifications list --state dead`", err)
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -73,5 +74,46 @@ func TestAGroupOfOneCommandSuggestsItForTheWordsGiven(t *testing.T) {
 	code, _, stderr := ql(t, "cron", "*/5 * * * *", "Europe/Berlin")
 	if want := "did you mean `ql cron next '*/5 * * * *' Europe/Berlin`?"; code != 2 || !strings.Contains(stderr, want) {
 		t.Fatalf("exit %d stderr %q; want 2 and %q", code, stderr, want)
+	}
+}
+
+// takesOne reports whether c takes one argument: the first word its use
+// line gives after its name is a placeholder (NAME, RUN_ID, DIR…), or
+// the file apply reads from -f.
+func takesOne(c *cobra.Command) bool {
+	words := strings.Fields(c.Use)[1:]
+	return len(words) > 0 && (regexp.MustCompile(`^[A-Z][A-Z_]*$`).MatchString(words[0]) || words[0] == "-f")
+}
+
+// Every command that takes one argument, given none, says what it takes
+// in one form — "ql PATH takes one WHAT", its path as typed — on the line
+// before the --help hint, and exits 2; a command its sentence points at is
+// quoted as the binary runs it (`ql …`), never bare in single quotes.
+func TestEveryCommandMissingItsArgumentSaysWhatItTakesInOneForm(t *testing.T) {
+	t.Parallel()
+	root := NewRoot(Options{Binary: "ql"})
+	var names []string
+	for _, c := range root.Commands() {
+		names = append(names, regexp.QuoteMeta(c.Name()))
+	}
+	bare := regexp.MustCompile(`'(ql )?(` + strings.Join(names, "|") + `)\b`)
+	checked := 0
+	for _, c := range allCommands(root) {
+		if c.HasSubCommands() || !takesOne(c) {
+			continue
+		}
+		checked++
+		path := strings.Fields(c.CommandPath())[1:]
+		code, _, stderr := ql(t, path...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if want := "ql: " + strings.Join(path, " ") + " takes one "; code != 2 || len(lines) != 2 || !strings.HasPrefix(lines[0], want) || !strings.Contains(lines[1], "--help") {
+			t.Errorf("%s with no argument: exit %d, stderr %q; want 2 and a first line starting %q, then the --help hint", c.CommandPath(), code, stderr, want)
+		}
+		if bare.MatchString(lines[0]) {
+			t.Errorf("%s with no argument: %q quotes a command bare; quote it as `ql …`", c.CommandPath(), lines[0])
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d commands; want every one that takes an argument (runs show, triggers run, tokens create, …)", checked)
 	}
 }
