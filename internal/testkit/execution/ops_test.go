@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -206,13 +207,25 @@ func (c *cluster) attemptLog(t testing.TB, attemptID string) string {
 // A command that ignores SIGTERM (its trap only records it) outlives its
 // timeout by the kill grace, is then SIGKILLed with its group, and its Run
 // ends timed_out.
+//
+// The trap stamps the SIGTERM with bash's own clock ($EPOCHREALTIME, no
+// fork) and runs as soon as the signal arrives: the loop waits for its
+// sleep with the wait builtin, which a trapped signal interrupts, where a
+// sleep in the foreground holds the trap until it ends. The stamp lags the
+// worker's SIGTERM by one wake-up of the shell only, which the 0.1 s under
+// the grace allows for; a `date` forked by the trap lagged it by a fork
+// and an exec, several tenths of a second on a loaded machine. The command
+// is seen gone after the worker's SIGKILL, never before, and the worker
+// sends that no sooner than the grace after its SIGTERM: a kill without
+// the grace ends the command within a few polls of its stamp.
 func TestACommandIgnoringSIGTERMIsKilledAfterItsGraceAndItsRunTimesOut(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, 3*time.Second)
-	c.apply(t, project("timeout", c.out(), map[string]string{"stubborn": `script: |
-  trap 'date +%s%N >> "$OUT/$QL_ATTEMPT_ID.term"' TERM
+	c.apply(t, project("timeout", c.out(), map[string]string{"stubborn": `shell: /bin/bash
+script: |
+  trap 'echo "$EPOCHREALTIME" >> "$OUT/$QL_ATTEMPT_ID.term"' TERM
   echo $$ > "$OUT/$QL_ATTEMPT_ID.pid"
-  while :; do sleep 0.1; done
+  while :; do sleep 0.1 & wait $!; done
 timeout: 2s
 killGrace: 1s`}))
 	r := c.startReplica(t, "replica", "", "")
@@ -235,14 +248,28 @@ killGrace: 1s`}))
 	if len(terms) == 0 {
 		t.Fatal("the command died without ever getting SIGTERM")
 	}
-	ns, err := strconv.ParseInt(terms[0], 10, 64)
+	termAt, err := epochRealtime(terms[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lived := goneAt.Sub(time.Unix(0, ns)); lived < 900*time.Millisecond {
+	lived := goneAt.Sub(termAt)
+	t.Logf("the command was seen gone %v after its trap stamped the first SIGTERM", lived)
+	if lived < 900*time.Millisecond {
 		t.Fatalf("the command died %v after its first SIGTERM, before its 1s kill grace", lived)
 	}
 	c.awaitRun(t, run, 10*time.Second, "timed_out")
+}
+
+// epochRealtime reads bash's $EPOCHREALTIME (seconds, a point,
+// microseconds).
+func epochRealtime(s string) (time.Time, error) {
+	sec, usec, ok := strings.Cut(s, ".")
+	secs, err1 := strconv.ParseInt(sec, 10, 64)
+	usecs, err2 := strconv.ParseInt(usec, 10, 64)
+	if !ok || len(usec) != 6 || err1 != nil || err2 != nil {
+		return time.Time{}, fmt.Errorf("the trap stamped %q, not bash's $EPOCHREALTIME", s)
+	}
+	return time.Unix(secs, usecs*1000), nil
 }
 
 // Wrong credentials are 401; a credential revoked with ql workers revoke
