@@ -160,7 +160,7 @@ type Config struct {
 	// together (default logFlushesPerSecond): a test lowers it.
 	logFlushesPerSecond int
 	// logFlushEvery is the least time between two flushes of a command's
-	// output (default logFlushEvery): a test lengthens it.
+	// output (default logFlushEvery): a test changes it.
 	logFlushEvery time.Duration
 	// registerTry bounds the first try to register (default
 	// registerFirstTimeout), registerRetry is the first pause after a
@@ -168,6 +168,9 @@ type Config struct {
 	// failure to register is said again (default registerRepeat): a test
 	// shortens them.
 	registerTry, registerRetry, registerRepeat time.Duration
+	// wrapTransport, when set, wraps the transport every request is sent
+	// through: a test reads there the time each send is given.
+	wrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Validate names the setting and its allowed range.
@@ -347,6 +350,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	defer client.Close()
+	if cfg.wrapTransport != nil {
+		client.http.Transport = cfg.wrapTransport(client.http.Transport)
+	}
 	client.reach = newReachability(cfg.Logger, cfg.unreachableRepeat)
 	j, err := journal.Open(context.Background(), cfg.DataDir)
 	if err != nil {
