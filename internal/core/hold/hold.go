@@ -62,10 +62,12 @@ const RefusalDatabaseLocked qlerror.Reason = "database_locked"
 // DatabaseLocked is the refusal of a write that waited for the write lock
 // of the database file db, held by another process, for waited, until its
 // caller's time limit: nothing was written, and another try can succeed
-// once that process lets the lock go.
+// once that process lets the lock go. It says the time waited, which a
+// loaded machine makes longer than the limit, as what was waited, never as
+// the limit.
 func DatabaseLocked(db string, waited time.Duration) *qlerror.Error {
 	w := waited.Round(100 * time.Millisecond).String()
-	return qlerror.New(qlerror.Timeout, "another process held the write lock of the database file %s for the %s this write could wait, so nothing was written "+
+	return qlerror.New(qlerror.Timeout, "another process held the write lock of the database file %s; this write waited %s for it, all the time it had, so nothing was written "+
 		"(a ql command or a backup writing to the file holds it, as does a sqlite3 shell with a transaction open); try again in a moment, "+
 		"and if it keeps happening, find the process that holds the file and let it finish, or stop it", db, w).Because(RefusalDatabaseLocked, "db", db, "waited", w)
 }

@@ -71,8 +71,8 @@ func TestAConsolePageOutOfTimeSaysSoInsteadOfBeingCutOff(t *testing.T) {
 	// machine sees later; never longer than the request took, and rounded to
 	// 0.1 s.
 	waited := map[string]*regexp.Regexp{
-		"en": regexp.MustCompile(`another process held the write lock of the database file ` + regexp.QuoteMeta(db) + ` for the (\S+) this write could wait, so nothing was written`),
-		"zh": regexp.MustCompile(`另一个进程持有数据库文件 ` + regexp.QuoteMeta(db) + ` 的写锁，这次写入等了它能等的全部 (\S+) 仍未等到`),
+		"en": regexp.MustCompile(`another process held the write lock of the database file ` + regexp.QuoteMeta(db) + `; this write waited (\S+) for it, all the time it had, so nothing was written`),
+		"zh": regexp.MustCompile(`另一个进程持有数据库文件 ` + regexp.QuoteMeta(db) + ` 的写锁；这次写入为此等了 (\S+)，用完了它能等的全部时间`),
 	}
 	for lang, want := range map[string][]string{
 		"en": {"Took too long", "a sqlite3 shell with a transaction open", "try again in a moment, and if it keeps happening, find the process that holds the file"},
