@@ -38,3 +38,29 @@ func TestAPageRefusedAsNotAllowedAnswers403WithTheRefusal(t *testing.T) {
 		}
 	}
 }
+
+// driftMessage is the refusal driftedRuns answers.
+const driftMessage = "change c1 was already made with other content; send the change again under a new id"
+
+// driftedRuns refuses every read of a Run as a change sent again with
+// other content (MutationDrift).
+type driftedRuns struct{ run.Reader }
+
+func (driftedRuns) RunGet(context.Context, string) (run.Detail, error) {
+	return run.Detail{}, qlerror.New(qlerror.MutationDrift, "%s", driftMessage)
+}
+
+// A page refused because a change was sent again with other content
+// answers 409, as the API does, with the refusal's words: not a 500 that
+// logs the user's own mistake as the server's.
+func TestAPageRefusedAsAChangeSentAgainWithOtherContentAnswers409WithTheRefusal(t *testing.T) {
+	t.Parallel()
+	for lang, title := range map[string]string{"en": "Not done", "zh": "未执行"} {
+		_, get := liveLogConsole(t, driftedRuns{}, nil, time.Second)
+		w, _ := get("/runs/r1?lang=" + lang)
+		page := html.UnescapeString(w.Body.String())
+		if w.Code != http.StatusConflict || !strings.Contains(page, "<h1>"+title+"</h1>") || !strings.Contains(page, driftMessage) {
+			t.Errorf("%s: %d; want 409 titled %q with the refusal's message:\n%s", lang, w.Code, title, page)
+		}
+	}
+}

@@ -173,7 +173,9 @@ func statusOf(err error) int {
 		return http.StatusNotFound
 	case qlerror.Invalid:
 		return http.StatusBadRequest
-	case qlerror.FailedPrecondition, qlerror.Conflict:
+	case qlerror.FailedPrecondition, qlerror.Conflict, qlerror.MutationDrift:
+		// MutationDrift: the same change id sent again with other
+		// content, which its message explains; the API answers it 409 too.
 		return http.StatusConflict
 	case qlerror.PermissionDenied:
 		// What this server's database role may not do (a cluster
