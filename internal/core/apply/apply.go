@@ -194,6 +194,9 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRuleScopes(ctx, tx, proj.ID, change == catalog.Created, doc); err != nil {
+		return nil, err
+	}
 	out := make([]Result, 0, 1+len(doc.Tasks)+len(doc.Triggers))
 	out = append(out, Result{Kind: "project", Name: proj.Name, Change: change, Fields: fields})
 	tasks, triggers := map[string]task.Revision{}, map[string]trigger.Revision{}

@@ -50,6 +50,8 @@ type (
 		On                  string   `yaml:"on,omitempty"`
 		ConsecutiveFailures int      `yaml:"consecutive_failures,omitempty"`
 		Reasons             []string `yaml:"reasons,omitempty,flow"`
+		Tasks               []string `yaml:"tasks,omitempty,flow"`
+		Triggers            []string `yaml:"triggers,omitempty,flow"`
 		Channel             string   `yaml:"channel"`
 	}
 	exportTask struct {
@@ -162,7 +164,7 @@ func exportNotifications(s notify.Spec) *exportNotify {
 			Username: c.Username, PasswordSecret: c.PasswordSecret, Output: c.Output}
 	}
 	for _, r := range s.Rules {
-		er := exportRule{Reasons: r.Reasons, Channel: r.Channel}
+		er := exportRule{Reasons: r.Reasons, Tasks: r.Tasks, Triggers: r.Triggers, Channel: r.Channel}
 		if r.On == notify.OnConsecutiveFailures {
 			er.ConsecutiveFailures = r.Count
 		} else {

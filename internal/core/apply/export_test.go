@@ -29,6 +29,9 @@ notifications:
     - {consecutive_failures: 2, channel: sct}
     - {on: skipped, reasons: [misfire, paused], channel: ops}
     - {consecutive_failures: 3, channel: ops}
+    - {on: succeeded, tasks: [shell], channel: wechat}
+    - {on: finished, triggers: [t1, t0], tasks: [argv], channel: phone}
+    - {on: skipped, reasons: [misfire], triggers: [t1], channel: mail}
 tasks:
   - name: argv
     command: ["/usr/bin/env", "date", "--utc"]
@@ -112,6 +115,9 @@ func TestAnExportParsesBackToTheSameDefinitions(t *testing.T) {
 				t.Errorf("trigger %s: exported as %+v on %s, was %+v on %s", bt.Spec.Name, bt.Spec, bt.TaskName, orig.Spec, orig.TaskName)
 			}
 		}
+	}
+	if !strings.Contains(string(out), "tasks: [argv]") || !strings.Contains(string(out), "triggers: [t0, t1]") || !strings.Contains(string(out), `"on": succeeded`) {
+		t.Errorf("the rules' events and scopes should read as written:\n%s", out)
 	}
 	if !strings.Contains(string(out), "timeout: 90s") || !strings.Contains(string(out), "killGrace: 1500ms") {
 		t.Errorf("durations should read as written:\n%s", out)

@@ -21,6 +21,7 @@ import (
 //	    - {on: failed, channel: NAME}
 //	    - {on: skipped, reasons: [misfire], channel: NAME}
 //	    - {consecutive_failures: 3, channel: NAME}
+//	    - {on: succeeded, tasks: [checkin], triggers: [nightly], channel: NAME}
 //
 // and checks it whole; an empty mapping clears the project's settings.
 // Each channel and each rule is read on its own; what a rule says of the
@@ -165,7 +166,7 @@ func kindList() string {
 func (p parser) rule(i int, n *yaml.Node) (notify.Rule, bool) {
 	what := fmt.Sprintf("notifications.rules[%d]", i)
 	var r notify.Rule
-	f, complete := p.fields(n, what, "on", "consecutive_failures", "reasons", "channel")
+	f, complete := p.fields(n, what, "on", "consecutive_failures", "reasons", "channel", "tasks", "triggers")
 	if f == nil {
 		return r, false
 	}
@@ -193,7 +194,7 @@ func (p parser) rule(i int, n *yaml.Node) (notify.Rule, bool) {
 			p.outOfRange(cf, what+".consecutive_failures", 1, notify.MaxConsecutive, "%s.consecutive_failures: %s is outside 1 … %d", what, cf.Value, notify.MaxConsecutive)
 		}
 	case complete:
-		p.fail(n, invalid("%s: needs on: EVENT (failed, timed_out, lost, skipped, recovered) or consecutive_failures: N", what).
+		p.fail(n, invalid("%s: needs on: EVENT (%s) or consecutive_failures: N", what, eventList()).
 			Because(RefusalRuleNoEvent, "field", what))
 	}
 	if v, ok := f["reasons"]; ok {
@@ -202,5 +203,32 @@ func (p parser) rule(i int, n *yaml.Node) (notify.Rule, bool) {
 	if v, ok := f["channel"]; ok {
 		r.Channel, _ = p.str(v, what+".channel")
 	}
+	r.Tasks = p.scope(f, what, "tasks", "task", "checkin")
+	r.Triggers = p.scope(f, what, "triggers", "trigger", "nightly")
 	return r, complete && p.found.count() == before
+}
+
+// scope reads a rule's tasks or triggers: a list of names, even of one.
+func (p parser) scope(f map[string]*yaml.Node, what, key, kind, example string) []string {
+	v, ok := f[key]
+	if !ok {
+		return nil
+	}
+	if v.Kind != yaml.SequenceNode {
+		p.notList(v, what+"."+key, "%s.%s must be a list of %s names, like %s: [%s]", what, key, kind, key, example)
+		return nil
+	}
+	names, _ := p.stringList(v, what+"."+key)
+	return names
+}
+
+// eventList is the events a rule's on: takes, as a sentence lists them.
+func eventList() string {
+	var s []string
+	for _, e := range notify.Events {
+		if e != notify.OnConsecutiveFailures {
+			s = append(s, string(e))
+		}
+	}
+	return strings.Join(s, ", ")
 }

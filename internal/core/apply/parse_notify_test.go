@@ -22,6 +22,8 @@ func TestParseReadsNotificationRulesAndChannels(t *testing.T) {
     - {on: skipped, reasons: [paused, misfire], channel: ops}
     - {consecutive_failures: 3, channel: tg}
     - {on: recovered, channel: tg}
+    - {on: succeeded, tasks: [checkin], channel: tg}
+    - {on: finished, tasks: [checkin, backup], triggers: [nightly], channel: ops}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +41,8 @@ func TestParseReadsNotificationRulesAndChannels(t *testing.T) {
 			{On: notify.OnSkipped, Reasons: []string{"paused", "misfire"}, Channel: "ops"},
 			{On: notify.OnConsecutiveFailures, Count: 3, Channel: "tg"},
 			{On: notify.OnRecovered, Channel: "tg"},
+			{On: notify.OnSucceeded, Tasks: []string{"checkin"}, Channel: "tg"},
+			{On: notify.OnFinished, Tasks: []string{"backup", "checkin"}, Triggers: []string{"nightly"}, Channel: "ops"},
 		},
 	}
 	if doc.Notifications.Encode() != want.Encode() {
@@ -114,7 +118,13 @@ func TestParseRejectsBadNotificationsWithTheirLine(t *testing.T) {
 		"telegram no chat":    {"  channels:\n    tg: {type: telegram, urlSecret: tg}\n  rules: []\n", "x.yaml:4: notifications.channels.tg.chatId: is required"},
 		"signing not webhook": {"  channels:\n    s: {type: slack, url: \"https://h.example.com\", signingSecret: k}\n  rules: []\n", "only webhook, dingtalk and feishu channels sign"},
 		"undefined channel":   {ch + "    - {on: failed, channel: nope}\n", `x.yaml:6: notifications.rules[0].channel: "nope" is not defined`},
-		"unknown event":       {ch + "    - {on: exploded, channel: ops}\n", `x.yaml:6: notifications.rules[0].on: "exploded" is not one of`},
+		"unknown event":       {ch + "    - {on: exploded, channel: ops}\n", `x.yaml:6: notifications.rules[0].on: "exploded" is not one of succeeded, finished, failed`},
+		"no event":            {ch + "    - {channel: ops}\n", "x.yaml:6: notifications.rules[0]: needs on: EVENT (succeeded, finished, failed, timed_out, lost, skipped, recovered) or consecutive_failures: N"},
+		"tasks as one name":   {ch + "    - {on: succeeded, tasks: checkin, channel: ops}\n", "x.yaml:6: notifications.rules[0].tasks must be a list of task names, like tasks: [checkin]"},
+		"triggers a mapping":  {ch + "    - {on: failed, triggers: {daily: 1}, channel: ops}\n", "notifications.rules[0].triggers must be a list of trigger names, like triggers: [nightly]"},
+		"tasks of a list":     {ch + "    - {on: failed, tasks: [[a]], channel: ops}\n", "notifications.rules[0].tasks[0]"},
+		"task name of spaces": {ch + "    - {on: failed, tasks: [Check In], channel: ops}\n", `x.yaml:6: notifications.rules[0].tasks: "Check In" must use lower-case letters`},
+		"trigger given twice": {ch + "    - {on: skipped, triggers: [daily, daily], channel: ops}\n", `x.yaml:6: notifications.rules[0].triggers: "daily" is given twice`},
 		"reasons off skipped": {ch + "    - {on: failed, reasons: [paused], channel: ops}\n", "x.yaml:6: notifications.rules[0].reasons: only a skipped rule"},
 		"unknown reason":      {ch + "    - {on: skipped, reasons: [bored], channel: ops}\n", `"bored" is not a ledger reason`},
 		"zero streak":         {ch + "    - {consecutive_failures: 0, channel: ops}\n", "x.yaml:6: notifications.rules[0].consecutive_failures: 0 is outside 1 … 1000"},

@@ -70,6 +70,10 @@ const (
 	RefusalRuleStreakAsEvent qlerror.Reason = "defs_rule_streak_as_event"
 	// RefusalRuleNoEvent is a rule giving neither: field.
 	RefusalRuleNoEvent qlerror.Reason = "defs_rule_no_event"
+	// RefusalRuleScopeUnknown is a notification rule's tasks or triggers
+	// naming no task or trigger of the file nor of its project as the
+	// store holds it: field, kind (task, trigger), name, project.
+	RefusalRuleScopeUnknown qlerror.Reason = "defs_rule_scope_unknown"
 	// RefusalDefinedTwice is a task or trigger name given twice in the
 	// file: kind (task, trigger), name, field (task.name, trigger.name).
 	RefusalDefinedTwice qlerror.Reason = "defs_defined_twice"

@@ -82,7 +82,7 @@ the page as runs list and triggers list do, and as GET /api/v1/notifications ans
 					if v.Trigger != "" {
 						name += "/" + v.Trigger
 					}
-					return []string{v.ID, v.State, v.Event, name, v.Channel + " (" + v.ChannelKind + ")", fmt.Sprint(v.Attempts),
+					return []string{v.ID, v.State, eventText(v), name, v.Channel + " (" + v.ChannelKind + ")", fmt.Sprint(v.Attempts),
 						fmtMs(&v.CreatedAtMs), v.LastError}
 				},
 				next: next,
@@ -136,4 +136,13 @@ of it).`,
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	return c
+}
+
+// eventText is a listed notification's event, with how the Run ended for
+// a finished rule's, whose event alone does not say it.
+func eventText(v view.Notification) string {
+	if v.Event == string(notify.OnFinished) && v.RunState != "" {
+		return v.Event + " (" + v.RunState + ")"
+	}
+	return v.Event
 }

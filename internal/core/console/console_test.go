@@ -281,8 +281,9 @@ func TestTheOverviewListsNextFiresByDueTime(t *testing.T) {
 	}
 }
 
-// A notification's rule reads as its event, a streak as its length and a
-// skipped occurrence with its reason, in the page's language.
+// A notification's rule reads as its event, a streak as its length, a
+// skipped occurrence with its reason and a finished Run with how it ended,
+// in the page's language.
 func TestANotificationsRuleNamesItsStreakAndItsSkipReason(t *testing.T) {
 	for _, c := range []struct {
 		lang string
@@ -295,6 +296,10 @@ func TestANotificationsRuleNamesItsStreakAndItsSkipReason(t *testing.T) {
 		{"zh", notify.Message{Event: notify.OnConsecutiveFailures, Payload: notify.Payload{ConsecutiveFailures: 3}}, "连续 3 次失败"},
 		{"en", notify.Message{Event: notify.OnSkipped, Payload: notify.Payload{Reason: "misfire"}}, "occurrences passed over — later than the grace period (misfire: skip)"},
 		{"zh", notify.Message{Event: notify.OnSkipped, Payload: notify.Payload{Reason: "paused"}}, "跳过发生时刻 — 已暂停"},
+		{"en", notify.Message{Event: notify.OnSucceeded, Payload: notify.Payload{RunState: "succeeded"}}, "succeeded"},
+		{"zh", notify.Message{Event: notify.OnSucceeded, Payload: notify.Payload{RunState: "succeeded"}}, "成功"},
+		{"en", notify.Message{Event: notify.OnFinished, Payload: notify.Payload{RunState: "timed_out"}}, "finished — timed out"},
+		{"zh", notify.Message{Event: notify.OnFinished, Payload: notify.Payload{RunState: "succeeded"}}, "运行结束 — 成功"},
 	} {
 		if got := ruleText(c.lang, c.m); got != c.want {
 			t.Errorf("%s, %s %+v: %q, want %q", c.lang, c.m.Event, c.m.Payload, got, c.want)

@@ -127,11 +127,13 @@ type deadCount struct {
 }
 
 // ruleText names in l the rule a notification was sent by: its event, with
-// the length of the streak of a consecutive_failures rule and the reason
-// of a skipped one.
+// the length of the streak of a consecutive_failures rule, the reason of a
+// skipped one and how the Run ended for a finished one.
 func ruleText(l string, m notify.Message) string {
 	text := word(l, "event", m.Event)
 	switch {
+	case m.Event == notify.OnFinished && m.Payload.RunState != "":
+		return text + " — " + word(l, "run", m.Payload.RunState)
 	case m.Event == notify.OnConsecutiveFailures && m.Payload.ConsecutiveFailures > 0:
 		return fmt.Sprintf(tr(l, "nt.streak"), m.Payload.ConsecutiveFailures)
 	case m.Event == notify.OnSkipped && m.Payload.Reason != "":

@@ -136,6 +136,8 @@ var brokenFiles = []brokenFile{
 	{"a start of words", withCron("0 * * * *", "UTC") + "    startAt: tomorrow\n", apply.RefusalNotInstant, 10, []string{"trigger.startAt：“tomorrow”不是 RFC 3339 时间"}},
 	{"an end before the start", withCron("0 * * * *", "UTC") + "    startAt: 2026-12-01T00:00:00Z\n    endAt: 2026-11-01T00:00:00Z\n", trigger.RefusalEndNotAfterStart, 11, []string{"结束时间必须晚于 startAt"}},
 	{"a catch-up window under skip", withCron("0 * * * *", "UTC") + "    misfire: skip\n    catchUpWindow: 10m\n", trigger.RefusalCatchUpNotFireOnce, 11, []string{"misfire: skip"}},
+	{"a rule of a task of none", withNotifications("  channels:\n    ops: {type: webhook, url: 'https://hooks.example/x'}\n  rules:\n    - {on: succeeded, tasks: [chekin], channel: ops}\n"),
+		apply.RefusalRuleScopeUnknown, 0, []string{"notifications.rules[0].tasks：“chekin”既不是本文件中的任务，也不是项目“demo”已有的任务", "须先应用那个文件"}},
 	{"notifications without rules", withNotifications("  channels: {}\n"), validate.RefusalRequired, 6, []string{"notifications.rules：缺少"}},
 	{"a channel of no type", withNotifications("  channels:\n    ops: {url: 'https://hooks.example/x'}\n  rules: []\n"), validate.RefusalRequired, 7, []string{"notifications.channels.ops.type：缺少"}},
 	{"a channel type of none", withNotifications("  channels:\n    ops: {type: pager, url: 'https://hooks.example/x'}\n  rules: []\n"), validate.RefusalNotOneOf, 7, []string{"notifications.channels.ops.type：“pager”", "webhook"}},

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/qinglong/qinglong/internal/core/plural"
+	"github.com/qinglong/qinglong/internal/core/run"
 )
 
 // Headers of every delivery.
@@ -118,10 +119,10 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 	case Ntfy:
 		req.Headers["Content-Type"] = "text/plain; charset=utf-8"
 		req.Headers["Title"] = title
-		req.Headers["Tags"] = tag(m.Payload.Event)
+		req.Headers["Tags"] = tag(m.Payload)
 		req.Body = []byte(text)
 	case Gotify:
-		body = map[string]any{"title": title, "message": text, "priority": gotifyPriority(m.Payload.Event)}
+		body = map[string]any{"title": title, "message": text, "priority": gotifyPriority(m.Payload)}
 		req.Headers["X-Gotify-Key"] = sec[c.TokenSecret]
 	case PushPlus:
 		// The token is the body's: PushPlus takes it nowhere else but the
@@ -191,13 +192,19 @@ func ServerChanURL(key string) (string, error) {
 }
 
 // gotifyPriority is a notification's Gotify priority: 8, which Gotify's
-// apps show at once with a sound, for a failure; 5, a notification with a
-// sound, for a recovery.
-func gotifyPriority(e Event) int {
-	if e == OnRecovered {
+// apps show at once with a sound, for a failure or a skipped occurrence;
+// 5, a notification with a sound, for a Run that succeeded.
+func gotifyPriority(p Payload) int {
+	if succeeded(p) {
 		return 5
 	}
 	return 8
+}
+
+// succeeded reports whether a notification tells of a Run that succeeded:
+// a succeeded or recovered one, or a finished one that ended so.
+func succeeded(p Payload) bool {
+	return p.Event == OnRecovered || p.RunState == string(run.Succeeded)
 }
 
 // cut shortens s to at most n characters, the last of them an ellipsis
@@ -241,13 +248,17 @@ func Verify(secret string, body []byte, header string) bool {
 }
 
 var verbs = map[Event]string{
-	OnFailed: "failed", OnTimedOut: "timed out", OnLost: "was lost", OnSkipped: "skipped an occurrence",
+	OnSucceeded: "succeeded", OnFailed: "failed", OnTimedOut: "timed out", OnLost: "was lost", OnSkipped: "skipped an occurrence",
 	OnRecovered: "recovered", OnConsecutiveFailures: "failed %s in a row",
 }
 
-// Title is the one-line summary of a payload.
+// Title is the one-line summary of a payload. A finished notification
+// says how the Run ended, as the rule of that end would.
 func Title(p Payload) string {
 	verb := verbs[p.Event]
+	if p.Event == OnFinished {
+		verb = verbs[Event(p.RunState)]
+	}
 	if p.Event == OnConsecutiveFailures {
 		verb = fmt.Sprintf(verb, plural.Count(p.ConsecutiveFailures, "time", "times"))
 	}
@@ -319,8 +330,8 @@ func outputHeading(p Payload) string {
 	return fmt.Sprintf("output (last %s):", plural.Count(strings.Count(p.Output, "\n")+1, "line", "lines"))
 }
 
-func tag(e Event) string {
-	if e == OnRecovered {
+func tag(p Payload) string {
+	if succeeded(p) {
 		return "white_check_mark"
 	}
 	return "warning"

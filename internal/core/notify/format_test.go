@@ -36,30 +36,9 @@ var exitTwo = 2
 // body format; the golden files are what the services document (an email
 // channel's is its whole message).
 func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
-	secrets := Secrets{"url": "https://chat.example.com/hook?token=t0ken-value", "hmac": "s3cret-value", "token": "bearer-value",
-		"pushplus": "pushplus-t0ken", "sendkey": "SCT123456TAbCdEfGh", "mail": "ma1l-password"}
 	for _, kind := range Kinds {
 		t.Run(string(kind), func(t *testing.T) {
-			c := Channel{Name: "ops", Kind: kind, URLSecret: "url"}
-			wantURL := secrets["url"]
-			switch kind {
-			case Webhook:
-				c.SigningSecret = "hmac"
-			case Telegram:
-				c.ChatID = "-1001234567890"
-			case Ntfy:
-				c.TokenSecret = "token"
-			case Gotify:
-				c.TokenSecret = "token"
-				wantURL = "https://chat.example.com/hook/message?token=t0ken-value"
-			case PushPlus:
-				c.URLSecret, c.TokenSecret, wantURL = "", "pushplus", PushPlusURL
-			case ServerChan:
-				c.URLSecret, c.TokenSecret, wantURL = "", "sendkey", "https://sctapi.ftqq.com/SCT123456TAbCdEfGh.send"
-			case Email:
-				c = Channel{Name: "ops", Kind: Email, Host: "smtp.example.com", From: "QingLong <ql@example.com>",
-					To: []string{"ops@example.com", "值班 <oncall@example.cn>"}, Username: "ql@example.com", PasswordSecret: "mail"}
-			}
+			c, wantURL := goldenChannel(kind)
 			if err := c.Validate(); err != nil {
 				t.Fatal(err)
 			}
@@ -111,6 +90,36 @@ func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+// secrets are the values of the golden channels' secrets.
+var secrets = Secrets{"url": "https://chat.example.com/hook?token=t0ken-value", "hmac": "s3cret-value", "token": "bearer-value",
+	"pushplus": "pushplus-t0ken", "sendkey": "SCT123456TAbCdEfGh", "mail": "ma1l-password"}
+
+// goldenChannel is a channel of kind with the settings its service
+// needs, and the URL its requests go to.
+func goldenChannel(kind Kind) (Channel, string) {
+	c := Channel{Name: "ops", Kind: kind, URLSecret: "url"}
+	wantURL := secrets["url"]
+	switch kind {
+	case Webhook:
+		c.SigningSecret = "hmac"
+	case Telegram:
+		c.ChatID = "-1001234567890"
+	case Ntfy:
+		c.TokenSecret = "token"
+	case Gotify:
+		c.TokenSecret = "token"
+		wantURL = "https://chat.example.com/hook/message?token=t0ken-value"
+	case PushPlus:
+		c.URLSecret, c.TokenSecret, wantURL = "", "pushplus", PushPlusURL
+	case ServerChan:
+		c.URLSecret, c.TokenSecret, wantURL = "", "sendkey", "https://sctapi.ftqq.com/SCT123456TAbCdEfGh.send"
+	case Email:
+		c = Channel{Name: "ops", Kind: Email, Host: "smtp.example.com", From: "QingLong <ql@example.com>",
+			To: []string{"ops@example.com", "值班 <oncall@example.cn>"}, Username: "ql@example.com", PasswordSecret: "mail"}
+	}
+	return c, wantURL
 }
 
 // A webhook body is signed with HMAC-SHA256 under the channel's secret; a

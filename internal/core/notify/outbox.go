@@ -41,7 +41,8 @@ type Message struct {
 
 // Payload is what a notification says; the generic webhook sends it as
 // its JSON body, the chat formats render it as text. It holds names,
-// states and times only — never a command, its environment or its output.
+// states and times — never a command or its environment — and the end of
+// the output only for a channel that asks for it.
 type Payload struct {
 	ID                  string `json:"id"`
 	Event               Event  `json:"event"`
@@ -123,10 +124,14 @@ func (s Spec) History() int {
 // previous are the states of the trigger's finished Runs before f, newest
 // first, at least s.History() of them when there are that many.
 //
-//   - failed, timed_out, lost: f ended so.
+//   - succeeded, failed, timed_out, lost: f ended so.
+//   - finished: f ended any of those ways (a cancelled Run was stopped by
+//     someone, who needs no telling).
 //   - recovered: f succeeded and the Run before it failed.
 //   - consecutive_failures N: f failed and is the N-th failure in a row —
 //     one notification per streak, not one per failure after the N-th.
+//
+// A scoped rule is told only of the Runs of its tasks and triggers.
 func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Message {
 	streak := 0
 	if failure(f.State) {
@@ -140,10 +145,15 @@ func (s Spec) Derive(f Finished, previous []run.State, newID func() string) []Me
 	}
 	var out []Message
 	for _, r := range s.Rules {
+		if !r.Covers(f.TaskName, f.TriggerName) {
+			continue
+		}
 		fire := false
 		switch r.On {
-		case OnFailed, OnTimedOut, OnLost:
+		case OnSucceeded, OnFailed, OnTimedOut, OnLost:
 			fire = string(r.On) == string(f.State)
+		case OnFinished:
+			fire = contains(Counted, f.State)
 		case OnRecovered:
 			fire = f.State == run.Succeeded && len(previous) > 0 && failure(previous[0])
 		case OnConsecutiveFailures:
@@ -185,6 +195,9 @@ func stamp(ms int64) string {
 type Skipped struct {
 	ProjectID, ProjectName string
 	TriggerID, TriggerName string
+	// TaskName is the task of the trigger's revision, for the rules
+	// scoped to tasks.
+	TaskName string
 	// Seq numbers the entry within its trigger; with the trigger it is
 	// the entry's identity, the subject of its notifications.
 	Seq          int64
@@ -202,11 +215,12 @@ func SkipSubject(triggerID string, seq int64) string {
 }
 
 // DeriveSkipped returns the outbox rows a ledger entry produces: one per
-// skipped rule whose reasons (none: every reason) include the entry's.
+// skipped rule whose reasons (none: every reason) include the entry's and
+// whose scope (none: the whole project) covers the entry's trigger.
 func (s Spec) DeriveSkipped(k Skipped, newID func() string) []Message {
 	var out []Message
 	for _, r := range s.Rules {
-		if r.On != OnSkipped || (len(r.Reasons) > 0 && !contains(r.Reasons, k.Reason)) {
+		if r.On != OnSkipped || (len(r.Reasons) > 0 && !contains(r.Reasons, k.Reason)) || !r.Covers(k.TaskName, k.TriggerName) {
 			continue
 		}
 		ch, ok := s.Channel(r.Channel)

@@ -1,5 +1,5 @@
-// Package notify is failure notification: a project's rules and channels,
-// the outbox rows a finished Run produces (written by the stores in the
+// Package notify is the notification of Runs' ends: a project's rules and
+// channels, the outbox rows a finished Run produces (written by the stores in the
 // transaction that finishes the Run), the request body of each channel
 // kind, and the delivery loop that sends pending rows.
 package notify
@@ -22,6 +22,8 @@ type Event string
 
 // The events of a rule.
 const (
+	OnSucceeded           Event = "succeeded"
+	OnFinished            Event = "finished"
 	OnFailed              Event = "failed"
 	OnTimedOut            Event = "timed_out"
 	OnLost                Event = "lost"
@@ -31,7 +33,7 @@ const (
 )
 
 // Events lists every event in the order the documentation gives them.
-var Events = []Event{OnFailed, OnTimedOut, OnLost, OnSkipped, OnRecovered, OnConsecutiveFailures}
+var Events = []Event{OnSucceeded, OnFinished, OnFailed, OnTimedOut, OnLost, OnSkipped, OnRecovered, OnConsecutiveFailures}
 
 // Kind is a channel's body format.
 type Kind string
@@ -70,6 +72,8 @@ const (
 	maxSecretRefLen      = 128
 	maxChatIDLen         = 64
 	maxSkippedReasonsLen = 16
+	// MaxScope is how many tasks, and how many triggers, one rule names.
+	MaxScope = 64
 )
 
 // Channel is where a rule's notifications go. The URL is given either in
@@ -108,12 +112,17 @@ type Channel struct {
 
 // Rule sends a notification to Channel when a Run of the project meets
 // On. Reasons filters skipped (ledger reasons; empty: every reason);
-// Count is the streak of consecutive_failures.
+// Count is the streak of consecutive_failures. Tasks and Triggers scope
+// the rule to the Runs (and ledger entries) of the tasks and triggers they
+// name, by name within the project; a rule naming neither covers the whole
+// project.
 type Rule struct {
-	On      Event    `json:"on"`
-	Channel string   `json:"channel"`
-	Reasons []string `json:"reasons,omitempty"`
-	Count   int      `json:"count,omitempty"`
+	On       Event    `json:"on"`
+	Channel  string   `json:"channel"`
+	Reasons  []string `json:"reasons,omitempty"`
+	Count    int      `json:"count,omitempty"`
+	Tasks    []string `json:"tasks,omitempty"`
+	Triggers []string `json:"triggers,omitempty"`
 	// Stored is Key() in the stored form, so the statements that write
 	// skipped notifications in SQL read it instead of computing it.
 	Stored string `json:"key,omitempty"`
@@ -121,10 +130,26 @@ type Rule struct {
 
 // Key identifies a rule within its project by content: the same rule keeps
 // its key when other rules are added or reordered, so deduplication per
-// rule and Run survives an edit of the file.
+// rule and Run survives an edit of the file. The scope is part of it only
+// when the rule has one, so a rule of the whole project keeps the key it
+// was stored with before rules had scopes.
 func (r Rule) Key() string {
-	return digest.New("qinglong.notify.rule.v1").String("on", string(r.On)).String("channel", r.Channel).
-		Strings("reasons", r.Reasons).Int("count", int64(r.Count)).Sum()
+	b := digest.New("qinglong.notify.rule.v1").String("on", string(r.On)).String("channel", r.Channel).
+		Strings("reasons", r.Reasons).Int("count", int64(r.Count))
+	if r.Scoped() {
+		b = b.Strings("tasks", r.Tasks).Strings("triggers", r.Triggers)
+	}
+	return b.Sum()
+}
+
+// Scoped reports whether the rule names tasks or triggers.
+func (r Rule) Scoped() bool { return len(r.Tasks) > 0 || len(r.Triggers) > 0 }
+
+// Covers reports whether the rule is told of a Run (or ledger entry) of
+// task and trigger ("" for a Run without a trigger): every one for a rule
+// without a scope, else those of a task or of a trigger it names.
+func (r Rule) Covers(task, trigger string) bool {
+	return !r.Scoped() || contains(r.Tasks, task) || (trigger != "" && contains(r.Triggers, trigger))
 }
 
 // Spec is a project's notification settings.
@@ -242,15 +267,18 @@ func (s Spec) Validate() error {
 		}
 	}
 	keys := map[string]bool{}
+	// A rule's lists have no order: the same names in another order are
+	// the same rule.
+	normal := s.Normalize().Rules
 	for i, r := range s.Rules {
 		if err := r.validate(fmt.Sprintf("notifications.rules[%d]", i), seen); err != nil {
 			return err
 		}
-		if keys[r.Key()] {
+		if keys[normal[i].Stored] {
 			return qlerror.New(qlerror.Invalid, "notifications.rules[%d]: the same rule is given twice", i).
 				Because(RefusalRuleTwice, "field", fmt.Sprintf("notifications.rules[%d]", i))
 		}
-		keys[r.Key()] = true
+		keys[normal[i].Stored] = true
 	}
 	return nil
 }
@@ -388,6 +416,9 @@ func (r Rule) validate(field string, channels map[string]bool) error {
 				Because(validate.RefusalNotOneOf, "field", field+".reasons", "value", reason, "allowed", strings.Join(SkippedReasons, ", "))
 		}
 	}
+	if err := r.validateScope(field); err != nil {
+		return err
+	}
 	switch {
 	case r.On == OnConsecutiveFailures && (r.Count < 1 || r.Count > MaxConsecutive):
 		return qlerror.New(qlerror.Invalid, "%s.count: consecutive_failures needs count from 1 to %d (the streak that sends one notification)", field, MaxConsecutive)
@@ -397,14 +428,41 @@ func (r Rule) validate(field string, channels map[string]bool) error {
 	return nil
 }
 
-// Normalize sorts what has no order (channels by name, reasons) so equal
-// settings encode equally.
+// validateScope checks the names of the rule's tasks and triggers: each a
+// name a task or trigger can have, none given twice.
+func (r Rule) validateScope(field string) error {
+	for _, sc := range []struct {
+		key   string
+		names []string
+	}{{"tasks", r.Tasks}, {"triggers", r.Triggers}} {
+		if len(sc.names) > MaxScope {
+			return qlerror.New(qlerror.Invalid, "%s.%s: %d names, the limit is %d", field, sc.key, len(sc.names), MaxScope).
+				Because(validate.RefusalTooMany, "field", field+"."+sc.key, "count", len(sc.names), "limit", MaxScope)
+		}
+		seen := map[string]bool{}
+		for _, name := range sc.names {
+			if err := validate.Name(field+"."+sc.key, name); err != nil {
+				return err
+			}
+			if seen[name] {
+				return qlerror.New(qlerror.Invalid, "%s.%s: %q is given twice", field, sc.key, name).
+					Because(validate.RefusalGivenTwice, "field", field+"."+sc.key, "value", name)
+			}
+			seen[name] = true
+		}
+	}
+	return nil
+}
+
+// Normalize sorts what has no order (channels by name, reasons, a rule's
+// tasks and triggers) so equal settings encode equally.
 func (s Spec) Normalize() Spec {
 	out := Spec{Channels: append([]Channel(nil), s.Channels...), Rules: make([]Rule, len(s.Rules))}
 	sort.Slice(out.Channels, func(i, j int) bool { return out.Channels[i].Name < out.Channels[j].Name })
 	for i, r := range s.Rules {
 		r.Reasons = append([]string(nil), r.Reasons...)
 		sort.Strings(r.Reasons)
+		r.Tasks, r.Triggers = sorted(r.Tasks), sorted(r.Triggers)
 		r.Stored = r.Key()
 		out.Rules[i] = r
 	}
@@ -434,6 +492,17 @@ func Decode(s string) (Spec, error) {
 		return out, qlerror.Wrap(qlerror.Internal, err, "stored notification settings are not valid JSON")
 	}
 	return out, nil
+}
+
+// sorted is a sorted copy of names; nil for none, so a rule without a
+// scope encodes as it did before rules had one.
+func sorted(names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	out := append([]string(nil), names...)
+	sort.Strings(out)
+	return out
 }
 
 func contains[T comparable](list []T, v T) bool {

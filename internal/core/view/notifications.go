@@ -6,9 +6,12 @@ import "github.com/qinglong/qinglong/internal/core/notify"
 // list -o json` and GET /api/v1/notifications give it: the channel by
 // name and kind only, never a URL, which may carry a token.
 type Notification struct {
-	ID          string `json:"id"`
-	State       string `json:"state"`
-	Event       string `json:"event"`
+	ID    string `json:"id"`
+	State string `json:"state"`
+	Event string `json:"event"`
+	// RunState is how the Run ended, which a finished rule's event does
+	// not say (absent for a skipped occurrence).
+	RunState    string `json:"runState,omitempty"`
 	Project     string `json:"project"`
 	Trigger     string `json:"trigger,omitempty"`
 	RunID       string `json:"runId,omitempty"`
@@ -32,7 +35,7 @@ type NotificationList struct {
 
 // NewNotification shapes m.
 func NewNotification(m notify.Message) Notification {
-	v := Notification{ID: m.ID, State: string(m.State), Event: string(m.Event), Project: m.Payload.Project, Trigger: m.Payload.Trigger,
+	v := Notification{ID: m.ID, State: string(m.State), Event: string(m.Event), RunState: m.Payload.RunState, Project: m.Payload.Project, Trigger: m.Payload.Trigger,
 		RunID: m.RunID, Channel: m.Channel.Name, ChannelKind: string(m.Channel.Kind), Attempts: m.Attempts, LastError: m.LastError,
 		CreatedAtMs: m.CreatedAtMs}
 	if m.State == notify.Pending {

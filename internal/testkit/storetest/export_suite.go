@@ -14,17 +14,18 @@ import (
 // DefinitionsReader, apply.ExportProject) against an adapter.
 func RunDefinitions(t *testing.T, newFixture Factory) {
 	tests := map[string]func(*testing.T, Fixture){
-		"AnExportAppliesBackAsUnchangedForEveryObject":         testExportRoundTrip,
-		"AnArchivedProjectExportsArchivedWithANote":            testExportArchived,
-		"ATriggerOfAnOlderTaskRevisionIsNoted":                 testExportOlderTask,
-		"AProjectsDefinitionsAreReadWholeInNameOrder":          testDefinitionsReadWhole,
-		"AProjectsNameIsFoundByItsID":                          testProjectNameOf,
-		"AnUnknownProjectsRefusalNamesTheProjectsThere":        testExportUnknownProject,
-		"AnEnabledTriggerOfATaskDisabledSinceIsNotedAsRefused": testExportDisabledTask,
-		"EverySecretTheDefinitionsReferToIsListedWithItsUses":  testSecretUses,
-		"ASecretsListingSaysWhichUsedNamesTheFileLacks":        testSecretListing,
-		"TriggersAFileLeavesOutFollowTheirChangedTask":         testTriggersFollowTheirChangedTask,
-		"AnEnabledTriggerStopsWithTheTaskAFileDisables":        testAnEnabledTriggerStopsWithTheTaskAFileDisables,
+		"AnExportAppliesBackAsUnchangedForEveryObject":            testExportRoundTrip,
+		"AnArchivedProjectExportsArchivedWithANote":               testExportArchived,
+		"ATriggerOfAnOlderTaskRevisionIsNoted":                    testExportOlderTask,
+		"AProjectsDefinitionsAreReadWholeInNameOrder":             testDefinitionsReadWhole,
+		"AProjectsNameIsFoundByItsID":                             testProjectNameOf,
+		"AnUnknownProjectsRefusalNamesTheProjectsThere":           testExportUnknownProject,
+		"AnEnabledTriggerOfATaskDisabledSinceIsNotedAsRefused":    testExportDisabledTask,
+		"EverySecretTheDefinitionsReferToIsListedWithItsUses":     testSecretUses,
+		"ASecretsListingSaysWhichUsedNamesTheFileLacks":           testSecretListing,
+		"TriggersAFileLeavesOutFollowTheirChangedTask":            testTriggersFollowTheirChangedTask,
+		"AnEnabledTriggerStopsWithTheTaskAFileDisables":           testAnEnabledTriggerStopsWithTheTaskAFileDisables,
+		"ARulesScopeNamesTasksAndTriggersOfTheFileOrOfItsProject": testRuleScopesNameTheProjects,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -48,6 +49,9 @@ notifications:
     - {on: skipped, reasons: [misfire, paused], channel: hook}
     - {consecutive_failures: 3, channel: tg}
     - {on: recovered, channel: tg}
+    - {on: succeeded, tasks: [lonely, alpha-shell], triggers: [t0], channel: tg}
+    - {on: finished, triggers: [t1], channel: hook}
+    - {on: skipped, tasks: [zeta-argv], channel: tg}
 tasks:
   - name: zeta-argv
     command: ["/usr/bin/env", "date", "--utc"]

@@ -42,8 +42,11 @@ trimmed AS (
 notified AS (
     -- The ledger entries' notifications: per entry, one row for every
     -- skipped rule of the trigger's project whose reasons (none: all)
-    -- include the entry's, to the rule's channel as stored in the
-    -- project's settings. A project without settings joins nothing.
+    -- include the entry's and whose scope (no tasks and no triggers: the
+    -- whole project) names the entry's trigger or its task, to the rule's
+    -- channel as stored in the project's settings. A project without
+    -- settings joins nothing; the task's name is read only for a rule
+    -- scoped to tasks.
     INSERT INTO qinglong.notification_outbox (id, project_id, run_id, rule_key, subject, event, channel, payload, state, attempts,
                                               next_attempt_at_ms, created_at_ms, updated_at_ms)
     SELECT x.id, x.project_id, NULL, x.rule ->> 'key', 'skip:' || x.trigger_id || ':' || x.seq, 'skipped', x.channel,
@@ -61,7 +64,10 @@ notified AS (
              CROSS JOIN LATERAL (SELECT ch FROM jsonb_array_elements(p.notifications::jsonb -> 'channels') ch
                                   WHERE ch ->> 'name' = r.rule ->> 'channel') c (channel)
              WHERE r.rule ->> 'on' = 'skipped'
-               AND (NOT (r.rule ? 'reasons') OR r.rule -> 'reasons' ? l.reason)) x
+               AND (NOT (r.rule ? 'reasons') OR r.rule -> 'reasons' ? l.reason)
+               AND ((NOT (r.rule ? 'tasks') AND NOT (r.rule ? 'triggers'))
+                    OR r.rule -> 'triggers' ? tr.name
+                    OR (r.rule ? 'tasks' AND r.rule -> 'tasks' ? (SELECT t.name FROM qinglong.tasks t WHERE t.id = tr.task_id)))) x
         ON CONFLICT (rule_key, subject) DO NOTHING
     RETURNING 1
 ),
