@@ -24,7 +24,9 @@ type Result struct {
 	// Fields names what an update changes ("status", "command.script",
 	// "cron.expression", "taskRevision" for a trigger following its
 	// task); "notifications" for a project created with some; empty
-	// otherwise.
+	// otherwise. An update of the notifications is followed by the rules
+	// it adds and removes ("notifications.rules +{on: failed, channel:
+	// ops}").
 	Fields []string
 }
 
@@ -327,7 +329,7 @@ func convergeProject(ctx context.Context, tx catalog.Tx, doc *Document, newID fu
 			fields = append(fields, "status")
 		}
 		if p.Notifications != notifications {
-			fields = append(fields, "notifications")
+			fields = append(append(fields, "notifications"), ruleChanges(p.Notifications, notifications)...)
 		}
 		p.Status, p.Notifications = doc.Status, notifications
 	}

@@ -50,8 +50,15 @@ func testRuleScopesNameTheProjects(t *testing.T, f Fixture) {
 			t.Fatalf("the refused apply left the project's notifications %q (%v); want none", p.Notifications, err)
 		}
 	}
+	// The dry run and the apply name the rule the file adds, with its
+	// event and scope.
+	want := "project split: would update notifications, notifications.rules +{on: succeeded, tasks: [checkin], triggers: [daily], channel: ops}"
+	planned, err := apply.Plan(t.Context(), f.Service, f.Service.Store, scopesFile(t, "checkin", "daily"), ids.New)
+	if err != nil || planned[0].Planned() != want {
+		t.Fatalf("the dry run of the rule naming the other file's task and trigger: %v (%v); want %q", planned, err, want)
+	}
 	res := applyFile(t, f, scopesFile(t, "checkin", "daily"))
-	if res[0].Change != catalog.Updated || strings.Join(res[0].Fields, ",") != "notifications" {
-		t.Fatalf("the rule naming the other file's task and trigger: %v; want the project's notifications updated", res)
+	if res[0].Change != catalog.Updated || res[0].Planned() != want {
+		t.Fatalf("the rule naming the other file's task and trigger: %v; want the project updated as the dry run said", res)
 	}
 }
