@@ -58,6 +58,17 @@ const PushPlusURL = "https://www.pushplus.plus/send"
 // characters; the whole title leads its text.
 const serverChanTitleLen = 32
 
+// shortTitle is the title in at most n characters: the title itself when
+// it fits, else how the Run ended before whose Run it was, so a cut takes
+// the end of the name, never the verb ("failed: shop/daily-che…", not
+// "QingLong: shop/daily-checkin fa…").
+func shortTitle(p Payload, n int) string {
+	if t := Title(p); utf8.RuneCountInString(t) <= n {
+		return t
+	}
+	return cut(verb(p)+": "+subject(p), n)
+}
+
 // Build renders m for its HTTP channel with the resolved secrets, for a
 // delivery at now. The body depends only on the row, so every delivery of
 // it is byte-identical, except a signed Feishu channel's: Feishu takes a
@@ -135,7 +146,7 @@ func Build(m Message, sec Secrets, now time.Time) (Request, error) {
 		if m.Payload.Output != "" {
 			desp += "\n\n" + markdownOutput(m.Payload)
 		}
-		body = map[string]string{"title": cut(title, serverChanTitleLen), "desp": desp}
+		body = map[string]string{"title": shortTitle(m.Payload, serverChanTitleLen), "desp": desp}
 	case Email:
 		return Request{}, fmt.Errorf("channel %s: an email channel is sent over SMTP, not HTTP", c.Name)
 	default:
@@ -255,18 +266,28 @@ var verbs = map[Event]string{
 // Title is the one-line summary of a payload. A finished notification
 // says how the Run ended, as the rule of that end would.
 func Title(p Payload) string {
-	verb := verbs[p.Event]
+	return fmt.Sprintf("QingLong: %s %s", subject(p), verb(p))
+}
+
+// verb says what happened: how the Run ended, or that an occurrence was
+// skipped.
+func verb(p Payload) string {
+	v := verbs[p.Event]
 	if p.Event == OnFinished {
-		verb = verbs[Event(p.RunState)]
+		v = verbs[Event(p.RunState)]
 	}
 	if p.Event == OnConsecutiveFailures {
-		verb = fmt.Sprintf(verb, plural.Count(p.ConsecutiveFailures, "time", "times"))
+		v = fmt.Sprintf(v, plural.Count(p.ConsecutiveFailures, "time", "times"))
 	}
-	name := p.Project
+	return v
+}
+
+// subject is whose it is: the project, and its trigger when there is one.
+func subject(p Payload) string {
 	if p.Trigger != "" {
-		name += "/" + p.Trigger
+		return p.Project + "/" + p.Trigger
 	}
-	return fmt.Sprintf("QingLong: %s %s", name, verb)
+	return p.Project
 }
 
 // Details is the detail lines of a payload: what ran, how it ended, when.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/*.golden from the current formats")
@@ -222,6 +223,34 @@ func TestAConsecutiveFailuresTitleCountsOneTimeInTheSingular(t *testing.T) {
 		p := Payload{Event: OnConsecutiveFailures, Project: "shop", Trigger: "nightly", ConsecutiveFailures: n}
 		if got := Title(p); got != want {
 			t.Errorf("Title after %d failures = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// ServerChan shows at most 32 characters of a title: a title that fits is
+// sent as it is; a longer one leads with what happened and loses the end
+// of whose it was, never the verb.
+func TestAServerChanTitleTooLongKeepsWhatHappenedAndCutsTheName(t *testing.T) {
+	for _, c := range []struct {
+		p    Payload
+		want string
+	}{
+		{Payload{Event: OnFailed, Project: "shop", Trigger: "nightly"}, "QingLong: shop/nightly failed"},
+		{Payload{Event: OnFinished, RunState: "succeeded", Project: "shop", Trigger: "daily-checkin"}, "succeeded: shop/daily-checkin"},
+		{Payload{Event: OnConsecutiveFailures, ConsecutiveFailures: 3, Project: "shop", Trigger: "daily-checkin"}, "failed 3 times in a row: shop/d…"},
+		{Payload{Event: OnSkipped, Project: "签到项目", Trigger: "每日签到任务每日签到任务"}, "skipped an occurrence: 签到项目/每日签…"},
+	} {
+		ch, _ := goldenChannel(ServerChan)
+		req, err := Build(Message{ID: "n1", Channel: ch, Payload: c.p}, secrets, sentAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Title, Desp string }
+		if err := json.Unmarshal(req.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if body.Title != c.want || utf8.RuneCountInString(body.Title) > serverChanTitleLen || !strings.HasPrefix(body.Desp, Title(c.p)+"\n") {
+			t.Errorf("%+v: title %q, desp %q; want title %q (at most %d characters) and the whole title leading desp", c.p, body.Title, body.Desp, c.want, serverChanTitleLen)
 		}
 	}
 }
