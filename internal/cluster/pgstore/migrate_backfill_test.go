@@ -1,13 +1,8 @@
 package pgstore
 
 import (
-	"context"
 	"strconv"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
 // TestScheduleFlagBackfillMatchesTheClaimsEligibility: a database that
@@ -17,18 +12,7 @@ import (
 func TestScheduleFlagBackfillMatchesTheClaimsEligibility(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db := pgtest.NewDatabase(t)
-	conn, err := pgx.Connect(ctx, db.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if err := ensureSchema(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
-	if err := applyMigration(ctx, conn, Stream()[0]); err != nil {
-		t.Fatal(err)
-	}
+	url, conn := databaseBefore(t, "pg-0002-")
 	// Project a (active) has task ka at revision 2; project b is archived.
 	// Triggers: eligible, disabled, pinned to ka's old revision 1, and one
 	// in the archived project.
@@ -77,7 +61,7 @@ func TestScheduleFlagBackfillMatchesTheClaimsEligibility(t *testing.T) {
 		}
 	}
 
-	if _, err := Migrate(ctx, db.URL, nil); err != nil {
+	if _, err := Migrate(ctx, url, nil); err != nil {
 		t.Fatalf("migrate to pg-0002: %v", err)
 	}
 	for id, tg := range triggers {

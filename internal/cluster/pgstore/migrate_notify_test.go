@@ -1,13 +1,7 @@
 package pgstore
 
 import (
-	"context"
-	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
 // TestAnUpgradedOutboxTakesSucceededAndFinishedNotificationsAndKeepsItsRows:
@@ -17,28 +11,7 @@ import (
 func TestAnUpgradedOutboxTakesSucceededAndFinishedNotificationsAndKeepsItsRows(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db := pgtest.NewDatabase(t)
-	conn, err := pgx.Connect(ctx, db.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if err := ensureSchema(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
-	before := -1
-	for i, m := range Stream() {
-		if strings.HasPrefix(m.ID, "pg-0024-") {
-			before = i
-			break
-		}
-		if err := applyMigration(ctx, conn, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if before < 0 {
-		t.Fatal("the stream has no pg-0024 migration")
-	}
+	url, conn := databaseBefore(t, "pg-0024-")
 	const project = "00000000-0000-7000-8000-00000000000a"
 	row := func(id, event string) string {
 		return `INSERT INTO qinglong.notification_outbox (id, project_id, rule_key, subject, event, channel, payload, state, next_attempt_at_ms,
@@ -56,7 +29,7 @@ func TestAnUpgradedOutboxTakesSucceededAndFinishedNotificationsAndKeepsItsRows(t
 	if _, err := conn.Exec(ctx, row("00000000-0000-7000-8000-000000000002", "succeeded")); err == nil {
 		t.Fatal("the outbox before pg-0024 took a succeeded row; the upgrade would change nothing")
 	}
-	if _, err := Migrate(ctx, db.URL, nil); err != nil {
+	if _, err := Migrate(ctx, url, nil); err != nil {
 		t.Fatalf("migrate through pg-0024: %v", err)
 	}
 	for _, s := range []string{row("00000000-0000-7000-8000-000000000003", "succeeded"), row("00000000-0000-7000-8000-000000000004", "finished")} {
