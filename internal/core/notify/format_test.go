@@ -70,19 +70,7 @@ func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
 					t.Fatal("two deliveries of one row differ in their body")
 				}
 			}
-			golden := filepath.Join("testdata", string(kind)+".golden")
-			if *updateGolden {
-				if err := os.WriteFile(golden, body, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update-golden to create it)", err)
-			}
-			if !bytes.Equal(body, want) {
-				t.Fatalf("body\n%s\nwant (%s)\n%s", body, golden, want)
-			}
+			matchGolden(t, filepath.Join("testdata", string(kind)+".golden"), body)
 			// PushPlus takes its token in the body and nowhere else.
 			for name, v := range secrets {
 				if name != "url" && bytes.Contains(body, []byte(v)) != (kind == PushPlus && name == "pushplus") {
@@ -90,6 +78,27 @@ func TestEveryChannelKindRendersItsGoldenBody(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// matchGolden fails t unless body is the golden file's content; with
+// -update-golden it writes body there first.
+func matchGolden(t *testing.T, golden string, body []byte) {
+	t.Helper()
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update-golden to create it)", err)
+	}
+	if !bytes.Equal(body, want) {
+		t.Fatalf("body\n%s\nwant (%s)\n%s", body, golden, want)
 	}
 }
 

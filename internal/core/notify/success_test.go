@@ -2,7 +2,6 @@ package notify
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -53,22 +52,7 @@ func TestEveryChannelKindRendersASuccessWithItsOutput(t *testing.T) {
 					t.Fatalf("gotify body %s; want priority 5, a success's", body)
 				}
 			}
-			golden := filepath.Join("testdata", "succeeded", string(kind)+".golden")
-			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, body, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update-golden to create it)", err)
-			}
-			if !bytes.Equal(body, want) {
-				t.Fatalf("body\n%s\nwant (%s)\n%s", body, golden, want)
-			}
+			matchGolden(t, filepath.Join("testdata", "succeeded", string(kind)+".golden"), body)
 		})
 	}
 	if got := Title(checkIn(Channel{}, OnFinished).Payload); got != title {
