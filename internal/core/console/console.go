@@ -167,8 +167,9 @@ const (
 // The diagnostic codes of the console's log lines, on every profile: an API
 // token created or revoked (with its name and who did it), and the
 // warnings and errors of a store that did not answer a page, a sign-in, a
-// session check or a live log in time, or of a page that could not be
-// rendered.
+// session check or a live log in time, of a page that could not be
+// rendered, or of a log download a failed read cut off after its first
+// bytes.
 const (
 	CodeTokenCreated       = "console.token_created"
 	CodeTokenRevoked       = "console.token_revoked"
@@ -180,6 +181,7 @@ const (
 	CodeReplicasFailed     = "console.replicas_failed"
 	CodeRenderFailed       = "console.render_failed"
 	CodeLiveLogStopped     = "console.live_log_stopped"
+	CodeLogDownloadCut     = "console.log_download_cut"
 	CodeInternalError      = "console.internal_error"
 )
 
@@ -219,6 +221,7 @@ var routes = []route{
 	{http.MethodGet, "/runs", apitoken.Read, func(c *Console) handlerFunc { return c.runs }},
 	{http.MethodGet, "/runs/{id}", apitoken.Read, func(c *Console) handlerFunc { return c.runDetail }},
 	{http.MethodGet, "/runs/{id}/log", apitoken.Read, func(c *Console) handlerFunc { return c.logStream }},
+	{http.MethodGet, "/runs/{id}/download", apitoken.Read, func(c *Console) handlerFunc { return c.logDownload }},
 	{http.MethodPost, "/runs/{id}/cancel", apitoken.Operate, func(c *Console) handlerFunc { return c.cancel }},
 	{http.MethodGet, "/notifications", apitoken.Read, func(c *Console) handlerFunc { return c.notifications }},
 	{http.MethodPost, "/notifications/{id}/retry", apitoken.Operate, func(c *Console) handlerFunc { return c.retryNotification }},
@@ -437,11 +440,12 @@ func writes(rt route) bool {
 	return rt.method == http.MethodPost && rt.pattern != "/signout" && !strings.HasSuffix(rt.pattern, "/preview")
 }
 
-// streams reports whether a route answers for as long as what it shows
-// lasts (a run's live log), beyond any request's time limit: it moves the
-// connection's write deadline on itself as it sends.
+// streams reports whether a route answers for as long as what it sends
+// lasts (a run's live log, a log's download), beyond any request's time
+// limit: it bounds each of its reads and moves the connection's write
+// deadline on itself as it sends.
 func streams(rt route) bool {
-	return rt.pattern == "/runs/{id}/log"
+	return rt.pattern == "/runs/{id}/log" || rt.pattern == "/runs/{id}/download"
 }
 
 // tooLarge parses the request's form and reports whether its body went

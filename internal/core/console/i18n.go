@@ -16,15 +16,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/view"
 )
 
-// logWholeEN and logWholeZH say how to read an attempt's whole log, of
-// which its Run's page shows a part: the run's id is the sentence's
-// second value, the attempt's number its third and the database flags
-// its fourth.
-const (
-	logWholeEN = "To read all of it: `ql runs logs %[2]s --attempt %[3]d%[4]s`, or GET /api/v1/runs/%[2]s/log?attempt=%[3]d with an API token."
-	logWholeZH = "查看全部输出：`ql runs logs %[2]s --attempt %[3]d%[4]s`，或用 API 令牌请求 GET /api/v1/runs/%[2]s/log?attempt=%[3]d。"
-)
-
 // messages are the console's words in English and Simplified Chinese.
 //
 //nolint:gosec // G101: the word "token" in labels, not a credential
@@ -39,9 +30,19 @@ var messages = map[string]map[string]string{
 		"runnow": "Run now", "ledger": "Timeline", "passed": "passed over", "scheduled": "Scheduled", "created": "Created", "finished": "Finished",
 		"any": "any", "filter": "Filter", "more": "Next page", "none": "Nothing here.", "attempts": "Attempts", "events": "Events", "event": "Event", "event.at": "When",
 		"exit": "Exit code", "cancel": "Cancel run", "log": "Output", "live": "live", "attempt": "attempt", "log.latest": "Follow the latest attempt", "log.of": "Show the output of attempt", "signedin": "Signed in as",
-		"log.omitted": "Only the end of this attempt's output is shown: its first %[1]d bytes are left out. " + logWholeEN,
-		"log.more":    "The output goes on past what is shown here. " + logWholeEN,
-		"log.removed": "Log retention removed this attempt's output (it held %d bytes).", "log.none": "No output.",
+		"log.omitted": "Only the end of this attempt's output is shown: its first %d bytes are left out.",
+		"log.more":    "The output goes on past what is shown here.",
+		// log.whole follows the link to download the whole log: the run's
+		// id, the attempt's number and the database flags.
+		"log.download": "Download the whole log",
+		"log.whole":    ", or read it with `ql runs logs %[1]s --attempt %[2]d%[3]s`, or GET /api/v1/runs/%[1]s/log?attempt=%[2]d with an API token.",
+		"dl.link":      "Download log", "dl.sofar": "Download log (so far)", "dl.gone": "removed by log retention",
+		"dl.title":         "The whole output of attempt %d, as a file",
+		"dl.title.sofar":   "What attempt %d has written so far, as a file: it is still running",
+		"dl.notstarted":    "Attempt %[1]d of run %[2]s has not started yet, so it has no output to download; once it has started, its download gives what it has written so far.",
+		"dl.removed":       "Log retention removed the output of attempt %[1]d of run %[2]s (it held %[3]d bytes): there is nothing left to download. The run's page still lists its attempts and events.",
+		"dl.removed.since": " The run ended at %s; the server's log retention (--retention-logs, --retention-log-bytes) removed its log since then.",
+		"log.removed":      "Log retention removed this attempt's output (it held %d bytes).", "log.none": "No output.",
 		"log.notyet":  "No output yet: the command has not started, or has printed nothing so far. What it prints shows here as it prints it.",
 		"log.stopped": "The live output stopped: the server could not read this run or its output within %s, the most it gives one read (its database or disk is busy). What is shown above is all it had read; reload the page to follow the output again.",
 		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Took", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
@@ -125,7 +126,7 @@ var messages = map[string]map[string]string{
 		"nt.deadmore": "More than %d notifications could not be delivered (dead): nobody was told of those failures.",
 		"nt.seedead":  "Show the dead notifications",
 		"err.400":     "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
-		"err.404": "Not found", "err.409": "Not done", "err.413": "Too large", "err.500": "Something went wrong",
+		"err.404": "Not found", "err.409": "Not done", "err.410": "Removed", "err.413": "Too large", "err.500": "Something went wrong",
 		"err.503": "Not available right now", "err.504": "Took too long", "err.back": "Back", "err.signinagain": "Sign in again",
 		"err.scope": "Your session's scope %s does not allow this; it needs %s.", "err.signedout": "Your session has ended; sign in again.",
 		"err.overlap":      "The trigger was not run: an earlier run of it is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
@@ -212,9 +213,17 @@ var messages = map[string]map[string]string{
 		"runnow": "立即运行", "ledger": "时间线", "passed": "已跳过", "scheduled": "计划时间", "created": "创建时间", "finished": "结束时间",
 		"any": "全部", "filter": "筛选", "more": "下一页", "none": "暂无内容。", "attempts": "尝试", "events": "事件", "event": "事件", "event.at": "时间",
 		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "实时", "attempt": "尝试", "log.latest": "跟随最新一次尝试", "log.of": "查看输出：尝试", "signedin": "已登录：",
-		"log.omitted": "这里只显示该尝试输出的末尾：前面的 %[1]d 字节未显示。" + logWholeZH,
-		"log.more":    "输出在这里显示的内容之后还有更多。" + logWholeZH,
-		"log.removed": "日志保留策略已删除该尝试的输出（它有 %d 字节）。", "log.none": "没有输出。",
+		"log.omitted":  "这里只显示该尝试输出的末尾：前面的 %d 字节未显示。",
+		"log.more":     "输出在这里显示的内容之后还有更多。",
+		"log.download": "下载完整日志",
+		"log.whole":    "，或用 `ql runs logs %[1]s --attempt %[2]d%[3]s` 查看，或用 API 令牌请求 GET /api/v1/runs/%[1]s/log?attempt=%[2]d。",
+		"dl.link":      "下载日志", "dl.sofar": "下载日志（截至目前）", "dl.gone": "已被日志保留策略删除",
+		"dl.title":         "以文件形式下载第 %d 次尝试的全部输出",
+		"dl.title.sofar":   "以文件形式下载第 %d 次尝试到目前为止写下的输出：它仍在运行",
+		"dl.notstarted":    "运行 %[2]s 的第 %[1]d 次尝试尚未启动，还没有可下载的输出；它启动后，下载会给出它到那时为止写下的内容。",
+		"dl.removed":       "日志保留策略已删除运行 %[2]s 第 %[1]d 次尝试的输出（它有 %[3]d 字节），没有可下载的内容。运行页面仍列出它的尝试和事件。",
+		"dl.removed.since": "该运行于 %s 结束，服务器的日志保留策略（--retention-logs、--retention-log-bytes）此后删除了它。",
+		"log.removed":      "日志保留策略已删除该尝试的输出（它有 %d 字节）。", "log.none": "没有输出。",
 		"log.notyet":  "暂无输出：命令尚未启动，或到目前为止还没有打印任何内容。它打印的内容会随即显示在这里。",
 		"log.stopped": "实时输出已停止：服务器未能在 %s（它给一次读取的最长时间）内读取此运行或其输出（其数据库或磁盘正忙）。上面显示的是它已读取的全部内容；请刷新页面以继续跟随输出。",
 		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "用时", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
@@ -298,7 +307,7 @@ var messages = map[string]map[string]string{
 		"nt.deadmore": "超过 %d 条通知无法送达（dead）：没有人得知这些失败。",
 		"nt.seedead":  "查看无法送达的通知",
 		"err.400":     "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
-		"err.404": "未找到", "err.409": "未执行", "err.413": "内容过大", "err.500": "出错了",
+		"err.404": "未找到", "err.409": "未执行", "err.410": "已删除", "err.413": "内容过大", "err.500": "出错了",
 		"err.503": "暂时不可用", "err.504": "耗时过长", "err.back": "返回", "err.signinagain": "重新登录",
 		"err.scope": "你的会话权限为 %s，不允许此操作；需要 %s。", "err.signedout": "你的会话已结束，请重新登录。",
 		"err.overlap":      "触发器未运行：它上一次的运行尚未结束，其重叠策略不允许再运行一次。请等待它结束，或取消它。",
@@ -614,6 +623,12 @@ func funcs(binary, dbFlags string) template.FuncMap {
 			return (time.Duration(*a.FinishedAtMs-*a.StartedAtMs) * time.Millisecond).String()
 		},
 		"triggerState": triggerState,
+		// pair is a page and one item of it, for a template about the item
+		// that needs the page's language or data too.
+		"pair": func(page, item any) map[string]any {
+			return map[string]any{"Page": page, "Item": item}
+		},
+		"attemptEnded": attemptEnded,
 		"dict": func(l, zone string, runs []run.Run) map[string]any {
 			return map[string]any{"L": l, "Zone": zone, "Runs": runs}
 		},

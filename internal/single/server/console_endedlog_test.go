@@ -52,7 +52,8 @@ func (s *consoleSite) endedRun(t *testing.T, c *http.Client, csrf string) string
 // 64 KiB, from the start of a line, escaped, every byte visible (a byte of
 // no character as U+FFFD, a control character as its symbol, a CR LF as
 // a line's end), and a note in the page's language saying how many bytes
-// before it are left out and how to read the whole log. The page gives the
+// before it are left out and how to read the whole log: its download
+// first, then the CLI and the API. The page gives the
 // script no stream to follow for it.
 func TestAnEndedAttemptsOutputIsOnItsRunsPage(t *testing.T) {
 	t.Parallel()
@@ -62,8 +63,8 @@ func TestAnEndedAttemptsOutputIsOnItsRunsPage(t *testing.T) {
 	id := site.endedRun(t, c, csrf)
 	raw, last := longOutput()
 	for lang, note := range map[string]string{
-		"en": "Only the end of this attempt&#39;s output is shown: its first %d bytes are left out. To read all of it: `ql runs logs " + id + " --attempt 1 --data-dir ",
-		"zh": "这里只显示该尝试输出的末尾：前面的 %d 字节未显示。查看全部输出：`ql runs logs " + id + " --attempt 1 --data-dir ",
+		"en": "Only the end of this attempt&#39;s output is shown: its first %d bytes are left out. <a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">Download the whole log</a>, or read it with `ql runs logs " + id + " --attempt 1 --data-dir ",
+		"zh": "这里只显示该尝试输出的末尾：前面的 %d 字节未显示。 <a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">下载完整日志</a>，或用 `ql runs logs " + id + " --attempt 1 --data-dir ",
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang="+lang, nil)
 		m := logPre.FindStringSubmatch(page)
@@ -117,7 +118,7 @@ func TestARunsPageSaysWhatOfAnEndedAttemptsOutputItDoesNotShow(t *testing.T) {
 		name, change, lang, says, shown string
 	}{
 		{"a log longer than its record", `UPDATE attempts SET log_bytes = 1000`, "en",
-			"The output goes on past what is shown here. To read all of it: `ql runs logs " + id + " --attempt 1", raw[:strings.LastIndexByte(raw[:64<<10], '\n')+1]},
+			"The output goes on past what is shown here. <a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">Download the whole log</a>, or read it with `ql runs logs " + id + " --attempt 1", raw[:strings.LastIndexByte(raw[:64<<10], '\n')+1]},
 		{"an attempt that wrote nothing", `UPDATE attempts SET log_bytes = 0`, "zh", "没有输出。", ""},
 		{"a log retention removed", `UPDATE attempts SET log_bytes = 4321, log_path = ''`, "zh", "日志保留策略已删除该尝试的输出（它有 4321 字节）。", ""},
 	} {
