@@ -64,7 +64,7 @@ func TestAnEndedAttemptsOutputIsOnItsRunsPage(t *testing.T) {
 	raw, last := longOutput()
 	for lang, note := range map[string]string{
 		"en": "Only the end of this attempt&#39;s output is shown: its first %d bytes are left out. <a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">Download the whole log</a>, or read it with `ql runs logs " + id + " --attempt 1 --data-dir ",
-		"zh": "这里只显示该尝试输出的末尾：前面的 %d 字节未显示。 <a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">下载完整日志</a>，或用 `ql runs logs " + id + " --attempt 1 --data-dir ",
+		"zh": "这里只显示该尝试输出的末尾：前面的 %d 字节未显示。<a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">下载完整日志</a>，或用 `ql runs logs " + id + " --attempt 1 --data-dir ",
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang="+lang, nil)
 		m := logPre.FindStringSubmatch(page)
