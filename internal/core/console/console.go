@@ -216,6 +216,7 @@ var routes = []route{
 	{http.MethodPost, "/triggers/{id}/run", apitoken.Operate, func(c *Console) handlerFunc { return c.runNow }},
 	{http.MethodPost, "/triggers/{id}/backfill/preview", apitoken.Operate, func(c *Console) handlerFunc { return c.backfillPreview }},
 	{http.MethodPost, "/triggers/{id}/backfill", apitoken.Operate, func(c *Console) handlerFunc { return c.backfill }},
+	{http.MethodPost, "/triggers/batch", apitoken.Operate, func(c *Console) handlerFunc { return c.batch }},
 	{http.MethodPost, "/triggers/{id}/enable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(true) }},
 	{http.MethodPost, "/triggers/{id}/disable", apitoken.Admin, func(c *Console) handlerFunc { return c.enable(false) }},
 	{http.MethodGet, "/runs", apitoken.Read, func(c *Console) handlerFunc { return c.runs }},
@@ -400,13 +401,16 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 			c.failWith(w, r, s, http.StatusForbidden, fmt.Sprintf(tr(l, "err.scope"), s.scope, rt.scope))
 			return
 		}
-		// Console forms are a few short fields, but for a definitions file.
+		// Console forms are a few short fields, but for a definitions file,
+		// a secret's value and a batch's trigger ids.
 		limit := int64(maxForm)
 		switch {
 		case strings.HasPrefix(rt.pattern, "/definitions"):
 			limit = maxDefinitions
 		case rt.pattern == "/secrets":
 			limit = maxSecretForm
+		case rt.pattern == "/triggers/batch":
+			limit = maxBatchForm
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if r.Method == http.MethodPost {

@@ -6,17 +6,18 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/schedule"
 )
 
 // enable enables or disables a trigger: a new revision with only
 // `enabled` flipped (catalog.Service.TriggerSetEnabled), audited with the
 // session's token and address. It answers with the page the form was on:
 // the triggers list when it says so, filtered and paged as the form
-// carries it (triggerFilters), else the trigger's page.
+// carries it (listBack), else the trigger's page.
 func (c *Console) enable(on bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Enabler == nil {
-			c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot enable or disable triggers; use `ql triggers enable|disable` (on the cluster with the admin role)").Because(refusalCannotEnable))
+			c.fail(w, r, s, cannotEnable())
 			return
 		}
 		id := r.PathValue("id")
@@ -25,23 +26,42 @@ func (c *Console) enable(on bool) handlerFunc {
 			c.fail(w, r, s, err)
 			return
 		}
-		if _, err := c.cfg.Enabler.TriggerSetEnabled(r.Context(), catalog.EnableRequest{ProjectID: d.ProjectID, Name: d.Name, Enabled: on, Actor: s.actor(r)}); err != nil {
+		if _, err := c.enableOne(r, s, d.TriggerStatus, on); err != nil {
 			c.fail(w, r, s, err)
 			return
 		}
 		back := "/triggers/" + url.PathEscape(id)
 		if r.PostFormValue("back") == "list" {
-			back = "/triggers"
-			v := url.Values{}
-			for _, k := range triggerFilters {
-				if x := r.PostFormValue(k); x != "" {
-					v.Set(k, x)
-				}
-			}
-			if len(v) > 0 {
-				back += "?" + v.Encode()
-			}
+			back = listBack(r)
 		}
 		http.Redirect(w, r, back, http.StatusSeeOther)
 	}
+}
+
+// cannotEnable refuses an enable or disable on a server whose database
+// role may not publish.
+func cannotEnable() error {
+	return qlerror.New(qlerror.FailedPrecondition, "this server cannot enable or disable triggers; use `ql triggers enable|disable` (on the cluster with the admin role)").Because(refusalCannotEnable)
+}
+
+// enableOne enables or disables trigger t, audited with the session's
+// actor: the trigger page's form, the list's and the list's batch all
+// act through it.
+func (c *Console) enableOne(r *http.Request, s *session, t schedule.TriggerStatus, on bool) (catalog.EnableResult, error) {
+	return c.cfg.Enabler.TriggerSetEnabled(r.Context(), catalog.EnableRequest{ProjectID: t.ProjectID, Name: t.Name, Enabled: on, Actor: s.actor(r)})
+}
+
+// listBack is the triggers list as the form posted from it carries its
+// filters and cursor (triggerFilters).
+func listBack(r *http.Request) string {
+	v := url.Values{}
+	for _, k := range triggerFilters {
+		if x := r.PostFormValue(k); x != "" {
+			v.Set(k, x)
+		}
+	}
+	if len(v) == 0 {
+		return "/triggers"
+	}
+	return "/triggers?" + v.Encode()
 }

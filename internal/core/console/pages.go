@@ -136,6 +136,15 @@ type errorData struct {
 // with the status its code gives and a link back to the page the request
 // came from.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
+	status, msg := c.failure(r, err)
+	c.failWith(w, r, s, status, msg)
+}
+
+// failure is the status and the words, in the request's language, that
+// answer err: what fail shows as a page, and a batch as one trigger's
+// outcome. A fault of the server's own is logged and said in general
+// words.
+func (c *Console) failure(r *http.Request, err error) (int, string) {
 	if outOfTime(r, err) {
 		msg := fmt.Sprintf(tr(lang(r), "err.timeout"), c.cfg.RequestTimeout)
 		// Waiting for another process's lock, the page could not have
@@ -143,8 +152,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err e
 		if qlerror.ReasonOf(err) == hold.RefusalDatabaseLocked {
 			msg = c.errorText(lang(r), err)
 		}
-		c.failWith(w, r, s, http.StatusGatewayTimeout, msg)
-		return
+		return http.StatusGatewayTimeout, msg
 	}
 	status := statusOf(err)
 	msg := c.errorText(lang(r), err)
@@ -152,7 +160,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err e
 		c.cfg.Log.Error("console", "code", CodeInternalError, "err", err)
 		msg = tr(lang(r), "err.internal")
 	}
-	c.failWith(w, r, s, status, msg)
+	return status, msg
 }
 
 // outOfTime reports whether err failed a request because its store calls
@@ -360,7 +368,10 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	for _, k := range triggerFilters {
 		f[k] = r.URL.Query().Get(k)
 	}
-	data := map[string]any{"Q": q, "Project": r.URL.Query().Get("project"), "Projects": projects, "Request": randomID(), "F": f}
+	// The batch form's request id is its own, so a Run it makes is never
+	// taken for the one a row's Run now made from the same page.
+	data := map[string]any{"Q": q, "Project": r.URL.Query().Get("project"), "Projects": projects, "Request": randomID(), "F": f,
+		"Batch": c.batchOffer(s), "BatchRequest": randomID(), "MaxNote": schedule.MaxPauseNote}
 	pick, redirect, err := c.pickProject(r)
 	if redirect != "" {
 		http.Redirect(w, r, redirect, http.StatusFound)
@@ -461,15 +472,11 @@ func timeline(ledger []schedule.LedgerEntry, runs []run.Run) []entry {
 func (c *Console) pause(pause bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Pauser == nil {
-			c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers; use `ql triggers pause|resume`").Because(refusalCannotPause))
+			c.fail(w, r, s, cannotPause())
 			return
 		}
 		id := r.PathValue("id")
-		note := ""
-		if pause {
-			note = strings.TrimSpace(r.PostFormValue("note"))
-		}
-		if _, err := c.cfg.Pauser.TriggerPause(r.Context(), schedule.PauseRequest{TriggerID: id, Pause: pause, Note: note, Actor: s.actor(r)}); err != nil {
+		if _, err := c.pauseOne(r, s, id, pause); err != nil {
 			c.fail(w, r, s, err)
 			return
 		}
@@ -477,22 +484,49 @@ func (c *Console) pause(pause bool) handlerFunc {
 	}
 }
 
+// pauseOne pauses or resumes trigger id with the form's note, audited
+// with the session's actor: the trigger page's form and the list's batch
+// both act through it.
+func (c *Console) pauseOne(r *http.Request, s *session, id string, pause bool) (schedule.PauseResult, error) {
+	note := ""
+	if pause {
+		note = strings.TrimSpace(r.PostFormValue("note"))
+	}
+	return c.cfg.Pauser.TriggerPause(r.Context(), schedule.PauseRequest{TriggerID: id, Pause: pause, Note: note, Actor: s.actor(r)})
+}
+
 func (c *Console) runNow(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Manual == nil {
-		c.fail(w, r, s, qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now").Because(refusalCannotRunNow))
+		c.fail(w, r, s, cannotRunNow())
 		return
 	}
 	id := r.PathValue("id")
 	c.admitAndShow(w, r, s, "err.overlap",
-		func(reqID string) (schedule.RunNowResult, error) {
-			res, err := c.cfg.Manual.TriggerRunNow(r.Context(), schedule.RunNowRequest{TriggerID: id, RequestID: reqID, Force: r.PostFormValue("force") == "1", Actor: s.actor(r)})
-			if reason := qlerror.ReasonOf(err); reason == schedule.RefusalTriggerDisabled || reason == schedule.RefusalStalePin || reason == schedule.RefusalRepublishing {
-				if t, derr := c.cfg.Detail.TriggerDetail(r.Context(), id, 1); derr == nil {
-					err = c.pinRefusal(r.Context(), t.TriggerStatus, c.disabledRefusal(t.TriggerStatus, err))
-				}
-			}
-			return res, err
-		})
+		func(reqID string) (schedule.RunNowResult, error) { return c.runNowOne(r, s, id, reqID) })
+}
+
+// cannotPause refuses a pause or resume on a server that cannot.
+func cannotPause() error {
+	return qlerror.New(qlerror.FailedPrecondition, "this server cannot pause or resume triggers; use `ql triggers pause|resume`").Because(refusalCannotPause)
+}
+
+// cannotRunNow refuses a run now on a server whose store cannot.
+func cannotRunNow() error {
+	return qlerror.New(qlerror.FailedPrecondition, "this server's store cannot run triggers now").Because(refusalCannotRunNow)
+}
+
+// runNowOne asks for a manual Run of trigger id keyed on reqID, under the
+// trigger's overlap policy unless the form forces it, a refusal of a
+// disabled or stale trigger worded with what mends it: the trigger
+// page's form, the list's and the list's batch all run through it.
+func (c *Console) runNowOne(r *http.Request, s *session, id, reqID string) (schedule.RunNowResult, error) {
+	res, err := c.cfg.Manual.TriggerRunNow(r.Context(), schedule.RunNowRequest{TriggerID: id, RequestID: reqID, Force: r.PostFormValue("force") == "1", Actor: s.actor(r)})
+	if reason := qlerror.ReasonOf(err); reason == schedule.RefusalTriggerDisabled || reason == schedule.RefusalStalePin || reason == schedule.RefusalRepublishing {
+		if t, derr := c.cfg.Detail.TriggerDetail(r.Context(), id, 1); derr == nil {
+			err = c.pinRefusal(r.Context(), t.TriggerStatus, c.disabledRefusal(t.TriggerStatus, err))
+		}
+	}
+	return res, err
 }
 
 // disabledRefusal is err, when it refuses trigger t as disabled and t

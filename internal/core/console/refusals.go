@@ -35,6 +35,7 @@ const (
 	refusalUnreadableFile     qlerror.Reason = "console_file_unreadable"
 	refusalNotATime           qlerror.Reason = "console_not_a_time"
 	refusalNotAnAttempt       qlerror.Reason = "console_not_an_attempt"
+	refusalNoBatchAction      qlerror.Reason = "console_no_batch_action"
 	// refusalTriggerDisabled is the store's refusal of a disabled
 	// trigger's run now or backfill, worded with the command that enables
 	// it as this console names it: name, enable.
@@ -107,6 +108,7 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	run.RefusalListNotAnID:           "筛选条件中的{filter}不是 ID：请在筛选框中选择项目，从触发器页面的链接进入它的运行，翻页请使用“下一页”链接。",
 	run.RefusalListOutOfRange:        "时间窗口须在 1970 年到 10889 年之间。",
 	run.RefusalListReversed:          "时间窗口的起始时间不早于截止时间；请先填较早的时间。",
+	refusalNoBatchAction:             "表单要求的“{action}”不是批量操作；请按触发器列表上的按钮之一：立即运行、暂停、恢复、启用或停用。",
 	refusalNotAnAttempt:              "不是有效的尝试序号：请使用该运行的尝试表中列出的序号（第一次为 1）。",
 	run.RefusalNoAttemptYet:          "该运行还没有尝试：它开始后才有输出；请稍后刷新。",
 	run.RefusalNoSuchAttempt:         "该运行没有第 {attempt} 次尝试；它的尝试序号为 {attempts}。",

@@ -60,3 +60,16 @@
     if (st && st.getAttribute("data-state") !== JSON.parse(e.data)) { window.location.reload(); }
   });
 })();
+
+// Select all on this page: the triggers list's batch form offers the box
+// only where this script runs; without it each trigger's box is ticked by
+// hand, and the form works the same.
+(function () {
+  var all = document.getElementById("batch-all");
+  if (!all) { return; }
+  var boxes = document.querySelectorAll("input.batch-pick");
+  all.parentNode.hidden = false;
+  all.addEventListener("change", function () {
+    for (var i = 0; i < boxes.length; i++) { boxes[i].checked = all.checked; }
+  });
+})();

@@ -1,0 +1,254 @@
+package console
+
+import (
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/schedule"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
+)
+
+// batchSite is a console over a real store holding the project shop with
+// the enabled triggers a and b and the disabled trigger off, and a session
+// of each scope (its id is the scope's name, its CSRF value "k").
+type batchSite struct {
+	c        *Console
+	st       *sqlitestore.Store
+	triggers map[string]string
+}
+
+// newBatchSite serves the console with every action a standalone server
+// has; without enabler it cannot enable or disable, as a cluster
+// replica's runtime role cannot.
+func newBatchSite(t *testing.T, enabler bool) *batchSite {
+	t.Helper()
+	ctx := t.Context()
+	st := sqlitetest.Open(t)
+	svc := catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
+	p := project.Project{ID: ids.New(), Name: "shop", Status: project.Active}
+	if _, err := st.ProjectSave(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	tk, _, err := svc.PublishTask(ctx, p.ID, ids.New(), 0, ids.New(), task.Spec{Name: "report", Enabled: true,
+		Command: task.Command{Mode: task.ModeShell, Shell: "/bin/sh", Script: "true", TimeoutMs: time.Minute.Milliseconds()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &batchSite{st: st, triggers: map[string]string{}}
+	for _, name := range []string{"a", "b", "off"} {
+		tg, _, err := svc.PublishTrigger(ctx, p.ID, ids.New(), tk, 0, ids.New(), trigger.Spec{Name: name, Enabled: name != "off",
+			Cron: trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.triggers[name] = tg.TriggerID
+	}
+	cfg := Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, Manual: st, Export: st}
+	if enabler {
+		cfg.Enabler = svc
+	}
+	b.c = New(cfg)
+	for _, s := range apitoken.Scopes {
+		secret, _, err := apitoken.Create(ctx, st, ids.New(), "web-"+string(s), s, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.c.sessions.add(&session{id: string(s), csrf: "k", digest: apitoken.Digest(secret), name: "web-" + string(s), scope: s, expiresMs: 1 << 62})
+	}
+	return b
+}
+
+// do sends a request of the session of scope to path, a form when form is
+// not nil (with the session's CSRF value), and returns the answer.
+func (b *batchSite) do(scope apitoken.Scope, path string, form url.Values) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	if form != nil {
+		form.Set("csrf", "k")
+		r = httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	r.AddCookie(&http.Cookie{Name: sessionCookie, Value: string(scope)})
+	w := httptest.NewRecorder()
+	b.c.ServeHTTP(w, r)
+	return w
+}
+
+// paused reports whether trigger name is paused, and its newest audit
+// record.
+func (b *batchSite) paused(t *testing.T, name string) (bool, schedule.AuditRecord) {
+	t.Helper()
+	d, err := b.st.TriggerDetail(t.Context(), b.triggers[name], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest schedule.AuditRecord
+	if len(d.Audit) > 0 {
+		newest = d.Audit[0]
+	}
+	return d.Paused, newest
+}
+
+var batchRow = regexp.MustCompile(`(?s)<tr class="batch-(done|refused)"><td[^>]*>(.*?)</td>\s*<td[^>]*>(.*?)</td></tr>`)
+
+var tags = regexp.MustCompile(`<[^>]+>`)
+
+// batchLines are a batch answer's lines, each "done|refused: trigger:
+// what was said", as text.
+func batchLines(page string) []string {
+	var out []string
+	for _, m := range batchRow.FindAllStringSubmatch(page, -1) {
+		text := func(s string) string {
+			return strings.Join(strings.Fields(html.UnescapeString(tags.ReplaceAllString(s, ""))), " ")
+		}
+		out = append(out, m[1]+": "+text(m[2])+": "+text(m[3]))
+	}
+	return out
+}
+
+// The triggers list offers a box per trigger and each batch button only
+// to the scopes whose single trigger's form it is: nothing to read, run
+// now, pause and resume to operate, enable and disable to admin, and
+// those two to no one where the server cannot publish.
+func TestTheTriggersListOffersEachBatchActionOnlyToTheScopesThatMayDoIt(t *testing.T) {
+	t.Parallel()
+	withEnable, without := newBatchSite(t, true), newBatchSite(t, false)
+	for _, c := range []struct {
+		site  *batchSite
+		scope apitoken.Scope
+		want  []string
+		not   []string
+	}{
+		{withEnable, apitoken.Read, nil, []string{`id="triggers-batch"`, `class="batch-pick"`, `id="batch-run"`}},
+		{withEnable, apitoken.Operate, []string{`id="triggers-batch"`, `class="batch-pick"`, `id="batch-run"`, `id="batch-pause"`, `id="batch-resume"`, `id="batch-note"`}, []string{`id="batch-enable"`, `id="batch-disable"`}},
+		{withEnable, apitoken.Admin, []string{`id="batch-run"`, `id="batch-pause"`, `id="batch-resume"`, `id="batch-enable"`, `id="batch-disable"`}, nil},
+		{without, apitoken.Admin, []string{`id="batch-run"`, `id="batch-pause"`, `id="batch-resume"`}, []string{`id="batch-enable"`, `id="batch-disable"`}},
+	} {
+		w := c.site.do(c.scope, "/triggers", nil)
+		page := w.Body.String()
+		for _, s := range c.want {
+			if !strings.Contains(page, s) {
+				t.Errorf("%s (enable %v): the list lacks %s", c.scope, c.site.c.cfg.Enabler != nil, s)
+			}
+		}
+		for _, s := range c.not {
+			if strings.Contains(page, s) {
+				t.Errorf("%s (enable %v): the list offers %s", c.scope, c.site.c.cfg.Enabler != nil, s)
+			}
+		}
+		if c.scope != apitoken.Read && strings.Count(page, `class="batch-pick"`) != 3 {
+			t.Errorf("%s: %d boxes, want one per trigger (3)", c.scope, strings.Count(page, `class="batch-pick"`))
+		}
+	}
+}
+
+// Each selected trigger gets its own outcome, in the order selected and
+// once however often selected: one that does not exist or is not an id
+// is refused in the refusal's own words, in the page's language, and the
+// others are done all the same, each audited with the session's actor and
+// the one note; the answer links back to the list as it was filtered and
+// paged.
+func TestEachTriggerOfABatchGetsItsOwnOutcomeAndOneRefusedStopsNoOther(t *testing.T) {
+	t.Parallel()
+	b := newBatchSite(t, true)
+	missing := ids.New()
+	form := url.Values{"do": {"pause"}, "note": {" 维护窗口 "}, "id": {b.triggers["a"], missing, "nonsense", b.triggers["off"], b.triggers["a"]},
+		"project": {"shop"}, "q": {"a"}, "after": {"c1"}}
+	w := b.do(apitoken.Operate, "/triggers/batch?lang=zh", form)
+	page := w.Body.String()
+	want := []string{
+		"done: shop/a: 完成 已暂停。",
+		"refused: " + missing + ": 被拒绝 " + refusalsZH[schedule.RefusalTriggerMissing],
+		"refused: nonsense: 被拒绝 " + refusalsZH[schedule.RefusalNotATriggerID],
+		"done: shop/off: 完成 已暂停。",
+	}
+	got := batchLines(page)
+	if w.Code != http.StatusOK || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("a batch pause: %d with lines\n%s\nwant\n%s\n%s", w.Code, strings.Join(got, "\n"), strings.Join(want, "\n"), page)
+	}
+	if !strings.Contains(page, `<p id="batch-summary">已选 4 个；完成 2 个；被拒绝 2 个。</p>`) || !strings.Contains(page, `id="batch-back" href="/triggers?after=c1&amp;project=shop&amp;q=a"`) {
+		t.Errorf("the answer lacks its summary or the way back to the list as it was:\n%s", page)
+	}
+	for _, name := range []string{"a", "off"} {
+		if paused, rec := b.paused(t, name); !paused || rec.Action != "pause" || rec.Actor != "console:token:web-operate@192.0.2.1" || rec.Note != "维护窗口" {
+			t.Errorf("%s: paused %v, newest audit record %+v; want paused by the session's actor with the note", name, paused, rec)
+		}
+	}
+	if paused, _ := b.paused(t, "b"); paused {
+		t.Error("b, not selected, was paused")
+	}
+	w = b.do(apitoken.Operate, "/triggers/batch?lang=en", url.Values{"do": {"pause"}, "id": {b.triggers["a"], b.triggers["b"]}})
+	if got := batchLines(w.Body.String()); strings.Join(got, "\n") != "done: shop/a: done it was paused already; nothing changed.\ndone: shop/b: done paused." {
+		t.Errorf("pausing a paused and an active trigger: %q", got)
+	}
+}
+
+// A batch with nothing selected, with more triggers than a page of the
+// list, or with a pause note that cannot be kept is refused whole, saying
+// what to do, in the page's language, and does nothing.
+func TestABatchWithNoneOrTooManySelectedOrABadNoteIsRefusedWholeAndDoesNothing(t *testing.T) {
+	t.Parallel()
+	b := newBatchSite(t, true)
+	many := []string{b.triggers["a"]}
+	for range maxBatch {
+		many = append(many, ids.New())
+	}
+	for _, c := range []struct {
+		form url.Values
+		lang string
+		code int
+		want string
+	}{
+		{url.Values{"do": {"pause"}}, "en", http.StatusBadRequest, "No trigger was selected: tick the box beside each trigger to act on, then press the button again."},
+		{url.Values{"do": {"pause"}, "id": many}, "en", http.StatusBadRequest, "501 triggers were selected, and one form acts on at most 500 (a page of the list); nothing was done."},
+		{url.Values{"do": {"pause"}, "id": many}, "zh", http.StatusBadRequest, "选择了 501 个触发器，而一次表单最多操作 500 个（列表的一页）；未做任何操作。"},
+		{url.Values{"do": {"pause"}, "id": {b.triggers["a"]}, "note": {"two\nlines"}}, "zh", http.StatusBadRequest, refusalsZH[schedule.RefusalPauseNoteNotText]},
+		{url.Values{"do": {"explode"}, "id": {b.triggers["a"]}}, "en", http.StatusBadRequest, `the form asks for "explode", which is no batch action`},
+	} {
+		w := b.do(apitoken.Operate, "/triggers/batch?lang="+c.lang, c.form)
+		if page := html.UnescapeString(w.Body.String()); w.Code != c.code || !strings.Contains(page, c.want) {
+			t.Errorf("%v (%s): %d, want %d saying %q:\n%s", c.form["do"], c.lang, w.Code, c.code, c.want, page)
+		}
+	}
+	if paused, _ := b.paused(t, "a"); paused {
+		t.Error("a refused batch paused trigger a")
+	}
+}
+
+// Enable and disable in a batch need the admin scope, as the single
+// trigger's forms do, and a server that cannot publish (a cluster
+// replica's runtime role) refuses them as the single form does, in the
+// page's language, enabling nothing.
+func TestABatchEnableNeedsTheAdminScopeAndAServerThatCanPublish(t *testing.T) {
+	t.Parallel()
+	b := newBatchSite(t, true)
+	form := url.Values{"do": {"enable"}, "id": {b.triggers["off"]}}
+	if w := b.do(apitoken.Operate, "/triggers/batch?lang=en", form); w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "scope operate does not allow this; it needs admin") {
+		t.Errorf("enable by an operate session: %d\n%s", w.Code, w.Body)
+	}
+	replica := newBatchSite(t, false)
+	form = url.Values{"do": {"enable"}, "id": {replica.triggers["off"]}}
+	if w := replica.do(apitoken.Admin, "/triggers/batch?lang=zh", form); w.Code != http.StatusConflict || !strings.Contains(html.UnescapeString(w.Body.String()), refusalsZH[refusalCannotEnable]) {
+		t.Errorf("enable where the server cannot publish: %d\n%s", w.Code, w.Body)
+	}
+	w := b.do(apitoken.Admin, "/triggers/batch?lang=en", url.Values{"do": {"enable"}, "id": {b.triggers["off"], b.triggers["a"]}})
+	if got := batchLines(w.Body.String()); strings.Join(got, "\n") != "done: shop/off: done enabled (revision 2).\ndone: shop/a: done it was enabled already; nothing changed." {
+		t.Errorf("enable by an admin: %q", got)
+	}
+	d, err := b.st.TriggerDetail(t.Context(), b.triggers["off"], 1)
+	if err != nil || !d.Enabled || len(d.Audit) == 0 || d.Audit[0].Action != "enable" || d.Audit[0].Actor != "console:token:web-admin@192.0.2.1" {
+		t.Errorf("off after the batch: %+v %v; want enabled, audited with the admin session's actor", d.Audit, err)
+	}
+}
