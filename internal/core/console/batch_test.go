@@ -1,6 +1,8 @@
 package console
 
 import (
+	"context"
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
@@ -31,9 +33,8 @@ type batchSite struct {
 }
 
 // newBatchSite serves the console with every action a standalone server
-// has; without enabler it cannot enable or disable, as a cluster
-// replica's runtime role cannot.
-func newBatchSite(t *testing.T, enabler bool) *batchSite {
+// has, its Config changed by configure when given.
+func newBatchSite(t *testing.T, configure func(*Config)) *batchSite {
 	t.Helper()
 	ctx := t.Context()
 	st := sqlitetest.Open(t)
@@ -56,9 +57,9 @@ func newBatchSite(t *testing.T, enabler bool) *batchSite {
 		}
 		b.triggers[name] = tg.TriggerID
 	}
-	cfg := Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, Manual: st, Export: st}
-	if enabler {
-		cfg.Enabler = svc
+	cfg := Config{Runs: st, LastRuns: st, Triggers: st, Detail: st, Tokens: st, Pauser: st, Manual: st, Export: st, Enabler: svc}
+	if configure != nil {
+		configure(&cfg)
 	}
 	b.c = New(cfg)
 	for _, s := range apitoken.Scopes {
@@ -70,6 +71,10 @@ func newBatchSite(t *testing.T, enabler bool) *batchSite {
 	}
 	return b
 }
+
+// cannotPublish is a console that cannot enable or disable, as a cluster
+// replica's runtime role cannot.
+func cannotPublish(cfg *Config) { cfg.Enabler = nil }
 
 // do sends a request of the session of scope to path, a form when form is
 // not nil (with the session's CSRF value), and returns the answer.
@@ -124,7 +129,7 @@ func batchLines(page string) []string {
 // those two to no one where the server cannot publish.
 func TestTheTriggersListOffersEachBatchActionOnlyToTheScopesThatMayDoIt(t *testing.T) {
 	t.Parallel()
-	withEnable, without := newBatchSite(t, true), newBatchSite(t, false)
+	withEnable, without := newBatchSite(t, nil), newBatchSite(t, cannotPublish)
 	for _, c := range []struct {
 		site  *batchSite
 		scope apitoken.Scope
@@ -162,7 +167,7 @@ func TestTheTriggersListOffersEachBatchActionOnlyToTheScopesThatMayDoIt(t *testi
 // paged.
 func TestEachTriggerOfABatchGetsItsOwnOutcomeAndOneRefusedStopsNoOther(t *testing.T) {
 	t.Parallel()
-	b := newBatchSite(t, true)
+	b := newBatchSite(t, nil)
 	missing := ids.New()
 	form := url.Values{"do": {"pause"}, "note": {" 维护窗口 "}, "id": {b.triggers["a"], missing, "nonsense", b.triggers["off"], b.triggers["a"]},
 		"project": {"shop"}, "q": {"a"}, "after": {"c1"}}
@@ -200,7 +205,7 @@ func TestEachTriggerOfABatchGetsItsOwnOutcomeAndOneRefusedStopsNoOther(t *testin
 // what to do, in the page's language, and does nothing.
 func TestABatchWithNoneOrTooManySelectedOrABadNoteIsRefusedWholeAndDoesNothing(t *testing.T) {
 	t.Parallel()
-	b := newBatchSite(t, true)
+	b := newBatchSite(t, nil)
 	many := []string{b.triggers["a"]}
 	for range maxBatch {
 		many = append(many, ids.New())
@@ -233,12 +238,12 @@ func TestABatchWithNoneOrTooManySelectedOrABadNoteIsRefusedWholeAndDoesNothing(t
 // page's language, enabling nothing.
 func TestABatchEnableNeedsTheAdminScopeAndAServerThatCanPublish(t *testing.T) {
 	t.Parallel()
-	b := newBatchSite(t, true)
+	b := newBatchSite(t, nil)
 	form := url.Values{"do": {"enable"}, "id": {b.triggers["off"]}}
 	if w := b.do(apitoken.Operate, "/triggers/batch?lang=en", form); w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "scope operate does not allow this; it needs admin") {
 		t.Errorf("enable by an operate session: %d\n%s", w.Code, w.Body)
 	}
-	replica := newBatchSite(t, false)
+	replica := newBatchSite(t, cannotPublish)
 	form = url.Values{"do": {"enable"}, "id": {replica.triggers["off"]}}
 	if w := replica.do(apitoken.Admin, "/triggers/batch?lang=zh", form); w.Code != http.StatusConflict || !strings.Contains(html.UnescapeString(w.Body.String()), refusalsZH[refusalCannotEnable]) {
 		t.Errorf("enable where the server cannot publish: %d\n%s", w.Code, w.Body)
@@ -250,5 +255,43 @@ func TestABatchEnableNeedsTheAdminScopeAndAServerThatCanPublish(t *testing.T) {
 	d, err := b.st.TriggerDetail(t.Context(), b.triggers["off"], 1)
 	if err != nil || !d.Enabled || len(d.Audit) == 0 || d.Audit[0].Action != "enable" || d.Audit[0].Actor != "console:token:web-admin@192.0.2.1" {
 		t.Errorf("off after the batch: %+v %v; want enabled, audited with the admin session's actor", d.Audit, err)
+	}
+}
+
+// stalledPauser is a real store whose pause of one trigger does not answer
+// within the request's time.
+type stalledPauser struct {
+	*sqlitestore.Store
+	stalled string
+}
+
+func (p stalledPauser) TriggerPause(ctx context.Context, r schedule.PauseRequest) (schedule.PauseResult, error) {
+	if r.TriggerID == p.stalled {
+		return schedule.PauseResult{}, stalls(ctx)
+	}
+	return p.Store.TriggerPause(ctx, r)
+}
+
+// A batch that spends the request's time on one trigger says so on its
+// line, and the triggers after it are said to be untried, to select again,
+// and are left as they were: the answer still comes, within the time.
+func TestABatchOutOfTimeSaysWhichTriggersItDidNotTry(t *testing.T) {
+	t.Parallel()
+	b := newBatchSite(t, func(cfg *Config) { cfg.RequestTimeout = 300 * time.Millisecond })
+	b.c.cfg.Pauser = stalledPauser{Store: b.st, stalled: b.triggers["a"]}
+	w := b.do(apitoken.Operate, "/triggers/batch?lang=en", url.Values{"do": {"pause"}, "id": {b.triggers["a"], b.triggers["b"], b.triggers["off"]}})
+	untried := "Not tried: the form used up its 300ms before it reached this trigger. Select it again on the list and send the form."
+	want := []string{
+		"refused: shop/a: refused " + fmt.Sprintf(messages["en"]["err.timeout"], 300*time.Millisecond),
+		"refused: " + b.triggers["b"] + ": refused " + untried,
+		"refused: " + b.triggers["off"] + ": refused " + untried,
+	}
+	if got := batchLines(w.Body.String()); w.Code != http.StatusOK || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("a batch out of time: %d\n%s\nwant\n%s", w.Code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, name := range []string{"b", "off"} {
+		if paused, _ := b.paused(t, name); paused {
+			t.Errorf("%s, untried, was paused", name)
+		}
 	}
 }
