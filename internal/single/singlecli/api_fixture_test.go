@@ -53,14 +53,19 @@ func readOnlyDB(t *testing.T, dir string) *sql.DB {
 
 var listening = regexp.MustCompile(`http listening.* addr=(\S+)`)
 
-// serveAPI serves dir with the API on a free loopback port and returns its
-// base URL once it is ready: the address is bound, and logged, before the
-// start completes.
 // testStopTimeout is the stop timeout of the servers whose tests assert a
 // clean exit: at 1s, the quarter of it left after a command is killed to
 // record it ran out on a loaded machine.
 const testStopTimeout = "5s"
 
+// readyWithin is how long serveAPI waits for a server to be ready: the
+// test's patience, not a claim about how fast a server starts, which a
+// loaded machine running the race detector stretches.
+const readyWithin = time.Minute
+
+// serveAPI serves dir with the API on a free loopback port and returns its
+// base URL once it is ready: the address is bound, and logged, before the
+// start completes.
 func serveAPI(t *testing.T, dir, profile string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -76,7 +81,7 @@ func serveAPI(t *testing.T, dir, profile string, extra ...string) string {
 			t.Errorf("serve exited %d: %s", code, errOut.String())
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(readyWithin)
 	for time.Now().Before(deadline) {
 		if m := listening.FindStringSubmatch(errOut.String()); m != nil {
 			base := "http://" + m[1]
@@ -86,11 +91,11 @@ func serveAPI(t *testing.T, dir, profile string, extra ...string) string {
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			t.Fatalf("serve at %s was not ready within 10s: %s", base, errOut.String())
+			t.Fatalf("serve at %s was not ready within %s: %s", base, readyWithin, errOut.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("serve logged no listening address: %s", errOut.String())
+	t.Fatalf("serve logged no listening address within %s: %s", readyWithin, errOut.String())
 	return ""
 }
 
