@@ -151,6 +151,8 @@ func TestAReplacedWorkerStopsAtOnceNotAtItsNextHeartbeat(t *testing.T) {
 		concurrency int
 		within      time.Duration
 	}{
+		// A third of the 10 s to the next heartbeat, which a worker told
+		// only then would mostly outlast.
 		{"a free slot, its pull waiting", 30 * time.Second, 2, 3 * time.Second},
 		{"every slot busy, renewing every second", 3 * time.Second, 1, 3 * time.Second},
 	} {
@@ -170,19 +172,22 @@ func TestAReplacedWorkerStopsAtOnceNotAtItsNextHeartbeat(t *testing.T) {
 			second.dataDir += "-second"
 			c.startWorker(t, &second, r.workerURL(), tc.concurrency)
 			first.wait(t)
-			// Both instants on this machine's clock: the new session's
-			// opening in database time, the old process's exit.
-			replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
-			took := time.Duration(first.exitedAt.UnixMilli()-replacedMs) * time.Millisecond
-			t.Logf("the replaced worker exited %s after the second process registered", took)
 			if first.state.ExitCode() != 4 || first.logCount("session_replaced") != 1 {
 				t.Fatalf("the replaced worker exited with %v, want status 4 after session_replaced", first.state)
 			}
 			if !processGone(pid) {
 				t.Fatal("the replaced worker left its command running")
 			}
-			if took > tc.within {
-				t.Fatalf("the replaced worker stopped %s after the replacement, want within %s", took, tc.within)
+			// Both instants on this machine's clock: the new session's
+			// opening in database time, the old process's log line saying
+			// it heard, before it killed its command, ended its session
+			// and exited, which a loaded machine may take long to do.
+			replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
+			heard := first.loggedAt(t, "session_replaced").Sub(time.UnixMilli(replacedMs))
+			t.Logf("the replaced worker heard it %s after the second process registered, and exited %s after",
+				heard, time.Duration(first.exitedAt.UnixMilli()-replacedMs)*time.Millisecond)
+			if heard > tc.within {
+				t.Fatalf("the replaced worker heard of the replacement %s after it, want within %s", heard, tc.within)
 			}
 		})
 	}
@@ -191,10 +196,11 @@ func TestAReplacedWorkerStopsAtOnceNotAtItsNextHeartbeat(t *testing.T) {
 // sessionNewsHolder forwards a worker's requests to a replica's ingress;
 // once held, it holds every renewal and heartbeat unanswered until the
 // worker gives up on it, so nothing but the worker's pulls can tell it
-// its session changed.
+// its session changed. It times the watches it forwards.
 type sessionNewsHolder struct {
-	url  string
-	held atomic.Bool
+	url     string
+	held    atomic.Bool
+	watches watchClock
 }
 
 func newSessionNewsHolder(t testing.TB, upstream string) *sessionNewsHolder {
@@ -217,6 +223,9 @@ func newSessionNewsHolder(t testing.TB, upstream string) *sessionNewsHolder {
 			case <-closing:
 			}
 			return
+		}
+		if isWatch(r) {
+			h.watches.forwarded()
 		}
 		rp.ServeHTTP(w, r)
 	}))
@@ -270,21 +279,25 @@ func TestAReplacedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing
 	t.Parallel()
 	b := startBusyWorker(t, "replacedbusy")
 	c, r, w, first, pid := b.c, b.r, b.w, b.p, b.pid
+	b.proxy.watches.awaitFresh(t)
 	second := *w
 	second.dataDir += "-second"
 	c.startWorker(t, &second, r.workerURL(), 1)
 	first.wait(t)
-	replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
-	took := time.Duration(first.exitedAt.UnixMilli()-replacedMs) * time.Millisecond
-	t.Logf("the replaced worker, its only slot busy, exited %s after the second process registered", took)
 	if first.state.ExitCode() != 4 || first.logCount("session_replaced") != 1 {
 		t.Fatalf("the replaced worker exited with %v, want status 4 after one session_replaced", first.state)
 	}
 	if !processGone(pid) {
 		t.Fatal("the replaced worker left its command running")
 	}
-	if took > 3*time.Second {
-		t.Fatalf("the replaced worker stopped %s after the replacement, want within 3s (not at its next renewal)", took)
+	// Both instants on this machine's clock: the new session's opening in
+	// database time, the old process's log line.
+	replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
+	heard := first.loggedAt(t, "session_replaced").Sub(time.UnixMilli(replacedMs))
+	t.Logf("the replaced worker, its only slot busy, heard it %s after the second process registered, and exited %s after",
+		heard, time.Duration(first.exitedAt.UnixMilli()-replacedMs)*time.Millisecond)
+	if heard >= heardWithin {
+		t.Fatalf("the replaced worker heard of the replacement %s after it, want within %s (before its next renewal, or its watch's end)", heard, heardWithin)
 	}
 }
 
@@ -298,21 +311,25 @@ func TestARevokedWorkerWithEverySlotBusyStopsAtOnceAtTheDefaultLease(t *testing.
 	t.Parallel()
 	b := startBusyWorker(t, "revokedbusy")
 	c, p, pid := b.c, b.p, b.pid
-	revokedAt := time.Now()
+	b.proxy.watches.awaitFresh(t)
 	if code, out := c.runQL(t, []string{"QL_DATABASE_ADMIN_URL=" + c.env.URL(pgstore.RoleAdmin)}, "workers", "revoke", "worker"); code != 0 {
 		t.Fatalf("ql workers revoke: exit %d: %s", code, out)
 	}
 	p.wait(t)
-	took := p.exitedAt.Sub(revokedAt)
-	t.Logf("the revoked worker, its only slot busy, exited %s after `ql workers revoke` started", took)
 	if p.state.ExitCode() != 5 || p.logCount("credential_refused") != 1 {
 		t.Fatalf("the revoked worker exited with %v, want status 5 after one credential_refused", p.state)
 	}
 	if !processGone(pid) {
 		t.Fatal("the revoked worker left its command running")
 	}
-	if took > 3*time.Second {
-		t.Fatalf("the revoked worker stopped %s after the revocation, want within 3s (not at its next renewal)", took)
+	// From the revocation as the database stamped it, not from before a
+	// loaded machine started ql, to the worker's log line.
+	revokedMs := c.env.Int(t, `SELECT revoked_at_ms FROM qinglong.workers WHERE name = 'worker'`)
+	heard := p.loggedAt(t, "credential_refused").Sub(time.UnixMilli(revokedMs))
+	t.Logf("the revoked worker, its only slot busy, heard it %s after the revocation, and exited %s after",
+		heard, time.Duration(p.exitedAt.UnixMilli()-revokedMs)*time.Millisecond)
+	if heard >= heardWithin {
+		t.Fatalf("the revoked worker heard of the revocation %s after it, want within %s (before its next renewal, or its watch's end)", heard, heardWithin)
 	}
 }
 
@@ -325,12 +342,19 @@ func TestADrainedWorkerWithEverySlotBusyHearsItAtOnceAndFinishesItsCommand(t *te
 	t.Parallel()
 	b := startBusyWorker(t, "drainedbusy")
 	c, proxy, p, run := b.c, b.proxy, b.p, b.run
+	proxy.watches.awaitFresh(t)
+	// The drain stamps no time of its own: counted from before ql
+	// started, which only lengthens what is measured.
 	drainedAt := time.Now()
 	if code, out := c.runQL(t, []string{"QL_DATABASE_ADMIN_URL=" + c.env.URL(pgstore.RoleAdmin)}, "workers", "drain", "worker"); code != 0 {
 		t.Fatalf("ql workers drain: exit %d: %s", code, out)
 	}
-	p.awaitLog(t, "worker_draining", 1, 3*time.Second)
-	t.Logf("the drained worker, its only slot busy, said it drains %s after `ql workers drain` started", time.Since(drainedAt))
+	p.awaitLog(t, "worker_draining", 1, time.Minute)
+	heard := p.loggedAt(t, "worker_draining").Sub(drainedAt)
+	t.Logf("the drained worker, its only slot busy, said it drains %s after `ql workers drain` started", heard)
+	if heard >= heardWithin {
+		t.Fatalf("the drained worker heard of its drain %s after it, want within %s (before its next renewal, or its watch's end)", heard, heardWithin)
+	}
 	proxy.held.Store(false)
 	c.release(t)
 	c.awaitRun(t, run, 30*time.Second, "succeeded")
@@ -345,14 +369,14 @@ func TestADrainedWorkerWithEverySlotBusyHearsItAtOnceAndFinishesItsCommand(t *te
 // refuses a watch (a pull of max 0) as a replica older than the watch
 // does; once stopped it answers every request 503, as a replica going
 // down for its upgrade, so the worker moves to its next --server; while
-// newsHeld it holds every renewal and heartbeat unanswered. It counts the
+// newsHeld it holds every renewal and heartbeat unanswered. It times the
 // watches it forwards.
 type upgradingReplica struct {
 	url            string
 	olderThanWatch atomic.Bool
 	stopped        atomic.Bool
 	newsHeld       atomic.Bool
-	watches        atomic.Int32
+	watches        watchClock
 }
 
 func newUpgradingReplica(t testing.TB, upstream string) *upgradingReplica {
@@ -390,7 +414,7 @@ func newUpgradingReplica(t testing.TB, upstream string) *upgradingReplica {
 			}
 			return
 		case watch:
-			u.watches.Add(1)
+			u.watches.forwarded()
 		}
 		rp.ServeHTTP(w, r)
 	}))
@@ -428,15 +452,13 @@ func TestAWorkerRefusedAWatchByAnOlderReplicaWatchesAgainOnANewerOne(t *testing.
 	older.stopped.Store(true)
 	// The worker's next renewal or heartbeat (within 10 s) finds the
 	// older replica stopping and moves to the newer one.
-	eventually(t, 30*time.Second, "a watch to reach the newer replica", func() bool { return newer.watches.Load() > 0 })
+	eventually(t, 30*time.Second, "a watch to reach the newer replica", func() bool { return newer.watches.n.Load() > 0 })
 	newer.newsHeld.Store(true)
+	newer.watches.awaitFresh(t)
 	second := *w
 	second.dataDir += "-second"
 	c.startWorker(t, &second, r.workerURL(), 1)
 	first.wait(t)
-	replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
-	took := time.Duration(first.exitedAt.UnixMilli()-replacedMs) * time.Millisecond
-	t.Logf("the replaced worker, on the newer replica, exited %s after the second process registered", took)
 	if first.state.ExitCode() != 4 || first.logCount("session_replaced") != 1 || first.logCount("session_watch_unknown") != 1 {
 		t.Fatalf("the replaced worker exited with %v after %d session_replaced and %d session_watch_unknown, want status 4 after one of each",
 			first.state, first.logCount("session_replaced"), first.logCount("session_watch_unknown"))
@@ -444,8 +466,12 @@ func TestAWorkerRefusedAWatchByAnOlderReplicaWatchesAgainOnANewerOne(t *testing.
 	if !processGone(pid) {
 		t.Fatal("the replaced worker left its command running")
 	}
-	if took > 3*time.Second {
-		t.Fatalf("the replaced worker stopped %s after the replacement, want within 3s (not at its next renewal)", took)
+	replacedMs := c.env.Int(t, `SELECT max(created_at_ms) FROM qinglong.worker_sessions`)
+	heard := first.loggedAt(t, "session_replaced").Sub(time.UnixMilli(replacedMs))
+	t.Logf("the replaced worker, on the newer replica, heard it %s after the second process registered, and exited %s after",
+		heard, time.Duration(first.exitedAt.UnixMilli()-replacedMs)*time.Millisecond)
+	if heard >= heardWithin {
+		t.Fatalf("the replaced worker heard of the replacement %s after it, want within %s (before its next renewal, or its watch's end)", heard, heardWithin)
 	}
 }
 
