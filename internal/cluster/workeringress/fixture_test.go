@@ -191,6 +191,22 @@ func (b *syncBuffer) count(code string) int {
 	return strings.Count(b.String(), fmt.Sprintf(`"code":%q`, code))
 }
 
+// loggedAt is the time of the first JSON record carrying code.
+func (b *syncBuffer) loggedAt(t *testing.T, code string) time.Time {
+	t.Helper()
+	for line := range strings.Lines(b.String()) {
+		var rec struct {
+			Time time.Time `json:"time"`
+			Code string    `json:"code"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Code == code {
+			return rec.Time
+		}
+	}
+	t.Fatalf("no %s record in:\n%s", code, b)
+	return time.Time{}
+}
+
 // eventually polls cond until it holds or the timeout passes.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
