@@ -16,6 +16,16 @@ import (
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
 )
 
+// stoppedAt is when r logged that its stop ended.
+func stoppedAt(t *testing.T, r *child) time.Time {
+	t.Helper()
+	stopped := r.logs.withCode(CodeStopped)
+	if len(stopped) != 1 {
+		t.Fatalf("%d %s lines; want one:\n%s", len(stopped), CodeStopped, r.logs)
+	}
+	return logTime(t, stopped[0])
+}
+
 func logTime(t *testing.T, rec map[string]any) time.Time {
 	t.Helper()
 	s, _ := rec["time"].(string)
@@ -48,7 +58,7 @@ func TestSIGTERMDrainsWithinTheStopTimeoutAndStartsNoRoundAfterAdmissionCloses(t
 	eventually(t, 20*time.Second, "a round blocked mid-admission", func() bool {
 		return env.Int(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'qinglong:replica-d' AND wait_event_type = 'Lock'`) > 0
 	})
-	took := r.signal(t, syscall.SIGTERM, stopTimeout+5*time.Second)
+	sent := r.signal(t, syscall.SIGTERM, stopTimeout+5*time.Second)
 	if err := lock.Rollback(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +66,12 @@ func TestSIGTERMDrainsWithinTheStopTimeoutAndStartsNoRoundAfterAdmissionCloses(t
 	if code := r.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("exit %d after SIGTERM:\n%s", code, r.logs)
 	}
-	// The process must be gone within the stop timeout plus process
-	// teardown.
-	if took > stopTimeout+time.Second {
+	// The stop's deadline runs from the signal: it must end by then, and
+	// say so, with a second for the stop to act on its deadline. It ends
+	// at its log line: what the process does after it (exit, being reaped
+	// by the test) is no part of the stop, and a loaded machine may take
+	// long to do it.
+	if took := stoppedAt(t, r).Sub(sent); took > stopTimeout+time.Second {
 		t.Fatalf("drain took %s, stop timeout %s", took, stopTimeout)
 	}
 
@@ -132,9 +145,10 @@ func TestSIGTERMMidBackoffStopsPromptlyAndCleanly(t *testing.T) {
 	if code, reason := r.readyz(t); code != http.StatusServiceUnavailable || reason != ReasonStarting {
 		t.Fatalf("readyz %d %q while the first activation is retried", code, reason)
 	}
-	took := r.signal(t, syscall.SIGTERM, stopTimeout+5*time.Second)
-	if code := r.cmd.ProcessState.ExitCode(); code != 0 || took > stopTimeout+time.Second {
-		t.Fatalf("exit %d after %s; want 0 within the stop timeout %s:\n%s", code, took, stopTimeout, r.logs)
+	sent := r.signal(t, syscall.SIGTERM, stopTimeout+5*time.Second)
+	// Until the stop's log line, as in the test above.
+	if code, took := r.cmd.ProcessState.ExitCode(), stoppedAt(t, r).Sub(sent); code != 0 || took > stopTimeout+time.Second {
+		t.Fatalf("exit %d after a stop of %s; want 0 within the stop timeout %s:\n%s", code, took, stopTimeout, r.logs)
 	}
 	codes := r.logs.codes()
 	if closed, stopped := slices.Index(codes, CodeAdmissionClosed), slices.Index(codes, CodeStopped); closed < 0 || stopped < closed {

@@ -185,11 +185,11 @@ func (r *child) await(t *testing.T, code string, timeout time.Duration) map[stri
 	}
 }
 
-// signal sends sig and waits for the process to exit, returning how long
-// the exit took.
-func (r *child) signal(t *testing.T, sig syscall.Signal, timeout time.Duration) time.Duration {
+// signal sends sig and waits for the process to exit, returning when it
+// sent it.
+func (r *child) signal(t *testing.T, sig syscall.Signal, timeout time.Duration) (sent time.Time) {
 	t.Helper()
-	start := time.Now()
+	sent = time.Now()
 	if err := r.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func (r *child) signal(t *testing.T, sig syscall.Signal, timeout time.Duration) 
 	case <-time.After(timeout):
 		t.Fatalf("replica %s still running %s after %v", r.owner, timeout, sig)
 	}
-	return time.Since(start)
+	return sent
 }
 
 // readyz returns /readyz's status code and reason.
