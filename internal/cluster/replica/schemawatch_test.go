@@ -63,27 +63,30 @@ func TestAReplicaStopsWhenANewerBuildMigratesTheDatabaseUnderIt(t *testing.T) {
 	env.Exec(t, `UPDATE qinglong.schema_capability SET version = $1, name = 'from-a-newer-build'`, newer)
 	migrated := time.Now()
 
+	// A minute is the test's patience for a replica that never stops; how
+	// soon it sees the change is checked below, from its log line.
 	var stopErr error
 	select {
 	case stopErr = <-served:
-	case <-time.After(15 * time.Second):
-		t.Fatalf("the replica still ran 15 s after the schema moved past its binary:\n%s", logs)
+	case <-time.After(time.Minute):
+		t.Fatalf("the replica still ran a minute after the schema moved past its binary:\n%s", logs)
 	}
-	took := time.Since(migrated)
 	_ = pw.Close()
 	<-consumed
 	var re *pgstore.ReadinessError
 	if !errors.As(stopErr, &re) || re.Code != pgstore.CodeHistoryAhead {
 		t.Fatalf("serve returned %v; want the readiness error %s", stopErr, pgstore.CodeHistoryAhead)
 	}
-	// Seen at a heartbeat (every second here), then the ordered stop
-	// (at most the 2 s stop timeout).
-	if took > 6*time.Second {
-		t.Errorf("the replica stopped %s after the migration; want within a heartbeat and the stop timeout", took)
-	}
 	said := logs.withCode(CodeSchemaChanged)
 	if len(said) != 1 {
 		t.Fatalf("%d %s lines; want one:\n%s", len(said), CodeSchemaChanged, logs)
+	}
+	// Seen at a heartbeat (every second here), said at once: six of them
+	// leave a loaded machine its slowness, while a replica that looked
+	// only every sixth beat or rarer fails. How long the ordered stop then
+	// takes is the stop timeout's, which drain_test.go checks.
+	if seen := logTime(t, said[0]).Sub(migrated); seen > 6*time.Second {
+		t.Errorf("the replica said the schema changed %s after the migration; want it seen at its next heartbeat, a second away", seen)
 	}
 	msg, _ := said[0]["msg"].(string)
 	why, _ := said[0]["error"].(string)
