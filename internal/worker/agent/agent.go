@@ -393,8 +393,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		return w.summary, err
 	}
-	w.reportAbandoned(ctx)
-	w.giveBackLeft(ctx)
+	w.reportAbandoned()
+	w.giveBackLeft()
 	if w.drainedAtStart {
 		// A worker restarted by its supervisor while drained would
 		// otherwise exit 0 and, under a supervisor that restarts whatever
@@ -595,11 +595,17 @@ const abandonedMessage = "the worker process running the command ended before th
 // attempt the replica already ended, released or granted again under
 // another token is answered terminal or refused, and nothing changes. A
 // report that fails leaves the attempt to its lease.
-func (w *worker) reportAbandoned(ctx context.Context) {
+//
+// The reports go out under the requests' context, not the run's: a
+// worker told to stop just after it registered (a supervisor's restart
+// loop, a pod evicted as it starts) would otherwise drop them and leave
+// each attempt to its lease, while reportTimeout bounds what they add to
+// its stop.
+func (w *worker) reportAbandoned() {
 	if len(w.abandoned) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
+	ctx, cancel := context.WithTimeout(w.reqCtx, reportTimeout)
 	defer cancel()
 	for _, a := range w.abandoned {
 		w.reportLeft(ctx, a, abandonedMessage, []any{"attemptId", a.ID, "runId", a.RunID})
@@ -631,12 +637,13 @@ const leftMessage = "the worker process ended after the replica acknowledged the
 // acknowledgement and its journaled launch) is answered started, and,
 // since the journal proves nothing was spawned, is reported lost under the
 // same lease like an abandoned attempt. What is not settled by
-// reportTimeout waits for its lease.
-func (w *worker) giveBackLeft(ctx context.Context) {
+// reportTimeout waits for its lease. Like reportAbandoned, it goes on
+// under the requests' context when a stop comes.
+func (w *worker) giveBackLeft() {
 	if len(w.left) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
+	ctx, cancel := context.WithTimeout(w.reqCtx, reportTimeout)
 	defer cancel()
 	for _, a := range w.left {
 		attrs := []any{"attemptId", a.ID, "runId", a.RunID}

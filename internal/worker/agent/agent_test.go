@@ -160,10 +160,9 @@ func TestLaunchingIsJournaledBeforeSpawnAndNeverReSpawnedAfterACrash(t *testing.
 
 	second := startHelper(t, in, data, time.Second)
 	waitFor(t, "the restarted worker to end the orphaned command", func() bool { return processGone(pid) })
-	// It reports the attempt just after it registers, under the run
-	// context a SIGTERM ends: stopped before the report is settled, it
-	// would leave the attempt to its lease, which is not what this test
-	// is about.
+	// It reports the attempt once it has registered: stopped before it
+	// registers, it never reports it and leaves it to its lease, which is
+	// not what this test is about.
 	waitFor(t, "the restarted worker to settle the abandoned attempt", func() bool {
 		return strings.Contains(second.stderr.String(), `"code":"attempt_abandoned_`)
 	})
