@@ -1,7 +1,9 @@
 // Command ql-worker is the cluster worker alone: `ql worker` without the
 // rest of ql. It links no PostgreSQL driver and no server code (its
 // dependency closure is audited by internal/repocheck's tests), so it is
-// small enough for the machines that run commands.
+// small enough for the machines that run commands. Its one subcommand,
+// secrets, edits the worker's secrets file, so a worker host needs no
+// other binary for that.
 package main
 
 import (
@@ -19,5 +21,6 @@ func command() *cobra.Command {
 	c := workercli.Command()
 	c.Use = "ql-worker"
 	c.Example = strings.ReplaceAll(c.Example, "ql worker", "ql-worker")
+	c.AddCommand(cli.SecretsFileCommand(c.Use))
 	return c
 }

@@ -138,6 +138,10 @@ type Options struct {
 	// into the new directory dest (`ql backup`), writing progress to
 	// progress.
 	Backup func(ctx context.Context, dbPath, dest string, progress io.Writer) error
+
+	// secretsFileOnly: the secrets commands work on --secrets-file alone,
+	// on a host with no database and no API (SecretsFileCommand).
+	secretsFileOnly bool
 }
 
 // clusterOnly is text in a build with PostgreSQL and nothing in one without:

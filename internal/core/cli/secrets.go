@@ -14,8 +14,9 @@ import (
 
 func secretsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "secrets",
-		Short: "List, set and delete the secrets tasks and notification channels refer to",
+		Use: "secrets",
+		Short: opts.secretsText("List, set and delete the secrets tasks and notification channels refer to",
+			"List, set and delete this worker's secrets (its --secrets-file)"),
 		Long: `A task's env ({secret: NAME}) and a notification channel (signingSecret, tokenSecret, …) refer to a
 secret by name; its value is in a secrets file, a JSON object of name → value, mode 0600, owned by
 the user the server runs as: qinglong-secrets.json in the data directory` +
@@ -26,23 +27,56 @@ the next notification sent, reads the new value; no restart. Run as root, they k
 printed or logged. With --api-url URL a server edits its own file over its API (a token of scope
 admin in $QL_TOKEN).`,
 	}
+	if opts.secretsFileOnly {
+		c.Long = `A task's env ({secret: NAME}) refers to a secret by name; the replicas never send values: this
+worker reads them from its own secrets file (its --secrets-file), a JSON object of name → value,
+mode 0600, owned by the user the worker runs as. These commands edit it under a lock, replacing it
+in one rename: the next attempt that starts reads the new value; no restart. Run as root, they keep
+the file's owner (the worker's user); run as another user, they refuse a file that is not theirs.
+No value is ever printed or logged. Which tasks use a name is known where the definitions are:
+'ql secrets list --database-url URL --secrets-file FILE' on a host with ql.`
+	}
 	c.AddCommand(secretsListCommand(opts), secretsSetCommand(opts), secretsDeleteCommand(opts))
 	return c
+}
+
+// SecretsFileCommand is the secrets command of a worker host (ql-worker):
+// list, set and delete in the file named by --secrets-file (or
+// QL_SECRETS_FILE, as the worker itself reads it), without a database or
+// a server to say which tasks use each name.
+func SecretsFileCommand(binary string) *cobra.Command {
+	return secretsCommand(Options{Binary: binary, secretsFileOnly: true})
+}
+
+// secretsText is a help text of the secrets commands: fileOnly where they
+// work on --secrets-file alone, else full; BIN names the binary.
+func (o Options) secretsText(full, fileOnly string) string {
+	ex := full
+	if o.secretsFileOnly {
+		ex = fileOnly
+	}
+	return strings.ReplaceAll(ex, "BIN", o.Binary)
 }
 
 func secretsListCommand(opts Options) *cobra.Command {
 	var f secretsFlags
 	var out string
 	c := &cobra.Command{
-		Use:   "list",
-		Short: "List the secrets the file defines and the ones the definitions use, never a value",
-		Long: `List every name the secrets file defines and every name the current definitions refer to: DEFINED
+		Use: "list",
+		Short: opts.secretsText("List the secrets the file defines and the ones the definitions use, never a value",
+			"List the secrets the file defines, never a value"),
+		Long: opts.secretsText(`List every name the secrets file defines and every name the current definitions refer to: DEFINED
 says yes, or missing for a name a task or channel uses that the file lacks (its Runs and notifications
 fail with secret_unavailable until it is set), USED BY the tasks (project/task, the variable) and
 channels that refer to it, an archived project's marked. With --secrets-file alone no database is
 read: the names only. -o json prints what GET /api/v1/secrets answers.`,
-		Example: "  " + opts.Binary + " secrets list --data-dir /var/lib/qinglong\n  " + opts.Binary + " secrets list --secrets-file /etc/qinglong/secrets.json\n  " +
-			opts.Binary + " secrets list --api-url https://ql.example.com:8080 -o json",
+			`List every name the worker's secrets file defines, never a value. Which tasks use each name, and
+which names they use that the file lacks, is known where the definitions are: run
+'ql secrets list --database-url URL --secrets-file FILE' on a host with ql. -o json prints the
+listing as JSON.`),
+		Example: opts.secretsText("  BIN secrets list --data-dir /var/lib/qinglong\n  BIN secrets list --secrets-file /etc/qinglong/secrets.json\n"+
+			"  BIN secrets list --api-url https://ql.example.com:8080 -o json",
+			"  BIN secrets list --secrets-file /etc/qinglong/worker-secrets.json"),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
@@ -159,8 +193,10 @@ standard input when it is a pipe or a file, without one trailing line ending. It
 the command line, where every user of the host reads it (ps). It must hold 4 to ` + fmt.Sprint(process.MaxSecretLen) + ` bytes of UTF-8
 text without NUL. The next attempt that starts reads it. Where the definitions are at hand the
 command says which tasks and channels use the name.`,
-		Example: "  " + opts.Binary + " secrets set api_token --data-dir /var/lib/qinglong\n  printf '%s' \"$TOKEN\" | " + opts.Binary + " secrets set api_token\n  " +
-			opts.Binary + " secrets set hook-key --secrets-file /etc/qinglong/secrets.json < key.txt",
+		Example: opts.secretsText("  BIN secrets set api_token --data-dir /var/lib/qinglong\n  printf '%s' \"$TOKEN\" | BIN secrets set api_token\n"+
+			"  BIN secrets set hook-key --secrets-file /etc/qinglong/secrets.json < key.txt",
+			"  BIN secrets set api_token --secrets-file /etc/qinglong/worker-secrets.json\n"+
+				"  printf '%s' \"$TOKEN\" | QL_SECRETS_FILE=/etc/qinglong/worker-secrets.json BIN secrets set api_token"),
 		Args: oneSecretArg("set"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
@@ -213,8 +249,9 @@ func secretsDeleteCommand(opts Options) *cobra.Command {
 		Long: `Delete the secret NAME from the secrets file. When the definitions still use it, a warning on
 standard error names the uses: their Runs and notifications fail with secret_unavailable until it is
 set again. A name the file does not define exits 1, naming those it does.`,
-		Example: "  " + opts.Binary + " secrets delete old_token --data-dir /var/lib/qinglong",
-		Args:    oneSecretArg("delete"),
+		Example: opts.secretsText("  BIN secrets delete old_token --data-dir /var/lib/qinglong",
+			"  BIN secrets delete old_token --secrets-file /etc/qinglong/worker-secrets.json"),
+		Args: oneSecretArg("delete"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			s, done, err := f.open(cmd.Context(), opts)

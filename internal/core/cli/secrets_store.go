@@ -89,6 +89,11 @@ type secretsFlags struct {
 }
 
 func addSecretsFlags(c *cobra.Command, f *secretsFlags, opts Options) {
+	if opts.secretsFileOnly {
+		c.Flags().StringVar(&f.file, "secrets-file", "", "the worker's secrets file (its --secrets-file)")
+		BindEnv(c.Flags(), "secrets-file")
+		return
+	}
 	addDBFlags(c, &f.db, opts.OpenPostgres != nil)
 	addServerFlag(c, &f.db)
 	c.Flags().StringVar(&f.file, "secrets-file", "", "the secrets file to work on instead of the data directory's"+
@@ -98,6 +103,13 @@ func addSecretsFlags(c *cobra.Command, f *secretsFlags, opts Options) {
 
 // open is the store the flags name, and a function that closes it.
 func (f *secretsFlags) open(ctx context.Context, opts Options) (secretsStore, func(), error) {
+	if opts.secretsFileOnly {
+		if f.file == "" {
+			return nil, nil, Usagef("--secrets-file is required: the file this worker reads its secrets from (its --secrets-file, or set %s)", EnvName("secrets-file"))
+		}
+		return localSecrets{file: process.Secrets{Path: f.file}, unknown: "which tasks use these names is known where the definitions are: " +
+			"run `ql secrets list --database-url URL --secrets-file FILE` on a host with ql"}, func() {}, nil
+	}
 	flags := f.db.cmd.Flags()
 	fileArg := onCommandLine(flags.Lookup("secrets-file"))
 	dbArg := onCommandLine(flags.Lookup("data-dir"))
