@@ -84,6 +84,10 @@ type container struct {
 		Name  string `yaml:"name"`
 		Value string `yaml:"value"`
 	} `yaml:"env"`
+	VolumeMounts []struct {
+		Name      string `yaml:"name"`
+		MountPath string `yaml:"mountPath"`
+	} `yaml:"volumeMounts"`
 	EnvFrom []struct {
 		SecretRef *struct {
 			Name string `yaml:"name"`
@@ -115,6 +119,16 @@ type probe struct {
 }
 
 // env is the value of a container's variable, and whether it is set.
+// mountedAt is the name of the volume c mounts at path, "" when none.
+func (c container) mountedAt(path string) string {
+	for _, m := range c.VolumeMounts {
+		if m.MountPath == path {
+			return m.Name
+		}
+	}
+	return ""
+}
+
 func (c container) env(name string) (string, bool) {
 	for _, e := range c.Env {
 		if e.Name == name {
