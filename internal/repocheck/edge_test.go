@@ -32,6 +32,7 @@ var edgePackages = []string{
 	"internal/core/netaddr",
 	"internal/single/singlecli",
 	"internal/single/executor",
+	"internal/single/lockprobe",
 	"internal/single/server",
 	"internal/core/loop",
 	"internal/core/notify",

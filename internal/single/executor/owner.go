@@ -15,6 +15,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
+	"github.com/qinglong/qinglong/internal/single/lockprobe"
 )
 
 // Owner is one executor instance's identity. It holds an exclusive flock
@@ -99,7 +100,7 @@ func ownerGone(dir, id string) (bool, error) {
 		return true, nil
 	}
 	path := filepath.Join(dir, id+".lock")
-	live, err := ownerLive(path)
+	live, err := lockprobe.Held(path)
 	if live || err != nil {
 		return false, err
 	}
@@ -128,30 +129,12 @@ func Serving(dir string) (bool, error) {
 		if !ok || ids.Validate("owner", id) != nil {
 			continue
 		}
-		live, err := ownerLive(filepath.Join(dir, e.Name()))
+		live, err := lockprobe.Held(filepath.Join(dir, e.Name()))
 		if live || err != nil {
 			return live, err
 		}
 	}
 	return false, nil
-}
-
-// ownerLive reports whether the owner lock file at path is held: a shared
-// lock on it cannot be had. A file removed meanwhile was a gone owner's.
-func ownerLive(path string) (bool, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	defer f.Close() //nolint:errcheck // only probed for its lock; closing drops it
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return true, nil
-	}
-	return false, err
 }
 
 // Recovery is what Recover did.

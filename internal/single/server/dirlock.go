@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/single/lockprobe"
 )
 
 // dirLock is a server's hold on its data directory: an exclusive flock on
@@ -109,19 +110,7 @@ func lockPastProbes(f *os.File) error {
 // not open the server's file gets the error. A directory with no lock file
 // has never been served.
 func Serving(l Layout) (bool, error) {
-	f, err := os.OpenFile(l.Lock, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	defer f.Close() //nolint:errcheck // only probed for its lock; closing drops it
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return true, nil
-	}
-	return false, err
+	return lockprobe.Held(l.Lock)
 }
 
 // writeHolder replaces the file's content with this process's pid.
