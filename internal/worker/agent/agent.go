@@ -279,7 +279,9 @@ type worker struct {
 	granted int
 	logCap  int64
 	// draining closes when the worker stops pulling: a signal, a
-	// draining session, or a fatal error (fatal then says which).
+	// draining session, or a fatal error (fatal then says which, even
+	// when it comes after the drain began: a worker revoked while it
+	// drains exits as revoked).
 	draining     chan struct{}
 	drainingOnce sync.Once
 	fatal        error
@@ -307,6 +309,9 @@ type worker struct {
 	// replacedOnce: the watch, a pull and a renewal may all hear the
 	// replacement; it is logged once.
 	replacedOnce sync.Once
+	// revokedOnce: so may the refusal of the credential, and every
+	// running attempt's request.
+	revokedOnce sync.Once
 	// watchRefusedBy are the servers (URLs) that refused a watch, each
 	// said once; touched by the watch goroutine only.
 	watchRefusedBy map[string]bool
@@ -875,12 +880,12 @@ func (w *worker) count() int {
 
 // stopPulling begins the drain; a non-nil fatal is what Run returns.
 func (w *worker) stopPulling(fatal error) {
-	w.drainingOnce.Do(func() {
-		w.mu.Lock()
+	w.mu.Lock()
+	if w.fatal == nil {
 		w.fatal = fatal
-		w.mu.Unlock()
-		close(w.draining)
-	})
+	}
+	w.mu.Unlock()
+	w.drainingOnce.Do(func() { close(w.draining) })
 }
 
 // heartbeats keeps the session alive until ctx ends.
@@ -964,7 +969,9 @@ func (w *worker) requestRegister(sid string) {
 
 // revoked stops the worker: its credential is refused from now on.
 func (w *worker) revoked() {
-	w.log.Error("the credential was refused (revoked or unknown): stopping", "code", "credential_refused")
+	w.revokedOnce.Do(func() {
+		w.log.Error("the credential was refused (revoked or unknown): stopping", "code", "credential_refused")
+	})
 	w.stopPulling(ErrUnauthenticated)
 	w.killAll()
 }

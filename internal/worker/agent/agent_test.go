@@ -993,6 +993,38 @@ func TestARefusedCredentialStopsTheWorker(t *testing.T) {
 	}
 }
 
+// A worker revoked while it drains stops as a revoked one does, with
+// exit 5's error and the line saying its credential was refused, not as a
+// drained one that exits 0. Draining, it pulls no more, so the first
+// request to hear of the revocation is its running attempt's renewal.
+func TestAWorkerRevokedWhileItDrainsStopsAsRevoked(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 3_000)
+	dir := t.TempDir()
+	in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; exec sleep 60`, dir)))
+	w := runAgent(t, in, nil)
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	in.mu.Lock()
+	in.state = workerproto.SessionDraining
+	in.mu.Unlock()
+	waitFor(t, "the worker to say it drains", func() bool { return strings.Contains(w.logs.String(), `"code":"worker_draining"`) })
+	in.mu.Lock()
+	in.revoked = true
+	in.mu.Unlock()
+	select {
+	case <-w.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the draining worker kept its command after its credential was revoked")
+	}
+	if _, err := w.stop(); !errors.Is(err, ErrUnauthenticated) {
+		t.Fatalf("stopped with %v; want ErrUnauthenticated (exit 5), not a drained worker's clean exit", err)
+	}
+	if !strings.Contains(w.logs.String(), `"code":"credential_refused"`) {
+		t.Fatalf("no credential_refused line:\n%s", w.logs.String())
+	}
+	waitFor(t, "the command to be killed", func() bool { return processGone(pid) })
+}
+
 // deadServer returns the URL of a local address nothing listens on: it
 // was listened on and closed, so a connection there is refused at once.
 func deadServer(t *testing.T) string {

@@ -495,6 +495,7 @@ func (a *attempt) renew() bool {
 			return true
 		}
 		a.w.log.Warn("the renewal was refused: the command is killed", a.logAttrs("code", "attempt_renew_refused", "error", err.Error())...)
+		a.refused(err)
 		a.w.count1(func(s *Summary) { s.Terminal++ })
 		return false
 	}
@@ -538,12 +539,23 @@ func (a *attempt) sessionState(rep workerproto.LeaseReply) {
 	}
 }
 
+// refused acts on a refusal of the attempt's request: a refused
+// credential stops the worker as the refusal of a heartbeat or a pull
+// does. A draining worker no longer pulls, so an attempt's request may be
+// the first to hear of a revocation.
+func (a *attempt) refused(err error) {
+	if Code(err) == workerproto.CodeUnauthenticated {
+		a.w.revoked()
+	}
+}
+
 // sendLog sends the next chunk at the offset the replica holds; false when
 // the replica refused it for good.
 func (a *attempt) sendLog() bool {
 	err := a.logChunk(a.deadline())
 	if err != nil && Code(err) != "" {
 		a.w.log.Warn("a log chunk was refused: the command is killed", a.logAttrs("code", "attempt_log_refused", "offset", a.offset, "error", err.Error())...)
+		a.refused(err)
 		return false
 	}
 	// Unsent, it is sent again after the renewal.
@@ -636,6 +648,7 @@ func (a *attempt) complete(res process.Result) {
 		}
 		if Code(err) != "" {
 			a.w.log.Warn("the completion was refused", a.logAttrs("code", "attempt_complete_refused", "error", err.Error())...)
+			a.refused(err)
 			a.journalDone("complete_refused")
 			return
 		}

@@ -90,6 +90,9 @@ type ingress struct {
 	takenWatches   int
 	beforeWatch    bool
 	refusedWatches int
+	// revoked refuses the credential from then on, as the replica does
+	// once an admin revoked it.
+	revoked bool
 	// beforeStop leaves a pull's or watch's stop field out, as a replica
 	// older than it does: a stop set by a test is then heard only at the
 	// attempt's next renewal.
@@ -238,8 +241,9 @@ func reply(w http.ResponseWriter, v any) {
 func (in *ingress) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	in.mu.Lock()
 	in.requests++
+	revoked := in.revoked
 	in.mu.Unlock()
-	if r.Header.Get("Authorization") != "Bearer "+in.credential {
+	if revoked || r.Header.Get("Authorization") != "Bearer "+in.credential {
 		fail(w, http.StatusUnauthorized, workerproto.CodeUnauthenticated, "unknown credential")
 		return false
 	}
