@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -78,6 +79,10 @@ func migrateCommand(getenv func(string) string) *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			began := time.Now()
+			// Each migration is named once, as it begins: one that takes
+			// long (a large table) is then the last line shown, and the
+			// summary does not list them all again.
 			applied, err := pgstore.Migrate(cmd.Context(), url, func(line string) { fmt.Fprintln(out, line) })
 			if err != nil {
 				return pgstore.ForCommand(err)
@@ -86,9 +91,8 @@ func migrateCommand(getenv func(string) string) *cobra.Command {
 				fmt.Fprintf(out, "up to date: %d migrations applied, none pending\n", len(pgstore.Stream()))
 				return nil
 			}
-			for _, a := range applied {
-				fmt.Fprintf(out, "applied %s %s\n", a.ID, a.Checksum)
-			}
+			fmt.Fprintf(out, "applied %d migrations in %s; the schema is now at %s\n",
+				len(applied), time.Since(began).Round(time.Millisecond), applied[len(applied)-1].ID)
 			fmt.Fprintln(out, "next: run `ql db roles` so every role gets exactly its grants on the new tables")
 			return nil
 		},

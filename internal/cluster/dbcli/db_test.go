@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestInstallFlowEndsReady(t *testing.T) {
 	}
 	got := transcript.String()
 	for _, want := range []string{
-		"applied pg-0001-control-schema sha256:", "role " + names.Runtime + " (runtime): ok", "ready", "up to date",
+		"applying pg-0001-control-schema (sha256:", fmt.Sprintf("applied %d migrations in ", len(pgstore.Stream())), "role " + names.Runtime + " (runtime): ok", "ready", "up to date",
 		"role " + names.WorkerIngress + " (worker_ingress): ok; CONNECT and USAGE on the schema only: the worker ingress runs inside each replica",
 		"search_path pg_catalog, pg_temp; statement_timeout 10s; idle_in_transaction_session_timeout 5s",
 	} {
@@ -89,6 +90,27 @@ func TestInstallFlowEndsReady(t *testing.T) {
 		if strings.Contains(got, secret) {
 			t.Fatalf("output shows a password:\n%s", got)
 		}
+	}
+}
+
+// `ql db migrate` names each migration once, as it begins, then counts
+// them: it does not list them all a second time when it is done.
+func TestMigrateNamesEachMigrationOnce(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	out, err := run(t, map[string]string{EnvMigrationURL: db.URL}, "migrate")
+	if err != nil {
+		t.Fatalf("ql db migrate: %v\n%s", err, out)
+	}
+	stream := pgstore.Stream()
+	for _, m := range stream {
+		if n := strings.Count(out, m.ID+" "); n != 1 {
+			t.Fatalf("migration %s named %d times, want once:\n%s", m.ID, n, out)
+		}
+	}
+	last := stream[len(stream)-1].ID
+	if want := fmt.Sprintf("applied %d migrations in ", len(stream)); !strings.Contains(out, want) || !strings.Contains(out, "the schema is now at "+last+"\n") {
+		t.Fatalf("output lacks %q and the last migration %s:\n%s", want, last, out)
 	}
 }
 
