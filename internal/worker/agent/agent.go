@@ -44,6 +44,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -83,6 +84,10 @@ const (
 	// says so again after its first failure: a wrong --server is said at
 	// once and then once a minute with the count, not at every try.
 	registerRepeat = time.Minute
+	// drainNoteEvery is how often a stopping or drained worker says which
+	// commands it still waits for: a stop timeout may be hours, and a
+	// drain waits without limit, so silence would look like a hang.
+	drainNoteEvery = time.Minute
 	// registerFirstTimeout bounds the first registration, retries
 	// included; each later one may take twice as long as the one before,
 	// up to registerTimeout. A short first bound is what tells the
@@ -168,6 +173,9 @@ type Config struct {
 	// failure to register is said again (default registerRepeat): a test
 	// shortens them.
 	registerTry, registerRetry, registerRepeat time.Duration
+	// drainNoteEvery is how often a draining worker says what it waits
+	// for (default drainNoteEvery): a test shortens it.
+	drainNoteEvery time.Duration
 	// wrapTransport, when set, wraps the transport every request is sent
 	// through: a test reads there the time each send is given.
 	wrapTransport func(http.RoundTripper) http.RoundTripper
@@ -341,6 +349,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	cfg.registerTry = cmp.Or(cfg.registerTry, registerFirstTimeout)
 	cfg.registerRetry = cmp.Or(cfg.registerRetry, registerRetry)
 	cfg.registerRepeat = cmp.Or(cfg.registerRepeat, registerRepeat)
+	cfg.drainNoteEvery = cmp.Or(cfg.drainNoteEvery, drainNoteEvery)
 	if cfg.BaseEnv == nil {
 		cfg.BaseEnv = process.DefaultBaseEnv()
 	}
@@ -433,7 +442,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		w.stopSignal = signalName(context.Cause(ctx))
 		w.mu.Unlock()
 		w.stopPulling(nil)
-		w.log.Info("stopping: no more pulls; running commands may finish", "code", "worker_draining", "reason", "signal", "running", w.count(), "stopTimeout", cfg.StopTimeout.String())
+		w.log.Info("stopping: no more pulls; running commands may finish until the stop timeout, then are stopped (a second signal stops them now)", "code", "worker_draining", "reason", "signal", "running", w.count(), "stopTimeout", cfg.StopTimeout.String())
 	case <-w.draining:
 	}
 	<-pullDone
@@ -1021,13 +1030,15 @@ func (w *worker) killAll() {
 // what still runs.
 func (w *worker) drain(ctx context.Context) {
 	var limit <-chan time.Time
-	armed := false
+	var stopAt time.Time
 	arm := func() {
-		if !armed {
-			armed = true
+		if stopAt.IsZero() {
+			stopAt = time.Now().Add(w.cfg.StopTimeout)
 			limit = time.After(w.cfg.StopTimeout)
 		}
 	}
+	note := time.NewTicker(w.cfg.drainNoteEvery)
+	defer note.Stop()
 	if ctx.Err() != nil {
 		arm()
 	}
@@ -1056,8 +1067,35 @@ func (w *worker) drain(ctx context.Context) {
 			w.log.Warn("asked to stop a second time: stopping running commands now, before the stop timeout", "code", "worker_stop_now", "running", n,
 				"stopTimeout", w.cfg.StopTimeout.String())
 			limit, again = nil, nil
+		case <-note.C:
+			w.noteDrain(stopAt, limit == nil && !stopAt.IsZero())
 		}
 	}
+}
+
+// noteDrain says which commands a draining worker still waits for and
+// until when: stopping says they were stopped and are ending within their
+// kill grace; a zero stopAt, that a drained session waits without limit.
+func (w *worker) noteDrain(stopAt time.Time, stopping bool) {
+	w.mu.Lock()
+	runs := make([]string, 0, len(w.running))
+	for _, a := range w.running {
+		runs = append(runs, a.grant.Project+"/"+a.grant.Task+" "+a.grant.RunID)
+	}
+	w.mu.Unlock()
+	slices.Sort(runs)
+	attrs := []any{"code", "worker_drain_waiting", "running", len(runs), "runs", runs}
+	msg := "still waiting for running commands to end before exiting"
+	switch {
+	case stopping:
+		msg = "still waiting for the stopped commands to end (their kill grace) before exiting"
+	case stopAt.IsZero():
+		msg += ", without limit as the session drains (a signal stops them after --stop-timeout)"
+	default:
+		msg += "; they are stopped when the stop timeout runs out (a second signal stops them now)"
+		attrs = append(attrs, "stopIn", time.Until(stopAt).Round(time.Second).String())
+	}
+	w.log.Info(msg, attrs...)
 }
 
 // pulls asks for work while there are free slots, until the drain.

@@ -446,6 +446,45 @@ func TestSIGTERMDrainsRunningCommandsThenExitsZero(t *testing.T) {
 	}
 }
 
+// A worker waiting for its commands to end before it exits — stopped by a
+// signal, until its stop timeout, or drained, without limit — says every
+// so often which Runs it waits for and, stopped, how long until it stops
+// them, so a stop that waits hours for a nightly job does not look hung.
+func TestAWorkerWaitingForItsCommandsToEndSaysWhichAndUntilWhen(t *testing.T) {
+	t.Parallel()
+	for _, drained := range []bool{false, true} {
+		in := newIngress(t, 30_000)
+		dir := t.TempDir()
+		g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; exec sleep 60`, dir)))
+		w := runAgent(t, in, func(c *Config) { c.StopTimeout = 30 * time.Second; c.drainNoteEvery = 100 * time.Millisecond })
+		readPid(t, filepath.Join(dir, "pid"))
+		if drained {
+			in.mu.Lock()
+			in.state = workerproto.SessionDraining
+			in.mu.Unlock()
+		} else {
+			go func() { _, _ = w.stop() }()
+		}
+		var line map[string]any
+		waitFor(t, "a line saying which Run the worker waits for", func() bool {
+			for _, l := range strings.Split(w.logs.String(), "\n") {
+				if strings.Contains(l, `"code":"worker_drain_waiting"`) {
+					return json.Unmarshal([]byte(l), &line) == nil
+				}
+			}
+			return false
+		})
+		runs, _ := line["runs"].([]any)
+		if line["running"] != float64(1) || len(runs) != 1 || runs[0] != g.Project+"/"+g.Task+" "+g.RunID {
+			t.Fatalf("drained %v: %v; want the one running Run named with its task", drained, line)
+		}
+		stopIn, _ := line["stopIn"].(string)
+		if d, err := time.ParseDuration(stopIn); drained != (err != nil) || (!drained && (d <= 0 || d > 30*time.Second)) {
+			t.Fatalf("drained %v: stopIn %q; want the time left of the 30s stop timeout when stopped by a signal, none when drained", drained, stopIn)
+		}
+	}
+}
+
 // An attempt a worker stopped because it was itself stopped (SIGTERM)
 // carries a message saying so, as a lease that ran out does: the replica
 // records it with the lost attempt.
