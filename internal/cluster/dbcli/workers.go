@@ -199,7 +199,7 @@ func workersDrainCommand(getenv func(string) string) *cobra.Command {
 			"again while drained, it exits 4 at once. `ql workers resume NAME` returns it to service.",
 		Args:         oneName("drain"),
 		SilenceUsage: true,
-		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerDrain, "draining; it gets no new work and finishes what it runs (`ql workers resume` undoes it)"),
+		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerDrain, "draining; it gets no new work, finishes what it runs, then its process exits (`ql workers list` counts its SESSIONS 0 once it has; `ql workers resume` undoes the drain)"),
 	}
 }
 

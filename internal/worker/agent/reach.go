@@ -66,7 +66,7 @@ func (r *reachability) foreign(server string, cause error, now time.Time) {
 		r.foreignSaid = map[string]time.Time{}
 	}
 	r.foreignSaid[server] = now
-	r.log.Warn("this --server did not answer as a worker ingress: the worker sends its requests to the next one meanwhile", "code", "server_not_ingress",
+	r.log.Warn("this --server did not answer as a worker ingress: the worker tries each request again (on the next --server when there are several)", "code", "server_not_ingress",
 		"server", server, "error", cause.Error())
 }
 
