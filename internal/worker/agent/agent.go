@@ -844,6 +844,8 @@ func registerHint(err error) string {
 		netTimeout interface{ Timeout() bool }
 	)
 	switch {
+	case errors.As(err, &foreign) && foreign.tlsOnly:
+		return "the address serves HTTPS: --server must name it with https://, and --ca-file the authority that signed its --worker-tls-cert when that is a private one"
 	case errors.As(err, &foreign):
 		return "the address answers, but not as a worker ingress: --server must name a replica's worker ingress (its --worker-addr, default port 8081), not its API port, nor a proxy whose replica is down"
 	case errors.As(err, &refused) && refused.Status == http.StatusTooManyRequests:

@@ -907,6 +907,28 @@ func TestAWorkerThatCannotRegisterSaysWhatToCheckOnceNotAtEveryTry(t *testing.T)
 	}
 }
 
+// A --server written http:// for a replica whose ingress serves HTTPS is
+// told as that, the scheme to change, not as an address that is no worker
+// ingress (a port to change).
+func TestAnHTTPServerURLForAnHTTPSIngressSaysToWriteHTTPS(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	tlsIngress := httptest.NewTLSServer(in.srv.Config.Handler)
+	t.Cleanup(tlsIngress.Close)
+	w := runAgent(t, in, func(c *Config) {
+		c.Server = "http://" + strings.TrimPrefix(tlsIngress.URL, "https://")
+		c.registerTry, c.registerRetry, c.registerRepeat = 50*time.Millisecond, 20*time.Millisecond, time.Hour
+	})
+	waitFor(t, "a failed registration", func() bool { return strings.Contains(w.logs.String(), `"code":"register_failed"`) })
+	for _, line := range strings.Split(w.logs.String(), "\n") {
+		if strings.Contains(line, `"code":"register_failed"`) || strings.Contains(line, `"code":"server_not_ingress"`) {
+			if !strings.Contains(line, "https://") || strings.Contains(line, "--http-addr") {
+				t.Fatalf("the line does not say to write https:// (or sends the operator to the API port):\n%s", line)
+			}
+		}
+	}
+}
+
 // A pull that a replica held in its long-poll and then dropped (it died)
 // is sent again to the next replica, and the grant it gets there counts
 // its lease from that second send: counted from the first, the lease

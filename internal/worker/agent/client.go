@@ -59,9 +59,23 @@ func (e *Error) Error() string {
 // anything, so it is transient, as a network failure is: the request goes
 // to the next --server, and a running command keeps its lease clock
 // instead of being killed as if its renewal had been refused.
-type notIngress struct{ status int }
+//
+// tlsOnly is the answer of an address that serves HTTPS to a --server
+// written http://: Go's TLS server answers a plain request 400 with a
+// line saying so, and the fix is the scheme, not the port.
+type notIngress struct {
+	status  int
+	tlsOnly bool
+}
+
+// plainToTLS is the body Go's HTTPS server answers a plain HTTP request
+// with.
+const plainToTLS = "Client sent an HTTP request to an HTTPS server"
 
 func (e notIngress) Error() string {
+	if e.tlsOnly {
+		return "the address serves HTTPS, but --server names it with http://: write https:// (and give --ca-file the authority of a private certificate)"
+	}
 	return fmt.Sprintf("the address answered %d %s, not as a worker ingress: give --server the replicas' --worker-addr (default %s), not their API's --http-addr",
 		e.status, http.StatusText(e.status), workerproto.DefaultIngressAddr)
 }
@@ -441,7 +455,8 @@ func (c *Client) once(ctx context.Context, base *url.URL, path string, timeout t
 	if resp.StatusCode/100 != 2 {
 		var e workerproto.Error
 		if json.Unmarshal(data, &e) != nil || e.Code == "" {
-			return notIngress{status: resp.StatusCode}
+			return notIngress{status: resp.StatusCode,
+				tlsOnly: base.Scheme == "http" && resp.StatusCode == http.StatusBadRequest && bytes.Contains(data, []byte(plainToTLS))}
 		}
 		return &Error{Status: resp.StatusCode, Code: e.Code, Message: e.Message}
 	}
