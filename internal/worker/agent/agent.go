@@ -1058,6 +1058,16 @@ func (w *worker) drain(ctx context.Context) {
 		select {
 		case <-w.idle:
 		case <-ctx.Done():
+			if stopAt.IsZero() {
+				// A signal to a worker its session already drains: said,
+				// as a signal before the drain is, with its name for the
+				// messages of the attempts it may stop.
+				w.mu.Lock()
+				w.stopSignal = signalName(context.Cause(ctx))
+				w.mu.Unlock()
+				w.log.Info("stopping while drained: running commands may finish until the stop timeout, then are stopped (a second signal stops them now)",
+					"code", "worker_draining", "reason", "signal", "running", w.count(), "stopTimeout", w.cfg.StopTimeout.String())
+			}
 			arm()
 			ctx = context.Background()
 		case <-limit:

@@ -485,6 +485,35 @@ func TestAWorkerWaitingForItsCommandsToEndSaysWhichAndUntilWhen(t *testing.T) {
 	}
 }
 
+// A signal to a worker its session already drains is said, as one before
+// the drain is, and bounds the wait by the stop timeout: the worker stops
+// its command when that runs out and exits, instead of waiting without
+// limit and saying nothing.
+func TestASignalToADrainedWorkerIsSaidAndBoundsItsWait(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	dir := t.TempDir()
+	g := in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; exec sleep 60`, dir)))
+	w := runAgent(t, in, func(c *Config) { c.StopTimeout = time.Second })
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	in.mu.Lock()
+	in.state = workerproto.SessionDraining
+	in.mu.Unlock()
+	waitFor(t, "the worker to say its session drains", func() bool { return strings.Contains(w.logs.String(), `"reason":"session"`) })
+	go func() { _, _ = w.stop() }()
+	select {
+	case <-w.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the drained worker kept waiting for its command after a signal and its 1s stop timeout")
+	}
+	if !strings.Contains(w.logs.String(), `"code":"worker_draining","reason":"signal"`) {
+		t.Fatalf("the signal to the drained worker was not said:\n%s", w.logs.String())
+	}
+	if a := in.attempt(g.AttemptID); a.complete == nil || a.complete.Outcome != workerproto.OutcomeStopped || !processGone(pid) {
+		t.Fatalf("completion %+v; want the command stopped at the stop timeout, its process gone", a.complete)
+	}
+}
+
 // An attempt a worker stopped because it was itself stopped (SIGTERM)
 // carries a message saying so, as a lease that ran out does: the replica
 // records it with the lost attempt.
