@@ -250,10 +250,14 @@ var (
 	ErrReplaced = qlerror.New(qlerror.Conflict, "a newer worker session with the same credential replaced this one; run one worker per credential")
 	// ErrUnauthenticated: the credential was refused (exit 5).
 	ErrUnauthenticated = qlerror.New(qlerror.Unauthenticated, "the replica refused the credential (unknown or revoked); create a new one with `ql workers create` and put it in --credential-file")
-	// ErrDrained: the worker was started while an admin had it drained
-	// (exit 4): it takes no work until it is resumed.
-	ErrDrained = qlerror.New(qlerror.Conflict, "this worker is drained (`ql workers drain`): it takes no work until an admin runs `ql workers resume NAME`; start it again after that")
 )
+
+// drainedError is what a worker started while an admin had it drained
+// returns (exit 4): it takes no work until it is resumed. It names the
+// worker, so the command to run can be copied as it is.
+func drainedError(name string) error {
+	return qlerror.New(qlerror.Conflict, "worker %s is drained (`ql workers drain`): it takes no work until an admin runs `ql workers resume %s`; start it again after that", name, name)
+}
 
 // errDrainTimeout ends commands still running when a drain ran out of time,
 // or when the worker was asked to stop a second time.
@@ -332,11 +336,14 @@ type worker struct {
 	// drainedAtStart: the first registration opened a draining session
 	// (the worker was drained before this process started).
 	drainedAtStart bool
+	// name is the worker's name, as the registration says it: the
+	// credential's, which the commands an operator is told to run take.
+	name string
 }
 
 // Run runs a worker until ctx ends (SIGINT/SIGTERM/SIGHUP: drain, then return
 // nil), its session is drained by an operator (return nil once idle;
-// ErrDrained at once when it was drained before it started), or it cannot
+// drainedError at once when it was drained before it started), or it cannot
 // go on (ErrReplaced, ErrUnauthenticated, a journal failure).
 func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.Logger == nil {
@@ -414,9 +421,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		// otherwise exit 0 and, under a supervisor that restarts whatever
 		// the exit (systemd's Restart=always, a Kubernetes pod), start and
 		// exit again every few seconds.
-		w.log.Warn("this worker is drained: it takes no work until an admin runs `ql workers resume NAME`, then start it again; exiting 4", "code", "worker_drained")
+		w.log.Warn("this worker is drained: it takes no work until an admin runs `ql workers resume "+w.workerName()+"`, then start it again; exiting 4", "code", "worker_drained", "worker", w.workerName())
 		w.endSession()
-		return w.summary, ErrDrained
+		return w.summary, drainedError(w.workerName())
 	}
 	w.slots = make(chan struct{}, w.capacity())
 	w.pace = newPacer(w.capacity(), func() { <-w.slots })
@@ -758,6 +765,7 @@ func (w *worker) register(ctx context.Context) error {
 			w.granted = rep.Capacity
 			w.logCap = rep.LogCapBytes
 			w.drainedAtStart = first && rep.State == workerproto.SessionDraining
+			w.name = rep.WorkerName
 			w.mu.Unlock()
 			attrs := []any{"code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
 				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", rep.Labels, "state", rep.State}
@@ -889,6 +897,13 @@ func (w *worker) count() int {
 	return len(w.running)
 }
 
+// workerName is the name the registration gave, "NAME" before it.
+func (w *worker) workerName() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return cmp.Or(w.name, "NAME")
+}
+
 // stopPulling begins the drain; a non-nil fatal is what Run returns.
 func (w *worker) stopPulling(fatal error) {
 	w.mu.Lock()
@@ -953,7 +968,7 @@ func (w *worker) onSessionState(sid, state string) {
 		select {
 		case <-w.draining:
 		default:
-			w.log.Info("the session is draining: no more pulls; exiting once running commands end (`ql workers resume NAME` returns the worker to service)", "code", "worker_draining", "reason", "session", "running", w.count())
+			w.log.Info("the session is draining: no more pulls; exiting once running commands end (`ql workers resume "+w.workerName()+"` returns the worker to service)", "code", "worker_draining", "reason", "session", "running", w.count())
 		}
 		w.stopPulling(nil)
 	case workerproto.SessionReplaced:

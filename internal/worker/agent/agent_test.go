@@ -27,6 +27,7 @@ import (
 
 	_ "modernc.org/sqlite" // reads the journal a killed worker left
 
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
@@ -511,6 +512,28 @@ func TestASignalToADrainedWorkerIsSaidAndBoundsItsWait(t *testing.T) {
 	}
 	if a := in.attempt(g.AttemptID); a.complete == nil || a.complete.Outcome != workerproto.OutcomeStopped || !processGone(pid) {
 		t.Fatalf("completion %+v; want the command stopped at the stop timeout, its process gone", a.complete)
+	}
+}
+
+// A worker started while an admin has it drained exits 4 naming itself
+// in the command that returns it to service, so the operator can run it
+// as it is shown.
+func TestAWorkerStartedWhileDrainedNamesItselfInTheResumeCommand(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	in.state = workerproto.SessionDraining
+	w := runAgent(t, in, nil)
+	select {
+	case <-w.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the worker started while drained did not exit")
+	}
+	_, err := w.stop()
+	if qlerror.CodeOf(err) != qlerror.Conflict || !strings.Contains(err.Error(), "`ql workers resume w1`") {
+		t.Fatalf("stopped with %v; want a conflict (exit 4) naming `ql workers resume w1`", err)
+	}
+	if !strings.Contains(w.logs.String(), "`ql workers resume w1`") {
+		t.Fatalf("the worker_drained line does not name the worker:\n%s", w.logs.String())
 	}
 }
 

@@ -269,9 +269,10 @@ func (in *ingress) register(w http.ResponseWriter, r *http.Request) {
 	session := ids.New()
 	in.session = session
 	delay := in.registerDelay
+	state := in.state
 	in.mu.Unlock()
 	time.Sleep(delay)
-	reply(w, workerproto.RegisterReply{SessionID: session, Generation: 1, WorkerName: "w1", Labels: req.Labels, Capacity: req.Capacity,
+	reply(w, workerproto.RegisterReply{SessionID: session, Generation: 1, WorkerName: "w1", State: state, Labels: req.Labels, Capacity: req.Capacity,
 		HeartbeatMs: workerproto.HeartbeatEvery.Milliseconds(), SessionLeaseMs: workerproto.SessionLease.Milliseconds(), RunLeaseMs: in.leaseMs, LogCapBytes: in.logCap})
 }
 
