@@ -79,10 +79,10 @@ func nameOr(name, fallback string) string {
 	return name
 }
 
-// stateNames lists the run states, as --state takes them.
+// stateNames lists the run states a Run can be in, as --state takes them.
 func stateNames() string {
-	names := make([]string, len(run.States))
-	for i, s := range run.States {
+	names := make([]string, len(run.Reachable))
+	for i, s := range run.Reachable {
 		names[i] = string(s)
 	}
 	return strings.Join(names, ", ")

@@ -554,7 +554,7 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, r, s, err)
 		return
 	}
-	data := map[string]any{"F": f, "States": run.States, "Projects": projects}
+	data := map[string]any{"F": f, "States": run.Reachable, "Projects": projects}
 	zone := viewerZone(r)
 	pick, redirect, err := c.pickProject(r)
 	if redirect != "" {

@@ -39,6 +39,11 @@ const (
 // States lists every run state, for validation and schema checks.
 var States = []State{Created, Queued, Dispatching, Running, WaitingApproval, RetryWait, Succeeded, Failed, Cancelled, TimedOut, Lost}
 
+// Reachable lists the states a Run of this release can be in, for the
+// choices a user filters by: every state but WaitingApproval, which the
+// schema and the transitions keep for approvals and no path enters yet.
+var Reachable = []State{Created, Queued, Dispatching, Running, RetryWait, Succeeded, Failed, Cancelled, TimedOut, Lost}
+
 var runTransitions = map[State][]State{
 	Created:         {Queued, Cancelled},
 	Queued:          {Dispatching, Running, Cancelled, Lost},

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -67,5 +68,19 @@ func TestLateCallbackNeverOverridesTerminalAttempt(t *testing.T) {
 	}
 	if err := CheckAttemptTransition(AttemptClaimed, AttemptSucceeded); err == nil {
 		t.Fatal("claimed attempt jumped to succeeded")
+	}
+}
+
+// The states a user filters Runs by are every state but waiting_approval,
+// which no path enters yet: a state added to States is offered too.
+func TestEveryStateButWaitingApprovalIsReachable(t *testing.T) {
+	t.Parallel()
+	for _, s := range States {
+		if got, want := slices.Contains(Reachable, s), s != WaitingApproval; got != want {
+			t.Errorf("state %s: offered %v, want %v", s, got, want)
+		}
+	}
+	if len(Reachable) != len(States)-1 {
+		t.Errorf("Reachable lists %d states; want the %d of States but waiting_approval", len(Reachable), len(States)-1)
 	}
 }
