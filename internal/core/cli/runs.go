@@ -163,7 +163,7 @@ it needs.`),
 				if a.ExitCode != nil {
 					exit = fmt.Sprint(*a.ExitCode)
 				}
-				fmt.Fprintf(tw, "%d %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Number, a.ID, a.State, a.Executor, nameOr(oneLine(a.WorkerName), "-"), exit,
+				fmt.Fprintf(tw, "%d %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Number, a.ID, attemptStateShown(r.State, a.State), a.Executor, nameOr(oneLine(a.WorkerName), "-"), exit,
 					fmtMs(a.StartedAtMs), fmtMs(a.FinishedAtMs), attemptError(a))
 			}
 			fmt.Fprintln(tw, "\nSEQ\tEVENT\tAT\tPAYLOAD")
@@ -197,6 +197,18 @@ func dueNote(r run.Run) string {
 		return "when it was requested"
 	}
 	return "jitter " + (time.Duration(r.DueAtMs-r.ScheduledForMs) * time.Millisecond).String()
+}
+
+// attemptStateShown is how the attempts table states attempt state a of a
+// Run in state rs: a claimed attempt in the words the API's stateText and
+// the console give it, since the stored "claimed" reads as taken while it
+// waits to start; the other states as stored, which already say what they
+// mean and are what scripts and the docs name.
+func attemptStateShown(rs run.State, a run.AttemptState) string {
+	if a == run.AttemptClaimed {
+		return run.AttemptStateText(rs, a)
+	}
+	return string(a)
 }
 
 // attemptError is an attempt's error code and message on one line, "-"

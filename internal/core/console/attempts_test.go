@@ -96,3 +96,16 @@ func TestAnUnstartedAttemptSaysWhetherItWaitsOrWasGrantedToAWorker(t *testing.T)
 		}
 	}
 }
+
+// An English page words every attempt state as the API's stateText and
+// `ql runs show` do, so the console and the command line never say one
+// attempt two ways.
+func TestAnEnglishPageWordsAnAttemptsStateAsTheAPIDoes(t *testing.T) {
+	for _, rs := range run.States {
+		for _, a := range run.AttemptStates {
+			if got, want := attemptState("en", rs, a), run.AttemptStateText(rs, a); got != want {
+				t.Errorf("an attempt %s of a %s Run: the page says %q, the API %q", a, rs, got, want)
+			}
+		}
+	}
+}

@@ -44,19 +44,23 @@ type Run struct {
 // Attempt is the stable shape of an Attempt (without its log path and
 // process id, which only the server uses).
 type Attempt struct {
-	ID           string           `json:"id"`
-	Number       int64            `json:"number"`
-	Executor     string           `json:"executor"`
-	State        run.AttemptState `json:"state"`
-	ExitCode     *int64           `json:"exitCode"`
-	ErrorCode    string           `json:"errorCode,omitempty"`
-	ErrorMessage string           `json:"errorMessage,omitempty"`
-	Worker       string           `json:"worker,omitempty"`
-	CreatedAtMs  int64            `json:"createdAtMs"`
-	StartedAtMs  *int64           `json:"startedAtMs"`
-	FinishedAtMs *int64           `json:"finishedAtMs"`
-	LogBytes     int64            `json:"logBytes"`
-	LogTruncated bool             `json:"logTruncated"`
+	ID       string           `json:"id"`
+	Number   int64            `json:"number"`
+	Executor string           `json:"executor"`
+	State    run.AttemptState `json:"state"`
+	// StateText is State in English words, read with its Run's state: a
+	// claimed attempt waits to start, or (its Run dispatching) was granted
+	// to a worker that has not started it yet.
+	StateText    string `json:"stateText"`
+	ExitCode     *int64 `json:"exitCode"`
+	ErrorCode    string `json:"errorCode,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+	Worker       string `json:"worker,omitempty"`
+	CreatedAtMs  int64  `json:"createdAtMs"`
+	StartedAtMs  *int64 `json:"startedAtMs"`
+	FinishedAtMs *int64 `json:"finishedAtMs"`
+	LogBytes     int64  `json:"logBytes"`
+	LogTruncated bool   `json:"logTruncated"`
 }
 
 // Event is the stable shape of an Event; its payload is embedded as JSON.
@@ -139,7 +143,7 @@ func NewRunDetail(d run.Detail) RunDetail {
 	}
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{
-			ID: x.ID, Number: x.Number, Executor: x.Executor, State: x.State, ExitCode: x.ExitCode, ErrorCode: x.ErrorCode,
+			ID: x.ID, Number: x.Number, Executor: x.Executor, State: x.State, StateText: run.AttemptStateText(d.Run.State, x.State), ExitCode: x.ExitCode, ErrorCode: x.ErrorCode,
 			ErrorMessage: x.ErrorMessage, Worker: x.WorkerName,
 			CreatedAtMs: x.CreatedAtMs, StartedAtMs: x.StartedAtMs, FinishedAtMs: x.FinishedAtMs, LogBytes: x.LogBytes, LogTruncated: x.LogTruncated,
 		})
