@@ -42,11 +42,12 @@ func (c *Console) batchOffer(s *session) batchOffer {
 }
 
 // batchOutcome is one selected trigger's line in a batch's answer: done,
-// with what it did (and the Run a run now made), or refused in the
-// refusal's own words.
+// with what it did (and the Run a run now made), refused in the
+// refusal's own words, or not tried at all (Untried, the request's time
+// spent before it), which is no refusal: nothing was asked of it.
 type batchOutcome struct {
 	TriggerID, Name string
-	Done            bool
+	Done, Untried   bool
 	Said, RunID     string
 	Refusal         string
 }
@@ -57,6 +58,7 @@ type batchData struct {
 	Action        string
 	Outcomes      []batchOutcome
 	Done, Refused int
+	Untried       int
 	Back          string
 }
 
@@ -103,9 +105,12 @@ func (c *Console) batch(w http.ResponseWriter, r *http.Request, s *session) {
 	d := batchData{Action: action, Back: listBack(r)}
 	for _, id := range selected {
 		o := c.batchOne(r, s, action, id, reqID)
-		if o.Done {
+		switch {
+		case o.Done:
 			d.Done++
-		} else {
+		case o.Untried:
+			d.Untried++
+		default:
 			d.Refused++
 		}
 		d.Outcomes = append(d.Outcomes, o)
@@ -157,6 +162,7 @@ func (c *Console) batchOne(r *http.Request, s *session, action, id, reqID string
 	l := lang(r)
 	o := batchOutcome{TriggerID: id}
 	if r.Context().Err() != nil {
+		o.Untried = true
 		o.Refusal = fmt.Sprintf(tr(l, "batch.untried"), c.cfg.RequestTimeout)
 		return o
 	}

@@ -106,11 +106,11 @@ func (b *batchSite) paused(t *testing.T, name string) (bool, schedule.AuditRecor
 	return d.Paused, newest
 }
 
-var batchRow = regexp.MustCompile(`(?s)<tr class="batch-(done|refused)"><td[^>]*>(.*?)</td>\s*<td[^>]*>(.*?)</td></tr>`)
+var batchRow = regexp.MustCompile(`(?s)<tr class="batch-(done|refused|untried)"><td[^>]*>(.*?)</td>\s*<td[^>]*>(.*?)</td></tr>`)
 
 var tags = regexp.MustCompile(`<[^>]+>`)
 
-// batchLines are a batch answer's lines, each "done|refused: trigger:
+// batchLines are a batch answer's lines, each "done|refused|untried: trigger:
 // what was said", as text.
 func batchLines(page string) []string {
 	var out []string
@@ -123,10 +123,31 @@ func batchLines(page string) []string {
 	return out
 }
 
+// batchButton is the list's batch button sending action above the list,
+// and its twin below it (sending the same form, so a phone need not
+// scroll back up).
+var batchButton = regexp.MustCompile(`^id="batch-(run|pause|resume|enable|disable)"$`)
+
+// withBottom is the markup list with, for each batch button in it, the
+// button below the list that sends the same form and action.
+func withBottom(list []string) []string {
+	out := list
+	for _, s := range list {
+		if m := batchButton.FindStringSubmatch(s); m != nil {
+			out = append(out, `<button type="submit" form="triggers-batch" name="do" value="`+m[1]+`" id="batch-`+m[1]+`-bottom">`)
+		}
+	}
+	return out
+}
+
+var pageID = regexp.MustCompile(` id="([^"]+)"`)
+
 // The triggers list offers a box per trigger and each batch button only
 // to the scopes whose single trigger's form it is: nothing to read, run
 // now, pause and resume to operate, enable and disable to admin, and
-// those two to no one where the server cannot publish.
+// those two to no one where the server cannot publish. Each button is
+// offered above the list and again below it, sending the same form
+// without a script; no id is on the page twice.
 func TestTheTriggersListOffersEachBatchActionOnlyToTheScopesThatMayDoIt(t *testing.T) {
 	t.Parallel()
 	withEnable, without := newBatchSite(t, nil), newBatchSite(t, cannotPublish)
@@ -136,19 +157,26 @@ func TestTheTriggersListOffersEachBatchActionOnlyToTheScopesThatMayDoIt(t *testi
 		want  []string
 		not   []string
 	}{
-		{withEnable, apitoken.Read, nil, []string{`id="triggers-batch"`, `class="batch-pick"`, `id="batch-run"`}},
+		{withEnable, apitoken.Read, nil, []string{`id="triggers-batch"`, `class="batch-pick"`, `id="batch-run"`, `id="triggers-batch-bottom"`}},
 		{withEnable, apitoken.Operate, []string{`id="triggers-batch"`, `class="batch-pick"`, `id="batch-run"`, `id="batch-pause"`, `id="batch-resume"`, `id="batch-note"`}, []string{`id="batch-enable"`, `id="batch-disable"`}},
 		{withEnable, apitoken.Admin, []string{`id="batch-run"`, `id="batch-pause"`, `id="batch-resume"`, `id="batch-enable"`, `id="batch-disable"`}, nil},
 		{without, apitoken.Admin, []string{`id="batch-run"`, `id="batch-pause"`, `id="batch-resume"`}, []string{`id="batch-enable"`, `id="batch-disable"`}},
 	} {
 		w := c.site.do(c.scope, "/triggers", nil)
 		page := w.Body.String()
-		for _, s := range c.want {
+		seen := map[string]bool{}
+		for _, m := range pageID.FindAllStringSubmatch(page, -1) {
+			if seen[m[1]] {
+				t.Errorf("%s: the id %q is on the list twice", c.scope, m[1])
+			}
+			seen[m[1]] = true
+		}
+		for _, s := range withBottom(c.want) {
 			if !strings.Contains(page, s) {
 				t.Errorf("%s (enable %v): the list lacks %s", c.scope, c.site.c.cfg.Enabler != nil, s)
 			}
 		}
-		for _, s := range c.not {
+		for _, s := range withBottom(c.not) {
 			if strings.Contains(page, s) {
 				t.Errorf("%s (enable %v): the list offers %s", c.scope, c.site.c.cfg.Enabler != nil, s)
 			}
@@ -273,21 +301,33 @@ func (p stalledPauser) TriggerPause(ctx context.Context, r schedule.PauseRequest
 }
 
 // A batch that spends the request's time on one trigger says so on its
-// line, and the triggers after it are said to be untried, to select again,
-// and are left as they were: the answer still comes, within the time.
+// line, and the triggers after it are said to be not tried — a state of
+// their own, not refused, in both languages and counted apart in the
+// summary — to select again, and are left as they were: the answer still
+// comes, within the time.
 func TestABatchOutOfTimeSaysWhichTriggersItDidNotTry(t *testing.T) {
 	t.Parallel()
 	b := newBatchSite(t, func(cfg *Config) { cfg.RequestTimeout = 300 * time.Millisecond })
 	b.c.cfg.Pauser = stalledPauser{Store: b.st, stalled: b.triggers["a"]}
-	w := b.do(apitoken.Operate, "/triggers/batch?lang=en", url.Values{"do": {"pause"}, "id": {b.triggers["a"], b.triggers["b"], b.triggers["off"]}})
-	untried := "Not tried: the form used up its 300ms before it reached this trigger. Select it again on the list and send the form."
-	want := []string{
-		"refused: shop/a: refused " + fmt.Sprintf(messages["en"]["err.timeout"], 300*time.Millisecond),
-		"refused: " + b.triggers["b"] + ": refused " + untried,
-		"refused: " + b.triggers["off"] + ": refused " + untried,
-	}
-	if got := batchLines(w.Body.String()); w.Code != http.StatusOK || strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("a batch out of time: %d\n%s\nwant\n%s", w.Code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	for _, c := range []struct{ lang, refused, label, untried, summary string }{
+		{"en", "refused", "not tried", "the form used up its 300ms before it reached this trigger: select it again on the list and send the form.",
+			"Selected: 3. Done: 0. Refused: 1. Not tried: 2."},
+		{"zh", "被拒绝", "未尝试", "表单在处理到这个触发器之前已用完它的 300ms：请在列表中再次勾选它并提交表单。",
+			"已选 3 个；完成 0 个；被拒绝 1 个。未尝试 2 个。"},
+	} {
+		w := b.do(apitoken.Operate, "/triggers/batch?lang="+c.lang, url.Values{"do": {"pause"}, "id": {b.triggers["a"], b.triggers["b"], b.triggers["off"]}})
+		want := []string{
+			"refused: shop/a: " + c.refused + " " + fmt.Sprintf(messages[c.lang]["err.timeout"], 300*time.Millisecond),
+			"untried: " + b.triggers["b"] + ": " + c.label + " " + c.untried,
+			"untried: " + b.triggers["off"] + ": " + c.label + " " + c.untried,
+		}
+		page := w.Body.String()
+		if got := batchLines(page); w.Code != http.StatusOK || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s: a batch out of time: %d\n%s\nwant\n%s", c.lang, w.Code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if summary := `<p id="batch-summary">` + c.summary + `</p>`; !strings.Contains(page, summary) {
+			t.Errorf("%s: the answer does not sum up %s:\n%s", c.lang, summary, page)
+		}
 	}
 	for _, name := range []string{"b", "off"} {
 		if paused, _ := b.paused(t, name); paused {

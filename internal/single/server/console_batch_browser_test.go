@@ -16,7 +16,8 @@ import (
 // two enabled triggers, each linked, and refuses the disabled one in
 // Chinese; the way back leads to the list, where a pause with one note
 // pauses all three; without the script no select-all is offered and a
-// box ticked by hand is resumed. No page scrolls sideways.
+// box ticked by hand is resumed by the button repeated below the list, so
+// a phone need not scroll back up. No page scrolls sideways.
 func TestTheTriggersListActsOnSelectedTriggersInABrowserInChineseOnAPhone(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := startConsoleSite(t)
@@ -54,7 +55,11 @@ func TestTheTriggersListActsOnSelectedTriggersInABrowserInChineseOnAPhone(t *tes
 	if hidden := browsertest.Value(t, ctx, chromedp.Evaluate[bool](`document.getElementById("batch-all-label").hidden`)); !hidden {
 		t.Error("without the script the list offers a select-all box that cannot work")
 	}
-	browsertest.Step(t, ctx, "resume one", chromedp.Click(chromedp.CSS(`input.batch-pick[value="`+site.triggerID+`"]`)), chromedp.Click(chromedp.ID("batch-resume")),
+	if below := browsertest.Value(t, ctx, chromedp.Evaluate[bool](`document.getElementById("batch-resume-bottom").getBoundingClientRect().top >= document.querySelector("table.cards").getBoundingClientRect().bottom`)); !below {
+		t.Error("the list's second row of batch buttons is not below the list")
+	}
+	browsertest.Step(t, ctx, "resume one with the button below the list", chromedp.Click(chromedp.CSS(`input.batch-pick[value="`+site.triggerID+`"]`)),
+		chromedp.ScrollIntoView(chromedp.ID("batch-resume-bottom")), chromedp.Click(chromedp.ID("batch-resume-bottom")),
 		browsertest.WaitText("#batch-summary", "已选 1 个；完成 1 个；被拒绝 0 个。"),
 		browsertest.WaitText("tr.batch-done", "shop/nightly"), browsertest.WaitText("tr.batch-done", "已恢复。"))
 }
