@@ -141,7 +141,7 @@ func TestAQueuedRunNoWorkerCanTakeSaysWhyInTheCLIAndTheAPI(t *testing.T) {
 	}
 
 	connect("eu-gpu", want)
-	if text, d = show(); d.Waiting != nil || strings.Contains(text, "waiting") {
+	if text, d = show(); d.Waiting != nil || waitingLine(text) != "" {
 		t.Fatalf("with a matching worker: waiting %+v, text:\n%s\nwant nothing: it is granted at that worker's next pull", d.Waiting, text)
 	}
 }
