@@ -38,7 +38,11 @@ func (a *admission) open(act *activation) {
 // withdraw stops admitting through the current activation.
 func (a *admission) withdraw() { a.live.Store(nil) }
 
-func (a *admission) close() { a.phase.Store(int32(phaseDraining)) }
+// close stops admitting for good; opened says whether admission had
+// opened at all (a startup that failed never opened it).
+func (a *admission) close() (opened bool) {
+	return phase(a.phase.Swap(int32(phaseDraining))) == phaseRunning
+}
 
 // current is the live activation, or nil between activations.
 func (a *admission) current() *activation { return a.live.Load() }

@@ -47,4 +47,7 @@ func TestAReplicasRefusedLoginIsLoggedAsLoginRefused(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(fatal[0]["cause"]), "28P01") || strings.Contains(logs.String(), wrong) {
 		t.Fatalf("the line %v; want the refusal's SQLSTATE as its cause and never the password tried", fatal[0])
 	}
+	if closed := logs.withCode(CodeAdmissionClosed); len(closed) != 1 || closed[0]["msg"] != "stopping before admission opened: releasing what started" {
+		t.Fatalf("want one %s line saying admission never opened, not that it drains:\n%s", CodeAdmissionClosed, logs)
+	}
 }

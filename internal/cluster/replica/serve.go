@@ -160,11 +160,17 @@ func (r *replica) observe(err error) {
 func (r *replica) stop(deadline time.Time) error {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	r.adm.close()
+	opened := r.adm.close()
 	if r.ingress != nil {
 		r.ingress.Stop()
 	}
-	r.log.Info("admission closed; draining", slog.String("code", CodeAdmissionClosed))
+	if opened {
+		r.log.Info("admission closed; draining", slog.String("code", CodeAdmissionClosed))
+	} else {
+		// A startup that failed, or a stop before the first activation:
+		// nothing was admitted, so nothing drains.
+		r.log.Info("stopping before admission opened: releasing what started", slog.String("code", CodeAdmissionClosed))
+	}
 	errs := []error{r.stopRetention(ctx)}
 	act := r.adm.current()
 	if act != nil {

@@ -255,7 +255,7 @@ func TestAdmissionFollowsTheLiveActivationAndDrainingWins(t *testing.T) {
 		{func() { first.latch.Observe(schedule.ErrUnavailable) }, false, ReasonDatabaseUnavailable},
 		{a.withdraw, false, ReasonDatabaseUnavailable},
 		{func() { a.open(second) }, true, ""},
-		{a.close, false, ReasonDraining},
+		{func() { a.close() }, false, ReasonDraining},
 		{func() { a.open(first) }, false, ReasonDraining},
 	}
 	for i, s := range steps {
