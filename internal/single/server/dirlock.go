@@ -172,8 +172,13 @@ func holderPID(path string) (int, bool) {
 // release empties the file, so that a stopped server leaves no pid in it
 // that reads like a running one, and drops the lock. The file stays:
 // removing it would let a server that opened it just before lock a file no
-// later server opens.
+// later server opens. The lock is dropped by LOCK_UN, not only by the
+// close: a process forked in that moment (a command's start, or any other
+// in the same process) holds a copy of the descriptor until it executes
+// its program, close-on-exec acting only then, and a flock lasts while any
+// copy is open, so a server started right after the stop would be refused.
 func (l *dirLock) release() error {
 	truncErr := l.file.Truncate(0)
-	return errors.Join(truncErr, l.file.Close())
+	unlockErr := syscall.Flock(int(l.file.Fd()), syscall.LOCK_UN)
+	return errors.Join(truncErr, unlockErr, l.file.Close())
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,4 +75,37 @@ func TestASecondServerIsRefusedWithoutWaitingForTheFirst(t *testing.T) {
 	if took := time.Since(start); took >= dirLockWait {
 		t.Fatalf("the second server was refused after %s; want at once, not after waiting %s as for a probe", took, dirLockWait)
 	}
+}
+
+// A stopped server's lock is free at once, even while another process
+// still holds a copy of the lock file's descriptor, as one forked in the
+// moment of the stop does until it executes its program: the next server
+// on the directory starts instead of being refused as a second one.
+func TestAStoppedServersLockIsFreeWhileAForkedProcessStillHoldsItsDescriptor(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	l := LayoutOf(dir)
+	first, err := lockDataDir(dir, l.Lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ExtraFiles gives the child the very open file description the lock
+	// is on, which is what a fork copies.
+	holder := exec.Command("sleep", "60")
+	holder.ExtraFiles = []*os.File{first.file}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = holder.Process.Kill()
+		_ = holder.Wait()
+	})
+	if err := first.release(); err != nil {
+		t.Fatal(err)
+	}
+	next, err := lockDataDir(dir, l.Lock)
+	if err != nil {
+		t.Fatalf("a server starting after the first one's stop returned: %v; want it to take the lock", err)
+	}
+	defer next.release() //nolint:errcheck // the test's directory goes with it
 }
