@@ -197,9 +197,15 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// Close closes the file and releases the lock.
+// Close closes the file and releases the lock. The lock is dropped by
+// LOCK_UN, not only by the close: a process forked in that moment holds a
+// copy of the descriptor until it executes its program, close-on-exec
+// acting only then, and a flock lasts while any copy is open, so a worker
+// started right after would be refused.
 func (j *Journal) Close() error {
-	return errors.Join(j.db.Close(), j.lock.Close())
+	dbErr := j.db.Close()
+	unlockErr := syscall.Flock(int(j.lock.Fd()), syscall.LOCK_UN)
+	return errors.Join(dbErr, unlockErr, j.lock.Close())
 }
 
 func nowMs() int64 { return time.Now().UnixMilli() }

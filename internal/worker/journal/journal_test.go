@@ -3,6 +3,7 @@ package journal
 import (
 	"database/sql"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,7 @@ import (
 // A second worker on the same data directory refuses to start, naming the
 // holder and what to do; once the first is gone, the directory is free.
 func TestASecondWorkerOnTheSameDataDirIsRefused(t *testing.T) {
-	// Not parallel: a process forked by a parallel test holds a copy of
-	// the lock's descriptor until it execs, and a reopen would find the
-	// directory locked.
+	t.Parallel()
 	dir := t.TempDir()
 	first, err := Open(t.Context(), dir)
 	if err != nil {
@@ -38,13 +37,43 @@ func TestASecondWorkerOnTheSameDataDirIsRefused(t *testing.T) {
 	again.Close()
 }
 
+// A closed journal's data directory is free at once, even while another
+// process still holds a copy of its lock file's descriptor, as one forked
+// in the moment of the close does until it executes its program: a worker
+// started right after on the directory is not refused.
+func TestAClosedJournalsDirectoryIsFreeWhileAForkedProcessStillHoldsItsLockDescriptor(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ExtraFiles gives the child the very open file description the lock
+	// is on, which is what a fork copies.
+	holder := exec.Command("sleep", "60")
+	holder.ExtraFiles = []*os.File{first.lock}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = holder.Process.Kill()
+		_ = holder.Wait()
+	})
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("a worker starting after the first one closed its journal: %v; want it to open the journal", err)
+	}
+	again.Close()
+}
+
 // A launching or running record left by a crashed worker is abandoned,
 // never handed back to be spawned, and cannot move on to running or done
 // afterwards.
 func TestALaunchingRecordIsAbandonedAfterACrashNeverResumed(t *testing.T) {
-	// Not parallel: a process forked by a parallel test holds a copy of
-	// the lock's descriptor until it execs, and a reopen would find the
-	// directory locked.
+	t.Parallel()
 	dir := t.TempDir()
 	j, _ := granted(t, dir, Granted{AttemptID: "a-launching", RunID: "r1"}, Granted{AttemptID: "a-running", RunID: "r2"}, Granted{AttemptID: "a-granted", RunID: "r3"})
 	for _, id := range []string{"a-launching", "a-running"} {
@@ -260,9 +289,7 @@ func TestAnAttemptOfferedAgainLaunchesOnlyIfItNeverLaunched(t *testing.T) {
 // under: its offer's token and the last lease version journaled, so the
 // restarted worker can end it on the replica under that lease.
 func TestARecoveredAttemptCarriesTheLeaseItRanUnder(t *testing.T) {
-	// Not parallel: a process forked by a parallel test holds a copy of
-	// the lock's descriptor until it execs, and a reopen would find the
-	// directory locked.
+	t.Parallel()
 	dir := t.TempDir()
 	j, o := granted(t, dir, Granted{AttemptID: "a", RunID: "r", LeaseVersion: 1})
 	if err := j.Launching(t.Context(), "a"); err != nil {
@@ -292,7 +319,7 @@ func TestARecoveredAttemptCarriesTheLeaseItRanUnder(t *testing.T) {
 // restarted worker can give it back under that lease; it is abandoned,
 // never launched, unless the replica grants it again.
 func TestAGrantNeverLaunchedIsRecoveredWithTheLeaseToGiveItBack(t *testing.T) {
-	// Not parallel: see TestARecoveredAttemptCarriesTheLeaseItRanUnder.
+	t.Parallel()
 	dir := t.TempDir()
 	j, o := granted(t, dir, Granted{AttemptID: "g1", RunID: "r1", LeaseVersion: 1}, Granted{AttemptID: "g2", RunID: "r2", LeaseVersion: 1})
 	if err := j.Renewed(t.Context(), "g2", 2); err != nil {
