@@ -211,7 +211,7 @@ timeout: 5m`, lines)}))
 		c.awaitRun(b, run, 20*time.Second, "running")
 		ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
 		cmd := exec.CommandContext(ctx, c.ql, "runs", "logs", "-f", run)
-		cmd.Env = append(baseEnv(), "QL_DATABASE_URL="+c.env.URL(pgstore.RoleRuntime))
+		cmd.Env = append(c.baseEnv(), "QL_DATABASE_URL="+c.env.URL(pgstore.RoleRuntime))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			b.Fatal(err)

@@ -2,7 +2,6 @@ package execution
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -147,7 +146,7 @@ retry: {maxAttempts: 2, on: [lost]}`}))
 	c.awaitRun(t, x, 20*time.Second, "running")
 	x1 := c.attempts(t, x)[0]
 	pid := c.awaitPid(t, x1.ID)
-	workDir := filepath.Join(os.TempDir(), "qinglong-"+x1.ID+"-*")
+	workDir := filepath.Join(c.tmp, "qinglong-"+x1.ID+"-*")
 	if dirs, err := filepath.Glob(workDir); err != nil || len(dirs) != 1 {
 		t.Fatalf("the running attempt's working directories: %v (%v); want its one fresh directory", dirs, err)
 	}

@@ -183,7 +183,11 @@ type cluster struct {
 	env   *clustertest.Env
 	admin *pgstore.Admin
 	// dir holds logs, credentials, data dirs and what commands write ($OUT).
-	dir       string
+	dir string
+	// tmp is every child's TMPDIR, where a worker makes its commands'
+	// fresh working directories: a worker the test kills leaves them
+	// behind, and only the test's own directory is sure to be removed.
+	tmp       string
 	lease     time.Duration
 	ql, qlw   string
 	procCount int
@@ -218,7 +222,7 @@ func newClusterIn(t testing.TB, lease time.Duration, env *clustertest.Env) *clus
 	if err := os.Mkdir(filepath.Join(dir, "out"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return &cluster{env: env, admin: admin, dir: dir, lease: lease, ql: ql, qlw: qlw}
+	return &cluster{env: env, admin: admin, dir: dir, tmp: t.TempDir(), lease: lease, ql: ql, qlw: qlw}
 }
 
 // out is the directory commands write to ($OUT in their tasks).
@@ -230,9 +234,9 @@ func (c *cluster) logPath(name string) string {
 }
 
 // baseEnv is what every child gets: nothing of the test's own QL_*
-// settings.
-func baseEnv() []string {
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "LANG=C", "TZ=UTC"}
+// settings, and the cluster's own TMPDIR.
+func (c *cluster) baseEnv() []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "TMPDIR=" + c.tmp, "LANG=C", "TZ=UTC"}
 }
 
 // replica is a real `ql serve --profile cluster`.
@@ -255,7 +259,7 @@ func (c *cluster) startReplica(t testing.TB, name, httpAddr, workerAddr string, 
 	}
 	args := append([]string{"serve", "--profile", "cluster", "--replica-id", name, "--http-addr", httpAddr,
 		"--worker-addr", workerAddr, "--role-prefix", c.env.Prefix, "--run-lease", c.lease.String(), "--stop-timeout", "5s"}, extra...)
-	env := append(baseEnv(), "QL_DATABASE_URL="+c.env.URL(pgstore.RoleRuntime))
+	env := append(c.baseEnv(), "QL_DATABASE_URL="+c.env.URL(pgstore.RoleRuntime))
 	r := &replica{proc: startProc(t, name, c.ql, args, env, c.logPath(name)), httpAddr: httpAddr, workerAddr: workerAddr}
 	client := &http.Client{Timeout: time.Second}
 	defer client.CloseIdleConnections()
@@ -299,7 +303,7 @@ func (c *cluster) startWorker(t testing.TB, w *workerDef, servers string, concur
 	t.Helper()
 	args := append([]string{"--server", servers, "--credential-file", w.credFile, "--data-dir", w.dataDir,
 		"--concurrency", fmt.Sprint(concurrency), "--stop-timeout", "5s"}, extra...)
-	p := startProc(t, w.name, c.qlw, args, baseEnv(), c.logPath(w.name))
+	p := startProc(t, w.name, c.qlw, args, c.baseEnv(), c.logPath(w.name))
 	p.awaitLog(t, "worker_registered", 1, startWithin)
 	return p
 }
@@ -584,7 +588,7 @@ func (c *cluster) runQL(t testing.TB, env []string, args ...string) (int, string
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.ql, args...)
-	cmd.Env = append(baseEnv(), env...)
+	cmd.Env = append(c.baseEnv(), env...)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
