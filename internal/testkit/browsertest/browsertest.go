@@ -31,15 +31,32 @@ func Start(t *testing.T) context.Context {
 		}
 		t.Skipf("%s is missing; install Debian's chromium package to run the browser tests", ChromiumPath)
 	}
+	// Chromium makes a directory for its single-instance socket in its
+	// TMPDIR and removes it only when it exits by itself, which it never
+	// does here: the test's context ends, so the browser is killed. So
+	// its TMPDIR is one of the test's, removed once the browser is gone;
+	// not t.TempDir(), whose path, named after the test, can be too long
+	// for the socket's address.
+	tmp, err := os.MkdirTemp("", "chromium")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(ChromiumPath), chromedp.Flag("headless", true),
-		chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1280, 900))
+		chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1280, 900), chromedp.Env("TMPDIR="+tmp))
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	t.Cleanup(func() { cancel(); cancelCtx(); cancelAlloc() })
+	t.Cleanup(func() {
+		cancel()
+		cancelCtx()
+		cancelAlloc() // returns once the browser has exited
+		if err := os.RemoveAll(tmp); err != nil {
+			t.Errorf("remove the browser's temporary directory: %v", err)
+		}
+	})
 	return ctx
 }
 
