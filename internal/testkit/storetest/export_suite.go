@@ -26,6 +26,10 @@ func RunDefinitions(t *testing.T, newFixture Factory) {
 		"TriggersAFileLeavesOutFollowTheirChangedTask":            testTriggersFollowTheirChangedTask,
 		"AnEnabledTriggerStopsWithTheTaskAFileDisables":           testAnEnabledTriggerStopsWithTheTaskAFileDisables,
 		"ARulesScopeNamesTasksAndTriggersOfTheFileOrOfItsProject": testRuleScopesNameTheProjects,
+		"AnEditedScriptChangesOnlyItsTask":                        testAnEditedScriptChangesOnlyItsTask,
+		"AnEditedScheduleChangesOnlyItsTrigger":                   testAnEditedScheduleChangesOnlyItsTrigger,
+		"AnEditOfAnEntryChangedSinceItsFormIsRefused":             testAnEditOfAnEntryChangedSinceItsFormIsRefused,
+		"WhatAnEditFormCannotShowIsRefused":                       testWhatAnEditFormCannotShowIsRefused,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,227 @@
+package apply
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/project"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/trigger"
+	"github.com/qinglong/qinglong/internal/core/validate"
+)
+
+// EditTask is a shell task's script and timeout as the console's Edit
+// task form shows and sends them, with the task revision it showed.
+type EditTask struct {
+	Project, Task string
+	Revision      int64
+	Script        string
+	// Timeout is a duration as a file writes it; "" is the default.
+	Timeout string
+	// Shell runs the script ("" for /bin/sh): shown, not edited.
+	Shell string
+}
+
+// EditSchedule is a trigger's cron and time zone as the console's Edit
+// schedule form shows and sends them, with the trigger revision it
+// showed.
+type EditSchedule struct {
+	Project, Trigger string
+	Revision         int64
+	Cron, Timezone   string
+	// Task is the trigger's task: shown, not edited.
+	Task string
+}
+
+// The refusals of the edit forms: kind ("task" or "trigger"), name,
+// project.
+const (
+	// RefusalNoSuchEntry is a task or trigger its project does not have
+	// (deleted, renamed, or a mistyped address).
+	RefusalNoSuchEntry qlerror.Reason = "defs_edit_no_such_entry"
+	// RefusalChangedSince is an entry whose revision is not the one the
+	// form showed: someone published it meanwhile. Also shown, current.
+	RefusalChangedSince qlerror.Reason = "defs_edit_changed_since"
+	// RefusalArgvTask is a task that runs a command, not a script.
+	RefusalArgvTask qlerror.Reason = "defs_edit_argv_task"
+	// RefusalScriptNotShown is a script a text box cannot give back as it
+	// is (a carriage return, a control character).
+	RefusalScriptNotShown qlerror.Reason = "defs_edit_script_not_shown"
+	// RefusalPinsOlderTask is a trigger that runs an older revision of its
+	// task than the current one, which a file naming the task would move.
+	RefusalPinsOlderTask qlerror.Reason = "defs_edit_pins_older_task"
+)
+
+// TaskToEdit is the named task's current revision as the Edit task form
+// shows it; refused (each saying to edit the project's definitions file)
+// for a task that runs a command rather than a shell script, or whose
+// script a text box would not give back as it is.
+func TaskToEdit(ctx context.Context, r catalog.DefinitionsReader, projectName, taskName string) (EditTask, error) {
+	_, cur, err := taskOf(ctx, r, projectName, taskName)
+	if err != nil {
+		return EditTask{}, err
+	}
+	return editTaskOf(projectName, cur)
+}
+
+// EditTaskFile writes the definitions file that gives e's task e's script
+// and timeout: the project with its status and that task alone, every
+// other field of it as exported. Applying it changes nothing else: a file
+// leaves the tasks and triggers it does not name as they are (the task's
+// triggers that pin its current revision follow it to the new one), and
+// the project's notifications. A task published since the form showed
+// e.Revision is refused, so the form cannot undo that change.
+func EditTaskFile(ctx context.Context, r catalog.DefinitionsReader, e EditTask) ([]byte, error) {
+	d, cur, err := taskOf(ctx, r, e.Project, e.Task)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Revision != e.Revision {
+		return nil, changedSince("task", e.Task, e.Project, e.Revision, cur.Revision)
+	}
+	if _, err := editTaskOf(e.Project, cur); err != nil {
+		return nil, err
+	}
+	t := exportTaskSpec(cur.Spec)
+	script := e.Script
+	t.Script, t.Timeout = &script, e.Timeout
+	doc := statusOnly(d.Project)
+	doc.Tasks = []exportTask{t}
+	return encodeExport(doc)
+}
+
+// ScheduleToEdit is the named trigger's current revision as the Edit
+// schedule form shows it; refused for a trigger that pins an older
+// revision of its task, which the form's file would move to the current.
+func ScheduleToEdit(ctx context.Context, r catalog.DefinitionsReader, projectName, triggerName string) (EditSchedule, error) {
+	_, cur, tk, err := triggerOf(ctx, r, projectName, triggerName)
+	if err != nil {
+		return EditSchedule{}, err
+	}
+	return EditSchedule{Project: projectName, Trigger: triggerName, Revision: cur.Revision, Cron: cur.Spec.Cron.Expression,
+		Timezone: cur.Spec.Cron.Timezone, Task: tk.Spec.Name}, nil
+}
+
+// EditScheduleFile writes the definitions file that gives e's trigger e's
+// cron expression and time zone: the project with its status, that
+// trigger with every other field as exported, and its task exactly as
+// exported (a file's trigger names a task of the file), which applies as
+// unchanged. A trigger published since the form showed e.Revision is
+// refused, as is one pinning an older revision of its task.
+func EditScheduleFile(ctx context.Context, r catalog.DefinitionsReader, e EditSchedule) ([]byte, error) {
+	d, cur, tk, err := triggerOf(ctx, r, e.Project, e.Trigger)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Revision != e.Revision {
+		return nil, changedSince("trigger", e.Trigger, e.Project, e.Revision, cur.Revision)
+	}
+	tr := exportTriggerSpec(tk.Spec.Name, cur.Spec)
+	tr.Cron, tr.Timezone = e.Cron, e.Timezone
+	doc := statusOnly(d.Project)
+	doc.Tasks = []exportTask{exportTaskSpec(tk.Spec)}
+	doc.Triggers = []exportTrigger{tr}
+	return encodeExport(doc)
+}
+
+// statusOnly is the file of p that names its status and nothing else: a
+// file that omits the status would set the project active.
+func statusOnly(p project.Project) exportDoc {
+	doc := exportDoc{Project: p.Name}
+	if p.Status != project.Active {
+		doc.Status = string(p.Status)
+	}
+	return doc
+}
+
+// editTaskOf is cur as the Edit task form shows it, refused where the
+// form cannot: a text box gives its text back with CR LF line breaks
+// (read back as LF) and cannot hold most control characters.
+func editTaskOf(projectName string, cur task.Revision) (EditTask, error) {
+	c := cur.Spec.Command
+	if c.Mode != task.ModeShell {
+		return EditTask{}, qlerror.New(qlerror.FailedPrecondition, "task %q of project %q runs a command, not a shell script, which this form cannot show: "+
+			"edit it in the project's definitions file", cur.Spec.Name, projectName).Because(RefusalArgvTask, "kind", "task", "name", cur.Spec.Name, "project", projectName)
+	}
+	if !shownAsIs(c.Script) {
+		return EditTask{}, qlerror.New(qlerror.FailedPrecondition, "task %q of project %q has a script with a carriage return or another control character, "+
+			"which a text box cannot give back as it is: edit it in the project's definitions file", cur.Spec.Name, projectName).
+			Because(RefusalScriptNotShown, "kind", "task", "name", cur.Spec.Name, "project", projectName)
+	}
+	e := EditTask{Project: projectName, Task: cur.Spec.Name, Revision: cur.Revision, Script: c.Script, Shell: c.Shell}
+	if c.TimeoutMs != 0 && c.TimeoutMs != task.DefaultTimeout.Milliseconds() {
+		e.Timeout = millis(c.TimeoutMs)
+	}
+	return e, nil
+}
+
+// shownAsIs says whether a text box shows s and sends it back unchanged,
+// its line breaks read back as LF.
+func shownAsIs(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' })
+}
+
+// taskOf reads projectName's definitions and its task named taskName.
+func taskOf(ctx context.Context, r catalog.DefinitionsReader, projectName, taskName string) (catalog.Definitions, task.Revision, error) {
+	d, err := definitionsOf(ctx, r, projectName)
+	if err != nil {
+		return d, task.Revision{}, err
+	}
+	for _, t := range d.Tasks {
+		if t.Spec.Name == taskName {
+			return d, t, nil
+		}
+	}
+	return d, task.Revision{}, noSuchEntry("task", taskName, projectName)
+}
+
+// triggerOf reads projectName's definitions, its trigger named
+// triggerName and that trigger's task, refusing a trigger that pins an
+// older revision of its task than the current one.
+func triggerOf(ctx context.Context, r catalog.DefinitionsReader, projectName, triggerName string) (catalog.Definitions, trigger.Revision, task.Revision, error) {
+	d, err := definitionsOf(ctx, r, projectName)
+	if err != nil {
+		return d, trigger.Revision{}, task.Revision{}, err
+	}
+	for _, tr := range d.Triggers {
+		if tr.Spec.Name != triggerName {
+			continue
+		}
+		for _, t := range d.Tasks {
+			if t.TaskID != tr.TaskID {
+				continue
+			}
+			if t.Revision != tr.TaskRevision {
+				return d, tr, t, qlerror.New(qlerror.FailedPrecondition, "trigger %q of project %q runs revision %d of task %q, not its current revision %d, "+
+					"and a file naming the task would move it to the current one: edit it in the project's definitions file", triggerName, projectName,
+					tr.TaskRevision, t.Spec.Name, t.Revision).Because(RefusalPinsOlderTask, "kind", "trigger", "name", triggerName, "project", projectName, "task", t.Spec.Name)
+			}
+			return d, tr, t, nil
+		}
+	}
+	return d, trigger.Revision{}, task.Revision{}, noSuchEntry("trigger", triggerName, projectName)
+}
+
+// definitionsOf reads the named project whole, as an export does.
+func definitionsOf(ctx context.Context, r catalog.DefinitionsReader, projectName string) (catalog.Definitions, error) {
+	if err := validate.Name("project", projectName); err != nil {
+		return catalog.Definitions{}, err
+	}
+	return r.ProjectDefinitions(ctx, projectName, max(MaxTasks, MaxTriggers))
+}
+
+func noSuchEntry(kind, name, projectName string) error {
+	return qlerror.New(qlerror.NotFound, "project %q has no %s named %q (deleted or renamed since): open it again from the triggers list", projectName, kind, name).
+		Because(RefusalNoSuchEntry, "kind", kind, "name", name, "project", projectName)
+}
+
+func changedSince(kind, name, projectName string, shown, current int64) error {
+	return qlerror.New(qlerror.Conflict, "%s %q of project %q changed since you opened this form (revision %d, now %d), so it was not changed: "+
+		"the form now shows the current revision; make your change to it again", kind, name, projectName, shown, current).
+		Because(RefusalChangedSince, "kind", kind, "name", name, "project", projectName, "shown", strconv.FormatInt(shown, 10), "current", strconv.FormatInt(current, 10))
+}

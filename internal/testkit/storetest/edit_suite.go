@@ -1,0 +1,189 @@
+package storetest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// editBase is a project whose shell task s sets every field an edit must
+// keep, with a trigger every of its own, beside an argv task u and its
+// trigger uu.
+const editBase = `project: edit
+tasks:
+  - name: s
+    shell: /bin/bash
+    script: |
+      echo before
+    env: {A: "1", B: {secret: b-key}}
+    workingDir: /tmp
+    timeout: 90s
+    killGrace: 2s
+    labels: {team: ops}
+    retry: {maxAttempts: 2, backoff: 5s}
+  - {name: u, command: [/bin/echo, u]}
+triggers:
+  - {name: every, task: s, cron: "* * * * *", timezone: UTC, misfire: skip, jitter: 2s, overlap: queue_one}
+  - {name: uu, task: u, cron: "0 3 * * *", timezone: UTC}
+`
+
+// results says apply's results as "kind name: change [fields]".
+func results(res []apply.Result) string {
+	out := make([]string, len(res))
+	for i, r := range res {
+		out[i] = fmt.Sprintf("%s %s: %s %v", r.Kind, r.Name, r.Change, r.Fields)
+	}
+	return strings.Join(out, "; ")
+}
+
+// testAnEditedScriptChangesOnlyItsTask: the Edit task form's file,
+// written from the task the form showed, changes the task's script and
+// timeout and nothing else of it (its shell, environment, retry… as they
+// were), carries the task's trigger to the new revision, so that it runs
+// the new script, and leaves the other task and trigger as they are.
+func testAnEditedScriptChangesOnlyItsTask(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "base.yaml", []byte(editBase)))
+	e, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s")
+	if err != nil || e.Script != "echo before\n" || e.Timeout != "90s" || e.Shell != "/bin/bash" || e.Revision != 1 {
+		t.Fatalf("the form shows %+v, %v; want task s's script, timeout and shell at revision 1", e, err)
+	}
+	e.Script, e.Timeout = "echo after\n", "2m"
+	text, err := apply.EditTaskFile(t.Context(), f.Definitions, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := results(applyFile(t, f, parse(t, "edit.yaml", text)))
+	if w := "project edit: unchanged []; task s: updated [command.script command.timeoutMs]; trigger every: updated [taskRevision]"; got != w {
+		t.Fatalf("applying the form's file: %s\nwant %s\n%s", got, w, text)
+	}
+	if p := fmt.Sprint(pinsOf(t, f, "edit")); p != "map[every:r2 pins 2 of 2 uu:r1 pins 1 of 1]" {
+		t.Fatalf("pins %s: want every on task s's new revision, uu as it was", p)
+	}
+	requireFileUnchanged(t, f, strings.Replace(strings.Replace(editBase, "echo before", "echo after", 1), "timeout: 90s", "timeout: 2m", 1))
+}
+
+// testAnEditedScheduleChangesOnlyItsTrigger: the Edit schedule form's
+// file changes the trigger's cron and zone and nothing else of it (its
+// misfire, jitter, overlap as they were); its task, which the file names
+// as a trigger's task must be named, applies as unchanged.
+func testAnEditedScheduleChangesOnlyItsTrigger(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "base.yaml", []byte(editBase)))
+	e, err := apply.ScheduleToEdit(t.Context(), f.Definitions, "edit", "every")
+	if err != nil || e.Cron != "* * * * *" || e.Timezone != "UTC" || e.Task != "s" || e.Revision != 1 {
+		t.Fatalf("the form shows %+v, %v; want trigger every's cron and zone at revision 1", e, err)
+	}
+	e.Cron, e.Timezone = "30 6 * * 1-5", "Asia/Shanghai"
+	text, err := apply.EditScheduleFile(t.Context(), f.Definitions, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := results(applyFile(t, f, parse(t, "edit.yaml", text)))
+	if w := "project edit: unchanged []; task s: unchanged []; trigger every: updated [cron.expression cron.timezone]"; got != w {
+		t.Fatalf("applying the form's file: %s\nwant %s\n%s", got, w, text)
+	}
+	requireFileUnchanged(t, f, strings.Replace(editBase, `{name: every, task: s, cron: "* * * * *", timezone: UTC`, `{name: every, task: s, cron: "30 6 * * 1-5", timezone: Asia/Shanghai`, 1))
+}
+
+// testAnEditOfAnEntryChangedSinceItsFormIsRefused: a form sent after
+// someone else published its task or trigger is refused, naming both
+// revisions, rather than written over that change.
+func testAnEditOfAnEntryChangedSinceItsFormIsRefused(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "base.yaml", []byte(editBase)))
+	task, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched, err := apply.ScheduleToEdit(t.Context(), f.Definitions, "edit", "every")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another user's change: task s's new script, which trigger every
+	// follows (its revision 2).
+	applyFile(t, f, parse(t, "other.yaml", []byte(strings.Replace(editBase, "echo before", "echo theirs", 1))))
+	task.Script = "echo mine"
+	if _, err := apply.EditTaskFile(t.Context(), f.Definitions, task); qlerror.ReasonOf(err) != apply.RefusalChangedSince ||
+		qlerror.ParamsOf(err)["shown"] != "1" || qlerror.ParamsOf(err)["current"] != "2" {
+		t.Errorf("an edit of task s shown at revision 1, now 2: %v (%v), want %s", err, qlerror.ParamsOf(err), apply.RefusalChangedSince)
+	}
+	sched.Cron = "0 0 * * *"
+	if _, err := apply.EditScheduleFile(t.Context(), f.Definitions, sched); qlerror.ReasonOf(err) != apply.RefusalChangedSince {
+		t.Errorf("an edit of trigger every shown at revision 1, now 2: %v, want %s", err, apply.RefusalChangedSince)
+	}
+	if cur, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s"); err != nil || cur.Script != "echo theirs\n" {
+		t.Errorf("task s after the refused edit: %+v, %v; want the other user's script", cur, err)
+	}
+}
+
+// testWhatAnEditFormCannotShowIsRefused: a task that runs a command, a
+// script a text box would not give back as it is, a trigger left on an
+// older revision of its task (its file would move it) and an entry the
+// project lacks are each refused with their reason, not shown to edit.
+func testWhatAnEditFormCannotShowIsRefused(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "base.yaml", []byte(strings.Replace(editBase, "  - {name: u,", "  - {name: cr, script: \"echo a\\r\\n\"}\n  - {name: u,", 1))))
+	ctx := t.Context()
+	for _, c := range []struct {
+		what string
+		err  error
+		want qlerror.Reason
+	}{
+		{"an argv task", second(apply.TaskToEdit(ctx, f.Definitions, "edit", "u")), apply.RefusalArgvTask},
+		{"a script with a carriage return", second(apply.TaskToEdit(ctx, f.Definitions, "edit", "cr")), apply.RefusalScriptNotShown},
+		{"a task the project lacks", second(apply.TaskToEdit(ctx, f.Definitions, "edit", "gone")), apply.RefusalNoSuchEntry},
+		{"a trigger the project lacks", second(apply.ScheduleToEdit(ctx, f.Definitions, "edit", "gone")), apply.RefusalNoSuchEntry},
+		{"a project none has", second(apply.TaskToEdit(ctx, f.Definitions, "none", "s")), catalog.RefusalProjectMissing},
+		{"an edit sent for an argv task", second(apply.EditTaskFile(ctx, f.Definitions, apply.EditTask{Project: "edit", Task: "u", Revision: 1, Script: "x"})), apply.RefusalArgvTask},
+	} {
+		if got := qlerror.ReasonOf(c.err); got != c.want {
+			t.Errorf("%s: %v (%s), want %s", c.what, c.err, got, c.want)
+		}
+	}
+	// Disabling task s leaves its enabled trigger every on the revision
+	// before, which a file naming s would move.
+	applyFile(t, f, parse(t, "off.yaml", []byte("project: edit\ntasks:\n  - {name: s, script: echo, enabled: false}\n")))
+	if p := pinsOf(t, f, "edit")["every"]; p != "r1 pins 1 of 2" {
+		t.Fatalf("trigger every %s, want it left on task s's revision 1", p)
+	}
+	if _, err := apply.ScheduleToEdit(ctx, f.Definitions, "edit", "every"); qlerror.ReasonOf(err) != apply.RefusalPinsOlderTask {
+		t.Errorf("a trigger on an older revision of its task: %v, want %s", err, apply.RefusalPinsOlderTask)
+	}
+	if _, err := apply.EditScheduleFile(ctx, f.Definitions, apply.EditSchedule{Project: "edit", Trigger: "every", Revision: 1, Cron: "0 0 * * *", Timezone: "UTC"}); qlerror.ReasonOf(err) != apply.RefusalPinsOlderTask {
+		t.Errorf("an edit sent for a trigger on an older revision of its task: %v, want %s", err, apply.RefusalPinsOlderTask)
+	}
+}
+
+// second is the error of a call that also returns a value.
+func second[T any](_ T, err error) error { return err }
+
+// pinsOf reads project name's triggers as name → "trigger revision /
+// pinned task revision of current task revision".
+func pinsOf(t *testing.T, f Fixture, name string) map[string]string {
+	t.Helper()
+	d, err := f.Definitions.ProjectDefinitions(t.Context(), name, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := map[string]int64{}
+	for _, k := range d.Tasks {
+		current[k.TaskID] = k.Revision
+	}
+	out := map[string]string{}
+	for _, tr := range d.Triggers {
+		out[tr.Spec.Name] = fmt.Sprintf("r%d pins %d of %d", tr.Revision, tr.TaskRevision, current[tr.TaskID])
+	}
+	return out
+}
+
+// requireFileUnchanged applies text and fails unless every object of it
+// is unchanged: the store holds what text says.
+func requireFileUnchanged(t *testing.T, f Fixture, text string) {
+	t.Helper()
+	for _, r := range applyFile(t, f, parse(t, "want.yaml", []byte(text))) {
+		if r.Change != catalog.Unchanged {
+			t.Errorf("%s %s: %s %v, want unchanged: the store differs from\n%s", r.Kind, r.Name, r.Change, r.Fields, text)
+		}
+	}
+}
