@@ -225,3 +225,27 @@ func changedSince(kind, name, projectName string, shown, current int64) error {
 		"the form now shows the current revision; make your change to it again", kind, name, projectName, shown, current).
 		Because(RefusalChangedSince, "kind", kind, "name", name, "project", projectName, "shown", strconv.FormatInt(shown, 10), "current", strconv.FormatInt(current, 10))
 }
+
+// CheckRevision refuses (RefusalChangedSince) a task or trigger (kind)
+// whose current revision is not revision: an edit form's preview
+// confirmed after someone published the entry it showed.
+func CheckRevision(ctx context.Context, r catalog.DefinitionsReader, projectName, kind, name string, revision int64) error {
+	var current int64
+	if kind == "task" {
+		_, t, err := taskOf(ctx, r, projectName, name)
+		if err != nil {
+			return err
+		}
+		current = t.Revision
+	} else {
+		_, tr, _, err := triggerOf(ctx, r, projectName, name)
+		if err != nil {
+			return err
+		}
+		current = tr.Revision
+	}
+	if current != revision {
+		return changedSince(kind, name, projectName, revision, current)
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
@@ -51,9 +52,20 @@ type definitionsData struct {
 	// SecretsNote: a note is about the secrets file (names it lacks, or
 	// that it cannot be used), which the secrets page fixes.
 	SecretsNote bool
-	// Origin is the form that wrote the file (originNewTask), "" for a
-	// file a user wrote or uploaded.
-	Origin string
+	// Origin is the form that wrote the file (originNewTask,
+	// originEditTask, originEditSchedule), "" for a file a user wrote or
+	// uploaded; Revision, an edit form's, the revision of the entry it
+	// showed, checked again when the preview is confirmed.
+	Origin   string
+	Revision int64
+}
+
+// formOrigin is the form that wrote a definitions file and, for an edit
+// form, the revision of the entry it showed (definitionsData's Origin
+// and Revision).
+type formOrigin struct {
+	form     string
+	revision int64
 }
 
 // ErrorCount is how many errors the file has, listed or not.
@@ -207,11 +219,18 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 		c.fail(w, r, s, err)
 		return
 	}
-	origin := ""
-	if r.PostFormValue("origin") == originNewTask {
-		origin = originNewTask
+	o := formOrigin{form: r.PostFormValue("origin")}
+	switch o.form {
+	case originNewTask:
+	case originEditTask, originEditSchedule:
+		o.revision, _ = strconv.ParseInt(r.PostFormValue("revision"), 10, 64)
+		if !dry && c.editChangedSince(w, r, s, o, text) {
+			return
+		}
+	default:
+		o.form = ""
 	}
-	c.definitionsText(w, r, s, dry, text, origin)
+	c.definitionsText(w, r, s, dry, text, o)
 }
 
 // failCannotPublish answers a form that publishes definitions on a server
@@ -222,10 +241,10 @@ func (c *Console) failCannotPublish(w http.ResponseWriter, r *http.Request, s *s
 }
 
 // definitionsText previews (dry) or applies the definitions file text and
-// shows the result on the definitions page; origin is the form that wrote
-// the file ("" for one a user wrote or uploaded), kept through the preview.
-func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *session, dry bool, text, origin string) {
-	d := definitionsData{CanPublish: true, YAML: text, Origin: origin}
+// shows the result on the definitions page; o is the form that wrote the
+// file (none for one a user wrote or uploaded), kept through the preview.
+func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *session, dry bool, text string, o formOrigin) {
+	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Revision: o.revision}
 	var err error
 	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)
@@ -258,10 +277,10 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		d.Errors, d.MoreErrors = c.fileErrors(lang(r), err)
 	case dry:
 		d.Step, d.Diff = "preview", results
-		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, origin)
+		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, o.form)
 	default:
 		d.Step, d.Diff = "applied", results
-		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, origin)
+		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, o.form)
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

@@ -213,6 +213,17 @@ var messages = map[string]map[string]string{
 		"bf.none.before_start": "The window holds no occurrence from the trigger's startAt, %[1]s, on, and the trigger has none before it. Move the window to %[1]s or later.",
 		"bf.none.after_end":    "The window holds no occurrence up to the trigger's endAt, %[1]s, and the trigger has none after it. Move the window to %[1]s or earlier.",
 		"bf.none.not_decided":  "Occurrences from %[1]s on are not decided yet: the schedule admits them itself, so a backfill leaves them to it. End the window before %[1]s.",
+		// The Edit task and Edit schedule forms (edittask.go, editschedule.go).
+		"edittask": "Edit task", "et.heading": "Edit task %s/%s", "et.script": "Script", "et.shell": "Run by %s.",
+		"et.intro":   "The task's script and timeout. Everything else about the task (its environment, retry, user…) stays as it is; change that in the project's definitions file.",
+		"et.invalid": "Nothing was changed", "et.required": "Fill in the script.",
+		"et.yours":     "Your script, not applied: the form below shows the task as it is now; make your change to it again.",
+		"et.openfile":  "Open the project's definitions file",
+		"et.after":     "The next step shows what would change; nothing changes until you confirm it there. The task's triggers run the new script; the project's other tasks and triggers are left as they are.",
+		"editschedule": "Edit schedule", "es.heading": "Edit schedule of %s/%s", "es.required": "Fill in the schedule and the time zone.",
+		"es.intro": "The trigger's cron schedule and time zone. It keeps running task %s, and every other setting (misfire, jitter, overlap…) stays as it is; change that in the project's definitions file.",
+		"es.yours": "Your schedule, not applied (the form below shows the trigger as it is now):",
+		"es.after": "The next step shows what would change; nothing changes until you confirm it there. The project's other tasks and triggers are left as they are.",
 	},
 	"zh": {
 		"title": "青龙", "overview": "概览", "triggers": "触发器", "runs": "运行", "signout": "退出",
@@ -401,6 +412,17 @@ var messages = map[string]map[string]string{
 		"bf.none.before_start": "窗口内没有触发器起始时间（startAt）%[1]s 及之后的发生时刻，而触发器在此之前没有发生时刻。请把窗口移到 %[1]s 或之后。",
 		"bf.none.after_end":    "窗口内没有触发器结束时间（endAt）%[1]s 及之前的发生时刻，而触发器在此之后没有发生时刻。请把窗口移到 %[1]s 或之前。",
 		"bf.none.not_decided":  "从 %[1]s 起的发生时刻尚未确定：它们由调度自行准入，回填不会处理。请让窗口在 %[1]s 之前结束。",
+		// The Edit task and Edit schedule forms (edittask.go, editschedule.go).
+		"edittask": "编辑任务", "et.heading": "编辑任务 %s/%s", "et.script": "脚本", "et.shell": "由 %s 运行。",
+		"et.intro":   "任务的脚本和超时。任务的其他设置（环境变量、重试、运行用户等）保持不变；要修改它们，请编辑项目的定义文件。",
+		"et.invalid": "没有修改任何内容", "et.required": "请填写脚本。",
+		"et.yours":     "你的脚本（未应用）：下面的表单显示任务现在的内容，请在其上重新做你的修改。",
+		"et.openfile":  "打开项目的定义文件",
+		"et.after":     "下一步会显示将要发生的变更；在那里确认之前不会修改任何内容。任务的触发器会运行新脚本；项目中的其他任务和触发器保持不变。",
+		"editschedule": "编辑计划", "es.heading": "编辑 %s/%s 的计划", "es.required": "请填写计划和时区。",
+		"es.intro": "触发器的 cron 计划和时区。它仍运行任务 %s，其他设置（错过策略、抖动、重叠策略等）保持不变；要修改它们，请编辑项目的定义文件。",
+		"es.yours": "你的计划（未应用；下面的表单显示触发器现在的内容）：",
+		"es.after": "下一步会显示将要发生的变更；在那里确认之前不会修改任何内容。项目中的其他任务和触发器保持不变。",
 	},
 }
 

@@ -3,12 +3,9 @@ package console
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
-	"github.com/qinglong/qinglong/internal/core/hold"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -57,44 +54,15 @@ func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	text, err := apply.NewTaskFile(r.Context(), c.cfg.Export, d.NewTask)
-	var doc *apply.Document
-	if err == nil {
-		doc, err = apply.Parse(definitionsFile, text)
-	}
-	if err == nil {
-		// What the store would refuse (a project archived) is said on the
-		// form too, before the preview plans the file again to show it.
-		svc := *c.cfg.Definitions
-		_, err = apply.Plan(r.Context(), svc, svc.Store, doc, ids.New)
-	}
+	errs, failed := c.formFile(w, r, s, text, err, d.label)
 	switch {
-	case err != nil && (qlerror.CodeOf(err) == qlerror.Internal || qlerror.Is(err, qlerror.Unavailable) || outOfTime(r, err) ||
-		qlerror.ReasonOf(err) == hold.RefusalDatabaseLocked):
-		c.fail(w, r, s, err)
-		return
-	case err != nil:
-		// The file is the form's own: its errors are the fields', each
-		// started with the field's label, and a line of a file nobody saw
-		// says nothing.
-		list, _ := c.fileErrors(l, err)
-		located, _ := apply.Errors(err)
-		for i, e := range list {
-			msg := e.Message
-			if i < len(located) {
-				if label := d.label(located[i].Path()); label != "" {
-					msg = c.named(fieldSentence(l, tr(l, label), located[i]))
-				}
-			}
-			// A trigger named after its task has the task's name: its
-			// mistake is the same sentence as the task name's.
-			if !slices.Contains(d.Errors, msg) {
-				d.Errors = append(d.Errors, msg)
-			}
-		}
+	case failed:
+	case len(errs) > 0:
+		d.Errors = errs
 		c.renderNewTask(w, r, s, http.StatusBadRequest, d)
-		return
+	default:
+		c.definitionsText(w, r, s, true, string(text), formOrigin{form: originNewTask})
 	}
-	c.definitionsText(w, r, s, true, string(text), originNewTask)
 }
 
 func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *session, status int, d newTaskData) {

@@ -115,11 +115,12 @@ func noteText(l string, n apply.Note) string {
 // definitionsNotes are the notes of doc this server can know: retry and
 // placement only where it runs every Run itself, secrets only where it
 // holds the secrets file of the machine that runs the commands; the
-// triggers a file leaves out only for a file a user wrote (origin "").
+// triggers a file leaves out only for a file a user wrote (origin ""): a
+// form's file names only what the form shows, by design.
 // secrets says whether a note is about the secrets file.
 func (c *Console) definitionsNotes(ctx context.Context, l string, doc *apply.Document, results []apply.Result, origin string) (out []string, secrets bool) {
 	ns := apply.Notes(doc, apply.NoteScope{RunsHere: c.cfg.Definitions.Executor == task.LocalProcess, NowMs: c.cfg.Definitions.NowMs(), MissingSecrets: c.cfg.MissingSecrets})
-	if origin != originNewTask {
+	if origin == "" {
 		ns = apply.AddUnlisted(ctx, c.cfg.Export, doc, results, ns)
 	}
 	out = make([]string, len(ns))

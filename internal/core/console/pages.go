@@ -445,7 +445,9 @@ func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	c.render(w, r, http.StatusOK, "trigger", s, map[string]any{"T": d, "Cron": view.NewCron(d.Cron), "Timeline": timeline(d.Ledger, runs), "CanPause": c.cfg.Pauser != nil, "CanRun": c.cfg.Manual != nil,
 		"Fires": upcoming(d.TriggerStatus, d.NowMs), "ZoneUnknown": storedZoneUnknown(d.TriggerStatus), "Request": randomID(), "MaxNote": schedule.MaxPauseNote,
-		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown, "AuditMore": auditMore, "Backfill": newBackfillForm(r, s, d.TriggerStatus, d.NowMs)})
+		"LedgerMore": ledgerMore, "LedgerShown": len(d.Ledger), "LedgerAll": view.MaxLedgerShown, "AuditMore": auditMore, "Backfill": newBackfillForm(r, s, d.TriggerStatus, d.NowMs),
+		// The edit forms publish definitions, as New task does.
+		"CanEdit": c.cfg.Definitions != nil && c.cfg.Export != nil && s.scope.Allows(apitoken.Admin)})
 }
 
 // entry is one row of a trigger's timeline: a Run or an occurrence passed

@@ -320,6 +320,13 @@ var notReachedByAFile = map[qlerror.Reason]string{
 	apply.RefusalOutcomeUnknown:       "the write of a valid file failing, not the file (TestAnApplyOfUnknownOutcomeReadsInChinese)",
 	apply.RefusalWriteConflict:        "the write of a valid file losing to another writer, not the file",
 	apply.RefusalNameTaken:            "the New task form's, not a file's (server: TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage)",
+	// The edit forms', not a file's (server: TestTheEditTaskFormRefusesATaskChangedSinceItWasShown,
+	// TestTheEditTaskFormSendsATaskItCannotShowToItsDefinitionsFile; storetest: WhatAnEditFormCannotShowIsRefused).
+	apply.RefusalNoSuchEntry:    "an edit form of a task or trigger the project lacks",
+	apply.RefusalChangedSince:   "an edit form sent after its entry was published again",
+	apply.RefusalArgvTask:       "an Edit task form of a task that runs a command",
+	apply.RefusalScriptNotShown: "an Edit task form of a script a text box cannot hold",
+	apply.RefusalPinsOlderTask:  "an Edit schedule form of a trigger left on an older task revision",
 	// A run now's or a backfill's of a trigger its task left behind
 	// (server: TestATriggerLeftOnAnOldRevisionOfItsTaskIsRefusedSayingHowToRunItAgain).
 	apply.RefusalTaskDisabled:    "a manual Run of a trigger whose task a file disabled",

@@ -113,6 +113,14 @@ func testAnEditOfAnEntryChangedSinceItsFormIsRefused(t *testing.T, f Fixture) {
 	if _, err := apply.EditScheduleFile(t.Context(), f.Definitions, sched); qlerror.ReasonOf(err) != apply.RefusalChangedSince {
 		t.Errorf("an edit of trigger every shown at revision 1, now 2: %v, want %s", err, apply.RefusalChangedSince)
 	}
+	for kind, name := range map[string]string{"task": "s", "trigger": "every"} {
+		if err := apply.CheckRevision(t.Context(), f.Definitions, "edit", kind, name, 1); qlerror.ReasonOf(err) != apply.RefusalChangedSince {
+			t.Errorf("a confirmation of the %s %s shown at revision 1, now 2: %v, want %s", kind, name, err, apply.RefusalChangedSince)
+		}
+		if err := apply.CheckRevision(t.Context(), f.Definitions, "edit", kind, name, 2); err != nil {
+			t.Errorf("a confirmation of the %s %s at its current revision: %v", kind, name, err)
+		}
+	}
 	if cur, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s"); err != nil || cur.Script != "echo theirs\n" {
 		t.Errorf("task s after the refused edit: %+v, %v; want the other user's script", cur, err)
 	}

@@ -1,0 +1,110 @@
+package console
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// originEditTask marks a definitions file the Edit task form wrote: like
+// New task's, it names only what its form showed.
+const originEditTask = "edittask"
+
+// editTaskData is what the Edit task form shows: the task's script and
+// timeout (as sent, or as stored), the errors of the last try, and, for
+// a task changed since the form was shown, the current task with the
+// script that was sent beside it (Yours) to make the change again.
+type editTaskData struct {
+	apply.EditTask
+	Errors  []string
+	Changed bool
+	Yours   string
+	// Elsewhere says why this form cannot show the task: the page links
+	// to the project's definitions file instead.
+	Elsewhere string
+}
+
+// editTaskFields are the Edit task form's fields' labels by the path of
+// the file's field apply.EditTaskFile writes each to.
+var editTaskFields = map[string]string{"tasks[0].script": "et.script", "tasks[0].timeout": "nt.timeout"}
+
+func editTaskLabel(path string) string { return editTaskFields[path] }
+
+// editTaskForm shows the Edit task form of ?project= and ?task=: the
+// task's current script and timeout, to change without writing YAML.
+func (c *Console) editTaskForm(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Definitions == nil || c.cfg.Export == nil {
+		c.failCannotPublish(w, r, s)
+		return
+	}
+	q := r.URL.Query()
+	want := apply.EditTask{Project: strings.TrimSpace(q.Get("project")), Task: strings.TrimSpace(q.Get("task"))}
+	e, err := apply.TaskToEdit(r.Context(), c.cfg.Export, want.Project, want.Task)
+	if err != nil {
+		c.editTaskRefused(w, r, s, want, err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "edittask", s, editTaskData{EditTask: e})
+}
+
+// editTaskPreview writes the form's script and timeout into the task's
+// file (apply.EditTaskFile) and previews it as the definitions page
+// previews a file; a mistake is said on the form, which keeps what was
+// typed, and a task changed since the form was shown is not overwritten.
+func (c *Console) editTaskPreview(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Definitions == nil || c.cfg.Export == nil {
+		c.failCannotPublish(w, r, s)
+		return
+	}
+	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
+	rev, _ := strconv.ParseInt(field("revision"), 10, 64)
+	// A text box sends its line breaks as CR LF, whatever it was given.
+	script := strings.ReplaceAll(r.PostFormValue("script"), "\r\n", "\n")
+	d := editTaskData{EditTask: apply.EditTask{Project: field("project"), Task: field("task"), Revision: rev, Script: script,
+		Timeout: field("timeout"), Shell: field("shell")}}
+	if strings.TrimSpace(script) == "" {
+		d.Errors = []string{tr(lang(r), "et.required")}
+		c.render(w, r, http.StatusBadRequest, "edittask", s, d)
+		return
+	}
+	text, err := apply.EditTaskFile(r.Context(), c.cfg.Export, d.EditTask)
+	if c.editTaskRefused(w, r, s, d.EditTask, err) {
+		return
+	}
+	errs, failed := c.formFile(w, r, s, text, err, editTaskLabel)
+	switch {
+	case failed:
+	case len(errs) > 0:
+		d.Errors = errs
+		c.render(w, r, http.StatusBadRequest, "edittask", s, d)
+	default:
+		c.definitionsText(w, r, s, true, string(text), formOrigin{form: originEditTask, revision: rev})
+	}
+}
+
+// editTaskRefused answers err, a refusal of sent (the form as sent, or
+// as asked for) that is not a field's mistake, and says whether it did: a
+// task changed since the form showed it is shown as it is now, with the
+// script sent beside it; a task the form cannot show, with the way to
+// its project's file; a task or project gone, as any page says it.
+func (c *Console) editTaskRefused(w http.ResponseWriter, r *http.Request, s *session, sent apply.EditTask, err error) bool {
+	switch qlerror.ReasonOf(err) {
+	case apply.RefusalChangedSince:
+		cur, curErr := apply.TaskToEdit(r.Context(), c.cfg.Export, sent.Project, sent.Task)
+		if curErr != nil {
+			return c.editTaskRefused(w, r, s, sent, curErr)
+		}
+		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: cur, Changed: true, Yours: sent.Script, Errors: []string{c.errorText(lang(r), err)}})
+	case apply.RefusalArgvTask, apply.RefusalScriptNotShown:
+		c.render(w, r, http.StatusConflict, "edittask", s, editTaskData{EditTask: apply.EditTask{Project: sent.Project, Task: sent.Task}, Elsewhere: c.errorText(lang(r), err)})
+	case apply.RefusalNoSuchEntry, catalog.RefusalProjectMissing:
+		c.fail(w, r, s, err)
+	default:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,54 @@
+package console
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/hold"
+	"github.com/qinglong/qinglong/internal/core/ids"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// formFile checks text, the definitions file a form wrote (err: its
+// writer's refusal), as its preview will: parsed, then planned, so that
+// what the store would refuse (a project archived) is said on the form
+// too. Its errors are the form's fields', each started with the label
+// labelOf gives the file's field it is at (a line of a file nobody saw
+// says nothing); failed: the page was answered with a failure that is not
+// the form's (the database, the page's time).
+func (c *Console) formFile(w http.ResponseWriter, r *http.Request, s *session, text []byte, err error, labelOf func(path string) string) (errs []string, failed bool) {
+	var doc *apply.Document
+	if err == nil {
+		doc, err = apply.Parse(definitionsFile, text)
+	}
+	if err == nil {
+		svc := *c.cfg.Definitions
+		_, err = apply.Plan(r.Context(), svc, svc.Store, doc, ids.New)
+	}
+	if err != nil && (qlerror.CodeOf(err) == qlerror.Internal || qlerror.Is(err, qlerror.Unavailable) || outOfTime(r, err) ||
+		qlerror.ReasonOf(err) == hold.RefusalDatabaseLocked) {
+		c.fail(w, r, s, err)
+		return nil, true
+	}
+	if err == nil {
+		return nil, false
+	}
+	l := lang(r)
+	list, _ := c.fileErrors(l, err)
+	located, _ := apply.Errors(err)
+	for i, e := range list {
+		msg := e.Message
+		if i < len(located) {
+			if label := labelOf(located[i].Path()); label != "" {
+				msg = c.named(fieldSentence(l, tr(l, label), located[i]))
+			}
+		}
+		// A trigger named after its task has the task's name: its
+		// mistake is the same sentence as the task name's.
+		if !slices.Contains(errs, msg) {
+			errs = append(errs, msg)
+		}
+	}
+	return errs, false
+}
