@@ -214,7 +214,7 @@ var messages = map[string]map[string]string{
 		"bf.none.after_end":    "The window holds no occurrence up to the trigger's endAt, %[1]s, and the trigger has none after it. Move the window to %[1]s or earlier.",
 		"bf.none.not_decided":  "Occurrences from %[1]s on are not decided yet: the schedule admits them itself, so a backfill leaves them to it. End the window before %[1]s.",
 		// The Edit task and Edit schedule forms (edittask.go, editschedule.go).
-		"edittask": "Edit task", "et.heading": "Edit task %s/%s", "et.script": "Script", "et.shell": "Run by %s.",
+		"edittask": "Edit task", "et.heading": "Edit task %s/%s", "et.script": "Script", "et.shell": "Run by %s. ",
 		"et.intro":   "The task's script and timeout. Everything else about the task (its environment, retry, user…) stays as it is; change that in the project's definitions file.",
 		"et.invalid": "Nothing was changed", "et.required": "Fill in the script.",
 		"et.yours":     "Your script, not applied: the form below shows the task as it is now; make your change to it again.",

@@ -1,0 +1,48 @@
+package console
+
+import (
+	"html"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// The Edit task and Edit schedule buttons are offered on a trigger's page
+// to an admin where the server can publish, and to no one elsewhere (a
+// cluster replica's runtime role may not publish), whose forms say, in
+// the page's language, where to apply a change instead, as New task's do.
+func TestTheEditFormsAreOfferedToAnAdminWhereTheServerCanPublish(t *testing.T) {
+	t.Parallel()
+	replica := newBatchSite(t, nil)
+	server := newBatchSite(t, func(cfg *Config) {
+		svc := catalog.Service{Store: cfg.Export.(catalog.Store), Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
+		cfg.Definitions = &svc
+	})
+	links := []string{`id="edit-task"`, `id="edit-schedule"`}
+	for _, c := range []struct {
+		site  *batchSite
+		scope apitoken.Scope
+		offer bool
+	}{{server, apitoken.Admin, true}, {server, apitoken.Operate, false}, {replica, apitoken.Admin, false}} {
+		page := c.site.do(c.scope, "/triggers/"+c.site.triggers["a"], nil).Body.String()
+		for _, l := range links {
+			if strings.Contains(page, l) != c.offer {
+				t.Errorf("%s (can publish %v): offers %s %v, want %v", c.scope, c.site.c.cfg.Definitions != nil, l, !c.offer, c.offer)
+			}
+		}
+	}
+	for _, path := range []string{"/definitions/task?project=shop&task=report&lang=zh", "/definitions/schedule?project=shop&trigger=a&lang=zh"} {
+		w := replica.do(apitoken.Admin, path, nil)
+		if page := html.UnescapeString(w.Body.String()); w.Code != http.StatusConflict || !strings.Contains(page, refusalsZH[refusalCannotPublish]) {
+			t.Errorf("%s on a server that cannot publish: %d, want 409 saying where to apply:\n%s", path, w.Code, page)
+		}
+		if w := server.do(apitoken.Admin, path, nil); w.Code != http.StatusOK {
+			t.Errorf("%s on a server that can publish: %d\n%s", path, w.Code, w.Body)
+		}
+	}
+}
