@@ -218,6 +218,9 @@ func converge(ctx context.Context, svc catalog.Service, tx catalog.Tx, doc *Docu
 			return nil, err
 		}
 	}
+	if err := checkExpected(doc, tasks, triggers); err != nil {
+		return nil, err
+	}
 	// archiving: this very apply archives the project (or creates it
 	// archived), so a refused publish of its objects is the file's own doing.
 	archiving := doc.Status != project.Active && (change == catalog.Created || slices.Contains(fields, "status"))

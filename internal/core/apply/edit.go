@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -75,24 +76,27 @@ func TaskToEdit(ctx context.Context, r catalog.DefinitionsReader, projectName, t
 // leaves the tasks and triggers it does not name as they are (the task's
 // triggers that pin its current revision follow it to the new one), and
 // the project's notifications. A task published since the form showed
-// e.Revision is refused, so the form cannot undo that change.
-func EditTaskFile(ctx context.Context, r catalog.DefinitionsReader, e EditTask) ([]byte, error) {
+// e.Revision is refused, so the form cannot undo that change; the
+// revision the file was written from is returned, for the apply to check
+// again (Document.Expect).
+func EditTaskFile(ctx context.Context, r catalog.DefinitionsReader, e EditTask) ([]byte, []Expected, error) {
 	d, cur, err := taskOf(ctx, r, e.Project, e.Task)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if cur.Revision != e.Revision {
-		return nil, changedSince("task", e.Task, e.Project, e.Revision, cur.Revision)
+		return nil, nil, changedSince("task", e.Task, e.Project, e.Revision, cur.Revision)
 	}
 	if _, err := editTaskOf(e.Project, cur); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t := exportTaskSpec(cur.Spec)
 	script := e.Script
 	t.Script, t.Timeout = &script, e.Timeout
 	doc := statusOnly(d.Project)
 	doc.Tasks = []exportTask{t}
-	return encodeExport(doc)
+	text, err := encodeExport(doc)
+	return text, []Expected{{Kind: "task", Name: e.Task, Revision: cur.Revision}}, err
 }
 
 // ScheduleToEdit is the named trigger's current revision as the Edit
@@ -112,21 +116,25 @@ func ScheduleToEdit(ctx context.Context, r catalog.DefinitionsReader, projectNam
 // trigger with every other field as exported, and its task exactly as
 // exported (a file's trigger names a task of the file), which applies as
 // unchanged. A trigger published since the form showed e.Revision is
-// refused, as is one pinning an older revision of its task.
-func EditScheduleFile(ctx context.Context, r catalog.DefinitionsReader, e EditSchedule) ([]byte, error) {
+// refused, as is one pinning an older revision of its task; the
+// revisions of the trigger and of the task the file was written from are
+// returned, for the apply to check again (Document.Expect): a task
+// changed meanwhile would otherwise be set back by the file's copy.
+func EditScheduleFile(ctx context.Context, r catalog.DefinitionsReader, e EditSchedule) ([]byte, []Expected, error) {
 	d, cur, tk, err := triggerOf(ctx, r, e.Project, e.Trigger)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if cur.Revision != e.Revision {
-		return nil, changedSince("trigger", e.Trigger, e.Project, e.Revision, cur.Revision)
+		return nil, nil, changedSince("trigger", e.Trigger, e.Project, e.Revision, cur.Revision)
 	}
 	tr := exportTriggerSpec(tk.Spec.Name, cur.Spec)
 	tr.Cron, tr.Timezone = e.Cron, e.Timezone
 	doc := statusOnly(d.Project)
 	doc.Tasks = []exportTask{exportTaskSpec(tk.Spec)}
 	doc.Triggers = []exportTrigger{tr}
-	return encodeExport(doc)
+	text, err := encodeExport(doc)
+	return text, []Expected{{Kind: "trigger", Name: e.Trigger, Revision: cur.Revision}, {Kind: "task", Name: tk.Spec.Name, Revision: tk.Revision}}, err
 }
 
 // statusOnly is the file of p that names its status and nothing else: a
@@ -226,26 +234,53 @@ func changedSince(kind, name, projectName string, shown, current int64) error {
 		Because(RefusalChangedSince, "kind", kind, "name", name, "project", projectName, "shown", strconv.FormatInt(shown, 10), "current", strconv.FormatInt(current, 10))
 }
 
-// CheckRevision refuses (RefusalChangedSince) a task or trigger (kind)
-// whose current revision is not revision: an edit form's preview
-// confirmed after someone published the entry it showed.
-func CheckRevision(ctx context.Context, r catalog.DefinitionsReader, projectName, kind, name string, revision int64) error {
-	var current int64
-	if kind == "task" {
-		_, t, err := taskOf(ctx, r, projectName, name)
-		if err != nil {
-			return err
-		}
-		current = t.Revision
-	} else {
-		_, tr, _, err := triggerOf(ctx, r, projectName, name)
-		if err != nil {
-			return err
-		}
-		current = tr.Revision
+// Expected is the revision an entry of a file had when the file was
+// written from it (an edit form's file): kind "task" or "trigger".
+type Expected struct {
+	Kind, Name string
+	Revision   int64
+}
+
+// String is e as ParseExpected reads it ("task report 3"): names have no
+// spaces.
+func (e Expected) String() string { return fmt.Sprintf("%s %s %d", e.Kind, e.Name, e.Revision) }
+
+// ParseExpected reads e.String(); ok is false for anything else.
+func ParseExpected(s string) (e Expected, ok bool) {
+	f := strings.Fields(s)
+	if len(f) != 3 || (f[0] != "task" && f[0] != "trigger") {
+		return Expected{}, false
 	}
-	if current != revision {
-		return changedSince(kind, name, projectName, revision, current)
+	rev, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil || rev < 1 {
+		return Expected{}, false
+	}
+	return Expected{Kind: f[0], Name: f[1], Revision: rev}, true
+}
+
+// checkExpected refuses doc when an entry it expects (Document.Expect) is
+// not at that revision in tasks and triggers, as the apply's transaction
+// read them: a later writer's publish then conflicts with this one's, so
+// no change made since the file was written is undone.
+func checkExpected(doc *Document, tasks map[string]task.Revision, triggers map[string]trigger.Revision) error {
+	for _, e := range doc.Expect {
+		var current int64
+		var ok bool
+		if e.Kind == "task" {
+			var t task.Revision
+			t, ok = tasks[e.Name]
+			current = t.Revision
+		} else {
+			var tr trigger.Revision
+			tr, ok = triggers[e.Name]
+			current = tr.Revision
+		}
+		if !ok {
+			return noSuchEntry(e.Kind, e.Name, doc.Project)
+		}
+		if current != e.Revision {
+			return changedSince(e.Kind, e.Name, doc.Project, e.Revision, current)
+		}
 	}
 	return nil
 }

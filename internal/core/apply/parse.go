@@ -45,6 +45,10 @@ type Document struct {
 	// project's as they are.
 	Notifications    notify.Spec
 	HasNotifications bool
+	// Expect is what an edit form's file was written from, set by its
+	// caller, never by Parse: an apply finding another revision of one
+	// of these entries publishes nothing (checkExpected).
+	Expect []Expected
 }
 
 // TaskDoc is one task entry with its position.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
@@ -54,18 +53,17 @@ type definitionsData struct {
 	SecretsNote bool
 	// Origin is the form that wrote the file (originNewTask,
 	// originEditTask, originEditSchedule), "" for a file a user wrote or
-	// uploaded; Revision, an edit form's, the revision of the entry it
-	// showed, checked again when the preview is confirmed.
-	Origin   string
-	Revision int64
+	// uploaded; Expect, an edit form's, the revisions its file was written
+	// from (apply.Expected), checked again by the apply.
+	Origin string
+	Expect []apply.Expected
 }
 
 // formOrigin is the form that wrote a definitions file and, for an edit
-// form, the revision of the entry it showed (definitionsData's Origin
-// and Revision).
+// form, the revisions its file was written from.
 type formOrigin struct {
-	form     string
-	revision int64
+	form   string
+	expect []apply.Expected
 }
 
 // ErrorCount is how many errors the file has, listed or not.
@@ -223,9 +221,10 @@ func (c *Console) definitionsStep(w http.ResponseWriter, r *http.Request, s *ses
 	switch o.form {
 	case originNewTask:
 	case originEditTask, originEditSchedule:
-		o.revision, _ = strconv.ParseInt(r.PostFormValue("revision"), 10, 64)
-		if !dry && c.editChangedSince(w, r, s, o, text) {
-			return
+		for _, v := range r.PostForm["expect"] {
+			if e, ok := apply.ParseExpected(v); ok {
+				o.expect = append(o.expect, e)
+			}
 		}
 	default:
 		o.form = ""
@@ -244,7 +243,7 @@ func (c *Console) failCannotPublish(w http.ResponseWriter, r *http.Request, s *s
 // shows the result on the definitions page; o is the form that wrote the
 // file (none for one a user wrote or uploaded), kept through the preview.
 func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *session, dry bool, text string, o formOrigin) {
-	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Revision: o.revision}
+	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Expect: o.expect}
 	var err error
 	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)
@@ -253,13 +252,16 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 	var results []apply.Result
 	doc, err := apply.Parse(definitionsFile, []byte(text))
 	if err == nil {
-		d.Project = doc.Project
+		d.Project, doc.Expect = doc.Project, o.expect
 		svc := *c.cfg.Definitions
 		if dry {
 			results, err = apply.Plan(r.Context(), svc, svc.Store, doc, ids.New)
 		} else {
 			results, err = apply.Audited(r.Context(), svc, doc, ids.New, s.actor(r))
 		}
+	}
+	if c.editRefused(w, r, s, o.form, doc, err) {
+		return
 	}
 	status := http.StatusOK
 	switch {

@@ -1,32 +1,45 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
-// editChangedSince checks, as an edit form's preview is confirmed, that
-// the entry the form showed is still at the revision it showed, and when
-// it is not answers with the form showing the entry as it is now and the
-// previewed change beside it, and says it did: between the preview and
-// its confirmation another user may publish the entry, whose change the
-// previewed file would undo. A file that does not read as the form's is
-// left to the apply, which says what is wrong with it.
-func (c *Console) editChangedSince(w http.ResponseWriter, r *http.Request, s *session, o formOrigin, text string) bool {
-	doc, err := apply.Parse(definitionsFile, []byte(text))
-	if err != nil {
+// editRefused answers on its form err, the refusal of doc, a file an
+// edit form (form) wrote, at its preview or at its confirmation, and says
+// whether it did: an entry published by someone else since the file was
+// written (the apply checks it in its own transaction), gone, or no
+// longer one the form can show. Any other refusal is the definitions
+// page's to show.
+func (c *Console) editRefused(w http.ResponseWriter, r *http.Request, s *session, form string, doc *apply.Document, err error) bool {
+	if err == nil || doc == nil {
 		return false
 	}
+	// The form says the entry's refusal itself, not the file's words
+	// around it (definitions.yaml: nothing was applied: …), of a file
+	// its user never saw.
+	err = reasoned(err)
 	switch {
-	case o.form == originEditTask && len(doc.Tasks) == 1:
+	case form == originEditTask && len(doc.Tasks) == 1:
 		t := doc.Tasks[0].Spec
-		err = apply.CheckRevision(r.Context(), c.cfg.Export, doc.Project, "task", t.Name, o.revision)
-		return err != nil && c.editTaskRefused(w, r, s, apply.EditTask{Project: doc.Project, Task: t.Name, Script: t.Command.Script}, err)
-	case o.form == originEditSchedule && len(doc.Triggers) == 1:
+		return c.editTaskRefused(w, r, s, apply.EditTask{Project: doc.Project, Task: t.Name, Script: t.Command.Script}, err)
+	case form == originEditSchedule && len(doc.Triggers) == 1:
 		t := doc.Triggers[0].Spec
-		err = apply.CheckRevision(r.Context(), c.cfg.Export, doc.Project, "trigger", t.Name, o.revision)
-		return err != nil && c.editScheduleRefused(w, r, s, apply.EditSchedule{Project: doc.Project, Trigger: t.Name, Cron: t.Cron.Expression, Timezone: t.Cron.Timezone}, err)
+		return c.editScheduleRefused(w, r, s, apply.EditSchedule{Project: doc.Project, Trigger: t.Name, Cron: t.Cron.Expression, Timezone: t.Cron.Timezone}, err)
 	}
 	return false
+}
+
+// reasoned is the error of err's chain that carries its reason, err when
+// none does.
+func reasoned(err error) error {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if q, ok := e.(*qlerror.Error); ok && q.Reason != "" {
+			return q
+		}
+	}
+	return err
 }

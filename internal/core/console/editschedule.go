@@ -68,7 +68,7 @@ func (c *Console) editSchedulePreview(w http.ResponseWriter, r *http.Request, s 
 		c.render(w, r, http.StatusBadRequest, "editschedule", s, d)
 		return
 	}
-	text, err := apply.EditScheduleFile(r.Context(), c.cfg.Export, d.EditSchedule)
+	text, expect, err := apply.EditScheduleFile(r.Context(), c.cfg.Export, d.EditSchedule)
 	if c.editScheduleRefused(w, r, s, d.EditSchedule, err) {
 		return
 	}
@@ -79,7 +79,7 @@ func (c *Console) editSchedulePreview(w http.ResponseWriter, r *http.Request, s 
 		d.Errors = errs
 		c.render(w, r, http.StatusBadRequest, "editschedule", s, d)
 	default:
-		c.definitionsText(w, r, s, true, string(text), formOrigin{form: originEditSchedule, revision: rev})
+		c.definitionsText(w, r, s, true, string(text), formOrigin{form: originEditSchedule, expect: expect})
 	}
 }
 

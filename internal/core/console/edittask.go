@@ -71,7 +71,7 @@ func (c *Console) editTaskPreview(w http.ResponseWriter, r *http.Request, s *ses
 		c.render(w, r, http.StatusBadRequest, "edittask", s, d)
 		return
 	}
-	text, err := apply.EditTaskFile(r.Context(), c.cfg.Export, d.EditTask)
+	text, expect, err := apply.EditTaskFile(r.Context(), c.cfg.Export, d.EditTask)
 	if c.editTaskRefused(w, r, s, d.EditTask, err) {
 		return
 	}
@@ -82,7 +82,7 @@ func (c *Console) editTaskPreview(w http.ResponseWriter, r *http.Request, s *ses
 		d.Errors = errs
 		c.render(w, r, http.StatusBadRequest, "edittask", s, d)
 	default:
-		c.definitionsText(w, r, s, true, string(text), formOrigin{form: originEditTask, revision: rev})
+		c.definitionsText(w, r, s, true, string(text), formOrigin{form: originEditTask, expect: expect})
 	}
 }
 

@@ -31,7 +31,7 @@ func confirmPreviewed(t *testing.T, c *http.Client, base, preview string) (*http
 	form, _, _ = strings.Cut(form, "</form>")
 	values := url.Values{}
 	for _, m := range editHidden.FindAllStringSubmatch(form, -1) {
-		values.Set(m[1], html.UnescapeString(m[2]))
+		values.Add(m[1], html.UnescapeString(m[2]))
 	}
 	_, yaml, _ := strings.Cut(form, `<textarea name="yaml" hidden>`)
 	yaml, _, _ = strings.Cut(yaml, "</textarea>")
@@ -213,7 +213,7 @@ func TestTheEditTaskFormRefusesATaskChangedSinceItWasShown(t *testing.T) {
 	mine := edit(current, "echo mine")
 	confirmPreviewed(t, c, site.base, edit(current, "echo theirs again"))
 	resp, page := confirmPreviewed(t, c, site.base, mine)
-	if resp.StatusCode != http.StatusConflict || !strings.Contains(page, "changed since you opened this form (revision 2, now 3)") ||
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(page, "<li>task &#34;report&#34; of project &#34;shop&#34; changed since you opened this form (revision 2, now 3)") ||
 		formFields(t, page, "/definitions/task").Get("script") != "echo theirs again" {
 		t.Errorf("a preview of revision 2 confirmed at revision 3: %d, want 409 on the form with the current script:\n%s", resp.StatusCode, page)
 	}
@@ -293,6 +293,27 @@ func TestTheEditScheduleFormChangesOnlyTheTriggersSchedule(t *testing.T) {
 		!strings.Contains(page, "触发器“nightly”在你打开此表单之后已被修改（当时是第 1 版，现在是第 2 版）") ||
 		formFields(t, page, "/definitions/schedule").Get("cron") != "30 6 * * 1-5" || !strings.Contains(page, "<code>0 0 * * *</code> UTC") {
 		t.Errorf("a schedule form of revision 1 sent at revision 2: %d, want 409 in Chinese with the current schedule and the one sent:\n%s", resp.StatusCode, page)
+	}
+	// A preview confirmed after the task's script was changed, which its
+	// file holds as it was: the trigger followed its task, so the apply
+	// finds it at another revision and sets nothing back.
+	_, form = httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/schedule?project=shop&trigger=nightly", nil)
+	fields = formFields(t, form, "/definitions/schedule")
+	fields.Set("csrf", csrf)
+	fields.Set("cron", "15 * * * *")
+	_, preview = httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/schedule?lang=en", fields)
+	_, taskForm := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/task?project=shop&task=report", nil)
+	edit := formFields(t, taskForm, "/definitions/task")
+	edit.Set("csrf", csrf)
+	edit.Set("script", "echo changed meanwhile")
+	_, taskPreview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/task?lang=en", edit)
+	confirmPreviewed(t, c, site.base, taskPreview)
+	if resp, page := confirmPreviewed(t, c, site.base, preview); resp.StatusCode != http.StatusConflict ||
+		!strings.Contains(page, "<li>trigger &#34;nightly&#34; of project &#34;shop&#34; changed since you opened this form (revision 2, now 3)") {
+		t.Errorf("a schedule preview confirmed after its task changed: %d, want 409 on the form:\n%s", resp.StatusCode, page)
+	}
+	if got := taskSpec(t, site, "report").Command.Script; got != "echo changed meanwhile" {
+		t.Errorf("task report's script is %q after the refused confirmation, want the change made meanwhile", got)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
@@ -52,9 +53,9 @@ func testAnEditedScriptChangesOnlyItsTask(t *testing.T, f Fixture) {
 		t.Fatalf("the form shows %+v, %v; want task s's script, timeout and shell at revision 1", e, err)
 	}
 	e.Script, e.Timeout = "echo after\n", "2m"
-	text, err := apply.EditTaskFile(t.Context(), f.Definitions, e)
-	if err != nil {
-		t.Fatal(err)
+	text, expect, err := apply.EditTaskFile(t.Context(), f.Definitions, e)
+	if err != nil || fmt.Sprint(expect) != "[task s 1]" {
+		t.Fatalf("the form's file: %v, written from %v; want it written from task s revision 1", err, expect)
 	}
 	got := results(applyFile(t, f, parse(t, "edit.yaml", text)))
 	if w := "project edit: unchanged []; task s: updated [command.script command.timeoutMs]; trigger every: updated [taskRevision]"; got != w {
@@ -77,9 +78,9 @@ func testAnEditedScheduleChangesOnlyItsTrigger(t *testing.T, f Fixture) {
 		t.Fatalf("the form shows %+v, %v; want trigger every's cron and zone at revision 1", e, err)
 	}
 	e.Cron, e.Timezone = "30 6 * * 1-5", "Asia/Shanghai"
-	text, err := apply.EditScheduleFile(t.Context(), f.Definitions, e)
-	if err != nil {
-		t.Fatal(err)
+	text, expect, err := apply.EditScheduleFile(t.Context(), f.Definitions, e)
+	if err != nil || fmt.Sprint(expect) != "[trigger every 1 task s 1]" {
+		t.Fatalf("the form's file: %v, written from %v; want it written from trigger every and task s, each at revision 1", err, expect)
 	}
 	got := results(applyFile(t, f, parse(t, "edit.yaml", text)))
 	if w := "project edit: unchanged []; task s: unchanged []; trigger every: updated [cron.expression cron.timezone]"; got != w {
@@ -105,24 +106,81 @@ func testAnEditOfAnEntryChangedSinceItsFormIsRefused(t *testing.T, f Fixture) {
 	// follows (its revision 2).
 	applyFile(t, f, parse(t, "other.yaml", []byte(strings.Replace(editBase, "echo before", "echo theirs", 1))))
 	task.Script = "echo mine"
-	if _, err := apply.EditTaskFile(t.Context(), f.Definitions, task); qlerror.ReasonOf(err) != apply.RefusalChangedSince ||
+	if _, _, err := apply.EditTaskFile(t.Context(), f.Definitions, task); qlerror.ReasonOf(err) != apply.RefusalChangedSince ||
 		qlerror.ParamsOf(err)["shown"] != "1" || qlerror.ParamsOf(err)["current"] != "2" {
 		t.Errorf("an edit of task s shown at revision 1, now 2: %v (%v), want %s", err, qlerror.ParamsOf(err), apply.RefusalChangedSince)
 	}
 	sched.Cron = "0 0 * * *"
-	if _, err := apply.EditScheduleFile(t.Context(), f.Definitions, sched); qlerror.ReasonOf(err) != apply.RefusalChangedSince {
+	if _, _, err := apply.EditScheduleFile(t.Context(), f.Definitions, sched); qlerror.ReasonOf(err) != apply.RefusalChangedSince {
 		t.Errorf("an edit of trigger every shown at revision 1, now 2: %v, want %s", err, apply.RefusalChangedSince)
-	}
-	for kind, name := range map[string]string{"task": "s", "trigger": "every"} {
-		if err := apply.CheckRevision(t.Context(), f.Definitions, "edit", kind, name, 1); qlerror.ReasonOf(err) != apply.RefusalChangedSince {
-			t.Errorf("a confirmation of the %s %s shown at revision 1, now 2: %v, want %s", kind, name, err, apply.RefusalChangedSince)
-		}
-		if err := apply.CheckRevision(t.Context(), f.Definitions, "edit", kind, name, 2); err != nil {
-			t.Errorf("a confirmation of the %s %s at its current revision: %v", kind, name, err)
-		}
 	}
 	if cur, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s"); err != nil || cur.Script != "echo theirs\n" {
 		t.Errorf("task s after the refused edit: %+v, %v; want the other user's script", cur, err)
+	}
+}
+
+// testAnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten: a file an
+// edit form wrote, previewed and then confirmed after someone published
+// its task, or the task of its trigger, publishes nothing: the apply reads
+// the revisions the file was written from in its own transaction.
+func testAnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten(t *testing.T, f Fixture) {
+	applyFile(t, f, parse(t, "base.yaml", []byte(editBase)))
+	task, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task.Script = "echo mine"
+	taskFile, taskExpect, err := apply.EditTaskFile(t.Context(), f.Definitions, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched, err := apply.ScheduleToEdit(t.Context(), f.Definitions, "edit", "uu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched.Cron = "0 0 * * *"
+	schedFile, schedExpect, err := apply.EditScheduleFile(t.Context(), f.Definitions, sched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Other users' changes between the previews and their confirmations:
+	// task s's script, which trigger every follows, and task u disabled,
+	// which leaves its enabled trigger uu as it was, while the schedule's
+	// file holds task u enabled.
+	applyFile(t, f, parse(t, "s.yaml", []byte("project: edit\ntasks:\n  - {name: s, script: echo theirs}\n")))
+	applyFile(t, f, parse(t, "u.yaml", []byte("project: edit\ntasks:\n  - {name: u, command: [/bin/echo, u], enabled: false}\n")))
+	for _, c := range []struct {
+		what   string
+		text   []byte
+		expect []apply.Expected
+		want   string
+	}{
+		{"the task's file", taskFile, taskExpect, "task s 1, now 2"},
+		{"the schedule's file", schedFile, schedExpect, "task u 1, now 2"},
+	} {
+		doc := parse(t, "edit.yaml", c.text)
+		doc.Expect = c.expect
+		_, err := apply.Apply(t.Context(), f.Service, doc, ids.New)
+		p := qlerror.ParamsOf(err)
+		if qlerror.ReasonOf(err) != apply.RefusalChangedSince || fmt.Sprintf("%s %s %s, now %s", p["kind"], p["name"], p["shown"], p["current"]) != c.want {
+			t.Errorf("%s confirmed after the other change: %v (%v), want %s (%s)", c.what, err, p, apply.RefusalChangedSince, c.want)
+		}
+	}
+	if p := pinsOf(t, f, "edit"); fmt.Sprint(p) != "map[every:r2 pins 2 of 2 uu:r1 pins 1 of 2]" {
+		t.Errorf("pins %v after the refused files: want the other changes' alone", p)
+	}
+	if cur, err := apply.TaskToEdit(t.Context(), f.Definitions, "edit", "s"); err != nil || cur.Script != "echo theirs" || cur.Revision != 2 {
+		t.Errorf("task s after the refused files: %+v, %v; want the other user's script", cur, err)
+	}
+	for _, s := range []string{"task s 1", "trigger every 12"} {
+		if e, ok := apply.ParseExpected(s); !ok || e.String() != s {
+			t.Errorf("ParseExpected(%q) = %v, %v; want it read back", s, e, ok)
+		}
+	}
+	for _, s := range []string{"task s", "project p 1", "task s 0", "task s x", "task s 1 2"} {
+		if e, ok := apply.ParseExpected(s); ok {
+			t.Errorf("ParseExpected(%q) = %v, want it refused", s, e)
+		}
 	}
 }
 
@@ -143,7 +201,7 @@ func testWhatAnEditFormCannotShowIsRefused(t *testing.T, f Fixture) {
 		{"a task the project lacks", second(apply.TaskToEdit(ctx, f.Definitions, "edit", "gone")), apply.RefusalNoSuchEntry},
 		{"a trigger the project lacks", second(apply.ScheduleToEdit(ctx, f.Definitions, "edit", "gone")), apply.RefusalNoSuchEntry},
 		{"a project none has", second(apply.TaskToEdit(ctx, f.Definitions, "none", "s")), catalog.RefusalProjectMissing},
-		{"an edit sent for an argv task", second(apply.EditTaskFile(ctx, f.Definitions, apply.EditTask{Project: "edit", Task: "u", Revision: 1, Script: "x"})), apply.RefusalArgvTask},
+		{"an edit sent for an argv task", third(apply.EditTaskFile(ctx, f.Definitions, apply.EditTask{Project: "edit", Task: "u", Revision: 1, Script: "x"})), apply.RefusalArgvTask},
 	} {
 		if got := qlerror.ReasonOf(c.err); got != c.want {
 			t.Errorf("%s: %v (%s), want %s", c.what, c.err, got, c.want)
@@ -158,13 +216,16 @@ func testWhatAnEditFormCannotShowIsRefused(t *testing.T, f Fixture) {
 	if _, err := apply.ScheduleToEdit(ctx, f.Definitions, "edit", "every"); qlerror.ReasonOf(err) != apply.RefusalPinsOlderTask {
 		t.Errorf("a trigger on an older revision of its task: %v, want %s", err, apply.RefusalPinsOlderTask)
 	}
-	if _, err := apply.EditScheduleFile(ctx, f.Definitions, apply.EditSchedule{Project: "edit", Trigger: "every", Revision: 1, Cron: "0 0 * * *", Timezone: "UTC"}); qlerror.ReasonOf(err) != apply.RefusalPinsOlderTask {
+	if _, _, err := apply.EditScheduleFile(ctx, f.Definitions, apply.EditSchedule{Project: "edit", Trigger: "every", Revision: 1, Cron: "0 0 * * *", Timezone: "UTC"}); qlerror.ReasonOf(err) != apply.RefusalPinsOlderTask {
 		t.Errorf("an edit sent for a trigger on an older revision of its task: %v, want %s", err, apply.RefusalPinsOlderTask)
 	}
 }
 
 // second is the error of a call that also returns a value.
 func second[T any](_ T, err error) error { return err }
+
+// third is the error of a call that also returns two values.
+func third[T, U any](_ T, _ U, err error) error { return err }
 
 // pinsOf reads project name's triggers as name → "trigger revision /
 // pinned task revision of current task revision".

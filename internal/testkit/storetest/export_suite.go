@@ -30,6 +30,7 @@ func RunDefinitions(t *testing.T, newFixture Factory) {
 		"AnEditedScheduleChangesOnlyItsTrigger":                   testAnEditedScheduleChangesOnlyItsTrigger,
 		"AnEditOfAnEntryChangedSinceItsFormIsRefused":             testAnEditOfAnEntryChangedSinceItsFormIsRefused,
 		"WhatAnEditFormCannotShowIsRefused":                       testWhatAnEditFormCannotShowIsRefused,
+		"AnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten":  testAnEditFilesApplyRefusesAnEntryChangedSinceItWasWritten,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
