@@ -18,6 +18,9 @@ type Exported struct {
 	YAML            []byte
 	Tasks, Triggers int
 	Notes           []ExportNote
+	// ShellTasks name, in name order, the tasks that run a shell script:
+	// those the console's Edit task form may show.
+	ShellTasks []string
 }
 
 // ExportNote is one thing about an exported project its file cannot say:
@@ -71,7 +74,13 @@ func ExportProject(ctx context.Context, r catalog.DefinitionsReader, name string
 		return Exported{}, qlerror.New(qlerror.FailedPrecondition, "project %q exports as %d bytes, more than the %d MiB one definitions file may hold, "+
 			"so it cannot be exported as one file", name, len(out), MaxFileSize>>20)
 	}
-	return Exported{YAML: out, Tasks: len(d.Tasks), Triggers: len(d.Triggers), Notes: exportNotes(d)}, nil
+	ex := Exported{YAML: out, Tasks: len(d.Tasks), Triggers: len(d.Triggers), Notes: exportNotes(d)}
+	for _, t := range d.Tasks {
+		if t.Spec.Command.Mode == task.ModeShell {
+			ex.ShellTasks = append(ex.ShellTasks, t.Spec.Name)
+		}
+	}
+	return ex, nil
 }
 
 // projectMissing refuses an export of a project no project is named,

@@ -31,6 +31,8 @@ type definitionsData struct {
 	YAML     string
 	// CanPublish is false where the server's database role may not.
 	CanPublish bool
+	// ShellTasks are the shown project's tasks the Edit task form edits.
+	ShellTasks []string
 	// Errors are the file's errors in file order, at most
 	// apply.MaxErrors; MoreErrors counts those found past them.
 	Errors     []fileError
@@ -158,7 +160,7 @@ func (c *Console) definitions(w http.ResponseWriter, r *http.Request, s *session
 			c.fail(w, r, s, err)
 			return
 		}
-		d.YAML = string(ex.YAML)
+		d.YAML, d.ShellTasks = string(ex.YAML), ex.ShellTasks
 	}
 	c.render(w, r, http.StatusOK, "definitions", s, d)
 }

@@ -119,6 +119,10 @@ func TestTheEditTaskFormChangesTheScriptItsTriggerRuns(t *testing.T) {
 	if !strings.Contains(page, `<a id="edit-task" class="button" href="/definitions/task?project=shop&amp;task=report">Edit task</a>`) {
 		t.Fatalf("the trigger's page offers an admin no Edit task of its task:\n%s", page)
 	}
+	_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/definitions?project=shop&lang=en", nil)
+	if !strings.Contains(page, `<p class="projects" id="def-edittasks">Edit a task&#39;s script: <a href="/definitions/task?project=shop&amp;task=other">other</a> <a href="/definitions/task?project=shop&amp;task=report">report</a> </p>`) {
+		t.Errorf("the definitions page does not offer to edit each of the project's scripts:\n%s", page)
+	}
 	_, form := httpcall.Form(t, c, http.MethodGet, site.base+"/definitions/task?project=shop&task=report&lang=en", nil)
 	fields := formFields(t, form, "/definitions/task")
 	if fields.Get("script") != "true" || fields.Get("revision") != "1" || fields.Get("timeout") != "" || !strings.Contains(form, "Run by /bin/sh.") {
