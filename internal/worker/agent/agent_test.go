@@ -256,6 +256,13 @@ func TestAWorkerFrozenPastItsLeaseSaysOnResumeThatItsCommandOutlivedTheLease(t *
 	if a := in.attempt(g.AttemptID); a.complete != nil {
 		t.Fatalf("the worker completed an attempt whose lease it had lost: %+v", a.complete)
 	}
+	// The command it killed leaves no working directory behind; the
+	// test's cleanup kills the worker, which would leave it if it came
+	// before the worker removed it.
+	waitFor(t, "the worker to remove the killed command's working directory", func() bool {
+		left, err := filepath.Glob(filepath.Join(os.TempDir(), "qinglong-"+g.AttemptID+"-*"))
+		return err == nil && len(left) == 0
+	})
 }
 
 // A stop reply ends a command that ignores SIGTERM: SIGTERM first, SIGKILL
