@@ -38,6 +38,10 @@ func TestConsoleShowsFiresInBothZonesAndFiltersRunsByTime(t *testing.T) {
 	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=Europe/Berlin", nil); strings.Count(page, "-12-31 20:00:00 CET</span>") != 5 {
 		t.Fatalf("the trigger page with ?tz=Europe/Berlin does not show five fires in Berlin time:\n%s", page)
 	}
+	// Chinese puts no space after its full-width colon.
+	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=Europe/Berlin&lang=zh", nil); len(regexp.MustCompile(`<span class="fire-viewer">你的时间：\d{4}-12-31 20:00:00 CET</span>`).FindAllString(page, -1)) != 5 {
+		t.Fatalf("the Chinese trigger page does not say each fire's time in Berlin right after 你的时间：:\n%s", page)
+	}
 	// Seen from the trigger's own zone, each fire is said once: a second
 	// line with the same time would only repeat it.
 	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=Asia/Shanghai", nil); strings.Count(page, `class="fire-trigger"`) != 5 || strings.Contains(page, `class="fire-viewer"`) || strings.Contains(page, "CST · ") {
