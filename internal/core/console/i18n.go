@@ -275,7 +275,7 @@ var messages = map[string]map[string]string{
 		"def.invalid":     "文件无效，未应用任何内容",
 		"def.unavailable": "数据库暂时无法使用；文件本身没有错误，请在数据库恢复后重新提交", "def.at": "第 %d 行", "def.atcolumn": "第 %d 行第 %d 列", "def.sep": "：",
 		"def.errorcount": "共 %d 个错误。", "def.moreerrors": "另有 %d 个错误未列出，修正以上错误后会列出。",
-		"def.kind": "类型", "def.name": "名称", "def.change": "变更", "def.fields": "变更的字段", "def.revision": "（版本 %d）", "def.notes": "注意",
+		"def.kind": "类型", "def.name": "名称", "def.change": "变更", "def.fields": "变更的字段", "def.revision": "（修订版 %d）", "def.notes": "注意",
 		"def.keep": "文件中没有的对象保持不变。",
 		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前版本，与 ql export 的输出相同。",
 		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。" +
@@ -300,7 +300,7 @@ var messages = map[string]map[string]string{
 		"local.edge":            "要在其他机器上执行命令，需要完整版的 ql 程序。",
 		"oldest":                "最早到期", "workers": "执行节点", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳",
 		"th.sessions": "会话", "th.freeslots": "空闲槽位", "labels": "标签",
-		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（版本 %d）", "yours": "你的时间：%s", "nofires": "无：触发器已结束",
+		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（修订版 %d）", "yours": "你的时间：%s", "nofires": "无：触发器已结束",
 		"zone.unknown": "此服务器不认识时区“%s”（时区名区分大小写，如 Europe/Berlin、America/New_York）；时间仍按 %s 显示。",
 		"zone.case":    "此服务器不认识时区“%s”（时区名区分大小写）：是否应写作 %s？时间仍按 %s 显示。",
 		"zone.local":   "“Local” 指本服务器自身的时区，控制台不会默认采用它（触发器也不会）：请写 IANA 时区名，如 Asia/Shanghai、Europe/Berlin 或 UTC。时间仍按 %s 显示。",

@@ -53,7 +53,7 @@ var words = map[string]map[string]string{
 		"worker.active": "在线", "worker.draining": "排空中", "worker.revoked": "已吊销",
 		"passed.misfire": "晚于宽限期（misfire: skip）", "passed.collapsed": "并入最早错过的那次运行（misfire: fire_once）",
 		"passed.catch_up_window": "早于补跑窗口", "passed.paused": "已暂停", "passed.outside_bounds": "超出起止时间",
-		"passed.disabled": "已停用", "passed.overlap": "上一次运行未结束（重叠策略）", "passed.republished": "所属版本已被替换",
+		"passed.disabled": "已停用", "passed.overlap": "上一次运行未结束（重叠策略）", "passed.republished": "所属修订版已被替换",
 		"passed.project_archived": "所属项目已归档",
 		"kind.project":            "项目", "kind.task": "任务", "kind.trigger": "触发器",
 		"change.created": "新建", "change.updated": "更新", "change.unchanged": "未变",

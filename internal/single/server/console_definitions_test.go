@@ -319,13 +319,13 @@ func TestAnApplyOverTheAPIBehindAnotherProcesssLockSaysWhy(t *testing.T) {
 }
 
 // A preview says the revision each change makes in the page's language and
-// its punctuation: created (revision 1), 新建（版本 1）.
+// its punctuation: created (revision 1), 新建（修订版 1）.
 func TestADefinitionsPreviewSaysEachRevisionInThePagesLanguage(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
-	for lang, want := range map[string]string{"en": `created (revision 1)</td>`, "zh": `新建（版本 1）</td>`} {
+	for lang, want := range map[string]string{"en": `created (revision 1)</td>`, "zh": `新建（修订版 1）</td>`} {
 		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+lang, newTaskForm(csrf, "backup", "hello", "echo"))
 		if resp.StatusCode != http.StatusOK || strings.Count(page, want) != 2 {
 			t.Errorf("%s: %d, want the task and the trigger each %s:\n%s", lang, resp.StatusCode, want, page)
