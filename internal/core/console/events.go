@@ -20,7 +20,7 @@ var runEventWords = map[string]map[string]string{
 		run.EventRetryWait: "waiting to retry", run.EventCancelRequested: "cancel asked", run.EventWaiting: "waiting for a worker",
 	},
 	"zh": {
-		run.EventCreated: "已创建", run.EventQueued: "已排队", run.EventDispatching: "已分派给执行器",
+		run.EventCreated: "已创建", run.EventQueued: "已排队", run.EventDispatching: "已分派给执行节点",
 		run.EventRunning: "运行中", run.EventAttemptStarted: "尝试已启动", run.EventSucceeded: "成功",
 		run.EventFailed: "失败", run.EventTimedOut: "超时", run.EventCancelled: "已取消", run.EventLost: "已丢失",
 		run.EventRetryWait: "等待重试", run.EventCancelRequested: "已请求取消", run.EventWaiting: "等待执行节点",
@@ -33,7 +33,7 @@ var eventFactWords = map[string]map[string]string{
 	"en": {"attempt": "attempt %v", "exitCode": "exit code %v", "errorCode": "%s", "errorWhy": "%s (%s)", "pid": "pid %v", "actor": "by %s",
 		"reason": "reason: %s", "next": "attempt %v from %s", "scheduled": "scheduled for %s"},
 	"zh": {"attempt": "第 %v 次尝试", "exitCode": "退出码 %v", "errorCode": "%s", "errorWhy": "%s（%s）", "pid": "进程号 %v", "actor": "操作者：%s",
-		"reason": "原因：%s", "next": "第 %v 次尝试自 %s 起", "scheduled": "计划时间 %s"},
+		"reason": "原因：%s", "next": "第 %v 次尝试于 %s 开始", "scheduled": "计划时间 %s"},
 }
 
 // eventReasonWords say in Chinese the reasons the stores write into a

@@ -27,7 +27,7 @@ func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
 		withZone string
 	}{
 		{"en", retry, "waiting to retry", "attempt 1 · exit code 1 · attempt 2 from 2026-12-04 12:00:00 CST", "Asia/Shanghai"},
-		{"zh", retry, "等待重试", "第 1 次尝试；退出码 1；第 2 次尝试自 2026-12-04 04:00:00 UTC 起", ""},
+		{"zh", retry, "等待重试", "第 1 次尝试；退出码 1；第 2 次尝试于 2026-12-04 04:00:00 UTC 开始", ""},
 		{"en", cancelled, "cancelled", "cancelled · by console:olivia", ""},
 		{"zh", cancelled, "已取消", "运行被要求取消，命令已被停止（cancelled）；操作者：console:olivia", ""},
 		{"zh", requeued, "已排队", "第 2 次尝试；原因：重试", ""},
@@ -36,6 +36,7 @@ func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
 		{"zh", run.Event{Name: run.EventQueued, Payload: `{"reason":"something_newer"}`}, "已排队", "原因：something_newer", ""},
 		{"en", run.Event{Name: "run.something_newer", Payload: `{"attempt":3}`}, "run.something_newer", "attempt 3", ""},
 		{"zh", run.Event{Name: run.EventQueued, Payload: `not json`}, "已排队", "", ""},
+		{"zh", run.Event{Name: run.EventDispatching, Payload: `{"attempt":1}`}, "已分派给执行节点", "第 1 次尝试", ""},
 	} {
 		if got := eventName(c.l, c.e.Name); got != c.name {
 			t.Errorf("%s: %s is named %q, want %q", c.l, c.e.Name, got, c.name)
