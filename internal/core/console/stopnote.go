@@ -28,7 +28,7 @@ var (
 		{regexp.MustCompile(`^its timeout of (\S+) passed$`), "超过了它的超时时间 $1"},
 		{regexp.MustCompile(`^the run was asked to cancel$`), "运行被要求取消"},
 		{regexp.MustCompile(`^the server is stopping$`), "服务器正在停止"},
-		{regexp.MustCompile(`^the worker is stopping$`), "工作节点正在停止"},
+		{regexp.MustCompile(`^the worker is stopping$`), "执行节点正在停止"},
 		{regexp.MustCompile(`^the lease could not be renewed in time$`), "未能及时续租"},
 		{regexp.MustCompile(`^the replica declared the attempt over$`), "副本宣布该尝试已结束"},
 	}}

@@ -14,7 +14,7 @@ func TestEveryStopNoteReadsWholeInChinese(t *testing.T) {
 		{"the run was asked to cancel", "SIGTERM; it ended within the kill grace of 10s", "[青龙：命令已被停止：运行被要求取消（已发送 SIGTERM，它在 10s 的终止宽限期内结束）]\n"},
 		{"its timeout of 1m30s passed", "SIGTERM, then SIGKILL after the kill grace of 5s", "[青龙：命令已被停止：超过了它的超时时间 1m30s（先发送 SIGTERM，终止宽限期 5s 过后发送 SIGKILL）]\n"},
 		{"the server is stopping", "SIGTERM, then SIGKILL without waiting out the kill grace", "[青龙：命令已被停止：服务器正在停止（先发送 SIGTERM，未等终止宽限期结束即发送 SIGKILL）]\n"},
-		{"the worker is stopping", "it had ended already", "[青龙：命令已被停止：工作节点正在停止（它已经结束了）]\n"},
+		{"the worker is stopping", "it had ended already", "[青龙：命令已被停止：执行节点正在停止（它已经结束了）]\n"},
 		{"the lease could not be renewed in time", "it had ended already", "[青龙：命令已被停止：未能及时续租（它已经结束了）]\n"},
 		{"the replica declared the attempt over", "it had ended already", "[青龙：命令已被停止：副本宣布该尝试已结束（它已经结束了）]\n"},
 	} {
