@@ -35,6 +35,14 @@ func TestConsoleShowsFiresInBothZonesAndFiltersRunsByTime(t *testing.T) {
 	if strings.Count(page, "-01-01 03:00:00 CST") != 5 || strings.Count(page, "-12-31 14:00:00 EST") != 5 {
 		t.Fatalf("the triggers page does not show five fires in both zones:\n%s", page)
 	}
+	// The overview's next fires say the viewer's time only where it
+	// reads differently: a phone shows each card's time once otherwise.
+	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/", nil); !regexp.MustCompile(`<td data-label="Your time" class="next-yours">\d{4}-12-31 14:00:00 EST</td>`).MatchString(page) {
+		t.Fatalf("the overview does not show the next fire in New York time beside the trigger's:\n%s", page)
+	}
+	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/?tz=Asia/Shanghai", nil); !strings.Contains(page, `<td data-label="Your time" class="next-yours"></td>`) {
+		t.Fatalf("the overview seen from the trigger's own zone repeats its next fire in \"your time\":\n%s", page)
+	}
 	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?tz=Europe/Berlin", nil); strings.Count(page, "-12-31 20:00:00 CET</span>") != 5 {
 		t.Fatalf("the trigger page with ?tz=Europe/Berlin does not show five fires in Berlin time:\n%s", page)
 	}
