@@ -15,7 +15,8 @@ import (
 // The Edit task and Edit schedule buttons are offered on a trigger's page
 // to an admin where the server can publish, and to no one elsewhere (a
 // cluster replica's runtime role may not publish), whose forms say, in
-// the page's language, where to apply a change instead, as New task's do.
+// the page's language, where to apply a change instead, as New task's do;
+// each form links back to the triggers list showing what it edits.
 func TestTheEditFormsAreOfferedToAnAdminWhereTheServerCanPublish(t *testing.T) {
 	t.Parallel()
 	replica := newBatchSite(t, nil)
@@ -43,6 +44,14 @@ func TestTheEditFormsAreOfferedToAnAdminWhereTheServerCanPublish(t *testing.T) {
 		}
 		if w := server.do(apitoken.Admin, path, nil); w.Code != http.StatusOK {
 			t.Errorf("%s on a server that can publish: %d\n%s", path, w.Code, w.Body)
+		}
+	}
+	// Each form leads back to the list showing what it edits, found by
+	// its name: a phone has no back button of the page's own.
+	for path, back := range map[string]string{"/definitions/task?project=shop&task=report&lang=zh": "/triggers?project=shop&amp;q=report",
+		"/definitions/schedule?project=shop&trigger=a&lang=zh": "/triggers?project=shop&amp;q=a"} {
+		if page := server.do(apitoken.Admin, path, nil).Body.String(); !strings.Contains(page, `<a id="edit-back" href="`+back+`">返回触发器列表</a>`) {
+			t.Errorf("%s does not lead back to %s:\n%s", path, back, page)
 		}
 	}
 }
