@@ -78,8 +78,9 @@ func (r *replica) listenWorkers() error {
 	r.workerHTTP, err = httpserve.ListenWith(r.s.Worker.Addr, r.ingress, httpserve.Options{
 		Flag: "--worker-addr", TLS: r.s.Worker.TLS, WriteTimeout: workeringress.WriteTimeout,
 		// Connection-level errors (a failed TLS handshake) go to the
-		// replica's log, as records like every other.
-		ErrorLog: slog.NewLogLogger(r.log.With(slog.String("code", CodeWorkerConnError)).Handler(), slog.LevelWarn),
+		// replica's log, as records like every other; a worker that
+		// retries one for ever is said once a minute, not at each retry.
+		ErrorLog: httpserve.ConnectionErrorLog(r.log, CodeWorkerConnError),
 	})
 	if err != nil {
 		return err

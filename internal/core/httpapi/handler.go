@@ -34,10 +34,11 @@ const (
 
 // ConnectionErrorLog is the API listener's error log: its
 // connection-level errors become warnings of l, in l's format, under
-// CodeConnectionError. Without it Go writes them to stderr as bare lines
-// a log shipper cannot parse.
+// CodeConnectionError, a repeat from one host at most once a minute
+// (httpserve.ConnectionErrorLog). Without it Go writes them to stderr as
+// bare lines a log shipper cannot parse.
 func ConnectionErrorLog(l *slog.Logger) *log.Logger {
-	return slog.NewLogLogger(l.With(slog.String("code", CodeConnectionError)).Handler(), slog.LevelWarn)
+	return httpserve.ConnectionErrorLog(l, CodeConnectionError)
 }
 
 // DefaultRequestTimeout bounds one API request's database reads: the longest
