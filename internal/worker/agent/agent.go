@@ -44,6 +44,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"syscall"
@@ -53,6 +54,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/worker/journal"
@@ -406,8 +408,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := w.recoverLocal(); err != nil {
 		return w.summary, err
 	}
-	w.log.Info("worker starting", "code", "worker_starting", "server", client.Servers(), "dataDir", cfg.DataDir,
-		"concurrency", cfg.Concurrency, "labels", cfg.Labels, "secretsFile", cfg.SecretsFile)
+	w.log.Info("worker starting", "code", "worker_starting", "server", client.Servers(), "dataDir", absDir(cfg.DataDir),
+		"concurrency", cfg.Concurrency, "labels", task.FormatWorkerLabels(cfg.Labels), "secretsFile", cfg.SecretsFile)
 	if err := w.register(ctx); err != nil {
 		if ctx.Err() != nil {
 			return w.summary, nil
@@ -471,6 +473,17 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 
 // drainSignals are the signals that stop a worker gracefully, by name.
 var drainSignals = map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
+
+// absDir is dir made absolute, as the starting line names it: an
+// operator reading the line of a worker started from elsewhere (a service
+// manager's working directory) sees the journal's directory whole; dir as
+// given when it cannot be made so.
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
 
 // signalName names the signal a context made by signal.NotifyContext was
 // cancelled by ("SIGTERM"), from the cause it gives ("terminated signal

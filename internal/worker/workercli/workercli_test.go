@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,41 +19,83 @@ import (
 	"github.com/qinglong/qinglong/internal/worker/journal"
 )
 
-// --server given twice names two replicas to try in turn, as
-// `--server a,b` does: a plain string flag kept only the last one, so the
-// worker never failed over to the first.
-func TestServerGivenTwiceNamesBothReplicas(t *testing.T) {
+// The worker's starting line names every replica --server gives (given
+// twice, both, as `--server a,b` does: a plain string flag kept only the
+// last one, so the worker never failed over to the first), the data
+// directory absolute however it was given, and the --labels as sorted
+// k=v pairs, "" when there are none (not null or map[]).
+func TestTheStartingLineNamesBothServersTheAbsoluteDataDirAndTheLabels(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	cred := filepath.Join(dir, "w.cred")
 	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Nothing listens on port 1: the worker keeps retrying until the
-	// context ends, after its starting line.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, labels, want string
+	}{{"a", "zone=eu,arch=amd64", "arch=amd64,zone=eu"}, {"b", "", ""}} {
+		t.Run("labels="+c.labels, func(t *testing.T) {
+			t.Parallel()
+			journalDir := filepath.Join(dir, "journal-"+c.name)
+			// The directory as given relative to the working directory, as
+			// an operator types it, without changing the test's.
+			relative, err := filepath.Rel(wd, journalDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--server", "http://127.0.0.1:1", "--server", "http://localhost:1", "--credential-file", cred,
+				"--data-dir", relative, "--stop-timeout", "1s"}
+			if c.labels != "" {
+				args = append(args, "--labels", c.labels)
+			}
+			rec := startingLine(t, args)
+			if want := []string{"http://127.0.0.1:1", "http://localhost:1"}; !slices.Equal(rec.Server, want) {
+				t.Errorf("the worker started with servers %q, want %q", rec.Server, want)
+			}
+			if rec.DataDir != journalDir {
+				t.Errorf("the worker given --data-dir %q started naming %q, want %q", relative, rec.DataDir, journalDir)
+			}
+			if want := strconv.Quote(c.want); string(rec.Labels) != want {
+				t.Errorf("the worker given --labels %q started naming labels %s, want %s", c.labels, rec.Labels, want)
+			}
+		})
+	}
+}
+
+// startingRecord is what a test reads of the worker's starting line.
+type startingRecord struct {
+	Code    string   `json:"code"`
+	Server  []string `json:"server"`
+	DataDir string   `json:"dataDir"`
+	// Labels is as the line has it: a string, or (wrongly) null or a map.
+	Labels json.RawMessage `json:"labels"`
+}
+
+// startingLine runs the worker with args against servers where nothing
+// listens (port 1: it retries until its context ends, after its starting
+// line) and returns that line.
+func startingLine(t *testing.T, args []string) startingRecord {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 	c := Command()
 	var stderr bytes.Buffer
 	c.SetErr(&stderr)
 	c.SetOut(&stderr)
-	c.SetArgs([]string{"--server", "http://127.0.0.1:1", "--server", "http://localhost:1", "--credential-file", cred,
-		"--data-dir", filepath.Join(dir, "journal"), "--stop-timeout", "1s"})
+	c.SetArgs(args)
 	_ = c.ExecuteContext(ctx)
 	for line := range strings.Lines(stderr.String()) {
-		var rec struct {
-			Code   string   `json:"code"`
-			Server []string `json:"server"`
+		var rec startingRecord
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Code == "worker_starting" {
+			return rec
 		}
-		if json.Unmarshal([]byte(line), &rec) != nil || rec.Code != "worker_starting" {
-			continue
-		}
-		if want := []string{"http://127.0.0.1:1", "http://localhost:1"}; !slices.Equal(rec.Server, want) {
-			t.Fatalf("the worker started with servers %q, want %q", rec.Server, want)
-		}
-		return
 	}
 	t.Fatalf("no worker_starting line in the worker's output:\n%s", stderr.String())
+	return startingRecord{}
 }
 
 // A registration the ingress refuses as invalid (a --labels value that
