@@ -445,6 +445,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		defer close(watchDone)
 		w.watches()
 	}()
+	signalSaid := false
 	select {
 	case <-ctx.Done():
 		w.mu.Lock()
@@ -452,11 +453,12 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		w.mu.Unlock()
 		w.stopPulling(nil)
 		w.log.Info("stopping: no more pulls; running commands may finish until the stop timeout, then are stopped (a second signal stops them now)", "code", "worker_draining", "reason", "signal", "running", w.count(), "stopTimeout", cfg.StopTimeout.String())
+		signalSaid = true
 	case <-w.draining:
 	}
 	<-pullDone
 	<-watchDone
-	w.drain(ctx)
+	w.drain(ctx, signalSaid)
 	w.attempts.Wait()
 	hbStop()
 	<-hbDone
@@ -1057,8 +1059,10 @@ func (w *worker) killAll() {
 
 // drain waits for running attempts up to the stop timeout (without limit
 // when an operator drained the session and no signal came), then stops
-// what still runs.
-func (w *worker) drain(ctx context.Context) {
+// what still runs. signalSaid: the signal that ended ctx was said and its
+// stop timeout runs from now; one that came as the session drained, not
+// yet said, is said here.
+func (w *worker) drain(ctx context.Context, signalSaid bool) {
 	var limit <-chan time.Time
 	var stopAt time.Time
 	arm := func() {
@@ -1069,7 +1073,7 @@ func (w *worker) drain(ctx context.Context) {
 	}
 	note := time.NewTicker(w.cfg.drainNoteEvery)
 	defer note.Stop()
-	if ctx.Err() != nil {
+	if signalSaid {
 		arm()
 	}
 	again := w.again
