@@ -30,23 +30,10 @@
   // The sentence saying no output came yet, which the first byte of
   // output replaces.
   var empty = document.getElementById("log-empty");
-  // A page shown before its Run started says it is queued, and its
-  // attempt waiting to start: once output arrives that is no longer so,
-  // so the page is loaded once more to say it runs. Once per page: a Run
-  // queued again for a retry streams its earlier attempt's output too.
-  var st = document.getElementById("run-state"), once = "ql_started " + window.location.pathname;
-  var stale = st && /^(created|queued|dispatching)$/.test(st.getAttribute("data-state")) &&
-    window.sessionStorage && !sessionStorage.getItem(once);
   es.addEventListener("log", function (e) {
     pre.textContent += JSON.parse(e.data);
     pre.scrollTop = pre.scrollHeight;
     if (empty && pre.textContent !== "") { empty.hidden = true; }
-    if (stale) {
-      stale = false;
-      sessionStorage.setItem(once, "1");
-      es.close();
-      window.location.reload();
-    }
   });
   // A queued cluster Run's reason to wait, as it changes: a worker that
   // connects or frees a slot takes the notice away.
