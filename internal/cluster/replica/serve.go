@@ -171,11 +171,15 @@ func (r *replica) stop(deadline time.Time) error {
 		// nothing was admitted, so nothing drains.
 		r.log.Info("stopping before admission opened: releasing what started", slog.String("code", CodeAdmissionClosed))
 	}
-	errs := []error{r.stopRetention(ctx)}
+	// The scheduler stops first: until its context ends, its loop may
+	// take another page, and admission is closed already. Retention's
+	// stop (its loop, then its pool) would hold that window open.
+	var errs []error
 	act := r.adm.current()
 	if act != nil {
 		errs = append(errs, act.coord.Stop(ctx))
 	}
+	errs = append(errs, r.stopRetention(ctx))
 	for _, srv := range []*httpserve.Server{r.http, r.workerHTTP, r.metricsHTTP} {
 		if srv != nil {
 			errs = append(errs, srv.Shutdown(ctx))

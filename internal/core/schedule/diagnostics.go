@@ -158,6 +158,9 @@ func summaryAttrs(s Summary) []any {
 	for _, o := range Outcomes {
 		attrs = append(attrs, slog.Int(string(o), s.Counts[o]))
 	}
+	if !s.Started.IsZero() {
+		attrs = append(attrs, slog.Time("started", s.Started))
+	}
 	if s.FirstAcquiredMs != nil {
 		attrs = append(attrs, slog.Int64("first_acquired_ms", *s.FirstAcquiredMs), slog.Int64("last_acquired_ms", *s.LastAcquiredMs))
 	}

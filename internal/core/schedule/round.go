@@ -65,7 +65,13 @@ type Summary struct {
 	// observation times of the round's tickets; nil when nothing was taken.
 	FirstAcquiredMs *int64
 	LastAcquiredMs  *int64
-	Duration        time.Duration
+	// Started is when the round's take began, by this host's clock, and
+	// Duration how long the round took from then. The loop reports a
+	// page committed in flight only once the next page is taken, so
+	// the time its line is written says neither when it began nor when
+	// it ended.
+	Started  time.Time
+	Duration time.Duration
 	// Take, Decide and Commit split Duration by stage: the take's round
 	// trip, deciding its tickets, and committing them (the groups side by
 	// side, so the slowest group's time). Groups counts the commit groups.
@@ -152,7 +158,6 @@ type Page struct {
 	// commit (cron_invalid, decision_failed) are already counted in sum and
 	// never reach the store.
 	commits []CommitParams
-	start   time.Time
 	// committed says Commit ran; unsettled are then the tickets it did
 	// not admit, initialise or skip (Held lists them).
 	committed bool
@@ -174,12 +179,12 @@ func (p *Page) Taken() int { return p.sum.Taken }
 // time: the claim's, or for a row claimed ahead of its due time, that due
 // time (decidedAt).
 func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
-	p := &Page{cfg: cfg, start: time.Now(), sum: Summary{Counts: make(map[Outcome]int, len(Outcomes)), Reasons: map[Reason]int{}, Passed: map[PassReason]int64{}}}
+	p := &Page{cfg: cfg, sum: Summary{Started: time.Now(), Counts: make(map[Outcome]int, len(Outcomes)), Reasons: map[Reason]int{}, Passed: map[PassReason]int64{}}}
 	if err := cfg.Validate(); err != nil {
 		return p, err
 	}
 	tickets, next, err := takeWithHorizon(ctx, st, TakeParams{Limit: cfg.PageSize}, cfg.DueByMs)
-	p.sum.Take = time.Since(p.start)
+	p.sum.Take = time.Since(p.sum.Started)
 	if err != nil {
 		p.sum.Duration = p.sum.Take
 		return p, err
@@ -216,7 +221,7 @@ func TakePage(ctx context.Context, st Store, cfg RoundConfig) (*Page, error) {
 	if !p.sum.Full(cfg.PageSize) {
 		p.sum.Next = pageNextDue(next, tickets, cfg.GraceMs)
 	}
-	p.sum.Decide = time.Since(p.start) - p.sum.Take
+	p.sum.Decide = time.Since(p.sum.Started) - p.sum.Take
 	return p, nil
 }
 
@@ -249,7 +254,7 @@ func (p *Page) Commit(ctx context.Context, st Store) Summary {
 	wg.Wait()
 	p.recheckLater(ctx, st)
 	p.sum.Commit = time.Since(began)
-	p.sum.Duration = time.Since(p.start)
+	p.sum.Duration = time.Since(p.sum.Started)
 	return p.sum
 }
 
