@@ -29,6 +29,10 @@
 //     listener's restart) or by StopAsked of its own session, never by
 //     Wake: a full worker costs one read of its session per wait bound,
 //     and still hears its replacement, its revocation or its drain at once;
+//   - a draining worker's watch (PullRequest.Draining) waits through its
+//     session's drain, answering only its end, its revocation or a stop,
+//     so a worker that waits hours for its commands to finish hears those
+//     at once too, without a watch answered at once again and again;
 //   - StopAsked (a cancel asked a running attempt of that session to stop)
 //     sends back the waiting pull or watch of that one session only, which
 //     answers the session's attempts asked to stop, so its worker renews

@@ -26,6 +26,12 @@ const CodePullWaiting = "ingress.pull_waiting"
 // database one read of its session per wait bound and per replacement,
 // while it hears its replacement as soon as a pull would.
 //
+// A draining worker's watch (PullRequest.Draining) takes draining, and
+// active, as no news: it waits for what still matters to a worker that
+// only finishes its commands (its session ended, its credential revoked,
+// a stop asked of one of its attempts), where any watch of a draining
+// session would answer draining at once, again and again.
+//
 // A pull or watch woken by a stop asked of one of its session's attempts
 // (StopAsked, or a listener's restart) reads those attempts too and, if
 // there are any, answers them at once: the worker renews each now and
@@ -40,6 +46,10 @@ func (h *Handler) pull(req *request) {
 	}
 	if in.WaitMs < 0 {
 		h.writeError(req.w, req.r, qlerror.New(qlerror.Invalid, "waitMs %d is negative; send 0–%d", in.WaitMs, workerproto.MaxPullWait.Milliseconds()), req.credential, in.Token)
+		return
+	}
+	if in.Draining && in.Max != 0 {
+		h.writeError(req.w, req.r, qlerror.New(qlerror.Invalid, "draining is for a watch (max 0): a draining worker takes no work; send max 0 with it, or leave it out to pull"), req.credential, in.Token)
 		return
 	}
 	wait := min(time.Duration(in.WaitMs)*time.Millisecond, workerproto.MaxPullWait)
@@ -78,7 +88,7 @@ func (h *Handler) pull(req *request) {
 			return
 		}
 		countFromArrival(reply.Grants, asked.Sub(arrived))
-		if len(reply.Grants) > 0 || len(reply.Stop) > 0 || reply.State != workerproto.SessionActive || wait == 0 {
+		if len(reply.Grants) > 0 || len(reply.Stop) > 0 || news(reply.State, in.Draining) || wait == 0 {
 			writeJSON(req.w, http.StatusOK, reply)
 			return
 		}
@@ -105,6 +115,19 @@ func (h *Handler) pull(req *request) {
 		}
 		req.st, req.release = st, release
 	}
+}
+
+// news reports whether a pull or watch answers state at once: any state
+// but active, except draining for a draining worker's watch, which
+// already drains.
+func news(state string, draining bool) bool {
+	switch state {
+	case workerproto.SessionActive:
+		return false
+	case workerproto.SessionDraining:
+		return !draining
+	}
+	return true
 }
 
 // countFromArrival makes each grant's lease count from when the pull

@@ -166,6 +166,22 @@ type PullRequest struct {
 	// WaitMs is how long the replica may hold the request open when no
 	// Run is ready (0–MaxPullWait).
 	WaitMs int64 `json:"waitMs"`
+	// Draining marks the watch of a worker that drains (an admin's drain
+	// or a signal): it pulls no more, but keeps a watch waiting as long as
+	// it runs commands, so it hears at once that its credential was
+	// revoked, that its session was replaced, or that a stop was asked of
+	// one of its attempts, as a worker that does not drain does. Such a
+	// watch takes active and draining as no news, since the worker drains
+	// either way: it is answered when the session ends (replaced, expired,
+	// ended, revoked), when a stop was asked, or at WaitMs. Only a watch
+	// carries it: a pull (max 1 or more) with it is refused CodeInvalid. It
+	// was added after the first release: a replica older than it refuses
+	// the field as CodeInvalid (bodies are decoded strictly), and the
+	// worker then hears those changes at its next renewal, log chunk or
+	// heartbeat, trying the watch again as it does a watch an older
+	// replica refused; a worker older than it keeps no watch while it
+	// drains.
+	Draining bool `json:"draining,omitempty"`
 }
 
 // PullReply carries the grants (possibly none) and the session's state. A
