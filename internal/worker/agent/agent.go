@@ -329,6 +329,10 @@ type worker struct {
 	// watchRefusedBy are the servers (URLs) that refused a watch, each
 	// said once; touched by the watch goroutine only.
 	watchRefusedBy map[string]bool
+	// drainWatchRefusedBy are the servers (URLs) that refused a draining
+	// watch, each said once; touched by the draining watch's goroutine
+	// only.
+	drainWatchRefusedBy map[string]bool
 	// abandoned are the attempts an earlier process left running whose
 	// command is gone: reported to the replica once registered.
 	abandoned []journal.Attempt
@@ -394,9 +398,10 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		idle:     make(chan struct{}, 1),
 		full:     make(chan struct{}, 1),
 
-		reregister:     make(chan struct{}, 1),
-		watchRefusedBy: map[string]bool{},
-		again:          make(chan struct{}),
+		reregister:          make(chan struct{}, 1),
+		watchRefusedBy:      map[string]bool{},
+		drainWatchRefusedBy: map[string]bool{},
+		again:               make(chan struct{}),
 	}
 	if cfg.Signals != nil {
 		done := make(chan struct{})
@@ -458,8 +463,16 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	<-pullDone
 	<-watchDone
+	drainWatchDone := make(chan struct{})
+	drainWatchCtx, drainWatchStop := context.WithCancel(w.reqCtx)
+	go func() {
+		defer close(drainWatchDone)
+		w.drainWatches(drainWatchCtx)
+	}()
 	w.drain(ctx, signalSaid)
 	w.attempts.Wait()
+	drainWatchStop()
+	<-drainWatchDone
 	hbStop()
 	<-hbDone
 	w.mu.Lock()

@@ -97,6 +97,13 @@ type ingress struct {
 	// older than it does: a stop set by a test is then heard only at the
 	// attempt's next renewal.
 	beforeStop bool
+	// drainWatches counts the draining watches taken; beforeDrainWatch
+	// refuses them as a replica older than the field does (400 invalid),
+	// drainWatchAtOnce answers them at once as a plain watch of a
+	// draining session, as a replica that ignored the field would.
+	drainWatches     int
+	beforeDrainWatch bool
+	drainWatchAtOnce bool
 }
 
 // completeBeforeSignal is the completion body of a replica released
@@ -325,19 +332,29 @@ func (in *ingress) giveBack(w http.ResponseWriter, r *http.Request) {
 }
 
 // watch answers a pull of max 0 as the replica does: the session's state
-// once it is no longer active, or a stop asked of one of its attempts, or
-// at the wait's bound, never a grant. The fake has no wake for a state set
+// once it is no longer active (for a draining worker's watch, once it
+// ended: draining is no news to it), or a stop asked of one of its
+// attempts, or at the wait's bound, never a grant; a revoked credential's
+// waiting watch answers revoked, as the replica's woken one does. The fake has no wake for a state set
 // by a test, so it looks every 10 ms.
 func (in *ingress) watch(w http.ResponseWriter, r *http.Request, req workerproto.PullRequest, deadline <-chan time.Time) {
 	in.mu.Lock()
-	older := in.beforeWatch
+	older := in.beforeWatch || (req.Draining && in.beforeDrainWatch)
 	if older {
 		in.refusedWatches++
 	} else {
 		in.takenWatches++
 	}
+	if req.Draining && !older {
+		in.drainWatches++
+	}
+	atOnce := in.drainWatchAtOnce
 	in.mu.Unlock()
-	if older {
+	switch {
+	case req.Draining && older:
+		fail(w, http.StatusBadRequest, workerproto.CodeInvalid, "the body of %s is not the JSON it takes: unknown field \"draining\"", r.URL.Path)
+		return
+	case older:
 		fail(w, http.StatusBadRequest, workerproto.CodeInvalid, "max 0 is outside 1–%d", workerproto.MaxCapacity)
 		return
 	}
@@ -346,13 +363,19 @@ func (in *ingress) watch(w http.ResponseWriter, r *http.Request, req workerproto
 	for {
 		in.mu.Lock()
 		state := in.state
+		if in.revoked {
+			state = workerproto.SessionRevoked
+		}
 		stops := in.stopsToTell(req.SessionID)
 		in.mu.Unlock()
 		if len(stops) > 0 {
 			reply(w, workerproto.PullReply{State: state, Grants: []workerproto.Grant{}, Stop: stops})
 			return
 		}
-		if state != workerproto.SessionActive {
+		// A draining worker's watch takes its drain as no news, unless the
+		// fake stands for a replica that ignores the field.
+		settled := state == workerproto.SessionActive || (req.Draining && !atOnce && state == workerproto.SessionDraining)
+		if !settled {
 			in.mu.Lock()
 			in.watches++
 			in.mu.Unlock()
