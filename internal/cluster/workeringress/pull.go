@@ -21,8 +21,9 @@ const CodePullWaiting = "ingress.pull_waiting"
 // and a draining one answers what it has.
 //
 // A pull of max 0 is a worker's watch, sent while every slot of it is
-// busy: it never grants, and waits only for a session to change
-// (WakeSessions), not for Runs queued, so a full worker costs the
+// busy, or while it drains and still runs commands: it never grants, and
+// waits only for a session to change (WakeSessions), or for a stop asked
+// of its session's attempts, not for Runs queued, so a full worker costs the
 // database one read of its session per wait bound and per replacement,
 // while it hears its replacement as soon as a pull would.
 //

@@ -62,8 +62,10 @@ const unheardStopsMax = 4096
 
 // unheardStopTTL is how long a stop is kept for a session that does not
 // ask: a worker sends its next request within moments, or a watch at the
-// latest once a pull's wait has passed; one that has not asked by then is
-// draining or gone, and its renewal (or the session's end) takes over.
+// latest once a pull's wait has passed (a draining one its draining
+// watch); one that has not asked by then is gone, or drains without that
+// watch (a worker older than it), and its renewal (or the session's end)
+// takes over.
 const unheardStopTTL = 2 * workerproto.MaxPullWait
 
 // sessionWake is the wake the waiters of one session share.

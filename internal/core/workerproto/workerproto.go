@@ -151,8 +151,10 @@ type EndReply struct {
 // Max 0 is a watch: a worker whose every slot is busy keeps one waiting so
 // it hears at once that its session was replaced (it has no pull waiting
 // that could tell it), or that a stop was asked of one of its attempts
-// (PullReply.Stop). It is granted nothing, is answered when the session
-// is no longer active, when a stop was asked, or at WaitMs, and is not
+// (PullReply.Stop); a worker that drains keeps one too, marked Draining,
+// while it runs commands. It is granted nothing, is answered when the
+// session is no longer active (marked Draining: when it ended), when a
+// stop was asked, or at WaitMs, and is not
 // woken by Runs queued; its
 // offer is not journaled, since there is no grant to replay. It was added
 // after the first release: a replica older than it refuses max 0 as

@@ -1115,11 +1115,13 @@ func TestARefusedCredentialStopsTheWorker(t *testing.T) {
 
 // A worker revoked while it drains stops as a revoked one does, with
 // exit 5's error and the line saying its credential was refused, not as a
-// drained one that exits 0. Draining, it pulls no more, so the first
-// request to hear of the revocation is its running attempt's renewal.
+// drained one that exits 0. Draining, it pulls no more, and the replica
+// here is older than the draining watch, so the first request to hear of
+// the revocation is its running attempt's renewal.
 func TestAWorkerRevokedWhileItDrainsStopsAsRevoked(t *testing.T) {
 	t.Parallel()
 	in := newIngress(t, 3_000)
+	in.beforeDrainWatch = true
 	dir := t.TempDir()
 	in.enqueue(t, shell(fmt.Sprintf(`echo $$ > %s/pid; exec sleep 60`, dir)))
 	w := runAgent(t, in, nil)

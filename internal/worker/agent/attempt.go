@@ -541,8 +541,9 @@ func (a *attempt) sessionState(rep workerproto.LeaseReply) {
 
 // refused acts on a refusal of the attempt's request: a refused
 // credential stops the worker as the refusal of a heartbeat or a pull
-// does. A draining worker no longer pulls, so an attempt's request may be
-// the first to hear of a revocation.
+// does. A draining worker no longer pulls, and keeps its draining watch
+// only where the replica takes it, so an attempt's request may be the
+// first to hear of a revocation.
 func (a *attempt) refused(err error) {
 	if Code(err) == workerproto.CodeUnauthenticated {
 		a.w.revoked()
