@@ -196,11 +196,15 @@ func TestAReplacedWorkerStopsAtOnceNotAtItsNextHeartbeat(t *testing.T) {
 // sessionNewsHolder forwards a worker's requests to a replica's ingress;
 // once held, it holds every renewal and heartbeat unanswered until the
 // worker gives up on it, so nothing but the worker's pulls can tell it
-// its session changed. It times the watches it forwards.
+// its session changed; once heartbeatsHeld, it holds the heartbeats only,
+// so a renewal is the only other way. It times the watches it forwards
+// and counts the pulls (of max 1 or more) it forwards.
 type sessionNewsHolder struct {
-	url     string
-	held    atomic.Bool
-	watches watchClock
+	url            string
+	held           atomic.Bool
+	heartbeatsHeld atomic.Bool
+	watches        watchClock
+	pulls          atomic.Int32
 }
 
 func newSessionNewsHolder(t testing.TB, upstream string) *sessionNewsHolder {
@@ -215,7 +219,9 @@ func newSessionNewsHolder(t testing.TB, upstream string) *sessionNewsHolder {
 	rp.Transport = transport
 	closing := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h.held.Load() && (r.URL.Path == workerproto.PathRenew || r.URL.Path == workerproto.PathHeartbeat) {
+		heldNow := h.held.Load() && r.URL.Path == workerproto.PathRenew
+		heldNow = heldNow || ((h.held.Load() || h.heartbeatsHeld.Load()) && r.URL.Path == workerproto.PathHeartbeat)
+		if heldNow {
 			// Read to the end, so the server sees the worker hang up.
 			_, _ = io.Copy(io.Discard, r.Body)
 			select {
@@ -226,6 +232,8 @@ func newSessionNewsHolder(t testing.TB, upstream string) *sessionNewsHolder {
 		}
 		if isWatch(r) {
 			h.watches.forwarded()
+		} else if r.URL.Path == workerproto.PathPull {
+			h.pulls.Add(1)
 		}
 		rp.ServeHTTP(w, r)
 	}))
