@@ -1271,8 +1271,8 @@ func (w *worker) pullOnce(free int) int {
 
 // watches keeps a watch (a pull of max 0) waiting on the replica while
 // every slot is busy, until the drain (drainWatches then keeps one while
-// commands run). With a free slot the worker's pull
-// waits on the replica, and a replacement answers it at once; with none,
+// commands run). With a free slot the worker's pull waits on the
+// replica, and a replacement answers it at once; with none,
 // no pull waits, and without the watch a replaced worker would hear it
 // only at its next renewal or heartbeat (up to 10 s at the default lease),
 // two processes holding the credential meanwhile. A slot that frees while

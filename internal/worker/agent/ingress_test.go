@@ -335,8 +335,8 @@ func (in *ingress) giveBack(w http.ResponseWriter, r *http.Request) {
 // once it is no longer active (for a draining worker's watch, once it
 // ended: draining is no news to it), or a stop asked of one of its
 // attempts, or at the wait's bound, never a grant; a revoked credential's
-// waiting watch answers revoked, as the replica's woken one does. The fake has no wake for a state set
-// by a test, so it looks every 10 ms.
+// waiting watch answers revoked, as the replica's woken one does. The
+// fake has no wake for a state set by a test, so it looks every 10 ms.
 func (in *ingress) watch(w http.ResponseWriter, r *http.Request, req workerproto.PullRequest, deadline <-chan time.Time) {
 	in.mu.Lock()
 	older := in.beforeWatch || (req.Draining && in.beforeDrainWatch)
