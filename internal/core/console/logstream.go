@@ -61,12 +61,15 @@ const logPiece = 1 << 20
 var errLate = errors.New("a read of the live log ran out of its time limit")
 
 // logStream sends a run's output as server-sent events: "log" events of
-// JSON strings, each with the position its text reaches as its id, and
-// one "end" event with the run's state. Without ?attempt it starts at the
-// latest attempt and goes on through the attempts a retry creates, until
-// the run ends; with ?attempt=N it sends attempt N's output until that
-// attempt has ended. A reconnecting browser's Last-Event-ID resumes it
-// where the browser stopped, so no byte is shown twice.
+// JSON strings, each with the position its text reaches as its id, a
+// "state" event with the Run's state and its words at the start and at
+// each change until the end (the stream cannot know what state the page
+// showed; the page compares), and one "end" event with the run's state.
+// Without ?attempt it starts at the latest attempt and goes on through
+// the attempts a retry creates, until the run ends; with ?attempt=N it
+// sends attempt N's output until that attempt has ended. A reconnecting
+// browser's Last-Event-ID resumes it where the browser stopped, so no byte
+// is shown twice.
 //
 // The stream lasts as long as the run, but each of its reads (the run,
 // a piece of its log) has a page's time limit: a read that runs out of it
@@ -111,6 +114,7 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	w.Header().Set("Content-Type", "text/event-stream")
 	wait := logMinWait
 	waiting := ""
+	var shown run.State
 	for round := 0; ; round++ {
 		if round > 0 {
 			if d, err = c.runOf(ctx, id); err != nil {
@@ -118,8 +122,8 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 				return
 			}
 		}
-		// Only a queued cluster Run has a reason to wait, so a stream of
-		// a single-node server never sends this event.
+		// Only a queued Run has a reason to wait (no worker takes a
+		// cluster Run, a single-node server's slots are all held).
 		if text := waitingText(l, d.Waiting); text != waiting {
 			waiting = text
 			// A string always marshals; the stream is text/event-stream,
@@ -151,6 +155,14 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 				return
 			}
 			done = done || a.State.Terminal() || a.ID != d.Attempts[len(d.Attempts)-1].ID
+		}
+		// An ended Run's state comes with "end", which reloads the page;
+		// a change before it is said ahead of the output that follows it.
+		if !done && d.Run.State != shown {
+			shown = d.Run.State
+			if err := st.send("event: state\ndata: %s\n\n", stateEvent(l, shown)); err != nil {
+				return
+			}
 		}
 		if pos.attemptID != "" {
 			sent, err := c.sendLog(ctx, st, &pos, done)

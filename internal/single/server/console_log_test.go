@@ -72,8 +72,20 @@ func (s *consoleSite) logStream(t *testing.T, c *http.Client, path, lastID strin
 	return resp, events
 }
 
-// next is the stream's next event, failing the test after 20s.
+// next is the stream's next event but the Run's state (which
+// TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts reads), failing the
+// test after 20s.
 func next(t *testing.T, events <-chan sseEvent) sseEvent {
+	t.Helper()
+	for {
+		if e := nextEvent(t, events); e.name != "state" {
+			return e
+		}
+	}
+}
+
+// nextEvent is the stream's next event, failing the test after 20s.
+func nextEvent(t *testing.T, events <-chan sseEvent) sseEvent {
 	t.Helper()
 	select {
 	case e, ok := <-events:
