@@ -139,9 +139,11 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 
 // In a real browser against a cluster replica: sign in, see the overview,
 // run a trigger now and land on its Run (queued: no worker yet, which the
-// page says), start a real remote worker and watch the notice go and the
-// Run's output arrive live on that page without reloading it, cancel the running Run and see it cancelled, look
-// at it at phone size, sign out, and be sent to sign-in without a session.
+// page says), start a real remote worker and watch the notice go, the
+// state line leave queued for running and the Run's output arrive live on
+// that page without reloading it, cancel the running Run and see it
+// cancelled, look at it at phone size, sign out, and be sent to sign-in
+// without a session.
 func TestTheClusterConsoleInABrowser(t *testing.T) {
 	bin := buildQL(t)
 	env := clustertest.New(t)
@@ -197,6 +199,11 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 	}
 	if !browsertest.Value(t, ctx, chromedp.Evaluate[bool](`document.getElementById("run-waiting").hidden`)) {
 		t.Fatal("the run's output shows and the page still says why it waits; want the stream to take the notice away")
+	}
+	// The stream says the Run runs ahead of the output it brings.
+	if st := browsertest.Value(t, ctx, chromedp.Evaluate[string](`(() => { const e = document.getElementById("run-state");
+		return e.textContent + " " + e.getAttribute("data-state") })()`)); st != "running running" {
+		t.Fatalf("the run's output shows and its state line says %q (text, data-state); want running", st)
 	}
 	browsertest.Step(t, ctx, "cancel the running run", chromedp.Click(chromedp.ID("cancel")),
 		browsertest.WaitText("#run-state", "cancelled"))

@@ -19,7 +19,8 @@
 })();
 
 // Live log tail: the run page's <pre data-stream> follows the run's
-// output over server-sent events and reloads the page when the run ends,
+// output over server-sent events, keeps the state line true as the Run
+// goes from queued to running, and reloads the page when the run ends,
 // so its state, attempts and exit code show, or says why it stopped. An
 // ended attempt's output is on the page already, in a <pre> with no stream
 // to follow.
@@ -34,6 +35,18 @@
     pre.textContent += JSON.parse(e.data);
     pre.scrollTop = pre.scrollHeight;
     if (empty && pre.textContent !== "") { empty.hidden = true; }
+  });
+  // The Run's state while it goes on, in the words the server renders
+  // the line with: a page shown while the Run was queued says it runs
+  // once it does, in place, since a reload would replace this stream.
+  // The stream sends the state it starts with too, the same as the
+  // page's most often, which changes nothing then.
+  es.addEventListener("state", function (e) {
+    var st = document.getElementById("run-state"), s = JSON.parse(e.data);
+    if (!st || st.getAttribute("data-state") === s.state) { return; }
+    st.textContent = s.text;
+    st.setAttribute("data-state", s.state);
+    st.className = "state state-" + s.state;
   });
   // A queued cluster Run's reason to wait, as it changes: a worker that
   // connects or frees a slot takes the notice away.
