@@ -2,6 +2,7 @@ package server
 
 import (
 	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,4 +57,29 @@ func TestConsoleInABrowserShowsAFailedAttemptsMessageOnTheChineseRunPage(t *test
 	browsertest.Step(t, ctx, "a tap shows it whole", chromedp.Click(chromedp.CSS(".attempt-message summary")),
 		browsertest.WaitText(".attempt-message", "recorded one; END"))
 	browsertest.Screenshot(t, ctx, dir, "run-failed-long-open-zh-390x844.png", 390)
+}
+
+// In a real browser, at phone size and on a desktop, an attempt's number
+// on a Run's page, a one-digit link to that attempt's output, is a target
+// of at least 24×24 CSS px, which a thumb hits, and still reads as the
+// number alone.
+func TestAnAttemptsNumberIsATargetOfAtLeast24PxSquare(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startConsoleSiteRunning(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}, `echo done`)
+	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(site.base+"/signin?lang=en"),
+		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "Overview"))
+	browsertest.Step(t, ctx, "run now and see the Run end", chromedp.Navigate(site.base+"/triggers/"+site.triggerID),
+		chromedp.WaitVisible(chromedp.ID("runnow")), chromedp.Click(chromedp.ID("runnow")),
+		chromedp.WaitVisible(chromedp.ID("run-state")), browsertest.WaitText("#run-state", "succeeded"))
+	dir := browsertest.ArtifactDir(t)
+	for _, width := range []int64{390, 1280} {
+		browsertest.Step(t, ctx, fmt.Sprintf("the Run's page %d px wide", width), chromedp.EmulateViewport(width, 844),
+			chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("a.attempt-log")))
+		size := browsertest.Value(t, ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector("a.attempt-log").getBoundingClientRect();
+			return [r.width, r.height] })()`))
+		if text := browsertest.Value(t, ctx, chromedp.Text(chromedp.CSS("a.attempt-log"))); text != "1" || size[0] < 24 || size[1] < 24 {
+			t.Errorf("%d px wide: the attempt's number reads %q in a %.0f×%.0f px target; want 1 in at least 24×24", width, text, size[0], size[1])
+		}
+		browsertest.Screenshot(t, ctx, dir, fmt.Sprintf("run-attempt-number-%d.png", width), int(width))
+	}
 }
