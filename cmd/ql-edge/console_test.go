@@ -132,7 +132,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 		}
 		for _, l := range []string{"en", "zh"} {
 			_, page := fetch(http.MethodGet, "/signin?lang="+l, nil)
-			pages = append(pages, consolePage{"sign-in (" + l + ")", page, []string{"`%s users create NAME --owner --data-dir " + dir + "`", "`%s tokens create NAME --scope operate --data-dir " + dir + "`"}})
+			pages = append(pages, consolePage{"sign-in (" + l + ")", page, []string{"<code>%s users create NAME --owner --data-dir " + dir + "</code>", "<code>%s tokens create NAME --scope operate --data-dir " + dir + "</code>"}})
 		}
 		_, page := fetch(http.MethodGet, "/signin", nil)
 		if st, _ := fetch(http.MethodPost, "/signin", url.Values{"csrf": {csrfOf(page)}, "token": {token}}); st != http.StatusSeeOther {
@@ -169,20 +169,20 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 			pages = append(pages, consolePage{"secrets (" + l + ")", page, nil})
 			_, page = fetch(http.MethodGet, "/triggers/"+nightly+"?lang="+l, nil)
 			pages = append(pages, consolePage{"trigger with a ledger hint (" + l + ")", page,
-				[]string{"`%s triggers show demo/nightly --ledger " + fmt.Sprint(view.MaxLedgerShown) + " --data-dir " + dir + "`"}})
+				[]string{"<code>%s triggers show demo/nightly --ledger " + fmt.Sprint(view.MaxLedgerShown) + " --data-dir " + dir + "</code>"}})
 			// The command that enables off names it by its project and
 			// name, and reaches this server's database, in both languages:
 			// the store's refusal names it by its id, which no page shows.
-			enable := "`%s triggers enable demo/off --data-dir " + dir + "`"
+			enable := "<code>%s triggers enable demo/off --data-dir " + dir + "</code>"
 			st, page = fetch(http.MethodPost, "/triggers/"+off+"/run?lang="+l, url.Values{"csrf": {session}, "request": {"r-" + l}})
 			if st != http.StatusConflict {
 				t.Fatalf("run now of a disabled trigger (%s): %d, want 409:\n%s", l, st, page)
 			}
-			pages = append(pages, consolePage{"refusal of a run now of a disabled trigger (" + l + ")", page, []string{enable, "`%s apply`"}})
+			pages = append(pages, consolePage{"refusal of a run now of a disabled trigger (" + l + ")", page, []string{enable, "<code>%s apply</code>"}})
 			_, page = fetch(http.MethodGet, "/triggers/not-a-trigger?lang="+l, nil)
-			pages = append(pages, consolePage{"refusal of a trigger id that is none (" + l + ")", page, []string{"`%s triggers list -o json`"}})
+			pages = append(pages, consolePage{"refusal of a trigger id that is none (" + l + ")", page, []string{"<code>%s triggers list -o json</code>"}})
 			_, page = fetch(http.MethodGet, "/runs/not-a-run?lang="+l, nil)
-			pages = append(pages, consolePage{"refusal of a run id that is none (" + l + ")", page, []string{"`%s runs list`"}})
+			pages = append(pages, consolePage{"refusal of a run id that is none (" + l + ")", page, []string{"<code>%s runs list</code>"}})
 			// The workers address, which a single-node server's nav does
 			// not offer, says where the commands run, and where running
 			// them on other machines belongs: the cluster profile on the
@@ -196,7 +196,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 			if st != http.StatusOK || !strings.Contains(page, title) || !strings.Contains(page, elsewhere) || strings.Contains(page, "%!") {
 				t.Fatalf("the workers address (%s): %d, want 200 titled %q saying %q, every count in its sentence:\n%s", l, st, title, elsewhere, page)
 			}
-			pages = append(pages, consolePage{"the workers address (" + l + ")", page, []string{"`%s serve --concurrency N`"}})
+			pages = append(pages, consolePage{"the workers address (" + l + ")", page, []string{"<code>%s serve --concurrency N</code>"}})
 		}
 		if st, body := func() (int, string) {
 			resp, err := http.Get("http://" + metricsAddr + "/metrics")

@@ -49,7 +49,7 @@ func TestWithoutTheAuditReadGrantEveryTriggerViewIsWholeAndSaysTheTrailIsUnreada
 	if resp := consoleSignIn(t, c, get, base, url.Values{"token": {secret}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign-in: %d", resp.StatusCode)
 	}
-	for lang, want := range map[string]string{"en": "Run `ql db roles` as a superuser to grant it.", "zh": "请以超级用户身份运行 `ql db roles` 授予该权限。"} {
+	for lang, want := range map[string]string{"en": "Run <code>ql db roles</code> as a superuser to grant it.", "zh": "请以超级用户身份运行 <code>ql db roles</code> 授予该权限。"} {
 		resp, page := get("/triggers/" + id + "?lang=" + lang)
 		if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="audit-unreadable"`) || !strings.Contains(page, want) ||
 			!strings.Contains(page, "db upgrade") || strings.Contains(page, `<table id="audit"`) {

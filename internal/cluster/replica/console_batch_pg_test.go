@@ -83,7 +83,7 @@ func TestAReplicasTriggersListRunsAndPausesSelectedTriggersButCannotEnableThem(t
 	if n := env.Int(t, `SELECT count(*) FROM qinglong.trigger_schedule_audit WHERE action = 'pause' AND actor LIKE 'console:token:chief@%' AND note = 'failover drill'`); n != 2 {
 		t.Errorf("%d pause audit records naming the console session and the note, want 2", n)
 	}
-	if code, page := post("enable"); code != http.StatusConflict || !strings.Contains(page, "this server cannot enable or disable triggers; use `ql triggers enable|disable` (on the cluster with the admin role)") {
+	if code, page := post("enable"); code != http.StatusConflict || !strings.Contains(page, "this server cannot enable or disable triggers; use <code>ql triggers enable|disable</code> (on the cluster with the admin role)") {
 		t.Errorf("a batch enable on a replica: %d, want 409 in the single form's words\n%s", code, page)
 	}
 }

@@ -79,8 +79,8 @@ func TestAReplicaOffersNoEditFormsAndItsEditAddressesSayWhereToApply(t *testing.
 		return resp.StatusCode, html.UnescapeString(string(b))
 	}
 	says := map[string]string{
-		"en": "this server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role); run `ql apply -f FILE` with the admin role's URL, or with --api-url against a server that can",
-		"zh": "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 `ql apply -f FILE`，或对能发布定义的服务器使用 --api-url。",
+		"en": "this server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role); run <code>ql apply -f FILE</code> with the admin role's URL, or with --api-url against a server that can",
+		"zh": "此服务器不能发布定义：其数据库角色无此权限（集群副本以运行时角色运行）；请用管理员角色的 URL 执行 <code>ql apply -f FILE</code>，或对能发布定义的服务器使用 --api-url。",
 	}
 	task := url.Values{"project": {"web"}, "task": {"job"}, "revision": {"1"}, "script": {"echo edited"}, "timeout": {"5m"}}
 	schedule := url.Values{"project": {"web"}, "trigger": {"t00000"}, "revision": {"1"}, "cron": {"*/5 * * * *"}, "timezone": {"Asia/Shanghai"}, "task": {"job"}}

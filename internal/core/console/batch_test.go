@@ -203,8 +203,8 @@ func TestEachTriggerOfABatchGetsItsOwnOutcomeAndOneRefusedStopsNoOther(t *testin
 	page := w.Body.String()
 	want := []string{
 		"done: shop/a: 完成 已暂停。",
-		"refused: " + missing + ": 被拒绝 " + refusalsZH[schedule.RefusalTriggerMissing],
-		"refused: nonsense: 被拒绝 " + refusalsZH[schedule.RefusalNotATriggerID],
+		"refused: " + missing + ": 被拒绝 " + unquoted(refusalsZH[schedule.RefusalTriggerMissing]),
+		"refused: nonsense: 被拒绝 " + unquoted(refusalsZH[schedule.RefusalNotATriggerID]),
 		"done: shop/off: 完成 已暂停。",
 	}
 	got := batchLines(page)
@@ -273,7 +273,7 @@ func TestABatchEnableNeedsTheAdminScopeAndAServerThatCanPublish(t *testing.T) {
 	}
 	replica := newBatchSite(t, cannotPublish)
 	form = url.Values{"do": {"enable"}, "id": {replica.triggers["off"]}}
-	if w := replica.do(apitoken.Admin, "/triggers/batch?lang=zh", form); w.Code != http.StatusConflict || !strings.Contains(html.UnescapeString(w.Body.String()), refusalsZH[refusalCannotEnable]) {
+	if w := replica.do(apitoken.Admin, "/triggers/batch?lang=zh", form); w.Code != http.StatusConflict || !strings.Contains(html.UnescapeString(w.Body.String()), asShown(refusalsZH[refusalCannotEnable])) {
 		t.Errorf("enable where the server cannot publish: %d\n%s", w.Code, w.Body)
 	}
 	w := b.do(apitoken.Admin, "/triggers/batch?lang=en", url.Values{"do": {"enable"}, "id": {b.triggers["off"], b.triggers["a"]}})

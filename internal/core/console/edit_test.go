@@ -39,7 +39,7 @@ func TestTheEditFormsAreOfferedToAnAdminWhereTheServerCanPublish(t *testing.T) {
 	}
 	for _, path := range []string{"/definitions/task?project=shop&task=report&lang=zh", "/definitions/schedule?project=shop&trigger=a&lang=zh"} {
 		w := replica.do(apitoken.Admin, path, nil)
-		if page := html.UnescapeString(w.Body.String()); w.Code != http.StatusConflict || !strings.Contains(page, refusalsZH[refusalCannotPublish]) {
+		if page := html.UnescapeString(w.Body.String()); w.Code != http.StatusConflict || !strings.Contains(page, asShown(refusalsZH[refusalCannotPublish])) {
 			t.Errorf("%s on a server that cannot publish: %d, want 409 saying where to apply:\n%s", path, w.Code, page)
 		}
 		if w := server.do(apitoken.Admin, path, nil); w.Code != http.StatusOK {

@@ -143,6 +143,9 @@ var messages = map[string]map[string]string{
 		"err.overlap":      "The trigger was not run: an earlier run of it is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
 		"err.rerunoverlap": "The run was not re-run: an earlier run of its trigger is unfinished and its overlap policy refuses another.",
 		"tok.revoked":      "Token revoked",
+		"tok.confirm":      "Revoke token %s?",
+		"tok.confirm.what": "From then on every sign-in and API call with it is refused. A revoked token cannot be made active again: create a new one if it is needed.",
+		"tok.keep":         "Keep it",
 
 		// The secrets page.
 		"secrets": "Secrets", "sec.set": "Set a secret", "sec.name": "Name", "sec.value": "Value", "sec.save": "Save secret", "sec.list": "All secrets",
@@ -346,6 +349,9 @@ var messages = map[string]map[string]string{
 		"err.overlap":      "触发器未运行：它上一次的运行尚未结束，其重叠策略不允许再运行一次。请等待它结束，或取消它。",
 		"err.rerunoverlap": "未重新运行：该触发器上一次的运行尚未结束，其重叠策略不允许再运行一次。",
 		"tok.revoked":      "令牌已吊销",
+		"tok.confirm":      "吊销令牌 %s？",
+		"tok.confirm.what": "此后用它登录或调用 API 都会被拒绝。吊销的令牌不能再恢复；仍需要时请新建一个。",
+		"tok.keep":         "保留",
 
 		// The secrets page.
 		"secrets": "密钥", "sec.set": "设置密钥", "sec.name": "名称", "sec.value": "值", "sec.save": "保存密钥", "sec.list": "全部密钥",
@@ -623,14 +629,19 @@ func backfillNone(l string, r *schedule.BackfillResult, zone string) string {
 func funcs(binary, dbFlags string) template.FuncMap {
 	return template.FuncMap{
 		"dbflags": func() string { return dbFlags },
-		"t":       func(l, key string) string { return asBinary(binary, tr(l, key)) },
-		"tf": func(l, key string, args ...any) string {
-			return fmt.Sprintf(asBinary(binary, tr(l, key)), args...)
+		// t, tf and tn give the catalogue's words as HTML (prose): the
+		// commands in them show as code.
+		"t": func(l, key string) template.HTML { return prose(asBinary(binary, tr(l, key))) },
+		"tf": func(l, key string, args ...any) template.HTML {
+			return prose(fmt.Sprintf(asBinary(binary, tr(l, key)), args...))
 		},
 		// tn is key's words for the count n (trCount), with n in them.
-		"tn": func(l, key string, n int) string {
-			return fmt.Sprintf(asBinary(binary, trCount(l, key, n)), n)
+		"tn": func(l, key string, n int) template.HTML {
+			return prose(fmt.Sprintf(asBinary(binary, trCount(l, key, n)), n))
 		},
+		// prose shows an error's message, or another sentence built in
+		// Go, with its commands as code.
+		"prose":        prose,
 		"bfNone":       backfillNone,
 		"attemptWhy":   attemptWhy,
 		"attemptState": attemptState,
@@ -680,7 +691,8 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"secretUses": func(l string, uses []apply.SecretUse) map[string]any {
 			return map[string]any{"L": l, "Uses": uses}
 		},
-		"fire": fireText,
+		"confirm": confirmActions,
+		"fire":    fireText,
 		"firePtr": func(l string, at, due *int64, zone string) string {
 			if at == nil {
 				return "—"

@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,8 @@ type tokensData struct {
 	Secret, Created string
 	// Revoked is the token just revoked, when it is one of List's.
 	Revoked string
+	// Confirm is the active token a revoke asks to be confirmed.
+	Confirm *tokenRow
 	// Error is why the form's token was not created; Form is the form as
 	// it was sent, to fix and send again.
 	Error string
@@ -38,7 +41,8 @@ type tokenRow struct {
 	State string
 }
 
-// tokensPage lists every token (never a secret: none is stored).
+// tokensPage lists every token (never a secret: none is stored); ?revoke=
+// asks to confirm a revoke, and ?revoked= is the notice of one just made.
 func (c *Console) tokensPage(w http.ResponseWriter, r *http.Request, s *session) {
 	c.renderTokens(w, r, s, http.StatusOK, tokensData{Revoked: r.URL.Query().Get("revoked")})
 }
@@ -65,6 +69,11 @@ func (c *Console) renderTokens(w http.ResponseWriter, r *http.Request, s *sessio
 			d.Revoked = revoked
 		}
 		d.List = append(d.List, row)
+	}
+	if name := r.URL.Query().Get("revoke"); r.Method == http.MethodGet && name != "" {
+		if i := slices.IndexFunc(d.List, func(t tokenRow) bool { return t.Name == name && t.State == apitoken.StateActive }); i >= 0 {
+			d.Confirm = &d.List[i]
+		}
 	}
 	c.render(w, r, status, "tokens", s, d)
 }

@@ -129,8 +129,10 @@ func TestTheTriggersListActsOnSelectedTriggersEachWithItsOwnOutcomeAndOneRunPerF
 	enable := "ql triggers enable shop/off --data-dir " + shellquote.Quote(site.dir)
 	refused := []string{
 		"refused: shop/guard: refused The trigger was not run: an earlier run of it is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
-		"refused: shop/off: refused " + schedule.DisabledRefusal("off", off, enable).Error(),
-		"refused: " + missing + ": refused " + schedule.TriggerMissing(missing).Error(),
+		// The commands the refusals name show as code, the words of
+		// the page without their backquotes.
+		"refused: shop/off: refused " + strings.ReplaceAll(schedule.DisabledRefusal("off", off, enable).Error(), "`", ""),
+		"refused: " + missing + ": refused " + strings.ReplaceAll(schedule.TriggerMissing(missing).Error(), "`", ""),
 	}
 	want := append([]string{"done: shop/nightly: done a Run was created: " + run[1]}, refused...)
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {

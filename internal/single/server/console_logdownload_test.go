@@ -77,8 +77,8 @@ func TestAnAttemptsWholeLogDownloadsFromItsRunPageAsStored(t *testing.T) {
 	id := site.endedRun(t, c, csrf)
 	link := `href="/runs/` + id + `/download?attempt=1"`
 	for lang, want := range map[string][]string{
-		"en": {`class="log-download" ` + link, ">Download log</a>", `class="log-download-whole" ` + link + ">Download the whole log</a>, or read it with `ql runs logs " + id + " --attempt 1 --data-dir "},
-		"zh": {`class="log-download" ` + link, ">下载日志</a>", `class="log-download-whole" ` + link + ">下载完整日志</a>，或用 `ql runs logs " + id + " --attempt 1 --data-dir "},
+		"en": {`class="log-download" ` + link, ">Download log</a>", `class="log-download-whole" ` + link + ">Download the whole log</a>, or read it with <code>ql runs logs " + id + " --attempt 1 --data-dir "},
+		"zh": {`class="log-download" ` + link, ">下载日志</a>", `class="log-download-whole" ` + link + ">下载完整日志</a>，或用 <code>ql runs logs " + id + " --attempt 1 --data-dir "},
 	} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang="+lang, nil)
 		for _, w := range want {
@@ -188,7 +188,7 @@ func TestALogDownloadOfARunningAttemptOrOfNoneSaysWhatItGives(t *testing.T) {
 		{"/runs/" + id + "/download?attempt=2", "en", http.StatusNotFound, "run " + id + " has no attempt 2; its attempts are 1"},
 		{"/runs/" + id + "/download?attempt=2", "zh", http.StatusNotFound, "该运行没有第 2 次尝试；它的尝试序号为 1。"},
 		{"/runs/" + id + "/download?attempt=x", "en", http.StatusBadRequest, `attempt &#34;x&#34; is not an attempt number`},
-		{"/runs/not-a-run/download?attempt=1", "zh", http.StatusBadRequest, "这不是运行 ID：请使用 `ql runs list` 列出的 ID。"},
+		{"/runs/not-a-run/download?attempt=1", "zh", http.StatusBadRequest, "这不是运行 ID：请使用 <code>ql runs list</code> 列出的 ID。"},
 		{"/runs/" + site.triggerID + "/download?attempt=1", "en", http.StatusNotFound, "run " + site.triggerID + " does not exist"},
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+tc.path+"&lang="+tc.lang, nil)

@@ -442,7 +442,8 @@ func TestConsoleShowsWhyAnAttemptEnded(t *testing.T) {
 // A trigger's page shows the newest 50 entries of its ledger and, when it
 // has older ones, says so in the page's language and names the command
 // that lists the whole ledger, so that nobody takes the newest entries for
-// every occurrence passed over.
+// every occurrence passed over. The command shows as code, not between
+// backquotes.
 func TestConsoleTriggerPageSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -470,7 +471,7 @@ func TestConsoleTriggerPageSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 		t.Fatalf("a ledger of 50 entries: want all 50 shown and no word of older ones:\n%s", p)
 	}
 	seed(51, 51)
-	whole := fmt.Sprintf("`ql triggers show shop/nightly --ledger %d --data-dir %s`", view.MaxLedgerShown, site.dir)
+	whole := fmt.Sprintf("<code>ql triggers show shop/nightly --ledger %d --data-dir %s</code>", view.MaxLedgerShown, site.dir)
 	if p := page("en"); strings.Count(p, "× passed over") != 50 || !strings.Contains(p, `id="ledger-more"`) ||
 		!strings.Contains(p, "Only its newest 50 ledger entries of occurrences passed over are shown; older ones exist. "+whole) {
 		t.Errorf("a ledger of 51 entries in English: want the newest 50 and a word of the older ones naming %s:\n%s", whole, p)

@@ -172,10 +172,10 @@ func TestTheSignInPagesCommandsNameTheDataDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flag := " --data-dir '" + dir + "'`"
+	flag := " --data-dir '" + dir + "'</code>"
 	for lang, want := range map[string][]string{
-		"en": {"`ql users create NAME --owner" + flag + ".", "`ql tokens create NAME --scope operate" + flag + ")"},
-		"zh": {"用 `ql users create NAME --owner" + flag + " 创建第一个账号", "用 `ql tokens create NAME --scope operate" + flag + " 创建"},
+		"en": {"<code>ql users create NAME --owner" + flag + ".", "<code>ql tokens create NAME --scope operate" + flag + ")"},
+		"zh": {"用 <code>ql users create NAME --owner" + flag + " 创建第一个账号", "用 <code>ql tokens create NAME --scope operate" + flag + " 创建"},
 	} {
 		resp, err := http.Get("http://" + srv.Addr() + "/signin?lang=" + lang)
 		if err != nil {

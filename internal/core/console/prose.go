@@ -1,0 +1,36 @@
+package console
+
+import (
+	"html/template"
+	"strings"
+)
+
+// prose is s, a sentence of the catalogue or an error's message, as HTML:
+// every character escaped as the templates escape text, and each span
+// between a pair of backquotes (the commands the sentence tells the user
+// to run, written as in Markdown) a <code> element without them. A
+// backquote left without its pair stays as it is. The values put into a
+// sentence are escaped like the rest, so what a user typed cannot become
+// markup.
+func prose(s string) template.HTML {
+	var b strings.Builder
+	parts := strings.Split(s, "`")
+	for i, p := range parts {
+		switch {
+		case i%2 == 0:
+			b.WriteString(escapeText(p))
+		case i == len(parts)-1:
+			// An odd backquote: no closing one follows.
+			b.WriteString("`" + escapeText(p))
+		default:
+			b.WriteString("<code>" + escapeText(p) + "</code>")
+		}
+	}
+	return template.HTML(b.String()) //nolint:gosec // G203: every part is escaped above
+}
+
+// textEscaper escapes what html/template escapes in text, so a sentence
+// without backquotes reads the same in the page's source as before.
+var textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;", "\x00", "\uFFFD")
+
+func escapeText(s string) string { return textEscaper.Replace(s) }
