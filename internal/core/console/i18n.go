@@ -503,10 +503,13 @@ func whenMs(ms int64, zone string) string {
 // fireText is an occurrence's nominal time in zone and, when jitter moves
 // it, its due time, the instant it is admitted, as `ql triggers show`
 // prints them. The "due" words carry their own space before them: Chinese
-// puts none before its full-width parenthesis.
-func fireText(l string, atMs, dueMs int64, zone string) string {
+// puts none before its full-width parenthesis. With a due time, the line
+// is long enough to wrap on a phone, which breaks a date after its
+// hyphens: each time is then a span that does not wrap (class "time"), so
+// the line wraps between the times and the words, never inside a time.
+func fireText(l string, atMs, dueMs int64, zone string) template.HTML {
 	if dueMs == atMs {
-		return when(atMs, zone)
+		return prose(when(atMs, zone))
 	}
 	at, due := when(atMs, zone), when(dueMs, zone)
 	if due == at {
@@ -514,7 +517,12 @@ func fireText(l string, atMs, dueMs int64, zone string) string {
 		// read as the fire time, as if it said nothing.
 		due = whenMs(dueMs, zone)
 	}
-	return at + fmt.Sprintf(tr(l, "due"), due)
+	return unbroken(at) + formatProse(tr(l, "due"), unbroken(due))
+}
+
+// unbroken is the time t as a span a line does not break.
+func unbroken(t string) template.HTML {
+	return template.HTML(`<span class="time">` + escapeText(t) + `</span>`) //nolint:gosec // G203: t is escaped
 }
 
 // triggerState is a trigger's state in words: archived (its project is;
@@ -633,7 +641,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		// commands in them show as code.
 		"t": func(l, key string) template.HTML { return prose(asBinary(binary, tr(l, key))) },
 		"tf": func(l, key string, args ...any) template.HTML {
-			return prose(fmt.Sprintf(asBinary(binary, tr(l, key)), args...))
+			return formatProse(asBinary(binary, tr(l, key)), args...)
 		},
 		// tn is key's words for the count n (trCount), with n in them.
 		"tn": func(l, key string, n int) template.HTML {
@@ -693,7 +701,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		},
 		"confirm": confirmActions,
 		"fire":    fireText,
-		"firePtr": func(l string, at, due *int64, zone string) string {
+		"firePtr": func(l string, at, due *int64, zone string) template.HTML {
 			if at == nil {
 				return "—"
 			}

@@ -132,7 +132,8 @@ func TestASecretsFileOfValidJSONWithANumberIsToldToQuoteItsValues(t *testing.T) 
 // A jitter under a second moves an occurrence's due time within its fire
 // time's second: the due time is then shown with its milliseconds, in
 // English and Chinese, not as a copy of the fire time; a due time seconds
-// away is shown, as the fire time is, in whole seconds.
+// away is shown, as the fire time is, in whole seconds. Each time of the
+// line is a span that does not wrap: a phone wraps the line between them.
 func TestADueTimeWithinItsFireTimesSecondIsShownWithItsMilliseconds(t *testing.T) {
 	at := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC).UnixMilli()
 	for _, c := range []struct {
@@ -140,12 +141,12 @@ func TestADueTimeWithinItsFireTimesSecondIsShownWithItsMilliseconds(t *testing.T
 		dueMs int64
 		want  string
 	}{
-		{"en", at + 250, "2026-12-01 03:00:00 UTC (due 2026-12-01 03:00:00.250 UTC)"},
-		{"zh", at + 250, "2026-12-01 03:00:00 UTC（抖动后 2026-12-01 03:00:00.250 UTC 到期）"},
-		{"en", at + 1250, "2026-12-01 03:00:00 UTC (due 2026-12-01 03:00:01 UTC)"},
+		{"en", at + 250, `<span class="time">2026-12-01 03:00:00 UTC</span> (due <span class="time">2026-12-01 03:00:00.250 UTC</span>)`},
+		{"zh", at + 250, `<span class="time">2026-12-01 03:00:00 UTC</span>（抖动后 <span class="time">2026-12-01 03:00:00.250 UTC</span> 到期）`},
+		{"en", at + 1250, `<span class="time">2026-12-01 03:00:00 UTC</span> (due <span class="time">2026-12-01 03:00:01 UTC</span>)`},
 		{"en", at, "2026-12-01 03:00:00 UTC"},
 	} {
-		if got := fireText(c.l, at, c.dueMs, "UTC"); got != c.want {
+		if got := string(fireText(c.l, at, c.dueMs, "UTC")); got != c.want {
 			t.Errorf("%s, due %d ms after: %q, want %q", c.l, c.dueMs-at, got, c.want)
 		}
 	}

@@ -1,7 +1,10 @@
 package console
 
 import (
+	"fmt"
 	"html/template"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -34,3 +37,27 @@ func prose(s string) template.HTML {
 var textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;", "\x00", "\uFFFD")
 
 func escapeText(s string) string { return textEscaper.Replace(s) }
+
+// formatProse is format with args put in it (fmt.Sprintf) as prose, but
+// for the args that are HTML already (a time fireText made a span of):
+// those go in as they are, not escaped a second time.
+func formatProse(format string, args ...any) template.HTML {
+	var marked []string
+	args = slices.Clone(args)
+	for i, a := range args {
+		if h, ok := a.(template.HTML); ok {
+			args[i] = htmlMark(len(marked))
+			marked = append(marked, string(h))
+		}
+	}
+	out := string(prose(fmt.Sprintf(format, args...)))
+	for i, h := range marked {
+		out = strings.Replace(out, htmlMark(i), h, 1)
+	}
+	return template.HTML(out) //nolint:gosec // G203: the rest is escaped by prose, the marked parts were HTML
+}
+
+// htmlMark stands for formatProse's i-th HTML argument until the text
+// around it is escaped: characters of the private use area, which no
+// catalogue sentence holds and the escaping keeps.
+func htmlMark(i int) string { return "\uE000" + strconv.Itoa(i) + "\uE001" }

@@ -60,11 +60,11 @@ func TestConsoleSaysWhenAJitteredOccurrenceIsDueAndListsTheOneWaitingOutItsJitte
 	c := consoleClient(t)
 	site.signIn(t, c, site.tokens[apitoken.Read])
 	fire := func(at, due int64, dueWord string) string {
-		s := time.UnixMilli(at).UTC().Format("2006-01-02 15:04:05 UTC")
-		if due != at {
-			s += strings.Replace(dueWord, "%s", time.UnixMilli(due).UTC().Format("2006-01-02 15:04:05 UTC"), 1)
+		const layout = `<span class="time">2006-01-02 15:04:05 UTC</span>`
+		if due == at {
+			return time.UnixMilli(at).UTC().Format("2006-01-02 15:04:05 UTC")
 		}
-		return s
+		return time.UnixMilli(at).UTC().Format(layout) + strings.Replace(dueWord, "%s", time.UnixMilli(due).UTC().Format(layout), 1)
 	}
 	first := fire(nominal, due, " (due %s)")
 	second := fire(nominal+day, schedule.FireAt(site.triggerID, nominal+day, jitter), " (due %s)")
