@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -41,6 +42,11 @@ func notificationsListCommand(opts Options) *cobra.Command {
 says so after the table: "more: --after ID"; give that flag to list the next page. -o json prints
 the page as runs list and triggers list do, and as GET /api/v1/notifications answers:
 {"notifications": [...], "next": "ID"}, next only when more follow.
+SCOPE is what the rule that sent the notification covers, as the project's definitions have that
+rule now: "project NAME" for a rule of the whole project, else the triggers and tasks it names
+("triggers a,b; tasks c"); "-" when the definitions no longer have that rule (it was changed or
+removed since). In JSON it is ruleScope: {"project": NAME, "triggers": [...], "tasks": [...]},
+absent for "-".
 ` + apiHelp("notifications list"),
 		Example: "  " + opts.Binary + " notifications list --state dead\n  " + opts.Binary + " notifications list --project shop --state dead -o json\n  " +
 			opts.Binary + " notifications list --limit 500 --after ID",
@@ -72,17 +78,24 @@ the page as runs list and triggers list do, and as GET /api/v1/notifications ans
 			if err != nil {
 				return err
 			}
+			// The API's answer has the scopes already; a database is read
+			// for them here, as the API reads its own.
+			if b.api == nil && b.Definitions != nil {
+				if err := apply.WithRuleScopes(cmd.Context(), b.Definitions, ms); err != nil {
+					return err
+				}
+			}
 			page := view.NewNotificationList(ms, next)
 			return printListing(cmd, out, listing[view.Notification]{
 				json:   page,
-				header: []string{"ID", "STATE", "EVENT", "TRIGGER", "CHANNEL", "ATTEMPTS", "CREATED", "LAST ERROR"},
+				header: []string{"ID", "STATE", "EVENT", "TRIGGER", "SCOPE", "CHANNEL", "ATTEMPTS", "CREATED", "LAST ERROR"},
 				items:  page.Notifications,
 				row: func(v view.Notification) []string {
 					name := v.Project
 					if v.Trigger != "" {
 						name += "/" + v.Trigger
 					}
-					return []string{v.ID, v.State, eventText(v), name, v.Channel + " (" + v.ChannelKind + ")", fmt.Sprint(v.Attempts),
+					return []string{v.ID, v.State, eventText(v), name, scopeText(v.RuleScope), v.Channel + " (" + v.ChannelKind + ")", fmt.Sprint(v.Attempts),
 						fmtMs(&v.CreatedAtMs), v.LastError}
 				},
 				next: next,
@@ -136,6 +149,26 @@ of it).`,
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	return c
+}
+
+// scopeText is a listed notification's SCOPE column: its rule's project
+// when the rule covers it whole, else the triggers and tasks it names,
+// "-" when its rule is not known.
+func scopeText(s *view.RuleScope) string {
+	if s == nil {
+		return "-"
+	}
+	if len(s.Tasks) == 0 && len(s.Triggers) == 0 {
+		return "project " + s.Project
+	}
+	var parts []string
+	if len(s.Triggers) > 0 {
+		parts = append(parts, "triggers "+strings.Join(s.Triggers, ","))
+	}
+	if len(s.Tasks) > 0 {
+		parts = append(parts, "tasks "+strings.Join(s.Tasks, ","))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // eventText is a listed notification's event, with how the Run ended for

@@ -569,6 +569,9 @@ func messageOf(n view.Notification) notify.Message {
 	if n.DeliveredAtMs != nil {
 		m.DeliveredAtMs = *n.DeliveredAtMs
 	}
+	if s := n.RuleScope; s != nil {
+		m.Scope = &notify.RuleScope{Project: s.Project, Tasks: s.Tasks, Triggers: s.Triggers}
+	}
 	return m
 }
 

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -29,6 +30,11 @@ func (a *api) notificationList(ctx context.Context, r *http.Request) (any, error
 	rows, next, err := a.Notifications.NotificationsList(ctx, notify.ListQuery{State: notify.State(q["state"]), ProjectID: q["project"], After: q["after"], Limit: n})
 	if err != nil {
 		return nil, err
+	}
+	if a.Export != nil {
+		if err := apply.WithRuleScopes(ctx, a.Export, rows); err != nil {
+			return nil, err
+		}
 	}
 	return view.NewNotificationList(rows, next), nil
 }

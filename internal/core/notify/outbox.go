@@ -37,6 +37,20 @@ type Message struct {
 	LastError       string
 	CreatedAtMs     int64
 	DeliveredAtMs   int64
+	// Scope is what the rule that wrote the row covers, as the project's
+	// settings have that rule now (a listing reads it: the row keeps only
+	// the rule's key); nil when they no longer have it, or it was not
+	// read.
+	Scope *RuleScope
+}
+
+// RuleScope is what a rule covers: every task and trigger of Project
+// when Tasks and Triggers are both empty, else the Runs and ledger entries
+// of the tasks and triggers they name.
+type RuleScope struct {
+	Project  string
+	Tasks    []string
+	Triggers []string
 }
 
 // Payload is what a notification says; the generic webhook sends it as

@@ -24,6 +24,19 @@ type Notification struct {
 	LastError       string `json:"lastError,omitempty"`
 	CreatedAtMs     int64  `json:"createdAtMs"`
 	DeliveredAtMs   *int64 `json:"deliveredAtMs,omitempty"`
+	// RuleScope is what the rule that sent it covers, as the project's
+	// definitions have that rule now; absent when they no longer have
+	// it (it was changed or removed since).
+	RuleScope *RuleScope `json:"ruleScope,omitempty"`
+}
+
+// RuleScope is what a notification rule covers: the whole project when
+// it names no task and no trigger, else the Runs (and occurrences passed
+// over) of the tasks and triggers it names.
+type RuleScope struct {
+	Project  string   `json:"project"`
+	Tasks    []string `json:"tasks,omitempty"`
+	Triggers []string `json:"triggers,omitempty"`
 }
 
 // NotificationList is one page of notifications and the cursor of the
@@ -43,6 +56,9 @@ func NewNotification(m notify.Message) Notification {
 	}
 	if m.DeliveredAtMs != 0 {
 		v.DeliveredAtMs = &m.DeliveredAtMs
+	}
+	if s := m.Scope; s != nil {
+		v.RuleScope = &RuleScope{Project: s.Project, Tasks: s.Tasks, Triggers: s.Triggers}
 	}
 	return v
 }
