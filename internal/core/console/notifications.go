@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/triggerref"
 )
 
 // notificationsPage is how many notifications a page of the list shows.
@@ -79,8 +80,42 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, s *sessi
 		}
 		data["NextURL"] = "/notifications?" + v.Encode()
 	}
+	if data["TriggerIDs"], err = c.notifiedTriggers(r.Context(), list); err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
 	data["List"] = list
 	c.render(w, r, http.StatusOK, "notifications", s, data)
+}
+
+// notifiedTriggers is the id of the trigger each notification of list is
+// about, by the notification's id, for those whose trigger still exists:
+// a notification names its trigger by project and name as they were when
+// it was written, and links to its page only while the project still has
+// a trigger of that name. Each project's triggers are listed once.
+func (c *Console) notifiedTriggers(ctx context.Context, list []notify.Message) (map[string]string, error) {
+	out := map[string]string{}
+	if c.cfg.Triggers == nil {
+		return out, nil
+	}
+	byProject := map[string]map[string]string{}
+	for _, m := range list {
+		if m.Payload.Trigger == "" {
+			continue
+		}
+		names, listed := byProject[m.ProjectID]
+		if !listed {
+			var err error
+			if names, err = triggerref.IDsByName(ctx, c.cfg.Triggers, m.ProjectID); err != nil {
+				return nil, err
+			}
+			byProject[m.ProjectID] = names
+		}
+		if id, ok := names[m.Payload.Trigger]; ok {
+			out[m.ID] = id
+		}
+	}
+	return out, nil
 }
 
 // retryNotification makes a dead notification pending again, as `ql

@@ -52,6 +52,16 @@ func ByID(ctx context.Context, r schedule.StatusReader, projectID, id string) (s
 	return found, ok, err
 }
 
+// IDsByName returns the id of every trigger of projectID by its name.
+func IDsByName(ctx context.Context, r schedule.StatusReader, projectID string) (map[string]string, error) {
+	out := map[string]string{}
+	err := each(ctx, r, projectID, func(t schedule.TriggerStatus) bool {
+		out[t.Name] = t.TriggerID
+		return false
+	})
+	return out, err
+}
+
 // ProjectID returns the id of the project called name among the projects
 // that have triggers ("" when none has that name).
 func ProjectID(ctx context.Context, r schedule.StatusReader, name string) (string, error) {
