@@ -71,3 +71,21 @@ func resolveProject(ctx context.Context, r schedule.StatusReader, s string) (str
 }
 
 func isID(s string) bool { return ids.Validate("id", s) == nil }
+
+// listedProject resolves --project of a listing (runs, triggers,
+// notifications). A project that exists but has no trigger yet (a file of
+// tasks alone, applied ahead of its triggers) has nothing to list, which
+// is an empty list, not an error saying it does not exist; the trigger
+// listing does not know it, so the definitions (where the backend can
+// read them) are asked before the name is called unknown.
+func listedProject(ctx context.Context, b *Backend, s string) (string, error) {
+	id, err := resolveProject(ctx, b.Triggers, s)
+	if qlerror.CodeOf(err) != qlerror.NotFound || b.Definitions == nil {
+		return id, err
+	}
+	d, derr := b.Definitions.ProjectDefinitions(ctx, s, 1)
+	if derr != nil {
+		return "", err
+	}
+	return d.Project.ID, nil
+}

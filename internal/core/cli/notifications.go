@@ -70,7 +70,7 @@ absent for "-".
 			if b.Notifications == nil {
 				return fmt.Errorf("this build cannot list notifications of this database")
 			}
-			projectID, err := resolveProject(cmd.Context(), b.Triggers, project)
+			projectID, err := listedProject(cmd.Context(), b, project)
 			if err != nil {
 				return err
 			}

@@ -40,7 +40,12 @@ func runsListCommand(opts Options) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			projectID, triggerID, err := resolveFilters(cmd.Context(), b.Triggers, project, trigger)
+			var projectID, triggerID string
+			if trigger == "" {
+				projectID, err = listedProject(cmd.Context(), b, project)
+			} else {
+				projectID, triggerID, err = resolveFilters(cmd.Context(), b.Triggers, project, trigger)
+			}
 			if err != nil {
 				return err
 			}

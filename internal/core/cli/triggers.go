@@ -53,7 +53,7 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 				return err
 			}
 			defer b.Close()
-			projectID, err := resolveProject(cmd.Context(), b.Triggers, project)
+			projectID, err := listedProject(cmd.Context(), b, project)
 			if err != nil {
 				return err
 			}

@@ -101,3 +101,30 @@ func TestRunFiltersTakeNames(t *testing.T) {
 		t.Fatalf("triggers list --project beta: exit %d %q %q", code, out, errOut)
 	}
 }
+
+// A project applied with tasks alone exists: listing its runs, triggers
+// or notifications prints an empty list and exits 0, where a name no
+// project has is still an error naming it.
+func TestAListingOfAProjectWithNoTriggerYetIsEmptyNotAnError(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, dir, "tasks.yaml", projectFile("later")+"  []\n"), "--data-dir", dir); code != 0 {
+		t.Fatalf("apply: %d %q %q", code, out, errOut)
+	}
+	for _, cmd := range [][]string{{"runs", "list"}, {"triggers", "list"}, {"notifications", "list"}} {
+		code, out, errOut := ql(t, append(cmd, "--data-dir", dir, "--project", "later", "-o", "json")...)
+		var page map[string]json.RawMessage
+		if code != 0 || errOut != "" || json.Unmarshal([]byte(out), &page) != nil {
+			t.Errorf("%v --project later: exit %d %q %q; want an empty list, exit 0", cmd, code, out, errOut)
+		}
+		for key, items := range page {
+			if strings.HasPrefix(string(items), "[") && string(items) != "[]" {
+				t.Errorf("%v --project later lists %s %s; want none", cmd, key, items)
+			}
+		}
+		code, _, errOut = ql(t, append(cmd, "--data-dir", dir, "--project", "never")...)
+		if code != 1 || !strings.Contains(errOut, `no project named "never"`) {
+			t.Errorf("%v --project never: exit %d %q; want exit 1 naming it", cmd, code, errOut)
+		}
+	}
+}
