@@ -178,6 +178,9 @@ func checkCommand(getenv func(string) string, prefix *string) *cobra.Command {
 // urlFrom is the command's own variable, else $QL_DATABASE_URL. A renamed
 // variable still set is refused with its new name, and a missing URL is
 // refused naming the variables: usage errors, like serve's missing URL.
+// The refusal also says the command is the cluster's: someone who runs
+// `ql workers list` or `ql db migrate` beside a standalone server would
+// otherwise go looking for a PostgreSQL URL it never needs.
 func urlFrom(getenv func(string) string, specific string) (string, error) {
 	for _, name := range []string{specific, EnvURL} {
 		u, err := cli.Getenv(getenv, name)
@@ -185,7 +188,8 @@ func urlFrom(getenv func(string) string, specific string) (string, error) {
 			return u, err
 		}
 	}
-	return "", cli.Usagef("no database URL: set $%s (or $%s) to postgres://user@host:port/database; put the password in PGPASSWORD or a pgpass file, not on the command line", specific, EnvURL)
+	return "", cli.Usagef("no database URL: set $%s (or $%s) to postgres://user@host:port/database; put the password in PGPASSWORD or a pgpass file, not on the command line. "+
+		"This command is the cluster's (PostgreSQL); a standalone or edge data directory needs none of it: its server migrates the database at start and runs the commands itself, with no workers", specific, EnvURL)
 }
 
 // readPasswords collects passwords from the directory (when given) and the

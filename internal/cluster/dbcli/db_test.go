@@ -209,7 +209,8 @@ func TestADBCommandOnAMissingDatabaseSaysWhichAndHowToCreateIt(t *testing.T) {
 }
 
 // A command given no database URL says which variable to set, as a usage
-// error (exit 2), as serve and worker do for their missing settings.
+// error (exit 2), as serve and worker do for their missing settings, and
+// that a standalone or edge data directory needs none of it.
 func TestMissingURLSaysWhichVariableAndIsAUsageError(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -225,6 +226,9 @@ func TestMissingURLSaysWhichVariableAndIsAUsageError(t *testing.T) {
 		var ue *cli.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.variable) || !strings.Contains(err.Error(), EnvURL) {
 			t.Errorf("without a URL: %v; want a usage error naming $%s and $%s", err, c.variable, EnvURL)
+		}
+		if !strings.Contains(err.Error(), "a standalone or edge data directory needs none of it") {
+			t.Errorf("without a URL: %v; want it to say a standalone or edge data directory needs none of it", err)
 		}
 	}
 }
