@@ -98,8 +98,9 @@ func Profile() cli.Profile {
 	c := scheduler.Config{}.WithDefaults()
 	return cli.Profile{Serve: Serve, Defaults: cli.ServeDefaults{
 		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
-		Concurrency: cli.NoConcurrency, LogMaxBytes: workerproto.DefaultLogCap, Retention: retention.ClusterDefaults,
-		HTTPAddr: httpapi.DefaultAddr, LogFormat: cli.LogJSON,
+		Concurrency: cli.NoConcurrency, LogMaxBytes: workerproto.DefaultLogCap, LogMaxBytesMin: MinLogCap, LogMaxBytesMax: MaxLogCap,
+		Retention: retention.ClusterDefaults,
+		HTTPAddr:  httpapi.DefaultAddr, LogFormat: cli.LogJSON,
 		Lease: c.Lease, CommitParallel: c.Parallel, WorkerAddr: DefaultWorkerAddr, RunLease: DefaultRunLease,
 	}}
 }

@@ -43,7 +43,8 @@ func TestSettingsDefaultsAreTheClusterProfiles(t *testing.T) {
 }
 
 // What `serve --help` states as the cluster's defaults is what a replica
-// given no setting runs with.
+// given no setting runs with, and the bounds it states are the ones the
+// settings are checked against.
 func TestTheHelpsClusterDefaultsAreTheSettingsApplied(t *testing.T) {
 	t.Parallel()
 	s := defaultSettings(t)
@@ -52,7 +53,8 @@ func TestTheHelpsClusterDefaultsAreTheSettingsApplied(t *testing.T) {
 	// from the format the help states, and a replica has logged JSON
 	// since before the flag.
 	applied := cli.ServeDefaults{PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
-		Concurrency: cli.NoConcurrency, LogMaxBytes: s.Worker.Settings.LogCap, Retention: s.Retention.Policy, HTTPAddr: s.HTTPAddr,
+		Concurrency: cli.NoConcurrency, LogMaxBytes: s.Worker.Settings.LogCap, LogMaxBytesMin: MinLogCap, LogMaxBytesMax: MaxLogCap,
+		Retention: s.Retention.Policy, HTTPAddr: s.HTTPAddr,
 		LogFormat: cli.LogJSON, Lease: c.Lease, CommitParallel: c.Parallel, WorkerAddr: s.Worker.Addr, RunLease: s.Worker.Settings.RunLease}
 	if stated := Profile().Defaults; stated != applied {
 		t.Fatalf("help states %+v, a replica applies %+v", stated, applied)

@@ -36,9 +36,14 @@ type ServeDefaults struct {
 	// CPU count, -1 a profile that runs none itself (the cluster's
 	// workers do).
 	Concurrency int
-	// LogMaxBytes caps one attempt's captured output.
-	LogMaxBytes int64
-	Retention   retention.Policy
+	// MaxConcurrency is the largest --concurrency the profile accepts (0
+	// where it runs no command itself).
+	MaxConcurrency int
+	// LogMaxBytes caps one attempt's captured output, LogMaxBytesMin and
+	// LogMaxBytesMax are the bounds the profile accepts for it.
+	LogMaxBytes                    int64
+	LogMaxBytesMin, LogMaxBytesMax int64
+	Retention                      retention.Policy
 	// HTTPAddr is the API's listen address; "" is off.
 	HTTPAddr string
 	// LogFormat is --log-format's default ("" is text): each profile
@@ -77,4 +82,22 @@ func (d ServeDefaults) concurrency() string {
 		return strconv.Itoa(d.Concurrency)
 	}
 	return ""
+}
+
+// concurrencyRange says the range of --concurrency; "" for a profile
+// that runs no command itself.
+func (d ServeDefaults) concurrencyRange() string {
+	if d.MaxConcurrency < 1 {
+		return ""
+	}
+	return "1–" + strconv.Itoa(d.MaxConcurrency)
+}
+
+// logMaxBytesRange says the range of --log-max-bytes; "" for a profile
+// that does not give it.
+func (d ServeDefaults) logMaxBytesRange() string {
+	if d.LogMaxBytesMax == 0 {
+		return ""
+	}
+	return retention.FormatBytes(d.LogMaxBytesMin) + "–" + retention.FormatBytes(d.LogMaxBytesMax)
 }

@@ -75,3 +75,31 @@ func TestServeRefusesAZeroOutOfRangeAndKeepsAZeroGrace(t *testing.T) {
 		t.Fatalf("serve without --misfire-grace: exit %d, flags %+v; want the grace left to the profile", code, got)
 	}
 }
+
+// `serve --help` states the bounds of --concurrency and --log-max-bytes,
+// which a refusal of a value outside them names: once when every profile
+// that has them shares them, else each profile's.
+func TestServeHelpStatesTheBoundsOfConcurrencyAndLogMaxBytes(t *testing.T) {
+	t.Parallel()
+	none := func(context.Context, *cobra.Command, *ServeFlags) error { return nil }
+	single := ServeDefaults{MaxConcurrency: 64, LogMaxBytes: 1 << 20, LogMaxBytesMin: 1 << 10, LogMaxBytesMax: 1 << 30}
+	opts := Options{Binary: "ql", Profiles: map[string]Profile{
+		ProfileStandalone: {Serve: none, Defaults: single},
+		ProfileEdge:       {Serve: none, Defaults: single},
+		ProfileCluster: {Serve: none, Defaults: ServeDefaults{Concurrency: NoConcurrency,
+			LogMaxBytes: 16 << 20, LogMaxBytesMin: 4 << 10, LogMaxBytesMax: 1 << 30}},
+	}}
+	code, out, stderr := qlWith(t, opts, "serve", "--help")
+	if code != 0 {
+		t.Fatalf("serve --help: exit %d: %s", code, stderr)
+	}
+	help := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"commands run at once (1–64; default: standalone CPU count, edge CPU count)",
+		"in bytes (standalone 1 KiB–1 GiB, edge 1 KiB–1 GiB, cluster 4 KiB–1 GiB; default: standalone 1 MiB, edge 1 MiB, cluster 16 MiB)",
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("serve --help lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -190,6 +191,24 @@ wins over the file.`,
 		}
 		return "default: " + strings.Join(parts, ", ")
 	}
+	// rangeByProfile states a setting's bounds once when every profile
+	// that gives them has the same, else each profile's, so the help
+	// states the bound a refusal names ("" when no profile gives one).
+	rangeByProfile := func(bounds func(ServeDefaults) string) string {
+		var parts, values []string
+		for _, p := range profiles {
+			if v := bounds(opts.Profiles[p].Defaults); v != "" {
+				parts, values = append(parts, p+" "+v), append(values, v)
+			}
+		}
+		switch {
+		case len(values) == 0:
+			return ""
+		case len(slices.Compact(slices.Clone(values))) == 1:
+			return values[0] + "; "
+		}
+		return strings.Join(parts, ", ") + "; "
+	}
 	httpHelp := "HTTP listen address of the web console at / (accounts: see users create), the API under /api/v1 (API tokens: see tokens create) and the probes /livez and /readyz, e.g. 127.0.0.1:8080; " +
 		"port 0 picks a free port, the bound address is logged; an address other than loopback needs --tls-cert/--tls-key or --insecure-http ("
 	httpHelp += byProfile(func(d ServeDefaults) string {
@@ -238,9 +257,9 @@ wins over the file.`,
 	fs.DurationVar(&f.StopTimeout, "stop-timeout", 0, "drain limit on shutdown (100ms–30s; single-node: running commands get SIGTERM at half of it, SIGKILL at three quarters; "+
 		byProfile(func(d ServeDefaults) string { return validate.Duration(d.StopTimeout) })+")")
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "single-node: commands run at once ("+
-		byProfile(ServeDefaults.concurrency)+")")
+		rangeByProfile(ServeDefaults.concurrencyRange)+byProfile(ServeDefaults.concurrency)+")")
 	fs.Int64Var(&f.LogMaxBytes, "log-max-bytes", 0, "cap of one attempt's captured output, in bytes ("+
-		byProfile(func(d ServeDefaults) string { return retention.FormatBytes(d.LogMaxBytes) })+")")
+		rangeByProfile(ServeDefaults.logMaxBytesRange)+byProfile(func(d ServeDefaults) string { return retention.FormatBytes(d.LogMaxBytes) })+")")
 	fs.StringVar(&f.Retention.Runs, "retention-runs", "", "delete finished Runs, with their attempts, events and logs, this many days after they finished, and lost Runs this many days after they were found lost: 30 or 30d, off or 0 keeps them ("+
 		byProfile(func(d ServeDefaults) string { return retention.AgeSetting(d.Retention.RunsAge) })+")")
 	fs.StringVar(&f.Retention.Logs, "retention-logs", "", "delete the logs of finished and lost Runs this many days after they ended; the Runs stay (off or 0 keeps them; "+

@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/single/executor"
 	"github.com/qinglong/qinglong/internal/single/server"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
 )
@@ -50,7 +51,8 @@ func Profile(p server.Profile) cli.Profile {
 	c := server.Config{Profile: p}.WithDefaults()
 	return cli.Profile{Serve: Serve(p), Defaults: cli.ServeDefaults{
 		PageSize: c.PageSize, Cadence: c.Cadence, Grace: c.Grace, StopTimeout: c.StopTimeout,
-		Concurrency: server.DefaultConcurrency(p), LogMaxBytes: c.LogCapBytes, Retention: c.Retention.Policy,
+		Concurrency: server.DefaultConcurrency(p), MaxConcurrency: executor.MaxConcurrency,
+		LogMaxBytes: c.LogCapBytes, LogMaxBytesMin: executor.MinLogCapBytes, LogMaxBytesMax: executor.MaxLogCapBytes, Retention: c.Retention.Policy,
 		LogFormat: cli.LogText,
 	}}
 }
