@@ -453,12 +453,16 @@ func (p parser) task(i int, n *yaml.Node) taskEntry {
 				Because(RefusalEmptyCommand, "field", "task.command"))
 		default:
 			c.Path, c.Args = argv[0], argv[1:]
+			p.check(cmd.Content[0], task.CheckProgram(c.Path))
 		}
 	case hasShell || hasScript:
 		c.Mode = task.ModeShell
 		c.Shell = "/bin/sh"
 		if v, ok := f["shell"]; ok {
-			c.Shell, _ = p.str(v, "task.shell")
+			var read bool
+			if c.Shell, read = p.str(v, "task.shell"); read {
+				p.check(v, task.CheckShell(c.Shell))
+			}
 		}
 		if v, ok := f["script"]; ok {
 			c.Script, _ = p.str(v, "task.script")
@@ -470,7 +474,10 @@ func (p parser) task(i int, n *yaml.Node) taskEntry {
 		c.Env = p.env(v)
 	}
 	if v, ok := f["workingDir"]; ok {
-		c.WorkingDir, _ = p.str(v, "task.workingDir")
+		var read bool
+		if c.WorkingDir, read = p.str(v, "task.workingDir"); read {
+			p.check(v, task.CheckWorkingDir(c.WorkingDir))
+		}
 	}
 	if v, ok := f["timeout"]; ok {
 		c.TimeoutMs = p.timeout(v)
@@ -495,6 +502,14 @@ func (p parser) task(i int, n *yaml.Node) taskEntry {
 		}
 	}
 	return e
+}
+
+// check reports err, a task field's own check, at the field's value, in
+// the file's keys; nil is no mistake.
+func (p parser) check(v *yaml.Node, err error) {
+	if err != nil {
+		p.fail(v, asFileKeys(err))
+	}
 }
 
 // timeout reads task.timeout, a duration in whole milliseconds from 1ms

@@ -81,9 +81,9 @@ func TestInvalidInputNamesFileLineAndField(t *testing.T) {
 		{"jitter too long", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: 2h\n", []string{"x.yaml:7:", "trigger.jitter: 2h is longer than the most it takes, 1h"}},
 		{"jitter not a duration", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n    timezone: UTC\n    jitter: soon\n", []string{"x.yaml:7:", `trigger.jitter: "soon" is not a duration in whole milliseconds from 0s to 1h`}},
 		{"kill grace too long", "project: demo\ntasks:\n  - name: a\n    script: echo\n    killGrace: 11m\n", []string{"x.yaml:5:", "task.killGrace: 11m is longer than the most it takes, 10m"}},
-		{"relative path", "project: demo\ntasks:\n  - name: a\n    command: [date]\n", []string{"x.yaml:3:", `task "a": task.command[0]: "date" must be an absolute`}},
+		{"relative path", "project: demo\ntasks:\n  - name: a\n    command: [date]\n", []string{"x.yaml:4:", `task "a": task.command[0]: "date" must be an absolute`}},
 		{"both modes", "project: demo\ntasks:\n  - name: a\n    script: echo\n    command: [/bin/date]\n", []string{"x.yaml:5:", "not both"}},
-		{"bad shell", "project: demo\ntasks:\n  - name: a\n    shell: /bin/zsh\n    script: echo\n", []string{"x.yaml:3:", `task "a": task.shell`, "/bin/sh"}},
+		{"bad shell", "project: demo\ntasks:\n  - name: a\n    shell: /bin/zsh\n    script: echo\n", []string{"x.yaml:4:", `task "a": task.shell`, "/bin/sh"}},
 		{"enabled not bool", "project: demo\ntasks:\n  - name: a\n    script: echo\n    enabled: yes please\n", []string{"x.yaml:5:", "true or false"}},
 		{"missing timezone", "project: demo\ntriggers:\n  - name: t\n    task: a\n    cron: '* * * * *'\n", []string{"x.yaml:3:", "trigger.timezone: is required"}},
 		{"bad project name", "project: Demo Project\n", []string{"x.yaml:1:", "project.name"}},
@@ -242,7 +242,7 @@ func TestATasksMistakesNameTheFilesKeysAndTheTask(t *testing.T) {
 		what, fields, want, field string
 	}{
 		{"a reserved variable", "    script: echo\n    env: {QL_FOO: x}\n", `x.yaml:5: task "a": task.env: name "QL_FOO" is reserved`, ""},
-		{"a relative program", "    command: [relative/path]\n", `x.yaml:3: task "a": task.command[0]: "relative/path" must be an absolute`, "task.command[0]"},
+		{"a relative program", "    command: [relative/path]\n", `x.yaml:4: task "a": task.command[0]: "relative/path" must be an absolute`, "task.command[0]"},
 		{"an argument with a NUL", "    command: [/bin/echo, ok, \"a\\0b\"]\n", `task "a": task.command[2]: contains a NUL byte`, "task.command[2]"},
 		{"a relative working directory", "    script: echo\n    workingDir: srv\n", `task "a": task.workingDir: "srv"`, "task.workingDir"},
 		{"a shell of none", "    shell: /bin/zsh\n    script: echo\n", `task "a": task.shell: "/bin/zsh" is not allowed`, "task.shell"},
@@ -292,5 +292,30 @@ func TestATriggersMistakesNameTheTrigger(t *testing.T) {
 	err = Check(doc, 1_790_000_000_000)
 	if list, _ := Errors(err); err == nil || !strings.Contains(err.Error(), `x.yaml:6: trigger "t": `) || len(list) != 1 || list[0].About.Kind != "trigger" || list[0].About.Name != "t" || !list[0].Lead {
 		t.Errorf("a date that never comes: %v; want it at the trigger, naming it", err)
+	}
+}
+
+// A task's program, shell and working directory are checked as they are
+// read, so a mistake in one is reported with the task's other mistakes in
+// one pass, at its own line, rather than only once those are mended.
+func TestAMistakeInATasksProgramShellOrWorkingDirIsReportedBesideItsOtherMistakes(t *testing.T) {
+	t.Parallel()
+	doc := "project: demo\ntasks:\n" +
+		"  - name: a\n    shell: /bin/zsh\n    script: echo\n    workingDir: srv\n    timeout: 0s\n" +
+		"  - name: b\n    command: [date]\n    workingDir: /tmp\n    killGrace: 11m\n"
+	_, err := Parse("x.yaml", []byte(doc))
+	if err == nil {
+		t.Fatal("a file with five mistakes parsed")
+	}
+	for _, want := range []string{
+		`x.yaml:4:12: task "a": task.shell: "/bin/zsh" is not allowed`,
+		`x.yaml:6:17: task "a": task.workingDir: "srv" must be an absolute`,
+		`x.yaml:7:14: task "a": task.timeout: must be at least 1ms`,
+		`x.yaml:9:15: task "b": task.command[0]: "date" must be an absolute`,
+		`x.yaml:11:16: task "b": task.killGrace: 11m is longer`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nlacks %q", err, want)
+		}
 	}
 }

@@ -245,7 +245,7 @@ func (c Command) validate() error {
 	}
 	switch c.Mode {
 	case ModeArgv:
-		if err := absPath("task.command.path", c.Path, RefusalProgramNotAbsolute); err != nil {
+		if err := CheckProgram(c.Path); err != nil {
 			return err
 		}
 		if c.Shell != "" || c.Script != "" {
@@ -264,9 +264,8 @@ func (c Command) validate() error {
 			}
 		}
 	case ModeShell:
-		if !allowedShell(c.Shell) {
-			return invalid("task.command.shell: %q is not allowed; use one of %s", c.Shell, strings.Join(AllowedShells, ", ")).
-				Because(validate.RefusalNotOneOf, "field", "task.command.shell", "value", c.Shell, "allowed", strings.Join(AllowedShells, ", "))
+		if err := CheckShell(c.Shell); err != nil {
+			return err
 		}
 		if c.Path != "" || len(c.Args) > 0 {
 			return invalid("task.command: shell mode takes shell and script, not path or args")
@@ -284,10 +283,8 @@ func (c Command) validate() error {
 	default:
 		return invalid("task.command.mode: %q is not one of argv, shell", c.Mode)
 	}
-	if c.WorkingDir != "" {
-		if err := absPath("task.command.workingDir", c.WorkingDir, RefusalDirNotAbsolute); err != nil {
-			return err
-		}
+	if err := CheckWorkingDir(c.WorkingDir); err != nil {
+		return err
 	}
 	if c.TimeoutMs < MinTimeout.Milliseconds() || c.TimeoutMs > MaxTimeout.Milliseconds() {
 		return invalid("task.command.timeout: %s is outside 1ms … 365 days (8760h)", validate.Duration(time.Duration(c.TimeoutMs)*time.Millisecond)).Because(validate.RefusalNotDuration,
@@ -405,6 +402,34 @@ func absPath(field, p string, notAbs qlerror.Reason) error {
 		return invalid("%s: %q must be an absolute, clean path (like /usr/bin/env)", field, p).Because(notAbs, "field", field, "value", p)
 	}
 	return nil
+}
+
+// CheckProgram, CheckShell and CheckWorkingDir are the checks of one field
+// of a command each, which a definitions file's reader runs on the field
+// as it reads it, so a mistake there is reported beside the task's other
+// mistakes rather than only once they are mended.
+
+// CheckProgram checks an argv-mode command's program path.
+func CheckProgram(path string) error {
+	return absPath("task.command.path", path, RefusalProgramNotAbsolute)
+}
+
+// CheckShell checks a shell-mode command's shell.
+func CheckShell(shell string) error {
+	if allowedShell(shell) {
+		return nil
+	}
+	return invalid("task.command.shell: %q is not allowed; use one of %s", shell, strings.Join(AllowedShells, ", ")).
+		Because(validate.RefusalNotOneOf, "field", "task.command.shell", "value", shell, "allowed", strings.Join(AllowedShells, ", "))
+}
+
+// CheckWorkingDir checks a command's working directory ("" is none: a
+// fresh directory per attempt).
+func CheckWorkingDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	return absPath("task.command.workingDir", dir, RefusalDirNotAbsolute)
 }
 
 func allowedShell(s string) bool {
