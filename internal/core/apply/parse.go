@@ -333,7 +333,9 @@ func (p parser) shape(n *yaml.Node) bool {
 		}
 		seen[k] = true
 		limit := map[string]int{"tasks": MaxTasks, "triggers": MaxTriggers}[k]
-		if v.Kind != yaml.SequenceNode {
+		// `tasks:` with nothing under it is YAML's null: a skeleton not yet
+		// filled in, which says what leaving the key out says.
+		if v.Kind != yaml.SequenceNode && (v.Kind != yaml.ScalarNode || v.Tag != "!!null") {
 			return p.notList(v, k, "%s must be a list", k)
 		}
 		if len(v.Content) > limit {

@@ -319,3 +319,17 @@ func TestAMistakeInATasksProgramShellOrWorkingDirIsReportedBesideItsOtherMistake
 		}
 	}
 }
+
+// `tasks:` or `triggers:` with nothing under it (YAML's null) is read as
+// the key left out, a project with none, not as a list of the wrong shape;
+// a value that is there and not a list is still refused.
+func TestAnEmptyTasksOrTriggersKeyReadsAsNone(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse("x.yaml", []byte("project: demo\ntasks:\ntriggers: ~\n"))
+	if err != nil || doc.Project != "demo" || len(doc.Tasks) != 0 || len(doc.Triggers) != 0 {
+		t.Fatalf("empty tasks and triggers: %+v, %v; want project demo with none", doc, err)
+	}
+	if _, err := Parse("x.yaml", []byte("project: demo\ntasks: none\n")); err == nil || !strings.Contains(err.Error(), "x.yaml:2: tasks must be a list") {
+		t.Fatalf("tasks: none: %v; want it refused as not a list", err)
+	}
+}
