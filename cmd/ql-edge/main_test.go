@@ -56,8 +56,8 @@ func TestEdgeHelpShowsNothingOfTheCluster(t *testing.T) {
 	if _, out, _ := qlEdge(t, "serve", "--help"); !strings.Contains(out, "/api/v1") || !strings.Contains(out, "/livez and /readyz") {
 		t.Errorf("serve --help promises what the edge HTTP server does not serve:\n%s", out)
 	}
-	if code, _, stderr := qlEdge(t, "serve", "--database-url", "postgres://db/ql"); code != 2 || !strings.Contains(stderr, "unknown flag") {
-		t.Fatalf("serve --database-url: exit %d %q; want a usage error", code, stderr)
+	if code, _, stderr := qlEdge(t, "serve", "--database-url", "postgres://db/ql"); code != 2 || !strings.Contains(stderr, "has no PostgreSQL support") {
+		t.Fatalf("serve --database-url: exit %d %q; want a usage error saying the build has no PostgreSQL", code, stderr)
 	}
 }
 
@@ -115,6 +115,8 @@ func TestWhatQlEdgePrintsNamesNoClusterReplicaWorkerOrQlCommand(t *testing.T) {
 		{[]string{"apply", "-f", defs, "--data-dir", dir}, clusterWords, 0, "note: placement is stored but not acted on"},
 		{[]string{"runs", "list", "--db", "postgres://db/ql"}, givenPostgres, 2, "use the full ql binary for that database, or --data-dir DIR"},
 		{[]string{"runs", "list", "--data-dir", "postgres://db/ql"}, givenPostgres, 2, "use the full ql binary for that database"},
+		{[]string{"runs", "list", "--database-url", "postgres://db/ql"}, givenPostgres, 2, "use the full ql binary for that database, or --data-dir DIR"},
+		{[]string{"serve", "--database-url", "postgres://db/ql"}, givenPostgres, 2, "use the full ql binary for that database, or --data-dir DIR"},
 		{[]string{"runs", "list", "--data-dir", dir, "--api-url", "http://127.0.0.1:1"}, clusterWords, 2, "give --api-url (a server's API) or --data-dir (the database), not both"},
 	} {
 		code, out, stderr := qlEdge(t, c.args...)

@@ -147,7 +147,7 @@ func tooLargeForAPI(cmd *cobra.Command, file string, size int) error {
 		what = "the definitions on standard input"
 	}
 	database := "--data-dir"
-	if cmd.Flags().Lookup("database-url") != nil {
+	if urlFlagOf(cmd.Flags()) != nil {
 		database = "--data-dir or --database-url"
 	}
 	return qlerror.New(qlerror.Invalid, "%s (%.1f MiB) is over the API's limit of %d MiB in one request: split the project over several files "+

@@ -42,8 +42,29 @@ func addDBFlags(c *cobra.Command, f *dbFlags, postgres bool) {
 	if postgres {
 		fs.StringVar(&f.url, "database-url", "", "PostgreSQL database: a postgres:// URL without a password (prefer $QL_DATABASE_URL, which may hold one); wins over $QL_DATA_DIR")
 		BindEnv(fs, "database-url")
+	} else {
+		addAbsentURLFlag(fs)
 	}
 	addRetiredDBFlag(fs)
+}
+
+// urlFlagOf is --database-url where this build has it; nil in a build
+// without PostgreSQL, whose hidden flag of that name only refuses.
+func urlFlagOf(fs *pflag.FlagSet) *pflag.Flag {
+	if fl := fs.Lookup("database-url"); fl != nil && !fl.Hidden {
+		return fl
+	}
+	return nil
+}
+
+// addAbsentURLFlag registers --database-url, hidden, in a build without
+// PostgreSQL: NewRoot's pre-run hook refuses it pointing at the full
+// binary, where cobra would only call the flag unknown, and someone who
+// copied a command from the docs would not learn that this build lacks
+// the database rather than the flag being misspelt.
+func addAbsentURLFlag(fs *pflag.FlagSet) {
+	fs.String("database-url", "", "not in this build")
+	_ = fs.MarkHidden("database-url")
 }
 
 // addRetiredDBFlag registers --db, hidden: NewRoot's pre-run hook refuses
@@ -82,7 +103,7 @@ func IsPostgresURL(dsn string) bool {
 func (f *dbFlags) resolve(opts Options) (string, error) {
 	fs := f.cmd.Flags()
 	dirArg := onCommandLine(fs.Lookup("data-dir"))
-	urlFlag := fs.Lookup("database-url")
+	urlFlag := urlFlagOf(fs)
 	urlArg := urlFlag != nil && onCommandLine(urlFlag)
 	switch {
 	case dirArg && urlArg:

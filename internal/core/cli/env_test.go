@@ -136,7 +136,7 @@ func TestDataDirAndDatabaseURLChooseTheDatabase(t *testing.T) {
 		{"edge with a URL variable", edge, map[string]string{"QL_DATABASE_URL": url}, nil, "no PostgreSQL support", true},
 		{"edge flag over a URL variable", edge, map[string]string{"QL_DATABASE_URL": url}, []string{"--data-dir", dir}, filepath.Join(dir, DefaultDBFile), false},
 		{"edge with a URL as data dir", edge, nil, []string{"--data-dir", url}, "this ql-edge build has no PostgreSQL support: use the full ql binary", true},
-		{"edge has no URL flag", edge, nil, []string{"--database-url", url}, "unknown flag: --database-url", true},
+		{"edge has no URL flag", edge, nil, []string{"--database-url", url}, "this ql-edge build has no PostgreSQL support: use the full ql binary", true},
 	} {
 		for _, k := range []string{"QL_DATA_DIR", "QL_DATABASE_URL"} {
 			t.Setenv(k, c.env[k])

@@ -108,7 +108,7 @@ func openRemote(f *dbFlags) (*Backend, error) {
 // remoteClient is the API client of a command given --api-url.
 func remoteClient(f *dbFlags) (*apiClient, error) {
 	fs := f.cmd.Flags()
-	urlFlag := fs.Lookup("database-url")
+	urlFlag := urlFlagOf(fs)
 	if onCommandLine(fs.Lookup("data-dir")) || (urlFlag != nil && onCommandLine(urlFlag)) {
 		// Only the flags this binary has: ql-edge has no --database-url.
 		database := "--data-dir (the database)"

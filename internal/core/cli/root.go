@@ -200,6 +200,9 @@ or as many replicas on PostgreSQL (profile cluster).`
 		if fl := c.Flags().Lookup("db"); fl != nil && fl.Changed {
 			return refuseRetiredDB(opts, fl.Value.String())
 		}
+		if fl := c.Flags().Lookup("database-url"); fl != nil && fl.Changed && opts.OpenPostgres == nil {
+			return Usagef("this %s build has no PostgreSQL support: use the full ql binary for that database, or --data-dir DIR for an embedded one", opts.Binary)
+		}
 		return fillFromEnv(c)
 	}
 	root.AddCommand(versionCommand(), cronCommand(opts), applyCommand(opts), exportCommand(opts), serveCommand(opts), runsCommand(opts), triggersCommand(opts),

@@ -113,7 +113,7 @@ func (f *secretsFlags) open(ctx context.Context, opts Options) (secretsStore, fu
 	flags := f.db.cmd.Flags()
 	fileArg := onCommandLine(flags.Lookup("secrets-file"))
 	dbArg := onCommandLine(flags.Lookup("data-dir"))
-	if fl := flags.Lookup("database-url"); fl != nil && onCommandLine(fl) {
+	if fl := urlFlagOf(flags); fl != nil && onCommandLine(fl) {
 		dbArg = true
 	}
 	// The command line wins: a file in the environment (a worker's unit)

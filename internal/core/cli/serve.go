@@ -279,6 +279,9 @@ wins over the file.`,
 	fs.VisitAll(func(fl *pflag.Flag) { BindEnv(fs, fl.Name) })
 	// After the binding, as on the other commands: no variable sets --db.
 	addRetiredDBFlag(fs)
+	if !cluster && opts.OpenPostgres == nil {
+		addAbsentURLFlag(fs)
+	}
 	return c
 }
 
