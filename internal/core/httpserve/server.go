@@ -70,6 +70,8 @@ func Bind(addr, flag string) (net.Listener, error) {
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s (%s): another process listens there already; stop it, or choose a free address with %s", addr, flag, flag)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s (%s): no network interface of this host has that IP address; give one of its own addresses, or 0.0.0.0 for all of them, with %s", addr, flag, flag)
 	case err != nil:
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "cannot listen on %s; choose a free address with %s", addr, flag)
 	}

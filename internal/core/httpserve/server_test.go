@@ -94,3 +94,20 @@ func TestTheServerSpeaksHTTP1OverTLSEvenToAClientOfferingHTTP2(t *testing.T) {
 		t.Error("the TLS handshake negotiated h2; want no h2")
 	}
 }
+
+// An address no interface of this host has (192.0.2.1 is reserved for
+// documentation, never assigned) is refused saying so, not as a busy
+// address: "choose a free address" sends the operator after a process
+// that does not exist.
+func TestBindingAnAddressThisHostDoesNotHaveSaysSo(t *testing.T) {
+	t.Parallel()
+	ln, err := Bind("192.0.2.1:0", "--metrics-addr")
+	if err == nil {
+		ln.Close()
+		t.Fatal("bound 192.0.2.1, an address no host has")
+	}
+	want := "cannot listen on 192.0.2.1:0 (--metrics-addr): no network interface of this host has that IP address; give one of its own addresses, or 0.0.0.0 for all of them, with --metrics-addr"
+	if !strings.Contains(err.Error(), want) || qlerror.CodeOf(err) != qlerror.Unavailable {
+		t.Fatalf("got %v (%v); want it to say %q", err, qlerror.CodeOf(err), want)
+	}
+}

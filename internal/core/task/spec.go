@@ -390,8 +390,8 @@ func CheckEnvName(name string) error {
 }
 
 // absPath checks p, the path of field, refusing a relative one for
-// notAbs.
-func absPath(field, p string, notAbs qlerror.Reason) error {
+// notAbs with like, a path of the field's kind, as the example.
+func absPath(field, p, like string, notAbs qlerror.Reason) error {
 	if p == "" {
 		return invalid("%s: is required", field).Because(validate.RefusalRequired, "field", field)
 	}
@@ -399,7 +399,7 @@ func absPath(field, p string, notAbs qlerror.Reason) error {
 		return invalid("%s: %d bytes, the limit is %d", field, len(p), maxPathLen).Because(validate.RefusalTooLong, "field", field, "size", len(p), "limit", maxPathLen)
 	}
 	if !path.IsAbs(p) || path.Clean(p) != p {
-		return invalid("%s: %q must be an absolute, clean path (like /usr/bin/env)", field, p).Because(notAbs, "field", field, "value", p)
+		return invalid("%s: %q must be an absolute, clean path (like %s)", field, p, like).Because(notAbs, "field", field, "value", p)
 	}
 	return nil
 }
@@ -411,7 +411,7 @@ func absPath(field, p string, notAbs qlerror.Reason) error {
 
 // CheckProgram checks an argv-mode command's program path.
 func CheckProgram(path string) error {
-	return absPath("task.command.path", path, RefusalProgramNotAbsolute)
+	return absPath("task.command.path", path, "/usr/bin/env", RefusalProgramNotAbsolute)
 }
 
 // CheckShell checks a shell-mode command's shell.
@@ -429,7 +429,7 @@ func CheckWorkingDir(dir string) error {
 	if dir == "" {
 		return nil
 	}
-	return absPath("task.command.workingDir", dir, RefusalDirNotAbsolute)
+	return absPath("task.command.workingDir", dir, "/srv/jobs", RefusalDirNotAbsolute)
 }
 
 func allowedShell(s string) bool {

@@ -179,7 +179,7 @@ func TestValidationNamesFieldAndLimit(t *testing.T) {
 		mutate func(*Spec)
 		want   string
 	}{
-		"relative path": {func(s *Spec) { *s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "bin/x", TimeoutMs: 1}} }, "task.command.path"},
+		"relative path": {func(s *Spec) { *s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "bin/x", TimeoutMs: 1}} }, "task.command.path: \"bin/x\" must be an absolute, clean path (like /usr/bin/env)"},
 		"too many args": {func(s *Spec) {
 			*s = Spec{Name: "a", Command: Command{Mode: ModeArgv, Path: "/bin/x", Args: many, TimeoutMs: 1}}
 		}, "limit is 256"},
@@ -194,7 +194,7 @@ func TestValidationNamesFieldAndLimit(t *testing.T) {
 		"reserved secret":  {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "QL_ATTEMPT_ID", SecretRef: "x"}} }, "reserved"},
 		"reserved prefix":  {func(s *Spec) { s.Command.Env = []EnvVar{{Name: "QL_ANYTHING", Value: "x"}} }, "reserved"},
 		"too many env":     {func(s *Spec) { s.Command.Env = manyEnv }, "limit is 256"},
-		"relative wd":      {func(s *Spec) { s.Command.WorkingDir = "tmp" }, "task.command.workingDir"},
+		"relative wd":      {func(s *Spec) { s.Command.WorkingDir = "tmp" }, `task.command.workingDir: "tmp" must be an absolute, clean path (like /srv/jobs)`},
 		"bad mode":         {func(s *Spec) { s.Command.Mode = "docker" }, "task.command.mode"},
 		"bad name":         {func(s *Spec) { s.Name = "Bad Name" }, "task.name"},
 		"argv and script":  {func(s *Spec) { s.Command.Path = "/bin/x" }, "shell mode takes shell and script"},
