@@ -111,7 +111,8 @@ data: "实时输出已停止：服务器未能在 200ms`,
 	}
 
 	// A log whose first piece is read and whose next read stalls: the
-	// Run's state and what was read are sent, then the stream stops.
+	// Run's state, its attempts and what was read are sent, then the
+	// stream stops.
 	reads := atomic.Int64{}
 	oneLine := func(ctx context.Context, _ string, offset, _ int64, w io.Writer) (int64, bool, error) {
 		if reads.Add(1) > 1 {
@@ -125,9 +126,10 @@ data: "实时输出已停止：服务器未能在 200ms`,
 	_, get := liveLogConsole(t, runs, oneLine, limit)
 	w, _ := get("/runs/r1/log")
 	events := strings.Split(strings.TrimSpace(w.Body.String()), "\n\n")
-	if len(events) != 4 || events[0] != "event: state\ndata: {\"state\":\"running\",\"text\":\"running\"}" ||
-		events[1] != "id: 1:6\nevent: log\ndata: \"hello\\n\"" || events[2] != ": live" || !strings.HasPrefix(events[3], stopped["en"]) {
-		t.Errorf("a live log whose second round stalls: %q; want the Run's state, its first line, then the stream stopped, saying so", events)
+	if len(events) != 5 || events[0] != "event: state\ndata: {\"state\":\"running\",\"text\":\"running\"}" ||
+		!strings.HasPrefix(events[1], "event: attempts\ndata: ") || !strings.Contains(events[1], "Download log (so far)") ||
+		events[2] != "id: 1:6\nevent: log\ndata: \"hello\\n\"" || events[3] != ": live" || !strings.HasPrefix(events[4], stopped["en"]) {
+		t.Errorf("a live log whose second round stalls: %q; want the Run's state, its attempts, its first line, then the stream stopped, saying so", events)
 	}
 
 	tokens, get := liveLogConsole(t, &runningRun{}, noLog, limit)

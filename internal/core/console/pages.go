@@ -73,6 +73,26 @@ type page struct {
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, s *session, data any) {
+	p := c.pageOf(r, s, data)
+	var buf bytes.Buffer
+	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		c.cfg.Log.Error("console: render", "code", CodeRenderFailed, "page", name, "err", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	if q := r.URL.Query().Get("lang"); q != "" {
+		http.SetCookie(w, c.cookie(langCookie, p.Lang, "/", 365*24*3600))
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes()) // the browser went away; nothing to do
+}
+
+// pageOf is the page r shows s with data: its language, the viewer's
+// zone, what the session may do and see. A part of a page sent later
+// (the attempts of a Run's live log) is rendered with it too, so it reads
+// as the page around it.
+func (c *Console) pageOf(r *http.Request, s *session, data any) page {
 	p := page{Lang: lang(r), Data: data}
 	if p.Zone, p.ZoneRefused = viewerZones(r); p.ZoneRefused != "" {
 		p.ZoneRefusal = zoneRefusal(p.Lang, p.ZoneRefused, p.Zone)
@@ -89,18 +109,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 		p.ShowSecrets = s.scope.Allows(apitoken.Admin) && c.cfg.Secrets != nil
 		p.ShowNotifications = c.cfg.Notifications != nil
 	}
-	var buf bytes.Buffer
-	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
-		c.cfg.Log.Error("console: render", "code", CodeRenderFailed, "page", name, "err", err)
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
-		return
-	}
-	if q := r.URL.Query().Get("lang"); q != "" {
-		http.SetCookie(w, c.cookie(langCookie, p.Lang, "/", 365*24*3600))
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes()) // the browser went away; nothing to do
+	return p
 }
 
 // langHref is the address of the request's page in language l: the same

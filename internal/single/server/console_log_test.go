@@ -72,13 +72,14 @@ func (s *consoleSite) logStream(t *testing.T, c *http.Client, path, lastID strin
 	return resp, events
 }
 
-// next is the stream's next event but the Run's state (which
-// TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts reads), failing the
-// test after 20s.
+// next is the stream's next event but the Run's state and its attempts'
+// rows (which TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts and
+// TestALiveLogSendsTheAttemptsRowsInThePagesLanguageAndZoneAsTheyChange
+// read), failing the test after 20s.
 func next(t *testing.T, events <-chan sseEvent) sseEvent {
 	t.Helper()
 	for {
-		if e := nextEvent(t, events); e.name != "state" {
+		if e := nextEvent(t, events); e.name != "state" && e.name != "attempts" {
 			return e
 		}
 	}

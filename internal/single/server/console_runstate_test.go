@@ -94,12 +94,12 @@ func stateOf(t *testing.T, e sseEvent) runState {
 	return s
 }
 
-// notWaiting is the stream's next event but the reason the Run waits,
-// which other tests read.
+// notWaiting is the stream's next event but the reason the Run waits and
+// its attempts' rows, which other tests read.
 func notWaiting(t *testing.T, events <-chan sseEvent) sseEvent {
 	t.Helper()
 	for {
-		if e := nextEvent(t, events); e.name != "waiting" {
+		if e := nextEvent(t, events); e.name != "waiting" && e.name != "attempts" {
 			return e
 		}
 	}
