@@ -140,8 +140,9 @@ func TestTheClusterReplicaServesTheConsoleAndRevocationEndsItsSessions(t *testin
 // In a real browser against a cluster replica: sign in, see the overview,
 // run a trigger now and land on its Run (queued: no worker yet, which the
 // page says), start a real remote worker and watch the notice go, the
-// state line leave queued for running and the Run's output arrive live on
-// that page without reloading it, cancel the running Run and see it
+// state line leave queued for running, the attempt's row say it runs and
+// offer its log so far, and the Run's output arrive live on that page
+// without reloading it, cancel the running Run and see it
 // cancelled, look at it at phone size, sign out, and be sent to sign-in
 // without a session.
 func TestTheClusterConsoleInABrowser(t *testing.T) {
@@ -193,9 +194,10 @@ func TestTheClusterConsoleInABrowser(t *testing.T) {
 	}
 	browsertest.Value(t, ctx, chromedp.Evaluate[bool]("window.qlRendered = true"))
 	startWorker(t, bin, env, r, "worker-browser")
-	browsertest.Step(t, ctx, "watch the log arrive live", browsertest.WaitText("#log", "line 3\n"))
+	browsertest.Step(t, ctx, "watch the log arrive live", browsertest.WaitText("#log", "line 3\n"),
+		browsertest.WaitText("#attempts td.attempt-state", "running"), browsertest.WaitText("#attempts td.attempt-download", "Download log (so far)"))
 	if !browsertest.Value(t, ctx, chromedp.Evaluate[bool]("window.qlRendered === true")) {
-		t.Fatal("the run page was loaded again before its output showed; want the lines over its event stream")
+		t.Fatal("the run page was loaded again before its output and its attempt running showed; want both over its event stream")
 	}
 	if !browsertest.Value(t, ctx, chromedp.Evaluate[bool](`document.getElementById("run-waiting").hidden`)) {
 		t.Fatal("the run's output shows and the page still says why it waits; want the stream to take the notice away")

@@ -19,9 +19,10 @@
 })();
 
 // Live log tail: the run page's <pre data-stream> follows the run's
-// output over server-sent events, keeps the state line true as the Run
-// goes from queued to running, and reloads the page when the run ends,
-// so its state, attempts and exit code show, or says why it stopped. An
+// output over server-sent events, keeps the state line and the attempts
+// table true as the Run goes from queued to running and retries, and
+// reloads the page when the run ends, so its final state and exit code
+// show, or says why it stopped. An
 // ended attempt's output is on the page already, in a <pre> with no stream
 // to follow.
 (function () {
@@ -47,6 +48,19 @@
     st.textContent = s.text;
     st.setAttribute("data-state", s.state);
     st.className = "state state-" + s.state;
+  });
+  // The attempts table's rows, rendered by the server as the page renders
+  // them, each time they change: a waiting attempt that starts says it
+  // runs, when it started and offers its log so far, and a retry's new
+  // attempt shows, without a reload. The rows the stream starts with are
+  // most often those shown: both are compared as this browser writes them
+  // out, and the same rows are left as they are (a message opened stays
+  // open).
+  es.addEventListener("attempts", function (e) {
+    var body = document.getElementById("attempts"), rows = document.createElement("template");
+    if (!body) { return; }
+    rows.innerHTML = JSON.parse(e.data);
+    if (rows.innerHTML !== body.innerHTML) { body.innerHTML = rows.innerHTML; }
   });
   // A queued cluster Run's reason to wait, as it changes: a worker that
   // connects or frees a slot takes the notice away.
