@@ -116,13 +116,9 @@ func (s *consoleSite) runDetail(t *testing.T, id string) view.RunDetail {
 
 // nextRows is the data of the stream's next "attempts" event, the other
 // events before it passed over.
-func nextRows(t *testing.T, events <-chan sseEvent) string {
+func nextRows(t *testing.T, events *sseStream) string {
 	t.Helper()
-	for {
-		if e := nextEvent(t, events); e.name == "attempts" {
-			return e.data
-		}
-	}
+	return nextEvent(t, events, "attempts").data
 }
 
 // attemptRows are the table rows an "attempts" event's data holds.

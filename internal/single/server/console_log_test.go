@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,10 +26,18 @@ type sseEvent struct {
 	id, name, data string
 }
 
+// sseStream is a run's log stream as a test reads it: its events, in
+// order, and the last ones read, which a wait that fails names.
+type sseStream struct {
+	events <-chan sseEvent
+	seen   []sseEvent
+}
+
 // logStream opens a run's log stream with c, sending lastID as
 // Last-Event-ID when it is not "", and returns the answer and, when it is
-// a stream (200), its events, closed when the stream ends or the test does.
-func (s *consoleSite) logStream(t *testing.T, c *http.Client, path, lastID string) (*http.Response, <-chan sseEvent) {
+// a stream (200), its events, which end when the stream ends or the test
+// does.
+func (s *consoleSite) logStream(t *testing.T, c *http.Client, path, lastID string) (*http.Response, *sseStream) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.base+path, nil)
 	if err != nil {
@@ -69,35 +78,72 @@ func (s *consoleSite) logStream(t *testing.T, c *http.Client, path, lastID strin
 			}
 		}
 	}()
-	return resp, events
+	return resp, &sseStream{events: events}
 }
 
-// next is the stream's next event but the Run's state and its attempts'
-// rows (which TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts and
+// next is the stream's next event but the Run's state and its tables'
+// rows (which TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts,
 // TestALiveLogSendsTheAttemptsRowsInThePagesLanguageAndZoneAsTheyChange
-// read), failing the test after 20s.
-func next(t *testing.T, events <-chan sseEvent) sseEvent {
+// and TestALiveLogSendsTheEventsRowsAsTheRunGoesOn read), failing the
+// test after 20s.
+func next(t *testing.T, s *sseStream) sseEvent {
 	t.Helper()
+	return nextEvent(t, s, "log", "waiting", "stopped", "end")
+}
+
+// seenKept is how many of the last events a stream read a failed wait
+// names.
+const seenKept = 6
+
+// nextEvent is the stream's next event named one of names, the others
+// before it passed over. A stream that ends first, or sends none of them
+// within 20s, fails the test naming the events it waited for and the last
+// ones the stream sent, so a failure says what came instead.
+func nextEvent(t *testing.T, s *sseStream, names ...string) sseEvent {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
 	for {
-		if e := nextEvent(t, events); e.name != "state" && e.name != "attempts" {
-			return e
+		select {
+		case e, ok := <-s.events:
+			if !ok {
+				t.Fatalf("the log stream ended without a %s event; the last events it sent: %s", oneOf(names), s.last())
+			}
+			s.seen = append(s.seen, e)
+			if len(s.seen) > seenKept {
+				s.seen = s.seen[1:]
+			}
+			if slices.Contains(names, e.name) {
+				return e
+			}
+		case <-deadline:
+			t.Fatalf("no %s event within 20s; the last events the stream sent: %s", oneOf(names), s.last())
 		}
 	}
 }
 
-// nextEvent is the stream's next event, failing the test after 20s.
-func nextEvent(t *testing.T, events <-chan sseEvent) sseEvent {
-	t.Helper()
-	select {
-	case e, ok := <-events:
-		if !ok {
-			t.Fatal("the log stream ended without an end event")
-		}
-		return e
-	case <-time.After(20 * time.Second):
-		t.Fatal("no log event within 20s")
+// oneOf says names as a choice: "log, stopped or end".
+func oneOf(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
-	return sseEvent{}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// last says the last events read, oldest first, each clipped: a table's
+// rows run long.
+func (s *sseStream) last() string {
+	if len(s.seen) == 0 {
+		return "none"
+	}
+	said := make([]string, len(s.seen))
+	for i, e := range s.seen {
+		data := []rune(e.data)
+		if len(data) > 160 {
+			data = append(data[:160], '…')
+		}
+		said[i] = e.name + " " + string(data)
+	}
+	return strings.Join(said, " | ")
 }
 
 // text is a log event's text.

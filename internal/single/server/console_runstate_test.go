@@ -56,7 +56,7 @@ func TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts(t *testing.T) {
 	}
 
 	words := map[string][2]string{"en": {"queued", "running"}, "zh": {"排队中", "运行中"}}
-	streams := map[string]<-chan sseEvent{}
+	streams := map[string]*sseStream{}
 	for lang, want := range words {
 		_, events := site.logStream(t, c, "/runs/"+second+"/log?lang="+lang, "")
 		if got := stateOf(t, notWaiting(t, events)); got != (runState{run.Queued, want[0]}) {
@@ -95,12 +95,8 @@ func stateOf(t *testing.T, e sseEvent) runState {
 }
 
 // notWaiting is the stream's next event but the reason the Run waits and
-// its attempts' rows, which other tests read.
-func notWaiting(t *testing.T, events <-chan sseEvent) sseEvent {
+// its tables' rows, which other tests read.
+func notWaiting(t *testing.T, events *sseStream) sseEvent {
 	t.Helper()
-	for {
-		if e := nextEvent(t, events); e.name != "waiting" && e.name != "attempts" {
-			return e
-		}
-	}
+	return nextEvent(t, events, "state", "log", "stopped", "end")
 }
