@@ -64,9 +64,10 @@ var errLate = errors.New("a read of the live log ran out of its time limit")
 // JSON strings, each with the position its text reaches as its id, a
 // "state" event with the Run's state and its words at the start and at
 // each change until the end (the stream cannot know what state the page
-// showed; the page compares), an "attempts" event with the rows of the
-// page's attempts table at the start and each time they change until the
-// end, and one "end" event with the run's state.
+// showed; the page compares), an "attempts" and an "events" event with
+// the rows of the page's attempts and events tables at the start and each
+// time they change until the end (liveTables), and one "end" event with
+// the run's state.
 // Without ?attempt it starts at the latest attempt and goes on through
 // the attempts a retry creates, until the run ends; with ?attempt=N it
 // sends attempt N's output until that attempt has ended. A reconnecting
@@ -117,7 +118,7 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	wait := logMinWait
 	waiting := ""
 	var shown run.State
-	var rows []byte
+	rows := map[string][]byte{}
 	p := c.pageOf(r, s, nil)
 	for round := 0; ; round++ {
 		if round > 0 {
@@ -169,16 +170,8 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			}
 		}
 		if !done {
-			b, err := c.attemptsEvent(p, d)
-			if err != nil {
-				c.cfg.Log.Error("console: render", "code", CodeRenderFailed, "page", "run attempts", "err", err)
+			if err := c.sendRows(st, p, d, rows); err != nil {
 				return
-			}
-			if !bytes.Equal(b, rows) {
-				rows = b
-				if err := st.send("event: attempts\ndata: %s\n\n", rows); err != nil {
-					return
-				}
 			}
 		}
 		if pos.attemptID != "" {
@@ -225,7 +218,7 @@ type stream struct {
 // write timeout: each write has a minute of its own.
 func (st *stream) send(format string, args ...any) error {
 	_ = st.rc.SetWriteDeadline(time.Now().Add(time.Minute))
-	_, err := fmt.Fprintf(st.w, format, args...) //nolint:gosec // G705: a text/event-stream of parsed numbers, JSON strings and a state name; the one HTML it carries (the attempts' rows) is html/template's output
+	_, err := fmt.Fprintf(st.w, format, args...) //nolint:gosec // G705: a text/event-stream of parsed numbers, JSON strings and a state name; the HTML it carries (a table's rows) is html/template's output
 	return err
 }
 

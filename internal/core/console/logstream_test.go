@@ -52,7 +52,8 @@ func (r *runningRun) RunGet(ctx context.Context, id string) (run.Detail, error) 
 	}
 	started := int64(1)
 	return run.Detail{Run: run.Run{ID: id, State: run.Running},
-		Attempts: []run.Attempt{{ID: "attempt-1", RunID: id, Number: 1, State: run.AttemptRunning, StartedAtMs: &started}}}, nil
+		Attempts: []run.Attempt{{ID: "attempt-1", RunID: id, Number: 1, State: run.AttemptRunning, StartedAtMs: &started}},
+		Events:   []run.Event{{RunID: id, Seq: 1, Name: run.EventAttemptStarted, Payload: `{"attempt":1}`, CreatedAtMs: started}}}, nil
 }
 
 // liveLogConsole is a console whose Run and log reads are runs and log,
@@ -111,8 +112,8 @@ data: "实时输出已停止：服务器未能在 200ms`,
 	}
 
 	// A log whose first piece is read and whose next read stalls: the
-	// Run's state, its attempts and what was read are sent, then the
-	// stream stops.
+	// Run's state, its attempts, its events and what was read are sent,
+	// then the stream stops.
 	reads := atomic.Int64{}
 	oneLine := func(ctx context.Context, _ string, offset, _ int64, w io.Writer) (int64, bool, error) {
 		if reads.Add(1) > 1 {
@@ -126,10 +127,11 @@ data: "实时输出已停止：服务器未能在 200ms`,
 	_, get := liveLogConsole(t, runs, oneLine, limit)
 	w, _ := get("/runs/r1/log")
 	events := strings.Split(strings.TrimSpace(w.Body.String()), "\n\n")
-	if len(events) != 5 || events[0] != "event: state\ndata: {\"state\":\"running\",\"text\":\"running\"}" ||
+	if len(events) != 6 || events[0] != "event: state\ndata: {\"state\":\"running\",\"text\":\"running\"}" ||
 		!strings.HasPrefix(events[1], "event: attempts\ndata: ") || !strings.Contains(events[1], "Download log (so far)") ||
-		events[2] != "id: 1:6\nevent: log\ndata: \"hello\\n\"" || events[3] != ": live" || !strings.HasPrefix(events[4], stopped["en"]) {
-		t.Errorf("a live log whose second round stalls: %q; want the Run's state, its attempts, its first line, then the stream stopped, saying so", events)
+		!strings.HasPrefix(events[2], "event: events\ndata: ") || !strings.Contains(events[2], "attempt started") ||
+		events[3] != "id: 1:6\nevent: log\ndata: \"hello\\n\"" || events[4] != ": live" || !strings.HasPrefix(events[5], stopped["en"]) {
+		t.Errorf("a live log whose second round stalls: %q; want the Run's state, its attempts, its events, its first line, then the stream stopped, saying so", events)
 	}
 
 	tokens, get := liveLogConsole(t, &runningRun{}, noLog, limit)
