@@ -19,12 +19,11 @@
 })();
 
 // Live log tail: the run page's <pre data-stream> follows the run's
-// output over server-sent events, keeps the state line and the attempts
-// table true as the Run goes from queued to running and retries, and
-// reloads the page when the run ends, so its final state and exit code
-// show, or says why it stopped. An
-// ended attempt's output is on the page already, in a <pre> with no stream
-// to follow.
+// output over server-sent events, keeps the state line, the attempts and
+// the events tables true as the Run goes from queued to running and
+// retries, and reloads the page when the run ends, so its final state and
+// exit code show, or says why it stopped. An ended attempt's output is on
+// the page already, in a <pre> with no stream to follow.
 (function () {
   var pre = document.getElementById("log");
   if (!pre || !pre.hasAttribute("data-stream") || !window.EventSource) { return; }
@@ -49,19 +48,35 @@
     st.setAttribute("data-state", s.state);
     st.className = "state state-" + s.state;
   });
-  // The attempts table's rows, rendered by the server as the page renders
-  // them, each time they change: a waiting attempt that starts says it
-  // runs, when it started and offers its log so far, and a retry's new
-  // attempt shows, without a reload. The rows the stream starts with are
-  // most often those shown: both are compared as this browser writes them
-  // out, and the same rows are left as they are (a message opened stays
-  // open).
-  es.addEventListener("attempts", function (e) {
-    var body = document.getElementById("attempts"), rows = document.createElement("template");
-    if (!body) { return; }
-    rows.innerHTML = JSON.parse(e.data);
-    if (rows.innerHTML !== body.innerHTML) { body.innerHTML = rows.innerHTML; }
-  });
+  // The rows of the attempts and the events tables, rendered by the
+  // server as the page renders them, each time they change: a waiting
+  // attempt that starts says it runs, when it started and offers its log
+  // so far, a retry's new attempt shows, and so do the events that come
+  // (a worker's grant, the start, a retry's wait), without a reload. Each
+  // row is compared as this browser writes it out, a <details> opened or
+  // not, and only a row that reads differently is put in place of the
+  // old one (a message or a stored payload opened stays open); the rows
+  // the stream starts with are most often those shown.
+  function sameRow(row, fresh) {
+    var shown = row.cloneNode(true), opened = shown.querySelectorAll("details[open]");
+    for (var i = 0; i < opened.length; i++) { opened[i].removeAttribute("open"); }
+    return shown.outerHTML === fresh.outerHTML;
+  }
+  function liveRows(id) {
+    es.addEventListener(id, function (e) {
+      var body = document.getElementById(id), rows = document.createElement("template");
+      if (!body) { return; }
+      rows.innerHTML = JSON.parse(e.data);
+      var fresh = Array.prototype.slice.call(rows.content.children), old = body.children;
+      for (var i = 0; i < fresh.length; i++) {
+        if (i >= old.length) { body.appendChild(fresh[i]); }
+        else if (!sameRow(old[i], fresh[i])) { body.replaceChild(fresh[i], old[i]); }
+      }
+      while (old.length > fresh.length) { body.removeChild(old[old.length - 1]); }
+    });
+  }
+  liveRows("attempts");
+  liveRows("events");
   // A queued cluster Run's reason to wait, as it changes: a worker that
   // connects or frees a slot takes the notice away.
   es.addEventListener("waiting", function (e) {
