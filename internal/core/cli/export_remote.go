@@ -29,3 +29,15 @@ func (c *apiClient) ExportProject(ctx context.Context, name string) (apply.Expor
 	}
 	return out, nil
 }
+
+// ProjectID asks the server for the id of the project named name (GET
+// /api/v1/projects/{name}, read scope): NotFound when it has none.
+func (c *apiClient) ProjectID(ctx context.Context, name string) (string, error) {
+	var p struct {
+		ID string `json:"id"`
+	}
+	if err := c.get(ctx, "/api/v1/projects/"+url.PathEscape(name), nil, &p); err != nil {
+		return "", err
+	}
+	return p.ID, nil
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -77,15 +78,29 @@ func isID(s string) bool { return ids.Validate("id", s) == nil }
 // tasks alone, applied ahead of its triggers) has nothing to list, which
 // is an empty list, not an error saying it does not exist; the trigger
 // listing does not know it, so the definitions (where the backend can
-// read them) are asked before the name is called unknown.
+// read them) or the server (over --api-url) are asked before the name is
+// called unknown.
 func listedProject(ctx context.Context, b *Backend, s string) (string, error) {
 	id, err := resolveProject(ctx, b.Triggers, s)
-	if qlerror.CodeOf(err) != qlerror.NotFound || b.Definitions == nil {
+	if qlerror.CodeOf(err) != qlerror.NotFound {
 		return id, err
 	}
-	d, derr := b.Definitions.ProjectDefinitions(ctx, s, 1)
-	if derr != nil {
+	var found string
+	var ferr error
+	switch {
+	case b.api != nil:
+		found, ferr = b.api.ProjectID(ctx, s)
+	case b.Definitions != nil:
+		var d catalog.Definitions
+		d, ferr = b.Definitions.ProjectDefinitions(ctx, s, 0)
+		found = d.Project.ID
+	default:
 		return "", err
 	}
-	return d.Project.ID, nil
+	// Any failure (none has that name, a server of an earlier build
+	// without the route) keeps the error naming what --project takes.
+	if ferr != nil || found == "" {
+		return "", err
+	}
+	return found, nil
 }

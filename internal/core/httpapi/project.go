@@ -1,0 +1,35 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+)
+
+// projectView is GET /api/v1/projects/{name}'s answer: the project's id,
+// name and status, and nothing of its definitions.
+type projectView struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// projectGet finds a project by name. Read scope, as the listings it
+// serves: a project whose file had tasks alone has no trigger yet, so the
+// trigger listing, where a reader finds the other projects' ids, does not
+// know it, and a listing filtered by it must be an empty list, not an
+// unknown name.
+func (a *api) projectGet(ctx context.Context, r *http.Request) (any, error) {
+	if _, err := params(r.URL.Query()); err != nil {
+		return nil, err
+	}
+	if a.Export == nil {
+		return nil, qlerror.New(qlerror.FailedPrecondition, "this server cannot read projects; run the command where its database is")
+	}
+	d, err := a.Export.ProjectDefinitions(ctx, r.PathValue("name"), 0)
+	if err != nil {
+		return nil, err
+	}
+	return projectView{ID: d.Project.ID, Name: d.Project.Name, Status: string(d.Project.Status)}, nil
+}
