@@ -71,6 +71,29 @@ func TestCronNextNeverFiringExitsTwoAsApplyRefusesIt(t *testing.T) {
 	}
 }
 
+// One try shows everything wrong with `cron next`: a bad field is
+// reported with a missing or unknown --tz, a bad -n and --after, the
+// expression's mistake first.
+func TestCronNextReportsEveryMistakeTheExpressionsFirst(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"cron", "next", "61 * * * *"},
+		{"cron", "next", "61 * * * *", "--tz", "Mars/Olympus", "-n", "0", "--after", "yesterday"},
+	} {
+		code, _, stderr := ql(t, args...)
+		field, zone := strings.Index(stderr, "61"), strings.Index(stderr, "--tz")
+		if len(args) > 3 {
+			zone = strings.Index(stderr, "Mars/Olympus")
+		}
+		if code != 2 || field < 0 || zone < 0 || field > zone {
+			t.Errorf("%v: exit %d %q; want exit 2 naming the minute 61, then the zone", args, code, stderr)
+		}
+		if len(args) > 3 && (!strings.Contains(stderr, "-n 0") || !strings.Contains(stderr, `--after "yesterday"`)) {
+			t.Errorf("%v: %q does not name -n 0 and --after too", args, stderr)
+		}
+	}
+}
+
 func TestVersionPrintsGoVersion(t *testing.T) {
 	t.Parallel()
 	code, out, _ := ql(t, "version")

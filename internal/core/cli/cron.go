@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,25 +47,11 @@ func cronNextCommand(opts Options) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if tz == "" {
-				return Usagef("--tz is required: give an IANA zone such as UTC or Europe/Berlin (the host zone is never implied)")
-			}
-			if n < 1 || n > maxCronNext {
-				return Usagef("-n %d is outside 1–%d", n, maxCronNext)
-			}
-			from := time.Now()
-			if after != "" {
-				t, err := time.Parse(time.RFC3339, after)
-				if err != nil {
-					return Usagef("--after %q is not an RFC 3339 time like 2026-03-08T06:00:00Z", after)
-				}
-				from = t
+			from, err := cronNextMistakes(args[0], tz, n, after)
+			if err != nil {
+				return err
 			}
 			s, err := cron.Parse(args[0], tz)
-			if err == nil {
-				// As `ql apply` would refuse it.
-				err = cron.CheckSteps(args[0])
-			}
 			if err != nil {
 				return &UsageError{Err: err}
 			}
@@ -93,4 +80,46 @@ func cronNextCommand(opts Options) *cobra.Command {
 	c.Flags().IntVarP(&n, "count", "n", 5, "how many occurrences to print (1–1000)")
 	c.Flags().StringVar(&after, "after", "", "start after this RFC 3339 time instead of now")
 	return c
+}
+
+// cronNextMistakes checks every input of `cron next` and reports all its
+// mistakes at once, the expression's first, one a line, so that one try
+// shows everything to fix (a missing --tz does not hide a bad field); it
+// returns the instant to start after.
+func cronNextMistakes(expr, tz string, n int, after string) (time.Time, error) {
+	var mistakes []string
+	// The expression is checked in UTC when the zone is missing or wrong:
+	// its fields do not depend on the zone.
+	zone := tz
+	if tz == "" || cron.CheckTimezone(tz) != nil {
+		zone = "UTC"
+	}
+	_, err := cron.Parse(expr, zone)
+	if err == nil {
+		// As `ql apply` would refuse it.
+		err = cron.CheckSteps(expr)
+	}
+	if err != nil {
+		mistakes = append(mistakes, err.Error())
+	}
+	if tz == "" {
+		mistakes = append(mistakes, "--tz is required: give an IANA zone such as UTC or Europe/Berlin (the host zone is never implied)")
+	} else if err := cron.CheckTimezone(tz); err != nil {
+		mistakes = append(mistakes, err.Error())
+	}
+	if n < 1 || n > maxCronNext {
+		mistakes = append(mistakes, fmt.Sprintf("-n %d is outside 1–%d", n, maxCronNext))
+	}
+	from := time.Now()
+	if after != "" {
+		t, err := time.Parse(time.RFC3339, after)
+		if err != nil {
+			mistakes = append(mistakes, fmt.Sprintf("--after %q is not an RFC 3339 time like 2026-03-08T06:00:00Z", after))
+		}
+		from = t
+	}
+	if len(mistakes) > 0 {
+		return from, Usagef("%s", strings.Join(mistakes, "\n"))
+	}
+	return from, nil
 }
