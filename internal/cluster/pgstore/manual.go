@@ -256,7 +256,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 	if !force {
 		switch schedule.OverlapOf(tk.Cron.Overlap, len(f.Unfinished)) {
 		case schedule.OverlapPass:
-			out.Skipped = schedule.PassOverlap
+			out.Skipped, out.Unfinished = schedule.PassOverlap, f.Unfinished[0]
 			return out, nil, nil
 		case schedule.OverlapAdmitWaiting:
 			m.waits = true

@@ -483,14 +483,15 @@ func (c *apiClient) TriggerRunNow(ctx context.Context, r schedule.RunNowRequest)
 		Force     bool   `json:"force"`
 	}{r.RequestID, r.Force}
 	var a struct {
-		RunID   string `json:"runId"`
-		Created bool   `json:"created"`
-		Skipped string `json:"skipped"`
+		RunID      string `json:"runId"`
+		Created    bool   `json:"created"`
+		Skipped    string `json:"skipped"`
+		Unfinished string `json:"unfinished"`
 	}
 	if err := c.post(ctx, "/api/v1/triggers/"+url.PathEscape(r.TriggerID)+"/run", body, &a); err != nil {
 		return schedule.RunNowResult{}, err
 	}
-	return schedule.RunNowResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped)}, nil
+	return schedule.RunNowResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished}, nil
 }
 
 // TriggerBackfill admits (or, for a dry run, counts) a trigger's
@@ -582,9 +583,10 @@ type rerunBody struct {
 }
 
 type rerunAnswer struct {
-	RunID   string `json:"runId"`
-	Created bool   `json:"created"`
-	Skipped string `json:"skipped"`
+	RunID      string `json:"runId"`
+	Created    bool   `json:"created"`
+	Skipped    string `json:"skipped"`
+	Unfinished string `json:"unfinished"`
 }
 
 // RunRerun asks the server to re-run a Run; the server records the token
@@ -594,7 +596,7 @@ func (c *apiClient) RunRerun(ctx context.Context, r schedule.RerunRequest) (sche
 	if err := c.post(ctx, "/api/v1/runs/"+url.PathEscape(r.RunID)+"/rerun", rerunBody{RequestID: r.RequestID}, &a); err != nil {
 		return schedule.RerunResult{}, err
 	}
-	return schedule.RerunResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped)}, nil
+	return schedule.RerunResult{RunID: a.RunID, Created: a.Created, Skipped: schedule.PassReason(a.Skipped), Unfinished: a.Unfinished}, nil
 }
 
 // runOf is the Run a view shows (the API's JSON back to the model).

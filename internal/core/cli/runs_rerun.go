@@ -68,7 +68,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			}
 			if out == "json" {
 				err = writeJSON(cmd.OutOrStdout(), rerunView{RerunOf: req.RunID, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
-					Skipped: string(res.Skipped)})
+					Skipped: string(res.Skipped), Unfinished: res.Unfinished})
 			} else {
 				printRerun(cmd.OutOrStdout(), cmd, req, res)
 			}
@@ -108,12 +108,15 @@ type rerunView struct {
 	RunID     string `json:"runId,omitempty"`
 	Created   bool   `json:"created"`
 	Skipped   string `json:"skipped,omitempty"`
+	// Unfinished is the earlier Run the overlap policy refused this one
+	// beside, with skipped.
+	Unfinished string `json:"unfinished,omitempty"`
 }
 
 func printRerun(w io.Writer, cmd *cobra.Command, req schedule.RerunRequest, res schedule.RerunResult) {
 	switch {
 	case res.Skipped != "":
-		fmt.Fprintf(w, "run %s: not re-run (%s: an earlier run of its trigger is unfinished and the overlap policy refuses another)\n", req.RunID, res.Skipped)
+		fmt.Fprintf(w, "run %s: not re-run (%s: %s and the overlap policy refuses another)\n", req.RunID, res.Skipped, earlierRun(cmd, res.Unfinished, " of its trigger"))
 	case res.Created:
 		fmt.Fprintf(w, "run %s: re-run as run %s, queued (request %s; `%s`)\n", req.RunID, res.RunID, req.RequestID, suggest(cmd, "runs", "show", res.RunID))
 	default:

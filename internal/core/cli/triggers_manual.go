@@ -78,7 +78,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			}
 			if out == "json" {
 				err = writeJSON(cmd.OutOrStdout(), runNowView{TriggerID: id, RequestID: req.RequestID, RunID: res.RunID, Created: res.Created,
-					Skipped: string(res.Skipped)})
+					Skipped: string(res.Skipped), Unfinished: res.Unfinished})
 			} else {
 				printRunNow(cmd.OutOrStdout(), cmd, args[0], req.RequestID, res)
 			}
@@ -104,6 +104,9 @@ type runNowView struct {
 	RunID     string `json:"runId,omitempty"`
 	Created   bool   `json:"created"`
 	Skipped   string `json:"skipped,omitempty"`
+	// Unfinished is the earlier Run the overlap policy refused this one
+	// beside, with skipped.
+	Unfinished string `json:"unfinished,omitempty"`
 }
 
 // noteUnattended tells on stderr what would leave the runs Runs just
@@ -147,10 +150,20 @@ func noteUnattendedOf(cmd *cobra.Command, opts Options, b *Backend, runID string
 	}
 }
 
+// earlierRun says which earlier Run (of what) is unfinished, when an
+// overlap refusal named it, with the command that shows it; a server of an
+// earlier build names none.
+func earlierRun(cmd *cobra.Command, id, of string) string {
+	if id == "" {
+		return "an earlier run" + of + " is unfinished"
+	}
+	return fmt.Sprintf("the earlier run %s%s is unfinished (`%s`)", id, of, suggest(cmd, "runs", "show", id))
+}
+
 func printRunNow(w io.Writer, cmd *cobra.Command, name, requestID string, res schedule.RunNowResult) {
 	switch {
 	case res.Skipped != "":
-		fmt.Fprintf(w, "trigger %s: not run (%s: an earlier run is unfinished and the overlap policy refuses another); --force runs it anyway\n", name, res.Skipped)
+		fmt.Fprintf(w, "trigger %s: not run (%s: %s and the overlap policy refuses another); --force runs it anyway\n", name, res.Skipped, earlierRun(cmd, res.Unfinished, ""))
 	case res.Created:
 		fmt.Fprintf(w, "trigger %s: run %s queued (request %s; `%s`)\n", name, res.RunID, requestID, suggest(cmd, "runs", "show", res.RunID))
 	default:

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -34,7 +35,8 @@ func (c *Console) rerun(w http.ResponseWriter, r *http.Request, s *session) {
 // admitAndShow makes one manual Run with the request id of the form it was
 // posted from, so a resubmitted form makes one Run, not two, and shows it.
 // refused is the message's key when the overlap policy made none (the one
-// reason a manual Run is passed over).
+// reason a manual Run is passed over), which names the unfinished Run it
+// was refused beside.
 func (c *Console) admitAndShow(w http.ResponseWriter, r *http.Request, s *session, refused string, admit func(reqID string) (schedule.RunNowResult, error)) {
 	reqID := r.PostFormValue("request")
 	if reqID == "" {
@@ -46,7 +48,7 @@ func (c *Console) admitAndShow(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	if res.RunID == "" {
-		c.failWith(w, r, s, http.StatusConflict, tr(lang(r), refused))
+		c.failWith(w, r, s, http.StatusConflict, fmt.Sprintf(tr(lang(r), refused), res.Unfinished))
 		return
 	}
 	http.Redirect(w, r, "/runs/"+url.PathEscape(res.RunID), http.StatusSeeOther)

@@ -184,6 +184,9 @@ type runNowView struct {
 	RunID   string `json:"runId,omitempty"`
 	Created bool   `json:"created"`
 	Skipped string `json:"skipped,omitempty"`
+	// Unfinished is the earlier Run the overlap policy refused this one
+	// beside, with skipped.
+	Unfinished string `json:"unfinished,omitempty"`
 }
 
 // triggerRunNow admits one Run of a trigger now, through the store's
@@ -206,7 +209,7 @@ func (a *api) triggerRunNow(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, a.pinRefusal(ctx, r.PathValue("id"), err)
 	}
-	return runNowView{RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped)}, nil
+	return runNowView{RunID: res.RunID, Created: res.Created, Skipped: string(res.Skipped), Unfinished: res.Unfinished}, nil
 }
 
 // backfillBody is POST /api/v1/triggers/{id}/backfill's body: the

@@ -20,15 +20,18 @@ type RunNowRequest struct {
 
 // RunNowResult says what a RunNowRequest did. RunID is set when a Run
 // exists for the request (Created false: an earlier identical request made
-// it). Skipped is set (with its reason) when the overlap policy refused it.
-// Finished counts the Runs the request finished: the trigger's unfinished
+// it). Skipped is set (with its reason) when the overlap policy refused it,
+// and Unfinished then names the earlier Run it refused it beside (the
+// oldest unfinished one), for the user to look at or cancel. Finished
+// counts the Runs the request finished: the trigger's unfinished
 // Runs that its overlap policy cancel_previous cancelled at once
 // (run.Finishes).
 type RunNowResult struct {
-	RunID    string
-	Created  bool
-	Skipped  PassReason
-	Finished run.FinishCounts
+	RunID      string
+	Created    bool
+	Skipped    PassReason
+	Unfinished string
+	Finished   run.FinishCounts
 }
 
 // BackfillRequest asks for the occurrences of a trigger scheduled in
@@ -89,13 +92,15 @@ type RerunRequest struct {
 
 // RerunResult says what a RerunRequest did, as RunNowResult does: the
 // new Run (Created false: an earlier identical request made it), or the
-// overlap policy's refusal, and the Runs it finished as RunNowResult
+// overlap policy's refusal with the earlier Run it refused it beside, and
+// the Runs it finished as RunNowResult
 // counts them.
 type RerunResult struct {
-	RunID    string
-	Created  bool
-	Skipped  PassReason
-	Finished run.FinishCounts
+	RunID      string
+	Created    bool
+	Skipped    PassReason
+	Unfinished string
+	Finished   run.FinishCounts
 }
 
 // Rerunner re-runs finished Runs. An unknown Run is NotFound; one that has

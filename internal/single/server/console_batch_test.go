@@ -100,7 +100,7 @@ func (s *consoleSite) latestAudit(t *testing.T, db *sql.DB, id string) string {
 
 // On a real standalone server, Run now on several triggers of the list
 // makes a Run of each it may, through the single Run now's path: one whose
-// earlier Run is unfinished under overlap skip, a disabled one and one
+// earlier Run is unfinished under overlap skip (named), a disabled one and one
 // that does not exist are each refused in the refusal's own words, and
 // none stops the others. The same form sent again makes no second Run.
 // A batch pause and a batch enable are audited with the actor.
@@ -113,9 +113,11 @@ func TestTheTriggersListActsOnSelectedTriggersEachWithItsOwnOutcomeAndOneRunPerF
 	c := consoleClient(t)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
 	// guard's first Run runs the slow script: another beside it is skipped.
-	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+guard+"/run", url.Values{"csrf": {csrf}, "request": {"first"}}); resp.StatusCode != http.StatusSeeOther {
+	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+guard+"/run", url.Values{"csrf": {csrf}, "request": {"first"}})
+	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("guard's first run now: %d\n%s", resp.StatusCode, page)
 	}
+	guardRun := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
 
 	form := site.batchForm(t, c, "/triggers?project=shop")
 	if form.Get("project") != "shop" || form.Get("request") == "" {
@@ -128,7 +130,7 @@ func TestTheTriggersListActsOnSelectedTriggersEachWithItsOwnOutcomeAndOneRunPerF
 	}
 	enable := "ql triggers enable shop/off --data-dir " + shellquote.Quote(site.dir)
 	refused := []string{
-		"refused: shop/guard: refused The trigger was not run: an earlier run of it is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
+		"refused: shop/guard: refused The trigger was not run: its earlier run " + guardRun + " is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
 		// The commands the refusals name show as code, the words of
 		// the page without their backquotes.
 		"refused: shop/off: refused " + strings.ReplaceAll(schedule.DisabledRefusal("off", off, enable).Error(), "`", ""),

@@ -134,7 +134,7 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 		}
 		switch schedule.OverlapOf(tk.Cron.Overlap, len(unfinished)) {
 		case schedule.OverlapPass:
-			out.Skipped = schedule.PassOverlap
+			out.Skipped, out.Unfinished = schedule.PassOverlap, unfinished[0]
 			return out, nil
 		case schedule.OverlapAdmitWaiting:
 			waits = true

@@ -19,16 +19,16 @@ import (
 // They do not depend on the commit path; RunSchedule runs each once.
 func manualCases() map[string]func(*testing.T, Fixture) {
 	return map[string]func(*testing.T, Fixture){
-		"RunNowAdmitsOneRunAndTheSameRequestIDNeverMakesTwo":        testRunNowIdempotent,
-		"RunNowObeysTheOverlapPolicyUnlessForced":                   testRunNowOverlap,
-		"RunNowUnderCancelPreviousCancelsTheUnfinishedRun":          testRunNowCancelPrevious,
-		"RunNowRacingAClockAdmissionUnderSkipNeverMakesTwoRuns":     testRunNowRace,
-		"BackfillAdmitsEachMissingOccurrenceWithItsCronKeyOnce":     testBackfill,
-		"BackfillCountsAnOccurrenceThatRanAsExistingAndIsCapped":    testBackfillExistingAndCap,
-		"BackfillFollowsTheCronAcrossDaylightSavingGapAndRepeat":    testBackfillDST,
-		"BackfillRefusesAReversedOrFutureWindowAndAnUnknownTrigger": testBackfillRefusals,
-		"RerunRepeatsTheOriginalRevisionsLinkedAndOncePerRequestID": testRerunRepeatsTheOriginal,
-		"RerunOfAnUnfinishedRunIsRefusedAsNotFinished":              testRerunRefusals,
+		"RunNowAdmitsOneRunAndTheSameRequestIDNeverMakesTwo":         testRunNowIdempotent,
+		"RunNowObeysTheOverlapPolicyUnlessForcedNamingTheEarlierRun": testRunNowOverlap,
+		"RunNowUnderCancelPreviousCancelsTheUnfinishedRun":           testRunNowCancelPrevious,
+		"RunNowRacingAClockAdmissionUnderSkipNeverMakesTwoRuns":      testRunNowRace,
+		"BackfillAdmitsEachMissingOccurrenceWithItsCronKeyOnce":      testBackfill,
+		"BackfillCountsAnOccurrenceThatRanAsExistingAndIsCapped":     testBackfillExistingAndCap,
+		"BackfillFollowsTheCronAcrossDaylightSavingGapAndRepeat":     testBackfillDST,
+		"BackfillRefusesAReversedOrFutureWindowAndAnUnknownTrigger":  testBackfillRefusals,
+		"RerunRepeatsTheOriginalRevisionsLinkedAndOncePerRequestID":  testRerunRepeatsTheOriginal,
+		"RerunOfAnUnfinishedRunIsRefusedAsNotFinished":               testRerunRefusals,
 	}
 }
 
@@ -77,6 +77,8 @@ func testRunNowIdempotent(t *testing.T, f Fixture) {
 	requireCode(t, err, qlerror.Invalid, "a request id with a space")
 }
 
+// Refused by the overlap policy, a run now names the unfinished Run it
+// was refused beside, for the user to look at or cancel.
 func testRunNowOverlap(t *testing.T, f Fixture) {
 	id := overlapDefs(t, f, trigger.OverlapSkip).Trigger.TriggerID
 	first := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "one"})
@@ -84,8 +86,8 @@ func testRunNowOverlap(t *testing.T, f Fixture) {
 		t.Fatalf("first request: %+v, want created", first)
 	}
 	skipped := runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "two"})
-	if skipped.Created || skipped.RunID != "" || skipped.Skipped != schedule.PassOverlap {
-		t.Fatalf("request behind an unfinished run: %+v, want skipped for overlap", skipped)
+	if skipped.Created || skipped.RunID != "" || skipped.Skipped != schedule.PassOverlap || skipped.Unfinished != first.RunID {
+		t.Fatalf("request behind an unfinished run: %+v, want skipped for overlap naming run %s", skipped, first.RunID)
 	}
 	// A clock admission behind the manual Run is passed over too.
 	if _, res := admitDue(t, f, id); res.Outcome != schedule.Skipped {
