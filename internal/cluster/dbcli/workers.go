@@ -155,7 +155,13 @@ moment: a Run granted or ended since shows at the next one.`,
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, x.State, orDash(task.FormatWorkerLabels(x.Labels)),
 					x.Sessions, x.Capacity, x.FreeSlots, x.MaxConcurrency, fmtMs(x.LastHeartbeatMs))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), cli.NoneLine("worker", false, "`ql workers create NAME` makes one, whose credential a worker starts with"))
+			}
+			return nil
 		},
 	}
 	c.Flags().StringVarP(&out, "output", "o", "table", cli.OutputFlagUsage)

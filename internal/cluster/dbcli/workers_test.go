@@ -176,3 +176,20 @@ func TestWorkersCommandErrorsSayWhatToDo(t *testing.T) {
 		t.Fatalf("after the refused commands the list shows %+v; want only dup", l)
 	}
 }
+
+// An empty workers list is empty as every list of the CLI is (cli.NoneLine):
+// the header alone on standard output, a line on standard error saying
+// there is none and how to make one, and an empty array in JSON.
+func TestAnEmptyWorkersListSaysSoOnStandardErrorAsEveryList(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	out, errOut, err := workers(t, env, "list")
+	if err != nil || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "NAME") || !strings.HasPrefix(errOut, "no worker yet: `ql workers create NAME`") {
+		t.Fatalf("workers list on none: %v %q %q; want the header alone, and on stderr that there is none and how to make one", err, out, errOut)
+	}
+	out, errOut, err = workers(t, env, "list", "-o", "json")
+	if err != nil || errOut != "" || strings.Join(strings.Fields(out), "") != `{"workers":[]}` {
+		t.Fatalf("workers list -o json on none: %v %q %q; want an empty array alone", err, out, errOut)
+	}
+}

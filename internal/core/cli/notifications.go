@@ -99,6 +99,8 @@ absent for "-".
 						fmtMs(&v.CreatedAtMs), v.LastError}
 				},
 				next: next,
+				none: NoneLine("notification", project != "" || state != "" || after != "",
+					"the rules of a project's notifications key queue one as its Runs end (`"+suggest(cmd, "apply", "-f", "FILE")+"` publishes them)"),
 			})
 		},
 	}

@@ -113,6 +113,8 @@ type listing[T any] struct {
 	// notes follow the table, one a line: what a cell is too narrow for.
 	notes []string
 	next  string
+	// none is what a table with no row says instead (NoneLine).
+	none string
 }
 
 // printListing prints l as out asks (table or json); a table is followed
@@ -138,8 +140,26 @@ func printListing[T any](cmd *cobra.Command, out string, l listing[T]) error {
 	for _, n := range l.notes {
 		fmt.Fprintln(w, oneLine(n))
 	}
+	if len(l.items) == 0 && l.none != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), oneLine(l.none))
+	}
 	printMore(cmd, l.next)
 	return nil
+}
+
+// NoneLine is what every list verb prints after a table with no row: one
+// line on standard error, so a script reading standard output sees the
+// header alone, as for any other empty table, while a person learns the
+// list is empty and not cut short. It says there are none of kind, and
+// either that the filters the command was given matched none (filtered)
+// or how to make one (how). JSON stays an empty array. The same rule for
+// every list: runs, triggers, notifications, secrets, tokens, users and
+// the cluster's workers.
+func NoneLine(kind string, filtered bool, how string) string {
+	if filtered {
+		return "no " + kind + " matches the filters given"
+	}
+	return "no " + kind + " yet: " + how
 }
 
 // printMore says on standard error how to list the page after this one,

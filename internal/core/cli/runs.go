@@ -62,6 +62,8 @@ func runsListCommand(opts Options) *cobra.Command {
 						nameOr(r.ProjectName, r.ProjectID), nameOr(r.TriggerName, r.TriggerID), fmt.Sprint(r.TaskRevision)}
 				},
 				next: next,
+				none: NoneLine("run", project != "" || trigger != "" || state != "" || after != "",
+					"the schedule makes one as each occurrence falls due, and `"+suggest(cmd, "triggers", "run", "NAME")+"` makes one now"),
 			})
 		},
 	}

@@ -103,6 +103,7 @@ listing as JSON.`),
 					return []string{e.Name, defined, orDash(usesText(e.UsedBy))}
 				},
 				notes: listingNotes(l, s),
+				none:  secretsNone(cmd, l),
 			})
 		},
 	}
@@ -111,13 +112,25 @@ listing as JSON.`),
 	return c
 }
 
+// secretsNone is what an empty secrets listing says: the file it read
+// defines none (and nothing uses one, where the uses are known), and the
+// command that sets one for the same file.
+func secretsNone(cmd *cobra.Command, l apply.SecretListing) string {
+	words := []string{"secrets", "set", "NAME"}
+	if fl := cmd.Flags().Lookup("secrets-file"); fl != nil && onCommandLine(fl) {
+		words = append(words, "--secrets-file", fl.Value.String())
+	}
+	unused := ""
+	if l.UsesKnown {
+		unused = ", and no task or channel uses one"
+	}
+	return NoneLine("secret", false, "the secrets file "+l.File+" defines none"+unused+"; `"+suggest(cmd, words...)+"` sets one")
+}
+
 // listingNotes are the lines after a listing's table: what it could not
 // say.
 func listingNotes(l apply.SecretListing, s secretsStore) []string {
 	var notes []string
-	if len(l.Secrets) == 0 {
-		notes = append(notes, "the secrets file "+l.File+" defines no secret")
-	}
 	if !l.UsesKnown {
 		why := "which tasks and channels use these names is not known"
 		if ls, ok := s.(localSecrets); ok && ls.unknown != "" {

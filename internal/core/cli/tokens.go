@@ -154,6 +154,7 @@ server). The token itself is never shown: it is not stored.`,
 				row: func(v TokenView) []string {
 					return []string{v.Name, v.Scope, v.State, fmtMs(&v.CreatedAtMs), fmtExpiry(v.ExpiresAtMs), fmtMs(v.LastUsedAtMs)}
 				},
+				none: NoneLine("API token", false, "`"+suggest(cmd, "tokens", "create", "NAME", "--scope", "read")+"` makes one"),
 			})
 		},
 	}

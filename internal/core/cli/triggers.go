@@ -84,6 +84,7 @@ runtime role's URL (-o json: "lastRunsUnknown", and no lastRun).`),
 				},
 				notes: notes,
 				next:  v.Next,
+				none:  NoneLine("trigger", project != "" || after != "", "`"+suggest(cmd, "apply", "-f", "FILE")+"` publishes the triggers of a definitions file"),
 			})
 		},
 	}

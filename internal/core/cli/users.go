@@ -175,6 +175,7 @@ func usersListCommand(opts Options) *cobra.Command {
 				row: func(v UserView) []string {
 					return []string{v.Name, v.Role, v.State, fmtMs(&v.CreatedAtMs), fmtMs(v.LastSigninAtMs)}
 				},
+				none: NoneLine("console user", false, "`"+suggest(cmd, "users", "create", "NAME", "--owner")+"` makes one"),
 			})
 		},
 	}

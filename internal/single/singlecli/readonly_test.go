@@ -115,6 +115,11 @@ func TestReadCommandsWorkOnADatabaseTheOperatorCannotWrite(t *testing.T) {
 		}
 		for _, args := range [][]string{{"runs", "list"}, {"triggers", "list"}, {"triggers", "list", "-o", "json"}} {
 			out, errOut, err := asOperator(t, bin, append(args, "--data-dir", data)...)
+			// No Run was made: the list says so on stderr, which is no
+			// warning about the database.
+			if args[0] == "runs" && strings.HasPrefix(errOut, "no run yet: ") && strings.Count(errOut, "\n") == 1 {
+				errOut = ""
+			}
 			if err != nil || errOut != "" {
 				t.Errorf("server running %v: %v on an unwritable database: %v %q", running, args, err, errOut)
 			}
