@@ -118,16 +118,22 @@ var secretsCauseEnglish = map[process.SecretsCause]string{
 		`and write every value as a quoted string ({"name": "value"})`,
 }
 
+// SetSecretCommand is the command the missing-secrets note says sets a
+// secret, in ql's name as every command a message names below the
+// command tree: `ql apply` prints it as its own binary (ql-edge) with the
+// flags that reach the same database or server, and the console says its
+// Secrets page instead.
+const SetSecretCommand = "`ql secrets set NAME`" //nolint:gosec // G101: a command to show, not a credential
+
 // noteEnglish are the notes' English sentences, %s the list of the
-// objects each is about. None names the cluster, PostgreSQL, workers or a
-// binary: ql-edge, which has none of them, prints and serves these notes
-// too.
+// objects each is about. None names the cluster, PostgreSQL or workers:
+// ql-edge, which has none of them, prints and serves these notes too.
 var noteEnglish = map[NoteReason]string{
 	NotePlacementIgnored: "placement is stored but not acted on: this single-node server runs every Run on its own machine (tasks: %s)",
 	NoteJitterPastPeriod: "a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period (triggers: %s)",
 	NoteSecretsMissing: "the secrets file (qinglong-secrets.json in the data directory) does not define %s yet: " +
-		"set each with secrets set NAME, or on the console's Secrets page, before a Run or notification needs it, or it fails",
+		"set each with " + SetSecretCommand + ", or on the console's Secrets page, before a Run or notification needs it, or it fails",
 	NoteSecretsUnusable: "the secrets file %s cannot be used: %s. Until it can, every Run or notification that needs %s fails (secret_unavailable)",
 	NoteEndedTriggers:   "these triggers have no occurrence left before their endAt, so they fire no more; move endAt later, or leave it out (triggers: %s)",
 	NoteUnlistedTriggers: "enabled triggers of this project that the file does not name keep running: leaving one out of a file does not remove it " +

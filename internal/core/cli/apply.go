@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -234,8 +235,11 @@ func printUnlisted(cmd *cobra.Command, r catalog.DefinitionsReader, doc *apply.D
 }
 
 // printNote prints one note's sentence as its line of standard error, the
-// same bytes for a local note and a server's.
+// same bytes for a local note and a server's, but for the command that
+// sets a secret: printed to paste, as this binary with the location flags
+// this apply was given, so it sets the secret where the apply looked.
 func printNote(cmd *cobra.Command, sentence string) {
+	sentence = strings.ReplaceAll(sentence, apply.SetSecretCommand, "`"+suggest(cmd, "secrets", "set", "NAME")+"`")
 	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "note: %s\n", sentence)
 }
 

@@ -38,7 +38,7 @@ var notes = map[string]noteLanguage{
 				"触发器因此比 cron 所写的运行得少；请让抖动短于 cron 的周期（触发器：{items}）。",
 			item: "{name}（抖动 {jitter}，两次发生相隔 {period}）"},
 		apply.NoteSecretsMissing: {
-			sentence: "密钥文件（数据目录中的 qinglong-secrets.json）还没有定义 {items}：请在运行或通知用到它们之前用 secrets set NAME 或控制台的“密钥”页面逐个设置，否则会失败。",
+			sentence: "密钥文件（数据目录中的 qinglong-secrets.json）还没有定义 {items}：请在运行或通知用到它们之前在“密钥”页面逐个设置，否则会失败。",
 			item:     "{name}"},
 		apply.NoteEndedTriggers: {
 			sentence: "这些触发器在其 endAt 之前已没有剩余的发生，因此不会再触发；请把 endAt 往后移，或去掉它（触发器：{items}）。",
@@ -62,13 +62,26 @@ var notes = map[string]noteLanguage{
 	}},
 }
 
+// consoleEnglish are the notes an English page words otherwise than `ql
+// apply` does: the command that sets a secret is the Secrets page here.
+var consoleEnglish = noteLanguage{sep: ", ", more: ", and %d more", sentences: map[apply.NoteReason]noteWords{
+	apply.NoteSecretsMissing: {
+		sentence: "the secrets file (qinglong-secrets.json in the data directory) does not define {items} yet: " +
+			"set each on the Secrets page before a Run or notification needs it, or it fails",
+		item: "{name}"},
+}}
+
 // noteText is n in language l: its sentence in l with every item's params
-// filled in, else the note's English (an English page's, and a note of a
-// reason or with a param l lacks, rather than a sentence with a hole).
+// filled in, else the note's English (an English page's, but for those
+// consoleEnglish words for the console, and a note of a reason or with a
+// param l lacks, rather than a sentence with a hole).
 func noteText(l string, n apply.Note) string {
 	lw, ok := notes[l]
+	if !ok {
+		lw = consoleEnglish
+	}
 	w, known := lw.sentences[n.Reason]
-	if !ok || !known {
+	if !known {
 		return n.String()
 	}
 	complete := true

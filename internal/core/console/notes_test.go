@@ -33,7 +33,8 @@ func TestEveryNoteReasonHasASentenceInEveryOtherLanguage(t *testing.T) {
 
 // Each note a valid file gets reads whole in Chinese, every object it is
 // about named with its params (the jitter and the period), the objects
-// past the first three counted; in English it is `ql apply`'s line.
+// past the first three counted; in English it is `ql apply`'s line, but
+// the missing secrets are set on the Secrets page, not with a command.
 func TestEveryNoteOfAValidFileReadsWholeInChinese(t *testing.T) {
 	t.Parallel()
 	var tasks, triggers strings.Builder
@@ -70,7 +71,13 @@ func TestEveryNoteOfAValidFileReadsWholeInChinese(t *testing.T) {
 		if hole.MatchString(zh) || !strings.Contains(zh, want[n.Reason]) {
 			t.Errorf("note %s in Chinese: %q, want it whole, saying %q", n.Reason, zh, want[n.Reason])
 		}
-		if en := noteText("en", n); en != n.String() {
+		en := noteText("en", n)
+		switch {
+		case n.Reason == apply.NoteSecretsMissing:
+			if want := "does not define api_token yet: set each on the Secrets page before"; !strings.Contains(en, want) || strings.Contains(en, "secrets set") {
+				t.Errorf("note %s in English: %q, want it to say %q, not a command", n.Reason, en, want)
+			}
+		case en != n.String():
 			t.Errorf("note %s in English: %q, want ql apply's %q", n.Reason, en, n.String())
 		}
 	}

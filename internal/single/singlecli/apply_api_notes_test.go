@@ -24,7 +24,9 @@ func notesOf(t *testing.T, body map[string]any) []map[string]any {
 // An apply over the API answers the notes a local `ql apply` prints about
 // the same file on the same single-node database (reason, items and the
 // English sentence), its dry run included, and `ql apply --api-url`
-// prints them on standard error byte for byte as the local apply does.
+// prints them on standard error byte for byte as the local apply does, but
+// for the command that sets a secret, which each prints to paste: its own
+// binary's, with the location flag it was given.
 // Not parallel: it sets $QL_TOKEN.
 func TestApplyOverTheAPINotesWhatALocalApplyNotesByteForByte(t *testing.T) {
 	for _, profile := range []string{"standalone", "edge"} {
@@ -33,7 +35,10 @@ func TestApplyOverTheAPINotesWhatALocalApplyNotesByteForByte(t *testing.T) {
 			admin := newToken(t, dir, "admin", "admin")
 			base := serveAPI(t, dir, profile)
 			file := writeFile(t, t.TempDir(), "notes.yaml", notesFile)
-			want := notePlacement + noteJitter + noteSecrets
+			// The same lines, but for the command that sets a secret:
+			// the API names ql's, and each apply prints its own binary's
+			// with its location flag.
+			want := func(set string) string { return notePlacement + noteJitter + noteSecrets(set) }
 
 			st, body := call(t, "POST", base+"/api/v1/apply?dryRun=true", admin, notesFile)
 			notes := notesOf(t, body)
@@ -41,7 +46,7 @@ func TestApplyOverTheAPINotesWhatALocalApplyNotesByteForByte(t *testing.T) {
 				t.Fatalf("dry run: %d, %d notes %v; want 200 with three", st, len(notes), body["notes"])
 			}
 			reasons := []string{"defs_note_placement_ignored", "defs_note_jitter_past_period", "defs_note_secrets_missing"}
-			for i, line := range []string{notePlacement, noteJitter, noteSecrets} {
+			for i, line := range []string{notePlacement, noteJitter, noteSecrets("ql secrets set NAME")} {
 				if notes[i]["reason"] != reasons[i] || "note: "+notes[i]["message"].(string)+"\n" != line {
 					t.Errorf("note %d: %v; want reason %s saying %q", i, notes[i], reasons[i], line)
 				}
@@ -53,14 +58,17 @@ func TestApplyOverTheAPINotesWhatALocalApplyNotesByteForByte(t *testing.T) {
 
 			t.Setenv("QL_DATA_DIR", "")
 			t.Setenv("QL_TOKEN", admin)
-			if code, out, errOut := ql(t, "apply", "--dry-run", "-f", file, "--api-url", base); code != 0 || errOut != want {
-				t.Errorf("apply --dry-run --api-url: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, want)
+			remote := want("ql-edge secrets set NAME --api-url " + base)
+			if code, out, errOut := ql(t, "apply", "--dry-run", "-f", file, "--api-url", base); code != 0 || errOut != remote {
+				t.Errorf("apply --dry-run --api-url: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, remote)
 			}
-			if code, out, errOut := ql(t, "apply", "-f", file, "--api-url", base); code != 0 || errOut != want {
-				t.Errorf("apply --api-url: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, want)
+			if code, out, errOut := ql(t, "apply", "-f", file, "--api-url", base); code != 0 || errOut != remote {
+				t.Errorf("apply --api-url: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, remote)
 			}
-			if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", t.TempDir()); code != 0 || errOut != want {
-				t.Errorf("local apply: %d %q\nstderr:\n%q\nwant the same lines as over the API:\n%q", code, out, errOut, want)
+			other := t.TempDir()
+			local := want("ql-edge secrets set NAME --data-dir " + other)
+			if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", other); code != 0 || errOut != local {
+				t.Errorf("local apply: %d %q\nstderr:\n%q\nwant the same lines as over the API:\n%q", code, out, errOut, local)
 			}
 		})
 	}

@@ -234,15 +234,23 @@ triggers:
 `
 
 // The lines `ql apply` prints on standard error for notesFile on a
-// single-node database without a secrets file.
+// single-node database without a secrets file; the secrets line is
+// noteSecrets's.
 const (
 	notePlacement = "note: placement is stored but not acted on: this single-node server runs every Run on its own machine (tasks: t1, t2, t3, and 2 more)\n"
 	noteJitter    = "note: a jitter longer than the time between two occurrences makes the later one fall due before the earlier one is admitted, " +
 		"and it is caught up like a missed one (fire_once collapses it, skip passes it over); keep jitter below the cron's period " +
 		"(triggers: a (jitter 30s, 10s between occurrences), b (jitter 2m, 1m between occurrences), c (jitter 1h, 5s between occurrences), and 2 more)\n"
-	noteSecrets = "note: the secrets file (qinglong-secrets.json in the data directory) does not define api_token, db_pass, ops_hmac yet: " +
-		"set each with secrets set NAME, or on the console's Secrets page, before a Run or notification needs it, or it fails\n"
 )
+
+// noteSecrets is the line of the secrets notesFile names that the secrets
+// file lacks, saying set as the command that sets one: the API's English
+// names `ql secrets set NAME`, and `ql apply` prints its own binary's name
+// with the location flag it was given, a command to paste.
+func noteSecrets(set string) string {
+	return "note: the secrets file (qinglong-secrets.json in the data directory) does not define api_token, db_pass, ops_hmac yet: " +
+		"set each with `" + set + "`, or on the console's Secrets page, before a Run or notification needs it, or it fails\n"
+}
 
 // The notes of `ql apply` and its dry run are the same bytes whoever
 // computes them: scripts and operators read these lines.
@@ -250,10 +258,11 @@ func TestApplysEnglishNotesAreByteForByteTheSame(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
 	file := writeFile(t, t.TempDir(), "notes.yaml", notesFile)
-	if code, out, errOut := ql(t, "apply", "--dry-run", "-f", file, "--data-dir", dir); code != 0 || errOut != notePlacement+noteJitter+noteSecrets {
-		t.Errorf("dry run: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, notePlacement+noteJitter+noteSecrets)
+	want := notePlacement + noteJitter + noteSecrets("ql-edge secrets set NAME --data-dir "+dir)
+	if code, out, errOut := ql(t, "apply", "--dry-run", "-f", file, "--data-dir", dir); code != 0 || errOut != want {
+		t.Errorf("dry run: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, want)
 	}
-	if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir); code != 0 || errOut != notePlacement+noteJitter+noteSecrets {
-		t.Errorf("apply: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, notePlacement+noteJitter+noteSecrets)
+	if code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir); code != 0 || errOut != want {
+		t.Errorf("apply: %d %q\nstderr:\n%q\nwant:\n%q", code, out, errOut, want)
 	}
 }
