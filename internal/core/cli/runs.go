@@ -23,8 +23,13 @@ func runsListCommand(opts Options) *cobra.Command {
 	var limit int
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List runs, newest first",
-		Args:  cobra.NoArgs,
+		Short: "List runs, the most recently created first",
+		Long: `List runs one page at a time, the most recently created (admitted) first, by id: the order is the
+order Runs were made in, not their SCHEDULED FOR time. A Run made late for an earlier occurrence — a
+backfill's, a caught-up misfire's, a re-run (which keeps the original's scheduled time) — is listed
+among the Runs made when it was, above older Runs scheduled after it. --after ID continues in the same
+order, and the API (GET /api/v1/runs) and the console's Runs page list in it too.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
