@@ -125,6 +125,11 @@ var secretsCauseEnglish = map[process.SecretsCause]string{
 // Secrets page instead.
 const SetSecretCommand = "`ql secrets set NAME`" //nolint:gosec // G101: a command to show, not a credential
 
+// DisableTriggerCommand is the command the note of triggers a file does
+// not name says disables one, printed and replaced as SetSecretCommand
+// is (the console says the trigger's page).
+const DisableTriggerCommand = "`ql triggers disable NAME`"
+
 // noteEnglish are the notes' English sentences, %s the list of the
 // objects each is about. None names the cluster, PostgreSQL or workers:
 // ql-edge, which has none of them, prints and serves these notes too.
@@ -137,7 +142,7 @@ var noteEnglish = map[NoteReason]string{
 	NoteSecretsUnusable: "the secrets file %s cannot be used: %s. Until it can, every Run or notification that needs %s fails (secret_unavailable)",
 	NoteEndedTriggers:   "these triggers have no occurrence left before their endAt, so they fire no more; move endAt later, or leave it out (triggers: %s)",
 	NoteUnlistedTriggers: "enabled triggers of this project that the file does not name keep running: leaving one out of a file does not remove it " +
-		"(a renamed trigger runs under its old name too); to retire one, apply it with enabled: false or disable it with triggers disable (triggers: %s)",
+		"(a renamed trigger runs under its old name too); to retire one, apply it with enabled: false or disable it with " + DisableTriggerCommand + " (triggers: %s)",
 	NoteTokenInURL: "the URL of a chat service carries its token, and a url written in the file is stored in the database and shown with the definitions; " +
 		"put the URL in a secret and name it with urlSecret instead (channels: %s)",
 }

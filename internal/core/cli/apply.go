@@ -235,11 +235,15 @@ func printUnlisted(cmd *cobra.Command, r catalog.DefinitionsReader, doc *apply.D
 }
 
 // printNote prints one note's sentence as its line of standard error, the
-// same bytes for a local note and a server's, but for the command that
-// sets a secret: printed to paste, as this binary with the location flags
-// this apply was given, so it sets the secret where the apply looked.
+// same bytes for a local note and a server's, but for the commands it
+// names (setting a secret, disabling a trigger): printed to paste, as this
+// binary with the location flags this apply was given, so each acts where
+// the apply looked.
 func printNote(cmd *cobra.Command, sentence string) {
-	sentence = strings.ReplaceAll(sentence, apply.SetSecretCommand, "`"+suggest(cmd, "secrets", "set", "NAME")+"`")
+	sentence = strings.NewReplacer(
+		apply.SetSecretCommand, "`"+suggest(cmd, "secrets", "set", "NAME")+"`",
+		apply.DisableTriggerCommand, "`"+suggest(cmd, "triggers", "disable", "NAME")+"`",
+	).Replace(sentence)
 	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "note: %s\n", sentence)
 }
 

@@ -45,7 +45,7 @@ var notes = map[string]noteLanguage{
 			item:     "{name}（endAt {end}）"},
 		apply.NoteUnlistedTriggers: {
 			sentence: "此项目中文件没有写到的已启用触发器会照常运行：文件中省略一个触发器并不会删除它（改名的触发器也会以旧名继续运行）；" +
-				"要停用一个，请以 enabled: false 应用它，或用 triggers disable 禁用它（触发器：{items}）。",
+				"要停用一个，请以 enabled: false 应用它，或在它的页面上停用它（触发器：{items}）。",
 			item: "{name}", follows: "{name}（随任务 {task} 转到此文件发布的新版本）"},
 		apply.NoteTokenInURL: {
 			sentence: "聊天服务的 URL 中带有它的令牌，而写在文件中的 url 会存入数据库，并随定义一起显示；请把 URL 放进密钥，改用 urlSecret 指明（渠道：{items}）。",
@@ -63,12 +63,17 @@ var notes = map[string]noteLanguage{
 }
 
 // consoleEnglish are the notes an English page words otherwise than `ql
-// apply` does: the command that sets a secret is the Secrets page here.
+// apply` does: where the command names a command (setting a secret,
+// disabling a trigger), the console names its page.
 var consoleEnglish = noteLanguage{sep: ", ", more: ", and %d more", sentences: map[apply.NoteReason]noteWords{
 	apply.NoteSecretsMissing: {
 		sentence: "the secrets file (qinglong-secrets.json in the data directory) does not define {items} yet: " +
 			"set each on the Secrets page before a Run or notification needs it, or it fails",
 		item: "{name}"},
+	apply.NoteUnlistedTriggers: {
+		sentence: "enabled triggers of this project that the file does not name keep running: leaving one out of a file does not remove it " +
+			"(a renamed trigger runs under its old name too); to retire one, apply it with enabled: false or disable it on its page (triggers: {items})",
+		item: "{name}", follows: "{name} (follows task {task} to the revision this file publishes)"},
 }}
 
 // noteText is n in language l: its sentence in l with every item's params

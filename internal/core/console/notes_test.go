@@ -160,13 +160,19 @@ func TestADueTimeWithinItsFireTimesSecondIsShownWithItsMilliseconds(t *testing.T
 }
 
 // The note of the enabled triggers a file leaves out reads whole in
-// Chinese, naming them, and the task one follows to its new revision.
+// Chinese, naming them, and the task one follows to its new revision; in
+// both languages it sends to the trigger's page, where Disable is, not to
+// a command the console cannot run.
 func TestTheNoteOfTriggersAFileLeavesOutReadsWholeInChinese(t *testing.T) {
 	t.Parallel()
 	n := apply.Note{Reason: apply.NoteUnlistedTriggers, Items: []map[string]string{{"name": "daily", "task": "report"}, {"name": "hourly"}}}
 	zh := noteText("zh", n)
-	if want := "改名的触发器也会以旧名继续运行"; !strings.Contains(zh, want) || !strings.Contains(zh, "（触发器：daily（随任务 report 转到此文件发布的新版本）、hourly）") {
-		t.Errorf("in Chinese: %q; want it saying %q and naming daily, following task report, and hourly", zh, want)
+	if want := "改名的触发器也会以旧名继续运行"; !strings.Contains(zh, want) || !strings.Contains(zh, "或在它的页面上停用它（触发器：daily（随任务 report 转到此文件发布的新版本）、hourly）") {
+		t.Errorf("in Chinese: %q; want it saying %q, to disable one on its page, and naming daily, following task report, and hourly", zh, want)
+	}
+	en := noteText("en", n)
+	if want := "or disable it on its page (triggers: daily (follows task report to the revision this file publishes), hourly)"; !strings.HasSuffix(en, want) || strings.Contains(en, "triggers disable") {
+		t.Errorf("in English: %q; want it to end %q, naming no command", en, want)
 	}
 }
 

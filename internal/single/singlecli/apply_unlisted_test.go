@@ -17,10 +17,10 @@ func unlistedFile(triggers ...string) string {
 }
 
 // noteUnlisted is the note `ql apply` prints naming the enabled triggers
-// a file leaves out.
-func noteUnlisted(names string) string {
+// a file leaves out, with disable the command it names to disable one.
+func noteUnlisted(names, disable string) string {
 	return "note: enabled triggers of this project that the file does not name keep running: leaving one out of a file does not remove it " +
-		"(a renamed trigger runs under its old name too); to retire one, apply it with enabled: false or disable it with triggers disable (triggers: " + names + ")\n"
+		"(a renamed trigger runs under its old name too); to retire one, apply it with enabled: false or disable it with `" + disable + "` (triggers: " + names + ")\n"
 }
 
 // A trigger renamed in its file, or left out of it, keeps running under
@@ -37,7 +37,9 @@ func TestApplyNotesTheEnabledTriggersOfTheProjectTheFileLeavesOut(t *testing.T) 
 		t.Fatalf("disable: %d %q", code, errOut)
 	}
 	renamed := writeFile(t, t.TempDir(), "v2.yaml", unlistedFile("every-day"))
-	want := noteUnlisted("daily, hourly")
+	// The command to disable one is pasteable: this binary's own, reaching the
+	// database or server the apply did; the API says it in ql's name.
+	want := noteUnlisted("daily, hourly", "ql-edge triggers disable NAME --data-dir "+dir)
 	for _, args := range [][]string{{"--dry-run"}, {}} {
 		code, out, errOut := ql(t, append([]string{"apply", "-f", renamed, "--data-dir", dir}, args...)...)
 		if code != 0 || errOut != want {
@@ -49,9 +51,10 @@ func TestApplyNotesTheEnabledTriggersOfTheProjectTheFileLeavesOut(t *testing.T) 
 	base := serveAPI(t, dir, "standalone")
 	st, body := call(t, "POST", base+"/api/v1/apply", admin, unlistedFile("every-day"))
 	notes := notesOf(t, body)
-	if st != 200 || len(notes) != 1 || notes[0]["reason"] != "defs_note_unlisted_triggers" || "note: "+notes[0]["message"].(string)+"\n" != want {
+	if want := noteUnlisted("daily, hourly", "ql triggers disable NAME"); st != 200 || len(notes) != 1 || notes[0]["reason"] != "defs_note_unlisted_triggers" || "note: "+notes[0]["message"].(string)+"\n" != want {
 		t.Errorf("apply over the API: %d, notes %v; want the one note %q", st, body["notes"], want)
 	}
+	want = noteUnlisted("daily, hourly", "ql-edge triggers disable NAME --api-url "+base)
 	t.Setenv("QL_DATA_DIR", "")
 	t.Setenv("QL_TOKEN", admin)
 	if code, out, errOut := ql(t, "apply", "-f", renamed, "--api-url", base); code != 0 || errOut != want {
@@ -72,7 +75,7 @@ func TestTheNoteOfTriggersAFileLeavesOutNamesTheChangedTaskEachFollows(t *testin
 	}
 	changed := strings.Replace(unlistedFile("hourly"), "echo hi", "echo bye", 1)
 	file := writeFile(t, t.TempDir(), "v2.yaml", changed)
-	want := noteUnlisted("daily (follows task hello to the revision this file publishes)")
+	want := noteUnlisted("daily (follows task hello to the revision this file publishes)", "ql-edge triggers disable NAME --data-dir "+dir)
 	code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir, "--dry-run")
 	if code != 0 || errOut != want || !strings.Contains(out, "trigger daily: would update taskRevision (revision 2)") {
 		t.Errorf("dry run: %d %q\nstderr %q\nwant %q", code, out, errOut, want)
