@@ -18,7 +18,9 @@ import (
 // nothing added to what the command printed; a request that conflicts
 // with what exists (a name taken, a state that does not allow it, a
 // change made meanwhile) exits 4; a credential that may not do it exits
-// 5; everything else that fails, a name of nothing included, exits 1.
+// 5; a Run followed with --exit-status that ended otherwise than
+// succeeded exits 6 with nothing added to what the follower said;
+// everything else that fails, a name of nothing included, exits 1.
 func TestAnErrorsCodeDecidesTheExitCode(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -43,6 +45,7 @@ func TestAnErrorsCodeDecidesTheExitCode(t *testing.T) {
 		{qlerror.Wrap(qlerror.Unavailable, qlerror.New(qlerror.Invalid, "inner"), "the server answered"), ExitFailed, "the server answered", false},
 		{fmt.Errorf("disk full"), ExitFailed, "disk full", false},
 		{errRefused, ExitRefused, "", false},
+		{errNotSucceeded, ExitNotSucceeded, "", false},
 	} {
 		root := &cobra.Command{Use: "ql", SilenceUsage: true, SilenceErrors: true}
 		root.AddCommand(&cobra.Command{Use: "do", RunE: func(*cobra.Command, []string) error { return c.err }})
@@ -60,7 +63,7 @@ func TestTheRootHelpListsTheExitCodes(t *testing.T) {
 	t.Parallel()
 	code, out, _ := ql(t, "--help")
 	for _, want := range []string{"Exit codes:", "\n  0 ", "\n  1 ", "\n  2    the input is wrong", "\n  3    the trigger's overlap policy refused",
-		"\n  4    the request conflicts with what exists", "\n  5    not allowed", "\n  130 "} {
+		"\n  4    the request conflicts with what exists", "\n  5    not allowed", "\n  6    --exit-status: the Run ended, not succeeded", "\n  130 "} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("ql --help: %d, lacks %q:\n%s", code, want, out)
 		}

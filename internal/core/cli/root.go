@@ -317,6 +317,10 @@ const (
 	// small a scope, a database role that may not (qlerror.Unauthenticated,
 	// PermissionDenied). Another credential is needed, not a retry.
 	ExitDenied = 5
+	// ExitNotSucceeded: the command was given --exit-status and the Run it
+	// followed (or read) ended otherwise than succeeded: failed, timed
+	// out, lost, cancelled. What it printed says how it ended.
+	ExitNotSucceeded = 6
 	// ExitInterrupted: SIGINT, SIGTERM or SIGHUP stopped the command
 	// before it finished, as a shell reports a command a SIGINT ended
 	// (128 + 2).
@@ -334,6 +338,7 @@ func exitCodesHelp(opts Options) string {
   4    the request conflicts with what exists, nothing was done: a name taken, a state that does not allow it
        (a disabled trigger, an archived project, a Run not finished), a change made meanwhile
   5    not allowed, nothing was done: the API token` + opts.clusterOnly(" or database role") + ` may not do it
+  6    --exit-status: the Run ended, not succeeded (failed, timed_out, lost, cancelled)
   130  interrupted (SIGINT, SIGTERM, SIGHUP) before it finished`
 }
 
@@ -343,8 +348,8 @@ func exitCodesHelp(opts Options) string {
 var errRefused = errors.New("refused by the trigger's policy")
 
 // Main executes the tree and returns the process exit code (ExitFailed,
-// ExitUsage, ExitRefused, ExitConflict, ExitDenied, ExitInterrupted; 0
-// when it succeeded).
+// ExitUsage, ExitRefused, ExitConflict, ExitDenied, ExitNotSucceeded,
+// ExitInterrupted; 0 when it succeeded).
 func Main(ctx context.Context, opts Options, args []string, stdout, stderr io.Writer) int {
 	return MainIn(ctx, opts, args, os.Stdin, stdout, stderr)
 }
@@ -374,6 +379,9 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	}
 	if errors.Is(err, errRefused) {
 		return ExitRefused
+	}
+	if errors.Is(err, errNotSucceeded) {
+		return ExitNotSucceeded
 	}
 	msg := userText(asBinary(root, binary, err.Error()))
 	var ue *UsageError

@@ -17,7 +17,7 @@ import (
 
 func runsLogsCommand(opts Options) *cobra.Command {
 	var db dbFlags
-	var follow bool
+	var follow, exitStatus bool
 	var attempt int64
 	c := &cobra.Command{
 		Use:   "logs RUN_ID",
@@ -38,35 +38,34 @@ On a terminal, control characters in the output are shown as escapes, and a mess
 error after output whose last line has no newline (-f's "(run … ended: …)") starts a line of its own;
 into a file or a pipe it is copied byte for byte. Text-direction characters (U+202E, …) are printed as written, on a terminal too:
 the output is the command's, and right-to-left text needs them. (Every other table and message of
-this CLI shows them as escapes, such as \u202e.)`,
+this CLI shows them as escapes, such as \u202e.)
+With --exit-status the exit code says how the Run ended, after -f's "(run … ended: …)": 0 when it
+succeeded, 6 when it failed, timed out, was lost or cancelled; a script waits for a Run and learns
+whether it worked. Without -f it prints the log of a Run that has ended, then its end, and exits the
+same way; a Run that has not ended is refused (exit 2): add -f to wait for it. Without --exit-status
+the exit code is 0 however the Run ended.`,
+		Example: "  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000\n" +
+			"  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000 -f --exit-status",
 		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if attempt < 0 || (attempt == 0 && cmd.Flags().Changed("attempt")) {
 				return Usagef("--attempt %d is not an attempt number; give one that `%s` lists (1 is the first attempt), or leave it out for the latest", attempt, suggest(cmd, "runs", "show", args[0]))
+			}
+			if exitStatus && attempt != 0 {
+				return Usagef("--exit-status exits by how the Run ended, not one attempt; leave out --attempt")
 			}
 			b, err := openExisting(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			src, from, limit, err := logSourceOf(b, readLimit)
-			if err != nil {
-				return err
-			}
-			return copyLog(cmd.OutOrStdout(), func(out io.Writer) error {
-				l := logFollower{runs: b.Runs, log: src, from: from, limit: limit, again: followAgain(cmd, args[0]), runID: args[0], number: attempt,
-					out: out, errOut: cmd.ErrOrStderr(), named: func(msg string) string { return asBinary(cmd.Root(), opts.Binary, msg) }}
-				if follow {
-					noteUnfinishedUnattended(cmd, opts, b, args[0], limit)
-					return l.follow(cmd.Context())
-				}
-				return l.once(cmd.Context())
-			})
+			return printRunLog(cmd, opts, b, args[0], attempt, follow, exitStatus)
 		},
 	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
+	c.Flags().BoolVar(&exitStatus, "exit-status", false, "exit 0 if the run succeeded, 6 if it ended otherwise (failed, timed_out, lost, cancelled); without -f the run must have ended")
 	c.Flags().Int64Var(&attempt, "attempt", 0, "print the attempt of this number, as "+opts.Binary+" runs show lists them (default: the latest)")
 	return c
 }

@@ -81,6 +81,9 @@ type logFollower struct {
 	// moved: the follower went on from an earlier attempt to attemptID,
 	// whose start it has not said yet.
 	moved bool
+	// last is the run as last read: once the follower has returned, the
+	// state it ended in.
+	last run.Detail
 }
 
 // attemptEnd says how an ended attempt ended, on one line: its state, a
@@ -280,6 +283,9 @@ func (l *logFollower) runGet(ctx context.Context) (run.Detail, error) {
 		d, err = l.runs.RunGet(ctx, l.runID)
 		return err
 	})
+	if err == nil {
+		l.last = d
+	}
 	return d, err
 }
 
@@ -317,12 +323,16 @@ func (l *logFollower) followOne(ctx context.Context) error {
 }
 
 // followAgain is `ql runs logs RUN -f` as the invocation cmd gave it:
-// with --attempt N when it chose an attempt, and the flags that chose
+// with --attempt N when it chose an attempt, --exit-status when it exits
+// by the Run's end, and the flags that chose
 // where from (suggest).
 func followAgain(cmd *cobra.Command, runID string) string {
 	words := []string{"runs", "logs", runID, "-f"}
 	if fl := cmd.Flags().Lookup("attempt"); fl != nil && onCommandLine(fl) {
 		words = append(words, "--attempt", fl.Value.String())
+	}
+	if fl := cmd.Flags().Lookup("exit-status"); fl != nil && onCommandLine(fl) {
+		words = append(words, "--exit-status")
 	}
 	return suggest(cmd, words...)
 }
