@@ -13,6 +13,7 @@ import (
 func runsRerunCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var out, requestID string
+	var follow followFlags
 	c := &cobra.Command{
 		Use:   "rerun RUN_ID [--request-id ID]",
 		Short: "Re-run a finished run: a new run of the same revisions, linked to it",
@@ -36,6 +37,9 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 		Args: oneID("runs rerun takes one run id", "run id", "ql runs list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
+				return err
+			}
+			if err := follow.check(out); err != nil {
 				return err
 			}
 			req := schedule.RerunRequest{RunID: args[0], RequestID: requestID, Actor: actor()}
@@ -63,7 +67,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			if err != nil {
 				return rerunDisabledHint(cmd, b, req.RunID, err)
 			}
-			if res.Created {
+			if res.Created && !follow.follow {
 				noteUnattended(cmd, opts, b, res.RunID, 1)
 			}
 			if out == "json" {
@@ -75,6 +79,9 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 			if err == nil && res.Skipped != "" {
 				return errRefused
 			}
+			if err == nil && follow.follow {
+				return printRunLog(cmd, opts, b, res.RunID, 0, true, follow.exitStatus)
+			}
 			return err
 		},
 	}
@@ -82,6 +89,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 	addServerFlag(c, &db)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&requestID, "request-id", "", "names this request: repeating it never makes a second Run (letters, digits, ._-; default: generated)")
+	addFollowFlags(c, &follow, opts, "runs rerun 0190a4f2-0000-7000-8000-000000000000")
 	return c
 }
 

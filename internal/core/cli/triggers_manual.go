@@ -19,6 +19,7 @@ func triggersRunCommand(opts Options) *cobra.Command {
 	var db dbFlags
 	var out, project, requestID string
 	var force bool
+	var follow followFlags
 	c := &cobra.Command{
 		Use:   "run NAME [--request-id ID] [--force]",
 		Short: "Run a trigger now: admit one manual Run of it at once",
@@ -41,6 +42,9 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 		Args: oneTriggerArgs("run"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
+				return err
+			}
+			if err := follow.check(out); err != nil {
 				return err
 			}
 			req := schedule.RunNowRequest{RequestID: requestID, Force: force, Actor: actor()}
@@ -73,7 +77,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			if err != nil {
 				return disabledHint(cmd, b.Triggers, id, pinHint(cmd, b, id, err))
 			}
-			if res.Created {
+			if res.Created && !follow.follow {
 				noteUnattended(cmd, opts, b, res.RunID, 1)
 			}
 			if out == "json" {
@@ -85,6 +89,9 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			if err == nil && res.Skipped != "" {
 				return errRefused
 			}
+			if err == nil && follow.follow {
+				return printRunLog(cmd, opts, b, res.RunID, 0, true, follow.exitStatus)
+			}
 			return err
 		},
 	}
@@ -94,6 +101,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 	c.Flags().StringVar(&project, "project", "", "the trigger's project (name or id), when its name is not unique")
 	c.Flags().StringVar(&requestID, "request-id", "", "names this request: repeating it never makes a second Run (letters, digits, ._-; default: generated)")
 	c.Flags().BoolVar(&force, "force", false, "admit the Run even when the trigger's overlap policy would refuse it")
+	addFollowFlags(c, &follow, opts, "triggers run backup")
 	return c
 }
 
