@@ -210,6 +210,10 @@ func (l *logFollower) once(ctx context.Context) error {
 		return qlerror.New(qlerror.NotFound, "run %s: the log of attempt %d was removed by log retention (it held %d bytes)", l.runID, a.Number, a.LogBytes)
 	case a.StartedAtMs == nil && d.Waiting != nil && a.ID == d.Attempts[len(d.Attempts)-1].ID:
 		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output; it waits: %s", l.runID, a.Number, d.Waiting.Message())
+	case a.StartedAtMs == nil && a.State.Terminal():
+		// A Run cancelled while it waited: "not yet" would promise
+		// output that never comes.
+		return qlerror.New(qlerror.NotFound, "run %s: attempt %d ended (%s) before it started, so it has no output", l.runID, a.Number, a.State)
 	case a.StartedAtMs == nil:
 		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output", l.runID, a.Number)
 	}

@@ -89,7 +89,7 @@ func TestRunsLogsExitStatusExitsSixUnlessTheRunSucceeded(t *testing.T) {
 		t.Fatalf("cancel the queued Run: %d %q %q", code, out, errOut)
 	}
 	code, out, errOut = ql(t, "runs", "logs", "--exit-status", queued, "--data-dir", dir)
-	if code != 6 || out != "" || !strings.Contains(errOut, "has not started") || !strings.Contains(errOut, "(run "+queued+" ended: cancelled") {
+	if code != 6 || out != "" || !strings.Contains(errOut, "attempt 1 ended (cancelled) before it started, so it has no output") || !strings.Contains(errOut, "(run "+queued+" ended: cancelled") {
 		t.Fatalf("logs --exit-status of a Run cancelled before it started: exit %d, %q, stderr %q; want 6, saying it has no output and how it ended", code, out, errOut)
 	}
 }
