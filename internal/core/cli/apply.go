@@ -46,7 +46,7 @@ func applyCommand(opts Options) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			printNotes(cmd, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, NowMs: time.Now().UnixMilli()}))
+			printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: b.Catalog.Executor == task.LocalProcess, NowMs: time.Now().UnixMilli()}))
 			results, err := apply.Apply(cmd.Context(), b.Catalog, doc, ids.New)
 			for _, r := range results {
 				fmt.Fprintln(textWriter{cmd.OutOrStdout()}, r)
@@ -64,7 +64,7 @@ func applyCommand(opts Options) *cobra.Command {
 			// notes that (its console and its apply API).
 			if err == nil && b.MissingSecrets != nil {
 				if n, ok := apply.SecretsNote(doc, b.MissingSecrets); ok {
-					printNotes(cmd, []apply.Note{n})
+					printNotes(cmd, doc.Project, []apply.Note{n})
 				}
 			}
 			return fileErrors(cmd, err)
@@ -159,7 +159,7 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	if err != nil {
 		return err
 	}
-	printNotes(cmd, apply.Notes(doc, apply.NoteScope{RunsHere: !IsPostgresURL(path), NowMs: time.Now().UnixMilli()}))
+	printNotes(cmd, doc.Project, apply.Notes(doc, apply.NoteScope{RunsHere: !IsPostgresURL(path), NowMs: time.Now().UnixMilli()}))
 	var results []apply.Result
 	// missing reads the secrets an apply would note as missing; nil where
 	// there is nothing to read them from (no database yet).
@@ -190,7 +190,7 @@ func planApply(cmd *cobra.Command, opts Options, db *dbFlags, doc *apply.Documen
 	// The same note, at the same place, as the apply it previews.
 	if missing != nil {
 		if n, ok := apply.SecretsNote(doc, missing); ok {
-			printNotes(cmd, []apply.Note{n})
+			printNotes(cmd, doc.Project, []apply.Note{n})
 		}
 	}
 	return nil
@@ -214,9 +214,9 @@ func fileErrors(cmd *cobra.Command, err error) error {
 
 // printNotes prints each note about a valid file on its own line of
 // standard error, apart from the results a script reads.
-func printNotes(cmd *cobra.Command, notes []apply.Note) {
+func printNotes(cmd *cobra.Command, project string, notes []apply.Note) {
 	for _, n := range notes {
-		printNote(cmd, n.String())
+		printNote(cmd, project, n.String())
 	}
 }
 
@@ -229,7 +229,7 @@ func printUnlisted(cmd *cobra.Command, r catalog.DefinitionsReader, doc *apply.D
 	}
 	n, ok, err := apply.UnlistedNote(cmd.Context(), r, doc, results)
 	if ok {
-		printNotes(cmd, []apply.Note{n})
+		printNotes(cmd, doc.Project, []apply.Note{n})
 	}
 	return err
 }
@@ -238,11 +238,17 @@ func printUnlisted(cmd *cobra.Command, r catalog.DefinitionsReader, doc *apply.D
 // same bytes for a local note and a server's, but for the commands it
 // names (setting a secret, disabling a trigger): printed to paste, as this
 // binary with the location flags this apply was given, so each acts where
-// the apply looked.
-func printNote(cmd *cobra.Command, sentence string) {
+// the apply looked. A trigger is named within project, the file's: a
+// trigger of the same name in another project would make NAME alone
+// ambiguous, and the pasted command refused.
+func printNote(cmd *cobra.Command, project, sentence string) {
+	trigger := "NAME"
+	if project != "" {
+		trigger = project + "/NAME"
+	}
 	sentence = strings.NewReplacer(
 		apply.SetSecretCommand, "`"+suggest(cmd, "secrets", "set", "NAME")+"`",
-		apply.DisableTriggerCommand, "`"+suggest(cmd, "triggers", "disable", "NAME")+"`",
+		apply.DisableTriggerCommand, "`"+suggest(cmd, "triggers", "disable", trigger)+"`",
 	).Replace(sentence)
 	fmt.Fprintf(textWriter{cmd.ErrOrStderr()}, "note: %s\n", sentence)
 }

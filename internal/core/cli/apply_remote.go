@@ -37,10 +37,10 @@ type remoteApply struct {
 // secrets false, is not) about secrets, each as printNotes prints a local
 // note: the server's English sentence, which it computed with what it
 // knows (its secrets file, its profile).
-func printRemoteNotes(cmd *cobra.Command, out remoteApply, secrets bool) {
+func printRemoteNotes(cmd *cobra.Command, project string, out remoteApply, secrets bool) {
 	for _, n := range out.Notes {
 		if (n.Reason == apply.NoteSecretsMissing || n.Reason == apply.NoteSecretsUnusable) == secrets {
-			printNote(cmd, n.Message)
+			printNote(cmd, project, n.Message)
 		}
 	}
 }
@@ -85,7 +85,7 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	}
 	// In the order a local apply prints them: the secrets last, after
 	// the results, as what the applied file still needs.
-	printRemoteNotes(cmd, out, false)
+	printRemoteNotes(cmd, doc.Project, out, false)
 	w := textWriter{cmd.OutOrStdout()}
 	for _, o := range out.Objects {
 		r := apply.Result{Kind: o.Kind, Name: o.Name, Change: catalog.Change(o.Change), Revision: o.Revision, Fields: o.Fields}
@@ -98,7 +98,7 @@ func applyRemote(cmd *cobra.Command, db *dbFlags, file string, dryRun bool) erro
 	if dryRun {
 		fmt.Fprintf(w, "%s: valid (%s, %s); dry run, nothing written\n", file, plural.Count(len(doc.Tasks), "task", "tasks"), plural.Count(len(doc.Triggers), "trigger", "triggers"))
 	}
-	printRemoteNotes(cmd, out, true)
+	printRemoteNotes(cmd, doc.Project, out, true)
 	return nil
 }
 

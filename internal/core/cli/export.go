@@ -47,7 +47,7 @@ On the cluster both the admin and the runtime role's URL may read definitions.`)
 				return err
 			}
 			for _, n := range ex.Notes {
-				printNote(cmd, n.Message)
+				printNote(cmd, "", n.Message)
 			}
 			if file == "" || file == "-" {
 				_, err := cmd.OutOrStdout().Write(ex.YAML)

@@ -39,7 +39,7 @@ func TestApplyNotesTheEnabledTriggersOfTheProjectTheFileLeavesOut(t *testing.T) 
 	renamed := writeFile(t, t.TempDir(), "v2.yaml", unlistedFile("every-day"))
 	// The command to disable one is pasteable: this binary's own, reaching the
 	// database or server the apply did; the API says it in ql's name.
-	want := noteUnlisted("daily, hourly", "ql-edge triggers disable NAME --data-dir "+dir)
+	want := noteUnlisted("daily, hourly", "ql-edge triggers disable demo/NAME --data-dir "+dir)
 	for _, args := range [][]string{{"--dry-run"}, {}} {
 		code, out, errOut := ql(t, append([]string{"apply", "-f", renamed, "--data-dir", dir}, args...)...)
 		if code != 0 || errOut != want {
@@ -54,7 +54,7 @@ func TestApplyNotesTheEnabledTriggersOfTheProjectTheFileLeavesOut(t *testing.T) 
 	if want := noteUnlisted("daily, hourly", "ql triggers disable NAME"); st != 200 || len(notes) != 1 || notes[0]["reason"] != "defs_note_unlisted_triggers" || "note: "+notes[0]["message"].(string)+"\n" != want {
 		t.Errorf("apply over the API: %d, notes %v; want the one note %q", st, body["notes"], want)
 	}
-	want = noteUnlisted("daily, hourly", "ql-edge triggers disable NAME --api-url "+base)
+	want = noteUnlisted("daily, hourly", "ql-edge triggers disable demo/NAME --api-url "+base)
 	t.Setenv("QL_DATA_DIR", "")
 	t.Setenv("QL_TOKEN", admin)
 	if code, out, errOut := ql(t, "apply", "-f", renamed, "--api-url", base); code != 0 || errOut != want {
@@ -75,7 +75,7 @@ func TestTheNoteOfTriggersAFileLeavesOutNamesTheChangedTaskEachFollows(t *testin
 	}
 	changed := strings.Replace(unlistedFile("hourly"), "echo hi", "echo bye", 1)
 	file := writeFile(t, t.TempDir(), "v2.yaml", changed)
-	want := noteUnlisted("daily (follows task hello to the revision this file publishes)", "ql-edge triggers disable NAME --data-dir "+dir)
+	want := noteUnlisted("daily (follows task hello to the revision this file publishes)", "ql-edge triggers disable demo/NAME --data-dir "+dir)
 	code, out, errOut := ql(t, "apply", "-f", file, "--data-dir", dir, "--dry-run")
 	if code != 0 || errOut != want || !strings.Contains(out, "trigger daily: would update taskRevision (revision 2)") {
 		t.Errorf("dry run: %d %q\nstderr %q\nwant %q", code, out, errOut, want)
@@ -93,5 +93,48 @@ func TestTheNoteOfTriggersAFileLeavesOutNamesTheChangedTaskEachFollows(t *testin
 	}
 	if items, _ := json.Marshal(notes[0]["items"]); string(items) != `[{"name":"daily","task":"hello"}]` {
 		t.Errorf("apply over the API: %d, notes %v; want daily following task hello", st, body["notes"])
+	}
+}
+
+// The command the note names to disable a trigger the file leaves out is
+// pasted with a name the note lists: it names the trigger within the
+// file's project, so a trigger of the same name in another project does
+// not make it ambiguous and refused, and it disables that project's one.
+func TestTheNotesDisableCommandPastedDisablesTheTriggerOfTheFilesProject(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	other := "project: other\ntasks:\n  - {name: hello, script: echo hi}\ntriggers:\n  - {name: daily, task: hello, cron: '0 0 1 1 *', timezone: UTC}\n"
+	for _, f := range []string{other, unlistedFile("daily", "hourly")} {
+		if code, out, errOut := ql(t, "apply", "-f", writeFile(t, t.TempDir(), "defs.yaml", f), "--data-dir", dir); code != 0 {
+			t.Fatalf("apply: %d %q %q", code, out, errOut)
+		}
+	}
+	code, _, errOut := ql(t, "apply", "-f", writeFile(t, t.TempDir(), "v2.yaml", unlistedFile("hourly")), "--data-dir", dir)
+	_, command, found := strings.Cut(errOut, "disable it with `")
+	command, _, _ = strings.Cut(command, "`")
+	if code != 0 || !found {
+		t.Fatalf("apply: %d, stderr %q; want the note naming the disable command", code, errOut)
+	}
+	args := strings.Fields(strings.Replace(command, "NAME", "daily", 1))[1:]
+	if code, out, errOut := ql(t, args...); code != 0 || !strings.Contains(out, ": disabled as revision") {
+		t.Fatalf("pasted %q: %d %q %q; want demo's daily disabled", command, code, out, errOut)
+	}
+	_, out, _ := ql(t, "triggers", "list", "--data-dir", dir, "-o", "json")
+	var list struct {
+		Triggers []struct {
+			Project string `json:"projectName"`
+			Name    string `json:"name"`
+			Enabled bool   `json:"enabled"`
+		} `json:"triggers"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("triggers list: %v in %q", err, out)
+	}
+	enabled := map[string]bool{}
+	for _, tr := range list.Triggers {
+		enabled[tr.Project+"/"+tr.Name] = tr.Enabled
+	}
+	if enabled["demo/daily"] || !enabled["other/daily"] {
+		t.Errorf("after the pasted command: %v; want demo/daily disabled, other/daily enabled", enabled)
 	}
 }
