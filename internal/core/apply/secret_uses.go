@@ -125,7 +125,8 @@ func ListSecrets(ctx context.Context, r catalog.DefinitionsReader, file process.
 	if err != nil {
 		return SecretListing{}, err
 	}
-	out := SecretListing{File: file.Path}
+	// An empty listing is [] in JSON, as every listing's is, never null.
+	out := SecretListing{File: file.Path, Secrets: []SecretEntry{}}
 	uses := map[string][]SecretUse{}
 	if r != nil {
 		if uses, out.Complete, err = SecretUses(ctx, r); err != nil {
