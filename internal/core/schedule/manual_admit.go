@@ -191,7 +191,7 @@ func disabledRefusal(triggerID string, s Stored) error {
 // word it (a CLI that knows the trigger's project and where it found the
 // database words it to be pasted as it is).
 func DisabledRefusal(name, triggerID, enable string) *qlerror.Error {
-	return qlerror.New(qlerror.FailedPrecondition, "trigger %s (%s) is disabled: nothing of it runs, run now and backfill included; enable it with `%s`, or set enabled: true on it in its definitions file and `ql apply` it", name, triggerID, enable).Because(RefusalTriggerDisabled, "trigger", triggerID)
+	return qlerror.New(qlerror.FailedPrecondition, "trigger %s (%s) is disabled: nothing of it runs, run now and backfill included; enable it with `%s`, or set enabled: true on it in its definitions file and `ql apply -f FILE` it", name, triggerID, enable).Because(RefusalTriggerDisabled, "trigger", triggerID)
 }
 
 // ManualRefusal explains why a verified manual admission of trigger name
@@ -201,9 +201,9 @@ func ManualRefusal(name, triggerID string, reason Reason) error {
 	trigger := fmt.Sprintf("%s (%s)", name, triggerID)
 	switch reason {
 	case ReasonProjectInactive:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project: nothing of it runs (run now, re-run and backfill included) until the project is active again; to reactivate it, set status: active in the project's definitions file and `ql apply` it", trigger).Because(RefusalProjectArchived)
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s belongs to an archived project: nothing of it runs (run now, re-run and backfill included) until the project is active again; to reactivate it, set status: active in the project's definitions file and `ql apply -f FILE` it", trigger).Because(RefusalProjectArchived)
 	case ReasonTriggerNotSchedulable:
-		return qlerror.New(qlerror.FailedPrecondition, "trigger %s (or its task) is disabled; set enabled: true and `ql apply` it first", trigger).Because(RefusalTriggerDisabled)
+		return qlerror.New(qlerror.FailedPrecondition, "trigger %s (or its task) is disabled; set enabled: true and `ql apply -f FILE` it first", trigger).Because(RefusalTriggerDisabled)
 	case ReasonTaskRevisionChanged:
 		// Never a passing state: a definitions file publishes a task and
 		// every trigger of it in one transaction. Callers that can read
