@@ -178,7 +178,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 			if st != http.StatusConflict {
 				t.Fatalf("run now of a disabled trigger (%s): %d, want 409:\n%s", l, st, page)
 			}
-			pages = append(pages, consolePage{"refusal of a run now of a disabled trigger (" + l + ")", page, []string{enable, "<code>%s apply</code>"}})
+			pages = append(pages, consolePage{"refusal of a run now of a disabled trigger (" + l + ")", page, []string{enable, "<code>%s apply -f FILE</code>"}})
 			_, page = fetch(http.MethodGet, "/triggers/not-a-trigger?lang="+l, nil)
 			pages = append(pages, consolePage{"refusal of a trigger id that is none (" + l + ")", page, []string{"<code>%s triggers list -o json</code>"}})
 			_, page = fetch(http.MethodGet, "/runs/not-a-run?lang="+l, nil)

@@ -55,10 +55,10 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalTriggerMissing:  "该触发器不存在（可能已被删除）；触发器列表列出现有的触发器。",
 	schedule.RefusalRunMissing:      "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
 	schedule.RefusalRunNotFinished:  "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
-	schedule.RefusalProjectArchived: "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply`。",
+	schedule.RefusalProjectArchived: "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
 	catalog.RefusalProjectArchived:  "该项目已归档：要向它发布（包括启用或停用触发器），请先在项目的定义文件中设置 status: active 并执行 `ql apply`。",
-	schedule.RefusalTriggerDisabled: "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
-	refusalTriggerDisabled:          "触发器“{name}”已停用，立即运行与回填也不执行；在触发器页面或用 `{enable}` 启用它，或在定义文件中设置 enabled: true 并执行 `ql apply`。",
+	schedule.RefusalTriggerDisabled: "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply -f FILE`。",
+	refusalTriggerDisabled:          "触发器“{name}”已停用，立即运行与回填也不执行；在触发器页面或用 `{enable}` 启用它，或在定义文件中设置 enabled: true 并执行 `ql apply -f FILE`。",
 	schedule.RefusalRepublishing:    "该触发器正在重新发布，请稍后重试。",
 	schedule.RefusalStalePin: "该触发器固定在其任务的较旧修订版上，而不是任务当前的修订版：在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；" +
 		"请应用同时写有该任务和该触发器的定义文件，并启用该任务（执行 `ql apply`）。",
