@@ -36,7 +36,7 @@ func TestAnArchivedProjectsTriggersAreListedArchivedWithNoNextFireAndRunNowSaysH
 		t.Fatalf("triggers show: %+v; want archived with no next fire", d.Trigger)
 	}
 	code, out, errOut = ql(t, "triggers", "run", "api/yearly", "--data-dir", dir)
-	if code != 4 || !strings.Contains(errOut, "trigger yearly (") || !strings.Contains(errOut, "archived project") || !strings.Contains(errOut, "status: active") || !strings.Contains(errOut, "`ql-edge apply --data-dir "+dir+"`") {
+	if code != 4 || !strings.Contains(errOut, "trigger yearly (") || !strings.Contains(errOut, "archived project") || !strings.Contains(errOut, "status: active") || !strings.Contains(errOut, "`ql-edge apply -f FILE --data-dir "+dir+"`") {
 		t.Fatalf("triggers run: %d %q %q; want exit 4, a refusal naming the trigger, saying the project is archived and how to reactivate it", code, out, errOut)
 	}
 
