@@ -146,7 +146,13 @@ func ListSecrets(ctx context.Context, r catalog.DefinitionsReader, file process.
 	}
 	slices.Sort(all)
 	for _, name := range all {
-		out.Secrets = append(out.Secrets, SecretEntry{Name: name, Defined: defined[name], UsedBy: uses[name]})
+		// A name nothing uses has an empty list, never null: a script
+		// iterating usedBy (jq's .usedBy[]) must not fail on it.
+		used := uses[name]
+		if used == nil {
+			used = []SecretUse{}
+		}
+		out.Secrets = append(out.Secrets, SecretEntry{Name: name, Defined: defined[name], UsedBy: used})
 	}
 	return out, nil
 }

@@ -122,6 +122,12 @@ func TestSecretsListShowsDefinedAndMissingNamesWithTheirUses(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || !l.UsesKnown || !l.Complete || len(l.Secrets) != 2 || l.Secrets[0].Defined || !l.Secrets[1].Defined {
 		t.Fatalf("list -o json: %d %q %q", code, out, errOut)
 	}
+	// A name nothing is known to use (the file alone) has an empty list
+	// of uses, not null, which jq's .usedBy[] cannot iterate.
+	code, out, errOut = ql(t, "secrets", "list", "--secrets-file", filepath.Join(dir, "qinglong-secrets.json"), "-o", "json")
+	if code != 0 || !strings.Contains(out, `"usedBy": []`) || strings.Contains(out, "null") {
+		t.Fatalf("list --secrets-file -o json: %d %q %q; want usedBy [] for a name nothing is known to use", code, out, errOut)
+	}
 	code, out, errOut = ql(t, "secrets", "list", "--secrets-file", filepath.Join(dir, "qinglong-secrets.json"))
 	if code != 0 || !strings.Contains(out, "hook-key") || strings.Contains(out, "db_pass") ||
 		!strings.Contains(out, "which tasks and channels use these names is not known without --data-dir or --api-url") {
