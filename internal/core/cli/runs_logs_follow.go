@@ -211,9 +211,11 @@ func (l *logFollower) once(ctx context.Context) error {
 	case a.StartedAtMs == nil && d.Waiting != nil && a.ID == d.Attempts[len(d.Attempts)-1].ID:
 		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output; it waits: %s", l.runID, a.Number, d.Waiting.Message())
 	case a.StartedAtMs == nil && a.State.Terminal():
-		// A Run cancelled while it waited: "not yet" would promise
+		// A Run cancelled while it waited: its output is empty, and
+		// complete, so this is no failure; "not yet" would promise
 		// output that never comes.
-		return qlerror.New(qlerror.NotFound, "run %s: attempt %d ended (%s) before it started, so it has no output", l.runID, a.Number, a.State)
+		l.say("(run %s: attempt %d ended (%s) before it started, so it has no output)\n", l.runID, a.Number, a.State)
+		return nil
 	case a.StartedAtMs == nil:
 		return qlerror.New(qlerror.NotFound, "run %s: attempt %d has not started yet, so it has no output", l.runID, a.Number)
 	}

@@ -88,6 +88,10 @@ func TestRunsLogsExitStatusExitsSixUnlessTheRunSucceeded(t *testing.T) {
 	if code, out, errOut := ql(t, "runs", "cancel", queued, "--data-dir", dir); code != 0 || !strings.Contains(out, "cancelled") {
 		t.Fatalf("cancel the queued Run: %d %q %q", code, out, errOut)
 	}
+	// Its output is empty and complete: no failure without the flag.
+	if code, out, errOut := ql(t, "runs", "logs", queued, "--data-dir", dir); code != 0 || out != "" || !strings.Contains(errOut, "attempt 1 ended (cancelled) before it started, so it has no output") {
+		t.Fatalf("logs of a Run cancelled before it started: exit %d, %q, stderr %q; want 0, nothing printed, saying it has no output", code, out, errOut)
+	}
 	code, out, errOut = ql(t, "runs", "logs", "--exit-status", queued, "--data-dir", dir)
 	if code != 6 || out != "" || !strings.Contains(errOut, "attempt 1 ended (cancelled) before it started, so it has no output") || !strings.Contains(errOut, "(run "+queued+" ended: cancelled") {
 		t.Fatalf("logs --exit-status of a Run cancelled before it started: exit %d, %q, stderr %q; want 6, saying it has no output and how it ended", code, out, errOut)
