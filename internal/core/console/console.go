@@ -576,9 +576,11 @@ func remoteHost(r *http.Request) string {
 }
 
 // publicAssets are the files /assets/ serves without a session: the
-// stylesheet and the script. The page templates beside them in the
-// embedded directory are not served, nor is any listing.
-var publicAssets = map[string]bool{"app.css": true, "app.js": true}
+// stylesheet, the script and the icon every page names (without it a
+// browser asks for /favicon.ico, which is no page, and logs the 404 as an
+// error). The page templates beside them in the embedded directory are
+// not served, nor is any listing.
+var publicAssets = map[string]bool{"app.css": true, "app.js": true, "icon.svg": true}
 
 func serveAsset(w http.ResponseWriter, r *http.Request, _ *session) {
 	if !publicAssets[strings.TrimPrefix(r.URL.Path, "/assets/")] {

@@ -375,16 +375,23 @@ func TestConsoleLanguageSwitchKeepsThePage(t *testing.T) {
 	}
 }
 
-// Only the stylesheet and the script are served without a session: no
-// listing, no template.
-func TestConsoleServesOnlyItsStylesheetAndScript(t *testing.T) {
+// Only the stylesheet, the script and the icon are served without a
+// session: no listing, no template. Every page names the icon, so a
+// browser does not ask for /favicon.ico, which is no page.
+func TestConsoleServesOnlyItsStylesheetScriptAndIcon(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
 	c := consoleClient(t)
-	for path, want := range map[string]int{"/assets/app.css": 200, "/assets/app.js": 200, "/assets/": 404, "/assets/layout.html": 404, "/assets/signin.html": 404} {
+	for path, want := range map[string]int{"/assets/app.css": 200, "/assets/app.js": 200, "/assets/icon.svg": 200, "/assets/": 404, "/assets/layout.html": 404, "/assets/signin.html": 404} {
 		if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+path, nil); resp.StatusCode != want {
 			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
 		}
+	}
+	if resp, _ := httpcall.Form(t, c, http.MethodGet, site.base+"/assets/icon.svg", nil); resp.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Errorf("the icon's type: %q, want image/svg+xml", resp.Header.Get("Content-Type"))
+	}
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/signin", nil); !strings.Contains(page, `<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">`) {
+		t.Errorf("the sign-in page names no icon:\n%s", page)
 	}
 	resp, _ := httpcall.Form(t, c, http.MethodPut, site.base+"/runs", nil)
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET" || resp.Header.Get("Content-Security-Policy") == "" {
