@@ -21,6 +21,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/single/singlecli"
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
 )
 
 // runOK runs the binary of opts with args and returns its stdout; it
@@ -83,7 +84,7 @@ func consolePages(t *testing.T, opts cli.Options) ([]consolePage, string) {
 		t.Fatal(err)
 	}
 
-	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	addr, metricsAddr := freeport.Addr(t), freeport.Addr(t)
 	base := "http://" + addr
 	jar, err := cookiejar.New(nil)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
 	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
@@ -272,17 +272,6 @@ func serveWith(t *testing.T, opts cli.Options, what string, reached func(stderr 
 	return errOut.String()
 }
 
-// freeAddr is a loopback address nothing listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // --log-format json makes every line a JSON object with its time, level
 // and message (and its code where it has one), and --log-level warn drops
 // every info line: the start and the stop are not logged, the warning
@@ -293,7 +282,7 @@ func TestServeLogsJSONLinesFromTheLevelGiven(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := freeport.Addr(t)
 	// Nothing at info says the server has started; its /readyz does.
 	ready := func(string) bool {
 		resp, err := http.Get("http://" + addr + "/readyz")
@@ -372,7 +361,7 @@ func TestAnEdgeServerWhoseDatabaseIsMovedAwaySaysSoAndResumesWhenItIsBack(t *tes
 	t.Parallel()
 	dir := t.TempDir()
 	db, away := filepath.Join(dir, "qinglong.db"), filepath.Join(dir, "elsewhere.db")
-	addr := freeAddr(t)
+	addr := freeport.Addr(t)
 	readyz := func() (int, string) {
 		resp, err := http.Get("http://" + addr + "/readyz")
 		if err != nil {

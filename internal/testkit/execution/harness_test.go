@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 	"github.com/qinglong/qinglong/internal/testkit/procs"
 	"github.com/qinglong/qinglong/internal/worker/journal"
@@ -165,18 +165,6 @@ func eventually(t testing.TB, within time.Duration, what string, cond func() boo
 	}
 }
 
-// freeAddr asks the kernel for a loopback port free now; a replica keeps
-// its ports across restarts.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // cluster is one migrated database with its roles, and the replicas and
 // workers started on it.
 type cluster struct {
@@ -252,10 +240,10 @@ func (r *replica) workerURL() string { return "http://" + r.workerAddr }
 func (c *cluster) startReplica(t testing.TB, name, httpAddr, workerAddr string, extra ...string) *replica {
 	t.Helper()
 	if httpAddr == "" {
-		httpAddr = freeAddr(t)
+		httpAddr = freeport.Addr(t)
 	}
 	if workerAddr == "" {
-		workerAddr = freeAddr(t)
+		workerAddr = freeport.Addr(t)
 	}
 	args := append([]string{"serve", "--profile", "cluster", "--replica-id", name, "--http-addr", httpAddr,
 		"--worker-addr", workerAddr, "--role-prefix", c.env.Prefix, "--run-lease", c.lease.String(), "--stop-timeout", "5s"}, extra...)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -127,18 +126,6 @@ func probeReady(client *http.Client, addr string) int {
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode
-}
-
-// freeAddr reserves nothing: it asks the kernel for a port that is free now.
-// A replica slot keeps its port across restarts.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // logTail is the end of a replica's output, for failure messages.

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/testkit/freeport"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
@@ -104,7 +105,7 @@ func TestSoakReplicaKillsAndBackendTerminationsNeverDuplicateOrStallAnOccurrence
 	s := &soak{t: t, bin: bin, g: g, srv: srv, super: super, client: &http.Client{Timeout: probeTimeout}, logDir: t.TempDir(),
 		clockOffsetMs: dbNowMs(t, super) - time.Now().UnixMilli()}
 	for i := range soakReplicas {
-		s.slots = append(s.slots, &slot{id: fmt.Sprintf("soak-%d", i), addr: freeAddr(t)})
+		s.slots = append(s.slots, &slot{id: fmt.Sprintf("soak-%d", i), addr: freeport.Addr(t)})
 	}
 	for _, sl := range s.slots {
 		s.start(sl)
