@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -229,7 +230,14 @@ func (l *logFollower) once(ctx context.Context) error {
 // follow prints output as it arrives until the run ends. The run's state
 // is read before its log in each round, so the round that sees the run
 // ended also reads every byte written before it ended.
-func (l *logFollower) follow(ctx context.Context) error {
+func (l *logFollower) follow(ctx context.Context) (err error) {
+	defer func() {
+		// Ctrl-C stops the following, not the Run: say so, and how to
+		// follow it again, before the command says it was interrupted.
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			l.say("(stopped following; run %s goes on: `%s` follows it again)\n", l.runID, l.again)
+		}
+	}()
 	if l.number != 0 {
 		return l.followOne(ctx)
 	}

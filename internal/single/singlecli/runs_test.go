@@ -164,10 +164,11 @@ func TestRunsLogsFollowReturnsWhenALocalRunEnds(t *testing.T) {
 }
 
 // Ctrl-C (or SIGTERM) is how one stops following a Run that has not
-// ended: the command says it was interrupted and exits 130, as a shell
-// reports a command SIGINT ended, not "context canceled" with the exit
-// status of a failure. Following a queued Run no server will start says
-// so first, as the Run's reason to wait.
+// ended: the command says it stopped following a Run that goes on, and
+// the command that follows it again, then that it was interrupted, and
+// exits 130, as a shell reports a command SIGINT ended, not "context
+// canceled" with the exit status of a failure. Following a queued Run no
+// server will start says so first, as the Run's reason to wait.
 func TestAnInterruptedFollowSaysInterruptedAndExits130(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -197,7 +198,8 @@ func TestAnInterruptedFollowSaysInterruptedAndExits130(t *testing.T) {
 		}
 	}()
 	code = cli.Main(ctx, Options("ql"), []string{"runs", "logs", "-f", listed.Runs[0].ID, "--data-dir", dir}, &stdout, &stderr)
-	want := "(run " + listed.Runs[0].ID + " waits: no `ql serve` runs on this data directory (" + dir + "), so nothing starts it; start one with `ql serve --data-dir " + dir + "`)\nql: interrupted\n"
+	want := "(run " + listed.Runs[0].ID + " waits: no `ql serve` runs on this data directory (" + dir + "), so nothing starts it; start one with `ql serve --data-dir " + dir + "`)\n" +
+		"(stopped following; run " + listed.Runs[0].ID + " goes on: `ql runs logs " + listed.Runs[0].ID + " -f --data-dir " + dir + "` follows it again)\nql: interrupted\n"
 	if code != cli.ExitInterrupted || stderr.String() != want {
 		t.Fatalf("an interrupted logs -f: exit %d, stderr %q; want %d, that no server runs there and that it was interrupted", code, stderr.String(), cli.ExitInterrupted)
 	}
