@@ -47,11 +47,11 @@ func PinRefusal(ctx context.Context, r catalog.DefinitionsReader, t schedule.Tri
 		case tk.TaskID != t.TaskID || pinned == 0 || tk.Revision == pinned:
 		case !tk.Spec.Enabled:
 			return qlerror.New(qlerror.FailedPrecondition, "task %s is disabled, so nothing of trigger %s runs, run now and backfill included; "+
-				"only its definitions file enables a task: set enabled: true on task %s in the file and apply it with the trigger (`ql apply`, or on the Definitions page of the console)",
+				"only its definitions file enables a task: set enabled: true on task %s in the file and apply it with the trigger (`ql apply -f FILE`, or on the Definitions page of the console)",
 				tk.Spec.Name, t.Name, tk.Spec.Name).Because(RefusalTaskDisabled, "task", tk.Spec.Name, "trigger", t.Name)
 		default:
 			return qlerror.New(qlerror.FailedPrecondition, "task %s was published again (revision %d) without trigger %s, which still pins its revision %d: "+
-				"nothing of the trigger runs, run now and backfill included, until it is published again with its task; apply a definitions file naming both (`ql apply`, or on the Definitions page of the console)",
+				"nothing of the trigger runs, run now and backfill included, until it is published again with its task; apply a definitions file naming both (`ql apply -f FILE`, or on the Definitions page of the console)",
 				tk.Spec.Name, tk.Revision, t.Name, pinned).Because(RefusalTaskRepublished, "task", tk.Spec.Name, "trigger", t.Name, "revision", tk.Revision, "pinned", pinned)
 		}
 	}

@@ -111,7 +111,7 @@ var messages = map[string]map[string]string{
 		"zone.trigger": "This server does not know the trigger's time zone “%s”: the zone database of its host lacks it (a server with a newer one published the trigger). " +
 			"This server cannot work out the trigger's occurrences, so its scheduler cannot decide them, and the trigger's times show in UTC here. " +
 			"Install a newer zone database on that host (the tzdata package), point ZONEINFO at one that has the zone and restart the server, or run a newer release of this server, whose own copy it falls back on; " +
-			"or, its project being active, apply the trigger again with a zone this host knows (Definitions, or `ql apply`).",
+			"or, its project being active, apply the trigger again with a zone this host knows (Definitions, or `ql apply -f FILE`).",
 		"nextfires.unknown": "Not listed: the next fires of these triggers cannot be worked out here, since this server does not know their time zone (the zone database of its host lacks it) or cannot read their schedule; each one's page says what mends it:",
 		"pause.off":         "Pause and resume are not offered while the trigger is disabled or its project is archived: nothing of it runs. A pause it has stays in force once it is enabled again or its project is made active; resume it then.",
 		"audit":             "Pause, resume, enable and disable", "audit.when": "When", "audit.action": "Action", "audit.by": "By",
@@ -317,7 +317,7 @@ var messages = map[string]map[string]string{
 		"zone.trigger": "此服务器不认识该触发器的时区“%s”：服务器主机的时区数据库中没有这个时区（触发器由时区数据库较新的服务器发布）。" +
 			"此服务器无法算出该触发器的发生时刻，因此调度无法处理它，它的时间在这里按 UTC 显示。" +
 			"请在该主机上安装较新的时区数据库（tzdata 软件包），或用 ZONEINFO 指向含有该时区的时区数据库并重启服务器，或使用较新版本的服务器（它自带的时区数据在主机缺少时区时使用）；" +
-			"也可以在项目为活动状态时，用本主机认识的时区重新应用该触发器（“定义”页或 `ql apply`）。",
+			"也可以在项目为活动状态时，用本主机认识的时区重新应用该触发器（“定义”页或 `ql apply -f FILE`）。",
 		"nextfires.unknown": "未列出：此服务器不认识以下触发器的时区（服务器主机的时区数据库中没有），或无法解析它们的计划，因此在这里算不出它们的下次触发；各触发器页面说明了解决办法：",
 		"pause.off":         "触发器停用或其项目归档期间不提供暂停与恢复：它的任何运行都不会进行。已有的暂停在它重新启用或其项目恢复为活动状态后仍然有效；届时再恢复它。",
 		"audit":             "暂停、恢复、启用与停用记录", "audit.when": "时间", "audit.action": "操作", "audit.by": "操作者",

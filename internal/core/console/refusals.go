@@ -56,16 +56,16 @@ var refusalsZH = map[qlerror.Reason]string{ //nolint:gosec // G101: sentences ke
 	schedule.RefusalRunMissing:      "该运行不存在（保留策略可能已将其删除）；运行列表列出现有的运行。",
 	schedule.RefusalRunNotFinished:  "该运行尚未结束，只有已结束的运行才能重新运行；请等待它结束，或先取消它。",
 	schedule.RefusalProjectArchived: "该触发器所属的项目已归档：在项目恢复为 active 之前，它的任何运行（包括立即运行、重新运行和回填）都不会进行；要恢复，请在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
-	catalog.RefusalProjectArchived:  "该项目已归档：要向它发布（包括启用或停用触发器），请先在项目的定义文件中设置 status: active 并执行 `ql apply`。",
+	catalog.RefusalProjectArchived:  "该项目已归档：要向它发布（包括启用或停用触发器），请先在项目的定义文件中设置 status: active 并执行 `ql apply -f FILE`。",
 	schedule.RefusalTriggerDisabled: "该触发器（或其任务）已停用，立即运行与回填也不执行；在触发器页面或用 `ql triggers enable 名称` 启用触发器，或在定义文件中设置 enabled: true 并执行 `ql apply -f FILE`。",
 	refusalTriggerDisabled:          "触发器“{name}”已停用，立即运行与回填也不执行；在触发器页面或用 `{enable}` 启用它，或在定义文件中设置 enabled: true 并执行 `ql apply -f FILE`。",
 	schedule.RefusalRepublishing:    "该触发器正在重新发布，请稍后重试。",
 	schedule.RefusalStalePin: "该触发器固定在其任务的较旧修订版上，而不是任务当前的修订版：在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；" +
-		"请应用同时写有该任务和该触发器的定义文件，并启用该任务（执行 `ql apply`）。",
+		"请应用同时写有该任务和该触发器的定义文件，并启用该任务（执行 `ql apply -f FILE`）。",
 	apply.RefusalTaskDisabled: "任务“{task}”已停用，因此触发器“{trigger}”什么都不运行，立即运行与回填也不执行；" +
-		"任务只能由它的定义文件启用：在文件中为任务“{task}”设置 enabled: true，并与该触发器一起应用（执行 `ql apply`，或在“定义”页面应用）。",
+		"任务只能由它的定义文件启用：在文件中为任务“{task}”设置 enabled: true，并与该触发器一起应用（执行 `ql apply -f FILE`，或在“定义”页面应用）。",
 	apply.RefusalTaskRepublished: "任务“{task}”已重新发布（修订版 {revision}），但触发器“{trigger}”没有随之发布，仍固定在该任务的修订版 {pinned}：" +
-		"在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；请应用同时写有该任务和该触发器的定义文件（执行 `ql apply`，或在“定义”页面应用）。",
+		"在它与任务一起重新发布之前，它什么都不运行，立即运行与回填也不执行；请应用同时写有该任务和该触发器的定义文件（执行 `ql apply -f FILE`，或在“定义”页面应用）。",
 	schedule.RefusalNotATriggerID:    "这不是触发器 ID：请使用 `ql triggers list -o json` 列出的 triggerId。",
 	schedule.RefusalBackfillReversed: "回填窗口的起始时间晚于截止时间；请先填较早的时间。",
 	schedule.RefusalBackfillFuture:   "回填窗口不能延伸到未来：回填只为已经到期的发生时刻创建运行；请把截止时间设为现在或更早。",

@@ -49,7 +49,7 @@ func storedCronRefusal(triggerID string, err error, remedy string) error {
 	if pe := (*cron.ParseError)(nil); errors.As(err, &pe) && pe.Part == "timezone" {
 		// The parser's own advice, to write another zone, reads as if the
 		// zone were a typing mistake: it was valid where it was published.
-		then := "; or apply the trigger again with a zone this host knows (`ql apply`, or Definitions in the console): its publish replaces the revision that names this zone"
+		then := "; or apply the trigger again with a zone this host knows (`ql apply -f FILE`, or Definitions in the console): its publish replaces the revision that names this zone"
 		if remedy == RemedyZoneData {
 			then = "; its project cannot be made active on this host until then, and an archived project takes no new revision of the trigger"
 		}

@@ -150,7 +150,7 @@ func TestATriggerLeftOnAnOldRevisionOfItsTaskIsRefusedSayingHowToRunItAgain(t *t
 	now := time.Now()
 	apply(task + "    enabled: false\n")
 	en := "task report is disabled, so nothing of trigger nightly runs, run now and backfill included; only its definitions file enables a task: " +
-		"set enabled: true on task report in the file and apply it with the trigger (<code>ql apply</code>, or on the Definitions page of the console)"
+		"set enabled: true on task report in the file and apply it with the trigger (<code>ql apply -f FILE</code>, or on the Definitions page of the console)"
 	zh := "任务“report”已停用，因此触发器“nightly”什么都不运行，立即运行与回填也不执行；任务只能由它的定义文件启用：在文件中为任务“report”设置 enabled: true，并与该触发器一起应用"
 	for _, step := range []string{"/run", "/backfill/preview", "/backfill"} {
 		for _, l := range []struct{ lang, want, not string }{{"en", en, "republished; try again"}, {"zh", zh, "请稍后重试"}} {

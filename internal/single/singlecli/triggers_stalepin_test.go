@@ -18,8 +18,11 @@ func TestARunNowOfATriggerItsDisabledTaskLeftBehindSaysWhyAndWhatMendsIt(t *test
 	dir := installedDir(t)
 	applyDefs(t, dir, unlistedFile("daily"))
 	applyDefs(t, dir, "project: demo\ntasks:\n  - {name: hello, script: echo hi, enabled: false}\n")
-	const said = "task hello is disabled, so nothing of trigger daily runs, run now and backfill included; only its definitions file enables a task: " +
-		"set enabled: true on task hello in the file and apply it with the trigger (`ql-edge apply"
+	const why = "task hello is disabled, so nothing of trigger daily runs, run now and backfill included; only its definitions file enables a task: " +
+		"set enabled: true on task hello in the file and apply it with the trigger "
+	// The command to paste: this binary's, reaching the data directory
+	// the refused command did; the API says it in ql's name.
+	said := why + "(`ql-edge apply -f FILE --data-dir " + dir + "`, or on the Definitions page of the console)"
 	clean := func(what, msg string) {
 		t.Helper()
 		for _, not := range []string{"republish", "try again", "replica", "worker", "cluster", "PostgreSQL", "`ql "} {
@@ -48,7 +51,7 @@ func TestARunNowOfATriggerItsDisabledTaskLeftBehindSaysWhyAndWhatMendsIt(t *test
 	st, body := call(t, "POST", base+"/api/v1/triggers/"+id+"/run", operator, `{"requestId": "left-behind"}`)
 	e, _ := body["error"].(map[string]any)
 	msg, _ := e["message"].(string)
-	if st != 409 || e["reason"] != "task_disabled" || !strings.Contains(msg, strings.Replace(said, "ql-edge", "ql", 1)) {
+	if st != 409 || e["reason"] != "task_disabled" || !strings.Contains(msg, why+"(`ql apply -f FILE`, or on the Definitions page of the console)") {
 		t.Errorf("run now over the API: %d %v; want 409, task_disabled, saying %q", st, body, said)
 	}
 	b, _ := json.Marshal(body)

@@ -124,7 +124,7 @@ func TestTriggersListSaysTheNextFireOfAZoneThisHostLacksIsNotWorkedOut(t *testin
 		!strings.Contains(list.out, "\napi/bravo: none worked out here ("+refusal) || !strings.Contains(list.out, "point ZONEINFO at one that has the zone") {
 		t.Fatalf("triggers list: exit %d %q %q; want bravo's next fire said not worked out here, with why", list.code, list.out, list.err)
 	}
-	if !strings.Contains(list.out, "(`ql-edge apply --data-dir "+dir+"`, or Definitions") {
+	if !strings.Contains(list.out, "(`ql-edge apply -f FILE --data-dir "+dir+"`, or Definitions") {
 		t.Errorf("triggers list %q; want the note's command as this binary, on this data directory", list.out)
 	}
 	if !regexp.MustCompile(`(?m)^api +alpha +.* UTC +\d{4}-`).MatchString(list.out) {
