@@ -97,8 +97,13 @@ func listedProject(ctx context.Context, b *Backend, s string) (string, error) {
 	default:
 		return "", err
 	}
-	// Any failure (none has that name, a server of an earlier build
-	// without the route) keeps the error naming what --project takes.
+	// The definitions know every project: one they lack was never
+	// applied, which "has no triggers" would leave in doubt. Any other
+	// failure (a server of an earlier build without the route) keeps the
+	// error naming what --project takes.
+	if qlerror.ReasonOf(ferr) == catalog.RefusalProjectMissing {
+		return "", qlerror.New(qlerror.NotFound, "no project named %q: none was applied under that name; `ql apply -f FILE` creates it, and --project takes a name or an id", s)
+	}
 	if ferr != nil || found == "" {
 		return "", err
 	}

@@ -29,8 +29,8 @@ func TestAListingOfAProjectWithNoTriggerYetIsEmptyOverTheAPITooNotAnError(t *tes
 			}
 		}
 		got = overAPI(t, base, append(cmd, "--project", "never")...)
-		if got.code != 1 || !strings.Contains(got.err, `no project named "never"`) {
-			t.Errorf("%v --project never over the API: exit %d %q; want exit 1 naming it", cmd, got.code, got.err)
+		if got.code != 1 || !strings.Contains(got.err, `no project named "never": none was applied under that name`) {
+			t.Errorf("%v --project never over the API: exit %d %q; want exit 1 naming it as never applied", cmd, got.code, got.err)
 		}
 	}
 }

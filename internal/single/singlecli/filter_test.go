@@ -123,8 +123,8 @@ func TestAListingOfAProjectWithNoTriggerYetIsEmptyNotAnError(t *testing.T) {
 			}
 		}
 		code, _, errOut = ql(t, append(cmd, "--data-dir", dir, "--project", "never")...)
-		if code != 1 || !strings.Contains(errOut, `no project named "never"`) {
-			t.Errorf("%v --project never: exit %d %q; want exit 1 naming it", cmd, code, errOut)
+		if code != 1 || !strings.Contains(errOut, `no project named "never": none was applied under that name; `+"`ql-edge apply -f FILE --data-dir "+dir+"` creates it") {
+			t.Errorf("%v --project never: exit %d %q; want exit 1 naming it as never applied, with the command that creates it", cmd, code, errOut)
 		}
 	}
 }
