@@ -65,7 +65,7 @@ the exit code is 0 however the Run ended.`,
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addServerFlag(c, &db)
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the run ends")
-	c.Flags().BoolVar(&exitStatus, "exit-status", false, "exit 0 if the run succeeded, 6 if it ended otherwise (failed, timed_out, lost, cancelled); without -f the run must have ended")
+	c.Flags().BoolVar(&exitStatus, "exit-status", false, "exit 0 if the run succeeded, 6 if it ended otherwise (failed, timed_out, lost, cancelled); without -f the run must have ended; not with --attempt, since it tells how the whole run ended")
 	c.Flags().Int64Var(&attempt, "attempt", 0, "print the attempt of this number, as "+opts.Binary+" runs show lists them (default: the latest)")
 	return c
 }

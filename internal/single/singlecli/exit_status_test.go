@@ -63,6 +63,14 @@ func TestRunsLogsExitStatusExitsSixUnlessTheRunSucceeded(t *testing.T) {
 	if code, out, errOut := ql(t, "runs", "logs", "-f", "--exit-status", ok, "--data-dir", dir); code != 0 || out != "all good\n" || !strings.Contains(errOut, "ended: succeeded") {
 		t.Fatalf("logs -f --exit-status of a succeeding Run: exit %d, %q, stderr %q; want 0", code, out, errOut)
 	}
+	// It tells how the whole Run ended, so one attempt's log cannot take
+	// it, as the flag's help says.
+	if code, out, errOut := ql(t, "runs", "logs", "-f", "--exit-status", "--attempt", "1", bad, "--data-dir", dir); code != 2 || out != "" || !strings.Contains(errOut, "leave out --attempt") {
+		t.Fatalf("logs -f --exit-status --attempt 1: exit %d, %q, stderr %q; want 2, saying to leave out --attempt", code, out, errOut)
+	}
+	if _, help, _ := ql(t, "runs", "logs", "--help"); !strings.Contains(help, "not with --attempt, since it tells how the whole run ended") {
+		t.Errorf("runs logs --help %q; want --exit-status's help to say it does not go with --attempt", help)
+	}
 	if code, out, _ := ql(t, "runs", "logs", "-f", bad, "--data-dir", dir); code != 0 || out != "broken\n" {
 		t.Fatalf("logs -f of a failed Run without --exit-status: exit %d, %q; want 0, as before", code, out)
 	}
