@@ -117,8 +117,11 @@ func (w Waiting) Message() string {
 			return fmt.Sprintf("the server already runs %s, as many as its --concurrency (%d) allows; as one finishes it starts the Run queued first, this one in its turn",
 				plural.Count(w.Running, "command", "commands"), w.Concurrency)
 		}
-		return fmt.Sprintf("the server runs %s now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once, "+
-			"and as one finishes it starts the Run queued first, this one in its turn", plural.Count(w.Running, "command", "commands"))
+		// A reader beside the server cannot know the bound, nor whether
+		// the server simply has not taken this Run yet (a Run admitted a
+		// moment ago waits so too): both are said.
+		return fmt.Sprintf("the server runs %s now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once: "+
+			"at that bound, as one finishes it starts the Run queued first, this one in its turn; under it, it starts this one in a moment", plural.Count(w.Running, "command", "commands"))
 	case WaitNoServer:
 		return fmt.Sprintf("no `ql serve` runs on this data directory (%s), so nothing starts it; start one with `ql serve --data-dir %s`",
 			w.DataDir, shellquote.Quote(w.DataDir))

@@ -108,7 +108,7 @@ func TestAQueuedRunReadBesideARunningServerNeverSaysNoServer(t *testing.T) {
 	}
 	second := queueRun(t, dir, "second")
 	code, out, errOut := ql(t, "runs", "show", second, "--data-dir", dir)
-	want := "\nwaiting    the server runs 1 command now; its --concurrency (`ql-edge serve --concurrency N`) bounds how many run at once, and as one finishes it starts the Run queued first, this one in its turn\n"
+	want := "\nwaiting    the server runs 1 command now; its --concurrency (`ql-edge serve --concurrency N`) bounds how many run at once: at that bound, as one finishes it starts the Run queued first, this one in its turn; under it, it starts this one in a moment\n"
 	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "no `ql-edge serve` runs") {
 		t.Fatalf("runs show beside the server: %d %q %q; want %q and never that no server runs", code, out, errOut, want)
 	}
