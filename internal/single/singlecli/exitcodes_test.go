@@ -51,15 +51,19 @@ func TestInputTheStoreRefusesExitsTwoAndARefusalByStateExitsFour(t *testing.T) {
 
 // A request the trigger's overlap policy refuses exits 3, in text and in
 // JSON, having said so as the command says what it did: `triggers run`
-// ("not run") and `runs rerun` ("not re-run"). Forced, the run exits 0.
-func TestARequestTheOverlapPolicyRefusesExitsThree(t *testing.T) {
+// ("not run") and `runs rerun` ("not re-run"), naming the unfinished Run
+// it was refused beside, in text with the command that shows it and in
+// JSON as "unfinished", so the user can look at it or cancel it. Forced,
+// the run exits 0.
+func TestARequestTheOverlapPolicyRefusesExitsThreeNamingTheEarlierRun(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
 	applyDefs(t, dir, manualFile)
 	type result struct {
-		RunID   string `json:"runId"`
-		Created bool   `json:"created"`
-		Skipped string `json:"skipped"`
+		RunID      string `json:"runId"`
+		Created    bool   `json:"created"`
+		Skipped    string `json:"skipped"`
+		Unfinished string `json:"unfinished"`
 	}
 	run := func(wantCode int, args ...string) result {
 		t.Helper()
@@ -78,19 +82,20 @@ func TestARequestTheOverlapPolicyRefusesExitsThree(t *testing.T) {
 	if !queued.Created {
 		t.Fatalf("run r2 after r1 was cancelled: %+v, want a new Run", queued)
 	}
-	if r := run(3, "triggers", "run", "hourly", "--request-id", "r3"); r.Skipped != "overlap" || r.Created {
-		t.Fatalf("run r3 behind r2: %+v, want it skipped by overlap", r)
+	if r := run(3, "triggers", "run", "hourly", "--request-id", "r3"); r.Skipped != "overlap" || r.Created || r.Unfinished != queued.RunID {
+		t.Fatalf("run r3 behind r2: %+v, want it skipped by overlap naming %s", r, queued.RunID)
 	}
+	show := "`ql-edge runs show " + queued.RunID + " --data-dir " + dir + "`"
 	code, out, errOut := ql(t, "triggers", "run", "hourly", "--request-id", "r3", "--data-dir", dir)
-	if code != 3 || !strings.Contains(out, "trigger hourly: not run (overlap") || errOut != "" {
-		t.Fatalf("run r3 behind r2, in text: %d %q %q; want exit 3 and only the report", code, out, errOut)
+	if code != 3 || !strings.Contains(out, "trigger hourly: not run (overlap") || !strings.Contains(out, "the earlier run "+queued.RunID) || !strings.Contains(out, show) || errOut != "" {
+		t.Fatalf("run r3 behind r2, in text: %d %q %q; want exit 3 and only the report, naming %s and %s", code, out, errOut, queued.RunID, show)
 	}
-	if r := run(3, "runs", "rerun", first.RunID, "--request-id", "again"); r.Skipped != "overlap" || r.Created {
-		t.Fatalf("rerun of the cancelled run behind r2: %+v, want it skipped by overlap", r)
+	if r := run(3, "runs", "rerun", first.RunID, "--request-id", "again"); r.Skipped != "overlap" || r.Created || r.Unfinished != queued.RunID {
+		t.Fatalf("rerun of the cancelled run behind r2: %+v, want it skipped by overlap naming %s", r, queued.RunID)
 	}
 	code, out, _ = ql(t, "runs", "rerun", first.RunID, "--request-id", "again", "--data-dir", dir)
-	if code != 3 || !strings.Contains(out, "not re-run (overlap") {
-		t.Fatalf("rerun behind r2, in text: %d %q; want exit 3 and the report", code, out)
+	if code != 3 || !strings.Contains(out, "not re-run (overlap") || !strings.Contains(out, "the earlier run "+queued.RunID) || !strings.Contains(out, show) {
+		t.Fatalf("rerun behind r2, in text: %d %q; want exit 3 and the report, naming %s and %s", code, out, queued.RunID, show)
 	}
 	if r := run(0, "triggers", "run", "hourly", "--request-id", "r3", "--force"); !r.Created {
 		t.Fatalf("forced run r3: %+v, want a new Run", r)
