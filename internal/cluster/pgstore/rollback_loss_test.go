@@ -53,8 +53,12 @@ func TestARollbackThatNeverAnswersIsBoundedAndReportedLost(t *testing.T) {
 	default:
 		t.Fatalf("the proxy never held a ROLLBACK (commit: %+v, %v): the fault did not happen", res, err)
 	}
-	if took < rollbackTimeout {
-		t.Fatalf("the commit returned after %s, before the ROLLBACK limit of %s: the ROLLBACK was not the one held", took, rollbackTimeout)
+	// Two limits of the same length end a held ROLLBACK: its own, and
+	// the runtime role's idle-in-transaction bound, which has the server
+	// end the session a few milliseconds sooner or later. Either way the
+	// commit waited for the held ROLLBACK; one not held answers at once.
+	if took < rollbackTimeout-time.Second {
+		t.Fatalf("the commit returned after %s, long before the ROLLBACK limit of %s: the ROLLBACK was not the one held", took, rollbackTimeout)
 	}
 	if res.Outcome != schedule.Raced || res.Reason != schedule.ReasonProjectInactive {
 		t.Fatalf("commit after archiving, ROLLBACK held: %s (%s), want raced (project_inactive)", res.Outcome, res.Reason)
