@@ -72,15 +72,10 @@ func (c *Console) editSchedulePreview(w http.ResponseWriter, r *http.Request, s 
 	if c.editScheduleRefused(w, r, s, d.EditSchedule, err) {
 		return
 	}
-	errs, failed := c.formFile(w, r, s, text, err, editScheduleLabel)
-	switch {
-	case failed:
-	case len(errs) > 0:
+	c.previewFormFile(w, r, s, text, err, editScheduleLabel, formOrigin{form: originEditSchedule, expect: expect}, func(errs []string) {
 		d.Errors = errs
 		c.render(w, r, http.StatusBadRequest, "editschedule", s, d)
-	default:
-		c.definitionsText(w, r, s, true, string(text), formOrigin{form: originEditSchedule, expect: expect})
-	}
+	})
 }
 
 // editScheduleRefused answers err as editTaskRefused does for a task.

@@ -75,15 +75,10 @@ func (c *Console) editTaskPreview(w http.ResponseWriter, r *http.Request, s *ses
 	if c.editTaskRefused(w, r, s, d.EditTask, err) {
 		return
 	}
-	errs, failed := c.formFile(w, r, s, text, err, editTaskLabel)
-	switch {
-	case failed:
-	case len(errs) > 0:
+	c.previewFormFile(w, r, s, text, err, editTaskLabel, formOrigin{form: originEditTask, expect: expect}, func(errs []string) {
 		d.Errors = errs
 		c.render(w, r, http.StatusBadRequest, "edittask", s, d)
-	default:
-		c.definitionsText(w, r, s, true, string(text), formOrigin{form: originEditTask, expect: expect})
-	}
+	})
 }
 
 // editTaskRefused answers err, a refusal of sent (the form as sent, or

@@ -10,6 +10,23 @@ import (
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
+// previewFormFile answers a form's preview with the definitions file it
+// wrote (text; err: its writer's refusal): the file's mistakes go back to
+// the form through again, which shows them beside what was typed; a file
+// without mistakes is previewed as the definitions page previews one, with
+// origin so that applying it names only what the form showed.
+func (c *Console) previewFormFile(w http.ResponseWriter, r *http.Request, s *session, text []byte, err error,
+	labelOf func(path string) string, origin formOrigin, again func(errs []string)) {
+	errs, failed := c.formFile(w, r, s, text, err, labelOf)
+	switch {
+	case failed:
+	case len(errs) > 0:
+		again(errs)
+	default:
+		c.definitionsText(w, r, s, true, string(text), origin)
+	}
+}
+
 // formFile checks text, the definitions file a form wrote (err: its
 // writer's refusal), as its preview will: parsed, then planned, so that
 // what the store would refuse (a project archived) is said on the form

@@ -54,15 +54,10 @@ func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	text, err := apply.NewTaskFile(r.Context(), c.cfg.Export, d.NewTask)
-	errs, failed := c.formFile(w, r, s, text, err, d.label)
-	switch {
-	case failed:
-	case len(errs) > 0:
+	c.previewFormFile(w, r, s, text, err, d.label, formOrigin{form: originNewTask}, func(errs []string) {
 		d.Errors = errs
 		c.renderNewTask(w, r, s, http.StatusBadRequest, d)
-	default:
-		c.definitionsText(w, r, s, true, string(text), formOrigin{form: originNewTask})
-	}
+	})
 }
 
 func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *session, status int, d newTaskData) {
