@@ -48,7 +48,7 @@ func projectByName(ctx context.Context, q querier, name string) (project.Project
 	var status string
 	err := q.QueryRow(ctx, sqlProjectByName, name).Scan(&p.ID, &p.Name, &status, &p.Notifications)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return project.Project{}, qlerror.New(qlerror.NotFound, "project %q does not exist; create it first", name).Because(catalog.RefusalProjectMissing, "name", name)
+		return project.Project{}, catalog.ProjectMissing(name)
 	}
 	if err != nil {
 		return project.Project{}, err

@@ -14,6 +14,14 @@ const RefusalProjectArchived qlerror.Reason = "publish_to_archived_project"
 // project has (name), as both adapters refuse it.
 const RefusalProjectMissing qlerror.Reason = "project_missing"
 
+// ProjectMissing is the refusal of a read of a project by a name no
+// project has: both adapters say it in these words, which name the way to
+// create one (the API passes them on as they are).
+func ProjectMissing(name string) error {
+	return qlerror.New(qlerror.NotFound, "project %q does not exist; a definitions file that names it creates it: `ql apply -f FILE`", name).
+		Because(RefusalProjectMissing, "name", name)
+}
+
 // The rules of a publish's fences, written once so that both adapters
 // reject the same items with the same words; the adapters only read what
 // the rules need, inside their transactions, and write what they allow.

@@ -21,7 +21,7 @@ func (s *Store) ProjectDefinitions(ctx context.Context, name string, limit int) 
 		p := &d.Project
 		err := tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
 		if errors.Is(err, sql.ErrNoRows) {
-			return projectMissing(name)
+			return catalog.ProjectMissing(name)
 		}
 		if err != nil {
 			return err

@@ -18,15 +18,9 @@ func (s *Store) ProjectByName(ctx context.Context, name string) (project.Project
 	var p project.Project
 	err := s.readPool().QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
 	if errors.Is(err, sql.ErrNoRows) {
-		return p, projectMissing(name)
+		return p, catalog.ProjectMissing(name)
 	}
 	return p, mapErr(err, "read project "+name)
-}
-
-// projectMissing is the refusal of a read of a project by a name no
-// project has.
-func projectMissing(name string) error {
-	return qlerror.New(qlerror.NotFound, "project %q does not exist; create it with ql apply", name).Because(catalog.RefusalProjectMissing, "name", name)
 }
 
 // ProjectSave inserts the project or updates its name and status.

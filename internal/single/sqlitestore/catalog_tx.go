@@ -59,7 +59,7 @@ func (c *catalogTx) ProjectByName(ctx context.Context, name string) (project.Pro
 	var p project.Project
 	err := c.tx.QueryRowContext(ctx, qProjectByName, name).Scan(&p.ID, &p.Name, &p.Status, &p.Notifications)
 	if errors.Is(err, sql.ErrNoRows) {
-		return p, projectMissing(name)
+		return p, catalog.ProjectMissing(name)
 	}
 	return p, err
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
@@ -61,6 +62,9 @@ func testProjectSaveChanges(t *testing.T, f Fixture) {
 	}
 	_, err = f.Catalog.ProjectByName(t.Context(), "missing")
 	requireCode(t, err, qlerror.NotFound, "unknown project")
+	if qlerror.ReasonOf(err) != catalog.RefusalProjectMissing || !strings.Contains(err.Error(), "`ql apply -f FILE`") {
+		t.Fatalf("unknown project: %v (reason %q); want project_missing naming `ql apply -f FILE`", err, qlerror.ReasonOf(err))
+	}
 }
 
 func testProjectNameUnique(t *testing.T, f Fixture) {
