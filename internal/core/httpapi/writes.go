@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -48,9 +49,38 @@ func (a *api) decodeBody(r *http.Request, v any) error {
 	strict := json.NewDecoder(bytes.NewReader(raw))
 	strict.DisallowUnknownFields()
 	if err := strict.Decode(v); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			takes := "no field: send {} or no body"
+			if fields := jsonFields(v); len(fields) > 0 {
+				takes = strings.Join(fields, ", ")
+			}
+			return qlerror.New(qlerror.Invalid, "the request body has the field %s, which this endpoint does not take; it takes %s", name, takes)
+		}
 		return bodyError(err)
 	}
 	return nil
+}
+
+// jsonFields names the fields of the JSON object v (a pointer to a
+// struct) decodes from, in the struct's order: a misspelt field is
+// answered with the right spellings.
+func jsonFields(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var names []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+	}
+	return names
 }
 
 // bodyError says what is wrong with a body in the request's own terms

@@ -272,8 +272,9 @@ func TestTheCLISendsNoTokenOverPlainHTTPToAnotherHost(t *testing.T) {
 
 // A write's body is one JSON object sent as JSON: null, an array, a form or
 // a field of the wrong type is refused with a message in the request's own
-// terms (JSON types, field names), never the server's Go types; a pause
-// note with a control character is refused naming it.
+// terms (JSON types, field names), never the server's Go types; a field the
+// endpoint does not take is refused naming the ones it takes; a pause note
+// with a control character is refused naming it.
 func TestAWriteBodyIsOneJSONObjectAndItsErrorsSpeakJSON(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -291,6 +292,7 @@ func TestAWriteBodyIsOneJSONObjectAndItsErrorsSpeakJSON(t *testing.T) {
 		`[]`:                             "is an array, not a JSON object",
 		`"note"`:                         "is a string, not a JSON object",
 		`{"note":5}`:                     `the field "note" is a JSON number`,
+		`{"reason":"upgrade"}`:           `the field "reason", which this endpoint does not take; it takes note`,
 		`{"note":"a`:                     "ends inside its JSON value",
 		`note=hello`:                     "not valid JSON at byte",
 		`{"note":"a\u001b[31mred"}`:      "U+001B",
