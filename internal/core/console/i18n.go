@@ -97,7 +97,7 @@ var messages = map[string]map[string]string{
 		"local.edge":            "Running commands on other machines takes the full ql binary.",
 		"oldest":                "oldest due", "workers": "Workers", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat",
 		"th.sessions": "Sessions", "th.freeslots": "Free slots", "labels": "Labels",
-		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "lastrun": "Last run", "run.taskrev": "(revision %d)", "yours": "your time: %s", "nofires": "none: the trigger has ended",
+		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "lastrun": "Last run", "run.taskrev": "(revision %d)", "run.nextretry": "Next retry", "yours": "your time: %s", "nofires": "none: the trigger has ended",
 		"zone.unknown": "This server knows no time zone %q (zone names are case-sensitive, such as Europe/Berlin or America/New_York); times are shown in %s, as before.",
 		"zone.case":    "This server knows no time zone %q (zone names are case-sensitive): did you mean %s? Times are shown in %s, as before.",
 		"zone.local":   "“Local” would be this server's own zone, which the console never implies (as triggers never do): give an IANA zone name, such as Asia/Shanghai, Europe/Berlin or UTC. Times are shown in %s, as before.",
@@ -303,7 +303,7 @@ var messages = map[string]map[string]string{
 		"local.edge":            "要在其他机器上执行命令，需要完整版的 ql 程序。",
 		"oldest":                "最早到期", "workers": "执行节点", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳",
 		"th.sessions": "会话", "th.freeslots": "空闲槽位", "labels": "标签",
-		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（修订版 %d）", "yours": "你的时间：%s", "nofires": "无：触发器已结束",
+		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（修订版 %d）", "run.nextretry": "下次重试", "yours": "你的时间：%s", "nofires": "无：触发器已结束",
 		"zone.unknown": "此服务器不认识时区“%s”（时区名区分大小写，如 Europe/Berlin、America/New_York）；时间仍按 %s 显示。",
 		"zone.case":    "此服务器不认识时区“%s”（时区名区分大小写）：是否应写作 %s？时间仍按 %s 显示。",
 		"zone.local":   "“Local” 指本服务器自身的时区，控制台不会默认采用它（触发器也不会）：请写 IANA 时区名，如 Asia/Shanghai、Europe/Berlin 或 UTC。时间仍按 %s 显示。",
@@ -661,10 +661,12 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
 			return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
 		},
-		"waiting": waitingText,
-		"rule":    ruleText,
-		"word":    word,
-		"when":    when,
+		"waiting":    waitingText,
+		"runStarted": runStarted,
+		"nextRetry":  nextRetry,
+		"rule":       ruleText,
+		"word":       word,
+		"when":       when,
 		"whenPtr": func(ms *int64, zone string) string {
 			if ms == nil {
 				return "—"

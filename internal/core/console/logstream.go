@@ -64,10 +64,10 @@ var errLate = errors.New("a read of the live log ran out of its time limit")
 // JSON strings, each with the position its text reaches as its id, a
 // "state" event with the Run's state and its words at the start and at
 // each change until the end (the stream cannot know what state the page
-// showed; the page compares), an "attempts" and an "events" event with
-// the rows of the page's attempts and events tables at the start and each
-// time they change until the end (liveTables), and one "end" event with
-// the run's state.
+// showed; the page compares), a "facts", an "attempts" and an "events"
+// event with the page's facts and the rows of its attempts and events
+// tables at the start and each time they change until the end
+// (liveTables), and one "end" event with the run's state.
 // Without ?attempt it starts at the latest attempt and goes on through
 // the attempts a retry creates, until the run ends; with ?attempt=N it
 // sends attempt N's output until that attempt has ended. A reconnecting

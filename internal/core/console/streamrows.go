@@ -7,16 +7,17 @@ import (
 	"github.com/qinglong/qinglong/internal/core/run"
 )
 
-// liveTables are the tables of a Run's page its live log keeps true, each
-// the name of the template rendering its rows and of the event sending
-// them: the attempts (a waiting attempt that starts, when it started, its
-// log so far, a retry's new attempt) and the events (a worker's grant, the
-// start, a retry's wait). A reload would replace the live stream the page
-// follows, so the rows change in place.
-var liveTables = []string{"attempts", "events"}
+// liveTables are the parts of a Run's page its live log keeps true, each
+// the name of the template rendering it and of the event sending it: the
+// facts above the tables (its state, when it started, the next retry, why
+// it waits), the attempts (a waiting attempt that starts, when it started,
+// its log so far, a retry's new attempt) and the events (a worker's grant,
+// the start, a retry's wait). A reload would replace the live stream the
+// page follows, so they change in place.
+var liveTables = []string{"facts", "attempts", "events"}
 
 // rowsEvent is the data of the event named table: the rows of the Run
-// page's table for d, rendered by the page's own template with p (the
+// page's table (or its facts) for d, rendered by the page's own template with p (the
 // page the stream's request would show: its language, zone and session),
 // as a JSON string. The words and the markup stay the template's alone.
 func (c *Console) rowsEvent(p page, d run.Detail, table string) ([]byte, error) {

@@ -19,8 +19,8 @@
 })();
 
 // Live log tail: the run page's <pre data-stream> follows the run's
-// output over server-sent events, keeps the state line, the attempts and
-// the events tables true as the Run goes from queued to running and
+// output over server-sent events, keeps the facts (its state line among
+// them), the attempts and the events tables true as the Run goes from queued to running and
 // retries, and reloads the page when the run ends, so its final state and
 // exit code show, or says why it stopped. An ended attempt's output is on
 // the page already, in a <pre> with no stream to follow.
@@ -48,22 +48,24 @@
     st.setAttribute("data-state", s.state);
     st.className = "state state-" + s.state;
   });
-  // The rows of the attempts and the events tables, rendered by the
-  // server as the page renders them, each time they change: a waiting
-  // attempt that starts says it runs, when it started and offers its log
-  // so far, a retry's new attempt shows, and so do the events that come
-  // (a worker's grant, the start, a retry's wait), without a reload. Each
-  // row is compared as this browser writes it out, a <details> opened or
-  // not, and only a row that reads differently is put in place of the
-  // old one (a message or a stored payload opened stays open); the rows
-  // the stream starts with are most often those shown.
+  // The Run's facts above its tables and the rows of the attempts and
+  // the events tables, rendered by the server as the page renders them,
+  // each time they change: the facts say when the Run started and when
+  // it retries, a waiting attempt that starts says it runs, when it
+  // started and offers its log so far, a retry's new attempt shows, and
+  // so do the events that come (a worker's grant, the start, a retry's
+  // wait), without a reload. Each fact or row is compared as this browser
+  // writes it out, a <details> opened or not, and only one that reads
+  // differently is put in place of the old one (a message or a stored
+  // payload opened stays open); what the stream starts with is most
+  // often what is shown.
   function sameRow(row, fresh) {
     var shown = row.cloneNode(true), opened = shown.querySelectorAll("details[open]");
     for (var i = 0; i < opened.length; i++) { opened[i].removeAttribute("open"); }
     return shown.outerHTML === fresh.outerHTML;
   }
-  function liveRows(id) {
-    es.addEventListener(id, function (e) {
+  function liveRows(event, id) {
+    es.addEventListener(event, function (e) {
       var body = document.getElementById(id), rows = document.createElement("template");
       if (!body) { return; }
       rows.innerHTML = JSON.parse(e.data);
@@ -75,8 +77,9 @@
       while (old.length > fresh.length) { body.removeChild(old[old.length - 1]); }
     });
   }
-  liveRows("attempts");
-  liveRows("events");
+  liveRows("facts", "run-facts");
+  liveRows("attempts", "attempts");
+  liveRows("events", "events");
   // A queued cluster Run's reason to wait, as it changes: a worker that
   // connects or frees a slot takes the notice away.
   es.addEventListener("waiting", function (e) {
