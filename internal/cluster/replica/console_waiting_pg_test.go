@@ -52,8 +52,9 @@ func TestTheConsoleRunPageSaysWhyAQueuedClusterRunWaits(t *testing.T) {
 		}
 		return body
 	}
-	// stream reads the run page's live stream until its first waiting
-	// event and returns that event's data.
+	// stream reads the run page's live stream until its first facts
+	// event and returns that event's data (the facts say why the Run
+	// waits).
 	stream := func() string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -69,7 +70,7 @@ func TestTheConsoleRunPageSaysWhyAQueuedClusterRunWaits(t *testing.T) {
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
-			if sc.Text() == "event: waiting" && sc.Scan() {
+			if sc.Text() == "event: facts" && sc.Scan() {
 				return sc.Text()
 			}
 		}
@@ -81,7 +82,7 @@ func TestTheConsoleRunPageSaysWhyAQueuedClusterRunWaits(t *testing.T) {
 		t.Fatalf("with no worker the run page does not say so:\n%s\n%s", en, zh)
 	}
 	if data := stream(); !strings.Contains(data, "No worker is connected") {
-		t.Fatalf("the live stream's waiting event is %q, want no worker connected", data)
+		t.Fatalf("the live stream's facts are %q, want them to say no worker is connected", data)
 	}
 
 	connect := func(name string, labels map[string]string) {

@@ -62,12 +62,11 @@ var errLate = errors.New("a read of the live log ran out of its time limit")
 
 // logStream sends a run's output as server-sent events: "log" events of
 // JSON strings, each with the position its text reaches as its id, a
-// "state" event with the Run's state and its words at the start and at
-// each change until the end (the stream cannot know what state the page
-// showed; the page compares), a "facts", an "attempts" and an "events"
-// event with the page's facts and the rows of its attempts and events
-// tables at the start and each time they change until the end
-// (liveTables), and one "end" event with the run's state.
+// "facts", an "attempts" and an "events" event with the page's facts
+// (its state line and why a queued Run waits among them) and the rows of
+// its attempts and events tables at the start and each time they change
+// until the end (liveTables; the stream cannot know what the page showed,
+// the page compares), and one "end" event with the run's state.
 // Without ?attempt it starts at the latest attempt and goes on through
 // the attempts a retry creates, until the run ends; with ?attempt=N it
 // sends attempt N's output until that attempt has ended. A reconnecting
@@ -116,25 +115,12 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	wait := logMinWait
-	waiting := ""
-	var shown run.State
 	rows := map[string][]byte{}
 	p := c.pageOf(r, s, nil)
 	for round := 0; ; round++ {
 		if round > 0 {
 			if d, err = c.runOf(ctx, id); err != nil {
 				c.stopStream(st, l, err)
-				return
-			}
-		}
-		// Only a queued Run has a reason to wait (no worker takes a
-		// cluster Run, a single-node server's slots are all held).
-		if text := waitingText(l, d.Waiting); text != waiting {
-			waiting = text
-			// A string always marshals; the stream is text/event-stream,
-			// never read as HTML.
-			b, _ := json.Marshal(text)
-			if err := st.send("event: waiting\ndata: %s\n\n", b); err != nil {
 				return
 			}
 		}
@@ -163,12 +149,6 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 		}
 		// An ended Run's state comes with "end", which reloads the page;
 		// a change before it is said ahead of the output that follows it.
-		if !done && d.Run.State != shown {
-			shown = d.Run.State
-			if err := st.send("event: state\ndata: %s\n\n", stateEvent(l, shown)); err != nil {
-				return
-			}
-		}
 		if !done {
 			if err := c.sendRows(st, p, d, rows); err != nil {
 				return

@@ -81,7 +81,12 @@ else touch ` + dir + `/tried; echo first; until [ -e ` + failed + ` ]; do sleep 
 			Retry: task.RetryPolicy{MaxAttempts: 2, On: []string{task.RetryOnFailed}}}, func(*Config) {})
 	c := consoleClient(t)
 	id := site.runNow(t, c, site.signIn(t, c, site.tokens[apitoken.Operate]))
-	waitFor(t, "the first attempt to run", 10*time.Second, func() bool { return site.runDetail(t, id).Run.State == "running" })
+	// The Run runs from its attempt's start on, a moment before the
+	// attempt itself says it runs (starting, then running).
+	waitFor(t, "the first attempt to run", 10*time.Second, func() bool {
+		d := site.runDetail(t, id)
+		return len(d.Attempts) == 1 && d.Attempts[0].State == "running"
+	})
 
 	_, events := site.logStream(t, c, "/runs/"+id+"/log?lang=en", "")
 	if rows := attemptRows(t, nextRows(t, events)); len(rows) != 1 || !strings.Contains(rows[0], `class="attempt-state">running</td>`) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -22,17 +23,12 @@ func heldSlotScript(release string) string {
 	return `echo started; until [ -e ` + release + ` ]; do sleep 0.05; done`
 }
 
-// runState is the data of a live log's "state" event.
-type runState struct {
-	State run.State `json:"state"`
-	Text  string    `json:"text"`
-}
-
 // A queued Run's live log says the Run's state as it goes on, in the words
-// of the page's state line in the page's language: the state it starts
-// with (queued), then running once the Run starts, ahead of its output, so
-// a page shown while the Run waited stops saying it is queued without
-// loading again; the end carries the final state, as before.
+// of the page's state line in the page's language, among the facts it
+// sends: the state it starts with (queued), then running once the Run
+// starts, ahead of its output, so a page shown while the Run waited stops
+// saying it is queued without loading again; the end carries the final
+// state, as before.
 func TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts(t *testing.T) {
 	t.Parallel()
 	release := filepath.Join(t.TempDir(), "release")
@@ -59,18 +55,21 @@ func TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts(t *testing.T) {
 	streams := map[string]*sseStream{}
 	for lang, want := range words {
 		_, events := site.logStream(t, c, "/runs/"+second+"/log?lang="+lang, "")
-		if got := stateOf(t, notWaiting(t, events)); got != (runState{run.Queued, want[0]}) {
-			t.Fatalf("%s: the queued Run's stream starts with %+v; want its state, queued, said %q", lang, got, want[0])
+		if got := stateOf(t, nextEvent(t, events, "facts", "log", "stopped", "end")); got != (runState{run.Queued, want[0]}) {
+			t.Fatalf("%s: the queued Run's stream starts with the state %+v; want queued, said %q", lang, got, want[0])
 		}
 		streams[lang] = events
 	}
 	site.cancel(t, c, csrf, first)
 	for lang, events := range streams {
-		e := notWaiting(t, events)
-		if got := stateOf(t, e); got != (runState{run.Running, words[lang][1]}) {
-			t.Fatalf("%s: after the slot freed the stream sent %+v; want the Run's new state, running, said %q", lang, got, words[lang][1])
+		got := runState{State: run.Queued}
+		for got.State == run.Queued {
+			got = stateOf(t, nextEvent(t, events, "facts", "log", "stopped", "end"))
 		}
-		if e := notWaiting(t, events); e.name != "log" || text(t, e) != "started\n" {
+		if got != (runState{run.Running, words[lang][1]}) {
+			t.Fatalf("%s: after the slot freed the stream's facts say %+v; want the Run's new state, running, said %q", lang, got, words[lang][1])
+		}
+		if e := nextEvent(t, events, "log", "stopped", "end"); e.name != "log" || text(t, e) != "started\n" {
 			t.Fatalf("%s: after the state running the stream sent %+v; want the Run's output", lang, e)
 		}
 	}
@@ -78,25 +77,33 @@ func TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for lang, events := range streams {
-		if e := notWaiting(t, events); e.name != "end" || e.data != `"succeeded"` {
-			t.Fatalf("%s: once the command finished the stream sent %+v; want its end, succeeded, and no state event before it", lang, e)
+		if e := nextEvent(t, events, "log", "stopped", "end"); e.name != "end" || e.data != `"succeeded"` {
+			t.Fatalf("%s: once the command finished the stream sent %+v; want its end, succeeded", lang, e)
 		}
 	}
 }
 
-// stateOf is a "state" event's data, failing the test for any other event.
-func stateOf(t *testing.T, e sseEvent) runState {
-	t.Helper()
-	var s runState
-	if e.name != "state" || json.Unmarshal([]byte(e.data), &s) != nil {
-		t.Fatalf("the stream sent %+v; want a state event", e)
-	}
-	return s
+// runState is what a facts event's state line says: the Run's state and
+// its words.
+type runState struct {
+	State run.State
+	Text  string
 }
 
-// notWaiting is the stream's next event but the reason the Run waits and
-// its tables' rows, which other tests read.
-func notWaiting(t *testing.T, events *sseStream) sseEvent {
+// stateLine finds the state line in the facts' HTML.
+var stateLine = regexp.MustCompile(`id="run-state" class="[^"]*" data-state="([a-z_]+)">([^<]*)</span>`)
+
+// stateOf is the state line of a "facts" event, failing the test for any
+// other event or facts without one.
+func stateOf(t *testing.T, e sseEvent) runState {
 	t.Helper()
-	return nextEvent(t, events, "state", "log", "stopped", "end")
+	var html string
+	if e.name != "facts" || json.Unmarshal([]byte(e.data), &html) != nil {
+		t.Fatalf("the stream sent %+v; want its facts", e)
+	}
+	m := stateLine.FindStringSubmatch(html)
+	if m == nil {
+		t.Fatalf("the facts %q have no state line", html)
+	}
+	return runState{run.State(m[1]), m[2]}
 }

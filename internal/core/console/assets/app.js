@@ -20,8 +20,8 @@
 
 // Live log tail: the run page's <pre data-stream> follows the run's
 // output over server-sent events, keeps the facts (its state line among
-// them), the attempts and the events tables true as the Run goes from queued to running and
-// retries, and reloads the page when the run ends, so its final state and
+// them), the attempts and the events tables true as the Run goes from
+// queued to running and retries, and reloads the page when the run ends, so its final state and
 // exit code show, or says why it stopped. An ended attempt's output is on
 // the page already, in a <pre> with no stream to follow.
 (function () {
@@ -36,25 +36,15 @@
     pre.scrollTop = pre.scrollHeight;
     if (empty && pre.textContent !== "") { empty.hidden = true; }
   });
-  // The Run's state while it goes on, in the words the server renders
-  // the line with: a page shown while the Run was queued says it runs
-  // once it does, in place, since a reload would replace this stream.
-  // The stream sends the state it starts with too, the same as the
-  // page's most often, which changes nothing then.
-  es.addEventListener("state", function (e) {
-    var st = document.getElementById("run-state"), s = JSON.parse(e.data);
-    if (!st || st.getAttribute("data-state") === s.state) { return; }
-    st.textContent = s.text;
-    st.setAttribute("data-state", s.state);
-    st.className = "state state-" + s.state;
-  });
   // The Run's facts above its tables and the rows of the attempts and
   // the events tables, rendered by the server as the page renders them,
-  // each time they change: the facts say when the Run started and when
-  // it retries, a waiting attempt that starts says it runs, when it
-  // started and offers its log so far, a retry's new attempt shows, and
-  // so do the events that come (a worker's grant, the start, a retry's
-  // wait), without a reload. Each fact or row is compared as this browser
+  // each time they change: the facts say the Run's state (a page shown
+  // while it was queued says it runs once it does), why a queued Run
+  // waits (a worker that connects or frees a slot takes the notice
+  // away), when it started and when it retries; a waiting attempt that
+  // starts says it runs, when it started and offers its log so far, a
+  // retry's new attempt shows, and so do the events that come (a
+  // worker's grant, the start, a retry's wait), without a reload. Each fact or row is compared as this browser
   // writes it out, a <details> opened or not, and only one that reads
   // differently is put in place of the old one (a message or a stored
   // payload opened stays open); what the stream starts with is most
@@ -80,15 +70,6 @@
   liveRows("facts", "run-facts");
   liveRows("attempts", "attempts");
   liveRows("events", "events");
-  // A queued cluster Run's reason to wait, as it changes: a worker that
-  // connects or frees a slot takes the notice away.
-  es.addEventListener("waiting", function (e) {
-    var dd = document.getElementById("run-waiting"), dt = document.getElementById("run-waiting-title");
-    if (!dd || !dt) { return; }
-    var text = JSON.parse(e.data);
-    dd.textContent = text;
-    dd.hidden = dt.hidden = text === "";
-  });
   // A read the server could not finish in time: the stream ends saying
   // so, and what to do; following again without a reload would only
   // meet the same wait.
