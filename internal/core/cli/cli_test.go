@@ -161,7 +161,7 @@ func TestAMalformedIDOrNameExitsTwoBeforeAnyDatabaseIsOpened(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"runs", "show", "nope"}, "give a run id as printed by `ql runs list`"},
+		{[]string{"runs", "show", "nope"}, "give a run id as printed by `ql runs list --data-dir "},
 		{[]string{"runs", "logs", "42"}, "not a canonical lower-case UUID"},
 		{[]string{"runs", "cancel", "0190C2B4-0000-7000-8000-000000000000"}, "not a canonical lower-case UUID"},
 		{[]string{"runs", "rerun", "x"}, "run id"},
@@ -169,7 +169,7 @@ func TestAMalformedIDOrNameExitsTwoBeforeAnyDatabaseIsOpened(t *testing.T) {
 		{[]string{"tokens", "revoke", "ci_"}, "token name"},
 		{[]string{"users", "create", "x y", "--role", "viewer"}, `user name: "x y"`},
 		{[]string{"users", "delete", "UPPER"}, "user name"},
-		{[]string{"notifications", "retry", "nope"}, "give a notification id as printed by `ql notifications list --state dead`"},
+		{[]string{"notifications", "retry", "nope"}, "give a notification id as printed by `ql notifications list --state dead --data-dir "},
 		{[]string{"runs", "logs", "0190c2b4-0000-7000-8000-000000000000", "--attempt", "0"}, "--attempt 0 is not an attempt number"},
 		{[]string{"runs", "list", "--state", "done"}, `--state "done" is not a run state; use one of created, queued, `},
 	} {

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/view"
 )
@@ -125,12 +124,7 @@ counted afresh. Retention deletes dead notifications older than the server's
 ` + apiHelp("notifications retry") + `
 The server logs the API token and the address it came from as who asked (the outbox keeps no record
 of it).`,
-		Args: oneChecked("notifications retry takes one notification id, as printed by `ql notifications list --state dead`", func(s string) error {
-			if err := ids.Validate("notification id", strings.TrimSpace(s)); err != nil {
-				return fmt.Errorf("%v; give a notification id as printed by `ql notifications list --state dead`", err)
-			}
-			return nil
-		}),
+		Args: oneID("notifications retry takes one notification id", "notification id", "notifications", "list", "--state", "dead"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
@@ -140,7 +134,7 @@ of it).`,
 			if b.Notifications == nil {
 				return fmt.Errorf("this build cannot retry notifications of this database")
 			}
-			m, err := b.Notifications.NotificationRetry(cmd.Context(), strings.TrimSpace(args[0]))
+			m, err := b.Notifications.NotificationRetry(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

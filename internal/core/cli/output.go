@@ -86,14 +86,21 @@ func oneChecked(usage string, check func(string) error) cobra.PositionalArgs {
 	}
 }
 
-// oneID takes one id of a kind, printed by lister (e.g. `ql runs list`).
-func oneID(usage, kind, lister string) cobra.PositionalArgs {
-	return oneChecked(usage, func(s string) error {
-		if err := ids.Validate(kind, s); err != nil {
-			return fmt.Errorf("%v; give a %s as printed by `%s`", err, kind, lister)
+// oneID takes one id of a kind, as the command lister (its words after
+// the binary) prints it. Both refusals name that command with the location
+// flags this one was given: pasted without them, it would list another
+// database's ids, or find none.
+func oneID(usage, kind string, lister ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		printed := "as printed by `" + suggest(cmd, lister...) + "`"
+		if len(args) != 1 {
+			return Usagef("%s, %s", usage, printed)
+		}
+		if err := ids.Validate(kind, args[0]); err != nil {
+			return Usagef("%v; give a %s %s", err, kind, printed)
 		}
 		return nil
-	})
+	}
 }
 
 // oneName takes one object name (a token's, a user's).

@@ -129,7 +129,7 @@ every matching worker is busy, or its trigger's overlap policy holds it behind a
 that no live worker could take for want of a worker (none connected, all draining, or none with its
 labels) also has, from a replica's sweep, one run.waiting event recording the reason and the labels
 it needs.`),
-		Args: oneID("runs show takes one run id", "run id", "ql runs list"),
+		Args: oneID("runs show takes one run id", "run id", "runs", "list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
@@ -270,7 +270,7 @@ func runsCancelCommand(opts Options) *cobra.Command {
 		Long:  runsCancelLong(opts),
 		Example: "  " + opts.Binary + " runs cancel 0190a4f2-0000-7000-8000-000000000000\n" +
 			"  " + opts.Binary + " runs cancel 0190a4f2-0000-7000-8000-000000000000 --api-url https://ql.example.com:8080",
-		Args: oneID("runs cancel takes one run id", "run id", "ql runs list"),
+		Args: oneID("runs cancel takes one run id", "run id", "runs", "list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {

@@ -46,7 +46,7 @@ same way; a Run that has not ended is refused (exit 2): add -f to wait for it. W
 the exit code is 0 however the Run ended.`,
 		Example: "  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000\n" +
 			"  " + opts.Binary + " runs logs 0190a4f2-0000-7000-8000-000000000000 -f --exit-status",
-		Args: oneID("runs logs takes one run id", "run id", "ql runs list"),
+		Args: oneID("runs logs takes one run id", "run id", "runs", "list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if attempt < 0 || (attempt == 0 && cmd.Flags().Changed("attempt")) {
 				return Usagef("--attempt %d is not an attempt number; give one that `%s` lists (1 is the first attempt), or leave it out for the latest", attempt, suggest(cmd, "runs", "show", args[0]))

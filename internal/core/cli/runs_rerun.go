@@ -34,7 +34,7 @@ will start the new Run, as for ` + "`" + opts.Binary + ` triggers run` + "`" + `
 ` + apiHelp("runs rerun") + opts.clusterOnly(" On the cluster the database path needs the runtime role's URL."),
 		Example: "  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000\n" +
 			"  " + opts.Binary + " runs rerun 0190a4f2-0000-7000-8000-000000000000 --request-id retry-7 --api-url https://ql.example.com:8080",
-		Args: oneID("runs rerun takes one run id", "run id", "ql runs list"),
+		Args: oneID("runs rerun takes one run id", "run id", "runs", "list"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(out); err != nil {
 				return err
