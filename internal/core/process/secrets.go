@@ -21,6 +21,10 @@ import (
 // ever puts a value into an error message.
 type Secrets struct {
 	Path string
+	// SetBy, when set, is the command that sets secret name in this file
+	// (`ql secrets set NAME --data-dir DIR`): a secret found missing is
+	// refused with it, so the fix can be pasted as the message prints it.
+	SetBy func(name string) string
 }
 
 // MinSecretLen is the shortest value accepted as a secret: masking a
@@ -193,6 +197,9 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 	}
 	all, err := s.load()
 	if errors.Is(err, os.ErrNotExist) {
+		if s.SetBy != nil {
+			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined: %s does not exist; set it with `%s`, which creates the file", refs[0], s.Path, s.SetBy(refs[0]))
+		}
 		return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined: %s does not exist; create it as a JSON object {\"%s\": \"...\"} with mode 0600", refs[0], s.Path, refs[0])
 	}
 	if err != nil {
@@ -202,6 +209,9 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 	for _, ref := range refs {
 		v, ok := all[ref]
 		if !ok {
+			if s.SetBy != nil {
+				return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined in %s; set it with `%s`", ref, s.Path, s.SetBy(ref))
+			}
 			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined in %s; add it", ref, s.Path)
 		}
 		if len(v) < MinSecretLen {

@@ -69,3 +69,22 @@ func TestCorruptSecretsFileErrorHidesItsContent(t *testing.T) {
 		t.Fatalf("corrupt file: %v", err)
 	}
 }
+
+// A store that knows the command setting a secret in it refuses a missing
+// secret with that command, whether the file lacks the name or is not
+// there at all.
+func TestAMissingSecretIsRefusedWithTheCommandThatSetsIt(t *testing.T) {
+	t.Parallel()
+	setBy := func(name string) string { return "ql secrets set " + name + " --data-dir /srv/ql" }
+	defined := writeSecrets(t, t.TempDir(), 0o600)
+	for name, s := range map[string]Secrets{
+		"file without the name": {Path: defined.Path, SetBy: setBy},
+		"no file":               {Path: filepath.Join(t.TempDir(), "none.json"), SetBy: setBy},
+	} {
+		_, err := s.Resolve([]string{"db-password"})
+		want := "set it with `ql secrets set db-password --data-dir /srv/ql`"
+		if !qlerror.Is(err, qlerror.FailedPrecondition) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), s.Path) {
+			t.Errorf("%s: error %v; want failed_precondition naming %s and saying %q", name, err, s.Path, want)
+		}
+	}
+}

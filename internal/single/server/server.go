@@ -346,7 +346,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		Concurrency:  s.cfg.Concurrency,
 		LogDir:       s.layout.Logs,
 		LogCapBytes:  s.cfg.LogCapBytes,
-		Secrets:      process.Secrets{Path: s.layout.Secrets},
+		Secrets:      s.secrets(),
 		Owner:        s.owner,
 		BaseEnv:      s.cfg.BaseEnv,
 		RunAs:        s.cfg.RunAs,
@@ -365,7 +365,7 @@ func (s *Server) startNotifications(ctx context.Context) error {
 	if err := s.store.NotificationsRelease(ctx); err != nil {
 		return err
 	}
-	secrets := process.Secrets{Path: s.layout.Secrets}
+	secrets := s.secrets()
 	var observe func(string)
 	if s.metrics != nil {
 		observe = s.metrics.NotificationDelivery
@@ -424,6 +424,15 @@ func (s *Server) finished(a run.Attempt, state run.State) {
 // line it logs tells someone to run it (dataDirFlag).
 func (s *Server) command(args string) string {
 	return s.cfg.Binary + " " + args + s.dataDirFlag()
+}
+
+// secrets is the data directory's secrets file, whose missing secrets the
+// commands and the notifications that need them are refused with the
+// command that sets one in it.
+func (s *Server) secrets() process.Secrets {
+	return process.Secrets{Path: s.layout.Secrets, SetBy: func(name string) string {
+		return s.command("secrets set " + shellquote.Quote(name))
+	}}
 }
 
 // dataDirFlag is what a command given to someone to run adds to reach
