@@ -535,7 +535,7 @@ func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
 		// The URL may hold a token: say only what failed.
-		return noAnswer, fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err))
+		return noAnswer, fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err, d.cfg.Client.Timeout))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read only
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.Header.Get("Location") != "" {
@@ -648,12 +648,14 @@ func redirection(resp *http.Response, c Channel) string {
 }
 
 // transportReason names a transport failure without the URL that
-// url.Error prints (its path may hold a token).
-func transportReason(err error) string {
+// url.Error prints (its path may hold a token). A timeout says how long
+// the receiver had: "timed out" alone reads as the receiver's own refusal
+// and leaves a reader to guess whether it was slow or silent.
+func transportReason(err error, timeout time.Duration) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		if ue.Timeout() {
-			return "timed out"
+			return fmt.Sprintf("no answer within %s, the delivery timeout: the receiver must answer each request within it", timeout)
 		}
 		return ue.Err.Error()
 	}

@@ -101,3 +101,23 @@ func TestARefusalEchoingTheSecretURLsPathShowsNoneOfItsToken(t *testing.T) {
 		t.Fatalf("the reason %q; want the receiver's words with every part of the secret URL replaced by its name", msg)
 	}
 }
+
+// A receiver that never answers fails the attempt with how long it had,
+// not a bare "timed out", which reads as its own refusal.
+func TestAReceiverThatDoesNotAnswerFailsSayingTheTimeoutItHad(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	client := srv.Client()
+	client.Timeout = 150 * time.Millisecond
+	d := NewDeliverer(DeliveryConfig{Client: client})
+	m := Message{ID: "n1", Event: OnFailed, Channel: Channel{Name: "hook", Kind: Webhook, URL: srv.URL + "/hook"},
+		Payload: Payload{ID: "n1", Event: OnFailed, Project: "shop"}}
+	r, err := d.send(t.Context(), m)
+	want := "channel hook: request failed: no answer within 150ms, the delivery timeout: the receiver must answer each request within it"
+	if err == nil || err.Error() != want || r != noAnswer {
+		t.Fatalf("send: %v, %v; want no answer and %q", r, err, want)
+	}
+}
