@@ -136,7 +136,12 @@ var messages = map[string]map[string]string{
 		"nt.dead":    "%d notifications could not be delivered (dead): nobody was told of those failures.", "nt.dead.one": "%d notification could not be delivered (dead): nobody was told of that failure.",
 		"nt.deadmore": "More than %d notifications could not be delivered (dead): nobody was told of those failures.",
 		"nt.seedead":  "Show the dead notifications",
-		"err.400":     "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
+
+		// What the rule a notification was sent by covers (scopeText).
+		"nt.scope.project": "for all of project %s", "nt.scope.triggers": "triggers %s", "nt.scope.tasks": "tasks %s",
+		"nt.scope.gone": "a rule changed or removed since",
+
+		"err.400": "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
 		"err.404": "Not found", "err.409": "Not done", "err.410": "Removed", "err.413": "Too large", "err.500": "Something went wrong",
 		"err.503": "Not available right now", "err.504": "Took too long", "err.back": "Back", "err.signinagain": "Sign in again",
 		"err.scope": "Your session's scope %s does not allow this; it needs %s.", "err.signedout": "Your session has ended; sign in again.",
@@ -342,7 +347,12 @@ var messages = map[string]map[string]string{
 		"nt.dead":     "%d 条通知无法送达（dead）：没有人得知这些失败。",
 		"nt.deadmore": "超过 %d 条通知无法送达（dead）：没有人得知这些失败。",
 		"nt.seedead":  "查看无法送达的通知",
-		"err.400":     "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
+
+		// What the rule a notification was sent by covers (scopeText).
+		"nt.scope.project": "适用于整个项目 %s", "nt.scope.triggers": "触发器 %s", "nt.scope.tasks": "任务 %s",
+		"nt.scope.gone": "该规则此后已更改或删除",
+
+		"err.400": "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
 		"err.404": "未找到", "err.409": "未执行", "err.410": "已删除", "err.413": "内容过大", "err.500": "出错了",
 		"err.503": "暂时不可用", "err.504": "耗时过长", "err.back": "返回", "err.signinagain": "重新登录",
 		"err.scope": "你的会话权限为 %s，不允许此操作；需要 %s。", "err.signedout": "你的会话已结束，请重新登录。",
@@ -665,6 +675,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"runStarted": runStarted,
 		"nextRetry":  nextRetry,
 		"rule":       ruleText,
+		"scope":      scopeText,
 		"word":       word,
 		"when":       when,
 		"whenPtr": func(ms *int64, zone string) string {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
+	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -79,6 +81,15 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, s *sessi
 			}
 		}
 		data["NextURL"] = "/notifications?" + v.Encode()
+	}
+	// The rule's scope, as ql notifications list shows it: two rules of
+	// one event and channel differ only in what they cover.
+	if c.cfg.Export != nil {
+		if err := apply.WithRuleScopes(r.Context(), c.cfg.Export, list); err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+		data["Scoped"] = true
 	}
 	if data["TriggerIDs"], err = c.notifiedTriggers(r.Context(), list); err != nil {
 		c.fail(w, r, s, err)
@@ -175,6 +186,26 @@ func ruleText(l string, m notify.Message) string {
 		return text + " — " + word(l, "passed", m.Payload.Reason)
 	}
 	return text
+}
+
+// scopeText says in l what the rule a notification was sent by covers,
+// as the project's definitions have that rule now: the whole project, or
+// the triggers and tasks it names; nil is a rule they no longer have.
+func scopeText(l string, sc *notify.RuleScope) string {
+	if sc == nil {
+		return tr(l, "nt.scope.gone")
+	}
+	if len(sc.Triggers) == 0 && len(sc.Tasks) == 0 {
+		return fmt.Sprintf(tr(l, "nt.scope.project"), sc.Project)
+	}
+	var parts []string
+	if len(sc.Triggers) > 0 {
+		parts = append(parts, fmt.Sprintf(tr(l, "nt.scope.triggers"), strings.Join(sc.Triggers, ", ")))
+	}
+	if len(sc.Tasks) > 0 {
+		parts = append(parts, fmt.Sprintf(tr(l, "nt.scope.tasks"), strings.Join(sc.Tasks, ", ")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // notificationsRefusalsZH say in Chinese the refusals of the notifications
