@@ -535,7 +535,7 @@ func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
 		// The URL may hold a token: say only what failed.
-		return noAnswer, fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err, d.cfg.Client.Timeout))
+		return noAnswer, fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err, d.cfg.Client.Timeout, m.Channel))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read only
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.Header.Get("Location") != "" {
@@ -645,21 +645,6 @@ func redirection(resp *http.Response, c Channel) string {
 		where = "in a secret and name it in urlSecret"
 	}
 	return fmt.Sprintf("the receiver redirected to %s with %s (%d); put the URL it redirects to %s", to, path, resp.StatusCode, where)
-}
-
-// transportReason names a transport failure without the URL that
-// url.Error prints (its path may hold a token). A timeout says how long
-// the receiver had: "timed out" alone reads as the receiver's own refusal
-// and leaves a reader to guess whether it was slow or silent.
-func transportReason(err error, timeout time.Duration) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		if ue.Timeout() {
-			return fmt.Sprintf("no answer within %s, the delivery timeout: the receiver must answer each request within it", timeout)
-		}
-		return ue.Err.Error()
-	}
-	return err.Error()
 }
 
 // truncate bounds a reason to maxErrorLen bytes, cut at a character so
