@@ -110,7 +110,7 @@ func workersCreateCommand(getenv func(string) string) *cobra.Command {
 			fmt.Fprintln(cmd.OutOrStdout(), cred)
 			fmt.Fprintf(cmd.ErrOrStderr(), "worker %s created. Its credential, printed on standard output, is shown only this once and cannot be shown again: "+
 				"store it in a file readable only by the worker's user (chmod 600) and start the worker with --credential-file FILE; "+
-				"if it is lost, revoke the worker and create it again.\n", args[0])
+				"if it is lost, revoke it (`ql workers revoke %s`) and create a worker of another name: a revoked worker keeps its name.\n", args[0], args[0])
 			return nil
 		},
 	}

@@ -193,3 +193,31 @@ func TestAnEmptyWorkersListSaysSoOnStandardErrorAsEveryList(t *testing.T) {
 		t.Fatalf("workers list -o json on none: %v %q %q; want an empty array alone", err, out, errOut)
 	}
 }
+
+// The note create prints says what to do when the credential is lost, and
+// that advice works as printed: the revoke command it names revokes the
+// worker, and it sends the admin to another name, since creating the
+// revoked name again is refused (a revoked worker keeps its name).
+func TestALostCredentialsAdviceWorksAsPrinted(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	_, note, err := workers(t, env, "create", "build-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const revoke = "`ql workers revoke build-01`"
+	if !strings.Contains(note, revoke) || !strings.Contains(note, "another name") {
+		t.Fatalf("create said %q; want the lost credential's advice to name %s and a worker of another name", note, revoke)
+	}
+	args := strings.Fields(strings.Trim(revoke, "`"))[2:]
+	if out, _, err := workers(t, env, args...); err != nil || out != "worker build-01: revoked\n" {
+		t.Fatalf("the printed %s: %v %q", revoke, err, out)
+	}
+	if _, _, err := workers(t, env, "create", "build-01"); !qlerror.Is(err, qlerror.Conflict) {
+		t.Fatalf("create of the revoked name: %v; want the conflict the advice steers clear of", err)
+	}
+	if _, _, err := workers(t, env, "create", "build-02"); err != nil {
+		t.Fatalf("create of another name: %v", err)
+	}
+}
