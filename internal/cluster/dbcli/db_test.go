@@ -151,8 +151,10 @@ func TestCheckPrintsTheStableCode(t *testing.T) {
 
 // `ql db check` checks the runtime role: the superuser's URL given as the
 // runtime role's is refused, saying what the role may do and what to connect
-// as, where it used to print "ready" on an installed database.
-func TestCheckRefusesASuperuserAsTheRuntimeRole(t *testing.T) {
+// as, where it used to print "ready" on an installed database. The refusal
+// is the credential's (exit 5, as a role PostgreSQL refuses): run again with
+// the same URL it never passes, so a script must not retry it as exit 1.
+func TestCheckRefusesASuperuserAsTheRuntimeRoleAsACredentialRefused(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
 	prefix := randomPrefix(t)
@@ -170,6 +172,9 @@ func TestCheckRefusesASuperuserAsTheRuntimeRole(t *testing.T) {
 	if !errors.As(err, &re) || re.Code != pgstore.CodeRoleTooPowerful || !strings.Contains(err.Error(), "(SUPERUSER)") ||
 		!strings.Contains(err.Error(), "connect as "+pgstore.RoleNames(prefix).Runtime) || strings.Contains(out, "ready\n") {
 		t.Fatalf("check with the superuser as the runtime role: %v %q; want %s naming SUPERUSER and the runtime role", err, out, pgstore.CodeRoleTooPowerful)
+	}
+	if code := qlerror.CodeOf(err); code != qlerror.PermissionDenied {
+		t.Fatalf("check with the superuser as the runtime role: code %s; want %s, the credential refused (exit 5)", code, qlerror.PermissionDenied)
 	}
 }
 

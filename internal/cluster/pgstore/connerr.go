@@ -294,8 +294,15 @@ func loginDatabase(err error) string {
 // a name that names nothing (NotFound); its words are kept. The store
 // codes all three FailedPrecondition, as a server meets them: there they
 // are the server's configuration, and its callers (a worker, an API
-// client) must not read them as their own credential refused.
+// client) must not read them as their own credential refused. A runtime
+// connection made as a role that may do more than the runtime role
+// (CodeRoleTooPowerful) is the credential refused too: only another URL
+// cures it, so it must not exit as a failure a retry may pass.
 func ForCommand(err error) error {
+	var re *ReadinessError
+	if errors.As(err, &re) && re.Code == CodeRoleTooPowerful {
+		return qlerror.Wrap(qlerror.PermissionDenied, err, "this role is refused as a runtime connection")
+	}
 	var code qlerror.Code
 	switch s := sqlState(err); {
 	case strings.HasPrefix(s, "28"):
