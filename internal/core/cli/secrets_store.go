@@ -97,7 +97,7 @@ func addSecretsFlags(c *cobra.Command, f *secretsFlags, opts Options) {
 	addDBFlags(c, &f.db, opts.OpenPostgres != nil)
 	addServerFlag(c, &f.db)
 	c.Flags().StringVar(&f.file, "secrets-file", "", "the secrets file to work on instead of the data directory's"+
-		opts.clusterOnly(" (a worker's --secrets-file)")+"; with --data-dir"+opts.clusterOnly(" or --database-url")+" too, the uses are read from that database")
+		opts.clusterOnly(" (a worker's --secrets-file)")+"; with --data-dir"+opts.clusterOnly(" or --database-url (or $QL_DATABASE_URL)")+" too, the uses are read from that database")
 	BindEnv(c.Flags(), "secrets-file")
 }
 
@@ -126,9 +126,13 @@ func (f *secretsFlags) open(ctx context.Context, opts Options) (secretsStore, fu
 		c, err := remoteClient(&f.db)
 		return c, func() {}, err
 	}
-	if byFile && !dbArg {
+	// A PostgreSQL URL holding a password can be given only in
+	// $QL_DATABASE_URL, so there it names the database the uses are read
+	// from as --database-url does; the file is still the one named.
+	urlInEnv := f.db.url != "" && urlFlagOf(flags) != nil
+	if byFile && !dbArg && !urlInEnv {
 		return localSecrets{file: process.Secrets{Path: f.file}, unknown: "which tasks and channels use these names is not known without --data-dir" +
-			opts.clusterOnly(" (or --database-url)") + " or --api-url"}, func() {}, nil
+			opts.clusterOnly(" (or --database-url, or $QL_DATABASE_URL)") + " or --api-url"}, func() {}, nil
 	}
 	dsn, err := f.db.resolve(opts)
 	if err != nil {
