@@ -19,7 +19,7 @@ file. To restore, stop the server and serve the copy: ` + opts.Binary + ` serve 
 its files into the data directory). Runs that were running when the copy was taken end lost on that
 start, as after a crash; the commands the live server still runs are left alone.`
 	if opts.OpenPostgres != nil {
-		long += "\n\nThe cluster's database is PostgreSQL: back it up with pg_dump (docs/operations.md, Backup)."
+		long += "\n\nThe cluster's database is PostgreSQL: back it up with pg_dump (docs/operations.md, \"Backup and restore\")."
 	}
 	c := &cobra.Command{
 		Use:     "backup DIR",
@@ -33,7 +33,10 @@ start, as after a crash; the commands the live server still runs are left alone.
 				return err
 			}
 			if IsPostgresURL(dsn) || opts.Backup == nil {
-				return fmt.Errorf("ql backup copies the embedded database; the cluster's PostgreSQL database is backed up with pg_dump (see docs/operations.md, Backup)")
+				// The database named is the wrong input for this command:
+				// no retry copies it, so it exits as a usage error.
+				return Usagef("ql backup copies an embedded database (--data-dir); a PostgreSQL database is backed up as a superuser with "+
+					"`pg_dump --format=custom --schema=qinglong --file=qinglong.dump \"$SUPERUSER_URL\"` (umask 077; docs/operations.md, %q, says how to restore it)", "Backup and restore")
 			}
 			if err := mustExist(cmd, dsn); err != nil {
 				return err
