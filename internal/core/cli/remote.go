@@ -347,7 +347,7 @@ func (c *apiClient) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	out := run.Detail{Run: runOf(d.Run)}
 	if w := d.Waiting; w != nil {
 		out.Waiting = &run.Waiting{Reason: w.Reason, Labels: w.Labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels, PreviousRun: w.PreviousRun,
-			Running: w.Running, Concurrency: w.Concurrency, DataDir: w.DataDir}
+			Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir}
 	}
 	for _, a := range d.Attempts {
 		out.Attempts = append(out.Attempts, run.Attempt{ID: a.ID, RunID: d.Run.ID, Number: a.Number, Executor: a.Executor, State: a.State,

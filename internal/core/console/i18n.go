@@ -203,8 +203,9 @@ var messages = map[string]map[string]string{
 		"wait.nolabels":               "no labels",
 		"wait.waits_for_previous":     "Its trigger's overlap policy (queue_one, or cancel_previous while the Run it cancelled stops) holds it until the earlier run %s has finished.",
 		// Why a queued single-node Run waits for its server.
-		"wait.server_busy":     "The server already runs %d commands, as many as its --concurrency (%d) allows; as one finishes it starts the Run queued first, this one in its turn.",
-		"wait.server_busy.one": "The server already runs %d command, as many as its --concurrency (%d) allows; as it finishes it starts the Run queued first, this one in its turn.",
+		"wait.server_busy":     "It waits its turn: %d of %d commands running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn.",
+		"wait.server_busy.one": "It waits its turn: %d of %d command running, as many as the server's --concurrency allows; as it finishes it starts the Run queued first, this one in its turn.",
+		"wait.server_starting": "The server starts it in a moment (%d of %d running).",
 		// The backfill form, its preview and its result (backfill.go).
 		"bf.title": "Backfill", "bf.window": "Window to backfill", "bf.previewbtn": "Preview the backfill", "bf.zone": "Times in %s.",
 		"bf.help":        "A Run is created for each occurrence of the schedule between the two instants (both included) that has none yet, as the schedule would have admitted it: an occurrence that ran, or was backfilled, never runs twice. Only occurrences before the schedule's next fire are taken. Pause and the overlap policy do not apply. At most %d occurrences at a time; nothing is created before you confirm the preview.",
@@ -411,7 +412,8 @@ var messages = map[string]map[string]string{
 		"wait.nolabels":           "无标签",
 		"wait.waits_for_previous": "其触发器的重叠策略（queue_one，或 cancel_previous 在其取消的运行停止期间）让它等到更早的运行 %s 结束。",
 		// Why a queued single-node Run waits for its server.
-		"wait.server_busy": "服务器已在运行 %d 个命令，达到其 --concurrency（%d）允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
+		"wait.server_busy":     "它在排队等候：%d/%d 个命令正在运行，已达服务器 --concurrency 允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
+		"wait.server_starting": "服务器稍后即启动它（%d/%d 个正在运行）。",
 		// The backfill form, its preview and its result (backfill.go).
 		"bf.title": "回填", "bf.window": "回填窗口", "bf.previewbtn": "预览回填", "bf.zone": "时间按 %s 时区。",
 		"bf.help":        "为两个时刻之间（含两端）每个还没有运行的计划发生时刻创建一个运行，与调度当时会创建的相同：已经运行过或已回填过的发生时刻不会再运行。只处理调度下次触发之前的发生时刻。暂停与重叠策略不适用。每次最多 %d 个发生时刻；确认预览之前不会创建任何内容。",
@@ -593,7 +595,8 @@ func storedZoneUnknown(t schedule.TriggerStatus) string {
 // waitingText says in l why a queued Run has not started (why no worker
 // takes a cluster Run, why a single-node server does not start one yet),
 // "" when nothing keeps it waiting (w is nil). A page is served by a
-// running server, which knows its --concurrency, so server_busy has it;
+// running server, which knows its --concurrency, so server_busy and
+// server_starting have it;
 // no_server, which only a read of the database beside the server finds,
 // never reaches a page.
 func waitingText(l string, w *run.Waiting) string {
@@ -627,6 +630,8 @@ func waitingText(l string, w *run.Waiting) string {
 		return fmt.Sprintf(tr(l, "wait.waits_for_previous"), w.PreviousRun)
 	case run.WaitServerBusy:
 		return fmt.Sprintf(trCount(l, "wait.server_busy", w.Running), w.Running, w.Concurrency)
+	case run.WaitServerStarting:
+		return fmt.Sprintf(tr(l, "wait.server_starting"), w.Running, w.Concurrency)
 	}
 	return string(w.Reason)
 }

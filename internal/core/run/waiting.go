@@ -36,6 +36,10 @@ const (
 	// WaitServerBusy (single-node) means the server already runs as many
 	// commands as its --concurrency allows.
 	WaitServerBusy WaitReason = "server_busy"
+	// WaitServerStarting (single-node) means the server runs fewer
+	// commands than its --concurrency allows, so its next dispatch, a
+	// moment away, starts the Run.
+	WaitServerStarting WaitReason = "server_starting"
 	// WaitNoServer (single-node) means no server serves the data
 	// directory, so nothing starts a queued Run; only a read of the
 	// database itself (`ql runs show --data-dir`) can find it.
@@ -67,13 +71,19 @@ type Waiting struct {
 	// PreviousRun is, for waits_for_previous, the nearest earlier
 	// unfinished Run of the trigger.
 	PreviousRun string
-	// Running is, for server_busy, how many Runs are dispatching or
-	// running on the data directory.
+	// Running is, for server_busy and server_starting, how many Runs are
+	// dispatching or running on the data directory.
 	Running int
-	// Concurrency is, for server_busy, the serving server's --concurrency;
-	// 0 when the reader cannot know it (a read of the database beside the
-	// server), and then Running is all that is known.
+	// Concurrency is, for server_busy and server_starting, the serving
+	// server's --concurrency; 0 when the reader cannot know it (a read of
+	// the database beside a server that has not recorded it), and then
+	// Running is all that is known.
 	Concurrency int
+	// ServerPID and ServerStartedAtMs are, read of the database beside
+	// the server, the serving server's pid and when it started, from the
+	// record it keeps beside its lock; 0 otherwise.
+	ServerPID         int
+	ServerStartedAtMs int64
 	// DataDir is, for no_server, the data directory no server serves.
 	DataDir string
 }
@@ -114,19 +124,39 @@ func (w Waiting) Message() string {
 		return fmt.Sprintf("it waits for a free slot on the %d live workers %s: each already runs as many commands as its concurrency allows", w.Workers, matchingWhat(w.Labels))
 	case WaitServerBusy:
 		if w.Concurrency > 0 {
-			return fmt.Sprintf("the server already runs %s, as many as its --concurrency (%d) allows; as one finishes it starts the Run queued first, this one in its turn",
-				plural.Count(w.Running, "command", "commands"), w.Concurrency)
+			return fmt.Sprintf("it waits its turn: %d of %s running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn",
+				w.Running, plural.Count(w.Concurrency, "command", "commands"))
 		}
-		// A reader beside the server cannot know the bound, nor whether
-		// the server simply has not taken this Run yet (a Run admitted a
-		// moment ago waits so too): both are said.
+		// A reader beside a server that has not recorded its bound (one
+		// starting, or of an earlier release) cannot know it, nor whether
+		// the server simply has not taken this Run yet: both are said.
 		return fmt.Sprintf("the server runs %s now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once: "+
 			"at that bound, as one finishes it starts the Run queued first, this one in its turn; under it, it starts this one in a moment", plural.Count(w.Running, "command", "commands"))
+	case WaitServerStarting:
+		if w.Concurrency > 0 {
+			return fmt.Sprintf("the server starts it in a moment (%d of %d running)", w.Running, w.Concurrency)
+		}
+		return fmt.Sprintf("the server starts it in a moment (%d running)", w.Running)
 	case WaitNoServer:
-		return fmt.Sprintf("no `ql serve` runs on this data directory (%s), so nothing starts it; start one with `ql serve --data-dir %s`",
+		return fmt.Sprintf("no server is running on this data directory (%s), so nothing starts it; start one with `ql serve --data-dir %s`",
 			w.DataDir, shellquote.Quote(w.DataDir))
 	}
 	return string(w.Reason)
+}
+
+// Bounded is w as a server running up to concurrency commands says it: a
+// server_busy count that fills every slot stays server_busy, with the
+// bound; one under it is server_starting, since the next dispatch starts
+// the Run. Other reasons, and a bound not known (0), are w unchanged.
+func (w Waiting) Bounded(concurrency int) Waiting {
+	if w.Reason != WaitServerBusy || concurrency <= 0 {
+		return w
+	}
+	w.Concurrency = concurrency
+	if w.Running < concurrency {
+		w.Reason = WaitServerStarting
+	}
+	return w
 }
 
 func matchingWhat(labels map[string]string) string {

@@ -34,10 +34,11 @@ func TestASingleNodeWaitingMessageCountsCommandsAndNamesNothingOfTheCluster(t *t
 		w    Waiting
 		want string
 	}{
-		{Waiting{Reason: WaitServerBusy, Running: 1, Concurrency: 1}, "the server already runs 1 command, as many as its --concurrency (1) allows"},
-		{Waiting{Reason: WaitServerBusy, Running: 4, Concurrency: 4}, "the server already runs 4 commands, as many as its --concurrency (4) allows; as one finishes it starts the Run queued first, this one in its turn"},
+		{Waiting{Reason: WaitServerBusy, Running: 1, Concurrency: 1}, "it waits its turn: 1 of 1 command running, as many as the server's --concurrency allows"},
+		{Waiting{Reason: WaitServerBusy, Running: 4, Concurrency: 4}, "it waits its turn: 4 of 4 commands running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn"},
 		{Waiting{Reason: WaitServerBusy, Running: 1}, "the server runs 1 command now; its --concurrency (`ql serve --concurrency N`) bounds how many run at once"},
-		{Waiting{Reason: WaitNoServer, DataDir: "/var/lib/my ql"}, "no `ql serve` runs on this data directory (/var/lib/my ql), so nothing starts it; start one with `ql serve --data-dir '/var/lib/my ql'`"},
+		{Waiting{Reason: WaitServerStarting, Running: 2, Concurrency: 3}, "the server starts it in a moment (2 of 3 running)"},
+		{Waiting{Reason: WaitNoServer, DataDir: "/var/lib/my ql"}, "no server is running on this data directory (/var/lib/my ql), so nothing starts it; start one with `ql serve --data-dir '/var/lib/my ql'`"},
 	} {
 		got := c.w.Message()
 		if !strings.Contains(got, c.want) {

@@ -99,10 +99,16 @@ type Waiting struct {
 	// behind.
 	PreviousRun string `json:"previousRun,omitempty"`
 	// Running is how many Runs hold one of a single-node server's slots
-	// (server_busy), Concurrency how many slots it has (0: not known to
-	// the reader, which read the database beside the server).
+	// (server_busy, server_starting), Concurrency how many slots it has
+	// (0: not known to the reader, which read the database beside a
+	// server that has not recorded it).
 	Running     int `json:"running,omitempty"`
 	Concurrency int `json:"concurrency,omitempty"`
+	// ServerPID and ServerStartedAtMs are, read with --data-dir beside a
+	// running server, that server's pid and start, from the record it
+	// keeps beside its lock.
+	ServerPID         int   `json:"serverPid,omitempty"`
+	ServerStartedAtMs int64 `json:"serverStartedAtMs,omitempty"`
 	// DataDir is the data directory no server serves (no_server).
 	DataDir string `json:"dataDir,omitempty"`
 	// Message is Reason in English words, with what to do.
@@ -139,7 +145,7 @@ func NewRunDetail(d run.Detail) RunDetail {
 			labels = map[string]string{}
 		}
 		out.Waiting = &Waiting{Reason: w.Reason, Labels: labels, Workers: w.Workers, WorkerLabels: w.WorkerLabels,
-			PreviousRun: w.PreviousRun, Running: w.Running, Concurrency: w.Concurrency, DataDir: w.DataDir, Message: w.Message()}
+			PreviousRun: w.PreviousRun, Running: w.Running, Concurrency: w.Concurrency, ServerPID: w.ServerPID, ServerStartedAtMs: w.ServerStartedAtMs, DataDir: w.DataDir, Message: w.Message()}
 	}
 	for _, x := range d.Attempts {
 		out.Attempts = append(out.Attempts, Attempt{

@@ -52,8 +52,8 @@ func TestTheRunPageSaysInEnglishAndChineseThatTheServerRunsAsManyCommandsAsItsCo
 		t.Fatalf("the API's second Run: %s, waiting %+v; want queued, %s with 1 of 1", d.Run.State, d.Waiting, run.WaitServerBusy)
 	}
 	for lang, want := range map[string]string{
-		"en": "The server already runs 1 command, as many as its --concurrency (1) allows; as it finishes it starts the Run queued first, this one in its turn.",
-		"zh": "服务器已在运行 1 个命令，达到其 --concurrency（1）允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
+		"en": "It waits its turn: 1 of 1 command running, as many as the server's --concurrency allows; as it finishes it starts the Run queued first, this one in its turn.",
+		"zh": "它在排队等候：1/1 个命令正在运行，已达服务器 --concurrency 允许的上限；每有一个结束，就启动最早排队的运行，轮到此运行时即启动。",
 	} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+second+"?lang="+lang, nil)
 		if !strings.Contains(page, `data-reason="server_busy"`) || !strings.Contains(html.UnescapeString(page), want) {

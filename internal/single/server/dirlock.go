@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -21,15 +20,18 @@ import (
 // a second server is refused. The kernel drops a flock when its process
 // dies, however it dies: a server killed with SIGKILL leaves no lock
 // behind, only the file, which the next server locks again. The file holds
-// the holder's pid for the refusal's message and for the operator; the pid
-// is never what decides.
+// the holder's record (holder.go): its pid for the refusal's message and
+// for the operator, its --concurrency and start for a reader of the data
+// directory; the record is only believed while the lock is held, and is
+// never what decides.
 type dirLock struct {
 	file *os.File
 }
 
-// lockDataDir takes the data directory dir's server lock at path, or
+// lockDataDir takes the data directory dir's server lock at path and
+// writes the record of a server running up to concurrency commands, or
 // refuses: another server holds it, or the file cannot be locked.
-func lockDataDir(dir, path string) (*dirLock, error) {
+func lockDataDir(dir, path string, concurrency int) (*dirLock, error) {
 	// O_NOFOLLOW: the file is truncated and written once locked, so a
 	// symbolic link planted at its name must not lead that write
 	// elsewhere. Go opens it close-on-exec, so no command the server
@@ -51,9 +53,9 @@ func lockDataDir(dir, path string) (*dirLock, error) {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err,
 			"lock %s: the file system of the data directory %s must support flock (some network file systems do not); give a --data-dir on a local file system", path, dir)
 	}
-	if err := writeHolder(f); err != nil {
+	if err := writeHolder(f, Holder{PID: os.Getpid(), Concurrency: concurrency, StartedAtMs: time.Now().UnixMilli()}); err != nil {
 		f.Close() //nolint:errcheck // the write error is the one returned
-		return nil, qlerror.Wrap(qlerror.Unavailable, err, "write this server's pid into %s", path)
+		return nil, qlerror.Wrap(qlerror.Unavailable, err, "write this server's record into %s", path)
 	}
 	return &dirLock{file: f}, nil
 }
@@ -113,15 +115,6 @@ func Serving(l Layout) (bool, error) {
 	return lockprobe.Held(l.Lock)
 }
 
-// writeHolder replaces the file's content with this process's pid.
-func writeHolder(f *os.File) error {
-	if err := f.Truncate(0); err != nil {
-		return err
-	}
-	_, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return err
-}
-
 // openLockError says why the lock file cannot be opened and what to do.
 func openLockError(dir, path string, err error) error {
 	switch {
@@ -139,38 +132,21 @@ func openLockError(dir, path string, err error) error {
 }
 
 // inUse is the refusal of a second server, naming the holder's pid when
-// the file names a live process: the holder writes it just after it locks,
+// the file's record names a live process: the holder writes it just after it locks,
 // so a start racing that write finds no pid, or the pid of a server that
 // died before, which no longer runs.
 func inUse(dir, path string) error {
 	who := "another server"
-	if pid, ok := holderPID(path); ok {
-		who += " (pid " + strconv.Itoa(pid) + ")"
+	if h, ok := readHolder(path); ok {
+		who += " (pid " + strconv.Itoa(h.PID) + ")"
 	}
 	return qlerror.New(qlerror.FailedPrecondition,
 		"%s is serving the data directory %s: only one server may use a data directory; stop that server first, or give this one another --data-dir",
 		who, dir)
 }
 
-// holderPID reads the pid in the lock file at path and reports whether it
-// names a running process.
-func holderPID(path string) (int, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return 0, false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return 0, false
-	}
-	return pid, true
-}
-
-// release empties the file, so that a stopped server leaves no pid in it
-// that reads like a running one, and drops the lock. The file stays:
+// release empties the file, so that a stopped server leaves no record in
+// it that reads like a running one, and drops the lock. The file stays:
 // removing it would let a server that opened it just before lock a file no
 // later server opens. The lock is dropped by LOCK_UN, not only by the
 // close: a process forked in that moment (a command's start, or any other

@@ -120,7 +120,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	}
 	// First: a second server on the directory must fail having opened,
 	// migrated, recovered and released nothing.
-	if s.lock, err = lockDataDir(cfg.DataDir, s.layout.Lock); err != nil {
+	if s.lock, err = lockDataDir(cfg.DataDir, s.layout.Lock, cfg.Concurrency); err != nil {
 		return nil, err
 	}
 	warnIfShared(cfg.Logger, cfg.DataDir)

@@ -14,20 +14,15 @@ type servedRuns struct {
 	concurrency int
 }
 
-// RunGet is the store's read, its server_busy kept only while the Runs
-// holding a slot fill every slot, with the limit they reach: with a slot
-// free, the next dispatch starts the Run, which then waits for nothing.
+// RunGet is the store's read, its server_busy said with the limit: kept
+// while the Runs holding a slot fill every slot, server_starting with a
+// slot free, since the next dispatch starts the Run (run.Waiting.Bounded).
 func (r servedRuns) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	d, err := r.Reader.RunGet(ctx, id)
-	if err != nil || d.Waiting == nil || d.Waiting.Reason != run.WaitServerBusy {
+	if err != nil || d.Waiting == nil {
 		return d, err
 	}
-	if d.Waiting.Running < r.concurrency {
-		d.Waiting = nil
-		return d, nil
-	}
-	w := *d.Waiting
-	w.Concurrency = r.concurrency
+	w := d.Waiting.Bounded(r.concurrency)
 	d.Waiting = &w
 	return d, nil
 }

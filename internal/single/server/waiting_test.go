@@ -12,8 +12,8 @@ import (
 // A server says a queued Run waits for a slot only when the Runs holding
 // one fill all its --concurrency: with N running and a concurrency of N it
 // says server_busy with both numbers, and with a slot free it says
-// nothing, since its next dispatch starts the Run.
-func TestAServerSaysAQueuedRunWaitsForASlotOnlyWhileItsConcurrencyIsReached(t *testing.T) {
+// server_starting with both, since its next dispatch starts the Run.
+func TestAServerSaysAQueuedRunWaitsItsTurnOnlyWhileItsConcurrencyIsReached(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
 	tg := publish(t, dir, 1, "true")[0]
@@ -44,14 +44,15 @@ func TestAServerSaysAQueuedRunWaitsForASlotOnlyWhileItsConcurrencyIsReached(t *t
 		t.Fatal(err)
 	}
 	if w := full.Waiting; w == nil || w.Reason != run.WaitServerBusy || w.Running != 2 || w.Concurrency != 2 ||
-		!strings.Contains(w.Message(), "the server already runs 2 commands, as many as its --concurrency (2) allows") {
+		!strings.Contains(w.Message(), "it waits its turn: 2 of 2 commands running") {
 		t.Fatalf("with 2 running and a concurrency of 2, the Run waits %+v; want %s, 2 of 2", w, run.WaitServerBusy)
 	}
 	free, err := servedRuns{Reader: b.Store, concurrency: 3}.RunGet(t.Context(), runs[2])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if free.Waiting != nil {
-		t.Fatalf("with 2 running and a concurrency of 3, the Run waits %+v; want nothing", free.Waiting)
+	if w := free.Waiting; w == nil || w.Reason != run.WaitServerStarting || w.Running != 2 || w.Concurrency != 3 ||
+		w.Message() != "the server starts it in a moment (2 of 3 running)" {
+		t.Fatalf("with 2 running and a concurrency of 3, the Run waits %+v; want %s, 2 of 3", w, run.WaitServerStarting)
 	}
 }

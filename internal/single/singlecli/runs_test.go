@@ -198,7 +198,7 @@ func TestAnInterruptedFollowSaysInterruptedAndExits130(t *testing.T) {
 		}
 	}()
 	code = cli.Main(ctx, Options("ql"), []string{"runs", "logs", "-f", listed.Runs[0].ID, "--data-dir", dir}, &stdout, &stderr)
-	want := "(run " + listed.Runs[0].ID + " waits: no `ql serve` runs on this data directory (" + dir + "), so nothing starts it; start one with `ql serve --data-dir " + dir + "`)\n" +
+	want := "(run " + listed.Runs[0].ID + " waits: no server is running on this data directory (" + dir + "), so nothing starts it; start one with `ql serve --data-dir " + dir + "`)\n" +
 		"(stopped following; run " + listed.Runs[0].ID + " goes on: `ql runs logs " + listed.Runs[0].ID + " -f --data-dir " + dir + "` follows it again)\nql: interrupted\n"
 	if code != cli.ExitInterrupted || stderr.String() != want {
 		t.Fatalf("an interrupted logs -f: exit %d, stderr %q; want %d, that no server runs there and that it was interrupted", code, stderr.String(), cli.ExitInterrupted)

@@ -11,7 +11,8 @@ import (
 // localRuns reads Runs from the database file itself, beside whatever
 // server serves it (or none), and says so when a queued Run waits because
 // none does: the store knows what is in the database, only this reader
-// can look for the server's lock.
+// can look for the server's lock and the record the server keeps beside
+// it.
 type localRuns struct {
 	run.Reader
 	layout server.Layout
@@ -20,15 +21,25 @@ type localRuns struct {
 // RunGet is the store's read, a queued Run's reason replaced by no_server
 // when no server holds the data directory's lock: nothing will start it,
 // whatever else it waits for, and the Runs the database says hold a slot
-// are a stopped server's. A probe that fails (the lock file is not this
-// user's to open) leaves the store's reason, which holds either way.
+// are a stopped server's. With a server that holds it, the server's
+// recorded --concurrency bounds the store's count as the server itself
+// would (run.Waiting.Bounded); with none recorded yet, the count stays
+// alone. A probe that fails (the lock file is not this user's to open)
+// leaves the store's reason, which holds either way.
 func (r localRuns) RunGet(ctx context.Context, id string) (run.Detail, error) {
 	d, err := r.Reader.RunGet(ctx, id)
 	if err != nil || d.Run.State != run.Queued {
 		return d, err
 	}
-	if serving, err := server.Serving(r.layout); err == nil && !serving {
+	h, known, serving, err := server.Served(r.layout)
+	switch {
+	case err != nil:
+	case !serving:
 		d.Waiting = &run.Waiting{Reason: run.WaitNoServer, DataDir: filepath.Dir(r.layout.DB)}
+	case known && d.Waiting != nil:
+		w := d.Waiting.Bounded(h.Concurrency)
+		w.ServerPID, w.ServerStartedAtMs = h.PID, h.StartedAtMs
+		d.Waiting = &w
 	}
 	return d, nil
 }

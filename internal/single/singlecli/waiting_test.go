@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/cli"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/view"
+	"github.com/qinglong/qinglong/internal/single/server"
 )
 
 const napFile = `project: slow
@@ -49,15 +52,15 @@ func runJSON(t *testing.T, id string, where ...string) view.RunDetail {
 }
 
 // A queued Run read from a data directory no server serves says that no
-// server runs there and how to start one, in ql-edge's own words, on the
-// waiting line, in -o json and while `runs logs -f` follows it (once, with
-// no second note saying the same); nothing it says names the cluster.
-func TestAQueuedRunReadWithNoServerSaysNoServeRunsOnTheDataDirectory(t *testing.T) {
+// server is running there and how to start one, in ql-edge's own words, on
+// the waiting line, in -o json and while `runs logs -f` follows it (once,
+// with no second note saying the same); nothing it says names the cluster.
+func TestAQueuedRunReadWithNoServerSaysNoServerIsRunningAndHowToStartOne(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
 	applyDefs(t, dir, napFile)
 	id := queueRun(t, dir, "idle")
-	want := "no `ql-edge serve` runs on this data directory (" + dir + "), so nothing starts it; start one with `ql-edge serve --data-dir " + dir + "`"
+	want := "no server is running on this data directory (" + dir + "), so nothing starts it; start one with `ql-edge serve --data-dir " + dir + "`"
 	code, out, errOut := ql(t, "runs", "show", id, "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "\nwaiting    "+want+"\n") {
 		t.Fatalf("runs show: %d %q %q; want the waiting line %q", code, out, errOut, want)
@@ -88,12 +91,13 @@ func TestAQueuedRunReadWithNoServerSaysNoServeRunsOnTheDataDirectory(t *testing.
 	}
 }
 
-// A queued Run read beside a running server never says that no server
-// runs: read from the data directory, which cannot see the server's
-// --concurrency, it says how many commands run now and what bounds them;
-// read through the server's API, it says the server runs as many as its
-// --concurrency allows. Not parallel: it sets $QL_TOKEN.
-func TestAQueuedRunReadBesideARunningServerNeverSaysNoServer(t *testing.T) {
+// A queued Run read beside a server whose every slot holds a Run says
+// that it waits its turn, with both numbers, and only that: read from the
+// data directory, the server's --concurrency, pid and start come from the
+// record the server keeps beside its lock; read through the server's API,
+// from the server. Never that no server runs. Not parallel: it sets
+// $QL_TOKEN.
+func TestAQueuedRunReadBesideAServerAtItsConcurrencySaysItWaitsItsTurn(t *testing.T) {
 	dir := installedDir(t)
 	applyDefs(t, dir, napFile)
 	token := newToken(t, dir, "reader", "read")
@@ -108,19 +112,99 @@ func TestAQueuedRunReadBesideARunningServerNeverSaysNoServer(t *testing.T) {
 	}
 	second := queueRun(t, dir, "second")
 	code, out, errOut := ql(t, "runs", "show", second, "--data-dir", dir)
-	want := "\nwaiting    the server runs 1 command now; its --concurrency (`ql-edge serve --concurrency N`) bounds how many run at once: at that bound, as one finishes it starts the Run queued first, this one in its turn; under it, it starts this one in a moment\n"
-	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "no `ql-edge serve` runs") {
-		t.Fatalf("runs show beside the server: %d %q %q; want %q and never that no server runs", code, out, errOut, want)
+	want := "\nwaiting    it waits its turn: 1 of 1 command running, as many as the server's --concurrency allows; as one finishes it starts the Run queued first, this one in its turn\n"
+	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "in a moment") || strings.Contains(out, "no server") {
+		t.Fatalf("runs show beside the server: %d %q %q; want %q alone", code, out, errOut, want)
+	}
+	if w := runJSON(t, second, "--data-dir", dir).Waiting; w == nil || w.Reason != run.WaitServerBusy || w.Running != 1 || w.Concurrency != 1 ||
+		w.ServerPID != os.Getpid() || w.ServerStartedAtMs <= 0 {
+		t.Fatalf("runs show --data-dir -o json: waiting %+v; want %s, 1 of 1, with this process's pid and a start", w, run.WaitServerBusy)
 	}
 	t.Setenv("QL_TOKEN", token)
 	d := runJSON(t, second, "--api-url", base)
 	if w := d.Waiting; w == nil || w.Reason != run.WaitServerBusy || w.Running != 1 || w.Concurrency != 1 ||
-		!strings.Contains(w.Message, "the server already runs 1 command, as many as its --concurrency (1) allows") {
+		!strings.Contains(w.Message, "it waits its turn: 1 of 1 command running") {
 		t.Fatalf("runs show --api-url: waiting %+v; want %s, 1 of 1", w, run.WaitServerBusy)
 	}
 	for _, id := range []string{second, first} {
 		if code, out, errOut := ql(t, "runs", "cancel", id, "--data-dir", dir); code != 0 {
 			t.Fatalf("cancel: %d %q %q", code, out, errOut)
 		}
+	}
+}
+
+// A queued Run read beside a server with a slot free says that the server
+// starts it in a moment, with both numbers, and only that. The server
+// process is stopped (SIGSTOP) while the Run is queued, so that it reads
+// as it does in the moment before the server's next dispatch; once let go
+// (SIGCONT), the server starts it, as said.
+func TestAQueuedRunReadBesideAServerUnderItsConcurrencySaysItStartsInAMoment(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	applyDefs(t, dir, napFile)
+	srv := startServe(t, "--data-dir", dir, "--concurrency", "3", "--cadence", "250ms", "--stop-timeout", "1s")
+	first := queueRun(t, dir, "first")
+	waitState(t, dir, first, run.Running)
+	if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	second := queueRun(t, dir, "second")
+	code, out, errOut := ql(t, "runs", "show", second, "--data-dir", dir)
+	want := "\nwaiting    the server starts it in a moment (1 of 3 running)\n"
+	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "its turn") || strings.Contains(out, "no server") {
+		t.Fatalf("runs show beside a server with a slot free: %d %q %q; want %q alone", code, out, errOut, want)
+	}
+	if w := runJSON(t, second, "--data-dir", dir).Waiting; w == nil || w.Reason != run.WaitServerStarting || w.Running != 1 || w.Concurrency != 3 ||
+		w.ServerPID != srv.cmd.Process.Pid || w.ServerStartedAtMs <= 0 {
+		t.Fatalf("runs show -o json: waiting %+v; want %s, 1 of 3, with the server's pid %d and its start", w, run.WaitServerStarting, srv.cmd.Process.Pid)
+	}
+	if err := srv.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, dir, second, run.Running)
+	for _, id := range []string{second, first} {
+		if code, out, errOut := ql(t, "runs", "cancel", id, "--data-dir", dir); code != 0 {
+			t.Fatalf("cancel: %d %q %q", code, out, errOut)
+		}
+	}
+	srv.stop(t)
+}
+
+// The record a killed server leaves beside its lock is not believed: the
+// kernel dropped the lock with the process, so a queued Run read from the
+// data directory says that no server is running and how to start one,
+// and -o json gives none of the dead server's numbers.
+func TestAQueuedRunReadBesideTheRecordOfAKilledServerSaysNoServerIsRunning(t *testing.T) {
+	t.Parallel()
+	dir := installedDir(t)
+	applyDefs(t, dir, napFile)
+	srv := startServe(t, "--data-dir", dir, "--concurrency", "2", "--cadence", "250ms")
+	if err := srv.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-srv.exited
+	left, err := os.ReadFile(server.LayoutOf(dir).Lock)
+	if err != nil || !strings.Contains(string(left), "concurrency=2") {
+		t.Fatalf("the killed server left %q (%v) beside its lock; want its record, concurrency=2", left, err)
+	}
+	id := queueRun(t, dir, "after")
+	want := "no server is running on this data directory (" + dir + "), so nothing starts it; start one with `ql-edge serve --data-dir " + dir + "`"
+	if code, out, errOut := ql(t, "runs", "show", id, "--data-dir", dir); code != 0 || !strings.Contains(out, "\nwaiting    "+want+"\n") {
+		t.Fatalf("runs show: %d %q %q; want the waiting line %q", code, out, errOut, want)
+	}
+	if w := runJSON(t, id, "--data-dir", dir).Waiting; w == nil || w.Reason != run.WaitNoServer || w.Concurrency != 0 || w.ServerPID != 0 || w.ServerStartedAtMs != 0 {
+		t.Fatalf("runs show -o json: waiting %+v; want %s and nothing of the dead server", w, run.WaitNoServer)
+	}
+}
+
+// waitState waits until the Run id on dir is in state want.
+func waitState(t *testing.T, dir, id string, want run.State) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for runJSON(t, id, "--data-dir", dir).Run.State != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s was not %s within 30s", id, want)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
