@@ -321,3 +321,27 @@ func TestAPickerOffersTheChosenProjectPastItsCap(t *testing.T) {
 		t.Errorf("withChosen changed the choices it was given: %v", offered)
 	}
 }
+
+// A queued Run's page on a single-node server says one case in English
+// and Chinese, with both numbers: at the server's --concurrency it waits
+// its turn; under it the server starts it in a moment.
+func TestTheRunPageSaysEitherThatARunWaitsItsTurnOrThatTheServerStartsItInAMoment(t *testing.T) {
+	for _, c := range []struct {
+		lang string
+		w    run.Waiting
+		want string
+	}{
+		{"en", run.Waiting{Reason: run.WaitServerBusy, Running: 2, Concurrency: 2}, "It waits its turn: 2 of 2 commands running, as many as the server's --concurrency allows;"},
+		{"zh", run.Waiting{Reason: run.WaitServerBusy, Running: 2, Concurrency: 2}, "它在排队等候：2/2 个命令正在运行"},
+		{"en", run.Waiting{Reason: run.WaitServerStarting, Running: 1, Concurrency: 3}, "The server starts it in a moment (1 of 3 running)."},
+		{"zh", run.Waiting{Reason: run.WaitServerStarting, Running: 1, Concurrency: 3}, "服务器稍后即启动它（1/3 个正在运行）。"},
+	} {
+		got := waitingText(c.lang, &c.w)
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s, %s with %d of %d: %q, want %q", c.lang, c.w.Reason, c.w.Running, c.w.Concurrency, got, c.want)
+		}
+		if other := map[run.WaitReason]string{run.WaitServerBusy: "moment", run.WaitServerStarting: "turn"}[c.w.Reason]; c.lang == "en" && strings.Contains(got, other) {
+			t.Errorf("%s, %s: %q says the other case too", c.lang, c.w.Reason, got)
+		}
+	}
+}
