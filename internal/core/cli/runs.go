@@ -117,11 +117,12 @@ func runsShowCommand(opts Options) *cobra.Command {
 		Short: "Show a run with its attempts and events",
 		Long: "Show a run with its attempts and events: its project, the trigger that admitted it (named as it was at that revision) and the task it ran\n" +
 			"(named as it was at the revision that ran), each with its id; -o json gives them as projectName, triggerName and taskName.\n" +
-			`A queued run of the standalone or edge profile that will not start at the server's next dispatch says
-why on a waiting line (in -o json, a waiting object with a reason code): its trigger's overlap policy
-holds it behind an earlier run (waits_for_previous), the server already runs as many commands as its
---concurrency allows (server_busy; read with --data-dir, which cannot see the server's --concurrency,
-it says how many run now), or, read with --data-dir, no server serves the data directory (no_server).` +
+			`A queued run of the standalone or edge profile that other Runs hold says why on a waiting line (in
+-o json, a waiting object with a reason code): its trigger's overlap policy holds it behind an earlier
+run (waits_for_previous); it waits its turn, N of N commands running, as many as the server's
+--concurrency allows (server_busy); the server starts it in a moment, K of N running (server_starting);
+or, read with --data-dir, no server serves the data directory (no_server). Read with --data-dir, the
+server's --concurrency comes from the record it keeps in its lock file.` +
 			opts.clusterOnly(` On the cluster, a queued run that no live worker can take
 now says why on a waiting line (in -o json, a waiting object with a reason code): no worker is
 connected, every worker is draining, no live worker carries all the labels of its task's placement,
