@@ -198,7 +198,10 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 	all, err := s.load()
 	if errors.Is(err, os.ErrNotExist) {
 		if s.SetBy != nil {
-			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined: %s does not exist; set it with `%s`, which creates the file", refs[0], s.Path, s.SetBy(refs[0]))
+			// The command comes before the path: a notification keeps only
+			// the start of a long reason, and a deep data directory is in
+			// both.
+			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined; set it with `%s` (%s does not exist yet: the command creates it)", refs[0], s.SetBy(refs[0]), s.Path)
 		}
 		return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined: %s does not exist; create it as a JSON object {\"%s\": \"...\"} with mode 0600", refs[0], s.Path, refs[0])
 	}
@@ -210,7 +213,7 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 		v, ok := all[ref]
 		if !ok {
 			if s.SetBy != nil {
-				return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined in %s; set it with `%s`", ref, s.Path, s.SetBy(ref))
+				return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined; set it with `%s` (it is not in %s)", ref, s.SetBy(ref), s.Path)
 			}
 			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined in %s; add it", ref, s.Path)
 		}
