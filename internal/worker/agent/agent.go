@@ -137,6 +137,10 @@ type Config struct {
 	// SecretsFile is the worker's own secrets file; empty: none, and a
 	// command naming a secret fails to start.
 	SecretsFile string
+	// SecretsCommand is the command that edits the secrets file on this
+	// worker's host, as the binary running it spells it: `ql-worker
+	// secrets` (the default), or `ql secrets` under `ql worker`.
+	SecretsCommand string
 	// StopTimeout bounds a drain: running commands get this long to
 	// finish after SIGINT/SIGTERM/SIGHUP, then are stopped.
 	StopTimeout time.Duration
@@ -363,6 +367,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	cfg.registerRetry = cmp.Or(cfg.registerRetry, registerRetry)
 	cfg.registerRepeat = cmp.Or(cfg.registerRepeat, registerRepeat)
 	cfg.drainNoteEvery = cmp.Or(cfg.drainNoteEvery, drainNoteEvery)
+	cfg.SecretsCommand = cmp.Or(cfg.SecretsCommand, "ql-worker secrets")
 	if cfg.BaseEnv == nil {
 		cfg.BaseEnv = process.DefaultBaseEnv()
 	}
@@ -392,7 +397,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}()
 	w := &worker{
 		cfg: cfg, log: cfg.Logger, journal: j, client: client,
-		secrets:  process.Secrets{Path: cfg.SecretsFile},
+		secrets:  secretsOf(cfg),
 		running:  map[string]*attempt{},
 		draining: make(chan struct{}),
 		idle:     make(chan struct{}, 1),

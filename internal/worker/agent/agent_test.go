@@ -1079,7 +1079,9 @@ func TestTheCommandsOwnTimeoutIsABackstopOnTheWorker(t *testing.T) {
 }
 
 // A secret the worker cannot resolve fails the attempt before anything is
-// spawned, with the reason in the attempt's log and never a value.
+// spawned, with the reason in the attempt's log and never a value; a
+// worker started without --secrets-file says how to write one and that
+// the worker must be started again to read it.
 func TestAnUnresolvableSecretFailsTheAttemptWithoutSpawning(t *testing.T) {
 	t.Parallel()
 	in := newIngress(t, 30_000)
@@ -1090,8 +1092,9 @@ func TestAnUnresolvableSecretFailsTheAttemptWithoutSpawning(t *testing.T) {
 	runAgent(t, in, nil)
 	done := in.completed(g.AttemptID)
 	log := string(in.attempt(g.AttemptID).log)
-	if done.Outcome != workerproto.OutcomeSpawnFailed || done.ErrorCode != ErrorCodeSecret || !strings.Contains(log, `secret "api-token"`) || !strings.Contains(log, "--secrets-file") {
-		t.Fatalf("completion %+v, log %q; want spawn_failed naming the secret and the flag", done, log)
+	fix := "on the host of worker w1, set it with `ql-worker secrets set api-token --secrets-file FILE` and start the worker again with --secrets-file FILE"
+	if done.Outcome != workerproto.OutcomeSpawnFailed || done.ErrorCode != ErrorCodeSecret || !strings.Contains(log, `secret "api-token"`) || !strings.Contains(log, fix) {
+		t.Fatalf("completion %+v, log %q; want spawn_failed naming the secret and saying %q", done, log, fix)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "spawned")); err == nil {
 		t.Fatal("the command ran without its secret")

@@ -198,9 +198,9 @@ func (a *attempt) run() {
 	if decodeErr == nil && verifyErr == nil {
 		refs := process.SecretRefs(cmd)
 		if len(refs) > 0 && a.w.secrets.Path == "" {
-			secretErr = fmt.Errorf("the task needs secret %q, but this worker was started without --secrets-file; give it one holding {\"%s\": \"...\"} with mode 0600", refs[0], refs[0])
+			secretErr = a.noSecretsFile(refs[0])
 		} else {
-			secrets, secretErr = a.w.secrets.Resolve(refs)
+			secrets, secretErr = a.secrets().Resolve(refs)
 		}
 	}
 	a.out = newOutput(a.w.logLimit())

@@ -78,8 +78,8 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 			}
 			cfg := agent.Config{
 				Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl,
-				RootCAs: roots, SecretsFile: secretsFile, StopTimeout: stopTimeout.d, Version: cli.Version,
-				Logger: logger,
+				RootCAs: roots, SecretsFile: secretsFile, SecretsCommand: secretsCommand(cmd), StopTimeout: stopTimeout.d,
+				Version: cli.Version, Logger: logger,
 			}
 			if err := cfg.Validate(); err != nil {
 				return cli.Usagef("%v", err)
@@ -108,6 +108,19 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 	logFlags.Add(fs, cli.LogJSON, "")
 	cli.BindEnv(fs, "server", "credential-file", "ca-file", "data-dir", "concurrency", "labels", "secrets-file", "stop-timeout")
 	return c
+}
+
+// secretsCommand is the secrets command of the binary running worker:
+// ql-worker's own subcommand, or ql's beside `ql worker`, so a refusal
+// names one the worker's host has. Empty for a worker command no binary
+// holds, which the agent words as ql-worker's.
+func secretsCommand(worker *cobra.Command) string {
+	for _, c := range []*cobra.Command{worker, worker.Root()} {
+		if s, _, err := c.Find([]string{"secrets"}); err == nil && s.Name() == "secrets" {
+			return s.CommandPath()
+		}
+	}
+	return ""
 }
 
 // writtenDuration is a duration flag that keeps the text it was given, so
