@@ -13,7 +13,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/notify"
-	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
 
@@ -231,16 +230,12 @@ func (w *workerLoops) stop(ctx context.Context) error {
 // replica runs one: claims skip the rows another replica holds, so they
 // share the work.
 func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
-	var secrets notify.SecretResolver
-	if r.s.Notify.Secrets != "" {
-		secrets = process.Secrets{Path: r.s.Notify.Secrets}.Resolve
-	}
 	var observe func(string)
 	if r.metrics != nil {
 		observe = r.metrics.NotificationDelivery
 	}
 	d := notify.NewDeliverer(notify.DeliveryConfig{
-		Outbox: act.rt, Secrets: secrets, MaxAttempts: r.s.Notify.MaxAttempts, BaseBackoff: r.s.Notify.Backoff, Log: r.log,
+		Outbox: act.rt, Secrets: notifySecrets(r.s.Notify.Secrets), MaxAttempts: r.s.Notify.MaxAttempts, BaseBackoff: r.s.Notify.Backoff, Log: r.log,
 		ConsoleURL: r.s.Notify.ConsoleURL, Observe: observe,
 	})
 	return loop.New(loop.Config{

@@ -25,6 +25,11 @@ type Secrets struct {
 	// (`ql secrets set NAME --data-dir DIR`): a secret found missing is
 	// refused with it, so the fix can be pasted as the message prints it.
 	SetBy func(name string) string
+	// SetOn, when set, is where SetBy's command is run ("on every
+	// replica"): the refusal is read away from that machine, in a Run's
+	// log or a notification's last error, where a bare command would be
+	// run on the wrong host.
+	SetOn string
 }
 
 // MinSecretLen is the shortest value accepted as a secret: masking a
@@ -187,6 +192,15 @@ func syscallText(err error) string {
 	return err.Error()
 }
 
+// setIt says how to set secret name: SetBy's command, and where when
+// SetOn says.
+func (s Secrets) setIt(name string) string {
+	if s.SetOn == "" {
+		return fmt.Sprintf("set it with `%s`", s.SetBy(name))
+	}
+	return fmt.Sprintf("set it with `%s` %s", s.SetBy(name), s.SetOn)
+}
+
 // Resolve returns the values of refs. A missing file is an empty store.
 // The file is checked on the descriptor it is read from — owner (this
 // server's user) and mode (no group or other access) — so it cannot be
@@ -198,10 +212,7 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 	all, err := s.load()
 	if errors.Is(err, os.ErrNotExist) {
 		if s.SetBy != nil {
-			// The command comes before the path: a notification keeps only
-			// the start of a long reason, and a deep data directory is in
-			// both.
-			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined; set it with `%s` (%s does not exist yet: the command creates it)", refs[0], s.SetBy(refs[0]), s.Path)
+			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined: %s does not exist; %s, which creates the file", refs[0], s.Path, s.setIt(refs[0]))
 		}
 		return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined: %s does not exist; create it as a JSON object {\"%s\": \"...\"} with mode 0600", refs[0], s.Path, refs[0])
 	}
@@ -213,7 +224,7 @@ func (s Secrets) Resolve(refs []string) (map[string]string, error) {
 		v, ok := all[ref]
 		if !ok {
 			if s.SetBy != nil {
-				return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined; set it with `%s` (it is not in %s)", ref, s.SetBy(ref), s.Path)
+				return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined in %s; %s", ref, s.Path, s.setIt(ref))
 			}
 			return nil, qlerror.New(qlerror.FailedPrecondition, "secret %q is not defined in %s; add it", ref, s.Path)
 		}
