@@ -39,7 +39,7 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 		return notSent, err
 	}
 	server := net.JoinHostPort(c.Host, strconv.Itoa(c.MailPort()))
-	talk := smtpTalk{channel: c.Name, server: server, passwordSecret: c.PasswordSecret, mask: newSecretMask(c, sec)}
+	talk := smtpTalk{channel: c.Name, server: server, passwordSecret: c.PasswordSecret, mask: newSecretMask(c, sec), timeout: d.cfg.Client.Timeout}
 	deadline := time.Now().Add(d.cfg.Client.Timeout)
 	config := &tls.Config{ServerName: c.Host, RootCAs: d.cfg.MailRoots, MinVersion: tls.VersionTLS12}
 	dialer := &net.Dialer{Deadline: deadline}
@@ -53,11 +53,11 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 		if why, ok := tlsFailure(err); ok {
 			return noAnswer, fmt.Errorf("channel %s: TLS with the mail server %s failed: %s", c.Name, server, why)
 		}
-		return noAnswer, fmt.Errorf("channel %s: cannot reach the mail server %s: %s", c.Name, server, netReason(err))
+		return noAnswer, fmt.Errorf("channel %s: cannot reach the mail server %s: %s", c.Name, server, talk.netReason(err))
 	}
 	defer conn.Close() //nolint:errcheck // the delivery's outcome is known by then
 	if err := conn.SetDeadline(deadline); err != nil {
-		return noAnswer, fmt.Errorf("channel %s: the connection to the mail server %s: %s", c.Name, server, netReason(err))
+		return noAnswer, fmt.Errorf("channel %s: the connection to the mail server %s: %s", c.Name, server, talk.netReason(err))
 	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
@@ -119,6 +119,8 @@ type smtpTalk struct {
 	channel, server, passwordSecret string
 	// mask hides the channel's password in a reply that repeats it.
 	mask secretMask
+	// timeout is the delivery timeout, the whole conversation's bound.
+	timeout time.Duration
 }
 
 // failed is the outcome of a step the server did not pass: a reply of
@@ -130,7 +132,7 @@ func (t smtpTalk) failed(step string, err error) (reach, error) {
 		return noAnswer, fmt.Errorf("channel %s: TLS with the mail server %s failed: %s", t.channel, t.server, why)
 	}
 	if !errors.As(err, &reply) {
-		return noAnswer, fmt.Errorf("channel %s: the mail server %s never %s: %s", t.channel, t.server, step, netReason(err))
+		return noAnswer, fmt.Errorf("channel %s: the mail server %s never %s: %s", t.channel, t.server, step, t.netReason(err))
 	}
 	said := t.mask.saying([]byte(reply.Msg))
 	hint := ""
@@ -161,12 +163,13 @@ func tlsFailure(err error) (why string, ok bool) {
 	return "", false
 }
 
-// netReason names a connection's failure; a deadline passed is the
-// delivery's timeout.
-func netReason(err error) string {
+// netReason names a connection's failure. A deadline passed is the
+// delivery timeout, said with its length: "timed out" alone reads as the
+// server's own refusal, and leaves a reader to guess what it was given.
+func (t smtpTalk) netReason(err error) string {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return "timed out"
+		return fmt.Sprintf("no answer within %s, the delivery timeout: the whole conversation with the mail server, from its greeting to its 250 after the message, must end within it", t.timeout)
 	}
 	return err.Error()
 }
