@@ -468,7 +468,7 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 		rest = min(asked.wait, d.cfg.MaxBackoff)
 		retryIn = max(retryIn, rest)
 	}
-	reason := truncate(sendErr.Error())
+	reason := reasonOf(sendErr)
 	attrs := []any{"code", CodeNotDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts, "dead", dead}
 	if !dead {
 		// A dead row is never retried on its own: a wait would mislead.
@@ -505,7 +505,7 @@ func (d *Deliverer) Backoff(attempts int) time.Duration {
 func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 	sec, err := d.cfg.Secrets(m.Channel.Refs())
 	if err != nil {
-		return notSent, err
+		return notSent, secretsRefused{err}
 	}
 	if d.cfg.ConsoleURL != "" && m.Payload.RunID != "" {
 		m.Payload.Link = RunLink(d.cfg.ConsoleURL, m.Payload.RunID)
