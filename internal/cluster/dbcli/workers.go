@@ -29,8 +29,9 @@ func newWorkersCommand(getenv func(string) string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "workers",
 		Short: "Manage the cluster's worker credentials: create, list, drain, resume, revoke",
-		Long: "Manage the workers allowed to run the cluster's commands. Connects as the admin role with\n" +
-			"$" + EnvAdminURL + " (else $" + EnvURL + "); URLs come from the environment only.",
+		Long: "Manage the workers allowed to run the cluster's commands. Connects with $" + EnvAdminURL + "\n" +
+			"(else $" + EnvURL + "); URLs come from the environment only. create, drain, resume and revoke\n" +
+			"need the admin role's URL; list reads with the admin or the runtime role's.",
 	}
 	c.AddCommand(workersCreateCommand(getenv), workersListCommand(getenv), workersRevokeCommand(getenv), workersDrainCommand(getenv), workersResumeCommand(getenv))
 	return c
@@ -49,12 +50,21 @@ func openWorkerAdmin(ctx context.Context, getenv func(string) string) (*pgstore.
 // sqlStater is what PostgreSQL errors offer, without importing the driver.
 type sqlStater interface{ SQLState() string }
 
-// explainWorkerErr names the role to use when the URL's role may not
-// manage workers; the store's own messages already say what else to do.
-func explainWorkerErr(err error) error {
+// Which roles may run a subcommand, as its refusal names them: only the
+// admin role changes credentials; the runtime role reads workers and
+// their sessions too (the console's workers page reads them with it).
+const (
+	needsAdmin      = "the admin role's URL"
+	needsAdminOrRun = "the admin or the runtime role's URL"
+)
+
+// explainWorkerErr names the role to use when the URL's role may not do
+// what `ql workers verb` does (needs: needsAdmin or needsAdminOrRun); the
+// store's own messages already say what else to do.
+func explainWorkerErr(err error, verb, needs string) error {
 	var st sqlStater
 	if errors.As(err, &st) && st.SQLState() == "42501" {
-		return qlerror.New(qlerror.PermissionDenied, "%v\n`ql workers` needs the admin role's URL in $%s (or $%s)", err, EnvAdminURL, EnvURL)
+		return qlerror.New(qlerror.PermissionDenied, "%v\n`ql workers %s` needs %s in $%s (or $%s)", err, verb, needs, EnvAdminURL, EnvURL)
 	}
 	return pgstore.ForCommand(err)
 }
@@ -105,7 +115,7 @@ func workersCreateCommand(getenv func(string) string) *cobra.Command {
 			defer a.Close()
 			cred, err := a.WorkerCreate(cmd.Context(), args[0], parsed, maxConcurrency)
 			if err != nil {
-				return explainWorkerErr(err)
+				return explainWorkerErr(err, "create", needsAdmin)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), cred)
 			fmt.Fprintf(cmd.ErrOrStderr(), "worker %s created. Its credential, printed on standard output, is shown only this once and cannot be shown again: "+
@@ -126,9 +136,9 @@ func workersListCommand(getenv func(string) string) *cobra.Command {
 		Use:   "list",
 		Short: "List the workers: labels, sessions, capacity and free slots, last heartbeat, state",
 		Long: `List the workers: labels, sessions, capacity and free slots, last heartbeat, state.
-SESSIONS counts the worker processes running with the credential: one that stopped cleanly ended its
-session, and a revoked credential's are not counted; one that crashed or was cut off counts until its
-session's lease (45s) passes. FREE is as of each session's last heartbeat (every 10s), not the
+Reads with the admin or the runtime role's URL. SESSIONS counts the worker processes running with
+the credential: one that stopped cleanly ended its session, and a revoked credential's are not
+counted; one that crashed or was cut off counts until its session's lease (45s) passes. FREE is as of each session's last heartbeat (every 10s), not the
 moment: a Run granted or ended since shows at the next one.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
@@ -143,7 +153,7 @@ moment: a Run granted or ended since shows at the next one.`,
 			defer a.Close()
 			list, err := a.WorkerList(cmd.Context())
 			if err != nil {
-				return explainWorkerErr(err)
+				return explainWorkerErr(err, "list", needsAdminOrRun)
 			}
 			w := cmd.OutOrStdout()
 			if out == "json" {
@@ -185,7 +195,7 @@ func workersRevokeCommand(getenv func(string) string) *cobra.Command {
 			defer a.Close()
 			r, err := a.WorkerRevoke(cmd.Context(), args[0])
 			if err != nil {
-				return explainWorkerErr(err)
+				return explainWorkerErr(err, "revoke", needsAdmin)
 			}
 			if r.Already {
 				fmt.Fprintf(cmd.OutOrStdout(), "worker %s: revoked already (at %s); nothing changed\n", args[0], fmtMs(&r.AtMs))
@@ -205,7 +215,7 @@ func workersDrainCommand(getenv func(string) string) *cobra.Command {
 			"again while drained, it exits 4 at once. `ql workers resume NAME` returns it to service.",
 		Args:         oneName("drain"),
 		SilenceUsage: true,
-		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerDrain, "draining; it gets no new work, finishes what it runs, then its process exits (`ql workers list` counts its SESSIONS 0 once it has; `ql workers resume` undoes the drain)"),
+		RunE:         workerChange(getenv, "drain", (*pgstore.Admin).WorkerDrain, "draining; it gets no new work, finishes what it runs, then its process exits (`ql workers list` counts its SESSIONS 0 once it has; `ql workers resume` undoes the drain)"),
 	}
 }
 
@@ -218,13 +228,13 @@ func workersResumeCommand(getenv func(string) string) *cobra.Command {
 			"once idle, as drained, and takes work when started again.",
 		Args:         oneName("resume"),
 		SilenceUsage: true,
-		RunE:         workerChange(getenv, (*pgstore.Admin).WorkerResume, "active; a worker process started from now on takes work"),
+		RunE:         workerChange(getenv, "resume", (*pgstore.Admin).WorkerResume, "active; a worker process started from now on takes work"),
 	}
 }
 
 // workerChange is the body of a command that changes one named worker's
 // state through the admin role and says what it became.
-func workerChange(getenv func(string) string, change func(*pgstore.Admin, context.Context, string) error, became string) func(*cobra.Command, []string) error {
+func workerChange(getenv func(string) string, verb string, change func(*pgstore.Admin, context.Context, string) error, became string) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		a, err := openWorkerAdmin(cmd.Context(), getenv)
 		if err != nil {
@@ -232,7 +242,7 @@ func workerChange(getenv func(string) string, change func(*pgstore.Admin, contex
 		}
 		defer a.Close()
 		if err := change(a, cmd.Context(), args[0]); err != nil {
-			return explainWorkerErr(err)
+			return explainWorkerErr(err, verb, needsAdmin)
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "worker %s: %s\n", args[0], became)
 		return nil

@@ -221,3 +221,36 @@ func TestALostCredentialsAdviceWorksAsPrinted(t *testing.T) {
 		t.Fatalf("create of another name: %v", err)
 	}
 }
+
+// Each `ql workers` subcommand runs with the roles the docs name and no
+// other: list reads with the admin or the runtime role's URL (the console
+// lists workers with the runtime role too); create, drain, resume and
+// revoke change credentials, which only the admin role may; a role that
+// may not is refused with exit 5 (permission denied), naming the role
+// the subcommand needs.
+func TestEachWorkersSubcommandRunsWithTheRolesItNeedsAndNamesThemWhenRefused(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	admin := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	if _, _, err := workers(t, admin, "create", "build-01"); err != nil {
+		t.Fatal(err)
+	}
+	runtime := map[string]string{EnvURL: c.URL(pgstore.RoleRuntime)}
+	if l := listWorkers(t, runtime); len(l.Workers) != 1 || l.Workers[0].Name != "build-01" {
+		t.Fatalf("list with the runtime role's URL shows %+v, want build-01", l)
+	}
+	maintenance := map[string]string{EnvURL: c.URL(pgstore.RoleMaintenance)}
+	_, _, err := workers(t, maintenance, "list")
+	if !qlerror.Is(err, qlerror.PermissionDenied) || !strings.Contains(err.Error(), "`ql workers list` needs the admin or the runtime role's URL in $"+EnvAdminURL) {
+		t.Errorf("list with the maintenance role's URL: %v; want permission denied naming the admin and the runtime role", err)
+	}
+	for _, verb := range []string{"drain", "resume", "revoke"} {
+		_, _, err := workers(t, runtime, verb, "build-01")
+		if !qlerror.Is(err, qlerror.PermissionDenied) || !strings.Contains(err.Error(), "`ql workers "+verb+"` needs the admin role's URL in $"+EnvAdminURL) {
+			t.Errorf("%s with the runtime role's URL: %v; want permission denied naming the admin role", verb, err)
+		}
+	}
+	if l := listWorkers(t, admin); l.Workers[0].State != "active" {
+		t.Fatalf("after the refused commands the list shows %+v, want build-01 still active", l.Workers[0])
+	}
+}
