@@ -136,10 +136,12 @@ func workersListCommand(getenv func(string) string) *cobra.Command {
 		Use:   "list",
 		Short: "List the workers: labels, sessions, capacity and free slots, last heartbeat, state",
 		Long: `List the workers: labels, sessions, capacity and free slots, last heartbeat, state.
-Reads with the admin or the runtime role's URL. SESSIONS counts the worker processes running with
-the credential: one that stopped cleanly ended its session, and a revoked credential's are not
+Reads with the admin or the runtime role's URL. STATE is draining after ` + "`ql workers drain`" + `, and
+"draining (stopping)" while the worker's process stops on its own (a signal): it takes no new work
+and finishes its commands, for up to its stop timeout. SESSIONS counts the worker processes running
+with the credential: one that stopped cleanly ended its session, and a revoked credential's are not
 counted; one that crashed or was cut off counts until its session's lease (45s) passes. FREE is as of each session's last heartbeat (every 10s), not the
-moment: a Run granted or ended since shows at the next one.`,
+moment: a Run granted or ended since shows at the next one; a draining worker has none free.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -162,7 +164,7 @@ moment: a Run granted or ended since shows at the next one.`,
 			tw := cli.NewTable(w)
 			fmt.Fprintln(tw, "NAME\tSTATE\tLABELS\tSESSIONS\tCAPACITY\tFREE\tMAX\tLAST HEARTBEAT")
 			for _, x := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, x.State, orDash(task.FormatWorkerLabels(x.Labels)),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, shownState(x), orDash(task.FormatWorkerLabels(x.Labels)),
 					x.Sessions, x.Capacity, x.FreeSlots, x.MaxConcurrency, fmtMs(x.LastHeartbeatMs))
 			}
 			if err := tw.Flush(); err != nil {
@@ -249,6 +251,15 @@ func workerChange(getenv func(string) string, verb string, change func(*pgstore.
 	}
 }
 
+// shownState is a worker's STATE in the table: its state, and for a
+// worker draining because its process stops on its own, that it does.
+func shownState(x pgstore.WorkerInfo) string {
+	if x.DrainedBy == pgstore.DrainedByWorker {
+		return x.State + " (stopping)"
+	}
+	return x.State
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -268,6 +279,7 @@ func fmtMs(ms *int64) string {
 type workerJSON struct {
 	Name            string            `json:"name"`
 	State           string            `json:"state"`
+	DrainedBy       string            `json:"drainedBy,omitempty"`
 	Labels          map[string]string `json:"labels"`
 	MaxConcurrency  int               `json:"maxConcurrency"`
 	Sessions        int               `json:"sessions"`
@@ -286,7 +298,7 @@ func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, Labels: labels, MaxConcurrency: x.MaxConcurrency,
+		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, DrainedBy: x.DrainedBy, Labels: labels, MaxConcurrency: x.MaxConcurrency,
 			Sessions: x.Sessions, Capacity: x.Capacity, FreeSlots: x.FreeSlots, LastHeartbeatMs: x.LastHeartbeatMs, CreatedAtMs: x.CreatedAtMs})
 	}
 	enc := json.NewEncoder(w)

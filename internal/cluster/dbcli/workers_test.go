@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
@@ -252,5 +253,51 @@ func TestEachWorkersSubcommandRunsWithTheRolesItNeedsAndNamesThemWhenRefused(t *
 	}
 	if l := listWorkers(t, admin); l.Workers[0].State != "active" {
 		t.Fatalf("after the refused commands the list shows %+v, want build-01 still active", l.Workers[0])
+	}
+}
+
+// A worker whose process says it drains (its draining watch, sent when it
+// stops on a signal) is listed draining (stopping), by the worker, not by
+// an admin, with no free slot: it takes no new work while it finishes its
+// commands.
+func TestAWorkerStoppingOnItsOwnIsListedDrainingStopping(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	rt := c.Runtime(t, "workers-test", 30*time.Second)
+	cred, _, err := workers(t, env, "create", "build-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := rt.AuthenticateWorker(t.Context(), strings.TrimSpace(cred))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 2, Version: "test"}, pgstore.WorkerSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch := workerproto.PullRequest{SessionID: reg.SessionID, OfferID: ids.New(),
+		Token: strings.Repeat("A", 43), Max: 0, Draining: true}
+	if reply, err := rt.PullGrants(t.Context(), id, watch, pgstore.WorkerSettings{}); err != nil || reply.State != workerproto.SessionDraining {
+		t.Fatalf("draining watch: %+v, %v", reply, err)
+	}
+	table, _, err := workers(t, env, "list")
+	if err != nil || !strings.Contains(table, "build-01  draining (stopping)") {
+		t.Fatalf("list table: %v %q; want build-01 draining (stopping)", err, table)
+	}
+	out, _, err := workers(t, env, "list", "-o", "json")
+	var l struct {
+		Workers []struct {
+			State     string `json:"state"`
+			DrainedBy string `json:"drainedBy"`
+			FreeSlots int    `json:"freeSlots"`
+		} `json:"workers"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &l) != nil || len(l.Workers) != 1 {
+		t.Fatalf("list -o json: %v %q", err, out)
+	}
+	if w := l.Workers[0]; w.State != "draining" || w.DrainedBy != "worker" || w.FreeSlots != 0 {
+		t.Fatalf("list -o json shows %+v, want draining by the worker with no free slot", w)
 	}
 }

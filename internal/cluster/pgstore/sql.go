@@ -156,6 +156,7 @@ var (
 	sqlSessionState        = stmt("SessionState")
 	sqlSessionStateWatched = stmt("SessionStateWatched")
 	sqlSessionStopsAsked   = stmt("SessionStopsAsked")
+	sqlSessionStopping     = stmt("SessionStopping")
 	sqlSessionUnstarted    = stmt("SessionUnstartedGrants")
 
 	sqlSessionOpen, sessionOpenParams           = namedStmt("SessionOpen")

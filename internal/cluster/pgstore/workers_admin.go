@@ -19,10 +19,18 @@ type WorkerInfo struct {
 	Name           string
 	Labels         map[string]string
 	MaxConcurrency int
-	State          string // active | draining | revoked
+	// State is active, draining or revoked: the credential's, or draining
+	// while every live session of an active credential drains (its
+	// process stops on its own, or a drain lifted by `ql workers resume`
+	// still ends the process that heard it).
+	State string
+	// DrainedBy says whose doing a draining worker's drain is: DrainedByAdmin
+	// or DrainedByWorker; empty unless State is draining.
+	DrainedBy string
 	// Sessions counts the live sessions (active or draining, lease not
-	// passed); Capacity and FreeSlots add up theirs (free slots as the
-	// worker last reported them).
+	// passed); Capacity adds up theirs, and FreeSlots the free slots of
+	// those taking work, as the worker last reported them (a draining
+	// session takes no work, so it has none).
 	Sessions        int
 	Capacity        int
 	FreeSlots       int
@@ -74,6 +82,16 @@ func (s *Runtime) WorkerList(ctx context.Context) ([]WorkerInfo, error) {
 	return listWorkers(ctx, s.pool)
 }
 
+// Whose doing a worker's drain is (WorkerInfo.DrainedBy).
+const (
+	// DrainedByAdmin: `ql workers drain NAME`.
+	DrainedByAdmin = "admin"
+	// DrainedByWorker: its process stops on its own (a signal, or an
+	// error that ends it) and finishes its commands first, as it said on
+	// the watch it keeps while it drains.
+	DrainedByWorker = "worker"
+)
+
 func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 	rows, err := q.Query(ctx, sqlWorkerList)
 	if err != nil {
@@ -81,10 +99,31 @@ func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (WorkerInfo, error) {
 		var w WorkerInfo
-		err := row.Scan(&w.Name, &w.Labels, &w.MaxConcurrency, &w.State, &w.CreatedAtMs, &w.Sessions, &w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs)
+		var draining, stopping int
+		err := row.Scan(&w.Name, &w.Labels, &w.MaxConcurrency, &w.State, &w.CreatedAtMs, &w.Sessions, &draining, &stopping,
+			&w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs)
+		w.settleDrain(draining, stopping)
 		return w, err
 	})
 	return out, mapErr(err, "listing workers")
+}
+
+// settleDrain sets State and DrainedBy from the credential's state and
+// how many of its live sessions drain, and of those how many because
+// their worker said it stops. A drained credential is the admin's doing
+// whatever its process said; an active one whose every live session
+// drains is shown draining, by its worker when each of them said so.
+func (w *WorkerInfo) settleDrain(draining, stopping int) {
+	switch {
+	case w.State == workerDraining:
+		w.DrainedBy = DrainedByAdmin
+	case w.State == workerActive && w.Sessions > 0 && draining == w.Sessions:
+		w.State = workerDraining
+		w.DrainedBy = DrainedByAdmin
+		if stopping == w.Sessions {
+			w.DrainedBy = DrainedByWorker
+		}
+	}
 }
 
 // Revocation is what WorkerRevoke did: when the worker was revoked (epoch

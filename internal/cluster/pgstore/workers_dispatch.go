@@ -21,7 +21,8 @@ import (
 //
 // Max 0 is a watch: the session's state and no grants, from one read of
 // the session, neither the offer nor the queue (a worker whose every slot
-// is busy keeps one waiting, so it hears at once that it was replaced).
+// is busy keeps one waiting, so it hears at once that it was replaced); a
+// draining watch also records that an active session drains (watchState).
 func (r *Runtime) PullGrants(ctx context.Context, w WorkerIdentity, req workerproto.PullRequest, s WorkerSettings) (workerproto.PullReply, error) {
 	s, err := s.withDefaults()
 	if err != nil {
@@ -41,7 +42,7 @@ func (r *Runtime) PullGrants(ctx context.Context, w WorkerIdentity, req workerpr
 		return workerproto.PullReply{}, err
 	}
 	if req.Max == 0 {
-		state, err := watchedSessionState(ctx, r.pool, w, req.SessionID)
+		state, err := r.watchState(ctx, w, req)
 		if err != nil {
 			return workerproto.PullReply{}, err
 		}
@@ -78,6 +79,31 @@ func (r *Runtime) PullGrants(ctx context.Context, w WorkerIdentity, req workerpr
 		return workerproto.PullReply{}, mapErr(err, "pulling work")
 	}
 	return reply, nil
+}
+
+// watchState is the state a watch answers, from one read of the session.
+// A draining watch of a session still active is its worker saying it
+// drains on its own (a signal, or an error that ends it): the session
+// turns draining (SessionStopping) before it is read again, so the
+// replicas count it as taking no work — a queued Run's waiting reason,
+// `ql workers list`, the free slots — for as long as its commands run,
+// not only once it ends its session. Only that first watch writes; every
+// later one finds the session draining and reads it as any watch does.
+func (r *Runtime) watchState(ctx context.Context, w WorkerIdentity, req workerproto.PullRequest) (string, error) {
+	state, err := watchedSessionState(ctx, r.pool, w, req.SessionID)
+	if err != nil || !req.Draining || state != workerproto.SessionActive {
+		return state, err
+	}
+	tag, err := r.pool.Exec(ctx, sqlSessionStopping, req.SessionID, w.ID)
+	if err != nil {
+		return "", mapErr(err, "recording that session "+req.SessionID+" drains")
+	}
+	if tag.RowsAffected() == 0 {
+		// Replaced, expired, drained or revoked between the two
+		// statements: the read below says which.
+		return watchedSessionState(ctx, r.pool, w, req.SessionID)
+	}
+	return workerproto.SessionDraining, nil
 }
 
 // StopsAsked returns the ids of the attempts of w's session sessionID,

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 
+	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/core/account"
 	"github.com/qinglong/qinglong/internal/core/console"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -58,7 +59,7 @@ func (l liveReaders) Workers(ctx context.Context) ([]console.Worker, error) {
 	}
 	out := make([]console.Worker, 0, len(list))
 	for _, w := range list {
-		out = append(out, console.Worker{Name: w.Name, State: w.State, Sessions: w.Sessions, Capacity: w.Capacity,
+		out = append(out, console.Worker{Name: w.Name, State: w.State, Stopping: w.DrainedBy == pgstore.DrainedByWorker, Sessions: w.Sessions, Capacity: w.Capacity,
 			FreeSlots: w.FreeSlots, LastHeartbeatMs: w.LastHeartbeatMs, Labels: w.Labels})
 	}
 	return out, nil

@@ -32,7 +32,10 @@
 //   - a draining worker's watch (PullRequest.Draining) waits through its
 //     session's drain, answering only its end, its revocation or a stop,
 //     so a worker that waits hours for its commands to finish hears those
-//     at once too, without a watch answered at once again and again;
+//     at once too, without a watch answered at once again and again; the
+//     first one of a session still active records it draining (the
+//     worker stops on its own), so the replicas count it as taking no
+//     work while its commands finish;
 //   - StopAsked (a cancel asked a running attempt of that session to stop)
 //     sends back the waiting pull or watch of that one session only, which
 //     answers the session's attempts asked to stop, so its worker renews

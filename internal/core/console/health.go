@@ -71,6 +71,9 @@ func (c *Console) backlog(ctx context.Context) *backlog {
 type Worker struct {
 	Name  string
 	State string
+	// Stopping: it drains because its process stops on its own (a
+	// signal), not because an admin drained it.
+	Stopping bool
 	// Sessions counts its live sessions; Capacity and FreeSlots add up
 	// theirs, as the worker last reported them.
 	Sessions, Capacity, FreeSlots int

@@ -20,7 +20,8 @@ const (
 	// WaitNoWorker means no worker process is connected to the cluster.
 	WaitNoWorker WaitReason = "no_worker"
 	// WaitWorkersDraining means workers are connected, but every one is
-	// draining (`ql workers drain`) and takes no new Run.
+	// draining (`ql workers drain`, or its process stops on its own, a
+	// signal, and finishes its commands first) and takes no new Run.
 	WaitWorkersDraining WaitReason = "workers_draining"
 	// WaitNoMatchingWorker means workers take work, but none carries all of
 	// the labels of the task's placement.
@@ -101,7 +102,8 @@ func (w Waiting) Message() string {
 		return "no worker is connected, so nothing can run it; start one with `ql-worker --server URL --credential-file FILE` " +
 			"(a credential comes from `ql workers create NAME`; docs/workers.md)"
 	case WaitWorkersDraining:
-		return fmt.Sprintf("every connected worker (%d) is draining and takes no new Run; return one to service with `ql workers resume NAME`, or start another", w.Workers)
+		return fmt.Sprintf("every connected worker (%d) is draining and takes no new Run (drained by `ql workers drain`, or its process is stopping and finishes its commands first); "+
+			"return a drained one to service with `ql workers resume NAME`, or start another", w.Workers)
 	case WaitNoMatchingWorker:
 		msg := fmt.Sprintf("its task's placement requires the labels %s and none of the %d live workers carries them all", FormatLabels(w.Labels), w.Workers)
 		if w.Workers == 1 {

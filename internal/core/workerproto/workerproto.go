@@ -175,7 +175,13 @@ type PullRequest struct {
 	// one of its attempts, as a worker that does not drain does. Such a
 	// watch takes active and draining as no news, since the worker drains
 	// either way: it is answered when the session ends (replaced, expired,
-	// ended, revoked), when a stop was asked, or at WaitMs. Only a watch
+	// ended, revoked), when a stop was asked, or at WaitMs. A draining
+	// watch of a session still active, of a credential not drained, is the
+	// worker saying it stops on its own (a signal): the replica turns the
+	// session draining, so it counts as taking no work (`ql workers list`,
+	// a queued Run's waiting reason) while its commands finish, and later
+	// replies about the session say draining, which such a worker already
+	// does. Only a watch
 	// carries it: a pull (max 1 or more) with it is refused CodeInvalid. It
 	// was added after the first release: a replica older than it refuses
 	// the field as CodeInvalid (bodies are decoded strictly), and the

@@ -12,10 +12,16 @@ SELECT @id, @name, @labels, @max_concurrency, @credential_sha256, 'active', n.ms
 -- Every worker by name, with its live sessions (active or draining whose
 -- lease has not passed in database time, of a credential not revoked: a
 -- revoked worker's process is refused and exits; a session its worker
--- ended at a clean stop is not live): how many, their capacity, the free
--- slots as of their last heartbeat, and the last heartbeat of any session.
+-- ended at a clean stop is not live): how many, how many of them drain,
+-- how many because their worker said it stops (stopping_at_ms), their
+-- capacity, the free slots of those
+-- taking work (an active session of an active credential; a draining
+-- one takes none) as of their last heartbeat, and the last heartbeat of
+-- any session.
 SELECT w.name, w.labels, w.max_concurrency, w.state, w.created_at_ms,
-       count(s.id), coalesce(sum(s.capacity), 0), coalesce(sum(greatest(s.capacity - s.running, 0)), 0),
+       count(s.id), count(s.id) FILTER (WHERE s.state = 'draining'), count(s.id) FILTER (WHERE s.stopping_at_ms IS NOT NULL),
+       coalesce(sum(s.capacity), 0),
+       coalesce(sum(greatest(s.capacity - s.running, 0)) FILTER (WHERE s.state = 'active' AND w.state = 'active'), 0),
        (SELECT max(h.heartbeat_at_ms) FROM qinglong.worker_sessions h WHERE h.worker_id = w.id)
   FROM qinglong.workers w
   LEFT JOIN qinglong.worker_sessions s

@@ -98,6 +98,22 @@ SELECT s.worker_id, {{SessionStateNow}}
   FROM qinglong.worker_sessions s JOIN qinglong.workers w ON w.id = s.worker_id
  WHERE s.id = $1
 
+-- name: SessionStopping
+-- Turns an active session of this worker draining because its worker said
+-- it drains (a draining watch) while its credential is active: a worker
+-- stopping on a signal, or on an error that ends it, takes no more work
+-- and finishes what runs, for up to its stop timeout. stopping_at_ms says
+-- it was the worker's own stop, not an admin's drain (whose session turns
+-- draining at its heartbeat, its credential draining). Fenced by session
+-- id, worker id, an active state and a lease not yet passed, as a
+-- heartbeat is; a session already draining, ended, replaced or expired is
+-- left as it is (no row updated, nothing written).
+UPDATE qinglong.worker_sessions s
+   SET state = 'draining', stopping_at_ms = n.ms, updated_at_ms = greatest(s.updated_at_ms, n.ms)
+  FROM qinglong.workers w, (SELECT {{now_ms}} AS ms) n
+ WHERE s.id = $1 AND s.worker_id = $2 AND w.id = s.worker_id
+   AND s.state = 'active' AND s.lease_expires_at_ms > n.ms AND w.state = 'active'
+
 -- name: SessionStopsAsked
 -- The attempts of session $1 of worker $2, starting or running, whose Run
 -- a stop was asked of (a cancel recorded as an intent): what a waiting
