@@ -68,38 +68,88 @@ func (c *cluster) listWorker(t testing.TB, name string) listedWorker {
 	return listedWorker{}
 }
 
-// A worker stopping on SIGTERM while its only slot runs a long command
-// drains it for up to its stop timeout (ten minutes here): within moments
-// of the signal `ql workers list` shows it draining by its own stop, with
-// no free slot, and a Run queued then (`ql triggers run`) says on stderr,
-// and in `ql runs show`, that it waits because every worker drains — not
-// only once the worker exits. The worker never takes that Run; once its
-// command ends it exits 0 and is no longer listed live.
-func TestAWorkerStoppingOnSIGTERMIsListedDrainingAtOnceAndARunQueuedThenSaysEveryWorkerDrains(t *testing.T) {
-	t.Parallel()
-	c := newCluster(t, 30*time.Second)
-	c.apply(t, project("sigdrain", c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 30m", "quick": "command: [\"/bin/true\"]"}))
+// stoppingWorker is a worker whose only slot runs a held command, at the
+// default 30 s run lease and a ten-minute stop timeout, sent SIGTERM: it
+// takes no new work and drains that command for up to ten minutes.
+type stoppingWorker struct {
+	c       *cluster
+	p       *proc
+	running string
+	termAt  time.Time
+}
+
+// startStoppingWorker starts a stoppingWorker in a project named name
+// (tasks sleep, held, and quick) and returns just after its SIGTERM.
+func startStoppingWorker(t *testing.T, name string) stoppingWorker {
+	t.Helper()
+	s := stoppingWorker{c: newCluster(t, 30*time.Second)}
+	c := s.c
+	c.apply(t, project(name, c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 30m", "quick": "command: [\"/bin/true\"]"}))
 	c.hold(t)
 	r := c.startReplica(t, "replica", "", "")
 	w := c.newWorker(t, "worker", 4)
-	p := c.startWorker(t, w, r.workerURL(), 1, "--stop-timeout", "10m")
-	running := c.fire(t, "sleep")
-	c.awaitRun(t, running, 20*time.Second, "running")
-	c.awaitPid(t, c.attempts(t, running)[0].ID)
+	s.p = c.startWorker(t, w, r.workerURL(), 1, "--stop-timeout", "10m")
+	s.running = c.fire(t, "sleep")
+	c.awaitRun(t, s.running, 20*time.Second, "running")
+	c.awaitPid(t, c.attempts(t, s.running)[0].ID)
 	if got := c.listWorker(t, "worker"); got.State != "active" || got.DrainedBy != "" || got.Sessions != 1 {
 		t.Fatalf("before its SIGTERM the worker is listed %+v, want active with one session", got)
 	}
-
-	termAt := time.Now()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	s.termAt = time.Now()
+	if err := s.p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// finish lets the held command end and checks that the worker, still
+// draining it, then exits 0 and is no longer listed live.
+func (s stoppingWorker) finish(t *testing.T) {
+	t.Helper()
+	c := s.c
+	if s.p.exited() {
+		t.Fatalf("the worker exited (%v) with its command still running, before its stop timeout", s.p.state)
+	}
+	c.release(t)
+	c.awaitRun(t, s.running, 20*time.Second, "succeeded")
+	s.p.wait(t)
+	if !s.p.state.Success() {
+		t.Fatalf("the worker exited with %v once its command ended, want status 0", s.p.state)
+	}
+	if got := c.listWorker(t, "worker"); got.State != "active" || got.Sessions != 0 {
+		t.Fatalf("after the worker exited it is listed %+v, want its credential active and no session", got)
+	}
+}
+
+// holdsWithin polls cond until it holds or within passes, and says which.
+func holdsWithin(within time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pollEvery)
+	}
+	return true
+}
+
+// A worker stopping on SIGTERM while its only slot runs a long command
+// drains it for up to its stop timeout (ten minutes here): within moments
+// of the signal `ql workers list` shows it draining by its own stop, with
+// no free slot, where it used to show it active with free slots until it
+// exited. Once its command ends it exits 0 and is no longer listed live.
+func TestAWorkerStoppingOnSIGTERMIsListedDrainingWithinMomentsNotOnlyOnceItExits(t *testing.T) {
+	t.Parallel()
+	s := startStoppingWorker(t, "sigdrainlist")
 	var listed listedWorker
-	eventually(t, 10*time.Second, "the stopping worker to be listed draining", func() bool {
-		listed = c.listWorker(t, "worker")
+	seen := holdsWithin(10*time.Second, func() bool {
+		listed = s.c.listWorker(t, "worker")
 		return listed.State == "draining"
 	})
-	took := time.Since(termAt)
+	took := time.Since(s.termAt)
+	if !seen {
+		t.Fatalf("the worker is listed %+v %s after its SIGTERM, its command still draining; want draining within %s", listed, took, stoppingListedWithin)
+	}
 	t.Logf("the worker stopping on SIGTERM was listed draining %s after the signal", took)
 	if took >= stoppingListedWithin {
 		t.Fatalf("the worker was listed draining %s after its SIGTERM, want within %s", took, stoppingListedWithin)
@@ -107,9 +157,26 @@ func TestAWorkerStoppingOnSIGTERMIsListedDrainingAtOnceAndARunQueuedThenSaysEver
 	if listed.DrainedBy != "worker" || listed.Sessions != 1 || listed.FreeSlots != 0 {
 		t.Fatalf("the stopping worker is listed %+v, want draining by the worker itself, its one session, no free slot", listed)
 	}
+	s.finish(t)
+}
+
+// A Run queued (`ql triggers run`) while the only worker stops on SIGTERM
+// and drains its command says why it waits — every worker drains — on
+// stderr and in `ql runs show`, where it used to say nothing until the
+// worker exited; the stopping worker never takes it.
+func TestARunQueuedWhileTheOnlyWorkerStopsOnSIGTERMSaysEveryWorkerDrains(t *testing.T) {
+	t.Parallel()
+	s := startStoppingWorker(t, "sigdrainrun")
+	c := s.c
+	s.p.awaitLog(t, "worker_draining", 1, 5*time.Second)
+	// The session is recorded draining moments after the signal; the Run
+	// is queued once it is, or after the bound the list is held to.
+	holdsWithin(stoppingListedWithin, func() bool {
+		return c.env.Int(t, `SELECT count(*) FROM qinglong.worker_sessions WHERE state = 'draining'`) == 1
+	})
 
 	runtimeURL := []string{"QL_DATABASE_URL=" + c.env.URL(pgstore.RoleRuntime)}
-	code, out, note := c.qlStreams(t, runtimeURL, "triggers", "run", "sigdrain/quick", "-o", "json")
+	code, out, note := c.qlStreams(t, runtimeURL, "triggers", "run", "sigdrainrun/quick", "-o", "json")
 	var queued struct {
 		RunID string `json:"runId"`
 	}
@@ -135,21 +202,10 @@ func TestAWorkerStoppingOnSIGTERMIsListedDrainingAtOnceAndARunQueuedThenSaysEver
 	if shown.Run.State != "queued" || shown.Waiting == nil || shown.Waiting.Reason != "workers_draining" || shown.Waiting.Workers != 1 {
 		t.Fatalf("the Run queued while the worker stops shows %s waiting %+v, want queued, workers_draining of 1 worker", shown.Run.State, shown.Waiting)
 	}
-	if p.exited() {
-		t.Fatalf("the worker exited (%v) with its command still running, before its stop timeout", p.state)
-	}
 
-	c.release(t)
-	c.awaitRun(t, running, 20*time.Second, "succeeded")
-	p.wait(t)
-	if !p.state.Success() {
-		t.Fatalf("the worker exited with %v once its command ended, want status 0", p.state)
-	}
-	if got := c.listWorker(t, "worker"); got.State != "active" || got.Sessions != 0 {
-		t.Fatalf("after the worker exited it is listed %+v, want its credential active and no session", got)
-	}
-	if s := c.runState(t, queued.RunID); s != "queued" {
-		t.Fatalf("the Run queued while the worker stopped is %s, want still queued", s)
+	s.finish(t)
+	if st := c.runState(t, queued.RunID); st != "queued" {
+		t.Fatalf("the Run queued while the worker stopped is %s, want still queued", st)
 	}
 	for _, a := range c.attempts(t, queued.RunID) {
 		if a.Worker != "" {
