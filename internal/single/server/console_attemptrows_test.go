@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,43 +25,32 @@ import (
 // again.
 func TestALiveLogSendsTheAttemptsRowsInThePagesLanguageAndZoneAsTheyChange(t *testing.T) {
 	t.Parallel()
-	release := filepath.Join(t.TempDir(), "release")
-	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
-		heldSlotScript(release), func(c *Config) { c.Concurrency = 1 })
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
 	const zone = "Asia/Shanghai"
-	u, _ := url.Parse(site.base)
-	c.Jar.SetCookies(u, []*http.Cookie{{Name: "ql_tz", Value: zone, Path: "/"}})
-	first := site.runNow(t, c, csrf)
-	waitFor(t, "the first Run to hold the slot", 10*time.Second, func() bool { return site.runDetail(t, first).Run.State == "running" })
-	second := site.runNow(t, c, csrf)
+	h := holdTheOnlySlot(t, zone)
 
-	_, events := site.logStream(t, c, "/runs/"+second+"/log?lang=zh", "")
+	_, events := h.site.logStream(t, h.c, "/runs/"+h.second+"/log?lang=zh", "")
 	rows := attemptRows(t, nextRows(t, events))
 	if len(rows) != 1 || !strings.Contains(rows[0], `class="attempt-state">等待启动</td>`) ||
 		!strings.Contains(rows[0], `class="attempt-started">—</td>`) || strings.Contains(rows[0], "/download?") {
 		t.Fatalf("the queued Run's stream starts with the rows %q; want its one attempt waiting to start (等待启动), not started, no log to download", rows)
 	}
-	site.cancel(t, c, csrf, first)
+	h.site.cancel(t, h.c, h.csrf, h.first)
 	for !strings.Contains(rows[0], `class="attempt-state">运行中</td>`) {
 		if rows = attemptRows(t, nextRows(t, events)); len(rows) != 1 {
 			t.Fatalf("the stream sent the rows %q; want the Run's one attempt", rows)
 		}
 	}
-	a := site.runDetail(t, second).Attempts[0]
+	a := h.site.runDetail(t, h.second).Attempts[0]
 	loc, err := time.LoadLocation(zone)
 	if err != nil || a.StartedAtMs == nil {
 		t.Fatalf("the zone %s (%v), the attempt's start %v", zone, err, a.StartedAtMs)
 	}
 	started := time.UnixMilli(*a.StartedAtMs).In(loc).Format("2006-01-02 15:04:05 MST")
-	link := `href="/runs/` + second + `/download?attempt=1"`
+	link := `href="/runs/` + h.second + `/download?attempt=1"`
 	if !strings.Contains(rows[0], `class="attempt-started">`+started+`</td>`) || !strings.Contains(rows[0], link) || !strings.Contains(rows[0], "下载日志（截至目前）") {
 		t.Fatalf("the running attempt's row is %q; want its start, %s, and its log so far (下载日志（截至目前）, %s)", rows[0], started, link)
 	}
-	if err := os.WriteFile(release, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	h.releaseSlot(t)
 }
 
 // A Run's live log sends the attempts' rows again when a retry creates an

@@ -23,29 +23,20 @@ import (
 // without loading again.
 func TestALiveLogSendsTheRunsFactsInThePagesLanguageAndZoneAsTheyChange(t *testing.T) {
 	t.Parallel()
-	release := filepath.Join(t.TempDir(), "release")
-	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
-		heldSlotScript(release), func(c *Config) { c.Concurrency = 1 })
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
 	const zone = "Asia/Shanghai"
-	u, _ := url.Parse(site.base)
-	c.Jar.SetCookies(u, []*http.Cookie{{Name: "ql_tz", Value: zone, Path: "/"}})
-	first := site.runNow(t, c, csrf)
-	waitFor(t, "the first Run to hold the slot", 10*time.Second, func() bool { return site.runDetail(t, first).Run.State == "running" })
-	second := site.runNow(t, c, csrf)
+	h := holdTheOnlySlot(t, zone)
 
-	_, events := site.logStream(t, c, "/runs/"+second+"/log?lang=zh", "")
+	_, events := h.site.logStream(t, h.c, "/runs/"+h.second+"/log?lang=zh", "")
 	facts := nextFacts(t, events)
 	if !strings.Contains(facts, `data-state="queued">排队中</span>`) || !strings.Contains(facts, `<dt id="run-waiting-title">`) ||
 		!strings.Contains(facts, "<dt>计划时间</dt>") || strings.Contains(facts, `id="run-started"`) {
 		t.Fatalf("the queued Run's stream starts with the facts %q; want it queued (排队中), why it waits, in Chinese, and no start", facts)
 	}
-	site.cancel(t, c, csrf, first)
+	h.site.cancel(t, h.c, h.csrf, h.first)
 	for !strings.Contains(facts, `data-state="running"`) {
 		facts = nextFacts(t, events)
 	}
-	d := site.runDetail(t, second)
+	d := h.site.runDetail(t, h.second)
 	loc, err := time.LoadLocation(zone)
 	if err != nil || len(d.Attempts) != 1 || d.Attempts[0].StartedAtMs == nil {
 		t.Fatalf("the zone %s (%v), the Run's attempts %+v", zone, err, d.Attempts)
@@ -55,9 +46,7 @@ func TestALiveLogSendsTheRunsFactsInThePagesLanguageAndZoneAsTheyChange(t *testi
 		strings.Contains(facts, "run-waiting") {
 		t.Fatalf("the started Run's facts are %q; want it running (运行中), started at %s (启动时间), and no reason to wait", facts, started)
 	}
-	if err := os.WriteFile(release, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	h.releaseSlot(t)
 }
 
 // While a Run waits to retry, its live log's facts say which attempt comes

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,8 +13,6 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/trigger"
-	"github.com/qinglong/qinglong/internal/core/view"
-	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // heldSlotScript prints a line, then runs until the file release names
@@ -21,6 +20,48 @@ import (
 // second waits queued until the first is cancelled.
 func heldSlotScript(release string) string {
 	return `echo started; until [ -e ` + release + ` ]; do sleep 0.05; done`
+}
+
+// heldSlot is a console site serving one Run at a time (--concurrency 1)
+// whose first Run holds the slot and whose second waits queued behind it,
+// with an operator's client; writing the file release names ends the
+// first Run's command (the second's too, once it runs).
+type heldSlot struct {
+	site          *consoleSite
+	c             *http.Client
+	csrf          string
+	first, second string
+	release       string
+}
+
+// holdTheOnlySlot starts a heldSlot whose client shows times in zone (the
+// ql_tz cookie; "" leaves the server's).
+func holdTheOnlySlot(t *testing.T, zone string) heldSlot {
+	t.Helper()
+	h := heldSlot{release: filepath.Join(t.TempDir(), "release")}
+	h.site = startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
+		heldSlotScript(h.release), func(c *Config) { c.Concurrency = 1 })
+	h.c = consoleClient(t)
+	h.csrf = h.site.signIn(t, h.c, h.site.tokens[apitoken.Operate])
+	if zone != "" {
+		u, _ := url.Parse(h.site.base)
+		h.c.Jar.SetCookies(u, []*http.Cookie{{Name: "ql_tz", Value: zone, Path: "/"}})
+	}
+	h.first = h.site.runNow(t, h.c, h.csrf)
+	waitFor(t, "the first Run to hold the slot", 10*time.Second, func() bool { return h.site.runDetail(t, h.first).Run.State == run.Running })
+	h.second = h.site.runNow(t, h.c, h.csrf)
+	if s := h.site.runDetail(t, h.second).Run.State; s != run.Queued {
+		t.Fatalf("the second Run is %s beside the one holding the only slot; want queued", s)
+	}
+	return h
+}
+
+// releaseSlot ends the commands held by the slot.
+func (h heldSlot) releaseSlot(t *testing.T) {
+	t.Helper()
+	if err := os.WriteFile(h.release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A queued Run's live log says the Run's state as it goes on, in the words
@@ -31,36 +72,18 @@ func heldSlotScript(release string) string {
 // state, as before.
 func TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts(t *testing.T) {
 	t.Parallel()
-	release := filepath.Join(t.TempDir(), "release")
-	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce},
-		heldSlotScript(release), func(c *Config) { c.Concurrency = 1 })
-	c := consoleClient(t)
-	csrf := site.signIn(t, c, site.tokens[apitoken.Operate])
-	state := func(id string) run.State {
-		status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/runs/"+id, site.tokens[apitoken.Read], nil)
-		var d view.RunDetail
-		if status != http.StatusOK || json.Unmarshal(body, &d) != nil {
-			t.Fatalf("GET /api/v1/runs/%s: %d %s", id, status, body)
-		}
-		return d.Run.State
-	}
-	first := site.runNow(t, c, csrf)
-	waitFor(t, "the first Run to hold the slot", 10*time.Second, func() bool { return state(first) == run.Running })
-	second := site.runNow(t, c, csrf)
-	if s := state(second); s != run.Queued {
-		t.Fatalf("the second Run is %s beside the one holding the only slot; want queued", s)
-	}
+	h := holdTheOnlySlot(t, "")
 
 	words := map[string][2]string{"en": {"queued", "running"}, "zh": {"排队中", "运行中"}}
 	streams := map[string]*sseStream{}
 	for lang, want := range words {
-		_, events := site.logStream(t, c, "/runs/"+second+"/log?lang="+lang, "")
+		_, events := h.site.logStream(t, h.c, "/runs/"+h.second+"/log?lang="+lang, "")
 		if got := stateOf(t, nextEvent(t, events, "facts", "log", "stopped", "end")); got != (runState{run.Queued, want[0]}) {
 			t.Fatalf("%s: the queued Run's stream starts with the state %+v; want queued, said %q", lang, got, want[0])
 		}
 		streams[lang] = events
 	}
-	site.cancel(t, c, csrf, first)
+	h.site.cancel(t, h.c, h.csrf, h.first)
 	for lang, events := range streams {
 		got := runState{State: run.Queued}
 		for got.State == run.Queued {
@@ -73,9 +96,7 @@ func TestALiveLogSaysInThePagesLanguageWhenItsQueuedRunStarts(t *testing.T) {
 			t.Fatalf("%s: after the state running the stream sent %+v; want the Run's output", lang, e)
 		}
 	}
-	if err := os.WriteFile(release, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	h.releaseSlot(t)
 	for lang, events := range streams {
 		if e := nextEvent(t, events, "log", "stopped", "end"); e.name != "end" || e.data != `"succeeded"` {
 			t.Fatalf("%s: once the command finished the stream sent %+v; want its end, succeeded", lang, e)
