@@ -230,8 +230,38 @@ func workersResumeCommand(getenv func(string) string) *cobra.Command {
 			"once idle, as drained, and takes work when started again.",
 		Args:         oneName("resume"),
 		SilenceUsage: true,
-		RunE:         workerChange(getenv, "resume", (*pgstore.Admin).WorkerResume, "active; a worker process started from now on takes work"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := openWorkerAdmin(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if err := a.WorkerResume(cmd.Context(), args[0]); err != nil {
+				return explainWorkerErr(err, "resume", needsAdmin)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "worker %s: %s\n", args[0], resumed(cmd.Context(), a, args[0]))
+			return nil
+		},
 	}
+}
+
+// resumed says what resuming worker name made of it. A worker whose
+// process stops on its own (a signal, or an error that ends it) drains
+// whatever its credential says: resuming cannot return that process to
+// work, and "active" alone would say it did.
+func resumed(ctx context.Context, a *pgstore.Admin, name string) string {
+	const active = "active; a worker process started from now on takes work"
+	list, err := a.WorkerList(ctx)
+	if err != nil {
+		return active
+	}
+	for _, w := range list {
+		if w.Name == name && w.DrainedBy == pgstore.DrainedByWorker {
+			return "active; its process running now is stopping on its own and takes no new work, whatever the credential says: " +
+				"it exits once its commands end, and a worker process started again takes work"
+		}
+	}
+	return active
 }
 
 // workerChange is the body of a command that changes one named worker's

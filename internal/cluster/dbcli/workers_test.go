@@ -300,4 +300,9 @@ func TestAWorkerStoppingOnItsOwnIsListedDrainingStopping(t *testing.T) {
 	if w := l.Workers[0]; w.State != "draining" || w.DrainedBy != "worker" || w.FreeSlots != 0 {
 		t.Fatalf("list -o json shows %+v, want draining by the worker with no free slot", w)
 	}
+	// Resuming the credential cannot return a process stopping on its own
+	// to work, and the command says so rather than "active" alone.
+	if out, _, err := workers(t, env, "resume", "build-01"); err != nil || !strings.Contains(out, "worker build-01: active; its process running now is stopping on its own") {
+		t.Fatalf("resume of a worker stopping on its own: %v %q; want it to say its process still stops", err, out)
+	}
 }
