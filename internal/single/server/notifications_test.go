@@ -87,25 +87,10 @@ func startToldSite(t *testing.T, failures int) *toldSite {
 			c.NotifyMaxAttempts = 1
 			c.Logger = slog.New(slog.NewTextHandler(s.log, nil))
 		})
-	if st, body, _ := httpcall.Bearer(t, http.MethodPost, s.base+"/api/v1/apply", s.tokens[apitoken.Admin], fmt.Appendf(nil, toldFile, s.hook.URL)); st != http.StatusOK {
-		t.Fatalf("apply: %d %s", st, body)
-	}
-	st, body, _ := httpcall.Bearer(t, http.MethodGet, s.base+"/api/v1/triggers", s.tokens[apitoken.Read], nil)
-	var list view.TriggerList
-	if err := json.Unmarshal(body, &list); st != http.StatusOK || err != nil {
-		t.Fatalf("triggers: %d %s", st, body)
-	}
-	triggerID := ""
-	for _, tg := range list.Triggers {
-		if tg.ProjectName == "told" {
-			triggerID, s.projectID = tg.TriggerID, tg.ProjectID
-		}
-	}
+	tg := s.applyOverAPI(t, fmt.Appendf(nil, toldFile, s.hook.URL), "told")
+	s.projectID = tg.ProjectID
 	for range failures {
-		if st, body, _ := httpcall.Bearer(t, http.MethodPost, s.base+"/api/v1/triggers/"+triggerID+"/run", s.tokens[apitoken.Operate],
-			[]byte(`{"requestId":"`+ids.New()+`"}`)); st != http.StatusOK {
-			t.Fatalf("run now: %d %s", st, body)
-		}
+		s.runNowOverAPI(t, tg.TriggerID)
 	}
 	waitFor(t, "every failure's notifications to be dead or delivered", 30*time.Second, func() bool {
 		l := s.list(t, "?state=dead")

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"html"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
@@ -28,22 +26,7 @@ func TestTheConsoleNotificationsPageSaysWhatEachRuleCovers(t *testing.T) {
 	// notification's rule is no longer the project's, and the next
 	// failure's is the narrowed one.
 	narrowed := strings.Replace(fmt.Sprintf(toldFile, s.hook.URL), "{on: failed, channel: ok}", "{on: failed, channel: ok, triggers: [yearly]}", 1)
-	if st, body, _ := httpcall.Bearer(t, http.MethodPost, s.base+"/api/v1/apply", s.tokens[apitoken.Admin], []byte(narrowed)); st != http.StatusOK {
-		t.Fatalf("apply: %d %s", st, body)
-	}
-	st, body, _ := httpcall.Bearer(t, http.MethodGet, s.base+"/api/v1/triggers", s.tokens[apitoken.Read], nil)
-	var triggers view.TriggerList
-	if err := json.Unmarshal(body, &triggers); st != http.StatusOK || err != nil {
-		t.Fatalf("triggers: %d %s", st, body)
-	}
-	for _, tg := range triggers.Triggers {
-		if tg.ProjectName == "told" {
-			if st, body, _ := httpcall.Bearer(t, http.MethodPost, s.base+"/api/v1/triggers/"+tg.TriggerID+"/run", s.tokens[apitoken.Operate],
-				[]byte(`{"requestId":"`+ids.New()+`"}`)); st != http.StatusOK {
-				t.Fatalf("run now: %d %s", st, body)
-			}
-		}
-	}
+	s.runNowOverAPI(t, s.applyOverAPI(t, []byte(narrowed), "told").TriggerID)
 	var all view.NotificationList
 	waitFor(t, "the second failure's notifications to be dead or delivered", 30*time.Second, func() bool {
 		all = s.list(t, "")

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/shellquote"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/core/view"
@@ -47,24 +46,7 @@ func TestANotificationWhoseSecretIsMissingSaysTheCommandThatSetsIt(t *testing.T)
 	t.Cleanup(hook.Close)
 	s := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "UTC", MisfirePolicy: trigger.FireOnce}, slowScript,
 		func(c *Config) { c.NotifyMaxAttempts = 1 })
-	if st, body, _ := httpcall.Bearer(t, http.MethodPost, s.base+"/api/v1/apply", s.tokens[apitoken.Admin], fmt.Appendf(nil, unsetFile, hook.URL)); st != http.StatusOK {
-		t.Fatalf("apply: %d %s", st, body)
-	}
-	st, body, _ := httpcall.Bearer(t, http.MethodGet, s.base+"/api/v1/triggers", s.tokens[apitoken.Read], nil)
-	var triggers view.TriggerList
-	if err := json.Unmarshal(body, &triggers); st != http.StatusOK || err != nil {
-		t.Fatalf("triggers: %d %s", st, body)
-	}
-	yearly := ""
-	for _, tg := range triggers.Triggers {
-		if tg.ProjectName == "unset" {
-			yearly = tg.TriggerID
-		}
-	}
-	if st, body, _ := httpcall.Bearer(t, http.MethodPost, s.base+"/api/v1/triggers/"+yearly+"/run", s.tokens[apitoken.Operate],
-		[]byte(`{"requestId":"`+ids.New()+`"}`)); st != http.StatusOK {
-		t.Fatalf("run now: %d %s", st, body)
-	}
+	s.runNowOverAPI(t, s.applyOverAPI(t, fmt.Appendf(nil, unsetFile, hook.URL), "unset").TriggerID)
 	var dead view.NotificationList
 	waitFor(t, "the notification to be dead", 30*time.Second, func() bool {
 		st, body, _ := httpcall.Bearer(t, http.MethodGet, s.base+"/api/v1/notifications?state=dead", s.tokens[apitoken.Read], nil)
