@@ -73,6 +73,7 @@ func (c *cluster) listWorker(t testing.TB, name string) listedWorker {
 // takes no new work and drains that command for up to ten minutes.
 type stoppingWorker struct {
 	c       *cluster
+	r       *replica
 	p       *proc
 	running string
 	termAt  time.Time
@@ -86,7 +87,8 @@ func startStoppingWorker(t *testing.T, name string) stoppingWorker {
 	c := s.c
 	c.apply(t, project(name, c.out(), map[string]string{"sleep": holdScript + "\ntimeout: 30m", "quick": "command: [\"/bin/true\"]"}))
 	c.hold(t)
-	r := c.startReplica(t, "replica", "", "")
+	s.r = c.startReplica(t, "replica", "", "")
+	r := s.r
 	w := c.newWorker(t, "worker", 4)
 	s.p = c.startWorker(t, w, r.workerURL(), 1, "--stop-timeout", "10m")
 	s.running = c.fire(t, "sleep")
