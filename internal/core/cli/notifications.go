@@ -15,8 +15,9 @@ import (
 func notificationsCommand(opts Options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "notifications",
-		Short: "List failure notifications and retry dead ones",
-		Long: `Failure notifications are written to an outbox with the Run state change that causes them and
+		Short: "List notifications (of failures, successes, …) and retry dead ones",
+		Long: `Notifications — of the Run ends and passed-over occurrences a project's rules name — are written to an
+outbox with the state change that causes them and
 delivered by the server` + opts.clusterOnly(" (every replica on the cluster)") + ` with retries and backoff. A notification
 whose deliveries all failed is dead: fix the channel (URL, secret, receiver), then retry it.
 Retention deletes delivered and dead notifications older than --retention-notifications

@@ -212,7 +212,7 @@ func New(cfg Config) *Metrics {
 	}
 	m.notifications = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace, Name: "notification_deliveries_total",
-		Help: "Failure notification deliveries this server made, by outcome: delivered (2xx), failed (retried after its backoff) or dead (its last allowed attempt failed).",
+		Help: "Notification deliveries this server made, by outcome: delivered (2xx), failed (retried after its backoff) or dead (its last allowed attempt failed).",
 	}, []string{"outcome"})
 	// A receiver that has never failed still shows failed and dead at 0,
 	// so an alert on their rate has a series from the start.
