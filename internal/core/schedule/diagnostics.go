@@ -102,9 +102,15 @@ type RoundObserver interface {
 // record per ticket that failed, with its trigger, outcome and reason. A
 // round cut short by a stop abandons its remaining tickets on purpose:
 // those are logged at debug, not as warnings; so is a failure Repeats
-// holds back (logged at warn less than RepeatEvery ago).
+// holds back (logged at warn less than RepeatEvery ago). Tickets that fail
+// alike for a cause outside their trigger (a full disk, a lost connection
+// fails every ticket of the round) are one warning with their count,
+// `tickets`, and the rest at debug: a page of 256 would otherwise log 256
+// identical warnings each round the cause lasts.
 func (d Diagnostics) Round(ctx context.Context, s Summary) {
 	ticketLevels := make([]slog.Level, len(s.Errors))
+	alike := make([]int, len(s.Errors))
+	firstOf := map[sharedCause]int{}
 	repeated := 0
 	for i, err := range s.Errors {
 		switch {
@@ -115,6 +121,16 @@ func (d Diagnostics) Round(ctx context.Context, s Summary) {
 			repeated++
 		default:
 			ticketLevels[i] = slog.LevelWarn
+			cause, shared := causeOutsideItsTrigger(err)
+			if !shared {
+				break
+			}
+			if first, seen := firstOf[cause]; seen {
+				ticketLevels[i] = slog.LevelDebug
+				alike[first]++
+				break
+			}
+			firstOf[cause], alike[i] = i, 1
 		}
 	}
 	level := slog.LevelDebug
@@ -130,8 +146,31 @@ func (d Diagnostics) Round(ctx context.Context, s Summary) {
 		d.Metrics.ObserveRound(s)
 	}
 	for i, err := range s.Errors {
-		d.Log.Log(ctx, ticketLevels[i], "scheduler ticket failed", append(d.attrs(CodeTicketFailed), ErrorAttrs(err)...)...)
+		attrs := append(d.attrs(CodeTicketFailed), ErrorAttrs(err)...)
+		if alike[i] > 1 {
+			attrs = append(attrs, slog.Int("tickets", alike[i]))
+		}
+		d.Log.Log(ctx, ticketLevels[i], "scheduler ticket failed", attrs...)
 	}
+}
+
+// sharedCause is what tickets failing alike have in common.
+type sharedCause struct {
+	code    qlerror.Code
+	outcome Outcome
+	reason  Reason
+	message string
+}
+
+// causeOutsideItsTrigger is the cause of a ticket's failure when it is not
+// the trigger's own: a failure of a revision (Repeats keeps those apart,
+// trigger by trigger) has none.
+func causeOutsideItsTrigger(err error) (sharedCause, bool) {
+	var te *TicketError
+	if !errors.As(err, &te) || te.Revision != 0 {
+		return sharedCause{}, false
+	}
+	return sharedCause{code: qlerror.CodeOf(err), outcome: te.Outcome, reason: te.Reason, message: safeMessage(err)}, true
 }
 
 // RoundFailed logs a round that failed as a whole (its take, or its

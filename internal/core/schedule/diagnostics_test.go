@@ -262,3 +262,38 @@ func TestACommitFailingOnItsRowsStoredStateIsWarnedOncePerRevision(t *testing.T)
 		t.Fatalf("ticket records %v; want %s", levels, want)
 	}
 }
+
+// Tickets of one round failing alike for a cause outside their triggers (a
+// full disk refuses every commit of the page) are one warning that counts
+// them, the others at debug with their own trigger ids; a revision's own
+// failure among them keeps its warning, and a different cause its own.
+func TestTicketsFailingAlikeForACauseOutsideTheirTriggersAreOneWarningWithTheirCount(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	d := Diagnostics{Log: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), Repeats: NewRepeats()}
+	full := func(trigger string) error {
+		return &TicketError{TriggerID: trigger, Outcome: Unavailable, Reason: "outcome_unknown",
+			Err: qlerror.New(qlerror.Unavailable, "commit schedule decision: the disk is full; free space and retry")}
+	}
+	errs := []error{
+		full("t-1"), full("t-2"),
+		&TicketError{TriggerID: "t-3", Revision: 2, Outcome: Failed, Reason: ReasonCronInvalid,
+			Err: storedCronRefusal("t-3", &cron.ParseError{Part: "timezone", Input: "Mars/Olympus"}, RemedyReapply)},
+		full("t-4"),
+		&TicketError{TriggerID: "t-5", Outcome: Failed, Reason: "write_failed", Err: qlerror.New(qlerror.Internal, "another cause")},
+	}
+	d.Round(context.Background(), Summary{Taken: len(errs), Counts: map[Outcome]int{Unavailable: 3, Failed: 2}, Errors: errs})
+	recs := records(t, &buf)[1:]
+	type line struct {
+		trigger, level string
+		tickets        any
+	}
+	var got []line
+	for _, r := range recs {
+		got = append(got, line{r["trigger_id"].(string), r["level"].(string), r["tickets"]})
+	}
+	want := []line{{"t-1", "WARN", 3.0}, {"t-2", "DEBUG", nil}, {"t-3", "WARN", nil}, {"t-4", "DEBUG", nil}, {"t-5", "WARN", nil}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("ticket records %v, want %v:\n%s", got, want, buf.String())
+	}
+}

@@ -26,10 +26,18 @@ const (
 	MaxConcurrency = 256
 	MinLogCapBytes = 1 << 10
 	MaxLogCapBytes = 1 << 30
-	// recordTimeout bounds writing an attempt's result; it is independent
-	// of the stop deadline so a killed attempt is still recorded.
+	// recordTimeout bounds one write of an attempt's start or result, and
+	// how long into a stop a write the store keeps refusing is tried
+	// again; it is independent of the stop deadline so a killed attempt is
+	// still recorded.
 	recordTimeout = 30 * time.Second
-	recordRetry   = 100 * time.Millisecond
+	// recordRetry is the first pause before a refused write is tried
+	// again; the pauses double up to recordRetryMax.
+	recordRetry    = 100 * time.Millisecond
+	recordRetryMax = 5 * time.Second
+	// recordQuietFor is how long a write may be refused before the
+	// operator is told.
+	recordQuietFor = 5 * time.Second
 )
 
 // Config of a dispatcher. Every field is required; the composition root

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/loop"
@@ -32,6 +34,9 @@ type Dispatcher struct {
 	// were sent SIGTERM: the rest of their kill grace is cut short.
 	killRuns     chan struct{}
 	killRunsOnce sync.Once
+	// stopBegun is when Stop was called (Unix nanoseconds), zero before:
+	// a write the store keeps refusing is given up recordTimeout after it.
+	stopBegun atomic.Int64
 
 	// running maps each started attempt to the cancel of its command's
 	// context, for a cancel asked of its run.
@@ -82,6 +87,7 @@ func (d *Dispatcher) Wake() { d.loop.Wake() }
 // kill grace, so results are recorded (cancelled) within the stop timeout.
 func (d *Dispatcher) Stop(ctx context.Context) error {
 	begun := time.Now()
+	d.stopBegun.CompareAndSwap(0, begun.UnixNano())
 	defer d.hardKill()
 	loopErr := d.loop.Stop(ctx)
 	// A round the loop gave up on (its stop timed out) may still start
@@ -226,10 +232,11 @@ func (d *Dispatcher) work(a run.Attempt, plan task.Execution, planErr error, log
 		d.workers.Done()
 		d.Wake()
 	}()
-	res := d.execute(ctx, a, plan, planErr, logPath)
-	finished, err := d.record(res)
+	var st start
+	res := d.execute(ctx, a, plan, planErr, logPath, &st)
+	finished, err := d.record(res, st)
 	if err != nil {
-		d.cfg.OnError(fmt.Errorf("record result of attempt %s: %w", a.ID, err))
+		d.cfg.OnError(fmt.Errorf("record attempt %s: %w", a.ID, err))
 		return
 	}
 	if d.cfg.OnFinish != nil {
@@ -238,31 +245,9 @@ func (d *Dispatcher) work(a run.Attempt, plan task.Execution, planErr error, log
 	}
 }
 
-// record stores a result, retrying while the database is only unavailable
-// (another process holding the write lock past the busy timeout): a result
-// that is never recorded leaves its run running until the next restart
-// declares it lost. finished is the state the store reported it finished
-// the Run in.
-func (d *Dispatcher) record(res run.Attempt) (run.State, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-	defer cancel()
-	for {
-		finished, err := d.store.AttemptFinish(ctx, res)
-		if err == nil || !qlerror.Is(err, qlerror.Unavailable) {
-			return finished, err
-		}
-		retry := time.NewTimer(recordRetry)
-		select {
-		case <-ctx.Done():
-			retry.Stop()
-			return "", err
-		case <-retry.C:
-		}
-	}
-}
-
-// execute runs one attempt and returns its result for the store.
-func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execution, planErr error, logPath string) run.Attempt {
+// execute runs one attempt and returns its result for the store; st
+// learns of its command's start.
+func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execution, planErr error, logPath string, st *start) run.Attempt {
 	out := run.Attempt{ID: a.ID, State: run.AttemptFailed}
 	cut, marked := d.markCut(a.ID)
 	log, err := createLog(logPath, d.cfg.LogCapBytes, cut)
@@ -288,7 +273,7 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 		fmt.Fprintf(mask, "qinglong: the command was not started: %v\n", secretErr)
 		res = process.Result{State: run.AttemptFailed, Code: ErrorCodeSecret}
 	default:
-		res = d.launch(ctx, a, plan.Command, secrets, mask)
+		res = d.launch(ctx, a, plan.Command, secrets, mask, st)
 		switch {
 		case errors.Is(res.Cause, errCancelAsked):
 			res.Code = ErrorCodeCancelled
@@ -300,9 +285,12 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 			res.State = run.AttemptLost
 		}
 	}
-	flushErr := mask.Flush()
-	if err := log.Close(); err != nil || flushErr != nil {
-		d.cfg.OnError(fmt.Errorf("attempt %s: write log %s: %v %v", a.ID, logPath, flushErr, err))
+	if err := errors.Join(mask.Flush(), log.Close()); err != nil {
+		hint := ""
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+			hint = "; free space on its disk"
+		}
+		d.cfg.OnError(fmt.Errorf("attempt %s: its log %s is incomplete: %w%s", a.ID, logPath, err, hint))
 	}
 	out.State, out.ExitCode, out.ErrorCode, out.Signal = res.State, res.ExitCode, res.Code, res.Signal
 	out.ErrorMessage = errorMessage(res)
@@ -351,13 +339,20 @@ func errorMessage(res process.Result) string {
 }
 
 // launch runs the attempt's command as a local process and records its
-// pid once it exists.
-func (d *Dispatcher) launch(ctx context.Context, a run.Attempt, c task.Command, secrets map[string]string, out io.Writer) process.Result {
+// pid once it exists. A start the store cannot take yet is left to st, to
+// be recorded before the result: the command runs meanwhile, its timeout
+// and a cancel heard as ever, which waiting for the store here would
+// hold up.
+func (d *Dispatcher) launch(ctx context.Context, a run.Attempt, c task.Command, secrets map[string]string, out io.Writer, st *start) process.Result {
 	spec := process.Spec{RunID: a.RunID, AttemptID: a.ID, Command: c, BaseEnv: d.cfg.BaseEnv, Secrets: secrets, DefaultRunAs: d.cfg.RunAs}
 	res := process.Run(ctx, d.killRuns, spec, out, func(pid int) {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()
-		if err := d.store.AttemptRunning(ctx, a.ID, pid); err != nil {
+		err := d.store.AttemptRunning(ctx, a.ID, pid)
+		switch {
+		case refusedForNow(err):
+			st.pid, st.unrecorded = pid, true
+		case err != nil:
 			d.cfg.OnError(fmt.Errorf("record start of attempt %s: %w", a.ID, err))
 		}
 	})

@@ -120,6 +120,8 @@ type dispatcherOpts struct {
 	logCap      int64
 	stopTimeout time.Duration
 	runAs       task.RunAs
+	// onError receives the dispatcher's errors; nil fails the test on any.
+	onError func(error)
 }
 
 // dispatcher starts a dispatcher on the harness; errors fail the test.
@@ -137,6 +139,9 @@ func (h *harness) dispatcherOn(t testing.TB, st Store, o dispatcherOpts) (*Dispa
 		t.Fatal(err)
 	}
 	sig := &signalling{Store: st, finished: make(chan run.Attempt, 64)}
+	if o.onError == nil {
+		o.onError = func(err error) { t.Errorf("executor error: %v", err) }
+	}
 	cfg := Config{
 		Concurrency:  max(o.concurrency, 1),
 		LogDir:       filepath.Join(h.dir, "logs"),
@@ -147,7 +152,7 @@ func (h *harness) dispatcherOn(t testing.TB, st Store, o dispatcherOpts) (*Dispa
 		RunAs:        o.runAs,
 		PollInterval: time.Hour,
 		StopTimeout:  max(o.stopTimeout, 5*time.Second),
-		OnError:      func(err error) { t.Errorf("executor error: %v", err) },
+		OnError:      o.onError,
 	}
 	d, err := New(sig, cfg)
 	if err != nil {

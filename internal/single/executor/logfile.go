@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"syscall"
 
@@ -73,8 +75,21 @@ func (l *cappedLog) store(b []byte) int64 {
 	return int64(n)
 }
 
-// Close closes the file; it returns the first write error, if any.
+// Close closes the file; it returns the first write error, if any. After
+// a failed write (a full disk) every later byte was dropped, so Close first
+// tries to end the file with a line saying how many bytes are missing, which
+// the disk may have room for again by then, and the error says it too.
 func (l *cappedLog) Close() error {
+	if l.err != nil {
+		lost := min(l.total, l.cap) - l.kept
+		why := l.err
+		if pe := (*os.PathError)(nil); errors.As(why, &pe) {
+			why = pe.Err
+		}
+		n, _ := fmt.Fprintf(l.file, "\n[qinglong: %d bytes of output are missing here: the log could not be written (%v)]\n", lost, why)
+		l.stored += int64(n)
+		l.err = fmt.Errorf("%d bytes of the command's output were not written: %w", lost, why)
+	}
 	if err := l.file.Close(); l.err == nil {
 		l.err = err
 	}

@@ -1,0 +1,82 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
+)
+
+// start is what the dispatcher knows of an attempt's command once it
+// exists: its pid, and whether the store has yet to take its start.
+type start struct {
+	pid        int
+	unrecorded bool
+}
+
+// record stores an attempt's result, first its start when the store did not
+// take it as the command started: the attempt is then still starting,
+// which a success cannot leave. finished is the state the store reported
+// it finished the Run in.
+func (d *Dispatcher) record(res run.Attempt, st start) (run.State, error) {
+	if st.unrecorded {
+		err := d.persist("the start of attempt "+res.ID, func(ctx context.Context) error {
+			return d.store.AttemptRunning(ctx, res.ID, st.pid)
+		})
+		if err != nil {
+			return "", fmt.Errorf("its start: %w", err)
+		}
+	}
+	var finished run.State
+	err := d.persist("the result of attempt "+res.ID, func(ctx context.Context) (err error) {
+		finished, err = d.store.AttemptFinish(ctx, res)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("its result: %w", err)
+	}
+	return finished, nil
+}
+
+// refusedForNow reports a write the store did not make and may make later:
+// it was unavailable (the disk full), or the write lock stayed with
+// another process for all the time the write had.
+func refusedForNow(err error) bool {
+	return qlerror.Is(err, qlerror.Unavailable) || qlerror.Is(err, qlerror.Timeout)
+}
+
+// persist calls write until the store takes it. While the store refuses it
+// for now — another process holding the write lock, the disk full — it
+// tries again, backing off from recordRetry to
+// recordRetryMax, for as long as the server runs and recordTimeout into its
+// stop: a write given up on would leave its Run running, its command long
+// ended, until the next start declares it lost, and would hold back every
+// later occurrence of a trigger whose overlap policy waits for it (a full
+// disk can last until someone frees space). A write refused longer than
+// recordQuietFor is reported once, as a write lock held for a moment is
+// not news and a full disk is.
+func (d *Dispatcher) persist(what string, write func(context.Context) error) error {
+	began := time.Now()
+	wait, told := recordRetry, false
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		err := write(ctx)
+		cancel()
+		if err == nil || !refusedForNow(err) {
+			return err
+		}
+		if stopped := d.stopBegun.Load(); stopped != 0 && time.Since(time.Unix(0, stopped)) >= recordTimeout {
+			return fmt.Errorf("still refused %s into the stop: %w", recordTimeout, err)
+		}
+		if !told && time.Since(began) >= recordQuietFor {
+			d.cfg.OnError(fmt.Errorf("cannot record %s for %s: %w; trying again every few seconds until it is recorded (its Run shows running meanwhile)",
+				what, time.Since(began).Round(time.Second), err))
+			told = true
+		}
+		pause := time.NewTimer(wait)
+		<-pause.C
+		wait = min(2*wait, recordRetryMax)
+	}
+}
