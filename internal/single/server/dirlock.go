@@ -55,6 +55,9 @@ func lockDataDir(dir, path string, concurrency int) (*dirLock, error) {
 	}
 	if err := writeHolder(f, Holder{PID: os.Getpid(), Concurrency: concurrency, StartedAtMs: time.Now().UnixMilli()}); err != nil {
 		f.Close() //nolint:errcheck // the write error is the one returned
+		if errors.Is(err, syscall.ENOSPC) {
+			return nil, qlerror.Wrap(qlerror.Unavailable, err, "write this server's record into %s: the disk holding %s is full; free space on it and start the server again", path, dir)
+		}
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "write this server's record into %s", path)
 	}
 	return &dirLock{file: f}, nil

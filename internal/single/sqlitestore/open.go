@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -139,7 +140,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		if isNotADatabase(err) {
 			return nil, mapErr(err, "open SQLite database "+cfg.Path)
 		}
-		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s; check that the directory exists and is writable", cfg.Path)
+		room, known := roomLeft(filepath.Dir(cfg.Path))
+		return nil, openRefused(err, "open", cfg.Path, room, known)
 	}
 	reader, err := sql.Open("sqlite", existingFile(cfg.Path)+"&"+common+"&_pragma=query_only(1)")
 	if err != nil {

@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"errors"
 	"os"
+	"path/filepath"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
@@ -17,7 +18,8 @@ func createPrivate(path string) error {
 		return nil
 	}
 	if err != nil {
-		return qlerror.Wrap(qlerror.Unavailable, err, "create SQLite database %s; check that the directory exists and is writable", path)
+		room, known := roomLeft(filepath.Dir(path))
+		return openRefused(err, "create", path, room, known)
 	}
 	// The umask may have narrowed the mode further; never widened it.
 	// Setting it explicitly keeps the owner's read and write.
