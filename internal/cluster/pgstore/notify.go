@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/notify"
@@ -104,12 +105,12 @@ func logTail(ctx context.Context, tx querier, attemptID string) ([]byte, bool, e
 
 func scanMessage(r pgx.Row) (notify.Message, error) {
 	var m notify.Message
-	var event, channel, payload, state string
+	var event, channel, payload, state, reason string
 	if err := r.Scan(&m.ID, &m.ProjectID, &m.RunID, &m.RuleKey, &event, &channel, &payload, &state, &m.Attempts,
-		&m.NextAttemptAtMs, &m.LastError, &m.CreatedAtMs, &m.DeliveredAtMs); err != nil {
+		&m.NextAttemptAtMs, &m.LastError, &reason, &m.CreatedAtMs, &m.DeliveredAtMs); err != nil {
 		return m, err
 	}
-	m.Event, m.State = notify.Event(event), notify.State(state)
+	m.Event, m.State, m.LastErrorReason = notify.Event(event), notify.State(state), notify.Reason(reason)
 	return m, notify.DecodeMessage(&m, channel, payload)
 }
 
@@ -152,13 +153,14 @@ func (r *Runtime) NotificationDelivered(ctx context.Context, id string) error {
 }
 
 // NotificationFailed records a failed delivery of the claim that counted
-// attempts.
-func (r *Runtime) NotificationFailed(ctx context.Context, id string, attempts int, retryIn time.Duration, dead bool, reason string) error {
+// attempts, its text and its reason (NULL when it has none).
+func (r *Runtime) NotificationFailed(ctx context.Context, id string, attempts int, retryIn time.Duration, dead bool, f notify.Failure) error {
 	state := notify.Pending
 	if dead {
 		state = notify.Dead
 	}
-	_, err := r.pool.Exec(ctx, sqlNotifyFailed, string(state), retryIn.Milliseconds(), reason, id, attempts)
+	_, err := r.pool.Exec(ctx, sqlNotifyFailed, string(state), retryIn.Milliseconds(), f.Text, id, attempts,
+		pgtype.Text{String: string(f.Reason), Valid: f.Reason != ""})
 	return mapErr(err, "recording a failed delivery of notification "+id)
 }
 

@@ -468,14 +468,14 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 		rest = min(asked.wait, d.cfg.MaxBackoff)
 		retryIn = max(retryIn, rest)
 	}
-	reason := reasonOf(sendErr)
+	f := failureOf(sendErr)
 	attrs := []any{"code", CodeNotDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts, "dead", dead}
 	if !dead {
 		// A dead row is never retried on its own: a wait would mislead.
 		attrs = append(attrs, "retryIn", retryIn.String())
 	}
-	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", reason)...)
-	if err := d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, reason); err != nil {
+	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", f.Text, "reasonCode", string(f.Reason))...)
+	if err := d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, f); err != nil {
 		return r, rest, err
 	}
 	if dead {
@@ -505,7 +505,7 @@ func (d *Deliverer) Backoff(attempts int) time.Duration {
 func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 	sec, err := d.cfg.Secrets(m.Channel.Refs())
 	if err != nil {
-		return notSent, secretsRefused{err}
+		return notSent, because(ReasonSecretUnavailable, secretsRefused{err})
 	}
 	if d.cfg.ConsoleURL != "" && m.Payload.RunID != "" {
 		m.Payload.Link = RunLink(d.cfg.ConsoleURL, m.Payload.RunID)
@@ -523,11 +523,11 @@ func (d *Deliverer) send(ctx context.Context, m Message) (reach, error) {
 func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach, error) {
 	r, err := Build(m, sec, time.Now())
 	if err != nil {
-		return notSent, err
+		return notSent, because(ReasonMisconfigured, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
-		return notSent, fmt.Errorf("channel %s: cannot build the request", m.Channel.Name)
+		return notSent, because(ReasonMisconfigured, fmt.Errorf("channel %s: cannot build the request", m.Channel.Name))
 	}
 	for k, v := range r.Headers {
 		req.Header.Set(k, v)
@@ -535,30 +535,34 @@ func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
 		// The URL may hold a token: say only what failed.
-		return noAnswer, fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err, d.cfg.Client.Timeout, m.Channel))
+		return noAnswer, because(transportKind(err), fmt.Errorf("channel %s: request failed: %s", m.Channel.Name, transportReason(err, d.cfg.Client.Timeout, m.Channel)))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read only
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.Header.Get("Location") != "" {
-		return answered, fmt.Errorf("channel %s: %s", m.Channel.Name, redirection(resp, m.Channel))
+		return answered, because(ReasonReceiverRedirected, fmt.Errorf("channel %s: %s", m.Channel.Name, redirection(resp, m.Channel)))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		mask := newSecretMask(m.Channel, sec)
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, mask.readLimit()))
 		wait, asked := retryAfter(resp, time.Now())
 		if !asked {
-			return answered, fmt.Errorf("channel %s: the receiver answered %d%s", m.Channel.Name, resp.StatusCode, mask.saying(snippet))
+			return answered, because(ReasonReceiverStatus, fmt.Errorf("channel %s: the receiver answered %d%s", m.Channel.Name, resp.StatusCode, mask.saying(snippet)))
 		}
 		capped := ""
 		if wait > d.cfg.MaxBackoff {
 			capped = fmt.Sprintf(", more than the %s waited at most", d.cfg.MaxBackoff)
 		}
-		return answered, &askedToWait{wait: wait, err: fmt.Errorf("channel %s: the receiver answered %d and asked to wait %s (Retry-After)%s%s",
-			m.Channel.Name, resp.StatusCode, wait, capped, mask.saying(snippet))}
+		return answered, because(ReasonReceiverRateLimited, &askedToWait{wait: wait, err: fmt.Errorf("channel %s: the receiver answered %d and asked to wait %s (Retry-After)%s%s",
+			m.Channel.Name, resp.StatusCode, wait, capped, mask.saying(snippet))})
 	}
 	if ack, ok := acknowledgements[m.Channel.Kind]; ok {
 		answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAcknowledgement+1))
 		if err := ack.check(resp.StatusCode, answer, newSecretMask(m.Channel, sec)); err != nil {
-			return answered, fmt.Errorf("channel %s: %w", m.Channel.Name, err)
+			reason := ReasonReceiverNotAcknowledged
+			if errors.As(err, new(*askedToWait)) {
+				reason = ReasonReceiverRateLimited
+			}
+			return answered, because(reason, fmt.Errorf("channel %s: %w", m.Channel.Name, err))
 		}
 	}
 	return answered, nil
@@ -566,7 +570,7 @@ func (d *Deliverer) sendHTTP(ctx context.Context, m Message, sec Secrets) (reach
 
 // redactErr is err with every value of the channel's secrets it shows
 // replaced by the secret's name, quoted as saying quotes an answer or
-// not; the wait a refusal asked for is kept.
+// not; the wait a refusal asked for and the failure's reason are kept.
 func redactErr(err error, c Channel, sec Secrets) error {
 	if err == nil {
 		return nil
@@ -575,11 +579,15 @@ func redactErr(err error, c Channel, sec Secrets) error {
 	if text == err.Error() {
 		return err
 	}
+	out := errors.New(text)
 	var asked *askedToWait
 	if errors.As(err, &asked) {
-		return &askedToWait{wait: asked.wait, err: errors.New(text)}
+		out = &askedToWait{wait: asked.wait, err: out}
 	}
-	return errors.New(text)
+	if reason := ReasonOf(err); reason != "" {
+		out = because(reason, out)
+	}
+	return out
 }
 
 // minRedacted is the shortest secret value a secretMask looks for: the

@@ -35,6 +35,9 @@ type Message struct {
 	Attempts        int
 	NextAttemptAtMs int64
 	LastError       string
+	// LastErrorReason is LastError's reason; "" for a row not failed, or
+	// failed by a release that kept no reason.
+	LastErrorReason Reason
 	CreatedAtMs     int64
 	DeliveredAtMs   int64
 	// Scope is what the rule that wrote the row covers, as the project's
@@ -302,8 +305,9 @@ type Outbox interface {
 	// NotificationDelivered marks the row delivered.
 	NotificationDelivered(ctx context.Context, id string) error
 	// NotificationFailed records a failed delivery of the claim with the
-	// given attempt count: the row is due again after retryIn, or dead.
-	NotificationFailed(ctx context.Context, id string, attempts int, retryIn time.Duration, dead bool, reason string) error
+	// given attempt count, its reason and text: the row is due again
+	// after retryIn, or dead.
+	NotificationFailed(ctx context.Context, id string, attempts int, retryIn time.Duration, dead bool, f Failure) error
 	// Manager lists rows for people and retries dead ones.
 	Manager
 }

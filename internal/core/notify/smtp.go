@@ -36,7 +36,7 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 	c := m.Channel
 	msg, err := BuildMail(m, time.Now())
 	if err != nil {
-		return notSent, err
+		return notSent, because(ReasonMisconfigured, err)
 	}
 	server := net.JoinHostPort(c.Host, strconv.Itoa(c.MailPort()))
 	talk := smtpTalk{channel: c.Name, server: server, passwordSecret: c.PasswordSecret, mask: newSecretMask(c, sec), timeout: d.cfg.Client.Timeout}
@@ -51,13 +51,13 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 	}
 	if err != nil {
 		if why, ok := tlsFailure(err); ok {
-			return noAnswer, fmt.Errorf("channel %s: TLS with the mail server %s failed: %s", c.Name, server, why)
+			return noAnswer, because(ReasonTLSFailed, fmt.Errorf("channel %s: TLS with the mail server %s failed: %s", c.Name, server, why))
 		}
-		return noAnswer, fmt.Errorf("channel %s: cannot reach the mail server %s: %s", c.Name, server, talk.netReason(err))
+		return noAnswer, because(connReason(err), fmt.Errorf("channel %s: cannot reach the mail server %s: %s", c.Name, server, talk.netReason(err)))
 	}
 	defer conn.Close() //nolint:errcheck // the delivery's outcome is known by then
 	if err := conn.SetDeadline(deadline); err != nil {
-		return noAnswer, fmt.Errorf("channel %s: the connection to the mail server %s: %s", c.Name, server, talk.netReason(err))
+		return noAnswer, because(connReason(err), fmt.Errorf("channel %s: the connection to the mail server %s: %s", c.Name, server, talk.netReason(err)))
 	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
@@ -71,8 +71,8 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 	}
 	if c.MailTLS() == TLSStartTLS {
 		if ok, _ := client.Extension("STARTTLS"); !ok {
-			return answered, fmt.Errorf("channel %s: the mail server %s does not offer STARTTLS, which the channel requires (tls: starttls, the default): "+
-				"check host and port; for a server that speaks TLS from the start write tls: implicit (port 465)", c.Name, server)
+			return answered, because(ReasonMailNoSTARTTLS, fmt.Errorf("channel %s: the mail server %s does not offer STARTTLS, which the channel requires (tls: starttls, the default): "+
+				"check host and port; for a server that speaks TLS from the start write tls: implicit (port 465)", c.Name, server))
 		}
 		if err := client.StartTLS(config); err != nil {
 			return talk.failed("answered STARTTLS", err)
@@ -81,11 +81,11 @@ func (d *Deliverer) sendMail(ctx context.Context, m Message, sec Secrets) (reach
 	if c.Username != "" {
 		ok, offered := client.Extension("AUTH")
 		if !ok {
-			return answered, fmt.Errorf("channel %s: the mail server %s offers no login (AUTH) on this connection; check host and port, or remove username and passwordSecret for a server that takes mail without a login", c.Name, server)
+			return answered, because(ReasonMailNoLogin, fmt.Errorf("channel %s: the mail server %s offers no login (AUTH) on this connection; check host and port, or remove username and passwordSecret for a server that takes mail without a login", c.Name, server))
 		}
 		auth, mech := pickAuth(offered, c.Username, sec[c.PasswordSecret], c.Host)
 		if auth == nil {
-			return answered, fmt.Errorf("channel %s: the mail server %s offers the logins %q, none of them PLAIN or LOGIN, the ones QingLong speaks", c.Name, server, offered)
+			return answered, because(ReasonMailNoLogin, fmt.Errorf("channel %s: the mail server %s offers the logins %q, none of them PLAIN or LOGIN, the ones QingLong speaks", c.Name, server, offered))
 		}
 		if err := client.Auth(auth); err != nil {
 			return talk.failed(fmt.Sprintf("answered the login of %q (AUTH %s)", c.Username, mech), err)
@@ -129,20 +129,26 @@ type smtpTalk struct {
 func (t smtpTalk) failed(step string, err error) (reach, error) {
 	var reply *textproto.Error
 	if why, ok := tlsFailure(err); ok {
-		return noAnswer, fmt.Errorf("channel %s: TLS with the mail server %s failed: %s", t.channel, t.server, why)
+		return noAnswer, because(ReasonTLSFailed, fmt.Errorf("channel %s: TLS with the mail server %s failed: %s", t.channel, t.server, why))
 	}
 	if !errors.As(err, &reply) {
-		return noAnswer, fmt.Errorf("channel %s: the mail server %s never %s: %s", t.channel, t.server, step, t.netReason(err))
+		return noAnswer, because(connReason(err), fmt.Errorf("channel %s: the mail server %s never %s: %s", t.channel, t.server, step, t.netReason(err)))
 	}
 	said := t.mask.saying([]byte(reply.Msg))
 	hint := ""
-	if strings.HasPrefix(step, "answered the login") {
+	login := strings.HasPrefix(step, "answered the login")
+	if login {
 		hint = fmt.Sprintf("; check username and the password in secret %q", t.passwordSecret)
 	}
 	if reply.Code >= 500 {
-		return answered, fmt.Errorf("channel %s: the mail server %s refused: it %s with %d%s%s", t.channel, t.server, step, reply.Code, said, hint)
+		reason := ReasonMailRefused
+		if login {
+			reason = ReasonMailLoginRefused
+		}
+		return answered, because(reason, fmt.Errorf("channel %s: the mail server %s refused: it %s with %d%s%s", t.channel, t.server, step, reply.Code, said, hint))
 	}
-	return answered, fmt.Errorf("channel %s: the mail server %s refused for now: it %s with %d, a temporary refusal%s%s", t.channel, t.server, step, reply.Code, said, hint)
+	return answered, because(ReasonMailRefusedForNow,
+		fmt.Errorf("channel %s: the mail server %s refused for now: it %s with %d, a temporary refusal%s%s", t.channel, t.server, step, reply.Code, said, hint))
 }
 
 // tlsFailure says why a TLS handshake failed, and what to check when

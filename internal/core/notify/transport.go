@@ -34,6 +34,19 @@ func transportReason(err error, timeout time.Duration, c Channel) string {
 	return ue.Err.Error()
 }
 
+// transportKind is the reason of a transport failure: no answer within
+// the timeout, a TLS handshake that failed, else the receiver not reached.
+func transportKind(err error) Reason {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Timeout() {
+		return ReasonTimeout
+	}
+	if _, ok := tlsFailure(err); ok {
+		return ReasonTLSFailed
+	}
+	return ReasonUnreachable
+}
+
 // urlPlace is where c's URL comes from: the secret it is kept in, the
 // SendKey a ServerChan URL is made of, or the file.
 func urlPlace(c Channel) string {

@@ -128,12 +128,12 @@ type rowScanner interface{ Scan(...any) error }
 
 func scanMessage(r rowScanner) (notify.Message, error) {
 	var m notify.Message
-	var event, channel, payload, state string
+	var event, channel, payload, state, reason string
 	if err := r.Scan(&m.ID, &m.ProjectID, &m.RunID, &m.RuleKey, &event, &channel, &payload, &state, &m.Attempts,
-		&m.NextAttemptAtMs, &m.LastError, &m.CreatedAtMs, &m.DeliveredAtMs); err != nil {
+		&m.NextAttemptAtMs, &m.LastError, &reason, &m.CreatedAtMs, &m.DeliveredAtMs); err != nil {
 		return m, err
 	}
-	m.Event, m.State = notify.Event(event), notify.State(state)
+	m.Event, m.State, m.LastErrorReason = notify.Event(event), notify.State(state), notify.Reason(reason)
 	return m, notify.DecodeMessage(&m, channel, payload)
 }
 
@@ -197,14 +197,15 @@ func (s *Store) NotificationDelivered(ctx context.Context, id string) error {
 }
 
 // NotificationFailed records a failed delivery of the claim that counted
-// attempts.
-func (s *Store) NotificationFailed(ctx context.Context, id string, attempts int, retryIn time.Duration, dead bool, reason string) error {
+// attempts, its text and its reason (NULL when it has none).
+func (s *Store) NotificationFailed(ctx context.Context, id string, attempts int, retryIn time.Duration, dead bool, f notify.Failure) error {
 	state := notify.Pending
 	if dead {
 		state = notify.Dead
 	}
 	return s.write(ctx, "record a failed notification", routine, func(tx *txn) error {
-		_, err := tx.ExecContext(ctx, qNotifyFailed, string(state), s.nowMs(), retryIn.Milliseconds(), reason, id, attempts)
+		_, err := tx.ExecContext(ctx, qNotifyFailed, string(state), s.nowMs(), retryIn.Milliseconds(), f.Text, id, attempts,
+			sql.NullString{String: string(f.Reason), Valid: f.Reason != ""})
 		return err
 	})
 }

@@ -32,11 +32,11 @@ func testOutboxListing(t *testing.T, f Fixture) {
 	for i, m := range claimed {
 		switch i % 3 {
 		case 0:
-			err = f.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, 0, true, "the receiver answered 503")
+			err = f.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, 0, true, notify.Failure{Reason: notify.ReasonReceiverStatus, Text: "the receiver answered 503"})
 		case 1:
 			err = f.Outbox.NotificationDelivered(ctx, m.ID)
 		default:
-			err = f.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, 0, false, "the receiver answered 502")
+			err = f.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, 0, false, notify.Failure{Reason: notify.ReasonReceiverStatus, Text: "the receiver answered 502"})
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -24,6 +24,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"OneNotificationPerRuleAndRun":                                   testOutboxDedupe,
 		"RecoveredAndConsecutiveFailuresFollowTheRunHistory":             testOutboxHistory,
 		"ClaimedRowsAreLeasedRetriedAndDeadLettered":                     testOutboxDelivery,
+		"AFailuresReasonIsKeptWithItsTextAndClearedOnDelivery":           testFailureReasonKeptWithItsText,
 		"ALedgerEntryNotifiesItsSkippedRulesWithTheDecision":             testOutboxSkipped,
 		"OnlyValidCanonicalSettingsAreStored":                            testOutboxSettings,
 		"AListingPagesNewestFirstKeepingOnlyItsStateAndProject":          testOutboxListing,
@@ -278,7 +279,7 @@ func testOutboxDelivery(t *testing.T, f Fixture) {
 	if again, err := f.Outbox.NotificationsClaim(ctx, claimTen); err != nil || len(again) != 0 {
 		t.Fatalf("a claimed row was claimed again within its lease: %+v, %v", again, err)
 	}
-	if err := f.Outbox.NotificationFailed(ctx, id, 1, 0, false, "the receiver answered 503"); err != nil {
+	if err := f.Outbox.NotificationFailed(ctx, id, 1, 0, false, notify.Failure{Reason: notify.ReasonReceiverStatus, Text: "the receiver answered 503"}); err != nil {
 		t.Fatal(err)
 	}
 	claimed, err = f.Outbox.NotificationsClaim(ctx, claimTen)
@@ -286,10 +287,10 @@ func testOutboxDelivery(t *testing.T, f Fixture) {
 		t.Fatalf("claim after a failure due now: %+v, %v; want the same row at attempt 2 with its last error", claimed, err)
 	}
 	// A late report of the first claim changes nothing.
-	if err := f.Outbox.NotificationFailed(ctx, id, 1, 0, true, "stale"); err != nil {
+	if err := f.Outbox.NotificationFailed(ctx, id, 1, 0, true, notify.Failure{Text: "stale"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Outbox.NotificationFailed(ctx, id, 2, time.Hour, true, "gave up"); err != nil {
+	if err := f.Outbox.NotificationFailed(ctx, id, 2, time.Hour, true, notify.Failure{Text: "gave up"}); err != nil {
 		t.Fatal(err)
 	}
 	dead, _, err := f.Outbox.NotificationsList(ctx, notify.ListQuery{State: notify.Dead, Limit: 10})

@@ -474,14 +474,14 @@ func testRetentionNotifications(t *testing.T, f Fixture) {
 	for range 3 {
 		id := next()
 		claim(id)
-		if err := f.Outbox.NotificationFailed(ctx, id, 1, 0, true, "gave up"); err != nil {
+		if err := f.Outbox.NotificationFailed(ctx, id, 1, 0, true, notify.Failure{Text: "gave up"}); err != nil {
 			t.Fatal(err)
 		}
 		dead = append(dead, id)
 	}
 	retrying := next()
 	claim(retrying)
-	if err := f.Outbox.NotificationFailed(ctx, retrying, 1, time.Hour, false, "the receiver answered 503"); err != nil {
+	if err := f.Outbox.NotificationFailed(ctx, retrying, 1, time.Hour, false, notify.Failure{Reason: notify.ReasonReceiverStatus, Text: "the receiver answered 503"}); err != nil {
 		t.Fatal(err)
 	}
 	unsent := next()

@@ -119,20 +119,20 @@ UPDATE qinglong.notification_outbox o
   FROM picked p, n
  WHERE o.id = p.id
 RETURNING o.id, o.project_id, coalesce(o.run_id::text, ''), o.rule_key, o.event, o.channel::text, o.payload::text, o.state,
-          o.attempts, o.next_attempt_at_ms, coalesce(o.last_error, ''), o.created_at_ms, coalesce(o.delivered_at_ms, 0)
+          o.attempts, o.next_attempt_at_ms, coalesce(o.last_error, ''), coalesce(o.last_error_reason, ''), o.created_at_ms, coalesce(o.delivered_at_ms, 0)
 
 -- name: NotifyDelivered
 -- A delivery succeeded: the row is delivered for good.
 UPDATE qinglong.notification_outbox
-   SET state = 'delivered', delivered_at_ms = {{now_ms}}, last_error = NULL, updated_at_ms = {{now_ms}}
+   SET state = 'delivered', delivered_at_ms = {{now_ms}}, last_error = NULL, last_error_reason = NULL, updated_at_ms = {{now_ms}}
  WHERE id = $1 AND state = 'pending'
 
 -- name: NotifyFailed
--- A delivery failed: due again after the backoff, or dead. Fenced by the
--- attempt count of the claim, so a late report of an older claim changes
--- nothing.
+-- A delivery failed: due again after the backoff, or dead, with its text
+-- and its reason (NULL: none known). Fenced by the attempt count of the
+-- claim, so a late report of an older claim changes nothing.
 UPDATE qinglong.notification_outbox
-   SET state = $1, next_attempt_at_ms = {{now_ms}} + $2, last_error = $3, updated_at_ms = {{now_ms}}
+   SET state = $1, next_attempt_at_ms = {{now_ms}} + $2, last_error = $3, last_error_reason = $6, updated_at_ms = {{now_ms}}
  WHERE id = $4 AND state = 'pending' AND attempts = $5
 
 -- name: NotifyList
@@ -144,7 +144,7 @@ UPDATE qinglong.notification_outbox
 -- alone) rather than a catch-all "$n = '' OR …" plan that reads the whole
 -- outbox.
 SELECT id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::text, payload::text, state, attempts,
-       next_attempt_at_ms, coalesce(last_error, ''), created_at_ms, coalesce(delivered_at_ms, 0)
+       next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0)
   FROM qinglong.notification_outbox
 
 -- name: NotifyRetry
@@ -153,7 +153,7 @@ UPDATE qinglong.notification_outbox
    SET state = 'pending', attempts = 0, next_attempt_at_ms = {{now_ms}}, updated_at_ms = {{now_ms}}
  WHERE id = $1 AND state = 'dead'
 RETURNING id, project_id, coalesce(run_id::text, ''), rule_key, event, channel::text, payload::text, state, attempts,
-          next_attempt_at_ms, coalesce(last_error, ''), created_at_ms, coalesce(delivered_at_ms, 0)
+          next_attempt_at_ms, coalesce(last_error, ''), coalesce(last_error_reason, ''), created_at_ms, coalesce(delivered_at_ms, 0)
 
 -- name: NotifyState
 -- The state of one outbox row, to say why a retry changed nothing.
