@@ -563,7 +563,7 @@ func (c *apiClient) NotificationRetry(ctx context.Context, id string) (notify.Me
 func messageOf(n view.Notification) notify.Message {
 	m := notify.Message{ID: n.ID, State: notify.State(n.State), Event: notify.Event(n.Event), RunID: n.RunID,
 		Channel: notify.Channel{Name: n.Channel, Kind: notify.Kind(n.ChannelKind)}, Payload: notify.Payload{Project: n.Project, Trigger: n.Trigger, RunState: n.RunState},
-		Attempts: n.Attempts, LastError: n.LastError, CreatedAtMs: n.CreatedAtMs}
+		Attempts: n.Attempts, LastError: n.LastError, LastErrorReason: notify.Reason(n.LastErrorReason), CreatedAtMs: n.CreatedAtMs}
 	if n.NextAttemptAtMs != nil {
 		m.NextAttemptAtMs = *n.NextAttemptAtMs
 	}

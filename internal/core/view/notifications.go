@@ -22,6 +22,10 @@ type Notification struct {
 	// delivered or dead one).
 	NextAttemptAtMs *int64 `json:"nextAttemptAtMs,omitempty"`
 	LastError       string `json:"lastError,omitempty"`
+	// LastErrorReason is why the last attempt failed, as a code of
+	// notify.Reasons (absent when none is known: never failed, delivered,
+	// or failed by an older build).
+	LastErrorReason string `json:"lastErrorReason,omitempty"`
 	CreatedAtMs     int64  `json:"createdAtMs"`
 	DeliveredAtMs   *int64 `json:"deliveredAtMs,omitempty"`
 	// RuleScope is what the rule that sent it covers, as the project's
@@ -50,7 +54,7 @@ type NotificationList struct {
 func NewNotification(m notify.Message) Notification {
 	v := Notification{ID: m.ID, State: string(m.State), Event: string(m.Event), RunState: m.Payload.RunState, Project: m.Payload.Project, Trigger: m.Payload.Trigger,
 		RunID: m.RunID, Channel: m.Channel.Name, ChannelKind: string(m.Channel.Kind), Attempts: m.Attempts, LastError: m.LastError,
-		CreatedAtMs: m.CreatedAtMs}
+		LastErrorReason: string(m.LastErrorReason), CreatedAtMs: m.CreatedAtMs}
 	if m.State == notify.Pending {
 		v.NextAttemptAtMs = &m.NextAttemptAtMs
 	}

@@ -137,8 +137,9 @@ func TestTheAPIListsNotificationsAndRetriesADeadOne(t *testing.T) {
 			t.Fatalf("notification %d (%s) follows %s: want newest first", i, n.ID, all.Notifications[i-1].ID)
 		}
 		if n.Project != "told" || n.Trigger != "yearly" || n.RunID == "" || n.Event != "failed" || n.ChannelKind != "webhook" || n.Attempts != 1 ||
-			(n.State == "dead") != (n.Channel == "down") || n.State == "dead" && !strings.Contains(n.LastError, "503") {
-			t.Fatalf("notification %+v: want told/yearly's failure, sent once, dead on down with the 503", n)
+			(n.State == "dead") != (n.Channel == "down") || n.State == "dead" && (!strings.Contains(n.LastError, "503") || n.LastErrorReason != string(notify.ReasonReceiverStatus)) ||
+			n.State != "dead" && n.LastErrorReason != "" {
+			t.Fatalf("notification %+v: want told/yearly's failure, sent once, dead on down with the 503 and its reason receiver_status", n)
 		}
 	}
 	if _, body, _ := httpcall.Bearer(t, http.MethodGet, s.base+"/api/v1/notifications", s.tokens[apitoken.Read], nil); strings.Contains(string(body), s.hook.URL) {

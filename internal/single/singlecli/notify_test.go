@@ -208,15 +208,15 @@ func TestANotificationIsRetriedWithBackoffDeliveredOncePerKeyAndDeadLettered(t *
 	}
 	var page struct {
 		Notifications []struct {
-			ID, State, Channel, LastError string
-			Attempts                      int
+			ID, State, Channel, LastError, LastErrorReason string
+			Attempts                                       int
 		}
 	}
 	err := json.Unmarshal([]byte(out), &page)
 	dead := page.Notifications
 	if err != nil || len(dead) != 1 || dead[0].Channel != "down" || dead[0].Attempts != 3 ||
-		!strings.Contains(dead[0].LastError, "503") || strings.Contains(out, r.srv.URL) {
-		t.Fatalf("dead notifications %s (%v); want the down channel's, 3 attempts, the receiver's answer, and no URL", out, err)
+		!strings.Contains(dead[0].LastError, "503") || dead[0].LastErrorReason != string(notify.ReasonReceiverStatus) || strings.Contains(out, r.srv.URL) {
+		t.Fatalf("dead notifications %s (%v); want the down channel's, 3 attempts, the receiver's answer and its reason, and no URL", out, err)
 	}
 	// The server stops first: still running, it could deliver the retried
 	// notification to the down receiver three times and dead-letter it again
