@@ -129,6 +129,9 @@ var messages = map[string]map[string]string{
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
 		"notifications": "Notifications", "nt.channel": "Channel", "nt.rule": "Rule", "nt.lasterror": "Last error", "nt.next": "Next attempt",
+		// nt.detail leads a failed notification's own text after the
+		// sentence of its reason (failureWhy).
+		"nt.detail":  "Detail: ",
 		"nt.retry":   "Retry",
 		"nt.retried": "Notification %s is pending again, its attempts counted afresh: the server sends it at its next round, with the same idempotency key.",
 		"nt.help":    "A dead notification was refused or unanswered at every attempt: nobody was told of its failure. Fix its channel (the URL, a secret, the receiver), then retry it. Delivered and dead notifications are deleted once older than the server's --retention-notifications.",
@@ -341,6 +344,7 @@ var messages = map[string]map[string]string{
 		// The notifications page (notifications.go) and the overview's
 		// count of dead notifications.
 		"notifications": "通知", "nt.channel": "渠道", "nt.rule": "规则", "nt.lasterror": "最近错误", "nt.next": "下次尝试",
+		"nt.detail":   "详情：",
 		"nt.retry":    "重试",
 		"nt.retried":  "通知 %s 已重新进入待发送状态，尝试次数重新计算：服务器将在下一轮以相同的幂等键发送它。",
 		"nt.help":     "无法送达（dead）的通知在每次尝试时都被拒绝或没有应答：没有人得知那次失败。请先修复其渠道（URL、密钥或接收方），再重试。已送达和无法送达的通知在超过服务器的 --retention-notifications 后会被删除。",
@@ -681,6 +685,7 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"nextRetry":  nextRetry,
 		"rule":       ruleText,
 		"scope":      scopeText,
+		"failureWhy": failureWhy,
 		"word":       word,
 		"when":       when,
 		"whenPtr": func(ms *int64, zone string) string {
