@@ -242,10 +242,16 @@ func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
 		Name:        "notifications",
 		Cadence:     r.s.Coordinator.Cadence,
 		StopTimeout: r.s.Coordinator.StopTimeout,
-		OnError: func(err error) {
-			r.log.Warn("notifications could not be claimed or recorded; they are retried at the next round",
-				slog.String("code", CodeNotificationsFailed), slog.String("error", errorText(err)))
-		},
+		// A round failing the same way each cadence (a full disk on the
+		// database server) is said once a minute, held_back counting the
+		// times it was met in between.
+		OnError: loop.NewQuiet(func(err error, heldBack int) {
+			attrs := []any{slog.String("code", CodeNotificationsFailed), slog.String("error", errorText(err))}
+			if heldBack > 0 {
+				attrs = append(attrs, slog.Int("held_back", heldBack))
+			}
+			r.log.Warn("notifications could not be claimed or recorded; they are retried at the next round", attrs...)
+		}).Error,
 	}, func(ctx context.Context) (bool, error) {
 		if !act.latch.Available() {
 			return false, nil

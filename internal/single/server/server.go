@@ -352,7 +352,7 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 		RunAs:        s.cfg.RunAs,
 		PollInterval: s.cfg.Cadence,
 		StopTimeout:  s.cfg.StopTimeout,
-		OnError:      func(err error) { s.cfg.Logger.Warn("executor", "code", CodeExecutorFailed, "error", err) },
+		OnError:      s.quietWarn("executor", CodeExecutorFailed),
 		OnFinish:     s.finished,
 		Hold:         s.moved.Load,
 	})
@@ -381,7 +381,7 @@ func (s *Server) startNotifications(ctx context.Context) error {
 	})
 	var err error
 	s.notify, err = loop.New(loop.Config{Name: "notifications", Cadence: s.cfg.Cadence, StopTimeout: s.cfg.StopTimeout,
-		OnError: func(err error) { s.cfg.Logger.Warn("notifications", "code", CodeNotificationsFailed, "error", err) }}, d.Round)
+		OnError: s.quietWarn("notifications", CodeNotificationsFailed)}, d.Round)
 	if err != nil {
 		return qlerror.Wrap(qlerror.Invalid, err, "notifications")
 	}
