@@ -132,7 +132,7 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			// none in between.
 			for n := len(d.Attempts); n > 0 && pos.attemptID != d.Attempts[n-1].ID; pos = nextAttempt(d, pos) {
 				if pos.attemptID != "" {
-					sent, err := c.sendLog(ctx, st, &pos, true)
+					sent, err := c.sendLog(ctx, st, l, &pos, true)
 					if err != nil {
 						c.stopStream(st, l, err)
 						return
@@ -155,7 +155,7 @@ func (c *Console) logStream(w http.ResponseWriter, r *http.Request, s *session) 
 			}
 		}
 		if pos.attemptID != "" {
-			sent, err := c.sendLog(ctx, st, &pos, done)
+			sent, err := c.sendLog(ctx, st, l, &pos, done)
 			if err != nil {
 				c.stopStream(st, l, err)
 				return
@@ -315,7 +315,11 @@ func (b *byteCount) Write(p []byte) (int, error) {
 // middle of a UTF-8 sequence or of a CR LF: that is kept back for the
 // next read, which completes it (sent alone, each half of a character
 // would show as a replacement character, and a CR as a line of its own).
-func (c *Console) sendLog(ctx context.Context, st *stream, pos *logPos, final bool) (int64, error) {
+// So is a stop note ending it: only once the attempt has ended is the note
+// the log's last line, which the stream then says in the page's language
+// l, as the page says it once reloaded (stopNote); output that goes on
+// after such a line was the command's, sent as it is.
+func (c *Console) sendLog(ctx context.Context, st *stream, l string, pos *logPos, final bool) (int64, error) {
 	sent := int64(0)
 	for {
 		var buf bytes.Buffer
@@ -331,10 +335,18 @@ func (c *Console) sendLog(ctx context.Context, st *stream, pos *logPos, final bo
 		full := len(text) == logPiece
 		if !final || full {
 			text = text[:len(text)-heldBack(text)]
+			// Only the last line can be the note: it alone is copied.
+			_, stop := splitStop(string(text[bytes.LastIndexByte(bytes.TrimSuffix(text, []byte("\n")), '\n')+1:]))
+			text = text[:len(text)-len(stop)]
 		}
 		if len(text) > 0 {
 			pos.offset += int64(len(text))
-			b, _ := json.Marshal(logText(text)) // a string always marshals
+			shown := logText(text)
+			if final && !full {
+				output, stop := splitStop(shown)
+				shown = output + stopNote(l, stop)
+			}
+			b, _ := json.Marshal(shown) // a string always marshals
 			if err := st.send("id: %s\nevent: log\ndata: %s\n\n", pos.eventID(), b); err != nil {
 				return sent, err
 			}
