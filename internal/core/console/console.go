@@ -328,7 +328,7 @@ func New(cfg Config) *Console {
 				return
 			}
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			http.Error(w, "method not allowed: "+p+" answers "+strings.Join(allow, ", "), http.StatusMethodNotAllowed)
+			c.failWith(w, r, nil, http.StatusMethodNotAllowed, fmt.Sprintf(tr(lang(r), "err.method"), r.Method, strings.Join(allow, ", ")))
 		})
 	}
 	// Any other path is a page that does not exist: signed out, it sends

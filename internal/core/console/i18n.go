@@ -145,7 +145,8 @@ var messages = map[string]map[string]string{
 		"nt.scope.gone": "a rule changed or removed since",
 
 		"err.400": "That request was not valid", "err.401": "You are signed out", "err.403": "Not allowed",
-		"err.404": "Not found", "err.409": "Not done", "err.410": "Removed", "err.413": "Too large", "err.500": "Something went wrong",
+		"err.404": "Not found", "err.405": "Not taken here", "err.render": "The page could not be rendered; the server's log says why.",
+		"err.method": "This address does not take a %s request; it takes %s. Open the page from the console's links and send its forms with their buttons.", "err.409": "Not done", "err.410": "Removed", "err.413": "Too large", "err.500": "Something went wrong",
 		"err.503": "Not available right now", "err.504": "Took too long", "err.back": "Back", "err.signinagain": "Sign in again",
 		"err.scope": "Your session's scope %s does not allow this; it needs %s.", "err.signedout": "Your session has ended; sign in again.",
 		"err.overlap":      "The trigger was not run: its earlier run %s is unfinished and its overlap policy refuses another. Wait for it to finish, or cancel it.",
@@ -358,7 +359,8 @@ var messages = map[string]map[string]string{
 		"nt.scope.gone": "该规则此后已更改或删除",
 
 		"err.400": "请求无效", "err.401": "你已退出登录", "err.403": "不允许",
-		"err.404": "未找到", "err.409": "未执行", "err.410": "已删除", "err.413": "内容过大", "err.500": "出错了",
+		"err.404": "未找到", "err.405": "不支持此请求", "err.render": "无法生成此页面；原因见服务器日志。",
+		"err.method": "此地址不接受 %s 请求，只接受 %s。请通过控制台中的链接打开页面，并用表单上的按钮提交表单。", "err.409": "未执行", "err.410": "已删除", "err.413": "内容过大", "err.500": "出错了",
 		"err.503": "暂时不可用", "err.504": "耗时过长", "err.back": "返回", "err.signinagain": "重新登录",
 		"err.scope": "你的会话权限为 %s，不允许此操作；需要 %s。", "err.signedout": "你的会话已结束，请重新登录。",
 		"err.overlap":      "触发器未运行：它更早的运行 %s 尚未结束，其重叠策略不允许再运行一次。请等待它结束，或取消它。",

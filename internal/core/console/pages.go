@@ -77,7 +77,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	var buf bytes.Buffer
 	if err := c.tmpl[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		c.cfg.Log.Error("console: render", "code", CodeRenderFailed, "page", name, "err", err)
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		http.Error(w, tr(lang(r), "err.render"), http.StatusInternalServerError)
 		return
 	}
 	if q := r.URL.Query().Get("lang"); q != "" {
