@@ -263,13 +263,17 @@ func TestABatchWithNoneOrTooManySelectedOrABadNoteIsRefusedWholeAndDoesNothing(t
 // Enable and disable in a batch need the admin scope, as the single
 // trigger's forms do, and a server that cannot publish (a cluster
 // replica's runtime role) refuses them as the single form does, in the
-// page's language, enabling nothing.
+// page's language (a Chinese one names the scopes in Chinese), enabling
+// nothing.
 func TestABatchEnableNeedsTheAdminScopeAndAServerThatCanPublish(t *testing.T) {
 	t.Parallel()
 	b := newBatchSite(t, nil)
 	form := url.Values{"do": {"enable"}, "id": {b.triggers["off"]}}
 	if w := b.do(apitoken.Operate, "/triggers/batch?lang=en", form); w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "scope operate does not allow this; it needs admin") {
 		t.Errorf("enable by an operate session: %d\n%s", w.Code, w.Body)
+	}
+	if w := b.do(apitoken.Operate, "/triggers/batch?lang=zh", form); w.Code != http.StatusForbidden || !strings.Contains(html.UnescapeString(w.Body.String()), "你的会话权限为“操作”，不允许此操作；需要“管理”权限。") {
+		t.Errorf("enable by an operate session, in Chinese: %d; want the scopes in the words the tokens page names them by\n%s", w.Code, w.Body)
 	}
 	replica := newBatchSite(t, cannotPublish)
 	form = url.Values{"do": {"enable"}, "id": {replica.triggers["off"]}}
