@@ -29,7 +29,11 @@ var messages = map[string]map[string]string{
 		"state": "State", "paused": "paused", "active": "active", "pause": "Pause", "resume": "Resume", "note": "Note",
 		"runnow": "Run now", "ledger": "Timeline", "passed": "passed over", "scheduled": "Scheduled", "created": "Created", "finished": "Finished",
 		"any": "any", "filter": "Filter", "more": "Next page", "none": "Nothing here.", "attempts": "Attempts", "events": "Events", "event": "Event", "event.at": "When",
-		"exit": "Exit code", "cancel": "Cancel run", "log": "Output", "live": "live", "attempt": "attempt", "log.latest": "Follow the latest attempt", "log.of": "Show the output of attempt", "signedin": "Signed in as",
+		"exit": "Exit code", "cancel": "Cancel run", "log": "Output", "live": " (live)", "log.ofattempt": " — attempt %d", "log.latest": "Follow the latest attempt", "log.of": "Show the output of attempt %d", "signedin": "Signed in as %s",
+		// colon, comma and paren join a label to its value, the items of a
+		// list and a remark to what it remarks on, in the language's own
+		// punctuation (Chinese takes full-width marks, no spaces).
+		"colon": ": ", "comma": ", ", "paren": " (%s)",
 		"log.omitted": "Only the end of this attempt's output is shown: its first %d bytes are left out.",
 		"log.more":    "The output goes on past what is shown here.",
 		// log.whole follows the link to download the whole log: the run's
@@ -247,7 +251,8 @@ var messages = map[string]map[string]string{
 		"state": "状态", "paused": "已暂停", "active": "生效中", "pause": "暂停", "resume": "恢复", "note": "备注",
 		"runnow": "立即运行", "ledger": "时间线", "passed": "已跳过", "scheduled": "计划时间", "created": "创建时间", "finished": "结束时间",
 		"any": "全部", "filter": "筛选", "more": "下一页", "none": "暂无内容。", "attempts": "尝试", "events": "事件", "event": "事件", "event.at": "时间",
-		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "实时", "attempt": "尝试", "log.latest": "跟随最新一次尝试", "log.of": "查看输出：尝试", "signedin": "已登录：",
+		"exit": "退出码", "cancel": "取消运行", "log": "输出", "live": "（实时）", "log.ofattempt": " — 第 %d 次尝试", "log.latest": "跟随最新一次尝试", "log.of": "查看第 %d 次尝试的输出", "signedin": "已登录：%s",
+		"colon": "：", "comma": "、", "paren": "（%s）",
 		"log.omitted":  "这里只显示该尝试输出的末尾：前面的 %d 字节未显示。",
 		"log.more":     "输出在这里显示的内容之后还有更多。",
 		"log.download": "下载完整日志",
@@ -362,7 +367,7 @@ var messages = map[string]map[string]string{
 		"err.404": "未找到", "err.405": "不支持此请求", "err.render": "无法生成此页面；原因见服务器日志。",
 		"err.method": "此地址不接受 %s 请求，只接受 %s。请通过控制台中的链接打开页面，并用表单上的按钮提交表单。", "err.409": "未执行", "err.410": "已删除", "err.413": "内容过大", "err.500": "出错了",
 		"err.503": "暂时不可用", "err.504": "耗时过长", "err.back": "返回", "err.signinagain": "重新登录",
-		"err.scope": "你的会话权限为 %s，不允许此操作；需要 %s。", "err.signedout": "你的会话已结束，请重新登录。",
+		"err.scope": "你的会话权限为“%s”，不允许此操作；需要“%s”权限。", "err.signedout": "你的会话已结束，请重新登录。",
 		"err.overlap":      "触发器未运行：它更早的运行 %s 尚未结束，其重叠策略不允许再运行一次。请等待它结束，或取消它。",
 		"err.rerunoverlap": "未重新运行：该触发器更早的运行 %s 尚未结束，其重叠策略不允许再运行一次。",
 		"tok.revoked":      "令牌已吊销",

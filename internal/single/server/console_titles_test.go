@@ -46,7 +46,7 @@ func TestEveryConsolePageNamesItselfInItsTitle(t *testing.T) {
 		}
 	}
 	form := url.Values{"csrf": {csrf}, "from": {"2024-01-01T00:00"}, "to": {"2026-01-01T00:00"}}
-	if _, page := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/backfill/preview?lang=zh", form); titleOf(page) != "回填: shop/nightly · 青龙" {
+	if _, page := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/backfill/preview?lang=zh", form); titleOf(page) != "回填：shop/nightly · 青龙" {
 		t.Errorf("the backfill preview in zh is titled %q", titleOf(page))
 	}
 }
