@@ -45,7 +45,9 @@ func (c *Console) editScheduleForm(w http.ResponseWriter, r *http.Request, s *se
 	want := apply.EditSchedule{Project: strings.TrimSpace(q.Get("project")), Trigger: strings.TrimSpace(q.Get("trigger"))}
 	e, err := apply.ScheduleToEdit(r.Context(), c.cfg.Export, want.Project, want.Trigger)
 	if err != nil {
-		c.editScheduleRefused(w, r, s, want, err)
+		if !c.editScheduleRefused(w, r, s, want, err) {
+			c.fail(w, r, s, err)
+		}
 		return
 	}
 	c.render(w, r, http.StatusOK, "editschedule", s, editScheduleData{EditSchedule: e})

@@ -45,7 +45,9 @@ func (c *Console) editTaskForm(w http.ResponseWriter, r *http.Request, s *sessio
 	want := apply.EditTask{Project: strings.TrimSpace(q.Get("project")), Task: strings.TrimSpace(q.Get("task"))}
 	e, err := apply.TaskToEdit(r.Context(), c.cfg.Export, want.Project, want.Task)
 	if err != nil {
-		c.editTaskRefused(w, r, s, want, err)
+		if !c.editTaskRefused(w, r, s, want, err) {
+			c.fail(w, r, s, err)
+		}
 		return
 	}
 	c.render(w, r, http.StatusOK, "edittask", s, editTaskData{EditTask: e})

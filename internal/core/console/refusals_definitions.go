@@ -142,7 +142,7 @@ var paramWords = map[string]map[string]string{
 	"zh": { //nolint:gosec // G101: the word for a token's name field, no credential
 		"field.file": "文件顶层", "field.task": "任务", "field.trigger": "触发器",
 		// The names validate.Name checks, each called by what it names.
-		"field.project.name": "项目名称", "field.task.name": "任务名称", "field.trigger.name": "触发器名称",
+		"field.project": "项目名称", "field.project.name": "项目名称", "field.task.name": "任务名称", "field.trigger.name": "触发器名称",
 		"field.notifications.channels name": "通知通道名称", "field.token name": "令牌名称", "field.user name": "用户名", "field.worker name": "执行节点名称",
 		"filter.project": "项目", "filter.trigger": "触发器", "filter.after": "翻页位置（after）",
 		"part.second": "秒", "part.minute": "分钟", "part.hour": "小时", "part.day-of-month": "日", "part.month": "月", "part.day-of-week": "星期",
