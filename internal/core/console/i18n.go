@@ -675,15 +675,16 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		},
 		// prose shows an error's message, or another sentence built in
 		// Go, with its commands as code.
-		"prose":        prose,
-		"bfNone":       backfillNone,
-		"attemptWhy":   attemptWhy,
-		"attemptState": attemptState,
-		"stopNote":     stopNote,
-		"eventName":    eventName,
-		"labels":       run.FormatLabels,
-		"eventFacts":   eventFacts,
-		"clipMessage":  clipMessage,
+		"prose":          prose,
+		"bfNone":         backfillNone,
+		"attemptWhy":     attemptWhy,
+		"attemptState":   attemptState,
+		"stopNote":       stopNote,
+		"attemptMessage": attemptMessage,
+		"eventName":      eventName,
+		"labels":         run.FormatLabels,
+		"eventFacts":     eventFacts,
+		"clipMessage":    clipMessage,
 		"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
 			return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
 		},

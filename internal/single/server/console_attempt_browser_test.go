@@ -9,22 +9,21 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/trigger"
 	"github.com/qinglong/qinglong/internal/testkit/browsertest"
 )
 
 // In a real browser at phone size, the Chinese Run page of an attempt
 // killed by a signal shows, under the Chinese sentence for its code, the
-// attempt's own message as text on the page (a phone has no hover to read
-// a title); a message of a thousand characters shows its first words and
+// attempt's own message, in Chinese, as text on the page (a phone has no
+// hover to read a title); a message of a thousand characters shows its first words and
 // the whole of it on a tap, and the page does not scroll sideways.
 func TestConsoleInABrowserShowsAFailedAttemptsMessageOnTheChineseRunPage(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := startConsoleSiteRunning(t, trigger.Cron{Expression: "0 0 3 1 1 *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce}, `kill -9 $$`)
 	b := site.base
 	dir := browsertest.ArtifactDir(t)
-	message := run.SignalMessage(9)
+	message := "命令被信号 9（SIGKILL）终止"
 
 	browsertest.Step(t, ctx, "sign in", chromedp.EmulateViewport(390, 844), chromedp.Navigate(b+"/signin?lang=zh"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "概览"))
