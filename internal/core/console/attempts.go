@@ -23,7 +23,7 @@ var attemptEnds = map[string]map[string]string{
 		"run_as_unavailable":         "命令未能启动：runAs 指定的用户不可用",
 		"working_dir_unavailable":    "命令未能启动：工作目录不可用",
 		"secret_unavailable":         "命令未能启动：它需要的密钥无法读取",
-		"execution_revision_invalid": "命令未能启动：存储的执行版本无效",
+		"execution_revision_invalid": "命令未能启动：存储的执行修订版无效",
 		"log_unwritable":             "命令未能启动：无法创建该尝试的输出日志",
 		"journal_unwritable":         "命令未能启动：执行节点无法写入它的日志（journal）",
 		"attempt_launched_before":    "命令未再次启动：执行节点的日志（journal）记录它此前已启动过这次尝试（数据库丢失了那次启动，通常是从更早的备份恢复的）",

@@ -21,11 +21,13 @@ func TestAnEditFormOpenedWithoutWhatItEditsSaysWhatIsMissing(t *testing.T) {
 		svc := catalog.Service{Store: cfg.Export.(catalog.Store), Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
 		cfg.Definitions = &svc
 	})
+	const unnamed = "此地址没有指明要编辑的内容：请在触发器页面上用“编辑任务”或“编辑计划”按钮打开表单。"
 	for path, want := range map[string]string{
-		"/definitions/task?lang=zh":                  "请填写项目名称。",
-		"/definitions/schedule?lang=zh":              "请填写项目名称。",
-		"/definitions/task?project=shop&lang=zh":     "项目“shop”没有名为“”的任务",
-		"/definitions/schedule?project=shop&lang=zh": "项目“shop”没有名为“”的触发器",
+		"/definitions/task?lang=zh":                     unnamed,
+		"/definitions/schedule?lang=zh":                 unnamed,
+		"/definitions/task?project=shop&lang=zh":        unnamed,
+		"/definitions/schedule?trigger=a&lang=zh":       unnamed,
+		"/definitions/task?project=shop&task=x&lang=zh": "项目“shop”没有名为“x”的任务",
 	} {
 		w := server.do(apitoken.Admin, path, nil)
 		if page := html.UnescapeString(w.Body.String()); w.Code < http.StatusBadRequest || !strings.Contains(page, `id="error-message"`) || !strings.Contains(page, want) {

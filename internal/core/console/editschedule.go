@@ -43,6 +43,10 @@ func (c *Console) editScheduleForm(w http.ResponseWriter, r *http.Request, s *se
 	}
 	q := r.URL.Query()
 	want := apply.EditSchedule{Project: strings.TrimSpace(q.Get("project")), Trigger: strings.TrimSpace(q.Get("trigger"))}
+	if want.Project == "" || want.Trigger == "" {
+		c.failWith(w, r, s, http.StatusBadRequest, tr(lang(r), "edit.unnamed"))
+		return
+	}
 	e, err := apply.ScheduleToEdit(r.Context(), c.cfg.Export, want.Project, want.Trigger)
 	if err != nil {
 		if !c.editScheduleRefused(w, r, s, want, err) {

@@ -43,6 +43,10 @@ func (c *Console) editTaskForm(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	q := r.URL.Query()
 	want := apply.EditTask{Project: strings.TrimSpace(q.Get("project")), Task: strings.TrimSpace(q.Get("task"))}
+	if want.Project == "" || want.Task == "" {
+		c.failWith(w, r, s, http.StatusBadRequest, tr(lang(r), "edit.unnamed"))
+		return
+	}
 	e, err := apply.TaskToEdit(r.Context(), c.cfg.Export, want.Project, want.Task)
 	if err != nil {
 		if !c.editTaskRefused(w, r, s, want, err) {

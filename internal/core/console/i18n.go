@@ -231,7 +231,8 @@ var messages = map[string]map[string]string{
 		"bf.none.after_end":    "The window holds no occurrence up to the trigger's endAt, %[1]s, and the trigger has none after it. Move the window to %[1]s or earlier.",
 		"bf.none.not_decided":  "Occurrences from %[1]s on are not decided yet: the schedule admits them itself, so a backfill leaves them to it. End the window before %[1]s.",
 		// The Edit task and Edit schedule forms (edittask.go, editschedule.go).
-		"edittask": "Edit task", "et.heading": "Edit task %s/%s", "et.script": "Script", "et.shell": "Run by %s. ",
+		"edit.unnamed": "This address does not name what to edit: open the form from a trigger's page, with its Edit task or Edit schedule button.",
+		"edittask":     "Edit task", "et.heading": "Edit task %s/%s", "et.script": "Script", "et.shell": "Run by %s. ",
 		"et.intro":   "The task's script and timeout. Everything else about the task (its environment, retry, user…) stays as it is; change that in the project's definitions file.",
 		"et.invalid": "Nothing was changed", "et.required": "Fill in the script.",
 		"et.yours":    "Your script, not applied: the form below shows the task as it is now; make your change to it again.",
@@ -295,7 +296,7 @@ var messages = map[string]map[string]string{
 		"def.errorcount": "共 %d 个错误。", "def.moreerrors": "另有 %d 个错误未列出，修正以上错误后会列出。",
 		"def.kind": "类型", "def.name": "名称", "def.change": "变更", "def.fields": "变更的字段", "def.revision": "（修订版 %d）", "def.notes": "注意",
 		"def.keep": "文件中没有的对象保持不变。",
-		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前版本，与 ql export 的输出相同。",
+		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前修订版，与 ql export 的输出相同。",
 		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。" +
 			"下面的文件仅供查看和复制：要修改项目，请把它保存为文件，编辑后用 admin 角色的数据库 URL 运行 ql apply -f FILE，" +
 			"或对能发布定义的服务器运行 ql apply -f FILE --api-url URL（admin 令牌放在 $QL_TOKEN 中）。",
@@ -442,7 +443,8 @@ var messages = map[string]map[string]string{
 		"bf.none.after_end":    "窗口内没有触发器结束时间（endAt）%[1]s 及之前的发生时刻，而触发器在此之后没有发生时刻。请把窗口移到 %[1]s 或之前。",
 		"bf.none.not_decided":  "从 %[1]s 起的发生时刻尚未确定：它们由调度自行准入，回填不会处理。请让窗口在 %[1]s 之前结束。",
 		// The Edit task and Edit schedule forms (edittask.go, editschedule.go).
-		"edittask": "编辑任务", "et.heading": "编辑任务 %s/%s", "et.script": "脚本", "et.shell": "由 %s 运行。",
+		"edit.unnamed": "此地址没有指明要编辑的内容：请在触发器页面上用“编辑任务”或“编辑计划”按钮打开表单。",
+		"edittask":     "编辑任务", "et.heading": "编辑任务 %s/%s", "et.script": "脚本", "et.shell": "由 %s 运行。",
 		"et.intro":   "任务的脚本和超时。任务的其他设置（环境变量、重试、运行用户等）保持不变；要修改它们，请编辑项目的定义文件。",
 		"et.invalid": "没有修改任何内容", "et.required": "请填写脚本。",
 		"et.yours":    "你的脚本（未应用）：下面的表单显示任务现在的内容，请在其上重新做你的修改。",

@@ -46,7 +46,7 @@ var notes = map[string]noteLanguage{
 		apply.NoteUnlistedTriggers: {
 			sentence: "此项目中文件没有写到的已启用触发器会照常运行：文件中省略一个触发器并不会删除它（改名的触发器也会以旧名继续运行）；" +
 				"要停用一个，请以 enabled: false 应用它，或在它的页面上停用它（触发器：{items}）。",
-			item: "{name}", follows: "{name}（随任务 {task} 转到此文件发布的新版本）"},
+			item: "{name}", follows: "{name}（随任务 {task} 转到此文件发布的新修订版）"},
 		apply.NoteTokenInURL: {
 			sentence: "聊天服务的 URL 中带有它的令牌，而写在文件中的 url 会存入数据库，并随定义一起显示；请把 URL 放进密钥，改用 urlSecret 指明（渠道：{items}）。",
 			item:     "{name}"},

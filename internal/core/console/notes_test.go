@@ -167,7 +167,7 @@ func TestTheNoteOfTriggersAFileLeavesOutReadsWholeInChinese(t *testing.T) {
 	t.Parallel()
 	n := apply.Note{Reason: apply.NoteUnlistedTriggers, Items: []map[string]string{{"name": "daily", "task": "report"}, {"name": "hourly"}}}
 	zh := noteText("zh", n)
-	if want := "改名的触发器也会以旧名继续运行"; !strings.Contains(zh, want) || !strings.Contains(zh, "或在它的页面上停用它（触发器：daily（随任务 report 转到此文件发布的新版本）、hourly）") {
+	if want := "改名的触发器也会以旧名继续运行"; !strings.Contains(zh, want) || !strings.Contains(zh, "或在它的页面上停用它（触发器：daily（随任务 report 转到此文件发布的新修订版）、hourly）") {
 		t.Errorf("in Chinese: %q; want it saying %q, to disable one on its page, and naming daily, following task report, and hourly", zh, want)
 	}
 	en := noteText("en", n)

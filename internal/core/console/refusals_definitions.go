@@ -142,13 +142,13 @@ var paramWords = map[string]map[string]string{
 	"zh": { //nolint:gosec // G101: the word for a token's name field, no credential
 		"field.file": "文件顶层", "field.task": "任务", "field.trigger": "触发器",
 		// The names validate.Name checks, each called by what it names.
-		"field.project": "项目名称", "field.project.name": "项目名称", "field.task.name": "任务名称", "field.trigger.name": "触发器名称",
+		"field.project.name": "项目名称", "field.task.name": "任务名称", "field.trigger.name": "触发器名称",
 		"field.notifications.channels name": "通知通道名称", "field.token name": "令牌名称", "field.user name": "用户名", "field.worker name": "执行节点名称",
 		"filter.project": "项目", "filter.trigger": "触发器", "filter.after": "翻页位置（after）",
 		"part.second": "秒", "part.minute": "分钟", "part.hour": "小时", "part.day-of-month": "日", "part.month": "月", "part.day-of-week": "星期",
 		"period.minute": "分钟", "period.hour": "小时", "period.day": "天", "period.month": "月", "period.year": "年", "period.week": "周",
-		"remedy." + schedule.RemedyReapply:  "；也可以用本主机认识的时区重新应用该触发器（`ql apply`，或控制台的“定义”页）：这次发布会取代写有该时区的修订版本。",
-		"remedy." + schedule.RemedyZoneData: "。在此之前，该项目无法在本主机上恢复为活动状态，而已归档的项目不接受该触发器的新修订版本。",
+		"remedy." + schedule.RemedyReapply:  "；也可以用本主机认识的时区重新应用该触发器（`ql apply`，或控制台的“定义”页）：这次发布会取代写有该时区的修订版。",
+		"remedy." + schedule.RemedyZoneData: "。在此之前，该项目无法在本主机上恢复为活动状态，而已归档的项目不接受该触发器的新修订版。",
 	},
 }
 

@@ -9,8 +9,8 @@ import (
 // schedule forms ({kind} is the page's word for task or trigger).
 var editRefusalsZH = map[qlerror.Reason]string{
 	apply.RefusalNoSuchEntry:    "项目“{project}”没有名为“{name}”的{kind}（可能已被删除或改名）：请从触发器列表重新打开。",
-	apply.RefusalChangedSince:   "{kind}“{name}”在你打开此表单之后已被修改（当时是第 {shown} 版，现在是第 {current} 版），因此没有做任何修改：表单现在显示它的当前版本，请在其上重新做你的修改。",
+	apply.RefusalChangedSince:   "{kind}“{name}”在你打开此表单之后已被修改（当时是修订版 {shown}，现在是修订版 {current}），因此没有做任何修改：表单现在显示它的当前修订版，请在其上重新做你的修改。",
 	apply.RefusalArgvTask:       "任务“{name}”运行的是命令而不是 Shell 脚本，此表单无法显示它：请在项目“{project}”的定义文件中编辑它。",
 	apply.RefusalScriptNotShown: "任务“{name}”的脚本含有回车符或其他控制字符，文本框无法原样保留：请在项目“{project}”的定义文件中编辑它。",
-	apply.RefusalPinsOlderTask:  "触发器“{name}”运行的是任务“{task}”的旧版本，而不是它的当前版本；写出该任务的文件会把触发器转到当前版本：请在项目“{project}”的定义文件中编辑它。",
+	apply.RefusalPinsOlderTask:  "触发器“{name}”运行的是任务“{task}”的旧修订版，而不是它的当前修订版；写出该任务的文件会把触发器转到当前修订版：请在项目“{project}”的定义文件中编辑它。",
 }

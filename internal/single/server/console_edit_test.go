@@ -193,7 +193,7 @@ func TestTheEditTaskFormRefusesATaskChangedSinceItWasShown(t *testing.T) {
 	confirmPreviewed(t, c, site.base, edit(stale, "echo theirs"))
 	for lang, want := range map[string]string{
 		"en": "task &#34;report&#34; of project &#34;shop&#34; changed since you opened this form (revision 1, now 2), so it was not changed",
-		"zh": "任务“report”在你打开此表单之后已被修改（当时是第 1 版，现在是第 2 版），因此没有做任何修改",
+		"zh": "任务“report”在你打开此表单之后已被修改（当时是修订版 1，现在是修订版 2），因此没有做任何修改",
 	} {
 		mine := url.Values{}
 		for k, v := range stale {
@@ -294,7 +294,7 @@ func TestTheEditScheduleFormChangesOnlyTheTriggersSchedule(t *testing.T) {
 	}
 	fields.Set("cron", "0 0 * * *")
 	if resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/schedule?lang=zh", fields); resp.StatusCode != http.StatusConflict ||
-		!strings.Contains(page, "触发器“nightly”在你打开此表单之后已被修改（当时是第 1 版，现在是第 2 版）") ||
+		!strings.Contains(page, "触发器“nightly”在你打开此表单之后已被修改（当时是修订版 1，现在是修订版 2）") ||
 		formFields(t, page, "/definitions/schedule").Get("cron") != "30 6 * * 1-5" || !strings.Contains(page, "<code>0 0 * * *</code> UTC") {
 		t.Errorf("a schedule form of revision 1 sent at revision 2: %d, want 409 in Chinese with the current schedule and the one sent:\n%s", resp.StatusCode, page)
 	}
