@@ -40,7 +40,8 @@ const (
 	NoteSecretsUnusable NoteReason = "defs_note_secrets_unusable"
 	// NoteTokenInURL is channels of a chat service whose URL carries the
 	// service's token, written in the file (url) instead of a secret
-	// (urlSecret): name (the channel's, with its kind).
+	// (urlSecret): name (the channel's, with its kind), and the channel
+	// and the kind apart, for a language that joins them in its own marks.
 	NoteTokenInURL NoteReason = "defs_note_token_in_url" //nolint:gosec // G101: a reason code, not a credential
 	// NoteEndedTriggers is enabled triggers whose endAt leaves them no
 	// occurrence from now on: name, end (the endAt, RFC 3339).
@@ -444,7 +445,7 @@ func TokenInURLNote(doc *Document) (Note, bool) {
 	var items []map[string]string
 	for _, c := range doc.Notifications.Channels {
 		if c.URL != "" && slices.Contains(tokenInURL, c.Kind) {
-			items = append(items, map[string]string{"name": fmt.Sprintf("%s (%s)", c.Name, c.Kind)})
+			items = append(items, map[string]string{"name": fmt.Sprintf("%s (%s)", c.Name, c.Kind), "channel": c.Name, "kind": string(c.Kind)})
 		}
 	}
 	return capped(NoteTokenInURL, items)

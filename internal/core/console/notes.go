@@ -49,7 +49,7 @@ var notes = map[string]noteLanguage{
 			item: "{name}", follows: "{name}（随任务 {task} 转到此文件发布的新修订版）"},
 		apply.NoteTokenInURL: {
 			sentence: "聊天服务的 URL 中带有它的令牌，而写在文件中的 url 会存入数据库，并随定义一起显示；请把 URL 放进密钥，改用 urlSecret 指明（渠道：{items}）。",
-			item:     "{name}"},
+			item:     "{channel}（{kind}）"},
 		apply.NoteSecretsUnusable: {
 			sentence: "密钥文件 {file} 无法使用：{why}。在修复之前，用到 {items} 的每次运行或通知都会失败（secret_unavailable）。",
 			item:     "{name}"},

@@ -60,7 +60,7 @@ func TestEveryNoteOfAValidFileReadsWholeInChinese(t *testing.T) {
 		apply.NotePlacementIgnored: "（任务：t1、t2、t3，另有 1 个）",
 		apply.NoteJitterPastPeriod: "（触发器：t1（抖动 30s，两次发生相隔 10s）、t2（抖动 30s，两次发生相隔 10s）、t3（抖动 30s，两次发生相隔 10s），另有 1 个）",
 		apply.NoteSecretsMissing:   "还没有定义 api_token：",
-		apply.NoteTokenInURL:       "改用 urlSecret 指明（渠道：c1 (telegram)、c2 (telegram)、c3 (telegram)，另有 1 个）",
+		apply.NoteTokenInURL:       "改用 urlSecret 指明（渠道：c1（telegram）、c2（telegram）、c3（telegram），另有 1 个）",
 	}
 	if len(ns) != len(want) {
 		t.Fatalf("notes %v; want one of each reason", ns)
