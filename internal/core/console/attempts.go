@@ -19,14 +19,14 @@ var attemptEnds = map[string]map[string]string{
 		"exit_nonzero":     "命令以非零退出码结束",
 		"killed_by_signal": "命令被一个并非青龙发送的信号终止",
 		// A command that was never started; its log says why.
-		"spawn_failed":               "命令未能启动（原因见该尝试的输出）",
+		"spawn_failed":               "命令未能启动：原因见该尝试的输出",
 		"run_as_unavailable":         "命令未能启动：runAs 指定的用户不可用",
 		"working_dir_unavailable":    "命令未能启动：工作目录不可用",
 		"secret_unavailable":         "命令未能启动：它需要的密钥无法读取",
 		"execution_revision_invalid": "命令未能启动：存储的执行修订版无效",
 		"log_unwritable":             "命令未能启动：无法创建该尝试的输出日志",
-		"journal_unwritable":         "命令未能启动：执行节点无法写入它的日志（journal）",
-		"attempt_launched_before":    "命令未再次启动：执行节点的日志（journal）记录它此前已启动过这次尝试（数据库丢失了那次启动，通常是从更早的备份恢复的）",
+		"journal_unwritable":         "命令未能启动：执行节点无法写入它的 journal 日志",
+		"attempt_launched_before":    "命令未再次启动：执行节点的 journal 日志记录它此前已启动过这次尝试；数据库丢失了那次启动，通常是因为从更早的备份恢复",
 		"grant_digest_mismatch":      "命令未执行：下发的命令与控制面记录的摘要不符",
 		// A command that QingLong stopped.
 		"timed_out": "命令超过了超时时间，已被停止",
@@ -34,8 +34,8 @@ var attemptEnds = map[string]map[string]string{
 		// timed_out; such attempts keep it.
 		"timeout":        "命令超过了超时时间，已被停止",
 		"cancelled":      "运行被要求取消，命令已被停止",
-		"server_stopped": "服务器停止时命令被终止（无人取消它，可以重新运行）",
-		"worker_stopped": "执行节点停止时命令被终止（无人取消它）",
+		"server_stopped": "服务器停止时命令被终止：无人取消它，可以重新运行",
+		"worker_stopped": "执行节点停止时命令被终止：无人取消它",
 		// An attempt the store ended itself.
 		"executor_lost":                      "命令运行期间服务器意外退出，该尝试已丢失",
 		"lease_expired":                      "执行节点不再续租（崩溃、停止或断开连接），该尝试已丢失",

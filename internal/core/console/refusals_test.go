@@ -50,7 +50,9 @@ var attemptCodePackages = map[string]string{
 
 // Every error code an attempt can carry has a sentence in every language
 // but English (an English page shows the attempt's own message, else its
-// code), so a Chinese Run page says in Chinese why each attempt ended.
+// code), so a Chinese Run page says in Chinese why each attempt ended. No
+// sentence ends in a parenthesis of its own: an event says its code after
+// it in one, which would read as two in a row.
 func TestEveryAttemptErrorCodeHasASentenceInEveryOtherLanguage(t *testing.T) {
 	declared := 0
 	for dir, prefix := range attemptCodePackages {
@@ -59,6 +61,9 @@ func TestEveryAttemptErrorCodeHasASentenceInEveryOtherLanguage(t *testing.T) {
 			for l, table := range attemptEnds {
 				if table[string(code)] == "" {
 					t.Errorf("%s: attempt error code %q has no sentence in %s", path, code, l)
+				}
+				if s := table[string(code)]; strings.HasSuffix(s, "）") || strings.HasSuffix(s, ")") {
+					t.Errorf("attempt error code %q: its %s sentence %q ends in a parenthesis, which its event's (code) would follow", code, l, s)
 				}
 			}
 		}
