@@ -117,12 +117,12 @@ func Open(ctx context.Context, dir string) (*Journal, error) {
 	}
 	if err := writePid(lock); err != nil {
 		lock.Close() //nolint:errcheck // the write error is the one returned
-		return nil, err
+		return nil, openFailed(dir, fmt.Errorf("write the worker lock %s: %w", lockPath, err))
 	}
 	j := &Journal{lock: lock, dir: dir}
 	if j.db, err = openDB(ctx, filepath.Join(dir, FileName)); err != nil {
 		lock.Close() //nolint:errcheck // the open error is the one returned
-		return nil, err
+		return nil, openFailed(dir, err)
 	}
 	return j, nil
 }
@@ -177,6 +177,10 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		db.Close()
+		if DiskFull(filepath.Dir(path), err) {
+			// Not damaged: Open says the disk is full and what to do.
+			return nil, fmt.Errorf("open the worker journal %s: %w", path, err)
+		}
 		return nil, fmt.Errorf("open the worker journal %s: %w; if the file is damaged, move it away (the replicas settle what it held)", path, err)
 	}
 	var versioned int
@@ -348,6 +352,11 @@ func (j *Journal) Done(ctx context.Context, id, outcome string) error {
 // to the replica's lease sweep. Finished records older than a week are
 // removed.
 func (j *Journal) Recover(ctx context.Context) ([]Attempt, error) {
+	left, err := j.recover(ctx)
+	return left, openFailed(j.dir, err)
+}
+
+func (j *Journal) recover(ctx context.Context) ([]Attempt, error) {
 	tx, err := j.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("recover the worker journal: %w", err)
@@ -392,7 +401,10 @@ func (j *Journal) Recover(ctx context.Context) ([]Attempt, error) {
 	if err := trim(ctx, tx, old); err != nil {
 		return nil, err
 	}
-	return out, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("recover the worker journal: %w", err)
+	}
+	return out, nil
 }
 
 // Trim removes finished attempts and answered offers older than a week,
