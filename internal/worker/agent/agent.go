@@ -47,6 +47,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -303,6 +304,11 @@ type worker struct {
 	draining     chan struct{}
 	drainingOnce sync.Once
 	fatal        error
+	// stopBegun is when the worker stopped pulling (UnixNano; 0 before):
+	// a journal write refused for now is tried journalStopGrace past it.
+	stopBegun atomic.Int64
+	// outage is the spell during which the journal refuses writes.
+	outage journalOutage
 	// stopSignal names the signal that stopped the worker ("SIGTERM"),
 	// "" when none did or it is not known; again is closed at a second
 	// signal, and hurried says the drain ended on it, not on its timeout.
@@ -944,7 +950,10 @@ func (w *worker) stopPulling(fatal error) {
 		w.fatal = fatal
 	}
 	w.mu.Unlock()
-	w.drainingOnce.Do(func() { close(w.draining) })
+	w.drainingOnce.Do(func() {
+		w.stopBegun.Store(time.Now().UnixNano())
+		close(w.draining)
+	})
 }
 
 // heartbeats keeps the session alive until ctx ends.
@@ -964,7 +973,7 @@ func (w *worker) heartbeats(ctx context.Context) {
 			}
 			continue
 		case <-trim.C:
-			if err := w.journal.Trim(ctx); err != nil {
+			if err := w.persist(ctx, once, w.journal.Trim); err != nil && !journal.Refused(err) {
 				w.log.Warn("could not trim the journal", "code", "journal_failed", "error", err.Error())
 			}
 			continue
@@ -1219,7 +1228,14 @@ func (w *worker) untilDraining() (context.Context, context.CancelFunc) {
 func (w *worker) pullOnce(free int) int {
 	ctx, cancel := w.untilDraining()
 	defer cancel()
-	offer, err := w.journal.NewOffer(ctx)
+	// While the journal refuses the offer (its disk full) no pull is sent:
+	// a grant could be neither journaled nor started. The worker waits for
+	// the journal here, its running commands going on, until the drain.
+	var offer journal.Offer
+	err := w.persist(ctx, func() bool { return false }, func(ctx context.Context) (err error) {
+		offer, err = w.journal.NewOffer(ctx)
+		return err
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			// The drain ended the request before its offer was journaled:
@@ -1252,14 +1268,20 @@ func (w *worker) pullOnce(free int) int {
 	for i, g := range grants {
 		recs[i] = journal.Granted{AttemptID: g.AttemptID, RunID: g.RunID, LeaseVersion: g.LeaseVersion}
 	}
-	if err := w.journal.Answered(context.Background(), offer, recs); err != nil {
+	if err := w.persist(context.Background(), once, func(ctx context.Context) error { return w.journal.Answered(ctx, offer, recs) }); err != nil {
 		// Unjournaled grants are never started: they go back to the
 		// queue (or, from a replica older than that, wait for their
-		// leases).
-		w.log.Error("could not journal grants: stopping", "code", "journal_failed", "error", err.Error())
+		// leases) at once, for a worker whose journal takes them. A
+		// journal that refuses writes for now (its disk full) holds the
+		// next pull until it takes them again; one that failed otherwise
+		// stops the worker.
 		for _, g := range grants {
 			w.giveBack(g, offer.Token, workerproto.GiveBackJournal)
 		}
+		if journal.Refused(err) {
+			return 0
+		}
+		w.log.Error("could not journal grants: stopping", "code", "journal_failed", "error", err.Error())
 		w.stopPulling(err)
 		return 0
 	}

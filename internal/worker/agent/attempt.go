@@ -113,6 +113,11 @@ type attempt struct {
 	// launched the attempt before; its record ended then, so its end now
 	// is not journaled again.
 	ranBefore atomic.Bool
+	// runningJournaled is closed once the spawned process's pid is
+	// journaled or given up on (nil: nothing was spawned). It is set
+	// before the command's result is sent, so whoever read the result
+	// reads it.
+	runningJournaled chan struct{}
 
 	out    *output
 	offset int64
@@ -169,8 +174,16 @@ func (a *attempt) journalDone(outcome string) {
 	if a.ranBefore.Load() {
 		return
 	}
-	if err := a.w.journal.Done(context.Background(), a.grant.AttemptID, outcome); err != nil {
-		a.w.log.Error("could not journal the end of an attempt", a.logAttrs("code", "journal_failed", "error", err.Error())...)
+	if a.runningJournaled != nil {
+		// The end of the attempt follows its pid in the journal.
+		<-a.runningJournaled
+	}
+	err := a.w.persist(context.Background(), a.w.untilStopped, func(ctx context.Context) error {
+		return a.w.journal.Done(ctx, a.grant.AttemptID, outcome)
+	})
+	if err != nil {
+		a.w.log.Error("could not journal the end of an attempt: the next start of the worker on this data directory finds it unfinished, ends what may be left of its command and reports it (the replica keeps any result it already has)",
+			a.logAttrs("code", "journal_failed", "error", err.Error())...)
 	}
 }
 
@@ -224,7 +237,7 @@ func (a *attempt) run() {
 		// before anything was spawned: nothing is.
 		done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: context.Cause(a.ctx)}
 	default:
-		err := a.w.journal.Launching(context.Background(), a.grant.AttemptID)
+		err := a.launching()
 		if errors.Is(err, journal.ErrLaunchedBefore) {
 			a.ranBefore.Store(true)
 			a.w.log.Warn("the replica offered an attempt this worker started before (its database lost the start, typically restored from a backup taken before it): it is not started a second time",
@@ -233,9 +246,17 @@ func (a *attempt) run() {
 			done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeLaunchedBefore}
 			break
 		}
+		if err != nil && a.ctx.Err() != nil {
+			done <- process.Result{State: run.AttemptCancelled, Code: process.ErrorCodeStopped, Cause: context.Cause(a.ctx)}
+			break
+		}
 		if err != nil {
+			why := err.Error()
+			if journal.Refused(err) {
+				why = a.w.journal.Why(err)
+			}
 			a.w.log.Error("could not journal the launch: the command is not started", a.logAttrs("code", "journal_failed", "error", err.Error())...)
-			fmt.Fprintf(a.out, "qinglong: the worker could not write its journal and did not start the command\n")
+			fmt.Fprintf(a.out, "qinglong: the worker could not write its journal and did not start the command: %s\n", why)
 			done <- process.Result{State: run.AttemptFailed, Code: ErrorCodeJournal}
 			break
 		}
@@ -269,6 +290,17 @@ func verifyGrant(g workerproto.Grant, cmd task.Command) error {
 	return nil
 }
 
+// launching journals the launch, trying a launch the journal refuses for
+// now (its disk full) again until the attempt's first renewal is due: the
+// attempt then fails, reported while its lease holds, rather than hold
+// its Run past the lease. A stop of the attempt ends the wait too.
+func (a *attempt) launching() error {
+	giveUp := func() bool { return a.ctx.Err() != nil || !time.Now().Before(a.renewAt()) }
+	return a.w.persist(context.Background(), giveUp, func(ctx context.Context) error {
+		return a.w.journal.Launching(ctx, a.grant.AttemptID)
+	})
+}
+
 // spawn runs the command; the journal gets `running` once its process
 // exists. The start instant is taken before the spawn, as recovery's
 // start-time check of the process group expects.
@@ -276,9 +308,19 @@ func (a *attempt) spawn(cmd task.Command, secrets map[string]string, mask *proce
 	spec := process.Spec{RunID: a.grant.RunID, AttemptID: a.grant.AttemptID, Command: cmd, BaseEnv: a.w.cfg.BaseEnv, Secrets: secrets}
 	startedAt := time.Now().UnixMilli()
 	res := process.Run(a.ctx, a.hard, spec, mask, func(pid int) {
-		if err := a.w.journal.Running(context.Background(), a.grant.AttemptID, pid, startedAt); err != nil {
-			a.w.log.Error("could not journal the started process", a.logAttrs("code", "journal_failed", "pid", pid, "error", err.Error())...)
-		}
+		// Written aside: the callback holds up the command's timeout and
+		// stop, and a full disk may refuse the write for long.
+		journaled := make(chan struct{})
+		a.runningJournaled = journaled
+		go func() {
+			defer close(journaled)
+			err := a.w.persist(context.Background(), a.w.untilStopped, func(ctx context.Context) error {
+				return a.w.journal.Running(ctx, a.grant.AttemptID, pid, startedAt)
+			})
+			if err != nil {
+				a.w.log.Error("could not journal the started process", a.logAttrs("code", "journal_failed", "pid", pid, "error", err.Error())...)
+			}
+		}()
 		a.w.log.Info("command started", a.logAttrs("code", "attempt_started", "pid", pid)...)
 	})
 	if res.CleanupErr != nil {
@@ -321,7 +363,11 @@ func (a *attempt) startACK() bool {
 // replica refuses it as stale, and the attempt waits for its lease.
 func (a *attempt) setVersion(version int64) {
 	if version != a.lease.LeaseVersion {
-		if err := a.w.journal.Renewed(context.Background(), a.grant.AttemptID, version); err != nil {
+		err := a.w.persist(context.Background(), once, func(ctx context.Context) error {
+			return a.w.journal.Renewed(ctx, a.grant.AttemptID, version)
+		})
+		// A refusal is the journal's spell, said once for all (persist).
+		if err != nil && !journal.Refused(err) {
 			a.w.log.Error("could not journal the lease version", a.logAttrs("code", "journal_failed", "error", err.Error())...)
 		}
 	}
