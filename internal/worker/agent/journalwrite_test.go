@@ -16,7 +16,7 @@ import (
 // journalHeldFor is how long the journal's write lock is held: past the
 // journal's busy timeout (5 s), so that its writes are refused, not only
 // slowed.
-const journalHeldFor = 7 * time.Second
+const journalHeldFor = 12 * time.Second
 
 // heldJournal is a worker whose journal refused every write for
 // journalHeldFor, another process holding its write lock: its command

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -27,15 +28,17 @@ func primaryCode(err error) int {
 }
 
 // Refused reports a write the journal did not make and may make later:
-// the disk was full, the file could not be written, or another process
-// held its write lock for all of the busy timeout. Nothing of such a write
-// was kept (SQLite rolls it back whole), so writing it again is safe.
+// the disk was full, the file could not be written, another process held
+// its write lock for all of the busy timeout, or the write's time ran out
+// while it waited for the journal (behind the worker's own writes, which
+// take one connection in turn). Nothing of such a write was kept (SQLite
+// rolls it back whole), so writing it again is safe.
 func Refused(err error) bool {
 	switch primaryCode(err) {
 	case sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return true
 	}
-	return errors.Is(err, syscall.ENOSPC)
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // roomLeft is the space an unprivileged writer has left on the disk
