@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
 )
@@ -49,34 +50,31 @@ func refusedForNow(err error) bool {
 
 // persist calls write until the store takes it. While the store refuses it
 // for now — another process holding the write lock, the disk full — it
-// tries again, backing off from recordRetry to
-// recordRetryMax, for as long as the server runs and recordTimeout into its
-// stop: a write given up on would leave its Run running, its command long
-// ended, until the next start declares it lost, and would hold back every
-// later occurrence of a trigger whose overlap policy waits for it (a full
-// disk can last until someone frees space). A write refused longer than
-// recordQuietFor is reported once, as a write lock held for a moment is
-// not news and a full disk is.
+// tries again, backing off from recordRetry to recordRetryMax, for as long
+// as the server runs and recordTimeout into its stop: a write given up on
+// would leave its Run running, its command long ended, until the next
+// start declares it lost, and would hold back every later occurrence of a
+// trigger whose overlap policy waits for it (a full disk can last until
+// someone frees space). A write refused longer than recordQuietFor is
+// reported once, as a write lock held for a moment is not news and a full
+// disk is.
 func (d *Dispatcher) persist(what string, write func(context.Context) error) error {
-	began := time.Now()
-	wait, told := recordRetry, false
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-		err := write(ctx)
-		cancel()
-		if err == nil || !refusedForNow(err) {
-			return err
-		}
-		if stopped := d.stopBegun.Load(); stopped != 0 && time.Since(time.Unix(0, stopped)) >= recordTimeout {
-			return fmt.Errorf("still refused %s into the stop: %w", recordTimeout, err)
-		}
-		if !told && time.Since(began) >= recordQuietFor {
-			d.cfg.OnError(fmt.Errorf("cannot record %s for %s: %w; trying again every few seconds until it is recorded (its Run shows running meanwhile)",
-				what, time.Since(began).Round(time.Second), err))
-			told = true
-		}
-		pause := time.NewTimer(wait)
-		<-pause.C
-		wait = min(2*wait, recordRetryMax)
+	told := false
+	err := loop.Persist{First: recordRetry, Most: recordRetryMax, PerTry: recordTimeout, RefusedForNow: refusedForNow,
+		OnRefused: func(began time.Time, err error) {
+			if !told && time.Since(began) >= recordQuietFor {
+				d.cfg.OnError(fmt.Errorf("cannot record %s for %s: %w; trying again every few seconds until it is recorded (its Run shows running meanwhile)",
+					what, time.Since(began).Round(time.Second), err))
+				told = true
+			}
+		},
+		GiveUp: func() bool {
+			stopped := d.stopBegun.Load()
+			return stopped != 0 && time.Since(time.Unix(0, stopped)) >= recordTimeout
+		},
+	}.Do(context.Background(), write)
+	if err != nil && refusedForNow(err) {
+		return fmt.Errorf("still refused %s into the stop: %w", recordTimeout, err)
 	}
+	return err
 }

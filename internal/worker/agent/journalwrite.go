@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/loop"
 	"github.com/qinglong/qinglong/internal/worker/journal"
 )
 
@@ -44,31 +45,12 @@ type journalOutage struct {
 // journalOutage); a write given up is the caller's to report. A write the
 // journal refuses for good (a record past that state) returns at once.
 func (w *worker) persist(ctx context.Context, giveUp func() bool, write func(context.Context) error) error {
-	wait, began := journalRetry, time.Now()
-	for {
-		wctx, cancel := context.WithTimeout(ctx, journalWriteTimeout)
-		err := write(wctx)
-		cancel()
-		if err == nil {
-			w.journalTook()
-			return nil
-		}
-		if !journal.Refused(err) || ctx.Err() != nil {
-			return err
-		}
-		w.journalRefused(began, err)
-		if giveUp() {
-			return err
-		}
-		pause := time.NewTimer(wait)
-		select {
-		case <-pause.C:
-		case <-ctx.Done():
-			pause.Stop()
-			return err
-		}
-		wait = min(2*wait, journalRetryMax)
+	err := loop.Persist{First: journalRetry, Most: journalRetryMax, PerTry: journalWriteTimeout, RefusedForNow: journal.Refused,
+		OnRefused: w.journalRefused, GiveUp: giveUp}.Do(ctx, write)
+	if err == nil {
+		w.journalTook()
 	}
+	return err
 }
 
 // once is a giveUp of a write tried once: its refusal is counted in the
