@@ -2,14 +2,12 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/run"
-	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // MaxSweepPage bounds one page of each kind of SweepLeases.
@@ -186,21 +184,18 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 	for _, x := range page {
 		f := x.leaseFacts
 		end, res := run.AttemptLost, attemptResult{errorCode: ErrorCodeLeaseExpired,
-			errorMessage: "the worker stopped renewing the lease (crashed, stopped or cut off)"}
+			errorMessage: run.LeaseExpiredMessage}
 		late := time.Duration(f.NowMs-x.expiredAtMs) * time.Millisecond
 		switch {
 		case x.revoked:
 			res = attemptResult{errorCode: ErrorCodeWorkerRevoked,
-				errorMessage: "the worker's credential was revoked while the command ran (ql workers revoke): the worker was refused and killed the command"}
+				errorMessage: run.WorkerRevokedMessage}
 		case late >= SweptLateAfter:
-			res = attemptResult{errorCode: ErrorCodeLeaseExpiredUnswept, errorMessage: fmt.Sprintf(
-				"the lease ran out while the replicas could not reach the database (or none ran): no replica ended it until %s after, where one that reaches the database does within %s, "+
-					"so the worker's renewals were refused; the worker's own log says whether it ran on meanwhile (attempt_lease_lost: it did, and killed the command when it could not renew)",
-				validate.Duration(late.Round(time.Second)), validate.Duration(MaxSweepEvery))}
+			res = attemptResult{errorCode: ErrorCodeLeaseExpiredUnswept, errorMessage: run.LeaseUnsweptMessage(late.Round(time.Second), MaxSweepEvery)}
 		}
 		if x.pastDeadline {
 			end, res = run.AttemptTimedOut, attemptResult{errorCode: ErrorCodeLeaseExpiredAfterTimeout,
-				errorMessage: "the command passed its timeout and the worker's lease ran out before it reported the end"}
+				errorMessage: run.LeaseExpiredAfterTimeoutMessage}
 		}
 		if err := endAttempt(ctx, tx, f, end, res); err != nil {
 			return 0, 0, 0, finished, err

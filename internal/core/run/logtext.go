@@ -7,13 +7,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// SignalMessage is the error message of an attempt whose command was
-// killed by sig: the number and the name, so a SIGKILL (the OOM killer, a
-// kill -9) is told from a crash (SIGSEGV).
-func SignalMessage(sig int) string {
-	return fmt.Sprintf("the command was killed by signal %d (%s)", sig, SignalName(sig))
-}
-
 // SignalName is sig's name, e.g. SIGKILL.
 func SignalName(sig int) string {
 	if name := unix.SignalName(syscall.Signal(sig)); name != "" {
@@ -28,7 +21,3 @@ func SignalName(sig int) string {
 func TruncationMarker(capBytes int64) []byte {
 	return fmt.Appendf(nil, "\n[qinglong: output truncated at the log cap of %d bytes; the rest was dropped]\n", capBytes)
 }
-
-// NotStartedMessage is the error message of an attempt whose command was
-// never started; the log names the reason in full.
-const NotStartedMessage = "the command was not started; the attempt's log says why"

@@ -55,6 +55,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/process"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/task"
 	"github.com/qinglong/qinglong/internal/core/validate"
 	"github.com/qinglong/qinglong/internal/core/workerproto"
@@ -543,23 +544,13 @@ func (w *worker) countSignals(signals <-chan os.Signal, done <-chan struct{}) {
 }
 
 // stoppedMessage is the error message of an attempt this worker stopped
-// because it was itself stopping: the replica records it with the attempt
-// (lost, as a crashed worker's), which otherwise would say nothing of why.
+// because it was itself stopping (run.StoppedWorkerMessage).
 func (w *worker) stoppedMessage() string {
 	w.mu.Lock()
 	sig := w.stopSignal
 	hurried := w.hurried
 	w.mu.Unlock()
-	by := ""
-	if sig != "" {
-		by = " (" + sig + ")"
-	}
-	when := fmt.Sprintf("when its stop timeout of %s ran out", w.cfg.StopTimeout)
-	if hurried {
-		when = fmt.Sprintf("when it was asked to stop a second time, before its stop timeout of %s ran out", w.cfg.StopTimeout)
-	}
-	return fmt.Sprintf("the worker was stopped%s before the command ended, and stopped the command %s; "+
-		"the attempt is lost, as a crashed worker's, and a retry policy on lost runs it again", by, when)
+	return run.StoppedWorkerMessage(sig, w.cfg.StopTimeout, hurried)
 }
 
 // endSession ends the session of a worker that stops cleanly, so the
@@ -640,12 +631,6 @@ func (w *worker) recoverLocal() error {
 	return nil
 }
 
-// abandonedMessage is the error message of an attempt reported by
-// reportAbandoned: the replica records it with the lost attempt.
-const abandonedMessage = "the worker process running the command ended before the command did (a crash, SIGKILL or the machine's restart); " +
-	"started again on the same data directory, it found nothing of the command running any more (or ended what was left of it) and reported the attempt lost; " +
-	"a retry policy on lost runs it again"
-
 // reportAbandoned ends on the replica each attempt an earlier process of
 // this worker left running and whose command is gone, under the lease the
 // journal holds: the attempt ends lost (cancelled or timed out when the
@@ -668,18 +653,10 @@ func (w *worker) reportAbandoned() {
 	ctx, cancel := context.WithTimeout(w.reqCtx, reportTimeout)
 	defer cancel()
 	for _, a := range w.abandoned {
-		w.reportLeft(ctx, a, abandonedMessage, []any{"attemptId", a.ID, "runId", a.RunID})
+		w.reportLeft(ctx, a, run.AbandonedAttemptMessage, []any{"attemptId", a.ID, "runId", a.RunID})
 	}
 	w.abandoned = nil
 }
-
-// leftMessage is the error message of a grant whose start the replica
-// had acknowledged when the worker process ended, before it spawned the
-// command, reported by giveBackLeft: the replica records it with the lost
-// attempt.
-const leftMessage = "the worker process ended after the replica acknowledged the start and before it spawned the command (a crash, SIGKILL or the machine's restart); " +
-	"started again on the same data directory, it found from its journal that the command never ran and reported the attempt lost; " +
-	"a retry policy on lost runs it again"
 
 // giveBackLeft gives back each grant an earlier process of this worker
 // journaled and never launched, under that grant's own lease (its offer's
@@ -730,7 +707,7 @@ func (w *worker) giveBackLeft() {
 		case workerproto.GiveBackReleased:
 			w.count1(func(s *Summary) { s.GivenBack++ })
 		case workerproto.GiveBackStarted:
-			w.reportLeft(ctx, a, leftMessage, attrs)
+			w.reportLeft(ctx, a, run.UnspawnedGrantMessage, attrs)
 		}
 	}
 	w.left = nil
