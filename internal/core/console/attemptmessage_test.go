@@ -10,10 +10,10 @@ import (
 )
 
 // Every message QingLong itself records on an attempt (an executor's, a
-// stopped worker's, the lease sweep's) reads whole in Chinese on a Chinese
-// Run page, with the signal and the durations it names; an English page
-// shows the message as recorded, and so does a Chinese one for a message
-// QingLong did not write (a worker's refusal).
+// stopped or restarted worker's, the lease sweep's) reads whole in Chinese
+// on a Chinese Run page, with the signal and the durations it names; an
+// English page shows the message as recorded, and so does a Chinese one
+// for a message QingLong did not write (a worker's refusal).
 func TestEveryMessageQingLongRecordsOnAnAttemptReadsInChinese(t *testing.T) {
 	lost := "; the attempt is lost, as a crashed worker's, and a retry policy on lost runs it again"
 	lostZH := "；该尝试已丢失，与执行节点崩溃时一样，针对 lost 的重试策略会再次运行它"
@@ -28,6 +28,10 @@ func TestEveryMessageQingLongRecordsOnAnAttemptReadsInChinese(t *testing.T) {
 			"执行节点在命令结束之前被停止（SIGINT），并在它的停止超时 30s 用完之前被第二次要求停止时停止了命令" + lostZH},
 		{"the worker was stopped before the command ended, and stopped the command when it was asked to stop a second time, before its stop timeout of 30s ran out" + lost,
 			"执行节点在命令结束之前被停止，并在它的停止超时 30s 用完之前被第二次要求停止时停止了命令" + lostZH},
+		{run.AbandonedAttemptMessage, "运行该命令的执行节点进程在命令结束之前就已结束（崩溃、SIGKILL 或机器重启）；它在同一数据目录上再次启动后，" +
+			"发现该命令已不再运行（或结束了它残留的部分），并将该尝试报告为丢失；针对 lost 的重试策略会再次运行它"},
+		{run.UnspawnedGrantMessage, "执行节点进程在副本确认启动之后、创建命令进程之前结束（崩溃、SIGKILL 或机器重启）；它在同一数据目录上再次启动后，" +
+			"从它的 journal 日志得知该命令从未运行，并将该尝试报告为丢失；针对 lost 的重试策略会再次运行它"},
 		{"the worker stopped renewing the lease (crashed, stopped or cut off)", "执行节点不再续租（崩溃、被停止或网络断开）"},
 		{"the worker's credential was revoked while the command ran (ql workers revoke): the worker was refused and killed the command",
 			"命令运行期间执行节点的凭据被吊销（ql workers revoke）：执行节点的请求被拒绝，它终止了命令"},
