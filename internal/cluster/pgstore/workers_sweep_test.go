@@ -535,3 +535,23 @@ func TestALeaseSweptSoonAfterItRanOutIsLostAsItsWorkersStoppedRenewals(t *testin
 		t.Fatalf("attempt: %s, %s %q; want lost with %s", state, code, message, ErrorCodeLeaseExpired)
 	}
 }
+
+// A lease that ran out no earlier than its attempt's deadline ends the
+// attempt timed out, not lost: the command was past its timeout whatever
+// its worker did, and the attempt, and its Run's end event, say so in the
+// words the console translates (run.LeaseExpiredAfterTimeoutMessage).
+func TestALeaseThatRanOutPastItsAttemptsDeadlineEndsItTimedOut(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.admitRuns(t, "overdue", 1)
+	w := s.newWorker(t, "w1", nil, 1)
+	l, _ := s.started(t, w)
+	s.exec(t, `UPDATE qinglong.attempts SET lease_expires_at_ms = `+ClockMsSQL+` - 1, deadline_at_ms = `+ClockMsSQL+` - 2 WHERE id = $1`, l.AttemptID)
+	if res, err := s.runtime.SweepLeases(t.Context(), 10); err != nil || res.Lost != 1 {
+		t.Fatalf("sweep: %+v, %v", res, err)
+	}
+	state, code, message, runCode := s.sweptEnd(t, l.AttemptID)
+	if state != "timed_out" || code != ErrorCodeLeaseExpiredAfterTimeout || runCode != ErrorCodeLeaseExpiredAfterTimeout || message != run.LeaseExpiredAfterTimeoutMessage {
+		t.Fatalf("attempt: %s, %s %q, run %s; want timed_out with %s and %q, in the Run's end event too", state, code, message, runCode, ErrorCodeLeaseExpiredAfterTimeout, run.LeaseExpiredAfterTimeoutMessage)
+	}
+}
