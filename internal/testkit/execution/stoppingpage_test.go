@@ -1,7 +1,6 @@
 package execution
 
 import (
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
+	"github.com/qinglong/qinglong/internal/testkit/httpcall"
 )
 
 // The console's Workers page says of a worker stopping on SIGTERM, in the
@@ -57,28 +57,15 @@ func (s stoppingWorker) consoleReader(t *testing.T) func(path string) (int, stri
 	base := "http://" + s.r.httpAddr
 	get := func(path string) (int, string) {
 		t.Helper()
-		resp, err := client.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, string(b)
+		resp, page := httpcall.Form(t, client, http.MethodGet, base+path, nil)
+		return resp.StatusCode, page
 	}
 	_, signin := get("/signin")
 	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(signin)
 	if csrf == nil {
 		t.Fatalf("the sign-in page has no CSRF field:\n%s", signin)
 	}
-	resp, err := client.PostForm(base+"/signin", url.Values{"token": {token}, "csrf": {csrf[1]}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := httpcall.Form(t, client, http.MethodPost, base+"/signin", url.Values{"token": {token}, "csrf": {csrf[1]}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("console sign-in with a read token answered %d, want 303", resp.StatusCode)
 	}
 	return get
