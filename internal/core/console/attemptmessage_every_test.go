@@ -58,7 +58,7 @@ func TestEveryAttemptMessageQingLongRecordsReadsInEveryOtherLanguage(t *testing.
 				attemptSample{run.LeaseUnsweptMessage(late, within), []string{validate.Duration(late), validate.Duration(within)}})
 		}
 	}
-	for _, name := range runMessages(t) {
+	for _, name := range declared(t, "run", "Message", "SignalMessage") {
 		if produced[name] == nil {
 			t.Errorf("run.%s is a message QingLong records on an attempt that this test does not produce: add it here with representative parameters, and its words to attemptMessages", name)
 		}
@@ -84,17 +84,18 @@ func TestEveryAttemptMessageQingLongRecordsReadsInEveryOtherLanguage(t *testing.
 	}
 }
 
-// runMessages are the names of the messages internal/core/run declares:
-// its exported constants, variables and functions named …Message.
-func runMessages(t *testing.T) []string {
+// declared are the names of what internal/core/<pkg> declares with the
+// given suffix: its exported constants, variables and functions; one of
+// them must be mustHave, or the search would prove nothing.
+func declared(t *testing.T, pkg, suffix, mustHave string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "run", "*.go"))
+	files, err := filepath.Glob(filepath.Join("..", pkg, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
 	add := func(id *ast.Ident) {
-		if id.IsExported() && strings.HasSuffix(id.Name, "Message") {
+		if id.IsExported() && strings.HasSuffix(id.Name, suffix) {
 			names = append(names, id.Name)
 		}
 	}
@@ -123,8 +124,8 @@ func runMessages(t *testing.T) []string {
 			}
 		}
 	}
-	if !slices.Contains(names, "SignalMessage") {
-		t.Fatalf("found no run.SignalMessage among %d files of internal/core/run: the search for its messages would prove nothing", len(files))
+	if !slices.Contains(names, mustHave) {
+		t.Fatalf("found no %s.%s among %d files of internal/core/%s: the search for its …%s would prove nothing", pkg, mustHave, len(files), pkg, suffix)
 	}
 	return names
 }

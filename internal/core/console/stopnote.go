@@ -6,7 +6,7 @@ import (
 )
 
 // stopLine is the line QingLong writes last into the log of a command it
-// stopped (process's stoppedLine): why it stopped it, and how. The log
+// stopped (process.StoppedLine): why it stopped it, and how. The log
 // keeps it in English, as it keeps every line; the Run's page says it in
 // its own language.
 var stopLine = regexp.MustCompile(`^\[qinglong: the command was stopped: (.+) \(([^()]+)\)\]\n$`)
@@ -20,9 +20,9 @@ type stopWord struct {
 }
 
 // stopWhys and stopHows say in the languages other than English why
-// QingLong stopped a command (the executors' and the worker's causes) and
-// how (the signals it sent); stopFrames put the two in that language's
-// note.
+// QingLong stopped a command (internal/core/process's …Cause, which the
+// executors and the worker stop commands with) and how
+// (process.Endings); stopFrames put the two in that language's note.
 var (
 	stopWhys = map[string][]stopWord{"zh": {
 		{regexp.MustCompile(`^its timeout of (\S+) passed$`), "超过了它的超时时间 $1"},

@@ -224,10 +224,10 @@ func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, s
 	// After <-copied: the copy has written its last byte.
 	switch cause {
 	case ErrorCodeTimeout:
-		fmt.Fprint(out, stoppedLine(fmt.Sprintf("its timeout of %s passed", time.Duration(c.TimeoutMs)*time.Millisecond), how, c.KillGrace(), tail.open))
+		fmt.Fprint(out, StoppedLine(TimeoutCause(time.Duration(c.TimeoutMs)*time.Millisecond), how, c.KillGrace(), tail.open))
 	case ErrorCodeStopped:
 		res.Cause = context.Cause(ctx)
-		fmt.Fprint(out, stoppedLine(res.Cause.Error(), how, c.KillGrace(), tail.open))
+		fmt.Fprint(out, StoppedLine(res.Cause.Error(), how, c.KillGrace(), tail.open))
 	}
 	return res
 }
@@ -246,24 +246,6 @@ func (l *lineEnd) Write(p []byte) (int, error) {
 		l.open = p[n-1] != '\n'
 	}
 	return n, err
-}
-
-// stoppedLine ends the log of a command this process ended, after all of
-// its output, so whoever reads the log learns that QingLong ended it, why
-// and how. It is a marker line like the truncation marker, on a line of its
-// own: after a newline when the output left a line open.
-func stoppedLine(why string, how ending, grace time.Duration, lineOpen bool) string {
-	signals := map[ending]string{
-		endedAlready:   "it had ended already",
-		endedOnTerm:    fmt.Sprintf("SIGTERM; it ended within the kill grace of %s", grace),
-		endedAfterKill: fmt.Sprintf("SIGTERM, then SIGKILL after the kill grace of %s", grace),
-		endedHardKill:  "SIGTERM, then SIGKILL without waiting out the kill grace",
-	}[how]
-	start := ""
-	if lineOpen {
-		start = "\n"
-	}
-	return fmt.Sprintf("%s[qinglong: the command was stopped: %s (%s)]\n", start, why, signals)
 }
 
 func command(c task.Command) *exec.Cmd {

@@ -36,25 +36,29 @@ func newTree(main int, attemptID string) *tree {
 	return t
 }
 
-// ending is how end ended the attempt's processes, for the line that
-// tells the log's reader.
-type ending int
+// Ending is how end ended the attempt's processes, for the line that
+// tells the log's reader (StoppedLine).
+type Ending int
 
+// The endings.
 const (
-	endedAlready   ending = iota // nothing ran any more: no signal was sent
-	endedOnTerm                  // SIGTERM ended everything within the grace
-	endedAfterKill               // SIGKILL ended what outlived the grace
-	endedHardKill                // SIGKILL before the grace ran out: hard closed
+	EndedAlready   Ending = iota // nothing ran any more: no signal was sent
+	EndedOnTerm                  // SIGTERM ended everything within the grace
+	EndedAfterKill               // SIGKILL ended what outlived the grace
+	EndedHardKill                // SIGKILL before the grace ran out: hard closed
 )
+
+// Endings lists every Ending.
+var Endings = []Ending{EndedAlready, EndedOnTerm, EndedAfterKill, EndedHardKill}
 
 // end ends every live member: SIGTERM first so the command may clean up,
 // SIGKILL for what is left after grace or as soon as hard closes. It
 // returns once nothing of the attempt runs, or after treeKillWait past the
 // SIGKILL (a process in uninterruptible sleep dies only when it wakes).
-func (t *tree) end(grace time.Duration, hard <-chan struct{}) ending {
+func (t *tree) end(grace time.Duration, hard <-chan struct{}) Ending {
 	live := t.live()
 	if len(live) == 0 {
-		return endedAlready
+		return EndedAlready
 	}
 	t.signal(live, syscall.SIGTERM)
 	limit := time.NewTimer(grace)
@@ -62,21 +66,21 @@ func (t *tree) end(grace time.Duration, hard <-chan struct{}) ending {
 	poll := treePollMin
 	look := time.NewTimer(poll)
 	defer look.Stop()
-	var how ending
+	var how Ending
 wait:
 	for {
 		select {
 		case <-look.C:
 			if live = t.live(); len(live) == 0 {
-				return endedOnTerm
+				return EndedOnTerm
 			}
 			poll = min(2*poll, treePollMax)
 			look.Reset(poll)
 		case <-limit.C:
-			how = endedAfterKill
+			how = EndedAfterKill
 			break wait
 		case <-hard:
-			how = endedHardKill
+			how = EndedHardKill
 			break wait
 		}
 	}

@@ -44,14 +44,6 @@ type Dispatcher struct {
 	running map[string]context.CancelCauseFunc
 }
 
-// Causes of a command's stop, which its log's last line names.
-var (
-	// errCancelAsked: its run was asked to cancel.
-	errCancelAsked = errors.New("the run was asked to cancel")
-	// errServerStopping: the server stopped before the command ended.
-	errServerStopping = errors.New("the server is stopping")
-)
-
 // New validates cfg; nothing runs until Start.
 func New(st Store, cfg Config) (*Dispatcher, error) {
 	if err := cfg.Validate(); err != nil {
@@ -133,7 +125,7 @@ func (d *Dispatcher) Stop(ctx context.Context) error {
 
 // cancelRuns stops every running command, its log saying the server is
 // stopping.
-func (d *Dispatcher) cancelRuns() { d.cancelRun(errServerStopping) }
+func (d *Dispatcher) cancelRuns() { d.cancelRun(process.ServerStoppingCause) }
 
 func (d *Dispatcher) hardKill() {
 	d.killRunsOnce.Do(func() { close(d.killRuns) })
@@ -212,7 +204,7 @@ func (d *Dispatcher) stopCancelled(ctx context.Context) error {
 	defer d.mu.Unlock()
 	for _, id := range ids {
 		if cancel, ok := d.running[id]; ok {
-			cancel(errCancelAsked)
+			cancel(process.CancelAskedCause)
 		}
 	}
 	return nil
@@ -275,7 +267,7 @@ func (d *Dispatcher) execute(ctx context.Context, a run.Attempt, plan task.Execu
 	default:
 		res = d.launch(ctx, a, plan.Command, secrets, mask, st)
 		switch {
-		case errors.Is(res.Cause, errCancelAsked):
+		case errors.Is(res.Cause, process.CancelAskedCause):
 			res.Code = ErrorCodeCancelled
 		case res.State == run.AttemptCancelled:
 			// The server is stopping: nobody cancelled the Run and its

@@ -267,10 +267,6 @@ func drainedError(name string) error {
 	return qlerror.New(qlerror.Conflict, "worker %s is drained (`ql workers drain`): it takes no work until an admin runs `ql workers resume %s`; start it again after that", name, name)
 }
 
-// errDrainTimeout ends commands still running when a drain ran out of time,
-// or when the worker was asked to stop a second time.
-var errDrainTimeout = errors.New("the worker is stopping")
-
 // worker is one running worker process.
 type worker struct {
 	cfg     Config
@@ -1086,7 +1082,7 @@ func (w *worker) drain(ctx context.Context, signalSaid bool) {
 		defer w.mu.Unlock()
 		w.hurried = w.hurried || hurried
 		for _, a := range w.running {
-			a.stop(errDrainTimeout)
+			a.stop(process.WorkerStoppingCause)
 		}
 		return len(w.running)
 	}

@@ -51,12 +51,6 @@ const (
 	ErrorCodeDigestMismatch = "grant_digest_mismatch"
 )
 
-// Why an attempt's command was ended by the worker.
-var (
-	errLeaseLost = errors.New("the lease could not be renewed in time")
-	errTerminal  = errors.New("the replica declared the attempt over")
-)
-
 // stopCause is a stop reply's reason as the cause of the command's end;
 // its words are the ones the executor of a standalone server gives the
 // same end, in the line that ends the command's log.
@@ -69,9 +63,9 @@ type stopCause struct {
 func (s stopCause) Error() string {
 	switch s.reason {
 	case workerproto.StopCancelled:
-		return "the run was asked to cancel"
+		return process.CancelAskedCause.Error()
 	case workerproto.StopTimedOut:
-		return fmt.Sprintf("its timeout of %s passed", s.timeout)
+		return process.TimeoutCause(s.timeout)
 	}
 	return "stop requested: " + s.reason
 }
@@ -162,7 +156,7 @@ func (a *attempt) renewSoon() {
 // grace) and makes the attempt report nothing more.
 func (a *attempt) terminate() {
 	a.over.Store(true)
-	a.cancel(errTerminal)
+	a.cancel(process.DeclaredOverCause)
 	a.hardOnce.Do(func() { close(a.hard) })
 }
 
@@ -495,7 +489,7 @@ func (a *attempt) leaseLost(done <-chan process.Result, res *process.Result, mas
 		a.w.log.Warn("the lease could not be renewed in time: the command is killed and the attempt not reported again", a.logAttrs("code", "attempt_lease_lost")...)
 	}
 	if res == nil {
-		a.cancel(errLeaseLost)
+		a.cancel(process.LeaseLostCause)
 		a.hardOnce.Do(func() { close(a.hard) })
 		<-done
 		if err := mask.Flush(); err != nil {

@@ -1,0 +1,52 @@
+package process
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Why QingLong stopped a command: the causes the executors and the worker
+// stop a command's context with, which the line that ends its log names
+// (StoppedLine). They are written once, here, so that the console can say
+// every one of them in another language (its stop notes), and a test
+// there produces each from this package: a cause is named …Cause.
+var (
+	// CancelAskedCause: the command's run was asked to cancel.
+	CancelAskedCause = errors.New("the run was asked to cancel")
+	// ServerStoppingCause: the standalone or edge server stopped before
+	// the command ended.
+	ServerStoppingCause = errors.New("the server is stopping")
+	// WorkerStoppingCause: the worker stopped (a drain that ran out of
+	// time, a second stop signal) before the command ended.
+	WorkerStoppingCause = errors.New("the worker is stopping")
+	// LeaseLostCause: the worker could not renew the attempt's lease in
+	// time.
+	LeaseLostCause = errors.New("the lease could not be renewed in time")
+	// DeclaredOverCause: the replica answered a renewal with the attempt
+	// already over.
+	DeclaredOverCause = errors.New("the replica declared the attempt over")
+)
+
+// TimeoutCause is why a command that ran out its timeout was stopped.
+func TimeoutCause(timeout time.Duration) string {
+	return fmt.Sprintf("its timeout of %s passed", timeout)
+}
+
+// StoppedLine ends the log of a command QingLong ended, after all of its
+// output, so whoever reads the log learns that QingLong ended it, why and
+// how. It is a marker line like the truncation marker, on a line of its
+// own: after a newline when the output left a line open.
+func StoppedLine(why string, how Ending, grace time.Duration, lineOpen bool) string {
+	signals := map[Ending]string{
+		EndedAlready:   "it had ended already",
+		EndedOnTerm:    fmt.Sprintf("SIGTERM; it ended within the kill grace of %s", grace),
+		EndedAfterKill: fmt.Sprintf("SIGTERM, then SIGKILL after the kill grace of %s", grace),
+		EndedHardKill:  "SIGTERM, then SIGKILL without waiting out the kill grace",
+	}[how]
+	start := ""
+	if lineOpen {
+		start = "\n"
+	}
+	return fmt.Sprintf("%s[qinglong: the command was stopped: %s (%s)]\n", start, why, signals)
+}
