@@ -1,7 +1,6 @@
 package singlecli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/view"
 	"github.com/qinglong/qinglong/internal/single/server"
+	"github.com/qinglong/qinglong/internal/testkit/syncbuf"
 )
 
 const napFile = `project: slow
@@ -69,12 +69,20 @@ func TestAQueuedRunReadWithNoServerSaysNoServerIsRunningAndHowToStartOne(t *test
 	if w := d.Waiting; w == nil || w.Reason != run.WaitNoServer || w.DataDir != dir || w.Message != want {
 		t.Fatalf("runs show -o json: waiting %+v; want %s in %s saying %q", w, run.WaitNoServer, dir, want)
 	}
-	// Interrupted as a user stops it, once it has had time to say why the
-	// Run waits and to look again.
+	// Interrupted as a user stops it, once it has said why the Run waits
+	// and had time to look again (however slow a loaded machine makes the
+	// first look).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	time.AfterFunc(2*time.Second, cancel)
-	var logOut, logErr bytes.Buffer
+	var logOut, logErr syncbuf.Buffer
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(logErr.String(), "waits: ") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(2 * time.Second)
+		cancel()
+	}()
 	if code := cli.Main(ctx, Options("ql-edge"), []string{"runs", "logs", id, "-f", "--data-dir", dir}, &logOut, &logErr); code != cli.ExitInterrupted {
 		t.Fatalf("runs logs -f: exit %d %q %q; want it following until interrupted", code, logOut.String(), logErr.String())
 	}
@@ -142,7 +150,7 @@ func TestAQueuedRunReadBesideAServerUnderItsConcurrencySaysItStartsInAMoment(t *
 	t.Parallel()
 	dir := installedDir(t)
 	applyDefs(t, dir, napFile)
-	srv := startServe(t, "--data-dir", dir, "--concurrency", "3", "--cadence", "250ms", "--stop-timeout", "1s")
+	srv := startServe(t, "--data-dir", dir, "--concurrency", "3", "--cadence", "250ms", "--stop-timeout", "10s")
 	first := queueRun(t, dir, "first")
 	waitState(t, dir, first, run.Running)
 	if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
