@@ -83,8 +83,15 @@ func (r *Runtime) commitOnce(ctx context.Context, p schedule.CommitParams) (res 
 	if reason := verifyTicket(p, facts); reason != "" {
 		return reason.Result(), nil
 	}
-	// From here on p is the decision to write: the overlap policy may have
-	// passed the admission over.
+	// From here on p is the decision to write: an admission whose
+	// occurrence already has its Run since the clock went back, or that
+	// the overlap policy passes over, is written passed over.
+	if p, err = passAdmittedBefore(ctx, conn, p, facts); err != nil {
+		if retryable(err) {
+			return schedule.CommitResult{}, err
+		}
+		return failure(ctx, err, false)
+	}
 	p, eff, err := applyOverlap(ctx, conn, p, facts)
 	if err != nil {
 		if retryable(err) {
@@ -246,6 +253,38 @@ func (r *Runtime) beginAndLock(ctx context.Context, conn *pgxpool.Conn, tk sched
 		return commitFacts{}, err
 	}
 	return scanCommitFacts(conn.QueryRow(ctx, sqlCommitLock, tk.TriggerID, tid), tk.TriggerID)
+}
+
+// passAdmittedBefore returns p with its admission passed over as
+// PassClockWentBack when its occurrence already has its Run: admitted
+// while the clock read later, before a check moved the row's cursor back
+// (schedule.MayHaveItsRun). Only such an admission reads runs here: one
+// lookup of the unique key, in the transaction holding the row lock, which
+// any admission of the same occurrence would have had to take. Any other
+// taken key (a schedule restored from a backup older than its Runs) still
+// fails the write as ReasonOccurrenceExists.
+func passAdmittedBefore(ctx context.Context, q querier, p schedule.CommitParams, f commitFacts) (schedule.CommitParams, error) {
+	if !schedule.MayHaveItsRun(p.Ticket, p.Decision) {
+		return p, nil
+	}
+	key := schedule.IdempotencyKey(p.Ticket.TriggerID, p.Ticket.TriggerRevision, p.Decision.ScheduledForMs)
+	var runID string
+	switch err := q.QueryRow(ctx, sqlRunByKey, f.ProjectID, key).Scan(&runID); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return p, nil
+	case err != nil:
+		return p, err
+	}
+	return clockWentBackPassed(p), nil
+}
+
+// clockWentBackPassed is p's admission passed over because its occurrence
+// already has its Run (schedule.PassClockWentBack): the cursor moves as the
+// admission would have moved it, and no Run is written.
+func clockWentBackPassed(p schedule.CommitParams) schedule.CommitParams {
+	p.Decision = p.Decision.PassedAs(schedule.PassClockWentBack)
+	p.RunID, p.AttemptID = "", ""
+	return p
 }
 
 // overlapEffect is what the overlap policy did to an admission before its

@@ -35,7 +35,9 @@ const splitAfter = 2
 //
 //   - a decision that fails verification (or whose occurrence already has
 //     its Run) is left out of the write: nothing of it is written, the
-//     others commit;
+//     others commit; an admission whose occurrence has its Run since the
+//     clock went back is written passed over (clock_went_back), as
+//     ScheduleCommit writes it;
 //   - a serialization failure or deadlock retries the group from scratch,
 //     and after splitAfter attempts splits it in halves that retry on
 //     their own; a group that never gets through is
@@ -235,6 +237,11 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	if wait := r.clockBehind(group, facts); wait > 0 && waitForClock {
 		return nil, &clockBehindDecision{wait: wait}
 	}
+	// The decisions to write: an admission whose occurrence already has its
+	// Run since the clock went back is passed over, and the overlap policy
+	// may pass an admission over, or cancel the trigger's unfinished Runs
+	// before it.
+	eff := slices.Clone(group)
 	var write []int
 	for i, p := range group {
 		f, ok := facts[i]
@@ -247,6 +254,11 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 			out[i] = schedule.ReasonScheduleMissing.Result()
 		case reason != "":
 			out[i] = reason.Result()
+		case f.occurred && schedule.MayHaveItsRun(p.Ticket, p.Decision):
+			// Admitted while the clock read later, before a check moved
+			// the cursor back (commitOnce, passAdmittedBefore).
+			eff[i] = clockWentBackPassed(p)
+			write = append(write, i)
 		case f.occurred:
 			out[i] = schedule.ReasonOccurrenceExists.Result()
 			out[i].Err = fmt.Errorf("commit of trigger %s: %w", p.Ticket.TriggerID, errIdempotency)
@@ -257,14 +269,11 @@ func (r *Runtime) commitGroupOnce(ctx context.Context, group []schedule.CommitPa
 	if len(write) == 0 {
 		return out, nil
 	}
-	// The decisions to write: the overlap policy may pass an admission
-	// over, or cancel the trigger's unfinished Runs before it. A failed
-	// cancel leaves the transaction holding part of one, so it ends the
-	// whole attempt (nothing is written).
-	eff := slices.Clone(group)
+	// A failed cancel leaves the transaction holding part of one, so it
+	// ends the whole attempt (nothing is written).
 	overlap := make(map[int]overlapEffect)
 	for _, i := range write {
-		if eff[i], overlap[i], err = applyOverlap(ctx, conn, group[i], facts[i].commitFacts); err != nil {
+		if eff[i], overlap[i], err = applyOverlap(ctx, conn, eff[i], facts[i].commitFacts); err != nil {
 			return settle(ctx, out, write, err, false)
 		}
 	}
@@ -416,11 +425,13 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 // lock's round trip, for every admission of the page (the retry after an
 // occurrence of the group turned out to have its Run already); otherwise,
 // in a second round trip after the lock, only when an admission's trigger
-// has an overlap policy, which needs its unfinished Runs. Without either, a
-// Run that already exists is found by the write (runs_idempotency_key
-// fails it) and the group is retried with probe set: a replay is rare, and
-// every other page saves the probe, the most costly statement of its
-// transaction after the write.
+// has an overlap policy, which needs its unfinished Runs, or when an
+// admission's occurrence may have its Run since the clock went back
+// (schedule.MayHaveItsRun: it is then passed over, not refused). Without
+// any of these, a Run that already exists is found by the write
+// (runs_idempotency_key fails it) and the group is retried with probe set:
+// a replay is rare, and every other page saves the probe, the most costly
+// statement of its transaction after the write.
 func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitParams, probe bool) (map[int]pageFacts, error) {
 	ids := make([]string, len(group))
 	for i, p := range group {
@@ -466,7 +477,7 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 	if err := br.Close(); err != nil {
 		return nil, err
 	}
-	if !needsUnfinished(group, facts) {
+	if !needsRuns(group, facts) {
 		return facts, nil
 	}
 	b = &pgx.Batch{}
@@ -479,12 +490,18 @@ func lockPage(ctx context.Context, conn *pgxpool.Conn, group []schedule.CommitPa
 	return facts, br.Close()
 }
 
-// needsUnfinished reports whether an admission of the group is for a
-// trigger with an overlap policy, whose decision depends on the trigger's
-// unfinished Runs.
-func needsUnfinished(group []schedule.CommitParams, facts map[int]pageFacts) bool {
+// needsRuns reports whether an admission of the group is for a trigger
+// with an overlap policy, whose decision depends on the trigger's
+// unfinished Runs, or may find its occurrence admitted already while the
+// clock read later, which is written passed over only when the probe says
+// so.
+func needsRuns(group []schedule.CommitParams, facts map[int]pageFacts) bool {
 	for i, p := range group {
-		if f, ok := facts[i]; ok && p.Decision.Action == schedule.Admit && f.Trigger.Spec.Cron.Overlap != trigger.OverlapAllow {
+		f, ok := facts[i]
+		if !ok || p.Decision.Action != schedule.Admit {
+			continue
+		}
+		if f.Trigger.Spec.Cron.Overlap != trigger.OverlapAllow || schedule.MayHaveItsRun(p.Ticket, p.Decision) {
 			return true
 		}
 	}

@@ -122,6 +122,12 @@ func (s *store) fixture() storetest.Fixture {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules
 					SET next_fire_at_ms = $2, state_version = state_version + CASE WHEN $3 THEN 1 ELSE 0 END WHERE trigger_id = $1`, triggerID, cursorMs, bump)
 			},
+			SetLastScheduled: func(ctx context.Context, triggerID string, lastScheduledMs *int64) error {
+				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET last_scheduled_at_ms = $2 WHERE trigger_id = $1`, triggerID, lastScheduledMs)
+			},
+			SetWrittenAt: func(ctx context.Context, triggerID string, writtenAtMs int64) error {
+				return s.tamper(ctx, `UPDATE qinglong.trigger_schedules SET updated_at_ms = $2 WHERE trigger_id = $1`, triggerID, writtenAtMs)
+			},
 			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
 				return s.tamper(ctx, `UPDATE qinglong.trigger_revisions tr SET name = $2, enabled = $3, content_digest = $4
 					FROM qinglong.triggers tg WHERE tg.id = $1 AND tr.trigger_id = tg.id AND tr.revision = tg.current_revision`, triggerID, name, enabled, digest)

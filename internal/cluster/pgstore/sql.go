@@ -29,6 +29,12 @@ var (
 	sqlCommitPageWrite, commitPageWriteParams = namedStmt("CommitPageWrite")
 )
 
+// sql/reanchor.sql: moving back the cursors a clock set back left ahead.
+var (
+	sqlReanchorRead  = stmt("ReanchorRead")
+	sqlReanchorWrite = stmt("ReanchorWrite")
+)
+
 // sql/manual.sql: run now and backfill.
 var (
 	sqlManualTouch                      = stmt("ManualTouch")

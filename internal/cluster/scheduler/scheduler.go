@@ -35,6 +35,10 @@ type Coordinator struct {
 	// target is the due instant the next round claims ahead of (ahead.go),
 	// set by the wake planned for it; only the loop's goroutine uses it.
 	target *schedule.NextDue
+	// clock moves back the cursors a database clock that went back left
+	// ahead (schedule.ClockWatch): at the first round, then every
+	// schedule.ClockCheckEvery. Only the loop's goroutine uses it.
+	clock schedule.ClockWatch
 	// kept are the tickets a lost database left claimed (release.go),
 	// for the replica's next activation to give back.
 	keptMu sync.Mutex
@@ -48,7 +52,8 @@ func New(cfg Config, store schedule.Store, log *slog.Logger, latch *availability
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner, Repeats: schedule.NewRepeats()}, latch: latch, now: time.Now}
+	c := &Coordinator{cfg: cfg, store: store, log: log, diag: schedule.Diagnostics{Log: log, Owner: cfg.Owner, Repeats: schedule.NewRepeats()}, latch: latch, now: time.Now,
+		clock: schedule.ClockWatch{Log: log}}
 	if ps, ok := store.(poolStater); ok {
 		c.diag.Extra = func() []any { return poolAttrs(ps) }
 	}
@@ -182,6 +187,7 @@ func (c *Coordinator) round(ctx context.Context) (more bool, err error) {
 		collect()
 		c.settle(ctx, flying, page)
 	}()
+	c.clock.Check(ctx, c.store)
 	if err := c.claimAhead(ctx); err != nil {
 		return false, err
 	}

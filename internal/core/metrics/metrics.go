@@ -167,7 +167,7 @@ func New(cfg Config) *Metrics {
 		}, []string{"outcome", "reason"}),
 		passed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Subsystem: "scheduler", Name: "occurrences_passed_total",
-			Help: "Occurrences committed decisions passed over without a Run, by occurrence ledger reason (misfire, collapsed, catch_up_window, paused, outside_bounds, disabled, overlap, republished, project_archived).",
+			Help: "Occurrences committed decisions passed over without a Run, by occurrence ledger reason (misfire, collapsed, catch_up_window, paused, outside_bounds, disabled, overlap, republished, project_archived, clock_went_back).",
 		}, []string{"reason"}),
 		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: Namespace, Subsystem: "scheduler", Name: "admission_lag_seconds",

@@ -238,7 +238,7 @@ const (
 // every reason the ledger records (schedule.PassReasons, which imports
 // this package), so any entry a rule without reasons is told of can be
 // told of alone.
-var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "overlap", "republished", "project_archived"}
+var SkippedReasons = []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "overlap", "republished", "project_archived", "clock_went_back"}
 
 var (
 	secretRef = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)

@@ -46,15 +46,21 @@ func OverlapOf(policy trigger.OverlapPolicy, unfinished int) OverlapVerdict {
 }
 
 // OverlapPassed is the decision an admission becomes when its overlap
-// verdict is OverlapPass: the cursor moves exactly as the admission would
-// have moved it, no Run is written, and the occurrence it would have
-// admitted is passed over as PassOverlap, in scheduled-time order among the
-// occurrences the admission already passed over.
-func (d Decision) OverlapPassed() Decision {
+// verdict is OverlapPass: the admission passed over as PassOverlap
+// (PassedAs).
+func (d Decision) OverlapPassed() Decision { return d.PassedAs(PassOverlap) }
+
+// PassedAs is the decision an admission becomes when its store passes it
+// over for reason: the cursor moves exactly as the admission would have
+// moved it, no Run is written, and the occurrence it would have admitted
+// is passed over with reason, in scheduled-time order among the
+// occurrences the admission already passed over. Any other decision is
+// returned as it is.
+func (d Decision) PassedAs(reason PassReason) Decision {
 	if d.Action != Admit {
 		return d
 	}
-	entry := Passed{Reason: PassOverlap, FirstMs: d.ScheduledForMs, LastMs: d.ScheduledForMs, Count: 1}
+	entry := Passed{Reason: reason, FirstMs: d.ScheduledForMs, LastMs: d.ScheduledForMs, Count: 1}
 	out := d
 	out.Action, out.ScheduledForMs, out.FireAtMs = SkipLate, 0, 0
 	out.Passed = make([]Passed, 0, len(d.Passed)+1)

@@ -35,10 +35,15 @@ const (
 	// PassProjectArchived: the trigger's project was archived when the
 	// occurrence fell due; the reactivation records it (reactivate.go).
 	PassProjectArchived PassReason = "project_archived"
+	// PassClockWentBack: the occurrence already has a Run, admitted while
+	// the clock read later than it does now; after the clock went back the
+	// cursor was moved back before it (clockback.go), and an occurrence is
+	// never admitted twice.
+	PassClockWentBack PassReason = "clock_went_back"
 )
 
 // PassReasons lists every reason an occurrence is passed over.
-var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled, PassOverlap, PassRepublished, PassProjectArchived}
+var PassReasons = []PassReason{PassMisfire, PassCollapsed, PassCatchUpWindow, PassPaused, PassOutsideBounds, PassDisabled, PassOverlap, PassRepublished, PassProjectArchived, PassClockWentBack}
 
 // Passed is a run of consecutive nominal occurrences passed over for one
 // reason: the first and last scheduled instants and how many there are.

@@ -42,7 +42,10 @@ type Server struct {
 	notify *loop.Loop
 	retain *loop.Loop
 	diag   schedule.Diagnostics
-	http   *httpserve.Server
+	// clock moves back the cursors a clock that went back left ahead
+	// (schedule.ClockWatch); only the scheduler's goroutine uses it.
+	clock schedule.ClockWatch
+	http  *httpserve.Server
 	// api is set once the HTTP listener is bound; metrics scraped before
 	// read it too.
 	api   atomic.Pointer[httpapi.Handler]
@@ -218,6 +221,7 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 		return nil, err
 	}
 	s.diag = schedule.Diagnostics{Log: cfg.Logger, Repeats: schedule.NewRepeats()}
+	s.clock = schedule.ClockWatch{Log: cfg.Logger}
 	if s.metrics != nil {
 		s.diag.Metrics = s.metrics
 	}
@@ -458,6 +462,8 @@ func (s *Server) round(ctx context.Context) (more bool, err error) {
 
 // admit is the scheduler round's work.
 func (s *Server) admit(ctx context.Context) (bool, error) {
+	s.clock.Saw(s.cfg.NowMs())
+	s.clock.Check(ctx, s.store)
 	sum, err := schedule.Round(ctx, s.store, schedule.RoundConfig{
 		PageSize: s.cfg.PageSize,
 		GraceMs:  s.cfg.Grace.Milliseconds(),

@@ -203,6 +203,12 @@ func (e *env) fixture() storetest.Fixture {
 				return e.tamper(ctx, `UPDATE trigger_schedules SET next_fire_at_ms = ?, state_version = state_version + ? WHERE trigger_id = ?`,
 					cursorMs, by, triggerID)
 			},
+			SetLastScheduled: func(ctx context.Context, triggerID string, lastScheduledMs *int64) error {
+				return e.tamper(ctx, `UPDATE trigger_schedules SET last_scheduled_at_ms = ? WHERE trigger_id = ?`, nullable(lastScheduledMs), triggerID)
+			},
+			SetWrittenAt: func(ctx context.Context, triggerID string, writtenAtMs int64) error {
+				return e.tamper(ctx, `UPDATE trigger_schedules SET updated_at_ms = ? WHERE trigger_id = ?`, writtenAtMs, triggerID)
+			},
 			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
 				return e.tamper(ctx, `DROP TRIGGER IF EXISTS trigger_revisions_immutable;
 					UPDATE trigger_revisions SET name = ?, enabled = ?, content_digest = ?

@@ -82,10 +82,11 @@ func (s *Store) commitOnce(ctx context.Context, p schedule.CommitParams) (schedu
 	return res, nil
 }
 
-// wrote is what a decision wrote: its action (an admission the overlap
-// policy passed over is a skip) at the injected clock's reading atMs, the
+// wrote is what a decision wrote: its action (an admission passed over —
+// by the overlap policy, or because its Run was admitted while the clock
+// read later — is a skip) at the injected clock's reading atMs, the
 // admitted Run's creation time, and the ledger entries passed (with that
-// skip's overlap entry).
+// skip's own entry).
 type wrote struct {
 	action schedule.Action
 	atMs   int64
@@ -128,9 +129,10 @@ func outcomeOf(a schedule.Action) schedule.Outcome {
 }
 
 // commitDecision verifies and writes p's decision in tx and returns what
-// it wrote: the decision's own action, or a skip when the trigger's
-// overlap policy passed the admission over, and when; and the Runs it
-// finished (cancelled by cancel_previous), which stand once tx commits.
+// it wrote: the decision's own action, or a skip when the admission was
+// passed over (passAdmittedBefore, then the trigger's overlap policy), and
+// when; and the Runs it finished (cancelled by cancel_previous), which
+// stand once tx commits.
 func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitParams) (_ wrote, finished run.FinishCounts, _ error) {
 	tk, d := p.Ticket, p.Decision
 	if err := verifyTicket(ctx, tx, tk); err != nil {
@@ -141,6 +143,12 @@ func (s *Store) commitDecision(ctx context.Context, tx *txn, p schedule.CommitPa
 	}
 	now := s.nowMs()
 	waits := false
+	if d.Action == schedule.Admit {
+		var err error
+		if d, err = passAdmittedBefore(ctx, tx, tk, d); err != nil {
+			return wrote{}, finished, err
+		}
+	}
 	if d.Action == schedule.Admit {
 		var err error
 		if d, waits, finished, err = s.applyOverlap(ctx, tx, tk, d); err != nil {
@@ -185,6 +193,28 @@ func checkDecision(p schedule.CommitParams) error {
 		return refuse(reason, qlerror.New(qlerror.Internal, "trigger %s: the %s decision is not the one its ticket yields", p.Ticket.TriggerID, p.Decision.Action))
 	}
 	return nil
+}
+
+// passAdmittedBefore is the admission d, or d passed over as
+// PassClockWentBack when its occurrence already has the Run admitted while
+// the clock read later than it does now (schedule.MayHaveItsRun). It runs
+// before the overlap policy, so cancel_previous never cancels Runs for an
+// occurrence that is then passed over, and reads the idempotency key only
+// for an occurrence at or before the row's last admitted one, which only a
+// cursor moved back after the clock went back reaches. Any other taken key
+// still fails the admission closed (occurrenceExists).
+func passAdmittedBefore(ctx context.Context, tx *txn, tk schedule.Ticket, d schedule.Decision) (schedule.Decision, error) {
+	if !schedule.MayHaveItsRun(tk, d) {
+		return d, nil
+	}
+	var id string
+	switch err := tx.QueryRowContext(ctx, qRunByKey, schedule.IdempotencyKey(tk.TriggerID, tk.TriggerRevision, d.ScheduledForMs)).Scan(&id); {
+	case errors.Is(err, sql.ErrNoRows):
+		return d, nil
+	case err != nil:
+		return d, err
+	}
+	return d.PassedAs(schedule.PassClockWentBack), nil
 }
 
 // applyOverlap reads the trigger's unfinished Runs inside the admission's

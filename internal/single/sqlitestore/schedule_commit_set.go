@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/qinglong/qinglong/internal/core/run"
 	"github.com/qinglong/qinglong/internal/core/schedule"
@@ -25,8 +26,11 @@ import (
 // the page, passes no occurrence over (the ledger and its notifications
 // are written decision by decision) and, if it admits, its trigger's
 // overlap policy is allow (the others read and may cancel the trigger's
-// unfinished Runs). rest is what is left to commit decision by decision,
-// in page order: the decisions not written set-based, or all of idx when
+// unfinished Runs). An admission whose occurrence the re-read finds with
+// a Run that may have been admitted while the clock read later
+// (schedule.MayHaveItsRun) goes decision by decision too, which passes it
+// over with its ledger entry. rest is what is left to commit decision by
+// decision, in page order: the decisions not written set-based, or all of idx when
 // the set-based read or write failed (undone to its savepoint: which row
 // failed it the error does not say, and one row's failure must never fail
 // the others). written are the decisions the set-based write left standing
@@ -51,6 +55,10 @@ func (s *Store) commitSet(ctx context.Context, tx *txn, ps []schedule.CommitPara
 	execIDs := make(map[int]string, len(set))
 	for _, i := range set {
 		f, found := facts[i]
+		if found && f.occurred && schedule.MayHaveItsRun(ps[i].Ticket, ps[i].Decision) {
+			rest = append(rest, i)
+			continue
+		}
 		execID, err := judgeSet(sctx, tx, ps[i], f, found, plans)
 		var v *verdict
 		switch {
@@ -64,6 +72,8 @@ func (s *Store) commitSet(ctx context.Context, tx *txn, ps []schedule.CommitPara
 			return idx, nil, true
 		}
 	}
+	// A decision sent back to rest goes before its trigger's later ones.
+	slices.Sort(rest)
 	if len(write) == 0 {
 		return rest, nil, true
 	}

@@ -168,6 +168,14 @@ type Tamper struct {
 	// SetCursor writes a trigger's cursor, bumping its state version only
 	// when bump is set.
 	SetCursor func(ctx context.Context, triggerID string, cursorMs int64, bump bool) error
+	// SetLastScheduled writes a trigger's last admitted occurrence (nil:
+	// none) without bumping its state version, as a schedule restored from
+	// a backup older than its Runs would hold it.
+	SetLastScheduled func(ctx context.Context, triggerID string, lastScheduledMs *int64) error
+	// SetWrittenAt writes the time a trigger's schedule row was last
+	// written (its updated_at_ms) without bumping its state version, as a
+	// write made while the clock read writtenAtMs would have left it.
+	SetWrittenAt func(ctx context.Context, triggerID string, writtenAtMs int64) error
 	// RewriteTrigger overwrites the name, enabled flag and content digest of
 	// the trigger's current revision in place.
 	RewriteTrigger func(ctx context.Context, triggerID, name string, enabled bool, digest string) error

@@ -134,8 +134,11 @@ func testPageReplay(t *testing.T, f Fixture) {
 	if res := commit(t, f, first); res.Outcome != schedule.Admitted {
 		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
 	}
-	// The row is put back on the admitted occurrence (a restored backup).
+	// The row is put back on the admitted occurrence and forgets the
+	// admission (a restored backup; one that kept it would be a cursor
+	// moved back after the clock went back: clockback_suite.go).
 	tamper(t, f.Tamper.SetCursor(t.Context(), replayed, first.Decision.ScheduledForMs, true))
+	tamper(t, f.Tamper.SetLastScheduled(t.Context(), replayed, nil))
 	makeDue(t, f, all[1].Trigger.TriggerID, 1_000)
 	makeDue(t, f, all[2].Trigger.TriggerID, 1_000)
 	m := byTrigger(take(t, f, schedule.MaxPageSize))
@@ -172,6 +175,7 @@ func testPageMixed(t *testing.T, f Fixture) {
 		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
 	}
 	tamper(t, f.Tamper.SetCursor(t.Context(), replayed, first.Decision.ScheduledForMs, true))
+	tamper(t, f.Tamper.SetLastScheduled(t.Context(), replayed, nil))
 	for _, n := range []string{"republished", "moved", "due1", "due2"} {
 		makeDue(t, f, d[n].Trigger.TriggerID, 1_000)
 	}

@@ -183,7 +183,11 @@ func testReplayedOccurrence(t *testing.T, f Fixture) {
 	if res := commit(t, f, first); res.Outcome != schedule.Admitted {
 		t.Fatalf("first admission: %s (%s)", res.Outcome, res.Reason)
 	}
+	// The row as a backup older than its Run holds it: its cursor on the
+	// occurrence, and no admission after it (one after it would be a
+	// cursor moved back after the clock went back: clockback_suite.go).
 	tamper(t, f.Tamper.SetCursor(t.Context(), d.Trigger.TriggerID, first.Decision.ScheduledForMs, true))
+	tamper(t, f.Tamper.SetLastScheduled(t.Context(), d.Trigger.TriggerID, nil))
 	replay := commitParams(t, takeOne(t, f))
 	if replay.Decision.Action != schedule.Admit || replay.Decision.ScheduledForMs != first.Decision.ScheduledForMs {
 		t.Fatalf("replay decided %+v, want the admission of %d again", replay.Decision, first.Decision.ScheduledForMs)

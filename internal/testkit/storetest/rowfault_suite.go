@@ -53,10 +53,10 @@ var corruptExecution = spoil{schedule.ReasonExecutionCorrupt, eachRow(func(t *te
 })}
 
 // replayedOccurrence admits each due row's occurrence, then puts its
-// cursor back on that occurrence with a version bump (a schedule restored
-// from a backup older than its Runs, a hand edit): the row decides the
-// same admission again, and its commit finds the occurrence's Run by its
-// idempotency key.
+// cursor back on that occurrence with a version bump and forgets the
+// admission (a schedule restored from a backup older than its Runs, a
+// hand edit): the row decides the same admission again, and its commit
+// finds the occurrence's Run by its idempotency key.
 var replayedOccurrence = spoil{schedule.ReasonOccurrenceExists, func(t *testing.T, f Fixture, rows []defs) {
 	t.Helper()
 	tks := take(t, f, schedule.MaxPageSize)
@@ -69,6 +69,7 @@ var replayedOccurrence = spoil{schedule.ReasonOccurrenceExists, func(t *testing.
 			t.Fatalf("first admission of %s: %s (%s), want admitted", tk.TriggerID, res.Outcome, res.Reason)
 		}
 		tamper(t, f.Tamper.SetCursor(t.Context(), tk.TriggerID, p.Decision.ScheduledForMs, true))
+		tamper(t, f.Tamper.SetLastScheduled(t.Context(), tk.TriggerID, nil))
 	}
 }}
 

@@ -49,6 +49,12 @@ func RunSchedule(t *testing.T, newFixture Factory) {
 	for name, fn := range overlapCases() {
 		commits[name] = fn
 	}
+	for name, fn := range clockBackCommits() {
+		commits[name] = fn
+	}
+	for name, fn := range clockBackTakes() {
+		takes[name] = fn
+	}
 	run := func(name string, page bool, fn func(*testing.T, Fixture)) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

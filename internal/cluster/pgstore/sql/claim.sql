@@ -6,7 +6,8 @@
 --     and is the claim's acquired time, its expiry base and updated_at_ms;
 --   * only rows of active projects whose current trigger revision is an
 --     enabled cron trigger pinned to its task's current revision (verified
---     per row by a scalar subquery of primary-key lookups, true or NULL;
+--     per row by a scalar subquery of primary-key lookups, true or NULL,
+--     fragments.sql, Schedulable;
 --     `schedulable`, kept by publishing, only keeps the rows that fail it
 --     out of branches A and B's index, pg-0002). A subquery, not joins:
 --     joined, the planner estimates the eligible rows from the definition
@@ -55,13 +56,7 @@ WITH now AS MATERIALIZED (
 uninitialised AS (
      SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
        FROM qinglong.trigger_schedules s
-      WHERE (SELECT true
-               FROM qinglong.projects p
-               JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
-               JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-                                                 AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
-               JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-              WHERE p.id = s.project_id AND p.status = 'active')
+      WHERE {{Schedulable}}
         AND s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.next_fire_at_ms IS NULL
         AND (s.next_fire_at_ms + s.due_offset_ms) IS NULL
       ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST, s.project_id, s.trigger_id
@@ -71,13 +66,7 @@ uninitialised AS (
 due AS (
      SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
        FROM qinglong.trigger_schedules s
-      WHERE (SELECT true
-               FROM qinglong.projects p
-               JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
-               JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-                                                 AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
-               JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-              WHERE p.id = s.project_id AND p.status = 'active')
+      WHERE {{Schedulable}}
         AND s.claim_owner IS NULL AND s.schedulable AND NOT s.paused AND s.due_offset_ms IS NOT NULL
         AND s.next_fire_at_ms + s.due_offset_ms <= (SELECT due_by FROM now)
       ORDER BY s.next_fire_at_ms + s.due_offset_ms NULLS FIRST, s.project_id, s.trigger_id
@@ -87,13 +76,7 @@ due AS (
 expired AS (
      SELECT s.trigger_id, s.next_fire_at_ms + s.due_offset_ms AS due_at_ms, s.project_id
        FROM qinglong.trigger_schedules s
-      WHERE (SELECT true
-               FROM qinglong.projects p
-               JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
-               JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
-                                                 AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
-               JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
-              WHERE p.id = s.project_id AND p.status = 'active')
+      WHERE {{Schedulable}}
         AND s.claim_owner IS NOT NULL AND s.claim_expires_at_ms <= (SELECT ms FROM now) AND NOT s.paused
         AND (s.next_fire_at_ms IS NULL OR s.next_fire_at_ms + s.due_offset_ms <= (SELECT due_by FROM now))
       ORDER BY s.claim_expires_at_ms, s.trigger_id

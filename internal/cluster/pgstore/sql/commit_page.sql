@@ -192,7 +192,8 @@ SELECT w.ord,
 -- @fence_cursor (NULL elements allowed), @claim_owner, @claim_token,
 -- @claim_version, @expires_at_ms, @acquired_at_ms), @next_cursor and its
 -- jitter @next_due_offset_ms (NULL: the row ended),
--- @last_scheduled_at_ms (NULL keeps it); admission only (NULL elements for
+-- @last_scheduled_at_ms (NULL keeps the row's; it never moves back, as
+-- commit_write.sql says); admission only (NULL elements for
 -- a row that admits nothing): @run_id, @project_id, @task_id,
 -- @task_revision, @execution_revision_id, @idempotency_key,
 -- @scheduled_for_ms, @due_at_ms (its jittered due time), @attempt_id, @created_payload, @queued_payload,
@@ -223,7 +224,7 @@ fenced AS (
     UPDATE qinglong.trigger_schedules s
        SET next_fire_at_ms = i.next_cursor,
            due_offset_ms = i.next_due_offset_ms,
-           last_scheduled_at_ms = coalesce(i.last_scheduled_at_ms, s.last_scheduled_at_ms),
+           last_scheduled_at_ms = greatest(s.last_scheduled_at_ms, i.last_scheduled_at_ms),
            state_version = s.state_version + 1,
            claim_owner = NULL,
            claim_token = NULL,

@@ -34,8 +34,11 @@
 -- Parameters: the ticket's fence (@trigger_id, @trigger_revision,
 -- @state_version, @cursor (NULL allowed), @owner, @token, @claim_version,
 -- @expires_at_ms, @acquired_at_ms), @next_cursor and its jitter
--- @next_due_offset_ms (NULL: the row ended), @last_scheduled_at_ms
--- (NULL keeps it), @tid the ctid the lock statement locked (tuple-level
+-- @next_due_offset_ms (NULL: the row ended), @last_scheduled_at_ms (the
+-- admitted occurrence, NULL keeps the row's; greatest ignores a NULL, and
+-- the row's last admitted occurrence never moves back, so that a cursor
+-- moved back after the clock went back still meets every occurrence
+-- admitted while it read later: schedule.LastAdmitted), @tid the ctid the lock statement locked (tuple-level
 -- predicate lock only, see handles.go); admission only (all NULL
 -- otherwise): @run_id, @project_id, @task_id, @task_revision,
 -- @execution_revision_id, @idempotency_key, @scheduled_for_ms, @due_at_ms
@@ -54,7 +57,7 @@ WITH fenced AS (
     UPDATE qinglong.trigger_schedules s
        SET next_fire_at_ms = @next_cursor,
            due_offset_ms = @next_due_offset_ms,
-           last_scheduled_at_ms = coalesce(@last_scheduled_at_ms, s.last_scheduled_at_ms),
+           last_scheduled_at_ms = greatest(s.last_scheduled_at_ms, @last_scheduled_at_ms),
            state_version = s.state_version + 1,
            claim_owner = NULL,
            claim_token = NULL,

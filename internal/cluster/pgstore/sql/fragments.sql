@@ -1,5 +1,18 @@
 -- Fragments that several statements share word for word (sqlload.go).
 
+-- fragment: Schedulable
+-- Whether the schedule row s belongs to a trigger a claim may take: its
+-- project is active and its current revision is an enabled cron trigger
+-- pinned to its task's current revision. A scalar subquery of primary-key
+-- lookups, true or NULL (claim.sql says why it is not joins).
+(SELECT true
+   FROM qinglong.projects p
+   JOIN qinglong.triggers tg ON tg.id = s.trigger_id AND tg.current_revision = s.trigger_revision
+   JOIN qinglong.trigger_revisions tr ON tr.trigger_id = s.trigger_id AND tr.revision = s.trigger_revision
+                                     AND tr.enabled AND tr.kind = 'qinglong/cron@v1'
+   JOIN qinglong.tasks tk ON tk.id = tr.task_id AND tk.current_revision = tr.task_revision
+  WHERE p.id = s.project_id AND p.status = 'active')
+
 -- fragment: LedgerCompaction
 -- Two CTEs of an admission write, after its "ledger" CTE (the entries it
 -- inserted, with their per-trigger seq): every @ledger_keep-th entry of a

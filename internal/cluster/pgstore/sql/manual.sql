@@ -12,7 +12,9 @@
 UPDATE qinglong.trigger_schedules SET state_version = state_version WHERE trigger_id = $1 RETURNING ctid
 
 -- name: RunByKey
--- The Run holding an idempotency key in a project, if any.
+-- The Run holding an idempotency key in a project, if any: a manual
+-- run's replay (manual.go), and an admission whose occurrence may have its
+-- Run since the clock went back (commit.go, passAdmittedBefore).
 SELECT id FROM qinglong.runs WHERE project_id = $1 AND idempotency_key = $2
 
 -- name: RerunSource

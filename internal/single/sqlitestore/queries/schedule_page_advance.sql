@@ -5,12 +5,13 @@
 -- version, fenced cursor, new cursor, new cursor's jitter, scheduled time]
 -- per decision (the fenced cursor null for an uninitialised row, the jitter
 -- null when the row ended, the scheduled time null unless the decision
--- admits: last_scheduled_at_ms changes only on admit); ?2 is the page's
--- time. It returns the rows it moved: a decision missing from the answer
--- lost its fence, and nothing else of it is written.
+-- admits: last_scheduled_at_ms changes only on admit, and never moves back,
+-- as schedule.LastAdmitted says); ?2 is the page's time. It returns the
+-- rows it moved: a decision missing from the answer lost its fence, and
+-- nothing else of it is written.
 UPDATE trigger_schedules AS s
 SET next_fire_at_ms = v.next_cursor,
-    last_scheduled_at_ms = coalesce(v.scheduled_for_ms, s.last_scheduled_at_ms),
+    last_scheduled_at_ms = coalesce(max(s.last_scheduled_at_ms, v.scheduled_for_ms), v.scheduled_for_ms, s.last_scheduled_at_ms),
     state_version = s.state_version + 1,
     updated_at_ms = ?2,
     due_offset_ms = v.due_offset_ms
