@@ -328,7 +328,7 @@ func New(cfg Config) *Console {
 				return
 			}
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			c.failWith(w, r, nil, http.StatusMethodNotAllowed, fmt.Sprintf(tr(lang(r), "err.method"), r.Method, strings.Join(allow, ", ")))
+			c.failWith(w, r, c.sessionIfAny(r), http.StatusMethodNotAllowed, fmt.Sprintf(tr(lang(r), "err.method"), r.Method, strings.Join(allow, ", ")))
 		})
 	}
 	// Any other path is a page that does not exist: signed out, it sends
@@ -483,6 +483,20 @@ func randomID() string {
 // session returns the request's live session, nil when there is none or
 // its token or user no longer allows it (then it is ended). An error is
 // the store's, which decides nothing about the session: it is kept.
+// sessionIfAny is the request's session for a page that refuses whoever
+// asks (a method an address does not take): signed in, the page keeps its
+// navigation; a session that cannot be checked within the request's time
+// shows the page without it, as signed out.
+func (c *Console) sessionIfAny(r *http.Request) *session {
+	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
+	defer cancel()
+	s, err := c.session(r.WithContext(ctx))
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
 func (c *Console) session(r *http.Request) (*session, error) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 )
 
 // A request of a method an address does not take is answered with the
@@ -22,6 +24,25 @@ func TestAMethodAnAddressDoesNotTakeIsRefusedInThePagesLanguage(t *testing.T) {
 		if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET" || !strings.Contains(w.Body.String(), want) ||
 			!strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
 			t.Errorf("%s: PUT /runs: %d, Allow %q, %q; want 405 allowing GET, a page saying %q:\n%s", lang, w.Code, w.Header().Get("Allow"), w.Header().Get("Content-Type"), want, w.Body)
+		}
+	}
+}
+
+// Signed in, that page keeps the console's navigation, so whoever typed
+// the address can go on from it.
+func TestAMethodRefusedToASignedInUserKeepsTheNavigation(t *testing.T) {
+	t.Parallel()
+	c := New(Config{Tokens: &liveToken{}})
+	c.sessions.add(&session{id: "s1", digest: []byte("d1"), name: "viewer", scope: apitoken.Read, expiresMs: 1 << 62})
+	for _, signedIn := range []bool{false, true} {
+		r := httptest.NewRequest(http.MethodPut, "/runs", nil)
+		if signedIn {
+			r.AddCookie(&http.Cookie{Name: sessionCookie, Value: "s1"})
+		}
+		w := httptest.NewRecorder()
+		c.ServeHTTP(w, r)
+		if nav := strings.Contains(w.Body.String(), `<a href="/triggers">`); w.Code != http.StatusMethodNotAllowed || nav != signedIn {
+			t.Errorf("PUT /runs signed in %v: %d, navigation %v; want 405 with the navigation only when signed in:\n%s", signedIn, w.Code, nav, w.Body)
 		}
 	}
 }
