@@ -33,7 +33,8 @@ func (r *cancelledRun) RunGet(_ context.Context, id string) (run.Detail, error) 
 // the page's language, as the page says it once reloaded, never in English
 // on a Chinese page: the note the log holds while the attempt still runs
 // is kept back until the attempt has ended, and then sent in the page's
-// words; an English page gets the note's own.
+// words, as an event of its own that the page shows apart from the
+// output; an English page gets the note's own.
 func TestALiveLogSaysItsStopNoteInThePagesLanguage(t *testing.T) {
 	t.Parallel()
 	const note = "[qinglong: the command was stopped: the run was asked to cancel (SIGTERM; it ended within the kill grace of 5s)]\n"
@@ -44,23 +45,25 @@ func TestALiveLogSaysItsStopNoteInThePagesLanguage(t *testing.T) {
 		return offset + int64(n), false, err
 	}
 	for lang, want := range map[string]string{
-		"zh": "started\n[青龙：命令已被停止：运行被要求取消（已发送 SIGTERM，它在 5s 的终止宽限期内结束）]\n",
-		"en": log,
+		"zh": "[青龙：命令已被停止：运行被要求取消（已发送 SIGTERM，它在 5s 的终止宽限期内结束）]\n",
+		"en": note,
 	} {
 		_, get := liveLogConsole(t, &cancelledRun{}, from, time.Second)
 		w, _ := get("/runs/r1/log?lang=" + lang)
 		var pieces []string
 		for _, e := range strings.Split(w.Body.String(), "\n\n") {
-			if _, data, ok := strings.Cut(e, "event: log\ndata: "); ok {
-				var piece string
-				if err := json.Unmarshal([]byte(data), &piece); err != nil {
-					t.Fatal(err)
+			for _, event := range []string{"log", "stop"} {
+				if _, data, ok := strings.Cut(e, "event: "+event+"\ndata: "); ok {
+					var piece string
+					if err := json.Unmarshal([]byte(data), &piece); err != nil {
+						t.Fatal(err)
+					}
+					pieces = append(pieces, event+": "+piece)
 				}
-				pieces = append(pieces, piece)
 			}
 		}
-		if strings.Join(pieces, "") != want || len(pieces) != 2 || pieces[0] != "started\n" {
-			t.Errorf("%s: the live log sent %q; want the output while the command ran, then, once it had ended, the stop note as %q", lang, pieces, want)
+		if len(pieces) != 2 || pieces[0] != "log: started\n" || pieces[1] != "stop: "+want {
+			t.Errorf("%s: the live log sent %q; want the output while the command ran, then, once it had ended, a stop event saying %q", lang, pieces, want)
 		}
 	}
 }

@@ -316,9 +316,10 @@ func (b *byteCount) Write(p []byte) (int, error) {
 // next read, which completes it (sent alone, each half of a character
 // would show as a replacement character, and a CR as a line of its own).
 // So is a stop note ending it: only once the attempt has ended is the note
-// the log's last line, which the stream then says in the page's language
-// l, as the page says it once reloaded (stopNote); output that goes on
-// after such a line was the command's, sent as it is.
+// the log's last line, which the stream then sends as an event of its own
+// ("stop"), in the page's language l, for the page to show apart from the
+// command's output as it does once reloaded (stopNote); output that goes
+// on after such a line was the command's, sent as it is.
 func (c *Console) sendLog(ctx context.Context, st *stream, l string, pos *logPos, final bool) (int64, error) {
 	sent := int64(0)
 	for {
@@ -341,14 +342,21 @@ func (c *Console) sendLog(ctx context.Context, st *stream, l string, pos *logPos
 		}
 		if len(text) > 0 {
 			pos.offset += int64(len(text))
-			shown := logText(text)
+			output, stop := logText(text), ""
 			if final && !full {
-				output, stop := splitStop(shown)
-				shown = output + stopNote(l, stop)
+				output, stop = splitStop(output)
 			}
-			b, _ := json.Marshal(shown) // a string always marshals
-			if err := st.send("id: %s\nevent: log\ndata: %s\n\n", pos.eventID(), b); err != nil {
-				return sent, err
+			if output != "" {
+				b, _ := json.Marshal(output) // a string always marshals
+				if err := st.send("id: %s\nevent: log\ndata: %s\n\n", pos.eventID(), b); err != nil {
+					return sent, err
+				}
+			}
+			if stop != "" {
+				b, _ := json.Marshal(stopNote(l, stop))
+				if err := st.send("id: %s\nevent: stop\ndata: %s\n\n", pos.eventID(), b); err != nil {
+					return sent, err
+				}
 			}
 			sent += int64(len(text))
 		}

@@ -162,3 +162,47 @@ func TestALiveOutputWithNothingInItYetSaysSoInWords(t *testing.T) {
 	}
 	browsertest.Step(t, ctx, "see the Run end", browsertest.WaitText("#run-state", "成功"))
 }
+
+// In a real browser, on a Chinese page, the note a stopped command's live
+// log ends with (sent as a stream event of its own once the attempt has
+// ended) shows in the page's words after the output, set apart from it as
+// the reloaded page sets it apart.
+func TestALiveLogShowsItsStopNoteApartFromTheOutputInABrowser(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startConsoleSite(t)
+	target, err := url.Parse(site.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	const note = "[青龙：命令已被停止：运行被要求取消（它已经结束了）]\n"
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/log") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "id: 1:3\nevent: log\ndata: \"up\\n\"\n\nid: 1:40\nevent: stop\ndata: \""+strings.TrimSuffix(note, "\n")+"\\n\"\n\n")
+			// Held open, as a stream is until the attempt's end is read:
+			// the browser does not connect again meanwhile.
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(front.URL+"/signin?lang=zh"),
+		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "概览"))
+	browsertest.Step(t, ctx, "run now and see the stop note", chromedp.Navigate(front.URL+"/triggers/"+site.triggerID+"?lang=zh"),
+		chromedp.WaitVisible(chromedp.ID("runnow")),
+		chromedp.Click(chromedp.ID("runnow")),
+		chromedp.WaitVisible(chromedp.ID("log-stop")),
+		browsertest.WaitText("#log-stop", note))
+	if shown := browsertest.Value(t, ctx, chromedp.Text(chromedp.ID("log"))); shown != "up\n"+note {
+		t.Fatalf("the live log shows %q; want the output, then the note", shown)
+	}
+	noteColor := browsertest.Value(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.getElementById("log-stop")).color`))
+	logColor := browsertest.Value(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.getElementById("log")).color`))
+	if noteColor == logColor {
+		t.Fatalf("the stop note has the output's colour %s; want it set apart", logColor)
+	}
+}

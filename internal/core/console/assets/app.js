@@ -67,6 +67,17 @@
       while (old.length > fresh.length) { body.removeChild(old[old.length - 1]); }
     });
   }
+  // The note QingLong ends a stopped command's log with, in the page's
+  // language, once the attempt has ended: shown apart from the command's
+  // output, as the page shows it once reloaded.
+  es.addEventListener("stop", function (e) {
+    var note = document.createElement("span");
+    note.id = "log-stop";
+    note.textContent = JSON.parse(e.data);
+    pre.appendChild(note);
+    pre.scrollTop = pre.scrollHeight;
+    if (empty) { empty.hidden = true; }
+  });
   liveRows("facts", "run-facts");
   liveRows("attempts", "attempts");
   liveRows("events", "events");
