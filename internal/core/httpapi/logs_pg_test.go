@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/cluster/replica"
 	"github.com/qinglong/qinglong/internal/core/cli"
@@ -67,14 +69,15 @@ func qlMain(args ...string) (int, string, string) {
 }
 
 // `runs logs` over the API reads a log larger than one answer of the log
-// route in several, and a token over its rate (two requests a second
-// here) is not the end of it: each read the server refuses with 429 is
-// asked again after the second it names, and the output is what the
-// database path prints, byte for byte. Not parallel: the runtime role's
+// route in several, and a token over its rate (one request every two
+// seconds here, slower than any read of the test takes however loaded its
+// machine, so that its reads are refused) is not the end of it: each read
+// the server refuses with 429 is asked again after the seconds it names,
+// and the output is what the database path prints, byte for byte. Not parallel: the runtime role's
 // URL holds a password, so it reaches the CLI through $QL_DATABASE_URL.
 func TestRunsLogsOverTheAPIWaitsOutTheTokensRateAndPrintsTheWholeLog(t *testing.T) {
 	rt, runID, size := seededLog(t)
-	h := httpapi.Authed(t, httpapi.Config{Runs: rt, Triggers: rt, ReadLog: rt.ReadAttemptLogUpTo, Limits: httpapi.Limits{PerToken: 2, Burst: 2},
+	h := httpapi.Authed(t, httpapi.Config{Runs: rt, Triggers: rt, ReadLog: rt.ReadAttemptLogUpTo, Limits: httpapi.Limits{PerToken: rate.Every(2 * time.Second), Burst: 1},
 		Ready: func() (bool, string) { return true, "" }, Log: slog.New(slog.DiscardHandler)})
 	var seen [600]atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(statusCounter{w, &seen}, r) }))
