@@ -50,23 +50,45 @@ func scanTickets(br pgx.BatchResults) ([]schedule.Ticket, []pgtype.TID, error) {
 }
 
 func scanTicket(row pgx.Row) (schedule.Ticket, pgtype.TID, error) {
-	var tk schedule.Ticket
+	var ts ticketScan
 	var tid pgtype.TID
 	var l schedule.Lease
-	var policy string
-	var pausedAt, resumedAt *int64
-	var pol policyCols
-	err := row.Scan(&tk.ProjectID, &tk.TriggerID, &tk.TriggerRevision, &tk.TriggerContentDigest, &tk.TriggerCreatedAtMs,
-		&tk.Cron.Expression, &tk.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-		&tk.TaskID, &tk.TaskRevision, &tk.TaskContentDigest,
-		&tk.NextFireAtMs, &tk.LastScheduledAtMs, &tk.StateVersion,
-		&l.Owner, &l.Token, &l.ClaimVersion, &l.ExpiresAtMs, &l.AcquiredAtMs, &tid, &pausedAt, &resumedAt)
-	tk.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
-	tk.Pause = schedule.PauseSpanOf(false, pausedAt, resumedAt)
-	pol.into(&tk.Cron)
+	err := row.Scan(ts.dest(&l.Owner, &l.Token, &l.ClaimVersion, &l.ExpiresAtMs, &l.AcquiredAtMs, &tid)...)
+	tk := ts.ticket()
 	tk.Lease = &l
 	tk.ObservedAtMs = l.AcquiredAtMs
 	return tk, tid, err
+}
+
+// ticketScan scans what every read of tickets returns (the claim, the
+// clock check): the revision's definition and the row's schedule state
+// first, then the columns of the read's own (dest's middle), then the
+// row's last pause.
+type ticketScan struct {
+	tk                  schedule.Ticket
+	policy              string
+	pausedAt, resumedAt *int64
+	pol                 policyCols
+}
+
+// dest are the scan's destinations, with middle's between the row's
+// schedule state and its last pause.
+func (s *ticketScan) dest(middle ...any) []any {
+	tk := &s.tk
+	d := []any{&tk.ProjectID, &tk.TriggerID, &tk.TriggerRevision, &tk.TriggerContentDigest, &tk.TriggerCreatedAtMs,
+		&tk.Cron.Expression, &tk.Cron.Timezone, &s.policy, &s.pol.jitter, &s.pol.start, &s.pol.end, &s.pol.window, &s.pol.overlap,
+		&tk.TaskID, &tk.TaskRevision, &tk.TaskContentDigest,
+		&tk.NextFireAtMs, &tk.LastScheduledAtMs, &tk.StateVersion}
+	return append(append(d, middle...), &s.pausedAt, &s.resumedAt)
+}
+
+// ticket is the ticket the scan read.
+func (s *ticketScan) ticket() schedule.Ticket {
+	tk := s.tk
+	tk.Cron.MisfirePolicy = trigger.MisfirePolicy(s.policy)
+	tk.Pause = schedule.PauseSpanOf(false, s.pausedAt, s.resumedAt)
+	s.pol.into(&tk.Cron)
+	return tk
 }
 
 // ticketBefore is the claim order: the cursor's jittered due time NULLS

@@ -6,7 +6,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/qinglong/qinglong/internal/core/schedule"
-	"github.com/qinglong/qinglong/internal/core/trigger"
 )
 
 var _ schedule.Reanchorer = (*Runtime)(nil)
@@ -87,18 +86,9 @@ type reanchorRow struct {
 
 func scanReanchor(row pgx.CollectableRow) (reanchorRow, error) {
 	var out reanchorRow
-	tk := &out.ticket
-	var policy string
-	var pausedAt, resumedAt *int64
-	var pol policyCols
-	err := row.Scan(&tk.ProjectID, &tk.TriggerID, &tk.TriggerRevision, &tk.TriggerContentDigest, &tk.TriggerCreatedAtMs,
-		&tk.Cron.Expression, &tk.Cron.Timezone, &policy, &pol.jitter, &pol.start, &pol.end, &pol.window, &pol.overlap,
-		&tk.TaskID, &tk.TaskRevision, &tk.TaskContentDigest,
-		&tk.NextFireAtMs, &tk.LastScheduledAtMs, &tk.StateVersion,
-		&out.claimed, &tk.ObservedAtMs, &pausedAt, &resumedAt)
-	tk.Cron.MisfirePolicy = trigger.MisfirePolicy(policy)
-	tk.Pause = schedule.PauseSpanOf(false, pausedAt, resumedAt)
-	pol.into(&tk.Cron)
+	var ts ticketScan
+	err := row.Scan(ts.dest(&out.claimed, &ts.tk.ObservedAtMs)...)
+	out.ticket = ts.ticket()
 	return out, err
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -80,22 +79,8 @@ func (e *env) version(t *testing.T, triggerID string) int64 {
 func TestTheClockWentBackMigrationKeepsEveryLedgerEntry(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "ql.db")
-	c := newClock()
-	s, err := Open(ctx, Config{Path: path, NowMs: c.NowMs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	stream := Stream()
-	at := slices.IndexFunc(stream, func(m Migration) bool { return m.ID == "sqlite-0024-clock-went-back" })
-	if at < 0 {
-		t.Fatal("the stream has no sqlite-0024-clock-went-back")
-	}
-	if _, err := s.migrate(ctx, stream[:at]); err != nil {
-		t.Fatal(err)
-	}
-	e := &env{store: s, clock: c, raw: openRaw(t, path), path: path}
+	e := envBefore(t, "sqlite-0024-clock-went-back")
+	s := e.store
 	id := e.defs(t, "alpha", everyMinute).Trigger.TriggerID
 	reasons := []string{"misfire", "collapsed", "catch_up_window", "paused", "outside_bounds", "disabled", "overlap", "republished", "project_archived"}
 	for i, r := range reasons {

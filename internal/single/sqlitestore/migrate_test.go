@@ -202,22 +202,8 @@ func TestReadinessRefusesAWriterOutsideWAL(t *testing.T) {
 func TestARunFoundLostRecordsWhenAlsoOneAnOlderBuildFoundLost(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "ql.db")
-	c := newClock()
-	s, err := Open(ctx, Config{Path: path, NowMs: c.NowMs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	stream := Stream()
-	older := slices.IndexFunc(stream, func(m Migration) bool { return m.ID == "sqlite-0015-lost-found-at" })
-	if older < 0 {
-		t.Fatal("the stream has no sqlite-0015-lost-found-at")
-	}
-	if _, err := s.migrate(ctx, stream[:older]); err != nil {
-		t.Fatal(err)
-	}
-	e := &env{store: s, clock: c, raw: openRaw(t, path), path: path}
+	e := envBefore(t, "sqlite-0015-lost-found-at")
+	s := e.store
 	// This build's take reads the recheck columns a later migration adds
 	// (0022), and its read of a queued Run the attempts' backoff column
 	// (0019); the older build admits and reads through them with them
@@ -306,4 +292,26 @@ func TestAnUpToDateFileMigratesWithoutTheWriteLock(t *testing.T) {
 	if err != nil || len(applied) != 0 {
 		t.Fatalf("migrate of an up-to-date file under another's write lock: applied %v, %v; want nothing to do and no error", applied, err)
 	}
+}
+
+// envBefore is an env on a new database file that an older build wrote:
+// migrated up to, not including, the migration named id.
+func envBefore(t *testing.T, id string) *env {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ql.db")
+	c := newClock()
+	s, err := Open(t.Context(), Config{Path: path, NowMs: c.NowMs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	stream := Stream()
+	at := slices.IndexFunc(stream, func(m Migration) bool { return m.ID == id })
+	if at < 0 {
+		t.Fatalf("the stream has no %s", id)
+	}
+	if _, err := s.migrate(t.Context(), stream[:at]); err != nil {
+		t.Fatal(err)
+	}
+	return &env{store: s, clock: c, raw: openRaw(t, path), path: path}
 }
