@@ -103,23 +103,12 @@ func TestAnEndedRunsOutputShowsOnceInABrowserWithOrWithoutScripts(t *testing.T) 
 func TestConsoleLiveLogInABrowserSaysWhyItStopped(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := startConsoleSite(t)
-	target, err := url.Parse(site.base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	const said = "The live output stopped: the server could not read this run or its output within 10s"
 	var streams atomic.Int32
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/log") {
-			streams.Add(1)
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = io.WriteString(w, "id: 1:3\nevent: log\ndata: \"up\\n\"\n\nevent: stopped\ndata: \""+said+"\"\n\n")
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
+	front := logStreamFront(t, site.base, func(w http.ResponseWriter, r *http.Request) {
+		streams.Add(1)
+		_, _ = io.WriteString(w, "id: 1:3\nevent: log\ndata: \"up\\n\"\n\nevent: stopped\ndata: \""+said+"\"\n\n")
+	})
 
 	browsertest.Step(t, ctx, "sign in through the proxy", chromedp.Navigate(front.URL+"/signin?lang=en"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "Overview"))
@@ -170,25 +159,14 @@ func TestALiveOutputWithNothingInItYetSaysSoInWords(t *testing.T) {
 func TestALiveLogShowsItsStopNoteApartFromTheOutputInABrowser(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := startConsoleSite(t)
-	target, err := url.Parse(site.base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	const note = "[青龙：命令已被停止：运行被要求取消（它已经结束了）]\n"
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/log") {
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = io.WriteString(w, "id: 1:3\nevent: log\ndata: \"up\\n\"\n\nid: 1:40\nevent: stop\ndata: \""+strings.TrimSuffix(note, "\n")+"\\n\"\n\n")
-			// Held open, as a stream is until the attempt's end is read:
-			// the browser does not connect again meanwhile.
-			w.(http.Flusher).Flush()
-			<-r.Context().Done()
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
+	front := logStreamFront(t, site.base, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "id: 1:3\nevent: log\ndata: \"up\\n\"\n\nid: 1:40\nevent: stop\ndata: \""+strings.TrimSuffix(note, "\n")+"\\n\"\n\n")
+		// Held open, as a stream is until the attempt's end is read:
+		// the browser does not connect again meanwhile.
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
 
 	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(front.URL+"/signin?lang=zh"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "概览"))
@@ -205,4 +183,26 @@ func TestALiveLogShowsItsStopNoteApartFromTheOutputInABrowser(t *testing.T) {
 	if noteColor == logColor {
 		t.Fatalf("the stop note has the output's colour %s; want it set apart", logColor)
 	}
+}
+
+// logStreamFront is a server in front of the console at base that answers
+// every live log stream with stream (as an event stream) and passes every
+// other request on to the console.
+func logStreamFront(t *testing.T, base string, stream http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	target, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/log") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			stream(w, r)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	return front
 }

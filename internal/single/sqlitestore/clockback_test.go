@@ -23,11 +23,7 @@ func TestACheckThatFindsNothingToMoveNeitherWaitsForTheWriteLockNorWrites(t *tes
 	e := newEnv(t)
 	now := e.defs(t, "now", everyMinute)
 	stepped := e.defs(t, "stepped", everyMinute)
-	for _, tk := range e.take(t, schedule.MaxPageSize) {
-		if res, err := e.commit(t, commitParams(t, tk)); err != nil || res.Outcome != schedule.Initialized {
-			t.Fatalf("first decision of %s: %+v, %v", tk.TriggerID, res, err)
-		}
-	}
+	e.initialiseAll(t)
 	if err := e.tamper(ctx, `UPDATE trigger_schedules SET updated_at_ms = ? WHERE trigger_id = ?`,
 		e.clock.NowMs()+30_000, stepped.Trigger.TriggerID); err != nil {
 		t.Fatal(err)
@@ -155,11 +151,7 @@ func TestACheckEndsTheWaitsOfUnreadableRowsWrittenWhileTheClockReadLater(t *test
 	e := newEnv(t)
 	later := e.defs(t, "later", everyMinute)
 	now := e.defs(t, "now", everyMinute)
-	for _, tk := range e.take(t, schedule.MaxPageSize) {
-		if res, err := e.commit(t, commitParams(t, tk)); err != nil || res.Outcome != schedule.Initialized {
-			t.Fatalf("first decision of %s: %+v, %v", tk.TriggerID, res, err)
-		}
-	}
+	e.initialiseAll(t)
 	waits := map[string]int64{
 		later.Trigger.TriggerID: e.clock.NowMs() + 10*365*24*time.Hour.Milliseconds(),
 		now.Trigger.TriggerID:   e.clock.NowMs() + schedule.UnreadableRecheck.Milliseconds(),
@@ -180,5 +172,16 @@ func TestACheckEndsTheWaitsOfUnreadableRowsWrittenWhileTheClockReadLater(t *test
 	tks := e.take(t, schedule.MaxPageSize)
 	if len(tks) != 1 || tks[0].TriggerID != later.Trigger.TriggerID {
 		t.Fatalf("after the check the take returned %d rows %v, want only %s, whose wait ended years ahead", len(tks), tks, later.Trigger.TriggerID)
+	}
+}
+
+// initialiseAll takes and commits every new row's first decision, so each
+// has a cursor.
+func (e *env) initialiseAll(t *testing.T) {
+	t.Helper()
+	for _, tk := range e.take(t, schedule.MaxPageSize) {
+		if res, err := e.commit(t, commitParams(t, tk)); err != nil || res.Outcome != schedule.Initialized {
+			t.Fatalf("first decision of %s: %+v, %v", tk.TriggerID, res, err)
+		}
 	}
 }
