@@ -2,8 +2,10 @@ package singlecli
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -153,9 +155,7 @@ func TestAQueuedRunReadBesideAServerUnderItsConcurrencySaysItStartsInAMoment(t *
 	srv := startServe(t, "--data-dir", dir, "--concurrency", "3", "--cadence", "250ms", "--stop-timeout", "10s")
 	first := queueRun(t, dir, "first")
 	waitState(t, dir, first, run.Running)
-	if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopOutsideAWrite(t, srv, dir)
 	second := queueRun(t, dir, "second")
 	code, out, errOut := ql(t, "runs", "show", second, "--data-dir", dir)
 	want := "\nwaiting    the server starts it in a moment (1 of 3 running)\n"
@@ -176,6 +176,35 @@ func TestAQueuedRunReadBesideAServerUnderItsConcurrencySaysItStartsInAMoment(t *
 		}
 	}
 	srv.stop(t)
+}
+
+// stopOutsideAWrite stops the server process (SIGSTOP) at a moment it holds
+// no write lock on the database: stopped inside a write, it would hold the
+// lock until let go, and every command of the test would wait out its busy
+// timeout and fail, as one did on a loaded machine. The lock is probed
+// with a write transaction that waits for nothing; found taken, the server
+// is let go (SIGCONT) and stopped again a moment later.
+func stopOutsideAWrite(t *testing.T, srv *serveProcess, dir string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "qinglong.db")+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for range 50 {
+		if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		_, err := db.Exec(`BEGIN IMMEDIATE; ROLLBACK`)
+		if err == nil {
+			return
+		}
+		if err := srv.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the server held the write lock at each of 50 stops")
 }
 
 // The record a killed server leaves beside its lock is not believed: the
