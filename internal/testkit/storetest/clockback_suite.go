@@ -23,6 +23,7 @@ func clockBackTakes() map[string]func(*testing.T, Fixture) {
 		"ARowWrittenWhileTheClockReadLaterMovesBackToItsNextOccurrence":    testReanchorMovesBack,
 		"ARowThatEndedWhileTheClockReadLaterIsOpenedAgain":                 testReanchorOpensEnded,
 		"APausedRowWrittenWhileTheClockReadLaterIsMovedBackAndStaysPaused": testReanchorMovesPaused,
+		"APauseOrResumeAfterTheClockWentBackLeavesTheRowToTheCheck":        testReanchorAfterPauseOrResume,
 	}
 }
 
@@ -178,6 +179,49 @@ func testReanchorMovesPaused(t *testing.T, f Fixture) {
 	pause(t, f, d.Trigger.TriggerID, false, "")
 	if got := row(t, f, d.Trigger.TriggerID); got.NextFireAtMs == nil || *got.NextFireAtMs != moved[0].ToMs {
 		t.Fatalf("row after the resume: %+v, want the cursor %d the check gave it", got, moved[0].ToMs)
+	}
+}
+
+// A pause or a resume written after the clock went back, before the next
+// check, changes the row's pause state and nothing that says when its
+// cursor was worked out: its write keeps the later time, so the check
+// still finds the cursor the later clock left and moves it back.
+func testReanchorAfterPauseOrResume(t *testing.T, f Fixture) {
+	c := quietCron(t, f)
+	paused := newDefs(t, f, "alpha", c)
+	resumed := newDefs(t, f, "beta", c)
+	initialise(t, f)
+	pause(t, f, resumed.Trigger.TriggerID, true, "")
+	far := now(t, f) + aheadMs
+	for _, d := range []defs{paused, resumed} {
+		moveCursor(t, f, d.Trigger.TriggerID, far, new(int64))
+		tamper(t, f.Tamper.SetWrittenAt(t.Context(), d.Trigger.TriggerID, far))
+	}
+	pause(t, f, paused.Trigger.TriggerID, true, "")
+	pause(t, f, resumed.Trigger.TriggerID, false, "")
+	var moved []schedule.Reanchored
+	lo, hi := nextFrom(t, f, c, func() {
+		var err error
+		if moved, err = reanchorer(t, f).ScheduleReanchor(t.Context()); err != nil {
+			t.Fatalf("check: %v", err)
+		}
+	})
+	to := map[string]int64{}
+	for _, m := range moved {
+		if m.FromMs != far || (m.ToMs != lo && m.ToMs != hi) {
+			t.Fatalf("the check moved %+v, want each row from %d to %d", moved, far, lo)
+		}
+		to[m.TriggerID] = m.ToMs
+	}
+	for _, d := range []defs{paused, resumed} {
+		if _, ok := to[d.Trigger.TriggerID]; !ok || len(moved) != 2 {
+			t.Fatalf("the check moved %+v, want the row paused and the row resumed after the clock went back", moved)
+		}
+	}
+	for _, d := range []defs{paused, resumed} {
+		if got := row(t, f, d.Trigger.TriggerID); got.NextFireAtMs == nil || *got.NextFireAtMs != to[d.Trigger.TriggerID] {
+			t.Fatalf("row of %s after the check: %+v, want the cursor %d", d.Trigger.TriggerID, got, to[d.Trigger.TriggerID])
+		}
 	}
 }
 
