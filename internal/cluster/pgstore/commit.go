@@ -332,7 +332,7 @@ func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f com
 	case schedule.OverlapAdmitWaiting:
 		return p, overlapEffect{waits: true}, nil
 	case schedule.OverlapCancelThenAdmit:
-		finished, stops, err := cancelRuns(ctx, q, f.Unfinished)
+		finished, stops, err := cancelRuns(ctx, q, f.Unfinished, run.CancelledByLaterOccurrence)
 		if err != nil {
 			return p, overlapEffect{}, err
 		}
@@ -342,16 +342,16 @@ func applyOverlap(ctx context.Context, q querier, p schedule.CommitParams, f com
 }
 
 // cancelRuns cancels each Run through CancelRun's steps, in the caller's
-// transaction, counts the Runs it finished and names the worker sessions
+// transaction, recording by as what cancelled it, counts the Runs it finished and names the worker sessions
 // holding the attempts it asked to stop (each once), which the caller
 // wakes after its COMMIT (notifyStopAsked).
-func cancelRuns(ctx context.Context, q querier, runIDs []string) (finished run.FinishCounts, stops []string, err error) {
+func cancelRuns(ctx context.Context, q querier, runIDs []string, by run.CancelReason) (finished run.FinishCounts, stops []string, err error) {
 	for _, id := range runIDs {
 		lf, err := lockLatestAttempt(ctx, q, id)
 		if err != nil {
 			return finished, nil, err
 		}
-		c, err := cancelLocked(ctx, q, lf, "")
+		c, err := cancelLocked(ctx, q, lf, by, "")
 		if err != nil {
 			return finished, nil, err
 		}

@@ -261,7 +261,7 @@ func admitManual(ctx context.Context, tx pgx.Tx, f commitFacts, tk schedule.Tick
 		case schedule.OverlapAdmitWaiting:
 			m.waits = true
 		case schedule.OverlapCancelThenAdmit:
-			finished, stops, err := cancelRuns(ctx, tx, f.Unfinished)
+			finished, stops, err := cancelRuns(ctx, tx, f.Unfinished, run.CancelledByManualRun)
 			if err != nil {
 				return out, nil, err
 			}

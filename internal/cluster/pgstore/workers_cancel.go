@@ -45,7 +45,7 @@ func (r *Runtime) CancelRun(ctx context.Context, runID, actor string) (_ run.Run
 		if err != nil {
 			return err
 		}
-		if c, err = cancelLocked(ctx, tx, f, actor); err != nil {
+		if c, err = cancelLocked(ctx, tx, f, "", actor); err != nil {
 			return err
 		}
 		out, err = scanRun(tx.QueryRow(ctx, sqlRunGet, runID))
@@ -103,16 +103,17 @@ func (c cancelled) stopSessions() []string {
 }
 
 // cancelLocked cancels the Run of the locked facts f as CancelRun says and
-// reports what it did.
-func cancelLocked(ctx context.Context, tx querier, f leaseFacts, actor string) (cancelled, error) {
-	payload := map[string]any{"attemptId": f.AttemptID, "attempt": f.Number}
-	if actor != "" {
-		payload["actor"] = actor
-	}
+// reports what it did; by is what cancelled it when QingLong did (an
+// overlap policy; empty for a person's cancel), actor who asked:
+// run.CancelPayload says which its event records.
+func cancelLocked(ctx context.Context, tx querier, f leaseFacts, by run.CancelReason, actor string) (cancelled, error) {
+	running := f.RunState == run.Running || (f.RunState == run.Dispatching && f.started())
+	payload := run.CancelPayload(f.AttemptID, actor, by, running, f.RunState == run.Lost)
+	payload["attempt"] = f.Number
 	switch {
 	case f.RunState.Terminal():
 		return cancelled{}, nil
-	case f.RunState == run.Running || (f.RunState == run.Dispatching && f.started()):
+	case running:
 		if f.CancelAtMs != nil {
 			return cancelled{}, nil
 		}

@@ -42,15 +42,15 @@ var eventFactWords = map[string]map[string]string{
 // a word here (a newer server's) is shown as stored.
 var eventReasonWords = map[string]map[string]string{
 	"zh": {
-		"retry":                       "重试",
-		"grant_expired_unstarted":     "分派给执行节点后未在租约内启动",
-		"session_ended":               "执行节点结束了会话，未启动它",
-		"session_replaced":            "执行节点的会话被新进程取代，未启动它",
-		"grant_given_back":            "执行节点交还了它",
-		"cancelled before it started": "启动前被取消",
-		"cancelled after it was lost": "丢失后被取消",
-		"cancelled by a later occurrence (overlap: cancel_previous)": "被后一次触发取消（overlap: cancel_previous）",
-		"cancelled by a manual run (overlap: cancel_previous)":       "被一次手动运行取消（overlap: cancel_previous）",
+		"retry":                                "重试",
+		"grant_expired_unstarted":              "分派给执行节点后未在租约内启动",
+		"session_ended":                        "执行节点结束了会话，未启动它",
+		"session_replaced":                     "执行节点的会话被新进程取代，未启动它",
+		"grant_given_back":                     "执行节点交还了它",
+		string(run.CancelledBeforeStart):       "启动前被取消",
+		string(run.CancelledAfterLost):         "丢失后被取消",
+		string(run.CancelledByLaterOccurrence): "被后一次触发取消（overlap: cancel_previous）",
+		string(run.CancelledByManualRun):       "被一次手动运行取消（overlap: cancel_previous）",
 	},
 }
 

@@ -19,6 +19,7 @@ func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
 	cancelled := run.Event{Name: run.EventCancelled, Payload: `{"attemptId":"a","errorCode":"cancelled","actor":"console:olivia"}`}
 	requeued := run.Event{Name: run.EventQueued, Payload: `{"attemptId":"a","attempt":2,"reason":"retry"}`}
 	overlapped := run.Event{Name: run.EventCancelled, Payload: `{"attemptId":"a","reason":"cancelled by a later occurrence (overlap: cancel_previous)"}`}
+	stopAsked := run.Event{Name: run.EventCancelRequested, Payload: `{"attemptId":"a","reason":"cancelled by a manual run (overlap: cancel_previous)"}`}
 	for _, c := range []struct {
 		l        string
 		e        run.Event
@@ -33,6 +34,8 @@ func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
 		{"zh", requeued, "已排队", "第 2 次尝试；原因：重试", ""},
 		{"en", requeued, "queued", "attempt 2 · reason: retry", ""},
 		{"zh", overlapped, "已取消", "原因：被后一次触发取消（overlap: cancel_previous）", ""},
+		{"zh", stopAsked, "已请求取消", "原因：被一次手动运行取消（overlap: cancel_previous）", ""},
+		{"en", stopAsked, "cancel asked", "reason: cancelled by a manual run (overlap: cancel_previous)", ""},
 		{"zh", run.Event{Name: run.EventQueued, Payload: `{"reason":"something_newer"}`}, "已排队", "原因：something_newer", ""},
 		{"en", run.Event{Name: "run.something_newer", Payload: `{"attempt":3}`}, "run.something_newer", "attempt 3", ""},
 		{"zh", run.Event{Name: run.EventQueued, Payload: `not json`}, "已排队", "", ""},

@@ -140,7 +140,7 @@ func (s *Store) admitManual(ctx context.Context, tx *txn, tk schedule.Ticket, m 
 			waits = true
 		case schedule.OverlapCancelThenAdmit:
 			for _, id := range unfinished {
-				eff, err := s.cancelInTx(ctx, tx, id, "cancelled by a manual run (overlap: cancel_previous)", "")
+				eff, err := s.cancelInTx(ctx, tx, id, run.CancelledByManualRun, "")
 				if err != nil {
 					return out, err
 				}

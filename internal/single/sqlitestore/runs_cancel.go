@@ -29,7 +29,7 @@ func (s *Store) CancelRun(ctx context.Context, runID, actor string) (r run.Run, 
 	}
 	err = s.write(ctx, "cancel run "+runID, routine, func(tx *txn) error {
 		var err error
-		eff, err = s.cancelInTx(ctx, tx, runID, "cancelled before it started", actor)
+		eff, err = s.cancelInTx(ctx, tx, runID, "", actor)
 		return err
 	})
 	if err != nil {
@@ -40,9 +40,10 @@ func (s *Store) CancelRun(ctx context.Context, runID, actor string) (r run.Run, 
 }
 
 // cancelInTx cancels runID inside tx as CancelRun says and reports what it
-// did; why is the reason a run cancelled before it started records, actor
-// who asked (empty for the scheduler itself).
-func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor string) (run.CancelEffect, error) {
+// did; by is what cancelled it when QingLong did (an overlap policy; empty
+// for a person's cancel), actor who asked (empty for QingLong itself):
+// run.CancelPayload says which its event records.
+func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID string, by run.CancelReason, actor string) (run.CancelEffect, error) {
 	var state run.State
 	var attemptID sql.NullString
 	err := tx.QueryRowContext(ctx, qRunCancelRead, runID).Scan(&state, &attemptID)
@@ -66,11 +67,11 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor strin
 	if state == run.Lost {
 		// Nothing runs a lost Run (its attempt already ended lost), so the
 		// cancel only closes the Run, as the cluster's does.
-		_, err := transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": "cancelled after it was lost"}, actor), s.nowMs())
+		_, err := transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, run.CancelPayload(attemptID.String, actor, by, false, true), s.nowMs())
 		return run.CancelEffect{ClosedLost: err == nil}, err
 	}
 	if state == run.Running {
-		return run.CancelEffect{}, s.requestCancel(ctx, tx, runID, attemptID.String, actor, a)
+		return run.CancelEffect{}, s.requestCancel(ctx, tx, runID, run.CancelPayload(attemptID.String, actor, by, true, false), a)
 	}
 	if err := run.CheckAttemptTransition(a.state, run.AttemptCancelled); err != nil {
 		return run.CancelEffect{}, err
@@ -83,12 +84,13 @@ func (s *Store) cancelInTx(ctx context.Context, tx *txn, runID, why, actor strin
 	if err := exactlyOne(res, qlerror.Conflict, "attempt %s changed concurrently", attemptID.String); err != nil {
 		return run.CancelEffect{}, err
 	}
-	finished, err := transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, withActor(map[string]any{"attemptId": attemptID.String, "reason": why}, actor), now)
+	finished, err := transitionRun(ctx, tx, a, run.Cancelled, run.EventCancelled, run.CancelPayload(attemptID.String, actor, by, false, false), now)
 	return run.CancelEffect{Finished: finished}, err
 }
 
-// requestCancel records the intent to stop a running run's command, once.
-func (s *Store) requestCancel(ctx context.Context, tx *txn, runID, attemptID, actor string, a attemptRow) error {
+// requestCancel records the intent to stop a running run's command, once,
+// with its event's payload.
+func (s *Store) requestCancel(ctx context.Context, tx *txn, runID string, payload map[string]any, a attemptRow) error {
 	var asked bool
 	if err := tx.QueryRowContext(ctx, qRunCancelRequested, runID).Scan(&asked); err != nil {
 		return err
@@ -104,7 +106,7 @@ func (s *Store) requestCancel(ctx context.Context, tx *txn, runID, attemptID, ac
 	if err := exactlyOne(res, qlerror.Conflict, "run %s changed concurrently; try again", runID); err != nil {
 		return err
 	}
-	return insertEvent(ctx, tx, runID, a.lastSeq+1, run.EventCancelRequested, withActor(map[string]any{"attemptId": attemptID}, actor), now)
+	return insertEvent(ctx, tx, runID, a.lastSeq+1, run.EventCancelRequested, payload, now)
 }
 
 // AttemptsCancelRequested lists owner's starting or running attempts whose
@@ -124,12 +126,4 @@ func (s *Store) AttemptsCancelRequested(ctx context.Context, owner string) ([]st
 		out = append(out, id)
 	}
 	return out, mapErr(rows.Err(), "list cancelled attempts")
-}
-
-// withActor adds who asked for a change to its event's payload.
-func withActor(payload map[string]any, actor string) map[string]any {
-	if actor != "" {
-		payload["actor"] = actor
-	}
-	return payload
 }

@@ -237,7 +237,7 @@ func (s *Store) applyOverlap(ctx context.Context, tx *txn, tk schedule.Ticket, d
 		return d, true, finished, nil
 	case schedule.OverlapCancelThenAdmit:
 		for _, id := range unfinished {
-			eff, err := s.cancelInTx(ctx, tx, id, "cancelled by a later occurrence (overlap: cancel_previous)", "")
+			eff, err := s.cancelInTx(ctx, tx, id, run.CancelledByLaterOccurrence, "")
 			if err != nil {
 				return d, false, run.FinishCounts{}, err
 			}

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"context"
+	"encoding/json"
 	"maps"
 	"slices"
 	"sync"
@@ -24,6 +26,7 @@ func overlapCases() map[string]func(*testing.T, Fixture) {
 		"OverlapCancelPreviousCancelsTheUnfinishedRunThenAdmits":        testOverlapCancelPrevious,
 		"OverlapSkipNeverAdmitsTwoRunsWhileThePreviousOneFinishes":      testOverlapSkipRace,
 		"AnOverlapPassIsReportedByTheCommit":                            testAnOverlapPassIsReportedByTheCommit,
+		"ARunCancelPreviousCancelledSaysWhatCancelledIt":                testOverlapCancelSaysWhy,
 	}
 }
 
@@ -160,6 +163,62 @@ func testOverlapCancelPrevious(t *testing.T, f Fixture) {
 		t.Fatalf("the admission reports %+v finished, want the earlier Run cancelled", res.Finished)
 	}
 	requireLedger(t, f, id, d.Trigger.Revision, first.Decision, second.Decision)
+}
+
+// A Run cancel_previous cancels says in its cancel's event what cancelled
+// it — a later occurrence, or a manual run of the trigger — whether it was
+// queued (run.cancelled) or running (run.cancel_requested, before its
+// command is stopped), and names no actor: nobody asked. A person's cancel
+// names who asked and, for a Run that had not started, says so.
+func testOverlapCancelSaysWhy(t *testing.T, f Fixture) {
+	id := overlapDefs(t, f, trigger.OverlapCancelPrevious).Trigger.TriggerID
+	queued, _ := admitDue(t, f, id)
+	later, _ := admitDue(t, f, id)
+	var manual schedule.RunNowResult
+	finished, err := f.FinishAfter(t.Context(), later.RunID, run.AttemptSucceeded, func(context.Context) error {
+		manual = runNow(t, f, schedule.RunNowRequest{TriggerID: id, RequestID: "manual"})
+		return nil
+	})
+	if err != nil || finished != run.Cancelled {
+		t.Fatalf("the running Run the manual run cancelled finished %q, %v; want cancelled", finished, err)
+	}
+	cancelRun(t, f, manual.RunID)
+	for _, c := range []struct {
+		runID, event string
+		want         map[string]any
+	}{
+		{queued.RunID, run.EventCancelled, map[string]any{"reason": string(run.CancelledByLaterOccurrence)}},
+		{later.RunID, run.EventCancelRequested, map[string]any{"reason": string(run.CancelledByManualRun)}},
+		{manual.RunID, run.EventCancelled, map[string]any{"reason": string(run.CancelledBeforeStart), "actor": "test"}},
+	} {
+		got := eventPayload(t, f, c.runID, c.event)
+		for _, k := range []string{"reason", "actor"} {
+			if got[k] != c.want[k] {
+				t.Fatalf("Run %s's %s says %v, want %s %v", c.runID, c.event, got, k, c.want[k])
+			}
+		}
+	}
+}
+
+// eventPayload is the payload of runID's last event named name.
+func eventPayload(t *testing.T, f Fixture, runID, name string) map[string]any {
+	t.Helper()
+	d, err := f.Runs.RunGet(t.Context(), runID)
+	if err != nil {
+		t.Fatalf("read run %s: %v", runID, err)
+	}
+	for _, e := range slices.Backward(d.Events) {
+		if e.Name != name {
+			continue
+		}
+		var p map[string]any
+		if err := json.Unmarshal([]byte(e.Payload), &p); err != nil {
+			t.Fatalf("Run %s's %s payload %q: %v", runID, name, e.Payload, err)
+		}
+		return p
+	}
+	t.Fatalf("Run %s has no %s event: %+v", runID, name, d.Events)
+	return nil
 }
 
 // Two replicas' rounds decide the same skip trigger while its previous Run
