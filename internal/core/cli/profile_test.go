@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +103,41 @@ func TestServeHelpStatesTheBoundsOfConcurrencyAndLogMaxBytes(t *testing.T) {
 		if !strings.Contains(help, want) {
 			t.Errorf("serve --help lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A serve setting refused by name says where its value came from when the
+// command line did not give it — the environment variable, or the config
+// file — whether serve itself refuses it or the profile does; one given
+// on the command line is refused as before.
+func TestARefusedServeSettingGivenOutsideTheCommandLineSaysWhereItCameFrom(t *testing.T) {
+	refuseAddr := func(_ context.Context, _ *cobra.Command, f *ServeFlags) error {
+		return CheckListenAddr("--http-addr", f.HTTPAddr, "127.0.0.1:8080")
+	}
+	opts := Options{Binary: "ql", Profiles: map[string]Profile{ProfileStandalone: {Serve: refuseAddr}}}
+	config := filepath.Join(t.TempDir(), "ql.yaml")
+	if err := os.WriteFile(config, []byte("concurrency: 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env, args []string
+		says      string
+		from      string
+	}{
+		{[]string{"QL_CONCURRENCY", "0"}, nil, "--concurrency 0 is outside its range", " (set by QL_CONCURRENCY in the environment)"},
+		{[]string{"QL_HTTP_ADDR", "nonsense"}, nil, `--http-addr "nonsense" must be`, " (set by QL_HTTP_ADDR in the environment)"},
+		{nil, []string{"--config", config}, "--concurrency 0 is outside its range", " (set by concurrency in --config " + config + ")"},
+		{nil, []string{"--concurrency", "0"}, "--concurrency 0 is outside its range", ""},
+	} {
+		t.Run(strings.Join(append(c.env, c.args...), " "), func(t *testing.T) {
+			if c.env != nil {
+				t.Setenv(c.env[0], c.env[1])
+			}
+			code, _, stderr := qlWith(t, opts, append([]string{"serve"}, c.args...)...)
+			line, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
+			if code != 2 || !strings.Contains(line, c.says) || !strings.HasSuffix(line, c.from) || (c.from == "" && strings.Contains(line, "(set by")) {
+				t.Errorf("exit %d %q; want 2, %q ending %q", code, stderr, c.says, c.from)
+			}
+		})
 	}
 }

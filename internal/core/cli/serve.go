@@ -147,6 +147,29 @@ func serveCommand(opts Options) *cobra.Command {
 	if cluster {
 		envExample = "QL_DATABASE_URL, QL_HTTP_ADDR"
 	}
+	// runServe is serve's whole run; its usage errors say where a setting
+	// given outside the command line came from (sayWhereSettingCame).
+	runServe := func(cmd *cobra.Command) error {
+		if err := fillFromFile(opts, cmd.Flags(), configFile); err != nil {
+			return err
+		}
+		if err := CheckListenAddr("--metrics-addr", f.MetricsAddr, "127.0.0.1:9464"); err != nil {
+			return err
+		}
+		if err := refuseGivenZero(cmd.Flags(), opts.Binary); err != nil {
+			return err
+		}
+		f.GraceSet = cmd.Flags().Changed("misfire-grace")
+		prof, ok := opts.Profiles[f.Profile]
+		if !ok {
+			return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
+		}
+		var err error
+		if f.Logger, err = NewLogger(cmd.ErrOrStderr(), f.Log.Level, cmp.Or(f.Log.Format, prof.Defaults.logFormat())); err != nil {
+			return err
+		}
+		return prof.Serve(cmd.Context(), cmd, f)
+	}
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the scheduler and executor until SIGINT/SIGTERM/SIGHUP (Ctrl-C)",
@@ -161,25 +184,7 @@ wins over the file.`,
 		Example: strings.Join(examples, "\n"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := fillFromFile(opts, cmd.Flags(), configFile); err != nil {
-				return err
-			}
-			if err := CheckListenAddr("--metrics-addr", f.MetricsAddr, "127.0.0.1:9464"); err != nil {
-				return err
-			}
-			if err := refuseGivenZero(cmd.Flags(), opts.Binary); err != nil {
-				return err
-			}
-			f.GraceSet = cmd.Flags().Changed("misfire-grace")
-			prof, ok := opts.Profiles[f.Profile]
-			if !ok {
-				return Usagef("--profile %q is not available in %s; choose one of %s", f.Profile, opts.Binary, strings.Join(profiles, ", "))
-			}
-			var err error
-			if f.Logger, err = NewLogger(cmd.ErrOrStderr(), f.Log.Level, cmp.Or(f.Log.Format, prof.Defaults.logFormat())); err != nil {
-				return err
-			}
-			return prof.Serve(cmd.Context(), cmd, f)
+			return sayWhereSettingCame(cmd.Flags(), runServe(cmd))
 		},
 	}
 	byProfile := func(value func(ServeDefaults) string) string {
@@ -421,6 +426,7 @@ func fillFromServeFile(opts Options, fs *pflag.FlagSet, configFile string, serve
 					return
 				}
 			}
+			err = fs.SetAnnotation(fl.Name, fileSet, []string{configFile})
 		}
 	})
 	return err
