@@ -96,10 +96,12 @@ func consoleURL(addr string, tls bool) string {
 	return scheme + "://" + addr + "/"
 }
 
-// noteNoAccounts says, when no console account can sign in, how to create
-// one: a first-time user who opens the console otherwise meets a sign-in
-// form with nothing to sign in with. A database that cannot be read here
-// says nothing; the start reads it again and fails on its own.
+// noteNoAccounts says, when nothing can sign in to the console — no
+// account enabled, no API token active — how to create an account: a
+// first-time user who opens the console otherwise meets a sign-in form
+// with nothing to sign in with. An active token signs in too, so a server
+// that has one says nothing. A database that cannot be read here says
+// nothing; the start reads it again and fails on its own.
 func (s *Server) noteNoAccounts(console string) {
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()
@@ -112,6 +114,15 @@ func (s *Server) noteNoAccounts(console string) {
 			return
 		}
 	}
+	tokens, err := s.store.TokenList(ctx)
+	if err != nil {
+		return
+	}
+	for _, t := range tokens {
+		if t.StateAt(s.cfg.NowMs()) == apitoken.StateActive {
+			return
+		}
+	}
 	s.cfg.Logger.Info("no console account can sign in yet: create one with `"+s.command("users create NAME --owner")+"`, then sign in at "+console+
 		" (or with an API token from `"+s.command("tokens create NAME --scope operate")+"`)", "code", CodeNoAccounts)
 }
@@ -121,8 +132,8 @@ func (s *Server) noteNoAccounts(console string) {
 const (
 	CodeHTTPListening    = "serve.http_listening"
 	CodeMetricsListening = "serve.metrics_listening"
-	// CodeNoAccounts says the console has no account that can sign in,
-	// and how to create one.
+	// CodeNoAccounts says nothing can sign in to the console (no account
+	// enabled, no API token active), and how to create an account.
 	CodeNoAccounts = "serve.no_accounts"
 	// CodeHTTPOff says a single-node server serves no console or API, and
 	// the flag that turns them on.

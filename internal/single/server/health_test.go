@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qinglong/qinglong/internal/core/account"
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/httpapi"
 	"github.com/qinglong/qinglong/internal/core/httpserve"
 	"github.com/qinglong/qinglong/internal/core/ids"
@@ -116,7 +117,8 @@ func TestAFailedTLSHandshakeOnTheAPIIsAWarningOfTheServersLog(t *testing.T) {
 }
 
 // The start names the console's address as a browser opens it and, while
-// no console account can sign in, the command that creates one; once an
+// nothing can sign in to the console, the command that creates an
+// account; while an API token is active (it signs in too), or once an
 // account exists, only the address.
 func TestAServerWithoutAConsoleAccountSaysWhereTheConsoleIsAndHowToSignIn(t *testing.T) {
 	t.Parallel()
@@ -139,13 +141,31 @@ func TestAServerWithoutAConsoleAccountSaysWhereTheConsoleIsAndHowToSignIn(t *tes
 	if !strings.Contains(logs, "code="+CodeNoAccounts) || !strings.Contains(logs, create) {
 		t.Errorf("log %q does not say how to create the first account (%s)", logs, create)
 	}
+	restart := func() {
+		t.Helper()
+		if err := srv.Stop(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		srv, logs = start()
+	}
+	if _, _, err := apitoken.Create(t.Context(), srv.store, ids.New(), "ops", apitoken.Operate, 0); err != nil {
+		t.Fatal(err)
+	}
+	restart()
+	if strings.Contains(logs, CodeNoAccounts) {
+		t.Errorf("with an active API token, the start still says nothing can sign in: %q", logs)
+	}
+	if err := srv.store.TokenRevoke(t.Context(), "ops"); err != nil {
+		t.Fatal(err)
+	}
+	restart()
+	if !strings.Contains(logs, "code="+CodeNoAccounts) {
+		t.Errorf("with its only token revoked, the start does not say how to create an account: %q", logs)
+	}
 	if _, err := account.Create(t.Context(), srv.store, ids.New(), "dora", account.Owner, ownerPassword); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Stop(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	srv, logs = start()
+	restart()
 	t.Cleanup(func() { _ = srv.Stop(t.Context()) })
 	if strings.Contains(logs, CodeNoAccounts) {
 		t.Errorf("with an account, the start still says none exists: %q", logs)
