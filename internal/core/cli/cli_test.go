@@ -73,7 +73,7 @@ func TestCronNextNeverFiringExitsTwoAsApplyRefusesIt(t *testing.T) {
 
 // One try shows everything wrong with `cron next`: a bad field is
 // reported with a missing or unknown --tz, a bad -n and --after, the
-// expression's mistake first.
+// expression's mistake first, each on a line led by the binary's name.
 func TestCronNextReportsEveryMistakeTheExpressionsFirst(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
@@ -90,6 +90,12 @@ func TestCronNextReportsEveryMistakeTheExpressionsFirst(t *testing.T) {
 		}
 		if len(args) > 3 && (!strings.Contains(stderr, "-n 0") || !strings.Contains(stderr, `--after "yesterday"`)) {
 			t.Errorf("%v: %q does not name -n 0 and --after too", args, stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		for _, l := range lines[:len(lines)-1] {
+			if !strings.HasPrefix(l, "ql: ") {
+				t.Errorf("%v: the line %q of %q is not led by ql: as the first is", args, l, stderr)
+			}
 		}
 	}
 }

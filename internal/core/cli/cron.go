@@ -47,7 +47,7 @@ func cronNextCommand(opts Options) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			from, err := cronNextMistakes(args[0], tz, n, after)
+			from, err := cronNextMistakes(opts.Binary, args[0], tz, n, after)
 			if err != nil {
 				return err
 			}
@@ -83,10 +83,11 @@ func cronNextCommand(opts Options) *cobra.Command {
 }
 
 // cronNextMistakes checks every input of `cron next` and reports all its
-// mistakes at once, the expression's first, one a line, so that one try
-// shows everything to fix (a missing --tz does not hide a bad field); it
-// returns the instant to start after.
-func cronNextMistakes(expr, tz string, n int, after string) (time.Time, error) {
+// mistakes at once, the expression's first, one a line, each line led by
+// the binary's name as the first is, so that one try shows everything to
+// fix (a missing --tz does not hide a bad field); it returns the instant
+// to start after.
+func cronNextMistakes(binary, expr, tz string, n int, after string) (time.Time, error) {
 	var mistakes []string
 	// The expression is checked in UTC when the zone is missing or wrong:
 	// its fields do not depend on the zone.
@@ -119,7 +120,7 @@ func cronNextMistakes(expr, tz string, n int, after string) (time.Time, error) {
 		from = t
 	}
 	if len(mistakes) > 0 {
-		return from, Usagef("%s", strings.Join(mistakes, "\n"))
+		return from, Usagef("%s", strings.Join(mistakes, "\n"+binary+": "))
 	}
 	return from, nil
 }
