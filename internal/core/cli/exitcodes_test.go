@@ -20,7 +20,9 @@ import (
 // change made meanwhile) exits 4; a credential that may not do it exits
 // 5; a Run followed with --exit-status that ended otherwise than
 // succeeded exits 6 with nothing added to what the follower said;
-// everything else that fails, a name of nothing included, exits 1.
+// everything else that fails, a name of nothing included, exits 1 — even
+// when its words are those of one of cobra's usage errors, which only
+// its own untyped errors are.
 func TestAnErrorsCodeDecidesTheExitCode(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -44,6 +46,11 @@ func TestAnErrorsCodeDecidesTheExitCode(t *testing.T) {
 		{qlerror.New(qlerror.Unavailable, "cannot reach the database"), ExitFailed, "cannot reach", false},
 		{qlerror.Wrap(qlerror.Unavailable, qlerror.New(qlerror.Invalid, "inner"), "the server answered"), ExitFailed, "the server answered", false},
 		{fmt.Errorf("disk full"), ExitFailed, "disk full", false},
+		{qlerror.New(qlerror.Unavailable, "the database is unavailable; check that PostgreSQL runs at the URL's host and port and accepts connections, then retry"), ExitFailed, "accepts connections", false},
+		{qlerror.New(qlerror.NotFound, "no trigger named \"walk/accepts x\""), ExitFailed, "walk/accepts x", false},
+		{fmt.Errorf("writing the log: invalid argument"), ExitFailed, "invalid argument", false},
+		{fmt.Errorf("accepts 1 arg(s), received 0"), ExitUsage, "accepts 1 arg(s)", true},
+		{fmt.Errorf("unknown command \"x\" for \"ql\""), ExitUsage, "unknown command", true},
 		{errRefused, ExitRefused, "", false},
 		{errNotSucceeded, ExitNotSucceeded, "", false},
 	} {

@@ -437,11 +437,19 @@ func asBinary(root *cobra.Command, binary, msg string) string {
 }
 
 // isCobraUsage recognises cobra's own argument errors (unknown command,
-// wrong arg count), which it does not type.
+// wrong arg count), which it does not type, by how each begins. An error
+// with a code of QingLong's is never one, whatever words it holds: a
+// store's "check that PostgreSQL … accepts connections", a name a user
+// gave ("walk/accepts x") or an operating system's "invalid argument"
+// keep the exit code of their code, not usage's.
 func isCobraUsage(err error) bool {
+	var coded *qlerror.Error
+	if errors.As(err, &coded) {
+		return false
+	}
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument"} {
-		if strings.Contains(msg, p) {
+	for _, p := range []string{"unknown command ", "unknown flag: ", "unknown shorthand flag: ", "accepts ", "requires at least ", "invalid argument "} {
+		if strings.HasPrefix(msg, p) {
 			return true
 		}
 	}
