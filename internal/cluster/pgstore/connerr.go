@@ -296,11 +296,12 @@ func loginDatabase(err error) string {
 // are the server's configuration, and its callers (a worker, an API
 // client) must not read them as their own credential refused. A runtime
 // connection made as a role that may do more than the runtime role
-// (CodeRoleTooPowerful) is the credential refused too: only another URL
-// cures it, so it must not exit as a failure a retry may pass.
+// (CodeRoleTooPowerful), or that may not read the schema (CodeRoleDenied),
+// is the credential refused too: only another URL cures it, so it must not
+// exit as a failure a retry may pass.
 func ForCommand(err error) error {
 	var re *ReadinessError
-	if errors.As(err, &re) && re.Code == CodeRoleTooPowerful {
+	if errors.As(err, &re) && (re.Code == CodeRoleTooPowerful || re.Code == CodeRoleDenied) {
 		return qlerror.Wrap(qlerror.PermissionDenied, err, "this role is refused as a runtime connection")
 	}
 	var code qlerror.Code

@@ -35,6 +35,12 @@ const (
 // wrong role is told first, whatever else that role would see.
 const CodeRoleTooPowerful = "role_too_powerful"
 
+// CodeRoleDenied: the connection's role may not read the migration
+// history, the first of QingLong's tables every check reads: not a role
+// of QingLong's that reads its schema (the worker ingress role may only
+// connect). Only another URL cures it, as for CodeRoleTooPowerful.
+const CodeRoleDenied = "role_denied"
+
 // readinessMessages are the one-line human summaries of the codes.
 var readinessMessages = map[string]string{
 	CodeUnavailable:           "PostgreSQL cannot be reached or answered with an error",
@@ -50,6 +56,7 @@ var readinessMessages = map[string]string{
 	CodePrivilegeDrift:        "role attributes, memberships or grants differ from the exact QingLong matrix; run `ql db roles`",
 	CodeUnboundedSession:      "a QingLong role's statement or idle-in-transaction timeout is missing, disabled or too large; run `ql db roles`",
 	CodeServerSettingTooSmall: "a PostgreSQL server setting is below what the cluster needs; raise it in postgresql.conf and restart PostgreSQL (docs/operations.md lists the settings)",
+	CodeRoleDenied:            "the connection's role may not read QingLong's schema (the worker ingress role may only connect); connect as the runtime role `ql db roles` created (its URL in QL_DATABASE_URL for a replica, in QL_DATABASE_RUNTIME_URL for `ql db check`)",
 	CodeRoleTooPowerful:       "the runtime connection's role may do more than the runtime role, which voids the least-privilege grants; connect as the runtime role `ql db roles` created (its URL in QL_DATABASE_URL for a replica, in QL_DATABASE_RUNTIME_URL for `ql db check`)",
 }
 
@@ -173,8 +180,11 @@ func checkServer(ctx context.Context, tx pgx.Tx, _ Roles) error {
 	return nil
 }
 
-func checkHistory(ctx context.Context, tx pgx.Tx, _ Roles) error {
+func checkHistory(ctx context.Context, tx pgx.Tx, roles Roles) error {
 	history, err := readHistory(ctx, tx)
+	if sqlState(err) == stateInsufficientPriv {
+		return &ReadinessError{Code: CodeRoleDenied, Detail: "connect as " + roles.Runtime, Err: err}
+	}
 	if err != nil {
 		return &ReadinessError{Code: CodeUnavailable, Err: err}
 	}

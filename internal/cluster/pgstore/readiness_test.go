@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/core/qlerror"
 )
 
 func requireReadiness(t *testing.T, e *env, role RoleKind, code string) {
@@ -48,8 +50,14 @@ func TestReadinessPassesOnAFreshInstallForEveryRole(t *testing.T) {
 	for _, k := range []RoleKind{RoleMigration, RoleAdmin, RoleRuntime, RoleMaintenance} {
 		requireReadiness(t, e, k, "")
 	}
-	// worker_ingress may not even read the migration history.
-	requireReadiness(t, e, RoleWorkerIngress, CodeUnavailable)
+	// worker_ingress may not even read the migration history: said as a
+	// role that may not (never as a server that cannot be reached), which
+	// a command refuses as its credential, exit 5.
+	requireReadiness(t, e, RoleWorkerIngress, CodeRoleDenied)
+	err := ForCommand(Check(t.Context(), e.url(RoleWorkerIngress), e.roles))
+	if !qlerror.Is(err, qlerror.PermissionDenied) || !strings.Contains(err.Error(), "connect as "+e.roles.Runtime) || strings.Contains(err.Error(), "cannot be reached") {
+		t.Fatalf("readiness as worker_ingress for a command: %v; want permission denied naming the runtime role, not an unreachable server", err)
+	}
 }
 
 func TestReadinessFailsClosedOnEachTamperedItem(t *testing.T) {

@@ -78,4 +78,13 @@ func TestCLIAppliesWithTheAdminRoleAndReadsWithTheRuntimeRole(t *testing.T) {
 	if code != 5 || !strings.Contains(out, "needs the runtime role's URL") {
 		t.Fatalf("runs list as admin: exit %d %q; want a message naming the runtime role", code, out)
 	}
+	// The worker ingress role may only connect: every command is refused
+	// at its first read as the credential that may not (exit 5), naming
+	// the roles that may, never as a conflict.
+	for _, args := range [][]string{{"runs", "list"}, {"triggers", "list"}, {"apply", "-f", file}} {
+		code, out = runQL(t, bin, []string{"QL_DATABASE_URL=" + env.URL(pgstore.RoleWorkerIngress)}, args...)
+		if code != 5 || !strings.Contains(out, "may not read QingLong's schema") || !strings.Contains(out, "QL_DATABASE_URL=postgres://ql_runtime@host/db") {
+			t.Errorf("%v as the worker ingress role: exit %d %q; want exit 5 naming the runtime and the admin role", args, code, out)
+		}
+	}
 }

@@ -47,7 +47,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 	if err := rt.CheckHistory(ctx); err != nil {
 		rt.Close()
 		admin.Close()
-		return nil, err
+		return nil, explainSchemaRole(err)
 	}
 	maint := &maintenance{url: dsn}
 	return &cli.Backend{
@@ -124,6 +124,21 @@ func explainRole(err error, what, role string) error {
 	var st sqlStater
 	if err != nil && errors.As(err, &st) && st.SQLState() == insufficientPrivilege {
 		return qlerror.New(qlerror.PermissionDenied, "%s needs the %s role's URL (e.g. QL_DATABASE_URL=postgres://ql_%s@host/db); the role in this URL may not do it", what, role, role)
+	}
+	return err
+}
+
+// explainSchemaRole rewrites a permission error met reading the migration
+// history, the first read of every command, into the roles that may read
+// QingLong's schema: a role that cannot is none of the runtime, admin or
+// migration roles (the worker ingress role, which may only connect, is
+// the likely mistake, its name being the ingress's).
+func explainSchemaRole(err error) error {
+	var st sqlStater
+	if err != nil && errors.As(err, &st) && st.SQLState() == insufficientPrivilege {
+		return qlerror.New(qlerror.PermissionDenied, "the role in this URL may not read QingLong's schema (the worker ingress role may only connect): "+
+			"give the runtime role's URL (e.g. QL_DATABASE_URL=postgres://ql_runtime@host/db), or the admin role's for `ql apply`, `ql tokens` and `ql users`; "+
+			"`ql db roles --help` says what each role may do")
 	}
 	return err
 }
