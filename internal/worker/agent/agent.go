@@ -46,6 +46,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -845,6 +846,10 @@ func (f *registerFailures) failed(w *worker, err error, now time.Time) {
 		"failedTries", f.tries, "failingFor", now.Sub(f.since).Round(time.Second).String())
 }
 
+// plainToHTTPS is how net/http's client says an https:// address answered
+// in plain HTTP: a string it builds itself, with no error value to match.
+const plainToHTTPS = "server gave HTTP response to HTTPS client"
+
 // registerHint says what a failed registration's last failure means and
 // what to check, from the failure itself (the error, which names the
 // address tried, goes beside it).
@@ -866,6 +871,8 @@ func registerHint(err error) string {
 	switch {
 	case errors.As(err, &foreign) && foreign.tlsOnly:
 		return "the address serves HTTPS: --server must name it with https://, and --ca-file the authority that signed its --worker-tls-cert when that is a private one"
+	case strings.Contains(err.Error(), plainToHTTPS):
+		return "the address serves plain HTTP: --server must name it with http:// (a loopback address only), or the replica must serve HTTPS with --worker-tls-cert and --worker-tls-key"
 	case errors.As(err, &foreign):
 		return "the address answers, but not as a worker ingress: --server must name a replica's worker ingress (its --worker-addr, default port 8081), not its API port, nor a proxy whose replica is down"
 	case errors.As(err, &refused) && refused.Status == http.StatusTooManyRequests:

@@ -988,6 +988,24 @@ func TestAnHTTPServerURLForAnHTTPSIngressSaysToWriteHTTPS(t *testing.T) {
 	}
 }
 
+// A --server written https:// for a replica whose ingress serves plain
+// HTTP is told as that: the scheme to change or the TLS to give the
+// replica, not the generic check of the address.
+func TestAnHTTPSServerURLForAPlainHTTPIngressSaysToWriteHTTPOrServeTLS(t *testing.T) {
+	t.Parallel()
+	in := newIngress(t, 30_000)
+	w := runAgent(t, in, func(c *Config) {
+		c.Server = "https://" + strings.TrimPrefix(in.srv.URL, "http://")
+		c.registerTry, c.registerRetry, c.registerRepeat = 50*time.Millisecond, 20*time.Millisecond, time.Hour
+	})
+	waitFor(t, "a failed registration", func() bool { return strings.Contains(w.logs.String(), `"code":"register_failed"`) })
+	for _, line := range strings.Split(w.logs.String(), "\n") {
+		if strings.Contains(line, `"code":"register_failed"`) && (!strings.Contains(line, "serves plain HTTP") || !strings.Contains(line, "--worker-tls-cert")) {
+			t.Fatalf("the line does not say the address serves plain HTTP and what to change:\n%s", line)
+		}
+	}
+}
+
 // A pull that a replica held in its long-poll and then dropped (it died)
 // is sent again to the next replica, and the grant it gets there counts
 // its lease from that second send: counted from the first, the lease
