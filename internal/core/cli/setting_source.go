@@ -35,11 +35,41 @@ func sayWhereSettingCame(fs *pflag.FlagSet, err error) error {
 	if fl == nil || !fl.Changed {
 		return err
 	}
-	if v := fl.Annotations[envSet]; len(v) == 1 {
-		return &UsageError{Err: fmt.Errorf("%w (set by %s in the environment)", ue.Err, v[0])}
-	}
-	if v := fl.Annotations[fileSet]; len(v) == 1 {
-		return &UsageError{Err: fmt.Errorf("%w (set by %s in --config %s)", ue.Err, name, v[0])}
+	if from := settingSource(fl); from != "" {
+		return &UsageError{Err: fmt.Errorf("%w (set by %s)", ue.Err, from)}
 	}
 	return err
+}
+
+// settingSource says where a flag set outside the command line got its
+// value — "QL_CONCURRENCY in the environment", "concurrency in --config
+// FILE" — and "" when the command line set it.
+func settingSource(fl *pflag.Flag) string {
+	if v := fl.Annotations[envSet]; len(v) == 1 {
+		return v[0] + " in the environment"
+	}
+	if v := fl.Annotations[fileSet]; len(v) == 1 {
+		return fl.Name + " in --config " + v[0]
+	}
+	return ""
+}
+
+// GivenAs names each of the named flags fs has set the way its user gave
+// it: --name from the command line, else where it came from
+// (settingSource), so a refusal of a setting nobody typed points at the
+// variable or the file line that holds it.
+func GivenAs(fs *pflag.FlagSet, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		fl := fs.Lookup(n)
+		if fl == nil || !fl.Changed {
+			continue
+		}
+		if from := settingSource(fl); from != "" {
+			out = append(out, from)
+		} else {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
 }

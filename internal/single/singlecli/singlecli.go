@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -112,14 +113,22 @@ func OpenSQLiteReadOnly(ctx context.Context, dsn string) (*cli.Backend, error) {
 // Serve is the cli.ServeFunc of a single-node profile.
 func Serve(p server.Profile) cli.ServeFunc {
 	return func(ctx context.Context, cmd *cobra.Command, f *cli.ServeFlags) error {
-		if f.DatabaseURL != "" || f.ReplicaID != "" || f.RolePrefix != "" || f.Lease != 0 || f.CommitParallel != 0 {
-			return cli.Usagef("--database-url, --replica-id, --role-prefix, --lease and --commit-parallel are cluster settings; the %s profile keeps its database in --data-dir and commits each page in one transaction", p)
-		}
-		if f.SecretsFile != "" {
-			return cli.Usagef("--secrets-file is a cluster setting; the %s profile reads qinglong-secrets.json in --data-dir", p)
-		}
-		if f.WorkerAddr != "" || f.WorkerTLSCert != "" || f.WorkerTLSKey != "" || f.RunLease != 0 {
-			return cli.Usagef("--worker-addr, --worker-tls-cert, --worker-tls-key and --run-lease are cluster settings; the %s profile runs commands itself and has no worker ingress", p)
+		for _, c := range []struct {
+			names []string
+			why   string
+		}{
+			{[]string{"database-url", "replica-id", "role-prefix", "lease", "commit-parallel"}, "keeps its database in --data-dir and commits each page in one transaction"},
+			{[]string{"secrets-file"}, "reads qinglong-secrets.json in --data-dir"},
+			{[]string{"worker-addr", "worker-tls-cert", "worker-tls-key", "run-lease"}, "runs commands itself and has no worker ingress"},
+		} {
+			if given := cli.GivenAs(cmd.Flags(), c.names...); len(given) > 0 {
+				what := "a cluster setting"
+				if len(given) > 1 {
+					what = "cluster settings"
+				}
+				return cli.Usagef("%s: %s, and the %s profile %s; give --profile cluster to run a cluster replica, or leave out every cluster setting (--%s)",
+					strings.Join(given, ", "), what, p, c.why, strings.Join(c.names, ", --"))
+			}
 		}
 		policy, err := f.Retention.Resolve(server.RetentionDefaults(p))
 		if err != nil {

@@ -114,8 +114,8 @@ func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
 		return cli.Main(context.Background(), full, args, &out, &errOut), errOut.String()
 	}
 	code, errOut := run("serve", "--profile", "edge", "--data-dir", t.TempDir(), "--lease", "10s")
-	if code != 2 || !strings.Contains(errOut, "cluster settings") {
-		t.Fatalf("serve --lease on edge: %d %q; want a usage error", code, errOut)
+	if code != 2 || !strings.Contains(errOut, "--lease: a cluster setting") || !strings.Contains(errOut, "--profile cluster") {
+		t.Fatalf("serve --lease on edge: %d %q; want a usage error naming it and the cluster profile", code, errOut)
 	}
 	code, errOut = run("serve", "--data-dir", t.TempDir(), "--commit-parallel", "8")
 	if code != 2 || !strings.Contains(errOut, "--commit-parallel") {
@@ -123,7 +123,7 @@ func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
 	}
 	for _, flag := range [][]string{{"--worker-addr", "127.0.0.1:9000"}, {"--worker-tls-cert", "c.pem"}, {"--worker-tls-key", "k.pem"}, {"--run-lease", "10s"}} {
 		code, errOut = run("serve", "--data-dir", t.TempDir(), flag[0], flag[1])
-		if code != 2 || !strings.Contains(errOut, flag[0]) || !strings.Contains(errOut, "cluster settings") {
+		if code != 2 || !strings.Contains(errOut, flag[0]+": a cluster setting") {
 			t.Fatalf("serve %s on standalone: %d %q; want a usage error naming it", flag[0], code, errOut)
 		}
 	}
@@ -134,6 +134,32 @@ func TestClusterSettingsAreRefusedBySingleNodeProfiles(t *testing.T) {
 	code, _, errOut = ql(t, "serve", "--data-dir", t.TempDir(), "--page-size", "999")
 	if code != 2 || !strings.Contains(errOut, "--page-size 999 is outside") {
 		t.Fatalf("serve --page-size 999: %d %q; want a usage error naming the setting", code, errOut)
+	}
+}
+
+// A cluster setting nobody typed — QL_DATABASE_URL left exported after
+// setting up a cluster, a config file's line — is refused by where it came
+// from, with the profile that takes it, never as flags the command line
+// does not hold.
+func TestAClusterSettingFromTheEnvironmentOrAFileIsRefusedByWhereItCameFrom(t *testing.T) {
+	full := Options("ql")
+	full.Profiles[cli.ProfileCluster] = cli.Profile{Serve: func(context.Context, *cobra.Command, *cli.ServeFlags) error { return nil }}
+	run := func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		return cli.Main(context.Background(), full, args, &out, &errOut), errOut.String()
+	}
+	config := filepath.Join(t.TempDir(), "ql.yaml")
+	if err := os.WriteFile(config, []byte("run-lease: 10s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, errOut := run("serve", "--data-dir", t.TempDir(), "--config", config)
+	if code != 2 || !strings.Contains(errOut, "ql: run-lease in --config "+config+": a cluster setting") || !strings.Contains(errOut, "--profile cluster") {
+		t.Fatalf("serve with run-lease in its config file: %d %q; want it named by the file", code, errOut)
+	}
+	t.Setenv("QL_DATABASE_URL", "postgres://ql_runtime@db.invalid/qinglong")
+	code, errOut = run("serve", "--data-dir", t.TempDir())
+	if code != 2 || !strings.Contains(errOut, "ql: QL_DATABASE_URL in the environment: a cluster setting") || !strings.Contains(errOut, "--profile cluster") || strings.Contains(errOut, "db.invalid") {
+		t.Fatalf("serve with QL_DATABASE_URL exported: %d %q; want the variable named, not its value", code, errOut)
 	}
 }
 
