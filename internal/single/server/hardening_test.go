@@ -162,8 +162,8 @@ func TestTheCommandsAServerLogsNameItsDataDirectory(t *testing.T) {
 	})
 }
 
-// The commands the console's sign-in page gives (create the first
-// account, create a token) name the server's data directory, quoted for
+// The commands the console's sign-in page gives (create an account, the
+// first one an owner; create a token) name the server's data directory, quoted for
 // the shell, in English and Chinese, as its log lines do: pasted, they
 // reach its database.
 func TestTheSignInPagesCommandsNameTheDataDirectory(t *testing.T) {
@@ -174,8 +174,8 @@ func TestTheSignInPagesCommandsNameTheDataDirectory(t *testing.T) {
 	}
 	flag := " --data-dir '" + dir + "'</code>"
 	for lang, want := range map[string][]string{
-		"en": {"<code>ql users create NAME --owner" + flag + ".", "<code>ql tokens create NAME --scope operate" + flag + ")"},
-		"zh": {"用 <code>ql users create NAME --owner" + flag + " 创建第一个账号", "用 <code>ql tokens create NAME --scope operate" + flag + " 创建"},
+		"en": {"<code>ql users create NAME --owner" + flag + " makes the first", "<code>ql tokens create NAME --scope operate" + flag + ")"},
+		"zh": {"第一个用 <code>ql users create NAME --owner" + flag + "（之后", "用 <code>ql tokens create NAME --scope operate" + flag + " 创建"},
 	} {
 		resp, err := http.Get("http://" + srv.Addr() + "/signin?lang=" + lang)
 		if err != nil {
