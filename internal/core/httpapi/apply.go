@@ -19,6 +19,20 @@ var errNoPublish = qlerror.New(qlerror.PermissionDenied, "this server cannot pub
 	"(a cluster replica runs as the runtime role, and publishing is the admin role's); run `ql apply -f FILE` "+
 	"with the admin role's URL (QL_DATABASE_URL=postgres://ql_admin@host/db) instead").Because(RefusalNotOverTheAPI)
 
+// neverServed is, for the route of pattern, why this server can serve it
+// to no token (protect), or nil when a token of its scope is served.
+func (a *api) neverServed(pattern string) func() error {
+	if pattern != "/api/v1/apply" {
+		return nil
+	}
+	return func() error {
+		if a.Definitions == nil {
+			return errNoPublish
+		}
+		return nil
+	}
+}
+
 // applyObject is one object of an apply's diff.
 type applyObject struct {
 	Kind     string   `json:"kind"`

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/task"
@@ -86,5 +87,33 @@ func TestAnInvalidFileIsAnsweredWithEveryErrorInItsList(t *testing.T) {
 		!strings.Contains(e.Message, "\nand 5 more errors, listed once those above are fixed\ndefs.yaml: 55 errors; nothing was applied") {
 		t.Errorf("55 mistakes: %d, %d errors listed (the last at line %d), %d more, message ending %q; want 400, 50 listed, 5 more",
 			status, len(e.Errors), e.Errors[len(e.Errors)-1].Line, e.MoreErrors, e.Message[max(0, len(e.Message)-120):])
+	}
+}
+
+// A server that can publish nothing (a cluster replica, whose role may
+// not) answers an apply from a token of too small a scope as it answers
+// an admin's, saying to apply on the database, not that an admin token is
+// needed: that token would only meet the same refusal. A server that can
+// publish still asks an operate token for admin scope.
+func TestAnApplyAServerCanNeverPublishIsRefusedAsThatWhateverTheTokensScope(t *testing.T) {
+	t.Parallel()
+	st, tokens := tokenStore(t)
+	answer := func(cfg Config, scope apitoken.Scope) (int, applyError) {
+		cfg.Tokens, cfg.Ready, cfg.Log = st, func() (bool, string) { return true, "" }, slog.New(slog.DiscardHandler)
+		h := NewHandler(cfg)
+		return postDefinitions(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Header.Set("Authorization", "Bearer "+tokens[scope])
+			h.ServeHTTP(w, r)
+		}), "project: demo\n")
+	}
+	for _, scope := range []apitoken.Scope{apitoken.Read, apitoken.Operate, apitoken.Admin} {
+		status, body := answer(Config{}, scope)
+		if status != http.StatusForbidden || !strings.Contains(body.Error.Message, "this server cannot publish definitions") || body.Error.Reason != string(RefusalNotOverTheAPI) {
+			t.Errorf("apply with a %s token to a server that cannot publish: %d %+v; want 403 saying it cannot publish", scope, status, body.Error)
+		}
+	}
+	publishing := Config{Definitions: &catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}}
+	if status, body := answer(publishing, apitoken.Operate); status != http.StatusForbidden || !strings.Contains(body.Error.Message, "needs a token of scope admin") {
+		t.Errorf("apply with an operate token to a server that can publish: %d %+v; want 403 asking for scope admin", status, body.Error)
 	}
 }

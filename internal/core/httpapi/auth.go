@@ -199,8 +199,11 @@ func (g *guard) check(r *http.Request) (apitoken.Token, failure, error) {
 	return t, failNone, nil
 }
 
-// protect wraps a route that needs a token of scope need.
-func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc {
+// protect wraps a route that needs a token of scope need; never, when
+// not nil, says why this server can serve the route to no token at all,
+// which a token of too small a scope is told instead of the scope it
+// lacks: asking for a larger token would only meet that refusal.
+func (a *api) protect(need apitoken.Scope, never func() error, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		g := a.guard
 		// A server not ready only because its writes are held answers
@@ -222,6 +225,12 @@ func (a *api) protect(need apitoken.Scope, h http.HandlerFunc) http.HandlerFunc 
 			return
 		}
 		if !t.Scope.Allows(need) {
+			if never != nil {
+				if err := never(); err != nil {
+					a.writeError(w, r, err)
+					return
+				}
+			}
 			a.writeError(w, r, qlerror.New(qlerror.PermissionDenied, "%s %s needs a token of scope %s; token %q has scope %s",
 				r.Method, r.URL.Path, need, t.Name, t.Scope))
 			return

@@ -300,7 +300,7 @@ func (a *api) dispatch(rs []route) http.HandlerFunc {
 	for _, rt := range rs {
 		h := rt.handler(a)
 		if rt.scope != public {
-			h = a.protect(rt.scope, h)
+			h = a.protect(rt.scope, a.neverServed(rt.pattern), h)
 		}
 		handlers[rt.method] = h
 		allow = append(allow, rt.method)
