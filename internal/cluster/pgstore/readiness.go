@@ -35,7 +35,7 @@ const (
 // wrong role is told first, whatever else that role would see.
 const CodeRoleTooPowerful = "role_too_powerful"
 
-// CodeRoleDenied: the connection's role may not read the migration
+// CodeRoleDenied says the connection's role may not read the migration
 // history, the first of QingLong's tables every check reads: not a role
 // of QingLong's that reads its schema (the worker ingress role may only
 // connect). Only another URL cures it, as for CodeRoleTooPowerful.

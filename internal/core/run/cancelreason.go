@@ -9,16 +9,16 @@ package run
 type CancelReason string
 
 const (
-	// CancelledBeforeStart: a person cancelled a Run queued or waiting to
-	// retry; its next attempt never starts.
+	// CancelledBeforeStart is said when a person cancelled a Run queued or
+	// waiting to retry; its next attempt never starts.
 	CancelledBeforeStart CancelReason = "cancelled before it started"
-	// CancelledAfterLost: a person closed a lost Run.
+	// CancelledAfterLost is said when a person closed a lost Run.
 	CancelledAfterLost CancelReason = "cancelled after it was lost"
-	// CancelledByLaterOccurrence: the admission of a trigger's later
-	// occurrence under overlap cancel_previous.
+	// CancelledByLaterOccurrence is said when the admission of a trigger's
+	// later occurrence cancelled it under overlap cancel_previous.
 	CancelledByLaterOccurrence CancelReason = "cancelled by a later occurrence (overlap: cancel_previous)"
-	// CancelledByManualRun: a manual run of the trigger under overlap
-	// cancel_previous.
+	// CancelledByManualRun is said when a manual run of the trigger
+	// cancelled it under overlap cancel_previous.
 	CancelledByManualRun CancelReason = "cancelled by a manual run (overlap: cancel_previous)"
 )
 
