@@ -74,10 +74,13 @@ func liveLogConsole(t *testing.T, runs run.Reader, log func(ctx context.Context,
 			defer close(done)
 			c.ServeHTTP(w, r)
 		}()
+		// Only a guard against a stream that never ends: a live log
+		// answers after several rounds and its last read's limit, which
+		// a loaded machine stretches well past the limit itself.
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("GET %s: no answer after 5s; want one within the %s limit", path, limit)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("GET %s: no answer after 30s; want the stream ended by its reads' %s limit", path, limit)
 		}
 		return w, time.Since(start)
 	}
