@@ -115,6 +115,7 @@ func TestParseRejectsBadNotificationsWithTheirLine(t *testing.T) {
 		"no url":              {"  channels:\n    ops: {type: slack}\n  rules: []\n", "x.yaml:4: notifications.channels.ops: needs url, or urlSecret"},
 		"url with password":   {"  channels:\n    ops: {type: slack, url: \"https://u:p@h.example.com\"}\n  rules: []\n", "x.yaml:4: notifications.channels.ops.url: must not carry a user or password"},
 		"plain http scheme":   {"  channels:\n    ops: {type: slack, url: \"ftp://h.example.com\"}\n  rules: []\n", "must be an absolute http:// or https:// URL"},
+		"port out of range":   {"  channels:\n    ops: {type: webhook, url: \"http://127.0.0.1:99999/h\"}\n  rules: []\n", "x.yaml:4: notifications.channels.ops.url: has port 99999; give a port from 1 to 65535"},
 		"telegram no chat":    {"  channels:\n    tg: {type: telegram, urlSecret: tg}\n  rules: []\n", "x.yaml:4: notifications.channels.tg.chatId: is required"},
 		"signing not webhook": {"  channels:\n    s: {type: slack, url: \"https://h.example.com\", signingSecret: k}\n  rules: []\n", "only webhook, dingtalk and feishu channels sign"},
 		"undefined channel":   {ch + "    - {on: failed, channel: nope}\n", `x.yaml:6: notifications.rules[0].channel: "nope" is not defined`},

@@ -108,7 +108,12 @@ func CheckConsoleURL(s string) error {
 		return nil
 	}
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+	if err == nil && u.User != nil {
+		// Said without the URL, which holds the user's password.
+		return fmt.Errorf("--console-url carries a user (and perhaps a password): give the console's address without one, " +
+			"like https://ql.example.com; people sign in on the console itself")
+	}
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || checkPort(u) != nil {
 		return fmt.Errorf("--console-url %q is not the console's address as people reach it: give an absolute http:// or https:// URL "+
 			"without a user, query or fragment, like https://ql.example.com or https://example.com/qinglong", s)
 	}

@@ -68,18 +68,24 @@ func TestMarkdownOutputIsFencedBeyondItsOwnBackticks(t *testing.T) {
 	}
 }
 
-// A console address is taken only when a link can be made of it; a link is
-// the address, without a trailing slash, and the Run's page.
+// A console address is taken only when a link can be made of it (a port
+// outside 1–65535 is none), and a refusal of one with a user never repeats
+// its password; a link is the address, without a trailing slash, and the
+// Run's page.
 func TestAConsoleAddressIsCheckedAndLinksToTheRunsPage(t *testing.T) {
 	for _, ok := range []string{"", "https://ql.example.com", "http://10.0.0.5:8080/", "https://example.com/qinglong/"} {
 		if err := CheckConsoleURL(ok); err != nil {
 			t.Errorf("CheckConsoleURL(%q) = %v, want it taken", ok, err)
 		}
 	}
-	for _, bad := range []string{"ql.example.com", "ftp://ql.example.com", "https://", "https://u:p@ql.example.com", "https://ql.example.com/?x=1", "https://ql.example.com/#runs"} {
+	for _, bad := range []string{"ql.example.com", "ftp://ql.example.com", "https://", "https://u:p@ql.example.com", "https://ql.example.com/?x=1", "https://ql.example.com/#runs", "https://ql.example.com:99999"} {
 		if err := CheckConsoleURL(bad); err == nil || !strings.Contains(err.Error(), "--console-url") || !strings.Contains(err.Error(), "https://ql.example.com") {
 			t.Errorf("CheckConsoleURL(%q) = %v, want a refusal naming the flag and an example", bad, err)
 		}
+	}
+	// A user's password is never repeated in the refusal.
+	if err := CheckConsoleURL("https://ops:hunter2@ql.example.com"); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("CheckConsoleURL with a password = %v, want a refusal that does not repeat it", err)
 	}
 	if got := RunLink("https://example.com/qinglong/", "0193-ab"); got != "https://example.com/qinglong/runs/0193-ab" {
 		t.Fatalf("RunLink = %q", got)

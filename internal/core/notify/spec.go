@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/digest"
@@ -385,6 +386,20 @@ func CheckURL(raw string) error {
 	}
 	if u.User != nil {
 		return fmt.Errorf("must not carry a user or password; put credentials in a secret (urlSecret or tokenSecret)")
+	}
+	return checkPort(u)
+}
+
+// checkPort refuses a port no connection can be made to (a number outside
+// 1–65535, or not a number): every delivery to it would fail, found only
+// once a notification is due.
+func checkPort(u *url.URL) error {
+	p := u.Port()
+	if p == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("has port %s; give a port from 1 to 65535, or none for the scheme's", p)
 	}
 	return nil
 }
