@@ -235,6 +235,10 @@ func open(ctx context.Context, opts Options, f *dbFlags, mustExistRO bool) (*Bac
 		}
 	}
 	b, err := opts.OpenSQLite(ctx, dsn)
+	if err == nil && b.HeldNone {
+		warn(ctx, opts.Binary, "the database file "+dsn+" held no QingLong database (it was empty): made a new, empty one in it; if it should hold your data "+
+			"(a restore or a copy cut short, a full disk), restore it from a backup (docs/operations.md, \"Backup and restore\")")
+	}
 	if err == nil && len(b.Migrated) > 0 {
 		warn(ctx, opts.Binary, "migrated the database "+dsn+" to this build's schema ("+strings.Join(b.Migrated, ", ")+
 			"); older builds no longer open it: to go back, restore the backup taken before the upgrade (docs/operations.md, \"Upgrading\")")

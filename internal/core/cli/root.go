@@ -85,6 +85,10 @@ type Backend struct {
 	// command says so, as the server's start does, since older builds no
 	// longer open the file.
 	Migrated []string
+	// HeldNone says the embedded database file existed but held no
+	// QingLong database (an empty file): opening it made a new, empty one
+	// in it, which the command says, since data may have been expected.
+	HeldNone bool
 	Close    func()
 	// api is the server's API a command given --api-url asks, for what
 	// the API shapes differently from the store (a trigger's view, enable

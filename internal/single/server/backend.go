@@ -26,6 +26,10 @@ type Backend struct {
 	// existed before (an older build's); a file the open created lists
 	// none, as the server's start logs none for it.
 	Migrated []string
+	// HeldNone says the file existed but held no QingLong database (an
+	// empty file, which took every migration): said as that, never as an
+	// older build's database migrated.
+	HeldNone bool
 }
 
 // OpenBackend opens (creating and migrating if needed) the database file
@@ -50,7 +54,11 @@ func OpenBackend(ctx context.Context, dbPath string) (*Backend, error) {
 		Catalog: catalog.Service{Store: st, Executor: task.LocalProcess, NowMs: nowMs},
 		Layout:  LayoutOfDB(dbPath),
 	}
-	if !errors.Is(statErr, fs.ErrNotExist) {
+	switch {
+	case errors.Is(statErr, fs.ErrNotExist):
+	case len(applied) == len(sqlitestore.Stream()):
+		b.HeldNone = true
+	default:
 		b.Migrated = applied
 	}
 	return b, nil

@@ -147,7 +147,12 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if s.store, migrated, err = openStore(ctx, s.layout.DB, cfg.Profile, cfg.NowMs); err != nil {
 		return nil, err
 	}
-	if len(migrated) > 0 && !errors.Is(statErr, fs.ErrNotExist) {
+	newFile := errors.Is(statErr, fs.ErrNotExist)
+	// A file that held no QingLong database took every migration: an
+	// empty file (a restore or a copy cut short, or one made by hand),
+	// not an older build's database.
+	filled := !newFile && len(migrated) == len(sqlitestore.Stream())
+	if len(migrated) > 0 && !newFile && !filled {
 		// An upgrade: the file is now this build's, which an older build
 		// refuses to open; going back means restoring the backup taken
 		// before it.
@@ -159,12 +164,19 @@ func Start(ctx context.Context, cfg Config) (srv *Server, err error) {
 	if err := s.store.OpenReaders(ctx); err != nil {
 		return nil, err
 	}
-	if errors.Is(statErr, fs.ErrNotExist) {
+	switch {
+	case newFile:
 		// A mistyped --data-dir (or a restore into the wrong directory)
 		// would otherwise serve a new, empty database as quietly as the
 		// real one, and nothing would ever run.
 		cfg.Logger.Warn("created a new, empty database: nothing runs until a definitions file is applied with `"+
 			s.command("apply -f FILE")+"`; if a database was expected here, stop and check --data-dir", "code", CodeDatabaseCreated, "db", s.layout.DB)
+	case filled:
+		// As quiet a loss as a mistyped --data-dir, and likelier to be
+		// one: the file was there, so data was expected in it.
+		cfg.Logger.Warn("the database file held no QingLong database (it was empty): made a new, empty one in it; if it should hold your data "+
+			"(a restore or a copy cut short, a full disk), stop now and restore it from a backup; otherwise apply a definitions file with `"+
+			s.command("apply -f FILE")+"`", "code", CodeDatabaseCreated, "db", s.layout.DB)
 	}
 	switch {
 	case cfg.MetricsAddr != "":

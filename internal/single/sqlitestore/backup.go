@@ -41,6 +41,10 @@ func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, 
 	if err != nil {
 		return nil, qlerror.Wrap(qlerror.Unavailable, err, "open SQLite database %s to back it up; check that it is readable", path)
 	}
+	if err := backupSource(ctx, src, path); err != nil {
+		_ = src.Close()
+		return nil, err
+	}
 	// Created first, empty, so the copy holds what the source holds with
 	// the mode a database this store creates gets (VACUUM INTO writes
 	// into an empty file).
@@ -81,6 +85,27 @@ func BackupTo(ctx context.Context, path, dest string) (loggedAttempts []string, 
 		loggedAttempts = append(loggedAttempts, id)
 	}
 	return loggedAttempts, mapErr(rows.Err(), "list the logged attempts of "+dest)
+}
+
+// backupSource refuses, before anything is copied, a source this build
+// cannot back up, saying what it is: an empty file (nothing to back up),
+// or an older build's database, which this build reads only once its
+// server has migrated it — the step a backup taken before an upgrade is
+// there to undo, so the refusal says how to copy it as it is instead.
+func backupSource(ctx context.Context, src queryer, path string) error {
+	history, err := readHistory(ctx, src)
+	if err != nil {
+		return mapErr(err, "read the migration history of "+path)
+	}
+	stream := Stream()
+	switch {
+	case len(history) == 0:
+		return qlerror.New(qlerror.FailedPrecondition, "%s: nothing to back up: %s", path, noDatabaseHeld)
+	case historyIsPrefix(history, stream) == nil && len(history) < len(stream):
+		return qlerror.New(qlerror.FailedPrecondition, "%s is an older build's database (%d of %d migrations applied), which this build reads only after its server migrated it: "+
+			"back it up with the older build's backup command, or stop the older server and copy the whole data directory (cp -a DIR DIR.bak)", path, len(history), len(stream))
+	}
+	return nil
 }
 
 // forgetProcesses clears the process of every unfinished attempt in the

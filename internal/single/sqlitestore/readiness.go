@@ -74,6 +74,11 @@ func (s *Store) Ready(ctx context.Context) error {
 	return s.schemaReady(ctx)
 }
 
+// noDatabaseHeld says what a file with no migration applied is — an
+// empty file, never an older build's database — and what to do.
+const noDatabaseHeld = "the file holds no QingLong database (it is empty: no migration applied); if it should hold your data " +
+	"(a restore or a copy cut short, a full disk), restore it from a backup; a server started on it makes a new, empty database in it"
+
 // schemaReady checks the history, the capability row and the schema, then
 // prepares the store's statements.
 func (s *Store) schemaReady(ctx context.Context) error {
@@ -84,6 +89,9 @@ func (s *Store) schemaReady(ctx context.Context) error {
 	stream := Stream()
 	if err := historyIsPrefix(history, stream); err != nil {
 		return notReady(CheckHistory, "%v", err)
+	}
+	if len(history) == 0 {
+		return notReady(CheckHistory, "%s", noDatabaseHeld)
 	}
 	if len(history) != len(stream) {
 		return notReady(CheckHistory, "%d of %d migrations applied: the file is an older build's; this build's server migrates it as it starts (`ql serve`, once the older server has stopped; docs/operations.md, \"Upgrading\")", len(history), len(stream))
