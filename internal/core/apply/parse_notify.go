@@ -24,9 +24,10 @@ import (
 //	    - {on: succeeded, tasks: [checkin], triggers: [nightly], channel: NAME}
 //
 // and checks it whole; an empty mapping clears the project's settings.
-// Each channel and each rule is read on its own; what a rule says of the
-// channels and of the rules before it is checked only while they were all
-// read whole, as the check names a rule by its place among those.
+// Each channel and each rule is read and checked on its own; what a rule
+// says of the channels and of the rules before it is checked only while
+// they were all read whole, as the check names a rule by its place among
+// those.
 func (p parser) notifications(n *yaml.Node) notify.Spec {
 	var spec notify.Spec
 	if n.Kind == yaml.MappingNode && len(n.Content) == 0 {
@@ -57,8 +58,16 @@ func (p parser) notifications(n *yaml.Node) notify.Spec {
 	whole := complete && p.found.count() == before
 	for i, item := range rn.Content {
 		r, ok := p.rule(i, item)
-		if !ok || !whole {
+		if !ok {
 			whole = false
+			continue
+		}
+		if !whole {
+			// Still checked for what it says of itself, at its place in
+			// the file, so one try shows every mistake of the rules.
+			if err := r.ValidateOwn(fmt.Sprintf("notifications.rules[%d]", i)); err != nil {
+				p.fail(item, err)
+			}
 			continue
 		}
 		spec.Rules = append(spec.Rules, r)

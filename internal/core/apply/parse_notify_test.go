@@ -222,3 +222,26 @@ func TestTheNewChannelsSecretsAreAmongThoseAFileNames(t *testing.T) {
 		t.Fatalf("the file names the secrets %q, want qq_smtp gotify_url gotify_app sendkey", got)
 	}
 }
+
+// Every rule is checked for what it says of itself even after a channel or
+// an earlier rule failed: one try shows each rule's mistake at its line,
+// and a rule naming a channel is not also called undefined when the
+// channels were not read whole.
+func TestEveryNotificationRulesOwnMistakeIsReportedAtOnce(t *testing.T) {
+	t.Parallel()
+	file := notifyBase +
+		"  channels:\n" +
+		"    hook: {type: pager, url: \"https://h.example.com\"}\n" +
+		"  rules:\n" +
+		"    - {on: failed, channel: hook}\n" +
+		"    - {on: explode, channel: hook}\n" +
+		"    - {on: skipped, reasons: [bogus], channel: hook}\n" +
+		"    - {on: failed, reasons: [paused], channel: hook}\n"
+	_, err := Parse("x.yaml", []byte(file))
+	requireErrors(t, err, 0,
+		place{4, 11, `notifications.channels.hook.type: "pager" is not one of`},
+		place{7, 7, `notifications.rules[1].on: "explode" is not one of`},
+		place{8, 7, `notifications.rules[2].reasons: "bogus" is not a ledger reason`},
+		place{9, 7, `notifications.rules[3].reasons: only a skipped rule`},
+	)
+}

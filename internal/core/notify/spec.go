@@ -404,6 +404,15 @@ func checkPort(u *url.URL) error {
 	return nil
 }
 
+// ValidateOwn checks what rule r says of itself alone — its event, its
+// reasons, tasks, triggers and count, that it names a channel — and not
+// whether that channel is defined nor whether an earlier rule is the
+// same: a file's every rule is checked so, even where its channels or an
+// earlier rule failed (which Validate needs whole). field names the rule.
+func (r Rule) ValidateOwn(field string) error { return r.validate(field, nil) }
+
+// validate checks rule r, named field, against the channels defined (nil:
+// not checked, as ValidateOwn does).
 func (r Rule) validate(field string, channels map[string]bool) error {
 	if !contains(Events, r.On) {
 		return qlerror.New(qlerror.Invalid, "%s.on: %q is not one of %s", field, r.On, joinEvents()).
@@ -413,7 +422,7 @@ func (r Rule) validate(field string, channels map[string]bool) error {
 		return qlerror.New(qlerror.Invalid, "%s.channel: is required (a channel named under notifications.channels)", field).
 			Because(validate.RefusalRequired, "field", field+".channel")
 	}
-	if !channels[r.Channel] {
+	if channels != nil && !channels[r.Channel] {
 		return qlerror.New(qlerror.Invalid, "%s.channel: %q is not defined under notifications.channels", field, r.Channel).
 			Because(RefusalChannelUndefined, "field", field+".channel", "value", r.Channel)
 	}
