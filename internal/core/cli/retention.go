@@ -195,7 +195,9 @@ func describe(k retention.Kind, d retention.Deleted) string {
 		return fmt.Sprintf("old notifications: %d delivered or dead", d.Notifications)
 	}
 	if d.Logs == 0 && d.LogBytes > 0 {
-		return fmt.Sprintf("logs over the cap: the oldest logs holding %s", retention.FormatBytes(d.LogBytes))
+		// A dry run knows only how far the logs are over the cap: whole
+		// logs go, oldest first, so the pass deletes at least this much.
+		return fmt.Sprintf("logs over the cap: %s over it; the oldest whole logs holding at least that much", retention.FormatBytes(d.LogBytes))
 	}
 	return fmt.Sprintf("logs over the cap: %s (%s)", logCount(d.Logs), retention.FormatBytes(d.LogBytes))
 }

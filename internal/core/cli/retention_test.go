@@ -77,3 +77,17 @@ func TestTheSummaryOfAPassThatFailedNeverSaysDone(t *testing.T) {
 		}
 	}
 }
+
+// A dry run's log cap line says how far the logs are over the cap and that
+// whole logs go, so at least that much is deleted — never that logs
+// holding exactly that much would go; a pass's line counts what it
+// deleted.
+func TestTheLogCapsDryRunLineSaysAtLeastWhatIsOverTheCap(t *testing.T) {
+	t.Parallel()
+	if got := describe(retention.KindLogBytes, retention.Deleted{LogBytes: 1 << 20}); !strings.Contains(got, "1 MiB over it") || !strings.Contains(got, "at least") {
+		t.Errorf("the dry run's cap line is %q; want how far over the cap, and at least that much", got)
+	}
+	if got := describe(retention.KindLogBytes, retention.Deleted{Logs: 46, LogBytes: 1400936}); !strings.HasPrefix(got, "logs over the cap: 46 logs (") {
+		t.Errorf("the pass's cap line is %q; want the logs it deleted counted", got)
+	}
+}
