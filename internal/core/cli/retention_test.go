@@ -14,7 +14,8 @@ import (
 )
 
 // The config file names the retention settings as flags or as one
-// retention section; a setting given both ways is refused.
+// retention section; a setting given both ways is refused, and a key of
+// the section it does not take is named as written.
 func TestTheConfigFileTakesARetentionSection(t *testing.T) {
 	t.Parallel()
 	var got retention.Settings
@@ -47,6 +48,13 @@ func TestTheConfigFileTakesARetentionSection(t *testing.T) {
 	}
 	if code, _, stderr := qlWith(t, opts, "serve", "--config", bad); code != 2 || !strings.Contains(stderr, "retention must be a mapping") {
 		t.Fatalf("a retention section that is no mapping: exit %d, %q", code, stderr)
+	}
+	misspelt := filepath.Join(dir, "misspelt.yaml")
+	if err := os.WriteFile(misspelt, []byte("retention: {runz: 5d}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := qlWith(t, opts, "serve", "--config", misspelt); code != 2 || !strings.Contains(stderr, "unknown setting retention.runz") || strings.Contains(stderr, "retention-runz") {
+		t.Fatalf("a misspelt key of the section: exit %d, %q; want it named as written", code, stderr)
 	}
 }
 

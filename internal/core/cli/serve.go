@@ -316,8 +316,8 @@ func refuseGivenZero(fs *pflag.FlagSet, binary string) error {
 var sections = []string{"retention"}
 
 // flattenSections rewrites each section's keys as the flags they stand
-// for.
-func flattenSections(vals map[string]any, configFile string) error {
+// for; known tells a setting of the file's from a mistake.
+func flattenSections(vals map[string]any, configFile string, known func(string) bool) error {
 	for _, sec := range sections {
 		v, ok := vals[sec]
 		if !ok {
@@ -330,6 +330,11 @@ func flattenSections(vals map[string]any, configFile string) error {
 		delete(vals, sec)
 		for k, x := range m {
 			name := sec + "-" + k
+			if !known(name) {
+				// Named as written: the flag it would stand for was never
+				// typed by anyone.
+				return Usagef("--config %s: unknown setting %s.%s; the %s section takes e.g. %s: {runs: 30d, logs: 7d, log-bytes: 1GiB, notifications: 30d}", configFile, sec, k, sec, sec)
+			}
 			if _, dup := vals[name]; dup {
 				return Usagef("--config %s: %s is set twice (as %s.%s and as %s)", configFile, name, sec, k, name)
 			}
@@ -380,7 +385,7 @@ func fillFromServeFile(opts Options, fs *pflag.FlagSet, configFile string, serve
 		if err := yaml.Unmarshal(data, &fileVals); err != nil {
 			return Usagef("--config %s: %v", configFile, strings.TrimPrefix(err.Error(), "yaml: "))
 		}
-		if err := flattenSections(fileVals, configFile); err != nil {
+		if err := flattenSections(fileVals, configFile, serveSetting); err != nil {
 			return err
 		}
 		for _, setting := range passwordSettings {
