@@ -12,6 +12,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/single/sqlitestore"
+	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
 
 // An empty database file (a restore or a copy cut short) is said to be
@@ -21,14 +22,8 @@ import (
 // logged an upgrade of every migration, and nothing else).
 func TestAnEmptyDatabaseFileIsSaidEmptyNeverAnOlderBuilds(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "data")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	dir := sqlitetest.EmptyFileDataDir(t)
 	db := LayoutOf(dir).DB
-	if err := os.WriteFile(db, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	st, err := sqlitestore.OpenReadOnly(t.Context(), sqlitestore.Config{Path: db, NowMs: func() int64 { return time.Now().UnixMilli() }})
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,10 @@
 package singlecli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qinglong/qinglong/internal/testkit/sqlitetest"
 )
 
 // A command that writes, given a data directory whose database file is
@@ -13,13 +13,7 @@ import (
 // never that it migrated an older build's database.
 func TestACommandOnAnEmptyDatabaseFileSaysItHeldNoDatabase(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "data")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "qinglong.db"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := sqlitetest.EmptyFileDataDir(t)
 	defs := writeFile(t, t.TempDir(), "defs.yaml", "project: demo\ntasks:\n  - name: hello\n    script: echo hi\n")
 	code, _, errOut := ql(t, "apply", "-f", defs, "--data-dir", dir)
 	if code != 0 || !strings.Contains(errOut, "held no QingLong database (it was empty)") || !strings.Contains(errOut, "restore it from a backup") ||

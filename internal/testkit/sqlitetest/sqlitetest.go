@@ -7,6 +7,7 @@ package sqlitetest
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -62,3 +63,17 @@ func migrateFresh(ctx context.Context, path string) error {
 }
 
 func wallMs() int64 { return time.Now().UnixMilli() }
+
+// EmptyFileDataDir is a new data directory whose database file is there
+// but empty, as a restore or a copy cut short leaves it.
+func EmptyFileDataDir(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "qinglong.db"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
