@@ -68,8 +68,7 @@ func (c *Console) editTaskPreview(w http.ResponseWriter, r *http.Request, s *ses
 	}
 	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
 	rev, _ := strconv.ParseInt(field("revision"), 10, 64)
-	// A text box sends its line breaks as CR LF, whatever it was given.
-	script := strings.ReplaceAll(r.PostFormValue("script"), "\r\n", "\n")
+	script := textArea(r, "script")
 	d := editTaskData{EditTask: apply.EditTask{Project: field("project"), Task: field("task"), Revision: rev, Script: script,
 		Timeout: field("timeout"), Shell: field("shell")}}
 	if strings.TrimSpace(script) == "" {

@@ -45,7 +45,7 @@ func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
-	d := newTaskData{NewTask: apply.NewTask{Project: field("project"), Task: field("task"), Script: strings.TrimRight(r.PostFormValue("script"), " \t\r\n"),
+	d := newTaskData{NewTask: apply.NewTask{Project: field("project"), Task: field("task"), Script: strings.TrimRight(textArea(r, "script"), " \t\n"),
 		Timeout: field("timeout"), Trigger: field("trigger"), Cron: field("cron"), Timezone: field("timezone")}}
 	l := lang(r)
 	if d.Project == "" || d.Task == "" || d.Script == "" || d.Cron == "" || d.Timezone == "" {

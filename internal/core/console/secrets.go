@@ -147,9 +147,7 @@ func (c *Console) secretSet(w http.ResponseWriter, r *http.Request, s *session) 
 	}
 	l := lang(r)
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	// A textarea sends its lines ended by CRLF: a PEM key or a cookie
-	// pasted into it is stored with the newlines it was copied with.
-	value := strings.ReplaceAll(r.PostFormValue("value"), "\r\n", "\n")
+	value := textArea(r, "value")
 	if msg := secretFormError(l, name, value); msg != "" {
 		c.renderSecrets(w, r, s, http.StatusBadRequest, secretsData{Name: name, Error: msg})
 		return

@@ -48,7 +48,8 @@ func applyPreviewed(t *testing.T, c *http.Client, base, csrf, preview string) st
 // trigger that runs it from the console's New task form: the preview says
 // what would be created, nothing is created before the confirmation, and
 // once confirmed the page leads to the project's triggers, and the trigger
-// fires and its Run runs the script.
+// fires and its Run runs the script — a script of several lines too, whose
+// CR LF line breaks (a browser's) are stored as a file's LF.
 func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -63,7 +64,8 @@ func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
 		!strings.Contains(page, `id="nt-script"`) || !strings.Contains(page, `<option value="shop">`) || !strings.Contains(page, `name="timeout" value="" placeholder="1h"`) {
 		t.Fatalf("the New task form: %d, want 200 with its fields, the projects to choose from and the timeout an empty field means:\n%s", resp.StatusCode, page)
 	}
-	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=en", newTaskForm(csrf, "backup", "hello", "echo made-in-the-form"))
+	// Two lines, as a browser sends a textarea's: ended by CR LF.
+	resp, preview := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=en", newTaskForm(csrf, "backup", "hello", "for i in 1 2; do echo made-in-the-form; done\r\necho done\r\n"))
 	if resp.StatusCode != http.StatusOK || !strings.Contains(preview, `id="def-preview"`) || strings.Count(preview, `class="change-created"`) != 3 {
 		t.Fatalf("the form's preview: %d, want 200 creating the project, its task and its trigger:\n%s", resp.StatusCode, preview)
 	}
@@ -74,8 +76,8 @@ func TestTheNewTaskFormCreatesAProjectTaskAndTriggerThatRun(t *testing.T) {
 		t.Errorf("the applied page does not lead to the project's triggers:\n%s", applied)
 	}
 	d, err := site.srv.store.ProjectDefinitions(t.Context(), "backup", 10)
-	if err != nil || len(d.Tasks) != 1 || len(d.Triggers) != 1 || d.Triggers[0].Spec.Name != "hello" || d.Tasks[0].Spec.Command.Script != "echo made-in-the-form" {
-		t.Fatalf("after the apply: %+v, %v; want project backup with task hello and its trigger hello", d, err)
+	if err != nil || len(d.Tasks) != 1 || len(d.Triggers) != 1 || d.Triggers[0].Spec.Name != "hello" || d.Tasks[0].Spec.Command.Script != "for i in 1 2; do echo made-in-the-form; done\necho done" {
+		t.Fatalf("after the apply: %+v, %v; want project backup with task hello (its script's lines ended by LF, as a file's) and its trigger hello", d, err)
 	}
 	waitFor(t, "the new trigger's Run to succeed", 10*time.Second, func() bool {
 		list, _, err := site.srv.store.RunList(t.Context(), run.ListParams{TriggerID: d.Triggers[0].TriggerID, State: run.Succeeded, Limit: 1})
