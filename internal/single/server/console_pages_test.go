@@ -114,8 +114,9 @@ func TestConsoleShowsAPausedTriggerPausedWithNoNextFire(t *testing.T) {
 		t.Errorf("the triggers list does not show the paused trigger paused without fires:\n%s", page)
 	}
 	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
-	if !strings.Contains(page, `id="pause-state">paused — freeze<`) || !strings.Contains(page, `id="next-fire">—<`) || !strings.Contains(page, "none while paused") {
-		t.Errorf("the paused trigger's page does not say paused, with no next fire:\n%s", page)
+	if !strings.Contains(page, `id="pause-state">paused — freeze<`) || !strings.Contains(page, `id="next-fire">—<`) ||
+		!strings.Contains(page, `<span class="fires-none">none while paused</span>`) || strings.Contains(page, `<ol class="fires">`) {
+		t.Errorf("the paused trigger's page does not say paused, with no next fire (said as no fire, not as a numbered first one):\n%s", page)
 	}
 	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/", nil); strings.Contains(page, "/triggers/"+site.triggerID) {
 		t.Errorf("the overview lists the paused trigger among the next fires:\n%s", page)
