@@ -234,11 +234,13 @@ func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
 	if r.metrics != nil {
 		observe = r.metrics.NotificationDelivery
 	}
+	// l is set before the loop starts, and only its rounds call WakeWithin.
+	var l *loop.Loop
 	d := notify.NewDeliverer(notify.DeliveryConfig{
 		Outbox: act.rt, Secrets: notifySecrets(r.s.Notify.Secrets), MaxAttempts: r.s.Notify.MaxAttempts, BaseBackoff: r.s.Notify.Backoff, Log: r.log,
-		ConsoleURL: r.s.Notify.ConsoleURL, Observe: observe,
+		ConsoleURL: r.s.Notify.ConsoleURL, Observe: observe, WakeWithin: func(wait time.Duration) { l.WakeWithin(wait) },
 	})
-	return loop.New(loop.Config{
+	l, err := loop.New(loop.Config{
 		Name:        "notifications",
 		Cadence:     r.s.Coordinator.Cadence,
 		StopTimeout: r.s.Coordinator.StopTimeout,
@@ -262,6 +264,7 @@ func (r *replica) notifyLoop(act *activation) (*loop.Loop, error) {
 		r.observeOn(act, err)
 		return more, err
 	})
+	return l, err
 }
 
 // sweepRound is one page of the lease sweep; a full page runs the next at

@@ -162,6 +162,12 @@ type DeliveryConfig struct {
 	// Outcomes) once the outbox has recorded it, so a count of it agrees
 	// with ql notifications list.
 	Observe func(outcome string)
+	// WakeWithin, when set, is told at the end of each round the wait
+	// until the soonest retry or channel's wait this process knows of
+	// ends, so the loop running the rounds wakes then (loop.WakeWithin):
+	// on its cadence alone, a 500 ms backoff on the edge profile's 5 s
+	// cadence was a 5 s wait while the log said 500 ms.
+	WakeWithin func(time.Duration)
 }
 
 // Deliverer sends pending outbox rows. Run its Round on a loop.Loop, one
@@ -180,6 +186,10 @@ type Deliverer struct {
 	// and use up an attempt. Like silent, it outlives a round and lives
 	// only in this process.
 	resting map[ChannelRef]time.Time
+	// retryAt is the soonest end of a backoff this process recorded that
+	// has not passed (zero: none). Another process's failures are not
+	// known here: that process wakes for them. Owned by Round.
+	retryAt time.Time
 	// hello is the name an email delivery gives itself in EHLO.
 	hello string
 }
@@ -213,6 +223,9 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 	}
 	if cfg.Observe == nil {
 		cfg.Observe = func(string) {}
+	}
+	if cfg.WakeWithin == nil {
+		cfg.WakeWithin = func(time.Duration) {}
 	}
 	if cfg.Secrets == nil {
 		cfg.Secrets = func(refs []string) (map[string]string, error) {
@@ -289,13 +302,13 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 				h := slotHolder{id: id, ref: ref, until: time.Now().Add(waitAnswer), replied: new(atomic.Bool)}
 				waiting = append(waiting, h)
 				wg.Go(func() {
-					r, rest, err := d.deliver(ctx, m, h.replied)
+					r, rest, retry, err := d.deliver(ctx, m, h.replied)
 					if err != nil {
 						mu.Lock()
 						firstErr = cmp.Or(firstErr, err)
 						mu.Unlock()
 					}
-					ended <- sendEnd{id: id, ref: ref, reach: r, rest: rest}
+					ended <- sendEnd{id: id, ref: ref, reach: r, rest: rest, retry: retry}
 				})
 			}
 		}
@@ -322,6 +335,7 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 			// for a wait gets none.
 			d.heard(e.ref, e.reach)
 			d.rest(e.ref, e.rest)
+			d.retryWithin(e.retry)
 		case <-unanswered.C:
 			now := time.Now()
 			// Sends unanswered for answerWithin give their slots to the
@@ -342,7 +356,44 @@ func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 		}
 	}
 	wg.Wait()
+	if wait, ok := d.nextWake(time.Now()); ok {
+		d.cfg.WakeWithin(wait)
+	}
 	return false, failed()
+}
+
+// retryMargin is added to the wait for a backoff's end, so the round that
+// follows reads the clock at or after it despite millisecond rounding.
+const retryMargin = 2 * time.Millisecond
+
+// retryWithin records a backoff of wait recorded now; 0 is none.
+func (d *Deliverer) retryWithin(wait time.Duration) {
+	if wait <= 0 {
+		return
+	}
+	if at := time.Now().Add(wait); d.retryAt.IsZero() || at.Before(d.retryAt) {
+		d.retryAt = at
+	}
+}
+
+// nextWake is the wait from now until the soonest known backoff or
+// channel's wait ends, and whether there is one. A passed backoff is
+// forgotten: its row was claimed by the round that just ended, or by
+// another process.
+func (d *Deliverer) nextWake(now time.Time) (time.Duration, bool) {
+	if !d.retryAt.IsZero() && !d.retryAt.After(now) {
+		d.retryAt = time.Time{}
+	}
+	next := d.retryAt
+	for _, until := range d.resting {
+		if until.After(now) && (next.IsZero() || until.Before(next)) {
+			next = until
+		}
+	}
+	if next.IsZero() {
+		return 0, false
+	}
+	return next.Sub(now) + retryMargin, true
 }
 
 // slotHolder is a send that holds a slot until it ends or until, past
@@ -377,6 +428,9 @@ type sendEnd struct {
 	reach reach
 	// rest is the wait its receiver asked for; 0 when it asked none.
 	rest time.Duration
+	// retry is the backoff after which its row is retried; 0 when it
+	// is not (delivered, dead, or not recorded).
+	retry time.Duration
 }
 
 // heard records what a send learned of its channel: a silent one keeps
@@ -440,11 +494,12 @@ const (
 )
 
 // deliver sends one claimed row and records the result; it returns what
-// the send learned of the receiver, and the wait the receiver asked for
-// (0 when none). Only a store error is returned: a failed delivery is the
-// row's state. replied is set as soon as the receiver's answer has
+// the send learned of the receiver, the wait the receiver asked for (0
+// when none) and the backoff after which the row is retried (0 when it is
+// not). Only a store error is returned: a failed delivery is the row's
+// state. replied is set as soon as the receiver's answer has
 // arrived, before the result is recorded.
-func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool) (reach, time.Duration, error) {
+func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool) (reach, time.Duration, time.Duration, error) {
 	r, sendErr := d.send(ctx, m)
 	if r == answered {
 		replied.Store(true)
@@ -452,15 +507,15 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 	if ctx.Err() != nil {
 		// Stopping: the row stays claimed until its lease passes, and is
 		// then delivered again with the same key.
-		return notSent, 0, nil
+		return notSent, 0, 0, nil
 	}
 	if sendErr == nil {
 		d.cfg.Log.Info("notification delivered", "code", CodeDelivered, "id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts)
 		if err := d.cfg.Outbox.NotificationDelivered(ctx, m.ID); err != nil {
-			return r, 0, err
+			return r, 0, 0, err
 		}
 		d.cfg.Observe(OutcomeDelivered)
-		return r, 0, nil
+		return r, 0, 0, nil
 	}
 	dead := m.Attempts >= d.cfg.MaxAttempts
 	retryIn := d.Backoff(m.Attempts)
@@ -481,14 +536,14 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 	}
 	d.cfg.Log.Warn("notification not delivered", append(attrs, "reason", f.Text, "reasonCode", string(f.Reason))...)
 	if err := d.cfg.Outbox.NotificationFailed(ctx, m.ID, m.Attempts, retryIn, dead, f); err != nil {
-		return r, rest, err
+		return r, rest, 0, err
 	}
 	if dead {
 		d.cfg.Observe(OutcomeDead)
-	} else {
-		d.cfg.Observe(OutcomeFailed)
+		return r, rest, 0, nil
 	}
-	return r, rest, nil
+	d.cfg.Observe(OutcomeFailed)
+	return r, rest, retryIn, nil
 }
 
 // Backoff is the wait after the attempts-th failure: base · 2^(attempts−1),

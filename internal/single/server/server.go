@@ -374,9 +374,11 @@ func (s *Server) newDispatcher() (*executor.Dispatcher, error) {
 	})
 }
 
-// startNotifications delivers the outbox on the scheduler's cadence. The
-// channels' secrets come from the secrets file, read at each delivery so
-// an edit applies without a restart.
+// startNotifications delivers the outbox on the scheduler's cadence, and
+// when a retry's backoff ends; the commit watch wakes it for new rows (a
+// Run that ended, a retry by hand). The channels' secrets come from the
+// secrets file, read at each delivery so an edit applies without a
+// restart.
 func (s *Server) startNotifications(ctx context.Context) error {
 	if err := s.store.NotificationsRelease(ctx); err != nil {
 		return err
@@ -394,6 +396,8 @@ func (s *Server) startNotifications(ctx context.Context) error {
 		ConsoleURL:  s.cfg.ConsoleURL,
 		Log:         s.cfg.Logger,
 		Observe:     observe,
+		// Called from a round, which runs only once s.notify is started.
+		WakeWithin: func(wait time.Duration) { s.notify.WakeWithin(wait) },
 	})
 	var err error
 	s.notify, err = loop.New(loop.Config{Name: "notifications", Cadence: s.cfg.Cadence, StopTimeout: s.cfg.StopTimeout,

@@ -32,19 +32,21 @@ func (s *Server) planWake(sum schedule.Summary) {
 //
 // The commit watch exists when the cadence is longer than the watch
 // period: each look then tells whether another connection committed since
-// the previous one, and wakes the scheduler and the dispatcher: a trigger
-// another process applied is taken at once (its next due instant then
-// shortens the wait as usual), and a Run it admitted starts, or a cancel it
-// asked stops a command, without waiting for the dispatcher's cadence. The
+// the previous one, and wakes the scheduler, the dispatcher and the
+// notifications: a trigger another process applied is taken at once (its
+// next due instant then shortens the wait as usual), a Run it admitted
+// starts, a cancel it asked stops a command, and a notification it retried
+// goes out, without waiting for the loops' cadence. The
 // version is read before anything is recovered, admitted or run, so
 // nothing committed after a round read the database goes unseen (the
 // server's own start-up commits only cost one wake); the loop starts last,
 // once both loops it wakes have.
 //
 // The server's own commits go through its writer, another connection than
-// the watch's, so they are seen too: each wakes both loops once more. That
+// the watch's, so they are seen too: each wakes the loops once more. That
 // is bounded and comes to rest: a round with nothing to do only reads (the
-// take and the dispatcher's pickup write nothing), and a look wakes them
+// take, the dispatcher's pickup and a claim that finds no notification due
+// write nothing), and a look wakes them
 // only after something committed since the previous look — at most once per
 // watch period however much commits. It also makes a Run admitted through
 // the API start within a watch period.
@@ -92,6 +94,9 @@ func (s *Server) look(ctx context.Context) (bool, error) {
 	if changed {
 		s.sched.Wake()
 		s.disp.Wake()
+		// A notification retried by hand (ql notifications retry) or
+		// written by another process's commit goes out now.
+		s.notify.Wake()
 	}
 	return false, nil
 }

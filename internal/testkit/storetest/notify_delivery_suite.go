@@ -565,3 +565,52 @@ func roundWithTimeout(t *testing.T, f Fixture, timeout time.Duration) (<-chan er
 		<-exited
 	}
 }
+
+// testRoundWakesAtTheBackoffsEnd: a round that recorded a failed
+// delivery asks its loop to run the next round when the row's backoff
+// ends, not at the loop's cadence (5 s on the edge profile, whatever the
+// backoff); a round before then asks the same, since the row is still
+// waiting; a failure that made a notification dead asks nothing. (That
+// the retry then goes out at that instant is the single-node server's
+// test: the fixtures' clocks are not the wall clock.)
+func testRoundWakesAtTheBackoffsEnd(t *testing.T, f Fixture) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	d := failedWith(t, f, "wake", notify.Spec{Channels: []notify.Channel{{Name: "flaky", Kind: notify.Webhook, URL: srv.URL}},
+		Rules: []notify.Rule{{On: notify.OnFailed, Channel: "flaky"}}})
+	const backoff = 3 * time.Second
+	var asked []time.Duration
+	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, MaxAttempts: 3, BaseBackoff: backoff,
+		WakeWithin: func(wait time.Duration) { asked = append(asked, wait) }})
+	round := func() {
+		t.Helper()
+		if _, err := deliverer.Round(t.Context()); err != nil {
+			t.Fatalf("round: %v", err)
+		}
+	}
+	round()
+	if ms := outbox(t, f); len(ms) != 1 || ms[0].State != notify.Pending || ms[0].Attempts != 1 {
+		t.Fatalf("outbox %+v, want the row pending after one failed attempt", ms)
+	}
+	// The backoff is the base less up to a fifth at random, plus a
+	// margin of milliseconds, less the time the round took after
+	// recording the failure (a second at most, however loaded).
+	if len(asked) != 1 || asked[0] < backoff*4/5-time.Second || asked[0] > backoff+10*time.Millisecond {
+		t.Fatalf("the failing round asked for waits %v, want one of about %s", asked, backoff)
+	}
+	round()
+	if len(asked) != 2 || asked[1] > asked[0] || asked[1] <= 0 {
+		t.Fatalf("a round within the backoff asked for waits %v, want a second no longer than the first", asked)
+	}
+
+	runFinished(t, f, d.Trigger.TriggerID, 2, run.AttemptFailed)
+	last := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, MaxAttempts: 1,
+		WakeWithin: func(wait time.Duration) {
+			t.Errorf("a round whose only failure was a last attempt asked for a wait of %s", wait)
+		}})
+	if _, err := last.Round(t.Context()); err != nil {
+		t.Fatalf("round: %v", err)
+	}
+}

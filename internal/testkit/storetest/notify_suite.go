@@ -33,6 +33,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ADeliveryRoundSendsSideBySideAndCountsOnlyAttemptsUnderWay":     testDeliveryInFlight,
 		"ADeadNotificationIsLoggedWithoutARetryWait":                     testDeadLoggedWithoutRetry,
 		"ANotificationDueWhileASlowSendWaitsIsSentMeanwhile":             testDeliveryClaimsWhatFallsDueMeanwhile,
+		"ARoundThatRecordedARetryWakesItsLoopWhenTheBackoffEnds":         testRoundWakesAtTheBackoffsEnd,
 		"AClaimTakesNoRowPastItsChannelsShare":                           testClaimWithinChannelShares,
 		"AHungChannelsBacklogNeverHidesAHealthyChannelFromAClaim":        testBacklogHidesNoChannel,
 		"AReceiverThatDoesNotAnswerHoldsOnlyItsChannelsShare":            testSlowChannelHoldsOnlyItsShare,
