@@ -4,14 +4,26 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
 
-// outsideRef matches a pointer to design files that are not part of the
-// repository: a reader of the code could not follow it.
-var outsideRef = regexp.MustCompile(`\.\./shared|shared/design|shared/seed|SPEC §|ADR-0105`)
+// outsideRefs are pointers to design files that are not part of the
+// repository: a reader of the code could not follow them. They are looked
+// for as plain strings, whose search is not instrumented by the race
+// detector: a regular expression over every line of the repository took
+// most of a minute of CI's time under it.
+var outsideRefs = []string{"../shared", "shared/design", "shared/seed", "SPEC §", "ADR-0105"}
+
+// pointsOutside reports whether text holds one of outsideRefs.
+func pointsOutside(text string) bool {
+	for _, ref := range outsideRefs {
+		if strings.Contains(text, ref) {
+			return true
+		}
+	}
+	return false
+}
 
 // TestNoReferenceLeavesTheRepository keeps the repository self-explaining:
 // code comments, SQL and docs point at docs/, never at files outside it.
@@ -37,8 +49,11 @@ func TestNoReferenceLeavesTheRepository(t *testing.T) {
 			return err
 		}
 		checked++
+		if !pointsOutside(string(src)) || strings.HasSuffix(path, "refs_test.go") {
+			return nil
+		}
 		for i, line := range strings.Split(string(src), "\n") {
-			if outsideRef.MatchString(line) && !strings.HasSuffix(path, "refs_test.go") {
+			if pointsOutside(line) {
 				t.Errorf("%s:%d points outside the repository: %s", path, i+1, strings.TrimSpace(line))
 			}
 		}
