@@ -22,6 +22,7 @@ var failureWhys = map[string]map[notify.Reason]string{
 		notify.ReasonMailLoginRefused:        "The mail server refused the login",
 		notify.ReasonMailNoSTARTTLS:          "The mail server does not offer STARTTLS",
 		notify.ReasonMailNoLogin:             "The mail server offers no login QingLong can use",
+		notify.ReasonInterrupted:             "The server stopped while sending it; it is sent again",
 	},
 	"zh": {
 		notify.ReasonReceiverStatus:          "接收方返回了错误状态码",
@@ -38,6 +39,7 @@ var failureWhys = map[string]map[notify.Reason]string{
 		notify.ReasonMailLoginRefused:        "邮件服务器拒绝了登录",
 		notify.ReasonMailNoSTARTTLS:          "邮件服务器不支持 STARTTLS",
 		notify.ReasonMailNoLogin:             "邮件服务器没有青龙可用的登录方式",
+		notify.ReasonInterrupted:             "发送途中服务停止了，会重新发送",
 	},
 }
 

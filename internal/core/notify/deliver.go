@@ -253,7 +253,7 @@ func NewDeliverer(cfg DeliveryConfig) *Deliverer {
 // other process sends these rows meanwhile. A store error stops the
 // claims; the deliveries under way end first, and the first error is
 // returned. When ctx ends, the sends under way are cancelled and their
-// rows stay claimed until the lease passes.
+// rows given back (interrupted).
 func (d *Deliverer) Round(ctx context.Context) (bool, error) {
 	lease := leaseTimeouts * d.cfg.Client.Timeout
 	waitAnswer := min(answerWithin, d.cfg.Client.Timeout/answerWithinParts)
@@ -505,8 +505,7 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 		replied.Store(true)
 	}
 	if ctx.Err() != nil {
-		// Stopping: the row stays claimed until its lease passes, and is
-		// then delivered again with the same key.
+		d.interrupted(ctx, m, sendErr)
 		return notSent, 0, 0, nil
 	}
 	if sendErr == nil {
@@ -544,6 +543,42 @@ func (d *Deliverer) deliver(ctx context.Context, m Message, replied *atomic.Bool
 	}
 	d.cfg.Observe(OutcomeFailed)
 	return r, rest, retryIn, nil
+}
+
+// stopWrite bounds the write that records a send the round's end cut
+// short: the round's own context has ended by then.
+const stopWrite = 2 * time.Second
+
+// interruptedText is the failure a send the round's end cut short records.
+const interruptedText = "the server stopped while it was being sent; it is sent again, with the same idempotency key"
+
+// interrupted records a send the end of its round cut short (the server
+// stopping, or a cluster replica losing its database): the row is made
+// due at once, for another replica now or this server once it is back,
+// rather than held by its claim until the lease passes (17 delivery
+// timeouts, nearly three minutes by default); a send the receiver took
+// before the end is recorded delivered. The write's fence, the attempt
+// count, leaves a row another process has claimed since untouched; if the
+// write fails, the lease frees the row as before. The attempt counts (the
+// request may have reached the receiver) but never makes the row dead.
+func (d *Deliverer) interrupted(ctx context.Context, m Message, sendErr error) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopWrite)
+	defer cancel()
+	attrs := []any{"id", m.ID, "event", m.Payload.Event, "channel", m.Channel.Name, "attempt", m.Attempts}
+	if sendErr == nil {
+		d.cfg.Log.Info("notification delivered", append([]any{"code", CodeDelivered}, attrs...)...)
+		if err := d.cfg.Outbox.NotificationDelivered(wctx, m.ID); err == nil {
+			d.cfg.Observe(OutcomeDelivered)
+		}
+		return
+	}
+	f := Failure{Reason: ReasonInterrupted, Text: interruptedText}
+	d.cfg.Log.Info("notification not delivered: the server stopped while sending it; it is sent again",
+		append([]any{"code", CodeNotDelivered}, append(attrs, "dead", false, "retryIn", "0s", "reason", f.Text, "reasonCode", string(f.Reason))...)...)
+	if err := d.cfg.Outbox.NotificationFailed(wctx, m.ID, m.Attempts, 0, false, f); err != nil {
+		d.cfg.Log.Warn("a notification cut short by the stop could not be given back; it is sent again once its claim's lease passes",
+			"code", CodeNotDelivered, "id", m.ID, "error", err.Error())
+	}
 }
 
 // Backoff is the wait after the attempts-th failure: base · 2^(attempts−1),

@@ -48,12 +48,15 @@ const (
 	ReasonMailNoSTARTTLS Reason = "mail_no_starttls"
 	// ReasonMailNoLogin: the mail server offers no login QingLong speaks.
 	ReasonMailNoLogin Reason = "mail_no_login"
+	// ReasonInterrupted: the server stopped (or a cluster replica lost
+	// its database) while the send was under way; it is made again.
+	ReasonInterrupted Reason = "interrupted"
 )
 
 // Reasons lists every reason a delivery fails for.
 var Reasons = []Reason{ReasonReceiverStatus, ReasonReceiverRateLimited, ReasonReceiverRedirected, ReasonReceiverNotAcknowledged,
 	ReasonTimeout, ReasonUnreachable, ReasonTLSFailed, ReasonSecretUnavailable, ReasonMisconfigured,
-	ReasonMailRefused, ReasonMailRefusedForNow, ReasonMailLoginRefused, ReasonMailNoSTARTTLS, ReasonMailNoLogin}
+	ReasonMailRefused, ReasonMailRefusedForNow, ReasonMailLoginRefused, ReasonMailNoSTARTTLS, ReasonMailNoLogin, ReasonInterrupted}
 
 // Failure is what a failed delivery records on its row: its reason and
 // its English text (cut to the row's bound), which ql notifications list

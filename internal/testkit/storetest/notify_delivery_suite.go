@@ -614,3 +614,37 @@ func testRoundWakesAtTheBackoffsEnd(t *testing.T, f Fixture) {
 		t.Fatalf("round: %v", err)
 	}
 }
+
+// testAStopGivesBackTheSendItCutShort: a round ended while a send waits
+// on its receiver (the server stopping) records the send as interrupted
+// and makes its row due at once, so the next claim, by another replica or
+// the server back from its restart, sends it again now rather than once
+// the claim's lease (17 delivery timeouts) has passed.
+func testAStopGivesBackTheSendItCutShort(t *testing.T, f Fixture) {
+	rc := newSlowAndFast(t)
+	failedWith(t, f, "stopped", notify.Spec{Channels: rc.spec.Channels[:1], Rules: rc.spec.Rules[:1]})
+	ctx, stop := context.WithCancel(t.Context())
+	deliverer := notify.NewDeliverer(notify.DeliveryConfig{Outbox: f.Outbox, Client: &http.Client{Timeout: time.Minute}})
+	done := make(chan error, 1)
+	go func() {
+		_, err := deliverer.Round(ctx)
+		done <- err
+	}()
+	waitUntil(t, "the send to reach its receiver", func() bool { return rc.slow.Load() == 1 })
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the stopped round: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the round did not end within 20s of its stop")
+	}
+	if ms := outbox(t, f); len(ms) != 1 || ms[0].State != notify.Pending || ms[0].Attempts != 1 || ms[0].LastErrorReason != notify.ReasonInterrupted {
+		t.Fatalf("outbox %+v, want the row pending after its one interrupted attempt, saying so", ms)
+	}
+	claimed, err := f.Outbox.NotificationsClaim(t.Context(), notify.Claim{Limit: 1, Lease: time.Hour, PerChannel: notify.PerChannelInFlight})
+	if err != nil || len(claimed) != 1 || claimed[0].Attempts != 2 {
+		t.Fatalf("a claim after the stop: %+v, %v; want the row at once, at its second attempt", claimed, err)
+	}
+}

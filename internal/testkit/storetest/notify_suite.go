@@ -34,6 +34,7 @@ func RunNotify(t *testing.T, newFixture Factory) {
 		"ADeadNotificationIsLoggedWithoutARetryWait":                     testDeadLoggedWithoutRetry,
 		"ANotificationDueWhileASlowSendWaitsIsSentMeanwhile":             testDeliveryClaimsWhatFallsDueMeanwhile,
 		"ARoundThatRecordedARetryWakesItsLoopWhenTheBackoffEnds":         testRoundWakesAtTheBackoffsEnd,
+		"AStopGivesBackTheSendItCutShortDueAtOnce":                       testAStopGivesBackTheSendItCutShort,
 		"AClaimTakesNoRowPastItsChannelsShare":                           testClaimWithinChannelShares,
 		"AHungChannelsBacklogNeverHidesAHealthyChannelFromAClaim":        testBacklogHidesNoChannel,
 		"AReceiverThatDoesNotAnswerHoldsOnlyItsChannelsShare":            testSlowChannelHoldsOnlyItsShare,
