@@ -395,7 +395,7 @@ func (c *Console) guard(rt route) http.HandlerFunc {
 		}
 		if s == nil {
 			if r.Method == http.MethodGet {
-				http.Redirect(w, r, signinFor(r.URL.RequestURI()), http.StatusSeeOther)
+				http.Redirect(w, r, signinFor(r.URL.RequestURI(), r.URL.Query().Get("lang")), http.StatusSeeOther)
 				return
 			}
 			c.failWith(w, r, nil, http.StatusUnauthorized, tr(l, "err.signedout"))
@@ -651,7 +651,10 @@ func (c *Console) renderSignin(w http.ResponseWriter, r *http.Request, msg strin
 	if r.Method == http.MethodPost {
 		next = r.PostFormValue("next")
 	}
-	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil, "User": user, "Next": localPage(next)})
+	// SignedOut: the page a sign-out sends the browser to says it was.
+	signedOut := r.Method != http.MethodPost && r.URL.Query().Has(signedOutParam)
+	c.render(w, r, status, "signin", nil, map[string]any{"CSRF": v, "Error": msg, "Users": c.cfg.Users != nil, "User": user, "Next": localPage(next),
+		"SignedOut": signedOut})
 }
 
 // signin checks a user's password or a token, throttled per address (and
@@ -714,5 +717,10 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request, _ *session) {
 func (c *Console) signout(w http.ResponseWriter, r *http.Request, s *session) {
 	c.drop(s.id)
 	http.SetCookie(w, c.cookie(sessionCookie, "", "/", -1))
-	http.Redirect(w, r, "/signin", http.StatusSeeOther)
+	http.Redirect(w, r, "/signin?"+signedOutParam, http.StatusSeeOther)
 }
+
+// signedOutParam marks the sign-in page a sign-out sends the browser to,
+// which says the session ended: without it, the page would look as if
+// nothing had happened.
+const signedOutParam = "signedout"

@@ -59,6 +59,10 @@ type definitionsData struct {
 	// from (apply.Expected), checked again by the apply.
 	Origin string
 	Expect []apply.Expected
+	// Created is, for the New task form's file, the task and trigger it
+	// creates as the file has them: the preview shows what will run and
+	// when, since the form's user wrote no file to read it in.
+	Created *newTaskShown
 }
 
 // formOrigin is the form that wrote a definitions file and, for an edit
@@ -285,6 +289,9 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 	default:
 		d.Step, d.Diff = "applied", results
 		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, o.form)
+	}
+	if err == nil && o.form == originNewTask {
+		d.Created = shownNewTask(doc)
 	}
 	for _, res := range results {
 		if res.Change != "unchanged" {

@@ -5,11 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
-	"github.com/qinglong/qinglong/internal/core/catalog"
-	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // The Edit task and Edit schedule buttons are offered on a trigger's page
@@ -20,10 +17,7 @@ import (
 func TestTheEditFormsAreOfferedToAnAdminWhereTheServerCanPublish(t *testing.T) {
 	t.Parallel()
 	replica := newBatchSite(t, nil)
-	server := newBatchSite(t, func(cfg *Config) {
-		svc := catalog.Service{Store: cfg.Export.(catalog.Store), Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
-		cfg.Definitions = &svc
-	})
+	server := newBatchSite(t, canPublish)
 	links := []string{`id="edit-task"`, `id="edit-schedule"`}
 	for _, c := range []struct {
 		site  *batchSite

@@ -54,18 +54,34 @@ func (c *Console) formFile(w http.ResponseWriter, r *http.Request, s *session, t
 	l := lang(r)
 	list, _ := c.fileErrors(l, err)
 	located, _ := apply.Errors(err)
+	type fieldError struct {
+		place int
+		msg   string
+	}
+	found := make([]fieldError, len(list))
 	for i, e := range list {
-		msg := e.Message
+		found[i] = fieldError{-1, e.Message}
 		if i < len(located) {
 			if label := labelOf(located[i].Path()); label != "" {
-				msg = c.named(fieldSentence(l, tr(l, label), located[i]))
+				found[i] = fieldError{slices.Index(formFieldOrder, label), c.named(fieldSentence(l, tr(l, label), located[i]))}
 			}
 		}
+	}
+	// The file lists a task's fields, then its trigger's; the form shows
+	// them in its own order, in which its reader looks for each mistake.
+	// A mistake of no field (of the form as a whole) comes first.
+	slices.SortStableFunc(found, func(a, b fieldError) int { return a.place - b.place })
+	for _, e := range found {
 		// A trigger named after its task has the task's name: its
 		// mistake is the same sentence as the task name's.
-		if !slices.Contains(errs, msg) {
-			errs = append(errs, msg)
+		if !slices.Contains(errs, e.msg) {
+			errs = append(errs, e.msg)
 		}
 	}
 	return errs, false
 }
+
+// formFieldOrder are the labels of the definitions forms' fields (New
+// task, Edit task, Edit schedule) in the order their pages show them:
+// each form shows some of them, in this order.
+var formFieldOrder = []string{"nt.project", "nt.task", "nt.script", "et.script", "nt.cron", "nt.timezone", "nt.timeout", "nt.trigger"}

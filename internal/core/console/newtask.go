@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/task"
 )
 
 // newTaskData is what the New task form shows: the fields as given (the
@@ -58,6 +60,42 @@ func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *sess
 		d.Errors = errs
 		c.renderNewTask(w, r, s, http.StatusBadRequest, d)
 	})
+}
+
+// newTaskShown is the task and the trigger a New task file creates, as
+// its preview shows them: the script and how long it may run, the cron
+// expression and its zone.
+type newTaskShown struct {
+	Task, Shell, Script, Timeout string
+	Trigger, Cron, Timezone      string
+}
+
+// shownNewTask is what doc, a New task form's file, creates; nil for a
+// file of another shape (one sent to the apply by hand).
+func shownNewTask(doc *apply.Document) *newTaskShown {
+	if len(doc.Tasks) != 1 || len(doc.Triggers) != 1 {
+		return nil
+	}
+	tk, tg := doc.Tasks[0].Spec, doc.Triggers[0].Spec
+	timeout := time.Duration(tk.Command.TimeoutMs) * time.Millisecond
+	if timeout == 0 {
+		timeout = task.DefaultTimeout
+	}
+	return &newTaskShown{Task: tk.Name, Shell: tk.Command.Shell, Script: tk.Command.Script, Timeout: durationText(timeout),
+		Trigger: tg.Name, Cron: tg.Cron.Expression, Timezone: tg.Cron.Timezone}
+}
+
+// durationText writes d as a form takes it: 1h, 1h30m, 90s rather than
+// Go's 1h0m0s.
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *session, status int, d newTaskData) {

@@ -584,6 +584,13 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	if err == nil {
 		to, err = parseLocal("to", f["to"], zone)
 	}
+	if err == nil && f["state"] != "" && !slices.Contains(run.Reachable, run.State(f["state"])) {
+		// The store refuses it too, but in its own names for the states,
+		// waiting_approval among them, which the filter does not offer.
+		data["Error"] = notAFilterState(lang(r), f["state"])
+		c.render(w, r, http.StatusBadRequest, "runs", s, data)
+		return
+	}
 	var list []run.Run
 	var next string
 	if err == nil {
@@ -610,6 +617,16 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	data["List"] = list
 	c.render(w, r, http.StatusOK, "runs", s, data)
+}
+
+// notAFilterState says in l that v, a runs filter's state, is none a Run
+// can be in, listing those it takes as the filter names them.
+func notAFilterState(l, v string) string {
+	names := make([]string, len(run.Reachable))
+	for i, st := range run.Reachable {
+		names[i] = word(l, "run", st)
+	}
+	return fmt.Sprintf(tr(l, "runs.notastate"), v, strings.Join(names, tr(l, "comma")))
 }
 
 // projectNamed is the id of the project a trigger filter's project/name

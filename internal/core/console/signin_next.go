@@ -9,14 +9,23 @@ import (
 const maxNextLen = 2048
 
 // signinFor is the sign-in page for a visit to the console page uri
-// without a session: it returns there once signed in (a link from a
-// notification to a Run's page, a bookmark), and the overview needs no
-// note of it.
-func signinFor(uri string) string {
-	if uri == "/" || localPage(uri) == "" {
+// without a session, in the language lang asks for ("" for none): it
+// returns there once signed in (a link from a notification to a Run's
+// page, a bookmark), and the overview needs no note of it. The language
+// is the sign-in page's too, which keeps it for the session as the
+// switch does (render sets its cookie).
+func signinFor(uri, lang string) string {
+	q := url.Values{}
+	if messages[lang] != nil {
+		q.Set("lang", lang)
+	}
+	if uri != "/" && localPage(uri) != "" {
+		q.Set("next", uri)
+	}
+	if len(q) == 0 {
 		return "/signin"
 	}
-	return "/signin?next=" + url.QueryEscape(uri)
+	return "/signin?" + q.Encode()
 }
 
 // afterSignin is where a sign-in sends the browser: the page it was on its

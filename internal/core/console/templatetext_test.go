@@ -26,7 +26,7 @@ var (
 // the switch names each language in itself, the lag's percentiles and the
 // zone UTC are names, and a duration field's example is what is typed in
 // it, the same on every page.
-var sameInEveryLanguage = map[string]bool{"EN": true, "中文": true, "p50": true, "p99": true, "UTC": true, "1h": true, "90d": true}
+var sameInEveryLanguage = map[string]bool{"EN": true, "中文": true, "p50": true, "p99": true, "UTC": true, "1h": true}
 
 // Every word and every mark of punctuation a page shows comes from the
 // catalogue, in the page's language: a template holds none of its own

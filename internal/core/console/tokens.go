@@ -10,6 +10,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/ids"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // errNoTokenAdmin answers the tokens page where the server's database role
@@ -27,10 +28,11 @@ type tokensData struct {
 	Revoked string
 	// Confirm is the active token a revoke asks to be confirmed.
 	Confirm *tokenRow
-	// Error is why the form's token was not created; Form is the form as
-	// it was sent, to fix and send again.
-	Error string
-	Form  tokenForm
+	// Errors are why the form's token was not created, in the order of
+	// the form's fields; Form is the form as it was sent, to fix and send
+	// again.
+	Errors []string
+	Form   tokenForm
 }
 
 // tokenForm is the new-token form's fields.
@@ -86,25 +88,38 @@ func (c *Console) tokenCreate(w http.ResponseWriter, r *http.Request, s *session
 		return
 	}
 	form := tokenForm{Name: strings.TrimSpace(r.PostFormValue("name")), Scope: r.PostFormValue("scope"), Expires: strings.TrimSpace(r.PostFormValue("expires"))}
-	refuse := func(err error) {
-		status := statusOf(err)
-		if status >= http.StatusInternalServerError {
-			c.fail(w, r, s, err)
-			return
+	refuse := func(errs ...error) {
+		d := tokensData{Form: form}
+		status := http.StatusBadRequest
+		for _, err := range errs {
+			if status = statusOf(err); status >= http.StatusInternalServerError {
+				c.fail(w, r, s, err)
+				return
+			}
+			d.Errors = append(d.Errors, c.errorText(lang(r), err))
 		}
-		c.renderTokens(w, r, s, status, tokensData{Error: c.errorText(lang(r), err), Form: form})
+		c.renderTokens(w, r, s, status, d)
+	}
+	// Each field is checked, in the form's order, so that a form of
+	// several mistakes is answered with all of them, each where a reader
+	// of the form meets its field.
+	var mistakes []error
+	if err := validate.Name("token name", form.Name); err != nil {
+		mistakes = append(mistakes, err)
 	}
 	scope, err := apitoken.ParseScope(form.Scope)
 	if err != nil {
-		refuse(err)
-		return
+		mistakes = append(mistakes, err)
 	}
 	var life time.Duration
 	if form.Expires != "" {
 		if life, err = apitoken.ParseExpiry(form.Expires); err != nil {
-			refuse(err)
-			return
+			mistakes = append(mistakes, err)
 		}
+	}
+	if len(mistakes) > 0 {
+		refuse(mistakes...)
+		return
 	}
 	secret, t, err := apitoken.Create(r.Context(), c.cfg.TokenAdmin, ids.New(), form.Name, scope, life)
 	if err != nil {

@@ -107,7 +107,7 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 		{"a runs filter time that is none", http.MethodGet, "/runs?from=yesterday", nil,
 			"is not a date and time like", "时间无法识别"},
 		{"a runs filter state that is none", http.MethodGet, "/runs?state=bogus", nil,
-			`state &#34;bogus&#34; is not a run state`, "“bogus”不是运行的状态"},
+			`The state filter &#34;bogus&#34; is not a state a Run can be in`, "状态筛选“bogus”不是运行可能处于的状态"},
 		{"a runs filter trigger no trigger is named", http.MethodGet, "/runs?trigger=daily", nil,
 			`no trigger is named &#34;daily&#34;`, "没有名为“daily”的触发器"},
 		{"a runs filter trigger of a project that does not exist", http.MethodGet, "/runs?trigger=other/nightly", nil,

@@ -110,3 +110,18 @@
     for (var i = 0; i < boxes.length; i++) { boxes[i].checked = all.checked; }
   });
 })();
+
+// Copy token: a token just created is shown this once; the button copies
+// it whole where the browser lets a page write the clipboard (a secure
+// page: TLS, or the loopback a plain server listens on). Without it the
+// button stays hidden and the token is selected whole by a click.
+(function () {
+  var button = document.getElementById("tok-copy"), token = document.getElementById("new-token");
+  if (!button || !token || !navigator.clipboard || !window.isSecureContext) { return; }
+  button.hidden = false;
+  button.addEventListener("click", function () {
+    navigator.clipboard.writeText(token.textContent).then(function () {
+      button.textContent = button.getAttribute("data-copied");
+    });
+  });
+})();

@@ -1,0 +1,78 @@
+package console
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qinglong/qinglong/internal/core/apitoken"
+	"github.com/qinglong/qinglong/internal/core/catalog"
+	"github.com/qinglong/qinglong/internal/core/task"
+)
+
+// canPublish lets the console publish definitions, as a standalone
+// server's does.
+func canPublish(cfg *Config) {
+	cfg.Definitions = &catalog.Service{Store: cfg.Export.(catalog.Store), Executor: task.LocalProcess, NowMs: func() int64 { return time.Now().UnixMilli() }}
+}
+
+// The New task form's preview shows what it will create — the task's
+// script, its shell and timeout, the trigger's cron expression and time
+// zone — and speaks of the form, not of a file its user never wrote, in
+// English and in Chinese.
+func TestTheNewTaskPreviewShowsTheScriptScheduleAndZoneItCreates(t *testing.T) {
+	t.Parallel()
+	site := newBatchSite(t, canPublish)
+	for l, want := range map[string][]string{
+		"en": {"What the form creates", "Script (run by /bin/sh)", "The project's other tasks and triggers are left as they are."},
+		"zh": {"表单将创建的内容", "脚本（由 /bin/sh 运行）", "项目中的其他任务和触发器保持不变。"},
+	} {
+		w := site.do(apitoken.Admin, "/definitions/new?lang="+l, url.Values{"project": {"shop"}, "task": {"backup-" + l}, "script": {"tar czf /tmp/b.tgz /srv\necho done"},
+			"cron": {"30 2 * * 1-5"}, "timezone": {"Asia/Shanghai"}, "timeout": {"90m"}})
+		page := html.UnescapeString(w.Body.String())
+		if w.Code != http.StatusOK || !strings.Contains(page, `id="def-preview"`) {
+			t.Fatalf("%s: %d, want the preview:\n%s", l, w.Code, page)
+		}
+		for _, s := range append(want, `<pre class="script" id="nt-shown-script">tar czf /tmp/b.tgz /srv
+echo done</pre>`, `<code id="nt-shown-cron">30 2 * * 1-5</code>`, `<dd id="nt-shown-timezone">Asia/Shanghai</dd>`, "<dd>1h30m</dd>", "<dd>backup-"+l+"</dd>") {
+			if !strings.Contains(page, s) {
+				t.Errorf("%s: the preview does not show %q:\n%s", l, s, page)
+			}
+		}
+		for _, file := range []string{"Objects missing from the file", "文件中没有的对象"} {
+			if strings.Contains(page, file) {
+				t.Errorf("%s: the preview of a form speaks of a file (%q)", l, file)
+			}
+		}
+	}
+	// A file written by hand is previewed as before: it is its author's.
+	page := html.UnescapeString(site.do(apitoken.Admin, "/definitions/preview", url.Values{"yaml": {defsTask + "triggers:\n  - name: t\n    task: a\n    cron: '0 * * * *'\n    timezone: UTC\n"}}).Body.String())
+	if !strings.Contains(page, "Objects missing from the file are left as they are.") || strings.Contains(page, `id="nt-shown"`) {
+		t.Errorf("a file's preview does not read as a file's:\n%s", page)
+	}
+}
+
+// A New task form of several mistakes lists them in the order of the
+// form's fields — task name, script, schedule, time zone, timeout,
+// trigger name — not in the order of the file the form writes (a task's
+// fields, then its trigger's).
+func TestTheNewTaskFormSaysItsMistakesInTheOrderOfItsFields(t *testing.T) {
+	t.Parallel()
+	site := newBatchSite(t, canPublish)
+	w := site.do(apitoken.Admin, "/definitions/new", url.Values{"project": {"shop"}, "task": {"Bad Name"}, "script": {"echo"},
+		"cron": {"99 * * * *"}, "timezone": {"Nowhere/Zone"}, "timeout": {"forever"}, "trigger": {"Bad T"}})
+	_, list, _ := strings.Cut(html.UnescapeString(w.Body.String()), `id="nt-errors"`)
+	items := regexp.MustCompile(`<li>(.*?):`).FindAllStringSubmatch(list, -1)
+	var labels []string
+	for _, m := range items {
+		labels = append(labels, m[1])
+	}
+	want := []string{"Task name", "Schedule (cron)", "Time zone (IANA name)", "Timeout", "Trigger name"}
+	if w.Code != http.StatusBadRequest || strings.Join(labels, " | ") != strings.Join(want, " | ") {
+		t.Errorf("%d with the mistakes of %q, want 400 with those of %q:\n%s", w.Code, labels, want, w.Body)
+	}
+}
