@@ -48,7 +48,7 @@ func TestTimesAreShownWithTheirZone(t *testing.T) {
 	const ms = 1_767_225_600_000 // 2026-01-01 00:00:00 UTC
 	for zone, want := range map[string]string{
 		"":              "2026-01-01 00:00:00 UTC",
-		"Asia/Shanghai": "2026-01-01 08:00:00 CST",
+		"Asia/Shanghai": "2026-01-01 08:00:00 UTC+08:00",
 		"Nowhere/Else":  "2026-01-01 00:00:00 UTC",
 	} {
 		if got := when(ms, zone); got != want {

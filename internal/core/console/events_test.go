@@ -27,7 +27,7 @@ func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
 		facts    string
 		withZone string
 	}{
-		{"en", retry, "waiting to retry", "attempt 1 · exit code 1 · attempt 2 from 2026-12-04 12:00:00 CST", "Asia/Shanghai"},
+		{"en", retry, "waiting to retry", "attempt 1 · exit code 1 · attempt 2 from 2026-12-04 12:00:00 UTC+08:00", "Asia/Shanghai"},
 		{"zh", retry, "等待重试", "第 1 次尝试；退出码 1；第 2 次尝试于 2026-12-04 04:00:00 UTC 开始", ""},
 		{"en", cancelled, "cancelled", "cancelled · by console:olivia", ""},
 		{"zh", cancelled, "已取消", "运行被要求取消，命令已被停止（cancelled）；操作者：console:olivia", ""},

@@ -106,10 +106,11 @@ var messages = map[string]map[string]string{
 		"local.edge":            "Running commands on other machines takes the full ql binary.",
 		"oldest":                "oldest due", "workers": "Workers", "sessions": "sessions", "freeslots": "free slots", "heartbeat": "Last heartbeat", "workerstopping": "its process is stopping: it finishes its commands, takes no new run",
 		"th.sessions": "Sessions", "th.freeslots": "Free slots", "labels": "Labels",
-		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "lastrun": "Last run", "run.taskrev": "(revision %d)", "run.nextretry": "Next retry", "yours": "your time: %s", "nofires": "none: the trigger has ended",
+		"rerun": "Re-run", "rerunof": "Re-run of", "nextfive": "Next 5 fires", "lastrun": "Last run", "run.taskrev": "(revision %d)", "run.nextretry": "Next retry", "nofires": "none: the trigger has ended",
 		"zone.unknown": "This server knows no time zone %q (zone names are case-sensitive, such as Europe/Berlin or America/New_York); times are shown in %s, as before.",
 		"zone.case":    "This server knows no time zone %q (zone names are case-sensitive): did you mean %s? Times are shown in %s, as before.",
 		"zone.local":   "“Local” would be this server's own zone, which the console never implies (as triggers never do): give an IANA zone name, such as Asia/Shanghai, Europe/Berlin or UTC. Times are shown in %s, as before.",
+		"zone.cron":    " (the schedule is read in %s)",
 		"from":         "From", "to": "To", "zone": "Times in", "due": " (due %s)",
 		"replicas": "Replicas", "rep.live": "live", "rep.expired": "expired", "host": "Host", "pid": "PID", "version": "Version",
 		"started": "Started", "lastseen": "Last seen",
@@ -329,10 +330,11 @@ var messages = map[string]map[string]string{
 		"local.edge":            "要在其他机器上执行命令，需要完整版的 ql 程序。",
 		"oldest":                "最早到期", "workers": "执行节点", "sessions": "会话", "freeslots": "空闲槽位", "heartbeat": "最近心跳", "workerstopping": "进程正在停止：完成手上的命令，不再接收新的运行",
 		"th.sessions": "会话", "th.freeslots": "空闲槽位", "labels": "标签",
-		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（修订版 %d）", "run.nextretry": "下次重试", "yours": "你的时间：%s", "nofires": "无：触发器已结束",
+		"rerun": "重新运行", "rerunof": "重新运行自", "nextfive": "接下来 5 次触发", "lastrun": "最近一次运行", "run.taskrev": "（修订版 %d）", "run.nextretry": "下次重试", "nofires": "无：触发器已结束",
 		"zone.unknown": "此服务器不认识时区“%s”（时区名区分大小写，如 Europe/Berlin、America/New_York）；时间仍按 %s 显示。",
 		"zone.case":    "此服务器不认识时区“%s”（时区名区分大小写）：是否应写作 %s？时间仍按 %s 显示。",
 		"zone.local":   "“Local” 指本服务器自身的时区，控制台不会默认采用它（触发器也不会）：请写 IANA 时区名，如 Asia/Shanghai、Europe/Berlin 或 UTC。时间仍按 %s 显示。",
+		"zone.cron":    "（计划按 %s 时区解读）",
 		"from":         "起始", "to": "截止", "zone": "时区", "due": "（抖动后 %s 到期）",
 		"replicas": "副本", "rep.live": "个在线", "rep.expired": "已过期", "host": "主机", "pid": "进程号", "version": "版本",
 		"started": "启动时间", "lastseen": "最近在线",
@@ -517,34 +519,42 @@ func lang(r *http.Request) string {
 }
 
 // when formats epoch milliseconds in zone (UTC when empty or unknown),
-// always with the zone's name.
+// always with the zone's offset (zoneLabel).
 func when(ms int64, zone string) string {
-	loc, err := time.LoadLocation(zone)
-	if zone == "" || err != nil {
-		loc = time.UTC
-	}
-	return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05 MST")
+	t := time.UnixMilli(ms).In(zoneOf(zone))
+	return t.Format("2006-01-02 15:04:05 ") + zoneLabel(t)
 }
 
 // whenMs is when with the milliseconds.
 func whenMs(ms int64, zone string) string {
-	loc, err := time.LoadLocation(zone)
-	if zone == "" || err != nil {
-		loc = time.UTC
+	t := time.UnixMilli(ms).In(zoneOf(zone))
+	return t.Format("2006-01-02 15:04:05.000 ") + zoneLabel(t)
+}
+
+// zoneLabel names the offset from UTC of t's zone at t, such as
+// UTC+08:00, or UTC where it is none. A zone's abbreviation would be
+// shorter but is ambiguous: CST is China's, US Central and Cuba's, IST
+// India's, Ireland's and Israel's, and zones without one get a bare
+// "+08". The offset reads the same in every language, names the instant
+// exactly, even in the hour a clock turned back shows twice, and a page
+// says by its IANA name which zone its times are in.
+func zoneLabel(t time.Time) string {
+	if _, offset := t.Zone(); offset == 0 {
+		return "UTC"
 	}
-	return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05.000 MST")
+	return "UTC" + t.Format("-07:00")
 }
 
 // fireText is an occurrence's nominal time in zone and, when jitter moves
 // it, its due time, the instant it is admitted, as `ql triggers show`
 // prints them. The "due" words carry their own space before them: Chinese
-// puts none before its full-width parenthesis. With a due time, the line
-// is long enough to wrap on a phone, which breaks a date after its
-// hyphens: each time is then a span that does not wrap (class "time"), so
-// the line wraps between the times and the words, never inside a time.
+// puts none before its full-width parenthesis. Each time is a span that
+// does not wrap (class "time"): a phone would otherwise break a date after
+// its hyphens or part a time from its offset, and a line with a due time
+// wraps between the times and the words, never inside a time.
 func fireText(l string, atMs, dueMs int64, zone string) template.HTML {
 	if dueMs == atMs {
-		return prose(when(atMs, zone))
+		return unbroken(when(atMs, zone))
 	}
 	at, due := when(atMs, zone), when(dueMs, zone)
 	if due == at {
@@ -697,8 +707,8 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"labels":         run.FormatLabels,
 		"eventFacts":     eventFacts,
 		"clipMessage":    clipMessage,
-		"bfCounts": func(l string, r *schedule.BackfillResult, t schedule.TriggerStatus, zone string, done bool) map[string]any {
-			return map[string]any{"L": l, "R": r, "TriggerZone": t.Cron.Timezone, "Zone": zone, "Done": done}
+		"bfCounts": func(l string, r *schedule.BackfillResult, zone string, done bool) map[string]any {
+			return map[string]any{"L": l, "R": r, "Zone": zone, "Done": done}
 		},
 		"waiting":    waitingText,
 		"runStarted": runStarted,
@@ -753,8 +763,11 @@ func funcs(binary, dbFlags string) template.FuncMap {
 			}
 			return fireText(l, *at, *due, zone)
 		},
-		"fires": func(l string, fires []view.FireTime, t schedule.TriggerStatus, viewerZone string) map[string]any {
-			return map[string]any{"L": l, "Fires": fires, "TriggerZone": t.Cron.Timezone, "ViewerZone": viewerZone, "Why": firesWhy(t)}
+		// fires are a trigger's next fires in zone: the page's, the
+		// viewer's, as every time on a trigger's pages is (zoneName).
+		"fires": func(l string, fires []view.FireTime, t schedule.TriggerStatus, zone string) map[string]any {
+			return map[string]any{"L": l, "Fires": fires, "Zone": zone, "Why": firesWhy(t)}
 		},
+		"zoneName": zoneName,
 	}
 }

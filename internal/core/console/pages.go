@@ -380,7 +380,9 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 	// The batch form's request id is its own, so a Run it makes is never
 	// taken for the one a row's Run now made from the same page.
 	data := map[string]any{"Q": q, "Project": r.URL.Query().Get("project"), "Projects": projects, "Request": randomID(), "F": f,
-		"Batch": c.batchOffer(s), "BatchRequest": randomID(), "MaxNote": schedule.MaxPauseNote}
+		"Batch": c.batchOffer(s), "BatchRequest": randomID(), "MaxNote": schedule.MaxPauseNote,
+		// A paused row offers Resume as the trigger's page does.
+		"CanPause": c.cfg.Pauser != nil}
 	pick, redirect, err := c.pickProject(r)
 	if redirect != "" {
 		http.Redirect(w, r, redirect, http.StatusFound)
@@ -480,6 +482,10 @@ func timeline(ledger []schedule.LedgerEntry, runs []run.Run) []entry {
 	return out
 }
 
+// pause pauses or resumes a trigger. It answers with the page the form
+// was on: the triggers list when it says so (a paused row's Resume),
+// filtered and paged as the form carries it (listBack), else the
+// trigger's page.
 func (c *Console) pause(pause bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Pauser == nil {
@@ -491,7 +497,11 @@ func (c *Console) pause(pause bool) handlerFunc {
 			c.fail(w, r, s, err)
 			return
 		}
-		http.Redirect(w, r, "/triggers/"+url.PathEscape(id), http.StatusSeeOther)
+		back := "/triggers/" + url.PathEscape(id)
+		if r.PostFormValue("back") == "list" {
+			back = listBack(r)
+		}
+		http.Redirect(w, r, back, http.StatusSeeOther)
 	}
 }
 

@@ -93,7 +93,23 @@ func knownZone(z string) bool {
 	return err == nil
 }
 
-// zoneOf is the location of a zone viewerZone returned.
+// zoneName names the zone a page's times are in: zone, or UTC for "".
+//
+// A trigger's pages show every time in the viewer's zone, as the rest of
+// the console does, and name the trigger's zone only as the one its cron
+// is read in. Its timeline's Runs then read as the runs list and a Run's
+// page show them, so a Run is matched with its occurrence by eye; in the
+// trigger's zone they would not, and the console's other pages cannot
+// follow a zone that differs from trigger to trigger. The next fires
+// follow suit: a page in two zones asks the reader which one a time is in.
+func zoneName(zone string) string {
+	if zone == "" {
+		return "UTC"
+	}
+	return zone
+}
+
+// zoneOf is the location of zone, UTC when it is empty or unknown.
 func zoneOf(z string) *time.Location {
 	if loc, err := time.LoadLocation(z); z != "" && err == nil {
 		return loc

@@ -32,8 +32,8 @@ func TestARunPageOpenedWhileItsRunWaitsShowsItsAttemptRunningWithoutLoadingAgain
 		browsertest.WaitText("#attempts td.attempt-download", "下载日志（截至目前）"))
 	live := cell("attempt-started")
 	href := browsertest.Value(t, p.ctx, chromedp.Evaluate[string](`document.querySelector("#attempts a.log-download").getAttribute("href")`))
-	if !strings.HasSuffix(live, " CST") || href != "/runs/"+p.waiting+"/download?attempt=1" {
-		t.Fatalf("the running attempt started %q, its log so far at %q; want a time in Shanghai (CST) and /runs/%s/download?attempt=1", live, href, p.waiting)
+	if !strings.HasSuffix(live, " UTC+08:00") || href != "/runs/"+p.waiting+"/download?attempt=1" {
+		t.Fatalf("the running attempt started %q, its log so far at %q; want a time in Shanghai (UTC+08:00) and /runs/%s/download?attempt=1", live, href, p.waiting)
 	}
 	if p.loadedAgain(t) {
 		t.Fatal("the page was loaded again to show the attempt running; want its row changed over the live stream")

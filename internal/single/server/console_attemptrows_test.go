@@ -45,7 +45,7 @@ func TestALiveLogSendsTheAttemptsRowsInThePagesLanguageAndZoneAsTheyChange(t *te
 	if err != nil || a.StartedAtMs == nil {
 		t.Fatalf("the zone %s (%v), the attempt's start %v", zone, err, a.StartedAtMs)
 	}
-	started := time.UnixMilli(*a.StartedAtMs).In(loc).Format("2006-01-02 15:04:05 MST")
+	started := shownAt(*a.StartedAtMs, loc)
 	link := `href="/runs/` + h.second + `/download?attempt=1"`
 	if !strings.Contains(rows[0], `class="attempt-started">`+started+`</td>`) || !strings.Contains(rows[0], link) || !strings.Contains(rows[0], "下载日志（截至目前）") {
 		t.Fatalf("the running attempt's row is %q; want its start, %s, and its log so far (下载日志（截至目前）, %s)", rows[0], started, link)

@@ -54,7 +54,7 @@ func TestConsoleTriggerPageShowsItsNewestAuditRecordsInBothLanguages(t *testing.
 	}
 	rows = rows[2:]
 	by := "<bdi>console:token:console-operate@127.0.0.1</bdi>"
-	shanghai := time.UnixMilli(newestMs).In(time.FixedZone("CST", 8*3600)).Format("2006-01-02 15:04:05") + " CST"
+	shanghai := time.UnixMilli(newestMs).In(time.FixedZone("", 8*3600)).Format("2006-01-02 15:04:05") + " UTC&#43;08:00"
 	if !strings.Contains(rows[0], ">"+shanghai+"<") || !strings.Contains(rows[0], ">resumed<") || !strings.Contains(rows[0], by) {
 		t.Fatalf("the newest record %q: want it resumed at %s (the viewer's zone) by %s", rows[0], shanghai, by)
 	}

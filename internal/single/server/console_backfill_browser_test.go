@@ -27,7 +27,7 @@ func TestConsoleBackfillInABrowserPreviewsConfirmsAndShowsTheRuns(t *testing.T) 
 	want := newYears(2024)
 	dir := browsertest.ArtifactDir(t)
 
-	browsertest.Step(t, ctx, "sign in", chromedp.Navigate(b+"/signin?lang=en"),
+	browsertest.Step(t, ctx, "sign in, in Shanghai", browsertest.TimeZone("Asia/Shanghai"), chromedp.Navigate(b+"/signin?lang=en"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Operate], "Overview"))
 	browsertest.Step(t, ctx, "fill the backfill form's start and preview", chromedp.Navigate(b+"/triggers/"+site.triggerID),
 		chromedp.WaitVisible(chromedp.ID("backfill-from")),
@@ -35,8 +35,8 @@ func TestConsoleBackfillInABrowserPreviewsConfirmsAndShowsTheRuns(t *testing.T) 
 		chromedp.Click(chromedp.ID("backfill-preview-btn")),
 		browsertest.WaitText("#backfill-preview", "What the backfill would do"),
 		browsertest.WaitText("#backfill-count", strconv.Itoa(len(want))),
-		browsertest.WaitText("#backfill-first", "2024-01-01 03:00:00 CST"),
-		browsertest.WaitText("#backfill-last", want[len(want)-1].Format("2006-01-02")+" 03:00:00 CST"),
+		browsertest.WaitText("#backfill-first", "2024-01-01 03:00:00 UTC+08:00"),
+		browsertest.WaitText("#backfill-last", want[len(want)-1].Format("2006-01-02")+" 03:00:00 UTC+08:00"),
 		browsertest.WaitText("#backfill-confirm", "Create "+strconv.Itoa(len(want))+" Runs"))
 	browsertest.Step(t, ctx, "the preview at phone size", chromedp.EmulateViewport(390, 844))
 	browsertest.Screenshot(t, ctx, dir, "backfill-preview-390x844.png", 390)

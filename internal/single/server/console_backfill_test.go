@@ -100,7 +100,7 @@ func TestConsoleBackfillPreviewsTheWindowThenCreatesItsRunsOnce(t *testing.T) {
 	to := time.Now().UTC().Format("2006-01-02T15:04")
 	resp, page, n := backfillPage(t, site, c, csrf, "backfill/preview", "2021-06-01T00:00", to)
 	if resp.StatusCode != http.StatusOK || n != len(want) || !strings.Contains(page, `id="backfill-confirm"`) ||
-		!strings.Contains(page, "2022-01-01 03:00:00 CST") || !strings.Contains(page, want[len(want)-1].Format("2006-01-02")+" 03:00:00 CST") {
+		!strings.Contains(page, `id="backfill-first">`+want[0].UTC().Format(time.DateTime)+" UTC<") || !strings.Contains(page, `id="backfill-last">`+want[len(want)-1].UTC().Format(time.DateTime)+" UTC<") {
 		t.Fatalf("preview: %d counting %d, want %d occurrences from 2022-01-01 with a confirm button:\n%s", resp.StatusCode, n, len(want), page)
 	}
 	if ids := runIDsOf(t, site); len(ids) != 0 {

@@ -18,7 +18,7 @@ import (
 // names those a line break cuts (their text spans two lines), with how
 // many it found.
 const timesOnOneLine = `(() => {
-  const re = /\d{4}-\d\d-\d\d[ \u00a0]\d\d:\d\d:\d\d(\.\d+)?[ \u00a0][A-Za-z0-9+\-]+/g;
+  const re = /\d{4}-\d\d-\d\d[ \u00a0]\d\d:\d\d:\d\d(\.\d+)?[ \u00a0][A-Za-z0-9+\-:]+/g;
   const out = {Found: 0, Due: 0, Cut: []};
   const walk = document.createTreeWalker(document.querySelector("main"), NodeFilter.SHOW_TEXT);
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
@@ -35,9 +35,9 @@ const timesOnOneLine = `(() => {
 })()`
 
 // On a phone (390×844) in Chromium, the next fire times of a jittered
-// trigger, each read "nominal (due …)" in the trigger's zone and in the
-// viewer's, wrap between the times and the words, never inside a date
-// and time, and the page does not scroll sideways: on the trigger's page
+// trigger, each read "nominal (due …)" in the viewer's zone (and on the
+// overview in the trigger's too), wrap between the times and the words,
+// never inside a date and time, and the page does not scroll sideways: on the trigger's page
 // and on the overview, in English and in Chinese.
 func TestAJitteredTriggersFireTimesWrapOnAPhoneBetweenTimesNotInsideOne(t *testing.T) {
 	ctx := browsertest.Start(t)
@@ -54,7 +54,7 @@ func TestAJitteredTriggersFireTimesWrapOnAPhoneBetweenTimesNotInsideOne(t *testi
 	for _, l := range []string{"en", "zh"} {
 		for name, path := range map[string]string{"trigger": "/triggers/" + site.triggerID, "overview": "/"} {
 			browsertest.Step(t, ctx, "open the "+l+" "+name+" page", chromedp.Navigate(site.base+path+"?lang="+l),
-				browsertest.WaitText("main", "PST"))
+				browsertest.WaitText("main", "UTC-0"))
 			got := browsertest.Value(t, ctx, chromedp.Evaluate[struct {
 				Found, Due int
 				Cut        []string
@@ -63,6 +63,37 @@ func TestAJitteredTriggersFireTimesWrapOnAPhoneBetweenTimesNotInsideOne(t *testi
 				t.Errorf("the %s %s page at 390 px: %d times, %d with a due time, these cut by a line break: %q; want every time on one line", l, name, got.Found, got.Due, got.Cut)
 			}
 			browsertest.Screenshot(t, ctx, dir, name+"-due-"+l+"-390x844.png", 390)
+		}
+	}
+}
+
+// On a narrow phone (320×568) in Chromium, a trigger's fire times without
+// jitter sit on one line each, never cut inside a date and time or between
+// a time and its offset: on the trigger's page, the triggers list and the
+// overview, in English and in Chinese.
+func TestAFireTimeWithoutJitterDoesNotWrapOnAPhone(t *testing.T) {
+	ctx := browsertest.Start(t)
+	site := startConsoleSite(t)
+	waitFor(t, "the schedule to set the trigger's cursor", 10*time.Second, func() bool {
+		status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/triggers/"+site.triggerID, site.tokens[apitoken.Read], nil)
+		var d struct{ Trigger struct{ NextFireAtMs *int64 } }
+		return status == http.StatusOK && json.Unmarshal(body, &d) == nil && d.Trigger.NextFireAtMs != nil
+	})
+	dir := browsertest.ArtifactDir(t)
+	browsertest.Step(t, ctx, "sign in on a narrow phone in Los Angeles", chromedp.EmulateViewport(320, 568), browsertest.TimeZone("America/Los_Angeles"),
+		chromedp.Navigate(site.base+"/signin?lang=en"), browsertest.SignInWithToken(site.tokens[apitoken.Read], "Overview"))
+	for _, l := range []string{"en", "zh"} {
+		for name, path := range map[string]string{"trigger": "/triggers/" + site.triggerID, "triggers": "/triggers", "overview": "/"} {
+			browsertest.Step(t, ctx, "open the "+l+" "+name+" page", chromedp.Navigate(site.base+path+"?lang="+l),
+				browsertest.WaitText("main", "UTC-0"))
+			got := browsertest.Value(t, ctx, chromedp.Evaluate[struct {
+				Found, Due int
+				Cut        []string
+			}](timesOnOneLine))
+			if got.Found < 5 && name != "overview" || got.Found == 0 || len(got.Cut) > 0 {
+				t.Errorf("the %s %s page at 320 px: %d times, these cut by a line break: %q; want every time on one line", l, name, got.Found, got.Cut)
+			}
+			browsertest.Screenshot(t, ctx, dir, name+"-fires-"+l+"-320x568.png", 320)
 		}
 	}
 }

@@ -34,8 +34,8 @@ func TestARunPageOpenedWhileItsRunWaitsListsItsNewEventsWithoutLoadingAgain(t *t
 	}
 	at := browsertest.Value(t, p.ctx, chromedp.Evaluate[string](`document.querySelector("#events tr:last-child td:last-child").textContent`))
 	facts := browsertest.Value(t, p.ctx, chromedp.Evaluate[string](`document.querySelector("#events tr:last-child .event-facts").textContent`))
-	if !strings.HasSuffix(at, " CST") || !strings.Contains(facts, "进程号") {
-		t.Fatalf("the attempt's start is listed at %q, saying %q; want a time in Shanghai (CST) and its process (进程号)", at, facts)
+	if !strings.HasSuffix(at, " UTC+08:00") || !strings.Contains(facts, "进程号") {
+		t.Fatalf("the attempt's start is listed at %q, saying %q; want a time in Shanghai (UTC+08:00) and its process (进程号)", at, facts)
 	}
 	if p.loadedAgain(t) {
 		t.Fatal("the page was loaded again to list the Run's new events; want its rows added over the live stream")

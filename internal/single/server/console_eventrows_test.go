@@ -89,7 +89,7 @@ func TestALiveLogSendsTheEventsRowsAsTheRunGoesOn(t *testing.T) {
 		t.Fatalf("the zone %s (%v); the Run has %d events, the stream sent %d rows", zone, err, len(d.Events), len(got))
 	}
 	for i, e := range d.Events {
-		at := time.UnixMilli(e.CreatedAtMs).In(loc).Format("2006-01-02 15:04:05 MST")
+		at := shownAt(e.CreatedAtMs, loc)
 		if !strings.Contains(got[i], `<td data-label="#">`+strconv.FormatInt(e.Seq, 10)+`</td>`) || !strings.Contains(got[i], "<code>"+e.Name+"</code>") ||
 			!strings.Contains(got[i], ">"+at+"</td>") {
 			t.Fatalf("the stream's row %d is %q; want the Run's event %d, %s, at %s (Shanghai)", i+1, got[i], e.Seq, e.Name, at)

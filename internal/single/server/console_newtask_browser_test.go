@@ -21,7 +21,7 @@ func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
 	b := site.base
 	dir := browsertest.ArtifactDir(t)
 
-	browsertest.Step(t, ctx, "sign in", chromedp.EmulateViewport(390, 844), chromedp.Navigate(b+"/signin?lang=zh"),
+	browsertest.Step(t, ctx, "sign in, in Shanghai", chromedp.EmulateViewport(390, 844), browsertest.TimeZone("Asia/Shanghai"), chromedp.Navigate(b+"/signin?lang=zh"),
 		browsertest.SignInWithToken(site.tokens[apitoken.Admin], "概览"))
 	browsertest.Step(t, ctx, "open the form from the triggers page", chromedp.Navigate(b+"/triggers"),
 		chromedp.Click(chromedp.ID("triggers-newtask")),
@@ -49,6 +49,6 @@ func TestConsoleNewTaskInABrowserCreatesATriggerFromAForm(t *testing.T) {
 		browsertest.WaitText("#def-applied", "已应用"))
 	browsertest.Step(t, ctx, "the trigger is listed with its next fires", chromedp.Click(chromedp.ID("def-next")),
 		browsertest.WaitText("main table", "reports/daily"),
-		browsertest.WaitText("main table", "09:00:00 CST"))
+		browsertest.WaitText("main table", "09:00:00 UTC+08:00"))
 	browsertest.Screenshot(t, ctx, dir, "newtask-triggers-390x844.png", 390)
 }

@@ -34,7 +34,8 @@ func (s *consoleSite) cancel(t *testing.T, c *http.Client, csrf, id string) {
 }
 
 // Every time a page lists is in the zone the page names: the runs list,
-// the run page and the tokens page, in the viewer's zone.
+// the run page, the tokens page, the triggers list and a trigger's page,
+// in the viewer's zone.
 func TestConsoleListsTimesInTheZoneItNames(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -44,10 +45,10 @@ func TestConsoleListsTimesInTheZoneItNames(t *testing.T) {
 	defer site.cancel(t, c, csrf, id)
 	u, _ := url.Parse(site.base)
 	c.Jar.SetCookies(u, []*http.Cookie{{Name: "ql_tz", Value: "Asia/Shanghai", Path: "/"}})
-	for _, path := range []string{"/runs", "/runs/" + id, "/tokens"} {
+	for _, path := range []string{"/runs", "/runs/" + id, "/tokens", "/triggers", "/triggers/" + site.triggerID} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+path, nil)
-		if !strings.Contains(page, " CST") || strings.Contains(page, " UTC<") || strings.Contains(page, " UTC ") {
-			t.Errorf("%s with the viewer in Asia/Shanghai does not list its times in CST only:\n%s", path, page)
+		if !strings.Contains(page, " UTC&#43;08:00") || strings.Contains(page, " UTC<") || strings.Contains(page, " UTC ") {
+			t.Errorf("%s with the viewer in Asia/Shanghai does not list its times in UTC+08:00 only:\n%s", path, page)
 		}
 	}
 }
@@ -110,7 +111,7 @@ func TestConsoleShowsAPausedTriggerPausedWithNoNextFire(t *testing.T) {
 	if resp, _ := httpcall.Form(t, c, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/pause", url.Values{"csrf": {csrf}, "note": {"freeze"}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("pause: %d", resp.StatusCode)
 	}
-	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, `class="trigger-state">paused<`) || strings.Contains(page, `class="fire-trigger"`) {
+	if _, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, `class="trigger-state">paused<`) || strings.Contains(page, `<ol class="fires">`) {
 		t.Errorf("the triggers list does not show the paused trigger paused without fires:\n%s", page)
 	}
 	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)

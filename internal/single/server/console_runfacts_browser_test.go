@@ -30,8 +30,8 @@ func TestARunPageOpenedWhileItsRunWaitsShowsWhenItStartedWithoutLoadingAgain(t *
 	browsertest.Step(t, p.ctx, "the facts say when it started", chromedp.WaitVisible(chromedp.ID("run-started")))
 	live := fact("run-started")
 	title := browsertest.Value(t, p.ctx, chromedp.Evaluate[string](`document.getElementById("run-started").previousElementSibling.textContent`))
-	if !strings.HasSuffix(live, " CST") || title != "启动时间" || fact("run-waiting") != "" {
-		t.Fatalf("the started Run's facts say %s %q, waits because %q; want 启动时间 and a time in Shanghai (CST), no reason to wait", title, live, fact("run-waiting"))
+	if !strings.HasSuffix(live, " UTC+08:00") || title != "启动时间" || fact("run-waiting") != "" {
+		t.Fatalf("the started Run's facts say %s %q, waits because %q; want 启动时间 and a time in Shanghai (UTC+08:00), no reason to wait", title, live, fact("run-waiting"))
 	}
 	if p.loadedAgain(t) {
 		t.Fatal("the page was loaded again to show when the Run started; want its facts changed over the live stream")

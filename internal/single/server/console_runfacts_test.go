@@ -41,7 +41,7 @@ func TestALiveLogSendsTheRunsFactsInThePagesLanguageAndZoneAsTheyChange(t *testi
 	if err != nil || len(d.Attempts) != 1 || d.Attempts[0].StartedAtMs == nil {
 		t.Fatalf("the zone %s (%v), the Run's attempts %+v", zone, err, d.Attempts)
 	}
-	started := time.UnixMilli(*d.Attempts[0].StartedAtMs).In(loc).Format("2006-01-02 15:04:05 MST")
+	started := shownAt(*d.Attempts[0].StartedAtMs, loc)
 	if !strings.Contains(facts, `>运行中</span>`) || !strings.Contains(facts, `<dt>启动时间</dt><dd id="run-started">`+started+`</dd>`) ||
 		strings.Contains(facts, "run-waiting") {
 		t.Fatalf("the started Run's facts are %q; want it running (运行中), started at %s (启动时间), and no reason to wait", facts, started)
@@ -93,7 +93,7 @@ func TestALiveLogsFactsSayWhenTheNextRetryStarts(t *testing.T) {
 			at = p.AvailableAtMs
 		}
 	}
-	next := "第 2 次尝试于 " + time.UnixMilli(at).In(loc).Format("2006-01-02 15:04:05 MST") + " 开始"
+	next := "第 2 次尝试于 " + shownAt(at, loc) + " 开始"
 	if at == 0 || !strings.Contains(facts, `<dt>下次重试</dt><dd id="run-next-retry">`+next+`</dd>`) {
 		t.Fatalf("the Run waiting to retry has the facts %q; want its next retry (下次重试): %s", facts, next)
 	}

@@ -271,9 +271,9 @@ func TestConsoleSessionCookieAndScopedButtons(t *testing.T) {
 		t.Fatalf("session cookie %q, want HttpOnly and SameSite=Strict", set)
 	}
 	// The next fire is known once the scheduler has taken the trigger up.
-	waitFor(t, "the trigger page shows the next fire in the trigger's zone", 5*time.Second, func() bool {
+	waitFor(t, "the trigger page shows the next fire", 5*time.Second, func() bool {
 		_, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID, nil)
-		return strings.Contains(page, " CST ·")
+		return strings.Contains(page, `id="next-fire"><span class="time">`)
 	})
 	for _, button := range []string{`id="pause"`, `id="runnow"`} {
 		if strings.Contains(page, button) {
