@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,51 +19,14 @@ import (
 
 	"github.com/qinglong/qinglong/internal/cluster/pgstore"
 	"github.com/qinglong/qinglong/internal/testkit/clustertest"
+	"github.com/qinglong/qinglong/internal/testkit/cmdbuild"
 	"github.com/qinglong/qinglong/internal/testkit/pgtest"
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ql-replica-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := pgtest.Run(m)
-	if err := os.RemoveAll(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(cmdbuild.Run(m, pgtest.Run)) }
 
-// buildTimeout bounds building the binary.
-const buildTimeout = 5 * time.Minute
-
-var (
-	binDir    string
-	buildOnce sync.Once
-	buildErr  error
-)
-
-// buildQL builds ./cmd/ql once for every test of the package (a link of
-// it costs seconds of CPU, which some forty tests each paid on CI's two
-// cores): the integration tests drive the real binary, so signals, exit
-// codes and process death are real. Tests only run it, never change it.
-func buildQL(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(binDir, "ql")
-	buildOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-		defer cancel()
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/qinglong/qinglong/cmd/ql").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/ql: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return bin
-}
+// buildQL is cmd/ql, built once for the package's tests.
+func buildQL(t *testing.T) string { return cmdbuild.Binary(t, "ql") }
 
 // logLines collects a child's JSON log lines.
 type logLines struct {

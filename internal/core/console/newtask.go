@@ -9,6 +9,7 @@ import (
 	"github.com/qinglong/qinglong/internal/core/apply"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/task"
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // newTaskData is what the New task form shows: the fields as given (the
@@ -81,21 +82,8 @@ func shownNewTask(doc *apply.Document) *newTaskShown {
 	if timeout == 0 {
 		timeout = task.DefaultTimeout
 	}
-	return &newTaskShown{Task: tk.Name, Shell: tk.Command.Shell, Script: tk.Command.Script, Timeout: durationText(timeout),
+	return &newTaskShown{Task: tk.Name, Shell: tk.Command.Shell, Script: tk.Command.Script, Timeout: validate.Duration(timeout),
 		Trigger: tg.Name, Cron: tg.Cron.Expression, Timezone: tg.Cron.Timezone}
-}
-
-// durationText writes d as a form takes it: 1h, 1h30m, 90s rather than
-// Go's 1h0m0s.
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 func (c *Console) renderNewTask(w http.ResponseWriter, r *http.Request, s *session, status int, d newTaskData) {

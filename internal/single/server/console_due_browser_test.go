@@ -43,11 +43,7 @@ func TestAJitteredTriggersFireTimesWrapOnAPhoneBetweenTimesNotInsideOne(t *testi
 	ctx := browsertest.Start(t)
 	site := startConsoleSiteConfigured(t, trigger.Cron{Expression: "0 0 3 * * *", Timezone: "Asia/Shanghai", MisfirePolicy: trigger.FireOnce, JitterMs: time.Hour.Milliseconds()},
 		"true", func(*Config) {})
-	waitFor(t, "the schedule to set the trigger's cursor", 10*time.Second, func() bool {
-		status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/triggers/"+site.triggerID, site.tokens[apitoken.Read], nil)
-		var d struct{ Trigger struct{ NextDueAtMs *int64 } }
-		return status == http.StatusOK && json.Unmarshal(body, &d) == nil && d.Trigger.NextDueAtMs != nil
-	})
+	site.waitForCursor(t)
 	dir := browsertest.ArtifactDir(t)
 	browsertest.Step(t, ctx, "sign in on a phone in Los Angeles", chromedp.EmulateViewport(390, 844), browsertest.TimeZone("America/Los_Angeles"),
 		chromedp.Navigate(site.base+"/signin?lang=en"), browsertest.SignInWithToken(site.tokens[apitoken.Read], "Overview"))
@@ -74,11 +70,7 @@ func TestAJitteredTriggersFireTimesWrapOnAPhoneBetweenTimesNotInsideOne(t *testi
 func TestAFireTimeWithoutJitterDoesNotWrapOnAPhone(t *testing.T) {
 	ctx := browsertest.Start(t)
 	site := startConsoleSite(t)
-	waitFor(t, "the schedule to set the trigger's cursor", 10*time.Second, func() bool {
-		status, body, _ := httpcall.Bearer(t, http.MethodGet, site.base+"/api/v1/triggers/"+site.triggerID, site.tokens[apitoken.Read], nil)
-		var d struct{ Trigger struct{ NextFireAtMs *int64 } }
-		return status == http.StatusOK && json.Unmarshal(body, &d) == nil && d.Trigger.NextFireAtMs != nil
-	})
+	site.waitForCursor(t)
 	dir := browsertest.ArtifactDir(t)
 	browsertest.Step(t, ctx, "sign in on a narrow phone in Los Angeles", chromedp.EmulateViewport(320, 568), browsertest.TimeZone("America/Los_Angeles"),
 		chromedp.Navigate(site.base+"/signin?lang=en"), browsertest.SignInWithToken(site.tokens[apitoken.Read], "Overview"))
@@ -96,4 +88,17 @@ func TestAFireTimeWithoutJitterDoesNotWrapOnAPhone(t *testing.T) {
 			browsertest.Screenshot(t, ctx, dir, name+"-fires-"+l+"-320x568.png", 320)
 		}
 	}
+}
+
+// waitForCursor waits for the schedule's first round to set the site's
+// trigger's cursor, its next fire and due time, which the pages show.
+func (s *consoleSite) waitForCursor(t *testing.T) {
+	t.Helper()
+	waitFor(t, "the schedule to set the trigger's cursor", 10*time.Second, func() bool {
+		status, body, _ := httpcall.Bearer(t, http.MethodGet, s.base+"/api/v1/triggers/"+s.triggerID, s.tokens[apitoken.Read], nil)
+		var d struct {
+			Trigger struct{ NextFireAtMs, NextDueAtMs *int64 }
+		}
+		return status == http.StatusOK && json.Unmarshal(body, &d) == nil && d.Trigger.NextFireAtMs != nil && d.Trigger.NextDueAtMs != nil
+	})
 }
