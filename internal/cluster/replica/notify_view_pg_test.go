@@ -63,6 +63,12 @@ func TestAReplicaListsAndRetriesADeadNotification(t *testing.T) {
 		t.Fatalf("dead notification %+v: want alerts' skipped one, refused once", n)
 	}
 
+	// The admin role may read the outbox but not write it: a retry given
+	// its URL says which role to use, with the wrong role's exit code.
+	if code, out := runQL(t, bin, admin, "notifications", "retry", n.ID); code != 5 || !strings.Contains(out, "retrying notifications needs the runtime role's URL") {
+		t.Fatalf("notifications retry with the admin role's URL: exit %d %q; want 5 naming the runtime role", code, out)
+	}
+
 	c, get := consoleBrowser(t, base)
 	if resp := consoleSignIn(t, c, get, base, url.Values{"token": {operator}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign-in: %d", resp.StatusCode)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/cli"
+	"github.com/qinglong/qinglong/internal/core/notify"
 	"github.com/qinglong/qinglong/internal/core/project"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
 	"github.com/qinglong/qinglong/internal/core/retention"
@@ -74,7 +75,7 @@ func Open(ctx context.Context, dsn string) (*cli.Backend, error) {
 		Detail:        runtimeDetail{rt},
 		Manual:        runtimeManual{rt},
 		Unattended:    func(ctx context.Context, runID string) (cli.Unattended, error) { return unattended(ctx, rt, runID) },
-		Notifications: rt,
+		Notifications: runtimeNotifications{rt},
 		// Opened at its first use only: the maintenance role's URL is
 		// another than the one the other commands use.
 		Retention:         maint,
@@ -245,6 +246,22 @@ func (s adminOnly) TriggerNamesOfTasks(ctx context.Context, projectID string, ta
 
 func (s adminOnly) Publish(ctx context.Context, fn func(tx catalog.Tx) error) error {
 	return explainRole(s.a.Publish(ctx, fn), "publishing definitions", "admin")
+}
+
+// runtimeNotifications is the outbox's listing and retry with permission
+// errors explained: the admin role may read the outbox but only the
+// runtime role writes it, so a retry given the admin role's URL must say
+// which role, not fail as a conflict.
+type runtimeNotifications struct{ r *pgstore.Runtime }
+
+func (n runtimeNotifications) NotificationsList(ctx context.Context, q notify.ListQuery) ([]notify.Message, string, error) {
+	l, next, err := n.r.NotificationsList(ctx, q)
+	return l, next, explainRole(err, "listing notifications", "runtime")
+}
+
+func (n runtimeNotifications) NotificationRetry(ctx context.Context, id string) (notify.Message, error) {
+	m, err := n.r.NotificationRetry(ctx, id)
+	return m, explainRole(err, "retrying notifications", "runtime")
 }
 
 // runtimeOnly is the run reader with permission errors explained.
