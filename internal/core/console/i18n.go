@@ -63,7 +63,7 @@ var messages = map[string]map[string]string{
 		"batch.untried": "the form used up its %s before it reached this trigger: select it again on the list and send the form.", "batch.untried.label": "not tried", "batch.summary.untried": " Not tried: %d.", "batch.back": "Back to the triggers list",
 		"err.batchnone": "No trigger was selected: tick the box beside each trigger to act on, then press the button again.", "err.batchmany": "%d triggers were selected, and one form acts on at most %d (a page of the list); nothing was done. Select fewer and send the form again.",
 		"newtask": "New task", "nt.intro": "A shell script and the cron schedule that runs it. Every other setting keeps its default; change it later in the project's definitions file.",
-		"nt.invalid": "Nothing was created", "nt.required": "Fill in the project, the task's name, its script, the schedule and the time zone.",
+		"nt.invalid": "Nothing was created", "nt.blank": "this field is required; fill it in.",
 		"nt.project": "Project", "nt.projecthelp": "An existing project, or a new name to create one (lower-case letters, digits, '-', '_' or '.').",
 		"nt.task": "Task name", "nt.script": "Script (run by /bin/sh)", "nt.scripthelp": "Up to 131,071 bytes; keep a longer script in a file and run that file.",
 		"nt.cron": "Schedule (cron)", "nt.cronhelp": "Five fields: minute hour day-of-month month day-of-week, e.g. 0 3 * * * for 03:00 every day; six with seconds first, e.g. */30 * * * * * every 30 seconds.",
@@ -81,7 +81,7 @@ var messages = map[string]map[string]string{
 		"def.keep.form":  "The project's other tasks and triggers are left as they are.",
 		"signin.out":     "You are signed out. Sign in again to go on.",
 		"runs.notastate": "The state filter %q is not a state a Run can be in, so nothing was listed; choose one of the State list: %s.",
-		"nt.shown":       "What the form creates", "nt.shown.script": "Script (run by %s)",
+		"nt.shown":       "What the form creates", "nt.created": "What was created", "nt.shown.script": "Script (run by %s)",
 		"def.help": "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as ql export prints them.",
 		"def.nopublish": "This server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role). " +
 			"The file is shown to read and copy: to change the project, save it as a file, edit it and run ql apply -f FILE with the admin role's database URL, " +
@@ -287,7 +287,7 @@ var messages = map[string]map[string]string{
 		"batch.untried": "表单在处理到这个触发器之前已用完它的 %s：请在列表中再次勾选它并提交表单。", "batch.untried.label": "未尝试", "batch.summary.untried": "未尝试 %d 个。", "batch.back": "返回触发器列表",
 		"err.batchnone": "没有选择任何触发器：请勾选要操作的每个触发器旁的方框，然后再按一次按钮。", "err.batchmany": "选择了 %d 个触发器，而一次表单最多操作 %d 个（列表的一页）；未做任何操作。请少选一些，再提交表单。",
 		"newtask": "新建任务", "nt.intro": "一段 Shell 脚本，以及运行它的 cron 计划。其他设置都取默认值；以后可以在项目的定义文件中修改。",
-		"nt.invalid": "没有创建任何内容", "nt.required": "请填写项目、任务名称、脚本、计划和时区。",
+		"nt.invalid": "没有创建任何内容", "nt.blank": "此项必填，请填写。",
 		"nt.project": "项目", "nt.projecthelp": "已有的项目，或输入新名称来创建项目（小写字母、数字、“-”、“_”或“.”）。",
 		"nt.task": "任务名称", "nt.script": "脚本（由 /bin/sh 运行）", "nt.scripthelp": "最多 131,071 字节；更长的脚本请保存为文件，再运行那个文件。",
 		"nt.cron": "计划（cron）", "nt.cronhelp": "五个字段：分 时 日 月 星期，例如 0 3 * * * 表示每天 03:00；六个字段时第一个是秒，例如 */30 * * * * * 表示每 30 秒。",
@@ -305,7 +305,7 @@ var messages = map[string]map[string]string{
 		"def.keep.form":  "项目中的其他任务和触发器保持不变。",
 		"signin.out":     "你已退出登录。如需继续，请重新登录。",
 		"runs.notastate": "状态筛选“%s”不是运行可能处于的状态，因此没有列出任何运行；请在状态列表中选择一个：%s。",
-		"nt.shown":       "表单将创建的内容", "nt.shown.script": "脚本（由 %s 运行）",
+		"nt.shown":       "表单将创建的内容", "nt.created": "已创建的内容", "nt.shown.script": "脚本（由 %s 运行）",
 		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前修订版，与 ql export 的输出相同。",
 		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。" +
 			"下面的文件仅供查看和复制：要修改项目，请把它保存为文件，编辑后用 admin 角色的数据库 URL 运行 ql apply -f FILE，" +
