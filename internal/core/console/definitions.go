@@ -257,6 +257,11 @@ func (c *Console) failCannotPublish(w http.ResponseWriter, r *http.Request, s *s
 // file (none for one a user wrote or uploaded), kept through the preview.
 func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *session, dry bool, text string, o formOrigin) {
 	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Expect: o.expect, NewTask: o.newTask}
+	var err error
+	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
 	var results []apply.Result
 	doc, err := apply.Parse(definitionsFile, []byte(text))
 	if err == nil {
@@ -291,6 +296,9 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 	default:
 		d.Step, d.Diff = "applied", results
 		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, o.form)
+		// The choices were read before the apply, which may have created
+		// the file's project: it is one now.
+		d.Projects = withChosen(d.Projects, doc.Project)
 	}
 	if err == nil && o.form == originNewTask {
 		d.Created = shownNewTask(doc)
@@ -299,11 +307,6 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 		if res.Change != "unchanged" {
 			d.Changes++
 		}
-	}
-	// Read after the apply, so that a project it just created is offered.
-	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
-		c.fail(w, r, s, err)
-		return
 	}
 	c.render(w, r, status, "definitions", s, d)
 }

@@ -58,8 +58,8 @@ func TestEnableAndDisableNeedTheAdminScopeOnTheAPIAndInTheConsole(t *testing.T) 
 		t.Fatalf("the disabled trigger's page offers no enable button or does not say disabled:\n%s", page)
 	}
 	resp, _ := httpcall.Form(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}, "back": {"list"}})
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/triggers" {
-		t.Fatalf("enable from the list: %d to %q, want 303 to /triggers", resp.StatusCode, resp.Header.Get("Location"))
+	if back := "/triggers?done=enable&done_id=" + site.triggerID; resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != back {
+		t.Fatalf("enable from the list: %d to %q, want 303 to %s", resp.StatusCode, resp.Header.Get("Location"), back)
 	}
 	if _, page := httpcall.Form(t, admin, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, "/triggers/"+site.triggerID+"/disable") {
 		t.Fatalf("the list offers no disable for the enabled trigger:\n%s", page)
