@@ -22,7 +22,7 @@ func TestTheAttemptsTableSaysWhenEachAttemptStartedInThePagesZone(t *testing.T) 
 			t.Fatal(err)
 		}
 		rows := strings.Split(buf.String(), "</tr>")
-		for i, want := range []string{`class="attempt-started">2023-11-15 06:13:20 UTC&#43;08:00</td>`, `class="attempt-started">—</td>`} {
+		for i, want := range []string{`class="attempt-started"><span class="time">2023-11-15 06:13:20 UTC&#43;08:00</span></td>`, `class="attempt-started">—</td>`} {
 			if !strings.Contains(rows[1+i], want) {
 				t.Errorf("%s: attempt %d's row lacks %s:\n%s", l, i+1, want, rows[1+i])
 			}

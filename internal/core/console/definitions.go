@@ -63,13 +63,20 @@ type definitionsData struct {
 	// creates as the file has them: the preview shows what will run and
 	// when, since the form's user wrote no file to read it in.
 	Created *newTaskShown
+	// NewTask is, on the New task form's preview, the form's fields as
+	// they were filled in: going back to editing returns to the form with
+	// them, not to the file it wrote, which is no project's definitions.
+	NewTask *apply.NewTask
 }
 
 // formOrigin is the form that wrote a definitions file and, for an edit
-// form, the revisions its file was written from.
+// form, the revisions its file was written from; for the New task form,
+// its fields as they were filled in, which its preview's way back
+// returns to the form.
 type formOrigin struct {
-	form   string
-	expect []apply.Expected
+	form    string
+	expect  []apply.Expected
+	newTask *apply.NewTask
 }
 
 // ErrorCount is how many errors the file has, listed or not.
@@ -249,7 +256,7 @@ func (c *Console) failCannotPublish(w http.ResponseWriter, r *http.Request, s *s
 // shows the result on the definitions page; o is the form that wrote the
 // file (none for one a user wrote or uploaded), kept through the preview.
 func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *session, dry bool, text string, o formOrigin) {
-	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Expect: o.expect}
+	d := definitionsData{CanPublish: true, YAML: text, Origin: o.form, Expect: o.expect, NewTask: o.newTask}
 	var err error
 	if d.Projects, err = c.projectChoices(r.Context()); err != nil {
 		c.fail(w, r, s, err)
@@ -289,6 +296,9 @@ func (c *Console) definitionsText(w http.ResponseWriter, r *http.Request, s *ses
 	default:
 		d.Step, d.Diff = "applied", results
 		d.Notes, d.SecretsNote = c.definitionsNotes(r.Context(), lang(r), doc, results, o.form)
+		// The choices were read before the apply, which may have created
+		// the file's project: it is one now.
+		d.Projects = withChosen(d.Projects, doc.Project)
 	}
 	if err == nil && o.form == originNewTask {
 		d.Created = shownNewTask(doc)

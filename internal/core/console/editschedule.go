@@ -78,7 +78,7 @@ func (c *Console) editSchedulePreview(w http.ResponseWriter, r *http.Request, s 
 	if c.editScheduleRefused(w, r, s, d.EditSchedule, err) {
 		return
 	}
-	c.previewFormFile(w, r, s, text, err, editScheduleLabel, formOrigin{form: originEditSchedule, expect: expect}, func(errs []string) {
+	c.previewFormFile(w, r, s, text, err, editScheduleLabel, nil, formOrigin{form: originEditSchedule, expect: expect}, func(errs []string) {
 		d.Errors = errs
 		c.render(w, r, http.StatusBadRequest, "editschedule", s, d)
 	})

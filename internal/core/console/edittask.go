@@ -80,7 +80,7 @@ func (c *Console) editTaskPreview(w http.ResponseWriter, r *http.Request, s *ses
 	if c.editTaskRefused(w, r, s, d.EditTask, err) {
 		return
 	}
-	c.previewFormFile(w, r, s, text, err, editTaskLabel, formOrigin{form: originEditTask, expect: expect}, func(errs []string) {
+	c.previewFormFile(w, r, s, text, err, editTaskLabel, nil, formOrigin{form: originEditTask, expect: expect}, func(errs []string) {
 		d.Errors = errs
 		c.render(w, r, http.StatusBadRequest, "edittask", s, d)
 	})

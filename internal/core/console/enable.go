@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/catalog"
 	"github.com/qinglong/qinglong/internal/core/qlerror"
@@ -13,7 +14,7 @@ import (
 // `enabled` flipped (catalog.Service.TriggerSetEnabled), audited with the
 // session's token and address. It answers with the page the form was on:
 // the triggers list when it says so, filtered and paged as the form
-// carries it (listBack), else the trigger's page.
+// carries it with what was done (listDone), else the trigger's page.
 func (c *Console) enable(on bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
 		if c.cfg.Enabler == nil {
@@ -32,7 +33,7 @@ func (c *Console) enable(on bool) handlerFunc {
 		}
 		back := "/triggers/" + url.PathEscape(id)
 		if r.PostFormValue("back") == "list" {
-			back = listBack(r)
+			back = listDone(r, map[bool]string{true: "enable", false: "disable"}[on], id)
 		}
 		http.Redirect(w, r, back, http.StatusSeeOther)
 	}
@@ -64,4 +65,15 @@ func listBack(r *http.Request) string {
 		return "/triggers"
 	}
 	return "/triggers?" + v.Encode()
+}
+
+// listDone is listBack saying that action (pause, resume, enable,
+// disable) was done to trigger id: a row's button otherwise answers with
+// the list alone, which reads as though nothing happened.
+func listDone(r *http.Request, action, id string) string {
+	back, sep := listBack(r), "?"
+	if strings.Contains(back, "?") {
+		sep = "&"
+	}
+	return back + sep + url.Values{"done": {action}, "done_id": {id}}.Encode()
 }

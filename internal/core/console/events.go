@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -71,14 +72,14 @@ func eventName(l, name string) string {
 // no worker could take the Run when it was noted, in the words of the
 // page's "Why it waits". The payload itself stays on the page as it is
 // stored.
-func eventFacts(l string, e run.Event, zone string) string {
+func eventFacts(l string, e run.Event, zone string) template.HTML {
 	if e.Name == run.EventWaiting {
 		var n run.WaitingNote
 		if json.Unmarshal([]byte(e.Payload), &n) != nil || n.Reason == "" {
 			return ""
 		}
 		w := n.Waiting()
-		return waitingText(l, &w)
+		return template.HTML(escapeText(waitingText(l, &w))) //nolint:gosec // G203: escaped
 	}
 	var p map[string]any
 	if json.Unmarshal([]byte(e.Payload), &p) != nil {
@@ -86,7 +87,8 @@ func eventFacts(l string, e run.Event, zone string) string {
 	}
 	w := eventFactWords[l]
 	var out []string
-	say := func(key string, args ...any) { out = append(out, fmt.Sprintf(w[key], args...)) }
+	// A time is a span a line does not break (unbroken), the rest text.
+	say := func(key string, args ...any) { out = append(out, string(formatText(w[key], args...))) }
 	if v, ok := p["attempt"]; ok {
 		say("attempt", v)
 	}
@@ -113,15 +115,15 @@ func eventFacts(l string, e run.Event, zone string) string {
 	}
 	if n, ok := p["nextAttempt"]; ok {
 		if at, ok := p["availableAtMs"].(float64); ok {
-			say("next", n, when(int64(at), zone))
+			say("next", n, unbroken(when(int64(at), zone)))
 		}
 	}
 	if at, ok := p["scheduledForMs"].(float64); ok && e.Name == run.EventCreated {
-		say("scheduled", when(int64(at), zone))
+		say("scheduled", unbroken(when(int64(at), zone)))
 	}
 	sep := " · "
 	if l == "zh" {
 		sep = "；"
 	}
-	return strings.Join(out, sep)
+	return template.HTML(strings.Join(out, sep)) //nolint:gosec // G203: each fact is escaped but its times' spans
 }

@@ -1,6 +1,10 @@
 package console
 
 import (
+	"html"
+	"html/template"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/qinglong/qinglong/internal/core/run"
@@ -44,7 +48,7 @@ func TestARunsEventsReadInThePagesLanguage(t *testing.T) {
 		if got := eventName(c.l, c.e.Name); got != c.name {
 			t.Errorf("%s: %s is named %q, want %q", c.l, c.e.Name, got, c.name)
 		}
-		if got := eventFacts(c.l, c.e, c.withZone); got != c.facts {
+		if got := pageText(eventFacts(c.l, c.e, c.withZone)); got != c.facts {
 			t.Errorf("%s: %s says %q, want %q", c.l, c.e.Name, got, c.facts)
 		}
 	}
@@ -71,8 +75,31 @@ func TestARunsWaitingEventSaysWhyNoWorkerCouldTakeIt(t *testing.T) {
 		if got := eventName(c.l, c.e.Name); got != c.name {
 			t.Errorf("%s: %s is named %q, want %q", c.l, c.e.Name, got, c.name)
 		}
-		if got := eventFacts(c.l, c.e, ""); got != c.facts {
+		if got := pageText(eventFacts(c.l, c.e, "")); got != c.facts {
 			t.Errorf("%s: %s says %q, want %q", c.l, c.e.Payload, got, c.facts)
+		}
+	}
+}
+
+// pageText is h as a reader reads it: its elements' text, unescaped.
+func pageText(h template.HTML) string {
+	return html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(string(h), ""))
+}
+
+// A time a Run's event names — when it was scheduled for, when its next
+// attempt starts — is a span a line does not break, in both languages, so
+// a phone never parts a date from its time or a time from its offset; the
+// words around it are escaped text.
+func TestATimeARunsEventNamesIsNeverBrokenAcrossLines(t *testing.T) {
+	t.Parallel()
+	created := run.Event{Name: run.EventCreated, Payload: `{"scheduledForMs":1796356800000,"actor":"<b>x</b>"}`}
+	retry := run.Event{Name: run.EventRetryWait, Payload: `{"nextAttempt":2,"availableAtMs":1796356800000}`}
+	for _, l := range []string{"en", "zh"} {
+		for _, e := range []run.Event{created, retry} {
+			got := string(eventFacts(l, e, "Europe/Paris"))
+			if !strings.Contains(got, `<span class="time">2026-12-04 05:00:00 UTC&#43;01:00</span>`) || strings.Contains(got, "<b>") {
+				t.Errorf("%s: %s says %s: its time is not one unbroken span, or its text is not escaped", l, e.Name, got)
+			}
 		}
 	}
 }

@@ -12,12 +12,13 @@ import (
 
 // previewFormFile answers a form's preview with the definitions file it
 // wrote (text; err: its writer's refusal): the file's mistakes go back to
-// the form through again, which shows them beside what was typed; a file
-// without mistakes is previewed as the definitions page previews one, with
-// origin so that applying it names only what the form showed.
+// the form through again, which shows them beside what was typed (blank:
+// the labels of the required fields left empty); a file without mistakes
+// is previewed as the definitions page previews one, with origin so that
+// applying it names only what the form showed.
 func (c *Console) previewFormFile(w http.ResponseWriter, r *http.Request, s *session, text []byte, err error,
-	labelOf func(path string) string, origin formOrigin, again func(errs []string)) {
-	errs, failed := c.formFile(w, r, s, text, err, labelOf)
+	labelOf func(path string) string, blank []string, origin formOrigin, again func(errs []string)) {
+	errs, failed := c.formFile(w, r, s, text, err, labelOf, blank)
 	switch {
 	case failed:
 	case len(errs) > 0:
@@ -32,9 +33,12 @@ func (c *Console) previewFormFile(w http.ResponseWriter, r *http.Request, s *ses
 // what the store would refuse (a project archived) is said on the form
 // too. Its errors are the form's fields', each started with the label
 // labelOf gives the file's field it is at (a line of a file nobody saw
-// says nothing); failed: the page was answered with a failure that is not
-// the form's (the database, the page's time).
-func (c *Console) formFile(w http.ResponseWriter, r *http.Request, s *session, text []byte, err error, labelOf func(path string) string) (errs []string, failed bool) {
+// says nothing); each field of blank (labels of required fields left
+// empty) is said to be required, in place of what the file says at it,
+// which would read as a mistake of a value nobody typed; failed: the page
+// was answered with a failure that is not the form's (the database, the
+// page's time).
+func (c *Console) formFile(w http.ResponseWriter, r *http.Request, s *session, text []byte, err error, labelOf func(path string) string, blank []string) (errs []string, failed bool) {
 	var doc *apply.Document
 	if err == nil {
 		doc, err = apply.Parse(definitionsFile, text)
@@ -48,23 +52,33 @@ func (c *Console) formFile(w http.ResponseWriter, r *http.Request, s *session, t
 		c.fail(w, r, s, err)
 		return nil, true
 	}
-	if err == nil {
+	if err == nil && len(blank) == 0 {
 		return nil, false
 	}
 	l := lang(r)
-	list, _ := c.fileErrors(l, err)
-	located, _ := apply.Errors(err)
 	type fieldError struct {
 		place int
 		msg   string
 	}
-	found := make([]fieldError, len(list))
-	for i, e := range list {
-		found[i] = fieldError{-1, e.Message}
-		if i < len(located) {
-			if label := labelOf(located[i].Path()); label != "" {
-				found[i] = fieldError{slices.Index(formFieldOrder, label), c.named(fieldSentence(l, tr(l, label), located[i]))}
+	var found []fieldError
+	for _, label := range blank {
+		found = append(found, fieldError{slices.Index(formFieldOrder, label), tr(l, label) + tr(l, "def.sep") + tr(l, "nt.blank")})
+	}
+	if err != nil {
+		list, _ := c.fileErrors(l, err)
+		located, _ := apply.Errors(err)
+		for i, e := range list {
+			at := fieldError{-1, e.Message}
+			if i < len(located) {
+				label := labelOf(located[i].Path())
+				if slices.Contains(blank, label) {
+					continue
+				}
+				if label != "" {
+					at = fieldError{slices.Index(formFieldOrder, label), c.named(fieldSentence(l, tr(l, label), located[i]))}
+				}
 			}
+			found = append(found, at)
 		}
 	}
 	// The file lists a task's fields, then its trigger's; the form shows

@@ -51,6 +51,7 @@ var messages = map[string]map[string]string{
 		"log.stopped": "The live output stopped: the server could not read this run or its output within %s, the most it gives one read (its database or disk is busy). What is shown above is all it had read; reload the page to follow the output again.",
 		"disabled":    "disabled", "ended": "ended", "duration": "Duration", "took": "Took", "number": "#", "executor": "Executor", "reason": "Reason", "count": "Count",
 		"enable": "Enable", "disable": "Disable",
+		"trig.done.pause": "Paused %s.", "trig.done.resume": "Resumed %s.", "trig.done.enable": "Enabled %s.", "trig.done.disable": "Disabled %s.",
 		"batch.help": "Tick triggers in the list, then choose what to do with them all:", "batch.all": "Select all on this page", "batch.pick": "Select",
 		"batch.title.run": "Run now: selected triggers", "batch.title.pause": "Pause: selected triggers", "batch.title.resume": "Resume: selected triggers",
 		"batch.title.enable": "Enable: selected triggers", "batch.title.disable": "Disable: selected triggers",
@@ -63,14 +64,14 @@ var messages = map[string]map[string]string{
 		"batch.untried": "the form used up its %s before it reached this trigger: select it again on the list and send the form.", "batch.untried.label": "not tried", "batch.summary.untried": " Not tried: %d.", "batch.back": "Back to the triggers list",
 		"err.batchnone": "No trigger was selected: tick the box beside each trigger to act on, then press the button again.", "err.batchmany": "%d triggers were selected, and one form acts on at most %d (a page of the list); nothing was done. Select fewer and send the form again.",
 		"newtask": "New task", "nt.intro": "A shell script and the cron schedule that runs it. Every other setting keeps its default; change it later in the project's definitions file.",
-		"nt.invalid": "Nothing was created", "nt.required": "Fill in the project, the task's name, its script, the schedule and the time zone.",
+		"nt.invalid": "Nothing was created", "nt.blank": "this field is required; fill it in.",
 		"nt.project": "Project", "nt.projecthelp": "An existing project, or a new name to create one (lower-case letters, digits, '-', '_' or '.').",
 		"nt.task": "Task name", "nt.script": "Script (run by /bin/sh)", "nt.scripthelp": "Up to 131,071 bytes; keep a longer script in a file and run that file.",
-		"nt.cron": "Schedule (cron)", "nt.cronhelp": "Five fields: minute hour day-of-month month day-of-week, e.g. 0 3 * * * for 03:00 every day; six with seconds first, e.g. */30 * * * * * every 30 seconds.",
-		"nt.timezone": "Time zone (IANA name)", "nt.timeout": "Timeout", "nt.timeouthelp": "Stop the command after this long, e.g. 30m or 2h; empty for 1h.",
+		"nt.cron": "Schedule (cron)", "nt.cronhelp": "Five fields: minute hour day-of-month month day-of-week, e.g. `0 3 * * *` for 03:00 every day; six with seconds first, e.g. `*/30 * * * * *` every 30 seconds.",
+		"nt.timezone": "Time zone (IANA name)", "nt.timeout": "Timeout", "nt.timeouthelp": "Stop the command after this long, e.g. `30m` or `2h`; empty for 1h.",
 		"nt.trigger": "Trigger name", "nt.triggerhelp": "Empty to name it after the task.",
 		"nt.after":    "The next step shows what would be created; nothing is created until you confirm it there. The other tasks and triggers of the project are left as they are.",
-		"definitions": "Definitions", "def.show": "Show", "def.edit": "Definitions file (YAML, as for ql apply)", "def.upload": "or upload a file",
+		"definitions": "Definitions", "def.show": "Show", "def.edit": "Definitions file (YAML, as for `ql apply`)", "def.upload": "or upload a file",
 		"def.previewbtn": "Preview changes", "def.preview": "What applying would change", "def.applied": "Applied", "def.next": "Open the triggers of %s: run one now, see when each fires next",
 		"def.confirm": "Apply these changes", "def.back": "Back to editing", "def.nothing": "Nothing would change.",
 		"def.invalid":     "The file is not valid; nothing was applied",
@@ -81,13 +82,13 @@ var messages = map[string]map[string]string{
 		"def.keep.form":  "The project's other tasks and triggers are left as they are.",
 		"signin.out":     "You are signed out. Sign in again to go on.",
 		"runs.notastate": "The state filter %q is not a state a Run can be in, so nothing was listed; choose one of the State list: %s.",
-		"nt.shown":       "What the form creates", "nt.shown.script": "Script (run by %s)",
-		"def.help": "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as ql export prints them.",
+		"nt.shown":       "What the form creates", "nt.created": "What was created", "nt.shown.script": "Script (run by %s)",
+		"def.help": "The project's tasks and triggers, every one of them (tasks no trigger runs too), at their current revisions, as `ql export` prints them.",
 		"def.nopublish": "This server cannot publish definitions: its database role may not (a cluster replica runs as the runtime role). " +
-			"The file is shown to read and copy: to change the project, save it as a file, edit it and run ql apply -f FILE with the admin role's database URL, " +
-			"or ql apply -f FILE --api-url URL (an admin token in $QL_TOKEN) against a server that can publish.",
+			"The file is shown to read and copy: to change the project, save it as a file, edit it and run `ql apply -f FILE` with the admin role's database URL, " +
+			"or `ql apply -f FILE --api-url URL` (an admin token in `$QL_TOKEN`) against a server that can publish.",
 		"user": "User name", "password": "Password", "signin.user": "With a user account", "signin.token": "With an API token",
-		"signin.userhelp": "Accounts are made on the server: `ql users create NAME --owner%s` makes the first (later ones take --role viewer, operator or owner).",
+		"signin.userhelp": "Accounts are made on the server: `ql users create NAME --owner%s` makes the first (later ones take `--role viewer`, `--role operator` or `--role owner`).",
 		"err.badlogin":    "Wrong user name or password, or the account is disabled.", "err.nousers": "This server has no user accounts; sign in with an API token.",
 		"err.throttled": "Too many failed sign-ins from here or for this user; wait a minute and try again.",
 		"err.busy":      "Too many sign-ins at once; try again in a few seconds.",
@@ -96,8 +97,9 @@ var messages = map[string]map[string]string{
 		"tok.created": "Token created", "tok.once": "Copy it now: it is shown only this once and is not stored.",
 		"tok.help":    "Expiry in whole days (90d) or a duration (12h), from 1m to 3650d; empty never expires.",
 		"tok.expires": "Expires after (empty: never)", "tok.copy": "Copy token", "tok.copied": "Copied",
-		"tok.nametitle": "A token name: 1–128 lower-case letters, digits, '-', '_' or '.', starting and ending with a letter or digit.",
-		"health":        "Admission", "lag": "Admission lag (runs of the last 24 hours)", "backlog": "Backlog (due schedule rows not yet taken)",
+		"tok.copyfailed": "Copy failed: select the token and copy it",
+		"tok.nametitle":  "A token name: 1–128 lower-case letters, digits, '-', '_' or '.', starting and ending with a letter or digit.",
+		"health":         "Admission", "lag": "Admission lag (runs of the last 24 hours)", "backlog": "Backlog (due schedule rows not yet taken)",
 		"local.title":           "Where commands run",
 		"local.here":            "This server runs every command itself, on this machine: there is no other machine to connect and nothing here to start or look after. The Runs page lists what runs now, and each Run's page shows its output.",
 		"local.concurrency":     "It runs up to %d commands at once; more wait their turn (`ql serve --concurrency N` sets how many).",
@@ -149,6 +151,7 @@ var messages = map[string]map[string]string{
 		"nt.dead":    "%d notifications could not be delivered (dead): nobody was told of those failures.", "nt.dead.one": "%d notification could not be delivered (dead): nobody was told of that failure.",
 		"nt.deadmore": "More than %d notifications could not be delivered (dead): nobody was told of those failures.",
 		"nt.seedead":  "Show the dead notifications",
+		"nt.empty":    "No notification has been sent yet. A project's definitions file says where to send them and when, in its `notifications:` section: its channels (a webhook, email, a chat or push service) and the rules that use them (a Run failed, several failures in a row, a recovery…). Add one on Definitions or with `ql apply`; docs/notifications.md describes every channel.",
 
 		// What the rule a notification was sent by covers (scopeText).
 		"nt.scope.project": "for all of project %s", "nt.scope.triggers": "triggers %s", "nt.scope.tasks": "tasks %s",
@@ -275,6 +278,7 @@ var messages = map[string]map[string]string{
 		"log.stopped": "实时输出已停止：服务器未能在 %s（它给一次读取的最长时间）内读取此运行或其输出（其数据库或磁盘正忙）。上面显示的是它已读取的全部内容；请刷新页面以继续跟随输出。",
 		"disabled":    "已停用", "ended": "已结束", "duration": "耗时", "took": "用时", "number": "#", "executor": "执行者", "reason": "原因", "count": "次数",
 		"enable": "启用", "disable": "停用",
+		"trig.done.pause": "已暂停 %s。", "trig.done.resume": "已恢复 %s。", "trig.done.enable": "已启用 %s。", "trig.done.disable": "已停用 %s。",
 		"batch.help": "在列表中勾选触发器，然后选择对它们全部执行的操作：", "batch.all": "全选本页", "batch.pick": "选择",
 		"batch.title.run": "立即运行：所选触发器", "batch.title.pause": "暂停：所选触发器", "batch.title.resume": "恢复：所选触发器",
 		"batch.title.enable": "启用：所选触发器", "batch.title.disable": "停用：所选触发器",
@@ -287,14 +291,14 @@ var messages = map[string]map[string]string{
 		"batch.untried": "表单在处理到这个触发器之前已用完它的 %s：请在列表中再次勾选它并提交表单。", "batch.untried.label": "未尝试", "batch.summary.untried": "未尝试 %d 个。", "batch.back": "返回触发器列表",
 		"err.batchnone": "没有选择任何触发器：请勾选要操作的每个触发器旁的方框，然后再按一次按钮。", "err.batchmany": "选择了 %d 个触发器，而一次表单最多操作 %d 个（列表的一页）；未做任何操作。请少选一些，再提交表单。",
 		"newtask": "新建任务", "nt.intro": "一段 Shell 脚本，以及运行它的 cron 计划。其他设置都取默认值；以后可以在项目的定义文件中修改。",
-		"nt.invalid": "没有创建任何内容", "nt.required": "请填写项目、任务名称、脚本、计划和时区。",
+		"nt.invalid": "没有创建任何内容", "nt.blank": "此项必填，请填写。",
 		"nt.project": "项目", "nt.projecthelp": "已有的项目，或输入新名称来创建项目（小写字母、数字、“-”、“_”或“.”）。",
 		"nt.task": "任务名称", "nt.script": "脚本（由 /bin/sh 运行）", "nt.scripthelp": "最多 131,071 字节；更长的脚本请保存为文件，再运行那个文件。",
-		"nt.cron": "计划（cron）", "nt.cronhelp": "五个字段：分 时 日 月 星期，例如 0 3 * * * 表示每天 03:00；六个字段时第一个是秒，例如 */30 * * * * * 表示每 30 秒。",
-		"nt.timezone": "时区（IANA 名称）", "nt.timeout": "超时", "nt.timeouthelp": "命令运行超过这个时长就停止，例如 30m 或 2h；留空则为 1h。",
+		"nt.cron": "计划（cron）", "nt.cronhelp": "五个字段：分 时 日 月 星期，例如 `0 3 * * *` 表示每天 03:00；六个字段时第一个是秒，例如 `*/30 * * * * *` 表示每 30 秒。",
+		"nt.timezone": "时区（IANA 名称）", "nt.timeout": "超时", "nt.timeouthelp": "命令运行超过这个时长就停止，例如 `30m` 或 `2h`；留空则为 1h。",
 		"nt.trigger": "触发器名称", "nt.triggerhelp": "留空则与任务同名。",
 		"nt.after":    "下一步会显示将要创建的内容；在那里确认之前不会创建任何东西。项目中的其他任务和触发器保持不变。",
-		"definitions": "定义", "def.show": "显示", "def.edit": "定义文件（YAML，与 ql apply 相同）", "def.upload": "或上传文件",
+		"definitions": "定义", "def.show": "显示", "def.edit": "定义文件（YAML，与 `ql apply` 相同）", "def.upload": "或上传文件",
 		"def.previewbtn": "预览变更", "def.preview": "应用后将发生的变更", "def.applied": "已应用", "def.next": "打开项目 %s 的触发器：立即运行，或查看各自的下次触发时间",
 		"def.confirm": "应用这些变更", "def.back": "返回编辑", "def.nothing": "没有任何变更。",
 		"def.invalid":     "文件无效，未应用任何内容",
@@ -305,13 +309,13 @@ var messages = map[string]map[string]string{
 		"def.keep.form":  "项目中的其他任务和触发器保持不变。",
 		"signin.out":     "你已退出登录。如需继续，请重新登录。",
 		"runs.notastate": "状态筛选“%s”不是运行可能处于的状态，因此没有列出任何运行；请在状态列表中选择一个：%s。",
-		"nt.shown":       "表单将创建的内容", "nt.shown.script": "脚本（由 %s 运行）",
-		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前修订版，与 ql export 的输出相同。",
+		"nt.shown":       "表单将创建的内容", "nt.created": "已创建的内容", "nt.shown.script": "脚本（由 %s 运行）",
+		"def.help": "项目的全部任务（包括没有触发器运行的任务）和全部触发器的当前修订版，与 `ql export` 的输出相同。",
 		"def.nopublish": "此服务器无法发布定义：其数据库角色无权发布（集群副本以 runtime 角色运行）。" +
-			"下面的文件仅供查看和复制：要修改项目，请把它保存为文件，编辑后用 admin 角色的数据库 URL 运行 ql apply -f FILE，" +
-			"或对能发布定义的服务器运行 ql apply -f FILE --api-url URL（admin 令牌放在 $QL_TOKEN 中）。",
+			"下面的文件仅供查看和复制：要修改项目，请把它保存为文件，编辑后用 admin 角色的数据库 URL 运行 `ql apply -f FILE`，" +
+			"或对能发布定义的服务器运行 `ql apply -f FILE --api-url URL`（admin 令牌放在 `$QL_TOKEN` 中）。",
 		"user": "用户名", "password": "密码", "signin.user": "使用用户账号", "signin.token": "使用 API 令牌",
-		"signin.userhelp": "账号在服务器上创建：第一个用 `ql users create NAME --owner%s`（之后的账号用 --role viewer、operator 或 owner）。",
+		"signin.userhelp": "账号在服务器上创建：第一个用 `ql users create NAME --owner%s`（之后的账号用 `--role viewer`、`--role operator` 或 `--role owner`）。",
 		"err.badlogin":    "用户名或密码错误，或账号已停用。", "err.nousers": "此服务器没有用户账号；请用 API 令牌登录。",
 		"err.throttled": "此处或此用户登录失败次数过多；请等待一分钟后重试。",
 		"err.busy":      "同时登录的人太多；请几秒后重试。",
@@ -320,8 +324,9 @@ var messages = map[string]map[string]string{
 		"tok.created": "令牌已创建", "tok.once": "请立即复制：它只显示这一次，且不会被保存。",
 		"tok.help":    "有效期为整天数（90d）或时长（12h），范围 1m 到 3650d；留空则永不过期。",
 		"tok.expires": "有效期（留空：永不过期）", "tok.copy": "复制令牌", "tok.copied": "已复制",
-		"tok.nametitle": "令牌名称：1–128 个小写字母、数字、“-”、“_”或“.”，以字母或数字开头和结尾。",
-		"health":        "准入", "lag": "准入延迟（最近 24 小时的运行）", "backlog": "积压（已到期尚未处理的计划）",
+		"tok.copyfailed": "复制失败：请选中令牌后手动复制",
+		"tok.nametitle":  "令牌名称：1–128 个小写字母、数字、“-”、“_”或“.”，以字母或数字开头和结尾。",
+		"health":         "准入", "lag": "准入延迟（最近 24 小时的运行）", "backlog": "积压（已到期尚未处理的计划）",
 		"local.title":           "命令在哪里执行",
 		"local.here":            "本服务器在本机自行执行每一条命令：无需连接其他机器，这里也没有需要启动或照看的东西。运行列表列出正在执行的命令，每个运行的页面显示其输出。",
 		"local.concurrency":     "它最多同时执行 %d 条命令，其余的排队等候（用 `ql serve --concurrency N` 设置数量）。",
@@ -371,6 +376,7 @@ var messages = map[string]map[string]string{
 		"nt.dead":     "%d 条通知无法送达（dead）：没有人得知这些失败。",
 		"nt.deadmore": "超过 %d 条通知无法送达（dead）：没有人得知这些失败。",
 		"nt.seedead":  "查看无法送达的通知",
+		"nt.empty":    "还没有发送过任何通知。通知发往哪里、何时发送，由项目定义文件的 `notifications:` 部分决定：其中的渠道（webhook、邮件、聊天或推送服务）以及使用它们的规则（运行失败、连续多次失败、恢复等）。可在“定义”页或用 `ql apply` 添加；每种渠道的写法见 docs/notifications.md。",
 
 		// What the rule a notification was sent by covers (scopeText).
 		"nt.scope.project": "适用于整个项目 %s", "nt.scope.triggers": "触发器 %s", "nt.scope.tasks": "任务 %s",
@@ -562,12 +568,28 @@ func fireText(l string, atMs, dueMs int64, zone string) template.HTML {
 		// read as the fire time, as if it said nothing.
 		due = whenMs(dueMs, zone)
 	}
-	return unbroken(at) + formatProse(tr(l, "due"), unbroken(due))
+	// The words around the due time are kept whole too: Chinese, which
+	// may break between any two of its characters, would otherwise part
+	// 抖动后 or 到期 on a phone.
+	before, after, _ := strings.Cut(tr(l, "due"), "%s")
+	return unbroken(at) + wholeWords(before) + unbroken(due) + wholeWords(after)
 }
 
 // unbroken is the time t as a span a line does not break.
 func unbroken(t string) template.HTML {
 	return template.HTML(`<span class="time">` + escapeText(t) + `</span>`) //nolint:gosec // G203: t is escaped
+}
+
+// wholeWords is s with each of its words (parted by spaces) a span a line
+// does not break: a line breaks only at s's spaces.
+func wholeWords(s string) template.HTML {
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		if w != "" {
+			words[i] = `<span class="nowrap">` + escapeText(w) + `</span>`
+		}
+	}
+	return template.HTML(strings.Join(words, " ")) //nolint:gosec // G203: each word is escaped
 }
 
 // triggerState is a trigger's state in words: archived (its project is;
@@ -672,11 +694,11 @@ func waitingText(l string, w *run.Waiting) string {
 // backfillNone says in l why the backfill r took no occurrence, naming the
 // instant it stands on in zone (the form's): the reason's sentence, or the
 // general one when r gives no reason.
-func backfillNone(l string, r *schedule.BackfillResult, zone string) string {
+func backfillNone(l string, r *schedule.BackfillResult, zone string) template.HTML {
 	if r.NoneTaken.Reason == "" {
-		return tr(l, "bf.none")
+		return formatText(tr(l, "bf.none"))
 	}
-	return fmt.Sprintf(tr(l, "bf.none."+string(r.NoneTaken.Reason)), when(r.NoneTaken.AtMs, zone))
+	return formatText(tr(l, "bf.none."+string(r.NoneTaken.Reason)), unbroken(when(r.NoneTaken.AtMs, zone)))
 }
 
 // funcs are the pages' functions for a console served by binary: the
@@ -717,12 +739,15 @@ func funcs(binary, dbFlags string) template.FuncMap {
 		"scope":      scopeText,
 		"failureWhy": failureWhy,
 		"word":       word,
-		"when":       when,
-		"whenPtr": func(ms *int64, zone string) string {
+		// A date and time is a span a line does not break, wherever a
+		// page shows one: a phone would break it after a hyphen or part
+		// the time from its offset.
+		"when": func(ms int64, zone string) template.HTML { return unbroken(when(ms, zone)) },
+		"whenPtr": func(ms *int64, zone string) template.HTML {
 			if ms == nil {
 				return "—"
 			}
-			return when(*ms, zone)
+			return unbroken(when(*ms, zone))
 		},
 		"exit": func(c *int64) string {
 			if c == nil {

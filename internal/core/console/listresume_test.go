@@ -34,7 +34,8 @@ func resumeForm(row, id string) url.Values {
 // A paused trigger's row in the triggers list offers Resume, in both
 // languages, to the scopes its page offers it to, where the server can
 // pause: the same form to the same route, which answers with the list as
-// it was filtered, the trigger resumed. A row not paused offers none.
+// it was filtered, the trigger resumed, saying so. A row not paused offers
+// none.
 func TestAPausedTriggersRowInTheListOffersResumeAsItsPageDoes(t *testing.T) {
 	t.Parallel()
 	b := newBatchSite(t, nil)
@@ -70,7 +71,47 @@ func TestAPausedTriggersRowInTheListOffersResumeAsItsPageDoes(t *testing.T) {
 	}
 	form := resumeForm(listRow(b.do(apitoken.Operate, "/triggers?project=shop&q=a", nil).Body.String(), a), a)
 	w := b.do(apitoken.Operate, "/triggers/"+a+"/resume", form)
-	if paused, _ := b.paused(t, "a"); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/triggers?project=shop&q=a" || paused {
+	if paused, _ := b.paused(t, "a"); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/triggers?project=shop&q=a&done=resume&done_id="+a || paused {
 		t.Errorf("the row's Resume: %d to %q, paused %t; want 303 to the list as filtered, the trigger resumed", w.Code, w.Header().Get("Location"), paused)
+	}
+}
+
+// A row's Resume, Enable or Disable answers with the list saying, in the
+// page's language, what it did to which trigger, as the batch form says
+// its outcome; an address saying so of a trigger that is not so (changed
+// since, or never) shows no notice.
+func TestATriggersRowButtonSaysWhatItDidInBothLanguages(t *testing.T) {
+	t.Parallel()
+	b := newBatchSite(t, nil)
+	a, off := b.triggers["a"], b.triggers["off"]
+	if w := b.do(apitoken.Operate, "/triggers/"+a+"/pause", url.Values{"note": {"freeze"}}); w.Code != http.StatusSeeOther {
+		t.Fatalf("pause: %d\n%s", w.Code, w.Body)
+	}
+	notice := func(scope apitoken.Scope, path string) string {
+		return regexp.MustCompile(`<p class="notice" role="status" id="triggers-done">(.*?)</p>`).FindString(b.do(scope, path, nil).Body.String())
+	}
+	if got := notice(apitoken.Operate, "/triggers?done=resume&done_id="+a); got != "" {
+		t.Errorf("the list says a paused trigger was resumed: %s", got)
+	}
+	w := b.do(apitoken.Operate, "/triggers/"+a+"/resume", url.Values{"back": {"list"}, "project": {"shop"}})
+	for l, want := range map[string]string{"en": "Resumed shop/a.", "zh": "已恢复 shop/a。"} {
+		if got := notice(apitoken.Operate, w.Header().Get("Location")+"&lang="+l); !strings.Contains(got, ">"+want+"<") {
+			t.Errorf("%s: after a row's Resume the list says %q, want %q", l, got, want)
+		}
+	}
+	w = b.do(apitoken.Admin, "/triggers/"+off+"/enable", url.Values{"back": {"list"}})
+	for l, want := range map[string]string{"en": "Enabled shop/off.", "zh": "已启用 shop/off。"} {
+		if got := notice(apitoken.Admin, w.Header().Get("Location")+"&lang="+l); !strings.Contains(got, ">"+want+"<") {
+			t.Errorf("%s: after a row's Enable the list says %q, want %q", l, got, want)
+		}
+	}
+	w = b.do(apitoken.Admin, "/triggers/"+off+"/disable", url.Values{"back": {"list"}})
+	for l, want := range map[string]string{"en": "Disabled shop/off.", "zh": "已停用 shop/off。"} {
+		if got := notice(apitoken.Admin, w.Header().Get("Location")+"&lang="+l); !strings.Contains(got, ">"+want+"<") {
+			t.Errorf("%s: after a row's Disable the list says %q, want %q", l, got, want)
+		}
+	}
+	if got := notice(apitoken.Admin, "/triggers?done=enable&done_id="+off); got != "" {
+		t.Errorf("the list says a disabled trigger was enabled: %s", got)
 	}
 }

@@ -50,17 +50,32 @@ func (c *Console) newTaskPreview(w http.ResponseWriter, r *http.Request, s *sess
 	field := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
 	d := newTaskData{NewTask: apply.NewTask{Project: field("project"), Task: field("task"), Script: strings.TrimRight(textArea(r, "script"), " \t\n"),
 		Timeout: field("timeout"), Trigger: field("trigger"), Cron: field("cron"), Timezone: field("timezone")}}
-	l := lang(r)
-	if d.Project == "" || d.Task == "" || d.Script == "" || d.Cron == "" || d.Timezone == "" {
-		d.Errors = []string{tr(l, "nt.required")}
-		c.renderNewTask(w, r, s, http.StatusBadRequest, d)
+	if r.PostFormValue("back") != "" {
+		// The preview's way back: the form as its user filled it, not the
+		// file it wrote, which is no project's definitions yet.
+		c.renderNewTask(w, r, s, http.StatusOK, d)
 		return
 	}
 	text, err := apply.NewTaskFile(r.Context(), c.cfg.Export, d.NewTask)
-	c.previewFormFile(w, r, s, text, err, d.label, formOrigin{form: originNewTask}, func(errs []string) {
+	c.previewFormFile(w, r, s, text, err, d.label, d.blank(), formOrigin{form: originNewTask, newTask: &d.NewTask}, func(errs []string) {
 		d.Errors = errs
 		c.renderNewTask(w, r, s, http.StatusBadRequest, d)
 	})
+}
+
+// blank are the labels of the required fields d leaves empty (a script
+// of only blanks is empty): each is said to be required, beside the
+// mistakes of the fields that were filled in.
+func (d newTaskData) blank() []string {
+	var out []string
+	for _, f := range []struct{ label, value string }{
+		{"nt.project", d.Project}, {"nt.task", d.Task}, {"nt.script", d.Script}, {"nt.cron", d.Cron}, {"nt.timezone", d.Timezone},
+	} {
+		if f.value == "" {
+			out = append(out, f.label)
+		}
+	}
+	return out
 }
 
 // newTaskShown is the task and the trigger a New task file creates, as

@@ -140,8 +140,9 @@ func TestASecretsFileOfValidJSONWithANumberIsToldToQuoteItsValues(t *testing.T) 
 // time's second: the due time is then shown with its milliseconds, in
 // English and Chinese, not as a copy of the fire time; a due time seconds
 // away is shown, as the fire time is, in whole seconds. Each time of the
-// line, with a due time or not, is a span that does not wrap: a phone
-// wraps the line between them.
+// line, with a due time or not, and each word around the due time, is a
+// span that does not wrap: a phone wraps the line between them, never
+// inside a time or a Chinese word (抖动后, 到期).
 func TestADueTimeWithinItsFireTimesSecondIsShownWithItsMilliseconds(t *testing.T) {
 	at := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC).UnixMilli()
 	for _, c := range []struct {
@@ -149,9 +150,9 @@ func TestADueTimeWithinItsFireTimesSecondIsShownWithItsMilliseconds(t *testing.T
 		dueMs int64
 		want  string
 	}{
-		{"en", at + 250, `<span class="time">2026-12-01 03:00:00 UTC</span> (due <span class="time">2026-12-01 03:00:00.250 UTC</span>)`},
-		{"zh", at + 250, `<span class="time">2026-12-01 03:00:00 UTC</span>（抖动后 <span class="time">2026-12-01 03:00:00.250 UTC</span> 到期）`},
-		{"en", at + 1250, `<span class="time">2026-12-01 03:00:00 UTC</span> (due <span class="time">2026-12-01 03:00:01 UTC</span>)`},
+		{"en", at + 250, `<span class="time">2026-12-01 03:00:00 UTC</span> <span class="nowrap">(due</span> <span class="time">2026-12-01 03:00:00.250 UTC</span><span class="nowrap">)</span>`},
+		{"zh", at + 250, `<span class="time">2026-12-01 03:00:00 UTC</span><span class="nowrap">（抖动后</span> <span class="time">2026-12-01 03:00:00.250 UTC</span> <span class="nowrap">到期）</span>`},
+		{"en", at + 1250, `<span class="time">2026-12-01 03:00:00 UTC</span> <span class="nowrap">(due</span> <span class="time">2026-12-01 03:00:01 UTC</span><span class="nowrap">)</span>`},
 		{"en", at, `<span class="time">2026-12-01 03:00:00 UTC</span>`},
 	} {
 		if got := string(fireText(c.l, at, c.dueMs, "UTC")); got != c.want {

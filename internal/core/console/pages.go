@@ -424,6 +424,10 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 		data["NextURL"] = "/triggers?" + v.Encode()
 	}
 	data["List"], data["Fires"] = shown, fires
+	if data["Done"], err = c.triggerDone(r); err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
 	if c.cfg.LastRuns != nil && len(shown) > 0 {
 		last, err := c.cfg.LastRuns.RunsLast(r.Context(), view.TriggerIDs(shown))
 		if err != nil {
@@ -433,6 +437,32 @@ func (c *Console) triggers(w http.ResponseWriter, r *http.Request, s *session) {
 		data["Last"], data["HasLast"] = last, true
 	}
 	c.render(w, r, http.StatusOK, "triggers", s, data)
+}
+
+// doneNotice is what a row's button of the triggers list just did: the
+// key of its sentence and the trigger, named as the list names it.
+type doneNotice struct{ Key, Trigger string }
+
+// triggerDone is the notice of what a row's button just did (?done= and
+// ?done_id=, listDone); nil when the address asks for none, or when the
+// trigger is no longer as the action left it (another change since), so
+// that the notice never says what is not so.
+func (c *Console) triggerDone(r *http.Request) (*doneNotice, error) {
+	action, id := r.URL.Query().Get("done"), r.URL.Query().Get("done_id")
+	if action == "" || id == "" {
+		return nil, nil
+	}
+	d, err := c.cfg.Detail.TriggerDetail(r.Context(), id, 1)
+	if qlerror.Is(err, qlerror.NotFound) || qlerror.CodeOf(err) == qlerror.Invalid {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if now, ok := map[string]bool{"pause": d.Paused, "resume": !d.Paused, "enable": d.Enabled, "disable": !d.Enabled}[action]; !ok || !now {
+		return nil, nil
+	}
+	return &doneNotice{Key: "trig.done." + action, Trigger: d.ProjectName + "/" + d.Name}, nil
 }
 
 func (c *Console) triggerDetail(w http.ResponseWriter, r *http.Request, s *session) {
@@ -484,7 +514,8 @@ func timeline(ledger []schedule.LedgerEntry, runs []run.Run) []entry {
 
 // pause pauses or resumes a trigger. It answers with the page the form
 // was on: the triggers list when it says so (a paused row's Resume),
-// filtered and paged as the form carries it (listBack), else the
+// filtered and paged as the form carries it with what was done
+// (listDone), else the
 // trigger's page.
 func (c *Console) pause(pause bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
@@ -499,7 +530,7 @@ func (c *Console) pause(pause bool) handlerFunc {
 		}
 		back := "/triggers/" + url.PathEscape(id)
 		if r.PostFormValue("back") == "list" {
-			back = listBack(r)
+			back = listDone(r, map[bool]string{true: "pause", false: "resume"}[pause], id)
 		}
 		http.Redirect(w, r, back, http.StatusSeeOther)
 	}

@@ -2,7 +2,7 @@ package console
 
 import (
 	"encoding/json"
-	"fmt"
+	"html/template"
 
 	"github.com/qinglong/qinglong/internal/core/run"
 )
@@ -23,7 +23,7 @@ func runStarted(d run.Detail) int64 {
 // and from when, in language l and zone (as its run.retry_wait event says
 // it among the events); "" in any other state, or when the event names no
 // time (a Run written before the stores recorded one).
-func nextRetry(l string, d run.Detail, zone string) string {
+func nextRetry(l string, d run.Detail, zone string) template.HTML {
 	if d.Run.State != run.RetryWait {
 		return ""
 	}
@@ -38,7 +38,7 @@ func nextRetry(l string, d run.Detail, zone string) string {
 		if json.Unmarshal([]byte(d.Events[i].Payload), &p) != nil || p.NextAttempt == 0 || p.AvailableAtMs == 0 {
 			return ""
 		}
-		return fmt.Sprintf(eventFactWords[l]["next"], p.NextAttempt, when(p.AvailableAtMs, zone))
+		return formatText(eventFactWords[l]["next"], p.NextAttempt, unbroken(when(p.AvailableAtMs, zone)))
 	}
 	return ""
 }

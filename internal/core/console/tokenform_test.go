@@ -37,29 +37,34 @@ func TestTheTokenFormSaysAnEmptyExpiryNeverExpiresInBothLanguages(t *testing.T) 
 	}
 }
 
-// A token just created is shown whole on one line, selected whole by one
-// click, with a copy button the script shows where the browser may write
-// the clipboard; it is never wrapped at one of its hyphens.
-func TestANewTokenIsShownOnOneLineToSelectOrCopyWhole(t *testing.T) {
+// A token just created is shown whole at any width: it wraps at any
+// character rather than scroll its end out of sight, and one click selects
+// all of it; its copy button is hidden until the script finds a clipboard
+// it may write, and says in the page's language, when the browser refuses
+// the copy, to select the token and copy it.
+func TestANewTokenWrapsAnywhereToBeSeenWholeAndSaysWhenItsCopyIsRefused(t *testing.T) {
 	t.Parallel()
 	site := newBatchSite(t, withTokenAdmin)
-	page := site.do(apitoken.Admin, "/tokens", url.Values{"name": {"deploy"}, "scope": {"read"}}).Body.String()
-	shown := regexp.MustCompile(`<p class="secret"><code id="new-token">(qlt_[A-Za-z0-9_-]+)</code></p><p><button id="tok-copy" type="button" hidden data-copied="Copied">Copy token</button></p>`).FindStringSubmatch(page)
-	if shown == nil || !apitoken.LooksLikeToken(shown[1]) {
-		t.Fatalf("the new token is not shown whole beside its hidden copy button:\n%s", page)
+	for l, words := range map[string][3]string{"en": {"Copied", "Copy failed: select the token and copy it", "Copy token"}, "zh": {"已复制", "复制失败：请选中令牌后手动复制", "复制令牌"}} {
+		page := site.do(apitoken.Admin, "/tokens?lang="+l, url.Values{"name": {"deploy-" + l}, "scope": {"read"}}).Body.String()
+		shown := regexp.MustCompile(`<p class="secret"><code id="new-token">(qlt_[A-Za-z0-9_-]+)</code></p><p><button id="tok-copy" type="button" hidden data-copied="` + words[0] +
+			`" data-failed="` + words[1] + `">` + words[2] + `</button></p>`).FindStringSubmatch(page)
+		if shown == nil || !apitoken.LooksLikeToken(shown[1]) {
+			t.Fatalf("%s: the new token is not shown whole beside its hidden copy button:\n%s", l, page)
+		}
 	}
 	css, err := fs.ReadFile(assets, "assets/app.css")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(css), "p.secret code{white-space:nowrap;overflow-wrap:normal;user-select:all") {
-		t.Error("the stylesheet lets a new token wrap, or does not select it whole")
+	if !strings.Contains(string(css), "p.secret{margin:0}p.secret code{white-space:normal;overflow-wrap:anywhere;word-break:break-all;user-select:all") {
+		t.Error("the stylesheet keeps a new token on one line, or does not select it whole")
 	}
 	js, err := fs.ReadFile(assets, "assets/app.js")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`getElementById("tok-copy")`, `navigator.clipboard.writeText(token.textContent)`, "button.hidden = false"} {
+	for _, want := range []string{`getElementById("tok-copy")`, `navigator.clipboard.writeText(token.textContent)`, "button.hidden = false", `button.getAttribute("data-failed")`} {
 		if !strings.Contains(string(js), want) {
 			t.Errorf("the script does not offer the copy button: it lacks %s", want)
 		}

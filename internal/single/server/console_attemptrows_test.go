@@ -47,7 +47,7 @@ func TestALiveLogSendsTheAttemptsRowsInThePagesLanguageAndZoneAsTheyChange(t *te
 	}
 	started := shownAt(*a.StartedAtMs, loc)
 	link := `href="/runs/` + h.second + `/download?attempt=1"`
-	if !strings.Contains(rows[0], `class="attempt-started">`+started+`</td>`) || !strings.Contains(rows[0], link) || !strings.Contains(rows[0], "下载日志（截至目前）") {
+	if !strings.Contains(rows[0], `class="attempt-started"><span class="time">`+started+`</span></td>`) || !strings.Contains(rows[0], link) || !strings.Contains(rows[0], "下载日志（截至目前）") {
 		t.Fatalf("the running attempt's row is %q; want its start, %s, and its log so far (下载日志（截至目前）, %s)", rows[0], started, link)
 	}
 	h.releaseSlot(t)

@@ -106,7 +106,7 @@ func TestADisabledTriggersRefusalNamesItsEnableCommandByProjectAndName(t *testin
 		t.Fatalf("disable: %d", resp.StatusCode)
 	}
 	now := time.Now()
-	enable := "<code>ql triggers enable shop/nightly --data-dir " + site.dir + "</code>"
+	enable := keptFlags("<code>ql triggers enable shop/nightly --data-dir " + site.dir + "</code>")
 	for _, step := range []string{"/run", "/backfill/preview", "/backfill"} {
 		for _, l := range []string{"en", "zh"} {
 			form := window(now.AddDate(-3, 0, 0), now.Add(-time.Minute))

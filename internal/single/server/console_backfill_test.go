@@ -100,7 +100,7 @@ func TestConsoleBackfillPreviewsTheWindowThenCreatesItsRunsOnce(t *testing.T) {
 	to := time.Now().UTC().Format("2006-01-02T15:04")
 	resp, page, n := backfillPage(t, site, c, csrf, "backfill/preview", "2021-06-01T00:00", to)
 	if resp.StatusCode != http.StatusOK || n != len(want) || !strings.Contains(page, `id="backfill-confirm"`) ||
-		!strings.Contains(page, `id="backfill-first">`+want[0].UTC().Format(time.DateTime)+" UTC<") || !strings.Contains(page, `id="backfill-last">`+want[len(want)-1].UTC().Format(time.DateTime)+" UTC<") {
+		!strings.Contains(page, `id="backfill-first"><span class="time">`+want[0].UTC().Format(time.DateTime)+" UTC<") || !strings.Contains(page, `id="backfill-last"><span class="time">`+want[len(want)-1].UTC().Format(time.DateTime)+" UTC<") {
 		t.Fatalf("preview: %d counting %d, want %d occurrences from 2022-01-01 with a confirm button:\n%s", resp.StatusCode, n, len(want), page)
 	}
 	if ids := runIDsOf(t, site); len(ids) != 0 {
@@ -229,8 +229,8 @@ func TestConsoleBackfillPreviewSaysWhyAWindowBeforeTheTriggersStartTakesNothing(
 	cl := consoleClient(t)
 	csrf := site.signIn(t, cl, site.tokens[apitoken.Operate])
 	for lang, want := range map[string]string{
-		"en": "The window holds no occurrence from the trigger&#39;s startAt, 2024-01-01 00:00:00 UTC, on, and the trigger has none before it. Move the window to 2024-01-01 00:00:00 UTC or later.",
-		"zh": "窗口内没有触发器起始时间（startAt）2024-01-01 00:00:00 UTC 及之后的发生时刻",
+		"en": `The window holds no occurrence from the trigger&#39;s startAt, <span class="time">2024-01-01 00:00:00 UTC</span>, on, and the trigger has none before it. Move the window to <span class="time">2024-01-01 00:00:00 UTC</span> or later.`,
+		"zh": `窗口内没有触发器起始时间（startAt）<span class="time">2024-01-01 00:00:00 UTC</span> 及之后的发生时刻`,
 	} {
 		// The second window holds 2023-12-31 19:00 UTC, the cron's 03:00 in
 		// Shanghai on 1 January, before startAt, and nothing after it.

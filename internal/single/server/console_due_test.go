@@ -66,8 +66,8 @@ func TestConsoleSaysWhenAJitteredOccurrenceIsDueAndListsTheOneWaitingOutItsJitte
 		}
 		return time.UnixMilli(at).UTC().Format(layout) + strings.Replace(dueWord, "%s", time.UnixMilli(due).UTC().Format(layout), 1)
 	}
-	first := fire(nominal, due, " (due %s)")
-	second := fire(nominal+day, schedule.FireAt(site.triggerID, nominal+day, jitter), " (due %s)")
+	first := fire(nominal, due, ` <span class="nowrap">(due</span> %s<span class="nowrap">)</span>`)
+	second := fire(nominal+day, schedule.FireAt(site.triggerID, nominal+day, jitter), ` <span class="nowrap">(due</span> %s<span class="nowrap">)</span>`)
 	_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang=en", nil)
 	for _, want := range []string{
 		`id="next-fire">` + first + `<`,
@@ -80,7 +80,7 @@ func TestConsoleSaysWhenAJitteredOccurrenceIsDueAndListsTheOneWaitingOutItsJitte
 	if n := strings.Count(page, `<li><span class="time">`); n != 5 {
 		t.Errorf("the trigger page lists %d next fires, want 5:\n%s", n, page)
 	}
-	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang=zh", nil); !strings.Contains(page, `id="next-fire">`+fire(nominal, due, "（抖动后 %s 到期）")) {
+	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/triggers/"+site.triggerID+"?lang=zh", nil); !strings.Contains(page, `id="next-fire">`+fire(nominal, due, `<span class="nowrap">（抖动后</span> %s <span class="nowrap">到期）</span>`)) {
 		t.Errorf("the Chinese trigger page does not say in Chinese when the next fire is due:\n%s", page)
 	}
 	if _, page = httpcall.Form(t, c, http.MethodGet, site.base+"/?lang=en", nil); !strings.Contains(page, `<td data-label="Next fire">`+first+`</td><td data-label="Your time" class="next-yours"></td>`) {

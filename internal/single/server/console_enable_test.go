@@ -58,8 +58,8 @@ func TestEnableAndDisableNeedTheAdminScopeOnTheAPIAndInTheConsole(t *testing.T) 
 		t.Fatalf("the disabled trigger's page offers no enable button or does not say disabled:\n%s", page)
 	}
 	resp, _ := httpcall.Form(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/enable", url.Values{"csrf": {csrf}, "back": {"list"}})
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/triggers" {
-		t.Fatalf("enable from the list: %d to %q, want 303 to /triggers", resp.StatusCode, resp.Header.Get("Location"))
+	if back := "/triggers?done=enable&done_id=" + site.triggerID; resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != back {
+		t.Fatalf("enable from the list: %d to %q, want 303 to %s", resp.StatusCode, resp.Header.Get("Location"), back)
 	}
 	if _, page := httpcall.Form(t, admin, http.MethodGet, site.base+"/triggers", nil); !strings.Contains(page, "/triggers/"+site.triggerID+"/disable") {
 		t.Fatalf("the list offers no disable for the enabled trigger:\n%s", page)
@@ -74,7 +74,8 @@ func TestEnableAndDisableNeedTheAdminScopeOnTheAPIAndInTheConsole(t *testing.T) 
 }
 
 // Enabling or disabling a trigger from a filtered triggers list comes back
-// to that list, filtered as it was: the form carries the list's filters.
+// to that list, filtered as it was (the form carries the list's filters),
+// saying what was done.
 func TestEnablingFromAFilteredTriggersListComesBackToTheSameList(t *testing.T) {
 	t.Parallel()
 	site := startConsoleSite(t)
@@ -92,8 +93,9 @@ func TestEnablingFromAFilteredTriggersListComesBackToTheSameList(t *testing.T) {
 			values.Set(in[1], html.UnescapeString(in[2]))
 		}
 		resp, _ := httpcall.Form(t, admin, http.MethodPost, site.base+"/triggers/"+site.triggerID+"/"+verb, values)
-		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != list {
-			t.Fatalf("%s from %s: %d to %q, want 303 back to %s", verb, list, resp.StatusCode, resp.Header.Get("Location"), list)
+		back := list + "&done=" + verb + "&done_id=" + site.triggerID
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != back {
+			t.Fatalf("%s from %s: %d to %q, want 303 back to %s", verb, list, resp.StatusCode, resp.Header.Get("Location"), back)
 		}
 	}
 }

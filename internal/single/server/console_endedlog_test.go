@@ -63,8 +63,8 @@ func TestAnEndedAttemptsOutputIsOnItsRunsPage(t *testing.T) {
 	id := site.endedRun(t, c, csrf)
 	raw, last := longOutput()
 	for lang, note := range map[string]string{
-		"en": "Only the end of this attempt&#39;s output is shown: its first %d bytes are left out. <a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">Download the whole log</a>, or read it with <code>ql runs logs " + id + " --attempt 1 --data-dir ",
-		"zh": "这里只显示该尝试输出的末尾：前面的 %d 字节未显示。<a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">下载完整日志</a>，或用 <code>ql runs logs " + id + " --attempt 1 --data-dir ",
+		"en": keptFlags("Only the end of this attempt&#39;s output is shown: its first %d bytes are left out. <a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">Download the whole log</a>, or read it with <code>ql runs logs " + id + " --attempt 1 --data-dir "),
+		"zh": keptFlags("这里只显示该尝试输出的末尾：前面的 %d 字节未显示。<a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">下载完整日志</a>，或用 <code>ql runs logs " + id + " --attempt 1 --data-dir "),
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang="+lang, nil)
 		m := logPre.FindStringSubmatch(page)
@@ -118,7 +118,7 @@ func TestARunsPageSaysWhatOfAnEndedAttemptsOutputItDoesNotShow(t *testing.T) {
 		name, change, lang, says, shown string
 	}{
 		{"a log longer than its record", `UPDATE attempts SET log_bytes = 1000`, "en",
-			"The output goes on past what is shown here. <a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">Download the whole log</a>, or read it with <code>ql runs logs " + id + " --attempt 1", raw[:strings.LastIndexByte(raw[:64<<10], '\n')+1]},
+			keptFlags("The output goes on past what is shown here. <a class=\"log-download-whole\" href=\"/runs/" + id + "/download?attempt=1\">Download the whole log</a>, or read it with <code>ql runs logs " + id + " --attempt 1"), raw[:strings.LastIndexByte(raw[:64<<10], '\n')+1]},
 		{"an attempt that wrote nothing", `UPDATE attempts SET log_bytes = 0`, "zh", "没有输出。", ""},
 		{"a log retention removed", `UPDATE attempts SET log_bytes = 4321, log_path = ''`, "zh", "日志保留策略已删除该尝试的输出（它有 4321 字节）。", ""},
 	} {

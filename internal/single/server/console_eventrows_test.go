@@ -91,7 +91,7 @@ func TestALiveLogSendsTheEventsRowsAsTheRunGoesOn(t *testing.T) {
 	for i, e := range d.Events {
 		at := shownAt(e.CreatedAtMs, loc)
 		if !strings.Contains(got[i], `<td data-label="#">`+strconv.FormatInt(e.Seq, 10)+`</td>`) || !strings.Contains(got[i], "<code>"+e.Name+"</code>") ||
-			!strings.Contains(got[i], ">"+at+"</td>") {
+			!strings.Contains(got[i], ">"+at+"</span></td>") {
 			t.Fatalf("the stream's row %d is %q; want the Run's event %d, %s, at %s (Shanghai)", i+1, got[i], e.Seq, e.Name, at)
 		}
 	}

@@ -77,8 +77,8 @@ func TestAnAttemptsWholeLogDownloadsFromItsRunPageAsStored(t *testing.T) {
 	id := site.endedRun(t, c, csrf)
 	link := `href="/runs/` + id + `/download?attempt=1"`
 	for lang, want := range map[string][]string{
-		"en": {`class="log-download" ` + link, ">Download log</a>", `class="log-download-whole" ` + link + ">Download the whole log</a>, or read it with <code>ql runs logs " + id + " --attempt 1 --data-dir "},
-		"zh": {`class="log-download" ` + link, ">下载日志</a>", `class="log-download-whole" ` + link + ">下载完整日志</a>，或用 <code>ql runs logs " + id + " --attempt 1 --data-dir "},
+		"en": {`class="log-download" ` + link, ">Download log</a>", keptFlags(`class="log-download-whole" ` + link + ">Download the whole log</a>, or read it with <code>ql runs logs " + id + " --attempt 1 --data-dir ")},
+		"zh": {`class="log-download" ` + link, ">下载日志</a>", keptFlags(`class="log-download-whole" ` + link + ">下载完整日志</a>，或用 <code>ql runs logs " + id + " --attempt 1 --data-dir ")},
 	} {
 		_, page := httpcall.Form(t, c, http.MethodGet, site.base+"/runs/"+id+"?lang="+lang, nil)
 		for _, w := range want {

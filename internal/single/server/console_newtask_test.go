@@ -172,7 +172,7 @@ func TestTheNewTaskFormSaysWhichFieldIsWrongInThePagesLanguage(t *testing.T) {
 		{"a timeout in days", "timeout", "1d", "en", "is not a duration in whole milliseconds"},
 		{"a project name none can have", "project", "My Project", "en", "&#34;My Project&#34; must use lower-case letters"},
 		{"a task name none can have", "task", "Daily Report", "zh", "Daily Report"},
-		{"an empty script", "script", "  ", "zh", "请填写项目、任务名称、脚本、计划和时区。"},
+		{"an empty script", "script", "  ", "zh", "脚本（由 /bin/sh 运行）：此项必填，请填写。"},
 	} {
 		form := newTaskForm(csrf, "shop", "fresh", "echo")
 		form.Set(f.field, f.value)

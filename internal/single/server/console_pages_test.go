@@ -480,7 +480,7 @@ func TestConsoleTriggerPageSaysWhenOlderLedgerEntriesAreNotShown(t *testing.T) {
 		t.Fatalf("a ledger of 50 entries: want all 50 shown and no word of older ones:\n%s", p)
 	}
 	seed(51, 51)
-	whole := fmt.Sprintf("<code>ql triggers show shop/nightly --ledger %d --data-dir %s</code>", view.MaxLedgerShown, site.dir)
+	whole := keptFlags(fmt.Sprintf("<code>ql triggers show shop/nightly --ledger %d --data-dir %s</code>", view.MaxLedgerShown, site.dir))
 	if p := page("en"); strings.Count(p, "× passed over") != 50 || !strings.Contains(p, `id="ledger-more"`) ||
 		!strings.Contains(p, "Only its newest 50 ledger entries of occurrences passed over are shown; older ones exist. "+whole) {
 		t.Errorf("a ledger of 51 entries in English: want the newest 50 and a word of the older ones naming %s:\n%s", whole, p)
@@ -509,9 +509,9 @@ func TestTheWorkersAddressOfASingleNodeServerSaysItRunsEveryCommandItself(t *tes
 		atOnce = map[string]string{"en": "It runs 1 command at a time", "zh": "它一次执行 1 条命令"}
 	}
 	for l, want := range map[string][]string{
-		"en": {"<h1>Where commands run</h1>", "This server runs every command itself, on this machine", atOnce["en"], "ql serve --concurrency N",
+		"en": {"<h1>Where commands run</h1>", "This server runs every command itself, on this machine", atOnce["en"], keptFlags("ql serve --concurrency N"),
 			"Remote workers, which run the commands on other machines, belong to the cluster profile"},
-		"zh": {"<h1>命令在哪里执行</h1>", "本服务器在本机自行执行每一条命令", atOnce["zh"], "ql serve --concurrency N",
+		"zh": {"<h1>命令在哪里执行</h1>", "本服务器在本机自行执行每一条命令", atOnce["zh"], keptFlags("ql serve --concurrency N"),
 			"远程执行节点（在其他机器上执行命令）属于集群配置"},
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodGet, site.base+"/workers?lang="+l, nil)

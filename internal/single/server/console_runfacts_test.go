@@ -42,7 +42,7 @@ func TestALiveLogSendsTheRunsFactsInThePagesLanguageAndZoneAsTheyChange(t *testi
 		t.Fatalf("the zone %s (%v), the Run's attempts %+v", zone, err, d.Attempts)
 	}
 	started := shownAt(*d.Attempts[0].StartedAtMs, loc)
-	if !strings.Contains(facts, `>运行中</span>`) || !strings.Contains(facts, `<dt>启动时间</dt><dd id="run-started">`+started+`</dd>`) ||
+	if !strings.Contains(facts, `>运行中</span>`) || !strings.Contains(facts, `<dt>启动时间</dt><dd id="run-started"><span class="time">`+started+`</span></dd>`) ||
 		strings.Contains(facts, "run-waiting") {
 		t.Fatalf("the started Run's facts are %q; want it running (运行中), started at %s (启动时间), and no reason to wait", facts, started)
 	}
@@ -93,7 +93,7 @@ func TestALiveLogsFactsSayWhenTheNextRetryStarts(t *testing.T) {
 			at = p.AvailableAtMs
 		}
 	}
-	next := "第 2 次尝试于 " + shownAt(at, loc) + " 开始"
+	next := `第 2 次尝试于 <span class="time">` + shownAt(at, loc) + "</span> 开始"
 	if at == 0 || !strings.Contains(facts, `<dt>下次重试</dt><dd id="run-next-retry">`+next+`</dd>`) {
 		t.Fatalf("the Run waiting to retry has the facts %q; want its next retry (下次重试): %s", facts, next)
 	}

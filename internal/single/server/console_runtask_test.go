@@ -84,8 +84,8 @@ func TestAFinishedRunsPageSaysWhenItFinishedAndHowLongItTook(t *testing.T) {
 	}
 	site.cancel(t, c, csrf, id)
 	for lang, want := range map[string]*regexp.Regexp{
-		"en": regexp.MustCompile(`<dt>Finished</dt><dd id="run-finished">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · Took \d[^<]*s</dd>`),
-		"zh": regexp.MustCompile(`<dt>结束时间</dt><dd id="run-finished">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · 用时 \d[^<]*s</dd>`),
+		"en": regexp.MustCompile(`<dt>Finished</dt><dd id="run-finished"><span class="time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</span> · <span class="nowrap" id="run-took">Took \d[^<]*s</span></dd>`),
+		"zh": regexp.MustCompile(`<dt>结束时间</dt><dd id="run-finished"><span class="time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</span> · <span class="nowrap" id="run-took">用时 \d[^<]*s</span></dd>`),
 	} {
 		var page string
 		waitFor(t, "the cancelled Run's page in "+lang+" to say when it finished", 10*time.Second, func() bool {

@@ -174,8 +174,8 @@ func TestTheSignInPagesCommandsNameTheDataDirectory(t *testing.T) {
 	}
 	flag := " --data-dir '" + dir + "'</code>"
 	for lang, want := range map[string][]string{
-		"en": {"<code>ql users create NAME --owner" + flag + " makes the first", "<code>ql tokens create NAME --scope operate" + flag + ")"},
-		"zh": {"第一个用 <code>ql users create NAME --owner" + flag + "（之后", "用 <code>ql tokens create NAME --scope operate" + flag + " 创建"},
+		"en": {keptFlags("<code>ql users create NAME --owner" + flag + " makes the first"), keptFlags("<code>ql tokens create NAME --scope operate" + flag + ")")},
+		"zh": {keptFlags("第一个用 <code>ql users create NAME --owner" + flag + "（之后"), keptFlags("用 <code>ql tokens create NAME --scope operate" + flag + " 创建")},
 	} {
 		resp, err := http.Get("http://" + srv.Addr() + "/signin?lang=" + lang)
 		if err != nil {

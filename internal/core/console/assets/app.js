@@ -114,7 +114,10 @@
 // Copy token: a token just created is shown this once; the button copies
 // it whole where the browser lets a page write the clipboard (a secure
 // page: TLS, or the loopback a plain server listens on). Without it the
-// button stays hidden and the token is selected whole by a click.
+// button stays hidden and the token is selected whole by a click. A copy
+// the browser refuses (no permission, the page not in focus) says so, and
+// to copy the selected token by hand, rather than leave the user believing
+// it copied.
 (function () {
   var button = document.getElementById("tok-copy"), token = document.getElementById("new-token");
   if (!button || !token || !navigator.clipboard || !window.isSecureContext) { return; }
@@ -122,6 +125,8 @@
   button.addEventListener("click", function () {
     navigator.clipboard.writeText(token.textContent).then(function () {
       button.textContent = button.getAttribute("data-copied");
+    }, function () {
+      button.textContent = button.getAttribute("data-failed");
     });
   });
 })();
