@@ -28,7 +28,7 @@ func TestAReplicasDefinitionsPageShowsTheProjectReadOnlyAndSaysWhereToApply(t *t
 		t.Fatalf("sign-in: %d", resp.StatusCode)
 	}
 	for _, tc := range []struct{ lang, says string }{
-		{"en", "ql apply -f FILE --api-url URL"},
+		{"en", `ql apply -f FILE <span class="nowrap">--api-url</span> URL`},
 		{"zh", "下面的文件仅供查看和复制"},
 	} {
 		resp, page := get("/definitions?project=web&lang=" + tc.lang)
