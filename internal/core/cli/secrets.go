@@ -235,6 +235,12 @@ command says which tasks and channels use the name.`,
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "secret %s: %s\n", name, what)
+			if local, ok := s.(localSecrets); ok {
+				if uid, other := local.file.OwnedByAnother(); other {
+					fmt.Fprintf(w, "note: %s belongs to uid %d (the owner of its directory, or of the file before): only a server or worker running as uid %d may read it; "+
+						"if the one that reads it runs as another user, chown the file to that user\n", local.file.Path, uid, uid)
+				}
+			}
 			l, err := s.list(cmd.Context())
 			if err != nil || !l.UsesKnown {
 				// The value is stored; only the uses could not be told.

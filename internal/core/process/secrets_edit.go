@@ -87,6 +87,23 @@ func (s Secrets) Set(name, value string) (replaced bool, err error) {
 	return replaced, err
 }
 
+// OwnedByAnother is the uid the file belongs to when that is not this
+// process's user, and whether it is so: root editing (or creating, in a
+// directory of another user's) writes the file for the user the server
+// that reads it runs as, and a server running as any other user refuses
+// it at its first read, so the one who edited it is told whose it is.
+func (s Secrets) OwnedByAnother() (int, bool) {
+	info, err := os.Stat(s.Path)
+	if err != nil {
+		return 0, false
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
+
 // Delete removes name from the file and says whether it was defined; a
 // name that was not leaves the file untouched.
 func (s Secrets) Delete(name string) (existed bool, err error) {

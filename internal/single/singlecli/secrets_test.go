@@ -185,3 +185,32 @@ func TestSecretsSetRefusesAValueOnTheCommandLine(t *testing.T) {
 		t.Errorf("the secrets file was written: %v", err)
 	}
 }
+
+// A secret set by a user other than the file's owner (root, writing a file
+// in a directory of the server's user) says whose the file is and that
+// only that user's server or worker may read it: a server run as anyone
+// else refuses the file, and otherwise says so only at the first delivery
+// or Run that needs it. A user editing a file of its own is told nothing.
+func TestSecretsSetSaysWhoseTheFileIsWhenItIsAnotherUsers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "secrets.json")
+	code, out, errOut := qlStdin(t, "v4lue\n", "secrets", "set", "hook-key", "--secrets-file", file)
+	if code != 0 || strings.Contains(out, "note:") {
+		t.Fatalf("set in a directory of one's own: %d %q %q; want no note", code, out, errOut)
+	}
+	if os.Geteuid() != 0 {
+		// Only root writes a file for another user.
+		return
+	}
+	const server = 54321
+	theirs := t.TempDir()
+	if err := os.Chown(theirs, server, server); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(theirs, "secrets.json")
+	code, out, errOut = qlStdin(t, "v4lue\n", "secrets", "set", "hook-key", "--secrets-file", file)
+	if code != 0 || !strings.Contains(out, "note: "+file+" belongs to uid 54321") || !strings.Contains(out, "chown") || strings.Contains(out, "v4lue") {
+		t.Fatalf("set as root in uid %d's directory: %d %q %q; want a note naming the file's owner and the chown", server, code, out, errOut)
+	}
+}
