@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -134,4 +135,77 @@ func unassignedAddr(t *testing.T) string {
 	}
 	t.Fatalf("no free port in %d–%d", from, low-1)
 	return ""
+}
+
+// A replica that stops cleanly (a rolling restart, a scale-down) while a
+// worker long-polls it tells the worker so: the worker says once, as
+// information, that it moves to its next --server, and goes on there —
+// no "no answer" warning and no "answers again" line, which a stop is
+// not, and a Run queued after the stop is run through the other replica.
+func TestAWorkerWhoseReplicaStopsCleanlyMovesToTheNextWithoutAWarning(t *testing.T) {
+	t.Parallel()
+	env := clustertest.New(t)
+	env.Apply(t, fmt.Sprintf(`project: moved
+tasks:
+  - name: job
+    script: "true"
+triggers:
+  - {name: t0, task: job, cron: %q, timezone: UTC}
+`, clustertest.QuietCron()))
+	cred := env.WorkerCredential(t, "moving", nil, 1)
+	flags := func(id string) cli.ServeFlags {
+		return cli.ServeFlags{Profile: cli.ProfileCluster, DatabaseURL: env.URL(pgstore.RoleRuntime), ReplicaID: id, RolePrefix: env.Prefix,
+			HTTPAddr: "127.0.0.1:0", WorkerAddr: unassignedAddr(t), Cadence: 250 * time.Millisecond, StopTimeout: time.Second, RunLease: DefaultRunLease}
+	}
+	stopping, staying := flags("replica-stopping"), flags("replica-staying")
+	first, second := serveInProcess(t, stopping), serveInProcess(t, staying)
+	first.awaitReady(t)
+	second.awaitReady(t)
+	server := "http://" + stopping.WorkerAddr
+
+	pr, pw := io.Pipe()
+	logs := &logLines{added: make(chan struct{}, 1)}
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		logs.consume(pr)
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() {
+		_, err := agent.Run(ctx, agent.Config{Server: server + ",http://" + staying.WorkerAddr, Credential: cred, DataDir: t.TempDir(), Concurrency: 1,
+			StopTimeout: 2 * time.Second, Version: "test", Logger: slog.New(slog.NewJSONHandler(pw, nil))})
+		ran <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-ran; err != nil {
+			t.Errorf("the worker returned %v after the stop", err)
+		}
+		pw.Close()
+		<-consumed
+		if t.Failed() {
+			t.Logf("worker log:\n%s", logs)
+		}
+	})
+	eventually(t, 30*time.Second, "the worker to register", func() bool { return len(logs.withCode("worker_registered")) == 1 })
+
+	first.stop()
+	eventually(t, 5*time.Second, "the worker to say the replica stops", func() bool { return len(logs.withCode("server_stopping")) > 0 })
+	said := logs.withCode("server_stopping")[0]
+	if said["level"] != "INFO" || said["server"] != server || !strings.Contains(said["msg"].(string), "next --server") {
+		t.Fatalf("the line saying the replica stops is %v; want level INFO, server %s and that the worker moves to the next --server", said, server)
+	}
+	env.MakeDue(t, 1000)
+	eventually(t, 30*time.Second, "the Run queued after the stop to succeed", func() bool {
+		return env.Int(t, `SELECT count(*) FROM qinglong.runs WHERE state = 'succeeded'`) == 1
+	})
+	for _, code := range []string{"server_unreachable", "server_reachable"} {
+		if n := len(logs.withCode(code)); n != 0 {
+			t.Fatalf("%d %s lines after a clean stop of one of two replicas; want none:\n%s", n, code, logs)
+		}
+	}
+	if n := len(logs.withCode("server_stopping")); n != 1 {
+		t.Fatalf("%d server_stopping lines; want one per stop:\n%s", n, logs)
+	}
 }

@@ -17,6 +17,11 @@ const (
 	codeTooLarge         qlerror.Code = "ingress_too_large"
 	codeRateLimited      qlerror.Code = "ingress_rate_limited"
 	codeMethodNotAllowed qlerror.Code = "ingress_method_not_allowed"
+	// codeStopping is a replica whose stop began: unlike a replica that
+	// cannot reach its database, it will not serve again in this process,
+	// and a worker told so moves to its next --server without taking it
+	// for an outage.
+	codeStopping qlerror.Code = "ingress_stopping"
 )
 
 // CodeInternalError is the diagnostic code of a request that failed for a
@@ -45,6 +50,8 @@ func replyOf(code qlerror.Code) (status int, wire string) {
 		return http.StatusMethodNotAllowed, workerproto.CodeInvalid
 	case qlerror.Unavailable, qlerror.Timeout:
 		return http.StatusServiceUnavailable, workerproto.CodeUnavailable
+	case codeStopping:
+		return http.StatusServiceUnavailable, workerproto.CodeReplicaStopping
 	}
 	return http.StatusInternalServerError, workerproto.CodeInternal
 }

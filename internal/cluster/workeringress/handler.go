@@ -175,9 +175,24 @@ func (h *Handler) Notified(n Notice) {
 	}
 }
 
-// Stop ends every waiting pull now, answering what it has, so the server's
-// shutdown is not held by long-polls. Idempotent.
+// Stop ends every waiting pull now, so the server's shutdown is not held
+// by long-polls, and has every request this replica no longer serves
+// answered replica_stopping: the worker sends it to its next --server at
+// once. Idempotent.
 func (h *Handler) Stop() { h.stopOnce.Do(func() { close(h.stopped) }) }
+
+// errStopping answers every request a stopping replica does not serve.
+var errStopping = qlerror.New(codeStopping, "this replica is stopping (a restart or a scale-down); send the same request to another replica")
+
+// stopping reports whether Stop was called.
+func (h *Handler) stopping() bool {
+	select {
+	case <-h.stopped:
+		return true
+	default:
+		return false
+	}
+}
 
 // request is one authenticated request on its way through.
 type request struct {
@@ -228,6 +243,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.malformed.Add(1)
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		h.writeError(w, r, qlerror.New(qlerror.Unauthenticated, "send the worker credential as Authorization: Bearer %s…", workerproto.CredentialPrefix))
+		return
+	}
+	if h.stopping() {
+		settle(false)
+		h.writeError(w, r, errStopping)
 		return
 	}
 	st, release, ok := h.acquire()

@@ -18,7 +18,8 @@ const CodePullWaiting = "ingress.pull_waiting"
 // as often as it is woken. While it waits it holds no database
 // connection and no claim on the activation: the store is released and
 // acquired afresh, so a re-activated replica answers through its new pool
-// and a draining one answers what it has.
+// and one that lost its database answers what it has; a stopping replica
+// answers replica_stopping.
 //
 // A pull of max 0 is a worker's watch, sent while every slot of it is
 // busy, or while it drains and still runs commands: it never grants, and
@@ -104,7 +105,12 @@ func (h *Handler) pull(req *request) {
 			writeJSON(req.w, http.StatusOK, reply)
 			return
 		case <-h.stopped:
-			writeJSON(req.w, http.StatusOK, reply)
+			// Nothing was granted while it waited, so the worker loses
+			// nothing by sending the same pull to its next --server,
+			// which a stopping answer has it do at once: an empty answer
+			// would bring its next pull back here, to a listener that
+			// may be closed by then, said as an outage.
+			h.writeError(req.w, req.r, errStopping, req.credential, in.Token)
 			return
 		case <-req.r.Context().Done():
 			return

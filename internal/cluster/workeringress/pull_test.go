@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,7 +164,7 @@ func listeners(t *testing.T, f *fixture, n int) []int32 {
 	return pids
 }
 
-func TestALongPollAnswersAtItsBoundAndAtStop(t *testing.T) {
+func TestALongPollAnswersAtItsBound(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Config{})
 	cred := f.worker(t, "bounded")
@@ -173,11 +174,43 @@ func TestALongPollAnswersAtItsBoundAndAtStop(t *testing.T) {
 	if len(short.Grants) != 0 || short.State != workerproto.SessionActive || time.Since(start) < 300*time.Millisecond {
 		t.Fatalf("a 300 ms pull with nothing to do answered %+v after %s; want no grant, after its bound", short, time.Since(start))
 	}
-	long := f.pullAsync(t, cred, pullRequest(t, session, workerproto.MaxPullWait.Milliseconds()))
-	f.waitingPulls(t, 2)
+}
+
+// A stopping replica answers the long-poll waiting on it, and every
+// request after, 503 replica_stopping: the worker sends the same pull to
+// its next --server at once. An empty 200 would bring its next pull back
+// to a listener that may be closed by then, which a worker cannot tell
+// from an outage.
+func TestAStoppingReplicaSendsItsWaitingPullsAndLaterRequestsToAnother(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Config{})
+	cred := f.worker(t, "moved")
+	session := f.register(t, cred).SessionID
+	type answer struct {
+		status int
+		body   workerproto.Error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		status, raw, _ := f.post(t, cred, workerproto.PathPull, pullRequest(t, session, workerproto.MaxPullWait.Milliseconds()))
+		var e workerproto.Error
+		_ = json.Unmarshal(raw, &e)
+		answered <- answer{status, e}
+	}()
+	f.waitingPulls(t, 1)
 	f.h.Stop()
-	if got := awaitReply(t, long, workerproto.MaxPullWait/2); len(got.Grants) != 0 {
-		t.Fatalf("a stopped pull answered %+v", got)
+	select {
+	case got := <-answered:
+		if got.status != http.StatusServiceUnavailable || got.body.Code != workerproto.CodeReplicaStopping || !strings.Contains(got.body.Message, "another replica") {
+			t.Fatalf("the pull waiting at the stop was answered %d %+v; want 503 %s saying to send it to another replica", got.status, got.body, workerproto.CodeReplicaStopping)
+		}
+	case <-time.After(workerproto.MaxPullWait / 2):
+		t.Fatal("the pull waiting at the stop was not answered")
+	}
+	status, raw, _ := f.post(t, cred, workerproto.PathHeartbeat, workerproto.HeartbeatRequest{SessionID: session})
+	var e workerproto.Error
+	if err := json.Unmarshal(raw, &e); err != nil || status != http.StatusServiceUnavailable || e.Code != workerproto.CodeReplicaStopping {
+		t.Fatalf("a heartbeat after the stop was answered %d %s; want 503 %s", status, raw, workerproto.CodeReplicaStopping)
 	}
 }
 

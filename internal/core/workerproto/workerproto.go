@@ -409,6 +409,7 @@ const (
 	CodeTooLarge        = "too_large"        // 413: body over its cap
 	CodeRateLimited     = "rate_limited"     // 429: too many requests from this worker
 	CodeUnavailable     = "unavailable"      // 503: database unreachable; retry the same request
+	CodeReplicaStopping = "replica_stopping" // 503: this replica is stopping; send the same request to another
 	CodeInternal        = "internal"         // 500
 	CodeSessionReplaced = "session_replaced" // 409: a newer session of this worker exists
 )

@@ -403,6 +403,8 @@ func (c *Client) observe(ctx context.Context, base *url.URL, err error, began ti
 	case c.reach == nil:
 	case errors.As(err, &foreign):
 		c.reach.foreign(base.Redacted(), err, time.Now())
+	case Code(err) == workerproto.CodeReplicaStopping:
+		c.reach.stopping(base.Redacted(), len(c.bases) > 1, time.Now())
 	case err == nil || !transient(err):
 		c.reach.reached(base.Redacted(), time.Now())
 	case errors.Is(ctx.Err(), context.Canceled):

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,5 +76,55 @@ func TestASendCutShortByItsCallersOwnDeadlineIsNoOutage(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "server_unreachable") {
 		t.Fatalf("a send given %s and not answered was not said:\n%s", 2*minLeaseTry, logs.String())
+	}
+}
+
+// A sole --server that answers it is stopping is said once, as
+// information saying the worker keeps sending there, however often the
+// request is sent again meanwhile; it is no outage. Once the replica has
+// exited and refuses the connection, that is one, said as a warning.
+func TestASoleReplicaThatStopsIsSaidOnceAndItsExitIsAnOutage(t *testing.T) {
+	t.Parallel()
+	var stopping atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if stopping.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"code":"` + workerproto.CodeReplicaStopping + `","message":"this replica is stopping"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := NewClient(srv.URL, testCredential, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncbuf.Buffer
+	c.reach = newReachability(slog.New(slog.NewJSONHandler(&logs, nil)), time.Hour)
+	if _, err := c.Heartbeat(t.Context(), workerproto.HeartbeatRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	stopping.Store(true)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if _, err := c.Heartbeat(ctx, workerproto.HeartbeatRequest{}); err == nil {
+		t.Fatal("a stopping replica's heartbeat answer was taken as an answer")
+	}
+	said := records(t, logs.String(), "server_stopping")
+	if len(said) != 1 || said[0]["level"] != "INFO" || said[0]["server"] != srv.URL || !strings.Contains(said[0]["msg"].(string), "again until it is back") {
+		t.Fatalf("the stopping replica was said %v; want one INFO line naming it and that the worker sends there again", said)
+	}
+	if strings.Contains(logs.String(), "server_unreachable") {
+		t.Fatalf("a replica that answered it stops was said unreachable:\n%s", logs.String())
+	}
+	srv.Close()
+	ctx, cancel = context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if _, err := c.Heartbeat(ctx, workerproto.HeartbeatRequest{}); err == nil {
+		t.Fatal("a closed replica answered")
+	}
+	if len(records(t, logs.String(), "server_unreachable")) != 1 {
+		t.Fatalf("the exited replica's refused connections were not said as one outage:\n%s", logs.String())
 	}
 }

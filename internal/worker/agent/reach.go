@@ -50,6 +50,34 @@ type reachability struct {
 	// foreignSaid is when each server that answered as no worker ingress
 	// was last said to.
 	foreignSaid map[string]time.Time
+	// stoppingSaid is when each server that answered it is stopping was
+	// last said to.
+	stoppingSaid map[string]time.Time
+}
+
+// stopping says that server answered it is stopping (a rolling restart, a
+// scale-down), at most once per repeat interval for each server. The
+// server answered, so it is no outage: a send begun before this answer
+// and cut off by the server's close says nothing more, and with several
+// --server the next one takes the requests without a warning or a
+// "reachable again" line. A sole server that then stops answering is an
+// outage, said as one.
+func (r *reachability) stopping(server string, others bool, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.answered = now
+	if said, ok := r.stoppingSaid[server]; ok && now.Sub(said) < r.repeat {
+		return
+	}
+	if r.stoppingSaid == nil {
+		r.stoppingSaid = map[string]time.Time{}
+	}
+	r.stoppingSaid[server] = now
+	msg := "the replica is stopping (a restart or a scale-down): the worker sends its requests to the next --server"
+	if !others {
+		msg = "the replica is stopping (a restart or a scale-down): the worker sends its requests to it again until it is back; give --server several replicas to go on meanwhile"
+	}
+	r.log.Info(msg, "code", "server_stopping", "server", server)
 }
 
 // foreign says that server answered as no worker ingress does, at most
