@@ -153,6 +153,7 @@ type launch struct {
 // after the task's kill grace, or at once when hard closes.
 func runIn(ctx context.Context, hard <-chan struct{}, l launch, out io.Writer, started func(pid int)) Result {
 	becomeSubreaper()
+	sealInherited()
 	c := l.command
 	cmd := command(c)
 	cmd.Env = l.env

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -272,5 +273,40 @@ func TestTheStopLineStartsALineOfItsOwnWithoutAnEmptyOne(t *testing.T) {
 		if !strings.HasPrefix(log.String(), want) {
 			t.Errorf("%s: log %q; want it to start %q", script, log.String(), want)
 		}
+	}
+}
+
+// A command gets standard input, output and error only: a descriptor the
+// server or worker was started with (a shell's `9>file`, a supervisor's
+// pipe) is not open in it, so a command — under another account too —
+// cannot write or read what it points at.
+func TestACommandInheritsNoDescriptorItsRunnerWasStartedWith(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runner-only")
+	// syscall.Open, unlike os.OpenFile, leaves the descriptor open across
+	// exec, as one the process was started with is.
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd) //nolint:errcheck // the test's own descriptor
+	res, out, _ := runShell(t, t.Context(), fmt.Sprintf(`echo written by the command >&%d && echo inherited; ls /proc/$$/fd`, fd), 10*time.Second)
+	if res.State != run.AttemptSucceeded {
+		t.Fatalf("the command ended %+v:\n%s", res, out)
+	}
+	written, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(written) != 0 || strings.Contains(out, "inherited") {
+		t.Fatalf("the command wrote %q through descriptor %d of its runner; output:\n%s", written, fd, out)
+	}
+	var open []string
+	for _, name := range strings.Fields(out) {
+		if n, err := strconv.Atoi(name); err == nil && n > 2 {
+			open = append(open, name)
+		}
+	}
+	if len(open) != 0 {
+		t.Fatalf("the command's shell has descriptors %v open beside 0, 1 and 2; output:\n%s", open, out)
 	}
 }
