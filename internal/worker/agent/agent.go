@@ -875,12 +875,8 @@ func registerHint(err error) string {
 		return "the address serves plain HTTP: --server must name it with http:// (a loopback address only), or the replica must serve HTTPS with --worker-tls-cert and --worker-tls-key"
 	case errors.As(err, &foreign):
 		return "the address answers, but not as a worker ingress: --server must name a replica's worker ingress (its --worker-addr, default port 8081), not its API port, nor a proxy whose replica is down"
-	case errors.As(err, &refused) && refused.Status == http.StatusTooManyRequests:
-		return "the replica refuses requests from this address for now (too many failed authentications or requests): check the credential of every worker at this address"
-	case errors.As(err, &refused) && refused.Status == http.StatusInternalServerError:
-		return "the replica failed on the request (an internal error, logged there under ingress.internal_error)"
 	case errors.As(err, &refused):
-		return "the replica is not ready (starting, or cut off from its database)"
+		return refusalHint(refused)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "nothing listens at the address tried: check that --server names a replica's worker ingress (its --worker-addr, default port 8081) and that the replica runs"
 	case errors.As(err, &dns):
@@ -891,6 +887,32 @@ func registerHint(err error) string {
 		return "no answer in time: check --server, the network and firewalls between this machine and the replica, and that the replica runs"
 	}
 	return "check that --server names a replica's worker ingress and that the replica runs"
+}
+
+// refusalHint says what a refusal of a registration means, by its code:
+// every refusal register retries on (the others end the worker) has its
+// own, since "not ready" sent an operator with a wrong --server path to
+// wait for a replica that was ready all along.
+func refusalHint(refused *Error) string {
+	switch refused.Code {
+	case workerproto.CodeNotFound:
+		// A registration names no session: the only thing it can miss is
+		// the path itself.
+		return "the address answers as a worker ingress, but not at that path: give --server the replica's address without a path (or the prefix of a proxy that maps it to /worker/v1/)"
+	case workerproto.CodeUnavailable:
+		return "the replica is not ready (starting, or cut off from its database)"
+	case workerproto.CodeReplicaStopping:
+		return "the replica is stopping (a restart or a shutdown): the worker registers with another --server when it has one, else with this one when it is back"
+	case workerproto.CodeRateLimited:
+		return "the replica refuses requests from this address for now (too many failed authentications or requests): check the credential of every worker at this address"
+	case workerproto.CodeInternal:
+		return "the replica failed on the request (an internal error, logged there under ingress.internal_error)"
+	case workerproto.CodeFenced, workerproto.CodeSessionReplaced:
+		return "other registrations with the same credential kept racing this one: check that no other worker process runs with this --credential-file"
+	case workerproto.CodeTooLarge:
+		return "the registration is larger than the replica takes: give fewer or shorter --labels"
+	}
+	return fmt.Sprintf("the replica refused the registration with %d %s, which this worker does not know: check that the worker and the replicas run the same version", refused.Status, refused.Code)
 }
 
 // capacity is how many commands run at once: the configured concurrency,
