@@ -169,3 +169,40 @@ func TestAWorkerRefusedItsDataDirectoryOrCredentialFileExitsByTheRule(t *testing
 		}
 	}
 }
+
+// Not parallel: sets the environment. A setting refused when it came from
+// the environment names the variable, as serve's refusals do: an operator
+// who typed no --concurrency looks for QL_CONCURRENCY, not for a flag.
+func TestASettingRefusedFromTheEnvironmentNamesItsVariable(t *testing.T) {
+	dir := t.TempDir()
+	cred := filepath.Join(dir, "w.cred")
+	if err := os.WriteFile(cred, []byte(workerproto.CredentialPrefix+"abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ variable, value, says string }{
+		{"QL_CONCURRENCY", "0", "--concurrency 0 is outside 1–256"},
+		{"QL_STOP_TIMEOUT", "25h", "--stop-timeout 25h is outside 1s–24h"},
+		{"QL_LOG_LEVEL", "trace", `--log-level "trace" is not a level`},
+		{"QL_LABELS", "zone", `--labels "zone": each label is key=value`},
+	} {
+		t.Run(c.variable, func(t *testing.T) {
+			t.Setenv(c.variable, c.value)
+			var stdout, stderr bytes.Buffer
+			code := cli.MainSingle(t.Context(), Command(), []string{"--server", "http://127.0.0.1:1", "--credential-file", cred,
+				"--data-dir", filepath.Join(dir, "journal")}, &stdout, &stderr)
+			want := "(set by " + c.variable + " in the environment)"
+			if code != cli.ExitUsage || !containsAll(stderr.String(), c.says, want) {
+				t.Fatalf("%s=%s: exit %d, said:\n%s\nwant exit %d saying %q and %q", c.variable, c.value, code, stderr.String(), cli.ExitUsage, c.says, want)
+			}
+		})
+	}
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
