@@ -5,6 +5,8 @@ package workercli
 
 import (
 	"crypto/x509"
+	"errors"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -74,6 +76,10 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 			return err
 		}
 		cred, err := agent.ReadCredential(credFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			// A path that names nothing is a mistyped flag.
+			return cli.Usagef("%v", err)
+		}
 		if err != nil {
 			return err
 		}

@@ -130,7 +130,8 @@ func TestARegistrationRefusedAsInvalidExitsTwo(t *testing.T) {
 // exits by: 4 when another worker holds its --data-dir (as a second server
 // on a data directory does), 2 when its credential file is readable by
 // others or holds no credential (the input to change, as a --config file
-// holding a password others may read is), each saying what to do.
+// holding a password others may read is), or when the path names no file
+// (a mistyped flag, with the usage hint), each saying what to do.
 func TestAWorkerRefusedItsDataDirectoryOrCredentialFileExitsByTheRule(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -160,6 +161,7 @@ func TestAWorkerRefusedItsDataDirectoryOrCredentialFileExitsByTheRule(t *testing
 		{cred, held, cli.ExitConflict, "give this worker its own --data-dir"},
 		{open, filepath.Join(dir, "journal"), cli.ExitUsage, "run chmod 600 " + open},
 		{notCred, filepath.Join(dir, "journal"), cli.ExitUsage, "does not hold a worker credential"},
+		{filepath.Join(dir, "mistyped.cred"), filepath.Join(dir, "journal"), cli.ExitUsage, "Run 'worker --help' for usage"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := cli.MainSingle(t.Context(), Command(), []string{"--server", "http://127.0.0.1:1", "--credential-file", c.cred,
