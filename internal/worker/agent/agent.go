@@ -422,7 +422,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := w.recoverLocal(); err != nil {
 		return w.summary, err
 	}
-	w.log.Info("worker starting", "code", "worker_starting", "server", client.Servers(), "dataDir", absDir(cfg.DataDir),
+	w.log.Info("worker starting", "code", "worker_starting", "server", client.serverList(), "dataDir", absDir(cfg.DataDir),
 		"concurrency", cfg.Concurrency, "labels", task.FormatWorkerLabels(cfg.Labels), "secretsFile", cfg.SecretsFile)
 	if err := w.register(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -781,7 +781,7 @@ func (w *worker) register(ctx context.Context) error {
 			w.name = rep.WorkerName
 			w.mu.Unlock()
 			attrs := []any{"code", "worker_registered", "worker", rep.WorkerName, "generation", rep.Generation,
-				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", rep.Labels, "state", rep.State}
+				"capacity", rep.Capacity, "runLeaseMs", rep.RunLeaseMs, "labels", task.FormatWorkerLabels(rep.Labels), "state", rep.State}
 			if failing.tries > 0 {
 				attrs = append(attrs, "failedTries", failing.tries, "failingFor", time.Since(failing.since).Round(time.Second).String())
 			}
@@ -834,7 +834,7 @@ func (f *registerFailures) failed(w *worker, err error, now time.Time) {
 		f.since, f.said = now, now
 		w.log.Warn("could not register: "+registerHint(err)+"; the worker keeps trying (replicas may start after it), pausing up to "+
 			registerRetryMax.String()+" between tries, and says so again every "+w.cfg.registerRepeat.String()+" while it fails",
-			"code", "register_failed", "server", w.client.Servers(), "error", err.Error())
+			"code", "register_failed", "server", w.client.serverList(), "error", err.Error())
 		return
 	}
 	if now.Sub(f.said) < w.cfg.registerRepeat {
@@ -842,7 +842,7 @@ func (f *registerFailures) failed(w *worker, err error, now time.Time) {
 	}
 	f.said = now
 	w.log.Warn("still could not register: "+registerHint(err)+"; the worker keeps trying",
-		"code", "register_failed", "server", w.client.Servers(), "error", err.Error(),
+		"code", "register_failed", "server", w.client.serverList(), "error", err.Error(),
 		"failedTries", f.tries, "failingFor", now.Sub(f.since).Round(time.Second).String())
 }
 

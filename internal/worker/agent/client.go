@@ -169,13 +169,15 @@ func parseServer(server string) (*url.URL, error) {
 	return u, nil
 }
 
-// Servers are the ingress URLs, for logs.
-func (c *Client) Servers() []string {
+// serverList is the ingress URLs, for logs, as one comma-separated
+// string as --server takes them: a log field keeps one type, and reads as
+// written in text format too, where a slice prints as Go's [a b].
+func (c *Client) serverList() string {
 	out := make([]string, len(c.bases))
 	for i, u := range c.bases {
 		out[i] = u.Redacted()
 	}
-	return out
+	return strings.Join(out, ",")
 }
 
 // server is the URL requests go to now.

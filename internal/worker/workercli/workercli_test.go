@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,7 +52,7 @@ func TestTheStartingLineNamesBothServersTheAbsoluteDataDirAndTheLabels(t *testin
 				args = append(args, "--labels", c.labels)
 			}
 			rec := startingLine(t, args)
-			if want := []string{"http://127.0.0.1:1", "http://localhost:1"}; !slices.Equal(rec.Server, want) {
+			if want := "http://127.0.0.1:1,http://localhost:1"; rec.Server != want {
 				t.Errorf("the worker started with servers %q, want %q", rec.Server, want)
 			}
 			if rec.DataDir != journalDir {
@@ -68,9 +67,9 @@ func TestTheStartingLineNamesBothServersTheAbsoluteDataDirAndTheLabels(t *testin
 
 // startingRecord is what a test reads of the worker's starting line.
 type startingRecord struct {
-	Code    string   `json:"code"`
-	Server  []string `json:"server"`
-	DataDir string   `json:"dataDir"`
+	Code    string `json:"code"`
+	Server  string `json:"server"`
+	DataDir string `json:"dataDir"`
 	// Labels is as the line has it: a string, or (wrongly) null or a map.
 	Labels json.RawMessage `json:"labels"`
 }
