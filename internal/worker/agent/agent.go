@@ -425,6 +425,14 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	w.log.Info("worker starting", "code", "worker_starting", "server", client.serverList(), "dataDir", absDir(cfg.DataDir),
 		"concurrency", cfg.Concurrency, "labels", task.FormatWorkerLabels(cfg.Labels), "secretsFile", cfg.SecretsFile)
 	if err := w.register(ctx); err != nil {
+		// Every stop ends with worker_stopped, this one too: an operator
+		// reading the log of a worker stopped while no replica answered
+		// sees that it stopped, and that it had taken no work.
+		attrs := []any{"code", "worker_stopped", "registered", false}
+		if sig := signalName(context.Cause(ctx)); sig != "" {
+			attrs = append(attrs, "signal", sig)
+		}
+		w.log.Info("worker stopped before it registered: it took no work", attrs...)
 		if ctx.Err() != nil {
 			return w.summary, nil
 		}
@@ -439,6 +447,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		// exit again every few seconds.
 		w.log.Warn("this worker is drained: it takes no work until an admin runs `ql workers resume "+w.workerName()+"`, then start it again; exiting 4", "code", "worker_drained", "worker", w.workerName())
 		w.endSession()
+		w.log.Info("worker stopped: it is drained and took no work", "code", "worker_stopped", "registered", true)
 		return w.summary, drainedError(w.workerName())
 	}
 	w.slots = make(chan struct{}, w.capacity())
