@@ -197,6 +197,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	withVersionFlag(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	})
