@@ -292,9 +292,10 @@ type worker struct {
 	running map[string]*attempt
 	summary Summary
 	// granted is the capacity the replica granted; logCap its per-attempt
-	// log cap.
-	granted int
-	logCap  int64
+	// log cap; runLease the run lease's length.
+	granted  int
+	logCap   int64
+	runLease time.Duration
 	// draining closes when the worker stops pulling: a signal, a
 	// draining session, or a fatal error (fatal then says which, even
 	// when it comes after the drain began: a worker revoked while it
@@ -786,6 +787,7 @@ func (w *worker) register(ctx context.Context) error {
 			w.session = rep.SessionID
 			w.granted = rep.Capacity
 			w.logCap = rep.LogCapBytes
+			w.runLease = time.Duration(rep.RunLeaseMs) * time.Millisecond
 			w.drainedAtStart = first && rep.State == workerproto.SessionDraining
 			w.name = rep.WorkerName
 			w.mu.Unlock()
@@ -1517,6 +1519,19 @@ func (w *worker) count1(f func(*Summary)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	f(&w.summary)
+}
+
+// runLeaseOr is the run lease's length as the registration said it, or
+// held when it said none. A grant's own length is no measure of it: it
+// counts from when the pull was sent, so it is the run lease plus the
+// pull's long-poll wait.
+func (w *worker) runLeaseOr(held time.Duration) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.runLease > 0 {
+		return w.runLease
+	}
+	return held
 }
 
 // logLimit is how much unsent output an attempt holds: the replica's log
