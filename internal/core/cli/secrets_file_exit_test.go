@@ -24,11 +24,17 @@ func TestASecretsFileToFixExitsTwoOnEveryCommandThatReadsIt(t *testing.T) {
 	if err := os.WriteFile(broken, []byte(`{"a": `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Each binary's secrets command: the full tree's, and a worker host's.
+	// Each binary's secrets command: the trees' of ql and ql-edge, and a
+	// worker host's.
 	binaries := map[string]func(args []string, stdin string) (int, string){
 		"ql": func(args []string, stdin string) (int, string) {
 			var out, errOut bytes.Buffer
 			code := MainIn(context.Background(), Options{Binary: "ql"}, append([]string{"secrets"}, args...), strings.NewReader(stdin), &out, &errOut)
+			return code, errOut.String()
+		},
+		"ql-edge": func(args []string, stdin string) (int, string) {
+			var out, errOut bytes.Buffer
+			code := MainIn(context.Background(), Options{Binary: "ql-edge"}, append([]string{"secrets"}, args...), strings.NewReader(stdin), &out, &errOut)
 			return code, errOut.String()
 		},
 		"ql-worker": func(args []string, stdin string) (int, string) {
