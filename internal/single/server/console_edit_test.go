@@ -336,8 +336,8 @@ func TestTheEditFormsSayEachMistakeStartingWithItsLabel(t *testing.T) {
 	for _, f := range []struct {
 		form, field, value, lang, want, kept string
 	}{
-		{"/definitions/task", "timeout", "1d", "en", "<li>Timeout: &#34;1d&#34; is not a duration", `value="1d"`},
-		{"/definitions/task", "timeout", "1d", "zh", "<li>超时：“1d”无效", `value="1d"`},
+		{"/definitions/task", "timeout", "1w", "en", "<li>Timeout: &#34;1w&#34; is not a duration", `value="1w"`},
+		{"/definitions/task", "timeout", "1w", "zh", "<li>超时：“1w”无效", `value="1w"`},
 		{"/definitions/task", "script", " \r\n", "zh", "<li>请填写脚本。</li>", `name="revision" value="1"`},
 		{"/definitions/schedule", "cron", "0 25 * * *", "zh", "<li>计划（cron）：cron 表达式的小时字段“25”无效", `value="0 25 * * *"`},
 		{"/definitions/schedule", "timezone", "Local", "en", "<li>Time zone (IANA name): cron timezone &#34;Local&#34;", `value="Local"`},

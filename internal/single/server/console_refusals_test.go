@@ -97,7 +97,7 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 		{"a token scope that is none", http.MethodPost, "/tokens", url.Values{"name": {"ci"}, "scope": {"root"}},
 			"is not one of read, operate, admin", "权限范围须是"},
 		{"a token expiry that cannot be read", http.MethodPost, "/tokens", url.Values{"name": {"ci"}, "scope": {"read"}, "expires": {"soon"}},
-			"write whole days (90d) or a duration (12h), from 1m to 3650d", "有效期请写整天数"},
+			"is not a duration from 1m to 3650d: write a number with a unit", "有效期“soon”无效，须是 1m 到 3650d 之间的时长"},
 		{"a token name of capitals", http.MethodPost, "/tokens", url.Values{"name": {"CI"}, "scope": {"read"}},
 			"must use lower-case letters", "令牌名称“CI”只能使用小写字母"},
 		{"a token name an active token holds", http.MethodPost, "/tokens", url.Values{"name": {"console-read"}, "scope": {"read"}},
