@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/qinglong/qinglong/internal/core/apitoken"
 	"github.com/qinglong/qinglong/internal/core/apply"
@@ -128,6 +129,29 @@ func errorText(l string, err error) string {
 		return s
 	}
 	return err.Error()
+}
+
+// formErrorText is errorText for an error a form says beside its fields,
+// as a sentence: the error's own words started with a capital
+// (sentenceStart), as the console's own sentences of a form are.
+func formErrorText(l string, err error) string {
+	if s, ok := sentence(l, err); ok {
+		return s
+	}
+	return sentenceStart(err.Error())
+}
+
+// sentenceStart is s, an error's English, with its first letter a
+// capital: a form says it as a sentence, where the CLI's error line goes
+// on from "Error: " in Go's lower case. A first word that is a name to
+// type as it is (task.timeout, run_id, --flag) is left as it is.
+func sentenceStart(s string) string {
+	word, _, _ := strings.Cut(s, " ")
+	word = strings.TrimRight(word, ":,;")
+	if s == "" || s[0] < 'a' || s[0] > 'z' || strings.ContainsAny(word, "._-/`\"") {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // placeholder is a param's place in a sentence: {field}, {value}…

@@ -268,7 +268,7 @@ func TestTheNewTaskFormLeavesAnArchivedProjectArchived(t *testing.T) {
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=en", newTaskForm(csrf, "shop", "later", "echo"))
 	_, errs, _ := strings.Cut(page, `id="nt-errors"`)
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, "the project is archived; set its status to active before publishing to it") {
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, "The project is archived; set its status to active before publishing to it") {
 		t.Fatalf("the form in archived project shop: %d, want 400 on the form saying the project is archived:\n%s", resp.StatusCode, page)
 	}
 	d, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10)
