@@ -141,7 +141,7 @@ func TestTheNewTaskFormRefusesANameItsProjectHasInThePagesLanguage(t *testing.T)
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	for lang, want := range map[string]string{
 		"zh": "项目“shop”已有名为“report”的任务：请换一个名称，或在项目的定义文件中修改那个任务。",
-		"en": "project &#34;shop&#34; already has a task named &#34;report&#34;: choose another name",
+		"en": "Project &#34;shop&#34; already has a task named &#34;report&#34;: choose another name",
 	} {
 		resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang="+lang, newTaskForm(csrf, "shop", "report", "echo kept-as-typed"))
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, want) || !strings.Contains(page, "echo kept-as-typed</textarea>") {
@@ -268,7 +268,7 @@ func TestTheNewTaskFormLeavesAnArchivedProjectArchived(t *testing.T) {
 	csrf := site.signIn(t, c, site.tokens[apitoken.Admin])
 	resp, page := httpcall.Form(t, c, http.MethodPost, site.base+"/definitions/new?lang=en", newTaskForm(csrf, "shop", "later", "echo"))
 	_, errs, _ := strings.Cut(page, `id="nt-errors"`)
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, "The project is archived; set its status to active before publishing to it") {
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(errs, "the project is archived; set its status to active before publishing to it") {
 		t.Fatalf("the form in archived project shop: %d, want 400 on the form saying the project is archived:\n%s", resp.StatusCode, page)
 	}
 	d, err := site.srv.store.ProjectDefinitions(t.Context(), "shop", 10)

@@ -101,7 +101,7 @@ func TestAConsoleRefusalIsShownInThePagesLanguage(t *testing.T) {
 		{"a token name of capitals", http.MethodPost, "/tokens", url.Values{"name": {"CI"}, "scope": {"read"}},
 			"must use lower-case letters", "令牌名称“CI”只能使用小写字母"},
 		{"a token name an active token holds", http.MethodPost, "/tokens", url.Values{"name": {"console-read"}, "scope": {"read"}},
-			"an active token named", "已有同名的有效令牌"},
+			"An active token named", "已有同名的有效令牌"},
 		{"a revoke of no token", http.MethodPost, "/tokens/nosuch/revoke", nil,
 			"no active token is named", "没有该名称的有效令牌"},
 		{"a runs filter time that is none", http.MethodGet, "/runs?from=yesterday", nil,
