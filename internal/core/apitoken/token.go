@@ -108,24 +108,12 @@ func LooksLikeToken(s string) bool {
 // MaxExpiry bounds --expires.
 const MaxExpiry = 3650 * 24 * time.Hour
 
-// ParseExpiry reads a lifetime: a whole number of days ("90d") or a Go
-// duration ("12h"), from one minute to ten years.
+// ParseExpiry reads a lifetime, from one minute to ten years, as every
+// user-given duration is read (validate.ParseDuration): 90d, 12h, 1d12h.
 func ParseExpiry(raw string) (time.Duration, error) {
-	var d time.Duration
-	if days, ok := strings.CutSuffix(raw, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil {
-			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h), from 1m to 3650d", raw).Because(RefusalExpiry)
-		}
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(raw); err != nil {
-			return 0, qlerror.New(qlerror.Invalid, "expiry %q: write whole days (90d) or a duration (12h), from 1m to 3650d", raw).Because(RefusalExpiry)
-		}
-	}
-	if d < time.Minute || d > MaxExpiry {
-		return 0, qlerror.New(qlerror.Invalid, "expiry %q is outside 1m–3650d", raw).Because(RefusalExpiry)
+	d, ok := validate.ParseDuration(raw)
+	if !ok || d < time.Minute || d > MaxExpiry {
+		return 0, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", raw, time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", raw)
 	}
 	return d, nil
 }
@@ -216,7 +204,7 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 		return "", Token{}, qlerror.New(qlerror.Invalid, "scope %q is not one of read, operate, admin", scope).Because(RefusalScope)
 	}
 	if expiresIn != 0 && (expiresIn < time.Minute || expiresIn > MaxExpiry) {
-		return "", Token{}, qlerror.New(qlerror.Invalid, "expiry %s is outside 1m–3650d", expirySetting(expiresIn)).Because(RefusalExpiry)
+		return "", Token{}, qlerror.New(qlerror.Invalid, "%s", validate.NotADuration("expiry", expirySetting(expiresIn), time.Minute, MaxExpiry)).Because(RefusalExpiry, "value", expirySetting(expiresIn))
 	}
 	secret, digest, err := NewSecret()
 	if err != nil {

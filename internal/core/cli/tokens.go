@@ -86,7 +86,7 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	addOutputFlag(c, &out)
 	c.Flags().StringVar(&scope, "scope", "", "read, operate or admin (required)")
-	c.Flags().StringVar(&expires, "expires", "", "lifetime: whole days (90d) or a duration (12h), 1m–3650d (default: until revoked)")
+	c.Flags().StringVar(&expires, "expires", "", "lifetime from 1m to 3650d, e.g. 90d, 12h or 1d12h (default: until revoked)")
 	return c
 }
 

@@ -29,7 +29,7 @@ func Command() *cobra.Command {
 		logFlags                                               cli.LogFlags
 		run                                                    func(*cobra.Command) error
 	)
-	stopTimeout := writtenDuration{d: agent.DefaultStopTimeout}
+	var stopTimeout time.Duration
 	c := &cobra.Command{
 		Use:   "worker",
 		Short: "Run a cluster worker: pull Runs from the replicas and execute their commands",
@@ -68,7 +68,7 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 		if credFile == "" {
 			return cli.Usagef("--credential-file is required: the file holding the credential 'ql workers create' printed (or set %s)", cli.EnvName("credential-file"))
 		}
-		if err := agent.CheckStopTimeout(stopTimeout.d, stopTimeout.String()); err != nil {
+		if err := agent.CheckStopTimeout(stopTimeout, cmd.Flags().Lookup("stop-timeout").Value.String()); err != nil {
 			return cli.Usagef("%v", err)
 		}
 		lbl, err := parseLabels(labels)
@@ -91,7 +91,7 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 		}
 		cfg := agent.Config{
 			Server: server, Credential: cred, DataDir: dataDir, Concurrency: concurrency, Labels: lbl,
-			RootCAs: roots, SecretsFile: secretsFile, SecretsCommand: secretsCommand(cmd), StopTimeout: stopTimeout.d,
+			RootCAs: roots, SecretsFile: secretsFile, SecretsCommand: secretsCommand(cmd), StopTimeout: stopTimeout,
 			Version: cli.Version, Logger: logger,
 		}
 		if err := cfg.Validate(); err != nil {
@@ -114,7 +114,7 @@ replaced it, and 5 when its credential is refused: starting it again as it is ca
 	cli.ListVar(fs, &labels, "labels", "labels added to the credential's own, k=v (placement matches them)")
 	fs.StringVar(&caFile, "ca-file", "", "PEM certificates of the authority that signed the replicas' worker ingress certificates (default: the system's)")
 	fs.StringVar(&secretsFile, "secrets-file", "", "this worker's secrets: a JSON object {\"name\": \"value\"} with mode 0600")
-	fs.Var(&stopTimeout, "stop-timeout", "how long running commands may finish after SIGINT/SIGTERM/SIGHUP before they are stopped ("+
+	cli.DurationVar(fs, &stopTimeout, "stop-timeout", agent.DefaultStopTimeout, "how long running commands may finish after SIGINT/SIGTERM/SIGHUP before they are stopped ("+
 		validate.Duration(agent.MinStopTimeout)+"–"+validate.Duration(agent.MaxStopTimeout)+"; for no limit, drain the worker with 'ql workers drain NAME')")
 	// JSON, as the worker logged before the flag existed.
 	logFlags.Add(fs, cli.LogJSON, "")
@@ -134,32 +134,6 @@ func secretsCommand(worker *cobra.Command) string {
 	}
 	return ""
 }
-
-// writtenDuration is a duration flag that keeps the text it was given, so
-// a refusal names the value as the operator wrote it (90000s, not
-// 25h0m0s).
-type writtenDuration struct {
-	d       time.Duration
-	written string
-}
-
-func (w *writtenDuration) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	w.d, w.written = d, s
-	return nil
-}
-
-func (w *writtenDuration) String() string {
-	if w.written != "" {
-		return w.written
-	}
-	return validate.Duration(w.d)
-}
-
-func (w *writtenDuration) Type() string { return "duration" }
 
 // defaultDataDir is a per-user state directory, or ./qinglong-worker when
 // the user has no home.
