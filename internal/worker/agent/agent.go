@@ -980,6 +980,16 @@ func (w *worker) heartbeats(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-w.reregister:
+			// Every reply sent before the registration below says the old
+			// session expired, and one that arrives while it is under way
+			// asks again: by then the worker holds a new session, and
+			// registering once more would replace its own.
+			w.mu.Lock()
+			current := w.expired == w.session
+			w.mu.Unlock()
+			if !current {
+				continue
+			}
 			w.log.Warn("the session expired; registering again", "code", "session_expired")
 			if err := w.register(ctx); err != nil && ctx.Err() == nil {
 				w.log.Error("could not register again", "code", "register_failed", "error", err.Error())
