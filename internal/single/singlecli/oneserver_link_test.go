@@ -17,7 +17,8 @@ import (
 // server started there would recover the first server's running attempt as
 // lost and end its command. Each refusal exits 4 naming the first server's
 // pid and the path it serves the file by, and the first server's command
-// still runs afterwards, its attempt still running.
+// still runs afterwards, its attempt still running. A command given the
+// linked directory knows the file is served.
 func TestASecondServerIsRefusedOnADatabaseReachedThroughASymbolicOrHardLink(t *testing.T) {
 	t.Parallel()
 	dir := installedDir(t)
@@ -55,6 +56,11 @@ func TestASecondServerIsRefusedOnADatabaseReachedThroughASymbolicOrHardLink(t *t
 		if code, stdout, stderr := qlProcess(t, "serve", "--data-dir", other, "--cadence", "250ms"); code != 4 || stdout != "" || stderr != want {
 			t.Errorf("serve on a %s to a served database: exit %d, stdout %q, stderr %q; want exit 4 and %q", name, code, stdout, stderr, want)
 		}
+	}
+	// A command on the linked directory sees the server too: the Run it
+	// queues is run, so it says nothing of a missing server.
+	if code, stdout, stderr := qlProcess(t, "triggers", "run", "tick", "--force", "--data-dir", symlinked); code != 0 || strings.Contains(stderr, "no server is running") {
+		t.Errorf("triggers run on the symbolic link beside the serving server: exit %d, stdout %q, stderr %q; want exit 0 and no word of a missing server", code, stdout, stderr)
 	}
 	var running int
 	if err := read.QueryRow(`SELECT count(*) FROM attempts WHERE state = 'running' AND pid = ?`, group).Scan(&running); err != nil {
