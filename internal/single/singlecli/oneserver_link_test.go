@@ -26,7 +26,7 @@ func TestASecondServerIsRefusedOnADatabaseReachedThroughASymbolicOrHardLink(t *t
 	if code, out, errOut := ql(t, "apply", "-f", writeFile(t, t.TempDir(), "defs.yaml", strings.Replace(goodFile, "echo hello", "sleep 300", 1)), "--data-dir", dir); code != 0 {
 		t.Fatalf("apply: %d %q %q", code, out, errOut)
 	}
-	first := startServe(t, "--data-dir", dir, "--cadence", "250ms", "--stop-timeout", "1s")
+	first := startServe(t, "--data-dir", dir, "--cadence", "250ms")
 	read, err := sql.Open("sqlite", db+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
 	if err != nil {
 		t.Fatal(err)
