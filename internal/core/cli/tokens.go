@@ -58,7 +58,7 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 					return &UsageError{Err: err}
 				}
 			}
-			b, err := openBackend(cmd.Context(), opts, &db)
+			b, err := openExistingForWrite(cmd.Context(), opts, &db)
 			if err != nil {
 				return err
 			}
