@@ -94,8 +94,8 @@ func (f leaseFacts) started() bool {
 }
 
 // leaseReply is the answer for a started lease as the facts stand at
-// version, expiring at expiresAtMs: stop when a cancel was asked (it wins)
-// or the deadline passed in database time, renewed otherwise; with the
+// version, expiring at expiresAtMs: stop when a cancel was asked before
+// the deadline passed (cancelled, run.CancelCameFirst) or the deadline passed in database time, renewed otherwise; with the
 // state of the session the attempt was granted under, so a replaced or
 // drained worker hears it now rather than at its next heartbeat.
 func (f leaseFacts) leaseReply(version, expiresAtMs int64, deadlineAtMs *int64) workerproto.LeaseReply {
@@ -107,7 +107,7 @@ func (f leaseFacts) leaseReply(version, expiresAtMs int64, deadlineAtMs *int64) 
 		reply.DeadlineMs = msLeft(*deadlineAtMs, f.NowMs)
 	}
 	switch {
-	case f.CancelAtMs != nil:
+	case run.CancelCameFirst(f.CancelAtMs, deadlineAtMs):
 		reply.Reply, reply.StopReason = workerproto.ReplyStop, workerproto.StopCancelled
 	case deadlineAtMs != nil && *deadlineAtMs <= f.NowMs:
 		reply.Reply, reply.StopReason = workerproto.ReplyStop, workerproto.StopTimedOut
@@ -124,7 +124,7 @@ func (f leaseFacts) leaseReply(version, expiresAtMs int64, deadlineAtMs *int64) 
 func (f leaseFacts) stopOverdue(lease time.Duration) bool {
 	var since int64
 	switch {
-	case f.CancelAtMs != nil:
+	case run.CancelCameFirst(f.CancelAtMs, f.DeadlineAtMs):
 		since = *f.CancelAtMs
 	case f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs:
 		since = *f.DeadlineAtMs
@@ -357,13 +357,14 @@ func validateCompletion(req workerproto.CompleteRequest) (attemptResult, error) 
 	return res, nil
 }
 
-// attemptEnd decides how a completed attempt ended: a cancel intent wins,
-// then a deadline passed in database time, then a worker that stopped
+// attemptEnd decides how a completed attempt ended: a cancel asked before
+// the deadline passed wins (run.CancelCameFirst), then a deadline passed in
+// database time (also when a cancel was asked after it), then a worker that stopped
 // before its command ended (lost, as a dead worker's attempt is), then the
 // exit code.
 func (f leaseFacts) attemptEnd(req workerproto.CompleteRequest) run.AttemptState {
 	switch {
-	case f.CancelAtMs != nil:
+	case run.CancelCameFirst(f.CancelAtMs, f.DeadlineAtMs):
 		return run.AttemptCancelled
 	case f.DeadlineAtMs != nil && *f.DeadlineAtMs <= f.NowMs:
 		return run.AttemptTimedOut
@@ -490,8 +491,8 @@ var runEnds = map[run.AttemptState]struct {
 
 // settleRun moves the Run after its attempt ended with end: to retry_wait
 // with Attempt N + 1 available after the backoff when the retry policy
-// allows it (never after a cancel: the intent wins), else to the
-// attempt's end. It returns the Run's new state, and whether the change
+// allows it (never after a cancel, even one asked once the deadline had
+// passed, whose attempt ends timed_out), else to the attempt's end. It returns the Run's new state, and whether the change
 // finished the Run (run.Finishes). The event carries how the attempt
 // ended (run.EndPayload), as a standalone server's does.
 func settleRun(ctx context.Context, tx pgx.Tx, f leaseFacts, end run.AttemptState, res attemptResult, w WorkerIdentity) (_ run.State, finished bool, _ error) {
