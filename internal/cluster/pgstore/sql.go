@@ -58,6 +58,7 @@ var sqlRecoveryPage = stmt("RecoveryPage")
 
 // sql/publish.sql: one project, and reads by name.
 var (
+	sqlPublishPrivilege        = stmt("PublishPrivilege")
 	sqlProjectStatusForPublish = stmt("ProjectStatusForPublish")
 	sqlProjectByName           = stmt("ProjectByName")
 	sqlProjectLock             = stmt("ProjectLock")
