@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -141,7 +142,11 @@ Reads with the admin or the runtime role's URL. STATE is draining after ` + "`ql
 and finishes its commands, for up to its stop timeout. SESSIONS counts the worker processes running
 with the credential: one that stopped cleanly ended its session, and a revoked credential's are not
 counted; one that crashed or was cut off counts until its session's lease (45s) passes. FREE is as of each session's last heartbeat (every 10s), not the
-moment: a Run granted or ended since shows at the next one; a draining worker has none free.`,
+moment: a Run granted or ended since shows at the next one; a draining worker has none free.
+LABELS are those a task's placement is matched against: the running process's, which are the
+credential's plus those it gave with ` + "`ql-worker --labels`" + ` (each set in braces when several processes
+run with other labels), or the credential's while none runs. With -o json, "labels" stays the
+credential's and "sessionLabels" lists each live process's set (empty while none runs).`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -164,7 +169,7 @@ moment: a Run granted or ended since shows at the next one; a draining worker ha
 			tw := cli.NewTable(w)
 			fmt.Fprintln(tw, "NAME\tSTATE\tLABELS\tSESSIONS\tCAPACITY\tFREE\tMAX\tLAST HEARTBEAT")
 			for _, x := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, shownState(x), orDash(task.FormatWorkerLabels(x.Labels)),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", x.Name, shownState(x), shownLabels(x),
 					x.Sessions, x.Capacity, x.FreeSlots, x.MaxConcurrency, fmtMs(x.LastHeartbeatMs))
 			}
 			if err := tw.Flush(); err != nil {
@@ -305,18 +310,35 @@ func fmtMs(ms *int64) string {
 	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
+// shownLabels is the LABELS cell: the label sets placement matches
+// (pgstore.WorkerInfo.PlacementLabels), one bare, several each in braces.
+func shownLabels(x pgstore.WorkerInfo) string {
+	sets := x.PlacementLabels()
+	if len(sets) == 1 {
+		return orDash(task.FormatWorkerLabels(sets[0]))
+	}
+	shown := make([]string, len(sets))
+	for i, s := range sets {
+		shown[i] = "{" + task.FormatWorkerLabels(s) + "}"
+	}
+	return strings.Join(shown, " ")
+}
+
 // workerJSON is the stable shape of a worker in `ql workers list -o json`.
+// Labels are the credential's, as ever; SessionLabels, added beside them,
+// are each live session's, which placement matches.
 type workerJSON struct {
-	Name            string            `json:"name"`
-	State           string            `json:"state"`
-	DrainedBy       string            `json:"drainedBy,omitempty"`
-	Labels          map[string]string `json:"labels"`
-	MaxConcurrency  int               `json:"maxConcurrency"`
-	Sessions        int               `json:"sessions"`
-	Capacity        int               `json:"capacity"`
-	FreeSlots       int               `json:"freeSlots"`
-	LastHeartbeatMs *int64            `json:"lastHeartbeatMs"`
-	CreatedAtMs     int64             `json:"createdAtMs"`
+	Name            string              `json:"name"`
+	State           string              `json:"state"`
+	DrainedBy       string              `json:"drainedBy,omitempty"`
+	Labels          map[string]string   `json:"labels"`
+	SessionLabels   []map[string]string `json:"sessionLabels"`
+	MaxConcurrency  int                 `json:"maxConcurrency"`
+	Sessions        int                 `json:"sessions"`
+	Capacity        int                 `json:"capacity"`
+	FreeSlots       int                 `json:"freeSlots"`
+	LastHeartbeatMs *int64              `json:"lastHeartbeatMs"`
+	CreatedAtMs     int64               `json:"createdAtMs"`
 }
 
 func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
@@ -328,7 +350,11 @@ func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, DrainedBy: x.DrainedBy, Labels: labels, MaxConcurrency: x.MaxConcurrency,
+		sessionLabels := x.SessionLabels
+		if sessionLabels == nil {
+			sessionLabels = []map[string]string{}
+		}
+		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, DrainedBy: x.DrainedBy, Labels: labels, SessionLabels: sessionLabels, MaxConcurrency: x.MaxConcurrency,
 			Sessions: x.Sessions, Capacity: x.Capacity, FreeSlots: x.FreeSlots, LastHeartbeatMs: x.LastHeartbeatMs, CreatedAtMs: x.CreatedAtMs})
 	}
 	enc := json.NewEncoder(w)

@@ -35,6 +35,7 @@ type listed struct {
 		Name           string
 		State          string
 		Labels         map[string]string
+		SessionLabels  []map[string]string
 		MaxConcurrency int
 		Sessions       int
 		Capacity       int
@@ -304,5 +305,40 @@ func TestAWorkerStoppingOnItsOwnIsListedDrainingStopping(t *testing.T) {
 	// to work, and the command says so rather than "active" alone.
 	if out, _, err := workers(t, env, "resume", "build-01"); err != nil || !strings.Contains(out, "worker build-01: active; its process running now is stopping on its own") {
 		t.Fatalf("resume of a worker stopping on its own: %v %q; want it to say its process still stops", err, out)
+	}
+}
+
+// The labels a task's placement is matched against are the live
+// session's — the credential's plus those its process gave with
+// `ql-worker --labels` — and the list shows those: the table's LABELS,
+// and -o json's sessionLabels beside the credential's own labels, which
+// keep their meaning. With no process running, the table shows the
+// credential's.
+func TestWorkersListShowsTheLabelsPlacementMatches(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	rt := c.Runtime(t, "workers-test", 30*time.Second)
+	cred, _, err := workers(t, env, "create", "w3", "--labels", "zone=eu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table, _, err := workers(t, env, "list"); err != nil || !strings.Contains(table, "w3    active  zone=eu ") {
+		t.Fatalf("list table with no process running: %v %q; want the credential's labels", err, table)
+	}
+	id, err := rt.AuthenticateWorker(t.Context(), strings.TrimSpace(cred))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 1, Version: "test", Labels: map[string]string{"sec": "yes"}}, pgstore.WorkerSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	if table, _, err := workers(t, env, "list"); err != nil || !strings.Contains(table, "w3    active  sec=yes,zone=eu ") {
+		t.Fatalf("list table: %v %q; want the session's labels sec=yes,zone=eu", err, table)
+	}
+	w := listWorkers(t, env).Workers[0]
+	if len(w.Labels) != 1 || w.Labels["zone"] != "eu" || len(w.SessionLabels) != 1 || len(w.SessionLabels[0]) != 2 ||
+		w.SessionLabels[0]["sec"] != "yes" || w.SessionLabels[0]["zone"] != "eu" {
+		t.Fatalf("list -o json: labels %v, sessionLabels %v; want the credential's {zone=eu} and the session's {sec=yes,zone=eu}", w.Labels, w.SessionLabels)
 	}
 }

@@ -16,8 +16,14 @@ import (
 
 // WorkerInfo is one worker as `ql workers list` shows it.
 type WorkerInfo struct {
-	Name           string
-	Labels         map[string]string
+	Name string
+	// Labels are the credential's (`ql workers create --labels`), which
+	// every session of it carries.
+	Labels map[string]string
+	// SessionLabels are the distinct label sets of its live sessions: the
+	// credential's plus those the process gave (`ql-worker --labels`).
+	// Placement matches these, not Labels; none without a live session.
+	SessionLabels  []map[string]string
 	MaxConcurrency int
 	// State is active, draining or revoked: the credential's, or draining
 	// while every live session of an active credential drains (its
@@ -82,6 +88,16 @@ func (s *Runtime) WorkerList(ctx context.Context) ([]WorkerInfo, error) {
 	return listWorkers(ctx, s.pool)
 }
 
+// PlacementLabels are the label sets a task's placement is matched
+// against: each live session's, or, with none live, the credential's (a
+// process that registers carries at least those).
+func (w WorkerInfo) PlacementLabels() []map[string]string {
+	if len(w.SessionLabels) > 0 {
+		return w.SessionLabels
+	}
+	return []map[string]string{w.Labels}
+}
+
 // Whose doing a worker's drain is (WorkerInfo.DrainedBy).
 const (
 	// DrainedByAdmin: `ql workers drain NAME`.
@@ -101,7 +117,7 @@ func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 		var w WorkerInfo
 		var draining, stopping int
 		err := row.Scan(&w.Name, &w.Labels, &w.MaxConcurrency, &w.State, &w.CreatedAtMs, &w.Sessions, &draining, &stopping,
-			&w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs)
+			&w.Capacity, &w.FreeSlots, &w.LastHeartbeatMs, &w.SessionLabels)
 		w.settleDrain(draining, stopping)
 		return w, err
 	})

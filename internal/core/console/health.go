@@ -78,9 +78,11 @@ type Worker struct {
 	// theirs, as the worker last reported them.
 	Sessions, Capacity, FreeSlots int
 	LastHeartbeatMs               *int64
-	// Labels are the worker's labels, which a task's placement must find
-	// all of for the worker to run it.
-	Labels map[string]string
+	// Labels are the label sets a task's placement must find all of in
+	// one for the worker to run it: each live session's (the credential's
+	// plus those its process gave with ql-worker --labels), or the
+	// credential's while no process runs.
+	Labels []map[string]string
 }
 
 // fleet is the overview's count of the cluster's workers.
