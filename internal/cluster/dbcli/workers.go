@@ -232,7 +232,8 @@ func workersResumeCommand(getenv func(string) string) *cobra.Command {
 		Short: "Return a drained worker to service",
 		Long: "Returns a drained worker to service: a session it opens from now on takes work again. A worker\n" +
 			"process that exited on its drain must be started again; one still finishing its commands exits\n" +
-			"once idle, as drained, and takes work when started again.",
+			"once idle, as drained, and takes work when started again. Until it exits `ql workers list` shows\n" +
+			"it \"draining (resumed)\" (-o json: \"resumed\": true), with no free slot.",
 		Args:         oneName("resume"),
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -252,8 +253,9 @@ func workersResumeCommand(getenv func(string) string) *cobra.Command {
 
 // resumed says what resuming worker name made of it. A worker whose
 // process stops on its own (a signal, or an error that ends it) drains
-// whatever its credential says: resuming cannot return that process to
-// work, and "active" alone would say it did.
+// whatever its credential says, and so does one whose process heard the
+// drain being lifted (it exits once its commands end): resuming cannot
+// return that process to work, and "active" alone would say it did.
 func resumed(ctx context.Context, a *pgstore.Admin, name string) string {
 	const active = "active; a worker process started from now on takes work"
 	list, err := a.WorkerList(ctx)
@@ -261,9 +263,14 @@ func resumed(ctx context.Context, a *pgstore.Admin, name string) string {
 		return active
 	}
 	for _, w := range list {
-		if w.Name == name && w.DrainedBy == pgstore.DrainedByWorker {
+		switch {
+		case w.Name != name:
+		case w.DrainedBy == pgstore.DrainedByWorker:
 			return "active; its process running now is stopping on its own and takes no new work, whatever the credential says: " +
 				"it exits once its commands end, and a worker process started again takes work"
+		case w.Resumed:
+			return "active for its next start; its process running now heard the drain and still finishes its commands, " +
+				"taking no new work, then exits: start it again and it takes work (`ql workers list` shows it draining (resumed) until then)"
 		}
 	}
 	return active
@@ -289,8 +296,11 @@ func workerChange(getenv func(string) string, verb string, change func(*pgstore.
 // shownState is a worker's STATE in the table: its state, and for a
 // worker draining because its process stops on its own, that it does.
 func shownState(x pgstore.WorkerInfo) string {
-	if x.DrainedBy == pgstore.DrainedByWorker {
+	switch {
+	case x.DrainedBy == pgstore.DrainedByWorker:
 		return x.State + " (stopping)"
+	case x.Resumed:
+		return x.State + " (resumed)"
 	}
 	return x.State
 }
@@ -331,6 +341,7 @@ type workerJSON struct {
 	Name            string              `json:"name"`
 	State           string              `json:"state"`
 	DrainedBy       string              `json:"drainedBy,omitempty"`
+	Resumed         bool                `json:"resumed,omitempty"`
 	Labels          map[string]string   `json:"labels"`
 	SessionLabels   []map[string]string `json:"sessionLabels"`
 	MaxConcurrency  int                 `json:"maxConcurrency"`
@@ -354,7 +365,7 @@ func writeWorkersJSON(w io.Writer, list []pgstore.WorkerInfo) error {
 		if sessionLabels == nil {
 			sessionLabels = []map[string]string{}
 		}
-		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, DrainedBy: x.DrainedBy, Labels: labels, SessionLabels: sessionLabels, MaxConcurrency: x.MaxConcurrency,
+		out.Workers = append(out.Workers, workerJSON{Name: x.Name, State: x.State, DrainedBy: x.DrainedBy, Resumed: x.Resumed, Labels: labels, SessionLabels: sessionLabels, MaxConcurrency: x.MaxConcurrency,
 			Sessions: x.Sessions, Capacity: x.Capacity, FreeSlots: x.FreeSlots, LastHeartbeatMs: x.LastHeartbeatMs, CreatedAtMs: x.CreatedAtMs})
 	}
 	enc := json.NewEncoder(w)

@@ -342,3 +342,75 @@ func TestWorkersListShowsTheLabelsPlacementMatches(t *testing.T) {
 		t.Fatalf("list -o json: labels %v, sessionLabels %v; want the credential's {zone=eu} and the session's {sec=yes,zone=eu}", w.Labels, w.SessionLabels)
 	}
 }
+
+// A worker drained while its process runs, then resumed before that
+// process ended: the process heard the drain and still exits once its
+// commands end, so resume says so, and the list shows it draining
+// (resumed) by the admin, with no free slot — not active with free slots
+// it will not fill, nor stopping on a signal once its draining watch
+// comes. A process started again takes work.
+func TestAResumedWorkerWhoseProcessHeardTheDrainIsListedDrainingResumed(t *testing.T) {
+	t.Parallel()
+	c := clustertest.New(t)
+	env := map[string]string{EnvAdminURL: c.URL(pgstore.RoleAdmin)}
+	rt := c.Runtime(t, "workers-test", 30*time.Second)
+	cred, _, err := workers(t, env, "create", "w2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := rt.AuthenticateWorker(t.Context(), strings.TrimSpace(cred))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 2, Version: "test"}, pgstore.WorkerSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := workers(t, env, "drain", "w2"); err != nil {
+		t.Fatal(err)
+	}
+	watch := workerproto.PullRequest{SessionID: reg.SessionID, OfferID: ids.New(), Token: strings.Repeat("A", 43), Max: 0}
+	if reply, err := rt.PullGrants(t.Context(), id, watch, pgstore.WorkerSettings{}); err != nil || reply.State != workerproto.SessionDraining {
+		t.Fatalf("the watch after the drain: %+v, %v; want the worker told draining", reply, err)
+	}
+	out, _, err := workers(t, env, "resume", "w2")
+	if err != nil || !strings.Contains(out, "still finishes its commands") || !strings.Contains(out, "then exits") {
+		t.Fatalf("resume: %v %q; want it said the running process still finishes and exits", err, out)
+	}
+	check := func(when string) {
+		t.Helper()
+		table, _, err := workers(t, env, "list")
+		if err != nil || !strings.Contains(table, "w2    draining (resumed)") {
+			t.Fatalf("list table %s: %v %q; want w2 draining (resumed)", when, err, table)
+		}
+		out, _, err := workers(t, env, "list", "-o", "json")
+		var l struct {
+			Workers []struct {
+				State     string `json:"state"`
+				DrainedBy string `json:"drainedBy"`
+				Resumed   bool   `json:"resumed"`
+				FreeSlots int    `json:"freeSlots"`
+			} `json:"workers"`
+		}
+		if err != nil || json.Unmarshal([]byte(out), &l) != nil || len(l.Workers) != 1 {
+			t.Fatalf("list -o json %s: %v %q", when, err, out)
+		}
+		if w := l.Workers[0]; w.State != "draining" || w.DrainedBy != "admin" || !w.Resumed || w.FreeSlots != 0 {
+			t.Fatalf("list -o json %s: %+v; want draining by the admin, resumed, no free slot", when, w)
+		}
+	}
+	check("after the resume")
+	// The process, draining, keeps a draining watch: that is the drain it
+	// heard, not a stop on a signal.
+	watch.OfferID, watch.Draining = ids.New(), true
+	if reply, err := rt.PullGrants(t.Context(), id, watch, pgstore.WorkerSettings{}); err != nil || reply.State != workerproto.SessionDraining {
+		t.Fatalf("the draining watch: %+v, %v", reply, err)
+	}
+	check("after its draining watch")
+	if _, err := rt.RegisterWorker(t.Context(), id, workerproto.RegisterRequest{Capacity: 2, Version: "test"}, pgstore.WorkerSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	if table, _, err := workers(t, env, "list"); err != nil || !strings.Contains(table, "w2    active ") {
+		t.Fatalf("list table once started again: %v %q; want w2 active", err, table)
+	}
+}

@@ -33,6 +33,11 @@ type WorkerInfo struct {
 	// DrainedBy says whose doing a draining worker's drain is: DrainedByAdmin
 	// or DrainedByWorker; empty unless State is draining.
 	DrainedBy string
+	// Resumed: draining by the admin, whose drain `ql workers resume`
+	// lifted since (the credential is active again) while the processes
+	// that heard it still finish their commands and exit; the next process
+	// started with the credential takes work.
+	Resumed bool
 	// Sessions counts the live sessions (active or draining, lease not
 	// passed); Capacity adds up theirs, and FreeSlots the free slots of
 	// those taking work, as the worker last reported them (a draining
@@ -124,20 +129,22 @@ func listWorkers(ctx context.Context, q querier) ([]WorkerInfo, error) {
 	return out, mapErr(err, "listing workers")
 }
 
-// settleDrain sets State and DrainedBy from the credential's state and
-// how many of its live sessions drain, and of those how many because
-// their worker said it stops. A drained credential is the admin's doing
-// whatever its process said; an active one whose every live session
-// drains is shown draining, by its worker when each of them said so.
+// settleDrain sets State, DrainedBy and Resumed from the credential's
+// state and how many of its live sessions drain, and of those how many
+// because their worker said it stops. A drained credential is the admin's
+// doing whatever its process said; an active one whose every live session
+// drains is shown draining: by its worker when each of them said so, else
+// by an admin's drain its processes heard (SessionHeardDrain) before `ql
+// workers resume` lifted it — resumed, as they still exit.
 func (w *WorkerInfo) settleDrain(draining, stopping int) {
 	switch {
 	case w.State == workerDraining:
 		w.DrainedBy = DrainedByAdmin
 	case w.State == workerActive && w.Sessions > 0 && draining == w.Sessions:
 		w.State = workerDraining
-		w.DrainedBy = DrainedByAdmin
+		w.DrainedBy, w.Resumed = DrainedByAdmin, true
 		if stopping == w.Sessions {
-			w.DrainedBy = DrainedByWorker
+			w.DrainedBy, w.Resumed = DrainedByWorker, false
 		}
 	}
 }

@@ -62,15 +62,33 @@ func lockLease(ctx context.Context, tx querier, attemptID string) (leaseFacts, e
 // worker takes on a lease starts this way.
 func (r *Runtime) inOwnedLease(ctx context.Context, w WorkerIdentity, attemptID string, fn func(tx pgx.Tx, f leaseFacts) error) error {
 	return inTx(ctx, r.pool, func(tx pgx.Tx) error {
-		f, err := lockLease(ctx, tx, attemptID)
-		if err != nil {
-			return err
-		}
-		if err := f.ownedBy(w); err != nil {
-			return err
-		}
-		return fn(tx, f)
+		return ownedLease(ctx, tx, w, attemptID, fn)
 	})
+}
+
+// inToldLease is inOwnedLease for a step whose reply tells the worker its
+// session's state (a start, a renewal: leaseReply): a drain of the
+// credential is first recorded on the session the attempt was granted
+// under (SessionHeardDrainOfAttempt), before the attempt is locked, so
+// the state the reply tells and the state the session records agree.
+func (r *Runtime) inToldLease(ctx context.Context, w WorkerIdentity, attemptID string, fn func(tx pgx.Tx, f leaseFacts) error) error {
+	return inTx(ctx, r.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sqlSessionHeardDrainOfAttempt, attemptID, w.ID); err != nil {
+			return err
+		}
+		return ownedLease(ctx, tx, w, attemptID, fn)
+	})
+}
+
+func ownedLease(ctx context.Context, tx pgx.Tx, w WorkerIdentity, attemptID string, fn func(tx pgx.Tx, f leaseFacts) error) error {
+	f, err := lockLease(ctx, tx, attemptID)
+	if err != nil {
+		return err
+	}
+	if err := f.ownedBy(w); err != nil {
+		return err
+	}
+	return fn(tx, f)
 }
 
 // ownedBy refuses the lease of another worker. A released grant has no
@@ -170,7 +188,7 @@ func (r *Runtime) StartAttempt(ctx context.Context, w WorkerIdentity, req worker
 	var reply workerproto.LeaseReply
 	released := false
 	var finished run.State
-	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
+	err = r.inToldLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
 		reply, released, finished = terminalReply, false, ""
 		switch {
 		case !f.sameToken(digest) || !f.live():
@@ -261,7 +279,7 @@ func (r *Runtime) RenewAttempt(ctx context.Context, w WorkerIdentity, req worker
 		return workerproto.LeaseReply{}, err
 	}
 	var reply workerproto.LeaseReply
-	err = r.inOwnedLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
+	err = r.inToldLease(ctx, w, req.AttemptID, func(tx pgx.Tx, f leaseFacts) error {
 		reply = terminalReply
 		switch {
 		case !f.sameToken(digest) || !f.started() || !f.live():

@@ -74,6 +74,10 @@ type Worker struct {
 	// Stopping: it drains because its process stops on its own (a
 	// signal), not because an admin drained it.
 	Stopping bool
+	// Resumed: it drains because its process heard an admin's drain that
+	// `ql workers resume` lifted since; the process still exits once its
+	// commands end, and takes work when started again.
+	Resumed bool
 	// Sessions counts its live sessions; Capacity and FreeSlots add up
 	// theirs, as the worker last reported them.
 	Sessions, Capacity, FreeSlots int

@@ -183,10 +183,10 @@ func (e *env) fixture() storetest.Fixture {
 					FROM runs r JOIN execution_revisions x ON x.id = r.execution_revision_id WHERE r.id = attempts.run_id)
 				WHERE run_id = ? AND state = 'running'`, e.clock.NowMs(), runID)
 		},
-		Retention:        e.store.Retention(e.logDir()),
-		SeedFinished:     e.seedFinished,
-		SeedLost:         e.seedLost,
-		Backdate:         e.backdate,
+		Retention:    e.store.Retention(e.logDir()),
+		SeedFinished: e.seedFinished,
+		SeedLost:     e.seedLost,
+		Backdate:     e.backdate,
 		BackdateNotification: func(ctx context.Context, id string, d time.Duration) error {
 			return e.tamper(ctx, backdateNotificationSQL, id, d.Milliseconds())
 		},
