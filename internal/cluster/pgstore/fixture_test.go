@@ -92,7 +92,10 @@ func (s *store) fixture() storetest.Fixture {
 		Finish:           fin.finish,
 		FinishWithOutput: fin.finishWithOutput,
 		FinishAfter:      fin.finishAfter,
-		FinishAgain:      fin.finishAgain,
+		PassDeadline: func(ctx context.Context, runID string) error {
+			return s.tamper(ctx, `UPDATE qinglong.attempts SET deadline_at_ms = `+ClockMsSQL+` - 1 WHERE run_id = $1 AND state = 'running'`, runID)
+		},
+		FinishAgain: fin.finishAgain,
 		RequeueRetries: func(ctx context.Context) (int, error) {
 			res, err := s.runtime.SweepLeases(ctx, 10)
 			return res.Requeued, err

@@ -178,10 +178,15 @@ func (e *env) fixture() storetest.Fixture {
 		},
 		FinishWithOutput: e.finishWithOutput,
 		FinishAfter:      e.finishAfter,
-		Retention:        e.store.Retention(e.logDir()),
-		SeedFinished:     e.seedFinished,
-		SeedLost:         e.seedLost,
-		Backdate:         e.backdate,
+		PassDeadline: func(ctx context.Context, runID string) error {
+			return e.tamper(ctx, `UPDATE attempts SET started_at_ms = ? - 1 - (SELECT json_extract(x.command_json, '$.timeoutMs')
+					FROM runs r JOIN execution_revisions x ON x.id = r.execution_revision_id WHERE r.id = attempts.run_id)
+				WHERE run_id = ? AND state = 'running'`, e.clock.NowMs(), runID)
+		},
+		Retention:    e.store.Retention(e.logDir()),
+		SeedFinished: e.seedFinished,
+		SeedLost:     e.seedLost,
+		Backdate:     e.backdate,
 		BackdateNotification: func(ctx context.Context, id string, d time.Duration) error {
 			return e.tamper(ctx, backdateNotificationSQL, id, d.Milliseconds())
 		},

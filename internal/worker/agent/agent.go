@@ -1033,7 +1033,7 @@ func (w *worker) onSessionState(sid, state string) {
 		select {
 		case <-w.draining:
 		default:
-			w.log.Info("the session is draining: no more pulls; exiting once running commands end (`ql workers resume "+w.workerName()+"` returns the worker to service)", "code", "worker_draining", "reason", "session", "running", w.count())
+			w.log.Info("the session is draining: no more pulls; this process exits once its running commands end, even if the drain is lifted meanwhile (after `ql workers resume "+w.workerName()+"` the worker takes work when started again)", "code", "worker_draining", "reason", "session", "running", w.count())
 		}
 		w.stopPulling(nil)
 	case workerproto.SessionReplaced:
