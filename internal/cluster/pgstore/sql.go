@@ -229,6 +229,7 @@ var (
 // sql/tokens.sql: API tokens.
 var (
 	sqlTokenInsert   = stmt("TokenInsert")
+	sqlTokenHolder   = stmt("TokenNameHolder")
 	sqlTokensList    = stmt("TokensList")
 	sqlTokenRevoke   = stmt("TokenRevoke")
 	sqlTokenByDigest = stmt("TokenByDigest")

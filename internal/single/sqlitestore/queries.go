@@ -141,6 +141,7 @@ var (
 	qTokensList          = query("tokens_list")
 	qTokenByDigest       = query("token_by_digest")
 	qTokenInsert         = query("token_insert")
+	qTokenNameHolder     = query("token_name_holder")
 	qTokenRevoke         = query("token_revoke")
 	qTokenTouch          = query("token_touch")
 	qUserInsert          = query("user_insert")
@@ -233,7 +234,7 @@ var writeQueries = []string{
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
-	qTokenInsert, qTokenRevoke, qTokenTouch,
+	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,
