@@ -219,6 +219,7 @@ var (
 var (
 	sqlSchedulePauseState  = stmt("SchedulePauseState")
 	sqlSchedulePause       = stmt("SchedulePause")
+	sqlSchedulePauseStart  = stmt("SchedulePauseStarted")
 	sqlScheduleResume      = stmt("ScheduleResume")
 	sqlScheduleAuditInsert = stmt("ScheduleAuditInsert")
 	sqlTriggerDetail       = stmt("TriggerDetail")
