@@ -68,7 +68,7 @@ none runs on the database, a note on stderr says so and what to start` + opts.cl
 			if b.Manual == nil {
 				return fmt.Errorf("this build cannot run triggers of this database now")
 			}
-			_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+			_, id, err := resolveTriggerArg(cmd.Context(), b.Triggers, project, args[0])
 			if err != nil {
 				return err
 			}
@@ -245,7 +245,7 @@ from as who asked.` +
 			if b.Manual == nil {
 				return fmt.Errorf("this build cannot backfill triggers of this database")
 			}
-			_, id, err := resolveFilters(cmd.Context(), b.Triggers, project, args[0])
+			_, id, err := resolveTriggerArg(cmd.Context(), b.Triggers, project, args[0])
 			if err != nil {
 				return err
 			}
