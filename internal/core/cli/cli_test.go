@@ -329,3 +329,18 @@ func TestANumberFlagsHelpSaysTheRangeItsRefusalNames(t *testing.T) {
 		}
 	}
 }
+
+// runs list --state offers and accepts the states a Run can be in, as
+// the store, the API and the console do: waiting_approval, which the
+// schema keeps for approvals nothing enters, is refused saying so.
+func TestRunsListStateRefusesWaitingApprovalAsTheAPIDoes(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := ql(t, "runs", "list", "--state", "waiting_approval")
+	if code != 2 || !strings.Contains(stderr, "no Run of this release is ever in it") || strings.Contains(stderr, "use one of created, queued, dispatching, running, waiting_approval") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	code, out, _ := ql(t, "runs", "list", "--help")
+	if code != 0 || strings.Contains(out, "waiting_approval") || !strings.Contains(out, "retry_wait") {
+		t.Fatalf("help exit %d %q; want the states a Run can be in, without waiting_approval", code, out)
+	}
+}
