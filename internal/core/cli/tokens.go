@@ -48,6 +48,9 @@ It is shown only this once: store it in your secret manager. --expires sets its 
 			if err := checkOutput(out); err != nil {
 				return err
 			}
+			if scope == "" {
+				return Usagef("--scope is required: give read, operate or admin (`%s` says what each may do)", suggest(cmd, "tokens", "--help"))
+			}
 			s, err := apitoken.ParseScope(scope)
 			if err != nil {
 				return Usagef("--scope %q: give read, operate or admin", scope)
