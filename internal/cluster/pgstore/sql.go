@@ -222,6 +222,7 @@ var (
 var (
 	sqlSchedulePauseState  = stmt("SchedulePauseState")
 	sqlSchedulePause       = stmt("SchedulePause")
+	sqlSchedulePauseStart  = stmt("SchedulePauseStarted")
 	sqlScheduleResume      = stmt("ScheduleResume")
 	sqlScheduleAuditInsert = stmt("ScheduleAuditInsert")
 	sqlTriggerDetail       = stmt("TriggerDetail")
@@ -232,6 +233,7 @@ var (
 // sql/tokens.sql: API tokens.
 var (
 	sqlTokenInsert   = stmt("TokenInsert")
+	sqlTokenHolder   = stmt("TokenNameHolder")
 	sqlTokensList    = stmt("TokensList")
 	sqlTokenRevoke   = stmt("TokenRevoke")
 	sqlTokenByDigest = stmt("TokenByDigest")

@@ -172,13 +172,13 @@ type NewToken struct {
 // Manager creates, lists and revokes tokens: the admin's work (on the
 // cluster, the admin role).
 type Manager interface {
-	// TokenCreate stores a token; Conflict when an active token has the
-	// name.
+	// TokenCreate stores a token; Conflict when an unrevoked token, active
+	// or expired, has the name (ErrNameTaken).
 	TokenCreate(ctx context.Context, t NewToken) (Token, error)
 	// TokenList returns every token by name, revoked ones included.
 	TokenList(ctx context.Context) ([]Token, error)
-	// TokenRevoke revokes the active token of that name; NotFound when
-	// there is none.
+	// TokenRevoke revokes the unrevoked token of that name, active or
+	// expired; NotFound when there is none.
 	TokenRevoke(ctx context.Context, name string) error
 }
 
@@ -217,12 +217,20 @@ func Create(ctx context.Context, m Manager, id, name string, scope Scope, expire
 	return secret, t, nil
 }
 
-// ErrNameTaken is the message of a create whose name an active token holds.
-func ErrNameTaken(name string) error {
-	return qlerror.New(qlerror.Conflict, "an active token named %q exists; revoke it first (`ql tokens revoke %s`) or choose another name", name, name).Because(RefusalNameTaken)
+// ErrNameTaken is the message of a create whose name an unrevoked token
+// holds; expiresAtMs is that token's expiry, nowMs the store's time. An
+// expired token holds its name until it is revoked (its row stays for
+// audit), which the message says rather than calling it active.
+func ErrNameTaken(name string, expiresAtMs *int64, nowMs int64) error {
+	if expiresAtMs != nil && *expiresAtMs <= nowMs {
+		return qlerror.New(qlerror.Conflict, "token %q expired at %s but holds its name until it is revoked: revoke it (`ql tokens revoke %s`; it stays listed) or choose another name",
+			name, time.UnixMilli(*expiresAtMs).UTC().Format(time.RFC3339), name).Because(RefusalNameTaken, "state", StateExpired)
+	}
+	return qlerror.New(qlerror.Conflict, "an active token named %q exists; revoke it first (`ql tokens revoke %s`) or choose another name", name, name).Because(RefusalNameTaken, "state", StateActive)
 }
 
-// ErrNoSuchToken is the message of a revoke of a name no active token has.
+// ErrNoSuchToken is the message of a revoke of a name no unrevoked token
+// (active or expired) has.
 func ErrNoSuchToken(name string) error {
-	return qlerror.New(qlerror.NotFound, "no active token is named %q; list them with `ql tokens list`", name).Because(RefusalNoSuchToken)
+	return qlerror.New(qlerror.NotFound, "no unrevoked token is named %q; list them with `ql tokens list`", name).Because(RefusalNoSuchToken)
 }

@@ -35,8 +35,12 @@ const (
 
 // Document is a parsed definitions file.
 type Document struct {
-	File     string
-	Project  string
+	File    string
+	Project string
+	// Status is the project's status when the file gives it; empty, the
+	// file leaves it as it is (a new project is active): leaving a field
+	// out of a file changes nothing, so only status: active reactivates
+	// an archived project.
 	Status   project.Status
 	Tasks    []TaskDoc
 	Triggers []TriggerDoc
@@ -361,21 +365,21 @@ func (p parser) shape(n *yaml.Node) bool {
 // each could be read, for the checks of what they say of each other.
 func (p parser) document(n *yaml.Node) (*Document, []taskEntry, []triggerEntry) {
 	f, complete := p.fields(n, "file", "project", "status", "tasks", "triggers", "notifications")
-	doc := &Document{File: p.file, Status: project.Active}
+	doc := &Document{File: p.file}
 	pn, named := f["project"]
 	if !named {
 		p.required(n, complete, "project", "project: is required (the project's name)")
 	} else {
 		doc.Project, named = p.str(pn, "project")
 	}
-	status := true
+	status, checked := true, project.Active
 	if s, ok := f["status"]; ok {
 		var v string
 		v, status = p.str(s, "status")
-		doc.Status = project.Status(v)
+		doc.Status, checked = project.Status(v), project.Status(v)
 	}
 	if named && status {
-		if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: doc.Status}).Validate(); err != nil {
+		if err := (project.Project{ID: "00000000-0000-7000-8000-000000000000", Name: doc.Project, Status: checked}).Validate(); err != nil {
 			p.fail(pn, err)
 		}
 	}

@@ -198,9 +198,7 @@ or as many replicas on PostgreSQL (profile cluster).`
 		SilenceErrors: true,
 	}
 	withVersionFlag(root)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &UsageError{Err: err}
-	})
+	root.SetFlagErrorFunc(flagError)
 	// The only pre-run hook of the tree: a subcommand's own would replace it.
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if fl := c.Flags().Lookup("db"); fl != nil && fl.Changed {

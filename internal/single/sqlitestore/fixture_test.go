@@ -214,6 +214,9 @@ func (e *env) fixture() storetest.Fixture {
 			SetWrittenAt: func(ctx context.Context, triggerID string, writtenAtMs int64) error {
 				return e.tamper(ctx, `UPDATE trigger_schedules SET updated_at_ms = ? WHERE trigger_id = ?`, writtenAtMs, triggerID)
 			},
+			AgeTokens: func(ctx context.Context, name string, byMs int64) error {
+				return e.tamper(ctx, `UPDATE api_tokens SET created_at_ms = created_at_ms - ?2, expires_at_ms = expires_at_ms - ?2 WHERE name = ?1`, name, byMs)
+			},
 			RewriteTrigger: func(ctx context.Context, triggerID, name string, enabled bool, digest string) error {
 				return e.tamper(ctx, `DROP TRIGGER IF EXISTS trigger_revisions_immutable;
 					UPDATE trigger_revisions SET name = ?, enabled = ?, content_digest = ?

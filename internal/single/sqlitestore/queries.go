@@ -166,6 +166,7 @@ var (
 	qNotifyRelease         = query("notify_release")
 	qNotifySkipFacts       = query("notify_skip_facts")
 	qNotifyDue             = query("notify_due")
+	qTokenNameHolder       = query("token_name_holder")
 )
 
 // Retention's statements (retention.go).
@@ -234,7 +235,7 @@ var writeQueries = []string{
 	qLedgerLastSeq, qLedgerInsert, qLedgerCompact, qLedgerTrim,
 	qSchedulePause, qScheduleResume, qSchedulePauseState, qScheduleAuditInsert, qPublishAuditInsert, qRunsUnfinishedOfTrigger,
 	qRunByKey, qRunsCronScheduledIn,
-	qTokenInsert, qTokenRevoke, qTokenTouch,
+	qTokenInsert, qTokenNameHolder, qTokenRevoke, qTokenTouch,
 	qUserInsert, qUserDisable, qUserEnable, qUserDelete, qUserSetPassword, qUserSignedIn,
 	qNotifyFacts, qNotifyRunFacts, qNotifyHistory, qNotifyInsert, qNotifyClaim, qNotifyDelivered, qNotifyFailed, qNotifyRetry, qNotifyState, qNotifyRelease, qNotifySkipFacts,
 	qRetentionRunsBatch, qRetentionLogsOfRuns, qRetentionEventsDelete, qRetentionAttemptsDelete, qRetentionRunsDelete,

@@ -182,6 +182,9 @@ type Tamper struct {
 	// written (its updated_at_ms) without bumping its state version, as a
 	// write made while the clock read writtenAtMs would have left it.
 	SetWrittenAt func(ctx context.Context, triggerID string, writtenAtMs int64) error
+	// AgeTokens moves the creation and expiry of every token named name
+	// back by byMs, as tokens created that long ago would hold them.
+	AgeTokens func(ctx context.Context, name string, byMs int64) error
 	// RewriteTrigger overwrites the name, enabled flag and content digest of
 	// the trigger's current revision in place.
 	RewriteTrigger func(ctx context.Context, triggerID, name string, enabled bool, digest string) error
