@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/qinglong/qinglong/internal/core/validate"
 )
 
 // invalidFlagValue is pflag's refusal of a value its flag's type cannot
@@ -41,5 +43,5 @@ func flagError(c *cobra.Command, err error) error {
 var valueKinds = map[string]string{
 	"int": "a whole number", "int64": "a whole number", "int32": "a whole number",
 	"uint": "a whole number", "uint64": "a whole number", "uint32": "a whole number",
-	"bool": "true or false", "duration": "a duration such as 30s or 5m",
+	"bool": "true or false", "duration": "a duration (" + validate.DurationForms + ")",
 }
