@@ -151,7 +151,7 @@ const SweptLateAfter = 2*MaxSweepEvery + time.Second
 // each becomes lost — or timed out, when its lease ran out at or after its
 // deadline and no cancel was asked before that deadline: the worker was
 // told to stop and its renewals ran out — then its Run is cancelled when a
-// cancel was asked of a lost attempt (run.RunEndAfterCancel: the attempt
+// cancel was asked of a lost attempt (run.EndAfterCancel: the attempt
 // stays lost, as nothing says the command heard the cancel), retried (the
 // attempt's end in the policy and attempts left, never after a cancel) or
 // ended like the attempt: a cancel asked once the deadline had passed
@@ -207,7 +207,7 @@ func sweepStarted(ctx context.Context, tx pgx.Tx, limit int) (lost, retried, run
 		if f.RunState != run.Running {
 			continue
 		}
-		state, fresh, err := settleRun(ctx, tx, f, run.RunEndAfterCancel(end, f.CancelAtMs, f.DeadlineAtMs), res, WorkerIdentity{})
+		state, fresh, err := settleRun(ctx, tx, f, run.EndAfterCancel(end, f.CancelAtMs, f.DeadlineAtMs), res, WorkerIdentity{})
 		if err != nil {
 			return 0, 0, 0, finished, err
 		}

@@ -288,7 +288,7 @@ func TestACommandInheritsNoDescriptorItsRunnerWasStartedWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Close(fd) //nolint:errcheck // the test's own descriptor
+	defer syscall.Close(fd)
 	res, out, _ := runShell(t, t.Context(), fmt.Sprintf(`echo written by the command >&%d && echo inherited; ls /proc/$$/fd`, fd), 10*time.Second)
 	if res.State != run.AttemptSucceeded {
 		t.Fatalf("the command ended %+v:\n%s", res, out)

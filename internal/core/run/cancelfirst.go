@@ -13,13 +13,13 @@ func CancelCameFirst(cancelAtMs, deadlineAtMs *int64) bool {
 	return cancelAtMs != nil && (deadlineAtMs == nil || *cancelAtMs < *deadlineAtMs)
 }
 
-// RunEndAfterCancel is the end an attempt that ended with end gives its
+// EndAfterCancel is the end an attempt that ended with end gives its
 // Run when a cancel may have been asked: cancelled when one was asked
 // before the deadline passed, or when the attempt was lost (nobody knows
 // when its command ended, so the intent wins); end otherwise — a
 // timed-out attempt whose deadline passed before the cancel keeps its Run
 // timed_out. Either way a Run a cancel was asked of is not retried.
-func RunEndAfterCancel(end AttemptState, cancelAtMs, deadlineAtMs *int64) AttemptState {
+func EndAfterCancel(end AttemptState, cancelAtMs, deadlineAtMs *int64) AttemptState {
 	if cancelAtMs != nil && (end == AttemptLost || CancelCameFirst(cancelAtMs, deadlineAtMs)) {
 		return AttemptCancelled
 	}

@@ -34,7 +34,7 @@ func settleRun(ctx context.Context, tx *txn, id string, cur attemptRow, end run.
 	// The intent wins over whatever ended the attempt (its recovery as
 	// lost, too), as on the cluster; a cancel asked once the deadline had
 	// passed leaves a timed-out attempt's Run timed_out.
-	end = run.RunEndAfterCancel(end, cancelAtMs, deadlineAtMs)
+	end = run.EndAfterCancel(end, cancelAtMs, deadlineAtMs)
 	payload["attempt"], payload["outcome"] = number, string(end)
 	// A stored command that does not decode was never run (its plan failed
 	// verification): its result is still recorded, without a retry that
