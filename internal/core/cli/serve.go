@@ -148,7 +148,7 @@ func serveCommand(opts Options) *cobra.Command {
 		envExample = "QL_DATABASE_URL, QL_HTTP_ADDR"
 	}
 	// runServe is serve's whole run; its usage errors say where a setting
-	// given outside the command line came from (sayWhereSettingCame).
+	// given outside the command line came from (SayWhereSettingCame).
 	runServe := func(cmd *cobra.Command) error {
 		if err := fillFromFile(opts, cmd.Flags(), configFile); err != nil {
 			return err
@@ -168,6 +168,7 @@ func serveCommand(opts Options) *cobra.Command {
 		if f.Logger, err = NewLogger(cmd.ErrOrStderr(), f.Log.Level, cmp.Or(f.Log.Format, prof.Defaults.logFormat())); err != nil {
 			return err
 		}
+		logLastError(cmd, f.Logger, CodeServeFailed)
 		return prof.Serve(cmd.Context(), cmd, f)
 	}
 	c := &cobra.Command{
@@ -184,7 +185,7 @@ wins over the file.`,
 		Example: strings.Join(examples, "\n"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return sayWhereSettingCame(cmd.Flags(), runServe(cmd))
+			return SayWhereSettingCame(cmd.Flags(), runServe(cmd))
 		},
 	}
 	byProfile := func(value func(ServeDefaults) string) string {

@@ -12,13 +12,13 @@ import (
 // as envSet marks one from the environment.
 const fileSet = "ql-file-set"
 
-// sayWhereSettingCame adds to a usage error that begins by naming a
+// SayWhereSettingCame adds to a usage error that begins by naming a
 // setting (`--concurrency 0 is outside …`) where its value came from when
 // it was not the command line: a user who typed no flag looks for the
 // environment variable or the config file's line, so the refusal names
 // it. The value itself is not repeated: the error already says what it
 // shows of it, and a variable may hold a secret.
-func sayWhereSettingCame(fs *pflag.FlagSet, err error) error {
+func SayWhereSettingCame(fs *pflag.FlagSet, err error) error {
 	var ue *UsageError
 	if !errors.As(err, &ue) {
 		return err
