@@ -136,6 +136,12 @@ share the work; none deletes a row twice.`),
 			return keptError(rep)
 		},
 	}
+	// A refused setting says where it came from, as serve's do: one read
+	// from the environment or --config was typed by no one.
+	pass := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		return SayWhereSettingCame(cmd.Flags(), pass(cmd, args))
+	}
 	addDBFlags(c, &db, opts.OpenPostgres != nil)
 	fs := c.Flags()
 	fs.StringVar(&settings.Runs, "retention-runs", "", "days after which finished Runs, and lost Runs after they were found lost, are deleted (default: the profile's; off keeps them)")
