@@ -113,9 +113,10 @@ func rolesCommand(getenv func(string) string, prefix *string) *cobra.Command {
 			"Connects with $" + EnvSuperuserURL + " (else $" + EnvURL + ").\n" +
 			"Passwords are read from $" + EnvPasswordPrefix + "<ROLE>_PASSWORD (e.g. " + passwordEnv(pgstore.RoleRuntime) + ") or from\n" +
 			"--password-file-dir, a directory with one file per role kind (migration, admin, runtime, worker_ingress,\n" +
-			"maintenance)\n" +
-			"readable only by its owner. A password is required only to create a role; given for an existing role it\n" +
-			"replaces the old one. Passwords are sent only as SCRAM verifiers and never printed.",
+			"maintenance; not the role's full name: any other file there is refused), each readable only by its owner.\n" +
+			"A password is required only to create a role; given for an existing role it replaces the old one.\n" +
+			"Each role's line says whether it was created, its password set or its password unchanged.\n" +
+			"Passwords are sent only as SCRAM verifiers and never printed.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -394,11 +394,10 @@ func execute(ctx context.Context, root *cobra.Command, binary string, args []str
 	if usage {
 		code = ExitUsage
 	}
-	said := msg
-	if !usage {
-		said = withLocation(cmd, binary, msg, err)
-	}
-	if sayLastError(cmd, said, code) {
+	// A setting refused (a usage error) is said before the server has
+	// logged anything, with the usage hint: a plain line. Whatever ends a
+	// server after that is its log's last line.
+	if !usage && sayLastError(cmd, withLocation(cmd, binary, msg, err), code) {
 		return code
 	}
 	if usage {
